@@ -1,0 +1,158 @@
+"""The `kvplan` command line: one Typer app, one module per command.
+
+Every command that plans takes the same `vllm serve` flags, spelled as vLLM spells
+them; `fit_options` adds them to a command once, so no command repeats them.
+Exit codes: 0 success (and "fits"), 1 "does not fit" / a check failed, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import os
+import sys
+from dataclasses import dataclass, fields
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+
+from kvplan.errors import KvplanError
+
+app = typer.Typer(
+    name="kvplan",
+    help="Predict what a vLLM deployment will do before you spend money on a GPU.",
+    no_args_is_help=False,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+
+@dataclass(frozen=True)
+class FitFlags:
+    """The `vllm serve` flags (plus kvplan's own GPU and version choices) a plan takes."""
+
+    gpu: Optional[str] = None
+    gpu_gib: Optional[float] = None
+    gpu_gb: Optional[float] = None
+    num_gpus: Optional[int] = None
+    max_model_len: Optional[str] = None
+    gpu_memory_utilization: Optional[float] = None
+    tensor_parallel_size: Optional[int] = None
+    pipeline_parallel_size: Optional[int] = None
+    kv_cache_dtype: Optional[str] = None
+    max_num_seqs: Optional[int] = None
+    max_num_batched_tokens: Optional[int] = None
+    block_size: Optional[int] = None
+    enforce_eager: bool = False
+    quantization: Optional[str] = None
+    dtype: Optional[str] = None
+    mamba_ssm_cache_dtype: Optional[str] = None
+    revision: Optional[str] = None
+    vllm_version: Optional[str] = None
+    overhead_gb: Optional[float] = None
+
+    def engine_kwargs(self) -> dict:
+        """The flags as keyword arguments of `kvplan.fit` (None = the version's default)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+_P = inspect.Parameter
+_FIT_PARAMS: list[tuple[str, object, object]] = [
+    ("gpu", Optional[str], typer.Option(None, "--gpu", help="GPU name or alias from the catalog (e.g. L4, H100, 'A100-80GB'). Default: the GPU NVML detects, else a 16 GB T4.", rich_help_panel="GPU")),
+    ("gpu_gib", Optional[float], typer.Option(None, "--gpu-gib", help="A custom GPU: total memory in GiB as CUDA reports it.", rich_help_panel="GPU")),
+    ("gpu_gb", Optional[float], typer.Option(None, "--gpu-gb", help="A custom GPU: total memory in decimal GB (as the seed's arithmetic counts it).", rich_help_panel="GPU")),
+    ("num_gpus", Optional[int], typer.Option(None, "--num-gpus", help="GPUs available (default: tensor x pipeline parallel size).", rich_help_panel="GPU")),
+    ("max_model_len", Optional[str], typer.Option(None, "--max-model-len", help="Context length to serve (vLLM default: the model's limit). 'auto' with --concurrency asks for the largest that fits.", rich_help_panel="vllm serve flags")),
+    ("gpu_memory_utilization", Optional[float], typer.Option(None, "--gpu-memory-utilization", help="Fraction of total GPU memory vLLM may claim (0.90 before vLLM 0.20, 0.92 after).", rich_help_panel="vllm serve flags")),
+    ("tensor_parallel_size", Optional[int], typer.Option(None, "--tensor-parallel-size", "-tp", help="Tensor-parallel ranks.", rich_help_panel="vllm serve flags")),
+    ("pipeline_parallel_size", Optional[int], typer.Option(None, "--pipeline-parallel-size", "-pp", help="Pipeline-parallel stages.", rich_help_panel="vllm serve flags")),
+    ("kv_cache_dtype", Optional[str], typer.Option(None, "--kv-cache-dtype", help="auto, fp8, fp8_e4m3 or fp8_e5m2.", rich_help_panel="vllm serve flags")),
+    ("max_num_seqs", Optional[int], typer.Option(None, "--max-num-seqs", help="Sequence cap per step.", rich_help_panel="vllm serve flags")),
+    ("max_num_batched_tokens", Optional[int], typer.Option(None, "--max-num-batched-tokens", help="Token budget per step.", rich_help_panel="vllm serve flags")),
+    ("block_size", Optional[int], typer.Option(None, "--block-size", help="KV-cache block size in tokens.", rich_help_panel="vllm serve flags")),
+    ("enforce_eager", bool, typer.Option(False, "--enforce-eager", help="No CUDA graphs.", rich_help_panel="vllm serve flags")),
+    ("quantization", Optional[str], typer.Option(None, "--quantization", "-q", help="Weight quantization method (awq, gptq, fp8, ...). Default: the checkpoint's own.", rich_help_panel="vllm serve flags")),
+    ("dtype", Optional[str], typer.Option(None, "--dtype", help="auto, half, float16, bfloat16, float32.", rich_help_panel="vllm serve flags")),
+    ("mamba_ssm_cache_dtype", Optional[str], typer.Option(None, "--mamba-ssm-cache-dtype", help="auto, float32, float16, bfloat16 (recurrent state of Mamba / Gated DeltaNet layers).", rich_help_panel="vllm serve flags")),
+    ("revision", Optional[str], typer.Option(None, "--revision", help="Model revision (commit, tag or branch) to resolve on the Hub.", rich_help_panel="vllm serve flags")),
+    ("vllm_version", Optional[str], typer.Option(None, "--vllm-version", help="Which vLLM release's rules to apply (default: the newest kvplan knows).", rich_help_panel="kvplan")),
+    ("overhead_gb", Optional[float], typer.Option(None, "--overhead-gb", help="The seed's simple arithmetic: budget = GPU GB x utilization - weights - this many GB, all layers full attention.", rich_help_panel="kvplan")),
+]
+
+
+def fit_options(func):
+    """Give a command the shared plan flags; the command receives them as `flags: FitFlags`."""
+    import typing
+
+    sig = inspect.signature(func)
+    hints = typing.get_type_hints(func, include_extras=True)  # resolve string annotations in func's module
+    own = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in sig.parameters.values() if p.name != "flags"]
+    added = [_P(name, _P.KEYWORD_ONLY, default=opt, annotation=ann) for name, ann, opt in _FIT_PARAMS]
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        values = {name: kwargs.pop(name) for name, _, _ in _FIT_PARAMS if name in kwargs}
+        return func(*args, flags=FitFlags(**values), **kwargs)
+
+    wrapper.__signature__ = sig.replace(parameters=own + added)
+    annotations = {k: v for k, v in hints.items() if k not in ("flags", "return")}
+    annotations.update({name: ann for name, ann, _ in _FIT_PARAMS})
+    wrapper.__annotations__ = annotations
+    del wrapper.__wrapped__
+    return wrapper
+
+
+def plan_from_flags(model: Optional[str], flags: FitFlags, **extra):
+    """Resolve the model and GPU and compute the plan the flags describe."""
+    from kvplan.api import fit
+
+    return fit(model, **flags.engine_kwargs(), **extra)
+
+
+def fail(message: str, code: int = 2) -> "typer.Exit":
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+# Each command lives in its own module and registers itself on `app` when imported.
+# Command modules import heavy libraries (transformers, matplotlib, fastapi) lazily.
+COMMAND_MODULES = ["fit", "preflight", "scaffold"]
+
+for _name in COMMAND_MODULES:
+    importlib.import_module(f"kvplan.cli.{_name}")
+
+
+def main() -> None:
+    """Console-script entry: run the app, turning kvplan's errors into one-line messages."""
+    debug = os.environ.get("KVPLAN_DEBUG") == "1"
+    try:
+        app(standalone_mode=False)
+    except KvplanError as exc:
+        if debug:
+            raise
+        from kvplan.errors import InputError
+
+        code = 2 if isinstance(exc, InputError) else 1
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(code)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        err_console.print("aborted")
+        sys.exit(130)
+    except Exception as exc:  # click usage errors and anything unexpected
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(2)
+        if isinstance(exc, click.exceptions.Exit):
+            sys.exit(exc.exit_code)
+        if debug:
+            raise
+        err_console.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc} (set KVPLAN_DEBUG=1 for the traceback)", highlight=False)
+        sys.exit(3)

@@ -1,0 +1,236 @@
+"""`kvplan fit`, `kvplan sweep`, `kvplan models`, `kvplan gpus`."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from typing import List, Optional
+
+import typer
+
+from kvplan.cli import FitFlags, app, console, err_console, fit_options
+
+SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size")
+
+
+def _base_plan(model: Optional[str], flags: FitFlags, concurrency: Optional[float]):
+    """The plan the flags describe, answering the inverse questions (`--gpu auto`, `--max-model-len auto`)."""
+    from kvplan import api
+    from kvplan.errors import InputError
+    from kvplan.resolve import resolve_model
+
+    kw = flags.engine_kwargs()
+    gpu = kw.pop("gpu")
+    gib, gb, revision = kw.pop("gpu_gib"), kw.pop("gpu_gb"), kw.pop("revision")
+    if gpu and gpu.lower() == "auto":
+        spec = resolve_model(model, revision=revision)
+        args = api.engine_args(**kw)
+        found = api.smallest_gpu_and_tp(spec, args)
+        if found is None:
+            raise InputError("--gpu", "no catalog GPU with TP up to 8 fits this plan", "lower --max-model-len or use a quantized checkpoint")
+        g, tp, _ = found
+        kw["tensor_parallel_size"] = tp
+        p = api.fit(spec, g, revision=revision, **kw)
+        return p, f"--gpu auto: the smallest catalog GPU x TP that starts is {tp} x {g.name}"
+    want_auto_len = str(kw.get("max_model_len") or "").lower() == "auto"
+    if want_auto_len and not concurrency:
+        raise InputError("--max-model-len", "auto needs --concurrency N (how many full-length requests must fit)", "e.g. --max-model-len auto --concurrency 16")
+    if concurrency and not want_auto_len:
+        raise InputError("--concurrency", "goes with --max-model-len auto", "e.g. --max-model-len auto --concurrency 16")
+    if want_auto_len:
+        kw["max_model_len"] = None
+        base = api.fit(model, gpu, gpu_gib=gib, gpu_gb=gb, revision=revision, fixes=False, **kw)
+        best = api.max_model_len_for_concurrency(base, concurrency)
+        if not best:
+            raise InputError("--concurrency", f"even 1-token requests do not reach {concurrency:g}x concurrency", "lower --concurrency or change the GPU")
+        kw["max_model_len"] = best
+        p = api.fit(base.model, base.gpu, **kw)
+        return p, f"--max-model-len auto: {best:,} is the largest context at which {concurrency:g} full-length requests fit"
+    return api.fit(model, gpu, gpu_gib=gib, gpu_gb=gb, revision=revision, **kw), None
+
+
+def _uncertainty_band(p):
+    try:
+        from kvplan.validate import uncertainty_band
+    except ImportError:
+        return None
+    return uncertainty_band(p)
+
+
+@app.command()
+@fit_options
+def fit(
+    model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id (org/name), checkpoint folder or config.json. Default: the seed's Qwen/Qwen2.5-0.5B-Instruct."),
+    concurrency: Optional[float] = typer.Option(None, "--concurrency", help="With --max-model-len auto: full-length requests that must fit at once."),
+    explain: bool = typer.Option(False, "--explain", help="Show every term's formula with its numbers, and every default applied."),
+    json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    *,
+    flags: FitFlags,
+):
+    """Predict vLLM's startup: memory budget, KV-cache blocks, tokens, concurrency, or its error and the fixes."""
+    from kvplan.render import print_plan, to_json
+
+    p, note = _base_plan(model, flags, concurrency)
+    band = _uncertainty_band(p)
+    if json_out:
+        d = p.to_dict()
+        if note:
+            d["inverse"] = note
+        if band:
+            d["uncertainty"] = band
+        sys.stdout.write(to_json(d) + "\n")
+    else:
+        if note:
+            console.print(f"[bold]{note}[/]")
+        print_plan(console, p, explain=explain, band=band)
+    raise typer.Exit(0 if p.fits else 1)
+
+
+def _parse_vary(specs: List[str]) -> list[tuple[str, list]]:
+    from kvplan.errors import InputError
+
+    out = []
+    for spec in specs:
+        name, _, values = spec.partition("=")
+        name = name.strip().replace("-", "_").lstrip("_")
+        if name not in SWEEPABLE:
+            raise InputError("--vary", f"cannot vary {name!r}", f"one of {', '.join(SWEEPABLE)} (e.g. --vary max_model_len=2048,4096)")
+        vals = [v.strip() for v in values.split(",") if v.strip()]
+        if not vals:
+            raise InputError("--vary", f"no values for {name}", f"e.g. --vary {name}=a,b,c")
+        if ".." in values and name in ("max_model_len", "tensor_parallel_size"):
+            lo, hi = (int(x) for x in values.split(".."))
+            vals = []
+            v = lo
+            while v <= hi:
+                vals.append(v)
+                v *= 2
+        conv = {"max_model_len": int, "tensor_parallel_size": int, "gpu_memory_utilization": float}.get(name, str)
+        try:
+            out.append((name, [conv(v) for v in vals]))
+        except ValueError:
+            raise InputError("--vary", f"bad value in {spec!r}", f"{name} takes {conv.__name__} values") from None
+    if len(out) > 2:
+        raise InputError("--vary", "at most two parameters at once", "vary one or two of " + ", ".join(SWEEPABLE))
+    return out
+
+
+def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, list]]) -> list[dict]:
+    """One plan per combination of the varied values; bad combinations become rows with the error."""
+    from kvplan import api
+    from kvplan.errors import InputError
+    from kvplan.plan import plan
+    from kvplan.resolve import resolve_gpu, resolve_model
+
+    kw = flags.engine_kwargs()
+    gpu_ref, gib, gb, revision = kw.pop("gpu"), kw.pop("gpu_gib"), kw.pop("gpu_gb"), kw.pop("revision")
+    models, gpus = {}, {}
+
+    def get_model(ref):
+        if ref not in models:
+            models[ref] = resolve_model(ref, revision=revision)
+        return models[ref]
+
+    def get_gpu(ref):
+        if ref not in gpus:
+            gpus[ref] = resolve_gpu(ref, gib=gib if ref == gpu_ref else None, gb=gb if ref == gpu_ref else None)[0]
+        return gpus[ref]
+
+    names = [n for n, _ in varied]
+    rows = []
+    for combo in itertools.product(*[vals for _, vals in varied]):
+        setting = dict(zip(names, combo))
+        args_kw = dict(kw)
+        args_kw.update({k: v for k, v in setting.items() if k not in ("gpu", "model")})
+        row = dict(setting)
+        try:
+            p = plan(get_model(setting.get("model", model)), get_gpu(setting.get("gpu", gpu_ref)), api.engine_args(**args_kw))
+        except InputError as exc:
+            row["error_input"] = str(exc)
+            rows.append(row)
+            continue
+        row.update({"fits": p.fits, "kv_cache_bytes": p.kv_cache_bytes, "kv_cache_tokens": p.kv_cache_tokens,
+                    "max_concurrency": p.max_concurrency, "num_gpu_blocks": p.num_gpu_blocks, "weights_bytes": p.weights_bytes,
+                    "model": setting.get("model", p.model.id), "gpu": setting.get("gpu", p.gpu.name),
+                    "max_model_len": p.args.max_model_len, "gpu_memory_utilization": p.args.gpu_memory_utilization,
+                    "kv_cache_dtype": p.args.kv_cache_dtype, "tensor_parallel_size": p.args.tensor_parallel_size,
+                    "vllm_version": p.vllm_version})
+        rows.append(row)
+    return rows
+
+
+@app.command()
+@fit_options
+def sweep(
+    model: Optional[str] = typer.Argument(None, help="Model reference (as for fit)."),
+    vary: List[str] = typer.Option([], "--vary", help="NAME=v1,v2,... (or max_model_len=1024..131072, doubling). One or two of: " + ", ".join(SWEEPABLE)),
+    json_out: bool = typer.Option(False, "--json"),
+    csv_out: bool = typer.Option(False, "--csv"),
+    plot: Optional[str] = typer.Option(None, "--plot", help="Write concurrency vs the first varied parameter to FILE (.png or .svg)."),
+    *,
+    flags: FitFlags,
+):
+    """Vary one or two flags and compare: concurrency and the ratio to the first row, like the seed's max_model_len table."""
+    from kvplan.render import csv_rows, plot_sweep, sweep_table, to_json
+
+    if not vary:
+        vary = ["max_model_len=2048,4096,16384,32768"]
+    varied = _parse_vary(vary)
+    rows = sweep_rows(model, flags, varied)
+    names = [n for n, _ in varied]
+    if json_out:
+        sys.stdout.write(to_json({"varied": names, "rows": rows}) + "\n")
+    elif csv_out:
+        sys.stdout.write(csv_rows(rows, names + ["fits", "kv_cache_bytes", "kv_cache_tokens", "max_concurrency", "num_gpu_blocks", "error_input"]))
+    else:
+        console.print(sweep_table(rows, names))
+    if plot:
+        if not plot.endswith((".png", ".svg")):
+            from kvplan.errors import InputError
+
+            raise InputError("--plot", f"{plot} is not a .png or .svg file name", "e.g. --plot sweep.png")
+        plot_sweep(rows, names, plot)
+        err_console.print(f"wrote {plot}")
+
+
+@app.command()
+def models(search: Optional[str] = typer.Argument(None, help="Filter by substring."), json_out: bool = typer.Option(False, "--json")):
+    """List the embedded model catalog (works offline)."""
+    from rich.table import Table
+
+    from kvplan.render import to_json
+    from kvplan.resolve import model_catalog
+
+    rows = [(k, v) for k, v in sorted(model_catalog().items()) if not search or search.lower() in k.lower()]
+    if json_out:
+        sys.stdout.write(to_json([{"id": k, "source": v["source"], "gated": v.get("gated")} for k, v in rows]) + "\n")
+        return
+    t = Table(title=f"{len(rows)} catalog models")
+    t.add_column("id")
+    t.add_column("type")
+    t.add_column("gated")
+    for k, v in rows:
+        cfg = v.get("resolved_config") or v["config"]
+        t.add_row(k, str(cfg.get("model_type")), "yes" if v.get("gated") else "")
+    console.print(t)
+
+
+@app.command()
+def gpus(json_out: bool = typer.Option(False, "--json")):
+    """List the GPU catalog: memory as vLLM sees it, compute capability, bandwidth."""
+    from rich.table import Table
+
+    from kvplan.render import to_json
+    from kvplan.resolve import gpu_catalog
+
+    cat = sorted(gpu_catalog(), key=lambda g: g.total_bytes)
+    if json_out:
+        sys.stdout.write(to_json([{"id": g.id, "name": g.name, "total_gib": round(g.total_gib, 3), "compute_capability": g.compute_capability,
+                                    "hbm_bandwidth_tbps": g.hbm_bandwidth_tbps, "aliases": list(g.aliases), "total_source": g.total_source} for g in cat]) + "\n")
+        return
+    t = Table(title="GPU catalog")
+    for c in ("name", "GiB (CUDA)", "cc", "TB/s", "aliases"):
+        t.add_column(c)
+    for g in cat:
+        t.add_row(g.name, f"{g.total_gib:.2f}", g.compute_capability or "—", f"{g.hbm_bandwidth_tbps or '—'}", ", ".join(g.aliases[:3]))
+    console.print(t)

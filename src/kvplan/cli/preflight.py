@@ -1,0 +1,100 @@
+"""`kvplan preflight [MODEL] [fit flags] [--json]`: check this machine before installing vLLM."""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+import typer
+
+from kvplan.cli import FitFlags, app, console, fit_options, plan_from_flags
+
+_ICON = {"pass": "[green]PASS[/]", "warn": "[yellow]WARN[/]", "fail": "[bold red]FAIL[/]"}
+
+
+def plan_for_machine(model: str, flags: FitFlags, facts):
+    """Plan `model` on the GPU found here (unless the flags name one); returns (plan, note)."""
+    from kvplan.errors import UnknownGPUError
+
+    if flags.gpu or flags.gpu_gib or flags.gpu_gb or not facts.gpus:
+        return plan_from_flags(model, flags), None
+    from dataclasses import replace
+
+    detected = facts.gpus[0]
+    try:
+        return plan_from_flags(model, replace(flags, gpu=detected.name)), None
+    except UnknownGPUError:
+        gib = detected.memory_total_bytes / 1024**3
+        note = f"{detected.name} is not in kvplan's catalog; planned as a {gib:.1f} GiB GPU"
+        return plan_from_flags(model, replace(flags, gpu_gib=round(gib, 2))), note
+
+
+def build_request(model: Optional[str], flags: FitFlags, facts):
+    from kvplan import preflight as pf
+    from kvplan.errors import HubError
+    from kvplan.versions import NEWEST_KNOWN, rules_for
+
+    version = flags.vllm_version or NEWEST_KNOWN
+    base = pf.Request(
+        vllm_version=version,
+        dtype=flags.dtype if flags.dtype not in (None, "auto") else None,
+        quantization=flags.quantization,
+        gpu_memory_utilization=flags.gpu_memory_utilization or rules_for(version).default_gpu_memory_utilization,
+        gpus_needed=(flags.tensor_parallel_size or 1) * (flags.pipeline_parallel_size or 1),
+        model_id=model,
+        revision=flags.revision,
+    )
+    if not model:
+        return base, None
+    try:
+        plan, note = plan_for_machine(model, flags, facts)
+    except HubError as exc:  # offline, gated without a token: a finding, not a crash
+        from dataclasses import replace
+
+        return replace(base, plan_error=str(exc), plan_fix=getattr(exc, "fix", None)), None
+    return pf.request_from_plan(plan, flags.revision), note
+
+
+@app.command()
+@fit_options
+def preflight(
+    model: Optional[str] = typer.Argument(None, help="Model to check for (Hub id, catalog name or local folder). Optional."),
+    json_output: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
+    *,
+    flags: FitFlags,
+) -> None:
+    """Inventory this machine and check every gate (GPU, driver, OS, Python, disk, token, plan)."""
+    from kvplan import preflight as pf
+
+    facts = pf.gather_facts()
+    req, note = build_request(model, flags, facts)
+    findings = pf.run_checks(facts, req)
+    if note:
+        findings = findings + (pf.Finding("plan gpu", "warn", note, "pass --gpu with the closest catalog GPU"),)
+    code = pf.exit_code(findings)
+    if json_output:
+        print(json.dumps({"ok": code == 0, "vllm_version": req.vllm_version,
+                          "machine": facts.to_dict(), "findings": [f.to_dict() for f in findings]}, indent=2))
+        _exit(code)
+    from rich.table import Table
+
+    table = Table(title=f"kvplan preflight (vLLM {req.vllm_version}{', ' + model if model else ''})",
+                  show_lines=False, expand=False)
+    table.add_column("", no_wrap=True)
+    table.add_column("check", no_wrap=True)
+    table.add_column("finding")
+    table.add_column("fix")
+    for f in findings:
+        table.add_row(_ICON[f.status], f.check, f.message, f.fix)
+    console.print(table)
+    counts = {s: sum(f.status == s for f in findings) for s in ("pass", "warn", "fail")}
+    verdict = "[bold red]not ready[/]" if code else "[green]ready[/]"
+    console.print(f"{counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail: {verdict}")
+    _exit(code)
+
+
+def _exit(code: int) -> None:
+    # SystemExit, not typer.Exit: click's non-standalone mode returns a typer.Exit's code
+    # instead of exiting, and preflight's exit status is its verdict.
+    if code:
+        raise SystemExit(code)

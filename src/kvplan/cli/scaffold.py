@@ -1,0 +1,44 @@
+"""`kvplan scaffold DIR MODEL [fit flags]`: write the launch files of a sized deployment."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from kvplan.cli import FitFlags, app, console, err_console, fit_options, plan_from_flags
+
+
+@app.command()
+@fit_options
+def scaffold(
+    directory: str = typer.Argument(..., metavar="DIR", help="Directory to write the project into."),
+    model: str = typer.Argument(..., help="Model (Hub id, catalog name or local folder)."),
+    force: bool = typer.Option(False, "--force", help="Overwrite files that already exist."),
+    served_model_name: Optional[str] = typer.Option(None, "--served-model-name",
+                                                    help="Name clients use (default: the model's repo name)."),
+    port: int = typer.Option(8000, "--port", help="HTTP port of the server."),
+    *,
+    flags: FitFlags,
+) -> None:
+    """Write pyproject.toml, .env.example, serve.sh, docker-compose.yml, client.py, README.md and k8s/."""
+    from kvplan.deploy import render_files, spec_from_plan, write_files
+
+    plan = plan_from_flags(model, flags)
+    if not plan.fits:
+        # Never write a launch command that vLLM refuses at startup.
+        err_console.print(f"[bold red]error:[/] the plan does not fit, so no files were written. vLLM would say: "
+                          f"{getattr(plan, 'error', '') or ''}", highlight=False, soft_wrap=True)
+        for fix in [f for f in (getattr(plan, "fixes", ()) or ()) if getattr(f, "fits", True)][:3]:
+            flag_text = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in (fix.flags or {}).items())
+            err_console.print(f"  try: {flag_text}  ({fix.effect})", highlight=False, soft_wrap=True)
+        raise SystemExit(1)
+    spec = spec_from_plan(plan, served_model_name=served_model_name, port=port)
+    written = write_files(directory, render_files(spec), force=force)
+    console.print(f"Wrote {len(written)} files to {directory} for {spec.model_id} on "
+                  f"{spec.gpus} x {spec.gpu_name} (vLLM {spec.vllm_version}):", highlight=False)
+    for path in written:
+        console.print(f"  {path}", highlight=False)
+    console.print(f"Predicted startup: ~{spec.startup_first.total_s:.0f} s first start, "
+                  f"~{spec.startup_restart.total_s:.0f} s restart; startupProbe allows {spec.probe_budget_s} s.",
+                  highlight=False)

@@ -1,0 +1,751 @@
+"""`kvplan scaffold`: write the seed's minimal project, sized by a plan.
+
+    my-inference-service/
+    ├── pyproject.toml        vllm pinned to the exact version planned for
+    ├── .env.example          HF_TOKEN, HF_HOME, model id and revision (never a secret's value)
+    ├── serve.sh              every `vllm serve` flag, the arithmetic behind each number
+    ├── docker-compose.yml    HF cache on a named volume, ipc: host, GPU reservation, healthcheck
+    ├── client.py             OpenAI-client smoke test: asserts a real answer, prints latency
+    ├── README.md             which GPU it is sized for, and the arithmetic
+    └── k8s/                  PVC for the HF cache, Deployment (or LeaderWorkerSet), Service
+
+(shared/seeds/anatomy-of-a-vllm-setup.txt, "What a minimal project actually looks like",
+"Dial it in" and "In Production".)
+
+Three pure stages and one I/O edge: `spec_from_plan(plan) -> ScaffoldSpec` reads the plan
+(duck-typed on the documented `Plan` contract), `render_files(spec) -> {path: text}` fills
+plain string templates, and `write_files(dir, files, force)` is the only function that
+touches the disk. Templates use `string.Template` (`$name`), so shell `${VAR}` is written
+`$${VAR}`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from string import Template
+from typing import Any, Mapping, Optional, Sequence
+
+from kvplan.errors import InputError
+from kvplan.startup import StartupPrediction, predict_startup, probe_budget_s
+
+GIB = 1024**3
+GPUS_PER_NODE = 8  # HGX / DGX nodes; above this a plan spans nodes (vLLM: TP within, PP across)
+PROBE_PERIOD_S = 10  # startup-times.md, "Suggested startup-probe sizing"
+PROBE_MARGIN = 2.0  # budget = 2 x predicted (covers 93 % of calibrated starts, startup-times.md)
+CONTAINER_HF_HOME = "/data/huggingface"
+CONTAINER_VLLM_CACHE = "/data/vllm-cache"
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One `vllm serve` flag, its value (None for a switch) and the reason for the number."""
+
+    name: str
+    value: Optional[str]
+    why: str = ""
+
+    def argv(self) -> list[str]:
+        return [self.name] if self.value is None else [self.name, self.value]
+
+
+@dataclass(frozen=True)
+class ScaffoldSpec:
+    model_id: str
+    revision: Optional[str]
+    served_model_name: str
+    port: int
+    vllm_version: str
+    gpu_name: str
+    gpu_total_bytes: int
+    tensor_parallel_size: int
+    pipeline_parallel_size: int
+    gated: bool
+    weights_bytes_total: int
+    flags: tuple[Flag, ...]
+    arithmetic: tuple[str, ...]
+    vllm_log: tuple[str, ...]
+    startup_first: StartupPrediction  # empty cache: download + cold compile
+    startup_restart: StartupPrediction  # weights on the PVC, warm compile cache
+    gpus_per_node: int = GPUS_PER_NODE
+    fits: bool = True
+    plan_error: Optional[str] = None
+
+    @property
+    def gpus(self) -> int:
+        return self.tensor_parallel_size * self.pipeline_parallel_size
+
+    @property
+    def multi_node(self) -> bool:
+        return self.gpus > self.gpus_per_node
+
+    @property
+    def nodes(self) -> int:
+        return math.ceil(self.gpus / self.gpus_per_node)
+
+    @property
+    def probe_failure_threshold(self) -> int:
+        return math.ceil(probe_budget_s(self.startup_first, PROBE_MARGIN) / PROBE_PERIOD_S)
+
+    @property
+    def probe_budget_s(self) -> int:
+        return self.probe_failure_threshold * PROBE_PERIOD_S
+
+    def serve_argv(self) -> list[str]:
+        out = [self.model_id]
+        for f in self.flags:
+            out += f.argv()
+        return out
+
+
+# ------------------------------------------------------------------------------ plan -> spec
+
+
+def _get(obj: Any, *names: str, default: Any = None) -> Any:
+    for n in names:
+        v = getattr(obj, n, None)
+        if v is not None:
+            return v
+    return default
+
+
+def _g(n: Optional[float]) -> str:
+    return "?" if n is None else f"{n / GIB:.2f} GiB"
+
+
+def default_served_name(model_id: str) -> str:
+    tail = model_id.rstrip("/").split("/")[-1]
+    return re.sub(r"[^a-z0-9._-]+", "-", tail.lower()).strip("-") or "model"
+
+
+def spec_from_plan(
+    plan: Any,
+    *,
+    served_model_name: Optional[str] = None,
+    port: int = 8000,
+    gpus_per_node: int = GPUS_PER_NODE,
+) -> ScaffoldSpec:
+    """Everything the templates need, read from a plan (pure)."""
+    a, m, g = plan.args, plan.model, plan.gpu
+    model_id = _get(m, "id", default=None) or _get(a, "model", default="model")
+    revision = _get(a, "revision") or _get(m, "revision")
+    tp = int(_get(a, "tensor_parallel_size", default=1))
+    pp = int(_get(a, "pipeline_parallel_size", default=1))
+    util = float(_get(a, "gpu_memory_utilization", default=0.9))
+    total = int(_get(g, "total_bytes", default=0))
+    w_rank = _get(plan, "weights_bytes", default=0) or 0
+    w_total = int(_get(m, "weights_bytes", default=0) or w_rank * tp * pp)
+    mml = _get(a, "max_model_len")
+    kv_tok = _get(plan, "kv_cache_tokens")
+    conc = _get(plan, "max_concurrency")
+    per_tok = _get(plan, "kv_bytes_per_token")
+    blocks = _get(plan, "num_gpu_blocks")
+    bsz = _get(plan, "block_size") or _get(a, "block_size")
+    requested = _get(plan, "requested_bytes") or util * total
+    name = served_model_name or default_served_name(model_id)
+
+    def num(x):
+        return f"{x:,.0f}" if isinstance(x, (int, float)) else "?"
+
+    flags: list[Flag] = []
+    if revision:
+        flags.append(Flag("--revision", str(revision), "pinned: the repository can change under you"))
+    else:
+        flags.append(Flag("--revision", "main", "NOT pinned: replace with a commit sha (main moves under you)"))
+    flags.append(Flag("--served-model-name", name, "the stable name clients send; swap checkpoints without touching them"))
+    flags.append(Flag("--host", "0.0.0.0"))
+    flags.append(Flag("--port", str(port)))
+    dtype = _get(a, "dtype")
+    if dtype:
+        flags.append(Flag("--dtype", str(dtype).replace("torch.", ""),
+                          f"checkpoint dtype; GPU cc {_get(g, 'compute_capability', default='?')}"))
+    quant = _get(a, "quantization")
+    if quant:
+        flags.append(Flag("--quantization", str(quant)))
+    if mml:
+        conc_s = f"{conc:.2f}" if isinstance(conc, (int, float)) else "?"
+        flags.append(Flag("--max-model-len", str(mml),
+                          f"KV pool holds {num(kv_tok)} tokens = {conc_s} sequences of {num(mml)} tokens"))
+    flags.append(Flag("--gpu-memory-utilization", f"{util:g}",
+                      f"{util:g} x {_g(total)} = {_g(requested)} for weights + activations + KV cache"))
+    if tp > 1 or pp > 1:
+        flags.append(Flag("--tensor-parallel-size", str(tp), f"weights split {tp} ways: {_g(w_rank)} per GPU"))
+        flags.append(Flag("--pipeline-parallel-size", str(pp)))
+    else:
+        flags.append(Flag("--tensor-parallel-size", "1", f"{_g(w_rank)} of weights fit on one GPU"))
+    kvd = _get(a, "kv_cache_dtype")
+    if kvd:
+        flags.append(Flag("--kv-cache-dtype", str(kvd),
+                          f"{num(per_tok)} bytes of KV per token" if per_tok else ""))
+    if bsz:
+        flags.append(Flag("--block-size", str(bsz), f"{num(blocks)} blocks x {bsz} tokens"))
+    mns = _get(a, "max_num_seqs")
+    if mns:
+        flags.append(Flag("--max-num-seqs", str(mns), "sequences per scheduler step (version default for this GPU)"))
+    mnbt = _get(a, "max_num_batched_tokens")
+    if mnbt:
+        flags.append(Flag("--max-num-batched-tokens", str(mnbt), "tokens per step; sizes the activation peak"))
+    mssm = _get(a, "mamba_ssm_cache_dtype")
+    if mssm and mssm != "auto":
+        flags.append(Flag("--mamba-ssm-cache-dtype", str(mssm)))
+    if _get(a, "enforce_eager", default=False):
+        flags.append(Flag("--enforce-eager", None, "no CUDA graphs: faster start, slower decode"))
+    if tp * pp > gpus_per_node:
+        flags.append(Flag("--distributed-executor-backend", "ray", "spans nodes: vLLM's multi-node path is Ray"))
+
+    arithmetic = [
+        f"GPU              {_get(g, 'name', default='?')} x {tp * pp}: {_g(total)} each as CUDA reports it",
+        f"requested        {util:g} x {_g(total)} = {_g(requested)} per GPU",
+        f"weights          {_g(w_rank)} per GPU as loaded (checkpoint files: {_g(w_total)} in all)",
+    ]
+    for label, attr in (("activation peak", "activation_peak_bytes"), ("non-torch", "non_torch_bytes"),
+                        ("CUDA graphs", "cudagraph_bytes")):
+        v = _get(plan, attr)
+        if v is not None:
+            arithmetic.append(f"{label:<16} {_g(v)}")
+    kvb = _get(plan, "kv_cache_bytes")
+    if kvb is not None:
+        arithmetic.append(f"KV cache         requested - the above = {_g(kvb)} per GPU")
+    if per_tok:
+        arithmetic.append(f"KV per token     {num(per_tok)} bytes")
+    if blocks is not None:
+        arithmetic.append(f"blocks           {num(blocks)} x {bsz} tokens = {num(kv_tok)} tokens")
+    if conc is not None and mml:
+        arithmetic.append(f"max concurrency  {num(kv_tok)} / {num(mml)} = {conc:.2f} full-length sequences")
+
+    eager = bool(_get(a, "enforce_eager", default=False))
+    w_gib = w_total / GIB
+    first = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager,
+                            compile_cache="cold", storage="cloud_block_ssd", download=True)
+    restart = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager,
+                              compile_cache="warm", storage="cloud_block_ssd", download=False)
+    return ScaffoldSpec(
+        model_id=model_id, revision=str(revision) if revision else None, served_model_name=name, port=port,
+        vllm_version=str(plan.vllm_version), gpu_name=str(_get(g, "name", default="?")), gpu_total_bytes=total,
+        tensor_parallel_size=tp, pipeline_parallel_size=pp, gated=bool(_get(m, "gated", default=False)),
+        weights_bytes_total=w_total, flags=tuple(flags), arithmetic=tuple(arithmetic),
+        vllm_log=tuple(_get(plan, "vllm_log", default=()) or ()), startup_first=first, startup_restart=restart,
+        gpus_per_node=gpus_per_node, fits=bool(plan.fits), plan_error=_get(plan, "error"),
+    )
+
+
+# ------------------------------------------------------------------------------ templates
+
+PYPROJECT = Template('''\
+# Generated by kvplan: vLLM is pinned to the exact release this deployment was sized for.
+# Install into a fresh virtualenv: the wheel bundles its own torch and CUDA kernels.
+[project]
+name = "$package"
+version = "0.1.0"
+description = "vLLM serving $model_id on $gpu_desc"
+requires-python = ">=3.10,<3.14"
+dependencies = [
+  "vllm==$vllm_version",
+  "openai>=1.30",
+]
+
+[tool.kvplan]
+model = "$model_id"
+revision = "$revision"
+served_model_name = "$served_model_name"
+gpu = "$gpu_name"
+gpus = $gpus
+vllm_version = "$vllm_version"
+''')
+
+ENV_EXAMPLE = Template('''\
+# Copy to .env and fill in. Never commit .env; in production the token comes from a secret store.
+# Access token for gated or private models (left empty on purpose).
+HF_TOKEN=
+# Where weights are cached: a large, persistent volume, not the container root filesystem.
+HF_HOME=/mnt/models/huggingface
+MODEL=$model_id
+REVISION=$revision
+SERVED_MODEL_NAME=$served_model_name
+PORT=$port
+VLLM_LOGGING_LEVEL=INFO
+''')
+
+SERVE_SH = Template('''\
+#!/usr/bin/env bash
+# serve.sh -- the vllm serve command for $model_id, every flag in version control.
+# Generated by kvplan for vLLM $vllm_version on $gpu_desc.
+#
+# The arithmetic behind the numbers (vLLM $vllm_version's startup rules):
+$arithmetic
+#
+# Predicted startup (process start -> ready; +-45 % on public records, see README):
+#   first start, empty cache: ~$first_s s   restart, weights cached: ~$restart_s s
+#
+# Startup lines to expect in the log (compare them with the numbers above):
+$vllm_log
+set -euo pipefail
+cd "$$(dirname "$$0")"
+
+if [[ -f .env ]]; then
+  set -a
+  # shellcheck source=/dev/null
+  . ./.env
+  set +a
+fi
+
+: "$${HF_HOME:?set HF_HOME to a persistent volume (see .env.example)}"
+export HF_HOME
+MODEL="$${MODEL:-$model_id}"
+REVISION="$${REVISION:-$revision}"
+SERVED_MODEL_NAME="$${SERVED_MODEL_NAME:-$served_model_name}"
+PORT="$${PORT:-$port}"
+
+args=(
+$flag_lines
+)
+
+exec vllm serve "$$MODEL" "$${args[@]}" "$$@"
+''')
+
+COMPOSE = Template('''\
+# docker compose up -d ; then: python client.py
+# Sized for $gpu_desc with vLLM $vllm_version (see README.md for the arithmetic).
+services:
+  vllm:
+    image: vllm/vllm-openai:v$vllm_version
+    entrypoint: ["vllm", "serve"]
+    command: $command
+    environment:
+      HF_TOKEN: $${HF_TOKEN:-}
+      HF_HOME: $container_hf_home
+      VLLM_CACHE_ROOT: $container_vllm_cache
+    volumes:
+      - hf-cache:/data
+    ports:
+      - "$port:$port"
+    # PyTorch shares tensors between vLLM's processes through /dev/shm.
+    ipc: host
+    deploy:
+      resources:
+        reservations:
+          devices:
+            - driver: nvidia
+              count: $gpus
+              capabilities: [gpu]
+    healthcheck:
+      test: ["CMD", "python3", "-c", "import urllib.request; urllib.request.urlopen('http://localhost:$port/health', timeout=5)"]
+      interval: 15s
+      timeout: 5s
+      retries: 3
+      # predicted first start ~$first_s s (download + cold compile), x2 margin
+      start_period: $start_period
+    restart: unless-stopped
+
+volumes:
+  hf-cache: {}
+''')
+
+CLIENT_PY = Template('''\
+"""Smoke test: one chat completion through the OpenAI client.
+
+Exits 0 only when the server lists the model and returns a non-empty answer; prints latency.
+    python client.py [--base-url http://localhost:$port/v1] [--model $served_model_name]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from openai import OpenAI
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base-url", default=os.environ.get("VLLM_BASE_URL", "http://localhost:$port/v1"))
+    ap.add_argument("--model", default=os.environ.get("SERVED_MODEL_NAME", "$served_model_name"))
+    ap.add_argument("--prompt", default="What is the capital of France? Answer in one word.")
+    ap.add_argument("--timeout", type=float, default=120.0)
+    args = ap.parse_args(argv)
+
+    client = OpenAI(base_url=args.base_url, api_key=os.environ.get("VLLM_API_KEY", "EMPTY"),
+                    timeout=args.timeout, max_retries=0)
+    served = [m.id for m in client.models.list().data]
+    if args.model not in served:
+        print(f"FAIL: model {args.model!r} not served; the server lists {served}", file=sys.stderr)
+        return 1
+
+    start = time.perf_counter()
+    reply = client.chat.completions.create(
+        model=args.model,
+        messages=[{"role": "user", "content": args.prompt}],
+        max_tokens=32,
+        temperature=0.0,
+    )
+    latency_s = time.perf_counter() - start
+    text = (reply.choices[0].message.content or "").strip() if reply.choices else ""
+    if not text:
+        print(f"FAIL: empty answer from {args.model} after {latency_s * 1000:.0f} ms", file=sys.stderr)
+        return 1
+    tokens = getattr(reply.usage, "completion_tokens", None) if reply.usage else None
+    print(f"OK {args.model}: {latency_s * 1000:.0f} ms, {tokens if tokens is not None else '?'} tokens: {text!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+''')
+
+README = Template('''\
+# $served_model_name: $model_id on vLLM $vllm_version
+
+Sized by kvplan for **$gpu_desc** ($gpu_total per GPU as CUDA reports it).
+Model `$model_id` at revision `$revision`, served as `$served_model_name` on port $port.
+$verdict
+
+## The arithmetic
+
+```
+$arithmetic_plain
+```
+
+The authoritative numbers are the startup log's; these are the lines to expect:
+
+```
+$vllm_log_plain
+```
+
+## Startup time
+
+Predicted by kvplan's startup model (fitted on 126 public vLLM startups; about +-45 % median error):
+
+| phase | first start (download, cold compile) | restart (weights cached, warm compile) |
+|---|---|---|
+$startup_rows
+
+The Kubernetes startupProbe allows $probe_budget s ($probe_failures x ${probe_period} s), twice the first-start prediction.
+Re-size it from the first real startup log.
+
+## Files
+
+| file | what |
+|---|---|
+| `pyproject.toml` | vllm pinned to $vllm_version; install into a fresh virtualenv |
+| `.env.example` | HF_TOKEN (empty), HF_HOME, model, revision; copy to `.env`, never commit it |
+| `serve.sh` | the `vllm serve` command with every flag and why |
+| `docker-compose.yml` | the same command in the `vllm/vllm-openai:v$vllm_version` image |
+| `client.py` | smoke test: `python client.py` exits 0 on a real answer and prints latency |
+| `k8s/` | $k8s_desc |
+
+## Run
+
+```bash
+python -m venv .venv && . .venv/bin/activate && pip install -e .
+cp .env.example .env          # set HF_HOME (and HF_TOKEN for gated models)
+./serve.sh                    # or: docker compose up -d
+python client.py
+```
+
+Kubernetes:
+
+```bash
+kubectl create secret generic hf-token --from-literal=HF_TOKEN="$$HF_TOKEN"   # from your secret store
+kubectl apply -f k8s/
+```
+''')
+
+
+def _yaml_list(items: Sequence[str], indent: int) -> str:
+    pad = " " * indent
+    return "\n".join(f"{pad}- {_yq(x)}" for x in items)
+
+
+def _yq(s: str) -> str:
+    """A YAML double-quoted scalar (JSON strings are valid YAML)."""
+    import json
+
+    return json.dumps(str(s))
+
+
+def _pvc_gib(spec: ScaffoldSpec) -> int:
+    # weights + 50 % (a second revision during an upgrade) + 20 GiB for vLLM's compile cache.
+    return int(math.ceil(spec.weights_bytes_total / GIB * 1.5 + 20))
+
+
+def _k8s_files(spec: ScaffoldSpec) -> dict[str, str]:
+    name = re.sub(r"[^a-z0-9-]+", "-", spec.served_model_name.lower()).strip("-")[:50] or "vllm"
+    labels = f"app.kubernetes.io/name: {name}"
+    token_optional = "false" if spec.gated else "true"
+    files = {}
+    access = "ReadWriteMany" if spec.multi_node else "ReadWriteOnce"
+    access_note = ("   # leader and workers on different nodes share it: needs an RWX storage class (NFS, Filestore, EFS ...)"
+                   if spec.multi_node else "")
+    files["k8s/pvc.yaml"] = f"""\
+# The HF cache on a persistent volume: restarts and new replicas skip the download.
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: {name}-hf-cache
+spec:
+  accessModes: ["{access}"]{access_note}
+  resources:
+    requests:
+      storage: {_pvc_gib(spec)}Gi   # weights {spec.weights_bytes_total / GIB:.1f} GiB x 1.5 + 20 GiB compile cache
+"""
+    files["k8s/service.yaml"] = f"""\
+apiVersion: v1
+kind: Service
+metadata:
+  name: {name}
+spec:
+  selector:
+    {labels}
+  ports:
+    - name: http
+      port: {spec.port}
+      targetPort: {spec.port}
+"""
+    env = f"""\
+            - name: HF_HOME
+              value: {CONTAINER_HF_HOME}
+            - name: VLLM_CACHE_ROOT
+              value: {CONTAINER_VLLM_CACHE}
+            - name: HF_TOKEN
+              valueFrom:
+                secretKeyRef:
+                  name: hf-token
+                  key: HF_TOKEN
+                  optional: {token_optional}"""
+    probes = f"""\
+          # vLLM loads weights, profiles memory and captures CUDA graphs before /health answers:
+          # predicted first start ~{spec.startup_first.total_s:.0f} s, so the probe allows
+          # {spec.probe_failure_threshold} x {PROBE_PERIOD_S} s = {spec.probe_budget_s} s (2x margin) before restarting the pod.
+          startupProbe:
+            httpGet:
+              path: /health
+              port: {spec.port}
+            periodSeconds: {PROBE_PERIOD_S}
+            failureThreshold: {spec.probe_failure_threshold}
+          readinessProbe:
+            httpGet:
+              path: /health
+              port: {spec.port}
+            periodSeconds: 10
+            failureThreshold: 3
+          livenessProbe:
+            httpGet:
+              path: /health
+              port: {spec.port}
+            periodSeconds: 30
+            failureThreshold: 3"""
+    volumes = f"""\
+      volumes:
+        - name: hf-cache
+          persistentVolumeClaim:
+            claimName: {name}-hf-cache
+        - name: dshm
+          emptyDir:
+            medium: Memory
+            sizeLimit: 16Gi"""
+    mounts = """\
+          volumeMounts:
+            - name: hf-cache
+              mountPath: /data
+            - name: dshm
+              mountPath: /dev/shm"""
+    image = f"vllm/vllm-openai:v{spec.vllm_version}"
+    if not spec.multi_node:
+        files["k8s/deployment.yaml"] = f"""\
+# {spec.model_id} on {spec.gpus} x {spec.gpu_name}, vLLM {spec.vllm_version} (sized by kvplan; see README.md).
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+  labels:
+    {labels}
+spec:
+  replicas: 1
+  strategy:
+    type: Recreate   # the RWO cache volume cannot be mounted by two pods on different nodes
+  selector:
+    matchLabels:
+      {labels}
+  template:
+    metadata:
+      labels:
+        {labels}
+    spec:
+      containers:
+        - name: vllm
+          image: {image}
+          command: ["vllm", "serve"]
+          args:
+{_yaml_list(spec.serve_argv(), 12)}
+          env:
+{env}
+          ports:
+            - name: http
+              containerPort: {spec.port}
+          resources:
+            limits:
+              nvidia.com/gpu: {spec.gpus}
+            requests:
+              nvidia.com/gpu: {spec.gpus}
+{mounts}
+{probes}
+{volumes}
+"""
+    else:
+        per_node = spec.gpus_per_node
+        serve = " ".join(shlex.quote(x) for x in ["vllm", "serve"] + spec.serve_argv())
+        leader_cmd = ("bash /vllm-workspace/examples/online_serving/multi-node-serving.sh leader "
+                      f"--ray_cluster_size=$(LWS_GROUP_SIZE); {serve}")
+        worker_cmd = ("bash /vllm-workspace/examples/online_serving/multi-node-serving.sh worker "
+                      "--ray_address=$(LWS_LEADER_ADDRESS)")
+        files["k8s/leaderworkerset.yaml"] = f"""\
+# {spec.model_id} on {spec.gpus} x {spec.gpu_name} = {spec.nodes} nodes of {per_node}: more GPUs than one node has,
+# so one vLLM instance spans nodes with Ray, as vLLM documents it (docs/deployment/frameworks/lws.md:
+# LeaderWorkerSet + examples/online_serving/multi-node-serving.sh; TP within a node, PP across nodes).
+# Needs the LeaderWorkerSet controller: https://github.com/kubernetes-sigs/lws
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: {name}
+spec:
+  replicas: 1
+  leaderWorkerTemplate:
+    size: {spec.nodes}
+    restartPolicy: RecreateGroupOnPodRestart
+    leaderTemplate:
+      metadata:
+        labels:
+          role: leader
+          {labels}
+      spec:
+        containers:
+          - name: vllm-leader
+            image: {image}
+            command: ["sh", "-c"]
+            args:
+              - {_yq(leader_cmd)}
+            env:
+{_reindent(env, 2)}
+            ports:
+              - name: http
+                containerPort: {spec.port}
+            resources:
+              limits:
+                nvidia.com/gpu: {per_node}
+{_reindent(mounts, 2)}
+{_reindent(probes, 2)}
+{_reindent(volumes, 2)}
+    workerTemplate:
+      spec:
+        containers:
+          - name: vllm-worker
+            image: {image}
+            command: ["sh", "-c"]
+            args:
+              - {_yq(worker_cmd)}
+            env:
+{_reindent(env, 2)}
+            resources:
+              limits:
+                nvidia.com/gpu: {per_node}
+{_reindent(mounts, 2)}
+{_reindent(volumes, 2)}
+"""
+        files["k8s/service.yaml"] = files["k8s/service.yaml"].replace(
+            f"    {labels}\n", f"    {labels}\n    leaderworkerset.sigs.k8s.io/name: {name}\n    role: leader\n")
+    return files
+
+
+def _reindent(text: str, extra: int) -> str:
+    pad = " " * extra
+    return "\n".join(pad + line if line.strip() else line for line in text.splitlines())
+
+
+def _comment_block(lines: Sequence[str], prefix: str = "#   ") -> str:
+    return "\n".join(f"{prefix}{line}".rstrip() for line in lines) if lines else f"{prefix}(none predicted)"
+
+
+def render_files(spec: ScaffoldSpec) -> dict[str, str]:
+    """Every file of the project, by relative path (pure)."""
+    gpu_desc = f"{spec.gpus} x {spec.gpu_name}" if spec.gpus > 1 else f"1 x {spec.gpu_name}"
+    revision = spec.revision or "main"
+    flag_lines = []
+    for f in spec.flags:
+        if f.why:
+            flag_lines.append(f"  # {f.why}")
+        value = {"--revision": '"$REVISION"', "--served-model-name": '"$SERVED_MODEL_NAME"',
+                 "--port": '"$PORT"'}.get(f.name, shlex.quote(f.value) if f.value is not None else None)
+        flag_lines.append(f"  {f.name}" + (f" {value}" if value is not None else ""))
+    first_s = f"{spec.startup_first.total_s:.0f}"
+    restart_s = f"{spec.startup_restart.total_s:.0f}"
+    common = dict(
+        model_id=spec.model_id, revision=revision, served_model_name=spec.served_model_name, port=spec.port,
+        vllm_version=spec.vllm_version, gpu_name=spec.gpu_name, gpu_desc=gpu_desc, gpus=spec.gpus,
+        first_s=first_s, restart_s=restart_s,
+    )
+    package = re.sub(r"[^a-z0-9]+", "-", spec.served_model_name.lower()).strip("-") + "-service"
+    rows = []
+    for (phase, a), b in zip(spec.startup_first.phases().items(), spec.startup_restart.phases().values()):
+        rows.append(f"| {phase} | {a:.0f} s | {b:.0f} s |")
+    rows.append(f"| **total** | **{spec.startup_first.total_s:.0f} s** | **{spec.startup_restart.total_s:.0f} s** |")
+    verdict = ("" if spec.fits else
+               f"\n**Warning: the plan does not fit** -- vLLM will refuse to start: {spec.plan_error or ''}\n")
+    k8s_desc = ("PVC for the HF cache, LeaderWorkerSet (Ray, multi-node), Service" if spec.multi_node
+                else "PVC for the HF cache, Deployment (token from a Secret, startup/readiness probes), Service")
+    files = {
+        "pyproject.toml": PYPROJECT.substitute(common, package=package),
+        ".env.example": ENV_EXAMPLE.substitute(common),
+        "serve.sh": SERVE_SH.substitute(common, arithmetic=_comment_block(spec.arithmetic),
+                                        vllm_log=_comment_block(spec.vllm_log), flag_lines="\n".join(flag_lines)),
+        "docker-compose.yml": COMPOSE.substitute(
+            common, command="[" + ", ".join(_yq(x) for x in spec.serve_argv()) + "]",
+            container_hf_home=CONTAINER_HF_HOME, container_vllm_cache=CONTAINER_VLLM_CACHE,
+            start_period=f"{int(spec.probe_budget_s)}s"),
+        "client.py": CLIENT_PY.substitute(common),
+        "README.md": README.substitute(
+            common, gpu_total=_g(spec.gpu_total_bytes), verdict=verdict,
+            arithmetic_plain="\n".join(spec.arithmetic), vllm_log_plain="\n".join(spec.vllm_log) or "(none predicted)",
+            startup_rows="\n".join(rows), probe_budget=spec.probe_budget_s, probe_failures=spec.probe_failure_threshold,
+            probe_period=PROBE_PERIOD_S, k8s_desc=k8s_desc),
+    }
+    files.update(_k8s_files(spec))
+    return files
+
+
+# ------------------------------------------------------------------------------ I/O edge
+
+EXECUTABLE = {"serve.sh", "client.py"}
+
+
+def write_files(directory: str | os.PathLike, files: Mapping[str, str], force: bool = False) -> list[Path]:
+    """Write `files` under `directory`. Refuses (before writing anything) to overwrite without `force`."""
+    root = Path(directory)
+    if root.exists() and not root.is_dir():
+        raise InputError("DIR", f"{root} exists and is not a directory", "choose another path")
+    if not force:
+        existing = [root / rel for rel in files if (root / rel).exists()]
+        if existing:
+            more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
+            raise InputError("DIR", f"{existing[0]} already exists{more}; kvplan scaffold never overwrites",
+                             "pass --force to overwrite, or choose an empty directory")
+    written = []
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        if rel in EXECUTABLE:
+            path.chmod(0o755)
+        written.append(path)
+    return written
+
+
+def scaffold(directory: str | os.PathLike, plan: Any, *, served_model_name: Optional[str] = None,
+             port: int = 8000, force: bool = False) -> tuple[ScaffoldSpec, list[Path]]:
+    spec = spec_from_plan(plan, served_model_name=served_model_name, port=port)
+    return spec, write_files(directory, render_files(spec), force=force)

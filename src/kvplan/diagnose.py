@@ -1,0 +1,571 @@
+"""Name the layer that owns a failed or degraded vLLM startup, the cause, and the fix.
+
+`diagnose(source)` parses the log with `kvplan.logs` and turns the signature hits into
+ranked findings. Evidence is combined, not matched line by line: the same message can
+have two owners (CUDA error 803 from a host driver newer than the image's compat
+libraries, or from an old driver), and a finding says which evidence decided it.
+With a model and flags, `sharpen_with_plan` adds what a plan knows (the largest
+max_model_len that fits, a utilization that starts, the GPUs that qualify).
+
+Layers follow the table "who controls it" of the seed `anatomy-of-a-vllm-setup.txt`.
+When nothing is recognised the diagnosis says so and shows the lines that look like
+errors; it never makes up a cause.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable, Mapping, Optional
+
+from kvplan.logs import (
+    ERROR,
+    SIGNATURES_BY_NAME,
+    SignatureHit,
+    Source,
+    StartupLog,
+    fill_template,
+    parse_log,
+)
+
+SYMPTOMS = (
+    "import_undefined_symbol", "driver_too_old", "gpu_not_detected_in_container", "unsupported_gpu",
+    "quant_unsupported_on_gpu", "gated_repo_auth", "disk_full_download", "tokenizer_or_revision_mismatch",
+    "max_seq_len_exceeds_kv", "no_cache_blocks", "free_memory_below_utilization", "oom_graph_capture_or_profiling",
+    "attention_backend_fallback", "k8s_probe_kill", "tp_init_hang", "trust_remote_code_required",
+    "unsupported_architecture",
+)
+LAYERS = (
+    "client_code", "vllm_version_flags", "pytorch_wheel", "cuda_runtime", "nvidia_driver", "gpu", "model_weights",
+    "memory_budget", "container_environment", "interconnect",
+)
+
+# Confidence below this is shown as "low": a hint, not an answer.
+CONFIDENT = 0.6
+
+# ---- driver data (gpu-facts.md §6 and §7) ---------------------------------------------------
+
+# Default PyPI wheel CUDA per vLLM release: gpu-facts.md §7 (vLLM docs v0.3.3-v0.7.2 install pages,
+# v0.9.0 / v0.12.0 / v0.20.0 release notes, PR #39878).
+WHEEL_CUDA_BY_VLLM: tuple[tuple[tuple[int, int], str], ...] = (
+    ((0, 2), "12.1"),
+    ((0, 8), "12.4"),
+    ((0, 9), "12.8"),
+    ((0, 12), "12.9"),
+    ((0, 20), "13.0"),
+)
+# Minimum Linux driver per CUDA toolkit (GA): gpu-facts.md §6, from NVIDIA's CUDA Toolkit release
+# notes Table 3 (https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html).
+MIN_DRIVER_BY_CUDA: Mapping[str, str] = {
+    "12.1": "530.30.02", "12.4": "550.54.14", "12.6": "560.28.03", "12.8": "570.26",
+    "12.9": "575.51.03", "13.0": "580.65.06", "13.1": "590.44.01",
+}
+# Minor-version compatibility floors (https://docs.nvidia.com/deploy/cuda-compatibility/):
+# CUDA 12.x apps run on >= 525.60.13, CUDA 13.x on >= 580, with a reduced feature set.
+MINOR_COMPAT_DRIVER_BY_CUDA_MAJOR: Mapping[int, str] = {11: "450.80.02", 12: "525.60.13", 13: "580.65.06"}
+
+
+def wheel_cuda_for(vllm_version: Optional[str]) -> Optional[str]:
+    """The CUDA runtime of vLLM's default wheel for a release (None when unknown)."""
+    key = _version_key(vllm_version)
+    if key is None:
+        return None
+    cuda = None
+    for first, runtime in WHEEL_CUDA_BY_VLLM:
+        if key[:2] >= first:
+            cuda = runtime
+    return cuda
+
+
+def _version_key(text: Optional[str]) -> Optional[tuple[int, ...]]:
+    if not text:
+        return None
+    parts = re.findall(r"\d+", text)[:3]
+    return tuple(int(p) for p in parts) if len(parts) >= 2 else None
+
+
+def _driver_major(version: str) -> int:
+    return int(version.split(".")[0])
+
+
+def _cuda_of_found_version(found: int) -> str:
+    """torch prints the driver's CUDA as an integer: 12090 = CUDA 12.9, 11040 = 11.4."""
+    return f"{found // 1000}.{(found % 1000) // 10}"
+
+
+# ---- results ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One likely explanation: what happened, which layer owns it, why, what to do, and the lines."""
+
+    symptom: str
+    layer: str
+    cause: str
+    fix: str
+    evidence: tuple[str, ...]
+    confidence: float
+    decided_by: Optional[str] = None
+    fatal: bool = True
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def confidence_label(self) -> str:
+        return "high" if self.confidence >= 0.8 else "medium" if self.confidence >= CONFIDENT else "low"
+
+    def to_dict(self) -> dict:
+        out = {
+            "symptom": self.symptom,
+            "layer": self.layer,
+            "cause": self.cause,
+            "fix": self.fix,
+            "evidence": list(self.evidence),
+            "confidence": round(self.confidence, 2),
+        }
+        if self.decided_by:
+            out["decided_by"] = self.decided_by
+        if self.details:
+            out["details"] = dict(self.details)
+        return out
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    started: bool
+    findings: tuple[Finding, ...]
+    error_lines: tuple[str, ...]
+    notes: tuple[str, ...]
+    log: StartupLog
+
+    @property
+    def recognised(self) -> bool:
+        return bool(self.findings)
+
+    @property
+    def top(self) -> Optional[Finding]:
+        return self.findings[0] if self.findings else None
+
+    def to_dict(self) -> dict:
+        out: dict[str, Any] = {
+            "started": self.started,
+            "recognised": self.recognised,
+            "findings": [f.to_dict() for f in self.findings],
+            "notes": list(self.notes),
+            "vllm_version": self.log.vllm_version,
+        }
+        if not self.findings:
+            out["error_lines"] = list(self.error_lines)
+        return out
+
+
+# ---- evidence in the text around the vLLM lines ----------------------------------------------------
+
+_HOST_DRIVER = re.compile(r"(?:Driver Version|driver(?: version)?|NVIDIA-SMI)[:\s]+(?P<v>\d{3}\.\d+(?:\.\d+)?)", re.I)
+_IMAGE_CUDA = re.compile(r"(?:\bcu(?P<tag>1[1-3]\d)\b|CUDA_VERSION[=: ]+(?P<env>1[1-3]\.\d)|CUDA (?:runtime|toolkit) (?P<rt>1[1-3]\.\d))", re.I)
+
+
+def _scan_context(log: StartupLog) -> dict[str, Any]:
+    """Host driver and image CUDA versions when the text around the log states them."""
+    texts = list(log.error_lines) + list(log.last_lines) + [h.text for h in log.hits]
+    context: dict[str, Any] = {}
+    for text in texts:
+        m = _HOST_DRIVER.search(text)
+        if m and "host_driver" not in context:
+            context["host_driver"] = m.group("v")
+            context["host_driver_line"] = text
+        m = _IMAGE_CUDA.search(text)
+        if m and "image_cuda" not in context:
+            tag = m.group("tag")
+            context["image_cuda"] = f"{tag[:2]}.{tag[2:]}" if tag else (m.group("env") or m.group("rt"))
+    return context
+
+
+# ---- combining hits into findings --------------------------------------------------------------------
+
+
+@dataclass
+class _Draft:
+    symptom: str
+    layer: str
+    cause: str
+    fix: str
+    confidence: float
+    fatal: bool
+    hits: list[SignatureHit]
+    decided_by: Optional[str] = None
+    details: dict = field(default_factory=dict)
+
+    def freeze(self) -> Finding:
+        evidence = []
+        for h in sorted(self.hits, key=lambda h: h.line_number):
+            if h.text not in evidence:
+                evidence.append(h.text)
+        return Finding(self.symptom, self.layer, self.cause, self.fix, tuple(evidence[:8]),
+                       round(min(self.confidence, 0.99), 2), self.decided_by, self.fatal, dict(self.details))
+
+
+def _drafts_from_hits(log: StartupLog) -> dict[str, _Draft]:
+    """One draft per symptom: the strongest line sets the layer and texts; each extra
+    distinct line that supports the same symptom adds a little confidence."""
+    drafts: dict[str, _Draft] = {}
+    for hit in log.hits:
+        sig = SIGNATURES_BY_NAME[hit.signature]
+        if not sig.symptom:
+            continue
+        groups = _enrich_groups(hit.groups)
+        draft = drafts.get(sig.symptom)
+        if draft is None or sig.weight > draft.confidence:
+            previous_hits = draft.hits if draft else []
+            extra = len({h.signature for h in previous_hits})
+            drafts[sig.symptom] = _Draft(
+                symptom=sig.symptom, layer=sig.layer or "vllm_version_flags",
+                cause=fill_template(sig.cause, groups), fix=fill_template(sig.fix, groups),
+                confidence=sig.weight + 0.05 * extra, fatal=sig.fatal or bool(draft and draft.fatal),
+                hits=previous_hits + [hit],
+            )
+        else:
+            if hit.signature not in {h.signature for h in draft.hits}:
+                draft.confidence += 0.05
+            draft.fatal = draft.fatal or sig.fatal
+            draft.hits.append(hit)
+    return drafts
+
+
+def _enrich_groups(groups: Mapping[str, Optional[str]]) -> dict:
+    g = dict(groups)
+    if g.get("found"):
+        g["found_cuda"] = _cuda_of_found_version(int(g["found"]))
+    for key in ("min", "cur"):
+        if g.get(key) and g[key].isdigit():
+            g[f"{key}_cc"] = f"{int(g[key]) // 10}.{int(g[key]) % 10}"
+    return g
+
+
+def _decide_driver(draft: _Draft, log: StartupLog, context: dict) -> None:
+    """Who owns a driver/runtime mismatch: the host driver, or the runtime the image/wheel brings."""
+    names = {h.signature for h in draft.hits}
+    found = next((h.groups.get("found") for h in draft.hits if h.signature == "driver_too_old" and h.groups.get("found")), None)
+    runtime = context.get("image_cuda") or wheel_cuda_for(log.vllm_version)
+    minimum = MIN_DRIVER_BY_CUDA.get(runtime) if runtime else None
+    if minimum:
+        draft.details["runtime_cuda"] = runtime
+        draft.details["min_driver"] = minimum
+        draft.details["min_driver_source"] = "gpu-facts.md §6-7 (NVIDIA CUDA Toolkit release notes, Table 3)"
+    host = context.get("host_driver")
+    if "cuda_error_803" in names:
+        if host and minimum and _driver_major(host) < _driver_major(minimum):
+            draft.layer = "nvidia_driver"
+            draft.cause = f"CUDA error 803 with host driver {host}, older than the {minimum} that CUDA {runtime} needs: the driver is too old for the image."
+            draft.fix = f"Update the host NVIDIA driver to >= {minimum}, or use a vLLM image built for an older CUDA."
+            draft.decided_by = f"host driver {host} < {minimum} (minimum for CUDA {runtime})"
+            draft.confidence = max(draft.confidence, 0.85)
+        elif host:
+            draft.layer = "cuda_runtime"
+            draft.cause = (f"CUDA error 803 although the host driver ({host}) is new enough: the image's bundled cuda-compat libcuda "
+                           "(/usr/local/cuda/compat) shadows the newer host driver injected by the container toolkit.")
+            draft.fix = ("Remove the compat libraries from the loader path in the image (or set VLLM_ENABLE_CUDA_COMPATIBILITY=0 "
+                         "where supported), or use an image built for the host's CUDA.")
+            draft.decided_by = f"host driver {host} is recent" + (f" (>= {minimum} for CUDA {runtime})" if minimum else "")
+            draft.confidence = max(draft.confidence, 0.85)
+        else:
+            draft.layer = "cuda_runtime"
+            draft.cause = ("CUDA error 803: the CUDA user-space library loaded in the process does not match the kernel driver. "
+                           "In containers this is usually the image's cuda-compat libcuda shadowing a newer host driver.")
+            draft.fix = ("Run nvidia-smi on the host: if its driver is older than " + (minimum or "the image's CUDA needs") +
+                         ", update it; if it is newer, remove /usr/local/cuda/compat from the image's library path.")
+            draft.decided_by = "no host driver version in the log: the compat-library explanation is the more common one"
+            draft.confidence = 0.6
+        return
+    if "cuda_error_804" in names:
+        draft.layer = "nvidia_driver"
+        draft.decided_by = "error 804: forward compatibility refused, so the host driver is older than the image's CUDA"
+        if minimum:
+            draft.fix = f"Update the host driver to >= {minimum} (CUDA {runtime}), or use an older vLLM image built for the driver's CUDA."
+        return
+    if found:
+        driver_cuda = _cuda_of_found_version(int(found))
+        draft.details["driver_cuda"] = driver_cuda
+        if int(found) >= 12000 and "undefined_symbol_driver" not in names:
+            draft.layer = "cuda_runtime"
+            draft.cause = (f"The driver supports CUDA {driver_cuda}, but the installed torch/vLLM (or the image) was built for a newer CUDA "
+                           "runtime: the runtime choice, not an ancient driver, is the mismatch.")
+            draft.fix = (f"Install the torch/vLLM build for CUDA <= {driver_cuda} (e.g. the +cu129/+cu128 wheel variant, or an image "
+                         "for that CUDA), or update the driver" + (f" to >= {minimum}" if minimum else "") + ".")
+            draft.decided_by = f"found version {found}: the driver already supports CUDA {driver_cuda}"
+        else:
+            draft.layer = "nvidia_driver"
+            draft.cause = f"The host NVIDIA driver only supports CUDA {driver_cuda}, older than any CUDA 12 build of torch/vLLM."
+            draft.fix = ("Update the host driver (CUDA 12.x needs >= 525.60.13" + (f"; this vLLM's CUDA {runtime} needs >= {minimum}" if minimum else "") +
+                         "), or install an old cu118 build of torch/vLLM.")
+            draft.decided_by = f"found version {found}: the driver's CUDA {driver_cuda} is below 12.0" + (
+                "; an undefined CUDA driver symbol confirms it" if "undefined_symbol_driver" in names else "")
+        return
+    if minimum and draft.layer == "nvidia_driver":
+        draft.fix = f"Update the host NVIDIA driver to >= {minimum} (minimum for CUDA {runtime}, the runtime of this vLLM), or install a build for an older CUDA."
+
+
+def _decide_architecture(drafts: dict[str, _Draft]) -> None:
+    """A registry error right after a failed vllm._C import is a broken install, not a missing model."""
+    arch = drafts.get("unsupported_architecture")
+    imp = drafts.get("import_undefined_symbol")
+    if arch and imp:
+        arch.layer = "pytorch_wheel"
+        arch.cause = ("vLLM's compiled extension failed to import, so the model registry crashed and reports the architecture as "
+                      "unsupported: the install is broken, the model is fine.")
+        arch.fix = "Reinstall vLLM from its wheel in a fresh virtualenv (so vllm._C matches torch), then retry."
+        arch.decided_by = "a vllm._C import failure precedes the architecture error"
+        arch.confidence = max(arch.confidence, imp.confidence) + 0.05
+        arch.hits = imp.hits + arch.hits
+        del drafts["import_undefined_symbol"]
+
+
+def _decide_auth(draft: _Draft, log: StartupLog) -> None:
+    if log.has("modelscope_env"):
+        draft.layer = "vllm_version_flags"
+        draft.cause = "VLLM_USE_MODELSCOPE is set, yet this vLLM fetched a file from huggingface.co for a ModelScope model id, which 401s."
+        draft.fix = "Upgrade vLLM (a release that honours VLLM_USE_MODELSCOPE for every file), or use the Hugging Face model id with HF_TOKEN."
+        draft.decided_by = "VLLM_USE_MODELSCOPE appears in the log"
+        draft.hits = draft.hits + list(log.hits_of("modelscope_env"))
+
+
+def _decide_hang(drafts: dict[str, _Draft], log: StartupLog) -> None:
+    """P2P / custom all-reduce lines only mean a hang when the log stops right there."""
+    draft = drafts.get("tp_init_hang")
+    if draft is None or any(h.signature == "nccl_timeout" for h in draft.hits):
+        return
+    tail = [line for line in log.last_lines[-3:]]
+    stops_there = any(h.text[:500] in tail for h in draft.hits)
+    if log.started or not stops_there:
+        del drafts["tp_init_hang"]
+    else:
+        draft.confidence = 0.55
+        draft.decided_by = "the log ends at the GPU peer-to-peer / all-reduce set-up"
+
+
+def _decide_free_memory(draft: _Draft, log: StartupLog) -> None:
+    free, total = log.free_at_start_gib, log.total_gib
+    if free is None or total is None or total <= 0:
+        return
+    held = total - free
+    start_util = math.floor((free / total - 0.01) * 100) / 100
+    draft.details.update({"free_gib": free, "total_gib": total, "held_by_others_gib": round(held, 2),
+                          "utilization_that_starts": start_util})
+    if free / total < 0.15:
+        draft.cause = (f"Only {free} of {total} GiB was free at startup: another process (often an earlier vLLM that did not exit) "
+                       f"holds {held:.2f} GiB, nearly the whole GPU.")
+        draft.fix = "Find and stop the process holding the GPU (nvidia-smi), or run on a free GPU; lowering the utilization will not leave room for the model."
+        draft.decided_by = f"free memory {free} GiB is under 15% of the GPU"
+    else:
+        draft.fix = (f"Lower --gpu-memory-utilization to {start_util} (the free fraction minus a margin), or stop the process holding "
+                     f"{held:.2f} GiB.")
+        draft.decided_by = f"{held:.2f} GiB held by other processes at startup"
+
+
+def _decide_fallback(drafts: dict[str, _Draft], log: StartupLog) -> None:
+    """A slow backend chosen without an explanation line is a weak hint, never a confident answer."""
+    slow = {"XFormers", "TORCH_SDPA", "Torch SDPA", "FLEX_ATTENTION"}
+    if "attention_backend_fallback" in drafts:
+        draft = drafts["attention_backend_fallback"]
+        draft.hits += [h for h in log.hits_of("backend_old", "backend_new") if h.groups.get("backend") in slow]
+        return
+    if log.attention_backend in slow:
+        hits = [h for h in log.hits_of("backend_old", "backend_new") if h.groups.get("backend") in slow]
+        drafts["attention_backend_fallback"] = _Draft(
+            symptom="attention_backend_fallback", layer="gpu",
+            cause=f"vLLM runs the {log.attention_backend} attention backend, slower than FlashAttention/FlashInfer; "
+                  "the log does not say why (GPU older than compute capability 8.0, a dtype, or a missing kernel package).",
+            fix="Check the GPU's compute capability (FlashAttention needs >= 8.0) and the WARNING/INFO lines above the backend line.",
+            confidence=0.35, fatal=False, hits=hits,
+        )
+
+
+def _rank(drafts: Iterable[_Draft]) -> list[Finding]:
+    findings = [d.freeze() for d in drafts]
+    return sorted(findings, key=lambda f: (f.fatal, f.confidence), reverse=True)
+
+
+def diagnose(source: Source | StartupLog) -> Diagnosis:
+    """Read a startup log (or the text around it) and rank what went wrong."""
+    log = source if isinstance(source, StartupLog) else parse_log(source)
+    context = _scan_context(log)
+    drafts = _drafts_from_hits(log)
+    if "driver_too_old" in drafts:
+        _decide_driver(drafts["driver_too_old"], log, context)
+    _decide_architecture(drafts)
+    if "gated_repo_auth" in drafts:
+        _decide_auth(drafts["gated_repo_auth"], log)
+    _decide_hang(drafts, log)
+    if "free_memory_below_utilization" in drafts:
+        _decide_free_memory(drafts["free_memory_below_utilization"], log)
+    _decide_fallback(drafts, log)
+    if "k8s_probe_kill" in drafts:
+        if log.started and not drafts["k8s_probe_kill"].fatal:
+            del drafts["k8s_probe_kill"]
+        else:
+            drafts["k8s_probe_kill"].details.update(probe_advice(log))
+    findings = _rank(drafts.values())
+    fatal = any(f.fatal for f in findings)
+    started = bool(log.started) and not fatal
+    notes = list(log.parse_warnings)
+    if started and not findings:
+        notes.insert(0, "healthy start: the engine sized its KV cache and nothing known went wrong; "
+                        "run `kvplan reconcile LOG MODEL` to compare the figures with the plan")
+    elif started:
+        notes.insert(0, "the engine started, degraded; `kvplan reconcile LOG MODEL` compares its figures with the plan")
+    if not findings and not started:
+        notes.insert(0, "not recognised: no known failure signature in this text; the lines that look like errors are listed")
+    error_lines = tuple(log.error_lines[-20:]) if log.error_lines else tuple(log.last_lines[-5:])
+    return Diagnosis(started=started, findings=tuple(findings), error_lines=error_lines, notes=tuple(notes), log=log)
+
+
+# ---- sharpening with a plan --------------------------------------------------------------------
+
+
+def sharpen_with_plan(diagnosis: Diagnosis, model: Optional[str], flags=None, *, plan_factory=None) -> Diagnosis:
+    """Add what a plan knows to each finding. `plan_factory(model, **overrides)` builds a
+    plan (default: `kvplan.api.fit` with the flags); a kvplan error is noted, not raised."""
+    from kvplan.errors import KvplanError
+
+    if plan_factory is None:
+        def plan_factory(model_ref, **overrides):
+            from kvplan.api import fit  # the lead's entry point; imported lazily
+
+            kwargs = flags.engine_kwargs() if flags is not None else {}
+            kwargs = {k: v for k, v in kwargs.items() if v is not None and v is not False}
+            kwargs.update(_args_from_log(diagnosis.log, kwargs))
+            kwargs.update(overrides)
+            return fit(model_ref, **kwargs)
+
+    notes = list(diagnosis.notes)
+    try:
+        plan = plan_factory(model)
+    except KvplanError as exc:
+        notes.append(f"no plan: {exc} (diagnosis made without one)")
+        return replace(diagnosis, notes=tuple(notes))
+    except ImportError as exc:
+        notes.append(f"no plan: kvplan.api is not available ({exc})")
+        return replace(diagnosis, notes=tuple(notes))
+    findings = [_sharpen_one(f, plan, diagnosis.log, plan_factory, model) for f in diagnosis.findings]
+    notes.append(f"plan: {getattr(plan.gpu, 'name', '?')}, vLLM {getattr(plan, 'vllm_version', '?')}, "
+                 f"fits={getattr(plan, 'fits', '?')}")
+    return replace(diagnosis, findings=tuple(findings), notes=tuple(notes))
+
+
+_PLAN_ARG_NAMES = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size",
+                   "kv_cache_dtype", "max_num_seqs", "max_num_batched_tokens", "quantization", "dtype", "block_size",
+                   "enforce_eager")
+
+
+def _args_from_log(log: StartupLog, given: Mapping[str, Any]) -> dict:
+    """Engine arguments the log states, for the plan, where the command line did not give them."""
+    out = {}
+    for name in _PLAN_ARG_NAMES:
+        value = log.arg(name)
+        if name not in given and value is not None:
+            out[name] = value
+    if "vllm_version" not in given and log.vllm_version:
+        out["vllm_version"] = log.vllm_version
+    return out
+
+
+def _sharpen_one(finding: Finding, plan, log: StartupLog, plan_factory, model) -> Finding:
+    details = dict(finding.details)
+    fix = finding.fix
+    if finding.symptom in ("max_seq_len_exceeds_kv", "no_cache_blocks"):
+        fixes = [f"{fx.name}: {' '.join(f'--{k.replace(chr(95), chr(45))} {v}' for k, v in fx.flags.items())} ({fx.effect})"
+                 for fx in getattr(plan, "fixes", ())]
+        if fixes:
+            details["plan_fixes"] = fixes
+            fix = fix + " Plan: " + "; ".join(fixes[:4])
+        largest = _largest_max_model_len(plan)
+        if largest:
+            details["largest_max_model_len_that_fits"] = largest
+    elif finding.symptom == "free_memory_below_utilization":
+        util = details.get("utilization_that_starts")
+        if util:
+            try:
+                lower = plan_factory(model, gpu_memory_utilization=util)
+                details["plan_at_utilization_that_starts"] = {"fits": lower.fits, "kv_cache_tokens": lower.kv_cache_tokens,
+                                                              "max_concurrency": lower.max_concurrency}
+                fix += f" With --gpu-memory-utilization {util} the plan {'fits' if lower.fits else 'does NOT fit'}" + (
+                    f" ({lower.kv_cache_tokens:,} KV tokens)." if lower.fits else "; free the GPU instead.")
+            except Exception as exc:  # a plan detail must not break the diagnosis
+                details["plan_error"] = str(exc)
+    elif finding.symptom == "driver_too_old" and "min_driver" not in details:
+        runtime = wheel_cuda_for(getattr(plan, "vllm_version", None))
+        if runtime and runtime in MIN_DRIVER_BY_CUDA:
+            details.update(runtime_cuda=runtime, min_driver=MIN_DRIVER_BY_CUDA[runtime])
+            fix += f" vLLM {plan.vllm_version} wheels use CUDA {runtime}: driver >= {MIN_DRIVER_BY_CUDA[runtime]}."
+    elif finding.symptom in ("unsupported_gpu", "quant_unsupported_on_gpu"):
+        need = _needed_cc(finding)
+        if need:
+            gpus = qualifying_gpus(need)
+            details["gpus_that_qualify"] = gpus
+            fix += f" GPUs with compute capability >= {need[0]}.{need[1]}: {', '.join(gpus[:10])}."
+    elif finding.symptom == "k8s_probe_kill":
+        details.update(probe_advice(log, plan))
+        fix = details["advice"]
+    return replace(finding, fix=fix, details=details)
+
+
+def _largest_max_model_len(plan) -> Optional[int]:
+    for fx in getattr(plan, "fixes", ()):
+        value = fx.flags.get("max_model_len") if isinstance(getattr(fx, "flags", None), Mapping) else None
+        if isinstance(value, int):
+            return value
+    return None
+
+
+def _needed_cc(finding: Finding) -> Optional[tuple[int, int]]:
+    for line in finding.evidence:
+        m = re.search(r"(?:Minimum capability|Min capability): (\d)(\d)", line)
+        if m:
+            return int(m.group(1)), int(m.group(2))
+        if "Bfloat16" in line or "FlashAttention" in line:
+            return (8, 0)
+    return None
+
+
+def qualifying_gpus(min_cc: tuple[int, int]) -> list[str]:
+    """Catalog GPUs whose compute capability meets `min_cc` (kvplan's GPU catalog)."""
+    from kvplan.resolve import gpu_catalog
+
+    return [g.name for g in gpu_catalog() if g.cc is not None and g.cc >= min_cc and g.vendor == "NVIDIA"]
+
+
+# Conservative generic probe when no prediction is possible: 10 s period x 90 = 15 minutes,
+# the order of a cold start of a large model with compilation (startup-times.md).
+GENERIC_PROBE_PERIOD_S = 10
+GENERIC_PROBE_FAILURES = 90
+
+
+def probe_advice(log: StartupLog, plan=None) -> dict:
+    """A startupProbe that covers the predicted startup (kvplan.startup), or a generic one."""
+    weights_gib_total = None
+    tp = (log.arg("tensor_parallel_size") or 1)
+    if plan is not None and getattr(plan, "model", None) is not None:
+        weights_gib_total = getattr(plan.model, "weights_bytes", 0) / 2**30 or None
+        tp = getattr(getattr(plan, "args", None), "tensor_parallel_size", tp) or tp
+    elif log.weights_gib:
+        weights_gib_total = log.weights_gib * (tp if isinstance(tp, int) else 1)
+    if weights_gib_total:
+        try:
+            from kvplan.startup import predict_startup, probe_budget_s
+
+            prediction = predict_startup(weights_gib_total, tp if isinstance(tp, int) else 1, download=True)
+            budget = probe_budget_s(prediction)
+            failures = math.ceil(budget / GENERIC_PROBE_PERIOD_S)
+            return {
+                "predicted_startup_s": round(prediction.total_s),
+                "advice": (f"Predicted startup ~{prediction.total_s:.0f} s (cold, with download); use a startupProbe on /health with "
+                           f"periodSeconds: {GENERIC_PROBE_PERIOD_S} and failureThreshold: {failures} (covers {budget:.0f} s), and keep "
+                           "the weights on a persistent volume."),
+            }
+        except Exception:  # fall through to the generic advice
+            pass
+    total = GENERIC_PROBE_PERIOD_S * GENERIC_PROBE_FAILURES
+    return {"advice": (f"No startup-time prediction without the model size; a conservative startupProbe on /health: "
+                       f"periodSeconds: {GENERIC_PROBE_PERIOD_S}, failureThreshold: {GENERIC_PROBE_FAILURES} ({total // 60} minutes). "
+                       "Pass the model to size it.")}

@@ -1,0 +1,1319 @@
+"""Read a vLLM startup log of any era, and the one table of log signatures.
+
+`parse_log(source)` streams a log (a path, bytes, a file object or lines) and returns
+a frozen `StartupLog`: the version, the engine arguments, every memory figure vLLM
+printed, the warnings that change what the deployment does, and every known error.
+`StartupLog.to_record()` writes it in the startup-record format
+(`../shared/docs/startup-record-format.md`).
+
+`SIGNATURES` is the single table of known log lines. The parser uses the figure,
+warning and error rows to fill `StartupLog`; `kvplan.diagnose` uses the symptom,
+layer, cause and fix of the same rows to name what went wrong.
+
+Formats are those listed in vllm-memory-model.md section 8 (read from the release
+wheels of vLLM 0.6.3 - 0.33.0), plus error texts seen in public vLLM issues (each row
+cites where the text comes from). A line that looks memory- or KV-related but matches
+no row is kept in `StartupLog.unrecognised`, never dropped.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Optional, Union
+
+# --------------------------------------------------------------------------------------
+# The signature table
+# --------------------------------------------------------------------------------------
+
+# What a row is for: a figure to read, a warning that changes the deployment, an error
+# that stops the start, or context (version, arguments, startup markers).
+FIGURE, WARNING, ERROR, CONTEXT = "figure", "warning", "error", "context"
+
+_NUM = r"-?[\d.]+"  # format_gib may print a negative value and 1 or 2 decimals
+
+
+@dataclass(frozen=True)
+class Signature:
+    """One known log line: how to recognise it and, when it is a problem, what it means.
+
+    `anchor` is a lowercase literal every matching line contains; the parser only runs
+    `pattern` on lines that contain the anchor (fast on huge logs). `cause` and `fix`
+    are templates filled with the pattern's named groups (missing ones read "?").
+    `versions` is the vLLM release range that prints the line ("all" when unknown).
+    `weight` is how strongly the line alone supports `symptom` (0..1).
+    """
+
+    name: str
+    anchor: str
+    pattern: re.Pattern
+    kind: str
+    symptom: Optional[str] = None
+    layer: Optional[str] = None
+    cause: str = ""
+    fix: str = ""
+    versions: str = "all"
+    weight: float = 0.0
+    source: str = ""
+    fatal: bool = False
+
+
+def _sig(name, anchor, pattern, kind, *, flags=0, **kw) -> Signature:
+    return Signature(name=name, anchor=anchor.lower(), pattern=re.compile(pattern, flags), kind=kind, **kw)
+
+
+_I = re.IGNORECASE
+_MM = "vllm-memory-model.md §8 (vLLM wheels 0.6.3-0.33.0)"
+
+SIGNATURES: tuple[Signature, ...] = (
+    # ---- context: version, arguments, startup progress --------------------------------
+    _sig("version_api_server", "vllm api server version", r"vLLM API server version (?P<version>\d[\w.+\-]*)", CONTEXT, source="vllm/entrypoints/openai/api_server.py"),
+    _sig("version_engine", "llm engine (v", r"Initializing an? V\d LLM engine \(v(?P<version>\d[^)\s]*)\)", CONTEXT, source="vllm/v1/engine/core.py, vllm/engine/llm_engine.py"),
+    _sig("version_banner", "version", r"█\s+version\s+(?P<version>\d+\.\d+[\w.+\-]*)", CONTEXT, source="vllm/entrypoints/utils.py banner (>=0.16)"),
+    _sig("non_default_args", "non-default args:", r"non-default args: (?P<body>\{.*)$", CONTEXT, versions=">=0.9", source="vllm/entrypoints/utils.py::log_non_default_args"),
+    _sig("namespace_args", "args: namespace(", r"args: Namespace\((?P<body>.*)$", CONTEXT, versions="<=0.8", source="vllm/entrypoints/openai/api_server.py"),
+    _sig("engine_config", "with config:", r"Initializing an? (?:V\d )?LLM (?:engine|server)(?: \(v[^)]*\))? with config: (?P<body>.*)$", CONTEXT, source="vllm/engine/llm_engine.py, vllm/v1/engine/core.py"),
+    _sig("command_line", "vllm", r"(?:^|\s|\$ )(?P<cmd>(?:vllm serve|python\d?(?:\s+-\w)*\s+-m\s+vllm\.entrypoints\.[\w.]+)\s.*)$", CONTEXT, source="vllm CLI"),
+    _sig("startup_complete", "application startup complete", r"Application startup complete", CONTEXT, source="uvicorn"),
+    _sig("server_starting", "starting vllm api server", r"Starting vLLM API server", CONTEXT, source="vllm/entrypoints/openai/api_server.py"),
+    _sig("init_engine_took", "init engine", r"init engine \(profile, create kv cache, warmup model\) took (?P<secs>[\d.]+) seconds", CONTEXT, versions=">=0.8", source="vllm/v1/engine/core.py"),
+    _sig("engine_failed", "enginecore failed to start", r"EngineCore failed to start", CONTEXT, versions=">=0.8", source="vllm/v1/engine/core.py"),
+    # ---- figures ----------------------------------------------------------------------
+    _sig("weights_old", "loading model weights took", r"Loading model weights took (?P<weights>[\d.]+) GB", FIGURE, versions="<=0.7", source=_MM),
+    _sig("weights", "model loading took", r"Model loading took (?P<weights>-?[\d.]+) Gi?B(?: memory)?(?: and (?P<secs>[\d.]+) seconds)?", FIGURE, versions=">=0.8", source=_MM),
+    _sig("v0_profile_064", "memory profiling results:", r"Memory profiling results: total_gpu_memory=(?P<total>[\d.]+)GiB initial_memory_usage=(?P<init>[\d.]+)GiB peak_torch_memory=(?P<peak>[\d.]+)GiB memory_usage_post_profile=(?P<post>[\d.]+)GiB non_torch_memory=(?P<nt>-?[\d.]+)GiB kv_cache_size=(?P<kv>-?[\d.]+)GiB gpu_memory_utilization=(?P<util>[\d.]+)", FIGURE, versions="0.6.4", source=_MM),
+    _sig("v0_profile_secs", "memory profiling takes", r"Memory profiling takes (?P<secs>[\d.]+) seconds", FIGURE, versions="0.6.5-0.10", source=_MM),
+    _sig("v0_can_use", "the current vllm instance can use", r"the current vLLM instance can use total_gpu_memory \((?P<total>[\d.]+)GiB\) x gpu_memory_utilization \((?P<util>[\d.]+)\) = (?P<req>[\d.]+)GiB", FIGURE, versions="0.6.5-0.10", source=_MM),
+    _sig("v0_split", "non_torch_memory takes", r"model weights take (?P<w>-?[\d.]+)GiB; non_torch_memory takes (?P<nt>-?[\d.]+)GiB; PyTorch activation peak memory takes (?P<act>-?[\d.]+)GiB; the rest of the memory reserved for KV Cache is (?P<kv>-?[\d.]+)GiB", FIGURE, versions="0.6.5-0.10", source=_MM),
+    _sig("v0_blocks", "blocks:", r"(?:^|#|\s|`)\s*(?P<dev>GPU|cuda|CUDA|NPU|XPU|HPU|TPU) blocks: (?P<gpu>\d+), # CPU blocks: (?P<cpu>\d+)", FIGURE, versions="<=0.10 (V0)", source=_MM),
+    _sig("v1_blocks_07", "# gpu blocks:", r"# GPU blocks: (?P<gpu>\d+)\s*$", FIGURE, versions="0.6.6-0.7 (V1)", source=_MM),
+    _sig("metrics_blocks", "num_gpu_blocks is:", r"num_gpu_blocks is: (?P<gpu>\d+)", FIGURE, versions="0.9-0.10 (V1 metrics logger)", source="vllm/v1/metrics/loggers.py"),
+    _sig("available_kv", "available kv cache memory", r"Available KV cache memory: (?P<kv>-?[\d.]+) GiB", FIGURE, versions=">=0.9.1", source=_MM),
+    _sig("kv_bytes_given", "as specified by kv_cache_memory_bytes", r"reserved (?P<kv>[\d.]+) GiB memory for KV Cache as specified by kv_cache_memory_bytes", FIGURE, versions=">=0.10.2", source="vllm-memory-model.md §1.3"),
+    _sig("kv_tokens", "kv cache size", r"(?P<dev>GPU|[A-Z]{2,5})(?: \+ host)? KV cache size:? (?P<tokens>\d[\d,]*) tokens", FIGURE, versions=">=0.8", source=_MM),
+    _sig("concurrency", "maximum concurrency for", r"Maximum concurrency for (?P<len>\d[\d,]*) tokens per request: (?P<conc>[\d.]+)x", FIGURE, source=_MM),
+    _sig("graph_capture", "graph capturing finished in", r"Graph capturing finished in (?P<secs>\d+) secs(?:, took (?P<gib>-?[\d.]+) GiB|\.)", FIGURE, source=_MM),
+    _sig("graph_profile", "profiling cuda graph memory:", r"Profiling CUDA graph memory: (?P<groups>.+)$", FIGURE, versions=">=0.18", source=_MM),
+    _sig("graph_estimate", "estimated cuda graph memory", r"Estimated CUDA graph memory: (?P<gib>[\d.]+) GiB total", FIGURE, versions=">=0.18", source=_MM),
+    _sig("graph_equivalent", "without cuda graph memory profiling", r"--gpu-memory-utilization=(?P<cur>[\d.]+) is equivalent to --gpu-memory-utilization=(?P<eq>[\d.]+) without CUDA graph memory profiling", FIGURE, versions=">=0.20", source=_MM),
+    _sig("graph_future_default", "cuda graph memory profiling will be enabled", r"CUDA graph memory profiling will be enabled by default", CONTEXT, versions="0.18-0.19", source="vllm/v1/worker/gpu_worker.py@0.19.1"),
+    _sig("graph_profiling_disabled", "cuda graph memory profiling is disabled", r"CUDA graph memory profiling is disabled", CONTEXT, versions=">=0.20", source=_MM),
+    _sig("graph_actual", "cuda graph pool memory:", r"CUDA graph pool memory: (?P<act>-?[\d.]+) GiB \(actual\), (?P<est>-?[\d.]+) GiB \(estimated\), difference: (?P<d>-?[\d.]+) GiB", FIGURE, versions=">=0.18", source=_MM),
+    _sig("summary_old", "gib for non-torch memory", r"Free memory on device \((?P<free>[\d.]+)/(?P<total>[\d.]+) GiB\) on startup\. Desired GPU memory utilization is \((?P<util>[\d.]+), (?P<req>[\d.]+) GiB\)\. Actual usage is (?P<w>-?[\d.]+) GiB for weight, (?P<act>-?[\d.]+) GiB for peak activation, (?P<nt>-?[\d.]+) GiB for non-torch memory, and (?P<cg>-?[\d.]+) GiB for CUDAGraph memory", FIGURE, versions="0.10.2-0.26", source=_MM),
+    _sig("summary_new", "for consumed memory", r"Free memory on device \((?P<free>[\d.]+)/(?P<total>[\d.]+) GiB\) on startup\. Desired GPU memory utilization is \((?P<util>[\d.]+), (?P<req>[\d.]+) GiB\)\. Actual usage is (?P<consumed>-?[\d.]+) GiB for consumed memory \(weights \+ non-torch\), (?P<act>-?[\d.]+) GiB for peak activation, and (?P<cg>-?[\d.]+) GiB for CUDAGraph memory", FIGURE, versions=">=0.27", source=_MM),
+    _sig("kv_in_use", "current kv cache memory in use is", r"Current kv cache memory in use is (?P<kv>-?[\d.]+) ?(?P<unit>GiB|bytes)", FIGURE, versions=">=0.10.2", source=_MM),
+    _sig("block_size", "block size", r"(?:Setting kv cache block size to (?P<a>\d+)|Forcing kv cache block size to (?P<b>\d+)|Setting attention block size to (?P<c>\d+) tokens)", FIGURE, source=_MM),
+    _sig("override_blocks", "num_gpu_blocks_override", r"Overriding num_gpu_blocks=(?P<computed>\d+) with num_gpu_blocks_override=(?P<override>\d+)", FIGURE, source=_MM),
+    _sig("max_model_len", "using max model len", r"Using max model len (?P<len>\d+)", FIGURE, versions=">=0.8", source=_MM),
+    _sig("chunked_prefill", "chunked prefill is enabled with", r"Chunked prefill is enabled with max_num_batched_tokens=(?P<t>\d+)", FIGURE, source=_MM),
+    _sig("encoder_budget", "encoder cache will be initialized", r"Encoder cache will be initialized with a budget of (?P<budget>\d+) tokens, and profiled with (?P<n>\d+) (?P<mod>\w+) items", FIGURE, source=_MM),
+    _sig("cp_multiplier", "multiplying the gpu kv cache size", r"Multiplying the GPU KV cache size by the cp_world_size (?P<n>\d+)", FIGURE, versions=">=0.12", source="vllm/v1/core/kv_cache_utils.py"),
+    _sig("profile_run_mm", "starting profile run for multi-modal", r"Starting profile run for multi-modal models", CONTEXT, source="vllm/worker/enc_dec_model_runner.py"),
+    _sig("backend_new", "attention backend out of potential backends", r"Using (?P<backend>\w+) attention backend out of potential backends: \[(?P<cands>[^\]]*)\]", FIGURE, versions=">=0.11", source=_MM),
+    _sig("backend_old", "backend", r"Using (?P<backend>Flash ?Attention(?:-\d)?|FlashInfer|XFormers|Triton|FlashMLA|Cutlass MLA|FlashInfer MLA|Sparse MLA|Triton MLA|Torch SDPA|ROCmFlashAttention)\w* backend(?: on V1 engine)?\.", FIGURE, source=_MM),
+    # ---- warnings that change the deployment -------------------------------------------
+    _sig("mamba_padding", "padding mamba page size", r"Padding mamba page size by (?P<pct>[\d.]+)%", WARNING, versions=">=0.10", source=_MM),
+    _sig("padding_layers", "padding layers", r"Add (?P<n>\d+) padding layers, may waste at most (?P<pct>[\d.]+)% KV cache memory", WARNING, source=_MM),
+    _sig("auto_fit", "auto-fit max_model_len", r"Auto-fit max_model_len: reduced from (?P<old>\d+) to (?P<new>\d+)", WARNING, versions=">=0.14", source=_MM),
+    _sig("swa_disabled", "sliding window", r"(?:[Dd]isabl\w+ sliding window|sliding window.{0,40}(?:not supported|disabled))", WARNING, source="vllm-memory-model.md §3.2 (sliding window treated as full attention)"),
+    _sig("fallback_v0", "falling back to v0", r"(?P<what>.*?) is not supported by the V1 Engine\. Falling back to V0", WARNING,
+         symptom="attention_backend_fallback", layer="gpu", weight=0.55,
+         cause="vLLM fell back from the V1 engine to the older V0 engine ({what}); the server starts, but slower and with V0's memory behaviour.",
+         fix="Use a GPU of compute capability >= 8.0 for the V1 engine, or pin a vLLM release (>=0.10.2) that runs V1 on this GPU.",
+         versions="0.8-0.10", source="vllm/engine/arg_utils.py@0.8.2 (_is_v1_supported_oracle)"),
+    _sig("fa_cannot_turing", "cannot use flashattention", r"Cannot use FlashAttention(?:-2)? backend for Volta and Turing GPUs", WARNING,
+         symptom="attention_backend_fallback", layer="gpu", weight=0.8,
+         cause="FlashAttention needs compute capability >= 8.0 (Ampere); on this Volta/Turing GPU vLLM fell back to a slower backend, and features that need FlashAttention are lost.",
+         fix="Run on an Ampere-or-newer GPU (compute capability >= 8.0) if you need FlashAttention; otherwise accept the slower backend and check every feature you use supports it.",
+         source="vllm/platforms/cuda.py (0.5-0.10); https://github.com/vllm-project/vllm/issues/15213"),
+    _sig("fa_cannot_vllm_flash_attn", "vllm_flash_attn package is not found", r"Cannot use FlashAttention(?:-2)? backend because the vllm[_.]flash_attn package is not found", WARNING,
+         symptom="attention_backend_fallback", layer="pytorch_wheel", weight=0.85,
+         cause="The FlashAttention kernels bundled with the vLLM wheel (vllm-flash-attn) could not be imported, so vLLM silently fell back to a slower attention backend; the installed torch/CUDA stack does not match the wheel's.",
+         fix="Install vLLM's default wheel (its pinned torch and CUDA variant) into a fresh virtualenv so the bundled vllm-flash-attn loads.",
+         versions="0.4.3-0.5", source="https://github.com/vllm-project/vllm/issues/7112"),
+    _sig("fa_cannot_flash_attn", "flash_attn package is not found", r"Cannot use FlashAttention(?:-2)? backend because the flash_attn package is not found", WARNING,
+         symptom="attention_backend_fallback", layer="vllm_version_flags", weight=0.8,
+         cause="This vLLM release looks for the separately installed flash_attn package, which is missing or does not match torch, so it silently fell back to a slower attention backend.",
+         fix="Upgrade vLLM (0.4.3 and later bundle their own vllm-flash-attn build), or install the flash_attn wheel built for your torch.",
+         versions="<=0.4.2", source="https://github.com/vllm-project/vllm/pull/4686"),
+    _sig("fa_cannot_other", "cannot use flashattention", r"Cannot use FlashAttention(?:-2)? backend because (?P<why>(?!the (?:vllm_)?flash_attn package).+?)\.?$", WARNING,
+         symptom="attention_backend_fallback", layer="vllm_version_flags", weight=0.6,
+         cause="vLLM could not use FlashAttention ({why}) and fell back to a slower attention backend.",
+         fix="Change the setting named in the message (dtype, KV-cache dtype, head size, sliding window) or accept the slower backend.",
+         source="vllm/attention/selector.py (0.4-0.10)"),
+    _sig("fa_needs_ampere", "flashattention only supports ampere", r"FlashAttention only supports Ampere GPUs or newer", ERROR,
+         symptom="attention_backend_fallback", layer="gpu", weight=0.8, fatal=True,
+         cause="FlashAttention needs an Ampere-or-newer GPU (compute capability >= 8.0); this GPU is older, so the model runs on a fallback backend that lacks a feature it needs.",
+         fix="Use a compute-capability >= 8.0 GPU, or a backend/dtype the model supports on this GPU (check the model's features such as logit soft-capping).",
+         source="flash-attn kernels; https://github.com/vllm-project/vllm/issues/6173"),
+    _sig("backend_lacks_feature", "does not support", r"(?P<backend>XFormers|Triton|FlashInfer|TORCH_SDPA|Torch SDPA|FlexAttention)\w* does not support (?P<feature>[\w\s-]+)", ERROR,
+         symptom="attention_backend_fallback", layer="gpu", weight=0.6, fatal=True,
+         cause="The attention backend vLLM fell back to ({backend}) does not support {feature}, which this model needs.",
+         fix="Run on a GPU where FlashAttention/FlashInfer are available (compute capability >= 8.0), or pick a model without that feature.",
+         source="vllm/attention/backends/*.py"),
+    _sig("connector_needs_fa", "only flashattention backend is supported", r"Only FlashAttention backend is supported", ERROR,
+         symptom="attention_backend_fallback", layer="gpu", weight=0.5, fatal=True,
+         cause="A component (e.g. a KV connector) requires FlashAttention, but vLLM is running on a fallback backend.",
+         fix="Use a GPU where FlashAttention is available (compute capability >= 8.0) or disable the component that requires it.",
+         source="LMCache connector; https://github.com/vllm-project/vllm/issues/15213"),
+    _sig("quant_marlin_fallback", "does not have native support for fp", r"Your GPU does not have native support for (?P<fmt>FP\d)", WARNING,
+         symptom="quant_unsupported_on_gpu", layer="gpu", weight=0.5,
+         cause="This GPU has no native {fmt} compute, so vLLM runs the checkpoint weight-only through the Marlin kernel (slower than native).",
+         fix="Accept the weight-only path, or use a GPU with native {fmt} support (FP8: compute capability >= 8.9; FP4: >= 10.0).",
+         source="gpu-facts.md §4 (NVFP4 row)"),
+    # ---- memory errors ------------------------------------------------------------------
+    _sig("err_fit", "kv cache is needed", r"To serve at least one request with the models?'s max seq len \((?P<len>\d+)\), \(?(?P<need>[\d.]+) Gi?B KV cache is needed(?:, which is larger than the available KV cache memory \((?P<avail>-?[\d.]+) Gi?B\))?(?:\. ?(?:Based on the available memory, the estimated maximum model length is (?P<est>\d+))?)?", ERROR,
+         symptom="max_seq_len_exceeds_kv", layer="memory_budget", weight=0.95, fatal=True,
+         cause="One request of max_model_len={len} tokens needs {need} GiB of KV cache, but only {avail} GiB was left after weights, activations and overheads.",
+         fix="Lower --max-model-len (to about {est} tokens here), raise --gpu-memory-utilization, use --kv-cache-dtype fp8, or add GPUs (tensor parallel).",
+         versions=">=0.7 (V1)", source=_MM + " ERR_FIT"),
+    _sig("err_v0_max_seq", "is larger than the maximum number of tokens", r"The model's max seq len \((?P<len>\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((?P<cap>\d+)\)", ERROR,
+         symptom="max_seq_len_exceeds_kv", layer="memory_budget", weight=0.95, fatal=True,
+         cause="max_model_len={len} does not fit: the KV cache holds only {cap} tokens after weights, activations and overheads.",
+         fix="Lower --max-model-len to at most {cap}, raise --gpu-memory-utilization, use --kv-cache-dtype fp8, or add GPUs (tensor parallel).",
+         versions="<=0.10 (V0)", source=_MM + " ERR_V0"),
+    _sig("err_no_blocks", "no available memory for the cache blocks", r"No available memory for the cache blocks", ERROR,
+         symptom="no_cache_blocks", layer="memory_budget", weight=0.95, fatal=True,
+         cause="Nothing was left for the KV cache: weights plus the profiled activation peak and overheads use the whole gpu_memory_utilization budget.",
+         fix="Raise --gpu-memory-utilization (it is a fraction of the whole GPU, not a safety margin), use a smaller or quantized checkpoint, lower --max-num-seqs/--max-num-batched-tokens, or add GPUs.",
+         versions="<=0.21", source=_MM + " ERR_NOMEM"),
+    _sig("err_autofit", "cannot auto-fit max_model_len", r"Cannot auto-fit max_model_len", ERROR,
+         symptom="no_cache_blocks", layer="memory_budget", weight=0.9, fatal=True,
+         cause="No KV cache memory was left to serve even one token (auto-fit of max_model_len failed).",
+         fix="Raise --gpu-memory-utilization, use a smaller or quantized checkpoint, or add GPUs.",
+         versions=">=0.14", source="vllm-memory-model.md §4"),
+    _sig("err_free_memory", "on startup is less than desired gpu memory utilization", r"Free memory on device(?: \S+)? \((?P<free>[\d.]+)/(?P<total>[\d.]+) GiB\) on startup is less than desired GPU memory utilization \((?P<util>[\d.]+), (?P<req>[\d.]+) GiB\)", ERROR,
+         symptom="free_memory_below_utilization", layer="memory_budget", weight=0.95, fatal=True,
+         cause="Only {free} of {total} GiB was free when vLLM started, less than the {req} GiB that --gpu-memory-utilization {util} asks for: something else holds GPU memory.",
+         fix="Stop the other process holding the GPU (nvidia-smi lists it), or lower --gpu-memory-utilization below the free fraction.",
+         versions=">=0.9.1", source=_MM + " ERR_FREE"),
+    _sig("err_profiling_memory", "error in memory profiling", r"Error in memory profiling\. Initial free memory (?P<init>[\d.]+) GiB, current free memory (?P<now>[\d.]+) GiB", ERROR,
+         symptom="free_memory_below_utilization", layer="memory_budget", weight=0.7, fatal=True,
+         cause="Another process on the same GPU released memory while vLLM was profiling, which breaks vLLM's measurement.",
+         fix="Give vLLM the GPU alone during startup (start other tenants after it, or on another GPU).",
+         source="vllm-memory-model.md §4"),
+    _sig("err_sampler_oom", "warming up sampler", r"CUDA out of memory occurred when warming up sampler with (?P<n>\d+) dummy requests", ERROR,
+         symptom="oom_graph_capture_or_profiling", layer="memory_budget", weight=0.9, fatal=True,
+         cause="The sampler warm-up with {n} dummy requests ran out of memory after the KV cache was allocated: the profile under-estimated the sampler's peak (it grows with max_num_seqs x vocabulary).",
+         fix="Lower --max-num-seqs (e.g. to {n} / 2) or --gpu-memory-utilization so the warm-up has room.",
+         versions=">=0.8 (V1)", source="vllm-memory-model.md §4"),
+    _sig("err_cuda_oom", "out of memory", r"(?:OutOfMemoryError|CUDA out of memory\. Tried to allocate (?P<alloc>[\d.]+ [KMG]iB))", ERROR,
+         symptom="oom_graph_capture_or_profiling", layer="memory_budget", weight=0.7, fatal=True,
+         cause="The GPU ran out of memory during startup (profiling, CUDA-graph capture or warm-up), outside the budget vLLM computed: CUDA graphs and warm-up buffers come on top of it.",
+         fix="Try --enforce-eager (no CUDA graphs), lower --gpu-memory-utilization by 0.02-0.05, or lower --max-num-seqs.",
+         source="torch.cuda OOM; https://github.com/vllm-project/vllm/issues (CUDA-graph capture OOMs)"),
+    _sig("err_shared_mem_len", "vllm cannot currently support max_model_len", r"vLLM cannot currently support max_model_len=(?P<len>\d+) with block_size=(?P<bs>\d+) on GPU with compute capability \((?P<major>\d+), (?P<minor>\d+)\)", ERROR,
+         symptom="unsupported_gpu", layer="gpu", weight=0.8, fatal=True,
+         cause="The attention kernel of this old vLLM needs more shared memory than a GPU of compute capability {major}.{minor} has for max_model_len={len}.",
+         fix="Lower --max-model-len, or upgrade vLLM (newer attention kernels lift this limit).",
+         versions="<=0.2", source="vllm/worker/worker.py@0.2.x"),
+    # ---- install: torch / compiled kernels / driver --------------------------------------
+    _sig("undefined_symbol_torch", "undefined symbol", r"undefined symbol: (?P<sym>_Z\w+)", ERROR,
+         symptom="import_undefined_symbol", layer="pytorch_wheel", weight=0.9, fatal=True,
+         cause="vLLM's compiled kernels were built against a different torch than the one installed (a C++ symbol of libtorch is missing): torch was replaced or upgraded after vLLM was installed.",
+         fix="Install vLLM into a fresh virtualenv and let it bring its own pinned torch (pip install vllm==<version>); do not install another torch over it.",
+         source="seed 'anatomy of a vLLM setup' (Where it bites you); https://github.com/vllm-project/vllm/issues/3147"),
+    _sig("undefined_symbol_driver", "undefined symbol", r"undefined symbol: (?P<sym>cu[A-Z]\w+)", ERROR,
+         symptom="driver_too_old", layer="nvidia_driver", weight=0.8, fatal=True,
+         cause="vLLM's kernels call a CUDA driver API ({sym}) that the installed NVIDIA driver does not provide: the driver is older than the CUDA runtime the wheel was built for.",
+         fix="Update the host NVIDIA driver to one that supports the wheel's CUDA runtime, or install a vLLM/torch build for an older CUDA.",
+         source="https://github.com/vllm-project/vllm/issues/11640"),
+    _sig("vllm_c_missing", "no module named 'vllm._c'", r"No module named 'vllm\._C'", ERROR,
+         symptom="import_undefined_symbol", layer="pytorch_wheel", weight=0.7,
+         cause="vLLM's compiled extension (vllm._C) is missing: the install is broken or vLLM is run from a source tree that was never built.",
+         fix="Reinstall vLLM from a wheel in a fresh virtualenv (or build it: pip install -e . in the source tree).",
+         source="https://github.com/vllm-project/vllm/issues/9701"),
+    _sig("driver_too_old", "driver on your system is too old", r"The NVIDIA driver on your system is too old(?: \(found version (?P<found>\d+)\))?", ERROR,
+         symptom="driver_too_old", layer="nvidia_driver", weight=0.9, fatal=True,
+         cause="The NVIDIA driver supports CUDA up to {found_cuda}, older than the CUDA runtime the installed torch/vLLM was built for.",
+         fix="Update the host driver, or install the torch/vLLM build for the CUDA the driver supports.",
+         source="torch/cuda/__init__.py; gpu-facts.md §6"),
+    _sig("driver_insufficient", "driver version is insufficient", r"CUDA driver version is insufficient for CUDA runtime version", ERROR,
+         symptom="driver_too_old", layer="nvidia_driver", weight=0.85, fatal=True,
+         cause="The NVIDIA driver is older than the CUDA runtime bundled with vLLM/torch (CUDA error 35).",
+         fix="Update the host NVIDIA driver to the minimum for the wheel's CUDA runtime, or install a build for an older CUDA.",
+         source="CUDA runtime error 35 (cudaErrorInsufficientDriver)"),
+    _sig("cuda_error_803", "error 803", r"Error 803: system has unsupported display driver / cuda driver combination|Error 803\b|cudaErrorSystemDriverMismatch", ERROR,
+         symptom="driver_too_old", layer="cuda_runtime", weight=0.7, fatal=True,
+         cause="CUDA error 803: the CUDA user-space library loaded in the process does not match the kernel driver.",
+         fix="Check the host driver version first (nvidia-smi).",
+         source="https://github.com/vllm-project/vllm/issues/35593"),
+    _sig("cuda_error_804", "error 804", r"Error 804: forward compatibility was attempted on non supported HW|Error 804\b", ERROR,
+         symptom="driver_too_old", layer="nvidia_driver", weight=0.8, fatal=True,
+         cause="CUDA error 804: the image's CUDA runtime is newer than the host driver, and forward compatibility (the cuda-compat package) is not supported on this GPU (consumer GPUs never support it).",
+         fix="Update the host driver to the minimum for the image's CUDA runtime, or use an older vLLM image built for a CUDA the driver supports.",
+         source="https://github.com/vllm-project/vllm/issues/5252; CUDA forward compatibility docs"),
+    # ---- GPU visibility in containers -----------------------------------------------------
+    _sig("no_device_type", "failed to infer device type", r"Failed to infer device type", ERROR,
+         symptom="gpu_not_detected_in_container", layer="nvidia_driver", weight=0.85, fatal=True,
+         cause="vLLM found no CUDA platform: the NVIDIA driver libraries (libcuda, libnvidia-ml) are not visible inside the container or environment.",
+         fix="Run the container with the GPU exposed (--gpus all / nvidia runtime / a GPU resource request) and make the driver libraries visible (on GKE add /usr/local/nvidia/lib64 to LD_LIBRARY_PATH).",
+         source="https://github.com/vllm-project/vllm/issues/18859"),
+    _sig("nvml_missing", "nvml shared library not found", r"NVML Shared Library Not Found|libnvidia-ml\.so[.\d]*: cannot open shared object file", ERROR,
+         symptom="gpu_not_detected_in_container", layer="nvidia_driver", weight=0.85,
+         cause="The driver's NVML library is not on the library path inside the container, so vLLM cannot see the GPU.",
+         fix="Expose the GPU to the container (nvidia container runtime) and put the mounted driver libraries on LD_LIBRARY_PATH (GKE: /usr/local/nvidia/lib64).",
+         source="https://github.com/vllm-project/vllm/issues/23805"),
+    _sig("no_cuda_gpus", "no cuda gpus are available", r"No CUDA GPUs are available|Found no NVIDIA driver on your system|could not select device driver .* with capabilities: \[\[gpu\]\]|CUDA platform is not available", ERROR,
+         symptom="gpu_not_detected_in_container", layer="nvidia_driver", weight=0.8, fatal=True,
+         cause="No GPU is visible to the process: the driver is missing or the container was started without GPU access.",
+         fix="Start the container with GPU access (--gpus all, the nvidia runtime, or a nvidia.com/gpu resource) and check nvidia-smi inside it.",
+         source="torch/cuda; docker nvidia runtime"),
+    # ---- GPU capability -------------------------------------------------------------------
+    _sig("bf16_unsupported", "bfloat16 is only supported", r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0\.(?: Your (?P<gpu>.+?) GPU has compute capability (?P<cc>\d+\.\d+))?", ERROR,
+         symptom="unsupported_gpu", layer="gpu", weight=0.95, fatal=True,
+         cause="The model's dtype is bfloat16, which needs compute capability >= 8.0; this GPU ({gpu}) has {cc}.",
+         fix="Pass --dtype half (float16), or use a GPU of compute capability >= 8.0.",
+         source="gpu-facts.md §4 (BF16 row); vllm _check_if_gpu_supports_dtype"),
+    _sig("cc_unsupported", "compute capability", r"(?:GPU|device) (?:with|has) compute capability (?P<cc>\d+\.\d+).{0,60}(?:not supported|unsupported|is too old)|requires? (?:a )?(?:GPU with )?compute capability (?:of )?(?:at least |>= ?)(?P<need>\d+\.\d+)", ERROR,
+         symptom="unsupported_gpu", layer="gpu", weight=0.7, fatal=True,
+         cause="This GPU's compute capability is below what this vLLM build or feature needs.",
+         fix="Use a GPU that meets the compute-capability gate (vLLM today: >= 7.5), or an older vLLM release that still supports this GPU.",
+         source="gpu-facts.md §4-5"),
+    _sig("no_kernel_image", "no kernel image is available", r"no kernel image is available for execution on the device", ERROR,
+         symptom="unsupported_gpu", layer="gpu", weight=0.6, fatal=True,
+         cause="The installed kernels were not compiled for this GPU's architecture (too old for this build, or too new for an old build).",
+         fix="Use a GPU architecture the vLLM/torch build targets (current wheels: compute capability 7.5 - 12.0), or a build compiled for this GPU.",
+         source="gpu-facts.md §5 (TORCH_CUDA_ARCH_LIST)"),
+    _sig("quant_unsupported", "not supported for the current gpu", r"The quantization method (?P<method>\w+) is not supported for the current GPU\. Minimum capability: (?P<min>\d+)\. Current capability: (?P<cur>\d+)", ERROR,
+         symptom="quant_unsupported_on_gpu", layer="gpu", weight=0.95, fatal=True,
+         cause="The {method} kernels need compute capability {min_cc}; this GPU has {cur_cc}.",
+         fix="Use a checkpoint whose quantization runs on this GPU (e.g. an unquantized fp16 one, or GPTQ on Volta), or a GPU of compute capability >= {min_cc}.",
+         source="vllm/model_executor/layers/quantization/*; gpu-facts.md §4"),
+    _sig("quant_scheme_unsupported", "quantization scheme is not supported", r"Quantization scheme is not supported for\W+the current GPU\. Min capability: (?P<min>\d+)\.\W+Current capability: (?P<cur>\d+)", ERROR,
+         symptom="quant_unsupported_on_gpu", layer="gpu", weight=0.95, fatal=True,
+         cause="This checkpoint's quantization scheme needs compute capability {min_cc}; this GPU has {cur_cc} (e.g. Marlin int4 kernels need 8.0).",
+         fix="Use a checkpoint quantized for this GPU, an unquantized fp16 one, or a GPU of compute capability >= {min_cc}.",
+         source="vllm compressed_tensors.py; gpu-facts.md §4 (Marlin row)"),
+    # ---- model weights: auth, disk, revision, remote code, architecture ---------------------
+    _sig("hf_401", "401 client error", r"401 Client Error: Unauthorized for url: (?P<url>\S+)", ERROR,
+         symptom="gated_repo_auth", layer="client_code", weight=0.55, fatal=True,
+         cause="The Hugging Face Hub rejected the request's credential (HTTP 401): HF_TOKEN is missing, empty or invalid in the environment vLLM runs in.",
+         fix="Set a valid HF_TOKEN (or run huggingface-cli login) in the environment of the vLLM process; unset it rather than leave it empty.",
+         source="huggingface_hub HTTP errors; https://github.com/vllm-project/vllm/issues/20190"),
+    _sig("hf_gated", "gated repo", r"(?:GatedRepoError|Cannot access gated repo|Access to model (?P<repo>\S+) is restricted|You are trying to access a gated repo|403 Client Error.{0,40}huggingface)", ERROR,
+         symptom="gated_repo_auth", layer="model_weights", weight=0.85, fatal=True,
+         cause="The model repository is gated: your Hugging Face account has not been granted access, or no token was sent.",
+         fix="Accept the model's licence on its Hub page with the account whose HF_TOKEN vLLM uses, then set HF_TOKEN.",
+         source="huggingface_hub GatedRepoError"),
+    _sig("modelscope_env", "vllm_use_modelscope", r"VLLM_USE_MODELSCOPE", CONTEXT, source="vllm/envs.py"),
+    _sig("disk_full", "no space left on device", r"No space left on device|\[Errno 28\]", ERROR,
+         symptom="disk_full_download", layer="model_weights", weight=0.9, fatal=True,
+         cause="The disk holding the Hugging Face cache (or /tmp) filled up while the weights were written.",
+         fix="Point HF_HOME/HF_HUB_CACHE at a volume larger than the checkpoint (a persistent volume in containers) and free space.",
+         source="seed 'anatomy of a vLLM setup' (HF cache defaults to the ephemeral root)"),
+    _sig("disk_not_enough", "not enough free disk space", r"Not enough free disk space to download the file\. The expected file size is: (?P<need>[\d.]+) MB\. The target location (?P<path>\S+) only has (?P<free>[\d.]+) MB free", ERROR,
+         symptom="disk_full_download", layer="model_weights", weight=0.95, fatal=True,
+         cause="The model download needs {need} MB for one file but {path} has only {free} MB free.",
+         fix="Give the model cache a volume larger than the whole checkpoint (HF_HOME on a big persistent volume).",
+         source="huggingface_hub/file_download.py"),
+    _sig("disk_ray_full", "% full", r"(?P<path>/\S*) is over (?P<pct>\d+)% full", WARNING,
+         symptom="disk_full_download", layer="model_weights", weight=0.6,
+         cause="The disk is almost full ({path} over {pct}%); downloading the weights fills it.",
+         fix="Move the HF cache (HF_HOME) and Ray's temp dir to a volume with room for the checkpoint.",
+         source="ray file_system_monitor"),
+    _sig("tokenizer_class_missing", "does not exist or is not currently imported", r"Tokenizer class (?P<cls>\w+) does not exist or is not currently imported", ERROR,
+         symptom="tokenizer_or_revision_mismatch", layer="vllm_version_flags", weight=0.85, fatal=True,
+         cause="The checkpoint's tokenizer_config.json names a tokenizer class ({cls}) the Transformers bundled with this vLLM does not have: the checkpoint was exported with a newer Transformers.",
+         fix="Use a vLLM release whose Transformers knows {cls}, or pin a model revision exported with the older Transformers.",
+         source="https://github.com/vllm-project/vllm/issues/37024"),
+    _sig("safetensors_corrupt", "safetensor", r"SafetensorError: Error while deserializing header: (?P<what>\w+)|MetadataIncompleteBuffer|incomplete metadata, file not fully covered", ERROR,
+         symptom="tokenizer_or_revision_mismatch", layer="model_weights", weight=0.9, fatal=True,
+         cause="A weight shard is truncated or corrupt (the safetensors header cannot be read): an interrupted download, a full disk, or a bad upload of that revision.",
+         fix="Delete the shard from the HF cache and download it again; pin a revision known to be good.",
+         source="safetensors; https://github.com/vllm-project/vllm/issues/10060"),
+    _sig("revision_not_found", "revision", r"RevisionNotFoundError|Invalid rev id|revision .{0,40} not found", ERROR,
+         symptom="tokenizer_or_revision_mismatch", layer="model_weights", weight=0.8, fatal=True,
+         cause="The model revision asked for does not exist on the Hub.",
+         fix="Pin an existing commit hash with --revision.",
+         source="huggingface_hub RevisionNotFoundError"),
+    _sig("trust_remote_code", "trust_remote_code", r"contains custom code which must be executed|requires you to execute the configuration file in that repo|set the option `?trust_remote_code=True`?|pass(?:ing)? the argument `trust_remote_code=True`", ERROR,
+         symptom="trust_remote_code_required", layer="client_code", weight=0.9, fatal=True,
+         cause="The model needs its own Python code from the repository, and the process that loads it did not pass trust_remote_code=True.",
+         fix="Pass --trust-remote-code (vllm serve) or trust_remote_code=True (LLM(...)) in every place the model is loaded, after reading that code.",
+         source="transformers dynamic_module_utils"),
+    _sig("eof_prompt", "eoferror", r"EOFError: EOF when reading a line", ERROR,
+         symptom="trust_remote_code_required", layer="client_code", weight=0.3,
+         cause="A non-interactive process hit an interactive prompt (usually transformers asking to trust remote code).",
+         fix="Pass trust_remote_code=True explicitly so no prompt is shown.",
+         source="transformers resolve_trust_remote_code"),
+    _sig("arch_unsupported", "are not supported", r"Model architectures? \[?'?(?P<arch>[\w', ]+?)'?\]? (?:are|is) not supported", ERROR,
+         symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.85, fatal=True,
+         cause="This vLLM release does not implement the model's architecture ({arch}).",
+         fix="Use a vLLM release that supports {arch} (see the supported-models list of newer releases), or a checkpoint of a supported architecture.",
+         source="vllm/model_executor/models/registry.py"),
+    _sig("arch_inspect_failed", "error in inspecting model architecture", r"Error in inspecting model architecture '(?P<arch>\w+)'", ERROR,
+         symptom="unsupported_architecture", layer="pytorch_wheel", weight=0.6, fatal=True,
+         cause="vLLM's model registry crashed while importing the model class ({arch}): usually a broken install, not an unsupported model.",
+         fix="Reinstall vLLM in a fresh virtualenv and check that `python -c 'import vllm._C'` works.",
+         source="vllm/model_executor/models/registry.py; https://github.com/vllm-project/vllm/issues/9701"),
+    # ---- orchestration and parallel start ---------------------------------------------------
+    _sig("probe_kill", "terminated", r"KeyboardInterrupt: terminated|(?:Startup|Liveness|Readiness) probe failed|Killing container with id|Container \S+ failed (?:startup|liveness) probe", ERROR,
+         symptom="k8s_probe_kill", layer="model_weights", weight=0.75, fatal=True,
+         cause="The orchestrator's probe killed vLLM (SIGTERM) while it was still starting: downloading/loading weights, compiling and capturing CUDA graphs take longer than the probe allows.",
+         fix="Add a startupProbe on /health whose failureThreshold x periodSeconds covers the whole startup, keep the weights on a persistent volume so restarts skip the download.",
+         source="seed 'anatomy of a vLLM setup' (startup probe is the most common vLLM-on-Kubernetes bug)"),
+    _sig("sigterm", "sigterm", r"(?:Received|Got) SIGTERM|signal 15|SIGTERM received", WARNING,
+         symptom="k8s_probe_kill", layer="model_weights", weight=0.4,
+         cause="vLLM received SIGTERM during startup; under Kubernetes this is usually a failed probe.",
+         fix="Check the pod events; give the pod a startupProbe covering the startup time.",
+         source="seed 'anatomy of a vLLM setup'"),
+    _sig("p2p_cache", "p2p access cache", r"generating GPU P2P access cache in", CONTEXT,
+         symptom="tp_init_hang", layer="nvidia_driver", weight=0.35,
+         cause="Startup stopped while vLLM tested GPU peer-to-peer access for its custom all-reduce: peer-to-peer over this host's PCIe/IOMMU setup hangs.",
+         fix="Start with --disable-custom-all-reduce, or set NCCL_P2P_DISABLE=1; check the host's IOMMU/ACS settings (nvidia-smi topo -m).",
+         source="https://github.com/vllm-project/vllm/issues/6201"),
+    _sig("custom_allreduce_pcie", "custom allreduce is disabled", r"Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs", CONTEXT,
+         symptom="tp_init_hang", layer="nvidia_driver", weight=0.3,
+         cause="The GPUs talk over PCIe only; when the start then stops at NCCL set-up, NCCL peer-to-peer over this host's PCIe topology hangs.",
+         fix="Try NCCL_P2P_DISABLE=1 (or NCCL_P2P_LEVEL=PHB) and check the host's IOMMU/ACS settings (nvidia-smi topo -m).",
+         source="vllm custom_all_reduce.py; https://github.com/vllm-project/vllm/issues/13860"),
+    _sig("nccl_timeout", "nccl", r"Watchdog caught collective operation timeout|NCCL (?:error|WARN).{0,80}(?:timeout|unhandled system error|remote process exited)|DistBackendError", ERROR,
+         symptom="tp_init_hang", layer="nvidia_driver", weight=0.6, fatal=True,
+         cause="NCCL could not complete communication between the ranks (timeout or system error): the interconnect or its driver setup between the GPUs fails.",
+         fix="Run with NCCL_DEBUG=INFO; try NCCL_P2P_DISABLE=1; in containers give enough shared memory (--ipc=host or a large /dev/shm).",
+         source="NCCL"),
+)
+
+SIGNATURES_BY_NAME: Mapping[str, Signature] = MappingProxyType({s.name: s for s in SIGNATURES})
+_ANCHORS: tuple[str, ...] = tuple(sorted({s.anchor for s in SIGNATURES}, key=len, reverse=True))
+# A lookahead so overlapping anchors ("flash_attn package" inside "vllm_flash_attn package") are all found.
+_ANCHOR_RE = re.compile("(?=(" + "|".join(re.escape(a) for a in _ANCHORS) + "))", _I)
+_SIGNATURES_BY_ANCHOR: Mapping[str, tuple[Signature, ...]] = MappingProxyType(
+    {a: tuple(s for s in SIGNATURES if s.anchor == a) for a in _ANCHORS}
+)
+
+# A line that talks about memory or the KV cache; if no signature reads it, it is
+# reported in `unrecognised` rather than silently dropped.
+_MEMORY_LOOKING = re.compile(
+    r"kv[ _-]?cache|\bGiB\b|\d\s?GB\b|gpu blocks|cuda blocks|max(?:imum)? concurrency|cuda ?graph|graph captur|"
+    r"tokens per request|max[ _]model[ _]len|max seq len|out of memory|gpu[_ ]memory[_ ]utilization|num_gpu_blocks|memory profil",
+    _I,
+)
+# A line that looks like an error (shown when nothing is recognised).
+_ERROR_LOOKING = re.compile(
+    r"\b(?:ERROR|CRITICAL|FATAL)\b|Traceback|\w*(?:Error|Exception)\b:|\bfailed\b|\bcannot\b|\bnot supported\b|\bkilled\b|\bterminated\b|\bOOM\b",
+    _I,
+)
+
+# --------------------------------------------------------------------------------------
+# Line cleaning
+# --------------------------------------------------------------------------------------
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
+# Process prefixes vLLM and Ray put before a line, possibly several:
+# (EngineCore_DP0 pid=1), (Worker_TP1 pid=2), (VllmWorkerProcess pid=3), (VllmWorker rank=0 pid=4),
+# (RayWorkerWrapper pid=5, ip=10.0.0.1), (APIServer pid=6), (raylet) ...
+_PROC_PREFIX = re.compile(r"^\s*\((?P<proc>[\w .\-]*?(?:pid=\d+|rank=\d+|ip=[\d.]+|raylet)[^)]*|[A-Za-z_]*Worker[\w ]*|EngineCore\w*|APIServer)\)\s*")
+# Container / orchestrator prefixes: "vllm-1  | ", "[2026-01-28T23:59:42Z] ", "2024-02-08T08:40:56.16Z ",
+# "vLLM STDOUT: ", "Feb 09 23:20:07.759 | ".
+_OUTER_PREFIX = re.compile(
+    r"^\s*(?:[\w.\-]+\s+\|\s+|\[\d{4}-\d\d-\d\dT[\d:.]+Z?\]\s*|\d{4}-\d\d-\d\dT[\d:.]+Z?\s+|vLLM STD(?:OUT|ERR):\s*|[A-Z][a-z]{2} \d\d [\d:.]+ \|\s*)"
+)
+_LEVEL_HEADER = re.compile(
+    r"^\s*(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\[[^\]]*\]|[\w./\-]+:\d+\])\s?"
+)
+_RANK = re.compile(r"(?:rank=|_TP|TP)(?P<rank>\d+)|ip=(?P<ip>[\d.]+)")
+
+MAX_LINE_CHARS = 64 * 1024
+MAX_KEPT_LINES = 200
+MAX_HITS = 5000
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One cleaned line: its number in the input, the level, the process tag and the message."""
+
+    number: int
+    level: Optional[str]
+    process: Optional[str]
+    message: str
+    raw: str
+
+
+def clean_line(raw: str, number: int = 0) -> LogLine:
+    """Strip colours and the container, process and logger prefixes of one line."""
+    text = _ANSI.sub("", raw).replace("\x00", "").rstrip()
+    for _ in range(3):
+        stripped = _OUTER_PREFIX.sub("", text, count=1)
+        if stripped == text:
+            break
+        text = stripped
+    process = None
+    while True:
+        m = _PROC_PREFIX.match(text)
+        if not m:
+            break
+        process = m.group("proc") if process is None else f"{process} {m.group('proc')}"
+        text = text[m.end():]
+    level = None
+    m = _LEVEL_HEADER.match(text)
+    if m:
+        level = m.group("level").replace("WARN", "WARNING").replace("WARNINGING", "WARNING")
+        text = text[m.end():]
+        m2 = _PROC_PREFIX.match(text)  # ERROR lines sometimes carry the prefix after the header
+        if m2:
+            process = m2.group("proc")
+            text = text[m2.end():]
+    return LogLine(number=number, level=level, process=process, message=text.strip(), raw=raw.rstrip("\r\n"))
+
+
+def _rank_of(process: Optional[str]) -> Optional[str]:
+    if not process:
+        return None
+    m = _RANK.search(process)
+    if not m:
+        return None
+    return m.group("rank") if m.group("rank") is not None else m.group("ip")
+
+
+# --------------------------------------------------------------------------------------
+# Streaming input
+# --------------------------------------------------------------------------------------
+
+Source = Union[str, os.PathLike, bytes, IO[bytes], IO[str], Iterable[str]]
+_CHUNK_BYTES = 1 << 20
+
+
+@dataclass
+class _ReadStats:
+    lines: int = 0
+    undecodable_lines: int = 0
+    cut_lines: int = 0
+    ended_mid_line: bool = False
+
+
+def _split_raw(data: bytes) -> list[bytes]:
+    return re.split(rb"\r\n|\n|\r", data)
+
+
+def _iter_binary(stream: IO[bytes], stats: _ReadStats) -> Iterator[str]:
+    """Yield decoded lines from a binary stream, reading 1 MiB at a time.
+
+    A line longer than MAX_LINE_CHARS is cut (and counted); invalid UTF-8 becomes U+FFFD.
+    """
+    carry = b""
+    skipping = False
+    while True:
+        chunk = stream.read(_CHUNK_BYTES)
+        if not chunk:
+            break
+        parts = _split_raw(carry + chunk)
+        carry = parts.pop()
+        for part in parts:
+            if skipping:
+                skipping = False
+                continue
+            yield _decode(part, stats)
+        if len(carry) > MAX_LINE_CHARS:
+            if not skipping:
+                stats.cut_lines += 1
+                yield _decode(carry[:MAX_LINE_CHARS], stats)
+            skipping = True
+            carry = b""
+    if carry and not skipping:
+        stats.ended_mid_line = True
+        yield _decode(carry, stats)
+
+
+def _decode(part: bytes, stats: _ReadStats) -> str:
+    text = part.decode("utf-8", errors="replace")
+    if "\ufffd" in text or "\x00" in text:
+        stats.undecodable_lines += 1
+    return text
+
+
+def _iter_text(lines: Iterable[str], stats: _ReadStats) -> Iterator[str]:
+    for item in lines:
+        if isinstance(item, bytes):
+            item = _decode(item, stats)
+        for piece in re.split(r"\r\n|\n|\r", item):
+            if len(piece) > MAX_LINE_CHARS:
+                stats.cut_lines += 1
+                piece = piece[:MAX_LINE_CHARS]
+            if "\ufffd" in piece or "\x00" in piece:
+                stats.undecodable_lines += 1
+            yield piece
+
+
+def _open_lines(source: Source, stats: _ReadStats) -> Iterator[str]:
+    if isinstance(source, (bytes, bytearray)):
+        yield from _iter_binary(io.BytesIO(bytes(source)), stats)
+    elif isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and "\n" in source):
+        with open(Path(source), "rb") as fh:
+            yield from _iter_binary(fh, stats)
+    elif isinstance(source, str):
+        yield from _iter_text([source], stats)
+    elif hasattr(source, "read"):
+        probe = source.read(0)
+        if isinstance(probe, bytes):
+            yield from _iter_binary(source, stats)  # type: ignore[arg-type]
+        else:
+            yield from _iter_text(iter(lambda: source.readline(), ""), stats)  # type: ignore[union-attr]
+    else:
+        yield from _iter_text(source, stats)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------------------
+# The parse result
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SignatureHit:
+    """A line one signature matched: which, where, the cleaned text and the named groups."""
+
+    signature: str
+    line_number: int
+    level: Optional[str]
+    text: str
+    groups: Mapping[str, Optional[str]]
+
+    @property
+    def sig(self) -> Signature:
+        return SIGNATURES_BY_NAME[self.signature]
+
+
+@dataclass(frozen=True)
+class StartupLog:
+    """What one vLLM startup log says. GiB as printed; per-rank figures are one rank's.
+
+    Where several ranks print a figure, the KV figures (pool, blocks, tokens,
+    concurrency) are the smallest rank's, since vLLM sizes the pool by the smallest
+    rank; other figures are the first printed. Every rank's value is in `rank_values`.
+    """
+
+    vllm_version: Optional[str] = None
+    model: Optional[str] = None
+    engine_args: Mapping[str, Any] = field(default_factory=dict)
+    engine_config: Mapping[str, Any] = field(default_factory=dict)
+    command_args: Mapping[str, Any] = field(default_factory=dict)
+    era: Optional[str] = None
+    total_gib: Optional[float] = None
+    free_at_start_gib: Optional[float] = None
+    requested_gib: Optional[float] = None
+    gpu_memory_utilization: Optional[float] = None
+    weights_gib: Optional[float] = None
+    load_seconds: Optional[float] = None
+    non_torch_gib: Optional[float] = None
+    activation_peak_gib: Optional[float] = None
+    consumed_gib: Optional[float] = None
+    kv_cache_gib: Optional[float] = None
+    kv_cache_in_use_gib: Optional[float] = None
+    num_gpu_blocks: Optional[int] = None
+    num_cpu_blocks: Optional[int] = None
+    overridden_gpu_blocks: Optional[int] = None
+    kv_cache_tokens: Optional[int] = None
+    max_concurrency: Optional[float] = None
+    concurrency_len: Optional[int] = None
+    cudagraph_gib: Optional[float] = None
+    cudagraph_estimated_gib: Optional[float] = None
+    cudagraph_actual_gib: Optional[float] = None
+    graph_capture_seconds: Optional[float] = None
+    attention_backend: Optional[str] = None
+    attention_backend_candidates: tuple[str, ...] = ()
+    max_model_len: Optional[int] = None
+    max_num_batched_tokens: Optional[int] = None
+    block_size: Optional[int] = None
+    fits: Optional[bool] = None
+    started: Optional[bool] = None
+    estimated_max_model_len: Optional[int] = None
+    rank_values: Mapping[str, tuple] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    hits: tuple[SignatureHit, ...] = ()
+    unrecognised: tuple[str, ...] = ()
+    unrecognised_count: int = 0
+    error_lines: tuple[str, ...] = ()
+    last_lines: tuple[str, ...] = ()
+    parse_warnings: tuple[str, ...] = ()
+    lines_read: int = 0
+
+    # ---- views ------------------------------------------------------------------------
+    def hits_of(self, *names: str) -> tuple[SignatureHit, ...]:
+        return tuple(h for h in self.hits if h.signature in names)
+
+    def has(self, *names: str) -> bool:
+        return any(h.signature in names for h in self.hits)
+
+    @property
+    def figures(self) -> dict[str, Any]:
+        """The memory figures read (those not None)."""
+        keys = (
+            "weights_gib", "non_torch_gib", "activation_peak_gib", "consumed_gib", "cudagraph_gib",
+            "cudagraph_estimated_gib", "cudagraph_actual_gib", "kv_cache_gib", "num_gpu_blocks",
+            "kv_cache_tokens", "max_concurrency", "total_gib", "requested_gib", "block_size",
+            "max_model_len", "kv_cache_in_use_gib",
+        )
+        return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
+
+    def arg(self, name: str, default=None):
+        """An engine argument: as given on the command line or in non-default args, else the resolved config."""
+        for source in (self.engine_args, self.command_args, self.engine_config):
+            if name in source and source[name] is not None:
+                return source[name]
+        return default
+
+    def to_record(self) -> dict:
+        """The realized startup in the startup-record format; what the log does not say is null."""
+        tp = _as_int(self.arg("tensor_parallel_size"))
+        pp = _as_int(self.arg("pipeline_parallel_size"))
+        count = (tp or 1) * (pp or 1) if (tp or pp) else None
+        args = {name: self.arg(name) for name in RECORD_ARG_NAMES}
+        if args["max_model_len"] is None and self.max_model_len is not None:
+            args["max_model_len"] = self.max_model_len
+        if args["gpu_memory_utilization"] is None and self.gpu_memory_utilization is not None:
+            args["gpu_memory_utilization"] = self.gpu_memory_utilization
+        if args["block_size"] is None and self.block_size is not None:
+            args["block_size"] = self.block_size
+        if args["max_num_batched_tokens"] is None and self.max_num_batched_tokens is not None:
+            args["max_num_batched_tokens"] = self.max_num_batched_tokens
+        notes = [f"parsed by kvplan from {self.lines_read} log lines"]
+        if self.attention_backend:
+            notes.append(f"attention backend {self.attention_backend}")
+        notes.extend(self.warnings)
+        notes.extend(self.parse_warnings)
+        return {
+            "id": None,
+            "source": None,
+            "vllm_version": self.vllm_version,
+            "model": {"id": self.model, "config": None, "quant_config": None, "weights_bytes": None},
+            "gpu": {"name": None, "total_gib": self.total_gib, "count": count},
+            "args": args,
+            "observed": {
+                "weights_gib": self.weights_gib,
+                "non_torch_gib": self.non_torch_gib,
+                "activation_peak_gib": self.activation_peak_gib,
+                "cudagraph_gib": self.cudagraph_gib if self.cudagraph_gib is not None else self.cudagraph_actual_gib,
+                "kv_cache_gib": self.kv_cache_gib,
+                "num_gpu_blocks": self.num_gpu_blocks,
+                "kv_cache_tokens": self.kv_cache_tokens,
+                "max_concurrency": self.max_concurrency,
+                "fits": self.fits,
+            },
+            "notes": "; ".join(notes),
+        }
+
+
+RECORD_ARG_NAMES = (
+    "max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size", "dtype",
+    "kv_cache_dtype", "quantization", "enforce_eager", "block_size", "max_num_seqs", "max_num_batched_tokens",
+    "enable_prefix_caching",
+)
+
+# --------------------------------------------------------------------------------------
+# Argument parsing (never eval)
+# --------------------------------------------------------------------------------------
+
+_DICT_PAIR = re.compile(r"'(?P<key>\w+)':\s*(?P<val>'(?:[^'\\]|\\.)*'|\"[^\"]*\"|True|False|None|-?[\d.]+(?:e-?\d+)?|\[[^\]]*\])")
+_KV_PAIR = re.compile(r"(?:^|[\s,(])(?P<key>[a-z_][a-z0-9_]*)=(?P<val>'(?:[^'\\]|\\.)*'|\"[^\"]*\"|[^,()\s]+)")
+_ENGINE_CONFIG_RENAMES = {"max_seq_len": "max_model_len"}
+
+
+def _literal(text: str):
+    """A Python literal from log text (ast.literal_eval), else the bare text."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return text
+
+
+def parse_dict_args(body: str) -> dict:
+    """The `non-default args: {...}` dict; a truncated one is read pair by pair."""
+    body = body.strip()
+    end = body.rfind("}")
+    if end != -1:
+        value = _literal(body[: end + 1])
+        if isinstance(value, dict):
+            return {str(k): v for k, v in value.items()}
+    return {m.group("key"): _literal(m.group("val")) for m in _DICT_PAIR.finditer(body)}
+
+
+def parse_keyword_args(body: str) -> dict:
+    """`key=value, ...` as in the engine-config and Namespace lines (top-level scalars only)."""
+    result: dict[str, Any] = {}
+    for m in _KV_PAIR.finditer(body):
+        key = _ENGINE_CONFIG_RENAMES.get(m.group("key"), m.group("key"))
+        raw = m.group("val")
+        value = _literal(raw)
+        if isinstance(value, str) and value[:1] in "'\"":
+            value = value.strip("'\"")  # a string cut off by a truncated line
+        if isinstance(value, str) and value.startswith("torch."):
+            value = value[len("torch."):]
+        if key not in result:
+            result[key] = value
+    return result
+
+
+def parse_command_args(cmd: str) -> dict:
+    """Flags of a `vllm serve ...` / `python -m vllm.entrypoints...` command line."""
+    try:
+        tokens = shlex.split(cmd)
+    except ValueError:
+        tokens = cmd.split()
+    result: dict[str, Any] = {}
+    i = 0
+    if len(tokens) >= 3 and tokens[0] == "vllm" and tokens[1] == "serve" and not tokens[2].startswith("-"):
+        result["model"] = tokens[2]
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.startswith("--") and len(tok) > 2:
+            name, eq, value = tok[2:].partition("=")
+            name = name.replace("-", "_")
+            if not eq:
+                if i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
+                    value = tokens[i + 1]
+                    i += 1
+                else:
+                    value = "True"
+            result[name] = _coerce_flag(value)
+        elif tok in ("-tp", "-pp", "-q") and i + 1 < len(tokens):
+            name = {"-tp": "tensor_parallel_size", "-pp": "pipeline_parallel_size", "-q": "quantization"}[tok]
+            result[name] = _coerce_flag(tokens[i + 1])
+            i += 1
+        elif tok.startswith("-tp="):
+            result["tensor_parallel_size"] = _coerce_flag(tok[4:])
+        i += 1
+    if "tensor_parallel" in result and "tensor_parallel_size" not in result:
+        result["tensor_parallel_size"] = result.pop("tensor_parallel")
+    return result
+
+
+def _coerce_flag(value: str):
+    if value in ("True", "true"):
+        return True
+    if value in ("False", "false"):
+        return False
+    try:
+        return int(value)
+    except ValueError:
+        pass
+    try:
+        return float(value)
+    except ValueError:
+        return value
+
+
+# --------------------------------------------------------------------------------------
+# The parser
+# --------------------------------------------------------------------------------------
+
+
+def _f(value: Optional[str]) -> Optional[float]:
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+def _i(value: Optional[str]) -> Optional[int]:
+    if value is None:
+        return None
+    try:
+        return int(value.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _as_int(value) -> Optional[int]:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        return _i(value)
+    return None
+
+
+class _Accumulator:
+    """Mutable state while reading; frozen into a StartupLog at the end."""
+
+    MIN_OVER_RANKS = ("kv_cache_gib", "kv_cache_tokens", "max_concurrency", "num_gpu_blocks")
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+        self.rank_values: dict[str, list] = {}
+        self.engine_args: dict[str, Any] = {}
+        self.engine_config: dict[str, Any] = {}
+        self.command_args: dict[str, Any] = {}
+        self.warnings: list[str] = []
+        self.errors: list[str] = []
+        self.hits: list[SignatureHit] = []
+        self.unrecognised: list[str] = []
+        self.unrecognised_count = 0
+        self.error_lines: list[str] = []
+        self.last_lines: list[str] = []
+        self.era_hints: set[str] = set()
+
+    def put(self, key: str, value, *, rank_aware: bool = False) -> None:
+        if value is None:
+            return
+        if rank_aware:
+            self.rank_values.setdefault(key, []).append(value)
+            if key in self.MIN_OVER_RANKS and key in self.values:
+                self.values[key] = min(self.values[key], value)
+                return
+        self.values.setdefault(key, value)
+
+    def warn(self, text: str) -> None:
+        if text not in self.warnings:
+            self.warnings.append(text)
+
+    def error(self, text: str) -> None:
+        if text not in self.errors:
+            self.errors.append(text)
+
+
+def _apply_figure(acc: _Accumulator, name: str, g: Mapping[str, Optional[str]]) -> None:
+    """Copy the named groups of one matched line into the accumulator."""
+    handler = _FIGURE_HANDLERS.get(name)
+    if handler is not None:
+        handler(acc, g)
+
+
+def _h_version(acc, g):
+    acc.put("vllm_version", g.get("version"))
+
+
+def _h_non_default(acc, g):
+    args = parse_dict_args(g["body"])
+    for k, v in args.items():
+        acc.engine_args.setdefault(k, v)
+    if isinstance(args.get("model"), str):
+        acc.put("model", args["model"])
+
+
+def _h_namespace(acc, g):
+    args = parse_keyword_args(g["body"])
+    for k, v in args.items():
+        acc.engine_args.setdefault(k, v)
+    if isinstance(args.get("model"), str):
+        acc.put("model", args["model"])
+
+
+def _h_engine_config(acc, g):
+    config = parse_keyword_args(g["body"])
+    for k, v in config.items():
+        acc.engine_config.setdefault(k, v)
+    if isinstance(config.get("model"), str):
+        acc.put("model", config["model"])
+
+
+def _h_command(acc, g):
+    args = parse_command_args(g["cmd"])
+    for k, v in args.items():
+        acc.command_args.setdefault(k, v)
+    if isinstance(args.get("model"), str):
+        acc.values.setdefault("command_model", args["model"])
+
+
+def _h_weights(acc, g):
+    acc.put("weights_gib", _f(g.get("weights")), rank_aware=True)
+    acc.put("load_seconds", _f(g.get("secs")))
+
+
+def _h_v0_profile_064(acc, g):
+    acc.era_hints.add("V0-b")
+    acc.put("total_gib", _f(g["total"]))
+    acc.put("non_torch_gib", _f(g["nt"]))
+    acc.put("kv_cache_gib", _f(g["kv"]), rank_aware=True)
+    acc.put("gpu_memory_utilization", _f(g["util"]))
+
+
+def _h_v0_can_use(acc, g):
+    acc.era_hints.add("V0-c")
+    acc.put("total_gib", _f(g["total"]))
+    acc.put("gpu_memory_utilization", _f(g["util"]))
+    acc.put("requested_gib", _f(g["req"]))
+
+
+def _h_v0_split(acc, g):
+    acc.era_hints.add("V0-c")
+    acc.put("split_weights_gib", _f(g["w"]))
+    acc.put("non_torch_gib", _f(g["nt"]))
+    acc.put("activation_peak_gib", _f(g["act"]))
+    acc.put("kv_cache_gib", _f(g["kv"]), rank_aware=True)
+
+
+def _h_blocks(acc, g):
+    acc.put("num_gpu_blocks", _i(g.get("gpu")), rank_aware=True)
+    acc.put("num_cpu_blocks", _i(g.get("cpu")))
+
+
+def _h_available(acc, g):
+    acc.put("kv_cache_gib", _f(g["kv"]), rank_aware=True)
+
+
+def _h_tokens(acc, g):
+    acc.put("kv_cache_tokens", _i(g["tokens"]), rank_aware=True)
+
+
+def _h_concurrency(acc, g):
+    acc.put("max_concurrency", _f(g["conc"]), rank_aware=True)
+    acc.put("concurrency_len", _i(g["len"]))
+
+
+def _h_capture(acc, g):
+    acc.put("cudagraph_gib", _f(g.get("gib")), rank_aware=True)
+    acc.put("graph_capture_seconds", _f(g.get("secs")))
+
+
+def _h_cg_estimate(acc, g):
+    acc.put("cudagraph_estimated_gib", _f(g["gib"]))
+
+
+def _h_cg_equivalent(acc, g):
+    acc.put("gpu_memory_utilization", _f(g["cur"]))
+
+
+def _h_cg_actual(acc, g):
+    acc.put("cudagraph_actual_gib", _f(g["act"]))
+    acc.put("cudagraph_estimated_gib", _f(g["est"]))
+
+
+def _h_summary_old(acc, g):
+    _summary_common(acc, g)
+    acc.put("summary_weights_gib", _f(g["w"]))
+    acc.put("non_torch_gib", _f(g["nt"]))
+
+
+def _h_summary_new(acc, g):
+    _summary_common(acc, g)
+    acc.put("consumed_gib", _f(g["consumed"]))
+
+
+def _summary_common(acc, g):
+    acc.put("free_at_start_gib", _f(g["free"]))
+    acc.put("total_gib", _f(g["total"]))
+    acc.put("gpu_memory_utilization", _f(g["util"]))
+    acc.put("requested_gib", _f(g["req"]))
+    acc.put("activation_peak_gib", _f(g["act"]))
+    acc.put("cudagraph_actual_gib", _f(g["cg"]))
+
+
+def _h_kv_in_use(acc, g):
+    value = _f(g["kv"])
+    if value is not None and g.get("unit") == "bytes":
+        value = value / 2**30
+    acc.put("kv_cache_in_use_gib", value)
+
+
+def _h_block_size(acc, g):
+    size = _i(g.get("a") or g.get("b") or g.get("c"))
+    acc.values["block_size"] = size  # the last setting wins (hybrid models raise it)
+
+
+def _h_override(acc, g):
+    acc.put("overridden_gpu_blocks", _i(g["computed"]))
+    acc.put("num_gpu_blocks", _i(g["override"]), rank_aware=True)
+
+
+def _h_max_model_len(acc, g):
+    acc.put("max_model_len", _i(g["len"]))
+
+
+def _h_chunked(acc, g):
+    acc.put("max_num_batched_tokens", _i(g["t"]))
+
+
+def _h_backend_new(acc, g):
+    acc.values["attention_backend"] = g["backend"]
+    cands = tuple(c.strip().strip("'\"") for c in (g.get("cands") or "").split(",") if c.strip())
+    acc.values["attention_backend_candidates"] = cands
+
+
+def _h_backend_old(acc, g):
+    acc.values.setdefault("attention_backend", g["backend"])
+
+
+def _h_mamba(acc, g):
+    acc.warn(f"mamba page padded by {g['pct']}% to match the attention page")
+
+
+def _h_padding_layers(acc, g):
+    acc.warn(f"{g['n']} padding layers added; up to {g['pct']}% of the KV cache may be wasted")
+
+
+def _h_autofit(acc, g):
+    acc.warn(f"max_model_len lowered by auto-fit from {g['old']} to {g['new']}")
+    acc.values["max_model_len"] = _i(g["new"])
+
+
+def _h_err_fit(acc, g):
+    acc.values["fits"] = False
+    acc.put("estimated_max_model_len", _i(g.get("est")))
+    acc.put("kv_cache_gib", _f(g.get("avail")), rank_aware=True)
+    acc.put("max_model_len", _i(g.get("len")))
+
+
+def _h_err_v0(acc, g):
+    acc.values["fits"] = False
+    acc.put("estimated_max_model_len", _i(g.get("cap")))
+    acc.put("max_model_len", _i(g.get("len")))
+
+
+def _h_no_blocks(acc, g):
+    acc.values["fits"] = False
+
+
+def _h_free_memory(acc, g):
+    acc.put("free_at_start_gib", _f(g["free"]))
+    acc.put("total_gib", _f(g["total"]))
+    acc.put("gpu_memory_utilization", _f(g["util"]))
+    acc.put("requested_gib", _f(g["req"]))
+
+
+_FIGURE_HANDLERS: Mapping[str, Callable[[_Accumulator, Mapping[str, Optional[str]]], None]] = MappingProxyType({
+    "version_api_server": _h_version,
+    "version_engine": _h_version,
+    "version_banner": _h_version,
+    "non_default_args": _h_non_default,
+    "namespace_args": _h_namespace,
+    "engine_config": _h_engine_config,
+    "command_line": _h_command,
+    "weights_old": _h_weights,
+    "weights": _h_weights,
+    "v0_profile_064": _h_v0_profile_064,
+    "v0_can_use": _h_v0_can_use,
+    "v0_split": _h_v0_split,
+    "v0_blocks": _h_blocks,
+    "v1_blocks_07": _h_blocks,
+    "metrics_blocks": _h_blocks,
+    "available_kv": _h_available,
+    "kv_bytes_given": _h_available,
+    "kv_tokens": _h_tokens,
+    "concurrency": _h_concurrency,
+    "graph_capture": _h_capture,
+    "graph_estimate": _h_cg_estimate,
+    "graph_equivalent": _h_cg_equivalent,
+    "graph_actual": _h_cg_actual,
+    "summary_old": _h_summary_old,
+    "summary_new": _h_summary_new,
+    "kv_in_use": _h_kv_in_use,
+    "block_size": _h_block_size,
+    "override_blocks": _h_override,
+    "max_model_len": _h_max_model_len,
+    "chunked_prefill": _h_chunked,
+    "backend_new": _h_backend_new,
+    "backend_old": _h_backend_old,
+    "mamba_padding": _h_mamba,
+    "padding_layers": _h_padding_layers,
+    "auto_fit": _h_autofit,
+    "err_fit": _h_err_fit,
+    "err_v0_max_seq": _h_err_v0,
+    "err_no_blocks": _h_no_blocks,
+    "err_autofit": _h_no_blocks,
+    "err_free_memory": _h_free_memory,
+})
+
+# Signatures that mean the engine got past KV-cache sizing (a start, if nothing fatal follows).
+_STARTED_MARKERS = frozenset({"kv_tokens", "concurrency", "graph_capture", "startup_complete", "server_starting",
+                              "init_engine_took", "v0_blocks", "v1_blocks_07", "summary_old", "summary_new", "graph_actual"})
+# Pairs of signatures sharing an anchor where the specific one shadows the generic one.
+_SHADOWED_BY = {
+    "fa_cannot_other": ("fa_cannot_turing", "fa_cannot_vllm_flash_attn", "fa_cannot_flash_attn"),
+    "fa_cannot_flash_attn": ("fa_cannot_vllm_flash_attn",),
+    "v1_blocks_07": ("v0_blocks",),
+    "cc_unsupported": ("bf16_unsupported", "err_shared_mem_len"),
+    "err_cuda_oom": ("err_sampler_oom",),
+    "no_cuda_gpus": ("nvml_missing",),
+}
+
+
+def match_line(message: str) -> list[tuple[Signature, re.Match]]:
+    """Every signature that matches one cleaned message, specific ones shadowing generic ones."""
+    found: list[tuple[Signature, re.Match]] = []
+    seen: set[str] = set()
+    anchors = {m.group(1).lower() for m in _ANCHOR_RE.finditer(message)}
+    for anchor in anchors:
+        for sig in _SIGNATURES_BY_ANCHOR.get(anchor, ()):
+            if sig.name in seen:
+                continue
+            m = sig.pattern.search(message)
+            if m:
+                seen.add(sig.name)
+                found.append((sig, m))
+    return [(s, m) for s, m in found if not any(o in seen for o in _SHADOWED_BY.get(s.name, ()))]
+
+
+def _keep(bucket: list[str], text: str, limit: int = MAX_KEPT_LINES) -> None:
+    if len(bucket) < limit:
+        bucket.append(text)
+
+
+def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> StartupLog:
+    """Parse already-split lines (see `parse_log` for files and streams)."""
+    stats = stats or _ReadStats()
+    acc = _Accumulator()
+    number = 0
+    for raw in lines:
+        number += 1
+        if not raw.strip():
+            continue
+        line = clean_line(raw, number)
+        message = line.message
+        if not message:
+            continue
+        acc.last_lines.append(message[:500])
+        if len(acc.last_lines) > 20:
+            del acc.last_lines[0]
+        matched = match_line(message)
+        for sig, m in matched:
+            groups = MappingProxyType(dict(m.groupdict()))
+            if len(acc.hits) < MAX_HITS:
+                acc.hits.append(SignatureHit(sig.name, number, line.level, message[:2000], groups))
+            rank = _rank_of(line.process)
+            if rank is not None:
+                acc.values.setdefault("_ranks", set()).add(rank)
+            _apply_figure(acc, sig.name, groups)
+            if sig.kind == ERROR and sig.fatal:
+                acc.error(message[:500])
+        if not matched and _MEMORY_LOOKING.search(message):
+            acc.unrecognised_count += 1
+            _keep(acc.unrecognised, message[:500])
+        if (line.level in ("ERROR", "CRITICAL") or _ERROR_LOOKING.search(message)) and len(acc.error_lines) < MAX_KEPT_LINES:
+            acc.error_lines.append(message[:500])
+    stats.lines = number
+    return _freeze(acc, stats)
+
+
+def parse_log(source: Source) -> StartupLog:
+    """Parse a vLLM startup log from a path, bytes, a (binary or text) file object, or lines.
+
+    Reads streaming, so a log of any size takes constant memory; binary garbage is
+    decoded with replacement characters and reported in `parse_warnings`.
+    """
+    stats = _ReadStats()
+    return parse_lines(_open_lines(source, stats), stats)
+
+
+def _era(acc: _Accumulator, version: Optional[str]) -> Optional[str]:
+    if version:
+        parts = re.findall(r"\d+", version)[:3]
+        if len(parts) >= 2:
+            key = tuple(int(p) for p in parts) + (0,) * (3 - len(parts))
+            if key[:2] == (0, 6) and key[2] <= 3:
+                return "V0-a"
+            if key[:2] == (0, 6) and key[2] == 4:
+                return "V0-b"
+            if "V0-c" in acc.era_hints:
+                return "V0-c"
+            if key < (0, 9, 1):
+                return "V1-a"
+            if key < (0, 11, 0):
+                return "V1-b"
+            if key < (0, 18, 0):
+                return "V1-c"
+            if key < (0, 20, 0):
+                return "V1-d"
+            if key < (0, 27, 0):
+                return "V1-e"
+            return "V1-f"
+    for hint in ("V0-b", "V0-c"):
+        if hint in acc.era_hints:
+            return hint
+    return None
+
+
+def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
+    v = acc.values
+    version = v.get("vllm_version")
+    model = v.get("model") or v.get("command_model")
+    hit_names = {h.signature for h in acc.hits}
+    fits = v.get("fits")
+    if fits is None and (v.get("kv_cache_tokens") or v.get("num_gpu_blocks") or v.get("max_concurrency")):
+        fits = True
+    fatal = any(SIGNATURES_BY_NAME[h.signature].fatal for h in acc.hits)
+    if fatal:
+        started = False
+    elif hit_names & _STARTED_MARKERS:
+        started = True
+    else:
+        started = None
+    weights = v.get("weights_gib")
+    if weights is None:
+        weights = v.get("split_weights_gib", v.get("summary_weights_gib"))
+    parse_warnings = []
+    if stats.undecodable_lines:
+        parse_warnings.append(f"{stats.undecodable_lines} line(s) held bytes that are not UTF-8 text (binary garbage?); read what could be read")
+    if stats.cut_lines:
+        parse_warnings.append(f"{stats.cut_lines} line(s) longer than {MAX_LINE_CHARS} characters were cut")
+    if stats.ended_mid_line:
+        parse_warnings.append("the log ends in the middle of a line (truncated?)")
+    if acc.unrecognised_count:
+        parse_warnings.append(f"{acc.unrecognised_count} memory-related line(s) not recognised (see unrecognised)")
+    if stats.lines and not acc.hits:
+        parse_warnings.append("no vLLM startup line was recognised in this text")
+    ranks = v.get("_ranks", set())
+    rank_values = {k: tuple(vals) for k, vals in acc.rank_values.items() if len(vals) > 1}
+    return StartupLog(
+        vllm_version=version,
+        model=model,
+        engine_args=MappingProxyType(dict(acc.engine_args)),
+        engine_config=MappingProxyType(dict(acc.engine_config)),
+        command_args=MappingProxyType(dict(acc.command_args)),
+        era=_era(acc, version),
+        total_gib=v.get("total_gib"),
+        free_at_start_gib=v.get("free_at_start_gib"),
+        requested_gib=v.get("requested_gib"),
+        gpu_memory_utilization=v.get("gpu_memory_utilization"),
+        weights_gib=weights,
+        load_seconds=v.get("load_seconds"),
+        non_torch_gib=v.get("non_torch_gib"),
+        activation_peak_gib=v.get("activation_peak_gib"),
+        consumed_gib=v.get("consumed_gib"),
+        kv_cache_gib=v.get("kv_cache_gib"),
+        kv_cache_in_use_gib=v.get("kv_cache_in_use_gib"),
+        num_gpu_blocks=v.get("num_gpu_blocks"),
+        num_cpu_blocks=v.get("num_cpu_blocks"),
+        overridden_gpu_blocks=v.get("overridden_gpu_blocks"),
+        kv_cache_tokens=v.get("kv_cache_tokens"),
+        max_concurrency=v.get("max_concurrency"),
+        concurrency_len=v.get("concurrency_len"),
+        cudagraph_gib=v.get("cudagraph_gib"),
+        cudagraph_estimated_gib=v.get("cudagraph_estimated_gib"),
+        cudagraph_actual_gib=v.get("cudagraph_actual_gib"),
+        graph_capture_seconds=v.get("graph_capture_seconds"),
+        attention_backend=v.get("attention_backend"),
+        attention_backend_candidates=tuple(v.get("attention_backend_candidates", ())),
+        max_model_len=v.get("max_model_len"),
+        max_num_batched_tokens=v.get("max_num_batched_tokens"),
+        block_size=v.get("block_size"),
+        fits=fits,
+        started=started,
+        estimated_max_model_len=v.get("estimated_max_model_len"),
+        rank_values=MappingProxyType(rank_values),
+        warnings=tuple(acc.warnings) + ((f"figures from {len(ranks)} ranks; KV figures are the smallest rank's",) if len(ranks) > 1 and rank_values else ()),
+        errors=tuple(acc.errors),
+        hits=tuple(acc.hits),
+        unrecognised=tuple(acc.unrecognised),
+        unrecognised_count=acc.unrecognised_count,
+        error_lines=tuple(acc.error_lines),
+        last_lines=tuple(acc.last_lines),
+        parse_warnings=tuple(parse_warnings),
+        lines_read=stats.lines,
+    )
+
+
+def fill_template(template: str, groups: Mapping[str, Any]) -> str:
+    """Fill a cause/fix template; a missing or empty group reads '?'."""
+
+    class _Defaults(dict):
+        def __missing__(self, key):
+            return "?"
+
+    values = _Defaults({k: v for k, v in groups.items() if v not in (None, "")})
+    try:
+        return template.format_map(values)
+    except (ValueError, IndexError, KeyError):
+        return template

@@ -1,0 +1,739 @@
+"""Stage 2: vLLM's startup arithmetic, era by era. Pure functions, no I/O.
+
+    requested  = total x gpu_memory_utilization
+    available  = requested - weights - non_torch - activation_peak [- cudagraph]
+    page       = bytes of one block of one layer (per KV spec); groups of layers share blocks
+    num_blocks = available // bytes_per_block          (the minimum over ranks)
+    tokens, concurrency, the fit check and its error text: as that vLLM version computes them
+
+Every step cites docs/vllm-memory-model.md (section numbers in comments). Version
+differences are read from `kvplan.versions.VersionRules`, never from version numbers here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, replace
+from typing import Iterable
+
+from kvplan.calibration import GIB, coefficients_for
+from kvplan.errors import InputError
+from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec
+from kvplan.versions import VersionRules, batch_defaults, rules_for
+from kvplan.weights import VOCAB_PADDING, RankWeights, kv_dtype_bytes, weights_per_rank
+
+KV_CACHE_DTYPES = ("auto", "fp8", "fp8_e4m3", "fp8_e5m2")
+MODEL_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
+MAMBA_DTYPES = ("auto", "float32", "float16", "bfloat16")
+DEFAULT_BLOCK_SIZE = 16  # CacheConfig.DEFAULT_BLOCK_SIZE (section 2.4)
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class EngineArgs:
+    """The `vllm serve` flags kvplan models. None means "that vLLM version's default"."""
+
+    max_model_len: int | None = None
+    gpu_memory_utilization: float | None = None
+    tensor_parallel_size: int | None = None
+    pipeline_parallel_size: int | None = None
+    kv_cache_dtype: str | None = None
+    dtype: str | None = None
+    quantization: str | None = None
+    enforce_eager: bool = False
+    block_size: int | None = None
+    max_num_seqs: int | None = None
+    max_num_batched_tokens: int | None = None
+    mamba_ssm_cache_dtype: str | None = None
+    enable_prefix_caching: bool | None = None
+    vllm_version: str | None = None
+    num_gpus: int | None = None
+    overhead_gb: float | None = None
+
+    def validate(self) -> None:
+        u = self.gpu_memory_utilization
+        if u is not None and not (0 < u <= 1):
+            raise InputError("--gpu-memory-utilization", f"must be in (0, 1], got {u}", "e.g. 0.9 (the fraction of total GPU memory vLLM may claim)")
+        for name in ("tensor_parallel_size", "pipeline_parallel_size", "max_num_seqs", "max_num_batched_tokens", "block_size", "num_gpus"):
+            v = getattr(self, name)
+            if v is not None and v < 1:
+                raise InputError("--" + name.replace("_", "-"), f"must be a positive integer, got {v}", "e.g. 1")
+        if self.max_model_len is not None and self.max_model_len < 1:
+            raise InputError("--max-model-len", f"must be a positive integer, got {self.max_model_len}", "e.g. 4096")
+        if self.kv_cache_dtype is not None and self.kv_cache_dtype not in KV_CACHE_DTYPES:
+            raise InputError("--kv-cache-dtype", f"unknown KV-cache dtype {self.kv_cache_dtype!r}", f"one of {', '.join(KV_CACHE_DTYPES)}")
+        if self.dtype is not None and self.dtype not in MODEL_DTYPES:
+            raise InputError("--dtype", f"unknown dtype {self.dtype!r}", f"one of {', '.join(MODEL_DTYPES)}")
+        if self.mamba_ssm_cache_dtype is not None and self.mamba_ssm_cache_dtype not in MAMBA_DTYPES:
+            raise InputError("--mamba-ssm-cache-dtype", f"unknown dtype {self.mamba_ssm_cache_dtype!r}", f"one of {', '.join(MAMBA_DTYPES)}")
+        if self.block_size is not None and self.block_size not in (1, 8, 16, 32, 64, 128, 256):
+            raise InputError("--block-size", f"vLLM accepts block sizes 1, 8, 16, 32, 64, 128 (256 on some backends), got {self.block_size}", "e.g. 16")
+        if self.overhead_gb is not None and self.overhead_gb < 0:
+            raise InputError("--overhead-gb", f"must be >= 0, got {self.overhead_gb}", "the seed uses 1")
+
+
+@dataclass(frozen=True)
+class KVGroup:
+    """Layers that share one block table (section 3.2)."""
+
+    kind: str               # full, sliding, chunked, mla, recurrent
+    num_layers: int         # layers in this group (padding slots excluded)
+    block_size: int         # tokens per block of this group
+    page_bytes: int         # bytes of one block of one layer (after unification)
+    window: int | None = None
+
+
+@dataclass(frozen=True)
+class Term:
+    """One number in the plan and how it was produced (for --explain and JSON)."""
+
+    name: str
+    value: float
+    unit: str
+    formula: str
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Fix:
+    name: str
+    flags: dict
+    effect: str
+    fits: bool
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What vLLM will do at startup, with every term that produced it."""
+
+    model: ModelSpec
+    gpu: GPUSpec
+    args: EngineArgs                 # every default applied
+    rules: VersionRules
+    mode: str                        # "vllm" or "simple" (the seed's arithmetic)
+    total_bytes: int
+    requested_bytes: float
+    weights_bytes: int               # per rank
+    weights_exact: bool
+    activation_peak_bytes: int
+    non_torch_bytes: int
+    cudagraph_bytes: int             # subtracted from the budget (0 where the era does not)
+    cudagraph_capture_bytes: int     # predicted real capture (beyond the budget where not subtracted)
+    kv_cache_bytes: float            # available KV memory per rank
+    groups: tuple[KVGroup, ...]
+    bytes_per_block: int
+    num_gpu_blocks: int
+    kv_cache_tokens: int
+    max_concurrency: float
+    kv_bytes_per_token: float        # grows with context: full-attention and MLA layers (per rank)
+    state_bytes_per_sequence: int    # fixed per sequence: recurrent state, window-capped layers (per rank)
+    fits: bool
+    error: str | None
+    estimated_max_model_len: int | None
+    vllm_log: tuple[str, ...]
+    terms: tuple[Term, ...]
+    assumptions: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
+    fixes: tuple[Fix, ...] = ()
+
+    @property
+    def vllm_version(self) -> str:
+        return self.rules.version
+
+    @property
+    def era(self) -> str:
+        return self.rules.era
+
+    @property
+    def block_size(self) -> int:
+        return self.args.block_size or DEFAULT_BLOCK_SIZE
+
+    @property
+    def headroom_bytes(self) -> float:
+        return self.total_bytes - self.requested_bytes
+
+    def blocks_for_tokens(self, num_tokens: int) -> int:
+        """Blocks one request holding `num_tokens` tokens takes across all KV groups (section 3.4)."""
+        return sum(_group_blocks(g, num_tokens, self.args, self.rules) for g in self.groups)
+
+    def with_fixes(self, fixes: tuple[Fix, ...]) -> "Plan":
+        return replace(self, fixes=fixes)
+
+    def to_dict(self) -> dict:
+        a = {k: v for k, v in asdict(self.args).items()}
+        return {
+            "model": self.model.id,
+            "model_source": self.model.source,
+            "gpu": self.gpu.name,
+            "gpu_total_bytes": self.total_bytes,
+            "vllm_version": self.vllm_version,
+            "era": self.era,
+            "mode": self.mode,
+            "args": a,
+            "kv_bytes_per_token": self.kv_bytes_per_token,
+            "state_bytes_per_sequence": self.state_bytes_per_sequence,
+            "weights_bytes": self.weights_bytes,
+            "weights_exact": self.weights_exact,
+            "budget_bytes": self.requested_bytes,
+            "requested_bytes": self.requested_bytes,
+            "activation_peak_bytes": self.activation_peak_bytes,
+            "non_torch_bytes": self.non_torch_bytes,
+            "cudagraph_bytes": self.cudagraph_bytes,
+            "cudagraph_capture_bytes": self.cudagraph_capture_bytes,
+            "kv_cache_bytes": self.kv_cache_bytes,
+            "block_size": self.block_size,
+            "bytes_per_block": self.bytes_per_block,
+            "kv_cache_groups": [asdict(g) for g in self.groups],
+            "num_gpu_blocks": self.num_gpu_blocks,
+            "kv_cache_tokens": self.kv_cache_tokens,
+            "max_concurrency": self.max_concurrency,
+            "fits": self.fits,
+            "error": self.error,
+            "estimated_max_model_len": self.estimated_max_model_len,
+            "vllm_log": list(self.vllm_log),
+            "terms": [asdict(t) for t in self.terms],
+            "assumptions": list(self.assumptions),
+            "warnings": list(self.warnings),
+            "fixes": [asdict(f) for f in self.fixes],
+        }
+
+
+# --------------------------------------------------------------------------- defaults
+
+
+def _resolve_dtype(model: ModelSpec, gpu: GPUSpec, given: str | None, notes: list[str]) -> str:
+    """vLLM's --dtype auto: the checkpoint dtype; fp32 checkpoints run in bf16/fp16; bf16 needs cc >= 8.0."""
+    given = given or "auto"
+    if given != "auto":
+        return {"half": "float16", "float": "float32"}.get(given, given)
+    dt = model.dtype
+    if dt == "float32":
+        dt = "bfloat16"
+        notes.append("--dtype auto: a float32 checkpoint is served in bfloat16")
+    cc = gpu.cc
+    if dt == "bfloat16" and cc is not None and cc < (8, 0):
+        notes.append(f"--dtype auto: {gpu.name} (compute capability {gpu.compute_capability}) has no bfloat16, so float16 is used")
+        dt = "float16"
+    return dt
+
+
+def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str]) -> QuantSpec | None:
+    q = model.quant
+    if not given:
+        return q
+    g = given.lower().replace("-", "_")
+    family = {"awq_marlin": "awq", "gptq_marlin": "gptq", "modelopt_fp4": "modelopt", "compressed_tensors": "compressed-tensors",
+              "fp8": "fp8", "bitsandbytes": "bitsandbytes", "mxfp4": "mxfp4", "auto_round": "auto_round"}.get(g, g)
+    if q is not None:
+        if family in (q.method, q.method.replace("-", "_")) or (family == "fp8" and "fp8" in q.scheme):
+            return q
+        raise InputError("--quantization", f"the checkpoint is {q.method}-quantized ({q.scheme}), not {given}",
+                         f"drop --quantization, or pass --quantization {q.method}")
+    if family == "fp8":
+        notes.append("--quantization fp8 on an unquantized checkpoint: weights quantized to FP8 at load time")
+        return QuantSpec("fp8", 8, None, "fp8 per-tensor (online)")
+    if family == "bitsandbytes":
+        notes.append("--quantization bitsandbytes on an unquantized checkpoint: 4-bit weights at load time")
+        return QuantSpec("bitsandbytes", 4, 64, "bitsandbytes 4-bit (online)")
+    raise InputError("--quantization", f"{given} needs a checkpoint quantized with {given}, and {model.id} is not",
+                     f"pick a {given.upper()} checkpoint of this model, or use --quantization fp8 for online FP8")
+
+
+def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> tuple[int, str]:
+    """The block size vLLM picks before hybrid alignment (section 2.4)."""
+    if any(l.kind == "mla" for l in model.layers):
+        cc = gpu.cc or (9, 0)
+        if rules.release < (0, 18, 0):
+            if cc >= (10, 0):
+                return 128, "MLA on Blackwell: CUTLASS_MLA forces block size 128 (vllm/platforms/cuda.py, <= 0.17)"
+            if cc >= (9, 0):
+                return 64, "MLA on Hopper: FlashMLA forces block size 64 (vllm/platforms/cuda.py, <= 0.17)"
+            return 16, "MLA on pre-Hopper GPUs: Triton MLA, block size 16"
+        if cc >= (10, 0):
+            return 32, "MLA on Blackwell: FLASHINFER_MLA prefers block size 32 (>= 0.18)"
+        return 16, "MLA: FLASH_ATTN_MLA / TRITON_MLA prefer block size 16 (>= 0.18)"
+    return DEFAULT_BLOCK_SIZE, "default block size 16 (CacheConfig.DEFAULT_BLOCK_SIZE)"
+
+
+def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[EngineArgs, QuantSpec | None, list[str]]:
+    """Apply every default the vLLM version would; return the resolved args and what was assumed."""
+    args.validate()
+    notes: list[str] = []
+    tp = args.tensor_parallel_size or 1
+    pp = args.pipeline_parallel_size or 1
+    if args.num_gpus is not None and tp * pp > args.num_gpus:
+        raise InputError("--num-gpus", f"tensor x pipeline parallel = {tp * pp} ranks but only {args.num_gpus} GPU(s)",
+                         f"use --num-gpus {tp * pp} or a smaller --tensor-parallel-size")
+    if model.num_attention_heads % tp:
+        raise InputError("--tensor-parallel-size", f"{model.num_attention_heads} attention heads are not divisible by TP={tp}",
+                         "pick a TP size that divides the number of attention heads")
+    if model.num_kv_heads and model.num_kv_heads >= tp and model.num_kv_heads % tp:
+        raise InputError("--tensor-parallel-size", f"{model.num_kv_heads} KV heads are not divisible by TP={tp}",
+                         "pick a TP size that divides (or exceeds) the number of KV heads")
+    util = args.gpu_memory_utilization
+    if util is None and args.overhead_gb is not None:
+        util = 0.90
+        notes.append("gpu_memory_utilization 0.9 (the seed's arithmetic uses vLLM's long-standing default)")
+    elif util is None:
+        util = rules.default_gpu_memory_utilization
+        notes.append(f"gpu_memory_utilization {util} (vLLM {rules.version} default)")
+    limit = model.max_position_embeddings
+    max_len = args.max_model_len
+    if max_len is None:
+        if limit is None:
+            raise InputError("--max-model-len", f"{model.id}'s config states no context limit", "give --max-model-len")
+        max_len = limit
+        notes.append(f"max_model_len {limit:,} (the model's limit, vLLM's default)")
+    elif limit is not None and max_len > limit:
+        raise InputError("--max-model-len",
+                         f"User-specified max_model_len ({max_len}) is greater than the derived max_model_len "
+                         f"(max_position_embeddings={limit} in model's config.json)",
+                         f"use --max-model-len {limit} or less (vLLM refuses longer contexts unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
+    dtype = _resolve_dtype(model, gpu, args.dtype, notes)
+    quant = _resolve_quant(model, args.quantization, notes)
+    kv_dtype = args.kv_cache_dtype or "auto"
+    if args.kv_cache_dtype is None:
+        notes.append(f"kv_cache_dtype auto ({dtype})")
+    block_size, why = (args.block_size, "given") if args.block_size else _default_block_size(model, gpu, rules)
+    if not args.block_size:
+        notes.append(why)
+    t_default, s_default = batch_defaults(rules, gpu.total_gib, gpu.name, gpu.compute_capability or "")
+    max_seqs = args.max_num_seqs or s_default
+    if args.max_num_batched_tokens:
+        tokens = args.max_num_batched_tokens
+    elif rules.engine == "v0":
+        chunked = max_len > 32768
+        tokens = (2048 if rules.release >= (0, 6, 5) else 512) if chunked else max(max_len, 2048)
+        notes.append(f"max_num_batched_tokens {tokens} (V0: {'chunked prefill for contexts > 32K' if chunked else 'max(max_model_len, 2048)'})")
+    else:
+        tokens = min(t_default, max_seqs * max_len) if t_default else max(max_len, 2048)
+        notes.append(f"max_num_batched_tokens {tokens} (vllm serve default on {gpu.name} for {rules.version})")
+    if not args.max_num_seqs:
+        if rules.is_v1:
+            max_seqs = min(max_seqs, tokens)
+        notes.append(f"max_num_seqs {max_seqs} (vllm serve default)")
+    mamba_dtype = args.mamba_ssm_cache_dtype or "auto"
+    resolved = replace(args, max_model_len=max_len, gpu_memory_utilization=util, tensor_parallel_size=tp,
+                       pipeline_parallel_size=pp, kv_cache_dtype=kv_dtype, dtype=dtype,
+                       quantization=(quant.method if quant else None), block_size=block_size, max_num_seqs=max_seqs,
+                       max_num_batched_tokens=tokens, mamba_ssm_cache_dtype=mamba_dtype,
+                       vllm_version=rules.version, num_gpus=args.num_gpus or tp * pp)
+    return resolved, quant, notes
+
+
+# --------------------------------------------------------------------------- KV specs and groups
+
+
+def _attention_page_per_token(layer: LayerSpec, tp: int, kv_bytes: int) -> int:
+    """Bytes per token of one attention layer on one rank (section 3.1)."""
+    if layer.kind == "mla":
+        return layer.head_dim * kv_bytes  # one latent, not split by TP
+    heads = max(1, layer.num_kv_heads // tp)
+    return heads * (layer.head_dim + (layer.head_dim_v or layer.head_dim)) * kv_bytes
+
+
+def _state_bytes(layer: LayerSpec, tp: int, conv_bytes: int, ssm_bytes: int) -> int:
+    conv, ssm = layer.recurrent.shapes(tp)
+    return math.prod(conv) * conv_bytes * (1 if any(conv) else 0) + math.prod(ssm) * ssm_bytes
+
+
+def _ssm_dtype(model: ModelSpec, args: EngineArgs) -> str:
+    """--mamba-ssm-cache-dtype, else the model's rule: NemotronH and Qwen3.5+ keep fp32 SSM state (section 3.1)."""
+    if args.mamba_ssm_cache_dtype and args.mamba_ssm_cache_dtype != "auto":
+        return args.mamba_ssm_cache_dtype
+    if model.mamba_ssm_dtype:
+        return str(model.mamba_ssm_dtype).replace("torch.", "")
+    if model.model_type == "nemotron_h":
+        return "float32"
+    return args.dtype
+
+
+def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes: list[str], warns: list[str]) -> tuple[tuple[KVGroup, ...], int]:
+    """Per-layer specs -> KV-cache groups and bytes per block (sections 2.4, 3.1, 3.2, 3.3)."""
+    tp = args.tensor_parallel_size
+    pp = args.pipeline_parallel_size
+    kvb = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
+    bs = args.block_size
+    layers = [l for l in model.layers if l.kind != "none"]
+    # pipeline parallelism: each stage holds its own layers; the stage with most layers bounds N
+    if pp > 1:
+        per_stage = cdiv(len(layers), pp)
+        layers = layers[:per_stage] if len(layers) % pp == 0 else layers[-per_stage:]
+    attn = [l for l in layers if l.is_attention]
+    rec = [l for l in layers if l.kind == "recurrent"]
+    if not layers:
+        raise InputError("model", f"{model.id} has no layers that keep a KV cache", "kvplan plans decoder models")
+
+    # buckets of identical specs
+    buckets: dict[tuple, list[LayerSpec]] = {}
+    for l in layers:
+        key = (l.kind, l.window, l.num_kv_heads, l.head_dim, l.head_dim_v) if l.is_attention else ("recurrent",)
+        buckets.setdefault(key, []).append(l)
+
+    pages: dict[tuple, int] = {}
+    block_sizes: dict[tuple, int] = {}
+    if rec:
+        conv_b = DTYPE_BYTES[args.dtype]
+        ssm_b = DTYPE_BYTES[_ssm_dtype(model, args)]
+        mamba_page = _state_bytes(rec[0], tp, conv_b, ssm_b)
+        if attn:
+            # hybrid: raise the attention block size until its page holds the Mamba state (section 2.4)
+            per_token = max(_attention_page_per_token(l, tp, kvb) for l in attn)
+            align = max(bs, DEFAULT_BLOCK_SIZE)
+            bs = align * cdiv(mamba_page, align * per_token)
+            notes.append(f"hybrid model: attention block size raised to {bs} tokens so one attention page "
+                         f"({bs} x {per_token:,} B) holds one sequence's recurrent state ({mamba_page:,} B)")
+            pad = bs * per_token - mamba_page
+            if pad:
+                warns.append(f"Padding mamba page size by {100 * pad / mamba_page:.2f}% to ensure that mamba page size and attention page size are exactly equal.")
+            mamba_page = bs * per_token
+        for key in buckets:
+            if key[0] == "recurrent":
+                pages[key], block_sizes[key] = mamba_page, bs
+    for key, ls in buckets.items():
+        if key[0] != "recurrent":
+            pages[key] = bs * _attention_page_per_token(ls[0], tp, kvb)
+            block_sizes[key] = bs
+
+    # uniform: one group of all layers
+    if len(buckets) == 1:
+        key = next(iter(buckets))
+        l0 = buckets[key][0]
+        g = KVGroup(kind=l0.kind, num_layers=len(layers), block_size=block_sizes[key], page_bytes=pages[key], window=l0.window)
+        return (g,), len(layers) * pages[key]
+
+    # same type, different shapes (UniformTypeKVCacheSpecs, >= 0.11): one group, pages summed
+    kinds = {k[0] for k in buckets}
+    if len(kinds) == 1 and not rec and rules.release >= (0, 11, 0) and kinds <= {"full", "mla"}:
+        total = sum(pages[k] * len(v) for k, v in buckets.items())
+        l0 = layers[0]
+        return (KVGroup(kind=l0.kind, num_layers=len(layers), block_size=bs, page_bytes=total // len(layers)),), total
+
+    # hybrid: unify page sizes (scale the block size by an integer ratio, else pad), then split buckets into groups
+    top = max(pages.values())
+    for key in list(pages):
+        if pages[key] != top:
+            ratio = top / pages[key]
+            if ratio == int(ratio) and key[0] != "recurrent":
+                block_sizes[key] = int(block_sizes[key] * ratio)
+            else:
+                warns.append(f"KV page of {key[0]} layers padded from {pages[key]:,} to {top:,} bytes")
+            pages[key] = top
+    sizes = [len(v) for v in buckets.values()]
+    group_size = min(sizes)
+    if rules.group_size_uses_max_when_close and max(sizes) < 1.5 * min(sizes):
+        group_size = max(sizes)
+    groups: list[KVGroup] = []
+    padding = 0
+    for key, ls in buckets.items():
+        n_groups = cdiv(len(ls), group_size)
+        padding += n_groups * group_size - len(ls)
+        for gi in range(n_groups):
+            members = len(ls[gi::n_groups])
+            groups.append(KVGroup(kind=ls[0].kind, num_layers=members, block_size=block_sizes[key], page_bytes=pages[key], window=ls[0].window))
+    if padding:
+        warns.append(f"Add {padding} padding layers, may waste at most {100 * padding / (len(groups) * group_size):.2f}% KV cache memory")
+    return tuple(groups), group_size * top
+
+
+def _group_blocks(g: KVGroup, num_tokens: int, args: EngineArgs, rules: VersionRules) -> int:
+    """Blocks one request of `num_tokens` tokens holds in one group (per layer slot; section 3.4)."""
+    if g.kind == "recurrent":
+        return rules.mamba_pages_per_sequence
+    if g.kind == "sliding":
+        extra = args.max_num_batched_tokens * rules.window_inflight_batches
+        return cdiv(min(g.window - 1 + extra, num_tokens), g.block_size) + 1
+    if g.kind == "chunked":
+        extra = args.max_num_batched_tokens * rules.window_inflight_batches
+        return cdiv(min(g.window + extra, num_tokens), g.block_size)
+    return cdiv(num_tokens, g.block_size)
+
+
+def _blocks_per_request(groups: Iterable[KVGroup], num_tokens: int, args: EngineArgs, rules: VersionRules) -> int:
+    return sum(_group_blocks(g, num_tokens, args, rules) for g in groups)
+
+
+# --------------------------------------------------------------------------- measured terms
+
+
+def _capture_sizes(max_num_seqs: int, max_tokens: int) -> int:
+    """How many CUDA graphs vLLM captures (vllm/config/vllm.py::_set_cudagraph_sizes @0.33, section 1.5)."""
+    largest = min(max_num_seqs * 2, 512, max_tokens)
+    sizes = [s for s in [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, largest + 1, 16)) if s <= largest]
+    return len(sizes)
+
+
+def measured_terms(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> dict[str, tuple[int, str]]:
+    """Activation peak, non-torch and CUDA-graph bytes per rank, each with its formula."""
+    c = coefficients_for(rules.era)
+    tp = args.tensor_parallel_size
+    db = DTYPE_BYTES[args.dtype]
+    t = args.max_num_batched_tokens
+    s = min(args.max_num_seqs, t) if rules.is_v1 else args.max_num_seqs
+    h = model.hidden_size
+    v_pad = math.ceil(model.vocab_size / VOCAB_PADDING) * VOCAB_PADDING if model.vocab_size else 0
+    if model.is_moe:
+        fwd_dense = 0.0
+        moe = t * model.num_experts_per_tok * db * (3 * model.moe_intermediate_size / tp + h)
+    else:
+        fwd_dense = t * db * (2 * h + 3 * model.intermediate_size / tp)
+        moe = 0.0
+    sampler = 0.0 if model.is_pooling else s * v_pad
+    act = c.a_forward * fwd_dense + c.a_moe * moe + c.a_sampler * sampler + c.a_const
+    act_formula = (f"{c.a_forward:g} x T({t}) x {db} B x (2 x {h} + 3 x {model.intermediate_size}/{tp})" if not model.is_moe else
+                   f"{c.a_moe:g} x T({t}) x top-k({model.num_experts_per_tok}) x {db} B x (3 x {model.moe_intermediate_size}/{tp} + {h})")
+    act_formula += f" + {c.a_sampler:g} B x S({s}) x V_pad({v_pad})" + (f" + {c.a_const / GIB:.2f} GiB" if c.a_const else "")
+    nt = c.n_const + (c.n_tp if tp > 1 and rules.nccl_charged else 0.0)
+    nt_formula = f"{c.n_const / GIB:.2f} GiB" + (f" + {c.n_tp / GIB:.2f} GiB NCCL/all-reduce buffers (TP>1, charged in {rules.era})" if tp > 1 and rules.nccl_charged else "")
+    n_sizes = 0 if args.enforce_eager else _capture_sizes(args.max_num_seqs, t)
+    n_layers = len([l for l in model.layers if l.kind != "none"])
+    capture = 0.0 if args.enforce_eager else c.g_const + c.g_per_layer_size * n_layers * n_sizes
+    cg_formula = ("0 (--enforce-eager: no CUDA graphs)" if args.enforce_eager else
+                  f"{c.g_const / GIB:.2f} GiB + {c.g_per_layer_size / 1024 ** 2:.3f} MiB x {n_layers} layers x {n_sizes} capture sizes")
+    return {
+        "activation_peak": (int(act), act_formula, c.source),
+        "non_torch": (int(nt), nt_formula, c.source),
+        "cudagraph": (int(capture), cg_formula, c.source),
+    }
+
+
+# --------------------------------------------------------------------------- the plan
+
+
+def _format_gib(x: float) -> str:
+    """vLLM's format_gib: str(round(x, 2)) (section 5)."""
+    return str(round(x / GIB, 2))
+
+
+def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRules | None = None,
+         extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None) -> Plan:
+    """vLLM's startup for `model` on `gpu` with `args` (None fields = the version's defaults)."""
+    rules = rules or rules_for(args.vllm_version)
+    resolved, quant, notes = resolve_args(model, gpu, args, rules)
+    notes = list(extra_assumptions) + list(rules.notes) + notes + list(model.notes)
+    if resolved.overhead_gb is not None:
+        return _simple_plan(model, gpu, resolved, rules, notes)
+    warns: list[str] = []
+    tp, pp = resolved.tensor_parallel_size, resolved.pipeline_parallel_size
+    total = gpu.total_bytes
+    util = resolved.gpu_memory_utilization
+    requested = math.ceil(total * util) if rules.requested_is_ceil else total * util
+    w: RankWeights = weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[resolved.dtype] if not model.checkpoint else None)
+    notes.append(f"weights: {w.method}")
+    notes += list(w.notes)
+    measured = measured_terms(model, resolved, rules)
+    act, act_f, src = measured["activation_peak"]
+    nt, nt_f, _ = measured["non_torch"]
+    capture, cg_f, _ = measured["cudagraph"]
+    if site_offsets:
+        act += int(site_offsets.get("activation_peak_bytes", 0))
+        nt += int(site_offsets.get("non_torch_bytes", 0))
+        capture += int(site_offsets.get("cudagraph_bytes", 0))
+        notes.append(f"site calibration applied: {site_offsets.get('source', 'kvplan reconcile --calibrate')}")
+    cg = capture if rules.cudagraph_subtracted else 0
+    available = requested - w.bytes - nt - act - cg
+
+    groups, bytes_per_block = build_groups(model, resolved, rules, notes, warns)
+    bs = min(g.block_size for g in groups)
+    resolved = replace(resolved, block_size=bs)
+    num_blocks = max(0, int(available // bytes_per_block)) if available > 0 else 0
+    max_len = resolved.max_model_len
+    per_req = _blocks_per_request(groups, max_len, resolved, rules)
+    conc, tokens = _capacity(groups, num_blocks, per_req, max_len, bs, rules)
+
+    kv_per_token, state_per_seq = _per_token_and_state(groups, resolved, rules)
+    fits, error, est_len = _fit_check(groups, available, bytes_per_block, num_blocks, resolved, rules)
+    if gpu.cc is not None and gpu.vendor == "NVIDIA" and gpu.cc < (7, 0):
+        fits, error = False, f"GPU compute capability {gpu.compute_capability} is below vLLM's minimum of 7.0 (7.5 for current wheels)"
+    terms = (
+        Term("total", total, "bytes", f"{gpu.name}: {total / GIB:.2f} GiB", gpu.total_source),
+        Term("requested", requested, "bytes", f"{'ceil(' if rules.requested_is_ceil else ''}{total / GIB:.2f} GiB x {util}{')' if rules.requested_is_ceil else ''}", "section 1.2"),
+        Term("weights", w.bytes, "bytes", f"per rank (TP={tp}, PP={pp}); rotary cache {w.rotary_bytes / 1024 ** 2:.1f} MiB included", w.method),
+        Term("non_torch", nt, "bytes", nt_f, src),
+        Term("activation_peak", act, "bytes", act_f, src),
+        Term("cudagraph", cg, "bytes", cg_f if rules.cudagraph_subtracted else f"not subtracted in {rules.era} (captured after the KV allocation: ~{capture / GIB:.2f} GiB beyond the budget)", src),
+        Term("kv_cache", available, "bytes", "requested - weights - non_torch - activation_peak - cudagraph", "section 1.3"),
+        Term("bytes_per_block", bytes_per_block, "bytes", " + ".join(f"{g.num_layers}x{g.kind}" for g in groups[:4]) + f" layers' pages of {groups[0].page_bytes:,} B (block size {bs})", "sections 3.1-3.3"),
+        Term("num_gpu_blocks", num_blocks, "blocks", f"floor({available / GIB:.4f} GiB / {bytes_per_block:,} B)", "section 3.3"),
+        Term("blocks_per_request", per_req, "blocks", f"one {max_len:,}-token request over {len(groups)} group(s)", "section 3.4"),
+        Term("max_concurrency", conc, "x", f"{num_blocks} / {per_req}" if rules.tokens_formula != "blocks_x_block_size" else f"{num_blocks} x {bs} / {max_len}", "section 3.5"),
+        Term("kv_cache_tokens", tokens, "tokens", _tokens_formula(rules), "section 3.5"),
+    )
+    log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
+                     tokens, conc, max_len, fits, error, bs, resolved)
+    return Plan(model=model, gpu=gpu, args=resolved, rules=rules, mode="vllm", total_bytes=total, requested_bytes=requested,
+                weights_bytes=w.bytes, weights_exact=w.exact, activation_peak_bytes=act, non_torch_bytes=nt,
+                cudagraph_bytes=cg, cudagraph_capture_bytes=capture, kv_cache_bytes=available, groups=groups,
+                bytes_per_block=bytes_per_block, num_gpu_blocks=num_blocks, kv_cache_tokens=tokens, max_concurrency=conc,
+                kv_bytes_per_token=kv_per_token, state_bytes_per_sequence=state_per_seq, fits=fits, error=error,
+                estimated_max_model_len=est_len, vllm_log=log, terms=terms, assumptions=tuple(dict.fromkeys(notes)),
+                warnings=tuple(warns))
+
+
+def _tokens_formula(rules: VersionRules) -> str:
+    return {"blocks_x_block_size": "num_gpu_blocks x block_size",
+            "blocks_per_group_x_block_size": "num_gpu_blocks // num_groups x min block size",
+            "concurrency_x_len": "int(max_concurrency x max_model_len)"}[rules.tokens_formula]
+
+
+def _capacity(groups, num_blocks: int, per_req: int, max_len: int, bs: int, rules: VersionRules) -> tuple[float, int]:
+    """(max concurrency, KV-cache tokens) exactly as the version computes them (section 3.5)."""
+    if rules.tokens_formula == "blocks_x_block_size":
+        tokens = num_blocks * bs
+        return tokens / max_len, tokens
+    conc = num_blocks / per_req if per_req else 0.0
+    if rules.tokens_formula == "blocks_per_group_x_block_size":
+        return conc, num_blocks // len(groups) * min(g.block_size for g in groups)
+    return conc, int(conc * max_len)
+
+
+def _per_token_and_state(groups, args: EngineArgs, rules: VersionRules) -> tuple[float, int]:
+    """Bytes that grow with each token (full attention, MLA) vs fixed per sequence (state, windows)."""
+    per_token = 0.0
+    state = 0
+    for g in groups:
+        if g.kind in ("full", "mla"):
+            per_token += g.num_layers * g.page_bytes / g.block_size
+        else:
+            state += g.num_layers * g.page_bytes * _group_blocks(g, args.max_model_len, args, rules)
+    return per_token, state
+
+
+def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, args: EngineArgs, rules: VersionRules):
+    """Does one max_model_len request fit? (section 4) -> (fits, vLLM's error text, estimated max length)."""
+    max_len = args.max_model_len
+    bs = min(g.block_size for g in groups)
+    if available <= 0 or num_blocks <= 0:
+        text = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine."
+        if rules.no_memory_error_format == "long":
+            text = ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine "
+                    "(this flag also controls CPU memory reservation on the CPU backend, despite its name). "
+                    "See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.")
+        return False, text, 0
+    if rules.fit_error_format == "v0":
+        capacity = num_blocks * bs // args.pipeline_parallel_size
+        if max_len > capacity:
+            return False, (f"The model's max seq len ({max_len}) is larger than the maximum number of tokens that can be stored in KV cache "
+                           f"({capacity}). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."), capacity
+        return True, None, capacity
+    avail = available - (bytes_per_block if rules.null_block_in_fit_check else 0)
+
+    def needed(length: int) -> int:
+        return bytes_per_block * _blocks_per_request(groups, length, args, rules)
+
+    need = needed(max_len)
+    if need <= avail:
+        return True, None, None
+    lo, hi = 0, max_len
+    while lo < hi:  # largest length whose need fits
+        mid = (lo + hi + 1) // 2
+        if needed(mid) <= avail:
+            lo = mid
+        else:
+            hi = mid - 1
+    est = lo
+    fmt = rules.fit_error_format
+    if fmt == "v1-gb":
+        return False, (f"To serve at least one request with the models's max seq len ({max_len}), ({need / GIB:.2f} GB KV cache is needed, "
+                       f"which is larger than the available KV cache memory ({avail / GIB:.2f} GB). Try increasing `gpu_memory_utilization` "
+                       f"or decreasing `max_model_len` when initializing the engine."), est
+    est_text = f"Based on the available memory, the estimated maximum model length is {est}. " if est else ""
+    if fmt == "v1-models-2f":
+        return False, (f"To serve at least one request with the models's max seq len ({max_len}), ({need / GIB:.2f} GiB KV cache is needed, "
+                       f"which is larger than the available KV cache memory ({avail / GIB:.2f} GiB). {est_text}Try increasing "
+                       f"`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."), est
+    if fmt == "v1-models-gib":
+        return False, (f"To serve at least one request with the models's max seq len ({max_len}), ({_format_gib(need)} GiB KV cache is needed, "
+                       f"which is larger than the available KV cache memory ({_format_gib(avail)} GiB). {est_text}Try increasing "
+                       f"`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine. "
+                       f"See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."), est
+    return False, (f"To serve at least one request with the model's max seq len ({max_len}), ({_format_gib(need)} GiB KV cache is needed, "
+                   f"which is larger than the available KV cache memory ({_format_gib(avail)} GiB). {est_text}Try increasing "
+                   f"`gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or decreasing `max_model_len` when "
+                   f"initializing the engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."), est
+
+
+def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float, weights: int, nt: int, act: int, cg: int,
+               capture: int, available: float, num_blocks: int, bytes_per_block: int, tokens: int, conc: float,
+               max_len: int, fits: bool, error: str | None, bs: int, args: EngineArgs) -> tuple[str, ...]:
+    """The startup lines this vLLM version would print (formats: section 8)."""
+    lines = []
+    fmt = rules.weights_log_format
+    w = weights / GIB
+    lines.append({"gb": f"Loading model weights took {w:.4f} GB",
+                  "gib-4f": f"Model loading took {w:.4f} GiB and … seconds",
+                  "gib-4f-memory": f"Model loading took {w:.4f} GiB memory and … seconds",
+                  "gib-round-memory": f"Model loading took {round(w, 2)} GiB memory and … seconds"}[fmt])
+    if rules.engine == "v0" and rules.era == "V0-c":
+        lines.append(f"Memory profiling takes … seconds\nthe current vLLM instance can use total_gpu_memory ({gpu.total_gib:.2f}GiB) x "
+                     f"gpu_memory_utilization ({util:.2f}) = {requested / GIB:.2f}GiB\nmodel weights take {w:.2f}GiB; non_torch_memory takes "
+                     f"{nt / GIB:.2f}GiB; PyTorch activation peak memory takes {act / GIB:.2f}GiB; the rest of the memory reserved for KV Cache is "
+                     f"{available / GIB:.2f}GiB.")
+    if rules.is_v1 and rules.release >= (0, 20, 0) and cg:
+        lines.append(f"Estimated CUDA graph memory: {cg / GIB:.2f} GiB total")
+    if rules.is_v1 and rules.release >= (0, 9, 1):
+        lines.append(f"Available KV cache memory: {_format_gib(available) if rules.release >= (0, 14, 0) else f'{available / GIB:.2f}'} GiB")
+    if rules.engine == "v0":
+        cpu_blocks = int(4 * GIB // bytes_per_block) if bytes_per_block else 0
+        dev = "GPU" if rules.release < (0, 7, 0) else "cuda"
+        lines.append(f"# {dev} blocks: {num_blocks}, # CPU blocks: {cpu_blocks}")
+        lines.append(f"Maximum concurrency for {max_len} tokens per request: {conc:.2f}x")
+    elif rules.kv_log_format == "v1-one-line":
+        lines.append(f"GPU KV cache size: {tokens:,} tokens, Maximum concurrency for {max_len:,} tokens per request: {conc:.2f}x")
+    else:
+        lines.append(f"GPU KV cache size: {tokens:,} tokens")
+        lines.append(f"Maximum concurrency for {max_len:,} tokens per request: {conc:.2f}x")
+    if not args.enforce_eager and fits:
+        lines.append(f"Graph capturing finished in … secs, took {capture / GIB:.2f} GiB")
+    if error:
+        lines.append(("ValueError: " if not error.startswith("No available") else "ValueError: ") + error)
+    return tuple(lines)
+
+
+def _simple_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules, notes: list[str]) -> Plan:
+    """The seed's arithmetic (anatomy-of-a-vllm-setup.txt, "Try It"), in decimal GB as it prints.
+
+    KV bytes/token = 2 x layers x kv_heads x head_dim x dtype bytes (all layers full attention);
+    budget = GPU GB x utilization; KV = budget - weights - overhead; tokens = KV / per-token;
+    concurrency = tokens / max_model_len.
+    """
+    tp = args.tensor_parallel_size
+    db = DTYPE_BYTES[args.dtype]
+    kv_dtype = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
+    heads = max(1, model.num_kv_heads // tp)
+    per_token = 2 * model.num_layers * heads * model.head_dim * kv_dtype
+    weights = model.weights_bytes // tp if model.quant is None or model.checkpoint else weights_per_rank(model, tp=tp).bytes
+    total_gb = gpu.total_bytes / GB
+    budget = total_gb * args.gpu_memory_utilization * GB
+    overhead = args.overhead_gb * GB
+    kv = budget - weights - overhead
+    tokens_f = kv / per_token if kv > 0 else 0.0
+    conc = tokens_f / args.max_model_len
+    fits = tokens_f >= args.max_model_len
+    error = None if fits else (f"KV budget {kv / GB:.2f} GB holds {tokens_f:,.0f} tokens, fewer than one {args.max_model_len:,}-token request"
+                               if kv > 0 else f"weights and overhead exceed the budget: {kv / GB:.2f} GB left for the KV cache")
+    notes = notes + [f"simple arithmetic (the seed's): {args.overhead_gb:g} GB overhead, all {model.num_layers} layers full attention, decimal GB"]
+    terms = (
+        Term("kv_bytes_per_token", per_token, "B/token", f"2 x {model.num_layers} layers x {heads} kv_heads x {model.head_dim} head_dim x {kv_dtype} B", "seed"),
+        Term("weights", weights, "bytes", f"{weights / GB:.2f} GB ({weights:,} bytes)", "seed: real parameter bytes"),
+        Term("budget", budget, "bytes", f"{total_gb:.2f} GB x {args.gpu_memory_utilization} = {budget / GB:.2f} GB", "seed"),
+        Term("kv_cache", kv, "bytes", f"{budget / GB:.2f} - {weights / GB:.2f} - {args.overhead_gb:g} = {kv / GB:.2f} GB", "seed"),
+        Term("kv_cache_tokens", tokens_f, "tokens", f"{kv:,.0f} B / {per_token:,} B = {tokens_f:,.0f}", "seed"),
+        Term("max_concurrency", conc, "x", f"{tokens_f:,.0f} / {args.max_model_len:,} = {conc:,.0f}", "seed"),
+    )
+    log = (f"KV per token         : {per_token / 1024:.1f} KB", f"weights              : {weights / GB:.2f} GB",
+           f"budget @ {args.gpu_memory_utilization:.0%}         : {budget / GB:.2f} GB", f"available for KV     : {kv / GB:.2f} GB",
+           f"total cacheable tokens   : {tokens_f:,.0f}", f"concurrent seqs @ {args.max_model_len:<6}: {conc:,.0f}")
+    return Plan(model=model, gpu=gpu, args=args, rules=rules, mode="simple", total_bytes=gpu.total_bytes, requested_bytes=budget,
+                weights_bytes=int(weights), weights_exact=model.checkpoint is not None, activation_peak_bytes=0, non_torch_bytes=int(overhead),
+                cudagraph_bytes=0, cudagraph_capture_bytes=0, kv_cache_bytes=kv, groups=(KVGroup("full", model.num_layers, args.block_size, per_token // model.num_layers * args.block_size),),
+                bytes_per_block=per_token * args.block_size, num_gpu_blocks=max(0, int(kv // (per_token * args.block_size))),
+                kv_cache_tokens=int(round(tokens_f)), max_concurrency=conc, kv_bytes_per_token=per_token, state_bytes_per_sequence=0,
+                fits=fits, error=error, estimated_max_model_len=int(tokens_f) if not fits else None, vllm_log=log, terms=terms,
+                assumptions=tuple(dict.fromkeys(notes)))

@@ -1,0 +1,667 @@
+"""`kvplan preflight`: inventory the machine and check every gate before installing vLLM.
+
+Two halves, kept apart so tests can replay any machine:
+
+* `gather_facts()` is the only function that touches the machine (NVML or nvidia-smi,
+  the environment, /proc/mounts, the disk, installed packages). It returns a frozen
+  `MachineFacts`; every probe it uses can be replaced by an argument.
+* `run_checks(facts, ...)` is pure: facts (+ the plan, when a model was given) in,
+  a tuple of `Finding(check, status, message, fix)` out.
+
+Sources: the seed's "Step 1 — inventory what you have" and "Where it bites you"
+(shared/seeds/anatomy-of-a-vllm-setup.txt); compute-capability gates, driver minimums
+and wheel CUDA versions from shared/docs/gpu-facts.md sections 4-7.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+PASS, WARN, FAIL = "pass", "warn", "fail"
+GIB = 1024**3
+MIB = 1024**2
+
+# ------------------------------------------------------------------------------ data tables
+
+# Default PyPI wheel CUDA runtime by vLLM release (gpu-facts.md section 7): (first release, CUDA).
+# 12.1 through v0.7.x; 12.4 for v0.8.x (PyTorch 2.6); 12.8 from v0.9.0 ("default wheel has been
+# upgraded from CUDA 12.4 to CUDA 12.8", v0.9.0 notes); 12.9 from v0.12.0 (PyTorch 2.9);
+# 13.0 from v0.20.0 (PR #39878, v0.20.0 release notes; VLLM_MAIN_CUDA_VERSION "13.0").
+WHEEL_CUDA_BY_VLLM: tuple[tuple[tuple[int, int, int], str], ...] = (
+    ((0, 0, 0), "12.1"),
+    ((0, 8, 0), "12.4"),
+    ((0, 9, 0), "12.8"),
+    ((0, 12, 0), "12.9"),
+    ((0, 20, 0), "13.0"),
+)
+
+# Minimum Linux driver per CUDA toolkit (GA), NVIDIA CUDA Toolkit release notes, Table 3
+# (https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html; gpu-facts.md section 6).
+DRIVER_MIN_BY_CUDA: Mapping[str, str] = {
+    "12.1": "530.30.02",
+    "12.4": "550.54.14",
+    "12.6": "560.28.03",
+    "12.8": "570.26",
+    "12.9": "575.51.03",
+    "13.0": "580.65.06",
+    "13.1": "590.44.01",
+}
+
+# Minor-version compatibility floors (https://docs.nvidia.com/deploy/cuda-compatibility/
+# minor-version-compatibility.html): CUDA 12.x runs on >= 525.60.13, 13.x on >= 580 -- with a
+# limited feature set (no JIT of newer PTX), which Triton / torch.compile-heavy vLLM notices.
+DRIVER_COMPAT_FLOOR_BY_CUDA_MAJOR: Mapping[str, str] = {"12": "525.60.13", "13": "580.0"}
+
+# vLLM's minimum compute capability: 7.0 in the docs up to at least v0.14.0, 7.5 from the
+# CUDA-13 default wheel of v0.20.0 (PR #39878; gpu-facts.md section 5).
+MIN_CC_BY_VLLM: tuple[tuple[tuple[int, int, int], tuple[int, int]], ...] = (
+    ((0, 0, 0), (7, 0)),
+    ((0, 20, 0), (7, 5)),
+)
+
+# Python versions vLLM supports: 3.10-3.13 (seed verification checklist, vLLM quickstart).
+PYTHON_SUPPORTED = ((3, 10), (3, 13))
+
+# File systems that vanish with the container / machine (seed: "Letting the HuggingFace
+# cache default ... the ephemeral root filesystem").
+EPHEMERAL_FS = ("overlay", "tmpfs", "ramfs", "aufs")
+
+NVIDIA_SMI_QUERY = [
+    "nvidia-smi",
+    "--query-gpu=name,memory.total,memory.used,compute_cap,driver_version",
+    "--format=csv,noheader,nounits",
+]
+
+# ------------------------------------------------------------------------------ facts
+
+
+@dataclass(frozen=True)
+class GPUInfo:
+    index: int
+    name: str
+    memory_total_bytes: int
+    memory_used_bytes: int
+    compute_capability: str  # "8.9"
+    driver_version: Optional[str] = None
+
+    @property
+    def cc(self) -> tuple[int, int]:
+        return _cc_tuple(self.compute_capability)
+
+    @property
+    def memory_free_bytes(self) -> int:
+        return max(0, self.memory_total_bytes - self.memory_used_bytes)
+
+
+@dataclass(frozen=True)
+class MachineFacts:
+    """Everything preflight knows about the machine. Never holds a secret's value."""
+
+    gpus: tuple[GPUInfo, ...]
+    gpu_source: str  # "nvml", "nvidia-smi" or "none"
+    gpu_probe_errors: tuple[str, ...]
+    driver_version: Optional[str]
+    os_name: str  # platform.system(): "Linux", "Windows", "Darwin"
+    kernel_release: str
+    wsl: Optional[str]  # None, "WSL1" or "WSL2"
+    python_version: tuple[int, int, int]
+    torch_version: Optional[str]
+    vllm_version_installed: Optional[str]
+    hf_home: Optional[str]
+    hf_hub_cache_env: Optional[str]
+    cache_dir: str
+    cache_free_bytes: Optional[int]
+    cache_mountpoint: Optional[str]
+    cache_fs_type: Optional[str]
+    hf_token_present: bool
+    cuda_visible_devices: Optional[str] = None
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["python_version"] = ".".join(map(str, self.python_version))
+        return d
+
+
+def _cc_tuple(text: str) -> tuple[int, int]:
+    m = re.match(r"^\s*(\d+)(?:\.(\d+))?", str(text))
+    return (int(m.group(1)), int(m.group(2) or 0)) if m else (0, 0)
+
+
+def _version_tuple(text: Optional[str]) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", text or ""))
+
+
+def _decode(v: Any) -> str:
+    return v.decode() if isinstance(v, (bytes, bytearray)) else str(v)
+
+
+def gpus_from_nvml(nvml: Any) -> tuple[tuple[GPUInfo, ...], Optional[str]]:
+    """Read every GPU through an NVML binding (the `pynvml` module of nvidia-ml-py, or a fake)."""
+    nvml.nvmlInit()
+    try:
+        driver = _decode(nvml.nvmlSystemGetDriverVersion())
+        gpus = []
+        for i in range(nvml.nvmlDeviceGetCount()):
+            h = nvml.nvmlDeviceGetHandleByIndex(i)
+            mem = nvml.nvmlDeviceGetMemoryInfo(h)
+            major, minor = nvml.nvmlDeviceGetCudaComputeCapability(h)
+            gpus.append(GPUInfo(i, _decode(nvml.nvmlDeviceGetName(h)), int(mem.total), int(mem.used),
+                                f"{major}.{minor}", driver))
+        return tuple(gpus), driver
+    finally:
+        try:
+            nvml.nvmlShutdown()
+        except Exception:
+            pass
+
+
+def parse_nvidia_smi(text: str) -> tuple[GPUInfo, ...]:
+    """Parse `nvidia-smi --query-gpu=name,memory.total,memory.used,compute_cap,driver_version
+    --format=csv,noheader,nounits` (memory in MiB)."""
+    gpus = []
+    for line in text.splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) < 5 or not parts[0]:
+            continue
+        name, total, used, cc, driver = parts[:5]
+        try:
+            total_b = int(float(total) * MIB)
+            used_b = int(float(used) * MIB) if used not in ("", "[N/A]") else 0
+        except ValueError:
+            continue
+        gpus.append(GPUInfo(len(gpus), name, total_b, used_b, cc, driver or None))
+    return tuple(gpus)
+
+
+def probe_gpus(
+    nvml: Any = None,
+    run_nvidia_smi: Optional[Callable[[], str]] = None,
+) -> tuple[tuple[GPUInfo, ...], str, tuple[str, ...], Optional[str]]:
+    """GPUs via NVML, falling back to nvidia-smi. Returns (gpus, source, errors, driver). Never raises."""
+    errors = []
+    if nvml is None:
+        try:
+            import pynvml as nvml  # nvidia-ml-py
+        except Exception as exc:  # not installed
+            errors.append(f"NVML: {exc}")
+    if nvml is not None:
+        try:
+            gpus, driver = gpus_from_nvml(nvml)
+            if gpus:
+                return gpus, "nvml", tuple(errors), driver
+            errors.append("NVML: no devices")
+        except Exception as exc:
+            errors.append(f"NVML: {type(exc).__name__}: {exc}")
+    run = run_nvidia_smi or _run_nvidia_smi
+    try:
+        gpus = parse_nvidia_smi(run())
+        if gpus:
+            return gpus, "nvidia-smi", tuple(errors), gpus[0].driver_version
+        errors.append("nvidia-smi: no devices listed")
+    except Exception as exc:
+        errors.append(f"nvidia-smi: {exc}")
+    return (), "none", tuple(errors), None
+
+
+def _run_nvidia_smi() -> str:
+    exe = shutil.which("nvidia-smi")
+    if exe is None:
+        raise FileNotFoundError("not found on PATH")
+    out = subprocess.run([exe] + NVIDIA_SMI_QUERY[1:], capture_output=True, text=True, timeout=20)
+    if out.returncode != 0:
+        raise RuntimeError((out.stderr or out.stdout).strip().splitlines()[0] if (out.stderr or out.stdout).strip()
+                           else f"exit {out.returncode}")
+    return out.stdout
+
+
+def detect_wsl(kernel_release: str, proc_version: str = "") -> Optional[str]:
+    """'5.15.153.1-microsoft-standard-WSL2' -> 'WSL2'; '4.4.0-19041-Microsoft' -> 'WSL1'."""
+    text = f"{kernel_release} {proc_version}".lower()
+    if "microsoft" not in text and "wsl" not in text:
+        return None
+    return "WSL2" if ("wsl2" in text or "microsoft-standard" in text) else "WSL1"
+
+
+def hf_cache_dir(env: Mapping[str, str], home: str) -> str:
+    """Where huggingface_hub puts weights: HF_HUB_CACHE, else $HF_HOME/hub, else
+    $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub (huggingface_hub constants)."""
+    if env.get("HF_HUB_CACHE"):
+        return env["HF_HUB_CACHE"]
+    if env.get("HUGGINGFACE_HUB_CACHE"):
+        return env["HUGGINGFACE_HUB_CACHE"]
+    if env.get("HF_HOME"):
+        return os.path.join(env["HF_HOME"], "hub")
+    xdg = env.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")
+    return os.path.join(xdg, "huggingface", "hub")
+
+
+def _unescape_mount(path: str) -> str:
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), path)
+
+
+def mount_for(path: str, mounts_text: str) -> tuple[Optional[str], Optional[str]]:
+    """(mountpoint, fs type) of the /proc/mounts entry holding `path` (longest prefix wins)."""
+    path = os.path.normpath(path)
+    best: tuple[Optional[str], Optional[str]] = (None, None)
+    for line in mounts_text.splitlines():
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        mp, fstype = _unescape_mount(parts[1]), parts[2]
+        inside = path == mp or path.startswith(mp.rstrip("/") + "/") or mp == "/"
+        if inside and (best[0] is None or len(mp) >= len(best[0])):
+            best = (mp, fstype)
+    return best
+
+
+def _existing_ancestor(path: str) -> str:
+    p = Path(path)
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return str(p)
+
+
+def _installed_version(dist: str) -> Optional[str]:
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def gather_facts(
+    env: Optional[Mapping[str, str]] = None,
+    *,
+    nvml: Any = None,
+    run_nvidia_smi: Optional[Callable[[], str]] = None,
+    mounts_text: Optional[str] = None,
+    os_name: Optional[str] = None,
+    kernel_release: Optional[str] = None,
+    proc_version: Optional[str] = None,
+    python_version: Optional[tuple[int, int, int]] = None,
+    installed_version: Callable[[str], Optional[str]] = _installed_version,
+    disk_free: Optional[Callable[[str], int]] = None,
+    home: Optional[str] = None,
+    is_file: Callable[[str], bool] = os.path.isfile,
+) -> MachineFacts:
+    """Probe the machine once. Every source can be replaced (tests replay recorded outputs)."""
+    env = dict(os.environ if env is None else env)
+    gpus, source, errors, driver = probe_gpus(nvml, run_nvidia_smi)
+    os_name = os_name or platform.system()
+    kernel_release = kernel_release if kernel_release is not None else platform.release()
+    if proc_version is None:
+        proc_version = _read_text("/proc/version")
+    if mounts_text is None:
+        mounts_text = _read_text("/proc/mounts")
+    home = home or env.get("HOME") or os.path.expanduser("~")
+    cache = hf_cache_dir(env, home)
+    free: Optional[int]
+    try:
+        free = (disk_free or (lambda p: shutil.disk_usage(_existing_ancestor(p)).free))(cache)
+    except OSError:
+        free = None
+    mountpoint, fstype = mount_for(cache, mounts_text) if mounts_text else (None, None)
+    token_file = os.path.join(env.get("HF_HOME") or os.path.join(home, ".cache", "huggingface"), "token")
+    token_present = bool(env.get("HF_TOKEN") or env.get("HUGGING_FACE_HUB_TOKEN")) or is_file(token_file)
+    return MachineFacts(
+        gpus=gpus,
+        gpu_source=source,
+        gpu_probe_errors=errors,
+        driver_version=driver,
+        os_name=os_name,
+        kernel_release=kernel_release,
+        wsl=detect_wsl(kernel_release, proc_version) if os_name == "Linux" else None,
+        python_version=python_version or tuple(sys.version_info[:3]),
+        torch_version=installed_version("torch"),
+        vllm_version_installed=installed_version("vllm"),
+        hf_home=env.get("HF_HOME") or None,
+        hf_hub_cache_env=env.get("HF_HUB_CACHE") or None,
+        cache_dir=cache,
+        cache_free_bytes=free,
+        cache_mountpoint=mountpoint,
+        cache_fs_type=fstype,
+        hf_token_present=token_present,
+        cuda_visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
+    )
+
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        return ""
+
+
+# ------------------------------------------------------------------------------ checks
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    status: str  # pass / warn / fail
+    message: str
+    fix: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the user plans to run: from the flags and, when a model was given, the plan."""
+
+    vllm_version: str
+    dtype: Optional[str] = None  # resolved torch dtype name: "bfloat16", "float16", ...
+    quantization: Optional[str] = None
+    gpu_memory_utilization: Optional[float] = None
+    gpus_needed: int = 1
+    weights_bytes: Optional[int] = None
+    model_id: Optional[str] = None
+    gated: Optional[bool] = None
+    revision: Optional[str] = None
+    plan_fits: Optional[bool] = None
+    plan_error: Optional[str] = None
+    plan_fix: Optional[str] = None
+    plan_gpu: Optional[str] = None
+    plan_summary: Optional[str] = None
+
+
+def wheel_cuda(vllm_version: str) -> str:
+    release = _version_tuple(vllm_version)[:3]
+    cuda = WHEEL_CUDA_BY_VLLM[0][1]
+    for first, c in WHEEL_CUDA_BY_VLLM:
+        if release >= first:
+            cuda = c
+    return cuda
+
+
+def min_compute_capability(vllm_version: str) -> tuple[int, int]:
+    release = _version_tuple(vllm_version)[:3]
+    cc = MIN_CC_BY_VLLM[0][1]
+    for first, c in MIN_CC_BY_VLLM:
+        if release >= first:
+            cc = c
+    return cc
+
+
+def _gib(n: Optional[float]) -> str:
+    return "?" if n is None else f"{n / GIB:.1f} GiB"
+
+
+def check_gpus(facts: MachineFacts, req: Request) -> list[Finding]:
+    if not facts.gpus:
+        why = "; ".join(facts.gpu_probe_errors) or "no devices"
+        return [Finding("gpu", FAIL, f"no NVIDIA GPU visible ({why})",
+                        "run on a host with an NVIDIA GPU (compute capability >= 7.5) and its driver; in Docker "
+                        "pass --gpus all; check CUDA_VISIBLE_DEVICES")]
+    names = ", ".join(f"{g.index}: {g.name} ({_gib(g.memory_total_bytes)}, cc {g.compute_capability})" for g in facts.gpus)
+    out = [Finding("gpu", PASS, f"{len(facts.gpus)} GPU(s) via {facts.gpu_source}: {names}")]
+    if len(facts.gpus) < req.gpus_needed:
+        out.append(Finding("gpu count", FAIL, f"the plan needs {req.gpus_needed} GPUs; {len(facts.gpus)} visible",
+                           "lower --tensor-parallel-size / --pipeline-parallel-size or use a larger node"))
+    return out
+
+
+def _used(facts: MachineFacts, req: Request) -> tuple[GPUInfo, ...]:
+    return facts.gpus[: max(1, req.gpus_needed)]
+
+
+def check_compute_capability(facts: MachineFacts, req: Request) -> list[Finding]:
+    if not facts.gpus:
+        return []
+    floor = min_compute_capability(req.vllm_version)
+    gpus = _used(facts, req)
+    low = min(gpus, key=lambda g: g.cc)
+    floor_s = f"{floor[0]}.{floor[1]}"
+    out = []
+    if low.cc < floor:
+        out.append(Finding("compute capability", FAIL,
+                           f"{low.name} is cc {low.compute_capability}; vLLM {req.vllm_version} needs >= {floor_s}",
+                           "use a GPU of cc >= 7.5 (T4, A10, L4, A100, H100 ...), or vLLM <= 0.19 with a CUDA 12 wheel for Volta"))
+    else:
+        out.append(Finding("compute capability", PASS, f"cc {low.compute_capability} >= {floor_s} (vLLM {req.vllm_version})"))
+    cc = low.cc
+    dtype = (req.dtype or "").lower().replace("torch.", "")
+    if dtype in ("bfloat16", "bf16") and cc < (8, 0):
+        # vLLM _check_if_gpu_supports_dtype: "Bfloat16 is only supported on GPUs with compute capability
+        # of at least 8.0" (gpu-facts.md section 4).
+        out.append(Finding("dtype", FAIL, f"bfloat16 needs cc >= 8.0; {low.name} is {low.compute_capability}",
+                           "pass --dtype half"))
+    elif dtype:
+        out.append(Finding("dtype", PASS, f"{dtype} runs on cc {low.compute_capability}"))
+    out.extend(_quantization_gate(req.quantization, cc, low))
+    return out
+
+
+def _quantization_gate(quant: Optional[str], cc: tuple[int, int], gpu: GPUInfo) -> list[Finding]:
+    if not quant:
+        return []
+    q = quant.lower()
+    where = f"{gpu.name} is cc {gpu.compute_capability}"
+    # gpu-facts.md section 4 for every gate below.
+    if q in ("nvfp4", "modelopt_fp4", "fp4", "mxfp4_nvfp4") or "nvfp4" in q:
+        if cc >= (10, 0):
+            return [Finding("quantization", PASS, f"{quant}: native FP4 (cc >= 10.0)")]
+        return [Finding("quantization", WARN,
+                        f"{quant}: native NVFP4 needs cc >= 10.0; {where}, so vLLM runs it weight-only through Marlin (slower)",
+                        "use a Blackwell GPU (B200/GB200), or an AWQ/GPTQ/FP8 checkpoint")]
+    if q in ("fp8", "fbgemm_fp8", "modelopt", "compressed-tensors-fp8", "ptpc_fp8") or q.startswith("fp8"):
+        if cc >= (8, 9):
+            return [Finding("quantization", PASS, f"{quant}: FP8 W8A8 (cc >= 8.9)")]
+        if cc >= (7, 5):
+            return [Finding("quantization", WARN,
+                            f"{quant}: FP8 compute needs cc >= 8.9; {where}, so vLLM falls back to weight-only FP8 (Marlin W8A16)",
+                            "use an L4/L40S/H100-class GPU for FP8 compute, or an AWQ/GPTQ int4 checkpoint")]
+        return [Finding("quantization", FAIL, f"{quant}: FP8 needs cc >= 7.5; {where}", "use AWQ/GPTQ or a newer GPU")]
+    if "marlin" in q or q in ("awq", "gptq", "compressed-tensors"):
+        if cc >= (8, 0):
+            return [Finding("quantization", PASS, f"{quant}: Marlin int4 kernels (cc >= 8.0)")]
+        if "marlin" in q:
+            return [Finding("quantization", FAIL, f"{quant}: Marlin kernels need cc >= 8.0; {where}",
+                            f"pass --quantization {q.replace('_marlin', '')} (non-Marlin kernel)")]
+        return [Finding("quantization", WARN, f"{quant}: Marlin int4 needs cc >= 8.0; {where}, so vLLM uses the slower non-Marlin kernel",
+                        "expected on T4; use an Ampere-or-newer GPU for Marlin speed")]
+    return [Finding("quantization", PASS, f"{quant}: no compute-capability gate known to kvplan")]
+
+
+def check_driver(facts: MachineFacts, req: Request) -> list[Finding]:
+    if not facts.gpus or not facts.driver_version:
+        return []
+    cuda = wheel_cuda(req.vllm_version)
+    need = DRIVER_MIN_BY_CUDA[cuda]
+    have = _version_tuple(facts.driver_version)
+    if have >= _version_tuple(need):
+        return [Finding("driver", PASS, f"driver {facts.driver_version} >= {need} (CUDA {cuda}, the vLLM {req.vllm_version} wheel)")]
+    floor = DRIVER_COMPAT_FLOOR_BY_CUDA_MAJOR[cuda.split(".")[0]]
+    alt = ""
+    if cuda == "13.0" and have >= _version_tuple(DRIVER_MIN_BY_CUDA["12.9"]):
+        alt = f"; or install the cu129 wheel (pip install vllm=={req.vllm_version} --extra-index-url https://wheels.vllm.ai/{req.vllm_version}/cu129)"
+    fix = f"update the host driver to >= {need}{alt}"
+    if have >= _version_tuple(floor):
+        return [Finding("driver", WARN,
+                        f"driver {facts.driver_version} < {need} for CUDA {cuda}; runs only via minor-version compatibility (no PTX JIT)",
+                        fix)]
+    return [Finding("driver", FAIL, f"driver {facts.driver_version} is too old for CUDA {cuda} (vLLM {req.vllm_version} wheel needs >= {need})", fix)]
+
+
+def check_platform(facts: MachineFacts, req: Request) -> list[Finding]:
+    out = []
+    if facts.os_name != "Linux":
+        out.append(Finding("os", FAIL, f"{facts.os_name}: vLLM is Linux-only",
+                           "use WSL2, Docker or a Linux host"))
+    elif facts.wsl == "WSL2":
+        out.append(Finding("os", WARN, f"Linux under WSL2 ({facts.kernel_release}): works, with WSL's pinned-memory and shared-GPU limits",
+                           "for production use a native Linux host"))
+    elif facts.wsl == "WSL1":
+        out.append(Finding("os", FAIL, "WSL1 has no GPU access", "wsl --set-version <distro> 2"))
+    else:
+        out.append(Finding("os", PASS, f"Linux {facts.kernel_release}"))
+    py = facts.python_version[:2]
+    pys = ".".join(map(str, facts.python_version))
+    lo, hi = PYTHON_SUPPORTED
+    if lo <= py <= hi:
+        out.append(Finding("python", PASS, f"Python {pys} (vLLM supports 3.10-3.13)"))
+    else:
+        out.append(Finding("python", FAIL, f"Python {pys}; vLLM supports 3.10-3.13",
+                           "create the venv with python3.12: python3.12 -m venv .venv"))
+    if facts.torch_version:
+        out.append(Finding("torch", WARN,
+                           f"torch {facts.torch_version} is already installed here; pip install vllm replaces it with its pinned build",
+                           "install vLLM into a fresh virtualenv: python -m venv .venv && . .venv/bin/activate"))
+    else:
+        out.append(Finding("torch", PASS, "no torch in this environment"))
+    if facts.vllm_version_installed and _version_tuple(facts.vllm_version_installed)[:3] != _version_tuple(req.vllm_version)[:3]:
+        out.append(Finding("vllm", WARN,
+                           f"vllm {facts.vllm_version_installed} is installed; the plan is for {req.vllm_version}",
+                           f"pip install vllm=={req.vllm_version}, or plan with --vllm-version {facts.vllm_version_installed}"))
+    return out
+
+
+def check_cache(facts: MachineFacts, req: Request) -> list[Finding]:
+    out = []
+    free = facts.cache_free_bytes
+    if req.weights_bytes:
+        need = req.weights_bytes
+        if free is None:
+            out.append(Finding("disk", WARN, f"cannot read free space at {facts.cache_dir}", "check df -h on the cache volume"))
+        elif free < need:
+            out.append(Finding("disk", FAIL, f"{_gib(free)} free at {facts.cache_dir}; the weights need {_gib(need)}",
+                               "point HF_HOME (or HF_HUB_CACHE) at a volume with room"))
+        elif free < need * 1.2 + 2 * GIB:
+            out.append(Finding("disk", WARN, f"{_gib(free)} free at {facts.cache_dir}; the weights need {_gib(need)}, little margin",
+                               "free space or move HF_HOME to a larger volume"))
+        else:
+            out.append(Finding("disk", PASS, f"{_gib(free)} free at {facts.cache_dir} for {_gib(need)} of weights"))
+    elif free is not None:
+        out.append(Finding("disk", PASS, f"{_gib(free)} free at {facts.cache_dir} (no model given: weights not checked)"))
+    eph = facts.cache_fs_type in EPHEMERAL_FS
+    if not facts.hf_home and not facts.hf_hub_cache_env:
+        out.append(Finding("HF_HOME", WARN,
+                           f"HF_HOME unset: weights go to {facts.cache_dir}"
+                           + (f" on {facts.cache_fs_type} (ephemeral)" if eph else ""),
+                           "export HF_HOME=/path/on/a/persistent/volume"))
+    elif eph:
+        out.append(Finding("HF_HOME", WARN,
+                           f"the HF cache {facts.cache_dir} is on {facts.cache_fs_type} ({facts.cache_mountpoint}): lost on restart",
+                           "mount a persistent volume and point HF_HOME at it"))
+    else:
+        out.append(Finding("HF_HOME", PASS, f"HF cache at {facts.cache_dir}"
+                           + (f" ({facts.cache_fs_type})" if facts.cache_fs_type else "")))
+    return out
+
+
+def check_model_access(facts: MachineFacts, req: Request) -> list[Finding]:
+    if not req.model_id:
+        return []
+    out = []
+    if req.gated:
+        if facts.hf_token_present:
+            out.append(Finding("HF_TOKEN", PASS, f"{req.model_id} is gated; a token is set (value not shown)"))
+        else:
+            out.append(Finding("HF_TOKEN", FAIL, f"{req.model_id} is gated and no HF_TOKEN is set (401 at download)",
+                               "accept the licence on the model page, then export HF_TOKEN from your secret store"))
+    elif req.gated is False:
+        out.append(Finding("HF_TOKEN", PASS, f"{req.model_id} is not gated"))
+    rev = req.revision
+    if rev and re.fullmatch(r"[0-9a-f]{40}", rev):
+        out.append(Finding("revision", PASS, f"pinned to commit {rev[:12]}"))
+    elif rev and rev != "main":
+        out.append(Finding("revision", WARN, f"revision {rev!r} is a branch or tag and can move",
+                           "pin the 40-character commit sha with --revision"))
+    else:
+        out.append(Finding("revision", WARN, "model revision not pinned (main moves under you)",
+                           "pass --revision <commit sha> (see the model's commit history)"))
+    return out
+
+
+def check_memory_free(facts: MachineFacts, req: Request) -> list[Finding]:
+    if not facts.gpus or req.gpu_memory_utilization is None:
+        return []
+    util = req.gpu_memory_utilization
+    out = []
+    for g in _used(facts, req):
+        requested = util * g.memory_total_bytes
+        # vLLM refuses to start when free memory at startup < utilization x total
+        # ("Free memory on device ... is less than desired GPU memory utilization").
+        if g.memory_free_bytes < requested:
+            max_util = int(g.memory_free_bytes / g.memory_total_bytes * 100) / 100
+            out.append(Finding("gpu memory", FAIL,
+                               f"GPU {g.index}: {_gib(g.memory_free_bytes)} free of {_gib(g.memory_total_bytes)}; "
+                               f"--gpu-memory-utilization {util:.2f} asks for {_gib(requested)}",
+                               f"stop the other processes (nvidia-smi) or pass --gpu-memory-utilization {max_util:.2f}"))
+        else:
+            out.append(Finding("gpu memory", PASS,
+                               f"GPU {g.index}: {_gib(g.memory_free_bytes)} free >= {util:.2f} x {_gib(g.memory_total_bytes)}"))
+    return out
+
+
+def check_plan(facts: MachineFacts, req: Request) -> list[Finding]:
+    if req.plan_fits is None:
+        if req.plan_error:
+            return [Finding("plan", WARN, f"could not plan: {req.plan_error}", req.plan_fix or "")]
+        return []
+    on = f" on {req.plan_gpu}" if req.plan_gpu else ""
+    if req.plan_fits:
+        return [Finding("plan", PASS, f"fits{on}: {req.plan_summary or ''}".rstrip(": "))]
+    return [Finding("plan", FAIL, f"does not fit{on}: {req.plan_error or ''}".rstrip(": "),
+                    req.plan_fix or "run kvplan fit for the options")]
+
+
+CHECKS = (check_gpus, check_compute_capability, check_driver, check_memory_free, check_platform,
+          check_cache, check_model_access, check_plan)
+
+
+def run_checks(facts: MachineFacts, req: Request) -> tuple[Finding, ...]:
+    """Every finding, in a stable order. Pure."""
+    return tuple(f for check in CHECKS for f in check(facts, req))
+
+
+def exit_code(findings: Sequence[Finding]) -> int:
+    return 1 if any(f.status == FAIL for f in findings) else 0
+
+
+# ------------------------------------------------------------------------------ plan glue
+
+
+def request_from_plan(plan: Any, flags_revision: Optional[str] = None) -> Request:
+    """Build a Request from a kvplan Plan (duck-typed on the documented contract)."""
+    args, model = plan.args, plan.model
+    fix = None
+    fixes = [f for f in (getattr(plan, "fixes", None) or ()) if getattr(f, "fits", True)]
+    if fixes:
+        f0 = fixes[0]
+        flag_text = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in (getattr(f0, "flags", {}) or {}).items())
+        fix = f"{flag_text} ({getattr(f0, 'effect', '')})".strip()
+    tp = int(getattr(args, "tensor_parallel_size", 1) or 1)
+    pp = int(getattr(args, "pipeline_parallel_size", 1) or 1)
+    summary = None
+    if plan.fits:
+        summary = (f"{plan.kv_cache_tokens:,} KV tokens, max concurrency {plan.max_concurrency:.1f}x "
+                   f"at max_model_len {getattr(args, 'max_model_len', '?')}")
+    return Request(
+        vllm_version=str(plan.vllm_version),
+        dtype=str(getattr(args, "dtype", None) or getattr(model, "dtype", "") or "") or None,
+        quantization=getattr(args, "quantization", None),
+        gpu_memory_utilization=float(args.gpu_memory_utilization),
+        gpus_needed=tp * pp,
+        weights_bytes=int(getattr(model, "weights_bytes", 0) or plan.weights_bytes * tp * pp) or None,
+        model_id=getattr(model, "id", None),
+        gated=getattr(model, "gated", None),
+        # The user's own pin, not the commit the resolver happened to fetch.
+        revision=flags_revision,
+        plan_fits=bool(plan.fits),
+        plan_error=getattr(plan, "error", None),
+        plan_fix=fix,
+        plan_gpu=getattr(plan.gpu, "name", None),
+        plan_summary=summary,
+    )

@@ -1,0 +1,215 @@
+"""Output for people: the plan as a Rich table, the memory bar, the predicted log, --explain, plots.
+
+No arithmetic lives here: every number shown comes from a `Plan` (or a list of them).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable, Sequence
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from kvplan.plan import Plan
+
+GIB = 1024 ** 3
+GB = 1000 ** 3
+
+SEGMENTS = (  # (label, colour, attribute or callable)
+    ("weights", "magenta"),
+    ("activation", "yellow"),
+    ("non-torch", "cyan"),
+    ("CUDA graphs", "blue"),
+    ("KV pool", "green"),
+    ("headroom", "grey50"),
+)
+
+
+def budget_segments(p: Plan) -> list[tuple[str, float]]:
+    """The memory budget as (label, bytes) segments that add up to the GPU's total (per rank)."""
+    kv = max(0.0, p.kv_cache_bytes)
+    used = p.weights_bytes + p.activation_peak_bytes + p.non_torch_bytes + p.cudagraph_bytes
+    over = max(0.0, used - p.requested_bytes)  # weights etc. beyond the budget: shown, never hidden
+    return [
+        ("weights", float(p.weights_bytes)),
+        ("activation", float(p.activation_peak_bytes)),
+        ("non-torch", float(p.non_torch_bytes)),
+        ("CUDA graphs", float(p.cudagraph_bytes)),
+        ("KV pool", kv),
+        ("headroom", max(0.0, p.total_bytes - p.requested_bytes - over)),
+    ]
+
+
+def memory_bar(p: Plan, width: int = 60) -> Text:
+    segs = budget_segments(p)
+    total = sum(b for _, b in segs) or 1
+    bar = Text()
+    cells_used = 0
+    for (label, b), (_, colour) in zip(segs, SEGMENTS):
+        n = round(width * b / total)
+        if b > 0 and n == 0:
+            n = 1
+        n = min(n, width - cells_used)
+        cells_used += n
+        bar.append("█" * n, style=colour)
+    legend = Text()
+    unit, scale = ("GB", GB) if p.mode == "simple" else ("GiB", GIB)
+    for (label, b), (_, colour) in zip(segs, SEGMENTS):
+        legend.append("■ ", style=colour)
+        legend.append(f"{label} {b / scale:.2f} {unit}  ")
+    return Text.assemble(bar, "\n", legend)
+
+
+def verdict_text(p: Plan) -> Text:
+    if p.fits:
+        return Text(f"✓ starts — {p.kv_cache_tokens:,} tokens of KV cache, {p.max_concurrency:.2f}x concurrency at "
+                    f"max_model_len {p.args.max_model_len:,}", style="bold green")
+    return Text("✗ does not start: " + (p.error or "does not fit"), style="bold red")
+
+
+def plan_table(p: Plan) -> Table:
+    t = Table(show_header=False, box=None, pad_edge=False)
+    t.add_column(style="bold")
+    t.add_column()
+    scale, unit = (GB, "GB") if p.mode == "simple" else (GIB, "GiB")
+    a = p.args
+    t.add_row("model", f"{p.model.id}  [dim]({p.model.source.split(':')[0]})[/]")
+    t.add_row("GPU", f"{p.gpu.name} × {a.tensor_parallel_size * a.pipeline_parallel_size}  "
+                     f"[dim]{p.total_bytes / scale:.2f} {unit} each ({p.gpu.total_source.split(':')[0]})[/]")
+    t.add_row("vLLM", f"{p.vllm_version} rules (era {p.era})" + ("  [dim]simple arithmetic (--overhead-gb)[/]" if p.mode == "simple" else ""))
+    t.add_row("flags", f"max_model_len {a.max_model_len:,} · gpu_memory_utilization {a.gpu_memory_utilization} · TP {a.tensor_parallel_size}"
+                       f" · PP {a.pipeline_parallel_size} · dtype {a.dtype} · kv_cache_dtype {a.kv_cache_dtype} · block_size {p.block_size}"
+                       f" · max_num_seqs {a.max_num_seqs} · max_num_batched_tokens {a.max_num_batched_tokens}"
+                       + (" · enforce_eager" if a.enforce_eager else "") + (f" · quantization {a.quantization}" if a.quantization else ""))
+    t.add_row("KV per token", f"{p.kv_bytes_per_token:,.0f} B ({p.kv_bytes_per_token / 1024:.1f} KiB) per rank"
+              + (f"  + {p.state_bytes_per_sequence / 1024 ** 2:,.1f} MiB fixed per sequence" if p.state_bytes_per_sequence else ""))
+    t.add_row("weights", f"{p.weights_bytes / scale:.2f} {unit} per rank ({p.weights_bytes:,} B, {'exact' if p.weights_exact else 'estimate'})")
+    t.add_row("budget", f"{p.requested_bytes / scale:.2f} {unit} = {p.total_bytes / scale:.2f} × {a.gpu_memory_utilization}")
+    t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}")
+    if p.mode == "vllm":
+        t.add_row("blocks", f"{p.num_gpu_blocks:,} × {p.bytes_per_block:,} B ({len(p.groups)} KV group(s))")
+    t.add_row("tokens", f"{p.kv_cache_tokens:,}")
+    t.add_row("concurrency", f"{p.max_concurrency:.2f}x at {a.max_model_len:,} tokens per request")
+    return t
+
+
+def explain_table(p: Plan) -> Table:
+    t = Table(title="How each number was produced", show_lines=False)
+    t.add_column("term", style="bold")
+    t.add_column("value", justify="right")
+    t.add_column("formula")
+    t.add_column("source", style="dim")
+    for term in p.terms:
+        if term.unit == "bytes":
+            scale, unit = (GB, "GB") if p.mode == "simple" else (GIB, "GiB")
+            val = f"{term.value / scale:,.2f} {unit}"
+        elif term.unit == "x":
+            val = f"{term.value:,.2f}x"
+        else:
+            val = f"{term.value:,.0f} {term.unit}"
+        t.add_row(term.name, val, term.formula, term.source[:70])
+    return t
+
+
+def print_plan(console: Console, p: Plan, *, explain: bool = False, band: dict | None = None) -> None:
+    parts = [plan_table(p), Text(""), memory_bar(p), Text(""), verdict_text(p)]
+    if band:
+        parts.append(Text(band["text"], style="dim"))
+    console.print(Panel(Group(*parts), title="kvplan fit", expand=False))
+    console.print(Text("Predicted startup log" if p.mode == "vllm" else "The seed's arithmetic", style="bold"))
+    for line in p.vllm_log:
+        console.print(Text("  " + line, style="red" if "Error" in line else "dim"), soft_wrap=True)
+    if p.fixes:
+        ft = Table(title="Nearest fixes")
+        ft.add_column("change", style="bold")
+        ft.add_column("flags")
+        ft.add_column("effect")
+        for f in p.fixes:
+            ft.add_row(f.name, " ".join(f"--{k.replace('_', '-')} {v}" for k, v in f.flags.items()),
+                       Text(f.effect, style="green" if f.fits else "yellow"))
+        console.print(ft)
+    for w in p.warnings:
+        console.print(Text("warning: " + w, style="yellow"), soft_wrap=True)
+    if explain:
+        console.print(explain_table(p))
+        console.print(Text("Assumptions (every default applied)", style="bold"))
+        for a in p.assumptions:
+            console.print(Text("  • " + a), soft_wrap=True)
+
+
+def to_json(obj) -> str:
+    return json.dumps(obj, indent=2, default=lambda o: o.__dict__ if hasattr(o, "__dict__") else str(o))
+
+
+def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int = 0) -> Table:
+    t = Table(title="kvplan sweep")
+    for v in varied:
+        t.add_column(v)
+    for c in ("fits", "KV GiB", "tokens", "concurrency", "ratio"):
+        t.add_column(c, justify="right")
+    base = rows[baseline_index]["max_concurrency"] if rows else 0
+    for r in rows:
+        if r.get("error_input"):
+            t.add_row(*[str(r[v]) for v in varied], "—", "—", "—", "—", Text(r["error_input"], style="red"))
+            continue
+        ratio = f"{r['max_concurrency'] / base:.2f}×" if base else "—"
+        t.add_row(*[f"{r[v]:,}" if isinstance(r[v], int) else str(r[v]) for v in varied],
+                  Text("yes" if r["fits"] else "no", style="green" if r["fits"] else "red"),
+                  f"{r['kv_cache_bytes'] / GIB:.2f}", f"{r['kv_cache_tokens']:,}", f"{r['max_concurrency']:.2f}", ratio)
+    return t
+
+
+def plot_sweep(rows: Sequence[dict], varied: Sequence[str], path: str, band: dict | None = None) -> None:
+    """Concurrency against the first varied parameter (one line per value of the second)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
+    x_name = varied[0]
+    series: dict[str, list[dict]] = {}
+    for r in rows:
+        if r.get("error_input"):
+            continue
+        key = str(r[varied[1]]) if len(varied) > 1 else "concurrency"
+        series.setdefault(key, []).append(r)
+    numeric = all(isinstance(r[x_name], (int, float)) for s in series.values() for r in s)
+    for label, rs in series.items():
+        xs = [r[x_name] for r in rs] if numeric else list(range(len(rs)))
+        ys = [r["max_concurrency"] for r in rs]
+        ax.plot(xs, ys, marker="o", label=label)
+        if band and numeric:
+            ax.fill_between(xs, [y * (1 + band["lo"]) for y in ys], [y * (1 + band["hi"]) for y in ys], alpha=0.15)
+        if not numeric:
+            ax.set_xticks(xs, [str(r[x_name]) for r in rs], rotation=30, ha="right")
+        for r, x, y in zip(rs, xs, ys):
+            if not r["fits"]:
+                ax.scatter([x], [y], color="red", zorder=3)
+    if numeric and x_name == "max_model_len":
+        ax.set_xscale("log", base=2)
+    ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel(x_name)
+    ax.set_ylabel("max concurrency (full-length requests)")
+    ax.set_title("Concurrency vs " + x_name + " (red: does not start)")
+    if len(series) > 1:
+        ax.legend(title=varied[1], fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def csv_rows(rows: Iterable[dict], columns: Sequence[str]) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(columns), extrasaction="ignore")
+    w.writeheader()
+    for r in rows:
+        w.writerow(r)
+    return buf.getvalue()

@@ -1,0 +1,868 @@
+"""Stage 1: references to specs.
+
+A model reference (catalog id, local checkpoint folder, Hub id, or a bare config.json)
+becomes one normalized `ModelSpec`; a GPU reference (catalog name or alias, a custom
+size, or the GPU NVML detects) becomes a `GPUSpec`. Everything downstream works on
+these frozen specs; the I/O (files, Hub, NVML) happens here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import struct
+import warnings
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable
+
+from kvplan.errors import (
+    ConfigError,
+    GatedModelError,
+    HubError,
+    InputError,
+    OfflineError,
+    UnknownGPUError,
+    UnknownModelError,
+)
+
+GIB = 1024 ** 3
+GB = 1000 ** 3
+DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
+FALLBACK_GPU = "tesla-t4"
+
+DTYPE_BYTES = {
+    "float32": 4, "float": 4, "fp32": 4, "F32": 4,
+    "bfloat16": 2, "bf16": 2, "BF16": 2,
+    "float16": 2, "half": 2, "fp16": 2, "F16": 2,
+    "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1,
+    "I8": 1, "U8": 1, "I16": 2, "I32": 4, "U32": 4, "I64": 8, "F64": 8, "BOOL": 1,
+}
+
+
+# --------------------------------------------------------------------------- GPUs
+
+
+@dataclass(frozen=True)
+class GPUSpec:
+    """One GPU model: memory as CUDA (and so vLLM) reports it, and its speed."""
+
+    id: str
+    name: str
+    total_bytes: int
+    total_source: str
+    compute_capability: str | None = None
+    vendor: str = "NVIDIA"
+    hbm_bandwidth_tbps: float | None = None
+    bf16_tflops: float | None = None
+    fp16_tflops: float | None = None
+    fp8_tflops: float | None = None
+    fp4_tflops: float | None = None
+    memory_gb_marketing: float | None = None
+    interconnect: str | None = None
+    aliases: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+
+    @property
+    def total_gib(self) -> float:
+        return self.total_bytes / GIB
+
+    @property
+    def cc(self) -> tuple[int, int] | None:
+        if not self.compute_capability:
+            return None
+        major, _, minor = str(self.compute_capability).partition(".")
+        return int(major), int(minor or 0)
+
+    @property
+    def hbm_bandwidth_bytes_per_s(self) -> float | None:
+        return self.hbm_bandwidth_tbps * 1e12 if self.hbm_bandwidth_tbps else None
+
+    def peak_flops(self, dtype: str = "bfloat16") -> float | None:
+        """Dense peak FLOP/s for a compute dtype, or None when the catalog does not know it."""
+        tf = {"fp8": self.fp8_tflops, "fp4": self.fp4_tflops, "float16": self.fp16_tflops}.get(dtype)
+        tf = tf or self.bf16_tflops or self.fp16_tflops
+        return tf * 1e12 if tf else None
+
+    @property
+    def has_nvlink(self) -> bool:
+        return bool(self.interconnect and "nvlink" in self.interconnect.lower() and "no nvlink" not in self.interconnect.lower())
+
+
+@lru_cache(maxsize=1)
+def gpu_catalog() -> tuple[GPUSpec, ...]:
+    rows = json.loads(resources.files("kvplan.data").joinpath("gpus.json").read_text())
+    out = []
+    for r in rows:
+        if not r.get("total_bytes"):
+            continue  # a GPU whose total memory no source gives cannot be planned for
+        out.append(GPUSpec(
+            id=r["id"], name=r["name"], total_bytes=int(r["total_bytes"]), total_source=r["total_source"],
+            compute_capability=r.get("compute_capability"), vendor=r.get("vendor") or "NVIDIA",
+            hbm_bandwidth_tbps=r.get("hbm_bandwidth_tbps"), bf16_tflops=r.get("bf16_tflops"),
+            fp16_tflops=r.get("fp16_tflops"), fp8_tflops=r.get("fp8_tflops"), fp4_tflops=r.get("fp4_tflops"),
+            memory_gb_marketing=r.get("memory_gb_marketing"), interconnect=r.get("interconnect"),
+            aliases=tuple(r.get("aliases") or ()), sources=tuple(r.get("sources") or ()),
+        ))
+    return tuple(out)
+
+
+_GPU_NOISE = re.compile(r"\b(nvidia|geforce|tesla|amd|instinct|intel)\b")
+
+
+def _gpu_tokens(text: str) -> list[str]:
+    t = _GPU_NOISE.sub(" ", text.lower())
+    t = re.sub(r"(\d+)\s*gb\b", r"\1gb", t)
+    return [tok for tok in re.split(r"[\s\-_/(),]+", t) if tok]
+
+
+def _gpu_key(text: str) -> str:
+    return "".join(_gpu_tokens(text))
+
+
+# When a name is ambiguous (e.g. "A100" could be 40 or 80 GB, PCIe or SXM), prefer the
+# variant clouds rent most: SXM over PCIe, the larger memory.
+_GPU_PREFERENCE = ["h100-sxm", "a100-80gb-sxm", "a100-40gb-sxm", "h200", "b200", "l40s", "l4", "tesla-t4"]
+
+
+def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float | None = None,
+                detect: bool = True) -> tuple[GPUSpec, list[str]]:
+    """A GPU reference -> (GPUSpec, assumptions). Custom sizes win; no reference -> NVML, else a T4."""
+    notes: list[str] = []
+    if gib is not None or gb is not None:
+        if gib is not None and gb is not None:
+            raise InputError("--gpu-gib/--gpu-gb", "both given", "give one size: --gpu-gib (as CUDA reports it) or --gpu-gb (decimal GB)")
+        size = gib if gib is not None else gb
+        if not (size and size > 0):
+            raise InputError("--gpu-gib" if gib is not None else "--gpu-gb", f"GPU memory must be positive, got {size}", "e.g. --gpu-gib 23.58")
+        total = int(round(gib * GIB)) if gib is not None else int(round(gb * GB))
+        base = resolve_gpu(ref, detect=False)[0] if ref else None
+        label = f"{gib:g} GiB" if gib is not None else f"{gb:g} GB"
+        spec = GPUSpec(
+            id="custom", name=(f"{base.name} ({label})" if base else f"custom {label} GPU"), total_bytes=total,
+            total_source=f"given: {label}", compute_capability=base.compute_capability if base else None,
+            hbm_bandwidth_tbps=base.hbm_bandwidth_tbps if base else None, bf16_tflops=base.bf16_tflops if base else None,
+            fp16_tflops=base.fp16_tflops if base else None, fp8_tflops=base.fp8_tflops if base else None,
+        )
+        return spec, notes
+    if ref is None:
+        if detect:
+            found = detect_gpu()
+            if found is not None:
+                notes.append(f"GPU detected through NVML: {found.name}")
+                return found, notes
+        notes.append("no --gpu given and no GPU detected: planning for a 16 GB Tesla T4 (the seed's example card)")
+        return find_gpu(FALLBACK_GPU), notes
+    return find_gpu(ref), notes
+
+
+def find_gpu(ref: str) -> GPUSpec:
+    """Match a GPU name or alias forgivingly ('h100', 'A100-80GB', 'NVIDIA A100-SXM4-80GB')."""
+    catalog = gpu_catalog()
+    key = _gpu_key(ref)
+    if not key:
+        raise UnknownGPUError("--gpu", f"empty GPU name {ref!r}", "e.g. --gpu L4")
+    exact = [g for g in catalog if key in {_gpu_key(n) for n in (g.id, g.name, *g.aliases)}]
+    if exact:
+        return _prefer(exact)
+    want = set(_gpu_tokens(ref))
+    partial = [g for g in catalog
+               if any(want <= set(_gpu_tokens(n)) for n in (g.id, g.name, *g.aliases))]
+    if partial:
+        return _prefer(partial)
+    names = [g.name for g in catalog] + [a for g in catalog for a in g.aliases]
+    near = difflib.get_close_matches(ref, names, n=3, cutoff=0.4)
+    hint = f"nearest: {', '.join(near)}" if near else "see `kvplan gpus`"
+    raise UnknownGPUError("--gpu", f"unknown GPU {ref!r}", f"{hint}; or give --gpu-gib N for a custom card")
+
+
+def _prefer(cands: list[GPUSpec]) -> GPUSpec:
+    def rank(g: GPUSpec) -> tuple:
+        return (_GPU_PREFERENCE.index(g.id) if g.id in _GPU_PREFERENCE else 99, -g.total_bytes)
+    return sorted(cands, key=rank)[0]
+
+
+def detect_gpu() -> GPUSpec | None:
+    """The first GPU NVML sees, matched to the catalog (its CUDA total), or None."""
+    try:
+        import pynvml  # nvidia-ml-py
+        pynvml.nvmlInit()
+    except Exception:
+        return None
+    try:
+        if pynvml.nvmlDeviceGetCount() < 1:
+            return None
+        h = pynvml.nvmlDeviceGetHandleByIndex(0)
+        name = pynvml.nvmlDeviceGetName(h)
+        name = name.decode() if isinstance(name, bytes) else name
+        total = int(pynvml.nvmlDeviceGetMemoryInfo(h).total)
+        major, minor = pynvml.nvmlDeviceGetCudaComputeCapability(h)
+    except Exception:
+        return None
+    finally:
+        try:
+            pynvml.nvmlShutdown()
+        except Exception:
+            pass
+    try:
+        return find_gpu(name)
+    except UnknownGPUError:
+        # NVML's total includes driver-reserved memory, 0.25-0.75 GiB above CUDA's (gpu-facts.md).
+        return GPUSpec(id="detected", name=name, total_bytes=int(total - 0.6 * GIB),
+                       total_source="NVML total minus 0.6 GiB driver reserve (estimate)",
+                       compute_capability=f"{major}.{minor}")
+
+
+# --------------------------------------------------------------------------- models
+
+
+@dataclass(frozen=True)
+class RecurrentSpec:
+    """The per-sequence state of one Mamba / Gated DeltaNet / linear-attention layer (whole model, TP=1).
+
+    kinds: "mamba1" (conv (k-1, I), ssm (I, N)); "mamba2" (conv (k-1, I + 2 G N), ssm (H, P, N));
+    "gdn" (conv (k-1, 2 Hk Dk + Hv Dv), ssm (Hv, Dv, Dk)); "linear" (state (H, D, D)).
+    Shapes per docs/vllm-memory-model.md section 3.1 (MambaStateShapeCalculator).
+    """
+
+    kind: str
+    conv_kernel: int = 4
+    intermediate: int = 0       # mamba1/mamba2 inner width I
+    state_size: int = 0         # N
+    n_groups: int = 1           # mamba2 G
+    n_heads: int = 0            # mamba2 H, gdn Hv, linear H
+    head_dim: int = 0           # mamba2 P, gdn Dv, linear D
+    key_heads: int = 0          # gdn Hk
+    key_head_dim: int = 0       # gdn Dk
+
+    def shapes(self, tp: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(conv state shape, ssm state shape) on one of `tp` ranks."""
+        k1 = self.conv_kernel - 1
+        if self.kind == "mamba1":
+            return (k1, self.intermediate // tp), (self.intermediate // tp, self.state_size)
+        if self.kind == "mamba2":
+            groups = self.n_groups + ((tp - self.n_groups) if self.n_groups % tp else 0)
+            conv = (k1, (self.intermediate + 2 * groups * self.state_size) // tp)
+            return conv, (self.n_heads // tp, self.head_dim, self.state_size)
+        if self.kind == "gdn":
+            conv_dim = 2 * self.key_heads * self.key_head_dim + self.n_heads * self.head_dim
+            return (k1, conv_dim // tp), (self.n_heads // tp, self.head_dim, self.key_head_dim)
+        if self.kind == "linear":
+            return (0,), (self.n_heads // tp, self.head_dim, self.head_dim)
+        raise ConfigError("config", f"unknown recurrent layer kind {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    """What one decoder layer keeps in the KV cache.
+
+    kind: "full" (MHA/GQA/MQA), "sliding" (window), "chunked" (chunked local attention),
+    "mla" (one latent head of kv_lora_rank + qk_rope_head_dim), "recurrent" (Mamba/GDN/linear
+    state per sequence), "none" (no cache: MLP-only layers).
+    """
+
+    kind: str
+    num_kv_heads: int = 0
+    head_dim: int = 0
+    head_dim_v: int = 0
+    window: int | None = None
+    recurrent: RecurrentSpec | None = None
+
+    @property
+    def is_attention(self) -> bool:
+        return self.kind in ("full", "sliding", "chunked", "mla")
+
+
+@dataclass(frozen=True)
+class QuantSpec:
+    """Weight quantization as the checkpoint declares it."""
+
+    method: str                 # awq, gptq, fp8, compressed-tensors, modelopt, mxfp4, bitsandbytes, ...
+    bits: float                 # bits per quantized weight
+    group_size: int | None = None
+    scheme: str = ""            # e.g. "int4 w4a16", "nvfp4", "fp8 block 128x128"
+    skip: tuple[str, ...] = ()  # module patterns left unquantized
+    applies_to: str = "linear"  # "linear" or "experts" (MXFP4 in gpt-oss)
+    kv_cache_fp8: bool = False  # the checkpoint ships an FP8 KV-cache scheme
+
+
+@dataclass(frozen=True)
+class CheckpointWeights:
+    """Tensor bytes read from checkpoint metadata (never the tensors themselves)."""
+
+    bytes_by_dtype: tuple[tuple[str, int], ...]
+    source: str
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(b for _, b in self.bytes_by_dtype)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model normalized for planning: the language model's shape, its layers' cache kinds,
+    its quantization and (where known) its exact weight bytes."""
+
+    id: str
+    source: str
+    model_type: str
+    architectures: tuple[str, ...]
+    dtype: str
+    hidden_size: int
+    num_layers: int
+    num_attention_heads: int
+    num_kv_heads: int
+    head_dim: int
+    intermediate_size: int
+    vocab_size: int
+    max_position_embeddings: int | None
+    tie_word_embeddings: bool
+    layers: tuple[LayerSpec, ...]
+    revision: str | None = None
+    num_experts: int = 0
+    num_experts_per_tok: int = 0
+    moe_intermediate_size: int = 0
+    shared_expert_intermediate_size: int = 0
+    quant: QuantSpec | None = None
+    checkpoint: CheckpointWeights | None = None
+    gated: bool | None = None
+    mamba_ssm_dtype: str | None = None
+    is_multimodal: bool = False
+    is_pooling: bool = False
+    notes: tuple[str, ...] = ()
+    text_config: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+    vision_config: dict | None = field(default=None, compare=False, hash=False, repr=False)
+    raw_config: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    @property
+    def is_moe(self) -> bool:
+        return self.num_experts > 1
+
+    @property
+    def is_hybrid(self) -> bool:
+        kinds = {layer.kind for layer in self.layers if layer.kind != "none"}
+        return len(kinds) > 1 or "recurrent" in kinds
+
+    @property
+    def dtype_bytes(self) -> int:
+        return DTYPE_BYTES[self.dtype]
+
+    @property
+    def weights_bytes(self) -> int:
+        """Whole-model weight bytes: the checkpoint's own where known, else counted."""
+        from kvplan.weights import count_weights
+
+        if self.checkpoint:
+            return self.checkpoint.total_bytes
+        return count_weights(self).total_bytes
+
+    @property
+    def active_params(self) -> int:
+        from kvplan.weights import count_weights
+
+        return count_weights(self).active_params
+
+
+# ---- catalog
+
+
+@lru_cache(maxsize=1)
+def model_catalog() -> dict[str, dict]:
+    return json.loads(resources.files("kvplan.data").joinpath("models.json").read_text())
+
+
+def catalog_ids() -> list[str]:
+    return sorted(model_catalog())
+
+
+def _catalog_lookup(ref: str) -> dict | None:
+    cat = model_catalog()
+    if ref in cat:
+        return cat[ref]
+    low = ref.lower()
+    for k, v in cat.items():
+        if k.lower() == low or k.split("/", 1)[-1].lower() == low:
+            return v
+    return None
+
+
+def resolve_model(ref: str | None = None, *, revision: str | None = None) -> ModelSpec:
+    """A model reference -> ModelSpec.
+
+    - a local folder: config.json plus safetensors headers (exact bytes per dtype);
+    - a .json file: a bare config.json;
+    - a catalog id (no --revision): the embedded catalog, offline;
+    - anything else shaped like org/name: the Hugging Face Hub at `revision`.
+    """
+    ref = ref or DEFAULT_MODEL
+    path = Path(ref).expanduser()
+    if path.is_dir():
+        return _from_folder(path)
+    if path.suffix == ".json" and path.is_file():
+        config = _read_json(path, "model")
+        return normalize(config, model_id=path.stem if path.name != "config.json" else path.parent.name,
+                         source=str(path))
+    if path.suffix == ".json" or ref.startswith((".", "/", "~")):
+        raise InputError("model", f"no such file or folder: {ref}", "give a catalog id, a Hub id, a checkpoint folder or a config.json path")
+    entry = None if revision else _catalog_lookup(ref)
+    if entry is not None:
+        return _from_catalog(entry)
+    if re.fullmatch(r"[\w.\-]+/[\w.\-]+", ref):
+        return _from_hub(ref, revision)
+    near = difflib.get_close_matches(ref, catalog_ids(), n=3, cutoff=0.3)
+    raise UnknownModelError("model", f"unknown model {ref!r}",
+                            (f"nearest catalog ids: {', '.join(near)}; " if near else "")
+                            + "or give a Hub id (org/name), a checkpoint folder or a config.json path")
+
+
+def _from_catalog(entry: dict) -> ModelSpec:
+    config = entry.get("resolved_config") or entry["config"]
+    notes = []
+    if not entry.get("resolved_config"):
+        notes.append(f"transformers' AutoConfig does not know this config ({entry.get('resolve_note')}); read as the raw dict")
+    ckpt = None
+    w = entry.get("weights")
+    if w and w.get("params_by_dtype"):
+        ckpt = CheckpointWeights(
+            bytes_by_dtype=tuple((d, n * DTYPE_BYTES[d]) for d, n in w["params_by_dtype"].items()),
+            source=w["source"])
+    spec = normalize(config, model_id=entry["id"], source=f"catalog: {entry['source']}",
+                     raw=entry["config"], hf_quant_config=entry.get("hf_quant_config"),
+                     checkpoint=ckpt, gated=entry.get("gated"), autoconfig=False, extra_notes=notes)
+    return spec
+
+
+def _read_json(path: Path, field_name: str) -> dict:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(field_name, f"cannot read {path}: {exc}", "check the path and permissions") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(field_name, f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})", "fix the file or download it again") from None
+    if not isinstance(data, dict):
+        raise ConfigError(field_name, f"{path} does not hold a JSON object", "a config.json is a JSON object of model settings")
+    return data
+
+
+def read_safetensors_header(path: Path) -> dict:
+    """The JSON header of one .safetensors file: 8-byte little-endian length, then JSON. No tensors read."""
+    with open(path, "rb") as fh:
+        raw = fh.read(8)
+        if len(raw) < 8:
+            raise ConfigError("checkpoint", f"{path.name} is too short to be a safetensors file", "re-download it")
+        (n,) = struct.unpack("<Q", raw)
+        if n > 100 * 1024 ** 2:
+            raise ConfigError("checkpoint", f"{path.name} has an implausible header size ({n} bytes)", "re-download it")
+        try:
+            return json.loads(fh.read(n))
+        except json.JSONDecodeError:
+            raise ConfigError("checkpoint", f"{path.name} has a corrupt header", "re-download it") from None
+
+
+def safetensors_bytes_by_dtype(headers: Iterable[dict]) -> dict[str, int]:
+    by_dtype: dict[str, int] = {}
+    for header in headers:
+        for name, info in header.items():
+            if name == "__metadata__":
+                continue
+            start, end = info["data_offsets"]
+            by_dtype[info["dtype"]] = by_dtype.get(info["dtype"], 0) + (end - start)
+    return by_dtype
+
+
+def _from_folder(folder: Path) -> ModelSpec:
+    cfg_path = folder / "config.json"
+    if not cfg_path.is_file():
+        raise InputError("model", f"{folder} has no config.json", "point at a Hugging Face checkpoint folder")
+    config = _read_json(cfg_path, "config.json")
+    files = sorted(folder.glob("*.safetensors"))
+    ckpt = None
+    if files:
+        by_dtype = safetensors_bytes_by_dtype(read_safetensors_header(f) for f in files)
+        ckpt = CheckpointWeights(tuple(sorted(by_dtype.items())), source=f"safetensors headers of {len(files)} file(s) in {folder}")
+    quant_path = folder / "hf_quant_config.json"
+    hfq = _read_json(quant_path, "hf_quant_config.json") if quant_path.is_file() else None
+    return normalize(config, model_id=folder.name, source=str(folder), hf_quant_config=hfq, checkpoint=ckpt)
+
+
+def _hub_error(exc: Exception, repo: str, revision: str | None) -> Exception:
+    from huggingface_hub import errors as hf_errors
+
+    status = getattr(getattr(exc, "response", None), "status_code", None)
+    if isinstance(exc, hf_errors.GatedRepoError) or status in (401, 403):
+        return GatedModelError(f"{repo} is gated or private: set HF_TOKEN", "accept the licence on the model page, then export HF_TOKEN=<a read token>")
+    if isinstance(exc, hf_errors.RevisionNotFoundError):
+        return InputError("--revision", f"{repo} has no revision {revision!r}", "give a commit hash, tag or branch that exists")
+    if isinstance(exc, hf_errors.RepositoryNotFoundError) or status == 404:
+        near = difflib.get_close_matches(repo, catalog_ids(), n=3, cutoff=0.4)
+        return UnknownModelError("model", f"{repo} was not found on the Hub",
+                                 (f"nearest catalog ids: {', '.join(near)}" if near else "check the spelling (org/name)"))
+    if isinstance(exc, (hf_errors.OfflineModeIsEnabled, hf_errors.LocalEntryNotFoundError)) or "offline" in str(exc).lower():
+        return OfflineError(f"cannot reach the Hugging Face Hub for {repo}",
+                            "use a catalog id (`kvplan models`), a local checkpoint folder or a config.json path, "
+                            "or set HF_HUB_OFFLINE=1 with the model already in the HF cache (HF_HOME)")
+    return HubError(f"the Hub failed for {repo}: {type(exc).__name__}: {str(exc)[:160]}",
+                    "retry, or use a catalog id, a local folder or a config.json path")
+
+
+def _from_hub(repo: str, revision: str | None) -> ModelSpec:
+    """Config and safetensors metadata through huggingface_hub (HF_TOKEN, HF_HOME, HF_HUB_OFFLINE honoured)."""
+    from huggingface_hub import get_safetensors_metadata, hf_hub_download
+    from huggingface_hub import errors as hf_errors
+
+    try:
+        cfg_file = hf_hub_download(repo, "config.json", revision=revision)
+    except Exception as exc:  # network, auth, not found: mapped to one clear error
+        raise _hub_error(exc, repo, revision) from None
+    config = _read_json(Path(cfg_file), "config.json")
+    notes = []
+    hfq = None
+    try:
+        hfq = _read_json(Path(hf_hub_download(repo, "hf_quant_config.json", revision=revision)), "hf_quant_config.json")
+    except Exception:
+        pass  # most checkpoints have none
+    ckpt = None
+    try:
+        meta = get_safetensors_metadata(repo, revision=revision)
+        by_dtype: dict[str, int] = {}
+        for fmeta in meta.files_metadata.values():
+            for tinfo in fmeta.tensors.values():
+                start, end = tinfo.data_offsets
+                by_dtype[tinfo.dtype] = by_dtype.get(tinfo.dtype, 0) + (end - start)
+        ckpt = CheckpointWeights(tuple(sorted(by_dtype.items())),
+                                 source=f"safetensors headers on the Hub ({repo}@{revision or 'main'})")
+    except hf_errors.NotASafetensorsRepoError:
+        notes.append("the repository has no safetensors files: weights counted from the architecture")
+    except Exception as exc:
+        err = _hub_error(exc, repo, revision)
+        if isinstance(err, GatedModelError):
+            raise err from None
+        notes.append(f"safetensors metadata unavailable ({type(exc).__name__}): weights counted from the architecture")
+    gated = None
+    entry = _catalog_lookup(repo)
+    if entry is not None:
+        gated = entry.get("gated")
+    return normalize(config, model_id=repo, source=f"hub: {repo}@{revision or 'main'}", revision=revision,
+                     hf_quant_config=hfq, checkpoint=ckpt, gated=gated, extra_notes=notes)
+
+
+# ---- normalization
+
+
+def _autoconfig_dict(config: dict) -> tuple[dict, str | None]:
+    """transformers' AutoConfig view of `config` (defaults, layer_types), else the raw dict and why."""
+    model_type = config.get("model_type")
+    if not model_type:
+        return config, "config has no model_type, so transformers cannot fill in defaults; read as the raw dict"
+    try:
+        import logging
+
+        from transformers import AutoConfig, logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+        logging.getLogger("transformers").setLevel(logging.ERROR)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cfg = AutoConfig.for_model(model_type, **{k: v for k, v in config.items() if k != "model_type"})
+        return json.loads(cfg.to_json_string(use_diff=False)), None
+    except ImportError:
+        return config, "transformers is not installed; read as the raw dict"
+    except Exception as exc:
+        return config, f"transformers' AutoConfig does not know model_type {model_type!r} ({type(exc).__name__}); read as the raw dict"
+
+
+def _get(cfg: dict, *names: str, default: Any = None) -> Any:
+    for n in names:
+        v = cfg.get(n)
+        if v is not None:
+            return v
+    return default
+
+
+def _need_int(cfg: dict, field_name: str, *names: str) -> int:
+    v = _get(cfg, *names)
+    if v is None:
+        raise ConfigError(field_name, f"the config has no {' / '.join(names)}", "give a complete config.json (the checkpoint's own)")
+    try:
+        iv = int(v)
+    except (TypeError, ValueError):
+        raise ConfigError(field_name, f"{names[0]} must be an integer, got {v!r}", "fix the config.json") from None
+    if iv <= 0:
+        raise ConfigError(field_name, f"{names[0]} must be positive, got {iv}", "fix the config.json")
+    return iv
+
+
+_TEXT_KEYS = ("text_config", "llm_config", "language_config", "thinker_config")
+_POOLING_ARCH = re.compile(r"(ForSequenceClassification|ForEmbedding|Model$|ForRewardModel|ForTokenClassification)")
+
+
+def _text_part(config: dict) -> tuple[dict, dict | None, bool]:
+    for k in _TEXT_KEYS:
+        sub = config.get(k)
+        if isinstance(sub, dict) and ("hidden_size" in sub or "num_hidden_layers" in sub):
+            vision = config.get("vision_config") if isinstance(config.get("vision_config"), dict) else None
+            merged = dict(sub)
+            for inherit in ("tie_word_embeddings", "quantization_config", "torch_dtype", "dtype"):
+                if inherit not in merged and inherit in config:
+                    merged[inherit] = config[inherit]
+            return merged, vision, True
+    vision = config.get("vision_config") if isinstance(config.get("vision_config"), dict) else None
+    return config, vision, vision is not None
+
+
+def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = None, revision: str | None = None,
+              hf_quant_config: dict | None = None, checkpoint: CheckpointWeights | None = None,
+              gated: bool | None = None, autoconfig: bool = True, extra_notes: Iterable[str] = ()) -> ModelSpec:
+    """A config dict (raw or AutoConfig-resolved) -> ModelSpec. Raises ConfigError naming what is missing."""
+    notes = list(extra_notes)
+    raw = raw or config
+    if autoconfig:
+        config, why = _autoconfig_dict(config)
+        if why:
+            notes.append(why)
+            warnings.warn(why, stacklevel=2)
+    text, vision, multimodal = _text_part(config)
+    model_type = str(_get(text, "model_type", default=None) or _get(config, "model_type", default="unknown"))
+    archs = tuple(_get(config, "architectures", default=None) or _get(text, "architectures", default=None) or ())
+
+    hidden = _need_int(text, "hidden_size", "hidden_size", "d_model", "n_embd")
+    n_layers = _need_int(text, "num_hidden_layers", "num_hidden_layers", "num_layers", "n_layer")
+    n_heads = _need_int(text, "num_attention_heads", "num_attention_heads", "n_head", "num_heads")
+    n_kv = int(_get(text, "num_key_value_heads", "num_kv_heads", "multi_query_group_num", default=n_heads))
+    if _get(text, "multi_query", default=False) and "num_key_value_heads" not in text:
+        n_kv = 1
+    head_dim = int(_get(text, "head_dim", "attention_head_dim", default=0) or hidden // n_heads)
+    vocab = int(_get(text, "vocab_size", "padded_vocab_size", default=0) or _get(config, "vocab_size", default=0))
+    inter = int(_get(text, "intermediate_size", "ffn_hidden_size", "n_inner", default=0) or 0)
+    dtype = str(_get(text, "torch_dtype", "dtype", default=None) or _get(config, "torch_dtype", "dtype", default="bfloat16"))
+    dtype = dtype.replace("torch.", "")
+    if dtype not in DTYPE_BYTES:
+        notes.append(f"checkpoint dtype {dtype!r} not recognised: bfloat16 assumed")
+        dtype = "bfloat16"
+    tie = bool(_get(text, "tie_word_embeddings", default=_get(config, "tie_word_embeddings", default=False)))
+    max_pos = _max_position(text)
+
+    n_experts = int(_get(text, "num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts", default=0) or 0)
+    top_k = int(_get(text, "num_experts_per_tok", "experts_per_token", "moe_top_k", "num_experts_per_token", default=0) or 0)
+    moe_inter = int(_get(text, "moe_intermediate_size", "expert_intermediate_size", default=0) or 0)
+    if n_experts and not moe_inter:
+        moe_inter = inter
+    shared_inter = int(_get(text, "shared_expert_intermediate_size", "shared_intermediate_size", default=0) or 0)
+    if not shared_inter and _get(text, "n_shared_experts", default=0):
+        shared_inter = int(text["n_shared_experts"]) * moe_inter
+
+    layers = _layer_specs(text, model_type, n_layers, n_kv, head_dim, notes)
+    quant = _quant_spec(text, hf_quant_config, notes)
+    pooling = bool(archs) and all(_POOLING_ARCH.search(a) for a in archs) and not any("CausalLM" in a or "Conditional" in a for a in archs)
+    return ModelSpec(
+        id=model_id, source=source, revision=revision, model_type=model_type, architectures=archs, dtype=dtype,
+        hidden_size=hidden, num_layers=n_layers, num_attention_heads=n_heads, num_kv_heads=n_kv, head_dim=head_dim,
+        intermediate_size=inter, vocab_size=vocab, max_position_embeddings=max_pos, tie_word_embeddings=tie,
+        layers=layers, num_experts=n_experts, num_experts_per_tok=top_k, moe_intermediate_size=moe_inter,
+        shared_expert_intermediate_size=shared_inter, quant=quant, checkpoint=checkpoint, gated=gated,
+        mamba_ssm_dtype=_get(text, "mamba_ssm_dtype", default=None), is_multimodal=multimodal, is_pooling=pooling,
+        notes=tuple(notes), text_config=text, vision_config=vision, raw_config=raw,
+    )
+
+
+def _max_position(text: dict) -> int | None:
+    """The model's context limit as vLLM derives it (max_position_embeddings and friends)."""
+    for k in ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "max_sequence_length", "model_max_length"):
+        v = text.get(k)
+        if isinstance(v, int) and v > 0:
+            return v
+    return None
+
+
+def _layer_kind_list(text: dict, model_type: str, n_layers: int) -> list[str]:
+    """Per-layer kinds: 'full', 'sliding', 'chunked', 'recurrent', 'both' (attention + Mamba), 'none'."""
+    lt = text.get("layer_types")
+    if isinstance(lt, str):
+        try:
+            import ast
+            lt = ast.literal_eval(lt)
+        except (ValueError, SyntaxError):
+            lt = None
+    if isinstance(lt, list) and len(lt) >= n_layers:
+        mapping = {"full_attention": "full", "attention": "full", "global": "full", "sliding_attention": "sliding",
+                   "local": "sliding", "chunked_attention": "chunked", "linear_attention": "recurrent",
+                   "mamba": "recurrent", "mamba2": "recurrent", "conv": "recurrent", "mlp": "none"}
+        out = []
+        for t in lt[:n_layers]:
+            if t not in mapping:
+                raise ConfigError("layer_types", f"layer type {t!r} is not supported by kvplan",
+                                  "supported: full/sliding/chunked attention, MLA, Mamba, Gated DeltaNet, linear attention")
+            out.append(mapping[t])
+        return out
+    pattern = text.get("hybrid_override_pattern")
+    if isinstance(pattern, str) and pattern:
+        # NemotronH: M = Mamba2, * = attention, - = MLP, E = MoE (no cache)
+        return [{"M": "recurrent", "*": "full"}.get(c, "none") for c in pattern[:n_layers]]
+    if "attn_layer_period" in text:  # Jamba
+        period, offset = int(text["attn_layer_period"]), int(text.get("attn_layer_offset", 0))
+        return ["full" if i % period == offset else "recurrent" for i in range(n_layers)]
+    if model_type == "falcon_h1":
+        return ["both"] * n_layers  # attention and Mamba2 side by side in every layer
+    if model_type in ("mamba", "mamba2", "falcon_mamba"):
+        return ["recurrent"] * n_layers
+    attn_types = text.get("attn_type_list")
+    if isinstance(attn_types, str):
+        try:
+            import ast
+            attn_types = ast.literal_eval(attn_types.rstrip(".")) if not attn_types.endswith("...") else None
+        except (ValueError, SyntaxError):
+            attn_types = None
+    if isinstance(attn_types, list) and len(attn_types) >= n_layers:
+        return ["full" if int(a) == 1 else "recurrent" for a in attn_types[:n_layers]]  # MiniMax: 0 = linear
+    window = text.get("sliding_window")
+    use_sw = text.get("use_sliding_window", True)
+    if isinstance(window, int) and window > 0 and use_sw:
+        return ["sliding"] * n_layers
+    return ["full"] * n_layers
+
+
+def _recurrent_spec(text: dict, model_type: str) -> RecurrentSpec:
+    hidden = int(text["hidden_size"])
+    if "linear_num_value_heads" in text:  # Gated DeltaNet (Qwen3-Next, Qwen3.5/3.6/3.8)
+        return RecurrentSpec(kind="gdn", conv_kernel=int(text.get("linear_conv_kernel_dim", 4)),
+                             n_heads=int(text["linear_num_value_heads"]), head_dim=int(text["linear_value_head_dim"]),
+                             key_heads=int(text["linear_num_key_heads"]), key_head_dim=int(text["linear_key_head_dim"]))
+    n_heads = _get(text, "mamba_num_heads", "mamba_n_heads", "mamba2_num_heads")
+    if n_heads is not None or model_type in ("nemotron_h", "granitemoehybrid", "falcon_h1", "mamba2", "bamba", "zamba2"):
+        head = int(_get(text, "mamba_head_dim", "mamba_d_head", default=64))
+        expand = _get(text, "mamba_expand", "expand", default=2)
+        n_heads = int(n_heads) if n_heads is not None else int(expand * hidden) // head
+        inner = int(_get(text, "mamba_d_ssm", default=0) or n_heads * head)
+        return RecurrentSpec(kind="mamba2", conv_kernel=int(_get(text, "mamba_d_conv", "conv_kernel", default=4)),
+                             intermediate=inner, state_size=int(_get(text, "mamba_d_state", "ssm_state_size", "state_size", default=128)),
+                             n_groups=int(_get(text, "mamba_n_groups", "n_groups", default=1)), n_heads=n_heads, head_dim=head)
+    if model_type in ("minimax", "minimax_text_01", "minimax_m1"):
+        heads = int(text["num_attention_heads"])
+        return RecurrentSpec(kind="linear", n_heads=heads, head_dim=int(_get(text, "head_dim", default=hidden // heads)))
+    if _get(text, "mamba_d_state", "state_size") is not None:  # Mamba1 (Jamba, Mamba)
+        expand = _get(text, "mamba_expand", "expand", default=2)
+        return RecurrentSpec(kind="mamba1", conv_kernel=int(_get(text, "mamba_d_conv", "conv_kernel", default=4)),
+                             intermediate=int(_get(text, "intermediate_size", default=0) if model_type == "mamba" else expand * hidden),
+                             state_size=int(_get(text, "mamba_d_state", "state_size")))
+    raise ConfigError("config", f"{model_type}: recurrent layers without Mamba / DeltaNet state settings",
+                      "the config needs mamba_d_state/mamba_expand or linear_* head settings")
+
+
+def _layer_specs(text: dict, model_type: str, n_layers: int, n_kv: int, head_dim: int, notes: list[str]) -> tuple[LayerSpec, ...]:
+    if text.get("kv_lora_rank"):
+        if model_type.startswith("deepseek_v4") or text.get("compress_ratios"):
+            raise ConfigError("config", f"{model_type}: compressed sparse attention is not supported by kvplan yet",
+                              "MLA (DeepSeek V2/V3/R1, Kimi K2) is; V4's compressed KV layout is not modelled")
+        latent = int(text["kv_lora_rank"]) + int(text.get("qk_rope_head_dim", 64))
+        return tuple(LayerSpec(kind="mla", num_kv_heads=1, head_dim=latent, head_dim_v=0) for _ in range(n_layers))
+    kinds = _layer_kind_list(text, model_type, n_layers)
+    window = text.get("sliding_window")
+    chunk = text.get("attention_chunk_size")
+    head_dim_v = int(text.get("v_head_dim") or head_dim)
+    out: list[LayerSpec] = []
+    recurrent = None
+    for kind in kinds:
+        if kind in ("recurrent", "both") and recurrent is None:
+            recurrent = _recurrent_spec(text, model_type)
+        if kind == "full":
+            out.append(LayerSpec("full", n_kv, head_dim, head_dim_v))
+        elif kind == "sliding":
+            if not (isinstance(window, int) and window > 0):
+                raise ConfigError("sliding_window", "sliding-attention layers but no sliding_window size", "add sliding_window to the config")
+            out.append(LayerSpec("sliding", n_kv, head_dim, head_dim_v, window=int(window)))
+        elif kind == "chunked":
+            if not chunk:
+                raise ConfigError("attention_chunk_size", "chunked-attention layers but no attention_chunk_size", "add it to the config")
+            out.append(LayerSpec("chunked", n_kv, head_dim, head_dim_v, window=int(chunk)))
+        elif kind == "recurrent":
+            out.append(LayerSpec("recurrent", recurrent=recurrent))
+        elif kind == "both":
+            out.append(LayerSpec("full", n_kv, head_dim, head_dim_v))
+            out.append(LayerSpec("recurrent", recurrent=recurrent))
+        else:
+            out.append(LayerSpec("none"))
+    if text.get("num_kv_shared_layers"):
+        shared = int(text["num_kv_shared_layers"])
+        notes.append(f"the last {shared} layers reuse earlier layers' KV cache (config num_kv_shared_layers)")
+        keep = len(out) - shared
+        out = out[:keep] + [LayerSpec("none") for _ in range(shared)]
+    return tuple(out)
+
+
+# ---- quantization
+
+
+_QUANT_ALIASES = {"awq_marlin": "awq", "gptq_marlin": "gptq", "gptq_marlin_24": "gptq", "fbgemm_fp8": "fp8",
+                  "modelopt_fp4": "modelopt", "auto-round": "auto_round", "autoround": "auto_round",
+                  "bitsandbytes": "bitsandbytes", "bnb": "bitsandbytes"}
+
+
+def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | None:
+    qc = text.get("quantization_config")
+    if isinstance(qc, str):
+        try:
+            import ast
+            qc = ast.literal_eval(qc) if not qc.endswith("...") else None
+        except (ValueError, SyntaxError):
+            qc = None
+    if hfq and not qc:
+        q = hfq.get("quantization") if isinstance(hfq.get("quantization"), dict) else None
+        if q is None and isinstance(hfq.get("quantization"), str):
+            try:
+                import ast
+                q = ast.literal_eval(hfq["quantization"]) if not hfq["quantization"].endswith("...") else None
+            except (ValueError, SyntaxError):
+                q = None
+        if q is None and isinstance(hfq.get("quantization"), str):
+            algo = re.search(r"'quant_algo':\s*'(\w+)'", hfq["quantization"])
+            kv = "'kv_cache_quant_algo': 'FP8'" in hfq["quantization"]
+            q = {"quant_algo": algo.group(1) if algo else "NVFP4", "kv_cache_quant_algo": "FP8" if kv else None}
+        if q:
+            qc = {"quant_method": "modelopt", **q}
+    if not isinstance(qc, dict):
+        return None
+    method = str(qc.get("quant_method") or qc.get("quant_algo") or "").lower()
+    method = _QUANT_ALIASES.get(method, method)
+    skip = tuple(qc.get("modules_to_not_convert") or qc.get("ignore") or qc.get("ignored_layers") or ())
+    if method in ("awq", "gptq", "auto_round"):
+        bits = int(qc.get("bits") or qc.get("w_bit") or 4)
+        g = int(qc.get("group_size") or qc.get("q_group_size") or 128)
+        return QuantSpec(method, bits, g if g > 0 else None, f"int{bits} w{bits}a16 group {g}", skip)
+    if method == "fp8":
+        block = qc.get("weight_block_size")
+        return QuantSpec("fp8", 8, None, f"fp8 block {block[0]}x{block[1]}" if block else "fp8 per-tensor", skip)
+    if method == "mxfp4":
+        return QuantSpec("mxfp4", 4, 32, "mxfp4 (experts)", skip, applies_to="experts")
+    if method == "modelopt":
+        algo = str(qc.get("quant_algo") or "").upper()
+        kv = str(qc.get("kv_cache_quant_algo") or "").upper() == "FP8"
+        if "FP8" in algo and "FP4" not in algo:
+            return QuantSpec("modelopt", 8, None, "fp8 (modelopt)", skip, kv_cache_fp8=kv)
+        return QuantSpec("modelopt", 4, 16, "nvfp4 (modelopt)", skip, kv_cache_fp8=kv)
+    if method == "compressed-tensors":
+        groups = qc.get("config_groups") or {}
+        w = {}
+        for grp in groups.values():
+            if isinstance(grp, dict) and isinstance(grp.get("weights"), dict):
+                w = grp["weights"]
+                break
+        bits = int(w.get("num_bits") or 8)
+        kind = str(w.get("type") or "int")
+        g = w.get("group_size")
+        kv = bool(qc.get("kv_cache_scheme"))
+        if kind == "float" and bits == 4:
+            return QuantSpec("compressed-tensors", 4, int(g or 16), "nvfp4 (compressed-tensors)", skip, kv_cache_fp8=kv)
+        if kind == "float":
+            return QuantSpec("compressed-tensors", 8, None, "fp8 (compressed-tensors)", skip, kv_cache_fp8=kv)
+        return QuantSpec("compressed-tensors", bits, int(g) if g else None, f"int{bits} (compressed-tensors)", skip, kv_cache_fp8=kv)
+    if method == "bitsandbytes":
+        bits = 4 if qc.get("load_in_4bit") or qc.get("bnb_4bit_quant_type") else 8
+        return QuantSpec("bitsandbytes", bits, 64 if bits == 4 else None, f"bitsandbytes {bits}-bit", skip)
+    if method in ("gguf",):
+        raise ConfigError("quantization_config", "GGUF checkpoints are not supported by kvplan", "give the original safetensors checkpoint")
+    notes.append(f"quantization method {method!r} is not modelled: weights need checkpoint metadata")
+    return QuantSpec(method or "unknown", 0, None, "unknown", skip)

@@ -1,0 +1,1294 @@
+"""What a vLLM server does with a workload: paged admission, continuous batching, latency.
+
+A discrete-event simulator at engine-step granularity, mirroring vLLM V1's scheduler
+(vllm/v1/core/sched/scheduler.py::Scheduler.schedule and
+vllm/v1/core/kv_cache_manager.py::KVCacheManager.allocate_slots @0.19; summarised in
+shared/docs/vllm-memory-model.md section 6 and simulation-notes.md section 2):
+
+* every step has a token budget (max_num_batched_tokens) and a sequence cap (max_num_seqs);
+* RUNNING requests are served first, in running order: a decoding request takes 1 token,
+  a partially prefilled one min(remaining, long_prefill_token_threshold, budget left);
+* KV is allocated incrementally in block_size units from `num_gpu_blocks - 1` usable blocks
+  (block 0 is the null block, vllm/v1/core/block_pool.py); when a running request cannot
+  get a block, the LAST running request is preempted (recompute: its blocks are freed, it
+  goes to the FRONT of WAITING and later re-prefills prompt + generated tokens);
+* only if nothing was preempted this step are WAITING requests admitted, FCFS, while budget
+  and sequence slots remain; admission stops at the first request that cannot be allocated.
+  From 0.19 the whole prompt must fit (`scheduler_reserve_full_isl`), before only its first
+  chunk;
+* optional prefix caching: full hashed prefix blocks are shared and reused; freed cached
+  blocks count as free and are evicted LRU.
+
+Speed: per-request state lives in flat lists, decoding requests are an aggregate (a decode
+clock, a heap of finish clocks, a histogram of block-boundary phases), and runs of pure-decode
+steps where nothing can change are skipped in one arithmetic jump (closed-form step-time sum,
+block need per phase). One million Azure-conversation requests take well under a minute.
+
+Step time: a per-step roofline (`StepModel`), coefficients in `StepCoefficients`, each
+documented with the data it was fitted on.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time as _time
+from collections import OrderedDict, deque
+from dataclasses import asdict, dataclass, field, replace
+from typing import Callable, Optional, Protocol, Sequence
+
+import numpy as np
+
+from kvplan.errors import InputError
+from kvplan.workload import Workload
+
+# =====================================================================================
+# Scheduler rules per vLLM version (data, not scattered ifs)
+# =====================================================================================
+
+
+@dataclass(frozen=True)
+class SchedulerRules:
+    """The scheduling behaviour of one vLLM era."""
+
+    version: str
+    engine: str  # "v1" or "v0"
+    admit_whole_prompt: bool  # >= 0.19 and V0: the whole prompt must fit at admission
+    mixed_batches: bool  # V1: prefill chunks and decodes share a step; V0 default: prefill-only steps
+    chunked_prefill: bool  # V1: always on
+    watermark_fraction: float  # V0: 0.01 of the blocks kept free at admission; V1: none (0.0)
+    skip_admission_after_preemption: bool  # V1: no WAITING request is considered in a step that preempted
+    source: str
+
+
+# (first release, rules) — vLLM V1 became the default engine in 0.8.0
+# (vllm/envs.py VLLM_USE_V1 default flip), the whole-prompt admission gate arrived in 0.19
+# (`SchedulerConfig.scheduler_reserve_full_isl=True`), V0's BlockSpaceManager kept a 1 %
+# watermark (vllm/core/block_manager.py@0.7.3) and scheduled prefills without decodes
+# unless chunked prefill was enabled (vllm/core/scheduler.py@0.7.3 `_schedule_default`).
+_RULE_TABLE: tuple[tuple[tuple[int, int, int], dict], ...] = (
+    ((0, 0, 0), dict(engine="v0", admit_whole_prompt=True, mixed_batches=False, chunked_prefill=False,
+                     watermark_fraction=0.01, skip_admission_after_preemption=False,
+                     source="vllm/core/scheduler.py@0.7.3 (V0 default scheduler)")),
+    ((0, 8, 0), dict(engine="v1", admit_whole_prompt=False, mixed_batches=True, chunked_prefill=True,
+                     watermark_fraction=0.0, skip_admission_after_preemption=True,
+                     source="vllm/v1/core/sched/scheduler.py@0.8-0.18 (first chunk must fit)")),
+    ((0, 19, 0), dict(engine="v1", admit_whole_prompt=True, mixed_batches=True, chunked_prefill=True,
+                      watermark_fraction=0.0, skip_admission_after_preemption=True,
+                      source="vllm/v1/core/sched/scheduler.py@0.19 (scheduler_reserve_full_isl)")),
+)
+
+
+def scheduler_rules(version: Optional[str]) -> SchedulerRules:
+    """The rules of a vLLM version string ('0.19.0'); None = newest."""
+    from kvplan.versions import NEWEST_KNOWN, parse_version
+
+    text = version or NEWEST_KNOWN
+    release = tuple(parse_version(text))[:3]
+    chosen = _RULE_TABLE[0][1]
+    for first, rules in _RULE_TABLE:
+        if release >= first:
+            chosen = rules
+    return SchedulerRules(version=text, **chosen)
+
+
+# =====================================================================================
+# The plan the simulator consumes (a protocol, so tests can hand-make one)
+# =====================================================================================
+
+
+class PlanLike(Protocol):
+    num_gpu_blocks: int
+    block_size: int
+
+    def blocks_for_tokens(self, n: int) -> int: ...
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """The scheduler's numbers, resolved from a plan or given by hand."""
+
+    num_gpu_blocks: int
+    block_size: int
+    max_num_seqs: int
+    max_num_batched_tokens: int
+    max_model_len: int
+    long_prefill_token_threshold: int = 0  # 0 = no per-request cap (vLLM default with one partial prefill)
+    fixed_blocks_per_seq: int = 0  # hybrid models: recurrent state blocks held per sequence
+    blocks_per_boundary: int = 1  # KV groups that grow by one block every block_size tokens
+    enable_prefix_caching: bool = False
+    blocks_note: str = ""
+
+    @property
+    def usable_blocks(self) -> int:
+        return self.num_gpu_blocks - 1  # block 0 is the null block (vllm/v1/core/block_pool.py)
+
+    def blocks_for(self, tokens: int) -> int:
+        return self.fixed_blocks_per_seq + self.blocks_per_boundary * (-(-tokens // self.block_size))
+
+
+def _block_structure(blocks_for_tokens: Callable[[int], int], block_size: int, max_model_len: int) -> tuple[int, int, str]:
+    """(fixed, per-boundary, note) so that blocks(n) = fixed + per_boundary * ceil(n / block_size).
+
+    Exact for full-attention and Mamba-hybrid models (fixed state blocks + full-attention groups);
+    sliding-window groups (whose blocks stop growing at the window) are counted as if they grew,
+    which over-counts their blocks; the note says so."""
+    bs = block_size
+    per = int(blocks_for_tokens(2 * bs + 1)) - int(blocks_for_tokens(2 * bs))
+    fixed = int(blocks_for_tokens(bs)) - per
+    probes = [1, bs, bs + 1, 5 * bs + 3, max(1, max_model_len // 2), max(1, max_model_len - 1)]
+    exact = all(int(blocks_for_tokens(n)) == fixed + per * (-(-n // bs)) for n in probes)
+    note = "" if exact else ("blocks_for_tokens is not fixed + k*ceil(n/block_size) (sliding-window groups?): "
+                             "the simulator lets every group grow, over-counting window-capped blocks")
+    return max(fixed, 0), max(per, 1), note
+
+
+def engine_config_from_plan(plan, num_gpu_blocks: Optional[int] = None, enable_prefix_caching: bool = False,
+                            long_prefill_token_threshold: int = 0) -> EngineConfig:
+    """Read the scheduler numbers off a `kvplan.Plan` (or anything with the same attributes)."""
+    args = plan.args
+    max_model_len = int(args.max_model_len)
+    fixed, per, note = _block_structure(plan.blocks_for_tokens, int(plan.block_size), max_model_len)
+    mnbt = int(args.max_num_batched_tokens or 0) or max(max_model_len, 2048)
+    return EngineConfig(
+        num_gpu_blocks=int(num_gpu_blocks if num_gpu_blocks is not None else plan.num_gpu_blocks),
+        block_size=int(plan.block_size), max_num_seqs=int(args.max_num_seqs), max_num_batched_tokens=mnbt,
+        max_model_len=max_model_len, long_prefill_token_threshold=long_prefill_token_threshold,
+        fixed_blocks_per_seq=fixed, blocks_per_boundary=per, enable_prefix_caching=enable_prefix_caching,
+        blocks_note=note)
+
+
+# =====================================================================================
+# Step time: a calibrated roofline
+# =====================================================================================
+
+
+@dataclass(frozen=True)
+class StepCoefficients:
+    """Efficiencies and fixed costs of the per-step roofline; fitted by bench/calibrate_step_model.py.
+
+    eta_weights_mem: achieved / spec HBM bandwidth streaming GEMM weights.
+        H200 Llama-3.1-8B layer GEMMs at T <= 64 tokens: 0.124 ms for 436 MB = 3.5 TB/s = 0.73
+        (h200_microbench_measured.json); Vidur H100 Llama-2-7B 1 token 0.77, Llama-2-70B 0.86,
+        A100 Llama-3-8B 0.77 (vidur_profiling/*_mlp.csv, derived in validation/README.md). -> 0.77
+    eta_compute: achieved / spec dense FLOPS for token GEMMs at >= 1k tokens.
+        H200 Llama-3.1-8B layer GEMMs 705-793 TFLOPS of 989 = 0.71-0.80 (same JSON); Vidur H100
+        4096 tokens 0.70-0.76, A100 0.74; Sarathi-Serve Yi-34B 1k prefill linear 0.68. -> 0.74
+    eta_kv_mem: achieved / spec bandwidth reading paged KV in attention. Fitted on the KV-dominated
+        AIConfigurator vLLM rows (Llama-3.1-8B-Instruct-FP8, H200, isl 4000-8000, 80-128 clients).
+    t_fixed_s: per-step CPU/launch/sampling overhead not hidden by async scheduling; fitted on the
+        AIConfigurator vLLM TP1 rows and the RTX 4090 / RTX PRO 6000 vLLM 0.19 runs (TPOT).
+    allreduce_latency_s: per all-reduce fixed cost (2 per layer at TP > 1); fitted on the
+        AIConfigurator Llama-3.1-70B fp8 TP2/4/8 rows (AIConfigurator's own H200 YAML: 10 us p2p).
+    nvlink_bytes_per_s / pcie_bytes_per_s: all-reduce bus bandwidth (AIConfigurator H200 YAML: 450 GB/s
+        intra-node; PCIe 5.0 x16 ~ 50 GB/s, of which ~25 GB/s achieved for ring all-reduce).
+    """
+
+    eta_weights_mem: float = 0.77
+    eta_compute: float = 0.74
+    eta_kv_mem: float = 0.60
+    t_fixed_s: float = 0.0035
+    allreduce_latency_s: float = 12e-6
+    nvlink_bytes_per_s: float = 450e9
+    pcie_bytes_per_s: float = 25e9
+
+
+DEFAULT_COEFFICIENTS = StepCoefficients()
+
+
+@dataclass(frozen=True)
+class StepModel:
+    """Per-rank costs of one engine step. All byte/FLOP figures are per GPU rank."""
+
+    weights_bytes_per_rank: float  # dense weights read every step
+    expert_bytes_per_rank: float  # MoE expert weights (only the touched experts are read)
+    num_experts: int
+    experts_per_tok: int
+    linear_flops_per_token: float  # 2 x active params / TP (excluding the LM head)
+    lm_head_flops_per_seq: float  # 2 x vocab x hidden / TP, once per sequence per step
+    kv_bytes_per_token: float  # KV bytes per context token per rank (all layers)
+    attn_flops_per_token_pair: float  # 4 x layers x heads x head_dim / TP per (query, key) pair
+    num_allreduces: int  # 2 per layer at TP > 1, else 0
+    allreduce_bytes_per_token: float  # hidden x 2 bytes x 2(TP-1)/TP (ring)
+    hbm_bytes_per_s: float
+    peak_flops_per_s: float
+    link_bytes_per_s: float
+    coeffs: StepCoefficients = DEFAULT_COEFFICIENTS
+
+    # ---- the roofline terms
+    def _weights_bytes(self, tokens: int) -> float:
+        if self.expert_bytes_per_rank <= 0 or self.num_experts <= 1:
+            return self.weights_bytes_per_rank
+        touched = 1.0 - (1.0 - self.experts_per_tok / self.num_experts) ** max(tokens, 0)
+        return self.weights_bytes_per_rank + self.expert_bytes_per_rank * touched
+
+    def fixed_part_s(self, tokens: int, seqs: int) -> float:
+        """Everything that does not depend on context length: overhead, linear layers, all-reduce."""
+        c = self.coeffs
+        t_mem = self._weights_bytes(tokens) / (self.hbm_bytes_per_s * c.eta_weights_mem)
+        t_fl = (self.linear_flops_per_token * tokens + self.lm_head_flops_per_seq * seqs) / (self.peak_flops_per_s * c.eta_compute)
+        t_comm = self.num_allreduces * (c.allreduce_latency_s + tokens * self.allreduce_bytes_per_token / self.link_bytes_per_s) if self.num_allreduces else 0.0
+        return c.t_fixed_s + max(t_mem, t_fl) + t_comm
+
+    @property
+    def per_context_token_s(self) -> float:
+        """Decode attention time per context token read (memory-bound unless FLOPs dominate)."""
+        c = self.coeffs
+        return max(self.kv_bytes_per_token / (self.hbm_bytes_per_s * c.eta_kv_mem),
+                   self.attn_flops_per_token_pair / (self.peak_flops_per_s * c.eta_compute))
+
+    def prefill_attention_s(self, chunk: int, prefix: int) -> float:
+        c = self.coeffs
+        kv = self.kv_bytes_per_token * (prefix + chunk) / (self.hbm_bytes_per_s * c.eta_kv_mem)
+        fl = self.attn_flops_per_token_pair * chunk * (prefix + (chunk + 1) / 2.0) / (self.peak_flops_per_s * c.eta_compute)
+        return max(kv, fl)
+
+    def step_s(self, decode_seqs: int, decode_context_tokens: int, chunks: Sequence[tuple[int, int]] = ()) -> float:
+        """Time of one step: `decode_seqs` decodes reading `decode_context_tokens` in total, plus
+        prefill `chunks` of (tokens, prefix already in KV)."""
+        tokens = decode_seqs + sum(ch for ch, _ in chunks)
+        t = self.fixed_part_s(tokens, decode_seqs + len(chunks)) + self.per_context_token_s * decode_context_tokens
+        for ch, pre in chunks:
+            t += self.prefill_attention_s(ch, pre)
+        return t
+
+    # ---- construction
+    @classmethod
+    def from_numbers(cls, *, weights_bytes: float, active_params: float, num_layers: int, hidden_size: int,
+                     num_attention_heads: int, num_kv_heads: int, head_dim: int, vocab_size: int,
+                     kv_bytes_per_token: float, hbm_bytes_per_s: float, peak_flops_per_s: float,
+                     tensor_parallel_size: int = 1, num_experts: int = 0, experts_per_tok: int = 0,
+                     moe_intermediate_size: int = 0, nvlink: bool = True,
+                     coeffs: StepCoefficients = DEFAULT_COEFFICIENTS) -> "StepModel":
+        """`weights_bytes` and `active_params`: the whole model; `kv_bytes_per_token`: per rank."""
+        tp = max(1, int(tensor_parallel_size))
+        expert_params = expert_active = 0.0
+        if num_experts > 1 and moe_intermediate_size:
+            expert_params = float(num_layers) * num_experts * 3 * hidden_size * moe_intermediate_size
+            expert_active = float(num_layers) * experts_per_tok * 3 * hidden_size * moe_intermediate_size
+        total_params = (active_params - expert_active) + expert_params
+        expert_share = expert_params / total_params if total_params > 0 else 0.0
+        lm_head_params = float(vocab_size) * hidden_size
+        return cls(
+            weights_bytes_per_rank=weights_bytes * (1 - expert_share) / tp,
+            expert_bytes_per_rank=weights_bytes * expert_share / tp,
+            num_experts=int(num_experts), experts_per_tok=int(experts_per_tok),
+            linear_flops_per_token=2.0 * max(active_params - lm_head_params, 0.0) / tp,
+            lm_head_flops_per_seq=2.0 * lm_head_params / tp,
+            kv_bytes_per_token=float(kv_bytes_per_token),
+            attn_flops_per_token_pair=4.0 * num_layers * num_attention_heads * head_dim / tp,
+            num_allreduces=2 * num_layers if tp > 1 else 0,
+            allreduce_bytes_per_token=hidden_size * 2.0 * 2.0 * (tp - 1) / tp,
+            hbm_bytes_per_s=float(hbm_bytes_per_s), peak_flops_per_s=float(peak_flops_per_s),
+            link_bytes_per_s=coeffs.nvlink_bytes_per_s if nvlink else coeffs.pcie_bytes_per_s,
+            coeffs=coeffs)
+
+    @classmethod
+    def from_plan(cls, plan, coeffs: StepCoefficients = DEFAULT_COEFFICIENTS) -> "StepModel":
+        """Build from a `kvplan.Plan`: its model shape, its GPU's speeds, its per-rank KV bytes."""
+        m, g = plan.model, plan.gpu
+        tp = int(getattr(plan.args, "tensor_parallel_size", 1) or 1)
+        bw = g.hbm_bandwidth_bytes_per_s
+        compute_dtype = "fp8" if "fp8" in str(getattr(getattr(m, "quant", None), "method", "") or "").lower() else "bfloat16"
+        fl = g.peak_flops(compute_dtype)
+        if not bw or not fl:
+            raise InputError("--gpu", f"kvplan's catalog has no {'HBM bandwidth' if not bw else 'peak FLOPS'} for {g.name}",
+                             "the step-time model needs both; pick a catalog GPU that lists them")
+        weights_total = float(getattr(m, "weights_bytes", 0) or 0) or float(plan.weights_bytes) * tp
+        return cls.from_numbers(
+            weights_bytes=weights_total, active_params=float(m.active_params), num_layers=m.num_layers,
+            hidden_size=m.hidden_size, num_attention_heads=m.num_attention_heads, num_kv_heads=m.num_kv_heads,
+            head_dim=m.head_dim, vocab_size=m.vocab_size, kv_bytes_per_token=float(plan.kv_bytes_per_token),
+            hbm_bytes_per_s=bw, peak_flops_per_s=fl, tensor_parallel_size=tp, num_experts=m.num_experts,
+            experts_per_tok=m.num_experts_per_tok, moe_intermediate_size=m.moe_intermediate_size,
+            nvlink=bool(getattr(g, "has_nvlink", True)), coeffs=coeffs)
+
+
+# =====================================================================================
+# Results
+# =====================================================================================
+
+
+def _pcts(values: np.ndarray, scale: float = 1.0) -> dict:
+    if values.size == 0:
+        return {"mean": None, "p50": None, "p90": None, "p99": None}
+    v = values * scale
+    p50, p90, p99 = np.percentile(v, [50, 90, 99])
+    return {"mean": float(v.mean()), "p50": float(p50), "p90": float(p90), "p99": float(p99)}
+
+
+@dataclass(frozen=True)
+class SLO:
+    ttft_ms: Optional[float] = None
+    tpot_ms: Optional[float] = None
+    e2e_ms: Optional[float] = None
+    percentile: float = 99.0  # capacity: the percentile that must meet the SLO
+
+    def met_by(self, ttft_s: np.ndarray, tpot_s: np.ndarray, e2e_s: np.ndarray) -> np.ndarray:
+        ok = np.ones(ttft_s.shape, dtype=bool)
+        if self.ttft_ms is not None:
+            ok &= ttft_s * 1e3 <= self.ttft_ms
+        if self.tpot_ms is not None:
+            ok &= np.nan_to_num(tpot_s, nan=0.0) * 1e3 <= self.tpot_ms
+        if self.e2e_ms is not None:
+            ok &= e2e_s * 1e3 <= self.e2e_ms
+        return ok
+
+    def describe(self) -> str:
+        parts = [f"{k}<={v:g}ms" for k, v in (("ttft", self.ttft_ms), ("tpot", self.tpot_ms), ("e2e", self.e2e_ms)) if v is not None]
+        return ", ".join(parts) + f" at p{self.percentile:g}" if parts else "none"
+
+
+def parse_slo(text: Optional[str], percentile: float = 99.0) -> SLO:
+    """'ttft=500ms,tpot=50ms' (units ms or s; bare numbers are ms)."""
+    if not text:
+        return SLO(percentile=percentile)
+    vals = {}
+    for part in text.split(","):
+        key, _, raw = part.strip().partition("=")
+        key = key.strip().lower()
+        raw = raw.strip().lower()
+        if key not in ("ttft", "tpot", "e2e", "itl") or not raw:
+            raise InputError("--slo", f"cannot read {part!r}", "write e.g. ttft=500ms,tpot=50ms (keys ttft, tpot, e2e)")
+        try:
+            if raw.endswith("ms"):
+                v = float(raw[:-2])
+            elif raw.endswith("s"):
+                v = float(raw[:-1]) * 1e3
+            else:
+                v = float(raw)
+        except ValueError:
+            raise InputError("--slo", f"cannot read the number in {part!r}", "e.g. ttft=500ms or ttft=0.5s")
+        if v <= 0:
+            raise InputError("--slo", f"{key} must be > 0", "e.g. tpot=50ms")
+        vals["tpot" if key == "itl" else key] = v
+    return SLO(ttft_ms=vals.get("ttft"), tpot_ms=vals.get("tpot"), e2e_ms=vals.get("e2e"), percentile=percentile)
+
+
+@dataclass(frozen=True, eq=False)
+class SimResult:
+    """Everything one simulation measured. Times in seconds unless the name says otherwise."""
+
+    config: EngineConfig
+    rules: SchedulerRules
+    workload_name: str
+    worst_case_concurrency: float
+    # per request (index = workload order)
+    arrival_s: np.ndarray
+    first_scheduled_s: np.ndarray
+    first_token_s: np.ndarray
+    finish_s: np.ndarray
+    prompt_tokens: np.ndarray
+    completion_tokens: np.ndarray
+    preemptions_per_request: np.ndarray
+    rejected: np.ndarray  # bool: vLLM would refuse it (prompt + output > max_model_len or > pool)
+    # aggregates
+    steps: int
+    preemptions: int
+    recomputed_tokens: int
+    prefix_hit_tokens: int
+    busy_s: float
+    makespan_s: float
+    running_time_hist_s: np.ndarray  # seconds spent with n running (index n)
+    max_running: int
+    kv_usage_peak: float
+    kv_usage_time_mean: float
+    itl_hist_edges_s: np.ndarray
+    itl_hist_tokens: np.ndarray
+    # time series (sampled)
+    ts_t_s: np.ndarray
+    ts_running: np.ndarray
+    ts_waiting: np.ndarray
+    ts_kv_usage: np.ndarray
+    slo: SLO = SLO()
+    wall_s: float = 0.0
+    notes: tuple[str, ...] = ()
+
+    # ---- derived per-request arrays (completed requests only)
+    @property
+    def completed(self) -> np.ndarray:
+        return np.isfinite(self.finish_s) & ~self.rejected
+
+    @property
+    def ttft_s(self) -> np.ndarray:
+        c = self.completed
+        return self.first_token_s[c] - self.arrival_s[c]
+
+    @property
+    def e2e_s(self) -> np.ndarray:
+        c = self.completed
+        return self.finish_s[c] - self.arrival_s[c]
+
+    @property
+    def tpot_s(self) -> np.ndarray:
+        """(last token - first token) / (output tokens - 1); requests with one output token excluded."""
+        c = self.completed & (self.completion_tokens > 1)
+        return (self.finish_s[c] - self.first_token_s[c]) / (self.completion_tokens[c] - 1)
+
+    @property
+    def queue_s(self) -> np.ndarray:
+        c = self.completed
+        return self.first_scheduled_s[c] - self.arrival_s[c]
+
+    @property
+    def mean_running(self) -> float:
+        total = self.running_time_hist_s.sum()
+        return float((self.running_time_hist_s * np.arange(self.running_time_hist_s.size)).sum() / total) if total > 0 else 0.0
+
+    def running_percentile(self, q: float) -> int:
+        h = self.running_time_hist_s
+        if h.sum() <= 0:
+            return 0
+        cdf = np.cumsum(h) / h.sum()
+        return int(np.searchsorted(cdf, q / 100.0))
+
+    def itl_percentiles_ms(self) -> dict:
+        w = self.itl_hist_tokens
+        if w.sum() <= 0:
+            return {"mean": None, "p50": None, "p90": None, "p99": None}
+        mids = np.sqrt(self.itl_hist_edges_s[:-1] * self.itl_hist_edges_s[1:])
+        cdf = np.cumsum(w) / w.sum()
+        pick = lambda q: float(mids[min(np.searchsorted(cdf, q), mids.size - 1)] * 1e3)
+        return {"mean": float((mids * w).sum() / w.sum() * 1e3), "p50": pick(0.5), "p90": pick(0.9), "p99": pick(0.99)}
+
+    def slo_attainment(self, slo: Optional[SLO] = None) -> float:
+        slo = slo or self.slo
+        c = self.completed
+        if not c.any():
+            return 0.0
+        tpot = np.full(c.sum(), np.nan)
+        multi = self.completion_tokens[c] > 1
+        tpot[multi] = (self.finish_s[c][multi] - self.first_token_s[c][multi]) / (self.completion_tokens[c][multi] - 1)
+        ok = slo.met_by(self.first_token_s[c] - self.arrival_s[c], tpot, self.finish_s[c] - self.arrival_s[c])
+        return float(ok.sum() / max(1, (~self.rejected).sum()))
+
+    def meets(self, slo: Optional[SLO] = None) -> bool:
+        """Every SLO holds at its percentile, and every admitted request completed."""
+        slo = slo or self.slo
+        if not self.completed.any() or self.completed.sum() < (~self.rejected).sum():
+            return False
+        q = slo.percentile
+        if slo.ttft_ms is not None and np.percentile(self.ttft_s, q) * 1e3 > slo.ttft_ms:
+            return False
+        tp = self.tpot_s
+        if slo.tpot_ms is not None and tp.size and np.percentile(tp, q) * 1e3 > slo.tpot_ms:
+            return False
+        if slo.e2e_ms is not None and np.percentile(self.e2e_s, q) * 1e3 > slo.e2e_ms:
+            return False
+        return True
+
+    def to_dict(self) -> dict:
+        c = self.completed
+        span = self.makespan_s
+        out_tokens = int(self.completion_tokens[c].sum())
+        in_tokens = int(self.prompt_tokens[c].sum())
+        attain = self.slo_attainment()
+        d = {
+            "workload": self.workload_name,
+            "vllm_version": self.rules.version,
+            "scheduler_rules": asdict(self.rules),
+            "engine": asdict(self.config),
+            "requests_total": int(self.arrival_s.size),
+            "requests_completed": int(c.sum()),
+            "requests_rejected": int(self.rejected.sum()),
+            "worst_case_concurrency": self.worst_case_concurrency,
+            "max_running": int(self.max_running),
+            "mean_running": self.mean_running,
+            "running_p50": self.running_percentile(50),
+            "running_p90": self.running_percentile(90),
+            "running_p99": self.running_percentile(99),
+            "realized_over_worst_case": (self.max_running / self.worst_case_concurrency) if self.worst_case_concurrency else None,
+            "kv_usage_peak": self.kv_usage_peak,
+            "kv_usage_mean": self.kv_usage_time_mean,
+            "preemptions": int(self.preemptions),
+            "requests_preempted": int((self.preemptions_per_request > 0).sum()),
+            "recomputed_tokens": int(self.recomputed_tokens),
+            "prefix_hit_tokens": int(self.prefix_hit_tokens),
+            "queue_ms": _pcts(self.queue_s, 1e3),
+            "ttft_ms": _pcts(self.ttft_s, 1e3),
+            "tpot_ms": _pcts(self.tpot_s, 1e3),
+            "itl_ms": self.itl_percentiles_ms(),
+            "e2e_ms": _pcts(self.e2e_s, 1e3),
+            "duration_s": span,
+            "steps": int(self.steps),
+            "busy_fraction": self.busy_s / span if span > 0 else 0.0,
+            "requests_per_s": float(c.sum() / span) if span > 0 else 0.0,
+            "input_tokens_per_s": in_tokens / span if span > 0 else 0.0,
+            "output_tokens_per_s": out_tokens / span if span > 0 else 0.0,
+            "slo": {"ttft_ms": self.slo.ttft_ms, "tpot_ms": self.slo.tpot_ms, "e2e_ms": self.slo.e2e_ms},
+            "slo_attainment": attain,
+            "goodput_requests_per_s": attain * (~self.rejected).sum() / span if span > 0 else 0.0,
+            "simulator_wall_s": self.wall_s,
+            "notes": list(self.notes),
+        }
+        return d
+
+
+# =====================================================================================
+# The engine
+# =====================================================================================
+
+_ITL_EDGES_S = np.geomspace(1e-4, 1e3, 561)  # 80 bins per decade
+
+
+
+
+class _PrefixCache:
+    """Shared prefix blocks keyed by prefix-chain hash (vllm/v1/core/block_pool.py@0.19: full blocks
+    are hashed with their parent's hash; a cached block nobody uses stays in the free queue, counts
+    as free, and is evicted LRU). One entry = `blocks_per_hash` KV blocks."""
+
+    def __init__(self, blocks_per_hash: int):
+        self.blocks_per_hash = blocks_per_hash
+        self.ref: dict = {}  # key -> users (> 0)
+        self.free_lru: OrderedDict = OrderedDict()  # keys nobody uses, oldest first
+
+    def in_use_blocks(self) -> int:
+        return len(self.ref) * self.blocks_per_hash
+
+    def free_cached_blocks(self) -> int:
+        return len(self.free_lru) * self.blocks_per_hash
+
+    def match(self, chain: tuple) -> int:
+        n = 0
+        for key in chain:
+            if key in self.ref or key in self.free_lru:
+                n += 1
+            else:
+                break
+        return n
+
+    def acquire(self, keys) -> None:
+        for key in keys:
+            if key in self.free_lru:
+                del self.free_lru[key]
+                self.ref[key] = 1
+            else:
+                self.ref[key] += 1
+
+    def adopt(self, keys) -> list:
+        """A request computed these full blocks: the ones not held by anyone become shared entries."""
+        got = []
+        for key in keys:
+            if key in self.ref:
+                continue  # someone else's copy is cached; ours stays private
+            self.free_lru.pop(key, None)
+            self.ref[key] = 1
+            got.append(key)
+        return got
+
+    def release(self, keys) -> None:
+        for key in keys:
+            r = self.ref[key]
+            if r <= 1:
+                del self.ref[key]
+                self.free_lru[key] = None
+            else:
+                self.ref[key] = r - 1
+
+    def evict(self, blocks: int) -> None:
+        got = 0
+        while got < blocks and self.free_lru:
+            self.free_lru.popitem(last=False)
+            got += self.blocks_per_hash
+
+
+def _chain_keys(hashes: tuple) -> tuple:
+    """Block i's key covers blocks 0..i (vLLM hashes each block together with its parent's hash)."""
+    out = []
+    parent = 0
+    for h in hashes:
+        parent = hash((parent, h))
+        out.append(parent)
+    return tuple(out)
+
+
+class _Shared:
+    """Per-request arrays every engine writes (each only its own requests)."""
+
+    def __init__(self, n: int):
+        inf = math.inf
+        self.first_sched = [inf] * n
+        self.first_tok = [inf] * n
+        self.finish = [inf] * n
+        self.n_pre = [0] * n
+
+
+def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules: SchedulerRules,
+            rids: list, out: _Shared, rejected_l: list, stats: dict, interval: float,
+            progress: Optional[Callable[[int], None]] = None):
+    """One engine as a generator: send it a time barrier, it runs until then and yields its
+    outstanding request count. `rids` (arrival order) may grow between sends (a router)."""
+    bs = cfg.block_size
+    g = cfg.blocks_per_boundary
+    fixed_blocks = cfg.fixed_blocks_per_seq
+    usable = cfg.usable_blocks
+    budget = cfg.max_num_batched_tokens
+    chunked = rules.chunked_prefill
+    if not chunked:
+        budget = max(budget, cfg.max_model_len)  # V0 without chunked prefill: budget >= max_model_len
+    max_seqs = min(cfg.max_num_seqs, budget)  # vLLM requires max_num_batched_tokens >= max_num_seqs
+    threshold = cfg.long_prefill_token_threshold if 0 < cfg.long_prefill_token_threshold < budget else budget
+    watermark = int(rules.watermark_fraction * cfg.num_gpu_blocks)
+    whole_prompt = rules.admit_whole_prompt
+    mixed = rules.mixed_batches
+    skip_after_preempt = rules.skip_admission_after_preemption
+
+    def bfor(n: int) -> int:
+        return fixed_blocks + g * (-(-n // bs))
+
+    arrival = stats["arrival_list"]
+    prompt = stats["prompt_list"]
+    completion = stats["completion_list"]
+    first_sched, first_tok, finish, n_pre = out.first_sched, out.first_tok, out.finish, out.n_pre
+    INF = math.inf
+
+    cache: Optional[_PrefixCache] = None
+    chains: dict = {}
+    hash_tokens = workload.hash_block_tokens
+    if stats.get("prefix_caching"):
+        cache = _PrefixCache(hash_tokens // bs * g)
+
+    computed: dict = {}  # waiting / prefilling requests: tokens in KV
+    generated: dict = {}  # output tokens so far (decoders: refreshed when they leave the decode set)
+    held: dict = {}  # prefilling requests: own blocks
+    refs: dict = {}  # rid -> prefix-cache keys it uses
+
+    # decode aggregate: computed = c0 + D, generated = g0 + D
+    D = 0
+    dec_c0: dict = {}
+    dec_g0: dict = {}
+    dec_fin: dict = {}
+    heap: list = []
+    phase = [0] * bs
+    n_dec = 0
+    S_dec = 0
+
+    running: dict = {}  # rid -> True decoding / False prefilling, in running order
+    prefilling: dict = {}  # rid -> None, in running order
+    waiting: deque = deque()
+    used = 0  # own blocks of running requests (shared prefix entries are counted by the cache)
+    nxt = 0  # next index into rids
+    now = 0.0
+    done = 0
+    steps = 0
+    preemptions = 0
+    recomputed = 0
+    hit_total = 0
+    busy = 0.0
+    run_hist = [0.0] * (max_seqs + 2)
+    max_running = 0
+    kv_peak = 0.0
+    kv_area = 0.0
+    itl_acc: dict = {}
+    log_lo = math.log(_ITL_EDGES_S[0])
+    n_bins = _ITL_EDGES_S.size - 1
+    inv_log_step = n_bins / (math.log(_ITL_EDGES_S[-1]) - log_lo)
+    ts_t: list = []
+    ts_run: list = []
+    ts_wait: list = []
+    ts_kv: list = []
+    next_sample = interval
+    inv_usable = 1.0 / usable
+
+    fixed_part = step_model.fixed_part_s
+    per_ctx = step_model.per_context_token_s
+    pf_attn = step_model.prefill_attention_s
+    fixed_cache: dict = {}
+
+    def in_use() -> int:
+        return used + (cache.in_use_blocks() if cache is not None else 0)
+
+    def take_blocks(n: int) -> bool:
+        """Allocate n blocks, evicting cached-but-free prefix blocks (LRU) when needed."""
+        nonlocal used
+        if cache is None:
+            if n > usable - used:
+                return False
+            used += n
+            return True
+        avail = usable - used - cache.in_use_blocks()
+        if n > avail:
+            return False
+        plain = avail - cache.free_cached_blocks()
+        if n > plain:
+            cache.evict(n - plain)
+        used += n
+        return True
+
+    def remove_decoder(rid: int) -> int:
+        nonlocal n_dec, S_dec
+        c = dec_c0.pop(rid) + D
+        generated[rid] = dec_g0.pop(rid) + D
+        del dec_fin[rid]
+        phase[(c - D) % bs] -= 1
+        n_dec -= 1
+        S_dec -= c
+        return c
+
+    def add_decoder(rid: int, c: int) -> None:
+        nonlocal n_dec, S_dec
+        dec_c0[rid] = c - D
+        dec_g0[rid] = generated[rid] - D
+        f = D + completion[rid] - generated[rid]
+        dec_fin[rid] = f
+        phase[(c - D) % bs] += 1
+        n_dec += 1
+        S_dec += c
+        heapq.heappush(heap, (f, rid))
+
+    def release_refs(rid: int) -> int:
+        keys = refs.pop(rid, None)
+        if keys:
+            cache.release(keys)
+            return len(keys) * cache.blocks_per_hash
+        return 0
+
+    def shared_blocks(rid: int) -> int:
+        keys = refs.get(rid)
+        return len(keys) * cache.blocks_per_hash if keys else 0
+
+    def preempt_tail() -> int:
+        """Preempt the last running request (recompute: blocks freed, back to the front of WAITING)."""
+        nonlocal preemptions, recomputed, used
+        rid = next(reversed(running))
+        is_dec = running.pop(rid)
+        if is_dec:
+            c = remove_decoder(rid)
+            own = bfor(c) - (shared_blocks(rid) if cache is not None else 0)
+        else:
+            del prefilling[rid]
+            c = computed[rid]
+            own = held.pop(rid)
+        used -= own
+        if cache is not None:
+            release_refs(rid)
+        recomputed += c
+        computed[rid] = 0
+        preemptions += 1
+        n_pre[rid] += 1
+        waiting.appendleft(rid)
+        return rid
+
+    def finish_request(rid: int, own_blocks: int) -> None:
+        nonlocal done, used
+        finish[rid] = now
+        used -= own_blocks
+        if cache is not None:
+            release_refs(rid)
+        running.pop(rid, None)
+        computed.pop(rid, None)
+        generated.pop(rid, None)
+        done += 1
+        if progress is not None:
+            progress(1)
+
+    def record_itl(step_s: float, tokens: int) -> None:
+        b = int((math.log(step_s) - log_lo) * inv_log_step)
+        b = 0 if b < 0 else (n_bins - 1 if b >= n_bins else b)
+        itl_acc[b] = itl_acc.get(b, 0) + tokens
+
+    def account(t0: float, t1: float, n_running: int, used0: int, used1: int) -> None:
+        """Time-weighted statistics and time-series samples over [t0, t1]."""
+        nonlocal kv_peak, kv_area, next_sample
+        dt = t1 - t0
+        if dt <= 0:
+            return
+        run_hist[n_running] += dt
+        if used1 * inv_usable > kv_peak:
+            kv_peak = used1 * inv_usable
+        kv_area += 0.5 * (used0 + used1) * inv_usable * dt
+        if next_sample <= t1:
+            n_wait = len(waiting)
+            while next_sample <= t1:
+                frac = (next_sample - t0) / dt if next_sample > t0 else 0.0
+                # requests that arrived inside the window are queued at its end
+                j = nxt
+                while j < len(rids) and arrival[rids[j]] <= next_sample:
+                    j += 1
+                ts_t.append(next_sample)
+                ts_run.append(n_running)
+                ts_wait.append(n_wait + (j - nxt))
+                ts_kv.append((used0 + (used1 - used0) * frac) * inv_usable)
+                next_sample += interval
+
+    def admissible_head() -> bool:
+        rid = waiting[0]
+        target = prompt[rid] + generated.get(rid, 0)
+        hit_blocks = 0
+        start = 0
+        if cache is not None:
+            ch_keys = chains.get(rid)
+            if ch_keys:
+                hit_n = min(cache.match(ch_keys), (target - 1) // hash_tokens)
+                hit_blocks = hit_n * cache.blocks_per_hash
+                start = hit_n * hash_tokens
+        gate_tokens = target if whole_prompt else start + min(target - start, threshold, budget)
+        avail = usable - in_use()
+        if watermark and running:
+            avail -= watermark
+        return bfor(gate_tokens) - hit_blocks <= avail
+
+    barrier = yield 0
+    while True:
+        # ---- arrivals up to now
+        while nxt < len(rids) and arrival[rids[nxt]] <= now:
+            rid = rids[nxt]
+            nxt += 1
+            if rejected_l[rid]:
+                continue
+            waiting.append(rid)
+            computed[rid] = 0
+            generated[rid] = 0
+            if cache is not None:
+                h = workload.block_hashes[rid]
+                if h:
+                    chains[rid] = _chain_keys(h)
+        if not running and not waiting:
+            t_next = arrival[rids[nxt]] if nxt < len(rids) else INF
+            if t_next > barrier:
+                if barrier == INF:
+                    break
+                account(now, barrier, 0, used, used) if barrier > now else None
+                now = max(now, barrier)
+                barrier = yield 0
+                continue
+            account(now, t_next, 0, used, used)
+            now = t_next
+            continue
+        if now >= barrier:
+            barrier = yield len(running) + len(waiting)
+            continue
+
+        nrun = len(running)
+        if nrun > max_running:
+            max_running = nrun
+
+        # ---- fast path: pure-decode steps where nothing but the clock changes
+        if n_dec and n_dec == nrun and (not waiting or nrun >= max_seqs or not admissible_head()):
+            while True:  # drop heap entries of decoders that were preempted since
+                f_clock, rid = heap[0]
+                if dec_fin.get(rid) == f_clock:
+                    break
+                heapq.heappop(heap)
+            k = heap[0][0] - D  # steps until the next completion
+            avail = usable - in_use()
+            per_cycle = g * n_dec
+            cycles = avail // per_cycle
+            k_pool = cycles * bs
+            rem = avail - cycles * per_cycle
+            for _ in range(bs):
+                need_j = g * phase[(-(D + k_pool)) % bs]
+                if need_j > rem:
+                    break
+                rem -= need_j
+                k_pool += 1
+            if k_pool < k:
+                k = k_pool
+            a0 = fixed_cache.get(n_dec)
+            if a0 is None:
+                a0 = fixed_cache[n_dec] = fixed_part(n_dec, n_dec)
+            a0 += per_ctx * (S_dec + n_dec)
+            b = per_ctx * n_dec
+            # stop where an arrival could change the schedule, or at the barrier
+            t_stop = barrier
+            if nxt < len(rids) and not waiting and nrun < max_seqs:
+                t_a = arrival[rids[nxt]]
+                if t_a < t_stop:
+                    t_stop = t_a
+            if k > 1 and t_stop < INF:
+                dt_need = t_stop - now
+                if dt_need <= a0:
+                    k = 1
+                else:
+                    if b > 0:
+                        qb = a0 - b / 2.0
+                        k_t = int(math.ceil((-qb + math.sqrt(qb * qb + 2.0 * b * dt_need)) / b))
+                    else:
+                        k_t = int(math.ceil(dt_need / a0))
+                    k_t = max(1, k_t)
+                    while k_t > 1 and (k_t - 1) * a0 + b * (k_t - 1) * (k_t - 2) / 2.0 >= dt_need:
+                        k_t -= 1
+                    if k_t < k:
+                        k = k_t
+            if k >= 1:
+                cyc = k // bs
+                need = cyc * per_cycle
+                for jj in range(cyc * bs, k):
+                    need += g * phase[(-(D + jj)) % bs]
+                u0 = in_use()
+                if need:
+                    take_blocks(need)
+                dt = k * a0 + b * k * (k - 1) / 2.0
+                t0 = now
+                now += dt
+                account(t0, now, nrun, u0, u0 + need)
+                busy += dt
+                steps += k
+                record_itl(dt / k, n_dec * k)
+                S_dec += n_dec * k
+                D += k
+                while heap and heap[0][0] <= D:
+                    f_clock, rid = heapq.heappop(heap)
+                    if dec_fin.get(rid) != f_clock:
+                        continue
+                    c = remove_decoder(rid)
+                    finish_request(rid, bfor(c) - (shared_blocks(rid) if cache is not None else 0))
+                continue
+            # k == 0: the next decode step must preempt; take the detailed path
+
+        # ---- one detailed step
+        t_budget = budget
+        preempted = False
+        chunks: list = []  # (rid, tokens, prefix tokens)
+        prefill_only = (not mixed) and bool(waiting) and nrun < max_seqs and admissible_head()
+        dec_tokens = 0
+        if n_dec and not prefill_only:
+            # decoders come first in running order; a missing block preempts from the tail
+            dec_need = g * phase[(-D) % bs]
+            while dec_need > usable - in_use() and n_dec:
+                victim = next(reversed(running))
+                if running[victim] and (dec_c0[victim] + D) % bs == 0:
+                    dec_need -= g
+                preempt_tail()
+                preempted = True
+            if dec_need:
+                take_blocks(dec_need)
+            dec_tokens = n_dec
+            t_budget -= dec_tokens
+        if (mixed or prefill_only) and prefilling:
+            for rid in list(prefilling):
+                if rid not in prefilling:
+                    continue  # preempted earlier in this loop
+                if t_budget <= 0:
+                    break
+                target = prompt[rid] + generated[rid]
+                ch = min(target - computed[rid], threshold, t_budget)
+                sh = shared_blocks(rid) if cache is not None else 0
+                need = bfor(computed[rid] + ch) - sh - held[rid]
+                while need > 0 and not take_blocks(need):
+                    preempted = True
+                    if preempt_tail() == rid:
+                        break
+                if rid not in prefilling:
+                    continue
+                held[rid] += max(need, 0)
+                chunks.append((rid, ch, computed[rid]))
+                t_budget -= ch
+        if not (preempted and skip_after_preempt) and (mixed or prefill_only):
+            while waiting and t_budget > 0 and len(running) < max_seqs:
+                rid = waiting[0]
+                target = prompt[rid] + generated[rid]
+                hit_n = 0
+                if cache is not None:
+                    ch_keys = chains.get(rid)
+                    if ch_keys:
+                        hit_n = min(cache.match(ch_keys), (target - 1) // hash_tokens)
+                hit_blocks = hit_n * cache.blocks_per_hash if hit_n else 0
+                start = hit_n * hash_tokens if hit_n else 0
+                ch = min(target - start, threshold, t_budget)
+                if not chunked and ch < target - start:
+                    break  # without chunked prefill the whole prompt must fit the step budget
+                gate_tokens = target if whole_prompt else start + ch
+                avail = usable - in_use()
+                if watermark and running:
+                    avail -= watermark
+                if bfor(gate_tokens) - hit_blocks > avail:
+                    break  # FCFS: later requests do not skip ahead
+                waiting.popleft()
+                if hit_n:
+                    keys = chains[rid][:hit_n]
+                    cache.acquire(keys)
+                    refs[rid] = list(keys)
+                    hit_total += start
+                need = bfor(start + ch) - hit_blocks
+                if not take_blocks(need):  # cannot happen after the gate; keep the books straight
+                    if hit_n:
+                        release_refs(rid)
+                    waiting.appendleft(rid)
+                    break
+                held[rid] = need
+                computed[rid] = start
+                running[rid] = False
+                prefilling[rid] = None
+                if first_sched[rid] == INF:
+                    first_sched[rid] = now
+                chunks.append((rid, ch, start))
+                t_budget -= ch
+        tokens = dec_tokens
+        for _, ch, _ in chunks:
+            tokens += ch
+        if tokens == 0:
+            if not running and waiting and nxt >= len(rids) and not admissible_head():
+                raise RuntimeError("simulator stalled: the head of the queue can never be admitted")
+            continue
+        u0 = in_use()
+        dt = fixed_part(tokens, dec_tokens + len(chunks)) + per_ctx * (S_dec + dec_tokens)
+        for _, ch, pre in chunks:
+            dt += pf_attn(ch, pre)
+        t0 = now
+        now += dt
+        busy += dt
+        steps += 1
+        nrun = len(running)
+        if nrun > max_running:
+            max_running = nrun
+        account(t0, now, nrun, u0, u0)
+        if dec_tokens:
+            record_itl(dt, dec_tokens)
+            S_dec += n_dec
+            D += 1
+            while heap and heap[0][0] <= D:
+                f_clock, rid = heapq.heappop(heap)
+                if dec_fin.get(rid) != f_clock:
+                    continue
+                c = remove_decoder(rid)
+                finish_request(rid, bfor(c) - (shared_blocks(rid) if cache is not None else 0))
+        for rid, ch, _pre in chunks:
+            if rid not in prefilling:
+                continue
+            computed[rid] += ch
+            target = prompt[rid] + generated[rid]
+            if computed[rid] < target:
+                continue
+            # the prompt (plus any recomputed output) is in KV: this step sampled a token
+            generated[rid] += 1
+            if first_tok[rid] == INF:
+                first_tok[rid] = now
+            del prefilling[rid]
+            if cache is not None and rid in chains:
+                have = len(refs.get(rid, ()))
+                full = min(len(chains[rid]), prompt[rid] // hash_tokens)
+                if full > have:
+                    got = cache.adopt(chains[rid][have:full])
+                    if got:
+                        refs.setdefault(rid, []).extend(got)
+                        moved = len(got) * cache.blocks_per_hash
+                        held[rid] -= moved
+                        used -= moved
+            own = held.pop(rid)
+            if generated[rid] >= completion[rid]:
+                finish_request(rid, own)
+                continue
+            running[rid] = True
+            add_decoder(rid, computed.pop(rid))
+
+    stats.update(steps=steps, preemptions=preemptions, recomputed=recomputed, hit_tokens=hit_total, busy=busy,
+                 run_hist=run_hist, max_running=max_running, kv_peak=kv_peak, kv_area=kv_area, itl_acc=itl_acc,
+                 ts=(ts_t, ts_run, ts_wait, ts_kv), now=now)
+    yield -1
+
+
+def _prepare(workload: Workload, cfg: EngineConfig, rules: SchedulerRules, notes: list) -> tuple[np.ndarray, dict]:
+    if cfg.num_gpu_blocks < 2:
+        raise InputError("--num-gpu-blocks", f"{cfg.num_gpu_blocks} blocks leave none usable", "vLLM needs at least 2 (one is the null block)")
+    if workload.arrival_s is None:
+        raise InputError("--rate", f"workload {workload.name} has no arrival times", "give --rate R")
+    if cfg.max_num_seqs < 1 or cfg.max_num_batched_tokens < 1:
+        raise InputError("--max-num-seqs", "max_num_seqs and max_num_batched_tokens must be >= 1", "use vLLM's defaults")
+    bs, g = cfg.block_size, cfg.blocks_per_boundary
+    total = workload.prompt_tokens + workload.completion_tokens
+    # vLLM's OpenAI server refuses prompt + max_tokens > max_model_len (entrypoints/openai/serving_engine.py
+    # `_validate_input`); one that could not fit the pool alone would preempt itself forever.
+    max_alone_tokens = ((cfg.usable_blocks - cfg.fixed_blocks_per_seq) // g) * bs
+    rejected = (total > cfg.max_model_len) | ((total - 1) > max_alone_tokens)
+    if cfg.blocks_note:
+        notes.append(cfg.blocks_note)
+    if rejected.any():
+        notes.append(f"{int(rejected.sum())} requests rejected: prompt + output exceeds max_model_len {cfg.max_model_len} or the KV pool")
+    stats = {"arrival_list": workload.arrival_s.tolist(), "prompt_list": workload.prompt_tokens.tolist(),
+             "completion_list": workload.completion_tokens.tolist(), "prefix_caching": False}
+    if cfg.enable_prefix_caching:
+        if workload.block_hashes is None or workload.hash_block_tokens <= 0:
+            notes.append("prefix caching on, but the workload has no block hashes: no hits modelled")
+        elif workload.hash_block_tokens % bs:
+            notes.append(f"prefix hashes cover {workload.hash_block_tokens} tokens, not a multiple of block_size {bs}: no hits modelled")
+        else:
+            stats["prefix_caching"] = True
+    return rejected, stats
+
+
+def _auto_interval(workload: Workload) -> float:
+    span = float(workload.arrival_s[-1]) if len(workload) else 0.0
+    return float(max(1.0, math.ceil(span / 5000.0)))
+
+
+def _result(workload: Workload, cfg: EngineConfig, rules: SchedulerRules, out: _Shared, rejected: np.ndarray,
+            stats: dict, slo: SLO, wall_s: float, notes: list, worst_case: Optional[float]) -> SimResult:
+    n_bins = _ITL_EDGES_S.size - 1
+    itl_hist = np.zeros(n_bins)
+    for b_i, tok in stats["itl_acc"].items():
+        itl_hist[b_i] += tok
+    finish = np.asarray(out.finish, dtype=np.float64)
+    fin = finish[np.isfinite(finish)]
+    makespan = float(fin.max()) if fin.size else 0.0
+    hist = np.asarray(stats["run_hist"])
+    nz = np.nonzero(hist)[0]
+    hist = hist[: (nz[-1] + 1) if nz.size else 1]
+    if worst_case is None:
+        worst_case = cfg.usable_blocks / max(1, cfg.blocks_for(cfg.max_model_len))
+    ts_t, ts_run, ts_wait, ts_kv = stats["ts"]
+    return SimResult(
+        config=cfg, rules=rules, workload_name=workload.name, worst_case_concurrency=float(worst_case),
+        arrival_s=workload.arrival_s, first_scheduled_s=np.asarray(out.first_sched), first_token_s=np.asarray(out.first_tok),
+        finish_s=finish, prompt_tokens=workload.prompt_tokens, completion_tokens=workload.completion_tokens,
+        preemptions_per_request=np.asarray(out.n_pre), rejected=rejected, steps=stats["steps"],
+        preemptions=stats["preemptions"], recomputed_tokens=stats["recomputed"], prefix_hit_tokens=stats["hit_tokens"],
+        busy_s=stats["busy"], makespan_s=makespan, running_time_hist_s=hist, max_running=stats["max_running"],
+        kv_usage_peak=stats["kv_peak"], kv_usage_time_mean=stats["kv_area"] / makespan if makespan > 0 else 0.0,
+        itl_hist_edges_s=_ITL_EDGES_S, itl_hist_tokens=itl_hist, ts_t_s=np.asarray(ts_t),
+        ts_running=np.asarray(ts_run, dtype=np.int64), ts_waiting=np.asarray(ts_wait, dtype=np.int64),
+        ts_kv_usage=np.asarray(ts_kv), slo=slo, wall_s=wall_s, notes=tuple(notes))
+
+
+def simulate(workload: Workload, config: EngineConfig, step_model: StepModel, rules: Optional[SchedulerRules] = None,
+             *, slo: SLO = SLO(), sample_interval_s: Optional[float] = None,
+             progress: Optional[Callable[[int], None]] = None, worst_case_concurrency: Optional[float] = None) -> SimResult:
+    """Run the workload through one vLLM engine. Deterministic; no I/O. `progress(n)` is called
+    with the number of requests that just finished."""
+    wall0 = _time.perf_counter()
+    rules = rules or scheduler_rules(None)
+    notes = list(workload.notes)
+    rejected, stats = _prepare(workload, config, rules, notes)
+    out = _Shared(len(workload))
+    gen = _engine(workload, config, step_model, rules, list(range(len(workload))), out, rejected.tolist(), stats,
+                  sample_interval_s or _auto_interval(workload), progress)
+    next(gen)
+    gen.send(math.inf)
+    return _result(workload, config, rules, out, rejected, stats, slo, _time.perf_counter() - wall0, notes,
+                   worst_case_concurrency)
+
+
+def simulate_replicas(workload: Workload, config: EngineConfig, step_model: StepModel, replicas: int,
+                      router: str = "round-robin", rules: Optional[SchedulerRules] = None, *, slo: SLO = SLO(),
+                      worst_case_concurrency: Optional[float] = None) -> SimResult:
+    """Several identical engines behind a router: 'round-robin' or 'least-loaded' (fewest
+    outstanding requests at arrival, like Vidur's least-outstanding-requests global scheduler).
+    Per-request figures cover all replicas; the time series and concurrency are replica 0's."""
+    if replicas < 1:
+        raise InputError("--replicas", "must be >= 1", "e.g. 2")
+    if router not in ("round-robin", "least-loaded"):
+        raise InputError("--router", f"unknown router {router!r}", "round-robin or least-loaded")
+    if replicas == 1:
+        return simulate(workload, config, step_model, rules, slo=slo, worst_case_concurrency=worst_case_concurrency)
+    wall0 = _time.perf_counter()
+    rules = rules or scheduler_rules(None)
+    notes = list(workload.notes) + [f"{replicas} replicas, {router} router; time series and concurrency are replica 0's"]
+    rejected, stats0 = _prepare(workload, config, rules, notes)
+    out = _Shared(len(workload))
+    rej_l = rejected.tolist()
+    interval = _auto_interval(workload)
+    rid_lists = [[] for _ in range(replicas)]
+    stats = [dict(stats0) for _ in range(replicas)]
+    gens = []
+    for r in range(replicas):
+        gen = _engine(workload, config, step_model, rules, rid_lists[r], out, rej_l, stats[r], interval)
+        next(gen)
+        gens.append(gen)
+    arrival = stats0["arrival_list"]
+    if router == "round-robin":
+        for i in range(len(workload)):
+            rid_lists[i % replicas].append(i)
+    else:
+        load = [0] * replicas
+        for i, t in enumerate(arrival):
+            for r in range(replicas):
+                load[r] = gens[r].send(t)
+            best = min(range(replicas), key=lambda r: (load[r], r))
+            rid_lists[best].append(i)
+    for gen in gens:
+        gen.send(math.inf)
+    merged = dict(stats[0])
+    for key in ("steps", "preemptions", "recomputed", "hit_tokens"):
+        merged[key] = sum(s[key] for s in stats)
+    return _result(workload, config, rules, out, rejected, merged, slo, _time.perf_counter() - wall0, notes,
+                   worst_case_concurrency)
+
+
+# =====================================================================================
+# Capacity: the highest rate one replica sustains within the SLOs
+# =====================================================================================
+
+
+@dataclass(frozen=True)
+class CapacityResult:
+    slo: SLO
+    max_rate_per_s: float
+    at_max: Optional[SimResult]
+    probes: tuple[tuple[float, bool], ...]  # (rate, met)
+    target_rate_per_s: Optional[float] = None
+    replicas_needed: Optional[int] = None
+    router: str = "round-robin"
+    at_target: Optional[SimResult] = None
+
+    def to_dict(self) -> dict:
+        return {
+            "slo": {"ttft_ms": self.slo.ttft_ms, "tpot_ms": self.slo.tpot_ms, "e2e_ms": self.slo.e2e_ms,
+                    "percentile": self.slo.percentile},
+            "max_rate_per_s": self.max_rate_per_s,
+            "at_max_rate": self.at_max.to_dict() if self.at_max is not None else None,
+            "probes": [{"rate_per_s": r, "meets_slo": m} for r, m in self.probes],
+            "target_rate_per_s": self.target_rate_per_s,
+            "replicas_needed": self.replicas_needed,
+            "router": self.router,
+            "at_target": self.at_target.to_dict() if self.at_target is not None else None,
+        }
+
+
+def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig, step_model: StepModel,
+                  slo: SLO, rules: Optional[SchedulerRules] = None, *, lo: float = 0.05, hi: Optional[float] = None,
+                  rel_tol: float = 0.03, max_probes: int = 24, target_rate_per_s: Optional[float] = None,
+                  router: str = "round-robin", max_replicas: int = 256,
+                  on_probe: Optional[Callable[[float, bool], None]] = None) -> CapacityResult:
+    """Bisection over the request rate (the SLO is assumed monotone in load). `workload_at(rate)`
+    gives the workload at a rate. With a target rate, also the replicas it needs behind `router`."""
+    if slo.ttft_ms is None and slo.tpot_ms is None and slo.e2e_ms is None:
+        raise InputError("--slo", "capacity needs at least one SLO", "e.g. --slo ttft=1s,tpot=50ms")
+    rules = rules or scheduler_rules(None)
+    probes: list = []
+    cache_res: dict = {}
+
+    def ok(rate: float) -> bool:
+        res = simulate(workload_at(rate), config, step_model, rules, slo=slo)
+        met = res.meets(slo)
+        cache_res[rate] = res
+        probes.append((rate, met))
+        if on_probe:
+            on_probe(rate, met)
+        return met
+
+    if not ok(lo):
+        best = 0.0
+    else:
+        best = lo
+        # grow until failure
+        rate = hi or lo * 4
+        while len(probes) < max_probes and ok(rate):
+            best = rate
+            rate *= 4
+        bad = rate
+        while len(probes) < max_probes and (bad - best) > rel_tol * best:
+            mid = math.sqrt(best * bad) if best > 0 else bad / 2
+            if ok(mid):
+                best = mid
+            else:
+                bad = mid
+    replicas = None
+    at_target = None
+    if target_rate_per_s is not None:
+        if best > 0:
+            replicas = max(1, int(math.ceil(target_rate_per_s / best)))
+        else:
+            replicas = 1
+        w = workload_at(target_rate_per_s)
+        while replicas <= max_replicas:
+            res = simulate_replicas(w, config, step_model, replicas, router, rules, slo=slo)
+            if res.meets(slo):
+                at_target = res
+                break
+            replicas += max(1, replicas // 8)
+        else:
+            replicas = None
+    return CapacityResult(slo=slo, max_rate_per_s=best, at_max=cache_res.get(best), probes=tuple(probes),
+                          target_rate_per_s=target_rate_per_s, replicas_needed=replicas, router=router,
+                          at_target=at_target)

@@ -1,0 +1,166 @@
+"""vLLM's startup rules, version by version, as data.
+
+Every behaviour that changed between vLLM releases is one row of `_RULES`: a field
+name and the list of (first version, value) steps. `rules_for("0.11.0")` folds the
+table into one frozen `VersionRules`; the planner reads fields, never versions.
+
+Facts come from `docs/vllm-memory-model.md` (written from the Python sources inside
+vLLM's release wheels 0.6.3.post1 ... 0.33.0); the section of that document is
+cited beside each row. A step at version X means "first seen in the first release
+read that has it"; releases between two read versions were not checked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from kvplan.errors import InputError
+
+NEWEST_KNOWN = "0.33.0"
+OLDEST_READ = "0.6.3"
+
+# Releases whose sources were read (docs/vllm-memory-model.md, "Sources and method").
+RELEASES_READ = (
+    "0.6.3.post1", "0.6.4.post1", "0.6.5", "0.6.6.post1", "0.7.3", "0.8.5.post1", "0.9.0",
+    "0.9.1", "0.9.2", "0.10.2", "0.11.0", "0.12.0", "0.14.1", "0.17.1", "0.18.1", "0.19.1",
+    "0.20.0", "0.20.2", "0.21.0", "0.24.0", "0.25.1", "0.26.0", "0.27.0", "0.27.1", "0.28.0",
+    "0.29.0", "0.30.0", "0.32.0", "0.33.0",
+)
+
+V = tuple[int, int, int]
+
+
+def parse_version(text: str) -> V:
+    """'0.29.1rc1.dev17+gd2d649e67' -> (0, 29, 1). Raises InputError on nonsense."""
+    m = re.match(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?", str(text))
+    if not m:
+        raise InputError("--vllm-version", f"cannot read a vLLM version from {text!r}",
+                         f"give a release such as {NEWEST_KNOWN}")
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+
+
+# (field, [(first version, value), ...]) -- the value holds from that version on.
+_RULES: dict[str, list[tuple[V, object]]] = {
+    # Engine: V1 is the default from 0.8.0; V0 removed in 0.11 (section 0).
+    "engine": [((0, 0, 0), "v0"), ((0, 8, 0), "v1")],
+    # How available KV memory is computed (section 0, era map; section 1.3).
+    "era": [((0, 0, 0), "V0-a"), ((0, 6, 4), "V0-b"), ((0, 6, 5), "V0-c"), ((0, 8, 0), "V1-a"),
+            ((0, 9, 1), "V1-b"), ((0, 11, 0), "V1-c"), ((0, 18, 0), "V1-d"), ((0, 20, 0), "V1-e"),
+            ((0, 27, 0), "V1-f")],
+    # gpu_memory_utilization default (section 1.2: vllm/config/cache.py).
+    "default_gpu_memory_utilization": [((0, 0, 0), 0.90), ((0, 20, 0), 0.92)],
+    # requested = ceil(total * util) from 0.14, a float before (section 1.2).
+    "requested_is_ceil": [((0, 0, 0), False), ((0, 14, 0), True)],
+    # CUDA-graph memory estimate subtracted from the budget (section 1.5: env default 1 from 0.20).
+    "cudagraph_subtracted": [((0, 0, 0), False), ((0, 20, 0), True)],
+    # NCCL / custom all-reduce buffers charged to the budget: snapshot before NCCL init up to 0.10
+    # (section 1.2, section 7 item 2).
+    "nccl_charged": [((0, 0, 0), True), ((0, 11, 0), False)],
+    # Other processes' memory shrinks the pool (V0-b, V1-a) or is refused at startup (V1-b on).
+    "other_tenants": [((0, 0, 0), "ignored"), ((0, 6, 4), "subtracted"), ((0, 6, 5), "ignored"),
+                      ((0, 8, 0), "subtracted"), ((0, 9, 1), "refused")],
+    # "GPU KV cache size" tokens (section 3.5).
+    "tokens_formula": [((0, 0, 0), "blocks_x_block_size"), ((0, 9, 0), "blocks_per_group_x_block_size"),
+                       ((0, 20, 1), "concurrency_x_len")],
+    # Tokens the sliding window may hold beyond the window: T up to 0.26, then in-flight tokens
+    # = 2 x T with async scheduling at PP=1 (section 3.4).
+    "window_inflight_batches": [((0, 0, 0), 1), ((0, 27, 0), 2)],
+    # The null block is held back in the fit check (section 3.3 / 4).
+    "null_block_in_fit_check": [((0, 0, 0), False), ((0, 29, 0), True)],
+    # Mamba pages per sequence and group: "none" mode 1; "align" mode 2 (+1 checkpoint >= 0.29)
+    # (section 3.4). The align default before 0.24 was not traced; 0.20's hybrid alignment rule
+    # is where kvplan starts it.
+    "mamba_pages_per_sequence": [((0, 0, 0), 1), ((0, 20, 0), 2), ((0, 29, 0), 3)],
+    # Hybrid grouping: from 0.20 the largest bucket size is used when max < 1.5 x min (section 3.2).
+    "group_size_uses_max_when_close": [((0, 0, 0), False), ((0, 20, 0), True)],
+    # Error and log formats (sections 4, 5, 8).
+    "fit_error_format": [((0, 0, 0), "v0"), ((0, 7, 0), "v1-gb"), ((0, 8, 0), "v1-models-2f"),
+                         ((0, 14, 0), "v1-models-gib"), ((0, 24, 0), "v1-model-gib")],
+    "no_memory_error_format": [((0, 0, 0), "short"), ((0, 24, 0), "long")],
+    "weights_log_format": [((0, 0, 0), "gb"), ((0, 8, 0), "gib-4f"), ((0, 12, 0), "gib-4f-memory"),
+                           ((0, 14, 0), "gib-round-memory")],
+    "kv_log_format": [((0, 0, 0), "v0-blocks"), ((0, 6, 6), "v0-blocks"), ((0, 8, 0), "v1-two-lines"),
+                      ((0, 28, 0), "v1-one-line")],
+    # Scheduler defaults for `vllm serve` (section 2.3); see `batch_defaults`.
+    "batch_defaults": [((0, 0, 0), "v0"), ((0, 8, 0), "v1-0.8"), ((0, 9, 0), "v1-0.9"), ((0, 29, 0), "v1-0.29")],
+    # Whole prompt must fit at admission from 0.19 (section 6).
+    "admit_whole_prompt": [((0, 0, 0), True), ((0, 8, 0), False), ((0, 19, 0), True)],
+}
+
+
+@dataclass(frozen=True)
+class VersionRules:
+    """The startup rules of one vLLM release, folded from the table."""
+
+    version: str
+    release: V
+    engine: str
+    era: str
+    default_gpu_memory_utilization: float
+    requested_is_ceil: bool
+    cudagraph_subtracted: bool
+    nccl_charged: bool
+    other_tenants: str
+    tokens_formula: str
+    window_inflight_batches: int
+    null_block_in_fit_check: bool
+    mamba_pages_per_sequence: int
+    group_size_uses_max_when_close: bool
+    fit_error_format: str
+    no_memory_error_format: str
+    weights_log_format: str
+    kv_log_format: str
+    batch_defaults: str
+    admit_whole_prompt: bool
+    notes: tuple[str, ...]
+
+    @property
+    def is_v1(self) -> bool:
+        return self.engine == "v1"
+
+
+def _step(field: str, release: V):
+    value = None
+    for first, v in _RULES[field]:
+        if release >= first:
+            value = v
+    return value
+
+
+@lru_cache(maxsize=64)
+def rules_for(version: str | None = None) -> VersionRules:
+    """The rules of `version` (default: the newest release kvplan knows)."""
+    text = version or NEWEST_KNOWN
+    release = parse_version(text)
+    notes: list[str] = []
+    newest = parse_version(NEWEST_KNOWN)
+    if release > newest:
+        notes.append(f"vLLM {text} is newer than the newest release kvplan has read ({NEWEST_KNOWN}); its rules are applied")
+    if release < parse_version(OLDEST_READ):
+        notes.append(f"vLLM {text} is older than the oldest release kvplan has read ({OLDEST_READ}); that release's rules are applied")
+    values = {field: _step(field, release) for field in _RULES}
+    return VersionRules(version=text, release=release, notes=tuple(notes), **values)
+
+
+def batch_defaults(rules: VersionRules, gpu_total_gib: float, gpu_name: str, compute_capability: str) -> tuple[int, int]:
+    """(max_num_batched_tokens, max_num_seqs) defaults of `vllm serve` (section 2.3).
+
+    V1 sizes them by the device: a large-memory class (>= 70 GiB, not an A100) gets
+    8192 / 1024, everything else 2048 / 256; from 0.29 a >= 160 GiB device gets 16384 / 1024.
+    V0 (chunked prefill off) uses max(max_model_len, 2048) / 256, applied by the caller.
+    """
+    name = gpu_name.lower()
+    kind = rules.batch_defaults
+    if kind == "v0":
+        return (0, 256)  # 0 = "max(max_model_len, 2048)": resolved against max_model_len
+    if kind == "v1-0.8":
+        return (8192, 1024) if gpu_total_gib >= 70 else (2048, 256)
+    big = gpu_total_gib >= 70 and "a100" not in name and "a800" not in name
+    if kind == "v1-0.29":
+        if gpu_total_gib >= 160:
+            return (16384, 1024)
+        if compute_capability == "12.1":  # GB10 is excluded in 0.33
+            big = False
+    return (8192, 1024) if big else (2048, 256)

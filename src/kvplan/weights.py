@@ -1,0 +1,384 @@
+"""Weight bytes: exact from checkpoint metadata where available, else counted from the architecture.
+
+`count_weights(spec)` lists the model's tensors as components (embeddings, attention,
+MLA, Gated DeltaNet / Mamba mixers, dense and MoE MLPs, norms, lm_head unless tied,
+a vision tower), each tagged with how tensor parallelism splits it. `weights_per_rank`
+turns that into the bytes one rank holds ("Model loading took X GiB"), for any
+quantization, TP and PP. If the architecture cannot be counted and the checkpoint
+gives no bytes, it raises: it never guesses.
+
+Facts (docs/vllm-memory-model.md section 5): vocabulary padded to a multiple of 64
+and split over TP; q/k/v/o, MLPs and every expert split over TP (KV projections
+replicated when kv heads < TP); norms, routers and rotary caches replicated; the
+rotary cos/sin cache is max_position x rotary_dim in the model dtype and is counted in W.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from kvplan.errors import UndeterminedError
+from kvplan.resolve import DTYPE_BYTES, ModelSpec, QuantSpec
+
+VOCAB_PADDING = 64  # vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE
+
+
+@dataclass(frozen=True)
+class Component:
+    """A group of tensors: `params` elements, split by `shard` over TP ranks."""
+
+    name: str           # embed_tokens, lm_head, self_attn, kv_replicated, mla_replicated, linear_attn, mlp, experts, router, norm, vision, rotary
+    params: int
+    shard: str          # "tp" (split), "replicated", "vocab" (split rows)
+    layer: int | None   # decoder layer index (None: outside the layers)
+    quantizable: bool   # a linear weight a weight-quantization method converts
+    kind: str = ""      # "experts" for routed experts (MXFP4 applies only there)
+    dtype_bytes: float | None = None  # fixed bytes per element (e.g. fp32 A_log); None = the model dtype
+
+
+@dataclass(frozen=True)
+class WeightCount:
+    components: tuple[Component, ...]
+    dtype_bytes: int
+    active_params: int
+    num_layers: int
+    notes: tuple[str, ...] = ()
+
+    @property
+    def total_params(self) -> int:
+        return sum(c.params for c in self.components)
+
+    @property
+    def total_bytes(self) -> int:
+        return int(sum(c.params * (c.dtype_bytes or self.dtype_bytes) for c in self.components))
+
+
+def _gated_mlp(spec: ModelSpec) -> bool:
+    act = str(spec.text_config.get("hidden_act") or spec.text_config.get("mlp_hidden_act") or "silu")
+    if spec.model_type in ("nemotron_h", "gpt2", "gpt_bigcode", "falcon", "phi", "starcoder2", "opt", "bloom"):
+        return False
+    return act in ("silu", "swiglu", "gelu_pytorch_tanh", "geglu", "gelu_new", "gelu") or "gate" in act
+
+
+def _moe_layers(spec: ModelSpec) -> set[int]:
+    """Indices of decoder layers whose MLP is a mixture of experts."""
+    t = spec.text_config
+    n = spec.num_layers
+    if not spec.is_moe:
+        return set()
+    if spec.model_type == "nemotron_h":
+        pattern = str(t.get("hybrid_override_pattern") or "")
+        return {i for i, c in enumerate(pattern[:n]) if c == "E"}
+    if "first_k_dense_replace" in t:
+        k = int(t.get("first_k_dense_replace") or 0)
+        freq = int(t.get("moe_layer_freq") or 1)
+        return {i for i in range(k, n) if (i - k) % freq == 0}
+    if "expert_layer_period" in t:  # Jamba
+        p, o = int(t["expert_layer_period"]), int(t.get("expert_layer_offset", 0))
+        return {i for i in range(n) if i % p == o}
+    if "interleave_moe_layer_step" in t:  # Llama 4
+        step = int(t.get("interleave_moe_layer_step") or 1)
+        return {i for i in range(n) if (i + 1) % step == 0}
+    mlp_only = set(t.get("mlp_only_layers") or [])
+    step = int(t.get("decoder_sparse_step") or 1)
+    return {i for i in range(n) if i not in mlp_only and (i + 1) % step == 0}
+
+
+def _attention_params(spec: ModelSpec, n_kv: int, head_dim: int, layer: int) -> list[Component]:
+    t = spec.text_config
+    h, nh = spec.hidden_size, spec.num_attention_heads
+    q_out = nh * head_dim * (2 if t.get("attn_output_gate") else 1)
+    bias = bool(t.get("attention_bias")) or spec.model_type.startswith("qwen2")
+    qo = h * q_out + nh * head_dim * h + (q_out if bias else 0)
+    kv = 2 * h * n_kv * head_dim + (2 * n_kv * head_dim if bias else 0)
+    out = [Component("self_attn", qo, "tp", layer, True), Component("kv_proj", kv, "kv", layer, True)]
+    if t.get("use_qk_norm") or spec.model_type.startswith(("qwen3", "gemma3", "olmo2")):
+        out.append(Component("norm", 2 * head_dim, "replicated", layer, False))
+    if t.get("sinks") or spec.model_type == "gpt_oss":
+        out.append(Component("norm", nh, "tp", layer, False))  # attention sinks: one value per head
+    return out
+
+
+def _mla_params(spec: ModelSpec, layer: int) -> list[Component]:
+    t = spec.text_config
+    h, nh = spec.hidden_size, spec.num_attention_heads
+    rank, rope = int(t["kv_lora_rank"]), int(t.get("qk_rope_head_dim", 64))
+    nope, v_dim = int(t.get("qk_nope_head_dim", 128)), int(t.get("v_head_dim", 128))
+    q_rank = t.get("q_lora_rank")
+    if q_rank:
+        q = h * int(q_rank) + int(q_rank) * nh * (nope + rope)
+        q_norm = int(q_rank)
+    else:
+        q, q_norm = h * nh * (nope + rope), 0
+    return [
+        Component("self_attn", q + rank * nh * (nope + v_dim) + nh * v_dim * h, "tp", layer, True),
+        Component("mla_replicated", h * (rank + rope), "replicated", layer, True),
+        Component("norm", rank + q_norm, "replicated", layer, False),
+    ]
+
+
+def _recurrent_params(spec: ModelSpec, layer: int) -> list[Component]:
+    rec = spec.layers[0].recurrent if spec.layers[0].recurrent else next(l.recurrent for l in spec.layers if l.recurrent)
+    h = spec.hidden_size
+    k = rec.conv_kernel
+    if rec.kind == "gdn":
+        key, val = rec.key_heads * rec.key_head_dim, rec.n_heads * rec.head_dim
+        proj = h * (2 * key + 2 * val) + h * 2 * rec.n_heads + val * h
+        small = (2 * key + val) * k + rec.head_dim
+        return [Component("linear_attn", proj, "tp", layer, True), Component("linear_attn_small", small, "tp", layer, False),
+                Component("linear_attn_fp32", 2 * rec.n_heads, "tp", layer, False, dtype_bytes=4)]
+    if rec.kind == "mamba2":
+        i, g, n, heads = rec.intermediate, rec.n_groups, rec.state_size, rec.n_heads
+        proj = h * (2 * i + 2 * g * n + heads) + i * h
+        small = (i + 2 * g * n) * (k + 1) + i
+        return [Component("mixer", proj, "tp", layer, True), Component("mixer_small", small, "tp", layer, False),
+                Component("mixer_fp32", 3 * heads, "tp", layer, False, dtype_bytes=4)]
+    if rec.kind == "mamba1":
+        i, n = rec.intermediate, rec.state_size
+        dt_rank = int(spec.text_config.get("mamba_dt_rank") or math.ceil(h / 16))
+        proj = h * 2 * i + i * (dt_rank + 2 * n) + dt_rank * i + i * h
+        small = i * (k + 1) + i + i * n + i
+        return [Component("mixer", proj, "tp", layer, True), Component("mixer_small", small, "tp", layer, False)]
+    if rec.kind == "linear":
+        return [Component("self_attn", 4 * h * h, "tp", layer, True)]
+    raise UndeterminedError("config", f"cannot count the weights of {rec.kind} layers", "give a checkpoint folder or Hub id for exact bytes")
+
+
+def _vision_params(spec: ModelSpec) -> int:
+    v = spec.vision_config or {}
+    h = v.get("hidden_size") or v.get("embed_dim") or v.get("width")
+    layers = v.get("num_hidden_layers") or v.get("depth") or v.get("num_layers")
+    if not h or not layers:
+        return 0
+    inter = v.get("intermediate_size") or 4 * h
+    patch, ch = v.get("patch_size") or 14, v.get("num_channels") or v.get("in_channels") or 3
+    temporal = v.get("temporal_patch_size") or 1
+    per_layer = 4 * h * h + 2 * h * inter + 9 * h + inter
+    out_h = v.get("out_hidden_size") or spec.hidden_size
+    projector = h * out_h + out_h * spec.hidden_size + 2 * out_h
+    return int(layers * per_layer + ch * patch * patch * temporal * h + projector)
+
+
+def count_weights(spec: ModelSpec) -> WeightCount:
+    """Every tensor group of the model, with its TP split. Raises when the config lacks a needed size."""
+    missing = [n for n, v in (("vocab_size", spec.vocab_size),) if not v]
+    if spec.is_moe and not spec.moe_intermediate_size:
+        missing.append("moe_intermediate_size")
+    if not spec.intermediate_size and not spec.is_moe and spec.model_type not in ("mamba", "mamba2"):
+        missing.append("intermediate_size")
+    if missing:
+        raise UndeterminedError("weights", f"cannot count {spec.id}'s weights: the config has no {', '.join(missing)}",
+                                "give a checkpoint folder or Hub id (exact bytes from safetensors headers)")
+    t = spec.text_config
+    h = spec.hidden_size
+    v_pad = math.ceil(spec.vocab_size / VOCAB_PADDING) * VOCAB_PADDING
+    comps = [Component("embed_tokens", v_pad * h, "vocab", None, False)]
+    if not spec.tie_word_embeddings:
+        comps.append(Component("lm_head", v_pad * h, "vocab", None, False))
+    comps.append(Component("norm", h, "replicated", None, False))
+    gated = _gated_mlp(spec)
+    mlp_mult = 3 if gated else 2
+    moe = _moe_layers(spec)
+    active = 0
+    norms_per_layer = 4 if spec.model_type.startswith(("gemma2", "gemma3", "gemma4")) else 2
+    layer_kinds = _decoder_layers(spec)
+    for i, kinds in enumerate(layer_kinds):
+        layer_comps: list[Component] = []
+        for kind in kinds:
+            if kind in ("full", "sliding", "chunked"):
+                layer_comps += _attention_params(spec, spec.num_kv_heads, spec.head_dim, i)
+            elif kind == "mla":
+                layer_comps += _mla_params(spec, i)
+            elif kind == "recurrent":
+                layer_comps += _recurrent_params(spec, i)
+        has_mlp = spec.model_type != "nemotron_h" or "mlp" in kinds
+        if has_mlp:
+            if i in moe:
+                e, ei = spec.num_experts, spec.moe_intermediate_size
+                layer_comps.append(Component("experts", e * mlp_mult * h * ei, "tp", i, True, kind="experts"))
+                layer_comps.append(Component("router", h * e, "replicated", i, False))
+                if spec.shared_expert_intermediate_size:
+                    layer_comps.append(Component("shared_expert", mlp_mult * h * spec.shared_expert_intermediate_size, "tp", i, True))
+                if spec.model_type.startswith("qwen2_moe") or t.get("shared_expert_gate"):
+                    layer_comps.append(Component("router", h, "replicated", i, False))
+                active += spec.num_experts_per_tok * mlp_mult * h * ei - e * mlp_mult * h * ei
+            elif spec.intermediate_size:
+                layer_comps.append(Component("mlp", mlp_mult * h * spec.intermediate_size, "tp", i, True))
+        layer_comps.append(Component("norm", norms_per_layer * h, "replicated", i, False))
+        comps += layer_comps
+    vision = _vision_params(spec) if spec.is_multimodal else 0
+    notes = []
+    if vision:
+        comps.append(Component("vision", vision, "tp", None, False))
+        notes.append("vision tower counted from vision_config (an estimate)")
+    total = sum(c.params for c in comps)
+    return WeightCount(tuple(comps), spec.dtype_bytes, active_params=total + active, num_layers=len(layer_kinds), notes=tuple(notes))
+
+
+def _decoder_layers(spec: ModelSpec) -> list[tuple[str, ...]]:
+    """The cache kinds of each decoder layer (Falcon-H1 layers hold attention and a mixer)."""
+    pattern = str(spec.text_config.get("hybrid_override_pattern") or "")
+    if spec.model_type == "nemotron_h" and pattern:
+        m = {"M": ("recurrent",), "*": ("full",), "-": ("mlp",), "E": ("mlp",)}
+        return [m.get(c, ("mlp",)) for c in pattern[: spec.num_layers]]
+    out: list[tuple[str, ...]] = []
+    i = 0
+    layers = spec.layers
+    while i < len(layers):
+        if spec.model_type == "falcon_h1" and i + 1 < len(layers) and layers[i + 1].kind == "recurrent":
+            out.append((layers[i].kind, "recurrent"))
+            i += 2
+        else:
+            out.append((layers[i].kind,))
+            i += 1
+    return out
+
+
+def bytes_per_quantized_param(q: QuantSpec) -> float:
+    """Bytes one quantized linear weight takes, scales and zero points included (section 5)."""
+    g = q.group_size
+    if q.scheme.startswith("nvfp4"):
+        return 0.5 + 1 / 16                          # fp8 scale per 16 values
+    if q.method == "mxfp4":
+        return 0.5 + 1 / 32                          # e8m0 scale per 32 values
+    if q.method == "bitsandbytes":
+        return 0.5 + 4 / 64 if q.bits == 4 else 1.0  # fp32 absmax per 64 values [U]
+    if q.bits == 8 and (q.method in ("fp8", "modelopt") or "fp8" in q.scheme):
+        return 1.0                                   # per-tensor / per-channel / 128x128 block scales: < 0.1 %
+    if q.bits in (4, 8) and g:
+        return q.bits / 8 + 2 / g + (q.bits / 8) / g  # fp16 scales and packed zero points per group
+    if q.bits:
+        return q.bits / 8
+    raise UndeterminedError("quantization", f"cannot size {q.method} weights from the architecture",
+                            "give a checkpoint folder or Hub id so kvplan reads the exact bytes")
+
+
+def _skipped(c: Component, q: QuantSpec) -> bool:
+    if q.applies_to == "experts" and c.kind != "experts":
+        return True
+    for pattern in q.skip:
+        parts = {p for p in str(pattern).replace("*", "").split(".") if p}
+        if c.name in parts or (c.name == "router" and "gate" in parts) or (c.name in ("self_attn", "kv_proj") and "self_attn" in parts):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class RankWeights:
+    """Bytes one rank holds after loading, and how they were obtained."""
+
+    bytes: int
+    exact: bool
+    method: str
+    rotary_bytes: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+
+def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantSpec | None = None,
+                     dtype_bytes: int | None = None) -> RankWeights:
+    """Weight bytes on the busiest rank (the one with the smallest KV pool).
+
+    Exact checkpoint bytes are spread over ranks in proportion to the counted split;
+    without a checkpoint the count itself is used, labelled an estimate.
+    """
+    quant = quant if quant is not None else spec.quant
+    db = dtype_bytes or spec.dtype_bytes
+    notes: list[str] = []
+    try:
+        count = count_weights(spec)
+    except UndeterminedError:
+        count = None
+    rotary = _rotary_bytes(spec, db)
+    if count is None:
+        if spec.checkpoint is None:
+            raise UndeterminedError("weights", f"cannot determine {spec.id}'s weight bytes: no checkpoint metadata and the config is incomplete",
+                                    "give a checkpoint folder or Hub id, or a complete config.json")
+        per_rank = spec.checkpoint.total_bytes / (tp * pp)
+        notes.append(f"weights split evenly over {tp * pp} rank(s): the architecture could not be counted")
+        return RankWeights(int(per_rank) + rotary, exact=tp * pp == 1, method=spec.checkpoint.source, rotary_bytes=rotary, notes=tuple(notes))
+
+    def bytes_of(c: Component, on_rank: bool) -> float:
+        if c.dtype_bytes:
+            b = c.dtype_bytes
+        elif quant is not None and quant.bits and c.quantizable and not _skipped(c, quant):
+            b = bytes_per_quantized_param(quant)
+        else:
+            b = db
+        n = c.params
+        if on_rank:
+            if c.shard in ("tp", "vocab"):
+                n = n / tp
+            elif c.shard == "kv":
+                kv_rank = max(1, spec.num_kv_heads // tp) if spec.num_kv_heads else 1
+                n = n * kv_rank / max(spec.num_kv_heads, 1)
+        return n * b
+
+    stages = _pp_stages(count.num_layers, pp)
+    stage_bytes = []
+    for s, (lo, hi) in enumerate(stages):
+        total = 0.0
+        for c in count.components:
+            if c.layer is None:
+                if c.name == "embed_tokens" and not (s == 0 or (s == pp - 1 and spec.tie_word_embeddings)):
+                    continue
+                if c.name in ("lm_head", "norm") and s != pp - 1:
+                    continue
+                if c.name == "vision" and s != 0:
+                    continue
+            elif not lo <= c.layer < hi:
+                continue
+            total += bytes_of(c, True)
+        stage_bytes.append(total)
+    counted_rank = max(stage_bytes)
+    counted_total = sum(bytes_of(c, False) for c in count.components)
+    notes += list(count.notes)
+    checkpoint_matches = spec.checkpoint is not None and (quant is spec.quant or quant == spec.quant)
+    if checkpoint_matches:
+        per_rank = spec.checkpoint.total_bytes * counted_rank / counted_total
+        return RankWeights(int(round(per_rank)) + rotary, exact=True, method=f"exact: {spec.checkpoint.source}",
+                           rotary_bytes=rotary, notes=tuple(notes))
+    how = "counted from the architecture"
+    if quant is not None and quant.bits:
+        how += f" with {quant.scheme} weights ({bytes_per_quantized_param(quant):.4g} B per quantized weight)"
+    return RankWeights(int(round(counted_rank)) + rotary, exact=False, method=f"estimate: {how}",
+                       rotary_bytes=rotary, notes=tuple(notes))
+
+
+def _pp_stages(n_layers: int, pp: int) -> list[tuple[int, int]]:
+    """Layer ranges per pipeline stage: even split, the remainder to the last stages (vLLM get_pp_indices)."""
+    base, rem = divmod(n_layers, pp)
+    sizes = [base + (1 if s >= pp - rem else 0) for s in range(pp)]
+    out, lo = [], 0
+    for size in sizes:
+        out.append((lo, lo + size))
+        lo += size
+    return out
+
+
+def _rotary_bytes(spec: ModelSpec, dtype_bytes: int) -> int:
+    """The rotary cos/sin cache: max_position x rotary_dim in the model dtype (section 5).
+
+    Llama-3.1-8B: 131,072 x 128 x 2 B = 32 MiB, which is why vLLM logs 14.9888 GiB for
+    14.9575 GiB of parameters.
+    """
+    t = spec.text_config
+    if all(l.kind in ("recurrent", "none") for l in spec.layers):
+        return 0
+    rope = t.get("rope_scaling") or t.get("rope_parameters") or {}
+    partial = float(t.get("partial_rotary_factor") or (rope.get("partial_rotary_factor") if isinstance(rope, dict) else None) or 1.0)
+    if any(l.kind == "mla" for l in spec.layers):
+        rot = int(t.get("qk_rope_head_dim", 64))
+    else:
+        rot = int(t.get("rotary_dim") or spec.head_dim * partial)
+    max_pos = int(spec.max_position_embeddings or 0)
+    if isinstance(rope, dict) and rope.get("rope_type") in ("yarn", "longrope") and rope.get("original_max_position_embeddings"):
+        max_pos = max(max_pos, int(rope["original_max_position_embeddings"] * float(rope.get("factor", 1))))
+    return max_pos * rot * dtype_bytes
+
+
+def kv_dtype_bytes(kv_cache_dtype: str, model_dtype: str) -> int:
+    """Bytes per KV element: 'auto' is the model dtype; fp8 variants are stored as uint8 (section 3.1)."""
+    if kv_cache_dtype in ("auto", None):
+        return DTYPE_BYTES[model_dtype]
+    return DTYPE_BYTES[kv_cache_dtype]

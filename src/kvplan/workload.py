@@ -1,0 +1,391 @@
+"""Workloads for `kvplan simulate`: who arrives when, with how many prompt and output tokens.
+
+Three sources, one result type (`Workload`, arrays not per-request objects):
+
+* bundled traces (`azure-conv`, `azure-code`, `mooncake-conv`, `mooncake-synthetic`,
+  `sharegpt`, `arxiv-sum`, `bwb`), shipped gzip-compressed in `kvplan/data/traces/`
+  with their source and licence in the README there;
+* a user file (`--workload FILE`): CSV or JSONL with `prompt_tokens`, `completion_tokens`,
+  optional `arrival_s` and `block_hashes`; the bundled traces' own column names and the
+  LLMServingSim `requests.jsonl` format are recognised too;
+* a synthetic spec: length distributions (`lognormal:1000,0.8`, `constant:512`, ...) and
+  a Poisson or Gamma arrival process.
+
+Arrival processes follow `vllm bench serve` (vllm/benchmarks/serve.py@0.19): at request
+rate R with burstiness B, gaps are Gamma(shape=B, scale=1/(R*B)); B = 1 is Poisson, B < 1
+is burstier. Every random draw takes a `seed`; the same inputs give the same workload.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import math
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from kvplan.errors import InputError
+
+TRACES_DIR = Path(__file__).parent / "data" / "traces"
+
+
+@dataclass(frozen=True)
+class BundledTrace:
+    name: str
+    filename: str
+    description: str
+    timed: bool
+    hash_block_tokens: int = 0  # tokens per prefix-hash block (Mooncake: 512)
+
+
+BUNDLED: dict[str, BundledTrace] = {
+    t.name: t
+    for t in (
+        BundledTrace("azure-conv", "azure2023_AzureLLMInferenceTrace_conv.csv.gz",
+                     "Azure LLM inference 2023, conversation (Splitwise, CC-BY-4.0): 19,366 timed requests, 5.5 req/s", True),
+        BundledTrace("azure-code", "azure2023_AzureLLMInferenceTrace_code.csv.gz",
+                     "Azure LLM inference 2023, code (Splitwise, CC-BY-4.0): 8,819 timed requests, bursty", True),
+        BundledTrace("mooncake-conv", "mooncake_fast25_conversation_trace.jsonl.gz",
+                     "Mooncake FAST'25 conversation (Kimi, Apache-2.0): 12,031 timed requests, long prompts, prefix hashes", True, 512),
+        BundledTrace("mooncake-synthetic", "mooncake_fast25_synthetic_trace.jsonl.gz",
+                     "Mooncake FAST'25 synthetic (Apache-2.0): 3,993 requests, Poisson arrivals, prefix hashes", True, 512),
+        BundledTrace("sharegpt", "etalon_sharegpt_8k_filtered_stats_llama2_tokenizer.csv.gz",
+                     "ShareGPT lengths, Llama-2 tokenizer (etalon, Apache-2.0): 30,731 requests, lengths only", False),
+        BundledTrace("arxiv-sum", "vidur_arxiv_summarization_stats_llama2_tokenizer_filtered_v2.csv.gz",
+                     "arXiv summarization lengths (Vidur, MIT): 28,257 requests, lengths only", False),
+        BundledTrace("bwb", "etalon_bwb_stats_llama2_tokenizer_filtered_v2.csv.gz",
+                     "Bilingual Web Book translation lengths (etalon, Apache-2.0): 33,768 requests, lengths only, long outputs", False),
+    )
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Workload:
+    """Requests sorted by arrival. `arrival_s` is None for a length-only workload."""
+
+    name: str
+    prompt_tokens: np.ndarray  # int64, >= 1
+    completion_tokens: np.ndarray  # int64, >= 1
+    arrival_s: Optional[np.ndarray] = None  # float64, non-decreasing, first = 0 for traces
+    block_hashes: Optional[tuple] = None  # per request: tuple of ints (prefix-hash chain)
+    hash_block_tokens: int = 0  # tokens covered by one hash
+    notes: tuple[str, ...] = ()
+
+    def __len__(self) -> int:
+        return int(self.prompt_tokens.shape[0])
+
+    @property
+    def timed(self) -> bool:
+        return self.arrival_s is not None
+
+    @property
+    def mean_rate_per_s(self) -> float:
+        if self.arrival_s is None or len(self) < 2:
+            return float("nan")
+        span = float(self.arrival_s[-1] - self.arrival_s[0])
+        return (len(self) - 1) / span if span > 0 else float("inf")
+
+    def summary(self) -> dict:
+        def stats(a):
+            return {"mean": float(a.mean()), "p50": float(np.percentile(a, 50)), "p90": float(np.percentile(a, 90)),
+                    "p99": float(np.percentile(a, 99)), "max": int(a.max())}
+
+        out = {"name": self.name, "requests": len(self), "prompt_tokens": stats(self.prompt_tokens),
+               "completion_tokens": stats(self.completion_tokens)}
+        if self.arrival_s is not None:
+            out["duration_s"] = float(self.arrival_s[-1] - self.arrival_s[0])
+            out["mean_rate_per_s"] = self.mean_rate_per_s
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+
+# ---------------------------------------------------------------- length distributions
+
+@dataclass(frozen=True)
+class LengthDist:
+    """A token-length distribution; `sample(n, rng)` gives int64 >= 1."""
+
+    kind: str
+    params: tuple[float, ...]
+
+    def sample(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        k, p = self.kind, self.params
+        if k == "constant":
+            x = np.full(n, p[0])
+        elif k == "uniform":
+            x = rng.integers(int(p[0]), int(p[1]) + 1, size=n)
+        elif k == "normal":
+            x = rng.normal(p[0], p[1], size=n)
+        elif k == "lognormal":  # median, sigma of log
+            x = rng.lognormal(math.log(p[0]), p[1], size=n)
+        elif k == "exponential":  # mean
+            x = rng.exponential(p[0], size=n)
+        elif k == "zipf":  # a, scale
+            x = rng.zipf(p[0], size=n) * (p[1] if len(p) > 1 else 1.0)
+        else:  # pragma: no cover - parse_length_dist rejects others
+            raise ValueError(k)
+        return np.maximum(np.rint(x), 1).astype(np.int64)
+
+
+_LEN_KINDS = {"constant": (1, 1), "uniform": (2, 2), "normal": (2, 2), "lognormal": (2, 2), "exponential": (1, 1), "zipf": (1, 2)}
+
+
+def parse_length_dist(text: str, flag: str = "--prompt-len") -> LengthDist:
+    """'lognormal:1000,0.8' (median, sigma), 'constant:512', 'uniform:100,2000', 'normal:mean,std',
+    'exponential:mean', 'zipf:a[,scale]'; a bare number means constant."""
+    s = text.strip().lower()
+    try:
+        if ":" not in s:
+            return LengthDist("constant", (float(s),))
+        kind, _, rest = s.partition(":")
+        params = tuple(float(v) for v in rest.split(",") if v.strip())
+    except ValueError:
+        raise InputError(flag, f"cannot read length distribution {text!r}", "write e.g. lognormal:1000,0.8 or constant:512")
+    if kind not in _LEN_KINDS:
+        raise InputError(flag, f"unknown distribution {kind!r}", "use one of " + ", ".join(_LEN_KINDS))
+    lo, hi = _LEN_KINDS[kind]
+    if not lo <= len(params) <= hi or any(v < 0 for v in params) or (kind != "zipf" and params[0] <= 0):
+        raise InputError(flag, f"{kind} takes {lo}{'' if lo == hi else f'-{hi}'} positive numbers, got {text!r}", "e.g. lognormal:1000,0.8")
+    if kind == "zipf" and params[0] <= 1:
+        raise InputError(flag, "zipf needs a > 1", "e.g. zipf:1.5,100")
+    return LengthDist(kind, params)
+
+
+# ---------------------------------------------------------------- arrivals
+
+def poisson_gamma_arrivals(n: int, rate_per_s: float, burstiness: float, rng: np.random.Generator) -> np.ndarray:
+    """Arrival times (s, first at 0) with Gamma(shape=burstiness, scale=1/(rate*burstiness)) gaps,
+    as `vllm bench serve --burstiness` draws them (vllm/benchmarks/serve.py@0.19). burstiness 1 = Poisson."""
+    if n == 0:
+        return np.zeros(0)
+    if not math.isfinite(rate_per_s):
+        return np.zeros(n)
+    gaps = rng.gamma(shape=burstiness, scale=1.0 / (rate_per_s * burstiness), size=n - 1)
+    return np.concatenate(([0.0], np.cumsum(gaps)))
+
+
+# ---------------------------------------------------------------- file parsing
+
+_PROMPT_KEYS = ("prompt_tokens", "ContextTokens", "input_length", "num_prefill_tokens", "input_toks", "prompt_len", "input_tokens")
+_COMPLETION_KEYS = ("completion_tokens", "GeneratedTokens", "output_length", "num_decode_tokens", "output_toks", "output_len", "output_tokens")
+_ARRIVAL_KEYS = ("arrival_s", "timestamp", "TIMESTAMP", "arrival_time")
+_HASH_KEYS = ("block_hashes", "hash_ids")
+
+
+def _pick(keys: Sequence[str], names: Sequence[str]) -> Optional[str]:
+    for k in keys:
+        if k in names:
+            return k
+    return None
+
+
+def _parse_times(key: str, values: list) -> np.ndarray:
+    """Arrival seconds from the first request. Azure: 'YYYY-MM-DD HH:MM:SS.fffffff'; Mooncake: ms."""
+    if key == "TIMESTAMP":
+        t = np.array([str(v).strip().replace(" ", "T")[:26] for v in values], dtype="datetime64[us]")
+        return (t - t.min()).astype(np.int64) / 1e6
+    t = np.asarray(values, dtype=np.float64)
+    if key == "timestamp":  # Mooncake FAST'25 traces give milliseconds (FAST25-release/README.md)
+        t = t / 1000.0
+    return t - t.min() if t.size else t
+
+
+def _open_text(path: Path):
+    if path.suffix == ".gz":
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
+def _columns_from_file(path: Path, flag: str) -> tuple[dict, str]:
+    """{column: list of values} and the format name ('csv' or 'jsonl')."""
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    with _open_text(path) as fh:
+        if name.endswith((".jsonl", ".json", ".ndjson")):
+            cols: dict[str, list] = {}
+            for lineno, line in enumerate(fh, 1):
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(flag, f"{path}: line {lineno} is not JSON ({exc.msg})", "one JSON object per line")
+                if not cols:
+                    cols = {k: [] for k in obj}
+                for k in cols:
+                    cols[k].append(obj.get(k))
+            return cols, "jsonl"
+        reader = csv.reader(fh)
+        try:
+            header = [h.strip() for h in next(reader)]
+        except StopIteration:
+            raise InputError(flag, f"{path} is empty", "give a CSV with a header row")
+        rows = [r for r in reader if r]
+        cols = {h: [r[i] if i < len(r) else "" for r in rows] for i, h in enumerate(header)}
+        if "block_hashes" in cols:  # CSV block hashes: space or ';' separated ints
+            cols["block_hashes"] = [[int(x) for x in v.replace(";", " ").split()] for v in cols["block_hashes"]]
+        return cols, "csv"
+
+
+def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: Optional[str] = None,
+                       hash_block_tokens: int = 0) -> Workload:
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(flag, f"no such file: {path}", "give a bundled name (" + ", ".join(BUNDLED) + ") or a CSV/JSONL path")
+    cols, _fmt = _columns_from_file(p, flag)
+    names = list(cols)
+    pk, ck = _pick(_PROMPT_KEYS, names), _pick(_COMPLETION_KEYS, names)
+    if pk is None or ck is None:
+        raise InputError(flag, f"{p.name}: no prompt/completion token columns among {names}",
+                         "name them prompt_tokens and completion_tokens")
+    try:
+        prompt = np.asarray([int(float(v)) for v in cols[pk]], dtype=np.int64)
+        completion = np.asarray([int(float(v)) for v in cols[ck]], dtype=np.int64)
+    except (TypeError, ValueError):
+        raise InputError(flag, f"{p.name}: non-numeric token counts in {pk}/{ck}", "every row needs integer counts")
+    if prompt.size == 0:
+        raise InputError(flag, f"{p.name} has no requests", "add rows")
+    notes = []
+    bad = (prompt < 1) | (completion < 1)
+    ak = _pick(_ARRIVAL_KEYS, names)
+    arrival = None
+    if ak is not None:
+        try:
+            arrival = _parse_times(ak, cols[ak])
+        except (TypeError, ValueError):
+            raise InputError(flag, f"{p.name}: cannot read arrival times in column {ak}", "seconds as numbers")
+    hk = _pick(_HASH_KEYS, names)
+    hashes = None
+    if hk is not None:
+        hashes = [tuple(int(x) for x in (h or ())) for h in cols[hk]]
+        if hash_block_tokens <= 0:
+            hash_block_tokens = 512 if hk == "hash_ids" else 16
+    if bad.any():
+        notes.append(f"dropped {int(bad.sum())} requests with 0 prompt or output tokens")
+        keep = ~bad
+        prompt, completion = prompt[keep], completion[keep]
+        if arrival is not None:
+            arrival = arrival[keep]
+        if hashes is not None:
+            hashes = [h for h, k in zip(hashes, keep) if k]
+    if arrival is not None:
+        order = np.argsort(arrival, kind="stable")
+        arrival, prompt, completion = arrival[order], prompt[order], completion[order]
+        if hashes is not None:
+            hashes = [hashes[i] for i in order]
+        arrival = arrival - arrival[0]
+    return Workload(name=name or p.name, prompt_tokens=prompt, completion_tokens=completion, arrival_s=arrival,
+                    block_hashes=tuple(hashes) if hashes is not None else None,
+                    hash_block_tokens=hash_block_tokens if hashes is not None else 0, notes=tuple(notes))
+
+
+def load_bundled(name: str) -> Workload:
+    trace = BUNDLED[name]
+    w = load_workload_file(TRACES_DIR / trace.filename, name=name, hash_block_tokens=trace.hash_block_tokens)
+    return w
+
+
+# ---------------------------------------------------------------- the one entry point
+
+@dataclass(frozen=True)
+class WorkloadSpec:
+    """What the user asked for on the command line."""
+
+    workload: Optional[str] = None  # bundled name or file path; None = synthetic
+    prompt_len: Optional[str] = None
+    completion_len: Optional[str] = None
+    rate_per_s: Optional[float] = None  # None: the trace's own timing
+    burstiness: float = 1.0
+    arrivals: str = "poisson"  # poisson | gamma | trace
+    max_requests: Optional[int] = None
+    seed: int = 0
+
+
+def build_workload(spec: WorkloadSpec) -> Workload:
+    """Load or generate the workload the spec describes (deterministic for a seed)."""
+    rng = np.random.default_rng(spec.seed)
+    if spec.rate_per_s is not None and not (spec.rate_per_s > 0):
+        raise InputError("--rate", f"rate must be > 0, got {spec.rate_per_s}", "requests per second, e.g. --rate 8 (inf = all at once)")
+    if spec.burstiness <= 0:
+        raise InputError("--burstiness", "must be > 0", "1 = Poisson, < 1 burstier, > 1 smoother")
+    if spec.max_requests is not None and spec.max_requests < 1:
+        raise InputError("--max-requests", "must be >= 1", "e.g. --max-requests 10000")
+    arrivals_kind = spec.arrivals.lower()
+    if arrivals_kind not in ("poisson", "gamma", "trace"):
+        raise InputError("--arrivals", f"unknown arrival process {spec.arrivals!r}", "poisson, gamma or trace")
+    burst = 1.0 if arrivals_kind == "poisson" else spec.burstiness
+
+    if spec.workload is None:
+        if spec.prompt_len is None or spec.completion_len is None:
+            raise InputError("--workload", "no workload given", "name a trace (--workload azure-conv), a file, or give --prompt-len and --completion-len")
+        n = spec.max_requests or 1000
+        p = parse_length_dist(spec.prompt_len, "--prompt-len").sample(n, rng)
+        c = parse_length_dist(spec.completion_len, "--completion-len").sample(n, rng)
+        rate = spec.rate_per_s if spec.rate_per_s is not None else float("inf")
+        arr = poisson_gamma_arrivals(n, rate, burst, rng)
+        return Workload(name=f"synthetic(prompt={spec.prompt_len}, completion={spec.completion_len})",
+                        prompt_tokens=p, completion_tokens=c, arrival_s=arr)
+
+    if spec.workload in BUNDLED:
+        w = load_bundled(spec.workload)
+    elif Path(spec.workload).is_file():
+        w = load_workload_file(spec.workload)
+    else:
+        raise InputError("--workload", f"{spec.workload!r} is neither a bundled trace nor a file",
+                         "bundled: " + ", ".join(BUNDLED))
+    notes = list(w.notes)
+    # lengths overridden by a distribution where asked
+    if spec.prompt_len is not None:
+        w = replace(w, prompt_tokens=parse_length_dist(spec.prompt_len, "--prompt-len").sample(len(w), rng), block_hashes=None)
+    if spec.completion_len is not None:
+        w = replace(w, completion_tokens=parse_length_dist(spec.completion_len, "--completion-len").sample(len(w), rng))
+
+    n = spec.max_requests or len(w)
+    if n < len(w):
+        idx = np.arange(n)  # a cap keeps the first n (trace order)
+        notes.append(f"capped to the first {n} of {len(w)} requests")
+    elif n > len(w):
+        idx = np.sort(rng.integers(0, len(w), size=n)) if not w.timed else rng.integers(0, len(w), size=n)
+        notes.append(f"resampled {n} requests (with replacement) from {len(w)}; arrivals regenerated")
+    else:
+        idx = None
+    resampled = idx is not None and n > len(w)
+    prompt = w.prompt_tokens if idx is None else w.prompt_tokens[idx]
+    completion = w.completion_tokens if idx is None else w.completion_tokens[idx]
+    hashes = w.block_hashes if (idx is None or w.block_hashes is None) else tuple(w.block_hashes[i] for i in idx)
+    arrival = None if (w.arrival_s is None or resampled) else (w.arrival_s if idx is None else w.arrival_s[idx])
+
+    if arrival is not None and spec.rate_per_s is not None and len(arrival) > 1 and arrival[-1] > arrival[0]:
+        own = (len(arrival) - 1) / float(arrival[-1] - arrival[0])
+        arrival = (arrival - arrival[0]) * (own / spec.rate_per_s)
+        notes.append(f"trace timestamps scaled from {own:.2f} to {spec.rate_per_s:g} req/s (burst shape kept)")
+    if arrival is None:
+        if spec.rate_per_s is None:
+            rate = w.mean_rate_per_s if w.timed else None
+            if rate is None or not math.isfinite(rate):
+                raise InputError("--rate", f"workload {w.name} has no arrival times", "give --rate R (requests per second)")
+        else:
+            rate = spec.rate_per_s
+        arrival = poisson_gamma_arrivals(n, rate, burst, rng)
+        notes.append(f"{'Poisson' if burst == 1 else f'Gamma(burstiness={burst:g})'} arrivals at {rate:g} req/s")
+    return Workload(name=w.name, prompt_tokens=np.ascontiguousarray(prompt, dtype=np.int64),
+                    completion_tokens=np.ascontiguousarray(completion, dtype=np.int64),
+                    arrival_s=np.ascontiguousarray(arrival, dtype=np.float64), block_hashes=hashes,
+                    hash_block_tokens=w.hash_block_tokens if hashes is not None else 0, notes=tuple(notes))
+
+
+def with_rate(w: Workload, rate_per_s: float, burstiness: float = 1.0, seed: int = 0) -> Workload:
+    """The same requests at another mean rate: a timed workload's gaps are scaled (burst shape
+    kept); an untimed one gets fresh Poisson/Gamma arrivals."""
+    if w.arrival_s is not None and len(w) > 1 and w.arrival_s[-1] > w.arrival_s[0]:
+        own = w.mean_rate_per_s
+        return replace(w, arrival_s=(w.arrival_s - w.arrival_s[0]) * (own / rate_per_s))
+    rng = np.random.default_rng(seed)
+    return replace(w, arrival_s=poisson_gamma_arrivals(len(w), rate_per_s, burstiness, rng))
