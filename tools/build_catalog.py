@@ -46,7 +46,29 @@ EXTRA_GPUS = [
                     "https://www.nvidia.com/en-us/geforce/graphics-cards/40-series/rtx-4080-family/"],
     },
 ]
-EXTRA_TOTALS = {"rtx-4080": (15.99, "https://github.com/mrpid12org/imageworks/blob/4fdc8eb92f03/vllm_llava_debug.log")}
+EXTRA_GPUS += [
+    {
+        # The export variant of the A100 80GB SXM4: the same memory and compute, reduced NVLink.
+        "id": "a800-80gb-sxm", "name": "NVIDIA A800-SXM4-80GB", "aliases": ["A800", "A800-80GB", "A800 80GB SXM4"],
+        "vendor": "NVIDIA", "memory_gb_marketing": 80, "compute_capability": "8.0", "hbm_bandwidth_tbps": 2.039,
+        "bf16_tflops_dense": 312, "fp16_tflops_dense": 312, "fp8_tflops_dense": None, "fp4_tflops_dense": None,
+        "memory_total_bytes_reported": 85100068864, "interconnect": "NVLink 400 GB/s (export-limited)",
+        "sources": ["https://www.nvidia.cn/data-center/a800/", "memory: same HBM2e part as the A100 80GB SXM4 (shared/data/gpus.json)"],
+    },
+    {
+        # DGX Spark: integrated memory; vLLM >= 0.20 reads free memory from psutil but the total from CUDA.
+        "id": "gb10", "name": "NVIDIA GB10", "aliases": ["GB10", "DGX Spark", "NVIDIA GB10 (DGX Spark)"],
+        "vendor": "NVIDIA", "memory_gb_marketing": 128, "compute_capability": "12.1", "hbm_bandwidth_tbps": 0.273,
+        "bf16_tflops_dense": None, "fp16_tflops_dense": None, "fp8_tflops_dense": None, "fp4_tflops_dense": None,
+        "memory_total_bytes_reported": None, "interconnect": "ConnectX-7 200 Gb/s between two Sparks",
+        "sources": ["https://www.nvidia.com/en-us/products/workstations/dgx-spark/"],
+    },
+]
+# GB10's total solved from four vLLM 0.25.1 startups' "CUDA graph memory profiling is enabled ... --gpu-memory-utilization=u
+# is equivalent to ... =e" lines: estimate = (u - e) x total gives 121.1, 122.4, 122.2 and 121.3 GiB (mean 121.7;
+# log_excerpts.jsonl, https://github.com/eugr/spark-vllm-docker issues).
+EXTRA_TOTALS = {"gb10": (121.7, "solved from four vLLM 0.25.1 DGX Spark logs (CUDA-graph utilization-equivalence lines)"),
+                "rtx-4080": (15.99, "https://github.com/mrpid12org/imageworks/blob/4fdc8eb92f03/vllm_llava_debug.log")}
 
 GIB = 1024 ** 3
 

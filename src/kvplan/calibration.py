@@ -10,9 +10,9 @@ prints the records each coefficient came from and the residuals on all of them).
 
 Formulas (bytes, per rank):
 
-    activation = a_forward * T * dtype * (2 H + 3 I_rank)          (dense MLP live set)
-               + a_moe     * T * topk * dtype * (3 I_e / TP + H)    (fused-MoE caches)
-               + a_sampler * S * V_pad                             (logits + fp32 copy + sort, bytes per logit)
+    activation = max(a_forward * T * dtype * (2 H + 3 I_rank)        (dense MLP live set)
+                   + a_moe   * T * topk * dtype * (3 I_e / TP + H), (fused-MoE caches)
+                     a_sampler * S * V_pad)                          (logits + fp32 copy + sort, bytes per logit)
                + a_const
     non_torch  = n_const + n_tp * [TP > 1]                         (n_tp only where NCCL is charged)
     cudagraph  = g_const + g_per_layer_size * layers * capture_sizes / TP**0 (only where the era subtracts it)
@@ -38,36 +38,45 @@ class TermCoefficients:
     g_const: float          # bytes
     g_per_layer_size: float  # bytes per (decoder layer x capture size)
     source: str
+    n_integrated: float = 0.0  # bytes, on integrated-memory GPUs (GB10, Jetson)
 
 
-# First-principles defaults (docs/vllm-memory-model.md section 2.2: "fp32 copy + sort values and
-# int64 indices + probs" ~ 24-36 bytes per logit; non-torch 0.1-0.6 GiB; +1.8 GiB NCCL at TP2 in
-# the V0-c/V1-b eras; CUDA graphs 0.15-2.1 GiB). Replaced era by era by fitted values below.
-_DEFAULT = TermCoefficients(
-    a_forward=1.0, a_moe=1.0, a_sampler=36.0, a_const=0.0,
-    n_const=0.15 * GIB, n_tp=0.5 * GIB, g_const=0.3 * GIB, g_per_layer_size=2.0 * 1024 ** 2 / 10,
-    source="first-principles defaults (docs/vllm-memory-model.md sections 1.2, 1.5, 2.2)",
-)
+MIB = 1024 ** 2
 
-# Eras in which the accounted non-torch memory includes the CUDA context and other tenants
-# (device-wide used memory is subtracted: V0-a, V0-b, V1-a; section 1.3).
-_DEVICE_WIDE = TermCoefficients(
-    a_forward=1.0, a_moe=1.0, a_sampler=36.0, a_const=0.0,
-    n_const=0.55 * GIB, n_tp=0.5 * GIB, g_const=0.3 * GIB, g_per_layer_size=2.0 * 1024 ** 2 / 10,
-    source="first-principles defaults; CUDA context (0.3-0.6 GiB, section 1.2) charged in device-wide eras",
-)
+# CUDA-graph capture, fitted (L1) on the 28 calibration records that log "Graph capturing finished ... took X GiB":
+# 0.25 GiB + 0.287 MiB per (layer x capture size); median absolute residual 0.27 GiB (observed median 0.72 GiB).
+_G_CONST, _G_PER = 0.25 * GIB, 0.00028 * GIB
 
-COEFFICIENTS: dict[str, TermCoefficients] = {
-    "V0-a": _DEVICE_WIDE,
-    "V0-b": _DEVICE_WIDE,
-    "V0-c": _DEFAULT,
-    "V1-a": _DEVICE_WIDE,
-    "V1-b": _DEFAULT,
-    "V1-c": _DEFAULT,
-    "V1-d": _DEFAULT,
-    "V1-e": _DEFAULT,
-    "V1-f": _DEFAULT,
-}
+
+def _fitted(a_sampler: float, n_const_gib: float, n_tp_gib: float, records: str, n_integrated_gib: float = 0.0) -> TermCoefficients:
+    return TermCoefficients(a_forward=1.0, a_moe=1.0, a_sampler=a_sampler, a_const=0.0, n_const=n_const_gib * GIB,
+                            n_tp=n_tp_gib * GIB, g_const=_G_CONST, g_per_layer_size=_G_PER, n_integrated=n_integrated_gib * GIB,
+                            source=f"fitted by tools/fit_calibration.py on {records}")
+
+
+# Fitted by tools/fit_calibration.py on shared/data/vllm_logs/calibration.jsonl (the script prints every record's
+# residual). a_forward = a_moe = 1 (the live-set shapes of docs/vllm-memory-model.md section 2.2 are used as they are).
+COEFFICIENTS: dict[str, TermCoefficients] = {}
+# V0 (6 records: Llama-3.1-8B RTX 3090 x2, Qwen2.5-14B x3, Qwen2.5-3B T4). Residuals -0.09 .. +0.28 GiB.
+# No TP > 1 record logs its pool here, so the NCCL term keeps the first-principles 0.5 GiB (section 1.2).
+for _era in ("V0-a", "V0-b", "V0-c"):
+    COEFFICIENTS[_era] = _fitted(32, 0.45, 0.5, "6 V0 records (Llama-3.1-8B, Qwen2.5-3B/14B)")
+# V1 <= 0.10 (15 records: Qwen2-7B TP2 x3, gpt-oss-120b TP4, Qwen3-32B TP4/TP8, Qwen3-4B/8B, Qwen2.5-3B x2,
+# llava x3, Llama-3.2-3B, Qwen3-30B-A3B AWQ). The TP records disagree (Qwen2-7B over, Qwen3-32B under), so the
+# L1 fit sets the NCCL term to 0 and leaves +-2 GiB residuals on the TP4/TP8 H100 runs.
+for _era in ("V1-a", "V1-b"):
+    COEFFICIENTS[_era] = _fitted(40, 0.05, 0.0, "15 V1 records of vLLM 0.8-0.10")
+# V1 0.11-0.17 (9 records: Llama-3/3.1-8B on H200/L4/A100, Qwen2.5-14B/32B, Llama-3-70B AWQ, Qwen3-30B-A3B, Qwen3-VL-30B).
+COEFFICIENTS["V1-c"] = _fitted(38, 0.0, 0.0, "9 V1 records of vLLM 0.11-0.17")
+# V1 0.18-0.19 (5 records: Qwen3-8B x2, Phi-3-mini, gpt-oss-20b, MiniMax-M2.7 NVFP4): a smaller sampler peak.
+COEFFICIENTS["V1-d"] = _fitted(16, 0.2, 0.0, "5 V1 records of vLLM 0.18-0.19")
+# V1 >= 0.20 (16 records; most state no version). Sampler bytes per logit carried over from 0.18-0.19; non-torch
+# (0.35 GiB) and the integrated-memory term (4.5 GiB, 6 DGX Spark / GB10 records, where free memory is the OS's
+# available memory and CPU-side allocations during startup count as consumed) fitted.
+for _era in ("V1-e", "V1-f"):
+    COEFFICIENTS[_era] = _fitted(16, 0.35, 0.0, "16 V1 records of vLLM >= 0.20 (or of no stated version)", n_integrated_gib=4.5)
+
+_DEFAULT = COEFFICIENTS["V1-f"]
 
 
 def coefficients_for(era: str) -> TermCoefficients:

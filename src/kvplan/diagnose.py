@@ -20,7 +20,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Optional
 
 from kvplan.logs import (
-    ERROR,
     SIGNATURES_BY_NAME,
     SignatureHit,
     Source,
@@ -370,13 +369,16 @@ def _decide_fallback(drafts: dict[str, _Draft], log: StartupLog) -> None:
         draft = drafts["attention_backend_fallback"]
         draft.hits += [h for h in log.hits_of("backend_old", "backend_new") if h.groups.get("backend") in slow]
         return
-    if log.attention_backend in slow:
-        hits = [h for h in log.hits_of("backend_old", "backend_new") if h.groups.get("backend") in slow]
+    from kvplan.reconcile import backend_fallback
+
+    sentence = backend_fallback(log)
+    if sentence:
+        hits = list(log.hits_of("backend_old", "backend_new"))
         drafts["attention_backend_fallback"] = _Draft(
             symptom="attention_backend_fallback", layer="gpu",
-            cause=f"vLLM runs the {log.attention_backend} attention backend, slower than FlashAttention/FlashInfer; "
-                  "the log does not say why (GPU older than compute capability 8.0, a dtype, or a missing kernel package).",
-            fix="Check the GPU's compute capability (FlashAttention needs >= 8.0) and the WARNING/INFO lines above the backend line.",
+            cause=sentence + "; the log does not say why (GPU older than compute capability 8.0, a dtype, or a missing kernel package).",
+            fix="Check the GPU's compute capability (FlashAttention needs >= 8.0) and the WARNING/INFO lines above the backend line; "
+                "pin --attention-backend only once the cause is known.",
             confidence=0.35, fatal=False, hits=hits,
         )
 
@@ -431,10 +433,9 @@ def sharpen_with_plan(diagnosis: Diagnosis, model: Optional[str], flags=None, *,
     if plan_factory is None:
         def plan_factory(model_ref, **overrides):
             from kvplan.api import fit  # the lead's entry point; imported lazily
+            from kvplan.reconcile import plan_kwargs_from_log
 
-            kwargs = flags.engine_kwargs() if flags is not None else {}
-            kwargs = {k: v for k, v in kwargs.items() if v is not None and v is not False}
-            kwargs.update(_args_from_log(diagnosis.log, kwargs))
+            kwargs = plan_kwargs_from_log(diagnosis.log, flags)
             kwargs.update(overrides)
             return fit(model_ref, **kwargs)
 
@@ -450,24 +451,9 @@ def sharpen_with_plan(diagnosis: Diagnosis, model: Optional[str], flags=None, *,
     findings = [_sharpen_one(f, plan, diagnosis.log, plan_factory, model) for f in diagnosis.findings]
     notes.append(f"plan: {getattr(plan.gpu, 'name', '?')}, vLLM {getattr(plan, 'vllm_version', '?')}, "
                  f"fits={getattr(plan, 'fits', '?')}")
+    if not diagnosis.log.vllm_version and not (flags is not None and flags.vllm_version):
+        notes.append("the log does not print its vLLM version; the plan used the version above (pass --vllm-version)")
     return replace(diagnosis, findings=tuple(findings), notes=tuple(notes))
-
-
-_PLAN_ARG_NAMES = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size",
-                   "kv_cache_dtype", "max_num_seqs", "max_num_batched_tokens", "quantization", "dtype", "block_size",
-                   "enforce_eager")
-
-
-def _args_from_log(log: StartupLog, given: Mapping[str, Any]) -> dict:
-    """Engine arguments the log states, for the plan, where the command line did not give them."""
-    out = {}
-    for name in _PLAN_ARG_NAMES:
-        value = log.arg(name)
-        if name not in given and value is not None:
-            out[name] = value
-    if "vllm_version" not in given and log.vllm_version:
-        out["vllm_version"] = log.vllm_version
-    return out
 
 
 def _sharpen_one(finding: Finding, plan, log: StartupLog, plan_factory, model) -> Finding:

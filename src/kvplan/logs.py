@@ -383,8 +383,6 @@ SIGNATURES: tuple[Signature, ...] = (
 
 SIGNATURES_BY_NAME: Mapping[str, Signature] = MappingProxyType({s.name: s for s in SIGNATURES})
 _ANCHORS: tuple[str, ...] = tuple(sorted({s.anchor for s in SIGNATURES}, key=len, reverse=True))
-# A lookahead so overlapping anchors ("flash_attn package" inside "vllm_flash_attn package") are all found.
-_ANCHOR_RE = re.compile("(?=(" + "|".join(re.escape(a) for a in _ANCHORS) + "))", _I)
 _SIGNATURES_BY_ANCHOR: Mapping[str, tuple[Signature, ...]] = MappingProxyType(
     {a: tuple(s for s in SIGNATURES if s.anchor == a) for a in _ANCHORS}
 )
@@ -398,7 +396,7 @@ _MEMORY_LOOKING = re.compile(
 )
 # A line that looks like an error (shown when nothing is recognised).
 _ERROR_LOOKING = re.compile(
-    r"\b(?:ERROR|CRITICAL|FATAL)\b|Traceback|\w*(?:Error|Exception)\b:|\bfailed\b|\bcannot\b|\bnot supported\b|\bkilled\b|\bterminated\b|\bOOM\b",
+    r"\b(?:ERROR|CRITICAL|FATAL)\b|Traceback|(?:Error|Exception)\b:|\bfailed\b|\bcannot\b|\bnot supported\b|\bkilled\b|\bterminated\b|\bOOM\b",
     _I,
 )
 
@@ -1134,8 +1132,10 @@ def match_line(message: str) -> list[tuple[Signature, re.Match]]:
     """Every signature that matches one cleaned message, specific ones shadowing generic ones."""
     found: list[tuple[Signature, re.Match]] = []
     seen: set[str] = set()
-    anchors = {m.group(1).lower() for m in _ANCHOR_RE.finditer(message)}
-    for anchor in anchors:
+    lowered = message.lower()
+    for anchor in _ANCHORS:
+        if anchor not in lowered:
+            continue
         for sig in _SIGNATURES_BY_ANCHOR.get(anchor, ()):
             if sig.name in seen:
                 continue

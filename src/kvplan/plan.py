@@ -55,6 +55,8 @@ class EngineArgs:
     vllm_version: str | None = None
     num_gpus: int | None = None
     overhead_gb: float | None = None
+    kv_cache_memory_bytes: int | None = None  # vLLM's --kv-cache-memory-bytes (>= 0.10.2): the pool, exactly
+    allow_long_max_model_len: bool = False     # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope-scaling override)
 
     def validate(self) -> None:
         u = self.gpu_memory_utilization
@@ -290,6 +292,8 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
             raise InputError("--max-model-len", f"{model.id}'s config states no context limit", "give --max-model-len")
         max_len = limit
         notes.append(f"max_model_len {limit:,} (the model's limit, vLLM's default)")
+    elif limit is not None and max_len > limit and args.allow_long_max_model_len:
+        notes.append(f"max_model_len {max_len:,} exceeds the model's {limit:,} (allowed: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 or a rope-scaling override)")
     elif limit is not None and max_len > limit:
         raise InputError("--max-model-len",
                          f"User-specified max_model_len ({max_len}) is greater than the derived max_model_len "
@@ -469,9 +473,24 @@ def _capture_sizes(max_num_seqs: int, max_tokens: int) -> int:
     return len(sizes)
 
 
-def measured_terms(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> dict[str, tuple[int, str]]:
-    """Activation peak, non-torch and CUDA-graph bytes per rank, each with its formula."""
-    c = coefficients_for(rules.era)
+@dataclass(frozen=True)
+class TermFeatures:
+    """The shapes the measured terms scale with (per rank); coefficients turn them into bytes."""
+
+    forward_bytes: float        # dense MLP live set: T x dtype x (2 H + 3 I / TP)
+    moe_bytes: float            # fused-MoE caches: T x top-k x dtype x (3 I_e / TP + H)
+    sampler_elements: float     # logits of the profile's sequences: S x V_pad
+    tp_gt_1: bool
+    graph_layer_sizes: float    # decoder layers x CUDA-graph capture sizes (0 with --enforce-eager)
+    integrated_memory: bool     # GPU shares memory with the CPU (GB10, Jetson): free memory is the OS's
+    t: int
+    s: int
+    v_pad: int
+    n_layers: int
+    n_sizes: int
+
+
+def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> TermFeatures:
     tp = args.tensor_parallel_size
     db = DTYPE_BYTES[args.dtype]
     t = args.max_num_batched_tokens
@@ -479,23 +498,36 @@ def measured_terms(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> d
     h = model.hidden_size
     v_pad = math.ceil(model.vocab_size / VOCAB_PADDING) * VOCAB_PADDING if model.vocab_size else 0
     if model.is_moe:
-        fwd_dense = 0.0
-        moe = t * model.num_experts_per_tok * db * (3 * model.moe_intermediate_size / tp + h)
+        fwd, moe = 0.0, t * model.num_experts_per_tok * db * (3 * model.moe_intermediate_size / tp + h)
     else:
-        fwd_dense = t * db * (2 * h + 3 * model.intermediate_size / tp)
-        moe = 0.0
-    sampler = 0.0 if model.is_pooling else s * v_pad
-    act = c.a_forward * fwd_dense + c.a_moe * moe + c.a_sampler * sampler + c.a_const
-    act_formula = (f"{c.a_forward:g} x T({t}) x {db} B x (2 x {h} + 3 x {model.intermediate_size}/{tp})" if not model.is_moe else
-                   f"{c.a_moe:g} x T({t}) x top-k({model.num_experts_per_tok}) x {db} B x (3 x {model.moe_intermediate_size}/{tp} + {h})")
-    act_formula += f" + {c.a_sampler:g} B x S({s}) x V_pad({v_pad})" + (f" + {c.a_const / GIB:.2f} GiB" if c.a_const else "")
-    nt = c.n_const + (c.n_tp if tp > 1 and rules.nccl_charged else 0.0)
-    nt_formula = f"{c.n_const / GIB:.2f} GiB" + (f" + {c.n_tp / GIB:.2f} GiB NCCL/all-reduce buffers (TP>1, charged in {rules.era})" if tp > 1 and rules.nccl_charged else "")
+        fwd, moe = t * db * (2 * h + 3 * model.intermediate_size / tp), 0.0
     n_sizes = 0 if args.enforce_eager else _capture_sizes(args.max_num_seqs, t)
     n_layers = len([l for l in model.layers if l.kind != "none"])
-    capture = 0.0 if args.enforce_eager else c.g_const + c.g_per_layer_size * n_layers * n_sizes
+    return TermFeatures(forward_bytes=fwd, moe_bytes=moe, sampler_elements=0.0 if model.is_pooling else float(s * v_pad),
+                        tp_gt_1=tp > 1, graph_layer_sizes=float(n_layers * n_sizes),
+                        integrated_memory=(gpu.compute_capability in ("12.1", "11.0", "8.7")), t=t, s=s, v_pad=v_pad,
+                        n_layers=n_layers, n_sizes=n_sizes)
+
+
+def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> dict[str, tuple[int, str, str]]:
+    """Activation peak, non-torch and CUDA-graph bytes per rank, each with its formula and source."""
+    c = coefficients_for(rules.era)
+    f = term_features(model, gpu, args, rules)
+    tp, db, h = args.tensor_parallel_size, DTYPE_BYTES[args.dtype], model.hidden_size
+    # the forward's live set and the sampler's logits are not alive at once: the peak is the larger
+    forward = c.a_forward * f.forward_bytes + c.a_moe * f.moe_bytes
+    act = max(forward, c.a_sampler * f.sampler_elements) + c.a_const
+    act_formula = "max(" + (f"{c.a_forward:g} x T({f.t}) x {db} B x (2 x {h} + 3 x {model.intermediate_size}/{tp})" if not model.is_moe else
+                            f"{c.a_moe:g} x T({f.t}) x top-k({model.num_experts_per_tok}) x {db} B x (3 x {model.moe_intermediate_size}/{tp} + {h})")
+    act_formula += f", {c.a_sampler:.3g} B x S({f.s}) x V_pad({f.v_pad}))" + (f" + {c.a_const / GIB:.2f} GiB" if c.a_const else "")
+    tp_term = c.n_tp if f.tp_gt_1 and rules.nccl_charged else 0.0
+    nt = c.n_const + tp_term + (c.n_integrated if f.integrated_memory else 0.0)
+    nt_formula = f"{c.n_const / GIB:.2f} GiB" + (f" + {c.n_tp / GIB:.2f} GiB NCCL/all-reduce buffers (TP>1, charged in {rules.era})" if tp_term else "")
+    if f.integrated_memory:
+        nt_formula += f" + {c.n_integrated / GIB:.2f} GiB (integrated memory: CPU-side use counts as consumed)"
+    capture = 0.0 if args.enforce_eager else c.g_const + c.g_per_layer_size * f.graph_layer_sizes
     cg_formula = ("0 (--enforce-eager: no CUDA graphs)" if args.enforce_eager else
-                  f"{c.g_const / GIB:.2f} GiB + {c.g_per_layer_size / 1024 ** 2:.3f} MiB x {n_layers} layers x {n_sizes} capture sizes")
+                  f"{c.g_const / GIB:.2f} GiB + {c.g_per_layer_size / 1024 ** 2:.3f} MiB x {f.n_layers} layers x {f.n_sizes} capture sizes")
     return {
         "activation_peak": (int(act), act_formula, c.source),
         "non_torch": (int(nt), nt_formula, c.source),
@@ -527,7 +559,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     w: RankWeights = weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[resolved.dtype] if not model.checkpoint else None)
     notes.append(f"weights: {w.method}")
     notes += list(w.notes)
-    measured = measured_terms(model, resolved, rules)
+    measured = measured_terms(model, gpu, resolved, rules)
     act, act_f, src = measured["activation_peak"]
     nt, nt_f, _ = measured["non_torch"]
     capture, cg_f, _ = measured["cudagraph"]
@@ -538,6 +570,10 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
         notes.append(f"site calibration applied: {site_offsets.get('source', 'kvplan reconcile --calibrate')}")
     cg = capture if rules.cudagraph_subtracted else 0
     available = requested - w.bytes - nt - act - cg
+    if resolved.kv_cache_memory_bytes is not None:
+        # --kv-cache-memory-bytes: profiling still runs, but the pool is exactly this (section 1.3)
+        available = float(resolved.kv_cache_memory_bytes)
+        notes.append(f"KV-cache memory given: {available / GIB:.2f} GiB (--kv-cache-memory-bytes); utilization ignored")
 
     groups, bytes_per_block = build_groups(model, resolved, rules, notes, warns)
     bs = min(g.block_size for g in groups)

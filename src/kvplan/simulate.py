@@ -186,9 +186,9 @@ class StepCoefficients:
 
     eta_weights_mem: float = 0.77
     eta_compute: float = 0.74
-    eta_kv_mem: float = 0.60
-    t_fixed_s: float = 0.0035
-    allreduce_latency_s: float = 12e-6
+    eta_kv_mem: float = 0.75
+    t_fixed_s: float = 0.002
+    allreduce_latency_s: float = 20e-6
     nvlink_bytes_per_s: float = 450e9
     pcie_bytes_per_s: float = 25e9
 
@@ -387,6 +387,8 @@ class SimResult:
     preemptions: int
     recomputed_tokens: int
     prefix_hit_tokens: int
+    prefill_tokens_computed: int
+    decode_tokens_computed: int
     busy_s: float
     makespan_s: float
     running_time_hist_s: np.ndarray  # seconds spent with n running (index n)
@@ -675,6 +677,8 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     preemptions = 0
     recomputed = 0
     hit_total = 0
+    prefill_written = 0  # KV tokens written by prefill chunks (conservation checks)
+    decode_written = 0
     busy = 0.0
     run_hist = [0.0] * (max_seqs + 2)
     max_running = 0
@@ -846,7 +850,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                     chains[rid] = _chain_keys(h)
         if not running and not waiting:
             t_next = arrival[rids[nxt]] if nxt < len(rids) else INF
-            if t_next > barrier:
+            if t_next > barrier or t_next == INF:
                 if barrier == INF:
                     break
                 account(now, barrier, 0, used, used) if barrier > now else None
@@ -926,6 +930,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 busy += dt
                 steps += k
                 record_itl(dt / k, n_dec * k)
+                decode_written += n_dec * k
                 S_dec += n_dec * k
                 D += k
                 while heap and heap[0][0] <= D:
@@ -1034,6 +1039,8 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         if nrun > max_running:
             max_running = nrun
         account(t0, now, nrun, u0, u0)
+        decode_written += dec_tokens
+        prefill_written += tokens - dec_tokens
         if dec_tokens:
             record_itl(dt, dec_tokens)
             S_dec += n_dec
@@ -1073,7 +1080,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             running[rid] = True
             add_decoder(rid, computed.pop(rid))
 
-    stats.update(steps=steps, preemptions=preemptions, recomputed=recomputed, hit_tokens=hit_total, busy=busy,
+    stats.update(prefill_written=prefill_written, decode_written=decode_written, steps=steps, preemptions=preemptions, recomputed=recomputed, hit_tokens=hit_total, busy=busy,
                  run_hist=run_hist, max_running=max_running, kv_peak=kv_peak, kv_area=kv_area, itl_acc=itl_acc,
                  ts=(ts_t, ts_run, ts_wait, ts_kv), now=now)
     yield -1
@@ -1134,6 +1141,7 @@ def _result(workload: Workload, cfg: EngineConfig, rules: SchedulerRules, out: _
         finish_s=finish, prompt_tokens=workload.prompt_tokens, completion_tokens=workload.completion_tokens,
         preemptions_per_request=np.asarray(out.n_pre), rejected=rejected, steps=stats["steps"],
         preemptions=stats["preemptions"], recomputed_tokens=stats["recomputed"], prefix_hit_tokens=stats["hit_tokens"],
+        prefill_tokens_computed=stats["prefill_written"], decode_tokens_computed=stats["decode_written"],
         busy_s=stats["busy"], makespan_s=makespan, running_time_hist_s=hist, max_running=stats["max_running"],
         kv_usage_peak=stats["kv_peak"], kv_usage_time_mean=stats["kv_area"] / makespan if makespan > 0 else 0.0,
         itl_hist_edges_s=_ITL_EDGES_S, itl_hist_tokens=itl_hist, ts_t_s=np.asarray(ts_t),
@@ -1199,7 +1207,7 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
     for gen in gens:
         gen.send(math.inf)
     merged = dict(stats[0])
-    for key in ("steps", "preemptions", "recomputed", "hit_tokens"):
+    for key in ("steps", "preemptions", "recomputed", "hit_tokens", "prefill_written", "decode_written"):
         merged[key] = sum(s[key] for s in stats)
     return _result(workload, config, rules, out, rejected, merged, slo, _time.perf_counter() - wall0, notes,
                    worst_case_concurrency)

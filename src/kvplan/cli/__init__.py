@@ -120,7 +120,7 @@ def fail(message: str, code: int = 2) -> "typer.Exit":
 
 # Each command lives in its own module and registers itself on `app` when imported.
 # Command modules import heavy libraries (transformers, matplotlib, fastapi) lazily.
-COMMAND_MODULES = ["fit", "preflight", "scaffold"]
+COMMAND_MODULES = ["fit", "preflight", "scaffold", "diagnose", "reconcile", "web", "validate", "simulate"]
 
 for _name in COMMAND_MODULES:
     importlib.import_module(f"kvplan.cli.{_name}")
@@ -130,7 +130,9 @@ def main() -> None:
     """Console-script entry: run the app, turning kvplan's errors into one-line messages."""
     debug = os.environ.get("KVPLAN_DEBUG") == "1"
     try:
-        app(standalone_mode=False)
+        rv = app(standalone_mode=False)
+        if isinstance(rv, int) and rv:
+            sys.exit(rv)
     except KvplanError as exc:
         if debug:
             raise

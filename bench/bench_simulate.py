@@ -1,0 +1,197 @@
+"""Validation and speed figures for `kvplan simulate` (prints figures; not a timed test).
+
+1. Replays the four real vLLM 0.19.0 runs of shared/data/validation/llmservingsim_vllm_runs/
+   (casys-kaist/LLMServingSim bench/examples, MIT): the same 300 requests at their engine-side
+   arrival times (`queued_ts`), the run's engine config, its logged block count where logged
+   (RTX 4090: 2,588 x 16), else kvplan's own plan for that GPU. Step times come from kvplan's
+   calibrated roofline (no per-run fitting). Reports the error of the per-second running /
+   waiting / KV-usage series (normalised mean absolute error: sum|sim - vLLM| / sum|vLLM|) and
+   of mean TTFT, TPOT and end-to-end latency (engine clock, as summary.txt computes them).
+2. Speed: 1,000,000 requests with the Azure 2023 conversation lengths (Llama-3.1-8B-Instruct,
+   one H100, kvplan's plan) in a child process; wall time and peak RSS.
+
+Run:  PYTHONPATH=src python bench/bench_simulate.py [--skip-speed]
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import resource
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from kvplan.resolve import resolve_gpu, resolve_model
+from kvplan.simulate import (EngineConfig, StepModel, engine_config_from_plan, scheduler_rules, simulate,
+                             simulate_replicas)
+from kvplan.workload import Workload
+
+RUNS = Path("/work/shared/data/validation/llmservingsim_vllm_runs")
+
+# RTX PRO 6000 Blackwell: kvplan's catalog lists 1.792 TB/s but no FLOPS. Assumed here: 503.8 TFLOPS
+# dense bf16 (NVIDIA RTX PRO 6000 Blackwell datasheet: 4 PFLOPS FP4 sparse = 503.8 TFLOPS bf16 dense
+# with FP32 accumulate); only prefill steps are compute-bound, so TTFT carries this assumption.
+RTXPRO6000_BF16_FLOPS = 503.8e12
+
+
+def load_run(name: str):
+    d = RUNS / name
+    meta = json.loads((d / "meta.json").read_text())
+    reqs = [json.loads(line) for line in (d / "requests.jsonl").read_text().splitlines() if line.strip()]
+    reqs.sort(key=lambda r: r["queued_ts"])
+    t0 = reqs[0]["queued_ts"]
+    w = Workload(name=name, prompt_tokens=np.array([r["input_toks"] for r in reqs], dtype=np.int64),
+                 completion_tokens=np.array([r["output_toks"] for r in reqs], dtype=np.int64),
+                 arrival_s=np.array([r["queued_ts"] - t0 for r in reqs]))
+    measured = {
+        "ttft_ms": np.mean([(r["first_token_ts"] - r["queued_ts"]) * 1e3 for r in reqs]),
+        "tpot_ms": np.mean([(r["last_token_ts"] - r["first_token_ts"]) / (r["output_toks"] - 1) * 1e3 for r in reqs if r["output_toks"] > 1]),
+        "e2e_ms": np.mean([(r["last_token_ts"] - r["queued_ts"]) * 1e3 for r in reqs]),
+    }
+    with open(d / "timeseries.csv") as fh:
+        ts = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(fh)]
+    return meta, w, measured, ts
+
+
+def run_setup(name: str, meta: dict):
+    """(EngineConfig, StepModel, replicas, source of the block count)."""
+    import kvplan
+
+    ek = meta["engine_kwargs"]
+    model_id = ek["model"]
+    gpu_name = meta.get("hardware", {}).get("device_name", "")
+    gpu_ref = "RTX 4090" if "4090" in name else "RTX PRO 6000 Blackwell Server Edition"
+    tp = int(ek.get("tensor_parallel_size") or 1)
+    dp = int(ek.get("data_parallel_size") or 1)
+    kv = meta.get("kv_cache") or {}
+    plan = kvplan.fit(model_id, gpu=gpu_ref, tensor_parallel_size=tp, max_num_seqs=ek["max_num_seqs"],
+                      max_num_batched_tokens=ek["max_num_batched_tokens"],
+                      max_model_len=str(ek["max_model_len"]) if ek.get("max_model_len") else None,
+                      vllm_version="0.19.0")
+    blocks = kv.get("num_gpu_blocks")
+    source = "logged" if blocks else "kvplan plan"
+    if not blocks:
+        blocks = plan.num_gpu_blocks
+        if dp > 1 and ek.get("enable_expert_parallel"):
+            # EP2: each rank holds half the experts, so its KV pool is larger than a TP1 plan says
+            source = "kvplan plan (TP1 weights; EP halves expert weights: pool underestimated)"
+    cfg = replace(engine_config_from_plan(plan), num_gpu_blocks=int(blocks), enable_prefix_caching=False)
+    gpu = resolve_gpu(gpu_ref)[0]
+    m = resolve_model(model_id)
+    flops = gpu.peak_flops("bfloat16") or RTXPRO6000_BF16_FLOPS
+    sm = StepModel.from_numbers(
+        weights_bytes=m.weights_bytes, active_params=m.active_params, num_layers=m.num_layers,
+        hidden_size=m.hidden_size, num_attention_heads=m.num_attention_heads, num_kv_heads=m.num_kv_heads,
+        head_dim=m.head_dim, vocab_size=m.vocab_size, kv_bytes_per_token=plan.kv_bytes_per_token,
+        hbm_bytes_per_s=gpu.hbm_bandwidth_bytes_per_s, peak_flops_per_s=flops, tensor_parallel_size=tp,
+        num_experts=m.num_experts, experts_per_tok=m.num_experts_per_tok,
+        moe_intermediate_size=m.moe_intermediate_size, nvlink=gpu.has_nvlink)
+    if dp > 1 and ek.get("enable_expert_parallel"):
+        # expert parallel over the DP ranks: each rank reads half the experts; two all-to-alls per layer
+        sm = replace(sm, expert_bytes_per_rank=sm.expert_bytes_per_rank / dp, num_allreduces=2 * m.num_layers,
+                     allreduce_bytes_per_token=m.hidden_size * 2.0)
+    return cfg, sm, dp, source
+
+
+def series_error(sim_t, sim_v, meas_t, meas_v):
+    if not len(meas_v) or sum(abs(v) for v in meas_v) == 0:
+        return None
+    sim = np.interp(meas_t, sim_t, sim_v, left=sim_v[0] if len(sim_v) else 0, right=0.0) if len(sim_t) else np.zeros(len(meas_t))
+    meas = np.asarray(meas_v)
+    return float(np.abs(sim - meas).sum() / np.abs(meas).sum())
+
+
+def _replay(w, cfg, sm, dp, rules):
+    if dp > 1:
+        return simulate_replicas(w, cfg, sm, dp, "least-loaded", rules)
+    return simulate(w, cfg, sm, rules, sample_interval_s=1.0)
+
+
+def fit_per_run(w, cfg, sm, dp, rules, measured):
+    """Scheduler-only replay (simulation-notes.md section 4, protocol step 1): refit the two roofline
+    efficiencies on this run's own mean TPOT and E2E, so the series errors measure admission and
+    preemption logic, not the step-time model."""
+    best = None
+    for em in (0.6, 0.7, 0.77, 0.85, 0.92, 1.0):
+        for ec in (0.5, 0.6, 0.74, 0.85, 1.0, 1.2):
+            c = replace(sm.coeffs, eta_weights_mem=em, eta_compute=ec, eta_kv_mem=em)
+            d = _replay(w, cfg, replace(sm, coeffs=c), dp, rules).to_dict()
+            score = abs(d["tpot_ms"]["mean"] / measured["tpot_ms"] - 1) + abs(d["e2e_ms"]["mean"] / measured["e2e_ms"] - 1)
+            if best is None or score < best[0]:
+                best = (score, c)
+    return replace(sm, coeffs=best[1])
+
+
+def validate(mode="predict"):
+    rows = []
+    for name in sorted(p.name for p in RUNS.iterdir() if p.is_dir()):
+        meta, w, measured, ts = load_run(name)
+        cfg, sm, dp, source = run_setup(name, meta)
+        rules = scheduler_rules(meta.get("vllm_version", "0.19.0"))
+        if mode == "fitted":
+            sm = fit_per_run(w, cfg, sm, dp, rules, measured)
+            source += f"; refit eta_mem={sm.coeffs.eta_weights_mem}, eta_compute={sm.coeffs.eta_compute}"
+        res = _replay(w, cfg, sm, dp, rules)
+        d = res.to_dict()
+        t = [r["t"] for r in ts]
+        errs = {
+            "running": series_error(res.ts_t_s, res.ts_running * dp, t, [r["running"] for r in ts]),
+            "waiting": series_error(res.ts_t_s, res.ts_waiting * dp, t, [r["waiting"] for r in ts]),
+            "kv": series_error(res.ts_t_s, res.ts_kv_usage * 100, t, [r["kv_cache_pct"] for r in ts]),
+        }
+        rows.append((name, cfg.num_gpu_blocks, source, errs, {k: (d[k]["mean"], measured[k]) for k in ("ttft_ms", "tpot_ms", "e2e_ms")},
+                     d["max_running"] * (dp if dp > 1 else 1), max(r["running"] for r in ts), d["preemptions"]))
+    title = {"predict": "prediction with kvplan's global step-time coefficients",
+             "fitted": "scheduler-only replay, step-time efficiencies refit per run on its mean TPOT/E2E"}[mode]
+    print(f"\n## Replay of the four vLLM 0.19.0 runs (300 ShareGPT requests each): {title}\n")
+    print("| run | blocks (source) | running err | waiting err | KV err | TTFT sim / vLLM (err) | TPOT sim / vLLM (err) | E2E sim / vLLM (err) | max running sim / vLLM | preemptions |")
+    print("|---|---|---:|---:|---:|---|---|---|---|---:|")
+    for name, blocks, source, errs, lat, mr_sim, mr_meas, pre in rows:
+        f = lambda e: "n/a" if e is None else f"{e * 100:.1f} %"
+        cell = lambda k: f"{lat[k][0]:.0f} / {lat[k][1]:.0f} ({(lat[k][0] / lat[k][1] - 1) * 100:+.1f} %)" if k != "tpot_ms" else f"{lat[k][0]:.1f} / {lat[k][1]:.1f} ({(lat[k][0] / lat[k][1] - 1) * 100:+.1f} %)"
+        print(f"| {name} | {blocks} ({source}) | {f(errs['running'])} | {f(errs['waiting'])} | {f(errs['kv'])} | {cell('ttft_ms')} | {cell('tpot_ms')} | {cell('e2e_ms')} | {mr_sim} / {mr_meas:.0f} | {pre} |")
+    return rows
+
+
+SPEED_CHILD = r"""
+import time, resource, json, sys
+t0 = time.perf_counter()
+import kvplan
+from kvplan.simulate import StepModel, engine_config_from_plan, simulate, scheduler_rules
+from kvplan.workload import WorkloadSpec, build_workload
+rate = float(sys.argv[1])
+p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", gpu="H100")
+w = build_workload(WorkloadSpec("azure-conv", max_requests=1_000_000, rate_per_s=rate, seed=0))
+t1 = time.perf_counter()
+res = simulate(w, engine_config_from_plan(p), StepModel.from_plan(p), scheduler_rules(p.vllm_version))
+t2 = time.perf_counter()
+d = res.to_dict()
+print(json.dumps({"rate": rate, "setup_s": t1 - t0, "simulate_s": t2 - t1, "total_s": t2 - t0,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "completed": d["requests_completed"], "steps": d["steps"], "max_running": d["max_running"],
+                  "mean_running": d["mean_running"], "preemptions": d["preemptions"], "simulated_s": d["duration_s"]}))
+"""
+
+
+def speed():
+    print("\n## Speed: 1,000,000 Azure-conv requests, Llama-3.1-8B-Instruct on one H100 (kvplan plan)\n")
+    print("| arrival rate | simulate wall | total wall (incl. import, plan, workload) | peak RSS | steps | simulated time | max / mean running | preemptions |")
+    print("|---:|---:|---:|---:|---:|---:|---|---:|")
+    for rate in ("5.53", "20", "40"):
+        out = subprocess.run([sys.executable, "-c", SPEED_CHILD, rate], capture_output=True, text=True, check=True)
+        d = json.loads(out.stdout.strip().splitlines()[-1])
+        print(f"| {rate} req/s | {d['simulate_s']:.1f} s | {d['total_s']:.1f} s | {d['peak_rss_mb']:.0f} MB | {d['steps']:,} | "
+              f"{d['simulated_s'] / 3600:.1f} h | {d['max_running']} / {d['mean_running']:.0f} | {d['preemptions']} |")
+
+
+if __name__ == "__main__":
+    validate("predict")
+    validate("fitted")
+    if "--skip-speed" not in sys.argv:
+        speed()

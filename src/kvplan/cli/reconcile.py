@@ -1,0 +1,106 @@
+"""`kvplan reconcile LOGFILE|- [MODEL] [fit flags]`: a real startup against the plan, term by term."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from kvplan.cli import FitFlags, app, console, fit_options
+from kvplan.errors import InputError
+
+
+@app.command()
+@fit_options
+def reconcile(
+    logfile: Annotated[str, typer.Argument(help="The vLLM startup log; - for standard input.")],
+    model: Annotated[Optional[str], typer.Argument(help="The model served, to compare with its plan (the engine args come from the log; flags override).")] = None,
+    record: Annotated[Optional[str], typer.Option("--record", help="Write the realized startup as a startup record (JSON line) to FILE, or - for standard output.")] = None,
+    calibrate: Annotated[bool, typer.Option("--calibrate", help="Store the observed-minus-predicted terms as a site calibration for this GPU and model (KVPLAN_HOME or ~/.config/kvplan).")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    *,
+    flags: FitFlags,
+) -> None:
+    """Read every figure of a vLLM startup log and compare it with kvplan's plan."""
+    from kvplan.cli.diagnose import open_log_source
+    from kvplan.logs import parse_log
+    from dataclasses import replace
+
+    from kvplan.reconcile import plan_from_log, reconcile as run_reconcile, store_site_calibration
+
+    if calibrate and not model:
+        raise InputError("--calibrate", "a calibration needs the model to compare with", "pass MODEL after LOGFILE")
+    log = parse_log(open_log_source(logfile))
+    plan, plan_notes = None, []
+    if model:
+        # with --calibrate compare against the uncalibrated plan, so the stored offsets are the whole gap
+        plan, plan_notes = plan_from_log(log, model, flags, site_calibration=not calibrate)
+    result = run_reconcile(log, plan)
+    result = replace(result, notes=tuple(plan_notes) + result.notes)
+    if record:
+        text = json.dumps(result.record, default=str) + "\n"
+        if record == "-":
+            sys.stdout.write(text)
+        else:
+            Path(record).write_text(text)
+    stored = None
+    if calibrate:
+        gpu_name = getattr(plan.gpu, "name", None) or "unknown GPU"
+        model_id = getattr(plan.model, "id", None) or getattr(plan.model, "model_id", None) or model
+        stored = store_site_calibration(result, gpu_name, model_id)
+    if record == "-":
+        return
+    if json_output:
+        out = result.to_dict()
+        if stored is not None:
+            out["calibration_stored"] = stored
+        sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")
+        return
+    render_reconciliation(result, planned=plan is not None)
+    if stored is not None:
+        console.print(f"site calibration stored ({stored['n']} startup(s)): {stored['terms']}", highlight=False)
+
+
+def render_reconciliation(result, planned: bool) -> None:
+    from rich.table import Table
+
+    log = result.log
+    version = f"vLLM {log.vllm_version}" if log.vllm_version else "vLLM version not in the log"
+    state = {True: "started", False: "did not start", None: "start not shown"}[log.started]
+    console.print(f"[bold]{log.model or 'model not named in the log'}[/] · {version} · {state}", highlight=False)
+    table = Table(title="Startup, term by term (per rank)")
+    table.add_column("term")
+    table.add_column("log", justify="right")
+    if planned:
+        table.add_column("plan", justify="right")
+        table.add_column("log - plan", justify="right")
+    for row in result.rows:
+        cells = [row.term, _fmt(row.observed, row.unit)]
+        if planned:
+            cells += [_fmt(row.predicted, row.unit), _fmt(row.gap, row.unit)]
+        table.add_row(*cells)
+    console.print(table)
+    if result.largest_gap:
+        g = result.largest_gap
+        console.print(f"largest gap: [bold]{g['term']}[/] {g['gap_gib']:+.2f} GiB; likely cause: {g['likely_cause']}", highlight=False)
+    if result.backend_fallback:
+        console.print(f"[yellow]backend fallback:[/] {result.backend_fallback}", highlight=False, markup=True)
+    for warning in log.warnings:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    for line in log.unrecognised:
+        console.print(f"[dim]unrecognised:[/] {line}", highlight=False, markup=True)
+    for note in tuple(result.notes) + tuple(log.parse_warnings):
+        console.print(f"[dim]note:[/] {note}", highlight=False)
+
+
+def _fmt(value, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "GiB":
+        return f"{value:.2f}"
+    if unit == "x":
+        return f"{value:.2f}x"
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:.2f}"

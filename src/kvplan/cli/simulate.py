@@ -1,0 +1,308 @@
+"""`kvplan simulate` and `kvplan capacity`: what the server does with real traffic.
+
+Heavy imports (numpy, the simulator, matplotlib) happen inside the commands.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from kvplan.cli import FitFlags, app, console, err_console, fit_options, plan_from_flags
+
+_WL = "Workload"
+_SIM = "Simulation"
+
+
+def _workload_spec(workload, prompt_len, completion_len, rate, burstiness, arrivals, max_requests, seed):
+    from kvplan.workload import WorkloadSpec
+
+    return WorkloadSpec(workload=workload, prompt_len=prompt_len, completion_len=completion_len, rate_per_s=rate,
+                        burstiness=burstiness, arrivals=arrivals, max_requests=max_requests, seed=seed)
+
+
+def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_threshold):
+    """(plan, EngineConfig, StepModel, SchedulerRules)."""
+    from kvplan.errors import InputError
+    from kvplan.simulate import StepModel, engine_config_from_plan, scheduler_rules
+
+    p = plan_from_flags(model, flags)
+    if num_gpu_blocks is None and not p.fits:
+        err_console.print(f"[bold red]the plan does not start:[/] {p.error}", highlight=False, soft_wrap=True)
+        err_console.print("run `kvplan fit` with the same flags for the fixes, or give --num-gpu-blocks N")
+        raise typer.Exit(1)
+    if num_gpu_blocks is not None and num_gpu_blocks < 2:
+        raise InputError("--num-gpu-blocks", f"{num_gpu_blocks} leaves no usable block", "vLLM needs >= 2 (one is the null block)")
+    pc = prefix_caching if prefix_caching is not None else bool(getattr(p.args, "enable_prefix_caching", False))
+    cfg = engine_config_from_plan(p, num_gpu_blocks=num_gpu_blocks, enable_prefix_caching=pc,
+                                  long_prefill_token_threshold=long_prefill_threshold or 0)
+    return p, cfg, StepModel.from_plan(p), scheduler_rules(p.vllm_version)
+
+
+def _worst_case(p, cfg) -> float:
+    """The division vLLM prints at startup ("Maximum concurrency for N tokens per request")."""
+    if cfg.num_gpu_blocks == p.num_gpu_blocks and getattr(p, "max_concurrency", None):
+        return float(p.max_concurrency)
+    return cfg.usable_blocks / max(1, p.blocks_for_tokens(cfg.max_model_len))
+
+
+def _fmt_ms(v) -> str:
+    if v is None:
+        return "-"
+    return f"{v / 1000:,.2f} s" if v >= 10_000 else f"{v:,.1f} ms"
+
+
+def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
+    from rich.table import Table
+
+    console.print(f"[bold]{p.model.id}[/] on {p.args.tensor_parallel_size} x {p.gpu.name}, vLLM {p.vllm_version} "
+                  f"({d['scheduler_rules']['source']})", highlight=False)
+    console.print(f"pool {cfg.num_gpu_blocks:,} blocks x {cfg.block_size} tokens, max_num_seqs {cfg.max_num_seqs}, "
+                  f"max_num_batched_tokens {cfg.max_num_batched_tokens}, max_model_len {cfg.max_model_len:,}"
+                  f"{', prefix caching' if cfg.enable_prefix_caching else ''}", highlight=False)
+    console.print(f"workload {wl_summary['name']}: {wl_summary['requests']:,} requests, prompt mean "
+                  f"{wl_summary['prompt_tokens']['mean']:.0f} / p99 {wl_summary['prompt_tokens']['p99']:.0f}, output mean "
+                  f"{wl_summary['completion_tokens']['mean']:.0f} / p99 {wl_summary['completion_tokens']['p99']:.0f}"
+                  + (f", {wl_summary['mean_rate_per_s']:.2f} req/s" if "mean_rate_per_s" in wl_summary else ""), highlight=False)
+    t = Table(title="Concurrency and KV pool", show_header=True, header_style="bold")
+    t.add_column("")
+    t.add_column("value", justify="right")
+    t.add_row("worst case (pool / max_model_len)", f"{d['worst_case_concurrency']:.1f}")
+    t.add_row("realized max running", f"{d['max_running']}")
+    t.add_row("realized mean / p50 / p90 / p99 running", f"{d['mean_running']:.1f} / {d['running_p50']} / {d['running_p90']} / {d['running_p99']}")
+    if d["realized_over_worst_case"]:
+        t.add_row("realized max / worst case", f"{d['realized_over_worst_case']:.1f}x")
+    t.add_row("KV usage peak / mean", f"{d['kv_usage_peak'] * 100:.1f} % / {d['kv_usage_mean'] * 100:.1f} %")
+    t.add_row("preemptions (requests) / recomputed tokens", f"{d['preemptions']:,} ({d['requests_preempted']:,}) / {d['recomputed_tokens']:,}")
+    if d["prefix_hit_tokens"]:
+        t.add_row("prefix-cache hit tokens", f"{d['prefix_hit_tokens']:,}")
+    t.add_row("requests completed / rejected", f"{d['requests_completed']:,} / {d['requests_rejected']:,}")
+    console.print(t)
+    lt = Table(title="Latency", header_style="bold")
+    for col in ("", "mean", "p50", "p90", "p99"):
+        lt.add_column(col, justify="right" if col else "left")
+    for key, label in (("queue_ms", "queueing"), ("ttft_ms", "TTFT"), ("tpot_ms", "TPOT"), ("itl_ms", "ITL"), ("e2e_ms", "end-to-end")):
+        v = d[key]
+        lt.add_row(label, *(_fmt_ms(v[q]) for q in ("mean", "p50", "p90", "p99")))
+    console.print(lt)
+    line = (f"throughput {d['requests_per_s']:.2f} req/s, {d['input_tokens_per_s']:,.0f} input + "
+            f"{d['output_tokens_per_s']:,.0f} output tokens/s over {d['duration_s']:,.1f} s (busy {d['busy_fraction'] * 100:.0f} %)")
+    console.print(line, highlight=False)
+    slo = d["slo"]
+    if any(v is not None for v in slo.values()):
+        console.print(f"goodput {d['goodput_requests_per_s']:.2f} req/s: {d['slo_attainment'] * 100:.1f} % of requests meet "
+                      + ", ".join(f"{k[:-3]} <= {v:g} ms" for k, v in slo.items() if v is not None), highlight=False)
+    for n in d["notes"]:
+        console.print(f"[dim]note: {n}[/]", highlight=False)
+    console.print(f"[dim]simulated in {d['simulator_wall_s']:.2f} s[/]")
+
+
+def write_plots(res, out_dir: Path) -> list[Path]:
+    """PNG figures: concurrency over time, KV usage, latency CDFs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    fig, ax = plt.subplots(figsize=(9, 4))
+    ax.plot(res.ts_t_s, res.ts_running, label="running", lw=1)
+    ax.plot(res.ts_t_s, res.ts_waiting, label="waiting", lw=1, alpha=0.7)
+    ax.axhline(res.worst_case_concurrency, color="red", ls="--", lw=1, label=f"worst case {res.worst_case_concurrency:.1f}")
+    ax.axhline(res.config.max_num_seqs, color="gray", ls=":", lw=1, label=f"max_num_seqs {res.config.max_num_seqs}")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("requests")
+    ax.set_title("Concurrency over time")
+    ax.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    paths.append(out_dir / "concurrency.png")
+    fig.savefig(paths[-1], dpi=110)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(9, 4))
+    ax.plot(res.ts_t_s, res.ts_kv_usage * 100, lw=1)
+    ax.set_ylim(0, 105)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("KV-cache usage (%)")
+    ax.set_title(f"KV pool usage ({res.config.usable_blocks:,} usable blocks)")
+    fig.tight_layout()
+    paths.append(out_dir / "kv_usage.png")
+    fig.savefig(paths[-1], dpi=110)
+    plt.close(fig)
+
+    fig, axes = plt.subplots(1, 3, figsize=(12, 4))
+    for ax, (vals, label) in zip(axes, ((res.ttft_s, "TTFT"), (res.tpot_s, "TPOT"), (res.e2e_s, "end-to-end"))):
+        v = np.sort(vals * 1e3)
+        if v.size:
+            ax.plot(v, np.arange(1, v.size + 1) / v.size)
+        ax.set_xscale("log")
+        ax.set_xlabel(f"{label} (ms)")
+        ax.set_ylabel("fraction of requests")
+        ax.grid(alpha=0.3)
+        ax.set_title(f"{label} CDF")
+    fig.tight_layout()
+    paths.append(out_dir / "latency_cdf.png")
+    fig.savefig(paths[-1], dpi=110)
+    plt.close(fig)
+    return paths
+
+
+class _Progress:
+    """A Rich progress bar over finished requests (stderr), for long runs only."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.enabled = enabled
+        self.total = total
+        self._bar = None
+        self._n = 0
+
+    def __enter__(self):
+        if self.enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+            self._bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), console=err_console, transient=True)
+            self._bar.__enter__()
+            self._task = self._bar.add_task("simulating", total=self.total)
+        return self
+
+    def __call__(self, n: int) -> None:
+        self._n += n
+        if self._bar is not None and self._n % 2000 == 0:
+            self._bar.update(self._task, completed=self._n)
+
+    def __exit__(self, *exc):
+        if self._bar is not None:
+            self._bar.__exit__(*exc)
+
+
+@app.command()
+@fit_options
+def simulate(
+    model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id, checkpoint folder or config.json."),
+    workload: Optional[str] = typer.Option(None, "--workload", "-w", help="Bundled trace (azure-conv, azure-code, mooncake-conv, mooncake-synthetic, sharegpt, arxiv-sum, bwb) or a CSV/JSONL file (prompt_tokens, completion_tokens[, arrival_s, block_hashes]).", rich_help_panel=_WL),
+    prompt_len: Optional[str] = typer.Option(None, "--prompt-len", help="Synthetic prompt lengths: lognormal:MEDIAN,SIGMA | constant:N | uniform:A,B | normal:MEAN,STD | exponential:MEAN | zipf:A[,SCALE].", rich_help_panel=_WL),
+    completion_len: Optional[str] = typer.Option(None, "--completion-len", help="Synthetic output lengths (same forms).", rich_help_panel=_WL),
+    rate: Optional[float] = typer.Option(None, "--rate", help="Mean request rate (req/s). Timed traces are rescaled (burst shape kept); others get Poisson/Gamma arrivals. 'inf' = all at once.", rich_help_panel=_WL),
+    burstiness: float = typer.Option(1.0, "--burstiness", help="Gamma shape of inter-arrival gaps, as `vllm bench serve`: 1 = Poisson, < 1 burstier.", rich_help_panel=_WL),
+    arrivals: str = typer.Option("poisson", "--arrivals", help="poisson | gamma (uses --burstiness) | trace (keep the trace's timing).", rich_help_panel=_WL),
+    max_requests: Optional[int] = typer.Option(None, "--max-requests", "-n", help="Cap the workload at N requests, or resample it up to N.", rich_help_panel=_WL),
+    seed: int = typer.Option(0, "--seed", help="Random seed (sampling, arrivals).", rich_help_panel=_WL),
+    num_gpu_blocks: Optional[int] = typer.Option(None, "--num-gpu-blocks", help="Use this KV pool (e.g. from vLLM's startup log) instead of the plan's.", rich_help_panel=_SIM),
+    prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", help="Model prefix-cache hits from the workload's block hashes (default: the version's default).", rich_help_panel=_SIM),
+    long_prefill_threshold: int = typer.Option(0, "--long-prefill-token-threshold", help="Per-request prefill chunk cap (vLLM flag; 0 = none).", rich_help_panel=_SIM),
+    slo: Optional[str] = typer.Option(None, "--slo", help="Service-level objectives for goodput, e.g. ttft=500ms,tpot=50ms.", rich_help_panel=_SIM),
+    json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Write PNGs (concurrency, KV usage, latency CDFs) to this folder."),
+    *,
+    flags: FitFlags,
+):
+    """Simulate vLLM's paged admission and continuous batching over a workload: realized concurrency, KV usage, preemptions, latency."""
+    from kvplan.render import to_json
+    from kvplan.simulate import parse_slo
+    from kvplan.simulate import simulate as run_simulation
+    from kvplan.workload import build_workload
+
+    slo_spec = parse_slo(slo)
+    wl = build_workload(_workload_spec(workload, prompt_len, completion_len, rate, burstiness, arrivals, max_requests, seed))
+    p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, long_prefill_threshold)
+    with _Progress(len(wl), enabled=(not json_out) and len(wl) >= 100_000 and sys.stderr.isatty()) as prog:
+        res = run_simulation(wl, cfg, sm, rules, slo=slo_spec, progress=prog if prog.enabled else None,
+                             worst_case_concurrency=_worst_case(p, cfg))
+    d = res.to_dict()
+    d["model"] = p.model.id
+    d["gpu"] = p.gpu.name
+    d["tensor_parallel_size"] = p.args.tensor_parallel_size
+    d["workload_summary"] = wl.summary()
+    if plot is not None:
+        d["plots"] = [str(x) for x in write_plots(res, plot)]
+    if json_out:
+        sys.stdout.write(to_json(d) + "\n")
+    else:
+        _print_result(p, cfg, d, d["workload_summary"])
+        if plot is not None:
+            console.print("plots: " + ", ".join(d["plots"]), highlight=False)
+    raise typer.Exit(0)
+
+
+@app.command()
+@fit_options
+def capacity(
+    model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id, checkpoint folder or config.json."),
+    workload: Optional[str] = typer.Option(None, "--workload", "-w", help="Bundled trace or CSV/JSONL file (see `kvplan simulate`).", rich_help_panel=_WL),
+    prompt_len: Optional[str] = typer.Option(None, "--prompt-len", help="Synthetic prompt lengths.", rich_help_panel=_WL),
+    completion_len: Optional[str] = typer.Option(None, "--completion-len", help="Synthetic output lengths.", rich_help_panel=_WL),
+    burstiness: float = typer.Option(1.0, "--burstiness", help="Gamma shape of inter-arrival gaps (1 = Poisson).", rich_help_panel=_WL),
+    arrivals: str = typer.Option("poisson", "--arrivals", help="poisson | gamma | trace (rescale the trace's own timing).", rich_help_panel=_WL),
+    max_requests: Optional[int] = typer.Option(5000, "--max-requests", "-n", help="Requests per probe simulation.", rich_help_panel=_WL),
+    seed: int = typer.Option(0, "--seed", rich_help_panel=_WL),
+    slo: str = typer.Option("ttft=1s,tpot=50ms", "--slo", help="The objectives every probe must meet at --percentile.", rich_help_panel=_SIM),
+    percentile: float = typer.Option(99.0, "--percentile", help="Which percentile must meet the SLO.", rich_help_panel=_SIM),
+    target_rate: Optional[float] = typer.Option(None, "--target-rate", help="Also size the fleet for this many req/s.", rich_help_panel=_SIM),
+    router: str = typer.Option("round-robin", "--router", help="round-robin | least-loaded (across replicas).", rich_help_panel=_SIM),
+    num_gpu_blocks: Optional[int] = typer.Option(None, "--num-gpu-blocks", help="Use this KV pool instead of the plan's.", rich_help_panel=_SIM),
+    prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", rich_help_panel=_SIM),
+    json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    *,
+    flags: FitFlags,
+):
+    """The highest request rate one replica serves within the SLOs (bisection over simulations), and replicas for a target rate."""
+    from kvplan.errors import InputError
+    from kvplan.render import to_json
+    from kvplan.simulate import find_capacity, parse_slo
+    from kvplan.workload import build_workload, with_rate
+
+    if not 0 < percentile <= 100:
+        raise InputError("--percentile", "must be in (0, 100]", "e.g. 99")
+    if router not in ("round-robin", "least-loaded"):
+        raise InputError("--router", f"unknown router {router!r}", "round-robin or least-loaded")
+    if target_rate is not None and not target_rate > 0:
+        raise InputError("--target-rate", "must be > 0", "requests per second")
+    slo_spec = parse_slo(slo, percentile)
+    spec = _workload_spec(workload, prompt_len, completion_len, 1.0, burstiness, arrivals, max_requests, seed)
+    base = build_workload(spec)
+    p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, 0)
+
+    def at(rate_per_s: float):
+        return with_rate(base, rate_per_s, burstiness if arrivals == "gamma" else 1.0, seed)
+
+    def on_probe(r, ok):
+        if not json_out:
+            err_console.print(f"  {r:8.3f} req/s: {'meets' if ok else 'misses'} the SLO", highlight=False)
+
+    if not json_out:
+        err_console.print(f"bisecting the request rate for {slo_spec.describe()} ({len(base):,} requests per probe)", highlight=False)
+    cap = find_capacity(at, cfg, sm, slo_spec, rules, target_rate_per_s=target_rate, router=router, on_probe=on_probe)
+    d = cap.to_dict()
+    d.update(model=p.model.id, gpu=p.gpu.name, tensor_parallel_size=p.args.tensor_parallel_size, workload=base.name,
+             worst_case_concurrency=_worst_case(p, cfg))
+    if json_out:
+        sys.stdout.write(to_json(d) + "\n")
+    else:
+        console.print(f"[bold]{p.model.id}[/] on {p.args.tensor_parallel_size} x {p.gpu.name}, vLLM {p.vllm_version}, workload {base.name}", highlight=False)
+        if cap.max_rate_per_s <= 0:
+            console.print(f"[bold red]no probed rate meets {slo_spec.describe()}[/] (even {cap.probes[0][0]:g} req/s)", highlight=False)
+        else:
+            a = cap.at_max.to_dict()
+            console.print(f"capacity: [bold]{cap.max_rate_per_s:.2f} req/s[/] per replica within {slo_spec.describe()}", highlight=False)
+            console.print(f"  at that rate: TTFT p{percentile:g} {_fmt_ms(_pct(cap.at_max.ttft_s, percentile))}, TPOT p{percentile:g} "
+                          f"{_fmt_ms(_pct(cap.at_max.tpot_s, percentile))}, max running {a['max_running']} "
+                          f"(worst case {d['worst_case_concurrency']:.1f}), {a['output_tokens_per_s']:,.0f} output tokens/s, "
+                          f"{a['preemptions']} preemptions", highlight=False)
+        if target_rate is not None:
+            if cap.replicas_needed:
+                console.print(f"target {target_rate:g} req/s: [bold]{cap.replicas_needed} replicas[/] ({router} router)", highlight=False)
+            else:
+                console.print(f"target {target_rate:g} req/s: not met with up to 256 replicas", highlight=False)
+    raise typer.Exit(0 if cap.max_rate_per_s > 0 else 1)
+
+
+def _pct(values, q):
+    import numpy as np
+
+    return float(np.percentile(values, q) * 1e3) if len(values) else None

@@ -1,0 +1,142 @@
+"""`kvplan validate`: measured accuracy against real vLLM startups."""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+
+from kvplan.cli import app, console
+
+_FIG_LABEL = {"weights_gib": "weights GiB", "kv_cache_gib": "KV-cache GiB", "num_gpu_blocks": "blocks",
+              "kv_cache_tokens": "tokens", "max_concurrency": "concurrency"}
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:,.2f}"
+    return f"{v:,}"
+
+
+@app.command()
+def validate(
+    file: str = typer.Argument(..., help="Startup records (JSONL, docs/startup-record-format.md), e.g. calibration.jsonl."),
+    given_kv: bool = typer.Option(False, "--given-kv", help="Take each record's logged KV-cache GiB as given: score only the pool arithmetic."),
+    json_out: bool = typer.Option(False, "--json"),
+    rows: bool = typer.Option(True, "--rows/--no-rows", help="Print one row per record."),
+    markdown: Optional[str] = typer.Option(None, "--markdown", help="Also write the summary table as Markdown to this file."),
+):
+    """Predict every record's logged figures and report how close kvplan (and the seeds' arithmetic) comes."""
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from kvplan.render import to_json
+    from kvplan.validate import FIGURES, load_records, summarize, validate_records
+
+    records = load_records(file)
+    if json_out:
+        results = validate_records(records, given_kv=given_kv)
+    else:
+        with Progress(transient=True, console=console) as progress:
+            task = progress.add_task("predicting startups", total=len(records))
+            results = validate_records(records, given_kv=given_kv, progress=lambda: progress.advance(task))
+    summary = summarize(results)
+    seed = None if given_kv else summarize(results, seed=True)
+    if json_out:
+        out = {"mode": "given_kv" if given_kv else "end_to_end", "records": [r.to_dict() for r in results], "summary": summary}
+        if seed:
+            out["seed_summary"] = seed
+        sys.stdout.write(to_json(out) + "\n")
+        return
+    if rows:
+        t = Table(title=f"kvplan validate {'--given-kv ' if given_kv else ''}{file}", show_lines=False)
+        for c in ("record", "GPU", "vLLM"):
+            t.add_column(c, overflow="fold", max_width=34 if c == "record" else 18)
+        for f in FIGURES + ("fits",):
+            if given_kv and f == "kv_cache_gib":
+                continue
+            t.add_column(_FIG_LABEL.get(f, f) + "\npred / logged", justify="right")
+        for r in results:
+            cells = [r.id, str(r.label.get("gpu") or "—"), str(r.label.get("vllm_version") or "—")]
+            for f in FIGURES + ("fits",):
+                if given_kv and f == "kv_cache_gib":
+                    continue
+                if r.skipped:
+                    cells.append("")
+                    continue
+                obs = r.observed.get(f)
+                pred = r.predicted.get(f)
+                err = r.error_pct.get(f)
+                if obs is None:
+                    cells.append(f"[dim]{_fmt(pred)}[/]")
+                else:
+                    colour = "green" if err is None or abs(err) <= 3 else ("yellow" if abs(err) <= 12 else "red")
+                    if f == "fits":
+                        colour = "green" if pred == obs else "red"
+                    cells.append(f"[{colour}]{_fmt(pred)} / {_fmt(obs)}[/]")
+            if r.skipped:
+                cells[-1] = f"[red]skipped: {r.skipped[:60]}[/]"
+            t.add_row(*cells)
+        console.print(t)
+    console.print(summary_table(summary, seed, given_kv))
+    if markdown:
+        with open(markdown, "w") as fh:
+            fh.write(summary_markdown(summary, seed, given_kv))
+
+
+def _pct(v) -> str:
+    return "—" if v is None else f"{v:.2f} %"
+
+
+def summary_table(summary: dict, seed: dict | None, given_kv: bool):
+    from rich.table import Table
+
+    from kvplan.validate import FIGURES
+
+    t = Table(title="Summary: absolute % error (" + ("pool arithmetic, logged KV GiB given" if given_kv else "end to end") + ")")
+    t.add_column("figure")
+    t.add_column("n", justify="right")
+    for who in (["kvplan"] + (["seed"] if seed else [])):
+        for q in ("median", "p90", "max"):
+            t.add_column(f"{who} {q}", justify="right")
+    for f in FIGURES:
+        if given_kv and f == "kv_cache_gib":
+            continue
+        s = summary[f]
+        cells = [_FIG_LABEL[f], str(s["n"]), _pct(s["median_abs_pct"]), _pct(s["p90_abs_pct"]), _pct(s["max_abs_pct"])]
+        if seed:
+            ss = seed[f]
+            cells += [_pct(ss["median_abs_pct"]), _pct(ss["p90_abs_pct"]), _pct(ss["max_abs_pct"])]
+        t.add_row(*cells)
+    fits = f"{summary['fits_accuracy'] * 100:.1f} % of {summary['fits_n']}" if summary["fits_accuracy"] is not None else "—"
+    seed_fits = f"{seed['fits_accuracy'] * 100:.1f} %" if seed and seed["fits_accuracy"] is not None else ""
+    t.caption = f"fit verdict right: {fits}" + (f" (seed: {seed_fits})" if seed_fits else "") + f" · skipped: {summary['skipped']} of {summary['records']}"
+    return t
+
+
+def summary_markdown(summary: dict, seed: dict | None, given_kv: bool) -> str:
+    from kvplan.validate import FIGURES
+
+    head = "| figure | n | kvplan median | kvplan p90 | kvplan max |" + (" seed median | seed p90 | seed max |" if seed else "")
+    sep = "|---|---:|---:|---:|---:|" + ("---:|---:|---:|" if seed else "")
+    lines = [head, sep]
+    for f in FIGURES:
+        if given_kv and f == "kv_cache_gib":
+            continue
+        s = summary[f]
+        row = f"| {_FIG_LABEL[f]} | {s['n']} | {_pct(s['median_abs_pct'])} | {_pct(s['p90_abs_pct'])} | {_pct(s['max_abs_pct'])} |"
+        if seed:
+            ss = seed[f]
+            row += f" {_pct(ss['median_abs_pct'])} | {_pct(ss['p90_abs_pct'])} | {_pct(ss['max_abs_pct'])} |"
+        lines.append(row)
+    fits = f"{summary['fits_accuracy'] * 100:.1f} %" if summary["fits_accuracy"] is not None else "—"
+    lines.append("")
+    lines.append(f"Fit verdict right: {fits} of {summary['fits_n']} records"
+                 + (f" (seed's arithmetic: {seed['fits_accuracy'] * 100:.1f} %)" if seed and seed['fits_accuracy'] is not None else "")
+                 + f"; skipped: {summary['skipped']} of {summary['records']}.")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,323 @@
+"""Compare a real vLLM startup (its log) with kvplan's plan, term by term.
+
+`reconcile(log, plan)` lines up what vLLM printed against what the plan predicted
+(weights, activation peak, non-torch, CUDA graphs, KV pool, blocks, tokens,
+concurrency, block size, max_model_len), names the largest memory gap and its likely
+cause (vllm-memory-model.md §7), and flags a silent fall-back to a slower attention
+backend. `store_site_calibration` keeps, per GPU and model, the observed-minus-predicted
+of the measured terms; `load_site_calibration` gives them back to `kvplan fit`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+from kvplan.errors import InputError
+from kvplan.logs import StartupLog
+
+GIB = 1024 ** 3
+
+# Why a term differs from the prediction: vllm-memory-model.md §7 ("Why predicted and real pools differ").
+LIKELY_CAUSE: Mapping[str, str] = {
+    "weights_gib": "the checkpoint's real tensor bytes differ from the count: quantization layout, tied embeddings, a draft "
+                   "model or LoRA buffers, or the per-rank split (vllm-memory-model.md §5)",
+    "activation_peak_gib": "the profile batch differs: max_num_batched_tokens / max_num_seqs defaults, the sampler's "
+                           "max_num_seqs x vocabulary peak, torch.compile changing the live set, or the CUDA-graph estimate folded "
+                           "into 'peak activation' in >= 0.20 (§2.2, §7.4-7.5)",
+    "non_torch_gib": "NCCL and custom-allreduce buffers (charged at TP>1 in <= 0.10), the CUDA context, and allocator "
+                     "fragmentation counted as non-torch (§1.2, §7.2, §7.6)",
+    "cudagraph_gib": "the number of capture sizes (from max_num_seqs), FULL vs PIECEWISE mode, model depth and TP; the "
+                     "size is empirical (§1.5, §7.1)",
+    "kv_cache_gib": "the pool is the remainder of the budget, so it moves with the terms above; in V0 0.6.4 and V1 0.7-0.9.0 "
+                    "other processes on the GPU shrink it one for one (§1.2, §7.3)",
+}
+MEMORY_TERMS = ("weights_gib", "activation_peak_gib", "non_torch_gib", "cudagraph_gib", "kv_cache_gib")
+SLOW_BACKENDS = frozenset({"XFormers", "TORCH_SDPA", "Torch SDPA", "FLEX_ATTENTION"})
+
+
+@dataclass(frozen=True)
+class TermRow:
+    term: str
+    observed: Optional[float]
+    predicted: Optional[float]
+    unit: str
+
+    @property
+    def gap(self) -> Optional[float]:
+        if self.observed is None or self.predicted is None:
+            return None
+        return self.observed - self.predicted
+
+    def to_dict(self) -> dict:
+        gap = self.gap
+        return {"term": self.term, "observed": self.observed, "predicted": self.predicted, "unit": self.unit,
+                "gap": None if gap is None else round(gap, 4)}
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    log: StartupLog
+    rows: tuple[TermRow, ...]
+    largest_gap: Optional[dict]
+    backend_fallback: Optional[str]
+    notes: tuple[str, ...] = ()
+    record: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {
+            "vllm_version": self.log.vllm_version,
+            "model": self.log.model,
+            "started": self.log.started,
+            "figures": self.log.figures,
+            "comparison": [r.to_dict() for r in self.rows],
+            "largest_gap": self.largest_gap,
+            "backend_fallback": self.backend_fallback,
+            "warnings": list(self.log.warnings),
+            "unrecognised": list(self.log.unrecognised),
+            "parse_warnings": list(self.log.parse_warnings),
+            "notes": list(self.notes),
+            "record": dict(self.record),
+        }
+
+
+def _gib(value) -> Optional[float]:
+    return None if value is None else value / GIB
+
+
+def _observed_activation(log: StartupLog) -> Optional[float]:
+    return log.activation_peak_gib
+
+
+def _observed_cudagraph(log: StartupLog) -> Optional[float]:
+    if log.cudagraph_gib is not None:
+        return log.cudagraph_gib
+    return log.cudagraph_actual_gib
+
+
+def observed_terms(log: StartupLog) -> dict[str, Optional[float]]:
+    """The measured terms of a startup, per rank, in GiB (None when the log does not print them)."""
+    return {
+        "weights_gib": log.weights_gib,
+        "activation_peak_gib": _observed_activation(log),
+        "non_torch_gib": log.non_torch_gib,
+        "cudagraph_gib": _observed_cudagraph(log),
+        "kv_cache_gib": log.kv_cache_gib,
+    }
+
+
+def predicted_terms(plan) -> dict[str, Optional[float]]:
+    return {
+        "weights_gib": _gib(getattr(plan, "weights_bytes", None)),
+        "activation_peak_gib": _gib(getattr(plan, "activation_peak_bytes", None)),
+        "non_torch_gib": _gib(getattr(plan, "non_torch_bytes", None)),
+        # the log's "Graph capturing ... took" is the real capture, not the part the budget subtracts
+        "cudagraph_gib": _gib(getattr(plan, "cudagraph_capture_bytes", getattr(plan, "cudagraph_bytes", None))),
+        "kv_cache_gib": _gib(getattr(plan, "kv_cache_bytes", None)),
+    }
+
+
+def backend_fallback(log: StartupLog) -> Optional[str]:
+    """A sentence when the log shows vLLM settled on a slower attention backend than it prefers."""
+    reasons = [h.text for h in log.hits if h.sig.symptom == "attention_backend_fallback"]
+    if reasons:
+        return f"attention backend fell back ({log.attention_backend or 'slower backend'}): {reasons[0]}"
+    backend, candidates = log.attention_backend, log.attention_backend_candidates
+    if backend and candidates and candidates[0] != backend:
+        return (f"vLLM chose {backend} although {candidates[0]} ranks first among its candidates: "
+                "a silent fall-back to a slower backend")
+    if backend in SLOW_BACKENDS:
+        return f"vLLM runs the {backend} attention backend, slower than FlashAttention/FlashInfer"
+    return None
+
+
+def reconcile(log: StartupLog, plan=None) -> Reconciliation:
+    """Line up the log's figures with the plan's (or only read the log when there is no plan)."""
+    observed = observed_terms(log)
+    predicted = predicted_terms(plan) if plan is not None else dict.fromkeys(observed)
+    rows = [TermRow(term, observed[term], predicted[term], "GiB") for term in MEMORY_TERMS]
+    args = getattr(plan, "args", None)
+    rows += [
+        TermRow("num_gpu_blocks", log.num_gpu_blocks, getattr(plan, "num_gpu_blocks", None), "blocks"),
+        TermRow("kv_cache_tokens", log.kv_cache_tokens, getattr(plan, "kv_cache_tokens", None), "tokens"),
+        TermRow("max_concurrency", log.max_concurrency, getattr(plan, "max_concurrency", None), "x"),
+        TermRow("block_size", log.block_size or log.arg("block_size"), getattr(plan, "block_size", None), "tokens"),
+        TermRow("max_model_len", log.max_model_len or _int(log.arg("max_model_len")), getattr(args, "max_model_len", None), "tokens"),
+    ]
+    notes = []
+    largest = None
+    if plan is not None:
+        largest = largest_gap(rows)
+        plan_version = getattr(plan, "vllm_version", None)
+        if not log.vllm_version and not log.era:
+            notes.append(f"the log does not print its vLLM version; planned with vLLM {plan_version}'s rules (pass --vllm-version)")
+        if log.vllm_version and plan_version and str(plan_version) != str(log.vllm_version):
+            notes.append(f"the log is vLLM {log.vllm_version}; the plan used vLLM {plan_version}'s rules")
+        if log.fits is not None and getattr(plan, "fits", None) is not None and bool(plan.fits) != bool(log.fits):
+            notes.append(f"the plan says fits={plan.fits}, the log shows fits={log.fits}")
+    record = log.to_record()
+    if plan is not None and getattr(plan, "gpu", None) is not None:
+        record["gpu"]["name"] = getattr(plan.gpu, "name", None)
+    return Reconciliation(log=log, rows=tuple(rows), largest_gap=largest, backend_fallback=backend_fallback(log),
+                          notes=tuple(notes), record=record)
+
+
+UNMEASURED_CAUSE = ("the pool absorbed terms this log does not print (activation peak, non-torch) or a different "
+                    "budget (gpu_memory_utilization default, total memory, the version's accounting era)")
+
+
+def largest_gap(rows) -> Optional[dict]:
+    """The measured term furthest from the plan, or the KV pool when the pool's gap is larger
+    than any measured term explains (then the cause lies in what the log does not print)."""
+    by_term = {r.term: r for r in rows}
+    measured = [by_term[t] for t in MEMORY_TERMS if t != "kv_cache_gib" and by_term[t].gap is not None]
+    kv = by_term["kv_cache_gib"]
+    worst = max(measured, key=lambda r: abs(r.gap), default=None)
+    if kv.gap is not None and (worst is None or abs(kv.gap) > abs(worst.gap)):
+        cause = LIKELY_CAUSE["kv_cache_gib"] if worst is None else UNMEASURED_CAUSE
+        return {"term": "kv_cache_gib", "gap_gib": round(kv.gap, 3), "likely_cause": cause}
+    if worst is None:
+        return None
+    return {"term": worst.term, "gap_gib": round(worst.gap, 3), "likely_cause": LIKELY_CAUSE[worst.term]}
+
+
+def _int(value) -> Optional[int]:
+    try:
+        return int(value) if value is not None and not isinstance(value, bool) else None
+    except (TypeError, ValueError):
+        return None
+
+
+# ---- plan arguments from the log ---------------------------------------------------------------------
+
+_FLAG_NAMES_FROM_LOG = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size",
+                        "kv_cache_dtype", "max_num_seqs", "max_num_batched_tokens", "block_size", "enforce_eager",
+                        "quantization", "dtype")
+
+
+# A release read for each era the log format alone identifies (vllm-memory-model.md §0), used
+# when the log does not print its version: "# cuda blocks" + the split profiling line is V0 0.7-0.10.
+ERA_REPRESENTATIVE_VERSION: Mapping[str, str] = {"V0-b": "0.6.4.post1", "V0-c": "0.7.3"}
+
+
+def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
+    """`kvplan.fit` keyword arguments: the engine args the log states, overridden by the flags given."""
+    kwargs: dict[str, Any] = {}
+    for name in _FLAG_NAMES_FROM_LOG:
+        value = log.arg(name)
+        if value is None and name == "max_model_len":
+            value = log.max_model_len
+        if value is None and name == "gpu_memory_utilization":
+            value = log.gpu_memory_utilization
+        if value is None or (name == "dtype" and value == "auto") or (name == "kv_cache_dtype" and value == "auto"):
+            continue
+        if name == "max_model_len":
+            value = str(value)
+        kwargs[name] = value
+    if "max_model_len" not in kwargs and log.concurrency_len:
+        kwargs["max_model_len"] = str(log.concurrency_len)  # "Maximum concurrency for L tokens per request"
+    if log.vllm_version:
+        kwargs["vllm_version"] = log.vllm_version
+    elif log.era in ERA_REPRESENTATIVE_VERSION:
+        kwargs["vllm_version"] = ERA_REPRESENTATIVE_VERSION[log.era]
+    if log.total_gib:
+        kwargs["gpu_gib"] = log.total_gib
+    if flags is not None:
+        given = {k: v for k, v in flags.engine_kwargs().items() if v is not None and v is not False}
+        if "gpu" in given or "gpu_gb" in given:
+            kwargs.pop("gpu_gib", None)
+        kwargs.update(given)
+    return kwargs
+
+
+def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: bool = True, fit=None):
+    """The plan for `model` with the log's engine args (flags override). An argument read from
+    the log that kvplan cannot model is dropped with a note rather than failing the run.
+    Returns (plan, notes)."""
+    if fit is None:
+        from kvplan.api import fit
+    kwargs = plan_kwargs_from_log(log, flags)
+    if not log.vllm_version and "vllm_version" in kwargs and not (flags is not None and flags.vllm_version):
+        notes = [f"the log does not print its version; its format is era {log.era}, planned with vLLM {kwargs['vllm_version']}"]
+    else:
+        notes = []
+    given = {k for k, v in (flags.engine_kwargs().items() if flags is not None else ()) if v is not None and v is not False}
+    for _ in range(len(kwargs) + 1):
+        try:
+            return fit(model, site_calibration=site_calibration, **kwargs), notes
+        except InputError as exc:
+            name = exc.field.lstrip("-").replace("-", "_")
+            if name in kwargs and name not in given:
+                notes.append(f"the log's {name}={kwargs.pop(name)!r} was not usable ({exc.message}); planned with the default")
+                continue
+            raise
+    raise InputError("MODEL", "could not build a plan from the log's arguments", "pass the flags explicitly")
+
+
+# ---- site calibration ---------------------------------------------------------------------------------
+
+
+def calibration_path() -> Path:
+    """$KVPLAN_HOME/calibration.json, else ~/.config/kvplan/calibration.json."""
+    home = os.environ.get("KVPLAN_HOME")
+    base = Path(home) if home else Path.home() / ".config" / "kvplan"
+    return base / "calibration.json"
+
+
+def load_site_calibration(gpu_name: Optional[str] = None, model_id: Optional[str] = None,
+                          path: Optional[Path] = None) -> dict:
+    """The stored calibration: all of it, one GPU's, or one (GPU, model) entry ({} when none).
+
+    An entry holds, per measured term, the mean observed-minus-predicted GiB and how many
+    startups it came from: {"terms": {"activation_peak_gib": -0.4, ...}, "n": 2, ...}.
+    """
+    path = path or calibration_path()
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise InputError("calibration", f"cannot read {path}: {exc}", "delete the file or fix its JSON") from exc
+    if not isinstance(data, dict):
+        raise InputError("calibration", f"{path} is not a JSON object", "delete the file")
+    if gpu_name is None:
+        return data
+    gpu = data.get(gpu_name, {})
+    if model_id is None:
+        return gpu
+    return gpu.get(model_id, {})
+
+
+def store_site_calibration(reconciliation: Reconciliation, gpu_name: str, model_id: str,
+                           path: Optional[Path] = None) -> dict:
+    """Fold this startup's observed-minus-predicted terms into the site calibration file."""
+    gaps = {r.term: r.gap for r in reconciliation.rows if r.term in MEMORY_TERMS and r.gap is not None}
+    if not gaps:
+        raise InputError("--calibrate", "the log has no measured term to compare with the plan",
+                         "use a log that prints 'Model loading took' and 'Available KV cache memory'")
+    path = path or calibration_path()
+    data = load_site_calibration(path=path)
+    entry = data.setdefault(gpu_name, {}).setdefault(model_id, {"terms": {}, "counts": {}})
+    for term, gap in gaps.items():
+        n = entry["counts"].get(term, 0)
+        mean = entry["terms"].get(term, 0.0)
+        entry["terms"][term] = round((mean * n + gap) / (n + 1), 4)
+        entry["counts"][term] = n + 1
+    entry["n"] = max(entry["counts"].values())
+    # The keys `kvplan.plan.plan(site_offsets=...)` applies (bytes per rank).
+    for term, key in (("activation_peak_gib", "activation_peak_bytes"), ("non_torch_gib", "non_torch_bytes"),
+                      ("cudagraph_gib", "cudagraph_bytes")):
+        if term in entry["terms"]:
+            entry[key] = int(entry["terms"][term] * GIB)
+    entry["source"] = f"kvplan reconcile --calibrate ({entry['n']} startup(s), {path})"
+    entry["vllm_version"] = reconciliation.log.vllm_version
+    entry["updated"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    tmp.replace(path)
+    return entry

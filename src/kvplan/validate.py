@@ -1,0 +1,345 @@
+"""Score kvplan against real vLLM startups (startup records, docs/startup-record-format.md).
+
+`validate_records(records)` predicts each record's logged figures from its model config,
+GPU, engine arguments and vLLM version alone (end to end), or from its logged KV-cache
+GiB (`given_kv=True`: only the pool arithmetic is scored). The seeds' simple arithmetic
+(1 GB overhead, every layer full attention) is scored beside it on the same records.
+A record kvplan cannot predict is reported as skipped, with the reason; skips count.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Iterable
+
+from kvplan.errors import InputError, KvplanError
+from kvplan.plan import EngineArgs, Plan, plan
+from kvplan.resolve import GIB, GB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, normalize
+from kvplan.versions import NEWEST_KNOWN
+
+FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
+ARG_FIELDS = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size", "dtype",
+              "kv_cache_dtype", "quantization", "enforce_eager", "block_size", "max_num_seqs", "max_num_batched_tokens",
+              "enable_prefix_caching")
+
+# --quantization names as records carry them -> what the weights are when the record's config
+# does not carry a quantization_config (a base-model config stood in for the quantized checkpoint).
+_QUANT_FROM_FLAG = {
+    "awq": QuantSpec("awq", 4, 128, "int4 w4a16 group 128 (from --quantization)"),
+    "awq_marlin": QuantSpec("awq", 4, 128, "int4 w4a16 group 128 (from --quantization)"),
+    "gptq": QuantSpec("gptq", 4, 128, "int4 w4a16 group 128 (from --quantization)"),
+    "auto_round": QuantSpec("auto_round", 4, 128, "int4 w4a16 group 128 (from --quantization)"),
+    "fp8": QuantSpec("fp8", 8, None, "fp8 (from --quantization)"),
+    "modelopt": QuantSpec("modelopt", 4, 16, "nvfp4 (from --quantization)"),
+    "mxfp4": QuantSpec("mxfp4", 4, 32, "mxfp4 (experts, from --quantization)", applies_to="experts"),
+}
+
+
+@dataclass
+class RecordResult:
+    id: str
+    label: dict
+    predicted: dict = field(default_factory=dict)
+    observed: dict = field(default_factory=dict)
+    error_pct: dict = field(default_factory=dict)
+    skipped: str | None = None
+    seed_predicted: dict = field(default_factory=dict)
+    seed_error_pct: dict = field(default_factory=dict)
+    assumptions: list = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, **self.label, "predicted": self.predicted, "observed": self.observed,
+                "error_pct": self.error_pct, "skipped": self.skipped, "seed_predicted": self.seed_predicted,
+                "seed_error_pct": self.seed_error_pct}
+
+
+def load_records(path: str | Path) -> list[dict]:
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("FILE", f"no such file: {path}", "give a JSONL file of startup records")
+    out = []
+    for n, line in enumerate(p.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError("FILE", f"{path}:{n} is not JSON ({exc.msg})", "one startup record per line") from None
+        if not isinstance(rec, dict) or "model" not in rec or "observed" not in rec:
+            raise InputError("FILE", f"{path}:{n} is not a startup record", "see docs/startup-record-format.md")
+        out.append(rec)
+    return out
+
+
+def _record_version(rec: dict, notes: list[str]) -> str:
+    v = rec.get("vllm_version")
+    if v:
+        try:
+            from kvplan.versions import parse_version
+
+            release = parse_version(v)
+            if release < (0, 2, 0) or (release[0] == 0 and release[1] <= 1):
+                notes.append(f"vLLM {v} is a source build without a release number: newest rules applied")
+                return NEWEST_KNOWN
+        except InputError:
+            return NEWEST_KNOWN
+        return v
+    obs = rec["observed"]
+    if obs.get("num_gpu_blocks") is not None and obs.get("non_torch_gib") is not None and obs.get("activation_peak_gib") is None:
+        notes.append("vLLM version not stated; the V0 memory-profiling format of the log identifies the 0.6.4 era")
+        return "0.6.4"
+    notes.append(f"vLLM version not stated: newest rules ({NEWEST_KNOWN}) applied")
+    return NEWEST_KNOWN
+
+
+def _record_gpu(rec: dict) -> GPUSpec:
+    g = rec.get("gpu") or {}
+    name, total = g.get("name"), g.get("total_gib")
+    base = None
+    if name:
+        try:
+            base = find_gpu(name)
+        except KvplanError:
+            base = None
+    if total:
+        if base is not None:
+            return replace(base, total_bytes=int(round(total * GIB)), total_source=f"record: {total} GiB as logged")
+        return GPUSpec(id="record", name=name or f"{total} GiB GPU", total_bytes=int(round(total * GIB)), total_source="record")
+    if base is None:
+        raise InputError("gpu", f"GPU {name!r} is not in kvplan's catalog and the record gives no total", "add total_gib to the record")
+    return base
+
+
+def quant_from_name(model_id: str) -> QuantSpec | None:
+    """A compressed-tensors scheme read from a checkpoint's name (e.g. '...-NVFP4', '...-FP8', '...-INT4', '...AWQ-4bit')."""
+    name = model_id.lower()
+    if "nvfp4" in name or "fp4" in name:
+        return QuantSpec("compressed-tensors", 4, 16, "nvfp4 (compressed-tensors, from the checkpoint name)")
+    if "fp8" in name or "w8a8" in name:
+        return QuantSpec("compressed-tensors", 8, None, "fp8 (compressed-tensors, from the checkpoint name)")
+    if "int4" in name or "4bit" in name or "awq" in name or "w4a16" in name or "gptq" in name:
+        return QuantSpec("compressed-tensors", 4, 128, "int4 w4a16 group 128 (compressed-tensors, from the checkpoint name)")
+    if "int8" in name or "8bit" in name:
+        return QuantSpec("compressed-tensors", 8, 128, "int8 (compressed-tensors, from the checkpoint name)")
+    return None
+
+
+def _record_model(rec: dict, args: dict, notes: list[str]):
+    m = rec["model"]
+    config = m.get("config")
+    if not isinstance(config, dict) or not config:
+        raise InputError("model.config", "the record carries no config", "add the checkpoint's config.json")
+    ckpt = None
+    if m.get("weights_bytes"):
+        ckpt = CheckpointWeights((("total", int(m["weights_bytes"])),), source="record: weights_bytes")
+    spec = normalize(config, model_id=m.get("id") or "record", source="record", hf_quant_config=m.get("quant_config"),
+                     checkpoint=ckpt, autoconfig=True)
+    flag = (args.get("quantization") or "").lower().replace("-", "_")
+    if flag and spec.quant is None:
+        q = _QUANT_FROM_FLAG.get(flag)
+        if q is None and flag == "compressed_tensors":
+            q = quant_from_name(m.get("id") or "")
+        if q is None:
+            raise InputError("args.quantization", f"{flag} without a quantization_config in the record's config",
+                             "add the quantized checkpoint's config")
+        spec = replace(spec, quant=q)
+        notes.append(f"record config has no quantization_config: weights sized as {q.scheme}")
+        args = dict(args, quantization=None)
+    elif flag and spec.quant is not None:
+        args = dict(args, quantization=None)
+    return spec, args
+
+
+def predict_record(rec: dict, *, given_kv: bool = False) -> tuple[Plan, list[str]]:
+    notes: list[str] = []
+    version = _record_version(rec, notes)
+    raw_args = {k: v for k, v in (rec.get("args") or {}).items() if k in ARG_FIELDS and v is not None}
+    spec, raw_args = _record_model(rec, raw_args, notes)
+    gpu = _record_gpu(rec)
+    raw_args.pop("enable_prefix_caching", None)
+    count = (rec.get("gpu") or {}).get("count") or 1
+    if "tensor_parallel_size" not in raw_args and count > 1 and "pipeline_parallel_size" not in raw_args:
+        raw_args["tensor_parallel_size"] = count
+        notes.append(f"tensor_parallel_size not stated: the record's {count} GPUs taken as TP={count}")
+    if raw_args.get("dtype") == "auto":
+        raw_args.pop("dtype")
+    if given_kv:
+        kv = rec["observed"].get("kv_cache_gib")
+        if kv is None:
+            raise InputError("observed.kv_cache_gib", "the record logs no KV-cache GiB", "nothing to take as given")
+        raw_args["kv_cache_memory_bytes"] = int(kv * GIB)
+    args = EngineArgs(vllm_version=version, allow_long_max_model_len=True, **raw_args)
+    return plan(spec, gpu, args, extra_assumptions=notes), notes
+
+
+def seed_predict(rec: dict) -> dict:
+    """The seeds' arithmetic on a record: total GB x util - weights - 1 GB; all layers full attention.
+
+    Given the logged weights where the record has them (the fairest version of the seed's method).
+    """
+    p, _ = predict_record(rec)
+    a = p.args
+    total_gb = p.total_bytes / GB
+    logged = rec["observed"].get("weights_gib")
+    weights = logged * GIB if logged else p.weights_bytes
+    kv = total_gb * a.gpu_memory_utilization * GB - weights - 1 * GB
+    heads = max(1, p.model.num_kv_heads // a.tensor_parallel_size)
+    from kvplan.weights import kv_dtype_bytes
+
+    per_token = 2 * p.model.num_layers * heads * p.model.head_dim * kv_dtype_bytes(a.kv_cache_dtype, a.dtype)
+    tokens = max(0.0, kv / per_token)
+    return {"weights_gib": weights / GIB, "kv_cache_gib": kv / GIB, "kv_cache_tokens": tokens,
+            "max_concurrency": tokens / a.max_model_len, "fits": tokens >= a.max_model_len,
+            "num_gpu_blocks": int(tokens // 16)}
+
+
+def _predicted(p: Plan) -> dict:
+    return {"weights_gib": p.weights_bytes / GIB, "kv_cache_gib": p.kv_cache_bytes / GIB, "num_gpu_blocks": p.num_gpu_blocks,
+            "kv_cache_tokens": p.kv_cache_tokens, "max_concurrency": p.max_concurrency, "fits": p.fits,
+            "non_torch_gib": p.non_torch_bytes / GIB, "activation_peak_gib": p.activation_peak_bytes / GIB,
+            "cudagraph_gib": p.cudagraph_capture_bytes / GIB}
+
+
+def _pct(pred, obs) -> float | None:
+    if pred is None or obs is None or isinstance(obs, bool):
+        return None
+    if obs == 0:
+        return None
+    return 100.0 * (pred - obs) / abs(obs)
+
+
+def validate_records(records: Iterable[dict], *, given_kv: bool = False, progress=None) -> list[RecordResult]:
+    results = []
+    for rec in records:
+        r = RecordResult(id=rec.get("id", "?"), label={"model": rec["model"].get("id"), "gpu": (rec.get("gpu") or {}).get("name"),
+                                                         "vllm_version": rec.get("vllm_version")})
+        r.observed = {k: v for k, v in rec["observed"].items() if v is not None}
+        try:
+            p, notes = predict_record(rec, given_kv=given_kv)
+            r.predicted = _predicted(p)
+            r.assumptions = notes
+            for f in FIGURES:
+                if given_kv and f == "kv_cache_gib":
+                    continue
+                e = _pct(r.predicted.get(f), r.observed.get(f))
+                if e is not None:
+                    r.error_pct[f] = e
+            if not given_kv:
+                r.seed_predicted = seed_predict(rec)
+                for f in FIGURES:
+                    e = _pct(r.seed_predicted.get(f), r.observed.get(f))
+                    if e is not None:
+                        r.seed_error_pct[f] = e
+        except KvplanError as exc:
+            r.skipped = str(exc)
+        except Exception as exc:  # a record that breaks the planner is a skip with its reason, never a crash
+            r.skipped = f"internal: {type(exc).__name__}: {exc}"
+        results.append(r)
+        if progress:
+            progress()
+    return results
+
+
+def _stats(values: list[float]) -> dict:
+    if not values:
+        return {"n": 0, "median_abs_pct": None, "p90_abs_pct": None, "max_abs_pct": None}
+    a = sorted(abs(v) for v in values)
+    return {"n": len(a), "median_abs_pct": statistics.median(a), "p90_abs_pct": _quantile(a, 0.9), "max_abs_pct": a[-1]}
+
+
+def _quantile(sorted_values: list[float], q: float) -> float:
+    """Linear-interpolated quantile of already sorted values."""
+    if len(sorted_values) == 1:
+        return sorted_values[0]
+    pos = q * (len(sorted_values) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def summarize(results: list[RecordResult], *, seed: bool = False) -> dict:
+    key = "seed_error_pct" if seed else "error_pct"
+    out = {}
+    for f in FIGURES:
+        out[f] = _stats([getattr(r, key)[f] for r in results if f in getattr(r, key)])
+    judged = [r for r in results if not r.skipped and "fits" in r.observed]
+    pred_key = "seed_predicted" if seed else "predicted"
+    right = [r for r in judged if getattr(r, pred_key).get("fits") == r.observed["fits"]]
+    out["fits_accuracy"] = (len(right) / len(judged)) if judged else None
+    out["fits_n"] = len(judged)
+    out["skipped"] = sum(1 for r in results if r.skipped)
+    out["records"] = len(results)
+    return out
+
+
+# ---- the uncertainty band `kvplan fit` shows
+
+
+def _family(model) -> str:
+    if model.is_hybrid:
+        return "hybrid"
+    return "moe" if model.is_moe else "dense"
+
+
+def _era_group(era: str) -> str:
+    return {"V0-a": "V0", "V0-b": "V0", "V0-c": "V0", "V1-a": "V1 <= 0.10", "V1-b": "V1 <= 0.10"}.get(era, "V1 >= 0.11")
+
+
+@lru_cache(maxsize=1)
+def _residuals() -> dict:
+    try:
+        return json.loads(resources.files("kvplan.data").joinpath("residuals.json").read_text())
+    except (FileNotFoundError, OSError):
+        return {}
+
+
+def uncertainty_band(p: Plan) -> dict | None:
+    """p10-p90 of the KV-pool residuals validated for this family and era (None in simple mode)."""
+    if p.mode != "vllm":
+        return None
+    table = _residuals()
+    fam, era = _family(p.model), _era_group(p.era)
+    key = f"{fam}|{era}"
+    entry = table.get(key) or table.get(f"{fam}|*")
+    outside = []
+    if key not in table:
+        outside.append(f"no validated records for {fam} models in the {era} era")
+    if entry is None:
+        return {"lo": None, "hi": None, "n": 0, "outside_validation": True,
+                "text": "outside what was validated: " + "; ".join(outside or ["no records"])}
+    lo, hi = entry["p10_pct"] / 100, entry["p90_pct"] / 100
+    kv = p.kv_cache_bytes / GIB
+    text = (f"validated band (p10–p90 of {entry['n']} real {fam} startups{'' if key in table else ', all eras'}): KV pool "
+            f"{kv * (1 + lo):.2f}–{kv * (1 + hi):.2f} GiB, concurrency {p.max_concurrency * (1 + lo):.2f}–{p.max_concurrency * (1 + hi):.2f}x")
+    if outside:
+        text += " — " + "; ".join(outside)
+    return {"lo": lo, "hi": hi, "n": entry["n"], "outside_validation": bool(outside), "text": text,
+            "kv_cache_gib": [kv * (1 + lo), kv * (1 + hi)], "max_concurrency": [p.max_concurrency * (1 + lo), p.max_concurrency * (1 + hi)]}
+
+
+def residual_table(results: list[RecordResult], records: list[dict]) -> dict:
+    """Residuals of the KV pool (predicted vs logged, %) by family and era, for `uncertainty_band`."""
+    by_key: dict[str, list[float]] = {}
+    for r, rec in zip(results, records):
+        e = r.error_pct.get("kv_cache_gib")
+        if e is None or r.skipped:
+            continue
+        try:
+            p, _ = predict_record(rec)
+        except KvplanError:
+            continue
+        # residual as observed relative to predicted: the band multiplies a prediction
+        obs_rel = -e / (100 + e) * 100
+        for key in (f"{_family(p.model)}|{_era_group(p.era)}", f"{_family(p.model)}|*"):
+            by_key.setdefault(key, []).append(obs_rel)
+    out = {}
+    for k, v in by_key.items():
+        s = sorted(v)
+        out[k] = {"n": len(s), "p10_pct": _quantile(s, 0.1), "p90_pct": _quantile(s, 0.9), "median_pct": statistics.median(s)}
+    return out

@@ -1,0 +1,458 @@
+"""The FastAPI application behind `kvplan web`: the page, and a JSON API others can script.
+
+Request bodies use the CLI's option names in snake_case; answers are the CLI's `--json`
+(`Plan.to_dict()`, sweep rows) plus the server-rendered charts. No arithmetic lives here:
+plans come from `kvplan.cli.fit._base_plan` (the same path as `kvplan fit`, including
+`--gpu auto` and `--max-model-len auto`), curves and tables from `sweep_rows`, the bar from
+`render.budget_segments`.
+
+Safety: uploads are capped (5 MB), read as JSON/CSV text only and never executed (no
+`trust_remote_code`); local paths are not accepted as model references over HTTP (upload
+the config.json instead); simulations are bounded in requests, seconds and how many run at
+once; Hub access uses the server's environment and no token is ever asked for or returned.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import tempfile
+import threading
+import time
+import typing
+from collections import OrderedDict
+from dataclasses import fields, replace
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from kvplan.cli import _FIT_PARAMS, FitFlags
+from kvplan.cli.fit import SWEEPABLE, _base_plan, _parse_vary, _uncertainty_band, sweep_rows
+from kvplan.errors import GatedModelError, HubError, InputError, KvplanError
+from kvplan.render import budget_segments, verdict_text
+from kvplan.web.svg import budget_bar_svg, concurrency_curve_svg
+
+STATIC_DIR = Path(__file__).parent / "static"
+MAX_UPLOAD_BYTES = 5 * 1024 * 1024
+MAX_STORED_UPLOADS = 64
+MAX_SWEEP_ROWS = 600
+MAX_SIM_REQUESTS = 20_000
+MAX_SIM_SECONDS = 30.0
+MAX_SIM_RUNNING = 2
+MAX_CAPACITY_PROBES = 12
+CURVE_MIN_TOKENS = 1024
+
+
+# --------------------------------------------------------------------------- request bodies
+
+
+def _flag_fields() -> dict[str, tuple[Any, Any]]:
+    """FitFlags as pydantic fields, described with the CLI's own help texts."""
+    hints = typing.get_type_hints(FitFlags)
+    helps = {name: getattr(opt, "help", None) for name, _, opt in _FIT_PARAMS}
+    out: dict[str, tuple[Any, Any]] = {}
+    for f in fields(FitFlags):
+        ann = hints[f.name]
+        if f.name == "max_model_len":
+            ann = Optional[Union[int, str]]  # 32768, "32k" or "auto"
+        out[f.name] = (ann, Field(f.default, description=helps.get(f.name)))
+    return out
+
+
+_STRICT = ConfigDict(extra="forbid")
+PlanRequest = create_model(
+    "PlanRequest", __config__=_STRICT,
+    model=(Optional[str], Field(None, description="Catalog id, Hub id (org/name), or an upload handle from /api/config.")),
+    concurrency=(Optional[float], Field(None, description="With max_model_len 'auto': full-length requests that must fit.")),
+    curve=(bool, Field(True, description="Also compute the concurrency-vs-max_model_len curve (svg.concurrency).")),
+    **_flag_fields(),
+)
+
+
+class SweepRequest(PlanRequest):
+    vary: list[str] = Field(default_factory=lambda: ["max_model_len=2048,4096,16384,32768"],
+                            description="NAME=v1,v2,... (as `kvplan sweep --vary`); one or two of " + ", ".join(SWEEPABLE))
+
+
+class ScaffoldRequest(PlanRequest):
+    served_model_name: Optional[str] = None
+    port: int = 8000
+
+
+class SimulateRequest(PlanRequest):
+    workload: str = Field("azure-conv", description="A bundled trace name, or an upload handle from /api/workload.")
+    rate_per_s: Optional[float] = Field(None, description="Requests per second (default: the trace's own timing).")
+    max_requests: Optional[int] = Field(None, ge=1, le=MAX_SIM_REQUESTS,
+                                        description=f"Default: the whole workload, capped at the first {MAX_SIM_REQUESTS:,}.")
+    slo: Optional[str] = Field(None, description="e.g. ttft=500ms,tpot=50ms")
+    capacity: bool = Field(False, description="Also find the highest rate that meets the SLO (needs slo).")
+    seed: int = 0
+
+
+_REQUEST_ONLY = {"model", "concurrency", "curve"}
+_FLAG_NAMES = [f.name for f in fields(FitFlags)]
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class UploadTooLarge(InputError):
+    pass
+
+
+class SimulationBusy(KvplanError):
+    pass
+
+
+def _error_body(field: str, message: str, fix: Optional[str]) -> dict:
+    return {"field": field, "message": message, "fix": fix, "error": f"{field}: {message}" + (f" ({fix})" if fix else "")}
+
+
+def _status_for(exc: KvplanError) -> int:
+    if isinstance(exc, UploadTooLarge):
+        return 413
+    if isinstance(exc, InputError):
+        return 400
+    if isinstance(exc, GatedModelError):
+        return 403
+    if isinstance(exc, SimulationBusy):
+        return 429
+    if isinstance(exc, HubError):
+        return 502
+    return 400
+
+
+def _on_kvplan_error(request: Request, exc: KvplanError) -> JSONResponse:
+    field = getattr(exc, "field", None) or "request"
+    message = getattr(exc, "message", None) or str(exc)
+    return JSONResponse(_error_body(field, message, getattr(exc, "fix", None)), status_code=_status_for(exc))
+
+
+def _on_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+    first = exc.errors()[0] if exc.errors() else {}
+    loc = [str(x) for x in first.get("loc", ()) if x != "body"]
+    field = loc[-1] if loc else "body"
+    known = ", ".join(sorted(set(_FLAG_NAMES) | _REQUEST_ONLY))
+    fix = f"known keys: {known}" if first.get("type") == "extra_forbidden" else "send a JSON object with the CLI's options in snake_case"
+    return JSONResponse(_error_body(field, first.get("msg", "invalid request"), fix), status_code=422)
+
+
+# --------------------------------------------------------------------------- uploads
+
+
+class UploadStore:
+    """Uploaded files kept in a private temporary folder, addressed by handle ("upload:<name>")."""
+
+    def __init__(self, root: Path, suffixes: tuple[str, ...], limit: int = MAX_STORED_UPLOADS):
+        self.root, self.suffixes, self.limit = root, suffixes, limit
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._paths: OrderedDict[str, Path] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def put(self, stem: str, suffix: str, text: str) -> tuple[str, Path]:
+        path = self.root / f"{stem}{suffix}"
+        path.write_text(text, encoding="utf-8")
+        with self._lock:
+            self._paths[stem] = path
+            self._paths.move_to_end(stem)
+            while len(self._paths) > self.limit:
+                _, old = self._paths.popitem(last=False)
+                old.unlink(missing_ok=True)
+        return "upload:" + stem, path
+
+    def get(self, handle: str, field: str) -> Path:
+        stem = handle.split(":", 1)[1]
+        with self._lock:
+            path = self._paths.get(stem)
+        if path is None or not path.is_file():
+            raise InputError(field, f"unknown or expired upload {handle!r}", "upload the file again")
+        return path
+
+
+async def read_capped_body(request: Request, field: str, limit_bytes: int = MAX_UPLOAD_BYTES) -> bytes:
+    """The request body, refused (413) past `limit_bytes` without reading the rest."""
+    declared = request.headers.get("content-length")
+    too_big = UploadTooLarge(field, f"the upload is larger than {limit_bytes / 1024 ** 2:g} MB", "a config.json is a few KB; upload only that file")
+    if declared and declared.isdigit() and int(declared) > limit_bytes:
+        raise too_big
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit_bytes:
+            raise too_big
+    return bytes(body)
+
+
+def _safe_stem(name: str, content: bytes) -> str:
+    base = re.sub(r"[^A-Za-z0-9._-]+", "-", name.rsplit("/", 1)[-1]).strip("-.")[:48] or "model"
+    return f"{base}-{hashlib.sha256(content).hexdigest()[:10]}"
+
+
+# --------------------------------------------------------------------------- planning
+
+
+class Planner:
+    """Turns request bodies into the CLI's calls; owns the upload stores."""
+
+    def __init__(self, upload_root: Path):
+        self.configs = UploadStore(upload_root / "configs", (".json",))
+        self.workloads = UploadStore(upload_root / "workloads", (".csv", ".jsonl"))
+
+    def model_ref(self, ref: Optional[str], field: str = "model") -> Optional[str]:
+        """An HTTP model reference -> what `resolve_model` takes. Local paths are refused."""
+        if ref is None or not ref.strip():
+            return None
+        ref = ref.strip()
+        if ref.startswith("upload:"):
+            return str(self.configs.get(ref, field))
+        if ref.startswith((".", "/", "~", "\\")) or ref.endswith(".json") or Path(ref).expanduser().exists():
+            raise InputError(field, "local paths are not accepted over HTTP", "upload the config.json (POST /api/config), or give a catalog or Hub id")
+        return ref
+
+    def flags(self, req: BaseModel) -> tuple[Optional[str], FitFlags]:
+        data = req.model_dump()
+        if isinstance(data.get("max_model_len"), int):
+            data["max_model_len"] = str(data["max_model_len"])
+        return self.model_ref(data.get("model")), FitFlags(**{k: data[k] for k in _FLAG_NAMES})
+
+    def plan(self, req: BaseModel):
+        model, flags = self.flags(req)
+        p, note = _base_plan(model, flags, req.concurrency)
+        return model, flags, p, note
+
+    def curve_rows(self, model: Optional[str], flags: FitFlags, p) -> list[dict]:
+        """`kvplan sweep --vary max_model_len=...` over doubling lengths up to the model's limit."""
+        chosen = p.args.max_model_len
+        limit = p.model.max_position_embeddings or chosen
+        lengths, n = set(), min(CURVE_MIN_TOKENS, chosen)
+        while n < max(limit, chosen):
+            lengths.add(n)
+            n *= 2
+        lengths |= {chosen, limit}
+        if (flags.gpu or "").lower() == "auto":  # the GPU and TP `--gpu auto` chose
+            flags = replace(flags, gpu=p.gpu.id, tensor_parallel_size=p.args.tensor_parallel_size)
+        return sweep_rows(model, flags, [("max_model_len", sorted(lengths))])
+
+    def plan_response(self, req: BaseModel) -> dict:
+        model, flags, p, note = self.plan(req)
+        band = _uncertainty_band(p)
+        d = p.to_dict()
+        if note:
+            d["inverse"] = note
+        if band:
+            d["uncertainty"] = band
+        d["verdict"] = verdict_text(p).plain
+        d["budget_segments"] = [{"label": label, "bytes": b} for label, b in budget_segments(p)]
+        d["model_max_model_len"] = p.model.max_position_embeddings
+        curve = ""
+        if req.curve:
+            rows = self.curve_rows(model, flags, p)
+            curve = concurrency_curve_svg(rows, p.args.max_model_len, p.max_concurrency, p.fits, band)
+        d["svg"] = {"budget": budget_bar_svg(p), "concurrency": curve}
+        return d
+
+    def sweep_response(self, req: SweepRequest) -> dict:
+        varied = _parse_vary(req.vary)
+        varied = [(name, [self.model_ref(v, "--vary") for v in vals] if name == "model" else vals) for name, vals in varied]
+        combos = math.prod(len(vals) for _, vals in varied)
+        if combos > MAX_SWEEP_ROWS:
+            raise InputError("--vary", f"{combos} combinations; the page computes at most {MAX_SWEEP_ROWS}", "vary fewer values")
+        model, flags = self.flags(req)
+        return {"varied": [n for n, _ in varied], "rows": sweep_rows(model, flags, varied)}
+
+
+# --------------------------------------------------------------------------- scaffold and simulate
+
+
+def optional_module(name: str):
+    """A kvplan module written separately (deploy, simulate), or None while it does not exist."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"kvplan.{name}")
+    except ImportError:
+        return None
+
+
+def scaffold_response(planner: Planner, req: ScaffoldRequest) -> dict:
+    from kvplan.deploy import render_files, spec_from_plan
+
+    _, _, p, note = planner.plan(req)
+    if not p.fits:
+        fix = next((f for f in p.fixes if f.fits), None)
+        hint = (" ".join(f"{k}={v}" for k, v in fix.flags.items()) + f" ({fix.effect})") if fix else "see the fixes on the plan"
+        raise InputError("max_model_len", "the plan does not start, so no launch files are generated: " + (p.error or "does not fit"), hint)
+    spec = spec_from_plan(p, served_model_name=req.served_model_name, port=req.port)
+    return {"model": spec.model_id, "gpu": spec.gpu_name, "gpus": spec.gpus, "vllm_version": spec.vllm_version,
+            "inverse": note, "files": render_files(spec)}
+
+
+class SimulationTimeout(InputError):
+    pass
+
+
+def _deadline(limit_s: float):
+    """A progress callback that stops a simulation past `limit_s` seconds of wall time."""
+    end = time.perf_counter() + limit_s
+
+    def check(*_):
+        if time.perf_counter() > end:
+            raise SimulationTimeout("max_requests", f"the simulation ran past {limit_s:g} s", "lower max_requests, or run `kvplan simulate` locally")
+    return check
+
+
+def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) -> dict:
+    from kvplan import simulate as sim
+    from kvplan.workload import BUNDLED, WorkloadSpec, build_workload, with_rate
+
+    _, _, p, _ = planner.plan(req)
+    if not p.fits:
+        raise InputError("max_model_len", "the plan does not start, so there is nothing to simulate: " + (p.error or ""), "apply one of the fixes first")
+    source = str(planner.workloads.get(req.workload, "workload")) if req.workload.startswith("upload:") else req.workload
+    if source == req.workload and source not in BUNDLED:
+        raise InputError("workload", f"unknown bundled trace {req.workload!r}", "one of " + ", ".join(BUNDLED) + ", or upload a CSV")
+    spec = WorkloadSpec(workload=source, rate_per_s=req.rate_per_s, max_requests=req.max_requests, seed=req.seed)
+    workload = build_workload(spec)
+    if len(workload) > MAX_SIM_REQUESTS:  # no max_requests given and a long trace: keep its first requests
+        workload = build_workload(replace(spec, max_requests=MAX_SIM_REQUESTS))
+    config = sim.engine_config_from_plan(p)
+    step_model = sim.StepModel.from_plan(p)
+    rules = sim.scheduler_rules(p.vllm_version)
+    slo = sim.parse_slo(req.slo)
+    check = _deadline(limit_s)
+    result = sim.simulate(workload, config, step_model, rules, slo=slo, progress=check, worst_case_concurrency=p.max_concurrency)
+    out = {"plan": {"model": p.model.id, "gpu": p.gpu.name, "max_concurrency": p.max_concurrency, "kv_cache_tokens": p.kv_cache_tokens},
+           "workload": workload.summary(), "result": result.to_dict(), "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s}}
+    if req.capacity:
+        if not req.slo:
+            raise InputError("slo", "capacity needs at least one SLO", "e.g. ttft=1s,tpot=50ms")
+        cap = sim.find_capacity(lambda rate: with_rate(workload, rate, seed=req.seed), config, step_model, slo, rules,
+                                max_probes=MAX_CAPACITY_PROBES, on_probe=check)
+        out["capacity"] = {k: v for k, v in cap.to_dict().items() if k != "at_max_rate"}
+    return out
+
+
+# --------------------------------------------------------------------------- the app
+
+
+def _catalog_models(search: Optional[str]) -> list[dict]:
+    from kvplan.resolve import model_catalog
+
+    rows = sorted(model_catalog().items())
+    return [{"id": k, "source": v["source"], "gated": v.get("gated")} for k, v in rows if not search or search.lower() in k.lower()]
+
+
+def _catalog_gpus() -> list[dict]:
+    from kvplan.resolve import gpu_catalog
+
+    return [{"id": g.id, "name": g.name, "total_gib": round(g.total_gib, 3), "total_bytes": g.total_bytes, "vendor": g.vendor,
+             "compute_capability": g.compute_capability, "hbm_bandwidth_tbps": g.hbm_bandwidth_tbps, "aliases": list(g.aliases)}
+            for g in sorted(gpu_catalog(), key=lambda g: g.total_bytes)]
+
+
+def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MAX_SIM_SECONDS) -> FastAPI:
+    """The application: GET / (the page), /static/*, and the JSON API under /api."""
+    app = FastAPI(title="kvplan", version="0.1.0",
+                  description="Predict what a vLLM deployment does at startup. Bodies use the CLI's options in snake_case; "
+                              "answers are the CLI's --json. Errors: {field, message, fix}.")
+    root = Path(upload_dir) if upload_dir else Path(tempfile.mkdtemp(prefix="kvplan-web-"))
+    planner = Planner(root)
+    sim_slots = threading.BoundedSemaphore(MAX_SIM_RUNNING)
+    app.state.planner = planner
+    app.add_exception_handler(KvplanError, _on_kvplan_error)
+    app.add_exception_handler(RequestValidationError, _on_validation_error)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def index():
+        return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+
+    @app.get("/api/models", summary="The embedded model catalog (as `kvplan models --json`)")
+    def models(search: Optional[str] = None):
+        return _catalog_models(search)
+
+    @app.get("/api/gpus", summary="The GPU catalog, by memory (as `kvplan gpus --json`)")
+    def gpus():
+        return _catalog_gpus()
+
+    @app.get("/api/features", summary="Which optional modules this server has")
+    def features():
+        from kvplan.api import known_versions
+        from kvplan.workload import BUNDLED
+
+        has_sim = optional_module("simulate") is not None
+        return {"scaffold": optional_module("deploy") is not None, "simulate": has_sim,
+                "traces": {k: t.description for k, t in BUNDLED.items()} if has_sim else {},
+                "vllm_versions": known_versions(),
+                "limits": {"upload_bytes": MAX_UPLOAD_BYTES, "simulate_requests": MAX_SIM_REQUESTS, "simulate_seconds": simulate_seconds}}
+
+    @app.post("/api/plan", summary="`kvplan fit --json`, plus svg.budget and svg.concurrency")
+    def plan_endpoint(req: PlanRequest):
+        return planner.plan_response(req)
+
+    @app.post("/api/sweep", summary="`kvplan sweep --json`: one plan per combination of the varied values")
+    def sweep_endpoint(req: SweepRequest):
+        return planner.sweep_response(req)
+
+    @app.post("/api/scaffold", summary="The text of the files `kvplan scaffold` would write")
+    def scaffold_endpoint(req: ScaffoldRequest):
+        if optional_module("deploy") is None:
+            return JSONResponse(_error_body("scaffold", "this kvplan has no scaffold module (kvplan.deploy)", "upgrade kvplan"), status_code=501)
+        return scaffold_response(planner, req)
+
+    @app.post("/api/simulate", summary=f"Simulate a workload on the plan (at most {MAX_SIM_REQUESTS:,} requests, {simulate_seconds:g} s)")
+    def simulate_endpoint(req: SimulateRequest):
+        if optional_module("simulate") is None:
+            return JSONResponse(_error_body("simulate", "this kvplan has no simulator (kvplan.simulate)", "upgrade kvplan"), status_code=501)
+        if not sim_slots.acquire(blocking=False):
+            raise SimulationBusy(f"{MAX_SIM_RUNNING} simulations are already running")
+        try:
+            return simulate_response(planner, req, simulate_seconds)
+        finally:
+            sim_slots.release()
+
+    upload_body = {"requestBody": {"required": True, "content": {"application/json": {"schema": {"type": "object"}}}}}
+
+    @app.post("/api/config", summary="Upload a config.json (the file as the body, at most 5 MB); answers a model handle",
+              openapi_extra=upload_body)
+    async def config_endpoint(request: Request, name: Optional[str] = None):
+        from kvplan.resolve import resolve_model
+
+        raw = await read_capped_body(request, "config.json")
+        try:
+            config = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError("config.json", f"not valid JSON ({exc})", "upload the checkpoint's config.json") from None
+        if not isinstance(config, dict):
+            raise InputError("config.json", "does not hold a JSON object", "a config.json is a JSON object of model settings")
+        label = name if name and name != "config.json" else str(config.get("_name_or_path") or config.get("model_type") or "model")
+        handle, path = planner.configs.put(_safe_stem(label, raw), ".json", json.dumps(config))
+        spec = resolve_model(str(path))  # validates now: a ConfigError names the missing key
+        return {"model": handle, "id": spec.id, "model_type": spec.model_type, "max_position_embeddings": spec.max_position_embeddings,
+                "num_layers": spec.num_layers, "notes": list(spec.notes)}
+
+    csv_body = {"requestBody": {"required": True, "content": {"text/csv": {"schema": {"type": "string"}}}}}
+
+    @app.post("/api/workload", summary="Upload a workload CSV/JSONL for /api/simulate (at most 5 MB); answers a handle",
+              openapi_extra=csv_body)
+    async def workload_endpoint(request: Request, name: Optional[str] = None):
+        from kvplan.workload import load_workload_file
+
+        raw = await read_capped_body(request, "workload")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError("workload", "not UTF-8 text", "upload a CSV or JSONL file") from None
+        suffix = ".jsonl" if text.lstrip().startswith("{") else ".csv"
+        handle, path = planner.workloads.put(_safe_stem(name or "workload", raw), suffix, text)
+        w = load_workload_file(path, flag="workload", name=name or path.name)
+        return {"workload": handle, "summary": w.summary()}
+
+    return app

@@ -1,0 +1,426 @@
+// kvplan web page: a form whose state lives in the query string, and views of the JSON API.
+// No arithmetic about vLLM here: every number shown comes from /api/plan, /api/sweep, ...
+"use strict";
+
+const FIELDS = ["model", "revision", "gpu", "gpu_gib", "num_gpus", "max_model_len", "gpu_memory_utilization",
+  "kv_cache_dtype", "tensor_parallel_size", "quantization", "enforce_eager", "vllm_version"];
+const NUMBERS = new Set(["gpu_gib", "num_gpus", "max_model_len", "gpu_memory_utilization", "tensor_parallel_size"]);
+const DEFAULTS = { model: "Qwen/Qwen2.5-0.5B-Instruct", gpu: "tesla-t4", max_model_len: "4096" };
+const APPLICABLE_FIXES = new Set(["max_model_len", "gpu_memory_utilization", "kv_cache_dtype", "tensor_parallel_size", "gpu"]);
+const SLIDER_MIN_TOKENS = 256;
+const GPU_TABLE_ROWS = 12;
+
+const $ = (id) => document.getElementById(id);
+const state = { showAllGpus: false, lastValues: {}, gpus: [], features: {}, planSeq: 0, tableSeq: 0, modelLimit: 131072, timer: null, lastPlan: null };
+
+// ------------------------------------------------------------------ API
+
+async function api(path, body, raw) {
+  const opts = body === undefined ? {} : {
+    method: "POST",
+    headers: { "Content-Type": raw ? (raw.type || "application/octet-stream") : "application/json" },
+    body: raw ? raw : JSON.stringify(body),
+  };
+  const res = await fetch(path, opts);
+  const data = await res.json().catch(() => ({ field: "request", message: `HTTP ${res.status}`, fix: null }));
+  if (!res.ok) { const e = new Error(data.message || `HTTP ${res.status}`); e.body = data; e.status = res.status; throw e; }
+  return data;
+}
+
+// ------------------------------------------------------------------ form state <-> query string
+
+function readForm() {
+  const out = {};
+  for (const name of FIELDS) {
+    const el = $(name);
+    if (el.type === "checkbox") { if (el.checked) out[name] = true; continue; }
+    const v = el.value.trim();
+    if (v !== "") out[name] = v;
+  }
+  if (out.gpu === "custom") { delete out.gpu; } else { delete out.gpu_gib; }
+  return out;
+}
+
+function writeForm(values) {
+  for (const name of FIELDS) {
+    const el = $(name);
+    const v = values[name];
+    if (el.type === "checkbox") el.checked = v === true || v === "1" || v === "true";
+    else if (v !== undefined) el.value = v;
+  }
+  const sel = $("gpu");
+  if (values.gpu && ![...sel.options].some((o) => o.value === values.gpu)) {
+    sel.appendChild(new Option(values.gpu, values.gpu));  // an alias from a shared URL ("H100"): the server resolves it
+    sel.value = values.gpu;
+  }
+  if (values.gpu_gib && !values.gpu) sel.value = "custom";
+  syncCustomGpu();
+  syncSliderFromNumber();
+}
+
+function formFromUrl() {
+  const q = new URLSearchParams(location.search);
+  const values = { ...DEFAULTS };
+  if ([...q.keys()].length) for (const k of Object.keys(DEFAULTS)) delete values[k];
+  for (const name of FIELDS) if (q.has(name)) values[name] = q.get(name);
+  return values;
+}
+
+function saveUrl(values) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(values)) q.set(k, v === true ? "1" : v);
+  history.replaceState(null, "", `${location.pathname}?${q}`);
+}
+
+function planBody(values) {
+  const body = {};
+  for (const [k, v] of Object.entries(values)) body[k] = NUMBERS.has(k) && v !== "" && !isNaN(Number(v)) ? Number(v) : v;
+  return body;
+}
+
+// ------------------------------------------------------------------ errors next to fields
+
+function fieldKey(field) {
+  const key = String(field || "").replace(/^--/, "").replace(/-/g, "_").split("/")[0];
+  if (key === "config.json" || key === "checkpoint") return "model";
+  if (key === "gpu_gb") return "gpu_gib";
+  return key;
+}
+
+function clearErrors() {
+  document.querySelectorAll("#form .err").forEach((el) => { el.textContent = ""; });
+  document.querySelectorAll("#form .invalid").forEach((el) => el.classList.remove("invalid"));
+}
+
+function showError(err, fallbackId) {
+  const b = err.body || { field: "request", message: err.message };
+  const text = b.message + (b.fix ? ` — ${b.fix}` : "");
+  const key = fieldKey(b.field);
+  const slot = document.querySelector(`#form .err[data-for="${key}"]`);
+  const target = slot || $(fallbackId || "form-error");
+  target.textContent = text;
+  target.dataset.field = b.field;
+  if (slot && $(key)) $(key).classList.add("invalid");
+}
+
+// ------------------------------------------------------------------ rendering the plan
+
+function fmtInt(n) { return Number(n).toLocaleString("en-US"); }
+function fmtGiB(b) { return (b / 1024 ** 3).toFixed(2) + " GiB"; }
+
+function renderPlan(p) {
+  state.lastPlan = p;
+  const v = $("verdict");
+  v.textContent = p.verdict;
+  v.className = "verdict " + (p.fits ? "ok" : "bad");
+  v.dataset.fits = p.fits;
+  v.dataset.kvCacheTokens = p.kv_cache_tokens;
+  v.dataset.maxConcurrency = p.max_concurrency;
+  $("summary").innerHTML = "";
+  const a = p.args;
+  const rows = [["model", `${p.model} (${p.model_source.split(":")[0]})`], ["GPU", `${p.gpu} × ${a.tensor_parallel_size * a.pipeline_parallel_size}`],
+    ["vLLM", `${p.vllm_version} (era ${p.era})`], ["KV cache", `${fmtGiB(p.kv_cache_bytes)} · ${fmtInt(p.num_gpu_blocks)} blocks × ${p.block_size} tokens`],
+    ["tokens", fmtInt(p.kv_cache_tokens)], ["concurrency", `${p.max_concurrency.toFixed(2)}× at max_model_len ${fmtInt(a.max_model_len)}`]];
+  if (p.inverse) rows.unshift(["note", p.inverse]);
+  for (const [k, val] of rows) {
+    const d = document.createElement("div");
+    d.innerHTML = "<b></b> <span></span>";
+    d.firstChild.textContent = k;
+    d.lastChild.textContent = val;
+    $("summary").appendChild(d);
+  }
+  renderFixes(p.fixes || []);
+  $("budget").innerHTML = p.svg.budget;
+  $("curve").innerHTML = p.svg.concurrency;
+  $("band").textContent = p.uncertainty ? p.uncertainty.text : "";
+  $("log").textContent = (p.vllm_log || []).join("\n");
+  $("assumptions").innerHTML = "";
+  for (const s of [...(p.assumptions || []), ...(p.warnings || []).map((w) => "warning: " + w)]) {
+    const li = document.createElement("li"); li.textContent = s; $("assumptions").appendChild(li);
+  }
+  if (p.model_max_model_len) state.modelLimit = p.model_max_model_len;
+  if (!$("max_model_len").value) $("max_model_len").placeholder = `model limit (${fmtInt(a.max_model_len)})`;
+  syncSliderFromNumber(a.max_model_len);
+}
+
+function renderFixes(fixes) {
+  const box = $("fixes");
+  box.innerHTML = "";
+  if (!fixes.length) return;
+  const h = document.createElement("h2"); h.textContent = "Nearest fixes"; box.appendChild(h);
+  const ul = document.createElement("ul"); ul.className = "fixes";
+  for (const f of fixes) {
+    const li = document.createElement("li");
+    li.className = f.fits ? "ok" : "warn";
+    const flags = Object.entries(f.flags).map(([k, v]) => `--${k.replace(/_/g, "-")} ${v}`).join(" ");
+    li.innerHTML = "<b></b> <code></code> <span></span> ";
+    li.children[0].textContent = f.name;
+    li.children[1].textContent = flags;
+    li.children[2].textContent = "→ " + f.effect;
+    if (Object.keys(f.flags).every((k) => APPLICABLE_FIXES.has(k))) {
+      const btn = document.createElement("button");
+      btn.type = "button"; btn.textContent = "apply";
+      btn.addEventListener("click", () => applyFix(f.flags));
+      li.appendChild(btn);
+    }
+    ul.appendChild(li);
+  }
+  box.appendChild(ul);
+}
+
+function applyFix(flags) {
+  for (const [k, v] of Object.entries(flags)) {
+    if (k === "gpu") {
+      const g = state.gpus.find((x) => x.name === v || x.id === v);
+      if (g) $("gpu").value = g.id;
+    } else {
+      $(k).value = String(v);
+    }
+  }
+  syncCustomGpu();
+  syncSliderFromNumber();
+  schedule(0);
+}
+
+// ------------------------------------------------------------------ the GPU table (a sweep over the catalog)
+
+async function refreshGpuTable(values, seq) {
+  const ids = state.gpus.map((g) => g.id);
+  const body = planBody(values);
+  for (const k of ["gpu", "gpu_gib", "num_gpus", "tensor_parallel_size"]) delete body[k];
+  body.vary = [`gpu=${ids.join(",")}`, "tensor_parallel_size=1,2,4,8"];
+  body.curve = false;
+  const table = $("gpu-table");
+  table.dataset.state = "loading";
+  let data;
+  try { data = await api("/api/sweep", body); } catch (e) { return; }
+  if (seq !== state.tableSeq) return;
+  const byId = Object.fromEntries(state.gpus.map((g) => [g.id, g]));
+  const fit = data.rows.filter((r) => r.fits && byId[r.gpu]);
+  fit.sort((a, b) => byId[a.gpu].total_bytes * a.tensor_parallel_size - byId[b.gpu].total_bytes * b.tensor_parallel_size
+    || a.tensor_parallel_size - b.tensor_parallel_size);
+  const tbody = document.querySelector("#gpu-table tbody");
+  tbody.innerHTML = "";
+  const shown = state.showAllGpus ? fit : fit.slice(0, GPU_TABLE_ROWS);
+  for (const r of shown) {
+    const g = byId[r.gpu];
+    const tr = document.createElement("tr");
+    if (g.id === $("gpu").value && String(r.tensor_parallel_size) === ($("tensor_parallel_size").value || "1")) tr.className = "chosen";
+    for (const cell of [g.name, r.tensor_parallel_size, (g.total_gib * r.tensor_parallel_size).toFixed(1), fmtInt(r.kv_cache_tokens), r.max_concurrency.toFixed(2) + "×"]) {
+      const td = document.createElement("td"); td.textContent = cell; tr.appendChild(td);
+    }
+    tbody.appendChild(tr);
+  }
+  $("gpu-table-note").textContent = `(${fit.length} of ${data.rows.length} GPU × TP combinations start, sorted by total memory)`;
+  $("gpu-more").hidden = fit.length <= GPU_TABLE_ROWS;
+  $("gpu-more").textContent = state.showAllGpus ? "show fewer" : `show all ${fit.length}`;
+  table.dataset.key = JSON.stringify([values.model || "", values.gpu || "", values.max_model_len || ""]);
+  table.dataset.state = "ready";
+}
+
+// ------------------------------------------------------------------ live update
+
+async function refresh() {
+  const values = readForm();
+  saveUrl(values);
+  const seq = ++state.planSeq;
+  try {
+    const p = await api("/api/plan", planBody(values));
+    if (seq !== state.planSeq) return;
+    clearErrors();
+    renderPlan(p);
+    state.tableSeq = seq;
+    state.lastValues = values;
+    refreshGpuTable(values, seq);
+  } catch (e) {
+    if (seq !== state.planSeq) return;
+    clearErrors();
+    showError(e);
+    $("verdict").className = "verdict stale";
+  }
+}
+
+function schedule(delayMs = 200) {
+  clearTimeout(state.timer);
+  state.timer = setTimeout(refresh, delayMs);
+}
+
+// ------------------------------------------------------------------ max_model_len slider (log scale)
+
+function sliderToTokens(pos) {
+  const lo = Math.log2(SLIDER_MIN_TOKENS), hi = Math.log2(Math.max(state.modelLimit, SLIDER_MIN_TOKENS * 2));
+  const raw = 2 ** (lo + (hi - lo) * pos / 1000);
+  const step = raw >= 4096 ? 1024 : 256;
+  return Math.min(state.modelLimit, Math.max(SLIDER_MIN_TOKENS, Math.round(raw / step) * step));
+}
+
+function syncSliderFromNumber(tokens) {
+  const n = Number($("max_model_len").value || tokens || 0);
+  if (!n) return;
+  const lo = Math.log2(SLIDER_MIN_TOKENS), hi = Math.log2(Math.max(state.modelLimit, SLIDER_MIN_TOKENS * 2));
+  $("max_model_len_slider").value = String(Math.round(1000 * (Math.log2(Math.max(n, SLIDER_MIN_TOKENS)) - lo) / (hi - lo)));
+}
+
+function syncCustomGpu() { $("custom-gpu").hidden = $("gpu").value !== "custom"; }
+
+// ------------------------------------------------------------------ uploads
+
+async function uploadConfig(file) {
+  clearErrors();
+  try {
+    const res = await api(`/api/config?name=${encodeURIComponent(file.name)}`, null, file.slice(0, file.size, "application/json"));
+    $("model").value = res.model;
+    $("revision").value = "";
+    $("drop").dataset.uploaded = res.id;
+    $("drop").querySelector("code").textContent = file.name;
+    schedule(0);
+  } catch (e) { showError(e, "form-error"); }
+}
+
+function wireDrop() {
+  const drop = $("drop");
+  drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
+  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+  drop.addEventListener("drop", (e) => {
+    e.preventDefault(); drop.classList.remove("over");
+    if (e.dataTransfer.files.length) uploadConfig(e.dataTransfer.files[0]);
+  });
+  $("config-file").addEventListener("change", (e) => { if (e.target.files.length) uploadConfig(e.target.files[0]); });
+}
+
+// ------------------------------------------------------------------ traffic tab
+
+async function runSimulation() {
+  $("sim-error").textContent = "";
+  const body = planBody(readForm());
+  body.curve = false;
+  const file = $("sim-file").files[0];
+  try {
+    if (file) {
+      const up = await api(`/api/workload?name=${encodeURIComponent(file.name)}`, null, file.slice(0, file.size, "text/csv"));
+      body.workload = up.workload;
+    } else body.workload = $("sim-workload").value;
+    if ($("sim-rate").value) body.rate_per_s = Number($("sim-rate").value);
+    body.max_requests = Number($("sim-n").value || 2000);
+    if ($("sim-slo").value.trim()) body.slo = $("sim-slo").value.trim();
+    body.capacity = $("sim-capacity").checked;
+    $("sim-run").disabled = true;
+    renderSimulation(await api("/api/simulate", body));
+  } catch (e) {
+    const b = e.body || {};
+    $("sim-error").textContent = (b.field ? b.field + ": " : "") + (b.message || e.message) + (b.fix ? ` — ${b.fix}` : "");
+  } finally { $("sim-run").disabled = false; }
+}
+
+function ms(x) { return x == null ? "—" : `${x.toFixed(0)} ms`; }
+
+function renderSimulation(d) {
+  const r = d.result;
+  const rows = [
+    ["workload", `${d.workload.name}: ${fmtInt(d.workload.requests)} requests`],
+    ["worst-case concurrency (the plan)", `${r.worst_case_concurrency.toFixed(2)}×`],
+    ["realized concurrency", `max ${r.max_running}, mean ${r.mean_running.toFixed(1)}, p99 ${r.running_p99}`],
+    ["KV usage", `peak ${(100 * r.kv_usage_peak).toFixed(0)}%, mean ${(100 * r.kv_usage_mean).toFixed(0)}%`],
+    ["TTFT p50 / p90 / p99", `${ms(r.ttft_ms.p50)} / ${ms(r.ttft_ms.p90)} / ${ms(r.ttft_ms.p99)}`],
+    ["TPOT p50 / p90 / p99", `${ms(r.tpot_ms.p50)} / ${ms(r.tpot_ms.p90)} / ${ms(r.tpot_ms.p99)}`],
+    ["E2E p50 / p99", `${ms(r.e2e_ms.p50)} / ${ms(r.e2e_ms.p99)}`],
+    ["preemptions", `${fmtInt(r.preemptions)} (${fmtInt(r.requests_preempted)} requests)`],
+    ["throughput", `${r.requests_per_s.toFixed(2)} req/s, ${r.output_tokens_per_s.toFixed(0)} output tok/s`],
+    ["SLO attainment", `${(100 * r.slo_attainment).toFixed(1)}%`],
+  ];
+  if (d.capacity) rows.push(["capacity at the SLO", `${d.capacity.max_rate_per_s.toFixed(2)} req/s per replica`]);
+  const tbody = document.querySelector("#sim-table tbody");
+  tbody.innerHTML = "";
+  for (const [k, v] of rows) {
+    const tr = document.createElement("tr");
+    tr.innerHTML = "<th></th><td></td>";
+    tr.children[0].textContent = k; tr.children[1].textContent = v;
+    tbody.appendChild(tr);
+  }
+}
+
+// ------------------------------------------------------------------ deploy tab
+
+async function runScaffold() {
+  $("scaffold-error").textContent = "";
+  $("files").innerHTML = "";
+  const body = planBody(readForm());
+  body.curve = false;
+  if ($("served_model_name").value.trim()) body.served_model_name = $("served_model_name").value.trim();
+  try {
+    const d = await api("/api/scaffold", body);
+    for (const name of ["serve.sh", "docker-compose.yml"]) if (d.files[name]) addFile(name, d.files[name]);
+  } catch (e) {
+    const b = e.body || {};
+    $("scaffold-error").textContent = (b.message || e.message) + (b.fix ? ` — try ${b.fix}` : "");
+  }
+}
+
+function addFile(name, text) {
+  const wrap = document.createElement("div");
+  wrap.className = "file";
+  wrap.innerHTML = "<div class='file-head'><b></b> <button type='button'>Copy</button></div><pre></pre>";
+  wrap.querySelector("b").textContent = name;
+  wrap.querySelector("pre").textContent = text;
+  wrap.querySelector("button").addEventListener("click", async (e) => {
+    await copyText(text);
+    e.target.textContent = "Copied";
+    setTimeout(() => { e.target.textContent = "Copy"; }, 1500);
+  });
+  $("files").appendChild(wrap);
+}
+
+async function copyText(text) {
+  try { await navigator.clipboard.writeText(text); return; } catch (e) { /* fall back below */ }
+  const ta = document.createElement("textarea");
+  ta.value = text; document.body.appendChild(ta); ta.select();
+  document.execCommand("copy"); ta.remove();
+}
+
+// ------------------------------------------------------------------ start
+
+function wireTabs() {
+  document.querySelectorAll(".tabs button").forEach((btn) => btn.addEventListener("click", () => {
+    document.querySelectorAll(".tabs button").forEach((b) => b.classList.toggle("active", b === btn));
+    document.querySelectorAll(".tab").forEach((t) => { t.hidden = t.id !== btn.dataset.tab; });
+  }));
+}
+
+async function loadCatalogs() {
+  const [models, gpus, features] = await Promise.all([api("/api/models"), api("/api/gpus"), api("/api/features")]);
+  state.gpus = gpus; state.features = features;
+  for (const m of models) { const o = document.createElement("option"); o.value = m.id; $("model-list").appendChild(o); }
+  const sel = $("gpu");
+  const auto = new Option("auto: the smallest GPU × TP that starts", "auto");
+  sel.appendChild(auto);
+  for (const g of gpus) sel.appendChild(new Option(`${g.name} — ${g.total_gib.toFixed(1)} GiB`, g.id));
+  sel.appendChild(new Option("custom size…", "custom"));
+  for (const v of features.vllm_versions || []) { const o = document.createElement("option"); o.value = v; $("version-list").appendChild(o); }
+  $("tab-traffic").hidden = !features.simulate;
+  $("tab-deploy").hidden = !features.scaffold;
+  $("sim-limit").textContent = fmtInt(features.limits.simulate_requests);
+  for (const [name, desc] of Object.entries(features.traces || {})) $("sim-workload").appendChild(new Option(`${name} — ${desc}`, name));
+}
+
+async function main() {
+  wireTabs();
+  wireDrop();
+  await loadCatalogs();
+  writeForm(formFromUrl());
+  const form = $("form");
+  form.addEventListener("input", (e) => {
+    if (e.target.id === "max_model_len_slider") $("max_model_len").value = String(sliderToTokens(Number(e.target.value)));
+    else if (e.target.id === "max_model_len") syncSliderFromNumber();
+    if (e.target.id === "gpu") syncCustomGpu();
+    if (e.target.id !== "config-file") schedule();
+  });
+  form.addEventListener("change", (e) => { if (e.target.id === "gpu") syncCustomGpu(); });
+  form.addEventListener("submit", (e) => { e.preventDefault(); schedule(0); });
+  $("gpu-more").addEventListener("click", () => { state.showAllGpus = !state.showAllGpus; refreshGpuTable(state.lastValues, state.tableSeq); });
+  $("share").addEventListener("click", async () => { await copyText(location.href); $("share-note").textContent = "link copied"; });
+  $("sim-run").addEventListener("click", runSimulation);
+  $("scaffold-run").addEventListener("click", runScaffold);
+  await refresh();
+}
+
+main();

@@ -1,0 +1,194 @@
+"""kvplan diagnose on the real failed startups, on healthy logs, on text with no evidence, and on garbage."""
+
+from __future__ import annotations
+
+import collections
+import json
+import random
+from pathlib import Path
+from types import SimpleNamespace
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kvplan.diagnose import CONFIDENT, LAYERS, SYMPTOMS, diagnose, sharpen_with_plan, wheel_cuda_for
+from kvplan.errors import InputError
+from kvplan.logs import parse_lines
+
+DATA = Path(__file__).parent / "data"
+CASES = [json.loads(line) for line in (DATA / "vllm_failure_cases.jsonl").read_text().splitlines() if line.strip()]
+EXCERPTS = [json.loads(line) for line in (DATA / "vllm_log_excerpts.jsonl").read_text().splitlines() if line.strip()]
+
+
+def test_accuracy_on_cases_by_class():
+    per_class = collections.defaultdict(lambda: {"n": 0, "symptom": 0, "layer": 0})
+    established = {"n": 0, "symptom": 0, "layer": 0}
+    for case in CASES:
+        top = diagnose(case["log_lines"]).top
+        symptom_ok = top is not None and top.symptom == case["symptom_class"]
+        layer_ok = top is not None and top.layer == case["owning_layer"]
+        row = per_class[case["symptom_class"]]
+        row["n"] += 1
+        row["symptom"] += symptom_ok
+        row["layer"] += layer_ok
+        if case["cause_established"] == "yes":
+            established["n"] += 1
+            established["symptom"] += symptom_ok
+            established["layer"] += layer_ok
+    print()
+    for name, row in sorted(per_class.items()):
+        print(f"  {name:32} n={row['n']:2}  symptom {row['symptom']}/{row['n']}  layer {row['layer']}/{row['n']}")
+    s, l, n = established["symptom"], established["layer"], established["n"]
+    print(f"  cause_established == yes: symptom {s}/{n} = {s / n:.0%}, layer {l}/{n} = {l / n:.0%}")
+    assert l / n >= 0.85
+    assert s / n >= 0.80
+
+
+def test_vocabulary_is_the_issue_s():
+    for case in CASES:
+        for finding in diagnose(case["log_lines"]).findings:
+            assert finding.symptom in SYMPTOMS
+            assert finding.layer in LAYERS
+            assert finding.evidence, "every finding shows its lines"
+
+
+def test_no_confident_answer_when_the_evidence_is_removed():
+    # Drop every line that carries a known signature: what is left must not produce a
+    # confident finding (the tool says "not recognised" rather than guess).
+    for case in CASES:
+        remaining = [line for line in case["log_lines"]
+                     if not any(h.sig.symptom for h in parse_lines([line]).hits)]
+        diagnosis = diagnose(remaining)
+        confident = [f for f in diagnosis.findings if f.confidence >= CONFIDENT]
+        assert not confident, (case["id"], confident)
+
+
+def test_not_recognised_shows_error_lines():
+    diagnosis = diagnose(["INFO 01-01 00:00:00 [x.py:1] starting", "RuntimeError: something nobody has seen before"])
+    assert not diagnosis.recognised and diagnosis.started is False
+    assert "RuntimeError: something nobody has seen before" in diagnosis.error_lines
+    assert diagnosis.notes[0].startswith("not recognised")
+    out = diagnosis.to_dict()
+    assert out["findings"] == [] and out["error_lines"]
+
+
+def test_healthy_excerpts_start_and_point_to_reconcile():
+    healthy = 0
+    for row in EXCERPTS:
+        log = parse_lines(row["lines"])
+        if log.started and not log.errors:
+            diagnosis = diagnose(log)
+            assert diagnosis.started
+            assert not any(f.fatal for f in diagnosis.findings)
+            healthy += 1
+            if not diagnosis.findings:
+                assert "kvplan reconcile" in diagnosis.notes[0]
+    assert healthy >= 60
+
+
+def test_803_is_decided_by_the_host_driver():
+    error = "RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 803: system has unsupported display driver / cuda driver combination"
+    newer = diagnose(["| NVIDIA-SMI 590.48.01   Driver Version: 590.48.01   CUDA Version: 13.1 |", error]).top
+    assert newer.layer == "cuda_runtime" and "590.48.01" in newer.decided_by
+    older = diagnose(["Driver Version: 535.171.04", "vllm/vllm-openai:v0.20.0", "INFO vLLM API server version 0.20.0", error]).top
+    assert older.layer == "nvidia_driver"
+    assert older.details["min_driver"] == "580.65.06" and "535.171.04" in older.decided_by
+    unknown = diagnose([error]).top
+    assert unknown.layer == "cuda_runtime" and unknown.confidence < 0.8 and "no host driver" in unknown.decided_by
+
+
+def test_driver_found_version_splits_runtime_from_driver():
+    new_driver = diagnose(["RuntimeError: The NVIDIA driver on your system is too old (found version 12080)."]).top
+    assert new_driver.layer == "cuda_runtime" and new_driver.details["driver_cuda"] == "12.8"
+    old_driver = diagnose(["UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 11040)."]).top
+    assert old_driver.layer == "nvidia_driver" and "11.4" in old_driver.cause
+
+
+def test_wheel_cuda_table():
+    assert wheel_cuda_for("0.6.3.post1") == "12.1"
+    assert wheel_cuda_for("0.9.2") == "12.8"
+    assert wheel_cuda_for("0.19.1") == "12.9"
+    assert wheel_cuda_for("0.24.0") == "13.0"
+    assert wheel_cuda_for(None) is None
+
+
+def test_free_memory_gives_a_utilization_that_starts():
+    top = diagnose(["ValueError: Free memory on device (31.44/47.38 GiB) on startup is less than desired GPU memory "
+                    "utilization (0.95, 45.01 GiB). Decrease GPU memory utilization."]).top
+    assert top.symptom == "free_memory_below_utilization"
+    util = top.details["utilization_that_starts"]
+    assert util * 47.38 <= 31.44  # it really fits in what was free
+    assert abs(top.details["held_by_others_gib"] - (47.38 - 31.44)) < 0.01
+    nearly_full = diagnose(["ValueError: Free memory on device (0.49/79.32 GiB) on startup is less than desired GPU memory "
+                            "utilization (0.6, 47.59 GiB)."]).top
+    assert "another process" in nearly_full.cause
+
+
+def test_backend_fallback_is_a_degraded_start():
+    lines = EXCERPTS[85]["lines"]  # T4, V1 -> V0 fallback, XFormers, then a normal start
+    diagnosis = diagnose(lines)
+    assert diagnosis.started
+    assert diagnosis.top.symptom == "attention_backend_fallback" and not diagnosis.top.fatal
+
+
+def test_probe_kill_gets_a_probe():
+    top = diagnose(["Loading safetensors checkpoint shards: 40% Completed", "KeyboardInterrupt: terminated"]).top
+    assert top.symptom == "k8s_probe_kill"
+    assert "failureThreshold" in top.details["advice"]
+
+
+# ---- with a plan ---------------------------------------------------------------------------
+
+
+def _fake_plan(**kw):
+    fix = SimpleNamespace(name="shorter context", flags={"max_model_len": 35600}, effect="fits with 1.0x concurrency")
+    base = dict(fits=False, fixes=(fix,), gpu=SimpleNamespace(name="NVIDIA GeForce RTX 5080"), vllm_version="0.10.2",
+                kv_cache_tokens=0, max_concurrency=0.0)
+    base.update(kw)
+    return SimpleNamespace(**base)
+
+
+def test_plan_adds_the_largest_context_that_fits():
+    case = next(c for c in CASES if c["id"] == "kv-serve-one-request-qwen3-4b-5080")
+    sharpened = sharpen_with_plan(diagnose(case["log_lines"]), "Qwen/Qwen3-4B", plan_factory=lambda m, **o: _fake_plan())
+    top = sharpened.top
+    assert top.details["largest_max_model_len_that_fits"] == 35600
+    assert "--max-model-len 35600" in top.fix
+
+
+def test_plan_error_is_noted_not_raised():
+    def failing(model, **overrides):
+        raise InputError("model", "unknown model 'nope'", "check the name")
+
+    sharpened = sharpen_with_plan(diagnose(["No available memory for the cache blocks."]), "nope", plan_factory=failing)
+    assert sharpened.top.symptom == "no_cache_blocks"
+    assert any("no plan" in n for n in sharpened.notes)
+
+
+def test_plan_lists_gpus_that_qualify():
+    lines = ["ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. "
+             "Your Tesla T4 GPU has compute capability 7.5."]
+    top = sharpen_with_plan(diagnose(lines), "m", plan_factory=lambda m, **o: _fake_plan()).top
+    gpus = top.details["gpus_that_qualify"]
+    assert gpus and not any("T4" in g or "V100" in g for g in gpus)
+
+
+# ---- robustness ----------------------------------------------------------------------------------
+
+_CORPUS = [c["log_lines"] for c in CASES] + [r["lines"] for r in EXCERPTS]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(index=st.integers(0, len(_CORPUS) - 1), seed=st.integers(0, 2**32 - 1),
+       garbage=st.binary(max_size=300), cut=st.floats(0, 1))
+def test_mutated_logs_never_crash(index, seed, garbage, cut):
+    rng = random.Random(seed)
+    lines = list(_CORPUS[index])
+    rng.shuffle(lines)
+    blob = "\n".join(lines).encode()
+    position = rng.randrange(len(blob) + 1)
+    blob = blob[:position] + garbage + blob[position:]
+    blob = blob[: int(len(blob) * cut)]
+    diagnosis = diagnose(blob)
+    json.dumps(diagnosis.to_dict())
+    json.dumps(diagnosis.log.to_record())

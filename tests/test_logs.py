@@ -1,0 +1,282 @@
+"""The startup-log parser on every real excerpt, on synthetic lines of each era, and on bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from pathlib import Path
+
+
+from kvplan.logs import SIGNATURES, StartupLog, clean_line, parse_lines, parse_log
+
+DATA = Path(__file__).parent / "data"
+EXCERPTS = [json.loads(line) for line in (DATA / "vllm_log_excerpts.jsonl").read_text().splitlines() if line.strip()]
+
+
+def excerpt(i: int) -> StartupLog:
+    return parse_lines(EXCERPTS[i]["lines"])
+
+
+# ---- coverage of the real excerpts -------------------------------------------------------
+
+
+def test_coverage_of_every_excerpt():
+    with_figure, unrecognised = [], []
+    for i, row in enumerate(EXCERPTS):
+        log = parse_lines(row["lines"])
+        if log.figures:
+            with_figure.append(i)
+        for line in log.unrecognised:
+            unrecognised.append((i, line))
+            # an unrecognised line is one of the excerpt's own lines, never invented
+            assert any(line in raw for raw in row["lines"])
+        assert log.unrecognised_count == len(log.unrecognised)
+    print(f"\nexcerpts with >=1 figure: {len(with_figure)}/{len(EXCERPTS)}; unrecognised lines: {len(unrecognised)}")
+    for i, line in unrecognised:
+        print(f"  unrecognised [{i}] {line[:120]}")
+    assert len(with_figure) / len(EXCERPTS) >= 0.90
+    assert len(unrecognised) <= 20
+
+
+def test_excerpts_without_a_figure_are_paraphrases_not_log_lines():
+    # Every excerpt that yields no figure holds no line in vLLM's own figure formats.
+    for row in EXCERPTS:
+        log = parse_lines(row["lines"])
+        if not log.figures:
+            joined = "\n".join(row["lines"])
+            assert "Available KV cache memory:" not in joined
+            assert "Model loading took" not in joined
+
+
+# ---- values checked by hand against the lines --------------------------------------------
+
+
+def test_v0_064_profiling_line_rtx3090():
+    log = excerpt(0)  # "Memory profiling results: total_gpu_memory=23.58GiB ... kv_cache_size=3.81GiB ..."
+    assert log.weights_gib == 14.9888
+    assert log.total_gib == 23.58
+    assert log.non_torch_gib == 0.35
+    assert log.kv_cache_gib == 3.81
+    assert log.gpu_memory_utilization == 0.90
+    assert log.num_gpu_blocks == 1952 and log.num_cpu_blocks == 2048
+    assert log.max_concurrency == 1.56 and log.concurrency_len == 20000
+    assert log.fits is True and log.era == "V0-b"
+
+
+def test_v0_max_seq_len_error():
+    log = excerpt(1)
+    assert log.fits is False and log.started is False
+    assert log.max_model_len == 29000
+    assert log.estimated_max_model_len == 23648
+    assert log.num_gpu_blocks == 1478
+
+
+def test_v0_split_format_073():
+    log = excerpt(42)
+    assert log.weights_gib == 27.5681
+    assert log.total_gib == 39.38 and log.requested_gib == 31.50
+    assert (log.non_torch_gib, log.activation_peak_gib, log.kv_cache_gib) == (0.11, 1.49, 2.33)
+    assert log.num_gpu_blocks == 796 and log.num_cpu_blocks == 1365  # "# cuda blocks"
+    assert log.cudagraph_gib == 0.38
+    assert log.era == "V0-c"
+
+
+def test_v1_024_hybrid_tokens_and_concurrency():
+    log = excerpt(5)
+    assert log.kv_cache_gib == 5.98
+    assert log.kv_cache_tokens == 567_978
+    assert log.max_concurrency == 4.33 and log.concurrency_len == 131_072
+
+
+def test_ray_prefixes_and_repeated_lines():
+    log = excerpt(23)  # (EngineCore_0 pid=1159) (RayWorkerWrapper pid=345, ip=10.42.11.243) ...
+    assert log.weights_gib == 17.2217
+    assert log.kv_cache_gib == 45.32
+    assert log.kv_cache_tokens == 2_640_144
+    assert log.max_concurrency == 284.25
+    assert log.cudagraph_gib == 1.88
+
+
+def test_cudagraph_estimate_and_actual():
+    log = excerpt(26)
+    assert log.cudagraph_estimated_gib == 0.86
+    assert log.cudagraph_actual_gib == 1.02
+    assert log.gpu_memory_utilization == 0.89  # from "--gpu-memory-utilization=0.8900 is equivalent to ..."
+    assert log.weights_gib == 69.34
+
+
+def test_summary_line_0102_and_kv_bytes():
+    log = excerpt(33)
+    assert (log.free_at_start_gib, log.total_gib) == (14.66, 15.99)
+    assert (log.gpu_memory_utilization, log.requested_gib) == (0.85, 13.59)
+    assert (log.activation_peak_gib, log.non_torch_gib, log.cudagraph_actual_gib) == (0.34, 0.02, 1.27)
+    assert math.isclose(log.kv_cache_in_use_gib, 9649816780 / 2**30)
+
+
+def test_v0_066_blocks_and_mla_backend():
+    assert excerpt(44).num_gpu_blocks == 10533
+    log = excerpt(45)
+    assert log.attention_backend == "Triton MLA"
+    assert log.num_gpu_blocks == 116023 and log.kv_cache_gib == 59.75
+
+
+def test_namespace_args_and_v0_fallback_082():
+    log = excerpt(85)  # "vLLM STDOUT: " prefix, Namespace(...) args, V1 -> V0 fallback on a T4
+    assert log.vllm_version == "0.8.2"
+    assert log.attention_backend == "XFormers"
+    assert log.arg("dtype") == "float16"
+    assert log.arg("max_model_len") == 2048
+    assert log.arg("enable_prefix_caching") is True
+    assert log.has("fallback_v0")
+    assert log.num_gpu_blocks == 3637 and log.kv_cache_gib == 6.22
+
+
+def test_several_ranks_keep_the_smallest_pool():
+    log = excerpt(89)
+    assert log.vllm_version == "0.10.0"
+    assert sorted(log.rank_values["kv_cache_gib"]) == [52.11, 52.11, 52.21, 52.58]
+    assert log.kv_cache_gib == 52.11
+    assert log.kv_cache_tokens == 853_808
+    assert log.engine_args["max_model_len"] == 131072
+    assert log.engine_config["tensor_parallel_size"] == 4
+
+
+def test_v1_fit_error_with_available_memory():
+    log = excerpt(93)
+    assert log.fits is False and log.started is False
+    assert log.kv_cache_gib == 0.26
+    assert log.max_model_len == 2048
+    (hit,) = log.hits_of("err_fit")[:1]
+    assert hit.groups["need"] == "1.00"
+
+
+def test_non_default_args_and_negative_graph_memory():
+    log = excerpt(100)
+    assert log.vllm_version == "0.12.0"
+    assert log.engine_args["enforce_eager"] is True
+    assert log.engine_args["gpu_memory_utilization"] == 0.85
+    assert log.arg("max_model_len") == 4096
+    assert excerpt(39).cudagraph_gib == -0.41
+
+
+def test_block_override():
+    log = excerpt(57)
+    assert log.overridden_gpu_blocks == 125643
+    assert log.num_gpu_blocks == 1
+
+
+# ---- synthetic lines of formats the excerpts lack ------------------------------------------------
+
+SUMMARY_NEW = ("(EngineCore pid=1) INFO 01-01 00:00:00 [gpu_worker.py:400] Free memory on device (78.1/79.11 GiB) on startup. "
+               "Desired GPU memory utilization is (0.92, 72.78 GiB). Actual usage is 16.2 GiB for consumed memory "
+               "(weights + non-torch), 1.5 GiB for peak activation, and 0.8 GiB for CUDAGraph memory. "
+               "Replace gpu_memory_utilization config with `--kv-cache-memory=1` to fit. Current kv cache memory in use is 54.2 GiB.")
+
+
+def test_summary_line_027_consumed_form():
+    log = parse_lines([SUMMARY_NEW])
+    assert log.consumed_gib == 16.2
+    assert log.activation_peak_gib == 1.5 and log.cudagraph_actual_gib == 0.8
+    assert log.requested_gib == 72.78 and log.kv_cache_in_use_gib == 54.2
+
+
+def test_warnings_block_size_autofit_padding():
+    log = parse_lines([
+        "INFO 01-01 00:00:00 [interface.py:1] Setting attention block size to 1568 tokens to ensure that attention page size is >= mamba page size.",
+        "INFO 01-01 00:00:00 [interface.py:2] Padding mamba page size by 0.13% to ensure that mamba page size and attention page size are exactly equal.",
+        "WARNING 01-01 00:00:00 [kv_cache_utils.py:3] Add 8 padding layers, may waste at most 12.50% KV cache memory",
+        "INFO 01-01 00:00:00 [kv_cache_utils.py:4] Auto-fit max_model_len: reduced from 262144 to 65536 to fit in available KV cache memory (10.0 GiB GPU)",
+        "(EngineCore_DP0 pid=5) INFO 01-01 00:00:00 [cuda.py:5] Using FLASH_ATTN attention backend out of potential backends: ['FLASH_ATTN', 'FLASHINFER']",
+    ])
+    assert log.block_size == 1568
+    assert log.max_model_len == 65536
+    assert any("0.13%" in w for w in log.warnings)
+    assert any("8 padding layers" in w for w in log.warnings)
+    assert any("262144 to 65536" in w for w in log.warnings)
+    assert log.attention_backend == "FLASH_ATTN"
+    assert log.attention_backend_candidates == ("FLASH_ATTN", "FLASHINFER")
+
+
+def test_free_memory_and_sampler_errors():
+    log = parse_lines([
+        "ValueError: Free memory on device cuda:0 (1.53/22.05 GiB) on startup is less than desired GPU memory utilization (0.9, 19.84 GiB).",
+    ])
+    assert (log.free_at_start_gib, log.total_gib, log.requested_gib) == (1.53, 22.05, 19.84)
+    assert log.started is False
+    log = parse_lines(["RuntimeError: CUDA out of memory occurred when warming up sampler with 256 dummy requests."])
+    assert log.has("err_sampler_oom") and not log.has("err_cuda_oom")
+
+
+def test_unrecognised_memory_line_is_reported():
+    log = parse_lines(["INFO 01-01 00:00:00 [x.py:1] KV cache pool shrunk by a new mechanism to 3.2 GiB"])
+    assert log.unrecognised == ("KV cache pool shrunk by a new mechanism to 3.2 GiB",)
+    assert any("not recognised" in w for w in log.parse_warnings)
+
+
+def test_clean_line_strips_colours_and_prefixes():
+    line = clean_line("\x1b[36m(Worker_TP1 pid=77)\x1b[0m INFO 10-03 16:22:17 [gpu_worker.py:298] Available KV cache memory: 6.51 GiB")
+    assert line.message == "Available KV cache memory: 6.51 GiB"
+    assert line.level == "INFO" and "TP1" in line.process
+    line = clean_line("vllm-1  | ERROR 11-18 18:07:28 engine.py:366] ValueError: No available memory for the cache blocks.")
+    assert line.level == "ERROR" and line.message.startswith("ValueError: No available memory")
+
+
+# ---- bad input ---------------------------------------------------------------------------------
+
+
+def test_binary_garbage_and_truncation_give_a_warning(tmp_path):
+    good = "\n".join(EXCERPTS[24]["lines"]).encode()
+    blob = b"\x00\xff\xfe garbage \x80\x81\n" + good[: len(good) - 20]  # cut in the middle of the last line
+    path = tmp_path / "bad.log"
+    path.write_bytes(blob)
+    log = parse_log(path)
+    assert log.kv_cache_gib == 4.75 and log.weights_gib == 14.9889
+    assert any("UTF-8" in w for w in log.parse_warnings)
+    assert any("truncated" in w for w in log.parse_warnings)
+
+
+def test_huge_line_is_cut_and_stream_is_read(tmp_path):
+    path = tmp_path / "big.log"
+    with open(path, "wb") as fh:
+        fh.write(b"x" * (3 * 1024 * 1024) + b"\n")
+        for _ in range(20000):
+            fh.write(b"INFO 01-01 00:00:00 [a.py:1] unrelated line\n")
+        fh.write(b"INFO 01-01 00:00:00 [gpu_worker.py:1] Available KV cache memory: 7.5 GiB\n")
+    log = parse_log(path)
+    assert log.kv_cache_gib == 7.5
+    assert log.lines_read == 20002
+    assert any("cut" in w for w in log.parse_warnings)
+
+
+def test_text_stream_and_bytes_sources():
+    text = "\n".join(EXCERPTS[11]["lines"])
+    assert parse_log(io.StringIO(text)).kv_cache_tokens == 42_656
+    assert parse_log(text.encode()).kv_cache_tokens == 42_656
+
+
+# ---- the record --------------------------------------------------------------------------------
+
+
+def test_to_record_has_the_record_format():
+    record = excerpt(100).to_record()
+    assert set(record) == {"id", "source", "vllm_version", "model", "gpu", "args", "observed", "notes"}
+    assert set(record["observed"]) == {"weights_gib", "non_torch_gib", "activation_peak_gib", "cudagraph_gib",
+                                       "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency", "fits"}
+    assert set(record["args"]) == {"max_model_len", "gpu_memory_utilization", "tensor_parallel_size",
+                                   "pipeline_parallel_size", "dtype", "kv_cache_dtype", "quantization", "enforce_eager",
+                                   "block_size", "max_num_seqs", "max_num_batched_tokens", "enable_prefix_caching"}
+    assert record["observed"]["kv_cache_gib"] == 18.15
+    assert record["args"]["gpu_memory_utilization"] == 0.85
+    assert record["model"]["id"] == "/home2/ycj/Models/Qwen3-30B-A3B-Instruct-2507"
+    assert record["observed"]["non_torch_gib"] is None  # not in this log
+    json.dumps(record)
+
+
+def test_signature_table_is_consistent():
+    names = [s.name for s in SIGNATURES]
+    assert len(names) == len(set(names))
+    for sig in SIGNATURES:
+        assert sig.anchor == sig.anchor.lower()
+        if sig.symptom:
+            assert sig.layer and sig.cause and sig.fix

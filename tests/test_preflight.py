@@ -1,0 +1,367 @@
+"""kvplan preflight: recorded NVML / nvidia-smi outputs and environments replayed through the checks."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace as NS
+
+import pytest
+
+from kvplan import preflight as pf
+
+GIB = 1024**3
+MIB = 1024**2
+
+# Recorded `nvidia-smi --query-gpu=name,memory.total,memory.used,compute_cap,driver_version
+# --format=csv,noheader,nounits` outputs (totals from gpu-facts.md section 9).
+SMI_H200 = "NVIDIA H200, 143771, 616, 9.0, 580.159.04\n"
+SMI_L4 = "NVIDIA L4, 23034, 0, 8.9, 550.54.15\n"
+SMI_T4 = "Tesla T4, 15360, 3, 7.5, 535.104.05\n"
+SMI_V100 = "Tesla V100-SXM2-16GB, 16384, 0, 7.0, 570.211.01\n"
+SMI_2XA100 = ("NVIDIA A100-SXM4-80GB, 81920, 5, 8.0, 575.57.08\n"
+              "NVIDIA A100-SXM4-80GB, 81920, 20480, 8.0, 575.57.08\n")
+MOUNTS_CONTAINER = ("overlay / overlay rw,relatime,lowerdir=/x 0 0\n"
+                    "proc /proc proc rw 0 0\n"
+                    "/dev/nvme1n1 /mnt/models ext4 rw,relatime 0 0\n"
+                    "tmpfs /dev/shm tmpfs rw 0 0\n"
+                    "/dev/sdb /mnt/my\\040disk xfs rw 0 0\n")
+
+
+class FakeNVMLError(Exception):
+    pass
+
+
+def fake_nvml(devices, driver="580.159.04", bytes_names=False, fail=False):
+    """A stand-in for the pynvml module: the calls preflight makes, answered from a recording."""
+    state = {"shutdown": 0}
+
+    def init():
+        if fail:
+            raise FakeNVMLError("NVML Shared Library Not Found")
+
+    def name(h):
+        n = devices[h]["name"]
+        return n.encode() if bytes_names else n
+
+    return NS(
+        nvmlInit=init,
+        nvmlShutdown=lambda: state.__setitem__("shutdown", state["shutdown"] + 1),
+        nvmlSystemGetDriverVersion=lambda: driver.encode() if bytes_names else driver,
+        nvmlDeviceGetCount=lambda: len(devices),
+        nvmlDeviceGetHandleByIndex=lambda i: i,
+        nvmlDeviceGetName=name,
+        nvmlDeviceGetMemoryInfo=lambda h: NS(total=devices[h]["total"], used=devices[h]["used"],
+                                             free=devices[h]["total"] - devices[h]["used"]),
+        nvmlDeviceGetCudaComputeCapability=lambda h: devices[h]["cc"],
+        state=state,
+    )
+
+
+def no_smi():
+    raise FileNotFoundError("not found on PATH")
+
+
+def facts(smi=SMI_L4, env=None, mounts=MOUNTS_CONTAINER, os_name="Linux", kernel="6.8.0-1015-aws",
+          python=(3, 12, 3), torch=None, vllm=None, free=500 * GIB, nvml=None):
+    """Replay one machine: nvidia-smi text (NVML absent), an env dict, /proc/mounts text."""
+    env = {"HOME": "/root", "HF_HOME": "/mnt/models/hf"} if env is None else env
+    versions = {"torch": torch, "vllm": vllm}
+    return pf.gather_facts(
+        env,
+        nvml=nvml or fake_nvml([], fail=True),
+        run_nvidia_smi=(lambda: smi) if smi is not None else no_smi,
+        mounts_text=mounts, os_name=os_name, kernel_release=kernel, proc_version="",
+        python_version=python, installed_version=versions.get, disk_free=lambda p: free, home="/root",
+        is_file=lambda p: False,
+    )
+
+
+def req(**kw):
+    base = dict(vllm_version="0.33.0", dtype="bfloat16", gpu_memory_utilization=0.92,
+                weights_bytes=16_060_522_496, model_id="meta-llama/Llama-3.1-8B-Instruct", gated=True,
+                revision="0e9e39f249a16976918f6564b8830bc894c89659", plan_fits=True, plan_gpu="NVIDIA L4")
+    base.update(kw)
+    return pf.Request(**base)
+
+
+def by_check(findings, name):
+    found = [f for f in findings if f.check == name]
+    assert found, f"no {name!r} finding in {[f.check for f in findings]}"
+    return found[0]
+
+
+# ----------------------------------------------------------------------------- probing
+
+
+def test_nvml_recording_is_read_and_shut_down():
+    nv = fake_nvml([{"name": "NVIDIA H200", "total": 150_109_880_320, "used": 552_402_944, "cc": (9, 0)}],
+                   bytes_names=True)
+    gpus, source, errors, driver = pf.probe_gpus(nv, no_smi)
+    assert source == "nvml" and driver == "580.159.04" and not errors
+    assert gpus[0].name == "NVIDIA H200" and gpus[0].compute_capability == "9.0" and gpus[0].cc == (9, 0)
+    assert gpus[0].memory_free_bytes == 150_109_880_320 - 552_402_944
+    assert nv.state["shutdown"] == 1
+
+
+def test_falls_back_to_nvidia_smi_when_nvml_fails():
+    gpus, source, errors, driver = pf.probe_gpus(fake_nvml([], fail=True), lambda: SMI_2XA100)
+    assert source == "nvidia-smi" and len(gpus) == 2
+    assert "NVML Shared Library Not Found" in errors[0]
+    assert gpus[1].memory_used_bytes == 20480 * MIB and gpus[1].memory_total_bytes == 81920 * MIB
+    assert driver == "575.57.08"
+
+
+def test_nvidia_smi_parser_skips_garbage():
+    text = "NVIDIA L4, 23034, [N/A], 8.9, 550.54.15\nNo devices were found\n\n"
+    gpus = pf.parse_nvidia_smi(text)
+    assert len(gpus) == 1 and gpus[0].memory_used_bytes == 0
+
+
+def test_no_gpu_is_a_clear_fail_not_a_crash():
+    f = facts(smi=None)
+    assert f.gpus == () and f.gpu_source == "none"
+    findings = pf.run_checks(f, req())
+    gpu = by_check(findings, "gpu")
+    assert gpu.status == "fail" and "no NVIDIA GPU visible" in gpu.message and "nvidia-smi" in gpu.message
+    assert gpu.fix
+    assert pf.exit_code(findings) == 1
+    # Checks that need a GPU are skipped rather than guessed.
+    assert not [x for x in findings if x.check in ("driver", "gpu memory", "compute capability")]
+
+
+def test_healthy_l4_passes_everything():
+    f = facts(smi="NVIDIA L4, 23034, 0, 8.9, 580.82.07\n",
+              env={"HOME": "/root", "HF_HOME": "/mnt/models/hf", "HF_TOKEN": "hf_x"})
+    findings = pf.run_checks(f, req())
+    assert [x for x in findings if x.status != "pass"] == []
+    assert pf.exit_code(findings) == 0
+
+
+# ----------------------------------------------------------------------------- gates
+
+
+@pytest.mark.parametrize("smi,dtype,quant,status,check", [
+    (SMI_T4, "bfloat16", None, "fail", "dtype"),
+    (SMI_T4, "float16", None, "pass", "dtype"),
+    (SMI_L4, "bfloat16", None, "pass", "dtype"),
+    (SMI_2XA100, "bfloat16", "fp8", "warn", "quantization"),
+    (SMI_L4, "bfloat16", "fp8", "pass", "quantization"),
+    (SMI_H200, "bfloat16", "modelopt_fp4", "warn", "quantization"),
+    ("NVIDIA B200, 183359, 0, 10.0, 580.95.05\n", "bfloat16", "modelopt_fp4", "pass", "quantization"),
+    (SMI_T4, "float16", "gptq_marlin", "fail", "quantization"),
+    (SMI_T4, "float16", "awq", "warn", "quantization"),
+    (SMI_L4, "float16", "awq_marlin", "pass", "quantization"),
+])
+def test_dtype_and_quantization_gates(smi, dtype, quant, status, check):
+    findings = pf.run_checks(facts(smi=smi), req(dtype=dtype, quantization=quant))
+    f = by_check(findings, check)
+    assert f.status == status, f
+    if status != "pass":
+        assert f.fix
+
+
+def test_compute_capability_floor_moved_with_the_cuda13_wheel():
+    v100 = facts(smi=SMI_V100)
+    now = by_check(pf.run_checks(v100, req(vllm_version="0.33.0", dtype="float16")), "compute capability")
+    old = by_check(pf.run_checks(v100, req(vllm_version="0.14.1", dtype="float16")), "compute capability")
+    assert now.status == "fail" and ">= 7.5" in now.message
+    assert old.status == "pass"
+    t4 = by_check(pf.run_checks(facts(smi=SMI_T4), req(dtype="float16")), "compute capability")
+    assert t4.status == "pass"  # exactly at the floor
+
+
+@pytest.mark.parametrize("driver,vllm,status,hint", [
+    ("580.65.06", "0.33.0", "pass", None),
+    ("575.57.08", "0.33.0", "fail", "cu129"),       # CUDA 13 wheel; the cu129 wheel would run
+    ("550.54.15", "0.33.0", "fail", ">= 580.65.06"),
+    ("575.57.08", "0.12.0", "pass", None),          # CUDA 12.9 wheel needs 575.51.03
+    ("550.54.15", "0.11.0", "warn", "570.26"),      # CUDA 12.8: only minor-version compatibility
+    ("470.82.01", "0.11.0", "fail", "570.26"),
+])
+def test_driver_against_the_wheels_cuda(driver, vllm, status, hint):
+    f = facts(smi=f"NVIDIA L4, 23034, 0, 8.9, {driver}\n")
+    d = by_check(pf.run_checks(f, req(vllm_version=vllm)), "driver")
+    assert d.status == status, d
+    if hint:
+        assert hint in d.message + d.fix
+
+
+def test_wheel_cuda_table():
+    assert [pf.wheel_cuda(v) for v in ("0.6.3", "0.8.5", "0.9.0", "0.12.0", "0.19.1", "0.20.0", "0.33.0")] == \
+        ["12.1", "12.4", "12.8", "12.9", "12.9", "13.0", "13.0"]
+
+
+# ----------------------------------------------------------------------------- platform
+
+
+def test_wsl2_is_detected_and_named():
+    f = facts(kernel="5.15.153.1-microsoft-standard-WSL2")
+    assert f.wsl == "WSL2"
+    os_f = by_check(pf.run_checks(f, req()), "os")
+    assert os_f.status == "warn" and "WSL2" in os_f.message
+    assert pf.detect_wsl("4.4.0-19041-Microsoft") == "WSL1"
+    assert pf.detect_wsl("6.8.0-1015-aws") is None
+
+
+def test_windows_and_macos_fail():
+    for name in ("Windows", "Darwin"):
+        f = by_check(pf.run_checks(facts(os_name=name), req()), "os")
+        assert f.status == "fail" and "WSL2" in f.fix
+
+
+@pytest.mark.parametrize("py,status", [((3, 9, 18), "fail"), ((3, 10, 0), "pass"), ((3, 13, 1), "pass"),
+                                        ((3, 14, 0), "fail")])
+def test_python_range(py, status):
+    assert by_check(pf.run_checks(facts(python=py), req()), "python").status == status
+
+
+def test_torch_already_installed_advises_a_fresh_venv():
+    f = by_check(pf.run_checks(facts(torch="2.5.1+cu121"), req()), "torch")
+    assert f.status == "warn" and "2.5.1" in f.message and "venv" in f.fix
+    assert by_check(pf.run_checks(facts(), req()), "torch").status == "pass"
+
+
+def test_installed_vllm_of_another_version_warns():
+    f = by_check(pf.run_checks(facts(vllm="0.11.0"), req()), "vllm")
+    assert f.status == "warn" and "0.11.0" in f.message
+
+
+# ----------------------------------------------------------------------------- cache, token, revision
+
+
+def test_cache_dir_precedence():
+    assert pf.hf_cache_dir({"HF_HUB_CACHE": "/a", "HF_HOME": "/b"}, "/root") == "/a"
+    assert pf.hf_cache_dir({"HF_HOME": "/b"}, "/root") == "/b/hub"
+    assert pf.hf_cache_dir({"XDG_CACHE_HOME": "/x"}, "/root") == "/x/huggingface/hub"
+    assert pf.hf_cache_dir({}, "/home/u") == "/home/u/.cache/huggingface/hub"
+
+
+def test_mount_lookup():
+    assert pf.mount_for("/mnt/models/hf/hub", MOUNTS_CONTAINER) == ("/mnt/models", "ext4")
+    assert pf.mount_for("/root/.cache/huggingface/hub", MOUNTS_CONTAINER) == ("/", "overlay")
+    assert pf.mount_for("/mnt/my disk/hf", MOUNTS_CONTAINER) == ("/mnt/my disk", "xfs")
+    assert pf.mount_for("/mnt/modelsX", MOUNTS_CONTAINER) == ("/", "overlay")
+
+
+def test_hf_home_unset_on_container_root_warns():
+    f = facts(env={"HOME": "/root"})
+    assert f.cache_dir == "/root/.cache/huggingface/hub" and f.cache_fs_type == "overlay"
+    h = by_check(pf.run_checks(f, req()), "HF_HOME")
+    assert h.status == "warn" and "unset" in h.message and "overlay" in h.message and "HF_HOME" in h.fix
+
+
+def test_hf_home_on_tmpfs_warns_and_on_a_volume_passes():
+    tmp = by_check(pf.run_checks(facts(env={"HOME": "/root", "HF_HOME": "/dev/shm/hf"}), req()), "HF_HOME")
+    assert tmp.status == "warn" and "tmpfs" in tmp.message
+    ok = by_check(pf.run_checks(facts(), req()), "HF_HOME")
+    assert ok.status == "pass" and "ext4" in ok.message
+
+
+@pytest.mark.parametrize("free_gib,status", [(10, "fail"), (17, "warn"), (100, "pass")])
+def test_disk_free_against_the_weights(free_gib, status):
+    d = by_check(pf.run_checks(facts(free=free_gib * GIB), req()), "disk")
+    assert d.status == status
+    assert "/mnt/models/hf/hub" in d.message
+
+
+def test_gated_model_needs_a_token_that_is_never_shown():
+    secret = "hf_TOPSECRETvalue42"
+    without = by_check(pf.run_checks(facts(), req()), "HF_TOKEN")
+    assert without.status == "fail" and "gated" in without.message
+    f = facts(env={"HOME": "/root", "HF_HOME": "/mnt/models/hf", "HF_TOKEN": secret})
+    assert f.hf_token_present
+    findings = pf.run_checks(f, req())
+    assert by_check(findings, "HF_TOKEN").status == "pass"
+    dumped = json.dumps({"machine": f.to_dict(), "findings": [x.to_dict() for x in findings]})
+    assert secret not in dumped and secret not in repr(f)
+    assert by_check(pf.run_checks(facts(), req(gated=False)), "HF_TOKEN").status == "pass"
+
+
+def test_token_file_counts_as_a_token():
+    f = pf.gather_facts({"HOME": "/root", "HF_HOME": "/mnt/models/hf"}, nvml=fake_nvml([], fail=True),
+                        run_nvidia_smi=lambda: SMI_L4, mounts_text="", os_name="Linux", kernel_release="6.8",
+                        proc_version="", installed_version=lambda d: None, disk_free=lambda p: 0,
+                        is_file=lambda p: p == "/mnt/models/hf/token")
+    assert f.hf_token_present
+
+
+@pytest.mark.parametrize("rev,status", [(None, "warn"), ("main", "warn"), ("v1.0", "warn"),
+                                         ("0e9e39f249a16976918f6564b8830bc894c89659", "pass")])
+def test_revision_pinned(rev, status):
+    assert by_check(pf.run_checks(facts(), req(revision=rev)), "revision").status == status
+
+
+# ----------------------------------------------------------------------------- memory and plan
+
+
+def test_memory_used_by_others_against_the_requested_fraction():
+    f = facts(smi=SMI_2XA100)
+    findings = pf.run_checks(f, req(gpus_needed=2, gpu_memory_utilization=0.9))
+    mem = [x for x in findings if x.check == "gpu memory"]
+    assert [x.status for x in mem] == ["pass", "fail"]
+    # 20 GiB used of 80: at most 0.75 can be requested.
+    assert "--gpu-memory-utilization 0.75" in mem[1].fix
+    ok = pf.run_checks(f, req(gpus_needed=2, gpu_memory_utilization=0.7))
+    assert all(x.status == "pass" for x in ok if x.check == "gpu memory")
+
+
+def test_too_few_gpus_for_the_plan():
+    f = by_check(pf.run_checks(facts(smi=SMI_L4), req(gpus_needed=4)), "gpu count")
+    assert f.status == "fail" and "4" in f.message
+
+
+def test_plan_verdict_is_a_finding():
+    bad = by_check(pf.run_checks(facts(), req(plan_fits=False, plan_error="max seq len (131072) is larger",
+                                              plan_fix="--max-model-len 32768")), "plan")
+    assert bad.status == "fail" and "131072" in bad.message and bad.fix == "--max-model-len 32768"
+    assert by_check(pf.run_checks(facts(), req()), "plan").status == "pass"
+    offline = by_check(pf.run_checks(facts(), req(plan_fits=None, plan_error="Hub unreachable")), "plan")
+    assert offline.status == "warn"
+
+
+def test_request_from_a_plan_object():
+    plan = NS(args=NS(tensor_parallel_size=2, pipeline_parallel_size=1, dtype="bfloat16", quantization=None,
+                      gpu_memory_utilization=0.92, max_model_len=8192),
+              model=NS(id="org/m", weights_bytes=30 * GIB, gated=True, revision="abc", dtype="bfloat16", quant=None),
+              gpu=NS(name="NVIDIA L4"), fits=False, error="does not fit", vllm_version="0.20.0",
+              weights_bytes=15 * GIB, kv_cache_tokens=0, max_concurrency=0.0,
+              fixes=(NS(name="shorter", flags={"max_model_len": 4096}, effect="fits 2x"),))
+    r = pf.request_from_plan(plan, flags_revision=None)
+    assert r.gpus_needed == 2 and r.weights_bytes == 30 * GIB and r.gated is True
+    assert r.revision is None  # the resolver's commit is not the user's pin
+    assert r.plan_fits is False and "--max-model-len 4096" in r.plan_fix
+
+
+# ----------------------------------------------------------------------------- CLI
+
+
+def _cli_app():
+    try:
+        from kvplan.cli import app
+    except ImportError as exc:
+        pytest.skip(f"CLI not importable yet: {exc}")
+    return app
+
+
+def test_cli_preflight_json_on_a_replayed_gpu_less_machine(monkeypatch):
+    app = _cli_app()
+    from typer.testing import CliRunner
+
+    recorded = facts(smi=None)
+    monkeypatch.setattr(pf, "gather_facts", lambda: recorded)
+    res = CliRunner().invoke(app, ["preflight", "--json"])
+    assert res.exit_code == 1, res.output
+    data = json.loads(res.output)
+    assert data["ok"] is False and data["machine"]["gpu_source"] == "none"
+    assert any(f["check"] == "gpu" and f["status"] == "fail" for f in data["findings"])
+
+
+def test_cli_preflight_table_on_a_replayed_l4(monkeypatch):
+    app = _cli_app()
+    from typer.testing import CliRunner
+
+    recorded = facts(smi="NVIDIA L4, 23034, 0, 8.9, 580.82.07\n")
+    monkeypatch.setattr(pf, "gather_facts", lambda: recorded)
+    res = CliRunner().invoke(app, ["preflight", "--dtype", "bfloat16"])
+    assert res.exit_code == 0, res.output
+    assert "PASS" in res.output and "NVIDIA L4" in res.output

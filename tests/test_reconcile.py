@@ -1,0 +1,214 @@
+"""kvplan reconcile: the log against the plan, the record, the site calibration, and the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from kvplan.cli import FitFlags
+from kvplan.errors import InputError
+from kvplan.logs import parse_lines
+from kvplan.reconcile import (
+    GIB,
+    backend_fallback,
+    largest_gap,
+    load_site_calibration,
+    plan_from_log,
+    plan_kwargs_from_log,
+    reconcile,
+    store_site_calibration,
+)
+
+DATA = Path(__file__).parent / "data"
+EXCERPTS = [json.loads(line) for line in (DATA / "vllm_log_excerpts.jsonl").read_text().splitlines() if line.strip()]
+CASES = [json.loads(line) for line in (DATA / "vllm_failure_cases.jsonl").read_text().splitlines() if line.strip()]
+
+
+def excerpt(i):
+    return parse_lines(EXCERPTS[i]["lines"])
+
+
+def fake_plan(**gib):
+    terms = dict(weights=27.5, act=1.0, nt=0.1, cg=0.5, kv=3.0)
+    terms.update(gib)
+    return SimpleNamespace(
+        weights_bytes=terms["weights"] * GIB, activation_peak_bytes=terms["act"] * GIB, non_torch_bytes=terms["nt"] * GIB,
+        cudagraph_bytes=0, cudagraph_capture_bytes=terms["cg"] * GIB, kv_cache_bytes=terms["kv"] * GIB,
+        num_gpu_blocks=1000, kv_cache_tokens=16000, max_concurrency=1.9, block_size=16,
+        args=SimpleNamespace(max_model_len=8192), fits=True, vllm_version="0.7.3",
+        gpu=SimpleNamespace(name="NVIDIA A100 40GB PCIe"), model=SimpleNamespace(id="Qwen/Qwen2.5-14B-Instruct"),
+    )
+
+
+def test_without_a_plan_it_reads_every_figure():
+    result = reconcile(excerpt(42))
+    observed = {r.term: r.observed for r in result.rows}
+    assert observed["weights_gib"] == 27.5681 and observed["activation_peak_gib"] == 1.49
+    assert observed["non_torch_gib"] == 0.11 and observed["kv_cache_gib"] == 2.33
+    assert observed["num_gpu_blocks"] == 796 and observed["cudagraph_gib"] == 0.38
+    assert all(r.predicted is None for r in result.rows)
+    assert result.largest_gap is None
+    assert result.record["observed"]["kv_cache_gib"] == 2.33
+
+
+def test_term_by_term_gaps_and_the_largest():
+    # log (excerpt 42): weights 27.5681, activation 1.49, non-torch 0.11, graphs 0.38, KV 2.33
+    result = reconcile(excerpt(42), fake_plan(act=2.49))
+    gaps = {r.term: r.gap for r in result.rows}
+    assert gaps["activation_peak_gib"] == pytest.approx(-1.0)
+    assert gaps["weights_gib"] == pytest.approx(0.0681)
+    assert gaps["num_gpu_blocks"] == -204
+    assert result.largest_gap["term"] == "activation_peak_gib"
+    assert "profile batch" in result.largest_gap["likely_cause"]
+    assert result.record["gpu"]["name"] == "NVIDIA A100 40GB PCIe"
+
+
+def test_kv_gap_beyond_the_measured_terms_points_at_what_is_not_printed():
+    log = excerpt(24)  # prints weights, graphs and the pool, but not activation or non-torch
+    result = reconcile(log, fake_plan(weights=14.99, cg=0.40, kv=3.0))
+    assert result.largest_gap["term"] == "kv_cache_gib"
+    assert result.largest_gap["gap_gib"] == pytest.approx(1.75)
+    assert "does not print" in result.largest_gap["likely_cause"]
+
+
+def test_largest_gap_none_without_numbers():
+    assert largest_gap(reconcile(parse_lines(["hello"])).rows) is None
+
+
+def test_backend_fallback_is_flagged():
+    assert "XFormers" in backend_fallback(excerpt(85))
+    assert backend_fallback(excerpt(98)) is None
+    turing = next(c for c in CASES if c["id"] == "attn-fallback-t4-turing-lmcache")
+    assert "Volta and Turing" in backend_fallback(parse_lines(turing["log_lines"]))
+    second = parse_lines(["Using TRITON_ATTN attention backend out of potential backends: ['FLASH_ATTN', 'TRITON_ATTN']"])
+    assert "FLASH_ATTN ranks first" in backend_fallback(second)
+    first = parse_lines(["Using FLASH_ATTN attention backend out of potential backends: ['FLASH_ATTN', 'TRITON_ATTN']"])
+    assert backend_fallback(first) is None
+
+
+def test_plan_arguments_come_from_the_log_and_flags_override():
+    log = excerpt(100)  # non-default args: max_model_len 4096, enforce_eager, gpu_memory_utilization 0.85; v0.12.0
+    kwargs = plan_kwargs_from_log(log)
+    assert kwargs["max_model_len"] == "4096" and kwargs["enforce_eager"] is True
+    assert kwargs["gpu_memory_utilization"] == 0.85 and kwargs["vllm_version"] == "0.12.0"
+    kwargs = plan_kwargs_from_log(log, FitFlags(gpu_memory_utilization=0.9, gpu="H100"))
+    assert kwargs["gpu_memory_utilization"] == 0.9 and kwargs["gpu"] == "H100"
+
+
+def test_era_and_context_length_from_the_format():
+    kwargs = plan_kwargs_from_log(excerpt(42))  # V0 split format, no version line; "Maximum concurrency for 8192"
+    assert kwargs["vllm_version"] == "0.7.3"
+    assert kwargs["max_model_len"] == "8192"
+    assert kwargs["gpu_gib"] == 39.38  # the total vLLM printed
+
+
+def test_a_log_argument_kvplan_cannot_model_is_dropped_with_a_note():
+    calls = []
+
+    def fit(model, **kwargs):
+        calls.append(kwargs)
+        if kwargs.get("quantization") == "weird":
+            raise InputError("--quantization", "unknown method 'weird'")
+        return fake_plan()
+
+    log = parse_lines(["INFO 01-01 00:00:00 [utils.py:1] non-default args: {'model': 'm', 'quantization': 'weird'}"])
+    plan, notes = plan_from_log(log, "m", fit=fit)
+    assert plan is not None and "quantization" not in calls[-1]
+    assert any("quantization" in n for n in notes)
+    with pytest.raises(InputError):
+        plan_from_log(log, "m", FitFlags(quantization="weird"), fit=fit)
+
+
+def test_site_calibration_round_trip(tmp_path, monkeypatch):
+    monkeypatch.setenv("KVPLAN_HOME", str(tmp_path))
+    assert load_site_calibration() == {}
+    first = reconcile(excerpt(42), fake_plan(act=2.49))
+    store_site_calibration(first, "NVIDIA A100 40GB PCIe", "Qwen/Qwen2.5-14B-Instruct")
+    second = reconcile(excerpt(42), fake_plan(act=1.49))
+    entry = store_site_calibration(second, "NVIDIA A100 40GB PCIe", "Qwen/Qwen2.5-14B-Instruct")
+    assert entry["n"] == 2
+    assert entry["terms"]["activation_peak_gib"] == pytest.approx(-0.5)  # mean of -1.0 and 0.0
+    loaded = load_site_calibration("NVIDIA A100 40GB PCIe", "Qwen/Qwen2.5-14B-Instruct")
+    assert loaded["activation_peak_bytes"] == int(-0.5 * GIB)
+    assert (tmp_path / "calibration.json").is_file()
+    (tmp_path / "calibration.json").write_text("{not json")
+    with pytest.raises(InputError):
+        load_site_calibration()
+
+
+def test_calibration_needs_a_measured_term(tmp_path):
+    with pytest.raises(InputError):
+        store_site_calibration(reconcile(parse_lines(["nothing"]), fake_plan()), "g", "m", path=tmp_path / "c.json")
+
+
+# ---- with the real planner, on three eras ------------------------------------------------------
+
+
+@pytest.mark.parametrize("index, model, gpu", [
+    (42, "Qwen/Qwen2.5-14B-Instruct", "A100-40GB"),      # V0 0.7.3 format (split profiling line)
+    (98, "meta-llama/Llama-3.1-8B-Instruct", "A100-80GB"),  # V1 0.11.0
+    (83, "Qwen/Qwen3-8B", "A100-40GB"),                  # V1 0.19.1 (estimated CUDA graphs)
+])
+def test_reconcile_with_the_planner_on_three_eras(index, model, gpu, tmp_path, monkeypatch):
+    pytest.importorskip("kvplan.api")
+    monkeypatch.setenv("KVPLAN_HOME", str(tmp_path))  # no site calibration from the user's machine
+    log = excerpt(index)
+    plan, _ = plan_from_log(log, model, FitFlags(gpu=gpu))
+    result = reconcile(log, plan)
+    rows = {r.term: r for r in result.rows}
+    assert rows["weights_gib"].predicted is not None
+    assert abs(rows["weights_gib"].gap) < 0.5  # the checkpoint's bytes are known exactly
+    assert rows["kv_cache_gib"].gap is not None
+    assert result.largest_gap is not None
+
+
+# ---- the CLI -------------------------------------------------------------------------------------
+
+
+def run_cli(*args, stdin=None, home=None):
+    env = None
+    if home is not None:
+        import os
+
+        env = dict(os.environ, KVPLAN_HOME=str(home))
+    return subprocess.run([sys.executable, "-c", "from kvplan.cli import main; main()", *args], input=stdin,
+                          capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_cli_record_to_stdout_without_a_model():
+    text = "\n".join(EXCERPTS[100]["lines"])
+    proc = run_cli("reconcile", "-", "--record", "-", stdin=text)
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(proc.stdout)
+    assert record["observed"]["kv_cache_tokens"] == 198_288
+    assert record["vllm_version"] == "0.12.0"
+
+
+def test_cli_calibrate_needs_a_model(tmp_path):
+    log = tmp_path / "x.log"
+    log.write_text("\n".join(EXCERPTS[100]["lines"]))
+    proc = run_cli("reconcile", str(log), "--calibrate", home=tmp_path)
+    assert proc.returncode == 2 and "--calibrate" in proc.stderr
+
+
+def test_cli_diagnose_json_and_missing_file(tmp_path):
+    case = next(c for c in CASES if c["id"] == "gpu-bf16-t4")
+    proc = run_cli("diagnose", "-", "--json", stdin="\n".join(case["log_lines"]))
+    assert proc.returncode == 1  # the log shows a failed start
+    out = json.loads(proc.stdout)
+    assert out["started"] is False
+    assert out["findings"][0]["symptom"] == "unsupported_gpu" and out["findings"][0]["layer"] == "gpu"
+    assert set(out["findings"][0]) >= {"symptom", "layer", "cause", "fix", "evidence", "confidence"}
+    proc = run_cli("diagnose", str(tmp_path / "missing.log"))
+    assert proc.returncode == 2
+
+
+def test_cli_diagnose_healthy_start(tmp_path):
+    proc = run_cli("diagnose", "-", stdin="\n".join(EXCERPTS[98]["lines"]))
+    assert proc.returncode == 0
+    assert "kvplan reconcile" in proc.stdout

@@ -1,0 +1,199 @@
+"""The JSON API in-process: the same numbers as `kvplan.fit`, errors as {field, message, fix}, bounded uploads."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("fastapi", reason="kvplan[web] is not installed")
+pytest.importorskip("httpx", reason="fastapi.testclient needs httpx")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+import kvplan  # noqa: E402
+from kvplan.cli import FitFlags  # noqa: E402
+from kvplan.cli.fit import sweep_rows  # noqa: E402
+from kvplan.render import budget_segments, verdict_text  # noqa: E402
+from kvplan.resolve import model_catalog  # noqa: E402
+from kvplan.web.app import MAX_UPLOAD_BYTES, create_app  # noqa: E402
+
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+PLAN_KEYS = ("kv_cache_tokens", "max_concurrency", "num_gpu_blocks", "kv_cache_bytes", "weights_bytes", "fits", "error",
+             "activation_peak_bytes", "non_torch_bytes", "cudagraph_bytes", "requested_bytes", "vllm_log", "fixes", "args")
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    return TestClient(create_app(upload_dir=str(tmp_path_factory.mktemp("uploads"))))
+
+
+@pytest.mark.parametrize("body, fit_kwargs", [
+    ({"model": LLAMA, "gpu": "L4", "max_model_len": 8192}, {"gpu": "L4", "max_model_len": 8192}),
+    ({"model": LLAMA, "gpu": "L4", "max_model_len": "32k"}, {"gpu": "L4", "max_model_len": "32k"}),
+    ({"model": LLAMA, "gpu": "L4", "max_model_len": 16384, "kv_cache_dtype": "fp8", "gpu_memory_utilization": 0.95,
+      "enforce_eager": True, "vllm_version": "0.10.2"},
+     {"gpu": "L4", "max_model_len": 16384, "kv_cache_dtype": "fp8", "gpu_memory_utilization": 0.95, "enforce_eager": True,
+      "vllm_version": "0.10.2"}),
+    ({"model": "Qwen/Qwen3.8-27B", "gpu": "H100", "max_model_len": 131072, "tensor_parallel_size": 2},
+     {"gpu": "H100", "max_model_len": 131072, "tensor_parallel_size": 2}),
+    ({"model": LLAMA, "gpu_gib": 23.5, "max_model_len": 4096}, {"gpu_gib": 23.5, "max_model_len": 4096}),
+])
+def test_plan_equals_fit(client, body, fit_kwargs):
+    r = client.post("/api/plan", json=body)
+    assert r.status_code == 200, r.text
+    got = r.json()
+    p = kvplan.fit(body["model"], **fit_kwargs)
+    want = json.loads(json.dumps(p.to_dict()))
+    for key in PLAN_KEYS:
+        assert got[key] == want[key], key
+    assert got["verdict"] == verdict_text(p).plain
+    assert [s["bytes"] for s in got["budget_segments"]] == [b for _, b in budget_segments(p)]
+    assert "<svg" in got["svg"]["budget"] and "<title>" in got["svg"]["budget"]
+    assert f"data-chosen-max-model-len='{p.args.max_model_len}'" in got["svg"]["concurrency"]
+
+
+def test_plan_inverse_questions_match_the_cli(client):
+    r = client.post("/api/plan", json={"model": LLAMA, "gpu": "auto", "max_model_len": 32768, "curve": False})
+    assert r.status_code == 200
+    assert r.json()["inverse"].startswith("--gpu auto")
+    r = client.post("/api/plan", json={"model": LLAMA, "gpu": "L4", "max_model_len": "auto", "concurrency": 4, "curve": False})
+    assert r.status_code == 200
+    assert r.json()["max_concurrency"] >= 4
+
+
+def test_concurrency_curve_is_the_sweep(client):
+    got = client.post("/api/plan", json={"model": LLAMA, "gpu": "L4", "max_model_len": 8192}).json()["svg"]["concurrency"]
+    rows = sweep_rows(LLAMA, FitFlags(gpu="L4", max_model_len="8192"), [("max_model_len", [1024, 2048, 131072])])
+    for row in rows:
+        assert f"data-max-model-len='{row['max_model_len']}' data-concurrency='{row['max_concurrency']!r}'" in got
+
+
+def test_sweep_equals_cli_rows(client):
+    body = {"model": LLAMA, "gpu": "L4", "vary": ["max_model_len=2048,4096,16384", "kv_cache_dtype=auto,fp8"]}
+    r = client.post("/api/sweep", json=body)
+    assert r.status_code == 200
+    want = sweep_rows(LLAMA, FitFlags(gpu="L4"), [("max_model_len", [2048, 4096, 16384]), ("kv_cache_dtype", ["auto", "fp8"])])
+    assert r.json() == {"varied": ["max_model_len", "kv_cache_dtype"], "rows": json.loads(json.dumps(want))}
+
+
+def test_catalogs(client):
+    models = client.get("/api/models").json()
+    assert {m["id"] for m in models} == set(model_catalog())
+    assert all(LLAMA.split("/")[1].lower()[:5] in m["id"].lower() for m in client.get("/api/models?search=llama-3.1").json())
+    gpus = client.get("/api/gpus").json()
+    assert [g["total_bytes"] for g in gpus] == sorted(g["total_bytes"] for g in gpus)
+    assert any(g["id"] == "l4" for g in gpus)
+
+
+@pytest.mark.parametrize("body, field, status", [
+    ({"model": LLAMA, "gpu": "L44"}, "--gpu", 400),
+    ({"model": LLAMA, "gpu": "L4", "gpu_memory_utilization": 1.5}, "--gpu-memory-utilization", 400),
+    ({"model": LLAMA, "gpu": "L4", "max_model_len": "lots"}, "--max-model-len", 400),
+    ({"model": LLAMA, "gpu": "L4", "max_model_len": 10 ** 7}, "--max-model-len", 400),
+    ({"model": LLAMA, "gpu": "L4", "tensor_parallel_size": 3}, "--tensor-parallel-size", 400),
+    ({"model": "not-a-model-anywhere", "gpu": "L4"}, "model", 400),
+    ({"model": "/etc/hostname", "gpu": "L4"}, "model", 400),
+    ({"model": "upload:nothing-here", "gpu": "L4"}, "model", 400),
+    ({"model": LLAMA, "gpu": "L4", "max_model_lenn": 4096}, "max_model_lenn", 422),
+    ({"model": LLAMA, "gpu": "L4", "num_gpus": "two"}, "num_gpus", 422),
+])
+def test_errors_carry_field_message_fix(client, body, field, status):
+    r = client.post("/api/plan", json=body)
+    assert r.status_code == status, r.text
+    err = r.json()
+    assert err["field"] == field
+    assert err["message"] and err["fix"]
+
+
+def test_sweep_error_and_bound(client):
+    r = client.post("/api/sweep", json={"model": LLAMA, "vary": ["colour=red"]})
+    assert r.status_code == 400 and r.json()["field"] == "--vary"
+    many = ",".join(str(1024 + i) for i in range(700))
+    r = client.post("/api/sweep", json={"model": LLAMA, "vary": [f"max_model_len={many}"]})
+    assert r.status_code == 400 and "at most" in r.json()["message"]
+
+
+def test_upload_config_gives_a_model_handle(client):
+    config = dict(model_catalog()["Qwen/Qwen2.5-0.5B-Instruct"]["config"], _name_or_path="org/my-upload")
+    r = client.post("/api/config?name=config.json", content=json.dumps(config), headers={"Content-Type": "application/json"})
+    assert r.status_code == 200, r.text
+    handle = r.json()["model"]
+    assert handle.startswith("upload:") and "my-upload" in handle
+    plan = client.post("/api/plan", json={"model": handle, "gpu": "T4", "max_model_len": 4096})
+    assert plan.status_code == 200
+    reference = kvplan.fit(kvplan.resolve.normalize(config, model_id="x", source="test"), gpu="T4", max_model_len=4096)
+    assert plan.json()["kv_cache_tokens"] == reference.kv_cache_tokens
+
+
+def test_upload_is_capped_and_json_only(client):
+    big = b"{" + b" " * MAX_UPLOAD_BYTES + b"}"
+    r = client.post("/api/config", content=big, headers={"Content-Type": "application/json"})
+    assert r.status_code == 413
+    assert r.json()["field"] == "config.json" and "5 MB" in r.json()["message"]
+    r = client.post("/api/config", content=b"import os; os.system('true')")
+    assert r.status_code == 400 and "not valid JSON" in r.json()["message"]
+    r = client.post("/api/config", content=b"[1, 2]")
+    assert r.status_code == 400
+    r = client.post("/api/config", content=json.dumps({"model_type": "made_up_arch", "vocab_size": 10}))
+    assert r.status_code == 400 and r.json()["fix"]
+
+
+def test_scaffold_returns_the_files(client):
+    r = client.post("/api/scaffold", json={"model": LLAMA, "gpu": "L4", "max_model_len": 8192})
+    assert r.status_code == 200, r.text
+    files = r.json()["files"]
+    assert "--max-model-len 8192" in files["serve.sh"] and "docker-compose.yml" in files
+    r = client.post("/api/scaffold", json={"model": LLAMA, "gpu": "L4", "max_model_len": 131072})
+    assert r.status_code == 400 and r.json()["fix"]
+
+
+def test_simulate_is_bounded(client):
+    body = {"model": LLAMA, "gpu": "L4", "max_model_len": 8192, "max_requests": 300, "workload": "azure-conv"}
+    r = client.post("/api/simulate", json=body)
+    assert r.status_code == 200, r.text
+    d = r.json()
+    assert d["result"]["requests_total"] == 300
+    assert d["result"]["worst_case_concurrency"] == pytest.approx(kvplan.fit(LLAMA, gpu="L4", max_model_len=8192).max_concurrency)
+    r = client.post("/api/simulate", json=dict(body, max_requests=10 ** 6))
+    assert r.status_code == 422 and r.json()["field"] == "max_requests"
+    r = client.post("/api/simulate", json=dict(body, workload="no-such-trace"))
+    assert r.status_code == 400 and r.json()["field"] == "workload"
+
+
+def test_simulate_stops_at_the_time_limit(tmp_path):
+    slow = TestClient(create_app(upload_dir=str(tmp_path), simulate_seconds=0.0))
+    r = slow.post("/api/simulate", json={"model": LLAMA, "gpu": "L4", "max_model_len": 8192, "max_requests": 500})
+    assert r.status_code == 400 and "ran past" in r.json()["message"]
+
+
+def test_workload_upload(client):
+    csv = "prompt_tokens,completion_tokens,arrival_s\n" + "".join(f"{100 + i},{20 + i},{i * 0.1}\n" for i in range(50))
+    r = client.post("/api/workload?name=mine.csv", content=csv, headers={"Content-Type": "text/csv"})
+    assert r.status_code == 200, r.text
+    handle = r.json()["workload"]
+    r = client.post("/api/simulate", json={"model": LLAMA, "gpu": "L4", "max_model_len": 8192, "workload": handle})
+    assert r.status_code == 200 and r.json()["result"]["requests_total"] == 50
+
+
+def test_openapi_and_page(client):
+    schema = client.get("/openapi.json").json()
+    for path in ("/api/plan", "/api/sweep", "/api/models", "/api/gpus", "/api/scaffold", "/api/simulate", "/api/config"):
+        assert path in schema["paths"], path
+    props = schema["components"]["schemas"]["PlanRequest"]["properties"]
+    assert {"model", "gpu", "max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "kv_cache_dtype"} <= set(props)
+    page = client.get("/")
+    assert page.status_code == 200 and "/static/app.js" in page.text
+    assert "http://" not in page.text.replace("http://www.w3.org", "") and "https://" not in page.text  # nothing from a CDN
+    for asset in ("app.js", "style.css"):
+        body = client.get(f"/static/{asset}").text
+        assert "https://" not in body and "http://" not in body
+
+
+def test_cli_web_is_registered_and_loopback_by_default():
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+
+    result = CliRunner().invoke(app, ["web", "--help"])
+    assert result.exit_code == 0 and "127.0.0.1" in result.output

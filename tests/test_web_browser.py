@@ -1,0 +1,151 @@
+"""End to end in real headless Chromium: the page shows the CLI's numbers for the same inputs.
+
+Needs Debian's `chromium` (/usr/bin/chromium) and the Python `playwright` package (no
+`playwright install`: the system browser is driven directly). Saves docs/web-screenshot.png.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+pytestmark = pytest.mark.browser
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"{CHROMIUM} not found (apt-get install chromium)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="the Python playwright package is not installed (pip install playwright)")
+pytest.importorskip("fastapi", reason="kvplan[web] is not installed")
+uvicorn = pytest.importorskip("uvicorn", reason="kvplan[web] is not installed")
+
+import kvplan  # noqa: E402
+from kvplan.render import budget_segments, verdict_text  # noqa: E402
+from kvplan.resolve import model_catalog  # noqa: E402
+from kvplan.web.app import create_app  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+SCREENSHOT = REPO / "docs" / "web-screenshot.png"
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TIMEOUT_MS = 20_000
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server_url(tmp_path_factory):
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(upload_dir=str(tmp_path_factory.mktemp("uploads"))),
+                                           host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def page(server_url, tmp_path_factory):
+    with sync_api.sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=CHROMIUM, headless=True,
+            args=CHROMIUM_ARGS, viewport={"width": 1400, "height": 1000})
+        pg = context.new_page()
+        pg.set_default_timeout(TIMEOUT_MS)
+        pg.goto(server_url + "/")
+        pg.wait_for_function("document.querySelector('#verdict').dataset.kvCacheTokens !== undefined")
+        yield pg
+        context.close()
+
+
+def _wait_for_plan(pg, p) -> None:
+    """Wait until the page shows plan `p` (the verdict text and its tokens)."""
+    pg.wait_for_function("([text, tokens]) => { const v = document.querySelector('#verdict');"
+                         " return v.textContent === text && v.dataset.kvCacheTokens === String(tokens); }",
+                         arg=[verdict_text(p).plain, p.kv_cache_tokens])
+
+
+def _shown_numbers(pg) -> dict:
+    return pg.evaluate("""() => ({
+        kv_pool_bytes: Number(document.querySelector("#budget rect[data-segment='KV pool']").dataset.bytes),
+        weights_bytes: Number(document.querySelector("#budget rect[data-segment='weights']").dataset.bytes),
+        chosen_len: Number(document.querySelector('#curve svg').dataset.chosenMaxModelLen),
+        chosen_concurrency: Number(document.querySelector('#curve svg').dataset.chosenConcurrency),
+        fits: document.querySelector('#verdict').dataset.fits,
+    })""")
+
+
+def _assert_matches_cli(pg, p) -> None:
+    shown = _shown_numbers(pg)
+    segments = dict(budget_segments(p))
+    assert shown["kv_pool_bytes"] == pytest.approx(segments["KV pool"], abs=1)
+    assert shown["weights_bytes"] == pytest.approx(segments["weights"], abs=1)
+    assert shown["chosen_len"] == p.args.max_model_len
+    assert shown["chosen_concurrency"] == pytest.approx(p.max_concurrency, rel=1e-12)
+    assert shown["fits"] == ("true" if p.fits else "false")
+
+
+def test_llama_on_l4_follows_max_model_len(page):
+    page.fill("#model", LLAMA)
+    page.select_option("#gpu", "l4")
+    page.fill("#max_model_len", "8192")
+    at_8k = kvplan.fit(LLAMA, gpu="L4", max_model_len=8192)
+    _wait_for_plan(page, at_8k)
+    _assert_matches_cli(page, at_8k)
+    page.wait_for_function("(key) => { const t = document.querySelector('#gpu-table');"
+                           " return t.dataset.state === 'ready' && t.dataset.key === key; }",
+                           arg=json.dumps([LLAMA, "l4", "8192"], separators=(",", ":")))
+    assert page.locator("#gpu-table tr.chosen td").first.text_content() == at_8k.gpu.name
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT), full_page=True)
+
+    page.fill("#max_model_len", "32768")
+    at_32k = kvplan.fit(LLAMA, gpu="L4", max_model_len=32768)
+    _wait_for_plan(page, at_32k)
+    _assert_matches_cli(page, at_32k)
+    assert at_32k.max_concurrency != at_8k.max_concurrency
+    assert "max_model_len=32768" in page.url and "gpu=l4" in page.url  # the state is shareable by URL
+    if not at_32k.fits:
+        assert page.locator("#fixes li").count() == len(at_32k.fixes)
+
+
+def test_upload_config_json(page, tmp_path):
+    config = dict(model_catalog()["Qwen/Qwen2.5-0.5B-Instruct"]["config"], _name_or_path="example-org/uploaded-qwen")
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    page.set_input_files("#config-file", str(path))
+    page.wait_for_function("document.querySelector('#model').value.startsWith('upload:')")
+    expected = kvplan.fit(str(path), gpu="L4", max_model_len=int(page.input_value("#max_model_len")))
+    _wait_for_plan(page, expected)
+    _assert_matches_cli(page, expected)
+
+
+def test_error_is_shown_next_to_the_field_and_the_form_is_kept(page):
+    model_before = page.input_value("#model")
+    page.fill("#gpu_memory_utilization", "1.5")
+    slot = page.locator(".err[data-for='gpu_memory_utilization']")
+    slot.wait_for(state="visible")
+    assert "must be in (0, 1]" in slot.text_content()
+    assert page.input_value("#model") == model_before
+    assert page.input_value("#gpu_memory_utilization") == "1.5"
+    page.fill("#gpu_memory_utilization", "")
+    page.fill("#model", "no-such-model-xyz")
+    model_slot = page.locator(".err[data-for='model']")
+    model_slot.wait_for(state="visible")
+    assert "unknown model" in model_slot.text_content()
+    assert page.input_value("#model") == "no-such-model-xyz"
