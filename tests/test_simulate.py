@@ -4,6 +4,7 @@ hand-checked scheduler scenarios."""
 from __future__ import annotations
 
 import math
+import os
 from collections import deque
 from dataclasses import replace
 
@@ -18,6 +19,7 @@ from kvplan.simulate import (SLO, EngineConfig, StepCoefficients, StepModel, _bl
 from kvplan.workload import Workload
 
 R19 = scheduler_rules("0.19.0")
+EXAMPLES = int(os.environ.get("KVPLAN_SIM_EXAMPLES", "50"))  # raise for a deeper search
 R18 = scheduler_rules("0.18.0")
 
 
@@ -156,7 +158,7 @@ def scenarios(draw):
     return wl([p for p, _, _ in reqs], [c for _, c, _ in reqs], arr), cfg(blocks=blocks, bs=bs, seqs=seqs, budget=budget, mml=300), rules
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenarios())
 def test_matches_reference_step_by_step(sc):
     """The skip-ahead engine gives the same per-request times as a naive per-step loop."""
@@ -170,14 +172,13 @@ def test_matches_reference_step_by_step(sc):
     assert res.preemptions_per_request.tolist() == ref["npre"].tolist()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenarios())
 def test_invariants(sc):
     w, c, rules = sc
     res = simulate(w, c, SM, rules)
     ok = ~res.rejected
     # every admitted request finishes exactly once, after its first token, after it arrived
-    assert res.requests_completed if False else True
     assert np.isfinite(res.finish_s[ok]).all() and not np.isfinite(res.finish_s[~ok]).any()
     assert (res.first_token_s[ok] <= res.finish_s[ok] + 1e-12).all()
     assert (res.first_scheduled_s[ok] >= res.arrival_s[ok] - 1e-12).all()

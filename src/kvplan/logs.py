@@ -394,6 +394,22 @@ _MEMORY_LOOKING = re.compile(
     r"tokens per request|max[ _]model[ _]len|max seq len|out of memory|gpu[_ ]memory[_ ]utilization|num_gpu_blocks|memory profil",
     _I,
 )
+# Cheap substring gates (lowercase) in front of the two regexes above and below: most lines of a
+# long log hold none of these, and `in` is far cheaper than a case-insensitive alternation.
+_MEMORY_WORDS = ("kv", "gib", "gb", "block", "concurrency", "graph", "tokens per request", "model_len", "model len",
+                 "seq len", "memory", "utilization")
+_ERROR_WORDS = ("error", "critical", "fatal", "traceback", "exception", "fail", "cannot", "not supported", "killed",
+                "terminated", "oom")
+
+
+def looks_memory_related(message: str, lowered: str) -> bool:
+    return any(w in lowered for w in _MEMORY_WORDS) and _MEMORY_LOOKING.search(message) is not None
+
+
+def looks_like_error(message: str, lowered: str) -> bool:
+    return any(w in lowered for w in _ERROR_WORDS) and _ERROR_LOOKING.search(message) is not None
+
+
 # A line that looks like an error (shown when nothing is recognised).
 _ERROR_LOOKING = re.compile(
     r"\b(?:ERROR|CRITICAL|FATAL)\b|Traceback|(?:Error|Exception)\b:|\bfailed\b|\bcannot\b|\bnot supported\b|\bkilled\b|\bterminated\b|\bOOM\b",
@@ -1178,10 +1194,11 @@ def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> Sta
             _apply_figure(acc, sig.name, groups)
             if sig.kind == ERROR and sig.fatal:
                 acc.error(message[:500])
-        if not matched and _MEMORY_LOOKING.search(message):
+        lowered = message.lower()
+        if not matched and looks_memory_related(message, lowered):
             acc.unrecognised_count += 1
             _keep(acc.unrecognised, message[:500])
-        if (line.level in ("ERROR", "CRITICAL") or _ERROR_LOOKING.search(message)) and len(acc.error_lines) < MAX_KEPT_LINES:
+        if len(acc.error_lines) < MAX_KEPT_LINES and (line.level in ("ERROR", "CRITICAL") or looks_like_error(message, lowered)):
             acc.error_lines.append(message[:500])
     stats.lines = number
     return _freeze(acc, stats)

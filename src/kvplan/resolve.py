@@ -620,6 +620,16 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     """A config dict (raw or AutoConfig-resolved) -> ModelSpec. Raises ConfigError naming what is missing."""
     notes = list(extra_notes)
     raw = raw or config
+    # the shape must come from the checkpoint's own config: AutoConfig's class defaults would be a silent guess
+    raw_text, _, nested = _text_part(raw)
+    if nested:
+        raw_text = {}  # a nested text_config may rely on its model class's defaults, as transformers and vLLM read it
+        notes.append("language-model settings missing from text_config taken from transformers' defaults for its model_type")
+    for field_name, names in (("hidden_size", ("hidden_size", "d_model", "n_embd")),
+                              ("num_hidden_layers", ("num_hidden_layers", "num_layers", "n_layer")),
+                              ("num_attention_heads", ("num_attention_heads", "n_head", "num_heads"))):
+        if not nested and _get(raw_text, *names) is None:
+            raise ConfigError(field_name, f"the config has no {' / '.join(names)}", "give a complete config.json (the checkpoint's own)")
     if autoconfig:
         config, why = _autoconfig_dict(config)
         if why:

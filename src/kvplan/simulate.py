@@ -816,7 +816,10 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 ts_kv.append((used0 + (used1 - used0) * frac) * inv_usable)
                 next_sample += interval
 
-    def admissible_head() -> bool:
+    def admissible_head(budget_left: int) -> bool:
+        """Would WAITING's head pass the admission gate in a step with `budget_left` tokens to spare?"""
+        if budget_left <= 0:
+            return False
         rid = waiting[0]
         target = prompt[rid] + generated.get(rid, 0)
         hit_blocks = 0
@@ -827,7 +830,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 hit_n = min(cache.match(ch_keys), (target - 1) // hash_tokens)
                 hit_blocks = hit_n * cache.blocks_per_hash
                 start = hit_n * hash_tokens
-        gate_tokens = target if whole_prompt else start + min(target - start, threshold, budget)
+        gate_tokens = target if whole_prompt else start + min(target - start, threshold, budget_left)
         avail = usable - in_use()
         if watermark and running:
             avail -= watermark
@@ -869,7 +872,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             max_running = nrun
 
         # ---- fast path: pure-decode steps where nothing but the clock changes
-        if n_dec and n_dec == nrun and (not waiting or nrun >= max_seqs or not admissible_head()):
+        if n_dec and n_dec == nrun and (not waiting or nrun >= max_seqs or not admissible_head(budget - n_dec)):
             while True:  # drop heap entries of decoders that were preempted since
                 f_clock, rid = heap[0]
                 if dec_fin.get(rid) == f_clock:
@@ -946,7 +949,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         t_budget = budget
         preempted = False
         chunks: list = []  # (rid, tokens, prefix tokens)
-        prefill_only = (not mixed) and bool(waiting) and nrun < max_seqs and admissible_head()
+        prefill_only = (not mixed) and bool(waiting) and nrun < max_seqs and admissible_head(budget)
         dec_tokens = 0
         if n_dec and not prefill_only:
             # decoders come first in running order; a missing block preempts from the tail
@@ -1024,7 +1027,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         for _, ch, _ in chunks:
             tokens += ch
         if tokens == 0:
-            if not running and waiting and nxt >= len(rids) and not admissible_head():
+            if not running and waiting and nxt >= len(rids) and not admissible_head(budget):
                 raise RuntimeError("simulator stalled: the head of the queue can never be admitted")
             continue
         u0 = in_use()

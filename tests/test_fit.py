@@ -1,0 +1,269 @@
+"""kvplan fit: the seed's arithmetic, vLLM's arithmetic era by era, errors, and properties."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import kvplan
+from kvplan.errors import ConfigError, InputError
+from kvplan.plan import EngineArgs, plan
+from kvplan.resolve import GIB, find_gpu, resolve_model
+from kvplan.versions import rules_for
+
+SEED_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
+
+
+def seed(max_len: int, model: str = SEED_MODEL):
+    return kvplan.fit(model, gpu_gb=16, overhead_gb=1, max_model_len=max_len)
+
+
+# ---- the seed's worked example, exactly
+
+
+def test_seed_worked_example_exactly():
+    p = seed(4096)
+    assert p.kv_bytes_per_token == 12_288
+    assert p.weights_bytes == 988_065_536
+    assert f"{p.weights_bytes / 1e9:.2f}" == "0.99"
+    assert f"{p.requested_bytes / 1e9:.2f}" == "14.40"
+    assert f"{p.kv_cache_bytes / 1e9:.2f}" == "12.41"
+    assert p.kv_cache_tokens == 1_010_086
+    assert f"{p.max_concurrency:.0f}" == "247"
+    assert "concurrent seqs @ 4096  : 247" in p.vllm_log[-1]
+
+
+@pytest.mark.parametrize("max_len,seqs", [(2048, "493"), (16384, "62"), (32768, "31")])
+def test_seed_max_model_len_table(max_len, seqs):
+    assert f"{seed(max_len).max_concurrency:.0f}" == seqs
+
+
+def test_seed_7b_does_not_fit():
+    p = seed(4096, "Qwen/Qwen2.5-7B-Instruct")
+    assert f"{p.kv_cache_bytes / 1e9:.2f}" == "-1.83"
+    assert not p.fits
+
+
+@given(st.integers(min_value=256, max_value=32768), st.integers(min_value=256, max_value=32768))
+@settings(max_examples=40, deadline=None)
+def test_simple_mode_concurrency_is_exactly_inverse_to_max_model_len(a, b):
+    pa, pb = seed(a), seed(b)
+    assert pa.max_concurrency * a == pytest.approx(pb.max_concurrency * b, rel=1e-12)
+
+
+# ---- per-token bytes
+
+
+def per_token(model: str, **kw) -> float:
+    return kvplan.fit(model, gpu="H100", fixes=False, **kw).kv_bytes_per_token
+
+
+def test_gqa_vs_mha_ratio():
+    gqa = per_token("meta-llama/Llama-3.1-8B-Instruct", max_model_len=4096)   # 8 KV heads
+    mha = per_token("meta-llama/Llama-2-7b-hf", max_model_len=4096)           # 32 KV heads
+    assert gqa == 32 * 2 * 8 * 128 * 2 and mha == 32 * 2 * 32 * 128 * 2
+    assert mha / gqa == 4
+
+
+def test_deepseek_v3_mla_bytes_per_token():
+    m = resolve_model("deepseek-ai/DeepSeek-V3")
+    assert all(l.kind == "mla" and l.head_dim == 576 for l in m.layers)
+    p = kvplan.fit(m, "H200", tensor_parallel_size=8, max_model_len=4096, fixes=False)
+    assert p.kv_bytes_per_token == 61 * 576 * 2 == 70_272  # MLA is not split by TP
+
+
+def test_qwen38_27b_hybrid_state_and_tokens():
+    m = resolve_model("Qwen/Qwen3.8-27B")
+    gdn = [l for l in m.layers if l.kind == "recurrent"]
+    full = [l for l in m.layers if l.kind == "full"]
+    assert len(gdn) == 48 and len(full) == 16
+    conv, ssm = gdn[0].recurrent.shapes(1)
+    ssm_bytes = 48 * ssm[0] * ssm[1] * ssm[2] * 4  # fp32 state (config mamba_ssm_dtype)
+    assert ssm_bytes == 144 * 1024 ** 2
+    assert conv == (3, 2 * 16 * 128 + 48 * 128)
+    p = kvplan.fit(m, "H100", max_model_len=32768, fixes=False)
+    assert p.kv_bytes_per_token == 65_536
+    assert p.state_bytes_per_sequence >= 48 * (3_145_728 + 3 * 10240 * 2)
+    # the attention block size is raised so one page holds one sequence's recurrent state (Qwen3.8 log: 1568 at fp8)
+    q = kvplan.fit(m, "H100", max_model_len=32768, kv_cache_dtype="fp8", fixes=False)
+    assert q.block_size == 1568
+
+
+def test_sliding_window_caps_per_request_blocks():
+    p = kvplan.fit("openai/gpt-oss-120b", "A100-80GB", tensor_parallel_size=4, max_model_len=16384,
+                   max_num_batched_tokens=2048, vllm_version="0.10.1.1", fixes=False)
+    groups = {g.kind for g in p.groups}
+    assert groups == {"full", "sliding"}
+    # full: cdiv(16384,16) = 1024; sliding: cdiv(min(127 + 2048, 16384), 16) + 1 = 137 (docs/vllm-memory-model.md section 3.6)
+    assert p.blocks_for_tokens(16384) == 1024 + 137
+    assert p.blocks_for_tokens(100_000) == p.blocks_for_tokens(16384) + (cdiv(100_000, 16) - 1024)
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def test_tp_divides_kv_heads_and_replicates_when_fewer():
+    m = resolve_model("meta-llama/Llama-3.1-8B-Instruct")
+    one = kvplan.fit(m, "H100", max_model_len=4096, fixes=False).kv_bytes_per_token
+    two = kvplan.fit(m, "H100", tensor_parallel_size=2, max_model_len=4096, fixes=False).kv_bytes_per_token
+    sixteen = kvplan.fit("meta-llama/Llama-3.1-405B", "H100", tensor_parallel_size=16, max_model_len=4096, fixes=False)
+    assert two * 2 == one
+    assert sixteen.kv_bytes_per_token == 126 * 2 * 1 * 128 * 2  # 8 KV heads < TP 16: one head per rank, replicated
+
+
+def test_quantized_weights_are_smaller_and_labelled():
+    awq = resolve_model("Qwen/Qwen2.5-72B-Instruct-AWQ")
+    p = kvplan.fit(awq, "H100", max_model_len=8192, fixes=False)
+    assert not p.weights_exact
+    # ~72.7B params: the linear layers at ~0.52 B/param, embeddings and lm_head in fp16
+    assert 38 * GIB < p.weights_bytes < 45 * GIB
+    fp8 = kvplan.fit("Qwen/Qwen3-32B-FP8", "H100", max_model_len=8192, fixes=False)
+    bf16 = kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=8192, fixes=False)
+    assert 0.5 < fp8.weights_bytes / bf16.weights_bytes < 0.56
+
+
+def test_llama_weights_match_vllm_log_exactly():
+    # vLLM logs "Model loading took 14.9888 GiB" (parameters 14.9575 GiB + 32 MiB rotary cache)
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "A100-80GB", max_model_len=4096, fixes=False)
+    assert round(p.weights_bytes / GIB, 4) == 14.9888
+
+
+# ---- the pool arithmetic against logged startups (given their logged KV GiB)
+
+
+def given_pool(model, gpu, kv_gib, version, **kw):
+    return kvplan.fit(model, gpu, kv_cache_memory_bytes=int(kv_gib * GIB), vllm_version=version, fixes=False, **kw)
+
+
+def test_pool_arithmetic_phi3_sliding_window_0_19():
+    p = given_pool("microsoft/Phi-3-mini-4k-instruct", "RTX 3090", 13.06, "0.19.1", max_model_len=4096, dtype="float16")
+    assert p.num_gpu_blocks == 2228 and p.kv_cache_tokens == 35_648 and f"{p.max_concurrency:.2f}" == "8.67"
+
+
+def test_pool_arithmetic_gpt_oss_hybrid_0_10():
+    p = given_pool("openai/gpt-oss-120b", "A100-80GB", 45.32, "0.10.1.1", tensor_parallel_size=4, max_model_len=16384,
+                   max_num_batched_tokens=2048)
+    # the log prints GiB to 2 decimals: +-0.005 GiB is +-(0.005 GiB / bytes per block) blocks, 8 tokens each (N // 2 x 16)
+    slack_tokens = 0.005 * GIB / p.bytes_per_block * 8
+    assert abs(p.kv_cache_tokens - 2_640_144) <= slack_tokens and f"{p.max_concurrency:.2f}" == "284.25"
+
+
+def test_pool_arithmetic_qwen36_gdn_0_24():
+    m = resolve_model("nvidia/Qwen3.6-35B-A3B-NVFP4")
+    p = given_pool(m, "RTX 5090", 6.01, "0.24.0", max_model_len=131072, kv_cache_dtype="fp8", max_num_seqs=1,
+                   max_num_batched_tokens=8192)
+    assert p.block_size == 2096 and p.num_gpu_blocks == 300
+    assert p.kv_cache_tokens == 569_878 and f"{p.max_concurrency:.2f}" == "4.35"
+
+
+# ---- verdict, error text and fixes
+
+
+def test_does_not_fit_gives_vllms_error_and_fixes():
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=131072, gpu_memory_utilization=0.92)
+    assert not p.fits
+    assert "To serve at least one request with the model's max seq len (131072)" in p.error
+    assert "the estimated maximum model length is" in p.error
+    names = [f.name for f in p.fixes]
+    assert "lower max_model_len" in names and "fp8 KV cache" in names and any("tensor parallel" in n for n in names)
+    lower = next(f for f in p.fixes if f.name == "lower max_model_len")
+    assert lower.fits and lower.flags["max_model_len"] == p.estimated_max_model_len // 16 * 16
+    # applying the fix really starts
+    q = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=lower.flags["max_model_len"], gpu_memory_utilization=0.92)
+    assert q.fits
+
+
+def test_older_era_error_text():
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "RTX 3090", max_model_len=29000, gpu_memory_utilization=0.9,
+                   vllm_version="0.6.4")
+    assert not p.fits and p.error.startswith("The model's max seq len (29000) is larger than the maximum number of tokens")
+
+
+def test_version_defaults_are_data():
+    assert rules_for("0.19.1").default_gpu_memory_utilization == 0.90
+    assert rules_for("0.20.0").default_gpu_memory_utilization == 0.92
+    assert not rules_for("0.19.1").cudagraph_subtracted and rules_for("0.20.0").cudagraph_subtracted
+    p = kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, fixes=False)
+    assert p.vllm_version == "0.33.0" and any("0.33.0" in a for a in p.assumptions)
+
+
+# ---- properties
+
+
+@given(st.floats(min_value=0.3, max_value=0.95), st.floats(min_value=0.0, max_value=0.04))
+@settings(max_examples=30, deadline=None)
+def test_more_memory_never_gives_fewer_blocks(util, more):
+    m = resolve_model("meta-llama/Llama-3.1-8B-Instruct")
+    a = plan(m, find_gpu("A100-80GB"), EngineArgs(max_model_len=8192, gpu_memory_utilization=util))
+    b = plan(m, find_gpu("A100-80GB"), EngineArgs(max_model_len=8192, gpu_memory_utilization=min(1.0, util + more)))
+    assert b.num_gpu_blocks >= a.num_gpu_blocks
+
+
+# ---- bad input: one line naming the field and the fix
+
+
+@pytest.mark.parametrize("kw,field", [
+    ({"gpu_memory_utilization": 1.5}, "--gpu-memory-utilization"),
+    ({"gpu_memory_utilization": 0}, "--gpu-memory-utilization"),
+    ({"tensor_parallel_size": 3}, "--tensor-parallel-size"),
+    ({"max_model_len": 10_000_000}, "--max-model-len"),
+    ({"kv_cache_dtype": "int3"}, "--kv-cache-dtype"),
+])
+def test_bad_flags_name_the_field(kw, field):
+    with pytest.raises(InputError) as e:
+        kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", fixes=False, **kw)
+    assert str(e.value).startswith(field)
+
+
+def test_max_model_len_beyond_limit_uses_vllms_message():
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=100_000, fixes=False)
+    assert "User-specified max_model_len (100000) is greater than the derived max_model_len" in str(e.value)
+
+
+def run(*args):
+    return subprocess.run(["kvplan", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_cli_default_is_the_seed_example_offline():
+    r = run("fit", "--json", "--gpu", "T4")
+    d = json.loads(r.stdout)
+    assert r.returncode == 0
+    assert d["model"] == SEED_MODEL and d["args"]["max_model_len"] == 4096
+    for key in ("kv_bytes_per_token", "state_bytes_per_sequence", "weights_bytes", "budget_bytes", "kv_cache_bytes", "block_size",
+                "num_gpu_blocks", "kv_cache_tokens", "max_concurrency", "fits", "vllm_log", "terms", "assumptions"):
+        assert key in d
+
+
+@pytest.mark.parametrize("args,code,needle", [
+    (["fit", "no-such-model-xyz"], 2, "model"),
+    (["fit", SEED_MODEL, "--gpu", "Z9000"], 2, "--gpu"),
+    (["fit", SEED_MODEL, "--gpu", "L4", "--gpu-memory-utilization", "2"], 2, "--gpu-memory-utilization"),
+    (["fit", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--max-model-len", "131072"], 1, "estimated maximum model length"),
+])
+def test_cli_exit_codes_and_one_line_errors(args, code, needle):
+    r = run(*args)
+    assert r.returncode == code, r.stderr
+    assert needle in (r.stderr + r.stdout)
+    assert "Traceback" not in r.stderr
+
+
+def test_cli_sweep_inverse_and_plot(tmp_path):
+    r = run("sweep", SEED_MODEL, "--gpu-gb", "16", "--overhead-gb", "1", "--vary", "max_model_len=2048,4096,16384,32768", "--json")
+    rows = json.loads(r.stdout)["rows"]
+    assert [f"{x['max_concurrency']:.0f}" for x in rows] == ["493", "247", "62", "31"]
+    png = tmp_path / "s.png"
+    r = run("sweep", "meta-llama/Llama-3.1-8B-Instruct", "--vary", "max_model_len=4096..65536", "--vary", "gpu=L4,A100-80GB", "--plot", str(png))
+    assert r.returncode == 0 and png.stat().st_size > 5000
+    r = run("fit", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--max-model-len", "auto", "--concurrency", "4", "--json")
+    d = json.loads(r.stdout)
+    assert d["fits"] and d["max_concurrency"] >= 4
+    r = run("fit", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "auto", "--max-model-len", "32768", "--json")
+    d = json.loads(r.stdout)
+    assert d["fits"] and "--gpu auto" in d["inverse"]

@@ -1,0 +1,211 @@
+"""Model and GPU references: catalog, local checkpoint folder, bare config.json, and the Hub (a local stand-in)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fake_hub import COMMIT, FakeHub, safetensors_bytes
+from kvplan.errors import ConfigError, InputError, UnknownGPUError, UnknownModelError
+from kvplan.resolve import find_gpu, read_safetensors_header, resolve_gpu, resolve_model
+
+TINY_CONFIG = {
+    "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 256, "intermediate_size": 512,
+    "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1000,
+    "max_position_embeddings": 2048, "torch_dtype": "bfloat16", "tie_word_embeddings": False,
+}
+
+
+def tiny_tensors() -> dict:
+    t = {"model.embed_tokens.weight": ("BF16", [1000, 256]), "lm_head.weight": ("BF16", [1000, 256]),
+         "model.norm.weight": ("BF16", [256])}
+    for i in range(2):
+        p = f"model.layers.{i}."
+        t.update({p + "self_attn.q_proj.weight": ("BF16", [256, 256]), p + "self_attn.k_proj.weight": ("BF16", [128, 256]),
+                  p + "self_attn.v_proj.weight": ("BF16", [128, 256]), p + "self_attn.o_proj.weight": ("BF16", [256, 256]),
+                  p + "mlp.gate_proj.weight": ("BF16", [512, 256]), p + "mlp.up_proj.weight": ("BF16", [512, 256]),
+                  p + "mlp.down_proj.weight": ("BF16", [256, 512]), p + "input_layernorm.weight": ("BF16", [256]),
+                  p + "post_attention_layernorm.weight": ("BF16", [256])})
+    return t
+
+
+def tiny_param_count() -> int:
+    n = 0
+    for _, shape in tiny_tensors().values():
+        k = 1
+        for d in shape:
+            k *= d
+        n += k
+    return n
+
+
+# ---- GPUs
+
+
+@pytest.mark.parametrize("ref,expect", [
+    ("h100", "NVIDIA H100 80GB SXM5"), ("A100-80GB", "NVIDIA A100 80GB SXM4"), ("NVIDIA A100-SXM4-80GB", "NVIDIA A100 80GB SXM4"),
+    ("L4", "NVIDIA L4"), ("t4", "NVIDIA Tesla T4"), ("RTX 4090", "NVIDIA GeForce RTX 4090"), ("H200", "NVIDIA H200 141GB"),
+])
+def test_gpu_names_match_forgivingly(ref, expect):
+    assert find_gpu(ref).name == expect
+
+
+def test_gpu_totals_are_what_vllm_logs():
+    assert round(find_gpu("T4").total_gib, 2) == 14.56
+    assert round(find_gpu("RTX 3090").total_gib, 2) == 23.58
+    assert round(find_gpu("H100").total_gib, 2) == 79.22
+    assert round(find_gpu("L40S").total_gib, 2) == 44.31
+
+
+def test_unknown_gpu_names_the_nearest():
+    with pytest.raises(UnknownGPUError) as e:
+        find_gpu("H1000X")
+    assert "--gpu" in str(e.value) and "nearest" in str(e.value)
+
+
+def test_custom_gpu_size_and_fallback():
+    spec, _ = resolve_gpu(None, gib=24)
+    assert spec.total_bytes == 24 * 1024 ** 3
+    spec, notes = resolve_gpu(None, detect=False)
+    assert spec.name == "NVIDIA Tesla T4" and "T4" in notes[0]
+    with pytest.raises(InputError):
+        resolve_gpu(None, gib=-1)
+
+
+# ---- models: catalog, folder, config.json
+
+
+def test_catalog_model_resolves_offline_with_exact_weights():
+    m = resolve_model("Qwen/Qwen2.5-0.5B-Instruct")
+    assert m.num_layers == 24 and m.num_kv_heads == 2 and m.head_dim == 64
+    assert m.weights_bytes == 988_065_536
+
+
+def test_catalog_lookup_is_case_insensitive():
+    assert resolve_model("qwen/qwen2.5-0.5b-instruct").id == "Qwen/Qwen2.5-0.5B-Instruct"
+
+
+def test_unknown_model_names_nearest_catalog_ids():
+    with pytest.raises(UnknownModelError) as e:
+        resolve_model("Qwen2.5-0.5B-Instrct")
+    assert "Qwen/Qwen2.5-0.5B-Instruct" in str(e.value)
+
+
+def test_local_folder_reads_safetensors_headers_only(tmp_path: Path):
+    (tmp_path / "config.json").write_text(json.dumps(TINY_CONFIG))
+    blob = safetensors_bytes(tiny_tensors())
+    (tmp_path / "model.safetensors").write_bytes(blob)
+    m = resolve_model(str(tmp_path))
+    assert m.checkpoint is not None
+    assert m.checkpoint.total_bytes == tiny_param_count() * 2
+    assert dict(m.checkpoint.bytes_by_dtype) == {"BF16": tiny_param_count() * 2}
+    # the architecture count agrees with the checkpoint for a plain Llama
+    from kvplan.weights import count_weights
+
+    assert count_weights(m).total_params == tiny_param_count() + (1024 - 1000) * 256 * 2  # vocab padded to 64
+
+
+def test_header_reader_never_reads_tensor_data(tmp_path: Path):
+    blob = safetensors_bytes({"w": ("F32", [4, 4])})
+    f = tmp_path / "x.safetensors"
+    f.write_bytes(blob[:-64] + b"")  # truncated data: a header-only reader still works
+    assert read_safetensors_header(f)["w"]["dtype"] == "F32"
+
+
+def test_bare_config_json(tmp_path: Path):
+    p = tmp_path / "config.json"
+    p.write_text(json.dumps(TINY_CONFIG))
+    m = resolve_model(str(p))
+    assert m.hidden_size == 256 and m.checkpoint is None
+
+
+def test_malformed_and_incomplete_configs(tmp_path: Path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ConfigError) as e:
+        resolve_model(str(bad))
+    assert "not valid JSON" in str(e.value)
+    incomplete = tmp_path / "inc.json"
+    incomplete.write_text(json.dumps({"model_type": "llama", "hidden_size": 64}))
+    with pytest.raises(ConfigError) as e:
+        resolve_model(str(incomplete))
+    assert "num_hidden_layers" in str(e.value)
+
+
+def test_unsupported_layer_kind_says_what_is_missing(tmp_path: Path):
+    cfg = dict(TINY_CONFIG, model_type="mystery", layer_types=["warp_attention", "full_attention"])
+    p = tmp_path / "c.json"
+    p.write_text(json.dumps(cfg))
+    with pytest.raises(ConfigError) as e:
+        resolve_model(str(p))
+    assert "warp_attention" in str(e.value) and "supported" in str(e.value)
+
+
+def test_multimodal_uses_text_config_and_counts_the_vision_tower():
+    m = resolve_model("llava-hf/llava-1.5-7b-hf")
+    assert m.is_multimodal and m.num_layers == 32 and m.hidden_size == 4096
+    from kvplan.weights import count_weights
+
+    assert any(c.name == "vision" and c.params > 2e8 for c in count_weights(m).components)
+
+
+# ---- the Hub, through a local stand-in (HF_ENDPOINT)
+
+
+def _run_cli(args: list[str], env_extra: dict) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
+    env.update(env_extra)
+    return subprocess.run([sys.executable, "-m", "kvplan.cli.__main__", *args] if False else ["kvplan", *args],
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+@pytest.fixture()
+def hub(tmp_path):
+    with FakeHub() as h:
+        h.add("acme/tiny-llama", "config.json", TINY_CONFIG)
+        h.add("acme/tiny-llama", "model.safetensors", safetensors_bytes(tiny_tensors()))
+        h.add("acme/gated-llama", "config.json", TINY_CONFIG)
+        h.gated.add("acme/gated-llama")
+        yield h
+
+
+def test_hub_config_and_safetensors_metadata(hub, tmp_path):
+    r = _run_cli(["fit", "acme/tiny-llama", "--revision", COMMIT, "--gpu", "L4", "--max-model-len", "2048", "--json"],
+                 {"HF_ENDPOINT": hub.url, "HF_HOME": str(tmp_path / "hf")})
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["weights_exact"] is True
+    assert d["model_source"].startswith("hub: acme/tiny-llama@" + COMMIT)
+    assert d["kv_bytes_per_token"] == 2 * 2 * 2 * 64 * 2
+    assert any("model.safetensors" in q for q in hub.requests)
+
+
+def test_hub_gated_repo_says_set_hf_token(hub, tmp_path):
+    r = _run_cli(["fit", "acme/gated-llama", "--gpu", "L4"], {"HF_ENDPOINT": hub.url, "HF_HOME": str(tmp_path / "hf")})
+    assert r.returncode != 0
+    assert "gated or private: set HF_TOKEN" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_hub_unknown_repo(hub, tmp_path):
+    r = _run_cli(["fit", "acme/nothing-here", "--gpu", "L4"], {"HF_ENDPOINT": hub.url, "HF_HOME": str(tmp_path / "hf")})
+    assert r.returncode == 2
+    assert "not found" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_hub_offline_names_the_offline_options(tmp_path):
+    r = _run_cli(["fit", "acme/not-cached", "--gpu", "L4"], {"HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")})
+    assert r.returncode != 0
+    assert "catalog id" in r.stderr and "HF_HUB_OFFLINE" in r.stderr
+
+
+def test_hub_unreachable_names_the_offline_options(tmp_path):
+    r = _run_cli(["fit", "acme/anything", "--gpu", "L4"], {"HF_ENDPOINT": "http://127.0.0.1:9", "HF_HOME": str(tmp_path / "hf"),
+                                                            "HF_HUB_ETAG_TIMEOUT": "2", "HF_HUB_DOWNLOAD_TIMEOUT": "2"})
+    assert r.returncode != 0
+    assert "catalog id" in r.stderr and "Traceback" not in r.stderr

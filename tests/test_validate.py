@@ -1,0 +1,79 @@
+"""kvplan validate on the real startups in tests/data/calibration.jsonl (a copy of shared/data/vllm_logs/calibration.jsonl)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kvplan.validate import load_records, summarize, uncertainty_band, validate_records
+from kvplan.errors import InputError
+
+DATA = Path(__file__).parent / "data" / "calibration.jsonl"
+
+
+@pytest.fixture(scope="module")
+def records():
+    return load_records(DATA)
+
+
+@pytest.fixture(scope="module")
+def end_to_end(records):
+    return validate_records(records)
+
+
+def test_every_record_predicted_or_skipped_with_a_reason(records, end_to_end):
+    assert len(end_to_end) == len(records)
+    for r in end_to_end:
+        assert r.skipped or r.predicted
+        if r.skipped:
+            assert len(r.skipped) > 10
+
+
+def test_kvplan_beats_the_seeds_arithmetic_on_the_kv_pool(end_to_end):
+    ours, seed = summarize(end_to_end), summarize(end_to_end, seed=True)
+    assert ours["kv_cache_gib"]["median_abs_pct"] < seed["kv_cache_gib"]["median_abs_pct"]
+    assert ours["fits_accuracy"] > seed["fits_accuracy"]
+    assert ours["skipped"] <= 0.06 * ours["records"]
+
+
+def test_given_the_pool_the_arithmetic_is_exact_for_most_records(records):
+    res = validate_records(records, given_kv=True)
+    s = summarize(res)
+    assert s["kv_cache_tokens"]["median_abs_pct"] <= 0.3
+    assert s["max_concurrency"]["median_abs_pct"] <= 0.3
+    exact = [r for r in res if "num_gpu_blocks" in r.error_pct]
+    assert exact and all(abs(r.error_pct["num_gpu_blocks"]) < 0.3 for r in exact)
+
+
+def test_bad_file_is_a_clear_error(tmp_path):
+    p = tmp_path / "x.jsonl"
+    p.write_text("{not json}\n")
+    with pytest.raises(InputError) as e:
+        load_records(p)
+    assert "x.jsonl:1" in str(e.value)
+
+
+def test_cli_json_shape():
+    r = subprocess.run(["kvplan", "validate", str(DATA), "--json"], capture_output=True, text=True, timeout=300)
+    d = json.loads(r.stdout)
+    rec = d["records"][0]
+    for key in ("id", "predicted", "observed", "error_pct", "skipped"):
+        assert key in rec
+    for fig in ("kv_cache_gib", "kv_cache_tokens", "max_concurrency", "weights_gib", "num_gpu_blocks"):
+        assert {"n", "median_abs_pct", "p90_abs_pct", "max_abs_pct"} <= set(d["summary"][fig])
+    assert "fits_accuracy" in d["summary"] and "skipped" in d["summary"]
+
+
+def test_fit_shows_the_validated_band_and_says_when_outside():
+    import kvplan
+
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=16384, fixes=False)
+    band = uncertainty_band(p)
+    assert band["n"] >= 5 and band["lo"] < 0 < band["hi"]
+    lo, hi = band["max_concurrency"]
+    assert lo < p.max_concurrency < hi
+    v0 = kvplan.fit("deepseek-ai/DeepSeek-V3", "H200", tensor_parallel_size=8, max_model_len=8192, vllm_version="0.6.4", fixes=False)
+    assert uncertainty_band(v0)["outside_validation"] is True
