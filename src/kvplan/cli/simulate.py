@@ -114,7 +114,9 @@ def write_plots(res, out_dir: Path) -> list[Path]:
     ax.plot(res.ts_t_s, res.ts_running, label="running", lw=1)
     ax.plot(res.ts_t_s, res.ts_waiting, label="waiting", lw=1, alpha=0.7)
     ax.axhline(res.worst_case_concurrency, color="red", ls="--", lw=1, label=f"worst case {res.worst_case_concurrency:.1f}")
-    ax.axhline(res.config.max_num_seqs, color="gray", ls=":", lw=1, label=f"max_num_seqs {res.config.max_num_seqs}")
+    top = max(int(res.ts_running.max(initial=0)), int(res.ts_waiting.max(initial=0)), 1)
+    if res.config.max_num_seqs <= 2 * top:  # only when it is in view; otherwise it flattens the series
+        ax.axhline(res.config.max_num_seqs, color="gray", ls=":", lw=1, label=f"max_num_seqs {res.config.max_num_seqs}")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("requests")
     ax.set_title("Concurrency over time")
