@@ -636,6 +636,10 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
             notes.append(why)
             warnings.warn(why, stacklevel=2)
     text, vision, multimodal = _text_part(config)
+    if raw is not config:
+        # the checkpoint's own values win; AutoConfig only fills what the file leaves out (and derived keys)
+        raw_part = _text_part(raw)[0]
+        text = {**text, **{k: v for k, v in raw_part.items() if v is not None and k not in _TEXT_KEYS}}
     model_type = str(_get(text, "model_type", default=None) or _get(config, "model_type", default="unknown"))
     archs = tuple(_get(config, "architectures", default=None) or _get(text, "architectures", default=None) or ())
 

@@ -61,7 +61,7 @@ class FitFlags:
 
 
 _P = inspect.Parameter
-_FIT_PARAMS: list[tuple[str, object, object]] = [
+FIT_PARAMS: list[tuple[str, object, object]] = [
     ("gpu", Optional[str], typer.Option(None, "--gpu", help="GPU name or alias from the catalog (e.g. L4, H100, 'A100-80GB'). Default: the GPU NVML detects, else a 16 GB T4.", rich_help_panel="GPU")),
     ("gpu_gib", Optional[float], typer.Option(None, "--gpu-gib", help="A custom GPU: total memory in GiB as CUDA reports it.", rich_help_panel="GPU")),
     ("gpu_gb", Optional[float], typer.Option(None, "--gpu-gb", help="A custom GPU: total memory in decimal GB (as the seed's arithmetic counts it).", rich_help_panel="GPU")),
@@ -91,16 +91,16 @@ def fit_options(func):
     sig = inspect.signature(func)
     hints = typing.get_type_hints(func, include_extras=True)  # resolve string annotations in func's module
     own = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in sig.parameters.values() if p.name != "flags"]
-    added = [_P(name, _P.KEYWORD_ONLY, default=opt, annotation=ann) for name, ann, opt in _FIT_PARAMS]
+    added = [_P(name, _P.KEYWORD_ONLY, default=opt, annotation=ann) for name, ann, opt in FIT_PARAMS]
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        values = {name: kwargs.pop(name) for name, _, _ in _FIT_PARAMS if name in kwargs}
+        values = {name: kwargs.pop(name) for name, _, _ in FIT_PARAMS if name in kwargs}
         return func(*args, flags=FitFlags(**values), **kwargs)
 
     wrapper.__signature__ = sig.replace(parameters=own + added)
     annotations = {k: v for k, v in hints.items() if k not in ("flags", "return")}
-    annotations.update({name: ann for name, ann, _ in _FIT_PARAMS})
+    annotations.update({name: ann for name, ann, _ in FIT_PARAMS})
     wrapper.__annotations__ = annotations
     del wrapper.__wrapped__
     return wrapper

@@ -13,7 +13,7 @@ from kvplan.cli import FitFlags, app, console, err_console, fit_options
 SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size")
 
 
-def _base_plan(model: Optional[str], flags: FitFlags, concurrency: Optional[float]):
+def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurrency: Optional[float]):
     """The plan the flags describe, answering the inverse questions (`--gpu auto`, `--max-model-len auto`)."""
     from kvplan import api
     from kvplan.errors import InputError
@@ -49,7 +49,7 @@ def _base_plan(model: Optional[str], flags: FitFlags, concurrency: Optional[floa
     return api.fit(model, gpu, gpu_gib=gib, gpu_gb=gb, revision=revision, **kw), None
 
 
-def _uncertainty_band(p):
+def uncertainty_band_of(p):
     try:
         from kvplan.validate import uncertainty_band
     except ImportError:
@@ -70,8 +70,8 @@ def fit(
     """Predict vLLM's startup: memory budget, KV-cache blocks, tokens, concurrency, or its error and the fixes."""
     from kvplan.render import print_plan, to_json
 
-    p, note = _base_plan(model, flags, concurrency)
-    band = _uncertainty_band(p)
+    p, note = plan_from_flags_and_inverse(model, flags, concurrency)
+    band = uncertainty_band_of(p)
     if json_out:
         d = p.to_dict()
         if note:
@@ -86,7 +86,7 @@ def fit(
     raise typer.Exit(0 if p.fits else 1)
 
 
-def _parse_vary(specs: List[str]) -> list[tuple[str, list]]:
+def parse_vary(specs: List[str]) -> list[tuple[str, list]]:
     from kvplan.errors import InputError
 
     out = []
@@ -175,7 +175,7 @@ def sweep(
 
     if not vary:
         vary = ["max_model_len=2048,4096,16384,32768"]
-    varied = _parse_vary(vary)
+    varied = parse_vary(vary)
     rows = sweep_rows(model, flags, varied)
     names = [n for n, _ in varied]
     if json_out:

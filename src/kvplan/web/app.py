@@ -2,7 +2,7 @@
 
 Request bodies use the CLI's option names in snake_case; answers are the CLI's `--json`
 (`Plan.to_dict()`, sweep rows) plus the server-rendered charts. No arithmetic lives here:
-plans come from `kvplan.cli.fit._base_plan` (the same path as `kvplan fit`, including
+plans come from `kvplan.cli.fit.plan_from_flags_and_inverse` (the same path as `kvplan fit`, including
 `--gpu auto` and `--max-model-len auto`), curves and tables from `sweep_rows`, the bar from
 `render.budget_segments`.
 
@@ -33,8 +33,8 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from kvplan.cli import _FIT_PARAMS, FitFlags
-from kvplan.cli.fit import SWEEPABLE, _base_plan, _parse_vary, _uncertainty_band, sweep_rows
+from kvplan.cli import FIT_PARAMS, FitFlags
+from kvplan.cli.fit import SWEEPABLE, plan_from_flags_and_inverse, parse_vary, uncertainty_band_of, sweep_rows
 from kvplan.errors import GatedModelError, HubError, InputError, KvplanError
 from kvplan.render import budget_segments, verdict_text
 from kvplan.web.svg import budget_bar_svg, concurrency_curve_svg
@@ -56,7 +56,7 @@ CURVE_MIN_TOKENS = 1024
 def _flag_fields() -> dict[str, tuple[Any, Any]]:
     """FitFlags as pydantic fields, described with the CLI's own help texts."""
     hints = typing.get_type_hints(FitFlags)
-    helps = {name: getattr(opt, "help", None) for name, _, opt in _FIT_PARAMS}
+    helps = {name: getattr(opt, "help", None) for name, _, opt in FIT_PARAMS}
     out: dict[str, tuple[Any, Any]] = {}
     for f in fields(FitFlags):
         ann = hints[f.name]
@@ -224,7 +224,7 @@ class Planner:
 
     def plan(self, req: BaseModel):
         model, flags = self.flags(req)
-        p, note = _base_plan(model, flags, req.concurrency)
+        p, note = plan_from_flags_and_inverse(model, flags, req.concurrency)
         return model, flags, p, note
 
     def curve_rows(self, model: Optional[str], flags: FitFlags, p) -> list[dict]:
@@ -242,7 +242,7 @@ class Planner:
 
     def plan_response(self, req: BaseModel) -> dict:
         model, flags, p, note = self.plan(req)
-        band = _uncertainty_band(p)
+        band = uncertainty_band_of(p)
         d = p.to_dict()
         if note:
             d["inverse"] = note
@@ -259,7 +259,7 @@ class Planner:
         return d
 
     def sweep_response(self, req: SweepRequest) -> dict:
-        varied = _parse_vary(req.vary)
+        varied = parse_vary(req.vary)
         varied = [(name, [self.model_ref(v, "--vary") for v in vals] if name == "model" else vals) for name, vals in varied]
         combos = math.prod(len(vals) for _, vals in varied)
         if combos > MAX_SWEEP_ROWS:
