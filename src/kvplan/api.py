@@ -96,6 +96,16 @@ def compute_fixes(p: Plan) -> tuple[Fix, ...]:
     a = p.args
     if p.fits:
         return ()
+    if p.failure == "platform":
+        if a.dtype == "bfloat16" and p.gpu.cc and p.gpu.cc < (8, 0):
+            q = _try(p, dtype="float16")
+            if q:
+                fixes.append(Fix("float16 instead of bfloat16", {"dtype": "half"}, _effect(q), q.fits))
+        g = smallest_gpu(p, any_size=True)
+        if g is not None:
+            q = _try(p, gpu=g)
+            fixes.append(Fix("a supported GPU", {"gpu": g.name}, _effect(q) + f" on {g.name} (compute capability {g.compute_capability})", True))
+        return tuple(fixes)
     best_len = largest_max_model_len(p)
     if best_len:
         q = _try(p, max_model_len=best_len)
@@ -183,10 +193,10 @@ def smallest_utilization(p: Plan, ceiling: float = 0.98) -> float | None:
     return lo / 100
 
 
-def smallest_gpu(p: Plan, *, max_tp: int = 1) -> GPUSpec | None:
-    """The smallest catalog GPU (by memory) on which the plan starts with the same flags."""
+def smallest_gpu(p: Plan, *, any_size: bool = False) -> GPUSpec | None:
+    """The smallest catalog GPU (by memory; larger than this one unless `any_size`) on which the plan starts."""
     for g in sorted(gpu_catalog(), key=lambda g: g.total_bytes):
-        if g.total_bytes <= p.gpu.total_bytes or g.vendor != p.gpu.vendor:
+        if (g.total_bytes <= p.gpu.total_bytes and not any_size) or g.vendor != p.gpu.vendor or g.id == p.gpu.id:
             continue
         q = _try(p, gpu=g)
         if q is not None and q.fits:

@@ -143,6 +143,7 @@ class Plan:
     assumptions: tuple[str, ...]
     warnings: tuple[str, ...] = ()
     fixes: tuple[Fix, ...] = ()
+    failure: str | None = None       # None (starts), "memory" (the KV-cache checks) or "platform" (GPU generation, dtype)
 
     @property
     def vllm_version(self) -> str:
@@ -197,6 +198,7 @@ class Plan:
             "max_concurrency": self.max_concurrency,
             "fits": self.fits,
             "error": self.error,
+            "failure": self.failure,
             "estimated_max_model_len": self.estimated_max_model_len,
             "vllm_log": list(self.vllm_log),
             "terms": [asdict(t) for t in self.terms],
@@ -585,8 +587,10 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
 
     kv_per_token, state_per_seq = _per_token_and_state(groups, resolved, rules)
     fits, error, est_len = _fit_check(groups, available, bytes_per_block, num_blocks, resolved, rules)
-    if gpu.cc is not None and gpu.vendor == "NVIDIA" and gpu.cc < (7, 0):
-        fits, error = False, f"GPU compute capability {gpu.compute_capability} is below vLLM's minimum of 7.0 (7.5 for current wheels)"
+    failure = None if fits else "memory"
+    startup_error = _startup_error(gpu, resolved, rules)
+    if startup_error:
+        fits, error, failure = False, startup_error, "platform"
     terms = (
         Term("total", total, "bytes", f"{gpu.name}: {total / GIB:.2f} GiB", gpu.total_source),
         Term("requested", requested, "bytes", f"{'ceil(' if rules.requested_is_ceil else ''}{total / GIB:.2f} GiB x {util}{')' if rules.requested_is_ceil else ''}", "section 1.2"),
@@ -609,7 +613,22 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
                 bytes_per_block=bytes_per_block, num_gpu_blocks=num_blocks, kv_cache_tokens=tokens, max_concurrency=conc,
                 kv_bytes_per_token=kv_per_token, state_bytes_per_sequence=state_per_seq, fits=fits, error=error,
                 estimated_max_model_len=est_len, vllm_log=log, terms=terms, assumptions=tuple(dict.fromkeys(notes)),
-                warnings=tuple(warns))
+                warnings=tuple(warns), failure=failure)
+
+
+def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> str | None:
+    """Errors vLLM stops with before it sizes anything: the GPU generation and the dtype it supports."""
+    if gpu.cc is None or gpu.vendor != "NVIDIA":
+        return None
+    floor = rules.min_compute_capability
+    if gpu.cc < floor:
+        return (f"{gpu.name} has compute capability {gpu.compute_capability}, below the {floor[0]}.{floor[1]} that vLLM {rules.version}'s "
+                f"wheels are built for (CUDA error: no kernel image is available for execution on the device)")
+    if args.dtype == "bfloat16" and gpu.cc < (8, 0):
+        return (f"Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your {gpu.name} GPU has compute "
+                f"capability {gpu.compute_capability}. You can use float16 instead by explicitly setting the `dtype` flag in CLI, "
+                f"for example: --dtype=half.")
+    return None
 
 
 def _tokens_formula(rules: VersionRules) -> str:
@@ -772,4 +791,4 @@ def _simple_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                 bytes_per_block=per_token * args.block_size, num_gpu_blocks=max(0, int(kv // (per_token * args.block_size))),
                 kv_cache_tokens=int(round(tokens_f)), max_concurrency=conc, kv_bytes_per_token=per_token, state_bytes_per_sequence=0,
                 fits=fits, error=error, estimated_max_model_len=int(tokens_f) if not fits else None, vllm_log=log, terms=terms,
-                assumptions=tuple(dict.fromkeys(notes)))
+                assumptions=tuple(dict.fromkeys(notes)), failure=None if fits else "memory")

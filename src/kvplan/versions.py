@@ -85,6 +85,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                       ((0, 28, 0), "v1-one-line")],
     # Scheduler defaults for `vllm serve` (section 2.3); see `batch_defaults`.
     "batch_defaults": [((0, 0, 0), "v0"), ((0, 8, 0), "v1-0.8"), ((0, 9, 0), "v1-0.9"), ((0, 29, 0), "v1-0.29")],
+    # The oldest GPU architecture the release wheels are built for: compute capability 7.0 up to 0.19,
+    # 7.5 from 0.20 (CUDA 13 wheels; vLLM PR #39878; docs/gpu-facts.md section 5).
+    "min_compute_capability": [((0, 0, 0), (7, 0)), ((0, 20, 0), (7, 5))],
     # Whole prompt must fit at admission from 0.19 (section 6).
     "admit_whole_prompt": [((0, 0, 0), True), ((0, 8, 0), False), ((0, 19, 0), True)],
 }
@@ -114,6 +117,7 @@ class VersionRules:
     kv_log_format: str
     batch_defaults: str
     admit_whole_prompt: bool
+    min_compute_capability: tuple[int, int]
     notes: tuple[str, ...]
 
     @property
