@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from kvplan.resolve import resolve_gpu, resolve_model
-from kvplan.simulate import DEFAULT_COEFFICIENTS, EngineConfig, StepModel, scheduler_rules, simulate
+from kvplan.simulate import DEFAULT_COEFFICIENTS, EngineConfig, StepModel, embedding_bytes, scheduler_rules, simulate
 from kvplan.workload import Workload
 
 VALID = Path(__file__).resolve().parents[2] / "shared" / "data" / "validation"
@@ -65,7 +65,8 @@ def step_model_for(r, coeffs):
         num_attention_heads=m.num_attention_heads, num_kv_heads=m.num_kv_heads, head_dim=m.head_dim,
         vocab_size=m.vocab_size, kv_bytes_per_token=kv_per_token, hbm_bytes_per_s=gpu.hbm_bandwidth_bytes_per_s,
         peak_flops_per_s=gpu.peak_flops("fp8" if fp8 else "bfloat16"), tensor_parallel_size=tp,
-        nvlink=gpu.has_nvlink, coeffs=coeffs)
+        nvlink=gpu.has_nvlink, interconnect=gpu.interconnect,
+        embedding_bytes=embedding_bytes(m) * (0.5 if fp8 else 1.0), coeffs=coeffs)
 
 
 def replay(r, coeffs):
@@ -110,7 +111,8 @@ def check_microbench(coeffs):
     print("H200 Llama-3.1-8B layer linear: tokens measured_ms model_ms")
     for t, v in mb["llama31_8b_layer_linear"].items():
         t = int(t)
-        model = max(layer_bytes / (bw * coeffs.eta_weights_mem), 2 * layer_params * t / (fl * coeffs.eta_compute)) * 1e3
+        model = (max(layer_bytes / (bw * coeffs.eta_mem_stream), 2 * layer_params * t / (fl * coeffs.eta_compute))
+                 + 4 * coeffs.t_kernel_s) * 1e3
         print(f"  {t:6d} {v['layer_linear_ms']:8.3f} {model:8.3f} ({(model / v['layer_linear_ms'] - 1) * 100:+.0f} %)")
 
 
@@ -121,7 +123,7 @@ def main():
     if "--fit" in sys.argv:
         sub = rs[::3]
         best = None
-        for tf, ekv, ar in itertools.product([0.001, 0.002, 0.003, 0.004, 0.006], [0.45, 0.6, 0.75, 0.9], [5e-6, 10e-6, 20e-6, 30e-6]):
+        for tf, ekv, ar in itertools.product([0.0005, 0.001, 0.0015, 0.002, 0.003, 0.004], [0.5, 0.6, 0.7, 0.8, 0.9], [5e-6, 10e-6, 20e-6, 30e-6]):
             c = replace(DEFAULT_COEFFICIENTS, t_fixed_s=tf, eta_kv_mem=ekv, allreduce_latency_s=ar)
             tpot, ttft = evaluate(sub, c)
             score = tpot + 0.25 * ttft

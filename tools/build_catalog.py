@@ -64,6 +64,25 @@ EXTRA_GPUS += [
         "sources": ["https://www.nvidia.com/en-us/products/workstations/dgx-spark/"],
     },
 ]
+# Same memory parts as a GPU whose vLLM-seen total is known: the total is carried over from that GPU.
+SAME_MEMORY_AS = {"l40": "l40s", "h800-sxm": "h100-sxm"}
+EXTRA_GPUS += [
+    {
+        "id": "l40", "name": "NVIDIA L40", "aliases": ["L40"], "vendor": "NVIDIA", "memory_gb_marketing": 48,
+        "compute_capability": "8.9", "hbm_bandwidth_tbps": 0.864, "bf16_tflops_dense": 181, "fp16_tflops_dense": 181,
+        "fp8_tflops_dense": 362, "fp4_tflops_dense": None, "memory_total_bytes_reported": None,
+        "interconnect": "PCIe 4.0 x16; no NVLink",
+        "sources": ["https://www.nvidia.com/en-us/data-center/l40/", "memory: the same 48 GB GDDR6 (ECC) configuration as the L40S"],
+    },
+    {
+        "id": "h800-sxm", "name": "NVIDIA H800", "aliases": ["H800", "H800 SXM", "NVIDIA H800 80GB HBM3"], "vendor": "NVIDIA",
+        "memory_gb_marketing": 80, "compute_capability": "9.0", "hbm_bandwidth_tbps": 3.35, "bf16_tflops_dense": 989,
+        "fp16_tflops_dense": 989, "fp8_tflops_dense": 1979, "fp4_tflops_dense": None, "memory_total_bytes_reported": None,
+        "interconnect": "NVLink 400 GB/s (export-limited)",
+        "sources": ["https://www.nvidia.cn/data-center/h800/", "memory: the same 80 GB HBM3 part as the H100 SXM5"],
+    },
+]
+
 # GB10's total solved from four vLLM 0.25.1 startups' "CUDA graph memory profiling is enabled ... --gpu-memory-utilization=u
 # is equivalent to ... =e" lines: estimate = (u - e) x total gives 121.1, 122.4, 122.2 and 121.3 GiB (mean 121.7;
 # log_excerpts.jsonl, https://github.com/eugr/spark-vllm-docker issues).
@@ -88,6 +107,9 @@ def build_gpus(shared: Path) -> list[dict]:
     for g in rows + EXTRA_GPUS:
         gid = g["id"]
         seen = VLLM_SEEN_TOTAL_GIB.get(gid) or EXTRA_TOTALS.get(gid)
+        if gid in SAME_MEMORY_AS:
+            twin = SAME_MEMORY_AS[gid]
+            seen = (VLLM_SEEN_TOTAL_GIB[twin][0], f"the vLLM-seen total of the {twin} (same memory part)")
         if seen:
             total_bytes, how, src = int(round(seen[0] * GIB)), "seen in a vLLM startup log", seen[1]
         elif g.get("memory_total_bytes_reported"):

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import re
 import time as _time
 from collections import OrderedDict, deque
 from dataclasses import asdict, dataclass, field, replace
@@ -163,34 +164,76 @@ def engine_config_from_plan(plan, num_gpu_blocks: Optional[int] = None, enable_p
 # =====================================================================================
 
 
+# ---- interconnects (data, not ifs): per-direction x16 link rates and how a GPU's catalog text maps to them
+# PCI-SIG raw rates for x16 links after 128b/130b encoding: Gen3 8 GT/s -> 15.75 GB/s, Gen4 31.5, Gen5 63, Gen6 126.
+PCIE_X16_BYTES_PER_S: dict[str, float] = {"3": 15.75e9, "4": 31.5e9, "5": 63e9, "6": 126e9}
+
+
+def link_bytes_per_s(interconnect: Optional[str], has_nvlink: bool, coeffs: "StepCoefficients") -> tuple[float, float, str]:
+    """(achieved collective bandwidth, per-collective latency, description) for tensor/expert-parallel
+    collectives between a GPU's peers, from the catalog's `interconnect` text ("PCIe 5.0 x16; no NVLink",
+    "900 GB/s", ...). NVLink: `coeffs.nvlink_*`. PCIe: the link's rate x `coeffs.pcie_efficiency`."""
+    text = (interconnect or "").lower()
+    if has_nvlink or ("pcie" not in text and text):
+        return coeffs.nvlink_bytes_per_s, coeffs.allreduce_latency_s, "NVLink"
+    m = re.search(r"pcie\s*(?:gen\s*)?(\d)", text)
+    gen = m.group(1) if m and m.group(1) in PCIE_X16_BYTES_PER_S else "4"
+    return (PCIE_X16_BYTES_PER_S[gen] * coeffs.pcie_efficiency, coeffs.pcie_latency_s,
+            f"PCIe {gen}.0 x16 without NVLink" + ("" if m else " (generation not in the catalog text: Gen4 assumed)"))
+
+
 @dataclass(frozen=True)
 class StepCoefficients:
-    """Efficiencies and fixed costs of the per-step roofline; fitted by bench/calibrate_step_model.py.
+    """Efficiencies and fixed costs of the per-step roofline. Fitted by bench/calibrate_step_model.py on the
+    calibration data only (shared/data/validation: Vidur profiling, the H200 micro-benchmark, the
+    AIConfigurator silicon sample); the four vLLM 0.19 runs in llmservingsim_vllm_runs/ score the model
+    and are never fitted on.
 
-    eta_weights_mem: achieved / spec HBM bandwidth streaming GEMM weights.
-        H200 Llama-3.1-8B layer GEMMs at T <= 64 tokens: 0.124 ms for 436 MB = 3.5 TB/s = 0.73
-        (h200_microbench_measured.json); Vidur H100 Llama-2-7B 1 token 0.77, Llama-2-70B 0.86,
-        A100 Llama-3-8B 0.77 (vidur_profiling/*_mlp.csv, derived in validation/README.md). -> 0.77
-    eta_compute: achieved / spec dense FLOPS for token GEMMs at >= 1k tokens.
-        H200 Llama-3.1-8B layer GEMMs 705-793 TFLOPS of 989 = 0.71-0.80 (same JSON); Vidur H100
-        4096 tokens 0.70-0.76, A100 0.74; Sarathi-Serve Yi-34B 1k prefill linear 0.68. -> 0.74
-    eta_kv_mem: achieved / spec bandwidth reading paged KV in attention. Fitted on the KV-dominated
-        AIConfigurator vLLM rows (Llama-3.1-8B-Instruct-FP8, H200, isl 4000-8000, 80-128 clients).
-    t_fixed_s: per-step CPU/launch/sampling overhead not hidden by async scheduling; fitted on the
-        AIConfigurator vLLM TP1 rows and the RTX 4090 / RTX PRO 6000 vLLM 0.19 runs (TPOT).
-    allreduce_latency_s: per all-reduce fixed cost (2 per layer at TP > 1); fitted on the
-        AIConfigurator Llama-3.1-70B fp8 TP2/4/8 rows (AIConfigurator's own H200 YAML: 10 us p2p).
-    nvlink_bytes_per_s / pcie_bytes_per_s: all-reduce bus bandwidth (AIConfigurator H200 YAML: 450 GB/s
-        intra-node; PCIe 5.0 x16 ~ 50 GB/s, of which ~25 GB/s achieved for ring all-reduce).
+    Memory-bound kernels follow AIConfigurator's form, time = bytes / (spec bandwidth x eta) + a fixed cost
+    per kernel (its system YAMLs: 0.8 "empirical scaling factor" + 3 us per memory op):
+    eta_mem_stream: achieved / spec bandwidth of a kernel streaming weights or KV, excluding the per-kernel
+        fixed cost. Least-squares over the 13 one-token points of the four layer GEMMs (Vidur H100 Llama-2-7B
+        and Llama-2-70B at TP 1/2/4/8, A100 Llama-3-8B at TP 1/2/4/8; H200 Llama-3.1-8B layer, measured here):
+        eta 0.889, 5.1 us per GEMM; 12 of 13 points within +-12 % (worst: Llama-2-7B TP8, 50 MB/layer, +31 %).
+        Corroborated by the H200 raw read/copy ceilings, 0.89-0.91 of spec (h200_microbench_measured.json).
+        The earlier flat 0.77 folded the per-kernel cost into the bandwidth, which over-charges big GEMMs on
+        slow memory (a consumer GPU's 8B step) and under-charges small ones (TP 8).
+    t_kernel_s: fixed cost per kernel (same fit: 5.1 us; AIConfigurator uses 3 us per memory op).
+    kernels_per_dense_layer: kernels of one decoder layer in a vLLM step: 4 GEMMs (QKV, O, gate+up, down),
+        2 attention kernels (KV-cache write, attention), 4 fused elementwise (2 add+RMSNorm, RoPE,
+        SiLU-and-mul) = 10. Vidur's unfused elementwise ops cost 2.3-6.6 us each at 1 token (mlp.csv).
+    kernels_per_moe_layer: a fused-MoE layer replaces gate+up / SiLU / down (3) by router GEMM, top-k,
+        align, two grouped expert GEMMs, SiLU, sum (7) = 14 (vllm/model_executor/layers/fused_moe).
+    eta_compute: achieved / spec dense FLOPS for token GEMMs at >= 1k tokens. H200 Llama-3.1-8B layer GEMMs
+        705-793 TFLOPS of 989 = 0.71-0.80 (JSON); Vidur H100 4096 tokens 0.70-0.76, A100 0.74; Sarathi-Serve
+        Yi-34B 1k prefill linear 0.68. -> 0.74
+    eta_kv_mem: achieved / spec bandwidth of paged decode attention reading KV (ragged lengths, 16-token
+        pages). Fitted with t_fixed_s on the KV-dominated AIConfigurator vLLM rows (calibrate --fit).
+    t_fixed_s: per-step CPU scheduling / sampling / launch cost not hidden by CUDA graphs or async
+        scheduling; fitted on the AIConfigurator vLLM rows (TP1-8, H100/H200). It is what dominates a
+        small model on a fast GPU.
+    allreduce_latency_s, nvlink_bytes_per_s: one NVLink collective's fixed cost and achieved bandwidth
+        (AIConfigurator H200 YAML: 10 us p2p latency, 450 GB/s intra-node); latency fitted on the
+        AIConfigurator Llama-3.1-70B fp8 TP2/4/8 rows.
+    pcie_latency_s: one collective between two PCIe GPUs: 11.3-11.9 us for 8-64 B messages (nccl-tests
+        alltoall_perf, 2 x RTX 4090, P2P disabled; github.com/tinygrad/open-gpu-kernel-modules/issues/17).
+    pcie_efficiency: achieved / raw x16 link rate for a collective's payload. Without P2P (GeForce cards,
+        most cloud VMs) NCCL stages each transfer through pinned host memory, so the payload crosses
+        the link twice: <= 0.5 of the link rate (first principles; no PCIe collective data in the
+        calibration set -- an assumption, flagged in the simulator's notes).
     """
 
-    eta_weights_mem: float = 0.77
+    eta_mem_stream: float = 0.889
+    t_kernel_s: float = 5.1e-6
+    kernels_per_dense_layer: int = 10
+    kernels_per_moe_layer: int = 14
     eta_compute: float = 0.74
     eta_kv_mem: float = 0.75
     t_fixed_s: float = 0.002
     allreduce_latency_s: float = 20e-6
     nvlink_bytes_per_s: float = 450e9
-    pcie_bytes_per_s: float = 25e9
+    pcie_latency_s: float = 12e-6
+    pcie_efficiency: float = 0.5
 
 
 DEFAULT_COEFFICIENTS = StepCoefficients()
@@ -198,49 +241,69 @@ DEFAULT_COEFFICIENTS = StepCoefficients()
 
 @dataclass(frozen=True)
 class StepModel:
-    """Per-rank costs of one engine step. All byte/FLOP figures are per GPU rank."""
+    """Per-rank costs of one engine step. All byte/FLOP figures are per GPU rank.
 
-    weights_bytes_per_rank: float  # dense weights read every step
-    expert_bytes_per_rank: float  # MoE expert weights (only the touched experts are read)
-    num_experts: int
+    step = t_fixed + max(weight bytes / (BW eta_mem), linear FLOPs / (peak eta_c)) + kernels x t_kernel
+           + KV bytes / (BW eta_kv) (or attention FLOPs, whichever is slower) + collectives
+    `peak_flops_per_s` may be None (catalog has no FLOPS for the GPU): the compute side is then left out
+    and the model is a bandwidth-only roofline -- right for decode, optimistic for prefill (TTFT); `notes`
+    says so."""
+
+    weights_bytes_per_rank: float  # dense weights read every step (input embedding table excluded)
+    expert_bytes_per_rank: float  # MoE expert weights held by this rank (only the touched experts are read)
+    num_experts: int  # experts held by this rank
     experts_per_tok: int
+    expert_selection_fraction: float  # k / E_total: chance one token routes to a given expert
+    expert_token_multiplier: float  # tokens an expert layer sees per local token (EP over DP ranks: dp)
     linear_flops_per_token: float  # 2 x active params / TP (excluding the LM head)
     lm_head_flops_per_seq: float  # 2 x vocab x hidden / TP, once per sequence per step
     kv_bytes_per_token: float  # KV bytes per context token per rank (all layers)
     attn_flops_per_token_pair: float  # 4 x layers x heads x head_dim / TP per (query, key) pair
+    num_kernels: int  # kernels per step (layers x kernels per layer)
     num_allreduces: int  # 2 per layer at TP > 1, else 0
     allreduce_bytes_per_token: float  # hidden x 2 bytes x 2(TP-1)/TP (ring)
     hbm_bytes_per_s: float
-    peak_flops_per_s: float
+    peak_flops_per_s: Optional[float]
     link_bytes_per_s: float
     coeffs: StepCoefficients = DEFAULT_COEFFICIENTS
+    collective_latency_s: Optional[float] = None  # None = coeffs.allreduce_latency_s (NVLink)
+    num_ep_collectives: int = 0  # expert parallel: dispatch + combine per MoE layer
+    ep_bytes_per_token: float = 0.0  # per local token, per collective
+    notes: tuple[str, ...] = ()
 
     # ---- the roofline terms
+    def _compute_s(self, flops: float) -> float:
+        return flops / (self.peak_flops_per_s * self.coeffs.eta_compute) if self.peak_flops_per_s else 0.0
+
     def _weights_bytes(self, tokens: int) -> float:
         if self.expert_bytes_per_rank <= 0 or self.num_experts <= 1:
             return self.weights_bytes_per_rank
-        touched = 1.0 - (1.0 - self.experts_per_tok / self.num_experts) ** max(tokens, 0)
+        routed = max(tokens, 0) * self.expert_token_multiplier
+        touched = 1.0 - (1.0 - self.expert_selection_fraction) ** routed  # distinct experts hit, in expectation
         return self.weights_bytes_per_rank + self.expert_bytes_per_rank * touched
 
     def fixed_part_s(self, tokens: int, seqs: int) -> float:
-        """Everything that does not depend on context length: overhead, linear layers, all-reduce."""
+        """Everything that does not depend on context length: overhead, linear layers, collectives."""
         c = self.coeffs
-        t_mem = self._weights_bytes(tokens) / (self.hbm_bytes_per_s * c.eta_weights_mem)
-        t_fl = (self.linear_flops_per_token * tokens + self.lm_head_flops_per_seq * seqs) / (self.peak_flops_per_s * c.eta_compute)
-        t_comm = self.num_allreduces * (c.allreduce_latency_s + tokens * self.allreduce_bytes_per_token / self.link_bytes_per_s) if self.num_allreduces else 0.0
-        return c.t_fixed_s + max(t_mem, t_fl) + t_comm
+        t_mem = self._weights_bytes(tokens) / (self.hbm_bytes_per_s * c.eta_mem_stream)
+        t_fl = self._compute_s(self.linear_flops_per_token * tokens + self.lm_head_flops_per_seq * seqs)
+        lat = c.allreduce_latency_s if self.collective_latency_s is None else self.collective_latency_s
+        t_comm = 0.0
+        if self.num_allreduces:
+            t_comm += self.num_allreduces * (lat + tokens * self.allreduce_bytes_per_token / self.link_bytes_per_s)
+        if self.num_ep_collectives:
+            t_comm += self.num_ep_collectives * (lat + tokens * self.ep_bytes_per_token / self.link_bytes_per_s)
+        return c.t_fixed_s + max(t_mem, t_fl) + self.num_kernels * c.t_kernel_s + t_comm
 
     @property
     def per_context_token_s(self) -> float:
         """Decode attention time per context token read (memory-bound unless FLOPs dominate)."""
-        c = self.coeffs
-        return max(self.kv_bytes_per_token / (self.hbm_bytes_per_s * c.eta_kv_mem),
-                   self.attn_flops_per_token_pair / (self.peak_flops_per_s * c.eta_compute))
+        return max(self.kv_bytes_per_token / (self.hbm_bytes_per_s * self.coeffs.eta_kv_mem),
+                   self._compute_s(self.attn_flops_per_token_pair))
 
     def prefill_attention_s(self, chunk: int, prefix: int) -> float:
-        c = self.coeffs
-        kv = self.kv_bytes_per_token * (prefix + chunk) / (self.hbm_bytes_per_s * c.eta_kv_mem)
-        fl = self.attn_flops_per_token_pair * chunk * (prefix + (chunk + 1) / 2.0) / (self.peak_flops_per_s * c.eta_compute)
+        kv = self.kv_bytes_per_token * (prefix + chunk) / (self.hbm_bytes_per_s * self.coeffs.eta_kv_mem)
+        fl = self._compute_s(self.attn_flops_per_token_pair * chunk * (prefix + (chunk + 1) / 2.0))
         return max(kv, fl)
 
     def step_s(self, decode_seqs: int, decode_context_tokens: int, chunks: Sequence[tuple[int, int]] = ()) -> float:
@@ -256,52 +319,86 @@ class StepModel:
     @classmethod
     def from_numbers(cls, *, weights_bytes: float, active_params: float, num_layers: int, hidden_size: int,
                      num_attention_heads: int, num_kv_heads: int, head_dim: int, vocab_size: int,
-                     kv_bytes_per_token: float, hbm_bytes_per_s: float, peak_flops_per_s: float,
+                     kv_bytes_per_token: float, hbm_bytes_per_s: float, peak_flops_per_s: Optional[float],
                      tensor_parallel_size: int = 1, num_experts: int = 0, experts_per_tok: int = 0,
-                     moe_intermediate_size: int = 0, nvlink: bool = True,
+                     moe_intermediate_size: int = 0, nvlink: bool = True, interconnect: Optional[str] = None,
+                     embedding_bytes: float = 0.0, expert_parallel_size: int = 1,
                      coeffs: StepCoefficients = DEFAULT_COEFFICIENTS) -> "StepModel":
-        """`weights_bytes` and `active_params`: the whole model; `kv_bytes_per_token`: per rank."""
+        """`weights_bytes` and `active_params`: the whole model; `kv_bytes_per_token`: per rank.
+        `embedding_bytes`: the input embedding table when it is not tied to the LM head -- a lookup, not
+        streamed each step. `expert_parallel_size` > 1: experts spread over that many data-parallel ranks
+        (vLLM --data-parallel-size N --enable-expert-parallel): each rank holds E/ep experts, its expert
+        layers see the tokens of all ep ranks (the ranks step in lockstep), and every MoE layer does a
+        dispatch and a combine collective (vLLM's default all-gather / reduce-scatter all2all backend)."""
         tp = max(1, int(tensor_parallel_size))
+        ep = max(1, int(expert_parallel_size))
+        is_moe = num_experts > 1 and moe_intermediate_size > 0
         expert_params = expert_active = 0.0
-        if num_experts > 1 and moe_intermediate_size:
+        if is_moe:
             expert_params = float(num_layers) * num_experts * 3 * hidden_size * moe_intermediate_size
             expert_active = float(num_layers) * experts_per_tok * 3 * hidden_size * moe_intermediate_size
         total_params = (active_params - expert_active) + expert_params
         expert_share = expert_params / total_params if total_params > 0 else 0.0
+        expert_bytes = weights_bytes * expert_share
+        dense_bytes = max(weights_bytes - expert_bytes - embedding_bytes, 0.0)
         lm_head_params = float(vocab_size) * hidden_size
+        link, latency, link_note = link_bytes_per_s(interconnect, nvlink, coeffs)
+        notes = []
+        if not peak_flops_per_s:
+            notes.append("no peak FLOPS for this GPU in kvplan's catalog: the step model is bandwidth-only, so "
+                         "prefill (compute-bound) steps and TTFT are optimistic")
+        if (tp > 1 or ep > 1) and link_note != "NVLink":
+            notes.append(f"collectives over {link_note}: {link / 1e9:.0f} GB/s achieved and {latency * 1e6:.0f} us "
+                         "each assumed (no PCIe collective data in the calibration set)")
         return cls(
-            weights_bytes_per_rank=weights_bytes * (1 - expert_share) / tp,
-            expert_bytes_per_rank=weights_bytes * expert_share / tp,
-            num_experts=int(num_experts), experts_per_tok=int(experts_per_tok),
+            weights_bytes_per_rank=dense_bytes / tp,
+            expert_bytes_per_rank=expert_bytes / (tp * ep),
+            num_experts=int(num_experts) // ep if is_moe else int(num_experts),
+            experts_per_tok=int(experts_per_tok),
+            expert_selection_fraction=(experts_per_tok / num_experts) if is_moe else 0.0,
+            expert_token_multiplier=float(ep),
             linear_flops_per_token=2.0 * max(active_params - lm_head_params, 0.0) / tp,
             lm_head_flops_per_seq=2.0 * lm_head_params / tp,
             kv_bytes_per_token=float(kv_bytes_per_token),
             attn_flops_per_token_pair=4.0 * num_layers * num_attention_heads * head_dim / tp,
+            num_kernels=num_layers * (coeffs.kernels_per_moe_layer if is_moe else coeffs.kernels_per_dense_layer),
             num_allreduces=2 * num_layers if tp > 1 else 0,
             allreduce_bytes_per_token=hidden_size * 2.0 * 2.0 * (tp - 1) / tp,
-            hbm_bytes_per_s=float(hbm_bytes_per_s), peak_flops_per_s=float(peak_flops_per_s),
-            link_bytes_per_s=coeffs.nvlink_bytes_per_s if nvlink else coeffs.pcie_bytes_per_s,
-            coeffs=coeffs)
+            hbm_bytes_per_s=float(hbm_bytes_per_s), peak_flops_per_s=float(peak_flops_per_s) if peak_flops_per_s else None,
+            link_bytes_per_s=link, coeffs=coeffs, collective_latency_s=latency,
+            num_ep_collectives=2 * num_layers if (is_moe and ep > 1) else 0,
+            ep_bytes_per_token=hidden_size * 2.0 * (ep - 1) if ep > 1 else 0.0,
+            notes=tuple(notes))
 
     @classmethod
-    def from_plan(cls, plan, coeffs: StepCoefficients = DEFAULT_COEFFICIENTS) -> "StepModel":
-        """Build from a `kvplan.Plan`: its model shape, its GPU's speeds, its per-rank KV bytes."""
+    def from_plan(cls, plan, coeffs: StepCoefficients = DEFAULT_COEFFICIENTS, *, expert_parallel_size: int = 1) -> "StepModel":
+        """Build from a `kvplan.Plan`: its model shape, its GPU's speeds and interconnect, its per-rank KV bytes."""
         m, g = plan.model, plan.gpu
         tp = int(getattr(plan.args, "tensor_parallel_size", 1) or 1)
         bw = g.hbm_bandwidth_bytes_per_s
         compute_dtype = "fp8" if "fp8" in str(getattr(getattr(m, "quant", None), "method", "") or "").lower() else "bfloat16"
-        fl = g.peak_flops(compute_dtype)
-        if not bw or not fl:
-            raise InputError("--gpu", f"kvplan's catalog has no {'HBM bandwidth' if not bw else 'peak FLOPS'} for {g.name}",
-                             "the step-time model needs both; pick a catalog GPU that lists them")
+        if not bw:
+            raise InputError("--gpu", f"kvplan's catalog has no HBM bandwidth for {g.name}",
+                             "the step-time model needs it; pick a catalog GPU that lists it")
         weights_total = float(getattr(m, "weights_bytes", 0) or 0) or float(plan.weights_bytes) * tp
         return cls.from_numbers(
             weights_bytes=weights_total, active_params=float(m.active_params), num_layers=m.num_layers,
             hidden_size=m.hidden_size, num_attention_heads=m.num_attention_heads, num_kv_heads=m.num_kv_heads,
             head_dim=m.head_dim, vocab_size=m.vocab_size, kv_bytes_per_token=float(plan.kv_bytes_per_token),
-            hbm_bytes_per_s=bw, peak_flops_per_s=fl, tensor_parallel_size=tp, num_experts=m.num_experts,
-            experts_per_tok=m.num_experts_per_tok, moe_intermediate_size=m.moe_intermediate_size,
-            nvlink=bool(getattr(g, "has_nvlink", True)), coeffs=coeffs)
+            hbm_bytes_per_s=bw, peak_flops_per_s=g.peak_flops(compute_dtype), tensor_parallel_size=tp,
+            num_experts=m.num_experts, experts_per_tok=m.num_experts_per_tok,
+            moe_intermediate_size=m.moe_intermediate_size, nvlink=bool(getattr(g, "has_nvlink", True)),
+            interconnect=getattr(g, "interconnect", None), embedding_bytes=embedding_bytes(m),
+            expert_parallel_size=expert_parallel_size, coeffs=coeffs)
+
+
+def embedding_bytes(model) -> float:
+    """Bytes of the input embedding table when it is a separate tensor (untied): looked up, not streamed."""
+    if getattr(model, "tie_word_embeddings", False):
+        return 0.0
+    per_param = float(getattr(model, "dtype_bytes", 2) or 2)
+    return float(model.vocab_size) * float(model.hidden_size) * per_param
+
 
 
 # =====================================================================================
@@ -1159,7 +1256,7 @@ def simulate(workload: Workload, config: EngineConfig, step_model: StepModel, ru
     with the number of requests that just finished."""
     wall0 = _time.perf_counter()
     rules = rules or scheduler_rules(None)
-    notes = list(workload.notes)
+    notes = list(workload.notes) + list(getattr(step_model, "notes", ()))
     rejected, stats = _prepare(workload, config, rules, notes)
     out = _Shared(len(workload))
     gen = _engine(workload, config, step_model, rules, list(range(len(workload))), out, rejected.tolist(), stats,
@@ -1184,7 +1281,8 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
         return simulate(workload, config, step_model, rules, slo=slo, worst_case_concurrency=worst_case_concurrency)
     wall0 = _time.perf_counter()
     rules = rules or scheduler_rules(None)
-    notes = list(workload.notes) + [f"{replicas} replicas, {router} router; time series and concurrency are replica 0's"]
+    notes = (list(workload.notes) + list(getattr(step_model, "notes", ()))
+             + [f"{replicas} replicas, {router} router; time series and concurrency are replica 0's"])
     rejected, stats0 = _prepare(workload, config, rules, notes)
     out = _Shared(len(workload))
     rej_l = rejected.tolist()
