@@ -382,8 +382,16 @@ def test_step_model_regimes():
                                 num_attention_heads=32, num_kv_heads=8, head_dim=128, vocab_size=128256,
                                 kv_bytes_per_token=131072, hbm_bytes_per_s=3.35e12, peak_flops_per_s=989e12)
     c = sm.coeffs
-    # decode of one short request ~ weights over bandwidth + fixed overhead
-    assert sm.step_s(1, 10) == pytest.approx(16e9 / (3.35e12 * c.eta_weights_mem) + c.t_fixed_s, rel=0.01)
+    # decode of one short request ~ weights over bandwidth + per-kernel costs + fixed overhead
+    assert sm.step_s(1, 10) == pytest.approx(16e9 / (3.35e12 * c.eta_mem_stream) + sm.num_kernels * c.t_kernel_s
+                                             + c.t_fixed_s, rel=0.01)
+    # the untied input embedding table is a lookup, not streamed; no FLOPS -> bandwidth-only, with a note
+    lean = StepModel.from_numbers(weights_bytes=16e9, active_params=8e9, num_layers=32, hidden_size=4096,
+                                  num_attention_heads=32, num_kv_heads=8, head_dim=128, vocab_size=128256,
+                                  kv_bytes_per_token=131072, hbm_bytes_per_s=3.35e12, peak_flops_per_s=None,
+                                  embedding_bytes=1.05e9)
+    assert lean.step_s(1, 10) < sm.step_s(1, 10) and lean.notes and "bandwidth-only" in lean.notes[0]
+    assert lean.step_s(0, 0, [(8192, 0)]) < sm.step_s(0, 0, [(8192, 0)])
     # a 8192-token prefill is compute-bound: ~2 x params x tokens over peak
     assert sm.step_s(0, 0, [(8192, 0)]) > 2 * 7.4e9 * 8192 / (989e12 * c.eta_compute)
     # KV read grows step time linearly
@@ -394,11 +402,25 @@ def test_step_model_regimes():
                                  kv_bytes_per_token=65536, hbm_bytes_per_s=3.35e12, peak_flops_per_s=989e12,
                                  tensor_parallel_size=2)
     assert tp2.num_allreduces == 64 and tp2.step_s(1, 10) < sm.step_s(1, 10)
+    # without NVLink the same collectives go over PCIe (catalog text), slower
+    tp2_pcie = StepModel.from_numbers(weights_bytes=16e9, active_params=8e9, num_layers=32, hidden_size=4096,
+                                      num_attention_heads=32, num_kv_heads=8, head_dim=128, vocab_size=128256,
+                                      kv_bytes_per_token=65536, hbm_bytes_per_s=3.35e12, peak_flops_per_s=989e12,
+                                      tensor_parallel_size=2, nvlink=False, interconnect="PCIe 4.0 x16; no NVLink")
+    assert tp2_pcie.link_bytes_per_s == pytest.approx(31.5e9 * tp2_pcie.coeffs.pcie_efficiency)
+    assert tp2_pcie.step_s(256, 10) > tp2.step_s(256, 10) and any("PCIe 4.0" in n for n in tp2_pcie.notes)
     moe = StepModel.from_numbers(weights_bytes=60e9, active_params=3e9, num_layers=48, hidden_size=2048,
                                  num_attention_heads=32, num_kv_heads=4, head_dim=128, vocab_size=151936,
                                  kv_bytes_per_token=98304, hbm_bytes_per_s=1.8e12, peak_flops_per_s=500e12,
                                  num_experts=128, experts_per_tok=8, moe_intermediate_size=768)
     assert moe.step_s(1, 10) < moe.step_s(256, 10)
+    # one token touches k of E experts; expert parallel over 2 ranks holds half, sees both ranks' tokens
+    assert moe._weights_bytes(1) - moe.weights_bytes_per_rank == pytest.approx(moe.expert_bytes_per_rank * 8 / 128)
+    ep2 = StepModel.from_numbers(weights_bytes=60e9, active_params=3e9, num_layers=48, hidden_size=2048,
+                                 num_attention_heads=32, num_kv_heads=4, head_dim=128, vocab_size=151936,
+                                 kv_bytes_per_token=98304, hbm_bytes_per_s=1.8e12, peak_flops_per_s=500e12,
+                                 num_experts=128, experts_per_tok=8, moe_intermediate_size=768, expert_parallel_size=2)
+    assert ep2.expert_bytes_per_rank == pytest.approx(moe.expert_bytes_per_rank / 2) and ep2.num_ep_collectives == 96
 
 
 def test_with_real_plan_if_available():

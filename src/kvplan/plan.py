@@ -599,7 +599,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
         Term("activation_peak", act, "bytes", act_f, src),
         Term("cudagraph", cg, "bytes", cg_f if rules.cudagraph_subtracted else f"not subtracted in {rules.era} (captured after the KV allocation: ~{capture / GIB:.2f} GiB beyond the budget)", src),
         Term("kv_cache", available, "bytes", "requested - weights - non_torch - activation_peak - cudagraph", "section 1.3"),
-        Term("bytes_per_block", bytes_per_block, "bytes", " + ".join(f"{g.num_layers}x{g.kind}" for g in groups[:4]) + f" layers' pages of {groups[0].page_bytes:,} B (block size {bs})", "sections 3.1-3.3"),
+        Term("bytes_per_block", bytes_per_block, "B", " + ".join(f"{g.num_layers}x{g.kind}" for g in groups[:4]) + f" layers' pages of {groups[0].page_bytes:,} B (block size {bs})", "sections 3.1-3.3"),
         Term("num_gpu_blocks", num_blocks, "blocks", f"floor({available / GIB:.4f} GiB / {bytes_per_block:,} B)", "section 3.3"),
         Term("blocks_per_request", per_req, "blocks", f"one {max_len:,}-token request over {len(groups)} group(s)", "section 3.4"),
         Term("max_concurrency", conc, "x", f"{num_blocks} / {per_req}" if rules.tokens_formula != "blocks_x_block_size" else f"{num_blocks} x {bs} / {max_len}", "section 3.5"),

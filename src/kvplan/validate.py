@@ -91,9 +91,19 @@ def _record_version(rec: dict, notes: list[str]) -> str:
             return NEWEST_KNOWN
         return v
     obs = rec["observed"]
-    if obs.get("num_gpu_blocks") is not None and obs.get("non_torch_gib") is not None and obs.get("activation_peak_gib") is None:
-        notes.append("vLLM version not stated; the V0 memory-profiling format of the log identifies the 0.6.4 era")
-        return "0.6.4"
+    # the log format identifies the era when the version is not stated (docs/vllm-memory-model.md section 8):
+    # a block count with no token line is V0's "# GPU blocks" line; non-torch without an activation figure is
+    # 0.6.4's "Memory profiling results" line; both figures are the 0.6.5-0.10 V0 split line.
+    if obs.get("num_gpu_blocks") is not None and obs.get("kv_cache_tokens") is None or (
+            obs.get("num_gpu_blocks") is not None and obs.get("non_torch_gib") is not None):
+        if obs.get("non_torch_gib") is not None and obs.get("activation_peak_gib") is None:
+            notes.append("vLLM version not stated; the V0 memory-profiling format of the log identifies the 0.6.4 era")
+            return "0.6.4"
+        if obs.get("activation_peak_gib") is not None:
+            notes.append("vLLM version not stated; the V0 memory-split line of the log identifies the 0.6.5-0.10 V0 era (0.7.3 rules)")
+            return "0.7.3"
+        notes.append("vLLM version not stated; a '# GPU blocks' line without a token line identifies V0 (0.6.3 rules, the oldest read)")
+        return "0.6.3"
     notes.append(f"vLLM version not stated: newest rules ({NEWEST_KNOWN}) applied")
     return NEWEST_KNOWN
 
