@@ -71,10 +71,10 @@ COEFFICIENTS["V1-c"] = _fitted(38, 0.0, 0.0, "9 V1 records of vLLM 0.11-0.17")
 # V1 0.18-0.19 (5 records: Qwen3-8B x2, Phi-3-mini, gpt-oss-20b, MiniMax-M2.7 NVFP4): a smaller sampler peak.
 COEFFICIENTS["V1-d"] = _fitted(16, 0.2, 0.0, "5 V1 records of vLLM 0.18-0.19")
 # V1 >= 0.20 (16 records; most state no version). Sampler bytes per logit carried over from 0.18-0.19; non-torch
-# (0.35 GiB) and the integrated-memory term (4.5 GiB, 6 DGX Spark / GB10 records, where free memory is the OS's
+# (0.10 GiB) and the integrated-memory term (4.75 GiB, 6 DGX Spark / GB10 records, where free memory is the OS's
 # available memory and CPU-side allocations during startup count as consumed) fitted.
 for _era in ("V1-e", "V1-f"):
-    COEFFICIENTS[_era] = _fitted(16, 0.35, 0.0, "16 V1 records of vLLM >= 0.20 (or of no stated version)", n_integrated_gib=4.5)
+    COEFFICIENTS[_era] = _fitted(16, 0.10, 0.0, "16 V1 records of vLLM >= 0.20 (or of no stated version)", n_integrated_gib=4.75)
 
 _DEFAULT = COEFFICIENTS["V1-f"]
 

@@ -558,7 +558,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     total = gpu.total_bytes
     util = resolved.gpu_memory_utilization
     requested = math.ceil(total * util) if rules.requested_is_ceil else total * util
-    w: RankWeights = weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[resolved.dtype] if not model.checkpoint else None)
+    w: RankWeights = weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[resolved.dtype] if not model.checkpoint else None,
+                                      gpu_cc=gpu.cc)
     notes.append(f"weights: {w.method}")
     notes += list(w.notes)
     measured = measured_terms(model, gpu, resolved, rules)

@@ -275,8 +275,34 @@ class RankWeights:
     notes: tuple[str, ...] = field(default=())
 
 
+def _round_up(x: int, a: int) -> int:
+    return -(-x // a) * a
+
+
+def mxfp4_expert_padding(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None) -> tuple[float, str]:
+    """How much the MXFP4 MoE kernels pad each expert's weights, by the backend the GPU gets.
+
+    vllm/model_executor/layers/quantization/mxfp4.py::Mxfp4MoEMethod.create_weights: Marlin (below SM90, and
+    SM11x/12x) pads the per-rank intermediate size to a multiple of 128 and the hidden size to 256; SM100's
+    FlashInfer backends pad both to 256; SM90's Triton kernels pad the intermediate size to 64 only.
+    gpt-oss-120b TP4 on A100: 15.21 GiB counted, x(768 x 3072)/(720 x 2880) on the experts -> 17.17 GiB;
+    vLLM 0.10.1.1 logged 17.22 GiB.
+    """
+    i_rank, h = spec.moe_intermediate_size // tp, spec.hidden_size
+    if gpu_cc is None:
+        return 1.0, ""
+    if gpu_cc >= (10, 0) and gpu_cc < (11, 0):
+        i_pad, h_pad, backend = _round_up(i_rank, 256), _round_up(h, 256), "FlashInfer (SM100)"
+    elif gpu_cc == (9, 0):
+        i_pad, h_pad, backend = _round_up(i_rank, 64), h, "Triton (SM90)"
+    else:
+        i_pad, h_pad, backend = _round_up(i_rank, 128), _round_up(h, 256), "Marlin"
+    factor = (i_pad * h_pad) / (i_rank * h) if i_rank and h else 1.0
+    return factor, f"MXFP4 {backend} pads experts to {i_pad} x {h_pad} per rank (x{factor:.4f})"
+
+
 def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantSpec | None = None,
-                     dtype_bytes: int | None = None) -> RankWeights:
+                     dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     Exact checkpoint bytes are spread over ranks in proportion to the counted split;
@@ -298,7 +324,17 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         notes.append(f"weights split evenly over {tp * pp} rank(s): the architecture could not be counted")
         return RankWeights(int(per_rank) + rotary, exact=tp * pp == 1, method=spec.checkpoint.source, rotary_bytes=rotary, notes=tuple(notes))
 
+    pad, pad_note = (mxfp4_expert_padding(spec, tp, gpu_cc) if quant is not None and quant.method == "mxfp4"
+                     else (1.0, ""))
+    if pad_note and pad != 1.0:
+        notes.append(pad_note)
+
     def bytes_of(c: Component, on_rank: bool) -> float:
+        if on_rank and c.kind == "experts" and pad != 1.0:
+            return _bytes_plain(c, on_rank) * pad
+        return _bytes_plain(c, on_rank)
+
+    def _bytes_plain(c: Component, on_rank: bool) -> float:
         if c.dtype_bytes:
             b = c.dtype_bytes
         elif quant is not None and quant.bits and c.quantizable and not _skipped(c, quant):
