@@ -201,9 +201,29 @@ def _safe_stem(name: str, content: bytes) -> str:
 class Planner:
     """Turns request bodies into the CLI's calls; owns the upload stores."""
 
+    CACHE_SIZE = 256
+
     def __init__(self, upload_root: Path):
         self.configs = UploadStore(upload_root / "configs", (".json",))
         self.workloads = UploadStore(upload_root / "workloads", (".csv", ".jsonl"))
+        # plans are pure functions of the request: identical bodies (a shared URL, a page reload) reuse the answer
+        self._answers: "OrderedDict[str, dict]" = OrderedDict()
+        self._lock = threading.Lock()
+
+    def cached(self, req: BaseModel, compute) -> dict:
+        if str(getattr(req, "model", "") or "").startswith("upload:"):
+            return compute(req)
+        key = type(req).__name__ + req.model_dump_json()
+        with self._lock:
+            if key in self._answers:
+                self._answers.move_to_end(key)
+                return self._answers[key]
+        answer = compute(req)
+        with self._lock:
+            self._answers[key] = answer
+            while len(self._answers) > self.CACHE_SIZE:
+                self._answers.popitem(last=False)
+        return answer
 
     def model_ref(self, ref: Optional[str], field: str = "model") -> Optional[str]:
         """An HTTP model reference -> what `resolve_model` takes. Local paths are refused."""
@@ -395,11 +415,11 @@ def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MA
 
     @app.post("/api/plan", summary="`kvplan fit --json`, plus svg.budget and svg.concurrency")
     def plan_endpoint(req: PlanRequest):
-        return planner.plan_response(req)
+        return planner.cached(req, planner.plan_response)
 
     @app.post("/api/sweep", summary="`kvplan sweep --json`: one plan per combination of the varied values")
     def sweep_endpoint(req: SweepRequest):
-        return planner.sweep_response(req)
+        return planner.cached(req, planner.sweep_response)
 
     @app.post("/api/scaffold", summary="The text of the files `kvplan scaffold` would write")
     def scaffold_endpoint(req: ScaffoldRequest):
