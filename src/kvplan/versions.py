@@ -141,9 +141,9 @@ def rules_for(version: str | None = None) -> VersionRules:
     notes: list[str] = []
     newest = parse_version(NEWEST_KNOWN)
     if release > newest:
-        notes.append(f"vLLM {text} is newer than the newest release kvplan has read ({NEWEST_KNOWN}); its rules are applied")
+        notes.append(f"vLLM {text} is newer than the newest release kvplan has read: {NEWEST_KNOWN}'s rules are applied")
     if release < parse_version(OLDEST_READ):
-        notes.append(f"vLLM {text} is older than the oldest release kvplan has read ({OLDEST_READ}); that release's rules are applied")
+        notes.append(f"vLLM {text} is older than the oldest release kvplan has read ({OLDEST_READ}): the rules of its era as first read are applied")
     values = {field: _step(field, release) for field in _RULES}
     return VersionRules(version=text, release=release, notes=tuple(notes), **values)
 
