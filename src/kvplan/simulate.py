@@ -17,12 +17,18 @@ shared/docs/vllm-memory-model.md section 6 and simulation-notes.md section 2):
   From 0.19 the whole prompt must fit (`scheduler_reserve_full_isl`), before only its first
   chunk;
 * optional prefix caching: full hashed prefix blocks are shared and reused; freed cached
-  blocks count as free and are evicted LRU.
+  blocks count as free and are evicted LRU;
+* per-request blocks are exact per KV group (section 3.4): full attention grows one block per
+  block_size tokens, sliding-window and chunked-local groups grow likewise until their cap
+  (vLLM frees out-of-window blocks), recurrent state is a fixed count (`EngineConfig`).
 
 Speed: per-request state lives in flat lists, decoding requests are an aggregate (a decode
-clock, a heap of finish clocks, a histogram of block-boundary phases), and runs of pure-decode
-steps where nothing can change are skipped in one arithmetic jump (closed-form step-time sum,
-block need per phase). One million Azure-conversation requests take well under a minute.
+clock, a heap of finish clocks, a histogram of block-boundary phases weighted by the blocks each
+decoder adds at a boundary), and runs of pure-decode steps where nothing can change are skipped
+in one arithmetic jump (closed-form step-time sum, block need per phase). With windowed groups a
+decoder's weight drops when a group reaches its cap: one heap event per group per request, and
+jumps stop there; full-attention-only models have no such events. One million Azure-conversation
+requests take well under a minute.
 
 Step time: a per-step roofline (`StepModel`), coefficients in `StepCoefficients`, each
 documented with the data it was fitted on.
@@ -30,12 +36,13 @@ documented with the data it was fitted on.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 import re
 import time as _time
 from collections import OrderedDict, deque
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from typing import Callable, Optional, Protocol, Sequence
 
 import numpy as np
@@ -107,7 +114,15 @@ class PlanLike(Protocol):
 
 @dataclass(frozen=True)
 class EngineConfig:
-    """The scheduler's numbers, resolved from a plan or given by hand."""
+    """The scheduler's numbers, resolved from a plan or given by hand.
+
+    Blocks one request holding n tokens takes, with k = ceil(n / block_size):
+        fixed_blocks_per_seq + blocks_per_boundary * k + sum(min(k, cap) for cap in window_caps)
+    `blocks_per_boundary` counts the KV groups that grow for ever (full attention, MLA);
+    `window_caps` holds one entry per sliding-window or chunked-local group, the blocks it grows to
+    before vLLM frees out-of-window blocks as fast as it allocates (`remove_skipped_blocks`);
+    `fixed_blocks_per_seq` the recurrent state blocks plus the sliding-window groups' extra block
+    (shared/docs/vllm-memory-model.md sections 3.4 and 6)."""
 
     num_gpu_blocks: int
     block_size: int
@@ -115,25 +130,37 @@ class EngineConfig:
     max_num_batched_tokens: int
     max_model_len: int
     long_prefill_token_threshold: int = 0  # 0 = no per-request cap (vLLM default with one partial prefill)
-    fixed_blocks_per_seq: int = 0  # hybrid models: recurrent state blocks held per sequence
-    blocks_per_boundary: int = 1  # KV groups that grow by one block every block_size tokens
+    fixed_blocks_per_seq: int = 0  # hybrid models: recurrent state blocks held per sequence (+1 per sliding group)
+    blocks_per_boundary: int = 1  # KV groups that grow by one block every block_size tokens, without limit
     enable_prefix_caching: bool = False
     blocks_note: str = ""
+    window_caps: tuple[int, ...] = ()  # per windowed group: at most this many growing blocks
 
     @property
     def usable_blocks(self) -> int:
         return self.num_gpu_blocks - 1  # block 0 is the null block (vllm/v1/core/block_pool.py)
 
     def blocks_for(self, tokens: int) -> int:
-        return self.fixed_blocks_per_seq + self.blocks_per_boundary * (-(-tokens // self.block_size))
+        k = -(-tokens // self.block_size)
+        b = self.fixed_blocks_per_seq + self.blocks_per_boundary * k
+        for cap in self.window_caps:
+            b += cap if k > cap else k
+        return b
+
+    def blocks_for_array(self, tokens: np.ndarray) -> np.ndarray:
+        k = -(-np.asarray(tokens, dtype=np.int64) // self.block_size)
+        b = self.fixed_blocks_per_seq + self.blocks_per_boundary * k
+        for cap in self.window_caps:
+            b = b + np.minimum(k, cap)
+        return b
 
 
 def _block_structure(blocks_for_tokens: Callable[[int], int], block_size: int, max_model_len: int) -> tuple[int, int, str]:
     """(fixed, per-boundary, note) so that blocks(n) = fixed + per_boundary * ceil(n / block_size).
 
-    Exact for full-attention and Mamba-hybrid models (fixed state blocks + full-attention groups);
-    sliding-window groups (whose blocks stop growing at the window) are counted as if they grew,
-    which over-counts their blocks; the note says so."""
+    The fallback for a plan without KV groups: exact for full-attention and Mamba-hybrid models
+    (fixed state blocks + full-attention groups); sliding-window groups (whose blocks stop growing at
+    the window) are counted as if they grew, which over-counts their blocks; the note says so."""
     bs = block_size
     per = int(blocks_for_tokens(2 * bs + 1)) - int(blocks_for_tokens(2 * bs))
     fixed = int(blocks_for_tokens(bs)) - per
@@ -144,19 +171,70 @@ def _block_structure(blocks_for_tokens: Callable[[int], int], block_size: int, m
     return max(fixed, 0), max(per, 1), note
 
 
+def _probe_lengths(bs: int, max_model_len: int, caps: Sequence[int]) -> list[int]:
+    """Token counts where a block structure can go wrong: block edges, each cap's edge, the ends."""
+    ns = {1, bs - 1, bs, bs + 1, 2 * bs, 2 * bs + 1, 5 * bs + 3, max_model_len // 2, max_model_len - 1, max_model_len}
+    for cap in caps:
+        for d in (-bs - 1, -bs, -bs + 1, -1, 0, 1, bs - 1, bs, bs + 1):
+            ns.add(cap * bs + d)
+    return sorted(n for n in ns if 1 <= n <= max_model_len)
+
+
+def _plan_block_structure(plan, block_size: int, max_model_len: int,
+                          window_caps: bool = True) -> tuple[int, int, tuple[int, ...], str]:
+    """(fixed, per-boundary, window caps, note) from the plan's KV groups (see `EngineConfig`).
+
+    Each group's own block count comes from the plan (`plan.blocks_for_tokens` of a plan holding
+    that group alone, i.e. `kvplan.plan._group_blocks`): a constant `off` plus growth that is at most
+    one block per block_size tokens, up to `cap` blocks. A group whose cap is not reached within
+    max_model_len counts as growing for ever, so full-attention-only models keep blocks_per_boundary
+    (and the simulator's fast path) unchanged. `window_caps=False` lets windowed groups grow
+    like full attention (the earlier over-count; for comparisons)."""
+    bs = block_size
+    groups = tuple(getattr(plan, "groups", None) or ())
+    if not groups or not is_dataclass(plan):
+        fixed, per, note = _block_structure(plan.blocks_for_tokens, bs, max_model_len)
+        return fixed, per, (), note
+    k_max = -(-max_model_len // bs)
+    fixed = per = 0
+    caps: list[int] = []
+    inexact: list[str] = []
+    for grp in groups:
+        one = replace(plan, groups=(grp,))
+        off = int(one.blocks_for_tokens(0))
+        cap = int(one.blocks_for_tokens(max_model_len)) - off
+        fixed += off
+        if cap <= 0:
+            continue  # recurrent state: a fixed count
+        if not all(int(one.blocks_for_tokens(n)) == off + min(-(-n // bs), cap) for n in _probe_lengths(bs, max_model_len, (cap,))):
+            # e.g. a group whose block size is a multiple of the primary one: min(ceil(n/bs), cap) bounds it from above
+            inexact.append(f"{grp.kind} (block size {grp.block_size})")
+        if cap >= k_max or not window_caps:
+            per += 1
+        else:
+            caps.append(cap)
+    note = ""
+    if inexact:
+        note = (f"KV groups {', '.join(inexact)} do not grow one block per {bs} tokens: the simulator charges "
+                f"them as if they did (an upper bound on their blocks)")
+    return fixed, per, tuple(sorted(caps)), note
+
+
 def engine_config_from_plan(plan, num_gpu_blocks: Optional[int] = None, enable_prefix_caching: bool = False,
-                            long_prefill_token_threshold: int = 0) -> EngineConfig:
-    """Read the scheduler numbers off a `kvplan.Plan` (or anything with the same attributes)."""
+                            long_prefill_token_threshold: int = 0, *, window_caps: bool = True) -> EngineConfig:
+    """Read the scheduler numbers off a `kvplan.Plan` (or anything with the same attributes).
+    Sliding-window and chunked-local KV groups stop growing at their cap (`window_caps=False`: they
+    grow like full attention, over-counting their blocks; for comparisons)."""
     args = plan.args
     max_model_len = int(args.max_model_len)
-    fixed, per, note = _block_structure(plan.blocks_for_tokens, int(plan.block_size), max_model_len)
+    fixed, per, caps, note = _plan_block_structure(plan, int(plan.block_size), max_model_len, window_caps)
     mnbt = int(args.max_num_batched_tokens or 0) or max(max_model_len, 2048)
     return EngineConfig(
         num_gpu_blocks=int(num_gpu_blocks if num_gpu_blocks is not None else plan.num_gpu_blocks),
         block_size=int(plan.block_size), max_num_seqs=int(args.max_num_seqs), max_num_batched_tokens=mnbt,
         max_model_len=max_model_len, long_prefill_token_threshold=long_prefill_token_threshold,
         fixed_blocks_per_seq=fixed, blocks_per_boundary=per, enable_prefix_caching=enable_prefix_caching,
-        blocks_note=note)
+        blocks_note=note, window_caps=caps)
 
 
 # =====================================================================================
@@ -734,8 +812,26 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     mixed = rules.mixed_batches
     skip_after_preempt = rules.skip_admission_after_preemption
 
-    def bfor(n: int) -> int:
-        return fixed_blocks + g * (-(-n // bs))
+    # windowed KV groups (sliding window, chunked local): each grows one block per boundary until its
+    # cap. A decoder's per-boundary weight is g + the groups still growing at its context; it drops
+    # at the context thresholds `cap_ctx` (events on a heap, like finishes). Without windowed groups
+    # every weight is g and none of this runs.
+    caps = tuple(sorted(cfg.window_caps))
+    windowed = bool(caps)
+    cap_ctx = [c * bs for c in caps]  # context (a block boundary) at which a group stops growing
+    n_caps = len(caps)
+    bisect_right = bisect.bisect_right
+
+    if windowed:
+        def bfor(n: int) -> int:
+            k = -(-n // bs)
+            b = fixed_blocks + g * k
+            for cap in caps:
+                b += cap if k > cap else k
+            return b
+    else:
+        def bfor(n: int) -> int:
+            return fixed_blocks + g * (-(-n // bs))
 
     arrival = stats["arrival_list"]
     prompt = stats["prompt_list"]
@@ -760,7 +856,11 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     dec_g0: dict = {}
     dec_fin: dict = {}
     heap: list = []
-    phase = [0] * bs
+    wphase = [0] * bs  # per-boundary block need of the decoders in each phase (context - D) % bs
+    W_dec = 0  # sum of wphase: blocks one full block_size cycle of decode steps needs
+    dec_w: dict = {}  # windowed models: rid -> its per-boundary weight
+    dec_next: dict = {}  # windowed models: rid -> decode clock D of its next weight drop
+    cap_heap: list = []  # (D of a weight drop, rid); stale entries are skipped
     n_dec = 0
     S_dec = 0
 
@@ -819,22 +919,50 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         return True
 
     def remove_decoder(rid: int) -> int:
-        nonlocal n_dec, S_dec
-        c = dec_c0.pop(rid) + D
+        nonlocal n_dec, S_dec, W_dec
+        c0 = dec_c0.pop(rid)
+        c = c0 + D
         generated[rid] = dec_g0.pop(rid) + D
         del dec_fin[rid]
-        phase[(c - D) % bs] -= 1
+        if windowed:
+            w = dec_w.pop(rid)
+            dec_next.pop(rid, None)
+        else:
+            w = g
+        wphase[c0 % bs] -= w
+        W_dec -= w
         n_dec -= 1
         S_dec -= c
         return c
 
+    def set_weight(rid: int, c0: int, c: int, old: int) -> None:
+        """Windowed models: the decoder's weight at context c (groups whose cap lies beyond c still grow)
+        and the clock of its next drop."""
+        nonlocal W_dec
+        i = bisect_right(cap_ctx, c)
+        w = g + n_caps - i
+        dec_w[rid] = w
+        wphase[c0 % bs] += w - old
+        W_dec += w - old
+        if i < n_caps:
+            t = cap_ctx[i] - c0
+            dec_next[rid] = t
+            heapq.heappush(cap_heap, (t, rid))
+        else:
+            dec_next.pop(rid, None)
+
     def add_decoder(rid: int, c: int) -> None:
-        nonlocal n_dec, S_dec
-        dec_c0[rid] = c - D
+        nonlocal n_dec, S_dec, W_dec
+        c0 = c - D
+        dec_c0[rid] = c0
         dec_g0[rid] = generated[rid] - D
         f = D + completion[rid] - generated[rid]
         dec_fin[rid] = f
-        phase[(c - D) % bs] += 1
+        if windowed:
+            set_weight(rid, c0, c, 0)
+        else:
+            wphase[c0 % bs] += g
+            W_dec += g
         n_dec += 1
         S_dec += c
         heapq.heappush(heap, (f, rid))
@@ -969,6 +1097,13 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         if nrun > max_running:
             max_running = nrun
 
+        # ---- windowed groups that reached their cap stop growing
+        while cap_heap and cap_heap[0][0] <= D:
+            t_drop, rid = heapq.heappop(cap_heap)
+            if dec_next.get(rid) == t_drop:
+                c0 = dec_c0[rid]
+                set_weight(rid, c0, c0 + D, dec_w[rid])
+
         # ---- fast path: pure-decode steps where nothing but the clock changes
         if n_dec and n_dec == nrun and (not waiting or nrun >= max_seqs or not admissible_head(budget - n_dec)):
             while True:  # drop heap entries of decoders that were preempted since
@@ -977,19 +1112,25 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                     break
                 heapq.heappop(heap)
             k = heap[0][0] - D  # steps until the next completion
-            avail = usable - in_use()
-            per_cycle = g * n_dec
-            cycles = avail // per_cycle
-            k_pool = cycles * bs
-            rem = avail - cycles * per_cycle
-            for _ in range(bs):
-                need_j = g * phase[(-(D + k_pool)) % bs]
-                if need_j > rem:
-                    break
-                rem -= need_j
-                k_pool += 1
-            if k_pool < k:
-                k = k_pool
+            if cap_heap:  # ... or until a decoder's windowed group stops growing
+                while cap_heap and dec_next.get(cap_heap[0][1]) != cap_heap[0][0]:
+                    heapq.heappop(cap_heap)
+                if cap_heap and cap_heap[0][0] - D < k:
+                    k = cap_heap[0][0] - D
+            per_cycle = W_dec
+            if per_cycle:
+                avail = usable - in_use()
+                cycles = avail // per_cycle
+                k_pool = cycles * bs
+                rem = avail - cycles * per_cycle
+                for _ in range(bs):
+                    need_j = wphase[(-(D + k_pool)) % bs]
+                    if need_j > rem:
+                        break
+                    rem -= need_j
+                    k_pool += 1
+                if k_pool < k:
+                    k = k_pool
             a0 = fixed_cache.get(n_dec)
             if a0 is None:
                 a0 = fixed_cache[n_dec] = fixed_part(n_dec, n_dec)
@@ -1020,7 +1161,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 cyc = k // bs
                 need = cyc * per_cycle
                 for jj in range(cyc * bs, k):
-                    need += g * phase[(-(D + jj)) % bs]
+                    need += wphase[(-(D + jj)) % bs]
                 u0 = in_use()
                 if need:
                     take_blocks(need)
@@ -1051,11 +1192,11 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         dec_tokens = 0
         if n_dec and not prefill_only:
             # decoders come first in running order; a missing block preempts from the tail
-            dec_need = g * phase[(-D) % bs]
+            dec_need = wphase[(-D) % bs]
             while dec_need > usable - in_use() and n_dec:
                 victim = next(reversed(running))
                 if running[victim] and (dec_c0[victim] + D) % bs == 0:
-                    dec_need -= g
+                    dec_need -= dec_w[victim] if windowed else g
                 preempt_tail()
                 preempted = True
             if dec_need:
@@ -1181,6 +1322,8 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             running[rid] = True
             add_decoder(rid, computed.pop(rid))
 
+    if used or (cache is not None and cache.in_use_blocks()):
+        raise RuntimeError(f"simulator bug: {in_use()} blocks still held after every request finished")
     stats.update(prefill_written=prefill_written, decode_written=decode_written, steps=steps, preemptions=preemptions, recomputed=recomputed, hit_tokens=hit_total, busy=busy,
                  run_hist=run_hist, max_running=max_running, kv_peak=kv_peak, kv_area=kv_area, itl_acc=itl_acc,
                  ts=(ts_t, ts_run, ts_wait, ts_kv), now=now)
@@ -1194,12 +1337,11 @@ def _prepare(workload: Workload, cfg: EngineConfig, rules: SchedulerRules, notes
         raise InputError("--rate", f"workload {workload.name} has no arrival times", "give --rate R")
     if cfg.max_num_seqs < 1 or cfg.max_num_batched_tokens < 1:
         raise InputError("--max-num-seqs", "max_num_seqs and max_num_batched_tokens must be >= 1", "use vLLM's defaults")
-    bs, g = cfg.block_size, cfg.blocks_per_boundary
+    bs = cfg.block_size
     total = workload.prompt_tokens + workload.completion_tokens
     # vLLM's OpenAI server refuses prompt + max_tokens > max_model_len (entrypoints/openai/serving_engine.py
     # `_validate_input`); one that could not fit the pool alone would preempt itself forever.
-    max_alone_tokens = ((cfg.usable_blocks - cfg.fixed_blocks_per_seq) // g) * bs
-    rejected = (total > cfg.max_model_len) | ((total - 1) > max_alone_tokens)
+    rejected = (total > cfg.max_model_len) | (cfg.blocks_for_array(total - 1) > cfg.usable_blocks)
     if cfg.blocks_note:
         notes.append(cfg.blocks_note)
     if rejected.any():
