@@ -420,6 +420,14 @@ def test_step_model_regimes():
                                       tensor_parallel_size=2, nvlink=False, interconnect="PCIe 4.0 x16; no NVLink")
     assert tp2_pcie.link_bytes_per_s == pytest.approx(31.5e9 * tp2_pcie.coeffs.pcie_efficiency)
     assert tp2_pcie.step_s(256, 10) > tp2.step_s(256, 10) and any("PCIe 4.0" in n for n in tp2_pcie.notes)
+    # GeForce (no GPUDirect P2P): NCCL stages through host memory -- the fitted no-P2P efficiency, slower still
+    tp2_nop2p = StepModel.from_numbers(weights_bytes=16e9, active_params=8e9, num_layers=32, hidden_size=4096,
+                                       num_attention_heads=32, num_kv_heads=8, head_dim=128, vocab_size=128256,
+                                       kv_bytes_per_token=65536, hbm_bytes_per_s=3.35e12, peak_flops_per_s=989e12,
+                                       tensor_parallel_size=2, nvlink=False, interconnect="PCIe 4.0 x16; no NVLink",
+                                       p2p=False)
+    assert tp2_nop2p.link_bytes_per_s == pytest.approx(31.5e9 * tp2_nop2p.coeffs.pcie_efficiency_no_p2p)
+    assert tp2_nop2p.step_s(256, 10) > tp2_pcie.step_s(256, 10) and any("no P2P" in n for n in tp2_nop2p.notes)
     moe = StepModel.from_numbers(weights_bytes=60e9, active_params=3e9, num_layers=48, hidden_size=2048,
                                  num_attention_heads=32, num_kv_heads=4, head_dim=128, vocab_size=151936,
                                  kv_bytes_per_token=98304, hbm_bytes_per_s=1.8e12, peak_flops_per_s=500e12,

@@ -777,13 +777,17 @@ def _layer_specs(text: dict, model_type: str, n_layers: int, n_kv: int, head_dim
     window = text.get("sliding_window")
     chunk = text.get("attention_chunk_size")
     head_dim_v = int(text.get("v_head_dim") or head_dim)
+    # global (full-attention) layers with their own KV heads and head size (Gemma 4: num_global_key_value_heads,
+    # global_head_dim); vLLM then unifies the two page sizes by scaling the smaller page's block size (section 3.2)
+    full_kv = int(text.get("num_global_key_value_heads") or n_kv)
+    full_dim = int(text.get("global_head_dim") or head_dim)
     out: list[LayerSpec] = []
     recurrent = None
     for kind in kinds:
         if kind in ("recurrent", "both") and recurrent is None:
             recurrent = _recurrent_spec(text, model_type)
         if kind == "full":
-            out.append(LayerSpec("full", n_kv, head_dim, head_dim_v))
+            out.append(LayerSpec("full", full_kv, full_dim, full_dim if full_dim != head_dim else head_dim_v))
         elif kind == "sliding":
             if not (isinstance(window, int) and window > 0):
                 raise ConfigError("sliding_window", "sliding-attention layers but no sliding_window size", "add sliding_window to the config")

@@ -247,17 +247,21 @@ def engine_config_from_plan(plan, num_gpu_blocks: Optional[int] = None, enable_p
 PCIE_X16_BYTES_PER_S: dict[str, float] = {"3": 15.75e9, "4": 31.5e9, "5": 63e9, "6": 126e9}
 
 
-def link_bytes_per_s(interconnect: Optional[str], has_nvlink: bool, coeffs: "StepCoefficients") -> tuple[float, float, str]:
-    """(achieved collective bandwidth, per-collective latency, description) for tensor/expert-parallel
+def link_bytes_per_s(interconnect: Optional[str], has_nvlink: bool, coeffs: "StepCoefficients",
+                     p2p: Optional[bool] = None) -> tuple[float, float, str]:
+    """(achieved bytes/s, fixed cost per collective in s, description) of the link that carries tensor-parallel
     collectives between a GPU's peers, from the catalog's `interconnect` text ("PCIe 5.0 x16; no NVLink",
-    "900 GB/s", ...). NVLink: `coeffs.nvlink_*`. PCIe: the link's rate x `coeffs.pcie_efficiency`."""
+    "900 GB/s", ...). NVLink: `coeffs.nvlink_*`. PCIe: the link's rate x `coeffs.pcie_efficiency` (GPUDirect
+    P2P, or unknown) or `coeffs.pcie_efficiency_no_p2p` (`p2p` False: GeForce cards)."""
     text = (interconnect or "").lower()
     if has_nvlink or ("pcie" not in text and text):
         return coeffs.nvlink_bytes_per_s, coeffs.allreduce_latency_s, "NVLink"
     m = re.search(r"pcie\s*(?:gen\s*)?(\d)", text)
     gen = m.group(1) if m and m.group(1) in PCIE_X16_BYTES_PER_S else "4"
-    return (PCIE_X16_BYTES_PER_S[gen] * coeffs.pcie_efficiency, coeffs.pcie_latency_s,
-            f"PCIe {gen}.0 x16 without NVLink" + ("" if m else " (generation not in the catalog text: Gen4 assumed)"))
+    eff = coeffs.pcie_efficiency_no_p2p if p2p is False else coeffs.pcie_efficiency
+    p2p_note = {False: ", no P2P", True: ", P2P", None: ", P2P assumed"}[p2p]
+    return (PCIE_X16_BYTES_PER_S[gen] * eff, coeffs.pcie_latency_s,
+            f"PCIe {gen}.0 x16 without NVLink{p2p_note}" + ("" if m else " (generation not in the catalog text: Gen4 assumed)"))
 
 
 @dataclass(frozen=True)
@@ -294,12 +298,24 @@ class StepCoefficients:
         fitted it on the validation runs; it is no longer.
     allreduce_latency_s, nvlink_bytes_per_s: one NVLink collective's fixed cost and achieved bandwidth
         (AIConfigurator H200 YAML: 10 us p2p latency, 450 GB/s intra-node); the fit above picks 10 us.
-    pcie_latency_s: one collective between two PCIe GPUs: 11.3-11.9 us for 8-64 B messages (nccl-tests
-        alltoall_perf, 2 x RTX 4090, P2P disabled; github.com/tinygrad/open-gpu-kernel-modules/issues/17).
-    pcie_efficiency: achieved / raw x16 link rate for a collective's payload. Without P2P (GeForce cards,
-        most cloud VMs) NCCL stages each transfer through pinned host memory, so the payload crosses
-        the link twice: <= 0.5 of the link rate (first principles; no PCIe collective data in the
-        calibration set -- an assumption, flagged in the simulator's notes).
+    pcie_latency_s, pcie_efficiency, pcie_efficiency_no_p2p: one NCCL collective between PCIe GPUs without
+        NVLink, t = latency + bus bytes / (efficiency x raw x16 rate), fitted (bench/fit_pcie_collectives.py) on
+        public nccl-tests runs only (bench/data/pcie_nccl_measurements.csv, every row with its URL; the vLLM
+        validation runs are not used):
+        | series (n GPUs, PCIe gen, P2P)             | fitted busbw | / x16 link | intercept (>= 64 KB) |
+        | 2 x RTX 2080 Ti, Gen3, no P2P, all_reduce    |  4.0 GB/s    | 0.26       | 23.6 us |
+        | 2 x RTX 2080 Ti, Gen3, no P2P, all_gather    |  3.2 GB/s    | 0.20       | 17.6 us |
+        | 4 x RTX 5090, Gen5, no P2P, all_reduce       | 26.8 GB/s    | 0.43       | 30.3 us |
+        | 4 x RTX 4090 (tinygrad P2P), Gen4, P2P, AR   | 12.4 GB/s    | 0.39       | 22.0 us |
+        | 4 x RTX PRO 6000, Gen5, P2P (P2P_LEVEL=SYS)  | 39.3 GB/s    | 0.62       | (busbw only) |
+        | 8 x RTX PRO 6000, Gen5, P2P, 1 GB            | 46.4 GB/s    | 0.74       | (busbw only) |
+        -> pcie_efficiency (P2P; also used when P2P is unknown) = 0.62, the median of the P2P series;
+        pcie_efficiency_no_p2p (GeForce: NVIDIA does not enable P2P on them, nccl-tests#287) = 0.26, the median
+        of the no-P2P series (NCCL stages through host memory; the spread, 0.20-0.43, follows the host, not the
+        link generation -- too few series to fit per generation). pcie_latency_s = 20.6 us, the median
+        intercept of the 2-GPU series over 64 KB-64 MB (NCCL's Simple protocol, the range of TP activations);
+        8-8 KB messages take 11-12 us (LL protocol), so small decode batches are over-charged by ~9 us per
+        collective. No 2-GPU P2P or Gen4/Gen5 2-GPU table was found: the P2P value comes from 4-8 GPU rings.
     """
 
     eta_mem_stream: float = 0.889
@@ -311,8 +327,9 @@ class StepCoefficients:
     t_fixed_s: float = 0.0005
     allreduce_latency_s: float = 10e-6
     nvlink_bytes_per_s: float = 450e9
-    pcie_latency_s: float = 12e-6
-    pcie_efficiency: float = 0.5
+    pcie_latency_s: float = 20.6e-6
+    pcie_efficiency: float = 0.62
+    pcie_efficiency_no_p2p: float = 0.26
 
 
 DEFAULT_COEFFICIENTS = StepCoefficients()
@@ -401,7 +418,7 @@ class StepModel:
                      kv_bytes_per_token: float, hbm_bytes_per_s: float, peak_flops_per_s: Optional[float],
                      tensor_parallel_size: int = 1, num_experts: int = 0, experts_per_tok: int = 0,
                      moe_intermediate_size: int = 0, nvlink: bool = True, interconnect: Optional[str] = None,
-                     embedding_bytes: float = 0.0, expert_parallel_size: int = 1,
+                     embedding_bytes: float = 0.0, expert_parallel_size: int = 1, p2p: Optional[bool] = None,
                      coeffs: StepCoefficients = DEFAULT_COEFFICIENTS) -> "StepModel":
         """`weights_bytes` and `active_params`: the whole model; `kv_bytes_per_token`: per rank.
         `embedding_bytes`: the input embedding table when it is not tied to the LM head -- a lookup, not
@@ -421,14 +438,14 @@ class StepModel:
         expert_bytes = weights_bytes * expert_share
         dense_bytes = max(weights_bytes - expert_bytes - embedding_bytes, 0.0)
         lm_head_params = float(vocab_size) * hidden_size
-        link, latency, link_note = link_bytes_per_s(interconnect, nvlink, coeffs)
+        link, latency, link_note = link_bytes_per_s(interconnect, nvlink, coeffs, p2p)
         notes = []
         if not peak_flops_per_s:
             notes.append("no peak FLOPS for this GPU in kvplan's catalog: the step model is bandwidth-only, so "
                          "prefill (compute-bound) steps and TTFT are optimistic")
         if (tp > 1 or ep > 1) and link_note != "NVLink":
             notes.append(f"collectives over {link_note}: {link / 1e9:.0f} GB/s achieved and {latency * 1e6:.0f} us "
-                         "each assumed (no PCIe collective data in the calibration set)")
+                         "each (fitted on public nccl-tests runs, bench/data/pcie_nccl_measurements.csv; host-dependent)")
         return cls(
             weights_bytes_per_rank=dense_bytes / tp,
             expert_bytes_per_rank=expert_bytes / (tp * ep),
@@ -468,7 +485,7 @@ class StepModel:
             num_experts=m.num_experts, experts_per_tok=m.num_experts_per_tok,
             moe_intermediate_size=m.moe_intermediate_size, nvlink=bool(getattr(g, "has_nvlink", True)),
             interconnect=getattr(g, "interconnect", None), embedding_bytes=embedding_bytes(m),
-            expert_parallel_size=expert_parallel_size, coeffs=coeffs)
+            expert_parallel_size=expert_parallel_size, p2p="geforce" not in str(g.name).lower(), coeffs=coeffs)
 
 
 def embedding_bytes(model) -> float:

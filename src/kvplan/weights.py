@@ -85,13 +85,21 @@ def _moe_layers(spec: ModelSpec) -> set[int]:
     return {i for i in range(n) if i not in mlp_only and (i + 1) % step == 0}
 
 
-def _attention_params(spec: ModelSpec, n_kv: int, head_dim: int, layer: int) -> list[Component]:
+def _attention_layer_of(spec: ModelSpec, index: int):
+    """The attention LayerSpec of decoder layer `index` (Falcon-H1 layers hold two specs)."""
+    if spec.model_type == "falcon_h1":
+        return next(l for l in spec.layers[2 * index:2 * index + 2] if l.is_attention)
+    return spec.layers[index]
+
+
+def _attention_params(spec: ModelSpec, n_kv: int, head_dim: int, layer: int, k_eq_v: bool = False) -> list[Component]:
     t = spec.text_config
     h, nh = spec.hidden_size, spec.num_attention_heads
     q_out = nh * head_dim * (2 if t.get("attn_output_gate") else 1)
     bias = bool(t.get("attention_bias")) or spec.model_type.startswith("qwen2")
     qo = h * q_out + nh * head_dim * h + (q_out if bias else 0)
-    kv = 2 * h * n_kv * head_dim + (2 * n_kv * head_dim if bias else 0)
+    n_proj = 1 if k_eq_v else 2  # attention_k_eq_v: the value projection is the key's (Gemma 4 global layers)
+    kv = n_proj * h * n_kv * head_dim + (n_proj * n_kv * head_dim if bias else 0)
     out = [Component("self_attn", qo, "tp", layer, True), Component("kv_proj", kv, "kv", layer, True)]
     if t.get("use_qk_norm") or spec.model_type.startswith(("qwen3", "gemma3", "olmo2")):
         out.append(Component("norm", 2 * head_dim, "replicated", layer, False))
@@ -187,7 +195,9 @@ def count_weights(spec: ModelSpec) -> WeightCount:
         layer_comps: list[Component] = []
         for kind in kinds:
             if kind in ("full", "sliding", "chunked"):
-                layer_comps += _attention_params(spec, spec.num_kv_heads, spec.head_dim, i)
+                layer = _attention_layer_of(spec, i)
+                layer_comps += _attention_params(spec, layer.num_kv_heads, layer.head_dim, i,
+                                                 k_eq_v=kind == "full" and bool(t.get("attention_k_eq_v")))
             elif kind == "mla":
                 layer_comps += _mla_params(spec, i)
             elif kind == "recurrent":
@@ -284,7 +294,8 @@ def mxfp4_expert_padding(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | Non
 
     vllm/model_executor/layers/quantization/mxfp4.py::Mxfp4MoEMethod.create_weights: Marlin (below SM90, and
     SM11x/12x) pads the per-rank intermediate size to a multiple of 128 and the hidden size to 256; SM100's
-    FlashInfer backends pad both to 256; SM90's Triton kernels pad the intermediate size to 64 only.
+    FlashInfer backends pad both to 256; SM90's Triton kernels pad the intermediate size to 64 and (by the logged
+    sizes) the hidden size to 256.
     gpt-oss-120b TP4 on A100: 15.21 GiB counted, x(768 x 3072)/(720 x 2880) on the experts -> 17.17 GiB;
     vLLM 0.10.1.1 logged 17.22 GiB.
     """
@@ -294,7 +305,10 @@ def mxfp4_expert_padding(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | Non
     if gpu_cc >= (10, 0) and gpu_cc < (11, 0):
         i_pad, h_pad, backend = _round_up(i_rank, 256), _round_up(h, 256), "FlashInfer (SM100)"
     elif gpu_cc == (9, 0):
-        i_pad, h_pad, backend = _round_up(i_rank, 64), h, "Triton (SM90)"
+        # The Triton kernels' Hopper layout ends up 256-aligned in the hidden size as well: gpt-oss-120b on one H100
+        # logs 64.38 GiB (vLLM issue 33155, 0.14.1, "Using Triton backend"; and llm-d's empirical results) against
+        # 60.71 GiB unpadded, gpt-oss-20b 13.47 against 12.82 GiB: both x1.067 = 3072/2880 on the experts.
+        i_pad, h_pad, backend = _round_up(i_rank, 64), _round_up(h, 256), "Triton (SM90)"
     else:
         i_pad, h_pad, backend = _round_up(i_rank, 128), _round_up(h, 256), "Marlin"
     factor = (i_pad * h_pad) / (i_rank * h) if i_rank and h else 1.0
