@@ -267,3 +267,20 @@ def test_cli_sweep_inverse_and_plot(tmp_path):
     r = run("fit", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "auto", "--max-model-len", "32768", "--json")
     d = json.loads(r.stdout)
     assert d["fits"] and "--gpu auto" in d["inverse"]
+
+
+def test_expert_and_data_parallel():
+    m = resolve_model("Qwen/Qwen3-30B-A3B-Instruct-2507")  # 128 experts
+    one = kvplan.fit(m, "H100", max_model_len=32768, fixes=False)
+    ep = kvplan.fit(m, "H100", max_model_len=32768, data_parallel_size=2, enable_expert_parallel=True, fixes=False)
+    from kvplan.weights import count_weights
+
+    experts = sum(c.params for c in count_weights(m).components if c.kind == "experts") * m.dtype_bytes
+    # each of the 2 ranks holds 64 whole experts; everything else is replicated per data-parallel rank
+    assert one.weights_bytes - ep.weights_bytes == pytest.approx(experts / 2, rel=1e-6)
+    assert ep.args.num_gpus == 2 and any("2 engines" in a for a in ep.assumptions)
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen3-8B", "H100", enable_expert_parallel=True, fixes=False)
+    assert str(e.value).startswith("--enable-expert-parallel")
+    with pytest.raises(InputError):
+        kvplan.fit(m, "H100", data_parallel_size=4, num_gpus=2, fixes=False)

@@ -74,10 +74,11 @@ class ScaffoldSpec:
     gpus_per_node: int = GPUS_PER_NODE
     fits: bool = True
     plan_error: Optional[str] = None
+    data_parallel_size: int = 1
 
     @property
     def gpus(self) -> int:
-        return self.tensor_parallel_size * self.pipeline_parallel_size
+        return self.tensor_parallel_size * self.pipeline_parallel_size * self.data_parallel_size
 
     @property
     def multi_node(self) -> bool:
@@ -135,6 +136,7 @@ def spec_from_plan(
     revision = _get(a, "revision") or _get(m, "revision")
     tp = int(_get(a, "tensor_parallel_size", default=1))
     pp = int(_get(a, "pipeline_parallel_size", default=1))
+    dp = int(_get(a, "data_parallel_size", default=1) or 1)
     util = float(_get(a, "gpu_memory_utilization", default=0.9))
     total = int(_get(g, "total_bytes", default=0))
     w_rank = _get(plan, "weights_bytes", default=0) or 0
@@ -177,6 +179,10 @@ def spec_from_plan(
         flags.append(Flag("--pipeline-parallel-size", str(pp)))
     else:
         flags.append(Flag("--tensor-parallel-size", "1", f"{_g(w_rank)} of weights fit on one GPU"))
+    if dp > 1:
+        flags.append(Flag("--data-parallel-size", str(dp), f"{dp} engines, each with its own KV pool"))
+    if _get(a, "enable_expert_parallel", default=False):
+        flags.append(Flag("--enable-expert-parallel", None, "whole experts split over the TP x DP ranks"))
     kvd = _get(a, "kv_cache_dtype")
     if kvd:
         flags.append(Flag("--kv-cache-dtype", str(kvd),
@@ -194,7 +200,7 @@ def spec_from_plan(
         flags.append(Flag("--mamba-ssm-cache-dtype", str(mssm)))
     if _get(a, "enforce_eager", default=False):
         flags.append(Flag("--enforce-eager", None, "no CUDA graphs: faster start, slower decode"))
-    if tp * pp > gpus_per_node:
+    if tp * pp * dp > gpus_per_node:
         flags.append(Flag("--distributed-executor-backend", "ray", "spans nodes: vLLM's multi-node path is Ray"))
 
     arithmetic = [
@@ -229,7 +235,7 @@ def spec_from_plan(
         tensor_parallel_size=tp, pipeline_parallel_size=pp, gated=bool(_get(m, "gated", default=False)),
         weights_bytes_total=w_total, flags=tuple(flags), arithmetic=tuple(arithmetic),
         vllm_log=tuple(_get(plan, "vllm_log", default=()) or ()), startup_first=first, startup_restart=restart,
-        gpus_per_node=gpus_per_node, fits=bool(plan.fits), plan_error=_get(plan, "error"),
+        gpus_per_node=gpus_per_node, fits=bool(plan.fits), plan_error=_get(plan, "error"), data_parallel_size=dp,
     )
 
 

@@ -54,6 +54,8 @@ class EngineArgs:
     enable_prefix_caching: bool | None = None
     vllm_version: str | None = None
     num_gpus: int | None = None
+    data_parallel_size: int | None = None      # engines, each with its own KV pool (vllm serve -dp)
+    enable_expert_parallel: bool = False       # experts split over TP x DP ranks instead of sliced by TP
     overhead_gb: float | None = None
     kv_cache_memory_bytes: int | None = None  # vLLM's --kv-cache-memory-bytes (>= 0.10.2): the pool, exactly
     allow_long_max_model_len: bool = False     # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope-scaling override)
@@ -62,7 +64,8 @@ class EngineArgs:
         u = self.gpu_memory_utilization
         if u is not None and not (0 < u <= 1):
             raise InputError("--gpu-memory-utilization", f"must be in (0, 1], got {u}", "e.g. 0.9 (the fraction of total GPU memory vLLM may claim)")
-        for name in ("tensor_parallel_size", "pipeline_parallel_size", "max_num_seqs", "max_num_batched_tokens", "block_size", "num_gpus"):
+        for name in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_num_seqs", "max_num_batched_tokens",
+                     "block_size", "num_gpus"):
             v = getattr(self, name)
             if v is not None and v < 1:
                 raise InputError("--" + name.replace("_", "-"), f"must be a positive integer, got {v}", "e.g. 1")
@@ -271,9 +274,12 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     notes: list[str] = []
     tp = args.tensor_parallel_size or 1
     pp = args.pipeline_parallel_size or 1
-    if args.num_gpus is not None and tp * pp > args.num_gpus:
-        raise InputError("--num-gpus", f"tensor x pipeline parallel = {tp * pp} ranks but only {args.num_gpus} GPU(s)",
-                         f"use --num-gpus {tp * pp} or a smaller --tensor-parallel-size")
+    dp = args.data_parallel_size or 1
+    if args.num_gpus is not None and tp * pp * dp > args.num_gpus:
+        raise InputError("--num-gpus", f"tensor x pipeline x data parallel = {tp * pp * dp} ranks but only {args.num_gpus} GPU(s)",
+                         f"use --num-gpus {tp * pp * dp} or smaller parallel sizes")
+    if args.enable_expert_parallel and not model.is_moe:
+        raise InputError("--enable-expert-parallel", f"{model.id} has no experts", "drop the flag (it only applies to MoE models)")
     if model.num_attention_heads % tp:
         raise InputError("--tensor-parallel-size", f"{model.num_attention_heads} attention heads are not divisible by TP={tp}",
                          "pick a TP size that divides the number of attention heads")
@@ -329,7 +335,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                        pipeline_parallel_size=pp, kv_cache_dtype=kv_dtype, dtype=dtype,
                        quantization=(quant.method if quant else None), block_size=block_size, max_num_seqs=max_seqs,
                        max_num_batched_tokens=tokens, mamba_ssm_cache_dtype=mamba_dtype,
-                       vllm_version=rules.version, num_gpus=args.num_gpus or tp * pp)
+                       vllm_version=rules.version, num_gpus=args.num_gpus or tp * pp * dp, data_parallel_size=dp)
     return resolved, quant, notes
 
 
@@ -499,7 +505,10 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
     s = min(args.max_num_seqs, t) if rules.is_v1 else args.max_num_seqs
     h = model.hidden_size
     v_pad = math.ceil(model.vocab_size / VOCAB_PADDING) * VOCAB_PADDING if model.vocab_size else 0
-    if model.is_moe:
+    if model.is_moe and args.enable_expert_parallel:
+        ep = tp * (args.data_parallel_size or 1)
+        fwd, moe = 0.0, t * model.num_experts_per_tok * db * (3 * model.moe_intermediate_size + h) / ep
+    elif model.is_moe:
         fwd, moe = 0.0, t * model.num_experts_per_tok * db * (3 * model.moe_intermediate_size / tp + h)
     else:
         fwd, moe = t * db * (2 * h + 3 * model.intermediate_size / tp), 0.0
@@ -558,8 +567,12 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     total = gpu.total_bytes
     util = resolved.gpu_memory_utilization
     requested = math.ceil(total * util) if rules.requested_is_ceil else total * util
+    ep = tp * resolved.data_parallel_size if resolved.enable_expert_parallel else 1
     w: RankWeights = weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[resolved.dtype] if not model.checkpoint else None,
-                                      gpu_cc=gpu.cc)
+                                      gpu_cc=gpu.cc, ep=ep)
+    if resolved.data_parallel_size > 1:
+        notes.append(f"data parallel: {resolved.data_parallel_size} engines, each with the pool below; "
+                     f"{resolved.data_parallel_size} x the concurrency in all")
     notes.append(f"weights: {w.method}")
     notes += list(w.notes)
     measured = measured_terms(model, gpu, resolved, rules)

@@ -316,7 +316,7 @@ def mxfp4_expert_padding(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | Non
 
 
 def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantSpec | None = None,
-                     dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None) -> RankWeights:
+                     dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None, ep: int = 1) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     Exact checkpoint bytes are spread over ranks in proportion to the counted split;
@@ -356,6 +356,9 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         else:
             b = db
         n = c.params
+        if on_rank and c.kind == "experts" and ep > 1:
+            # expert parallel: whole experts, ceil(E / ep) on the busiest rank (fused_moe determine_expert_map, section 5)
+            return n * math.ceil(spec.num_experts / ep) / spec.num_experts * b
         if on_rank:
             if c.shard in ("tp", "vocab"):
                 n = n / tp

@@ -43,6 +43,8 @@ class FitFlags:
     gpu_memory_utilization: Optional[float] = None
     tensor_parallel_size: Optional[int] = None
     pipeline_parallel_size: Optional[int] = None
+    data_parallel_size: Optional[int] = None
+    enable_expert_parallel: bool = False
     kv_cache_dtype: Optional[str] = None
     max_num_seqs: Optional[int] = None
     max_num_batched_tokens: Optional[int] = None
@@ -70,6 +72,8 @@ FIT_PARAMS: list[tuple[str, object, object]] = [
     ("gpu_memory_utilization", Optional[float], typer.Option(None, "--gpu-memory-utilization", help="Fraction of total GPU memory vLLM may claim (0.90 before vLLM 0.20, 0.92 after).", rich_help_panel="vllm serve flags")),
     ("tensor_parallel_size", Optional[int], typer.Option(None, "--tensor-parallel-size", "-tp", help="Tensor-parallel ranks.", rich_help_panel="vllm serve flags")),
     ("pipeline_parallel_size", Optional[int], typer.Option(None, "--pipeline-parallel-size", "-pp", help="Pipeline-parallel stages.", rich_help_panel="vllm serve flags")),
+    ("data_parallel_size", Optional[int], typer.Option(None, "--data-parallel-size", "-dp", help="Data-parallel engines (each with its own KV pool).", rich_help_panel="vllm serve flags")),
+    ("enable_expert_parallel", bool, typer.Option(False, "--enable-expert-parallel", help="Split MoE experts over TP x DP ranks.", rich_help_panel="vllm serve flags")),
     ("kv_cache_dtype", Optional[str], typer.Option(None, "--kv-cache-dtype", help="auto, fp8, fp8_e4m3 or fp8_e5m2.", rich_help_panel="vllm serve flags")),
     ("max_num_seqs", Optional[int], typer.Option(None, "--max-num-seqs", help="Sequence cap per step.", rich_help_panel="vllm serve flags")),
     ("max_num_batched_tokens", Optional[int], typer.Option(None, "--max-num-batched-tokens", help="Token budget per step.", rich_help_panel="vllm serve flags")),
