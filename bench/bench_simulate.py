@@ -76,14 +76,12 @@ def run_setup(name: str, meta: dict):
     plan = kvplan.fit(model_id, gpu=gpu_ref, tensor_parallel_size=tp, max_num_seqs=ek["max_num_seqs"],
                       max_num_batched_tokens=ek["max_num_batched_tokens"],
                       max_model_len=str(ek["max_model_len"]) if ek.get("max_model_len") else None,
+                      data_parallel_size=dp, enable_expert_parallel=bool(ek.get("enable_expert_parallel")),
                       vllm_version="0.19.0")
     blocks = kv.get("num_gpu_blocks")
-    source = "logged" if blocks else "kvplan plan"
+    source = "logged" if blocks else "kvplan plan (per data-parallel engine)"
     if not blocks:
         blocks = plan.num_gpu_blocks
-        if dp > 1 and ek.get("enable_expert_parallel"):
-            # EP2: each rank holds half the experts, so its KV pool is larger than a TP1 plan says
-            source = "kvplan plan (TP1 weights; EP halves expert weights: pool underestimated)"
     cfg = replace(engine_config_from_plan(plan), num_gpu_blocks=int(blocks), enable_prefix_caching=False)
     gpu = resolve_gpu(gpu_ref)[0]
     m = resolve_model(model_id)
