@@ -338,34 +338,34 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         notes.append(f"weights split evenly over {tp * pp} rank(s): the architecture could not be counted")
         return RankWeights(int(per_rank) + rotary, exact=tp * pp == 1, method=spec.checkpoint.source, rotary_bytes=rotary, notes=tuple(notes))
 
-    pad, pad_note = (mxfp4_expert_padding(spec, tp, gpu_cc) if quant is not None and quant.method == "mxfp4"
-                     else (1.0, ""))
+    # with expert parallelism each rank holds whole experts, so the kernels see the full intermediate size
+    pad, pad_note = (mxfp4_expert_padding(spec, 1 if ep > 1 else tp, gpu_cc)
+                     if quant is not None and quant.method == "mxfp4" else (1.0, ""))
     if pad_note and pad != 1.0:
         notes.append(pad_note)
 
-    def bytes_of(c: Component, on_rank: bool) -> float:
-        if on_rank and c.kind == "experts" and pad != 1.0:
-            return _bytes_plain(c, on_rank) * pad
-        return _bytes_plain(c, on_rank)
-
-    def _bytes_plain(c: Component, on_rank: bool) -> float:
+    def bytes_per_param(c: Component) -> float:
         if c.dtype_bytes:
-            b = c.dtype_bytes
-        elif quant is not None and quant.bits and c.quantizable and not _skipped(c, quant):
-            b = bytes_per_quantized_param(quant)
-        else:
-            b = db
-        n = c.params
-        if on_rank and c.kind == "experts" and ep > 1:
-            # expert parallel: whole experts, ceil(E / ep) on the busiest rank (fused_moe determine_expert_map, section 5)
-            return n * math.ceil(spec.num_experts / ep) / spec.num_experts * b
-        if on_rank:
-            if c.shard in ("tp", "vocab"):
-                n = n / tp
-            elif c.shard == "kv":
-                kv_rank = max(1, spec.num_kv_heads // tp) if spec.num_kv_heads else 1
-                n = n * kv_rank / max(spec.num_kv_heads, 1)
-        return n * b
+            return c.dtype_bytes
+        if quant is not None and quant.bits and c.quantizable and not _skipped(c, quant):
+            return bytes_per_quantized_param(quant)
+        return db
+
+    def params_on_rank(c: Component) -> float:
+        if c.kind == "experts":
+            # expert parallel: ceil(E / ep) whole experts on the busiest rank (fused_moe determine_expert_map,
+            # section 5); otherwise every expert sliced by TP. Kernel padding applies either way.
+            share = math.ceil(spec.num_experts / ep) / spec.num_experts if ep > 1 else 1 / tp
+            return c.params * share * pad
+        if c.shard in ("tp", "vocab"):
+            return c.params / tp
+        if c.shard == "kv":  # KV heads are replicated when there are fewer than TP ranks
+            kv_rank = max(1, spec.num_kv_heads // tp) if spec.num_kv_heads else 1
+            return c.params * kv_rank / max(spec.num_kv_heads, 1)
+        return c.params
+
+    def bytes_of(c: Component, on_rank: bool) -> float:
+        return (params_on_rank(c) if on_rank else c.params) * bytes_per_param(c)
 
     stages = _pp_stages(count.num_layers, pp)
     stage_bytes = []
