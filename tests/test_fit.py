@@ -284,3 +284,18 @@ def test_expert_and_data_parallel():
     assert str(e.value).startswith("--enable-expert-parallel")
     with pytest.raises(InputError):
         kvplan.fit(m, "H100", data_parallel_size=4, num_gpus=2, fixes=False)
+
+
+def test_modelopt_mixed_precision_and_excluded_modules():
+    mixed = resolve_model("nvidia/Qwen3.6-27B-NVFP4")
+    per_module = dict(mixed.quant.module_bytes)
+    assert per_module["mlp"] == 0.5625 and per_module["self_attn"] == 1.0 and per_module["linear_attn"] == 1.0
+    # everything at NVFP4 would be smaller: the FP8 attention / DeltaNet projections cost more
+    from dataclasses import replace
+
+    from kvplan.weights import weights_per_rank
+
+    all_fp4 = replace(mixed.quant, module_bytes=())
+    assert weights_per_rank(mixed).bytes > weights_per_rank(mixed, quant=all_fp4).bytes
+    excluded = resolve_model("nvidia/MiniMax-M2.7-NVFP4")
+    assert any("self_attn" in s for s in excluded.quant.skip) and "lm_head" in excluded.quant.skip

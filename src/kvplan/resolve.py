@@ -288,6 +288,8 @@ class QuantSpec:
     skip: tuple[str, ...] = ()  # module patterns left unquantized
     applies_to: str = "linear"  # "linear" or "experts" (MXFP4 in gpt-oss)
     kv_cache_fp8: bool = False  # the checkpoint ships an FP8 KV-cache scheme
+    # mixed precision (ModelOpt MIXED_PRECISION): bytes per weight by module kind; kinds not listed stay unquantized
+    module_bytes: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -819,6 +821,43 @@ _QUANT_ALIASES = {"awq_marlin": "awq", "gptq_marlin": "gptq", "gptq_marlin_24": 
                   "bitsandbytes": "bitsandbytes", "bnb": "bitsandbytes"}
 
 
+# ModelOpt per-layer algorithms -> bytes per weight (scales included): FP8 1 B; NVFP4 0.5 B + an fp8 scale per 16.
+_MODELOPT_ALGO_BYTES = {"FP8": 1.0, "FP8_PER_CHANNEL_PER_TOKEN": 1.0, "FP8_PB_WO": 1.0, "NVFP4": 0.5625,
+                        "W4A16_NVFP4": 0.5625, "W4A8_NVFP4_FP8": 0.5625, "W4A16_AWQ": 0.5 + 2.5 / 128, "W4A8_AWQ": 0.5 + 2.5 / 128}
+
+
+def _module_kind(layer_name: str) -> str | None:
+    """The kvplan weight component a checkpoint module name belongs to (see kvplan.weights)."""
+    name = layer_name.lower()
+    if "lm_head" in name:
+        return "lm_head"
+    if ".experts" in name:
+        return "experts"
+    if "shared_expert" in name:
+        return "shared_expert"
+    if "linear_attn" in name or ".mixer" in name:
+        return "linear_attn"
+    if "self_attn" in name or ".attn." in name:
+        return "self_attn"
+    if ".mlp." in name or name.endswith(".mlp") or "feed_forward" in name:
+        return "mlp"
+    return None
+
+
+def _mixed_precision_modules(quantized_layers: dict) -> tuple[tuple[str, float], ...]:
+    kinds: dict[str, float] = {}
+    for layer_name, info in quantized_layers.items():
+        kind = _module_kind(layer_name)
+        algo = str((info or {}).get("quant_algo") or "").upper()
+        if kind and algo in _MODELOPT_ALGO_BYTES:
+            kinds.setdefault(kind, _MODELOPT_ALGO_BYTES[algo])
+    if "self_attn" in kinds:
+        kinds.setdefault("kv_proj", kinds["self_attn"])
+    if "linear_attn" in kinds:
+        kinds.setdefault("mixer", kinds["linear_attn"])
+    return tuple(sorted(kinds.items()))
+
+
 def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | None:
     qc = text.get("quantization_config")
     if isinstance(qc, str):
@@ -845,7 +884,7 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         return None
     method = str(qc.get("quant_method") or qc.get("quant_algo") or "").lower()
     method = _QUANT_ALIASES.get(method, method)
-    skip = tuple(qc.get("modules_to_not_convert") or qc.get("ignore") or qc.get("ignored_layers") or ())
+    skip = tuple(qc.get("modules_to_not_convert") or qc.get("ignore") or qc.get("ignored_layers") or qc.get("exclude_modules") or ())
     if method in ("awq", "gptq", "auto_round"):
         bits = int(qc.get("bits") or qc.get("w_bit") or 4)
         g = int(qc.get("group_size") or qc.get("q_group_size") or 128)
@@ -858,6 +897,10 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
     if method == "modelopt":
         algo = str(qc.get("quant_algo") or "").upper()
         kv = str(qc.get("kv_cache_quant_algo") or "").upper() == "FP8"
+        if algo == "MIXED_PRECISION" and isinstance(qc.get("quantized_layers"), dict):
+            module_bytes = _mixed_precision_modules(qc["quantized_layers"])
+            return QuantSpec("modelopt", 4, 16, "mixed precision (modelopt: " + ", ".join(f"{k} {v:g} B" for k, v in module_bytes) + ")",
+                             skip, kv_cache_fp8=kv, module_bytes=module_bytes)
         if "FP8" in algo and "FP4" not in algo:
             return QuantSpec("modelopt", 8, None, "fp8 (modelopt)", skip, kv_cache_fp8=kv)
         return QuantSpec("modelopt", 4, 16, "nvfp4 (modelopt)", skip, kv_cache_fp8=kv)

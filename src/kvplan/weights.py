@@ -344,9 +344,13 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     if pad_note and pad != 1.0:
         notes.append(pad_note)
 
+    mixed = dict(quant.module_bytes) if quant is not None else {}
+
     def bytes_per_param(c: Component) -> float:
         if c.dtype_bytes:
             return c.dtype_bytes
+        if mixed:  # per-module precision from the checkpoint; modules it does not list stay unquantized
+            return mixed.get(c.name, db)
         if quant is not None and quant.bits and c.quantizable and not _skipped(c, quant):
             return bytes_per_quantized_param(quant)
         return db
