@@ -330,9 +330,10 @@ def _decide_auth(draft: _Draft, log: StartupLog) -> None:
 
 
 def _decide_hang(drafts: dict[str, _Draft], log: StartupLog) -> None:
-    """P2P / custom all-reduce lines only mean a hang when the log stops right there."""
+    """P2P / custom all-reduce lines only mean a hang when the log stops right there;
+    an NCCL error or timeout line (or NCCL's shared-memory failure) is evidence on its own."""
     draft = drafts.get("tp_init_hang")
-    if draft is None or any(h.signature == "nccl_timeout" for h in draft.hits):
+    if draft is None or any(h.signature in ("nccl_timeout", "nccl_shm") for h in draft.hits):
         return
     tail = [line for line in log.last_lines[-3:]]
     stops_there = any(h.text[:500] in tail for h in draft.hits)

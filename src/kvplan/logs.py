@@ -44,7 +44,9 @@ class Signature:
     """One known log line: how to recognise it and, when it is a problem, what it means.
 
     `anchor` is a lowercase literal every matching line contains; the parser only runs
-    `pattern` on lines that contain the anchor (fast on huge logs). `cause` and `fix`
+    `pattern` on lines that contain the anchor (fast on huge logs). A pattern with
+    alternatives that share no literal lists one anchor per alternative, separated by
+    "|" (`anchors`): a line is tried when it holds any of them. `cause` and `fix`
     are templates filled with the pattern's named groups (missing ones read "?").
     `versions` is the vLLM release range that prints the line ("all" when unknown).
     `weight` is how strongly the line alone supports `symptom` (0..1).
@@ -62,6 +64,10 @@ class Signature:
     weight: float = 0.0
     source: str = ""
     fatal: bool = False
+
+    @property
+    def anchors(self) -> tuple[str, ...]:
+        return tuple(a for a in self.anchor.split("|") if a)
 
 
 def _sig(name, anchor, pattern, kind, *, flags=0, **kw) -> Signature:
@@ -203,7 +209,7 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The sampler warm-up with {n} dummy requests ran out of memory after the KV cache was allocated: the profile under-estimated the sampler's peak (it grows with max_num_seqs x vocabulary).",
          fix="Lower --max-num-seqs (e.g. to {n} / 2) or --gpu-memory-utilization so the warm-up has room.",
          versions=">=0.8 (V1)", source="vllm-memory-model.md §4"),
-    _sig("err_cuda_oom", "out of memory", r"(?:OutOfMemoryError|CUDA out of memory\. Tried to allocate (?P<alloc>[\d.]+ [KMG]iB))", ERROR,
+    _sig("err_cuda_oom", "out of memory|outofmemoryerror", r"(?:OutOfMemoryError|CUDA out of memory\. Tried to allocate (?P<alloc>[\d.]+ [KMG]iB))", ERROR,
          symptom="oom_graph_capture_or_profiling", layer="memory_budget", weight=0.7, fatal=True,
          cause="The GPU ran out of memory during startup (profiling, CUDA-graph capture or warm-up), outside the budget vLLM computed: CUDA graphs and warm-up buffers come on top of it.",
          fix="Try --enforce-eager (no CUDA graphs), lower --gpu-memory-utilization by 0.02-0.05, or lower --max-num-seqs.",
@@ -239,7 +245,7 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The NVIDIA driver is older than the CUDA runtime bundled with vLLM/torch (CUDA error 35).",
          fix="Update the host NVIDIA driver to the minimum for the wheel's CUDA runtime, or install a build for an older CUDA.",
          source="CUDA runtime error 35 (cudaErrorInsufficientDriver)"),
-    _sig("cuda_error_803", "error 803", r"Error 803: system has unsupported display driver / cuda driver combination|Error 803\b|cudaErrorSystemDriverMismatch", ERROR,
+    _sig("cuda_error_803", "error 803|cudaerrorsystemdrivermismatch", r"Error 803: system has unsupported display driver / cuda driver combination|Error 803\b|cudaErrorSystemDriverMismatch", ERROR,
          symptom="driver_too_old", layer="cuda_runtime", weight=0.7, fatal=True,
          cause="CUDA error 803: the CUDA user-space library loaded in the process does not match the kernel driver.",
          fix="Check the host driver version first (nvidia-smi).",
@@ -255,23 +261,45 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="vLLM found no CUDA platform: the NVIDIA driver libraries (libcuda, libnvidia-ml) are not visible inside the container or environment.",
          fix="Run the container with the GPU exposed (--gpus all / nvidia runtime / a GPU resource request) and make the driver libraries visible (on GKE add /usr/local/nvidia/lib64 to LD_LIBRARY_PATH).",
          source="https://github.com/vllm-project/vllm/issues/18859"),
-    _sig("nvml_missing", "nvml shared library not found", r"NVML Shared Library Not Found|libnvidia-ml\.so[.\d]*: cannot open shared object file", ERROR,
+    _sig("nvml_missing", "nvml shared library not found|libnvidia-ml.so", r"NVML Shared Library Not Found|libnvidia-ml\.so[.\d]*: cannot open shared object file", ERROR,
          symptom="gpu_not_detected_in_container", layer="nvidia_driver", weight=0.85,
          cause="The driver's NVML library is not on the library path inside the container, so vLLM cannot see the GPU.",
          fix="Expose the GPU to the container (nvidia container runtime) and put the mounted driver libraries on LD_LIBRARY_PATH (GKE: /usr/local/nvidia/lib64).",
          source="https://github.com/vllm-project/vllm/issues/23805"),
-    _sig("no_cuda_gpus", "no cuda gpus are available", r"No CUDA GPUs are available|Found no NVIDIA driver on your system|could not select device driver .* with capabilities: \[\[gpu\]\]|CUDA platform is not available", ERROR,
+    _sig("no_cuda_gpus", "no cuda gpus are available|found no nvidia driver|could not select device driver|cuda platform is not available", r"No CUDA GPUs are available|Found no NVIDIA driver on your system|could not select device driver .* with capabilities: \[\[gpu\]\]|CUDA platform is not available", ERROR,
          symptom="gpu_not_detected_in_container", layer="nvidia_driver", weight=0.8, fatal=True,
          cause="No GPU is visible to the process: the driver is missing or the container was started without GPU access.",
          fix="Start the container with GPU access (--gpus all, the nvidia runtime, or a nvidia.com/gpu resource) and check nvidia-smi inside it.",
          source="torch/cuda; docker nvidia runtime"),
+    _sig("no_platform", "no platform detected|unspecifiedplatform", r"No platform detected, vLLM is running on UnspecifiedPlatform|running on UnspecifiedPlatform", ERROR,
+         symptom="gpu_not_detected_in_container", layer="nvidia_driver", weight=0.75, fatal=True,
+         cause="vLLM detected no platform (no CUDA device visible): the driver libraries or the GPU are not exposed to this process or container.",
+         fix="Start the container with GPU access (--gpus all / the nvidia runtime / a nvidia.com/gpu request) and check nvidia-smi and torch.cuda.is_available() inside it.",
+         versions=">=0.7", source="vllm/platforms/__init__.py (resolve_current_platform_cls_qualname)"),
+    _sig("libcuda_missing", "libcuda.so", r"libcuda\.so(?:\.1)?: cannot open shared object file", ERROR,
+         symptom="gpu_not_detected_in_container", layer="nvidia_driver", weight=0.8, fatal=True,
+         cause="The driver's libcuda.so is not visible to the process: no NVIDIA driver on this host, or the container was started without the driver mounted.",
+         fix="Expose the GPU and driver to the container (nvidia container toolkit, --gpus all) or install the NVIDIA driver on the host.",
+         source="dynamic loader message for the CUDA driver library"),
+    _sig("collect_env_no_cuda", "is cuda available: false|nvidia driver version: no cuda|gpu models and configuration: no cuda",
+         r"^(?:Is CUDA available: False|Nvidia driver version: No CUDA|GPU models and configuration: No CUDA)\s*$", WARNING,
+         symptom="gpu_not_detected_in_container", layer="nvidia_driver", weight=0.5,
+         cause="torch in this environment sees no CUDA device (collect_env output): the GPU or driver is not visible here.",
+         fix="Check that the GPU is exposed to the environment (container runtime, CUDA_VISIBLE_DEVICES) and that a CUDA build of torch is installed.",
+         source="torch/vLLM collect_env.py output"),
+    _sig("cuda_runtime_lib_missing", "cannot open shared object file",
+         r"lib(?P<lib>cudart|cublas(?:Lt)?|nvrtc|cusparse|cufft|curand|cusolver|nvJitLink|cudnn)\.so(?:\.[\d.]+)?: cannot open shared object file", ERROR,
+         symptom="import_undefined_symbol", layer="cuda_runtime", weight=0.75,
+         cause="The CUDA runtime library lib{lib} that vLLM's compiled kernels were built against is not installed in this environment (torch or the nvidia-* wheels are for another CUDA major).",
+         fix="Install vLLM with its pinned torch (and the matching nvidia-* CUDA wheels) in a fresh virtualenv, or a vLLM build for the CUDA installed here.",
+         source="dynamic loader message; https://github.com/vllm-project/vllm/issues (Failed to import from vllm._C)"),
     # ---- GPU capability -------------------------------------------------------------------
     _sig("bf16_unsupported", "bfloat16 is only supported", r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0\.(?: Your (?P<gpu>.+?) GPU has compute capability (?P<cc>\d+\.\d+))?", ERROR,
          symptom="unsupported_gpu", layer="gpu", weight=0.95, fatal=True,
          cause="The model's dtype is bfloat16, which needs compute capability >= 8.0; this GPU ({gpu}) has {cc}.",
          fix="Pass --dtype half (float16), or use a GPU of compute capability >= 8.0.",
          source="gpu-facts.md §4 (BF16 row); vllm _check_if_gpu_supports_dtype"),
-    _sig("cc_unsupported", "compute capability", r"(?:GPU|device) (?:with|has) compute capability (?P<cc>\d+\.\d+).{0,60}(?:not supported|unsupported|is too old)|requires? (?:a )?(?:GPU with )?compute capability (?:of )?(?:at least |>= ?)(?P<need>\d+\.\d+)", ERROR,
+    _sig("cc_unsupported", "compute capability", r"(?:GPU|device) (?:with|has) compute capability (?P<cc>\d+\.\d+).{0,60}(?:not supported|unsupported|is too old)|requires? (?:a )?(?:GPU with )?compute capability (?:of )?(?:at least |>= ?)(?P<need>\d+\.\d+)|GPUs? with compute capability below (?P<below>\d+\.\d+) (?:are|is) not supported|only supported on (?:devices|GPUs) with compute capability (?:of at least |>= ?)(?P<only>\d+\.\d+)", ERROR,
          symptom="unsupported_gpu", layer="gpu", weight=0.7, fatal=True,
          cause="This GPU's compute capability is below what this vLLM build or feature needs.",
          fix="Use a GPU that meets the compute-capability gate (vLLM today: >= 7.5), or an older vLLM release that still supports this GPU.",
@@ -297,13 +325,24 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The Hugging Face Hub rejected the request's credential (HTTP 401): HF_TOKEN is missing, empty or invalid in the environment vLLM runs in.",
          fix="Set a valid HF_TOKEN (or run huggingface-cli login) in the environment of the vLLM process; unset it rather than leave it empty.",
          source="huggingface_hub HTTP errors; https://github.com/vllm-project/vllm/issues/20190"),
-    _sig("hf_gated", "gated repo", r"(?:GatedRepoError|Cannot access gated repo|Access to model (?P<repo>\S+) is restricted|You are trying to access a gated repo|403 Client Error.{0,40}huggingface)", ERROR,
+    _sig("hf_gated", "gated repo|gatedrepoerror|is restricted|403 client error", r"(?:GatedRepoError|Cannot access gated repo|Access to model (?P<repo>\S+) is restricted|You are trying to access a gated repo|403 Client Error.{0,40}huggingface)", ERROR,
          symptom="gated_repo_auth", layer="model_weights", weight=0.85, fatal=True,
          cause="The model repository is gated: your Hugging Face account has not been granted access, or no token was sent.",
          fix="Accept the model's licence on its Hub page with the account whose HF_TOKEN vLLM uses, then set HF_TOKEN.",
          source="huggingface_hub GatedRepoError"),
+    _sig("hf_not_logged_in", "please log in|must be authenticated|be authenticated to access it",
+         r"(?:You must be authenticated to access it|be authenticated to access it\. Please log in)", ERROR,
+         symptom="gated_repo_auth", layer="client_code", weight=0.88, fatal=True,
+         cause="The Hub saw no (valid) credential for a gated repository: HF_TOKEN is missing or empty in the environment of the process that downloads the model.",
+         fix="Set HF_TOKEN (a token of an account that has been granted access) in the environment vLLM runs in, e.g. -e HF_TOKEN=... for a container.",
+         source="huggingface_hub GatedRepoError (unauthenticated)"),
+    _sig("hf_not_authorized", "not in the authorized list|awaiting a review", r"not in the authorized list|awaiting a review from the repo authors", ERROR,
+         symptom="gated_repo_auth", layer="model_weights", weight=0.9, fatal=True,
+         cause="The token is valid, but its account has not been granted access to the gated model (licence not accepted or the request is still pending).",
+         fix="Accept the licence on the model page with the token's account and wait until access is granted.",
+         source="huggingface_hub GatedRepoError (authenticated, not authorized)"),
     _sig("modelscope_env", "vllm_use_modelscope", r"VLLM_USE_MODELSCOPE", CONTEXT, source="vllm/envs.py"),
-    _sig("disk_full", "no space left on device", r"No space left on device|\[Errno 28\]", ERROR,
+    _sig("disk_full", "no space left on device|errno 28", r"No space left on device|\[Errno 28\]", ERROR,
          symptom="disk_full_download", layer="model_weights", weight=0.9, fatal=True,
          cause="The disk holding the Hugging Face cache (or /tmp) filled up while the weights were written.",
          fix="Point HF_HOME/HF_HUB_CACHE at a volume larger than the checkpoint (a persistent volume in containers) and free space.",
@@ -323,43 +362,58 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The checkpoint's tokenizer_config.json names a tokenizer class ({cls}) the Transformers bundled with this vLLM does not have: the checkpoint was exported with a newer Transformers.",
          fix="Use a vLLM release whose Transformers knows {cls}, or pin a model revision exported with the older Transformers.",
          source="https://github.com/vllm-project/vllm/issues/37024"),
-    _sig("safetensors_corrupt", "safetensor", r"SafetensorError: Error while deserializing header: (?P<what>\w+)|MetadataIncompleteBuffer|incomplete metadata, file not fully covered", ERROR,
+    _sig("safetensors_corrupt", "safetensor|metadataincompletebuffer|incomplete metadata", r"SafetensorError: Error while deserializing header: (?P<what>\w+)|MetadataIncompleteBuffer|incomplete metadata, file not fully covered", ERROR,
          symptom="tokenizer_or_revision_mismatch", layer="model_weights", weight=0.9, fatal=True,
          cause="A weight shard is truncated or corrupt (the safetensors header cannot be read): an interrupted download, a full disk, or a bad upload of that revision.",
          fix="Delete the shard from the HF cache and download it again; pin a revision known to be good.",
          source="safetensors; https://github.com/vllm-project/vllm/issues/10060"),
-    _sig("revision_not_found", "revision", r"RevisionNotFoundError|Invalid rev id|revision .{0,40} not found", ERROR,
+    _sig("revision_not_found", "revision|invalid rev id", r"RevisionNotFoundError|Invalid rev id|revision .{0,40} not found", ERROR,
          symptom="tokenizer_or_revision_mismatch", layer="model_weights", weight=0.8, fatal=True,
          cause="The model revision asked for does not exist on the Hub.",
          fix="Pin an existing commit hash with --revision.",
          source="huggingface_hub RevisionNotFoundError"),
-    _sig("trust_remote_code", "trust_remote_code", r"contains custom code which must be executed|requires you to execute the configuration file in that repo|set the option `?trust_remote_code=True`?|pass(?:ing)? the argument `trust_remote_code=True`", ERROR,
+    _sig("trust_remote_code", "trust_remote_code|contains custom code|execute the configuration file", r"contains custom code which must be executed|requires you to execute the configuration file in that repo|set the option `?trust_remote_code=True`?|pass(?:ing)? the argument `trust_remote_code=True`", ERROR,
          symptom="trust_remote_code_required", layer="client_code", weight=0.9, fatal=True,
          cause="The model needs its own Python code from the repository, and the process that loads it did not pass trust_remote_code=True.",
          fix="Pass --trust-remote-code (vllm serve) or trust_remote_code=True (LLM(...)) in every place the model is loaded, after reading that code.",
          source="transformers dynamic_module_utils"),
+    _sig("trc_config_hint", "consider setting `trust_remote_code=true`", r"Failed to load the model config\. If the model is a custom model not yet available in the HuggingFace transformers library, consider setting `trust_remote_code=True`", ERROR,
+         symptom="trust_remote_code_required", layer="client_code", weight=0.55, fatal=True,
+         cause="Transformers could not load the model config: the model needs its own code (trust_remote_code) that was not passed to vLLM, or this Transformers is too old for the model type.",
+         fix="Pass --trust-remote-code / trust_remote_code=True to the vLLM engine itself; if the model type is new, upgrade transformers (or vLLM).",
+         source="vllm/transformers_utils/config.py"),
     _sig("eof_prompt", "eoferror", r"EOFError: EOF when reading a line", ERROR,
          symptom="trust_remote_code_required", layer="client_code", weight=0.3,
          cause="A non-interactive process hit an interactive prompt (usually transformers asking to trust remote code).",
          fix="Pass trust_remote_code=True explicitly so no prompt is shown.",
          source="transformers resolve_trust_remote_code"),
-    _sig("arch_unsupported", "are not supported", r"Model architectures? \[?'?(?P<arch>[\w', ]+?)'?\]? (?:are|is) not supported", ERROR,
+    _sig("arch_unsupported", "are not supported|is not supported", r"Model architectures? \[?'?(?P<arch>[\w', ]+?)'?\]? (?:are|is) not supported", ERROR,
          symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.85, fatal=True,
          cause="This vLLM release does not implement the model's architecture ({arch}).",
          fix="Use a vLLM release that supports {arch} (see the supported-models list of newer releases), or a checkpoint of a supported architecture.",
          source="vllm/model_executor/models/registry.py"),
+    _sig("transformers_unknown_model_type", "does not recognize this architecture", r"model type `(?P<mt>[\w.-]+)` but Transformers does not recognize this architecture", ERROR,
+         symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.8, fatal=True,
+         cause="The Transformers installed with this vLLM predates the model type `{mt}`, so its config cannot be read.",
+         fix="Use a vLLM release (and its Transformers) that supports `{mt}`, or upgrade transformers if this vLLM allows it.",
+         source="transformers CONFIG_MAPPING KeyError message"),
+    _sig("arch_inspect_failed_new", "failed to be inspected", r"Model architectures? \[?'?(?P<arch>[\w', ]+?)'?\]? failed to be inspected", ERROR,
+         symptom="unsupported_architecture", layer="pytorch_wheel", weight=0.5, fatal=True,
+         cause="vLLM's model registry crashed while importing the model class ({arch}); the lines above name why (a broken install or an extension that does not load), it is not an unsupported model.",
+         fix="Read the error logged before this line; reinstall vLLM (and any flash-attn/xformers) in a fresh virtualenv so the compiled extensions match torch.",
+         versions=">=0.8", source="vllm/model_executor/models/registry.py"),
     _sig("arch_inspect_failed", "error in inspecting model architecture", r"Error in inspecting model architecture '(?P<arch>\w+)'", ERROR,
          symptom="unsupported_architecture", layer="pytorch_wheel", weight=0.6, fatal=True,
          cause="vLLM's model registry crashed while importing the model class ({arch}): usually a broken install, not an unsupported model.",
          fix="Reinstall vLLM in a fresh virtualenv and check that `python -c 'import vllm._C'` works.",
          source="vllm/model_executor/models/registry.py; https://github.com/vllm-project/vllm/issues/9701"),
     # ---- orchestration and parallel start ---------------------------------------------------
-    _sig("probe_kill", "terminated", r"KeyboardInterrupt: terminated|(?:Startup|Liveness|Readiness) probe failed|Killing container with id|Container \S+ failed (?:startup|liveness) probe", ERROR,
+    _sig("probe_kill", "terminated|probe failed|killing container", r"KeyboardInterrupt: terminated|(?:Startup|Liveness|Readiness) probe failed|Killing container with id|Container \S+ failed (?:startup|liveness) probe", ERROR,
          symptom="k8s_probe_kill", layer="model_weights", weight=0.75, fatal=True,
          cause="The orchestrator's probe killed vLLM (SIGTERM) while it was still starting: downloading/loading weights, compiling and capturing CUDA graphs take longer than the probe allows.",
          fix="Add a startupProbe on /health whose failureThreshold x periodSeconds covers the whole startup, keep the weights on a persistent volume so restarts skip the download.",
          source="seed 'anatomy of a vLLM setup' (startup probe is the most common vLLM-on-Kubernetes bug)"),
-    _sig("sigterm", "sigterm", r"(?:Received|Got) SIGTERM|signal 15|SIGTERM received", WARNING,
+    _sig("sigterm", "sigterm|signal 15", r"(?:Received|Got) SIGTERM|signal 15|SIGTERM received", WARNING,
          symptom="k8s_probe_kill", layer="model_weights", weight=0.4,
          cause="vLLM received SIGTERM during startup; under Kubernetes this is usually a failed probe.",
          fix="Check the pod events; give the pod a startupProbe covering the startup time.",
@@ -374,7 +428,12 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The GPUs talk over PCIe only; when the start then stops at NCCL set-up, NCCL peer-to-peer over this host's PCIe topology hangs.",
          fix="Try NCCL_P2P_DISABLE=1 (or NCCL_P2P_LEVEL=PHB) and check the host's IOMMU/ACS settings (nvidia-smi topo -m).",
          source="vllm custom_all_reduce.py; https://github.com/vllm-project/vllm/issues/13860"),
-    _sig("nccl_timeout", "nccl", r"Watchdog caught collective operation timeout|NCCL (?:error|WARN).{0,80}(?:timeout|unhandled system error|remote process exited)|DistBackendError", ERROR,
+    _sig("nccl_shm", "/dev/shm|shared memory segment|posix_fallocate", r"/dev/shm/nccl|Error while creating shared memory segment|posix_fallocate failed|failed to extend /dev/shm", ERROR,
+         symptom="tp_init_hang", layer="container_environment", weight=0.85, fatal=True,
+         cause="NCCL could not create its shared-memory segment in /dev/shm: the container's shared memory is too small for multi-GPU communication.",
+         fix="Run the container with --ipc=host or a larger --shm-size (Kubernetes: an emptyDir with medium: Memory mounted at /dev/shm).",
+         source="NCCL shm transport (include/shm.h)"),
+    _sig("nccl_timeout", "nccl|watchdog caught collective|distbackenderror", r"Watchdog caught collective operation timeout|NCCL (?:error|WARN).{0,80}(?:timeout|unhandled system error|remote process exited)|DistBackendError", ERROR,
          symptom="tp_init_hang", layer="nvidia_driver", weight=0.6, fatal=True,
          cause="NCCL could not complete communication between the ranks (timeout or system error): the interconnect or its driver setup between the GPUs fails.",
          fix="Run with NCCL_DEBUG=INFO; try NCCL_P2P_DISABLE=1; in containers give enough shared memory (--ipc=host or a large /dev/shm).",
@@ -382,9 +441,9 @@ SIGNATURES: tuple[Signature, ...] = (
 )
 
 SIGNATURES_BY_NAME: Mapping[str, Signature] = MappingProxyType({s.name: s for s in SIGNATURES})
-_ANCHORS: tuple[str, ...] = tuple(sorted({s.anchor for s in SIGNATURES}, key=len, reverse=True))
+_ANCHORS: tuple[str, ...] = tuple(sorted({a for s in SIGNATURES for a in s.anchors}, key=len, reverse=True))
 _SIGNATURES_BY_ANCHOR: Mapping[str, tuple[Signature, ...]] = MappingProxyType(
-    {a: tuple(s for s in SIGNATURES if s.anchor == a) for a in _ANCHORS}
+    {a: tuple(s for s in SIGNATURES if a in s.anchors) for a in _ANCHORS}
 )
 
 # A line that talks about memory or the KV cache; if no signature reads it, it is
@@ -1141,6 +1200,10 @@ _SHADOWED_BY = {
     "cc_unsupported": ("bf16_unsupported", "err_shared_mem_len"),
     "err_cuda_oom": ("err_sampler_oom",),
     "no_cuda_gpus": ("nvml_missing",),
+    "disk_full": ("nccl_shm",),
+    "hf_gated": ("hf_not_logged_in", "hf_not_authorized"),
+    "hf_401": ("hf_not_logged_in", "hf_not_authorized"),
+    "arch_unsupported": ("transformers_unknown_model_type",),
 }
 
 
