@@ -302,3 +302,13 @@ def test_modelopt_mixed_precision_and_excluded_modules():
     assert got == pytest.approx(expected, abs=2)
     excluded = resolve_model("nvidia/MiniMax-M2.7-NVFP4")
     assert any("self_attn" in s for s in excluded.quant.skip) and "lm_head" in excluded.quant.skip
+
+
+def test_kv_cache_auto_follows_a_checkpoints_fp8_kv_scheme_from_0_14():
+    # vLLM PRs #29980 / #30141: --kv-cache-dtype auto takes the checkpoint's FP8 KV cache (ModelOpt, compressed-tensors)
+    old = kvplan.fit("nvidia/Qwen3.6-27B-NVFP4", "B200", max_model_len=32768, vllm_version="0.12.0", fixes=False)
+    new = kvplan.fit("nvidia/Qwen3.6-27B-NVFP4", "B200", max_model_len=32768, vllm_version="0.14.1", fixes=False)
+    assert old.args.kv_cache_dtype == "auto" and new.args.kv_cache_dtype == "fp8"
+    assert old.kv_bytes_per_token == 2 * new.kv_bytes_per_token
+    forced = kvplan.fit("nvidia/Qwen3.6-27B-NVFP4", "B200", max_model_len=32768, vllm_version="0.14.1", kv_cache_dtype="auto", fixes=False)
+    assert forced.args.kv_cache_dtype == "fp8"  # "auto" given explicitly means the same as not given

@@ -310,7 +310,10 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     dtype = _resolve_dtype(model, gpu, args.dtype, notes)
     quant = _resolve_quant(model, args.quantization, notes)
     kv_dtype = args.kv_cache_dtype or "auto"
-    if args.kv_cache_dtype is None:
+    if kv_dtype == "auto" and quant is not None and quant.kv_cache_fp8 and rules.kv_cache_auto_follows_checkpoint:
+        kv_dtype = "fp8"
+        notes.append(f"kv_cache_dtype auto -> fp8: the checkpoint declares an FP8 KV cache and vLLM {rules.version} follows it")
+    elif args.kv_cache_dtype is None:
         notes.append(f"kv_cache_dtype auto ({dtype})")
     block_size, why = (args.block_size, "given") if args.block_size else _default_block_size(model, gpu, rules)
     if not args.block_size:

@@ -866,7 +866,7 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
             qc = ast.literal_eval(qc) if not qc.endswith("...") else None
         except (ValueError, SyntaxError):
             qc = None
-    if hfq and not qc:
+    if hfq:  # ModelOpt's hf_quant_config.json is what vLLM reads for these checkpoints: it wins over config.json
         q = hfq.get("quantization") if isinstance(hfq.get("quantization"), dict) else None
         if q is None and isinstance(hfq.get("quantization"), str):
             try:

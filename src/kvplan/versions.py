@@ -85,6 +85,10 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                       ((0, 28, 0), "v1-one-line")],
     # Scheduler defaults for `vllm serve` (section 2.3); see `batch_defaults`.
     "batch_defaults": [((0, 0, 0), "v0"), ((0, 8, 0), "v1-0.8"), ((0, 9, 0), "v1-0.9"), ((0, 29, 0), "v1-0.29")],
+    # --kv-cache-dtype auto follows a checkpoint's KV-cache quantization (ModelOpt kv_cache_quant_algo FP8,
+    # compressed-tensors kv_cache_scheme) instead of the model dtype: vLLM PRs #29980 and #30141, merged
+    # December 2025; 0.14 is the first release read after them.
+    "kv_cache_auto_follows_checkpoint": [((0, 0, 0), False), ((0, 14, 0), True)],
     # The oldest GPU architecture the release wheels are built for: compute capability 7.0 up to 0.19,
     # 7.5 from 0.20 (CUDA 13 wheels; vLLM PR #39878; docs/gpu-facts.md section 5).
     "min_compute_capability": [((0, 0, 0), (7, 0)), ((0, 20, 0), (7, 5))],
@@ -117,6 +121,7 @@ class VersionRules:
     kv_log_format: str
     batch_defaults: str
     admit_whole_prompt: bool
+    kv_cache_auto_follows_checkpoint: bool
     min_compute_capability: tuple[int, int]
     notes: tuple[str, ...]
 
