@@ -70,7 +70,9 @@ for _era in ("V1-a", "V1-b"):
 COEFFICIENTS["V1-c"] = _fitted(38, 0.0, 0.0, "9 V1 records of vLLM 0.11-0.17")
 # V1 0.18-0.19 (5 records: Qwen3-8B x2, Phi-3-mini, gpt-oss-20b, MiniMax-M2.7 NVFP4): a smaller sampler peak.
 COEFFICIENTS["V1-d"] = _fitted(16, 0.2, 0.0, "5 V1 records of vLLM 0.18-0.19")
-# V1 >= 0.20 (16 records; most state no version). Sampler bytes per logit carried over from 0.18-0.19; non-torch
+# V1 >= 0.20 (16 records; most state no version). Sampler bytes per logit carried over from 0.18-0.19, where the
+# profiled sampler peak dropped; later changes keep it small: FlashInfer top-k/top-p (no full sort) became the
+# default (vLLM PR #40376) and MRV2's profile run skips the fp32 logits path (noted in vLLM PR #57926). Non-torch
 # (0.10 GiB) and the integrated-memory term (4.75 GiB, 6 DGX Spark / GB10 records, where free memory is the OS's
 # available memory and CPU-side allocations during startup count as consumed) fitted.
 for _era in ("V1-e", "V1-f"):
