@@ -209,3 +209,47 @@ def test_hub_unreachable_names_the_offline_options(tmp_path):
                                                             "HF_HUB_ETAG_TIMEOUT": "2", "HF_HUB_DOWNLOAD_TIMEOUT": "2"})
     assert r.returncode != 0
     assert "catalog id" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_per_layer_lists_are_read_or_refused_clearly(tmp_path: Path):
+    same = dict(TINY_CONFIG, intermediate_size=[512, 512])
+    p = tmp_path / "same.json"
+    p.write_text(json.dumps(same))
+    assert resolve_model(str(p)).intermediate_size == 512
+    differ = dict(TINY_CONFIG, intermediate_size=[512, 1024])
+    q = tmp_path / "differ.json"
+    q.write_text(json.dumps(differ))
+    with pytest.raises(ConfigError) as e:
+        resolve_model(str(q))
+    assert str(e.value).startswith("intermediate_size") and "per-layer" in str(e.value)
+
+
+def test_every_transformers_default_config_plans_or_fails_cleanly():
+    """No config transformers knows makes the planner crash: it plans, or names what is missing."""
+    import logging
+    import warnings
+
+    from transformers import CONFIG_MAPPING
+
+    import kvplan
+    from kvplan.errors import KvplanError
+    from kvplan.resolve import normalize
+
+    logging.disable(logging.WARNING)
+    planned = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for model_type, cls in CONFIG_MAPPING.items():
+            try:
+                cfg = cls().to_dict()
+            except Exception:
+                continue  # a config class that cannot be built without arguments
+            cfg["model_type"] = model_type
+            try:
+                spec = normalize(cfg, model_id=model_type, source="transformers default", autoconfig=False)
+                kvplan.fit(spec, "H100", max_model_len=min(spec.max_position_embeddings or 2048, 2048), fixes=False)
+                planned += 1
+            except KvplanError:
+                pass
+    logging.disable(logging.NOTSET)
+    assert planned > 200

@@ -585,6 +585,21 @@ def _get(cfg: dict, *names: str, default: Any = None) -> Any:
     return default
 
 
+def _size(cfg: dict, *names: str, default: int = 0) -> int:
+    """An integer size; a per-layer list of one repeated value counts as that value, differing values are refused."""
+    v = _get(cfg, *names, default=default)
+    if isinstance(v, (list, tuple)):
+        values = {int(x) for x in v if isinstance(x, (int, float))}
+        if len(values) != 1:
+            raise ConfigError(names[0], f"per-layer (or per-modality) values {list(v)[:6]} are not supported by kvplan yet",
+                              "give a config with one value, or a checkpoint folder / Hub id for exact weight bytes")
+        return values.pop()
+    try:
+        return int(v or 0)
+    except (TypeError, ValueError):
+        raise ConfigError(names[0], f"{names[0]} must be an integer, got {v!r}", "fix the config.json") from None
+
+
 def _need_int(cfg: dict, field_name: str, *names: str) -> int:
     v = _get(cfg, *names)
     if v is None:
@@ -648,12 +663,12 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     hidden = _need_int(text, "hidden_size", "hidden_size", "d_model", "n_embd")
     n_layers = _need_int(text, "num_hidden_layers", "num_hidden_layers", "num_layers", "n_layer")
     n_heads = _need_int(text, "num_attention_heads", "num_attention_heads", "n_head", "num_heads")
-    n_kv = int(_get(text, "num_key_value_heads", "num_kv_heads", "multi_query_group_num", default=n_heads))
+    n_kv = _size(text, "num_key_value_heads", "num_kv_heads", "multi_query_group_num", default=n_heads)
     if _get(text, "multi_query", default=False) and "num_key_value_heads" not in text:
         n_kv = 1
-    head_dim = int(_get(text, "head_dim", "attention_head_dim", default=0) or hidden // n_heads)
-    vocab = int(_get(text, "vocab_size", "padded_vocab_size", default=0) or _get(config, "vocab_size", default=0))
-    inter = int(_get(text, "intermediate_size", "ffn_hidden_size", "n_inner", default=0) or 0)
+    head_dim = _size(text, "head_dim", "attention_head_dim") or hidden // n_heads
+    vocab = _size(text, "vocab_size", "padded_vocab_size") or _size(config, "vocab_size")
+    inter = _size(text, "intermediate_size", "ffn_hidden_size", "n_inner")
     dtype = str(_get(text, "torch_dtype", "dtype", default=None) or _get(config, "torch_dtype", "dtype", default="bfloat16"))
     dtype = dtype.replace("torch.", "")
     if dtype not in DTYPE_BYTES:
@@ -662,12 +677,12 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     tie = bool(_get(text, "tie_word_embeddings", default=_get(config, "tie_word_embeddings", default=False)))
     max_pos = _max_position(text)
 
-    n_experts = int(_get(text, "num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts", default=0) or 0)
-    top_k = int(_get(text, "num_experts_per_tok", "experts_per_token", "moe_top_k", "num_experts_per_token", default=0) or 0)
-    moe_inter = int(_get(text, "moe_intermediate_size", "expert_intermediate_size", default=0) or 0)
+    n_experts = _size(text, "num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
+    top_k = _size(text, "num_experts_per_tok", "experts_per_token", "moe_top_k", "num_experts_per_token")
+    moe_inter = _size(text, "moe_intermediate_size", "expert_intermediate_size")
     if n_experts and not moe_inter:
         moe_inter = inter
-    shared_inter = int(_get(text, "shared_expert_intermediate_size", "shared_intermediate_size", default=0) or 0)
+    shared_inter = _size(text, "shared_expert_intermediate_size", "shared_intermediate_size")
     if not shared_inter and _get(text, "n_shared_experts", default=0):
         shared_inter = int(text["n_shared_experts"]) * moe_inter
 

@@ -161,11 +161,12 @@ def _vision_params(spec: ModelSpec) -> int:
         return 0
     inter = v.get("intermediate_size") or 4 * h
     patch, ch = v.get("patch_size") or 14, v.get("num_channels") or v.get("in_channels") or 3
+    patch_area = math.prod(patch) if isinstance(patch, (list, tuple)) else patch * patch
     temporal = v.get("temporal_patch_size") or 1
     per_layer = 4 * h * h + 2 * h * inter + 9 * h + inter
     out_h = v.get("out_hidden_size") or spec.hidden_size
     projector = h * out_h + out_h * spec.hidden_size + 2 * out_h
-    return int(layers * per_layer + ch * patch * patch * temporal * h + projector)
+    return int(layers * per_layer + ch * patch_area * temporal * h + projector)
 
 
 def count_weights(spec: ModelSpec) -> WeightCount:
