@@ -312,3 +312,28 @@ def test_kv_cache_auto_follows_a_checkpoints_fp8_kv_scheme_from_0_14():
     assert old.kv_bytes_per_token == 2 * new.kv_bytes_per_token
     forced = kvplan.fit("nvidia/Qwen3.6-27B-NVFP4", "B200", max_model_len=32768, vllm_version="0.14.1", kv_cache_dtype="auto", fixes=False)
     assert forced.args.kv_cache_dtype == "fp8"  # "auto" given explicitly means the same as not given
+
+
+def test_v0_engine_keeps_one_cache_of_all_attention_layers():
+    # V0: cache_block_size = L_attn x bs x (K + V) x b, no window saving (docs section 3.3)
+    p = kvplan.fit("google/gemma-2-9b", "H100", max_model_len=8192, vllm_version="0.6.3", fixes=False)
+    assert len(p.groups) == 1 and p.groups[0].num_layers == 42
+    assert p.bytes_per_block == 42 * 16 * 2 * 8 * 256 * 2
+    ds = kvplan.fit("deepseek-ai/DeepSeek-V2-Lite", "H100", max_model_len=32768, vllm_version="0.7.3", fixes=False)
+    assert ds.kv_bytes_per_token == 27 * 1280  # the 576-element bf16 MLA entry padded to 1280 bytes
+
+
+def test_mamba_pages_follow_prefix_caching_mode():
+    m = resolve_model("nvidia/Qwen3.6-35B-A3B-NVFP4")
+    on = kvplan.fit(m, "RTX 5090", max_model_len=131072, fixes=False)                                # 0.33 default: align
+    off = kvplan.fit(m, "RTX 5090", max_model_len=131072, enable_prefix_caching=False, fixes=False)  # "none" mode
+    groups = sum(1 for g in on.groups if g.kind == "recurrent")
+    assert on.blocks_for_tokens(131072) - off.blocks_for_tokens(131072) == groups * 2  # 3 pages vs 1 per group
+
+
+def test_fit_check_need_by_era():
+    # 0.14-0.26 checks the first group's need only; from 0.27 every group counts (docs section 4)
+    kw = dict(max_model_len=131072, gpu_memory_utilization=0.85, fixes=False)
+    assert kvplan.fit("google/gemma-3-27b-it", "H100", vllm_version="0.24.0", **kw).fits
+    late = kvplan.fit("google/gemma-3-27b-it", "H100", vllm_version="0.33.0", **kw)
+    assert late.fits == (late.kv_cache_bytes - late.bytes_per_block >= late.bytes_per_block * late.blocks_for_tokens(131072))

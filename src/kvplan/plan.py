@@ -92,6 +92,7 @@ class KVGroup:
     block_size: int         # tokens per block of this group
     page_bytes: int         # bytes of one block of one layer (after unification)
     window: int | None = None
+    recurrent_kind: str | None = None  # mamba1, mamba2, gdn, linear (recurrent groups)
 
 
 @dataclass(frozen=True)
@@ -254,15 +255,15 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str]) -> Qua
 
 def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> tuple[int, str]:
     """The block size vLLM picks before hybrid alignment (section 2.4)."""
-    if any(l.kind == "mla" for l in model.layers):
+    if any(l.kind == "mla" for l in model.layers) and rules.release >= (0, 7, 0):  # no MLA kernels before 0.7
         cc = gpu.cc or (9, 0)
         if rules.release < (0, 18, 0):
-            if cc >= (10, 0):
+            if (10, 0) <= cc < (11, 0):
                 return 128, "MLA on Blackwell: CUTLASS_MLA forces block size 128 (vllm/platforms/cuda.py, <= 0.17)"
-            if cc >= (9, 0):
+            if cc == (9, 0):
                 return 64, "MLA on Hopper: FlashMLA forces block size 64 (vllm/platforms/cuda.py, <= 0.17)"
             return 16, "MLA on pre-Hopper GPUs: Triton MLA, block size 16"
-        if cc >= (10, 0):
+        if (10, 0) <= cc < (11, 0):
             return 32, "MLA on Blackwell: FLASHINFER_MLA prefers block size 32 (>= 0.18)"
         return 16, "MLA: FLASH_ATTN_MLA / TRITON_MLA prefer block size 16 (>= 0.18)"
     return DEFAULT_BLOCK_SIZE, "default block size 16 (CacheConfig.DEFAULT_BLOCK_SIZE)"
@@ -384,6 +385,8 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     rec = [l for l in layers if l.kind == "recurrent"]
     if not layers:
         raise InputError("model", f"{model.id} has no layers that keep a KV cache", "kvplan plans decoder models")
+    if rules.engine == "v0":
+        return _v0_cache(model, attn, args, rules, notes)
 
     # buckets of identical specs
     buckets: dict[tuple, list[LayerSpec]] = {}
@@ -420,7 +423,8 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     if len(buckets) == 1:
         key = next(iter(buckets))
         l0 = buckets[key][0]
-        g = KVGroup(kind=l0.kind, num_layers=len(layers), block_size=block_sizes[key], page_bytes=pages[key], window=l0.window)
+        g = KVGroup(kind=l0.kind, num_layers=len(layers), block_size=block_sizes[key], page_bytes=pages[key], window=l0.window,
+                    recurrent_kind=l0.recurrent.kind if l0.recurrent else None)
         return (g,), len(layers) * pages[key]
 
     # same type, different shapes (UniformTypeKVCacheSpecs, >= 0.11): one group, pages summed
@@ -451,22 +455,65 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
         padding += n_groups * group_size - len(ls)
         for gi in range(n_groups):
             members = len(ls[gi::n_groups])
-            groups.append(KVGroup(kind=ls[0].kind, num_layers=members, block_size=block_sizes[key], page_bytes=pages[key], window=ls[0].window))
+            groups.append(KVGroup(kind=ls[0].kind, num_layers=members, block_size=block_sizes[key], page_bytes=pages[key], window=ls[0].window,
+                                  recurrent_kind=ls[0].recurrent.kind if ls[0].recurrent else None))
     if padding:
         warns.append(f"Add {padding} padding layers, may waste at most {100 * padding / (len(groups) * group_size):.2f}% KV cache memory")
     return tuple(groups), group_size * top
 
 
+def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: VersionRules, notes: list[str]):
+    """V0's one cache: every attention layer holds every token (no window saving, no groups; section 3.3).
+
+    cache_block_size = L_attn x bs x (K_entry + V_entry) x b. DeepSeek's MLA entry was padded to 256 bytes
+    (0.7-0.10); 0.6.x ran DeepSeek-V2 without MLA, all heads at head size 256 (section 3.1).
+    """
+    tp, bs = args.tensor_parallel_size, args.block_size
+    kvb = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
+    if not attn:
+        raise InputError("model", f"{model.id} keeps no attention KV cache in vLLM's V0 engine", "plan with --vllm-version 0.8 or newer")
+    per_token = 0
+    for l in attn:
+        if l.kind == "mla" and rules.release < (0, 7, 0):
+            heads = max(1, model.num_attention_heads // tp)
+            per_token += 2 * heads * 256 * kvb
+        elif l.kind == "mla":
+            per_token += cdiv(l.head_dim * kvb, 256) * 256
+        else:
+            per_token += _attention_page_per_token(l, tp, kvb)
+    if any(l.kind == "mla" for l in attn):
+        notes.append("V0 engine: " + ("DeepSeek MLA disabled, heads padded to 256" if rules.release < (0, 7, 0)
+                                      else "the MLA entry padded to a multiple of 256 bytes"))
+    if any(l.kind in ("sliding", "chunked") for l in attn):
+        notes.append("V0 engine: sliding-window layers hold every token (no per-window saving)")
+    page = per_token * bs
+    return (KVGroup("full", len(attn), bs, page // len(attn)),), page
+
+
+def mamba_pages(g: KVGroup, args: EngineArgs, rules: VersionRules) -> int:
+    """Pages one sequence holds in a recurrent group: 1 in "none" mode; 2 in "align" mode (prefix caching),
+    plus a prefill-checkpoint page for the Mamba2 mixer and GDN from 0.29 (sections 2.4, 3.4)."""
+    align = rules.mamba_default_align if args.enable_prefix_caching is None else (args.enable_prefix_caching and rules.mamba_align_supported)
+    if not align:
+        return 1
+    return 2 + (1 if rules.mamba_checkpoint_page and g.recurrent_kind in ("mamba2", "gdn") else 0)
+
+
+def window_extra_tokens(args: EngineArgs, rules: VersionRules) -> int:
+    """Tokens a window group may hold beyond the window: in-flight batches x max_num_batched_tokens (section 3.4)."""
+    pp = args.pipeline_parallel_size or 1
+    batches = {"one": 1, "mrv1-async": 2 if pp == 1 else pp, "mrv2": pp + 1}[rules.window_inflight]
+    return batches * args.max_num_batched_tokens
+
+
 def _group_blocks(g: KVGroup, num_tokens: int, args: EngineArgs, rules: VersionRules) -> int:
     """Blocks one request of `num_tokens` tokens holds in one group (per layer slot; section 3.4)."""
     if g.kind == "recurrent":
-        return rules.mamba_pages_per_sequence
+        return mamba_pages(g, args, rules)
     if g.kind == "sliding":
-        extra = args.max_num_batched_tokens * rules.window_inflight_batches
-        return cdiv(min(g.window - 1 + extra, num_tokens), g.block_size) + 1
+        return cdiv(min(g.window - 1 + window_extra_tokens(args, rules), num_tokens), g.block_size) + 1
     if g.kind == "chunked":
-        extra = args.max_num_batched_tokens * rules.window_inflight_batches
-        return cdiv(min(g.window + extra, num_tokens), g.block_size)
+        return cdiv(min(g.window + window_extra_tokens(args, rules), num_tokens), g.block_size)
     return cdiv(num_tokens, g.block_size)
 
 
@@ -681,7 +728,8 @@ def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, 
     """Does one max_model_len request fit? (section 4) -> (fits, vLLM's error text, estimated max length)."""
     max_len = args.max_model_len
     bs = min(g.block_size for g in groups)
-    if available <= 0 or num_blocks <= 0:
+    # V1 stops on available <= 0; V0 on no whole block (section 4)
+    if available <= 0 or (rules.engine == "v0" and num_blocks <= 0):
         text = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine."
         if rules.no_memory_error_format == "long":
             text = ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine "
@@ -689,7 +737,8 @@ def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, 
                     "See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.")
         return False, text, 0
     if rules.fit_error_format == "v0":
-        capacity = num_blocks * bs // args.pipeline_parallel_size
+        pp = args.pipeline_parallel_size if rules.v0_capacity_per_stage else 1
+        capacity = bs * (num_blocks // pp)
         if max_len > capacity:
             return False, (f"The model's max seq len ({max_len}) is larger than the maximum number of tokens that can be stored in KV cache "
                            f"({capacity}). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."), capacity
@@ -697,6 +746,11 @@ def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, 
     avail = available - (bytes_per_block if rules.null_block_in_fit_check else 0)
 
     def needed(length: int) -> int:
+        """Memory one request of `length` tokens needs, as this version's check computes it (section 4)."""
+        if rules.fit_need_formula == "sum_layers":  # each real layer's own need: padding slots do not count
+            return sum(g.num_layers * g.page_bytes * _group_blocks(g, length, args, rules) for g in groups)
+        if rules.fit_need_formula == "first_group":
+            return bytes_per_block * _group_blocks(groups[0], length, args, rules)
         return bytes_per_block * _blocks_per_request(groups, length, args, rules)
 
     need = needed(max_len)
@@ -711,10 +765,6 @@ def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, 
             hi = mid - 1
     est = lo
     fmt = rules.fit_error_format
-    if fmt == "v1-gb":
-        return False, (f"To serve at least one request with the models's max seq len ({max_len}), ({need / GIB:.2f} GB KV cache is needed, "
-                       f"which is larger than the available KV cache memory ({avail / GIB:.2f} GB). Try increasing `gpu_memory_utilization` "
-                       f"or decreasing `max_model_len` when initializing the engine."), est
     est_text = f"Based on the available memory, the estimated maximum model length is {est}. " if est else ""
     if fmt == "v1-models-2f":
         return False, (f"To serve at least one request with the models's max seq len ({max_len}), ({need / GIB:.2f} GiB KV cache is needed, "

@@ -66,17 +66,28 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                        ((0, 20, 1), "concurrency_x_len")],
     # Tokens the sliding window may hold beyond the window: T up to 0.26, then in-flight tokens
     # = 2 x T with async scheduling at PP=1 (section 3.4).
-    "window_inflight_batches": [((0, 0, 0), 1), ((0, 27, 0), 2)],
+    # (section 3.4: max_concurrent_batches is 2 with async scheduling on MRV1 at PP=1, pp on MRV1 at PP>1,
+    # pp+1 on MRV2, the default for generative models from 0.29)
+    "window_inflight": [((0, 0, 0), "one"), ((0, 27, 0), "mrv1-async"), ((0, 29, 0), "mrv2")],
+    # Memory one max-length request needs, in the fit check (section 4): the sum over layers up to 0.13, the first
+    # group's pages x group size in 0.14-0.26, bytes per block x the sum over groups from 0.27.
+    "fit_need_formula": [((0, 0, 0), "sum_layers"), ((0, 14, 0), "first_group"), ((0, 27, 0), "all_groups")],
+    # V0's capacity check divides the blocks by the pipeline stages in 0.10 (section 4).
+    "v0_capacity_per_stage": [((0, 0, 0), False), ((0, 10, 0), True)],
     # The null block is held back in the fit check (section 3.3 / 4).
     "null_block_in_fit_check": [((0, 0, 0), False), ((0, 29, 0), True)],
     # Mamba pages per sequence and group: "none" mode 1; "align" mode 2 (+1 checkpoint >= 0.29)
     # (section 3.4). The align default before 0.24 was not traced; 0.20's hybrid alignment rule
     # is where kvplan starts it.
-    "mamba_pages_per_sequence": [((0, 0, 0), 1), ((0, 20, 0), 2), ((0, 29, 0), 3)],
+    "mamba_default_align": [((0, 0, 0), False), ((0, 20, 0), True)],
+    # "align" mode (prefix caching on, >= 0.17) holds 2 pages; from 0.29 the Mamba2 mixer and GDN add one
+    # prefill checkpoint page (section 3.4).
+    "mamba_align_supported": [((0, 0, 0), False), ((0, 17, 0), True)],
+    "mamba_checkpoint_page": [((0, 0, 0), False), ((0, 29, 0), True)],
     # Hybrid grouping: from 0.20 the largest bucket size is used when max < 1.5 x min (section 3.2).
     "group_size_uses_max_when_close": [((0, 0, 0), False), ((0, 20, 0), True)],
     # Error and log formats (sections 4, 5, 8).
-    "fit_error_format": [((0, 0, 0), "v0"), ((0, 7, 0), "v1-gb"), ((0, 8, 0), "v1-models-2f"),
+    "fit_error_format": [((0, 0, 0), "v0"), ((0, 8, 0), "v1-models-2f"),
                          ((0, 14, 0), "v1-models-gib"), ((0, 24, 0), "v1-model-gib")],
     "no_memory_error_format": [((0, 0, 0), "short"), ((0, 24, 0), "long")],
     "weights_log_format": [((0, 0, 0), "gb"), ((0, 8, 0), "gib-4f"), ((0, 12, 0), "gib-4f-memory"),
@@ -84,7 +95,8 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "kv_log_format": [((0, 0, 0), "v0-blocks"), ((0, 6, 6), "v0-blocks"), ((0, 8, 0), "v1-two-lines"),
                       ((0, 28, 0), "v1-one-line")],
     # Scheduler defaults for `vllm serve` (section 2.3); see `batch_defaults`.
-    "batch_defaults": [((0, 0, 0), "v0"), ((0, 8, 0), "v1-0.8"), ((0, 9, 0), "v1-0.9"), ((0, 29, 0), "v1-0.29")],
+    "batch_defaults": [((0, 0, 0), "v0"), ((0, 8, 0), "v1-0.8"), ((0, 9, 0), "v1-0.9"), ((0, 29, 0), "v1-0.29"),
+                       ((0, 33, 0), "v1-0.33")],
     # --kv-cache-dtype auto follows a checkpoint's KV-cache quantization (ModelOpt kv_cache_quant_algo FP8,
     # compressed-tensors kv_cache_scheme) instead of the model dtype: vLLM PRs #29980 and #30141, merged
     # December 2025; 0.14 is the first release read after them.
@@ -111,9 +123,13 @@ class VersionRules:
     nccl_charged: bool
     other_tenants: str
     tokens_formula: str
-    window_inflight_batches: int
+    window_inflight: str
     null_block_in_fit_check: bool
-    mamba_pages_per_sequence: int
+    fit_need_formula: str
+    v0_capacity_per_stage: bool
+    mamba_default_align: bool
+    mamba_align_supported: bool
+    mamba_checkpoint_page: bool
     group_size_uses_max_when_close: bool
     fit_error_format: str
     no_memory_error_format: str
@@ -166,10 +182,10 @@ def batch_defaults(rules: VersionRules, gpu_total_gib: float, gpu_name: str, com
         return (0, 256)  # 0 = "max(max_model_len, 2048)": resolved against max_model_len
     if kind == "v1-0.8":
         return (8192, 1024) if gpu_total_gib >= 70 else (2048, 256)
-    big = gpu_total_gib >= 70 and "a100" not in name and "a800" not in name
-    if kind == "v1-0.29":
+    big = gpu_total_gib >= 70 and "a100" not in name
+    if kind in ("v1-0.29", "v1-0.33"):
         if gpu_total_gib >= 160:
             return (16384, 1024)
-        if compute_capability == "12.1":  # GB10 is excluded in 0.33
+        if kind == "v1-0.33" and compute_capability == "12.1":  # 0.33 excludes GB10
             big = False
     return (8192, 1024) if big else (2048, 256)

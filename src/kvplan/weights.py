@@ -404,9 +404,12 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
 
 
 def _pp_stages(n_layers: int, pp: int) -> list[tuple[int, int]]:
-    """Layer ranges per pipeline stage: even split, the remainder to the last stages (vLLM get_pp_indices)."""
+    """Layer ranges per pipeline stage (vLLM get_pp_indices): an even split, one extra layer each to the
+    stages counted back from the second-to-last (the last stage, which holds lm_head, never gets one)."""
     base, rem = divmod(n_layers, pp)
-    sizes = [base + (1 if s >= pp - rem else 0) for s in range(pp)]
+    sizes = [base] * pp
+    for i in range(2, rem + 2):
+        sizes[-i % pp] += 1
     out, lo = [], 0
     for size in sizes:
         out.append((lo, lo + size))
