@@ -958,28 +958,24 @@ def _h_version(acc, g):
     acc.put("vllm_version", g.get("version"))
 
 
-def _h_non_default(acc, g):
-    args = parse_dict_args(g["body"])
+def _merge_args(acc, target: dict, args: dict) -> None:
+    """Keep the first value seen for each argument; a model named there is the log's model."""
     for k, v in args.items():
-        acc.engine_args.setdefault(k, v)
+        target.setdefault(k, v)
     if isinstance(args.get("model"), str):
         acc.put("model", args["model"])
+
+
+def _h_non_default(acc, g):
+    _merge_args(acc, acc.engine_args, parse_dict_args(g["body"]))
 
 
 def _h_namespace(acc, g):
-    args = parse_keyword_args(g["body"])
-    for k, v in args.items():
-        acc.engine_args.setdefault(k, v)
-    if isinstance(args.get("model"), str):
-        acc.put("model", args["model"])
+    _merge_args(acc, acc.engine_args, parse_keyword_args(g["body"]))
 
 
 def _h_engine_config(acc, g):
-    config = parse_keyword_args(g["body"])
-    for k, v in config.items():
-        acc.engine_config.setdefault(k, v)
-    if isinstance(config.get("model"), str):
-        acc.put("model", config["model"])
+    _merge_args(acc, acc.engine_config, parse_keyword_args(g["body"]))
 
 
 def _h_command(acc, g):

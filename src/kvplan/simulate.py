@@ -1030,6 +1030,15 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         if progress is not None:
             progress(1)
 
+    def retire_finished(clock: int) -> None:
+        """Finish every decoder whose last token is due by decode clock `clock` (stale heap entries skipped)."""
+        while heap and heap[0][0] <= clock:
+            f_clock, rid = heapq.heappop(heap)
+            if dec_fin.get(rid) != f_clock:
+                continue
+            c = remove_decoder(rid)
+            finish_request(rid, bfor(c) - (shared_blocks(rid) if cache is not None else 0))
+
     def record_itl(step_s: float, tokens: int) -> None:
         b = int((math.log(step_s) - log_lo) * inv_log_step)
         b = 0 if b < 0 else (n_bins - 1 if b >= n_bins else b)
@@ -1192,12 +1201,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 decode_written += n_dec * k
                 S_dec += n_dec * k
                 D += k
-                while heap and heap[0][0] <= D:
-                    f_clock, rid = heapq.heappop(heap)
-                    if dec_fin.get(rid) != f_clock:
-                        continue
-                    c = remove_decoder(rid)
-                    finish_request(rid, bfor(c) - (shared_blocks(rid) if cache is not None else 0))
+                retire_finished(D)
                 continue
             # k == 0: the next decode step must preempt; take the detailed path
 
@@ -1304,12 +1308,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             record_itl(dt, dec_tokens)
             S_dec += n_dec
             D += 1
-            while heap and heap[0][0] <= D:
-                f_clock, rid = heapq.heappop(heap)
-                if dec_fin.get(rid) != f_clock:
-                    continue
-                c = remove_decoder(rid)
-                finish_request(rid, bfor(c) - (shared_blocks(rid) if cache is not None else 0))
+            retire_finished(D)
         for rid, ch, _pre in chunks:
             if rid not in prefilling:
                 continue
