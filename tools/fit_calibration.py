@@ -66,7 +66,7 @@ def loss(rs, params):
 CAPTURE_CONST, CAPTURE_PER = 0.25 * GIB, 0.00028 * GIB
 
 
-def fit_group(rs, a_s_fixed=None):
+def fit_group(rs, a_s_fixed=None, n_c_fixed=None):
     grids = {
         "a_s": [x for x in range(4, 61, 2)],
         "n_c": [x * GIB / 20 for x in range(0, 21)],
@@ -78,7 +78,9 @@ def fit_group(rs, a_s_fixed=None):
     params = [36, 0.15 * GIB, 0.5 * GIB, 0.0, CAPTURE_CONST, CAPTURE_PER]
     if a_s_fixed is not None:
         params[0] = a_s_fixed
-    used = {"a_s": a_s_fixed is None and any(r["f"].sampler_elements for r in rs), "n_c": True,
+    if n_c_fixed is not None:
+        params[1] = n_c_fixed
+    used = {"a_s": a_s_fixed is None and any(r["f"].sampler_elements for r in rs), "n_c": n_c_fixed is None,
             "n_tp": any(r["f"].tp_gt_1 and r["nccl"] for r in rs), "n_int": any(r["f"].integrated_memory for r in rs),
             "g_c": False, "g_p": False}
     names = list(grids)
@@ -99,10 +101,12 @@ def main():
         g = [r for r in rs if r["era"] in eras]
         if not g:
             continue
-        # >= 0.20: most records there state no version, so the sampler's bytes per logit are carried
-        # over from 0.18-0.19 (the same sampler code path) rather than fitted on version-less records.
-        carried = fitted.get("V1 0.18-0.19", {}).get("a_s") if group == "V1 >= 0.20" else None
-        params, used = fit_group(g, carried)
+        # >= 0.20: most records there state no version or serve a stand-in config, and none logs its non-torch
+        # memory apart (the >= 0.27 summary folds it into "consumed"), so the sampler's bytes per logit and the
+        # non-torch constant are carried over from 0.18-0.19 (the same code paths) and only the integrated-memory
+        # term, which no earlier group can constrain, is fitted here.
+        prev = fitted.get("V1 0.18-0.19", {}) if group == "V1 >= 0.20" else {}
+        params, used = fit_group(g, prev.get("a_s"), prev.get("n_c"))
         fitted[group] = params
         print(f"\n## {group}: {len(g)} records")
         print("   " + ", ".join(f"{k}={v / GIB:.3f} GiB" if k not in ("a_s", "g_p") else (f"{k}={v:.0f} B/elem" if k == "a_s" else f"{k}={v / 1024 ** 2:.3f} MiB")

@@ -57,10 +57,11 @@ def _fitted(a_sampler: float, n_const_gib: float, n_tp_gib: float, records: str,
 # Fitted by tools/fit_calibration.py on shared/data/vllm_logs/calibration.jsonl (the script prints every record's
 # residual). a_forward = a_moe = 1 (the live-set shapes of docs/vllm-memory-model.md section 2.2 are used as they are).
 COEFFICIENTS: dict[str, TermCoefficients] = {}
-# V0 (6 records: Llama-3.1-8B RTX 3090 x2, Qwen2.5-14B x3, Qwen2.5-3B T4). Residuals -0.09 .. +0.28 GiB.
-# No TP > 1 record logs its pool here, so the NCCL term keeps the first-principles 0.5 GiB (section 1.2).
+# V0 (7 records: Llama-3.1-8B RTX 3090 x2, Qwen2.5-14B x3, Qwen2.5-3B T4, DeepSeek-R1-Distill-Qwen-14B TP2 on
+# RTX 4090). Residuals -0.09 .. +0.28 GiB on the TP1 records. The one TP2 record logs 0.25 GiB of non-torch memory,
+# no more than the TP1 records (0.11-0.35 GiB), and the fit gives the NCCL term 0.
 for _era in ("V0-a", "V0-b", "V0-c"):
-    COEFFICIENTS[_era] = _fitted(32, 0.45, 0.5, "6 V0 records (Llama-3.1-8B, Qwen2.5-3B/14B)")
+    COEFFICIENTS[_era] = _fitted(32, 0.45, 0.0, "7 V0 records (Llama-3.1-8B, Qwen2.5-3B/14B, R1-Distill-Qwen-14B TP2)")
 # V1 <= 0.10 (15 records: Qwen2-7B TP2 x3, gpt-oss-120b TP4, Qwen3-32B TP4/TP8, Qwen3-4B/8B, Qwen2.5-3B x2,
 # llava x3, Llama-3.2-3B, Qwen3-30B-A3B AWQ). The TP records disagree (Qwen2-7B over, Qwen3-32B under), so the
 # L1 fit sets the NCCL term to 0 and leaves +-2 GiB residuals on the TP4/TP8 H100 runs.
@@ -70,13 +71,14 @@ for _era in ("V1-a", "V1-b"):
 COEFFICIENTS["V1-c"] = _fitted(38, 0.0, 0.0, "9 V1 records of vLLM 0.11-0.17")
 # V1 0.18-0.19 (5 records: Qwen3-8B x2, Phi-3-mini, gpt-oss-20b, MiniMax-M2.7 NVFP4): a smaller sampler peak.
 COEFFICIENTS["V1-d"] = _fitted(16, 0.2, 0.0, "5 V1 records of vLLM 0.18-0.19")
-# V1 >= 0.20 (16 records; most state no version). Sampler bytes per logit carried over from 0.18-0.19, where the
-# profiled sampler peak dropped; later changes keep it small: FlashInfer top-k/top-p (no full sort) became the
-# default (vLLM PR #40376) and MRV2's profile run skips the fp32 logits path (noted in vLLM PR #57926). Non-torch
-# (0.10 GiB) and the integrated-memory term (4.75 GiB, 6 DGX Spark / GB10 records, where free memory is the OS's
-# available memory and CPU-side allocations during startup count as consumed) fitted.
+# V1 >= 0.20 (15 records; most state no version or serve a stand-in config). Sampler bytes per logit and the
+# non-torch constant carried over from 0.18-0.19, where the profiled sampler peak dropped; later changes keep it
+# small: FlashInfer top-k/top-p (no full sort) became the default (vLLM PR #40376) and MRV2's profile run skips the
+# fp32 logits path (noted in vLLM PR #57926). No record of this group logs its non-torch memory apart (the >= 0.27
+# summary folds it into "consumed"). The integrated-memory term (4.75 GiB, 6 DGX Spark / GB10 records, where free
+# memory is the OS's available memory and CPU-side allocations during startup count as consumed) is fitted.
 for _era in ("V1-e", "V1-f"):
-    COEFFICIENTS[_era] = _fitted(16, 0.10, 0.0, "16 V1 records of vLLM >= 0.20 (or of no stated version)", n_integrated_gib=4.75)
+    COEFFICIENTS[_era] = _fitted(16, 0.20, 0.0, "15 V1 records of vLLM >= 0.20 (or of no stated version)", n_integrated_gib=4.75)
 
 _DEFAULT = COEFFICIENTS["V1-f"]
 

@@ -104,6 +104,22 @@ def _record_version(rec: dict, notes: list[str]) -> str:
             return "0.7.3"
         notes.append("vLLM version not stated; a '# GPU blocks' line without a token line identifies V0 (0.6.3 rules, the oldest read)")
         return "0.6.3"
+    # V1's post-capture summary line (section 1.6): "... W GiB for weight, A GiB for peak activation, N GiB for
+    # non-torch memory, and C GiB for CUDAGraph memory" is printed by 0.10.2-0.26 only; from 0.27 the line gives
+    # "consumed memory (weights + non-torch)" instead, so an activation figure without a non-torch one is the new
+    # form. Each format is read as the first release that prints it, as the V0 formats above are.
+    if (obs.get("activation_peak_gib") is not None and obs.get("non_torch_gib") is not None
+            and obs.get("cudagraph_gib") is None):
+        notes.append("vLLM version not stated; the V0 memory-split line of the log identifies the 0.6.5-0.10 V0 era (0.7.3 rules)")
+        return "0.7.3"
+    if obs.get("activation_peak_gib") is not None and obs.get("cudagraph_gib") is not None:
+        if obs.get("non_torch_gib") is not None:
+            notes.append("vLLM version not stated; the summary line with separate weight, activation, non-torch and "
+                         "CUDAGraph figures identifies 0.10.2-0.26 (0.10.2 rules, the first release that prints it)")
+            return "0.10.2"
+        notes.append("vLLM version not stated; the summary line with 'consumed memory (weights + non-torch)' "
+                     "identifies >= 0.27 (0.27.0 rules, the first release that prints it)")
+        return "0.27.0"
     notes.append(f"vLLM version not stated: newest rules ({NEWEST_KNOWN}) applied")
     return NEWEST_KNOWN
 
