@@ -109,9 +109,17 @@ def series_error(sim_t, sim_v, meas_t, meas_v):
 
 
 def _replay(w, cfg, sm, dp, rules):
+    """Data parallel (vLLM --data-parallel-size, one API server): vLLM's DP balancer routes each request to the
+    rank with the lowest 4 x waiting + running; the ranks of a MoE model step in lockstep."""
     if dp > 1:
-        return simulate_replicas(w, cfg, sm, dp, "least-loaded", rules)
+        return simulate_replicas(w, cfg, sm, dp, "vllm-dp", rules, lockstep=sm.num_experts > 1)
     return simulate(w, cfg, sm, rules, sample_interval_s=1.0)
+
+
+def series_scale(sm, dp):
+    """The factor that turns the replay's time series into the whole server's: lockstep replays already sum
+    their ranks; independent replicas report replica 0's."""
+    return 1 if (dp == 1 or sm.num_experts > 1) else dp
 
 
 def fit_per_run(w, cfg, sm, dp, rules, measured):
@@ -142,8 +150,8 @@ def validate(mode="predict"):
         d = res.to_dict()
         t = [r["t"] for r in ts]
         errs = {
-            "running": series_error(res.ts_t_s, res.ts_running * dp, t, [r["running"] for r in ts]),
-            "waiting": series_error(res.ts_t_s, res.ts_waiting * dp, t, [r["waiting"] for r in ts]),
+            "running": series_error(res.ts_t_s, res.ts_running * series_scale(sm, dp), t, [r["running"] for r in ts]),
+            "waiting": series_error(res.ts_t_s, res.ts_waiting * series_scale(sm, dp), t, [r["waiting"] for r in ts]),
             "kv": series_error(res.ts_t_s, res.ts_kv_usage * 100, t, [r["kv_cache_pct"] for r in ts]),
         }
         rows.append((name, cfg.num_gpu_blocks, source, errs, {k: (d[k]["mean"], measured[k]) for k in ("ttft_ms", "tpot_ms", "e2e_ms")},

@@ -253,3 +253,16 @@ def test_every_transformers_default_config_plans_or_fails_cleanly():
                 pass
     logging.disable(logging.NOTSET)
     assert planned > 200
+
+
+def test_gemma4_moe_layers_keep_their_parallel_dense_mlp():
+    # Gemma 4's MoE layers run a dense MLP beside the experts; two real startups (A100, H200) logged
+    # "Model loading took 48.5 GiB" for google/gemma-4-26B-A4B in bf16
+    from kvplan.weights import count_weights
+
+    spec = resolve_model("google/gemma-4-26B-A4B")
+    parts = count_weights(spec).components
+    layer0 = {c.name for c in parts if c.layer == 0}
+    assert {"experts", "mlp"} <= layer0
+    total_gib = sum(c.params for c in parts) * 2 / 1024 ** 3
+    assert abs(total_gib - 48.5) / 48.5 < 0.02

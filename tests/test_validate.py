@@ -77,3 +77,31 @@ def test_fit_shows_the_validated_band_and_says_when_outside():
     assert lo < p.max_concurrency < hi
     v0 = kvplan.fit("deepseek-ai/DeepSeek-V3", "H200", tensor_parallel_size=8, max_model_len=8192, vllm_version="0.6.4", fixes=False)
     assert uncertainty_band(v0)["outside_validation"] is True
+
+
+def _versionless(rec: dict, **observed) -> dict:
+    r = json.loads(json.dumps(rec))
+    r["vllm_version"] = None
+    r["observed"] = {k: None for k in r["observed"]} | {"kv_cache_gib": 10.0, "fits": True} | observed
+    return r
+
+
+@pytest.mark.parametrize("observed, era_version", [
+    # V1's summary line with separate weight / activation / non-torch / CUDAGraph figures: 0.10.2-0.26
+    ({"weights_gib": 15.0, "non_torch_gib": 0.13, "activation_peak_gib": 4.8, "cudagraph_gib": 0.1}, "0.10.2"),
+    # the >= 0.27 summary ("consumed memory (weights + non-torch)"): no non-torch figure apart
+    ({"weights_gib": 15.0, "activation_peak_gib": 0.5, "cudagraph_gib": 0.1}, "0.27.0"),
+    # V0's split line (non-torch and activation, no graph figure), even without the block line
+    ({"weights_gib": 15.0, "non_torch_gib": 0.25, "activation_peak_gib": 0.19}, "0.7.3"),
+    # only the pool: nothing identifies the era, the newest rules apply
+    ({}, None),
+])
+def test_a_versionless_record_takes_its_era_from_the_log_format(records, observed, era_version):
+    from kvplan.validate import predict_record
+    from kvplan.versions import NEWEST_KNOWN, rules_for
+
+    base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
+    p, notes = predict_record(_versionless(base, **observed))
+    want = era_version or NEWEST_KNOWN
+    assert p.rules.era == rules_for(want).era
+    assert any("version not stated" in n and f"{want} rules" in n or f"({want})" in n for n in notes), notes

@@ -811,9 +811,14 @@ class _Shared:
 
 def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules: SchedulerRules,
             rids: list, out: _Shared, rejected_l: list, stats: dict, interval: float,
-            progress: Optional[Callable[[int], None]] = None):
+            progress: Optional[Callable[[int], None]] = None, lockstep: bool = False):
     """One engine as a generator: send it a time barrier, it runs until then and yields its
-    outstanding request count. `rids` (arrival order) may grow between sends (a router)."""
+    outstanding request count. `rids` (arrival order) may grow between sends (a router).
+
+    `lockstep=True` (data-parallel ranks of a MoE model, driven by `_run_lockstep`): the engine takes one
+    step at a time and yields ("step", its step time) or ("idle",); the driver answers a step with the
+    group's step time (the slowest rank's) and an idle rank with the group's new clock (inf: finish).
+    No decode-run skipping in this mode."""
     bs = cfg.block_size
     g = cfg.blocks_per_boundary
     fixed_blocks = cfg.fixed_blocks_per_seq
@@ -1088,7 +1093,12 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             avail -= watermark
         return bfor(gate_tokens) - hit_blocks <= avail
 
+    # the driver of a lockstep group reads (waiting incl. routed-but-not-ingested, running) from here
+    stats["load"] = lambda: (len(waiting) + len(rids) - nxt, len(running))
+
     barrier = yield 0
+    if lockstep:
+        now = barrier
     while True:
         # ---- arrivals up to now
         while nxt < len(rids) and arrival[rids[nxt]] <= now:
@@ -1103,6 +1113,13 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 h = workload.block_hashes[rid]
                 if h:
                     chains[rid] = _chain_keys(h)
+        if lockstep and not running and not waiting:
+            t_group = yield ("idle",)
+            if t_group == INF:
+                break
+            account(now, t_group, 0, used, used)
+            now = max(now, t_group)
+            continue
         if not running and not waiting:
             t_next = arrival[rids[nxt]] if nxt < len(rids) else INF
             if t_next > barrier or t_next == INF:
@@ -1115,7 +1132,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             account(now, t_next, 0, used, used)
             now = t_next
             continue
-        if now >= barrier:
+        if not lockstep and now >= barrier:
             barrier = yield len(running) + len(waiting)
             continue
 
@@ -1131,7 +1148,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 set_weight(rid, c0, c0 + D, dec_w[rid])
 
         # ---- fast path: pure-decode steps where nothing but the clock changes
-        if n_dec and n_dec == nrun and (not waiting or nrun >= max_seqs or not admissible_head(budget - n_dec)):
+        if not lockstep and n_dec and n_dec == nrun and (not waiting or nrun >= max_seqs or not admissible_head(budget - n_dec)):
             while True:  # drop heap entries of decoders that were preempted since
                 f_clock, rid = heap[0]
                 if dec_fin.get(rid) == f_clock:
@@ -1289,11 +1306,19 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         if tokens == 0:
             if not running and waiting and nxt >= len(rids) and not admissible_head(budget):
                 raise RuntimeError("simulator stalled: the head of the queue can never be admitted")
+            if lockstep:  # nothing to run this step: wait for the group like an idle rank
+                t_group = yield ("idle",)
+                if t_group == INF:
+                    raise RuntimeError("simulator stalled: a lockstep rank holds requests it cannot schedule")
+                account(now, t_group, len(running), in_use(), in_use())
+                now = max(now, t_group)
             continue
         u0 = in_use()
         dt = fixed_part(tokens, dec_tokens + len(chunks)) + per_ctx * (S_dec + dec_tokens)
         for _, ch, pre in chunks:
             dt += pf_attn(ch, pre)
+        if lockstep:
+            dt = yield ("step", dt)  # the group's step: every rank waits for the slowest
         t0 = now
         now += dt
         busy += dt
@@ -1426,22 +1451,84 @@ def simulate(workload: Workload, config: EngineConfig, step_model: StepModel, ru
                    worst_case_concurrency)
 
 
+ROUTERS = ("round-robin", "least-loaded", "vllm-dp")
+
+
+def _vllm_dp_pick(loads: Sequence[tuple[int, int]]) -> int:
+    """vLLM's internal data-parallel load balancer (vllm/v1/engine/core_client.py@0.19,
+    DPLBAsyncMPClient.get_core_engine_for_request): the rank with the lowest 4 x waiting + running,
+    lowest index on ties. vLLM reads the counts from its DP coordinator (published every ~100 ms) plus its
+    own count of requests sent since; the simulator uses the exact counts."""
+    best, best_score = 0, None
+    for r, (n_wait, n_run) in enumerate(loads):
+        score = 4 * n_wait + n_run
+        if best_score is None or score < best_score:
+            best, best_score = r, score
+    return best
+
+
+def _run_lockstep(gens: list, stats: list, rid_lists: list, arrival: list, router: str) -> None:
+    """Drive data-parallel ranks that step together (vLLM runs the DP ranks of a MoE model in lockstep:
+    every rank runs a forward pass each step, an idle rank a dummy batch, because the expert layers'
+    collectives span all ranks -- vllm/v1/engine/core.py DPEngineCoreProc, `execute_dummy_batch`).
+    A group step lasts as long as the slowest rank's step. Arrivals are routed at step boundaries."""
+    replicas = len(gens)
+    n = len(arrival)
+    nxt = 0
+    now = 0.0
+
+    def route_until(t: float) -> None:
+        nonlocal nxt
+        while nxt < n and arrival[nxt] <= t:
+            if router == "round-robin":
+                r = nxt % replicas
+            else:
+                loads = [s["load"]() for s in stats]
+                r = (_vllm_dp_pick(loads) if router == "vllm-dp"
+                     else min(range(replicas), key=lambda i: (loads[i][0] + loads[i][1], i)))
+            rid_lists[r].append(nxt)
+            nxt += 1
+
+    route_until(now)
+    props = [g.send(now) for g in gens]
+    while True:
+        steppers = [r for r in range(replicas) if props[r][0] == "step"]
+        if steppers:
+            dt = max(props[r][1] for r in steppers)
+            now += dt
+            route_until(now)
+            props = [gens[r].send(dt if props[r][0] == "step" else now) for r in range(replicas)]
+            continue
+        if nxt >= n:
+            for g in gens:
+                g.send(math.inf)
+            return
+        now = max(now, arrival[nxt])
+        route_until(now)
+        props = [g.send(now) for g in gens]
+
+
 def simulate_replicas(workload: Workload, config: EngineConfig, step_model: StepModel, replicas: int,
                       router: str = "round-robin", rules: Optional[SchedulerRules] = None, *, slo: SLO = SLO(),
-                      worst_case_concurrency: Optional[float] = None) -> SimResult:
-    """Several identical engines behind a router: 'round-robin' or 'least-loaded' (fewest
-    outstanding requests at arrival, like Vidur's least-outstanding-requests global scheduler).
-    Per-request figures cover all replicas; the time series and concurrency are replica 0's."""
+                      worst_case_concurrency: Optional[float] = None, lockstep: bool = False) -> SimResult:
+    """Several identical engines behind a router: 'round-robin', 'least-loaded' (fewest
+    outstanding requests at arrival, like Vidur's least-outstanding-requests global scheduler) or
+    'vllm-dp' (vLLM's data-parallel balancer: lowest 4 x waiting + running).
+    Per-request figures cover all replicas; the time series and concurrency are replica 0's, except
+    with `lockstep=True` (data-parallel ranks of a MoE model stepping together, see `_run_lockstep`):
+    then the time series are summed over the ranks (one shared clock), max_running is the busiest rank's and
+    the running histogram is per rank (mean over ranks)."""
     if replicas < 1:
         raise InputError("--replicas", "must be >= 1", "e.g. 2")
-    if router not in ("round-robin", "least-loaded"):
-        raise InputError("--router", f"unknown router {router!r}", "round-robin or least-loaded")
+    if router not in ROUTERS:
+        raise InputError("--router", f"unknown router {router!r}", " or ".join(ROUTERS))
     if replicas == 1:
         return simulate(workload, config, step_model, rules, slo=slo, worst_case_concurrency=worst_case_concurrency)
     wall0 = _time.perf_counter()
     rules = rules or scheduler_rules(None)
+    what = "time series and concurrency summed over the ranks" if lockstep else "time series and concurrency are replica 0's"
     notes = (list(workload.notes) + list(getattr(step_model, "notes", ()))
-             + [f"{replicas} replicas, {router} router; time series and concurrency are replica 0's"])
+             + [f"{replicas} {'lockstep data-parallel ranks' if lockstep else 'replicas'}, {router} router; {what}"])
     rejected, stats0 = _prepare(workload, config, rules, notes)
     out = _Shared(len(workload))
     rej_l = rejected.tolist()
@@ -1450,10 +1537,29 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
     stats = [dict(stats0) for _ in range(replicas)]
     gens = []
     for r in range(replicas):
-        gen = _engine(workload, config, step_model, rules, rid_lists[r], out, rej_l, stats[r], interval)
+        gen = _engine(workload, config, step_model, rules, rid_lists[r], out, rej_l, stats[r], interval,
+                      lockstep=lockstep)
         next(gen)
         gens.append(gen)
     arrival = stats0["arrival_list"]
+    if lockstep:
+        _run_lockstep(gens, stats, rid_lists, arrival, router)
+        merged = dict(stats[0])
+        for key in ("steps", "preemptions", "recomputed", "hit_tokens", "prefill_written", "decode_written"):
+            merged[key] = sum(s[key] for s in stats)
+        merged["steps"] = stats[0]["steps"]  # group steps (every rank takes each one)
+        series = [s["ts"] for s in stats]
+        length = min(len(ts[0]) for ts in series)
+        merged["ts"] = (series[0][0][:length],
+                        [sum(ts[1][i] for ts in series) for i in range(length)],
+                        [sum(ts[2][i] for ts in series) for i in range(length)],
+                        [sum(ts[3][i] for ts in series) / replicas for i in range(length)])
+        width = max(len(s["run_hist"]) for s in stats)
+        merged["run_hist"] = [sum(s["run_hist"][i] if i < len(s["run_hist"]) else 0.0 for s in stats) / replicas
+                              for i in range(width)]
+        merged["max_running"] = max(s["max_running"] for s in stats)
+        return _result(workload, config, rules, out, rejected, merged, slo, _time.perf_counter() - wall0, notes,
+                       worst_case_concurrency)
     if router == "round-robin":
         for i in range(len(workload)):
             rid_lists[i % replicas].append(i)
@@ -1462,7 +1568,10 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
         for i, t in enumerate(arrival):
             for r in range(replicas):
                 load[r] = gens[r].send(t)
-            best = min(range(replicas), key=lambda r: (load[r], r))
+            if router == "vllm-dp":
+                best = _vllm_dp_pick([s["load"]() for s in stats])
+            else:
+                best = min(range(replicas), key=lambda r: (load[r], r))
             rid_lists[best].append(i)
     for gen in gens:
         gen.send(math.inf)

@@ -213,6 +213,10 @@ def count_weights(spec: ModelSpec) -> WeightCount:
                     layer_comps.append(Component("shared_expert", mlp_mult * h * spec.shared_expert_intermediate_size, "tp", i, True))
                 if spec.model_type.startswith("qwen2_moe") or t.get("shared_expert_gate"):
                     layer_comps.append(Component("router", h, "replicated", i, False))
+                if t.get("enable_moe_block") and spec.intermediate_size:
+                    # Gemma 4's MoE layers run a dense MLP of intermediate_size in parallel with the experts
+                    # (transformers' Gemma4TextDecoderLayer: mlp + router/experts, joined after their norms)
+                    layer_comps.append(Component("mlp", mlp_mult * h * spec.intermediate_size, "tp", i, True))
                 active += spec.num_experts_per_tok * mlp_mult * h * ei - e * mlp_mult * h * ei
             elif spec.intermediate_size:
                 layer_comps.append(Component("mlp", mlp_mult * h * spec.intermediate_size, "tp", i, True))
