@@ -88,26 +88,38 @@ FIT_PARAMS: list[tuple[str, object, object]] = [
 ]
 
 
-def fit_options(func):
-    """Give a command the shared plan flags; the command receives them as `flags: FitFlags`."""
+def option_group(params: list[tuple[str, object, object]], build, target: str, **overrides):
+    """A decorator that gives a command a shared group of options, received as one object `target` = build(**values).
+
+    `overrides` replaces an option's declaration for one command (name=typer.Option(...)), or drops it (name=None).
+    """
     import typing
 
-    sig = inspect.signature(func)
-    hints = typing.get_type_hints(func, include_extras=True)  # resolve string annotations in func's module
-    own = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in sig.parameters.values() if p.name != "flags"]
-    added = [_P(name, _P.KEYWORD_ONLY, default=opt, annotation=ann) for name, ann, opt in FIT_PARAMS]
+    chosen = [(name, ann, overrides.get(name, opt)) for name, ann, opt in params if overrides.get(name, opt) is not None]
 
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        values = {name: kwargs.pop(name) for name, _, _ in FIT_PARAMS if name in kwargs}
-        return func(*args, flags=FitFlags(**values), **kwargs)
+    def decorate(func):
+        sig = inspect.signature(func)
+        hints = typing.get_type_hints(func, include_extras=True)  # resolve string annotations in func's module
+        own = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in sig.parameters.values() if p.name != target]
+        added = [_P(name, _P.KEYWORD_ONLY, default=opt, annotation=ann) for name, ann, opt in chosen]
 
-    wrapper.__signature__ = sig.replace(parameters=own + added)
-    annotations = {k: v for k, v in hints.items() if k not in ("flags", "return")}
-    annotations.update({name: ann for name, ann, _ in FIT_PARAMS})
-    wrapper.__annotations__ = annotations
-    del wrapper.__wrapped__
-    return wrapper
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            values = {name: kwargs.pop(name) for name, _, _ in chosen if name in kwargs}
+            return func(*args, **{target: build(**values)}, **kwargs)
+
+        wrapper.__signature__ = sig.replace(parameters=own + added)
+        annotations = {k: v for k, v in hints.items() if k not in (target, "return")}
+        annotations.update({name: ann for name, ann, _ in chosen})
+        wrapper.__annotations__ = annotations
+        del wrapper.__wrapped__
+        return wrapper
+
+    return decorate
+
+
+# Give a command the shared plan flags; the command receives them as `flags: FitFlags`.
+fit_options = option_group(FIT_PARAMS, FitFlags, "flags")
 
 
 def plan_from_flags(model: Optional[str], flags: FitFlags, **extra):

@@ -6,18 +6,32 @@ Heavy imports (numpy, the simulator, matplotlib) happen inside the commands.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from kvplan.cli import FitFlags, app, console, err_console, fit_options, plan_from_flags
+from kvplan.cli import FitFlags, app, console, err_console, fit_options, option_group, plan_from_flags
 
 _WL = "Workload"
 _SIM = "Simulation"
 
 
-def _workload_spec(workload, prompt_len, completion_len, rate, burstiness, arrivals, max_requests, seed):
+_WORKLOAD_PARAMS: list[tuple[str, object, object]] = [
+    ("workload", Optional[str], typer.Option(None, "--workload", "-w", help="Bundled trace (azure-conv, azure-code, mooncake-conv, mooncake-synthetic, sharegpt, arxiv-sum, bwb) or a CSV/JSONL file (prompt_tokens, completion_tokens[, arrival_s, block_hashes]).", rich_help_panel=_WL)),
+    ("prompt_len", Optional[str], typer.Option(None, "--prompt-len", help="Synthetic prompt lengths: lognormal:MEDIAN,SIGMA | constant:N | uniform:A,B | normal:MEAN,STD | exponential:MEAN | zipf:A[,SCALE].", rich_help_panel=_WL)),
+    ("completion_len", Optional[str], typer.Option(None, "--completion-len", help="Synthetic output lengths (same forms).", rich_help_panel=_WL)),
+    ("rate", Optional[float], typer.Option(None, "--rate", help="Mean request rate (req/s). Timed traces are rescaled (burst shape kept); others get Poisson/Gamma arrivals. 'inf' = all at once.", rich_help_panel=_WL)),
+    ("burstiness", float, typer.Option(1.0, "--burstiness", help="Gamma shape of inter-arrival gaps, as `vllm bench serve`: 1 = Poisson, < 1 burstier.", rich_help_panel=_WL)),
+    ("arrivals", str, typer.Option("poisson", "--arrivals", help="poisson | gamma (uses --burstiness) | trace (keep the trace's timing).", rich_help_panel=_WL)),
+    ("max_requests", Optional[int], typer.Option(None, "--max-requests", "-n", help="Cap the workload at N requests, or resample it up to N.", rich_help_panel=_WL)),
+    ("seed", int, typer.Option(0, "--seed", help="Random seed (sampling, arrivals).", rich_help_panel=_WL)),
+]
+
+
+def _workload_spec(workload=None, prompt_len=None, completion_len=None, rate=None, burstiness=1.0, arrivals="poisson",
+                   max_requests=None, seed=0):
     from kvplan.workload import WorkloadSpec
 
     return WorkloadSpec(workload=workload, prompt_len=prompt_len, completion_len=completion_len, rate_per_s=rate,
@@ -185,16 +199,9 @@ class _Progress:
 
 @app.command()
 @fit_options
+@option_group(_WORKLOAD_PARAMS, _workload_spec, "workload_spec")
 def simulate(
     model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id, checkpoint folder or config.json."),
-    workload: Optional[str] = typer.Option(None, "--workload", "-w", help="Bundled trace (azure-conv, azure-code, mooncake-conv, mooncake-synthetic, sharegpt, arxiv-sum, bwb) or a CSV/JSONL file (prompt_tokens, completion_tokens[, arrival_s, block_hashes]).", rich_help_panel=_WL),
-    prompt_len: Optional[str] = typer.Option(None, "--prompt-len", help="Synthetic prompt lengths: lognormal:MEDIAN,SIGMA | constant:N | uniform:A,B | normal:MEAN,STD | exponential:MEAN | zipf:A[,SCALE].", rich_help_panel=_WL),
-    completion_len: Optional[str] = typer.Option(None, "--completion-len", help="Synthetic output lengths (same forms).", rich_help_panel=_WL),
-    rate: Optional[float] = typer.Option(None, "--rate", help="Mean request rate (req/s). Timed traces are rescaled (burst shape kept); others get Poisson/Gamma arrivals. 'inf' = all at once.", rich_help_panel=_WL),
-    burstiness: float = typer.Option(1.0, "--burstiness", help="Gamma shape of inter-arrival gaps, as `vllm bench serve`: 1 = Poisson, < 1 burstier.", rich_help_panel=_WL),
-    arrivals: str = typer.Option("poisson", "--arrivals", help="poisson | gamma (uses --burstiness) | trace (keep the trace's timing).", rich_help_panel=_WL),
-    max_requests: Optional[int] = typer.Option(None, "--max-requests", "-n", help="Cap the workload at N requests, or resample it up to N.", rich_help_panel=_WL),
-    seed: int = typer.Option(0, "--seed", help="Random seed (sampling, arrivals).", rich_help_panel=_WL),
     num_gpu_blocks: Optional[int] = typer.Option(None, "--num-gpu-blocks", help="Use this KV pool (e.g. from vLLM's startup log) instead of the plan's.", rich_help_panel=_SIM),
     prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", help="Model prefix-cache hits from the workload's block hashes (default: the version's default).", rich_help_panel=_SIM),
     long_prefill_threshold: int = typer.Option(0, "--long-prefill-token-threshold", help="Per-request prefill chunk cap (vLLM flag; 0 = none).", rich_help_panel=_SIM),
@@ -203,6 +210,7 @@ def simulate(
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write PNGs (concurrency, KV usage, latency CDFs) to this folder."),
     *,
     flags: FitFlags,
+    workload_spec: object,  # kvplan.workload.WorkloadSpec (imported lazily: it loads numpy)
 ):
     """Simulate vLLM's paged admission and continuous batching over a workload: realized concurrency, KV usage, preemptions, latency."""
     from kvplan.render import to_json
@@ -211,7 +219,7 @@ def simulate(
     from kvplan.workload import build_workload
 
     slo_spec = parse_slo(slo)
-    wl = build_workload(_workload_spec(workload, prompt_len, completion_len, rate, burstiness, arrivals, max_requests, seed))
+    wl = build_workload(workload_spec)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, long_prefill_threshold)
     with _Progress(len(wl), enabled=(not json_out) and len(wl) >= 100_000 and sys.stderr.isatty()) as prog:
         res = run_simulation(wl, cfg, sm, rules, slo=slo_spec, progress=prog if prog.enabled else None,
@@ -234,15 +242,10 @@ def simulate(
 
 @app.command()
 @fit_options
+@option_group(_WORKLOAD_PARAMS, _workload_spec, "workload_spec", rate=None,
+              max_requests=typer.Option(5000, "--max-requests", "-n", help="Requests per probe simulation.", rich_help_panel=_WL))
 def capacity(
     model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id, checkpoint folder or config.json."),
-    workload: Optional[str] = typer.Option(None, "--workload", "-w", help="Bundled trace or CSV/JSONL file (see `kvplan simulate`).", rich_help_panel=_WL),
-    prompt_len: Optional[str] = typer.Option(None, "--prompt-len", help="Synthetic prompt lengths.", rich_help_panel=_WL),
-    completion_len: Optional[str] = typer.Option(None, "--completion-len", help="Synthetic output lengths.", rich_help_panel=_WL),
-    burstiness: float = typer.Option(1.0, "--burstiness", help="Gamma shape of inter-arrival gaps (1 = Poisson).", rich_help_panel=_WL),
-    arrivals: str = typer.Option("poisson", "--arrivals", help="poisson | gamma | trace (rescale the trace's own timing).", rich_help_panel=_WL),
-    max_requests: Optional[int] = typer.Option(5000, "--max-requests", "-n", help="Requests per probe simulation.", rich_help_panel=_WL),
-    seed: int = typer.Option(0, "--seed", rich_help_panel=_WL),
     slo: str = typer.Option("ttft=1s,tpot=50ms", "--slo", help="The objectives every probe must meet at --percentile.", rich_help_panel=_SIM),
     percentile: float = typer.Option(99.0, "--percentile", help="Which percentile must meet the SLO.", rich_help_panel=_SIM),
     target_rate: Optional[float] = typer.Option(None, "--target-rate", help="Also size the fleet for this many req/s.", rich_help_panel=_SIM),
@@ -252,6 +255,7 @@ def capacity(
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
     *,
     flags: FitFlags,
+    workload_spec: object,  # kvplan.workload.WorkloadSpec (imported lazily: it loads numpy)
 ):
     """The highest request rate one replica serves within the SLOs (bisection over simulations), and replicas for a target rate."""
     from kvplan.errors import InputError
@@ -266,12 +270,12 @@ def capacity(
     if target_rate is not None and not target_rate > 0:
         raise InputError("--target-rate", "must be > 0", "requests per second")
     slo_spec = parse_slo(slo, percentile)
-    spec = _workload_spec(workload, prompt_len, completion_len, 1.0, burstiness, arrivals, max_requests, seed)
+    spec = replace(workload_spec, rate_per_s=1.0)
     base = build_workload(spec)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, 0)
 
     def at(rate_per_s: float):
-        return with_rate(base, rate_per_s, burstiness if arrivals == "gamma" else 1.0, seed)
+        return with_rate(base, rate_per_s, spec.burstiness if spec.arrivals == "gamma" else 1.0, spec.seed)
 
     def on_probe(r, ok):
         if not json_out:
