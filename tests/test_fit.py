@@ -337,3 +337,18 @@ def test_fit_check_need_by_era():
     assert kvplan.fit("google/gemma-3-27b-it", "H100", vllm_version="0.24.0", **kw).fits
     late = kvplan.fit("google/gemma-3-27b-it", "H100", vllm_version="0.33.0", **kw)
     assert late.fits == (late.kv_cache_bytes - late.bytes_per_block >= late.bytes_per_block * late.blocks_for_tokens(131072))
+
+
+def test_max_model_len_minus_one_auto_fits_from_014():
+    # vLLM >= 0.14: --max-model-len -1 keeps the model's limit when one request of it fits, else takes the
+    # largest length the pool holds (the same estimate vLLM's fit-check error prints)
+    full = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", fixes=False)
+    assert not full.fits and full.estimated_max_model_len
+    auto = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=-1, fixes=False)
+    assert auto.fits and auto.args.max_model_len == full.estimated_max_model_len
+    assert auto.args.max_model_len % auto.args.block_size == 0
+    assert any(line.startswith("Auto-fit max_model_len: reduced from 131072 to") for line in auto.vllm_log)
+    roomy = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=-1, fixes=False)
+    assert roomy.fits and roomy.args.max_model_len == 131072
+    with pytest.raises(InputError, match="auto-fit"):
+        kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=-1, vllm_version="0.11.0")

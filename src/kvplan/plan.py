@@ -22,9 +22,10 @@ from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, Quant
 from kvplan.versions import VersionRules, batch_defaults, rules_for
 from kvplan.weights import VOCAB_PADDING, RankWeights, kv_dtype_bytes, weights_per_rank
 
-KV_CACHE_DTYPES = ("auto", "fp8", "fp8_e4m3", "fp8_e5m2")
+KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
 MODEL_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
 MAMBA_DTYPES = ("auto", "float32", "float16", "bfloat16")
+AUTO_FIT = -1  # --max-model-len -1 (section 4, "Auto-fit")
 DEFAULT_BLOCK_SIZE = 16  # CacheConfig.DEFAULT_BLOCK_SIZE (section 2.4)
 
 
@@ -65,12 +66,17 @@ class EngineArgs:
         if u is not None and not (0 < u <= 1):
             raise InputError("--gpu-memory-utilization", f"must be in (0, 1], got {u}", "e.g. 0.9 (the fraction of total GPU memory vLLM may claim)")
         for name in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_num_seqs", "max_num_batched_tokens",
-                     "block_size", "num_gpus"):
+                     "block_size", "num_gpus", "max_model_len"):
             v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+                raise InputError("--" + name.replace("_", "-"), f"must be a whole number, got {v!r}", "e.g. 4096")
+            if name == "max_model_len":
+                continue
             if v is not None and v < 1:
                 raise InputError("--" + name.replace("_", "-"), f"must be a positive integer, got {v}", "e.g. 1")
-        if self.max_model_len is not None and self.max_model_len < 1:
-            raise InputError("--max-model-len", f"must be a positive integer, got {self.max_model_len}", "e.g. 4096")
+        if self.max_model_len is not None and self.max_model_len < 1 and self.max_model_len != AUTO_FIT:
+            raise InputError("--max-model-len", f"must be a positive integer, got {self.max_model_len}",
+                             "e.g. 4096 (or -1: vLLM >= 0.14 fits the longest length the KV pool holds)")
         if self.kv_cache_dtype is not None and self.kv_cache_dtype not in KV_CACHE_DTYPES:
             raise InputError("--kv-cache-dtype", f"unknown KV-cache dtype {self.kv_cache_dtype!r}", f"one of {', '.join(KV_CACHE_DTYPES)}")
         if self.dtype is not None and self.dtype not in MODEL_DTYPES:
@@ -608,6 +614,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
          extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None) -> Plan:
     """vLLM's startup for `model` on `gpu` with `args` (None fields = the version's defaults)."""
     rules = rules or rules_for(args.vllm_version)
+    if args.max_model_len == AUTO_FIT:
+        return _auto_fit_plan(model, gpu, args, rules, extra_assumptions, site_offsets)
     resolved, quant, notes = resolve_args(model, gpu, args, rules)
     notes = list(extra_assumptions) + list(rules.notes) + notes + list(model.notes)
     if resolved.overhead_gb is not None:
@@ -678,6 +686,35 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
                 kv_bytes_per_token=kv_per_token, state_bytes_per_sequence=state_per_seq, fits=fits, error=error,
                 estimated_max_model_len=est_len, vllm_log=log, terms=terms, assumptions=tuple(dict.fromkeys(notes)),
                 warnings=tuple(warns), failure=failure)
+
+
+def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
+                   extra_assumptions: Iterable[str], site_offsets: dict | None) -> Plan:
+    """--max-model-len -1 (>= 0.14, section 4): plan at the model's limit; when one request of that length does not
+    fit, vLLM takes the estimated maximum length the fit check computes (a binary search of the same need) instead."""
+    if not rules.max_model_len_auto_fit:
+        raise InputError("--max-model-len", f"-1 (auto-fit) is not a vLLM {rules.version} option",
+                         "give a length, or plan with --vllm-version 0.14 or newer")
+    full = plan(model, gpu, replace(args, max_model_len=None), rules=rules, extra_assumptions=extra_assumptions,
+                site_offsets=site_offsets)
+    limit = full.args.max_model_len
+    if full.failure != "memory" or full.kv_cache_bytes <= 0:
+        return full  # a platform error, or "No available memory for the cache blocks", comes first
+    if full.fits:
+        note = f"Auto-fit max_model_len: full model context length {limit} fits in available KV cache memory"
+        return replace(full, assumptions=full.assumptions + (note,), vllm_log=full.vllm_log + (note,))
+    if not full.estimated_max_model_len:
+        error = ("Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. "
+                 "Try increasing `gpu_memory_utilization`.")
+        return replace(full, error=error, vllm_log=full.vllm_log + (error,))
+    fitted = plan(model, gpu, replace(args, max_model_len=full.estimated_max_model_len), rules=rules,
+                  extra_assumptions=extra_assumptions, site_offsets=site_offsets)
+    note = (f"Auto-fit max_model_len: reduced from {limit} to {fitted.args.max_model_len} to fit in available KV cache "
+            f"memory ({fitted.kv_cache_bytes / GIB:.2f} GiB GPU)")
+    log = list(fitted.vllm_log)
+    at = next((i for i, line in enumerate(log) if "KV cache size" in line or "Maximum concurrency" in line), len(log))
+    log.insert(at, note)  # logged while the KV-cache config is built, before the capacity lines
+    return replace(fitted, assumptions=fitted.assumptions + (note,), vllm_log=tuple(log))
 
 
 def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> str | None:

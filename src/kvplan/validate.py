@@ -38,6 +38,12 @@ _QUANT_FROM_FLAG = {
     "fp8": QuantSpec("fp8", 8, None, "fp8 (from --quantization)"),
     "modelopt": QuantSpec("modelopt", 4, 16, "nvfp4 (from --quantization)"),
     "mxfp4": QuantSpec("mxfp4", 4, 32, "mxfp4 (experts, from --quantization)", applies_to="experts"),
+    # the Marlin kernels' names for the same int4 checkpoints, and formats the flag alone defines
+    "gptq_marlin": QuantSpec("gptq", 4, 128, "int4 w4a16 group 128 (from --quantization)"),
+    "marlin": QuantSpec("gptq", 4, 128, "int4 w4a16 group 128 (from --quantization)"),
+    "modelopt_fp4": QuantSpec("modelopt", 4, 16, "nvfp4 (from --quantization)"),
+    "fbgemm_fp8": QuantSpec("fp8", 8, None, "fp8 (from --quantization)"),
+    "experts_int8": QuantSpec("experts_int8", 8, None, "int8 experts, quantized at load (from --quantization)", applies_to="experts"),
 }
 
 
@@ -167,10 +173,14 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
     spec = normalize(config, model_id=m.get("id") or "record", source="record", hf_quant_config=m.get("quant_config"),
                      checkpoint=ckpt, autoconfig=True)
     flag = (args.get("quantization") or "").lower().replace("-", "_")
+    if flag == "none":
+        flag, args = "", dict(args, quantization=None)
     if flag and spec.quant is None:
         q = _QUANT_FROM_FLAG.get(flag)
-        if q is None and flag == "compressed_tensors":
+        if q is None and flag in ("compressed_tensors", "bitsandbytes", "torchao"):
             q = quant_from_name(m.get("id") or "")
+            if q is not None:
+                q = replace(q, method=flag.replace("_", "-"), scheme=q.scheme.replace("compressed-tensors", flag.replace("_", "-")))
         if q is None:
             raise InputError("args.quantization", f"{flag} without a quantization_config in the record's config",
                              "add the quantized checkpoint's config")

@@ -104,6 +104,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # The oldest GPU architecture the release wheels are built for: compute capability 7.0 up to 0.19,
     # 7.5 from 0.20 (CUDA 13 wheels; vLLM PR #39878; docs/gpu-facts.md section 5).
     "min_compute_capability": [((0, 0, 0), (7, 0)), ((0, 20, 0), (7, 5))],
+    # --max-model-len -1: after profiling, the largest length whose KV fits replaces the model's limit
+    # ("Auto-fit max_model_len: reduced from ... to ...", section 4), from 0.14.
+    "max_model_len_auto_fit": [((0, 0, 0), False), ((0, 14, 0), True)],
     # Whole prompt must fit at admission from 0.19 (section 6).
     "admit_whole_prompt": [((0, 0, 0), True), ((0, 8, 0), False), ((0, 19, 0), True)],
 }
@@ -138,6 +141,7 @@ class VersionRules:
     batch_defaults: str
     admit_whole_prompt: bool
     kv_cache_auto_follows_checkpoint: bool
+    max_model_len_auto_fit: bool
     min_compute_capability: tuple[int, int]
     notes: tuple[str, ...]
 
