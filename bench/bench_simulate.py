@@ -62,6 +62,16 @@ def load_run(name: str):
     return meta, w, measured, ts
 
 
+# PCIe peer-to-peer on the validation host. meta.json does not record it (nor `nvidia-smi topo -m`). Both multi-GPU
+# RTX PRO 6000 runs -- recorded on one host within 35 minutes -- are consistent with NCCL staging through host
+# memory (no P2P), jointly, for two different collectives: the Qwen3-32B TP2 run's 2048-token prefill steps take
+# ~330 ms (timeseries.csv t = 6-17 s: ~3 steps/s), against 246 ms modelled with P2P (0.62 x Gen5 x16) and 341 ms
+# without (0.26, the no-P2P median of bench/data/pcie_nccl_measurements.csv); the Qwen3-30B-A3B DP2 x EP2 run's
+# all-gather / reduce-scatter moves the same way. NCCL only uses P2P up to its P2P_LEVEL (the RTX PRO 6000
+# nccl-tests source in that CSV had to set NCCL_P2P_LEVEL=SYS to get it). `--assume-p2p` replays with P2P instead.
+VALIDATION_HOST_P2P = "--assume-p2p" in sys.argv
+
+
 def run_setup(name: str, meta: dict):
     """(EngineConfig, StepModel, replicas, source of the block count)."""
     import kvplan
@@ -96,7 +106,8 @@ def run_setup(name: str, meta: dict):
         hbm_bytes_per_s=gpu.hbm_bandwidth_bytes_per_s, peak_flops_per_s=flops, tensor_parallel_size=tp,
         num_experts=m.num_experts, experts_per_tok=m.num_experts_per_tok,
         moe_intermediate_size=m.moe_intermediate_size, nvlink=gpu.has_nvlink, interconnect=gpu.interconnect,
-        embedding_bytes=embedding_bytes(m), expert_parallel_size=ep)
+        embedding_bytes=embedding_bytes(m), expert_parallel_size=ep,
+        p2p=False if "4090" in gpu_ref else VALIDATION_HOST_P2P)
     return cfg, sm, dp, source
 
 

@@ -30,6 +30,11 @@ decoder's weight drops when a group reaches its cap: one heap event per group pe
 jumps stop there; full-attention-only models have no such events. One million Azure-conversation
 requests take well under a minute.
 
+Data parallel (`simulate_replicas`): independent replicas behind a router, or, with `lockstep=True`,
+the data-parallel ranks of a MoE model, which vLLM steps together (each group step lasts as long as the
+slowest rank's; idle ranks run dummy batches), routed by vLLM's DP balancer ('vllm-dp': lowest
+4 x waiting + running). `max_num_seqs`, `max_num_batched_tokens` and the KV pool are per rank.
+
 Step time: a per-step roofline (`StepModel`), coefficients in `StepCoefficients`, each
 documented with the data it was fitted on.
 """

@@ -1,0 +1,73 @@
+"""Data-parallel ranks stepping in lockstep (vLLM's DP for MoE models) and vLLM's DP balancer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kvplan.errors import InputError
+from kvplan.simulate import (EngineConfig, StepModel, _vllm_dp_pick, scheduler_rules, simulate,
+                             simulate_replicas)
+from kvplan.workload import Workload
+
+R19 = scheduler_rules("0.19.0")
+SM = StepModel.from_numbers(
+    weights_bytes=2e8, active_params=1e8, num_layers=4, hidden_size=512, num_attention_heads=8, num_kv_heads=2,
+    head_dim=64, vocab_size=1000, kv_bytes_per_token=4 * 2 * 2 * 64 * 2, hbm_bytes_per_s=1e11, peak_flops_per_s=1e13)
+
+
+def wl(prompts, completions, arrivals) -> Workload:
+    return Workload(name="t", prompt_tokens=np.asarray(prompts, dtype=np.int64),
+                    completion_tokens=np.asarray(completions, dtype=np.int64), arrival_s=np.asarray(arrivals, dtype=float))
+
+
+def cfg(**kw) -> EngineConfig:
+    base = dict(num_gpu_blocks=2000, block_size=16, max_num_seqs=8, max_num_batched_tokens=256, max_model_len=8192)
+    base.update(kw)
+    return EngineConfig(**base)
+
+
+def test_symmetric_ranks_in_lockstep_match_one_engine():
+    """Two identical requests, one per rank: the slowest rank is either rank, so the timings equal a lone engine's."""
+    two = simulate_replicas(wl([300, 300], [40, 40], [0.0, 0.0]), cfg(), SM, 2, "round-robin", R19, lockstep=True)
+    one = simulate(wl([300], [40], [0.0]), cfg(), SM, R19)
+    assert np.allclose(two.first_token_s, one.first_token_s[0])
+    assert np.allclose(two.finish_s, one.finish_s[0])
+
+
+def test_lockstep_stretches_the_lighter_rank():
+    """Rank 1 decodes while rank 0 prefills a long prompt in chunks: in lockstep rank 1's steps last as long as
+    rank 0's, so its request finishes later than on an independent replica; rank 0's is unaffected or slower."""
+    w = wl([4000, 20], [5, 60], [0.0, 0.0])
+    free = simulate_replicas(w, cfg(), SM, 2, "round-robin", R19)
+    tied = simulate_replicas(w, cfg(), SM, 2, "round-robin", R19, lockstep=True)
+    assert tied.completed.all() and free.completed.all()
+    assert tied.finish_s[1] > free.finish_s[1] * 1.2
+    assert tied.finish_s[0] >= free.finish_s[0] - 1e-9
+
+
+def test_lockstep_books_and_summed_series():
+    rng = np.random.default_rng(3)
+    n = 90
+    w = wl(rng.integers(20, 600, n), rng.integers(1, 400, n), np.sort(rng.uniform(0, 0.5, n)))
+    res = simulate_replicas(w, cfg(num_gpu_blocks=300), SM, 3, "vllm-dp", R19, lockstep=True)
+    assert res.completed.all()
+    assert res.prefill_tokens_computed >= int(w.prompt_tokens.sum())
+    assert res.decode_tokens_computed + n >= int(w.completion_tokens.sum())
+    assert res.ts_t_s.size >= 3
+    assert (res.ts_running <= 3 * 8).all() and res.ts_running.max() > res.max_running  # summed over the ranks
+    assert (res.ts_kv_usage <= 1.0 + 1e-9).all()
+
+
+def test_vllm_dp_balancer_scores_waiting_four_times():
+    assert _vllm_dp_pick([(0, 5), (1, 0)]) == 1  # 5 vs 4
+    assert _vllm_dp_pick([(1, 1), (0, 5)]) == 0  # 5 vs 5: lowest index
+    assert _vllm_dp_pick([(2, 0), (0, 7)]) == 1  # 8 vs 7
+
+
+def test_vllm_dp_router_without_lockstep_and_bad_router():
+    w = wl([100] * 8, [10] * 8, np.linspace(0, 0.01, 8))
+    res = simulate_replicas(w, cfg(), SM, 2, "vllm-dp", R19)
+    assert res.completed.all()
+    with pytest.raises(InputError):
+        simulate_replicas(w, cfg(), SM, 2, "random", R19, lockstep=True)
