@@ -563,6 +563,8 @@ def _autoconfig_dict(config: dict) -> tuple[dict, str | None]:
     try:
         import logging
 
+        # transformers speaks at import time (e.g. "PyTorch was not found"), which kvplan never needs
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         from transformers import AutoConfig, logging as hf_logging
 
         hf_logging.set_verbosity_error()

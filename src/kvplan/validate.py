@@ -62,7 +62,7 @@ class RecordResult:
     def to_dict(self) -> dict:
         return {"id": self.id, **self.label, "predicted": self.predicted, "observed": self.observed,
                 "error_pct": self.error_pct, "skipped": self.skipped, "seed_predicted": self.seed_predicted,
-                "seed_error_pct": self.seed_error_pct}
+                "seed_error_pct": self.seed_error_pct, "assumptions": list(self.assumptions)}
 
 
 def load_records(path: str | Path) -> list[dict]:
@@ -260,6 +260,7 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
             p, notes = predict_record(rec, given_kv=given_kv)
             r.predicted = _predicted(p)
             r.assumptions = notes
+            r.label["rules_applied"] = p.rules.version
             for f in FIGURES:
                 if given_kv and f == "kv_cache_gib":
                     continue

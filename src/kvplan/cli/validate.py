@@ -62,7 +62,9 @@ def validate(
                 continue
             t.add_column(_FIG_LABEL.get(f, f) + "\npred / logged", justify="right")
         for r in results:
-            cells = [r.id, str(r.label.get("gpu") or "—"), str(r.label.get("vllm_version") or "—")]
+            stated, applied = r.label.get("vllm_version"), r.label.get("rules_applied")
+            version = stated or (f"— ({applied} rules)" if applied else "—")
+            cells = [r.id, str(r.label.get("gpu") or "—"), version]
             for f in FIGURES + ("fits",):
                 if given_kv and f == "kv_cache_gib":
                     continue
