@@ -33,9 +33,13 @@ def table(records: str, given_kv: bool) -> str:
     return "\n".join(out)
 
 
+def _count(records: str) -> int:
+    return sum(1 for line in (REPO / "tests" / "data" / records).read_text().splitlines() if line.strip())
+
+
 def main() -> None:
     text = f"""{START}
-`kvplan validate tests/data/calibration.jsonl`: the 63 real startups of `calibration.jsonl` (absolute % error,
+`kvplan validate tests/data/calibration.jsonl`: the {_count("calibration.jsonl")} real startups of `calibration.jsonl` (absolute % error,
 predicted vs what vLLM logged; the seed's arithmetic is given the logged weights):
 
 {table("calibration.jsonl", False)}
@@ -44,7 +48,7 @@ Given the logged KV-cache GiB (`--given-kv`: page sizes, groups, block rounding,
 
 {table("calibration.jsonl", True)}
 
-**Out of sample.** `kvplan validate tests/data/extra_records.jsonl`: 11 startups from other public logs (each
+**Out of sample.** `kvplan validate tests/data/extra_records.jsonl`: {_count("extra_records.jsonl")} startups from other public logs (each
 with its source URL; none used for fitting):
 
 {table("extra_records.jsonl", False)}
