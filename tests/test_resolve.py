@@ -266,3 +266,21 @@ def test_gemma4_moe_layers_keep_their_parallel_dense_mlp():
     assert {"experts", "mlp"} <= layer0
     total_gib = sum(c.params for c in parts) * 2 / 1024 ** 3
     assert abs(total_gib - 48.5) / 48.5 < 0.02
+
+
+@pytest.mark.parametrize("written, expect", [
+    ("NVIDIA A10G (AWS g5.12xlarge, 1 of 4 GPUs used)", "a10g"),      # remarks in parentheses
+    ("NVIDIA GeForce RTX 4090 24GB", "rtx-4090"),                     # a memory size the catalog name lacks
+    ("NVIDIA RTX PRO 6000 Blackwell (96GB)", "rtx-pro-6000-blackwell"),
+    ("NVIDIA L40S-48GB", "l40s"),
+    ("NVIDIA A100 40GB", "a100-40gb-sxm"),                            # the size picks the variant
+])
+def test_gpu_names_as_logs_and_reports_write_them(written, expect):
+    assert find_gpu(written).id == expect
+
+
+def test_a_logged_total_picks_the_variant_and_other_cards_stay_unknown():
+    assert find_gpu("NVIDIA A100", total_bytes=int(39.39 * 1024 ** 3)).id == "a100-40gb-sxm"
+    assert find_gpu("NVIDIA A100", total_bytes=int(79.25 * 1024 ** 3)).id == "a100-80gb-sxm"
+    with pytest.raises(UnknownGPUError):
+        find_gpu("NVIDIA GeForce RTX 3090 Ti")  # a different card is never matched to its neighbour

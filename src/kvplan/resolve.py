@@ -160,29 +160,37 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
     return find_gpu(ref), notes
 
 
-def find_gpu(ref: str) -> GPUSpec:
-    """Match a GPU name or alias forgivingly ('h100', 'A100-80GB', 'NVIDIA A100-SXM4-80GB')."""
+def find_gpu(ref: str, *, total_bytes: int | None = None) -> GPUSpec:
+    """Match a GPU name or alias forgivingly ('h100', 'A100-80GB', 'NVIDIA A100-SXM4-80GB', 'RTX 4090 24GB',
+    'NVIDIA A10G (AWS g5)'). Among variants of one name, the one nearest `total_bytes` (a logged total), else the
+    one nearest a size in the name ('... 80GB'), else the variant clouds rent most."""
     catalog = gpu_catalog()
-    key = _gpu_key(ref)
-    if not key:
+    if not _gpu_key(ref):
         raise UnknownGPUError("--gpu", f"empty GPU name {ref!r}", "e.g. --gpu L4")
-    exact = [g for g in catalog if key in {_gpu_key(n) for n in (g.id, g.name, *g.aliases)}]
-    if exact:
-        return _prefer(exact)
-    want = set(_gpu_tokens(ref))
-    partial = [g for g in catalog
-               if any(want <= set(_gpu_tokens(n)) for n in (g.id, g.name, *g.aliases))]
-    if partial:
-        return _prefer(partial)
+    size = re.search(r"(\d+)\s*GB\b", ref, re.I)
+    size_bytes = int(size.group(1)) * 10 ** 9 if size else None
+    # the name as given; without remarks in parentheses; then without its memory size as well
+    bare = re.sub(r"\([^)]*\)", " ", ref).strip() or ref
+    for variant in dict.fromkeys((ref, bare, re.sub(r"[-\s]*\d+\s*GB\b", " ", bare, flags=re.I).strip())):
+        key = _gpu_key(variant)
+        if not key:
+            continue
+        exact = [g for g in catalog if key in {_gpu_key(n) for n in (g.id, g.name, *g.aliases)}]
+        want = set(_gpu_tokens(variant))
+        cands = exact or [g for g in catalog if any(want <= set(_gpu_tokens(n)) for n in (g.id, g.name, *g.aliases))]
+        if cands:
+            return _prefer(cands, total_bytes or size_bytes)
     names = [g.name for g in catalog] + [a for g in catalog for a in g.aliases]
-    near = difflib.get_close_matches(ref, names, n=3, cutoff=0.4)
+    near = difflib.get_close_matches(bare, names, n=3, cutoff=0.4)
     hint = f"nearest: {', '.join(near)}" if near else "see `kvplan gpus`"
     raise UnknownGPUError("--gpu", f"unknown GPU {ref!r}", f"{hint}; or give --gpu-gib N for a custom card")
 
 
-def _prefer(cands: list[GPUSpec]) -> GPUSpec:
+def _prefer(cands: list[GPUSpec], near_bytes: int | None = None) -> GPUSpec:
     def rank(g: GPUSpec) -> tuple:
-        return (_GPU_PREFERENCE.index(g.id) if g.id in _GPU_PREFERENCE else 99, -g.total_bytes)
+        off = abs((g.total_bytes or 0) - near_bytes) / near_bytes if near_bytes and g.total_bytes else 0.0
+        # sizes in names are marketing GB, totals are what CUDA reports: within 15 % counts as the same size
+        return (0.0 if off <= 0.15 else off, _GPU_PREFERENCE.index(g.id) if g.id in _GPU_PREFERENCE else 99, -(g.total_bytes or 0))
     return sorted(cands, key=rank)[0]
 
 

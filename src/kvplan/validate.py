@@ -136,7 +136,7 @@ def _record_gpu(rec: dict) -> GPUSpec:
     base = None
     if name:
         try:
-            base = find_gpu(name)
+            base = find_gpu(name, total_bytes=int(round(total * GIB)) if total else None)
         except KvplanError:
             base = None
     if total:
