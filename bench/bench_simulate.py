@@ -30,9 +30,13 @@ import numpy as np
 from kvplan.resolve import resolve_gpu, resolve_model
 from kvplan.simulate import (EngineConfig, StepModel, embedding_bytes, engine_config_from_plan, scheduler_rules,
                              simulate, simulate_replicas)
-from kvplan.workload import Workload
+from kvplan.workload import Workload, prefix_block_hashes
 
 RUNS = Path("/work/shared/data/validation/llmservingsim_vllm_runs")
+# The prompt-prefix tree of each run's workload, keyed by meta.json's dataset_hash (sha256 of the public workload
+# file; bench/extract_shared_prefixes.py says where it comes from): 32 of the 300 ShareGPT requests are later
+# turns of an earlier request's conversation and share 262-1352 prompt tokens with it.
+SHARED_PREFIXES = Path(__file__).parent / "data" / "sharegpt_shared_prefixes.json"
 
 # RTX PRO 6000 Blackwell: kvplan's catalog lists 1.792 TB/s but no FLOPS (gpu-facts.md section 12: "TFLOPS
 # not retrieved ... only 'AI TOPS' FP4-sparse marketing: 4000"). The bench derives a figure from what the
@@ -49,9 +53,19 @@ def load_run(name: str):
     reqs = [json.loads(line) for line in (d / "requests.jsonl").read_text().splitlines() if line.strip()]
     reqs.sort(key=lambda r: r["queued_ts"])
     t0 = reqs[0]["queued_ts"]
+    # block hashes (16-token blocks) for prefix caching: the workload's shared prefixes where known (request_id
+    # bench-i = dataset row i), else unique per request (a preempted request can still hit its own blocks)
+    tree = json.loads(SHARED_PREFIXES.read_text()).get(meta.get("dataset_hash", "")) if SHARED_PREFIXES.exists() else None
+    rows = [int(r["request_id"].rsplit("-", 1)[1]) for r in reqs]
+    if tree is None or any(tree["input_toks"][i] != r["input_toks"] for i, r in zip(rows, reqs)):
+        tree = None
+    all_hashes = prefix_block_hashes(tree["input_toks"] if tree else [r["input_toks"] for r in reqs],
+                                     tree["parent_shared_tokens"] if tree else None, 16)
+    hashes = tuple(all_hashes[i] for i in rows) if tree else all_hashes
     w = Workload(name=name, prompt_tokens=np.array([r["input_toks"] for r in reqs], dtype=np.int64),
                  completion_tokens=np.array([r["output_toks"] for r in reqs], dtype=np.int64),
-                 arrival_s=np.array([r["queued_ts"] - t0 for r in reqs]))
+                 arrival_s=np.array([r["queued_ts"] - t0 for r in reqs]), block_hashes=hashes, hash_block_tokens=16,
+                 notes=(("shared prompt prefixes from " + tree["source"]) if tree else "unique block hashes",))
     measured = {
         "ttft_ms": np.mean([(r["first_token_ts"] - r["queued_ts"]) * 1e3 for r in reqs]),
         "tpot_ms": np.mean([(r["last_token_ts"] - r["first_token_ts"]) / (r["output_toks"] - 1) * 1e3 for r in reqs if r["output_toks"] > 1]),
@@ -92,7 +106,10 @@ def run_setup(name: str, meta: dict):
     source = "logged" if blocks else "kvplan plan (per data-parallel engine)"
     if not blocks:
         blocks = plan.num_gpu_blocks
-    cfg = replace(engine_config_from_plan(plan), num_gpu_blocks=int(blocks), enable_prefix_caching=False)
+    # prefix caching as the run had it: logged in meta.json (RTX 4090 run: on), else vLLM 0.19's default for a
+    # generative model, on (the RTX PRO 6000 runs' engine_kwargs leave it unset, as the 4090 run's do)
+    caching = bool(kv.get("enable_prefix_caching", True)) and "--no-prefix-caching" not in sys.argv
+    cfg = replace(engine_config_from_plan(plan), num_gpu_blocks=int(blocks), enable_prefix_caching=caching)
     gpu = resolve_gpu(gpu_ref)[0]
     m = resolve_model(model_id)
     flops = gpu.peak_flops("bfloat16")

@@ -16,8 +16,11 @@ shared/docs/vllm-memory-model.md section 6 and simulation-notes.md section 2):
   and sequence slots remain; admission stops at the first request that cannot be allocated.
   From 0.19 the whole prompt must fit (`scheduler_reserve_full_isl`), before only its first
   chunk;
-* optional prefix caching: full hashed prefix blocks are shared and reused; freed cached
-  blocks count as free and are evicted LRU;
+* optional prefix caching: full hashed prefix blocks are shared and reused; freed blocks go to the
+  tail of one free queue (cached ones keep their hash and count as free), allocation pops its head,
+  evicting what it pops (LRU, `_PrefixCache`); a request's blocks are freed last block first, and a
+  preempted request's full blocks (generated tokens included) stay cached, so on resumption it hits
+  what has not been evicted. A workload without block hashes still gets these own-block hits;
 * per-request blocks are exact per KV group (section 3.4): full attention grows one block per
   block_size tokens, sliding-window and chunked-local groups grow likewise until their cap
   (vLLM frees out-of-window blocks), recurrent state is a fixed count (`EngineConfig`).
@@ -356,7 +359,7 @@ class StepModel:
     experts_per_tok: int
     expert_selection_fraction: float  # k / E_total: chance one token routes to a given expert
     expert_token_multiplier: float  # tokens an expert layer sees per local token (EP over DP ranks: dp)
-    linear_flops_per_token: float  # 2 x active params / TP (excluding the LM head)
+    linear_flops_per_token: float  # 2 x active params / TP, excluding the LM head and the input embedding lookup
     lm_head_flops_per_seq: float  # 2 x vocab x hidden / TP, once per sequence per step
     kv_bytes_per_token: float  # KV bytes per context token per rank (all layers)
     attn_flops_per_token_pair: float  # 4 x layers x heads x head_dim / TP per (query, key) pair
@@ -371,6 +374,7 @@ class StepModel:
     num_ep_collectives: int = 0  # expert parallel: dispatch + combine per MoE layer
     ep_bytes_per_token: float = 0.0  # per local token, per collective
     notes: tuple[str, ...] = ()
+    expert_flops_per_token: float = 0.0  # part of linear_flops_per_token: 2 x k experts' params / TP (all layers)
 
     # ---- the roofline terms
     def _compute_s(self, flops: float) -> float:
@@ -384,17 +388,39 @@ class StepModel:
         return self.weights_bytes_per_rank + self.expert_bytes_per_rank * touched
 
     def fixed_part_s(self, tokens: int, seqs: int) -> float:
-        """Everything that does not depend on context length: overhead, linear layers, collectives."""
+        """Everything that does not depend on context length: overhead, linear layers, collectives.
+        The LM head runs once per scheduled request (`seqs`: vLLM computes logits only at each request's last
+        scheduled position, gpu_model_runner `logits_indices`), not per prefill token. The MoE expert layers
+        assume every expert-parallel rank carries as many tokens as this one (`moe_part_s`)."""
         c = self.coeffs
-        t_mem = self._weights_bytes(tokens) / (self.hbm_bytes_per_s * c.eta_mem_stream)
-        t_fl = self._compute_s(self.linear_flops_per_token * tokens + self.lm_head_flops_per_seq * seqs)
+        t_mem = self.weights_bytes_per_rank / (self.hbm_bytes_per_s * c.eta_mem_stream)
+        t_fl = self._compute_s((self.linear_flops_per_token - self.expert_flops_per_token) * tokens
+                               + self.lm_head_flops_per_seq * seqs)
         lat = c.allreduce_latency_s if self.collective_latency_s is None else self.collective_latency_s
         t_comm = 0.0
         if self.num_allreduces:
             t_comm += self.num_allreduces * (lat + tokens * self.allreduce_bytes_per_token / self.link_bytes_per_s)
-        if self.num_ep_collectives:
-            t_comm += self.num_ep_collectives * (lat + tokens * self.ep_bytes_per_token / self.link_bytes_per_s)
-        return c.t_fixed_s + max(t_mem, t_fl) + self.num_kernels * c.t_kernel_s + t_comm
+        return (c.t_fixed_s + max(t_mem, t_fl) + self.num_kernels * c.t_kernel_s + t_comm
+                + self.moe_part_s(tokens, tokens * self.expert_token_multiplier))
+
+    def moe_part_s(self, tokens: float, group_tokens: float) -> float:
+        """Expert layers and expert-parallel collectives of a rank holding `tokens` when its EP group holds
+        `group_tokens` in all (lockstep data-parallel ranks: the sum over the ranks). With the all-gather /
+        reduce-scatter all2all every rank's experts see the whole group's tokens; the rank computes the
+        group's token-expert pairs routed to its E/ep experts (group_tokens x k / ep, balanced routing) and
+        reads the experts they touch; the dispatch gathers the other ranks' tokens (group - own) and the
+        combine scatters them back. Its own kernel max(bytes, FLOPs): expert GEMMs are separate kernels."""
+        if self.expert_bytes_per_rank <= 0 or self.num_experts <= 1:
+            return 0.0
+        c = self.coeffs
+        ep = self.expert_token_multiplier
+        t = max(self._weights_bytes(group_tokens / ep) - self.weights_bytes_per_rank, 0.0) / (self.hbm_bytes_per_s * c.eta_mem_stream)
+        t = max(t, self._compute_s(self.expert_flops_per_token * group_tokens / ep))
+        if self.num_ep_collectives and ep > 1:
+            lat = c.allreduce_latency_s if self.collective_latency_s is None else self.collective_latency_s
+            per_token = self.ep_bytes_per_token / (ep - 1)  # hidden x 2 bytes
+            t += self.num_ep_collectives * (lat + max(group_tokens - tokens, 0.0) * per_token / self.link_bytes_per_s)
+        return t
 
     @property
     def per_context_token_s(self) -> float:
@@ -443,6 +469,8 @@ class StepModel:
         expert_bytes = weights_bytes * expert_share
         dense_bytes = max(weights_bytes - expert_bytes - embedding_bytes, 0.0)
         lm_head_params = float(vocab_size) * hidden_size
+        # an untied input embedding is a table lookup, not a GEMM: its params are in active_params but cost no FLOPs
+        embed_params = float(vocab_size) * hidden_size if embedding_bytes > 0 else 0.0
         link, latency, link_note = link_bytes_per_s(interconnect, nvlink, coeffs, p2p)
         notes = []
         if not peak_flops_per_s:
@@ -458,7 +486,8 @@ class StepModel:
             experts_per_tok=int(experts_per_tok),
             expert_selection_fraction=(experts_per_tok / num_experts) if is_moe else 0.0,
             expert_token_multiplier=float(ep),
-            linear_flops_per_token=2.0 * max(active_params - lm_head_params, 0.0) / tp,
+            linear_flops_per_token=2.0 * max(active_params - lm_head_params - embed_params, 0.0) / tp,
+            expert_flops_per_token=2.0 * expert_active / tp,
             lm_head_flops_per_seq=2.0 * lm_head_params / tp,
             kv_bytes_per_token=float(kv_bytes_per_token),
             attn_flops_per_token_pair=4.0 * num_layers * num_attention_heads * head_dim / tp,
@@ -734,63 +763,131 @@ _ITL_EDGES_S = np.geomspace(1e-4, 1e3, 561)  # 80 bins per decade
 
 
 class _PrefixCache:
-    """Shared prefix blocks keyed by prefix-chain hash (vllm/v1/core/block_pool.py@0.19: full blocks
-    are hashed with their parent's hash; a cached block nobody uses stays in the free queue, counts
-    as free, and is evicted LRU). One entry = `blocks_per_hash` KV blocks."""
+    """vLLM's block pool with prefix caching (vllm/v1/core/block_pool.py and kv_cache_utils.py@0.19).
 
-    def __init__(self, blocks_per_hash: int):
+    Full blocks are hashed with their parent's hash; a block nobody uses goes to the TAIL of the free queue
+    and keeps its hash (it still counts as free), and allocation pops blocks from the HEAD of that queue,
+    evicting the hash of a cached block it pops -- LRU over all free blocks, cached or not (`popleft_n`,
+    `_maybe_evict_cached_block`). A request's blocks are freed in reverse order (`free_blocks(reversed(...))`
+    in single_type_kv_cache_manager.py), so its tail blocks are evicted first and its prefix survives longest.
+    One cache entry = `blocks_per_hash` KV blocks. `free` holds the queue in order: cached keys (their
+    entry's blocks) and runs of plain free blocks (keys ("plain", n)); at start one run of every usable block."""
+
+    def __init__(self, blocks_per_hash: int, usable_blocks: int):
         self.blocks_per_hash = blocks_per_hash
         self.ref: dict = {}  # key -> users (> 0)
-        self.free_lru: OrderedDict = OrderedDict()  # keys nobody uses, oldest first
+        self.free: OrderedDict = OrderedDict()  # the free queue, head first: key -> blocks
+        self.n_cached_free = 0  # cached keys in the free queue
+        self.plain_free = 0  # blocks in plain runs
+        self._runs = 0
+        self.evicted = 0  # cache entries evicted (statistics)
+        self.free_plain(usable_blocks)
 
     def in_use_blocks(self) -> int:
         return len(self.ref) * self.blocks_per_hash
 
     def free_cached_blocks(self) -> int:
-        return len(self.free_lru) * self.blocks_per_hash
+        return self.n_cached_free * self.blocks_per_hash
 
-    def match(self, chain: tuple) -> int:
-        n = 0
+    def free_blocks(self) -> int:
+        return self.plain_free + self.n_cached_free * self.blocks_per_hash
+
+    def cached(self, key) -> bool:
+        return key in self.ref or (key in self.free and not (type(key) is tuple and key[0] == "plain"))
+
+    def match(self, chain) -> tuple[int, int]:
+        """(leading entries of `chain` that are cached, how many of those sit in the free queue)."""
+        n = in_free = 0
+        ref, free = self.ref, self.free
         for key in chain:
-            if key in self.ref or key in self.free_lru:
+            if key in ref:
                 n += 1
+            elif key in free:
+                n += 1
+                in_free += 1
             else:
                 break
-        return n
+        return n, in_free
+
+    def free_plain(self, blocks: int) -> None:
+        """Append `blocks` uncached blocks to the tail of the free queue."""
+        if blocks > 0:
+            self._runs += 1
+            self.free[("plain", self._runs)] = blocks
+            self.plain_free += blocks
+
+    def free_cached(self, keys) -> list:
+        """Append a released request's own full blocks, already in reverse order, as cached entries; a key
+        that is already cached (another copy) is freed as plain blocks. Returns the keys cached."""
+        got = []
+        for key in keys:
+            if key in self.ref or key in self.free:
+                self.free_plain(self.blocks_per_hash)
+                continue
+            self.free[key] = self.blocks_per_hash
+            self.n_cached_free += 1
+            got.append(key)
+        return got
+
+    def take(self, blocks: int) -> None:
+        """Pop `blocks` from the head of the free queue (the caller checked they are free), evicting cached
+        entries popped on the way; an entry's leftover blocks stay at the head as plain blocks."""
+        free = self.free
+        while blocks > 0:
+            key = next(iter(free))
+            cnt = free[key]
+            if not (type(key) is tuple and key[0] == "plain"):  # evict a cached entry: its blocks become plain
+                del free[key]
+                self.n_cached_free -= 1
+                self.evicted += 1
+                self._runs += 1
+                run = ("plain", self._runs)
+                free[run] = cnt
+                free.move_to_end(run, last=False)
+                self.plain_free += cnt
+                key = run
+            if cnt <= blocks:
+                del free[key]
+                self.plain_free -= cnt
+                blocks -= cnt
+            else:
+                free[key] = cnt - blocks
+                self.plain_free -= blocks
+                blocks = 0
 
     def acquire(self, keys) -> None:
         for key in keys:
-            if key in self.free_lru:
-                del self.free_lru[key]
-                self.ref[key] = 1
-            else:
+            if key in self.ref:
                 self.ref[key] += 1
+            else:
+                del self.free[key]
+                self.n_cached_free -= 1
+                self.ref[key] = 1
 
     def adopt(self, keys) -> list:
         """A request computed these full blocks: the ones not held by anyone become shared entries."""
         got = []
         for key in keys:
             if key in self.ref:
-                continue  # someone else's copy is cached; ours stays private
-            self.free_lru.pop(key, None)
+                continue  # someone else's copy is in use; ours stays private
+            if key in self.free:  # a stale free copy: ours replaces it (the old one becomes plain)
+                del self.free[key]
+                self.n_cached_free -= 1
+                self.free_plain(self.blocks_per_hash)
             self.ref[key] = 1
             got.append(key)
         return got
 
     def release(self, keys) -> None:
+        """Drop one user of each key, in the order given (callers pass a request's keys last block first)."""
         for key in keys:
             r = self.ref[key]
             if r <= 1:
                 del self.ref[key]
-                self.free_lru[key] = None
+                self.free[key] = self.blocks_per_hash
+                self.n_cached_free += 1
             else:
                 self.ref[key] = r - 1
-
-    def evict(self, blocks: int) -> None:
-        got = 0
-        while got < blocks and self.free_lru:
-            self.free_lru.popitem(last=False)
-            got += self.blocks_per_hash
 
 
 def _chain_keys(hashes: tuple) -> tuple:
@@ -821,7 +918,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     outstanding request count. `rids` (arrival order) may grow between sends (a router).
 
     `lockstep=True` (data-parallel ranks of a MoE model, driven by `_run_lockstep`): the engine takes one
-    step at a time and yields ("step", its step time) or ("idle",); the driver answers a step with the
+    step at a time and yields ("step", its step time, its tokens) or ("idle",); the driver answers a step with the
     group's step time (the slowest rank's) and an idle rank with the group's new clock (inf: finish).
     No decode-run skipping in this mode."""
     bs = cfg.block_size
@@ -868,9 +965,10 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
 
     cache: Optional[_PrefixCache] = None
     chains: dict = {}
-    hash_tokens = workload.hash_block_tokens
+    hash_tokens = stats.get("hash_tokens") or bs
+    block_hashes = workload.block_hashes
     if stats.get("prefix_caching"):
-        cache = _PrefixCache(hash_tokens // bs * g)
+        cache = _PrefixCache(hash_tokens // bs * g, usable)
 
     computed: dict = {}  # waiting / prefilling requests: tokens in KV
     generated: dict = {}  # output tokens so far (decoders: refreshed when they leave the decode set)
@@ -936,12 +1034,9 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 return False
             used += n
             return True
-        avail = usable - used - cache.in_use_blocks()
-        if n > avail:
+        if n > cache.free_blocks():
             return False
-        plain = avail - cache.free_cached_blocks()
-        if n > plain:
-            cache.evict(n - plain)
+        cache.take(n)  # LRU: from the head of the free queue, evicting cached blocks popped on the way
         used += n
         return True
 
@@ -997,9 +1092,44 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     def release_refs(rid: int) -> int:
         keys = refs.pop(rid, None)
         if keys:
-            cache.release(keys)
+            cache.release(reversed(keys))  # vLLM frees a request's blocks last block first
             return len(keys) * cache.blocks_per_hash
         return 0
+
+    def key_of(rid: int, i: int):
+        """Cache key of a request's i-th full hash block: the workload's prefix chain over the prompt's full
+        blocks, then keys of its own (nobody else computes its generated tokens)."""
+        ch = chains.get(rid)
+        return ch[i] if ch is not None and i < len(ch) else ("g", rid, i)
+
+    def hit_chain(rid: int, target: int) -> tuple:
+        """The keys a (re-)admitted request may hit: full blocks of target - 1 tokens (vLLM keeps the last
+        token to compute, `max_cache_hit_length = num_tokens - 1`). A preempted request also looks for its
+        own freed blocks, generated tokens included (vLLM hashes output tokens' blocks as they fill)."""
+        limit = (target - 1) // hash_tokens
+        ch = chains.get(rid, ())
+        if len(ch) >= limit:
+            return ch[:limit] if len(ch) > limit else ch
+        if not n_pre[rid]:
+            return ch
+        return tuple(ch) + tuple(("g", rid, i) for i in range(len(ch), limit))
+
+    def free_own(rid: int, own: int, c: int, keep: bool) -> None:
+        """Return a request's own blocks to the free queue in vLLM's order (tail first): the partial block
+        (and any fixed state blocks) as plain blocks, then, if `keep` (preemption), its full hash blocks of
+        the c tokens in KV as cached entries, last first, then its shared prefix entries, last first."""
+        nonlocal used
+        used -= own
+        cand = []
+        if keep and not windowed:
+            held_keys = refs.get(rid)
+            held_set = set(held_keys) if held_keys else ()
+            cand = [k for k in (key_of(rid, i) for i in range(c // hash_tokens)) if k not in held_set]
+            cand = cand[: max(0, own) // cache.blocks_per_hash] if cache.blocks_per_hash else []
+        cache.free_plain(own - len(cand) * cache.blocks_per_hash)
+        if cand:
+            cache.free_cached(reversed(cand))
+        release_refs(rid)
 
     def shared_blocks(rid: int) -> int:
         keys = refs.get(rid)
@@ -1017,9 +1147,10 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             del prefilling[rid]
             c = computed[rid]
             own = held.pop(rid)
-        used -= own
         if cache is not None:
-            release_refs(rid)
+            free_own(rid, own, c, True)  # its full blocks stay cached until evicted: a later hit on resumption
+        else:
+            used -= own
         recomputed += c
         computed[rid] = 0
         preemptions += 1
@@ -1030,9 +1161,10 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     def finish_request(rid: int, own_blocks: int) -> None:
         nonlocal done, used
         finish[rid] = now
-        used -= own_blocks
         if cache is not None:
-            release_refs(rid)
+            free_own(rid, own_blocks, 0, False)
+        else:
+            used -= own_blocks
         running.pop(rid, None)
         computed.pop(rid, None)
         generated.pop(rid, None)
@@ -1087,11 +1219,11 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         hit_blocks = 0
         start = 0
         if cache is not None:
-            ch_keys = chains.get(rid)
-            if ch_keys:
-                hit_n = min(cache.match(ch_keys), (target - 1) // hash_tokens)
-                hit_blocks = hit_n * cache.blocks_per_hash
-                start = hit_n * hash_tokens
+            hit_n, hit_free = cache.match(hit_chain(rid, target))
+            # a hit on a free cached block takes it out of the free queue: it costs a free block
+            # (vLLM get_num_blocks_to_allocate counts `num_evictable_computed_blocks`)
+            hit_blocks = (hit_n - hit_free) * cache.blocks_per_hash
+            start = hit_n * hash_tokens
         gate_tokens = target if whole_prompt else start + min(target - start, threshold, budget_left)
         avail = usable - in_use()
         if watermark and running:
@@ -1114,10 +1246,10 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             waiting.append(rid)
             computed[rid] = 0
             generated[rid] = 0
-            if cache is not None:
-                h = workload.block_hashes[rid]
-                if h:
-                    chains[rid] = _chain_keys(h)
+            if cache is not None and block_hashes is not None:
+                h = block_hashes[rid]
+                if h:  # only full prompt blocks can be hit (vLLM hashes full blocks)
+                    chains[rid] = _chain_keys(h[: prompt[rid] // hash_tokens])
         if lockstep and not running and not waiting:
             t_group = yield ("idle",)
             if t_group == INF:
@@ -1269,12 +1401,12 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             while waiting and t_budget > 0 and len(running) < max_seqs:
                 rid = waiting[0]
                 target = prompt[rid] + generated[rid]
-                hit_n = 0
+                hit_n = hit_free = 0
                 if cache is not None:
-                    ch_keys = chains.get(rid)
+                    ch_keys = hit_chain(rid, target)
                     if ch_keys:
-                        hit_n = min(cache.match(ch_keys), (target - 1) // hash_tokens)
-                hit_blocks = hit_n * cache.blocks_per_hash if hit_n else 0
+                        hit_n, hit_free = cache.match(ch_keys)
+                hit_blocks = (hit_n - hit_free) * cache.blocks_per_hash if hit_n else 0  # free hits cost a free block
                 start = hit_n * hash_tokens if hit_n else 0
                 ch = min(target - start, threshold, t_budget)
                 if not chunked and ch < target - start:
@@ -1287,10 +1419,11 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                     break  # FCFS: later requests do not skip ahead
                 waiting.popleft()
                 if hit_n:
-                    keys = chains[rid][:hit_n]
+                    keys = ch_keys[:hit_n]
                     cache.acquire(keys)
                     refs[rid] = list(keys)
                     hit_total += start
+                    hit_blocks = hit_n * cache.blocks_per_hash
                 need = bfor(start + ch) - hit_blocks
                 if not take_blocks(need):  # cannot happen after the gate; keep the books straight
                     if hit_n:
@@ -1323,7 +1456,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         for _, ch, pre in chunks:
             dt += pf_attn(ch, pre)
         if lockstep:
-            dt = yield ("step", dt)  # the group's step: every rank waits for the slowest
+            dt = yield ("step", dt, tokens)  # the group's step: every rank waits for the slowest
         t0 = now
         now += dt
         busy += dt
@@ -1353,7 +1486,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             del prefilling[rid]
             if cache is not None and rid in chains:
                 have = len(refs.get(rid, ()))
-                full = min(len(chains[rid]), prompt[rid] // hash_tokens)
+                full = len(chains[rid])
                 if full > have:
                     got = cache.adopt(chains[rid][have:full])
                     if got:
@@ -1368,7 +1501,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             running[rid] = True
             add_decoder(rid, computed.pop(rid))
 
-    if used or (cache is not None and cache.in_use_blocks()):
+    if used or (cache is not None and (cache.in_use_blocks() or cache.free_blocks() != usable)):
         raise RuntimeError(f"simulator bug: {in_use()} blocks still held after every request finished")
     stats.update(prefill_written=prefill_written, decode_written=decode_written, steps=steps, preemptions=preemptions, recomputed=recomputed, hit_tokens=hit_total, busy=busy,
                  run_hist=run_hist, max_running=max_running, kv_peak=kv_peak, kv_area=kv_area, itl_acc=itl_acc,
@@ -1396,11 +1529,15 @@ def _prepare(workload: Workload, cfg: EngineConfig, rules: SchedulerRules, notes
              "completion_list": workload.completion_tokens.tolist(), "prefix_caching": False}
     if cfg.enable_prefix_caching:
         if workload.block_hashes is None or workload.hash_block_tokens <= 0:
-            notes.append("prefix caching on, but the workload has no block hashes: no hits modelled")
+            notes.append("prefix caching on, but the workload has no block hashes: no shared prefixes modelled; a "
+                         "preempted request can still hit its own freed blocks")
+            stats["prefix_caching"] = True
+            stats["hash_tokens"] = bs
         elif workload.hash_block_tokens % bs:
             notes.append(f"prefix hashes cover {workload.hash_block_tokens} tokens, not a multiple of block_size {bs}: no hits modelled")
         else:
             stats["prefix_caching"] = True
+            stats["hash_tokens"] = workload.hash_block_tokens
     return rejected, stats
 
 
@@ -1472,11 +1609,19 @@ def _vllm_dp_pick(loads: Sequence[tuple[int, int]]) -> int:
     return best
 
 
-def _run_lockstep(gens: list, stats: list, rid_lists: list, arrival: list, router: str) -> None:
+def _run_lockstep(gens: list, stats: list, rid_lists: list, arrival: list, router: str,
+                  step_model: Optional[StepModel] = None) -> None:
     """Drive data-parallel ranks that step together (vLLM runs the DP ranks of a MoE model in lockstep:
     every rank runs a forward pass each step, an idle rank a dummy batch, because the expert layers'
     collectives span all ranks -- vllm/v1/engine/core.py DPEngineCoreProc, `execute_dummy_batch`).
-    A group step lasts as long as the slowest rank's step. Arrivals are routed at step boundaries."""
+    A group step lasts as long as the slowest rank's step. Arrivals are routed at step boundaries.
+    Each rank proposes its step time assuming every rank holds as many tokens as it does; the expert layers
+    are then recharged with the group's real token count (`StepModel.moe_part_s`): a rank prefilling 2048
+    tokens next to one decoding 128 computes the experts for 2176 tokens' pairs / ep, not 2048 x ep / ep.
+    vLLM pads the ranks to the largest token count only when every rank's step runs as a CUDA graph
+    (vllm/v1/worker/dp_utils.py `_synchronize_dp_ranks`: DP padding iff the synced cudagraph mode is not NONE);
+    that padding of small decode batches is not modelled."""
+    moe = step_model is not None and step_model.expert_bytes_per_rank > 0 and step_model.expert_token_multiplier > 1
     replicas = len(gens)
     n = len(arrival)
     nxt = 0
@@ -1499,7 +1644,13 @@ def _run_lockstep(gens: list, stats: list, rid_lists: list, arrival: list, route
     while True:
         steppers = [r for r in range(replicas) if props[r][0] == "step"]
         if steppers:
-            dt = max(props[r][1] for r in steppers)
+            if moe:
+                group = sum(props[r][2] for r in steppers)
+                ep = step_model.expert_token_multiplier
+                dt = max(props[r][1] - step_model.moe_part_s(props[r][2], props[r][2] * ep)
+                         + step_model.moe_part_s(props[r][2], group) for r in steppers)
+            else:
+                dt = max(props[r][1] for r in steppers)
             now += dt
             route_until(now)
             props = [gens[r].send(dt if props[r][0] == "step" else now) for r in range(replicas)]
@@ -1548,7 +1699,7 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
         gens.append(gen)
     arrival = stats0["arrival_list"]
     if lockstep:
-        _run_lockstep(gens, stats, rid_lists, arrival, router)
+        _run_lockstep(gens, stats, rid_lists, arrival, router, step_model)
         merged = dict(stats[0])
         for key in ("steps", "preemptions", "recomputed", "hit_tokens", "prefill_written", "decode_written"):
             merged[key] = sum(s[key] for s in stats)

@@ -389,3 +389,20 @@ def with_rate(w: Workload, rate_per_s: float, burstiness: float = 1.0, seed: int
         return replace(w, arrival_s=(w.arrival_s - w.arrival_s[0]) * (own / rate_per_s))
     rng = np.random.default_rng(seed)
     return replace(w, arrival_s=poisson_gamma_arrivals(len(w), rate_per_s, burstiness, rng))
+
+
+def prefix_block_hashes(prompt_tokens: Sequence[int], parents: Sequence[Sequence[int]],
+                        block_tokens: int = 16) -> tuple:
+    """Per-request block hashes (`Workload.block_hashes`) from a prefix tree: request i's prompt starts with
+    `parents[i][1]` tokens of request `parents[i][0]`'s prompt (-1: shares nothing), every other block is its
+    own. Hashes cover the prompt's full `block_tokens` blocks; request i inherits its parent's first
+    shared // block_tokens hashes, so chained keys match exactly where the token blocks do (parents must come
+    first). With every parent -1 each request gets unique hashes: no cross-request hits, but a preempted
+    request's own cached blocks can still be found again."""
+    out: list = []
+    for i, n in enumerate(prompt_tokens):
+        full = int(n) // block_tokens
+        parent, shared = (list(parents[i]) + [-1, 0])[:2] if parents is not None and i < len(parents) else (-1, 0)
+        inherit = out[parent][: min(int(shared) // block_tokens, full)] if 0 <= parent < i else ()
+        out.append(tuple(inherit) + tuple((i + 1) * 1_000_003 + b for b in range(len(inherit), full)))
+    return tuple(out)
