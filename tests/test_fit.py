@@ -352,3 +352,32 @@ def test_max_model_len_minus_one_auto_fits_from_014():
     assert roomy.fits and roomy.args.max_model_len == 131072
     with pytest.raises(InputError, match="auto-fit"):
         kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=-1, vllm_version="0.11.0")
+
+
+MTP3 = '{"method": "mtp", "num_speculative_tokens": 3}'
+
+
+def test_speculative_mtp_adds_the_drafter_weights_kv_layer_and_state_pages():
+    base = kvplan.fit("Qwen/Qwen3.6-35B-A3B", "H200", max_model_len=32768, fixes=False)
+    mtp = kvplan.fit("Qwen/Qwen3.6-35B-A3B", "H200", max_model_len=32768, speculative_config=MTP3, fixes=False)
+    # one MoE decoder layer of 256 experts x 3 x 2048 x 512 (bf16) and its attention: about 1.6 GB more weights
+    assert 1.4e9 < mtp.weights_bytes - base.weights_bytes < 1.8e9
+    attn = lambda p: sum(g.num_layers for g in p.groups if g.kind == "full")
+    assert attn(mtp) == attn(base) + 1
+    # GDN state: the conv state grows by num_spec rows and each sequence holds num_spec more pages (>= 0.17)
+    assert mtp.state_bytes_per_sequence > base.state_bytes_per_sequence
+    old = kvplan.fit("Qwen/Qwen3.6-35B-A3B", "H200", max_model_len=32768, speculative_config=MTP3, vllm_version="0.14.1", fixes=False)
+    assert attn(old) == attn(base) + 1
+
+
+def test_speculative_config_errors_name_the_field():
+    with pytest.raises(InputError, match="--speculative-config"):
+        kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", speculative_config=MTP3)  # no MTP layers
+    with pytest.raises(InputError, match="draft model"):
+        kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", speculative_config='{"method": "eagle3", "num_speculative_tokens": 2}')
+    with pytest.raises(InputError, match="num_speculative_tokens"):
+        kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", speculative_config='{"method": "ngram"}')
+    ngram = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192,
+                       speculative_config='{"method": "ngram", "num_speculative_tokens": 4}', fixes=False)
+    plain = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, fixes=False)
+    assert ngram.weights_bytes == plain.weights_bytes and ngram.num_gpu_blocks == plain.num_gpu_blocks

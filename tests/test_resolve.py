@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -284,3 +285,18 @@ def test_a_logged_total_picks_the_variant_and_other_cards_stay_unknown():
     assert find_gpu("NVIDIA A100", total_bytes=int(79.25 * 1024 ** 3)).id == "a100-80gb-sxm"
     with pytest.raises(UnknownGPUError):
         find_gpu("NVIDIA GeForce RTX 3090 Ti")  # a different card is never matched to its neighbour
+
+
+def test_mtp_tensors_are_kept_apart_from_the_target_model(tmp_path: Path):
+    # vLLM skips a checkpoint's MTP module when it loads the target model (DeepSeek-style: layers numbered past
+    # num_hidden_layers); it loads it only as the speculative drafter
+    config = dict(TINY_CONFIG, num_nextn_predict_layers=1)
+    tensors = tiny_tensors()
+    mtp = {k.replace("layers.1.", "layers.2."): v for k, v in tiny_tensors().items() if "layers.1." in k}
+    mtp["model.layers.2.eh_proj.weight"] = ("BF16", [256, 512])
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    (tmp_path / "model.safetensors").write_bytes(safetensors_bytes({**tensors, **mtp}))
+    m = resolve_model(str(tmp_path))
+    assert m.checkpoint.total_bytes == tiny_param_count() * 2
+    assert m.checkpoint.mtp_bytes == sum(math.prod(shape) for _, shape in mtp.values()) * 2
+    assert m.mtp_layers == 1

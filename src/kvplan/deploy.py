@@ -21,6 +21,7 @@ touches the disk. Templates use `string.Template` (`$name`), so shell `${VAR}` i
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -200,6 +201,10 @@ def spec_from_plan(
         flags.append(Flag("--mamba-ssm-cache-dtype", str(mssm)))
     if _get(a, "enforce_eager", default=False):
         flags.append(Flag("--enforce-eager", None, "no CUDA graphs: faster start, slower decode"))
+    spec_cfg = _get(a, "speculative_config")
+    if spec_cfg:
+        text = spec_cfg if isinstance(spec_cfg, str) else json.dumps(spec_cfg, separators=(",", ":"))
+        flags.append(Flag("--speculative-config", text, "drafter weights and KV layers are in the arithmetic below"))
     if tp * pp * dp > gpus_per_node:
         flags.append(Flag("--distributed-executor-backend", "ray", "spans nodes: vLLM's multi-node path is Ray"))
 

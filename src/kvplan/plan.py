@@ -26,6 +26,38 @@ KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc")
 MODEL_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
 MAMBA_DTYPES = ("auto", "float32", "float16", "bfloat16")
 AUTO_FIT = -1  # --max-model-len -1 (section 4, "Auto-fit")
+# Speculative methods whose drafter is the checkpoint's own MTP layers (vLLM's SpeculativeConfig method names), and
+# those that draft without weights or KV.
+_MTP_METHODS = ("mtp", "deepseek_mtp", "qwen3_next_mtp", "qwen3_5_mtp", "glm4_moe_mtp", "mimo_mtp", "ernie_mtp",
+                "longcat_flash_mtp", "minimax_m2_mtp")
+_WEIGHTLESS_METHODS = ("ngram", "suffix")
+
+
+def parse_speculative_config(value) -> tuple[str, int] | None:
+    """--speculative-config (JSON text or a dict) -> ("mtp" | "ngram", num_speculative_tokens), or None."""
+    if value in (None, "", {}):
+        return None
+    if isinstance(value, str):
+        import json
+
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise InputError("--speculative-config", f"not JSON ({exc.msg})",
+                             'e.g. \'{"method": "mtp", "num_speculative_tokens": 3}\'') from None
+    if not isinstance(value, dict):
+        raise InputError("--speculative-config", "must be a JSON object", 'e.g. {"method": "mtp", "num_speculative_tokens": 3}')
+    n = value.get("num_speculative_tokens")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise InputError("--speculative-config", f"num_speculative_tokens must be a whole number >= 1, got {n!r}",
+                         'e.g. {"method": "mtp", "num_speculative_tokens": 3}')
+    method = str(value.get("method") or ("draft_model" if value.get("model") else "")).lower()
+    if method in _MTP_METHODS or method.endswith("_mtp"):
+        return "mtp", n
+    if method in _WEIGHTLESS_METHODS:
+        return "ngram", n
+    raise InputError("--speculative-config", f"method {method or '(none)'!r} needs the draft model's own config, which kvplan does not model",
+                     "kvplan models mtp (the checkpoint's MTP layers) and ngram/suffix drafting")
 DEFAULT_BLOCK_SIZE = 16  # CacheConfig.DEFAULT_BLOCK_SIZE (section 2.4)
 
 
@@ -60,8 +92,16 @@ class EngineArgs:
     overhead_gb: float | None = None
     kv_cache_memory_bytes: int | None = None  # vLLM's --kv-cache-memory-bytes (>= 0.10.2): the pool, exactly
     allow_long_max_model_len: bool = False     # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope-scaling override)
+    speculative_config: str | dict | None = None  # vLLM's --speculative-config JSON: {"method": ..., "num_speculative_tokens": N}
+
+    @property
+    def speculative(self) -> tuple[str, int] | None:
+        """(kind, num_speculative_tokens): kind "mtp" (the checkpoint's own MTP layers draft) or "ngram" (no drafter
+        weights or KV); None without speculative decoding."""
+        return parse_speculative_config(self.speculative_config)
 
     def validate(self) -> None:
+        self.speculative  # raises on a malformed or unmodelled --speculative-config
         u = self.gpu_memory_utilization
         if u is not None and not (0 < u <= 1):
             raise InputError("--gpu-memory-utilization", f"must be in (0, 1], got {u}", "e.g. 0.9 (the fraction of total GPU memory vLLM may claim)")
@@ -340,6 +380,15 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         if rules.is_v1:
             max_seqs = min(max_seqs, tokens)
         notes.append(f"max_num_seqs {max_seqs} (vllm serve default)")
+    spec = args.speculative
+    if spec and spec[0] == "mtp":
+        if not model.mtp_layers:
+            raise InputError("--speculative-config", f"{model.id}'s config declares no MTP layers (mtp_num_hidden_layers, "
+                             "num_nextn_predict_layers or num_mtp_modules)", "use ngram, or a checkpoint that ships MTP layers")
+        notes.append(f"speculative decoding: the checkpoint's {model.mtp_layers} MTP layer(s) draft {spec[1]} token(s) per step; "
+                     "their weights and KV layers are counted (section 7 item 8)")
+    elif spec:
+        notes.append(f"speculative decoding: {spec[1]} n-gram draft token(s) per step (no drafter weights or KV)")
     mamba_dtype = args.mamba_ssm_cache_dtype or "auto"
     resolved = replace(args, max_model_len=max_len, gpu_memory_utilization=util, tensor_parallel_size=tp,
                        pipeline_parallel_size=pp, kv_cache_dtype=kv_dtype, dtype=dtype,
@@ -360,8 +409,8 @@ def _attention_page_per_token(layer: LayerSpec, tp: int, kv_bytes: int) -> int:
     return heads * (layer.head_dim + (layer.head_dim_v or layer.head_dim)) * kv_bytes
 
 
-def _state_bytes(layer: LayerSpec, tp: int, conv_bytes: int, ssm_bytes: int) -> int:
-    conv, ssm = layer.recurrent.shapes(tp)
+def _state_bytes(layer: LayerSpec, tp: int, conv_bytes: int, ssm_bytes: int, spec_tokens: int = 0) -> int:
+    conv, ssm = layer.recurrent.shapes(tp, spec_tokens)
     return math.prod(conv) * conv_bytes * (1 if any(conv) else 0) + math.prod(ssm) * ssm_bytes
 
 
@@ -387,6 +436,15 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     if pp > 1:
         per_stage = cdiv(len(layers), pp)
         layers = layers[:per_stage] if len(layers) % pp == 0 else layers[-per_stage:]
+    spec = args.speculative
+    spec_tokens = spec[1] if spec else 0
+    if spec and spec[0] == "mtp" and rules.is_v1:
+        # the MTP drafter's decoder layers keep KV like the model's full-attention layers and join its groups
+        # (section 7 item 8: "an EAGLE layer adds one layer to a dense group")
+        template = next((l for l in model.layers if l.kind in ("full", "mla")), None)
+        if template is not None:
+            layers = layers + [template] * model.mtp_layers
+            notes.append(f"{model.mtp_layers} MTP drafter layer(s) added to the KV cache as {template.kind} attention")
     attn = [l for l in layers if l.is_attention]
     rec = [l for l in layers if l.kind == "recurrent"]
     if not layers:
@@ -405,7 +463,7 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     if rec:
         conv_b = DTYPE_BYTES[args.dtype]
         ssm_b = DTYPE_BYTES[_ssm_dtype(model, args)]
-        mamba_page = _state_bytes(rec[0], tp, conv_b, ssm_b)
+        mamba_page = _state_bytes(rec[0], tp, conv_b, ssm_b, spec_tokens if rules.mamba_spec_pages else 0)
         if attn:
             # hybrid: raise the attention block size until its page holds the Mamba state (section 2.4)
             per_token = max(_attention_page_per_token(l, tp, kvb) for l in attn)
@@ -500,9 +558,11 @@ def mamba_pages(g: KVGroup, args: EngineArgs, rules: VersionRules) -> int:
     """Pages one sequence holds in a recurrent group: 1 in "none" mode; 2 in "align" mode (prefix caching),
     plus a prefill-checkpoint page for the Mamba2 mixer and GDN from 0.29 (sections 2.4, 3.4)."""
     align = rules.mamba_default_align if args.enable_prefix_caching is None else (args.enable_prefix_caching and rules.mamba_align_supported)
+    spec = args.speculative
+    extra = spec[1] if spec and rules.mamba_spec_pages else 0  # one page per speculative token (>= 0.17)
     if not align:
-        return 1
-    return 2 + (1 if rules.mamba_checkpoint_page and g.recurrent_kind in ("mamba2", "gdn") else 0)
+        return 1 + extra
+    return 2 + extra + (1 if rules.mamba_checkpoint_page and g.recurrent_kind in ("mamba2", "gdn") else 0)
 
 
 def window_extra_tokens(args: EngineArgs, rules: VersionRules) -> int:
@@ -626,8 +686,9 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     util = resolved.gpu_memory_utilization
     requested = math.ceil(total * util) if rules.requested_is_ceil else total * util
     ep = tp * resolved.data_parallel_size if resolved.enable_expert_parallel else 1
+    spec = resolved.speculative
     w: RankWeights = weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[resolved.dtype] if not model.checkpoint else None,
-                                      gpu_cc=gpu.cc, ep=ep)
+                                      gpu_cc=gpu.cc, ep=ep, mtp=bool(spec and spec[0] == "mtp"))
     if resolved.data_parallel_size > 1:
         notes.append(f"data parallel: {resolved.data_parallel_size} engines, each with the pool below; "
                      f"{resolved.data_parallel_size} x the concurrency in all")

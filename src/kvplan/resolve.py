@@ -247,9 +247,10 @@ class RecurrentSpec:
     key_heads: int = 0          # gdn Hk
     key_head_dim: int = 0       # gdn Dk
 
-    def shapes(self, tp: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """(conv state shape, ssm state shape) on one of `tp` ranks."""
-        k1 = self.conv_kernel - 1
+    def shapes(self, tp: int, spec_tokens: int = 0) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(conv state shape, ssm state shape) on one of `tp` ranks; speculative tokens lengthen the conv state
+        to (k - 1 + num_spec) rows (section 3.1)."""
+        k1 = self.conv_kernel - 1 + spec_tokens
         if self.kind == "mamba1":
             return (k1, self.intermediate // tp), (self.intermediate // tp, self.state_size)
         if self.kind == "mamba2":
@@ -306,6 +307,10 @@ class CheckpointWeights:
 
     bytes_by_dtype: tuple[tuple[str, int], ...]
     source: str
+    # multi-token-prediction (MTP) modules the checkpoint also ships ("mtp.*", or DeepSeek-style layers numbered
+    # past num_hidden_layers): vLLM skips them when it loads the target model and loads them as the drafter with
+    # --speculative-config method mtp. Not part of bytes_by_dtype.
+    mtp_bytes: int = 0
 
     @property
     def total_bytes(self) -> int:
@@ -341,6 +346,7 @@ class ModelSpec:
     checkpoint: CheckpointWeights | None = None
     gated: bool | None = None
     mamba_ssm_dtype: str | None = None
+    mtp_layers: int = 0           # multi-token-prediction decoder layers the checkpoint ships (drafter for method mtp)
     is_multimodal: bool = False
     is_pooling: bool = False
     notes: tuple[str, ...] = ()
@@ -473,15 +479,48 @@ def read_safetensors_header(path: Path) -> dict:
             raise ConfigError("checkpoint", f"{path.name} has a corrupt header", "re-download it") from None
 
 
-def safetensors_bytes_by_dtype(headers: Iterable[dict]) -> dict[str, int]:
+_LAYER_INDEX = re.compile(r"(?:^|\.)layers\.(\d+)\.")
+
+
+def is_mtp_tensor(name: str, num_layers: int) -> bool:
+    """A multi-token-prediction tensor: Qwen3-Next/3.5 "mtp.*", or a DeepSeek/GLM layer numbered past the decoder's."""
+    if name.startswith("mtp.") or ".mtp." in name or name.startswith("model.mtp"):
+        return True
+    m = _LAYER_INDEX.search(name)
+    return bool(m and num_layers and int(m.group(1)) >= num_layers and "vision" not in name and "visual" not in name)
+
+
+def checkpoint_from_tensors(tensors: Iterable[tuple[str, str, int]], config: dict, source: str) -> CheckpointWeights:
+    """(name, dtype, bytes) of every tensor -> the target model's bytes by dtype, with the MTP modules apart."""
+    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    n_layers = int(text.get("num_hidden_layers") or config.get("num_hidden_layers") or 0)
     by_dtype: dict[str, int] = {}
+    mtp = 0
+    for name, dtype, nbytes in tensors:
+        if is_mtp_tensor(name, n_layers):
+            mtp += nbytes
+        else:
+            by_dtype[dtype] = by_dtype.get(dtype, 0) + nbytes
+    return CheckpointWeights(tuple(sorted(by_dtype.items())), source=source, mtp_bytes=mtp)
+
+
+def _header_tensors(headers: Iterable[dict]):
     for header in headers:
         for name, info in header.items():
-            if name == "__metadata__":
-                continue
-            start, end = info["data_offsets"]
-            by_dtype[info["dtype"]] = by_dtype.get(info["dtype"], 0) + (end - start)
-    return by_dtype
+            if name != "__metadata__":
+                start, end = info["data_offsets"]
+                yield name, info["dtype"], end - start
+
+
+def _mtp_layers(text: dict) -> int:
+    """MTP decoder layers: mtp_num_hidden_layers (Qwen3-Next/3.5), num_nextn_predict_layers (DeepSeek-V3, GLM-4.5,
+    MiMo), num_mtp_modules x mtp_transformer_layers (MiniMax-M2)."""
+    for key in ("mtp_num_hidden_layers", "num_nextn_predict_layers"):
+        if isinstance(text.get(key), int) and text[key] > 0:
+            return text[key]
+    if isinstance(text.get("num_mtp_modules"), int) and text["num_mtp_modules"] > 0:
+        return text["num_mtp_modules"] * int(text.get("mtp_transformer_layers") or 1)
+    return 0
 
 
 def _from_folder(folder: Path) -> ModelSpec:
@@ -492,8 +531,8 @@ def _from_folder(folder: Path) -> ModelSpec:
     files = sorted(folder.glob("*.safetensors"))
     ckpt = None
     if files:
-        by_dtype = safetensors_bytes_by_dtype(read_safetensors_header(f) for f in files)
-        ckpt = CheckpointWeights(tuple(sorted(by_dtype.items())), source=f"safetensors headers of {len(files)} file(s) in {folder}")
+        ckpt = checkpoint_from_tensors(_header_tensors(read_safetensors_header(f) for f in files), config,
+                                       source=f"safetensors headers of {len(files)} file(s) in {folder}")
     quant_path = folder / "hf_quant_config.json"
     hfq = _read_json(quant_path, "hf_quant_config.json") if quant_path.is_file() else None
     return normalize(config, model_id=folder.name, source=str(folder), hf_quant_config=hfq, checkpoint=ckpt)
@@ -538,13 +577,9 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
     ckpt = None
     try:
         meta = get_safetensors_metadata(repo, revision=revision)
-        by_dtype: dict[str, int] = {}
-        for fmeta in meta.files_metadata.values():
-            for tinfo in fmeta.tensors.values():
-                start, end = tinfo.data_offsets
-                by_dtype[tinfo.dtype] = by_dtype.get(tinfo.dtype, 0) + (end - start)
-        ckpt = CheckpointWeights(tuple(sorted(by_dtype.items())),
-                                 source=f"safetensors headers on the Hub ({repo}@{revision or 'main'})")
+        tensors = ((name, t.dtype, t.data_offsets[1] - t.data_offsets[0])
+                   for fmeta in meta.files_metadata.values() for name, t in fmeta.tensors.items())
+        ckpt = checkpoint_from_tensors(tensors, config, source=f"safetensors headers on the Hub ({repo}@{revision or 'main'})")
     except hf_errors.NotASafetensorsRepoError:
         notes.append("the repository has no safetensors files: weights counted from the architecture")
     except Exception as exc:
@@ -706,6 +741,7 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
         layers=layers, num_experts=n_experts, num_experts_per_tok=top_k, moe_intermediate_size=moe_inter,
         shared_expert_intermediate_size=shared_inter, quant=quant, checkpoint=checkpoint, gated=gated,
         mamba_ssm_dtype=_get(text, "mamba_ssm_dtype", default=None), is_multimodal=multimodal, is_pooling=pooling,
+        mtp_layers=_mtp_layers(text),
         notes=tuple(notes), text_config=text, vision_config=vision, raw_config=raw,
     )
 

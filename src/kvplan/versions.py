@@ -104,6 +104,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # The oldest GPU architecture the release wheels are built for: compute capability 7.0 up to 0.19,
     # 7.5 from 0.20 (CUDA 13 wheels; vLLM PR #39878; docs/gpu-facts.md section 5).
     "min_compute_capability": [((0, 0, 0), (7, 0)), ((0, 20, 0), (7, 5))],
+    # Speculative decoding: each Mamba/GDN sequence holds one more state page per speculative token, and the conv
+    # state grows to k - 1 + num_spec rows, from 0.17 (sections 3.1, 3.4).
+    "mamba_spec_pages": [((0, 0, 0), False), ((0, 17, 0), True)],
     # --max-model-len -1: after profiling, the largest length whose KV fits replaces the model's limit
     # ("Auto-fit max_model_len: reduced from ... to ...", section 4), from 0.14.
     "max_model_len_auto_fit": [((0, 0, 0), False), ((0, 14, 0), True)],
@@ -142,6 +145,7 @@ class VersionRules:
     admit_whole_prompt: bool
     kv_cache_auto_follows_checkpoint: bool
     max_model_len_auto_fit: bool
+    mamba_spec_pages: bool
     min_compute_capability: tuple[int, int]
     notes: tuple[str, ...]
 

@@ -16,7 +16,7 @@ rotary cos/sin cache is max_position x rotary_dim in the model dtype and is coun
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kvplan.errors import UndeterminedError
 from kvplan.resolve import DTYPE_BYTES, ModelSpec, QuantSpec
@@ -320,12 +320,33 @@ def mxfp4_expert_padding(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | Non
     return factor, f"MXFP4 {backend} pads experts to {i_pad} x {h_pad} per rank (x{factor:.4f})"
 
 
+def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
+    """The multi-token-prediction drafter, counted: per MTP layer one decoder layer shaped like the model's last
+    full-attention layer, the 2H -> H projection joining the embedding and the hidden state, and its norms. DeepSeek-style
+    MTP modules also hold their own embedding and LM head (vLLM's deepseek_mtp.py builds both)."""
+    full = [i for i, l in enumerate(spec.layers) if l.kind in ("full", "mla")]
+    if not full or not spec.mtp_layers:
+        return []
+    template = [c for c in count.components if c.layer == full[-1]]
+    h, out = spec.hidden_size, []
+    v_pad = math.ceil(spec.vocab_size / VOCAB_PADDING) * VOCAB_PADDING
+    for k in range(spec.mtp_layers):
+        out += [replace(c, name=f"mtp.{c.name}", layer=None) for c in template]
+        out += [Component("mtp.eh_proj", 2 * h * h, "replicated", None, False), Component("mtp.norm", 3 * h, "replicated", None, False)]
+        if spec.model_type.startswith(("deepseek_v3", "deepseek_v32", "kimi_k2")):
+            out += [Component("mtp.embed_tokens", v_pad * h, "vocab", None, False),
+                    Component("mtp.shared_head", v_pad * h, "vocab", None, False)]
+    return out
+
+
 def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantSpec | None = None,
-                     dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None, ep: int = 1) -> RankWeights:
+                     dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None, ep: int = 1,
+                     mtp: bool = False) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     Exact checkpoint bytes are spread over ranks in proportion to the counted split;
-    without a checkpoint the count itself is used, labelled an estimate.
+    without a checkpoint the count itself is used, labelled an estimate. `mtp`: the checkpoint's
+    multi-token-prediction layers are loaded too, as the speculative drafter (on the last stage).
     """
     quant = quant if quant is not None else spec.quant
     db = dtype_bytes or spec.dtype_bytes
@@ -377,6 +398,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         return (params_on_rank(c) if on_rank else c.params) * bytes_per_param(c)
 
     stages = _pp_stages(count.num_layers, pp)
+    drafter = mtp_components(spec, count) if mtp else []
+    drafter_rank = sum(bytes_of(c, True) for c in drafter)
     stage_bytes = []
     for s, (lo, hi) in enumerate(stages):
         total = 0.0
@@ -392,14 +415,24 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                 continue
             total += bytes_of(c, True)
         stage_bytes.append(total)
-    counted_rank = max(stage_bytes)
     counted_total = sum(bytes_of(c, False) for c in count.components)
     notes += list(count.notes)
     checkpoint_matches = spec.checkpoint is not None and (quant is spec.quant or quant == spec.quant)
     if checkpoint_matches:
-        per_rank = spec.checkpoint.total_bytes * counted_rank / counted_total
-        return RankWeights(int(round(per_rank)) + rotary, exact=True, method=f"exact: {spec.checkpoint.source}",
-                           rotary_bytes=rotary, notes=tuple(notes))
+        scale = spec.checkpoint.total_bytes / counted_total
+        stage_bytes = [b * scale for b in stage_bytes]
+        if drafter:
+            if spec.checkpoint.mtp_bytes:  # the checkpoint's own MTP tensors, split like a decoder layer
+                drafter_rank = spec.checkpoint.mtp_bytes * drafter_rank / sum(bytes_of(c, False) for c in drafter)
+            notes.append(f"MTP drafter: {drafter_rank / 1024 ** 3:.2f} GiB per rank "
+                         f"({'from the checkpoint' if spec.checkpoint.mtp_bytes else 'counted'})")
+            stage_bytes[-1] += drafter_rank
+        return RankWeights(int(round(max(stage_bytes))) + rotary, exact=not drafter or bool(spec.checkpoint.mtp_bytes),
+                           method=f"exact: {spec.checkpoint.source}", rotary_bytes=rotary, notes=tuple(notes))
+    if drafter:
+        notes.append(f"MTP drafter: {drafter_rank / 1024 ** 3:.2f} GiB per rank (counted; last pipeline stage)")
+        stage_bytes[-1] += drafter_rank
+    counted_rank = max(stage_bytes)
     how = "counted from the architecture"
     if quant is not None and quant.bits:
         how += f" with {quant.scheme} weights ({bytes_per_quantized_param(quant):.4g} B per quantized weight)"
