@@ -280,3 +280,11 @@ def test_signature_table_is_consistent():
         assert sig.anchor == sig.anchor.lower()
         if sig.symptom:
             assert sig.layer and sig.cause and sig.fix
+
+
+def test_speculative_config_from_non_default_args_reaches_the_record():
+    line = ("(APIServer pid=1) INFO 05-01 10:00:00 [utils.py:233] non-default args: {'model': 'Qwen/Qwen3.6-35B-A3B', "
+            "'max_model_len': 32768, 'speculative_config': {'method': 'mtp', 'num_speculative_tokens': 3}}")
+    record = parse_lines([line]).to_record()
+    assert record["args"]["speculative_config"] == {"method": "mtp", "num_speculative_tokens": 3}
+    assert record["args"]["max_model_len"] == 32768

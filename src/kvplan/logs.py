@@ -739,6 +739,8 @@ class StartupLog:
         pp = _as_int(self.arg("pipeline_parallel_size"))
         count = (tp or 1) * (pp or 1) if (tp or pp) else None
         args = {name: self.arg(name) for name in RECORD_ARG_NAMES}
+        if self.arg("speculative_config"):  # beyond the record format, kept where the log states it
+            args["speculative_config"] = self.arg("speculative_config")
         if args["max_model_len"] is None and self.max_model_len is not None:
             args["max_model_len"] = self.max_model_len
         if args["gpu_memory_utilization"] is None and self.gpu_memory_utilization is not None:

@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Iterable
 
 from kvplan.errors import InputError, KvplanError
-from kvplan.plan import EngineArgs, Plan, plan
+from kvplan.plan import EngineArgs, Plan, parse_speculative_config, plan
 from kvplan.resolve import GIB, GB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, normalize
 from kvplan.versions import NEWEST_KNOWN
 
 FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
 ARG_FIELDS = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size", "dtype",
               "kv_cache_dtype", "quantization", "enforce_eager", "block_size", "max_num_seqs", "max_num_batched_tokens",
-              "enable_prefix_caching")
+              "enable_prefix_caching", "speculative_config")
 
 # --quantization names as records carry them -> what the weights are when the record's config
 # does not carry a quantization_config (a base-model config stood in for the quantized checkpoint).
@@ -205,6 +205,14 @@ def predict_record(rec: dict, *, given_kv: bool = False) -> tuple[Plan, list[str
         notes.append(f"tensor_parallel_size not stated: the record's {count} GPUs taken as TP={count}")
     if raw_args.get("dtype") == "auto":
         raw_args.pop("dtype")
+    if raw_args.get("speculative_config"):
+        try:
+            kind = parse_speculative_config(raw_args["speculative_config"])
+            if kind and kind[0] == "mtp" and not spec.mtp_layers:
+                raise InputError("speculative_config", "the record's config declares no MTP layers", "")
+        except InputError as exc:
+            raw_args.pop("speculative_config")
+            notes.append(f"speculative decoding not modelled for this record ({exc}): planned without it")
     if given_kv:
         kv = rec["observed"].get("kv_cache_gib")
         if kv is None:
