@@ -50,7 +50,9 @@ def cfg(blocks=1000, bs=16, seqs=8, budget=256, mml=4096, **kw) -> EngineConfig:
 
 def reference(w: Workload, c: EngineConfig, sm: StepModel, rules):
     """One step at a time, one request at a time, straight from the rules in the docstring of
-    kvplan.simulate: running first in order, preempt the tail, FCFS admission gate."""
+    kvplan.simulate: running first in order, preempt the tail, FCFS admission gate. With async scheduling
+    (0.19) each step is scheduled at the previous step's start: arrivals after that wait a step, and a
+    finished request keeps its slot and blocks through the next step's scheduling."""
     bs, usable, budget = c.block_size, c.usable_blocks, c.max_num_batched_tokens
     seqs = min(c.max_num_seqs, budget)
     bfor = c.blocks_for
@@ -71,12 +73,21 @@ def reference(w: Workload, c: EngineConfig, sm: StepModel, rules):
     now, nxt, done = 0.0, 0, 0
     want = int((~rejected).sum())
     max_used = 0
+    lingering: list = []
+    last_start = last_end = -1.0
     while done < want:
-        while nxt < n and A[nxt] <= now:
+        decided = last_start if (rules.async_scheduling and last_end == now and (running or waiting)) else now
+        while nxt < n and A[nxt] <= decided:
             if not rejected[nxt]:
                 waiting.append(nxt)
             nxt += 1
         if not running and not waiting:
+            for v in lingering:
+                free += held[v]
+                held[v] = 0
+            lingering = []
+            if nxt < n and A[nxt] <= now:
+                continue
             now = A[nxt]
             continue
         tb = budget
@@ -108,7 +119,7 @@ def reference(w: Workload, c: EngineConfig, sm: StepModel, rules):
             tb -= ntok
             i += 1
         if not preempted:
-            while waiting and tb > 0 and len(running) < seqs:
+            while waiting and tb > 0 and len(running) + len(lingering) < seqs:
                 r = waiting[0]
                 target = P[r] + gen[r]
                 ntok = min(target, tb)
@@ -118,16 +129,23 @@ def reference(w: Workload, c: EngineConfig, sm: StepModel, rules):
                 held[r] = bfor(ntok)
                 free -= held[r]
                 running.append(r)
-                first_sched[r] = min(first_sched[r], now)
+                first_sched[r] = min(first_sched[r], decided)
                 sched.append((r, ntok))
                 tb -= ntok
         assert free >= 0
         max_used = max(max_used, usable - free)
+        for v in lingering:
+            free += held[v]
+            held[v] = 0
+        lingering = []
         if not sched:
+            last_end = -1.0  # nothing in flight: the next schedule sees everything up to now
             continue
         dec = [(r, k) for r, k in sched if comp[r] == P[r] + gen[r] - 1 and gen[r] > 0]
         chunks = [(k, comp[r]) for r, k in sched if (r, k) not in dec]
+        last_start = now
         now += sm.step_s(len(dec), sum(comp[r] + 1 for r, _ in dec), chunks)
+        last_end = now
         for r, k in sched:
             comp[r] += k
             if comp[r] == P[r] + gen[r]:
@@ -135,8 +153,11 @@ def reference(w: Workload, c: EngineConfig, sm: StepModel, rules):
                 first_tok[r] = min(first_tok[r], now)
                 if gen[r] >= C[r]:
                     finish[r] = now
-                    free += held[r]
-                    held[r] = 0
+                    if rules.async_scheduling:
+                        lingering.append(r)
+                    else:
+                        free += held[r]
+                        held[r] = 0
                     running.remove(r)
                     done += 1
     return dict(first_tok=np.array(first_tok), first_sched=np.array(first_sched), finish=np.array(finish),
@@ -211,6 +232,33 @@ def test_invariants(sc):
 
 
 # ------------------------------------------------------------------ hand-checked scenarios
+
+def test_async_scheduling_lags_one_step():
+    """vLLM 0.19 schedules step s+1 while step s runs (async scheduling, on by default): a request that
+    arrives while the engine is busy, or that waits for a finished request's slot, starts one step later
+    than with synchronous scheduling; with an idle engine nothing changes."""
+    assert R19.async_scheduling and not R18.async_scheduling
+    sync = replace(R19, async_scheduling=False)
+    step = SM.step_s(1, 64)  # ~ one decode step of the long request
+    # B arrives while A decodes
+    w = wl([40, 40], [200, 5], [0.0, 0.05])
+    a, s = simulate(w, cfg(), SM, R19), simulate(w, cfg(), SM, sync)
+    assert a.first_token_s[0] == s.first_token_s[0] and a.finish_s[0] < s.finish_s[0] + 1e-9  # A alone: unchanged
+    lag = a.first_token_s[1] - s.first_token_s[1]
+    assert 0.5 * step < lag < 2.5 * step
+    assert a.first_scheduled_s[1] < s.first_scheduled_s[1] + 1e-12  # vLLM records the schedule() call, a step earlier
+    # one sequence slot for B: A (short) frees it, C keeps the engine busy
+    w = wl([20, 20, 20], [3, 100, 4], [0.0, 0.0, 0.0])
+    c = cfg(seqs=2)
+    a, s = simulate(w, c, SM, R19), simulate(w, c, SM, sync)
+    assert a.finish_s[0] == pytest.approx(s.finish_s[0])
+    assert a.first_scheduled_s[2] == pytest.approx(a.finish_s[0])  # decided when A's last output was processed
+    assert s.first_scheduled_s[2] == pytest.approx(s.finish_s[0])
+    assert a.first_token_s[2] - s.first_token_s[2] > 0.5 * step  # ... but A's slot is taken one step later
+    # an idle engine schedules at once: a lone request is not delayed
+    w = wl([40], [5], [0.3])
+    assert simulate(w, cfg(), SM, R19).first_token_s[0] == pytest.approx(simulate(w, cfg(), SM, sync).first_token_s[0])
+
 
 def test_whole_prompt_rule_019_vs_first_chunk_018():
     # 11 blocks x 16 = 10 usable. A: 100-token prompt (7 blocks) decodes for long. B: 100 tokens.

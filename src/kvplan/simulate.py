@@ -23,7 +23,11 @@ shared/docs/vllm-memory-model.md section 6 and simulation-notes.md section 2):
   what has not been evicted. A workload without block hashes still gets these own-block hits;
 * per-request blocks are exact per KV group (section 3.4): full attention grows one block per
   block_size tokens, sliding-window and chunked-local groups grow likewise until their cap
-  (vLLM frees out-of-window blocks), recurrent state is a fixed count (`EngineConfig`).
+  (vLLM frees out-of-window blocks), recurrent state is a fixed count (`EngineConfig`);
+* async scheduling (0.19 default, `SchedulerRules.async_scheduling`): while the engine is busy, the step
+  that starts at t was scheduled when the previous step started, so it sees arrivals up to then and still
+  counts the requests that finished in the previous step (their slots and blocks are freed one step later);
+  `first_scheduled_s` is that schedule() call, as vLLM's `scheduled_ts`. An idle engine schedules at once.
 
 Speed: per-request state lives in flat lists, decoding requests are an aggregate (a decode
 clock, a heap of finish clocks, a histogram of block-boundary phases weighted by the blocks each
@@ -75,6 +79,13 @@ class SchedulerRules:
     watermark_fraction: float  # V0: 0.01 of the blocks kept free at admission; V1: none (0.0)
     skip_admission_after_preemption: bool  # V1: no WAITING request is considered in a step that preempted
     source: str
+    # V1 async scheduling (default on in 0.19: vllm/config/vllm.py `async_scheduling is None` -> True for the mp/uni
+    # executors; AsyncScheduler + EngineCore.step_with_batch_queue with 2 batches in flight, PR #27614): step s+1 is
+    # scheduled while step s runs, from the state after step s-1's output. So a request that arrives while the
+    # engine is busy joins one step later than without it, and a finished request holds its slot and blocks for one
+    # more scheduling decision (it is removed when step s-1's output is processed, after step s+1 was scheduled;
+    # the scheduler does not give it a token past max_tokens). First-token and finish times are unchanged.
+    async_scheduling: bool = False
 
 
 # (first release, rules) — vLLM V1 became the default engine in 0.8.0
@@ -90,8 +101,8 @@ _RULE_TABLE: tuple[tuple[tuple[int, int, int], dict], ...] = (
                      watermark_fraction=0.0, skip_admission_after_preemption=True,
                      source="vllm/v1/core/sched/scheduler.py@0.8-0.18 (first chunk must fit)")),
     ((0, 19, 0), dict(engine="v1", admit_whole_prompt=True, mixed_batches=True, chunked_prefill=True,
-                      watermark_fraction=0.0, skip_admission_after_preemption=True,
-                      source="vllm/v1/core/sched/scheduler.py@0.19 (scheduler_reserve_full_isl)")),
+                      watermark_fraction=0.0, skip_admission_after_preemption=True, async_scheduling=True,
+                      source="vllm/v1/core/sched/scheduler.py@0.19 (scheduler_reserve_full_isl; async scheduling on)")),
 )
 
 
@@ -935,6 +946,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     whole_prompt = rules.admit_whole_prompt
     mixed = rules.mixed_batches
     skip_after_preempt = rules.skip_admission_after_preemption
+    async_sched = rules.async_scheduling
 
     # windowed KV groups (sliding window, chunked local): each grows one block per boundary until its
     # cap. A decoder's per-boundary weight is g + the groups still growing at its context; it drops
@@ -990,6 +1002,8 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     S_dec = 0
 
     running: dict = {}  # rid -> True decoding / False prefilling, in running order
+    lingering: list = []  # async scheduling: (rid, own blocks) finished last step, still holding a slot and blocks
+    last_start = last_end = -1.0  # the latest step's start and end (async scheduling: decisions lag one step)
     prefilling: dict = {}  # rid -> None, in running order
     waiting: deque = deque()
     used = 0  # own blocks of running requests (shared prefix entries are counted by the cache)
@@ -1161,7 +1175,9 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     def finish_request(rid: int, own_blocks: int) -> None:
         nonlocal done, used
         finish[rid] = now
-        if cache is not None:
+        if async_sched:
+            lingering.append((rid, own_blocks))  # freed after the next step's scheduling (`release_lingering`)
+        elif cache is not None:
             free_own(rid, own_blocks, 0, False)
         else:
             used -= own_blocks
@@ -1171,6 +1187,15 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         done += 1
         if progress is not None:
             progress(1)
+
+    def release_lingering() -> None:
+        nonlocal used
+        for rid, own_blocks in lingering:
+            if cache is not None:
+                free_own(rid, own_blocks, 0, False)
+            else:
+                used -= own_blocks
+        lingering.clear()
 
     def retire_finished(clock: int) -> None:
         """Finish every decoder whose last token is due by decode clock `clock` (stale heap entries skipped)."""
@@ -1186,7 +1211,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         b = 0 if b < 0 else (n_bins - 1 if b >= n_bins else b)
         itl_acc[b] = itl_acc.get(b, 0) + tokens
 
-    def account(t0: float, t1: float, n_running: int, used0: int, used1: int) -> None:
+    def account(t0: float, t1: float, n_running: int, used0: int, used1: int, step_s: float = 0.0) -> None:
         """Time-weighted statistics and time-series samples over [t0, t1]."""
         nonlocal kv_peak, kv_area, next_sample
         dt = t1 - t0
@@ -1200,9 +1225,12 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             n_wait = len(waiting)
             while next_sample <= t1:
                 frac = (next_sample - t0) / dt if next_sample > t0 else 0.0
-                # requests that arrived inside the window are queued at its end
+                # requests that arrived inside the window are queued at its end; with async scheduling vLLM's
+                # gauge is taken when a step's output is processed, before the engine reads new arrivals, so one
+                # that came within the last step (`step_s`) is not counted yet
                 j = nxt
-                while j < len(rids) and arrival[rids[j]] <= next_sample:
+                seen = next_sample - step_s if async_sched else next_sample
+                while j < len(rids) and arrival[rids[j]] <= seen:
                     j += 1
                 ts_t.append(next_sample)
                 ts_run.append(n_running)
@@ -1237,8 +1265,10 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     if lockstep:
         now = barrier
     while True:
-        # ---- arrivals up to now
-        while nxt < len(rids) and arrival[rids[nxt]] <= now:
+        # ---- arrivals up to now (async scheduling, engine busy: up to the previous step's start, when vLLM
+        # scheduled the step that starts now)
+        decided = last_start if (async_sched and last_end == now and (running or waiting)) else now
+        while nxt < len(rids) and arrival[rids[nxt]] <= decided:
             rid = rids[nxt]
             nxt += 1
             if rejected_l[rid]:
@@ -1250,6 +1280,8 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 h = block_hashes[rid]
                 if h:  # only full prompt blocks can be hit (vLLM hashes full blocks)
                     chains[rid] = _chain_keys(h[: prompt[rid] // hash_tokens])
+        if lingering and not running and not waiting:
+            release_lingering()  # nothing is scheduled next: the slots and blocks are free before anything else
         if lockstep and not running and not waiting:
             t_group = yield ("idle",)
             if t_group == INF:
@@ -1285,7 +1317,10 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 set_weight(rid, c0, c0 + D, dec_w[rid])
 
         # ---- fast path: pure-decode steps where nothing but the clock changes
-        if not lockstep and n_dec and n_dec == nrun and (not waiting or nrun >= max_seqs or not admissible_head(budget - n_dec)):
+        if lingering and not waiting and wphase[(-D) % bs] <= usable - in_use():
+            release_lingering()  # holding them cannot change the next step: no admission, no preemption
+        if not lockstep and n_dec and n_dec == nrun and (not waiting or nrun + len(lingering) >= max_seqs
+                                                          or not admissible_head(budget - n_dec)):
             while True:  # drop heap entries of decoders that were preempted since
                 f_clock, rid = heap[0]
                 if dec_fin.get(rid) == f_clock:
@@ -1311,6 +1346,8 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                     k_pool += 1
                 if k_pool < k:
                     k = k_pool
+            if lingering:
+                k = min(k, 1)  # they are released after this step
             a0 = fixed_cache.get(n_dec)
             if a0 is None:
                 a0 = fixed_cache[n_dec] = fixed_part(n_dec, n_dec)
@@ -1348,13 +1385,16 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 dt = k * a0 + b * k * (k - 1) / 2.0
                 t0 = now
                 now += dt
-                account(t0, now, nrun, u0, u0 + need)
+                last_start, last_end = now - (a0 + b * (k - 1)), now
+                account(t0, now, nrun, u0, u0 + need, a0 + b * (k - 1))
                 busy += dt
                 steps += k
                 record_itl(dt / k, n_dec * k)
                 decode_written += n_dec * k
                 S_dec += n_dec * k
                 D += k
+                if lingering:
+                    release_lingering()
                 retire_finished(D)
                 continue
             # k == 0: the next decode step must preempt; take the detailed path
@@ -1398,7 +1438,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 chunks.append((rid, ch, computed[rid]))
                 t_budget -= ch
         if not (preempted and skip_after_preempt) and (mixed or prefill_only):
-            while waiting and t_budget > 0 and len(running) < max_seqs:
+            while waiting and t_budget > 0 and len(running) + len(lingering) < max_seqs:
                 rid = waiting[0]
                 target = prompt[rid] + generated[rid]
                 hit_n = hit_free = 0
@@ -1435,13 +1475,16 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 running[rid] = False
                 prefilling[rid] = None
                 if first_sched[rid] == INF:
-                    first_sched[rid] = now
+                    first_sched[rid] = decided  # when vLLM ran the schedule() that admitted it
                 chunks.append((rid, ch, start))
                 t_budget -= ch
+        if lingering:
+            release_lingering()  # this step's schedule is made; vLLM has processed their last output by the next
         tokens = dec_tokens
         for _, ch, _ in chunks:
             tokens += ch
         if tokens == 0:
+            last_end = -1.0  # an empty schedule: vLLM waits for the step in flight and schedules again at once
             if not running and waiting and nxt >= len(rids) and not admissible_head(budget):
                 raise RuntimeError("simulator stalled: the head of the queue can never be admitted")
             if lockstep:  # nothing to run this step: wait for the group like an idle rank
@@ -1459,12 +1502,13 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             dt = yield ("step", dt, tokens)  # the group's step: every rank waits for the slowest
         t0 = now
         now += dt
+        last_start, last_end = t0, now
         busy += dt
         steps += 1
         nrun = len(running)
         if nrun > max_running:
             max_running = nrun
-        account(t0, now, nrun, u0, u0)
+        account(t0, now, nrun, u0, u0, dt)
         decode_written += dec_tokens
         prefill_written += tokens - dec_tokens
         if dec_tokens:
