@@ -441,9 +441,14 @@ def test_step_model_regimes():
                                 num_attention_heads=32, num_kv_heads=8, head_dim=128, vocab_size=128256,
                                 kv_bytes_per_token=131072, hbm_bytes_per_s=3.35e12, peak_flops_per_s=989e12)
     c = sm.coeffs
-    # decode of one short request ~ weights over bandwidth + per-kernel costs + fixed overhead
+    # decode of one short request ~ weights over bandwidth + per-kernel costs + fixed + per-request overhead
     assert sm.step_s(1, 10) == pytest.approx(16e9 / (3.35e12 * c.eta_mem_stream) + sm.num_kernels * c.t_kernel_s
-                                             + c.t_fixed_s, rel=0.01)
+                                             + c.t_fixed_s + 32 * c.t_seq_layer_s, rel=0.01)
+    # per-request cost: per scheduled request and layer, not per prefill token
+    assert sm.num_layers == 32 and c.t_seq_layer_s > 0
+    assert sm.fixed_part_s(64, 64) - sm.fixed_part_s(64, 32) == pytest.approx(32 * 32 * c.t_seq_layer_s)
+    assert sm.step_s(0, 0, [(512, 0)]) - replace(sm, coeffs=replace(c, t_seq_layer_s=0.0)).step_s(0, 0, [(512, 0)]) \
+        == pytest.approx(32 * c.t_seq_layer_s)
     # the untied input embedding table is a lookup, not streamed; no FLOPS -> bandwidth-only, with a note
     lean = StepModel.from_numbers(weights_bytes=16e9, active_params=8e9, num_layers=32, hidden_size=4096,
                                   num_attention_heads=32, num_kv_heads=8, head_dim=128, vocab_size=128256,
