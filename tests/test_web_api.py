@@ -197,3 +197,15 @@ def test_cli_web_is_registered_and_loopback_by_default():
 
     result = CliRunner().invoke(app, ["web", "--help"])
     assert result.exit_code == 0 and "127.0.0.1" in result.output
+
+
+def test_speculative_config_through_the_api_matches_the_library(client):
+    mtp = '{"method": "mtp", "num_speculative_tokens": 3}'
+    r = client.post("/api/plan", json={"model": "Qwen/Qwen3.6-35B-A3B", "gpu": "h200", "max_model_len": 32768,
+                                       "speculative_config": mtp, "curve": False})
+    assert r.status_code == 200
+    lib = kvplan.fit("Qwen/Qwen3.6-35B-A3B", "h200", max_model_len=32768, speculative_config=mtp)
+    assert r.json()["weights_bytes"] == lib.weights_bytes and r.json()["num_gpu_blocks"] == lib.num_gpu_blocks
+    bad = client.post("/api/plan", json={"model": "Qwen/Qwen3.6-35B-A3B", "gpu": "h200",
+                                         "speculative_config": '{"method": "eagle3", "num_speculative_tokens": 2}'})
+    assert bad.status_code == 400 and bad.json()["field"] == "--speculative-config"
