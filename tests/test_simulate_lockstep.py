@@ -71,3 +71,34 @@ def test_vllm_dp_router_without_lockstep_and_bad_router():
     assert res.completed.all()
     with pytest.raises(InputError):
         simulate_replicas(w, cfg(), SM, 2, "random", R19, lockstep=True)
+
+
+def test_capacity_of_a_data_parallel_group_exceeds_one_engine():
+    from kvplan.simulate import SLO, find_capacity
+
+    rng = np.random.default_rng(1)
+    n = 300
+    prompts, completions = rng.integers(50, 400, n), rng.integers(20, 120, n)
+
+    def at(rate):
+        return wl(prompts, completions, np.cumsum(rng.exponential(1 / rate, n)))
+
+    slo = SLO(ttft_ms=2000.0, percentile=90.0)
+    one = find_capacity(at, cfg(), SM, slo, R19, max_probes=10)
+    two = find_capacity(at, cfg(), SM, slo, R19, max_probes=10, data_parallel_size=2, lockstep=True)
+    assert one.max_rate_per_s > 0
+    assert two.max_rate_per_s > 1.3 * one.max_rate_per_s
+
+
+def test_cli_simulates_data_parallel_moe_engines_in_lockstep():
+    import json
+    import subprocess
+
+    r = subprocess.run(["kvplan", "simulate", "Qwen/Qwen3-30B-A3B-Instruct-2507", "--gpu", "H100", "-dp", "2",
+                        "--enable-expert-parallel", "--max-model-len", "8192", "--prompt-len", "constant:500",
+                        "--completion-len", "constant:50", "--rate", "20", "-n", "200", "--json"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["requests_completed"] == 200
+    assert any("lockstep data-parallel ranks" in note for note in d["notes"])

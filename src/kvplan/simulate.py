@@ -1840,9 +1840,20 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
                   slo: SLO, rules: Optional[SchedulerRules] = None, *, lo: float = 0.05, hi: Optional[float] = None,
                   rel_tol: float = 0.03, max_probes: int = 24, target_rate_per_s: Optional[float] = None,
                   router: str = "round-robin", max_replicas: int = 256,
-                  on_probe: Optional[Callable[[float, bool], None]] = None) -> CapacityResult:
+                  on_probe: Optional[Callable[[float, bool], None]] = None, data_parallel_size: int = 1,
+                  lockstep: bool = False) -> CapacityResult:
     """Bisection over the request rate (the SLO is assumed monotone in load). `workload_at(rate)`
-    gives the workload at a rate. With a target rate, also the replicas it needs behind `router`."""
+    gives the workload at a rate. With a target rate, also the replicas it needs behind `router`.
+
+    `data_parallel_size` > 1: one replica is a group of that many engines behind vLLM's DP balancer (stepping in
+    lockstep for a MoE model); for a target rate, the replicas of the group are sized by giving one group its
+    share of the rate (a round-robin router thins Poisson arrivals into Poisson arrivals)."""
+
+    def run_replica(w: Workload) -> SimResult:
+        if data_parallel_size > 1:
+            return simulate_replicas(w, config, step_model, data_parallel_size, "vllm-dp", rules, slo=slo, lockstep=lockstep)
+        return simulate(w, config, step_model, rules, slo=slo)
+
     if slo.ttft_ms is None and slo.tpot_ms is None and slo.e2e_ms is None:
         raise InputError("--slo", "capacity needs at least one SLO", "e.g. --slo ttft=1s,tpot=50ms")
     rules = rules or scheduler_rules(None)
@@ -1850,7 +1861,7 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
     cache_res: dict = {}
 
     def ok(rate: float) -> bool:
-        res = simulate(workload_at(rate), config, step_model, rules, slo=slo)
+        res = run_replica(workload_at(rate))
         met = res.meets(slo)
         cache_res[rate] = res
         probes.append((rate, met))
@@ -1883,7 +1894,10 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
             replicas = 1
         w = workload_at(target_rate_per_s)
         while replicas <= max_replicas:
-            res = simulate_replicas(w, config, step_model, replicas, router, rules, slo=slo)
+            if data_parallel_size > 1:
+                res = run_replica(workload_at(target_rate_per_s / replicas))
+            else:
+                res = simulate_replicas(w, config, step_model, replicas, router, rules, slo=slo)
             if res.meets(slo):
                 at_target = res
                 break

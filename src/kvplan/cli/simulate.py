@@ -53,7 +53,22 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
     pc = prefix_caching if prefix_caching is not None else bool(getattr(p.args, "enable_prefix_caching", False))
     cfg = engine_config_from_plan(p, num_gpu_blocks=num_gpu_blocks, enable_prefix_caching=pc,
                                   long_prefill_token_threshold=long_prefill_threshold or 0)
-    return p, cfg, StepModel.from_plan(p), scheduler_rules(p.vllm_version)
+    dp = p.args.data_parallel_size or 1
+    ep = p.args.tensor_parallel_size * dp if (p.args.enable_expert_parallel and p.model.is_moe) else 1
+    return p, cfg, StepModel.from_plan(p, expert_parallel_size=ep), scheduler_rules(p.vllm_version)
+
+
+def _run(p, wl, cfg, sm, rules, **kw):
+    """One engine, or --data-parallel-size engines behind vLLM's DP balancer (lowest 4 x waiting + running);
+    the ranks of a MoE model step in lockstep, as vLLM runs them."""
+    from kvplan.simulate import simulate as run_simulation
+    from kvplan.simulate import simulate_replicas
+
+    dp = p.args.data_parallel_size or 1
+    if dp > 1:
+        kw.pop("progress", None)
+        return simulate_replicas(wl, cfg, sm, dp, "vllm-dp", rules, lockstep=p.model.is_moe, **kw)
+    return run_simulation(wl, cfg, sm, rules, **kw)
 
 
 def _worst_case(p, cfg) -> float:
@@ -215,15 +230,14 @@ def simulate(
     """Simulate vLLM's paged admission and continuous batching over a workload: realized concurrency, KV usage, preemptions, latency."""
     from kvplan.render import to_json
     from kvplan.simulate import parse_slo
-    from kvplan.simulate import simulate as run_simulation
     from kvplan.workload import build_workload
 
     slo_spec = parse_slo(slo)
     wl = build_workload(workload_spec)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, long_prefill_threshold)
     with _Progress(len(wl), enabled=(not json_out) and len(wl) >= 100_000 and sys.stderr.isatty()) as prog:
-        res = run_simulation(wl, cfg, sm, rules, slo=slo_spec, progress=prog if prog.enabled else None,
-                             worst_case_concurrency=_worst_case(p, cfg))
+        res = _run(p, wl, cfg, sm, rules, slo=slo_spec, progress=prog if prog.enabled else None,
+                   worst_case_concurrency=_worst_case(p, cfg))
     d = res.to_dict()
     d["model"] = p.model.id
     d["gpu"] = p.gpu.name
@@ -283,7 +297,8 @@ def capacity(
 
     if not json_out:
         err_console.print(f"bisecting the request rate for {slo_spec.describe()} ({len(base):,} requests per probe)", highlight=False)
-    cap = find_capacity(at, cfg, sm, slo_spec, rules, target_rate_per_s=target_rate, router=router, on_probe=on_probe)
+    cap = find_capacity(at, cfg, sm, slo_spec, rules, target_rate_per_s=target_rate, router=router, on_probe=on_probe,
+                        data_parallel_size=p.args.data_parallel_size or 1, lockstep=p.model.is_moe)
     d = cap.to_dict()
     d.update(model=p.model.id, gpu=p.gpu.name, tensor_parallel_size=p.args.tensor_parallel_size, workload=base.name,
              worst_case_concurrency=_worst_case(p, cfg))
@@ -295,7 +310,9 @@ def capacity(
             console.print(f"[bold red]no probed rate meets {slo_spec.describe()}[/] (even {cap.probes[0][0]:g} req/s)", highlight=False)
         else:
             a = cap.at_max.to_dict()
-            console.print(f"capacity: [bold]{cap.max_rate_per_s:.2f} req/s[/] per replica within {slo_spec.describe()}", highlight=False)
+            dp = p.args.data_parallel_size or 1
+            unit = f"per replica of {dp} data-parallel engines" if dp > 1 else "per replica"
+            console.print(f"capacity: [bold]{cap.max_rate_per_s:.2f} req/s[/] {unit} within {slo_spec.describe()}", highlight=False)
             console.print(f"  at that rate: TTFT p{percentile:g} {_fmt_ms(_pct(cap.at_max.ttft_s, percentile))}, TPOT p{percentile:g} "
                           f"{_fmt_ms(_pct(cap.at_max.tpot_s, percentile))}, max running {a['max_running']} "
                           f"(worst case {d['worst_case_concurrency']:.1f}), {a['output_tokens_per_s']:,.0f} output tokens/s, "
