@@ -536,10 +536,15 @@ class StepModel:
             notes=tuple(notes))
 
     @classmethod
-    def from_plan(cls, plan, coeffs: StepCoefficients = DEFAULT_COEFFICIENTS, *, expert_parallel_size: int = 1) -> "StepModel":
-        """Build from a `kvplan.Plan`: its model shape, its GPU's speeds and interconnect, its per-rank KV bytes."""
+    def from_plan(cls, plan, coeffs: StepCoefficients = DEFAULT_COEFFICIENTS, *,
+                  expert_parallel_size: Optional[int] = None) -> "StepModel":
+        """Build from a `kvplan.Plan`: its model shape, its GPU's speeds and interconnect, its per-rank KV bytes.
+        The expert-parallel size defaults to the plan's (TP x DP with --enable-expert-parallel on a MoE model)."""
         m, g = plan.model, plan.gpu
         tp = int(getattr(plan.args, "tensor_parallel_size", 1) or 1)
+        if expert_parallel_size is None:
+            dp = int(getattr(plan.args, "data_parallel_size", 1) or 1)
+            expert_parallel_size = tp * dp if (getattr(plan.args, "enable_expert_parallel", False) and m.is_moe) else 1
         bw = g.hbm_bandwidth_bytes_per_s
         compute_dtype = "fp8" if "fp8" in str(getattr(getattr(m, "quant", None), "method", "") or "").lower() else "bfloat16"
         if not bw:
@@ -1730,6 +1735,25 @@ def _run_lockstep(gens: list, stats: list, rid_lists: list, arrival: list, route
         now = max(now, arrival[nxt])
         route_until(now)
         props = [g.send(now) for g in gens]
+
+
+def simulate_plan(plan, workload: Workload, config: EngineConfig, step_model: StepModel, rules: SchedulerRules,
+                  **kw) -> SimResult:
+    """The server a plan describes: one engine, or --data-parallel-size engines behind vLLM's DP balancer (lowest
+    4 x waiting + running), stepping in lockstep for a MoE model as vLLM runs them."""
+    dp = int(getattr(plan.args, "data_parallel_size", 1) or 1)
+    if dp > 1:
+        kw.pop("progress", None)
+        kw.pop("sample_interval_s", None)
+        return simulate_replicas(workload, config, step_model, dp, "vllm-dp", rules, lockstep=plan.model.is_moe, **kw)
+    return simulate(workload, config, step_model, rules, **kw)
+
+
+def plan_capacity(plan, workload_at: Callable[[float], Workload], config: EngineConfig, step_model: StepModel,
+                  slo: "SLO", rules: SchedulerRules, **kw) -> "CapacityResult":
+    """`find_capacity` for the server a plan describes (a replica is the whole data-parallel group)."""
+    dp = int(getattr(plan.args, "data_parallel_size", 1) or 1)
+    return find_capacity(workload_at, config, step_model, slo, rules, data_parallel_size=dp, lockstep=plan.model.is_moe, **kw)
 
 
 def simulate_replicas(workload: Workload, config: EngineConfig, step_model: StepModel, replicas: int,

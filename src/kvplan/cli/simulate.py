@@ -53,22 +53,7 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
     pc = prefix_caching if prefix_caching is not None else bool(getattr(p.args, "enable_prefix_caching", False))
     cfg = engine_config_from_plan(p, num_gpu_blocks=num_gpu_blocks, enable_prefix_caching=pc,
                                   long_prefill_token_threshold=long_prefill_threshold or 0)
-    dp = p.args.data_parallel_size or 1
-    ep = p.args.tensor_parallel_size * dp if (p.args.enable_expert_parallel and p.model.is_moe) else 1
-    return p, cfg, StepModel.from_plan(p, expert_parallel_size=ep), scheduler_rules(p.vllm_version)
-
-
-def _run(p, wl, cfg, sm, rules, **kw):
-    """One engine, or --data-parallel-size engines behind vLLM's DP balancer (lowest 4 x waiting + running);
-    the ranks of a MoE model step in lockstep, as vLLM runs them."""
-    from kvplan.simulate import simulate as run_simulation
-    from kvplan.simulate import simulate_replicas
-
-    dp = p.args.data_parallel_size or 1
-    if dp > 1:
-        kw.pop("progress", None)
-        return simulate_replicas(wl, cfg, sm, dp, "vllm-dp", rules, lockstep=p.model.is_moe, **kw)
-    return run_simulation(wl, cfg, sm, rules, **kw)
+    return p, cfg, StepModel.from_plan(p), scheduler_rules(p.vllm_version)
 
 
 def _worst_case(p, cfg) -> float:
@@ -229,15 +214,15 @@ def simulate(
 ):
     """Simulate vLLM's paged admission and continuous batching over a workload: realized concurrency, KV usage, preemptions, latency."""
     from kvplan.render import to_json
-    from kvplan.simulate import parse_slo
+    from kvplan.simulate import parse_slo, simulate_plan
     from kvplan.workload import build_workload
 
     slo_spec = parse_slo(slo)
     wl = build_workload(workload_spec)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, long_prefill_threshold)
     with _Progress(len(wl), enabled=(not json_out) and len(wl) >= 100_000 and sys.stderr.isatty()) as prog:
-        res = _run(p, wl, cfg, sm, rules, slo=slo_spec, progress=prog if prog.enabled else None,
-                   worst_case_concurrency=_worst_case(p, cfg))
+        res = simulate_plan(p, wl, cfg, sm, rules, slo=slo_spec, progress=prog if prog.enabled else None,
+                            worst_case_concurrency=_worst_case(p, cfg))
     d = res.to_dict()
     d["model"] = p.model.id
     d["gpu"] = p.gpu.name
@@ -274,7 +259,7 @@ def capacity(
     """The highest request rate one replica serves within the SLOs (bisection over simulations), and replicas for a target rate."""
     from kvplan.errors import InputError
     from kvplan.render import to_json
-    from kvplan.simulate import find_capacity, parse_slo
+    from kvplan.simulate import parse_slo, plan_capacity
     from kvplan.workload import build_workload, with_rate
 
     if not 0 < percentile <= 100:
@@ -297,8 +282,7 @@ def capacity(
 
     if not json_out:
         err_console.print(f"bisecting the request rate for {slo_spec.describe()} ({len(base):,} requests per probe)", highlight=False)
-    cap = find_capacity(at, cfg, sm, slo_spec, rules, target_rate_per_s=target_rate, router=router, on_probe=on_probe,
-                        data_parallel_size=p.args.data_parallel_size or 1, lockstep=p.model.is_moe)
+    cap = plan_capacity(p, at, cfg, sm, slo_spec, rules, target_rate_per_s=target_rate, router=router, on_probe=on_probe)
     d = cap.to_dict()
     d.update(model=p.model.id, gpu=p.gpu.name, tensor_parallel_size=p.args.tensor_parallel_size, workload=base.name,
              worst_case_concurrency=_worst_case(p, cfg))

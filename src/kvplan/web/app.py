@@ -347,13 +347,13 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
     rules = sim.scheduler_rules(p.vllm_version)
     slo = sim.parse_slo(req.slo)
     check = _deadline(limit_s)
-    result = sim.simulate(workload, config, step_model, rules, slo=slo, progress=check, worst_case_concurrency=p.max_concurrency)
+    result = sim.simulate_plan(p, workload, config, step_model, rules, slo=slo, progress=check, worst_case_concurrency=p.max_concurrency)
     out = {"plan": {"model": p.model.id, "gpu": p.gpu.name, "max_concurrency": p.max_concurrency, "kv_cache_tokens": p.kv_cache_tokens},
            "workload": workload.summary(), "result": result.to_dict(), "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s}}
     if req.capacity:
         if not req.slo:
             raise InputError("slo", "capacity needs at least one SLO", "e.g. ttft=1s,tpot=50ms")
-        cap = sim.find_capacity(lambda rate: with_rate(workload, rate, seed=req.seed), config, step_model, slo, rules,
+        cap = sim.plan_capacity(p, lambda rate: with_rate(workload, rate, seed=req.seed), config, step_model, slo, rules,
                                 max_probes=MAX_CAPACITY_PROBES, on_probe=check)
         out["capacity"] = {k: v for k, v in cap.to_dict().items() if k != "at_max_rate"}
     return out
