@@ -381,3 +381,15 @@ def test_speculative_config_errors_name_the_field():
                        speculative_config='{"method": "ngram", "num_speculative_tokens": 4}', fixes=False)
     plain = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, fixes=False)
     assert ngram.weights_bytes == plain.weights_bytes and ngram.num_gpu_blocks == plain.num_gpu_blocks
+
+
+def test_nvls_buffers_are_charged_only_where_nccl_is_and_only_on_nvswitch_hopper_past_two_ranks():
+    def non_torch(gpu, tp, version):
+        return kvplan.fit("Qwen/Qwen3-32B", gpu, tensor_parallel_size=tp, max_model_len=8192, vllm_version=version,
+                          fixes=False).non_torch_bytes
+
+    base = non_torch("H100", 2, "0.10.0")
+    assert non_torch("H100", 4, "0.10.0") > base + 2 * 1024 ** 3       # NVLS: TP > 2 on an NVSwitch, NCCL charged
+    assert non_torch("A100 80GB", 4, "0.10.0") == non_torch("A100 80GB", 2, "0.10.0")  # Ampere has no NVLS
+    assert non_torch("H100 PCIe", 4, "0.10.0") == non_torch("H100 PCIe", 2, "0.10.0")  # bridged cards: no NVSwitch
+    assert non_torch("H100", 4, "0.11.0") == non_torch("H100", 2, "0.11.0")            # from 0.11 NCCL is not charged

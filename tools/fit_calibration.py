@@ -48,10 +48,10 @@ def rows(records):
     return out
 
 
-def model(r, a_s, n_c, n_tp, n_int, g_c, g_p):
+def model(r, a_s, n_c, n_tp, n_int, g_c, g_p, n_nvls=0.0):
     f = r["f"]
     act = max(f.forward_bytes + f.moe_bytes, a_s * f.sampler_elements)
-    nt = n_c + (n_tp if f.tp_gt_1 and r["nccl"] else 0) + (n_int if f.integrated_memory else 0)
+    nt = n_c + (n_tp if f.tp_gt_1 and r["nccl"] else 0) + (n_int if f.integrated_memory else 0) + (n_nvls if f.nvls and r["nccl"] else 0)
     cg = (g_c + g_p * f.graph_layer_sizes) if r["cg"] and f.n_sizes else 0
     return act + nt + cg
 
@@ -74,15 +74,16 @@ def fit_group(rs, a_s_fixed=None, n_c_fixed=None):
         "n_int": [x * GIB / 4 for x in range(0, 21)],
         "g_c": [x * GIB / 10 for x in range(0, 16)],
         "g_p": [x * 1024 ** 2 / 100 for x in range(0, 51, 5)],
+        "n_nvls": [x * GIB / 10 for x in range(0, 61)],
     }
-    params = [36, 0.15 * GIB, 0.5 * GIB, 0.0, CAPTURE_CONST, CAPTURE_PER]
+    params = [36, 0.15 * GIB, 0.5 * GIB, 0.0, CAPTURE_CONST, CAPTURE_PER, 0.0]
     if a_s_fixed is not None:
         params[0] = a_s_fixed
     if n_c_fixed is not None:
         params[1] = n_c_fixed
     used = {"a_s": a_s_fixed is None and any(r["f"].sampler_elements for r in rs), "n_c": n_c_fixed is None,
             "n_tp": any(r["f"].tp_gt_1 and r["nccl"] for r in rs), "n_int": any(r["f"].integrated_memory for r in rs),
-            "g_c": False, "g_p": False}
+            "g_c": False, "g_p": False, "n_nvls": False}
     names = list(grids)
     for _ in range(4):  # coordinate descent over the grids
         for i, name in enumerate(names):
@@ -106,7 +107,16 @@ def main():
         # non-torch constant are carried over from 0.18-0.19 (the same code paths) and only the integrated-memory
         # term, which no earlier group can constrain, is fitted here.
         prev = fitted.get("V1 0.18-0.19", {}) if group == "V1 >= 0.20" else {}
-        params, used = fit_group(g, prev.get("a_s"), prev.get("n_c"))
+        # NCCL's NVLink SHARP buffers (more than 2 TP ranks on a Hopper-or-later NVSwitch, where NCCL is charged) are
+        # fitted in a second stage on the records they apply to, the other terms being fitted without those records,
+        # so that the few NVLS runs do not pull the sampler or non-torch coefficients.
+        nvls = [r for r in g if r["f"].nvls and r["nccl"]]
+        params, used = fit_group([r for r in g if r not in nvls] or g, prev.get("a_s"), prev.get("n_c"))
+        if nvls:
+            keys = list(params)
+            params["n_nvls"] = min((x * GIB / 20 for x in range(0, 121)),
+                                   key=lambda v: loss(nvls, [params[k] for k in keys[:-1]] + [v]))
+            used["n_nvls"] = True
         fitted[group] = params
         print(f"\n## {group}: {len(g)} records")
         print("   " + ", ".join(f"{k}={v / GIB:.3f} GiB" if k not in ("a_s", "g_p") else (f"{k}={v:.0f} B/elem" if k == "a_s" else f"{k}={v / 1024 ** 2:.3f} MiB")

@@ -612,6 +612,16 @@ class TermFeatures:
     v_pad: int
     n_layers: int
     n_sizes: int
+    nvls: bool = False          # NCCL's NVLink SHARP buffers: Hopper-or-later GPUs on an NVSwitch, more than 2 TP ranks
+
+
+def nvls_capable(gpu: GPUSpec) -> bool:
+    """An NVIDIA GPU of compute capability 9.x/10.x on an NVLink switch (SXM/HGX boards, not PCIe or bridged cards),
+    where NCCL turns NVLink SHARP on for communicators of more than 2 GPUs (vLLM issue #9699, measured on H100/H200)."""
+    ic = str(gpu.interconnect or "").lower()
+    cc = gpu.cc or (0, 0)
+    return (gpu.vendor == "NVIDIA" and cc[0] in (9, 10) and bool(gpu.has_nvlink) and "bridge" not in ic
+            and "c2c" not in ic.split(";")[0])
 
 
 def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> TermFeatures:
@@ -633,7 +643,7 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
     return TermFeatures(forward_bytes=fwd, moe_bytes=moe, sampler_elements=0.0 if model.is_pooling else float(s * v_pad),
                         tp_gt_1=tp > 1, graph_layer_sizes=float(n_layers * n_sizes),
                         integrated_memory=(gpu.compute_capability in ("12.1", "11.0", "8.7")), t=t, s=s, v_pad=v_pad,
-                        n_layers=n_layers, n_sizes=n_sizes)
+                        n_layers=n_layers, n_sizes=n_sizes, nvls=tp > 2 and nvls_capable(gpu))
 
 
 def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> dict[str, tuple[int, str, str]]:
@@ -648,8 +658,11 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                             f"{c.a_moe:g} x T({f.t}) x top-k({model.num_experts_per_tok}) x {db} B x (3 x {model.moe_intermediate_size}/{tp} + {h})")
     act_formula += f", {c.a_sampler:.3g} B x S({f.s}) x V_pad({f.v_pad}))" + (f" + {c.a_const / GIB:.2f} GiB" if c.a_const else "")
     tp_term = c.n_tp if f.tp_gt_1 and rules.nccl_charged else 0.0
-    nt = c.n_const + tp_term + (c.n_integrated if f.integrated_memory else 0.0)
+    nvls_term = c.n_nvls if f.nvls and rules.nccl_charged else 0.0
+    nt = c.n_const + tp_term + nvls_term + (c.n_integrated if f.integrated_memory else 0.0)
     nt_formula = f"{c.n_const / GIB:.2f} GiB" + (f" + {c.n_tp / GIB:.2f} GiB NCCL/all-reduce buffers (TP>1, charged in {rules.era})" if tp_term else "")
+    if nvls_term:
+        nt_formula += f" + {nvls_term / GIB:.2f} GiB NCCL NVLink SHARP buffers (TP>2 on an NVSwitch, charged in {rules.era})"
     if f.integrated_memory:
         nt_formula += f" + {c.n_integrated / GIB:.2f} GiB (integrated memory: CPU-side use counts as consumed)"
     capture = 0.0 if args.enforce_eager else c.g_const + c.g_per_layer_size * f.graph_layer_sizes
