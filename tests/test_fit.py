@@ -350,6 +350,9 @@ def test_max_model_len_minus_one_auto_fits_from_014():
     assert any(line.startswith("Auto-fit max_model_len: reduced from 131072 to") for line in auto.vllm_log)
     roomy = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=-1, fixes=False)
     assert roomy.fits and roomy.args.max_model_len == 131072
+    assert any("full model context length 131072 fits" in line for line in roomy.vllm_log)
+    none_left = kvplan.fit("meta-llama/Llama-3.1-70B", "L4", max_model_len=-1, fixes=False)
+    assert not none_left.fits and "No available memory" in none_left.error
     with pytest.raises(InputError, match="auto-fit"):
         kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=-1, vllm_version="0.11.0")
 

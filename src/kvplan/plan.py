@@ -25,6 +25,7 @@ from kvplan.weights import VOCAB_PADDING, RankWeights, kv_dtype_bytes, weights_p
 KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
 MODEL_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
 MAMBA_DTYPES = ("auto", "float32", "float16", "bfloat16")
+DEFAULT_BLOCK_SIZE = 16  # CacheConfig.DEFAULT_BLOCK_SIZE (section 2.4)
 AUTO_FIT = -1  # --max-model-len -1 (section 4, "Auto-fit")
 # Speculative methods whose drafter is the checkpoint's own MTP layers (vLLM's SpeculativeConfig method names), and
 # those that draft without weights or KV.
@@ -58,7 +59,6 @@ def parse_speculative_config(value) -> tuple[str, int] | None:
         return "ngram", n
     raise InputError("--speculative-config", f"method {method or '(none)'!r} needs the draft model's own config, which kvplan does not model",
                      "kvplan models mtp (the checkpoint's MTP layers) and ngram/suffix drafting")
-DEFAULT_BLOCK_SIZE = 16  # CacheConfig.DEFAULT_BLOCK_SIZE (section 2.4)
 
 
 def cdiv(a: int, b: int) -> int:
@@ -772,7 +772,7 @@ def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     full = plan(model, gpu, replace(args, max_model_len=None), rules=rules, extra_assumptions=extra_assumptions,
                 site_offsets=site_offsets)
     limit = full.args.max_model_len
-    if full.failure != "memory" or full.kv_cache_bytes <= 0:
+    if not full.fits and (full.failure != "memory" or full.kv_cache_bytes <= 0):
         return full  # a platform error, or "No available memory for the cache blocks", comes first
     if full.fits:
         note = f"Auto-fit max_model_len: full model context length {limit} fits in available KV cache memory"
