@@ -214,8 +214,8 @@ def count_weights(spec: ModelSpec) -> WeightCount:
                 if spec.model_type.startswith("qwen2_moe") or t.get("shared_expert_gate"):
                     layer_comps.append(Component("router", h, "replicated", i, False))
                 if t.get("enable_moe_block") and spec.intermediate_size:
-                    # Gemma 4's MoE layers run a dense MLP of intermediate_size in parallel with the experts
-                    # (transformers' Gemma4TextDecoderLayer: mlp + router/experts, joined after their norms)
+                    # Gemma 4's MoE layers (enable_moe_block) run a dense MLP of intermediate_size in parallel with
+                    # the routed experts, each branch with its own norms; both are in the checkpoint
                     layer_comps.append(Component("mlp", mlp_mult * h * spec.intermediate_size, "tp", i, True))
                 active += spec.num_experts_per_tok * mlp_mult * h * ei - e * mlp_mult * h * ei
             elif spec.intermediate_size:
@@ -330,7 +330,7 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
     template = [c for c in count.components if c.layer == full[-1]]
     h, out = spec.hidden_size, []
     v_pad = math.ceil(spec.vocab_size / VOCAB_PADDING) * VOCAB_PADDING
-    for k in range(spec.mtp_layers):
+    for _ in range(spec.mtp_layers):
         out += [replace(c, name=f"mtp.{c.name}", layer=None) for c in template]
         out += [Component("mtp.eh_proj", 2 * h * h, "replicated", None, False), Component("mtp.norm", 3 * h, "replicated", None, False)]
         if spec.model_type.startswith(("deepseek_v3", "deepseek_v32", "kimi_k2")):
