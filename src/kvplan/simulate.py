@@ -951,6 +951,74 @@ class _Shared:
         self.n_pre = [0] * n
 
 
+@dataclass(frozen=True)
+class _StepLimits:
+    """What one scheduler step may hold, resolved from the config and the rules."""
+
+    budget_tokens: int  # tokens per step (max_num_batched_tokens; V0 without chunked prefill: >= max_model_len)
+    max_seqs: int  # running requests (vLLM requires max_num_batched_tokens >= max_num_seqs)
+    chunk_cap_tokens: int  # per-request prefill chunk cap (long_prefill_token_threshold, else the budget)
+    watermark_blocks: int  # V0: blocks kept free at admission while anything runs
+
+    @classmethod
+    def of(cls, cfg: EngineConfig, rules: SchedulerRules) -> "_StepLimits":
+        budget = cfg.max_num_batched_tokens
+        if not rules.chunked_prefill:
+            budget = max(budget, cfg.max_model_len)
+        threshold = cfg.long_prefill_token_threshold if 0 < cfg.long_prefill_token_threshold < budget else budget
+        return cls(budget_tokens=budget, max_seqs=min(cfg.max_num_seqs, budget), chunk_cap_tokens=threshold,
+                   watermark_blocks=int(rules.watermark_fraction * cfg.num_gpu_blocks))
+
+
+def _blocks_for_fn(cfg: EngineConfig) -> Callable[[int], int]:
+    """`cfg.blocks_for` as a fast closure (the engine calls it on every allocation)."""
+    bs = cfg.block_size
+    g = cfg.blocks_per_boundary
+    fixed_blocks = cfg.fixed_blocks_per_seq
+    caps = tuple(sorted(cfg.window_caps))
+    if caps:
+        def bfor(n: int) -> int:
+            k = -(-n // bs)
+            b = fixed_blocks + g * k
+            for cap in caps:
+                b += cap if k > cap else k
+            return b
+    else:
+        def bfor(n: int) -> int:
+            return fixed_blocks + g * (-(-n // bs))
+    return bfor
+
+
+def _decode_steps_fitting(avail_blocks: int, wphase: list, per_cycle: int, clock: int, bs: int) -> int:
+    """Pure-decode steps the free pool can feed from decode clock `clock`: whole block_size cycles of
+    `per_cycle` blocks each, then single steps while the next phase's need still fits."""
+    cycles = avail_blocks // per_cycle
+    k_pool = cycles * bs
+    rem = avail_blocks - cycles * per_cycle
+    for _ in range(bs):
+        need_j = wphase[(-(clock + k_pool)) % bs]
+        if need_j > rem:
+            break
+        rem -= need_j
+        k_pool += 1
+    return k_pool
+
+
+def _decode_steps_until(dt_need_s: float, a0: float, b: float) -> int:
+    """The fewest pure-decode steps (step i lasting a0 + b*i seconds) that reach `dt_need_s` from now (>= 1)."""
+    if dt_need_s <= a0:
+        return 1
+    if b > 0:
+        qb = a0 - b / 2.0
+        k_t = int(math.ceil((-qb + math.sqrt(qb * qb + 2.0 * b * dt_need_s)) / b))
+    else:
+        k_t = int(math.ceil(dt_need_s / a0))
+    k_t = max(1, k_t)
+    while k_t > 1 and (k_t - 1) * a0 + b * (k_t - 1) * (k_t - 2) / 2.0 >= dt_need_s:
+        k_t -= 1
+    return k_t
+
+
 def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules: SchedulerRules,
             rids: list, out: _Shared, rejected_l: list, stats: dict, interval: float,
             progress: Optional[Callable[[int], None]] = None, lockstep: bool = False):
@@ -960,18 +1028,22 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     `lockstep=True` (data-parallel ranks of a MoE model, driven by `_run_lockstep`): the engine takes one
     step at a time and yields ("step", its step time, its tokens) or ("idle",); the driver answers a step with the
     group's step time (the slowest rank's) and an idle rank with the group's new clock (inf: finish).
-    No decode-run skipping in this mode."""
+    No decode-run skipping in this mode.
+
+    The engine state lives in this generator's locals; the nested functions below are its named steps (like
+    methods of an engine object, but closures keep the hot loop's variable access fast). One loop turn:
+    `ingest_arrivals`, then either an idle wait, a run of pure-decode steps (`decode_run_length`,
+    `run_decode_steps`), or one detailed step: `schedule_decoders`, `schedule_prefill_chunks`, `admit_waiting`,
+    `step_time_s`, `finish_step` (which calls `complete_chunks`)."""
     bs = cfg.block_size
     g = cfg.blocks_per_boundary
-    fixed_blocks = cfg.fixed_blocks_per_seq
     usable = cfg.usable_blocks
-    budget = cfg.max_num_batched_tokens
+    limits = _StepLimits.of(cfg, rules)
+    budget = limits.budget_tokens
+    max_seqs = limits.max_seqs
+    threshold = limits.chunk_cap_tokens
+    watermark = limits.watermark_blocks
     chunked = rules.chunked_prefill
-    if not chunked:
-        budget = max(budget, cfg.max_model_len)  # V0 without chunked prefill: budget >= max_model_len
-    max_seqs = min(cfg.max_num_seqs, budget)  # vLLM requires max_num_batched_tokens >= max_num_seqs
-    threshold = cfg.long_prefill_token_threshold if 0 < cfg.long_prefill_token_threshold < budget else budget
-    watermark = int(rules.watermark_fraction * cfg.num_gpu_blocks)
     whole_prompt = rules.admit_whole_prompt
     mixed = rules.mixed_batches
     skip_after_preempt = rules.skip_admission_after_preemption
@@ -986,17 +1058,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     cap_ctx = [c * bs for c in caps]  # context (a block boundary) at which a group stops growing
     n_caps = len(caps)
     bisect_right = bisect.bisect_right
-
-    if windowed:
-        def bfor(n: int) -> int:
-            k = -(-n // bs)
-            b = fixed_blocks + g * k
-            for cap in caps:
-                b += cap if k > cap else k
-            return b
-    else:
-        def bfor(n: int) -> int:
-            return fixed_blocks + g * (-(-n // bs))
+    bfor = _blocks_for_fn(cfg)
 
     arrival = stats["arrival_list"]
     prompt = stats["prompt_list"]
@@ -1066,6 +1128,8 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     pf_attn = step_model.prefill_attention_s
     fixed_cache: dict = {}
 
+    # ------------------------------------------------------------------ blocks
+
     def in_use() -> int:
         return used + (cache.in_use_blocks() if cache is not None else 0)
 
@@ -1082,55 +1146,6 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         cache.take(n)  # LRU: from the head of the free queue, evicting cached blocks popped on the way
         used += n
         return True
-
-    def remove_decoder(rid: int) -> int:
-        nonlocal n_dec, S_dec, W_dec
-        c0 = dec_c0.pop(rid)
-        c = c0 + D
-        generated[rid] = dec_g0.pop(rid) + D
-        del dec_fin[rid]
-        if windowed:
-            w = dec_w.pop(rid)
-            dec_next.pop(rid, None)
-        else:
-            w = g
-        wphase[c0 % bs] -= w
-        W_dec -= w
-        n_dec -= 1
-        S_dec -= c
-        return c
-
-    def set_weight(rid: int, c0: int, c: int, old: int) -> None:
-        """Windowed models: the decoder's weight at context c (groups whose cap lies beyond c still grow)
-        and the clock of its next drop."""
-        nonlocal W_dec
-        i = bisect_right(cap_ctx, c)
-        w = g + n_caps - i
-        dec_w[rid] = w
-        wphase[c0 % bs] += w - old
-        W_dec += w - old
-        if i < n_caps:
-            t = cap_ctx[i] - c0
-            dec_next[rid] = t
-            heapq.heappush(cap_heap, (t, rid))
-        else:
-            dec_next.pop(rid, None)
-
-    def add_decoder(rid: int, c: int) -> None:
-        nonlocal n_dec, S_dec, W_dec
-        c0 = c - D
-        dec_c0[rid] = c0
-        dec_g0[rid] = generated[rid] - D
-        f = D + completion[rid] - generated[rid]
-        dec_fin[rid] = f
-        if windowed:
-            set_weight(rid, c0, c, 0)
-        else:
-            wphase[c0 % bs] += g
-            W_dec += g
-        n_dec += 1
-        S_dec += c
-        heapq.heappush(heap, (f, rid))
 
     def release_refs(rid: int) -> int:
         keys = refs.pop(rid, None)
@@ -1177,6 +1192,69 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     def shared_blocks(rid: int) -> int:
         keys = refs.get(rid)
         return len(keys) * cache.blocks_per_hash if keys else 0
+
+    # ------------------------------------------------------------------ the decode set
+
+    def remove_decoder(rid: int) -> int:
+        """Take a request out of the decode aggregate; returns its context (tokens in KV)."""
+        nonlocal n_dec, S_dec, W_dec
+        c0 = dec_c0.pop(rid)
+        c = c0 + D
+        generated[rid] = dec_g0.pop(rid) + D
+        del dec_fin[rid]
+        if windowed:
+            w = dec_w.pop(rid)
+            dec_next.pop(rid, None)
+        else:
+            w = g
+        wphase[c0 % bs] -= w
+        W_dec -= w
+        n_dec -= 1
+        S_dec -= c
+        return c
+
+    def set_weight(rid: int, c0: int, c: int, old: int) -> None:
+        """Windowed models: the decoder's weight at context c (groups whose cap lies beyond c still grow)
+        and the clock of its next drop."""
+        nonlocal W_dec
+        i = bisect_right(cap_ctx, c)
+        w = g + n_caps - i
+        dec_w[rid] = w
+        wphase[c0 % bs] += w - old
+        W_dec += w - old
+        if i < n_caps:
+            t = cap_ctx[i] - c0
+            dec_next[rid] = t
+            heapq.heappush(cap_heap, (t, rid))
+        else:
+            dec_next.pop(rid, None)
+
+    def add_decoder(rid: int, c: int) -> None:
+        """Put a request with context c into the decode aggregate (and its finish on the heap)."""
+        nonlocal n_dec, S_dec, W_dec
+        c0 = c - D
+        dec_c0[rid] = c0
+        dec_g0[rid] = generated[rid] - D
+        f = D + completion[rid] - generated[rid]
+        dec_fin[rid] = f
+        if windowed:
+            set_weight(rid, c0, c, 0)
+        else:
+            wphase[c0 % bs] += g
+            W_dec += g
+        n_dec += 1
+        S_dec += c
+        heapq.heappush(heap, (f, rid))
+
+    def stop_window_growth() -> None:
+        """Windowed groups that reached their cap by decode clock D stop growing."""
+        while cap_heap and cap_heap[0][0] <= D:
+            t_drop, rid = heapq.heappop(cap_heap)
+            if dec_next.get(rid) == t_drop:
+                c0 = dec_c0[rid]
+                set_weight(rid, c0, c0 + D, dec_w[rid])
+
+    # ------------------------------------------------------------------ preemption and finishing
 
     def preempt_tail() -> int:
         """Preempt the last running request (recompute: blocks freed, back to the front of WAITING)."""
@@ -1235,6 +1313,8 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             c = remove_decoder(rid)
             finish_request(rid, bfor(c) - (shared_blocks(rid) if cache is not None else 0))
 
+    # ------------------------------------------------------------------ statistics
+
     def record_itl(step_s: float, tokens: int) -> None:
         b = int((math.log(step_s) - log_lo) * inv_log_step)
         b = 0 if b < 0 else (n_bins - 1 if b >= n_bins else b)
@@ -1267,6 +1347,24 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 ts_kv.append((used0 + (used1 - used0) * frac) * inv_usable)
                 next_sample += interval
 
+    # ------------------------------------------------------------------ arrivals and admission
+
+    def ingest_arrivals(decided: float) -> None:
+        """Queue every request that arrived by `decided` (rejected ones are dropped)."""
+        nonlocal nxt
+        while nxt < len(rids) and arrival[rids[nxt]] <= decided:
+            rid = rids[nxt]
+            nxt += 1
+            if rejected_l[rid]:
+                continue
+            waiting.append(rid)
+            computed[rid] = 0
+            generated[rid] = 0
+            if cache is not None and block_hashes is not None:
+                h = block_hashes[rid]
+                if h:  # only full prompt blocks can be hit (vLLM hashes full blocks)
+                    chains[rid] = _chain_keys(h[: prompt[rid] // hash_tokens])
+
     def admissible_head(budget_left: int) -> bool:
         """Would WAITING's head pass the admission gate in a step with `budget_left` tokens to spare?"""
         if budget_left <= 0:
@@ -1287,248 +1385,156 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             avail -= watermark
         return bfor(gate_tokens) - hit_blocks <= avail
 
-    # the driver of a lockstep group reads (waiting incl. routed-but-not-ingested, running) from here
-    stats["load"] = lambda: (len(waiting) + len(rids) - nxt, len(running))
+    # ------------------------------------------------------------------ runs of pure-decode steps
 
-    barrier = yield 0
-    if lockstep:
-        now = barrier
-    while True:
-        # ---- arrivals up to now (async scheduling, engine busy: up to the previous step's start, when vLLM
-        # scheduled the step that starts now)
-        decided = last_start if (async_sched and last_end == now and (running or waiting)) else now
-        while nxt < len(rids) and arrival[rids[nxt]] <= decided:
-            rid = rids[nxt]
-            nxt += 1
-            if rejected_l[rid]:
-                continue
-            waiting.append(rid)
-            computed[rid] = 0
-            generated[rid] = 0
-            if cache is not None and block_hashes is not None:
-                h = block_hashes[rid]
-                if h:  # only full prompt blocks can be hit (vLLM hashes full blocks)
-                    chains[rid] = _chain_keys(h[: prompt[rid] // hash_tokens])
-        if lingering and not running and not waiting:
-            release_lingering()  # nothing is scheduled next: the slots and blocks are free before anything else
-        if lockstep and not running and not waiting:
-            t_group = yield ("idle",)
-            if t_group == INF:
+    def decode_run_length() -> tuple:
+        """(k, a0, b): pure-decode steps that can run before anything but the clock changes -- until the next
+        completion, the next windowed-group cap, or the step whose blocks the pool cannot give (k = 0: that is
+        the next step) -- and their cost: step i of the run lasts a0 + b*i seconds."""
+        while True:  # drop heap entries of decoders that were preempted since
+            f_clock, rid = heap[0]
+            if dec_fin.get(rid) == f_clock:
                 break
-            account(now, t_group, 0, used, used)
-            now = max(now, t_group)
-            continue
-        if not running and not waiting:
-            t_next = arrival[rids[nxt]] if nxt < len(rids) else INF
-            if t_next > barrier or t_next == INF:
-                if barrier == INF:
-                    break
-                account(now, barrier, 0, used, used) if barrier > now else None
-                now = max(now, barrier)
-                barrier = yield 0
-                continue
-            account(now, t_next, 0, used, used)
-            now = t_next
-            continue
-        if not lockstep and now >= barrier:
-            barrier = yield len(running) + len(waiting)
-            continue
-
-        nrun = len(running)
-        if nrun > max_running:
-            max_running = nrun
-
-        # ---- windowed groups that reached their cap stop growing
-        while cap_heap and cap_heap[0][0] <= D:
-            t_drop, rid = heapq.heappop(cap_heap)
-            if dec_next.get(rid) == t_drop:
-                c0 = dec_c0[rid]
-                set_weight(rid, c0, c0 + D, dec_w[rid])
-
-        # ---- fast path: pure-decode steps where nothing but the clock changes
-        if lingering and not waiting and wphase[(-D) % bs] <= usable - in_use():
-            release_lingering()  # holding them cannot change the next step: no admission, no preemption
-        if not lockstep and n_dec and n_dec == nrun and (not waiting or nrun + len(lingering) >= max_seqs
-                                                          or not admissible_head(budget - n_dec)):
-            while True:  # drop heap entries of decoders that were preempted since
-                f_clock, rid = heap[0]
-                if dec_fin.get(rid) == f_clock:
-                    break
-                heapq.heappop(heap)
-            k = heap[0][0] - D  # steps until the next completion
-            if cap_heap:  # ... or until a decoder's windowed group stops growing
-                while cap_heap and dec_next.get(cap_heap[0][1]) != cap_heap[0][0]:
-                    heapq.heappop(cap_heap)
-                if cap_heap and cap_heap[0][0] - D < k:
-                    k = cap_heap[0][0] - D
-            per_cycle = W_dec
-            if per_cycle:
-                avail = usable - in_use()
-                cycles = avail // per_cycle
-                k_pool = cycles * bs
-                rem = avail - cycles * per_cycle
-                for _ in range(bs):
-                    need_j = wphase[(-(D + k_pool)) % bs]
-                    if need_j > rem:
-                        break
-                    rem -= need_j
-                    k_pool += 1
-                if k_pool < k:
-                    k = k_pool
-            if lingering:
-                k = min(k, 1)  # they are released after this step
-            a0 = fixed_cache.get(n_dec)
-            if a0 is None:
-                a0 = fixed_cache[n_dec] = fixed_part(n_dec, n_dec)
-            a0 += per_ctx * (S_dec + n_dec)
-            b = per_ctx * n_dec
-            # stop where an arrival could change the schedule, or at the barrier
-            t_stop = barrier
-            if nxt < len(rids) and not waiting and nrun < max_seqs:
-                t_a = arrival[rids[nxt]]
-                if t_a < t_stop:
-                    t_stop = t_a
-            if k > 1 and t_stop < INF:
-                dt_need = t_stop - now
-                if dt_need <= a0:
-                    k = 1
-                else:
-                    if b > 0:
-                        qb = a0 - b / 2.0
-                        k_t = int(math.ceil((-qb + math.sqrt(qb * qb + 2.0 * b * dt_need)) / b))
-                    else:
-                        k_t = int(math.ceil(dt_need / a0))
-                    k_t = max(1, k_t)
-                    while k_t > 1 and (k_t - 1) * a0 + b * (k_t - 1) * (k_t - 2) / 2.0 >= dt_need:
-                        k_t -= 1
-                    if k_t < k:
-                        k = k_t
-            if k >= 1:
-                cyc = k // bs
-                need = cyc * per_cycle
-                for jj in range(cyc * bs, k):
-                    need += wphase[(-(D + jj)) % bs]
-                u0 = in_use()
-                if need:
-                    take_blocks(need)
-                dt = k * a0 + b * k * (k - 1) / 2.0
-                t0 = now
-                now += dt
-                last_start, last_end = now - (a0 + b * (k - 1)), now
-                account(t0, now, nrun, u0, u0 + need, a0 + b * (k - 1))
-                busy += dt
-                steps += k
-                record_itl(dt / k, n_dec * k)
-                decode_written += n_dec * k
-                S_dec += n_dec * k
-                D += k
-                if lingering:
-                    release_lingering()
-                retire_finished(D)
-                continue
-            # k == 0: the next decode step must preempt; take the detailed path
-
-        # ---- one detailed step
-        t_budget = budget
-        preempted = False
-        chunks: list = []  # (rid, tokens, prefix tokens)
-        prefill_only = (not mixed) and bool(waiting) and nrun < max_seqs and admissible_head(budget)
-        dec_tokens = 0
-        if n_dec and not prefill_only:
-            # decoders come first in running order; a missing block preempts from the tail
-            dec_need = wphase[(-D) % bs]
-            while dec_need > usable - in_use() and n_dec:
-                victim = next(reversed(running))
-                if running[victim] and (dec_c0[victim] + D) % bs == 0:
-                    dec_need -= dec_w[victim] if windowed else g
-                preempt_tail()
-                preempted = True
-            if dec_need:
-                take_blocks(dec_need)
-            dec_tokens = n_dec
-            t_budget -= dec_tokens
-        if (mixed or prefill_only) and prefilling:
-            for rid in list(prefilling):
-                if rid not in prefilling:
-                    continue  # preempted earlier in this loop
-                if t_budget <= 0:
-                    break
-                target = prompt[rid] + generated[rid]
-                ch = min(target - computed[rid], threshold, t_budget)
-                sh = shared_blocks(rid) if cache is not None else 0
-                need = bfor(computed[rid] + ch) - sh - held[rid]
-                while need > 0 and not take_blocks(need):
-                    preempted = True
-                    if preempt_tail() == rid:
-                        break
-                if rid not in prefilling:
-                    continue
-                held[rid] += max(need, 0)
-                chunks.append((rid, ch, computed[rid]))
-                t_budget -= ch
-        if not (preempted and skip_after_preempt) and (mixed or prefill_only):
-            while waiting and t_budget > 0 and len(running) + len(lingering) < max_seqs:
-                rid = waiting[0]
-                target = prompt[rid] + generated[rid]
-                hit_n = hit_free = 0
-                if cache is not None:
-                    ch_keys = hit_chain(rid, target)
-                    if ch_keys:
-                        hit_n, hit_free = cache.match(ch_keys)
-                hit_blocks = (hit_n - hit_free) * cache.blocks_per_hash if hit_n else 0  # free hits cost a free block
-                start = hit_n * hash_tokens if hit_n else 0
-                ch = min(target - start, threshold, t_budget)
-                if not chunked and ch < target - start:
-                    break  # without chunked prefill the whole prompt must fit the step budget
-                gate_tokens = target if whole_prompt else start + ch
-                avail = usable - in_use()
-                if watermark and running:
-                    avail -= watermark
-                if bfor(gate_tokens) - hit_blocks > avail:
-                    break  # FCFS: later requests do not skip ahead
-                waiting.popleft()
-                if hit_n:
-                    keys = ch_keys[:hit_n]
-                    cache.acquire(keys)
-                    refs[rid] = list(keys)
-                    hit_total += start
-                    hit_blocks = hit_n * cache.blocks_per_hash
-                need = bfor(start + ch) - hit_blocks
-                if not take_blocks(need):  # cannot happen after the gate; keep the books straight
-                    if hit_n:
-                        release_refs(rid)
-                    waiting.appendleft(rid)
-                    break
-                held[rid] = need
-                computed[rid] = start
-                running[rid] = False
-                prefilling[rid] = None
-                if first_sched[rid] == INF:
-                    first_sched[rid] = decided  # when vLLM ran the schedule() that admitted it
-                chunks.append((rid, ch, start))
-                t_budget -= ch
+            heapq.heappop(heap)
+        k = heap[0][0] - D  # steps until the next completion
+        if cap_heap:  # ... or until a decoder's windowed group stops growing
+            while cap_heap and dec_next.get(cap_heap[0][1]) != cap_heap[0][0]:
+                heapq.heappop(cap_heap)
+            if cap_heap and cap_heap[0][0] - D < k:
+                k = cap_heap[0][0] - D
+        if W_dec:
+            k_pool = _decode_steps_fitting(usable - in_use(), wphase, W_dec, D, bs)
+            if k_pool < k:
+                k = k_pool
         if lingering:
-            release_lingering()  # this step's schedule is made; vLLM has processed their last output by the next
-        tokens = dec_tokens
-        for _, ch, _ in chunks:
-            tokens += ch
-        if tokens == 0:
-            last_end = -1.0  # an empty schedule: vLLM waits for the step in flight and schedules again at once
-            if not running and waiting and nxt >= len(rids) and not admissible_head(budget):
-                raise RuntimeError("simulator stalled: the head of the queue can never be admitted")
-            if lockstep:  # nothing to run this step: wait for the group like an idle rank
-                t_group = yield ("idle",)
-                if t_group == INF:
-                    raise RuntimeError("simulator stalled: a lockstep rank holds requests it cannot schedule")
-                account(now, t_group, len(running), in_use(), in_use())
-                now = max(now, t_group)
-            continue
+            k = min(k, 1)  # they are released after this step
+        a0 = fixed_cache.get(n_dec)
+        if a0 is None:
+            a0 = fixed_cache[n_dec] = fixed_part(n_dec, n_dec)
+        a0 += per_ctx * (S_dec + n_dec)
+        return k, a0, per_ctx * n_dec
+
+    def run_decode_steps(k: int, nrun: int, a0: float, b: float) -> None:
+        """Advance k pure-decode steps at once: blocks, clock, statistics, finished requests."""
+        nonlocal now, last_start, last_end, busy, steps, decode_written, S_dec, D
+        cyc = k // bs  # blocks the k steps allocate: whole block_size cycles, then the remaining phases
+        need = cyc * W_dec
+        for jj in range(cyc * bs, k):
+            need += wphase[(-(D + jj)) % bs]
         u0 = in_use()
+        if need:
+            take_blocks(need)
+        dt = k * a0 + b * k * (k - 1) / 2.0
+        t0 = now
+        now += dt
+        last_start, last_end = now - (a0 + b * (k - 1)), now
+        account(t0, now, nrun, u0, u0 + need, a0 + b * (k - 1))
+        busy += dt
+        steps += k
+        record_itl(dt / k, n_dec * k)
+        decode_written += n_dec * k
+        S_dec += n_dec * k
+        D += k
+        if lingering:
+            release_lingering()
+        retire_finished(D)
+
+    # ------------------------------------------------------------------ one detailed step
+
+    def schedule_decoders() -> tuple:
+        """Give every decoder its next token's blocks, preempting from the tail while the pool is short
+        (decoders come first in running order). Returns (decode tokens, preempted)."""
+        preempted = False
+        dec_need = wphase[(-D) % bs]
+        while dec_need > usable - in_use() and n_dec:
+            victim = next(reversed(running))
+            if running[victim] and (dec_c0[victim] + D) % bs == 0:
+                dec_need -= dec_w[victim] if windowed else g
+            preempt_tail()
+            preempted = True
+        if dec_need:
+            take_blocks(dec_need)
+        return n_dec, preempted
+
+    def schedule_prefill_chunks(t_budget: int, chunks: list) -> tuple:
+        """Next chunks of the requests already prefilling, in running order, preempting from the tail for
+        their blocks. Appends (rid, tokens, prefix tokens) to `chunks`; returns (budget left, preempted)."""
+        preempted = False
+        for rid in list(prefilling):
+            if rid not in prefilling:
+                continue  # preempted earlier in this loop
+            if t_budget <= 0:
+                break
+            target = prompt[rid] + generated[rid]
+            ch = min(target - computed[rid], threshold, t_budget)
+            sh = shared_blocks(rid) if cache is not None else 0
+            need = bfor(computed[rid] + ch) - sh - held[rid]
+            while need > 0 and not take_blocks(need):
+                preempted = True
+                if preempt_tail() == rid:
+                    break
+            if rid not in prefilling:
+                continue
+            held[rid] += max(need, 0)
+            chunks.append((rid, ch, computed[rid]))
+            t_budget -= ch
+        return t_budget, preempted
+
+    def admit_waiting(t_budget: int, chunks: list, decided: float) -> None:
+        """Admit WAITING requests FCFS while budget, sequence slots and the block gate allow (prefix-cache
+        hits shorten the first chunk); appends their first chunks to `chunks`."""
+        nonlocal hit_total
+        while waiting and t_budget > 0 and len(running) + len(lingering) < max_seqs:
+            rid = waiting[0]
+            target = prompt[rid] + generated[rid]
+            hit_n = hit_free = 0
+            if cache is not None:
+                ch_keys = hit_chain(rid, target)
+                if ch_keys:
+                    hit_n, hit_free = cache.match(ch_keys)
+            hit_blocks = (hit_n - hit_free) * cache.blocks_per_hash if hit_n else 0  # free hits cost a free block
+            start = hit_n * hash_tokens if hit_n else 0
+            ch = min(target - start, threshold, t_budget)
+            if not chunked and ch < target - start:
+                break  # without chunked prefill the whole prompt must fit the step budget
+            gate_tokens = target if whole_prompt else start + ch
+            avail = usable - in_use()
+            if watermark and running:
+                avail -= watermark
+            if bfor(gate_tokens) - hit_blocks > avail:
+                break  # FCFS: later requests do not skip ahead
+            waiting.popleft()
+            if hit_n:
+                keys = ch_keys[:hit_n]
+                cache.acquire(keys)
+                refs[rid] = list(keys)
+                hit_total += start
+                hit_blocks = hit_n * cache.blocks_per_hash
+            need = bfor(start + ch) - hit_blocks
+            if not take_blocks(need):  # cannot happen after the gate; keep the books straight
+                if hit_n:
+                    release_refs(rid)
+                waiting.appendleft(rid)
+                break
+            held[rid] = need
+            computed[rid] = start
+            running[rid] = False
+            prefilling[rid] = None
+            if first_sched[rid] == INF:
+                first_sched[rid] = decided  # when vLLM ran the schedule() that admitted it
+            chunks.append((rid, ch, start))
+            t_budget -= ch
+
+    def step_time_s(tokens: int, dec_tokens: int, chunks: list) -> float:
+        """Seconds a detailed step with these decode tokens and prefill chunks takes on its own."""
         dt = fixed_part(tokens, dec_tokens + len(chunks)) + per_ctx * (S_dec + dec_tokens)
         for _, ch, pre in chunks:
             dt += pf_attn(ch, pre)
-        if lockstep:
-            dt = yield ("step", dt, tokens)  # the group's step: every rank waits for the slowest
+        return dt
+
+    def finish_step(dt: float, u0: int, tokens: int, dec_tokens: int, chunks: list) -> None:
+        """Advance the clock by a detailed step of dt seconds and apply its outcome."""
+        nonlocal now, last_start, last_end, busy, steps, max_running, decode_written, prefill_written, S_dec, D
         t0 = now
         now += dt
         last_start, last_end = t0, now
@@ -1545,6 +1551,12 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             S_dec += n_dec
             D += 1
             retire_finished(D)
+        complete_chunks(chunks)
+
+    def complete_chunks(chunks: list) -> None:
+        """Book the step's prefill chunks; a request whose prompt (plus any recomputed output) is now in KV
+        sampled its first token: it finishes or joins the decoders (adopting its full prefix blocks)."""
+        nonlocal used
         for rid, ch, _pre in chunks:
             if rid not in prefilling:
                 continue
@@ -1552,7 +1564,6 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             target = prompt[rid] + generated[rid]
             if computed[rid] < target:
                 continue
-            # the prompt (plus any recomputed output) is in KV: this step sampled a token
             generated[rid] += 1
             if first_tok[rid] == INF:
                 first_tok[rid] = now
@@ -1573,6 +1584,106 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                 continue
             running[rid] = True
             add_decoder(rid, computed.pop(rid))
+
+    # ------------------------------------------------------------------ the loop
+
+    # the driver of a lockstep group reads (waiting incl. routed-but-not-ingested, running) from here
+    stats["load"] = lambda: (len(waiting) + len(rids) - nxt, len(running))
+
+    barrier = yield 0
+    if lockstep:
+        now = barrier
+    while True:
+        # arrivals up to now (async scheduling, engine busy: up to the previous step's start, when vLLM
+        # scheduled the step that starts now)
+        decided = last_start if (async_sched and last_end == now and (running or waiting)) else now
+        ingest_arrivals(decided)
+        if lingering and not running and not waiting:
+            release_lingering()  # nothing is scheduled next: the slots and blocks are free before anything else
+        if not running and not waiting:  # idle: wait for the group, the next arrival or the barrier
+            if lockstep:
+                t_group = yield ("idle",)
+                if t_group == INF:
+                    break
+                account(now, t_group, 0, used, used)
+                now = max(now, t_group)
+                continue
+            t_next = arrival[rids[nxt]] if nxt < len(rids) else INF
+            if t_next > barrier or t_next == INF:
+                if barrier == INF:
+                    break
+                account(now, barrier, 0, used, used) if barrier > now else None
+                now = max(now, barrier)
+                barrier = yield 0
+                continue
+            account(now, t_next, 0, used, used)
+            now = t_next
+            continue
+        if not lockstep and now >= barrier:
+            barrier = yield len(running) + len(waiting)
+            continue
+
+        nrun = len(running)
+        if nrun > max_running:
+            max_running = nrun
+        stop_window_growth()
+
+        # fast path: a run of pure-decode steps where nothing but the clock changes
+        if lingering and not waiting and wphase[(-D) % bs] <= usable - in_use():
+            release_lingering()  # holding them cannot change the next step: no admission, no preemption
+        if not lockstep and n_dec and n_dec == nrun and (not waiting or nrun + len(lingering) >= max_seqs
+                                                          or not admissible_head(budget - n_dec)):
+            k, a0, b = decode_run_length()
+            # stop where an arrival could change the schedule, or at the barrier
+            t_stop = barrier
+            if nxt < len(rids) and not waiting and nrun < max_seqs:
+                t_a = arrival[rids[nxt]]
+                if t_a < t_stop:
+                    t_stop = t_a
+            if k > 1 and t_stop < INF:
+                k_t = _decode_steps_until(t_stop - now, a0, b)
+                if k_t < k:
+                    k = k_t
+            if k >= 1:
+                run_decode_steps(k, nrun, a0, b)
+                continue
+            # k == 0: the next decode step must preempt; take the detailed path
+
+        # one detailed step: decoders, then running prefills, then admissions
+        t_budget = budget
+        preempted = False
+        chunks: list = []  # (rid, tokens, prefix tokens)
+        prefill_only = (not mixed) and bool(waiting) and nrun < max_seqs and admissible_head(budget)
+        dec_tokens = 0
+        if n_dec and not prefill_only:
+            dec_tokens, preempted = schedule_decoders()
+            t_budget -= dec_tokens
+        if (mixed or prefill_only) and prefilling:
+            t_budget, chunk_preempted = schedule_prefill_chunks(t_budget, chunks)
+            preempted = preempted or chunk_preempted
+        if not (preempted and skip_after_preempt) and (mixed or prefill_only):
+            admit_waiting(t_budget, chunks, decided)
+        if lingering:
+            release_lingering()  # this step's schedule is made; vLLM has processed their last output by the next
+        tokens = dec_tokens
+        for _, ch, _ in chunks:
+            tokens += ch
+        if tokens == 0:
+            last_end = -1.0  # an empty schedule: vLLM waits for the step in flight and schedules again at once
+            if not running and waiting and nxt >= len(rids) and not admissible_head(budget):
+                raise RuntimeError("simulator stalled: the head of the queue can never be admitted")
+            if lockstep:  # nothing to run this step: wait for the group like an idle rank
+                t_group = yield ("idle",)
+                if t_group == INF:
+                    raise RuntimeError("simulator stalled: a lockstep rank holds requests it cannot schedule")
+                account(now, t_group, len(running), in_use(), in_use())
+                now = max(now, t_group)
+            continue
+        u0 = in_use()
+        dt = step_time_s(tokens, dec_tokens, chunks)
+        if lockstep:
+            dt = yield ("step", dt, tokens)  # the group's step: every rank waits for the slowest
+        finish_step(dt, u0, tokens, dec_tokens, chunks)
 
     if used or (cache is not None and (cache.in_use_blocks() or cache.free_blocks() != usable)):
         raise RuntimeError(f"simulator bug: {in_use()} blocks still held after every request finished")
