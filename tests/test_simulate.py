@@ -321,6 +321,83 @@ def test_long_prefill_threshold_caps_chunks():
     assert r.ttft_s[0] == pytest.approx(expect, rel=1e-12)
 
 
+def test_v0_ignores_long_prefill_threshold_without_chunked_prefill():
+    """Regression: V0 without chunked prefill never applied long_prefill_token_threshold (only its chunked-prefill
+    path caps partial prefills), so a whole prompt that fits the budget is admitted. The simulator used to cap the
+    admission chunk at the threshold, refuse it as a partial prompt, and loop for ever without advancing time."""
+    r0 = scheduler_rules("0.6.3")
+    w = wl([300, 200, 90], [3, 4, 5], [0.0, 0.1, 0.1])
+    capped = simulate(w, cfg(budget=256, mml=1024, long_prefill_token_threshold=100), SM, r0)
+    plain = simulate(w, cfg(budget=256, mml=1024), SM, r0)
+    assert capped.completed.all()
+    np.testing.assert_array_equal(capped.finish_s, plain.finish_s)
+    assert capped.steps == plain.steps
+    # V1 caps every request at the threshold, with or without chunked prefill (vLLM caps before the
+    # `not enable_chunked_prefill and num_new_tokens > token_budget` check): 300 tokens in three chunks
+    v1_nochunk = replace(R18, chunked_prefill=False)
+    one = simulate(wl([300], [1]), cfg(budget=256, mml=1024, long_prefill_token_threshold=100), SM, v1_nochunk)
+    expect = sum(SM.step_s(0, 0, [(100, pre)]) for pre in (0, 100, 200))
+    assert one.ttft_s[0] == pytest.approx(expect, rel=1e-12)
+
+
+def test_a_loop_turn_without_progress_raises(monkeypatch):
+    """The engine loop cannot spin: an empty schedule that changes nothing, twice at the same time, raises a
+    RuntimeError naming the state (here forced by applying the threshold under V0 rules again)."""
+    import kvplan.simulate as simmod
+
+    orig = simmod._StepLimits.of
+
+    def old_rule(c, rules):
+        lim = orig(c, rules)
+        return replace(lim, chunk_cap_tokens=min(lim.chunk_cap_tokens, c.long_prefill_token_threshold or lim.budget_tokens))
+
+    monkeypatch.setattr(simmod._StepLimits, "of", staticmethod(old_rule))
+    w = wl([300, 200], [3, 4], [0.0, 0.1])
+    # request 0 is admitted with a 100-token chunk that V0's prefill-only steps never continue
+    with pytest.raises(RuntimeError, match=r"stalled at t=.* a scheduling pass changed nothing.*1 running, 0 waiting"):
+        simulate(w, cfg(budget=256, mml=1024, long_prefill_token_threshold=100), SM, scheduler_rules("0.6.3"))
+
+
+@pytest.mark.parametrize("rules", [R18, R19], ids=["0.18", "0.19"])
+def test_preempting_a_decoder_for_a_prefill_chunk_returns_its_block_and_token(rules):
+    """Regression (block leak): the simulator schedules decoders before the running prefill chunks, but vLLM walks
+    RUNNING in order and preempts its tail, which it has not scheduled yet. Here B (admitted after A) decodes while
+    A prefills in threshold-sized chunks; in step 2 B's next token needs a new block, and A's chunk finds the pool
+    empty and preempts B. B must give back the block just taken for it (and its token): it used to free only the
+    blocks of its context, leaking one block for good ('blocks still held after every request finished', here a
+    livelock as A then never fits)."""
+    w = wl([12, 4], [1, 2])
+    c = cfg(blocks=4, bs=4, seqs=4, budget=8, long_prefill_token_threshold=4, mml=64)
+    r = simulate(w, c, SM, rules)
+    s1 = SM.step_s(0, 0, [(4, 0), (4, 0)])  # A's first chunk, B's whole prompt: B's first token
+    s2 = SM.step_s(0, 0, [(4, 4)])  # B (context 4) would need a 2nd block: preempted for A's chunk
+    s3 = SM.step_s(0, 0, [(4, 8)])  # A's last chunk: its only token; B (prompt + 1 token) does not fit yet
+    s45 = SM.step_s(0, 0, [(4, 0)]) + SM.step_s(0, 0, [(1, 4)])  # B recomputes 5 tokens, samples its 2nd
+    assert r.preemptions_per_request.tolist() == [0, 1]
+    assert r.first_token_s.tolist() == pytest.approx([s1 + s2 + s3, s1], rel=1e-12)
+    assert r.finish_s.tolist() == pytest.approx([s1 + s2 + s3, s1 + s2 + s3 + s45], rel=1e-12)
+    assert r.decode_tokens_computed == 0 and r.recomputed_tokens == 4
+    assert r.prefill_tokens_computed == 12 + 4 + 5
+
+
+threshold_scenarios_st = st.tuples(st.one_of(scenarios(), windowed_scenarios()), st.integers(1, 64))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(threshold_scenarios_st)
+def test_invariants_with_long_prefill_threshold(sc):
+    """With partial prefills capped by long_prefill_token_threshold (decoders preempted for later chunks), every
+    admitted request finishes, blocks are all returned (the engine checks at the end) and tokens are conserved."""
+    (w, c, rules), th = sc
+    c = replace(c, long_prefill_token_threshold=th)
+    res = simulate(w, c, SM, rules)
+    ok = ~res.rejected
+    assert np.isfinite(res.finish_s[ok]).all()
+    assert res.kv_usage_peak <= 1.0 + 1e-12
+    written = res.prefill_tokens_computed + res.decode_tokens_computed
+    assert written == int((w.prompt_tokens[ok] + w.completion_tokens[ok] - 1).sum()) + res.recomputed_tokens
+
+
 def test_decode_only_stretch_matches_closed_form():
     # one request alone: every decode step reads one more token
     w = wl([64], [500])

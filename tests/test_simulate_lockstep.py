@@ -59,6 +59,33 @@ def test_lockstep_books_and_summed_series():
     assert (res.ts_kv_usage <= 1.0 + 1e-9).all()
 
 
+def test_lockstep_rank_admits_once_finished_requests_release_their_blocks():
+    """Regression: with async scheduling (0.19) a finished request holds its blocks through the next schedule, so
+    rank 0's second request (which cannot fit beside the first) gets an empty schedule that only releases them.
+    No rank then has a step to run: the driver used to end the run ('a lockstep rank holds requests it cannot
+    schedule'); vLLM's ranks run a dummy step and rank 0 schedules again at once, as a lone engine does."""
+    c = cfg(num_gpu_blocks=5, max_model_len=256)  # 4 usable blocks: 3 per request
+    w = wl([40, 10, 40], [2, 1, 2], [0.0, 0.0, 0.0])  # round-robin: requests 0 and 2 on rank 0
+    tied = simulate_replicas(w, c, SM, 2, "round-robin", R19, lockstep=True)
+    alone = simulate(wl([40, 40], [2, 2], [0.0, 0.0]), c, SM, R19)
+    assert tied.completed.all()
+    np.testing.assert_allclose(tied.finish_s[[0, 2]], alone.finish_s, rtol=1e-12)
+    np.testing.assert_allclose(tied.first_scheduled_s[[0, 2]], alone.first_scheduled_s, rtol=1e-12)
+
+
+def test_lockstep_under_memory_pressure_finishes():
+    """Tight pools, prefix caching and fixed state blocks with many requests per rank (the reference cases that
+    stalled): every admitted request finishes."""
+    rng = np.random.default_rng(5)
+    n = 120
+    w = wl(rng.integers(50, 1500, n), rng.integers(1, 300, n), np.sort(rng.uniform(0, 1, n)))
+    for kw in (dict(num_gpu_blocks=120), dict(num_gpu_blocks=200, enable_prefix_caching=True),
+               dict(num_gpu_blocks=300, fixed_blocks_per_seq=3, blocks_per_boundary=2)):
+        c = cfg(max_num_seqs=16, max_model_len=2200, **kw)
+        res = simulate_replicas(w, c, SM, 2, "vllm-dp", R19, lockstep=True)
+        assert res.completed[~res.rejected].all()
+
+
 def test_vllm_dp_balancer_scores_waiting_four_times():
     assert _vllm_dp_pick([(0, 5), (1, 0)]) == 1  # 5 vs 4
     assert _vllm_dp_pick([(1, 1), (0, 5)]) == 0  # 5 vs 5: lowest index

@@ -957,7 +957,13 @@ class _StepLimits:
 
     budget_tokens: int  # tokens per step (max_num_batched_tokens; V0 without chunked prefill: >= max_model_len)
     max_seqs: int  # running requests (vLLM requires max_num_batched_tokens >= max_num_seqs)
-    chunk_cap_tokens: int  # per-request prefill chunk cap (long_prefill_token_threshold, else the budget)
+    # per-request prefill chunk cap (long_prefill_token_threshold, else the budget). V1 applies the threshold to
+    # every request, chunked prefill or not (vllm/v1/core/sched/scheduler.py: it caps num_new_tokens before the
+    # `not enable_chunked_prefill and num_new_tokens > token_budget` check, so a capped prompt is prefilled in
+    # threshold-sized steps); V0 only when chunking (vllm/core/scheduler.py@0.7.3
+    # `_get_num_new_uncached_and_cached_tokens`: the partial-prefill caps apply under `enable_chunking`), so
+    # without chunked prefill V0 admits a whole prompt that fits the budget whatever the threshold.
+    chunk_cap_tokens: int
     watermark_blocks: int  # V0: blocks kept free at admission while anything runs
 
     @classmethod
@@ -965,7 +971,9 @@ class _StepLimits:
         budget = cfg.max_num_batched_tokens
         if not rules.chunked_prefill:
             budget = max(budget, cfg.max_model_len)
-        threshold = cfg.long_prefill_token_threshold if 0 < cfg.long_prefill_token_threshold < budget else budget
+        threshold = budget
+        if 0 < cfg.long_prefill_token_threshold < budget and (rules.chunked_prefill or rules.engine == "v1"):
+            threshold = cfg.long_prefill_token_threshold
         return cls(budget_tokens=budget, max_seqs=min(cfg.max_num_seqs, budget), chunk_cap_tokens=threshold,
                    watermark_blocks=int(rules.watermark_fraction * cfg.num_gpu_blocks))
 
@@ -1256,14 +1264,16 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
 
     # ------------------------------------------------------------------ preemption and finishing
 
-    def preempt_tail() -> int:
-        """Preempt the last running request (recompute: blocks freed, back to the front of WAITING)."""
+    def preempt_tail(booked: bool = False) -> int:
+        """Preempt the last running request (recompute: blocks freed, back to the front of WAITING).
+        `booked`: the decoders already hold this step's blocks (`schedule_decoders` ran), so a decoder's own
+        blocks are those of its context + 1 tokens."""
         nonlocal preemptions, recomputed, used
         rid = next(reversed(running))
         is_dec = running.pop(rid)
         if is_dec:
             c = remove_decoder(rid)
-            own = bfor(c) - (shared_blocks(rid) if cache is not None else 0)
+            own = bfor(c + 1 if booked else c) - (shared_blocks(rid) if cache is not None else 0)
         else:
             del prefilling[rid]
             c = computed[rid]
@@ -1456,9 +1466,12 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             take_blocks(dec_need)
         return n_dec, preempted
 
-    def schedule_prefill_chunks(t_budget: int, chunks: list) -> tuple:
+    def schedule_prefill_chunks(t_budget: int, chunks: list, booked: bool) -> tuple:
         """Next chunks of the requests already prefilling, in running order, preempting from the tail for
-        their blocks. Appends (rid, tokens, prefix tokens) to `chunks`; returns (budget left, preempted)."""
+        their blocks. Appends (rid, tokens, prefix tokens) to `chunks`; returns (budget left, preempted).
+        `booked`: the decoders were scheduled first (their token and next block taken). vLLM walks RUNNING in
+        order and preempts its tail, which it has not scheduled yet, so a decoder preempted here gives back
+        its block and its token (the caller recounts the decode tokens)."""
         preempted = False
         for rid in list(prefilling):
             if rid not in prefilling:
@@ -1471,7 +1484,9 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             need = bfor(computed[rid] + ch) - sh - held[rid]
             while need > 0 and not take_blocks(need):
                 preempted = True
-                if preempt_tail() == rid:
+                if booked and running[next(reversed(running))]:
+                    t_budget += 1  # the decoder's token goes back to the budget
+                if preempt_tail(booked) == rid:
                     break
             if rid not in prefilling:
                 continue
@@ -1494,9 +1509,13 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
                     hit_n, hit_free = cache.match(ch_keys)
             hit_blocks = (hit_n - hit_free) * cache.blocks_per_hash if hit_n else 0  # free hits cost a free block
             start = hit_n * hash_tokens if hit_n else 0
-            ch = min(target - start, threshold, t_budget)
-            if not chunked and ch < target - start:
-                break  # without chunked prefill the whole prompt must fit the step budget
+            ch = target - start
+            if ch > threshold:
+                ch = threshold
+            if ch > t_budget:
+                if not chunked:
+                    break  # without chunked prefill the (threshold-capped) prompt must fit the step budget
+                ch = t_budget
             gate_tokens = target if whole_prompt else start + ch
             avail = usable - in_use()
             if watermark and running:
@@ -1590,6 +1609,20 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     # the driver of a lockstep group reads (waiting incl. routed-but-not-ingested, running) from here
     stats["load"] = lambda: (len(waiting) + len(rids) - nxt, len(running))
 
+    def stall_report() -> str:
+        """The state of an engine whose loop cannot progress (for the error message)."""
+        head = ""
+        if waiting:
+            rid = waiting[0]
+            target = prompt[rid] + generated.get(rid, 0)
+            head = (f"; WAITING's head, request {rid}, needs {target} tokens = {bfor(target)} blocks "
+                    f"(step budget {budget}, chunk cap {threshold}, chunked prefill {chunked})")
+        return (f"simulator stalled at t={now!r} s: a scheduling pass changed nothing and time cannot advance "
+                f"({len(running)} running, {len(waiting)} waiting, {len(lingering)} finished still holding blocks, "
+                f"{in_use()} of {usable} blocks in use, {len(rids) - nxt} arrivals pending{head})")
+
+    empty_sig = None  # the state after the latest empty schedule (no-progress guard)
+
     barrier = yield 0
     if lockstep:
         now = barrier
@@ -1659,8 +1692,11 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             dec_tokens, preempted = schedule_decoders()
             t_budget -= dec_tokens
         if (mixed or prefill_only) and prefilling:
-            t_budget, chunk_preempted = schedule_prefill_chunks(t_budget, chunks)
-            preempted = preempted or chunk_preempted
+            t_budget, chunk_preempted = schedule_prefill_chunks(t_budget, chunks, dec_tokens > 0)
+            if chunk_preempted:
+                preempted = True
+                if dec_tokens:
+                    dec_tokens = n_dec  # decoders preempted for a prefill chunk do not run this step
         if not (preempted and skip_after_preempt) and (mixed or prefill_only):
             admit_waiting(t_budget, chunks, decided)
         if lingering:
@@ -1672,10 +1708,17 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             last_end = -1.0  # an empty schedule: vLLM waits for the step in flight and schedules again at once
             if not running and waiting and nxt >= len(rids) and not admissible_head(budget):
                 raise RuntimeError("simulator stalled: the head of the queue can never be admitted")
+            # the next turn schedules again at the same time: this empty schedule must have changed something
+            # (a preemption, blocks of finished requests released, arrivals queued), or the next is the same
+            sig = (now, nxt, steps, preemptions, done, len(waiting), len(running), len(lingering), in_use())
+            if sig == empty_sig:
+                raise RuntimeError(stall_report())
+            empty_sig = sig
             if lockstep:  # nothing to run this step: wait for the group like an idle rank
                 t_group = yield ("idle",)
                 if t_group == INF:
-                    raise RuntimeError("simulator stalled: a lockstep rank holds requests it cannot schedule")
+                    raise RuntimeError("simulator stalled: a lockstep rank holds requests it cannot schedule; "
+                                       + stall_report())
                 account(now, t_group, len(running), in_use(), in_use())
                 now = max(now, t_group)
             continue
@@ -1804,7 +1847,11 @@ def _run_lockstep(gens: list, stats: list, rid_lists: list, arrival: list, route
     tokens next to one decoding 128 computes the experts for 2176 tokens' pairs / ep, not 2048 x ep / ep.
     vLLM pads the ranks to the largest token count only when every rank's step runs as a CUDA graph
     (vllm/v1/worker/dp_utils.py `_synchronize_dp_ranks`: DP padding iff the synced cudagraph mode is not NONE);
-    that padding of small decode batches is not modelled."""
+    that padding of small decode batches is not modelled.
+    A rank that holds requests but scheduled nothing (its empty schedule preempted, or released the blocks of
+    requests that finished in the previous step) waits for the group's step like an idle rank, as vLLM's dummy
+    batch does; if no rank has a step to run, the group re-polls every rank at the same time (a dummy step of no
+    length) rather than jumping to the next arrival or ending the run."""
     moe = step_model is not None and step_model.expert_bytes_per_rank > 0 and step_model.expert_token_multiplier > 1
     replicas = len(gens)
     n = len(arrival)
@@ -1838,6 +1885,12 @@ def _run_lockstep(gens: list, stats: list, rid_lists: list, arrival: list, route
             now += dt
             route_until(now)
             props = [gens[r].send(dt if props[r][0] == "step" else now) for r in range(replicas)]
+            continue
+        if any(s["load"]() != (0, 0) for s in stats):
+            # a rank holds requests but scheduled nothing (its empty schedule preempted, or released the blocks
+            # of requests that finished the step before, async scheduling): vLLM's ranks run a dummy step and
+            # that rank schedules again; an engine whose empty schedule repeats unchanged raises
+            props = [g.send(now) for g in gens]
             continue
         if nxt >= n:
             for g in gens:
