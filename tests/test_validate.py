@@ -105,3 +105,15 @@ def test_a_versionless_record_takes_its_era_from_the_log_format(records, observe
     want = era_version or NEWEST_KNOWN
     assert p.rules.era == rules_for(want).era
     assert any("version not stated" in n and f"{want} rules" in n or f"({want})" in n for n in notes), notes
+
+
+def test_a_drafter_kvplan_does_not_model_is_planned_without_and_said(records):
+    from kvplan.validate import predict_record
+
+    base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
+    rec = json.loads(json.dumps(base))
+    rec["args"]["speculative_config"] = {"method": "eagle3", "num_speculative_tokens": 2}
+    p, notes = predict_record(rec)
+    plain, _ = predict_record(base)
+    assert p.args.speculative_config is None and p.num_gpu_blocks == plain.num_gpu_blocks
+    assert any("speculative decoding not modelled" in n for n in notes)

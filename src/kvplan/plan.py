@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from typing import Iterable
 
 from kvplan.calibration import GIB, coefficients_for
@@ -94,7 +95,7 @@ class EngineArgs:
     allow_long_max_model_len: bool = False     # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope-scaling override)
     speculative_config: str | dict | None = None  # vLLM's --speculative-config JSON: {"method": ..., "num_speculative_tokens": N}
 
-    @property
+    @cached_property  # read per KV group and per request length by the planner: parse the JSON once
     def speculative(self) -> tuple[str, int] | None:
         """(kind, num_speculative_tokens): kind "mtp" (the checkpoint's own MTP layers draft) or "ngram" (no drafter
         weights or KV); None without speculative decoding."""

@@ -1901,16 +1901,22 @@ def _run_lockstep(gens: list, stats: list, rid_lists: list, arrival: list, route
         props = [g.send(now) for g in gens]
 
 
-def simulate_plan(plan, workload: Workload, config: EngineConfig, step_model: StepModel, rules: SchedulerRules,
-                  **kw) -> SimResult:
-    """The server a plan describes: one engine, or --data-parallel-size engines behind vLLM's DP balancer (lowest
-    4 x waiting + running), stepping in lockstep for a MoE model as vLLM runs them."""
-    dp = int(getattr(plan.args, "data_parallel_size", 1) or 1)
-    if dp > 1:
+def _simulate_server(workload: Workload, config: EngineConfig, step_model: StepModel, rules: Optional[SchedulerRules],
+                     data_parallel_size: int, lockstep: bool, **kw) -> SimResult:
+    """One engine, or `data_parallel_size` engines behind vLLM's DP balancer (lowest 4 x waiting + running),
+    stepping in lockstep for a MoE model as vLLM runs them."""
+    if data_parallel_size > 1:
         kw.pop("progress", None)
         kw.pop("sample_interval_s", None)
-        return simulate_replicas(workload, config, step_model, dp, "vllm-dp", rules, lockstep=plan.model.is_moe, **kw)
+        return simulate_replicas(workload, config, step_model, data_parallel_size, "vllm-dp", rules, lockstep=lockstep, **kw)
     return simulate(workload, config, step_model, rules, **kw)
+
+
+def simulate_plan(plan, workload: Workload, config: EngineConfig, step_model: StepModel, rules: SchedulerRules,
+                  **kw) -> SimResult:
+    """The server a plan describes (see `_simulate_server`)."""
+    dp = int(getattr(plan.args, "data_parallel_size", 1) or 1)
+    return _simulate_server(workload, config, step_model, rules, dp, plan.model.is_moe, **kw)
 
 
 def plan_capacity(plan, workload_at: Callable[[float], Workload], config: EngineConfig, step_model: StepModel,
@@ -2038,9 +2044,7 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
     share of the rate (a round-robin router thins Poisson arrivals into Poisson arrivals)."""
 
     def run_replica(w: Workload) -> SimResult:
-        if data_parallel_size > 1:
-            return simulate_replicas(w, config, step_model, data_parallel_size, "vllm-dp", rules, slo=slo, lockstep=lockstep)
-        return simulate(w, config, step_model, rules, slo=slo)
+        return _simulate_server(w, config, step_model, rules, data_parallel_size, lockstep, slo=slo)
 
     if slo.ttft_ms is None and slo.tpot_ms is None and slo.e2e_ms is None:
         raise InputError("--slo", "capacity needs at least one SLO", "e.g. --slo ttft=1s,tpot=50ms")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Iterable
 
 from kvplan.errors import InputError, KvplanError
-from kvplan.plan import EngineArgs, Plan, parse_speculative_config, plan
+from kvplan.plan import EngineArgs, Plan, plan
 from kvplan.resolve import GIB, GB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, normalize
 from kvplan.versions import NEWEST_KNOWN
 
@@ -205,21 +205,20 @@ def predict_record(rec: dict, *, given_kv: bool = False) -> tuple[Plan, list[str
         notes.append(f"tensor_parallel_size not stated: the record's {count} GPUs taken as TP={count}")
     if raw_args.get("dtype") == "auto":
         raw_args.pop("dtype")
-    if raw_args.get("speculative_config"):
-        try:
-            kind = parse_speculative_config(raw_args["speculative_config"])
-            if kind and kind[0] == "mtp" and not spec.mtp_layers:
-                raise InputError("speculative_config", "the record's config declares no MTP layers", "")
-        except InputError as exc:
-            raw_args.pop("speculative_config")
-            notes.append(f"speculative decoding not modelled for this record ({exc}): planned without it")
     if given_kv:
         kv = rec["observed"].get("kv_cache_gib")
         if kv is None:
             raise InputError("observed.kv_cache_gib", "the record logs no KV-cache GiB", "nothing to take as given")
         raw_args["kv_cache_memory_bytes"] = int(kv * GIB)
     args = EngineArgs(vllm_version=version, allow_long_max_model_len=True, **raw_args)
-    return plan(spec, gpu, args, extra_assumptions=notes), notes
+    try:
+        return plan(spec, gpu, args, extra_assumptions=notes), notes
+    except InputError as exc:
+        if exc.field != "--speculative-config":
+            raise
+        # a drafter kvplan does not model (or MTP on a config without MTP layers): the rest of the record still plans
+        notes.append(f"speculative decoding not modelled for this record ({exc}): planned without it")
+        return plan(spec, gpu, replace(args, speculative_config=None), extra_assumptions=notes), notes
 
 
 def seed_predict(rec: dict) -> dict:
