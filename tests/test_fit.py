@@ -396,3 +396,25 @@ def test_nvls_buffers_are_charged_only_where_nccl_is_and_only_on_nvswitch_hopper
     assert non_torch("A100 80GB", 4, "0.10.0") == non_torch("A100 80GB", 2, "0.10.0")  # Ampere has no NVLS
     assert non_torch("H100 PCIe", 4, "0.10.0") == non_torch("H100 PCIe", 2, "0.10.0")  # bridged cards: no NVSwitch
     assert non_torch("H100", 4, "0.11.0") == non_torch("H100", 2, "0.11.0")            # from 0.11 NCCL is not charged
+
+
+def test_runner_pooling_drops_the_lm_head_and_the_sampler_and_deploys_as_pooling(tmp_path):
+    gen = kvplan.fit("Qwen/Qwen3-8B", gpu="H100", max_model_len=8192, vllm_version="0.12.0")
+    emb = kvplan.fit("Qwen/Qwen3-8B", gpu="H100", max_model_len=8192, vllm_version="0.12.0", runner="pooling")
+    old = kvplan.fit("Qwen/Qwen3-8B", gpu="H100", max_model_len=8192, vllm_version="0.9.2", runner="embed")
+    assert gen.weights_bytes - emb.weights_bytes == 151_936 * 4096 * 2  # the checkpoint's lm_head, not loaded
+    assert emb.activation_peak_bytes < gen.activation_peak_bytes      # no sampler over max_num_seqs x vocab
+    assert emb.kv_cache_bytes > gen.kv_cache_bytes
+    assert any("--runner pooling" in a for a in emb.assumptions)
+    assert old.model.is_pooling  # --task embed, vLLM's older spelling, is the pooling runner
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen3-8B", gpu="H100", runner="serve")
+    assert e.value.field == "--runner"
+    from kvplan.deploy import render_files, spec_from_plan
+
+    new_files, old_files = (render_files(spec_from_plan(p)) for p in (emb, old))
+    assert "--runner pooling" in new_files["serve.sh"] and "--task embed" in old_files["serve.sh"]
+    assert "client.embeddings.create" in new_files["client.py"]
+    assert "chat.completions" not in new_files["client.py"]
+    gen_files = render_files(spec_from_plan(gen))
+    assert "--runner" not in gen_files["serve.sh"] and "chat.completions.create" in gen_files["client.py"]

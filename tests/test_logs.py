@@ -7,6 +7,7 @@ import json
 import math
 from pathlib import Path
 
+import pytest
 
 from kvplan.logs import SIGNATURES, StartupLog, clean_line, parse_lines, parse_log
 
@@ -288,3 +289,17 @@ def test_speculative_config_from_non_default_args_reaches_the_record():
     record = parse_lines([line]).to_record()
     assert record["args"]["speculative_config"] == {"method": "mtp", "num_speculative_tokens": 3}
     assert record["args"]["max_model_len"] == 32768
+
+
+@pytest.mark.parametrize("line,runner", [
+    ("INFO 05-01 10:00:00 [utils.py:233] non-default args: {'model': 'Qwen/Qwen3-Embedding-8B', 'task': 'embed'}", "pooling"),
+    ("INFO 05-01 10:00:00 [utils.py:233] non-default args: {'model': 'Qwen/Qwen3-Embedding-8B', 'runner': 'pooling'}", "pooling"),
+    ("INFO 05-01 10:00:00 [model.py:547] Resolved `--runner auto` to `--runner pooling`. Pass the value explicitly "
+     "to silence this message.", "pooling"),
+    ("INFO 05-01 10:00:00 [model.py:547] Resolved `--runner auto` to `--runner generate`. Pass the value explicitly "
+     "to silence this message.", "generate"),
+    ("INFO 05-01 10:00:00 [utils.py:233] non-default args: {'model': 'Qwen/Qwen3-8B'}", None),
+])
+def test_the_runner_reaches_the_record(line, runner):
+    record = parse_lines([line]).to_record()
+    assert record["args"].get("runner") == runner

@@ -300,3 +300,35 @@ def test_mtp_tensors_are_kept_apart_from_the_target_model(tmp_path: Path):
     assert m.checkpoint.total_bytes == tiny_param_count() * 2
     assert m.checkpoint.mtp_bytes == sum(math.prod(shape) for _, shape in mtp.values()) * 2
     assert m.mtp_layers == 1
+
+
+def test_sentence_transformers_pooling_module_makes_a_causal_lm_a_pooling_model(tmp_path: Path, hub):
+    # vLLM's --runner auto asks for a sentence-transformers Pooling module before the architecture
+    # (vllm/config/model.py _get_default_runner_type): a Qwen3ForCausalLM embedding checkpoint is served as pooling
+    from kvplan.plan import EngineArgs, plan
+
+    (tmp_path / "config.json").write_text(json.dumps(TINY_CONFIG))
+    (tmp_path / "model.safetensors").write_bytes(safetensors_bytes(tiny_tensors()))
+    generative = resolve_model(str(tmp_path))
+    assert not generative.is_pooling and generative.checkpoint.lm_head_bytes == 1000 * 256 * 2
+    (tmp_path / "modules.json").write_text(json.dumps([
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]))
+    pooling = resolve_model(str(tmp_path))
+    assert pooling.is_pooling and any("Pooling module" in n for n in pooling.notes)
+    gpu = find_gpu("L4")
+    p_gen, p_pool = (plan(m, gpu, EngineArgs(max_model_len=2048)) for m in (generative, pooling))
+    assert p_gen.weights_bytes - p_pool.weights_bytes == 1000 * 256 * 2  # the lm_head is not loaded
+    # --runner generate overrides the module, and says so
+    p_back = plan(pooling, gpu, EngineArgs(max_model_len=2048, runner="generate"))
+    assert p_back.weights_bytes == p_gen.weights_bytes and any("--runner generate" in a for a in p_back.assumptions)
+    # the same through the Hub
+    hub.add("acme/tiny-embed", "config.json", TINY_CONFIG)
+    hub.add("acme/tiny-embed", "model.safetensors", safetensors_bytes(tiny_tensors()))
+    hub.add("acme/tiny-embed", "modules.json", (tmp_path / "modules.json").read_text())
+    r = _run_cli(["fit", "acme/tiny-embed", "--revision", COMMIT, "--gpu", "L4", "--max-model-len", "2048", "--json"],
+                 {"HF_ENDPOINT": hub.url, "HF_HOME": str(tmp_path / "hf")})
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["weights_bytes"] == p_pool.weights_bytes
+    assert any("pooling" in a for a in d["assumptions"])

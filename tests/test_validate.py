@@ -117,3 +117,18 @@ def test_a_drafter_kvplan_does_not_model_is_planned_without_and_said(records):
     plain, _ = predict_record(base)
     assert p.args.speculative_config is None and p.num_gpu_blocks == plain.num_gpu_blocks
     assert any("speculative decoding not modelled" in n for n in notes)
+
+
+def test_an_embedding_checkpoint_is_planned_as_vllms_pooling_runner(records):
+    # Qwen3-Embedding-8B on 0.12: served without lm_head and without the sampler's profile peak
+    from kvplan.validate import predict_record
+
+    rec = next(r for r in records if r["id"] == "qwen3-embedding-8b-h100-udef-tp1")
+    p, notes = predict_record(rec)
+    assert p.model.is_pooling and any("pooling runner" in n for n in notes)
+    assert abs(p.weights_bytes / 2**30 - rec["observed"]["weights_gib"]) / rec["observed"]["weights_gib"] < 0.01
+    assert abs(p.kv_cache_bytes / 2**30 - rec["observed"]["kv_cache_gib"]) / rec["observed"]["kv_cache_gib"] < 0.02
+    generative = json.loads(json.dumps(rec))
+    generative["args"]["runner"] = "generate"  # stated in the record: the name no longer decides
+    g, _ = predict_record(generative)
+    assert not g.model.is_pooling and g.weights_bytes > p.weights_bytes

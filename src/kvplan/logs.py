@@ -120,6 +120,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("chunked_prefill", "chunked prefill is enabled with", r"Chunked prefill is enabled with max_num_batched_tokens=(?P<t>\d+)", FIGURE, source=_MM),
     _sig("encoder_budget", "encoder cache will be initialized", r"Encoder cache will be initialized with a budget of (?P<budget>\d+) tokens, and profiled with (?P<n>\d+) (?P<mod>\w+) items", FIGURE, source=_MM),
     _sig("cp_multiplier", "multiplying the gpu kv cache size", r"Multiplying the GPU KV cache size by the cp_world_size (?P<n>\d+)", FIGURE, versions=">=0.12", source="vllm/v1/core/kv_cache_utils.py"),
+    _sig("runner_resolved", "to `--runner", r"Resolved `--runner auto` to `--runner (?P<runner>\w+)`", CONTEXT, versions=">=0.10.1", source="vllm/config/model.py (_get_runner_type)"),
     _sig("profile_run_mm", "starting profile run for multi-modal", r"Starting profile run for multi-modal models", CONTEXT, source="vllm/worker/enc_dec_model_runner.py"),
     _sig("backend_new", "attention backend out of potential backends", r"Using (?P<backend>\w+) attention backend out of potential backends: \[(?P<cands>[^\]]*)\]", FIGURE, versions=">=0.11", source=_MM),
     _sig("backend_old", "backend", r"Using (?P<backend>Flash ?Attention(?:-\d)?|FlashInfer|XFormers|Triton|FlashMLA|Cutlass MLA|FlashInfer MLA|Sparse MLA|Triton MLA|Torch SDPA|ROCmFlashAttention)\w* backend(?: on V1 engine)?\.", FIGURE, source=_MM),
@@ -733,6 +734,23 @@ class StartupLog:
                 return source[name]
         return default
 
+    @property
+    def runner(self) -> Optional[str]:
+        """How vLLM served the model: --runner as given or resolved, or the older --task (embed, classify, score,
+        reward = pooling; vLLM PR #21470); None where the log does not say."""
+        hits = self.hits_of("runner_resolved")
+        if hits and hits[-1].groups.get("runner") in ("generate", "pooling"):
+            return hits[-1].groups["runner"]
+        runner = self.arg("runner")
+        if runner in ("generate", "pooling"):
+            return runner
+        task = self.arg("task")
+        if task in ("embed", "embedding", "classify", "score", "reward"):
+            return "pooling"
+        if task == "generate":
+            return "generate"
+        return None
+
     def to_record(self) -> dict:
         """The realized startup in the startup-record format; what the log does not say is null."""
         tp = _as_int(self.arg("tensor_parallel_size"))
@@ -741,6 +759,9 @@ class StartupLog:
         args = {name: self.arg(name) for name in RECORD_ARG_NAMES}
         if self.arg("speculative_config"):  # beyond the record format, kept where the log states it
             args["speculative_config"] = self.arg("speculative_config")
+        runner = self.runner
+        if runner:  # beyond the record format too: a pooling model loads no lm_head and runs no sampler
+            args["runner"] = runner
         if args["max_model_len"] is None and self.max_model_len is not None:
             args["max_model_len"] = self.max_model_len
         if args["gpu_memory_utilization"] is None and self.gpu_memory_utilization is not None:

@@ -62,6 +62,23 @@ def parse_speculative_config(value) -> tuple[str, int] | None:
                      "kvplan models mtp (the checkpoint's MTP layers) and ngram/suffix drafting")
 
 
+_POOLING_TASKS = ("embed", "embedding", "classify", "score", "reward", "encode")
+
+
+def serve_as(model: ModelSpec, args: EngineArgs) -> tuple[ModelSpec, str | None]:
+    """The model as --runner serves it: a pooling model loads no lm_head and runs no sampler in the profile run
+    (gpu_model_runner profile_run: a dummy pooler instead of a dummy sampler). Returns it and what was assumed."""
+    kind = args.runner_type
+    if kind is None:
+        return model, ("served as a pooling model (vLLM's --runner auto): no lm_head, no sampler in the profile run"
+                       if model.is_pooling else None)
+    if (kind == "pooling") == model.is_pooling:
+        return model, None
+    if kind == "pooling":
+        return replace(model, is_pooling=True), "--runner pooling: no lm_head loaded, no sampler in the profile run"
+    return replace(model, is_pooling=False), "--runner generate: served as a generative model (lm_head and sampler counted)"
+
+
 def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
@@ -94,6 +111,7 @@ class EngineArgs:
     kv_cache_memory_bytes: int | None = None  # vLLM's --kv-cache-memory-bytes (>= 0.10.2): the pool, exactly
     allow_long_max_model_len: bool = False     # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope-scaling override)
     speculative_config: str | dict | None = None  # vLLM's --speculative-config JSON: {"method": ..., "num_speculative_tokens": N}
+    runner: str | None = None  # vLLM's --runner: auto (None), generate or pooling; --task embed/classify/score/reward map to pooling
 
     @cached_property  # read per KV group and per request length by the planner: parse the JSON once
     def speculative(self) -> tuple[str, int] | None:
@@ -101,8 +119,23 @@ class EngineArgs:
         weights or KV); None without speculative decoding."""
         return parse_speculative_config(self.speculative_config)
 
+    @property
+    def runner_type(self) -> str | None:
+        """"generate", "pooling", or None for vLLM's auto choice (from the architecture and a sentence-transformers
+        Pooling module). The older --task values map as vLLM's deprecation did (PR #21470)."""
+        r = (self.runner or "auto").strip().lower()
+        if r == "auto":
+            return None
+        if r in ("generate", "pooling"):
+            return r
+        if r in _POOLING_TASKS:
+            return "pooling"
+        raise InputError("--runner", f"unknown runner {self.runner!r}",
+                         "auto, generate or pooling (older vLLM: --task embed, classify, score or reward = pooling)")
+
     def validate(self) -> None:
         self.speculative  # raises on a malformed or unmodelled --speculative-config
+        self.runner_type  # raises on an unknown --runner
         u = self.gpu_memory_utilization
         if u is not None and not (0 < u <= 1):
             raise InputError("--gpu-memory-utilization", f"must be in (0, 1], got {u}", "e.g. 0.9 (the fraction of total GPU memory vLLM may claim)")
@@ -691,6 +724,9 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     if args.max_model_len == AUTO_FIT:
         return _auto_fit_plan(model, gpu, args, rules, extra_assumptions, site_offsets)
     resolved, quant, notes = resolve_args(model, gpu, args, rules)
+    model, runner_note = serve_as(model, resolved)
+    if runner_note:
+        notes.append(runner_note)
     notes = list(extra_assumptions) + list(rules.notes) + notes + list(model.notes)
     if resolved.overhead_gb is not None:
         return _simple_plan(model, gpu, resolved, rules, notes)

@@ -14,7 +14,7 @@ import os
 import re
 import struct
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -311,6 +311,9 @@ class CheckpointWeights:
     # past num_hidden_layers): vLLM skips them when it loads the target model and loads them as the drafter with
     # --speculative-config method mtp. Not part of bytes_by_dtype.
     mtp_bytes: int = 0
+    # the output projection (lm_head.*), part of bytes_by_dtype: a pooling model converted from a *ForCausalLM
+    # checkpoint deletes it and skips its tensors (vLLM model_executor/models/adapters.py)
+    lm_head_bytes: int = 0
 
     @property
     def total_bytes(self) -> int:
@@ -449,6 +452,10 @@ def _from_catalog(entry: dict) -> ModelSpec:
     spec = normalize(config, model_id=entry["id"], source=f"catalog: {entry['source']}",
                      raw=entry["config"], hf_quant_config=entry.get("hf_quant_config"),
                      checkpoint=ckpt, gated=entry.get("gated"), autoconfig=False, extra_notes=notes)
+    if ckpt is not None and not spec.tie_word_embeddings and not spec.is_pooling and spec.vocab_size:
+        # the catalog keeps parameter counts by dtype, not tensor names: a generative checkpoint's own lm_head is
+        # vocab x hidden in the model dtype (quantizers leave it unquantized), which --runner pooling does not load
+        spec = replace(spec, checkpoint=replace(ckpt, lm_head_bytes=spec.vocab_size * spec.hidden_size * spec.dtype_bytes))
     return spec
 
 
@@ -495,13 +502,31 @@ def checkpoint_from_tensors(tensors: Iterable[tuple[str, str, int]], config: dic
     text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
     n_layers = int(text.get("num_hidden_layers") or config.get("num_hidden_layers") or 0)
     by_dtype: dict[str, int] = {}
-    mtp = 0
+    mtp = lm_head = 0
     for name, dtype, nbytes in tensors:
         if is_mtp_tensor(name, n_layers):
             mtp += nbytes
         else:
             by_dtype[dtype] = by_dtype.get(dtype, 0) + nbytes
-    return CheckpointWeights(tuple(sorted(by_dtype.items())), source=source, mtp_bytes=mtp)
+            if name.startswith(("lm_head.", "language_model.lm_head.", "model.lm_head.")):
+                lm_head += nbytes
+    return CheckpointWeights(tuple(sorted(by_dtype.items())), source=source, mtp_bytes=mtp, lm_head_bytes=lm_head)
+
+
+def _read_modules(path: Path) -> object:
+    """A sentence-transformers modules.json (a JSON list); None when it cannot be read."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+
+
+def has_pooling_module(modules: object) -> bool:
+    """A sentence-transformers modules.json that lists a Pooling module: vLLM's `--runner auto` then serves the
+    checkpoint as a pooling model even when its architecture is a *ForCausalLM (vllm/config/model.py,
+    `_get_default_runner_type`, which asks `get_pooling_config` first)."""
+    return isinstance(modules, list) and any(
+        isinstance(m, dict) and str(m.get("type", "")).endswith("models.Pooling") for m in modules)
 
 
 def _header_tensors(headers: Iterable[dict]):
@@ -535,7 +560,10 @@ def _from_folder(folder: Path) -> ModelSpec:
                                        source=f"safetensors headers of {len(files)} file(s) in {folder}")
     quant_path = folder / "hf_quant_config.json"
     hfq = _read_json(quant_path, "hf_quant_config.json") if quant_path.is_file() else None
-    return normalize(config, model_id=folder.name, source=str(folder), hf_quant_config=hfq, checkpoint=ckpt)
+    modules_path = folder / "modules.json"
+    pooling = modules_path.is_file() and has_pooling_module(_read_modules(modules_path))
+    return normalize(config, model_id=folder.name, source=str(folder), hf_quant_config=hfq, checkpoint=ckpt,
+                     sentence_transformers_pooling=pooling)
 
 
 def _hub_error(exc: Exception, repo: str, revision: str | None) -> Exception:
@@ -574,6 +602,11 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
         hfq = _read_json(Path(hf_hub_download(repo, "hf_quant_config.json", revision=revision)), "hf_quant_config.json")
     except Exception:
         pass  # most checkpoints have none
+    pooling = False
+    try:
+        pooling = has_pooling_module(_read_modules(Path(hf_hub_download(repo, "modules.json", revision=revision))))
+    except Exception:
+        pass  # only sentence-transformers checkpoints have one
     ckpt = None
     try:
         meta = get_safetensors_metadata(repo, revision=revision)
@@ -592,7 +625,8 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
     if entry is not None:
         gated = entry.get("gated")
     return normalize(config, model_id=repo, source=f"hub: {repo}@{revision or 'main'}", revision=revision,
-                     hf_quant_config=hfq, checkpoint=ckpt, gated=gated, extra_notes=notes)
+                     hf_quant_config=hfq, checkpoint=ckpt, gated=gated, extra_notes=notes,
+                     sentence_transformers_pooling=pooling)
 
 
 # ---- normalization
@@ -678,8 +712,12 @@ def _text_part(config: dict) -> tuple[dict, dict | None, bool]:
 
 def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = None, revision: str | None = None,
               hf_quant_config: dict | None = None, checkpoint: CheckpointWeights | None = None,
-              gated: bool | None = None, autoconfig: bool = True, extra_notes: Iterable[str] = ()) -> ModelSpec:
-    """A config dict (raw or AutoConfig-resolved) -> ModelSpec. Raises ConfigError naming what is missing."""
+              gated: bool | None = None, autoconfig: bool = True, extra_notes: Iterable[str] = (),
+              sentence_transformers_pooling: bool = False) -> ModelSpec:
+    """A config dict (raw or AutoConfig-resolved) -> ModelSpec. Raises ConfigError naming what is missing.
+
+    `sentence_transformers_pooling`: the checkpoint ships a modules.json with a Pooling module, which makes vLLM's
+    `--runner auto` serve it as a pooling (embedding) model whatever its architecture says."""
     notes = list(extra_notes)
     raw = raw or config
     # the shape must come from the checkpoint's own config: AutoConfig's class defaults would be a silent guess
@@ -734,6 +772,10 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     layers = _layer_specs(text, model_type, n_layers, n_kv, head_dim, notes)
     quant = _quant_spec(text, hf_quant_config, notes)
     pooling = bool(archs) and all(_POOLING_ARCH.search(a) for a in archs) and not any("CausalLM" in a or "Conditional" in a for a in archs)
+    if sentence_transformers_pooling and not pooling:
+        pooling = True
+        notes.append("sentence-transformers modules.json with a Pooling module: vLLM's --runner auto serves it as a "
+                     "pooling model (no lm_head, no sampler)")
     return ModelSpec(
         id=model_id, source=source, revision=revision, model_type=model_type, architectures=archs, dtype=dtype,
         hidden_size=hidden, num_layers=n_layers, num_attention_heads=n_heads, num_kv_heads=n_kv, head_dim=head_dim,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -26,7 +27,7 @@ from kvplan.versions import NEWEST_KNOWN
 FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
 ARG_FIELDS = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size", "dtype",
               "kv_cache_dtype", "quantization", "enforce_eager", "block_size", "max_num_seqs", "max_num_batched_tokens",
-              "enable_prefix_caching", "speculative_config")
+              "enable_prefix_caching", "speculative_config", "runner")
 
 # --quantization names as records carry them -> what the weights are when the record's config
 # does not carry a quantization_config (a base-model config stood in for the quantized checkpoint).
@@ -162,6 +163,9 @@ def quant_from_name(model_id: str) -> QuantSpec | None:
     return None
 
 
+_EMBEDDING_NAME = re.compile(r"embed", re.IGNORECASE)
+
+
 def _record_model(rec: dict, args: dict, notes: list[str]):
     m = rec["model"]
     config = m.get("config")
@@ -189,6 +193,11 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
         args = dict(args, quantization=None)
     elif flag and spec.quant is not None:
         args = dict(args, quantization=None)
+    if "runner" not in args and not spec.is_pooling and _EMBEDDING_NAME.search(m.get("id") or ""):
+        # a record has no file list; embedding checkpoints (Qwen3-Embedding, gte-Qwen2, e5-mistral...) ship a
+        # sentence-transformers Pooling module, which vLLM's --runner auto serves as a pooling model
+        args = dict(args, runner="pooling")
+        notes.append("checkpoint named as an embedding model: served as vLLM's pooling runner (no lm_head, no sampler)")
     return spec, args
 
 

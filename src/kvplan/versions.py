@@ -110,6 +110,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # --max-model-len -1: after profiling, the largest length whose KV fits replaces the model's limit
     # ("Auto-fit max_model_len: reduced from ... to ...", section 4), from 0.14.
     "max_model_len_auto_fit": [((0, 0, 0), False), ((0, 14, 0), True)],
+    # How `vllm serve` is told to serve a model as a pooling (embedding/classification) model: `--task embed` until
+    # `--runner pooling` replaced it (vLLM PR #21470, merged July 2025; 0.10.1 is the first release after it).
+    "pooling_flag": [((0, 0, 0), "--task embed"), ((0, 10, 1), "--runner pooling")],
     # Whole prompt must fit at admission from 0.19 (section 6).
     "admit_whole_prompt": [((0, 0, 0), True), ((0, 8, 0), False), ((0, 19, 0), True)],
 }
@@ -147,6 +150,7 @@ class VersionRules:
     max_model_len_auto_fit: bool
     mamba_spec_pages: bool
     min_compute_capability: tuple[int, int]
+    pooling_flag: str
     notes: tuple[str, ...]
 
     @property

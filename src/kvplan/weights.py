@@ -183,7 +183,9 @@ def count_weights(spec: ModelSpec) -> WeightCount:
     h = spec.hidden_size
     v_pad = math.ceil(spec.vocab_size / VOCAB_PADDING) * VOCAB_PADDING
     comps = [Component("embed_tokens", v_pad * h, "vocab", None, False)]
-    if not spec.tie_word_embeddings:
+    if not spec.tie_word_embeddings and not spec.is_pooling:
+        # a pooling model has no output projection: its own class builds none, and the adapter that serves a
+        # *ForCausalLM as one deletes it (vllm/model_executor/models/adapters.py)
         comps.append(Component("lm_head", v_pad * h, "vocab", None, False))
     comps.append(Component("norm", h, "replicated", None, False))
     gated = _gated_mlp(spec)
@@ -419,7 +421,11 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     notes += list(count.notes)
     checkpoint_matches = spec.checkpoint is not None and (quant is spec.quant or quant == spec.quant)
     if checkpoint_matches:
-        scale = spec.checkpoint.total_bytes / counted_total
+        ckpt_bytes = spec.checkpoint.total_bytes
+        if spec.is_pooling and spec.checkpoint.lm_head_bytes:
+            ckpt_bytes -= spec.checkpoint.lm_head_bytes  # skipped at load by the pooling adapter
+            notes.append(f"pooling model: the checkpoint's lm_head ({spec.checkpoint.lm_head_bytes / 1024 ** 3:.2f} GiB) is not loaded")
+        scale = ckpt_bytes / counted_total
         stage_bytes = [b * scale for b in stage_bytes]
         if drafter:
             if spec.checkpoint.mtp_bytes:  # the checkpoint's own MTP tensors, split like a decoder layer
