@@ -332,3 +332,20 @@ def test_sentence_transformers_pooling_module_makes_a_causal_lm_a_pooling_model(
     d = json.loads(r.stdout)
     assert d["weights_bytes"] == p_pool.weights_bytes
     assert any("pooling" in a for a in d["assumptions"])
+
+
+def test_an_encoder_only_model_is_refused_with_the_reason(tmp_path: Path):
+    # BERT-family attention is encoder-only: vLLM builds no KV-cache spec for it, so a KV pool would be invented
+    from transformers import BertConfig
+
+    config = dict(BertConfig().to_dict(), architectures=["BertModel"])
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(InputError) as e:
+        kvplan_fit(str(tmp_path / "config.json"))
+    assert e.value.field == "model" and "encoder-only" in str(e.value) and "no KV cache" in str(e.value)
+
+
+def kvplan_fit(model: str):
+    import kvplan
+
+    return kvplan.fit(model, gpu="T4", max_model_len=512)

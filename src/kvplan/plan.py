@@ -481,6 +481,10 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
             notes.append(f"{model.mtp_layers} MTP drafter layer(s) added to the KV cache as {template.kind} attention")
     attn = [l for l in layers if l.is_attention]
     rec = [l for l in layers if l.kind == "recurrent"]
+    if model.is_encoder_only:
+        raise InputError("model", f"{model.id} is an encoder-only model ({model.model_type}): vLLM keeps no KV cache for "
+                         "it, so there is no pool, block count or concurrency to predict",
+                         "kvplan plans decoder models; decoder-based embedding models such as Qwen3-Embedding plan")
     if not layers:
         raise InputError("model", f"{model.id} has no layers that keep a KV cache", "kvplan plans decoder models")
     if rules.engine == "v0":

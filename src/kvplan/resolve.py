@@ -352,6 +352,7 @@ class ModelSpec:
     mtp_layers: int = 0           # multi-token-prediction decoder layers the checkpoint ships (drafter for method mtp)
     is_multimodal: bool = False
     is_pooling: bool = False
+    is_encoder_only: bool = False  # bidirectional encoder (BERT family): vLLM keeps no KV cache for it
     notes: tuple[str, ...] = ()
     text_config: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
     vision_config: dict | None = field(default=None, compare=False, hash=False, repr=False)
@@ -693,6 +694,10 @@ def _need_int(cfg: dict, field_name: str, *names: str) -> int:
 
 
 _TEXT_KEYS = ("text_config", "llm_config", "language_config", "thinker_config")
+# bidirectional encoders: their attention layers are encoder-only, for which vLLM builds no KV-cache spec
+# (vllm-memory-model.md section 3.1, "Encoder-only attention: no KV")
+_ENCODER_ONLY_TYPES = frozenset({"bert", "roberta", "xlm_roberta", "camembert", "distilbert", "electra", "mpnet",
+                                 "modernbert", "nomic_bert", "deberta", "deberta_v2", "new", "jina_bert"})
 _POOLING_ARCH = re.compile(r"(ForSequenceClassification|ForEmbedding|Model$|ForRewardModel|ForTokenClassification)")
 
 
@@ -772,6 +777,8 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     layers = _layer_specs(text, model_type, n_layers, n_kv, head_dim, notes)
     quant = _quant_spec(text, hf_quant_config, notes)
     pooling = bool(archs) and all(_POOLING_ARCH.search(a) for a in archs) and not any("CausalLM" in a or "Conditional" in a for a in archs)
+    encoder_only = (model_type.replace("-", "_") in _ENCODER_ONLY_TYPES or _get(text, "is_causal", default=True) is False
+                    or any(a.endswith("ForMaskedLM") for a in archs))
     if sentence_transformers_pooling and not pooling:
         pooling = True
         notes.append("sentence-transformers modules.json with a Pooling module: vLLM's --runner auto serves it as a "
@@ -782,7 +789,8 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
         intermediate_size=inter, vocab_size=vocab, max_position_embeddings=max_pos, tie_word_embeddings=tie,
         layers=layers, num_experts=n_experts, num_experts_per_tok=top_k, moe_intermediate_size=moe_inter,
         shared_expert_intermediate_size=shared_inter, quant=quant, checkpoint=checkpoint, gated=gated,
-        mamba_ssm_dtype=_get(text, "mamba_ssm_dtype", default=None), is_multimodal=multimodal, is_pooling=pooling,
+        mamba_ssm_dtype=_get(text, "mamba_ssm_dtype", default=None), is_multimodal=multimodal, is_pooling=pooling or encoder_only,
+        is_encoder_only=encoder_only,
         mtp_layers=_mtp_layers(text),
         notes=tuple(notes), text_config=text, vision_config=vision, raw_config=raw,
     )
