@@ -132,3 +132,23 @@ def test_an_embedding_checkpoint_is_planned_as_vllms_pooling_runner(records):
     generative["args"]["runner"] = "generate"  # stated in the record: the name no longer decides
     g, _ = predict_record(generative)
     assert not g.model.is_pooling and g.weights_bytes > p.weights_bytes
+
+
+def test_record_values_written_as_strings_are_read_or_refused_by_field(records):
+    from kvplan.validate import predict_record, validate_records
+
+    base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
+    plain, _ = predict_record(base)
+    loose = json.loads(json.dumps(base))
+    loose["args"].update(gpu_memory_utilization="0.92", max_model_len="32k", max_num_seqs="128", enforce_eager="false",
+                         dtype="torch.bfloat16")
+    loose["observed"].update(kv_cache_gib="4.75", kv_cache_tokens="38,944", fits="true")
+    p, _ = predict_record(loose)
+    assert p.num_gpu_blocks == plain.num_gpu_blocks and p.args.max_model_len == 32_000
+    (r,) = validate_records([loose])
+    assert r.observed["kv_cache_tokens"] == 38_944 and r.error_pct["kv_cache_gib"] == pytest.approx(
+        validate_records([base])[0].error_pct["kv_cache_gib"])
+    bad = json.loads(json.dumps(base))
+    bad["args"]["gpu_memory_utilization"] = "most of it"
+    (r,) = validate_records([bad])
+    assert r.skipped.startswith("args.gpu_memory_utilization")

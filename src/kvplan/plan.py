@@ -123,7 +123,7 @@ class EngineArgs:
     def runner_type(self) -> str | None:
         """"generate", "pooling", or None for vLLM's auto choice (from the architecture and a sentence-transformers
         Pooling module). The older --task values map as vLLM's deprecation did (PR #21470)."""
-        r = (self.runner or "auto").strip().lower()
+        r = str(self.runner or "auto").strip().lower()
         if r == "auto":
             return None
         if r in ("generate", "pooling"):

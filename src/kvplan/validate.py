@@ -95,9 +95,10 @@ def _record_version(rec: dict, notes: list[str]) -> str:
                 notes.append(f"vLLM {v} is a source build without a release number: newest rules applied")
                 return NEWEST_KNOWN
         except InputError:
-            return NEWEST_KNOWN
-        return v
-    obs = rec["observed"]
+            notes.append(f"vLLM version {v!r} is not a release number: read as a record without a version")
+        else:
+            return v
+    obs = rec.get("observed") or {}
     # the log format identifies the era when the version is not stated (docs/vllm-memory-model.md section 8):
     # a block count with no token line is V0's "# GPU blocks" line; non-torch without an activation figure is
     # 0.6.4's "Memory profiling results" line; both figures are the 0.6.5-0.10 V0 split line.
@@ -201,7 +202,99 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
     return spec, args
 
 
+# ---- record values as other sources write them ("0.9", "4,096", "32k", 4096.0, "true") -> the types vLLM's flags take
+
+_INT_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "block_size", "max_num_seqs", "max_num_batched_tokens")
+_BOOL_ARGS = ("enforce_eager", "enable_prefix_caching")
+_FLOAT_OBSERVED = ("weights_gib", "non_torch_gib", "activation_peak_gib", "cudagraph_gib", "kv_cache_gib", "max_concurrency")
+_INT_OBSERVED = ("num_gpu_blocks", "kv_cache_tokens")
+
+
+def _as_int(value, where: str) -> int:
+    if isinstance(value, bool):
+        raise InputError(where, f"must be a whole number, got {value!r}", "fix the record")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    text = str(value).strip().replace(",", "").replace("_", "")
+    if re.fullmatch(r"-?\d+", text):
+        return int(text)
+    raise InputError(where, f"must be a whole number, got {value!r}", "fix the record")
+
+
+def _as_float(value, where: str) -> float:
+    if isinstance(value, bool):
+        raise InputError(where, f"must be a number, got {value!r}", "fix the record")
+    try:
+        return float(str(value).strip().replace(",", "")) if isinstance(value, str) else float(value)
+    except (TypeError, ValueError):
+        raise InputError(where, f"must be a number, got {value!r}", "fix the record") from None
+
+
+def _as_bool(value, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    raise InputError(where, f"must be true or false, got {value!r}", "fix the record")
+
+
+def clean_record(rec: dict) -> dict:
+    """A copy of `rec` with its values in the types the planner takes; InputError naming the field otherwise."""
+    from kvplan.api import _max_len
+
+    out = dict(rec)
+    args = {k: v for k, v in (rec.get("args") if isinstance(rec.get("args"), dict) else {}).items() if v is not None}
+    for k in _INT_ARGS:
+        if k in args:
+            args[k] = _as_int(args[k], f"args.{k}")
+    if "max_model_len" in args:
+        args["max_model_len"] = _max_len(args["max_model_len"])
+    if "gpu_memory_utilization" in args:
+        args["gpu_memory_utilization"] = _as_float(args["gpu_memory_utilization"], "args.gpu_memory_utilization")
+    for k in _BOOL_ARGS:
+        if k in args:
+            args[k] = _as_bool(args[k], f"args.{k}")
+    for k in ("dtype", "kv_cache_dtype", "quantization", "runner"):
+        if k in args:
+            args[k] = str(args[k]).strip().replace("torch.", "")
+            if k != "quantization":
+                args[k] = args[k].lower()
+    out["args"] = args
+    obs = dict(rec.get("observed") if isinstance(rec.get("observed"), dict) else {})
+    for k in _FLOAT_OBSERVED:
+        if obs.get(k) is not None:
+            obs[k] = _as_float(obs[k], f"observed.{k}")
+    for k in _INT_OBSERVED:
+        if obs.get(k) is not None:
+            obs[k] = _as_int(obs[k], f"observed.{k}")
+    if obs.get("fits") is not None:
+        obs["fits"] = _as_bool(obs["fits"], "observed.fits")
+    out["observed"] = obs
+    gpu = dict(rec.get("gpu") if isinstance(rec.get("gpu"), dict) else {})
+    if gpu.get("total_gib") is not None:
+        gpu["total_gib"] = _as_float(gpu["total_gib"], "gpu.total_gib")
+    if gpu.get("count") is not None:
+        gpu["count"] = _as_int(gpu["count"], "gpu.count")
+    out["gpu"] = gpu
+    model = dict(rec.get("model") if isinstance(rec.get("model"), dict) else {})
+    for k in ("quant_config", "config"):
+        if model.get(k) is not None and not isinstance(model[k], dict):
+            raise InputError(f"model.{k}", f"must be a JSON object, got {type(model[k]).__name__}", "fix the record")
+    if model.get("weights_bytes") is not None:
+        model["weights_bytes"] = _as_int(model["weights_bytes"], "model.weights_bytes")
+    out["model"] = model
+    if out.get("vllm_version") is not None:
+        out["vllm_version"] = str(out["vllm_version"]).strip()
+    return out
+
+
 def predict_record(rec: dict, *, given_kv: bool = False) -> tuple[Plan, list[str]]:
+    rec = clean_record(rec)
     notes: list[str] = []
     version = _record_version(rec, notes)
     raw_args = {k: v for k, v in (rec.get("args") or {}).items() if k in ARG_FIELDS and v is not None}
@@ -269,10 +362,13 @@ def _pct(pred, obs) -> float | None:
 def validate_records(records: Iterable[dict], *, given_kv: bool = False, progress=None) -> list[RecordResult]:
     results = []
     for rec in records:
-        r = RecordResult(id=rec.get("id", "?"), label={"model": rec["model"].get("id"), "gpu": (rec.get("gpu") or {}).get("name"),
+        model, gpu, observed = (rec.get(k) if isinstance(rec.get(k), dict) else {} for k in ("model", "gpu", "observed"))
+        r = RecordResult(id=rec.get("id", "?"), label={"model": model.get("id"), "gpu": gpu.get("name"),
                                                          "vllm_version": rec.get("vllm_version")})
-        r.observed = {k: v for k, v in rec["observed"].items() if v is not None}
+        r.observed = {k: v for k, v in observed.items() if v is not None}
         try:
+            rec = clean_record(rec)
+            r.observed = {k: v for k, v in rec["observed"].items() if v is not None}
             p, notes = predict_record(rec, given_kv=given_kv)
             r.predicted = _predicted(p)
             r.assumptions = notes
