@@ -681,3 +681,23 @@ def test_window_caps_with_prefix_caching_keep_the_books():
         r = simulate(w, c, SM, R19)
         assert r.to_dict()["requests_completed"] == int((~r.rejected).sum()) == n
         assert r.kv_usage_peak <= 1.0 + 1e-12 and r.prefix_hit_tokens > 0
+
+
+def test_a_pooling_model_serves_each_request_as_one_prefill():
+    # an embedding request ends with its prefill: the workload's completion lengths are not generated
+    import kvplan
+    from kvplan.simulate import StepModel as SMod, engine_config_from_plan, scheduler_rules, simulate_plan
+
+    rng = np.random.default_rng(0)
+    n = 200
+    wl = Workload("mix", rng.integers(100, 2000, n), rng.integers(50, 500, n), np.cumsum(rng.exponential(0.05, n)))
+    results = {}
+    for runner in ("generate", "pooling"):
+        p = kvplan.fit("Qwen/Qwen3-8B", gpu="H100", max_model_len=8192, runner=runner)
+        results[runner] = simulate_plan(p, wl, engine_config_from_plan(p), SMod.from_plan(p), scheduler_rules(p.vllm_version))
+    gen, pool = results["generate"], results["pooling"]
+    assert not pool.rejected.any() and not gen.rejected.any()
+    assert (pool.completion_tokens == 1).all() and pool.decode_tokens_computed < gen.decode_tokens_computed / 25
+    assert pool.prefill_tokens_computed == gen.prefill_tokens_computed  # the same prompts, prefilled once each
+    assert np.mean(pool.finish_s - pool.arrival_s) < np.mean(gen.finish_s - gen.arrival_s) / 5
+    assert any("one prefill" in note for note in pool.notes)

@@ -1916,6 +1916,8 @@ def simulate_plan(plan, workload: Workload, config: EngineConfig, step_model: St
                   **kw) -> SimResult:
     """The server a plan describes (see `_simulate_server`)."""
     dp = int(getattr(plan.args, "data_parallel_size", 1) or 1)
+    if plan.model.is_pooling:
+        workload = workload.prefill_only()
     return _simulate_server(workload, config, step_model, rules, dp, plan.model.is_moe, **kw)
 
 
@@ -1923,6 +1925,9 @@ def plan_capacity(plan, workload_at: Callable[[float], Workload], config: Engine
                   slo: "SLO", rules: SchedulerRules, **kw) -> "CapacityResult":
     """`find_capacity` for the server a plan describes (a replica is the whole data-parallel group)."""
     dp = int(getattr(plan.args, "data_parallel_size", 1) or 1)
+    if plan.model.is_pooling:
+        workload_of = workload_at
+        workload_at = lambda rate: workload_of(rate).prefill_only()  # noqa: E731 (one prefill per request)
     return find_capacity(workload_at, config, step_model, slo, rules, data_parallel_size=dp, lockstep=plan.model.is_moe, **kw)
 
 

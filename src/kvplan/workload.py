@@ -84,6 +84,15 @@ class Workload:
     def timed(self) -> bool:
         return self.arrival_s is not None
 
+    def prefill_only(self) -> "Workload":
+        """The same requests served by a pooling (embedding) model: each is one prefill that ends the request, so the
+        completion lengths are replaced by the single output a pooling request returns."""
+        if bool((self.completion_tokens == 1).all()):
+            return self
+        return replace(self, completion_tokens=np.ones_like(self.completion_tokens),
+                       notes=self.notes + ("pooling model: each request is one prefill; the workload's completion "
+                                           "lengths are not generated",))
+
     @property
     def mean_rate_per_s(self) -> float:
         if self.arrival_s is None or len(self) < 2:
