@@ -436,3 +436,26 @@ def test_max_model_len_vllm_would_refuse_is_refused(text):
     with pytest.raises(InputError) as e:
         _max_len(text)
     assert e.value.field == "--max-model-len"
+
+
+def test_window_layers_are_kept_as_windows_only_where_the_release_can():
+    # read in the release wheels: sliding-window specs from 0.8.3, the hybrid KV-cache manager from 0.9.1,
+    # chunked-local specs from 0.10.0 with the manager off for them in 0.10.1-0.13
+    def groups(model, version, **kw):
+        p = kvplan.fit(model, vllm_version=version, **kw)
+        return p, sorted({g.kind for g in p.groups})
+
+    gemma = dict(gpu="H100", max_model_len=32768)
+    (old, old_kinds), (new, new_kinds) = groups("google/gemma-3-27b-it", "0.9.0", **gemma), groups("google/gemma-3-27b-it", "0.9.1", **gemma)
+    assert old_kinds == ["full"] and new_kinds == ["full", "sliding"]
+    assert old.kv_cache_bytes == pytest.approx(new.kv_cache_bytes, rel=1e-6)  # the pool is the same: its use is not
+    assert new.max_concurrency > 2 * old.max_concurrency
+    assert any("no hybrid KV-cache manager" in a for a in old.assumptions)
+    phi = dict(gpu="L4", max_num_batched_tokens=512)
+    assert groups("microsoft/Phi-3-mini-4k-instruct", "0.8.2", **phi)[1] == ["full"]
+    assert groups("microsoft/Phi-3-mini-4k-instruct", "0.8.3", **phi)[1] == ["sliding"]
+    scout = dict(gpu="H100", tensor_parallel_size=4, max_model_len=131072)
+    kinds = {v: groups("meta-llama/Llama-4-Scout-17B-16E-Instruct", v, **scout) for v in ("0.9.2", "0.10.0", "0.10.1", "0.14.0")}
+    assert [k for _, k in kinds.values()] == [["full"], ["chunked", "full"], ["full"], ["chunked", "full"]]
+    assert any(w.startswith("Hybrid KV cache manager is disabled") for w in kinds["0.10.1"][0].warnings)
+    assert not any(w.startswith("Hybrid KV cache manager is disabled") for w in kinds["0.9.2"][0].warnings)

@@ -152,3 +152,43 @@ def test_record_values_written_as_strings_are_read_or_refused_by_field(records):
     bad["args"]["gpu_memory_utilization"] = "most of it"
     (r,) = validate_records([bad])
     assert r.skipped.startswith("args.gpu_memory_utilization")
+
+
+@pytest.mark.parametrize("version, source, observed, want", [
+    # no version, no telling figures: the release current when the vLLM issue was opened (#21348: July 2025)
+    (None, "https://github.com/vllm-project/vllm/issues/21348", {}, "0.9.2"),
+    # a source build from main is no release either: #39133 was opened in April 2026
+    ("0.1.dev1+gd56e95223", "https://github.com/vllm-project/vllm/issues/39133", {}, "0.19.0"),
+    # the log format bounds the era (0.10.2-0.26); the issue's date picks the release inside it
+    (None, "https://github.com/vllm-project/vllm/issues/39133",
+     {"weights_gib": 15.0, "non_torch_gib": 0.13, "activation_peak_gib": 4.8, "cudagraph_gib": 0.1}, "0.19.0"),
+    # ... and a date outside the format's range leaves the format's first release
+    (None, "https://github.com/vllm-project/vllm/issues/9802",
+     {"weights_gib": 15.0, "non_torch_gib": 0.13, "activation_peak_gib": 4.8, "cudagraph_gib": 0.1}, "0.10.2"),
+    # a source that is not a vLLM issue dates nothing
+    (None, "https://example.com/blog/vllm-a100", {}, None),
+])
+def test_a_versionless_record_is_dated_by_the_vllm_issue_it_comes_from(records, version, source, observed, want):
+    from kvplan.validate import predict_record
+    from kvplan.versions import NEWEST_KNOWN
+
+    base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
+    rec = _versionless(base, **observed) | {"source": source, "vllm_version": version}
+    p, notes = predict_record(rec)
+    assert p.rules.version == (want or NEWEST_KNOWN)
+    if want and not observed:
+        assert any("opened about" in n and f"{want} rules" in n for n in notes), notes
+
+
+def test_issue_dates_and_releases_are_monotone():
+    from datetime import date
+
+    from kvplan.versions import issue_opened, parse_version, release_on
+
+    days = [issue_opened(n) for n in range(1000, 57000, 500)]
+    assert all(d is not None for d in days) and days == sorted(days)
+    assert issue_opened(10**7) is None  # beyond the dated issues nothing is guessed
+    releases = [release_on(date(2024, 4, 1) + (date(2026, 11, 1) - date(2024, 4, 1)) * k / 40) for k in range(41)]
+    assert release_on(date(2024, 1, 1)) is None  # before the first dated release nothing is guessed
+    assert [parse_version(r) for r in releases] == sorted(parse_version(r) for r in releases)
+    assert release_on(date(2025, 6, 10)).startswith("0.9.1") and release_on(date(2026, 11, 30)) == "0.33.0"

@@ -489,6 +489,7 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
         raise InputError("model", f"{model.id} has no layers that keep a KV cache", "kvplan plans decoder models")
     if rules.engine == "v0":
         return _v0_cache(model, attn, args, rules, notes)
+    layers = _windows_kept(layers, rules, notes, warns)
 
     # buckets of identical specs
     buckets: dict[tuple, list[LayerSpec]] = {}
@@ -564,6 +565,36 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     return tuple(groups), group_size * top
 
 
+def _windows_kept(layers: list[LayerSpec], rules: VersionRules, notes: list[str], warns: list[str]) -> list[LayerSpec]:
+    """Windowed layers as the release keeps them: a window layer V1 cannot keep as one holds every token, like a
+    full-attention layer (see the rules rows sliding_window_spec, chunked_local_spec and hybrid_kv_manager)."""
+    kinds = {l.kind for l in layers}
+    promote = set()
+    if "sliding" in kinds and not rules.sliding_window_spec:
+        promote.add("sliding")
+        notes.append(f"vLLM {rules.version} has no sliding-window KV spec: window layers hold every token")
+    manager_off = "chunked" in kinds and rules.chunked_local_spec == "manager_off"
+    if "chunked" in kinds and rules.chunked_local_spec == "none":
+        promote.add("chunked")
+        notes.append(f"vLLM {rules.version} has no chunked-local KV spec: chunked attention layers hold every token")
+    if manager_off:
+        promote |= {"chunked", "sliding"}
+        notes.append(f"vLLM {rules.version} turns the hybrid KV-cache manager off for chunked local attention (unless "
+                     "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1): its layers hold every token")
+    windows, whole = kinds & {"sliding", "chunked"} - promote, kinds & {"full", "mla"}
+    if windows and (whole or promote) and not rules.hybrid_kv_manager:
+        promote |= windows
+        notes.append(f"vLLM {rules.version} has no hybrid KV-cache manager: window layers beside full-attention ones "
+                     "hold every token")
+    if not promote:
+        return layers
+    if manager_off:  # the manager exists but is off for this model: vLLM says so
+        warns.append("Hybrid KV cache manager is disabled for this hybrid model, This means we do not enable any "
+                     "optimizations for saving KV cache memory (e.g., dropping the KV cache outside the sliding window). "
+                     "The compute of layers like sliding window is still saved.")
+    return [replace(l, kind="full", window=None) if l.kind in promote else l for l in layers]
+
+
 def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: VersionRules, notes: list[str]):
     """V0's one cache: every attention layer holds every token (no window saving, no groups; section 3.3).
 
@@ -606,7 +637,8 @@ def mamba_pages(g: KVGroup, args: EngineArgs, rules: VersionRules) -> int:
 def window_extra_tokens(args: EngineArgs, rules: VersionRules) -> int:
     """Tokens a window group may hold beyond the window: in-flight batches x max_num_batched_tokens (section 3.4)."""
     pp = args.pipeline_parallel_size or 1
-    batches = {"one": 1, "mrv1-async": 2 if pp == 1 else pp, "mrv2": pp + 1}[rules.window_inflight]
+    kind = "one" if args.runner_type == "pooling" else rules.window_inflight  # pooling models run no async scheduling
+    batches = {"one": 1, "mrv1-async": 2 if pp == 1 else pp, "mrv2": pp + 1}[kind]
     return batches * args.max_num_batched_tokens
 
 
@@ -731,6 +763,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     model, runner_note = serve_as(model, resolved)
     if runner_note:
         notes.append(runner_note)
+    if model.is_pooling and resolved.runner_type != "pooling":
+        resolved = replace(resolved, runner="pooling")  # resolved: vLLM's auto choice, made explicit
     notes = list(extra_assumptions) + list(rules.notes) + notes + list(model.notes)
     if resolved.overhead_gb is not None:
         return _simple_plan(model, gpu, resolved, rules, notes)

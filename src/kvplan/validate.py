@@ -84,50 +84,57 @@ def load_records(path: str | Path) -> list[dict]:
     return out
 
 
-def _record_version(rec: dict, notes: list[str]) -> str:
-    v = rec.get("vllm_version")
-    if v:
-        try:
-            from kvplan.versions import parse_version
-
-            release = parse_version(v)
-            if release < (0, 2, 0) or (release[0] == 0 and release[1] <= 1):
-                notes.append(f"vLLM {v} is a source build without a release number: newest rules applied")
-                return NEWEST_KNOWN
-        except InputError:
-            notes.append(f"vLLM version {v!r} is not a release number: read as a record without a version")
-        else:
-            return v
-    obs = rec.get("observed") or {}
-    # the log format identifies the era when the version is not stated (docs/vllm-memory-model.md section 8):
-    # a block count with no token line is V0's "# GPU blocks" line; non-torch without an activation figure is
-    # 0.6.4's "Memory profiling results" line; both figures are the 0.6.5-0.10 V0 split line.
-    if obs.get("num_gpu_blocks") is not None and obs.get("kv_cache_tokens") is None or (
-            obs.get("num_gpu_blocks") is not None and obs.get("non_torch_gib") is not None):
-        if obs.get("non_torch_gib") is not None and obs.get("activation_peak_gib") is None:
-            notes.append("vLLM version not stated; the V0 memory-profiling format of the log identifies the 0.6.4 era")
-            return "0.6.4"
-        if obs.get("activation_peak_gib") is not None:
-            notes.append("vLLM version not stated; the V0 memory-split line of the log identifies the 0.6.5-0.10 V0 era (0.7.3 rules)")
-            return "0.7.3"
-        notes.append("vLLM version not stated; a '# GPU blocks' line without a token line identifies V0 (0.6.3 rules, the oldest read)")
-        return "0.6.3"
+def _log_format_era(obs: dict) -> tuple[str, str, str] | None:
+    """The releases a version-less record's log format allows (docs/vllm-memory-model.md section 8): (the rules read
+    for it, the last release of the range, what identified it); None when the figures do not tell."""
+    has = {k for k, v in obs.items() if v is not None}
+    if "num_gpu_blocks" in has and ("kv_cache_tokens" not in has or "non_torch_gib" in has):
+        if "non_torch_gib" in has and "activation_peak_gib" not in has:
+            return "0.6.4", "0.6.4", "the V0 memory-profiling format of the log identifies the 0.6.4 era"
+        if "activation_peak_gib" in has:
+            return "0.7.3", "0.7.3", "the V0 memory-split line of the log identifies the 0.6.5-0.10 V0 era (0.7.3 rules)"
+        return "0.6.3", "0.7.3", "a '# GPU blocks' line without a token line identifies V0 (0.6.3 rules, the oldest read)"
     # V1's post-capture summary line (section 1.6): "... W GiB for weight, A GiB for peak activation, N GiB for
     # non-torch memory, and C GiB for CUDAGraph memory" is printed by 0.10.2-0.26 only; from 0.27 the line gives
     # "consumed memory (weights + non-torch)" instead, so an activation figure without a non-torch one is the new
     # form. Each format is read as the first release that prints it, as the V0 formats above are.
-    if (obs.get("activation_peak_gib") is not None and obs.get("non_torch_gib") is not None
-            and obs.get("cudagraph_gib") is None):
-        notes.append("vLLM version not stated; the V0 memory-split line of the log identifies the 0.6.5-0.10 V0 era (0.7.3 rules)")
-        return "0.7.3"
-    if obs.get("activation_peak_gib") is not None and obs.get("cudagraph_gib") is not None:
-        if obs.get("non_torch_gib") is not None:
-            notes.append("vLLM version not stated; the summary line with separate weight, activation, non-torch and "
-                         "CUDAGraph figures identifies 0.10.2-0.26 (0.10.2 rules, the first release that prints it)")
-            return "0.10.2"
-        notes.append("vLLM version not stated; the summary line with 'consumed memory (weights + non-torch)' "
-                     "identifies >= 0.27 (0.27.0 rules, the first release that prints it)")
-        return "0.27.0"
+    if "activation_peak_gib" in has and "non_torch_gib" in has and "cudagraph_gib" not in has:
+        return "0.7.3", "0.7.3", "the V0 memory-split line of the log identifies the 0.6.5-0.10 V0 era (0.7.3 rules)"
+    if "activation_peak_gib" in has and "cudagraph_gib" in has:
+        if "non_torch_gib" in has:
+            return ("0.10.2", "0.26.99", "the summary line with separate weight, activation, non-torch and CUDAGraph "
+                    "figures identifies 0.10.2-0.26 (0.10.2 rules, the first release that prints it)")
+        return ("0.27.0", NEWEST_KNOWN, "the summary line with 'consumed memory (weights + non-torch)' identifies "
+                ">= 0.27 (0.27.0 rules, the first release that prints it)")
+    return None
+
+
+def _record_version(rec: dict, notes: list[str]) -> str:
+    from kvplan.versions import parse_version, source_date
+
+    v = rec.get("vllm_version")
+    if v:
+        try:
+            release = parse_version(v)
+        except InputError:
+            notes.append(f"vLLM version {v!r} is not a release number: read as a record without a version")
+        else:
+            if not (release < (0, 2, 0) or (release[0] == 0 and release[1] <= 1)):
+                return v
+            notes.append(f"vLLM {v} is a source build without a release number: read as a record without a version")
+    # the log format bounds the era; the date of the vLLM issue the record comes from names the release then current
+    fmt = _log_format_era(rec.get("observed") or {})
+    dated = source_date(rec.get("source"))
+    if fmt:
+        first, last, what = fmt
+        if dated and parse_version(first) <= parse_version(dated.release) <= parse_version(last):
+            notes.append(f"vLLM version not stated; {what}; its source, {dated.describe()}, narrows it to {dated.release}")
+            return dated.release
+        notes.append(f"vLLM version not stated; {what}")
+        return first
+    if dated:
+        notes.append(f"vLLM version not stated; its source is {dated.describe()}: {dated.release} rules applied")
+        return dated.release
     notes.append(f"vLLM version not stated: newest rules ({NEWEST_KNOWN}) applied")
     return NEWEST_KNOWN
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date, timedelta
 from functools import lru_cache
 
 from kvplan.errors import InputError
@@ -68,7 +69,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # = 2 x T with async scheduling at PP=1 (section 3.4).
     # (section 3.4: max_concurrent_batches is 2 with async scheduling on MRV1 at PP=1, pp on MRV1 at PP>1,
     # pp+1 on MRV2, the default for generative models from 0.29)
-    "window_inflight": [((0, 0, 0), "one"), ((0, 27, 0), "mrv1-async"), ((0, 29, 0), "mrv2")],
+    # The step to 2 x T is in the 0.26.0 wheel (VllmConfig.max_in_flight_tokens; 0.25.1 still reserves T), one
+    # release before section 3.4 places it.
+    "window_inflight": [((0, 0, 0), "one"), ((0, 26, 0), "mrv1-async"), ((0, 29, 0), "mrv2")],
     # Memory one max-length request needs, in the fit check (section 4): the sum over layers up to 0.13, the first
     # group's pages x group size in 0.14-0.26, bytes per block x the sum over groups from 0.27.
     "fit_need_formula": [((0, 0, 0), "sum_layers"), ((0, 14, 0), "first_group"), ((0, 27, 0), "all_groups")],
@@ -110,6 +113,18 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # --max-model-len -1: after profiling, the largest length whose KV fits replaces the model's limit
     # ("Auto-fit max_model_len: reduced from ... to ...", section 4), from 0.14.
     "max_model_len_auto_fit": [((0, 0, 0), False), ((0, 14, 0), True)],
+    # Which windowed layers V1 keeps as windows. Read in the release wheels (0.7.3-0.33.0):
+    # - sliding-window layers get their own spec (only the window is held) from 0.8.3 (PR #14097); before, every
+    #   decoder layer is a full-attention spec and each request holds its whole length;
+    # - a model mixing windowed and full layers is grouped by the hybrid KV-cache manager from 0.9.1 (PR #17996,
+    #   "Initial full support for Hybrid Memory Allocator" in the 0.9.1 notes); before, kv_cache_utils'
+    #   unify_hybrid_kv_cache_specs turns its window layers into full-attention ones;
+    # - chunked local attention (Llama 4) has its own spec from 0.10.0; 0.10.1-0.13 turn the hybrid manager off for
+    #   a model with attention_chunk_size unless VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1, whose
+    #   default became 1 in 0.14 (vllm/envs.py; config/vllm.py).
+    "sliding_window_spec": [((0, 0, 0), False), ((0, 8, 3), True)],
+    "hybrid_kv_manager": [((0, 0, 0), False), ((0, 9, 1), True)],
+    "chunked_local_spec": [((0, 0, 0), "none"), ((0, 10, 0), "kept"), ((0, 10, 1), "manager_off"), ((0, 14, 0), "kept")],
     # How `vllm serve` is told to serve a model as a pooling (embedding/classification) model: `--task embed` until
     # `--runner pooling` replaced it (vLLM PR #21470, merged July 2025; 0.10.1 is the first release after it).
     "pooling_flag": [((0, 0, 0), "--task embed"), ((0, 10, 1), "--runner pooling")],
@@ -151,6 +166,9 @@ class VersionRules:
     mamba_spec_pages: bool
     min_compute_capability: tuple[int, int]
     pooling_flag: str
+    sliding_window_spec: bool
+    hybrid_kv_manager: bool
+    chunked_local_spec: str
     notes: tuple[str, ...]
 
     @property
@@ -201,3 +219,63 @@ def batch_defaults(rules: VersionRules, gpu_total_gib: float, gpu_name: str, com
         if kind == "v1-0.33" and compute_capability == "12.1":  # 0.33 excludes GB10
             big = False
     return (8192, 1024) if big else (2048, 256)
+
+
+# ---- dating a startup by its source: which release was current when a vLLM issue was opened
+
+_VLLM_REFERENCE = re.compile(r"github\.com/vllm-project/vllm/(?:issues|pull|discussions)/(\d+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class SourceDate:
+    """A vLLM issue (or PR, discussion) a record comes from, its opening date and the newest release then."""
+
+    number: int
+    day: date
+    release: str
+
+    def describe(self) -> str:
+        return f"vLLM issue #{self.number}, opened about {self.day.isoformat()}, when the newest release was {self.release}"
+
+
+@lru_cache(maxsize=1)
+def _dates() -> tuple[tuple[tuple[date, str], ...], tuple[tuple[int, date], ...]]:
+    """(release dates, issue-number anchors) from data/vllm_release_dates.json, each with its public source."""
+    import json
+    from importlib import resources
+
+    data = json.loads(resources.files("kvplan.data").joinpath("vllm_release_dates.json").read_text())
+    releases = sorted((date.fromisoformat(r["date"]), r["version"]) for r in data["releases"] if r.get("kind", "exact") == "exact")
+    anchors = sorted((int(a["number"]), date.fromisoformat(a["date"])) for a in data["issue_anchors"])
+    return tuple(releases), tuple(anchors)
+
+
+def issue_opened(number: int) -> date | None:
+    """The opening date of vllm-project/vllm issue `number`, interpolated between dated issues (GitHub numbers
+    issues and pull requests in one sequence, in time order). None outside the dated range."""
+    _, anchors = _dates()
+    for (n0, d0), (n1, d1) in zip(anchors, anchors[1:]):
+        if n0 <= number <= n1:
+            return d0 + timedelta(days=(d1 - d0).days * (number - n0) / max(n1 - n0, 1))
+    return None
+
+
+def release_on(day: date) -> str | None:
+    """The newest vLLM release published on or before `day` (None before the first dated one)."""
+    releases, _ = _dates()
+    current = None
+    for d, version in releases:
+        if d <= day:
+            current = version
+    return current
+
+
+def source_date(source: str | None) -> SourceDate | None:
+    """The release current when the vLLM issue named in `source` (a URL) was opened; None if it names none."""
+    m = _VLLM_REFERENCE.search(source or "")
+    if not m:
+        return None
+    number = int(m.group(1))
+    day = issue_opened(number)
+    release = release_on(day) if day else None
+    return SourceDate(number, day, release) if release else None
