@@ -459,3 +459,27 @@ def test_window_layers_are_kept_as_windows_only_where_the_release_can():
     assert [k for _, k in kinds.values()] == [["full"], ["chunked", "full"], ["full"], ["chunked", "full"]]
     assert any(w.startswith("Hybrid KV cache manager is disabled") for w in kinds["0.10.1"][0].warnings)
     assert not any(w.startswith("Hybrid KV cache manager is disabled") for w in kinds["0.9.2"][0].warnings)
+
+
+@pytest.mark.parametrize("model, kw, engine, why", [
+    ("Qwen/Qwen2.5-3B-Instruct", dict(gpu="T4", vllm_version="0.8.2"), "v0", "Compute Capability < 8.0"),
+    ("Qwen/Qwen2.5-3B-Instruct", dict(gpu="T4", vllm_version="0.10.2"), "v1", None),
+    ("Qwen/Qwen2.5-3B-Instruct", dict(gpu="L4", vllm_version="0.9.2", kv_cache_dtype="fp8"), "v0", "--kv-cache-dtype"),
+    ("Qwen/Qwen2.5-3B-Instruct", dict(gpu="H100", vllm_version="0.9.2", kv_cache_dtype="fp8"), "v1", None),
+    ("Qwen/Qwen2.5-3B-Instruct", dict(gpu="L4", vllm_version="0.8.1", kv_cache_dtype="fp8"), "v0", "--kv-cache-dtype"),
+    ("Qwen/Qwen2.5-3B-Instruct", dict(gpu="L4", vllm_version="0.11.0", kv_cache_dtype="fp8"), "v1", None),
+    ("Qwen/Qwen3-8B", dict(gpu="H100", vllm_version="0.9.1", runner="pooling"), "v0", "--task embed"),
+    ("Qwen/Qwen3-8B", dict(gpu="H100", vllm_version="0.9.2", runner="pooling"), "v1", None),
+    ("Qwen/Qwen3-8B", dict(gpu="H100", vllm_version="0.8.5", pipeline_parallel_size=2), "v0", "PP"),
+    ("google/gemma-3-27b-it", dict(gpu="H100", vllm_version="0.8.0"), "v0", "['Gemma3ForConditionalGeneration']"),
+    ("google/gemma-3-27b-it", dict(gpu="H100", vllm_version="0.8.1"), "v1", None),
+])
+def test_releases_0_8_to_0_10_fall_back_to_v0_where_their_oracle_does(model, kw, engine, why):
+    # EngineArgs._is_v1_supported_oracle, read in the 0.8.0-0.10.2 wheels: vLLM logs the feature and runs V0
+    from kvplan.simulate import scheduler_rules
+
+    p = kvplan.fit(model, max_model_len=4096, **kw)
+    assert p.rules.engine == engine
+    fallback = [w for w in p.warnings if w.endswith("is not supported by the V1 Engine. Falling back to V0.")]
+    assert fallback == ([f"{why} is not supported by the V1 Engine. Falling back to V0."] if why else [])
+    assert scheduler_rules(p.vllm_version, p.rules.engine).engine == engine

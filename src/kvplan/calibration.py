@@ -62,32 +62,35 @@ COEFFICIENTS: dict[str, TermCoefficients] = {}
 # NCCL's NVLink SHARP (NVLS) buffers: NCCL enables NVLS for communicators of more than 2 GPUs on Hopper-or-later
 # NVSwitch systems (vLLM issue #9699, measured on H100/H200), and up to 0.10 they are allocated after the baseline
 # snapshot, so they come out of the KV budget. Fitted on the two runs that have them (Qwen3-32B TP4 and TP8 on H100,
-# 0.10.0; residuals -0.23 / +0.02 GiB), the other terms of the group fitted without them. V0 has no such record and
-# charges NCCL the same way, so it takes the same value.
-_NVLS_GIB = 2.65
+# 0.10.0), the other terms of the group fitted without them. V0 has no such record and charges NCCL the same way, so
+# it takes the same value. Qwen3-235B-A22B-FP8 TP4 on H100, dated July 2025 (0.9.2) by its vLLM issue and so scored
+# but not fitted, comes out at +0.09 GiB with it.
+_NVLS_GIB = 2.95
 # V0 (7 records: Llama-3.1-8B RTX 3090 x2, Qwen2.5-14B x3, Qwen2.5-3B T4, DeepSeek-R1-Distill-Qwen-14B TP2 on
 # RTX 4090). Residuals -0.09 .. +0.28 GiB on the TP1 records. The one TP2 record logs 0.25 GiB of non-torch memory,
-# no more than the TP1 records (0.11-0.35 GiB), and the fit gives the NCCL term 0.
+# no more than the TP1 records (0.11-0.35 GiB), and the fit gives the NCCL term 0. Llama-3.2-3B on a T4 with 0.8.2 ran
+# V0 (compute capability below 8.0, see versions.py) and is scored with these terms, not fitted: -0.24 GiB.
 for _era in ("V0-a", "V0-b", "V0-c"):
     COEFFICIENTS[_era] = _fitted(32, 0.45, 0.0, "7 V0 records (Llama-3.1-8B, Qwen2.5-3B/14B, R1-Distill-Qwen-14B TP2)",
                                  n_nvls_gib=_NVLS_GIB)
-# V1 <= 0.10 (15 records: Qwen2-7B TP2 x3, gpt-oss-120b TP4, Qwen3-32B TP4/TP8, Qwen3-4B/8B, Qwen2.5-3B x2,
-# llava x3, Llama-3.2-3B, Qwen3-30B-A3B AWQ). The A100 TP records need no NCCL term (the L1 fit sets it to 0); the
+# V1 <= 0.10 (14 records: Qwen2-7B TP2 x3, gpt-oss-120b TP4, Qwen3-32B TP4/TP8, Qwen3-4B/8B, Qwen2.5-3B x2,
+# llava x3, Qwen3-30B-A3B AWQ). The A100 TP records need no NCCL term (the L1 fit sets it to 0); the
 # H100 TP4/TP8 ones are the NVLS term above.
 for _era in ("V1-a", "V1-b"):
-    COEFFICIENTS[_era] = _fitted(36, 0.10, 0.0, "15 V1 records of vLLM 0.8-0.10", n_nvls_gib=_NVLS_GIB)
-# V1 0.11-0.17 (9 records: Llama-3/3.1-8B on H200/L4/A100, Qwen2.5-14B/32B, Llama-3-70B AWQ, Qwen3-30B-A3B, Qwen3-VL-30B).
-COEFFICIENTS["V1-c"] = _fitted(38, 0.0, 0.0, "9 V1 records of vLLM 0.11-0.17")
+    COEFFICIENTS[_era] = _fitted(34, 0.10, 0.0, "14 V1 records of vLLM 0.8-0.10", n_nvls_gib=_NVLS_GIB)
+# V1 0.11-0.17 (9 records: Llama-3/3.1-8B on H200/L4/A100, Qwen2.5-14B/32B, Llama-3-70B AWQ, Qwen3-30B-A3B, Qwen3-VL-30B,
+# and Qwen3-Embedding-8B, whose pooling runner has no sampler peak).
+COEFFICIENTS["V1-c"] = _fitted(40, 0.0, 0.0, "9 V1 records of vLLM 0.11-0.17")
 # V1 0.18-0.19 (5 records: Qwen3-8B x2, Phi-3-mini, gpt-oss-20b, MiniMax-M2.7 NVFP4): a smaller sampler peak.
 COEFFICIENTS["V1-d"] = _fitted(16, 0.2, 0.0, "5 V1 records of vLLM 0.18-0.19")
-# V1 >= 0.20 (15 records; most state no version or serve a stand-in config). Sampler bytes per logit and the
+# V1 >= 0.20 (12 records; many serve a stand-in config, some state no version that the log or the source dates). Sampler bytes per logit and the
 # non-torch constant carried over from 0.18-0.19, where the profiled sampler peak dropped; later changes keep it
 # small: FlashInfer top-k/top-p (no full sort) became the default (vLLM PR #40376) and MRV2's profile run skips the
 # fp32 logits path (noted in vLLM PR #57926). No record of this group logs its non-torch memory apart (the >= 0.27
 # summary folds it into "consumed"). The integrated-memory term (4.75 GiB, 6 DGX Spark / GB10 records, where free
 # memory is the OS's available memory and CPU-side allocations during startup count as consumed) is fitted.
 for _era in ("V1-e", "V1-f"):
-    COEFFICIENTS[_era] = _fitted(16, 0.20, 0.0, "15 V1 records of vLLM >= 0.20 (or of no stated version)", n_integrated_gib=4.75)
+    COEFFICIENTS[_era] = _fitted(16, 0.20, 0.0, "12 V1 records of vLLM >= 0.20 (or of no version the log or the source dates)", n_integrated_gib=4.75)
 
 _DEFAULT = COEFFICIENTS["V1-f"]
 

@@ -20,7 +20,7 @@ from typing import Iterable
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec
-from kvplan.versions import VersionRules, batch_defaults, rules_for
+from kvplan.versions import V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, batch_defaults, rules_for
 from kvplan.weights import VOCAB_PADDING, RankWeights, kv_dtype_bytes, weights_per_rank
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
@@ -77,6 +77,40 @@ def serve_as(model: ModelSpec, args: EngineArgs) -> tuple[ModelSpec, str | None]
     if kind == "pooling":
         return replace(model, is_pooling=True), "--runner pooling: no lm_head loaded, no sampler in the profile run"
     return replace(model, is_pooling=False), "--runner generate: served as a generative model (lm_head and sampler counted)"
+
+
+def v1_fallback(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> str | None:
+    """Why a 0.8-0.10 release (V1 by default) runs this deployment on its V0 engine, in vLLM's words for the
+    feature; None where it runs V1 (see the v0_* rules rows and V0_ONLY_ARCHITECTURES)."""
+    if not rules.is_v1 or rules.release >= (0, 11, 0):
+        return None
+    cc = gpu.cc
+    if rules.v0_below_cc_major and gpu.vendor == "NVIDIA" and cc and cc[0] < rules.v0_below_cc_major:
+        return "Compute Capability < 8.0"
+    kv = (args.kv_cache_dtype or "auto").lower()
+    if kv != "auto" and rules.v1_kv_dtype != "any":
+        mode, fp8_on_hopper = rules.v1_kv_dtype, kv.startswith("fp8") and bool(cc) and cc[0] == 9
+        kept = (mode != "auto_only" and fp8_on_hopper) or ("10.0" in mode and cc == (10, 0)) or (
+            mode.endswith("_mla") and any(l.kind == "mla" for l in model.layers))
+        if not kept:
+            return "--kv-cache-dtype"
+    kind = args.runner_type
+    if rules.v0_for_pooling and (kind == "pooling" or (kind is None and model.is_pooling)):
+        return "--task embed"
+    spec = args.speculative
+    if spec and (rules.v0_for_speculative == "all" or (rules.v0_for_speculative == "not_ngram_mtp" and spec[0] not in ("ngram", "mtp"))):
+        return "Speculative Decoding"
+    if rules.v0_for_pipeline_parallel and (args.pipeline_parallel_size or 1) > 1:
+        return "PP"
+    if rules.v0_for_float32 and (args.dtype or "").lower() in ("float32", "float"):
+        return "--dtype torch.float32"
+    quant = (args.quantization or (model.quant.method if model.quant else "") or "").lower()
+    if quant in rules.v0_for_quantization:
+        return f"--quantization {quant}"
+    for arch, first, last in V0_ONLY_ARCHITECTURES:
+        if arch in model.architectures and first <= rules.release <= last:
+            return str(list(model.architectures))
+    return None
 
 
 def cdiv(a: int, b: int) -> int:
@@ -757,6 +791,9 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
          extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None) -> Plan:
     """vLLM's startup for `model` on `gpu` with `args` (None fields = the version's defaults)."""
     rules = rules or rules_for(args.vllm_version)
+    why_v0 = v1_fallback(model, gpu, args, rules)
+    if why_v0:
+        rules = as_v0_engine(rules, why_v0)
     if args.max_model_len == AUTO_FIT:
         return _auto_fit_plan(model, gpu, args, rules, extra_assumptions, site_offsets)
     resolved, quant, notes = resolve_args(model, gpu, args, rules)
@@ -769,6 +806,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     if resolved.overhead_gb is not None:
         return _simple_plan(model, gpu, resolved, rules, notes)
     warns: list[str] = []
+    if why_v0:  # vLLM's own warning (engine/arg_utils.py _raise_or_fallback)
+        warns.append(f"{why_v0} is not supported by the V1 Engine. Falling back to V0.")
     tp, pp = resolved.tensor_parallel_size, resolved.pipeline_parallel_size
     total = gpu.total_bytes
     util = resolved.gpu_memory_utilization

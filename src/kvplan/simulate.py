@@ -106,15 +106,16 @@ _RULE_TABLE: tuple[tuple[tuple[int, int, int], dict], ...] = (
 )
 
 
-def scheduler_rules(version: Optional[str]) -> SchedulerRules:
-    """The rules of a vLLM version string ('0.19.0'); None = newest."""
+def scheduler_rules(version: Optional[str], engine: Optional[str] = None) -> SchedulerRules:
+    """The rules of a vLLM version string ('0.19.0'); None = newest. `engine` "v0": a 0.8-0.10 release that runs
+    the deployment on its V0 engine (a plan's `rules.engine`) schedules as V0 does."""
     from kvplan.versions import NEWEST_KNOWN, parse_version
 
     text = version or NEWEST_KNOWN
     release = tuple(parse_version(text))[:3]
     chosen = _RULE_TABLE[0][1]
     for first, rules in _RULE_TABLE:
-        if release >= first:
+        if release >= first and not (engine == "v0" and rules["engine"] != "v0"):
             chosen = rules
     return SchedulerRules(version=text, **chosen)
 

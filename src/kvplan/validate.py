@@ -109,9 +109,12 @@ def _log_format_era(obs: dict) -> tuple[str, str, str] | None:
     return None
 
 
-def _record_version(rec: dict, notes: list[str]) -> str:
+def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
+    """(the release whose rules a record is planned with, what says so): "stated", "log format",
+    "log format and issue date", "issue date" or "newest". What was inferred is added to `notes`."""
     from kvplan.versions import parse_version, source_date
 
+    notes = notes if notes is not None else []
     v = rec.get("vllm_version")
     if v:
         try:
@@ -120,7 +123,7 @@ def _record_version(rec: dict, notes: list[str]) -> str:
             notes.append(f"vLLM version {v!r} is not a release number: read as a record without a version")
         else:
             if not (release < (0, 2, 0) or (release[0] == 0 and release[1] <= 1)):
-                return v
+                return v, "stated"
             notes.append(f"vLLM {v} is a source build without a release number: read as a record without a version")
     # the log format bounds the era; the date of the vLLM issue the record comes from names the release then current
     fmt = _log_format_era(rec.get("observed") or {})
@@ -129,14 +132,18 @@ def _record_version(rec: dict, notes: list[str]) -> str:
         first, last, what = fmt
         if dated and parse_version(first) <= parse_version(dated.release) <= parse_version(last):
             notes.append(f"vLLM version not stated; {what}; its source, {dated.describe()}, narrows it to {dated.release}")
-            return dated.release
+            return dated.release, "log format and issue date"
         notes.append(f"vLLM version not stated; {what}")
-        return first
+        return first, "log format"
     if dated:
         notes.append(f"vLLM version not stated; its source is {dated.describe()}: {dated.release} rules applied")
-        return dated.release
+        return dated.release, "issue date"
     notes.append(f"vLLM version not stated: newest rules ({NEWEST_KNOWN}) applied")
-    return NEWEST_KNOWN
+    return NEWEST_KNOWN, "newest"
+
+
+def _record_version(rec: dict, notes: list[str]) -> str:
+    return version_basis(rec, notes)[0]
 
 
 def _record_gpu(rec: dict) -> GPUSpec:

@@ -125,6 +125,25 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "sliding_window_spec": [((0, 0, 0), False), ((0, 8, 3), True)],
     "hybrid_kv_manager": [((0, 0, 0), False), ((0, 9, 1), True)],
     "chunked_local_spec": [((0, 0, 0), "none"), ((0, 10, 0), "kept"), ((0, 10, 1), "manager_off"), ((0, 14, 0), "kept")],
+    # When 0.8-0.10 (V1 by default, V0 still shipped) run a model on the V0 engine instead: EngineArgs.
+    # _is_v1_supported_oracle, read in each release wheel (0.8.0-0.10.2), which logs "{feature} is not supported by
+    # the V1 Engine. Falling back to V0." and continues on V0. The conditions kvplan can see:
+    # - a GPU of compute capability major < 8 (Turing, Volta), 0.8.0-0.10.1;
+    # - a KV-cache dtype other than auto, unless FlashAttention 3 can store it: never in 0.8.0-0.8.1; fp8 on
+    #   capability 9.x in 0.8.2-0.9.2; also anything on 10.0 in 0.10.0-0.10.1; also MLA models in 0.10.2;
+    # - a pooling model (--task other than generate), 0.8.0-0.9.1;
+    # - speculative decoding: any method in 0.8.x; other than ngram, eagle, medusa, deepseek_mtp in 0.9.x;
+    # - pipeline parallelism with the default executor, 0.8.0-0.9.0;
+    # - --dtype float32, 0.8.0-0.9.1; bitsandbytes 0.8.0-0.8.2 and gguf 0.8.0-0.8.5 weights;
+    # - the architectures of V0_ONLY_ARCHITECTURES below.
+    "v0_below_cc_major": [((0, 0, 0), 0), ((0, 8, 0), 8), ((0, 10, 2), 0)],
+    "v1_kv_dtype": [((0, 0, 0), "any"), ((0, 8, 0), "auto_only"), ((0, 8, 2), "fp8_on_9"), ((0, 10, 0), "fp8_on_9_any_on_10.0"),
+                    ((0, 10, 2), "fp8_on_9_any_on_10.0_mla"), ((0, 11, 0), "any")],
+    "v0_for_pooling": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 2), False)],
+    "v0_for_speculative": [((0, 0, 0), "none"), ((0, 8, 0), "all"), ((0, 9, 0), "not_ngram_mtp"), ((0, 10, 0), "none")],
+    "v0_for_pipeline_parallel": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 1), False)],
+    "v0_for_float32": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 2), False)],
+    "v0_for_quantization": [((0, 0, 0), ()), ((0, 8, 0), ("bitsandbytes", "gguf")), ((0, 8, 3), ("gguf",)), ((0, 9, 0), ())],
     # How `vllm serve` is told to serve a model as a pooling (embedding/classification) model: `--task embed` until
     # `--runner pooling` replaced it (vLLM PR #21470, merged July 2025; 0.10.1 is the first release after it).
     "pooling_flag": [((0, 0, 0), "--task embed"), ((0, 10, 1), "--runner pooling")],
@@ -169,11 +188,42 @@ class VersionRules:
     sliding_window_spec: bool
     hybrid_kv_manager: bool
     chunked_local_spec: str
+    v0_below_cc_major: int
+    v1_kv_dtype: str
+    v0_for_pooling: bool
+    v0_for_speculative: str
+    v0_for_pipeline_parallel: bool
+    v0_for_float32: bool
+    v0_for_quantization: tuple[str, ...]
     notes: tuple[str, ...]
 
     @property
     def is_v1(self) -> bool:
         return self.engine == "v1"
+
+
+# Architectures that 0.8-0.10 run only on V0 (they implement SupportsV0Only): (class, first, last release).
+V0_ONLY_ARCHITECTURES: tuple[tuple[str, V, V], ...] = (
+    ("Gemma3ForConditionalGeneration", (0, 8, 0), (0, 8, 0)),
+    ("MiniCPMV", (0, 8, 0), (0, 8, 2)), ("MiniCPMO", (0, 8, 0), (0, 8, 2)),
+    ("GlmForCausalLM", (0, 8, 0), (0, 8, 4)), ("Phi4MMForCausalLM", (0, 8, 0), (0, 8, 4)),
+    ("Qwen2ForRewardModel", (0, 8, 0), (0, 9, 1)), ("Qwen2ForProcessRewardModel", (0, 8, 0), (0, 9, 1)),
+    ("BloomForCausalLM", (0, 8, 0), (0, 10, 1)), ("WhisperForConditionalGeneration", (0, 8, 0), (0, 10, 1)),
+    ("MllamaForConditionalGeneration", (0, 8, 0), (0, 10, 2)), ("BartForConditionalGeneration", (0, 8, 0), (0, 10, 2)),
+    ("Florence2ForConditionalGeneration", (0, 8, 3), (0, 10, 2)), ("MBartForConditionalGeneration", (0, 10, 1), (0, 10, 2)),
+    ("MiniMaxText01ForCausalLM", (0, 8, 3), (0, 10, 0)), ("MiniMaxM1ForCausalLM", (0, 9, 2), (0, 10, 0)),
+)
+
+
+def as_v0_engine(rules: VersionRules, why: str) -> VersionRules:
+    """The rules of a 0.8-0.10 release that runs a model on its V0 engine: V0's memory accounting (the 0.6.5-0.10
+    era), block count, capacity line and scheduler defaults, with everything else of the release."""
+    from dataclasses import replace
+
+    return replace(rules, engine="v0", era="V0-c", other_tenants="ignored", tokens_formula="blocks_x_block_size",
+                   kv_log_format="v0-blocks", fit_error_format="v0", batch_defaults="v0", admit_whole_prompt=True,
+                   notes=rules.notes + (f"vLLM {rules.version} runs this on its V0 engine: {why} is not supported by "
+                                        "its V1 engine (EngineArgs._is_v1_supported_oracle)",))
 
 
 def _step(field: str, release: V):

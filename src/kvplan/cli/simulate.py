@@ -53,7 +53,7 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
     pc = prefix_caching if prefix_caching is not None else bool(getattr(p.args, "enable_prefix_caching", False))
     cfg = engine_config_from_plan(p, num_gpu_blocks=num_gpu_blocks, enable_prefix_caching=pc,
                                   long_prefill_token_threshold=long_prefill_threshold or 0)
-    return p, cfg, StepModel.from_plan(p), scheduler_rules(p.vllm_version)
+    return p, cfg, StepModel.from_plan(p), scheduler_rules(p.vllm_version, p.rules.engine)
 
 
 def _worst_case(p, cfg) -> float:

@@ -344,7 +344,7 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
         workload = build_workload(replace(spec, max_requests=MAX_SIM_REQUESTS))
     config = sim.engine_config_from_plan(p)
     step_model = sim.StepModel.from_plan(p)
-    rules = sim.scheduler_rules(p.vllm_version)
+    rules = sim.scheduler_rules(p.vllm_version, p.rules.engine)
     slo = sim.parse_slo(req.slo)
     check = _deadline(limit_s)
     result = sim.simulate_plan(p, workload, config, step_model, rules, slo=slo, progress=check, worst_case_concurrency=p.max_concurrency)
