@@ -63,10 +63,12 @@ def _worst_case(p, cfg) -> float:
     return cfg.usable_blocks / max(1, p.blocks_for_tokens(cfg.max_model_len))
 
 
-def _fmt_ms(v) -> str:
+def _fmt_ms(v, in_seconds: bool | None = None) -> str:
+    """Milliseconds, or seconds from 10 s on; `in_seconds` makes one table row use one unit."""
     if v is None:
         return "-"
-    return f"{v / 1000:,.2f} s" if v >= 10_000 else f"{v:,.1f} ms"
+    seconds = v >= 10_000 if in_seconds is None else in_seconds
+    return f"{v / 1000:,.2f} s" if seconds else f"{v:,.1f} ms"
 
 
 def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
@@ -100,7 +102,8 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
         lt.add_column(col, justify="right" if col else "left")
     for key, label in (("queue_ms", "queueing"), ("ttft_ms", "TTFT"), ("tpot_ms", "TPOT"), ("itl_ms", "ITL"), ("e2e_ms", "end-to-end")):
         v = d[key]
-        lt.add_row(label, *(_fmt_ms(v[q]) for q in ("mean", "p50", "p90", "p99")))
+        row_in_seconds = max((v[q] or 0) for q in ("mean", "p50", "p90", "p99")) >= 10_000
+        lt.add_row(label, *(_fmt_ms(v[q], row_in_seconds) for q in ("mean", "p50", "p90", "p99")))
     console.print(lt)
     line = (f"throughput {d['requests_per_s']:.2f} req/s, {d['input_tokens_per_s']:,.0f} input + "
             f"{d['output_tokens_per_s']:,.0f} output tokens/s over {d['duration_s']:,.1f} s (busy {d['busy_fraction'] * 100:.0f} %)")
