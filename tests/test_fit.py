@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import kvplan
 from kvplan.errors import ConfigError, InputError
-from kvplan.plan import EngineArgs, plan
+from kvplan.plan import EngineArgs, cdiv, plan
 from kvplan.resolve import GIB, find_gpu, resolve_model
 from kvplan.versions import rules_for
 
@@ -156,10 +156,14 @@ def test_pool_arithmetic_gpt_oss_hybrid_0_10():
 
 def test_pool_arithmetic_qwen36_gdn_0_24():
     m = resolve_model("nvidia/Qwen3.6-35B-A3B-NVFP4")
-    p = given_pool(m, "RTX 5090", 6.01, "0.24.0", max_model_len=131072, kv_cache_dtype="fp8", max_num_seqs=1,
-                   max_num_batched_tokens=8192)
+    # the logged run had prefix caching on ("align" mode: 2 pages per sequence and recurrent group)
+    kw = dict(max_model_len=131072, kv_cache_dtype="fp8", max_num_seqs=1, max_num_batched_tokens=8192)
+    p = given_pool(m, "RTX 5090", 6.01, "0.24.0", enable_prefix_caching=True, **kw)
     assert p.block_size == 2096 and p.num_gpu_blocks == 300
     assert p.kv_cache_tokens == 569_878 and f"{p.max_concurrency:.2f}" == "4.35"
+    # 0.24 leaves prefix caching off for hybrids unless asked ("none" mode, 1 page): 300 / (63 + 3)
+    default = given_pool(m, "RTX 5090", 6.01, "0.24.0", **kw)
+    assert f"{default.max_concurrency:.2f}" == f"{300 / 66:.2f}"
 
 
 # ---- verdict, error text and fixes
@@ -332,9 +336,11 @@ def test_mamba_pages_follow_prefix_caching_mode():
 
 
 def test_fit_check_need_by_era():
-    # 0.14-0.26 checks the first group's need only; from 0.27 every group counts (docs section 4)
+    # 0.14-0.18 check the first group's need only; from 0.19 every group counts (kv_cache_utils.
+    # _max_memory_usage_bytes_from_groups in the 0.18.1 and 0.19.0 wheels)
     kw = dict(max_model_len=131072, gpu_memory_utilization=0.85, fixes=False)
-    assert kvplan.fit("google/gemma-3-27b-it", "H100", vllm_version="0.24.0", **kw).fits
+    assert kvplan.fit("google/gemma-3-27b-it", "H100", vllm_version="0.18.1", **kw).fits
+    assert not kvplan.fit("google/gemma-3-27b-it", "H100", vllm_version="0.19.0", **kw).fits
     late = kvplan.fit("google/gemma-3-27b-it", "H100", vllm_version="0.33.0", **kw)
     assert late.fits == (late.kv_cache_bytes - late.bytes_per_block >= late.bytes_per_block * late.blocks_for_tokens(131072))
 
@@ -483,3 +489,35 @@ def test_releases_0_8_to_0_10_fall_back_to_v0_where_their_oracle_does(model, kw,
     fallback = [w for w in p.warnings if w.endswith("is not supported by the V1 Engine. Falling back to V0.")]
     assert fallback == ([f"{why} is not supported by the V1 Engine. Falling back to V0."] if why else [])
     assert scheduler_rules(p.vllm_version, p.rules.engine).engine == engine
+
+
+def test_mamba_cache_mode_by_release_and_family():
+    # read in the wheels: hybrids default to prefix caching only from 0.26; with it on, 0.15-0.27 give the Mamba1/2
+    # families "all" mode (a page per block) and the others "align" (2 pages); 0.28 gives every hybrid "align"
+    kw = dict(tensor_parallel_size=2, max_model_len=65536, allow_long_max_model_len=True, fixes=False)
+
+    def pages(version, **more):
+        p = kvplan.fit("nvidia/Nemotron-H-56B-Base-8K", "H200", vllm_version=version, **kw, **more)
+        rec = [g for g in p.groups if g.kind == "recurrent"]
+        full = [g for g in p.groups if g.kind != "recurrent"]
+        return (p.blocks_for_tokens(65536) - sum(cdiv(65536, g.block_size) for g in full)) // len(rec), rec[0].block_size
+
+    assert pages("0.20.0")[0] == 1                                          # no prefix caching: "none"
+    per_group, bs = pages("0.20.0", enable_prefix_caching=True)
+    assert per_group == cdiv(65536, bs)                                     # "all"
+    assert pages("0.26.0")[0] == cdiv(65536, bs)                            # on by default, still "all"
+    assert pages("0.28.0")[0] == 2                                          # "align"
+    gdn = kvplan.fit("nvidia/Qwen3.6-35B-A3B-NVFP4", "RTX 5090", max_model_len=131072, vllm_version="0.26.0", fixes=False)
+    rec = sum(1 for g in gdn.groups if g.kind == "recurrent")
+    off = kvplan.fit("nvidia/Qwen3.6-35B-A3B-NVFP4", "RTX 5090", max_model_len=131072, vllm_version="0.25.1", fixes=False)
+    assert gdn.blocks_for_tokens(131072) - off.blocks_for_tokens(131072) == rec  # GDN: "align" 2 pages vs "none" 1
+
+
+def test_release_steps_read_in_the_wheels():
+    # steps that the wheels place elsewhere than the first release the memory-model document read
+    assert kvplan.fit("poolside/Laguna-S-2.1-FP8", "H100", max_model_len=32768, vllm_version="0.14.1", fixes=False).args.kv_cache_dtype == "auto"
+    assert kvplan.fit("poolside/Laguna-S-2.1-FP8", "H100", max_model_len=32768, vllm_version="0.15.0", fixes=False).args.kv_cache_dtype == "fp8"
+    b200 = {v: kvplan.fit("Qwen/Qwen3-8B", "B200", vllm_version=v, fixes=False).args for v in ("0.27.0", "0.28.0")}
+    assert (b200["0.27.0"].max_num_batched_tokens, b200["0.28.0"].max_num_batched_tokens) == (8192, 16384)
+    assert [rules_for(v).group_size_max_ratio for v in ("0.11.2", "0.12.0", "0.17.1", "0.18.0")] == [0.0, 1.25, 1.25, 1.5]
+    assert [rules_for(v).window_inflight for v in ("0.25.1", "0.26.0")] == ["one", "mrv1-async"]

@@ -425,7 +425,8 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     dtype = _resolve_dtype(model, gpu, args.dtype, notes)
     quant = _resolve_quant(model, args.quantization, notes)
     kv_dtype = args.kv_cache_dtype or "auto"
-    if kv_dtype == "auto" and quant is not None and quant.kv_cache_fp8 and rules.kv_cache_auto_follows_checkpoint:
+    if (kv_dtype == "auto" and quant is not None and quant.kv_cache_fp8
+            and ("modelopt" if quant.method.startswith("modelopt") else quant.method) in rules.kv_cache_auto_follows_checkpoint):
         kv_dtype = "fp8"
         notes.append(f"kv_cache_dtype auto -> fp8: the checkpoint declares an FP8 KV cache and vLLM {rules.version} follows it")
     elif args.kv_cache_dtype is None:
@@ -583,7 +584,7 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
             pages[key] = top
     sizes = [len(v) for v in buckets.values()]
     group_size = min(sizes)
-    if rules.group_size_uses_max_when_close and max(sizes) < 1.5 * min(sizes):
+    if rules.group_size_max_ratio and max(sizes) < rules.group_size_max_ratio * min(sizes):
         group_size = max(sizes)
     groups: list[KVGroup] = []
     padding = 0
@@ -657,14 +658,27 @@ def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: 
     return (KVGroup("full", len(attn), bs, page // len(attn)),), page
 
 
-def mamba_pages(g: KVGroup, args: EngineArgs, rules: VersionRules) -> int:
-    """Pages one sequence holds in a recurrent group: 1 in "none" mode; 2 in "align" mode (prefix caching),
-    plus a prefill-checkpoint page for the Mamba2 mixer and GDN from 0.29 (sections 2.4, 3.4)."""
-    align = rules.mamba_default_align if args.enable_prefix_caching is None else (args.enable_prefix_caching and rules.mamba_align_supported)
+def mamba_cache_mode(g: KVGroup, args: EngineArgs, rules: VersionRules) -> str:
+    """vLLM's mamba_cache_mode for a recurrent group: "none" without prefix caching, else "align", or "all" for the
+    Mamba1/2 families in 0.15-0.27 (see the rules rows hybrid_prefix_caching_default and mamba_cache_mode)."""
+    on = rules.hybrid_prefix_caching_default if args.enable_prefix_caching is None else args.enable_prefix_caching
+    if not on or rules.mamba_cache_mode == "none":
+        return "none"
+    if rules.mamba_cache_mode == "all_if_supported" and g.recurrent_kind in ("mamba1", "mamba2"):
+        return "all"
+    return "align"
+
+
+def mamba_pages(g: KVGroup, args: EngineArgs, rules: VersionRules, num_tokens: int = 0) -> int:
+    """Pages one sequence of `num_tokens` holds in a recurrent group: 1 in "none" mode; 2 in "align" mode, plus a
+    prefill-checkpoint page for the Mamba2 mixer and GDN from 0.29; one per block in "all" mode (sections 2.4, 3.4)."""
+    mode = mamba_cache_mode(g, args, rules)
     spec = args.speculative
     extra = spec[1] if spec and rules.mamba_spec_pages else 0  # one page per speculative token (>= 0.17)
-    if not align:
+    if mode == "none":
         return 1 + extra
+    if mode == "all":
+        return cdiv(max(num_tokens, 1), g.block_size) + extra
     return 2 + extra + (1 if rules.mamba_checkpoint_page and g.recurrent_kind in ("mamba2", "gdn") else 0)
 
 
@@ -679,7 +693,7 @@ def window_extra_tokens(args: EngineArgs, rules: VersionRules) -> int:
 def _group_blocks(g: KVGroup, num_tokens: int, args: EngineArgs, rules: VersionRules) -> int:
     """Blocks one request of `num_tokens` tokens holds in one group (per layer slot; section 3.4)."""
     if g.kind == "recurrent":
-        return mamba_pages(g, args, rules)
+        return mamba_pages(g, args, rules, num_tokens)
     if g.kind == "sliding":
         return cdiv(min(g.window - 1 + window_extra_tokens(args, rules), num_tokens), g.block_size) + 1
     if g.kind == "chunked":

@@ -698,6 +698,9 @@ _TEXT_KEYS = ("text_config", "llm_config", "language_config", "thinker_config")
 # (vllm-memory-model.md section 3.1, "Encoder-only attention: no KV")
 _ENCODER_ONLY_TYPES = frozenset({"bert", "roberta", "xlm_roberta", "camembert", "distilbert", "electra", "mpnet",
                                  "modernbert", "nomic_bert", "deberta", "deberta_v2", "new", "jina_bert"})
+# config keys from which a hybrid's per-layer kinds (attention, Mamba, ...) are read or derived
+_LAYER_KIND_SOURCES = ("layer_types", "layers_block_type", "hybrid_override_pattern", "attn_type_list", "attn_layer_period",
+                       "full_attention_interval", "layers_num_attention_heads")
 _POOLING_ARCH = re.compile(r"(ForSequenceClassification|ForEmbedding|Model$|ForRewardModel|ForTokenClassification)")
 
 
@@ -775,6 +778,12 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
         shared_inter = int(text["n_shared_experts"]) * moe_inter
 
     layers = _layer_specs(text, model_type, n_layers, n_kv, head_dim, notes)
+    kinds = sorted({l.kind for l in layers})
+    if (not nested and "recurrent" in kinds and model_type not in ("falcon_h1", "mamba", "mamba2", "falcon_mamba")
+            and not any(raw_text.get(k) is not None for k in _LAYER_KIND_SOURCES)):
+        # a hybrid's layer pattern is the whole KV question: say when it came from a class default
+        notes.append(f"the config does not say which layers are attention and which recurrent: transformers' default "
+                     f"for {model_type} was used ({', '.join(kinds)}); give the checkpoint's own config.json to be sure")
     quant = _quant_spec(text, hf_quant_config, notes)
     pooling = bool(archs) and all(_POOLING_ARCH.search(a) for a in archs) and not any("CausalLM" in a or "Conditional" in a for a in archs)
     encoder_only = (model_type.replace("-", "_") in _ENCODER_ONLY_TYPES or _get(text, "is_causal", default=True) is False

@@ -314,7 +314,6 @@ def predict_record(rec: dict, *, given_kv: bool = False) -> tuple[Plan, list[str
     raw_args = {k: v for k, v in (rec.get("args") or {}).items() if k in ARG_FIELDS and v is not None}
     spec, raw_args = _record_model(rec, raw_args, notes)
     gpu = _record_gpu(rec)
-    raw_args.pop("enable_prefix_caching", None)
     count = (rec.get("gpu") or {}).get("count") or 1
     if "tensor_parallel_size" not in raw_args and count > 1 and "pipeline_parallel_size" not in raw_args:
         raw_args["tensor_parallel_size"] = count

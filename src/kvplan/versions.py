@@ -74,21 +74,28 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "window_inflight": [((0, 0, 0), "one"), ((0, 26, 0), "mrv1-async"), ((0, 29, 0), "mrv2")],
     # Memory one max-length request needs, in the fit check (section 4): the sum over layers up to 0.13, the first
     # group's pages x group size in 0.14-0.26, bytes per block x the sum over groups from 0.27.
-    "fit_need_formula": [((0, 0, 0), "sum_layers"), ((0, 14, 0), "first_group"), ((0, 27, 0), "all_groups")],
+    # (the sum over groups is in the 0.19.0 wheel, kv_cache_utils._max_memory_usage_bytes_from_groups; 0.18.1 still
+    # takes the first group's spec. What changed at 0.27 is the concurrency line, section 3.5.)
+    "fit_need_formula": [((0, 0, 0), "sum_layers"), ((0, 14, 0), "first_group"), ((0, 19, 0), "all_groups")],
     # V0's capacity check divides the blocks by the pipeline stages in 0.10 (section 4).
     "v0_capacity_per_stage": [((0, 0, 0), False), ((0, 10, 0), True)],
     # The null block is held back in the fit check (section 3.3 / 4).
     "null_block_in_fit_check": [((0, 0, 0), False), ((0, 29, 0), True)],
-    # Mamba pages per sequence and group: "none" mode 1; "align" mode 2 (+1 checkpoint >= 0.29)
-    # (section 3.4). The align default before 0.24 was not traced; 0.20's hybrid alignment rule
-    # is where kvplan starts it.
-    "mamba_default_align": [((0, 0, 0), False), ((0, 20, 0), True)],
-    # "align" mode (prefix caching on, >= 0.17) holds 2 pages; from 0.29 the Mamba2 mixer and GDN add one
-    # prefill checkpoint page (section 3.4).
-    "mamba_align_supported": [((0, 0, 0), False), ((0, 17, 0), True)],
+    # Mamba pages per sequence and group (section 3.4): "none" mode 1; "align" mode 2 (+1 prefill checkpoint for the
+    # Mamba2 mixer and GDN from 0.29); "all" mode one per block of the request. As read in the wheels:
+    # - prefix caching is on by default for generative hybrids from 0.26.0 (config/model.py
+    #   is_prefix_caching_supported: "Hybrid models do not support prefix caching" up to 0.25.1), so before that a
+    #   hybrid runs "none" unless --enable-prefix-caching is given;
+    # - with prefix caching on, 0.15-0.27 choose "all" for the models that support Mamba prefix caching (the Mamba1/2
+    #   families: Mamba, Jamba, Zamba2, NemotronH, GraniteMoeHybrid, FalconH1) and "align" for the others (GDN,
+    #   linear attention); from 0.28.0 "align" for every hybrid (models/config.py MambaModelConfig).
+    "hybrid_prefix_caching_default": [((0, 0, 0), False), ((0, 26, 0), True)],
+    "mamba_cache_mode": [((0, 0, 0), "none"), ((0, 15, 0), "all_if_supported"), ((0, 28, 0), "align")],
     "mamba_checkpoint_page": [((0, 0, 0), False), ((0, 29, 0), True)],
     # Hybrid grouping: from 0.20 the largest bucket size is used when max < 1.5 x min (section 3.2).
-    "group_size_uses_max_when_close": [((0, 0, 0), False), ((0, 20, 0), True)],
+    # The largest bucket sets the group size when max < ratio x min: ratio 1.25 from 0.12.0, 1.5 from 0.18.0
+    # (kv_cache_utils._get_kv_cache_groups_uniform_page_size in the wheels; 0.11.2 has no such rule).
+    "group_size_max_ratio": [((0, 0, 0), 0.0), ((0, 12, 0), 1.25), ((0, 18, 0), 1.5)],
     # Error and log formats (sections 4, 5, 8).
     "fit_error_format": [((0, 0, 0), "v0"), ((0, 8, 0), "v1-models-2f"),
                          ((0, 14, 0), "v1-models-gib"), ((0, 24, 0), "v1-model-gib")],
@@ -98,12 +105,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "kv_log_format": [((0, 0, 0), "v0-blocks"), ((0, 6, 6), "v0-blocks"), ((0, 8, 0), "v1-two-lines"),
                       ((0, 28, 0), "v1-one-line")],
     # Scheduler defaults for `vllm serve` (section 2.3); see `batch_defaults`.
-    "batch_defaults": [((0, 0, 0), "v0"), ((0, 8, 0), "v1-0.8"), ((0, 9, 0), "v1-0.9"), ((0, 29, 0), "v1-0.29"),
+    # (the >= 160 GiB class is in the 0.28.0 wheel's EngineArgs.get_batch_defaults, the GB10 exclusion in 0.33.0's)
+    "batch_defaults": [((0, 0, 0), "v0"), ((0, 8, 0), "v1-0.8"), ((0, 9, 0), "v1-0.9"), ((0, 28, 0), "v1-0.28"),
                        ((0, 33, 0), "v1-0.33")],
     # --kv-cache-dtype auto follows a checkpoint's KV-cache quantization (ModelOpt kv_cache_quant_algo FP8,
     # compressed-tensors kv_cache_scheme) instead of the model dtype: vLLM PRs #29980 and #30141, merged
     # December 2025; 0.14 is the first release read after them.
-    "kv_cache_auto_follows_checkpoint": [((0, 0, 0), False), ((0, 14, 0), True)],
+    # Which checkpoints: ModelOpt's kv_cache_quant_algo from 0.14.0 (torch_utils.resolve_kv_cache_dtype_string),
+    # compressed-tensors' kv_cache_scheme from 0.15.0 (Attention.__init__), as read in the wheels.
+    "kv_cache_auto_follows_checkpoint": [((0, 0, 0), ()), ((0, 14, 0), ("modelopt",)), ((0, 15, 0), ("modelopt", "compressed-tensors"))],
     # The oldest GPU architecture the release wheels are built for: compute capability 7.0 up to 0.19,
     # 7.5 from 0.20 (CUDA 13 wheels; vLLM PR #39878; docs/gpu-facts.md section 5).
     "min_compute_capability": [((0, 0, 0), (7, 0)), ((0, 20, 0), (7, 5))],
@@ -170,17 +180,17 @@ class VersionRules:
     null_block_in_fit_check: bool
     fit_need_formula: str
     v0_capacity_per_stage: bool
-    mamba_default_align: bool
-    mamba_align_supported: bool
+    hybrid_prefix_caching_default: bool
+    mamba_cache_mode: str
     mamba_checkpoint_page: bool
-    group_size_uses_max_when_close: bool
+    group_size_max_ratio: float
     fit_error_format: str
     no_memory_error_format: str
     weights_log_format: str
     kv_log_format: str
     batch_defaults: str
     admit_whole_prompt: bool
-    kv_cache_auto_follows_checkpoint: bool
+    kv_cache_auto_follows_checkpoint: tuple[str, ...]
     max_model_len_auto_fit: bool
     mamba_spec_pages: bool
     min_compute_capability: tuple[int, int]
@@ -263,7 +273,7 @@ def batch_defaults(rules: VersionRules, gpu_total_gib: float, gpu_name: str, com
     if kind == "v1-0.8":
         return (8192, 1024) if gpu_total_gib >= 70 else (2048, 256)
     big = gpu_total_gib >= 70 and "a100" not in name
-    if kind in ("v1-0.29", "v1-0.33"):
+    if kind in ("v1-0.28", "v1-0.33"):
         if gpu_total_gib >= 160:
             return (16384, 1024)
         if kind == "v1-0.33" and compute_capability == "12.1":  # 0.33 excludes GB10
