@@ -521,3 +521,12 @@ def test_release_steps_read_in_the_wheels():
     assert (b200["0.27.0"].max_num_batched_tokens, b200["0.28.0"].max_num_batched_tokens) == (8192, 16384)
     assert [rules_for(v).group_size_max_ratio for v in ("0.11.2", "0.12.0", "0.17.1", "0.18.0")] == [0.0, 1.25, 1.25, 1.5]
     assert [rules_for(v).window_inflight for v in ("0.25.1", "0.26.0")] == ["one", "mrv1-async"]
+
+
+@pytest.mark.parametrize("version, see, models_typo", [("0.12.0", False, True), ("0.13.0", True, True),
+                                                       ("0.21.0", True, True), ("0.22.0", True, False)])
+def test_fit_error_text_by_release(version, see, models_typo):
+    # the wheels: the docs link is added in 0.13.0, the CPU-backend wording and "model's" in 0.22.0
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=131072, vllm_version=version, fixes=False)
+    assert not p.fits and p.error.startswith("To serve at least one request with the model")
+    assert ("conserving_memory" in p.error) == see and ("models's" in p.error) == models_typo

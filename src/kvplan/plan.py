@@ -970,6 +970,8 @@ def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, 
     # V1 stops on available <= 0; V0 on no whole block (section 4)
     if available <= 0 or (rules.engine == "v0" and num_blocks <= 0):
         text = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine."
+        if rules.no_memory_error_format == "short-see":
+            text += " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
         if rules.no_memory_error_format == "long":
             text = ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine "
                     "(this flag also controls CPU memory reservation on the CPU backend, despite its name). "
@@ -1005,10 +1007,11 @@ def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, 
     est = lo
     fmt = rules.fit_error_format
     est_text = f"Based on the available memory, the estimated maximum model length is {est}. " if est else ""
-    if fmt == "v1-models-2f":
+    if fmt in ("v1-models-2f", "v1-models-2f-see"):
+        see = " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details." if fmt.endswith("-see") else ""
         return False, (f"To serve at least one request with the models's max seq len ({max_len}), ({need / GIB:.2f} GiB KV cache is needed, "
                        f"which is larger than the available KV cache memory ({avail / GIB:.2f} GiB). {est_text}Try increasing "
-                       f"`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."), est
+                       f"`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.{see}"), est
     if fmt == "v1-models-gib":
         return False, (f"To serve at least one request with the models's max seq len ({max_len}), ({_format_gib(need)} GiB KV cache is needed, "
                        f"which is larger than the available KV cache memory ({_format_gib(avail)} GiB). {est_text}Try increasing "

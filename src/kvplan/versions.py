@@ -97,9 +97,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # (kv_cache_utils._get_kv_cache_groups_uniform_page_size in the wheels; 0.11.2 has no such rule).
     "group_size_max_ratio": [((0, 0, 0), 0.0), ((0, 12, 0), 1.25), ((0, 18, 0), 1.5)],
     # Error and log formats (sections 4, 5, 8).
-    "fit_error_format": [((0, 0, 0), "v0"), ((0, 8, 0), "v1-models-2f"),
-                         ((0, 14, 0), "v1-models-gib"), ((0, 24, 0), "v1-model-gib")],
-    "no_memory_error_format": [((0, 0, 0), "short"), ((0, 24, 0), "long")],
+    # (the wheels add the "See https://docs.vllm.ai/..." suffix in 0.13.0, and the CPU-backend wording with "model's"
+    # in 0.22.0, two releases before section 4 places it)
+    "fit_error_format": [((0, 0, 0), "v0"), ((0, 8, 0), "v1-models-2f"), ((0, 13, 0), "v1-models-2f-see"),
+                         ((0, 14, 0), "v1-models-gib"), ((0, 22, 0), "v1-model-gib")],
+    "no_memory_error_format": [((0, 0, 0), "short"), ((0, 13, 0), "short-see"), ((0, 22, 0), "long")],
     "weights_log_format": [((0, 0, 0), "gb"), ((0, 8, 0), "gib-4f"), ((0, 12, 0), "gib-4f-memory"),
                            ((0, 14, 0), "gib-round-memory")],
     "kv_log_format": [((0, 0, 0), "v0-blocks"), ((0, 6, 6), "v0-blocks"), ((0, 8, 0), "v1-two-lines"),
