@@ -39,13 +39,6 @@ RUNS = Path("/work/shared/data/validation/llmservingsim_vllm_runs")
 # turns of an earlier request's conversation and share 262-1352 prompt tokens with it.
 SHARED_PREFIXES = Path(__file__).parent / "data" / "sharegpt_shared_prefixes.json"
 
-# RTX PRO 6000 Blackwell: kvplan's catalog lists 1.792 TB/s but no FLOPS (gpu-facts.md section 12: "TFLOPS
-# not retrieved ... only 'AI TOPS' FP4-sparse marketing: 4000"). The bench derives a figure from what the
-# facts file does hold, and says so: 4000 FP4 sparse / 2 (dense = half the sparse headline, gpu-facts section 1)
-# / 4 (Blackwell FP4 : BF16 dense = 4 : 1, the catalog's B200 row 9000 / 2250) = 500 TFLOPS BF16 dense,
-# assuming the workstation card is not rate-halved for FP32 accumulate as GeForce cards are (low confidence).
-# `--no-derived-flops` runs the bandwidth-only fallback that kvplan itself uses for a GPU without FLOPS.
-DERIVED_BF16_FLOPS = {"RTX PRO 6000": 4000e12 / 2 / 4}
 
 
 def load_run(name: str):
@@ -117,9 +110,7 @@ def run_setup(name: str, meta: dict):
     cfg = replace(engine_config_from_plan(plan), num_gpu_blocks=int(blocks), enable_prefix_caching=caching)
     gpu = resolve_gpu(gpu_ref)[0]
     m = resolve_model(model_id)
-    flops = gpu.peak_flops("bfloat16")
-    if not flops and "--no-derived-flops" not in sys.argv:
-        flops = next((v for k, v in DERIVED_BF16_FLOPS.items() if k in gpu_ref), None)
+    flops = gpu.peak_flops("bfloat16")  # the RTX PRO 6000's 503.8 TFLOPS: tools/build_catalog.py EXTRA_TFLOPS, with its source
     ep = dp if (dp > 1 and ek.get("enable_expert_parallel")) else 1
     sm = StepModel.from_numbers(
         weights_bytes=m.weights_bytes, active_params=m.active_params, num_layers=m.num_layers,

@@ -89,6 +89,14 @@ EXTRA_GPUS += [
 EXTRA_TOTALS = {"gb10": (121.7, "solved from four vLLM 0.25.1 DGX Spark logs (CUDA-graph utilization-equivalence lines)"),
                 "rtx-4080": (15.99, "https://github.com/mrpid12org/imageworks/blob/4fdc8eb92f03/vllm_llava_debug.log")}
 
+# Tensor-core throughput the public GPU facts file lacks (docs/gpu-facts.md: "TFLOPS not retrieved"), from a public
+# spec table; it agrees with NVIDIA's own headline for the card (4,000 AI TOPS = FP4 sparse = 8 x the BF16 dense rate).
+EXTRA_TFLOPS = {
+    "rtx-pro-6000-blackwell": ({"bf16_tflops_dense": 503.8, "fp16_tflops_dense": 503.8, "fp8_tflops_dense": 1007.6},
+                               "https://hmc-tech.com/gpu/nvidia-rtx-pro-6000-blackwell-vs-amd-radeon-pro-duo-polaris "
+                               "(BF16 503.8 TFLOPS Tensor, FP8 1.01 PFLOPS Tensor, dense)"),
+}
+
 GIB = 1024 ** 3
 
 # Exact parameter counts stated by a public source (the seed documents read them from the Hub API).
@@ -106,6 +114,8 @@ def build_gpus(shared: Path) -> list[dict]:
     out = []
     for g in rows + EXTRA_GPUS:
         gid = g["id"]
+        flops, flops_source = EXTRA_TFLOPS.get(gid, ({}, None))
+        g = {**g, **{k: v for k, v in flops.items() if g.get(k) is None}}
         seen = VLLM_SEEN_TOTAL_GIB.get(gid) or EXTRA_TOTALS.get(gid)
         if gid in SAME_MEMORY_AS:
             twin = SAME_MEMORY_AS[gid]
@@ -137,7 +147,7 @@ def build_gpus(shared: Path) -> list[dict]:
             "fp8_tflops": g.get("fp8_tflops_dense"),
             "fp4_tflops": g.get("fp4_tflops_dense"),
             "interconnect": g.get("interconnect"),
-            "sources": (g.get("sources") or [])[:4],
+            "sources": (g.get("sources") or [])[:4] + ([{"fields": sorted(flops), "url": flops_source}] if flops_source else []),
         })
     return out
 
