@@ -479,6 +479,8 @@ def test_window_layers_are_kept_as_windows_only_where_the_release_can():
     ("Qwen/Qwen3-8B", dict(gpu="H100", vllm_version="0.8.5", pipeline_parallel_size=2), "v0", "PP"),
     ("google/gemma-3-27b-it", dict(gpu="H100", vllm_version="0.8.0"), "v0", "['Gemma3ForConditionalGeneration']"),
     ("google/gemma-3-27b-it", dict(gpu="H100", vllm_version="0.8.1"), "v1", None),
+    ("ai21labs/Jamba-v0.1", dict(gpu="H100", tensor_parallel_size=2, vllm_version="0.10.1"), "v0", "['JambaForCausalLM']"),
+    ("ai21labs/Jamba-v0.1", dict(gpu="H100", tensor_parallel_size=2, vllm_version="0.10.2"), "v1", None),
 ])
 def test_releases_0_8_to_0_10_fall_back_to_v0_where_their_oracle_does(model, kw, engine, why):
     # EngineArgs._is_v1_supported_oracle, read in the 0.8.0-0.10.2 wheels: vLLM logs the feature and runs V0
@@ -530,3 +532,18 @@ def test_fit_error_text_by_release(version, see, models_typo):
     p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=131072, vllm_version=version, fixes=False)
     assert not p.fits and p.error.startswith("To serve at least one request with the model")
     assert ("conserving_memory" in p.error) == see and ("models's" in p.error) == models_typo
+
+
+def test_v0_keeps_mamba_state_outside_the_kv_cache_in_the_profile_peak():
+    # V0's MambaCacheManager: conv + SSM state of every Mamba layer for the padded max_num_seqs, allocated on the
+    # profile run's first forward; the KV cache holds the attention layers only
+    from kvplan.plan import _state_bytes
+
+    kw = dict(tensor_parallel_size=2, max_model_len=32768, vllm_version="0.7.3", fixes=False)
+    p = kvplan.fit("ai21labs/Jamba-v0.1", "H100", **kw)
+    eager = kvplan.fit("ai21labs/Jamba-v0.1", "H100", max_num_seqs=100, enforce_eager=True, **kw)
+    padded = kvplan.fit("ai21labs/Jamba-v0.1", "H100", max_num_seqs=100, **kw)
+    rec = [l for l in p.model.layers if l.kind == "recurrent"]
+    per_seq = len(rec) * _state_bytes(rec[0], 2, 2, 2)
+    assert p.rules.engine == "v0" and len(p.groups) == 1 and p.groups[0].num_layers == 4  # the attention layers
+    assert padded.activation_peak_bytes - eager.activation_peak_bytes == 4 * per_seq  # 100 -> 104 (multiple of 8)

@@ -107,6 +107,8 @@ def v1_fallback(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Version
     quant = (args.quantization or (model.quant.method if model.quant else "") or "").lower()
     if quant in rules.v0_for_quantization:
         return f"--quantization {quant}"
+    if rules.v0_for_recurrent and any(l.kind == "recurrent" for l in model.layers):
+        return str(list(model.architectures) or [model.model_type])
     for arch, first, last in V0_ONLY_ARCHITECTURES:
         if arch in model.architectures and first <= rules.release <= last:
             return str(list(model.architectures))
@@ -483,6 +485,25 @@ def _state_bytes(layer: LayerSpec, tp: int, conv_bytes: int, ssm_bytes: int, spe
     return math.prod(conv) * conv_bytes * (1 if any(conv) else 0) + math.prod(ssm) * ssm_bytes
 
 
+def _v0_state_seqs(args: EngineArgs) -> int:
+    """Sequences V0's MambaCacheManager holds: max_num_seqs, padded to a CUDA-graph batch size (multiples of 8)."""
+    n = args.max_num_seqs
+    return n if args.enforce_eager or n <= 2 else (4 if n <= 4 else cdiv(n, 8) * 8)
+
+
+def _v0_mamba_cache_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> int:
+    """V0 keeps recurrent state outside the KV cache: conv and SSM state of every Mamba-type layer for the padded
+    max_num_seqs, in the model dtype (MambaCacheManager, allocated on the first forward)."""
+    if rules.engine != "v0":
+        return 0
+    rec = [l for l in model.layers if l.kind in ("recurrent", "both") and l.recurrent is not None]
+    if not rec:
+        return 0
+    b = DTYPE_BYTES[args.dtype]
+    per_pp = cdiv(len(rec), args.pipeline_parallel_size or 1)
+    return per_pp * _v0_state_seqs(args) * _state_bytes(rec[0], args.tensor_parallel_size, b, b)
+
+
 def _ssm_dtype(model: ModelSpec, args: EngineArgs) -> str:
     """--mamba-ssm-cache-dtype, else the model's rule: NemotronH and Qwen3.5+ keep fp32 SSM state (section 3.1)."""
     if args.mamba_ssm_cache_dtype and args.mamba_ssm_cache_dtype != "auto":
@@ -845,6 +866,12 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
         capture += int(site_offsets.get("cudagraph_bytes", 0))
         notes.append(f"site calibration applied: {site_offsets.get('source', 'kvplan reconcile --calibrate')}")
     cg = capture if rules.cudagraph_subtracted else 0
+    v0_state = _v0_mamba_cache_bytes(model, resolved, rules)
+    if v0_state:
+        act += v0_state
+        act_f += f" + V0 Mamba cache {v0_state / GIB:.2f} GiB"
+        notes.append(f"V0 engine: the Mamba state of {_v0_state_seqs(resolved)} sequences ({v0_state / GIB:.2f} GiB) is allocated on the "
+                     "profile run's first forward, so it is part of the peak (model_executor/models/mamba_cache.py)")
     available = requested - w.bytes - nt - act - cg
     if resolved.kv_cache_memory_bytes is not None:
         # --kv-cache-memory-bytes: profiling still runs, but the pool is exactly this (section 1.3)

@@ -156,6 +156,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "v0_for_pipeline_parallel": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 1), False)],
     "v0_for_float32": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 2), False)],
     "v0_for_quantization": [((0, 0, 0), ()), ((0, 8, 0), ("bitsandbytes", "gguf")), ((0, 8, 3), ("gguf",)), ((0, 9, 0), ())],
+    # models with recurrent (Mamba-type) state: V0-only classes up to 0.9.1/0.10.0, and every model with inner state
+    # through the "Mamba is experimental" check in 0.9.2-0.10.1
+    "v0_for_recurrent": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 10, 2), False)],
     # How `vllm serve` is told to serve a model as a pooling (embedding/classification) model: `--task embed` until
     # `--runner pooling` replaced it (vLLM PR #21470, merged July 2025; 0.10.1 is the first release after it).
     "pooling_flag": [((0, 0, 0), "--task embed"), ((0, 10, 1), "--runner pooling")],
@@ -207,6 +210,7 @@ class VersionRules:
     v0_for_pipeline_parallel: bool
     v0_for_float32: bool
     v0_for_quantization: tuple[str, ...]
+    v0_for_recurrent: bool
     notes: tuple[str, ...]
 
     @property
