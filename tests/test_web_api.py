@@ -38,6 +38,8 @@ def client(tmp_path_factory):
     ({"model": "Qwen/Qwen3.8-27B", "gpu": "H100", "max_model_len": 131072, "tensor_parallel_size": 2},
      {"gpu": "H100", "max_model_len": 131072, "tensor_parallel_size": 2}),
     ({"model": LLAMA, "gpu_gib": 23.5, "max_model_len": 4096}, {"gpu_gib": 23.5, "max_model_len": 4096}),
+    ({"model": LLAMA, "gpu": "L4", "max_model_len": -1}, {"gpu": "L4", "max_model_len": -1}),       # vLLM's auto-fit
+    ({"model": LLAMA, "gpu": "L4", "runner": "pooling"}, {"gpu": "L4", "runner": "pooling"}),
 ])
 def test_plan_equals_fit(client, body, fit_kwargs):
     r = client.post("/api/plan", json=body)
