@@ -121,7 +121,7 @@ def print_plan(console: Console, p: Plan, *, explain: bool = False, band: dict |
     console.print(Panel(Group(*parts), title="kvplan fit", expand=False))
     console.print(Text("Predicted startup log" if p.mode == "vllm" else "The seed's arithmetic", style="bold"))
     for line in p.vllm_log:
-        console.print(Text("  " + line, style="red" if "Error" in line else "dim"), soft_wrap=True)
+        console.print(Text("  " + line.replace("\n", "\n  "), style="red" if "Error" in line else "dim"), soft_wrap=True)
     if p.fixes:
         ft = Table(title="Nearest fixes")
         ft.add_column("change", style="bold")
