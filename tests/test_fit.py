@@ -250,6 +250,8 @@ def test_cli_default_is_the_seed_example_offline():
     (["fit", SEED_MODEL, "--gpu", "Z9000"], 2, "--gpu"),
     (["fit", SEED_MODEL, "--gpu", "L4", "--gpu-memory-utilization", "2"], 2, "--gpu-memory-utilization"),
     (["fit", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--max-model-len", "131072"], 1, "estimated maximum model length"),
+    (["fit", SEED_MODEL, "--no-such-flag"], 2, "No such option"),
+    (["sweep", SEED_MODEL, "--gpu", "L4", "--vary", "max_model_len=4k,lots"], 2, "--vary"),
 ])
 def test_cli_exit_codes_and_one_line_errors(args, code, needle):
     r = run(*args)
@@ -547,3 +549,13 @@ def test_v0_keeps_mamba_state_outside_the_kv_cache_in_the_profile_peak():
     per_seq = len(rec) * _state_bytes(rec[0], 2, 2, 2)
     assert p.rules.engine == "v0" and len(p.groups) == 1 and p.groups[0].num_layers == 4  # the attention layers
     assert padded.activation_peak_bytes - eager.activation_peak_bytes == 4 * per_seq  # 100 -> 104 (multiple of 8)
+
+
+def test_sweep_and_prefix_caching_flags_as_vllm_serve_takes_them():
+    r = run("sweep", SEED_MODEL, "--gpu", "L4", "--vary", "max_model_len=4k,16K", "--json")
+    assert r.returncode == 0, r.stderr
+    assert [row["max_model_len"] for row in json.loads(r.stdout)["rows"]] == [4000, 16384]
+    on, off = (json.loads(run("fit", "ibm-granite/granite-4.0-h-tiny", "--gpu", "L4", "--vllm-version", "0.20.0",
+                              "--max-model-len", "32768", flag, "--json").stdout) for flag in ("--enable-prefix-caching", "--no-enable-prefix-caching"))
+    assert on["args"]["enable_prefix_caching"] is True and off["args"]["enable_prefix_caching"] is False
+    assert on["max_concurrency"] < off["max_concurrency"]  # 0.20 gives the Mamba2 family "all" mode with prefix caching

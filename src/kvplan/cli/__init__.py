@@ -55,6 +55,7 @@ class FitFlags:
     mamba_ssm_cache_dtype: Optional[str] = None
     revision: Optional[str] = None
     speculative_config: Optional[str] = None
+    enable_prefix_caching: Optional[bool] = None
     runner: Optional[str] = None
     vllm_version: Optional[str] = None
     overhead_gb: Optional[float] = None
@@ -86,6 +87,7 @@ FIT_PARAMS: list[tuple[str, object, object]] = [
     ("mamba_ssm_cache_dtype", Optional[str], typer.Option(None, "--mamba-ssm-cache-dtype", help="auto, float32, float16, bfloat16 (recurrent state of Mamba / Gated DeltaNet layers).", rich_help_panel="vllm serve flags")),
     ("revision", Optional[str], typer.Option(None, "--revision", help="Model revision (commit, tag or branch) to resolve on the Hub.", rich_help_panel="vllm serve flags")),
     ("speculative_config", Optional[str], typer.Option(None, "--speculative-config", help='Speculative decoding, as vLLM takes it: \'{"method": "mtp", "num_speculative_tokens": 3}\' (the checkpoint\'s MTP layers) or method ngram.', rich_help_panel="vllm serve flags")),
+    ("enable_prefix_caching", Optional[bool], typer.Option(None, "--enable-prefix-caching/--no-enable-prefix-caching", help="Prefix caching (default: the version's; for hybrid Mamba/GDN models it sets how many state pages a sequence holds).", rich_help_panel="vllm serve flags")),
     ("runner", Optional[str], typer.Option(None, "--runner", help="auto, generate or pooling: pooling serves an embedding/classification model (no lm_head, no sampler; --task embed before vLLM 0.10.1). auto: vLLM's choice from the architecture and a sentence-transformers modules.json.", rich_help_panel="vllm serve flags")),
     ("vllm_version", Optional[str], typer.Option(None, "--vllm-version", help="Which vLLM release's rules to apply (default: the newest kvplan knows).", rich_help_panel="kvplan")),
     ("overhead_gb", Optional[float], typer.Option(None, "--overhead-gb", help="The seed's simple arithmetic: budget = GPU GB x utilization - weights - this many GB, all layers full attention.", rich_help_panel="kvplan")),
@@ -167,13 +169,13 @@ def main() -> None:
         err_console.print("aborted")
         sys.exit(130)
     except Exception as exc:  # click usage errors and anything unexpected
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
+        # by class name: typer >= 0.20 raises its vendored click's exceptions (typer._click), not click's
+        kinds = {c.__name__ for c in type(exc).__mro__}
+        if "ClickException" in kinds:
             exc.show()
             sys.exit(2)
-        if isinstance(exc, click.exceptions.Exit):
-            sys.exit(exc.exit_code)
+        if "Exit" in kinds:
+            sys.exit(getattr(exc, "exit_code", 0))
         if debug:
             raise
         err_console.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc} (set KVPLAN_DEBUG=1 for the traceback)", highlight=False)

@@ -98,18 +98,23 @@ def parse_vary(specs: List[str]) -> list[tuple[str, list]]:
         vals = [v.strip() for v in values.split(",") if v.strip()]
         if not vals:
             raise InputError("--vary", f"no values for {name}", f"e.g. --vary {name}=a,b,c")
+        from kvplan.api import _max_len
+
         if ".." in values and name in ("max_model_len", "tensor_parallel_size"):
-            lo, hi = (int(x) for x in values.split(".."))
+            try:
+                lo, hi = (_max_len(x.strip()) if name == "max_model_len" else int(x) for x in values.split(".."))
+            except (ValueError, InputError):
+                raise InputError("--vary", f"bad range in {spec!r}", f"e.g. --vary {name}=1024..131072") from None
             vals = []
             v = lo
             while v <= hi:
                 vals.append(v)
                 v *= 2
-        conv = {"max_model_len": int, "tensor_parallel_size": int, "gpu_memory_utilization": float}.get(name, str)
+        conv = {"max_model_len": _max_len, "tensor_parallel_size": int, "gpu_memory_utilization": float}.get(name, str)
         try:
-            out.append((name, [conv(v) for v in vals]))
-        except ValueError:
-            raise InputError("--vary", f"bad value in {spec!r}", f"{name} takes {conv.__name__} values") from None
+            out.append((name, [conv(v) if isinstance(v, str) else v for v in vals]))
+        except (ValueError, InputError):
+            raise InputError("--vary", f"bad value in {spec!r}", f"{name} takes {'lengths such as 4096 or 32k' if name == 'max_model_len' else conv.__name__ + ' values'}") from None
     if len(out) > 2:
         raise InputError("--vary", "at most two parameters at once", "vary one or two of " + ", ".join(SWEEPABLE))
     return out
