@@ -559,3 +559,23 @@ def test_sweep_and_prefix_caching_flags_as_vllm_serve_takes_them():
                               "--max-model-len", "32768", flag, "--json").stdout) for flag in ("--enable-prefix-caching", "--no-enable-prefix-caching"))
     assert on["args"]["enable_prefix_caching"] is True and off["args"]["enable_prefix_caching"] is False
     assert on["max_concurrency"] < off["max_concurrency"]  # 0.20 gives the Mamba2 family "all" mode with prefix caching
+
+
+def test_deepseek_v4_cache_groups_reproduce_a_logged_fit_error():
+    # vLLM's check on MI300X x8 (ROCm, fp8): "To serve at least one request with the model's max seq len (1048576),
+    # (23.32 GiB KV cache is needed, ..." (vLLM issue, Aug 2026; tests/data/calibration.jsonl deepseek-v4-pro-mi300x)
+    import dataclasses
+
+    from kvplan.errors import UndeterminedError
+    from kvplan.resolve import CheckpointWeights
+
+    m = resolve_model("deepseek-ai/DeepSeek-V4-Pro")
+    with pytest.raises(UndeterminedError) as e:  # its weights are not counted from the config: never a guess
+        kvplan.fit(m, "MI300X", tensor_parallel_size=8)
+    assert "safetensors" in e.value.fix
+    m = dataclasses.replace(m, checkpoint=CheckpointWeights((("F8_E4M3", 800 * GIB),), source="test: stated bytes"))
+    p = kvplan.fit(m, "MI300X", tensor_parallel_size=8, max_model_len=1048576, kv_cache_dtype="fp8",
+                   enable_prefix_caching=False, kv_cache_memory_bytes=20 * GIB, vllm_version="0.28.0", fixes=False)
+    assert p.bytes_per_block == 1_435_968 and len(p.groups) == 5
+    assert p.blocks_for_tokens(1048576) == 17_434
+    assert not p.fits and "(23.32 GiB KV cache is needed" in p.error

@@ -543,6 +543,8 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
                          "kvplan plans decoder models; decoder-based embedding models such as Qwen3-Embedding plan")
     if not layers:
         raise InputError("model", f"{model.id} has no layers that keep a KV cache", "kvplan plans decoder models")
+    if any(l.kind in ("csa", "hca") for l in layers):
+        return _deepseek_v4_groups(model, layers, args, rules, notes)
     if rules.engine == "v0":
         return _v0_cache(model, attn, args, rules, notes)
     layers = _windows_kept(layers, rules, notes, warns)
@@ -619,6 +621,63 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     if padding:
         warns.append(f"Add {padding} padding layers, may waste at most {100 * padding / (len(groups) * group_size):.2f}% KV cache memory")
     return tuple(groups), group_size * top
+
+
+# DeepSeek-V4's cache in the fp8_ds_mla layout vLLM uses with FlashMLA (CUDA) and on ROCm, read in the 0.33.0 wheel
+# (models/deepseek_v4, v1/attention/backends/mla, kv_cache_interface, kv_cache_planning; the 0.28-0.32 wheels give the
+# same pages and groups): a state is 584 B (448 fp8 latent + 64 bf16 rope + 8 scale bytes), pages are padded to a
+# multiple of 576 B, the attention block is 256 tokens. Per layer of compression ratio r:
+#   sliding window of the latent: block 64, window sliding_window;   compressed latent: 256 / r states per block;
+#   compressor state (fp32): r = 4: block 4, 8,192 B, window 8;  r = 128: block 8, 4,096 B, window 128;
+#   r = 4 also: indexer keys, 256 / r states of index_head_dim + 4 B; indexer compressor state: block 4, 2,048 B, window 8.
+_DSV4_STATE_BYTES, _DSV4_ALIGN, _DSV4_BLOCK = 584, 576, 256
+_DSV4_COMPRESSOR = {4: (4, 8192, 8), 128: (8, 4096, 128)}   # ratio -> (block, bytes per state, window)
+_DSV4_INDEXER_COMPRESSOR = (4, 2048, 8)
+
+
+def _dsv4_page(states: int, state_bytes: int) -> int:
+    return cdiv(states * state_bytes, _DSV4_ALIGN) * _DSV4_ALIGN
+
+
+def _deepseek_v4_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineArgs, rules: VersionRules,
+                        notes: list[str]) -> tuple[tuple[KVGroup, ...], int]:
+    """DeepSeek-V4's KV-cache groups as vLLM >= 0.28 packs them: every attention-type page (compressed latents and
+    indexer keys, block 256) in one group; the sliding windows split into groups the size of the largest
+    compression bucket; the ratio-128 compressor states; the ratio-4 compressor and indexer states together.
+    One block of the pool is the largest group's bytes; a request holds blocks in every group."""
+    if rules.release < (0, 20, 0):
+        raise InputError("model", f"{model.id}: DeepSeek-V4 is served by vLLM 0.20 and newer", "plan with --vllm-version 0.20 or newer")
+    if rules.release < (0, 28, 0):
+        notes.append(f"DeepSeek-V4 cache layout as read in vLLM 0.28-0.33, applied to {rules.version} (0.20-0.27 not traced)")
+    kv = (args.kv_cache_dtype or "auto").lower()
+    if kv not in ("auto", "fp8", "fp8_e4m3"):
+        raise InputError("--kv-cache-dtype", f"DeepSeek-V4 runs its cache as fp8_ds_mla; {kv} is not modelled", "use auto or fp8")
+    notes.append("DeepSeek-V4: fp8_ds_mla cache layout (FlashMLA / ROCm default; 'auto' resolves to it)")
+    csa = [l for l in layers if l.kind == "csa"]
+    hca = [l for l in layers if l.kind == "hca"]
+    n_swa = len(csa) + len(hca)
+    spec = args.speculative
+    if spec and spec[0] == "mtp" and model.mtp_layers:
+        n_swa += model.mtp_layers  # the MTP layer keeps a sliding window only
+        notes.append(f"{model.mtp_layers} MTP drafter layer(s): a sliding window each")
+    window = (csa or hca)[0].window
+    mla_bytes = (len(csa) * (_dsv4_page(_DSV4_BLOCK // 4, _DSV4_STATE_BYTES) + _dsv4_page(_DSV4_BLOCK // 4, csa[0].index_head_dim + 4) if csa else 0)
+                 + len(hca) * _dsv4_page(_DSV4_BLOCK // 128, _DSV4_STATE_BYTES))
+    groups = [KVGroup("mla", 1, _DSV4_BLOCK, mla_bytes)]
+    swa_page = _dsv4_page(64, _DSV4_STATE_BYTES)
+    per_group = max(len(csa), len(hca))
+    n_swa_groups = cdiv(n_swa, per_group)
+    for i in range(n_swa_groups):
+        members = len(range(i, n_swa, n_swa_groups))
+        groups.append(KVGroup("sliding", 1, 64, members * swa_page, window=window))
+    if hca:
+        block, nbytes, w = _DSV4_COMPRESSOR[128]
+        groups.append(KVGroup("sliding", 1, block, len(hca) * _dsv4_page(block, nbytes), window=w))
+    if csa:
+        block, nbytes, w = _DSV4_COMPRESSOR[4]
+        iblock, ibytes, _ = _DSV4_INDEXER_COMPRESSOR
+        groups.append(KVGroup("sliding", 1, block, len(csa) * (_dsv4_page(block, nbytes) + _dsv4_page(iblock, ibytes)), window=w))
+    return tuple(groups), max(g.page_bytes for g in groups)
 
 
 def _windows_kept(layers: list[LayerSpec], rules: VersionRules, notes: list[str], warns: list[str]) -> list[LayerSpec]:

@@ -280,10 +280,12 @@ class LayerSpec:
     head_dim_v: int = 0
     window: int | None = None
     recurrent: RecurrentSpec | None = None
+    compress_ratio: int = 0   # DeepSeek-V4: tokens per compressed KV state ("csa": 4, with an indexer; "hca": 128)
+    index_head_dim: int = 0   # DeepSeek-V4 "csa" layers: the indexer's key size
 
     @property
     def is_attention(self) -> bool:
-        return self.kind in ("full", "sliding", "chunked", "mla")
+        return self.kind in ("full", "sliding", "chunked", "mla", "csa", "hca")
 
 
 @dataclass(frozen=True)
@@ -888,11 +890,37 @@ def _recurrent_spec(text: dict, model_type: str) -> RecurrentSpec:
                       "the config needs mamba_d_state/mamba_expand or linear_* head settings")
 
 
+# DeepSeek-V4's layer types as transformers names them, and their compression ratios (tokens per KV state)
+_DSV4_TYPES = {"compressed_sparse_attention": 4, "heavily_compressed_attention": 128}
+
+
+def _deepseek_v4_layers(text: dict, n_layers: int, head_dim: int, notes: list[str]) -> tuple[LayerSpec, ...]:
+    """DeepSeek-V4: every decoder layer keeps a sliding window of its latent plus compressed states, one per
+    `compress_ratio` tokens; ratio-4 layers also keep an indexer cache (vLLM models/deepseek_v4)."""
+    ratios = text.get("compress_ratios")
+    if isinstance(ratios, list) and len(ratios) >= n_layers:
+        ratios = [int(r) for r in ratios[:n_layers]]
+    else:
+        types = text.get("layer_types") or []
+        if len(types) < n_layers or any(t not in _DSV4_TYPES for t in types[:n_layers]):
+            raise ConfigError("compress_ratios", "DeepSeek-V4 config without compress_ratios or known layer_types",
+                              "give the checkpoint's own config.json")
+        ratios = [_DSV4_TYPES[t] for t in types[:n_layers]]
+    if any(r not in (4, 128) for r in ratios):
+        raise ConfigError("compress_ratios", f"compression ratios {sorted(set(ratios))}: kvplan has read vLLM's layout for 4 and 128 only",
+                          "plan with a checkpoint whose layers use ratios 4 and 128 (DeepSeek-V4-Pro)")
+    window = int(text.get("sliding_window") or 0)
+    if window <= 0:
+        raise ConfigError("sliding_window", "DeepSeek-V4 config without its sliding window", "give the checkpoint's own config.json")
+    index_dim = int(text.get("index_head_dim") or 0)
+    return tuple(LayerSpec("csa" if r == 4 else "hca", 1, head_dim, 0, window=window, compress_ratio=r,
+                           index_head_dim=index_dim if r == 4 else 0) for r in ratios)
+
+
 def _layer_specs(text: dict, model_type: str, n_layers: int, n_kv: int, head_dim: int, notes: list[str]) -> tuple[LayerSpec, ...]:
+    if model_type.startswith("deepseek_v4") or text.get("compress_ratios"):
+        return _deepseek_v4_layers(text, n_layers, head_dim, notes)
     if text.get("kv_lora_rank"):
-        if model_type.startswith("deepseek_v4") or text.get("compress_ratios"):
-            raise ConfigError("config", f"{model_type}: compressed sparse attention is not supported by kvplan yet",
-                              "MLA (DeepSeek V2/V3/R1, Kimi K2) is; V4's compressed KV layout is not modelled")
         latent = int(text["kv_lora_rank"]) + int(text.get("qk_rope_head_dim", 64))
         return tuple(LayerSpec(kind="mla", num_kv_heads=1, head_dim=latent, head_dim_v=0) for _ in range(n_layers))
     kinds = _layer_kind_list(text, model_type, n_layers)

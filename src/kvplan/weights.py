@@ -171,6 +171,11 @@ def _vision_params(spec: ModelSpec) -> int:
 
 def count_weights(spec: ModelSpec) -> WeightCount:
     """Every tensor group of the model, with its TP split. Raises when the config lacks a needed size."""
+    if any(l.kind in ("csa", "hca") for l in spec.layers):
+        raise UndeterminedError("weights", f"{spec.id}: DeepSeek-V4's weights (hyper-connections, compressors, indexer, grouped "
+                                "output projection) are not counted from its config",
+                                "read it from the Hub (--revision main, online) or a checkpoint folder: the safetensors headers "
+                                "give the exact bytes")
     missing = [n for n, v in (("vocab_size", spec.vocab_size),) if not v]
     if spec.is_moe and not spec.moe_intermediate_size:
         missing.append("moe_intermediate_size")
@@ -354,14 +359,13 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     db = dtype_bytes or spec.dtype_bytes
     notes: list[str] = []
     try:
-        count = count_weights(spec)
-    except UndeterminedError:
-        count = None
+        count, why = count_weights(spec), None
+    except UndeterminedError as exc:
+        count, why = None, exc
     rotary = _rotary_bytes(spec, db)
     if count is None:
         if spec.checkpoint is None:
-            raise UndeterminedError("weights", f"cannot determine {spec.id}'s weight bytes: no checkpoint metadata and the config is incomplete",
-                                    "give a checkpoint folder or Hub id, or a complete config.json")
+            raise why  # the count's own reason (a config without a needed size, an architecture not counted)
         per_rank = spec.checkpoint.total_bytes / (tp * pp)
         notes.append(f"weights split evenly over {tp * pp} rank(s): the architecture could not be counted")
         return RankWeights(int(per_rank) + rotary, exact=tp * pp == 1, method=spec.checkpoint.source, rotary_bytes=rotary, notes=tuple(notes))
