@@ -132,7 +132,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("fallback_v0", "falling back to v0", r"(?P<what>.*?) is not supported by the V1 Engine\. Falling back to V0", WARNING,
          symptom="attention_backend_fallback", layer="gpu", weight=0.55,
          cause="vLLM fell back from the V1 engine to the older V0 engine ({what}); the server starts, but slower and with V0's memory behaviour.",
-         fix="Use a GPU of compute capability >= 8.0 for the V1 engine, or pin a vLLM release (>=0.10.2) that runs V1 on this GPU.",
+         fix="Drop or change what it names (e.g. an fp8 KV cache off Hopper, --task embed before 0.9.2, speculative decoding in 0.8), use a GPU of compute capability >= 8.0, or run vLLM >= 0.11 (V1 only); kvplan fit --vllm-version X predicts the same fallback.",
          versions="0.8-0.10", source="vllm/engine/arg_utils.py@0.8.2 (_is_v1_supported_oracle)"),
     _sig("fa_cannot_turing", "cannot use flashattention", r"Cannot use FlashAttention(?:-2)? backend for Volta and Turing GPUs", WARNING,
          symptom="attention_backend_fallback", layer="gpu", weight=0.8,
