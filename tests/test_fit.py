@@ -507,6 +507,8 @@ def test_mamba_cache_mode_by_release_and_family():
         return (p.blocks_for_tokens(65536) - sum(cdiv(65536, g.block_size) for g in full)) // len(rec), rec[0].block_size
 
     assert pages("0.20.0")[0] == 1                                          # no prefix caching: "none"
+    assert pages("0.11.0", enable_prefix_caching=True)[0] == 1              # 0.11.0: one page whatever the flag
+    assert pages("0.11.1", enable_prefix_caching=True)[0] == cdiv(65536, pages("0.11.1")[1])  # a page per block
     per_group, bs = pages("0.20.0", enable_prefix_caching=True)
     assert per_group == cdiv(65536, bs)                                     # "all"
     assert pages("0.26.0")[0] == cdiv(65536, bs)                            # on by default, still "all"

@@ -744,9 +744,10 @@ def mamba_cache_mode(g: KVGroup, args: EngineArgs, rules: VersionRules) -> str:
     on = rules.hybrid_prefix_caching_default if args.enable_prefix_caching is None else args.enable_prefix_caching
     if not on or rules.mamba_cache_mode == "none":
         return "none"
-    if rules.mamba_cache_mode == "all_if_supported" and g.recurrent_kind in ("mamba1", "mamba2"):
+    supported = g.recurrent_kind in ("mamba1", "mamba2")  # the families that implement Mamba prefix caching
+    if rules.mamba_cache_mode.startswith("all_if_supported") and supported:
         return "all"
-    return "align"
+    return "none" if rules.mamba_cache_mode.endswith("_else_none") else "align"
 
 
 def mamba_pages(g: KVGroup, args: EngineArgs, rules: VersionRules, num_tokens: int = 0) -> int:

@@ -90,7 +90,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   families: Mamba, Jamba, Zamba2, NemotronH, GraniteMoeHybrid, FalconH1) and "align" for the others (GDN,
     #   linear attention); from 0.28.0 "align" for every hybrid (models/config.py MambaModelConfig).
     "hybrid_prefix_caching_default": [((0, 0, 0), False), ((0, 26, 0), True)],
-    "mamba_cache_mode": [((0, 0, 0), "none"), ((0, 15, 0), "all_if_supported"), ((0, 28, 0), "align")],
+    # (0.11.1-0.14 have no mode yet: with prefix caching a Mamba1/2-family model gets a page per block, as "all" later
+    # does, and any other hybrid has prefix caching turned off, so "none": MambaSpec.max_memory_usage_bytes and
+    # MambaModelConfig in the 0.11.1 and 0.13.0 wheels)
+    "mamba_cache_mode": [((0, 0, 0), "none"), ((0, 11, 1), "all_if_supported_else_none"), ((0, 15, 0), "all_if_supported"),
+                         ((0, 28, 0), "align")],
     "mamba_checkpoint_page": [((0, 0, 0), False), ((0, 29, 0), True)],
     # Hybrid grouping: from 0.20 the largest bucket size is used when max < 1.5 x min (section 3.2).
     # The largest bucket sets the group size when max < ratio x min: ratio 1.25 from 0.12.0, 1.5 from 0.18.0
