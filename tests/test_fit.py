@@ -581,3 +581,14 @@ def test_deepseek_v4_cache_groups_reproduce_a_logged_fit_error():
     assert p.bytes_per_block == 1_435_968 and len(p.groups) == 5
     assert p.blocks_for_tokens(1048576) == 17_434
     assert not p.fits and "(23.32 GiB KV cache is needed" in p.error
+
+
+def test_serve_sh_carries_prefix_caching_when_the_plan_was_made_with_it():
+    from kvplan.deploy import render_files, spec_from_plan
+
+    def serve(**kw):
+        return render_files(spec_from_plan(kvplan.fit("nvidia/Qwen3.6-35B-A3B-NVFP4", "RTX 5090", max_model_len=131072, **kw)))["serve.sh"]
+
+    assert "  --enable-prefix-caching\n" in serve(enable_prefix_caching=True)
+    assert "  --no-enable-prefix-caching\n" in serve(enable_prefix_caching=False)
+    assert "prefix-caching" not in serve()  # the version's default is left to vLLM

@@ -206,6 +206,10 @@ def spec_from_plan(
     if spec_cfg:
         text = spec_cfg if isinstance(spec_cfg, str) else json.dumps(spec_cfg, separators=(",", ":"))
         flags.append(Flag("--speculative-config", text, "drafter weights and KV layers are in the arithmetic below"))
+    prefix = _get(a, "enable_prefix_caching")
+    if prefix is not None:  # given explicitly: for hybrids it sets the recurrent state pages the plan counted
+        flags.append(Flag("--enable-prefix-caching" if prefix else "--no-enable-prefix-caching", None,
+                          "as planned: with hybrid models it sets how many state pages each sequence holds"))
     pooling = bool(_get(m, "is_pooling", default=False))
     if pooling:
         flag = str(_get(_get(plan, "rules"), "pooling_flag", default="--runner pooling")).split()
