@@ -592,3 +592,21 @@ def test_serve_sh_carries_prefix_caching_when_the_plan_was_made_with_it():
     assert "  --enable-prefix-caching\n" in serve(enable_prefix_caching=True)
     assert "  --no-enable-prefix-caching\n" in serve(enable_prefix_caching=False)
     assert "prefix-caching" not in serve()  # the version's default is left to vLLM
+
+
+def test_cpu_offload_keeps_weights_off_the_gpu_and_is_said_everywhere():
+    base = kvplan.fit("Qwen/Qwen2.5-14B-Instruct", "L40S", max_model_len=8192, fixes=False)
+    off = kvplan.fit("Qwen/Qwen2.5-14B-Instruct", "L40S", max_model_len=8192, cpu_offload_gb=4, fixes=False)
+    assert base.weights_bytes - off.weights_bytes == 4 * GIB
+    assert off.kv_cache_bytes - base.kv_cache_bytes == pytest.approx(4 * GIB, rel=1e-6)
+    assert any("--cpu-offload-gb 4" in a for a in off.assumptions)
+    assert kvplan.fit("Qwen/Qwen2.5-14B-Instruct", "L40S", max_model_len=8192, cpu_offload_gb=4, vllm_version="0.8.2").rules.engine == "v0"
+    from kvplan.deploy import render_files, spec_from_plan
+    from kvplan.simulate import StepModel
+
+    assert "--cpu-offload-gb 4" in render_files(spec_from_plan(off))["serve.sh"]
+    with pytest.raises(InputError) as e:
+        StepModel.from_plan(off)  # streamed weights are not in the step-time model: said, not ignored
+    assert e.value.field == "--cpu-offload-gb"
+    with pytest.raises(InputError):
+        kvplan.fit("Qwen/Qwen2.5-14B-Instruct", "L40S", cpu_offload_gb=-1)

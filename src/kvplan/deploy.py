@@ -206,6 +206,9 @@ def spec_from_plan(
     if spec_cfg:
         text = spec_cfg if isinstance(spec_cfg, str) else json.dumps(spec_cfg, separators=(",", ":"))
         flags.append(Flag("--speculative-config", text, "drafter weights and KV layers are in the arithmetic below"))
+    offload = _get(a, "cpu_offload_gb")
+    if offload:
+        flags.append(Flag("--cpu-offload-gb", f"{offload:g}", "weights kept in CPU memory and streamed every forward: slower decode"))
     prefix = _get(a, "enable_prefix_caching")
     if prefix is not None:  # given explicitly: for hybrids it sets the recurrent state pages the plan counted
         flags.append(Flag("--enable-prefix-caching" if prefix else "--no-enable-prefix-caching", None,

@@ -100,6 +100,8 @@ def v1_fallback(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Version
     spec = args.speculative
     if spec and (rules.v0_for_speculative == "all" or (rules.v0_for_speculative == "not_ngram_mtp" and spec[0] not in ("ngram", "mtp"))):
         return "Speculative Decoding"
+    if rules.v0_for_cpu_offload and args.cpu_offload_gb:
+        return "--cpu-offload-gb"
     if rules.v0_for_pipeline_parallel and (args.pipeline_parallel_size or 1) > 1:
         return "PP"
     if rules.v0_for_float32 and (args.dtype or "").lower() in ("float32", "float"):
@@ -148,6 +150,7 @@ class EngineArgs:
     allow_long_max_model_len: bool = False     # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope-scaling override)
     speculative_config: str | dict | None = None  # vLLM's --speculative-config JSON: {"method": ..., "num_speculative_tokens": N}
     runner: str | None = None  # vLLM's --runner: auto (None), generate or pooling; --task embed/classify/score/reward map to pooling
+    cpu_offload_gb: float | None = None  # vLLM's --cpu-offload-gb: GiB of weights per GPU kept in CPU memory (UVA)
 
     @cached_property  # read per KV group and per request length by the planner: parse the JSON once
     def speculative(self) -> tuple[str, int] | None:
@@ -195,6 +198,8 @@ class EngineArgs:
             raise InputError("--mamba-ssm-cache-dtype", f"unknown dtype {self.mamba_ssm_cache_dtype!r}", f"one of {', '.join(MAMBA_DTYPES)}")
         if self.block_size is not None and self.block_size not in (1, 8, 16, 32, 64, 128, 256):
             raise InputError("--block-size", f"vLLM accepts block sizes 1, 8, 16, 32, 64, 128 (256 on some backends), got {self.block_size}", "e.g. 16")
+        if self.cpu_offload_gb is not None and (isinstance(self.cpu_offload_gb, bool) or not self.cpu_offload_gb >= 0):
+            raise InputError("--cpu-offload-gb", f"must be >= 0 GiB, got {self.cpu_offload_gb!r}", "e.g. 10 (GiB of weights per GPU kept in CPU memory)")
         if self.overhead_gb is not None and self.overhead_gb < 0:
             raise InputError("--overhead-gb", f"must be >= 0, got {self.overhead_gb}", "the seed uses 1")
 
@@ -915,6 +920,13 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
         notes.append(f"data parallel: {resolved.data_parallel_size} engines, each with the pool below; "
                      f"{resolved.data_parallel_size} x the concurrency in all")
     notes.append(f"weights: {w.method}")
+    if resolved.cpu_offload_gb:
+        # UVA offload moves whole parameters to pinned CPU memory until the budget is reached (model_executor/offloader/
+        # uva.py), so the GPU keeps the rest; the last parameter moved can overshoot the budget by its own size
+        moved = min(w.bytes, int(resolved.cpu_offload_gb * GIB))
+        w = replace(w, bytes=w.bytes - moved)
+        notes.append(f"--cpu-offload-gb {resolved.cpu_offload_gb:g}: {moved / GIB:.2f} GiB of weights per GPU stay in CPU memory "
+                     "(streamed over PCIe every forward; up to one parameter more may move)")
     notes += list(w.notes)
     measured = measured_terms(model, gpu, resolved, rules)
     act, act_f, src = measured["activation_peak"]

@@ -542,6 +542,9 @@ class StepModel:
         """Build from a `kvplan.Plan`: its model shape, its GPU's speeds and interconnect, its per-rank KV bytes.
         The expert-parallel size defaults to the plan's (TP x DP with --enable-expert-parallel on a MoE model)."""
         m, g = plan.model, plan.gpu
+        if getattr(plan.args, "cpu_offload_gb", None):
+            raise InputError("--cpu-offload-gb", "the step-time model does not model weights streamed from CPU memory over "
+                             "PCIe on every forward", "simulate a plan without --cpu-offload-gb, on a GPU that holds the weights")
         tp = int(getattr(plan.args, "tensor_parallel_size", 1) or 1)
         if expert_parallel_size is None:
             dp = int(getattr(plan.args, "data_parallel_size", 1) or 1)

@@ -158,6 +158,7 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "v0_for_pooling": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 2), False)],
     "v0_for_speculative": [((0, 0, 0), "none"), ((0, 8, 0), "all"), ((0, 9, 0), "not_ngram_mtp"), ((0, 10, 0), "none")],
     "v0_for_pipeline_parallel": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 1), False)],
+    "v0_for_cpu_offload": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 3), False)],
     "v0_for_float32": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 2), False)],
     "v0_for_quantization": [((0, 0, 0), ()), ((0, 8, 0), ("bitsandbytes", "gguf")), ((0, 8, 3), ("gguf",)), ((0, 9, 0), ())],
     # models with recurrent (Mamba-type) state: V0-only classes up to 0.9.1/0.10.0, and every model with inner state
@@ -212,6 +213,7 @@ class VersionRules:
     v0_for_pooling: bool
     v0_for_speculative: str
     v0_for_pipeline_parallel: bool
+    v0_for_cpu_offload: bool
     v0_for_float32: bool
     v0_for_quantization: tuple[str, ...]
     v0_for_recurrent: bool
