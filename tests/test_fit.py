@@ -610,3 +610,27 @@ def test_cpu_offload_keeps_weights_off_the_gpu_and_is_said_everywhere():
     assert e.value.field == "--cpu-offload-gb"
     with pytest.raises(InputError):
         kvplan.fit("Qwen/Qwen2.5-14B-Instruct", "L40S", cpu_offload_gb=-1)
+
+
+def test_lora_slots_are_taken_from_the_budget_as_vllm_allocates_them():
+    # vllm/lora in the 0.33 wheel: every supported layer, the embedding and lm_head get max_loras slots of
+    # max_lora_rank at startup; Llama-3.1-8B bf16, 4 x rank 64 = 1,477,705,728 B
+    from kvplan.errors import UndeterminedError
+
+    kw = dict(max_model_len=8192, fixes=False)
+    base = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", **kw)
+    lora = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", enable_lora=True, max_loras=4, max_lora_rank=64, **kw)
+    assert lora.weights_bytes - base.weights_bytes == 1_477_705_728
+    old = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", enable_lora=True, max_loras=4, max_lora_rank=64,
+                     vllm_version="0.10.2", **kw)
+    old_base = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", vllm_version="0.10.2", **kw)
+    assert old.weights_bytes - old_base.weights_bytes > 1_477_705_728  # the 256-row extra vocabulary up to 0.11
+    assert kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", enable_lora=True, vllm_version="0.8.2", **kw).rules.engine == "v0"
+    with pytest.raises(InputError):
+        kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_lora_rank=24, enable_lora=True)
+    with pytest.raises(UndeterminedError):  # MLA layers' LoRA slots are not counted: said, not guessed
+        kvplan.fit("deepseek-ai/DeepSeek-V2-Lite", "H100", enable_lora=True)
+    from kvplan.deploy import render_files, spec_from_plan
+
+    serve = render_files(spec_from_plan(lora))["serve.sh"]
+    assert "  --enable-lora\n" in serve and "  --max-loras 4\n" in serve and "  --max-lora-rank 64\n" in serve

@@ -206,6 +206,13 @@ def spec_from_plan(
     if spec_cfg:
         text = spec_cfg if isinstance(spec_cfg, str) else json.dumps(spec_cfg, separators=(",", ":"))
         flags.append(Flag("--speculative-config", text, "drafter weights and KV layers are in the arithmetic below"))
+    if _get(a, "enable_lora", default=False):
+        flags.append(Flag("--enable-lora", None, "LoRA slots on every supported layer are taken from the budget at startup"))
+        for name in ("max_loras", "max_lora_rank"):
+            if _get(a, name):
+                flags.append(Flag("--" + name.replace("_", "-"), str(_get(a, name))))
+        if _get(a, "fully_sharded_loras", default=False):
+            flags.append(Flag("--fully-sharded-loras", None))
     offload = _get(a, "cpu_offload_gb")
     if offload:
         flags.append(Flag("--cpu-offload-gb", f"{offload:g}", "weights kept in CPU memory and streamed every forward: slower decode"))

@@ -21,7 +21,7 @@ from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec
 from kvplan.versions import V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, batch_defaults, rules_for
-from kvplan.weights import VOCAB_PADDING, RankWeights, kv_dtype_bytes, weights_per_rank
+from kvplan.weights import VOCAB_PADDING, RankWeights, kv_dtype_bytes, lora_buffer_bytes, weights_per_rank
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
 MODEL_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
@@ -63,6 +63,7 @@ def parse_speculative_config(value) -> tuple[str, int] | None:
 
 
 _POOLING_TASKS = ("embed", "embedding", "classify", "score", "reward", "encode")
+_LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)  # vllm/config/lora.py MaxLoRARanks (0.33)
 
 
 def serve_as(model: ModelSpec, args: EngineArgs) -> tuple[ModelSpec, str | None]:
@@ -100,6 +101,8 @@ def v1_fallback(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Version
     spec = args.speculative
     if spec and (rules.v0_for_speculative == "all" or (rules.v0_for_speculative == "not_ngram_mtp" and spec[0] not in ("ngram", "mtp"))):
         return "Speculative Decoding"
+    if rules.v0_for_lora and args.enable_lora:
+        return "LORA"
     if rules.v0_for_cpu_offload and args.cpu_offload_gb:
         return "--cpu-offload-gb"
     if rules.v0_for_pipeline_parallel and (args.pipeline_parallel_size or 1) > 1:
@@ -151,6 +154,10 @@ class EngineArgs:
     speculative_config: str | dict | None = None  # vLLM's --speculative-config JSON: {"method": ..., "num_speculative_tokens": N}
     runner: str | None = None  # vLLM's --runner: auto (None), generate or pooling; --task embed/classify/score/reward map to pooling
     cpu_offload_gb: float | None = None  # vLLM's --cpu-offload-gb: GiB of weights per GPU kept in CPU memory (UVA)
+    enable_lora: bool = False            # --enable-lora: max_loras slots of max_lora_rank on every supported layer
+    max_loras: int | None = None         # vLLM default 1
+    max_lora_rank: int | None = None     # vLLM default 16
+    fully_sharded_loras: bool = False
 
     @cached_property  # read per KV group and per request length by the planner: parse the JSON once
     def speculative(self) -> tuple[str, int] | None:
@@ -198,6 +205,14 @@ class EngineArgs:
             raise InputError("--mamba-ssm-cache-dtype", f"unknown dtype {self.mamba_ssm_cache_dtype!r}", f"one of {', '.join(MAMBA_DTYPES)}")
         if self.block_size is not None and self.block_size not in (1, 8, 16, 32, 64, 128, 256):
             raise InputError("--block-size", f"vLLM accepts block sizes 1, 8, 16, 32, 64, 128 (256 on some backends), got {self.block_size}", "e.g. 16")
+        for name in ("max_loras", "max_lora_rank"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+                raise InputError("--" + name.replace("_", "-"), f"must be a positive whole number, got {v!r}", "e.g. 4")
+        if self.max_lora_rank is not None and self.max_lora_rank not in _LORA_RANKS:
+            raise InputError("--max-lora-rank", f"vLLM accepts ranks {', '.join(map(str, _LORA_RANKS))}, got {self.max_lora_rank}", "e.g. 16")
+        if (self.max_loras or self.max_lora_rank or self.fully_sharded_loras) and not self.enable_lora:
+            raise InputError("--enable-lora", "LoRA settings given without --enable-lora", "add --enable-lora (vLLM ignores them otherwise)")
         if self.cpu_offload_gb is not None and (isinstance(self.cpu_offload_gb, bool) or not self.cpu_offload_gb >= 0):
             raise InputError("--cpu-offload-gb", f"must be >= 0 GiB, got {self.cpu_offload_gb!r}", "e.g. 10 (GiB of weights per GPU kept in CPU memory)")
         if self.overhead_gb is not None and self.overhead_gb < 0:
@@ -920,6 +935,14 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
         notes.append(f"data parallel: {resolved.data_parallel_size} engines, each with the pool below; "
                      f"{resolved.data_parallel_size} x the concurrency in all")
     notes.append(f"weights: {w.method}")
+    if resolved.enable_lora:
+        loras, rank = resolved.max_loras or 1, resolved.max_lora_rank or 16
+        lora = lora_buffer_bytes(model, max_loras=loras, max_lora_rank=rank, dtype_bytes=DTYPE_BYTES[resolved.dtype], tp=tp,
+                                 fully_sharded=resolved.fully_sharded_loras, extra_vocab=rules.lora_extra_vocab,
+                                 moe_lora=rules.lora_moe)
+        w = replace(w, bytes=w.bytes + lora)
+        notes.append(f"--enable-lora: {lora / GIB:.2f} GiB of LoRA slots per rank ({loras} x rank {rank} on every supported "
+                     "layer, embedding and lm_head), allocated while the model loads")
     if resolved.cpu_offload_gb:
         # UVA offload moves whole parameters to pinned CPU memory until the budget is reached (model_executor/offloader/
         # uva.py), so the GPU keeps the rest; the last parameter moved can overshoot the budget by its own size

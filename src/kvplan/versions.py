@@ -159,11 +159,16 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "v0_for_speculative": [((0, 0, 0), "none"), ((0, 8, 0), "all"), ((0, 9, 0), "not_ngram_mtp"), ((0, 10, 0), "none")],
     "v0_for_pipeline_parallel": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 1), False)],
     "v0_for_cpu_offload": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 3), False)],
+    "v0_for_lora": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 3), False)],
     "v0_for_float32": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 2), False)],
     "v0_for_quantization": [((0, 0, 0), ()), ((0, 8, 0), ("bitsandbytes", "gguf")), ((0, 8, 3), ("gguf",)), ((0, 9, 0), ())],
     # models with recurrent (Mamba-type) state: V0-only classes up to 0.9.1/0.10.0, and every model with inner state
     # through the "Mamba is experimental" check in 0.9.2-0.10.1
     "v0_for_recurrent": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 10, 2), False)],
+    # LoRA slots (vllm/lora, read in the 0.10-0.33 wheels): an extra vocabulary of 256 rows per adapter up to 0.11
+    # (--lora-extra-vocab-size, gone in 0.12), and MoE experts wrapped from 0.11.1 (lora/layers/fused_moe.py).
+    "lora_extra_vocab": [((0, 0, 0), 256), ((0, 12, 0), 0)],
+    "lora_moe": [((0, 0, 0), False), ((0, 11, 1), True)],
     # How `vllm serve` is told to serve a model as a pooling (embedding/classification) model: `--task embed` until
     # `--runner pooling` replaced it (vLLM PR #21470, merged July 2025; 0.10.1 is the first release after it).
     "pooling_flag": [((0, 0, 0), "--task embed"), ((0, 10, 1), "--runner pooling")],
@@ -214,6 +219,9 @@ class VersionRules:
     v0_for_speculative: str
     v0_for_pipeline_parallel: bool
     v0_for_cpu_offload: bool
+    v0_for_lora: bool
+    lora_extra_vocab: int
+    lora_moe: bool
     v0_for_float32: bool
     v0_for_quantization: tuple[str, ...]
     v0_for_recurrent: bool

@@ -490,3 +490,54 @@ def kv_dtype_bytes(kv_cache_dtype: str, model_dtype: str) -> int:
     if kv_cache_dtype in ("auto", None):
         return DTYPE_BYTES[model_dtype]
     return DTYPE_BYTES[kv_cache_dtype]
+
+
+# ---- LoRA buffers
+
+
+def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dtype_bytes: int, tp: int = 1,
+                      fully_sharded: bool = False, extra_vocab: int = 0, moe_lora: bool = True) -> int:
+    """GPU bytes of the LoRA slots vLLM allocates when --enable-lora is set, on one rank.
+
+    vLLM wraps every supported linear layer (not only an adapter's targets) and the embedding and lm_head, and
+    allocates max_loras slots of max_lora_rank for each at startup, inside "Model loading took" (vllm/lora/layers,
+    model_manager._create_lora_modules, read in the 0.10-0.33 wheels):
+      column-parallel (qkv, gate_up): A (R x in) per slice, B (out_slice / TP x R);
+      row-parallel (o_proj, down): A (R x in / TP), B (out x R);  --fully-sharded-loras also splits A of a column
+      layer and B of a row layer by TP;  embedding A (vocab + extra x R), B (hidden x R); lm_head A (R x hidden),
+      B (vocab x R), neither split by TP;  a MoE layer (0.11.1 and later) R x 3 x (hidden + intermediate / TP) per
+      local expert. Up to 0.11 an extra vocabulary (default 256) adds its rows and embeddings.
+    """
+    if any(l.kind not in ("full", "sliding", "chunked", "none") for l in spec.layers):
+        kinds = sorted({l.kind for l in spec.layers} - {"full", "sliding", "chunked", "none"})
+        raise UndeterminedError("--enable-lora", f"LoRA buffers of {', '.join(kinds)} layers are not counted by kvplan",
+                                "plan without --enable-lora, or give the LoRA memory as --overhead-gb in the simple mode")
+    h, r = spec.hidden_size, max_lora_rank
+    a_col = r // tp if fully_sharded else r
+    per_layer = 0
+    moe = _moe_layers(spec)
+    gated = _gated_mlp(spec)
+    for i, layer in enumerate(spec.layers):
+        if layer.kind == "none":
+            continue
+        q = spec.num_attention_heads * layer.head_dim
+        kv_rank = max(1, layer.num_kv_heads // tp) * layer.head_dim  # KV heads are replicated below TP
+        per_layer += 3 * a_col * h + r * (q // tp + 2 * kv_rank)                       # qkv
+        per_layer += r * q // tp + (h // tp if fully_sharded else h) * r                # o_proj
+        if i in moe:
+            if moe_lora:
+                local = spec.num_experts  # experts sliced by TP: every rank holds all of them, intermediate / TP
+                per_layer += local * r * 3 * (h + spec.moe_intermediate_size // tp)
+        elif spec.intermediate_size:
+            inter = spec.intermediate_size
+            slices = 2 if gated else 1
+            per_layer += slices * a_col * h + r * slices * inter // tp                    # gate_up
+            per_layer += r * inter // tp + (h // tp if fully_sharded else h) * r          # down
+    vocab = spec.vocab_size
+    embed = (vocab + extra_vocab) * r + h * r
+    head_vocab = math.ceil((vocab + extra_vocab) / 256) * 256 if extra_vocab else vocab  # padded to 256 on CUDA
+    lm_head = r * h + head_vocab * r
+    extra = 2 * extra_vocab * h  # the extra-vocabulary embeddings of the embedding and logits wrappers
+    # with an extra vocabulary the model's own embedding grows by extra x max_loras rows and its lm_head by extra rows
+    base_growth = extra_vocab * h * (max_loras + (0 if spec.tie_word_embeddings else 1))
+    return int((max_loras * (per_layer + embed + lm_head + extra) + base_growth) * dtype_bytes)

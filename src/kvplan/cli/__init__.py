@@ -57,6 +57,10 @@ class FitFlags:
     speculative_config: Optional[str] = None
     enable_prefix_caching: Optional[bool] = None
     cpu_offload_gb: Optional[float] = None
+    enable_lora: bool = False
+    max_loras: Optional[int] = None
+    max_lora_rank: Optional[int] = None
+    fully_sharded_loras: bool = False
     runner: Optional[str] = None
     vllm_version: Optional[str] = None
     overhead_gb: Optional[float] = None
@@ -90,6 +94,10 @@ FIT_PARAMS: list[tuple[str, object, object]] = [
     ("speculative_config", Optional[str], typer.Option(None, "--speculative-config", help='Speculative decoding, as vLLM takes it: \'{"method": "mtp", "num_speculative_tokens": 3}\' (the checkpoint\'s MTP layers) or method ngram.', rich_help_panel="vllm serve flags")),
     ("enable_prefix_caching", Optional[bool], typer.Option(None, "--enable-prefix-caching/--no-enable-prefix-caching", help="Prefix caching (default: the version's; for hybrid Mamba/GDN models it sets how many state pages a sequence holds).", rich_help_panel="vllm serve flags")),
     ("cpu_offload_gb", Optional[float], typer.Option(None, "--cpu-offload-gb", help="GiB of weights per GPU kept in CPU memory (vLLM's UVA offload): less on the GPU, streamed every forward.", rich_help_panel="vllm serve flags")),
+    ("enable_lora", bool, typer.Option(False, "--enable-lora", help="Serve LoRA adapters: vLLM allocates max_loras slots on every supported layer at startup.", rich_help_panel="vllm serve flags")),
+    ("max_loras", Optional[int], typer.Option(None, "--max-loras", help="LoRA adapters in one batch (vLLM default 1).", rich_help_panel="vllm serve flags")),
+    ("max_lora_rank", Optional[int], typer.Option(None, "--max-lora-rank", help="Largest adapter rank (vLLM default 16).", rich_help_panel="vllm serve flags")),
+    ("fully_sharded_loras", bool, typer.Option(False, "--fully-sharded-loras", help="Shard both LoRA matrices over TP ranks.", rich_help_panel="vllm serve flags")),
     ("runner", Optional[str], typer.Option(None, "--runner", help="auto, generate or pooling: pooling serves an embedding/classification model (no lm_head, no sampler; --task embed before vLLM 0.10.1). auto: vLLM's choice from the architecture and a sentence-transformers modules.json.", rich_help_panel="vllm serve flags")),
     ("vllm_version", Optional[str], typer.Option(None, "--vllm-version", help="Which vLLM release's rules to apply (default: the newest kvplan knows).", rich_help_panel="kvplan")),
     ("overhead_gb", Optional[float], typer.Option(None, "--overhead-gb", help="The seed's simple arithmetic: budget = GPU GB x utilization - weights - this many GB, all layers full attention.", rich_help_panel="kvplan")),
