@@ -192,3 +192,18 @@ def test_issue_dates_and_releases_are_monotone():
     assert release_on(date(2024, 1, 1)) is None  # before the first dated release nothing is guessed
     assert [parse_version(r) for r in releases] == sorted(parse_version(r) for r in releases)
     assert release_on(date(2025, 6, 10)).startswith("0.9.1") and release_on(date(2026, 11, 30)) == "0.33.0"
+
+
+def test_a_versionless_record_takes_the_version_its_sources_other_startups_ran(records):
+    # runs of one document share a setup: a failure that printed no dating line is planned with its siblings' version
+    from kvplan.validate import validate_records
+
+    base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
+    source = "https://example.org/one-report-of-several-runs.md"
+    dated = dict(json.loads(json.dumps(base)), id="a", source=source, vllm_version="0.12.0")
+    bare = _versionless(base) | {"id": "b", "source": source}
+    alone = _versionless(base) | {"id": "c", "source": "https://example.org/another-report.md"}
+    results = {r.id: r for r in validate_records([dated, bare, alone])}
+    assert results["b"].label["rules_applied"] == "0.12.0"
+    assert any("same source ran 0.12.0" in n for n in results["b"].assumptions)
+    assert results["c"].label["rules_applied"] != "0.12.0"  # nothing to borrow from

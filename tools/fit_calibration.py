@@ -31,8 +31,14 @@ GROUPS = {"V0": ("V0-a", "V0-b", "V0-c"), "V1 <= 0.10": ("V1-a", "V1-b"), "V1 0.
 
 
 def rows(records):
+    from kvplan.validate import sibling_versions
+
     out = []
+    records = list(records)
+    siblings = sibling_versions(records)
     for rec in records:
+        if str(rec.get("source") or "").split("#")[0].strip() in siblings:
+            rec = dict(rec, _sibling_version=siblings[str(rec.get("source")).split("#")[0].strip()])
         o = rec["observed"]
         if o.get("kv_cache_gib") is None:
             continue
@@ -54,8 +60,11 @@ def _not_fitted(rec, p) -> str | None:
     V0 engine (V0's terms were fitted on 0.6-0.7 records; one or two such startups cannot refit them)."""
     from kvplan.validate import version_basis
 
-    if version_basis(rec)[1] == "issue date":
+    basis = version_basis(rec)[1]
+    if basis == "issue date":
         return "version inferred from the date of its vLLM issue"
+    if basis == "same source":
+        return "version taken from other startups of the same source"
     if p.rules.engine == "v0" and p.rules.release >= (0, 8, 0):
         return f"vLLM {p.rules.version} on its V0 engine"
     return None

@@ -138,8 +138,32 @@ def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
     if dated:
         notes.append(f"vLLM version not stated; its source is {dated.describe()}: {dated.release} rules applied")
         return dated.release, "issue date"
+    sibling = rec.get("_sibling_version")
+    if sibling:
+        version, count = sibling
+        notes.append(f"vLLM version not stated; {count} other startup(s) from the same source ran {version}: its rules applied")
+        return version, "same source"
     notes.append(f"vLLM version not stated: newest rules ({NEWEST_KNOWN}) applied")
     return NEWEST_KNOWN, "newest"
+
+
+def sibling_versions(records: list[dict]) -> dict[str, tuple[str, int]]:
+    """The version most startups from one source (a log file, a report, an issue) state or their log lines identify:
+    the same document's runs share a setup, so a run of it that states nothing is planned with that version."""
+    from collections import Counter
+
+    by_source: dict[str, Counter] = {}
+    for rec in records:
+        source = str(rec.get("source") or "").split("#")[0].strip()
+        if not source or not isinstance(rec.get("observed"), dict):
+            continue
+        try:
+            version, basis = version_basis(clean_record(rec))
+        except KvplanError:
+            continue
+        if basis in ("stated", "log format", "log format and issue date"):
+            by_source.setdefault(source, Counter())[version] += 1
+    return {src: c.most_common(1)[0] for src, c in by_source.items()}
 
 
 def _record_version(rec: dict, notes: list[str]) -> str:
@@ -374,7 +398,12 @@ def _pct(pred, obs) -> float | None:
 
 def validate_records(records: Iterable[dict], *, given_kv: bool = False, progress=None) -> list[RecordResult]:
     results = []
+    records = list(records)
+    siblings = sibling_versions(records)
     for rec in records:
+        source = str(rec.get("source") or "").split("#")[0].strip() if isinstance(rec, dict) else ""
+        if source in siblings:
+            rec = dict(rec, _sibling_version=siblings[source])
         model, gpu, observed = (rec.get(k) if isinstance(rec.get(k), dict) else {} for k in ("model", "gpu", "observed"))
         r = RecordResult(id=rec.get("id", "?"), label={"model": model.get("id"), "gpu": gpu.get("name"),
                                                          "vllm_version": rec.get("vllm_version")})
