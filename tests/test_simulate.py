@@ -701,3 +701,15 @@ def test_a_pooling_model_serves_each_request_as_one_prefill():
     assert pool.prefill_tokens_computed == gen.prefill_tokens_computed  # the same prompts, prefilled once each
     assert np.mean(pool.finish_s - pool.arrival_s) < np.mean(gen.finish_s - gen.arrival_s) / 5
     assert any("one prefill" in note for note in pool.notes)
+
+
+def test_speculative_decoding_is_said_to_be_outside_the_step_model():
+    import kvplan
+    from kvplan.simulate import StepModel as SMod, engine_config_from_plan, scheduler_rules, simulate_plan
+
+    p = kvplan.fit("Qwen/Qwen3.5-27B", gpu="H100", max_model_len=32768,
+                   speculative_config='{"method": "mtp", "num_speculative_tokens": 3}')
+    rng = np.random.default_rng(1)
+    wl = Workload("w", rng.integers(100, 1000, 50), rng.integers(10, 100, 50), np.cumsum(rng.exponential(0.5, 50)))
+    res = simulate_plan(p, wl, engine_config_from_plan(p), SMod.from_plan(p), scheduler_rules(p.vllm_version))
+    assert any("speculative decoding (mtp, 3 tokens) is not in the step model" in n for n in res.notes)

@@ -1920,18 +1920,28 @@ def simulate_plan(plan, workload: Workload, config: EngineConfig, step_model: St
                   **kw) -> SimResult:
     """The server a plan describes (see `_simulate_server`)."""
     dp = int(getattr(plan.args, "data_parallel_size", 1) or 1)
+    return _simulate_server(_as_served(plan, workload), config, step_model, rules, dp, plan.model.is_moe, **kw)
+
+
+def _as_served(plan, workload: Workload) -> Workload:
+    """The workload as the planned server runs it: one prefill per request for a pooling model; with speculative
+    decoding the pool keeps the drafter's pages but each step still emits one token (no acceptance rate is known)."""
     if plan.model.is_pooling:
         workload = workload.prefill_only()
-    return _simulate_server(workload, config, step_model, rules, dp, plan.model.is_moe, **kw)
+    spec = getattr(plan.args, "speculative", None)
+    if spec:
+        workload = replace(workload, notes=workload.notes + (
+            f"speculative decoding ({spec[0]}, {spec[1]} tokens) is not in the step model: one token per step, no draft "
+            "cost and no accepted extra tokens (the KV pool and state pages are the plan's, drafter included)",))
+    return workload
 
 
 def plan_capacity(plan, workload_at: Callable[[float], Workload], config: EngineConfig, step_model: StepModel,
                   slo: "SLO", rules: SchedulerRules, **kw) -> "CapacityResult":
     """`find_capacity` for the server a plan describes (a replica is the whole data-parallel group)."""
     dp = int(getattr(plan.args, "data_parallel_size", 1) or 1)
-    if plan.model.is_pooling:
-        workload_of = workload_at
-        workload_at = lambda rate: workload_of(rate).prefill_only()  # noqa: E731 (one prefill per request)
+    workload_of = workload_at
+    workload_at = lambda rate: _as_served(plan, workload_of(rate))  # noqa: E731
     return find_capacity(workload_at, config, step_model, slo, rules, data_parallel_size=dp, lockstep=plan.model.is_moe, **kw)
 
 
