@@ -1933,6 +1933,9 @@ def _as_served(plan, workload: Workload) -> Workload:
         workload = replace(workload, notes=workload.notes + (
             f"speculative decoding ({spec[0]}, {spec[1]} tokens) is not in the step model: one token per step, no draft "
             "cost and no accepted extra tokens (the KV pool and state pages are the plan's, drafter included)",))
+    if getattr(plan.args, "enable_lora", False):
+        workload = replace(workload, notes=workload.notes + (
+            "LoRA: the slots' memory is in the plan; the adapters' extra matmuls are not in the step model",))
     return workload
 
 
