@@ -303,3 +303,10 @@ def test_speculative_config_from_non_default_args_reaches_the_record():
 def test_the_runner_reaches_the_record(line, runner):
     record = parse_lines([line]).to_record()
     assert record["args"].get("runner") == runner
+
+
+def test_lora_and_cpu_offload_from_non_default_args_reach_the_record():
+    line = ("(APIServer pid=1) INFO 05-01 10:00:00 [utils.py:233] non-default args: {'model': 'meta-llama/Llama-3.1-8B-Instruct', "
+            "'enable_lora': True, 'max_loras': 4, 'max_lora_rank': 64, 'cpu_offload_gb': 2.0}")
+    args = parse_lines([line]).to_record()["args"]
+    assert (args["enable_lora"], args["max_loras"], args["max_lora_rank"], args["cpu_offload_gb"]) == (True, 4, 64, 2.0)

@@ -27,7 +27,8 @@ from kvplan.versions import NEWEST_KNOWN
 FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
 ARG_FIELDS = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size", "dtype",
               "kv_cache_dtype", "quantization", "enforce_eager", "block_size", "max_num_seqs", "max_num_batched_tokens",
-              "enable_prefix_caching", "speculative_config", "runner")
+              "enable_prefix_caching", "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank",
+              "fully_sharded_loras", "cpu_offload_gb")
 
 # --quantization names as records carry them -> what the weights are when the record's config
 # does not carry a quantization_config (a base-model config stood in for the quantized checkpoint).
@@ -242,8 +243,9 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
 
 # ---- record values as other sources write them ("0.9", "4,096", "32k", 4096.0, "true") -> the types vLLM's flags take
 
-_INT_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "block_size", "max_num_seqs", "max_num_batched_tokens")
-_BOOL_ARGS = ("enforce_eager", "enable_prefix_caching")
+_INT_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "block_size", "max_num_seqs", "max_num_batched_tokens",
+             "max_loras", "max_lora_rank")
+_BOOL_ARGS = ("enforce_eager", "enable_prefix_caching", "enable_lora", "fully_sharded_loras")
 _FLOAT_OBSERVED = ("weights_gib", "non_torch_gib", "activation_peak_gib", "cudagraph_gib", "kv_cache_gib", "max_concurrency")
 _INT_OBSERVED = ("num_gpu_blocks", "kv_cache_tokens")
 
@@ -292,8 +294,9 @@ def clean_record(rec: dict) -> dict:
             args[k] = _as_int(args[k], f"args.{k}")
     if "max_model_len" in args:
         args["max_model_len"] = _max_len(args["max_model_len"])
-    if "gpu_memory_utilization" in args:
-        args["gpu_memory_utilization"] = _as_float(args["gpu_memory_utilization"], "args.gpu_memory_utilization")
+    for k in ("gpu_memory_utilization", "cpu_offload_gb"):
+        if k in args:
+            args[k] = _as_float(args[k], f"args.{k}")
     for k in _BOOL_ARGS:
         if k in args:
             args[k] = _as_bool(args[k], f"args.{k}")
