@@ -568,19 +568,74 @@ def test_deepseek_v4_cache_groups_reproduce_a_logged_fit_error():
     # (23.32 GiB KV cache is needed, ..." (vLLM issue, Aug 2026; tests/data/calibration.jsonl deepseek-v4-pro-mi300x)
     import dataclasses
 
-    from kvplan.errors import UndeterminedError
     from kvplan.resolve import CheckpointWeights
 
     m = resolve_model("deepseek-ai/DeepSeek-V4-Pro")
-    with pytest.raises(UndeterminedError) as e:  # its weights are not counted from the config: never a guess
-        kvplan.fit(m, "MI300X", tensor_parallel_size=8)
-    assert "safetensors" in e.value.fix
     m = dataclasses.replace(m, checkpoint=CheckpointWeights((("F8_E4M3", 800 * GIB),), source="test: stated bytes"))
     p = kvplan.fit(m, "MI300X", tensor_parallel_size=8, max_model_len=1048576, kv_cache_dtype="fp8",
                    enable_prefix_caching=False, kv_cache_memory_bytes=20 * GIB, vllm_version="0.28.0", fixes=False)
     assert p.bytes_per_block == 1_435_968 and len(p.groups) == 5
     assert p.blocks_for_tokens(1048576) == 17_434
     assert not p.fits and "(23.32 GiB KV cache is needed" in p.error
+
+
+def test_deepseek_v4_weights_are_counted_tensor_by_tensor():
+    import dataclasses
+    # DeepSeek published V4-Pro as 1.6T parameters with 49B active (Hugging Face blog, "DeepSeek-V4", April 2026)
+    from kvplan.weights import count_weights, weights_per_rank
+
+    m = resolve_model("deepseek-ai/DeepSeek-V4-Pro")
+    c = count_weights(m)
+    assert 1.55e12 < c.total_params < 1.65e12 and 48e9 < c.active_params < 51e9
+    w8 = weights_per_rank(m, tp=8)
+    # MXFP4 experts (0.53 B per weight) dominate: about 1.55T x 0.53 / 8 ranks, plus the FP8 attention and bf16 embeddings
+    assert 98 * GIB < w8.bytes < 106 * GIB and not w8.exact
+    tp16 = weights_per_rank(m, tp=16)  # 3072 / 16 = 192 rows per rank: the MXFP4 kernels tile 128, so 256
+    assert any("padded to 256 rows" in n for n in tp16.notes) and 0.6 * w8.bytes < tp16.bytes < 0.75 * w8.bytes
+    assert weights_per_rank(m, tp=16, ep=16).bytes < 0.55 * w8.bytes  # whole experts per rank: nothing to pad
+    fp8_experts = dataclasses.replace(m, text_config={**m.text_config, "expert_dtype": "fp8"})
+    assert weights_per_rank(fp8_experts, tp=8).bytes > 1.8 * w8.bytes
+    assert weights_per_rank(m, tp=8, mtp=True).bytes > w8.bytes  # the MTP layer loads as the drafter
+    p = kvplan.fit(m, "H200", tensor_parallel_size=8, max_model_len=131072, fixes=False)
+    assert p.weights_bytes >= w8.bytes and p.block_size == 256
+    from kvplan.validate import uncertainty_band
+
+    assert uncertainty_band(p)["text"].startswith("outside what was validated")  # no V4 startup logs its pool yet
+
+
+def test_deepseek_v4_on_mi300x_fails_at_the_160_gib_batch_default_and_starts_at_8192():
+    # vLLM issue #53961 (Aug 2026, 0.28 era): MI300X's 191.98 GiB falls in the >= 160 GiB tier, max_num_batched_tokens
+    # doubles to 16384, and DeepSeek-V4-Pro TP8 at 1M no longer fits the 23.32 GiB one request needs; at 8192 it did.
+    # The ROCm indexer's decode-logits workspace has T rows before 0.30 (T x 262,144 fp32 = 16 GiB at T = 16384).
+    kw = dict(tensor_parallel_size=8, max_model_len=1048576, kv_cache_dtype="fp8", enable_prefix_caching=False,
+              vllm_version="0.28.0", fixes=False)
+    default = kvplan.fit("deepseek-ai/DeepSeek-V4-Pro", "MI300X", **kw)
+    assert default.args.max_num_batched_tokens == 16384
+    assert not default.fits and "(23.32 GiB KV cache is needed" in default.error
+    assert kvplan.fit("deepseek-ai/DeepSeek-V4-Pro", "MI300X", max_num_batched_tokens=8192, **kw).fits
+    # from 0.30 the logits rows are capped at max_num_seqs: the tier no longer costs 8 GiB more
+    later = kvplan.fit("deepseek-ai/DeepSeek-V4-Pro", "MI300X", **{**kw, "vllm_version": "0.30.0"})
+    assert later.activation_peak_bytes < default.activation_peak_bytes - 10 * GIB
+    # on CUDA there is no logits workspace: the largest buffer is the attention gather or the indexer's keys
+    h200 = kvplan.fit("deepseek-ai/DeepSeek-V4-Pro", "H200", **{**kw, "max_num_batched_tokens": 16384})
+    assert any("attention gather" in n or "indexer prefill keys" in n for n in h200.assumptions)
+
+
+def test_deepseek_v4_window_only_layers_join_the_sliding_groups(tmp_path):
+    # a ratio-0 layer keeps its sliding window and nothing compressed (models/deepseek_v4/attention.py: compress_ratio
+    # <= 1 registers only the SWA cache); V4-Flash-style configs start with two of them
+    m = resolve_model("deepseek-ai/DeepSeek-V4-Pro")
+    ratios = [0, 0] + list(m.text_config["compress_ratios"][2:])
+    (tmp_path / "config.json").write_text(json.dumps({**m.text_config, "compress_ratios": ratios}))
+    flash = resolve_model(str(tmp_path))
+    assert [l.kind for l in flash.layers[:3]] == ["swa", "swa", "csa"]
+    a = kvplan.fit(m, "H200", tensor_parallel_size=8, max_model_len=131072, fixes=False)
+    b = kvplan.fit(flash, "H200", tensor_parallel_size=8, max_model_len=131072, fixes=False)
+    # two fewer compressed layers: a smaller attention page; the same number of window members
+    assert b.groups[0].page_bytes < a.groups[0].page_bytes
+    assert sum(g.num_layers * g.page_bytes for g in b.groups if g.block_size == 64) == sum(
+        g.num_layers * g.page_bytes for g in a.groups if g.block_size == 64)
+    assert b.weights_bytes < a.weights_bytes  # no compressors on the window-only layers
 
 
 def test_serve_sh_carries_prefix_caching_when_the_plan_was_made_with_it():

@@ -675,7 +675,8 @@ def _deepseek_v4_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineA
     notes.append("DeepSeek-V4: fp8_ds_mla cache layout (FlashMLA / ROCm default; 'auto' resolves to it)")
     csa = [l for l in layers if l.kind == "csa"]
     hca = [l for l in layers if l.kind == "hca"]
-    n_swa = len(csa) + len(hca)
+    window_only = [l for l in layers if l.kind == "swa"]  # ratio-0 layers: a sliding window, nothing compressed
+    n_swa = len(csa) + len(hca) + len(window_only)
     spec = args.speculative
     if spec and spec[0] == "mtp" and model.mtp_layers:
         n_swa += model.mtp_layers  # the MTP layer keeps a sliding window only
@@ -698,6 +699,41 @@ def _deepseek_v4_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineA
         iblock, ibytes, _ = _DSV4_INDEXER_COMPRESSOR
         groups.append(KVGroup("sliding", 1, block, len(csa) * (_dsv4_page(block, nbytes) + _dsv4_page(iblock, ibytes)), window=w))
     return tuple(groups), max(g.page_bytes for g in groups)
+
+
+def _dsv4_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[int, str] | None:
+    """DeepSeek-V4's sparse-attention buffers that the profile run sees, per rank, as read in the 0.28-0.33 wheels
+    (models/deepseek_v4, v1/attention/backends/mla/indexer.py, v1/attention/ops/rocm_aiter_mla_sparse.py,
+    v1/worker/workspace.py). They scale with max_num_batched_tokens T and max_model_len L, not with the model's
+    activations, so the calibrated peak does not hold them:
+
+    - the top-k index buffer, T x index_topk int32, and on ROCm one fp32 compressor scratch T x head_dim per ratio-128
+      layer;
+    - one shared workspace, grown to its largest request (not their sum): the attention gather, 4 x (L/4 + 128 + T)
+      x head_dim bf16; the indexer's prefill keys, 10 L (up to 0.31; then 8 x factor x L / 4, the factor 5 up to
+      256K tokens, else 2) entries of index_head_dim + 4 bytes; on ROCm the decode logits, rows x L/4 fp32 with T rows
+      (up to 0.29) or min(T, max_num_seqs) rows;
+    - a 512 MiB logits buffer the indexer allocates during the profile (VLLM_SPARSE_INDEXER_MAX_LOGITS_MB).
+    """
+    layers = [l for l in model.layers if l.kind in ("csa", "hca", "swa")]
+    if not any(l.kind in ("csa", "hca") for l in layers):
+        return None
+    t, length, seqs = args.max_num_batched_tokens, args.max_model_len, args.max_num_seqs
+    head = layers[0].head_dim
+    index_dim = next((l.index_head_dim for l in layers if l.index_head_dim), 128)
+    topk = int(model.text_config.get("index_topk") or 0)
+    rocm = gpu.vendor.upper() == "AMD"
+    fixed = t * topk * 4 + (sum(1 for l in layers if l.kind == "hca") * t * head * 4 if rocm else 0)
+    gather = 4 * (cdiv(length, 4) + 128 + t) * head * 2
+    entries = 10 * length if rules.dsv4_indexer_factor == "fixed" else length * 8 * (5 if length <= 262144 else 2) // 4
+    index_keys = entries * (index_dim + 4)
+    rows = t if rules.dsv4_rocm_logit_rows == "tokens" else min(t, seqs)
+    logits = rows * cdiv(length, 4) * 4 if rocm else 0
+    workspace = max(gather, index_keys, logits)
+    total = fixed + workspace + 512 * 1024 ** 2
+    which = {gather: "attention gather", index_keys: "indexer prefill keys", logits: f"ROCm decode logits ({rows:,} rows)"}[workspace]
+    return total, (f"DeepSeek-V4 sparse-attention buffers: {total / GIB:.2f} GiB per rank in the profile run (largest: the "
+                   f"{which}, {workspace / GIB:.2f} GiB, at max_model_len {length:,} and {t:,} batched tokens)")
 
 
 def _windows_kept(layers: list[LayerSpec], rules: VersionRules, notes: list[str], warns: list[str]) -> list[LayerSpec]:
@@ -930,7 +966,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     ep = tp * resolved.data_parallel_size if resolved.enable_expert_parallel else 1
     spec = resolved.speculative
     w: RankWeights = weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[resolved.dtype] if not model.checkpoint else None,
-                                      gpu_cc=gpu.cc, ep=ep, mtp=bool(spec and spec[0] == "mtp"))
+                                      gpu_cc=gpu.cc, ep=ep, mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor)
     if resolved.data_parallel_size > 1:
         notes.append(f"data parallel: {resolved.data_parallel_size} engines, each with the pool below; "
                      f"{resolved.data_parallel_size} x the concurrency in all")
@@ -967,6 +1003,11 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
         act_f += f" + V0 Mamba cache {v0_state / GIB:.2f} GiB"
         notes.append(f"V0 engine: the Mamba state of {_v0_state_seqs(resolved)} sequences ({v0_state / GIB:.2f} GiB) is allocated on the "
                      "profile run's first forward, so it is part of the peak (model_executor/models/mamba_cache.py)")
+    dsv4 = _dsv4_workspace_bytes(model, gpu, resolved, rules)
+    if dsv4:
+        act += dsv4[0]
+        act_f += f" + DeepSeek-V4 workspaces {dsv4[0] / GIB:.2f} GiB"
+        notes.append(dsv4[1])
     available = requested - w.bytes - nt - act - cg
     if resolved.kv_cache_memory_bytes is not None:
         # --kv-cache-memory-bytes: profiling still runs, but the pool is exactly this (section 1.3)
@@ -975,6 +1016,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
 
     groups, bytes_per_block = build_groups(model, resolved, rules, notes, warns)
     bs = min(g.block_size for g in groups)
+    if any(l.kind in ("csa", "hca") for l in model.layers):
+        bs = _DSV4_BLOCK  # "Setting kv cache block size to 256 for DEEPSEEK_SPARSE_SWA backend": the attention block
     resolved = replace(resolved, block_size=bs)
     num_blocks = max(0, int(available // bytes_per_block)) if available > 0 else 0
     max_len = resolved.max_model_len

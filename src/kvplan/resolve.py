@@ -280,12 +280,12 @@ class LayerSpec:
     head_dim_v: int = 0
     window: int | None = None
     recurrent: RecurrentSpec | None = None
-    compress_ratio: int = 0   # DeepSeek-V4: tokens per compressed KV state ("csa": 4, with an indexer; "hca": 128)
+    compress_ratio: int = 0   # DeepSeek-V4: tokens per compressed KV state ("csa": 4, with an indexer; "hca": 128; "swa": none)
     index_head_dim: int = 0   # DeepSeek-V4 "csa" layers: the indexer's key size
 
     @property
     def is_attention(self) -> bool:
-        return self.kind in ("full", "sliding", "chunked", "mla", "csa", "hca")
+        return self.kind in ("full", "sliding", "chunked", "mla", "csa", "hca", "swa")
 
 
 @dataclass(frozen=True)
@@ -906,14 +906,16 @@ def _deepseek_v4_layers(text: dict, n_layers: int, head_dim: int, notes: list[st
             raise ConfigError("compress_ratios", "DeepSeek-V4 config without compress_ratios or known layer_types",
                               "give the checkpoint's own config.json")
         ratios = [_DSV4_TYPES[t] for t in types[:n_layers]]
-    if any(r not in (4, 128) for r in ratios):
-        raise ConfigError("compress_ratios", f"compression ratios {sorted(set(ratios))}: kvplan has read vLLM's layout for 4 and 128 only",
-                          "plan with a checkpoint whose layers use ratios 4 and 128 (DeepSeek-V4-Pro)")
+    if any(r not in (0, 1, 4, 128) for r in ratios):
+        raise ConfigError("compress_ratios", f"compression ratios {sorted(set(ratios))}: kvplan has read vLLM's layout for 0, 4 and 128 only",
+                          "plan with a checkpoint whose layers use ratios 0, 4 and 128 (DeepSeek-V4-Pro, -Flash)")
     window = int(text.get("sliding_window") or 0)
     if window <= 0:
         raise ConfigError("sliding_window", "DeepSeek-V4 config without its sliding window", "give the checkpoint's own config.json")
     index_dim = int(text.get("index_head_dim") or 0)
-    return tuple(LayerSpec("csa" if r == 4 else "hca", 1, head_dim, 0, window=window, compress_ratio=r,
+    # ratio 0 (or 1): a layer that keeps its sliding window only, no compressor (attention.py: compress_ratio <= 1)
+    kind = {4: "csa", 128: "hca"}
+    return tuple(LayerSpec(kind.get(r, "swa"), 1, head_dim, 0, window=window, compress_ratio=r if r > 1 else 0,
                            index_head_dim=index_dim if r == 4 else 0) for r in ratios)
 
 

@@ -476,6 +476,8 @@ def summarize(results: list[RecordResult], *, seed: bool = False) -> dict:
 
 
 def _family(model) -> str:
+    if any(l.kind in ("csa", "hca") for l in model.layers):
+        return "compressed-attention (DeepSeek-V4)"  # no startup with a logged pool yet
     if model.is_hybrid:
         return "hybrid"
     return "moe" if model.is_moe else "dense"

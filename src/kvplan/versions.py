@@ -172,6 +172,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # How `vllm serve` is told to serve a model as a pooling (embedding/classification) model: `--task embed` until
     # `--runner pooling` replaced it (vLLM PR #21470, merged July 2025; 0.10.1 is the first release after it).
     "pooling_flag": [((0, 0, 0), "--task embed"), ((0, 10, 1), "--runner pooling")],
+    # DeepSeek-V4's sparse-attention workspaces, reserved in the profile run (read in the 0.28-0.33 wheels): the ROCm
+    # (AITER) indexer's decode-logits buffer has max_num_batched_tokens rows until 0.30 caps them at max_num_seqs
+    # (v1/attention/ops/rocm_aiter_mla_sparse.py); the indexer's prefill K buffer holds 10 x max_model_len entries
+    # until 0.32 sizes it by sparse_mla_prefill_workspace_factor (5 up to 256K tokens, else 2; config/vllm.py)
+    "dsv4_rocm_logit_rows": [((0, 0, 0), "tokens"), ((0, 30, 0), "seqs")],
+    "dsv4_indexer_factor": [((0, 0, 0), "fixed"), ((0, 32, 0), "by_length")],
     # Whole prompt must fit at admission from 0.19 (section 6).
     "admit_whole_prompt": [((0, 0, 0), True), ((0, 8, 0), False), ((0, 19, 0), True)],
 }
@@ -225,6 +231,8 @@ class VersionRules:
     v0_for_float32: bool
     v0_for_quantization: tuple[str, ...]
     v0_for_recurrent: bool
+    dsv4_rocm_logit_rows: str
+    dsv4_indexer_factor: str
     notes: tuple[str, ...]
 
     @property

@@ -172,10 +172,7 @@ def _vision_params(spec: ModelSpec) -> int:
 def count_weights(spec: ModelSpec) -> WeightCount:
     """Every tensor group of the model, with its TP split. Raises when the config lacks a needed size."""
     if any(l.kind in ("csa", "hca") for l in spec.layers):
-        raise UndeterminedError("weights", f"{spec.id}: DeepSeek-V4's weights (hyper-connections, compressors, indexer, grouped "
-                                "output projection) are not counted from its config",
-                                "read it from the Hub (--revision main, online) or a checkpoint folder: the safetensors headers "
-                                "give the exact bytes")
+        return _deepseek_v4_count(spec)
     missing = [n for n, v in (("vocab_size", spec.vocab_size),) if not v]
     if spec.is_moe and not spec.moe_intermediate_size:
         missing.append("moe_intermediate_size")
@@ -236,6 +233,87 @@ def count_weights(spec: ModelSpec) -> WeightCount:
         notes.append("vision tower counted from vision_config (an estimate)")
     total = sum(c.params for c in comps)
     return WeightCount(tuple(comps), spec.dtype_bytes, active_params=total + active, num_layers=len(layer_kinds), notes=tuple(notes))
+
+
+# DeepSeek-V4's routed experts by the config's expert_dtype: MXFP4 (e2m1 plus one e8m0 scale per 32) or FP8 blocks
+# with float32 scales per 128 x 128 (models/deepseek_v4/quant_config.py, DeepseekV4FP8Config)
+_DSV4_EXPERT_BYTES = {"fp4": 0.5 + 1 / 32, "fp8": 1 + 4 / (128 * 128)}
+
+
+def _deepseek_v4_count(spec: ModelSpec) -> WeightCount:
+    """DeepSeek-V4, tensor by tensor as vLLM 0.28-0.33 builds it (models/deepseek_v4: attention.py, compressor.py,
+    nvidia/model.py), read in the 0.33.0 wheel:
+
+    - attention: the fused q-latent/KV projection h x (q_lora_rank + head_dim) replicated; wq_b
+      q_lora_rank x heads*head_dim, the grouped output projection wo_a (heads*head_dim/o_groups) x o_groups*o_lora_rank
+      and wo_b o_groups*o_lora_rank x h split over TP; q/kv norms; one float32 attention sink per head;
+    - a compressor on every layer with ratio > 1: float32 positional bias ratio x coff*head_dim and an unquantized
+      h x 2*coff*head_dim projection (coff 2 for ratio 4, which overlaps windows), replicated;
+    - ratio-4 layers add the lightning indexer: wq_b q_lora_rank x index_heads*index_head_dim (FP8), an unquantized
+      h x index_heads weights projection, and its own ratio-4 compressor of index_head_dim;
+    - hyper-connections: per layer two float32 mixers (2+hc)*hc x hc*h with their bases and scales; at the head
+      hc x hc*h;
+    - MoE on every layer: routed experts in expert_dtype, a bf16 router, a float32 score bias (a vocab x top-k int32
+      hash table instead on the first num_hash_layers layers), and n_shared_experts shared experts in FP8.
+    """
+    t = spec.text_config
+
+    def need(name: str) -> int:
+        value = t.get(name)
+        if not value:
+            raise UndeterminedError("weights", f"cannot count {spec.id}'s weights: the DeepSeek-V4 config has no {name}",
+                                    "give the checkpoint's own config.json, or a checkpoint folder for exact bytes")
+        return int(value)
+
+    h, nh, hd = spec.hidden_size, spec.num_attention_heads, need("head_dim")
+    q_rank, o_rank, groups = need("q_lora_rank"), need("o_lora_rank"), need("o_groups")
+    hc = need("hc_mult")
+    e, ei, top_k = spec.num_experts or need("n_routed_experts"), spec.moe_intermediate_size or need("moe_intermediate_size"), need("num_experts_per_tok")
+    expert_dtype = str(t.get("expert_dtype") or "fp4")
+    if expert_dtype not in _DSV4_EXPERT_BYTES:
+        raise UndeterminedError("weights", f"DeepSeek-V4 expert_dtype {expert_dtype!r}: vLLM loads fp4 or fp8 experts only",
+                                "give a checkpoint whose config says expert_dtype fp4 or fp8")
+    shared = int(t.get("n_shared_experts") or 0)
+    n_hash = int(t.get("num_hash_layers") or 0)
+    v_pad = math.ceil(spec.vocab_size / VOCAB_PADDING) * VOCAB_PADDING
+    mix, hc_dim = (2 + hc) * hc, hc * h
+    comps = [Component("embed_tokens", v_pad * h, "vocab", None, False), Component("norm", h, "replicated", None, False),
+             Component("hyper_connections", hc * hc_dim + hc + 1, "replicated", None, False, dtype_bytes=4)]
+    if not spec.tie_word_embeddings:
+        comps.append(Component("lm_head", v_pad * h, "vocab", None, False))
+
+    def compressor(head_dim: int, ratio: int, layer: int) -> list[Component]:
+        coff = 2 if ratio == 4 else 1
+        return [Component("compressor", ratio * coff * head_dim, "replicated", layer, False, dtype_bytes=4),
+                Component("compressor", h * 2 * coff * head_dim + head_dim, "replicated", layer, False)]
+
+    expert_bytes = _DSV4_EXPERT_BYTES[expert_dtype]
+    active = 0
+    for i, layer in enumerate(spec.layers):
+        comps += [Component("mla_replicated", h * (q_rank + hd), "replicated", i, True),
+                  Component("self_attn", q_rank * nh * hd + (nh * hd // groups) * groups * o_rank + groups * o_rank * h, "tp", i, True),
+                  Component("norm", q_rank + hd + 2 * h, "replicated", i, False),
+                  Component("norm", nh, "tp", i, False, dtype_bytes=4),
+                  Component("hyper_connections", 2 * (mix * hc_dim + mix + 3), "replicated", i, False, dtype_bytes=4)]
+        if layer.compress_ratio > 1:
+            comps += compressor(hd, layer.compress_ratio, i)
+        if layer.compress_ratio == 4:
+            ih, ihd = need("index_n_heads"), need("index_head_dim")
+            comps += [Component("indexer", q_rank * ih * ihd, "replicated", i, True),
+                      Component("indexer", h * ih, "replicated", i, False)] + compressor(ihd, 4, i)
+        comps.append(Component("experts", e * 3 * h * ei, "tp", i, True, kind="experts", dtype_bytes=expert_bytes))
+        comps.append(Component("router", h * e, "replicated", i, False))
+        if i < n_hash:
+            comps.append(Component("router", spec.vocab_size * top_k, "replicated", i, False, dtype_bytes=4))
+        else:
+            comps.append(Component("router", e, "replicated", i, False, dtype_bytes=4))
+        if shared:
+            comps.append(Component("shared_expert", 3 * h * ei * shared, "tp", i, True))
+        active -= (e - top_k) * 3 * h * ei
+    total = sum(c.params for c in comps)
+    return WeightCount(tuple(comps), spec.dtype_bytes, active_params=total + active, num_layers=len(spec.layers),
+                       notes=(f"DeepSeek-V4 counted tensor by tensor; routed experts in {expert_dtype} "
+                              f"({expert_bytes:.4g} B per weight)",))
 
 
 def _decoder_layers(spec: ModelSpec) -> list[tuple[str, ...]]:
@@ -331,12 +409,26 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
     """The multi-token-prediction drafter, counted: per MTP layer one decoder layer shaped like the model's last
     full-attention layer, the 2H -> H projection joining the embedding and the hidden state, and its norms. DeepSeek-style
     MTP modules also hold their own embedding and LM head (vLLM's deepseek_mtp.py builds both)."""
+    h, out = spec.hidden_size, []
+    v_pad = math.ceil(spec.vocab_size / VOCAB_PADDING) * VOCAB_PADDING
+    if any(l.kind in ("csa", "hca") for l in spec.layers) and spec.mtp_layers:
+        # DeepSeek-V4 (models/deepseek_v4/nvidia/mtp.py): a decoder layer past num_hidden_layers keeps a sliding window
+        # only (no compressor, no indexer); separate e_proj and h_proj (FP8), enorm/hnorm, the head's hyper-connection
+        # mixer, and its own embedding and shared head
+        template = [c for c in count.components if c.layer == len(spec.layers) - 1 and c.name not in ("compressor", "indexer")]
+        for _ in range(spec.mtp_layers):
+            out += [replace(c, name=f"mtp.{c.name}", layer=None) for c in template]
+            out += [Component("mtp.eh_proj", 2 * h * h, "replicated", None, True),
+                    Component("mtp.norm", 3 * h, "replicated", None, False),
+                    Component("mtp.hyper_connections", int(spec.text_config.get("hc_mult") or 4) ** 2 * h + 5, "replicated", None, False,
+                              dtype_bytes=4),
+                    Component("mtp.embed_tokens", v_pad * h, "vocab", None, False),
+                    Component("mtp.shared_head", v_pad * h, "vocab", None, False)]
+        return out
     full = [i for i, l in enumerate(spec.layers) if l.kind in ("full", "mla")]
     if not full or not spec.mtp_layers:
         return []
     template = [c for c in count.components if c.layer == full[-1]]
-    h, out = spec.hidden_size, []
-    v_pad = math.ceil(spec.vocab_size / VOCAB_PADDING) * VOCAB_PADDING
     for _ in range(spec.mtp_layers):
         out += [replace(c, name=f"mtp.{c.name}", layer=None) for c in template]
         out += [Component("mtp.eh_proj", 2 * h * h, "replicated", None, False), Component("mtp.norm", 3 * h, "replicated", None, False)]
@@ -348,7 +440,7 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
 
 def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantSpec | None = None,
                      dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None, ep: int = 1,
-                     mtp: bool = False) -> RankWeights:
+                     mtp: bool = False, gpu_vendor: str = "NVIDIA") -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     Exact checkpoint bytes are spread over ranks in proportion to the counted split;
@@ -373,6 +465,14 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     # with expert parallelism each rank holds whole experts, so the kernels see the full intermediate size
     pad, pad_note = (mxfp4_expert_padding(spec, 1 if ep > 1 else tp, gpu_cc)
                      if quant is not None and quant.method == "mxfp4" else (1.0, ""))
+    if any(l.kind in ("csa", "hca") for l in spec.layers) and str(spec.text_config.get("expert_dtype") or "fp4") == "fp4":
+        # every MXFP4 MoE backend of 0.33 tiles the per-rank intermediate size in multiples of at least 128, and the
+        # ROCm backends by default in multiples of 256 (fused_moe/oracle/mxfp4.py,
+        # mxfp4_round_up_hidden_size_and_intermediate_size)
+        i_rank = spec.moe_intermediate_size // (1 if ep > 1 else tp)
+        tile = 256 if gpu_vendor.upper() == "AMD" else 128
+        pad = _round_up(i_rank, tile) / i_rank if i_rank else 1.0
+        pad_note = f"MXFP4 experts padded to {_round_up(i_rank, tile)} rows per rank (x{pad:.4f})"
     if pad_note and pad != 1.0:
         notes.append(pad_note)
 
