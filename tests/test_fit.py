@@ -565,7 +565,8 @@ def test_sweep_and_prefix_caching_flags_as_vllm_serve_takes_them():
 
 def test_deepseek_v4_cache_groups_reproduce_a_logged_fit_error():
     # vLLM's check on MI300X x8 (ROCm, fp8): "To serve at least one request with the model's max seq len (1048576),
-    # (23.32 GiB KV cache is needed, ..." (vLLM issue, Aug 2026; tests/data/calibration.jsonl deepseek-v4-pro-mi300x)
+    # (23.32 GiB KV cache is needed, ..." (vLLM issue, Aug 2026; tests/data/calibration.jsonl deepseek-v4-pro-mi300x).
+    # 23.32 GiB is one pool block per block held, the check of 0.29 on; 0.28.0's layer-tuple check gives 24.06
     import dataclasses
 
     from kvplan.resolve import CheckpointWeights
@@ -573,10 +574,13 @@ def test_deepseek_v4_cache_groups_reproduce_a_logged_fit_error():
     m = resolve_model("deepseek-ai/DeepSeek-V4-Pro")
     m = dataclasses.replace(m, checkpoint=CheckpointWeights((("F8_E4M3", 800 * GIB),), source="test: stated bytes"))
     p = kvplan.fit(m, "MI300X", tensor_parallel_size=8, max_model_len=1048576, kv_cache_dtype="fp8",
-                   enable_prefix_caching=False, kv_cache_memory_bytes=20 * GIB, vllm_version="0.28.0", fixes=False)
+                   enable_prefix_caching=False, kv_cache_memory_bytes=20 * GIB, vllm_version="0.29.0", fixes=False)
     assert p.bytes_per_block == 1_435_968 and len(p.groups) == 5
     assert p.blocks_for_tokens(1048576) == 17_434
     assert not p.fits and "(23.32 GiB KV cache is needed" in p.error
+    p28 = kvplan.fit(m, "MI300X", tensor_parallel_size=8, max_model_len=1048576, kv_cache_dtype="fp8",
+                     enable_prefix_caching=False, kv_cache_memory_bytes=20 * GIB, vllm_version="0.28.0", fixes=False)
+    assert p28.bytes_per_block == 1_435_968 and "(24.06 GiB KV cache is needed" in p28.error
 
 
 def test_deepseek_v4_weights_are_counted_tensor_by_tensor():
@@ -608,10 +612,10 @@ def test_deepseek_v4_on_mi300x_fails_at_the_160_gib_batch_default_and_starts_at_
     # doubles to 16384, and DeepSeek-V4-Pro TP8 at 1M no longer fits the 23.32 GiB one request needs; at 8192 it did.
     # The ROCm indexer's decode-logits workspace has T rows before 0.30 (T x 262,144 fp32 = 16 GiB at T = 16384).
     kw = dict(tensor_parallel_size=8, max_model_len=1048576, kv_cache_dtype="fp8", enable_prefix_caching=False,
-              vllm_version="0.28.0", fixes=False)
+              vllm_version="0.29.0", fixes=False)
     default = kvplan.fit("deepseek-ai/DeepSeek-V4-Pro", "MI300X", **kw)
     assert default.args.max_num_batched_tokens == 16384
-    assert not default.fits and "(23.32 GiB KV cache is needed" in default.error
+    assert not default.fits and "(23.32 GiB KV cache is needed" in default.error  # the issue's own figure
     assert kvplan.fit("deepseek-ai/DeepSeek-V4-Pro", "MI300X", max_num_batched_tokens=8192, **kw).fits
     # from 0.30 the logits rows are capped at max_num_seqs: the tier no longer costs 8 GiB more
     later = kvplan.fit("deepseek-ai/DeepSeek-V4-Pro", "MI300X", **{**kw, "vllm_version": "0.30.0"})
@@ -619,6 +623,38 @@ def test_deepseek_v4_on_mi300x_fails_at_the_160_gib_batch_default_and_starts_at_
     # on CUDA there is no logits workspace: the largest buffer is the attention gather or the indexer's keys
     h200 = kvplan.fit("deepseek-ai/DeepSeek-V4-Pro", "H200", **{**kw, "max_num_batched_tokens": 16384})
     assert any("attention gather" in n or "indexer prefill keys" in n for n in h200.assumptions)
+
+
+def _v4_flash_attention(tmp_path):
+    """DeepSeek-V4-Flash's attention layout: 43 layers, two window-only then ratios 4 and 128 alternating, 64 heads of
+    512, hidden 4096, q_lora_rank 1024. Only these fields size the KV cache; the rest is V4-Pro's, so the weights of
+    this stand-in are not Flash's and no test below looks at them."""
+    m = resolve_model("deepseek-ai/DeepSeek-V4-Pro")
+    ratios = [0, 0] + [4 if i % 2 == 0 else 128 for i in range(41)] + [0]
+    cfg = {**m.text_config, "num_hidden_layers": 43, "compress_ratios": ratios, "num_attention_heads": 64,
+           "hidden_size": 4096, "q_lora_rank": 1024}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    return str(tmp_path)
+
+
+def test_deepseek_v4_before_0_27_charges_layer_tuples_as_vllm_did(tmp_path):
+    flash = _v4_flash_attention(tmp_path)
+    kw = dict(tensor_parallel_size=2, enable_expert_parallel=True, kv_cache_dtype="fp8", block_size=256, fixes=False)
+    # vLLM issue #44376 (comment of 2026-06-03, the 0.22 era): two GH200, the LLM class's 16,384-token budget:
+    # "(6.66 GiB KV cache is needed, which is larger than the available KV cache memory (5.44 GiB). Based on the
+    # available memory, the estimated maximum model length is 13528."
+    p = kvplan.fit(flash, "GH200", max_model_len=30000, max_num_batched_tokens=16384, enable_prefix_caching=True,
+                   vllm_version="0.22.0", kv_cache_memory_bytes=int(5.441 * GIB), **kw)
+    assert not p.fits and "(6.66 GiB KV cache is needed" in p.error and "maximum model length is 13528." in p.error
+    # vLLM issue #51041 (0.26.0, H20, TP2): "KV cache holds only 150K tokens in 7.7 GiB" at max_model_len 121344,
+    # max_num_seqs 32; async scheduling keeps 2 x 8,192 tokens in flight in the window groups
+    p = kvplan.fit(flash, "H20", max_model_len=121344, max_num_seqs=32, max_num_batched_tokens=8192,
+                   vllm_version="0.26.0", kv_cache_memory_bytes=int(7.7 * GIB), **kw)
+    assert p.num_gpu_blocks == 7952 and 149_000 < p.kv_cache_tokens < 152_000
+    # from 0.27 the largest group is the block: the same pool holds a different count
+    later = kvplan.fit(flash, "H20", max_model_len=121344, max_num_seqs=32, max_num_batched_tokens=8192,
+                       vllm_version="0.28.0", kv_cache_memory_bytes=int(7.7 * GIB), **kw)
+    assert abs(later.kv_cache_tokens - p.kv_cache_tokens) > 5_000
 
 
 def test_deepseek_v4_window_only_layers_join_the_sliding_groups(tmp_path):

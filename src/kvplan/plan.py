@@ -229,6 +229,7 @@ class KVGroup:
     page_bytes: int         # bytes of one block of one layer (after unification)
     window: int | None = None
     recurrent_kind: str | None = None  # mamba1, mamba2, gdn, linear (recurrent groups)
+    fit_unit_bytes: int = 0  # DeepSeek-V4 up to 0.28: bytes the fit check charges per block a request holds
 
 
 @dataclass(frozen=True)
@@ -659,16 +660,32 @@ def _dsv4_page(states: int, state_bytes: int) -> int:
     return cdiv(states * state_bytes, _DSV4_ALIGN) * _DSV4_ALIGN
 
 
+def _approximate_gcd(values: list[int], lower_bound: int) -> int:
+    """The chunk d >= lower_bound that pads the values least when each is rounded up to a multiple of d, ties to the
+    larger d (v1/core/kv_cache_utils.py::_approximate_gcd, in every release from 0.20 to 0.33)."""
+    best, best_pad = lower_bound, None
+    for d in range(lower_bound, max(values) + 1):
+        pad = sum(cdiv(x, d) * d - x for x in values)
+        if best_pad is None or pad <= best_pad:
+            best, best_pad = d, pad
+    return best
+
+
 def _deepseek_v4_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineArgs, rules: VersionRules,
                         notes: list[str]) -> tuple[tuple[KVGroup, ...], int]:
-    """DeepSeek-V4's KV-cache groups as vLLM >= 0.28 packs them: every attention-type page (compressed latents and
-    indexer keys, block 256) in one group; the sliding windows split into groups the size of the largest
-    compression bucket; the ratio-128 compressor states; the ratio-4 compressor and indexer states together.
-    One block of the pool is the largest group's bytes; a request holds blocks in every group."""
+    """DeepSeek-V4's KV-cache groups: every attention-type page (compressed latents and indexer keys, block 256) in
+    one group; the sliding windows split into groups of N "layer tuples", N the approximate GCD of the groups' tuple
+    counts; the ratio-128 compressor states; the ratio-4 compressor and indexer states together. A request holds
+    blocks in every group.
+
+    How a block is sized depends on the release (the rules row dsv4_accounting, read in the 0.20-0.33 wheels,
+    v1/core/kv_cache_utils.py). From 0.27 one block of the pool is the largest group's bytes; up to 0.28 the fit check
+    charges N x (one page of each attention size) per block a request holds, from 0.29 one pool block. Up to 0.26
+    window-type pages are padded to the next attention page size, the pool is divided by the layer tuple
+    (0.20-0.22) or by each page size times its slots (0.23-0.26), and a request's share of the pool is its pages
+    weighted by each group's bytes over the attention group's."""
     if rules.release < (0, 20, 0):
         raise InputError("model", f"{model.id}: DeepSeek-V4 is served by vLLM 0.20 and newer", "plan with --vllm-version 0.20 or newer")
-    if rules.release < (0, 28, 0):
-        notes.append(f"DeepSeek-V4 cache layout as read in vLLM 0.28-0.33, applied to {rules.version} (0.20-0.27 not traced)")
     kv = (args.kv_cache_dtype or "auto").lower()
     if kv not in ("auto", "fp8", "fp8_e4m3"):
         raise InputError("--kv-cache-dtype", f"DeepSeek-V4 runs its cache as fp8_ds_mla; {kv} is not modelled", "use auto or fp8")
@@ -682,23 +699,55 @@ def _deepseek_v4_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineA
         n_swa += model.mtp_layers  # the MTP layer keeps a sliding window only
         notes.append(f"{model.mtp_layers} MTP drafter layer(s): a sliding window each")
     window = (csa or hca)[0].window
-    mla_bytes = (len(csa) * (_dsv4_page(_DSV4_BLOCK // 4, _DSV4_STATE_BYTES) + _dsv4_page(_DSV4_BLOCK // 4, csa[0].index_head_dim + 4) if csa else 0)
-                 + len(hca) * _dsv4_page(_DSV4_BLOCK // 128, _DSV4_STATE_BYTES))
-    groups = [KVGroup("mla", 1, _DSV4_BLOCK, mla_bytes)]
-    swa_page = _dsv4_page(64, _DSV4_STATE_BYTES)
-    per_group = max(len(csa), len(hca))
-    n_swa_groups = cdiv(n_swa, per_group)
+    # attention-type pages by size, with the layers holding each
+    attn_pages: dict[int, int] = {}
+    if csa:
+        for page in (_dsv4_page(_DSV4_BLOCK // 4, _DSV4_STATE_BYTES), _dsv4_page(_DSV4_BLOCK // 4, csa[0].index_head_dim + 4)):
+            attn_pages[page] = attn_pages.get(page, 0) + len(csa)
+    if hca:
+        page = _dsv4_page(_DSV4_BLOCK // 128, _DSV4_STATE_BYTES)
+        attn_pages[page] = attn_pages.get(page, 0) + len(hca)
+    tuples_full = max(attn_pages.values())
+    counts = [tuples_full, n_swa] + ([len(csa)] if csa else []) + ([len(hca)] if hca else [])
+    n_tuple = _approximate_gcd(counts, tuples_full)
+    layer_tuple = sum(attn_pages)  # one page of each attention size
+    old = rules.dsv4_accounting in ("layer_tuple", "page_slots")  # up to 0.26
+
+    def padded(page: int) -> int:  # up to 0.26 a window-type page takes the next attention page size
+        return min((a for a in attn_pages if a >= page), default=page) if old else page
+
+    groups = [KVGroup("mla", 1, _DSV4_BLOCK, sum(p * n for p, n in attn_pages.items()),
+                      fit_unit_bytes=n_tuple * layer_tuple if rules.dsv4_accounting != "stride" else 0)]
+    slots = dict(attn_pages)  # page size -> the most layers of that size in one group (0.23-0.26 pool divisor)
+    swa_page = padded(_dsv4_page(64, _DSV4_STATE_BYTES))
+    n_swa_groups = cdiv(n_swa, n_tuple)
     for i in range(n_swa_groups):
         members = len(range(i, n_swa, n_swa_groups))
         groups.append(KVGroup("sliding", 1, 64, members * swa_page, window=window))
+        slots[swa_page] = max(slots.get(swa_page, 0), members)
     if hca:
         block, nbytes, w = _DSV4_COMPRESSOR[128]
-        groups.append(KVGroup("sliding", 1, block, len(hca) * _dsv4_page(block, nbytes), window=w))
+        page = padded(_dsv4_page(block, nbytes))
+        groups.append(KVGroup("sliding", 1, block, len(hca) * page, window=w))
+        slots[page] = max(slots.get(page, 0), len(hca))
     if csa:
         block, nbytes, w = _DSV4_COMPRESSOR[4]
         iblock, ibytes, _ = _DSV4_INDEXER_COMPRESSOR
-        groups.append(KVGroup("sliding", 1, block, len(csa) * (_dsv4_page(block, nbytes) + _dsv4_page(iblock, ibytes)), window=w))
-    return tuple(groups), max(g.page_bytes for g in groups)
+        state, index_state = padded(_dsv4_page(block, nbytes)), padded(_dsv4_page(iblock, ibytes))
+        groups.append(KVGroup("sliding", 1, block, len(csa) * (state + index_state), window=w))
+        for page in (state, index_state):
+            slots[page] = max(slots.get(page, 0), len(csa))
+    if rules.dsv4_accounting == "layer_tuple":
+        block_bytes = n_tuple * layer_tuple
+    elif rules.dsv4_accounting == "page_slots":
+        block_bytes = sum(p * n for p, n in slots.items())
+    else:
+        block_bytes = max(g.page_bytes for g in groups)
+    if rules.dsv4_accounting != "stride":
+        notes.append(f"DeepSeek-V4 on vLLM {rules.version}: the fit check charges layer tuples, {n_tuple} x {layer_tuple:,} B "
+                     f"per block{'; window pages padded to attention page sizes' if old else ''}; a block of the pool is "
+                     f"{block_bytes:,} B")
+    return tuple(groups), block_bytes
 
 
 def _dsv4_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[int, str] | None:
@@ -732,8 +781,9 @@ def _dsv4_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
     workspace = max(gather, index_keys, logits)
     total = fixed + workspace + 512 * 1024 ** 2
     which = {gather: "attention gather", index_keys: "indexer prefill keys", logits: f"ROCm decode logits ({rows:,} rows)"}[workspace]
+    era = "" if rules.release >= (0, 28, 0) else f"; as read in 0.28-0.33, applied to {rules.version}"
     return total, (f"DeepSeek-V4 sparse-attention buffers: {total / GIB:.2f} GiB per rank in the profile run (largest: the "
-                   f"{which}, {workspace / GIB:.2f} GiB, at max_model_len {length:,} and {t:,} batched tokens)")
+                   f"{which}, {workspace / GIB:.2f} GiB, at max_model_len {length:,} and {t:,} batched tokens{era})")
 
 
 def _windows_kept(layers: list[LayerSpec], rules: VersionRules, notes: list[str], warns: list[str]) -> list[LayerSpec]:
@@ -1022,6 +1072,9 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     num_blocks = max(0, int(available // bytes_per_block)) if available > 0 else 0
     max_len = resolved.max_model_len
     per_req = _blocks_per_request(groups, max_len, resolved, rules)
+    if rules.dsv4_accounting in ("layer_tuple", "page_slots") and groups[0].fit_unit_bytes:
+        # DeepSeek-V4 up to 0.26: a request's blocks weighted by each group's bytes over the attention group's
+        per_req = cdiv(sum(_group_blocks(g, max_len, resolved, rules) * g.page_bytes for g in groups), groups[0].page_bytes)
     conc, tokens = _capacity(groups, num_blocks, per_req, max_len, bs, rules)
 
     kv_per_token, state_per_seq = _per_token_and_state(groups, resolved, rules)
@@ -1153,6 +1206,8 @@ def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, 
 
     def needed(length: int) -> int:
         """Memory one request of `length` tokens needs, as this version's check computes it (section 4)."""
+        if groups[0].fit_unit_bytes:  # DeepSeek-V4 up to 0.28: layer tuples
+            return groups[0].fit_unit_bytes * _blocks_per_request(groups, length, args, rules)
         if rules.fit_need_formula == "sum_layers":  # each real layer's own need: padding slots do not count
             return sum(g.num_layers * g.page_bytes * _group_blocks(g, length, args, rules) for g in groups)
         if rules.fit_need_formula == "first_group":

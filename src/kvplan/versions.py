@@ -176,6 +176,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # (AITER) indexer's decode-logits buffer has max_num_batched_tokens rows until 0.30 caps them at max_num_seqs
     # (v1/attention/ops/rocm_aiter_mla_sparse.py); the indexer's prefill K buffer holds 10 x max_model_len entries
     # until 0.32 sizes it by sparse_mla_prefill_workspace_factor (5 up to 256K tokens, else 2; config/vllm.py)
+    # How DeepSeek-V4's pool is divided and its fit check charged (v1/core/kv_cache_utils.py, 0.20-0.33 wheels): the
+    # pool in layer tuples up to 0.22, each page size times its slots 0.23-0.26, the largest group as the block from
+    # 0.27; the fit check in layer tuples up to 0.28 (_max_memory_usage_bytes_from_groups), blocks from 0.29
+    "dsv4_accounting": [((0, 0, 0), "layer_tuple"), ((0, 23, 0), "page_slots"), ((0, 27, 0), "stride_tuple_check"),
+                        ((0, 29, 0), "stride")],
     "dsv4_rocm_logit_rows": [((0, 0, 0), "tokens"), ((0, 30, 0), "seqs")],
     "dsv4_indexer_factor": [((0, 0, 0), "fixed"), ((0, 32, 0), "by_length")],
     # Whole prompt must fit at admission from 0.19 (section 6).
@@ -231,6 +236,7 @@ class VersionRules:
     v0_for_float32: bool
     v0_for_quantization: tuple[str, ...]
     v0_for_recurrent: bool
+    dsv4_accounting: str
     dsv4_rocm_logit_rows: str
     dsv4_indexer_factor: str
     notes: tuple[str, ...]
