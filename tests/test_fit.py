@@ -605,6 +605,12 @@ def test_deepseek_v4_weights_are_counted_tensor_by_tensor():
     from kvplan.validate import uncertainty_band
 
     assert uncertainty_band(p)["text"].startswith("outside what was validated")  # no V4 startup logs its pool yet
+    # the layout's own name is taken for V4, and refused with the reason elsewhere
+    assert kvplan.fit(m, "H200", tensor_parallel_size=8, max_model_len=131072, kv_cache_dtype="fp8_ds_mla",
+                      fixes=False).bytes_per_block == p.bytes_per_block
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen3-8B", "H200", kv_cache_dtype="fp8_ds_mla")
+    assert e.value.field == "--kv-cache-dtype"
 
 
 def test_deepseek_v4_on_mi300x_fails_at_the_160_gib_batch_default_and_starts_at_8192():

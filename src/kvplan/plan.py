@@ -23,7 +23,7 @@ from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, Quant
 from kvplan.versions import V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, batch_defaults, rules_for
 from kvplan.weights import VOCAB_PADDING, RankWeights, kv_dtype_bytes, lora_buffer_bytes, weights_per_rank
 
-KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
+KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
 MODEL_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
 MAMBA_DTYPES = ("auto", "float32", "float16", "bfloat16")
 DEFAULT_BLOCK_SIZE = 16  # CacheConfig.DEFAULT_BLOCK_SIZE (section 2.4)
@@ -566,6 +566,9 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
         raise InputError("model", f"{model.id} has no layers that keep a KV cache", "kvplan plans decoder models")
     if any(l.kind in ("csa", "hca") for l in layers):
         return _deepseek_v4_groups(model, layers, args, rules, notes)
+    if (args.kv_cache_dtype or "").lower() == "fp8_ds_mla":
+        raise InputError("--kv-cache-dtype", "fp8_ds_mla is DeepSeek's sparse-attention cache layout; kvplan models it for "
+                         "DeepSeek-V4 only", "use fp8 (or auto) for this model")
     if rules.engine == "v0":
         return _v0_cache(model, attn, args, rules, notes)
     layers = _windows_kept(layers, rules, notes, warns)
@@ -687,7 +690,7 @@ def _deepseek_v4_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineA
     if rules.release < (0, 20, 0):
         raise InputError("model", f"{model.id}: DeepSeek-V4 is served by vLLM 0.20 and newer", "plan with --vllm-version 0.20 or newer")
     kv = (args.kv_cache_dtype or "auto").lower()
-    if kv not in ("auto", "fp8", "fp8_e4m3"):
+    if kv not in ("auto", "fp8", "fp8_e4m3", "fp8_ds_mla"):
         raise InputError("--kv-cache-dtype", f"DeepSeek-V4 runs its cache as fp8_ds_mla; {kv} is not modelled", "use auto or fp8")
     notes.append("DeepSeek-V4: fp8_ds_mla cache layout (FlashMLA / ROCm default; 'auto' resolves to it)")
     csa = [l for l in layers if l.kind == "csa"]
