@@ -1,0 +1,88 @@
+"""The consumer / workstation cards added to the embedded GPU catalog by tools/build_catalog.py (EXTRA_GPUS).
+
+Each total is the figure its cited capture shows; the names must resolve the way logs and users write them, and
+must not capture a neighbouring card the catalog does not hold (an 8 GB RTX 4060 Ti is not the 16 GB one).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kvplan.errors import UnknownGPUError
+from kvplan.resolve import find_gpu, gpu_catalog
+
+GIB = 1024 ** 3
+
+# id -> (total GiB its source shows, names that must resolve to it: NVML's spelling first)
+ADDED = {
+    "rtx-3060": (11.63, ["NVIDIA GeForce RTX 3060", "RTX 3060", "3060", "RTX 3060 12GB"]),
+    "rtx-3080": (10472390656 / GIB, ["NVIDIA GeForce RTX 3080", "RTX 3080", "3080", "RTX 3080 10GB"]),
+    "rtx-3080-ti": (12630491136 / GIB, ["NVIDIA GeForce RTX 3080 Ti", "RTX 3080 Ti", "3080 Ti", "3080Ti"]),
+    "rtx-4060ti-16gb": (16857038848 / GIB, ["NVIDIA GeForce RTX 4060 Ti 16GB", "RTX 4060 Ti 16GB", "4060 Ti 16GB"]),
+    "rtx-4070ti-super": (15974 / 1024, ["NVIDIA GeForce RTX 4070 Ti SUPER", "RTX 4070 Ti SUPER", "4070Ti SUPER"]),
+    "rtx-5060ti-16gb": (16617897984 / GIB, ["NVIDIA GeForce RTX 5060 Ti 16GB", "RTX 5060 Ti 16GB", "5060Ti 16GB"]),
+    "rtx-5080": (15.48, ["NVIDIA GeForce RTX 5080", "RTX 5080", "5080", "RTX 5080 16GB"]),
+    "rtx-2080ti": (10.57, ["NVIDIA GeForce RTX 2080 Ti", "RTX 2080 Ti", "2080 Ti", "2080Ti"]),
+    "rtx-a5000": (24114 / 1024, ["NVIDIA RTX A5000", "RTX A5000", "A5000"]),
+    "rtx-4000ada": (21125267456 / GIB, ["NVIDIA RTX 4000 Ada Generation", "RTX 4000 Ada", "RTX 4000 Ada Generation"]),
+    "rtx-6000-ada": (51002867712 / GIB, ["NVIDIA RTX 6000 Ada Generation", "RTX 6000 Ada", "6000 Ada"]),
+    "l20": (46068 / 1024 - 0.6, ["NVIDIA L20", "L20"]),
+    "mi210": (67092480 / 1024 ** 2, ["AMD Instinct MI210", "MI210"]),
+}
+
+
+@pytest.mark.parametrize("gpu_id", sorted(ADDED))
+def test_added_card_resolves_by_its_names_to_its_sourced_total(gpu_id: str):
+    gib, names = ADDED[gpu_id]
+    for name in names:
+        g = find_gpu(name)
+        assert g.id == gpu_id, name
+        assert g.total_gib == pytest.approx(gib, abs=0.005)
+        assert g.total_source and "unknown" not in g.total_source
+        assert g.sources, gpu_id
+
+
+@pytest.mark.parametrize("ref", [
+    "NVIDIA GeForce RTX 4060 Ti",  # NVML names the 8 GB and 16 GB cards alike
+    "RTX 4060 Ti 8GB",
+    "NVIDIA GeForce RTX 5060 Ti",
+    "RTX 4060", "RTX 5060",
+    "NVIDIA GeForce RTX 2080", "RTX 2080",  # 8 GB: not the 2080 Ti
+    "NVIDIA GeForce RTX 4070 Ti",  # 12 GB: not the 4070 Ti SUPER
+    "RTX 4070 SUPER",
+    "RTX 3060 Ti",
+    "RTX 4000",  # Quadro RTX 4000 (8 GB) or RTX 4000 Ada (20 GB): ambiguous
+    "Quadro RTX 4000",
+    "NVIDIA GeForce RTX 3080 Laptop GPU",
+])
+def test_neighbours_the_catalog_lacks_stay_unknown(ref: str):
+    with pytest.raises(UnknownGPUError):
+        find_gpu(ref)
+
+
+@pytest.mark.parametrize("ref,gpu_id", [
+    ("RTX 3090", "rtx-3090"), ("RTX 3090 24GB", "rtx-3090"), ("3090", "rtx-3090"),
+    ("RTX 4090", "rtx-4090"), ("RTX 4080", "rtx-4080"), ("RTX 5090", "rtx-5090"),
+    ("RTX 6000", "rtx-pro-6000-blackwell"), ("RTX PRO 6000", "rtx-pro-6000-blackwell"),
+    ("RTX A6000", "rtx-a6000"), ("A6000", "rtx-a6000"), ("L4", "l4"), ("L40", "l40"), ("L40S", "l40s"),
+    ("A800", "a800-80gb-sxm"), ("MI250X", "mi250x"),
+])
+def test_names_of_cards_already_in_the_catalog_resolve_as_before(ref: str, gpu_id: str):
+    assert find_gpu(ref).id == gpu_id
+
+
+def test_the_12gb_rtx_3080_resolves_to_the_10gb_entry():
+    # Same NVML name; no public total for the 12 GB card was found, so it plans on the smaller (safe) total
+    assert find_gpu("RTX 3080 12GB").id == "rtx-3080"
+
+
+def test_catalog_ids_names_and_aliases_do_not_collide():
+    from kvplan.resolve import _gpu_key
+
+    owner: dict[str, str] = {}
+    shared = {"v100"}  # V100: both memory variants answer to it on purpose (resolved by a logged total)
+    for g in gpu_catalog():
+        for n in {_gpu_key(x) for x in (g.id, g.name, *g.aliases)}:
+            if n in owner and n not in shared:
+                assert owner[n] == g.id, f"{n!r} names both {owner[n]} and {g.id}"
+            owner.setdefault(n, g.id)
