@@ -731,3 +731,30 @@ def test_lora_slots_are_taken_from_the_budget_as_vllm_allocates_them():
 
     serve = render_files(spec_from_plan(lora))["serve.sh"]
     assert "  --enable-lora\n" in serve and "  --max-loras 4\n" in serve and "  --max-lora-rank 64\n" in serve
+
+
+def test_multimodal_profile_pass_is_charged_and_follows_limit_mm_per_prompt():
+    # vLLM encodes the largest allowed items before the text dummy run and keeps their outputs (and, up to 0.32, the
+    # pixels) through it. Qwen3-VL-30B-A3B on two H100s, vLLM 0.12.0: the startup logged a 37.23 GiB pool
+    # (tests/data/calibration.jsonl qwen3-vl-30b-a3b-instruct-h100-udef-tp2); without the encoder pass kvplan said 40.95
+    kw = dict(tensor_parallel_size=2, max_model_len=65536, max_num_seqs=256, max_num_batched_tokens=8192,
+              vllm_version="0.12.0", fixes=False)
+    p = kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "H100", **kw)
+    assert abs(p.kv_cache_bytes / GIB - 37.23) / 37.23 < 0.04
+    note = next(a for a in p.assumptions if a.startswith("multimodal"))
+    assert "12,288 tokens" in note and "(padded)" in note  # 0.11-0.12 profile a video padded to 12.5 x its tokens
+    off = kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "H100", limit_mm_per_prompt='{"image": 0, "video": 0}', **kw)
+    assert off.kv_cache_bytes - p.kv_cache_bytes > 2 * GIB and any("encodes none" in a for a in off.assumptions)
+    images = kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "H100", limit_mm_per_prompt="image=2,video=0", **kw)
+    assert off.kv_cache_bytes > images.kv_cache_bytes > p.kv_cache_bytes  # one 16,384-token image, no padded video
+    from kvplan.deploy import render_files, spec_from_plan
+
+    assert '--limit-mm-per-prompt \'{"image":2,"video":0}\'' in render_files(spec_from_plan(
+        kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "H100", limit_mm_per_prompt={"image": 2, "video": 0}, **kw)))["serve.sh"]
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "H100", limit_mm_per_prompt="image=two")
+    assert e.value.field == "--limit-mm-per-prompt"
+    # a text model has no encoder pass; a tower kvplan does not compute is said, not guessed
+    assert not any(a.startswith("multimodal") for a in kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False).assumptions)
+    g = kvplan.fit("google/gemma-3-27b-it", "H100", max_model_len=8192, fixes=False)
+    assert any("is not modelled" in a for a in g.assumptions if a.startswith("multimodal"))

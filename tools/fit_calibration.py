@@ -47,11 +47,22 @@ def rows(records):
         except Exception:
             continue
         w = o.get("weights_gib") * GIB if o.get("weights_gib") else p.weights_bytes
-        implied = p.requested_bytes - w - o["kv_cache_gib"] * GIB
+        implied = p.requested_bytes - w - o["kv_cache_gib"] * GIB - _computed_extras(p)
         f = term_features(p.model, p.gpu, p.args, p.rules)
         out.append({"id": rec["id"], "era": p.era, "implied": implied, "requested": p.requested_bytes, "f": f,
                     "nccl": p.rules.nccl_charged, "cg": p.rules.cudagraph_subtracted, "why_not_fitted": _not_fitted(rec, p)})
     return out
+
+
+def _computed_extras(p) -> float:
+    """Profile-run memory kvplan computes rather than fits (the multimodal encoder pass, DeepSeek-V4's sparse-attention
+    workspaces): taken out of the implied memory so that the fitted terms do not absorb it."""
+    from kvplan.plan import _dsv4_workspace_bytes, _multimodal_profile_bytes, measured_terms
+
+    text = measured_terms(p.model, p.gpu, p.args, p.rules)["activation_peak"][0]
+    mm = _multimodal_profile_bytes(p.model, p.args, p.rules, text)
+    ds = _dsv4_workspace_bytes(p.model, p.gpu, p.args, p.rules)
+    return (mm[0] if mm else 0) + (ds[0] if ds else 0)
 
 
 def _not_fitted(rec, p) -> str | None:

@@ -213,6 +213,10 @@ def spec_from_plan(
                 flags.append(Flag("--" + name.replace("_", "-"), str(_get(a, name))))
         if _get(a, "fully_sharded_loras", default=False):
             flags.append(Flag("--fully-sharded-loras", None))
+    limits = _get(a, "limit_mm_per_prompt")
+    if limits:
+        text = limits if isinstance(limits, str) else json.dumps(limits, separators=(",", ":"))
+        flags.append(Flag("--limit-mm-per-prompt", text, "the profile run encodes the largest allowed items: as planned"))
     offload = _get(a, "cpu_offload_gb")
     if offload:
         flags.append(Flag("--cpu-offload-gb", f"{offload:g}", "weights kept in CPU memory and streamed every forward: slower decode"))

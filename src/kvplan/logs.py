@@ -762,8 +762,8 @@ class StartupLog:
         runner = self.runner
         if runner:  # beyond the record format too: a pooling model loads no lm_head and runs no sampler
             args["runner"] = runner
-        for name in ("enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "cpu_offload_gb"):
-            if self.arg(name):  # memory the plan must count: LoRA slots, weights kept in CPU memory
+        for name in ("enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "cpu_offload_gb", "limit_mm_per_prompt"):
+            if self.arg(name):  # memory the plan must count: LoRA slots, weights kept in CPU memory, the encoder pass
                 args[name] = self.arg(name)
         if args["max_model_len"] is None and self.max_model_len is not None:
             args["max_model_len"] = self.max_model_len

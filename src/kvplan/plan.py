@@ -35,6 +35,33 @@ _MTP_METHODS = ("mtp", "deepseek_mtp", "qwen3_next_mtp", "qwen3_5_mtp", "glm4_mo
 _WEIGHTLESS_METHODS = ("ngram", "suffix")
 
 
+def parse_mm_limits(value) -> dict[str, int] | None:
+    """--limit-mm-per-prompt (JSON text, "image=2,video=0", or a dict) -> {modality: items}; None when not given."""
+    if value in (None, "", {}):
+        return None
+    raw = value
+    if isinstance(value, str):
+        import json
+
+        text = value.strip()
+        try:
+            raw = json.loads(text) if text.startswith("{") else dict(part.split("=", 1) for part in text.split(",") if part.strip())
+        except (ValueError, TypeError):
+            raise InputError("--limit-mm-per-prompt", f"cannot read {value!r}", '\'{"image": 2, "video": 0}\' or image=2,video=0') from None
+    if not isinstance(raw, dict):
+        raise InputError("--limit-mm-per-prompt", f"expected items per modality, got {value!r}", '\'{"image": 2, "video": 0}\'')
+    out = {}
+    for k, v in raw.items():
+        count = v.get("count") if isinstance(v, dict) else v  # newer vLLM also takes {"image": {"count": 2, ...}}
+        try:
+            out[str(k).strip().lower()] = int(count)
+        except (TypeError, ValueError):
+            raise InputError("--limit-mm-per-prompt", f"{k}: {v!r} is not a whole number of items", '\'{"image": 2, "video": 0}\'') from None
+        if out[str(k).strip().lower()] < 0:
+            raise InputError("--limit-mm-per-prompt", f"{k}: a negative limit", "0 (off) or more items")
+    return out
+
+
 def parse_speculative_config(value) -> tuple[str, int] | None:
     """--speculative-config (JSON text or a dict) -> ("mtp" | "ngram", num_speculative_tokens), or None."""
     if value in (None, "", {}):
@@ -158,6 +185,12 @@ class EngineArgs:
     max_loras: int | None = None         # vLLM default 1
     max_lora_rank: int | None = None     # vLLM default 16
     fully_sharded_loras: bool = False
+    limit_mm_per_prompt: str | dict | None = None  # vLLM's --limit-mm-per-prompt: items per modality ('{"image": 2}')
+
+    @cached_property
+    def mm_limits(self) -> dict[str, int] | None:
+        """--limit-mm-per-prompt as {modality: items}: JSON ('{"image": 2, "video": 0}') or the older image=2,video=0."""
+        return parse_mm_limits(self.limit_mm_per_prompt)
 
     @cached_property  # read per KV group and per request length by the planner: parse the JSON once
     def speculative(self) -> tuple[str, int] | None:
@@ -181,6 +214,7 @@ class EngineArgs:
 
     def validate(self) -> None:
         self.speculative  # raises on a malformed or unmodelled --speculative-config
+        self.mm_limits  # raises on a malformed --limit-mm-per-prompt
         self.runner_type  # raises on an unknown --runner
         u = self.gpu_memory_utilization
         if u is not None and not (0 < u <= 1):
@@ -753,6 +787,103 @@ def _deepseek_v4_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineA
     return tuple(groups), block_bytes
 
 
+# The vision towers whose profile-run memory kvplan computes, with the processor defaults vLLM profiles them at (the
+# largest item of the modality with the most tokens): Qwen2/2.5-VL preprocessor max_pixels 12,845,056 and Qwen3-VL /
+# Qwen3.5 / Qwen3.6 size.longest_edge 16,777,216 pixels, i.e. 16,384 tokens after the 2 x 2 merge; CLIP (LLaVA) one
+# tile of (image_size / patch)^2 tokens plus the class token. mlp: intermediate tensors alive in the MLP (2 for
+# fc1/act, 3 for a gated one); rotary: the tower rotates q and k (two more copies of both).
+_MM_TOWERS = {
+    "qwen3": {"max_pixels": 16_777_216, "mlp": 2, "rotary": True},
+    "qwen2_5": {"max_pixels": 12_845_056, "mlp": 3, "rotary": True},
+    "qwen2": {"max_pixels": 12_845_056, "mlp": 2, "rotary": True},
+    "clip": {"max_pixels": 0, "mlp": 2, "rotary": False},
+}
+
+
+def _mm_tower(model: ModelSpec) -> str | None:
+    v = model.vision_config or {}
+    kind = str(v.get("model_type") or "")
+    if kind.startswith(("qwen3_vl", "qwen3_5", "qwen3_6")):
+        return "qwen3"
+    if kind.startswith("qwen2_5_vl") or model.model_type.startswith("qwen2_5_vl"):
+        return "qwen2_5"
+    if kind.startswith("qwen2_vl") or model.model_type.startswith("qwen2_vl"):
+        return "qwen2"
+    if kind == "clip_vision_model" and model.model_type.startswith("llava") and not model.model_type.startswith(("llava_next", "llava_onevision")):
+        return "clip"
+    return None
+
+
+def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, text_peak: int) -> tuple[int, str] | None:
+    """What the profile run's multimodal pass adds to the torch peak (read in the 0.10-0.33 wheels:
+    v1/worker/gpu_model_runner.py profile_run, multimodal/encoder_budget.py, v1/core/encoder_cache_manager.py).
+
+    vLLM runs the encoder once on the largest items of the modality with the most tokens per item (T): budget
+    max(max_num_batched_tokens, T), items max(1, min(budget // T, max_num_seqs x (max_model_len // T))). Its outputs
+    stay cached, and up to 0.32 the V1 runner also keeps the pixel tensors, while the text dummy run follows, so the
+    peak is max(encoder forward, text peak + cached outputs + pixels). The encoder forward, bf16, per patch: the pixels,
+    the position embeddings, and the larger of one attention block (residual, norm, q/k/v, rotated q/k copies, context)
+    and one MLP block, plus Qwen3-VL's deepstack features. 0.11-0.12 profile Qwen3-VL with a video whose output is
+    padded to 12.5 x its 12,288 tokens (qwen3_vl.py get_max_video_tokens). Returns None for a text model, a note with
+    0 bytes for a vision tower kvplan does not compute."""
+    if not model.is_multimodal or rules.engine != "v1":
+        return None
+    tower = _mm_tower(model)
+    if tower is None:
+        return 0, (f"multimodal: the profile run's encoder pass of this vision tower "
+                   f"({(model.vision_config or {}).get('model_type') or model.model_type}) is not modelled; the peak may be higher")
+    v = model.vision_config or {}
+    facts = _MM_TOWERS[tower]
+    tp = args.tensor_parallel_size
+    h = int(v.get("hidden_size") or v.get("embed_dim") or 0)
+    inter = int(v.get("intermediate_size") or (h * int(v.get("mlp_ratio") or 4)))
+    patch = int(v.get("patch_size") or 14)
+    if not h:
+        return 0, "multimodal: the vision config gives no hidden size; the encoder's profile pass is not modelled"
+    if tower == "clip":
+        per_item_tokens = (int(v.get("image_size") or 336) // patch) ** 2
+        per_item_patches, pixels_per_patch = per_item_tokens + 1, 3 * patch * patch
+        width = model.hidden_size
+    else:
+        merge = int(v.get("spatial_merge_size") or 2)
+        temporal = int(v.get("temporal_patch_size") or 2)
+        per_item_patches = facts["max_pixels"] // (patch * patch)
+        per_item_tokens = per_item_patches // (merge * merge)
+        pixels_per_patch = 3 * temporal * patch * patch
+        deepstack = len(v.get("deepstack_visual_indexes") or [])
+        width = int(v.get("out_hidden_size") or model.hidden_size) * (1 + deepstack)
+    limits = args.mm_limits or {}
+    image_ok, video_ok = limits.get("image", 1) > 0, tower != "clip" and limits.get("video", 1) > 0
+    padded_tokens = 0
+    if tower == "qwen3" and v.get("deepstack_visual_indexes") and rules.mm_video_padding and video_ok:
+        per_item_tokens = 12_288  # video_preprocessor longest_edge 25,165,824 / (16^2 x 2^2 x 2 frames per patch)
+        per_item_patches = per_item_tokens * 4
+        padded_tokens = int(12.5 * per_item_tokens)
+    elif not image_ok:
+        if not video_ok:
+            return 0, "multimodal: --limit-mm-per-prompt allows no items, so the profile run encodes none"
+        if tower != "qwen3":
+            return 0, "multimodal: only video is allowed; its profile pass is not modelled for this tower"
+        per_item_tokens = 12_288
+        per_item_patches = per_item_tokens * 4
+    limit = limits.get("video" if padded_tokens or not image_ok else "image")
+    budget = max(args.max_num_batched_tokens, per_item_tokens)
+    per_prompt = args.max_model_len // per_item_tokens if limit is None else min(limit, args.max_model_len // per_item_tokens)
+    items = max(1, min(budget // per_item_tokens, args.max_num_seqs * per_prompt))
+    n = items * per_item_patches
+    attention = 3 * h + (8 if facts["rotary"] else 4) * h / tp + (h if tp > 1 else 0)
+    mlp = 3 * h + facts["mlp"] * inter / tp
+    deep = (len(v.get("deepstack_visual_indexes") or []) * int(v.get("out_hidden_size") or 0) / 4) if tower == "qwen3" else 0
+    encoder = 2 * n * (pixels_per_patch + h + max(attention, mlp) + deep)
+    cached = 2 * items * (per_item_tokens + padded_tokens) * width
+    pixels = 2 * n * pixels_per_patch if rules.mm_pixels_held else 0
+    extra = max(0, int(max(encoder, text_peak + cached + pixels) - text_peak))
+    what = f"{items} item(s) of {per_item_tokens:,} tokens ({n:,} patches)"
+    return extra, (f"multimodal: the profile run encodes {what}: encoder peak {encoder / GIB:.2f} GiB, cached outputs "
+                   f"{cached / GIB:.2f} GiB{' (padded)' if padded_tokens else ''}, pixels {pixels / GIB:.2f} GiB; "
+                   f"{extra / GIB:.2f} GiB above the text peak")
+
+
 def _dsv4_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[int, str] | None:
     """DeepSeek-V4's sparse-attention buffers that the profile run sees, per rank, as read in the 0.28-0.33 wheels
     (models/deepseek_v4, v1/attention/backends/mla/indexer.py, v1/attention/ops/rocm_aiter_mla_sparse.py,
@@ -1056,6 +1187,12 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
         act_f += f" + V0 Mamba cache {v0_state / GIB:.2f} GiB"
         notes.append(f"V0 engine: the Mamba state of {_v0_state_seqs(resolved)} sequences ({v0_state / GIB:.2f} GiB) is allocated on the "
                      "profile run's first forward, so it is part of the peak (model_executor/models/mamba_cache.py)")
+    mm = _multimodal_profile_bytes(model, resolved, rules, act)
+    if mm:
+        act += mm[0]
+        act_f += f" + multimodal encoder profile {mm[0] / GIB:.2f} GiB"
+    if mm is not None:
+        notes.append(mm[1])
     dsv4 = _dsv4_workspace_bytes(model, gpu, resolved, rules)
     if dsv4:
         act += dsv4[0]

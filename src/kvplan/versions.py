@@ -181,6 +181,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 0.27; the fit check in layer tuples up to 0.28 (_max_memory_usage_bytes_from_groups), blocks from 0.29
     "dsv4_accounting": [((0, 0, 0), "layer_tuple"), ((0, 23, 0), "page_slots"), ((0, 27, 0), "stride_tuple_check"),
                         ((0, 29, 0), "stride")],
+    # The multimodal profile pass (v1/worker/gpu_model_runner.py, models/qwen3_vl.py): 0.11-0.12 size Qwen3-VL's dummy
+    # video at 12.5 x its tokens and pad the cached output to that; the V1 runner keeps the dummy pixel tensors through
+    # the text dummy run until the V2 runner becomes the default in 0.33 (v1/worker/gpu/mm/encoder_runner.py)
+    "mm_video_padding": [((0, 0, 0), False), ((0, 11, 0), True), ((0, 13, 0), False)],
+    "mm_pixels_held": [((0, 0, 0), True), ((0, 33, 0), False)],
     "dsv4_rocm_logit_rows": [((0, 0, 0), "tokens"), ((0, 30, 0), "seqs")],
     "dsv4_indexer_factor": [((0, 0, 0), "fixed"), ((0, 32, 0), "by_length")],
     # Whole prompt must fit at admission from 0.19 (section 6).
@@ -236,6 +241,8 @@ class VersionRules:
     v0_for_float32: bool
     v0_for_quantization: tuple[str, ...]
     v0_for_recurrent: bool
+    mm_video_padding: bool
+    mm_pixels_held: bool
     dsv4_accounting: str
     dsv4_rocm_logit_rows: str
     dsv4_indexer_factor: str
