@@ -756,5 +756,17 @@ def test_multimodal_profile_pass_is_charged_and_follows_limit_mm_per_prompt():
     assert e.value.field == "--limit-mm-per-prompt"
     # a text model has no encoder pass; a tower kvplan does not compute is said, not guessed
     assert not any(a.startswith("multimodal") for a in kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False).assumptions)
-    g = kvplan.fit("google/gemma-3-27b-it", "H100", max_model_len=8192, fixes=False)
+    g = kvplan.fit("mistralai/Mistral-Small-3.1-24B-Instruct-2503", "H100", max_model_len=8192, fixes=False)
     assert any("is not modelled" in a for a in g.assumptions if a.startswith("multimodal"))
+    # Gemma 3: 32 images of 256 tokens fill an 8,192-token budget, 131,072 SigLIP patches in one pass; with 256
+    # sequences (a small sampler peak) the encoder is the profile's peak
+    g3 = kvplan.fit("google/gemma-3-27b-it", "H200", max_model_len=8192, max_num_batched_tokens=8192, max_num_seqs=256,
+                    fixes=False)
+    note = next(a for a in g3.assumptions if a.startswith("multimodal"))
+    assert "32 item(s) of 256 tokens (131,072 patches)" in note
+    assert g3.activation_peak_bytes > kvplan.fit("google/gemma-3-27b-it", "H200", max_model_len=8192, max_num_batched_tokens=8192,
+                                                 max_num_seqs=256, limit_mm_per_prompt='{"image": 0}',
+                                                 fixes=False).activation_peak_bytes + GIB
+    # the catalog's gemma-3-4b config carries no vision_config: transformers' defaults are not the checkpoint's
+    assert any("gives no vision_config" in a for a in kvplan.fit("google/gemma-3-4b-it", "L4", max_model_len=8192,
+                                                                  fixes=False).assumptions)

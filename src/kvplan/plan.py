@@ -790,13 +790,15 @@ def _deepseek_v4_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineA
 # The vision towers whose profile-run memory kvplan computes, with the processor defaults vLLM profiles them at (the
 # largest item of the modality with the most tokens): Qwen2/2.5-VL preprocessor max_pixels 12,845,056 and Qwen3-VL /
 # Qwen3.5 / Qwen3.6 size.longest_edge 16,777,216 pixels, i.e. 16,384 tokens after the 2 x 2 merge; CLIP (LLaVA) one
-# tile of (image_size / patch)^2 tokens plus the class token. mlp: intermediate tensors alive in the MLP (2 for
+# tile of (image_size / patch)^2 tokens plus the class token; Gemma 3's SigLIP one 896 x 896 image pooled to
+# mm_tokens_per_image tokens (gemma3_mm.py: pan-and-scan off by default). mlp: intermediate tensors alive in the MLP (2 for
 # fc1/act, 3 for a gated one); rotary: the tower rotates q and k (two more copies of both).
 _MM_TOWERS = {
     "qwen3": {"max_pixels": 16_777_216, "mlp": 2, "rotary": True},
     "qwen2_5": {"max_pixels": 12_845_056, "mlp": 3, "rotary": True},
     "qwen2": {"max_pixels": 12_845_056, "mlp": 2, "rotary": True},
     "clip": {"max_pixels": 0, "mlp": 2, "rotary": False},
+    "siglip": {"max_pixels": 0, "mlp": 2, "rotary": False},  # Gemma 3: one 896 x 896 image = mm_tokens_per_image tokens
 }
 
 
@@ -811,6 +813,8 @@ def _mm_tower(model: ModelSpec) -> str | None:
         return "qwen2"
     if kind == "clip_vision_model" and model.model_type.startswith("llava") and not model.model_type.startswith(("llava_next", "llava_onevision")):
         return "clip"
+    if kind == "siglip_vision_model" and str((model.raw_config or {}).get("model_type") or "").startswith("gemma3"):
+        return "siglip"
     return None
 
 
@@ -832,6 +836,9 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     if tower is None:
         return 0, (f"multimodal: the profile run's encoder pass of this vision tower "
                    f"({(model.vision_config or {}).get('model_type') or model.model_type}) is not modelled; the peak may be higher")
+    if model.raw_config and not isinstance(model.raw_config.get("vision_config"), dict):
+        # the config as given has no vision_config: the class defaults transformers fills in are not the checkpoint's
+        return 0, "multimodal: the config gives no vision_config, so the encoder's profile pass is not computed"
     v = model.vision_config or {}
     facts = _MM_TOWERS[tower]
     tp = args.tensor_parallel_size
@@ -844,6 +851,10 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         per_item_tokens = (int(v.get("image_size") or 336) // patch) ** 2
         per_item_patches, pixels_per_patch = per_item_tokens + 1, 3 * patch * patch
         width = model.hidden_size
+    elif tower == "siglip":  # Gemma 3 pools the tower's (896 / 14)^2 patches to mm_tokens_per_image (pan-and-scan off)
+        per_item_patches = (int(v.get("image_size") or 896) // patch) ** 2
+        per_item_tokens = int((model.raw_config or {}).get("mm_tokens_per_image") or 256)
+        pixels_per_patch, width = 3 * patch * patch, model.hidden_size
     else:
         merge = int(v.get("spatial_merge_size") or 2)
         temporal = int(v.get("temporal_patch_size") or 2)
@@ -853,7 +864,7 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         deepstack = len(v.get("deepstack_visual_indexes") or [])
         width = int(v.get("out_hidden_size") or model.hidden_size) * (1 + deepstack)
     limits = args.mm_limits or {}
-    image_ok, video_ok = limits.get("image", 1) > 0, tower != "clip" and limits.get("video", 1) > 0
+    image_ok, video_ok = limits.get("image", 1) > 0, tower not in ("clip", "siglip") and limits.get("video", 1) > 0
     padded_tokens = 0
     if tower == "qwen3" and v.get("deepstack_visual_indexes") and rules.mm_video_padding and video_ok:
         per_item_tokens = 12_288  # video_preprocessor longest_edge 25,165,824 / (16^2 x 2^2 x 2 frames per patch)
