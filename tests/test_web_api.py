@@ -40,6 +40,8 @@ def client(tmp_path_factory):
     ({"model": LLAMA, "gpu_gib": 23.5, "max_model_len": 4096}, {"gpu_gib": 23.5, "max_model_len": 4096}),
     ({"model": LLAMA, "gpu": "L4", "max_model_len": -1}, {"gpu": "L4", "max_model_len": -1}),       # vLLM's auto-fit
     ({"model": LLAMA, "gpu": "L4", "runner": "pooling"}, {"gpu": "L4", "runner": "pooling"}),
+    ({"model": "Qwen/Qwen3-VL-30B-A3B-Instruct", "gpu": "H100", "max_model_len": 32768, "limit_mm_per_prompt": '{"image": 0, "video": 0}'},
+     {"gpu": "H100", "max_model_len": 32768, "limit_mm_per_prompt": '{"image": 0, "video": 0}'}),
 ])
 def test_plan_equals_fit(client, body, fit_kwargs):
     r = client.post("/api/plan", json=body)
@@ -99,6 +101,7 @@ def test_catalogs(client):
     ({"model": "upload:nothing-here", "gpu": "L4"}, "model", 400),
     ({"model": LLAMA, "gpu": "L4", "max_model_lenn": 4096}, "max_model_lenn", 422),
     ({"model": LLAMA, "gpu": "L4", "num_gpus": "two"}, "num_gpus", 422),
+    ({"model": LLAMA, "gpu": "L4", "limit_mm_per_prompt": "image=many"}, "--limit-mm-per-prompt", 400),
 ])
 def test_errors_carry_field_message_fix(client, body, field, status):
     r = client.post("/api/plan", json=body)
