@@ -770,3 +770,35 @@ def test_multimodal_profile_pass_is_charged_and_follows_limit_mm_per_prompt():
     # the catalog's gemma-3-4b config carries no vision_config: transformers' defaults are not the checkpoint's
     assert any("gives no vision_config" in a for a in kvplan.fit("google/gemma-3-4b-it", "L4", max_model_len=8192,
                                                                   fixes=False).assumptions)
+
+
+def test_deepseek_v32_sparse_mla_keeps_indexer_keys_beside_the_latent(tmp_path):
+    # DeepSeek-V3.2 is DeepSeek-V3's MLA plus a lightning indexer (index_head_dim 128, index_n_heads 64, index_topk 2048
+    # in its config.json); vLLM keeps 128 fp8 + 4 B of keys per token and layer beside the latent, both in 64-token
+    # blocks and so one group (read in the 0.11-0.33 wheels: models/deepseek_v2.py, v1/core/kv_cache_utils.py)
+    from kvplan.weights import weights_per_rank
+
+    v3 = resolve_model("deepseek-ai/DeepSeek-V3")
+    cfg = {**v3.raw_config, "architectures": ["DeepseekV32ForCausalLM"], "model_type": "deepseek_v32",
+           "index_head_dim": 128, "index_n_heads": 64, "index_topk": 2048}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    v32 = resolve_model(str(tmp_path))
+    kw = dict(tensor_parallel_size=8, max_model_len=163840, fixes=False)
+    bf16 = kvplan.fit(v32, "H200", vllm_version="0.12.0", **kw)
+    assert bf16.kv_bytes_per_token == 61 * (576 * 2 + 132) and bf16.block_size == 64 and len(bf16.groups) == 1
+    assert bf16.bytes_per_block == 61 * 64 * (576 * 2 + 132) and bf16.blocks_for_tokens(163840) == 2560
+    fp8 = kvplan.fit(v32, "H200", vllm_version="0.12.0", kv_cache_dtype="fp8", **kw)
+    assert fp8.kv_bytes_per_token == 61 * (656 + 132)  # fp8_ds_mla: 512 fp8 + 16 scale + 128 bf16 rope
+    assert kvplan.fit(v32, "H200", vllm_version="0.11.0", **kw).kv_bytes_per_token == 61 * (656 + 132)  # 0.11.0: always
+    assert kvplan.fit(v32, "B200", vllm_version="0.33.0", kv_cache_dtype="fp8", **kw).kv_bytes_per_token == 61 * (576 + 132)
+    assert kvplan.fit(v3, "H200", vllm_version="0.12.0", **kw).kv_bytes_per_token == 61 * 576 * 2  # V3: no indexer
+    # the indexer's weights, replicated on every rank: about 0.8 GiB more per rank than V3
+    extra = weights_per_rank(v32, tp=8).bytes - weights_per_rank(v3, tp=8).bytes
+    assert 0.75 * GIB < extra < 0.9 * GIB
+    # its buffers in the profile run grow with max_model_len; FlashMLA's fp8 prefill buffers add to them
+    new_bf16 = kvplan.fit(v32, "H200", vllm_version="0.33.0", **kw)
+    new_fp8 = kvplan.fit(v32, "H200", vllm_version="0.33.0", kv_cache_dtype="fp8", **kw)
+    assert new_fp8.activation_peak_bytes > new_bf16.activation_peak_bytes
+    assert any(a.startswith("sparse MLA (DeepSeek-V3.2): indexer buffers") for a in new_bf16.assumptions)
+    with pytest.raises(InputError):
+        kvplan.fit(v32, "H200", vllm_version="0.10.2", **kw)

@@ -55,14 +55,12 @@ def rows(records):
 
 
 def _computed_extras(p) -> float:
-    """Profile-run memory kvplan computes rather than fits (the multimodal encoder pass, DeepSeek-V4's sparse-attention
-    workspaces): taken out of the implied memory so that the fitted terms do not absorb it."""
-    from kvplan.plan import _dsv4_workspace_bytes, _multimodal_profile_bytes, measured_terms
+    """Profile-run memory kvplan computes rather than fits (the multimodal encoder pass, DeepSeek-V3.2's and -V4's
+    sparse-attention buffers): taken out of the implied memory so that the fitted terms do not absorb it."""
+    from kvplan.plan import computed_profile_terms, measured_terms
 
     text = measured_terms(p.model, p.gpu, p.args, p.rules)["activation_peak"][0]
-    mm = _multimodal_profile_bytes(p.model, p.args, p.rules, text)
-    ds = _dsv4_workspace_bytes(p.model, p.gpu, p.args, p.rules)
-    return (mm[0] if mm else 0) + (ds[0] if ds else 0)
+    return sum(extra for _, extra, _ in computed_profile_terms(p.model, p.gpu, p.args, p.rules, text))
 
 
 def _not_fitted(rec, p) -> str | None:

@@ -570,7 +570,8 @@ def _ssm_dtype(model: ModelSpec, args: EngineArgs) -> str:
     return args.dtype
 
 
-def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes: list[str], warns: list[str]) -> tuple[tuple[KVGroup, ...], int]:
+def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes: list[str], warns: list[str],
+                 gpu: GPUSpec | None = None) -> tuple[tuple[KVGroup, ...], int]:
     """Per-layer specs -> KV-cache groups and bytes per block (sections 2.4, 3.1, 3.2, 3.3)."""
     tp = args.tensor_parallel_size
     pp = args.pipeline_parallel_size
@@ -600,9 +601,11 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
         raise InputError("model", f"{model.id} has no layers that keep a KV cache", "kvplan plans decoder models")
     if any(l.kind in ("csa", "hca") for l in layers):
         return _deepseek_v4_groups(model, layers, args, rules, notes)
+    if any(l.kind == "mla" and l.index_head_dim for l in layers):
+        return _sparse_mla_groups(model, layers, args, rules, notes, gpu)
     if (args.kv_cache_dtype or "").lower() == "fp8_ds_mla":
         raise InputError("--kv-cache-dtype", "fp8_ds_mla is DeepSeek's sparse-attention cache layout; kvplan models it for "
-                         "DeepSeek-V4 only", "use fp8 (or auto) for this model")
+                         "DeepSeek-V3.2 and -V4 only", "use fp8 (or auto) for this model")
     if rules.engine == "v0":
         return _v0_cache(model, attn, args, rules, notes)
     layers = _windows_kept(layers, rules, notes, warns)
@@ -695,6 +698,22 @@ _DSV4_INDEXER_COMPRESSOR = (4, 2048, 8)
 
 def _dsv4_page(states: int, state_bytes: int) -> int:
     return cdiv(states * state_bytes, _DSV4_ALIGN) * _DSV4_ALIGN
+
+
+def _sparse_mla_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineArgs, rules: VersionRules,
+                       notes: list[str], gpu: GPUSpec | None) -> tuple[tuple[KVGroup, ...], int]:
+    """DeepSeek-V3.2: per layer the latent cache and the indexer's keys (index_head_dim fp8 + 4 B scale), both in
+    64-token blocks and so one KV-cache group; one pool block is the sum of every layer's pages, and a request holds
+    cdiv(L, 64) of them (read in the 0.11-0.33 wheels: models/deepseek_v2.py, v1/core/kv_cache_utils.py)."""
+    if rules.release < (0, 11, 0):
+        raise InputError("model", f"{model.id}: DeepSeek-V3.2 (sparse MLA) is served by vLLM 0.11 and newer",
+                         "plan with --vllm-version 0.11 or newer")
+    latent = _sparse_mla_latent_bytes(args, rules, gpu)
+    per_token = latent + layers[0].index_head_dim + 4
+    notes.append(f"sparse MLA (DeepSeek-V3.2): {latent} B of latent and {layers[0].index_head_dim + 4} B of indexer keys "
+                 f"per token and layer, 64-token blocks")
+    page = 64 * per_token
+    return (KVGroup("mla", len(layers), 64, page),), len(layers) * page
 
 
 def _approximate_gcd(values: list[int], lower_bound: int) -> int:
@@ -893,6 +912,69 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     return extra, (f"multimodal: the profile run encodes {what}: encoder peak {encoder / GIB:.2f} GiB, cached outputs "
                    f"{cached / GIB:.2f} GiB{' (padded)' if padded_tokens else ''}, pixels {pixels / GIB:.2f} GiB; "
                    f"{extra / GIB:.2f} GiB above the text peak")
+
+
+def computed_profile_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
+                           text_peak: int) -> list[tuple[str, int, str]]:
+    """Profile-run memory kvplan computes from the model and the flags rather than fits: (label, bytes, note) for the
+    multimodal encoder pass and the sparse-attention buffers of DeepSeek-V3.2 and -V4. `text_peak` is the fitted
+    activation peak they are compared with or added to."""
+    out = []
+    mm = _multimodal_profile_bytes(model, args, rules, text_peak)
+    if mm is not None:
+        out.append(("multimodal encoder profile", mm[0], mm[1]))
+    for label, fn in (("DeepSeek-V4 workspaces", _dsv4_workspace_bytes), ("sparse-MLA indexer buffers", _sparse_mla_buffers)):
+        term = fn(model, gpu, args, rules)
+        if term:
+            out.append((label, term[0], term[1]))
+    return out
+
+
+def _sparse_mla_buffers(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[int, str] | None:
+    """DeepSeek-V3.2's lightning-indexer buffers in the profile run, per rank (read in the 0.11-0.33 wheels:
+    models/deepseek_v2.py, v1/attention/backends/mla/indexer.py and flashmla_sparse.py, layers/sparse_attn_indexer.py):
+    the top-k indices T x index_topk int32; up to 0.12 a 2 L x 132 B indexer stand-in; from 0.13 one shared
+    workspace, the larger of the indexer's keys (8 x factor x L entries of index_head_dim + 4 B) and, with the
+    fp8_ds_mla cache, FlashMLA's bf16 prefill buffers (factor x L x 576, from 0.18 also q_concat T x heads x 576, from
+    0.31 T x 64 x 576), factor 5 (from 0.32: 5 up to 256K tokens, else 2);
+    from 0.19 a 512 MiB logits buffer; from 0.32 with TP > 1 a 2 x T x index_topk fp32 exchange."""
+    layer = next((l for l in model.layers if l.kind == "mla" and l.index_head_dim), None)
+    if layer is None:
+        return None
+    t, length = args.max_num_batched_tokens, args.max_model_len
+    topk = int(model.text_config.get("index_topk") or 2048)
+    key_bytes = layer.index_head_dim + 4
+    total = t * topk * 4
+    if rules.release < (0, 13, 0):
+        total += 2 * length * key_bytes
+    else:
+        factor = 5 if rules.release < (0, 32, 0) or length <= 262144 else 2
+        prefill = 0
+        if _sparse_mla_latent_bytes(args, rules, gpu) == 656:  # FlashMLA sparse: bf16 prefill gathers
+            heads = max(1, model.num_attention_heads // args.tensor_parallel_size)
+            prefill = factor * length * 576 * 2
+            prefill += t * heads * 576 * 2 if rules.release >= (0, 18, 0) else 0  # q_concat
+            prefill += t * 64 * 576 * 2 if rules.release >= (0, 31, 0) else 0     # per-token buffers, heads padded to 64
+        total += max(8 * factor * length * key_bytes, prefill)
+        if rules.release >= (0, 19, 0):
+            total += 512 * 1024 ** 2
+        if rules.release >= (0, 32, 0) and args.tensor_parallel_size > 1:
+            total += 2 * t * topk * 4
+    return total, (f"sparse MLA (DeepSeek-V3.2): indexer buffers {total / GIB:.2f} GiB per rank in the profile run "
+                   f"(max_model_len {length:,}, {t:,} batched tokens)")
+
+
+def _sparse_mla_latent_bytes(args: EngineArgs, rules: VersionRules, gpu: GPUSpec | None) -> int:
+    """Bytes per token of DeepSeek-V3.2's latent cache: 656 in the fp8_ds_mla layout (512 fp8 + 16 scale + 128 bf16
+    rope; 0.11.0 turns every cache dtype into it, later releases only fp8), 576 x 2 in bf16; 576 with FlashInfer's
+    sparse MLA on Blackwell in 0.33 (models/config.py, mla_attention.py, platforms/cuda.py)."""
+    kv = (args.kv_cache_dtype or "auto").lower()
+    if rules.release < (0, 11, 1) or kv == "fp8_ds_mla":
+        return 656
+    if kv.startswith("fp8"):
+        cc = (gpu.cc if gpu else None) or (9, 0)
+        return 576 if rules.release >= (0, 33, 0) and (10, 0) <= cc < (11, 0) else 656
+    return 576 * 2
 
 
 def _dsv4_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[int, str] | None:
@@ -1198,24 +1280,18 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
         act_f += f" + V0 Mamba cache {v0_state / GIB:.2f} GiB"
         notes.append(f"V0 engine: the Mamba state of {_v0_state_seqs(resolved)} sequences ({v0_state / GIB:.2f} GiB) is allocated on the "
                      "profile run's first forward, so it is part of the peak (model_executor/models/mamba_cache.py)")
-    mm = _multimodal_profile_bytes(model, resolved, rules, act)
-    if mm:
-        act += mm[0]
-        act_f += f" + multimodal encoder profile {mm[0] / GIB:.2f} GiB"
-    if mm is not None:
-        notes.append(mm[1])
-    dsv4 = _dsv4_workspace_bytes(model, gpu, resolved, rules)
-    if dsv4:
-        act += dsv4[0]
-        act_f += f" + DeepSeek-V4 workspaces {dsv4[0] / GIB:.2f} GiB"
-        notes.append(dsv4[1])
+    for label, extra, note in computed_profile_terms(model, gpu, resolved, rules, act):
+        act += extra
+        if extra:
+            act_f += f" + {label} {extra / GIB:.2f} GiB"
+        notes.append(note)
     available = requested - w.bytes - nt - act - cg
     if resolved.kv_cache_memory_bytes is not None:
         # --kv-cache-memory-bytes: profiling still runs, but the pool is exactly this (section 1.3)
         available = float(resolved.kv_cache_memory_bytes)
         notes.append(f"KV-cache memory given: {available / GIB:.2f} GiB (--kv-cache-memory-bytes); utilization ignored")
 
-    groups, bytes_per_block = build_groups(model, resolved, rules, notes, warns)
+    groups, bytes_per_block = build_groups(model, resolved, rules, notes, warns, gpu)
     bs = min(g.block_size for g in groups)
     if any(l.kind in ("csa", "hca") for l in model.layers):
         bs = _DSV4_BLOCK  # "Setting kv cache block size to 256 for DEEPSEEK_SPARSE_SWA backend": the attention block

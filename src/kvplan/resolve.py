@@ -281,7 +281,7 @@ class LayerSpec:
     window: int | None = None
     recurrent: RecurrentSpec | None = None
     compress_ratio: int = 0   # DeepSeek-V4: tokens per compressed KV state ("csa": 4, with an indexer; "hca": 128; "swa": none)
-    index_head_dim: int = 0   # DeepSeek-V4 "csa" layers: the indexer's key size
+    index_head_dim: int = 0   # DeepSeek-V4 "csa" layers, DeepSeek-V3.2 "mla" layers: the lightning indexer's key size
 
     @property
     def is_attention(self) -> bool:
@@ -924,7 +924,10 @@ def _layer_specs(text: dict, model_type: str, n_layers: int, n_kv: int, head_dim
         return _deepseek_v4_layers(text, n_layers, head_dim, notes)
     if text.get("kv_lora_rank"):
         latent = int(text["kv_lora_rank"]) + int(text.get("qk_rope_head_dim", 64))
-        return tuple(LayerSpec(kind="mla", num_kv_heads=1, head_dim=latent, head_dim_v=0) for _ in range(n_layers))
+        # DeepSeek-V3.2's sparse attention: a lightning indexer keeps index_head_dim keys per token and layer
+        index_dim = int(text.get("index_head_dim") or 0) if text.get("index_topk") else 0
+        return tuple(LayerSpec(kind="mla", num_kv_heads=1, head_dim=latent, head_dim_v=0, index_head_dim=index_dim)
+                     for _ in range(n_layers))
     kinds = _layer_kind_list(text, model_type, n_layers)
     window = text.get("sliding_window")
     chunk = text.get("attention_chunk_size")

@@ -119,11 +119,21 @@ def _mla_params(spec: ModelSpec, layer: int) -> list[Component]:
         q_norm = int(q_rank)
     else:
         q, q_norm = h * nh * (nope + rope), 0
-    return [
+    out = [
         Component("self_attn", q + rank * nh * (nope + v_dim) + nh * v_dim * h, "tp", layer, True),
         Component("mla_replicated", h * (rank + rope), "replicated", layer, True),
         Component("norm", rank + q_norm, "replicated", layer, False),
     ]
+    index_dim = spec.layers[layer].index_head_dim if layer < len(spec.layers) else 0
+    if index_dim:
+        # DeepSeek-V3.2's lightning indexer, replicated on every rank (models/deepseek_v2.py Indexer): wq_b
+        # q_lora_rank x index_heads*index_head_dim and wk h x index_head_dim (quantized with the model), the unquantized
+        # weights_proj h x index_heads, and a LayerNorm of index_head_dim (fp32 weight and bias)
+        heads = int(t.get("index_n_heads") or 64)
+        out += [Component("indexer", int(q_rank or h) * heads * index_dim + h * index_dim, "replicated", layer, True),
+                Component("indexer", h * heads, "replicated", layer, False),
+                Component("norm", 2 * index_dim, "replicated", layer, False, dtype_bytes=4)]
+    return out
 
 
 def _recurrent_params(spec: ModelSpec, layer: int) -> list[Component]:
