@@ -207,3 +207,21 @@ def test_a_versionless_record_takes_the_version_its_sources_other_startups_ran(r
     assert results["b"].label["rules_applied"] == "0.12.0"
     assert any("same source ran 0.12.0" in n for n in results["b"].assumptions)
     assert results["c"].label["rules_applied"] != "0.12.0"  # nothing to borrow from
+
+
+def test_a_dated_report_names_the_release_its_latest_image_was(records):
+    # llm-d's H100 analysis was committed on 2026-01-26 (git log of llm-d/llm-d-benchmark) and ran
+    # vllm/vllm-openai:latest: within its summary line's range (0.10.2-0.26) that is 0.14.1, the release of 2026-01-24
+    from kvplan.validate import version_basis
+    from kvplan.versions import source_date
+
+    url = "https://github.com/llm-d/llm-d-benchmark/blob/259334868c50/config_explorer/empirical-vllm-memory-results.md"
+    d = source_date(url)
+    assert d.release == "0.14.1" and "llm-d-benchmark commit" in d.describe()
+    assert source_date("https://github.com/llm-d/llm-d-benchmark/blob/0000000/other.md") is None  # another commit: undated
+    base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
+    rec = _versionless(base) | {"source": url, "observed": {"weights_gib": 15.0, "activation_peak_gib": 4.8,
+                                                             "non_torch_gib": 0.13, "cudagraph_gib": 0.5, "kv_cache_gib": 50.0}}
+    notes: list[str] = []
+    assert version_basis(rec, notes) == ("0.14.1", "log format and issue date")
+    assert "narrows it to 0.14.1" in notes[-1]

@@ -329,23 +329,32 @@ _VLLM_REFERENCE = re.compile(r"github\.com/vllm-project/vllm/(?:issues|pull|disc
 
 @dataclass(frozen=True)
 class SourceDate:
-    """A vLLM issue (or PR, discussion) a record comes from, its opening date and the newest release then."""
+    """A vLLM issue (or PR, discussion) a record comes from, or another dated source (a commit of a report that ran
+    vLLM's latest image), its date and the newest release then."""
 
     number: int
     day: date
     release: str
+    what: str = ""
 
     def describe(self) -> str:
+        if self.what:
+            return f"{self.what}, dated {self.day.isoformat()}, when the newest release was {self.release}"
         return f"vLLM issue #{self.number}, opened about {self.day.isoformat()}, when the newest release was {self.release}"
+
+
+@lru_cache(maxsize=1)
+def _date_data() -> dict:
+    import json
+    from importlib import resources
+
+    return json.loads(resources.files("kvplan.data").joinpath("vllm_release_dates.json").read_text())
 
 
 @lru_cache(maxsize=1)
 def _dates() -> tuple[tuple[tuple[date, str], ...], tuple[tuple[int, date], ...]]:
     """(release dates, issue-number anchors) from data/vllm_release_dates.json, each with its public source."""
-    import json
-    from importlib import resources
-
-    data = json.loads(resources.files("kvplan.data").joinpath("vllm_release_dates.json").read_text())
+    data = _date_data()
     releases = sorted((date.fromisoformat(r["date"]), r["version"]) for r in data["releases"] if r.get("kind", "exact") == "exact")
     anchors = sorted((int(a["number"]), date.fromisoformat(a["date"])) for a in data["issue_anchors"])
     return tuple(releases), tuple(anchors)
@@ -372,9 +381,16 @@ def release_on(day: date) -> str | None:
 
 
 def source_date(source: str | None) -> SourceDate | None:
-    """The release current when the vLLM issue named in `source` (a URL) was opened; None if it names none."""
+    """The release current when the vLLM issue named in `source` (a URL) was opened, or when another dated source
+    (data/vllm_release_dates.json source_anchors: a report's commit that ran vLLM's latest image) was written; None
+    if it names neither."""
     m = _VLLM_REFERENCE.search(source or "")
     if not m:
+        for anchor in _date_data().get("source_anchors", []):
+            if (source or "").startswith(anchor["url_prefix"]):
+                day = date.fromisoformat(anchor["date"])
+                release = release_on(day)
+                return SourceDate(0, day, release, anchor["what"]) if release else None
         return None
     number = int(m.group(1))
     day = issue_opened(number)
