@@ -733,6 +733,12 @@ def test_lora_slots_are_taken_from_the_budget_as_vllm_allocates_them():
     assert "  --enable-lora\n" in serve and "  --max-loras 4\n" in serve and "  --max-lora-rank 64\n" in serve
 
 
+def render_files_for(p):
+    from kvplan.deploy import render_files, spec_from_plan
+
+    return render_files(spec_from_plan(p))["serve.sh"]
+
+
 def test_multimodal_profile_pass_is_charged_and_follows_limit_mm_per_prompt():
     # vLLM encodes the largest allowed items before the text dummy run and keeps their outputs (and, up to 0.32, the
     # pixels) through it. Qwen3-VL-30B-A3B on two H100s, vLLM 0.12.0: the startup logged a 37.23 GiB pool
@@ -745,6 +751,13 @@ def test_multimodal_profile_pass_is_charged_and_follows_limit_mm_per_prompt():
     assert "12,288 tokens" in note and "(padded)" in note  # 0.11-0.12 profile a video padded to 12.5 x its tokens
     off = kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "H100", limit_mm_per_prompt='{"image": 0, "video": 0}', **kw)
     assert off.kv_cache_bytes - p.kv_cache_bytes > 2 * GIB and any("encodes none" in a for a in off.assumptions)
+    # text-only mode also leaves the vision tower unloaded (0.10.1 for Qwen-VL; every tower from 0.15, and
+    # --language-model-only from 0.17 says the same)
+    assert 0.3 * GIB < p.weights_bytes - off.weights_bytes < 0.5 * GIB
+    lm_only = kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "H100", language_model_only=True, **{**kw, "vllm_version": "0.19.0"})
+    assert lm_only.weights_bytes == kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "H100", limit_mm_per_prompt="image=0,video=0",
+                                               **{**kw, "vllm_version": "0.19.0"}).weights_bytes < off.weights_bytes + 1
+    assert "--language-model-only" in render_files_for(lm_only)
     images = kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "H100", limit_mm_per_prompt="image=2,video=0", **kw)
     assert off.kv_cache_bytes > images.kv_cache_bytes > p.kv_cache_bytes  # one 16,384-token image, no padded video
     from kvplan.deploy import render_files, spec_from_plan

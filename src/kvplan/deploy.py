@@ -217,6 +217,8 @@ def spec_from_plan(
     if limits:
         text = limits if isinstance(limits, str) else json.dumps(limits, separators=(",", ":"))
         flags.append(Flag("--limit-mm-per-prompt", text, "the profile run encodes the largest allowed items: as planned"))
+    if _get(a, "language_model_only", default=False):
+        flags.append(Flag("--language-model-only", None, "text only: no vision tower loaded, as planned"))
     offload = _get(a, "cpu_offload_gb")
     if offload:
         flags.append(Flag("--cpu-offload-gb", f"{offload:g}", "weights kept in CPU memory and streamed every forward: slower decode"))

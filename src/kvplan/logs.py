@@ -762,7 +762,8 @@ class StartupLog:
         runner = self.runner
         if runner:  # beyond the record format too: a pooling model loads no lm_head and runs no sampler
             args["runner"] = runner
-        for name in ("enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "cpu_offload_gb", "limit_mm_per_prompt"):
+        for name in ("enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "cpu_offload_gb", "limit_mm_per_prompt",
+                     "language_model_only"):
             if self.arg(name):  # memory the plan must count: LoRA slots, weights kept in CPU memory, the encoder pass
                 args[name] = self.arg(name)
         if args["max_model_len"] is None and self.max_model_len is not None:

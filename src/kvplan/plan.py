@@ -186,6 +186,7 @@ class EngineArgs:
     max_lora_rank: int | None = None     # vLLM default 16
     fully_sharded_loras: bool = False
     limit_mm_per_prompt: str | dict | None = None  # vLLM's --limit-mm-per-prompt: items per modality ('{"image": 2}')
+    language_model_only: bool = False  # vLLM's --language-model-only (>= 0.17): every modality's limit is 0
 
     @cached_property
     def mm_limits(self) -> dict[str, int] | None:
@@ -837,6 +838,19 @@ def _mm_tower(model: ModelSpec) -> str | None:
     return None
 
 
+def _text_only(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> bool:
+    """vLLM's text-only mode: every modality's limit is 0 (or --language-model-only), so the vision tower is not built
+    or loaded. Qwen2.5-VL and Qwen3-VL skip it from 0.10.1 (multimodal/registry.py "running in text-only mode", their
+    model classes), every tower marked with _mark_tower_model from 0.15 (model_executor/models/interfaces.py)."""
+    if not model.is_multimodal:
+        return False
+    limits = args.mm_limits or {}
+    off = args.language_model_only or (bool(limits) and all(limits.get(m, 999) == 0 for m in ("image", "video")))
+    if not off:
+        return False
+    return rules.release >= (0, 15, 0) or (rules.release >= (0, 10, 1) and _mm_tower(model) in ("qwen2_5", "qwen3"))
+
+
 def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, text_peak: int) -> tuple[int, str] | None:
     """What the profile run's multimodal pass adds to the torch peak (read in the 0.10-0.33 wheels:
     v1/worker/gpu_model_runner.py profile_run, multimodal/encoder_budget.py, v1/core/encoder_cache_manager.py).
@@ -882,7 +896,7 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         pixels_per_patch = 3 * temporal * patch * patch
         deepstack = len(v.get("deepstack_visual_indexes") or [])
         width = int(v.get("out_hidden_size") or model.hidden_size) * (1 + deepstack)
-    limits = args.mm_limits or {}
+    limits = {"image": 0, "video": 0} if args.language_model_only else (args.mm_limits or {})
     image_ok, video_ok = limits.get("image", 1) > 0, tower not in ("clip", "siglip") and limits.get("video", 1) > 0
     padded_tokens = 0
     if tower == "qwen3" and v.get("deepstack_visual_indexes") and rules.mm_video_padding and video_ok:
@@ -891,7 +905,7 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         padded_tokens = int(12.5 * per_item_tokens)
     elif not image_ok:
         if not video_ok:
-            return 0, "multimodal: --limit-mm-per-prompt allows no items, so the profile run encodes none"
+            return 0, "multimodal: no modality is allowed (--limit-mm-per-prompt 0 or --language-model-only), so the profile run encodes none"
         if tower != "qwen3":
             return 0, "multimodal: only video is allowed; its profile pass is not modelled for this tower"
         per_item_tokens = 12_288
@@ -1243,7 +1257,11 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     ep = tp * resolved.data_parallel_size if resolved.enable_expert_parallel else 1
     spec = resolved.speculative
     w: RankWeights = weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[resolved.dtype] if not model.checkpoint else None,
-                                      gpu_cc=gpu.cc, ep=ep, mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor)
+                                      gpu_cc=gpu.cc, ep=ep, mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
+                                      vision=not _text_only(model, resolved, rules))
+    if _text_only(model, resolved, rules):
+        notes.append("text-only mode (--limit-mm-per-prompt 0 for every modality, or --language-model-only): vLLM loads no "
+                     "vision tower and profiles no encoder pass")
     if resolved.data_parallel_size > 1:
         notes.append(f"data parallel: {resolved.data_parallel_size} engines, each with the pool below; "
                      f"{resolved.data_parallel_size} x the concurrency in all")

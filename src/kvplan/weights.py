@@ -450,7 +450,7 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
 
 def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantSpec | None = None,
                      dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None, ep: int = 1,
-                     mtp: bool = False, gpu_vendor: str = "NVIDIA") -> RankWeights:
+                     mtp: bool = False, gpu_vendor: str = "NVIDIA", vision: bool = True) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     Exact checkpoint bytes are spread over ranks in proportion to the counted split;
@@ -525,7 +525,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                     continue
                 if c.name in ("lm_head", "norm") and s != pp - 1:
                     continue
-                if c.name == "vision" and s != 0:
+                if c.name == "vision" and (s != 0 or not vision):  # text-only mode loads no vision tower
                     continue
             elif not lo <= c.layer < hi:
                 continue
