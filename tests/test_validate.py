@@ -225,3 +225,18 @@ def test_a_dated_report_names_the_release_its_latest_image_was(records):
     notes: list[str] = []
     assert version_basis(rec, notes) == ("0.14.1", "log format and issue date")
     assert "narrows it to 0.14.1" in notes[-1]
+
+
+def test_records_carry_the_multimodal_limits_into_the_plan(records):
+    # a record's non-default args may say which modalities the server allowed; all 0 is vLLM's text-only mode
+    from kvplan.validate import validate_records
+
+    base = next(r for r in records if r["id"] == "qwen3-vl-30b-a3b-instruct-h100-udef-tp2")
+    text_only = json.loads(json.dumps(base)) | {"id": "text-only"}
+    text_only["args"]["limit_mm_per_prompt"] = {"image": 0, "video": 0}
+    bad = json.loads(json.dumps(base)) | {"id": "bad"}
+    bad["args"]["limit_mm_per_prompt"] = "image=lots"
+    got = {r.id: r for r in validate_records([base, text_only, bad])}
+    assert got["text-only"].predicted["weights_gib"] < got[base["id"]].predicted["weights_gib"] - 0.3
+    assert got["text-only"].predicted["kv_cache_gib"] > got[base["id"]].predicted["kv_cache_gib"] + 2
+    assert got["bad"].skipped and "limit-mm-per-prompt" in got["bad"].skipped
