@@ -815,3 +815,18 @@ def test_deepseek_v32_sparse_mla_keeps_indexer_keys_beside_the_latent(tmp_path):
     assert any(a.startswith("sparse MLA (DeepSeek-V3.2): indexer buffers") for a in new_bf16.assumptions)
     with pytest.raises(InputError):
         kvplan.fit(v32, "H200", vllm_version="0.10.2", **kw)
+
+
+def test_weights_load_under_a_20_mib_split_limit_from_0_21():
+    # vLLM >= 0.21 loads weights under a scoped 20 MiB max_split_size (gpu_worker.py _scoped_allocator_max_split):
+    # a tensor of 20 MiB or more takes a 2 MiB-rounded block of its own, and "Model loading took" counts the block.
+    # Qwen2.5-1.5B: 28 x (gate_up 52.5 MiB + 1.5, down 26.25 MiB + 1.75) + embedding 445.125 MiB + 0.875 = 91.9 MiB;
+    # vLLM 0.30 and 0.31 logged 2.98 GiB (tests/data/extra_records.jsonl) for 2.88 GiB of parameters and rotary cache
+    kw = dict(max_model_len=4096, fixes=False)
+    old = kvplan.fit("Qwen/Qwen2.5-1.5B-Instruct", "T4", vllm_version="0.20.0", **kw)
+    new = kvplan.fit("Qwen/Qwen2.5-1.5B-Instruct", "T4", vllm_version="0.30.0", **kw)
+    assert new.weights_bytes - old.weights_bytes == 28 * (1.5 + 1.75) * 2 ** 20 + 0.875 * 2 ** 20
+    assert round(new.weights_bytes / GIB, 2) == 2.97
+    # Llama-3.1-8B's tensors are all whole multiples of 2 MiB: nothing to round
+    assert (kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", vllm_version="0.30.0", **kw).weights_bytes
+            == kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", vllm_version="0.20.0", **kw).weights_bytes)

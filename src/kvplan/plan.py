@@ -21,7 +21,7 @@ from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec
 from kvplan.versions import V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, batch_defaults, rules_for
-from kvplan.weights import VOCAB_PADDING, RankWeights, kv_dtype_bytes, lora_buffer_bytes, weights_per_rank
+from kvplan.weights import VOCAB_PADDING, RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, weights_per_rank
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
 MODEL_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
@@ -1266,6 +1266,13 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
         notes.append(f"data parallel: {resolved.data_parallel_size} engines, each with the pool below; "
                      f"{resolved.data_parallel_size} x the concurrency in all")
     notes.append(f"weights: {w.method}")
+    if rules.allocator_split_limit and (quant is None or quant.method == "fp8" and quant.bits == 8):
+        rounding = allocator_rounding_bytes(model, tp=tp, dtype_bytes=1 if quant is not None else DTYPE_BYTES[resolved.dtype],
+                                            ep=ep)
+        if rounding:
+            w = replace(w, bytes=w.bytes + rounding)
+            notes.append(f"weights load under a 20 MiB allocator split limit: tensors of 20 MiB or more are rounded up to "
+                         f"2 MiB blocks, {rounding / 1024 ** 2:.1f} MiB per rank")
     if resolved.enable_lora:
         loras, rank = resolved.max_loras or 1, resolved.max_lora_rank or 16
         lora = lora_buffer_bytes(model, max_loras=loras, max_lora_rank=rank, dtype_bytes=DTYPE_BYTES[resolved.dtype], tp=tp,

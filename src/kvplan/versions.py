@@ -184,6 +184,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # The multimodal profile pass (v1/worker/gpu_model_runner.py, models/qwen3_vl.py): 0.11-0.12 size Qwen3-VL's dummy
     # video at 12.5 x its tokens and pad the cached output to that; the V1 runner keeps the dummy pixel tensors through
     # the text dummy run until the V2 runner becomes the default in 0.33 (v1/worker/gpu/mm/encoder_runner.py)
+    # Weights load under a scoped 20 MiB max_split_size from 0.21 (v1/worker/gpu_worker.py
+    # _scoped_allocator_max_split): large tensors get whole 2 MiB-rounded blocks, counted in "Model loading took"
+    "allocator_split_limit": [((0, 0, 0), False), ((0, 21, 0), True)],
     "mm_video_padding": [((0, 0, 0), False), ((0, 11, 0), True), ((0, 13, 0), False)],
     "mm_pixels_held": [((0, 0, 0), True), ((0, 33, 0), False)],
     "dsv4_rocm_logit_rows": [((0, 0, 0), "tokens"), ((0, 30, 0), "seqs")],
@@ -241,6 +244,7 @@ class VersionRules:
     v0_for_float32: bool
     v0_for_quantization: tuple[str, ...]
     v0_for_recurrent: bool
+    allocator_split_limit: bool
     mm_video_padding: bool
     mm_pixels_held: bool
     dsv4_accounting: str
