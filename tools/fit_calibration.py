@@ -23,7 +23,7 @@ from pathlib import Path
 warnings.simplefilter("ignore")
 
 from kvplan.calibration import GIB  # noqa: E402
-from kvplan.plan import term_features  # noqa: E402
+from kvplan.plan import model_runner, term_features  # noqa: E402
 from kvplan.validate import load_records, predict_record  # noqa: E402
 
 GROUPS = {"V0": ("V0-a", "V0-b", "V0-c"), "V1 <= 0.10": ("V1-a", "V1-b"), "V1 0.11-0.17": ("V1-c",), "V1 0.18-0.19": ("V1-d",),
@@ -49,8 +49,14 @@ def rows(records):
         w = o.get("weights_gib") * GIB if o.get("weights_gib") else p.weights_bytes
         implied = p.requested_bytes - w - o["kv_cache_gib"] * GIB - _computed_extras(p)
         f = term_features(p.model, p.gpu, p.args, p.rules)
+        cg = p.rules.cudagraph_subtracted
+        if model_runner(p.model, p.args, p.rules) == "v2":
+            # model runner v2's graph estimate is its own (0 before 0.29, one pool + 1 MiB per FULL graph after):
+            # computed, so taken out rather than fitted with the V1 runner's extrapolation
+            implied -= p.cudagraph_bytes if cg else 0
+            cg = False
         out.append({"id": rec["id"], "era": p.era, "implied": implied, "requested": p.requested_bytes, "f": f,
-                    "nccl": p.rules.nccl_charged, "cg": p.rules.cudagraph_subtracted, "why_not_fitted": _not_fitted(rec, p)})
+                    "nccl": p.rules.nccl_charged, "cg": cg, "why_not_fitted": _not_fitted(rec, p)})
     return out
 
 

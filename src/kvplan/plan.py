@@ -1136,6 +1136,34 @@ def _blocks_per_request(groups: Iterable[KVGroup], num_tokens: int, args: Engine
 # --------------------------------------------------------------------------- measured terms
 
 
+def _full_graph_sizes(max_num_seqs: int, max_tokens: int) -> int:
+    """FULL decode graphs: the capture sizes up to max_num_seqs (cudagraph_dispatcher.py, MRV2 _init_candidates)."""
+    largest = min(max_num_seqs * 2, 512, max_tokens)
+    return sum(1 for s in [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, largest + 1, 16)) if s <= min(largest, max_num_seqs))
+
+
+def model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str:
+    """"v1" or "v2": the GPU model runner the release picks by default (config/vllm.py use_v2_model_runner, read in
+    the 0.22-0.33 wheels; rules row model_runner_v2). 0.22-0.24: listed architectures of generate models (0.22-0.23
+    unquantized dense only); 0.25-0.28: generate models that are not hybrid and not MoE (or listed); 0.29+: every
+    model, unless n-gram speculative decoding (or another feature model runner v2 lacks) is in use."""
+    mode = rules.model_runner_v2
+    if mode == "none" or args.runner_type == "pooling" or model.is_pooling:
+        return "v1"
+    arch = set(model.architectures or ())
+    spec = args.speculative
+    if mode == "all":
+        return "v1" if spec and spec[0] == "ngram" else "v2"
+    hybrid = any(l.kind == "recurrent" for l in model.layers)
+    if mode == "dense":
+        return "v2" if not hybrid and (not model.is_moe or arch & {"DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM",
+                                                                  "GraniteMoeForCausalLM"}) else "v1"
+    listed = {"Qwen3ForCausalLM"} | ({"LlamaForCausalLM", "MistralForCausalLM"} if rules.release >= (0, 23, 0) else set())
+    if rules.release >= (0, 24, 0):
+        return "v2" if arch & (listed | {"DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM", "GraniteMoeForCausalLM"}) else "v1"
+    return "v2" if arch & listed and not model.is_moe and model.quant is None else "v1"
+
+
 def _capture_sizes(max_num_seqs: int, max_tokens: int) -> int:
     """How many CUDA graphs vLLM captures (vllm/config/vllm.py::_set_cudagraph_sizes @0.33, section 1.5)."""
     largest = min(max_num_seqs * 2, 512, max_tokens)
@@ -1214,6 +1242,17 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     capture = 0.0 if args.enforce_eager else c.g_const + c.g_per_layer_size * f.graph_layer_sizes
     cg_formula = ("0 (--enforce-eager: no CUDA graphs)" if args.enforce_eager else
                   f"{c.g_const / GIB:.2f} GiB + {c.g_per_layer_size / 1024 ** 2:.3f} MiB x {f.n_layers} layers x {f.n_sizes} capture sizes")
+    runner = model_runner(model, args, rules)
+    if runner == "v2" and not args.enforce_eager and rules.cudagraph_subtracted:
+        if rules.release < (0, 29, 0):
+            capture, cg_formula = 0.0, "0: model runner v2 before 0.29 estimates no CUDA-graph memory (profile_cudagraph_memory returns 0)"
+        else:
+            # 0.29+: the real capture against a throwaway pool (all piecewise graphs measured, one shared pool), FULL
+            # graphs past the second extrapolated at >= 1 MiB each (v1/worker/gpu/cudagraph_utils.py)
+            full = _full_graph_sizes(args.max_num_seqs, args.max_num_batched_tokens)
+            capture = c.g_const + max(full - 1, 0) * 1024 ** 2
+            cg_formula = (f"model runner v2: {c.g_const / GIB:.2f} GiB (one shared pool) + {max(full - 1, 0)} further FULL "
+                          "decode graphs x 1 MiB")
     return {
         "activation_peak": (int(act), act_formula, c.source),
         "non_torch": (int(nt), nt_formula, c.source),

@@ -186,6 +186,8 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # the text dummy run until the V2 runner becomes the default in 0.33 (v1/worker/gpu/mm/encoder_runner.py)
     # Weights load under a scoped 20 MiB max_split_size from 0.21 (v1/worker/gpu_worker.py
     # _scoped_allocator_max_split): large tensors get whole 2 MiB-rounded blocks, counted in "Model loading took"
+    # Which GPU model runner a release picks by default (config/vllm.py use_v2_model_runner; see plan.model_runner)
+    "model_runner_v2": [((0, 0, 0), "none"), ((0, 22, 0), "listed"), ((0, 25, 0), "dense"), ((0, 29, 0), "all")],
     "allocator_split_limit": [((0, 0, 0), False), ((0, 21, 0), True)],
     "mm_video_padding": [((0, 0, 0), False), ((0, 11, 0), True), ((0, 13, 0), False)],
     "mm_pixels_held": [((0, 0, 0), True), ((0, 33, 0), False)],
@@ -244,6 +246,7 @@ class VersionRules:
     v0_for_float32: bool
     v0_for_quantization: tuple[str, ...]
     v0_for_recurrent: bool
+    model_runner_v2: str
     allocator_split_limit: bool
     mm_video_padding: bool
     mm_pixels_held: bool
