@@ -855,3 +855,23 @@ def test_model_runner_v2_and_its_cuda_graph_estimate_follow_the_release():
     assert model_runner(moe.model, moe.args, moe.rules) == "v1" and moe.cudagraph_bytes > 0.5 * GIB  # MoE: V1 until 0.29
     ngram = fit("Qwen/Qwen2.5-1.5B-Instruct", "0.30.0", speculative_config='{"method": "ngram", "num_speculative_tokens": 3}')
     assert model_runner(ngram.model, ngram.args, ngram.rules) == "v1"  # n-gram drafting is not in model runner v2
+
+
+def test_qwen25_vl_says_its_video_profile_is_not_computed(tmp_path):
+    # qwen2_vl.py get_mm_max_tokens_per_item: from 0.11 a video of up to 14 frames sized from max_model_len outnumbers
+    # the 16,384-token image (114,688 tokens at the 128K default); its frames come from the HF video processor
+    cfg = {"architectures": ["Qwen2_5_VLForConditionalGeneration"], "model_type": "qwen2_5_vl", "hidden_size": 3584,
+           "intermediate_size": 18944, "num_attention_heads": 28, "num_hidden_layers": 28, "num_key_value_heads": 4,
+           "vocab_size": 152064, "max_position_embeddings": 128000, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+           "vision_config": {"model_type": "qwen2_5_vl", "hidden_size": 1280, "intermediate_size": 3420, "depth": 32,
+                             "num_heads": 16, "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2,
+                             "out_hidden_size": 3584}}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+
+    def note(**kw):
+        p = kvplan.fit(str(tmp_path), "H100", vllm_version="0.19.0", fixes=False, **kw)
+        return next(a for a in p.assumptions if a.startswith("multimodal"))
+
+    assert "16,384 tokens (65,536 patches)" in note() and "video of up to 114,688 tokens" in note()
+    assert "video of up to" not in note(limit_mm_per_prompt='{"video": 0}')
+    assert "video of up to" not in note(max_model_len=16384)  # the video no longer outnumbers the image

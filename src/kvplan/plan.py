@@ -923,9 +923,17 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     pixels = 2 * n * pixels_per_patch if rules.mm_pixels_held else 0
     extra = max(0, int(max(encoder, text_peak + cached + pixels) - text_peak))
     what = f"{items} item(s) of {per_item_tokens:,} tokens ({n:,} patches)"
+    caution = ""
+    if tower in ("qwen2", "qwen2_5") and video_ok and image_ok and rules.release >= (0, 11, 0) and args.max_model_len > 16384:
+        # qwen2_vl.py get_mm_max_tokens_per_item: a video of up to 14 frames sized from max_model_len outnumbers the
+        # image (114,688 tokens at 128K); its frames' size comes from the HF video processor, so it is not computed
+        video_tokens = min(7, args.max_model_len // per_item_tokens) * per_item_tokens  # 14 frames = 7 temporal patches
+        caution = (f"; vLLM profiles a video of up to {video_tokens:,} tokens instead, whose frame size comes from the video "
+                   "processor and is not computed: the peak may be much higher (--limit-mm-per-prompt "
+                   "'{\"video\": 0}' makes the image the profiled item)")
     return extra, (f"multimodal: the profile run encodes {what}: encoder peak {encoder / GIB:.2f} GiB, cached outputs "
                    f"{cached / GIB:.2f} GiB{' (padded)' if padded_tokens else ''}, pixels {pixels / GIB:.2f} GiB; "
-                   f"{extra / GIB:.2f} GiB above the text peak")
+                   f"{extra / GIB:.2f} GiB above the text peak{caution}")
 
 
 def computed_profile_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
