@@ -863,8 +863,11 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     and one MLP block, plus Qwen3-VL's deepstack features. 0.11-0.12 profile Qwen3-VL with a video whose output is
     padded to 12.5 x its 12,288 tokens (qwen3_vl.py get_max_video_tokens). Returns None for a text model, a note with
     0 bytes for a vision tower kvplan does not compute."""
-    if not model.is_multimodal or rules.engine != "v1":
+    if not model.is_multimodal:
         return None
+    if rules.engine != "v1":
+        return 0, ("multimodal: V0's profile run encodes its dummy images inside the model forward (max_num_seqs cut to "
+                   "max_num_batched_tokens // the largest item's tokens); that pass is not computed, so the peak may be higher")
     tower = _mm_tower(model)
     if tower is None:
         return 0, (f"multimodal: the profile run's encoder pass of this vision tower "
