@@ -734,6 +734,8 @@ def test_lora_slots_are_taken_from_the_budget_as_vllm_allocates_them():
 
     serve = render_files(spec_from_plan(lora))["serve.sh"]
     assert "  --enable-lora\n" in serve and "  --max-loras 4\n" in serve and "  --max-lora-rank 64\n" in serve
+    # the served model name is still the model's (a loop over the LoRA flags once overwrote it)
+    assert spec_from_plan(lora).served_model_name == spec_from_plan(kvplan.fit(lora.model, "H100", fixes=False)).served_model_name
 
 
 def render_files_for(p):

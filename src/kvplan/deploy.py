@@ -202,21 +202,19 @@ def spec_from_plan(
         flags.append(Flag("--mamba-ssm-cache-dtype", str(mssm)))
     if _get(a, "enforce_eager", default=False):
         flags.append(Flag("--enforce-eager", None, "no CUDA graphs: faster start, slower decode"))
-    spec_cfg = _get(a, "speculative_config")
-    if spec_cfg:
-        text = spec_cfg if isinstance(spec_cfg, str) else json.dumps(spec_cfg, separators=(",", ":"))
-        flags.append(Flag("--speculative-config", text, "drafter weights and KV layers are in the arithmetic below"))
+    for json_flag, why in (("speculative_config", "drafter weights and KV layers are in the arithmetic below"),
+                           ("limit_mm_per_prompt", "the profile run encodes the largest allowed items: as planned")):
+        value = _get(a, json_flag)  # JSON flags: given as text or as a dict
+        if value:
+            text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+            flags.append(Flag("--" + json_flag.replace("_", "-"), text, why))
     if _get(a, "enable_lora", default=False):
         flags.append(Flag("--enable-lora", None, "LoRA slots on every supported layer are taken from the budget at startup"))
-        for name in ("max_loras", "max_lora_rank"):
-            if _get(a, name):
-                flags.append(Flag("--" + name.replace("_", "-"), str(_get(a, name))))
+        for lora_flag in ("max_loras", "max_lora_rank"):
+            if _get(a, lora_flag):
+                flags.append(Flag("--" + lora_flag.replace("_", "-"), str(_get(a, lora_flag))))
         if _get(a, "fully_sharded_loras", default=False):
             flags.append(Flag("--fully-sharded-loras", None))
-    limits = _get(a, "limit_mm_per_prompt")
-    if limits:
-        text = limits if isinstance(limits, str) else json.dumps(limits, separators=(",", ":"))
-        flags.append(Flag("--limit-mm-per-prompt", text, "the profile run encodes the largest allowed items: as planned"))
     if _get(a, "language_model_only", default=False):
         flags.append(Flag("--language-model-only", None, "text only: no vision tower loaded, as planned"))
     offload = _get(a, "cpu_offload_gb")
