@@ -1400,7 +1400,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
         Term("kv_cache_tokens", tokens, "tokens", _tokens_formula(rules), "section 3.5"),
     )
     log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
-                     tokens, conc, max_len, fits, error, bs, resolved)
+                     tokens, conc, max_len, fits, error, bs, resolved, runner=model_runner(model, resolved, rules))
     return Plan(model=model, gpu=gpu, args=resolved, rules=rules, mode="vllm", total_bytes=total, requested_bytes=requested,
                 weights_bytes=w.bytes, weights_exact=w.exact, activation_peak_bytes=act, non_torch_bytes=nt,
                 cudagraph_bytes=cg, cudagraph_capture_bytes=capture, kv_cache_bytes=available, groups=groups,
@@ -1547,8 +1547,9 @@ def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, 
 
 def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float, weights: int, nt: int, act: int, cg: int,
                capture: int, available: float, num_blocks: int, bytes_per_block: int, tokens: int, conc: float,
-               max_len: int, fits: bool, error: str | None, bs: int, args: EngineArgs) -> tuple[str, ...]:
-    """The startup lines this vLLM version would print (formats: section 8)."""
+               max_len: int, fits: bool, error: str | None, bs: int, args: EngineArgs, runner: str = "v1") -> tuple[str, ...]:
+    """The startup lines this vLLM version would print (formats: section 8). Model runner v2 prints no "Estimated CUDA
+    graph memory" line (v1/worker/gpu/model_runner.py)."""
     lines = []
     fmt = rules.weights_log_format
     w = weights / GIB
@@ -1561,7 +1562,7 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
                      f"gpu_memory_utilization ({util:.2f}) = {requested / GIB:.2f}GiB\nmodel weights take {w:.2f}GiB; non_torch_memory takes "
                      f"{nt / GIB:.2f}GiB; PyTorch activation peak memory takes {act / GIB:.2f}GiB; the rest of the memory reserved for KV Cache is "
                      f"{available / GIB:.2f}GiB.")
-    if rules.is_v1 and rules.release >= (0, 20, 0) and cg:
+    if rules.is_v1 and rules.release >= (0, 20, 0) and cg and runner == "v1":
         lines.append(f"Estimated CUDA graph memory: {cg / GIB:.2f} GiB total")
     if rules.is_v1 and rules.release >= (0, 9, 1):
         lines.append(f"Available KV cache memory: {_format_gib(available) if rules.release >= (0, 14, 0) else f'{available / GIB:.2f}'} GiB")
