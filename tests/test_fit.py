@@ -877,3 +877,23 @@ def test_qwen25_vl_says_its_video_profile_is_not_computed(tmp_path):
     assert "16,384 tokens (65,536 patches)" in note() and "video of up to 114,688 tokens" in note()
     assert "video of up to" not in note(limit_mm_per_prompt='{"video": 0}')
     assert "video of up to" not in note(max_model_len=16384)  # the video no longer outnumbers the image
+
+
+def test_vllm_llm_in_python_has_its_own_default_token_budget():
+    # engine/arg_utils.py (0.8-0.33): UsageContext.LLM_CLASS gets 16384 tokens where vllm serve gets 8192 (or 16384 on
+    # >= 160 GiB GPUs), 8192 where serve gets 2048; the same sequence cap. V0 sizes the budget from max_model_len.
+    def tokens(gpu, entry, version="0.19.0"):
+        return kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", gpu, max_model_len=16384, entrypoint=entry, vllm_version=version,
+                          fixes=False).args.max_num_batched_tokens
+
+    assert (tokens("L4", "serve"), tokens("L4", "llm")) == (2048, 8192)
+    assert (tokens("H100", "serve"), tokens("H100", "llm")) == (8192, 16384)
+    assert tokens("B200", "llm", "0.33.0") == tokens("B200", "serve", "0.33.0") == 16384
+    assert tokens("L4", "llm", "0.6.3") == tokens("L4", "serve", "0.6.3")  # V0: max(max_model_len, 2048) either way
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=16384, entrypoint="llm", fixes=False)
+    assert p.activation_peak_bytes > kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=16384,
+                                                fixes=False).activation_peak_bytes
+    assert any("vllm.LLM default" in a for a in p.assumptions)
+    with pytest.raises(InputError) as e:
+        kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", entrypoint="python")
+    assert e.value.field == "--entrypoint"

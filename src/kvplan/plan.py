@@ -187,6 +187,7 @@ class EngineArgs:
     fully_sharded_loras: bool = False
     limit_mm_per_prompt: str | dict | None = None  # vLLM's --limit-mm-per-prompt: items per modality ('{"image": 2}')
     language_model_only: bool = False  # vLLM's --language-model-only (>= 0.17): every modality's limit is 0
+    entrypoint: str | None = None  # "serve" (vllm serve, the default) or "llm" (vllm.LLM in Python: larger token budget)
 
     @cached_property
     def mm_limits(self) -> dict[str, int] | None:
@@ -492,7 +493,11 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     block_size, why = (args.block_size, "given") if args.block_size else _default_block_size(model, gpu, rules)
     if not args.block_size:
         notes.append(why)
-    t_default, s_default = batch_defaults(rules, gpu.total_gib, gpu.name, gpu.compute_capability or "")
+    entry = (args.entrypoint or "serve").strip().lower()
+    if entry not in ("serve", "llm"):
+        raise InputError("--entrypoint", f"unknown entrypoint {args.entrypoint!r}", "serve (vllm serve) or llm (vllm.LLM in Python)")
+    t_default, s_default = batch_defaults(rules, gpu.total_gib, gpu.name, gpu.compute_capability or "", entry)
+    who = "vllm.LLM" if entry == "llm" else "vllm serve"
     max_seqs = args.max_num_seqs or s_default
     if args.max_num_batched_tokens:
         tokens = args.max_num_batched_tokens
@@ -502,11 +507,11 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         notes.append(f"max_num_batched_tokens {tokens} (V0: {'chunked prefill for contexts > 32K' if chunked else 'max(max_model_len, 2048)'})")
     else:
         tokens = min(t_default, max_seqs * max_len) if t_default else max(max_len, 2048)
-        notes.append(f"max_num_batched_tokens {tokens} (vllm serve default on {gpu.name} for {rules.version})")
+        notes.append(f"max_num_batched_tokens {tokens} ({who} default on {gpu.name} for {rules.version})")
     if not args.max_num_seqs:
         if rules.is_v1:
             max_seqs = min(max_seqs, tokens)
-        notes.append(f"max_num_seqs {max_seqs} (vllm serve default)")
+        notes.append(f"max_num_seqs {max_seqs} ({who} default)")
     spec = args.speculative
     if spec and spec[0] == "mtp":
         if not model.mtp_layers:

@@ -28,7 +28,7 @@ FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "
 ARG_FIELDS = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size", "dtype",
               "kv_cache_dtype", "quantization", "enforce_eager", "block_size", "max_num_seqs", "max_num_batched_tokens",
               "enable_prefix_caching", "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank",
-              "fully_sharded_loras", "cpu_offload_gb", "limit_mm_per_prompt", "language_model_only")
+              "fully_sharded_loras", "cpu_offload_gb", "limit_mm_per_prompt", "language_model_only", "entrypoint")
 
 # --quantization names as records carry them -> what the weights are when the record's config
 # does not carry a quantization_config (a base-model config stood in for the quantized checkpoint).
@@ -300,7 +300,7 @@ def clean_record(rec: dict) -> dict:
     for k in _BOOL_ARGS:
         if k in args:
             args[k] = _as_bool(args[k], f"args.{k}")
-    for k in ("dtype", "kv_cache_dtype", "quantization", "runner"):
+    for k in ("dtype", "kv_cache_dtype", "quantization", "runner", "entrypoint"):
         if k in args:
             args[k] = str(args[k]).strip().replace("torch.", "")
             if k != "quantization":

@@ -307,13 +307,23 @@ def rules_for(version: str | None = None) -> VersionRules:
     return VersionRules(version=text, release=release, notes=tuple(notes), **values)
 
 
-def batch_defaults(rules: VersionRules, gpu_total_gib: float, gpu_name: str, compute_capability: str) -> tuple[int, int]:
+def batch_defaults(rules: VersionRules, gpu_total_gib: float, gpu_name: str, compute_capability: str,
+                   entrypoint: str = "serve") -> tuple[int, int]:
     """(max_num_batched_tokens, max_num_seqs) defaults of `vllm serve` (section 2.3).
 
     V1 sizes them by the device: a large-memory class (>= 70 GiB, not an A100) gets
     8192 / 1024, everything else 2048 / 256; from 0.29 a >= 160 GiB device gets 16384 / 1024.
     V0 (chunked prefill off) uses max(max_model_len, 2048) / 256, applied by the caller.
+    `entrypoint` "llm" (vllm.LLM in Python, UsageContext.LLM_CLASS): 16384 tokens where serve has 8192 or 16384, 8192
+    where it has 2048; the same sequence cap (engine/arg_utils.py, 0.8-0.33).
     """
+    t, s = _serve_batch_defaults(rules, gpu_total_gib, gpu_name, compute_capability)
+    if entrypoint == "llm" and rules.batch_defaults != "v0":
+        t = 16384 if t >= 8192 else 8192
+    return t, s
+
+
+def _serve_batch_defaults(rules: VersionRules, gpu_total_gib: float, gpu_name: str, compute_capability: str) -> tuple[int, int]:
     name = gpu_name.lower()
     kind = rules.batch_defaults
     if kind == "v0":
