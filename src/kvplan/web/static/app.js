@@ -3,7 +3,7 @@
 "use strict";
 
 const FIELDS = ["model", "revision", "gpu", "gpu_gib", "num_gpus", "max_model_len", "gpu_memory_utilization",
-  "kv_cache_dtype", "tensor_parallel_size", "quantization", "enforce_eager", "speculative_config", "limit_mm_per_prompt", "runner", "vllm_version"];
+  "kv_cache_dtype", "tensor_parallel_size", "quantization", "enforce_eager", "speculative_config", "limit_mm_per_prompt", "entrypoint", "runner", "vllm_version"];
 const NUMBERS = new Set(["gpu_gib", "num_gpus", "max_model_len", "gpu_memory_utilization", "tensor_parallel_size"]);
 const DEFAULTS = { model: "Qwen/Qwen2.5-0.5B-Instruct", gpu: "tesla-t4", max_model_len: "4096" };
 const APPLICABLE_FIXES = new Set(["max_model_len", "gpu_memory_utilization", "kv_cache_dtype", "tensor_parallel_size", "gpu"]);
