@@ -21,7 +21,8 @@ from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec
 from kvplan.versions import V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, batch_defaults, rules_for
-from kvplan.weights import VOCAB_PADDING, RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, weights_per_rank
+from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
+                            weights_per_rank)
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
 MODEL_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
@@ -605,9 +606,9 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
                          "kvplan plans decoder models; decoder-based embedding models such as Qwen3-Embedding plan")
     if not layers:
         raise InputError("model", f"{model.id} has no layers that keep a KV cache", "kvplan plans decoder models")
-    if any(l.kind in ("csa", "hca") for l in layers):
+    if model.compressed_attention:
         return _deepseek_v4_groups(model, layers, args, rules, notes)
-    if any(l.kind == "mla" and l.index_head_dim for l in layers):
+    if model.sparse_mla:
         return _sparse_mla_groups(model, layers, args, rules, notes, gpu)
     if (args.kv_cache_dtype or "").lower() == "fp8_ds_mla":
         raise InputError("--kv-cache-dtype", "fp8_ds_mla is DeepSeek's sparse-attention cache layout; kvplan models it for "
@@ -968,9 +969,9 @@ def _sparse_mla_buffers(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules:
     fp8_ds_mla cache, FlashMLA's bf16 prefill buffers (factor x L x 576, from 0.18 also q_concat T x heads x 576, from
     0.31 T x 64 x 576), factor 5 (from 0.32: 5 up to 256K tokens, else 2);
     from 0.19 a 512 MiB logits buffer; from 0.32 with TP > 1 a 2 x T x index_topk fp32 exchange."""
-    layer = next((l for l in model.layers if l.kind == "mla" and l.index_head_dim), None)
-    if layer is None:
+    if not model.sparse_mla:
         return None
+    layer = next(l for l in model.layers if l.kind == "mla" and l.index_head_dim)
     t, length = args.max_num_batched_tokens, args.max_model_len
     topk = int(model.text_config.get("index_topk") or 2048)
     key_bytes = layer.index_head_dim + 4
@@ -1021,9 +1022,9 @@ def _dsv4_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
       (up to 0.29) or min(T, max_num_seqs) rows;
     - a 512 MiB logits buffer the indexer allocates during the profile (VLLM_SPARSE_INDEXER_MAX_LOGITS_MB).
     """
-    layers = [l for l in model.layers if l.kind in ("csa", "hca", "swa")]
-    if not any(l.kind in ("csa", "hca") for l in layers):
+    if not model.compressed_attention:
         return None
+    layers = [l for l in model.layers if l.kind in ("csa", "hca", "swa")]
     t, length, seqs = args.max_num_batched_tokens, args.max_model_len, args.max_num_seqs
     head = layers[0].head_dim
     index_dim = next((l.index_head_dim for l in layers if l.index_head_dim), 128)
@@ -1220,7 +1221,7 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
     t = args.max_num_batched_tokens
     s = min(args.max_num_seqs, t) if rules.is_v1 else args.max_num_seqs
     h = model.hidden_size
-    v_pad = math.ceil(model.vocab_size / VOCAB_PADDING) * VOCAB_PADDING if model.vocab_size else 0
+    v_pad = padded_vocab(model)
     if model.is_moe and args.enable_expert_parallel:
         ep = tp * (args.data_parallel_size or 1)
         fwd, moe = 0.0, t * model.num_experts_per_tok * db * (3 * model.moe_intermediate_size + h) / ep
@@ -1373,7 +1374,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
 
     groups, bytes_per_block = build_groups(model, resolved, rules, notes, warns, gpu)
     bs = min(g.block_size for g in groups)
-    if any(l.kind in ("csa", "hca") for l in model.layers):
+    if model.compressed_attention:
         bs = _DSV4_BLOCK  # "Setting kv cache block size to 256 for DEEPSEEK_SPARSE_SWA backend": the attention block
     resolved = replace(resolved, block_size=bs)
     num_blocks = max(0, int(available // bytes_per_block)) if available > 0 else 0

@@ -365,6 +365,16 @@ class ModelSpec:
         return self.num_experts > 1
 
     @property
+    def compressed_attention(self) -> bool:
+        """DeepSeek-V4's compressed sparse attention: layers keeping compressed KV states ("csa", "hca")."""
+        return any(l.kind in ("csa", "hca") for l in self.layers)
+
+    @property
+    def sparse_mla(self) -> bool:
+        """DeepSeek-V3.2's sparse MLA: latent layers beside a lightning indexer's keys."""
+        return any(l.kind == "mla" and l.index_head_dim for l in self.layers)
+
+    @property
     def is_hybrid(self) -> bool:
         kinds = {layer.kind for layer in self.layers if layer.kind != "none"}
         return len(kinds) > 1 or "recurrent" in kinds

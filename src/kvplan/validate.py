@@ -476,7 +476,7 @@ def summarize(results: list[RecordResult], *, seed: bool = False) -> dict:
 
 
 def _family(model) -> str:
-    if any(l.kind in ("csa", "hca") for l in model.layers):
+    if model.compressed_attention:
         return "compressed-attention (DeepSeek-V4)"  # no startup with a logged pool yet
     if model.is_hybrid:
         return "hybrid"

@@ -54,6 +54,11 @@ class WeightCount:
         return int(sum(c.params * (c.dtype_bytes or self.dtype_bytes) for c in self.components))
 
 
+def padded_vocab(spec: ModelSpec) -> int:
+    """The vocabulary as vLLM allocates its embedding and lm_head: padded to a multiple of 64 (0 without one)."""
+    return math.ceil(spec.vocab_size / VOCAB_PADDING) * VOCAB_PADDING if spec.vocab_size else 0
+
+
 def _gated_mlp(spec: ModelSpec) -> bool:
     act = str(spec.text_config.get("hidden_act") or spec.text_config.get("mlp_hidden_act") or "silu")
     if spec.model_type in ("nemotron_h", "gpt2", "gpt_bigcode", "falcon", "phi", "starcoder2", "opt", "bloom"):
@@ -181,7 +186,7 @@ def _vision_params(spec: ModelSpec) -> int:
 
 def count_weights(spec: ModelSpec) -> WeightCount:
     """Every tensor group of the model, with its TP split. Raises when the config lacks a needed size."""
-    if any(l.kind in ("csa", "hca") for l in spec.layers):
+    if spec.compressed_attention:
         return _deepseek_v4_count(spec)
     missing = [n for n, v in (("vocab_size", spec.vocab_size),) if not v]
     if spec.is_moe and not spec.moe_intermediate_size:
@@ -193,7 +198,7 @@ def count_weights(spec: ModelSpec) -> WeightCount:
                                 "give a checkpoint folder or Hub id (exact bytes from safetensors headers)")
     t = spec.text_config
     h = spec.hidden_size
-    v_pad = math.ceil(spec.vocab_size / VOCAB_PADDING) * VOCAB_PADDING
+    v_pad = padded_vocab(spec)
     comps = [Component("embed_tokens", v_pad * h, "vocab", None, False)]
     if not spec.tie_word_embeddings and not spec.is_pooling:
         # a pooling model has no output projection: its own class builds none, and the adapter that serves a
@@ -285,7 +290,7 @@ def _deepseek_v4_count(spec: ModelSpec) -> WeightCount:
                                 "give a checkpoint whose config says expert_dtype fp4 or fp8")
     shared = int(t.get("n_shared_experts") or 0)
     n_hash = int(t.get("num_hash_layers") or 0)
-    v_pad = math.ceil(spec.vocab_size / VOCAB_PADDING) * VOCAB_PADDING
+    v_pad = padded_vocab(spec)
     mix, hc_dim = (2 + hc) * hc, hc * h
     comps = [Component("embed_tokens", v_pad * h, "vocab", None, False), Component("norm", h, "replicated", None, False),
              Component("hyper_connections", hc * hc_dim + hc + 1, "replicated", None, False, dtype_bytes=4)]
@@ -420,8 +425,8 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
     full-attention layer, the 2H -> H projection joining the embedding and the hidden state, and its norms. DeepSeek-style
     MTP modules also hold their own embedding and LM head (vLLM's deepseek_mtp.py builds both)."""
     h, out = spec.hidden_size, []
-    v_pad = math.ceil(spec.vocab_size / VOCAB_PADDING) * VOCAB_PADDING
-    if any(l.kind in ("csa", "hca") for l in spec.layers) and spec.mtp_layers:
+    v_pad = padded_vocab(spec)
+    if spec.compressed_attention and spec.mtp_layers:
         # DeepSeek-V4 (models/deepseek_v4/nvidia/mtp.py): a decoder layer past num_hidden_layers keeps a sliding window
         # only (no compressor, no indexer); separate e_proj and h_proj (FP8), enorm/hnorm, the head's hyper-connection
         # mixer, and its own embedding and shared head
@@ -475,7 +480,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     # with expert parallelism each rank holds whole experts, so the kernels see the full intermediate size
     pad, pad_note = (mxfp4_expert_padding(spec, 1 if ep > 1 else tp, gpu_cc)
                      if quant is not None and quant.method == "mxfp4" else (1.0, ""))
-    if any(l.kind in ("csa", "hca") for l in spec.layers) and str(spec.text_config.get("expert_dtype") or "fp4") == "fp4":
+    if spec.compressed_attention and str(spec.text_config.get("expert_dtype") or "fp4") == "fp4":
         # every MXFP4 MoE backend of 0.33 tiles the per-rank intermediate size in multiples of at least 128, and the
         # ROCm backends by default in multiples of 256 (fused_moe/oracle/mxfp4.py,
         # mxfp4_round_up_hidden_size_and_intermediate_size)
@@ -589,7 +594,7 @@ def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: int =
         return (-nbytes) % _ROUND if nbytes >= _SPLIT_LIMIT else 0
 
     h, b = spec.hidden_size, dtype_bytes
-    v_pad = math.ceil(spec.vocab_size / VOCAB_PADDING) * VOCAB_PADDING if spec.vocab_size else 0
+    v_pad = padded_vocab(spec)
     total = pad(v_pad / tp * h * b) * (1 if spec.tie_word_embeddings else 2)
     moe = _moe_layers(spec)
     for i, layer in enumerate(spec.layers):
