@@ -1036,9 +1036,9 @@ def _dsv4_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
     index_keys = entries * (index_dim + 4)
     rows = t if rules.dsv4_rocm_logit_rows == "tokens" else min(t, seqs)
     logits = rows * cdiv(length, 4) * 4 if rocm else 0
-    workspace = max(gather, index_keys, logits)
+    workspace, which = max((gather, "attention gather"), (index_keys, "indexer prefill keys"),
+                           (logits, f"ROCm decode logits ({rows:,} rows)"))
     total = fixed + workspace + 512 * 1024 ** 2
-    which = {gather: "attention gather", index_keys: "indexer prefill keys", logits: f"ROCm decode logits ({rows:,} rows)"}[workspace]
     era = "" if rules.release >= (0, 28, 0) else f"; as read in 0.28-0.33, applied to {rules.version}"
     return total, (f"DeepSeek-V4 sparse-attention buffers: {total / GIB:.2f} GiB per rank in the profile run (largest: the "
                    f"{which}, {workspace / GIB:.2f} GiB, at max_model_len {length:,} and {t:,} batched tokens{era})")
@@ -1155,37 +1155,38 @@ def _blocks_per_request(groups: Iterable[KVGroup], num_tokens: int, args: Engine
 
 def _full_graph_sizes(max_num_seqs: int, max_tokens: int) -> int:
     """FULL decode graphs: the capture sizes up to max_num_seqs (cudagraph_dispatcher.py, MRV2 _init_candidates)."""
-    largest = min(max_num_seqs * 2, 512, max_tokens)
-    return sum(1 for s in [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, largest + 1, 16)) if s <= min(largest, max_num_seqs))
+    return sum(1 for s in _capture_size_list(max_num_seqs, max_tokens) if s <= max_num_seqs)
 
 
 def model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str:
     """"v1" or "v2": the GPU model runner the release picks by default (config/vllm.py use_v2_model_runner, read in
-    the 0.22-0.33 wheels; rules row model_runner_v2). 0.22-0.24: listed architectures of generate models (0.22-0.23
-    unquantized dense only); 0.25-0.28: generate models that are not hybrid and not MoE (or listed); 0.29+: every
-    model, unless n-gram speculative decoding (or another feature model runner v2 lacks) is in use."""
+    the 0.22-0.33 wheels; rules rows model_runner_v2 and mrv2_architectures). 0.22-0.24: listed architectures of
+    generate models (0.22-0.23 unquantized dense only); 0.25-0.28: generate models that are not hybrid and not MoE
+    (or listed); 0.29+: every model, unless n-gram speculative decoding (which model runner v2 lacks) is in use."""
     mode = rules.model_runner_v2
     if mode == "none" or args.runner_type == "pooling" or model.is_pooling:
         return "v1"
-    arch = set(model.architectures or ())
     spec = args.speculative
     if mode == "all":
         return "v1" if spec and spec[0] == "ngram" else "v2"
-    hybrid = any(l.kind == "recurrent" for l in model.layers)
+    listed = bool(set(model.architectures or ()) & set(rules.mrv2_architectures))
     if mode == "dense":
-        return "v2" if not hybrid and (not model.is_moe or arch & {"DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM",
-                                                                  "GraniteMoeForCausalLM"}) else "v1"
-    listed = {"Qwen3ForCausalLM"} | ({"LlamaForCausalLM", "MistralForCausalLM"} if rules.release >= (0, 23, 0) else set())
-    if rules.release >= (0, 24, 0):
-        return "v2" if arch & (listed | {"DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM", "GraniteMoeForCausalLM"}) else "v1"
-    return "v2" if arch & listed and not model.is_moe and model.quant is None else "v1"
+        hybrid = any(l.kind == "recurrent" for l in model.layers)
+        return "v2" if not hybrid and (not model.is_moe or listed) else "v1"
+    if mode == "listed_dense":
+        return "v2" if listed and not model.is_moe and model.quant is None else "v1"
+    return "v2" if listed else "v1"
+
+
+def _capture_size_list(max_num_seqs: int, max_tokens: int) -> list[int]:
+    """The CUDA-graph capture sizes (vllm/config/vllm.py::_set_cudagraph_sizes @0.33, section 1.5)."""
+    largest = min(max_num_seqs * 2, 512, max_tokens)
+    return [s for s in [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, largest + 1, 16)) if s <= largest]
 
 
 def _capture_sizes(max_num_seqs: int, max_tokens: int) -> int:
-    """How many CUDA graphs vLLM captures (vllm/config/vllm.py::_set_cudagraph_sizes @0.33, section 1.5)."""
-    largest = min(max_num_seqs * 2, 512, max_tokens)
-    sizes = [s for s in [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, largest + 1, 16)) if s <= largest]
-    return len(sizes)
+    """How many CUDA graphs vLLM captures."""
+    return len(_capture_size_list(max_num_seqs, max_tokens))
 
 
 @dataclass(frozen=True)
@@ -1312,10 +1313,11 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     requested = math.ceil(total * util) if rules.requested_is_ceil else total * util
     ep = tp * resolved.data_parallel_size if resolved.enable_expert_parallel else 1
     spec = resolved.speculative
+    text_only = _text_only(model, resolved, rules)
     w: RankWeights = weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[resolved.dtype] if not model.checkpoint else None,
                                       gpu_cc=gpu.cc, ep=ep, mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
-                                      vision=not _text_only(model, resolved, rules))
-    if _text_only(model, resolved, rules):
+                                      vision=not text_only)
+    if text_only:
         notes.append("text-only mode (--limit-mm-per-prompt 0 for every modality, or --language-model-only): vLLM loads no "
                      "vision tower and profiles no encoder pass")
     if resolved.data_parallel_size > 1:

@@ -186,8 +186,16 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # the text dummy run until the V2 runner becomes the default in 0.33 (v1/worker/gpu/mm/encoder_runner.py)
     # Weights load under a scoped 20 MiB max_split_size from 0.21 (v1/worker/gpu_worker.py
     # _scoped_allocator_max_split): large tensors get whole 2 MiB-rounded blocks, counted in "Model loading took"
-    # Which GPU model runner a release picks by default (config/vllm.py use_v2_model_runner; see plan.model_runner)
-    "model_runner_v2": [((0, 0, 0), "none"), ((0, 22, 0), "listed"), ((0, 25, 0), "dense"), ((0, 29, 0), "all")],
+    # Which GPU model runner a release picks by default (config/vllm.py use_v2_model_runner and
+    # DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES; see plan.model_runner): the listed architectures, unquantized dense only
+    # in 0.22-0.23; the listed ones in 0.24; generate models neither hybrid nor MoE (or listed) in 0.25-0.28; all from 0.29
+    "model_runner_v2": [((0, 0, 0), "none"), ((0, 22, 0), "listed_dense"), ((0, 24, 0), "listed"), ((0, 25, 0), "dense"),
+                        ((0, 29, 0), "all")],
+    "mrv2_architectures": [((0, 0, 0), ()), ((0, 22, 0), ("Qwen3ForCausalLM",)),
+                           ((0, 23, 0), ("Qwen3ForCausalLM", "LlamaForCausalLM", "MistralForCausalLM")),
+                           ((0, 24, 0), ("Qwen3ForCausalLM", "LlamaForCausalLM", "MistralForCausalLM", "DeepseekV2ForCausalLM",
+                                         "Qwen2MoeForCausalLM", "GraniteMoeForCausalLM")),
+                           ((0, 25, 0), ("DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM", "GraniteMoeForCausalLM"))],
     "allocator_split_limit": [((0, 0, 0), False), ((0, 21, 0), True)],
     "mm_video_padding": [((0, 0, 0), False), ((0, 11, 0), True), ((0, 13, 0), False)],
     "mm_pixels_held": [((0, 0, 0), True), ((0, 33, 0), False)],
@@ -247,6 +255,7 @@ class VersionRules:
     v0_for_quantization: tuple[str, ...]
     v0_for_recurrent: bool
     model_runner_v2: str
+    mrv2_architectures: tuple[str, ...]
     allocator_split_limit: bool
     mm_video_padding: bool
     mm_pixels_held: bool
