@@ -71,9 +71,58 @@ def test_names_of_cards_already_in_the_catalog_resolve_as_before(ref: str, gpu_i
     assert find_gpu(ref).id == gpu_id
 
 
-def test_the_12gb_rtx_3080_resolves_to_the_10gb_entry():
-    # Same NVML name; no public total for the 12 GB card was found, so it plans on the smaller (safe) total
-    assert find_gpu("RTX 3080 12GB").id == "rtx-3080"
+@pytest.mark.parametrize("ref,catalog_gb", [
+    ("RTX 3080 12GB", 10),  # same NVML name as the 10 GB card; no public total for it was found
+    ("RTX 4090 48GB", 24), ("RTX 2080 Ti 22GB", 11),  # re-fitted cards seen in vLLM issues
+    ("T4 8GB", 16), ("A100 120GB", 80),
+])
+def test_a_size_in_the_name_that_no_catalog_variant_has_is_asked_for_not_assumed(ref: str, catalog_gb: int):
+    with pytest.raises(UnknownGPUError) as err:
+        find_gpu(ref)
+    text = str(err.value)
+    assert f"{catalog_gb} GB" in text and "--gpu-gib" in text
+
+
+@pytest.mark.parametrize("ref,gpu_id", [
+    ("A100 40GB", "a100-40gb-sxm"), ("A100 80GB PCIe", "a100-80gb-pcie"), ("H100 94GB", "h100-nvl"),
+    ("RTX 3090 24GB", "rtx-3090"), ("RTX 4060 Ti 16GB", "rtx-4060ti-16gb"), ("V100 16GB", "v100-16gb"),
+])
+def test_a_size_in_the_name_picks_the_variant_that_has_it(ref: str, gpu_id: str):
+    assert find_gpu(ref).id == gpu_id
+
+
+def test_a_logged_total_overrides_the_named_size_check():
+    # validate passes the record's total: the catalog card supplies the other facts, the record its memory
+    assert find_gpu("RTX 4090 48GB", total_bytes=int(47.37 * GIB)).id == "rtx-4090"
+
+
+def _fake_nvml(name: str, total: int, cc=(8, 9)):
+    from types import SimpleNamespace as NS
+    return NS(nvmlInit=lambda: None, nvmlShutdown=lambda: None, nvmlDeviceGetCount=lambda: 1,
+              nvmlDeviceGetHandleByIndex=lambda i: i, nvmlDeviceGetName=lambda h: name,
+              nvmlDeviceGetMemoryInfo=lambda h: NS(total=total, used=0, free=total),
+              nvmlDeviceGetCudaComputeCapability=lambda h: cc)
+
+
+def test_detection_keeps_the_catalog_card_when_nvml_agrees_on_its_memory(monkeypatch):
+    import sys
+    from kvplan.resolve import detect_gpu
+    monkeypatch.setitem(sys.modules, "pynvml", _fake_nvml("NVIDIA GeForce RTX 4090", 24564 * 1024 ** 2))
+    g = detect_gpu()
+    assert g.id == "rtx-4090" and g.total_gib == pytest.approx(23.65, abs=0.01)
+
+
+def test_detection_takes_nvmls_memory_when_the_same_name_has_other_memory(monkeypatch):
+    # A re-fitted 48 GB RTX 4090 reports the plain name: its memory is NVML's (less the driver reserve), its other
+    # facts (compute capability, bandwidth) the catalog card's
+    import sys
+    from kvplan.resolve import detect_gpu
+    monkeypatch.setitem(sys.modules, "pynvml", _fake_nvml("NVIDIA GeForce RTX 4090", 48 * GIB))
+    g = detect_gpu()
+    base = find_gpu("RTX 4090")
+    assert g.total_gib == pytest.approx(48 - 0.6, abs=0.01)
+    assert g.compute_capability == base.compute_capability and g.hbm_bandwidth_tbps == base.hbm_bandwidth_tbps
+    assert "NVML" in g.total_source and "48 GiB" in g.name
 
 
 def test_catalog_ids_names_and_aliases_do_not_collide():

@@ -179,11 +179,26 @@ def find_gpu(ref: str, *, total_bytes: int | None = None) -> GPUSpec:
         want = set(_gpu_tokens(variant))
         cands = exact or [g for g in catalog if any(want <= set(_gpu_tokens(n)) for n in (g.id, g.name, *g.aliases))]
         if cands:
-            return _prefer(cands, total_bytes or size_bytes)
+            chosen = _prefer(cands, total_bytes or size_bytes)
+            if size_bytes and total_bytes is None:
+                _check_named_size(ref, chosen, size_bytes)
+            return chosen
     names = [g.name for g in catalog] + [a for g in catalog for a in g.aliases]
     near = difflib.get_close_matches(bare, names, n=3, cutoff=0.4)
     hint = f"nearest: {', '.join(near)}" if near else "see `kvplan gpus`"
     raise UnknownGPUError("--gpu", f"unknown GPU {ref!r}", f"{hint}; or give --gpu-gib N for a custom card")
+
+
+def _check_named_size(ref: str, gpu: GPUSpec, size_bytes: int) -> None:
+    """A size written in the name ('RTX 4090 48GB', a re-fitted card) that no catalog variant has is not the
+    catalog card's: its total cannot be read from a marketing figure, so it is asked for, never assumed."""
+    card_bytes = gpu.memory_gb_marketing * 10 ** 9 if gpu.memory_gb_marketing else gpu.total_bytes
+    if abs(card_bytes - size_bytes) / size_bytes > 0.15:
+        raise UnknownGPUError(
+            "--gpu", f"{ref!r} names {size_bytes / 10 ** 9:g} GB, but kvplan's catalog has {gpu.name} with "
+            f"{card_bytes / 10 ** 9:g} GB ({gpu.total_gib:.2f} GiB as CUDA reports it)",
+            f"give that card's total as CUDA reports it: --gpu {gpu.id!r} --gpu-gib N (nvidia-smi's total less "
+            "about 0.5 GiB)")
 
 
 def _prefer(cands: list[GPUSpec], near_bytes: int | None = None) -> GPUSpec:
@@ -216,13 +231,15 @@ def detect_gpu() -> GPUSpec | None:
             pynvml.nvmlShutdown()
         except Exception:
             pass
+    # NVML's total includes driver-reserved memory, 0.25-0.75 GiB above CUDA's (gpu-facts.md).
+    measured = dict(total_bytes=int(total - 0.6 * GIB), total_source="NVML total minus 0.6 GiB driver reserve (estimate)")
     try:
-        return find_gpu(name)
+        spec = find_gpu(name, total_bytes=total)
     except UnknownGPUError:
-        # NVML's total includes driver-reserved memory, 0.25-0.75 GiB above CUDA's (gpu-facts.md).
-        return GPUSpec(id="detected", name=name, total_bytes=int(total - 0.6 * GIB),
-                       total_source="NVML total minus 0.6 GiB driver reserve (estimate)",
-                       compute_capability=f"{major}.{minor}")
+        return GPUSpec(id="detected", name=name, compute_capability=f"{major}.{minor}", **measured)
+    if abs(spec.total_bytes - total) / total > 0.15:  # same name, other memory (an 8 GB 4060 Ti, a re-fitted 4090)
+        return replace(spec, id="detected", name=f"{name} ({total / GIB:.0f} GiB)", **measured)
+    return spec
 
 
 # --------------------------------------------------------------------------- models
