@@ -8,7 +8,7 @@ Data (shared/data/validation/, see its README):
   everything queued at t = 0), so TTFT is measured from admission, as the client sees it.
 * sarathi_serve_osdi24/table-2_results.csv and h200_microbench_measured.json: checked, printed.
 
-Run:  PYTHONPATH=src python bench/calibrate_step_model.py [--fit]
+Run:  PYTHONPATH=src python bench/calibrate_step_model.py [--fit] [--moe]
 Prints MAPE of TPOT and TTFT per (model, GPU, TP) cell for the current coefficients; with --fit a
 coarse grid search over (t_fixed_s, t_seq_layer_s, eta_kv_mem) minimising TPOT MAPE on the rows whose
 concurrency x (isl + osl) fits the KV pool (`kv_bound`: 16 of the 219 rows do not -- their engine ran fewer
@@ -90,7 +90,40 @@ def kv_bound(r) -> bool:
     return int(r["batch_size"]) * (int(r["isl"]) + int(r["osl"])) > capacity
 
 
-def replay(r, coeffs):
+# MoE rows (never fitted on): the step model kvplan simulate builds from a plan (StepModel.from_plan), with the
+# checkpoint's own quantized bytes (FP8 blocks, MXFP4 experts) and pure tensor parallelism.
+MOE_MODELS = ("Qwen/Qwen3-235B-A22B-FP8", "MiniMaxAI/MiniMax-M2.5", "openai/gpt-oss-120b")
+_MOE_PLANS: dict = {}
+
+
+def moe_step_model_for(r, coeffs):
+    import kvplan
+
+    key = (r["model_path"], r["system"], r["tp_size"])
+    if key not in _MOE_PLANS:
+        _MOE_PLANS[key] = kvplan.fit(r["model_path"], GPUS[r["system"]], tensor_parallel_size=int(r["tp_size"]),
+                                     max_model_len=16384, vllm_version=r["backend_version"])
+    return StepModel.from_plan(_MOE_PLANS[key], coeffs)
+
+
+def moe_rows():
+    """Pure-TP rows of a stated release whose concurrency fits the plan's KV pool (x (isl + osl)) and its max_num_seqs
+    and whose TTFT shows no queue (the others ran fewer sequences than the client's concurrency: 512-client gpt-oss rows
+    with 20-460 s TTFT)."""
+    out = []
+    for r in rows(systems=tuple(GPUS), models=MOE_MODELS):
+        if (r["moe_ep_size"] or "1") != "1" or (r["attention_dp_size"] or "1") != "1" or not r["backend_version"][:1].isdigit():
+            continue
+        moe_step_model_for(r, DEFAULT_COEFFICIENTS)  # plans it
+        plan = _MOE_PLANS[(r["model_path"], r["system"], r["tp_size"])]
+        c = int(r["batch_size"])
+        queued = float(r["silicon_ttft_ms"]) > 10_000  # a TTFT over 10 s is a queue the closed-loop replay does not have
+        if c * (int(r["isl"]) + int(r["osl"])) <= plan.kv_cache_tokens and c <= plan.args.max_num_seqs and not queued:
+            out.append(r)
+    return out
+
+
+def replay(r, coeffs, builder=None):
     """Closed loop at concurrency C ~ C sequence slots with the whole batch queued at t = 0."""
     c = int(r["batch_size"])
     isl, osl = int(r["isl"]), int(r["osl"])
@@ -99,25 +132,25 @@ def replay(r, coeffs):
                  arrival_s=np.zeros(n))
     cfg = EngineConfig(num_gpu_blocks=10_000_000, block_size=16, max_num_seqs=c, max_num_batched_tokens=8192,
                        max_model_len=isl + osl + 16)
-    res = simulate(w, cfg, step_model_for(r, coeffs), scheduler_rules("0.12.0"))
+    res = simulate(w, cfg, (builder or step_model_for)(r, coeffs), scheduler_rules("0.12.0"))
     # TTFT from admission, steady state (requests after the first wave of C)
     ttft = (res.first_token_s[c:] - res.first_scheduled_s[c:]).mean() * 1e3
     return float(ttft), float(res.tpot_s.mean() * 1e3)
 
 
-def evaluate(rs, coeffs, verbose=False):
+def evaluate(rs, coeffs, verbose=False, builder=None):
     cells = defaultdict(list)
     for r in rs:
-        ttft, tpot = replay(r, coeffs)
-        key = (r["model_path"].split("/")[-1], r["system"], "TP" + r["tp_size"])
+        ttft, tpot = replay(r, coeffs, builder)
+        key = (r["model_path"].split("/")[-1], r["system"] + (" " + r["backend_version"] if builder else ""), "TP" + r["tp_size"])
         cells[key].append((ttft / float(r["silicon_ttft_ms"]) - 1, tpot / float(r["silicon_tpot_ms"]) - 1))
     all_tpot = [abs(e[1]) for v in cells.values() for e in v]
     all_ttft = [abs(e[0]) for v in cells.values() for e in v]
     if verbose:
-        print(f"{'model':34s} {'gpu':9s} {'tp':4s} {'rows':>4s} {'TPOT MAPE':>9s} {'TPOT bias':>9s} {'TTFT MAPE':>9s}")
+        print(f"{'model':34s} {'gpu':16s} {'tp':4s} {'rows':>4s} {'TPOT MAPE':>9s} {'TPOT bias':>9s} {'TTFT MAPE':>9s}")
         for key, v in sorted(cells.items()):
             e = np.array(v)
-            print(f"{key[0]:34s} {key[1]:9s} {key[2]:4s} {len(v):4d} {np.abs(e[:,1]).mean()*100:8.1f}% {e[:,1].mean()*100:+8.1f}% {np.abs(e[:,0]).mean()*100:8.1f}%")
+            print(f"{key[0]:34s} {key[1]:16s} {key[2]:4s} {len(v):4d} {np.abs(e[:,1]).mean()*100:8.1f}% {e[:,1].mean()*100:+8.1f}% {np.abs(e[:,0]).mean()*100:8.1f}%")
         print(f"ALL rows {len(all_tpot)}: TPOT MAPE {np.mean(all_tpot)*100:.1f} %, TTFT MAPE {np.mean(all_ttft)*100:.1f} %")
     return float(np.mean(all_tpot)), float(np.mean(all_ttft))
 
@@ -155,6 +188,10 @@ def main():
         evaluate(rs, best[1], verbose=True)
     else:
         evaluate(rs, DEFAULT_COEFFICIENTS, verbose=True)
+    if "--moe" in sys.argv:
+        mr = moe_rows()
+        print(f"\nMoE hold-out: {len(mr)} AIConfigurator vLLM rows (pure TP), step model from kvplan's plan")
+        evaluate(mr, DEFAULT_COEFFICIENTS, verbose=True, builder=moe_step_model_for)
 
 
 if __name__ == "__main__":

@@ -322,6 +322,7 @@ class Plan:
     warnings: tuple[str, ...] = ()
     fixes: tuple[Fix, ...] = ()
     failure: str | None = None       # None (starts), "memory" (the KV-cache checks) or "platform" (GPU generation, dtype)
+    weights_by_use: tuple[tuple[str, int], ...] = ()  # per rank, by what a decode step does with them (RankWeights.by_use)
 
     @property
     def vllm_version(self) -> str:
@@ -1410,7 +1411,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
                      tokens, conc, max_len, fits, error, bs, resolved, runner=model_runner(model, resolved, rules))
     return Plan(model=model, gpu=gpu, args=resolved, rules=rules, mode="vllm", total_bytes=total, requested_bytes=requested,
-                weights_bytes=w.bytes, weights_exact=w.exact, activation_peak_bytes=act, non_torch_bytes=nt,
+                weights_bytes=w.bytes, weights_exact=w.exact, weights_by_use=w.by_use, activation_peak_bytes=act, non_torch_bytes=nt,
                 cudagraph_bytes=cg, cudagraph_capture_bytes=capture, kv_cache_bytes=available, groups=groups,
                 bytes_per_block=bytes_per_block, num_gpu_blocks=num_blocks, kv_cache_tokens=tokens, max_concurrency=conc,
                 kv_bytes_per_token=kv_per_token, state_bytes_per_sequence=state_per_seq, fits=fits, error=error,

@@ -485,13 +485,16 @@ class StepModel:
                      tensor_parallel_size: int = 1, num_experts: int = 0, experts_per_tok: int = 0,
                      moe_intermediate_size: int = 0, nvlink: bool = True, interconnect: Optional[str] = None,
                      embedding_bytes: float = 0.0, expert_parallel_size: int = 1, p2p: Optional[bool] = None,
+                     rank_bytes: Optional[tuple[float, float]] = None,
                      coeffs: StepCoefficients = DEFAULT_COEFFICIENTS) -> "StepModel":
         """`weights_bytes` and `active_params`: the whole model; `kv_bytes_per_token`: per rank.
         `embedding_bytes`: the input embedding table when it is not tied to the LM head -- a lookup, not
         streamed each step. `expert_parallel_size` > 1: experts spread over that many data-parallel ranks
         (vLLM --data-parallel-size N --enable-expert-parallel): each rank holds E/ep experts, its expert
         layers see the tokens of all ep ranks (the ranks step in lockstep), and every MoE layer does a
-        dispatch and a combine collective (vLLM's default all-gather / reduce-scatter all2all backend)."""
+        dispatch and a combine collective (vLLM's default all-gather / reduce-scatter all2all backend).
+        `rank_bytes`: (bytes every step streams, routed-expert bytes held) on one rank as loaded, quantized -- given,
+        they replace the split of `weights_bytes` by parameter share (which assumes one byte width throughout)."""
         tp = max(1, int(tensor_parallel_size))
         ep = max(1, int(expert_parallel_size))
         is_moe = num_experts > 1 and moe_intermediate_size > 0
@@ -514,9 +517,10 @@ class StepModel:
         if (tp > 1 or ep > 1) and link_note != "NVLink":
             notes.append(f"collectives over {link_note}: {link / 1e9:.0f} GB/s achieved and {latency * 1e6:.0f} us "
                          "each (fitted on public nccl-tests runs, bench/data/pcie_nccl_measurements.csv; host-dependent)")
+        dense_rank, expert_rank = rank_bytes if rank_bytes else (dense_bytes / tp, expert_bytes / (tp * ep))
         return cls(
-            weights_bytes_per_rank=dense_bytes / tp,
-            expert_bytes_per_rank=expert_bytes / (tp * ep),
+            weights_bytes_per_rank=float(dense_rank),
+            expert_bytes_per_rank=float(expert_rank) if is_moe else 0.0,
             num_experts=int(num_experts) // ep if is_moe else int(num_experts),
             experts_per_tok=int(experts_per_tok),
             expert_selection_fraction=(experts_per_tok / num_experts) if is_moe else 0.0,
@@ -555,6 +559,10 @@ class StepModel:
             raise InputError("--gpu", f"kvplan's catalog has no HBM bandwidth for {g.name}",
                              "the step-time model needs it; pick a catalog GPU that lists it")
         weights_total = float(getattr(m, "weights_bytes", 0) or 0) or float(plan.weights_bytes) * tp
+        uses = dict(getattr(plan, "weights_by_use", ()) or ())
+        # the plan's loaded bytes by use, quantized as vLLM holds them (an FP8 / AWQ / MXFP4 checkpoint streams its
+        # own bytes, not the bf16 count); the vision tower and an untied input embedding are not streamed in decode
+        rank_bytes = (float(uses.get("streamed", 0)), float(uses.get("experts", 0))) if uses.get("streamed") else None
         return cls.from_numbers(
             weights_bytes=weights_total, active_params=float(m.active_params), num_layers=m.num_layers,
             hidden_size=m.hidden_size, num_attention_heads=m.num_attention_heads, num_kv_heads=m.num_kv_heads,
@@ -563,7 +571,8 @@ class StepModel:
             num_experts=m.num_experts, experts_per_tok=m.num_experts_per_tok,
             moe_intermediate_size=m.moe_intermediate_size, nvlink=bool(getattr(g, "has_nvlink", True)),
             interconnect=getattr(g, "interconnect", None), embedding_bytes=embedding_bytes(m),
-            expert_parallel_size=expert_parallel_size, p2p="geforce" not in str(g.name).lower(), coeffs=coeffs)
+            expert_parallel_size=expert_parallel_size, p2p="geforce" not in str(g.name).lower(), rank_bytes=rank_bytes,
+            coeffs=coeffs)
 
 
 def embedding_bytes(model) -> float:

@@ -388,6 +388,13 @@ class RankWeights:
     method: str
     rotary_bytes: int = 0
     notes: tuple[str, ...] = field(default=())
+    # the busiest rank's bytes by what a decode step does with them: "streamed" (read every step: attention, dense
+    # MLPs, shared experts, norms, the LM head), "experts" (routed experts: only those the batch touches are read),
+    # "input_embedding" (an untied table: a lookup), "vision" (the encoder: not run in decode), "drafter" (MTP)
+    by_use: tuple[tuple[str, int], ...] = ()
+
+    def use_bytes(self, use: str) -> int:
+        return dict(self.by_use).get(use, 0)
 
 
 def _round_up(x: int, a: int) -> int:
@@ -518,12 +525,21 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     def bytes_of(c: Component, on_rank: bool) -> float:
         return (params_on_rank(c) if on_rank else c.params) * bytes_per_param(c)
 
+    def use_of(c: Component) -> str:
+        if c.kind == "experts":
+            return "experts"
+        if c.name == "embed_tokens" and not spec.tie_word_embeddings:
+            return "input_embedding"
+        return "vision" if c.name == "vision" else "streamed"
+
     stages = _pp_stages(count.num_layers, pp)
     drafter = mtp_components(spec, count) if mtp else []
     drafter_rank = sum(bytes_of(c, True) for c in drafter)
     stage_bytes = []
+    stage_uses: list[dict[str, float]] = []
     for s, (lo, hi) in enumerate(stages):
         total = 0.0
+        uses: dict[str, float] = {}
         for c in count.components:
             if c.layer is None:
                 if c.name == "embed_tokens" and not (s == 0 or (s == pp - 1 and spec.tie_word_embeddings)):
@@ -535,7 +551,9 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
             elif not lo <= c.layer < hi:
                 continue
             total += bytes_of(c, True)
+            uses[use_of(c)] = uses.get(use_of(c), 0.0) + bytes_of(c, True)
         stage_bytes.append(total)
+        stage_uses.append(uses)
     counted_total = sum(bytes_of(c, False) for c in count.components)
     notes += list(count.notes)
     checkpoint_matches = spec.checkpoint is not None and (quant is spec.quant or quant == spec.quant)
@@ -546,23 +564,32 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
             notes.append(f"pooling model: the checkpoint's lm_head ({spec.checkpoint.lm_head_bytes / 1024 ** 3:.2f} GiB) is not loaded")
         scale = ckpt_bytes / counted_total
         stage_bytes = [b * scale for b in stage_bytes]
+        stage_uses = [{k: v * scale for k, v in u.items()} for u in stage_uses]
         if drafter:
             if spec.checkpoint.mtp_bytes:  # the checkpoint's own MTP tensors, split like a decoder layer
                 drafter_rank = spec.checkpoint.mtp_bytes * drafter_rank / sum(bytes_of(c, False) for c in drafter)
             notes.append(f"MTP drafter: {drafter_rank / 1024 ** 3:.2f} GiB per rank "
                          f"({'from the checkpoint' if spec.checkpoint.mtp_bytes else 'counted'})")
             stage_bytes[-1] += drafter_rank
+            stage_uses[-1]["drafter"] = drafter_rank
         return RankWeights(int(round(max(stage_bytes))) + rotary, exact=not drafter or bool(spec.checkpoint.mtp_bytes),
-                           method=f"exact: {spec.checkpoint.source}", rotary_bytes=rotary, notes=tuple(notes))
+                           method=f"exact: {spec.checkpoint.source}", rotary_bytes=rotary, notes=tuple(notes),
+                           by_use=_busiest_uses(stage_bytes, stage_uses))
     if drafter:
         notes.append(f"MTP drafter: {drafter_rank / 1024 ** 3:.2f} GiB per rank (counted; last pipeline stage)")
         stage_bytes[-1] += drafter_rank
+        stage_uses[-1]["drafter"] = drafter_rank
     counted_rank = max(stage_bytes)
     how = "counted from the architecture"
     if quant is not None and quant.bits:
         how += f" with {quant.scheme} weights ({bytes_per_quantized_param(quant):.4g} B per quantized weight)"
     return RankWeights(int(round(counted_rank)) + rotary, exact=False, method=f"estimate: {how}",
-                       rotary_bytes=rotary, notes=tuple(notes))
+                       rotary_bytes=rotary, notes=tuple(notes), by_use=_busiest_uses(stage_bytes, stage_uses))
+
+
+def _busiest_uses(stage_bytes: list[float], stage_uses: list[dict[str, float]]) -> tuple[tuple[str, int], ...]:
+    uses = stage_uses[stage_bytes.index(max(stage_bytes))]
+    return tuple((k, int(round(v))) for k, v in sorted(uses.items()))
 
 
 def _pp_stages(n_layers: int, pp: int) -> list[tuple[int, int]]:
