@@ -401,3 +401,20 @@ def test_cli_scaffold_refuses_a_plan_that_does_not_fit(tmp_path):
     res = CliRunner().invoke(app, ["scaffold", str(out), "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4"])
     assert res.exit_code == 1
     assert not out.exists()
+
+
+def test_a_quantized_checkpoint_is_sized_at_its_stored_bytes_for_download_disk_and_volume():
+    """The checkpoint files of an FP8 / MXFP4 / AWQ model hold quantized weights: the download estimate, the disk
+    check and the volume size count those bytes, not the bf16 count of the same architecture."""
+    import kvplan
+    from kvplan.deploy import spec_from_plan
+    from kvplan.weights import count_weights
+
+    for model_id, low, high in (("Qwen/Qwen3-32B-FP8", 0.50, 0.55), ("openai/gpt-oss-120b", 0.26, 0.30),
+                                ("Qwen/Qwen2.5-72B-Instruct-AWQ", 0.26, 0.31)):
+        plan = kvplan.fit(model_id, "H100", max_model_len=8192, tensor_parallel_size=2)
+        spec = spec_from_plan(plan)
+        ratio = spec.weights_bytes_total / count_weights(plan.model).total_bytes
+        assert low < ratio < high, (model_id, ratio)
+        # the files are at least what the ranks load, less the kernels' padding and the rotary cache
+        assert spec.weights_bytes_total <= plan.weights_bytes * 2

@@ -402,12 +402,13 @@ class ModelSpec:
 
     @property
     def weights_bytes(self) -> int:
-        """Whole-model weight bytes: the checkpoint's own where known, else counted."""
-        from kvplan.weights import count_weights
+        """Whole-model weight bytes: the checkpoint's own where known, else counted at the stored precision (a
+        quantized checkpoint's quantized bytes, not its bf16 count)."""
+        from kvplan.weights import stored_bytes
 
         if self.checkpoint:
             return self.checkpoint.total_bytes
-        return count_weights(self).total_bytes
+        return stored_bytes(self)
 
     @property
     def active_params(self) -> int:

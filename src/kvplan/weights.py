@@ -460,6 +460,31 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
     return out
 
 
+def _param_bytes_rule(quant: QuantSpec | None, db: int):
+    """Bytes per parameter of a component as stored and loaded: its own dtype where the count fixes one, the
+    checkpoint's per-module precision where it lists them, the quantized width where the quantization applies."""
+    mixed = dict(quant.module_bytes) if quant is not None else {}
+
+    def bytes_per_param(c: Component) -> float:
+        if c.dtype_bytes:
+            return c.dtype_bytes
+        if mixed:  # per-module precision from the checkpoint; modules it does not list stay unquantized
+            return mixed.get(c.name, db)
+        if quant is not None and quant.bits and c.quantizable and not _skipped(c, quant):
+            return bytes_per_quantized_param(quant)
+        return db
+
+    return bytes_per_param
+
+
+def stored_bytes(spec: ModelSpec) -> int:
+    """The checkpoint's weight bytes counted from the architecture, each tensor at its stored precision (its
+    quantization applied, no kernel padding, no rotary cache, no MTP layers): what a download and the disk hold."""
+    count = count_weights(spec)
+    rule = _param_bytes_rule(spec.quant, spec.dtype_bytes)
+    return int(round(sum(c.params * rule(c) for c in count.components)))
+
+
 def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantSpec | None = None,
                      dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None, ep: int = 1,
                      mtp: bool = False, gpu_vendor: str = "NVIDIA", vision: bool = True) -> RankWeights:
@@ -498,16 +523,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     if pad_note and pad != 1.0:
         notes.append(pad_note)
 
-    mixed = dict(quant.module_bytes) if quant is not None else {}
-
-    def bytes_per_param(c: Component) -> float:
-        if c.dtype_bytes:
-            return c.dtype_bytes
-        if mixed:  # per-module precision from the checkpoint; modules it does not list stay unquantized
-            return mixed.get(c.name, db)
-        if quant is not None and quant.bits and c.quantizable and not _skipped(c, quant):
-            return bytes_per_quantized_param(quant)
-        return db
+    bytes_per_param = _param_bytes_rule(quant, db)
 
     def params_on_rank(c: Component) -> float:
         if c.kind == "experts":
