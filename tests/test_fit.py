@@ -898,3 +898,20 @@ def test_vllm_llm_in_python_has_its_own_default_token_budget():
     with pytest.raises(InputError) as e:
         kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", entrypoint="python")
     assert e.value.field == "--entrypoint"
+
+
+def test_v0_profiles_as_many_dummy_images_as_the_token_budget_holds():
+    # V0's profile run (worker/model_runner.py): max(1, min(max_num_seqs, max_num_batched_tokens // 576)) sequences of
+    # one 576-token LLaVA-1.5 image each, encoded inside the forward
+    import re
+
+    def mm_note(**kw):
+        p = kvplan.fit("llava-hf/llava-1.5-7b-hf", "A100", vllm_version="0.6.6", max_model_len=4096, **kw)
+        assert p.rules.engine == "v0"
+        return next(a for a in p.assumptions if a.startswith("multimodal"))
+
+    assert re.search(r"encodes 7 item\(s\) of 576 tokens \(4,039 patches\)", mm_note())  # 4096 // 576
+    assert re.search(r"encodes 14 item\(s\)", mm_note(max_num_batched_tokens=8192))
+    assert re.search(r"encodes 2 item\(s\)", mm_note(max_num_batched_tokens=8192, max_num_seqs=2))
+    assert re.search(r"encodes 1 item\(s\)", mm_note(max_num_batched_tokens=4096, limit_mm_per_prompt='{"image": 1}',
+                                                    max_num_seqs=1))

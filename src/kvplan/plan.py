@@ -872,10 +872,12 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     0 bytes for a vision tower kvplan does not compute."""
     if not model.is_multimodal:
         return None
-    if rules.engine != "v1":
-        return 0, ("multimodal: V0's profile run encodes its dummy images inside the model forward (max_num_seqs cut to "
-                   "max_num_batched_tokens // the largest item's tokens); that pass is not computed, so the peak may be higher")
     tower = _mm_tower(model)
+    v0 = rules.engine != "v1"
+    if v0 and tower not in ("clip", "siglip"):
+        return 0, ("multimodal: V0's profile run encodes its dummy images inside the model forward (max_num_seqs cut to "
+                   "max_num_batched_tokens // the largest item's tokens); that pass is not computed for this tower, so the "
+                   "peak may be higher")
     if tower is None:
         return 0, (f"multimodal: the profile run's encoder pass of this vision tower "
                    f"({(model.vision_config or {}).get('model_type') or model.model_type}) is not modelled; the peak may be higher")
@@ -921,16 +923,22 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         per_item_tokens = 12_288
         per_item_patches = per_item_tokens * 4
     limit = limits.get("video" if padded_tokens or not image_ok else "image")
-    budget = max(args.max_num_batched_tokens, per_item_tokens)
-    per_prompt = args.max_model_len // per_item_tokens if limit is None else min(limit, args.max_model_len // per_item_tokens)
-    items = max(1, min(budget // per_item_tokens, args.max_num_seqs * per_prompt))
+    if v0:
+        # V0 (worker/model_runner.py profile_run): max_num_seqs = max(1, min(max_num_seqs, max_num_batched_tokens //
+        # max_mm_tokens)) dummy sequences, each with the per-prompt limit of images (default 1), all encoded in the forward
+        per_prompt = 1 if limit is None else max(1, limit)
+        items = max(1, min(args.max_num_seqs, args.max_num_batched_tokens // (per_item_tokens * per_prompt))) * per_prompt
+    else:
+        budget = max(args.max_num_batched_tokens, per_item_tokens)
+        per_prompt = args.max_model_len // per_item_tokens if limit is None else min(limit, args.max_model_len // per_item_tokens)
+        items = max(1, min(budget // per_item_tokens, args.max_num_seqs * per_prompt))
     n = items * per_item_patches
     attention = 3 * h + (8 if facts["rotary"] else 4) * h / tp + (h if tp > 1 else 0)
     mlp = 3 * h + facts["mlp"] * inter / tp
     deep = (len(v.get("deepstack_visual_indexes") or []) * int(v.get("out_hidden_size") or 0) / 4) if tower == "qwen3" else 0
     encoder = 2 * n * (pixels_per_patch + h + max(attention, mlp) + deep)
     cached = 2 * items * (per_item_tokens + padded_tokens) * width
-    pixels = 2 * n * pixels_per_patch if rules.mm_pixels_held else 0
+    pixels = 2 * n * pixels_per_patch if rules.mm_pixels_held and not v0 else 0
     extra = max(0, int(max(encoder, text_peak + cached + pixels) - text_peak))
     what = f"{items} item(s) of {per_item_tokens:,} tokens ({n:,} patches)"
     caution = ""

@@ -180,7 +180,8 @@ def find_gpu(ref: str, *, total_bytes: int | None = None) -> GPUSpec:
         cands = exact or [g for g in catalog if any(want <= set(_gpu_tokens(n)) for n in (g.id, g.name, *g.aliases))]
         if cands:
             chosen = _prefer(cands, total_bytes or size_bytes)
-            if size_bytes and total_bytes is None:
+            own_name = exact and re.search(r"\d+\s*GB\b", variant, re.I)  # the size is part of a catalog name or alias
+            if size_bytes and total_bytes is None and not own_name:
                 _check_named_size(ref, chosen, size_bytes)
             return chosen
     names = [g.name for g in catalog] + [a for g in catalog for a in g.aliases]
