@@ -43,27 +43,47 @@ def test_added_card_resolves_by_its_names_to_its_sourced_total(gpu_id: str):
 
 
 @pytest.mark.parametrize("ref", [
-    "NVIDIA GeForce RTX 4060 Ti",  # NVML names the 8 GB and 16 GB cards alike
-    "RTX 4060 Ti 8GB",
-    "NVIDIA GeForce RTX 5060 Ti",
+    "NVIDIA GeForce RTX 4060 Ti",  # NVML names the 8 GB and 16 GB cards alike: both in the catalog, so asked
+    "NVIDIA GeForce RTX 5060 Ti",  # also sold with 8 GB, which the catalog lacks
     "RTX 4060", "RTX 5060",
-    "NVIDIA GeForce RTX 2080", "RTX 2080",  # 8 GB: not the 2080 Ti
-    "NVIDIA GeForce RTX 4070 Ti",  # 12 GB: not the 4070 Ti SUPER
-    "RTX 4070 SUPER",
-    "RTX 3060 Ti",
     "RTX 4000",  # Quadro RTX 4000 (8 GB) or RTX 4000 Ada (20 GB): ambiguous
     "Quadro RTX 4000",
+    "RTX 6000",  # Quadro RTX 6000, RTX 6000 Ada (48 GB) or RTX PRO 6000 (96 GB)
+    "V100",  # 16 or 32 GB
+    "NVIDIA Jetson AGX Orin",  # 32 or 64 GB
     "NVIDIA GeForce RTX 3080 Laptop GPU",
 ])
-def test_neighbours_the_catalog_lacks_stay_unknown(ref: str):
+def test_neighbours_the_catalog_lacks_or_cannot_tell_apart_stay_unknown(ref: str):
     with pytest.raises(UnknownGPUError):
         find_gpu(ref)
 
 
 @pytest.mark.parametrize("ref,gpu_id", [
+    ("NVIDIA GeForce RTX 2080", "rtx-2080"), ("RTX 2080 Ti", "rtx-2080ti"),  # Ti is part of the model number
+    ("NVIDIA GeForce RTX 4070 Ti", "rtx-4070-ti"), ("RTX 4070 Ti SUPER", "rtx-4070ti-super"),
+    ("RTX 4070 SUPER", "rtx-4070-super"), ("RTX 4070", "rtx-4070"), ("RTX 3060 Ti", "rtx-3060-ti"),
+    ("RTX 3060", "rtx-3060"), ("NVIDIA GeForce RTX 4060 Ti", "rtx-4060ti-8gb"),
+])
+def test_suffixed_model_numbers_are_cards_of_their_own(ref: str, gpu_id: str):
+    kw = {"total_bytes": 7806 * 1024 ** 2} if "4060" in ref else {}  # the 8 GB card's total tells it apart
+    assert find_gpu(ref, **kw).id == gpu_id
+
+
+def test_a_name_several_cards_answer_to_says_which_and_how_to_choose():
+    with pytest.raises(UnknownGPUError) as err:
+        find_gpu("NVIDIA GeForce RTX 4060 Ti")
+    assert "7.62 GiB" in str(err.value) and "15.70 GiB" in str(err.value) and "--gpu-gib" in str(err.value)
+    with pytest.raises(UnknownGPUError) as err:
+        find_gpu("RTX 5060 Ti")
+    assert "also sold with 8 GB" in str(err.value)
+    assert find_gpu("RTX 5060 Ti 16GB").id == "rtx-5060ti-16gb"
+    assert find_gpu("RTX 5060 Ti", total_bytes=16617897984).id == "rtx-5060ti-16gb"  # a logged total decides
+
+
+@pytest.mark.parametrize("ref,gpu_id", [
     ("RTX 3090", "rtx-3090"), ("RTX 3090 24GB", "rtx-3090"), ("3090", "rtx-3090"),
     ("RTX 4090", "rtx-4090"), ("RTX 4080", "rtx-4080"), ("RTX 5090", "rtx-5090"),
-    ("RTX 6000", "rtx-pro-6000-blackwell"), ("RTX PRO 6000", "rtx-pro-6000-blackwell"),
+    ("RTX PRO 6000", "rtx-pro-6000-blackwell"),
     ("RTX A6000", "rtx-a6000"), ("A6000", "rtx-a6000"), ("L4", "l4"), ("L40", "l40"), ("L40S", "l40s"),
     ("A800", "a800-80gb-sxm"), ("MI250X", "mi250x"),
 ])

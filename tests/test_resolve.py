@@ -283,8 +283,9 @@ def test_gpu_names_as_logs_and_reports_write_them(written, expect):
 def test_a_logged_total_picks_the_variant_and_other_cards_stay_unknown():
     assert find_gpu("NVIDIA A100", total_bytes=int(39.39 * 1024 ** 3)).id == "a100-40gb-sxm"
     assert find_gpu("NVIDIA A100", total_bytes=int(79.25 * 1024 ** 3)).id == "a100-80gb-sxm"
+    assert find_gpu("NVIDIA GeForce RTX 3090 Ti").id == "rtx-3090-ti"  # a card of its own, not the 3090
     with pytest.raises(UnknownGPUError):
-        find_gpu("NVIDIA GeForce RTX 3090 Ti")  # a different card is never matched to its neighbour
+        find_gpu("NVIDIA GeForce RTX 3090 Ti Laptop GPU")  # a different card is never matched to its neighbour
 
 
 def test_mtp_tensors_are_kept_apart_from_the_target_model(tmp_path: Path):

@@ -228,6 +228,268 @@ EXTRA_GPUS += [
     },
 ]
 
+# More cards vLLM users run, sourced the same way (stop 11). A total "seen in a vLLM log" wins; else the CUDA / torch /
+# rocminfo total of the cited capture; else nvidia-smi's total less the 0.6 GiB driver reserve (an estimate, labelled so).
+# Bandwidth is left None where no fetched source states it. Unified-memory parts (Jetson) report the system memory.
+EXTRA_GPUS += [
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'a30', "name": 'NVIDIA A30',
+        "aliases": ['A30', 'NVIDIA A30'],
+        "memory_gb_marketing": 24, "compute_capability": '8.0', "hbm_bandwidth_tbps": 0.933,
+        'memory_total_bytes_reported': 24164 * MIB,
+        "memory_source": "torch: public GitHub file found by exact-string search (the index returns no repository/path): 'YOLO 🚀 v0.1-112-g1eb03c3 Python-3.10.12 torch-2.8.0+cu128 CUDA:0 (NVIDIA A30, 24164MiB)'",
+        "sources": ['https://github.com/LHRLAB/ChatKBQA/issues/2 (A30, older torch/driver): "CUDA out of memory. Tried to allocate 2.00 MiB (GPU 0; 23.50 GiB total capacity; ..." -> 23.50 GiB', 'https://github.com/google/RB-Modulation/issues/5: "GPU 0 has a total capacty of 23.53 GiB ... only 24G in A30"', 'deviceQuery-derived table (index id 38597028088, no URL): "Device | NVIDIA A30 | CUDA Driver / Runtime Version | 12.5 / 12.1 | CUDA Capability Major/Minor | 8.0 | Total Global Memory | 24169 MB (25,343,295,488 bytes)" (CC 8.0)'],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'h800-pcie', "name": 'NVIDIA H800 PCIe',
+        "aliases": ['H800 PCIe', 'NVIDIA H800 PCIe'],
+        "memory_gb_marketing": 80, "compute_capability": '9.0', "hbm_bandwidth_tbps": None,
+        'nvidia_smi_total_mib': 81559,
+        "memory_source": "nvidia_smi_mib: public GitHub file found by exact-string search (the index returns no repository/path): '- GPU: NVIDIA H800 PCIe, 81,559 MiB, driver 580.82.07 ... - vLLM: 0.20.1 - PyTorch: 2.11.0+cu130'",
+        "sources": ['also: \'"nvidia_smi": "NVIDIA H800 PCIe, 81559 MiB, 570.124.04", ... "device_0": "NVIDIA H800 PCIe", "capability_0": [ 9, 0 ]\' (index id 66468480194, no URL) -> CC 9.0', 'nvidia-smi 81559 MiB is the same as H100 PCIe; CUDA-level total not found (expect ~79.0-79.2 GiB like h100-pcie)'],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'v100s-pcie-32gb', "name": 'Tesla V100S-PCIE-32GB',
+        "aliases": ['V100S', 'Tesla V100S-PCIE-32GB', 'NVIDIA Tesla V100S-PCIE-32GB'],
+        "memory_gb_marketing": 32, "compute_capability": '7.0', "hbm_bandwidth_tbps": 1.134,
+        'memory_total_bytes_reported': 32501 * MIB,
+        "memory_source": "torch: public GitHub file found by exact-string search (the index returns no repository/path): '2023-10-06T15:23:14Z [job] Ultralytics YOLOv8.0.194 🚀 Python-3.8.18 torch-2.1.0+cu121 CUDA:0 (Tesla V100S-PCIE-32GB, 32501MiB)'",
+        "sources": ["older torch: 'YOLOv5 🚀 v5.0-290-g62409ee torch 1.8.0 CUDA:0 (Tesla V100S-PCIE-32GB, 32510.5MB)' (index id 8808859597, no URL) = 31.75 GiB", "nvidia-smi: 'Tesla V100S-PCIE-32GB, 32768 MiB; driver 550.107.02' (index id 59844548622)", 'CC 7.0 / bandwidth: devinfo output \'======= Device 0: "Tesla V100S-PCIE-32GB" ======= CUDA Architecture: Volta, 7.0 ... Peak memory bandwidth (GB/s): 1134\' (index id 52872629004, no URL)'],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'h20-3e', "name": 'NVIDIA H20-3e',
+        "aliases": ['H20-3e', 'NVIDIA H20-3e', 'H20 141GB'],
+        "memory_gb_marketing": 141, "compute_capability": '9.0', "hbm_bandwidth_tbps": 4.8,
+        'nvidia_smi_total_mib': 143771,
+        "memory_source": "nvidia_smi_mib: public GitHub file found by exact-string search (the index returns no repository/path): 'NVIDIA H20-3e, 143771 MiB, 590.48.01'",
+        "sources": ["same value in several files, e.g. '| GPU | 8 x NVIDIA H20-3e, 143771 MiB each | Driver | 580.95.05' (index id 60976242793)", "https://github.com/tile-ai/TileOPs/pull/1658: 'gpu: NVIDIA H20-3e / compute_capability: 9.0 / hbm: theoretical: 4800e9 # bytes/s, HBM3e 141GB stack (same silicon as H200)'", "nvidia-smi total equals H200's 143771 MiB; CUDA total not found (H200 catalog: 139.8 GiB)"],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-5000-ada', "name": 'NVIDIA RTX 5000 Ada Generation',
+        "aliases": ['RTX 5000 Ada', 'NVIDIA RTX 5000 Ada Generation'],
+        "memory_gb_marketing": 32, "compute_capability": '8.9', "hbm_bandwidth_tbps": None,
+        'nvidia_smi_total_mib': 32760,
+        "memory_source": "nvidia_smi_mib: public GitHub file found by exact-string search (the index returns no repository/path): '- GPU: `NVIDIA RTX 5000 Ada Generation, 32760 MiB`.'",
+        "sources": ["also 'GPU | 2 × NVIDIA RTX 5000 Ada Generation, 32760 MiB ciascuna' (index id 68519422180) and 'GPU 0 | NVIDIA RTX 5000 Ada Generation, 32 760 MiB' (index id 71164324276)", 'CUDA-level total not found'],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-a4000', "name": 'NVIDIA RTX A4000',
+        "aliases": ['RTX A4000', 'NVIDIA RTX A4000'],
+        "memory_gb_marketing": 16, "compute_capability": '8.6', "hbm_bandwidth_tbps": 0.448,
+        'memory_total_bytes_reported': 16117 * MIB,
+        "memory_source": "torch: public GitHub file found by exact-string search (the index returns no repository/path): 'Ultralytics YOLOv8.0.36 🚀 Python-3.8.10 torch-1.12.1+cu116 CUDA:0 (NVIDIA RTX A4000, 16117MiB)'",
+        "sources": ["also 'YOLOR 🚀 v0.1-115-g072f76c torch 1.10.2+cu111 CUDA:0 (NVIDIA RTX A4000, 16117.3125MB)' (index id 31365933372)", "https://github.com/DengKaiCQ/VGGT-Long/issues/6 (RTX A4000, 2025, driver/OS unknown): 'GPU 0 has a total capacity of 15.61 GiB' -> lower than 16117 MiB (15.74 GiB); driver-dependent", "nvidia-smi: 'Hardware: one NVIDIA RTX A4000, 16,376 MiB, driver 580.173.02' (index id 65990426228)"],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'quadro-rtx-8000', "name": 'Quadro RTX 8000',
+        "aliases": ['Quadro RTX 8000', 'RTX 8000', 'NVIDIA Quadro RTX 8000'],
+        "memory_gb_marketing": 48, "compute_capability": '7.5', "hbm_bandwidth_tbps": 0.672,
+        'memory_total_bytes_reported': int(47.46 * 1024 ** 3),
+        "memory_source": "torch: https://github.com/Victarry/stable-dreambooth/issues/8: 'RuntimeError: CUDA out of memory. Tried to allocate 4.00 GiB (GPU 0; 47.46 GiB total capacity; 44.29 GiB already allocated; 862.56 MiB free; 45.46 GiB reserved in total by PyTorch)'",
+        "sources": ["'Ultralytics YOLOv8.0.227 🚀 Python-3.9.18 torch-2.1.1+cu121 CUDA:0 (Quadro RTX 8000, 48593MiB)' (index id 3316311062, no URL) = 47.45 GiB", "newer stack: 'PyTorch 2.12 ... CUDA 13 ... CUDA:0 (Quadro RTX 8000, 48380MiB)' (index id 60313152358, no URL) = 47.25 GiB (driver-dependent)", 'https://squadfill.com/2018/08/14/nvidia-unveils-new-turing-architecture-and-teases-rtx-2080: "The \'big chip\' offering delivers 672GB/s of bandwidth" (RTX 8000/6000)'],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'titan-rtx', "name": 'NVIDIA TITAN RTX',
+        "aliases": ['TITAN RTX', 'NVIDIA TITAN RTX'],
+        "memory_gb_marketing": 24, "compute_capability": '7.5', "hbm_bandwidth_tbps": 0.672,
+        'memory_total_bytes_reported': 24212 * MIB,
+        "memory_source": "torch: public GitHub file found by exact-string search (the index returns no repository/path): 'YOLOv5 🚀 v7.0-63-gcdd804d Python-3.8.10 torch-1.13.1+cu117 CUDA:0 (NVIDIA TITAN RTX, 24212MiB)'",
+        "sources": ["nvidia-smi: '0, NVIDIA TITAN RTX, 24576 MiB, 1 MiB, 24211 MiB' (index id 67067871126)", "https://github.com/lllyasviel/FramePack/issues/79 (Windows/WDDM, not representative): 'GPU 0 has a total capacity of 24.00 GiB'"],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'a2', "name": 'NVIDIA A2',
+        "aliases": ['A2', 'NVIDIA A2', 'A2 PCIe'],
+        "memory_gb_marketing": 16, "compute_capability": '8.6', "hbm_bandwidth_tbps": None,
+        'nvidia_smi_total_mib': 15356,
+        "memory_source": "nvidia_smi_mib: public GitHub file found by exact-string search (the index returns no repository/path): '| GPU | **NVIDIA A2, 15 356 MiB (~15 GB) VRAM**, compute 8.6 (Ampere) |'",
+        "sources": ["'Physical GPU 0 A2, 15356 MiB, CC8.6' driver 550.163.01 (index id 70733150859)", 'CUDA-level total not found (expect below 15356 MiB, cf. T4 15360 MiB nvidia-smi -> 14.56 GiB CUDA)'],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'a16', "name": 'NVIDIA A16',
+        "aliases": ['A16', 'NVIDIA A16'],
+        "memory_gb_marketing": 16, "compute_capability": '8.6', "hbm_bandwidth_tbps": None,
+        'nvidia_smi_total_mib': 15356,
+        "memory_source": "nvidia_smi_mib: public GitHub file found by exact-string search (the index returns no repository/path): '- GPU: NVIDIA A16, 15,356 MiB, compute capability 8.6\\n- NVIDIA driver: 595.71.05'",
+        "sources": ["vLLM TP=4 on A16: '3  NVIDIA A16 ... 14724MiB / 15356MiB' and 'CSV: NVIDIA A16, 15356 MiB' (index id 71051116011)", 'A16 board = 4 GPUs x 16 GB; each GPU is one CUDA device'],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'jetson-agx-orin-64gb', "name": 'NVIDIA Jetson AGX Orin 64GB',
+        "aliases": ['Jetson AGX Orin 64GB', 'NVIDIA Jetson AGX Orin 64GB', 'NVIDIA Jetson AGX Orin'],
+        "memory_gb_marketing": 64, "compute_capability": '8.7', "hbm_bandwidth_tbps": 0.2048,
+        'memory_total_bytes_reported': 65893089280,
+        "memory_source": 'deviceQuery: public GitHub file found by exact-string search (the index returns no repository/path): \'Device 0: "Orin"\\n  CUDA Driver Version / Runtime Version          12.6 / 12.6\\n  CUDA Capability Major/Minor version number:    8.7\\n  Total amount of global memory:                 62841 MBytes (65893089280 bytes)\\n  (016)\'',
+        "sources": ['UNIFIED MEMORY: CUDA total = system LPDDR5 visible to Linux (shared with CPU/OS); usable for vLLM is lower', "another 64GB doc: 'Total amount of global memory: 62841 MBytes (65893269504 bytes)' (index id 61991427318)", "bandwidth 204.8 GB/s: spec table (index id 54714041744, no URL): '| 内存带宽 | 204.8 GB/s | 204.8 GB/s |' for AGX Orin 64GB/32GB"],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'jetson-thor', "name": 'NVIDIA Jetson AGX Thor',
+        "aliases": ['NVIDIA Thor', 'Jetson Thor', 'Jetson AGX Thor', 'T5000'],
+        "memory_gb_marketing": 128, "compute_capability": '11.0', "hbm_bandwidth_tbps": 0.273,
+        'memory_total_bytes_reported': 131881680896,
+        "memory_source": 'deviceQuery: public GitHub file found by exact-string search (the index returns no repository/path): \'Device 0: "NVIDIA Thor"\\n  CUDA Driver Version / Runtime Version          13.0 / 13.0\\n  CUDA Capability Major/Minor version number:    11.0\\n  Total amount of global memory:                 125772 MBytes (131881680896 byte\'',
+        "sources": ['UNIFIED MEMORY (128 GB LPDDR5X shared with CPU/OS)', "vLLM container nvcr.io/nvidia/vllm:25.09-py3 deviceQuery: 'Total amount of global memory: 125772 MBytes (131881684992 bytes)' (index id 44448955983); CUDA 13.2 Noble: '125492 MBytes (131587801088 bytes)' (index id 65768411822)", "https://github.com/antirez/ds4/pull/788: 'NVIDIA Jetson AGX Thor T5000 developer kit - Blackwell, compute capability sm_110, 2560 CUDA cores / 96 tensor cores, 128 GB LPDDR5X at 273 GB/s'"],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-pro-5000-blackwell', "name": 'NVIDIA RTX PRO 5000 Blackwell',
+        "aliases": ['RTX PRO 5000', 'RTX PRO 5000 Blackwell', 'NVIDIA RTX PRO 5000 Blackwell'],
+        "memory_gb_marketing": 48, "compute_capability": '12.0', "hbm_bandwidth_tbps": 1.344,
+        'nvidia_smi_total_mib': 48935,
+        "memory_source": "nvidia_smi_mib: public GitHub file found by exact-string search (the index returns no repository/path): 'NVIDIA RTX PRO 5000 Blackwell, 595.71.05, 48935 MiB'",
+        "sources": ["likely CUDA-level (vLLM 0.30.0 / PyTorch 2.13.0 report, exact origin unstated): '| 사용 GPU | NVIDIA RTX PRO 5000 Blackwell, 47.23 GiB |' (index id 70919330036, no URL)", '48GB variant only; a 72GB variant exists (not found)', "https://www.purepc.pl/nvidia-rtx-pro-6000-rtx-pro-6000-max-q-rtx-pro-5000-rtx-pro-4500-oraz-rtx-pro-4000-profesjonalne-karty-graficzne-blackwell: 'RTX PRO 5000 Blackwell oferuje ponadto 48 GB pamięci GDDR7 ECC na 384-bitowej magistrali, co przekłada się na przepustowość 1344 GB/s'"],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-3090-ti', "name": 'NVIDIA GeForce RTX 3090 Ti',
+        "aliases": ['RTX 3090 Ti', 'GeForce RTX 3090 Ti', '3090 Ti', 'RTX 3090Ti'],
+        "memory_gb_marketing": 24, "compute_capability": '8.6', "hbm_bandwidth_tbps": 1.008,
+        'memory_total_bytes_reported': 24114 * MIB,
+        "memory_source": 'torch: public GitHub file found by exact-string search (the index returns no repository/path): "_CudaDeviceProperties(name=\'NVIDIA GeForce RTX 3090 Ti\', major=8, minor=6,\\n  total_memory=24114MB, multi_processor_count=84, L2_cache_size=6MB)  [same doc: nvidia-smi \'NVIDIA GeForce RTX 3090 Ti, 24564 MiB, 590.44.01\'; t"',
+        "sources": ["find_string index file id 53443089858 (public GitHub file; the index returns no repository/path): Linux Ultralytics 'torch-2.9.1+cu128 CUDA:0 (NVIDIA GeForce RTX 3090 Ti, 24110MiB)' (Ultralytics prints torch total_memory/2**20)", "find_string index file id 27282280321 (public GitHub file; the index returns no repository/path): older driver 'YOLOv5 ... torch-2.1.1+cu118 CUDA:0 (NVIDIA GeForce RTX 3090 Ti, 24214MiB)' (total drifts ~100 MiB down on newer drivers)", "CC 8.6: same torch line 'major=8, minor=6'"],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-4090-d', "name": 'NVIDIA GeForce RTX 4090 D',
+        "aliases": ['RTX 4090 D', 'GeForce RTX 4090 D', '4090 D', 'RTX 4090D', '4090D'],
+        "memory_gb_marketing": 24, "compute_capability": '8.9', "hbm_bandwidth_tbps": 1.008,
+        'memory_total_bytes_reported': 24111 * MIB,
+        "memory_source": "torch: public GitHub file found by exact-string search (the index returns no repository/path): 'Ultralytics 8.3.204 🚀 Python-3.11.13 torch-2.8.0+cu128 CUDA:0 (NVIDIA GeForce RTX 4090 D, 24111MiB)  [Linux, /root/...; Ultralytics prints torch total_memory/2**20]'",
+        "sources": ["find_string index file id 41065729945 (public GitHub file; the index returns no repository/path) and find_string index file id 38443167076 (public GitHub file; the index returns no repository/path): older torch/driver 'CUDA:0 (NVIDIA GeForce RTX 4090 D, 24210MiB)'", "find_string index file id 69612263523 (public GitHub file; the index returns no repository/path): '**GPUs** — 4 × NVIDIA GeForce RTX 4090 D, 24564 MiB each, compute capability\n8.9, driver `590.48.01`' (nvidia-smi total + CC)", "https://github.com/CYBIRD-D/How-to-Choose-your-LLM-Model-for-translation/blob/52379077acab0e1d450adb86345f9e705bb6cade/Nvidia_GPU_Specification.md : '| RTX 4090 D | 14592 | 24 | 1008 |'"],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-4070-ti', "name": 'NVIDIA GeForce RTX 4070 Ti',
+        "aliases": ['RTX 4070 Ti', 'GeForce RTX 4070 Ti', '4070 Ti', 'RTX 4070Ti', 'RTX 4070 Ti 12GB'],
+        "memory_gb_marketing": 12, "compute_capability": '8.9', "hbm_bandwidth_tbps": 0.504,
+        'memory_total_bytes_reported': 12007 * MIB,
+        "memory_source": "torch: public GitHub file found by exact-string search (the index returns no repository/path): 'YOLOv5 🚀 2023-12-6 Python-3.9.18 torch-2.1.1+cu121 CUDA:0 (NVIDIA GeForce RTX 4070 Ti, 12007MiB)  [Linux, /home/linuxit/...; torch total_memory/2**20; 2023-era driver]'",
+        "sources": ["find_string index file id 69734109907 (public GitHub file; the index returns no repository/path): '| GPU | NVIDIA GeForce RTX 4070 Ti, 12282 MiB, compute capability 8.9 (Ada) |' (nvidia-smi total + CC; vLLM 0.28.0 box)", "find_string index file id 28072692075 (public GitHub file; the index returns no repository/path): 'torch-2.6.0+cu126 CUDA:0 (NVIDIA GeForce RTX 4070 Ti, 12282MiB)' (likely Windows/WDDM where CUDA total == nvidia-smi)", 'caution: on the RTX 4070 (same 12282 MiB nvidia-smi) newer Linux drivers report ~11866-11903 MiB vs ~11994-12002 MiB on 2023 drivers, so 4070 Ti on a current driver is probably ~130 MiB below 12007'],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-4070', "name": 'NVIDIA GeForce RTX 4070',
+        "aliases": ['RTX 4070', 'GeForce RTX 4070', '4070', 'RTX 4070 12GB'],
+        "memory_gb_marketing": 12, "compute_capability": '8.9', "hbm_bandwidth_tbps": 0.504,
+        'memory_total_bytes_reported': 11866 * MIB,
+        "memory_source": "deviceQuery: public GitHub file found by exact-string search (the index returns no repository/path): 'ggml_cuda_init: found 1 CUDA devices (Total VRAM: 11866 MiB):\\n  Device 0: NVIDIA GeForce RTX 4070, compute capability 8.9, VMM: yes, VRAM: 11866 MiB\\nbuild: 8586 (64ac9ab66) with GNU 15.2.1 for Linux x86_64  [llama.cpp pr'",
+        "sources": ["find_string index file id 52497678043 (public GitHub file; the index returns no repository/path): Linux llama.cpp 'Device 0: NVIDIA GeForce RTX 4070, compute capability 8.9, VMM: yes, VRAM: 11903 MiB'", "find_string index file id 60442349183 (public GitHub file; the index returns no repository/path): 'Device 0: NVIDIA GeForce RTX 4070, compute capability 8.9, VMM: yes, VRAM: 11875 MiB (11714 MiB free)'", "find_string index file id 5501058174 (public GitHub file; the index returns no repository/path): older Linux torch 'torch-1.13.0+cu117 CUDA:0 (NVIDIA GeForce RTX 4070, 11994MiB)'; find_string index file id 32106163389 (public GitHub file; the index returns no repository/path): 'torch-2.5.1+cu124 CUD"],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-4070-super', "name": 'NVIDIA GeForce RTX 4070 SUPER',
+        "aliases": ['RTX 4070 SUPER', 'GeForce RTX 4070 SUPER', '4070 SUPER', 'RTX 4070 Super', '4070 Super'],
+        "memory_gb_marketing": 12, "compute_capability": '8.9', "hbm_bandwidth_tbps": 0.504,
+        'nvidia_smi_total_mib': 12282,
+        "memory_source": "nvidia_smi_mib: public GitHub file found by exact-string search (the index returns no repository/path): 'GPU: NVIDIA GeForce RTX 4070 SUPER, 12282 MiB, sm_89. Checked with\\nnvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv  [nvidia-smi total, NOT the CUDA total; Linux CUDA total not found]'",
+        "sources": ["find_string index file id 66518564485 (public GitHub file; the index returns no repository/path): Windows (D:\\ paths) Ultralytics 'torch-2.5.1+cu121 CUDA:0 (NVIDIA GeForce RTX 4070 SUPER, 12282MiB)' - under WDDM the CUDA total equals nvidia-smi, so this does not give the Linux figure", 'estimate only (unsourced for this SKU): the RTX 4070 with the same 12282 MiB nvidia-smi total reports 11866-12002 MiB to CUDA on Linux', 'find_string index file id 69562124537 (public GitHub file; the index returns no repository/path): deviceQuery \'Device 0: "NVIDIA GeForce RTX 4070 SUPER" ... CUDA Capability Major/Minor version number: 8.9\''],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-5070-ti', "name": 'NVIDIA GeForce RTX 5070 Ti',
+        "aliases": ['RTX 5070 Ti', 'GeForce RTX 5070 Ti', '5070 Ti', 'RTX 5070Ti', '5070Ti'],
+        "memory_gb_marketing": 16, "compute_capability": '12.0', "hbm_bandwidth_tbps": 0.896,
+        "memory_source": 'seen in a vLLM log: https://github.com/stevenvo780/jarvisIAV2/blob/a52c045db28bd7c8fe31798974de27c109f142d2/WEB_TEST_RESULTS.md: "ValueError: Free memory on device (0.9/15.47 GiB) on startup is less than desired GPU memory utilization  [same report: \'| **GPU utilizada** | GPU 0 (RTX 5070 Ti 16GB) |\', vLLM engine on GPU 0]"',
+        "sources": ["find_string index file id 53108913194 (public GitHub file; the index returns no repository/path): llama.cpp 'Device 0: NVIDIA GeForce RTX 5070 Ti, compute capability 12.0, VMM: yes, VRAM: 15842 MiB' (15842 MiB = 15.47 GiB; also gives CC 12.0)", "find_string index file id 59379340907 (public GitHub file; the index returns no repository/path): 'GPU: NVIDIA GeForce RTX 5070 Ti, compute capability 12.0, driver 610.57.04, 16,303 MiB physical and about 15,880 MiB usable process capacity'", "https://github.com/CYBIRD-D/How-to-Choose-your-LLM-Model-for-translation/blob/52379077acab0e1d450adb86345f9e705bb6cade/Nvidia_GPU_Specification.md : '| RTX 5070 Ti | 8960 | 16 | 896 |'"],
+        "vllm_seen_gib": 15.47,
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-5070', "name": 'NVIDIA GeForce RTX 5070',
+        "aliases": ['RTX 5070', 'GeForce RTX 5070', '5070', 'RTX 5070 12GB'],
+        "memory_gb_marketing": 12, "compute_capability": '12.0', "hbm_bandwidth_tbps": 0.672,
+        'nvidia_smi_total_mib': 12227,
+        "memory_source": 'nvidia_smi_mib: public GitHub file found by exact-string search (the index returns no repository/path): "| GPU available | NVIDIA GeForce RTX 5070, 12227 MiB VRAM, compute capability 12.0 (Blackwell), driver 595.84 | detected: `nvidia-smi` |  [same doc: \'Ubuntu 24.04.4 LTS\'; nvidia-smi total, NOT the CUDA total]"',
+        "sources": ["find_string index file id 57401258474 (public GitHub file; the index returns no repository/path): Windows llama.cpp b9101 'Device 0: NVIDIA GeForce RTX 5070, compute capability 12.0, VMM: yes, VRAM: 12226 MiB' (WDDM: CUDA total ~= nvidia-smi)", 'estimate only (unsourced): on the RTX 5070 Ti the Linux CUDA total is ~461 MiB below nvidia-smi (15842 vs 16303 MiB); no Linux CUDA/vLLM total for the 5070 was found', "https://github.com/CYBIRD-D/How-to-Choose-your-LLM-Model-for-translation/blob/52379077acab0e1d450adb86345f9e705bb6cade/Nvidia_GPU_Specification.md : '| RTX 5070 | 6144 | 12 | 672 |'"],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-3070', "name": 'NVIDIA GeForce RTX 3070',
+        "aliases": ['RTX 3070', 'GeForce RTX 3070', '3070', 'RTX 3070 8GB'],
+        "memory_gb_marketing": 8, "compute_capability": '8.6', "hbm_bandwidth_tbps": 0.448,
+        'memory_total_bytes_reported': 8197111808,
+        "memory_source": 'deviceQuery: public GitHub file found by exact-string search (the index returns no repository/path): \'Device 0: "NVIDIA GeForce RTX 3070"\\n  CUDA Driver Version / Runtime Version          12.8 / 12.8\\n  CUDA Capability Major/Minor version number:    8.6\\n  Total amount of global memory:                 7817 MBytes (81971118\'',
+        "sources": ["find_string index file id 65969143195 (public GitHub file; the index returns no repository/path): Linux Ultralytics 'torch-2.10.0+cu128 CUDA:0 (NVIDIA GeForce RTX 3070, 7842MiB)'", "find_string index file id 24853334455 (public GitHub file; the index returns no repository/path): older Linux deviceQuery (CUDA 11.6) 'Total amount of global memory: 7974 MBytes (8361213952 bytes)'; find_string index file id 54169976600 (public GitHub file; the index returns no repository/path): TF ", "https://github.com/MonitSharma/parallel_adventures cuda_kernels/Readme.md: 'Total amount of global memory: 8192 MBytes (8589410304 bytes)' (CUDA 12.7; full 8 GiB, typical of Windows/WSL, not Linux)"],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-3060-ti', "name": 'NVIDIA GeForce RTX 3060 Ti',
+        "aliases": ['RTX 3060 Ti', 'GeForce RTX 3060 Ti', '3060 Ti', 'RTX 3060Ti'],
+        "memory_gb_marketing": 8, "compute_capability": '8.6', "hbm_bandwidth_tbps": 0.448,
+        'memory_total_bytes_reported': 7833 * MIB,
+        "memory_source": "torch: public GitHub file found by exact-string search (the index returns no repository/path): 'Ultralytics 8.4.48 🚀 Python-3.14.4 torch-2.11.0+cu130 CUDA:0 (NVIDIA GeForce RTX 3060 Ti, 7833MiB)  [torch total_memory/2**20]'",
+        "sources": ['find_string index file id 34099184611 (public GitHub file; the index returns no repository/path): Linux deviceQuery (driver CUDA 12.2) \'Device 0: "NVIDIA GeForce RTX 3060 Ti" ... CUDA Capability Major/Minor version number:    8.6\n  Total amount of global memory:                 7972 MBytes (83596410', "https://github.com/CYBIRD-D/How-to-Choose-your-LLM-Model-for-translation/blob/52379077acab0e1d450adb86345f9e705bb6cade/Nvidia_GPU_Specification.md : '| RTX 3060 Ti 8GB (GDDR6) | 4864 | 8 | 448 |' (GDDR6X variant: 608 GB/s)"],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-4060ti-8gb', "name": 'NVIDIA GeForce RTX 4060 Ti 8GB',
+        "aliases": ['RTX 4060 Ti 8GB', 'RTX 4060Ti 8GB', 'GeForce RTX 4060 Ti 8GB', '4060 Ti 8GB', '4060Ti 8GB'],
+        "memory_gb_marketing": 8, "compute_capability": '8.9', "hbm_bandwidth_tbps": 0.288,
+        'memory_total_bytes_reported': 7806 * MIB,
+        "memory_source": "torch: public GitHub file found by exact-string search (the index returns no repository/path): 'Ultralytics 8.4.82 🚀 Python-3.12.3 torch-2.12.1+cu130 CUDA:0 (NVIDIA GeForce RTX 4060 Ti, 7806MiB)\\n... OS                     Linux-6.17.0-29-generic-x86_64-with-glibc2.39  [torch total_memory/2**20; 7806 < 8188 so this '",
+        "sources": ["find_string index file id 66857511471 (public GitHub file; the index returns no repository/path): Linux llama.cpp eval 'Hardware: NVIDIA GeForce RTX 4060 Ti, 8188 MiB' (nvidia-smi total)", "find_string index file id 70128357367 (public GitHub file; the index returns no repository/path): '| GPU | NVIDIA GeForce RTX 4060 Ti, 8188 MiB, compute capability **8.9** (Ada), VBIOS 95.06.26.00.52 |'", "note: the 8 GB and 16 GB SKUs report the identical device name 'NVIDIA GeForce RTX 4060 Ti'; resolve by total memory"],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-4080-super', "name": 'NVIDIA GeForce RTX 4080 SUPER',
+        "aliases": ['RTX 4080 SUPER', 'GeForce RTX 4080 SUPER', '4080 SUPER', 'RTX 4080 Super', '4080 Super'],
+        "memory_gb_marketing": 16, "compute_capability": '8.9', "hbm_bandwidth_tbps": 0.736,
+        'memory_total_bytes_reported': 15944 * MIB,
+        "memory_source": "torch: public GitHub file found by exact-string search (the index returns no repository/path): 'Ultralytics 8.4.90 🚀 Python-3.10.12 torch-2.12.1+cu130 CUDA:0 (NVIDIA GeForce RTX 4080 SUPER, 15944MiB)  [torch total_memory/2**20]'",
+        "sources": ['find_string index file id 13464696544 (public GitHub file; the index returns no repository/path): deviceQuery (CUDA 12.4/12.3) \'Device 0: "NVIDIA GeForce RTX 4080 SUPER" ... CUDA Capability Major/Minor version number:    8.9\n  Total amount of global memory:                 16072 MBytes (16852844544 ', "find_string index file id 63565374082 (public GitHub file; the index returns no repository/path): Windows 'torch-2.4.1+cu121 CUDA:0 (NVIDIA GeForce RTX 4080 SUPER, 16375MiB)' (WDDM, ~= nvidia-smi)", "https://github.com/CYBIRD-D/How-to-Choose-your-LLM-Model-for-translation/blob/52379077acab0e1d450adb86345f9e705bb6cade/Nvidia_GPU_Specification.md : '| RTX 4080 SUPER | 10240 | 16 | 736 |'"],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-2080', "name": 'NVIDIA GeForce RTX 2080',
+        "aliases": ['RTX 2080', 'GeForce RTX 2080', '2080', 'RTX 2080 8GB'],
+        "memory_gb_marketing": 8, "compute_capability": '7.5', "hbm_bandwidth_tbps": 0.448,
+        'memory_total_bytes_reported': 8335327232,
+        "memory_source": 'deviceQuery: public GitHub file found by exact-string search (the index returns no repository/path): \'Device 0: "GeForce RTX 2080"\\n  CUDA Driver Version / Runtime Version          10.0 / 10.0\\n  CUDA Capability Major/Minor version number:    7.5\\n  Total amount of global memory:                 7949 MBytes (8335327232 byte\'',
+        "sources": ["bandwidth from the same deviceQuery: 'Memory Clock rate:                             7000 Mhz' / 'Memory Bus Width:                              256-bit' -> 7000e6*2*32 B = 448 GB/s", "find_string index file id 4862093884 (public GitHub file; the index returns no repository/path): deviceQuery 'Total amount of global memory:                 8192 MBytes (8589934592 bytes)' (CUDA 11.1, full 8 GiB, typical of Windows)"],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'AMD', "id": 'mi325x', "name": 'AMD Instinct MI325X',
+        "aliases": ['MI325X', 'Instinct MI325X', 'AMD Instinct MI325X'],
+        "memory_gb_marketing": 256, "compute_capability": None, "hbm_bandwidth_tbps": 6.0,
+        'memory_total_bytes_reported': 268419072 * 1024,
+        "memory_source": "rocminfo: https://github.com/ROCm/ROCm/issues/6023: 'Name:                    gfx942 ... Marketing Name:          AMD Instinct MI325X ... Compute Unit:            304 ... Pool Info:\\n    Pool 1: GLOBAL; COARSE GRAINED   268419072 KB  [268419072 KB = 255.98 GiB; same issue t'",
+        "sources": ["gfx target gfx942: https://github.com/ROCm/legacy-rocm-build/blob/089d7513c55fc7b6edb2a75b83cb40ca883a0ec2/docs/reference/gpu-arch-specs.rst : '- MI325X / - CDNA3 / - gfx942 / - 256' (VRAM GiB)", "https://github.com/stas00/ml-engineering/blob/744d01e18b79512572f64a6bbd8b5f4a725203a7/compute/accelerator/README.md : '| AMD MI325X            |            256 | HBM3e |                        6.00 |' (TB/s)"],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'AMD', "id": 'mi355x', "name": 'AMD Instinct MI355X',
+        "aliases": ['MI355X', 'Instinct MI355X', 'AMD Instinct MI355X'],
+        "memory_gb_marketing": 288, "compute_capability": None, "hbm_bandwidth_tbps": 8.0,
+        "memory_source": 'seen in a vLLM log: public GitHub file found by exact-string search (the index returns no repository/path): \'# at worker init with "Free memory on device cuda:N (272.0-272.4/287.98 GiB) on\\n# startup is less than desired GPU memory utilization" -- these mi355x-amds\\n# nodes free only ~272 of 288 GiB and 0.95 asks for ~273.6. Know\'',
+        "sources": ["https://github.com/SemiAnalysisAI/InferenceX/pull/2522 (MI355X vLLM): '--gpu-memory-utilization 0.95 vLLM requests 273.6 GiB' (273.6/0.95 = 288.0 GiB total)", "find_string index file id 12038891190 (public GitHub file; the index returns no repository/path): OpenCL-Benchmark on gfx950 '| Memory, Cache  | 294896 MB VRAM' / '294896 MB global, 301973504 KB constant' (294896 MiB = 287.98 GiB)", "gfx950: https://github.com/ROCm/rocm-libraries/issues/9055 rocminfo 'Name:                    gfx950 ... Marketing Name:          AMD Instinct MI355X'; https://github.com/ROCm/legacy-rocm-build/blob/089d7513c55fc7b6edb2a75b83cb40ca883a0ec2/docs/reference/gpu-arch-specs.rst '- MI355X / - CDNA4 / - gf"],
+        "vllm_seen_gib": 287.98,
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'AMD', "id": 'radeon-pro-w7900', "name": 'AMD Radeon PRO W7900',
+        "aliases": ['Radeon PRO W7900', 'AMD Radeon PRO W7900 Dual Slot', 'AMD Radeon Pro W7900', 'Radeon Pro W7900', 'W7900'],
+        "memory_gb_marketing": 48, "compute_capability": None, "hbm_bandwidth_tbps": 0.864,
+        'memory_total_bytes_reported': 50315264 * 1024,
+        "memory_source": "rocminfo: https://github.com/ROCm/ROCm/issues/5181: 'Name:                    gfx1100 ... Marketing Name:          AMD Radeon PRO W7900 Dual Slot ... Pool 1\\n      Segment:                 GLOBAL; FLAGS: COARSE GRAINED      \\n      Size:                    50315264(0x2ffc000'",
+        "sources": ["find_string index file id 70653282361 (public GitHub file; the index returns no repository/path): W7900D 'gfx1100, 48 GB VRAM (51,522,830,336 B total)' (= 50315264 KB)", "gfx1100: https://github.com/ROCm/legacy-rocm-build/blob/089d7513c55fc7b6edb2a75b83cb40ca883a0ec2/docs/reference/gpu-arch-specs.rst '- Radeon PRO W7900 / - RDNA3 / - gfx1100 / - 48'", "find_string index file id 52792079191 (public GitHub file; the index returns no repository/path): '| Radeon Pro W7900 | 48 GB GDDR6 ECC | 864 GB/s | ... (384-bit 18 Gbps)'"],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'AMD', "id": 'rx-7900-xtx', "name": 'AMD Radeon RX 7900 XTX',
+        "aliases": ['Radeon RX 7900 XTX', 'RX 7900 XTX', '7900 XTX', '7900XTX', 'AMD Radeon RX 7900XTX'],
+        "memory_gb_marketing": 24, "compute_capability": None, "hbm_bandwidth_tbps": 0.96,
+        'memory_total_bytes_reported': 25149440 * 1024,
+        "memory_source": "rocminfo: https://github.com/ROCm/ROCm/issues/5933: 'Name:                    gfx1100 ... Marketing Name:          Radeon RX 7900 XTX ... Pool 1\\n      Segment:                 GLOBAL; FLAGS: COARSE GRAINED      \\n      Size:                    25149440(0x17fc000) KB  [= 23.'",
+        "sources": ["find_string index file id 56978275531 (public GitHub file; the index returns no repository/path): ROCm torch '_CudaDeviceProperties(name='Radeon RX 7900 XTX', major=11, minor=0, gcnArchName='gfx1100', total_memory=24560MB, ...)' (24560 MiB = 25149440 KB)", "https://github.com/ilya-zlobintsev/LACT/pull/533: 'VRAM Size: 24560 MiB' ... 'Theoretical VRAM Bandwidth: 959'", "gfx1100: https://github.com/ROCm/legacy-rocm-build/blob/089d7513c55fc7b6edb2a75b83cb40ca883a0ec2/docs/reference/gpu-arch-specs.rst '- Radeon RX 7900 XTX / - RDNA3 / - gfx1100 / - 24'"],
+    },
+
+]
+
+# Other spellings of cards already in the catalog, each with the evidence that it is the same memory.
+EXTRA_ALIASES = {
+    "h200": (["H200 NVL", "NVIDIA H200 NVL"], "nvidia-smi 'NVIDIA H200 NVL, 143771 MiB' = the H200 SXM's 143771 MiB (public "
+             "GitHub files found by exact-string search)"),
+    "rtx-pro-6000-blackwell": (["RTX PRO 6000 Blackwell Max-Q", "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"],
+                               "nvidia-smi lists the Max-Q and the Workstation Edition at the same 97887 MiB (public GitHub "
+                               "file found by exact-string search); both GB202 with 96 GB GDDR7"),
+    "mi300x": (["MI300X VF", "AMD Instinct MI300X VF"], "the SR-IOV virtual function of an MI300X (Azure): sglang check_env "
+               "'AMD Instinct MI300X VF'; it reports 196288 MiB, 0.29 GiB below the bare-metal total"),
+    "mi250x": (["MI250", "AMD Instinct MI250"], "https://github.com/ROCm/rocm_smi_lib/issues/160: rocminfo names both 'AMD "
+               "Instinct MI250X/MI250'; 64 GB HBM2e per GCD on both"),
+    "a100-80gb-pcie": (["A800 80GB PCIe", "NVIDIA A800 80GB PCIe", "NVIDIA A800-PCIE-80GB"],
+                       "torch 'CUDA:0 (NVIDIA A800 80GB PCIe, 81051MiB)' = the A100 80GB PCIe's 79.15 GiB; "
+                       "https://github.com/Datura-ai/lium-io/pull/1199: same GA100 and 80 GB HBM2e, NVLink cut"),
+}
+
+# Names a card is also sold under with other memory, which the catalog has no total for: a bare name is asked about.
+OTHER_MEMORY_GB = {
+    "jetson-agx-orin-64gb": ([32], _FOUND + "spec table of the AGX Orin 64GB and 32GB modules ('| 内存带宽 | 204.8 GB/s | "
+                             "204.8 GB/s |'); deviceQuery names every Orin module 'Orin', so that name is not an alias"),
+    "rtx-5060ti-16gb": ([8], _FOUND + "retail listing 'MSI GeForce RTX 5060 Ti 8GB VENTUS 2X OC PLUS'"),
+}
+
 # GB10's total solved from four vLLM 0.25.1 startups' "CUDA graph memory profiling is enabled ... --gpu-memory-utilization=u
 # is equivalent to ... =e" lines: estimate = (u - e) x total gives 121.1, 122.4, 122.2 and 121.3 GiB (mean 121.7;
 # log_excerpts.jsonl, https://github.com/eugr/spark-vllm-docker issues).
@@ -268,6 +530,8 @@ def build_gpus(shared: Path) -> list[dict]:
         flops, flops_source = EXTRA_TFLOPS.get(gid, ({}, None))
         g = {**g, **{k: v for k, v in flops.items() if g.get(k) is None}}
         seen = VLLM_SEEN_TOTAL_GIB.get(gid) or EXTRA_TOTALS.get(gid)
+        if not seen and g.get("vllm_seen_gib"):
+            seen = (g["vllm_seen_gib"], g["memory_source"])
         if gid in SAME_MEMORY_AS:
             twin = SAME_MEMORY_AS[gid]
             seen = (VLLM_SEEN_TOTAL_GIB[twin][0], f"the vLLM-seen total of the {twin} (same memory part)")
@@ -286,7 +550,8 @@ def build_gpus(shared: Path) -> list[dict]:
         out.append({
             "id": gid,
             "name": g["name"],
-            "aliases": g.get("aliases") or [],
+            "aliases": (g.get("aliases") or []) + EXTRA_ALIASES.get(gid, ([], ""))[0],
+            "other_memory_gb": OTHER_MEMORY_GB.get(gid, ([], ""))[0],
             "vendor": g.get("vendor", "NVIDIA"),
             "memory_gb_marketing": g.get("memory_gb_marketing"),
             "total_bytes": total_bytes,
@@ -298,7 +563,9 @@ def build_gpus(shared: Path) -> list[dict]:
             "fp8_tflops": g.get("fp8_tflops_dense"),
             "fp4_tflops": g.get("fp4_tflops_dense"),
             "interconnect": g.get("interconnect"),
-            "sources": (g.get("sources") or [])[:4] + ([{"fields": sorted(flops), "url": flops_source}] if flops_source else []),
+            "sources": ((g.get("sources") or [])[:4] + ([{"fields": sorted(flops), "url": flops_source}] if flops_source else [])
+                        + ([f"aliases {EXTRA_ALIASES[gid][0]}: {EXTRA_ALIASES[gid][1]}"] if gid in EXTRA_ALIASES else [])
+                        + ([f"also sold with {OTHER_MEMORY_GB[gid][0]} GB: {OTHER_MEMORY_GB[gid][1]}"] if gid in OTHER_MEMORY_GB else [])),
         })
     return out
 

@@ -66,6 +66,7 @@ class GPUSpec:
     interconnect: str | None = None
     aliases: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
+    other_memory_gb: tuple[int, ...] = ()  # the same name is also sold with this memory, which the catalog lacks
 
     @property
     def total_gib(self) -> float:
@@ -107,6 +108,7 @@ def gpu_catalog() -> tuple[GPUSpec, ...]:
             fp16_tflops=r.get("fp16_tflops"), fp8_tflops=r.get("fp8_tflops"), fp4_tflops=r.get("fp4_tflops"),
             memory_gb_marketing=r.get("memory_gb_marketing"), interconnect=r.get("interconnect"),
             aliases=tuple(r.get("aliases") or ()), sources=tuple(r.get("sources") or ()),
+            other_memory_gb=tuple(r.get("other_memory_gb") or ()),
         ))
     return tuple(out)
 
@@ -114,10 +116,19 @@ def gpu_catalog() -> tuple[GPUSpec, ...]:
 _GPU_NOISE = re.compile(r"\b(nvidia|geforce|tesla|amd|instinct|intel)\b")
 
 
+_GPU_SUFFIXES = ("ti", "super")  # part of the model number: "4060 Ti" is "4060Ti", a card of its own
+
+
 def _gpu_tokens(text: str) -> list[str]:
     t = _GPU_NOISE.sub(" ", text.lower())
     t = re.sub(r"(\d+)\s*gb\b", r"\1gb", t)
-    return [tok for tok in re.split(r"[\s\-_/(),]+", t) if tok]
+    out: list[str] = []
+    for tok in re.split(r"[\s\-_/(),]+", t):
+        if tok in _GPU_SUFFIXES and out and re.search(r"\d", out[-1]) and not out[-1].endswith("gb"):
+            out[-1] += tok
+        elif tok:
+            out.append(tok)
+    return out
 
 
 def _gpu_key(text: str) -> str:
@@ -179,6 +190,8 @@ def find_gpu(ref: str, *, total_bytes: int | None = None) -> GPUSpec:
         want = set(_gpu_tokens(variant))
         cands = exact or [g for g in catalog if any(want <= set(_gpu_tokens(n)) for n in (g.id, g.name, *g.aliases))]
         if cands:
+            if not (size_bytes or total_bytes):
+                _check_one_size(ref, cands)
             chosen = _prefer(cands, total_bytes or size_bytes)
             own_name = exact and re.search(r"\d+\s*GB\b", variant, re.I)  # the size is part of a catalog name or alias
             if size_bytes and total_bytes is None and not own_name:
@@ -188,6 +201,23 @@ def find_gpu(ref: str, *, total_bytes: int | None = None) -> GPUSpec:
     near = difflib.get_close_matches(bare, names, n=3, cutoff=0.4)
     hint = f"nearest: {', '.join(near)}" if near else "see `kvplan gpus`"
     raise UnknownGPUError("--gpu", f"unknown GPU {ref!r}", f"{hint}; or give --gpu-gib N for a custom card")
+
+
+def _check_one_size(ref: str, cands: list[GPUSpec]) -> None:
+    """A name that several cards of different memory answer to ('RTX 4060 Ti': 8 or 16 GB, 'V100': 16 or 32 GB) is
+    not resolved by guessing, unless one of them is the documented default of its family (_GPU_PREFERENCE: 'A100' is
+    the 80 GB SXM card clouds rent most)."""
+    sizes = {round(g.total_gib) for g in cands}
+    if len(sizes) > 1 and not any(g.id in _GPU_PREFERENCE for g in cands):
+        names = ", ".join(f"{g.name} ({g.total_gib:.2f} GiB)" for g in sorted(cands, key=lambda g: g.total_bytes))
+        raise UnknownGPUError("--gpu", f"{ref!r} names cards with different memory: {names}",
+                              "name one of them (its size, e.g. '... 16GB'), or give --gpu-gib N")
+    others = sorted({gb for g in cands for gb in g.other_memory_gb})
+    if others:
+        g = cands[0]
+        raise UnknownGPUError("--gpu", f"{ref!r} is also sold with {', '.join(map(str, others))} GB, which kvplan's catalog "
+                              f"has no total for; it has {g.name} ({g.total_gib:.2f} GiB)",
+                              f"name the size (e.g. '{g.name}'), or give --gpu-gib N for the other card")
 
 
 def _check_named_size(ref: str, gpu: GPUSpec, size_bytes: int) -> None:
