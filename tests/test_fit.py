@@ -915,3 +915,25 @@ def test_v0_profiles_as_many_dummy_images_as_the_token_budget_holds():
     assert re.search(r"encodes 2 item\(s\)", mm_note(max_num_batched_tokens=8192, max_num_seqs=2))
     assert re.search(r"encodes 1 item\(s\)", mm_note(max_num_batched_tokens=4096, limit_mm_per_prompt='{"image": 1}',
                                                     max_num_seqs=1))
+
+
+def test_up_to_0_13_the_fit_check_charges_window_layers_their_window_even_when_they_are_held_as_full():
+    # vLLM 0.8.3-0.13 run check_enough_kv_cache_memory on each layer's own spec and only then turn window layers into
+    # full-attention ones (no hybrid manager before 0.9.1; the manager off for chunked local attention in 0.10.1-0.13):
+    # a start passes with a pool smaller than one max-length request. Real start: Llama-4-Scout, 8 x H200, vLLM 0.12,
+    # --max-model-len 5242880 started with "Maximum concurrency for 5,242,880 tokens per request: 0.75x".
+    scout = kvplan.fit("meta-llama/Llama-4-Scout-17B-16E-Instruct", "H200", tensor_parallel_size=8, vllm_version="0.12.0",
+                       max_model_len=5242880)
+    assert scout.fits and scout.max_concurrency < 1
+    assert any("fit check before it holds the window layers as full" in a for a in scout.assumptions)
+    # the credit is the window's, not a free pass: the full-attention layers alone still have to fit
+    small = kvplan.fit("meta-llama/Llama-4-Scout-17B-16E-Instruct", "H100", tensor_parallel_size=8, vllm_version="0.12.0",
+                       max_model_len=10485760)
+    assert not small.fits and "KV cache is needed" in small.error
+    # from 0.14 the check runs on the groups, and the chunked layers are kept as windows again (hybrid manager on)
+    later = kvplan.fit("meta-llama/Llama-4-Scout-17B-16E-Instruct", "H200", tensor_parallel_size=8, vllm_version="0.14.1",
+                       max_model_len=5242880)
+    assert later.fits and later.max_concurrency > 1
+    # sliding windows on 0.9.0 (no hybrid manager yet): Gemma 3 starts at 128K on an L4 with 0.59x
+    gemma = kvplan.fit("google/gemma-3-4b-it", "L4", vllm_version="0.9.0", max_model_len=131072)
+    assert gemma.fits and gemma.max_concurrency < 1

@@ -12,6 +12,8 @@ differences are read from `kvplan.versions.VersionRules`, never from version num
 
 from __future__ import annotations
 
+from collections import Counter
+
 import math
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
@@ -267,6 +269,9 @@ class KVGroup:
     window: int | None = None
     recurrent_kind: str | None = None  # mamba1, mamba2, gdn, linear (recurrent groups)
     fit_unit_bytes: int = 0  # DeepSeek-V4 up to 0.28: bytes the fit check charges per block a request holds
+    # members held as full attention whose own window the fit check still charges (rules row fit_check_sees_windows):
+    # (kind, window, layers)
+    checked_windows: tuple[tuple[str, int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -616,13 +621,20 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
                          "DeepSeek-V3.2 and -V4 only", "use fp8 (or auto) for this model")
     if rules.engine == "v0":
         return _v0_cache(model, attn, args, rules, notes)
-    layers = _windows_kept(layers, rules, notes, warns)
+    layers, checked = _windows_kept(layers, rules, notes, warns)
 
     # buckets of identical specs
     buckets: dict[tuple, list[LayerSpec]] = {}
-    for l in layers:
+    bucket_checked: dict[tuple, Counter] = {}
+    for l, c in zip(layers, checked):
         key = (l.kind, l.window, l.num_kv_heads, l.head_dim, l.head_dim_v) if l.is_attention else ("recurrent",)
         buckets.setdefault(key, []).append(l)
+        if c:
+            bucket_checked.setdefault(key, Counter())[c] += 1
+
+    def windows_of(keys) -> tuple[tuple[str, int, int], ...]:
+        total = sum((bucket_checked.get(k, Counter()) for k in keys), Counter())
+        return tuple((kind, window, n) for (kind, window), n in sorted(total.items()))
 
     pages: dict[tuple, int] = {}
     block_sizes: dict[tuple, int] = {}
@@ -654,7 +666,7 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
         key = next(iter(buckets))
         l0 = buckets[key][0]
         g = KVGroup(kind=l0.kind, num_layers=len(layers), block_size=block_sizes[key], page_bytes=pages[key], window=l0.window,
-                    recurrent_kind=l0.recurrent.kind if l0.recurrent else None)
+                    recurrent_kind=l0.recurrent.kind if l0.recurrent else None, checked_windows=windows_of([key]))
         return (g,), len(layers) * pages[key]
 
     # same type, different shapes (UniformTypeKVCacheSpecs, >= 0.11): one group, pages summed
@@ -662,7 +674,8 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     if len(kinds) == 1 and not rec and rules.release >= (0, 11, 0) and kinds <= {"full", "mla"}:
         total = sum(pages[k] * len(v) for k, v in buckets.items())
         l0 = layers[0]
-        return (KVGroup(kind=l0.kind, num_layers=len(layers), block_size=bs, page_bytes=total // len(layers)),), total
+        return (KVGroup(kind=l0.kind, num_layers=len(layers), block_size=bs, page_bytes=total // len(layers),
+                        checked_windows=windows_of(buckets)),), total
 
     # hybrid: unify page sizes (scale the block size by an integer ratio, else pad), then split buckets into groups
     top = max(pages.values())
@@ -686,7 +699,8 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
         for gi in range(n_groups):
             members = len(ls[gi::n_groups])
             groups.append(KVGroup(kind=ls[0].kind, num_layers=members, block_size=block_sizes[key], page_bytes=pages[key], window=ls[0].window,
-                                  recurrent_kind=ls[0].recurrent.kind if ls[0].recurrent else None))
+                                  recurrent_kind=ls[0].recurrent.kind if ls[0].recurrent else None,
+                                  checked_windows=windows_of([key]) if gi == 0 else ()))
     if padding:
         warns.append(f"Add {padding} padding layers, may waste at most {100 * padding / (len(groups) * group_size):.2f}% KV cache memory")
     return tuple(groups), group_size * top
@@ -1053,10 +1067,14 @@ def _dsv4_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
                    f"{which}, {workspace / GIB:.2f} GiB, at max_model_len {length:,} and {t:,} batched tokens{era})")
 
 
-def _windows_kept(layers: list[LayerSpec], rules: VersionRules, notes: list[str], warns: list[str]) -> list[LayerSpec]:
+def _windows_kept(layers: list[LayerSpec], rules: VersionRules, notes: list[str],
+                  warns: list[str]) -> tuple[list[LayerSpec], list[tuple[str, int] | None]]:
     """Windowed layers as the release keeps them: a window layer V1 cannot keep as one holds every token, like a
-    full-attention layer (see the rules rows sliding_window_spec, chunked_local_spec and hybrid_kv_manager)."""
+    full-attention layer (see the rules rows sliding_window_spec, chunked_local_spec and hybrid_kv_manager). Also,
+    per layer, the (kind, window) the fit check still charges where the release has the window spec but holds the
+    layer as full attention after the check (rules row fit_check_sees_windows), else None."""
     kinds = {l.kind for l in layers}
+    specced = set()  # kinds whose window spec exists (the check sees them) but which are held as full attention
     promote = set()
     if "sliding" in kinds and not rules.sliding_window_spec:
         promote.add("sliding")
@@ -1066,21 +1084,29 @@ def _windows_kept(layers: list[LayerSpec], rules: VersionRules, notes: list[str]
         promote.add("chunked")
         notes.append(f"vLLM {rules.version} has no chunked-local KV spec: chunked attention layers hold every token")
     if manager_off:
+        specced |= {"chunked", "sliding"} - promote
         promote |= {"chunked", "sliding"}
         notes.append(f"vLLM {rules.version} turns the hybrid KV-cache manager off for chunked local attention (unless "
                      "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1): its layers hold every token")
     windows, whole = kinds & {"sliding", "chunked"} - promote, kinds & {"full", "mla"}
     if windows and (whole or promote) and not rules.hybrid_kv_manager:
+        specced |= windows
         promote |= windows
         notes.append(f"vLLM {rules.version} has no hybrid KV-cache manager: window layers beside full-attention ones "
                      "hold every token")
     if not promote:
-        return layers
+        return layers, [None] * len(layers)
     if manager_off:  # the manager exists but is off for this model: vLLM says so
         warns.append("Hybrid KV cache manager is disabled for this hybrid model, This means we do not enable any "
                      "optimizations for saving KV cache memory (e.g., dropping the KV cache outside the sliding window). "
                      "The compute of layers like sliding window is still saved.")
-    return [replace(l, kind="full", window=None) if l.kind in promote else l for l in layers]
+    seen = specced if rules.fit_check_sees_windows else set()
+    if seen and any(l.kind in seen for l in layers):
+        notes.append(f"vLLM {rules.version} runs the fit check before it holds the window layers as full attention: "
+                     "they are charged only their window there, so a start can pass with a pool smaller than one "
+                     "max-length request")
+    checked = [(l.kind, l.window) if l.kind in seen and l.window else None for l in layers]
+    return [replace(l, kind="full", window=None) if l.kind in promote else l for l in layers], checked
 
 
 def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: VersionRules, notes: list[str]):
@@ -1528,7 +1554,12 @@ def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, 
         if groups[0].fit_unit_bytes:  # DeepSeek-V4 up to 0.28: layer tuples
             return groups[0].fit_unit_bytes * _blocks_per_request(groups, length, args, rules)
         if rules.fit_need_formula == "sum_layers":  # each real layer's own need: padding slots do not count
-            return sum(g.num_layers * g.page_bytes * _group_blocks(g, length, args, rules) for g in groups)
+            need = sum(g.num_layers * g.page_bytes * _group_blocks(g, length, args, rules) for g in groups)
+            for g in groups:  # window layers held as full attention, charged their own window (fit_check_sees_windows)
+                full = _group_blocks(g, length, args, rules)
+                for kind, window, n in g.checked_windows:
+                    need -= n * g.page_bytes * (full - _group_blocks(replace(g, kind=kind, window=window), length, args, rules))
+            return need
         if rules.fit_need_formula == "first_group":
             return bytes_per_block * _group_blocks(groups[0], length, args, rules)
         return bytes_per_block * _blocks_per_request(groups, length, args, rules)

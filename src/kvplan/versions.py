@@ -77,6 +77,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # (the sum over groups is in the 0.19.0 wheel, kv_cache_utils._max_memory_usage_bytes_from_groups; 0.18.1 still
     # takes the first group's spec. What changed at 0.27 is the concurrency line, section 3.5.)
     "fit_need_formula": [((0, 0, 0), "sum_layers"), ((0, 14, 0), "first_group"), ((0, 19, 0), "all_groups")],
+    # Up to 0.13 the fit check runs on each layer's own spec before window layers are turned into full-attention ones
+    # (0.8.3-0.10.2 get_kv_cache_config: check_enough_kv_cache_memory, then unify_hybrid_kv_cache_specs; 0.11-0.13
+    # get_kv_cache_configs checks before get_kv_cache_groups unifies): a sliding-window or chunked-local layer the
+    # release then holds as full attention (no hybrid manager before 0.9.1; the manager off for chunked local attention
+    # in 0.10.1-0.13) is charged only its window, so a start can pass the check with a pool smaller than one
+    # max-length request. From 0.14 the check runs on the groups (kv_cache_utils._check_enough_kv_cache_memory).
+    "fit_check_sees_windows": [((0, 0, 0), True), ((0, 14, 0), False)],
     # V0's capacity check divides the blocks by the pipeline stages in 0.10 (section 4).
     "v0_capacity_per_stage": [((0, 0, 0), False), ((0, 10, 0), True)],
     # The null block is held back in the fit check (section 3.3 / 4).
@@ -223,6 +230,7 @@ class VersionRules:
     window_inflight: str
     null_block_in_fit_check: bool
     fit_need_formula: str
+    fit_check_sees_windows: bool
     v0_capacity_per_stage: bool
     hybrid_prefix_caching_default: bool
     mamba_cache_mode: str
