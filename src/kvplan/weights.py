@@ -168,6 +168,12 @@ def _recurrent_params(spec: ModelSpec, layer: int) -> list[Component]:
     raise UndeterminedError("config", f"cannot count the weights of {rec.kind} layers", "give a checkpoint folder or Hub id for exact bytes")
 
 
+_QWEN_VISION = ("qwen2_vl", "qwen2_5_vl", "qwen2_5_omni", "qwen3_vl", "qwen3_5", "qwen3_6", "qwen3_omni")
+# vision towers whose MLP is gated (gate, up, down): Qwen2.5-VL's SwiGLU blocks (qwen2_5_vl.py Qwen2_5_VisionMLP),
+# Pixtral's (pixtral.py PixtralHFMLP) and Gemma 4's; CLIP, SigLIP, Qwen2-VL and Qwen3-VL use fc1 / fc2
+_GATED_VISION = ("qwen2_5_vl", "qwen2_5_omni", "pixtral", "gemma4_vision")
+
+
 def _vision_params(spec: ModelSpec) -> int:
     v = spec.vision_config or {}
     h = v.get("hidden_size") or v.get("embed_dim") or v.get("width")
@@ -178,9 +184,20 @@ def _vision_params(spec: ModelSpec) -> int:
     patch, ch = v.get("patch_size") or 14, v.get("num_channels") or v.get("in_channels") or 3
     patch_area = math.prod(patch) if isinstance(patch, (list, tuple)) else patch * patch
     temporal = v.get("temporal_patch_size") or 1
-    per_layer = 4 * h * h + 2 * h * inter + 9 * h + inter
+    family = str(v.get("model_type") or spec.model_type)
+    gated = family.startswith(_GATED_VISION) or spec.model_type.startswith(("qwen2_5_vl", "qwen2_5_omni"))
+    per_layer = 4 * h * h + (3 if gated else 2) * h * inter + 9 * h + inter
     out_h = v.get("out_hidden_size") or spec.hidden_size
-    projector = h * out_h + out_h * spec.hidden_size + 2 * out_h
+    if family.startswith(_QWEN_VISION) or spec.model_type.startswith(_QWEN_VISION):
+        # the Qwen patch mergers: norm, then (h m^2 -> h m^2 -> out) over merged 2 x 2 patches (qwen2_vl.py PatchMerger,
+        # qwen2_5_vl.py, qwen3_vl.py Qwen3_VisionPatchMerger), one more per deepstack level; Qwen3-VL's learned
+        # position table (num_position_embeddings x h)
+        merged = h * int(v.get("spatial_merge_size") or 2) ** 2
+        mergers = 1 + len(v.get("deepstack_visual_indexes") or [])
+        projector = mergers * (merged * merged + merged + merged * out_h + out_h + 2 * merged)
+        projector += int(v.get("num_position_embeddings") or 0) * h
+    else:  # LLaVA-style: a two-layer projector from the tower to the language model
+        projector = h * out_h + out_h * spec.hidden_size + 2 * out_h
     return int(layers * per_layer + ch * patch_area * temporal * h + projector)
 
 
