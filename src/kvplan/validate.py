@@ -28,7 +28,8 @@ FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "
 ARG_FIELDS = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size", "dtype",
               "kv_cache_dtype", "quantization", "enforce_eager", "block_size", "max_num_seqs", "max_num_batched_tokens",
               "enable_prefix_caching", "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank",
-              "fully_sharded_loras", "cpu_offload_gb", "limit_mm_per_prompt", "language_model_only", "entrypoint")
+              "fully_sharded_loras", "cpu_offload_gb", "limit_mm_per_prompt", "language_model_only", "entrypoint",
+              "data_parallel_size", "enable_expert_parallel")
 
 # --quantization names as records carry them -> what the weights are when the record's config
 # does not carry a quantization_config (a base-model config stood in for the quantized checkpoint).
@@ -244,8 +245,9 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
 # ---- record values as other sources write them ("0.9", "4,096", "32k", 4096.0, "true") -> the types vLLM's flags take
 
 _INT_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "block_size", "max_num_seqs", "max_num_batched_tokens",
-             "max_loras", "max_lora_rank")
-_BOOL_ARGS = ("enforce_eager", "enable_prefix_caching", "enable_lora", "fully_sharded_loras", "language_model_only")
+             "max_loras", "max_lora_rank", "data_parallel_size")
+_BOOL_ARGS = ("enforce_eager", "enable_prefix_caching", "enable_lora", "fully_sharded_loras", "language_model_only",
+              "enable_expert_parallel")
 _FLOAT_OBSERVED = ("weights_gib", "non_torch_gib", "activation_peak_gib", "cudagraph_gib", "kv_cache_gib", "max_concurrency")
 _INT_OBSERVED = ("num_gpu_blocks", "kv_cache_tokens")
 
@@ -342,9 +344,11 @@ def predict_record(rec: dict, *, given_kv: bool = False) -> tuple[Plan, list[str
     spec, raw_args = _record_model(rec, raw_args, notes)
     gpu = _record_gpu(rec)
     count = (rec.get("gpu") or {}).get("count") or 1
-    if "tensor_parallel_size" not in raw_args and count > 1 and "pipeline_parallel_size" not in raw_args:
-        raw_args["tensor_parallel_size"] = count
-        notes.append(f"tensor_parallel_size not stated: the record's {count} GPUs taken as TP={count}")
+    dp = raw_args.get("data_parallel_size") or 1
+    if "tensor_parallel_size" not in raw_args and count > dp and "pipeline_parallel_size" not in raw_args:
+        raw_args["tensor_parallel_size"] = count // dp
+        notes.append(f"tensor_parallel_size not stated: the record's {count} GPUs" + (f" over {dp} data-parallel engines"
+                     if dp > 1 else "") + f" taken as TP={count // dp}")
     if raw_args.get("dtype") == "auto":
         raw_args.pop("dtype")
     if given_kv:
