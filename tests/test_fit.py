@@ -939,3 +939,31 @@ def test_up_to_0_13_the_fit_check_charges_window_layers_their_window_even_when_t
     # sliding windows on 0.9.0 (no hybrid manager yet): Gemma 3 starts at 128K on an L4 with 0.59x
     gemma = kvplan.fit("google/gemma-3-4b-it", "L4", vllm_version="0.9.0", max_model_len=131072)
     assert gemma.fits and gemma.max_concurrency < 1
+
+
+def test_data_parallel_without_expert_parallel_slices_the_experts_over_every_rank():
+    # vLLM flattens a MoE layer's tensor parallelism across the data-parallel engines when expert parallelism is off
+    # (FusedMoEParallelConfig.flatten_tp_across_dp; layer.py "self.tp_size * self.dp_size" from 0.8): each of the
+    # TP x DP ranks holds 1/(TP x DP) of every expert, while attention and embeddings are split by TP alone
+    kw = dict(vllm_version="0.19.0", max_model_len=8192, max_num_seqs=16)  # few sequences: the forward sets the peak
+    one = kvplan.fit("Qwen/Qwen3-30B-A3B", "H100", **kw)
+    dp2 = kvplan.fit("Qwen/Qwen3-30B-A3B", "H100", data_parallel_size=2, **kw)
+    ep2 = kvplan.fit("Qwen/Qwen3-30B-A3B", "H100", data_parallel_size=2, enable_expert_parallel=True, **kw)
+    experts = dict(one.weights_by_use)["experts"]
+    assert dict(dp2.weights_by_use)["experts"] == pytest.approx(experts / 2, rel=1e-3)
+    assert dict(ep2.weights_by_use)["experts"] == pytest.approx(experts / 2, rel=1e-3)  # 64 of 128 whole experts
+    assert dict(dp2.weights_by_use)["streamed"] == dict(one.weights_by_use)["streamed"]
+    # the dispatch gathers both engines' batches, so the fused-MoE caches see 2 x T tokens; with EP at full width
+    assert dp2.activation_peak_bytes > one.activation_peak_bytes
+    assert ep2.activation_peak_bytes > dp2.activation_peak_bytes
+
+
+def test_fused_moe_caches_are_capped_at_the_releases_chunk():
+    # fused_experts_impl sizes its caches for min(tokens, VLLM_FUSED_MOE_CHUNK_SIZE): 32768 up to 0.11, 16384 in
+    # 0.12-0.17, no cap from 0.18
+    def act(version, t):
+        return kvplan.fit("Qwen/Qwen3-30B-A3B", "H100", vllm_version=version, max_model_len=32768, max_num_seqs=16,
+                          max_num_batched_tokens=t).activation_peak_bytes
+    assert act("0.12.0", 65536) == act("0.12.0", 16384)
+    assert act("0.11.0", 65536) == act("0.11.0", 32768) > act("0.11.0", 16384)
+    assert act("0.19.0", 65536) > act("0.19.0", 32768)

@@ -1260,11 +1260,17 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
     s = min(args.max_num_seqs, t) if rules.is_v1 else args.max_num_seqs
     h = model.hidden_size
     v_pad = padded_vocab(model)
-    if model.is_moe and args.enable_expert_parallel:
-        ep = tp * (args.data_parallel_size or 1)
-        fwd, moe = 0.0, t * model.num_experts_per_tok * db * (3 * model.moe_intermediate_size + h) / ep
-    elif model.is_moe:
-        fwd, moe = 0.0, t * model.num_experts_per_tok * db * (3 * model.moe_intermediate_size / tp + h)
+    if model.is_moe:
+        # fused-MoE caches are sized by the tokens the layer holds (fused_moe.py fused_experts_impl: M x top-k x width):
+        # with DP > 1 the dispatch gathers every engine's batch (layer.py naive / all-gather dispatch), up to the
+        # release's chunk (rules row fused_moe_chunk_tokens); expert parallelism holds whole experts, else they are
+        # sliced over TP x DP (weights_per_rank)
+        dp = args.data_parallel_size or 1
+        m = t * dp
+        if rules.fused_moe_chunk_tokens:
+            m = min(m, rules.fused_moe_chunk_tokens)
+        width = model.moe_intermediate_size if args.enable_expert_parallel else model.moe_intermediate_size / (tp * dp)
+        fwd, moe = 0.0, m * model.num_experts_per_tok * db * (3 * width + h)
     else:
         fwd, moe = t * db * (2 * h + 3 * model.intermediate_size / tp), 0.0
     n_sizes = 0 if args.enforce_eager else _capture_sizes(args.max_num_seqs, t)
@@ -1353,7 +1359,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     text_only = _text_only(model, resolved, rules)
     w: RankWeights = weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[resolved.dtype] if not model.checkpoint else None,
                                       gpu_cc=gpu.cc, ep=ep, mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
-                                      vision=not text_only)
+                                      vision=not text_only, dp=resolved.data_parallel_size)
     if text_only:
         notes.append("text-only mode (--limit-mm-per-prompt 0 for every modality, or --language-model-only): vLLM loads no "
                      "vision tower and profiles no encoder pass")
@@ -1363,7 +1369,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     notes.append(f"weights: {w.method}")
     if rules.allocator_split_limit and (quant is None or quant.method == "fp8" and quant.bits == 8):
         rounding = allocator_rounding_bytes(model, tp=tp, dtype_bytes=1 if quant is not None else DTYPE_BYTES[resolved.dtype],
-                                            ep=ep)
+                                            ep=ep, dp=resolved.data_parallel_size)
         if rounding:
             w = replace(w, bytes=w.bytes + rounding)
             notes.append(f"weights load under a 20 MiB allocator split limit: tensors of 20 MiB or more are rounded up to "

@@ -84,6 +84,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # in 0.10.1-0.13) is charged only its window, so a start can pass the check with a pool smaller than one
     # max-length request. From 0.14 the check runs on the groups (kv_cache_utils._check_enough_kv_cache_memory).
     "fit_check_sees_windows": [((0, 0, 0), True), ((0, 14, 0), False)],
+    # Tokens one fused-MoE call sizes its caches for (fused_moe.py fused_experts_impl "M = min(num_tokens, CHUNK_SIZE)"):
+    # VLLM_FUSED_MOE_CHUNK_SIZE 32768 up to 0.11, 16384 in 0.12-0.17; from 0.18 "M = num_tokens" (0 = no cap).
+    "fused_moe_chunk_tokens": [((0, 0, 0), 32768), ((0, 12, 0), 16384), ((0, 18, 0), 0)],
     # V0's capacity check divides the blocks by the pipeline stages in 0.10 (section 4).
     "v0_capacity_per_stage": [((0, 0, 0), False), ((0, 10, 0), True)],
     # The null block is held back in the fit check (section 3.3 / 4).
@@ -231,6 +234,7 @@ class VersionRules:
     null_block_in_fit_check: bool
     fit_need_formula: str
     fit_check_sees_windows: bool
+    fused_moe_chunk_tokens: int
     v0_capacity_per_stage: bool
     hybrid_prefix_caching_default: bool
     mamba_cache_mode: str

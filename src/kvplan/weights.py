@@ -504,8 +504,12 @@ def stored_bytes(spec: ModelSpec) -> int:
 
 def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantSpec | None = None,
                      dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None, ep: int = 1,
-                     mtp: bool = False, gpu_vendor: str = "NVIDIA", vision: bool = True) -> RankWeights:
+                     mtp: bool = False, gpu_vendor: str = "NVIDIA", vision: bool = True, dp: int = 1) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
+
+    `dp`: data-parallel engines. Without expert parallelism vLLM shards a MoE model's experts over all TP x DP ranks
+    (fused_moe FusedMoEParallelConfig flatten_tp_across_dp; layer.py "self.tp_size * self.dp_size" from 0.8), so each
+    rank holds 1 / (TP x DP) of every expert; the rest of the model is split by TP alone.
 
     Exact checkpoint bytes are spread over ranks in proportion to the counted split;
     without a checkpoint the count itself is used, labelled an estimate. `mtp`: the checkpoint's
@@ -527,13 +531,14 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         return RankWeights(int(per_rank) + rotary, exact=tp * pp == 1, method=spec.checkpoint.source, rotary_bytes=rotary, notes=tuple(notes))
 
     # with expert parallelism each rank holds whole experts, so the kernels see the full intermediate size
-    pad, pad_note = (mxfp4_expert_padding(spec, 1 if ep > 1 else tp, gpu_cc)
+    moe_tp = tp * max(1, dp)  # the experts' tensor-parallel size
+    pad, pad_note = (mxfp4_expert_padding(spec, 1 if ep > 1 else moe_tp, gpu_cc)
                      if quant is not None and quant.method == "mxfp4" else (1.0, ""))
     if spec.compressed_attention and str(spec.text_config.get("expert_dtype") or "fp4") == "fp4":
         # every MXFP4 MoE backend of 0.33 tiles the per-rank intermediate size in multiples of at least 128, and the
         # ROCm backends by default in multiples of 256 (fused_moe/oracle/mxfp4.py,
         # mxfp4_round_up_hidden_size_and_intermediate_size)
-        i_rank = spec.moe_intermediate_size // (1 if ep > 1 else tp)
+        i_rank = spec.moe_intermediate_size // (1 if ep > 1 else moe_tp)
         tile = 256 if gpu_vendor.upper() == "AMD" else 128
         pad = _round_up(i_rank, tile) / i_rank if i_rank else 1.0
         pad_note = f"MXFP4 experts padded to {_round_up(i_rank, tile)} rows per rank (x{pad:.4f})"
@@ -546,7 +551,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         if c.kind == "experts":
             # expert parallel: ceil(E / ep) whole experts on the busiest rank (fused_moe determine_expert_map,
             # section 5); otherwise every expert sliced by TP. Kernel padding applies either way.
-            share = math.ceil(spec.num_experts / ep) / spec.num_experts if ep > 1 else 1 / tp
+            share = math.ceil(spec.num_experts / ep) / spec.num_experts if ep > 1 else 1 / moe_tp
             return c.params * share * pad
         if c.shard in ("tp", "vocab"):
             return c.params / tp
@@ -642,7 +647,7 @@ def _pp_stages(n_layers: int, pp: int) -> list[tuple[int, int]]:
 _SPLIT_LIMIT, _ROUND = 20 * 1024 ** 2, 2 * 1024 ** 2
 
 
-def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: int = 2, ep: int = 1) -> int:
+def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: int = 2, ep: int = 1, dp: int = 1) -> int:
     """What PyTorch's caching allocator adds to "Model loading took" once vLLM (>= 0.21) loads weights under a 20 MiB
     max_split_size (gpu_worker.py _scoped_allocator_max_split): a tensor of 20 MiB or more gets a block of its own,
     rounded up to 2 MiB, and the whole block counts as allocated. Per rank, for the fused tensors vLLM builds
@@ -664,7 +669,7 @@ def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: int =
             total += pad((q_rank + 2 * kv_rank) * h * b) + pad(q_rank * h * b)
         if i in moe and spec.moe_intermediate_size:
             experts = math.ceil(spec.num_experts / ep) if ep > 1 else spec.num_experts
-            inter = spec.moe_intermediate_size if ep > 1 else spec.moe_intermediate_size / tp
+            inter = spec.moe_intermediate_size if ep > 1 else spec.moe_intermediate_size / (tp * max(1, dp))
             total += pad(experts * 2 * inter * h * b) + pad(experts * inter * h * b)
         elif spec.intermediate_size and layer.kind != "recurrent":
             total += pad(2 * spec.intermediate_size / tp * h * b) + pad(spec.intermediate_size / tp * h * b)
