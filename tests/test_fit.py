@@ -967,3 +967,22 @@ def test_fused_moe_caches_are_capped_at_the_releases_chunk():
     assert act("0.12.0", 65536) == act("0.12.0", 16384)
     assert act("0.11.0", 65536) == act("0.11.0", 32768) > act("0.11.0", 16384)
     assert act("0.19.0", 65536) > act("0.19.0", 32768)
+
+
+def test_v0_chunked_prefill_default_and_the_flag_set_the_profile_runs_batch():
+    def tokens(gpu, version, **kw):
+        return kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", gpu, vllm_version=version, max_model_len=131072,
+                          **kw).args.max_num_batched_tokens
+    # V0 chunks contexts > 32K by itself (PR #6666, 0.5.4) -- on ROCm only until 0.6.5 (PR #11146)
+    assert tokens("H100", "0.6.6") == 2048 and tokens("H100", "0.6.3") == 512
+    assert tokens("MI300X", "0.6.3") == 512 and tokens("MI300X", "0.6.6") == 131072
+    assert tokens("H100", "0.5.3") == 131072  # before the automatic chunking
+    # --no-enable-chunked-prefill: V0 max(max_model_len, 2048); V1 max_model_len up to 0.11, then max(len, default)
+    assert tokens("H100", "0.6.6", enable_chunked_prefill=False) == 131072
+    assert tokens("H100", "0.11.0", enable_chunked_prefill=False) == 131072
+    assert tokens("H100", "0.19.0", enable_chunked_prefill=False) == 131072
+    short = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", vllm_version="0.19.0", max_model_len=4096,
+                       enable_chunked_prefill=False)
+    assert short.args.max_num_batched_tokens == 8192  # the default is kept when it is larger than max_model_len
+    from kvplan.deploy import render_files, spec_from_plan
+    assert "--no-enable-chunked-prefill" in render_files(spec_from_plan(short))["serve.sh"]

@@ -31,6 +31,9 @@ VLLM_SEEN_TOTAL_GIB = {
     "a100-40gb-pcie": (39.38, "https://github.com/baodangtrandev/RAG-/blob/5be041cccef4/benchmark_smoke_logs.txt"),
     "h100-sxm": (79.22, "https://github.com/vllm-project/vllm/pull/10511"),
     "l40s": (44.31, "kvplan issue 2: total seen in vLLM logs"),
+    # rocminfo gives this card 47.98 GiB, but vLLM (torch on ROCm) sees 44.98 GiB on it
+    "radeon-pro-w7900": (44.98, "https://github.com/AUGMXNT/llm-tracker.info-vault/blob/7902908d40da/_TOORG/vLLM%20on%20RDNA3.md "
+                                "('Memory profiling results: ... total_gpu_memory=44.98GiB', vLLM 0.6.4.post2 on a W7900)"),
 }
 
 # GPUs that vLLM logs show but the public GPU facts file lacks. Memory from a vLLM log;

@@ -224,6 +224,10 @@ def spec_from_plan(
     if prefix is not None:  # given explicitly: for hybrids it sets the recurrent state pages the plan counted
         flags.append(Flag("--enable-prefix-caching" if prefix else "--no-enable-prefix-caching", None,
                           "as planned: with hybrid models it sets how many state pages each sequence holds"))
+    chunked = _get(a, "enable_chunked_prefill")
+    if chunked is not None:
+        flags.append(Flag("--enable-chunked-prefill" if chunked else "--no-enable-chunked-prefill", None,
+                          "as planned: it sets the step's token budget and the profile run's batch"))
     pooling = bool(_get(m, "is_pooling", default=False))
     if pooling:
         flag = str(_get(_get(plan, "rules"), "pooling_flag", default="--runner pooling")).split()

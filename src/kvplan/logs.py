@@ -766,6 +766,12 @@ class StartupLog:
                      "language_model_only"):
             if self.arg(name):  # memory the plan must count: LoRA slots, weights kept in CPU memory, the encoder pass
                 args[name] = self.arg(name)
+        if self.arg("enable_chunked_prefill") is not None:  # stated, False included: it sets the step's token budget
+            args["enable_chunked_prefill"] = self.arg("enable_chunked_prefill")
+        if (_as_int(self.arg("data_parallel_size")) or 1) > 1:  # engines, each with its own pool
+            args["data_parallel_size"] = _as_int(self.arg("data_parallel_size"))
+        if self.arg("enable_expert_parallel"):
+            args["enable_expert_parallel"] = self.arg("enable_expert_parallel")
         if args["max_model_len"] is None and self.max_model_len is not None:
             args["max_model_len"] = self.max_model_len
         if args["gpu_memory_utilization"] is None and self.gpu_memory_utilization is not None:

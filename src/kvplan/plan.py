@@ -174,6 +174,7 @@ class EngineArgs:
     max_num_batched_tokens: int | None = None
     mamba_ssm_cache_dtype: str | None = None
     enable_prefix_caching: bool | None = None
+    enable_chunked_prefill: bool | None = None  # None: the release's default (V1 always; V0 for contexts > 32K)
     vllm_version: str | None = None
     num_gpus: int | None = None
     data_parallel_size: int | None = None      # engines, each with its own KV pool (vllm serve -dp)
@@ -509,9 +510,28 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     if args.max_num_batched_tokens:
         tokens = args.max_num_batched_tokens
     elif rules.engine == "v0":
-        chunked = max_len > 32768
+        # V0 turns chunked prefill on by itself for contexts > 32K, except in the cases its release lists (rules row
+        # v0_long_context_chunked_skips); otherwise the profile run takes max(max_model_len, 2048) tokens at once
+        skips = rules.v0_long_context_chunked_skips
+        cases = {"rocm": (gpu.vendor.upper() == "AMD", "a ROCm GPU"),
+                 "multimodal": (model.is_multimodal, "a multimodal model"),
+                 "mla": (any(l.kind == "mla" for l in model.layers), "an MLA model"),
+                 "sliding": (any(l.kind == "sliding" for l in model.layers), "a sliding-window model"),
+                 "speculative": (bool(args.speculative), "speculative decoding"), "lora": (bool(args.enable_lora), "LoRA"),
+                 "pooling": (model.is_pooling or args.runner_type == "pooling", "a pooling model")}
+        excluded = ("this release" if skips is None else
+                    next((what for key, (hit, what) in cases.items() if key in skips and hit), None))
+        chunked = max_len > 32768 and excluded is None if args.enable_chunked_prefill is None else args.enable_chunked_prefill
         tokens = (2048 if rules.release >= (0, 6, 5) else 512) if chunked else max(max_len, 2048)
-        notes.append(f"max_num_batched_tokens {tokens} (V0: {'chunked prefill for contexts > 32K' if chunked else 'max(max_model_len, 2048)'})")
+        why = ("chunked prefill" + (" (given)" if args.enable_chunked_prefill else " for contexts > 32K") if chunked else
+               "max(max_model_len, 2048)" + ("; --no-enable-chunked-prefill" if args.enable_chunked_prefill is False else
+                                            f"; no automatic chunked prefill for {excluded}" if max_len > 32768 and excluded else ""))
+        notes.append(f"max_num_batched_tokens {tokens} (V0: {why})")
+    elif args.enable_chunked_prefill is False:
+        # V1 without chunked prefill: the whole context in one step (engine/arg_utils.py _set_default_args: up to 0.11
+        # max_model_len; from 0.12 max(max_model_len, the default), then at most max_num_seqs x max_model_len)
+        tokens = max_len if rules.release < (0, 12, 0) or not t_default else min(max(max_len, t_default), max_seqs * max_len)
+        notes.append(f"max_num_batched_tokens {tokens} (--no-enable-chunked-prefill: a whole max_model_len prompt per step)")
     else:
         tokens = min(t_default, max_seqs * max_len) if t_default else max(max_len, 2048)
         notes.append(f"max_num_batched_tokens {tokens} ({who} default on {gpu.name} for {rules.version})")

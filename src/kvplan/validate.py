@@ -29,7 +29,7 @@ ARG_FIELDS = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size",
               "kv_cache_dtype", "quantization", "enforce_eager", "block_size", "max_num_seqs", "max_num_batched_tokens",
               "enable_prefix_caching", "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank",
               "fully_sharded_loras", "cpu_offload_gb", "limit_mm_per_prompt", "language_model_only", "entrypoint",
-              "data_parallel_size", "enable_expert_parallel")
+              "data_parallel_size", "enable_expert_parallel", "enable_chunked_prefill")
 
 # --quantization names as records carry them -> what the weights are when the record's config
 # does not carry a quantization_config (a base-model config stood in for the quantized checkpoint).
@@ -247,7 +247,7 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
 _INT_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "block_size", "max_num_seqs", "max_num_batched_tokens",
              "max_loras", "max_lora_rank", "data_parallel_size")
 _BOOL_ARGS = ("enforce_eager", "enable_prefix_caching", "enable_lora", "fully_sharded_loras", "language_model_only",
-              "enable_expert_parallel")
+              "enable_expert_parallel", "enable_chunked_prefill")
 _FLOAT_OBSERVED = ("weights_gib", "non_torch_gib", "activation_peak_gib", "cudagraph_gib", "kv_cache_gib", "max_concurrency")
 _INT_OBSERVED = ("num_gpu_blocks", "kv_cache_tokens")
 

@@ -87,6 +87,17 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # Tokens one fused-MoE call sizes its caches for (fused_moe.py fused_experts_impl "M = min(num_tokens, CHUNK_SIZE)"):
     # VLLM_FUSED_MOE_CHUNK_SIZE 32768 up to 0.11, 16384 in 0.12-0.17; from 0.18 "M = num_tokens" (0 = no cap).
     "fused_moe_chunk_tokens": [((0, 0, 0), 32768), ((0, 12, 0), 16384), ((0, 18, 0), 0)],
+    # V0 turns chunked prefill on by itself for contexts > 32K (engine/arg_utils.py create_engine_config), except for
+    # the listed cases, where the profile run takes max(max_model_len, 2048) tokens at once. None: never (before
+    # vLLM PR #6666, merged 2024-07-23, first in 0.5.4). Exclusions: sliding window, speculative decoding and LoRA from
+    # the start; multimodal models from PR #8425 (merged 2024-09-12; 0.6.1.post1 is not a release step here, 0.6.2 is);
+    # ROCm from PR #11146 (merged 2024-12-12, so 0.6.5); pooling models as read in the 0.7.3 wheel; MLA models as read
+    # in the 0.8.0 wheel ("Chunked prefill not supported for Multimodal or MLA in V0").
+    "v0_long_context_chunked_skips": [((0, 0, 0), None), ((0, 5, 4), ("sliding", "speculative", "lora")),
+                                      ((0, 6, 2), ("sliding", "speculative", "lora", "multimodal")),
+                                      ((0, 6, 5), ("sliding", "speculative", "lora", "multimodal", "rocm")),
+                                      ((0, 7, 3), ("sliding", "speculative", "lora", "multimodal", "rocm", "pooling")),
+                                      ((0, 8, 0), ("sliding", "speculative", "lora", "multimodal", "rocm", "pooling", "mla"))],
     # V0's capacity check divides the blocks by the pipeline stages in 0.10 (section 4).
     "v0_capacity_per_stage": [((0, 0, 0), False), ((0, 10, 0), True)],
     # The null block is held back in the fit check (section 3.3 / 4).
@@ -235,6 +246,7 @@ class VersionRules:
     fit_need_formula: str
     fit_check_sees_windows: bool
     fused_moe_chunk_tokens: int
+    v0_long_context_chunked_skips: tuple[str, ...] | None
     v0_capacity_per_stage: bool
     hybrid_prefix_caching_default: bool
     mamba_cache_mode: str

@@ -56,6 +56,7 @@ class FitFlags:
     revision: Optional[str] = None
     speculative_config: Optional[str] = None
     enable_prefix_caching: Optional[bool] = None
+    enable_chunked_prefill: Optional[bool] = None
     cpu_offload_gb: Optional[float] = None
     enable_lora: bool = False
     max_loras: Optional[int] = None
@@ -96,6 +97,7 @@ FIT_PARAMS: list[tuple[str, object, object]] = [
     ("revision", Optional[str], typer.Option(None, "--revision", help="Model revision (commit, tag or branch) to resolve on the Hub.", rich_help_panel="vllm serve flags")),
     ("speculative_config", Optional[str], typer.Option(None, "--speculative-config", help='Speculative decoding, as vLLM takes it: \'{"method": "mtp", "num_speculative_tokens": 3}\' (the checkpoint\'s MTP layers) or method ngram.', rich_help_panel="vllm serve flags")),
     ("enable_prefix_caching", Optional[bool], typer.Option(None, "--enable-prefix-caching/--no-enable-prefix-caching", help="Prefix caching (default: the version's; for hybrid Mamba/GDN models it sets how many state pages a sequence holds).", rich_help_panel="vllm serve flags")),
+    ("enable_chunked_prefill", Optional[bool], typer.Option(None, "--enable-chunked-prefill/--no-enable-chunked-prefill", help="Chunked prefill (default: the version's; without it the profile run and each prefill take a whole prompt, max_num_batched_tokens >= max_model_len).", rich_help_panel="vllm serve flags")),
     ("cpu_offload_gb", Optional[float], typer.Option(None, "--cpu-offload-gb", help="GiB of weights per GPU kept in CPU memory (vLLM's UVA offload): less on the GPU, streamed every forward.", rich_help_panel="vllm serve flags")),
     ("enable_lora", bool, typer.Option(False, "--enable-lora", help="Serve LoRA adapters: vLLM allocates max_loras slots on every supported layer at startup.", rich_help_panel="vllm serve flags")),
     ("max_loras", Optional[int], typer.Option(None, "--max-loras", help="LoRA adapters in one batch (vLLM default 1).", rich_help_panel="vllm serve flags")),
