@@ -986,3 +986,25 @@ def test_v0_chunked_prefill_default_and_the_flag_set_the_profile_runs_batch():
     assert short.args.max_num_batched_tokens == 8192  # the default is kept when it is larger than max_model_len
     from kvplan.deploy import render_files, spec_from_plan
     assert "--no-enable-chunked-prefill" in render_files(spec_from_plan(short))["serve.sh"]
+
+
+def test_gpt_oss_on_hopper_uses_marlin_padding_before_0_12():
+    # 0.10-0.11 import an external triton_kernels package a pip install lacks, so MXFP4 MoE on an H100 falls back to
+    # Marlin (a 0.11.2 log: "Using Marlin backend", "Model loading took 65.9651 GiB"); 0.12 vendors the Triton
+    # kernels (vllm issue 33155 at 0.14.1: "Using Triton backend", 64.38 GiB)
+    old = kvplan.fit("openai/gpt-oss-120b", "H100", vllm_version="0.11.2", max_model_len=16384)
+    new = kvplan.fit("openai/gpt-oss-120b", "H100", vllm_version="0.14.1", max_model_len=16384)
+    assert old.weights_bytes / GIB == pytest.approx(65.97, abs=0.2)
+    assert new.weights_bytes / GIB == pytest.approx(64.38, abs=0.2)
+    assert any("Marlin" in a for a in old.assumptions) and any("Triton (SM90)" in a for a in new.assumptions)
+
+
+@pytest.mark.parametrize("version", ["0.13.0", "0.25.1", "0.33.0"])
+def test_integrated_memory_gpus_get_the_small_batch_defaults(version):
+    # vLLM sizes its defaults by NVML's device memory, which GB10 and Jetson do not report: the query raises and the
+    # small defaults apply (a 0.13 GB10 log: "Chunked prefill is enabled with max_num_batched_tokens=2048")
+    for gpu in ("GB10", "NVIDIA Thor"):
+        p = kvplan.fit("Qwen/Qwen3-8B", gpu, vllm_version=version, max_model_len=32768)
+        assert (p.args.max_num_batched_tokens, p.args.max_num_seqs) == (2048, 256), gpu
+    h200 = kvplan.fit("Qwen/Qwen3-8B", "H200", vllm_version=version, max_model_len=32768)
+    assert h200.args.max_num_seqs == 1024

@@ -87,12 +87,14 @@ COEFFICIENTS["V1-d"] = _fitted(16, 0.2, 0.0, "5 V1 records of vLLM 0.18-0.19")
 # non-torch constant carried over from 0.18-0.19, where the profiled sampler peak dropped; later changes keep it
 # small: FlashInfer top-k/top-p (no full sort) became the default (vLLM PR #40376) and MRV2's profile run skips the
 # fp32 logits path (noted in vLLM PR #57926). No record of this group logs its non-torch memory apart (the >= 0.27
-# summary folds it into "consumed"). The integrated-memory term (3.25 GiB, 6 DGX Spark / GB10 records, where free
+# summary folds it into "consumed"). The integrated-memory term (4.0 GiB, 6 DGX Spark / GB10 records, where free
 # memory is the OS's available memory and CPU-side allocations during startup count as consumed) is fitted, after
-# taking out what kvplan computes (the multimodal encoder pass of the Qwen3.6 GB10 record: 1.45 GiB); before that
-# term existed the fit gave 4.75 GiB with residuals of -2.5 to +0.0 GiB on the GB10 records, now -1.0 to +0.1.
+# taking out what kvplan computes (the multimodal encoder pass of the Qwen3.6 GB10 record). Its records run vLLM's
+# small batch defaults (2048 tokens, 256 sequences: NVML has no memory query on integrated parts, versions.py
+# batch_defaults), so the sampler peak is a quarter of a 1,024-sequence one; fitted with 1,024 the term came out at
+# 3.25 GiB, with the same residuals (-1.1 to +0.0 GiB on the GB10 records but the two MiniMax-M2.7 AWQ stand-ins).
 for _era in ("V1-e", "V1-f"):
-    COEFFICIENTS[_era] = _fitted(16, 0.20, 0.0, "12 V1 records of vLLM >= 0.20 (or of no version the log or the source dates)", n_integrated_gib=3.25)
+    COEFFICIENTS[_era] = _fitted(16, 0.20, 0.0, "12 V1 records of vLLM >= 0.20 (or of no version the log or the source dates)", n_integrated_gib=4.0)
 
 _DEFAULT = COEFFICIENTS["V1-f"]
 

@@ -22,7 +22,8 @@ from typing import Iterable
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec
-from kvplan.versions import V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, batch_defaults, rules_for
+from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, batch_defaults,
+                             rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
                             weights_per_rank)
 
@@ -1297,7 +1298,7 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
     n_layers = len([l for l in model.layers if l.kind != "none"])
     return TermFeatures(forward_bytes=fwd, moe_bytes=moe, sampler_elements=0.0 if model.is_pooling else float(s * v_pad),
                         tp_gt_1=tp > 1, graph_layer_sizes=float(n_layers * n_sizes),
-                        integrated_memory=(gpu.compute_capability in ("12.1", "11.0", "8.7")), t=t, s=s, v_pad=v_pad,
+                        integrated_memory=(gpu.compute_capability in INTEGRATED_MEMORY_CC), t=t, s=s, v_pad=v_pad,
                         n_layers=n_layers, n_sizes=n_sizes, nvls=tp > 2 and nvls_capable(gpu))
 
 
@@ -1379,7 +1380,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     text_only = _text_only(model, resolved, rules)
     w: RankWeights = weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[resolved.dtype] if not model.checkpoint else None,
                                       gpu_cc=gpu.cc, ep=ep, mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
-                                      vision=not text_only, dp=resolved.data_parallel_size)
+                                      vision=not text_only, dp=resolved.data_parallel_size,
+                                      mxfp4_hopper_backend=rules.mxfp4_hopper_backend)
     if text_only:
         notes.append("text-only mode (--limit-mm-per-prompt 0 for every modality, or --language-model-only): vLLM loads no "
                      "vision tower and profiles no encoder pass")

@@ -93,6 +93,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # the start; multimodal models from PR #8425 (merged 2024-09-12; 0.6.1.post1 is not a release step here, 0.6.2 is);
     # ROCm from PR #11146 (merged 2024-12-12, so 0.6.5); pooling models as read in the 0.7.3 wheel; MLA models as read
     # in the 0.8.0 wheel ("Chunked prefill not supported for Multimodal or MLA in V0").
+    # gpt-oss's MXFP4 experts on Hopper (quantization/mxfp4.py get_mxfp4_backend): Marlin while the Triton kernels
+    # package is not installed (the 0.10-0.11 wheels import an external triton_kernels, which a pip install lacks;
+    # a 0.11.2 H100 log says "Using Marlin backend"), the Triton kernels from 0.12, which vendors them
+    # (vllm/third_party/triton_kernels).
+    "mxfp4_hopper_backend": [((0, 0, 0), "marlin"), ((0, 12, 0), "triton")],
     "v0_long_context_chunked_skips": [((0, 0, 0), None), ((0, 5, 4), ("sliding", "speculative", "lora")),
                                       ((0, 6, 2), ("sliding", "speculative", "lora", "multimodal")),
                                       ((0, 6, 5), ("sliding", "speculative", "lora", "multimodal", "rocm")),
@@ -247,6 +252,7 @@ class VersionRules:
     fit_check_sees_windows: bool
     fused_moe_chunk_tokens: int
     v0_long_context_chunked_skips: tuple[str, ...] | None
+    mxfp4_hopper_backend: str
     v0_capacity_per_stage: bool
     hybrid_prefix_caching_default: bool
     mamba_cache_mode: str
@@ -361,15 +367,21 @@ def _serve_batch_defaults(rules: VersionRules, gpu_total_gib: float, gpu_name: s
     kind = rules.batch_defaults
     if kind == "v0":
         return (0, 256)  # 0 = "max(max_model_len, 2048)": resolved against max_model_len
+    if compute_capability in INTEGRATED_MEMORY_CC:
+        # the device size comes from NVML (platforms/cuda.py get_device_total_memory), which integrated parts (GB10,
+        # Jetson) do not implement: up to 0.32 the query raises and _set_default_args falls back to device_memory 0,
+        # the small defaults; 0.33 reads another source but excludes GB10 from the large ones
+        return (2048, 256)
     if kind == "v1-0.8":
         return (8192, 1024) if gpu_total_gib >= 70 else (2048, 256)
     big = gpu_total_gib >= 70 and "a100" not in name
-    if kind in ("v1-0.28", "v1-0.33"):
-        if gpu_total_gib >= 160:
-            return (16384, 1024)
-        if kind == "v1-0.33" and compute_capability == "12.1":  # 0.33 excludes GB10
-            big = False
+    if kind in ("v1-0.28", "v1-0.33") and gpu_total_gib >= 160:
+        return (16384, 1024)
     return (8192, 1024) if big else (2048, 256)
+
+
+# GPUs whose memory is the system's (GB10 / DGX Spark 12.1, Jetson Thor 11.0, Jetson Orin 8.7)
+INTEGRATED_MEMORY_CC = ("12.1", "11.0", "8.7")
 
 
 # ---- dating a startup by its source: which release was current when a vLLM issue was opened

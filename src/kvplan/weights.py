@@ -418,7 +418,8 @@ def _round_up(x: int, a: int) -> int:
     return -(-x // a) * a
 
 
-def mxfp4_expert_padding(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None) -> tuple[float, str]:
+def mxfp4_expert_padding(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None,
+                         hopper_backend: str = "triton") -> tuple[float, str]:
     """How much the MXFP4 MoE kernels pad each expert's weights, by the backend the GPU gets.
 
     vllm/model_executor/layers/quantization/mxfp4.py::Mxfp4MoEMethod.create_weights: Marlin (below SM90, and
@@ -433,12 +434,12 @@ def mxfp4_expert_padding(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | Non
         return 1.0, ""
     if gpu_cc >= (10, 0) and gpu_cc < (11, 0):
         i_pad, h_pad, backend = _round_up(i_rank, 256), _round_up(h, 256), "FlashInfer (SM100)"
-    elif gpu_cc == (9, 0):
+    elif gpu_cc == (9, 0) and hopper_backend == "triton":
         # The Triton kernels' Hopper layout ends up 256-aligned in the hidden size as well: gpt-oss-120b on one H100
         # logs 64.38 GiB (vLLM issue 33155, 0.14.1, "Using Triton backend"; and llm-d's empirical results) against
         # 60.71 GiB unpadded, gpt-oss-20b 13.47 against 12.82 GiB: both x1.067 = 3072/2880 on the experts.
         i_pad, h_pad, backend = _round_up(i_rank, 64), _round_up(h, 256), "Triton (SM90)"
-    else:
+    else:  # also Hopper before 0.12, whose wheels lack the Triton kernels package (rules row mxfp4_hopper_backend)
         i_pad, h_pad, backend = _round_up(i_rank, 128), _round_up(h, 256), "Marlin"
     factor = (i_pad * h_pad) / (i_rank * h) if i_rank and h else 1.0
     return factor, f"MXFP4 {backend} pads experts to {i_pad} x {h_pad} per rank (x{factor:.4f})"
@@ -504,7 +505,8 @@ def stored_bytes(spec: ModelSpec) -> int:
 
 def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantSpec | None = None,
                      dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None, ep: int = 1,
-                     mtp: bool = False, gpu_vendor: str = "NVIDIA", vision: bool = True, dp: int = 1) -> RankWeights:
+                     mtp: bool = False, gpu_vendor: str = "NVIDIA", vision: bool = True, dp: int = 1,
+                     mxfp4_hopper_backend: str = "triton") -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     `dp`: data-parallel engines. Without expert parallelism vLLM shards a MoE model's experts over all TP x DP ranks
@@ -532,7 +534,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
 
     # with expert parallelism each rank holds whole experts, so the kernels see the full intermediate size
     moe_tp = tp * max(1, dp)  # the experts' tensor-parallel size
-    pad, pad_note = (mxfp4_expert_padding(spec, 1 if ep > 1 else moe_tp, gpu_cc)
+    pad, pad_note = (mxfp4_expert_padding(spec, 1 if ep > 1 else moe_tp, gpu_cc, mxfp4_hopper_backend)
                      if quant is not None and quant.method == "mxfp4" else (1.0, ""))
     if spec.compressed_attention and str(spec.text_config.get("expert_dtype") or "fp4") == "fp4":
         # every MXFP4 MoE backend of 0.33 tiles the per-rank intermediate size in multiples of at least 128, and the
