@@ -1008,3 +1008,29 @@ def test_integrated_memory_gpus_get_the_small_batch_defaults(version):
         assert (p.args.max_num_batched_tokens, p.args.max_num_seqs) == (2048, 256), gpu
     h200 = kvplan.fit("Qwen/Qwen3-8B", "H200", vllm_version=version, max_model_len=32768)
     assert h200.args.max_num_seqs == 1024
+
+
+def test_environment_variables_that_move_memory_are_planned_and_the_rest_are_said_and_carried():
+    scout = dict(tensor_parallel_size=8, vllm_version="0.12.0", max_model_len=8388608)
+    off = kvplan.fit("meta-llama/Llama-4-Scout-17B-16E-Instruct", "H200", **scout)
+    on = kvplan.fit("meta-llama/Llama-4-Scout-17B-16E-Instruct", "H200",
+                    env=["VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1", "HF_HUB_OFFLINE=1"], **scout)
+    # a real 0.12 start on 8 x H200 with the variable logged "Maximum concurrency for 8,388,608 tokens per request: 1.86x"
+    assert off.max_concurrency < 0.5 and 1.8 < on.max_concurrency < 1.95
+    assert any("HF_HUB_OFFLINE=1: not modelled" in a for a in on.assumptions)
+    v0 = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", vllm_version="0.9.2", env={"VLLM_USE_V1": "0"})
+    assert v0.rules.engine == "v0"
+    graphs = kvplan.fit("Qwen/Qwen3-8B", "H100", vllm_version="0.21.0")
+    no_graphs = kvplan.fit("Qwen/Qwen3-8B", "H100", vllm_version="0.21.0", env=["VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0"])
+    assert graphs.cudagraph_bytes > 0 and no_graphs.cudagraph_bytes == 0
+    assert no_graphs.kv_cache_bytes == pytest.approx(graphs.kv_cache_bytes + graphs.cudagraph_bytes, rel=1e-6)
+    long = kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=65536, env=["VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"])
+    assert long.args.max_model_len == 65536
+    with pytest.raises(InputError):
+        kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=65536)
+    with pytest.raises(InputError, match="KEY=VALUE"):
+        kvplan.fit("Qwen/Qwen3-8B", "H100", env=["VLLM_USE_V1"])
+    from kvplan.deploy import render_files, spec_from_plan
+    files = render_files(spec_from_plan(on))
+    assert "export VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1" in files["serve.sh"]
+    assert 'VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE: "1"' in files["docker-compose.yml"]

@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 
 from kvplan.errors import InputError
-from kvplan.plan import EngineArgs, Fix, Plan, plan
+from kvplan.plan import EngineArgs, Fix, Plan, parse_env, plan
 from kvplan.resolve import GPUSpec, ModelSpec, gpu_catalog, resolve_gpu, resolve_model
 from kvplan.versions import rules_for
 
@@ -48,6 +48,8 @@ def engine_args(**kwargs) -> EngineArgs:
         raise InputError(sorted(unknown)[0], "not a vllm serve flag kvplan models", f"known: {', '.join(sorted(_ENGINE_FIELDS))}")
     if "max_model_len" in kwargs:
         kwargs["max_model_len"] = _max_len(kwargs["max_model_len"])
+    if "env" in kwargs:
+        kwargs["env"] = parse_env(kwargs["env"])
     return EngineArgs(**kwargs)
 
 

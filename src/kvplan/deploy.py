@@ -73,6 +73,7 @@ class ScaffoldSpec:
     startup_first: StartupPrediction  # empty cache: download + cold compile
     startup_restart: StartupPrediction  # weights on the PVC, warm compile cache
     gpus_per_node: int = GPUS_PER_NODE
+    env: tuple[tuple[str, str], ...] = ()  # environment variables the plan assumed the server runs with
     fits: bool = True
     plan_error: Optional[str] = None
     data_parallel_size: int = 1
@@ -265,7 +266,7 @@ def spec_from_plan(
         model_id=model_id, revision=str(revision) if revision else None, served_model_name=name, port=port,
         vllm_version=str(plan.vllm_version), gpu_name=str(_get(g, "name", default="?")), gpu_total_bytes=total,
         tensor_parallel_size=tp, pipeline_parallel_size=pp, gated=bool(_get(m, "gated", default=False)),
-        weights_bytes_total=w_total, flags=tuple(flags), arithmetic=tuple(arithmetic),
+        weights_bytes_total=w_total, flags=tuple(flags), arithmetic=tuple(arithmetic), env=tuple(_get(a, "env", default=()) or ()),
         vllm_log=tuple(_get(plan, "vllm_log", default=()) or ()), startup_first=first, startup_restart=restart,
         gpus_per_node=gpus_per_node, fits=bool(plan.fits), plan_error=_get(plan, "error"), data_parallel_size=dp,
         pooling=pooling,
@@ -360,7 +361,7 @@ fi
 
 : "$${HF_HOME:?set HF_HOME to a persistent volume (see .env.example)}"
 export HF_HOME
-MODEL="$${MODEL:-$model_id}"
+${env_lines}MODEL="$${MODEL:-$model_id}"
 REVISION="$${REVISION:-$revision}"
 SERVED_MODEL_NAME="$${SERVED_MODEL_NAME:-$served_model_name}"
 PORT="$${PORT:-$port}"
@@ -384,7 +385,7 @@ services:
       HF_TOKEN: $${HF_TOKEN:-}
       HF_HOME: $container_hf_home
       VLLM_CACHE_ROOT: $container_vllm_cache
-    volumes:
+${compose_env}    volumes:
       - hf-cache:/data
     ports:
       - "$port:$port"
@@ -558,7 +559,7 @@ spec:
       port: {spec.port}
       targetPort: {spec.port}
 """
-    env = f"""\
+    env = "".join(f"            - name: {k}\n              value: {_yq(v)}\n" for k, v in spec.env) + f"""\
             - name: HF_HOME
               value: {CONTAINER_HF_HOME}
             - name: VLLM_CACHE_ROOT
@@ -753,10 +754,12 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
         "pyproject.toml": PYPROJECT.substitute(common, package=package),
         ".env.example": ENV_EXAMPLE.substitute(common),
         "serve.sh": SERVE_SH.substitute(common, arithmetic=_comment_block(spec.arithmetic),
-                                        vllm_log=_comment_block(spec.vllm_log), flag_lines="\n".join(flag_lines)),
+                                        vllm_log=_comment_block(spec.vllm_log), flag_lines="\n".join(flag_lines),
+                                        env_lines="".join(f"export {k}={shlex.quote(v)}  # as planned\n" for k, v in spec.env)),
         "docker-compose.yml": COMPOSE.substitute(
             common, command="[" + ", ".join(_yq(x) for x in spec.serve_argv()) + "]",
             container_hf_home=CONTAINER_HF_HOME, container_vllm_cache=CONTAINER_VLLM_CACHE,
+            compose_env="".join(f"      {k}: {_yq(v)}\n" for k, v in spec.env),
             start_period=f"{int(spec.probe_budget_s)}s"),
         "client.py": CLIENT_PY.substitute(
             common, request=EMBED_REQUEST if spec.pooling else CHAT_REQUEST,

@@ -111,6 +111,26 @@ def serve_as(model: ModelSpec, args: EngineArgs) -> tuple[ModelSpec, str | None]
     return replace(model, is_pooling=False), "--runner generate: served as a generative model (lm_head and sampler counted)"
 
 
+def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, list[str]]:
+    """The release's rules as the server's environment changes them (ENV_EFFECTS), and a note for each variable."""
+    notes = []
+    for name, value in args.env:
+        if name not in ENV_EFFECTS:
+            notes.append(f"environment {name}={value}: not modelled (kvplan assumes it does not change memory)")
+            continue
+        notes.append(f"environment {name}={value}")
+    if args.env_value("VLLM_USE_V1") == "0" and rules.is_v1 and rules.release < (0, 11, 0):
+        rules = replace(as_v0_engine(rules, "VLLM_USE_V1=0"), notes=rules.notes + (
+            f"VLLM_USE_V1=0: vLLM {rules.version} runs its V0 engine",))
+    if args.env_value("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS") == "0" and rules.cudagraph_subtracted:
+        rules = replace(rules, cudagraph_subtracted=False)
+    if args.env_on("VLLM_MXFP4_USE_MARLIN"):
+        rules = replace(rules, mxfp4_hopper_backend="marlin")
+    if args.env_on("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE") and rules.chunked_local_spec == "manager_off":
+        rules = replace(rules, chunked_local_spec="kept")
+    return rules, notes
+
+
 def v1_fallback(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> str | None:
     """Why a 0.8-0.10 release (V1 by default) runs this deployment on its V0 engine, in vLLM's words for the
     feature; None where it runs V1 (see the v0_* rules rows and V0_ONLY_ARCHITECTURES)."""
@@ -158,6 +178,34 @@ def cdiv(a: int, b: int) -> int:
 # --------------------------------------------------------------------------- inputs
 
 
+# vLLM environment variables that change what a startup allocates, and what kvplan does with each (the rest are
+# carried into serve.sh and noted as not modelled)
+ENV_EFFECTS = {
+    "VLLM_USE_V1": "0 runs a 0.8-0.10 release on its V0 engine",
+    "VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1 allows a max_model_len beyond the model's limit",
+    "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "1 keeps chunked local attention as windows in 0.10.1-0.13",
+    "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "0 leaves CUDA-graph memory out of the budget where it is subtracted",
+    "VLLM_MXFP4_USE_MARLIN": "1 selects Marlin (its padding) for MXFP4 experts",
+}
+
+
+def parse_env(value) -> tuple[tuple[str, str], ...]:
+    """--env KEY=VALUE (repeatable), a dict, or pairs -> sorted (key, value) pairs; InputError naming a bad entry."""
+    if not value:
+        return ()
+    items = value.items() if isinstance(value, dict) else value
+    out = {}
+    for item in items:
+        if isinstance(item, str):
+            key, sep, val = item.partition("=")
+            if not sep or not key.strip():
+                raise InputError("--env", f"{item!r} is not KEY=VALUE", "e.g. --env VLLM_USE_V1=0")
+        else:
+            key, val = item
+        out[str(key).strip()] = str(val).strip()
+    return tuple(sorted(out.items()))
+
+
 @dataclass(frozen=True)
 class EngineArgs:
     """The `vllm serve` flags kvplan models. None means "that vLLM version's default"."""
@@ -193,6 +241,13 @@ class EngineArgs:
     limit_mm_per_prompt: str | dict | None = None  # vLLM's --limit-mm-per-prompt: items per modality ('{"image": 2}')
     language_model_only: bool = False  # vLLM's --language-model-only (>= 0.17): every modality's limit is 0
     entrypoint: str | None = None  # "serve" (vllm serve, the default) or "llm" (vllm.LLM in Python: larger token budget)
+    env: tuple[tuple[str, str], ...] = ()  # environment variables the server runs with (ENV_EFFECTS: those that move memory)
+
+    def env_value(self, name: str) -> str | None:
+        return dict(self.env).get(name)
+
+    def env_on(self, name: str) -> bool:
+        return str(self.env_value(name) or "").strip().lower() in ("1", "true", "yes", "on")
 
     @cached_property
     def mm_limits(self) -> dict[str, int] | None:
@@ -483,7 +538,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
             raise InputError("--max-model-len", f"{model.id}'s config states no context limit", "give --max-model-len")
         max_len = limit
         notes.append(f"max_model_len {limit:,} (the model's limit, vLLM's default)")
-    elif limit is not None and max_len > limit and args.allow_long_max_model_len:
+    elif limit is not None and max_len > limit and (args.allow_long_max_model_len or args.env_on("VLLM_ALLOW_LONG_MAX_MODEL_LEN")):
         notes.append(f"max_model_len {max_len:,} exceeds the model's {limit:,} (allowed: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 or a rope-scaling override)")
     elif limit is not None and max_len > limit:
         raise InputError("--max-model-len",
@@ -1354,6 +1409,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
          extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None) -> Plan:
     """vLLM's startup for `model` on `gpu` with `args` (None fields = the version's defaults)."""
     rules = rules or rules_for(args.vllm_version)
+    rules, env_notes = _env_rules(args, rules)
     why_v0 = v1_fallback(model, gpu, args, rules)
     if why_v0:
         rules = as_v0_engine(rules, why_v0)
@@ -1365,7 +1421,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
         notes.append(runner_note)
     if model.is_pooling and resolved.runner_type != "pooling":
         resolved = replace(resolved, runner="pooling")  # resolved: vLLM's auto choice, made explicit
-    notes = list(extra_assumptions) + list(rules.notes) + notes + list(model.notes)
+    notes = list(extra_assumptions) + list(rules.notes) + env_notes + notes + list(model.notes)
     if resolved.overhead_gb is not None:
         return _simple_plan(model, gpu, resolved, rules, notes)
     warns: list[str] = []

@@ -29,7 +29,7 @@ ARG_FIELDS = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size",
               "kv_cache_dtype", "quantization", "enforce_eager", "block_size", "max_num_seqs", "max_num_batched_tokens",
               "enable_prefix_caching", "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank",
               "fully_sharded_loras", "cpu_offload_gb", "limit_mm_per_prompt", "language_model_only", "entrypoint",
-              "data_parallel_size", "enable_expert_parallel", "enable_chunked_prefill")
+              "data_parallel_size", "enable_expert_parallel", "enable_chunked_prefill", "env")
 
 # --quantization names as records carry them -> what the weights are when the record's config
 # does not carry a quantization_config (a base-model config stood in for the quantized checkpoint).
@@ -307,6 +307,9 @@ def clean_record(rec: dict) -> dict:
             args[k] = str(args[k]).strip().replace("torch.", "")
             if k != "quantization":
                 args[k] = args[k].lower()
+    if "env" in args:  # the server's environment: {"VLLM_USE_V1": "0"} or ["KEY=VALUE", ...]
+        from kvplan.plan import parse_env
+        args["env"] = parse_env(args["env"])
     out["args"] = args
     obs = dict(rec.get("observed") if isinstance(rec.get("observed"), dict) else {})
     for k in _FLOAT_OBSERVED:
