@@ -155,3 +155,11 @@ def test_catalog_ids_names_and_aliases_do_not_collide():
             if n in owner and n not in shared:
                 assert owner[n] == g.id, f"{n!r} names both {owner[n]} and {g.id}"
             owner.setdefault(n, g.id)
+
+
+def test_the_cloud_default_among_memory_variants_is_said():
+    from kvplan.resolve import resolve_gpu
+    gpu, notes = resolve_gpu("A100", detect=False)
+    assert gpu.id == "a100-80gb-sxm"
+    assert any("39 GiB" in n and "the variant clouds rent most" in n for n in notes)
+    assert not resolve_gpu("A100 40GB", detect=False)[1]  # a named size is not a choice

@@ -168,13 +168,19 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
                 return found, notes
         notes.append("no --gpu given and no GPU detected: planning for a 16 GB Tesla T4 (the seed's example card)")
         return find_gpu(FALLBACK_GPU), notes
-    return find_gpu(ref), notes
+    spec, note = _find_gpu(ref)
+    return spec, notes + ([note] if note else [])
 
 
 def find_gpu(ref: str, *, total_bytes: int | None = None) -> GPUSpec:
     """Match a GPU name or alias forgivingly ('h100', 'A100-80GB', 'NVIDIA A100-SXM4-80GB', 'RTX 4090 24GB',
     'NVIDIA A10G (AWS g5)'). Among variants of one name, the one nearest `total_bytes` (a logged total), else the
     one nearest a size in the name ('... 80GB'), else the variant clouds rent most."""
+    return _find_gpu(ref, total_bytes)[0]
+
+
+def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, str | None]:
+    """find_gpu, and a note when the card was picked among variants of other memory by the cloud default."""
     catalog = gpu_catalog()
     if not _gpu_key(ref):
         raise UnknownGPUError("--gpu", f"empty GPU name {ref!r}", "e.g. --gpu L4")
@@ -196,7 +202,11 @@ def find_gpu(ref: str, *, total_bytes: int | None = None) -> GPUSpec:
             own_name = exact and re.search(r"\d+\s*GB\b", variant, re.I)  # the size is part of a catalog name or alias
             if size_bytes and total_bytes is None and not own_name:
                 _check_named_size(ref, chosen, size_bytes)
-            return chosen
+            others = sorted({f"{g.total_gib:.0f} GiB" for g in cands if round(g.total_gib) != round(chosen.total_gib)})
+            note = (f"GPU {ref!r} names cards with {', '.join(others)} as well: planning for {chosen.name} "
+                    f"({chosen.total_gib:.2f} GiB), the variant clouds rent most; name the variant (e.g. its size) "
+                    "to plan another") if others and not (size_bytes or total_bytes) else None
+            return chosen, note
     names = [g.name for g in catalog] + [a for g in catalog for a in g.aliases]
     near = difflib.get_close_matches(bare, names, n=3, cutoff=0.4)
     hint = f"nearest: {', '.join(near)}" if near else "see `kvplan gpus`"
