@@ -77,6 +77,21 @@ def test_fit_shows_the_validated_band_and_says_when_outside():
     assert lo < p.max_concurrency < hi
     v0 = kvplan.fit("deepseek-ai/DeepSeek-V3", "H200", tensor_parallel_size=8, max_model_len=8192, vllm_version="0.6.4", fixes=False)
     assert uncertainty_band(v0)["outside_validation"] is True
+    # residuals are (predicted - logged) / logged: the logged pool is predicted / (1 + residual)
+    kv = p.kv_cache_bytes / 1024 ** 3
+    assert band["kv_cache_gib"] == pytest.approx([kv / (1 + band["hi"]), kv / (1 + band["lo"])])
+
+
+def test_a_verdict_inside_the_band_says_it_is_near_the_edge():
+    import kvplan
+    from dataclasses import replace
+
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=16384, fixes=False)
+    band = uncertainty_band(p)
+    edge = 1 + (band["hi"] / 2)  # concurrency just above 1 but inside the band's reach
+    near = replace(p, max_concurrency=edge)
+    assert "may refuse this start" in uncertainty_band(near)["text"]
+    assert "near the edge" not in uncertainty_band(replace(p, max_concurrency=10.0))["text"]
 
 
 def _versionless(rec: dict, **observed) -> dict:

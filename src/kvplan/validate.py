@@ -518,12 +518,20 @@ def uncertainty_band(p: Plan) -> dict | None:
                 "text": "outside what was validated: " + "; ".join(outside or ["no records"])}
     lo, hi = entry["p10_pct"] / 100, entry["p90_pct"] / 100
     kv = p.kv_cache_bytes / GIB
+    # a residual is (predicted - logged) / logged, so the logged value is predicted / (1 + residual): an
+    # over-predicting family (positive residuals) puts the real pool below the prediction
+    kv_band = [kv / (1 + hi), kv / (1 + lo)]
+    conc_band = [p.max_concurrency / (1 + hi), p.max_concurrency / (1 + lo)]
     text = (f"validated band (p10–p90 of {entry['n']} real {fam} startups{'' if key in table else ', all eras'}): KV pool "
-            f"{kv * (1 + lo):.2f}–{kv * (1 + hi):.2f} GiB, concurrency {p.max_concurrency * (1 + lo):.2f}–{p.max_concurrency * (1 + hi):.2f}x")
+            f"{kv_band[0]:.2f}–{kv_band[1]:.2f} GiB, concurrency {conc_band[0]:.2f}–{conc_band[1]:.2f}x")
+    if p.fits and conc_band[0] < 1 <= p.max_concurrency:
+        text += " — near the edge: within the band vLLM may refuse this start (one max_model_len request may not fit)"
+    elif not p.fits and p.failure == "memory" and conc_band[1] >= 1 > p.max_concurrency:
+        text += " — near the edge: within the band vLLM may start after all"
     if outside:
         text += " — " + "; ".join(outside)
     return {"lo": lo, "hi": hi, "n": entry["n"], "outside_validation": bool(outside), "text": text,
-            "kv_cache_gib": [kv * (1 + lo), kv * (1 + hi)], "max_concurrency": [p.max_concurrency * (1 + lo), p.max_concurrency * (1 + hi)]}
+            "kv_cache_gib": kv_band, "max_concurrency": conc_band}
 
 
 def residual_table(results: list[RecordResult], records: list[dict]) -> dict:
