@@ -12,9 +12,9 @@ differences are read from `kvplan.versions.VersionRules`, never from version num
 
 from __future__ import annotations
 
-from collections import Counter
-
 import math
+import re
+from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from typing import Iterable
@@ -193,6 +193,8 @@ def parse_env(value) -> tuple[tuple[str, str], ...]:
     """--env KEY=VALUE (repeatable), a dict, or pairs -> sorted (key, value) pairs; InputError naming a bad entry."""
     if not value:
         return ()
+    if isinstance(value, str):  # "A=1 B=2" or "A=1,B=2"
+        value = [v for v in re.split(r"[\s,]+", value) if v]
     items = value.items() if isinstance(value, dict) else value
     out = {}
     for item in items:
