@@ -118,7 +118,8 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
         if name not in ENV_EFFECTS:
             notes.append(f"environment {name}={value}: not modelled (kvplan assumes it does not change memory)")
             continue
-        notes.append(f"environment {name}={value}")
+        inert = name == "VLLM_USE_V1" and (rules.release >= (0, 11, 0) or not rules.is_v1)
+        notes.append(f"environment {name}={value}" + (f": no effect in vLLM {rules.version}, which has one engine" if inert else ""))
     if args.env_value("VLLM_USE_V1") == "0" and rules.is_v1 and rules.release < (0, 11, 0):
         rules = replace(as_v0_engine(rules, "VLLM_USE_V1=0"), notes=rules.notes + (
             f"VLLM_USE_V1=0: vLLM {rules.version} runs its V0 engine",))
