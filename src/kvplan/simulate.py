@@ -1675,8 +1675,10 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         stop_window_growth()
 
         # fast path: a run of pure-decode steps where nothing but the clock changes
-        if lingering and not waiting and wphase[(-D) % bs] <= usable - in_use():
-            release_lingering()  # holding them cannot change the next step: no admission, no preemption
+        if lingering and not waiting and not prefilling and wphase[(-D) % bs] <= usable - in_use():
+            # holding them cannot change the next step: no admission, no preemption (the decoders' next blocks fit;
+            # a running prefill's next chunk is not in that count, so it keeps them held)
+            release_lingering()
         if not lockstep and n_dec and n_dec == nrun and (not waiting or nrun + len(lingering) >= max_seqs
                                                           or not admissible_head(budget - n_dec)):
             k, a0, b = decode_run_length()
