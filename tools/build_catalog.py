@@ -236,7 +236,7 @@ EXTRA_GPUS += [
 # Bandwidth is left None where no fetched source states it. Unified-memory parts (Jetson) report the system memory.
 EXTRA_GPUS += [
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'a30', "name": 'NVIDIA A30',
+        **_NV_DEFAULTS, "id": 'a30', "name": 'NVIDIA A30',
         "aliases": ['A30', 'NVIDIA A30'],
         "memory_gb_marketing": 24, "compute_capability": '8.0', "hbm_bandwidth_tbps": 0.933,
         'memory_total_bytes_reported': 24164 * MIB,
@@ -244,7 +244,7 @@ EXTRA_GPUS += [
         "sources": ['https://github.com/LHRLAB/ChatKBQA/issues/2 (A30, older torch/driver): "CUDA out of memory. Tried to allocate 2.00 MiB (GPU 0; 23.50 GiB total capacity; ..." -> 23.50 GiB', 'https://github.com/google/RB-Modulation/issues/5: "GPU 0 has a total capacty of 23.53 GiB ... only 24G in A30"', 'deviceQuery-derived table (index id 38597028088, no URL): "Device | NVIDIA A30 | CUDA Driver / Runtime Version | 12.5 / 12.1 | CUDA Capability Major/Minor | 8.0 | Total Global Memory | 24169 MB (25,343,295,488 bytes)" (CC 8.0)'],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'h800-pcie', "name": 'NVIDIA H800 PCIe',
+        **_NV_DEFAULTS, "id": 'h800-pcie', "name": 'NVIDIA H800 PCIe',
         "aliases": ['H800 PCIe', 'NVIDIA H800 PCIe'],
         "memory_gb_marketing": 80, "compute_capability": '9.0', "hbm_bandwidth_tbps": None,
         'nvidia_smi_total_mib': 81559,
@@ -252,7 +252,7 @@ EXTRA_GPUS += [
         "sources": ['also: \'"nvidia_smi": "NVIDIA H800 PCIe, 81559 MiB, 570.124.04", ... "device_0": "NVIDIA H800 PCIe", "capability_0": [ 9, 0 ]\' (index id 66468480194, no URL) -> CC 9.0', 'nvidia-smi 81559 MiB is the same as H100 PCIe; CUDA-level total not found (expect ~79.0-79.2 GiB like h100-pcie)'],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'v100s-pcie-32gb', "name": 'Tesla V100S-PCIE-32GB',
+        **_NV_DEFAULTS, "id": 'v100s-pcie-32gb', "name": 'Tesla V100S-PCIE-32GB',
         "aliases": ['V100S', 'Tesla V100S-PCIE-32GB', 'NVIDIA Tesla V100S-PCIE-32GB'],
         "memory_gb_marketing": 32, "compute_capability": '7.0', "hbm_bandwidth_tbps": 1.134,
         'memory_total_bytes_reported': 32501 * MIB,
@@ -260,7 +260,7 @@ EXTRA_GPUS += [
         "sources": ["older torch: 'YOLOv5 🚀 v5.0-290-g62409ee torch 1.8.0 CUDA:0 (Tesla V100S-PCIE-32GB, 32510.5MB)' (index id 8808859597, no URL) = 31.75 GiB", "nvidia-smi: 'Tesla V100S-PCIE-32GB, 32768 MiB; driver 550.107.02' (index id 59844548622)", 'CC 7.0 / bandwidth: devinfo output \'======= Device 0: "Tesla V100S-PCIE-32GB" ======= CUDA Architecture: Volta, 7.0 ... Peak memory bandwidth (GB/s): 1134\' (index id 52872629004, no URL)'],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'h20-3e', "name": 'NVIDIA H20-3e',
+        **_NV_DEFAULTS, "id": 'h20-3e', "name": 'NVIDIA H20-3e',
         "aliases": ['H20-3e', 'NVIDIA H20-3e', 'H20 141GB'],
         "memory_gb_marketing": 141, "compute_capability": '9.0', "hbm_bandwidth_tbps": 4.8,
         'nvidia_smi_total_mib': 143771,
@@ -268,7 +268,7 @@ EXTRA_GPUS += [
         "sources": ["same value in several files, e.g. '| GPU | 8 x NVIDIA H20-3e, 143771 MiB each | Driver | 580.95.05' (index id 60976242793)", "https://github.com/tile-ai/TileOPs/pull/1658: 'gpu: NVIDIA H20-3e / compute_capability: 9.0 / hbm: theoretical: 4800e9 # bytes/s, HBM3e 141GB stack (same silicon as H200)'", "nvidia-smi total equals H200's 143771 MiB; CUDA total not found (H200 catalog: 139.8 GiB)"],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-5000-ada', "name": 'NVIDIA RTX 5000 Ada Generation',
+        **_NV_DEFAULTS, "id": 'rtx-5000-ada', "name": 'NVIDIA RTX 5000 Ada Generation',
         "aliases": ['RTX 5000 Ada', 'NVIDIA RTX 5000 Ada Generation'],
         "memory_gb_marketing": 32, "compute_capability": '8.9', "hbm_bandwidth_tbps": None,
         'nvidia_smi_total_mib': 32760,
@@ -276,7 +276,7 @@ EXTRA_GPUS += [
         "sources": ["also 'GPU | 2 × NVIDIA RTX 5000 Ada Generation, 32760 MiB ciascuna' (index id 68519422180) and 'GPU 0 | NVIDIA RTX 5000 Ada Generation, 32 760 MiB' (index id 71164324276)", 'CUDA-level total not found'],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-a4000', "name": 'NVIDIA RTX A4000',
+        **_NV_DEFAULTS, "id": 'rtx-a4000', "name": 'NVIDIA RTX A4000',
         "aliases": ['RTX A4000', 'NVIDIA RTX A4000'],
         "memory_gb_marketing": 16, "compute_capability": '8.6', "hbm_bandwidth_tbps": 0.448,
         'memory_total_bytes_reported': 16117 * MIB,
@@ -284,7 +284,7 @@ EXTRA_GPUS += [
         "sources": ["also 'YOLOR 🚀 v0.1-115-g072f76c torch 1.10.2+cu111 CUDA:0 (NVIDIA RTX A4000, 16117.3125MB)' (index id 31365933372)", "https://github.com/DengKaiCQ/VGGT-Long/issues/6 (RTX A4000, 2025, driver/OS unknown): 'GPU 0 has a total capacity of 15.61 GiB' -> lower than 16117 MiB (15.74 GiB); driver-dependent", "nvidia-smi: 'Hardware: one NVIDIA RTX A4000, 16,376 MiB, driver 580.173.02' (index id 65990426228)"],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'quadro-rtx-8000', "name": 'Quadro RTX 8000',
+        **_NV_DEFAULTS, "id": 'quadro-rtx-8000', "name": 'Quadro RTX 8000',
         "aliases": ['Quadro RTX 8000', 'RTX 8000', 'NVIDIA Quadro RTX 8000'],
         "memory_gb_marketing": 48, "compute_capability": '7.5', "hbm_bandwidth_tbps": 0.672,
         'memory_total_bytes_reported': int(47.46 * 1024 ** 3),
@@ -292,7 +292,7 @@ EXTRA_GPUS += [
         "sources": ["'Ultralytics YOLOv8.0.227 🚀 Python-3.9.18 torch-2.1.1+cu121 CUDA:0 (Quadro RTX 8000, 48593MiB)' (index id 3316311062, no URL) = 47.45 GiB", "newer stack: 'PyTorch 2.12 ... CUDA 13 ... CUDA:0 (Quadro RTX 8000, 48380MiB)' (index id 60313152358, no URL) = 47.25 GiB (driver-dependent)", 'https://squadfill.com/2018/08/14/nvidia-unveils-new-turing-architecture-and-teases-rtx-2080: "The \'big chip\' offering delivers 672GB/s of bandwidth" (RTX 8000/6000)'],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'titan-rtx', "name": 'NVIDIA TITAN RTX',
+        **_NV_DEFAULTS, "id": 'titan-rtx', "name": 'NVIDIA TITAN RTX',
         "aliases": ['TITAN RTX', 'NVIDIA TITAN RTX'],
         "memory_gb_marketing": 24, "compute_capability": '7.5', "hbm_bandwidth_tbps": 0.672,
         'memory_total_bytes_reported': 24212 * MIB,
@@ -300,7 +300,7 @@ EXTRA_GPUS += [
         "sources": ["nvidia-smi: '0, NVIDIA TITAN RTX, 24576 MiB, 1 MiB, 24211 MiB' (index id 67067871126)", "https://github.com/lllyasviel/FramePack/issues/79 (Windows/WDDM, not representative): 'GPU 0 has a total capacity of 24.00 GiB'"],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'a2', "name": 'NVIDIA A2',
+        **_NV_DEFAULTS, "id": 'a2', "name": 'NVIDIA A2',
         "aliases": ['A2', 'NVIDIA A2', 'A2 PCIe'],
         "memory_gb_marketing": 16, "compute_capability": '8.6', "hbm_bandwidth_tbps": None,
         'nvidia_smi_total_mib': 15356,
@@ -308,7 +308,7 @@ EXTRA_GPUS += [
         "sources": ["'Physical GPU 0 A2, 15356 MiB, CC8.6' driver 550.163.01 (index id 70733150859)", 'CUDA-level total not found (expect below 15356 MiB, cf. T4 15360 MiB nvidia-smi -> 14.56 GiB CUDA)'],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'a16', "name": 'NVIDIA A16',
+        **_NV_DEFAULTS, "id": 'a16', "name": 'NVIDIA A16',
         "aliases": ['A16', 'NVIDIA A16'],
         "memory_gb_marketing": 16, "compute_capability": '8.6', "hbm_bandwidth_tbps": None,
         'nvidia_smi_total_mib': 15356,
@@ -316,7 +316,7 @@ EXTRA_GPUS += [
         "sources": ["vLLM TP=4 on A16: '3  NVIDIA A16 ... 14724MiB / 15356MiB' and 'CSV: NVIDIA A16, 15356 MiB' (index id 71051116011)", 'A16 board = 4 GPUs x 16 GB; each GPU is one CUDA device'],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'jetson-agx-orin-64gb', "name": 'NVIDIA Jetson AGX Orin 64GB',
+        **_NV_DEFAULTS, "id": 'jetson-agx-orin-64gb', "name": 'NVIDIA Jetson AGX Orin 64GB',
         "aliases": ['Jetson AGX Orin 64GB', 'NVIDIA Jetson AGX Orin 64GB', 'NVIDIA Jetson AGX Orin'],
         "memory_gb_marketing": 64, "compute_capability": '8.7', "hbm_bandwidth_tbps": 0.2048,
         'memory_total_bytes_reported': 65893089280,
@@ -324,7 +324,7 @@ EXTRA_GPUS += [
         "sources": ['UNIFIED MEMORY: CUDA total = system LPDDR5 visible to Linux (shared with CPU/OS); usable for vLLM is lower', "another 64GB doc: 'Total amount of global memory: 62841 MBytes (65893269504 bytes)' (index id 61991427318)", "bandwidth 204.8 GB/s: spec table (index id 54714041744, no URL): '| 内存带宽 | 204.8 GB/s | 204.8 GB/s |' for AGX Orin 64GB/32GB"],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'jetson-thor', "name": 'NVIDIA Jetson AGX Thor',
+        **_NV_DEFAULTS, "id": 'jetson-thor', "name": 'NVIDIA Jetson AGX Thor',
         "aliases": ['NVIDIA Thor', 'Jetson Thor', 'Jetson AGX Thor', 'T5000'],
         "memory_gb_marketing": 128, "compute_capability": '11.0', "hbm_bandwidth_tbps": 0.273,
         'memory_total_bytes_reported': 131881680896,
@@ -332,7 +332,7 @@ EXTRA_GPUS += [
         "sources": ['UNIFIED MEMORY (128 GB LPDDR5X shared with CPU/OS)', "vLLM container nvcr.io/nvidia/vllm:25.09-py3 deviceQuery: 'Total amount of global memory: 125772 MBytes (131881684992 bytes)' (index id 44448955983); CUDA 13.2 Noble: '125492 MBytes (131587801088 bytes)' (index id 65768411822)", "https://github.com/antirez/ds4/pull/788: 'NVIDIA Jetson AGX Thor T5000 developer kit - Blackwell, compute capability sm_110, 2560 CUDA cores / 96 tensor cores, 128 GB LPDDR5X at 273 GB/s'"],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-pro-5000-blackwell', "name": 'NVIDIA RTX PRO 5000 Blackwell',
+        **_NV_DEFAULTS, "id": 'rtx-pro-5000-blackwell', "name": 'NVIDIA RTX PRO 5000 Blackwell',
         "aliases": ['RTX PRO 5000', 'RTX PRO 5000 Blackwell', 'NVIDIA RTX PRO 5000 Blackwell'],
         "memory_gb_marketing": 48, "compute_capability": '12.0', "hbm_bandwidth_tbps": 1.344,
         'nvidia_smi_total_mib': 48935,
@@ -340,7 +340,7 @@ EXTRA_GPUS += [
         "sources": ["likely CUDA-level (vLLM 0.30.0 / PyTorch 2.13.0 report, exact origin unstated): '| 사용 GPU | NVIDIA RTX PRO 5000 Blackwell, 47.23 GiB |' (index id 70919330036, no URL)", '48GB variant only; a 72GB variant exists (not found)', "https://www.purepc.pl/nvidia-rtx-pro-6000-rtx-pro-6000-max-q-rtx-pro-5000-rtx-pro-4500-oraz-rtx-pro-4000-profesjonalne-karty-graficzne-blackwell: 'RTX PRO 5000 Blackwell oferuje ponadto 48 GB pamięci GDDR7 ECC na 384-bitowej magistrali, co przekłada się na przepustowość 1344 GB/s'"],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-3090-ti', "name": 'NVIDIA GeForce RTX 3090 Ti',
+        **_NV_DEFAULTS, "id": 'rtx-3090-ti', "name": 'NVIDIA GeForce RTX 3090 Ti',
         "aliases": ['RTX 3090 Ti', 'GeForce RTX 3090 Ti', '3090 Ti', 'RTX 3090Ti'],
         "memory_gb_marketing": 24, "compute_capability": '8.6', "hbm_bandwidth_tbps": 1.008,
         'memory_total_bytes_reported': 24114 * MIB,
@@ -348,7 +348,7 @@ EXTRA_GPUS += [
         "sources": ["find_string index file id 53443089858 (public GitHub file; the index returns no repository/path): Linux Ultralytics 'torch-2.9.1+cu128 CUDA:0 (NVIDIA GeForce RTX 3090 Ti, 24110MiB)' (Ultralytics prints torch total_memory/2**20)", "find_string index file id 27282280321 (public GitHub file; the index returns no repository/path): older driver 'YOLOv5 ... torch-2.1.1+cu118 CUDA:0 (NVIDIA GeForce RTX 3090 Ti, 24214MiB)' (total drifts ~100 MiB down on newer drivers)", "CC 8.6: same torch line 'major=8, minor=6'"],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-4090-d', "name": 'NVIDIA GeForce RTX 4090 D',
+        **_NV_DEFAULTS, "id": 'rtx-4090-d', "name": 'NVIDIA GeForce RTX 4090 D',
         "aliases": ['RTX 4090 D', 'GeForce RTX 4090 D', '4090 D', 'RTX 4090D', '4090D'],
         "memory_gb_marketing": 24, "compute_capability": '8.9', "hbm_bandwidth_tbps": 1.008,
         'memory_total_bytes_reported': 24111 * MIB,
@@ -356,7 +356,7 @@ EXTRA_GPUS += [
         "sources": ["find_string index file id 41065729945 (public GitHub file; the index returns no repository/path) and find_string index file id 38443167076 (public GitHub file; the index returns no repository/path): older torch/driver 'CUDA:0 (NVIDIA GeForce RTX 4090 D, 24210MiB)'", "find_string index file id 69612263523 (public GitHub file; the index returns no repository/path): '**GPUs** — 4 × NVIDIA GeForce RTX 4090 D, 24564 MiB each, compute capability\n8.9, driver `590.48.01`' (nvidia-smi total + CC)", "https://github.com/CYBIRD-D/How-to-Choose-your-LLM-Model-for-translation/blob/52379077acab0e1d450adb86345f9e705bb6cade/Nvidia_GPU_Specification.md : '| RTX 4090 D | 14592 | 24 | 1008 |'"],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-4070-ti', "name": 'NVIDIA GeForce RTX 4070 Ti',
+        **_NV_DEFAULTS, "id": 'rtx-4070-ti', "name": 'NVIDIA GeForce RTX 4070 Ti',
         "aliases": ['RTX 4070 Ti', 'GeForce RTX 4070 Ti', '4070 Ti', 'RTX 4070Ti', 'RTX 4070 Ti 12GB'],
         "memory_gb_marketing": 12, "compute_capability": '8.9', "hbm_bandwidth_tbps": 0.504,
         'memory_total_bytes_reported': 12007 * MIB,
@@ -364,7 +364,7 @@ EXTRA_GPUS += [
         "sources": ["find_string index file id 69734109907 (public GitHub file; the index returns no repository/path): '| GPU | NVIDIA GeForce RTX 4070 Ti, 12282 MiB, compute capability 8.9 (Ada) |' (nvidia-smi total + CC; vLLM 0.28.0 box)", "find_string index file id 28072692075 (public GitHub file; the index returns no repository/path): 'torch-2.6.0+cu126 CUDA:0 (NVIDIA GeForce RTX 4070 Ti, 12282MiB)' (likely Windows/WDDM where CUDA total == nvidia-smi)", 'caution: on the RTX 4070 (same 12282 MiB nvidia-smi) newer Linux drivers report ~11866-11903 MiB vs ~11994-12002 MiB on 2023 drivers, so 4070 Ti on a current driver is probably ~130 MiB below 12007'],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-4070', "name": 'NVIDIA GeForce RTX 4070',
+        **_NV_DEFAULTS, "id": 'rtx-4070', "name": 'NVIDIA GeForce RTX 4070',
         "aliases": ['RTX 4070', 'GeForce RTX 4070', '4070', 'RTX 4070 12GB'],
         "memory_gb_marketing": 12, "compute_capability": '8.9', "hbm_bandwidth_tbps": 0.504,
         'memory_total_bytes_reported': 11866 * MIB,
@@ -372,7 +372,7 @@ EXTRA_GPUS += [
         "sources": ["find_string index file id 52497678043 (public GitHub file; the index returns no repository/path): Linux llama.cpp 'Device 0: NVIDIA GeForce RTX 4070, compute capability 8.9, VMM: yes, VRAM: 11903 MiB'", "find_string index file id 60442349183 (public GitHub file; the index returns no repository/path): 'Device 0: NVIDIA GeForce RTX 4070, compute capability 8.9, VMM: yes, VRAM: 11875 MiB (11714 MiB free)'", "find_string index file id 5501058174 (public GitHub file; the index returns no repository/path): older Linux torch 'torch-1.13.0+cu117 CUDA:0 (NVIDIA GeForce RTX 4070, 11994MiB)'; find_string index file id 32106163389 (public GitHub file; the index returns no repository/path): 'torch-2.5.1+cu124 CUD"],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-4070-super', "name": 'NVIDIA GeForce RTX 4070 SUPER',
+        **_NV_DEFAULTS, "id": 'rtx-4070-super', "name": 'NVIDIA GeForce RTX 4070 SUPER',
         "aliases": ['RTX 4070 SUPER', 'GeForce RTX 4070 SUPER', '4070 SUPER', 'RTX 4070 Super', '4070 Super'],
         "memory_gb_marketing": 12, "compute_capability": '8.9', "hbm_bandwidth_tbps": 0.504,
         'nvidia_smi_total_mib': 12282,
@@ -380,15 +380,13 @@ EXTRA_GPUS += [
         "sources": ["find_string index file id 66518564485 (public GitHub file; the index returns no repository/path): Windows (D:\\ paths) Ultralytics 'torch-2.5.1+cu121 CUDA:0 (NVIDIA GeForce RTX 4070 SUPER, 12282MiB)' - under WDDM the CUDA total equals nvidia-smi, so this does not give the Linux figure", 'estimate only (unsourced for this SKU): the RTX 4070 with the same 12282 MiB nvidia-smi total reports 11866-12002 MiB to CUDA on Linux', 'find_string index file id 69562124537 (public GitHub file; the index returns no repository/path): deviceQuery \'Device 0: "NVIDIA GeForce RTX 4070 SUPER" ... CUDA Capability Major/Minor version number: 8.9\''],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-5070-ti', "name": 'NVIDIA GeForce RTX 5070 Ti',
+        **_NV_DEFAULTS, "id": 'rtx-5070-ti', "name": 'NVIDIA GeForce RTX 5070 Ti',
         "aliases": ['RTX 5070 Ti', 'GeForce RTX 5070 Ti', '5070 Ti', 'RTX 5070Ti', '5070Ti'],
         "memory_gb_marketing": 16, "compute_capability": '12.0', "hbm_bandwidth_tbps": 0.896,
-        "memory_source": 'seen in a vLLM log: https://github.com/stevenvo780/jarvisIAV2/blob/a52c045db28bd7c8fe31798974de27c109f142d2/WEB_TEST_RESULTS.md: "ValueError: Free memory on device (0.9/15.47 GiB) on startup is less than desired GPU memory utilization  [same report: \'| **GPU utilizada** | GPU 0 (RTX 5070 Ti 16GB) |\', vLLM engine on GPU 0]"',
         "sources": ["find_string index file id 53108913194 (public GitHub file; the index returns no repository/path): llama.cpp 'Device 0: NVIDIA GeForce RTX 5070 Ti, compute capability 12.0, VMM: yes, VRAM: 15842 MiB' (15842 MiB = 15.47 GiB; also gives CC 12.0)", "find_string index file id 59379340907 (public GitHub file; the index returns no repository/path): 'GPU: NVIDIA GeForce RTX 5070 Ti, compute capability 12.0, driver 610.57.04, 16,303 MiB physical and about 15,880 MiB usable process capacity'", "https://github.com/CYBIRD-D/How-to-Choose-your-LLM-Model-for-translation/blob/52379077acab0e1d450adb86345f9e705bb6cade/Nvidia_GPU_Specification.md : '| RTX 5070 Ti | 8960 | 16 | 896 |'"],
-        "vllm_seen_gib": 15.47,
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-5070', "name": 'NVIDIA GeForce RTX 5070',
+        **_NV_DEFAULTS, "id": 'rtx-5070', "name": 'NVIDIA GeForce RTX 5070',
         "aliases": ['RTX 5070', 'GeForce RTX 5070', '5070', 'RTX 5070 12GB'],
         "memory_gb_marketing": 12, "compute_capability": '12.0', "hbm_bandwidth_tbps": 0.672,
         'nvidia_smi_total_mib': 12227,
@@ -396,7 +394,7 @@ EXTRA_GPUS += [
         "sources": ["find_string index file id 57401258474 (public GitHub file; the index returns no repository/path): Windows llama.cpp b9101 'Device 0: NVIDIA GeForce RTX 5070, compute capability 12.0, VMM: yes, VRAM: 12226 MiB' (WDDM: CUDA total ~= nvidia-smi)", 'estimate only (unsourced): on the RTX 5070 Ti the Linux CUDA total is ~461 MiB below nvidia-smi (15842 vs 16303 MiB); no Linux CUDA/vLLM total for the 5070 was found', "https://github.com/CYBIRD-D/How-to-Choose-your-LLM-Model-for-translation/blob/52379077acab0e1d450adb86345f9e705bb6cade/Nvidia_GPU_Specification.md : '| RTX 5070 | 6144 | 12 | 672 |'"],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-3070', "name": 'NVIDIA GeForce RTX 3070',
+        **_NV_DEFAULTS, "id": 'rtx-3070', "name": 'NVIDIA GeForce RTX 3070',
         "aliases": ['RTX 3070', 'GeForce RTX 3070', '3070', 'RTX 3070 8GB'],
         "memory_gb_marketing": 8, "compute_capability": '8.6', "hbm_bandwidth_tbps": 0.448,
         'memory_total_bytes_reported': 8197111808,
@@ -404,7 +402,7 @@ EXTRA_GPUS += [
         "sources": ["find_string index file id 65969143195 (public GitHub file; the index returns no repository/path): Linux Ultralytics 'torch-2.10.0+cu128 CUDA:0 (NVIDIA GeForce RTX 3070, 7842MiB)'", "find_string index file id 24853334455 (public GitHub file; the index returns no repository/path): older Linux deviceQuery (CUDA 11.6) 'Total amount of global memory: 7974 MBytes (8361213952 bytes)'; find_string index file id 54169976600 (public GitHub file; the index returns no repository/path): TF ", "https://github.com/MonitSharma/parallel_adventures cuda_kernels/Readme.md: 'Total amount of global memory: 8192 MBytes (8589410304 bytes)' (CUDA 12.7; full 8 GiB, typical of Windows/WSL, not Linux)"],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-3060-ti', "name": 'NVIDIA GeForce RTX 3060 Ti',
+        **_NV_DEFAULTS, "id": 'rtx-3060-ti', "name": 'NVIDIA GeForce RTX 3060 Ti',
         "aliases": ['RTX 3060 Ti', 'GeForce RTX 3060 Ti', '3060 Ti', 'RTX 3060Ti'],
         "memory_gb_marketing": 8, "compute_capability": '8.6', "hbm_bandwidth_tbps": 0.448,
         'memory_total_bytes_reported': 7833 * MIB,
@@ -412,7 +410,7 @@ EXTRA_GPUS += [
         "sources": ['find_string index file id 34099184611 (public GitHub file; the index returns no repository/path): Linux deviceQuery (driver CUDA 12.2) \'Device 0: "NVIDIA GeForce RTX 3060 Ti" ... CUDA Capability Major/Minor version number:    8.6\n  Total amount of global memory:                 7972 MBytes (83596410', "https://github.com/CYBIRD-D/How-to-Choose-your-LLM-Model-for-translation/blob/52379077acab0e1d450adb86345f9e705bb6cade/Nvidia_GPU_Specification.md : '| RTX 3060 Ti 8GB (GDDR6) | 4864 | 8 | 448 |' (GDDR6X variant: 608 GB/s)"],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-4060ti-8gb', "name": 'NVIDIA GeForce RTX 4060 Ti 8GB',
+        **_NV_DEFAULTS, "id": 'rtx-4060ti-8gb', "name": 'NVIDIA GeForce RTX 4060 Ti 8GB',
         "aliases": ['RTX 4060 Ti 8GB', 'RTX 4060Ti 8GB', 'GeForce RTX 4060 Ti 8GB', '4060 Ti 8GB', '4060Ti 8GB'],
         "memory_gb_marketing": 8, "compute_capability": '8.9', "hbm_bandwidth_tbps": 0.288,
         'memory_total_bytes_reported': 7806 * MIB,
@@ -420,7 +418,7 @@ EXTRA_GPUS += [
         "sources": ["find_string index file id 66857511471 (public GitHub file; the index returns no repository/path): Linux llama.cpp eval 'Hardware: NVIDIA GeForce RTX 4060 Ti, 8188 MiB' (nvidia-smi total)", "find_string index file id 70128357367 (public GitHub file; the index returns no repository/path): '| GPU | NVIDIA GeForce RTX 4060 Ti, 8188 MiB, compute capability **8.9** (Ada), VBIOS 95.06.26.00.52 |'", "note: the 8 GB and 16 GB SKUs report the identical device name 'NVIDIA GeForce RTX 4060 Ti'; resolve by total memory"],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-4080-super', "name": 'NVIDIA GeForce RTX 4080 SUPER',
+        **_NV_DEFAULTS, "id": 'rtx-4080-super', "name": 'NVIDIA GeForce RTX 4080 SUPER',
         "aliases": ['RTX 4080 SUPER', 'GeForce RTX 4080 SUPER', '4080 SUPER', 'RTX 4080 Super', '4080 Super'],
         "memory_gb_marketing": 16, "compute_capability": '8.9', "hbm_bandwidth_tbps": 0.736,
         'memory_total_bytes_reported': 15944 * MIB,
@@ -428,7 +426,7 @@ EXTRA_GPUS += [
         "sources": ['find_string index file id 13464696544 (public GitHub file; the index returns no repository/path): deviceQuery (CUDA 12.4/12.3) \'Device 0: "NVIDIA GeForce RTX 4080 SUPER" ... CUDA Capability Major/Minor version number:    8.9\n  Total amount of global memory:                 16072 MBytes (16852844544 ', "find_string index file id 63565374082 (public GitHub file; the index returns no repository/path): Windows 'torch-2.4.1+cu121 CUDA:0 (NVIDIA GeForce RTX 4080 SUPER, 16375MiB)' (WDDM, ~= nvidia-smi)", "https://github.com/CYBIRD-D/How-to-Choose-your-LLM-Model-for-translation/blob/52379077acab0e1d450adb86345f9e705bb6cade/Nvidia_GPU_Specification.md : '| RTX 4080 SUPER | 10240 | 16 | 736 |'"],
     },
     {
-        **_NV_DEFAULTS, "vendor": 'NVIDIA', "id": 'rtx-2080', "name": 'NVIDIA GeForce RTX 2080',
+        **_NV_DEFAULTS, "id": 'rtx-2080', "name": 'NVIDIA GeForce RTX 2080',
         "aliases": ['RTX 2080', 'GeForce RTX 2080', '2080', 'RTX 2080 8GB'],
         "memory_gb_marketing": 8, "compute_capability": '7.5', "hbm_bandwidth_tbps": 0.448,
         'memory_total_bytes_reported': 8335327232,
@@ -447,9 +445,7 @@ EXTRA_GPUS += [
         **_NV_DEFAULTS, "vendor": 'AMD', "id": 'mi355x', "name": 'AMD Instinct MI355X',
         "aliases": ['MI355X', 'Instinct MI355X', 'AMD Instinct MI355X'],
         "memory_gb_marketing": 288, "compute_capability": None, "hbm_bandwidth_tbps": 8.0,
-        "memory_source": 'seen in a vLLM log: public GitHub file found by exact-string search (the index returns no repository/path): \'# at worker init with "Free memory on device cuda:N (272.0-272.4/287.98 GiB) on\\n# startup is less than desired GPU memory utilization" -- these mi355x-amds\\n# nodes free only ~272 of 288 GiB and 0.95 asks for ~273.6. Know\'',
         "sources": ["https://github.com/SemiAnalysisAI/InferenceX/pull/2522 (MI355X vLLM): '--gpu-memory-utilization 0.95 vLLM requests 273.6 GiB' (273.6/0.95 = 288.0 GiB total)", "find_string index file id 12038891190 (public GitHub file; the index returns no repository/path): OpenCL-Benchmark on gfx950 '| Memory, Cache  | 294896 MB VRAM' / '294896 MB global, 301973504 KB constant' (294896 MiB = 287.98 GiB)", "gfx950: https://github.com/ROCm/rocm-libraries/issues/9055 rocminfo 'Name:                    gfx950 ... Marketing Name:          AMD Instinct MI355X'; https://github.com/ROCm/legacy-rocm-build/blob/089d7513c55fc7b6edb2a75b83cb40ca883a0ec2/docs/reference/gpu-arch-specs.rst '- MI355X / - CDNA4 / - gf"],
-        "vllm_seen_gib": 287.98,
     },
     {
         **_NV_DEFAULTS, "vendor": 'AMD', "id": 'radeon-pro-w7900', "name": 'AMD Radeon PRO W7900',
@@ -497,6 +493,8 @@ OTHER_MEMORY_GB = {
 # is equivalent to ... =e" lines: estimate = (u - e) x total gives 121.1, 122.4, 122.2 and 121.3 GiB (mean 121.7;
 # log_excerpts.jsonl, https://github.com/eugr/spark-vllm-docker issues).
 EXTRA_TOTALS = {"gb10": (121.7, "solved from four vLLM 0.25.1 DGX Spark logs (CUDA-graph utilization-equivalence lines)"),
+                'rtx-5070-ti': (15.47, 'https://github.com/stevenvo780/jarvisIAV2/blob/a52c045db28bd7c8fe31798974de27c109f142d2/WEB_TEST_RESULTS.md: "ValueError: Free memory on device (0.9/15.47 GiB) on startup is less than desired GPU memory utilization  [same report: \'| **GPU utilizada** | GPU 0 (RTX 5070 Ti 16GB) |\', vLLM engine on GPU 0]"'),
+                'mi355x': (287.98, 'public GitHub file found by exact-string search (the index returns no repository/path): \'# at worker init with "Free memory on device cuda:N (272.0-272.4/287.98 GiB) on\\n# startup is less than desired GPU memory utilization" -- these mi355x-amds\\n# nodes free only ~272 of 288 GiB and 0.95 asks for ~273.6. Know\''),
                 "rtx-4080": (15.99, "https://github.com/mrpid12org/imageworks/blob/4fdc8eb92f03/vllm_llava_debug.log"),
                 "rtx-3060": (11.63, "https://github.com/vllm-project/vllm/issues/27934 ('Free memory on device (6.44/11.63 GiB)')"),
                 # torch's "total capacity" in an OOM raised inside a vLLM worker: the same cudaMemGetInfo total vLLM uses.
@@ -527,14 +525,14 @@ GATED_PREFIXES = ("meta-llama/", "google/gemma", "mistralai/")
 
 def build_gpus(shared: Path) -> list[dict]:
     rows = json.loads((shared / "data" / "gpus.json").read_text())
+    # A card in EXTRA_GPUS replaces the shared row of the same id, so no id appears twice in the catalog.
+    extra_ids = {g["id"] for g in EXTRA_GPUS}
     out = []
-    for g in rows + EXTRA_GPUS:
+    for g in [r for r in rows if r["id"] not in extra_ids] + EXTRA_GPUS:
         gid = g["id"]
         flops, flops_source = EXTRA_TFLOPS.get(gid, ({}, None))
         g = {**g, **{k: v for k, v in flops.items() if g.get(k) is None}}
         seen = VLLM_SEEN_TOTAL_GIB.get(gid) or EXTRA_TOTALS.get(gid)
-        if not seen and g.get("vllm_seen_gib"):
-            seen = (g["vllm_seen_gib"], g["memory_source"])
         if gid in SAME_MEMORY_AS:
             twin = SAME_MEMORY_AS[gid]
             seen = (VLLM_SEEN_TOTAL_GIB[twin][0], f"the vLLM-seen total of the {twin} (same memory part)")
