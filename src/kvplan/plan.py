@@ -25,7 +25,7 @@ from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, Quant
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, batch_defaults,
                              rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
-                            weights_per_rank)
+                            vision_mlp_gated, weights_per_rank)
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
 MODEL_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
@@ -911,14 +911,14 @@ def _deepseek_v4_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineA
 # largest item of the modality with the most tokens): Qwen2/2.5-VL preprocessor max_pixels 12,845,056 and Qwen3-VL /
 # Qwen3.5 / Qwen3.6 size.longest_edge 16,777,216 pixels, i.e. 16,384 tokens after the 2 x 2 merge; CLIP (LLaVA) one
 # tile of (image_size / patch)^2 tokens plus the class token; Gemma 3's SigLIP one 896 x 896 image pooled to
-# mm_tokens_per_image tokens (gemma3_mm.py: pan-and-scan off by default). mlp: intermediate tensors alive in the MLP (2 for
-# fc1/act, 3 for a gated one); rotary: the tower rotates q and k (two more copies of both).
+# mm_tokens_per_image tokens (gemma3_mm.py: pan-and-scan off by default). rotary: the tower rotates q and k (two more
+# copies of both).
 _MM_TOWERS = {
-    "qwen3": {"max_pixels": 16_777_216, "mlp": 2, "rotary": True},
-    "qwen2_5": {"max_pixels": 12_845_056, "mlp": 3, "rotary": True},
-    "qwen2": {"max_pixels": 12_845_056, "mlp": 2, "rotary": True},
-    "clip": {"max_pixels": 0, "mlp": 2, "rotary": False},
-    "siglip": {"max_pixels": 0, "mlp": 2, "rotary": False},  # Gemma 3: one 896 x 896 image = mm_tokens_per_image tokens
+    "qwen3": {"max_pixels": 16_777_216, "rotary": True},
+    "qwen2_5": {"max_pixels": 12_845_056, "rotary": True},
+    "qwen2": {"max_pixels": 12_845_056, "rotary": True},
+    "clip": {"max_pixels": 0, "rotary": False},
+    "siglip": {"max_pixels": 0, "rotary": False},  # Gemma 3: one 896 x 896 image = mm_tokens_per_image tokens
 }
 
 
@@ -1027,7 +1027,8 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         items = max(1, min(budget // per_item_tokens, args.max_num_seqs * per_prompt))
     n = items * per_item_patches
     attention = 3 * h + (8 if facts["rotary"] else 4) * h / tp + (h if tp > 1 else 0)
-    mlp = 3 * h + facts["mlp"] * inter / tp
+    # intermediate tensors alive in the MLP: fc1 and its activation, or gate, up and their product for a gated one
+    mlp = 3 * h + (3 if vision_mlp_gated(model) else 2) * inter / tp
     deep = (len(v.get("deepstack_visual_indexes") or []) * int(v.get("out_hidden_size") or 0) / 4) if tower == "qwen3" else 0
     # the HF image processors hand vLLM float32 pixels (4 B a value), which stay alive through the encoder (the towers
     # cast a bf16 copy for the patch embedding, e.g. qwen2_5_vl.py Qwen2_5_VisionTransformer.forward)

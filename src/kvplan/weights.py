@@ -174,6 +174,12 @@ _QWEN_VISION = ("qwen2_vl", "qwen2_5_vl", "qwen2_5_omni", "qwen3_vl", "qwen3_5",
 _GATED_VISION = ("qwen2_5_vl", "qwen2_5_omni", "pixtral", "gemma4_vision")
 
 
+def vision_mlp_gated(spec: ModelSpec) -> bool:
+    """Whether the vision tower's MLP has three projections (gate, up, down) rather than two (fc1, fc2)."""
+    family = str((spec.vision_config or {}).get("model_type") or spec.model_type)
+    return family.startswith(_GATED_VISION) or spec.model_type.startswith(("qwen2_5_vl", "qwen2_5_omni"))
+
+
 def _vision_params(spec: ModelSpec) -> int:
     v = spec.vision_config or {}
     h = v.get("hidden_size") or v.get("embed_dim") or v.get("width")
@@ -185,8 +191,7 @@ def _vision_params(spec: ModelSpec) -> int:
     patch_area = math.prod(patch) if isinstance(patch, (list, tuple)) else patch * patch
     temporal = v.get("temporal_patch_size") or 1
     family = str(v.get("model_type") or spec.model_type)
-    gated = family.startswith(_GATED_VISION) or spec.model_type.startswith(("qwen2_5_vl", "qwen2_5_omni"))
-    per_layer = 4 * h * h + (3 if gated else 2) * h * inter + 9 * h + inter
+    per_layer = 4 * h * h + (3 if vision_mlp_gated(spec) else 2) * h * inter + 9 * h + inter
     out_h = v.get("out_hidden_size") or spec.hidden_size
     if family.startswith(_QWEN_VISION) or spec.model_type.startswith(_QWEN_VISION):
         # the Qwen patch mergers: norm, then (h m^2 -> h m^2 -> out) over merged 2 x 2 patches (qwen2_vl.py PatchMerger,
