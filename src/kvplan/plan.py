@@ -144,7 +144,7 @@ def v1_fallback(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Version
     if kv != "auto" and rules.v1_kv_dtype != "any":
         mode, fp8_on_hopper = rules.v1_kv_dtype, kv.startswith("fp8") and bool(cc) and cc[0] == 9
         kept = (mode != "auto_only" and fp8_on_hopper) or ("10.0" in mode and cc == (10, 0)) or (
-            mode.endswith("_mla") and any(l.kind == "mla" for l in model.layers))
+            mode.endswith("_mla") and model.uses_mla)
         if not kept:
             return "--kv-cache-dtype"
     kind = args.runner_type
@@ -495,7 +495,7 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str]) -> Qua
 
 def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> tuple[int, str]:
     """The block size vLLM picks before hybrid alignment (section 2.4)."""
-    if any(l.kind == "mla" for l in model.layers) and rules.release >= (0, 7, 0):  # no MLA kernels before 0.7
+    if model.uses_mla and rules.release >= (0, 7, 0):  # no MLA kernels before 0.7
         cc = gpu.cc or (9, 0)
         if rules.release < (0, 18, 0):
             if (10, 0) <= cc < (11, 0):
@@ -574,7 +574,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         skips = rules.v0_long_context_chunked_skips
         cases = {"rocm": (gpu.vendor.upper() == "AMD", "a ROCm GPU"),
                  "multimodal": (model.is_multimodal, "a multimodal model"),
-                 "mla": (any(l.kind == "mla" for l in model.layers), "an MLA model"),
+                 "mla": (model.uses_mla, "an MLA model"),
                  "sliding": (any(l.kind == "sliding" for l in model.layers), "a sliding-window model"),
                  "speculative": (bool(args.speculative), "speculative decoding"), "lora": (bool(args.enable_lora), "LoRA"),
                  "pooling": (model.is_pooling or args.runner_type == "pooling", "a pooling model")}

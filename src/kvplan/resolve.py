@@ -428,6 +428,11 @@ class ModelSpec:
         return any(l.kind in ("csa", "hca") for l in self.layers)
 
     @property
+    def uses_mla(self) -> bool:
+        """Some layer keeps multi-head latent attention's compressed KV (DeepSeek-V2/V3, Kimi K2, ...)."""
+        return any(l.kind == "mla" for l in self.layers)
+
+    @property
     def sparse_mla(self) -> bool:
         """DeepSeek-V3.2's sparse MLA: latent layers beside a lightning indexer's keys."""
         return any(l.kind == "mla" and l.index_head_dim for l in self.layers)

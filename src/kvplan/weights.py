@@ -694,7 +694,7 @@ def _rotary_bytes(spec: ModelSpec, dtype_bytes: int) -> int:
         return 0
     rope = t.get("rope_scaling") or t.get("rope_parameters") or {}
     partial = float(t.get("partial_rotary_factor") or (rope.get("partial_rotary_factor") if isinstance(rope, dict) else None) or 1.0)
-    if any(l.kind == "mla" for l in spec.layers):
+    if spec.uses_mla:
         rot = int(t.get("qk_rope_head_dim", 64))
     else:
         rot = int(t.get("rotary_dim") or spec.head_dim * partial)
