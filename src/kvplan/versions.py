@@ -137,9 +137,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "kv_log_format": [((0, 0, 0), "v0-blocks"), ((0, 6, 6), "v0-blocks"), ((0, 8, 0), "v1-two-lines"),
                       ((0, 28, 0), "v1-one-line")],
     # Scheduler defaults for `vllm serve` (section 2.3); see `batch_defaults`.
-    # (the >= 160 GiB class is in the 0.28.0 wheel's EngineArgs.get_batch_defaults, the GB10 exclusion in 0.33.0's)
-    "batch_defaults": [((0, 0, 0), "v0"), ((0, 8, 0), "v1-0.8"), ((0, 9, 0), "v1-0.9"), ((0, 28, 0), "v1-0.28"),
-                       ((0, 33, 0), "v1-0.33")],
+    # (the >= 160 GiB class is in the 0.28.0 wheel's EngineArgs.get_batch_defaults; 0.33.0's GB10 exclusion is
+    # INTEGRATED_MEMORY_CC's)
+    "batch_defaults": [((0, 0, 0), "v0"), ((0, 8, 0), "v1-0.8"), ((0, 9, 0), "v1-0.9"), ((0, 28, 0), "v1-0.28")],
     # --kv-cache-dtype auto follows a checkpoint's KV-cache quantization (ModelOpt kv_cache_quant_algo FP8,
     # compressed-tensors kv_cache_scheme) instead of the model dtype: vLLM PRs #29980 and #30141, merged
     # December 2025; 0.14 is the first release read after them.
@@ -351,7 +351,7 @@ def batch_defaults(rules: VersionRules, gpu_total_gib: float, gpu_name: str, com
     """(max_num_batched_tokens, max_num_seqs) defaults of `vllm serve` (section 2.3).
 
     V1 sizes them by the device: a large-memory class (>= 70 GiB, not an A100) gets
-    8192 / 1024, everything else 2048 / 256; from 0.29 a >= 160 GiB device gets 16384 / 1024.
+    8192 / 1024, everything else 2048 / 256; from 0.28 a >= 160 GiB device gets 16384 / 1024.
     V0 (chunked prefill off) uses max(max_model_len, 2048) / 256, applied by the caller.
     `entrypoint` "llm" (vllm.LLM in Python, UsageContext.LLM_CLASS): 16384 tokens where serve has 8192 or 16384, 8192
     where it has 2048; the same sequence cap (engine/arg_utils.py, 0.8-0.33).
@@ -375,7 +375,7 @@ def _serve_batch_defaults(rules: VersionRules, gpu_total_gib: float, gpu_name: s
     if kind == "v1-0.8":
         return (8192, 1024) if gpu_total_gib >= 70 else (2048, 256)
     big = gpu_total_gib >= 70 and "a100" not in name
-    if kind in ("v1-0.28", "v1-0.33") and gpu_total_gib >= 160:
+    if kind == "v1-0.28" and gpu_total_gib >= 160:
         return (16384, 1024)
     return (8192, 1024) if big else (2048, 256)
 
