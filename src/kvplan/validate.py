@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Iterable
 
 from kvplan.errors import InputError, KvplanError
-from kvplan.plan import EngineArgs, Plan, plan
+from kvplan.plan import EngineArgs, Plan, parse_env, plan
 from kvplan.resolve import GIB, GB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, normalize
-from kvplan.versions import NEWEST_KNOWN
+from kvplan.versions import NEWEST_KNOWN, parse_version, source_date
+from kvplan.weights import kv_dtype_bytes
 
 FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
 ARG_FIELDS = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size", "dtype",
@@ -114,8 +115,6 @@ def _log_format_era(obs: dict) -> tuple[str, str, str] | None:
 def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
     """(the release whose rules a record is planned with, what says so): "stated", "log format",
     "log format and issue date", "issue date" or "newest". What was inferred is added to `notes`."""
-    from kvplan.versions import parse_version, source_date
-
     notes = notes if notes is not None else []
     v = rec.get("vllm_version")
     if v:
@@ -308,7 +307,6 @@ def clean_record(rec: dict) -> dict:
             if k != "quantization":
                 args[k] = args[k].lower()
     if "env" in args:  # the server's environment: {"VLLM_USE_V1": "0"} or ["KEY=VALUE", ...]
-        from kvplan.plan import parse_env
         args["env"] = parse_env(args["env"])
     out["args"] = args
     obs = dict(rec.get("observed") if isinstance(rec.get("observed"), dict) else {})
@@ -382,8 +380,6 @@ def seed_predict(rec: dict) -> dict:
     weights = logged * GIB if logged else p.weights_bytes
     kv = total_gb * a.gpu_memory_utilization * GB - weights - 1 * GB
     heads = max(1, p.model.num_kv_heads // a.tensor_parallel_size)
-    from kvplan.weights import kv_dtype_bytes
-
     per_token = 2 * p.model.num_layers * heads * p.model.head_dim * kv_dtype_bytes(a.kv_cache_dtype, a.dtype)
     tokens = max(0.0, kv / per_token)
     return {"weights_gib": weights / GIB, "kv_cache_gib": kv / GIB, "kv_cache_tokens": tokens,
