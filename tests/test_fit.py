@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kvplan
-from kvplan.errors import ConfigError, InputError
+from kvplan.errors import InputError
 from kvplan.plan import EngineArgs, cdiv, plan
 from kvplan.resolve import GIB, find_gpu, resolve_model
 from kvplan.versions import rules_for
@@ -102,10 +101,6 @@ def test_sliding_window_caps_per_request_blocks():
     # full: cdiv(16384,16) = 1024; sliding: cdiv(min(127 + 2048, 16384), 16) + 1 = 137 (docs/vllm-memory-model.md section 3.6)
     assert p.blocks_for_tokens(16384) == 1024 + 137
     assert p.blocks_for_tokens(100_000) == p.blocks_for_tokens(16384) + (cdiv(100_000, 16) - 1024)
-
-
-def cdiv(a, b):
-    return -(-a // b)
 
 
 def test_tp_divides_kv_heads_and_replicates_when_fewer():
@@ -435,17 +430,17 @@ def test_runner_pooling_drops_the_lm_head_and_the_sampler_and_deploys_as_pooling
                                          ("1m", 1_000_000), ("4,096", 4096), ("-1", -1)])
 def test_max_model_len_is_read_as_vllm_serve_reads_it(text, tokens):
     # vllm/engine/arg_utils.py human_readable_int: lowercase suffixes are decimal, uppercase and IEC ones binary
-    from kvplan.api import _max_len
+    from kvplan.plan import parse_max_model_len
 
-    assert _max_len(text) == tokens
+    assert parse_max_model_len(text) == tokens
 
 
 @pytest.mark.parametrize("text", ["2.5K", "32 k", "banana"])
 def test_max_model_len_vllm_would_refuse_is_refused(text):
-    from kvplan.api import _max_len
+    from kvplan.plan import parse_max_model_len
 
     with pytest.raises(InputError) as e:
-        _max_len(text)
+        parse_max_model_len(text)
     assert e.value.field == "--max-model-len"
 
 
@@ -1000,12 +995,15 @@ def test_gpt_oss_on_hopper_uses_marlin_padding_before_0_12():
 
 
 @pytest.mark.parametrize("version", ["0.13.0", "0.25.1", "0.33.0"])
-def test_integrated_memory_gpus_get_the_small_batch_defaults(version):
+def test_integrated_memory_gpus_batch_defaults_follow_the_device_size_probe(version):
     # vLLM sizes its defaults by NVML's device memory, which GB10 and Jetson do not report: the query raises and the
     # small defaults apply (a 0.13 GB10 log: "Chunked prefill is enabled with max_num_batched_tokens=2048")
-    for gpu in ("GB10", "NVIDIA Thor"):
+    # 0.33 falls back to the CUDA total where NVML has no memory query, and keeps only GB10 on the small tier: the
+    # ~122 GiB Jetson Thor becomes a large device there, the 61 GiB Jetson AGX Orin stays small by its size
+    for gpu in ("GB10", "NVIDIA Thor", "Jetson AGX Orin 64GB"):
         p = kvplan.fit("Qwen/Qwen3-8B", gpu, vllm_version=version, max_model_len=32768)
-        assert (p.args.max_num_batched_tokens, p.args.max_num_seqs) == (2048, 256), gpu
+        large = gpu == "NVIDIA Thor" and version == "0.33.0"
+        assert (p.args.max_num_batched_tokens, p.args.max_num_seqs) == ((8192, 1024) if large else (2048, 256)), gpu
     h200 = kvplan.fit("Qwen/Qwen3-8B", "H200", vllm_version=version, max_model_len=32768)
     assert h200.args.max_num_seqs == 1024
 

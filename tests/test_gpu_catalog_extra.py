@@ -163,3 +163,21 @@ def test_the_cloud_default_among_memory_variants_is_said():
     assert gpu.id == "a100-80gb-sxm"
     assert any("39 GiB" in n and "the variant clouds rent most" in n for n in notes)
     assert not resolve_gpu("A100 40GB", detect=False)[1]  # a named size is not a choice
+
+
+@pytest.mark.parametrize("name,bf16_tflops", [("MI325X", 1307.4), ("MI355X", 2516), ("MI350 series", 2516)])
+def test_sourced_card_keeps_the_shared_rows_compute_figures(name: str, bf16_tflops: float):
+    """A card re-sourced in EXTRA_GPUS is merged onto the shared row: its sourced total, the row's TFLOPS/aliases."""
+    g = find_gpu(name)
+    assert g.bf16_tflops == pytest.approx(bf16_tflops)
+    assert g.total_source.startswith(("CUDA total", "seen in a vLLM"))
+
+
+def test_infinity_fabric_is_a_gpu_fabric_not_the_pcie_slot():
+    from kvplan.simulate import DEFAULT_COEFFICIENTS, link_bytes_per_s
+
+    g = find_gpu("MI300X")
+    rate, _, what = link_bytes_per_s(g.interconnect, g.has_nvlink, DEFAULT_COEFFICIENTS)
+    assert "Infinity Fabric" in what and rate == DEFAULT_COEFFICIENTS.nvlink_bytes_per_s
+    rate_pcie, _, _ = link_bytes_per_s("PCIe Gen5 x16; no NVLink", False, DEFAULT_COEFFICIENTS)
+    assert rate_pcie < rate / 5

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import http.server
 import json
-import math
 import os
 import shutil
 import subprocess

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kvplan.errors import InputError
-from kvplan.simulate import (SLO, EngineConfig, StepCoefficients, StepModel, _block_structure, parse_slo,
+from kvplan.simulate import (EngineConfig, StepCoefficients, StepModel, _block_structure, parse_slo,
                              scheduler_rules, simulate, simulate_replicas, find_capacity)
 from kvplan.workload import Workload
 
@@ -53,7 +53,7 @@ def reference(w: Workload, c: EngineConfig, sm: StepModel, rules):
     kvplan.simulate: running first in order, preempt the tail, FCFS admission gate. With async scheduling
     (0.19) each step is scheduled at the previous step's start: arrivals after that wait a step, and a
     finished request keeps its slot and blocks through the next step's scheduling."""
-    bs, usable, budget = c.block_size, c.usable_blocks, c.max_num_batched_tokens
+    usable, budget = c.usable_blocks, c.max_num_batched_tokens
     seqs = min(c.max_num_seqs, budget)
     bfor = c.blocks_for
     n = len(w)
@@ -502,7 +502,6 @@ def test_capacity_bisection_is_monotone_and_sizes_replicas():
     slo = parse_slo("ttft=200ms,tpot=20ms", 90)
     cap = find_capacity(lambda r: with_rate(base, r), cfg(), SM, slo, R19, target_rate_per_s=None)
     assert cap.max_rate_per_s > 0
-    met = dict(cap.probes)
     assert all(m for r, m in cap.probes if r <= cap.max_rate_per_s)
     assert not any(m for r, m in cap.probes if r > cap.max_rate_per_s * 1.0001)
     cap2 = find_capacity(lambda r: with_rate(base, r), cfg(), SM, slo, R19, target_rate_per_s=cap.max_rate_per_s * 2.5)

@@ -7,7 +7,6 @@ Needs Debian's `chromium` (/usr/bin/chromium) and the Python `playwright` packag
 from __future__ import annotations
 
 import json
-import shutil
 import socket
 import threading
 import time

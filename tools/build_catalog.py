@@ -523,12 +523,24 @@ KNOWN_PARAMS = {
 GATED_PREFIXES = ("meta-llama/", "google/gemma", "mistralai/")
 
 
+def _merged(shared_row: dict | None, extra: dict) -> dict:
+    """An EXTRA_GPUS entry over the shared row of its id: set values of the entry win, aliases and sources are joined."""
+    if shared_row is None:
+        return extra
+    merged = {**shared_row, **{k: v for k, v in extra.items() if v not in (None, [], "")}}
+    merged["aliases"] = list(dict.fromkeys((extra.get("aliases") or []) + (shared_row.get("aliases") or [])))
+    merged["sources"] = (extra.get("sources") or []) + (shared_row.get("sources") or [])
+    return merged
+
+
 def build_gpus(shared: Path) -> list[dict]:
     rows = json.loads((shared / "data" / "gpus.json").read_text())
-    # A card in EXTRA_GPUS replaces the shared row of the same id, so no id appears twice in the catalog.
+    # A card in EXTRA_GPUS is merged onto the shared row of the same id (so no id appears twice in the catalog):
+    # its sourced values win, the shared row's other facts (TFLOPS, aliases, sources) are kept.
+    shared_by_id = {r["id"]: r for r in rows}
     extra_ids = {g["id"] for g in EXTRA_GPUS}
     out = []
-    for g in [r for r in rows if r["id"] not in extra_ids] + EXTRA_GPUS:
+    for g in [r for r in rows if r["id"] not in extra_ids] + [_merged(shared_by_id.get(e["id"]), e) for e in EXTRA_GPUS]:
         gid = g["id"]
         flops, flops_source = EXTRA_TFLOPS.get(gid, ({}, None))
         g = {**g, **{k: v for k, v in flops.items() if g.get(k) is None}}
@@ -564,7 +576,7 @@ def build_gpus(shared: Path) -> list[dict]:
             "fp8_tflops": g.get("fp8_tflops_dense"),
             "fp4_tflops": g.get("fp4_tflops_dense"),
             "interconnect": g.get("interconnect"),
-            "sources": ((g.get("sources") or [])[:4] + ([{"fields": sorted(flops), "url": flops_source}] if flops_source else [])
+            "sources": ((g.get("sources") or [])[:8] + ([{"fields": sorted(flops), "url": flops_source}] if flops_source else [])
                         + ([f"aliases {EXTRA_ALIASES[gid][0]}: {EXTRA_ALIASES[gid][1]}"] if gid in EXTRA_ALIASES else [])
                         + ([f"also sold with {OTHER_MEMORY_GB[gid][0]} GB: {OTHER_MEMORY_GB[gid][1]}"] if gid in OTHER_MEMORY_GB else [])),
         })

@@ -2,43 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from kvplan.errors import InputError
-from kvplan.plan import EngineArgs, Fix, Plan, parse_env, plan
+from kvplan.plan import EngineArgs, Fix, Plan, parse_env, parse_max_model_len, plan
 from kvplan.resolve import GPUSpec, ModelSpec, gpu_catalog, resolve_gpu, resolve_model
 from kvplan.versions import rules_for
 
 _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__)
-
-
-# `vllm serve --max-model-len` reads "human-readable" integers: a lowercase suffix is decimal (32k = 32,000), an
-# uppercase one or an IEC one binary (32K = 32Ki = 32,768); decimals only with decimal suffixes
-# (vllm/engine/arg_utils.py, human_readable_int).
-_HUMAN_INT = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|[kmgtKMGT])?")
-_DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
-_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
-
-
-def _max_len(value) -> int | None:
-    if value is None or isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    text = str(value).strip().replace(",", "").replace("_", "")
-    if text.lower() == "auto":
-        return None
-    if text == "-1":
-        return -1
-    m = _HUMAN_INT.fullmatch(text)
-    number, suffix = (m.group(1), m.group(2)) if m else (None, None)
-    if number is not None and (suffix in _DECIMAL or (suffix is None and "." not in number)):
-        return int(float(number) * _DECIMAL.get(suffix, 1))
-    if number is not None and suffix in _BINARY and "." not in number:
-        return int(number) * _BINARY[suffix]
-    raise InputError("--max-model-len", f"not a length vllm serve reads: {value!r}",
-                     "e.g. 4096, 32k (= 32,000), 32K (= 32,768), -1 (auto-fit), or auto with --concurrency")
 
 
 def engine_args(**kwargs) -> EngineArgs:
@@ -47,7 +18,7 @@ def engine_args(**kwargs) -> EngineArgs:
     if unknown:
         raise InputError(sorted(unknown)[0], "not a vllm serve flag kvplan models", f"known: {', '.join(sorted(_ENGINE_FIELDS))}")
     if "max_model_len" in kwargs:
-        kwargs["max_model_len"] = _max_len(kwargs["max_model_len"])
+        kwargs["max_model_len"] = parse_max_model_len(kwargs["max_model_len"])
     if "env" in kwargs:
         kwargs["env"] = parse_env(kwargs["env"])
     return EngineArgs(**kwargs)

@@ -26,7 +26,7 @@ import math
 import os
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 from typing import Any, Mapping, Optional, Sequence

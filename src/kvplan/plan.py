@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from functools import cached_property
 from typing import Iterable
 
@@ -188,6 +188,35 @@ ENV_EFFECTS = {
     "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "0 leaves CUDA-graph memory out of the budget where it is subtracted",
     "VLLM_MXFP4_USE_MARLIN": "1 selects Marlin (its padding) for MXFP4 experts",
 }
+
+
+# `vllm serve --max-model-len` reads "human-readable" integers: a lowercase suffix is decimal (32k = 32,000), an
+# uppercase one or an IEC one binary (32K = 32Ki = 32,768); decimals only with decimal suffixes
+# (vllm/engine/arg_utils.py, human_readable_int).
+_HUMAN_INT = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|[kmgtKMGT])?")
+_DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+
+
+def parse_max_model_len(value) -> int | None:
+    """--max-model-len as vllm serve reads it: None for auto, -1 for auto-fit, else tokens."""
+    if value is None or isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    text = str(value).strip().replace(",", "").replace("_", "")
+    if text.lower() == "auto":
+        return None
+    if text == "-1":
+        return -1
+    m = _HUMAN_INT.fullmatch(text)
+    number, suffix = (m.group(1), m.group(2)) if m else (None, None)
+    if number is not None and (suffix in _DECIMAL or (suffix is None and "." not in number)):
+        return int(float(number) * _DECIMAL.get(suffix, 1))
+    if number is not None and suffix in _BINARY and "." not in number:
+        return int(number) * _BINARY[suffix]
+    raise InputError("--max-model-len", f"not a length vllm serve reads: {value!r}",
+                     "e.g. 4096, 32k (= 32,000), 32K (= 32,768), -1 (auto-fit), or auto with --concurrency")
 
 
 def parse_env(value) -> tuple[tuple[str, str], ...]:
@@ -1729,7 +1758,6 @@ def _simple_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     concurrency = tokens / max_model_len.
     """
     tp = args.tensor_parallel_size
-    db = DTYPE_BYTES[args.dtype]
     kv_dtype = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
     heads = max(1, model.num_kv_heads // tp)
     per_token = 2 * model.num_layers * heads * model.head_dim * kv_dtype

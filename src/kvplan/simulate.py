@@ -54,7 +54,7 @@ import math
 import re
 import time as _time
 from collections import OrderedDict, deque
-from dataclasses import asdict, dataclass, field, is_dataclass, replace
+from dataclasses import asdict, dataclass, is_dataclass, replace
 from typing import Callable, Optional, Protocol, Sequence
 
 import numpy as np
@@ -276,6 +276,11 @@ def link_bytes_per_s(interconnect: Optional[str], has_nvlink: bool, coeffs: "Ste
     text = (interconnect or "").lower()
     if has_nvlink or ("pcie" not in text and text):
         return coeffs.nvlink_bytes_per_s, coeffs.allreduce_latency_s, "NVLink"
+    if "infinity fabric" in text or "xgmi" in text:
+        # AMD Instinct peer links (MI300X: 7 x 128 GB/s bidirectional, 896 GB/s aggregate, AMD's data sheet) are
+        # a GPU fabric of NVLink's class, not the PCIe slot the text also names. No RCCL run was measured here:
+        # the NVLink coefficients stand in.
+        return coeffs.nvlink_bytes_per_s, coeffs.allreduce_latency_s, "Infinity Fabric (NVLink-class coefficients)"
     m = re.search(r"pcie\s*(?:gen\s*)?(\d)", text)
     gen = m.group(1) if m and m.group(1) in PCIE_X16_BYTES_PER_S else "4"
     eff = coeffs.pcie_efficiency_no_p2p if p2p is False else coeffs.pcie_efficiency

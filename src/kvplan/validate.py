@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterable
 
 from kvplan.errors import InputError, KvplanError
-from kvplan.plan import EngineArgs, Plan, parse_env, plan
+from kvplan.plan import EngineArgs, Plan, parse_env, parse_max_model_len, plan
 from kvplan.resolve import GIB, GB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, normalize
 from kvplan.versions import NEWEST_KNOWN, parse_version, source_date
 from kvplan.weights import kv_dtype_bytes
@@ -286,7 +286,6 @@ def _as_bool(value, where: str) -> bool:
 
 def clean_record(rec: dict) -> dict:
     """A copy of `rec` with its values in the types the planner takes; InputError naming the field otherwise."""
-    from kvplan.api import _max_len
 
     out = dict(rec)
     args = {k: v for k, v in (rec.get("args") if isinstance(rec.get("args"), dict) else {}).items() if v is not None}
@@ -294,7 +293,7 @@ def clean_record(rec: dict) -> dict:
         if k in args:
             args[k] = _as_int(args[k], f"args.{k}")
     if "max_model_len" in args:
-        args["max_model_len"] = _max_len(args["max_model_len"])
+        args["max_model_len"] = parse_max_model_len(args["max_model_len"])
     for k in ("gpu_memory_utilization", "cpu_offload_gb"):
         if k in args:
             args[k] = _as_float(args[k], f"args.{k}")

@@ -137,9 +137,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "kv_log_format": [((0, 0, 0), "v0-blocks"), ((0, 6, 6), "v0-blocks"), ((0, 8, 0), "v1-two-lines"),
                       ((0, 28, 0), "v1-one-line")],
     # Scheduler defaults for `vllm serve` (section 2.3); see `batch_defaults`.
-    # (the >= 160 GiB class is in the 0.28.0 wheel's EngineArgs.get_batch_defaults; 0.33.0's GB10 exclusion is
-    # INTEGRATED_MEMORY_CC's)
-    "batch_defaults": [((0, 0, 0), "v0"), ((0, 8, 0), "v1-0.8"), ((0, 9, 0), "v1-0.9"), ((0, 28, 0), "v1-0.28")],
+    # (the >= 160 GiB class is in the 0.28.0 wheel's EngineArgs.get_batch_defaults; from 0.33.0 an integrated part
+    # whose NVML has no memory query is sized by its CUDA total, GB10 (cc 12.1) excepted: NvmlCudaPlatform.
+    # get_device_total_memory's fallback and the is_gb10 test, read in the 0.32.0 and 0.33.0 wheels)
+    "batch_defaults": [((0, 0, 0), "v0"), ((0, 8, 0), "v1-0.8"), ((0, 9, 0), "v1-0.9"), ((0, 28, 0), "v1-0.28"),
+                       ((0, 33, 0), "v1-0.33")],
     # --kv-cache-dtype auto follows a checkpoint's KV-cache quantization (ModelOpt kv_cache_quant_algo FP8,
     # compressed-tensors kv_cache_scheme) instead of the model dtype: vLLM PRs #29980 and #30141, merged
     # December 2025; 0.14 is the first release read after them.
@@ -367,15 +369,16 @@ def _serve_batch_defaults(rules: VersionRules, gpu_total_gib: float, gpu_name: s
     kind = rules.batch_defaults
     if kind == "v0":
         return (0, 256)  # 0 = "max(max_model_len, 2048)": resolved against max_model_len
-    if compute_capability in INTEGRATED_MEMORY_CC:
+    if compute_capability in INTEGRATED_MEMORY_CC and (kind != "v1-0.33" or compute_capability == "12.1"):
         # the device size comes from NVML (platforms/cuda.py get_device_total_memory), which integrated parts (GB10,
         # Jetson) do not implement: up to 0.32 the query raises and _set_default_args falls back to device_memory 0,
-        # the small defaults; 0.33 reads another source but excludes GB10 from the large ones
+        # the small defaults; 0.33 falls back to the CUDA total (so Jetson Thor's ~122 GiB is a large device) but
+        # keeps GB10 on the small tier
         return (2048, 256)
     if kind == "v1-0.8":
         return (8192, 1024) if gpu_total_gib >= 70 else (2048, 256)
     big = gpu_total_gib >= 70 and "a100" not in name
-    if kind == "v1-0.28" and gpu_total_gib >= 160:
+    if kind in ("v1-0.28", "v1-0.33") and gpu_total_gib >= 160:
         return (16384, 1024)
     return (8192, 1024) if big else (2048, 256)
 

@@ -13,7 +13,7 @@ import inspect
 import os
 import sys
 from dataclasses import dataclass, fields
-from typing import Annotated, Optional
+from typing import Optional
 
 import typer
 from rich.console import Console

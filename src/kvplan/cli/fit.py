@@ -98,11 +98,11 @@ def parse_vary(specs: List[str]) -> list[tuple[str, list]]:
         vals = [v.strip() for v in values.split(",") if v.strip()]
         if not vals:
             raise InputError("--vary", f"no values for {name}", f"e.g. --vary {name}=a,b,c")
-        from kvplan.api import _max_len
+        from kvplan.plan import parse_max_model_len
 
         if ".." in values and name in ("max_model_len", "tensor_parallel_size"):
             try:
-                lo, hi = (_max_len(x.strip()) if name == "max_model_len" else int(x) for x in values.split(".."))
+                lo, hi = (parse_max_model_len(x.strip()) if name == "max_model_len" else int(x) for x in values.split(".."))
             except (ValueError, InputError):
                 raise InputError("--vary", f"bad range in {spec!r}", f"e.g. --vary {name}=1024..131072") from None
             vals = []
@@ -110,7 +110,7 @@ def parse_vary(specs: List[str]) -> list[tuple[str, list]]:
             while v <= hi:
                 vals.append(v)
                 v *= 2
-        conv = {"max_model_len": _max_len, "tensor_parallel_size": int, "gpu_memory_utilization": float}.get(name, str)
+        conv = {"max_model_len": parse_max_model_len, "tensor_parallel_size": int, "gpu_memory_utilization": float}.get(name, str)
         try:
             out.append((name, [conv(v) if isinstance(v, str) else v for v in vals]))
         except (ValueError, InputError):
