@@ -644,10 +644,10 @@ def _v4_flash_attention(tmp_path):
 def test_deepseek_v4_before_0_27_charges_layer_tuples_as_vllm_did(tmp_path):
     flash = _v4_flash_attention(tmp_path)
     kw = dict(tensor_parallel_size=2, enable_expert_parallel=True, kv_cache_dtype="fp8", block_size=256, fixes=False)
-    # vLLM issue #44376 (comment of 2026-06-03, the 0.22 era): two GH200 from Python's vllm.LLM, whose default budget
+    # vLLM issue #44376 (comment of 2026-06-03, the 0.22 era; the pool is given, so either GH200 does): two GH200 from Python's vllm.LLM, whose default budget
     # there is 16,384 tokens: "(6.66 GiB KV cache is needed, which is larger than the available KV cache memory
     # (5.44 GiB). Based on the available memory, the estimated maximum model length is 13528."
-    p = kvplan.fit(flash, "GH200", max_model_len=30000, entrypoint="llm", enable_prefix_caching=True,
+    p = kvplan.fit(flash, "GH200 96GB", max_model_len=30000, entrypoint="llm", enable_prefix_caching=True,
                    vllm_version="0.22.0", kv_cache_memory_bytes=int(5.441 * GIB), **kw)
     assert p.args.max_num_batched_tokens == 16384
     assert not p.fits and "(6.66 GiB KV cache is needed" in p.error and "maximum model length is 13528." in p.error

@@ -28,6 +28,20 @@ ADDED = {
     "rtx-6000-ada": (51002867712 / GIB, ["NVIDIA RTX 6000 Ada Generation", "RTX 6000 Ada", "6000 Ada"]),
     "l20": (46068 / 1024 - 0.6, ["NVIDIA L20", "L20"]),
     "mi210": (67092480 / 1024 ** 2, ["AMD Instinct MI210", "MI210"]),
+    # stop 12: laptop, Turing, workstation and Pascal cards, and the GH200 144GB
+    "rtx-4060": (7807 / 1024, ["NVIDIA GeForce RTX 4060", "RTX 4060", "4060"]),
+    "rtx-4060-laptop": (7806 / 1024, ["NVIDIA GeForce RTX 4060 Laptop GPU", "RTX 4060 Laptop"]),
+    "rtx-4090-laptop": (16376 / 1024 - 0.6, ["NVIDIA GeForce RTX 4090 Laptop GPU", "RTX 4090 Laptop"]),
+    "rtx-3070-ti": (7840 / 1024, ["NVIDIA GeForce RTX 3070 Ti", "RTX 3070 Ti", "3070 Ti"]),
+    "rtx-3080-laptop-16gb": (15993 / 1024, ["RTX 3080 Laptop 16GB"]),
+    "rtx-2060": (5918 / 1024, ["RTX 2060 6GB"]),
+    "rtx-2080-super": (7982 / 1024, ["NVIDIA GeForce RTX 2080 SUPER", "RTX 2080 SUPER"]),
+    "rtx-a2000-12gb": (12017 / 1024, ["NVIDIA RTX A2000 12GB", "RTX A2000 12GB"]),
+    "rtx-4000-sff-ada": (20055 / 1024, ["NVIDIA RTX 4000 SFF Ada Generation", "RTX 4000 SFF Ada"]),
+    "rtx-pro-4000-blackwell": (24467 / 1024 - 0.6, ["NVIDIA RTX PRO 4000 Blackwell", "RTX PRO 4000 Blackwell"]),
+    "gh200-144gb": (142.50, ["NVIDIA GH200 144G HBM3e", "GH200 144GB"]),
+    "tesla-p100-pcie-16gb": (16269 / 1024, ["Tesla P100-PCIE-16GB", "P100"]),
+    "a800-40gb-pcie": (40960 / 1024 - 0.6, ["NVIDIA A800 40GB Active", "A800 40GB PCIe"]),
 }
 
 
@@ -45,7 +59,8 @@ def test_added_card_resolves_by_its_names_to_its_sourced_total(gpu_id: str):
 @pytest.mark.parametrize("ref", [
     "NVIDIA GeForce RTX 4060 Ti",  # NVML names the 8 GB and 16 GB cards alike: both in the catalog, so asked
     "NVIDIA GeForce RTX 5060 Ti",  # also sold with 8 GB, which the catalog lacks
-    "RTX 4060", "RTX 5060",
+    "RTX 2060",  # also sold with 12 GB
+    "GH200", "A800",  # GH200 96 or 144 GB; A800 40 or 80 GB
     "RTX 4000",  # Quadro RTX 4000 (8 GB) or RTX 4000 Ada (20 GB): ambiguous
     "Quadro RTX 4000",
     "RTX 6000",  # Quadro RTX 6000, RTX 6000 Ada (48 GB) or RTX PRO 6000 (96 GB)
@@ -85,7 +100,7 @@ def test_a_name_several_cards_answer_to_says_which_and_how_to_choose():
     ("RTX 4090", "rtx-4090"), ("RTX 4080", "rtx-4080"), ("RTX 5090", "rtx-5090"),
     ("RTX PRO 6000", "rtx-pro-6000-blackwell"),
     ("RTX A6000", "rtx-a6000"), ("A6000", "rtx-a6000"), ("L4", "l4"), ("L40", "l40"), ("L40S", "l40s"),
-    ("A800", "a800-80gb-sxm"), ("MI250X", "mi250x"),
+    ("A800 80GB", "a800-80gb-sxm"), ("MI250X", "mi250x"),
 ])
 def test_names_of_cards_already_in_the_catalog_resolve_as_before(ref: str, gpu_id: str):
     assert find_gpu(ref).id == gpu_id
@@ -149,7 +164,7 @@ def test_catalog_ids_names_and_aliases_do_not_collide():
     from kvplan.resolve import _gpu_key
 
     owner: dict[str, str] = {}
-    shared = {"v100"}  # V100: both memory variants answer to it on purpose (resolved by a logged total)
+    shared = {"v100", "a800", "gh200"}  # memory variants answer to these on purpose: asked, or told by a logged total
     for g in gpu_catalog():
         for n in {_gpu_key(x) for x in (g.id, g.name, *g.aliases)}:
             if n in owner and n not in shared:
@@ -181,3 +196,10 @@ def test_infinity_fabric_is_a_gpu_fabric_not_the_pcie_slot():
     assert "Infinity Fabric" in what and rate == DEFAULT_COEFFICIENTS.nvlink_bytes_per_s
     rate_pcie, _, _ = link_bytes_per_s("PCIe Gen5 x16; no NVLink", False, DEFAULT_COEFFICIENTS)
     assert rate_pcie < rate / 5
+
+
+def test_pascal_cards_are_known_so_the_refusal_can_be_explained():
+    import kvplan
+
+    p = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "Tesla P100", max_model_len=4096)
+    assert not p.fits and "compute capability 6.0" in p.error
