@@ -103,7 +103,7 @@ def loss(rs, params):
 CAPTURE_CONST, CAPTURE_PER = 0.25 * GIB, 0.00028 * GIB
 
 
-def fit_group(rs, a_s_fixed=None, n_c_fixed=None):
+def fit_group(rs, a_s_fixed=None, n_c_fixed=None, n_int_fixed=None):
     grids = {
         "a_s": [x for x in range(4, 61, 2)],
         "n_c": [x * GIB / 20 for x in range(0, 21)],
@@ -118,8 +118,11 @@ def fit_group(rs, a_s_fixed=None, n_c_fixed=None):
         params[0] = a_s_fixed
     if n_c_fixed is not None:
         params[1] = n_c_fixed
+    if n_int_fixed is not None:
+        params[3] = n_int_fixed
     used = {"a_s": a_s_fixed is None and any(r["f"].sampler_elements for r in rs), "n_c": n_c_fixed is None,
-            "n_tp": any(r["f"].tp_gt_1 and r["nccl"] for r in rs), "n_int": any(r["f"].integrated_memory for r in rs),
+            "n_tp": any(r["f"].tp_gt_1 and r["nccl"] for r in rs),
+            "n_int": n_int_fixed is None and any(r["f"].integrated_memory for r in rs),
             "g_c": False, "g_p": False, "n_nvls": False}
     names = list(grids)
     for _ in range(4):  # coordinate descent over the grids
@@ -131,25 +134,95 @@ def fit_group(rs, a_s_fixed=None, n_c_fixed=None):
     return dict(zip(names, params)), used
 
 
+# The sampler's bytes per logit, where startups log the profile's peak itself ("torch peak memory increase") and the
+# sampler's logits dominate it (S x V_pad x 16 B above 3 x the forward live set): the peak is then a_sampler x S x V_pad
+# alone, with nothing else to share the residual. Read from the project's public records, the calibration file and
+# tests/data/extra_records.jsonl (every record with its source), per era group.
+PEAK_FILES = ("shared/data/vllm_logs/calibration.jsonl", "main/tests/data/extra_records.jsonl")
+
+
+def sampler_peaks(root: Path) -> dict[str, list[tuple[str, float]]]:
+    """{era group: [(record id, logged peak / (S x V_pad)), ...]} over the records whose logged peak is the sampler's."""
+    from kvplan.plan import computed_profile_terms, measured_terms
+
+    out: dict[str, list[tuple[str, float]]] = {}
+    for name in PEAK_FILES:
+        for rec in load_records(root / name):
+            peak = rec["observed"].get("activation_peak_gib")
+            if peak is None:
+                continue
+            try:
+                p, _ = predict_record(rec)
+            except Exception:
+                continue
+            f = term_features(p.model, p.gpu, p.args, p.rules)
+            if p.rules.engine != "v1" or f.sampler_elements * 32 < 3 * (f.forward_bytes + f.moe_bytes):
+                continue
+            text = measured_terms(p.model, p.gpu, p.args, p.rules)["activation_peak"][0]
+            extra = sum(x for _, x, _ in computed_profile_terms(p.model, p.gpu, p.args, p.rules, text))
+            group = next(g for g, eras in GROUPS.items() if p.era in eras)
+            out.setdefault(SAMPLER_POOL.get(group, group), []).append((rec["id"], (peak * GIB - extra) / f.sampler_elements))
+    return out
+
+
+# V1's sampler and its dummy run are the same code from 0.8 to 0.17 (the 0.10.2 and 0.14.1 startups log the same
+# bytes per logit), so those two groups share one sampler coefficient; 0.18 changed the profiled sampler path.
+SAMPLER_POOL = {"V1 <= 0.10": "V1 0.8-0.17", "V1 0.11-0.17": "V1 0.8-0.17"}
+
+
+def integrated_before_0_20(root: Path) -> tuple[float, list[tuple[str, float]]]:
+    """The integrated-memory term of the V1 releases before 0.20 (GB10, Jetson): few startups per era group, so one
+    term over all of them, the median of what each implies beyond the group's other terms (both record files)."""
+    from kvplan.calibration import coefficients_for
+
+    each = []
+    for name in PEAK_FILES:
+        for r in rows(load_records(root / name)):
+            if not r["f"].integrated_memory or r["era"] not in ("V1-a", "V1-b", "V1-c", "V1-d"):
+                continue
+            c = coefficients_for(r["era"])
+            modelled = model(r, c.a_sampler, c.n_const, c.n_tp, 0.0, c.g_const, c.g_per_layer_size, c.n_nvls)
+            each.append((r["id"], r["implied"] - modelled))
+    values = sorted(v for _, v in each)
+    mid = len(values) // 2
+    median = (values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2) if values else 0.0
+    return median, each
+
+
 def main():
     path = next((a for a in sys.argv[1:] if not a.startswith("--")), None) or str(Path(__file__).resolve().parents[2] / "shared/data/vllm_logs/calibration.jsonl")
     rs = rows(load_records(path))
+    peaks = sampler_peaks(Path(__file__).resolve().parents[2])
+    n_int_early, each = integrated_before_0_20(Path(__file__).resolve().parents[2])
+    print(f"## integrated-memory term before 0.20: {n_int_early / GIB:.2f} GiB, the median of "
+          + ", ".join(f"{i[:45]} {v / GIB:+.2f}" for i, v in each))
     fitted = {}
     for group, eras in GROUPS.items():
         scored = [r for r in rs if r["era"] in eras]
         g = [r for r in scored if not r["why_not_fitted"]]
         if not g:
             continue
+        # a group with at least 5 logged sampler peaks takes their median bytes per logit; the KV-implied fit then
+        # fits only the other terms
+        pool = SAMPLER_POOL.get(group, group)
+        logged = sorted(v for _, v in peaks.get(pool, []))
+        a_s_logged = round(logged[len(logged) // 2], 1) if len(logged) >= 5 else None
+        if logged:
+            print(f"\n## {group}: sampler peaks logged by {len(logged)} startups ({pool}): "
+                  + ", ".join(f"{i[:40]} {v:.1f}" for i, v in sorted(peaks[pool], key=lambda x: x[1]))
+                  + (f" B/logit -> median {a_s_logged:.1f}" if a_s_logged else " (too few to fix the coefficient)"))
         # >= 0.20: most records there state no version or serve a stand-in config, and none logs its non-torch
         # memory apart (the >= 0.27 summary folds it into "consumed"), so the sampler's bytes per logit and the
         # non-torch constant are carried over from 0.18-0.19 (the same code paths) and only the integrated-memory
         # term, which no earlier group can constrain, is fitted here.
-        prev = fitted.get("V1 0.18-0.19", {}) if group == "V1 >= 0.20" else {}
+        prev = fitted.get("V1 0.18-0.19", {}) if group == "V1 >= 0.20" else ({"a_s": a_s_logged} if a_s_logged else {})
         # NCCL's NVLink SHARP buffers (more than 2 TP ranks on a Hopper-or-later NVSwitch, where NCCL is charged) are
         # fitted in a second stage on the records they apply to, the other terms being fitted without those records,
         # so that the few NVLS runs do not pull the sampler or non-torch coefficients.
         nvls = [r for r in g if r["f"].nvls and r["nccl"]]
-        params, used = fit_group([r for r in g if r not in nvls] or g, prev.get("a_s"), prev.get("n_c"))
+        early = group != "V1 >= 0.20" and not group.startswith("V0")
+        params, used = fit_group([r for r in g if r not in nvls] or g, prev.get("a_s"), prev.get("n_c"),
+                                 round(n_int_early / GIB * 20) / 20 * GIB if early else None)
         if nvls:
             keys = list(params)
             params["n_nvls"] = min((x * GIB / 20 for x in range(0, 121)),
