@@ -189,6 +189,25 @@ def integrated_before_0_20(root: Path) -> tuple[float, list[tuple[str, float]]]:
     return median, each
 
 
+def nvlink_tp_term(root: Path) -> tuple[float, list[tuple[str, float]]]:
+    """The non-torch memory of TP > 1 over NVLink on Hopper or later, in every V1 release: the median of what the V1
+    startups with 2 such ranks (no NVLS) imply beyond their group's other terms (both record files)."""
+    from kvplan.calibration import coefficients_for
+
+    each = []
+    for name in PEAK_FILES:
+        for r in rows(load_records(root / name)):
+            f = r["f"]
+            if not f.nvlink_tp or f.nvls or r["era"].startswith("V0") or r["why_not_fitted"]:
+                continue
+            c = coefficients_for(r["era"])
+            modelled = model(r, c.a_sampler, c.n_const, c.n_tp, c.n_integrated, c.g_const, c.g_per_layer_size, c.n_nvls)
+            each.append((r["id"], r["implied"] - modelled - c.n_nvlink_tp))
+    values = sorted(v for _, v in each)
+    mid = len(values) // 2
+    return ((values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2) if values else 0.0), each
+
+
 def main():
     path = next((a for a in sys.argv[1:] if not a.startswith("--")), None) or str(Path(__file__).resolve().parents[2] / "shared/data/vllm_logs/calibration.jsonl")
     rs = rows(load_records(path))
@@ -196,6 +215,13 @@ def main():
     n_int_early, each = integrated_before_0_20(Path(__file__).resolve().parents[2])
     print(f"## integrated-memory term before 0.20: {n_int_early / GIB:.2f} GiB, the median of "
           + ", ".join(f"{i[:45]} {v / GIB:+.2f}" for i, v in each))
+    n_nvlink_tp, each = nvlink_tp_term(Path(__file__).resolve().parents[2])
+    print(f"## TP>1 over NVLink on Hopper or later (V1): {n_nvlink_tp / GIB:.2f} GiB, the median of "
+          + ", ".join(f"{i[:45]} {v / GIB:+.2f}" for i, v in each))
+    n_nvlink_tp = round(n_nvlink_tp / GIB * 20) / 20 * GIB
+    for r in rs:  # held fixed in the group fits below
+        if r["f"].nvlink_tp and not r["era"].startswith("V0"):
+            r["implied"] -= n_nvlink_tp
     fitted = {}
     for group, eras in GROUPS.items():
         scored = [r for r in rs if r["era"] in eras]

@@ -1351,6 +1351,7 @@ class TermFeatures:
     n_layers: int
     n_sizes: int
     nvls: bool = False          # NCCL's NVLink SHARP buffers: Hopper-or-later GPUs on an NVSwitch, more than 2 TP ranks
+    nvlink_tp: bool = False     # TP > 1 over NVLink on Hopper or later (cc 9.x/10.x)
 
 
 def nvls_capable(gpu: GPUSpec) -> bool:
@@ -1360,6 +1361,12 @@ def nvls_capable(gpu: GPUSpec) -> bool:
     cc = gpu.cc or (0, 0)
     return (gpu.vendor == "NVIDIA" and cc[0] in (9, 10) and bool(gpu.has_nvlink) and "bridge" not in ic
             and "c2c" not in ic.split(";")[0])
+
+
+def nvlink_tp_capable(gpu: GPUSpec) -> bool:
+    """An NVIDIA GPU of compute capability 9.x/10.x whose tensor-parallel peers are on NVLink (bridged or switched)."""
+    cc = gpu.cc or (0, 0)
+    return gpu.vendor == "NVIDIA" and cc[0] in (9, 10) and bool(gpu.has_nvlink)
 
 
 def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> TermFeatures:
@@ -1387,7 +1394,8 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
     return TermFeatures(forward_bytes=fwd, moe_bytes=moe, sampler_elements=0.0 if model.is_pooling else float(s * v_pad),
                         tp_gt_1=tp > 1, graph_layer_sizes=float(n_layers * n_sizes),
                         integrated_memory=(gpu.compute_capability in INTEGRATED_MEMORY_CC), t=t, s=s, v_pad=v_pad,
-                        n_layers=n_layers, n_sizes=n_sizes, nvls=tp > 2 and nvls_capable(gpu))
+                        n_layers=n_layers, n_sizes=n_sizes, nvls=tp > 2 and nvls_capable(gpu),
+                        nvlink_tp=tp > 1 and nvlink_tp_capable(gpu))
 
 
 def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> dict[str, tuple[int, str, str]]:
@@ -1403,8 +1411,11 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     act_formula += f", {c.a_sampler:.3g} B x S({f.s}) x V_pad({f.v_pad}))" + (f" + {c.a_const / GIB:.2f} GiB" if c.a_const else "")
     tp_term = c.n_tp if f.tp_gt_1 and rules.nccl_charged else 0.0
     nvls_term = c.n_nvls if f.nvls and rules.nccl_charged else 0.0
-    nt = c.n_const + tp_term + nvls_term + (c.n_integrated if f.integrated_memory else 0.0)
+    nvlink_term = c.n_nvlink_tp if f.nvlink_tp else 0.0
+    nt = c.n_const + tp_term + nvls_term + nvlink_term + (c.n_integrated if f.integrated_memory else 0.0)
     nt_formula = f"{c.n_const / GIB:.2f} GiB" + (f" + {c.n_tp / GIB:.2f} GiB NCCL/all-reduce buffers (TP>1, charged in {rules.era})" if tp_term else "")
+    if nvlink_term:
+        nt_formula += f" + {nvlink_term / GIB:.2f} GiB (TP>1 over NVLink on Hopper or later)"
     if nvls_term:
         nt_formula += f" + {nvls_term / GIB:.2f} GiB NCCL NVLink SHARP buffers (TP>2 on an NVSwitch, charged in {rules.era})"
     if f.integrated_memory:
