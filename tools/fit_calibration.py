@@ -165,6 +165,27 @@ def sampler_peaks(root: Path) -> dict[str, list[tuple[str, float]]]:
     return out
 
 
+def logged_non_torch(root: Path) -> dict[str, list[tuple[str, float]]]:
+    """{era group: [(record id, logged non-torch bytes), ...]} over single-GPU startups on discrete GPUs (no NCCL, no
+    integrated-memory term): the logged value is then n_const alone."""
+    out: dict[str, list[tuple[str, float]]] = {}
+    for name in PEAK_FILES:
+        for rec in load_records(root / name):
+            nt = rec["observed"].get("non_torch_gib")
+            if nt is None:
+                continue
+            try:
+                p, _ = predict_record(rec)
+            except Exception:
+                continue
+            f = term_features(p.model, p.gpu, p.args, p.rules)
+            if f.tp_gt_1 or f.integrated_memory or p.gpu.vendor != "NVIDIA":
+                continue
+            group = next(g for g, eras in GROUPS.items() if p.era in eras)
+            out.setdefault(group, []).append((rec["id"], nt * GIB))
+    return out
+
+
 # V1's sampler and its dummy run are the same code from 0.8 to 0.17 (the 0.10.2 and 0.14.1 startups log the same
 # bytes per logit), so those two groups share one sampler coefficient; 0.18 changed the profiled sampler path.
 SAMPLER_POOL = {"V1 <= 0.10": "V1 0.8-0.17", "V1 0.11-0.17": "V1 0.8-0.17"}
@@ -202,7 +223,7 @@ def nvlink_tp_term(root: Path) -> tuple[float, list[tuple[str, float]]]:
                 continue
             c = coefficients_for(r["era"])
             modelled = model(r, c.a_sampler, c.n_const, c.n_tp, c.n_integrated, c.g_const, c.g_per_layer_size, c.n_nvls)
-            each.append((r["id"], r["implied"] - modelled - c.n_nvlink_tp))
+            each.append((r["id"], r["implied"] - modelled))
     values = sorted(v for _, v in each)
     mid = len(values) // 2
     return ((values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2) if values else 0.0), each
@@ -212,6 +233,7 @@ def main():
     path = next((a for a in sys.argv[1:] if not a.startswith("--")), None) or str(Path(__file__).resolve().parents[2] / "shared/data/vllm_logs/calibration.jsonl")
     rs = rows(load_records(path))
     peaks = sampler_peaks(Path(__file__).resolve().parents[2])
+    non_torch = logged_non_torch(Path(__file__).resolve().parents[2])
     n_int_early, each = integrated_before_0_20(Path(__file__).resolve().parents[2])
     print(f"## integrated-memory term before 0.20: {n_int_early / GIB:.2f} GiB, the median of "
           + ", ".join(f"{i[:45]} {v / GIB:+.2f}" for i, v in each))
@@ -242,6 +264,15 @@ def main():
         # non-torch constant are carried over from 0.18-0.19 (the same code paths) and only the integrated-memory
         # term, which no earlier group can constrain, is fitted here.
         prev = fitted.get("V1 0.18-0.19", {}) if group == "V1 >= 0.20" else ({"a_s": a_s_logged} if a_s_logged else {})
+        # likewise a V1 group with at least 5 single-GPU startups that log their non-torch memory takes its median
+        nts = sorted(v for _, v in non_torch.get(group, []))
+        if nts:
+            n_c_logged = round(nts[len(nts) // 2] / GIB * 100) / 100 * GIB if len(nts) >= 5 and group.startswith("V1") else None
+            print(f"\n## {group}: non-torch memory logged by {len(nts)} single-GPU startups: "
+                  + ", ".join(f"{i[:40]} {v / GIB:.2f}" for i, v in sorted(non_torch[group], key=lambda x: x[1]))
+                  + (f" GiB -> median {n_c_logged / GIB:.2f} GiB" if n_c_logged is not None else " GiB (not used)"))
+            if n_c_logged is not None:
+                prev = dict(prev, n_c=n_c_logged)
         # NCCL's NVLink SHARP buffers (more than 2 TP ranks on a Hopper-or-later NVSwitch, where NCCL is charged) are
         # fitted in a second stage on the records they apply to, the other terms being fitted without those records,
         # so that the few NVLS runs do not pull the sampler or non-torch coefficients.
