@@ -229,6 +229,19 @@ def nvlink_tp_term(root: Path) -> tuple[float, list[tuple[str, float]]]:
     return ((values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2) if values else 0.0), each
 
 
+def records_fixing_coefficients(root: Path) -> set[str]:
+    """The ids of the records that fix a coefficient in the stages above (sampler and non-torch medians of groups with
+    at least 5, the integrated-memory and NVLink-TP medians): the rest of tests/data/extra_records.jsonl stays blind."""
+    ids: set[str] = set()
+    for pools in (sampler_peaks(root), {g: v for g, v in logged_non_torch(root).items() if g.startswith("V1")}):
+        for values in pools.values():
+            if len(values) >= 5:
+                ids |= {i for i, _ in values}
+    ids |= {i for i, _ in integrated_before_0_20(root)[1]}
+    ids |= {i for i, _ in nvlink_tp_term(root)[1]}
+    return ids
+
+
 def main():
     path = next((a for a in sys.argv[1:] if not a.startswith("--")), None) or str(Path(__file__).resolve().parents[2] / "shared/data/vllm_logs/calibration.jsonl")
     rs = rows(load_records(path))

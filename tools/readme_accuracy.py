@@ -8,6 +8,7 @@ and given the logged pool, and replaces the text between the README's accuracy m
 
 from __future__ import annotations
 
+import json
 import subprocess
 import tempfile
 from pathlib import Path
@@ -17,8 +18,9 @@ START, END = "<!-- accuracy:start -->", "<!-- accuracy:end -->"
 
 
 def table(records: str, given_kv: bool) -> str:
+    path = Path(records) if Path(records).is_absolute() else REPO / "tests" / "data" / records
     with tempfile.NamedTemporaryFile("r", suffix=".md") as fh:
-        cmd = ["kvplan", "validate", str(REPO / "tests" / "data" / records), "--no-rows", "--markdown", fh.name]
+        cmd = ["kvplan", "validate", str(path), "--no-rows", "--markdown", fh.name]
         subprocess.run(cmd + (["--given-kv"] if given_kv else []), check=True, capture_output=True)
         lines = Path(fh.name).read_text().strip().splitlines()
     out = []
@@ -37,7 +39,25 @@ def _count(records: str) -> int:
     return sum(1 for line in (REPO / "tests" / "data" / records).read_text().splitlines() if line.strip())
 
 
+def blind_records() -> tuple[str, int, int]:
+    """tests/data/extra_records.jsonl without the records that fix a coefficient (tools/fit_calibration.py), as a
+    temporary file: (its path, records kept, records left out)."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "tools"))
+    from fit_calibration import records_fixing_coefficients
+
+    used = records_fixing_coefficients(REPO.parent)
+    lines = [l for l in (REPO / "tests" / "data" / "extra_records.jsonl").read_text().splitlines() if l.strip()]
+    kept = [l for l in lines if json.loads(l)["id"] not in used]
+    fh = tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False)
+    fh.write("\n".join(kept) + "\n")
+    fh.close()
+    return fh.name, len(kept), len(lines) - len(kept)
+
+
 def main() -> None:
+    blind, n_blind, n_used = blind_records()
     text = f"""{START}
 `kvplan validate tests/data/calibration.jsonl`: the {_count("calibration.jsonl")} real startups of `calibration.jsonl` (absolute % error,
 predicted vs what vLLM logged; the seed's arithmetic is given the logged weights):
@@ -48,14 +68,19 @@ Given the logged KV-cache GiB (`--given-kv`: page sizes, groups, block rounding,
 
 {table("calibration.jsonl", True)}
 
-**Out of sample.** `kvplan validate tests/data/extra_records.jsonl`: {_count("extra_records.jsonl")} startups from other public logs (each
-with its source URL; none used for fitting):
+**Other public logs.** `kvplan validate tests/data/extra_records.jsonl`: {_count("extra_records.jsonl")} startups from other public
+logs, each with its source URL. {n_used} of them now fix a coefficient (the V1 sampler's bytes per logit and non-torch
+constant where startups log them, the integrated-memory and NVLink-TP terms: `tools/fit_calibration.py` names them):
 
 {table("extra_records.jsonl", False)}
 
 and given the logged pool:
 
 {table("extra_records.jsonl", True)}
+
+**Out of sample.** The {n_blind} of them that fix no coefficient:
+
+{table(blind, False)}
 {END}"""
     readme = (REPO / "README.md").read_text()
     head, _, rest = readme.partition(START)
