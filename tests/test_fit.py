@@ -1046,3 +1046,17 @@ def test_environment_variables_that_move_memory_are_planned_and_the_rest_are_sai
     files = render_files(spec_from_plan(on))
     assert "export VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1" in files["serve.sh"]
     assert 'VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE: "1"' in files["docker-compose.yml"]
+
+
+def test_a_refused_start_logs_only_what_vllm_prints_before_it_stops():
+    # V1 raises in get_kv_cache_config's memory check, before the "GPU KV cache size" line
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "RTX 4060", vllm_version="0.19.0")
+    assert not p.fits and p.failure == "memory"
+    assert any(l.startswith("Available KV cache memory") for l in p.vllm_log)
+    assert not any("GPU KV cache size" in l for l in p.vllm_log) and p.vllm_log[-1].startswith("ValueError")
+    # a GPU the wheels have no kernels for stops at the first kernel: no loading line, no pool, no validated band
+    from kvplan.validate import uncertainty_band
+
+    old = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "Tesla P100", max_model_len=4096)
+    assert old.failure == "platform" and len(old.vllm_log) == 1 and "no kernel image" in old.vllm_log[0]
+    assert uncertainty_band(old) is None

@@ -1574,6 +1574,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     )
     log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
                      tokens, conc, max_len, fits, error, bs, resolved, runner=model_runner(model, resolved, rules))
+    if failure == "platform":  # stopped at worker start (dtype check) or its first kernel: nothing is loaded or sized
+        log = (("RuntimeError: " if "no kernel image" in error else "ValueError: ") + error,)
     return Plan(model=model, gpu=gpu, args=resolved, rules=rules, mode="vllm", total_bytes=total, requested_bytes=requested,
                 weights_bytes=w.bytes, weights_exact=w.exact, weights_by_use=w.by_use, activation_peak_bytes=act, non_torch_bytes=nt,
                 cudagraph_bytes=cg, cudagraph_capture_bytes=capture, kv_cache_bytes=available, groups=groups,
@@ -1749,6 +1751,8 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
         dev = "GPU" if rules.release < (0, 7, 0) else "cuda"
         lines.append(f"# {dev} blocks: {num_blocks}, # CPU blocks: {cpu_blocks}")
         lines.append(f"Maximum concurrency for {max_len} tokens per request: {conc:.2f}x")
+    elif error:
+        pass  # V1 raises in get_kv_cache_config's memory check, before it logs the KV cache size
     elif rules.kv_log_format == "v1-one-line":
         lines.append(f"GPU KV cache size: {tokens:,} tokens, Maximum concurrency for {max_len:,} tokens per request: {conc:.2f}x")
     else:

@@ -499,7 +499,7 @@ def _residuals() -> dict:
 
 def uncertainty_band(p: Plan) -> dict | None:
     """p10-p90 of the KV-pool residuals validated for this family and era (None in simple mode)."""
-    if p.mode != "vllm":
+    if p.mode != "vllm" or p.failure == "platform":  # refused before any memory is sized: no pool to band
         return None
     table = _residuals()
     fam, era = _family(p.model), _era_group(p.era)
