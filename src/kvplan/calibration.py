@@ -15,6 +15,9 @@ Formulas (bytes, per rank):
                      a_sampler * S * V_pad)                          (logits + fp32 copy + sort, bytes per logit)
                + a_const
     non_torch  = n_const + n_tp * [TP > 1]                         (n_tp only where NCCL is charged)
+               + n_nvls * [TP > 2 on a Hopper+ NVSwitch]           (where NCCL is charged)
+               + n_nvlink_tp * [TP > 1 over Hopper+ NVLink]        (V1)
+               + n_integrated * [GB10, Jetson]
     cudagraph  = g_const + g_per_layer_size * layers * capture_sizes / TP**0 (only where the era subtracts it)
 
 T = max_num_batched_tokens, S = the profile's sequences (min(max_num_seqs, T) in V1).
