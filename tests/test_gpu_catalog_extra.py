@@ -42,6 +42,10 @@ ADDED = {
     "gh200-144gb": (142.50, ["NVIDIA GH200 144G HBM3e", "GH200 144GB"]),
     "tesla-p100-pcie-16gb": (16269 / 1024, ["Tesla P100-PCIE-16GB", "P100"]),
     "a800-40gb-pcie": (40960 / 1024 - 0.6, ["NVIDIA A800 40GB Active", "A800 40GB PCIe"]),
+    "gtx-1080-ti": (11714691072 / GIB, ["NVIDIA GeForce GTX 1080 Ti", "GTX 1080 Ti"]),
+    "titan-v": (12650414080 / GIB, ["NVIDIA TITAN V", "TITAN V"]),
+    "rtx-3060-laptop": (6234832896 / GIB, ["NVIDIA GeForce RTX 3060 Laptop GPU", "RTX 3060 Laptop"]),
+    "quadro-rtx-6000": (24576 / 1024 - 0.6, ["Quadro RTX 6000", "NVIDIA Quadro RTX 6000"]),
 }
 
 
@@ -203,3 +207,6 @@ def test_pascal_cards_are_known_so_the_refusal_can_be_explained():
 
     p = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "Tesla P100", max_model_len=4096)
     assert not p.fits and "compute capability 6.0" in p.error
+    # the Volta TITAN V runs releases built for 7.0 (up to 0.19), not the 7.5 wheels after
+    assert kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "TITAN V", max_model_len=4096, vllm_version="0.19.0").fits
+    assert kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "TITAN V", max_model_len=4096, vllm_version="0.20.0").failure == "platform"
