@@ -30,7 +30,7 @@ import numpy as np
 
 from kvplan.resolve import resolve_gpu, resolve_model
 from kvplan.simulate import (EngineConfig, StepModel, embedding_bytes, engine_config_from_plan, scheduler_rules,
-                             simulate, simulate_replicas)
+                             simulate, simulate_replicas, step_coefficients_for)
 from kvplan.workload import Workload, prefix_block_hashes
 
 RUNS = Path("/work/shared/data/validation/llmservingsim_vllm_runs")
@@ -120,7 +120,9 @@ def run_setup(name: str, meta: dict):
         num_experts=m.num_experts, experts_per_tok=m.num_experts_per_tok,
         moe_intermediate_size=m.moe_intermediate_size, nvlink=gpu.has_nvlink, interconnect=gpu.interconnect,
         embedding_bytes=embedding_bytes(m), expert_parallel_size=ep,
-        p2p=False if "4090" in gpu_ref else VALIDATION_HOST_P2P)
+        p2p=False if "4090" in gpu_ref else VALIDATION_HOST_P2P, coeffs=step_coefficients_for(gpu)[0])
+    if step_coefficients_for(gpu)[1]:
+        source += "; GPU-measured weight streaming"
     return cfg, sm, dp, source
 
 

@@ -170,7 +170,34 @@ def check_microbench(coeffs):
         print(f"  {t:6d} {v['layer_linear_ms']:8.3f} {model:8.3f} ({(model / v['layer_linear_ms'] - 1) * 100:+.0f} %)")
 
 
+def fit_gpu_profiles(path=Path(__file__).resolve().parent / "data" / "gpu_gemv_profiles.csv"):
+    """Per GPU, time = weight bytes / (spec bandwidth x eta) + t_kernel by least squares over its one-token GEMM timings
+    (the form of eta_mem_stream / t_kernel_s); prints the fit and each point's residual (simulate.MEASURED_STREAM_BY_GPU)."""
+    by_gpu: dict[str, list[tuple[float, float, str, bool]]] = {}
+    for r in csv.DictReader(path.open()):
+        by_gpu.setdefault(r["gpu_id"], []).append((float(r["weight_bytes"]), float(r["time_us"]), r["op"], r["kernels"] == "1"))
+    out = {}
+    for gpu_id, pts in by_gpu.items():
+        bw = resolve_gpu(gpu_id, detect=False)[0].hbm_bandwidth_bytes_per_s
+        x = np.array([[1.0, b] for b, _, _, _ in pts])
+        y = np.array([t * 1e-6 for _, t, _, _ in pts])
+        (intercept, s_per_byte), *_ = np.linalg.lstsq(x, y, rcond=None)
+        eta = 1 / (s_per_byte * bw)
+        # the intercept is one kernel's fixed cost only where every point is a single GEMM; a fused-MoE layer's
+        # several kernels (routing, alignment, two grouped GEMMs, activation) share theirs
+        t_kernel = intercept if all(single for *_, single in pts) else None
+        out[gpu_id] = (eta, t_kernel)
+        print(f"{gpu_id}: eta_mem_stream {eta:.3f}, "
+              + (f"t_kernel {t_kernel * 1e6:.1f} us" if t_kernel is not None else f"intercept {intercept * 1e6:.1f} us (several kernels)")
+              + f" over {len(pts)} points: "
+              + ", ".join(f"{op} {(intercept + b * s_per_byte) / (t * 1e-6) - 1:+.1%}" for b, t, op, _ in pts))
+    return out
+
+
 def main():
+    if "--gpu-profiles" in sys.argv:
+        fit_gpu_profiles()
+        return
     rs = rows()
     print(f"{len(rs)} AIConfigurator vLLM rows (dense models, H100/H200)")
     check_microbench(DEFAULT_COEFFICIENTS)

@@ -753,3 +753,26 @@ def test_the_step_model_streams_the_weights_as_loaded_quantized_not_their_bf16_c
     sv = StepModel.from_plan(vl)
     assert uses["vision"] > 0 and sv.weights_bytes_per_rank == uses["streamed"]
     assert sv.weights_bytes_per_rank + sv.expert_bytes_per_rank == pytest.approx(vl.weights_bytes - uses["vision"] - uses["input_embedding"], abs=2 ** 27)  # the rotary cache
+
+
+def test_a_gpu_with_measured_kernels_streams_weights_at_its_own_efficiency():
+    import csv
+    from pathlib import Path
+
+    import kvplan
+    from kvplan.simulate import DEFAULT_COEFFICIENTS, MEASURED_STREAM_BY_GPU, StepModel
+
+    # the table's values reproduce the kernel timings they were fitted on (bench/data/gpu_gemv_profiles.csv)
+    rows = list(csv.DictReader((Path(__file__).resolve().parents[1] / "bench" / "data" / "gpu_gemv_profiles.csv").open()))
+    for r in (r for r in rows if r["gpu_id"] == "rtx-4090"):
+        eta, t_kernel, _ = MEASURED_STREAM_BY_GPU["rtx-4090"]
+        model_us = (float(r["weight_bytes"]) / (1.008e12 * eta) + t_kernel) * 1e6
+        assert model_us == pytest.approx(float(r["time_us"]), rel=0.03), r["op"]
+    p4090 = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "RTX 4090", max_model_len=8192)
+    sm = StepModel.from_plan(p4090)
+    assert sm.coeffs.eta_mem_stream == 0.953 and any("measured" in n for n in sm.notes)
+    h100 = StepModel.from_plan(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192))
+    assert h100.coeffs == DEFAULT_COEFFICIENTS
+    # faster streaming, faster decode: the same batch steps quicker than with the global fit
+    default = StepModel.from_plan(p4090, DEFAULT_COEFFICIENTS)
+    assert sm.step_s(32, 32 * 1000) < default.step_s(32, 32 * 1000)

@@ -382,6 +382,37 @@ class StepCoefficients:
 DEFAULT_COEFFICIENTS = StepCoefficients()
 
 
+# GPUs whose own weight-streaming kernels were measured: (eta_mem_stream, t_kernel_s or None, source) replace the
+# values fitted on the H100/A100/H200 GEMMs above, like for like (memory-bound weight-streaming kernel timings; fit:
+# bench/calibrate_step_model.py --gpu-profiles on bench/data/gpu_gemv_profiles.csv, every row with its URL). Only
+# these: eta_kv_mem, t_seq_layer and eta_compute were fitted on end-to-end step times (they carry per-step work no
+# kernel timing sees), so a kernel profile does not replace them.
+#   rtx-4090: LLMServingSim's vLLM 0.19.0 profile of Llama-3.1-8B (bf16, TP1, eager): the four layer GEMMs and the LM
+#   head at one token, 33.5 MB - 1.05 GB: 960 GB/s (0.953 of 1,008) + 3.3 us, every point within 1.4 %.
+#   rtx-pro-6000-blackwell: the same project's profile of Qwen3-30B-A3B: the fused-MoE layer at 4-32 tokens with
+#   32-128 experts touched (302 MB - 1.2 GB, past the 128 MB L2), 1,538 GB/s (0.858 of 1,792), every point within
+#   2 %. Its dense GEMMs are small enough to stay in L2 (they read above the spec bandwidth), so the per-kernel cost
+#   keeps the global fit.
+MEASURED_STREAM_BY_GPU: dict[str, tuple[float, Optional[float], str]] = {
+    "rtx-4090": (0.953, 3.3e-6, "LLMServingSim's vLLM 0.19 kernel profile of Llama-3.1-8B on an RTX 4090 "
+                                "(bench/data/gpu_gemv_profiles.csv)"),
+    "rtx-pro-6000-blackwell": (0.858, None, "LLMServingSim's vLLM 0.19 fused-MoE profile of Qwen3-30B-A3B on an RTX "
+                                            "PRO 6000 (bench/data/gpu_gemv_profiles.csv)"),
+}
+
+
+def step_coefficients_for(gpu) -> tuple[StepCoefficients, Optional[str]]:
+    """The step-time coefficients for a GPU: the global fit, with its weight-streaming efficiency and per-kernel cost
+    replaced where that GPU's kernels were measured (MEASURED_STREAM_BY_GPU); and a note saying which applied."""
+    measured = MEASURED_STREAM_BY_GPU.get(getattr(gpu, "id", None))
+    if measured is None:
+        return DEFAULT_COEFFICIENTS, None
+    eta, t_kernel, source = measured
+    coeffs = replace(DEFAULT_COEFFICIENTS, eta_mem_stream=eta, t_kernel_s=t_kernel or DEFAULT_COEFFICIENTS.t_kernel_s)
+    per_kernel = f" + {t_kernel * 1e6:.1f} us per kernel" if t_kernel else ""
+    return coeffs, f"weight streaming at {eta:.3f} of {gpu.name}'s bandwidth{per_kernel}, measured: {source}"
+
+
 @dataclass(frozen=True)
 class StepModel:
     """Per-rank costs of one engine step. All byte/FLOP figures are per GPU rank.
@@ -546,11 +577,15 @@ class StepModel:
             notes=tuple(notes))
 
     @classmethod
-    def from_plan(cls, plan, coeffs: StepCoefficients = DEFAULT_COEFFICIENTS, *,
+    def from_plan(cls, plan, coeffs: Optional[StepCoefficients] = None, *,
                   expert_parallel_size: Optional[int] = None) -> "StepModel":
         """Build from a `kvplan.Plan`: its model shape, its GPU's speeds and interconnect, its per-rank KV bytes.
-        The expert-parallel size defaults to the plan's (TP x DP with --enable-expert-parallel on a MoE model)."""
+        The expert-parallel size defaults to the plan's (TP x DP with --enable-expert-parallel on a MoE model).
+        `coeffs` defaults to the GPU's (`step_coefficients_for`)."""
         m, g = plan.model, plan.gpu
+        gpu_note = None
+        if coeffs is None:
+            coeffs, gpu_note = step_coefficients_for(g)
         if getattr(plan.args, "cpu_offload_gb", None):
             raise InputError("--cpu-offload-gb", "the step-time model does not model weights streamed from CPU memory over "
                              "PCIe on every forward", "simulate a plan without --cpu-offload-gb, on a GPU that holds the weights")
@@ -568,7 +603,7 @@ class StepModel:
         # the plan's loaded bytes by use, quantized as vLLM holds them (an FP8 / AWQ / MXFP4 checkpoint streams its
         # own bytes, not the bf16 count); the vision tower and an untied input embedding are not streamed in decode
         rank_bytes = (float(uses.get("streamed", 0)), float(uses.get("experts", 0))) if uses.get("streamed") else None
-        return cls.from_numbers(
+        sm = cls.from_numbers(
             weights_bytes=weights_total, active_params=float(m.active_params), num_layers=m.num_layers,
             hidden_size=m.hidden_size, num_attention_heads=m.num_attention_heads, num_kv_heads=m.num_kv_heads,
             head_dim=m.head_dim, vocab_size=m.vocab_size, kv_bytes_per_token=float(plan.kv_bytes_per_token),
@@ -578,6 +613,7 @@ class StepModel:
             interconnect=getattr(g, "interconnect", None), embedding_bytes=embedding_bytes(m),
             expert_parallel_size=expert_parallel_size, p2p="geforce" not in str(g.name).lower(), rank_bytes=rank_bytes,
             coeffs=coeffs)
+        return replace(sm, notes=sm.notes + (gpu_note,)) if gpu_note else sm
 
 
 def embedding_bytes(model) -> float:
