@@ -139,6 +139,25 @@ def fit_group(rs, a_s_fixed=None, n_c_fixed=None, n_int_fixed=None):
 # alone, with nothing else to share the residual. Read from the project's public records, the calibration file and
 # tests/data/extra_records.jsonl (every record with its source), per era group.
 PEAK_FILES = ("shared/data/vllm_logs/calibration.jsonl", "main/tests/data/extra_records.jsonl")
+# V1's sampler and its dummy run are the same code from 0.8 to 0.17 (the 0.10.2 and 0.14.1 startups log the same
+# bytes per logit), so those two groups share one sampler coefficient; 0.18 changed the profiled sampler path.
+SAMPLER_POOL = {"V1 <= 0.10": "V1 0.8-0.17", "V1 0.11-0.17": "V1 0.8-0.17"}
+
+
+def _logging(root: Path, field: str):
+    """(record id, plan, term features, era group, logged GiB) of every record in PEAK_FILES that logs `field` and
+    that kvplan predicts."""
+    for name in PEAK_FILES:
+        for rec in load_records(root / name):
+            value = rec["observed"].get(field)
+            if value is None:
+                continue
+            try:
+                p, _ = predict_record(rec)
+            except Exception:
+                continue
+            group = next(g for g, eras in GROUPS.items() if p.era in eras)
+            yield rec["id"], p, term_features(p.model, p.gpu, p.args, p.rules), group, value
 
 
 def sampler_peaks(root: Path) -> dict[str, list[tuple[str, float]]]:
@@ -146,22 +165,12 @@ def sampler_peaks(root: Path) -> dict[str, list[tuple[str, float]]]:
     from kvplan.plan import computed_profile_terms, measured_terms
 
     out: dict[str, list[tuple[str, float]]] = {}
-    for name in PEAK_FILES:
-        for rec in load_records(root / name):
-            peak = rec["observed"].get("activation_peak_gib")
-            if peak is None:
-                continue
-            try:
-                p, _ = predict_record(rec)
-            except Exception:
-                continue
-            f = term_features(p.model, p.gpu, p.args, p.rules)
-            if p.rules.engine != "v1" or f.sampler_elements * 32 < 3 * (f.forward_bytes + f.moe_bytes):
-                continue
-            text = measured_terms(p.model, p.gpu, p.args, p.rules)["activation_peak"][0]
-            extra = sum(x for _, x, _ in computed_profile_terms(p.model, p.gpu, p.args, p.rules, text))
-            group = next(g for g, eras in GROUPS.items() if p.era in eras)
-            out.setdefault(SAMPLER_POOL.get(group, group), []).append((rec["id"], (peak * GIB - extra) / f.sampler_elements))
+    for rid, p, f, group, peak in _logging(root, "activation_peak_gib"):
+        if p.rules.engine != "v1" or f.sampler_elements * 32 < 3 * (f.forward_bytes + f.moe_bytes):
+            continue
+        text = measured_terms(p.model, p.gpu, p.args, p.rules)["activation_peak"][0]
+        extra = sum(x for _, x, _ in computed_profile_terms(p.model, p.gpu, p.args, p.rules, text))
+        out.setdefault(SAMPLER_POOL.get(group, group), []).append((rid, (peak * GIB - extra) / f.sampler_elements))
     return out
 
 
@@ -169,26 +178,10 @@ def logged_non_torch(root: Path) -> dict[str, list[tuple[str, float]]]:
     """{era group: [(record id, logged non-torch bytes), ...]} over single-GPU startups on discrete GPUs (no NCCL, no
     integrated-memory term): the logged value is then n_const alone."""
     out: dict[str, list[tuple[str, float]]] = {}
-    for name in PEAK_FILES:
-        for rec in load_records(root / name):
-            nt = rec["observed"].get("non_torch_gib")
-            if nt is None:
-                continue
-            try:
-                p, _ = predict_record(rec)
-            except Exception:
-                continue
-            f = term_features(p.model, p.gpu, p.args, p.rules)
-            if f.tp_gt_1 or f.integrated_memory or p.gpu.vendor != "NVIDIA":
-                continue
-            group = next(g for g, eras in GROUPS.items() if p.era in eras)
-            out.setdefault(group, []).append((rec["id"], nt * GIB))
+    for rid, p, f, group, nt in _logging(root, "non_torch_gib"):
+        if not (f.tp_gt_1 or f.integrated_memory or p.gpu.vendor != "NVIDIA"):
+            out.setdefault(group, []).append((rid, nt * GIB))
     return out
-
-
-# V1's sampler and its dummy run are the same code from 0.8 to 0.17 (the 0.10.2 and 0.14.1 startups log the same
-# bytes per logit), so those two groups share one sampler coefficient; 0.18 changed the profiled sampler path.
-SAMPLER_POOL = {"V1 <= 0.10": "V1 0.8-0.17", "V1 0.11-0.17": "V1 0.8-0.17"}
 
 
 def integrated_before_0_20(root: Path) -> tuple[float, list[tuple[str, float]]]:

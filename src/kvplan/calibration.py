@@ -72,8 +72,8 @@ COEFFICIENTS: dict[str, TermCoefficients] = {}
 # but not fitted, comes out at +0.09 GiB with it.
 _NVLS_GIB = 1.80
 # TP > 1 over NVLink on Hopper or later (cc 9.x/10.x), every V1 release: 0.55 GiB of non-torch memory, the median of the
-# five V1 startups with two such ranks (H100 and H200, 0.10.2-0.15.1, five sources: +0.54, +0.55, +0.55, +0.67 and
-# +1.33 GiB beyond their era's other terms; tools/fit_calibration.py prints them). Two of them log it directly: non-torch
+# five V1 startups with two such ranks (H100 and H200, 0.10.2-0.15.1, five sources: +0.41, +0.42, +0.54, +0.58 and
+# +1.36 GiB beyond their era's other terms; tools/fit_calibration.py prints them). Two of them log it directly: non-torch
 # 0.54 and 0.55 GiB at TP2 against 0.07-0.14 GiB at TP1 on the same setups. A100 (NVLink, cc 8.0) and PCIe cards
 # show no such excess (the A100 TP records' residuals are -0.97 to +0.11 GiB without it). One is in calibration.jsonl,
 # four in tests/data/extra_records.jsonl, which are no longer blind tests of it. The NVLS term above is refitted with
@@ -93,11 +93,11 @@ for _era in ("V0-a", "V0-b", "V0-c"):
 # pools instead, the coefficient had come out at 34 (0.8-0.10) and 40 (0.11-0.17), 0.65 GiB off the logged peaks.
 _V1_SAMPLER_B = 38.5
 # Integrated-memory GPUs (GB10, Jetson) before 0.20: what free memory loses to the OS and CPU-side allocations during
-# startup. Each era group has one or two such startups, so one term for all of them: 2.2 GiB, the median of the four
-# (Jetson Thor 0.10.2 +2.39, GB10 under NVIDIA's 0.11 container +2.78, GB10 under its 0.13 container +2.03 and +1.92;
+# startup. Each era group has one or two such startups, so one term for all of them: 2.15 GiB, the median of the four
+# (Jetson Thor 0.10.2 +2.42, GB10 under NVIDIA's 0.11 container +2.65, GB10 under its 0.13 container +1.90 and +1.79;
 # the first in calibration.jsonl, the others in tests/data/extra_records.jsonl, so no longer blind tests of it).
 # From 0.20 the term is fitted on its own group (4.0 GiB below).
-_INTEGRATED_BEFORE_0_20_GIB = 2.2
+_INTEGRATED_BEFORE_0_20_GIB = 2.15
 # V1's non-torch constant where single-GPU startups log it (at least 5 in a group; tools/fit_calibration.py): 0.02 GiB
 # for 0.8-0.10 (five startups, 0.02-0.07 GiB) and 0.13 GiB for 0.11-0.17 (six H100 startups of one benchmark, 0.13-0.14
 # GiB); the KV-pool fit had put them at 0.10 and 0.0.
