@@ -122,7 +122,7 @@ def run_setup(name: str, meta: dict):
         embedding_bytes=embedding_bytes(m), expert_parallel_size=ep,
         p2p=False if "4090" in gpu_ref else VALIDATION_HOST_P2P, coeffs=step_coefficients_for(gpu)[0])
     if step_coefficients_for(gpu)[1]:
-        source += "; GPU-measured weight streaming"
+        source += "; GPU-measured kernels"
     return cfg, sm, dp, source
 
 

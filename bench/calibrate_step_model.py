@@ -170,27 +170,35 @@ def check_microbench(coeffs):
         print(f"  {t:6d} {v['layer_linear_ms']:8.3f} {model:8.3f} ({(model / v['layer_linear_ms'] - 1) * 100:+.0f} %)")
 
 
-def fit_gpu_profiles(path=Path(__file__).resolve().parent / "data" / "gpu_gemv_profiles.csv"):
-    """Per GPU, time = weight bytes / (spec bandwidth x eta) + t_kernel by least squares over its one-token GEMM timings
-    (the form of eta_mem_stream / t_kernel_s); prints the fit and each point's residual (simulate.MEASURED_STREAM_BY_GPU)."""
-    by_gpu: dict[str, list[tuple[float, float, str, bool]]] = {}
+def fit_gpu_profiles(path=Path(__file__).resolve().parent / "data" / "gpu_kernel_profiles.csv"):
+    """Per GPU, from its own kernel timings (simulate.MEASURED_KERNELS_BY_GPU), the coefficients that were fitted on
+    kernel timings of the reference GPUs:
+    - stream rows (memory-bound: one token, or a fused-MoE layer at a few tokens past the L2): time = weight bytes /
+      (spec bandwidth x eta_mem_stream) + intercept, least squares; the intercept is t_kernel_s where every row is a
+      single GEMM (a fused-MoE layer's several kernels share theirs);
+    - compute rows (GEMMs at >= 1,024 tokens): eta_compute = the median of 2 x tokens x k x n / time / spec bf16 FLOPS."""
+    by_gpu: dict[str, list[dict]] = {}
     for r in csv.DictReader(path.open()):
-        by_gpu.setdefault(r["gpu_id"], []).append((float(r["weight_bytes"]), float(r["time_us"]), r["op"], r["kernels"] == "1"))
+        by_gpu.setdefault(r["gpu_id"], []).append(r)
     out = {}
-    for gpu_id, pts in by_gpu.items():
-        bw = resolve_gpu(gpu_id, detect=False)[0].hbm_bandwidth_bytes_per_s
-        x = np.array([[1.0, b] for b, _, _, _ in pts])
-        y = np.array([t * 1e-6 for _, t, _, _ in pts])
+    for gpu_id, rs in by_gpu.items():
+        gpu = resolve_gpu(gpu_id, detect=False)[0]
+        stream = [r for r in rs if r["regime"] == "stream"]
+        x = np.array([[1.0, float(r["weight_bytes"])] for r in stream])
+        y = np.array([float(r["time_us"]) * 1e-6 for r in stream])
         (intercept, s_per_byte), *_ = np.linalg.lstsq(x, y, rcond=None)
-        eta = 1 / (s_per_byte * bw)
-        # the intercept is one kernel's fixed cost only where every point is a single GEMM; a fused-MoE layer's
-        # several kernels (routing, alignment, two grouped GEMMs, activation) share theirs
-        t_kernel = intercept if all(single for *_, single in pts) else None
-        out[gpu_id] = (eta, t_kernel)
+        eta = 1 / (s_per_byte * gpu.hbm_bandwidth_bytes_per_s)
+        t_kernel = intercept if all(r["kernels"] == "1" for r in stream) else None
+        rates = sorted(2 * int(r["tokens"]) * int(r["k"]) * int(r["n"]) / (float(r["time_us"]) * 1e-6) / gpu.peak_flops("bfloat16")
+                       for r in rs if r["regime"] == "compute")
+        eta_compute = rates[len(rates) // 2] if rates else None
+        out[gpu_id] = (eta, t_kernel, eta_compute)
         print(f"{gpu_id}: eta_mem_stream {eta:.3f}, "
               + (f"t_kernel {t_kernel * 1e6:.1f} us" if t_kernel is not None else f"intercept {intercept * 1e6:.1f} us (several kernels)")
-              + f" over {len(pts)} points: "
-              + ", ".join(f"{op} {(intercept + b * s_per_byte) / (t * 1e-6) - 1:+.1%}" for b, t, op, _ in pts))
+              + f" over {len(stream)} stream rows (residuals "
+              + ", ".join(f"{(intercept + float(r['weight_bytes']) * s_per_byte) / (float(r['time_us']) * 1e-6) - 1:+.1%}" for r in stream)
+              + ")" + (f"; eta_compute {eta_compute:.3f}, the median of {len(rates)} GEMMs at >= 1,024 tokens "
+                       f"(range {rates[0]:.2f}-{rates[-1]:.2f})" if rates else ""))
     return out
 
 

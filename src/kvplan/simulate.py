@@ -382,35 +382,38 @@ class StepCoefficients:
 DEFAULT_COEFFICIENTS = StepCoefficients()
 
 
-# GPUs whose own weight-streaming kernels were measured: (eta_mem_stream, t_kernel_s or None, source) replace the
-# values fitted on the H100/A100/H200 GEMMs above, like for like (memory-bound weight-streaming kernel timings; fit:
-# bench/calibrate_step_model.py --gpu-profiles on bench/data/gpu_gemv_profiles.csv, every row with its URL). Only
-# these: eta_kv_mem, t_seq_layer and eta_compute were fitted on end-to-end step times (they carry per-step work no
-# kernel timing sees), so a kernel profile does not replace them.
-#   rtx-4090: LLMServingSim's vLLM 0.19.0 profile of Llama-3.1-8B (bf16, TP1, eager): the four layer GEMMs and the LM
-#   head at one token, 33.5 MB - 1.05 GB: 960 GB/s (0.953 of 1,008) + 3.3 us, every point within 1.4 %.
-#   rtx-pro-6000-blackwell: the same project's profile of Qwen3-30B-A3B: the fused-MoE layer at 4-32 tokens with
-#   32-128 experts touched (302 MB - 1.2 GB, past the 128 MB L2), 1,538 GB/s (0.858 of 1,792), every point within
-#   2 %. Its dense GEMMs are small enough to stay in L2 (they read above the spec bandwidth), so the per-kernel cost
-#   keeps the global fit.
-MEASURED_STREAM_BY_GPU: dict[str, tuple[float, Optional[float], str]] = {
-    "rtx-4090": (0.953, 3.3e-6, "LLMServingSim's vLLM 0.19 kernel profile of Llama-3.1-8B on an RTX 4090 "
-                                "(bench/data/gpu_gemv_profiles.csv)"),
-    "rtx-pro-6000-blackwell": (0.858, None, "LLMServingSim's vLLM 0.19 fused-MoE profile of Qwen3-30B-A3B on an RTX "
-                                            "PRO 6000 (bench/data/gpu_gemv_profiles.csv)"),
+# GPUs whose own kernels were measured: their timings replace, like for like, the coefficients that were fitted on
+# kernel timings of the reference GPUs (H100/A100/H200 GEMMs: eta_mem_stream and t_kernel_s from one-token GEMMs,
+# eta_compute from GEMMs at >= 1k tokens). eta_kv_mem, t_seq_layer_s and t_fixed_s were fitted on end-to-end step
+# times (they carry per-step work no kernel timing sees) and stay. Fit: bench/calibrate_step_model.py --gpu-profiles
+# on bench/data/gpu_kernel_profiles.csv, every row with its URL (LLMServingSim's public vLLM 0.19.0 kernel profiles,
+# eager mode, bf16, TP1):
+#   rtx-4090 (Llama-3.1-8B): the four layer GEMMs and the LM head at one token, 33.5 MB - 1.05 GB: 960 GB/s (0.953 of
+#   1,008) + 3.3 us, every point within 1.4 %; the layer GEMMs at 1,024-2,048 tokens: 0.961 of 165.2 TFLOPS (median of
+#   260, 0.82-1.01).
+#   rtx-pro-6000-blackwell (Qwen3-30B-A3B): the fused-MoE layer at 4-32 tokens with 32-128 experts touched (302 MB -
+#   1.2 GB, past the 128 MB L2): 1,538 GB/s (0.858 of 1,792), every point within 2 %; its dense GEMMs are small enough
+#   to stay in L2 at one token, so the per-kernel cost keeps the global fit; QKV and O at 1,024-2,048 tokens (k 2,048 /
+#   4,096, n 5,120 / 2,048: the model's own TP1 shapes, as the profile's TP2 timings, half of these, show): 0.578 of
+#   503.8 TFLOPS (median of 130, 0.46-0.71) -- small GEMMs; larger ones may run nearer the peak.
+MEASURED_KERNELS_BY_GPU: dict[str, tuple[dict, str]] = {
+    "rtx-4090": ({"eta_mem_stream": 0.953, "t_kernel_s": 3.3e-6, "eta_compute": 0.961},
+                 "LLMServingSim's vLLM 0.19 kernel profile of Llama-3.1-8B on an RTX 4090 (bench/data/gpu_kernel_profiles.csv)"),
+    "rtx-pro-6000-blackwell": ({"eta_mem_stream": 0.858, "eta_compute": 0.578},
+                               "LLMServingSim's vLLM 0.19 kernel profile of Qwen3-30B-A3B on an RTX PRO 6000 "
+                               "(bench/data/gpu_kernel_profiles.csv)"),
 }
 
 
 def step_coefficients_for(gpu) -> tuple[StepCoefficients, Optional[str]]:
-    """The step-time coefficients for a GPU: the global fit, with its weight-streaming efficiency and per-kernel cost
-    replaced where that GPU's kernels were measured (MEASURED_STREAM_BY_GPU); and a note saying which applied."""
-    measured = MEASURED_STREAM_BY_GPU.get(getattr(gpu, "id", None))
+    """The step-time coefficients for a GPU: the global fit, with the kernel-level ones replaced where that GPU's kernels
+    were measured (MEASURED_KERNELS_BY_GPU); and a note saying which applied."""
+    measured = MEASURED_KERNELS_BY_GPU.get(getattr(gpu, "id", None))
     if measured is None:
         return DEFAULT_COEFFICIENTS, None
-    eta, t_kernel, source = measured
-    coeffs = replace(DEFAULT_COEFFICIENTS, eta_mem_stream=eta, t_kernel_s=t_kernel or DEFAULT_COEFFICIENTS.t_kernel_s)
-    per_kernel = f" + {t_kernel * 1e6:.1f} us per kernel" if t_kernel else ""
-    return coeffs, f"weight streaming at {eta:.3f} of {gpu.name}'s bandwidth{per_kernel}, measured: {source}"
+    values, source = measured
+    said = ", ".join(f"{k} {v * 1e6:.1f} us" if k.endswith("_s") else f"{k} {v:.3f}" for k, v in values.items())
+    return replace(DEFAULT_COEFFICIENTS, **values), f"{gpu.name}'s own kernels were measured ({said}): {source}"
 
 
 @dataclass(frozen=True)
