@@ -18,18 +18,15 @@ from __future__ import annotations
 import csv
 import heapq
 import json
-import math
-import resource
 import subprocess
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from kvplan.resolve import resolve_gpu, resolve_model
-from kvplan.simulate import (EngineConfig, StepModel, embedding_bytes, engine_config_from_plan, scheduler_rules,
+from kvplan.simulate import (StepModel, embedding_bytes, engine_config_from_plan, scheduler_rules,
                              simulate, simulate_replicas, step_coefficients_for)
 from kvplan.workload import Workload, prefix_block_hashes
 
@@ -90,7 +87,6 @@ def run_setup(name: str, meta: dict):
 
     ek = meta["engine_kwargs"]
     model_id = ek["model"]
-    gpu_name = meta.get("hardware", {}).get("device_name", "")
     gpu_ref = "RTX 4090" if "4090" in name else "RTX PRO 6000 Blackwell Server Edition"
     tp = int(ek.get("tensor_parallel_size") or 1)
     dp = int(ek.get("data_parallel_size") or 1)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import csv
 import itertools
-import math
 import sys
 from collections import defaultdict
 from dataclasses import replace
@@ -158,7 +157,6 @@ def evaluate(rs, coeffs, verbose=False, builder=None):
 def check_microbench(coeffs):
     import json
     mb = json.loads((VALID / "h200_microbench_measured.json").read_text())
-    m = resolve_model("meta-llama/Llama-3.1-8B-Instruct")
     bw, fl = 4.8e12, 989e12
     layer_bytes = 436e6  # four bf16 GEMMs of one layer (JSON)
     layer_params = layer_bytes / 2

@@ -14,7 +14,6 @@ each group's fit prints the records it used and the residual of every one.
 
 from __future__ import annotations
 
-import itertools
 import json
 import sys
 import warnings
