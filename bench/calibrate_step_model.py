@@ -174,7 +174,8 @@ def fit_gpu_profiles(path=Path(__file__).resolve().parent / "data" / "gpu_kernel
     - stream rows (memory-bound: one token, or a fused-MoE layer at a few tokens past the L2): time = weight bytes /
       (spec bandwidth x eta_mem_stream) + intercept, least squares; the intercept is t_kernel_s where every row is a
       single GEMM (a fused-MoE layer's several kernels share theirs);
-    - compute rows (GEMMs at >= 1,024 tokens): eta_compute = the median of 2 x tokens x k x n / time / spec bf16 FLOPS."""
+    - compute rows (GEMMs at >= 1,024 tokens): eta_compute = the median of 2 x tokens x k x n / time / spec bf16 FLOPS;
+    - attention rows (prefill chunks of >= 1,024 tokens after `prefix` cached ones): eta_attn_compute likewise."""
     by_gpu: dict[str, list[dict]] = {}
     for r in csv.DictReader(path.open()):
         by_gpu.setdefault(r["gpu_id"], []).append(r)
@@ -190,13 +191,19 @@ def fit_gpu_profiles(path=Path(__file__).resolve().parent / "data" / "gpu_kernel
         rates = sorted(2 * int(r["tokens"]) * int(r["k"]) * int(r["n"]) / (float(r["time_us"]) * 1e-6) / gpu.peak_flops("bfloat16")
                        for r in rs if r["regime"] == "compute")
         eta_compute = rates[len(rates) // 2] if rates else None
-        out[gpu_id] = (eta, t_kernel, eta_compute)
+        # prefill attention (32 query heads x 128, causal): 4 x heads x head_dim x chunk x (prefix + (chunk + 1) / 2) FLOPs
+        attn = sorted(4 * 32 * 128 * int(r["tokens"]) * (int(r["prefix"]) + (int(r["tokens"]) + 1) / 2)
+                      / (float(r["time_us"]) * 1e-6) / gpu.peak_flops("bfloat16") for r in rs if r["regime"] == "attention")
+        eta_attn = attn[len(attn) // 2] if attn else None
+        out[gpu_id] = (eta, t_kernel, eta_compute, eta_attn)
         print(f"{gpu_id}: eta_mem_stream {eta:.3f}, "
               + (f"t_kernel {t_kernel * 1e6:.1f} us" if t_kernel is not None else f"intercept {intercept * 1e6:.1f} us (several kernels)")
               + f" over {len(stream)} stream rows (residuals "
               + ", ".join(f"{(intercept + float(r['weight_bytes']) * s_per_byte) / (float(r['time_us']) * 1e-6) - 1:+.1%}" for r in stream)
               + ")" + (f"; eta_compute {eta_compute:.3f}, the median of {len(rates)} GEMMs at >= 1,024 tokens "
-                       f"(range {rates[0]:.2f}-{rates[-1]:.2f})" if rates else ""))
+                       f"(range {rates[0]:.2f}-{rates[-1]:.2f})" if rates else "")
+              + (f"; eta_attn_compute {eta_attn:.3f}, the median of {len(attn)} prefill-attention chunks of >= 1,024 tokens "
+                 f"(range {attn[0]:.2f}-{attn[-1]:.2f})" if attn else ""))
     return out
 
 

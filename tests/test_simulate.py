@@ -774,6 +774,8 @@ def test_a_gpu_with_measured_kernels_steps_at_its_own_efficiencies():
     p4090 = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "RTX 4090", max_model_len=8192)
     sm = StepModel.from_plan(p4090)
     assert sm.coeffs.eta_mem_stream == 0.953 and sm.coeffs.eta_compute == 0.961 and any("measured" in n for n in sm.notes)
+    # prefill attention runs at its own measured efficiency there (0.671), slower than the GEMMs' 0.961
+    assert sm.prefill_attention_s(2048, 8192) > replace(sm, coeffs=replace(sm.coeffs, eta_attn_compute=None)).prefill_attention_s(2048, 8192)
     assert sm.coeffs.eta_kv_mem == DEFAULT_COEFFICIENTS.eta_kv_mem  # an end-to-end fit, not a kernel one: kept
     h100 = StepModel.from_plan(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192))
     assert h100.coeffs == DEFAULT_COEFFICIENTS

@@ -314,6 +314,8 @@ class StepCoefficients:
     eta_compute: achieved / spec dense FLOPS for token GEMMs at >= 1k tokens. H200 Llama-3.1-8B layer GEMMs
         705-793 TFLOPS of 989 = 0.71-0.80 (JSON); Vidur H100 4096 tokens 0.70-0.76, A100 0.74; Sarathi-Serve
         Yi-34B 1k prefill linear 0.68. -> 0.74
+    eta_attn_compute: the same for prefill attention's FLOPs; None (the reference GPUs: no attention-kernel timing
+        in the calibration data) takes eta_compute. Set where a GPU's attention kernels were measured.
     eta_kv_mem, t_fixed_s, t_seq_layer_s: fitted jointly (bench/calibrate_step_model.py --fit: grid over
         t_fixed {0, 0.25, 0.5, 1} ms x t_seq_layer {0 .. 1.5} us x eta_kv {0.6, 0.7, 0.8}, minimising TPOT MAPE)
         on the 203 AIConfigurator vLLM rows (Llama-3.1-70B fp8 H100/H200 TP 1-8, Qwen3-32B H100, Llama-3.1-8B-FP8
@@ -369,6 +371,7 @@ class StepCoefficients:
     kernels_per_dense_layer: int = 10
     kernels_per_moe_layer: int = 14
     eta_compute: float = 0.74
+    eta_attn_compute: Optional[float] = None  # prefill attention's FLOPs; None: eta_compute (see MEASURED_KERNELS_BY_GPU)
     eta_kv_mem: float = 0.80
     t_fixed_s: float = 0.0
     t_seq_layer_s: float = 0.8e-6
@@ -384,22 +387,24 @@ DEFAULT_COEFFICIENTS = StepCoefficients()
 
 # GPUs whose own kernels were measured: their timings replace, like for like, the coefficients that were fitted on
 # kernel timings of the reference GPUs (H100/A100/H200 GEMMs: eta_mem_stream and t_kernel_s from one-token GEMMs,
-# eta_compute from GEMMs at >= 1k tokens). eta_kv_mem, t_seq_layer_s and t_fixed_s were fitted on end-to-end step
-# times (they carry per-step work no kernel timing sees) and stay. Fit: bench/calibrate_step_model.py --gpu-profiles
+# eta_compute from GEMMs at >= 1k tokens, which prefill attention's FLOPs also use there: no reference attention-kernel
+# timing was available, so eta_attn_compute defaults to eta_compute). eta_kv_mem, t_seq_layer_s and t_fixed_s were
+# fitted on end-to-end step times (they carry per-step work no kernel timing sees) and stay. Fit: bench/calibrate_step_model.py --gpu-profiles
 # on bench/data/gpu_kernel_profiles.csv, every row with its URL (LLMServingSim's public vLLM 0.19.0 kernel profiles,
 # eager mode, bf16, TP1):
 #   rtx-4090 (Llama-3.1-8B): the four layer GEMMs and the LM head at one token, 33.5 MB - 1.05 GB: 960 GB/s (0.953 of
 #   1,008) + 3.3 us, every point within 1.4 %; the layer GEMMs at 1,024-2,048 tokens: 0.961 of 165.2 TFLOPS (median of
-#   260, 0.82-1.01).
+#   260, 0.82-1.01); prefill attention in chunks of 1,024-2,048 tokens: 0.671 (median of 24, 0.45-0.86).
 #   rtx-pro-6000-blackwell (Qwen3-30B-A3B): the fused-MoE layer at 4-32 tokens with 32-128 experts touched (302 MB -
 #   1.2 GB, past the 128 MB L2): 1,538 GB/s (0.858 of 1,792), every point within 2 %; its dense GEMMs are small enough
 #   to stay in L2 at one token, so the per-kernel cost keeps the global fit; QKV and O at 1,024-2,048 tokens (k 2,048 /
 #   4,096, n 5,120 / 2,048: the model's own TP1 shapes, as the profile's TP2 timings, half of these, show): 0.578 of
-#   503.8 TFLOPS (median of 130, 0.46-0.71) -- small GEMMs; larger ones may run nearer the peak.
+#   503.8 TFLOPS (median of 130, 0.46-0.71) -- small GEMMs; larger ones may run nearer the peak; prefill attention:
+#   0.454 (median of 43, 0.27-0.54).
 MEASURED_KERNELS_BY_GPU: dict[str, tuple[dict, str]] = {
-    "rtx-4090": ({"eta_mem_stream": 0.953, "t_kernel_s": 3.3e-6, "eta_compute": 0.961},
+    "rtx-4090": ({"eta_mem_stream": 0.953, "t_kernel_s": 3.3e-6, "eta_compute": 0.961, "eta_attn_compute": 0.671},
                  "LLMServingSim's vLLM 0.19 kernel profile of Llama-3.1-8B on an RTX 4090 (bench/data/gpu_kernel_profiles.csv)"),
-    "rtx-pro-6000-blackwell": ({"eta_mem_stream": 0.858, "eta_compute": 0.578},
+    "rtx-pro-6000-blackwell": ({"eta_mem_stream": 0.858, "eta_compute": 0.578, "eta_attn_compute": 0.454},
                                "LLMServingSim's vLLM 0.19 kernel profile of Qwen3-30B-A3B on an RTX PRO 6000 "
                                "(bench/data/gpu_kernel_profiles.csv)"),
 }
@@ -504,7 +509,9 @@ class StepModel:
 
     def prefill_attention_s(self, chunk: int, prefix: int) -> float:
         kv = self.kv_bytes_per_token * (prefix + chunk) / (self.hbm_bytes_per_s * self.coeffs.eta_kv_mem)
-        fl = self._compute_s(self.attn_flops_per_token_pair * chunk * (prefix + (chunk + 1) / 2.0))
+        flops = self.attn_flops_per_token_pair * chunk * (prefix + (chunk + 1) / 2.0)
+        eta = self.coeffs.eta_attn_compute or self.coeffs.eta_compute
+        fl = flops / (self.peak_flops_per_s * eta) if self.peak_flops_per_s else 0.0
         return max(kv, fl)
 
     def step_s(self, decode_seqs: int, decode_context_tokens: int, chunks: Sequence[tuple[int, int]] = ()) -> float:
