@@ -389,9 +389,9 @@ DEFAULT_COEFFICIENTS = StepCoefficients()
 # kernel timings of the reference GPUs (H100/A100/H200 GEMMs: eta_mem_stream and t_kernel_s from one-token GEMMs,
 # eta_compute from GEMMs at >= 1k tokens, which prefill attention's FLOPs also use there: no reference attention-kernel
 # timing was available, so eta_attn_compute defaults to eta_compute). eta_kv_mem, t_seq_layer_s and t_fixed_s were
-# fitted on end-to-end step times (they carry per-step work no kernel timing sees) and stay. Fit: bench/calibrate_step_model.py --gpu-profiles
-# on bench/data/gpu_kernel_profiles.csv, every row with its URL (LLMServingSim's public vLLM 0.19.0 kernel profiles,
-# eager mode, bf16, TP1):
+# fitted on end-to-end step times (they carry per-step work no kernel timing sees) and stay. Fit:
+# bench/calibrate_step_model.py --gpu-profiles on bench/data/gpu_kernel_profiles.csv, every row with its URL
+# (LLMServingSim's public vLLM 0.19.0 kernel profiles, eager mode, bf16, TP1):
 #   rtx-4090 (Llama-3.1-8B): the four layer GEMMs and the LM head at one token, 33.5 MB - 1.05 GB: 960 GB/s (0.953 of
 #   1,008) + 3.3 us, every point within 1.4 %; the layer GEMMs at 1,024-2,048 tokens: 0.961 of 165.2 TFLOPS (median of
 #   260, 0.82-1.01); prefill attention in chunks of 1,024-2,048 tokens: 0.671 (median of 24, 0.45-0.86).
@@ -403,7 +403,8 @@ DEFAULT_COEFFICIENTS = StepCoefficients()
 #   0.454 (median of 43, 0.27-0.54).
 MEASURED_KERNELS_BY_GPU: dict[str, tuple[dict, str]] = {
     "rtx-4090": ({"eta_mem_stream": 0.953, "t_kernel_s": 3.3e-6, "eta_compute": 0.961, "eta_attn_compute": 0.671},
-                 "LLMServingSim's vLLM 0.19 kernel profile of Llama-3.1-8B on an RTX 4090 (bench/data/gpu_kernel_profiles.csv)"),
+                 "LLMServingSim's vLLM 0.19 kernel profile of Llama-3.1-8B on an RTX 4090 "
+                 "(bench/data/gpu_kernel_profiles.csv)"),
     "rtx-pro-6000-blackwell": ({"eta_mem_stream": 0.858, "eta_compute": 0.578, "eta_attn_compute": 0.454},
                                "LLMServingSim's vLLM 0.19 kernel profile of Qwen3-30B-A3B on an RTX PRO 6000 "
                                "(bench/data/gpu_kernel_profiles.csv)"),
