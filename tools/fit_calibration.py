@@ -15,6 +15,7 @@ each group's fit prints the records it used and the residual of every one.
 from __future__ import annotations
 
 import json
+import statistics
 import sys
 import warnings
 from pathlib import Path
@@ -138,6 +139,7 @@ def fit_group(rs, a_s_fixed=None, n_c_fixed=None, n_int_fixed=None):
 # alone, with nothing else to share the residual. Read from the project's public records, the calibration file and
 # tests/data/extra_records.jsonl (every record with its source), per era group.
 PEAK_FILES = ("shared/data/vllm_logs/calibration.jsonl", "main/tests/data/extra_records.jsonl")
+ROOT = Path(__file__).resolve().parents[2]  # the folder holding shared/ and this checkout
 # V1's sampler and its dummy run are the same code from 0.8 to 0.17 (the 0.10.2 and 0.14.1 startups log the same
 # bytes per logit), so those two groups share one sampler coefficient; 0.18 changed the profiled sampler path.
 SAMPLER_POOL = {"V1 <= 0.10": "V1 0.8-0.17", "V1 0.11-0.17": "V1 0.8-0.17"}
@@ -183,42 +185,36 @@ def logged_non_torch(root: Path) -> dict[str, list[tuple[str, float]]]:
     return out
 
 
-def integrated_before_0_20(root: Path) -> tuple[float, list[tuple[str, float]]]:
-    """The integrated-memory term of the V1 releases before 0.20 (GB10, Jetson): few startups per era group, so one
-    term over all of them, the median of what each implies beyond the group's other terms (both record files)."""
+def _implied_beyond_other_terms(root: Path, keep, with_integrated: bool) -> tuple[float, list[tuple[str, float]]]:
+    """The median of what the records `keep` selects (rows of both record files) imply beyond their era's other terms,
+    and each record's value; `with_integrated` False leaves the integrated-memory term out of those terms."""
     from kvplan.calibration import coefficients_for
 
     each = []
     for name in PEAK_FILES:
         for r in rows(load_records(root / name)):
-            if not r["f"].integrated_memory or r["era"] not in ("V1-a", "V1-b", "V1-c", "V1-d"):
+            if not keep(r):
                 continue
             c = coefficients_for(r["era"])
-            modelled = model(r, c.a_sampler, c.n_const, c.n_tp, 0.0, c.g_const, c.g_per_layer_size, c.n_nvls)
+            modelled = model(r, c.a_sampler, c.n_const, c.n_tp, c.n_integrated if with_integrated else 0.0, c.g_const,
+                             c.g_per_layer_size, c.n_nvls)
             each.append((r["id"], r["implied"] - modelled))
-    values = sorted(v for _, v in each)
-    mid = len(values) // 2
-    median = (values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2) if values else 0.0
-    return median, each
+    return (statistics.median(v for _, v in each) if each else 0.0), each
+
+
+def integrated_before_0_20(root: Path) -> tuple[float, list[tuple[str, float]]]:
+    """The integrated-memory term of the V1 releases before 0.20 (GB10, Jetson): few startups per era group, so one
+    term over all of them, the median of what each implies beyond the group's other terms (both record files)."""
+    return _implied_beyond_other_terms(
+        root, lambda r: r["f"].integrated_memory and r["era"] in ("V1-a", "V1-b", "V1-c", "V1-d"), with_integrated=False)
 
 
 def nvlink_tp_term(root: Path) -> tuple[float, list[tuple[str, float]]]:
     """The non-torch memory of TP > 1 over NVLink on Hopper or later, in every V1 release: the median of what the V1
     startups with 2 such ranks (no NVLS) imply beyond their group's other terms (both record files)."""
-    from kvplan.calibration import coefficients_for
-
-    each = []
-    for name in PEAK_FILES:
-        for r in rows(load_records(root / name)):
-            f = r["f"]
-            if not f.nvlink_tp or f.nvls or r["era"].startswith("V0") or r["why_not_fitted"]:
-                continue
-            c = coefficients_for(r["era"])
-            modelled = model(r, c.a_sampler, c.n_const, c.n_tp, c.n_integrated, c.g_const, c.g_per_layer_size, c.n_nvls)
-            each.append((r["id"], r["implied"] - modelled))
-    values = sorted(v for _, v in each)
-    mid = len(values) // 2
-    return ((values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2) if values else 0.0), each
+    return _implied_beyond_other_terms(
+        root, lambda r: r["f"].nvlink_tp and not r["f"].nvls and not r["era"].startswith("V0") and not r["why_not_fitted"],
+        with_integrated=True)
 
 
 def records_fixing_coefficients(root: Path) -> set[str]:
@@ -235,14 +231,14 @@ def records_fixing_coefficients(root: Path) -> set[str]:
 
 
 def main():
-    path = next((a for a in sys.argv[1:] if not a.startswith("--")), None) or str(Path(__file__).resolve().parents[2] / "shared/data/vllm_logs/calibration.jsonl")
+    path = next((a for a in sys.argv[1:] if not a.startswith("--")), None) or str(ROOT / "shared/data/vllm_logs/calibration.jsonl")
     rs = rows(load_records(path))
-    peaks = sampler_peaks(Path(__file__).resolve().parents[2])
-    non_torch = logged_non_torch(Path(__file__).resolve().parents[2])
-    n_int_early, each = integrated_before_0_20(Path(__file__).resolve().parents[2])
+    peaks = sampler_peaks(ROOT)
+    non_torch = logged_non_torch(ROOT)
+    n_int_early, each = integrated_before_0_20(ROOT)
     print(f"## integrated-memory term before 0.20: {n_int_early / GIB:.2f} GiB, the median of "
           + ", ".join(f"{i[:45]} {v / GIB:+.2f}" for i, v in each))
-    n_nvlink_tp, each = nvlink_tp_term(Path(__file__).resolve().parents[2])
+    n_nvlink_tp, each = nvlink_tp_term(ROOT)
     print(f"## TP>1 over NVLink on Hopper or later (V1): {n_nvlink_tp / GIB:.2f} GiB, the median of "
           + ", ".join(f"{i[:45]} {v / GIB:+.2f}" for i, v in each))
     n_nvlink_tp = round(n_nvlink_tp / GIB * 20) / 20 * GIB
@@ -318,4 +314,4 @@ def write_residuals(path: str) -> None:
 
 
 if __name__ == "__main__" and "--write-residuals" in sys.argv:
-    write_residuals(next((a for a in sys.argv[1:] if not a.startswith("--")), str(Path(__file__).resolve().parents[2] / "shared/data/vllm_logs/calibration.jsonl")))
+    write_residuals(next((a for a in sys.argv[1:] if not a.startswith("--")), str(ROOT / "shared/data/vllm_logs/calibration.jsonl")))

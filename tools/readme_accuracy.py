@@ -82,6 +82,7 @@ and given the logged pool:
 
 {table(blind, False)}
 {END}"""
+    Path(blind).unlink()
     readme = (REPO / "README.md").read_text()
     head, _, rest = readme.partition(START)
     _, _, tail = rest.partition(END)
