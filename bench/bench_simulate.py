@@ -108,6 +108,7 @@ def run_setup(name: str, meta: dict):
     m = resolve_model(model_id)
     flops = gpu.peak_flops("bfloat16")  # the RTX PRO 6000's 503.8 TFLOPS: tools/build_catalog.py EXTRA_TFLOPS, with its source
     ep = dp if (dp > 1 and ek.get("enable_expert_parallel")) else 1
+    coeffs, measured = step_coefficients_for(gpu)
     sm = StepModel.from_numbers(
         weights_bytes=m.weights_bytes, active_params=m.active_params, num_layers=m.num_layers,
         hidden_size=m.hidden_size, num_attention_heads=m.num_attention_heads, num_kv_heads=m.num_kv_heads,
@@ -116,8 +117,8 @@ def run_setup(name: str, meta: dict):
         num_experts=m.num_experts, experts_per_tok=m.num_experts_per_tok,
         moe_intermediate_size=m.moe_intermediate_size, nvlink=gpu.has_nvlink, interconnect=gpu.interconnect,
         embedding_bytes=embedding_bytes(m), expert_parallel_size=ep,
-        p2p=False if "4090" in gpu_ref else VALIDATION_HOST_P2P, coeffs=step_coefficients_for(gpu)[0])
-    if step_coefficients_for(gpu)[1]:
+        p2p=False if "4090" in gpu_ref else VALIDATION_HOST_P2P, coeffs=coeffs)
+    if measured:
         source += "; GPU-measured kernels"
     return cfg, sm, dp, source
 

@@ -1354,19 +1354,17 @@ class TermFeatures:
     nvlink_tp: bool = False     # TP > 1 over NVLink on Hopper or later (cc 9.x/10.x)
 
 
-def nvls_capable(gpu: GPUSpec) -> bool:
-    """An NVIDIA GPU of compute capability 9.x/10.x on an NVLink switch (SXM/HGX boards, not PCIe or bridged cards),
-    where NCCL turns NVLink SHARP on for communicators of more than 2 GPUs (vLLM issue #9699, measured on H100/H200)."""
-    ic = str(gpu.interconnect or "").lower()
-    cc = gpu.cc or (0, 0)
-    return (gpu.vendor == "NVIDIA" and cc[0] in (9, 10) and bool(gpu.has_nvlink) and "bridge" not in ic
-            and "c2c" not in ic.split(";")[0])
-
-
 def nvlink_tp_capable(gpu: GPUSpec) -> bool:
     """An NVIDIA GPU of compute capability 9.x/10.x whose tensor-parallel peers are on NVLink (bridged or switched)."""
     cc = gpu.cc or (0, 0)
     return gpu.vendor == "NVIDIA" and cc[0] in (9, 10) and bool(gpu.has_nvlink)
+
+
+def nvls_capable(gpu: GPUSpec) -> bool:
+    """Such a GPU on an NVLink switch (SXM/HGX boards, not PCIe or bridged cards), where NCCL turns NVLink SHARP on
+    for communicators of more than 2 GPUs (vLLM issue #9699, measured on H100/H200)."""
+    ic = str(gpu.interconnect or "").lower()
+    return nvlink_tp_capable(gpu) and "bridge" not in ic and "c2c" not in ic.split(";")[0]
 
 
 def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> TermFeatures:

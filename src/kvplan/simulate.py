@@ -457,8 +457,9 @@ class StepModel:
     num_layers: int = 0  # decoder layers (per-request per-layer cost, coeffs.t_seq_layer_s)
 
     # ---- the roofline terms
-    def _compute_s(self, flops: float) -> float:
-        return flops / (self.peak_flops_per_s * self.coeffs.eta_compute) if self.peak_flops_per_s else 0.0
+    def _compute_s(self, flops: float, eta: Optional[float] = None) -> float:
+        """Seconds for `flops` at the GPU's peak times `eta` (default eta_compute); 0 where the peak is unknown."""
+        return flops / (self.peak_flops_per_s * (eta or self.coeffs.eta_compute)) if self.peak_flops_per_s else 0.0
 
     def _weights_bytes(self, tokens: int) -> float:
         if self.expert_bytes_per_rank <= 0 or self.num_experts <= 1:
@@ -511,8 +512,7 @@ class StepModel:
     def prefill_attention_s(self, chunk: int, prefix: int) -> float:
         kv = self.kv_bytes_per_token * (prefix + chunk) / (self.hbm_bytes_per_s * self.coeffs.eta_kv_mem)
         flops = self.attn_flops_per_token_pair * chunk * (prefix + (chunk + 1) / 2.0)
-        eta = self.coeffs.eta_attn_compute or self.coeffs.eta_compute
-        fl = flops / (self.peak_flops_per_s * eta) if self.peak_flops_per_s else 0.0
+        fl = self._compute_s(flops, self.coeffs.eta_attn_compute)
         return max(kv, fl)
 
     def step_s(self, decode_seqs: int, decode_context_tokens: int, chunks: Sequence[tuple[int, int]] = ()) -> float:
