@@ -87,6 +87,31 @@ def test_catalog_model_resolves_offline_with_exact_weights():
     assert m.weights_bytes == 988_065_536
 
 
+def test_every_catalog_model_plans_offline():
+    """Each shipped model gives a plan on 8 x H200 under the newest rules it is served by (no missing field)."""
+    from kvplan import api
+    from kvplan.resolve import catalog_ids
+
+    failures = {}
+    for model_id in catalog_ids():
+        try:
+            api.fit(model_id, "H200", tensor_parallel_size=8, detect_gpu=False, fixes=False, max_model_len=4096)
+        except InputError as exc:
+            if "not divisible" not in str(exc) and "--vllm-version" not in str(exc):
+                failures[model_id] = str(exc)
+    assert not failures
+
+
+def test_glm45_catalog_config_completed_from_its_sources():
+    """The shared GLM-4.5 config is an excerpt; the completed fields give the published 355 B parameters (bf16)."""
+    from kvplan import api
+
+    p = api.fit("zai-org/GLM-4.5", "H200", tensor_parallel_size=8, detect_gpu=False, fixes=False)
+    params = p.weights_bytes * 8 / 2
+    assert abs(params / 355e9 - 1) < 0.01
+    assert p.model.num_kv_heads == 8 and p.model.num_layers == 92
+
+
 def test_catalog_lookup_is_case_insensitive():
     assert resolve_model("qwen/qwen2.5-0.5b-instruct").id == "Qwen/Qwen2.5-0.5B-Instruct"
 

@@ -894,6 +894,32 @@ KNOWN_PARAMS = {
     "Qwen/Qwen2.5-7B-Instruct": (7_615_616_512, "BF16", "seeds/anatomy-of-a-vllm-setup.txt (Hub API: 7,615,616,512 parameters)"),
 }
 
+# Fields missing from a shared config excerpt, each completion with its sources. Only fields two public
+# sources state alike are added; the entry records which ones were added and from where.
+CONFIG_COMPLETIONS = {
+    "zai-org/GLM-4.5": (
+        {"model_type": "glm4_moe", "vocab_size": 151552, "intermediate_size": 12288, "moe_intermediate_size": 1536,
+         "n_routed_experts": 160, "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
+         "num_nextn_predict_layers": 1, "tie_word_embeddings": False, "attention_bias": True,
+         "partial_rotary_factor": 0.5, "torch_dtype": "bfloat16"},
+        ["THUDM slime's Megatron arguments for glm4.5-355B-A32B (github.com/zyzshishui/slime, scripts/models/"
+         "glm4.5-355B-A32B.sh: 3 dense + 89 MoE layers, ffn 12288, moe ffn 1536, 160 experts, top-8, vocab 151552, "
+         "untied embeddings, QKV bias, rotary-percent 0.5)",
+         "the same numbers in a parameter-counter's GLM-4.7 fixture (same architecture; glm4_moe, 1 shared expert, "
+         "1 next-token-prediction layer, bf16), which counts 353 B parameters"],
+    ),
+    "ibm-granite/granite-4.0-h-small": (
+        {"layer_types": (["mamba"] * 9 + ["attention"]) * 4, "max_position_embeddings": 131072,
+         "position_embedding_type": "nope"},
+        ["layer kinds: 36 mamba + 4 attention, the tally of the live config's layer_types in a public "
+         "sizing write-up (github.com, 'Worked example: Granite-4.0-H-Small'; IBM: Mamba-2 and transformer "
+         "blocks 9:1). The sources give the counts, not the positions: the list places one attention layer "
+         "after each nine mamba layers. vLLM's memory arithmetic depends on the counts only",
+         "context 131,072 tokens (open-source-ai.tech/models/granite-4-0-small; IBM's card: validated at 128K); "
+         "no positional encoding (NoPE; en.immers.cloud/ai/ibm-granite/granite-4.0-h-small)"],
+    ),
+}
+
 # Repositories that ask users to accept a licence before download (Hub model pages).
 GATED_PREFIXES = ("meta-llama/", "google/gemma", "mistralai/")
 
@@ -985,6 +1011,12 @@ def build_models(shared: Path) -> dict[str, dict]:
             continue
         model_id = path.stem.replace("--", "/", 1)
         config = json.loads(path.read_text())
+        completion = None
+        if model_id in CONFIG_COMPLETIONS:
+            fields, sources = CONFIG_COMPLETIONS[model_id]
+            added = {k: v for k, v in fields.items() if k not in config}
+            config = {**config, **added}
+            completion = {"fields": sorted(added), "sources": sources}
         quant_path = folder / f"{path.stem}.hf_quant_config.json"
         resolved, why = resolve_with_autoconfig(config)
         entry = {
@@ -994,6 +1026,7 @@ def build_models(shared: Path) -> dict[str, dict]:
             "resolved_config": resolved,
             "resolved_by": f"transformers {transformers.__version__} AutoConfig" if resolved else None,
             "resolve_note": why,
+            "completed": completion,
             "hf_quant_config": json.loads(quant_path.read_text()) if quant_path.exists() else None,
             "gated": model_id.startswith(GATED_PREFIXES),
             "weights": None,
