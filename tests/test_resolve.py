@@ -110,6 +110,7 @@ def test_glm45_catalog_config_completed_from_its_sources():
     params = p.weights_bytes * 8 / 2
     assert abs(params / 355e9 - 1) < 0.01
     assert p.model.num_kv_heads == 8 and p.model.num_layers == 92
+    assert any("excerpt" in a and "vocab_size" in a and "slime" in a for a in p.assumptions)
 
 
 def test_catalog_lookup_is_case_insensitive():

@@ -520,6 +520,10 @@ def _from_catalog(entry: dict) -> ModelSpec:
     notes = []
     if not entry.get("resolved_config"):
         notes.append(f"transformers' AutoConfig does not know this config ({entry.get('resolve_note')}); read as the raw dict")
+    if entry.get("completed"):
+        done = entry["completed"]
+        notes.append(f"the catalog's config copy is an excerpt: {', '.join(done['fields'])} added from "
+                     + "; ".join(done["sources"]))
     ckpt = None
     w = entry.get("weights")
     if w and w.get("params_by_dtype"):
