@@ -8,7 +8,8 @@ Data (shared/data/validation/, see its README):
   everything queued at t = 0), so TTFT is measured from admission, as the client sees it.
 * sarathi_serve_osdi24/table-2_results.csv and h200_microbench_measured.json: checked, printed.
 
-Run:  PYTHONPATH=src python bench/calibrate_step_model.py [--fit] [--moe]
+Run:  PYTHONPATH=src python bench/calibrate_step_model.py [--fit] [--moe] [--gpu-profiles]
+      [--extract-mixed-attention LLMSERVINGSIM_GIT_DIR]  (rewrites bench/data/mixed_attention_cells.csv)
 Prints MAPE of TPOT and TTFT per (model, GPU, TP) cell for the current coefficients; with --fit a
 coarse grid search over (t_fixed_s, t_seq_layer_s, eta_kv_mem) minimising TPOT MAPE on the rows whose
 concurrency x (isl + osl) fits the KV pool (`kv_bound`: 16 of the 219 rows do not -- their engine ran fewer
@@ -207,9 +208,61 @@ def fit_gpu_profiles(path=Path(__file__).resolve().parent / "data" / "gpu_kernel
     return out
 
 
+MIXED_CELLS = Path(__file__).resolve().parent / "data" / "mixed_attention_cells.csv"
+LLMSERVINGSIM_COMMIT = "5daddb21a545658d5150b535712d0494584b5278"
+MIXED_PROFILES = {  # LLMServingSim profiler/perf/<path>/attention.csv -> (kvplan GPU id, query heads per KV head)
+    "RTX4090/meta-llama/Llama-3.1-8B/bf16/tp1": ("rtx-4090", 32 // 8),
+    "RTXPRO6000/meta-llama/Llama-3.1-8B/bf16/tp1": ("rtx-pro-6000-blackwell", 32 // 8),
+    "RTXPRO6000/Qwen/Qwen3-32B/bf16/tp1": ("rtx-pro-6000-blackwell", 64 // 8),
+    "RTXPRO6000/Qwen/Qwen3-30B-A3B-Instruct-2507/bf16/tp1": ("rtx-pro-6000-blackwell", 32 // 4),
+}
+
+
+def extract_mixed_attention(mirror: str) -> None:
+    """Write MIXED_CELLS from a git mirror of casys-kaist/LLMServingSim (MIT) at LLMSERVINGSIM_COMMIT: for every cell of
+    an attention.csv with a prefill chunk, no cached prefix, and decodes, the mixed time beside the same chunk alone
+    and the same decodes alone (vLLM 0.19.0 FlashAttention, eager, one layer)."""
+    import subprocess
+
+    out = ["profile,gpu_id,query_heads_per_kv_head,chunk,n_decode,kv_decode,mixed_us,chunk_alone_us,decode_alone_us"]
+    for path, (gpu_id, group) in MIXED_PROFILES.items():
+        text = subprocess.run(["git", "-C", mirror, "show", f"{LLMSERVINGSIM_COMMIT}:profiler/perf/{path}/attention.csv"],
+                              check=True, capture_output=True, text=True).stdout
+        cells = {tuple(int(r[k]) for k in ("prefill_chunk", "kv_prefill", "n_decode", "kv_decode")): r["time_us"]
+                 for r in csv.DictReader(text.splitlines())}
+        for (chunk, prefix, n, kv), t in sorted(cells.items()):
+            if chunk and n and not prefix and (0, 0, n, kv) in cells and (chunk, 0, 0, 0) in cells:
+                out.append(f"{path},{gpu_id},{group},{chunk},{n},{kv},{t},{cells[(chunk, 0, 0, 0)]},{cells[(0, 0, n, kv)]}")
+    MIXED_CELLS.write_text("\n".join(out) + "\n")
+    print(f"{len(out) - 1} cells -> {MIXED_CELLS}")
+
+
+def fit_mixed_attention(path=MIXED_CELLS, min_decode_us=50.0) -> dict:
+    """mixed_decode_kv_per_extra_head per GPU: each cell's decode share of a mixed launch, (mixed - chunk alone) /
+    decodes alone = 1 + a (query heads per KV head - 1), solved for a; the median over the GPU's cells whose decodes
+    alone take >= `min_decode_us` (below that the launch's fixed cost swamps the KV read)."""
+    by_gpu: dict[str, list[float]] = defaultdict(list)
+    for r in csv.DictReader(path.open()):
+        dec = float(r["decode_alone_us"])
+        if dec >= min_decode_us:
+            share = (float(r["mixed_us"]) - float(r["chunk_alone_us"])) / dec
+            by_gpu[r["gpu_id"]].append((share - 1) / (int(r["query_heads_per_kv_head"]) - 1))
+    out = {}
+    for gpu_id, a in sorted(by_gpu.items()):
+        q = np.percentile(a, [10, 50, 90])
+        out[gpu_id] = float(q[1])
+        print(f"{gpu_id}: mixed_decode_kv_per_extra_head {q[1]:.3f}, the median of {len(a)} cells (p10 {q[0]:.3f}, "
+              f"p90 {q[2]:.3f}; sources: https://github.com/casys-kaist/LLMServingSim/tree/{LLMSERVINGSIM_COMMIT}/profiler/perf)")
+    return out
+
+
 def main():
+    if "--extract-mixed-attention" in sys.argv:
+        extract_mixed_attention(sys.argv[sys.argv.index("--extract-mixed-attention") + 1])
+        return
     if "--gpu-profiles" in sys.argv:
         fit_gpu_profiles()
+        fit_mixed_attention()
         return
     rs = rows()
     print(f"{len(rs)} AIConfigurator vLLM rows (dense models, H100/H200)")

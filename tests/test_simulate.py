@@ -782,3 +782,34 @@ def test_a_gpu_with_measured_kernels_steps_at_its_own_efficiencies():
     # faster streaming, faster decode: the same batch steps quicker than with the global fit
     default = StepModel.from_plan(p4090, DEFAULT_COEFFICIENTS)
     assert sm.step_s(32, 32 * 1000) < default.step_s(32, 32 * 1000)
+
+
+def test_decodes_sharing_a_step_with_a_prefill_chunk_read_their_kv_at_the_measured_mixed_rate():
+    import csv
+    import statistics
+    from pathlib import Path
+
+    import kvplan
+    from kvplan.simulate import MEASURED_KERNELS_BY_GPU, StepModel
+
+    # the coefficient is the median the kernel cells give (bench/data/mixed_attention_cells.csv)
+    cells = [r for r in csv.DictReader((Path(__file__).resolve().parents[1] / "bench" / "data" / "mixed_attention_cells.csv").open())
+             if r["gpu_id"] == "rtx-4090" and float(r["decode_alone_us"]) >= 50]
+    implied = [((float(r["mixed_us"]) - float(r["chunk_alone_us"])) / float(r["decode_alone_us"]) - 1)
+               / (int(r["query_heads_per_kv_head"]) - 1) for r in cells]
+    a = MEASURED_KERNELS_BY_GPU["rtx-4090"][0]["mixed_decode_kv_per_extra_head"]
+    assert a == pytest.approx(statistics.median(implied), abs=0.001)
+
+    sm = StepModel.from_plan(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "RTX 4090", max_model_len=8192))
+    assert sm.query_heads_per_kv_head == 4 and sm.mixed_decode_factor == pytest.approx(1 + 3 * a)
+    # the decodes' KV costs that factor more in a mixed step; a decode-only step is unchanged
+    alone = sm.step_s(0, 0, [(256, 0)])
+    mixed = sm.step_s(64, 64 * 1000, [(256, 0)])
+    assert mixed - alone > sm.per_context_token_s * 64 * 1000 * 1.9
+    flat = replace(sm, coeffs=replace(sm.coeffs, mixed_decode_kv_per_extra_head=0.0))
+    assert flat.step_s(64, 64 * 1000) == sm.step_s(64, 64 * 1000)
+    # no measured mixed timing (H100) or one latent KV head (MLA): no penalty
+    assert StepModel.from_plan(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192)).mixed_decode_factor == 1.0
+    lite = StepModel.from_plan(kvplan.fit("deepseek-ai/DeepSeek-V2-Lite", "RTX 4090", max_model_len=4096,
+                                          gpu_memory_utilization=0.95, tensor_parallel_size=2))
+    assert lite.query_heads_per_kv_head == 1 and lite.mixed_decode_factor == 1.0

@@ -373,6 +373,7 @@ class StepCoefficients:
     eta_compute: float = 0.74
     eta_attn_compute: Optional[float] = None  # prefill attention's FLOPs; None: eta_compute (see MEASURED_KERNELS_BY_GPU)
     eta_kv_mem: float = 0.80
+    mixed_decode_kv_per_extra_head: float = 0.0  # see MEASURED_KERNELS_BY_GPU; 0: no mixed-batch penalty measured
     t_fixed_s: float = 0.0
     t_seq_layer_s: float = 0.8e-6
     allreduce_latency_s: float = 10e-6
@@ -401,11 +402,25 @@ DEFAULT_COEFFICIENTS = StepCoefficients()
 #   4,096, n 5,120 / 2,048: the model's own TP1 shapes, as the profile's TP2 timings, half of these, show): 0.578 of
 #   503.8 TFLOPS (median of 130, 0.46-0.71) -- small GEMMs; larger ones may run nearer the peak; prefill attention:
 #   0.454 (median of 43, 0.27-0.54).
+# mixed_decode_kv_per_extra_head: in a step that also carries a prefill chunk, vLLM's FlashAttention call is one
+#   variable-length launch over prefill and decode requests, and the decodes' KV is read far more slowly than in a
+#   decode-only launch. The profiles' attention.csv times every (chunk, prefix, decodes, context) cell; the decode
+#   share of a mixed cell, (mixed - same chunk alone) / (same decodes alone), is 1 + a x (query heads per KV head
+#   - 1): the decode-only kernel packs a KV head's query heads into one read, the mixed one reads a KV tile once per
+#   query head and finds the repeats in L2 only in part. a, the median over the cells without a cached prefix whose
+#   decode-only time is >= 50 us (bench/data/mixed_attention_cells.csv; bench/calibrate_step_model.py --gpu-profiles):
+#   rtx-4090 0.331 (360 cells of Llama-3.1-8B, 4 query heads per KV head: decode attention x2.0 when a chunk shares
+#   the step; p10-p90 0.21-0.98, largest at 128+ decodes); rtx-pro-6000-blackwell 0.261 (2,641 cells of Llama-3.1-8B,
+#   Qwen3-32B and Qwen3-30B-A3B, 4 and 8 per KV head; per model 0.22, 0.26, 0.28; p10-p90 0.15-0.65). The reference
+#   GPUs had no mixed-batch attention timing, so their coefficient stays 0 (no penalty); MLA models read one latent
+#   head and are not charged.
 MEASURED_KERNELS_BY_GPU: dict[str, tuple[dict, str]] = {
-    "rtx-4090": ({"eta_mem_stream": 0.953, "t_kernel_s": 3.3e-6, "eta_compute": 0.961, "eta_attn_compute": 0.671},
+    "rtx-4090": ({"eta_mem_stream": 0.953, "t_kernel_s": 3.3e-6, "eta_compute": 0.961, "eta_attn_compute": 0.671,
+                  "mixed_decode_kv_per_extra_head": 0.331},
                  "LLMServingSim's vLLM 0.19 kernel profile of Llama-3.1-8B on an RTX 4090 "
                  "(bench/data/gpu_kernel_profiles.csv)"),
-    "rtx-pro-6000-blackwell": ({"eta_mem_stream": 0.858, "eta_compute": 0.578, "eta_attn_compute": 0.454},
+    "rtx-pro-6000-blackwell": ({"eta_mem_stream": 0.858, "eta_compute": 0.578, "eta_attn_compute": 0.454,
+                                "mixed_decode_kv_per_extra_head": 0.261},
                                "LLMServingSim's vLLM 0.19 kernel profile of Qwen3-30B-A3B on an RTX PRO 6000 "
                                "(bench/data/gpu_kernel_profiles.csv)"),
 }
@@ -455,6 +470,7 @@ class StepModel:
     notes: tuple[str, ...] = ()
     expert_flops_per_token: float = 0.0  # part of linear_flops_per_token: 2 x k experts' params / TP (all layers)
     num_layers: int = 0  # decoder layers (per-request per-layer cost, coeffs.t_seq_layer_s)
+    query_heads_per_kv_head: int = 1  # GQA group; 1 for MLA (one latent KV head read once)
 
     # ---- the roofline terms
     def _compute_s(self, flops: float, eta: Optional[float] = None) -> float:
@@ -509,6 +525,11 @@ class StepModel:
         return max(self.kv_bytes_per_token / (self.hbm_bytes_per_s * self.coeffs.eta_kv_mem),
                    self._compute_s(self.attn_flops_per_token_pair))
 
+    @property
+    def mixed_decode_factor(self) -> float:
+        """How much longer the decodes' KV takes to read in a step that also prefills (1: no penalty measured)."""
+        return 1.0 + self.coeffs.mixed_decode_kv_per_extra_head * max(self.query_heads_per_kv_head - 1, 0)
+
     def prefill_attention_s(self, chunk: int, prefix: int) -> float:
         kv = self.kv_bytes_per_token * (prefix + chunk) / (self.hbm_bytes_per_s * self.coeffs.eta_kv_mem)
         flops = self.attn_flops_per_token_pair * chunk * (prefix + (chunk + 1) / 2.0)
@@ -519,7 +540,8 @@ class StepModel:
         """Time of one step: `decode_seqs` decodes reading `decode_context_tokens` in total, plus
         prefill `chunks` of (tokens, prefix already in KV)."""
         tokens = decode_seqs + sum(ch for ch, _ in chunks)
-        t = self.fixed_part_s(tokens, decode_seqs + len(chunks)) + self.per_context_token_s * decode_context_tokens
+        ctx_s = self.per_context_token_s * (self.mixed_decode_factor if chunks else 1.0)
+        t = self.fixed_part_s(tokens, decode_seqs + len(chunks)) + ctx_s * decode_context_tokens
         for ch, pre in chunks:
             t += self.prefill_attention_s(ch, pre)
         return t
@@ -532,7 +554,7 @@ class StepModel:
                      tensor_parallel_size: int = 1, num_experts: int = 0, experts_per_tok: int = 0,
                      moe_intermediate_size: int = 0, nvlink: bool = True, interconnect: Optional[str] = None,
                      embedding_bytes: float = 0.0, expert_parallel_size: int = 1, p2p: Optional[bool] = None,
-                     rank_bytes: Optional[tuple[float, float]] = None,
+                     rank_bytes: Optional[tuple[float, float]] = None, mla: bool = False,
                      coeffs: StepCoefficients = DEFAULT_COEFFICIENTS) -> "StepModel":
         """`weights_bytes` and `active_params`: the whole model; `kv_bytes_per_token`: per rank.
         `embedding_bytes`: the input embedding table when it is not tied to the LM head -- a lookup, not
@@ -578,6 +600,7 @@ class StepModel:
             kv_bytes_per_token=float(kv_bytes_per_token),
             attn_flops_per_token_pair=4.0 * num_layers * num_attention_heads * head_dim / tp,
             num_layers=int(num_layers),
+            query_heads_per_kv_head=1 if mla else max(1, int(num_attention_heads) // max(1, int(num_kv_heads))),
             num_kernels=num_layers * (coeffs.kernels_per_moe_layer if is_moe else coeffs.kernels_per_dense_layer),
             num_allreduces=2 * num_layers if tp > 1 else 0,
             allreduce_bytes_per_token=hidden_size * 2.0 * 2.0 * (tp - 1) / tp,
@@ -623,7 +646,7 @@ class StepModel:
             moe_intermediate_size=m.moe_intermediate_size, nvlink=bool(getattr(g, "has_nvlink", True)),
             interconnect=getattr(g, "interconnect", None), embedding_bytes=embedding_bytes(m),
             expert_parallel_size=expert_parallel_size, p2p="geforce" not in str(g.name).lower(), rank_bytes=rank_bytes,
-            coeffs=coeffs)
+            mla=bool(getattr(m, "uses_mla", False)), coeffs=coeffs)
         return replace(sm, notes=sm.notes + (gpu_note,)) if gpu_note else sm
 
 
@@ -1198,6 +1221,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
 
     fixed_part = step_model.fixed_part_s
     per_ctx = step_model.per_context_token_s
+    per_ctx_mixed = per_ctx * step_model.mixed_decode_factor
     pf_attn = step_model.prefill_attention_s
     fixed_cache: dict = {}
 
@@ -1611,7 +1635,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
 
     def step_time_s(tokens: int, dec_tokens: int, chunks: list) -> float:
         """Seconds a detailed step with these decode tokens and prefill chunks takes on its own."""
-        dt = fixed_part(tokens, dec_tokens + len(chunks)) + per_ctx * (S_dec + dec_tokens)
+        dt = fixed_part(tokens, dec_tokens + len(chunks)) + (per_ctx_mixed if chunks else per_ctx) * (S_dec + dec_tokens)
         for _, ch, pre in chunks:
             dt += pf_attn(ch, pre)
         return dt
