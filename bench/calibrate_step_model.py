@@ -196,7 +196,17 @@ def fit_gpu_profiles(path=Path(__file__).resolve().parent / "data" / "gpu_kernel
         attn = sorted(4 * 32 * 128 * int(r["tokens"]) * (int(r["prefix"]) + (int(r["tokens"]) + 1) / 2)
                       / (float(r["time_us"]) * 1e-6) / gpu.peak_flops("bfloat16") for r in rs if r["regime"] == "attention")
         eta_attn = attn[len(attn) // 2] if attn else None
-        out[gpu_id] = (eta, t_kernel, eta_compute, eta_attn)
+        # fused-MoE layers (E experts touched, `tokens` x top-k pairs; k x n the per-token expert GEMM shape) read their
+        # experts and then compute: time = intercept + bytes / (BW x eta_mem_stream) + FLOPs / (peak x eta_moe_compute),
+        # the two added (moe_overlap 0), eta_mem_stream held at the stream fit's
+        moe = [r for r in rs if r["regime"] == "moe" or (r["regime"] == "stream" and r["op"].startswith("fused_moe"))]
+        eta_moe = None
+        if any(r["regime"] == "moe" for r in moe):
+            ym = np.array([float(r["time_us"]) * 1e-6 - float(r["weight_bytes"]) * s_per_byte for r in moe])
+            xm = np.array([[1.0, 2.0 * int(r["tokens"]) * int(r["k"] or 0) * int(r["n"] or 0)] for r in moe])
+            (_, s_per_flop), *_ = np.linalg.lstsq(xm, ym, rcond=None)
+            eta_moe = 1 / (s_per_flop * gpu.peak_flops("bfloat16"))
+        out[gpu_id] = (eta, t_kernel, eta_compute, eta_attn, eta_moe)
         print(f"{gpu_id}: eta_mem_stream {eta:.3f}, "
               + (f"t_kernel {t_kernel * 1e6:.1f} us" if t_kernel is not None else f"intercept {intercept * 1e6:.1f} us (several kernels)")
               + f" over {len(stream)} stream rows (residuals "
@@ -204,7 +214,8 @@ def fit_gpu_profiles(path=Path(__file__).resolve().parent / "data" / "gpu_kernel
               + ")" + (f"; eta_compute {eta_compute:.3f}, the median of {len(rates)} GEMMs at >= 1,024 tokens "
                        f"(range {rates[0]:.2f}-{rates[-1]:.2f})" if rates else "")
               + (f"; eta_attn_compute {eta_attn:.3f}, the median of {len(attn)} prefill-attention chunks of >= 1,024 tokens "
-                 f"(range {attn[0]:.2f}-{attn[-1]:.2f})" if attn else ""))
+                 f"(range {attn[0]:.2f}-{attn[-1]:.2f})" if attn else "")
+              + (f"; eta_moe_compute {eta_moe:.3f} (moe_overlap 0) over {len(moe)} fused-MoE rows" if eta_moe else ""))
     return out
 
 

@@ -813,3 +813,26 @@ def test_decodes_sharing_a_step_with_a_prefill_chunk_read_their_kv_at_the_measur
     lite = StepModel.from_plan(kvplan.fit("deepseek-ai/DeepSeek-V2-Lite", "RTX 4090", max_model_len=4096,
                                           gpu_memory_utilization=0.95, tensor_parallel_size=2))
     assert lite.query_heads_per_kv_head == 1 and lite.mixed_decode_factor == 1.0
+
+
+def test_fused_moe_read_and_compute_add_up_on_the_gpu_whose_moe_kernels_were_measured():
+    import csv
+    from pathlib import Path
+
+    import kvplan
+    from kvplan.simulate import DEFAULT_COEFFICIENTS, MEASURED_KERNELS_BY_GPU, StepModel
+
+    c = MEASURED_KERNELS_BY_GPU["rtx-pro-6000-blackwell"][0]
+    rows = [r for r in csv.DictReader((Path(__file__).resolve().parents[1] / "bench" / "data" / "gpu_kernel_profiles.csv").open())
+            if r["gpu_id"] == "rtx-pro-6000-blackwell" and r["op"].startswith("fused_moe")]
+    assert len(rows) == 21
+    for r in rows:  # every measured cell within 7 % of intercept + read + compute
+        read = float(r["weight_bytes"]) / (1.792e12 * c["eta_mem_stream"])
+        compute = 2 * int(r["tokens"]) * int(r["k"]) * int(r["n"]) / (503.8e12 * c["eta_moe_compute"])
+        assert (33e-6 + read + compute) / (float(r["time_us"]) * 1e-6) == pytest.approx(1, abs=0.07), (r["op"], r["tokens"])
+    # on that GPU a big decode batch costs more in the expert layers than the slower-of-the-two form gives
+    p = kvplan.fit("Qwen/Qwen3-30B-A3B-Instruct-2507", "RTX PRO 6000 Blackwell Server Edition", max_model_len=8192)
+    sm = StepModel.from_plan(p)
+    flat = replace(sm, coeffs=replace(sm.coeffs, moe_overlap=1.0, eta_moe_compute=None))
+    assert sm.moe_part_s(256, 256) > flat.moe_part_s(256, 256)
+    assert DEFAULT_COEFFICIENTS.moe_overlap == 1.0  # GPUs without MoE kernel timings keep the roofline's max

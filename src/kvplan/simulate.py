@@ -373,6 +373,8 @@ class StepCoefficients:
     eta_compute: float = 0.74
     eta_attn_compute: Optional[float] = None  # prefill attention's FLOPs; None: eta_compute (see MEASURED_KERNELS_BY_GPU)
     eta_kv_mem: float = 0.80
+    moe_overlap: float = 1.0  # fused-MoE layer: read + compute - overlap x min(read, compute); 1: the slower of the two
+    eta_moe_compute: Optional[float] = None  # the expert GEMMs' FLOPs; None: eta_compute (see MEASURED_KERNELS_BY_GPU)
     mixed_decode_kv_per_extra_head: float = 0.0  # see MEASURED_KERNELS_BY_GPU; 0: no mixed-batch penalty measured
     t_fixed_s: float = 0.0
     t_seq_layer_s: float = 0.8e-6
@@ -402,6 +404,12 @@ DEFAULT_COEFFICIENTS = StepCoefficients()
 #   4,096, n 5,120 / 2,048: the model's own TP1 shapes, as the profile's TP2 timings, half of these, show): 0.578 of
 #   503.8 TFLOPS (median of 130, 0.46-0.71) -- small GEMMs; larger ones may run nearer the peak; prefill attention:
 #   0.454 (median of 43, 0.27-0.54).
+# moe_overlap, eta_moe_compute (rtx-pro-6000-blackwell): the profile's fused-MoE layer at 4-512 tokens with 32-128
+#   experts touched (21 cells of moe.csv, top-8) grows with the tokens even where reading the experts dominates: 817 us
+#   at 16 tokens, 875 at 256, 912 at 512 (128 experts). Read and compute add up there: time = 33 us + expert bytes /
+#   (1,792 GB/s x 0.858) + FLOPs / (503.8 TFLOPS x 0.949), every cell within 7 %, where the slower-of-the-two form
+#   (moe_overlap 1) is flat and 10 % short at 512 tokens. Kept to this GPU: on the AIConfigurator MoE hold-out (H100 /
+#   H200 / B200, no kernel timing) adding them everywhere moved TPOT MAPE from 18.3 to 18.6 %.
 # mixed_decode_kv_per_extra_head: in a step that also carries a prefill chunk, vLLM's FlashAttention call is one
 #   variable-length launch over prefill and decode requests, and the decodes' KV is read far more slowly than in a
 #   decode-only launch. The profiles' attention.csv times every (chunk, prefix, decodes, context) cell; the decode
@@ -420,7 +428,7 @@ MEASURED_KERNELS_BY_GPU: dict[str, tuple[dict, str]] = {
                  "LLMServingSim's vLLM 0.19 kernel profile of Llama-3.1-8B on an RTX 4090 "
                  "(bench/data/gpu_kernel_profiles.csv)"),
     "rtx-pro-6000-blackwell": ({"eta_mem_stream": 0.858, "eta_compute": 0.578, "eta_attn_compute": 0.454,
-                                "mixed_decode_kv_per_extra_head": 0.261},
+                                "mixed_decode_kv_per_extra_head": 0.261, "moe_overlap": 0.0, "eta_moe_compute": 0.949},
                                "LLMServingSim's vLLM 0.19 kernel profile of Qwen3-30B-A3B on an RTX PRO 6000 "
                                "(bench/data/gpu_kernel_profiles.csv)"),
 }
@@ -511,8 +519,9 @@ class StepModel:
             return 0.0
         c = self.coeffs
         ep = self.expert_token_multiplier
-        t = max(self._weights_bytes(group_tokens / ep) - self.weights_bytes_per_rank, 0.0) / (self.hbm_bytes_per_s * c.eta_mem_stream)
-        t = max(t, self._compute_s(self.expert_flops_per_token * group_tokens / ep))
+        t_mem = max(self._weights_bytes(group_tokens / ep) - self.weights_bytes_per_rank, 0.0) / (self.hbm_bytes_per_s * c.eta_mem_stream)
+        t_fl = self._compute_s(self.expert_flops_per_token * group_tokens / ep, c.eta_moe_compute)
+        t = t_mem + t_fl - c.moe_overlap * min(t_mem, t_fl)
         if self.num_ep_collectives and ep > 1:
             lat = c.allreduce_latency_s if self.collective_latency_s is None else self.collective_latency_s
             per_token = self.ep_bytes_per_token / (ep - 1)  # hidden x 2 bytes
