@@ -836,3 +836,15 @@ def test_fused_moe_read_and_compute_add_up_on_the_gpu_whose_moe_kernels_were_mea
     flat = replace(sm, coeffs=replace(sm.coeffs, moe_overlap=1.0, eta_moe_compute=None))
     assert sm.moe_part_s(256, 256) > flat.moe_part_s(256, 256)
     assert DEFAULT_COEFFICIENTS.moe_overlap == 1.0  # GPUs without MoE kernel timings keep the roofline's max
+
+
+def test_a_run_whose_arrivals_outrun_the_server_says_so():
+    n = 400
+    prompts, outs = [2000] * n, [400] * n
+    # one engine with 8 sequence slots: 0.2 s between arrivals keeps up, 0.002 s does not
+    light = simulate(wl(prompts, outs, np.arange(n) * 5.0), cfg(blocks=4000), SM, R19)
+    heavy = simulate(wl(prompts, outs, np.arange(n) * 0.002), cfg(blocks=4000), SM, R19)
+    assert not any("overloaded" in x for x in light.notes)
+    note = next(x for x in heavy.notes if x.startswith("overloaded"))
+    assert f"{(n - 1) / (0.002 * (n - 1)):.2f} req/s" in note and "kvplan capacity" in note
+    assert heavy.makespan_s > 1.5 * 0.002 * (n - 1)

@@ -1888,6 +1888,9 @@ def _result(workload: Workload, cfg: EngineConfig, rules: SchedulerRules, out: _
     if worst_case is None:
         worst_case = cfg.usable_blocks / max(1, cfg.blocks_for(cfg.max_model_len))
     ts_t, ts_run, ts_wait, ts_kv = stats["ts"]
+    overload = _overload_note(workload, finish, np.asarray(out.first_sched), makespan)
+    if overload:
+        notes = list(notes) + [overload]
     return SimResult(
         config=cfg, rules=rules, workload_name=workload.name, worst_case_concurrency=float(worst_case),
         arrival_s=workload.arrival_s, first_scheduled_s=np.asarray(out.first_sched), first_token_s=np.asarray(out.first_tok),
@@ -1900,6 +1903,25 @@ def _result(workload: Workload, cfg: EngineConfig, rules: SchedulerRules, out: _
         itl_hist_edges_s=_ITL_EDGES_S, itl_hist_tokens=itl_hist, ts_t_s=np.asarray(ts_t),
         ts_running=np.asarray(ts_run, dtype=np.int64), ts_waiting=np.asarray(ts_wait, dtype=np.int64),
         ts_kv_usage=np.asarray(ts_kv), slo=slo, wall_s=wall_s, notes=tuple(notes))
+
+
+def _overload_note(workload: Workload, finish_s: np.ndarray, first_sched_s: np.ndarray, makespan_s: float) -> Optional[str]:
+    """A sentence when arrivals outran the server: the run lasted well past the last arrival while requests queued
+    for long (the queue grew for the whole run, so every latency figure depends on the workload's length)."""
+    if workload.arrival_s is None or len(workload) < 2:
+        return None
+    span = float(workload.arrival_s[-1] - workload.arrival_s[0])
+    done = np.isfinite(finish_s) & np.isfinite(first_sched_s)
+    if span <= 0 or not done.any() or makespan_s < 1.5 * float(workload.arrival_s[-1]):
+        return None
+    queue_p90 = float(np.percentile(first_sched_s[done] - workload.arrival_s[done], 90))
+    if queue_p90 < 10.0:
+        return None
+    offered = (len(workload) - 1) / span
+    served = int(done.sum()) / makespan_s
+    return (f"overloaded: requests arrived at {offered:.2f} req/s and were served at {served:.2f} req/s, so the queue "
+            f"grew for the whole run (p90 queueing {queue_p90:,.0f} s) and the latencies grow with the workload's "
+            "length; `kvplan capacity` finds the highest rate that meets the SLOs")
 
 
 def simulate(workload: Workload, config: EngineConfig, step_model: StepModel, rules: Optional[SchedulerRules] = None,
