@@ -848,3 +848,21 @@ def test_a_run_whose_arrivals_outrun_the_server_says_so():
     note = next(x for x in heavy.notes if x.startswith("overloaded"))
     assert f"{(n - 1) / (0.002 * (n - 1)):.2f} req/s" in note and "kvplan capacity" in note
     assert heavy.makespan_s > 1.5 * 0.002 * (n - 1)
+
+
+def test_simulate_json_traces_its_step_times_to_their_terms():
+    import json
+    import subprocess
+
+    r = subprocess.run(["kvplan", "simulate", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "RTX 4090", "--max-model-len", "8192",
+                        "--prompt-len", "constant:1000", "--completion-len", "constant:100", "--rate", "2", "-n", "100", "--json"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    sm = json.loads(r.stdout)["step_model"]
+    assert sm["coefficients"]["eta_mem_stream"] == 0.953 and sm["query_heads_per_kv_head"] == 4
+    decode, prefill = sm["example_steps"]
+    for step in (decode, prefill):  # the terms add up to the step's time
+        parts = sum(v for k, v in step.items() if k not in ("decode_seqs", "decode_context_tokens", "prefill_chunks", "total_ms"))
+        assert parts == pytest.approx(step["total_ms"], rel=1e-3)
+    assert decode["decode_seqs"] >= 1 and decode["decode_context_tokens"] == decode["decode_seqs"] * 1050
+    assert "dense_weights_read" in decode and "linear_flops" in prefill and prefill["prefill_chunks"] == [[2048, 0]]

@@ -497,6 +497,11 @@ class StepModel:
         The LM head runs once per scheduled request (`seqs`: vLLM computes logits only at each request's last
         scheduled position, gpu_model_runner `logits_indices`), not per prefill token. The MoE expert layers
         assume every expert-parallel rank carries as many tokens as this one (`moe_part_s`)."""
+        return sum(self._fixed_terms(tokens, seqs))
+
+    def _fixed_terms(self, tokens: int, seqs: int) -> tuple:
+        """(fixed overhead, per-request work, dense weights or linear FLOPs (the slower), kernel launches,
+        tensor-parallel collectives, expert layers) in seconds: the parts of `fixed_part_s`."""
         c = self.coeffs
         t_mem = self.weights_bytes_per_rank / (self.hbm_bytes_per_s * c.eta_mem_stream)
         t_fl = self._compute_s((self.linear_flops_per_token - self.expert_flops_per_token) * tokens
@@ -505,8 +510,36 @@ class StepModel:
         t_comm = 0.0
         if self.num_allreduces:
             t_comm += self.num_allreduces * (lat + tokens * self.allreduce_bytes_per_token / self.link_bytes_per_s)
-        return (c.t_fixed_s + c.t_seq_layer_s * self.num_layers * seqs + max(t_mem, t_fl) + self.num_kernels * c.t_kernel_s + t_comm
-                + self.moe_part_s(tokens, tokens * self.expert_token_multiplier))
+        return (c.t_fixed_s, c.t_seq_layer_s * self.num_layers * seqs, max(t_mem, t_fl), self.num_kernels * c.t_kernel_s,
+                t_comm, self.moe_part_s(tokens, tokens * self.expert_token_multiplier))
+
+    def explain_step(self, decode_seqs: int, decode_context_tokens: int, chunks: Sequence[tuple[int, int]] = ()) -> dict:
+        """The terms of `step_s` for one step, in milliseconds (they add up to `total_ms`)."""
+        tokens = decode_seqs + sum(ch for ch, _ in chunks)
+        fixed, per_request, linear, kernels, collectives, experts = self._fixed_terms(tokens, decode_seqs + len(chunks))
+        t_mem = self.weights_bytes_per_rank / (self.hbm_bytes_per_s * self.coeffs.eta_mem_stream)
+        terms = {
+            "fixed_overhead": fixed, "per_request_work": per_request,
+            ("dense_weights_read" if linear == t_mem else "linear_flops"): linear,
+            "kernel_launches": kernels, "tp_collectives": collectives, "expert_layers": experts,
+            "decode_kv_read": self.per_context_token_s * (self.mixed_decode_factor if chunks else 1.0) * decode_context_tokens,
+            "prefill_attention": sum(self.prefill_attention_s(ch, pre) for ch, pre in chunks),
+        }
+        out = {k: round(v * 1e3, 4) for k, v in terms.items() if v}
+        out["total_ms"] = round(self.step_s(decode_seqs, decode_context_tokens, chunks) * 1e3, 4)
+        return {"decode_seqs": decode_seqs, "decode_context_tokens": decode_context_tokens,
+                "prefill_chunks": [list(c) for c in chunks], **out}
+
+    def to_dict(self) -> dict:
+        """What the step model was built from: per-rank sizes, the GPU's speeds, the coefficients, and notes."""
+        from dataclasses import asdict
+
+        return {"weights_bytes_per_rank": self.weights_bytes_per_rank, "expert_bytes_per_rank": self.expert_bytes_per_rank,
+                "kv_bytes_per_token": self.kv_bytes_per_token, "hbm_bytes_per_s": self.hbm_bytes_per_s,
+                "peak_flops_per_s": self.peak_flops_per_s, "link_bytes_per_s": self.link_bytes_per_s,
+                "num_layers": self.num_layers, "num_kernels": self.num_kernels,
+                "query_heads_per_kv_head": self.query_heads_per_kv_head, "mixed_decode_factor": self.mixed_decode_factor,
+                "coefficients": asdict(self.coeffs), "notes": list(self.notes)}
 
     def moe_part_s(self, tokens: float, group_tokens: float) -> float:
         """Expert layers and expert-parallel collectives of a rank holding `tokens` when its EP group holds

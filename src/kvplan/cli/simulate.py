@@ -112,9 +112,29 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     if any(v is not None for v in slo.values()):
         console.print(f"goodput {d['goodput_requests_per_s']:.2f} req/s: {d['slo_attainment'] * 100:.1f} % of requests meet "
                       + ", ".join(f"{k[:-3]} <= {v:g} ms" for k, v in slo.items() if v is not None), highlight=False)
+    for e in d.get("step_model", {}).get("example_steps", ()):
+        console.print(f"[dim]step time: {_step_line(e)}[/]", highlight=False)
     for n in d["notes"]:
         console.print(f"[dim]note: {n}[/]", highlight=False)
     console.print(f"[dim]simulated in {d['simulator_wall_s']:.2f} s[/]")
+
+
+def _example_steps(sm, cfg, d: dict) -> list[dict]:
+    """Two steps as this run took them, with the terms that make their time: a decode step of the realized mean
+    number of running requests at the workload's mean context (prompt + half the output), and a prefill step of
+    one full token budget."""
+    w = d["workload_summary"]
+    seqs = max(1, round(d["mean_running"]))
+    context = round(w["prompt_tokens"]["mean"] + w["completion_tokens"]["mean"] / 2)
+    return [sm.explain_step(seqs, seqs * context), sm.explain_step(0, 0, [(cfg.max_num_batched_tokens, 0)])]
+
+
+def _step_line(e: dict) -> str:
+    what = (f"decode step of {e['decode_seqs']} requests at {e['decode_context_tokens'] // max(1, e['decode_seqs']):,} tokens "
+            "of context" if e["decode_seqs"] else f"prefill step of {e['prefill_chunks'][0][0]:,} tokens")
+    parts = ", ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in e.items()
+                      if k not in ("decode_seqs", "decode_context_tokens", "prefill_chunks", "total_ms"))
+    return f"{what}: {e['total_ms']:.2f} ms ({parts})"
 
 
 def write_plots(res, out_dir: Path) -> list[Path]:
@@ -231,6 +251,7 @@ def simulate(
     d["gpu"] = p.gpu.name
     d["tensor_parallel_size"] = p.args.tensor_parallel_size
     d["workload_summary"] = wl.summary()
+    d["step_model"] = {**sm.to_dict(), "example_steps": _example_steps(sm, cfg, d)}
     if plot is not None:
         d["plots"] = [str(x) for x in write_plots(res, plot)]
     if json_out:
