@@ -82,6 +82,35 @@ def test_fit_shows_the_validated_band_and_says_when_outside():
     assert band["kv_cache_gib"] == pytest.approx([kv / (1 + band["hi"]), kv / (1 + band["lo"])])
 
 
+def test_the_plotted_band_is_the_one_the_text_states_and_a_negative_pool_has_none():
+    import kvplan
+    from kvplan.validate import band_bounds
+    from kvplan.web.svg import concurrency_curve_svg
+
+    # an over-predicting family (residuals +5..+30 %): what vLLM logs lies below the prediction
+    lo, hi = band_bounds(10.0, {"lo": 0.05, "hi": 0.30})
+    assert (lo, hi) == pytest.approx((10 / 1.3, 10 / 1.05)) and hi < 10
+    svg = concurrency_curve_svg([{"max_model_len": 4096, "max_concurrency": 10.0, "fits": True},
+                                 {"max_model_len": 8192, "max_concurrency": 5.0, "fits": True}],
+                                chosen_max_model_len=4096, chosen_concurrency=10.0, chosen_fits=True,
+                                band={"lo": 0.05, "hi": 0.30, "text": "t"})
+    assert "class='band'" in svg
+    short = kvplan.fit("zai-org/GLM-4.5", "H100", tensor_parallel_size=8, fixes=False)
+    assert short.kv_cache_bytes < 0
+    band = uncertainty_band(short)
+    assert band["lo"] is None and band["text"].startswith("no validated band")
+
+
+def test_a_gpu_with_its_own_memory_is_not_answered_with_an_integrated_part():
+    import kvplan
+    from kvplan.api import smallest_gpu
+    from kvplan.versions import INTEGRATED_MEMORY_CC
+
+    short = kvplan.fit("zai-org/GLM-4.5", "H100", tensor_parallel_size=8, fixes=False)
+    g = smallest_gpu(short)
+    assert g is not None and g.compute_capability not in INTEGRATED_MEMORY_CC and g.total_bytes > short.gpu.total_bytes
+
+
 def test_a_verdict_inside_the_band_says_it_is_near_the_edge():
     import kvplan
     from dataclasses import replace

@@ -182,8 +182,11 @@ def plot_sweep(rows: Sequence[dict], varied: Sequence[str], path: str, band: dic
         xs = [r[x_name] for r in rs] if numeric else list(range(len(rs)))
         ys = [r["max_concurrency"] for r in rs]
         ax.plot(xs, ys, marker="o", label=label)
-        if band and numeric:
-            ax.fill_between(xs, [y * (1 + band["lo"]) for y in ys], [y * (1 + band["hi"]) for y in ys], alpha=0.15)
+        if band and band.get("lo") is not None and numeric:
+            from kvplan.validate import band_bounds
+
+            bounds = [band_bounds(y, band) for y in ys]
+            ax.fill_between(xs, [b[0] for b in bounds], [b[1] for b in bounds], alpha=0.15)
         if not numeric:
             ax.set_xticks(xs, [str(r[x_name]) for r in rs], rotation=30, ha="right")
         for r, x, y in zip(rs, xs, ys):

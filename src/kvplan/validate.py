@@ -497,6 +497,17 @@ def _residuals() -> dict:
         return {}
 
 
+def band_bounds(value: float, band: dict) -> tuple[float, float]:
+    """(low, high) of what vLLM would log for a predicted `value`, given a band's p10/p90 residuals. A residual is
+    (predicted - logged) / logged, so logged = predicted / (1 + residual): an over-predicting family (positive
+    residuals) puts the real value below the prediction."""
+    def at(r: float) -> float:
+        return value / max(1 + r, 0.05)
+
+    a, b = at(band["hi"]), at(band["lo"])
+    return (a, b) if a <= b else (b, a)
+
+
 def uncertainty_band(p: Plan) -> dict | None:
     """p10-p90 of the KV-pool residuals validated for this family and era (None in simple mode)."""
     if p.mode != "vllm" or p.failure == "platform":  # refused before any memory is sized: no pool to band
@@ -513,10 +524,12 @@ def uncertainty_band(p: Plan) -> dict | None:
                 "text": "outside what was validated: " + "; ".join(outside or ["no records"])}
     lo, hi = entry["p10_pct"] / 100, entry["p90_pct"] / 100
     kv = p.kv_cache_bytes / GIB
-    # a residual is (predicted - logged) / logged, so the logged value is predicted / (1 + residual): an
-    # over-predicting family (positive residuals) puts the real pool below the prediction
-    kv_band = [kv / (1 + hi), kv / (1 + lo)]
-    conc_band = [p.max_concurrency / (1 + hi), p.max_concurrency / (1 + lo)]
+    if kv <= 0:  # the residuals are relative to a pool: none to scale
+        return {"lo": None, "hi": None, "n": entry["n"], "outside_validation": bool(outside),
+                "text": f"no validated band: the predicted KV pool is {kv:.2f} GiB, none to scale by the "
+                        f"p10–p90 residuals of {entry['n']} real {fam} startups"}
+    kv_band = list(band_bounds(kv, {"lo": lo, "hi": hi}))
+    conc_band = list(band_bounds(p.max_concurrency, {"lo": lo, "hi": hi}))
     text = (f"validated band (p10–p90 of {entry['n']} real {fam} startups{'' if key in table else ', all eras'}): KV pool "
             f"{kv_band[0]:.2f}–{kv_band[1]:.2f} GiB, concurrency {conc_band[0]:.2f}–{conc_band[1]:.2f}x")
     if p.fits and conc_band[0] < 1 <= p.max_concurrency:

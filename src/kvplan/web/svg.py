@@ -9,6 +9,8 @@ with the exact numbers, so tests and scripts can read them back.
 from __future__ import annotations
 
 import math
+
+from kvplan.validate import band_bounds
 from html import escape
 from typing import Sequence
 
@@ -97,7 +99,8 @@ def concurrency_curve_svg(rows: Sequence[dict], chosen_max_model_len: int, chose
     plot_w, plot_h = width_px - left - right, height_px - top - bottom
     x_lo, x_hi = min(p[0] for p in points), max(p[0] for p in points)
     x_lo, x_hi = min(x_lo, chosen_max_model_len), max(x_hi, chosen_max_model_len)
-    y_hi = max(max(p[1] for p in points), chosen_concurrency, 1.0) * (1 + max(0.0, band["hi"] if band else 0.0)) * 1.08
+    y_top = max(max(p[1] for p in points), chosen_concurrency, 1.0)
+    y_hi = (band_bounds(y_top, band)[1] if band else y_top) * 1.08
     lx_lo, lx_hi = math.log2(x_lo), math.log2(x_hi) if x_hi > x_lo else math.log2(x_lo) + 1
 
     def px(x: float) -> float:
@@ -125,8 +128,8 @@ def concurrency_curve_svg(rows: Sequence[dict], chosen_max_model_len: int, chose
     out.append(f"<text x='{left + plot_w / 2}' y='{height_px - 6}' text-anchor='middle' {FONT} font-size='12' fill='currentColor'>"
                f"max_model_len (tokens, log scale)</text>")
     if band:
-        upper = [(px(x), py(y * (1 + band["hi"]))) for x, y, _ in points]
-        lower = [(px(x), py(max(0.0, y * (1 + band["lo"])))) for x, y, _ in reversed(points)]
+        upper = [(px(x), py(band_bounds(y, band)[1])) for x, y, _ in points]
+        lower = [(px(x), py(max(0.0, band_bounds(y, band)[0]))) for x, y, _ in reversed(points)]
         poly = " ".join(f"{a:.1f},{b:.1f}" for a, b in upper + lower)
         out.append(f"<polygon class='band' points='{poly}' fill='#3aa65533'><title>{_attr(band.get('text', 'uncertainty'))}</title></polygon>")
     path = " ".join(f"{'M' if i == 0 else 'L'}{px(x):.1f},{py(y):.1f}" for i, (x, y, _) in enumerate(points))
