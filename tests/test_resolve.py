@@ -376,3 +376,12 @@ def kvplan_fit(model: str):
     import kvplan
 
     return kvplan.fit(model, gpu="T4", max_model_len=512)
+
+
+def test_a_known_model_type_with_a_bad_value_is_named_as_rejected_not_unknown():
+    from kvplan.resolve import _autoconfig_dict
+
+    _, why = _autoconfig_dict({"model_type": "qwen2", "hidden_size": "weird", "num_hidden_layers": 2})
+    assert "rejected this 'qwen2' config" in why and "hidden_size" in why
+    _, why = _autoconfig_dict({"model_type": "mystery", "hidden_size": 8})
+    assert "does not know model_type 'mystery'" in why

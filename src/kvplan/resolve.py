@@ -734,6 +734,15 @@ def _autoconfig_dict(config: dict) -> tuple[dict, str | None]:
     except ImportError:
         return config, "transformers is not installed; read as the raw dict"
     except Exception as exc:
+        try:
+            from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+            known = model_type in CONFIG_MAPPING
+        except Exception:  # a transformers without that table
+            known = False
+        if known:
+            return config, (f"transformers' AutoConfig rejected this {model_type!r} config ({type(exc).__name__}: "
+                            f"{str(exc).splitlines()[0][:120] if str(exc) else ''}); read as the raw dict")
         return config, f"transformers' AutoConfig does not know model_type {model_type!r} ({type(exc).__name__}); read as the raw dict"
 
 
