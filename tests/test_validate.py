@@ -284,3 +284,15 @@ def test_records_carry_the_multimodal_limits_into_the_plan(records):
     assert got["text-only"].predicted["weights_gib"] < got[base["id"]].predicted["weights_gib"] - 0.3
     assert got["text-only"].predicted["kv_cache_gib"] > got[base["id"]].predicted["kv_cache_gib"] + 2
     assert got["bad"].skipped and "limit-mm-per-prompt" in got["bad"].skipped
+
+
+def test_a_record_that_ran_with_fewer_batched_tokens_than_its_context_had_chunked_prefill_on(records):
+    from kvplan.validate import predict_record
+
+    base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
+    rec = json.loads(json.dumps(base))
+    rec["vllm_version"] = "0.7.3"  # V0 turns chunked prefill on by itself only above 32K
+    rec["args"].update(max_model_len=16384, max_num_batched_tokens=2048, enable_chunked_prefill=None)
+    p, notes = predict_record(rec)
+    assert p.args.enable_chunked_prefill is True and p.args.max_num_batched_tokens == 2048
+    assert any("chunked prefill not stated" in n for n in notes)

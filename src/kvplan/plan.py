@@ -595,9 +595,8 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     t_default, s_default = batch_defaults(rules, gpu.total_gib, gpu.name, gpu.compute_capability or "", entry)
     who = "vllm.LLM" if entry == "llm" else "vllm serve"
     max_seqs = args.max_num_seqs or s_default
-    if args.max_num_batched_tokens:
-        tokens = args.max_num_batched_tokens
-    elif rules.engine == "v0":
+    chunked = args.enable_chunked_prefill is not False  # V1: on unless turned off; V0 decides below
+    if rules.engine == "v0":
         # V0 turns chunked prefill on by itself for contexts > 32K, except in the cases its release lists (rules row
         # v0_long_context_chunked_skips); otherwise the profile run takes max(max_model_len, 2048) tokens at once
         skips = rules.v0_long_context_chunked_skips
@@ -610,6 +609,9 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         excluded = ("this release" if skips is None else
                     next((what for key, (hit, what) in cases.items() if key in skips and hit), None))
         chunked = max_len > 32768 and excluded is None if args.enable_chunked_prefill is None else args.enable_chunked_prefill
+    if args.max_num_batched_tokens:
+        tokens = args.max_num_batched_tokens
+    elif rules.engine == "v0":
         tokens = (2048 if rules.release >= (0, 6, 5) else 512) if chunked else max(max_len, 2048)
         why = ("chunked prefill" + (" (given)" if args.enable_chunked_prefill else " for contexts > 32K") if chunked else
                "max(max_model_len, 2048)" + ("; --no-enable-chunked-prefill" if args.enable_chunked_prefill is False else
@@ -627,6 +629,17 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         if rules.is_v1:
             max_seqs = min(max_seqs, tokens)
         notes.append(f"max_num_seqs {max_seqs} ({who} default)")
+    # SchedulerConfig._verify_args (config/scheduler.py; config.py before 0.10): vLLM refuses these before loading
+    if tokens < max_len and not chunked:
+        raise InputError("--max-num-batched-tokens",
+                         f"max_num_batched_tokens ({tokens}) is smaller than max_model_len ({max_len}). This effectively "
+                         "limits the maximum sequence length to max_num_batched_tokens and makes vLLM reject longer "
+                         "sequences. Please increase max_num_batched_tokens or decrease max_model_len.",
+                         f"with chunked prefill off, give --max-num-batched-tokens {max_len} or more, or a shorter --max-model-len")
+    if tokens < max_seqs:
+        raise InputError("--max-num-batched-tokens",
+                         f"max_num_batched_tokens ({tokens}) must be greater than or equal to max_num_seqs ({max_seqs}).",
+                         f"give --max-num-batched-tokens {max_seqs} or more, or --max-num-seqs {tokens} or less")
     spec = args.speculative
     if spec and spec[0] == "mtp":
         if not model.mtp_layers:

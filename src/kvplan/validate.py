@@ -357,14 +357,23 @@ def predict_record(rec: dict, *, given_kv: bool = False) -> tuple[Plan, list[str
             raise InputError("observed.kv_cache_gib", "the record logs no KV-cache GiB", "nothing to take as given")
         raw_args["kv_cache_memory_bytes"] = int(kv * GIB)
     args = EngineArgs(vllm_version=version, allow_long_max_model_len=True, **raw_args)
-    try:
-        return plan(spec, gpu, args, extra_assumptions=notes), notes
-    except InputError as exc:
-        if exc.field != "--speculative-config":
-            raise
-        # a drafter kvplan does not model (or MTP on a config without MTP layers): the rest of the record still plans
-        notes.append(f"speculative decoding not modelled for this record ({exc}): planned without it")
-        return plan(spec, gpu, replace(args, speculative_config=None), extra_assumptions=notes), notes
+    while True:
+        try:
+            return plan(spec, gpu, args, extra_assumptions=notes), notes
+        except InputError as exc:
+            if (exc.field == "--max-num-batched-tokens" and "smaller than max_model_len" in str(exc)
+                    and args.enable_chunked_prefill is None):
+                # the record's engine ran, and vLLM accepts max_num_batched_tokens < max_model_len only with chunked
+                # prefill on (SchedulerConfig._verify_args): the flag was given but not recorded
+                notes.append(f"chunked prefill not stated: max_num_batched_tokens {args.max_num_batched_tokens} < "
+                             f"max_model_len {args.max_model_len}, which vLLM accepts only with chunked prefill on, so it was on")
+                args = replace(args, enable_chunked_prefill=True)
+            elif exc.field == "--speculative-config" and args.speculative_config is not None:
+                # a drafter kvplan does not model (or MTP on a config without MTP layers): the rest still plans
+                notes.append(f"speculative decoding not modelled for this record ({exc}): planned without it")
+                args = replace(args, speculative_config=None)
+            else:
+                raise
 
 
 def seed_predict(rec: dict) -> dict:
