@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -231,3 +232,16 @@ def test_mutated_logs_never_crash(index, seed, garbage, cut):
     diagnosis = diagnose(blob)
     json.dumps(diagnosis.to_dict())
     json.dumps(diagnosis.log.to_record())
+
+
+@pytest.mark.parametrize("line, fix_part", [
+    ("ValueError: max_num_batched_tokens (512) must be greater than or equal to max_num_seqs (1024).",
+     "--max-num-batched-tokens to 1024"),
+    ("ValueError: max_num_batched_tokens (2048) is smaller than max_model_len (32768). This effectively limits the "
+     "maximum sequence length to max_num_batched_tokens and makes vLLM reject longer sequences.", "--max-model-len to 2048"),
+])
+def test_scheduler_flag_refusals_are_named_with_the_numbers_of_the_fix(line, fix_part):
+    d = diagnose([line])
+    top = d.findings[0]
+    assert top.symptom == "invalid_engine_flags" and top.layer == "vllm_version_flags" and top.fatal
+    assert fix_part in top.fix
