@@ -245,3 +245,23 @@ def test_scheduler_flag_refusals_are_named_with_the_numbers_of_the_fix(line, fix
     top = d.findings[0]
     assert top.symptom == "invalid_engine_flags" and top.layer == "vllm_version_flags" and top.fatal
     assert fix_part in top.fix
+
+
+@pytest.mark.parametrize("line, symptom, layer, text", [
+    ("ValueError: Total number of attention heads (32) must be divisible by tensor parallel size (3).",
+     "invalid_engine_flags", "vllm_version_flags", "divides 32"),
+    ("ValueError: User-specified max_model_len (200000) is greater than the derived max_model_len "
+     "(max_position_embeddings=131072 or model_max_length=None in model's config.json).",
+     "invalid_engine_flags", "vllm_version_flags", "VLLM_ALLOW_LONG_MAX_MODEL_LEN"),
+    ("ValueError: Unknown quantization method: xyz. Must be one of ['awq', 'fp8'].", "invalid_engine_flags",
+     "vllm_version_flags", "xyz"),
+    ("huggingface_hub.errors.LocalEntryNotFoundError: Cannot find the requested files in the disk cache and outgoing "
+     "traffic has been disabled.", "weights_not_cached", "model_weights", "HF_HOME"),
+    ("AssertionError: Torch not compiled with CUDA enabled", "gpu_not_detected_in_container", "pytorch_wheel", "torch"),
+    ("ValueError: The decoder prompt (length 40000) is longer than the maximum model length of 32768.",
+     "prompt_exceeds_max_model_len", "client_code", "32768"),
+])
+def test_common_refusals_name_their_owner(line, symptom, layer, text):
+    top = diagnose([line]).findings[0]
+    assert (top.symptom, top.layer) == (symptom, layer)
+    assert text in top.fix + top.cause
