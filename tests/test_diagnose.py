@@ -260,6 +260,14 @@ def test_scheduler_flag_refusals_are_named_with_the_numbers_of_the_fix(line, fix
     ("AssertionError: Torch not compiled with CUDA enabled", "gpu_not_detected_in_container", "pytorch_wheel", "torch"),
     ("ValueError: The decoder prompt (length 40000) is longer than the maximum model length of 32768.",
      "prompt_exceeds_max_model_len", "client_code", "32768"),
+    ("NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.",
+     "unsupported_gpu", "pytorch_wheel", "sm_120"),
+    ("Tesla K80 with CUDA capability sm_37 is not compatible with the current PyTorch installation.",
+     "unsupported_gpu", "gpu", "sm_37"),
+    ("Normal   Killing    1m    kubelet  Container vllm failed liveness probe, will be restarted",
+     "k8s_probe_kill", "model_weights", "startupProbe"),
+    ("OSError: Can't load tokenizer for 'org/model'. If you were trying to load it from 'https://huggingface.co/models', "
+     "make sure you don't have a local directory with the same name.", "tokenizer_or_revision_mismatch", "model_weights", "org/model"),
 ])
 def test_common_refusals_name_their_owner(line, symptom, layer, text):
     top = diagnose([line]).findings[0]
