@@ -296,3 +296,19 @@ def test_a_record_that_ran_with_fewer_batched_tokens_than_its_context_had_chunke
     p, notes = predict_record(rec)
     assert p.args.enable_chunked_prefill is True and p.args.max_num_batched_tokens == 2048
     assert any("chunked prefill not stated" in n for n in notes)
+
+
+@pytest.mark.parametrize("text, release", [("0.11.0 (docker)", (0, 11, 0)), ("vLLM v0.7.3", (0, 7, 3)),
+                                           ("vllm==0.10.2", (0, 10, 2)), ("0.29.1rc1.dev17+gd2d649e67", (0, 29, 1))])
+def test_version_strings_as_records_and_logs_write_them(text, release):
+    from kvplan.versions import parse_version
+
+    assert parse_version(text) == release
+
+
+def test_a_version_that_names_no_release_is_refused():
+    from kvplan.errors import InputError
+    from kvplan.versions import parse_version
+
+    with pytest.raises(InputError):
+        parse_version("main")

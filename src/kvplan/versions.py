@@ -35,7 +35,7 @@ V = tuple[int, int, int]
 
 def parse_version(text: str) -> V:
     """'0.29.1rc1.dev17+gd2d649e67' -> (0, 29, 1). Raises InputError on nonsense."""
-    m = re.match(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?", str(text), re.IGNORECASE)
+    m = re.match(r"^\s*(?:vllm[\s=:-]*)?v?(\d+)\.(\d+)(?:\.(\d+))?", str(text), re.IGNORECASE)
     if not m:
         raise InputError("--vllm-version", f"cannot read a vLLM version from {text!r}",
                          f"give a release such as {NEWEST_KNOWN}")
