@@ -385,3 +385,14 @@ def test_a_known_model_type_with_a_bad_value_is_named_as_rejected_not_unknown():
     assert "rejected this 'qwen2' config" in why and "hidden_size" in why
     _, why = _autoconfig_dict({"model_type": "mystery", "hidden_size": 8})
     assert "does not know model_type 'mystery'" in why
+
+
+@pytest.mark.parametrize("name, want_gib", [("H100-80G", 79.2), ("A100 80G", 79.3), ("RTX 4090 24G", 23.6)])
+def test_memory_written_without_the_b_still_names_the_card(name, want_gib):
+    g, _ = resolve_gpu(name, detect=False)
+    assert g.total_gib == pytest.approx(want_gib, abs=0.1)
+
+
+def test_a_count_written_into_the_gpu_name_is_named_not_guessed():
+    g, notes = resolve_gpu("4x H100", detect=False)
+    assert "H100" in g.name and any("--tensor-parallel-size (or --num-gpus) 4" in n for n in notes)

@@ -312,3 +312,14 @@ def test_a_version_that_names_no_release_is_refused():
 
     with pytest.raises(InputError):
         parse_version("main")
+
+
+def test_a_record_whose_gpu_name_carries_the_count_plans_that_many(records):
+    from kvplan.validate import predict_record
+
+    base = next(r for r in records if r["id"] == "qwen2-7b-instruct-a100-80-u025-tp2")
+    rec = json.loads(json.dumps(base))
+    rec["gpu"] = {"name": "2x " + base["gpu"]["name"], "total_gib": base["gpu"]["total_gib"], "count": None}
+    rec["args"]["tensor_parallel_size"] = None
+    p, notes = predict_record(rec)
+    assert p.args.tensor_parallel_size == 2 and any("from the name" in n for n in notes)

@@ -182,8 +182,14 @@ def find_gpu(ref: str, *, total_bytes: int | None = None) -> GPUSpec:
 def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, str | None]:
     """find_gpu, and a note when the card was picked among variants of other memory by the cloud default."""
     catalog = gpu_catalog()
+    given = ref
+    count = re.match(r"^\s*(\d+)\s*[x×*]\s*(?=\S)", ref, re.I)  # "4x H100", "8 x A100": the card, not the count
+    if count:
+        ref = ref[count.end():]
+    # "H100-80G", "A100 80G": a memory size written without the B (a separate number, unlike the A10G's)
+    ref = re.sub(r"(?<=[\s\-_])(\d+)\s*G\b", r"\1GB", ref, flags=re.I)
     if not _gpu_key(ref):
-        raise UnknownGPUError("--gpu", f"empty GPU name {ref!r}", "e.g. --gpu L4")
+        raise UnknownGPUError("--gpu", f"empty GPU name {given!r}", "e.g. --gpu L4")
     size = re.search(r"(\d+)\s*GB\b", ref, re.I)
     size_bytes = int(size.group(1)) * 10 ** 9 if size else None
     # the name as given; without remarks in parentheses; then without its memory size as well
@@ -206,6 +212,10 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, str | 
             note = (f"GPU {ref!r} names cards with {', '.join(others)} as well: planning for {chosen.name} "
                     f"({chosen.total_gib:.2f} GiB), the variant clouds rent most; name the variant (e.g. its size) "
                     "to plan another") if others and not (size_bytes or total_bytes) else None
+            if count:
+                note = "; ".join(filter(None, [note, f"{given.strip()!r}: the GPU is {chosen.name}; the count "
+                                               f"({count.group(1)}) is not read from the name: give "
+                                               f"--tensor-parallel-size (or --num-gpus) {count.group(1)}"]))
             return chosen, note
     names = [g.name for g in catalog] + [a for g in catalog for a in g.aliases]
     near = difflib.get_close_matches(bare, names, n=3, cutoff=0.4)

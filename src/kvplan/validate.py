@@ -343,12 +343,19 @@ def predict_record(rec: dict, *, given_kv: bool = False) -> tuple[Plan, list[str
     raw_args = {k: v for k, v in (rec.get("args") or {}).items() if k in ARG_FIELDS and v is not None}
     spec, raw_args = _record_model(rec, raw_args, notes)
     gpu = _record_gpu(rec)
-    count = (rec.get("gpu") or {}).get("count") or 1
+    count = (rec.get("gpu") or {}).get("count")
+    named = re.match(r"^\s*(\d+)\s*[x×*]\s*\S", str((rec.get("gpu") or {}).get("name") or ""), re.I)
+    if not count and named:  # "4x H100": the count written into the name
+        count = int(named.group(1))
+        notes.append(f"GPU count not stated: {count}, from the name {rec['gpu']['name']!r}")
+    count = count or 1
     dp = raw_args.get("data_parallel_size") or 1
-    if "tensor_parallel_size" not in raw_args and count > dp and "pipeline_parallel_size" not in raw_args:
-        raw_args["tensor_parallel_size"] = count // dp
+    pp = raw_args.get("pipeline_parallel_size") or 1
+    if "tensor_parallel_size" not in raw_args and count > dp * pp:
+        raw_args["tensor_parallel_size"] = count // (dp * pp)
         notes.append(f"tensor_parallel_size not stated: the record's {count} GPUs" + (f" over {dp} data-parallel engines"
-                     if dp > 1 else "") + f" taken as TP={count // dp}")
+                     if dp > 1 else "") + (f" and {pp} pipeline stages" if pp > 1 else "")
+                     + f" taken as TP={count // (dp * pp)}")
     if raw_args.get("dtype") == "auto":
         raw_args.pop("dtype")
     if given_kv:
