@@ -323,3 +323,16 @@ def test_a_record_whose_gpu_name_carries_the_count_plans_that_many(records):
     rec["args"]["tensor_parallel_size"] = None
     p, notes = predict_record(rec)
     assert p.args.tensor_parallel_size == 2 and any("from the name" in n for n in notes)
+
+
+@pytest.mark.parametrize("flag, gib_below", [("bitsandbytes", 7.0), ("ptpc_fp8", 9.0)])
+def test_a_flag_that_quantizes_at_load_sizes_an_unquantized_record(records, flag, gib_below):
+    from kvplan.validate import predict_record
+
+    base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
+    rec = json.loads(json.dumps(base))
+    rec["args"]["quantization"] = flag
+    p, notes = predict_record(rec)
+    plain, _ = predict_record(base)
+    assert p.weights_bytes / 2 ** 30 < gib_below < plain.weights_bytes / 2 ** 30
+    assert any("quantized at load" in n for n in notes)

@@ -48,6 +48,9 @@ _QUANT_FROM_FLAG = {
     "modelopt_fp4": QuantSpec("modelopt", 4, 16, "nvfp4 (from --quantization)"),
     "fbgemm_fp8": QuantSpec("fp8", 8, None, "fp8 (from --quantization)"),
     "experts_int8": QuantSpec("experts_int8", 8, None, "int8 experts, quantized at load (from --quantization)", applies_to="experts"),
+    # quantized at load from an unquantized checkpoint, as `kvplan fit` plans the same flag (plan._resolve_quant)
+    "bitsandbytes": QuantSpec("bitsandbytes", 4, 64, "bitsandbytes 4-bit, quantized at load (from --quantization)"),
+    "ptpc_fp8": QuantSpec("fp8", 8, None, "fp8 per token and channel, quantized at load (from --quantization)"),
 }
 
 
@@ -220,11 +223,12 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
     if flag == "none":
         flag, args = "", dict(args, quantization=None)
     if flag and spec.quant is None:
-        q = _QUANT_FROM_FLAG.get(flag)
-        if q is None and flag in ("compressed_tensors", "bitsandbytes", "torchao"):
+        q = None
+        if flag in ("compressed_tensors", "bitsandbytes", "torchao"):  # a pre-quantized checkpoint's name says its scheme
             q = quant_from_name(m.get("id") or "")
             if q is not None:
                 q = replace(q, method=flag.replace("_", "-"), scheme=q.scheme.replace("compressed-tensors", flag.replace("_", "-")))
+        q = q or _QUANT_FROM_FLAG.get(flag)
         if q is None:
             raise InputError("args.quantization", f"{flag} without a quantization_config in the record's config",
                              "add the quantized checkpoint's config")
