@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Optional
 
+from kvplan.errors import InputError
 from kvplan.logs import (
     SIGNATURES_BY_NAME,
     SignatureHit,
@@ -27,6 +28,7 @@ from kvplan.logs import (
     fill_template,
     parse_log,
 )
+from kvplan.versions import MIN_DRIVER_BY_CUDA, rules_for
 
 SYMPTOMS = (
     "import_undefined_symbol", "driver_too_old", "gpu_not_detected_in_container", "unsupported_gpu",
@@ -45,36 +47,14 @@ CONFIDENT = 0.6
 
 # ---- driver data (gpu-facts.md §6 and §7) ---------------------------------------------------
 
-# Default PyPI wheel CUDA per vLLM release: gpu-facts.md §7 (vLLM docs v0.3.3-v0.7.2 install pages,
-# v0.9.0 / v0.12.0 / v0.20.0 release notes, PR #39878).
-WHEEL_CUDA_BY_VLLM: tuple[tuple[tuple[int, int], str], ...] = (
-    ((0, 2), "12.1"),
-    ((0, 8), "12.4"),
-    ((0, 9), "12.8"),
-    ((0, 12), "12.9"),
-    ((0, 20), "13.0"),
-)
-# Minimum Linux driver per CUDA toolkit (GA): gpu-facts.md §6, from NVIDIA's CUDA Toolkit release
-# notes Table 3 (https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html).
-MIN_DRIVER_BY_CUDA: Mapping[str, str] = {
-    "12.1": "530.30.02", "12.4": "550.54.14", "12.6": "560.28.03", "12.8": "570.26",
-    "12.9": "575.51.03", "13.0": "580.65.06", "13.1": "590.44.01",
-}
-# Minor-version compatibility floors (https://docs.nvidia.com/deploy/cuda-compatibility/):
-# CUDA 12.x apps run on >= 525.60.13, CUDA 13.x on >= 580, with a reduced feature set.
-MINOR_COMPAT_DRIVER_BY_CUDA_MAJOR: Mapping[int, str] = {11: "450.80.02", 12: "525.60.13", 13: "580.65.06"}
-
-
 def wheel_cuda_for(vllm_version: Optional[str]) -> Optional[str]:
-    """The CUDA runtime of vLLM's default wheel for a release (None when unknown)."""
-    key = _version_key(vllm_version)
-    if key is None:
+    """The CUDA runtime of vLLM's default wheel for a release (None when the version is unknown or unreadable)."""
+    if _version_key(vllm_version) is None:
         return None
-    cuda = None
-    for first, runtime in WHEEL_CUDA_BY_VLLM:
-        if key[:2] >= first:
-            cuda = runtime
-    return cuda
+    try:
+        return rules_for(vllm_version).wheel_cuda
+    except InputError:
+        return None
 
 
 def _version_key(text: Optional[str]) -> Optional[tuple[int, ...]]:

@@ -25,47 +25,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from kvplan.versions import MIN_DRIVER_BY_CUDA, MINOR_COMPAT_DRIVER_BY_CUDA_MAJOR, rules_for
+
 PASS, WARN, FAIL = "pass", "warn", "fail"
 GIB = 1024**3
 MIB = 1024**2
 
 # ------------------------------------------------------------------------------ data tables
-
-# Default PyPI wheel CUDA runtime by vLLM release (gpu-facts.md section 7): (first release, CUDA).
-# 12.1 through v0.7.x; 12.4 for v0.8.x (PyTorch 2.6); 12.8 from v0.9.0 ("default wheel has been
-# upgraded from CUDA 12.4 to CUDA 12.8", v0.9.0 notes); 12.9 from v0.12.0 (PyTorch 2.9);
-# 13.0 from v0.20.0 (PR #39878, v0.20.0 release notes; VLLM_MAIN_CUDA_VERSION "13.0").
-WHEEL_CUDA_BY_VLLM: tuple[tuple[tuple[int, int, int], str], ...] = (
-    ((0, 0, 0), "12.1"),
-    ((0, 8, 0), "12.4"),
-    ((0, 9, 0), "12.8"),
-    ((0, 12, 0), "12.9"),
-    ((0, 20, 0), "13.0"),
-)
-
-# Minimum Linux driver per CUDA toolkit (GA), NVIDIA CUDA Toolkit release notes, Table 3
-# (https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html; gpu-facts.md section 6).
-DRIVER_MIN_BY_CUDA: Mapping[str, str] = {
-    "12.1": "530.30.02",
-    "12.4": "550.54.14",
-    "12.6": "560.28.03",
-    "12.8": "570.26",
-    "12.9": "575.51.03",
-    "13.0": "580.65.06",
-    "13.1": "590.44.01",
-}
-
-# Minor-version compatibility floors (https://docs.nvidia.com/deploy/cuda-compatibility/
-# minor-version-compatibility.html): CUDA 12.x runs on >= 525.60.13, 13.x on >= 580 -- with a
-# limited feature set (no JIT of newer PTX), which Triton / torch.compile-heavy vLLM notices.
-DRIVER_COMPAT_FLOOR_BY_CUDA_MAJOR: Mapping[str, str] = {"12": "525.60.13", "13": "580.0"}
-
-# vLLM's minimum compute capability: 7.0 in the docs up to at least v0.14.0, 7.5 from the
-# CUDA-13 default wheel of v0.20.0 (PR #39878; gpu-facts.md section 5).
-MIN_CC_BY_VLLM: tuple[tuple[tuple[int, int, int], tuple[int, int]], ...] = (
-    ((0, 0, 0), (7, 0)),
-    ((0, 20, 0), (7, 5)),
-)
 
 # Python versions vLLM supports: 3.10-3.13 (seed verification checklist, vLLM quickstart).
 PYTHON_SUPPORTED = ((3, 10), (3, 13))
@@ -377,21 +343,13 @@ class Request:
 
 
 def wheel_cuda(vllm_version: str) -> str:
-    release = _version_tuple(vllm_version)[:3]
-    cuda = WHEEL_CUDA_BY_VLLM[0][1]
-    for first, c in WHEEL_CUDA_BY_VLLM:
-        if release >= first:
-            cuda = c
-    return cuda
+    """The CUDA runtime of the release's default wheel (versions.py, rule wheel_cuda)."""
+    return rules_for(vllm_version).wheel_cuda
 
 
 def min_compute_capability(vllm_version: str) -> tuple[int, int]:
-    release = _version_tuple(vllm_version)[:3]
-    cc = MIN_CC_BY_VLLM[0][1]
-    for first, c in MIN_CC_BY_VLLM:
-        if release >= first:
-            cc = c
-    return cc
+    """The oldest compute capability the release's wheels are built for (versions.py, rule min_compute_capability)."""
+    return rules_for(vllm_version).min_compute_capability
 
 
 def _gib(n: Optional[float]) -> str:
@@ -478,13 +436,13 @@ def check_driver(facts: MachineFacts, req: Request) -> list[Finding]:
     if not facts.gpus or not facts.driver_version:
         return []
     cuda = wheel_cuda(req.vllm_version)
-    need = DRIVER_MIN_BY_CUDA[cuda]
+    need = MIN_DRIVER_BY_CUDA[cuda]
     have = _version_tuple(facts.driver_version)
     if have >= _version_tuple(need):
         return [Finding("driver", PASS, f"driver {facts.driver_version} >= {need} (CUDA {cuda}, the vLLM {req.vllm_version} wheel)")]
-    floor = DRIVER_COMPAT_FLOOR_BY_CUDA_MAJOR[cuda.split(".")[0]]
+    floor = MINOR_COMPAT_DRIVER_BY_CUDA_MAJOR[int(cuda.split(".")[0])]
     alt = ""
-    if cuda == "13.0" and have >= _version_tuple(DRIVER_MIN_BY_CUDA["12.9"]):
+    if cuda == "13.0" and have >= _version_tuple(MIN_DRIVER_BY_CUDA["12.9"]):
         alt = f"; or install the cu129 wheel (pip install vllm=={req.vllm_version} --extra-index-url https://wheels.vllm.ai/{req.vllm_version}/cu129)"
     fix = f"update the host driver to >= {need}{alt}"
     if have >= _version_tuple(floor):

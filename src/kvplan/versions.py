@@ -151,6 +151,10 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # The oldest GPU architecture the release wheels are built for: compute capability 7.0 up to 0.19,
     # 7.5 from 0.20 (CUDA 13 wheels; vLLM PR #39878; docs/gpu-facts.md section 5).
     "min_compute_capability": [((0, 0, 0), (7, 0)), ((0, 20, 0), (7, 5))],
+    # The CUDA runtime of the default PyPI wheel (docs/gpu-facts.md section 7): 12.1 through 0.7.x; 12.4 for 0.8.x
+    # (PyTorch 2.6); 12.8 from 0.9.0 ("default wheel has been upgraded from CUDA 12.4 to CUDA 12.8", 0.9.0 notes);
+    # 12.9 from 0.12.0 (PyTorch 2.9); 13.0 from 0.20.0 (PR #39878, 0.20.0 release notes).
+    "wheel_cuda": [((0, 0, 0), "12.1"), ((0, 8, 0), "12.4"), ((0, 9, 0), "12.8"), ((0, 12, 0), "12.9"), ((0, 20, 0), "13.0")],
     # Speculative decoding: each Mamba/GDN sequence holds one more state page per speculative token, and the conv
     # state grows to k - 1 + num_spec rows, from 0.17 (sections 3.1, 3.4).
     "mamba_spec_pages": [((0, 0, 0), False), ((0, 17, 0), True)],
@@ -270,6 +274,7 @@ class VersionRules:
     max_model_len_auto_fit: bool
     mamba_spec_pages: bool
     min_compute_capability: tuple[int, int]
+    wheel_cuda: str
     pooling_flag: str
     sliding_window_spec: bool
     hybrid_kv_manager: bool
@@ -299,6 +304,17 @@ class VersionRules:
     @property
     def is_v1(self) -> bool:
         return self.engine == "v1"
+
+
+# Minimum Linux driver per CUDA toolkit (GA): NVIDIA's CUDA Toolkit release notes, Table 3
+# (https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html; docs/gpu-facts.md section 6).
+MIN_DRIVER_BY_CUDA: dict[str, str] = {
+    "12.1": "530.30.02", "12.4": "550.54.14", "12.6": "560.28.03", "12.8": "570.26",
+    "12.9": "575.51.03", "13.0": "580.65.06", "13.1": "590.44.01",
+}
+# Minor-version compatibility floors (https://docs.nvidia.com/deploy/cuda-compatibility/): CUDA 12.x applications run
+# on >= 525.60.13, 13.x on the 580 branch, with a reduced feature set (no JIT of newer PTX).
+MINOR_COMPAT_DRIVER_BY_CUDA_MAJOR: dict[int, str] = {11: "450.80.02", 12: "525.60.13", 13: "580.65.06"}
 
 
 # Architectures that 0.8-0.10 run only on V0 (they implement SupportsV0Only): (class, first, last release).
