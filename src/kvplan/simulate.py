@@ -513,20 +513,24 @@ class StepModel:
         return (c.t_fixed_s, c.t_seq_layer_s * self.num_layers * seqs, max(t_mem, t_fl), self.num_kernels * c.t_kernel_s,
                 t_comm, self.moe_part_s(tokens, tokens * self.expert_token_multiplier))
 
-    def explain_step(self, decode_seqs: int, decode_context_tokens: int, chunks: Sequence[tuple[int, int]] = ()) -> dict:
-        """The terms of `step_s` for one step, in milliseconds (they add up to `total_ms`)."""
+    def _step_terms(self, decode_seqs: int, decode_context_tokens: int, chunks: Sequence[tuple[int, int]] = ()) -> dict:
+        """The seconds of one step by term; `step_s` is their sum."""
         tokens = decode_seqs + sum(ch for ch, _ in chunks)
         fixed, per_request, linear, kernels, collectives, experts = self._fixed_terms(tokens, decode_seqs + len(chunks))
-        t_mem = self.weights_bytes_per_rank / (self.hbm_bytes_per_s * self.coeffs.eta_mem_stream)
-        terms = {
+        read_bound = linear == self.weights_bytes_per_rank / (self.hbm_bytes_per_s * self.coeffs.eta_mem_stream)
+        return {
             "fixed_overhead": fixed, "per_request_work": per_request,
-            ("dense_weights_read" if linear == t_mem else "linear_flops"): linear,
+            ("dense_weights_read" if read_bound else "linear_flops"): linear,
             "kernel_launches": kernels, "tp_collectives": collectives, "expert_layers": experts,
             "decode_kv_read": self.per_context_token_s * (self.mixed_decode_factor if chunks else 1.0) * decode_context_tokens,
             "prefill_attention": sum(self.prefill_attention_s(ch, pre) for ch, pre in chunks),
         }
+
+    def explain_step(self, decode_seqs: int, decode_context_tokens: int, chunks: Sequence[tuple[int, int]] = ()) -> dict:
+        """The terms of `step_s` for one step, in milliseconds (they add up to `total_ms`)."""
+        terms = self._step_terms(decode_seqs, decode_context_tokens, chunks)
         out = {k: round(v * 1e3, 4) for k, v in terms.items() if v}
-        out["total_ms"] = round(self.step_s(decode_seqs, decode_context_tokens, chunks) * 1e3, 4)
+        out["total_ms"] = round(sum(terms.values()) * 1e3, 4)
         return {"decode_seqs": decode_seqs, "decode_context_tokens": decode_context_tokens,
                 "prefill_chunks": [list(c) for c in chunks], **out}
 
@@ -581,12 +585,7 @@ class StepModel:
     def step_s(self, decode_seqs: int, decode_context_tokens: int, chunks: Sequence[tuple[int, int]] = ()) -> float:
         """Time of one step: `decode_seqs` decodes reading `decode_context_tokens` in total, plus
         prefill `chunks` of (tokens, prefix already in KV)."""
-        tokens = decode_seqs + sum(ch for ch, _ in chunks)
-        ctx_s = self.per_context_token_s * (self.mixed_decode_factor if chunks else 1.0)
-        t = self.fixed_part_s(tokens, decode_seqs + len(chunks)) + ctx_s * decode_context_tokens
-        for ch, pre in chunks:
-            t += self.prefill_attention_s(ch, pre)
-        return t
+        return sum(self._step_terms(decode_seqs, decode_context_tokens, chunks).values())
 
     # ---- construction
     @classmethod
