@@ -215,6 +215,41 @@ def test_matches_reference_step_by_step(sc):
     assert res.preemptions_per_request.tolist() == ref["npre"].tolist()
 
 
+# a step model with window layers (a 24-token window) and a recurrent state: the engine's skip-ahead decode runs must
+# still give the per-step times of StepModel.step_s
+SM_WINDOWED = replace(SM, windows=((24, 2.0e4, 1.0e5),), state_bytes_per_seq=2.0e6)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(scenarios(), windowed_scenarios()))
+def test_window_and_state_reads_match_the_reference_step_by_step(sc):
+    w, c, rules = sc
+    res = simulate(w, c, SM_WINDOWED, rules)
+    ref = reference(w, c, SM_WINDOWED, rules)
+    ok = ~res.rejected
+    np.testing.assert_allclose(res.finish_s[ok], ref["finish"][ok], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(res.first_token_s[ok], ref["first_tok"][ok], rtol=1e-9, atol=1e-9)
+
+
+def test_window_layers_read_at_most_their_window_and_recurrent_state_is_read_and_written():
+    import kvplan
+
+    gemma = StepModel.from_plan(kvplan.fit("google/gemma-3-27b-it", "H100", max_model_len=32768, fixes=False))
+    (w, bpt, _), = gemma.windows
+    assert w == 1024 and gemma.attn_flops_per_token_pair < 4.0 * 62 * 32 * 128  # only the 10 global layers see it all
+    # past the window, a longer context costs only the global layers' reads
+    grow = gemma.step_s(8, 8 * 9000) - gemma.step_s(8, 8 * 5000)
+    assert grow == pytest.approx(8 * 4000 * gemma.per_context_token_s, rel=1e-9)
+    below = gemma.step_s(8, 8 * 600) - gemma.step_s(8, 8 * 500)
+    assert below > 8 * 100 * gemma.per_context_token_s * 2  # below it, the window layers' reads grow too
+    hybrid = StepModel.from_plan(kvplan.fit("Qwen/Qwen3.6-35B-A3B", "H100", max_model_len=32768, fixes=False))
+    assert hybrid.state_bytes_per_seq > 50 * 2 ** 20  # 30 GDN layers of fp32 state
+    one = hybrid.explain_step(1, 1000)["recurrent_state_rw"]
+    assert hybrid.explain_step(64, 64000)["recurrent_state_rw"] == pytest.approx(64 * one, rel=1e-3)
+    assert one * 1e-3 == pytest.approx(2 * hybrid.state_bytes_per_seq / (hybrid.hbm_bytes_per_s * hybrid.coeffs.eta_kv_mem),
+                                      rel=1e-3)
+
+
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(scenarios(), windowed_scenarios()))
 def test_invariants(sc):

@@ -463,8 +463,8 @@ class StepModel:
     expert_token_multiplier: float  # tokens an expert layer sees per local token (EP over DP ranks: dp)
     linear_flops_per_token: float  # 2 x active params / TP, excluding the LM head and the input embedding lookup
     lm_head_flops_per_seq: float  # 2 x vocab x hidden / TP, once per sequence per step
-    kv_bytes_per_token: float  # KV bytes per context token per rank (all layers)
-    attn_flops_per_token_pair: float  # 4 x layers x heads x head_dim / TP per (query, key) pair
+    kv_bytes_per_token: float  # KV bytes per context token per rank (the layers that attend to the whole context)
+    attn_flops_per_token_pair: float  # 4 x those layers x heads x head_dim / TP per (query, key) pair
     num_kernels: int  # kernels per step (layers x kernels per layer)
     num_allreduces: int  # 2 per layer at TP > 1, else 0
     allreduce_bytes_per_token: float  # hidden x 2 bytes x 2(TP-1)/TP (ring)
@@ -479,6 +479,10 @@ class StepModel:
     expert_flops_per_token: float = 0.0  # part of linear_flops_per_token: 2 x k experts' params / TP (all layers)
     num_layers: int = 0  # decoder layers (per-request per-layer cost, coeffs.t_seq_layer_s)
     query_heads_per_kv_head: int = 1  # GQA group; 1 for MLA (one latent KV head read once)
+    # sliding-window / chunked-local layers: ((window tokens, KV bytes per token, FLOPs per query-key pair), ...) per rank;
+    # a decode reads min(context, window) tokens of them
+    windows: tuple = ()
+    state_bytes_per_seq: float = 0.0  # recurrent (Mamba / GDN) state per sequence per rank: read and written each step
 
     # ---- the roofline terms
     def _compute_s(self, flops: float, eta: Optional[float] = None) -> float:
@@ -501,7 +505,8 @@ class StepModel:
 
     def _fixed_terms(self, tokens: int, seqs: int) -> tuple:
         """(fixed overhead, per-request work, dense weights or linear FLOPs (the slower), kernel launches,
-        tensor-parallel collectives, expert layers) in seconds: the parts of `fixed_part_s`."""
+        tensor-parallel collectives, expert layers, recurrent state read and written) in seconds: the parts of
+        `fixed_part_s`."""
         c = self.coeffs
         t_mem = self.weights_bytes_per_rank / (self.hbm_bytes_per_s * c.eta_mem_stream)
         t_fl = self._compute_s((self.linear_flops_per_token - self.expert_flops_per_token) * tokens
@@ -510,19 +515,23 @@ class StepModel:
         t_comm = 0.0
         if self.num_allreduces:
             t_comm += self.num_allreduces * (lat + tokens * self.allreduce_bytes_per_token / self.link_bytes_per_s)
+        state = 2.0 * self.state_bytes_per_seq * seqs / (self.hbm_bytes_per_s * c.eta_kv_mem) if self.state_bytes_per_seq else 0.0
         return (c.t_fixed_s, c.t_seq_layer_s * self.num_layers * seqs, max(t_mem, t_fl), self.num_kernels * c.t_kernel_s,
-                t_comm, self.moe_part_s(tokens, tokens * self.expert_token_multiplier))
+                t_comm, self.moe_part_s(tokens, tokens * self.expert_token_multiplier), state)
 
     def _step_terms(self, decode_seqs: int, decode_context_tokens: int, chunks: Sequence[tuple[int, int]] = ()) -> dict:
         """The seconds of one step by term; `step_s` is their sum."""
         tokens = decode_seqs + sum(ch for ch, _ in chunks)
-        fixed, per_request, linear, kernels, collectives, experts = self._fixed_terms(tokens, decode_seqs + len(chunks))
+        fixed, per_request, linear, kernels, collectives, experts, state = self._fixed_terms(tokens, decode_seqs + len(chunks))
         read_bound = linear == self.weights_bytes_per_rank / (self.hbm_bytes_per_s * self.coeffs.eta_mem_stream)
+        mixed = self.mixed_decode_factor if chunks else 1.0
         return {
             "fixed_overhead": fixed, "per_request_work": per_request,
             ("dense_weights_read" if read_bound else "linear_flops"): linear,
             "kernel_launches": kernels, "tp_collectives": collectives, "expert_layers": experts,
-            "decode_kv_read": self.per_context_token_s * (self.mixed_decode_factor if chunks else 1.0) * decode_context_tokens,
+            "recurrent_state_rw": state,
+            "decode_kv_read": mixed * (self.per_context_token_s * decode_context_tokens
+                                       + self.window_read_s(decode_seqs, decode_context_tokens)),
             "prefill_attention": sum(self.prefill_attention_s(ch, pre) for ch, pre in chunks),
         }
 
@@ -543,6 +552,8 @@ class StepModel:
                 "peak_flops_per_s": self.peak_flops_per_s, "link_bytes_per_s": self.link_bytes_per_s,
                 "num_layers": self.num_layers, "num_kernels": self.num_kernels,
                 "query_heads_per_kv_head": self.query_heads_per_kv_head, "mixed_decode_factor": self.mixed_decode_factor,
+                "windows": [{"window_tokens": w, "kv_bytes_per_token": b, "flops_per_token_pair": f} for w, b, f in self.windows],
+                "state_bytes_per_seq": self.state_bytes_per_seq,
                 "coefficients": asdict(self.coeffs), "notes": list(self.notes)}
 
     def moe_part_s(self, tokens: float, group_tokens: float) -> float:
@@ -576,9 +587,37 @@ class StepModel:
         """How much longer the decodes' KV takes to read in a step that also prefills (1: no penalty measured)."""
         return 1.0 + self.coeffs.mixed_decode_kv_per_extra_head * max(self.query_heads_per_kv_head - 1, 0)
 
+    def window_read_s(self, decode_seqs: int, decode_context_tokens: float) -> float:
+        """Decode reads of the window layers: each request reads min(context, window) tokens of them, taken at the
+        requests' mean context (which the simulator tracks; exact when the requests are on the same side of the window)."""
+        if not self.windows or decode_seqs <= 0:
+            return 0.0
+        mean = decode_context_tokens / decode_seqs
+        per_byte = 1.0 / (self.hbm_bytes_per_s * self.coeffs.eta_kv_mem)
+        return sum(decode_seqs * min(mean, w) * bpt * per_byte for w, bpt, _ in self.windows)
+
+    def window_growth_s(self, decode_seqs: int, decode_context_tokens: float) -> float:
+        """How much `window_read_s` grows per decode step (every request one token longer)."""
+        if not self.windows or decode_seqs <= 0:
+            return 0.0
+        mean = decode_context_tokens / decode_seqs
+        return sum(decode_seqs * bpt for w, bpt, _ in self.windows if mean < w) / (self.hbm_bytes_per_s * self.coeffs.eta_kv_mem)
+
+    def steps_before_a_window_fills(self, decode_seqs: int, decode_context_tokens: float) -> Optional[int]:
+        """Decode steps over which `window_read_s` stays linear (None: no window still filling)."""
+        if not self.windows or decode_seqs <= 0:
+            return None
+        mean = decode_context_tokens / decode_seqs
+        left = [int(w - mean) + 1 for w, _, _ in self.windows if mean < w]
+        return min(left) if left else None
+
     def prefill_attention_s(self, chunk: int, prefix: int) -> float:
-        kv = self.kv_bytes_per_token * (prefix + chunk) / (self.hbm_bytes_per_s * self.coeffs.eta_kv_mem)
+        kv_bytes = self.kv_bytes_per_token * (prefix + chunk)
         flops = self.attn_flops_per_token_pair * chunk * (prefix + (chunk + 1) / 2.0)
+        for w, bpt, fpp in self.windows:  # a window layer's queries see at most `window` keys
+            kv_bytes += bpt * min(prefix + chunk, w + chunk)
+            flops += fpp * chunk * min(prefix + (chunk + 1) / 2.0, w)
+        kv = kv_bytes / (self.hbm_bytes_per_s * self.coeffs.eta_kv_mem)
         fl = self._compute_s(flops, self.coeffs.eta_attn_compute)
         return max(kv, fl)
 
@@ -596,6 +635,8 @@ class StepModel:
                      moe_intermediate_size: int = 0, nvlink: bool = True, interconnect: Optional[str] = None,
                      embedding_bytes: float = 0.0, expert_parallel_size: int = 1, p2p: Optional[bool] = None,
                      rank_bytes: Optional[tuple[float, float]] = None, mla: bool = False,
+                     attention_layers: Optional[int] = None, windows: Sequence[tuple[int, float, int]] = (),
+                     state_bytes_per_seq: float = 0.0,
                      coeffs: StepCoefficients = DEFAULT_COEFFICIENTS) -> "StepModel":
         """`weights_bytes` and `active_params`: the whole model; `kv_bytes_per_token`: per rank.
         `embedding_bytes`: the input embedding table when it is not tied to the LM head -- a lookup, not
@@ -604,7 +645,10 @@ class StepModel:
         layers see the tokens of all ep ranks (the ranks step in lockstep), and every MoE layer does a
         dispatch and a combine collective (vLLM's default all-gather / reduce-scatter all2all backend).
         `rank_bytes`: (bytes every step streams, routed-expert bytes held) on one rank as loaded, quantized -- given,
-        they replace the split of `weights_bytes` by parameter share (which assumes one byte width throughout)."""
+        they replace the split of `weights_bytes` by parameter share (which assumes one byte width throughout).
+        `attention_layers`: the layers that attend to the whole context (default: all); `windows`: (window tokens, KV
+        bytes per token per rank, layers) of sliding-window / chunked-local layers; `state_bytes_per_seq`: the recurrent
+        state of one sequence per rank (hybrid and Mamba models)."""
         tp = max(1, int(tensor_parallel_size))
         ep = max(1, int(expert_parallel_size))
         is_moe = num_experts > 1 and moe_intermediate_size > 0
@@ -639,7 +683,10 @@ class StepModel:
             expert_flops_per_token=2.0 * expert_active / tp,
             lm_head_flops_per_seq=2.0 * lm_head_params / tp,
             kv_bytes_per_token=float(kv_bytes_per_token),
-            attn_flops_per_token_pair=4.0 * num_layers * num_attention_heads * head_dim / tp,
+            attn_flops_per_token_pair=4.0 * (num_layers if attention_layers is None else attention_layers)
+            * num_attention_heads * head_dim / tp,
+            windows=tuple((int(w), float(bpt), 4.0 * n * num_attention_heads * head_dim / tp) for w, bpt, n in windows),
+            state_bytes_per_seq=float(state_bytes_per_seq),
             num_layers=int(num_layers),
             query_heads_per_kv_head=1 if mla else max(1, int(num_attention_heads) // max(1, int(num_kv_heads))),
             num_kernels=num_layers * (coeffs.kernels_per_moe_layer if is_moe else coeffs.kernels_per_dense_layer),
@@ -687,8 +734,27 @@ class StepModel:
             moe_intermediate_size=m.moe_intermediate_size, nvlink=bool(getattr(g, "has_nvlink", True)),
             interconnect=getattr(g, "interconnect", None), embedding_bytes=embedding_bytes(m),
             expert_parallel_size=expert_parallel_size, p2p="geforce" not in str(g.name).lower(), rank_bytes=rank_bytes,
-            mla=bool(getattr(m, "uses_mla", False)), coeffs=coeffs)
+            mla=bool(getattr(m, "uses_mla", False)), coeffs=coeffs, **_layer_reads(plan))
         return replace(sm, notes=sm.notes + (gpu_note,)) if gpu_note else sm
+
+
+def _layer_reads(plan) -> dict:
+    """What a step reads per layer kind, from the plan's KV groups (per rank): how many layers attend to the whole
+    context, the window layers as (window, KV bytes per token, layers), and one sequence's recurrent state (one page
+    per recurrent layer). An empty dict where the plan has no groups (the seed's arithmetic)."""
+    groups = tuple(getattr(plan, "groups", ()) or ())
+    if not groups:
+        return {}
+    whole = sum(g.num_layers for g in groups if g.kind in ("full", "mla"))
+    windows: dict[int, list] = {}
+    for g in groups:
+        if g.kind in ("sliding", "chunked") and g.window:
+            acc = windows.setdefault(int(g.window), [0.0, 0])
+            acc[0] += g.page_bytes / g.block_size * g.num_layers
+            acc[1] += g.num_layers
+    state = sum(g.page_bytes * g.num_layers for g in groups if g.kind == "recurrent")
+    return {"attention_layers": whole, "windows": tuple((w, b, n) for w, (b, n) in sorted(windows.items())),
+            "state_bytes_per_seq": float(state)}
 
 
 def embedding_bytes(model) -> float:
@@ -1263,6 +1329,9 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     fixed_part = step_model.fixed_part_s
     per_ctx = step_model.per_context_token_s
     per_ctx_mixed = per_ctx * step_model.mixed_decode_factor
+    has_windows = bool(getattr(step_model, "windows", ()))
+    window_read = getattr(step_model, "window_read_s", None)
+    window_growth = getattr(step_model, "window_growth_s", None)
     pf_attn = step_model.prefill_attention_s
     fixed_cache: dict = {}
 
@@ -1552,7 +1621,14 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         if a0 is None:
             a0 = fixed_cache[n_dec] = fixed_part(n_dec, n_dec)
         a0 += per_ctx * (S_dec + n_dec)
-        return k, a0, per_ctx * n_dec
+        b = per_ctx * n_dec
+        if has_windows:  # window layers: linear while no window fills during the run
+            k_win = step_model.steps_before_a_window_fills(n_dec, S_dec + n_dec)
+            if k_win is not None and k_win < k:
+                k = k_win
+            a0 += window_read(n_dec, S_dec + n_dec)
+            b += window_growth(n_dec, S_dec + n_dec)
+        return k, a0, b
 
     def run_decode_steps(k: int, nrun: int, a0: float, b: float) -> None:
         """Advance k pure-decode steps at once: blocks, clock, statistics, finished requests."""
@@ -1677,6 +1753,8 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     def step_time_s(tokens: int, dec_tokens: int, chunks: list) -> float:
         """Seconds a detailed step with these decode tokens and prefill chunks takes on its own."""
         dt = fixed_part(tokens, dec_tokens + len(chunks)) + (per_ctx_mixed if chunks else per_ctx) * (S_dec + dec_tokens)
+        if has_windows and dec_tokens:
+            dt += window_read(dec_tokens, S_dec + dec_tokens) * (step_model.mixed_decode_factor if chunks else 1.0)
         for _, ch, pre in chunks:
             dt += pf_attn(ch, pre)
         return dt
