@@ -901,3 +901,13 @@ def test_simulate_json_traces_its_step_times_to_their_terms():
         assert parts == pytest.approx(step["total_ms"], rel=1e-3)
     assert decode["decode_seqs"] >= 1 and decode["decode_context_tokens"] == decode["decode_seqs"] * 1050
     assert "dense_weights_read" in decode and "linear_flops" in prefill and prefill["prefill_chunks"] == [[2048, 0]]
+
+
+def test_groups_that_do_not_list_every_layer_fall_back_to_all_layers_global():
+    import kvplan
+    from kvplan.simulate import _layer_reads
+
+    v4 = kvplan.fit("deepseek-ai/DeepSeek-V4-Pro", "H200", tensor_parallel_size=8, max_model_len=131072, fixes=False)
+    assert _layer_reads(v4) == {}  # layer tuples: one group entry stands for many layers
+    sm = StepModel.from_plan(v4)
+    assert sm.windows == () and sm.state_bytes_per_seq == 0.0

@@ -743,8 +743,9 @@ def _layer_reads(plan) -> dict:
     context, the window layers as (window, KV bytes per token, layers), and one sequence's recurrent state (one page
     per recurrent layer). An empty dict where the plan has no groups (the seed's arithmetic)."""
     groups = tuple(getattr(plan, "groups", ()) or ())
-    if not groups:
-        return {}
+    layers = [l for l in getattr(plan.model, "layers", ()) if getattr(l, "kind", "none") != "none"]
+    if not groups or sum(g.num_layers for g in groups) != len(layers):
+        return {}  # groups that do not list every layer once (pipeline stages, DeepSeek-V4's layer tuples): all as global
     whole = sum(g.num_layers for g in groups if g.kind in ("full", "mla"))
     windows: dict[int, list] = {}
     for g in groups:
