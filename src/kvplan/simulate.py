@@ -2023,13 +2023,15 @@ def _overload_note(workload: Workload, finish_s: np.ndarray, first_sched_s: np.n
         return None
     span = float(workload.arrival_s[-1] - workload.arrival_s[0])
     done = np.isfinite(finish_s) & np.isfinite(first_sched_s)
-    if span <= 0 or not done.any() or makespan_s < 1.5 * float(workload.arrival_s[-1]):
+    if span <= 0 or not done.any() or makespan_s <= 0:
+        return None
+    offered = (len(workload) - 1) / span
+    served = int(done.sum()) / makespan_s
+    if makespan_s < 1.5 * float(workload.arrival_s[-1]) and served >= 0.95 * offered:
         return None
     queue_p90 = float(np.percentile(first_sched_s[done] - workload.arrival_s[done], 90))
     if queue_p90 < 10.0:
         return None
-    offered = (len(workload) - 1) / span
-    served = int(done.sum()) / makespan_s
     return (f"overloaded: requests arrived at {offered:.2f} req/s and were served at {served:.2f} req/s, so the queue "
             f"grew for the whole run (p90 queueing {queue_p90:,.0f} s) and the latencies grow with the workload's "
             "length; `kvplan capacity` finds the highest rate that meets the SLOs")
