@@ -396,3 +396,10 @@ def test_memory_written_without_the_b_still_names_the_card(name, want_gib):
 def test_a_count_written_into_the_gpu_name_is_named_not_guessed():
     g, notes = resolve_gpu("4x H100", detect=False)
     assert "H100" in g.name and any("--tensor-parallel-size (or --num-gpus) 4" in n for n in notes)
+
+
+@pytest.mark.parametrize("name, form", [("T4", "datacenter"), ("H100", "datacenter"), ("L40S", "datacenter"),
+                                        ("RTX 4090", "desktop"), ("RTX A6000", "desktop"), ("RTX 6000 Ada", "desktop"),
+                                        ("RTX 4090 Laptop", "laptop"), ("GB10", "integrated"), ("MI300X", "datacenter")])
+def test_a_gpu_says_what_kind_of_machine_holds_it(name, form):
+    assert resolve_gpu(name, detect=False)[0].form == form

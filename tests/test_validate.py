@@ -109,6 +109,11 @@ def test_a_gpu_with_its_own_memory_is_not_answered_with_an_integrated_part():
     short = kvplan.fit("zai-org/GLM-4.5", "H100", tensor_parallel_size=8, fixes=False)
     g = smallest_gpu(short)
     assert g is not None and g.compute_capability not in INTEGRATED_MEMORY_CC and g.total_bytes > short.gpu.total_bytes
+    # and a datacenter card with a datacenter card, a desktop card with a desktop or workstation one
+    t4 = kvplan.fit("Qwen/Qwen3-8B", "T4", fixes=False)
+    assert not t4.fits and smallest_gpu(t4).form == "datacenter"
+    rtx = kvplan.fit("Qwen/Qwen3-32B", "RTX 4090", fixes=False)
+    assert not rtx.fits and smallest_gpu(rtx).form == "desktop"
 
 
 def test_a_verdict_inside_the_band_says_it_is_near_the_edge():

@@ -7,7 +7,7 @@ from dataclasses import replace
 from kvplan.errors import InputError
 from kvplan.plan import EngineArgs, Fix, Plan, parse_env, parse_max_model_len, plan
 from kvplan.resolve import GPUSpec, ModelSpec, gpu_catalog, resolve_gpu, resolve_model
-from kvplan.versions import INTEGRATED_MEMORY_CC, rules_for
+from kvplan.versions import rules_for
 
 _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__)
 
@@ -181,15 +181,23 @@ def smallest_utilization(p: Plan, ceiling: float = 0.98) -> float | None:
 
 
 def smallest_gpu(p: Plan, *, any_size: bool = False) -> GPUSpec | None:
-    """The smallest catalog GPU (by memory; larger than this one unless `any_size`) on which the plan starts. A GPU
-    with its own memory is answered with another such GPU, not an integrated-memory part (GB10, Jetson), whose
-    memory is the host's and a fraction of the bandwidth."""
-    integrated = p.gpu.compute_capability in INTEGRATED_MEMORY_CC
+    """The smallest catalog GPU (by memory; larger than this one unless `any_size`) on which the plan starts,
+    of the same form as this one where one starts (a datacenter card is answered with a datacenter card, a desktop
+    card with a desktop or workstation card), else of any form but a laptop or an integrated-memory part (GB10,
+    Jetson: the host's memory at a fraction of the bandwidth) unless this GPU is one."""
+    form = p.gpu.form
+    others: list[GPUSpec] = []
     for g in sorted(gpu_catalog(), key=lambda g: g.total_bytes):
         if (g.total_bytes <= p.gpu.total_bytes and not any_size) or g.vendor != p.gpu.vendor or g.id == p.gpu.id:
             continue
-        if (g.compute_capability in INTEGRATED_MEMORY_CC) != integrated:
+        if g.form != form:
+            if g.form not in ("laptop", "integrated"):
+                others.append(g)
             continue
+        q = _try(p, gpu=g)
+        if q is not None and q.fits:
+            return g
+    for g in others:
         q = _try(p, gpu=g)
         if q is not None and q.fits:
             return g

@@ -73,6 +73,20 @@ class GPUSpec:
         return self.total_bytes / GIB
 
     @property
+    def form(self) -> str:
+        """What kind of machine holds it, from its name: 'laptop', 'integrated' (memory shared with the CPU: GB10,
+        Jetson), 'desktop' (GeForce, TITAN, Radeon, and the workstation Quadro / RTX A / RTX Ada / RTX PRO cards) or
+        'datacenter' (the rest: Tesla, A/H/B/L series, Instinct)."""
+        name = self.name.lower()
+        if "laptop" in name:
+            return "laptop"
+        if re.search(r"\b(gb10|jetson)\b", name):
+            return "integrated"
+        if re.search(r"geforce|titan|radeon|quadro|rtx a\d|rtx \d+ ?(sff )?ada|rtx \d+ada|rtx pro", name):
+            return "desktop"
+        return "datacenter"
+
+    @property
     def cc(self) -> tuple[int, int] | None:
         if not self.compute_capability:
             return None
