@@ -238,6 +238,24 @@ def test_hub_unreachable_names_the_offline_options(tmp_path):
     assert "catalog id" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_an_unreachable_hub_falls_back_to_the_hf_cache_at_once(hub, tmp_path):
+    import time
+
+    home = {"HF_HOME": str(tmp_path / "hf")}
+    first = _run_cli(["fit", "acme/tiny-llama", "--gpu", "L4", "--max-model-len", "2048", "--json"], {"HF_ENDPOINT": hub.url, **home})
+    assert first.returncode == 0, first.stderr
+    t0 = time.perf_counter()
+    again = _run_cli(["fit", "acme/tiny-llama", "--gpu", "L4", "--max-model-len", "2048", "--json"],
+                     {"HF_ENDPOINT": "http://127.0.0.1:9", **home})
+    assert again.returncode == 0, again.stderr
+    assert time.perf_counter() - t0 < 15  # no half-minute of retries
+    d = json.loads(again.stdout)
+    assert any("did not answer" in a for a in d["assumptions"])
+    assert d["kv_bytes_per_token"] == json.loads(first.stdout)["kv_bytes_per_token"]
+    gone = _run_cli(["fit", "acme/never-fetched", "--gpu", "L4"], {"HF_ENDPOINT": "http://127.0.0.1:9", **home})
+    assert gone.returncode != 0 and "does not hold it" in gone.stderr and "Retrying" not in gone.stderr
+
+
 def test_per_layer_lists_are_read_or_refused_clearly(tmp_path: Path):
     same = dict(TINY_CONFIG, intermediate_size=[512, 512])
     p = tmp_path / "same.json"

@@ -684,36 +684,61 @@ def _hub_error(exc: Exception, repo: str, revision: str | None) -> Exception:
         return UnknownModelError("model", f"{repo} was not found on the Hub",
                                  (f"nearest catalog ids: {', '.join(near)}" if near else "check the spelling (org/name)"))
     if isinstance(exc, (hf_errors.OfflineModeIsEnabled, hf_errors.LocalEntryNotFoundError)) or "offline" in str(exc).lower():
-        return OfflineError(f"cannot reach the Hugging Face Hub for {repo}",
-                            "use a catalog id (`kvplan models`), a local checkpoint folder or a config.json path, "
-                            "or set HF_HUB_OFFLINE=1 with the model already in the HF cache (HF_HOME)")
+        return OfflineError(f"cannot reach the Hugging Face Hub for {repo}, and the HF cache (HF_HOME) does not hold it",
+                            "use a catalog id (`kvplan models`), a local checkpoint folder or a config.json path; "
+                            "or fetch it once where the Hub answers: kvplan then reads the HF cache by itself, as "
+                            "HF_HUB_OFFLINE=1 does")
     return HubError(f"the Hub failed for {repo}: {type(exc).__name__}: {str(exc)[:160]}",
                     "retry, or use a catalog id, a local folder or a config.json path")
 
 
+def _hub_reachable(timeout_s: float = 3.0) -> bool:
+    """Whether the Hub endpoint (HF_ENDPOINT) answers a TCP connection within `timeout_s`: without one,
+    huggingface_hub retries each request with backoff for half a minute before giving up."""
+    import socket
+    from urllib.parse import urlparse
+
+    from huggingface_hub import constants
+
+    url = urlparse(constants.ENDPOINT)
+    try:
+        with socket.create_connection((url.hostname, url.port or (443 if url.scheme == "https" else 80)), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
+
+
 def _from_hub(repo: str, revision: str | None) -> ModelSpec:
-    """Config and safetensors metadata through huggingface_hub (HF_TOKEN, HF_HOME, HF_HUB_OFFLINE honoured)."""
-    from huggingface_hub import get_safetensors_metadata, hf_hub_download
+    """Config and safetensors metadata through huggingface_hub (HF_TOKEN, HF_HOME, HF_HUB_OFFLINE honoured). When
+    the Hub does not answer, the HF cache alone is read (as HF_HUB_OFFLINE=1 would), at once."""
+    from huggingface_hub import constants, get_safetensors_metadata, hf_hub_download
     from huggingface_hub import errors as hf_errors
 
+    notes = []
+    cache_only = bool(constants.HF_HUB_OFFLINE) or not _hub_reachable()
+    if cache_only and not constants.HF_HUB_OFFLINE:
+        notes.append("the Hugging Face Hub did not answer: read from the local HF cache")
     try:
-        cfg_file = hf_hub_download(repo, "config.json", revision=revision)
+        cfg_file = hf_hub_download(repo, "config.json", revision=revision, local_files_only=cache_only)
     except Exception as exc:  # network, auth, not found: mapped to one clear error
         raise _hub_error(exc, repo, revision) from None
     config = _read_json(Path(cfg_file), "config.json")
-    notes = []
     hfq = None
     try:
-        hfq = _read_json(Path(hf_hub_download(repo, "hf_quant_config.json", revision=revision)), "hf_quant_config.json")
+        hfq = _read_json(Path(hf_hub_download(repo, "hf_quant_config.json", revision=revision, local_files_only=cache_only)),
+                         "hf_quant_config.json")
     except Exception:
         pass  # most checkpoints have none
     pooling = False
     try:
-        pooling = has_pooling_module(_read_modules(Path(hf_hub_download(repo, "modules.json", revision=revision))))
+        pooling = has_pooling_module(_read_modules(Path(hf_hub_download(repo, "modules.json", revision=revision,
+                                                                        local_files_only=cache_only))))
     except Exception:
         pass  # only sentence-transformers checkpoints have one
     ckpt = None
     try:
+        if cache_only:
+            raise hf_errors.OfflineModeIsEnabled("no Hub: safetensors headers not read")
         meta = get_safetensors_metadata(repo, revision=revision)
         tensors = ((name, t.dtype, t.data_offsets[1] - t.data_offsets[0])
                    for fmeta in meta.files_metadata.values() for name, t in fmeta.tensors.items())
