@@ -211,6 +211,8 @@ def smallest_gpu_and_tp(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDI
         if g.vendor != vendor:
             continue
         for tp in (1, 2, 4, 8):
+            if tp > 1 and g.form in ("laptop", "integrated"):
+                continue  # one such GPU to a machine
             options.append((g.total_bytes * tp, tp, g))
     for _, tp, g in sorted(options, key=lambda o: (o[0], o[1])):
         try:
