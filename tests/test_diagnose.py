@@ -268,6 +268,23 @@ def test_scheduler_flag_refusals_are_named_with_the_numbers_of_the_fix(line, fix
      "k8s_probe_kill", "model_weights", "startupProbe"),
     ("OSError: Can't load tokenizer for 'org/model'. If you were trying to load it from 'https://huggingface.co/models', "
      "make sure you don't have a local directory with the same name.", "tokenizer_or_revision_mismatch", "model_weights", "org/model"),
+    ("RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable", "gpu_not_detected_in_container",
+     "nvidia_driver", "nvidia-smi -c DEFAULT"),
+    ("INFO 05-01 worker.py:237] Memory profiling takes 5.1 seconds. the current vLLM instance can use total_gpu_memory "
+     "(23.65GiB) x gpu_memory_utilization (0.90) = 21.28GiB; model weights take 15.0GiB; non_torch_memory takes 0.1GiB; "
+     "PyTorch activation peak memory takes 7.5GiB; the rest of the memory reserved for KV Cache is -1.32GiB.",
+     "no_cache_blocks", "memory_budget", "1.32 GiB"),
+    ("RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the "
+     "'spawn' start method", "cuda_fork_init", "client_code", "VLLM_WORKER_MULTIPROC_METHOD=spawn"),
+    ("ImportError: libnccl.so.2: cannot open shared object file: No such file or directory", "import_undefined_symbol",
+     "pytorch_wheel", "nvidia-nccl"),
+    ("huggingface_hub.errors.HfHubHTTPError: 429 Client Error: Too Many Requests for url: https://huggingface.co/api/models/x/y",
+     "download_failed", "model_weights", "HF_TOKEN"),
+    ("RuntimeError: Triton Error [CUDA]: device kernel image is invalid", "unsupported_gpu", "pytorch_wheel", "Triton"),
+    ("ERROR: Could not find a version that satisfies the requirement vllm==0.11.0 (from versions: none)",
+     "import_undefined_symbol", "vllm_version_flags", "Linux"),
+    ("ValueError: The number of required GPUs exceeds the total number of available GPUs in the placement group.",
+     "invalid_engine_flags", "vllm_version_flags", "--tensor-parallel-size"),
 ])
 def test_common_refusals_name_their_owner(line, symptom, layer, text):
     top = diagnose([line]).findings[0]

@@ -36,6 +36,7 @@ SYMPTOMS = (
     "max_seq_len_exceeds_kv", "no_cache_blocks", "free_memory_below_utilization", "oom_graph_capture_or_profiling",
     "attention_backend_fallback", "k8s_probe_kill", "tp_init_hang", "trust_remote_code_required",
     "unsupported_architecture", "invalid_engine_flags", "weights_not_cached", "prompt_exceeds_max_model_len",
+    "cuda_fork_init", "download_failed",
 )
 LAYERS = (
     "client_code", "vllm_version_flags", "pytorch_wheel", "cuda_runtime", "nvidia_driver", "gpu", "model_weights",
