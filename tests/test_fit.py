@@ -1077,3 +1077,20 @@ def test_scheduler_limits_vllm_refuses_before_loading():
     ok = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "H100", max_num_batched_tokens=4096, max_model_len=16384,
                     vllm_version="0.7.3", enable_chunked_prefill=True, fixes=False)
     assert ok.args.max_num_batched_tokens == 4096
+
+
+def test_sweep_plot_shades_the_validated_band(tmp_path):
+    import matplotlib
+
+    from kvplan.render import plot_sweep
+    from kvplan.validate import band_bounds, uncertainty_band
+
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=8192, fixes=False)
+    band = uncertainty_band(p)
+    rows = [{"max_model_len": n, "max_concurrency": p.max_concurrency * 8192 / n, "fits": True} for n in (4096, 8192, 16384)]
+    matplotlib.rcParams["svg.fonttype"] = "none"  # keep the title as text
+    out = tmp_path / "s.svg"
+    plot_sweep(rows, ["max_model_len"], str(out), band=band)
+    assert "shaded: p10-p90 of the validated residuals" in out.read_text()
+    lo, hi = band_bounds(p.max_concurrency, band)
+    assert lo < hi

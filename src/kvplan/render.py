@@ -197,7 +197,8 @@ def plot_sweep(rows: Sequence[dict], varied: Sequence[str], path: str, band: dic
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
     ax.set_xlabel(x_name)
     ax.set_ylabel("max concurrency (full-length requests)")
-    ax.set_title("Concurrency vs " + x_name + " (red: does not start)")
+    shaded = "; shaded: p10-p90 of the validated residuals" if band and band.get("lo") is not None and numeric else ""
+    ax.set_title("Concurrency vs " + x_name + " (red: does not start" + shaded + ")", fontsize=10 if shaded else None)
     if len(series) > 1:
         ax.legend(title=varied[1], fontsize=8)
     ax.grid(alpha=0.3)

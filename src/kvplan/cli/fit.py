@@ -120,8 +120,9 @@ def parse_vary(specs: List[str]) -> list[tuple[str, list]]:
     return out
 
 
-def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, list]]) -> list[dict]:
-    """One plan per combination of the varied values; bad combinations become rows with the error."""
+def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, list]], plans: Optional[list] = None) -> list[dict]:
+    """One plan per combination of the varied values; bad combinations become rows with the error. `plans`, when
+    given, collects the plans made (in row order, errors left out)."""
     from kvplan import api
     from kvplan.errors import InputError
     from kvplan.plan import plan
@@ -161,6 +162,8 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
                     "kv_cache_dtype": p.args.kv_cache_dtype, "tensor_parallel_size": p.args.tensor_parallel_size,
                     "vllm_version": p.vllm_version})
         rows.append(row)
+        if plans is not None:
+            plans.append(p)
     return rows
 
 
@@ -181,7 +184,8 @@ def sweep(
     if not vary:
         vary = ["max_model_len=2048,4096,16384,32768"]
     varied = parse_vary(vary)
-    rows = sweep_rows(model, flags, varied)
+    plans: list = []
+    rows = sweep_rows(model, flags, varied, plans)
     names = [n for n, _ in varied]
     if json_out:
         sys.stdout.write(to_json({"varied": names, "rows": rows}) + "\n")
@@ -194,7 +198,9 @@ def sweep(
             from kvplan.errors import InputError
 
             raise InputError("--plot", f"{plot} is not a .png or .svg file name", "e.g. --plot sweep.png")
-        plot_sweep(rows, names, plot)
+        # the validated band of the first plan's model family and era, unless the sweep changes the model or the release
+        band = uncertainty_band_of(plans[0]) if plans and not {"model", "vllm_version"} & set(names) else None
+        plot_sweep(rows, names, plot, band=band)
         err_console.print(f"wrote {plot}")
 
 
