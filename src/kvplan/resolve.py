@@ -193,11 +193,20 @@ def find_gpu(ref: str, *, total_bytes: int | None = None) -> GPUSpec:
     return _find_gpu(ref, total_bytes)[0]
 
 
+_GPU_COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[x×*]\s*(?=\S)", re.I)
+
+
+def gpu_count_in_name(name: str | None) -> int | None:
+    """The count written before a GPU name ('4x H100' -> 4), else None."""
+    m = _GPU_COUNT_PREFIX.match(name or "")
+    return int(m.group(1)) if m else None
+
+
 def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, str | None]:
     """find_gpu, and a note when the card was picked among variants of other memory by the cloud default."""
     catalog = gpu_catalog()
     given = ref
-    count = re.match(r"^\s*(\d+)\s*[x×*]\s*(?=\S)", ref, re.I)  # "4x H100", "8 x A100": the card, not the count
+    count = _GPU_COUNT_PREFIX.match(ref)  # "4x H100", "8 x A100": the card, not the count
     if count:
         ref = ref[count.end():]
     # "H100-80G", "A100 80G": a memory size written without the B (a separate number, unlike the A10G's)

@@ -21,7 +21,7 @@ from typing import Iterable
 
 from kvplan.errors import InputError, KvplanError
 from kvplan.plan import EngineArgs, Plan, parse_env, parse_max_model_len, plan
-from kvplan.resolve import GIB, GB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, normalize
+from kvplan.resolve import GIB, GB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, normalize
 from kvplan.versions import NEWEST_KNOWN, parse_version, source_date
 from kvplan.weights import kv_dtype_bytes
 
@@ -348,9 +348,9 @@ def predict_record(rec: dict, *, given_kv: bool = False) -> tuple[Plan, list[str
     spec, raw_args = _record_model(rec, raw_args, notes)
     gpu = _record_gpu(rec)
     count = (rec.get("gpu") or {}).get("count")
-    named = re.match(r"^\s*(\d+)\s*[x×*]\s*\S", str((rec.get("gpu") or {}).get("name") or ""), re.I)
+    named = gpu_count_in_name((rec.get("gpu") or {}).get("name"))
     if not count and named:  # "4x H100": the count written into the name
-        count = int(named.group(1))
+        count = named
         notes.append(f"GPU count not stated: {count}, from the name {rec['gpu']['name']!r}")
     count = count or 1
     dp = raw_args.get("data_parallel_size") or 1
