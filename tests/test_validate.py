@@ -341,3 +341,15 @@ def test_a_flag_that_quantizes_at_load_sizes_an_unquantized_record(records, flag
     plain, _ = predict_record(base)
     assert p.weights_bytes / 2 ** 30 < gib_below < plain.weights_bytes / 2 ** 30
     assert any("quantized at load" in n for n in notes)
+
+
+def test_record_files_as_editors_and_people_write_them(tmp_path):
+    from kvplan.validate import load_records
+
+    lines = (Path(__file__).parent / "data" / "calibration.jsonl").read_text().splitlines()[:2]
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + ("\n# a comment\n\n".join(lines) + "\n").encode())
+    assert [r["id"] for r in load_records(bom)] == [json.loads(x)["id"] for x in lines]
+    arr = tmp_path / "records.json"
+    arr.write_text(json.dumps([json.loads(x) for x in lines], indent=1))
+    assert len(load_records(arr)) == 2

@@ -76,9 +76,18 @@ def load_records(path: str | Path) -> list[dict]:
     p = Path(path)
     if not p.is_file():
         raise InputError("FILE", f"no such file: {path}", "give a JSONL file of startup records")
+    text = p.read_text(encoding="utf-8-sig")  # a byte-order mark, as some editors write, is not content
+    if text.lstrip().startswith("["):  # a JSON array of records rather than JSON lines
+        try:
+            whole = json.loads(text)
+        except json.JSONDecodeError:
+            whole = None
+        if isinstance(whole, list):
+            lines = [json.dumps(r) for r in whole]
+            text = "\n".join(lines)
     out = []
-    for n, line in enumerate(p.read_text().splitlines(), 1):
-        if not line.strip():
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith(("#", "//")):  # blank lines and comment lines
             continue
         try:
             rec = json.loads(line)
