@@ -162,3 +162,10 @@ def test_with_rate_hits_the_asked_rate(rate, n):
     w = with_rate(base, rate)
     assert w.mean_rate_per_s == pytest.approx(rate, rel=1e-6)
     assert (w.prompt_tokens == base.prompt_tokens).all()
+
+
+def test_a_csv_saved_with_a_byte_order_mark_reads_its_first_column(tmp_path):
+    p = tmp_path / "w.csv"
+    p.write_bytes(b"\xef\xbb\xbfprompt_tokens,completion_tokens\n100,20\n200,30\n")
+    w = load_workload_file(p)
+    assert w.prompt_tokens.tolist() == [100, 200] and w.completion_tokens.tolist() == [20, 30]

@@ -208,8 +208,8 @@ def _parse_times(key: str, values: list) -> np.ndarray:
 
 def _open_text(path: Path):
     if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    return open(path, encoding="utf-8")
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig")
+    return open(path, encoding="utf-8-sig")
 
 
 def _columns_from_file(path: Path, flag: str) -> tuple[dict, str]:
