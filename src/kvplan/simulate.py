@@ -738,6 +738,16 @@ class StepModel:
         return replace(sm, notes=sm.notes + (gpu_note,)) if gpu_note else sm
 
 
+def step_model_report(step_model: StepModel, config: EngineConfig, mean_running: float, workload_summary: dict) -> dict:
+    """What a run's step times were built from (StepModel.to_dict) and two of its steps split into their terms: a
+    decode step of the realized mean number of running requests at the workload's mean context (prompt + half the
+    output), and a prefill step of one full token budget."""
+    seqs = max(1, round(mean_running))
+    context = round(workload_summary["prompt_tokens"]["mean"] + workload_summary["completion_tokens"]["mean"] / 2)
+    steps = [step_model.explain_step(seqs, seqs * context), step_model.explain_step(0, 0, [(config.max_num_batched_tokens, 0)])]
+    return {**step_model.to_dict(), "example_steps": steps}
+
+
 def _layer_reads(plan) -> dict:
     """What a step reads per layer kind, from the plan's KV groups (per rank): how many layers attend to the whole
     context, the window layers as (window, KV bytes per token, layers), and one sequence's recurrent state (one page

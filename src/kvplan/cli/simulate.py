@@ -119,16 +119,6 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     console.print(f"[dim]simulated in {d['simulator_wall_s']:.2f} s[/]")
 
 
-def _example_steps(sm, cfg, d: dict) -> list[dict]:
-    """Two steps as this run took them, with the terms that make their time: a decode step of the realized mean
-    number of running requests at the workload's mean context (prompt + half the output), and a prefill step of
-    one full token budget."""
-    w = d["workload_summary"]
-    seqs = max(1, round(d["mean_running"]))
-    context = round(w["prompt_tokens"]["mean"] + w["completion_tokens"]["mean"] / 2)
-    return [sm.explain_step(seqs, seqs * context), sm.explain_step(0, 0, [(cfg.max_num_batched_tokens, 0)])]
-
-
 def _step_line(e: dict) -> str:
     what = (f"decode step of {e['decode_seqs']} requests at {e['decode_context_tokens'] // max(1, e['decode_seqs']):,} tokens "
             "of context" if e["decode_seqs"] else f"prefill step of {e['prefill_chunks'][0][0]:,} tokens")
@@ -237,7 +227,7 @@ def simulate(
 ):
     """Simulate vLLM's paged admission and continuous batching over a workload: realized concurrency, KV usage, preemptions, latency."""
     from kvplan.render import to_json
-    from kvplan.simulate import parse_slo, simulate_plan
+    from kvplan.simulate import parse_slo, simulate_plan, step_model_report
     from kvplan.workload import build_workload
 
     slo_spec = parse_slo(slo)
@@ -251,7 +241,7 @@ def simulate(
     d["gpu"] = p.gpu.name
     d["tensor_parallel_size"] = p.args.tensor_parallel_size
     d["workload_summary"] = wl.summary()
-    d["step_model"] = {**sm.to_dict(), "example_steps": _example_steps(sm, cfg, d)}
+    d["step_model"] = step_model_report(sm, cfg, d["mean_running"], d["workload_summary"])
     if plot is not None:
         d["plots"] = [str(x) for x in write_plots(res, plot)]
     if json_out:

@@ -348,8 +348,10 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
     slo = sim.parse_slo(req.slo)
     check = _deadline(limit_s)
     result = sim.simulate_plan(p, workload, config, step_model, rules, slo=slo, progress=check, worst_case_concurrency=p.max_concurrency)
+    summary, rd = workload.summary(), result.to_dict()
     out = {"plan": {"model": p.model.id, "gpu": p.gpu.name, "max_concurrency": p.max_concurrency, "kv_cache_tokens": p.kv_cache_tokens},
-           "workload": workload.summary(), "result": result.to_dict(), "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s}}
+           "workload": summary, "result": rd, "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s},
+           "step_model": sim.step_model_report(step_model, config, rd["mean_running"], summary)}
     if req.capacity:
         if not req.slo:
             raise InputError("slo", "capacity needs at least one SLO", "e.g. ttft=1s,tpot=50ms")
