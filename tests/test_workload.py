@@ -169,3 +169,14 @@ def test_a_csv_saved_with_a_byte_order_mark_reads_its_first_column(tmp_path):
     p.write_bytes(b"\xef\xbb\xbfprompt_tokens,completion_tokens\n100,20\n200,30\n")
     w = load_workload_file(p)
     assert w.prompt_tokens.tolist() == [100, 200] and w.completion_tokens.tolist() == [20, 30]
+
+
+def test_bundled_traces_answer_to_the_names_people_write():
+    from kvplan.workload import bundled_name
+
+    assert bundled_name("mooncake-conversation") == "mooncake-conv"
+    assert bundled_name("ShareGPT") == "sharegpt" and bundled_name("arxiv_summarization") == "arxiv-sum"
+    assert bundled_name("no-such-trace") is None
+    with pytest.raises(InputError) as e:
+        build_workload(WorkloadSpec(workload="mooncake-convo", rate_per_s=1.0))
+    assert "did you mean mooncake-conv?" in str(e.value)

@@ -65,6 +65,20 @@ BUNDLED: dict[str, BundledTrace] = {
 }
 
 
+# Longer names people write for the bundled traces.
+BUNDLED_ALIASES = {"azure-conversation": "azure-conv", "azure-coding": "azure-code", "mooncake-conversation": "mooncake-conv",
+                   "mooncake": "mooncake-conv", "arxiv-summarization": "arxiv-sum", "arxiv": "arxiv-sum",
+                   "azure": "azure-conv"}
+
+
+def bundled_name(name: str) -> str | None:
+    """The bundled trace a name means (its own name, an alias, any case, '_' for '-'), else None."""
+    key = name.strip().lower().replace("_", "-")
+    if key in BUNDLED:
+        return key
+    return BUNDLED_ALIASES.get(key)
+
+
 @dataclass(frozen=True, eq=False)
 class Workload:
     """Requests sorted by arrival. `arrival_s` is None for a length-only workload."""
@@ -342,13 +356,17 @@ def build_workload(spec: WorkloadSpec) -> Workload:
         return Workload(name=f"synthetic(prompt={spec.prompt_len}, completion={spec.completion_len})",
                         prompt_tokens=p, completion_tokens=c, arrival_s=arr)
 
-    if spec.workload in BUNDLED:
-        w = load_bundled(spec.workload)
-    elif Path(spec.workload).is_file():
+    if Path(spec.workload).is_file():
         w = load_workload_file(spec.workload)
+    elif bundled_name(spec.workload):
+        w = load_bundled(bundled_name(spec.workload))
     else:
+        import difflib
+
+        near = difflib.get_close_matches(spec.workload.lower(), list(BUNDLED) + list(BUNDLED_ALIASES), n=2, cutoff=0.5)
         raise InputError("--workload", f"{spec.workload!r} is neither a bundled trace nor a file",
-                         "bundled: " + ", ".join(BUNDLED))
+                         (f"did you mean {' or '.join(dict.fromkeys(bundled_name(n) for n in near))}? " if near else "")
+                         + "bundled: " + ", ".join(BUNDLED))
     notes = list(w.notes)
     # lengths overridden by a distribution where asked
     if spec.prompt_len is not None:

@@ -330,13 +330,13 @@ def _deadline(limit_s: float):
 
 def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) -> dict:
     from kvplan import simulate as sim
-    from kvplan.workload import BUNDLED, WorkloadSpec, build_workload, with_rate
+    from kvplan.workload import BUNDLED, WorkloadSpec, build_workload, bundled_name, with_rate
 
     _, _, p, _ = planner.plan(req)
     if not p.fits:
         raise InputError("max_model_len", "the plan does not start, so there is nothing to simulate: " + (p.error or ""), "apply one of the fixes first")
     source = str(planner.workloads.get(req.workload, "workload")) if req.workload.startswith("upload:") else req.workload
-    if source == req.workload and source not in BUNDLED:
+    if source == req.workload and not bundled_name(source):
         raise InputError("workload", f"unknown bundled trace {req.workload!r}", "one of " + ", ".join(BUNDLED) + ", or upload a CSV")
     spec = WorkloadSpec(workload=source, rate_per_s=req.rate_per_s, max_requests=req.max_requests, seed=req.seed)
     workload = build_workload(spec)
