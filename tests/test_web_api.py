@@ -88,6 +88,8 @@ def test_catalogs(client):
     gpus = client.get("/api/gpus").json()
     assert [g["total_bytes"] for g in gpus] == sorted(g["total_bytes"] for g in gpus)
     assert any(g["id"] == "l4" for g in gpus)
+    forms = {g["id"]: g["form"] for g in gpus}  # the page leaves tensor-parallel rows of laptop / integrated parts out
+    assert forms["l4"] == "datacenter" and forms["rtx-4090-laptop"] == "laptop" and forms["gb10"] == "integrated"
 
 
 @pytest.mark.parametrize("body, field, status", [

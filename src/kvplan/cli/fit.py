@@ -237,7 +237,8 @@ def gpus(json_out: bool = typer.Option(False, "--json")):
     cat = sorted(gpu_catalog(), key=lambda g: g.total_bytes)
     if json_out:
         sys.stdout.write(to_json([{"id": g.id, "name": g.name, "total_gib": round(g.total_gib, 3), "compute_capability": g.compute_capability,
-                                    "hbm_bandwidth_tbps": g.hbm_bandwidth_tbps, "aliases": list(g.aliases), "total_source": g.total_source} for g in cat]) + "\n")
+                                    "hbm_bandwidth_tbps": g.hbm_bandwidth_tbps, "aliases": list(g.aliases), "total_source": g.total_source,
+                                    "form": g.form} for g in cat]) + "\n")
         return
     t = Table(title="GPU catalog")
     for c in ("name", "GiB (CUDA)", "cc", "TB/s", "aliases"):

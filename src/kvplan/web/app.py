@@ -375,7 +375,8 @@ def _catalog_gpus() -> list[dict]:
     from kvplan.resolve import gpu_catalog
 
     return [{"id": g.id, "name": g.name, "total_gib": round(g.total_gib, 3), "total_bytes": g.total_bytes, "vendor": g.vendor,
-             "compute_capability": g.compute_capability, "hbm_bandwidth_tbps": g.hbm_bandwidth_tbps, "aliases": list(g.aliases)}
+             "compute_capability": g.compute_capability, "hbm_bandwidth_tbps": g.hbm_bandwidth_tbps, "aliases": list(g.aliases),
+             "form": g.form}
             for g in sorted(gpu_catalog(), key=lambda g: g.total_bytes)]
 
 
