@@ -215,20 +215,36 @@ def test_matches_reference_step_by_step(sc):
     assert res.preemptions_per_request.tolist() == ref["npre"].tolist()
 
 
-# a step model with window layers (a 24-token window) and a recurrent state: the engine's skip-ahead decode runs must
-# still give the per-step times of StepModel.step_s
-SM_WINDOWED = replace(SM, windows=((24, 2.0e4, 1.0e5),), state_bytes_per_seq=2.0e6)
+# Step models with window layers and a recurrent state: the engine's skip-ahead decode runs must still give the per-step
+# times of StepModel.step_s. A window's reads are taken at the decoders' mean context (min(mean, window) each), exact
+# while every decoder is on the same side of the window -- as here: a 1-token window (every context past it) and one
+# longer than any context -- and an over-estimate (Jensen) where they straddle it, which a step grouped differently
+# (a one-token recompute chunk vs a decode) would then charge differently.
+SM_WINDOW_PASSED = replace(SM, windows=((1, 2.0e4, 1.0e5),), state_bytes_per_seq=2.0e6)
+SM_WINDOW_FILLING = replace(SM, windows=((10 ** 6, 2.0e4, 1.0e5),), state_bytes_per_seq=2.0e6)
 
 
+@pytest.mark.parametrize("sm", [SM_WINDOW_PASSED, SM_WINDOW_FILLING], ids=["past-the-window", "filling-the-window"])
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(scenarios(), windowed_scenarios()))
-def test_window_and_state_reads_match_the_reference_step_by_step(sc):
+@given(sc=st.one_of(scenarios(), windowed_scenarios()))
+def test_window_and_state_reads_match_the_reference_step_by_step(sm, sc):
     w, c, rules = sc
-    res = simulate(w, c, SM_WINDOWED, rules)
-    ref = reference(w, c, SM_WINDOWED, rules)
+    res = simulate(w, c, sm, rules)
+    ref = reference(w, c, sm, rules)
     ok = ~res.rejected
     np.testing.assert_allclose(res.finish_s[ok], ref["finish"][ok], rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(res.first_token_s[ok], ref["first_tok"][ok], rtol=1e-9, atol=1e-9)
+
+
+def test_a_decode_run_stops_where_a_window_fills():
+    """Between those regimes the engine's runs stop at the step where the decoders' mean context reaches the window,
+    so the charge stays the one step_s gives for each step of the run."""
+    sm = replace(SM, windows=((40, 2.0e4, 1.0e5),))
+    assert sm.steps_before_a_window_fills(2, 2 * 30) == 11  # mean 30, 31, ... 40: eleven steps below or at it
+    assert sm.steps_before_a_window_fills(2, 2 * 45) is None
+    run = sum(sm.step_s(2, 2 * (30 + i)) for i in range(11))
+    linear = 11 * sm.step_s(2, 60) + (sm.step_s(2, 62) - sm.step_s(2, 60)) * 55
+    assert run == pytest.approx(linear, rel=1e-12)
 
 
 def test_window_layers_read_at_most_their_window_and_recurrent_state_is_read_and_written():

@@ -614,8 +614,8 @@ class StepModel:
     def prefill_attention_s(self, chunk: int, prefix: int) -> float:
         kv_bytes = self.kv_bytes_per_token * (prefix + chunk)
         flops = self.attn_flops_per_token_pair * chunk * (prefix + (chunk + 1) / 2.0)
-        for w, bpt, fpp in self.windows:  # a window layer's queries see at most `window` keys
-            kv_bytes += bpt * min(prefix + chunk, w + chunk)
+        for w, bpt, fpp in self.windows:  # a window layer's query sees the last `window` tokens, itself included
+            kv_bytes += bpt * min(prefix + chunk, w - 1 + chunk)
             flops += fpp * chunk * min(prefix + (chunk + 1) / 2.0, w)
         kv = kv_bytes / (self.hbm_bytes_per_s * self.coeffs.eta_kv_mem)
         fl = self._compute_s(flops, self.coeffs.eta_attn_compute)
