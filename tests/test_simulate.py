@@ -240,8 +240,8 @@ def test_a_decode_run_stops_where_a_window_fills():
     """Between those regimes the engine's runs stop at the step where the decoders' mean context reaches the window,
     so the charge stays the one step_s gives for each step of the run."""
     sm = replace(SM, windows=((40, 2.0e4, 1.0e5),))
-    assert sm.steps_before_a_window_fills(2, 2 * 30) == 11  # mean 30, 31, ... 40: eleven steps below or at it
-    assert sm.steps_before_a_window_fills(2, 2 * 45) is None
+    assert sm.window_decode_s(2, 2 * 30)[2] == 11  # mean 30, 31, ... 40: eleven steps below or at it
+    assert sm.window_decode_s(2, 2 * 45)[2] is None
     run = sum(sm.step_s(2, 2 * (30 + i)) for i in range(11))
     linear = 11 * sm.step_s(2, 60) + (sm.step_s(2, 62) - sm.step_s(2, 60)) * 55
     assert run == pytest.approx(linear, rel=1e-12)

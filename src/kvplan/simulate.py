@@ -508,7 +508,7 @@ class StepModel:
         tensor-parallel collectives, expert layers, recurrent state read and written) in seconds: the parts of
         `fixed_part_s`."""
         c = self.coeffs
-        t_mem = self.weights_bytes_per_rank / (self.hbm_bytes_per_s * c.eta_mem_stream)
+        t_mem = self.dense_weights_read_s
         t_fl = self._compute_s((self.linear_flops_per_token - self.expert_flops_per_token) * tokens
                                + self.lm_head_flops_per_seq * seqs)
         lat = c.allreduce_latency_s if self.collective_latency_s is None else self.collective_latency_s
@@ -523,7 +523,7 @@ class StepModel:
         """The seconds of one step by term; `step_s` is their sum."""
         tokens = decode_seqs + sum(ch for ch, _ in chunks)
         fixed, per_request, linear, kernels, collectives, experts, state = self._fixed_terms(tokens, decode_seqs + len(chunks))
-        read_bound = linear == self.weights_bytes_per_rank / (self.hbm_bytes_per_s * self.coeffs.eta_mem_stream)
+        read_bound = linear == self.dense_weights_read_s
         mixed = self.mixed_decode_factor if chunks else 1.0
         return {
             "fixed_overhead": fixed, "per_request_work": per_request,
@@ -531,7 +531,7 @@ class StepModel:
             "kernel_launches": kernels, "tp_collectives": collectives, "expert_layers": experts,
             "recurrent_state_rw": state,
             "decode_kv_read": mixed * (self.per_context_token_s * decode_context_tokens
-                                       + self.window_read_s(decode_seqs, decode_context_tokens)),
+                                       + self.window_decode_s(decode_seqs, decode_context_tokens)[0]),
             "prefill_attention": sum(self.prefill_attention_s(ch, pre) for ch, pre in chunks),
         }
 
@@ -545,8 +545,6 @@ class StepModel:
 
     def to_dict(self) -> dict:
         """What the step model was built from: per-rank sizes, the GPU's speeds, the coefficients, and notes."""
-        from dataclasses import asdict
-
         return {"weights_bytes_per_rank": self.weights_bytes_per_rank, "expert_bytes_per_rank": self.expert_bytes_per_rank,
                 "kv_bytes_per_token": self.kv_bytes_per_token, "hbm_bytes_per_s": self.hbm_bytes_per_s,
                 "peak_flops_per_s": self.peak_flops_per_s, "link_bytes_per_s": self.link_bytes_per_s,
@@ -583,33 +581,30 @@ class StepModel:
                    self._compute_s(self.attn_flops_per_token_pair))
 
     @property
+    def dense_weights_read_s(self) -> float:
+        """Seconds to stream the dense weights once: the memory side of the linear layers."""
+        return self.weights_bytes_per_rank / (self.hbm_bytes_per_s * self.coeffs.eta_mem_stream)
+
+    @property
     def mixed_decode_factor(self) -> float:
         """How much longer the decodes' KV takes to read in a step that also prefills (1: no penalty measured)."""
         return 1.0 + self.coeffs.mixed_decode_kv_per_extra_head * max(self.query_heads_per_kv_head - 1, 0)
 
-    def window_read_s(self, decode_seqs: int, decode_context_tokens: float) -> float:
-        """Decode reads of the window layers: each request reads min(context, window) tokens of them, taken at the
-        requests' mean context (which the simulator tracks; exact when the requests are on the same side of the window)."""
+    def window_decode_s(self, decode_seqs: int, decode_context_tokens: float) -> tuple[float, float, Optional[int]]:
+        """Decode reads of the window layers: (seconds this step, how much that grows per further decode step with
+        every request one token longer, the steps over which it grows so -- None: no window still filling). Each
+        request reads min(context, window) tokens of them, taken at the requests' mean context (which the simulator
+        tracks; exact when the requests are on the same side of the window)."""
         if not self.windows or decode_seqs <= 0:
-            return 0.0
+            return 0.0, 0.0, None
         mean = decode_context_tokens / decode_seqs
         per_byte = 1.0 / (self.hbm_bytes_per_s * self.coeffs.eta_kv_mem)
-        return sum(decode_seqs * min(mean, w) * bpt * per_byte for w, bpt, _ in self.windows)
-
-    def window_growth_s(self, decode_seqs: int, decode_context_tokens: float) -> float:
-        """How much `window_read_s` grows per decode step (every request one token longer)."""
-        if not self.windows or decode_seqs <= 0:
-            return 0.0
-        mean = decode_context_tokens / decode_seqs
-        return sum(decode_seqs * bpt for w, bpt, _ in self.windows if mean < w) / (self.hbm_bytes_per_s * self.coeffs.eta_kv_mem)
-
-    def steps_before_a_window_fills(self, decode_seqs: int, decode_context_tokens: float) -> Optional[int]:
-        """Decode steps over which `window_read_s` stays linear (None: no window still filling)."""
-        if not self.windows or decode_seqs <= 0:
-            return None
-        mean = decode_context_tokens / decode_seqs
-        left = [int(w - mean) + 1 for w, _, _ in self.windows if mean < w]
-        return min(left) if left else None
+        read_s = sum(decode_seqs * min(mean, w) * bpt * per_byte for w, bpt, _ in self.windows)
+        filling = [(w, bpt) for w, bpt, _ in self.windows if mean < w]
+        if not filling:
+            return read_s, 0.0, None
+        growth_s = sum(decode_seqs * bpt for _, bpt in filling) / (self.hbm_bytes_per_s * self.coeffs.eta_kv_mem)
+        return read_s, growth_s, min(int(w - mean) + 1 for w, _ in filling)
 
     def prefill_attention_s(self, chunk: int, prefix: int) -> float:
         kv_bytes = self.kv_bytes_per_token * (prefix + chunk)
@@ -1339,10 +1334,9 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
 
     fixed_part = step_model.fixed_part_s
     per_ctx = step_model.per_context_token_s
-    per_ctx_mixed = per_ctx * step_model.mixed_decode_factor
-    has_windows = bool(getattr(step_model, "windows", ()))
-    window_read = getattr(step_model, "window_read_s", None)
-    window_growth = getattr(step_model, "window_growth_s", None)
+    mixed_factor = step_model.mixed_decode_factor
+    per_ctx_mixed = per_ctx * mixed_factor
+    window_decode = step_model.window_decode_s if step_model.windows else None
     pf_attn = step_model.prefill_attention_s
     fixed_cache: dict = {}
 
@@ -1633,12 +1627,12 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             a0 = fixed_cache[n_dec] = fixed_part(n_dec, n_dec)
         a0 += per_ctx * (S_dec + n_dec)
         b = per_ctx * n_dec
-        if has_windows:  # window layers: linear while no window fills during the run
-            k_win = step_model.steps_before_a_window_fills(n_dec, S_dec + n_dec)
+        if window_decode:  # window layers: linear while no window fills during the run
+            read_s, growth_s, k_win = window_decode(n_dec, S_dec + n_dec)
             if k_win is not None and k_win < k:
                 k = k_win
-            a0 += window_read(n_dec, S_dec + n_dec)
-            b += window_growth(n_dec, S_dec + n_dec)
+            a0 += read_s
+            b += growth_s
         return k, a0, b
 
     def run_decode_steps(k: int, nrun: int, a0: float, b: float) -> None:
@@ -1764,8 +1758,8 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     def step_time_s(tokens: int, dec_tokens: int, chunks: list) -> float:
         """Seconds a detailed step with these decode tokens and prefill chunks takes on its own."""
         dt = fixed_part(tokens, dec_tokens + len(chunks)) + (per_ctx_mixed if chunks else per_ctx) * (S_dec + dec_tokens)
-        if has_windows and dec_tokens:
-            dt += window_read(dec_tokens, S_dec + dec_tokens) * (step_model.mixed_decode_factor if chunks else 1.0)
+        if window_decode and dec_tokens:
+            dt += window_decode(dec_tokens, S_dec + dec_tokens)[0] * (mixed_factor if chunks else 1.0)
         for _, ch, pre in chunks:
             dt += pf_attn(ch, pre)
         return dt
