@@ -199,22 +199,6 @@ _LINGERING_PREFILL = (
     R19)
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(scenarios(), windowed_scenarios()))
-@example(_LINGERING_PREFILL)
-def test_matches_reference_step_by_step(sc):
-    """The skip-ahead engine gives the same per-request times as a naive per-step loop (which
-    charges `EngineConfig.blocks_for` directly), with and without window-capped groups."""
-    w, c, rules = sc
-    res = simulate(w, c, SM, rules)
-    ref = reference(w, c, SM, rules)
-    ok = ~res.rejected
-    np.testing.assert_allclose(res.finish_s[ok], ref["finish"][ok], rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(res.first_token_s[ok], ref["first_tok"][ok], rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(res.first_scheduled_s[ok], ref["first_sched"][ok], rtol=1e-9, atol=1e-9)
-    assert res.preemptions_per_request.tolist() == ref["npre"].tolist()
-
-
 # Step models with window layers and a recurrent state: the engine's skip-ahead decode runs must still give the per-step
 # times of StepModel.step_s. A window's reads are taken at the decoders' mean context (min(mean, window) each), exact
 # while every decoder is on the same side of the window -- as here: a 1-token window (every context past it) and one
@@ -224,16 +208,22 @@ SM_WINDOW_PASSED = replace(SM, windows=((1, 2.0e4, 1.0e5),), state_bytes_per_seq
 SM_WINDOW_FILLING = replace(SM, windows=((10 ** 6, 2.0e4, 1.0e5),), state_bytes_per_seq=2.0e6)
 
 
-@pytest.mark.parametrize("sm", [SM_WINDOW_PASSED, SM_WINDOW_FILLING], ids=["past-the-window", "filling-the-window"])
+@pytest.mark.parametrize("sm", [SM, SM_WINDOW_PASSED, SM_WINDOW_FILLING], ids=["full-attention", "past-the-window", "filling-the-window"])
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sc=st.one_of(scenarios(), windowed_scenarios()))
-def test_window_and_state_reads_match_the_reference_step_by_step(sm, sc):
+@example(sc=_LINGERING_PREFILL)
+def test_matches_reference_step_by_step(sm, sc):
+    """The skip-ahead engine gives the same per-request times as a naive per-step loop (which
+    charges `EngineConfig.blocks_for` directly), with and without window-capped groups, and with window layers
+    and a recurrent state in the step model."""
     w, c, rules = sc
     res = simulate(w, c, sm, rules)
     ref = reference(w, c, sm, rules)
     ok = ~res.rejected
     np.testing.assert_allclose(res.finish_s[ok], ref["finish"][ok], rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(res.first_token_s[ok], ref["first_tok"][ok], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(res.first_scheduled_s[ok], ref["first_sched"][ok], rtol=1e-9, atol=1e-9)
+    assert res.preemptions_per_request.tolist() == ref["npre"].tolist()
 
 
 def test_a_decode_run_stops_where_a_window_fills():
