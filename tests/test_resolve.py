@@ -418,6 +418,7 @@ def test_a_count_written_into_the_gpu_name_is_named_not_guessed():
 
 @pytest.mark.parametrize("name, form", [("T4", "datacenter"), ("H100", "datacenter"), ("L40S", "datacenter"),
                                         ("RTX 4090", "desktop"), ("RTX A6000", "desktop"), ("RTX 6000 Ada", "desktop"),
-                                        ("RTX 4090 Laptop", "laptop"), ("GB10", "integrated"), ("MI300X", "datacenter")])
+                                        ("RTX 4090 Laptop", "laptop"), ("GB10", "integrated"), ("Jetson AGX Thor", "integrated"),
+                                        ("MI300X", "datacenter")])
 def test_a_gpu_says_what_kind_of_machine_holds_it(name, form):
     assert resolve_gpu(name, detect=False)[0].form == form

@@ -90,6 +90,8 @@ def test_catalogs(client):
     assert any(g["id"] == "l4" for g in gpus)
     forms = {g["id"]: g["form"] for g in gpus}  # the page leaves tensor-parallel rows of laptop / integrated parts out
     assert forms["l4"] == "datacenter" and forms["rtx-4090-laptop"] == "laptop" and forms["gb10"] == "integrated"
+    single = {g["id"]: g["one_per_machine"] for g in gpus}
+    assert single["rtx-4090-laptop"] and single["gb10"] and single["jetson-thor"] and not single["l4"]
 
 
 @pytest.mark.parametrize("body, field, status", [

@@ -25,7 +25,7 @@ uvicorn = pytest.importorskip("uvicorn", reason="kvplan[web] is not installed")
 
 import kvplan  # noqa: E402
 from kvplan.render import budget_segments, verdict_text  # noqa: E402
-from kvplan.resolve import model_catalog  # noqa: E402
+from kvplan.resolve import gpu_catalog, model_catalog  # noqa: E402
 from kvplan.web.app import create_app  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -110,6 +110,10 @@ def test_llama_on_l4_follows_max_model_len(page):
                            " return t.dataset.state === 'ready' && t.dataset.key === key; }",
                            arg=json.dumps([LLAMA, "l4", "8192"], separators=(",", ":")))
     assert page.locator("#gpu-table tr.chosen td").first.text_content() == at_8k.gpu.name
+    rows = page.eval_on_selector_all("#gpu-table tbody tr", "trs => trs.map(tr => [...tr.cells].map(td => td.textContent))")
+    laptop_or_integrated = {g.name for g in gpu_catalog() if g.one_per_machine}
+    assert any(name in laptop_or_integrated for name, *_ in rows)  # they are listed, on their own only
+    assert not any(name in laptop_or_integrated and tp != "1" for name, tp, *_ in rows)
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOT), full_page=True)
 

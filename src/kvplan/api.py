@@ -191,7 +191,7 @@ def smallest_gpu(p: Plan, *, any_size: bool = False) -> GPUSpec | None:
         if (g.total_bytes <= p.gpu.total_bytes and not any_size) or g.vendor != p.gpu.vendor or g.id == p.gpu.id:
             continue
         if g.form != form:
-            if g.form not in ("laptop", "integrated"):
+            if not g.one_per_machine:
                 others.append(g)
             continue
         q = _try(p, gpu=g)
@@ -211,8 +211,8 @@ def smallest_gpu_and_tp(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDI
         if g.vendor != vendor:
             continue
         for tp in (1, 2, 4, 8):
-            if tp > 1 and g.form in ("laptop", "integrated"):
-                continue  # one such GPU to a machine
+            if tp > 1 and g.one_per_machine:
+                continue
             options.append((g.total_bytes * tp, tp, g))
     for _, tp, g in sorted(options, key=lambda o: (o[0], o[1])):
         try:

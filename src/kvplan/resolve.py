@@ -29,6 +29,7 @@ from kvplan.errors import (
     UnknownGPUError,
     UnknownModelError,
 )
+from kvplan.versions import INTEGRATED_MEMORY_CC
 
 GIB = 1024 ** 3
 GB = 1000 ** 3
@@ -74,17 +75,23 @@ class GPUSpec:
 
     @property
     def form(self) -> str:
-        """What kind of machine holds it, from its name: 'laptop', 'integrated' (memory shared with the CPU: GB10,
-        Jetson), 'desktop' (GeForce, TITAN, Radeon, and the workstation Quadro / RTX A / RTX Ada / RTX PRO cards) or
-        'datacenter' (the rest: Tesla, A/H/B/L series, Instinct)."""
+        """What kind of machine holds it: 'laptop' (from its name), 'integrated' (memory shared with the CPU: GB10,
+        Jetson, by compute capability, as the plan tells them), else from its name 'desktop' (GeForce, TITAN, Radeon,
+        and the workstation Quadro / RTX A / RTX Ada / RTX PRO cards) or 'datacenter' (the rest: Tesla, A/H/B/L
+        series, Instinct)."""
         name = self.name.lower()
         if "laptop" in name:
             return "laptop"
-        if re.search(r"\b(gb10|jetson)\b", name):
+        if self.compute_capability in INTEGRATED_MEMORY_CC:
             return "integrated"
         if re.search(r"geforce|titan|radeon|quadro|rtx a\d|rtx \d+ ?(sff )?ada|rtx \d+ada|rtx pro", name):
             return "desktop"
         return "datacenter"
+
+    @property
+    def one_per_machine(self) -> bool:
+        """A laptop or integrated-memory GPU: one to a machine (no tensor parallelism over several)."""
+        return self.form in ("laptop", "integrated")
 
     @property
     def cc(self) -> tuple[int, int] | None:

@@ -376,7 +376,7 @@ def _catalog_gpus() -> list[dict]:
 
     return [{"id": g.id, "name": g.name, "total_gib": round(g.total_gib, 3), "total_bytes": g.total_bytes, "vendor": g.vendor,
              "compute_capability": g.compute_capability, "hbm_bandwidth_tbps": g.hbm_bandwidth_tbps, "aliases": list(g.aliases),
-             "form": g.form}
+             "form": g.form, "one_per_machine": g.one_per_machine}
             for g in sorted(gpu_catalog(), key=lambda g: g.total_bytes)]
 
 

@@ -197,8 +197,7 @@ async function refreshGpuTable(values, seq) {
   if (seq !== state.tableSeq) return;
   const byId = Object.fromEntries(state.gpus.map((g) => [g.id, g]));
   // one laptop or integrated-memory GPU to a machine: no tensor-parallel rows for them
-  const single = (g) => g.form === "laptop" || g.form === "integrated";
-  const fit = data.rows.filter((r) => r.fits && byId[r.gpu] && !(single(byId[r.gpu]) && r.tensor_parallel_size > 1));
+  const fit = data.rows.filter((r) => r.fits && byId[r.gpu] && !(byId[r.gpu].one_per_machine && r.tensor_parallel_size > 1));
   fit.sort((a, b) => byId[a.gpu].total_bytes * a.tensor_parallel_size - byId[b.gpu].total_bytes * b.tensor_parallel_size
     || a.tensor_parallel_size - b.tensor_parallel_size);
   const tbody = document.querySelector("#gpu-table tbody");
