@@ -169,6 +169,8 @@ def plot_sweep(rows: Sequence[dict], varied: Sequence[str], path: str, band: dic
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from kvplan.validate import band_bounds
+
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
     x_name = varied[0]
     series: dict[str, list[dict]] = {}
@@ -178,13 +180,12 @@ def plot_sweep(rows: Sequence[dict], varied: Sequence[str], path: str, band: dic
         key = str(r[varied[1]]) if len(varied) > 1 else "concurrency"
         series.setdefault(key, []).append(r)
     numeric = all(isinstance(r[x_name], (int, float)) for s in series.values() for r in s)
+    shade = bool(band and band.get("lo") is not None and numeric)
     for label, rs in series.items():
         xs = [r[x_name] for r in rs] if numeric else list(range(len(rs)))
         ys = [r["max_concurrency"] for r in rs]
         ax.plot(xs, ys, marker="o", label=label)
-        if band and band.get("lo") is not None and numeric:
-            from kvplan.validate import band_bounds
-
+        if shade:
             bounds = [band_bounds(y, band) for y in ys]
             ax.fill_between(xs, [b[0] for b in bounds], [b[1] for b in bounds], alpha=0.15)
         if not numeric:
@@ -197,7 +198,7 @@ def plot_sweep(rows: Sequence[dict], varied: Sequence[str], path: str, band: dic
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
     ax.set_xlabel(x_name)
     ax.set_ylabel("max concurrency (full-length requests)")
-    shaded = "; shaded: p10-p90 of the validated residuals" if band and band.get("lo") is not None and numeric else ""
+    shaded = "; shaded: p10-p90 of the validated residuals" if shade else ""
     ax.set_title("Concurrency vs " + x_name + " (red: does not start" + shaded + ")", fontsize=10 if shaded else None)
     if len(series) > 1:
         ax.legend(title=varied[1], fontsize=8)

@@ -9,12 +9,11 @@ with the exact numbers, so tests and scripts can read them back.
 from __future__ import annotations
 
 import math
-
-from kvplan.validate import band_bounds
 from html import escape
 from typing import Sequence
 
 from kvplan.render import GB, GIB, budget_segments
+from kvplan.validate import band_bounds
 
 SEGMENT_COLOURS = {  # the same order and hues as render.SEGMENTS (the terminal bar)
     "weights": "#b45cc8",
