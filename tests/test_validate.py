@@ -353,3 +353,6 @@ def test_record_files_as_editors_and_people_write_them(tmp_path):
     arr = tmp_path / "records.json"
     arr.write_text(json.dumps([json.loads(x) for x in lines], indent=1))
     assert len(load_records(arr)) == 2
+    arr.write_text(json.dumps([json.loads(lines[0]), 3]))
+    with pytest.raises(InputError, match=r"records\.json:2 is not a startup record"):
+        load_records(arr)

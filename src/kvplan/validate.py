@@ -83,8 +83,7 @@ def load_records(path: str | Path) -> list[dict]:
         except json.JSONDecodeError:
             whole = None
         if isinstance(whole, list):
-            lines = [json.dumps(r) for r in whole]
-            text = "\n".join(lines)
+            return [_startup_record(rec, f"{path}:{n}") for n, rec in enumerate(whole, 1)]
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith(("#", "//")):  # blank lines and comment lines
@@ -93,10 +92,14 @@ def load_records(path: str | Path) -> list[dict]:
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError("FILE", f"{path}:{n} is not JSON ({exc.msg})", "one startup record per line") from None
-        if not isinstance(rec, dict) or "model" not in rec or "observed" not in rec:
-            raise InputError("FILE", f"{path}:{n} is not a startup record", "see docs/startup-record-format.md")
-        out.append(rec)
+        out.append(_startup_record(rec, f"{path}:{n}"))
     return out
+
+
+def _startup_record(rec, where: str) -> dict:
+    if not isinstance(rec, dict) or "model" not in rec or "observed" not in rec:
+        raise InputError("FILE", f"{where} is not a startup record", "see docs/startup-record-format.md")
+    return rec
 
 
 def _log_format_era(obs: dict) -> tuple[str, str, str] | None:
