@@ -12,9 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kvplan.diagnose import CONFIDENT, LAYERS, SYMPTOMS, diagnose, sharpen_with_plan, wheel_cuda_for
+from kvplan.diagnose import CONFIDENT, LAYERS, SYMPTOMS, diagnose, sharpen_with_plan
 from kvplan.errors import InputError
 from kvplan.logs import parse_lines
+from kvplan.versions import wheel_cuda
 
 DATA = Path(__file__).parent / "data"
 CASES = [json.loads(line) for line in (DATA / "vllm_failure_cases.jsonl").read_text().splitlines() if line.strip()]
@@ -145,11 +146,12 @@ def test_driver_found_version_splits_runtime_from_driver():
 
 
 def test_wheel_cuda_table():
-    assert wheel_cuda_for("0.6.3.post1") == "12.1"
-    assert wheel_cuda_for("0.9.2") == "12.8"
-    assert wheel_cuda_for("0.19.1") == "12.9"
-    assert wheel_cuda_for("0.24.0") == "13.0"
-    assert wheel_cuda_for(None) is None
+    assert wheel_cuda("0.6.3.post1") == "12.1"
+    assert wheel_cuda("0.9.2") == "12.8"
+    assert wheel_cuda("0.19.1") == "12.9"
+    assert wheel_cuda("0.24.0") == "13.0"
+    assert wheel_cuda(None) is None
+    assert wheel_cuda("main") is None  # a log that names no release
 
 
 def test_free_memory_gives_a_utilization_that_starts():

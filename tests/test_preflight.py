@@ -8,6 +8,7 @@ from types import SimpleNamespace as NS
 import pytest
 
 from kvplan import preflight as pf
+from kvplan.versions import rules_for
 
 GIB = 1024**3
 MIB = 1024**2
@@ -187,7 +188,7 @@ def test_driver_against_the_wheels_cuda(driver, vllm, status, hint):
 
 
 def test_wheel_cuda_table():
-    assert [pf.wheel_cuda(v) for v in ("0.6.3", "0.8.5", "0.9.0", "0.12.0", "0.19.1", "0.20.0", "0.33.0")] == \
+    assert [rules_for(v).wheel_cuda for v in ("0.6.3", "0.8.5", "0.9.0", "0.12.0", "0.19.1", "0.20.0", "0.33.0")] == \
         ["12.1", "12.4", "12.8", "12.9", "12.9", "13.0", "13.0"]
 
 

@@ -19,7 +19,6 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Optional
 
-from kvplan.errors import InputError
 from kvplan.logs import (
     SIGNATURES_BY_NAME,
     SignatureHit,
@@ -28,7 +27,7 @@ from kvplan.logs import (
     fill_template,
     parse_log,
 )
-from kvplan.versions import MIN_DRIVER_BY_CUDA, rules_for
+from kvplan.versions import MIN_DRIVER_BY_CUDA, wheel_cuda
 
 SYMPTOMS = (
     "import_undefined_symbol", "driver_too_old", "gpu_not_detected_in_container", "unsupported_gpu",
@@ -47,23 +46,6 @@ LAYERS = (
 CONFIDENT = 0.6
 
 # ---- driver data (gpu-facts.md §6 and §7) ---------------------------------------------------
-
-def wheel_cuda_for(vllm_version: Optional[str]) -> Optional[str]:
-    """The CUDA runtime of vLLM's default wheel for a release (None when the version is unknown or unreadable)."""
-    if _version_key(vllm_version) is None:
-        return None
-    try:
-        return rules_for(vllm_version).wheel_cuda
-    except InputError:
-        return None
-
-
-def _version_key(text: Optional[str]) -> Optional[tuple[int, ...]]:
-    if not text:
-        return None
-    parts = re.findall(r"\d+", text)[:3]
-    return tuple(int(p) for p in parts) if len(parts) >= 2 else None
-
 
 def _driver_major(version: str) -> int:
     return int(version.split(".")[0])
@@ -227,7 +209,7 @@ def _decide_driver(draft: _Draft, log: StartupLog, context: dict) -> None:
     """Who owns a driver/runtime mismatch: the host driver, or the runtime the image/wheel brings."""
     names = {h.signature for h in draft.hits}
     found = next((h.groups.get("found") for h in draft.hits if h.signature == "driver_too_old" and h.groups.get("found")), None)
-    runtime = context.get("image_cuda") or wheel_cuda_for(log.vllm_version)
+    runtime = context.get("image_cuda") or wheel_cuda(log.vllm_version)
     minimum = MIN_DRIVER_BY_CUDA.get(runtime) if runtime else None
     if minimum:
         draft.details["runtime_cuda"] = runtime
@@ -462,7 +444,7 @@ def _sharpen_one(finding: Finding, plan, log: StartupLog, plan_factory, model) -
             except Exception as exc:  # a plan detail must not break the diagnosis
                 details["plan_error"] = str(exc)
     elif finding.symptom == "driver_too_old" and "min_driver" not in details:
-        runtime = wheel_cuda_for(getattr(plan, "vllm_version", None))
+        runtime = wheel_cuda(getattr(plan, "vllm_version", None))
         if runtime and runtime in MIN_DRIVER_BY_CUDA:
             details.update(runtime_cuda=runtime, min_driver=MIN_DRIVER_BY_CUDA[runtime])
             fix += f" vLLM {plan.vllm_version} wheels use CUDA {runtime}: driver >= {MIN_DRIVER_BY_CUDA[runtime]}."

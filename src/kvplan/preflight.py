@@ -342,16 +342,6 @@ class Request:
     plan_summary: Optional[str] = None
 
 
-def wheel_cuda(vllm_version: str) -> str:
-    """The CUDA runtime of the release's default wheel (versions.py, rule wheel_cuda)."""
-    return rules_for(vllm_version).wheel_cuda
-
-
-def min_compute_capability(vllm_version: str) -> tuple[int, int]:
-    """The oldest compute capability the release's wheels are built for (versions.py, rule min_compute_capability)."""
-    return rules_for(vllm_version).min_compute_capability
-
-
 def _gib(n: Optional[float]) -> str:
     return "?" if n is None else f"{n / GIB:.1f} GiB"
 
@@ -377,7 +367,7 @@ def _used(facts: MachineFacts, req: Request) -> tuple[GPUInfo, ...]:
 def check_compute_capability(facts: MachineFacts, req: Request) -> list[Finding]:
     if not facts.gpus:
         return []
-    floor = min_compute_capability(req.vllm_version)
+    floor = rules_for(req.vllm_version).min_compute_capability
     gpus = _used(facts, req)
     low = min(gpus, key=lambda g: g.cc)
     floor_s = f"{floor[0]}.{floor[1]}"
@@ -435,7 +425,7 @@ def _quantization_gate(quant: Optional[str], cc: tuple[int, int], gpu: GPUInfo) 
 def check_driver(facts: MachineFacts, req: Request) -> list[Finding]:
     if not facts.gpus or not facts.driver_version:
         return []
-    cuda = wheel_cuda(req.vllm_version)
+    cuda = rules_for(req.vllm_version).wheel_cuda
     need = MIN_DRIVER_BY_CUDA[cuda]
     have = _version_tuple(facts.driver_version)
     if have >= _version_tuple(need):

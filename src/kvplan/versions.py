@@ -364,6 +364,17 @@ def rules_for(version: str | None = None) -> VersionRules:
     return VersionRules(version=text, release=release, notes=tuple(notes), **values)
 
 
+def wheel_cuda(vllm_version: str | None) -> str | None:
+    """The CUDA runtime of a release's default wheel (rule wheel_cuda), or None when no version is given or none can
+    be read from the text (a log that never printed one)."""
+    if not vllm_version:
+        return None
+    try:
+        return rules_for(vllm_version).wheel_cuda
+    except InputError:
+        return None
+
+
 def batch_defaults(rules: VersionRules, gpu_total_gib: float, gpu_name: str, compute_capability: str,
                    entrypoint: str = "serve") -> tuple[int, int]:
     """(max_num_batched_tokens, max_num_seqs) defaults of `vllm serve` (section 2.3).
