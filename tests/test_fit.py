@@ -1064,16 +1064,18 @@ def test_a_refused_start_logs_only_what_vllm_prints_before_it_stops():
 
 def test_scheduler_limits_vllm_refuses_before_loading():
     import kvplan
-    from kvplan.errors import InputError
+    from kvplan.errors import RefusedByVLLMError
+    from kvplan.plan import BATCHED_TOKENS_BELOW_MAX_MODEL_LEN
 
-    with pytest.raises(InputError) as e:  # explicit max_num_seqs above the token budget
+    with pytest.raises(RefusedByVLLMError) as e:  # explicit max_num_seqs above the token budget
         kvplan.fit("Qwen/Qwen3-8B", "H100", max_num_batched_tokens=100, max_num_seqs=256)
     assert "must be greater than or equal to max_num_seqs (256)" in str(e.value) and e.value.field == "--max-num-batched-tokens"
+    assert e.value.rule != BATCHED_TOKENS_BELOW_MAX_MODEL_LEN
     # left at its default, max_num_seqs follows the budget in V1 (min(default, max_num_batched_tokens))
     assert kvplan.fit("Qwen/Qwen3-8B", "H100", max_num_batched_tokens=100, fixes=False).args.max_num_seqs == 100
-    with pytest.raises(InputError) as e:  # V0, 16K context, chunked prefill not on by itself below 32K
+    with pytest.raises(RefusedByVLLMError) as e:  # V0, 16K context, chunked prefill not on by itself below 32K
         kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "H100", max_num_batched_tokens=4096, max_model_len=16384, vllm_version="0.7.3")
-    assert "is smaller than max_model_len (16384)" in str(e.value)
+    assert "is smaller than max_model_len (16384)" in str(e.value) and e.value.rule == BATCHED_TOKENS_BELOW_MAX_MODEL_LEN
     ok = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "H100", max_num_batched_tokens=4096, max_model_len=16384,
                     vllm_version="0.7.3", enable_chunked_prefill=True, fixes=False)
     assert ok.args.max_num_batched_tokens == 4096

@@ -44,6 +44,15 @@ class UndeterminedError(InputError):
     """A number kvplan cannot determine. Raised instead of guessing."""
 
 
+class RefusedByVLLMError(InputError):
+    """Engine arguments vLLM itself refuses before loading anything, with its own message. `rule` names the check
+    (e.g. 'max_num_batched_tokens < max_model_len'), so a caller can act on which one failed."""
+
+    def __init__(self, field: str, message: str, fix: str | None = None, *, rule: str):
+        self.rule = rule
+        super().__init__(field, message, fix)
+
+
 class HubError(KvplanError):
     """The Hugging Face Hub could not be reached or refused the request."""
 

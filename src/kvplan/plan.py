@@ -20,7 +20,7 @@ from functools import cached_property
 from typing import Iterable
 
 from kvplan.calibration import GIB, coefficients_for
-from kvplan.errors import InputError
+from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, batch_defaults,
                              rules_for)
@@ -32,6 +32,8 @@ MODEL_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
 MAMBA_DTYPES = ("auto", "float32", "float16", "bfloat16")
 DEFAULT_BLOCK_SIZE = 16  # CacheConfig.DEFAULT_BLOCK_SIZE (section 2.4)
 AUTO_FIT = -1  # --max-model-len -1 (section 4, "Auto-fit")
+# SchedulerConfig._verify_args's refusal that chunked prefill lifts (RefusedByVLLMError.rule)
+BATCHED_TOKENS_BELOW_MAX_MODEL_LEN = "max_num_batched_tokens < max_model_len without chunked prefill"
 # Speculative methods whose drafter is the checkpoint's own MTP layers (vLLM's SpeculativeConfig method names), and
 # those that draft without weights or KV.
 _MTP_METHODS = ("mtp", "deepseek_mtp", "qwen3_next_mtp", "qwen3_5_mtp", "glm4_moe_mtp", "mimo_mtp", "ernie_mtp",
@@ -631,15 +633,17 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         notes.append(f"max_num_seqs {max_seqs} ({who} default)")
     # SchedulerConfig._verify_args (config/scheduler.py; config.py before 0.10): vLLM refuses these before loading
     if tokens < max_len and not chunked:
-        raise InputError("--max-num-batched-tokens",
+        raise RefusedByVLLMError("--max-num-batched-tokens",
                          f"max_num_batched_tokens ({tokens}) is smaller than max_model_len ({max_len}). This effectively "
                          "limits the maximum sequence length to max_num_batched_tokens and makes vLLM reject longer "
                          "sequences. Please increase max_num_batched_tokens or decrease max_model_len.",
-                         f"with chunked prefill off, give --max-num-batched-tokens {max_len} or more, or a shorter --max-model-len")
+                         f"with chunked prefill off, give --max-num-batched-tokens {max_len} or more, or a shorter --max-model-len",
+                         rule=BATCHED_TOKENS_BELOW_MAX_MODEL_LEN)
     if tokens < max_seqs:
-        raise InputError("--max-num-batched-tokens",
-                         f"max_num_batched_tokens ({tokens}) must be greater than or equal to max_num_seqs ({max_seqs}).",
-                         f"give --max-num-batched-tokens {max_seqs} or more, or --max-num-seqs {tokens} or less")
+        raise RefusedByVLLMError("--max-num-batched-tokens",
+                                 f"max_num_batched_tokens ({tokens}) must be greater than or equal to max_num_seqs ({max_seqs}).",
+                                 f"give --max-num-batched-tokens {max_seqs} or more, or --max-num-seqs {tokens} or less",
+                                 rule="max_num_batched_tokens < max_num_seqs")
     spec = args.speculative
     if spec and spec[0] == "mtp":
         if not model.mtp_layers:

@@ -19,8 +19,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Iterable
 
-from kvplan.errors import InputError, KvplanError
-from kvplan.plan import EngineArgs, Plan, parse_env, parse_max_model_len, plan
+from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
+from kvplan.plan import BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, EngineArgs, Plan, parse_env, parse_max_model_len, plan
 from kvplan.resolve import GIB, GB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, normalize
 from kvplan.versions import NEWEST_KNOWN, parse_version, source_date
 from kvplan.weights import kv_dtype_bytes
@@ -384,7 +384,7 @@ def predict_record(rec: dict, *, given_kv: bool = False) -> tuple[Plan, list[str
         try:
             return plan(spec, gpu, args, extra_assumptions=notes), notes
         except InputError as exc:
-            if (exc.field == "--max-num-batched-tokens" and "smaller than max_model_len" in str(exc)
+            if (isinstance(exc, RefusedByVLLMError) and exc.rule == BATCHED_TOKENS_BELOW_MAX_MODEL_LEN
                     and args.enable_chunked_prefill is None):
                 # the record's engine ran, and vLLM accepts max_num_batched_tokens < max_model_len only with chunked
                 # prefill on (SchedulerConfig._verify_args): the flag was given but not recorded
