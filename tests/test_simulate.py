@@ -250,8 +250,8 @@ def test_window_layers_read_at_most_their_window_and_recurrent_state_is_read_and
     assert below > 8 * 100 * gemma.per_context_token_s * 2  # below it, the window layers' reads grow too
     hybrid = StepModel.from_plan(kvplan.fit("Qwen/Qwen3.6-35B-A3B", "H100", max_model_len=32768, fixes=False))
     assert hybrid.state_bytes_per_seq > 50 * 2 ** 20  # 30 GDN layers of fp32 state
-    one = hybrid.explain_step(1, 1000)["recurrent_state_rw"]
-    assert hybrid.explain_step(64, 64000)["recurrent_state_rw"] == pytest.approx(64 * one, rel=1e-3)
+    one = hybrid.explain_step(1, 1000)["terms_ms"]["recurrent_state_rw"]
+    assert hybrid.explain_step(64, 64000)["terms_ms"]["recurrent_state_rw"] == pytest.approx(64 * one, rel=1e-3)
     assert one * 1e-3 == pytest.approx(2 * hybrid.state_bytes_per_seq / (hybrid.hbm_bytes_per_s * hybrid.coeffs.eta_kv_mem),
                                       rel=1e-3)
 
@@ -903,10 +903,10 @@ def test_simulate_json_traces_its_step_times_to_their_terms():
     assert sm["coefficients"]["eta_mem_stream"] == 0.953 and sm["query_heads_per_kv_head"] == 4
     decode, prefill = sm["example_steps"]
     for step in (decode, prefill):  # the terms add up to the step's time
-        parts = sum(v for k, v in step.items() if k not in ("decode_seqs", "decode_context_tokens", "prefill_chunks", "total_ms"))
+        parts = sum(step["terms_ms"].values())
         assert parts == pytest.approx(step["total_ms"], rel=1e-3)
     assert decode["decode_seqs"] >= 1 and decode["decode_context_tokens"] == decode["decode_seqs"] * 1050
-    assert "dense_weights_read" in decode and "linear_flops" in prefill and prefill["prefill_chunks"] == [[2048, 0]]
+    assert "dense_weights_read" in decode["terms_ms"] and "linear_flops" in prefill["terms_ms"] and prefill["prefill_chunks"] == [[2048, 0]]
 
 
 def test_groups_that_do_not_list_every_layer_fall_back_to_all_layers_global():

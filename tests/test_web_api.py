@@ -165,7 +165,7 @@ def test_simulate_is_bounded(client):
     assert d["result"]["requests_total"] == 300
     assert d["result"]["worst_case_concurrency"] == pytest.approx(kvplan.fit(LLAMA, gpu="L4", max_model_len=8192).max_concurrency)
     decode, prefill = d["step_model"]["example_steps"]  # the page gets the step terms the CLI prints
-    assert decode["total_ms"] > 0 and "prefill_attention" in prefill
+    assert decode["total_ms"] > 0 and "prefill_attention" in prefill["terms_ms"]
     r = client.post("/api/simulate", json=dict(body, max_requests=10 ** 6))
     assert r.status_code == 422 and r.json()["field"] == "max_requests"
     r = client.post("/api/simulate", json=dict(body, workload="no-such-trace"))

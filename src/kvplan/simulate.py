@@ -537,12 +537,13 @@ class StepModel:
         }
 
     def explain_step(self, decode_seqs: int, decode_context_tokens: int, chunks: Sequence[tuple[int, int]] = ()) -> dict:
-        """The terms of `step_s` for one step, in milliseconds (they add up to `total_ms`)."""
+        """One step: what it schedules, and the nonzero terms of `step_s` in milliseconds (`terms_ms`, which add up
+        to `total_ms`)."""
         terms = self._step_terms(decode_seqs, decode_context_tokens, chunks)
-        out = {k: round(v * 1e3, 4) for k, v in terms.items() if v}
-        out["total_ms"] = round(sum(terms.values()) * 1e3, 4)
         return {"decode_seqs": decode_seqs, "decode_context_tokens": decode_context_tokens,
-                "prefill_chunks": [list(c) for c in chunks], **out}
+                "prefill_chunks": [list(c) for c in chunks],
+                "terms_ms": {k: round(v * 1e3, 4) for k, v in terms.items() if v},
+                "total_ms": round(sum(terms.values()) * 1e3, 4)}
 
     def to_dict(self) -> dict:
         """What the step model was built from: per-rank sizes, the GPU's speeds, the coefficients, and notes."""
