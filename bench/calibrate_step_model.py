@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import statistics
 import sys
 from collections import defaultdict
 from dataclasses import replace
@@ -191,11 +192,11 @@ def fit_gpu_profiles(path=Path(__file__).resolve().parent / "data" / "gpu_kernel
         t_kernel = intercept if all(r["kernels"] == "1" for r in stream) else None
         rates = sorted(2 * int(r["tokens"]) * int(r["k"]) * int(r["n"]) / (float(r["time_us"]) * 1e-6) / gpu.peak_flops("bfloat16")
                        for r in rs if r["regime"] == "compute")
-        eta_compute = rates[len(rates) // 2] if rates else None
+        eta_compute = statistics.median(rates) if rates else None
         # prefill attention (32 query heads x 128, causal): 4 x heads x head_dim x chunk x (prefix + (chunk + 1) / 2) FLOPs
         attn = sorted(4 * 32 * 128 * int(r["tokens"]) * (int(r["prefix"]) + (int(r["tokens"]) + 1) / 2)
                       / (float(r["time_us"]) * 1e-6) / gpu.peak_flops("bfloat16") for r in rs if r["regime"] == "attention")
-        eta_attn = attn[len(attn) // 2] if attn else None
+        eta_attn = statistics.median(attn) if attn else None
         # fused-MoE layers (E experts touched, `tokens` x top-k pairs; k x n the per-token expert GEMM shape) read their
         # experts and then compute: time = intercept + bytes / (BW x eta_mem_stream) + FLOPs / (peak x eta_moe_compute),
         # the two added (moe_overlap 0), eta_mem_stream held at the stream fit's

@@ -255,7 +255,7 @@ def main():
         # fits only the other terms
         pool = SAMPLER_POOL.get(group, group)
         logged = sorted(v for _, v in peaks.get(pool, []))
-        a_s_logged = round(logged[len(logged) // 2], 1) if len(logged) >= 5 else None
+        a_s_logged = round(statistics.median(logged), 1) if len(logged) >= 5 else None
         if logged:
             print(f"\n## {group}: sampler peaks logged by {len(logged)} startups ({pool}): "
                   + ", ".join(f"{i[:40]} {v:.1f}" for i, v in sorted(peaks[pool], key=lambda x: x[1]))
@@ -268,7 +268,7 @@ def main():
         # likewise a V1 group with at least 5 single-GPU startups that log their non-torch memory takes its median
         nts = sorted(v for _, v in non_torch.get(group, []))
         if nts:
-            n_c_logged = round(nts[len(nts) // 2] / GIB * 100) / 100 * GIB if len(nts) >= 5 and group.startswith("V1") else None
+            n_c_logged = round(statistics.median(nts) / GIB * 100) / 100 * GIB if len(nts) >= 5 and group.startswith("V1") else None
             print(f"\n## {group}: non-torch memory logged by {len(nts)} single-GPU startups: "
                   + ", ".join(f"{i[:40]} {v / GIB:.2f}" for i, v in sorted(non_torch[group], key=lambda x: x[1]))
                   + (f" GiB -> median {n_c_logged / GIB:.2f} GiB" if n_c_logged is not None else " GiB (not used)"))
