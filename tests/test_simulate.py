@@ -144,7 +144,7 @@ def reference(w: Workload, c: EngineConfig, sm: StepModel, rules):
         dec = [(r, k) for r, k in sched if comp[r] == P[r] + gen[r] - 1 and gen[r] > 0]
         chunks = [(k, comp[r]) for r, k in sched if (r, k) not in dec]
         last_start = now
-        now += sm.step_s(len(dec), sum(comp[r] + 1 for r, _ in dec), chunks)
+        now += sm.step_s(len(dec), sum(comp[r] + 1 for r, _ in dec), chunks, sorted(comp[r] + 1 for r, _ in dec))
         last_end = now
         for r, k in sched:
             comp[r] += k
@@ -200,15 +200,16 @@ _LINGERING_PREFILL = (
 
 
 # Step models with window layers and a recurrent state: the engine's skip-ahead decode runs must still give the per-step
-# times of StepModel.step_s. A window's reads are taken at the decoders' mean context (min(mean, window) each), exact
-# while every decoder is on the same side of the window -- as here: a 1-token window (every context past it) and one
-# longer than any context -- and an over-estimate (Jensen) where they straddle it, which a step grouped differently
-# (a one-token recompute chunk vs a decode) would then charge differently.
+# times of StepModel.step_s, each decoder reading min(its context, window) of a window layer: a 1-token window (every
+# context past it), one longer than any context, and two that the scenarios' contexts straddle (decoders on both sides,
+# crossing during the engine's decode runs).
 SM_WINDOW_PASSED = replace(SM, windows=((1, 2.0e4, 1.0e5),), state_bytes_per_seq=2.0e6)
 SM_WINDOW_FILLING = replace(SM, windows=((10 ** 6, 2.0e4, 1.0e5),), state_bytes_per_seq=2.0e6)
+SM_WINDOW_STRADDLED = replace(SM, windows=((12, 2.0e4, 1.0e5), (30, 1.0e4, 5.0e4)), state_bytes_per_seq=2.0e6)
 
 
-@pytest.mark.parametrize("sm", [SM, SM_WINDOW_PASSED, SM_WINDOW_FILLING], ids=["full-attention", "past-the-window", "filling-the-window"])
+@pytest.mark.parametrize("sm", [SM, SM_WINDOW_PASSED, SM_WINDOW_FILLING, SM_WINDOW_STRADDLED],
+                         ids=["full-attention", "past-the-window", "filling-the-window", "straddling-the-windows"])
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sc=st.one_of(scenarios(), windowed_scenarios()))
 @example(sc=_LINGERING_PREFILL)
@@ -227,14 +228,20 @@ def test_matches_reference_step_by_step(sm, sc):
 
 
 def test_a_decode_run_stops_where_a_window_fills():
-    """Between those regimes the engine's runs stop at the step where the decoders' mean context reaches the window,
-    so the charge stays the one step_s gives for each step of the run."""
+    """The engine's decode runs stop at the step where the longest decoder still below a window reaches it, so the
+    charge stays the one step_s gives for each step of the run; decoders past it read the window, not their context."""
     sm = replace(SM, windows=((40, 2.0e4, 1.0e5),))
-    assert sm.window_decode_s(2, 2 * 30)[2] == 11  # mean 30, 31, ... 40: eleven steps below or at it
+    assert sm.window_decode_s(2, 2 * 30)[2] == 11  # both at 30, 31, ... 40: eleven steps below or at it
     assert sm.window_decode_s(2, 2 * 45)[2] is None
     run = sum(sm.step_s(2, 2 * (30 + i)) for i in range(11))
     linear = 11 * sm.step_s(2, 60) + (sm.step_s(2, 62) - sm.step_s(2, 60)) * 55
     assert run == pytest.approx(linear, rel=1e-12)
+    # straddling: contexts 20 and 50 (mean 35) read 20 + 40 tokens of the window layer, not 2 x 35; only one grows
+    per_token = 2.0e4 / (sm.hbm_bytes_per_s * sm.coeffs.eta_kv_mem)
+    read, growth, k = sm.window_decode_s(2, 70, [10, 40], base=10)
+    assert read == pytest.approx(60 * per_token) and growth == pytest.approx(per_token) and k == 21
+    assert sm.window_decode_s(2, 70)[0] == pytest.approx(70 * per_token)  # the mean's over-estimate, given no contexts
+    assert sm.step_s(2, 70, decode_contexts=[20, 50]) < sm.step_s(2, 70)
 
 
 def test_window_layers_read_at_most_their_window_and_recurrent_state_is_read_and_written():

@@ -34,7 +34,9 @@ clock, a heap of finish clocks, a histogram of block-boundary phases weighted by
 decoder adds at a boundary), and runs of pure-decode steps where nothing can change are skipped
 in one arithmetic jump (closed-form step-time sum, block need per phase). With windowed groups a
 decoder's weight drops when a group reaches its cap: one heap event per group per request, and
-jumps stop there; full-attention-only models have no such events. One million Azure-conversation
+jumps stop there; full-attention-only models have no such events. A step model with window layers
+keeps the decoders' contexts sorted (less the decode clock), so each reads min(its context, window)
+and jumps stop where the longest one still below a window reaches it. One million Azure-conversation
 requests take well under a minute.
 
 Data parallel (`simulate_replicas`): independent replicas behind a router, or, with `lockstep=True`,
@@ -520,7 +522,8 @@ class StepModel:
         return (c.t_fixed_s, c.t_seq_layer_s * self.num_layers * seqs, max(t_mem, t_fl), self.num_kernels * c.t_kernel_s,
                 t_comm, self.moe_part_s(tokens, tokens * self.expert_token_multiplier), state)
 
-    def _step_terms(self, decode_seqs: int, decode_context_tokens: int, chunks: Sequence[tuple[int, int]] = ()) -> dict:
+    def _step_terms(self, decode_seqs: int, decode_context_tokens: int, chunks: Sequence[tuple[int, int]] = (),
+                    decode_contexts: Optional[Sequence[int]] = None) -> dict:
         """The seconds of one step by term; `step_s` is their sum."""
         tokens = decode_seqs + sum(ch for ch, _ in chunks)
         fixed, per_request, linear, kernels, collectives, experts, state = self._fixed_terms(tokens, decode_seqs + len(chunks))
@@ -532,7 +535,7 @@ class StepModel:
             "kernel_launches": kernels, "tp_collectives": collectives, "expert_layers": experts,
             "recurrent_state_rw": state,
             "decode_kv_read": mixed * (self.per_context_token_s * decode_context_tokens
-                                       + self.window_decode_s(decode_seqs, decode_context_tokens)[0]),
+                                       + self.window_decode_s(decode_seqs, decode_context_tokens, decode_contexts)[0]),
             "prefill_attention": sum(self.prefill_attention_s(ch, pre) for ch, pre in chunks),
         }
 
@@ -592,21 +595,34 @@ class StepModel:
         """How much longer the decodes' KV takes to read in a step that also prefills (1: no penalty measured)."""
         return 1.0 + self.coeffs.mixed_decode_kv_per_extra_head * max(self.query_heads_per_kv_head - 1, 0)
 
-    def window_decode_s(self, decode_seqs: int, decode_context_tokens: float) -> tuple[float, float, Optional[int]]:
+    def window_decode_s(self, decode_seqs: int, decode_context_tokens: float, contexts: Optional[Sequence[int]] = None,
+                        base: int = 0) -> tuple[float, float, Optional[int]]:
         """Decode reads of the window layers: (seconds this step, how much that grows per further decode step with
         every request one token longer, the steps over which it grows so -- None: no window still filling). Each
-        request reads min(context, window) tokens of them, taken at the requests' mean context (which the simulator
-        tracks; exact when the requests are on the same side of the window)."""
+        request reads min(its context, window) tokens of a window layer. `contexts` (each request's context less
+        `base`, ascending; the simulator keeps them so) sums that request by request; without them every request is
+        taken at the mean context, which is exact only when all are on one side of each window."""
         if not self.windows or decode_seqs <= 0:
             return 0.0, 0.0, None
         mean = decode_context_tokens / decode_seqs
+        read = growth = 0.0
+        steps = None
+        for w, bpt, _ in self.windows:
+            if contexts is None:
+                filling = decode_seqs if mean < w else 0
+                tokens = decode_seqs * min(mean, w)
+                longest_filling = mean
+            else:  # the requests still filling the window read their context, the others the window
+                filling = bisect.bisect_left(contexts, w - base)
+                tokens = (sum(contexts[:filling]) + filling * base if filling else 0) + (decode_seqs - filling) * w
+                longest_filling = contexts[filling - 1] + base if filling else 0
+            read += tokens * bpt
+            if filling:  # linear until the longest of them reaches the window
+                growth += filling * bpt
+                k = int(w - longest_filling) + 1
+                steps = k if steps is None or k < steps else steps
         per_byte = 1.0 / (self.hbm_bytes_per_s * self.coeffs.eta_kv_mem)
-        read_s = sum(decode_seqs * min(mean, w) * bpt * per_byte for w, bpt, _ in self.windows)
-        filling = [(w, bpt) for w, bpt, _ in self.windows if mean < w]
-        if not filling:
-            return read_s, 0.0, None
-        growth_s = sum(decode_seqs * bpt for _, bpt in filling) / (self.hbm_bytes_per_s * self.coeffs.eta_kv_mem)
-        return read_s, growth_s, min(int(w - mean) + 1 for w, _ in filling)
+        return read * per_byte, growth * per_byte, steps
 
     def prefill_attention_s(self, chunk: int, prefix: int) -> float:
         kv_bytes = self.kv_bytes_per_token * (prefix + chunk)
@@ -618,10 +634,12 @@ class StepModel:
         fl = self._compute_s(flops, self.coeffs.eta_attn_compute)
         return max(kv, fl)
 
-    def step_s(self, decode_seqs: int, decode_context_tokens: int, chunks: Sequence[tuple[int, int]] = ()) -> float:
+    def step_s(self, decode_seqs: int, decode_context_tokens: int, chunks: Sequence[tuple[int, int]] = (),
+               decode_contexts: Optional[Sequence[int]] = None) -> float:
         """Time of one step: `decode_seqs` decodes reading `decode_context_tokens` in total, plus
-        prefill `chunks` of (tokens, prefix already in KV)."""
-        return sum(self._step_terms(decode_seqs, decode_context_tokens, chunks).values())
+        prefill `chunks` of (tokens, prefix already in KV). Window layers read each decode's own context when
+        `decode_contexts` (ascending) gives them, else the mean (see `window_decode_s`)."""
+        return sum(self._step_terms(decode_seqs, decode_context_tokens, chunks, decode_contexts).values())
 
     # ---- construction
     @classmethod
@@ -1339,6 +1357,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     mixed_factor = step_model.mixed_decode_factor
     per_ctx_mixed = per_ctx * mixed_factor
     window_decode = step_model.window_decode_s if step_model.windows else None
+    win_c0: list = []  # window layers: the decoders' c0 (context less D), ascending, so each reads its own context
     pf_attn = step_model.prefill_attention_s
     fixed_cache: dict = {}
 
@@ -1425,6 +1444,8 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         W_dec -= w
         n_dec -= 1
         S_dec -= c
+        if window_decode:
+            del win_c0[bisect.bisect_left(win_c0, c0)]
         return c
 
     def set_weight(rid: int, c0: int, c: int, old: int) -> None:
@@ -1458,6 +1479,8 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
             W_dec += g
         n_dec += 1
         S_dec += c
+        if window_decode:
+            bisect.insort(win_c0, c0)
         heapq.heappush(heap, (f, rid))
 
     def stop_window_growth() -> None:
@@ -1630,7 +1653,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         a0 += per_ctx * (S_dec + n_dec)
         b = per_ctx * n_dec
         if window_decode:  # window layers: linear while no window fills during the run
-            read_s, growth_s, k_win = window_decode(n_dec, S_dec + n_dec)
+            read_s, growth_s, k_win = window_decode(n_dec, S_dec + n_dec, win_c0, D + 1)
             if k_win is not None and k_win < k:
                 k = k_win
             a0 += read_s
@@ -1761,7 +1784,7 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         """Seconds a detailed step with these decode tokens and prefill chunks takes on its own."""
         dt = fixed_part(tokens, dec_tokens + len(chunks)) + (per_ctx_mixed if chunks else per_ctx) * (S_dec + dec_tokens)
         if window_decode and dec_tokens:
-            dt += window_decode(dec_tokens, S_dec + dec_tokens)[0] * (mixed_factor if chunks else 1.0)
+            dt += window_decode(dec_tokens, S_dec + dec_tokens, win_c0, D + 1)[0] * (mixed_factor if chunks else 1.0)
         for _, ch, pre in chunks:
             dt += pf_attn(ch, pre)
         return dt
