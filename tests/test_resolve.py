@@ -67,6 +67,10 @@ def test_unknown_gpu_names_the_nearest():
     with pytest.raises(UnknownGPUError) as e:
         find_gpu("H1000X")
     assert "--gpu" in str(e.value) and "nearest" in str(e.value)
+    with pytest.raises(UnknownGPUError) as e:  # an alias two cards share ('V100': 16 and 32 GB) is offered once
+        find_gpu("H1000")
+    near = str(e.value).split("nearest: ")[1].split(";")[0].split(", ")
+    assert "V100" in near and len(near) == len(set(near))
 
 
 def test_custom_gpu_size_and_fallback():

@@ -247,7 +247,7 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, str | 
                                                f"({count.group(1)}) is not read from the name: give "
                                                f"--tensor-parallel-size (or --num-gpus) {count.group(1)}"]))
             return chosen, note
-    names = [g.name for g in catalog] + [a for g in catalog for a in g.aliases]
+    names = list(dict.fromkeys([g.name for g in catalog] + [a for g in catalog for a in g.aliases]))  # 'V100' is two cards' alias
     near = difflib.get_close_matches(bare, names, n=3, cutoff=0.4)
     hint = f"nearest: {', '.join(near)}" if near else "see `kvplan gpus`"
     raise UnknownGPUError("--gpu", f"unknown GPU {ref!r}", f"{hint}; or give --gpu-gib N for a custom card")
