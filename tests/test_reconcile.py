@@ -117,11 +117,38 @@ def test_a_log_argument_kvplan_cannot_model_is_dropped_with_a_note():
         return fake_plan()
 
     log = parse_lines(["INFO 01-01 00:00:00 [utils.py:1] non-default args: {'model': 'm', 'quantization': 'weird'}"])
-    plan, notes = plan_from_log(log, "m", fit=fit)
+    plan, notes = plan_from_log(log, "m", FitFlags(gpu="H100"), fit=fit)
     assert plan is not None and "quantization" not in calls[-1]
     assert any("quantization" in n for n in notes)
     with pytest.raises(InputError):
-        plan_from_log(log, "m", FitFlags(quantization="weird"), fit=fit)
+        plan_from_log(log, "m", FitFlags(gpu="H100", quantization="weird"), fit=fit)
+
+
+def test_a_log_without_its_gpu_or_world_size_is_not_planned_on_a_guess(monkeypatch):
+    """No GPU or total in the log and none given: only this machine's own GPU stands in (with a note), else the
+    plan is refused, naming --gpu; worker ranks in the prefixes without a stated TP/PP size name
+    --tensor-parallel-size."""
+    import kvplan.resolve
+
+    def fit(model, **kwargs):
+        return fake_plan()
+
+    log = parse_lines(["INFO 01-01 00:00:00 [utils.py:1] non-default args: {'model': 'm'}"])
+    monkeypatch.setattr(kvplan.resolve, "detect_gpu", lambda: None)
+    with pytest.raises(InputError) as e:
+        plan_from_log(log, "m", fit=fit)
+    assert e.value.field == "--gpu" and "--gpu-gib" in e.value.fix
+    monkeypatch.setattr(kvplan.resolve, "detect_gpu", lambda: kvplan.resolve.find_gpu("L4"))
+    _, notes = plan_from_log(log, "m", fit=fit)
+    assert any("NVIDIA L4" in n and "detected here" in n for n in notes)
+
+    ranked = parse_lines(["(VllmWorker rank=0 pid=1) INFO 07-21 19:37:30 [gpu_worker.py:232] Available KV cache memory: 12.79 GiB",
+                          "(VllmWorker rank=3 pid=4) INFO 07-21 19:37:30 [gpu_worker.py:232] Available KV cache memory: 12.79 GiB"])
+    assert ranked.worker_ranks_seen == 4
+    with pytest.raises(InputError) as e:
+        plan_from_log(ranked, "m", FitFlags(gpu="H100"), fit=fit)
+    assert e.value.field == "--tensor-parallel-size" and "at least 4 ranks" in str(e.value) and "N x M >= 4" in e.value.fix
+    assert plan_from_log(ranked, "m", FitFlags(gpu="H100", tensor_parallel_size=4), fit=fit)[0] is not None
 
 
 def test_site_calibration_round_trip(tmp_path, monkeypatch):

@@ -799,6 +799,7 @@ class StartupLog:
     started: Optional[bool] = None
     estimated_max_model_len: Optional[int] = None
     rank_values: Mapping[str, tuple] = field(default_factory=dict)
+    worker_ranks_seen: Optional[int] = None  # the highest numbered worker rank in the line prefixes, plus one
     warnings: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
     hits: tuple[SignatureHit, ...] = ()
@@ -1502,6 +1503,7 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
         started=started,
         estimated_max_model_len=v.get("estimated_max_model_len"),
         rank_values=MappingProxyType(rank_values),
+        worker_ranks_seen=max((int(r) + 1 for r in ranks if r.isdigit()), default=None),
         warnings=tuple(acc.warnings) + ((f"figures from {len(ranks)} ranks; KV figures are the smallest rank's",) if len(ranks) > 1 and rank_values else ()),
         errors=tuple(acc.errors),
         hits=tuple(acc.hits),

@@ -245,6 +245,24 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
         notes = [f"the log does not print its version; its format is era {log.era}, planned with vLLM {kwargs['vllm_version']}"]
     else:
         notes = []
+    ranks = log.worker_ranks_seen or 1
+    if ranks > 1 and not {"tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"} & set(kwargs):
+        raise InputError("--tensor-parallel-size", f"the log shows worker rank {ranks - 1}, so at least {ranks} ranks, but "
+                         "states no tensor or pipeline parallel size (its 'non-default args' line is not in the text)",
+                         f"pass the sizes the run used: --tensor-parallel-size N (and --pipeline-parallel-size M), "
+                         f"N x M >= {ranks}")
+    if not {"gpu", "gpu_gib", "gpu_gb"} & set(kwargs):
+        # the budget needs the GPU's total: the log printed neither it nor a total, so only this machine's own GPU
+        # (NVML) stands in, with a note; kvplan does not plan a log of another machine on a default card
+        from kvplan.resolve import detect_gpu
+
+        here = detect_gpu()
+        if here is None:
+            raise InputError("--gpu", "the log prints neither its GPU nor the GPU's total memory (vLLM's 'total_gpu_memory="
+                             "...' or 'Free memory on device (x/y GiB)' lines), and no GPU is detected here",
+                             "give the GPU the log came from: --gpu NAME (e.g. --gpu H100) or --gpu-gib N")
+        notes.append(f"the log does not say which GPU it ran on: planned for {here.name}, the GPU detected here "
+                     "(pass --gpu if the log came from another machine)")
     given = {k for k, v in (flags.engine_kwargs().items() if flags is not None else ()) if v is not None and v is not False}
     for _ in range(len(kwargs) + 1):
         try:

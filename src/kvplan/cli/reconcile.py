@@ -59,18 +59,23 @@ def reconcile(
             out["calibration_stored"] = stored
         sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")
         return
-    render_reconciliation(result, planned=plan is not None)
+    render_reconciliation(result, plan)
     if stored is not None:
         console.print(f"site calibration stored ({stored['n']} startup(s)): {stored['terms']}", highlight=False)
 
 
-def render_reconciliation(result, planned: bool) -> None:
+def render_reconciliation(result, plan=None) -> None:
     from rich.table import Table
 
     log = result.log
     version = f"vLLM {log.vllm_version}" if log.vllm_version else "vLLM version not in the log"
     state = {True: "started", False: "did not start", None: "start not shown"}[log.started]
     console.print(f"[bold]{log.model or 'model not named in the log'}[/] · {version} · {state}", highlight=False)
+    planned = plan is not None
+    if planned:
+        a = plan.args
+        console.print(f"plan: {plan.model.id} on {plan.gpu.name} ({plan.gpu.total_gib:.2f} GiB), TP {a.tensor_parallel_size}"
+                      f" · PP {a.pipeline_parallel_size}, vLLM {plan.rules.version} rules", highlight=False)
     table = Table(title="Startup, term by term (per rank)")
     table.add_column("term")
     table.add_column("log", justify="right")
