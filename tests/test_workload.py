@@ -68,6 +68,16 @@ def test_user_csv_and_jsonl(tmp_path):
     assert len(w2) == 2 and not w2.timed
     assert w2.block_hashes == ((1, 2, 3), (1, 9)) and w2.hash_block_tokens == 16
     assert any("dropped 1" in n for n in w2.notes)
+    neg = tmp_path / "neg.csv"  # a negative count is a broken file, not a request to drop
+    neg.write_text("prompt_tokens,completion_tokens\n10,5\n-5,6\n")
+    with pytest.raises(InputError) as e:
+        load_workload_file(neg)
+    assert e.value.field == "--workload" and "request 2 has -5 prompt" in str(e.value)
+    one = load_workload_file(csv_path).summary()  # three timed requests have a rate; one request has none (no NaN)
+    assert one["mean_rate_per_s"] == pytest.approx(5.0)
+    single = tmp_path / "one.csv"
+    single.write_text("prompt_tokens,completion_tokens,arrival_s\n10,5,0.5\n")
+    assert "mean_rate_per_s" not in load_workload_file(single).summary()
     # the LLMServingSim requests.jsonl shape
     ls = tmp_path / "r.jsonl"
     ls.write_text(json.dumps({"input_toks": 5, "output_toks": 6, "arrival_time": 1000.5}) + "\n"

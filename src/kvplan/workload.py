@@ -123,7 +123,8 @@ class Workload:
                "completion_tokens": stats(self.completion_tokens)}
         if self.arrival_s is not None:
             out["duration_s"] = float(self.arrival_s[-1] - self.arrival_s[0])
-            out["mean_rate_per_s"] = self.mean_rate_per_s
+            if math.isfinite(self.mean_rate_per_s):  # not for one request, nor all at once (JSON has no NaN)
+                out["mean_rate_per_s"] = self.mean_rate_per_s
         if self.notes:
             out["notes"] = list(self.notes)
         return out
@@ -275,6 +276,12 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
         raise InputError(flag, f"{p.name}: non-numeric token counts in {pk}/{ck}", "every row needs integer counts")
     if prompt.size == 0:
         raise InputError(flag, f"{p.name} has no requests", "add rows")
+    negative = np.flatnonzero((prompt < 0) | (completion < 0))
+    if negative.size:
+        i = int(negative[0])
+        raise InputError(flag, f"{p.name}: request {i + 1} has {int(prompt[i])} prompt and {int(completion[i])} output tokens"
+                         + (f" ({negative.size} such requests)" if negative.size > 1 else ""),
+                         "token counts are >= 0 (requests with 0 are dropped with a note)")
     notes = []
     bad = (prompt < 1) | (completion < 1)
     ak = _pick(_ARRIVAL_KEYS, names)

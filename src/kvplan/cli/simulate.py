@@ -79,7 +79,7 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     console.print(f"pool {cfg.num_gpu_blocks:,} blocks x {cfg.block_size} tokens, max_num_seqs {cfg.max_num_seqs}, "
                   f"max_num_batched_tokens {cfg.max_num_batched_tokens}, max_model_len {cfg.max_model_len:,}"
                   f"{', prefix caching' if cfg.enable_prefix_caching else ''}", highlight=False)
-    console.print(f"workload {wl_summary['name']}: {wl_summary['requests']:,} requests, prompt mean "
+    console.print(f"workload {wl_summary['name']}: {wl_summary['requests']:,} request{'s' if wl_summary['requests'] != 1 else ''}, prompt mean "
                   f"{wl_summary['prompt_tokens']['mean']:.0f} / p99 {wl_summary['prompt_tokens']['p99']:.0f}, output mean "
                   f"{wl_summary['completion_tokens']['mean']:.0f} / p99 {wl_summary['completion_tokens']['p99']:.0f}"
                   + (f", {wl_summary['mean_rate_per_s']:.2f} req/s" if "mean_rate_per_s" in wl_summary else ""), highlight=False)
