@@ -216,6 +216,15 @@ def test_hub_config_and_safetensors_metadata(hub, tmp_path):
     assert any("model.safetensors" in q for q in hub.requests)
 
 
+def test_a_hub_model_is_scaffolded_at_the_commit_its_config_was_read_at(hub, tmp_path):
+    """No --revision: main, read at the commit the Hub answered with, which serve.sh pins."""
+    env = {"HF_ENDPOINT": hub.url, "HF_HOME": str(tmp_path / "hf")}
+    r = _run_cli(["scaffold", str(tmp_path / "deploy"), "acme/tiny-llama", "--gpu", "L4", "--max-model-len", "2048"], env)
+    assert r.returncode == 0, r.stderr
+    serve = (tmp_path / "deploy" / "serve.sh").read_text()
+    assert f'REVISION="${{REVISION:-{COMMIT}}}"' in serve and "NOT pinned" not in serve
+
+
 def test_hub_gated_repo_says_set_hf_token(hub, tmp_path):
     r = _run_cli(["fit", "acme/gated-llama", "--gpu", "L4"], {"HF_ENDPOINT": hub.url, "HF_HOME": str(tmp_path / "hf")})
     assert r.returncode != 0

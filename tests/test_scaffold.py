@@ -217,6 +217,19 @@ def test_unpinned_revision_is_flagged_in_serve_sh(tmp_path):
     assert token["valueFrom"]["secretKeyRef"]["optional"] is True  # not gated
 
 
+def test_a_branch_is_not_called_pinned_and_a_hub_commit_is_pinned():
+    """A branch or tag can move, so it is kept but flagged; a model read from the Hub is served at the commit its
+    config was read at (ModelSpec.commit), whatever revision named it."""
+    branch = render_files(spec_from_plan(standin_plan(revision="v1.0", gated=False)))["serve.sh"]
+    assert "NOT pinned: 'v1.0' is a branch or tag" in branch and 'REVISION="${REVISION:-v1.0}"' in branch
+    plan = standin_plan(revision=None, gated=False)
+    plan.model.commit = "f" * 40
+    spec = spec_from_plan(plan)
+    files = render_files(spec)
+    assert spec.revision == "f" * 40 and "NOT pinned" not in files["serve.sh"]
+    assert "pinned: the commit main pointed at" in files["serve.sh"]
+
+
 def test_plan_that_does_not_fit_says_so_in_the_readme():
     files = render_files(spec_from_plan(standin_plan(fits=False)))
     assert "does not fit" in files["README.md"]

@@ -32,6 +32,7 @@ from string import Template
 from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
+from kvplan.resolve import is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_budget_s
 
 GIB = 1024**3
@@ -157,8 +158,16 @@ def spec_from_plan(
         return f"{x:,.0f}" if isinstance(x, (int, float)) else "?"
 
     flags: list[Flag] = []
-    if revision:
+    commit = _get(m, "commit")
+    if is_commit_sha(revision):
         flags.append(Flag("--revision", str(revision), "pinned: the repository can change under you"))
+    elif commit:  # read from the Hub: serve the commit the plan's config came from
+        revision = commit
+        flags.append(Flag("--revision", commit, f"pinned: the commit {_get(a, 'revision') or _get(m, 'revision') or 'main'} "
+                                                "pointed at when kvplan read the config"))
+    elif revision:
+        flags.append(Flag("--revision", str(revision), f"NOT pinned: {revision!r} is a branch or tag and can move; "
+                                                       "replace it with a commit sha"))
     else:
         flags.append(Flag("--revision", "main", "NOT pinned: replace with a commit sha (main moves under you)"))
     flags.append(Flag("--served-model-name", name, "the stable name clients send; swap checkpoints without touching them"))

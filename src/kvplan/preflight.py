@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from kvplan.resolve import is_commit_sha
 from kvplan.versions import MIN_DRIVER_BY_CUDA, MINOR_COMPAT_DRIVER_BY_CUDA_MAJOR, rules_for
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
@@ -521,7 +522,7 @@ def check_model_access(facts: MachineFacts, req: Request) -> list[Finding]:
     elif req.gated is False:
         out.append(Finding("HF_TOKEN", PASS, f"{req.model_id} is not gated"))
     rev = req.revision
-    if rev and re.fullmatch(r"[0-9a-f]{40}", rev):
+    if is_commit_sha(rev):
         out.append(Finding("revision", PASS, f"pinned to commit {rev[:12]}"))
     elif rev and rev != "main":
         out.append(Finding("revision", WARN, f"revision {rev!r} is a branch or tag and can move",

@@ -441,6 +441,7 @@ class ModelSpec:
     tie_word_embeddings: bool
     layers: tuple[LayerSpec, ...]
     revision: str | None = None
+    commit: str | None = None  # the Hub commit the config was read at (whatever `revision` named), when read from the Hub
     num_experts: int = 0
     num_experts_per_tok: int = 0
     moe_intermediate_size: int = 0
@@ -739,15 +740,19 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
     except Exception as exc:  # network, auth, not found: mapped to one clear error
         raise _hub_error(exc, repo, revision) from None
     config = _read_json(Path(cfg_file), "config.json")
+    # the HF cache keeps files under snapshots/<commit>/: the commit `revision` (None: main) pointed at; the other
+    # files and the safetensors headers are read at that commit too, so the plan is of one state of the repository
+    commit = Path(cfg_file).parent.name if is_commit_sha(Path(cfg_file).parent.name) else None
+    revision_read = commit or revision
     hfq = None
     try:
-        hfq = _read_json(Path(hf_hub_download(repo, "hf_quant_config.json", revision=revision, local_files_only=cache_only)),
+        hfq = _read_json(Path(hf_hub_download(repo, "hf_quant_config.json", revision=revision_read, local_files_only=cache_only)),
                          "hf_quant_config.json")
     except Exception:
         pass  # most checkpoints have none
     pooling = False
     try:
-        pooling = has_pooling_module(_read_modules(Path(hf_hub_download(repo, "modules.json", revision=revision,
+        pooling = has_pooling_module(_read_modules(Path(hf_hub_download(repo, "modules.json", revision=revision_read,
                                                                         local_files_only=cache_only))))
     except Exception:
         pass  # only sentence-transformers checkpoints have one
@@ -755,7 +760,7 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
     try:
         if cache_only:
             raise hf_errors.OfflineModeIsEnabled("no Hub: safetensors headers not read")
-        meta = get_safetensors_metadata(repo, revision=revision)
+        meta = get_safetensors_metadata(repo, revision=revision_read)
         tensors = ((name, t.dtype, t.data_offsets[1] - t.data_offsets[0])
                    for fmeta in meta.files_metadata.values() for name, t in fmeta.tensors.items())
         ckpt = checkpoint_from_tensors(tensors, config, source=f"safetensors headers on the Hub ({repo}@{revision or 'main'})")
@@ -770,9 +775,15 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
     entry = _catalog_lookup(repo)
     if entry is not None:
         gated = entry.get("gated")
-    return normalize(config, model_id=repo, source=f"hub: {repo}@{revision or 'main'}", revision=revision,
-                     hf_quant_config=hfq, checkpoint=ckpt, gated=gated, extra_notes=notes,
+    spec = normalize(config, model_id=repo, source=f"hub: {repo}@{revision or 'main'}" + (f" (commit {commit[:12]})" if commit and commit != revision else ""),
+                     revision=revision, hf_quant_config=hfq, checkpoint=ckpt, gated=gated, extra_notes=notes,
                      sentence_transformers_pooling=pooling)
+    return replace(spec, commit=commit)
+
+
+def is_commit_sha(revision: str | None) -> bool:
+    """A full 40-character commit hash: the only revision that cannot move (a branch or a tag can)."""
+    return bool(revision) and re.fullmatch(r"[0-9a-f]{40}", revision) is not None
 
 
 # ---- normalization
