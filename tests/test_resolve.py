@@ -424,9 +424,20 @@ def test_memory_written_without_the_b_still_names_the_card(name, want_gib):
     assert g.total_gib == pytest.approx(want_gib, abs=0.1)
 
 
-def test_a_count_written_into_the_gpu_name_is_named_not_guessed():
+def test_a_count_written_into_the_gpu_name_is_the_gpus_available_not_the_ranks():
     g, notes = resolve_gpu("4x H100", detect=False)
-    assert "H100" in g.name and any("--tensor-parallel-size (or --num-gpus) 4" in n for n in notes)
+    assert "H100" in g.name and any("4 x NVIDIA H100" in n and "--num-gpus 4" in n for n in notes)
+    import kvplan
+
+    one = kvplan.fit("Qwen/Qwen3-8B", "2x L40S", max_model_len=8192, fixes=False)
+    assert one.args.tensor_parallel_size == 1 and one.args.num_gpus == 2  # vllm serve's TP is its flag's
+    assert any("names 2 GPUs, but vLLM uses 1" in w and "--tensor-parallel-size 2" in w for w in one.warnings)
+    both = kvplan.fit("Qwen/Qwen3-8B", "2x L40S", max_model_len=8192, tensor_parallel_size=2, fixes=False)
+    assert not any("names 2 GPUs" in w for w in both.warnings)
+    with pytest.raises(InputError):
+        kvplan.fit("Qwen/Qwen3-8B", "2x L40S", max_model_len=8192, tensor_parallel_size=4, fixes=False)
+    seed = kvplan.fit(detect_gpu=False, fixes=False)  # the GPU's notes no longer replace the no-model note
+    assert any("the seed's example" in a for a in seed.assumptions) and any("Tesla T4" in a for a in seed.assumptions)
 
 
 @pytest.mark.parametrize("name, form", [("T4", "datacenter"), ("H100", "datacenter"), ("L40S", "datacenter"),

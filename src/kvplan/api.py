@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from kvplan.errors import InputError
 from kvplan.plan import EngineArgs, Fix, Plan, parse_env, parse_max_model_len, plan
-from kvplan.resolve import GPUSpec, ModelSpec, gpu_catalog, resolve_gpu, resolve_model
+from kvplan.resolve import GPUSpec, ModelSpec, gpu_catalog, gpu_count_in_name, resolve_gpu, resolve_model
 from kvplan.versions import rules_for
 
 _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__)
@@ -37,15 +37,25 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
     if model is None and flags.get("max_model_len") is None:
         flags["max_model_len"] = 4096
         notes.append("no model given: the seed's example, Qwen/Qwen2.5-0.5B-Instruct at max_model_len 4096")
+    named_count = None
     if isinstance(gpu, GPUSpec):
         gspec = gpu
     else:
-        gspec, notes = resolve_gpu(gpu, gib=gpu_gib, gb=gpu_gb, detect=detect_gpu)
+        gspec, gpu_notes = resolve_gpu(gpu, gib=gpu_gib, gb=gpu_gb, detect=detect_gpu)
+        notes += gpu_notes
+        named_count = gpu_count_in_name(gpu)
+        if named_count and flags.get("num_gpus") is None:
+            flags["num_gpus"] = named_count  # '2x L40S': the GPUs available; vLLM's ranks are still its flags'
     args = engine_args(**flags)
     offsets = None
     if site_calibration and args.overhead_gb is None:
         offsets = _site_offsets(gspec, spec)
     p = plan(spec, gspec, args, extra_assumptions=notes, site_offsets=offsets)
+    ranks = p.args.tensor_parallel_size * p.args.pipeline_parallel_size * (p.args.data_parallel_size or 1)
+    if named_count and named_count > ranks:
+        p = replace(p, warnings=p.warnings + (
+            f"{gpu!r} names {named_count} GPUs, but vLLM uses {ranks} (TP {p.args.tensor_parallel_size} x PP "
+            f"{p.args.pipeline_parallel_size}): give --tensor-parallel-size {named_count} to plan them all",))
     if fixes and p.mode == "vllm":
         p = p.with_fixes(compute_fixes(p))
     return p

@@ -243,9 +243,9 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, str | 
                     f"({chosen.total_gib:.2f} GiB), the variant clouds rent most; name the variant (e.g. its size) "
                     "to plan another") if others and not (size_bytes or total_bytes) else None
             if count:
-                note = "; ".join(filter(None, [note, f"{given.strip()!r}: the GPU is {chosen.name}; the count "
-                                               f"({count.group(1)}) is not read from the name: give "
-                                               f"--tensor-parallel-size (or --num-gpus) {count.group(1)}"]))
+                note = "; ".join(filter(None, [note, f"{given.strip()!r}: {count.group(1)} x {chosen.name} available "
+                                               f"(--num-gpus {count.group(1)}); the ranks vLLM uses are still "
+                                               "--tensor-parallel-size x --pipeline-parallel-size"]))
             return chosen, note
     names = list(dict.fromkeys([g.name for g in catalog] + [a for g in catalog for a in g.aliases]))  # 'V100' is two cards' alias
     near = difflib.get_close_matches(bare, names, n=3, cutoff=0.4)
