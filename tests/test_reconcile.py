@@ -216,6 +216,14 @@ def test_cli_record_to_stdout_without_a_model():
     assert record["vllm_version"] == "0.12.0"
 
 
+def test_cli_a_path_that_cannot_be_written_is_a_clear_error(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    proc = run_cli("reconcile", "-", "--record", str(blocker / "out.jsonl"), stdin="\n".join(EXCERPTS[100]["lines"]))
+    assert proc.returncode == 2 and "out.jsonl" in proc.stderr and "Not a directory" in proc.stderr
+    assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_cli_calibrate_needs_a_model(tmp_path):
     log = tmp_path / "x.log"
     log.write_text("\n".join(EXCERPTS[100]["lines"]))

@@ -188,7 +188,12 @@ def main() -> None:
     except (typer.Abort, KeyboardInterrupt):
         err_console.print("aborted")
         sys.exit(130)
-    except Exception as exc:  # click usage errors and anything unexpected
+    except Exception as exc:  # a path that cannot be used, click usage errors, and anything unexpected
+        if isinstance(exc, OSError) and exc.filename and not debug:
+            # a path the user gave (--plot, --record, a scaffold folder, a log) that cannot be read or written
+            err_console.print(f"[bold red]error:[/] {exc.filename}: {exc.strerror or exc} (check the path and its "
+                              "permissions)", highlight=False, soft_wrap=True)
+            sys.exit(2)
         # by class name: typer >= 0.20 raises its vendored click's exceptions (typer._click), not click's
         kinds = {c.__name__ for c in type(exc).__mro__}
         if "ClickException" in kinds:
