@@ -110,6 +110,13 @@ def test_tp_divides_kv_heads_and_replicates_when_fewer():
     sixteen = kvplan.fit("meta-llama/Llama-3.1-405B", "H100", tensor_parallel_size=16, max_model_len=4096, fixes=False)
     assert two * 2 == one
     assert sixteen.kv_bytes_per_token == 126 * 2 * 1 * 128 * 2  # 8 KV heads < TP 16: one head per rank, replicated
+    # replication must be exact (QKVParallelLinear divides TP by the KV heads); the error lists the sizes that work
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "H100", tensor_parallel_size=7, fixes=False)  # 28 heads, 4 KV heads
+    assert "cannot replicate 4 KV heads" in str(e.value) and e.value.fix.endswith(": 1, 2, 4")
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "H100", tensor_parallel_size=8, fixes=False)  # 14 heads, 2 KV heads
+    assert "14 attention heads are not divisible by TP=8" in str(e.value) and e.value.fix.endswith(": 1, 2, 14")
 
 
 def test_quantized_weights_are_smaller_and_labelled():

@@ -552,12 +552,19 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                          f"use --num-gpus {tp * pp * dp} or smaller parallel sizes")
     if args.enable_expert_parallel and not model.is_moe:
         raise InputError("--enable-expert-parallel", f"{model.id} has no experts", "drop the flag (it only applies to MoE models)")
-    if model.num_attention_heads % tp:
-        raise InputError("--tensor-parallel-size", f"{model.num_attention_heads} attention heads are not divisible by TP={tp}",
-                         "pick a TP size that divides the number of attention heads")
-    if model.num_kv_heads and model.num_kv_heads >= tp and model.num_kv_heads % tp:
-        raise InputError("--tensor-parallel-size", f"{model.num_kv_heads} KV heads are not divisible by TP={tp}",
-                         "pick a TP size that divides (or exceeds) the number of KV heads")
+    heads, kv_heads = model.num_attention_heads, model.num_kv_heads
+    # the sizes vLLM accepts: TP divides the attention heads, and the KV heads divide by it or divide it
+    valid = [t for t in range(1, min(heads, 16) + 1) if heads % t == 0 and (not kv_heads or (kv_heads % t == 0 if kv_heads >= t else t % kv_heads == 0))]
+    if heads % tp:
+        raise InputError("--tensor-parallel-size", f"{heads} attention heads are not divisible by TP={tp}",
+                         f"TP sizes up to 16 that vLLM accepts for this model: {', '.join(map(str, valid))}")
+    if kv_heads and kv_heads >= tp and kv_heads % tp:
+        raise InputError("--tensor-parallel-size", f"{kv_heads} KV heads are not divisible by TP={tp}",
+                         f"TP sizes up to 16 that vLLM accepts for this model: {', '.join(map(str, valid))}")
+    if kv_heads and kv_heads < tp and tp % kv_heads:
+        # QKVParallelLinear replicates the KV heads tp / kv_heads times, and that division must be exact
+        raise InputError("--tensor-parallel-size", f"TP={tp} cannot replicate {kv_heads} KV heads evenly (vLLM fails "
+                         "loading the model)", f"TP sizes up to 16 that vLLM accepts for this model: {', '.join(map(str, valid))}")
     util = args.gpu_memory_utilization
     if util is None and args.overhead_gb is not None:
         util = 0.90
