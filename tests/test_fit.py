@@ -1103,3 +1103,23 @@ def test_sweep_plot_shades_the_validated_band(tmp_path):
     assert "shaded: p10-p90 of the validated residuals" in out.read_text()
     lo, hi = band_bounds(p.max_concurrency, band)
     assert lo < hi
+
+
+def test_sweep_plot_puts_the_context_on_the_x_axis_whichever_flag_came_first(tmp_path, monkeypatch):
+    """--vary gpu=... --vary max_model_len=...: concurrency vs context, one line per GPU; a 30x span is drawn log-y."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from kvplan.render import plot_sweep
+
+    rows = [{"gpu": g, "max_model_len": n, "max_concurrency": c * 4096 / n, "fits": True}
+            for g, c in (("L4", 8.0), ("H100", 110.0)) for n in (4096, 16384, 131072)]
+    seen = {}
+    monkeypatch.setattr(plt, "close", lambda fig: seen.setdefault("ax", fig.axes[0]))
+    plot_sweep(rows, ["gpu", "max_model_len"], str(tmp_path / "s.png"))
+    ax = seen["ax"]
+    assert ax.get_xlabel() == "max_model_len" and ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["L4", "H100"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["4,096", "16,384", "131,072"]

@@ -163,7 +163,9 @@ def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int
 
 
 def plot_sweep(rows: Sequence[dict], varied: Sequence[str], path: str, band: dict | None = None) -> None:
-    """Concurrency against the first varied parameter (one line per value of the second)."""
+    """Concurrency against a varied parameter, one line per value of the other: the numeric one (max_model_len, the
+    memory utilization) goes on the x axis whichever was varied first, so two flags read as concurrency vs context
+    per GPU; concurrency spanning more than 20x is drawn on a log scale."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -172,11 +174,11 @@ def plot_sweep(rows: Sequence[dict], varied: Sequence[str], path: str, band: dic
     from kvplan.validate import band_bounds
 
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
+    kept = [r for r in rows if not r.get("error_input")]
+    varied = sorted(varied, key=lambda v: not all(isinstance(r[v], (int, float)) for r in kept))  # stable: numeric first
     x_name = varied[0]
     series: dict[str, list[dict]] = {}
-    for r in rows:
-        if r.get("error_input"):
-            continue
+    for r in kept:
         key = str(r[varied[1]]) if len(varied) > 1 else "concurrency"
         series.setdefault(key, []).append(r)
     numeric = all(isinstance(r[x_name], (int, float)) for s in series.values() for r in s)
@@ -195,11 +197,17 @@ def plot_sweep(rows: Sequence[dict], varied: Sequence[str], path: str, band: dic
                 ax.scatter([x], [y], color="red", zorder=3)
     if numeric and x_name == "max_model_len":
         ax.set_xscale("log", base=2)
+        ticks = sorted({r[x_name] for s in series.values() for r in s})
+        ax.set_xticks(ticks, [f"{t:,}" for t in ticks], rotation=30 if len(ticks) > 6 else 0)
+        ax.minorticks_off()
+    positive = [r["max_concurrency"] for s in series.values() for r in s if r["max_concurrency"] > 0]
+    if positive and max(positive) > 20 * min(positive):
+        ax.set_yscale("log")
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
     ax.set_xlabel(x_name)
     ax.set_ylabel("max concurrency (full-length requests)")
-    shaded = "; shaded: p10-p90 of the validated residuals" if shade else ""
-    ax.set_title("Concurrency vs " + x_name + " (red: does not start" + shaded + ")", fontsize=10 if shaded else None)
+    shaded = "\nshaded: p10-p90 of the validated residuals" if shade else ""
+    ax.set_title("Concurrency vs " + x_name + " (red: does not start)" + shaded, fontsize=10 if shaded else None)
     if len(series) > 1:
         ax.legend(title=varied[1], fontsize=8)
     ax.grid(alpha=0.3)
