@@ -446,3 +446,14 @@ def test_a_count_written_into_the_gpu_name_is_the_gpus_available_not_the_ranks()
                                         ("MI300X", "datacenter")])
 def test_a_gpu_says_what_kind_of_machine_holds_it(name, form):
     assert resolve_gpu(name, detect=False)[0].form == form
+
+
+def test_a_file_that_is_not_a_config_is_named_for_what_it_is(tmp_path):
+    gguf = tmp_path / "model-Q4_K_M.gguf"
+    gguf.write_bytes(b"GGUF")
+    with pytest.raises(InputError) as e:
+        resolve_model(str(gguf))
+    assert e.value.field == "model" and "is a GGUF file" in str(e.value) and "no such file" not in str(e.value)
+    with pytest.raises(InputError) as e:
+        resolve_model(str(tmp_path / "missing.json"))
+    assert "no such file or folder" in str(e.value)

@@ -543,6 +543,11 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
         config = _read_json(path, "model")
         return normalize(config, model_id=path.stem if path.name != "config.json" else path.parent.name,
                          source=str(path))
+    if path.is_file():  # a file kvplan does not read: say what it is, not that it is missing
+        what = ("a GGUF file: kvplan reads no GGUF metadata or tensor sizes, so it cannot size its quantized weights"
+                if path.suffix.lower() == ".gguf" else f"a {path.suffix or 'plain'} file, not a config.json")
+        raise InputError("model", f"{ref} is {what}", "give the checkpoint's folder (config.json and safetensors), its "
+                         "config.json, a catalog id or a Hub id")
     if path.suffix == ".json" or ref.startswith((".", "/", "~")):
         raise InputError("model", f"no such file or folder: {ref}", "give a catalog id, a Hub id, a checkpoint folder or a config.json path")
     entry = None if revision else _catalog_lookup(ref)
