@@ -192,6 +192,12 @@ def test_reconcile_with_the_planner_on_three_eras(index, model, gpu, tmp_path, m
     assert abs(rows["weights_gib"].gap) < 0.5  # the checkpoint's bytes are known exactly
     assert rows["kv_cache_gib"].gap is not None
     assert result.largest_gap is not None
+    # the record it writes carries the config the plan read, so `kvplan validate` predicts it (no skip)
+    from kvplan.validate import validate_records
+
+    assert result.record["model"]["config"] == dict(plan.model.raw_config) and result.record["model"]["id"] == model
+    (scored,) = validate_records([dict(result.record, id="reconciled")])
+    assert scored.skipped is None and scored.predicted["weights_gib"] == pytest.approx(plan.weights_bytes / 1024 ** 3, rel=0.01)
 
 
 # ---- the CLI -------------------------------------------------------------------------------------

@@ -162,6 +162,16 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
     record = log.to_record()
     if plan is not None and getattr(plan, "gpu", None) is not None:
         record["gpu"]["name"] = getattr(plan.gpu, "name", None)
+    model = getattr(plan, "model", None)
+    if getattr(model, "raw_config", None) and not record["model"].get("config"):
+        # the record a log alone gives has no config, which `kvplan validate` needs: carry the one the plan read
+        served = record["model"].get("id")
+        record["model"].update(id=model.id, config=dict(model.raw_config))
+        ckpt = getattr(model, "checkpoint", None)
+        if ckpt is not None and not ckpt.mtp_bytes and "safetensors" in str(ckpt.source):
+            record["model"]["weights_bytes"] = int(ckpt.total_bytes)  # the headers' tensor bytes (no drafter to tell apart)
+        record["notes"] = "; ".join(filter(None, [record.get("notes"), f"config: kvplan's ({model.source})"
+                                                  + (f"; the log served {served}" if served and served != model.id else "")]))
     return Reconciliation(log=log, rows=tuple(rows), largest_gap=largest, backend_fallback=backend_fallback(log),
                           notes=tuple(notes), record=record)
 
