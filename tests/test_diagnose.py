@@ -124,7 +124,14 @@ def test_healthy_excerpts_start_and_point_to_reconcile():
             healthy += 1
             if not diagnosis.findings:
                 assert "kvplan reconcile" in diagnosis.notes[0]
+                # it names the flags reconcile will need because this log does not say them
+                assert ("--gpu NAME" in diagnosis.notes[0]) == (log.total_gib is None)
     assert healthy >= 60
+    ranked = diagnose(["(VllmWorker rank=0 pid=1) INFO 07-21 19:37:30 [gpu_worker.py:232] Available KV cache memory: 12.79 GiB",
+                       "(VllmWorker rank=1 pid=2) INFO 07-21 19:37:30 [gpu_worker.py:232] Available KV cache memory: 12.79 GiB",
+                       "INFO 07-21 19:37:30 [kv_cache_utils.py:716] GPU KV cache size: 279,408 tokens",
+                       "INFO 07-21 19:37:30 [kv_cache_utils.py:720] Maximum concurrency for 16,384 tokens per request: 17.05x"])
+    assert ranked.started and "--gpu NAME --tensor-parallel-size N" in ranked.notes[0]
 
 
 def test_803_is_decided_by_the_host_driver():

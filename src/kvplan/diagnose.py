@@ -375,11 +375,16 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     fatal = any(f.fatal for f in findings)
     started = bool(log.started) and not fatal
     notes = list(log.parse_warnings)
+    if started:
+        # what reconcile will need that this log does not say (it refuses to plan on a guess)
+        command = "kvplan reconcile LOG MODEL" + ("" if log.total_gib else " --gpu NAME")
+        if (log.worker_ranks_seen or 1) > 1 and not (log.arg("tensor_parallel_size") or log.arg("pipeline_parallel_size")):
+            command += " --tensor-parallel-size N"
     if started and not findings:
         notes.insert(0, "healthy start: the engine sized its KV cache and nothing known went wrong; "
-                        "run `kvplan reconcile LOG MODEL` to compare the figures with the plan")
+                        f"run `{command}` to compare the figures with the plan")
     elif started:
-        notes.insert(0, "the engine started, degraded; `kvplan reconcile LOG MODEL` compares its figures with the plan")
+        notes.insert(0, f"the engine started, degraded; `{command}` compares its figures with the plan")
     if not findings and not started:
         notes.insert(0, "not recognised: no known failure signature in this text; the lines that look like errors are listed")
     error_lines = tuple(log.error_lines[-20:]) if log.error_lines else tuple(log.last_lines[-5:])
