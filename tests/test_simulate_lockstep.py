@@ -129,3 +129,27 @@ def test_cli_simulates_data_parallel_moe_engines_in_lockstep():
     d = json.loads(r.stdout)
     assert d["requests_completed"] == 200
     assert any("lockstep data-parallel ranks" in note for note in d["notes"])
+
+
+EP2 = StepModel.from_numbers(weights_bytes=60e9, active_params=3e9, num_layers=48, hidden_size=2048,
+                             num_attention_heads=32, num_kv_heads=4, head_dim=128, vocab_size=151936,
+                             kv_bytes_per_token=98304, hbm_bytes_per_s=1.8e12, peak_flops_per_s=500e12,
+                             num_experts=128, experts_per_tok=8, moe_intermediate_size=768, expert_parallel_size=2)
+
+
+def test_dp_padding_sends_the_largest_ranks_batch_through_every_ranks_experts():
+    """vLLM pads the DP ranks to the largest rank's batch (an idle rank's dummy batch too): from 0.16 only on steps
+    every rank runs as a CUDA graph, before on every step unless eager. The padded tokens touch more experts, so the
+    busy rank's steps take longer than with no padding."""
+    # round-robin puts the four long requests on rank 0; rank 1's three short ones are done early, then it idles
+    w = wl([50, 50, 50, 50, 50, 50, 50], [400, 5, 400, 5, 400, 5, 400], [0.0] * 7)
+    eager = simulate_replicas(w, cfg(cudagraph_max_tokens=0), EP2, 2, "round-robin", R19, lockstep=True)
+    graphs = simulate_replicas(w, cfg(cudagraph_max_tokens=512), EP2, 2, "round-robin", R19, lockstep=True)
+    assert eager.completed.all() and graphs.completed.all()
+    assert graphs.finish_s.max() > eager.finish_s.max() * 1.01
+    # a prefill beyond the capture sizes: padded before 0.16 (every step), not from 0.16 (graph steps only)
+    w = wl([4000, 20], [3, 200], [0.0, 0.0])
+    old, new = (simulate_replicas(w, cfg(cudagraph_max_tokens=16), EP2, 2, "round-robin", scheduler_rules(v), lockstep=True)
+                for v in ("0.15.1", "0.16.0"))
+    assert old.first_token_s[0] > new.first_token_s[0]
+    assert scheduler_rules("0.15.1").dp_padding == "every_step" and scheduler_rules("0.19.0").dp_padding == "graph_steps"

@@ -1325,7 +1325,7 @@ def _blocks_per_request(groups: Iterable[KVGroup], num_tokens: int, args: Engine
 
 def _full_graph_sizes(max_num_seqs: int, max_tokens: int) -> int:
     """FULL decode graphs: the capture sizes up to max_num_seqs (cudagraph_dispatcher.py, MRV2 _init_candidates)."""
-    return sum(1 for s in _capture_size_list(max_num_seqs, max_tokens) if s <= max_num_seqs)
+    return sum(1 for s in cudagraph_capture_sizes(max_num_seqs, max_tokens) if s <= max_num_seqs)
 
 
 def model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str:
@@ -1348,7 +1348,7 @@ def model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str
     return "v2" if listed else "v1"
 
 
-def _capture_size_list(max_num_seqs: int, max_tokens: int) -> list[int]:
+def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int) -> list[int]:
     """The CUDA-graph capture sizes (vllm/config/vllm.py::_set_cudagraph_sizes @0.33, section 1.5)."""
     largest = min(max_num_seqs * 2, 512, max_tokens)
     return [s for s in [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, largest + 1, 16)) if s <= largest]
@@ -1356,7 +1356,7 @@ def _capture_size_list(max_num_seqs: int, max_tokens: int) -> list[int]:
 
 def _capture_sizes(max_num_seqs: int, max_tokens: int) -> int:
     """How many CUDA graphs vLLM captures."""
-    return len(_capture_size_list(max_num_seqs, max_tokens))
+    return len(cudagraph_capture_sizes(max_num_seqs, max_tokens))
 
 
 @dataclass(frozen=True)

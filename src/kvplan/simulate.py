@@ -88,6 +88,11 @@ class SchedulerRules:
     # more scheduling decision (it is removed when step s-1's output is processed, after step s+1 was scheduled;
     # the scheduler does not give it a token past max_tokens). First-token and finish times are unchanged.
     async_scheduling: bool = False
+    # Data-parallel ranks (lockstep MoE) pad their batches to the largest rank's (vllm/v1/worker/dp_utils.py): on every
+    # step unless eager ("every_step", before 0.16), or only on steps where every rank runs a CUDA graph
+    # ("graph_steps": vLLM PR #34102, merged in February 2026 between 0.15.1 and 0.16.0, by its date; not read in a
+    # wheel). The padded tokens go through the expert layers like real ones. V0 has no data-parallel engine.
+    dp_padding: str = "none"
 
 
 # (first release, rules) — vLLM V1 became the default engine in 0.8.0
@@ -100,10 +105,14 @@ _RULE_TABLE: tuple[tuple[tuple[int, int, int], dict], ...] = (
                      watermark_fraction=0.01, skip_admission_after_preemption=False,
                      source="vllm/core/scheduler.py@0.7.3 (V0 default scheduler)")),
     ((0, 8, 0), dict(engine="v1", admit_whole_prompt=False, mixed_batches=True, chunked_prefill=True,
-                     watermark_fraction=0.0, skip_admission_after_preemption=True,
+                     watermark_fraction=0.0, skip_admission_after_preemption=True, dp_padding="every_step",
                      source="vllm/v1/core/sched/scheduler.py@0.8-0.18 (first chunk must fit)")),
+    ((0, 16, 0), dict(engine="v1", admit_whole_prompt=False, mixed_batches=True, chunked_prefill=True,
+                      watermark_fraction=0.0, skip_admission_after_preemption=True, dp_padding="graph_steps",
+                      source="vllm/v1/core/sched/scheduler.py@0.8-0.18 (first chunk must fit)")),
     ((0, 19, 0), dict(engine="v1", admit_whole_prompt=True, mixed_batches=True, chunked_prefill=True,
                       watermark_fraction=0.0, skip_admission_after_preemption=True, async_scheduling=True,
+                      dp_padding="graph_steps",
                       source="vllm/v1/core/sched/scheduler.py@0.19 (scheduler_reserve_full_isl; async scheduling on)")),
 )
 
@@ -157,6 +166,7 @@ class EngineConfig:
     enable_prefix_caching: bool = False
     blocks_note: str = ""
     window_caps: tuple[int, ...] = ()  # per windowed group: at most this many growing blocks
+    cudagraph_max_tokens: int = 0  # the largest CUDA-graph capture size (0: eager), which bounds DP padding's steps
 
     @property
     def usable_blocks(self) -> int:
@@ -247,6 +257,8 @@ def engine_config_from_plan(plan, num_gpu_blocks: Optional[int] = None, enable_p
     """Read the scheduler numbers off a `kvplan.Plan` (or anything with the same attributes).
     Sliding-window and chunked-local KV groups stop growing at their cap (`window_caps=False`: they
     grow like full attention, over-counting their blocks; for comparisons)."""
+    from kvplan.plan import cudagraph_capture_sizes
+
     args = plan.args
     max_model_len = int(args.max_model_len)
     fixed, per, caps, note = _plan_block_structure(plan, int(plan.block_size), max_model_len, window_caps)
@@ -256,7 +268,8 @@ def engine_config_from_plan(plan, num_gpu_blocks: Optional[int] = None, enable_p
         block_size=int(plan.block_size), max_num_seqs=int(args.max_num_seqs), max_num_batched_tokens=mnbt,
         max_model_len=max_model_len, long_prefill_token_threshold=long_prefill_token_threshold,
         fixed_blocks_per_seq=fixed, blocks_per_boundary=per, enable_prefix_caching=enable_prefix_caching,
-        blocks_note=note, window_caps=caps)
+        blocks_note=note, window_caps=caps,
+        cudagraph_max_tokens=0 if args.enforce_eager else max(cudagraph_capture_sizes(int(args.max_num_seqs), mnbt), default=0))
 
 
 # =====================================================================================
@@ -2101,7 +2114,7 @@ def _vllm_dp_pick(loads: Sequence[tuple[int, int]]) -> int:
 
 
 def _run_lockstep(gens: list, stats: list, rid_lists: list, arrival: list, router: str,
-                  step_model: Optional[StepModel] = None) -> None:
+                  step_model: Optional[StepModel] = None, pad_up_to: float = 0) -> None:
     """Drive data-parallel ranks that step together (vLLM runs the DP ranks of a MoE model in lockstep:
     every rank runs a forward pass each step, an idle rank a dummy batch, because the expert layers'
     collectives span all ranks -- vllm/v1/engine/core.py DPEngineCoreProc, `execute_dummy_batch`).
@@ -2109,9 +2122,11 @@ def _run_lockstep(gens: list, stats: list, rid_lists: list, arrival: list, route
     Each rank proposes its step time assuming every rank holds as many tokens as it does; the expert layers
     are then recharged with the group's real token count (`StepModel.moe_part_s`): a rank prefilling 2048
     tokens next to one decoding 128 computes the experts for 2176 tokens' pairs / ep, not 2048 x ep / ep.
-    vLLM pads the ranks to the largest token count only when every rank's step runs as a CUDA graph
-    (vllm/v1/worker/dp_utils.py `_synchronize_dp_ranks`: DP padding iff the synced cudagraph mode is not NONE);
-    that padding of small decode batches is not modelled.
+    vLLM pads every rank to the largest rank's token count where the version pads (`SchedulerRules.dp_padding`): a
+    step whose largest rank holds at most `pad_up_to` tokens puts ranks x that count through the expert layers (an
+    idle rank's dummy batch included). `pad_up_to` is 0 with no padding (eager), the largest CUDA-graph capture size
+    where only graph steps pad (vllm/v1/worker/dp_utils.py `_synchronize_dp_ranks`: DP padding iff the ranks' synced
+    cudagraph mode is not NONE), infinite where every step pads.
     A rank that holds requests but scheduled nothing (its empty schedule preempted, or released the blocks of
     requests that finished in the previous step) waits for the group's step like an idle rank, as vLLM's dummy
     batch does; if no rank has a step to run, the group re-polls every rank at the same time (a dummy step of no
@@ -2140,7 +2155,8 @@ def _run_lockstep(gens: list, stats: list, rid_lists: list, arrival: list, route
         steppers = [r for r in range(replicas) if props[r][0] == "step"]
         if steppers:
             if moe:
-                group = sum(props[r][2] for r in steppers)
+                largest = max(props[r][2] for r in steppers)
+                group = replicas * largest if largest <= pad_up_to else sum(props[r][2] for r in steppers)
                 ep = step_model.expert_token_multiplier
                 dt = max(props[r][1] - step_model.moe_part_s(props[r][2], props[r][2] * ep)
                          + step_model.moe_part_s(props[r][2], group) for r in steppers)
@@ -2243,7 +2259,9 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
         gens.append(gen)
     arrival = stats0["arrival_list"]
     if lockstep:
-        _run_lockstep(gens, stats, rid_lists, arrival, router, step_model)
+        pad_up_to = {"every_step": math.inf, "graph_steps": config.cudagraph_max_tokens}.get(rules.dp_padding, 0)
+        _run_lockstep(gens, stats, rid_lists, arrival, router, step_model,
+                      pad_up_to=pad_up_to if config.cudagraph_max_tokens else 0)
         merged = dict(stats[0])
         for key in ("steps", "preemptions", "recomputed", "hit_tokens", "prefill_written", "decode_written"):
             merged[key] = sum(s[key] for s in stats)
