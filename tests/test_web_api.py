@@ -66,6 +66,16 @@ def test_plan_inverse_questions_match_the_cli(client):
     assert r.json()["max_concurrency"] >= 4
 
 
+def test_concurrency_curve_goes_log_scale_when_it_spans_more_than_20x():
+    from kvplan.web.svg import concurrency_curve_svg
+
+    wide = [{"max_model_len": 1024 * 2 ** k, "max_concurrency": 64.0 / 2 ** k, "fits": True} for k in range(8)]  # 64x..0.5x
+    narrow = [{"max_model_len": n, "max_concurrency": c, "fits": True} for n, c in ((4096, 10.0), (8192, 5.0))]
+    log_svg = concurrency_curve_svg(wide, 8192, 8.0, True)
+    assert "log scale) vs max_model_len" in log_svg and ">0.1</text>" in log_svg and ">10</text>" in log_svg
+    assert "log scale) vs" not in concurrency_curve_svg(narrow, 8192, 5.0, True)
+
+
 def test_concurrency_curve_is_the_sweep(client):
     got = client.post("/api/plan", json={"model": LLAMA, "gpu": "L4", "max_model_len": 8192}).json()["svg"]["concurrency"]
     rows = sweep_rows(LLAMA, FitFlags(gpu="L4", max_model_len="8192"), [("max_model_len", [1024, 2048, 131072])])

@@ -84,7 +84,8 @@ def _short_tokens(n: int) -> str:
 
 def concurrency_curve_svg(rows: Sequence[dict], chosen_max_model_len: int, chosen_concurrency: float,
                           chosen_fits: bool, band: dict | None = None, width_px: int = 760, height_px: int = 320) -> str:
-    """Concurrency (full-length requests that fit) against max_model_len on a log2 axis.
+    """Concurrency (full-length requests that fit) against max_model_len on a log2 axis; concurrency on a log axis
+    when it spans more than 20x (as `kvplan sweep --plot` draws it), else linear from 0.
 
     `rows`: sweep rows with max_model_len, max_concurrency, fits. `band`: the validated relative
     uncertainty {"lo": -0.05, "hi": 0.03, "text": ...}, drawn around the curve when given."""
@@ -101,34 +102,43 @@ def concurrency_curve_svg(rows: Sequence[dict], chosen_max_model_len: int, chose
     y_top = max(max(p[1] for p in points), chosen_concurrency, 1.0)
     y_hi = (band_bounds(y_top, band)[1] if band else y_top) * 1.08
     lx_lo, lx_hi = math.log2(x_lo), math.log2(x_hi) if x_hi > x_lo else math.log2(x_lo) + 1
+    positive = [p[1] for p in points if p[1] > 0] + ([chosen_concurrency] if chosen_concurrency > 0 else [])
+    log_y = bool(positive) and max(positive) > 20 * min(positive)
+    if log_y:  # from the decade below the smallest value (a point at 0 sits on the axis)
+        y_lo = 10 ** math.floor(math.log10(min(min(positive), 1.0) * (band_bounds(1.0, band)[0] if band else 1.0) * 0.95))
+        ly_lo, ly_hi = math.log10(y_lo), math.log10(y_hi) + 0.08  # the same headroom as the linear axis, in decades
+        y_ticks = [10.0 ** k for k in range(int(ly_lo), int(math.floor(ly_hi)) + 1)]
+    else:
+        y_ticks = [y_hi * frac for frac in (0, 0.25, 0.5, 0.75, 1.0)]
 
     def px(x: float) -> float:
         return left + plot_w * (math.log2(x) - lx_lo) / (lx_hi - lx_lo)
 
     def py(y: float) -> float:
+        if log_y:
+            return top + plot_h * (1 - (math.log10(max(y, y_lo)) - ly_lo) / (ly_hi - ly_lo))
         return top + plot_h * (1 - y / y_hi)
 
     out = [f"<svg xmlns='http://www.w3.org/2000/svg' class='concurrency-curve' viewBox='0 0 {width_px} {height_px}' width='100%' "
            f"role='img' aria-label='concurrency against max_model_len' data-chosen-max-model-len='{chosen_max_model_len}' "
            f"data-chosen-concurrency='{chosen_concurrency!r}'>",
-           f"<text x='{left}' y='16' {FONT} font-size='12' fill='currentColor'>concurrency (full-length requests) vs max_model_len"
+           f"<text x='{left}' y='16' {FONT} font-size='12' fill='currentColor'>concurrency (full-length requests{', log scale' if log_y else ''}) vs max_model_len"
            f"{' (shaded: validated uncertainty)' if band else ''}; red: does not start</text>"]
     for tick in _log2_ticks(x_lo, x_hi):
         if x_lo <= tick <= x_hi:
             out.append(f"<line x1='{px(tick):.1f}' x2='{px(tick):.1f}' y1='{top}' y2='{top + plot_h}' stroke='#8884'/>"
                        f"<text x='{px(tick):.1f}' y='{top + plot_h + 16}' text-anchor='middle' {FONT} font-size='11' "
                        f"fill='currentColor'>{_short_tokens(tick)}</text>")
-    for frac in (0, 0.25, 0.5, 0.75, 1.0):
-        y = y_hi * frac
+    for y in y_ticks:
         out.append(f"<line x1='{left}' x2='{left + plot_w}' y1='{py(y):.1f}' y2='{py(y):.1f}' stroke='#8883'/>"
-                   f"<text x='{left - 6}' y='{py(y) + 4:.1f}' text-anchor='end' {FONT} font-size='11' fill='currentColor'>{y:,.1f}</text>")
+                   f"<text x='{left - 6}' y='{py(y) + 4:.1f}' text-anchor='end' {FONT} font-size='11' fill='currentColor'>{format(y, 'g' if log_y else ',.1f')}</text>")
     out.append(f"<line x1='{left}' x2='{left + plot_w}' y1='{py(1):.1f}' y2='{py(1):.1f}' stroke='currentColor' stroke-dasharray='4 3'>"
                f"<title>1 full-length request</title></line>")
     out.append(f"<text x='{left + plot_w / 2}' y='{height_px - 6}' text-anchor='middle' {FONT} font-size='12' fill='currentColor'>"
                f"max_model_len (tokens, log scale)</text>")
     if band:
         upper = [(px(x), py(band_bounds(y, band)[1])) for x, y, _ in points]
-        lower = [(px(x), py(max(0.0, band_bounds(y, band)[0]))) for x, y, _ in reversed(points)]
+        lower = [(px(x), py(max(0.0, band_bounds(y, band)[0]))) for x, y, _ in reversed(points)]  # py clamps log-y
         poly = " ".join(f"{a:.1f},{b:.1f}" for a, b in upper + lower)
         out.append(f"<polygon class='band' points='{poly}' fill='#3aa65533'><title>{_attr(band.get('text', 'uncertainty'))}</title></polygon>")
     path = " ".join(f"{'M' if i == 0 else 'L'}{px(x):.1f},{py(y):.1f}" for i, (x, y, _) in enumerate(points))
