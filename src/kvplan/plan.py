@@ -540,6 +540,18 @@ def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> 
     return DEFAULT_BLOCK_SIZE, "default block size 16 (CacheConfig.DEFAULT_BLOCK_SIZE)"
 
 
+def _tp_refusal(heads: int, kv_heads: int, tp: int) -> str | None:
+    """Why vLLM cannot split these heads over `tp` ranks, or None: TP must divide the attention heads, and the KV
+    heads must divide by TP or, fewer than TP, be replicated tp / kv_heads times exactly (QKVParallelLinear)."""
+    if heads % tp:
+        return f"{heads} attention heads are not divisible by TP={tp}"
+    if kv_heads and kv_heads >= tp and kv_heads % tp:
+        return f"{kv_heads} KV heads are not divisible by TP={tp}"
+    if kv_heads and kv_heads < tp and tp % kv_heads:
+        return f"TP={tp} cannot replicate {kv_heads} KV heads evenly (vLLM fails loading the model)"
+    return None
+
+
 def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[EngineArgs, QuantSpec | None, list[str]]:
     """Apply every default the vLLM version would; return the resolved args and what was assumed."""
     args.validate()
@@ -552,19 +564,11 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                          f"use --num-gpus {tp * pp * dp} or smaller parallel sizes")
     if args.enable_expert_parallel and not model.is_moe:
         raise InputError("--enable-expert-parallel", f"{model.id} has no experts", "drop the flag (it only applies to MoE models)")
-    heads, kv_heads = model.num_attention_heads, model.num_kv_heads
-    # the sizes vLLM accepts: TP divides the attention heads, and the KV heads divide by it or divide it
-    valid = [t for t in range(1, min(heads, 16) + 1) if heads % t == 0 and (not kv_heads or (kv_heads % t == 0 if kv_heads >= t else t % kv_heads == 0))]
-    if heads % tp:
-        raise InputError("--tensor-parallel-size", f"{heads} attention heads are not divisible by TP={tp}",
-                         f"TP sizes up to 16 that vLLM accepts for this model: {', '.join(map(str, valid))}")
-    if kv_heads and kv_heads >= tp and kv_heads % tp:
-        raise InputError("--tensor-parallel-size", f"{kv_heads} KV heads are not divisible by TP={tp}",
-                         f"TP sizes up to 16 that vLLM accepts for this model: {', '.join(map(str, valid))}")
-    if kv_heads and kv_heads < tp and tp % kv_heads:
-        # QKVParallelLinear replicates the KV heads tp / kv_heads times, and that division must be exact
-        raise InputError("--tensor-parallel-size", f"TP={tp} cannot replicate {kv_heads} KV heads evenly (vLLM fails "
-                         "loading the model)", f"TP sizes up to 16 that vLLM accepts for this model: {', '.join(map(str, valid))}")
+    why_not = _tp_refusal(model.num_attention_heads, model.num_kv_heads, tp)
+    if why_not:
+        accepted = [t for t in range(1, 17) if not _tp_refusal(model.num_attention_heads, model.num_kv_heads, t)]
+        raise InputError("--tensor-parallel-size", why_not,
+                         f"TP sizes up to 16 that vLLM accepts for this model: {', '.join(map(str, accepted))}")
     util = args.gpu_memory_utilization
     if util is None and args.overhead_gb is not None:
         util = 0.90
