@@ -213,6 +213,15 @@ def run_cli(*args, stdin=None, home=None):
                           capture_output=True, text=True, timeout=120, env=env)
 
 
+def test_cli_json_names_the_plan_it_compared_with(tmp_path):
+    log = tmp_path / "x.log"
+    log.write_text("\n".join(EXCERPTS[98]["lines"]))
+    proc = run_cli("reconcile", str(log), "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "A100-40GB", "--json", home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    plan = json.loads(proc.stdout)["plan"]
+    assert plan["model"] == "meta-llama/Llama-3.1-8B-Instruct" and "A100 40GB" in plan["gpu"] and plan["tensor_parallel_size"] == 1
+
+
 def test_cli_record_to_stdout_without_a_model():
     text = "\n".join(EXCERPTS[100]["lines"])
     proc = run_cli("reconcile", "-", "--record", "-", stdin=text)

@@ -55,6 +55,10 @@ def reconcile(
         return
     if json_output:
         out = result.to_dict()
+        if plan is not None:  # what the comparison was made with, as the table's header says it
+            out["plan"] = {"model": plan.model.id, "gpu": plan.gpu.name, "gpu_total_gib": round(plan.gpu.total_gib, 2),
+                           "tensor_parallel_size": plan.args.tensor_parallel_size,
+                           "pipeline_parallel_size": plan.args.pipeline_parallel_size, "vllm_rules": plan.rules.version}
         if stored is not None:
             out["calibration_stored"] = stored
         sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")
