@@ -91,7 +91,8 @@ class SchedulerRules:
     # Data-parallel ranks (lockstep MoE) pad their batches to the largest rank's (vllm/v1/worker/dp_utils.py): on every
     # step unless eager ("every_step", before 0.16), or only on steps where every rank runs a CUDA graph
     # ("graph_steps": vLLM PR #34102, merged in February 2026 between 0.15.1 and 0.16.0, by its date; not read in a
-    # wheel). The padded tokens go through the expert layers like real ones. V0 has no data-parallel engine.
+    # wheel). The padded tokens go through the expert layers like real ones. V0 has no data-parallel engine. The
+    # "every_step" row starts with V1 (0.8); the first release that padded at all was not read.
     dp_padding: str = "none"
 
 
