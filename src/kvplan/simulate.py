@@ -2246,6 +2246,11 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
     what = "time series and concurrency summed over the ranks" if lockstep else "time series and concurrency are replica 0's"
     notes = (list(workload.notes) + list(getattr(step_model, "notes", ()))
              + [f"{replicas} {'lockstep data-parallel ranks' if lockstep else 'replicas'}, {router} router; {what}"])
+    if lockstep and config.cudagraph_max_tokens and rules.dp_padding in ("every_step", "graph_steps"):
+        notes.append("the ranks pad their batches to the largest rank's, whose tokens the expert layers then see on every "
+                     "rank: " + ("on every step" if rules.dp_padding == "every_step" else
+                                 f"on steps of at most {config.cudagraph_max_tokens} tokens a rank (CUDA graphs)")
+                     + f" (vLLM {rules.version}, dp_utils)")
     rejected, stats0 = _prepare(workload, config, rules, notes)
     out = _Shared(len(workload))
     rej_l = rejected.tolist()
