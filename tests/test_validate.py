@@ -356,3 +356,15 @@ def test_record_files_as_editors_and_people_write_them(tmp_path):
     arr.write_text(json.dumps([json.loads(lines[0]), 3]))
     with pytest.raises(InputError, match=r"records\.json:2 is not a startup record"):
         load_records(arr)
+
+
+def test_a_hand_written_record_of_a_catalog_model_needs_no_config():
+    """A record without a config is planned from the catalog when its id is a catalog model (and says so); any other
+    id without a config is still skipped, naming model.config."""
+    rec = {"id": "mine", "model": {"id": "Qwen/Qwen3-8B"}, "gpu": {"name": "L4"}, "args": {"max_model_len": 8192},
+           "observed": {"kv_cache_gib": 4.0}}
+    (catalog,) = validate_records([rec])
+    assert catalog.skipped is None and catalog.predicted["kv_cache_tokens"] > 0
+    assert any("planned from kvplan's catalog" in n for n in catalog.assumptions)
+    (unknown,) = validate_records([dict(rec, model={"id": "someone/private-model"})])
+    assert unknown.skipped and "model.config" in unknown.skipped

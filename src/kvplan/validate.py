@@ -21,7 +21,8 @@ from typing import Iterable
 
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
 from kvplan.plan import BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, EngineArgs, Plan, parse_env, parse_max_model_len, plan
-from kvplan.resolve import GIB, GB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, normalize
+from kvplan.resolve import (GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, model_catalog,
+                            normalize, resolve_model)
 from kvplan.versions import NEWEST_KNOWN, parse_version, source_date
 from kvplan.weights import kv_dtype_bytes
 
@@ -225,12 +226,20 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
     m = rec["model"]
     config = m.get("config")
     if not isinstance(config, dict) or not config:
-        raise InputError("model.config", "the record carries no config", "add the checkpoint's config.json")
-    ckpt = None
-    if m.get("weights_bytes"):
-        ckpt = CheckpointWeights((("total", int(m["weights_bytes"])),), source="record: weights_bytes")
-    spec = normalize(config, model_id=m.get("id") or "record", source="record", hf_quant_config=m.get("quant_config"),
-                     checkpoint=ckpt, autoconfig=True)
+        if not (m.get("id") and m["id"] in model_catalog()):
+            raise InputError("model.config", "the record carries no config", "add the checkpoint's config.json")
+        # a hand-written record of a catalog model: the catalog holds that checkpoint's own config (and its tensors'
+        # dtypes), read offline as `kvplan fit` reads it
+        spec = resolve_model(m["id"])
+        notes.append(f"the record carries no config: {m['id']} planned from kvplan's catalog ({spec.source})")
+        if m.get("weights_bytes"):
+            spec = replace(spec, checkpoint=CheckpointWeights((("total", int(m["weights_bytes"])),), source="record: weights_bytes"))
+    else:
+        ckpt = None
+        if m.get("weights_bytes"):
+            ckpt = CheckpointWeights((("total", int(m["weights_bytes"])),), source="record: weights_bytes")
+        spec = normalize(config, model_id=m.get("id") or "record", source="record", hf_quant_config=m.get("quant_config"),
+                         checkpoint=ckpt, autoconfig=True)
     flag = (args.get("quantization") or "").lower().replace("-", "_")
     if flag == "none":
         flag, args = "", dict(args, quantization=None)
