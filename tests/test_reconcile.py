@@ -196,6 +196,7 @@ def test_reconcile_with_the_planner_on_three_eras(index, model, gpu, tmp_path, m
     from kvplan.validate import validate_records
 
     assert result.record["model"]["config"] == dict(plan.model.raw_config) and result.record["model"]["id"] == model
+    assert result.record["id"].startswith(model.split("/")[-1].lower()) and f"-tp{plan.args.tensor_parallel_size}-" in result.record["id"]
     (scored,) = validate_records([dict(result.record, id="reconciled")])
     assert scored.skipped is None and scored.predicted["weights_gib"] == pytest.approx(plan.weights_bytes / 1024 ** 3, rel=0.01)
 

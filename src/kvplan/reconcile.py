@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional
@@ -172,6 +173,11 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
             record["model"]["weights_bytes"] = int(ckpt.total_bytes)  # the headers' tensor bytes (no drafter to tell apart)
         record["notes"] = "; ".join(filter(None, [record.get("notes"), f"config: kvplan's ({model.source})"
                                                   + (f"; the log served {served}" if served and served != model.id else "")]))
+    if record.get("id") is None and getattr(model, "id", None):  # a name a records file reads by: what ran, where
+        a = getattr(plan, "args", None)
+        name = (f"{model.id.split('/')[-1]}-{getattr(plan.gpu, 'name', 'gpu')}-tp{getattr(a, 'tensor_parallel_size', 1)}"
+                f"-l{getattr(a, 'max_model_len', '')}")
+        record["id"] = re.sub(r"[^a-z0-9.]+", "-", name.lower()).strip("-")
     return Reconciliation(log=log, rows=tuple(rows), largest_gap=largest, backend_fallback=backend_fallback(log),
                           notes=tuple(notes), record=record)
 
