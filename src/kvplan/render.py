@@ -162,6 +162,13 @@ def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int
     return t
 
 
+def concurrency_wants_log_scale(values: Iterable[float]) -> bool:
+    """Whether a concurrency axis is drawn log-scale: its positive values span more than 20x (the sweep plot and the
+    web page's curve decide alike)."""
+    positive = [v for v in values if v > 0]
+    return bool(positive) and max(positive) > 20 * min(positive)
+
+
 def plot_sweep(rows: Sequence[dict], varied: Sequence[str], path: str, band: dict | None = None) -> None:
     """Concurrency against a varied parameter, one line per value of the other: the numeric one (max_model_len, the
     memory utilization) goes on the x axis whichever was varied first, so two flags read as concurrency vs context
@@ -200,8 +207,7 @@ def plot_sweep(rows: Sequence[dict], varied: Sequence[str], path: str, band: dic
         ticks = sorted({r[x_name] for s in series.values() for r in s})
         ax.set_xticks(ticks, [f"{t:,}" for t in ticks], rotation=30 if len(ticks) > 6 else 0)
         ax.minorticks_off()
-    positive = [r["max_concurrency"] for s in series.values() for r in s if r["max_concurrency"] > 0]
-    if positive and max(positive) > 20 * min(positive):
+    if concurrency_wants_log_scale(r["max_concurrency"] for s in series.values() for r in s):
         ax.set_yscale("log")
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
     ax.set_xlabel(x_name)

@@ -12,7 +12,7 @@ import math
 from html import escape
 from typing import Sequence
 
-from kvplan.render import GB, GIB, budget_segments
+from kvplan.render import GB, GIB, budget_segments, concurrency_wants_log_scale
 from kvplan.validate import band_bounds
 
 SEGMENT_COLOURS = {  # the same order and hues as render.SEGMENTS (the terminal bar)
@@ -102,8 +102,8 @@ def concurrency_curve_svg(rows: Sequence[dict], chosen_max_model_len: int, chose
     y_top = max(max(p[1] for p in points), chosen_concurrency, 1.0)
     y_hi = (band_bounds(y_top, band)[1] if band else y_top) * 1.08
     lx_lo, lx_hi = math.log2(x_lo), math.log2(x_hi) if x_hi > x_lo else math.log2(x_lo) + 1
-    positive = [p[1] for p in points if p[1] > 0] + ([chosen_concurrency] if chosen_concurrency > 0 else [])
-    log_y = bool(positive) and max(positive) > 20 * min(positive)
+    positive = [y for y in [p[1] for p in points] + [chosen_concurrency] if y > 0]
+    log_y = concurrency_wants_log_scale(positive)
     if log_y:  # from the decade below the smallest value (a point at 0 sits on the axis)
         y_lo = 10 ** math.floor(math.log10(min(min(positive), 1.0) * (band_bounds(1.0, band)[0] if band else 1.0) * 0.95))
         ly_lo, ly_hi = math.log10(y_lo), math.log10(y_hi) + 0.08  # the same headroom as the linear axis, in decades
