@@ -96,24 +96,21 @@ class SchedulerRules:
     dp_padding: str = "none"
 
 
-# (first release, rules) — vLLM V1 became the default engine in 0.8.0
-# (vllm/envs.py VLLM_USE_V1 default flip), the whole-prompt admission gate arrived in 0.19
+# (first release, what changed there) — each row updates the rules of the rows before it. vLLM V1 became the
+# default engine in 0.8.0 (vllm/envs.py VLLM_USE_V1 default flip), DP padding narrowed to CUDA-graph steps in 0.16
+# (see `SchedulerRules.dp_padding`), the whole-prompt admission gate arrived in 0.19
 # (`SchedulerConfig.scheduler_reserve_full_isl=True`), V0's BlockSpaceManager kept a 1 %
 # watermark (vllm/core/block_manager.py@0.7.3) and scheduled prefills without decodes
 # unless chunked prefill was enabled (vllm/core/scheduler.py@0.7.3 `_schedule_default`).
-_RULE_TABLE: tuple[tuple[tuple[int, int, int], dict], ...] = (
+_RULE_STEPS: tuple[tuple[tuple[int, int, int], dict], ...] = (
     ((0, 0, 0), dict(engine="v0", admit_whole_prompt=True, mixed_batches=False, chunked_prefill=False,
                      watermark_fraction=0.01, skip_admission_after_preemption=False,
                      source="vllm/core/scheduler.py@0.7.3 (V0 default scheduler)")),
     ((0, 8, 0), dict(engine="v1", admit_whole_prompt=False, mixed_batches=True, chunked_prefill=True,
                      watermark_fraction=0.0, skip_admission_after_preemption=True, dp_padding="every_step",
                      source="vllm/v1/core/sched/scheduler.py@0.8-0.18 (first chunk must fit)")),
-    ((0, 16, 0), dict(engine="v1", admit_whole_prompt=False, mixed_batches=True, chunked_prefill=True,
-                      watermark_fraction=0.0, skip_admission_after_preemption=True, dp_padding="graph_steps",
-                      source="vllm/v1/core/sched/scheduler.py@0.8-0.18 (first chunk must fit)")),
-    ((0, 19, 0), dict(engine="v1", admit_whole_prompt=True, mixed_batches=True, chunked_prefill=True,
-                      watermark_fraction=0.0, skip_admission_after_preemption=True, async_scheduling=True,
-                      dp_padding="graph_steps",
+    ((0, 16, 0), dict(dp_padding="graph_steps")),
+    ((0, 19, 0), dict(admit_whole_prompt=True, async_scheduling=True,
                       source="vllm/v1/core/sched/scheduler.py@0.19 (scheduler_reserve_full_isl; async scheduling on)")),
 )
 
@@ -125,10 +122,10 @@ def scheduler_rules(version: Optional[str], engine: Optional[str] = None) -> Sch
 
     text = version or NEWEST_KNOWN
     release = tuple(parse_version(text))[:3]
-    chosen = _RULE_TABLE[0][1]
-    for first, rules in _RULE_TABLE:
-        if release >= first and not (engine == "v0" and rules["engine"] != "v0"):
-            chosen = rules
+    chosen: dict = {}
+    for first, changes in _RULE_STEPS:
+        if release >= first and not (engine == "v0" and chosen):  # a V0 engine keeps the first row's rules
+            chosen.update(changes)
     return SchedulerRules(version=text, **chosen)
 
 
@@ -2246,10 +2243,13 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
     what = "time series and concurrency summed over the ranks" if lockstep else "time series and concurrency are replica 0's"
     notes = (list(workload.notes) + list(getattr(step_model, "notes", ()))
              + [f"{replicas} {'lockstep data-parallel ranks' if lockstep else 'replicas'}, {router} router; {what}"])
-    if lockstep and config.cudagraph_max_tokens and rules.dp_padding in ("every_step", "graph_steps"):
+    # the largest rank's batch up to which the ranks pad (`_run_lockstep`): none eager, else per the version's rule
+    pad_up_to = {"every_step": math.inf, "graph_steps": config.cudagraph_max_tokens}.get(rules.dp_padding, 0) \
+        if config.cudagraph_max_tokens else 0
+    if lockstep and pad_up_to:
         notes.append("the ranks pad their batches to the largest rank's, whose tokens the expert layers then see on every "
-                     "rank: " + ("on every step" if rules.dp_padding == "every_step" else
-                                 f"on steps of at most {config.cudagraph_max_tokens} tokens a rank (CUDA graphs)")
+                     "rank: " + ("on every step" if pad_up_to == math.inf else
+                                 f"on steps of at most {pad_up_to} tokens a rank (CUDA graphs)")
                      + f" (vLLM {rules.version}, dp_utils)")
     rejected, stats0 = _prepare(workload, config, rules, notes)
     out = _Shared(len(workload))
@@ -2265,9 +2265,7 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
         gens.append(gen)
     arrival = stats0["arrival_list"]
     if lockstep:
-        pad_up_to = {"every_step": math.inf, "graph_steps": config.cudagraph_max_tokens}.get(rules.dp_padding, 0)
-        _run_lockstep(gens, stats, rid_lists, arrival, router, step_model,
-                      pad_up_to=pad_up_to if config.cudagraph_max_tokens else 0)
+        _run_lockstep(gens, stats, rid_lists, arrival, router, step_model, pad_up_to=pad_up_to)
         merged = dict(stats[0])
         for key in ("steps", "preemptions", "recomputed", "hit_tokens", "prefill_written", "decode_written"):
             merged[key] = sum(s[key] for s in stats)
