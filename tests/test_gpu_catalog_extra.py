@@ -135,12 +135,48 @@ def test_a_logged_total_overrides_the_named_size_check():
     assert find_gpu("RTX 4090 48GB", total_bytes=int(47.37 * GIB)).id == "rtx-4090"
 
 
-def _fake_nvml(name: str, total: int, cc=(8, 9)):
+def _fake_nvml(name: str, total: int, cc=(8, 9), reserved: int | None = None):
     from types import SimpleNamespace as NS
-    return NS(nvmlInit=lambda: None, nvmlShutdown=lambda: None, nvmlDeviceGetCount=lambda: 1,
+    fake = NS(nvmlInit=lambda: None, nvmlShutdown=lambda: None, nvmlDeviceGetCount=lambda: 1,
               nvmlDeviceGetHandleByIndex=lambda i: i, nvmlDeviceGetName=lambda h: name,
               nvmlDeviceGetMemoryInfo=lambda h: NS(total=total, used=0, free=total),
               nvmlDeviceGetCudaComputeCapability=lambda h: cc)
+    if reserved is not None:  # a driver with NVML's v2 memory info, which states the reserve
+        fake.nvmlMemory_v2 = 0x02000028
+        fake.nvmlDeviceGetMemoryInfo = lambda h, version=None: NS(
+            total=total, used=0 if version is None else reserved, free=total - reserved,
+            **({} if version is None else {"reserved": reserved}))
+    return fake
+
+
+def test_detection_reads_cudas_total_from_nvmls_reserve(monkeypatch):
+    # An H200 (driver 580.159.04, bench/probe_gpu.py): NVML's total less its reserved = CUDA's, the catalog's
+    import sys
+    from kvplan.resolve import detect_gpu
+    monkeypatch.setitem(sys.modules, "pynvml", _fake_nvml("NVIDIA H200", 150_754_820_096, (9, 0), 644_939_776))
+    g = detect_gpu()
+    assert g.id == "h200" and g.total_bytes == 150_109_880_320 == find_gpu("H200").total_bytes
+
+
+def test_detection_takes_this_machines_total_where_its_driver_reserves_otherwise(monkeypatch):
+    import sys
+    from kvplan.resolve import detect_gpu
+    card = find_gpu("L4")
+    nvml_total = 23034 * 1024 ** 2
+    reserved = nvml_total - card.total_bytes + 64 * 1024 ** 2  # 64 MiB more than the catalog's driver kept
+    monkeypatch.setitem(sys.modules, "pynvml", _fake_nvml("NVIDIA L4", nvml_total, (8, 9), reserved))
+    g = detect_gpu()
+    assert g.id == "l4" and g.total_bytes == card.total_bytes - 64 * 1024 ** 2
+    assert "this machine" in g.total_source and "another driver" in g.total_source
+
+
+def test_an_unknown_gpu_with_nvmls_reserve_gets_an_exact_total(monkeypatch):
+    import sys
+    from kvplan.resolve import detect_gpu
+    monkeypatch.setitem(sys.modules, "pynvml", _fake_nvml("NVIDIA H300 Engineering Sample", 200 * GIB, (10, 0),
+                                                          int(0.75 * GIB)))
+    g = detect_gpu()
+    assert g.id == "detected" and g.total_bytes == 200 * GIB - int(0.75 * GIB) and "estimate" not in g.total_source
 
 
 def test_detection_keeps_the_catalog_card_when_nvml_agrees_on_its_memory(monkeypatch):

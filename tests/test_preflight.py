@@ -44,6 +44,15 @@ def fake_nvml(devices, driver="580.159.04", bytes_names=False, fail=False):
         n = devices[h]["name"]
         return n.encode() if bytes_names else n
 
+    def memory_info(h, version=None):
+        d = devices[h]
+        if version is None:  # v1: the driver's reserve counts as used
+            return NS(total=d["total"], used=d["used"], free=d["total"] - d["used"])
+        if "reserved" not in d:
+            raise FakeNVMLError("Function Not Found")  # a driver without the v2 struct
+        return NS(total=d["total"], reserved=d["reserved"], used=d["used"] - d["reserved"],
+                  free=d["total"] - d["used"])
+
     return NS(
         nvmlInit=init,
         nvmlShutdown=lambda: state.__setitem__("shutdown", state["shutdown"] + 1),
@@ -51,9 +60,9 @@ def fake_nvml(devices, driver="580.159.04", bytes_names=False, fail=False):
         nvmlDeviceGetCount=lambda: len(devices),
         nvmlDeviceGetHandleByIndex=lambda i: i,
         nvmlDeviceGetName=name,
-        nvmlDeviceGetMemoryInfo=lambda h: NS(total=devices[h]["total"], used=devices[h]["used"],
-                                             free=devices[h]["total"] - devices[h]["used"]),
+        nvmlDeviceGetMemoryInfo=memory_info,
         nvmlDeviceGetCudaComputeCapability=lambda h: devices[h]["cc"],
+        nvmlMemory_v2=0x02000028,
         state=state,
     )
 
@@ -304,6 +313,45 @@ def test_memory_used_by_others_against_the_requested_fraction():
     assert "--gpu-memory-utilization 0.75" in mem[1].fix
     ok = pf.run_checks(f, req(gpus_needed=2, gpu_memory_utilization=0.7))
     assert all(x.status == "pass" for x in ok if x.check == "gpu memory")
+
+
+# NVML on an H200 (driver 580.159.04, bench/probe_gpu.py): total 150,754,820,096 B with 644,939,776 reserved, whose
+# difference is CUDA's total, 150,109,880,320 B (torch.cuda.mem_get_info).
+H200_NVML = {"name": "NVIDIA H200", "total": 150_754_820_096, "reserved": 644_939_776, "cc": (9, 0)}
+
+
+def test_the_requested_fraction_is_of_cudas_total_as_vllm_takes_it():
+    # 129.0 GiB free: vLLM asks 0.92 x 139.80 = 128.62 GiB of it and starts; 0.92 x NVML's 140.40 would be 129.17
+    used = H200_NVML["total"] - int(129.0 * GIB)
+    f = facts(nvml=fake_nvml([{**H200_NVML, "used": used}]), smi=None)
+    assert f.gpus[0].memory_reserved_bytes == 644_939_776 and f.gpus[0].cuda_total_bytes == 150_109_880_320
+    findings = pf.run_checks(f, req(gpu_memory_utilization=0.92))
+    mem = by_check(findings, "gpu memory")
+    assert mem.status == "pass" and "0.92 x 139.8 GiB" in mem.message
+    assert "139.8 GiB as CUDA reports it" in by_check(findings, "gpu").message
+    assert by_check(pf.run_checks(f, req(gpu_memory_utilization=0.93)), "gpu memory").status == "fail"
+
+
+def test_a_driver_without_nvmls_reserved_figure_keeps_nvmls_total():
+    old = {k: v for k, v in H200_NVML.items() if k != "reserved"}
+    f = facts(nvml=fake_nvml([{**old, "used": 0}]), smi=None)
+    assert f.gpus[0].memory_reserved_bytes is None and f.gpus[0].cuda_total_bytes == H200_NVML["total"]
+    assert "140.4 GiB, cc 9.0" in by_check(pf.run_checks(f, req()), "gpu").message
+
+
+def test_the_plan_on_this_machine_uses_its_cuda_total(monkeypatch):
+    from kvplan.cli import FitFlags
+    from kvplan.cli.preflight import plan_for_machine
+
+    unknown = {"name": "NVIDIA H300 Engineering Sample", "total": 200 * GIB, "reserved": int(0.75 * GIB),
+               "used": int(0.75 * GIB), "cc": (10, 0)}
+    f = facts(nvml=fake_nvml([unknown]), smi=None)
+    plan, note = plan_for_machine("Qwen/Qwen2.5-0.5B-Instruct", FitFlags(), f)
+    assert plan.gpu.total_bytes == 200 * GIB - int(0.75 * GIB)
+    assert "not in kvplan's catalog" in note and "199.25 GiB" in note
+    known = facts(nvml=fake_nvml([{**H200_NVML, "used": H200_NVML["reserved"]}]), smi=None)
+    plan, note = plan_for_machine("Qwen/Qwen2.5-0.5B-Instruct", FitFlags(), known)
+    assert plan.gpu.id == "h200" and plan.gpu.total_bytes == 150_109_880_320 and note is None
 
 
 def test_too_few_gpus_for_the_plan():

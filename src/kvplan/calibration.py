@@ -77,7 +77,9 @@ _NVLS_GIB = 1.80
 # 0.54 and 0.55 GiB at TP2 against 0.07-0.14 GiB at TP1 on the same setups. A100 (NVLink, cc 8.0) and PCIe cards
 # show no such excess (the A100 TP records' residuals are -0.97 to +0.11 GiB without it). One is in calibration.jsonl,
 # four in tests/data/extra_records.jsonl, which are no longer blind tests of it. The NVLS term above is refitted with
-# it (2.35 -> 1.80 GiB, the same total for TP > 2 before 0.11); V0 keeps the total.
+# it (2.35 -> 1.80 GiB, the same total for TP > 2 before 0.11); V0 keeps the total. Its size is NCCL's: on an H200
+# (bench/probe_gpu.py, NCCL of torch 2.11) one communicator and one all-reduce took 0.545 GiB outside torch's
+# allocator (bench/data/h200_probe.json: 750.8 MB after it, 165.7 MB after CUDA's context and a cuBLAS GEMM).
 _NVLINK_TP_GIB = 0.55
 # V0 (7 records: Llama-3.1-8B RTX 3090 x2, Qwen2.5-14B x3, Qwen2.5-3B T4, DeepSeek-R1-Distill-Qwen-14B TP2 on
 # RTX 4090). Residuals -0.09 .. +0.28 GiB on the TP1 records. The one TP2 record logs 0.25 GiB of non-torch memory,

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from kvplan.resolve import is_commit_sha
+from kvplan.resolve import is_commit_sha, nvml_reserved_bytes
 from kvplan.versions import MIN_DRIVER_BY_CUDA, MINOR_COMPAT_DRIVER_BY_CUDA_MAJOR, rules_for
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
@@ -58,10 +58,21 @@ class GPUInfo:
     memory_used_bytes: int
     compute_capability: str  # "8.9"
     driver_version: Optional[str] = None
+    memory_reserved_bytes: Optional[int] = None  # the driver's reserve (NVML v2); None where it was not read
 
     @property
     def cc(self) -> tuple[int, int]:
         return _cc_tuple(self.compute_capability)
+
+    @property
+    def cuda_total_bytes(self) -> int:
+        """The total vLLM multiplies by --gpu-memory-utilization: NVML's less the driver's reserve, where read."""
+        return self.memory_total_bytes - (self.memory_reserved_bytes or 0)
+
+    def label(self) -> str:
+        size = (f"{_gib(self.cuda_total_bytes)} as CUDA reports it" if self.memory_reserved_bytes is not None
+                else _gib(self.memory_total_bytes))
+        return f"{self.index}: {self.name} ({size}, cc {self.compute_capability})"
 
     @property
     def memory_free_bytes(self) -> int:
@@ -121,7 +132,7 @@ def gpus_from_nvml(nvml: Any) -> tuple[tuple[GPUInfo, ...], Optional[str]]:
             mem = nvml.nvmlDeviceGetMemoryInfo(h)
             major, minor = nvml.nvmlDeviceGetCudaComputeCapability(h)
             gpus.append(GPUInfo(i, _decode(nvml.nvmlDeviceGetName(h)), int(mem.total), int(mem.used),
-                                f"{major}.{minor}", driver))
+                                f"{major}.{minor}", driver, nvml_reserved_bytes(nvml, h)))
         return tuple(gpus), driver
     finally:
         try:
@@ -353,7 +364,7 @@ def check_gpus(facts: MachineFacts, req: Request) -> list[Finding]:
         return [Finding("gpu", FAIL, f"no NVIDIA GPU visible ({why})",
                         "run on a host with an NVIDIA GPU (compute capability >= 7.5) and its driver; in Docker "
                         "pass --gpus all; check CUDA_VISIBLE_DEVICES")]
-    names = ", ".join(f"{g.index}: {g.name} ({_gib(g.memory_total_bytes)}, cc {g.compute_capability})" for g in facts.gpus)
+    names = ", ".join(g.label() for g in facts.gpus)
     out = [Finding("gpu", PASS, f"{len(facts.gpus)} GPU(s) via {facts.gpu_source}: {names}")]
     if len(facts.gpus) < req.gpus_needed:
         out.append(Finding("gpu count", FAIL, f"the plan needs {req.gpus_needed} GPUs; {len(facts.gpus)} visible",
@@ -539,18 +550,19 @@ def check_memory_free(facts: MachineFacts, req: Request) -> list[Finding]:
     util = req.gpu_memory_utilization
     out = []
     for g in _used(facts, req):
-        requested = util * g.memory_total_bytes
-        # vLLM refuses to start when free memory at startup < utilization x total
+        total = g.cuda_total_bytes
+        requested = util * total
+        # vLLM refuses to start when free memory at startup < utilization x CUDA's total
         # ("Free memory on device ... is less than desired GPU memory utilization").
         if g.memory_free_bytes < requested:
-            max_util = int(g.memory_free_bytes / g.memory_total_bytes * 100) / 100
+            max_util = int(g.memory_free_bytes / total * 100) / 100
             out.append(Finding("gpu memory", FAIL,
-                               f"GPU {g.index}: {_gib(g.memory_free_bytes)} free of {_gib(g.memory_total_bytes)}; "
+                               f"GPU {g.index}: {_gib(g.memory_free_bytes)} free of {_gib(total)}; "
                                f"--gpu-memory-utilization {util:.2f} asks for {_gib(requested)}",
                                f"stop the other processes (nvidia-smi) or pass --gpu-memory-utilization {max_util:.2f}"))
         else:
             out.append(Finding("gpu memory", PASS,
-                               f"GPU {g.index}: {_gib(g.memory_free_bytes)} free >= {util:.2f} x {_gib(g.memory_total_bytes)}"))
+                               f"GPU {g.index}: {_gib(g.memory_free_bytes)} free >= {util:.2f} x {_gib(total)}"))
     return out
 
 

@@ -290,8 +290,54 @@ def _prefer(cands: list[GPUSpec], near_bytes: int | None = None) -> GPUSpec:
     return sorted(cands, key=rank)[0]
 
 
+def nvml_reserved_bytes(nvml: Any, handle: Any) -> int | None:
+    """The memory the driver reserves on a GPU (NVML's v2 memory info, drivers >= 510), or None where it cannot say."""
+    version = getattr(nvml, "nvmlMemory_v2", None)
+    if version is None:
+        return None
+    try:
+        return int(nvml.nvmlDeviceGetMemoryInfo(handle, version=version).reserved)
+    except Exception:
+        return None
+
+
+# What the driver reserves when NVML cannot say: 0.25-0.75 GiB across drivers and cards (gpu-facts.md).
+_DRIVER_RESERVE_ESTIMATE_BYTES = int(0.6 * GIB)
+
+
+def machine_gpu(name: str, nvml_total_bytes: int, compute_capability: str,
+                reserved_bytes: int | None = None) -> GPUSpec:
+    """A GPU as NVML reports it on this machine, matched to the catalog, with the total vLLM will see.
+
+    vLLM multiplies CUDA's total (torch.cuda.mem_get_info) by --gpu-memory-utilization. NVML's total includes what
+    the driver reserves; less NVML's own reserved figure it is CUDA's total to the byte (an H200, driver 580.159.04,
+    bench/probe_gpu.py: 150,754,820,096 - 644,939,776 = 150,109,880,320 B, torch's total). That figure is this
+    machine's truth and wins over the catalog's (the reserve varies with the driver: an A10 shows 22,731 MiB under
+    R470 and 23,028 MiB under R555, gpu-facts.md). Without it the total is an estimate, NVML's less 0.6 GiB.
+    """
+    if reserved_bytes is not None:
+        cuda_total = nvml_total_bytes - reserved_bytes
+        source = (f"this machine: NVML's total {nvml_total_bytes / GIB:.2f} GiB less the driver's reserved "
+                  f"{reserved_bytes / GIB:.2f} GiB (CUDA's total)")
+    else:
+        cuda_total = nvml_total_bytes - _DRIVER_RESERVE_ESTIMATE_BYTES
+        source = "NVML total minus 0.6 GiB driver reserve (estimate)"
+    measured = dict(total_bytes=int(cuda_total), total_source=source)
+    try:
+        spec = find_gpu(name, total_bytes=nvml_total_bytes)
+    except UnknownGPUError:
+        return GPUSpec(id="detected", name=name, compute_capability=compute_capability, **measured)
+    if abs(spec.total_bytes - nvml_total_bytes) / nvml_total_bytes > 0.15:
+        # same name, other memory (an 8 GB 4060 Ti, a re-fitted 4090)
+        return replace(spec, id="detected", name=f"{name} ({nvml_total_bytes / GIB:.0f} GiB)", **measured)
+    if reserved_bytes is not None and cuda_total != spec.total_bytes:
+        return replace(spec, total_bytes=int(cuda_total),
+                       total_source=f"{source}; the catalog's {spec.total_bytes / GIB:.2f} GiB is another driver's")
+    return spec
+
+
 def detect_gpu() -> GPUSpec | None:
-    """The first GPU NVML sees, matched to the catalog (its CUDA total), or None."""
+    """The first GPU NVML sees, matched to the catalog, with this machine's CUDA total where NVML states it."""
     try:
         import pynvml  # nvidia-ml-py
         pynvml.nvmlInit()
@@ -304,6 +350,7 @@ def detect_gpu() -> GPUSpec | None:
         name = pynvml.nvmlDeviceGetName(h)
         name = name.decode() if isinstance(name, bytes) else name
         total = int(pynvml.nvmlDeviceGetMemoryInfo(h).total)
+        reserved = nvml_reserved_bytes(pynvml, h)
         major, minor = pynvml.nvmlDeviceGetCudaComputeCapability(h)
     except Exception:
         return None
@@ -312,15 +359,7 @@ def detect_gpu() -> GPUSpec | None:
             pynvml.nvmlShutdown()
         except Exception:
             pass
-    # NVML's total includes driver-reserved memory, 0.25-0.75 GiB above CUDA's (gpu-facts.md).
-    measured = dict(total_bytes=int(total - 0.6 * GIB), total_source="NVML total minus 0.6 GiB driver reserve (estimate)")
-    try:
-        spec = find_gpu(name, total_bytes=total)
-    except UnknownGPUError:
-        return GPUSpec(id="detected", name=name, compute_capability=f"{major}.{minor}", **measured)
-    if abs(spec.total_bytes - total) / total > 0.15:  # same name, other memory (an 8 GB 4060 Ti, a re-fitted 4090)
-        return replace(spec, id="detected", name=f"{name} ({total / GIB:.0f} GiB)", **measured)
-    return spec
+    return machine_gpu(name, total, f"{major}.{minor}", reserved)
 
 
 # --------------------------------------------------------------------------- models

@@ -328,7 +328,11 @@ class StepCoefficients:
         705-793 TFLOPS of 989 = 0.71-0.80 (JSON); Vidur H100 4096 tokens 0.70-0.76, A100 0.74; Sarathi-Serve
         Yi-34B 1k prefill linear 0.68. -> 0.74
     eta_attn_compute: the same for prefill attention's FLOPs; None (the reference GPUs: no attention-kernel timing
-        in the calibration data) takes eta_compute. Set where a GPU's attention kernels were measured.
+        in the calibration data) takes eta_compute. Set where a GPU's attention kernels were measured. On an H200,
+        PyTorch's causal attention over one sequence (bench/data/h200_probe.json) reached 0.15 / 0.31 / 0.48 / 0.61
+        of 989 TFLOPS at 1k / 2k / 4k / 8k tokens (cuDNN), 0.11-0.32 (FlashAttention-2): below eta_compute, as the
+        measured RTX GPUs' vLLM kernels are (0.45-0.67). Not vLLM's kernels (FlashAttention-3, several sequences a
+        launch), so not set from it.
     eta_kv_mem, t_fixed_s, t_seq_layer_s: fitted jointly (bench/calibrate_step_model.py --fit: grid over
         t_fixed {0, 0.25, 0.5, 1} ms x t_seq_layer {0 .. 1.5} us x eta_kv {0.6, 0.7, 0.8}, minimising TPOT MAPE)
         on the 203 AIConfigurator vLLM rows (Llama-3.1-70B fp8 H100/H200 TP 1-8, Qwen3-32B H100, Llama-3.1-8B-FP8
@@ -352,7 +356,12 @@ class StepCoefficients:
         cell slope -1.2 +- 0.2 % per doubling (was -5.2), decode-dominated cells +0.6 +- 0.4 % (was -4.2).
         Flat optimum: (1.0 us, eta_kv 0.9) fits as well (10.8 %) but eta_kv is capped at 0.8 -- AIConfigurator's
         empirical factor, below the 0.89-0.91 raw read/copy ceiling measured on the H200; ragged 16-token pages
-        do not stream like a memcpy. Caveat: it does not transfer to B200 as it is (hold-out, 56 rows not
+        do not stream like a memcpy. A decode attention kernel can reach that ceiling: on an H200 (bench/probe_gpu.py,
+        bench/data/h200_probe.json; PyTorch's kernels, contiguous KV, one query token per request, 32/8 heads of 128)
+        cuDNN's read the KV at 0.87-0.91 of 4.8 TB/s at 32 requests x 16k and 128 x 4k-16k tokens (0.73-0.74 at
+        32 x 4k and 128 x 1k), FlashAttention-2's at 0.50-0.55; up to 8 requests x 4k tokens a launch took
+        0.05-0.07 ms whatever it read.
+        Caveat: it does not transfer to B200 as it is (hold-out, 56 rows not
         KV-bound: TPOT MAPE 10.5 -> 12.4 %, bias +6.6 -> +11.2 %; slope -2.5 -> +2.4 % per doubling): per-request
         costs are lower on Blackwell / the newer vLLM of those rows, which the catalog cannot tell apart.
         H200 micro-benchmark (GEMMs only, no attention or per-request work): unaffected; its only batch effect

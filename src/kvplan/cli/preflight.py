@@ -14,19 +14,17 @@ _ICON = {"pass": "[green]PASS[/]", "warn": "[yellow]WARN[/]", "fail": "[bold red
 
 def plan_for_machine(model: str, flags: FitFlags, facts):
     """Plan `model` on the GPU found here (unless the flags name one); returns (plan, note)."""
-    from kvplan.errors import UnknownGPUError
-
     if flags.gpu or flags.gpu_gib or flags.gpu_gb or not facts.gpus:
         return plan_from_flags(model, flags), None
-    from dataclasses import replace
+    from kvplan.api import fit
+    from kvplan.resolve import machine_gpu
 
-    detected = facts.gpus[0]
-    try:
-        return plan_from_flags(model, replace(flags, gpu=detected.name)), None
-    except UnknownGPUError:
-        gib = detected.memory_total_bytes / 1024**3
-        note = f"{detected.name} is not in kvplan's catalog; planned as a {gib:.1f} GiB GPU"
-        return plan_from_flags(model, replace(flags, gpu_gib=round(gib, 2))), note
+    g = facts.gpus[0]
+    spec = machine_gpu(g.name, g.memory_total_bytes, g.compute_capability, g.memory_reserved_bytes)
+    note = None
+    if spec.id == "detected":
+        note = f"{g.name} is not in kvplan's catalog; planned as a {spec.total_gib:.2f} GiB GPU ({spec.total_source})"
+    return fit(model, **{**flags.engine_kwargs(), "gpu": spec}), note
 
 
 def build_request(model: Optional[str], flags: FitFlags, facts):
