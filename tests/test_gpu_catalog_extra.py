@@ -220,6 +220,18 @@ def test_the_cloud_default_among_memory_variants_is_said():
     assert not resolve_gpu("A100 40GB", detect=False)[1]  # a named size is not a choice
 
 
+def test_the_cloud_default_among_memory_variants_is_a_warning_of_the_plan():
+    # a plan for the 80 GB card on a 40 GB one is twice too large: said where the verdict is, not only under --explain
+    import kvplan
+    p = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "A100", detect_gpu=False, fixes=False, max_model_len=4096)
+    assert p.gpu.id == "a100-80gb-sxm" and any("39 GiB" in w for w in p.warnings)
+    named = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "A100 40GB", detect_gpu=False, fixes=False, max_model_len=4096)
+    assert not any("variant" in w for w in named.warnings)
+    two = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "2x A100", detect_gpu=False, fixes=False, max_model_len=4096,
+                     tensor_parallel_size=2)
+    assert any("39 GiB" in w for w in two.warnings) and not any("names 2 GPUs" in w for w in two.warnings)
+
+
 @pytest.mark.parametrize("name,bf16_tflops", [("MI325X", 1307.4), ("MI355X", 2516), ("MI350 series", 2516)])
 def test_sourced_card_keeps_the_shared_rows_compute_figures(name: str, bf16_tflops: float):
     """A card re-sourced in EXTRA_GPUS is merged onto the shared row: its sourced total, the row's TFLOPS/aliases."""

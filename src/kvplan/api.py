@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from kvplan.errors import InputError
 from kvplan.plan import EngineArgs, Fix, Plan, parse_env, parse_max_model_len, plan
-from kvplan.resolve import GPUSpec, ModelSpec, gpu_catalog, gpu_count_in_name, resolve_gpu, resolve_model
+from kvplan.resolve import ChoiceNote, GPUSpec, ModelSpec, gpu_catalog, gpu_count_in_name, resolve_gpu, resolve_model
 from kvplan.versions import rules_for
 
 _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__)
@@ -51,6 +51,9 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
     if site_calibration and args.overhead_gb is None:
         offsets = _site_offsets(gspec, spec)
     p = plan(spec, gspec, args, extra_assumptions=notes, site_offsets=offsets)
+    choices = tuple(n for n in notes if isinstance(n, ChoiceNote))
+    if choices:
+        p = replace(p, warnings=p.warnings + choices)
     ranks = p.args.tensor_parallel_size * p.args.pipeline_parallel_size * (p.args.data_parallel_size or 1)
     if named_count and named_count > ranks:
         p = replace(p, warnings=p.warnings + (

@@ -189,8 +189,8 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
                 return found, notes
         notes.append("no --gpu given and no GPU detected: planning for a 16 GB Tesla T4 (the seed's example card)")
         return find_gpu(FALLBACK_GPU), notes
-    spec, note = _find_gpu(ref)
-    return spec, notes + ([note] if note else [])
+    spec, found_notes = _find_gpu(ref)
+    return spec, notes + found_notes
 
 
 def find_gpu(ref: str, *, total_bytes: int | None = None) -> GPUSpec:
@@ -209,8 +209,14 @@ def gpu_count_in_name(name: str | None) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, str | None]:
-    """find_gpu, and a note when the card was picked among variants of other memory by the cloud default."""
+class ChoiceNote(str):
+    """An assumption that picked one card among others sold under the same name ('A100': 40 or 80 GB). The plan
+    shows it as a warning as well: a plan for the wrong variant is off by the difference in memory."""
+
+
+def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[str]]:
+    """find_gpu, and notes: a ChoiceNote when the card was picked among variants of other memory by the cloud
+    default, and what a count in the name ('2x L40S') was taken to mean."""
     catalog = gpu_catalog()
     given = ref
     count = _GPU_COUNT_PREFIX.match(ref)  # "4x H100", "8 x A100": the card, not the count
@@ -239,14 +245,17 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, str | 
             if size_bytes and total_bytes is None and not own_name:
                 _check_named_size(ref, chosen, size_bytes)
             others = sorted({f"{g.total_gib:.0f} GiB" for g in cands if round(g.total_gib) != round(chosen.total_gib)})
-            note = (f"GPU {ref!r} names cards with {', '.join(others)} as well: planning for {chosen.name} "
+            notes: list[str] = []
+            if others and not (size_bytes or total_bytes):
+                notes.append(ChoiceNote(
+                    f"GPU {ref!r} names cards with {', '.join(others)} as well: planning for {chosen.name} "
                     f"({chosen.total_gib:.2f} GiB), the variant clouds rent most; name the variant (e.g. its size) "
-                    "to plan another") if others and not (size_bytes or total_bytes) else None
+                    "to plan another"))
             if count:
-                note = "; ".join(filter(None, [note, f"{given.strip()!r}: {count.group(1)} x {chosen.name} available "
-                                               f"(--num-gpus {count.group(1)}); the ranks vLLM uses are still "
-                                               "--tensor-parallel-size x --pipeline-parallel-size"]))
-            return chosen, note
+                notes.append(f"{given.strip()!r}: {count.group(1)} x {chosen.name} available (--num-gpus "
+                             f"{count.group(1)}); the ranks vLLM uses are still --tensor-parallel-size x "
+                             "--pipeline-parallel-size")
+            return chosen, notes
     names = list(dict.fromkeys([g.name for g in catalog] + [a for g in catalog for a in g.aliases]))  # 'V100' is two cards' alias
     near = difflib.get_close_matches(bare, names, n=3, cutoff=0.4)
     hint = f"nearest: {', '.join(near)}" if near else "see `kvplan gpus`"
