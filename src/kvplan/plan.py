@@ -1276,10 +1276,21 @@ def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: 
     return (KVGroup("full", len(attn), bs, page // len(attn)),), page
 
 
+def prefix_caching_on(args: EngineArgs, rules: VersionRules, hybrid: bool) -> bool:
+    """Whether the engine caches prefixes: the flag where given, else the version's default -- on in the V1 engine
+    ("V1 turns on prefix caching by default", vLLM tests/v1/engine/test_engine_args.py), off in V0
+    (EngineArgs.enable_prefix_caching = False), and for hybrid models per the rules row hybrid_prefix_caching_default."""
+    if args.enable_prefix_caching is not None:
+        return bool(args.enable_prefix_caching)
+    if rules.engine != "v1":
+        return False
+    return rules.hybrid_prefix_caching_default if hybrid else True
+
+
 def mamba_cache_mode(g: KVGroup, args: EngineArgs, rules: VersionRules) -> str:
     """vLLM's mamba_cache_mode for a recurrent group: "none" without prefix caching, else "align", or "all" for the
     Mamba1/2 families in 0.15-0.27 (see the rules rows hybrid_prefix_caching_default and mamba_cache_mode)."""
-    on = rules.hybrid_prefix_caching_default if args.enable_prefix_caching is None else args.enable_prefix_caching
+    on = prefix_caching_on(args, rules, hybrid=True)
     if not on or rules.mamba_cache_mode == "none":
         return "none"
     supported = g.recurrent_kind in ("mamba1", "mamba2")  # the families that implement Mamba prefix caching

@@ -760,17 +760,30 @@ class StepModel:
         # the plan's loaded bytes by use, quantized as vLLM holds them (an FP8 / AWQ / MXFP4 checkpoint streams its
         # own bytes, not the bf16 count); the vision tower and an untied input embedding are not streamed in decode
         rank_bytes = (float(uses.get("streamed", 0)), float(uses.get("experts", 0))) if uses.get("streamed") else None
+        kv_per_token = float(plan.kv_bytes_per_token)
+        pp = int(getattr(plan.args, "pipeline_parallel_size", 1) or 1)
+        pp_note = None
+        if pp > 1:
+            # A step passes through the PP stages one after another, so its time is theirs summed: the reads of every
+            # stage (this rank's, one stage's, times the stages) with the whole model's FLOPs, layers and collectives.
+            rank_bytes = (rank_bytes[0] * pp, rank_bytes[1] * pp) if rank_bytes else None  # None: whole model / TP
+            kv_per_token *= pp
+            pp_note = (f"pipeline parallel ({pp} stages): a step's time is its {pp} stages' summed, each read as this "
+                       f"rank's; vLLM keeps up to {pp} micro-batches in flight (its engine's batch queue), which this "
+                       "simulation does not: where steps are compute-bound (long prefills) throughput is under-estimated, "
+                       f"by up to {pp}x; stage-to-stage transfers are not charged")
         sm = cls.from_numbers(
             weights_bytes=weights_total, active_params=float(m.active_params), num_layers=m.num_layers,
             hidden_size=m.hidden_size, num_attention_heads=m.num_attention_heads, num_kv_heads=m.num_kv_heads,
-            head_dim=m.head_dim, vocab_size=m.vocab_size, kv_bytes_per_token=float(plan.kv_bytes_per_token),
+            head_dim=m.head_dim, vocab_size=m.vocab_size, kv_bytes_per_token=kv_per_token,
             hbm_bytes_per_s=bw, peak_flops_per_s=g.peak_flops(compute_dtype), tensor_parallel_size=tp,
             num_experts=m.num_experts, experts_per_tok=m.num_experts_per_tok,
             moe_intermediate_size=m.moe_intermediate_size, nvlink=bool(getattr(g, "has_nvlink", True)),
             interconnect=getattr(g, "interconnect", None), embedding_bytes=embedding_bytes(m),
             expert_parallel_size=expert_parallel_size, p2p="geforce" not in str(g.name).lower(), rank_bytes=rank_bytes,
             mla=bool(getattr(m, "uses_mla", False)), coeffs=coeffs, **_layer_reads(plan))
-        return replace(sm, notes=sm.notes + (gpu_note,)) if gpu_note else sm
+        extra = tuple(n for n in (gpu_note, pp_note) if n)
+        return replace(sm, notes=sm.notes + extra) if extra else sm
 
 
 def step_model_report(step_model: StepModel, config: EngineConfig, mean_running: float, workload_summary: dict) -> dict:
@@ -856,8 +869,13 @@ def parse_slo(text: Optional[str], percentile: float = 99.0) -> SLO:
         key, _, raw = part.strip().partition("=")
         key = key.strip().lower()
         raw = raw.strip().lower()
-        if key not in ("ttft", "tpot", "e2e", "itl") or not raw:
+        if key == "itl":
+            raise InputError("--slo", "itl (the gap between two tokens) is not an objective kvplan checks per request",
+                             "use tpot=, the mean gap over a request's output (what vllm bench serve's goodput calls tpot)")
+        if key not in ("ttft", "tpot", "e2e") or not raw:
             raise InputError("--slo", f"cannot read {part!r}", "write e.g. ttft=500ms,tpot=50ms (keys ttft, tpot, e2e)")
+        if key in vals:
+            raise InputError("--slo", f"{key} is given twice", f"give one {key}= value")
         try:
             if raw.endswith("ms"):
                 v = float(raw[:-2])
@@ -867,9 +885,9 @@ def parse_slo(text: Optional[str], percentile: float = 99.0) -> SLO:
                 v = float(raw)
         except ValueError:
             raise InputError("--slo", f"cannot read the number in {part!r}", "e.g. ttft=500ms or ttft=0.5s")
-        if v <= 0:
-            raise InputError("--slo", f"{key} must be > 0", "e.g. tpot=50ms")
-        vals["tpot" if key == "itl" else key] = v
+        if not (math.isfinite(v) and v > 0):
+            raise InputError("--slo", f"{key} must be a positive number, got {raw!r}", "e.g. tpot=50ms")
+        vals[key] = v
     return SLO(ttft_ms=vals.get("ttft"), tpot_ms=vals.get("tpot"), e2e_ms=vals.get("e2e"), percentile=percentile)
 
 
@@ -970,14 +988,18 @@ class SimResult:
         multi = self.completion_tokens[c] > 1
         tpot[multi] = (self.finish_s[c][multi] - self.first_token_s[c][multi]) / (self.completion_tokens[c][multi] - 1)
         ok = slo.met_by(self.first_token_s[c] - self.arrival_s[c], tpot, self.finish_s[c] - self.arrival_s[c])
-        return float(ok.sum() / max(1, (~self.rejected).sum()))
+        return float(ok.sum() / max(1, self.arrival_s.size))  # a rejected request (an error to its client) misses
 
     def meets(self, slo: Optional[SLO] = None) -> bool:
-        """Every SLO holds at its percentile, and every admitted request completed."""
+        """Every SLO holds at its percentile, and every admitted request completed. Rejected requests count as misses
+        (their clients got an error): the percentile is taken over all requests, the rejected ones ranked last, which
+        is the completed requests' percentile at q x total / completed (beyond 100: missed)."""
         slo = slo or self.slo
         if not self.completed.any() or self.completed.sum() < (~self.rejected).sum():
             return False
-        q = slo.percentile
+        q = slo.percentile * self.arrival_s.size / max(1, int(self.completed.sum()))
+        if q > 100.0:
+            return False
         if slo.ttft_ms is not None and np.percentile(self.ttft_s, q) * 1e3 > slo.ttft_ms:
             return False
         tp = self.tpot_s
@@ -1027,7 +1049,7 @@ class SimResult:
             "output_tokens_per_s": out_tokens / span if span > 0 else 0.0,
             "slo": {"ttft_ms": self.slo.ttft_ms, "tpot_ms": self.slo.tpot_ms, "e2e_ms": self.slo.e2e_ms},
             "slo_attainment": attain,
-            "goodput_requests_per_s": attain * (~self.rejected).sum() / span if span > 0 else 0.0,
+            "goodput_requests_per_s": attain * self.arrival_s.size / span if span > 0 else 0.0,
             "simulator_wall_s": self.wall_s,
             "notes": list(self.notes),
         }
@@ -2328,9 +2350,13 @@ class CapacityResult:
     replicas_needed: Optional[int] = None
     router: str = "round-robin"
     at_target: Optional[SimResult] = None
+    saturation_rate_per_s: Optional[float] = None  # requests/s served with every request queued at once
+    slo_binding: bool = True  # False: the SLO held up to the saturation rate, which bounds the capacity instead
 
     def to_dict(self) -> dict:
         return {
+            "saturation_rate_per_s": self.saturation_rate_per_s,
+            "slo_binding": self.slo_binding,
             "slo": {"ttft_ms": self.slo.ttft_ms, "tpot_ms": self.slo.tpot_ms, "e2e_ms": self.slo.e2e_ms,
                     "percentile": self.slo.percentile},
             "max_rate_per_s": self.max_rate_per_s,
@@ -2348,16 +2374,22 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
                   rel_tol: float = 0.03, max_probes: int = 24, target_rate_per_s: Optional[float] = None,
                   router: str = "round-robin", max_replicas: int = 256,
                   on_probe: Optional[Callable[[float, bool], None]] = None, data_parallel_size: int = 1,
-                  lockstep: bool = False) -> CapacityResult:
+                  lockstep: bool = False, worst_case_concurrency: Optional[float] = None) -> CapacityResult:
     """Bisection over the request rate (the SLO is assumed monotone in load). `workload_at(rate)`
     gives the workload at a rate. With a target rate, also the replicas it needs behind `router`.
+
+    The search never goes past the replica's saturation rate: the requests per second it serves with every request
+    of the workload queued at once (`workload_at(inf)`). Offered more, its queue grows without bound however
+    patient the SLO, so a finite run can meet the SLO there only because it ends; where the SLO still holds at the
+    saturation rate, that rate is the capacity and `slo_binding` is False.
 
     `data_parallel_size` > 1: one replica is a group of that many engines behind vLLM's DP balancer (stepping in
     lockstep for a MoE model); for a target rate, the replicas of the group are sized by giving one group its
     share of the rate (a round-robin router thins Poisson arrivals into Poisson arrivals)."""
 
     def run_replica(w: Workload) -> SimResult:
-        return _simulate_server(w, config, step_model, rules, data_parallel_size, lockstep, slo=slo)
+        return _simulate_server(w, config, step_model, rules, data_parallel_size, lockstep, slo=slo,
+                                worst_case_concurrency=worst_case_concurrency)
 
     if slo.ttft_ms is None and slo.tpot_ms is None and slo.e2e_ms is None:
         raise InputError("--slo", "capacity needs at least one SLO", "e.g. --slo ttft=1s,tpot=50ms")
@@ -2374,17 +2406,27 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
             on_probe(rate, met)
         return met
 
-    if not ok(lo):
+    saturated = run_replica(workload_at(math.inf))
+    served = int(saturated.completed.sum())
+    saturation = served / saturated.makespan_s if saturated.makespan_s > 0 and served else math.inf
+    binding = True
+    if not ok(min(lo, saturation)):
         best = 0.0
     else:
-        best = lo
-        # grow until failure
-        rate = hi or lo * 4
-        while len(probes) < max_probes and ok(rate):
-            best = rate
-            rate *= 4
+        best = min(lo, saturation)
+        # grow until failure, or until the saturation rate
+        rate = min(hi or lo * 4, saturation)
         bad = rate
-        while len(probes) < max_probes and (bad - best) > rel_tol * best:
+        while len(probes) < max_probes and best < saturation:
+            if not ok(rate):
+                bad = rate
+                break
+            best = rate
+            rate = min(rate * 4, saturation)
+        else:
+            binding = best < saturation
+            bad = best
+        while binding and len(probes) < max_probes and (bad - best) > rel_tol * best:
             mid = math.sqrt(best * bad) if best > 0 else bad / 2
             if ok(mid):
                 best = mid
@@ -2402,7 +2444,8 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
             if data_parallel_size > 1:
                 res = run_replica(workload_at(target_rate_per_s / replicas))
             else:
-                res = simulate_replicas(w, config, step_model, replicas, router, rules, slo=slo)
+                res = simulate_replicas(w, config, step_model, replicas, router, rules, slo=slo,
+                                        worst_case_concurrency=worst_case_concurrency)
             if res.meets(slo):
                 at_target = res
                 break
@@ -2411,4 +2454,5 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
             replicas = None
     return CapacityResult(slo=slo, max_rate_per_s=best, at_max=cache_res.get(best), probes=tuple(probes),
                           target_rate_per_s=target_rate_per_s, replicas_needed=replicas, router=router,
-                          at_target=at_target)
+                          at_target=at_target, saturation_rate_per_s=saturation if math.isfinite(saturation) else None,
+                          slo_binding=binding)

@@ -155,7 +155,8 @@ class LengthDist:
             x = rng.zipf(p[0], size=n) * (p[1] if len(p) > 1 else 1.0)
         else:  # pragma: no cover - parse_length_dist rejects others
             raise ValueError(k)
-        return np.maximum(np.rint(x), 1).astype(np.int64)
+        # a zipf tail can pass int64; lengths that long are rejected by any max_model_len, whatever their value
+        return np.clip(np.rint(x), 1, _MAX_TOKENS).astype(np.int64)
 
 
 _LEN_KINDS = {"constant": (1, 1), "uniform": (2, 2), "normal": (2, 2), "lognormal": (2, 2), "exponential": (1, 1), "zipf": (1, 2)}
@@ -177,8 +178,19 @@ def parse_length_dist(text: str, flag: str = "--prompt-len") -> LengthDist:
     lo, hi = _LEN_KINDS[kind]
     if not lo <= len(params) <= hi or any(v < 0 for v in params) or (kind != "zipf" and params[0] <= 0):
         raise InputError(flag, f"{kind} takes {lo}{'' if lo == hi else f'-{hi}'} positive numbers, got {text!r}", "e.g. lognormal:1000,0.8")
+    if not all(math.isfinite(v) for v in params):
+        raise InputError(flag, f"{text!r} has a number that is not finite", "e.g. lognormal:1000,0.8")
     if kind == "zipf" and params[0] <= 1:
         raise InputError(flag, "zipf needs a > 1", "e.g. zipf:1.5,100")
+    if kind in ("constant", "uniform") and any(v != int(v) for v in params):
+        raise InputError(flag, f"{kind} lengths are whole tokens, got {text!r}", f"e.g. {kind}:" + ("512" if kind == "constant" else "100,2000"))
+    if kind == "uniform" and params[0] > params[1]:
+        raise InputError(flag, f"uniform:A,B needs A <= B, got {text!r}", f"uniform:{params[1]:g},{params[0]:g}")
+    if kind == "normal":
+        below_one = 0.5 * (1.0 + math.erf((1.0 - params[0]) / (params[1] * math.sqrt(2.0)))) if params[1] > 0 else 0.0
+        if below_one > 0.01:  # those would be clipped to one token, and the mean with them
+            raise InputError(flag, f"{text!r} puts {below_one:.0%} of the lengths below one token, which would be "
+                             "raised to one", "a smaller spread, or lognormal:MEDIAN,SIGMA for skewed lengths")
     return LengthDist(kind, params)
 
 
@@ -258,6 +270,30 @@ def _columns_from_file(path: Path, flag: str) -> tuple[dict, str]:
         return cols, "csv"
 
 
+_MAX_TOKENS = 2 ** 40  # far past any context vLLM serves; longer counts are typos
+_MAX_SPAN_S = 1e7  # about 116 days of arrivals: longer is a unit mistake (ms or ns read as s)
+
+
+def _token_counts(values: list, file_name: str, column: str, flag: str) -> np.ndarray:
+    try:
+        x = np.asarray([float(v) for v in values], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError(flag, f"{file_name}: non-numeric token counts in {column}", "every row needs integer counts")
+    bad = np.flatnonzero(~np.isfinite(x) | (x != np.floor(x)) | (np.abs(x) > _MAX_TOKENS))
+    if bad.size:
+        i = int(bad[0])
+        raise InputError(flag, f"{file_name}: request {i + 1} has {values[i]!r} in {column}"
+                         + (f" ({bad.size} such requests)" if bad.size > 1 else ""), "whole token counts")
+    return x.astype(np.int64)
+
+
+def _is_int_list(h) -> bool:
+    """A row's block hashes: a list of integers (None or empty: no full block)."""
+    if h is None:
+        return True
+    return isinstance(h, (list, tuple)) and all(isinstance(x, int) and not isinstance(x, bool) for x in h)
+
+
 def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: Optional[str] = None,
                        hash_block_tokens: int = 0) -> Workload:
     p = Path(path)
@@ -269,11 +305,7 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
     if pk is None or ck is None:
         raise InputError(flag, f"{p.name}: no prompt/completion token columns among {names}",
                          "name them prompt_tokens and completion_tokens")
-    try:
-        prompt = np.asarray([int(float(v)) for v in cols[pk]], dtype=np.int64)
-        completion = np.asarray([int(float(v)) for v in cols[ck]], dtype=np.int64)
-    except (TypeError, ValueError):
-        raise InputError(flag, f"{p.name}: non-numeric token counts in {pk}/{ck}", "every row needs integer counts")
+    prompt, completion = _token_counts(cols[pk], p.name, pk, flag), _token_counts(cols[ck], p.name, ck, flag)
     if prompt.size == 0:
         raise InputError(flag, f"{p.name} has no requests", "add rows")
     negative = np.flatnonzero((prompt < 0) | (completion < 0))
@@ -291,10 +323,24 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
             arrival = _parse_times(ak, cols[ak])
         except (TypeError, ValueError):
             raise InputError(flag, f"{p.name}: cannot read arrival times in column {ak}", "seconds as numbers")
+        if not np.isfinite(arrival).all():
+            i = int(np.flatnonzero(~np.isfinite(arrival))[0])
+            raise InputError(flag, f"{p.name}: request {i + 1} has arrival time {cols[ak][i]!r}", "finite seconds")
+        if arrival.size and float(arrival.max()) > _MAX_SPAN_S:
+            raise InputError(flag, f"{p.name}: the arrivals in column {ak} span {float(arrival.max()):.3g} s "
+                             f"({float(arrival.max()) / 86400:.3g} days)", "give seconds from the first request (arrival_s)")
+        if ak == "timestamp":
+            notes.append("arrival column 'timestamp' read as milliseconds (the Mooncake traces' unit); name it "
+                         "arrival_s to give seconds")
     hk = _pick(_HASH_KEYS, names)
     hashes = None
     if hk is not None:
-        hashes = [tuple(int(x) for x in (h or ())) for h in cols[hk]]
+        bad_row = next((i for i, h in enumerate(cols[hk]) if not _is_int_list(h)), None)
+        if bad_row is None:
+            hashes = [tuple(int(x) for x in (h or ())) for h in cols[hk]]
+        else:
+            raise InputError(flag, f"{p.name}: {hk} of request {bad_row + 1} is {cols[hk][bad_row]!r}",
+                             "a list of integers, one hash per block of the prompt")
         if hash_block_tokens <= 0:
             hash_block_tokens = 512 if hk == "hash_ids" else 16
     if bad.any():
@@ -333,13 +379,15 @@ class WorkloadSpec:
     completion_len: Optional[str] = None
     rate_per_s: Optional[float] = None  # None: the trace's own timing
     burstiness: float = 1.0
-    arrivals: str = "poisson"  # poisson | gamma | trace
+    arrivals: Optional[str] = None  # poisson | gamma | trace; None: the trace's timing where it has one, else gamma
     max_requests: Optional[int] = None
     seed: int = 0
 
 
 def build_workload(spec: WorkloadSpec) -> Workload:
     """Load or generate the workload the spec describes (deterministic for a seed)."""
+    if spec.seed < 0:
+        raise InputError("--seed", f"must be >= 0, got {spec.seed}", "e.g. --seed 1")
     rng = np.random.default_rng(spec.seed)
     if spec.rate_per_s is not None and not (spec.rate_per_s > 0):
         raise InputError("--rate", f"rate must be > 0, got {spec.rate_per_s}", "requests per second, e.g. --rate 8 (inf = all at once)")
@@ -347,14 +395,19 @@ def build_workload(spec: WorkloadSpec) -> Workload:
         raise InputError("--burstiness", "must be > 0", "1 = Poisson, < 1 burstier, > 1 smoother")
     if spec.max_requests is not None and spec.max_requests < 1:
         raise InputError("--max-requests", "must be >= 1", "e.g. --max-requests 10000")
-    arrivals_kind = spec.arrivals.lower()
-    if arrivals_kind not in ("poisson", "gamma", "trace"):
+    arrivals_kind = spec.arrivals.lower() if spec.arrivals is not None else None
+    if arrivals_kind not in (None, "poisson", "gamma", "trace"):
         raise InputError("--arrivals", f"unknown arrival process {spec.arrivals!r}", "poisson, gamma or trace")
-    burst = 1.0 if arrivals_kind == "poisson" else spec.burstiness
+    if arrivals_kind in ("poisson", "trace") and spec.burstiness != 1.0:
+        raise InputError("--burstiness", f"shapes Gamma arrivals; --arrivals {arrivals_kind} does not draw them",
+                         "--arrivals gamma, or leave --burstiness at 1")
+    burst = spec.burstiness
 
     if spec.workload is None:
         if spec.prompt_len is None or spec.completion_len is None:
             raise InputError("--workload", "no workload given", "name a trace (--workload azure-conv), a file, or give --prompt-len and --completion-len")
+        if arrivals_kind == "trace":
+            raise InputError("--arrivals", "a synthetic workload has no trace timing", "poisson or gamma (the default)")
         n = spec.max_requests or 1000
         p = parse_length_dist(spec.prompt_len, "--prompt-len").sample(n, rng)
         c = parse_length_dist(spec.completion_len, "--completion-len").sample(n, rng)
@@ -394,7 +447,16 @@ def build_workload(spec: WorkloadSpec) -> Workload:
     prompt = w.prompt_tokens if idx is None else w.prompt_tokens[idx]
     completion = w.completion_tokens if idx is None else w.completion_tokens[idx]
     hashes = w.block_hashes if (idx is None or w.block_hashes is None) else tuple(w.block_hashes[i] for i in idx)
-    arrival = None if (w.arrival_s is None or resampled) else (w.arrival_s if idx is None else w.arrival_s[idx])
+    if arrivals_kind == "trace" and (w.arrival_s is None or resampled):
+        raise InputError("--arrivals", f"workload {w.name} has no arrival times" if w.arrival_s is None else
+                         f"resampling {n} requests from {len(w)} regenerates the arrivals", "poisson or gamma")
+    if w.arrival_s is not None and arrivals_kind is None and burst != 1.0 and not resampled:
+        raise InputError("--burstiness", f"workload {w.name} keeps its own arrival times, which --burstiness does not "
+                         "reshape", "add --arrivals gamma to replace them with Gamma arrivals at --rate")
+    regenerate = resampled or arrivals_kind in ("poisson", "gamma")
+    arrival = None if (w.arrival_s is None or regenerate) else (w.arrival_s if idx is None else w.arrival_s[idx])
+    if w.arrival_s is not None and arrivals_kind in ("poisson", "gamma") and not resampled:
+        notes.append(f"the trace's own arrival times replaced (--arrivals {arrivals_kind})")
 
     if arrival is not None and spec.rate_per_s is not None and len(arrival) > 1 and arrival[-1] > arrival[0]:
         own = (len(arrival) - 1) / float(arrival[-1] - arrival[0])
@@ -408,7 +470,7 @@ def build_workload(spec: WorkloadSpec) -> Workload:
         else:
             rate = spec.rate_per_s
         arrival = poisson_gamma_arrivals(n, rate, burst, rng)
-        notes.append(f"{'Poisson' if burst == 1 else f'Gamma(burstiness={burst:g})'} arrivals at {rate:g} req/s")
+        notes.append(f"{_arrivals_name(burst)} arrivals at {rate:g} req/s")
     return Workload(name=w.name, prompt_tokens=np.ascontiguousarray(prompt, dtype=np.int64),
                     completion_tokens=np.ascontiguousarray(completion, dtype=np.int64),
                     arrival_s=np.ascontiguousarray(arrival, dtype=np.float64), block_hashes=hashes,
@@ -417,12 +479,23 @@ def build_workload(spec: WorkloadSpec) -> Workload:
 
 def with_rate(w: Workload, rate_per_s: float, burstiness: float = 1.0, seed: int = 0) -> Workload:
     """The same requests at another mean rate: a timed workload's gaps are scaled (burst shape
-    kept); an untimed one gets fresh Poisson/Gamma arrivals."""
+    kept); an untimed one gets fresh Poisson/Gamma arrivals. The note on the arrivals' rate is rewritten."""
+    notes = tuple(n for n in w.notes if not n.startswith(_RATE_NOTE_STARTS))
     if w.arrival_s is not None and len(w) > 1 and w.arrival_s[-1] > w.arrival_s[0]:
         own = w.mean_rate_per_s
-        return replace(w, arrival_s=(w.arrival_s - w.arrival_s[0]) * (own / rate_per_s))
+        return replace(w, arrival_s=(w.arrival_s - w.arrival_s[0]) * (own / rate_per_s),
+                       notes=notes + (f"arrivals scaled to {rate_per_s:.4g} req/s (their burst shape kept)",))
     rng = np.random.default_rng(seed)
-    return replace(w, arrival_s=poisson_gamma_arrivals(len(w), rate_per_s, burstiness, rng))
+    return replace(w, arrival_s=poisson_gamma_arrivals(len(w), rate_per_s, burstiness, rng),
+                   notes=notes + (f"{_arrivals_name(burstiness)} arrivals at {rate_per_s:.4g} req/s",))
+
+
+def _arrivals_name(burstiness: float) -> str:
+    return "Poisson" if burstiness == 1 else f"Gamma(burstiness={burstiness:g})"
+
+
+# the notes build_workload and with_rate write about the arrivals' rate (with_rate replaces them)
+_RATE_NOTE_STARTS = ("trace timestamps scaled from", "arrivals scaled to", "Poisson arrivals at", "Gamma(burstiness=")
 
 
 def prefix_block_hashes(prompt_tokens: Sequence[int], parents: Sequence[Sequence[int]],

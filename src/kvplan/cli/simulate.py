@@ -5,6 +5,7 @@ Heavy imports (numpy, the simulator, matplotlib) happen inside the commands.
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -24,13 +25,13 @@ _WORKLOAD_PARAMS: list[tuple[str, object, object]] = [
     ("completion_len", Optional[str], typer.Option(None, "--completion-len", help="Synthetic output lengths (same forms).", rich_help_panel=_WL)),
     ("rate", Optional[float], typer.Option(None, "--rate", help="Mean request rate (req/s). Timed traces are rescaled (burst shape kept); others get Poisson/Gamma arrivals. 'inf' = all at once.", rich_help_panel=_WL)),
     ("burstiness", float, typer.Option(1.0, "--burstiness", help="Gamma shape of inter-arrival gaps, as `vllm bench serve`: 1 = Poisson, < 1 burstier.", rich_help_panel=_WL)),
-    ("arrivals", str, typer.Option("poisson", "--arrivals", help="poisson | gamma (uses --burstiness) | trace (keep the trace's timing).", rich_help_panel=_WL)),
+    ("arrivals", Optional[str], typer.Option(None, "--arrivals", help="poisson | gamma (uses --burstiness) | trace. Default: a trace's own timing (scaled to --rate), else gamma (Poisson at --burstiness 1).", rich_help_panel=_WL)),
     ("max_requests", Optional[int], typer.Option(None, "--max-requests", "-n", help="Cap the workload at N requests, or resample it up to N.", rich_help_panel=_WL)),
     ("seed", int, typer.Option(0, "--seed", help="Random seed (sampling, arrivals).", rich_help_panel=_WL)),
 ]
 
 
-def _workload_spec(workload=None, prompt_len=None, completion_len=None, rate=None, burstiness=1.0, arrivals="poisson",
+def _workload_spec(workload=None, prompt_len=None, completion_len=None, rate=None, burstiness=1.0, arrivals=None,
                    max_requests=None, seed=0):
     from kvplan.workload import WorkloadSpec
 
@@ -41,8 +42,17 @@ def _workload_spec(workload=None, prompt_len=None, completion_len=None, rate=Non
 def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_threshold):
     """(plan, EngineConfig, StepModel, SchedulerRules)."""
     from kvplan.errors import InputError
+    from kvplan.plan import prefix_caching_on
     from kvplan.simulate import StepModel, engine_config_from_plan, scheduler_rules
 
+    if prefix_caching is not None:  # --prefix-caching is vllm serve's --enable-prefix-caching, for the plan too
+        if flags.enable_prefix_caching is not None and flags.enable_prefix_caching != prefix_caching:
+            raise InputError("--prefix-caching", "contradicts --" + ("no-" if not flags.enable_prefix_caching else "")
+                             + "enable-prefix-caching", "give one of them")
+        flags = replace(flags, enable_prefix_caching=prefix_caching)
+    if long_prefill_threshold is not None and long_prefill_threshold < 0:
+        raise InputError("--long-prefill-token-threshold", f"must be >= 0, got {long_prefill_threshold}",
+                         "0 (no cap) or a token count such as 2048")
     p = plan_from_flags(model, flags)
     if num_gpu_blocks is None and not p.fits:
         err_console.print(f"[bold red]the plan does not start:[/] {p.error}", highlight=False, soft_wrap=True)
@@ -50,10 +60,15 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
         raise typer.Exit(1)
     if num_gpu_blocks is not None and num_gpu_blocks < 2:
         raise InputError("--num-gpu-blocks", f"{num_gpu_blocks} leaves no usable block", "vLLM needs >= 2 (one is the null block)")
-    pc = prefix_caching if prefix_caching is not None else bool(getattr(p.args, "enable_prefix_caching", False))
+    pc = prefix_caching_on(p.args, p.rules, p.model.is_hybrid)
     cfg = engine_config_from_plan(p, num_gpu_blocks=num_gpu_blocks, enable_prefix_caching=pc,
                                   long_prefill_token_threshold=long_prefill_threshold or 0)
-    return p, cfg, StepModel.from_plan(p), scheduler_rules(p.vllm_version, p.rules.engine)
+    sm = StepModel.from_plan(p)
+    if num_gpu_blocks is not None and not p.fits:
+        # the pool is the user's, but the plan says this engine never gets that far: say so beside the figures
+        sm = replace(sm, notes=sm.notes + (f"the plan for these flags does not start ({p.error}); the simulation "
+                                           f"uses the --num-gpu-blocks {num_gpu_blocks} given",))
+    return p, cfg, sm, scheduler_rules(p.vllm_version, p.rules.engine)
 
 
 def _worst_case(p, cfg) -> float:
@@ -110,8 +125,9 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     console.print(line, highlight=False)
     slo = d["slo"]
     if any(v is not None for v in slo.values()):
+        rejected = (f" (the {d['requests_rejected']:,} rejected count as misses)" if d["requests_rejected"] else "")
         console.print(f"goodput {d['goodput_requests_per_s']:.2f} req/s: {d['slo_attainment'] * 100:.1f} % of requests meet "
-                      + ", ".join(f"{k[:-3]} <= {v:g} ms" for k, v in slo.items() if v is not None), highlight=False)
+                      + ", ".join(f"{k[:-3]} <= {v:g} ms" for k, v in slo.items() if v is not None) + rejected, highlight=False)
     for e in d.get("step_model", {}).get("example_steps", ()):
         console.print(f"[dim]step time: {_step_line(e)}[/]", highlight=False)
     for n in d["notes"]:
@@ -225,10 +241,13 @@ def simulate(
     workload_spec: object,  # kvplan.workload.WorkloadSpec (imported lazily: it loads numpy)
 ):
     """Simulate vLLM's paged admission and continuous batching over a workload: realized concurrency, KV usage, preemptions, latency."""
+    from kvplan.errors import InputError
     from kvplan.render import to_json
     from kvplan.simulate import parse_slo, simulate_plan, step_model_report
     from kvplan.workload import build_workload
 
+    if plot is not None and plot.suffix.lower() in (".png", ".svg", ".pdf", ".jpg"):
+        raise InputError("--plot", f"{plot} names a file; simulate writes three figures", "give a folder, e.g. --plot figs/")
     slo_spec = parse_slo(slo)
     wl = build_workload(workload_spec)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, long_prefill_threshold)
@@ -275,19 +294,20 @@ def capacity(
     from kvplan.simulate import parse_slo, plan_capacity
     from kvplan.workload import build_workload, with_rate
 
-    if not 0 < percentile <= 100:
-        raise InputError("--percentile", "must be in (0, 100]", "e.g. 99")
+    if not 1 <= percentile <= 100:
+        raise InputError("--percentile", f"must be a percentile from 1 to 100, got {percentile:g}",
+                         "e.g. 99" + (f" (for p{percentile * 100:g}, not the fraction {percentile:g})" if 0 < percentile < 1 else ""))
     if router not in ("round-robin", "least-loaded"):
         raise InputError("--router", f"unknown router {router!r}", "round-robin or least-loaded")
-    if target_rate is not None and not target_rate > 0:
-        raise InputError("--target-rate", "must be > 0", "requests per second")
+    if target_rate is not None and not (math.isfinite(target_rate) and target_rate > 0):
+        raise InputError("--target-rate", f"must be a positive number of requests per second, got {target_rate:g}", "e.g. --target-rate 40")
     slo_spec = parse_slo(slo, percentile)
     spec = replace(workload_spec, rate_per_s=1.0)
     base = build_workload(spec)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, 0)
 
     def at(rate_per_s: float):
-        return with_rate(base, rate_per_s, spec.burstiness if spec.arrivals == "gamma" else 1.0, spec.seed)
+        return with_rate(base, rate_per_s, spec.burstiness, spec.seed)
 
     def on_probe(r, ok):
         if not json_out:
@@ -295,7 +315,8 @@ def capacity(
 
     if not json_out:
         err_console.print(f"bisecting the request rate for {slo_spec.describe()} ({len(base):,} requests per probe)", highlight=False)
-    cap = plan_capacity(p, at, cfg, sm, slo_spec, rules, target_rate_per_s=target_rate, router=router, on_probe=on_probe)
+    cap = plan_capacity(p, at, cfg, sm, slo_spec, rules, target_rate_per_s=target_rate, router=router, on_probe=on_probe,
+                        worst_case_concurrency=_worst_case(p, cfg))
     d = cap.to_dict()
     d.update(model=p.model.id, gpu=p.gpu.name, tensor_parallel_size=p.args.tensor_parallel_size, workload=base.name,
              worst_case_concurrency=_worst_case(p, cfg))
@@ -310,10 +331,16 @@ def capacity(
             dp = p.args.data_parallel_size or 1
             unit = f"per replica of {dp} data-parallel engines" if dp > 1 else "per replica"
             console.print(f"capacity: [bold]{cap.max_rate_per_s:.2f} req/s[/] {unit} within {slo_spec.describe()}", highlight=False)
+            if not cap.slo_binding:
+                console.print(f"  the SLO does not bind: it holds up to {cap.max_rate_per_s:.2f} req/s, what the replica "
+                              "serves with every request queued at once; past that its queue grows without end, so the "
+                              "server, not the SLO, sets the capacity", highlight=False)
             console.print(f"  at that rate: TTFT p{percentile:g} {_fmt_ms(_pct(cap.at_max.ttft_s, percentile))}, TPOT p{percentile:g} "
                           f"{_fmt_ms(_pct(cap.at_max.tpot_s, percentile))}, max running {a['max_running']} "
                           f"(worst case {d['worst_case_concurrency']:.1f}), {a['output_tokens_per_s']:,.0f} output tokens/s, "
-                          f"{a['preemptions']} preemptions", highlight=False)
+                          f"{a['preemptions']} preemptions"
+                          + (f", {a['requests_rejected']:,} of {a['requests_total']:,} requests rejected (counted as misses)"
+                             if a["requests_rejected"] else ""), highlight=False)
         if target_rate is not None:
             if cap.replicas_needed:
                 console.print(f"target {target_rate:g} req/s: [bold]{cap.replicas_needed} replicas[/] ({router} router)", highlight=False)

@@ -1,0 +1,228 @@
+"""What a user of `kvplan simulate` / `kvplan capacity` meets at the edges: SLOs that do not bind, rejected
+requests, the version's prefix-caching default, pipeline stages, arrival flags and malformed workloads."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import kvplan
+from kvplan.cli import app
+from kvplan.errors import InputError
+from kvplan.simulate import EngineConfig, StepModel, find_capacity, parse_slo, scheduler_rules, simulate
+from kvplan.workload import Workload, WorkloadSpec, build_workload, parse_length_dist, with_rate
+
+R19 = scheduler_rules("0.19.0")
+SM = StepModel.from_numbers(weights_bytes=2e8, active_params=1e8, num_layers=4, hidden_size=512, num_attention_heads=8,
+                            num_kv_heads=2, head_dim=64, vocab_size=1000, kv_bytes_per_token=1024, hbm_bytes_per_s=1e11,
+                            peak_flops_per_s=1e13)
+SMALL = ["Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "--max-model-len", "8192"]
+
+
+def wl(prompts, completions, arrivals=None) -> Workload:
+    n = len(prompts)
+    return Workload(name="t", prompt_tokens=np.asarray(prompts, dtype=np.int64),
+                    completion_tokens=np.asarray(completions, dtype=np.int64),
+                    arrival_s=np.zeros(n) if arrivals is None else np.asarray(arrivals, dtype=np.float64))
+
+
+def cfg(**kw) -> EngineConfig:
+    base = dict(num_gpu_blocks=2000, block_size=16, max_num_seqs=8, max_num_batched_tokens=256, max_model_len=4096)
+    return EngineConfig(**{**base, **kw})
+
+
+def run(*args: str):
+    """(exit code, output) as the console script gives them: an InputError is exit 2 with its message."""
+    res = CliRunner().invoke(app, list(args))
+    if isinstance(res.exception, InputError):
+        return 2, str(res.exception)
+    return res.exit_code, res.output
+
+
+# ------------------------------------------------------------------ capacity
+
+
+def test_capacity_never_reports_more_than_the_replica_serves():
+    # e2e <= 1000 s holds at any offered rate for 300 requests; the search used to grow the rate 4x a probe to 3.5e12
+    rng = np.random.default_rng(1)
+    base = wl(rng.integers(50, 400, 300), rng.integers(10, 100, 300), np.arange(300, dtype=float))
+    cap = find_capacity(lambda r: with_rate(base, r), cfg(), SM, parse_slo("e2e=1000s"), R19)
+    everything_at_once = simulate(with_rate(base, math.inf), cfg(), SM, R19)
+    served = everything_at_once.completed.sum() / everything_at_once.makespan_s
+    assert cap.saturation_rate_per_s == pytest.approx(served)
+    assert cap.max_rate_per_s == pytest.approx(served) and cap.slo_binding is False
+    assert max(r for r, _ in cap.probes) <= served * (1 + 1e-9)
+    tight = find_capacity(lambda r: with_rate(base, r), cfg(), SM, parse_slo("ttft=50ms"), R19)
+    assert tight.slo_binding is True and 0 < tight.max_rate_per_s < served
+
+
+def test_capacity_cli_says_the_slo_does_not_bind_and_sizes_the_fleet_from_the_server():
+    code, out = run("capacity", *SMALL, "-w", "azure-conv", "-n", "300", "--slo", "e2e=1000s", "--target-rate", "100",
+                    "--json")
+    assert code == 0, out
+    d = json.loads(out[out.index("{"):])
+    assert d["slo_binding"] is False and d["max_rate_per_s"] == pytest.approx(d["saturation_rate_per_s"])
+    assert d["max_rate_per_s"] < 1000
+    assert d["replicas_needed"] >= math.ceil(100 / d["max_rate_per_s"])
+    # the probe's own rate in its notes, and the fit's worst case throughout
+    at_max = d["at_max_rate"]
+    assert any(f"{d['max_rate_per_s']:.4g} req/s" in n for n in at_max["notes"])
+    assert not any("to 1 req/s" in n for n in at_max["notes"])
+    assert at_max["worst_case_concurrency"] == d["worst_case_concurrency"]
+
+
+@pytest.mark.parametrize("value,hint", [("0.99", "p99"), ("0", "from 1 to 100"), ("101", "from 1 to 100")])
+def test_a_percentile_given_as_a_fraction_is_refused(value, hint):
+    code, out = run("capacity", *SMALL, "-w", "azure-conv", "-n", "50", "--percentile", value)
+    assert code == 2 and hint in out and "Traceback" not in out
+
+
+def test_target_rate_must_be_finite():
+    code, out = run("capacity", *SMALL, "-w", "azure-conv", "-n", "50", "--target-rate", "inf")
+    assert code == 2 and "--target-rate" in out
+
+
+# ------------------------------------------------------------------ rejected requests
+
+
+def test_rejected_requests_miss_the_slo():
+    # 3 of 10 requests are longer than max_model_len: vLLM answers them with an error
+    w = wl([100] * 7 + [5000] * 3, [20] * 10, np.arange(10) * 1.0)
+    r = simulate(w, cfg(), SM, R19, slo=parse_slo("ttft=10s"))
+    assert r.rejected.sum() == 3 and r.completed.sum() == 7
+    assert r.slo_attainment() == pytest.approx(0.7)
+    assert r.to_dict()["goodput_requests_per_s"] == pytest.approx(7 / r.makespan_s)
+    assert not r.meets(parse_slo("ttft=10s", 99))  # 30 % failed: no p99 meets anything
+    assert r.meets(parse_slo("ttft=10s", 50))  # the median request is served well within 10 s
+    one = simulate(wl([100] * 199 + [5000], [20] * 200, np.arange(200) * 1.0), cfg(), SM, R19)
+    assert one.meets(parse_slo("ttft=10s", 99)) and not one.meets(parse_slo("ttft=10s", 99.9))
+
+
+# ------------------------------------------------------------------ the version's defaults and the plan
+
+
+def test_prefix_caching_follows_the_versions_default():
+    from kvplan.plan import prefix_caching_on
+    v1 = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", detect_gpu=False, fixes=False, max_model_len=8192)
+    assert prefix_caching_on(v1.args, v1.rules, hybrid=False) is True
+    v0 = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", detect_gpu=False, fixes=False, max_model_len=8192,
+                    vllm_version="0.6.3")
+    assert prefix_caching_on(v0.args, v0.rules, hybrid=False) is False
+    code, out = run("simulate", *SMALL, "-w", "mooncake-conv", "-n", "300", "--json")
+    assert code == 0, out
+    d = json.loads(out[out.index("{"):])
+    assert d["engine"]["enable_prefix_caching"] is True and d["prefix_hit_tokens"] > 0
+    code, out = run("simulate", *SMALL, "-w", "mooncake-conv", "-n", "300", "--json", "--no-prefix-caching")
+    assert json.loads(out[out.index("{"):])["prefix_hit_tokens"] == 0
+
+
+def test_contradicting_prefix_caching_flags_are_refused():
+    code, out = run("simulate", *SMALL, "-w", "azure-conv", "-n", "50", "--prefix-caching", "--no-enable-prefix-caching")
+    assert code == 2 and "--prefix-caching" in out
+
+
+def test_pipeline_stages_do_not_shorten_a_step():
+    # a step passes through every stage: PP 2 reads the whole model per step, as TP 1 does; TP 2 halves it
+    def step_ms(**kw):
+        p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", detect_gpu=False, fixes=False, max_model_len=8192, **kw)
+        sm = StepModel.from_plan(p)
+        return sm.step_s(8, 8 * 1500) * 1e3, sm
+    tp1, _ = step_ms()
+    pp2, sm_pp2 = step_ms(pipeline_parallel_size=2)
+    pp4, _ = step_ms(pipeline_parallel_size=4)
+    tp4, _ = step_ms(tensor_parallel_size=4)
+    assert pp2 == pytest.approx(tp1, rel=0.1) and pp4 == pytest.approx(tp1, rel=0.2)
+    assert tp4 < 0.7 * pp4
+    assert any("pipeline parallel (2 stages)" in n for n in sm_pp2.notes)
+
+
+def test_a_given_pool_beside_a_plan_that_does_not_start_is_said():
+    code, out = run("simulate", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "T4", "--max-model-len", "8192",
+                    "--num-gpu-blocks", "3000", "-w", "azure-conv", "-n", "50", "--json")
+    assert code == 0, out
+    notes = json.loads(out[out.index("{"):])["notes"]
+    assert any("does not start" in n and "--num-gpu-blocks 3000" in n for n in notes)
+
+
+# ------------------------------------------------------------------ arrivals and workloads
+
+
+def test_burstiness_reshapes_generated_arrivals_by_default():
+    spec = dict(prompt_len="constant:100", completion_len="constant:10", rate_per_s=5.0, max_requests=4000)
+    poisson = build_workload(WorkloadSpec(**spec))
+    bursty = build_workload(WorkloadSpec(**spec, burstiness=0.1))
+    cv = lambda w: np.diff(w.arrival_s).std() / np.diff(w.arrival_s).mean()  # noqa: E731
+    assert cv(poisson) == pytest.approx(1.0, abs=0.1) and cv(bursty) > 2.5  # Gamma(k): cv = 1 / sqrt(k)
+
+
+@pytest.mark.parametrize("kw,flag", [
+    (dict(workload="azure-conv", rate_per_s=5.0, burstiness=0.2), "--burstiness"),  # a trace keeps its timing
+    (dict(workload="sharegpt", arrivals="trace", rate_per_s=5.0), "--arrivals"),  # sharegpt has no timing
+    (dict(prompt_len="constant:10", completion_len="constant:10", arrivals="poisson", burstiness=0.5), "--burstiness"),
+    (dict(prompt_len="constant:10", completion_len="constant:10", seed=-1), "--seed"),
+])
+def test_arrival_flags_that_would_be_ignored_are_refused(kw, flag):
+    with pytest.raises(InputError) as e:
+        build_workload(WorkloadSpec(**kw))
+    assert e.value.field == flag
+
+
+def test_gamma_arrivals_replace_a_traces_timing_when_asked():
+    trace = build_workload(WorkloadSpec(workload="azure-conv", rate_per_s=5.0, max_requests=3000))
+    gamma = build_workload(WorkloadSpec(workload="azure-conv", rate_per_s=5.0, max_requests=3000, arrivals="gamma",
+                                        burstiness=0.2))
+    assert not np.array_equal(trace.arrival_s, gamma.arrival_s)
+    assert any("replaced" in n for n in gamma.notes)
+    gaps = np.diff(gamma.arrival_s)
+    assert gaps.std() / gaps.mean() > 1.8
+
+
+@pytest.mark.parametrize("rows,needle", [
+    ([{"prompt_tokens": 10, "completion_tokens": 5, "arrival_s": float("nan")}], "arrival time"),
+    ([{"prompt_tokens": 10, "completion_tokens": 5, "arrival_s": 0}, {"prompt_tokens": 10, "completion_tokens": 5, "arrival_s": 1e100}], "span"),
+    ([{"prompt_tokens": 99999999999999999999, "completion_tokens": 5}], "whole token counts"),
+    ([{"prompt_tokens": 100.7, "completion_tokens": 5}], "whole token counts"),
+    ([{"prompt_tokens": 10, "completion_tokens": 5, "block_hashes": "123"}], "list of integers"),
+    ([{"prompt_tokens": 10, "completion_tokens": 5, "block_hashes": [1, None]}], "list of integers"),
+])
+def test_malformed_workload_files_are_clear_errors(tmp_path, rows, needle):
+    f = tmp_path / "w.jsonl"
+    f.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    with pytest.raises(InputError) as e:
+        build_workload(WorkloadSpec(workload=str(f), rate_per_s=1.0))
+    assert needle in str(e.value)
+
+
+def test_a_timestamp_column_is_said_to_be_milliseconds(tmp_path):
+    f = tmp_path / "w.jsonl"
+    f.write_text("\n".join(json.dumps({"prompt_tokens": 10, "completion_tokens": 5, "timestamp": i * 1000.0})
+                           for i in range(5)) + "\n")
+    w = build_workload(WorkloadSpec(workload=str(f)))
+    assert w.arrival_s.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    assert any("milliseconds" in n for n in w.notes)
+
+
+@pytest.mark.parametrize("text", ["uniform:500,100", "constant:1.5", "normal:100,500", "lognormal:inf,1"])
+def test_length_distributions_that_would_be_bent_are_refused(text):
+    with pytest.raises(InputError):
+        parse_length_dist(text)
+
+
+def test_a_zipf_tail_stays_a_token_count():
+    x = parse_length_dist("zipf:1.1").sample(20000, np.random.default_rng(0))
+    assert x.min() >= 1 and (x > 0).all()
+
+
+@pytest.mark.parametrize("text", ["ttft=nan", "ttft=inf", "ttft=1s,ttft=2s", "itl=50ms"])
+def test_slos_that_cannot_be_met_as_written_are_refused(text):
+    with pytest.raises(InputError):
+        parse_slo(text)
+
+
+def test_plot_takes_a_folder(tmp_path):
+    code, out = run("simulate", *SMALL, "-w", "azure-conv", "-n", "50", "--plot", str(tmp_path / "out.png"))
+    assert code == 2 and "folder" in out and not (tmp_path / "out.png").exists()
