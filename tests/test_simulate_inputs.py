@@ -226,3 +226,19 @@ def test_slos_that_cannot_be_met_as_written_are_refused(text):
 def test_plot_takes_a_folder(tmp_path):
     code, out = run("simulate", *SMALL, "-w", "azure-conv", "-n", "50", "--plot", str(tmp_path / "out.png"))
     assert code == 2 and "folder" in out and not (tmp_path / "out.png").exists()
+
+
+def test_a_custom_gpu_without_speeds_names_the_flag_and_the_way_out():
+    code, out = run("simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu-gib", "18", "--max-model-len", "8192",
+                    "-w", "azure-conv", "-n", "50")
+    assert code == 2 and out.startswith("--gpu-gib") and "--gpu L4 --gpu-gib 18" in out
+    code, out = run("simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "--gpu-gib", "18", "--max-model-len",
+                    "8192", "-w", "azure-conv", "-n", "50", "--json")
+    assert code == 0, out
+
+
+def test_the_plans_warnings_reach_the_simulation():
+    code, out = run("simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "A100", "--max-model-len", "8192",
+                    "-w", "azure-conv", "-n", "50", "--json")
+    assert code == 0, out
+    assert any(n.startswith("plan: ") and "39 GiB" in n for n in json.loads(out[out.index("{"):])["notes"])

@@ -753,6 +753,10 @@ class StepModel:
         bw = g.hbm_bandwidth_bytes_per_s
         compute_dtype = "fp8" if "fp8" in str(getattr(getattr(m, "quant", None), "method", "") or "").lower() else "bfloat16"
         if not bw:
+            if g.id == "custom":  # --gpu-gib / --gpu-gb alone: a size, no speeds
+                raise InputError("--gpu-gib", f"a {g.name} has a size but no HBM bandwidth or FLOPS, which the "
+                                 "step-time model needs", "name the card it is as well, e.g. --gpu L4 --gpu-gib 18: "
+                                 "that card's speeds with your total")
             raise InputError("--gpu", f"kvplan's catalog has no HBM bandwidth for {g.name}",
                              "the step-time model needs it; pick a catalog GPU that lists it")
         weights_total = float(getattr(m, "weights_bytes", 0) or 0) or float(plan.weights_bytes) * tp

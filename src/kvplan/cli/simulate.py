@@ -64,6 +64,8 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
     cfg = engine_config_from_plan(p, num_gpu_blocks=num_gpu_blocks, enable_prefix_caching=pc,
                                   long_prefill_token_threshold=long_prefill_threshold or 0)
     sm = StepModel.from_plan(p)
+    if p.warnings:  # what fit would print beside the verdict (a GPU picked among variants, ...)
+        sm = replace(sm, notes=sm.notes + tuple(f"plan: {w}" for w in p.warnings))
     if num_gpu_blocks is not None and not p.fits:
         # the pool is the user's, but the plan says this engine never gets that far: say so beside the figures
         sm = replace(sm, notes=sm.notes + (f"the plan for these flags does not start ({p.error}); the simulation "
