@@ -128,7 +128,7 @@ def print_plan(console: Console, p: Plan, *, explain: bool = False, band: dict |
         ft.add_column("flags")
         ft.add_column("effect")
         for f in p.fixes:
-            ft.add_row(f.name, " ".join(f"--{k.replace('_', '-')} {v}" for k, v in f.flags.items()),
+            ft.add_row(f.name, f.command_text,
                        Text(f.effect, style="green" if f.fits else "yellow"))
         console.print(ft)
     for w in p.warnings:

@@ -551,7 +551,7 @@ def band_bounds(value: float, band: dict) -> tuple[float, float]:
 
 def uncertainty_band(p: Plan) -> dict | None:
     """p10-p90 of the KV-pool residuals validated for this family and era (None in simple mode)."""
-    if p.mode != "vllm" or p.failure == "platform":  # refused before any memory is sized: no pool to band
+    if p.mode != "vllm" or p.failure not in (None, "memory"):  # refused or failed before any pool is sized: none to band
         return None
     table = _residuals()
     fam, era = _family(p.model), _era_group(p.era)
