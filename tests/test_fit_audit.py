@@ -96,3 +96,114 @@ def test_weights_within_the_card_but_beyond_the_budget_keep_vllms_error():
     p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", gpu_memory_utilization=0.5, fixes=False)
     assert p.requested_bytes < p.weights_bytes < p.total_bytes
     assert p.failure == "memory" and p.error.startswith("No available memory for the cache blocks")
+
+
+# ---- architectures a release does not register
+
+
+def test_an_architecture_removed_before_the_release_does_not_start_and_the_fix_is_a_release_with_it():
+    p = kvplan.fit("meta-llama/Llama-3.2-11B-Vision", "L40S", max_model_len=8192)  # newest rules
+    assert not p.fits and p.failure == "architecture"
+    assert "MllamaForConditionalGeneration was supported in vLLM until v0.10.2" in p.error
+    assert p.vllm_log == ("ValueError: " + p.error,)
+    from kvplan.validate import uncertainty_band
+
+    assert uncertainty_band(p) is None
+    (f,) = p.fixes
+    assert f.flags == {"vllm_version": "0.10.2"}
+    assert _apply(f, "meta-llama/Llama-3.2-11B-Vision", "L40S", max_model_len=8192).fits == f.fits
+    assert kvplan.fit("meta-llama/Llama-3.2-11B-Vision", "L40S", max_model_len=8192, vllm_version="0.10.2").failure != "architecture"
+
+
+def test_an_architecture_newer_than_the_release_is_refused_with_vllms_text():
+    p = kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, vllm_version="0.7.3")
+    assert p.failure == "architecture" and "Model architectures ['Qwen3ForCausalLM'] are not supported for now" in p.error
+    assert kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, vllm_version="0.9.2").fits
+
+
+@pytest.mark.parametrize("archs", [["FooBarForCausalLM"], None])
+def test_an_unknown_architecture_is_a_warning_without_a_validated_band(tmp_path, archs):
+    import json
+    import warnings
+
+    from kvplan.resolve import model_catalog
+    from kvplan.validate import uncertainty_band
+
+    cfg = dict(model_catalog()["meta-llama/Llama-3.1-8B-Instruct"]["config"])
+    cfg.pop("architectures", None)
+    if archs:
+        cfg["architectures"] = archs
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no raw Python warning on stderr
+        p = kvplan.fit(str(path), "L40S", max_model_len=8192)
+    assert any("not in the registry of any vLLM release kvplan read" in w for w in p.warnings)
+    assert uncertainty_band(p) is None
+    assert uncertainty_band(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L40S", max_model_len=8192)) is not None
+
+
+def test_the_architecture_table_tool_reads_registries_out_of_wheels(tmp_path):
+    import importlib.util
+    import zipfile
+
+    spec = importlib.util.spec_from_file_location("build_architectures", "tools/build_architectures.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    registries = {"0.9.0": '_TEXT_GENERATION_MODELS = {"A": ("a", "A"), "Gone": ("g", "G")}\n',
+                  "0.10.0": '_TEXT_GENERATION_MODELS = {"A": ("a", "A"), "New": ("n", "N")}\n'
+                            '_VLLM_MODELS = {**_TEXT_GENERATION_MODELS}\n_PREVIOUSLY_SUPPORTED_MODELS = {"Gone": "0.9.1"}\n'}
+    wheels = []
+    for version, text in registries.items():
+        w = tmp_path / f"vllm-{version}-cp38-abi3-manylinux1_x86_64.whl"
+        with zipfile.ZipFile(w, "w") as z:
+            z.writestr("vllm/model_executor/models/registry.py", text)
+        wheels.append(str(w))
+    table = tool.build(wheels)
+    assert table["versions_read"] == ["0.9.0", "0.10.0"]
+    rows = table["architectures"]
+    assert rows["A"] == {"first_read": "0.9.0", "last_read": "0.10.0"}
+    assert rows["Gone"] == {"first_read": "0.9.0", "last_read": "0.9.0", "missing_from": "0.10.0", "supported_until": "0.9.1"}
+    assert rows["New"] == {"first_read": "0.10.0", "last_read": "0.10.0", "missing_before": "0.9.0"}
+
+
+# ---- the KV-per-token line of window-only models
+
+
+def test_an_all_sliding_window_model_states_its_bytes_per_token_up_to_the_window():
+    from kvplan.render import kv_per_token_text
+
+    p = kvplan.fit("microsoft/Phi-3.5-mini-instruct", "H100", fixes=False)
+    # Phi-3.5-mini: 32 layers x 32 KV heads x 96 head_dim x (K and V) x 2 bytes, every layer windowed
+    per_token = 2 * 32 * 32 * 96 * 2
+    text = kv_per_token_text(p)
+    assert not text.startswith("0 B")
+    assert f"{per_token:,} B" in text and f"capped at {p.args.max_model_len:,} tokens per sequence" in text
+    assert p.kv_bytes_per_token == 0  # the plan's arithmetic is unchanged: window layers are a per-sequence cost
+    full = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", fixes=False)
+    assert kv_per_token_text(full) == f"{full.kv_bytes_per_token:,.0f} B ({full.kv_bytes_per_token / 1024:.1f} KiB) per rank"
+
+
+# ---- --concurrency with --max-model-len auto
+
+
+@pytest.mark.parametrize("value", [-1, 0, 0.5, 2.5])
+def test_concurrency_must_be_a_whole_positive_number(value):
+    from kvplan.api import max_model_len_for_concurrency
+    from kvplan.errors import InputError
+
+    base = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", fixes=False)
+    with pytest.raises(InputError, match="--concurrency: must be a whole number"):
+        max_model_len_for_concurrency(base, value)
+
+
+def test_concurrency_beyond_max_num_seqs_is_refused_naming_the_flag():
+    from kvplan.api import max_model_len_for_concurrency
+    from kvplan.errors import InputError
+
+    base = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", fixes=False)
+    seqs = base.args.max_num_seqs
+    with pytest.raises(InputError, match=f"--max-num-seqs {seqs + 44}"):
+        max_model_len_for_concurrency(base, seqs + 44)
+    raised = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", fixes=False, max_num_seqs=seqs + 44)
+    assert max_model_len_for_concurrency(raised, seqs + 44)

@@ -101,6 +101,14 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
     a = p.args
     if p.fits:
         return ()
+    if p.failure == "architecture":  # a release that registers the architecture (versions.architecture_refusal)
+        from kvplan.versions import architecture_refusal
+
+        release = architecture_refusal(p.model.architectures, p.rules.release)[2]
+        q = _try(p, vllm_version=release)
+        if q:
+            fixes.append(Fix(f"a vLLM release with {p.model.architectures[0]}", {"vllm_version": release}, _effect(q), q.fits))
+        return tuple(fixes)
     if p.failure == "platform":
         if a.dtype == "bfloat16" and p.gpu.cc and p.gpu.cc < (8, 0):
             q = _try(p, dtype="float16")
@@ -221,7 +229,15 @@ def largest_max_model_len(p: Plan) -> int | None:
 
 
 def max_model_len_for_concurrency(p: Plan, concurrency: float) -> int | None:
-    """The largest max_model_len at which `concurrency` full-length requests fit the pool."""
+    """The largest max_model_len at which `concurrency` full-length requests fit the pool. vLLM runs at most
+    max_num_seqs requests at once (SchedulerConfig), so a concurrency above it is refused rather than promised."""
+    if isinstance(concurrency, bool) or not isinstance(concurrency, (int, float)) or concurrency != concurrency \
+            or concurrency < 1 or concurrency != int(concurrency):
+        raise InputError("--concurrency", f"must be a whole number of requests, 1 or more, got {concurrency!r}", "e.g. --concurrency 16")
+    if concurrency > p.args.max_num_seqs:
+        raise InputError("--concurrency", f"{concurrency:g} requests at once, but vLLM runs at most max_num_seqs "
+                         f"({p.args.max_num_seqs}) at a time", f"give --max-num-seqs {int(concurrency)} as well, or "
+                         f"--concurrency {p.args.max_num_seqs} or less")
     limit = p.model.max_position_embeddings or p.args.max_model_len
     lo, hi = 0, limit
     while lo < hi:

@@ -22,7 +22,7 @@ from typing import Iterable
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec
-from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, batch_defaults,
+from kvplan.versions import (INTEGRATED_MEMORY_CC, architecture_refusal, V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, batch_defaults,
                              rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
                             vision_mlp_gated, weights_per_rank)
@@ -448,6 +448,17 @@ class Plan:
     @property
     def headroom_bytes(self) -> float:
         return self.total_bytes - self.requested_bytes
+
+    @property
+    def window_kv_per_token(self) -> tuple[float, int]:
+        """(bytes per token per rank of the window-capped attention layers, the tokens per sequence they keep at most):
+        their pages grow with each token up to the window, then stop (state_bytes_per_sequence counts them at full
+        length)."""
+        wins = [g for g in self.groups if g.kind in ("sliding", "chunked") and g.window]
+        if not wins or self.mode != "vllm":
+            return 0.0, 0
+        return (sum(g.num_layers * g.page_bytes / g.block_size for g in wins),
+                max(min(g.window, self.args.max_model_len) for g in wins))
 
     def blocks_for_tokens(self, num_tokens: int) -> int:
         """Blocks one request holding `num_tokens` tokens takes across all KV groups (section 3.4)."""
@@ -1493,14 +1504,16 @@ def _format_gib(x: float) -> str:
 
 
 def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRules | None = None,
-         extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None) -> Plan:
-    """vLLM's startup for `model` on `gpu` with `args` (None fields = the version's defaults)."""
-    p = _plan(model, gpu, args, rules=rules, extra_assumptions=extra_assumptions, site_offsets=site_offsets)
+         extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None, check_architecture: bool = True) -> Plan:
+    """vLLM's startup for `model` on `gpu` with `args` (None fields = the version's defaults). `check_architecture`
+    False: the release stands for an era (a record without a version), so its registry is not checked."""
+    p = _plan(model, gpu, args, rules=rules, extra_assumptions=extra_assumptions, site_offsets=site_offsets,
+              check_architecture=check_architecture)
     return p if p.given_args is not None else replace(p, given_args=args)
 
 
 def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRules | None = None,
-          extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None) -> Plan:
+          extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None, check_architecture: bool = True) -> Plan:
     rules = rules or rules_for(args.vllm_version)
     rules, env_notes = _env_rules(args, rules)
     why_v0 = v1_fallback(model, gpu, args, rules)
@@ -1610,6 +1623,11 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     startup_error = _startup_error(gpu, resolved, rules)
     if startup_error:
         fits, error, failure = False, startup_error, "platform"
+    arch = architecture_refusal(model.architectures, rules.release) if check_architecture else None
+    if arch and arch[0] == "unknown":
+        warns.append(arch[1])
+    elif arch:  # ModelConfig refuses it while reading the config: before any worker, GPU check or load
+        fits, error, failure = False, arch[1], "architecture"
     terms = (
         Term("total", total, "bytes", f"{gpu.name}: {total / GIB:.2f} GiB", gpu.total_source),
         Term("requested", requested, "bytes", f"{'ceil(' if rules.requested_is_ceil else ''}{total / GIB:.2f} GiB x {util}{')' if rules.requested_is_ceil else ''}", "section 1.2"),
@@ -1628,6 +1646,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                      tokens, conc, max_len, fits, error, bs, resolved, runner=model_runner(model, resolved, rules))
     if failure == "load":  # the weights' allocations fail mid-load: no "Model loading took", budget or pool line
         log = ("torch.OutOfMemoryError: " + error,)
+    if failure == "architecture":
+        log = ("ValueError: " + error,)
     if failure == "platform":  # stopped at worker start (dtype check) or its first kernel: nothing is loaded or sized
         log = (("RuntimeError: " if "no kernel image" in error else "ValueError: ") + error,)
     return Plan(model=model, gpu=gpu, args=resolved, rules=rules, mode="vllm", total_bytes=total, requested_bytes=requested,
