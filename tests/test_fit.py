@@ -361,8 +361,12 @@ def test_max_model_len_minus_one_auto_fits_from_014():
     roomy = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=-1, fixes=False)
     assert roomy.fits and roomy.args.max_model_len == 131072
     assert any("full model context length 131072 fits" in line for line in roomy.vllm_log)
-    none_left = kvplan.fit("meta-llama/Llama-3.1-70B", "L4", max_model_len=-1, fixes=False)
+    # weights within the card but beyond the budget: no pool at all, so nothing to auto-fit
+    none_left = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=-1, gpu_memory_utilization=0.5, fixes=False)
     assert not none_left.fits and "No available memory" in none_left.error
+    # weights beyond the card: the load runs out of memory first
+    too_big = kvplan.fit("meta-llama/Llama-3.1-70B", "L4", max_model_len=-1, fixes=False)
+    assert not too_big.fits and too_big.failure == "load"
     with pytest.raises(InputError, match="auto-fit"):
         kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=-1, vllm_version="0.11.0")
 
@@ -664,7 +668,9 @@ def _v4_flash_attention(tmp_path):
 
 def test_deepseek_v4_before_0_27_charges_layer_tuples_as_vllm_did(tmp_path):
     flash = _v4_flash_attention(tmp_path)
-    kw = dict(tensor_parallel_size=2, enable_expert_parallel=True, kv_cache_dtype="fp8", block_size=256, fixes=False)
+    # the stand-in's weights (not Flash's) exceed one card; --cpu-offload-gb keeps them loadable, the pool is given
+    kw = dict(tensor_parallel_size=2, enable_expert_parallel=True, kv_cache_dtype="fp8", block_size=256, fixes=False,
+              cpu_offload_gb=150)
     # vLLM issue #44376 (comment of 2026-06-03, the 0.22 era; the pool is given, so either GH200 does): two GH200 from Python's vllm.LLM, whose default budget
     # there is 16,384 tokens: "(6.66 GiB KV cache is needed, which is larger than the available KV cache memory
     # (5.44 GiB). Based on the available memory, the estimated maximum model length is 13528."
@@ -1057,7 +1063,7 @@ def test_environment_variables_that_move_memory_are_planned_and_the_rest_are_sai
 
 def test_a_refused_start_logs_only_what_vllm_prints_before_it_stops():
     # V1 raises in get_kv_cache_config's memory check, before the "GPU KV cache size" line
-    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "RTX 4060", vllm_version="0.19.0")
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "RTX 4090", vllm_version="0.19.0")
     assert not p.fits and p.failure == "memory"
     assert any(l.startswith("Available KV cache memory") for l in p.vllm_log)
     assert not any("GPU KV cache size" in l for l in p.vllm_log) and p.vllm_log[-1].startswith("ValueError")

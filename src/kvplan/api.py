@@ -60,7 +60,7 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
             f"{gpu!r} names {named_count} GPUs, but vLLM uses {ranks} (TP {p.args.tensor_parallel_size} x PP "
             f"{p.args.pipeline_parallel_size}): give --tensor-parallel-size {named_count} to plan them all",))
     if fixes and p.mode == "vllm":
-        p = p.with_fixes(compute_fixes(p))
+        p = p.with_fixes(compute_fixes(p, gpus_available=flags.get("num_gpus")))
     return p
 
 
@@ -78,7 +78,11 @@ def _site_offsets(gpu: GPUSpec, model: ModelSpec) -> dict | None:
 
 def replan(p: Plan, *, model: ModelSpec | None = None, gpu: GPUSpec | None = None, **changes) -> Plan:
     """The same plan with some flags changed (no fixes computed)."""
-    given = {k: getattr(p.args, k) for k in _ENGINE_FIELDS}
+    # the flags as given, so that defaults which depend on what changes (the GPU's batch sizes, the context's token
+    # budget) are derived again; the release stays the one planned
+    base = p.given_args or p.args
+    given = {k: getattr(base, k) for k in _ENGINE_FIELDS}
+    given["vllm_version"] = p.args.vllm_version
     given.update(changes)
     return plan(model or p.model, gpu or p.gpu, EngineArgs(**given))
 
@@ -90,12 +94,21 @@ def _try(p: Plan, **kw) -> Plan | None:
         return None
 
 
-def compute_fixes(p: Plan) -> tuple[Fix, ...]:
-    """The nearest changes that make (or keep) the plan starting, each with its computed effect."""
+def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]:
+    """The nearest changes that make (or keep) the plan starting, each with its computed effect and written as the
+    user can pass it. `gpus_available` (--num-gpus, '8x H200') bounds the tensor-parallel fix."""
     fixes: list[Fix] = []
     a = p.args
     if p.fits:
         return ()
+    if p.failure == "architecture":  # a release that registers the architecture (versions.architecture_refusal)
+        from kvplan.versions import architecture_refusal
+
+        release = architecture_refusal(p.model.architectures, p.rules.release)[2]
+        q = _try(p, vllm_version=release)
+        if q:
+            fixes.append(Fix(f"a vLLM release with {p.model.architectures[0]}", {"vllm_version": release}, _effect(q), q.fits))
+        return tuple(fixes)
     if p.failure == "platform":
         if a.dtype == "bfloat16" and p.gpu.cc and p.gpu.cc < (8, 0):
             q = _try(p, dtype="float16")
@@ -112,33 +125,19 @@ def compute_fixes(p: Plan) -> tuple[Fix, ...]:
         if q and q.fits:
             fixes.append(Fix("lower max_model_len", {"max_model_len": best_len},
                              f"starts: {q.kv_cache_tokens:,} tokens, {q.max_concurrency:.2f}x concurrency at {best_len:,}", True))
-    if a.kv_cache_dtype == "auto" and p.gpu.cc and p.gpu.cc >= (8, 9):
+    if a.kv_cache_dtype == "auto" and p.gpu.cc and p.gpu.cc >= (8, 9) and p.failure != "load":  # the pool, not the weights
         q = _try(p, kv_cache_dtype="fp8")
         if q:
             fixes.append(Fix("fp8 KV cache", {"kv_cache_dtype": "fp8"}, _effect(q), q.fits))
-    if a.gpu_memory_utilization < 0.98:
+    if a.gpu_memory_utilization < 0.98 and p.failure != "load":
         u = smallest_utilization(p)
         if u is not None:
             q = _try(p, gpu_memory_utilization=u)
             fixes.append(Fix("raise gpu_memory_utilization", {"gpu_memory_utilization": u}, _effect(q) + " (less headroom; OOM risk under load)", True))
-    if p.model.quant is None:
-        from kvplan.resolve import QuantSpec
-
-        for name, quant in (("an FP8 checkpoint", QuantSpec("fp8", 8, None, "fp8 per-tensor")),
-                            ("an AWQ/GPTQ 4-bit checkpoint", QuantSpec("awq", 4, 128, "int4 w4a16 group 128"))):
-            if quant.method == "fp8" and not (p.gpu.cc and p.gpu.cc >= (8, 9)):
-                continue
-            model = replace(p.model, quant=quant, checkpoint=None)
-            q = _try(p, model=model, quantization=None)
-            if q:
-                fixes.append(Fix(f"serve {name}", {"quantization": quant.method}, _effect(q), q.fits))
-                if q.fits:
-                    break
-    tp = a.tensor_parallel_size * 2
-    if p.model.num_attention_heads % tp == 0:
-        q = _try(p, tensor_parallel_size=tp, num_gpus=None)
-        if q:
-            fixes.append(Fix(f"tensor parallel {tp}", {"tensor_parallel_size": tp}, _effect(q) + f" on {tp} x {p.gpu.name}", q.fits))
+    fixes += _quantization_fixes(p)
+    fix = _tensor_parallel_fix(p, gpus_available)
+    if fix:
+        fixes.append(fix)
     g = smallest_gpu(p)
     if g is not None:
         q = _try(p, gpu=g)
@@ -147,9 +146,75 @@ def compute_fixes(p: Plan) -> tuple[Fix, ...]:
     return tuple(fixes)
 
 
+def _quantization_fixes(p: Plan) -> list[Fix]:
+    """Smaller weights, as something the user can pass: online FP8 (--quantization fp8 on this unquantized checkpoint,
+    which vLLM quantizes at load) and the quantized checkpoints of this model that the catalog holds (its id plus a
+    suffix, e.g. Qwen/Qwen3-32B -> Qwen/Qwen3-32B-FP8). No fix names a method the checkpoint lacks."""
+    from kvplan.resolve import model_catalog
+
+    if p.model.quant is not None:
+        return []
+    out: list[Fix] = []
+    if p.gpu.cc and p.gpu.cc >= (8, 9):
+        q = _try(p, quantization="fp8")
+        if q:
+            out.append(Fix("online FP8 weights", {"quantization": "fp8"}, _effect(q), q.fits))
+            if q.fits:
+                return out
+    prefix = p.model.id.lower() + "-"
+    for cid in sorted(model_catalog()):
+        if not cid.lower().startswith(prefix):
+            continue
+        try:
+            spec = resolve_model(cid)
+        except InputError:
+            continue
+        if spec.quant is None:
+            continue
+        q = _try(p, model=spec, quantization=None)
+        if q:
+            out.append(Fix(f"serve {cid} ({spec.quant.method} checkpoint of this model)", {"model": cid}, _effect(q), q.fits))
+            if q.fits:
+                break
+    return out
+
+
+def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> Fix | None:
+    """The smallest TP size the model accepts (plan.accepted_tp_sizes) above this one that starts: within the GPUs
+    available when they are known, else the smallest at all, with the GPU count it needs stated."""
+    from kvplan.plan import accepted_tp_sizes
+
+    a = p.args
+    others = a.pipeline_parallel_size * (a.data_parallel_size or 1)
+    sizes = [t for t in accepted_tp_sizes(p.model) if t > a.tensor_parallel_size]
+    last = None
+    for tp in sizes:
+        q = _try(p, tensor_parallel_size=tp, num_gpus=None)
+        if q is None:
+            continue
+        last = (tp, q)
+        if not q.fits:
+            continue
+        need = tp * others
+        flags: dict = {"tensor_parallel_size": tp}
+        where = f" on {need} x {p.gpu.name}"
+        if gpus_available and need > gpus_available:
+            flags["num_gpus"] = need
+            where += f" (needs {need} GPUs; {gpus_available} available)"
+        return Fix(f"tensor parallel {tp}", flags, _effect(q) + where, True)
+    if last is None:
+        return None
+    tp, q = last  # none of them starts: the largest accepted, to show how far it is
+    return Fix(f"tensor parallel {tp}", {"tensor_parallel_size": tp}, _effect(q) + f" on {tp * others} x {p.gpu.name}", False)
+
+
 def _effect(q: Plan | None) -> str:
     if q is None:
         return "not possible with these flags"
+    if q.failure == "load":
+        return f"still does not load ({q.weights_bytes / 1024 ** 3:.2f} GiB of weights per rank on a {q.total_bytes / 1024 ** 3:.2f} GiB GPU)"
+    if not q.fits and q.kv_cache_bytes <= 0:
+        return f"still does not fit (no memory left for the KV cache: {-q.kv_cache_bytes / 1024 ** 3:.2f} GiB short)"
     if not q.fits:
         return f"still does not fit ({q.kv_cache_bytes / 1024 ** 3:.2f} GiB for KV)"
     return f"starts: {q.kv_cache_tokens:,} tokens, {q.max_concurrency:.2f}x concurrency at {q.args.max_model_len:,}"
@@ -164,7 +229,15 @@ def largest_max_model_len(p: Plan) -> int | None:
 
 
 def max_model_len_for_concurrency(p: Plan, concurrency: float) -> int | None:
-    """The largest max_model_len at which `concurrency` full-length requests fit the pool."""
+    """The largest max_model_len at which `concurrency` full-length requests fit the pool. vLLM runs at most
+    max_num_seqs requests at once (SchedulerConfig), so a concurrency above it is refused rather than promised."""
+    if isinstance(concurrency, bool) or not isinstance(concurrency, (int, float)) or concurrency != concurrency \
+            or concurrency < 1 or concurrency != int(concurrency):
+        raise InputError("--concurrency", f"must be a whole number of requests, 1 or more, got {concurrency!r}", "e.g. --concurrency 16")
+    if concurrency > p.args.max_num_seqs:
+        raise InputError("--concurrency", f"{concurrency:g} requests at once, but vLLM runs at most max_num_seqs "
+                         f"({p.args.max_num_seqs}) at a time", f"give --max-num-seqs {int(concurrency)} as well, or "
+                         f"--concurrency {p.args.max_num_seqs} or less")
     limit = p.model.max_position_embeddings or p.args.max_model_len
     lo, hi = 0, limit
     while lo < hi:

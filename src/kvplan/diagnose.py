@@ -429,7 +429,9 @@ def _sharpen_one(finding: Finding, plan, log: StartupLog, plan_factory, model) -
     details = dict(finding.details)
     fix = finding.fix
     if finding.symptom in ("max_seq_len_exceeds_kv", "no_cache_blocks"):
-        fixes = [f"{fx.name}: {' '.join(f'--{k.replace(chr(95), chr(45))} {v}' for k, v in fx.flags.items())} ({fx.effect})"
+        from kvplan.plan import fix_command_text
+
+        fixes = [f"{fx.name}: {fix_command_text(fx.flags)} ({fx.effect})"
                  for fx in getattr(plan, "fixes", ())]
         if fixes:
             details["plan_fixes"] = fixes

@@ -22,7 +22,7 @@ from typing import Iterable
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec
-from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, batch_defaults,
+from kvplan.versions import (INTEGRATED_MEMORY_CC, architecture_refusal, V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, batch_defaults,
                              rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
                             vision_mlp_gated, weights_per_rank)
@@ -383,6 +383,17 @@ class Fix:
     effect: str
     fits: bool
 
+    @property
+    def command_text(self) -> str:
+        return fix_command_text(self.flags)
+
+
+def fix_command_text(flags: dict) -> str:
+    """A fix's change as the user types it: a model first (the positional argument), then --flags."""
+    model = flags.get("model")
+    rest = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in flags.items() if k != "model")
+    return " ".join(x for x in (str(model) if model else "", rest) if x)
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -417,8 +428,10 @@ class Plan:
     assumptions: tuple[str, ...]
     warnings: tuple[str, ...] = ()
     fixes: tuple[Fix, ...] = ()
-    failure: str | None = None       # None (starts), "memory" (the KV-cache checks) or "platform" (GPU generation, dtype)
+    failure: str | None = None       # None (starts), "memory" (the KV-cache checks), "load" (weights beyond the GPU) or
+                                     # "platform" (GPU generation, dtype)
     weights_by_use: tuple[tuple[str, int], ...] = ()  # per rank, by what a decode step does with them (RankWeights.by_use)
+    given_args: EngineArgs | None = None  # the flags as given, before defaults (a replan re-derives the defaults)
 
     @property
     def vllm_version(self) -> str:
@@ -435,6 +448,17 @@ class Plan:
     @property
     def headroom_bytes(self) -> float:
         return self.total_bytes - self.requested_bytes
+
+    @property
+    def window_kv_per_token(self) -> tuple[float, int]:
+        """(bytes per token per rank of the window-capped attention layers, the tokens per sequence they keep at most):
+        their pages grow with each token up to the window, then stop (state_bytes_per_sequence counts them at full
+        length)."""
+        wins = [g for g in self.groups if g.kind in ("sliding", "chunked") and g.window]
+        if not wins or self.mode != "vllm":
+            return 0.0, 0
+        return (sum(g.num_layers * g.page_bytes / g.block_size for g in wins),
+                max(min(g.window, self.args.max_model_len) for g in wins))
 
     def blocks_for_tokens(self, num_tokens: int) -> int:
         """Blocks one request holding `num_tokens` tokens takes across all KV groups (section 3.4)."""
@@ -552,6 +576,11 @@ def _tp_refusal(heads: int, kv_heads: int, tp: int) -> str | None:
     return None
 
 
+def accepted_tp_sizes(model: ModelSpec, upto: int = 16) -> list[int]:
+    """The tensor-parallel sizes up to `upto` that vLLM can split this model's heads over (_tp_refusal)."""
+    return [t for t in range(1, upto + 1) if not _tp_refusal(model.num_attention_heads, model.num_kv_heads, t)]
+
+
 def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[EngineArgs, QuantSpec | None, list[str]]:
     """Apply every default the vLLM version would; return the resolved args and what was assumed."""
     args.validate()
@@ -566,9 +595,8 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         raise InputError("--enable-expert-parallel", f"{model.id} has no experts", "drop the flag (it only applies to MoE models)")
     why_not = _tp_refusal(model.num_attention_heads, model.num_kv_heads, tp)
     if why_not:
-        accepted = [t for t in range(1, 17) if not _tp_refusal(model.num_attention_heads, model.num_kv_heads, t)]
         raise InputError("--tensor-parallel-size", why_not,
-                         f"TP sizes up to 16 that vLLM accepts for this model: {', '.join(map(str, accepted))}")
+                         f"TP sizes up to 16 that vLLM accepts for this model: {', '.join(map(str, accepted_tp_sizes(model)))}")
     util = args.gpu_memory_utilization
     if util is None and args.overhead_gb is not None:
         util = 0.90
@@ -1487,8 +1515,16 @@ def _format_gib(x: float) -> str:
 
 
 def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRules | None = None,
-         extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None) -> Plan:
-    """vLLM's startup for `model` on `gpu` with `args` (None fields = the version's defaults)."""
+         extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None, check_architecture: bool = True) -> Plan:
+    """vLLM's startup for `model` on `gpu` with `args` (None fields = the version's defaults). `check_architecture`
+    False: the release stands for an era (a record without a version), so its registry is not checked."""
+    p = _plan(model, gpu, args, rules=rules, extra_assumptions=extra_assumptions, site_offsets=site_offsets,
+              check_architecture=check_architecture)
+    return p if p.given_args is not None else replace(p, given_args=args)
+
+
+def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRules | None = None,
+          extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None, check_architecture: bool = True) -> Plan:
     rules = rules or rules_for(args.vllm_version)
     rules, env_notes = _env_rules(args, rules)
     why_v0 = v1_fallback(model, gpu, args, rules)
@@ -1592,9 +1628,17 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     kv_per_token, state_per_seq = _per_token_and_state(groups, resolved, rules)
     fits, error, est_len = _fit_check(groups, available, bytes_per_block, num_blocks, resolved, rules)
     failure = None if fits else "memory"
+    load_error = _load_oom(gpu, w.bytes)
+    if load_error:
+        fits, error, failure, est_len = False, load_error, "load", None
     startup_error = _startup_error(gpu, resolved, rules)
     if startup_error:
         fits, error, failure = False, startup_error, "platform"
+    arch = architecture_refusal(model.architectures, rules.release) if check_architecture else None
+    if arch and arch[0] == "unknown":
+        warns.append(arch[1])
+    elif arch:  # ModelConfig refuses it while reading the config: before any worker, GPU check or load
+        fits, error, failure = False, arch[1], "architecture"
     terms = (
         Term("total", total, "bytes", f"{gpu.name}: {total / GIB:.2f} GiB", gpu.total_source),
         Term("requested", requested, "bytes", f"{'ceil(' if rules.requested_is_ceil else ''}{total / GIB:.2f} GiB x {util}{')' if rules.requested_is_ceil else ''}", "section 1.2"),
@@ -1611,6 +1655,10 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     )
     log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
                      tokens, conc, max_len, fits, error, bs, resolved, runner=model_runner(model, resolved, rules))
+    if failure == "load":  # the weights' allocations fail mid-load: no "Model loading took", budget or pool line
+        log = ("torch.OutOfMemoryError: " + error,)
+    if failure == "architecture":
+        log = ("ValueError: " + error,)
     if failure == "platform":  # stopped at worker start (dtype check) or its first kernel: nothing is loaded or sized
         log = (("RuntimeError: " if "no kernel image" in error else "ValueError: ") + error,)
     return Plan(model=model, gpu=gpu, args=resolved, rules=rules, mode="vllm", total_bytes=total, requested_bytes=requested,
@@ -1649,6 +1697,18 @@ def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     at = next((i for i, line in enumerate(log) if "KV cache size" in line or "Maximum concurrency" in line), len(log))
     log.insert(at, note)  # logged while the KV-cache config is built, before the capacity lines
     return replace(fitted, assumptions=fitted.assumptions + (note,), vllm_log=tuple(log))
+
+
+def _load_oom(gpu: GPUSpec, weights_per_rank: int) -> str | None:
+    """Weights per rank beyond the GPU's whole memory: the load itself fails (PyTorch's caching allocator raises
+    torch.OutOfMemoryError, "CUDA out of memory. Tried to allocate ..."), before vLLM profiles or sizes a KV pool, so
+    gpu_memory_utilization cannot help. Weights within the card but beyond the budget load, and vLLM then reports
+    "No available memory for the cache blocks" (the memory check of _fit_check)."""
+    total = gpu.total_bytes
+    if weights_per_rank <= total:
+        return None
+    return (f"CUDA out of memory while loading the model weights: {weights_per_rank / GIB:.2f} GiB per rank do not fit "
+            f"in the {total / GIB:.2f} GiB of {gpu.name}")
 
 
 def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> str | None:

@@ -70,6 +70,21 @@ def verdict_text(p: Plan) -> Text:
     return Text("✗ does not start: " + (p.error or "does not fit"), style="bold red")
 
 
+def kv_per_token_text(p: Plan) -> str:
+    """Bytes per token per rank as they grow: full-attention layers all the way, window layers up to their window."""
+    win, cap = p.window_kv_per_token
+    parts = []
+    if p.kv_bytes_per_token or not win:
+        parts.append(f"{p.kv_bytes_per_token:,.0f} B ({p.kv_bytes_per_token / 1024:.1f} KiB) per rank")
+    if win:
+        parts.append(f"{win:,.0f} B ({win / 1024:.1f} KiB) per rank up to the window, capped at {cap:,} tokens per sequence")
+    text = " + ".join(parts)
+    if p.state_bytes_per_sequence:
+        mib = p.state_bytes_per_sequence / 1024 ** 2
+        text += f"  (at most {mib:,.1f} MiB per sequence)" if win else f"  + {mib:,.1f} MiB fixed per sequence"
+    return text
+
+
 def plan_table(p: Plan) -> Table:
     t = Table(show_header=False, box=None, pad_edge=False)
     t.add_column(style="bold")
@@ -84,8 +99,7 @@ def plan_table(p: Plan) -> Table:
                        f" · PP {a.pipeline_parallel_size} · dtype {a.dtype} · kv_cache_dtype {a.kv_cache_dtype} · block_size {p.block_size}"
                        f" · max_num_seqs {a.max_num_seqs} · max_num_batched_tokens {a.max_num_batched_tokens}"
                        + (" · enforce_eager" if a.enforce_eager else "") + (f" · quantization {a.quantization}" if a.quantization else ""))
-    t.add_row("KV per token", f"{p.kv_bytes_per_token:,.0f} B ({p.kv_bytes_per_token / 1024:.1f} KiB) per rank"
-              + (f"  + {p.state_bytes_per_sequence / 1024 ** 2:,.1f} MiB fixed per sequence" if p.state_bytes_per_sequence else ""))
+    t.add_row("KV per token", kv_per_token_text(p))
     t.add_row("weights", f"{p.weights_bytes / scale:.2f} {unit} per rank ({p.weights_bytes:,} B, {'exact' if p.weights_exact else 'estimate'})")
     t.add_row("budget", f"{p.requested_bytes / scale:.2f} {unit} = {p.total_bytes / scale:.2f} × {a.gpu_memory_utilization}")
     t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}")
@@ -128,7 +142,7 @@ def print_plan(console: Console, p: Plan, *, explain: bool = False, band: dict |
         ft.add_column("flags")
         ft.add_column("effect")
         for f in p.fixes:
-            ft.add_row(f.name, " ".join(f"--{k.replace('_', '-')} {v}" for k, v in f.flags.items()),
+            ft.add_row(f.name, f.command_text,
                        Text(f.effect, style="green" if f.fits else "yellow"))
         console.print(ft)
     for w in p.warnings:

@@ -364,7 +364,7 @@ def clean_record(rec: dict) -> dict:
 def predict_record(rec: dict, *, given_kv: bool = False) -> tuple[Plan, list[str]]:
     rec = clean_record(rec)
     notes: list[str] = []
-    version = _record_version(rec, notes)
+    version, how = version_basis(rec, notes)
     raw_args = {k: v for k, v in (rec.get("args") or {}).items() if k in ARG_FIELDS and v is not None}
     spec, raw_args = _record_model(rec, raw_args, notes)
     gpu = _record_gpu(rec)
@@ -391,7 +391,8 @@ def predict_record(rec: dict, *, given_kv: bool = False) -> tuple[Plan, list[str
     args = EngineArgs(vllm_version=version, allow_long_max_model_len=True, **raw_args)
     while True:
         try:
-            return plan(spec, gpu, args, extra_assumptions=notes), notes
+            # an inferred version stands for its era; the record's own release registered its architecture (it ran)
+            return plan(spec, gpu, args, extra_assumptions=notes, check_architecture=how == "stated"), notes
         except InputError as exc:
             if (isinstance(exc, RefusedByVLLMError) and exc.rule == BATCHED_TOKENS_BELOW_MAX_MODEL_LEN
                     and args.enable_chunked_prefill is None):
@@ -551,7 +552,11 @@ def band_bounds(value: float, band: dict) -> tuple[float, float]:
 
 def uncertainty_band(p: Plan) -> dict | None:
     """p10-p90 of the KV-pool residuals validated for this family and era (None in simple mode)."""
-    if p.mode != "vllm" or p.failure == "platform":  # refused before any memory is sized: no pool to band
+    if p.mode != "vllm" or p.failure not in (None, "memory"):  # refused or failed before any pool is sized: none to band
+        return None
+    from kvplan.versions import architecture_refusal
+
+    if architecture_refusal(p.model.architectures, p.rules.release):  # an architecture no release kvplan read registers
         return None
     table = _residuals()
     fam, era = _family(p.model), _era_group(p.era)

@@ -488,3 +488,56 @@ def source_date(source: str | None) -> SourceDate | None:
     day = issue_opened(number)
     release = release_on(day) if day else None
     return SourceDate(number, day, release) if release else None
+
+
+# --------------------------------------------------------------------------- architectures each release registers
+
+
+@lru_cache(maxsize=1)
+def architecture_table() -> dict:
+    """data/architectures.json: per architecture, the releases whose vllm/model_executor/models/registry.py registers
+    it, read from the wheels listed in its "source" (tools/build_architectures.py)."""
+    import json
+    from importlib import resources
+
+    return json.loads(resources.files("kvplan.data").joinpath("architectures.json").read_text())
+
+
+def _registered(row: dict, release: V) -> bool:
+    """Whether a release registers the architecture: not at or before the release read just before it appeared, not
+    at or after the first release read without it, not after the last release vLLM says supported it."""
+    if row.get("missing_before") and release <= parse_version(row["missing_before"]):
+        return False
+    if row.get("missing_from") and release >= parse_version(row["missing_from"]):
+        return False
+    if row.get("supported_until") and release > parse_version(row["supported_until"]):
+        return False
+    return bool(row.get("first_read") or row.get("supported_until"))
+
+
+def architecture_refusal(architectures, release: V) -> tuple[str, str, str] | None:
+    """("unknown", warning, "") for architectures the table lacks (or none given); ("unsupported", vLLM's error, the
+    release that registers it) when no listed architecture is registered in `release`; None when one is. vLLM's texts: registry.py
+    _raise_for_unsupported (0.33.0; the "are not supported for now" wording since 0.6)."""
+    rows = architecture_table()["architectures"]
+    archs = list(architectures or ())
+    known = [a for a in archs if a in rows]
+    if not known:
+        what = f"architecture {', '.join(archs)}" if archs else "no architectures entry in the config"
+        return ("unknown", f"{what}: not in the registry of any vLLM release kvplan read "
+                           f"({architecture_table()['versions_read'][0]} to {architecture_table()['versions_read'][-1]}); "
+                           "vLLM may refuse it (\"Model architectures [...] are not supported for now\"), and no "
+                           "validated band applies", "")
+    if any(_registered(rows[a], release) for a in known):
+        return None
+    arch = known[0]
+    row = rows[arch]
+    until = row.get("supported_until")
+    if until and release > parse_version(until):
+        return ("unsupported", f"Model architecture {arch} was supported in vLLM until v{until}, and is not supported "
+                               "anymore. Please use an older version of vLLM if you want to use this model architecture.",
+                until)
+    text = f"Model architectures {archs!r} are not supported for now. Supported architectures: dict_keys([...])"
+    if row.get("missing_before") and release <= parse_version(row["missing_before"]):
+        return "unsupported", text, row["first_read"]
+    return "unsupported", text, row["last_read"]

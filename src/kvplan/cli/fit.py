@@ -33,9 +33,9 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
         p = api.fit(spec, g, revision=revision, **kw)
         return p, f"--gpu auto: the smallest catalog GPU x TP that starts is {tp} x {g.name}"
     want_auto_len = str(kw.get("max_model_len") or "").lower() == "auto"
-    if want_auto_len and not concurrency:
+    if want_auto_len and concurrency is None:
         raise InputError("--max-model-len", "auto needs --concurrency N (how many full-length requests must fit)", "e.g. --max-model-len auto --concurrency 16")
-    if concurrency and not want_auto_len:
+    if concurrency is not None and not want_auto_len:
         raise InputError("--concurrency", "goes with --max-model-len auto", "e.g. --max-model-len auto --concurrency 16")
     if want_auto_len:
         kw["max_model_len"] = None

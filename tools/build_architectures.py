@@ -1,0 +1,78 @@
+"""Build src/kvplan/data/architectures.json: which vLLM releases register each model architecture.
+
+Reads vllm/model_executor/models/registry.py out of vLLM wheels (fetch them once with
+`pip download vllm==X --no-deps -d DIR`); nothing is downloaded here, and nothing at test time.
+
+    python tools/build_architectures.py DIR/vllm-*.whl
+
+Per architecture: the first and last release read that registers it, the release read just before it appears
+("missing_before") and the first release read after it went ("missing_from"), and, where vLLM's own
+_PREVIOUSLY_SUPPORTED_MODELS states it, the last release that supported it ("supported_until").
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import sys
+import zipfile
+from pathlib import Path
+
+REGISTRY = "vllm/model_executor/models/registry.py"
+OUT = Path(__file__).resolve().parent.parent / "src" / "kvplan" / "data" / "architectures.json"
+NOT_REGISTRIES = {"_PREVIOUSLY_SUPPORTED_MODELS", "_OOT_SUPPORTED_MODELS", "_VLLM_MODELS"}
+
+
+def _key(v: str) -> tuple:
+    return tuple(int(x) for x in re.findall(r"\d+", v)[:4])
+
+
+def read_wheel(path: str) -> tuple[str, set[str], dict[str, str]]:
+    """(version, registered architectures, {architecture: last supporting release} as vLLM states it)."""
+    version = Path(path).name.split("-")[1]
+    source = zipfile.ZipFile(path).read(REGISTRY).decode()
+    archs: set[str] = set()
+    previous: dict[str, str] = {}
+    for node in ast.parse(source).body:
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
+        value = getattr(node, "value", None)
+        if not isinstance(target, ast.Name) or not isinstance(value, ast.Dict) or not target.id.endswith("_MODELS"):
+            continue
+        keys = [k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+        if target.id == "_PREVIOUSLY_SUPPORTED_MODELS":
+            previous.update({k.value: v.value for k, v in zip(value.keys, value.values)
+                             if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)})
+        elif target.id not in NOT_REGISTRIES:
+            archs.update(keys)
+    return version, archs, previous
+
+
+def build(wheels: list[str]) -> dict:
+    read = sorted((read_wheel(w) for w in wheels), key=lambda r: _key(r[0]))
+    versions = [v for v, _, _ in read]
+    table: dict[str, dict] = {}
+    for arch in sorted(set().union(*(a for _, a, _ in read)) | set().union(*(p for _, _, p in read))):
+        have = [arch in a for _, a, _ in read]
+        row: dict = {}
+        if any(have):
+            first, last = have.index(True), len(have) - 1 - have[::-1].index(True)
+            row["first_read"], row["last_read"] = versions[first], versions[last]
+            if first > 0:
+                row["missing_before"] = versions[first - 1]
+            if last < len(versions) - 1:
+                row["missing_from"] = versions[last + 1]
+        until = next((p[arch] for _, _, p in reversed(read) if arch in p), None)
+        if until:
+            row["supported_until"] = until
+        table[arch] = row
+    return {"source": f"{REGISTRY} of the vLLM wheels " + ", ".join(versions)
+                      + " (pip download vllm==X --no-deps); built by tools/build_architectures.py",
+            "versions_read": versions, "architectures": table}
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    OUT.write_text(json.dumps(build(sys.argv[1:]), indent=1, sort_keys=False) + "\n")
+    print(f"wrote {OUT}")
