@@ -263,3 +263,50 @@ def test_cli_diagnose_healthy_start(tmp_path):
     proc = run_cli("diagnose", "-", stdin="\n".join(EXCERPTS[98]["lines"]))
     assert proc.returncode == 0
     assert "kvplan reconcile" in proc.stdout
+
+
+# ---- the model the log served ---------------------------------------------------------------------
+
+
+def test_model_names_agree_across_paths_case_and_revision():
+    from kvplan.reconcile import model_key
+
+    same = ["Qwen/Qwen3-8B", "qwen/qwen3-8b", "/models/Qwen3-8B/", "Qwen/Qwen3-8B@main",
+            "/root/.cache/huggingface/hub/models--Qwen--Qwen3-8B/snapshots/0123abcd", "C:\\models\\Qwen3-8B"]
+    assert {model_key(n) for n in same} == {model_key("Qwen/Qwen3-8B")}
+    assert model_key("Qwen/Qwen2.5-0.5B-Instruct") != model_key("Qwen/Qwen3-8B")
+    from kvplan.reconcile import same_model
+
+    assert same_model("/home/data/models/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct")
+    assert not same_model("Qwen/Qwen3-8B", "Qwen/Qwen3-8B-AWQ") and not same_model("Qwen/Qwen3-8B", "Qwen/Qwen3-14B")
+
+
+def test_a_log_of_another_model_is_refused_and_forced_only_on_request():
+    from kvplan.reconcile import check_model, model_mismatch
+
+    log = excerpt(83)  # serves Qwen/Qwen3-8B
+    assert "Qwen/Qwen3-8B" in log.model_names
+    assert model_mismatch(log, "/data/qwen3-8b") is None
+    with pytest.raises(InputError) as err:
+        check_model(log, "Qwen/Qwen2.5-0.5B-Instruct")
+    assert "Qwen/Qwen3-8B" in str(err.value) and "Qwen/Qwen2.5-0.5B-Instruct" in str(err.value) and "--force-model" in str(err.value)
+    assert any("--force-model" in n for n in check_model(log, "Qwen/Qwen2.5-0.5B-Instruct", force=True))
+    with pytest.raises(InputError, match="--calibrate"):
+        check_model(log, "Qwen/Qwen2.5-0.5B-Instruct", force=True, calibrate=True)
+    assert check_model(parse_lines(["Model loading took 1.0 GiB memory"]), "anything/at-all") == []  # no name: no check
+
+
+def test_the_load_line_names_the_model():
+    log = parse_lines(["INFO 01-01 00:00:00 [gpu_model_runner.py:1] Starting to load model /models/Llama-3.1-8B..."])
+    assert log.model == "/models/Llama-3.1-8B" and log.model_names == ("/models/Llama-3.1-8B",)
+
+
+def test_cli_refuses_another_model_and_never_calibrates_from_it(tmp_path):
+    log = tmp_path / "x.log"
+    log.write_text("\n".join(EXCERPTS[83]["lines"]))
+    for extra in ((), ("--calibrate",), ("--calibrate", "--force-model")):
+        proc = run_cli("reconcile", str(log), "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "A100-40GB", *extra, home=tmp_path)
+        assert proc.returncode == 2, proc.stdout
+        assert "Qwen/Qwen3-8B" in proc.stderr and "Qwen/Qwen2.5-0.5B-Instruct" in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "calibration.json").exists()

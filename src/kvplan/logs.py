@@ -86,6 +86,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("namespace_args", "args: namespace(", r"args: Namespace\((?P<body>.*)$", CONTEXT, versions="<=0.8", source="vllm/entrypoints/openai/api_server.py"),
     _sig("engine_config", "with config:", r"Initializing an? (?:V\d )?LLM (?:engine|server)(?: \(v[^)]*\))? with config: (?P<body>.*)$", CONTEXT, source="vllm/engine/llm_engine.py, vllm/v1/engine/core.py"),
     _sig("command_line", "vllm", r"(?:^|\s|\$ )(?P<cmd>(?:vllm serve|python\d?(?:\s+-\w)*\s+-m\s+vllm\.entrypoints\.[\w.]+)\s.*)$", CONTEXT, source="vllm CLI"),
+    _sig("load_model_start", "starting to load model", r"Starting to load model (?P<model>\S+?)(?:\.\.\.)?$", CONTEXT,
+         source="vllm/v1/worker/gpu_model_runner.py load_model, vllm/worker/model_runner.py load_model"),
     _sig("startup_complete", "application startup complete", r"Application startup complete", CONTEXT, source="uvicorn"),
     _sig("server_starting", "starting vllm api server", r"Starting vLLM API server", CONTEXT, source="vllm/entrypoints/openai/api_server.py"),
     _sig("init_engine_took", "init engine", r"init engine \(profile, create kv cache, warmup model\) took (?P<secs>[\d.]+) seconds", CONTEXT, versions=">=0.8", source="vllm/v1/engine/core.py"),
@@ -765,6 +767,7 @@ class StartupLog:
 
     vllm_version: Optional[str] = None
     model: Optional[str] = None
+    model_names: tuple[str, ...] = ()  # every name the log gives the served model: args, command, load line, served names
     engine_args: Mapping[str, Any] = field(default_factory=dict)
     engine_config: Mapping[str, Any] = field(default_factory=dict)
     command_args: Mapping[str, Any] = field(default_factory=dict)
@@ -1120,6 +1123,10 @@ def _h_command(acc, g):
         acc.values.setdefault("command_model", args["model"])
 
 
+def _h_load_model(acc, g):
+    acc.values.setdefault("loaded_model", g.get("model"))
+
+
 def _h_weights(acc, g):
     acc.put("weights_gib", _f(g.get("weights")), rank_aware=True)
     acc.put("load_seconds", _f(g.get("secs")))
@@ -1284,6 +1291,7 @@ _FIGURE_HANDLERS: Mapping[str, Callable[[_Accumulator, Mapping[str, Optional[str
     "namespace_args": _h_namespace,
     "engine_config": _h_engine_config,
     "command_line": _h_command,
+    "load_model_start": _h_load_model,
     "weights_old": _h_weights,
     "weights": _h_weights,
     "v0_profile_064": _h_v0_profile_064,
@@ -1438,7 +1446,11 @@ def _era(acc: _Accumulator, version: Optional[str]) -> Optional[str]:
 def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
     v = acc.values
     version = v.get("vllm_version")
-    model = v.get("model") or v.get("command_model")
+    model = v.get("model") or v.get("command_model") or v.get("loaded_model")
+    served = acc.engine_args.get("served_model_name") or acc.command_args.get("served_model_name")
+    served = [served] if isinstance(served, str) else list(served) if isinstance(served, (list, tuple)) else []
+    model_names = tuple(dict.fromkeys(str(n) for n in (v.get("model"), v.get("command_model"), v.get("loaded_model"),
+                                                        acc.engine_config.get("model"), *served) if n))
     hit_names = {h.signature for h in acc.hits}
     fits = v.get("fits")
     if fits is None and (v.get("kv_cache_tokens") or v.get("num_gpu_blocks") or v.get("max_concurrency")):
@@ -1469,6 +1481,7 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
     return StartupLog(
         vllm_version=version,
         model=model,
+        model_names=model_names,
         engine_args=MappingProxyType(dict(acc.engine_args)),
         engine_config=MappingProxyType(dict(acc.engine_config)),
         command_args=MappingProxyType(dict(acc.command_args)),

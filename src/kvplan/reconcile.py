@@ -250,6 +250,50 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
     return kwargs
 
 
+def model_key(name: str) -> str:
+    """A model reference reduced to what names the checkpoint: the last path part (so 'Org/Name', a local
+    '/models/Name' and a Hub cache path '.../models--Org--Name/snapshots/<hash>' agree), without a trailing
+    '@revision', lower case."""
+    text = str(name).strip().strip("'\"").rstrip("/\\")
+    cached = re.search(r"models--[^/\\]+?--([^/\\]+)", text)
+    if cached:
+        text = cached.group(1)
+    text = re.split(r"[/\\]", text)[-1].split("@")[0]
+    return text.lower()
+
+
+def same_model(a: str, b: str) -> bool:
+    """Whether two references name one checkpoint: their keys' words agree, one's ending the other's (a local
+    'Meta-Llama-3.1-8B-Instruct' folder holds 'meta-llama/Llama-3.1-8B-Instruct')."""
+    wa, wb = (re.findall(r"[a-z0-9]+", model_key(x)) for x in (a, b))
+    short, long = sorted((wa, wb), key=len)
+    return bool(short) and long[len(long) - len(short):] == short
+
+
+def model_mismatch(log: StartupLog, model: str) -> Optional[str]:
+    """The model the log served when it names one and `model` is none of its names, else None."""
+    names = log.model_names
+    if not names or any(same_model(model, n) for n in names):
+        return None
+    return log.model or names[0]
+
+
+def check_model(log: StartupLog, model: str, *, force: bool = False, calibrate: bool = False) -> list[str]:
+    """Refuse to compare a log with a plan of another model (InputError); with `force`, a note instead.
+    Never calibrates from a mismatch: its gaps are the difference between two models."""
+    served = model_mismatch(log, model)
+    if served is None:
+        return []
+    if calibrate:
+        raise InputError("--calibrate", f"the log served {served}, not {model}; a calibration from another model's "
+                         "startup would store that difference as an offset", f"pass the log's model: {served}")
+    if not force:
+        raise InputError("MODEL", f"the log served {served}, not {model}",
+                         f"pass the log's model ({served}), or --force-model to compare with {model} anyway")
+    return [f"the log served {served}; compared with {model} as asked (--force-model): the gaps include the "
+            "difference between the two models"]
+
+
 def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: bool = True, fit=None):
     """The plan for `model` with the log's engine args (flags override). An argument read from
     the log that kvplan cannot model is dropped with a note rather than failing the run.

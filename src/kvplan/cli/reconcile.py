@@ -21,6 +21,7 @@ def reconcile(
     record: Annotated[Optional[str], typer.Option("--record", help="Write the realized startup as a startup record (JSON line) to FILE, or - for standard output.")] = None,
     calibrate: Annotated[bool, typer.Option("--calibrate", help="Store the observed-minus-predicted terms as a site calibration for this GPU and model (KVPLAN_HOME or ~/.config/kvplan).")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    force_model: Annotated[bool, typer.Option("--force-model", help="Compare with MODEL even when the log names another model it served (never with --calibrate).")] = False,
     *,
     flags: FitFlags,
 ) -> None:
@@ -29,15 +30,17 @@ def reconcile(
     from kvplan.logs import parse_log
     from dataclasses import replace
 
-    from kvplan.reconcile import plan_from_log, reconcile as run_reconcile, store_site_calibration
+    from kvplan.reconcile import check_model, plan_from_log, reconcile as run_reconcile, store_site_calibration
 
     if calibrate and not model:
         raise InputError("--calibrate", "a calibration needs the model to compare with", "pass MODEL after LOGFILE")
     log = parse_log(open_log_source(logfile))
     plan, plan_notes = None, []
     if model:
+        plan_notes = check_model(log, model, force=force_model, calibrate=calibrate)
         # with --calibrate compare against the uncalibrated plan, so the stored offsets are the whole gap
-        plan, plan_notes = plan_from_log(log, model, flags, site_calibration=not calibrate)
+        plan, more_notes = plan_from_log(log, model, flags, site_calibration=not calibrate)
+        plan_notes += more_notes
     result = run_reconcile(log, plan)
     result = replace(result, notes=tuple(plan_notes) + result.notes)
     if record:
