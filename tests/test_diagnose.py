@@ -333,3 +333,12 @@ def test_a_healthy_start_lists_no_error_like_lines(tmp_path):
 
     proc = run_cli("diagnose", "-", stdin="\n".join(lines))
     assert proc.returncode == 0 and "look like errors" not in proc.stdout and "GPU KV cache size" not in proc.stdout
+
+
+def test_diagnose_judges_the_last_startup_of_a_restarted_server():
+    failed = next(c for c in CASES if c["id"] == "gpu-bf16-t4")["log_lines"]
+    assert diagnose(failed).failed
+    opener = "(APIServer pid=1) INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.10.2"
+    later = diagnose([opener, *failed, *EXCERPTS[90]["lines"]])  # the crash, then a restart that started
+    assert later.log.startups == 2 and later.started and not later.failed
+    assert any("2 startups" in n for n in later.notes)

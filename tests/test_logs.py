@@ -310,3 +310,29 @@ def test_lora_and_cpu_offload_from_non_default_args_reach_the_record():
             "'enable_lora': True, 'max_loras': 4, 'max_lora_rank': 64, 'cpu_offload_gb': 2.0}")
     args = parse_lines([line]).to_record()["args"]
     assert (args["enable_lora"], args["max_loras"], args["max_lora_rank"], args["cpu_offload_gb"]) == (True, 4, 64, 2.0)
+
+
+# ---- several startups in one text ----------------------------------------------------------------
+
+
+def test_a_text_of_several_startups_is_read_as_its_last():
+    first, last = EXCERPTS[93]["lines"], EXCERPTS[90]["lines"]
+    alone = parse_lines(last)
+    both = parse_lines(first + last)
+    assert alone.startups == 1 and both.startups == 2
+    assert both.first_line == len(first) + 1
+    assert both.figures == alone.figures and both.vllm_version == alone.vllm_version and both.model == alone.model
+    assert both.figures != parse_lines(first).figures  # the two runs differ, so a merge would show
+    assert any("2 startups" in w and f"line {len(first) + 1}" in w for w in both.parse_warnings)
+    three = parse_lines(last + first + last)
+    assert three.startups == 3 and three.figures == alone.figures
+
+
+def test_every_single_excerpt_is_one_startup():
+    assert [i for i, row in enumerate(EXCERPTS) if parse_lines(row["lines"]).startups != 1] == []
+
+
+def test_data_parallel_engine_lines_are_one_startup():
+    lines = [f"(EngineCore_DP{r} pid={10 + r}) INFO 01-01 00:00:0{r} [core.py:77] Initializing a V1 LLM engine (v0.11.0) "
+             "with config: model='m'" for r in range(2)]
+    assert parse_lines(lines).startups == 1

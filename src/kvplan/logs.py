@@ -663,6 +663,8 @@ class _ReadStats:
     undecodable_lines: int = 0
     cut_lines: int = 0
     ended_mid_line: bool = False
+    startups: int = 1
+    first_line: int = 1
 
 
 def _split_raw(data: bytes) -> list[bytes]:
@@ -812,6 +814,8 @@ class StartupLog:
     last_lines: tuple[str, ...] = ()
     parse_warnings: tuple[str, ...] = ()
     lines_read: int = 0
+    startups: int = 1  # startups found in the text; the figures are the last one's
+    first_line: int = 1  # where the last startup begins
 
     # ---- views ------------------------------------------------------------------------
     def hits_of(self, *names: str) -> tuple[SignatureHit, ...]:
@@ -1368,11 +1372,24 @@ def _keep(bucket: list[str], text: str, limit: int = MAX_KEPT_LINES) -> None:
         bucket.append(text)
 
 
+# Lines a server prints once per start: one seen again opens another startup (a restarted container's
+# `docker logs`, a file appended to by several runs). Data-parallel engine cores each print the engine line,
+# so it counts only from a process without a DP rank.
+_STARTUP_OPENERS = frozenset({"version_api_server", "version_banner", "non_default_args", "namespace_args", "version_engine"})
+
+
+def _opens_startup(name: str, process: Optional[str]) -> bool:
+    return name in _STARTUP_OPENERS and not (name == "version_engine" and process and "_DP" in process)
+
+
 def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> StartupLog:
-    """Parse already-split lines (see `parse_log` for files and streams)."""
+    """Parse already-split lines (see `parse_log` for files and streams). A text holding several startups
+    is read as its last one; `startups` counts them and `first_line` says where the last began."""
     stats = stats or _ReadStats()
     acc = _Accumulator()
     number = 0
+    openers: set[str] = set()
+    startups, first_line = 1, 1
     for raw in lines:
         number += 1
         if not raw.strip():
@@ -1381,10 +1398,15 @@ def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> Sta
         message = line.message
         if not message:
             continue
+        matched = match_line(message)
+        opened = {sig.name for sig, _ in matched if _opens_startup(sig.name, line.process)}
+        if opened & openers:  # a new startup: what the earlier one said does not describe this one
+            acc, openers = _Accumulator(), set()
+            startups, first_line = startups + 1, number
+        openers |= opened
         acc.last_lines.append(message[:500])
         if len(acc.last_lines) > 20:
             del acc.last_lines[0]
-        matched = match_line(message)
         for sig, m in matched:
             groups = MappingProxyType(dict(m.groupdict()))
             if len(acc.hits) < MAX_HITS:
@@ -1402,6 +1424,7 @@ def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> Sta
         if len(acc.error_lines) < MAX_KEPT_LINES and (line.level in ("ERROR", "CRITICAL") or looks_like_error(message, lowered)):
             acc.error_lines.append(message[:500])
     stats.lines = number
+    stats.startups, stats.first_line = startups, first_line
     return _freeze(acc, stats)
 
 
@@ -1472,6 +1495,9 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
         parse_warnings.append(f"{stats.cut_lines} line(s) longer than {MAX_LINE_CHARS} characters were cut")
     if stats.ended_mid_line:
         parse_warnings.append("the log ends in the middle of a line (truncated?)")
+    if stats.startups > 1:
+        parse_warnings.append(f"the log holds {stats.startups} startups (a restarted server, or runs appended to one file); "
+                              f"read the last one, from line {stats.first_line}")
     if acc.unrecognised_count:
         parse_warnings.append(f"{acc.unrecognised_count} memory-related line(s) not recognised (see unrecognised)")
     if stats.lines and not acc.hits:
@@ -1526,6 +1552,8 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
         last_lines=tuple(acc.last_lines),
         parse_warnings=tuple(parse_warnings),
         lines_read=stats.lines,
+        startups=stats.startups,
+        first_line=stats.first_line,
     )
 
 
