@@ -28,6 +28,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Optional, Union
 
+from kvplan.errors import InputError
+from kvplan.inputs import open_binary, utf16_encoding
+
 # --------------------------------------------------------------------------------------
 # The signature table
 # --------------------------------------------------------------------------------------
@@ -665,6 +668,7 @@ class _ReadStats:
     ended_mid_line: bool = False
     startups: int = 1
     first_line: int = 1
+    text_lines: int = 0
 
 
 def _split_raw(data: bytes) -> list[bytes]:
@@ -720,18 +724,28 @@ def _iter_text(lines: Iterable[str], stats: _ReadStats) -> Iterator[str]:
             yield piece
 
 
+def _iter_stream(stream: IO[bytes], stats: _ReadStats) -> Iterator[str]:
+    """Lines of a binary stream (already un-gzipped): UTF-16 when it starts with its byte-order mark, else UTF-8."""
+    encoding = utf16_encoding(stream)
+    if encoding:
+        text = io.TextIOWrapper(stream, encoding=encoding, errors="replace")
+        yield from _iter_text((line.rstrip("\r\n") for line in text), stats)
+    else:
+        yield from _iter_binary(stream, stats)
+
+
 def _open_lines(source: Source, stats: _ReadStats) -> Iterator[str]:
     if isinstance(source, (bytes, bytearray)):
         yield from _iter_binary(io.BytesIO(bytes(source)), stats)
     elif isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and "\n" in source):
-        with open(Path(source), "rb") as fh:
-            yield from _iter_binary(fh, stats)
+        with open_binary(Path(source)) as fh:
+            yield from _iter_stream(fh, stats)
     elif isinstance(source, str):
         yield from _iter_text([source], stats)
     elif hasattr(source, "read"):
         probe = source.read(0)
         if isinstance(probe, bytes):
-            yield from _iter_binary(source, stats)  # type: ignore[arg-type]
+            yield from _iter_stream(open_binary(source), stats)
         else:
             yield from _iter_text(iter(lambda: source.readline(), ""), stats)  # type: ignore[union-attr]
     else:
@@ -816,6 +830,8 @@ class StartupLog:
     lines_read: int = 0
     startups: int = 1  # startups found in the text; the figures are the last one's
     first_line: int = 1  # where the last startup begins
+    text_lines: int = 0  # lines with text once prefixes are stripped
+    undecodable_lines: int = 0  # lines holding bytes that are not text
 
     # ---- views ------------------------------------------------------------------------
     def hits_of(self, *names: str) -> tuple[SignatureHit, ...]:
@@ -1398,6 +1414,7 @@ def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> Sta
         message = line.message
         if not message:
             continue
+        stats.text_lines += 1
         matched = match_line(message)
         opened = {sig.name for sig, _ in matched if _opens_startup(sig.name, line.process)}
         if opened & openers:  # a new startup: what the earlier one said does not describe this one
@@ -1436,6 +1453,18 @@ def parse_log(source: Source) -> StartupLog:
     """
     stats = _ReadStats()
     return parse_lines(_open_lines(source, stats), stats)
+
+
+def require_log_text(log: StartupLog, name: str) -> StartupLog:
+    """The log, unless its file is empty or binary: then an InputError naming it and what is expected."""
+    expected = "a vLLM server's text output (plain, gzip, or UTF-16 with a byte-order mark)"
+    fix = "save the server's output, e.g. docker logs CONTAINER > vllm.log 2>&1"
+    if not log.text_lines:
+        raise InputError("LOGFILE", f"{name} is empty; expected {expected}", fix)
+    if not log.hits and log.undecodable_lines * 2 >= log.text_lines:
+        raise InputError("LOGFILE", f"{name} is binary, not text ({log.undecodable_lines} of {log.text_lines} lines are "
+                         f"not UTF-8); expected {expected}", fix)
+    return log
 
 
 def _era(acc: _Accumulator, version: Optional[str]) -> Optional[str]:
@@ -1554,6 +1583,8 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
         lines_read=stats.lines,
         startups=stats.startups,
         first_line=stats.first_line,
+        text_lines=stats.text_lines,
+        undecodable_lines=stats.undecodable_lines,
     )
 
 

@@ -23,6 +23,13 @@ def open_log_source(logfile: str):
     return path
 
 
+def read_log(logfile: str):
+    """The parsed log (gzip and UTF-16 read as text); an empty or binary file is an InputError naming it."""
+    from kvplan.logs import parse_log, require_log_text
+
+    return require_log_text(parse_log(open_log_source(logfile)), "standard input" if logfile == "-" else logfile)
+
+
 @app.command()
 @fit_options
 def diagnose(
@@ -39,7 +46,7 @@ def diagnose(
     """
     from kvplan.diagnose import diagnose as run_diagnosis, sharpen_with_plan
 
-    result = run_diagnosis(open_log_source(logfile))
+    result = run_diagnosis(read_log(logfile))
     if model:
         result = sharpen_with_plan(result, model, flags)
     if json_output:

@@ -26,15 +26,14 @@ def reconcile(
     flags: FitFlags,
 ) -> None:
     """Read every figure of a vLLM startup log and compare it with kvplan's plan."""
-    from kvplan.cli.diagnose import open_log_source
-    from kvplan.logs import parse_log
+    from kvplan.cli.diagnose import read_log
     from dataclasses import replace
 
     from kvplan.reconcile import check_model, plan_from_log, reconcile as run_reconcile, store_site_calibration
 
     if calibrate and not model:
         raise InputError("--calibrate", "a calibration needs the model to compare with", "pass MODEL after LOGFILE")
-    log = parse_log(open_log_source(logfile))
+    log = read_log(logfile)
     plan, plan_notes = None, []
     if model:
         plan_notes = check_model(log, model, force=force_model, calibrate=calibrate)
