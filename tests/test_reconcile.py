@@ -310,3 +310,20 @@ def test_cli_refuses_another_model_and_never_calibrates_from_it(tmp_path):
         assert "Qwen/Qwen3-8B" in proc.stderr and "Qwen/Qwen2.5-0.5B-Instruct" in proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "calibration.json").exists()
+
+
+def test_human_readable_ints_in_the_log_are_read_as_vllm_serve_reads_them():
+    from kvplan.plan import parse_max_model_len
+
+    log = parse_lines(["$ vllm serve Qwen/Qwen3-8B --max-num-batched-tokens=8K --max-num-seqs 1k --max-model-len 32k"])
+    kwargs = plan_kwargs_from_log(log)
+    assert kwargs["max_num_batched_tokens"] == 8 * 1024 and kwargs["max_num_seqs"] == 1000
+    assert parse_max_model_len(kwargs["max_model_len"]) == 32_000
+    from kvplan.validate import clean_record
+
+    args = clean_record({"model": {}, "observed": {}, "args": {"max_num_batched_tokens": "8K", "max_num_seqs": "2k"}})["args"]
+    assert args["max_num_batched_tokens"] == 8192 and args["max_num_seqs"] == 2000
+    with pytest.raises(InputError, match="whole number"):  # vLLM refuses decimals with a binary suffix
+        clean_record({"model": {}, "observed": {}, "args": {"max_num_batched_tokens": "1.5K"}})
+    with pytest.raises(InputError, match="whole number"):  # only engine flags take suffixes
+        clean_record({"model": {}, "observed": {"num_gpu_blocks": "8K"}, "args": {}})

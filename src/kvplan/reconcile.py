@@ -20,6 +20,7 @@ from typing import Any, Mapping, Optional
 
 from kvplan.errors import InputError
 from kvplan.logs import StartupLog
+from kvplan.plan import human_int
 
 GIB = 1024 ** 3
 
@@ -215,6 +216,9 @@ _FLAG_NAMES_FROM_LOG = ("max_model_len", "gpu_memory_utilization", "tensor_paral
                         "quantization", "dtype")
 
 
+_INT_FLAGS_FROM_LOG = ("tensor_parallel_size", "pipeline_parallel_size", "max_num_seqs", "max_num_batched_tokens", "block_size")
+
+
 # A release read for each era the log format alone identifies (vllm-memory-model.md §0), used
 # when the log does not print its version: "# cuda blocks" + the split profiling line is V0 0.7-0.10.
 ERA_REPRESENTATIVE_VERSION: Mapping[str, str] = {"V0-b": "0.6.4.post1", "V0-c": "0.7.3"}
@@ -233,6 +237,8 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
             continue
         if name == "max_model_len":
             value = str(value)
+        elif name in _INT_FLAGS_FROM_LOG and human_int(value) is not None:
+            value = human_int(value)  # '--max-num-batched-tokens 8K' as vllm serve reads it
         kwargs[name] = value
     if "max_model_len" not in kwargs and log.concurrency_len:
         kwargs["max_model_len"] = str(log.concurrency_len)  # "Maximum concurrency for L tokens per request"

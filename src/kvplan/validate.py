@@ -21,7 +21,8 @@ from typing import Iterable
 
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
 from kvplan.inputs import read_text
-from kvplan.plan import BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, EngineArgs, Plan, parse_env, parse_max_model_len, plan
+from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, EngineArgs, Plan, human_int, parse_env, parse_max_model_len,
+                         plan)
 from kvplan.resolve import (GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, model_catalog,
                             normalize, resolve_model)
 from kvplan.versions import NEWEST_KNOWN, parse_version, source_date
@@ -295,6 +296,8 @@ def _as_int(value, where: str) -> int:
     text = str(value).strip().replace(",", "").replace("_", "")
     if re.fullmatch(r"-?\d+", text):
         return int(text)
+    if where.startswith("args.") and human_int(text) is not None:  # an engine flag as vllm serve reads it: 8k, 8K
+        return human_int(text)
     raise InputError(where, f"must be a whole number, got {value!r}", "fix the record")
 
 
