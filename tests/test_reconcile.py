@@ -327,3 +327,20 @@ def test_human_readable_ints_in_the_log_are_read_as_vllm_serve_reads_them():
         clean_record({"model": {}, "observed": {}, "args": {"max_num_batched_tokens": "1.5K"}})
     with pytest.raises(InputError, match="whole number"):  # only engine flags take suffixes
         clean_record({"model": {}, "observed": {"num_gpu_blocks": "8K"}, "args": {}})
+
+
+def test_the_headline_gap_is_the_figure_furthest_off_not_only_a_gib_term():
+    log = excerpt(59)  # 7.12 GiB weights, 473,184 tokens, 14.44x
+    plan = fake_plan(weights=log.weights_gib - 0.03, cg=0.0, kv=3.0)
+    plan.kv_cache_tokens, plan.max_concurrency, plan.num_gpu_blocks = 2_435_680, 74.33, None
+    result = reconcile(log, plan)
+    assert result.largest_gap["term"] == "weights_gib"  # the largest GiB gap is a rounding of the weights
+    h = result.headline_gap
+    assert h["term"] == "kv_cache_tokens" and h["observed"] == log.kv_cache_tokens and h["predicted"] == 2_435_680
+    assert h["relative"] == pytest.approx((2_435_680 - log.kv_cache_tokens) / log.kv_cache_tokens, rel=1e-3)
+    # when a memory term is further off than any capacity figure, it stays the headline, with its cause
+    close = fake_plan(act=2.49)
+    close.num_gpu_blocks = close.kv_cache_tokens = close.max_concurrency = None
+    r42 = reconcile(excerpt(42), close)
+    assert r42.headline_gap["term"] == "activation_peak_gib" == r42.largest_gap["term"]
+    assert r42.headline_gap["likely_cause"] == r42.largest_gap["likely_cause"]

@@ -69,6 +69,7 @@ class Reconciliation:
     backend_fallback: Optional[str]
     notes: tuple[str, ...] = ()
     record: Mapping[str, Any] = field(default_factory=dict)
+    headline_gap: Optional[dict] = None  # the figure furthest off, relative: a memory term or blocks, tokens, concurrency
 
     def to_dict(self) -> dict:
         return {
@@ -78,6 +79,7 @@ class Reconciliation:
             "figures": self.log.figures,
             "comparison": [r.to_dict() for r in self.rows],
             "largest_gap": self.largest_gap,
+            "headline_gap": self.headline_gap,
             "backend_fallback": self.backend_fallback,
             "warnings": list(self.log.warnings),
             "unrecognised": list(self.log.unrecognised),
@@ -151,9 +153,10 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
         TermRow("max_model_len", log.max_model_len or _int(log.arg("max_model_len")), getattr(args, "max_model_len", None), "tokens"),
     ]
     notes = []
-    largest = None
+    largest = headline = None
     if plan is not None:
         largest = largest_gap(rows)
+        headline = headline_gap(rows, largest)
         plan_version = getattr(plan, "vllm_version", None)
         if not log.vllm_version and not log.era:
             notes.append(f"the log does not print its vLLM version; planned with vLLM {plan_version}'s rules (pass --vllm-version)")
@@ -180,7 +183,7 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
                 f"-l{getattr(a, 'max_model_len', '')}")
         record["id"] = re.sub(r"[^a-z0-9.]+", "-", name.lower()).strip("-")
     return Reconciliation(log=log, rows=tuple(rows), largest_gap=largest, backend_fallback=backend_fallback(log),
-                          notes=tuple(notes), record=record)
+                          notes=tuple(notes), record=record, headline_gap=headline)
 
 
 UNMEASURED_CAUSE = ("the pool absorbed terms this log does not print (activation peak, non-torch) or a different "
@@ -200,6 +203,31 @@ def largest_gap(rows) -> Optional[dict]:
     if worst is None:
         return None
     return {"term": worst.term, "gap_gib": round(worst.gap, 3), "likely_cause": LIKELY_CAUSE[worst.term]}
+
+
+# Capacity figures: what a user serves with. When one of them is further off, relative to what the log shows, than any
+# memory term, it is the headline: a pool near the plan in GiB can still hold far more or fewer tokens.
+CAPACITY_CAUSE = ("tokens per GiB differ: the KV bytes per token (kv_cache_dtype, sliding-window or hybrid layers kept "
+                  "smaller, MLA, the block size) or the pool the plan divided (vllm-memory-model.md §3-4)")
+HEADLINE_TERMS = MEMORY_TERMS + ("num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
+
+
+def headline_gap(rows, memory_gap: Optional[dict]) -> Optional[dict]:
+    """The figure furthest from the plan relative to what the log shows (|log - plan| / |log|) over the memory terms
+    and the capacity figures (blocks, tokens, concurrency); a memory term keeps `largest_gap`'s cause."""
+    relative = {r.term: abs(r.gap) / abs(r.observed) for r in rows
+                if r.term in HEADLINE_TERMS and r.gap is not None and r.observed}
+    if not relative:
+        return None
+    term = max(relative, key=lambda t: (round(relative[t], 2), t == "kv_cache_tokens"))  # a tie: tokens, what is served
+    row = next(r for r in rows if r.term == term)
+    if memory_gap is not None and (term in MEMORY_TERMS or relative[term] <= relative.get(memory_gap["term"], 0.0)):
+        term, row = memory_gap["term"], next(r for r in rows if r.term == memory_gap["term"])
+        cause = memory_gap["likely_cause"]
+    else:
+        cause = LIKELY_CAUSE.get(term, CAPACITY_CAUSE)
+    return {"term": term, "observed": row.observed, "predicted": row.predicted, "gap": round(row.gap, 4), "unit": row.unit,
+            "relative": round(relative.get(term, 0.0), 4), "likely_cause": cause}
 
 
 def _int(value) -> Optional[int]:

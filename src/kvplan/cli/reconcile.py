@@ -94,9 +94,12 @@ def render_reconciliation(result, plan=None) -> None:
             cells += [_fmt(row.predicted, row.unit), _fmt(row.gap, row.unit)]
         table.add_row(*cells)
     console.print(table)
-    if result.largest_gap:
-        g = result.largest_gap
-        console.print(f"largest gap: [bold]{g['term']}[/] {g['gap_gib']:+.2f} GiB; likely cause: {g['likely_cause']}", highlight=False)
+    h, g = result.headline_gap, result.largest_gap
+    if h:
+        console.print(f"largest gap: [bold]{h['term']}[/] {_fmt(h['observed'], h['unit'])} logged vs {_fmt(h['predicted'], h['unit'])} "
+                      f"planned ({h['relative']:.0%} off); likely cause: {h['likely_cause']}", highlight=False)
+    if g and (not h or h["term"] != g["term"]):
+        console.print(f"largest memory gap: [bold]{g['term']}[/] {g['gap_gib']:+.2f} GiB; likely cause: {g['likely_cause']}", highlight=False)
     if result.backend_fallback:
         console.print(f"[yellow]backend fallback:[/] {result.backend_fallback}", highlight=False, markup=True)
     for warning in log.warnings:
