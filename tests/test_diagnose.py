@@ -299,3 +299,46 @@ def test_common_refusals_name_their_owner(line, symptom, layer, text):
     top = diagnose([line]).findings[0]
     assert (top.symptom, top.layer) == (symptom, layer)
     assert text in top.fix + top.cause
+
+
+# ---- exit status against each case's recorded outcome ----------------------------------------------
+
+
+def test_failed_starts_fail_and_agreement_with_recorded_outcomes():
+    # 'failed', 'hang' and 'killed' cases must diagnose as failures (exit 1), 'degraded' ones as not.
+    # Measured: 39/45 (+ 28/29 extra) before the no-start rule, 43/45 (+ 29/29) after; the two left are
+    # 'degraded' cases whose notes say the start fails at the first request (an ImportError warning, an ERROR line).
+    by_id = {c["id"]: c for c in CASES + EXTRA}
+    for case_id in ("noplatform-gke-l4-nvml", "disk-full-gcp-100gb-mixtral", "hang-tp2-custom-allreduce-051-cu118",
+                    "hang-pcie-p2p-l40s-k8s", "noplatform-v100-docker-no-cuda"):
+        result = diagnose(by_id[case_id]["log_lines"])
+        assert result.failed, case_id
+        assert result.top.symptom == by_id[case_id]["symptom_class"] and result.top.fatal and result.top.decided_by
+    agree = sum(diagnose(c["log_lines"]).failed == (c["outcome"] != "degraded") for c in CASES + EXTRA)
+    assert agree >= len(CASES + EXTRA) - 2
+
+
+def test_the_no_start_rule_leaves_a_start_that_went_on_alone():
+    lines = ["DEBUG 08-29 04:29:54 [__init__.py:99] CUDA platform is not available because: NVML Shared Library Not Found",
+             *EXCERPTS[98]["lines"]]
+    result = diagnose(lines)
+    assert result.started and not result.failed
+
+
+def test_a_healthy_start_lists_no_error_like_lines(tmp_path):
+    lines = EXCERPTS[83]["lines"]
+    result = diagnose(lines)
+    assert result.started and result.error_lines == ()
+    from tests.test_reconcile import run_cli
+
+    proc = run_cli("diagnose", "-", stdin="\n".join(lines))
+    assert proc.returncode == 0 and "look like errors" not in proc.stdout and "GPU KV cache size" not in proc.stdout
+
+
+def test_diagnose_judges_the_last_startup_of_a_restarted_server():
+    failed = next(c for c in CASES if c["id"] == "gpu-bf16-t4")["log_lines"]
+    assert diagnose(failed).failed
+    opener = "(APIServer pid=1) INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.10.2"
+    later = diagnose([opener, *failed, *EXCERPTS[90]["lines"]])  # the crash, then a restart that started
+    assert later.log.startups == 2 and later.started and not later.failed
+    assert any("2 startups" in n for n in later.notes)

@@ -310,3 +310,59 @@ def test_lora_and_cpu_offload_from_non_default_args_reach_the_record():
             "'enable_lora': True, 'max_loras': 4, 'max_lora_rank': 64, 'cpu_offload_gb': 2.0}")
     args = parse_lines([line]).to_record()["args"]
     assert (args["enable_lora"], args["max_loras"], args["max_lora_rank"], args["cpu_offload_gb"]) == (True, 4, 64, 2.0)
+
+
+# ---- several startups in one text ----------------------------------------------------------------
+
+
+def test_a_text_of_several_startups_is_read_as_its_last():
+    first, last = EXCERPTS[93]["lines"], EXCERPTS[90]["lines"]
+    alone = parse_lines(last)
+    both = parse_lines(first + last)
+    assert alone.startups == 1 and both.startups == 2
+    assert both.first_line == len(first) + 1
+    assert both.figures == alone.figures and both.vllm_version == alone.vllm_version and both.model == alone.model
+    assert both.figures != parse_lines(first).figures  # the two runs differ, so a merge would show
+    assert any("2 startups" in w and f"line {len(first) + 1}" in w for w in both.parse_warnings)
+    three = parse_lines(last + first + last)
+    assert three.startups == 3 and three.figures == alone.figures
+
+
+def test_every_single_excerpt_is_one_startup():
+    assert [i for i, row in enumerate(EXCERPTS) if parse_lines(row["lines"]).startups != 1] == []
+
+
+def test_data_parallel_engine_lines_are_one_startup():
+    lines = [f"(EngineCore_DP{r} pid={10 + r}) INFO 01-01 00:00:0{r} [core.py:77] Initializing a V1 LLM engine (v0.11.0) "
+             "with config: model='m'" for r in range(2)]
+    assert parse_lines(lines).startups == 1
+
+
+# ---- what a log file may be -----------------------------------------------------------------------
+
+
+def test_gzipped_and_utf16_logs_read_as_the_plain_one(tmp_path):
+    import gzip
+
+    text = "\n".join(EXCERPTS[83]["lines"]) + "\n"
+    plain = parse_lines(EXCERPTS[83]["lines"])
+    gz = tmp_path / "vllm.log"
+    gz.write_bytes(gzip.compress(text.encode()))
+    utf16 = tmp_path / "ps5.log"
+    utf16.write_text(text, encoding="utf-16")
+    for log in (parse_log(gz), parse_log(utf16), parse_log(io.BytesIO(gzip.compress(text.encode())))):
+        assert log.figures == plain.figures and log.model == plain.model and log.parse_warnings == plain.parse_warnings
+
+
+def test_an_empty_or_binary_log_is_an_input_error_naming_the_file(tmp_path):
+    from tests.test_reconcile import run_cli
+
+    empty = tmp_path / "empty.log"
+    empty.write_text("\n\n")
+    binary = tmp_path / "core.log"
+    binary.write_bytes(bytes(range(128, 256)) * 40)
+    for path, words in ((empty, "is empty"), (binary, "is binary")):
+        for command in ("reconcile", "diagnose"):
+            proc = run_cli(command, str(path))
+            assert proc.returncode == 2, (command, proc.stdout)
+            assert words in proc.stderr and str(path) in proc.stderr and "Startup" not in proc.stdout

@@ -263,3 +263,84 @@ def test_cli_diagnose_healthy_start(tmp_path):
     proc = run_cli("diagnose", "-", stdin="\n".join(EXCERPTS[98]["lines"]))
     assert proc.returncode == 0
     assert "kvplan reconcile" in proc.stdout
+
+
+# ---- the model the log served ---------------------------------------------------------------------
+
+
+def test_model_names_agree_across_paths_case_and_revision():
+    from kvplan.reconcile import model_key
+
+    same = ["Qwen/Qwen3-8B", "qwen/qwen3-8b", "/models/Qwen3-8B/", "Qwen/Qwen3-8B@main",
+            "/root/.cache/huggingface/hub/models--Qwen--Qwen3-8B/snapshots/0123abcd", "C:\\models\\Qwen3-8B"]
+    assert {model_key(n) for n in same} == {model_key("Qwen/Qwen3-8B")}
+    assert model_key("Qwen/Qwen2.5-0.5B-Instruct") != model_key("Qwen/Qwen3-8B")
+    from kvplan.reconcile import same_model
+
+    assert same_model("/home/data/models/Meta-Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct")
+    assert not same_model("Qwen/Qwen3-8B", "Qwen/Qwen3-8B-AWQ") and not same_model("Qwen/Qwen3-8B", "Qwen/Qwen3-14B")
+
+
+def test_a_log_of_another_model_is_refused_and_forced_only_on_request():
+    from kvplan.reconcile import check_model, model_mismatch
+
+    log = excerpt(83)  # serves Qwen/Qwen3-8B
+    assert "Qwen/Qwen3-8B" in log.model_names
+    assert model_mismatch(log, "/data/qwen3-8b") is None
+    with pytest.raises(InputError) as err:
+        check_model(log, "Qwen/Qwen2.5-0.5B-Instruct")
+    assert "Qwen/Qwen3-8B" in str(err.value) and "Qwen/Qwen2.5-0.5B-Instruct" in str(err.value) and "--force-model" in str(err.value)
+    assert any("--force-model" in n for n in check_model(log, "Qwen/Qwen2.5-0.5B-Instruct", force=True))
+    with pytest.raises(InputError, match="--calibrate"):
+        check_model(log, "Qwen/Qwen2.5-0.5B-Instruct", force=True, calibrate=True)
+    assert check_model(parse_lines(["Model loading took 1.0 GiB memory"]), "anything/at-all") == []  # no name: no check
+
+
+def test_the_load_line_names_the_model():
+    log = parse_lines(["INFO 01-01 00:00:00 [gpu_model_runner.py:1] Starting to load model /models/Llama-3.1-8B..."])
+    assert log.model == "/models/Llama-3.1-8B" and log.model_names == ("/models/Llama-3.1-8B",)
+
+
+def test_cli_refuses_another_model_and_never_calibrates_from_it(tmp_path):
+    log = tmp_path / "x.log"
+    log.write_text("\n".join(EXCERPTS[83]["lines"]))
+    for extra in ((), ("--calibrate",), ("--calibrate", "--force-model")):
+        proc = run_cli("reconcile", str(log), "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "A100-40GB", *extra, home=tmp_path)
+        assert proc.returncode == 2, proc.stdout
+        assert "Qwen/Qwen3-8B" in proc.stderr and "Qwen/Qwen2.5-0.5B-Instruct" in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "calibration.json").exists()
+
+
+def test_human_readable_ints_in_the_log_are_read_as_vllm_serve_reads_them():
+    from kvplan.plan import parse_max_model_len
+
+    log = parse_lines(["$ vllm serve Qwen/Qwen3-8B --max-num-batched-tokens=8K --max-num-seqs 1k --max-model-len 32k"])
+    kwargs = plan_kwargs_from_log(log)
+    assert kwargs["max_num_batched_tokens"] == 8 * 1024 and kwargs["max_num_seqs"] == 1000
+    assert parse_max_model_len(kwargs["max_model_len"]) == 32_000
+    from kvplan.validate import clean_record
+
+    args = clean_record({"model": {}, "observed": {}, "args": {"max_num_batched_tokens": "8K", "max_num_seqs": "2k"}})["args"]
+    assert args["max_num_batched_tokens"] == 8192 and args["max_num_seqs"] == 2000
+    with pytest.raises(InputError, match="whole number"):  # vLLM refuses decimals with a binary suffix
+        clean_record({"model": {}, "observed": {}, "args": {"max_num_batched_tokens": "1.5K"}})
+    with pytest.raises(InputError, match="whole number"):  # only engine flags take suffixes
+        clean_record({"model": {}, "observed": {"num_gpu_blocks": "8K"}, "args": {}})
+
+
+def test_the_headline_gap_is_the_figure_furthest_off_not_only_a_gib_term():
+    log = excerpt(59)  # 7.12 GiB weights, 473,184 tokens, 14.44x
+    plan = fake_plan(weights=log.weights_gib - 0.03, cg=0.0, kv=3.0)
+    plan.kv_cache_tokens, plan.max_concurrency, plan.num_gpu_blocks = 2_435_680, 74.33, None
+    result = reconcile(log, plan)
+    assert result.largest_gap["term"] == "weights_gib"  # the largest GiB gap is a rounding of the weights
+    h = result.headline_gap
+    assert h["term"] == "kv_cache_tokens" and h["observed"] == log.kv_cache_tokens and h["predicted"] == 2_435_680
+    assert h["relative"] == pytest.approx((2_435_680 - log.kv_cache_tokens) / log.kv_cache_tokens, rel=1e-3)
+    # when a memory term is further off than any capacity figure, it stays the headline, with its cause
+    close = fake_plan(act=2.49)
+    close.num_gpu_blocks = close.kv_cache_tokens = close.max_concurrency = None
+    r42 = reconcile(excerpt(42), close)
+    assert r42.headline_gap["term"] == "activation_peak_gib" == r42.largest_gap["term"]
+    assert r42.headline_gap["likely_cause"] == r42.largest_gap["likely_cause"]

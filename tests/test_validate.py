@@ -368,3 +368,28 @@ def test_a_hand_written_record_of_a_catalog_model_needs_no_config():
     assert any("planned from kvplan's catalog" in n for n in catalog.assumptions)
     (unknown,) = validate_records([dict(rec, model={"id": "someone/private-model"})])
     assert unknown.skipped and "model.config" in unknown.skipped
+
+
+def test_record_files_gzipped_utf16_binary_or_empty(tmp_path):
+    import gzip
+    import sys
+
+    lines = DATA.read_text().splitlines()[:3]
+    text = "\n".join(lines) + "\n"
+    ids = [json.loads(x)["id"] for x in lines]
+    gz = tmp_path / "records.jsonl"  # gzip whatever the name says
+    gz.write_bytes(gzip.compress(text.encode()))
+    utf16 = tmp_path / "ps5.jsonl"  # as Windows PowerShell 5's `>` writes: UTF-16 LE with a byte-order mark
+    utf16.write_text(text, encoding="utf-16")
+    assert [r["id"] for r in load_records(gz)] == ids == [r["id"] for r in load_records(utf16)]
+    binary = tmp_path / "blob.jsonl"
+    binary.write_bytes(bytes(range(128, 256)) * 8)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n# only a comment\n")
+    for path, words in ((binary, "not text"), (empty, "no records in")):
+        with pytest.raises(InputError) as err:
+            load_records(path)
+        assert words in str(err.value) and str(path) in str(err.value)
+        proc = subprocess.run([sys.executable, "-c", "from kvplan.cli import main; main()", "validate", str(path)],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2 and "internal error" not in proc.stderr and str(path) in proc.stderr

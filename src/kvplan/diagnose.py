@@ -106,6 +106,11 @@ class Diagnosis:
         return bool(self.findings)
 
     @property
+    def failed(self) -> bool:
+        """A failure shown (a fatal finding) or nothing recognised in a log that did not start."""
+        return any(f.fatal for f in self.findings) or (not self.findings and not self.started)
+
+    @property
     def top(self) -> Optional[Finding]:
         return self.findings[0] if self.findings else None
 
@@ -119,6 +124,8 @@ class Diagnosis:
         }
         if not self.findings:
             out["error_lines"] = list(self.error_lines)
+            if not self.error_lines and not self.started:
+                out["last_lines"] = list(self.log.last_lines[-5:])
         return out
 
 
@@ -307,6 +314,26 @@ def _decide_hang(drafts: dict[str, _Draft], log: StartupLog) -> None:
         draft.decided_by = "the log ends at the GPU peer-to-peer / all-reduce set-up"
 
 
+# Evidence that reads as a warning in a start that went on, but is the failure when the log shows no start after it:
+# no CUDA platform (vLLM probes platforms at DEBUG level, so the line alone is not an error), a disk almost full
+# while the weights download, a start that stops at the GPU peer-to-peer / NCCL set-up (a hang never serves).
+FATAL_WITHOUT_START = {
+    "gpu_not_detected_in_container": "vLLM found no CUDA platform and the log shows no start after it",
+    "disk_full_download": "the disk is almost full and the log shows no start after it",
+    "tp_init_hang": "the log ends at the GPU peer-to-peer / all-reduce set-up: the start hangs there",
+}
+
+
+def _decide_fatal_without_start(drafts: dict[str, _Draft], log: StartupLog) -> None:
+    if log.started:
+        return
+    for symptom, why in FATAL_WITHOUT_START.items():
+        draft = drafts.get(symptom)
+        if draft is not None and not draft.fatal:
+            draft.fatal = True
+            draft.decided_by = draft.decided_by or why
+
+
 def _decide_free_memory(draft: _Draft, log: StartupLog) -> None:
     free, total = log.free_at_start_gib, log.total_gib
     if free is None or total is None or total <= 0:
@@ -363,6 +390,7 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     if "gated_repo_auth" in drafts:
         _decide_auth(drafts["gated_repo_auth"], log)
     _decide_hang(drafts, log)
+    _decide_fatal_without_start(drafts, log)
     if "free_memory_below_utilization" in drafts:
         _decide_free_memory(drafts["free_memory_below_utilization"], log)
     _decide_fallback(drafts, log)
@@ -386,8 +414,10 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     elif started:
         notes.insert(0, f"the engine started, degraded; `{command}` compares its figures with the plan")
     if not findings and not started:
-        notes.insert(0, "not recognised: no known failure signature in this text; the lines that look like errors are listed")
-    error_lines = tuple(log.error_lines[-20:]) if log.error_lines else tuple(log.last_lines[-5:])
+        notes.insert(0, "not recognised: no known failure signature in this text; " + (
+            "the lines that look like errors are listed" if log.error_lines else "its last lines are listed"))
+    # only lines that look like errors; a text without any shows its last lines apart, under their own name
+    error_lines = tuple(log.error_lines[-20:])
     return Diagnosis(started=started, findings=tuple(findings), error_lines=error_lines, notes=tuple(notes), log=log)
 
 

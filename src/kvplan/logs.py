@@ -28,6 +28,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Optional, Union
 
+from kvplan.errors import InputError
+from kvplan.inputs import open_binary, utf16_encoding
+
 # --------------------------------------------------------------------------------------
 # The signature table
 # --------------------------------------------------------------------------------------
@@ -86,6 +89,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("namespace_args", "args: namespace(", r"args: Namespace\((?P<body>.*)$", CONTEXT, versions="<=0.8", source="vllm/entrypoints/openai/api_server.py"),
     _sig("engine_config", "with config:", r"Initializing an? (?:V\d )?LLM (?:engine|server)(?: \(v[^)]*\))? with config: (?P<body>.*)$", CONTEXT, source="vllm/engine/llm_engine.py, vllm/v1/engine/core.py"),
     _sig("command_line", "vllm", r"(?:^|\s|\$ )(?P<cmd>(?:vllm serve|python\d?(?:\s+-\w)*\s+-m\s+vllm\.entrypoints\.[\w.]+)\s.*)$", CONTEXT, source="vllm CLI"),
+    _sig("load_model_start", "starting to load model", r"Starting to load model (?P<model>\S+?)(?:\.\.\.)?$", CONTEXT,
+         source="vllm/v1/worker/gpu_model_runner.py load_model, vllm/worker/model_runner.py load_model"),
     _sig("startup_complete", "application startup complete", r"Application startup complete", CONTEXT, source="uvicorn"),
     _sig("server_starting", "starting vllm api server", r"Starting vLLM API server", CONTEXT, source="vllm/entrypoints/openai/api_server.py"),
     _sig("init_engine_took", "init engine", r"init engine \(profile, create kv cache, warmup model\) took (?P<secs>[\d.]+) seconds", CONTEXT, versions=">=0.8", source="vllm/v1/engine/core.py"),
@@ -661,6 +666,9 @@ class _ReadStats:
     undecodable_lines: int = 0
     cut_lines: int = 0
     ended_mid_line: bool = False
+    startups: int = 1
+    first_line: int = 1
+    text_lines: int = 0
 
 
 def _split_raw(data: bytes) -> list[bytes]:
@@ -716,18 +724,28 @@ def _iter_text(lines: Iterable[str], stats: _ReadStats) -> Iterator[str]:
             yield piece
 
 
+def _iter_stream(stream: IO[bytes], stats: _ReadStats) -> Iterator[str]:
+    """Lines of a binary stream (already un-gzipped): UTF-16 when it starts with its byte-order mark, else UTF-8."""
+    encoding = utf16_encoding(stream)
+    if encoding:
+        text = io.TextIOWrapper(stream, encoding=encoding, errors="replace")
+        yield from _iter_text((line.rstrip("\r\n") for line in text), stats)
+    else:
+        yield from _iter_binary(stream, stats)
+
+
 def _open_lines(source: Source, stats: _ReadStats) -> Iterator[str]:
     if isinstance(source, (bytes, bytearray)):
         yield from _iter_binary(io.BytesIO(bytes(source)), stats)
     elif isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and "\n" in source):
-        with open(Path(source), "rb") as fh:
-            yield from _iter_binary(fh, stats)
+        with open_binary(Path(source)) as fh:
+            yield from _iter_stream(fh, stats)
     elif isinstance(source, str):
         yield from _iter_text([source], stats)
     elif hasattr(source, "read"):
         probe = source.read(0)
         if isinstance(probe, bytes):
-            yield from _iter_binary(source, stats)  # type: ignore[arg-type]
+            yield from _iter_stream(open_binary(source), stats)
         else:
             yield from _iter_text(iter(lambda: source.readline(), ""), stats)  # type: ignore[union-attr]
     else:
@@ -765,6 +783,7 @@ class StartupLog:
 
     vllm_version: Optional[str] = None
     model: Optional[str] = None
+    model_names: tuple[str, ...] = ()  # every name the log gives the served model: args, command, load line, served names
     engine_args: Mapping[str, Any] = field(default_factory=dict)
     engine_config: Mapping[str, Any] = field(default_factory=dict)
     command_args: Mapping[str, Any] = field(default_factory=dict)
@@ -809,6 +828,10 @@ class StartupLog:
     last_lines: tuple[str, ...] = ()
     parse_warnings: tuple[str, ...] = ()
     lines_read: int = 0
+    startups: int = 1  # startups found in the text; the figures are the last one's
+    first_line: int = 1  # where the last startup begins
+    text_lines: int = 0  # lines with text once prefixes are stripped
+    undecodable_lines: int = 0  # lines holding bytes that are not text
 
     # ---- views ------------------------------------------------------------------------
     def hits_of(self, *names: str) -> tuple[SignatureHit, ...]:
@@ -1120,6 +1143,10 @@ def _h_command(acc, g):
         acc.values.setdefault("command_model", args["model"])
 
 
+def _h_load_model(acc, g):
+    acc.values.setdefault("loaded_model", g.get("model"))
+
+
 def _h_weights(acc, g):
     acc.put("weights_gib", _f(g.get("weights")), rank_aware=True)
     acc.put("load_seconds", _f(g.get("secs")))
@@ -1284,6 +1311,7 @@ _FIGURE_HANDLERS: Mapping[str, Callable[[_Accumulator, Mapping[str, Optional[str
     "namespace_args": _h_namespace,
     "engine_config": _h_engine_config,
     "command_line": _h_command,
+    "load_model_start": _h_load_model,
     "weights_old": _h_weights,
     "weights": _h_weights,
     "v0_profile_064": _h_v0_profile_064,
@@ -1360,11 +1388,24 @@ def _keep(bucket: list[str], text: str, limit: int = MAX_KEPT_LINES) -> None:
         bucket.append(text)
 
 
+# Lines a server prints once per start: one seen again opens another startup (a restarted container's
+# `docker logs`, a file appended to by several runs). Data-parallel engine cores each print the engine line,
+# so it counts only from a process without a DP rank.
+_STARTUP_OPENERS = frozenset({"version_api_server", "version_banner", "non_default_args", "namespace_args", "version_engine"})
+
+
+def _opens_startup(name: str, process: Optional[str]) -> bool:
+    return name in _STARTUP_OPENERS and not (name == "version_engine" and process and "_DP" in process)
+
+
 def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> StartupLog:
-    """Parse already-split lines (see `parse_log` for files and streams)."""
+    """Parse already-split lines (see `parse_log` for files and streams). A text holding several startups
+    is read as its last one; `startups` counts them and `first_line` says where the last began."""
     stats = stats or _ReadStats()
     acc = _Accumulator()
     number = 0
+    openers: set[str] = set()
+    startups, first_line = 1, 1
     for raw in lines:
         number += 1
         if not raw.strip():
@@ -1373,10 +1414,16 @@ def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> Sta
         message = line.message
         if not message:
             continue
+        stats.text_lines += 1
+        matched = match_line(message)
+        opened = {sig.name for sig, _ in matched if _opens_startup(sig.name, line.process)}
+        if opened & openers:  # a new startup: what the earlier one said does not describe this one
+            acc, openers = _Accumulator(), set()
+            startups, first_line = startups + 1, number
+        openers |= opened
         acc.last_lines.append(message[:500])
         if len(acc.last_lines) > 20:
             del acc.last_lines[0]
-        matched = match_line(message)
         for sig, m in matched:
             groups = MappingProxyType(dict(m.groupdict()))
             if len(acc.hits) < MAX_HITS:
@@ -1394,6 +1441,7 @@ def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> Sta
         if len(acc.error_lines) < MAX_KEPT_LINES and (line.level in ("ERROR", "CRITICAL") or looks_like_error(message, lowered)):
             acc.error_lines.append(message[:500])
     stats.lines = number
+    stats.startups, stats.first_line = startups, first_line
     return _freeze(acc, stats)
 
 
@@ -1405,6 +1453,18 @@ def parse_log(source: Source) -> StartupLog:
     """
     stats = _ReadStats()
     return parse_lines(_open_lines(source, stats), stats)
+
+
+def require_log_text(log: StartupLog, name: str) -> StartupLog:
+    """The log, unless its file is empty or binary: then an InputError naming it and what is expected."""
+    expected = "a vLLM server's text output (plain, gzip, or UTF-16 with a byte-order mark)"
+    fix = "save the server's output, e.g. docker logs CONTAINER > vllm.log 2>&1"
+    if not log.text_lines:
+        raise InputError("LOGFILE", f"{name} is empty; expected {expected}", fix)
+    if not log.hits and log.undecodable_lines * 2 >= log.text_lines:
+        raise InputError("LOGFILE", f"{name} is binary, not text ({log.undecodable_lines} of {log.text_lines} lines are "
+                         f"not UTF-8); expected {expected}", fix)
+    return log
 
 
 def _era(acc: _Accumulator, version: Optional[str]) -> Optional[str]:
@@ -1438,7 +1498,11 @@ def _era(acc: _Accumulator, version: Optional[str]) -> Optional[str]:
 def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
     v = acc.values
     version = v.get("vllm_version")
-    model = v.get("model") or v.get("command_model")
+    model = v.get("model") or v.get("command_model") or v.get("loaded_model")
+    served = acc.engine_args.get("served_model_name") or acc.command_args.get("served_model_name")
+    served = [served] if isinstance(served, str) else list(served) if isinstance(served, (list, tuple)) else []
+    model_names = tuple(dict.fromkeys(str(n) for n in (v.get("model"), v.get("command_model"), v.get("loaded_model"),
+                                                        acc.engine_config.get("model"), *served) if n))
     hit_names = {h.signature for h in acc.hits}
     fits = v.get("fits")
     if fits is None and (v.get("kv_cache_tokens") or v.get("num_gpu_blocks") or v.get("max_concurrency")):
@@ -1460,6 +1524,9 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
         parse_warnings.append(f"{stats.cut_lines} line(s) longer than {MAX_LINE_CHARS} characters were cut")
     if stats.ended_mid_line:
         parse_warnings.append("the log ends in the middle of a line (truncated?)")
+    if stats.startups > 1:
+        parse_warnings.append(f"the log holds {stats.startups} startups (a restarted server, or runs appended to one file); "
+                              f"read the last one, from line {stats.first_line}")
     if acc.unrecognised_count:
         parse_warnings.append(f"{acc.unrecognised_count} memory-related line(s) not recognised (see unrecognised)")
     if stats.lines and not acc.hits:
@@ -1469,6 +1536,7 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
     return StartupLog(
         vllm_version=version,
         model=model,
+        model_names=model_names,
         engine_args=MappingProxyType(dict(acc.engine_args)),
         engine_config=MappingProxyType(dict(acc.engine_config)),
         command_args=MappingProxyType(dict(acc.command_args)),
@@ -1513,6 +1581,10 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
         last_lines=tuple(acc.last_lines),
         parse_warnings=tuple(parse_warnings),
         lines_read=stats.lines,
+        startups=stats.startups,
+        first_line=stats.first_line,
+        text_lines=stats.text_lines,
+        undecodable_lines=stats.undecodable_lines,
     )
 
 

@@ -211,14 +211,30 @@ def parse_max_model_len(value) -> int | None:
         return None
     if text == "-1":
         return -1
-    m = _HUMAN_INT.fullmatch(text)
+    number = human_int(text)
+    if number is None:
+        raise InputError("--max-model-len", f"not a length vllm serve reads: {value!r}",
+                         "e.g. 4096, 32k (= 32,000), 32K (= 32,768), -1 (auto-fit), or auto with --concurrency")
+    return number
+
+
+def human_int(value) -> int | None:
+    """A whole number as vllm serve's integer flags read it (8k = 8,000, 8K = 8Ki = 8,192; 4,096 and 4_096 too),
+    None when it is not one. vLLM >= 0.11 parses every int engine argument (--max-num-batched-tokens,
+    --max-num-seqs, ...) this way (vllm/engine/arg_utils.py: int fields take human_readable_int as argparse type)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    m = _HUMAN_INT.fullmatch(str(value).strip().replace(",", "").replace("_", ""))
     number, suffix = (m.group(1), m.group(2)) if m else (None, None)
     if number is not None and (suffix in _DECIMAL or (suffix is None and "." not in number)):
         return int(float(number) * _DECIMAL.get(suffix, 1))
     if number is not None and suffix in _BINARY and "." not in number:
         return int(number) * _BINARY[suffix]
-    raise InputError("--max-model-len", f"not a length vllm serve reads: {value!r}",
-                     "e.g. 4096, 32k (= 32,000), 32K (= 32,768), -1 (auto-fit), or auto with --concurrency")
+    return None
 
 
 def parse_env(value) -> tuple[tuple[str, str], ...]:

@@ -20,6 +20,7 @@ from typing import Any, Mapping, Optional
 
 from kvplan.errors import InputError
 from kvplan.logs import StartupLog
+from kvplan.plan import human_int
 
 GIB = 1024 ** 3
 
@@ -68,6 +69,7 @@ class Reconciliation:
     backend_fallback: Optional[str]
     notes: tuple[str, ...] = ()
     record: Mapping[str, Any] = field(default_factory=dict)
+    headline_gap: Optional[dict] = None  # the figure furthest off, relative: a memory term or blocks, tokens, concurrency
 
     def to_dict(self) -> dict:
         return {
@@ -77,6 +79,7 @@ class Reconciliation:
             "figures": self.log.figures,
             "comparison": [r.to_dict() for r in self.rows],
             "largest_gap": self.largest_gap,
+            "headline_gap": self.headline_gap,
             "backend_fallback": self.backend_fallback,
             "warnings": list(self.log.warnings),
             "unrecognised": list(self.log.unrecognised),
@@ -150,9 +153,10 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
         TermRow("max_model_len", log.max_model_len or _int(log.arg("max_model_len")), getattr(args, "max_model_len", None), "tokens"),
     ]
     notes = []
-    largest = None
+    largest = headline = None
     if plan is not None:
         largest = largest_gap(rows)
+        headline = headline_gap(rows, largest)
         plan_version = getattr(plan, "vllm_version", None)
         if not log.vllm_version and not log.era:
             notes.append(f"the log does not print its vLLM version; planned with vLLM {plan_version}'s rules (pass --vllm-version)")
@@ -179,7 +183,7 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
                 f"-l{getattr(a, 'max_model_len', '')}")
         record["id"] = re.sub(r"[^a-z0-9.]+", "-", name.lower()).strip("-")
     return Reconciliation(log=log, rows=tuple(rows), largest_gap=largest, backend_fallback=backend_fallback(log),
-                          notes=tuple(notes), record=record)
+                          notes=tuple(notes), record=record, headline_gap=headline)
 
 
 UNMEASURED_CAUSE = ("the pool absorbed terms this log does not print (activation peak, non-torch) or a different "
@@ -201,6 +205,31 @@ def largest_gap(rows) -> Optional[dict]:
     return {"term": worst.term, "gap_gib": round(worst.gap, 3), "likely_cause": LIKELY_CAUSE[worst.term]}
 
 
+# Capacity figures: what a user serves with. When one of them is further off, relative to what the log shows, than any
+# memory term, it is the headline: a pool near the plan in GiB can still hold far more or fewer tokens.
+CAPACITY_CAUSE = ("tokens per GiB differ: the KV bytes per token (kv_cache_dtype, sliding-window or hybrid layers kept "
+                  "smaller, MLA, the block size) or the pool the plan divided (vllm-memory-model.md §3-4)")
+HEADLINE_TERMS = MEMORY_TERMS + ("num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
+
+
+def headline_gap(rows, memory_gap: Optional[dict]) -> Optional[dict]:
+    """The figure furthest from the plan relative to what the log shows (|log - plan| / |log|) over the memory terms
+    and the capacity figures (blocks, tokens, concurrency); a memory term keeps `largest_gap`'s cause."""
+    relative = {r.term: abs(r.gap) / abs(r.observed) for r in rows
+                if r.term in HEADLINE_TERMS and r.gap is not None and r.observed}
+    if not relative:
+        return None
+    term = max(relative, key=lambda t: (round(relative[t], 2), t == "kv_cache_tokens"))  # a tie: tokens, what is served
+    row = next(r for r in rows if r.term == term)
+    if memory_gap is not None and (term in MEMORY_TERMS or relative[term] <= relative.get(memory_gap["term"], 0.0)):
+        term, row = memory_gap["term"], next(r for r in rows if r.term == memory_gap["term"])
+        cause = memory_gap["likely_cause"]
+    else:
+        cause = LIKELY_CAUSE.get(term, CAPACITY_CAUSE)
+    return {"term": term, "observed": row.observed, "predicted": row.predicted, "gap": round(row.gap, 4), "unit": row.unit,
+            "relative": round(relative.get(term, 0.0), 4), "likely_cause": cause}
+
+
 def _int(value) -> Optional[int]:
     try:
         return int(value) if value is not None and not isinstance(value, bool) else None
@@ -213,6 +242,9 @@ def _int(value) -> Optional[int]:
 _FLAG_NAMES_FROM_LOG = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size",
                         "kv_cache_dtype", "max_num_seqs", "max_num_batched_tokens", "block_size", "enforce_eager",
                         "quantization", "dtype")
+
+
+_INT_FLAGS_FROM_LOG = ("tensor_parallel_size", "pipeline_parallel_size", "max_num_seqs", "max_num_batched_tokens", "block_size")
 
 
 # A release read for each era the log format alone identifies (vllm-memory-model.md §0), used
@@ -233,6 +265,8 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
             continue
         if name == "max_model_len":
             value = str(value)
+        elif name in _INT_FLAGS_FROM_LOG and human_int(value) is not None:
+            value = human_int(value)  # '--max-num-batched-tokens 8K' as vllm serve reads it
         kwargs[name] = value
     if "max_model_len" not in kwargs and log.concurrency_len:
         kwargs["max_model_len"] = str(log.concurrency_len)  # "Maximum concurrency for L tokens per request"
@@ -248,6 +282,50 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
             kwargs.pop("gpu_gib", None)
         kwargs.update(given)
     return kwargs
+
+
+def model_key(name: str) -> str:
+    """A model reference reduced to what names the checkpoint: the last path part (so 'Org/Name', a local
+    '/models/Name' and a Hub cache path '.../models--Org--Name/snapshots/<hash>' agree), without a trailing
+    '@revision', lower case."""
+    text = str(name).strip().strip("'\"").rstrip("/\\")
+    cached = re.search(r"models--[^/\\]+?--([^/\\]+)", text)
+    if cached:
+        text = cached.group(1)
+    text = re.split(r"[/\\]", text)[-1].split("@")[0]
+    return text.lower()
+
+
+def same_model(a: str, b: str) -> bool:
+    """Whether two references name one checkpoint: their keys' words agree, one's ending the other's (a local
+    'Meta-Llama-3.1-8B-Instruct' folder holds 'meta-llama/Llama-3.1-8B-Instruct')."""
+    wa, wb = (re.findall(r"[a-z0-9]+", model_key(x)) for x in (a, b))
+    short, long = sorted((wa, wb), key=len)
+    return bool(short) and long[len(long) - len(short):] == short
+
+
+def model_mismatch(log: StartupLog, model: str) -> Optional[str]:
+    """The model the log served when it names one and `model` is none of its names, else None."""
+    names = log.model_names
+    if not names or any(same_model(model, n) for n in names):
+        return None
+    return log.model or names[0]
+
+
+def check_model(log: StartupLog, model: str, *, force: bool = False, calibrate: bool = False) -> list[str]:
+    """Refuse to compare a log with a plan of another model (InputError); with `force`, a note instead.
+    Never calibrates from a mismatch: its gaps are the difference between two models."""
+    served = model_mismatch(log, model)
+    if served is None:
+        return []
+    if calibrate:
+        raise InputError("--calibrate", f"the log served {served}, not {model}; a calibration from another model's "
+                         "startup would store that difference as an offset", f"pass the log's model: {served}")
+    if not force:
+        raise InputError("MODEL", f"the log served {served}, not {model}",
+                         f"pass the log's model ({served}), or --force-model to compare with {model} anyway")
+    return [f"the log served {served}; compared with {model} as asked (--force-model): the gaps include the "
+            "difference between the two models"]
 
 
 def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: bool = True, fit=None):

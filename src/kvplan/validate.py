@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Iterable
 
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
-from kvplan.plan import BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, EngineArgs, Plan, parse_env, parse_max_model_len, plan
+from kvplan.inputs import read_text
+from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, EngineArgs, Plan, human_int, parse_env, parse_max_model_len,
+                         plan)
 from kvplan.resolve import (GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, model_catalog,
                             normalize, resolve_model)
 from kvplan.versions import NEWEST_KNOWN, parse_version, source_date
@@ -77,14 +79,16 @@ def load_records(path: str | Path) -> list[dict]:
     p = Path(path)
     if not p.is_file():
         raise InputError("FILE", f"no such file: {path}", "give a JSONL file of startup records")
-    text = p.read_text(encoding="utf-8-sig")  # a byte-order mark, as some editors write, is not content
+    # gzip, and UTF-16 with a byte-order mark (Windows PowerShell 5's `>`), are read; a UTF-8 byte-order mark is not content
+    text = read_text(p, "startup records as JSON lines (docs/startup-record-format.md)",
+                     "write the records as UTF-8 JSON lines (PowerShell: Out-File -Encoding utf8)")
     if text.lstrip().startswith("["):  # a JSON array of records rather than JSON lines
         try:
             whole = json.loads(text)
         except json.JSONDecodeError:
             whole = None
         if isinstance(whole, list):
-            return [_startup_record(rec, f"{path}:{n}") for n, rec in enumerate(whole, 1)]
+            return _some([_startup_record(rec, f"{path}:{n}") for n, rec in enumerate(whole, 1)], path)
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith(("#", "//")):  # blank lines and comment lines
@@ -94,7 +98,13 @@ def load_records(path: str | Path) -> list[dict]:
         except json.JSONDecodeError as exc:
             raise InputError("FILE", f"{path}:{n} is not JSON ({exc.msg})", "one startup record per line") from None
         out.append(_startup_record(rec, f"{path}:{n}"))
-    return out
+    return _some(out, path)
+
+
+def _some(records: list[dict], path) -> list[dict]:
+    if not records:
+        raise InputError("FILE", f"no records in {path}", "give a JSONL file with one startup record per line")
+    return records
 
 
 def _startup_record(rec, where: str) -> dict:
@@ -286,6 +296,8 @@ def _as_int(value, where: str) -> int:
     text = str(value).strip().replace(",", "").replace("_", "")
     if re.fullmatch(r"-?\d+", text):
         return int(text)
+    if where.startswith("args.") and human_int(text) is not None:  # an engine flag as vllm serve reads it: 8k, 8K
+        return human_int(text)
     raise InputError(where, f"must be a whole number, got {value!r}", "fix the record")
 
 

@@ -23,6 +23,13 @@ def open_log_source(logfile: str):
     return path
 
 
+def read_log(logfile: str):
+    """The parsed log (gzip and UTF-16 read as text); an empty or binary file is an InputError naming it."""
+    from kvplan.logs import parse_log, require_log_text
+
+    return require_log_text(parse_log(open_log_source(logfile)), "standard input" if logfile == "-" else logfile)
+
+
 @app.command()
 @fit_options
 def diagnose(
@@ -39,19 +46,14 @@ def diagnose(
     """
     from kvplan.diagnose import diagnose as run_diagnosis, sharpen_with_plan
 
-    result = run_diagnosis(open_log_source(logfile))
+    result = run_diagnosis(read_log(logfile))
     if model:
         result = sharpen_with_plan(result, model, flags)
     if json_output:
         sys.stdout.write(json.dumps(result.to_dict(), indent=2, default=str) + "\n")
     else:
         render_diagnosis(result)
-    raise typer.Exit(1 if _failed(result) else 0)
-
-
-def _failed(result) -> bool:
-    """A failure shown (a fatal finding) or nothing recognised in a log that did not start."""
-    return any(f.fatal for f in result.findings) or (not result.findings and not result.started)
+    raise typer.Exit(1 if result.failed else 0)
 
 
 def render_diagnosis(result) -> None:
@@ -86,6 +88,10 @@ def render_diagnosis(result) -> None:
     elif result.error_lines:
         console.print("[bold]lines that look like errors:[/]")
         for line in result.error_lines:
+            console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
+    elif not result.started and log.last_lines:
+        console.print("[bold]no line looks like an error; the log's last lines:[/]")
+        for line in log.last_lines[-5:]:
             console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
     for note in result.notes:
         console.print(f"[dim]note:[/] {note}", highlight=False, soft_wrap=True)

@@ -21,23 +21,25 @@ def reconcile(
     record: Annotated[Optional[str], typer.Option("--record", help="Write the realized startup as a startup record (JSON line) to FILE, or - for standard output.")] = None,
     calibrate: Annotated[bool, typer.Option("--calibrate", help="Store the observed-minus-predicted terms as a site calibration for this GPU and model (KVPLAN_HOME or ~/.config/kvplan).")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    force_model: Annotated[bool, typer.Option("--force-model", help="Compare with MODEL even when the log names another model it served (never with --calibrate).")] = False,
     *,
     flags: FitFlags,
 ) -> None:
     """Read every figure of a vLLM startup log and compare it with kvplan's plan."""
-    from kvplan.cli.diagnose import open_log_source
-    from kvplan.logs import parse_log
+    from kvplan.cli.diagnose import read_log
     from dataclasses import replace
 
-    from kvplan.reconcile import plan_from_log, reconcile as run_reconcile, store_site_calibration
+    from kvplan.reconcile import check_model, plan_from_log, reconcile as run_reconcile, store_site_calibration
 
     if calibrate and not model:
         raise InputError("--calibrate", "a calibration needs the model to compare with", "pass MODEL after LOGFILE")
-    log = parse_log(open_log_source(logfile))
+    log = read_log(logfile)
     plan, plan_notes = None, []
     if model:
+        plan_notes = check_model(log, model, force=force_model, calibrate=calibrate)
         # with --calibrate compare against the uncalibrated plan, so the stored offsets are the whole gap
-        plan, plan_notes = plan_from_log(log, model, flags, site_calibration=not calibrate)
+        plan, more_notes = plan_from_log(log, model, flags, site_calibration=not calibrate)
+        plan_notes += more_notes
     result = run_reconcile(log, plan)
     result = replace(result, notes=tuple(plan_notes) + result.notes)
     if record:
@@ -92,9 +94,12 @@ def render_reconciliation(result, plan=None) -> None:
             cells += [_fmt(row.predicted, row.unit), _fmt(row.gap, row.unit)]
         table.add_row(*cells)
     console.print(table)
-    if result.largest_gap:
-        g = result.largest_gap
-        console.print(f"largest gap: [bold]{g['term']}[/] {g['gap_gib']:+.2f} GiB; likely cause: {g['likely_cause']}", highlight=False)
+    h, g = result.headline_gap, result.largest_gap
+    if h:
+        console.print(f"largest gap: [bold]{h['term']}[/] {_fmt(h['observed'], h['unit'])} logged vs {_fmt(h['predicted'], h['unit'])} "
+                      f"planned ({h['relative']:.0%} off); likely cause: {h['likely_cause']}", highlight=False)
+    if g and (not h or h["term"] != g["term"]):
+        console.print(f"largest memory gap: [bold]{g['term']}[/] {g['gap_gib']:+.2f} GiB; likely cause: {g['likely_cause']}", highlight=False)
     if result.backend_fallback:
         console.print(f"[yellow]backend fallback:[/] {result.backend_fallback}", highlight=False, markup=True)
     for warning in log.warnings:

@@ -1,0 +1,48 @@
+"""Reading the files users hand kvplan: gzip is opened transparently (by its magic bytes, whatever the name),
+UTF-16 with a byte-order mark (as Windows PowerShell 5's `>` writes) is decoded, anything else must be UTF-8."""
+
+from __future__ import annotations
+
+import gzip
+import io
+from pathlib import Path
+from typing import IO, Optional
+
+from kvplan.errors import InputError
+
+GZIP_MAGIC = b"\x1f\x8b"
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def _head(stream: IO[bytes], n: int = 4) -> bytes:
+    peek = getattr(stream, "peek", None)
+    return peek(n)[:n] if peek is not None else b""
+
+
+def open_binary(source) -> IO[bytes]:
+    """A path or a binary stream, un-gzipped when it starts with gzip's magic bytes."""
+    stream = open(Path(source), "rb") if isinstance(source, (str, Path)) else source
+    if not hasattr(stream, "peek"):
+        stream = io.BufferedReader(stream)  # type: ignore[arg-type]
+    if _head(stream, 2) == GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=stream)  # type: ignore[return-value]
+    return stream
+
+
+def utf16_encoding(stream: IO[bytes]) -> Optional[str]:
+    """'utf-16' when the stream starts with a UTF-16 byte-order mark, else None."""
+    return "utf-16" if _head(stream, 2) in _UTF16_BOMS else None
+
+
+def read_text(path, what: str, fix: str) -> str:
+    """The whole text of a (possibly gzipped) file: UTF-8 (a BOM dropped) or UTF-16 with a BOM. Undecodable
+    input is an InputError naming the file, `what` it should be and `fix`."""
+    try:
+        with open_binary(path) as stream:
+            encoding = utf16_encoding(stream) or "utf-8-sig"
+            data = stream.read()
+        return data.decode(encoding)
+    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError, OSError) as exc:
+        reason = "a damaged gzip file" if isinstance(exc, (gzip.BadGzipFile, EOFError)) else \
+            "not text (neither UTF-8 nor UTF-16 with a byte-order mark)" if isinstance(exc, UnicodeDecodeError) else str(exc)
+        raise InputError("FILE", f"{path} is {reason}; expected {what}", fix) from None
