@@ -23,7 +23,7 @@ from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, batch_defaults,
-                             rules_for)
+                             quant_min_capability, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
                             vision_mlp_gated, weights_per_rank)
 
@@ -502,7 +502,7 @@ def _resolve_dtype(model: ModelSpec, gpu: GPUSpec, given: str | None, notes: lis
     return dt
 
 
-def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str]) -> QuantSpec | None:
+def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: GPUSpec, version: str) -> QuantSpec | None:
     q = model.quant
     if not given:
         return q
@@ -520,8 +520,9 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str]) -> Qua
     if family == "bitsandbytes":
         notes.append("--quantization bitsandbytes on an unquantized checkpoint: 4-bit weights at load time")
         return QuantSpec("bitsandbytes", 4, 64, "bitsandbytes 4-bit (online)")
+    online_fp8 = ("" if quant_capability_error("fp8", gpu, version) else ", or use --quantization fp8 for online FP8")
     raise InputError("--quantization", f"{given} needs a checkpoint quantized with {given}, and {model.id} is not",
-                     f"pick a {given.upper()} checkpoint of this model, or use --quantization fp8 for online FP8")
+                     f"pick a {given.upper()} checkpoint of this model{online_fp8}")
 
 
 def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> tuple[int, str]:
@@ -591,7 +592,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                          f"(max_position_embeddings={limit} in model's config.json)",
                          f"use --max-model-len {limit} or less (vLLM refuses longer contexts unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
     dtype = _resolve_dtype(model, gpu, args.dtype, notes)
-    quant = _resolve_quant(model, args.quantization, notes)
+    quant = _resolve_quant(model, args.quantization, notes, gpu, rules.version)
     kv_dtype = args.kv_cache_dtype or "auto"
     if (kv_dtype == "auto" and quant is not None and quant.kv_cache_fp8
             and ("modelopt" if quant.method.startswith("modelopt") else quant.method) in rules.kv_cache_auto_follows_checkpoint):
@@ -1581,7 +1582,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     kv_per_token, state_per_seq = _per_token_and_state(groups, resolved, rules)
     fits, error, est_len = _fit_check(groups, available, bytes_per_block, num_blocks, resolved, rules)
     failure = None if fits else "memory"
-    startup_error = _startup_error(gpu, resolved, rules)
+    startup_error = _startup_error(gpu, resolved, rules, quant, args.quantization)
     if startup_error:
         fits, error, failure = False, startup_error, "platform"
     terms = (
@@ -1640,8 +1641,28 @@ def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     return replace(fitted, assumptions=fitted.assumptions + (note,), vllm_log=tuple(log))
 
 
-def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> str | None:
-    """Errors vLLM stops with before it sizes anything: the GPU generation and the dtype it supports."""
+def vllm_quant_method(quant: QuantSpec | None) -> str | None:
+    """The --quantization name vLLM serves a checkpoint's quantization with (None: unquantized or unknown)."""
+    if quant is None:
+        return None
+    if quant.method == "modelopt":  # ModelOpt FP8 and NVFP4 are two methods in vLLM; mixed precision a third
+        return "modelopt" if quant.bits == 8 else ("modelopt_fp4" if "nvfp4" in quant.scheme else None)
+    return quant.method
+
+
+def quant_capability_error(method: str | None, gpu: GPUSpec, version: str) -> str | None:
+    """vLLM's refusal when `method` needs a newer GPU than `gpu` (versions.QUANT_MIN_CAPABILITY), else None."""
+    need = quant_min_capability(method, version)
+    if need is None or gpu.cc is None or gpu.vendor != "NVIDIA" or gpu.cc >= need:
+        return None
+    return (f"The quantization method {method} is not supported for the current GPU. Minimum capability: "
+            f"{need[0]}{need[1]}. Current capability: {gpu.cc[0]}{gpu.cc[1]}. ({gpu.name}; vLLM {version})")
+
+
+def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: QuantSpec | None = None,
+                   given_quant: str | None = None) -> str | None:
+    """Errors vLLM stops with before it sizes anything: the GPU generation, the dtype and the quantization method it
+    supports."""
     if gpu.cc is None or gpu.vendor != "NVIDIA":
         return None
     floor = rules.min_compute_capability
@@ -1652,7 +1673,8 @@ def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> str |
         return (f"Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your {gpu.name} GPU has compute "
                 f"capability {gpu.compute_capability}. You can use float16 instead by explicitly setting the `dtype` flag in CLI, "
                 f"for example: --dtype=half.")
-    return None
+    method = given_quant.lower().replace("compressed_tensors", "compressed-tensors") if given_quant else vllm_quant_method(quant)
+    return quant_capability_error(method, gpu, rules.version)
 
 
 def _tokens_formula(rules: VersionRules) -> str:
