@@ -221,6 +221,17 @@ def parse_max_model_len(value) -> int | None:
                      "e.g. 4096, 32k (= 32,000), 32K (= 32,768), -1 (auto-fit), or auto with --concurrency")
 
 
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def check_env_name(name: str, field: str = "--env") -> str:
+    """`name` if it can be an environment variable (a shell and a compose file can export it), else InputError."""
+    if not ENV_NAME.fullmatch(name):
+        raise InputError(field, f"{name!r} is not an environment variable name",
+                         "use letters, digits and _ only, not starting with a digit (e.g. VLLM_USE_V1)")
+    return name
+
+
 def parse_env(value) -> tuple[tuple[str, str], ...]:
     """--env KEY=VALUE (repeatable), a dict, or pairs -> sorted (key, value) pairs; InputError naming a bad entry."""
     if not value:
@@ -236,7 +247,7 @@ def parse_env(value) -> tuple[tuple[str, str], ...]:
                 raise InputError("--env", f"{item!r} is not KEY=VALUE", "e.g. --env VLLM_USE_V1=0")
         else:
             key, val = item
-        out[str(key).strip()] = str(val).strip()
+        out[check_env_name(str(key).strip())] = str(val).strip()
     return tuple(sorted(out.items()))
 
 
