@@ -1129,3 +1129,21 @@ def test_sweep_plot_puts_the_context_on_the_x_axis_whichever_flag_came_first(tmp
     assert ax.get_xlabel() == "max_model_len" and ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["L4", "H100"]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["4,096", "16,384", "131,072"]
+
+
+def test_a_quantization_method_the_gpu_is_too_old_for_does_not_start():
+    """vLLM refuses --quantization fp8 below Fp8Config.get_min_capability() (80 up to 0.13, 75 from 0.14): on a T4
+    (7.5) the plan does not start with 0.11 and starts with 0.14; no fix or hint proposes fp8 there."""
+    args = dict(quantization="fp8", max_model_len=4096, dtype="float16")
+    old = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "T4", vllm_version="0.11.0", **args)
+    assert not old.fits and old.failure == "platform"
+    assert "quantization method fp8 is not supported for the current GPU. Minimum capability: 80. Current capability: 75" in old.error
+    assert all("quantization" not in (f.flags or {}) for f in old.fixes)
+    new = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "T4", vllm_version="0.14.0", **args)
+    assert new.fits, new.error
+    with pytest.raises(InputError) as exc:
+        kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "T4", vllm_version="0.11.0", quantization="awq", max_model_len=4096)
+    assert "fp8" not in str(exc.value)
+    with pytest.raises(InputError) as exc:
+        kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", vllm_version="0.11.0", quantization="awq", max_model_len=4096)
+    assert "--quantization fp8" in str(exc.value)

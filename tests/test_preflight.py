@@ -158,7 +158,7 @@ def test_healthy_l4_passes_everything():
     (SMI_L4, "bfloat16", "fp8", "pass", "quantization"),
     (SMI_H200, "bfloat16", "modelopt_fp4", "warn", "quantization"),
     ("NVIDIA B200, 183359, 0, 10.0, 580.95.05\n", "bfloat16", "modelopt_fp4", "pass", "quantization"),
-    (SMI_T4, "float16", "gptq_marlin", "fail", "quantization"),
+    (SMI_T4, "float16", "gptq_marlin", "warn", "quantization"),  # 0.33: auto_gptq, min capability 60
     (SMI_T4, "float16", "awq", "warn", "quantization"),
     (SMI_L4, "float16", "awq_marlin", "pass", "quantization"),
 ])
@@ -168,6 +168,31 @@ def test_dtype_and_quantization_gates(smi, dtype, quant, status, check):
     assert f.status == status, f
     if status != "pass":
         assert f.fix
+
+
+@pytest.mark.parametrize("smi,version,quant,status", [
+    (SMI_T4, "0.13.0", "fp8", "fail"),           # Fp8Config.get_min_capability 80 up to 0.13
+    (SMI_T4, "0.14.0", "fp8", "warn"),           # 75 from 0.14: weight-only FP8 through Marlin
+    (SMI_T4, "0.13.0", "gptq_marlin", "fail"),   # 80 up to 0.13
+    (SMI_T4, "0.11.0", "mxfp4", "fail"),         # Mxfp4Config 80
+    (SMI_L4, "0.26.0", "modelopt", "pass"),      # ModelOptFp8Config 89 up to 0.26: L4 is 8.9
+    (SMI_2XA100, "0.26.0", "modelopt", "fail"),  # 8.0 < 8.9
+    (SMI_2XA100, "0.27.0", "modelopt", "warn"),  # 80 from 0.27
+    (SMI_V100, "0.11.0", "awq", "fail"),         # AWQConfig 75
+    (SMI_V100, "0.11.0", "compressed-tensors", "warn"),  # 70: starts (slow kernels)
+])
+def test_quantization_min_capability_is_vllms_per_version(smi, version, quant, status):
+    """vLLM refuses a method whose get_min_capability() exceeds the GPU's (versions.QUANT_MIN_CAPABILITY); the
+    fix never proposes a method this GPU fails in the same release."""
+    f = by_check(pf.run_checks(facts(smi=smi), req(vllm_version=version, dtype="float16", quantization=quant)), "quantization")
+    assert f.status == status, f
+    if status == "fail":
+        assert f"vLLM {version} needs cc >=" in f.message and "a GPU of cc >=" in f.fix
+        cc = tuple(int(x) for x in smi.split(", ")[3].split("."))
+        proposed = [m for m in pf.QUANT_ALTERNATIVES if f"a {m.upper()} checkpoint" in f.fix]
+        assert all(pf.quant_min_capability(m, version) <= cc for m in proposed), f.fix
+        if quant == "awq":  # V100 (7.0) fails AWQ (7.5): GPTQ (6.0) is proposed, not AWQ again
+            assert proposed == ["gptq"]
 
 
 def test_compute_capability_floor_moved_with_the_cuda13_wheel():

@@ -222,7 +222,7 @@ def test_a_hub_model_is_scaffolded_at_the_commit_its_config_was_read_at(hub, tmp
     r = _run_cli(["scaffold", str(tmp_path / "deploy"), "acme/tiny-llama", "--gpu", "L4", "--max-model-len", "2048"], env)
     assert r.returncode == 0, r.stderr
     serve = (tmp_path / "deploy" / "serve.sh").read_text()
-    assert f'REVISION="${{REVISION:-{COMMIT}}}"' in serve and "NOT pinned" not in serve
+    assert f'REVISION=${{REVISION:-{COMMIT}}}' in serve and "NOT pinned" not in serve
 
 
 def test_hub_gated_repo_says_set_hf_token(hub, tmp_path):

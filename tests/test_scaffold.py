@@ -102,8 +102,8 @@ def test_serve_sh_carries_every_flag_the_arithmetic_and_the_log(project):
     for flag in ("--revision", "--served-model-name", "--max-model-len 32768", "--gpu-memory-utilization 0.92",
                  "--tensor-parallel-size 1", "--block-size 16", "--max-num-seqs 256", "--dtype bfloat16", "--port"):
         assert flag in text
-    assert f'REVISION="${{REVISION:-{SHA}}}"' in text
-    assert 'SERVED_MODEL_NAME="${SERVED_MODEL_NAME:-chat-small}"' in text
+    assert f'REVISION=${{REVISION:-{SHA}}}' in text
+    assert 'SERVED_MODEL_NAME=${SERVED_MODEL_NAME:-chat-small}' in text
     assert "0.92 x 21.95 GiB = 20.20 GiB" in text  # the arithmetic behind --gpu-memory-utilization
     assert "24,576 / 32,768 = 0.75" in text
     for line in spec.vllm_log:
@@ -117,10 +117,15 @@ def test_serve_sh_runs_vllm_with_every_flag(project, tmp_path):
     bindir.mkdir()
     (bindir / "vllm").write_text('#!/usr/bin/env bash\nprintf "%s\\n" "$@"\n')
     (bindir / "vllm").chmod(0o755)
-    env = {"PATH": f"{bindir}:{os.environ['PATH']}", "HF_HOME": str(tmp_path / "hf")}
+    env = {"PATH": f"{bindir}:{os.environ['PATH']}", "HF_HOME": str(tmp_path / "hf"), "HF_TOKEN": "hf_x"}
     res = subprocess.run(["bash", str(root / "serve.sh")], capture_output=True, text=True, env=env)
     assert res.returncode == 0, res.stderr
     assert res.stdout.split("\n")[:-1] == ["serve"] + spec.serve_argv()
+    # A gated model: without a token (or with an empty one) it refuses, naming HF_TOKEN.
+    for token in ("", None):
+        no_token = {k: v for k, v in dict(env, HF_TOKEN=token).items() if v is not None}
+        res = subprocess.run(["bash", str(root / "serve.sh")], capture_output=True, text=True, env=no_token)
+        assert res.returncode != 0 and "HF_TOKEN" in res.stderr and "gated" in res.stderr
     # Without HF_HOME it refuses, naming the variable.
     res = subprocess.run(["bash", str(root / "serve.sh")], capture_output=True, text=True,
                          env={"PATH": env["PATH"]})
@@ -140,7 +145,7 @@ def test_compose_file(project):
     assert dev["driver"] == "nvidia" and dev["count"] == 1 and "gpu" in dev["capabilities"]
     assert any(v.startswith("hf-cache:") for v in svc["volumes"]) and "hf-cache" in docs[0]["volumes"]
     assert "/health" in " ".join(svc["healthcheck"]["test"])
-    assert svc["environment"]["HF_TOKEN"] == "${HF_TOKEN:-}"
+    assert svc["environment"]["HF_TOKEN"].startswith("${HF_TOKEN:?")  # gated: compose refuses without one
 
 
 def _k8s(root):
@@ -160,8 +165,14 @@ def test_k8s_deployment_probes_cover_the_predicted_startup(project):
     sp = c["startupProbe"]
     budget = sp["failureThreshold"] * sp["periodSeconds"]
     assert sp["httpGet"]["path"] == "/health"
-    assert budget >= 2 * spec.startup_first.total_s  # covers the first start with a 2x margin
-    assert spec.startup_first.download_s > 0 and spec.startup_first.total_s > spec.startup_restart.total_s
+    # the init container downloads onto the PVC, so the probe covers vLLM's first start from the volume (cold
+    # compile) with a 2x margin, not a download
+    init = docs["Deployment"]["spec"]["template"]["spec"]["initContainers"][0]
+    assert "snapshot_download('meta-llama/Llama-3.1-8B-Instruct'" in init["args"][0] and SHA in init["args"][0]
+    assert init["volumeMounts"] == c["volumeMounts"] and init["env"] == c["env"]
+    assert spec.probe_start.download_s == 0 and spec.probe_start.compile_cache == "cold"
+    assert 2 * spec.probe_start.total_s <= budget < 2 * spec.probe_start.total_s + 10
+    assert spec.startup_first.download_s > 0 and spec.startup_first.total_s > spec.probe_start.total_s > spec.startup_restart.total_s
     assert c["readinessProbe"]["httpGet"]["path"] == "/health"
     assert c["resources"]["limits"]["nvidia.com/gpu"] == 1
     token = next(e for e in c["env"] if e["name"] == "HF_TOKEN")
@@ -192,7 +203,8 @@ def test_multi_node_plan_gets_a_leaderworkerset_with_ray(tmp_path):
     assert "--distributed-executor-backend ray" in leader["args"][0]
     assert "multi-node-serving.sh worker --ray_address=$(LWS_LEADER_ADDRESS)" in worker["args"][0]
     assert leader["resources"]["limits"]["nvidia.com/gpu"] == 8
-    assert leader["startupProbe"]["failureThreshold"] * 10 >= 2 * spec.startup_first.total_s
+    assert leader["startupProbe"]["failureThreshold"] * 10 >= 2 * spec.probe_start.total_s
+    assert tpl["leaderTemplate"]["spec"]["initContainers"][0]["name"] == "download-weights"
     assert docs["PersistentVolumeClaim"]["spec"]["accessModes"] == ["ReadWriteMany"]
 
 
@@ -221,7 +233,7 @@ def test_a_branch_is_not_called_pinned_and_a_hub_commit_is_pinned():
     """A branch or tag can move, so it is kept but flagged; a model read from the Hub is served at the commit its
     config was read at (ModelSpec.commit), whatever revision named it."""
     branch = render_files(spec_from_plan(standin_plan(revision="v1.0", gated=False)))["serve.sh"]
-    assert "NOT pinned: 'v1.0' is a branch or tag" in branch and 'REVISION="${REVISION:-v1.0}"' in branch
+    assert "NOT pinned: 'v1.0' is a branch or tag" in branch and 'REVISION=${REVISION:-v1.0}' in branch
     plan = standin_plan(revision=None, gated=False)
     plan.model.commit = "f" * 40
     spec = spec_from_plan(plan)
@@ -238,7 +250,7 @@ def test_plan_that_does_not_fit_says_so_in_the_readme():
 # ----------------------------------------------------------------------------- client.py vs a stub
 
 
-def _stub_server(answer: str, model: str):
+def _stub_server(answer: str, model: str, chat_template: bool = True):
     class Handler(http.server.BaseHTTPRequestHandler):
         def log_message(self, *a):
             pass
@@ -261,8 +273,18 @@ def _stub_server(answer: str, model: str):
         def do_POST(self):
             length = int(self.headers.get("Content-Length", 0))
             req = json.loads(self.rfile.read(length) or b"{}")
+            if self.path.rstrip("/") == "/v1/completions" and req.get("model") == model:
+                self._send({"id": "cmpl-2", "object": "text_completion", "created": 0, "model": model,
+                            "choices": [{"index": 0, "finish_reason": "length", "text": answer, "logprobs": None}],
+                            "usage": {"prompt_tokens": 12, "completion_tokens": 2, "total_tokens": 14}})
+                return
             if self.path.rstrip("/") != "/v1/chat/completions" or req.get("model") != model:
                 self._send({"error": {"message": "bad request"}}, 404)
+                return
+            if not chat_template:  # vLLM's answer for a tokenizer without a chat template (issues #5924, #10299)
+                self._send({"object": "error", "type": "BadRequestError", "code": 400, "message":
+                            "As of transformers v4.44, default chat template is no longer allowed, so you must provide "
+                            "a chat template if the tokenizer does not define one."}, 400)
                 return
             self._send({"id": "cmpl-1", "object": "chat.completion", "created": 0, "model": model,
                         "choices": [{"index": 0, "finish_reason": "stop",
@@ -430,3 +452,158 @@ def test_a_quantized_checkpoint_is_sized_at_its_stored_bytes_for_download_disk_a
         assert low < ratio < high, (model_id, ratio)
         # the files are at least what the ranks load, less the kernels' padding and the rotary cache
         assert spec.weights_bytes_total <= plan.weights_bytes * 2
+
+
+def test_client_falls_back_to_completions_for_a_model_without_a_chat_template(project):
+    root, _ = project
+    server = _stub_server("Paris", "chat-small", chat_template=False)
+    try:
+        res = _run_client(root, server)
+    finally:
+        server.shutdown()
+    assert res.returncode == 0, res.stderr
+    assert "no chat template" in res.stderr and res.stdout.startswith("OK chat-small:") and "Paris" in res.stdout
+
+
+# ----------------------------------------------------------------------------- audit: what scaffold writes
+
+
+def _fake_server_bin(tmp_path, name="vllm"):
+    """A stand-in for the server command: prints HF_TOKEN's state, then its argv, one per line."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir(exist_ok=True)
+    (bindir / name).write_text('#!/usr/bin/env bash\nprintf "%s\\n" "token=${HF_TOKEN-unset}" "$@"\n')
+    (bindir / name).chmod(0o755)
+    return {"PATH": f"{bindir}:{os.environ['PATH']}", "HF_HOME": str(tmp_path / "hf")}
+
+
+def _shell_ok(path):
+    assert subprocess.run(["bash", "-n", str(path)]).returncode == 0
+    shellcheck = shutil.which("shellcheck")
+    if shellcheck:
+        res = subprocess.run([shellcheck, "-S", "warning", str(path)], capture_output=True, text=True)
+        assert res.returncode == 0, res.stdout
+
+
+def test_a_local_checkpoint_folder_is_served_from_its_path_never_as_a_hub_id(tmp_path):
+    app = _cli_app()
+    from typer.testing import CliRunner
+
+    from kvplan.resolve import _catalog_lookup
+
+    folder = tmp_path / "my ckpts" / "mymodel"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps(_catalog_lookup("meta-llama/Llama-3.1-8B-Instruct")["config"]))
+    out = tmp_path / "sc6"
+    res = CliRunner().invoke(app, ["scaffold", str(out), str(folder), "--gpu", "L4", "--max-model-len", "4096"])
+    assert res.exit_code == 0, res.output
+    serve = (out / "serve.sh").read_text()
+    assert "--revision" not in serve and "REVISION" not in serve
+    _shell_ok(out / "serve.sh")
+    env = _fake_server_bin(tmp_path)
+    ran = subprocess.run(["bash", str(out / "serve.sh")], capture_output=True, text=True, env=env)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.split("\n")[1:3] == ["serve", str(folder)]
+    svc = yaml.safe_load((out / "docker-compose.yml").read_text())["services"]["vllm"]
+    assert svc["command"][0] == "/models/mymodel" and "--revision" not in svc["command"]
+    assert f"{folder}:/models/mymodel:ro" in svc["volumes"]
+    dep = _k8s(out)["Deployment"]
+    c = dep["spec"]["template"]["spec"]["containers"][0]
+    assert c["args"][0] == "/data/models/mymodel" and "initContainers" not in dep["spec"]["template"]["spec"]
+    assert "copy it onto the PVC at models/mymodel" in (out / "k8s" / "deployment.yaml").read_text()
+    readme = (out / "README.md").read_text()
+    assert "local checkpoint folder" in readme and "kubectl cp" in readme
+    env_example = (out / ".env.example").read_text()
+    assert f"MODEL='{folder}'" in env_example and "REVISION" not in env_example
+
+
+def _standin(version, **args):
+    plan = standin_plan(gated=False)
+    plan.vllm_version = version
+    for k, v in args.items():
+        setattr(plan.args, k, v)
+    return plan
+
+
+def test_before_0_5_2_the_server_is_the_api_server_module_with_model_as_a_flag(tmp_path):
+    spec = spec_from_plan(_standin("0.4.2"))
+    write_files(tmp_path, render_files(spec))
+    assert spec.serve_argv()[:2] == ["--model", "meta-llama/Llama-3.1-8B-Instruct"]
+    _shell_ok(tmp_path / "serve.sh")
+    ran = subprocess.run(["bash", str(tmp_path / "serve.sh")], capture_output=True, text=True,
+                         env=_fake_server_bin(tmp_path, "python3"))
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.split("\n")[1:-1] == ["-m", "vllm.entrypoints.openai.api_server"] + spec.serve_argv()
+    svc = yaml.safe_load((tmp_path / "docker-compose.yml").read_text())["services"]["vllm"]
+    assert svc["entrypoint"] == ["python3", "-m", "vllm.entrypoints.openai.api_server"]
+    assert svc["command"] == spec.serve_argv()
+    c = _k8s(tmp_path)["Deployment"]["spec"]["template"]["spec"]["containers"][0]
+    assert c["command"] == svc["entrypoint"] and c["args"] == spec.serve_argv()
+    later = render_files(spec_from_plan(_standin("0.5.2")))
+    assert 'exec vllm serve "$MODEL"' in later["serve.sh"]
+
+
+@pytest.mark.parametrize("version,args,flag,first", [
+    ("0.6.3", {"speculative_config": '{"method": "ngram", "num_speculative_tokens": 3}'}, "--speculative-config", "0.8.2"),
+    ("0.6.3", {"mamba_ssm_cache_dtype": "float32"}, "--mamba-ssm-cache-dtype", "0.10.1"),
+    ("0.11.0", {"language_model_only": True}, "--language-model-only", "0.17.0"),
+    ("0.7.3", {"data_parallel_size": 2}, "--data-parallel-size", "0.8.3"),
+])
+def test_scaffold_refuses_a_flag_the_vllm_version_does_not_have(version, args, flag, first):
+    with pytest.raises(InputError) as exc:
+        spec_from_plan(_standin(version, **args))
+    assert exc.value.field == flag and f"vLLM {version} has no {flag}" in str(exc.value) and f"vLLM {first}" in str(exc.value)
+    spec_from_plan(_standin(first, **args))  # the first release that has it takes it
+
+
+def test_an_empty_hf_token_is_never_exported(tmp_path):
+    public = spec_from_plan(standin_plan(gated=False))
+    write_files(tmp_path, render_files(public))
+    env_lines = [line for line in (tmp_path / ".env.example").read_text().splitlines() if not line.startswith("#")]
+    assert not any(line.startswith("HF_TOKEN") for line in env_lines)
+    env = _fake_server_bin(tmp_path)
+    for token, seen in (("", "token=unset"), ("hf_abc", "token=hf_abc")):
+        ran = subprocess.run(["bash", str(tmp_path / "serve.sh")], capture_output=True, text=True, env=dict(env, HF_TOKEN=token))
+        assert ran.returncode == 0 and ran.stdout.split("\n")[0] == seen, ran.stderr
+    svc = yaml.safe_load((tmp_path / "docker-compose.yml").read_text())["services"]["vllm"]
+    assert svc["environment"]["HF_TOKEN"] is None  # passed through only when set
+    gated = render_files(spec_from_plan(standin_plan(gated=True)))
+    assert "\nHF_TOKEN=\n" in gated[".env.example"]  # to fill in; serve.sh and compose refuse it empty
+    assert yaml.safe_load(gated["docker-compose.yml"])["services"]["vllm"]["environment"]["HF_TOKEN"].startswith("${HF_TOKEN:?")
+
+
+@pytest.mark.parametrize("port", [0, 65536, 99999, -1])
+def test_an_invalid_port_is_refused(port):
+    with pytest.raises(InputError) as exc:
+        spec_from_plan(standin_plan(), port=port)
+    assert exc.value.field == "--port" and "1 to 65535" in str(exc.value)
+
+
+def test_env_names_are_checked_and_values_quoted_in_every_file(tmp_path):
+    from kvplan.plan import parse_env
+
+    for bad in ("BAD KEY=1", "1X=2", "A-B=3"):
+        with pytest.raises(InputError) as exc:
+            parse_env([bad])
+        assert exc.value.field == "--env"
+    plan = standin_plan(gated=False)
+    plan.args.env = parse_env(["FOO=a b$c", "BAR=it's $(x)"])
+    spec = spec_from_plan(plan, served_model_name="a'b $x")
+    write_files(tmp_path, render_files(spec))
+    _shell_ok(tmp_path / "serve.sh")
+    env = _fake_server_bin(tmp_path)
+    (tmp_path / "bin" / "vllm").write_text('#!/usr/bin/env bash\nprintf "%s\\n" "$FOO" "$BAR" "$@"\n')
+    ran = subprocess.run(["bash", str(tmp_path / "serve.sh")], capture_output=True, text=True, env=env)
+    assert ran.returncode == 0, ran.stderr
+    lines = ran.stdout.split("\n")
+    assert lines[:2] == ["a b$c", "it's $(x)"] and lines[lines.index("--served-model-name") + 1] == "a'b $x"
+    sourced = subprocess.run(["bash", "-c", "set -a; . ./.env.example; printf %s \"$SERVED_MODEL_NAME\""],
+                             cwd=tmp_path, capture_output=True, text=True)
+    assert sourced.stdout == "a'b $x"
+    svc = yaml.safe_load((tmp_path / "docker-compose.yml").read_text())["services"]["vllm"]
+    assert svc["environment"]["FOO"] == "a b$$c" and svc["environment"]["BAR"] == "it's $$(x)"  # compose: $$ is a $
+    assert svc["command"][svc["command"].index("--served-model-name") + 1] == "a'b $$x"
+    c = _k8s(tmp_path)["Deployment"]["spec"]["template"]["spec"]["containers"][0]
+    assert {"name": "FOO", "value": "a b$c"} in c["env"] and {"name": "BAR", "value": "it's $$(x)"} in c["env"]
+    with pytest.raises(InputError):
+        spec_from_plan(standin_plan(), served_model_name="a\nb")

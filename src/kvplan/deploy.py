@@ -32,8 +32,10 @@ from string import Template
 from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
+from kvplan.plan import check_env_name
 from kvplan.resolve import is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_budget_s
+from kvplan.versions import check_serve_flags, serve_entrypoint
 
 GIB = 1024**3
 GPUS_PER_NODE = 8  # HGX / DGX nodes; above this a plan spans nodes (vLLM: TP within, PP across)
@@ -41,6 +43,12 @@ PROBE_PERIOD_S = 10  # startup-times.md, "Suggested startup-probe sizing"
 PROBE_MARGIN = 2.0  # budget = 2 x predicted (covers 93 % of calibrated starts, startup-times.md)
 CONTAINER_HF_HOME = "/data/huggingface"
 CONTAINER_VLLM_CACHE = "/data/vllm-cache"
+COMPOSE_MODELS = "/models"  # a local checkpoint folder is bind-mounted read-only under this in the container
+K8S_MODELS = "/data/models"  # ... and copied onto the PVC (mounted at /data) under this in Kubernetes
+# Files the init container fetches: what vLLM loads (config, tokenizer, safetensors), not a repo's other copies
+# of the weights (original/ consolidated checkpoints, .bin duplicates).
+DOWNLOAD_PATTERNS = ("*.json", "*.safetensors", "*.model", "*.tiktoken", "*.txt", "*.jinja", "*.py")
+DOWNLOAD_IGNORE = ("original/*",)
 
 
 @dataclass(frozen=True)
@@ -79,6 +87,10 @@ class ScaffoldSpec:
     plan_error: Optional[str] = None
     data_parallel_size: int = 1
     pooling: bool = False  # an embedding/classification model: the smoke test asks /v1/embeddings
+    local_dir: Optional[str] = None  # absolute path of a local checkpoint folder (no Hub id, no revision)
+    # vLLM's own start with the weights already on the volume but a cold compile cache: the first start after the init
+    # container's download (Kubernetes), which the startupProbe has to cover
+    startup_first_from_volume: Optional[StartupPrediction] = None
 
     @property
     def gpus(self) -> int:
@@ -93,15 +105,43 @@ class ScaffoldSpec:
         return math.ceil(self.gpus / self.gpus_per_node)
 
     @property
+    def probe_start(self) -> StartupPrediction:
+        """The start the Kubernetes startupProbe covers: the weights are on the PVC before vLLM starts (the init
+        container downloaded them, or the operator copied a local folder there), so never a download."""
+        return self.startup_first_from_volume or self.startup_first
+
+    @property
     def probe_failure_threshold(self) -> int:
-        return math.ceil(probe_budget_s(self.startup_first, PROBE_MARGIN) / PROBE_PERIOD_S)
+        return math.ceil(probe_budget_s(self.probe_start, PROBE_MARGIN) / PROBE_PERIOD_S)
 
     @property
     def probe_budget_s(self) -> int:
         return self.probe_failure_threshold * PROBE_PERIOD_S
 
-    def serve_argv(self) -> list[str]:
-        out = [self.model_id]
+    @property
+    def compose_start_period_s(self) -> int:
+        """docker compose has no init step: its first start downloads, so its healthcheck grace covers that."""
+        return int(math.ceil(probe_budget_s(self.startup_first, PROBE_MARGIN) / PROBE_PERIOD_S) * PROBE_PERIOD_S)
+
+    @property
+    def entrypoint(self) -> tuple[str, ...]:
+        return serve_entrypoint(self.vllm_version)[0]
+
+    @property
+    def model_dir_name(self) -> str:
+        return Path(self.local_dir).name if self.local_dir else ""
+
+    def model_ref(self, where: str = "host") -> str:
+        """How the server is told the model: the Hub id, or a local folder's path on the host, in the compose
+        container (bind mount) or on the Kubernetes PVC."""
+        if not self.local_dir:
+            return self.model_id
+        return {"host": self.local_dir, "compose": f"{COMPOSE_MODELS}/{self.model_dir_name}",
+                "k8s": f"{K8S_MODELS}/{self.model_dir_name}"}[where]
+
+    def serve_argv(self, where: str = "compose") -> list[str]:
+        model = self.model_ref(where)
+        out = ["--model", model] if serve_entrypoint(self.vllm_version)[1] else [model]
         for f in self.flags:
             out += f.argv()
         return out
@@ -127,6 +167,19 @@ def default_served_name(model_id: str) -> str:
     return re.sub(r"[^a-z0-9._-]+", "-", tail.lower()).strip("-") or "model"
 
 
+def check_port(port: int) -> int:
+    if not isinstance(port, int) or not 1 <= port <= 65535:
+        raise InputError("--port", f"{port!r} is not a TCP port", "give a port from 1 to 65535, e.g. --port 8000")
+    return port
+
+
+def check_served_name(name: str) -> str:
+    if not name.strip() or any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise InputError("--served-model-name", f"{name!r} is empty or holds control characters",
+                         "give a printable name such as chat-small")
+    return name
+
+
 def spec_from_plan(
     plan: Any,
     *,
@@ -136,6 +189,8 @@ def spec_from_plan(
 ) -> ScaffoldSpec:
     """Everything the templates need, read from a plan (pure)."""
     a, m, g = plan.args, plan.model, plan.gpu
+    check_port(port)
+    local_dir = _get(m, "local_dir")
     model_id = _get(m, "id", default=None) or _get(a, "model", default="model")
     revision = _get(a, "revision") or _get(m, "revision")
     tp = int(_get(a, "tensor_parallel_size", default=1))
@@ -152,14 +207,16 @@ def spec_from_plan(
     blocks = _get(plan, "num_gpu_blocks")
     bsz = _get(plan, "block_size") or _get(a, "block_size")
     requested = _get(plan, "requested_bytes") or util * total
-    name = served_model_name or default_served_name(model_id)
+    name = check_served_name(served_model_name or default_served_name(model_id))
 
     def num(x):
         return f"{x:,.0f}" if isinstance(x, (int, float)) else "?"
 
     flags: list[Flag] = []
     commit = _get(m, "commit")
-    if is_commit_sha(revision):
+    if local_dir:  # a folder on disk: vLLM reads it as is, --revision names nothing there
+        revision = None
+    elif is_commit_sha(revision):
         flags.append(Flag("--revision", str(revision), "pinned: the repository can change under you"))
     elif commit:  # read from the Hub: serve the commit the plan's config came from
         revision = commit
@@ -265,34 +322,52 @@ def spec_from_plan(
     if conc is not None and mml:
         arithmetic.append(f"max concurrency  {num(kv_tok)} / {num(mml)} = {conc:.2f} full-length sequences")
 
+    env = tuple(_get(a, "env", default=()) or ())
+    for key, _ in env:
+        check_env_name(key)
+    check_serve_flags([f.name for f in flags], str(plan.vllm_version))
     eager = bool(_get(a, "enforce_eager", default=False))
     w_gib = w_total / GIB
     first = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager,
-                            compile_cache="cold", storage="cloud_block_ssd", download=True)
+                            compile_cache="cold", storage="cloud_block_ssd", download=not local_dir)
+    from_volume = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager,
+                                  compile_cache="cold", storage="cloud_block_ssd", download=False)
     restart = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager,
                               compile_cache="warm", storage="cloud_block_ssd", download=False)
     return ScaffoldSpec(
         model_id=model_id, revision=str(revision) if revision else None, served_model_name=name, port=port,
         vllm_version=str(plan.vllm_version), gpu_name=str(_get(g, "name", default="?")), gpu_total_bytes=total,
         tensor_parallel_size=tp, pipeline_parallel_size=pp, gated=bool(_get(m, "gated", default=False)),
-        weights_bytes_total=w_total, flags=tuple(flags), arithmetic=tuple(arithmetic), env=tuple(_get(a, "env", default=()) or ()),
+        weights_bytes_total=w_total, flags=tuple(flags), arithmetic=tuple(arithmetic), env=env,
         vllm_log=tuple(_get(plan, "vllm_log", default=()) or ()), startup_first=first, startup_restart=restart,
         gpus_per_node=gpus_per_node, fits=bool(plan.fits), plan_error=_get(plan, "error"), data_parallel_size=dp,
-        pooling=pooling,
+        pooling=pooling, local_dir=str(local_dir) if local_dir else None, startup_first_from_volume=from_volume,
     )
 
 
 # ------------------------------------------------------------------------------ templates
 
+# kvplan does not read a model's tokenizer_config.json, so it cannot know whether the model has a chat template. vLLM
+# answers a chat request to a model without one with 400 ("... default chat template is no longer allowed, so you must
+# provide a chat template ...": vLLM issues #5924, #10299), so the smoke test then asks /v1/completions instead.
 CHAT_REQUEST = '''    start = time.perf_counter()
-    reply = client.chat.completions.create(
-        model=args.model,
-        messages=[{"role": "user", "content": args.prompt}],
-        max_tokens=32,
-        temperature=0.0,
-    )
+    try:
+        reply = client.chat.completions.create(
+            model=args.model,
+            messages=[{"role": "user", "content": args.prompt}],
+            max_tokens=32,
+            temperature=0.0,
+        )
+        text = (reply.choices[0].message.content or "").strip() if reply.choices else ""
+    except BadRequestError as exc:
+        if "chat template" not in str(exc).lower():
+            raise
+        # a base model without a chat template (vLLM answers 400): ask /v1/completions with the raw prompt
+        print(f"note: {args.model} has no chat template; smoke-testing /v1/completions instead", file=sys.stderr)
+        start = time.perf_counter()
+        reply = client.completions.create(model=args.model, prompt=args.prompt, max_tokens=32, temperature=0.0)
+        text = (reply.choices[0].text or "").strip() if reply.choices else ""
     latency_s = time.perf_counter() - start
-    text = (reply.choices[0].message.content or "").strip() if reply.choices else ""
     if not text:
         print(f"FAIL: empty answer from {args.model} after {latency_s * 1000:.0f} ms", file=sys.stderr)
         return 1
@@ -334,16 +409,30 @@ vllm_version = "$vllm_version"
 
 ENV_EXAMPLE = Template('''\
 # Copy to .env and fill in. Never commit .env; in production the token comes from a secret store.
-# Access token for gated or private models (left empty on purpose).
-HF_TOKEN=
+$token_lines
 # Where weights are cached: a large, persistent volume, not the container root filesystem.
 HF_HOME=/mnt/models/huggingface
-MODEL=$model_id
-REVISION=$revision
-SERVED_MODEL_NAME=$served_model_name
+MODEL=$model_sh
+${revision_env}SERVED_MODEL_NAME=$served_sh
 PORT=$port
 VLLM_LOGGING_LEVEL=INFO
 ''')
+
+# An HF_TOKEN that is set but empty is sent as a token: the Hub answers 401 even for a public model (failure case
+# gated-401-empty-hf-token, vLLM issue #20350: vLLM read the variable itself, where huggingface_hub treats an empty
+# token as none). So it is never exported empty: required for a gated model, unset otherwise.
+TOKEN_ENV_GATED = """# Access token: $model_id is gated, so serve.sh and docker compose refuse to start without it.
+HF_TOKEN="""
+TOKEN_ENV_PUBLIC = """# Access token, only for gated or private models. Leave it commented out: an empty HF_TOKEN is sent as a token
+# and the Hub answers 401 even for public models.
+# HF_TOKEN=hf_..."""
+TOKEN_SH_GATED = ''': "$${HF_TOKEN:?set HF_TOKEN in .env: $model_id is gated (accept its licence on the Hub first)}"
+export HF_TOKEN
+'''
+TOKEN_SH_PUBLIC = '''# An empty HF_TOKEN is sent as a token and refused (401) even for public models: drop it unless it has a value.
+if [[ -z "$${HF_TOKEN:-}" ]]; then unset HF_TOKEN; fi
+'''
+
 
 SERVE_SH = Template('''\
 #!/usr/bin/env bash
@@ -370,16 +459,15 @@ fi
 
 : "$${HF_HOME:?set HF_HOME to a persistent volume (see .env.example)}"
 export HF_HOME
-${env_lines}MODEL="$${MODEL:-$model_id}"
-REVISION="$${REVISION:-$revision}"
-SERVED_MODEL_NAME="$${SERVED_MODEL_NAME:-$served_model_name}"
-PORT="$${PORT:-$port}"
+${token_sh}${env_lines}MODEL=$${MODEL:-$model_sh}
+${revision_sh}SERVED_MODEL_NAME=$${SERVED_MODEL_NAME:-$served_sh}
+PORT=$${PORT:-$port}
 
 args=(
 $flag_lines
 )
 
-exec vllm serve "$$MODEL" "$${args[@]}" "$$@"
+exec $entry_sh "$$MODEL" "$${args[@]}" "$$@"
 ''')
 
 COMPOSE = Template('''\
@@ -388,15 +476,15 @@ COMPOSE = Template('''\
 services:
   vllm:
     image: vllm/vllm-openai:v$vllm_version
-    entrypoint: ["vllm", "serve"]
+    entrypoint: $entrypoint
     command: $command
     environment:
-      HF_TOKEN: $${HF_TOKEN:-}
+$compose_token
       HF_HOME: $container_hf_home
       VLLM_CACHE_ROOT: $container_vllm_cache
 ${compose_env}    volumes:
       - hf-cache:/data
-    ports:
+$compose_model_mount    ports:
       - "$port:$port"
     # PyTorch shares tensors between vLLM's processes through /dev/shm.
     ipc: host
@@ -412,7 +500,7 @@ ${compose_env}    volumes:
       interval: 15s
       timeout: 5s
       retries: 3
-      # predicted first start ~$first_s s (download + cold compile), x2 margin
+      # predicted first start ~$first_s s ($first_what), x2 margin
       start_period: $start_period
     restart: unless-stopped
 
@@ -434,7 +522,7 @@ import os
 import sys
 import time
 
-from openai import OpenAI
+from openai import BadRequestError, OpenAI  # noqa: F401 (BadRequestError: the chat smoke test)
 
 
 def main(argv=None) -> int:
@@ -463,8 +551,8 @@ README = Template('''\
 # $served_model_name: $model_id on vLLM $vllm_version
 
 Sized by kvplan for **$gpu_desc** ($gpu_total per GPU as CUDA reports it).
-Model `$model_id` at revision `$revision`, served as `$served_model_name` on port $port.
-$verdict
+$model_line, served as `$served_model_name` on port $port.
+$verdict$local_notes
 
 ## The arithmetic
 
@@ -486,7 +574,7 @@ Predicted by kvplan's startup model (fitted on 126 public vLLM startups; about +
 |---|---|---|
 $startup_rows
 
-The Kubernetes startupProbe allows $probe_budget s ($probe_failures x ${probe_period} s), twice the first-start prediction.
+$probe_text
 Re-size it from the first real startup log.
 
 ## Files
@@ -494,7 +582,7 @@ Re-size it from the first real startup log.
 | file | what |
 |---|---|
 | `pyproject.toml` | vllm pinned to $vllm_version; install into a fresh virtualenv |
-| `.env.example` | HF_TOKEN (empty), HF_HOME, model, revision; copy to `.env`, never commit it |
+| `.env.example` | $token_row, HF_HOME, model$revision_row; copy to `.env`, never commit it |
 | `serve.sh` | the `vllm serve` command with every flag and why |
 | `docker-compose.yml` | the same command in the `vllm/vllm-openai:v$vllm_version` image |
 | `client.py` | smoke test: `python client.py` exits 0 on a real answer and prints latency |
@@ -504,7 +592,7 @@ Re-size it from the first real startup log.
 
 ```bash
 python -m venv .venv && . .venv/bin/activate && pip install -e .
-cp .env.example .env          # set HF_HOME (and HF_TOKEN for gated models)
+cp .env.example .env          # set HF_HOME$token_run
 ./serve.sh                    # or: docker compose up -d
 python client.py
 ```
@@ -518,9 +606,49 @@ kubectl apply -f k8s/
 ''')
 
 
-def _yaml_list(items: Sequence[str], indent: int) -> str:
+def _yaml_list(items: Sequence[str], indent: int, quote=None) -> str:
     pad = " " * indent
-    return "\n".join(f"{pad}- {_yq(x)}" for x in items)
+    return "\n".join(f"{pad}- {(quote or _k8s_str)(x)}" for x in items)
+
+
+def _flow_list(items: Sequence[str], quote) -> str:
+    return "[" + ", ".join(quote(x) for x in items) + "]"
+
+
+def _compose_str(s: str, escape: bool = True) -> str:
+    """A compose-file string: docker compose interpolates $VAR and ${VAR} in every value, so a literal $ is $$."""
+    return _yq(s.replace("$", "$$") if escape else s)
+
+
+def _k8s_str(s: str) -> str:
+    """A Kubernetes command/args string: Kubernetes expands $(VAR) there, so a literal $( is $$(."""
+    return _yq(s.replace("$(", "$$("))
+
+
+def _local_notes(spec: ScaffoldSpec) -> str:
+    if not spec.local_dir:
+        return ""
+    return (f"\n**A local checkpoint folder, not a Hub id.** `serve.sh` serves `{spec.local_dir}` as is (no `--revision`: "
+            f"pin it by keeping the folder unchanged). docker compose mounts it read-only at `{spec.model_ref('compose')}`. "
+            f"Kubernetes cannot see this machine's disk: copy the folder onto the PVC `k8s/pvc.yaml` claims, at "
+            f"`models/{spec.model_dir_name}` (the pod reads `{spec.model_ref('k8s')}`), before `kubectl apply`, e.g. "
+            "with `kubectl cp` into a pod that mounts the claim.\n")
+
+
+def _probe_text(spec: ScaffoldSpec) -> str:
+    restart = f"Restarts find the weights and the compile cache on the volume (~{spec.startup_restart.total_s:.0f} s)."
+    start = spec.probe_start.total_s
+    if spec.local_dir:
+        return (f"Kubernetes: the weights are copied onto the PVC beforehand, so no start downloads. The startupProbe allows "
+                f"{spec.probe_budget_s} s ({spec.probe_failure_threshold} x {PROBE_PERIOD_S} s), twice the first start "
+                f"with a cold compile cache (~{start:.0f} s). {restart}")
+    return (f"Kubernetes: the init container `download-weights` fetches the checkpoint onto the PVC before vLLM starts "
+            f"(~{spec.startup_first.download_s:.0f} s predicted; no probe runs during init, and later pods find the files "
+            f"there and skip it in seconds). So the startupProbe covers vLLM's own start, never a download: it allows "
+            f"{spec.probe_budget_s} s ({spec.probe_failure_threshold} x {PROBE_PERIOD_S} s), twice the first start with a "
+            f"cold compile cache (~{start:.0f} s), rather than the {2 * spec.startup_first.total_s:.0f} s a download "
+            f"inside the probe would need on every restart. {restart} docker compose has no init step: its healthcheck "
+            f"start_period ({spec.compose_start_period_s} s) includes the download.")
 
 
 def _yq(s: str) -> str:
@@ -568,7 +696,7 @@ spec:
       port: {spec.port}
       targetPort: {spec.port}
 """
-    env = "".join(f"            - name: {k}\n              value: {_yq(v)}\n" for k, v in spec.env) + f"""\
+    env = "".join(f"            - name: {k}\n              value: {_k8s_str(v)}\n" for k, v in spec.env) + f"""\
             - name: HF_HOME
               value: {CONTAINER_HF_HOME}
             - name: VLLM_CACHE_ROOT
@@ -579,10 +707,12 @@ spec:
                   name: hf-token
                   key: HF_TOKEN
                   optional: {token_optional}"""
+    where = ("the weights were copied onto the PVC beforehand" if spec.local_dir else
+             "the init container put the weights on the PVC")
     probes = f"""\
-          # vLLM loads weights, profiles memory and captures CUDA graphs before /health answers:
-          # predicted first start ~{spec.startup_first.total_s:.0f} s, so the probe allows
-          # {spec.probe_failure_threshold} x {PROBE_PERIOD_S} s = {spec.probe_budget_s} s (2x margin) before restarting the pod.
+          # vLLM loads weights, profiles memory and captures CUDA graphs before /health answers. {where[0].upper() + where[1:]},
+          # so no start downloads: predicted first start ~{spec.probe_start.total_s:.0f} s (cold compile cache), restarts
+          # ~{spec.startup_restart.total_s:.0f} s; the probe allows {spec.probe_failure_threshold} x {PROBE_PERIOD_S} s = {spec.probe_budget_s} s (2x the first) before restarting the pod.
           startupProbe:
             httpGet:
               path: /health
@@ -617,10 +747,17 @@ spec:
             - name: dshm
               mountPath: /dev/shm"""
     image = f"vllm/vllm-openai:v{spec.vllm_version}"
+    init = _init_container(spec, image, env, mounts)
+    command = _flow_list(spec.entrypoint, _yq)
+    if spec.local_dir:
+        model_note = (f"# {spec.local_dir} is a local checkpoint folder, not a Hub id: copy it onto the PVC at "
+                      f"models/{spec.model_dir_name} first\n# (the pod reads {spec.model_ref('k8s')}; see README.md).\n")
+    else:
+        model_note = ""
     if not spec.multi_node:
         files["k8s/deployment.yaml"] = f"""\
 # {spec.model_id} on {spec.gpus} x {spec.gpu_name}, vLLM {spec.vllm_version} (sized by kvplan; see README.md).
-apiVersion: apps/v1
+{model_note}apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: {name}
@@ -638,12 +775,12 @@ spec:
       labels:
         {labels}
     spec:
-      containers:
+{init}      containers:
         - name: vllm
           image: {image}
-          command: ["vllm", "serve"]
+          command: {command}
           args:
-{_yaml_list(spec.serve_argv(), 12)}
+{_yaml_list(spec.serve_argv("k8s"), 12)}
           env:
 {env}
           ports:
@@ -660,7 +797,7 @@ spec:
 """
     else:
         per_node = spec.gpus_per_node
-        serve = " ".join(shlex.quote(x) for x in ["vllm", "serve"] + spec.serve_argv())
+        serve = " ".join(shlex.quote(x).replace("$(", "$$(") for x in [*spec.entrypoint, *spec.serve_argv("k8s")])
         leader_cmd = ("bash /vllm-workspace/examples/online_serving/multi-node-serving.sh leader "
                       f"--ray_cluster_size=$(LWS_GROUP_SIZE); {serve}")
         worker_cmd = ("bash /vllm-workspace/examples/online_serving/multi-node-serving.sh worker "
@@ -670,7 +807,7 @@ spec:
 # so one vLLM instance spans nodes with Ray, as vLLM documents it (docs/deployment/frameworks/lws.md:
 # LeaderWorkerSet + examples/online_serving/multi-node-serving.sh; TP within a node, PP across nodes).
 # Needs the LeaderWorkerSet controller: https://github.com/kubernetes-sigs/lws
-apiVersion: leaderworkerset.x-k8s.io/v1
+{model_note}apiVersion: leaderworkerset.x-k8s.io/v1
 kind: LeaderWorkerSet
 metadata:
   name: {name}
@@ -685,7 +822,7 @@ spec:
           role: leader
           {labels}
       spec:
-        containers:
+{_reindent(init, 2)}{chr(10) if init else ""}        containers:
           - name: vllm-leader
             image: {image}
             command: ["sh", "-c"]
@@ -723,6 +860,29 @@ spec:
     return files
 
 
+def _init_container(spec: ScaffoldSpec, image: str, env: str, mounts: str) -> str:
+    """An init container that downloads the checkpoint onto the PVC (none for a local folder): the first start's
+    download runs before vLLM, outside the startupProbe, and a pod that finds the files there skips it."""
+    if spec.local_dir:
+        return ""
+    code = ("from huggingface_hub import snapshot_download; "
+            f"snapshot_download({spec.model_id!r}, revision={(spec.revision or 'main')!r}, "
+            f"allow_patterns={list(DOWNLOAD_PATTERNS)!r}, ignore_patterns={list(DOWNLOAD_IGNORE)!r})")
+    return f"""\
+      initContainers:
+        # the first start's download ({spec.weights_bytes_total / GIB:.1f} GiB, ~{spec.startup_first.download_s:.0f} s predicted) runs here, with
+        # no probe; later pods find the files on the PVC and finish in seconds
+        - name: download-weights
+          image: {image}
+          command: ["python3", "-c"]
+          args:
+            - {_yq(code)}
+          env:
+{env}
+{mounts}
+"""
+
+
 def _reindent(text: str, extra: int) -> str:
     pad = " " * extra
     return "\n".join(pad + line if line.strip() else line for line in text.splitlines())
@@ -736,6 +896,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
     """Every file of the project, by relative path (pure)."""
     gpu_desc = f"{spec.gpus} x {spec.gpu_name}" if spec.gpus > 1 else f"1 x {spec.gpu_name}"
     revision = spec.revision or "main"
+    entry, model_as_flag = serve_entrypoint(spec.vllm_version)
     flag_lines = []
     for f in spec.flags:
         if f.why:
@@ -750,6 +911,9 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
         vllm_version=spec.vllm_version, gpu_name=spec.gpu_name, gpu_desc=gpu_desc, gpus=spec.gpus,
         first_s=first_s, restart_s=restart_s,
     )
+    model_sh, served_sh = shlex.quote(spec.model_ref("host")), shlex.quote(spec.served_model_name)
+    token = dict(common, model_id=spec.model_ref("host"))
+    local = bool(spec.local_dir)
     package = re.sub(r"[^a-z0-9]+", "-", spec.served_model_name.lower()).strip("-") + "-service"
     rows = []
     for (phase, a), b in zip(spec.startup_first.phases().items(), spec.startup_restart.phases().values()):
@@ -761,15 +925,29 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
                 else "PVC for the HF cache, Deployment (token from a Secret, startup/readiness probes), Service")
     files = {
         "pyproject.toml": PYPROJECT.substitute(common, package=package),
-        ".env.example": ENV_EXAMPLE.substitute(common),
+        ".env.example": ENV_EXAMPLE.substitute(
+            common, model_sh=model_sh, served_sh=served_sh,
+            token_lines=Template(TOKEN_ENV_GATED if spec.gated else TOKEN_ENV_PUBLIC).substitute(token),
+            revision_env="" if local else f"REVISION={shlex.quote(revision)}\n"),
         "serve.sh": SERVE_SH.substitute(common, arithmetic=_comment_block(spec.arithmetic),
                                         vllm_log=_comment_block(spec.vllm_log), flag_lines="\n".join(flag_lines),
-                                        env_lines="".join(f"export {k}={shlex.quote(v)}  # as planned\n" for k, v in spec.env)),
+                                        env_lines="".join(f"export {k}={shlex.quote(v)}  # as planned\n" for k, v in spec.env),
+                                        token_sh=Template(TOKEN_SH_GATED if spec.gated else TOKEN_SH_PUBLIC).substitute(token),
+                                        model_sh=model_sh, served_sh=served_sh,
+                                        revision_sh="" if local else f"REVISION=${{REVISION:-{shlex.quote(revision)}}}\n",
+                                        entry_sh=" ".join(entry) + (" --model" if model_as_flag else "")),
         "docker-compose.yml": COMPOSE.substitute(
-            common, command="[" + ", ".join(_yq(x) for x in spec.serve_argv()) + "]",
+            common, entrypoint=_flow_list(entry, _compose_str), command=_flow_list(spec.serve_argv("compose"), _compose_str),
             container_hf_home=CONTAINER_HF_HOME, container_vllm_cache=CONTAINER_VLLM_CACHE,
-            compose_env="".join(f"      {k}: {_yq(v)}\n" for k, v in spec.env),
-            start_period=f"{int(spec.probe_budget_s)}s"),
+            compose_env="".join(f"      {k}: {_compose_str(v)}\n" for k, v in spec.env),
+            compose_token=(f"      HF_TOKEN: {_compose_str(chr(36) + '{HF_TOKEN:?set HF_TOKEN in .env: this model is gated}', escape=False)}"
+                           if spec.gated else
+                           "      # passed through only when set (an empty HF_TOKEN is refused with 401, even for public models)\n"
+                           "      HF_TOKEN:"),
+            compose_model_mount=(f"      # {spec.local_dir} is a local checkpoint folder, not a Hub id: mounted read-only\n"
+                                 f"      - {_compose_str(spec.local_dir + ':' + spec.model_ref('compose') + ':ro')}\n" if local else ""),
+            first_what="cold compile; a local folder, no download" if local else "download + cold compile",
+            start_period=f"{spec.compose_start_period_s}s"),
         "client.py": CLIENT_PY.substitute(
             common, request=EMBED_REQUEST if spec.pooling else CHAT_REQUEST,
             smoke_what="one embedding request" if spec.pooling else "one chat completion",
@@ -777,8 +955,13 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
         "README.md": README.substitute(
             common, gpu_total=_g(spec.gpu_total_bytes), verdict=verdict,
             arithmetic_plain="\n".join(spec.arithmetic), vllm_log_plain="\n".join(spec.vllm_log) or "(none predicted)",
-            startup_rows="\n".join(rows), probe_budget=spec.probe_budget_s, probe_failures=spec.probe_failure_threshold,
-            probe_period=PROBE_PERIOD_S, k8s_desc=k8s_desc),
+            startup_rows="\n".join(rows), k8s_desc=k8s_desc, probe_text=_probe_text(spec),
+            model_line=(f"Model: the local checkpoint folder `{spec.local_dir}`" if local
+                        else f"Model `{spec.model_id}` at revision `{revision}`"),
+            local_notes=_local_notes(spec),
+            token_row="HF_TOKEN (required: gated model)" if spec.gated else "HF_TOKEN (commented out: only for gated models)",
+            revision_row="" if local else ", revision",
+            token_run=" and HF_TOKEN (the model is gated)" if spec.gated else ""),
     }
     files.update(_k8s_files(spec))
     return files

@@ -22,8 +22,8 @@ from typing import Iterable
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec
-from kvplan.versions import (INTEGRATED_MEMORY_CC, architecture_refusal, V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, batch_defaults,
-                             rules_for)
+from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal, as_v0_engine,
+                             batch_defaults, quant_min_capability, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
                             vision_mlp_gated, weights_per_rank)
 
@@ -237,6 +237,17 @@ def human_int(value) -> int | None:
     return None
 
 
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def check_env_name(name: str, field: str = "--env") -> str:
+    """`name` if it can be an environment variable (a shell and a compose file can export it), else InputError."""
+    if not ENV_NAME.fullmatch(name):
+        raise InputError(field, f"{name!r} is not an environment variable name",
+                         "use letters, digits and _ only, not starting with a digit (e.g. VLLM_USE_V1)")
+    return name
+
+
 def parse_env(value) -> tuple[tuple[str, str], ...]:
     """--env KEY=VALUE (repeatable), a dict, or pairs -> sorted (key, value) pairs; InputError naming a bad entry."""
     if not value:
@@ -252,7 +263,7 @@ def parse_env(value) -> tuple[tuple[str, str], ...]:
                 raise InputError("--env", f"{item!r} is not KEY=VALUE", "e.g. --env VLLM_USE_V1=0")
         else:
             key, val = item
-        out[str(key).strip()] = str(val).strip()
+        out[check_env_name(str(key).strip())] = str(val).strip()
     return tuple(sorted(out.items()))
 
 
@@ -542,7 +553,7 @@ def _resolve_dtype(model: ModelSpec, gpu: GPUSpec, given: str | None, notes: lis
     return dt
 
 
-def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str]) -> QuantSpec | None:
+def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: GPUSpec, version: str) -> QuantSpec | None:
     q = model.quant
     if not given:
         return q
@@ -560,8 +571,9 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str]) -> Qua
     if family == "bitsandbytes":
         notes.append("--quantization bitsandbytes on an unquantized checkpoint: 4-bit weights at load time")
         return QuantSpec("bitsandbytes", 4, 64, "bitsandbytes 4-bit (online)")
+    online_fp8 = ("" if quant_capability_error("fp8", gpu, version) else ", or use --quantization fp8 for online FP8")
     raise InputError("--quantization", f"{given} needs a checkpoint quantized with {given}, and {model.id} is not",
-                     f"pick a {given.upper()} checkpoint of this model, or use --quantization fp8 for online FP8")
+                     f"pick a {given.upper()} checkpoint of this model{online_fp8}")
 
 
 def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> tuple[int, str]:
@@ -635,7 +647,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                          f"(max_position_embeddings={limit} in model's config.json)",
                          f"use --max-model-len {limit} or less (vLLM refuses longer contexts unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
     dtype = _resolve_dtype(model, gpu, args.dtype, notes)
-    quant = _resolve_quant(model, args.quantization, notes)
+    quant = _resolve_quant(model, args.quantization, notes, gpu, rules.version)
     kv_dtype = args.kv_cache_dtype or "auto"
     if (kv_dtype == "auto" and quant is not None and quant.kv_cache_fp8
             and ("modelopt" if quant.method.startswith("modelopt") else quant.method) in rules.kv_cache_auto_follows_checkpoint):
@@ -1647,7 +1659,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     load_error = _load_oom(gpu, w.bytes)
     if load_error:
         fits, error, failure, est_len = False, load_error, "load", None
-    startup_error = _startup_error(gpu, resolved, rules)
+    startup_error = _startup_error(gpu, resolved, rules, quant, args.quantization)
     if startup_error:
         fits, error, failure = False, startup_error, "platform"
     arch = architecture_refusal(model.architectures, rules.release) if check_architecture else None
@@ -1727,8 +1739,28 @@ def _load_oom(gpu: GPUSpec, weights_per_rank: int) -> str | None:
             f"in the {total / GIB:.2f} GiB of {gpu.name}")
 
 
-def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> str | None:
-    """Errors vLLM stops with before it sizes anything: the GPU generation and the dtype it supports."""
+def vllm_quant_method(quant: QuantSpec | None) -> str | None:
+    """The --quantization name vLLM serves a checkpoint's quantization with (None: unquantized or unknown)."""
+    if quant is None:
+        return None
+    if quant.method == "modelopt":  # ModelOpt FP8 and NVFP4 are two methods in vLLM; mixed precision a third
+        return "modelopt" if quant.bits == 8 else ("modelopt_fp4" if "nvfp4" in quant.scheme else None)
+    return quant.method
+
+
+def quant_capability_error(method: str | None, gpu: GPUSpec, version: str) -> str | None:
+    """vLLM's refusal when `method` needs a newer GPU than `gpu` (versions.QUANT_MIN_CAPABILITY), else None."""
+    need = quant_min_capability(method, version)
+    if need is None or gpu.cc is None or gpu.vendor != "NVIDIA" or gpu.cc >= need:
+        return None
+    return (f"The quantization method {method} is not supported for the current GPU. Minimum capability: "
+            f"{need[0]}{need[1]}. Current capability: {gpu.cc[0]}{gpu.cc[1]}. ({gpu.name}; vLLM {version})")
+
+
+def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: QuantSpec | None = None,
+                   given_quant: str | None = None) -> str | None:
+    """Errors vLLM stops with before it sizes anything: the GPU generation, the dtype and the quantization method it
+    supports."""
     if gpu.cc is None or gpu.vendor != "NVIDIA":
         return None
     floor = rules.min_compute_capability
@@ -1739,7 +1771,8 @@ def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> str |
         return (f"Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your {gpu.name} GPU has compute "
                 f"capability {gpu.compute_capability}. You can use float16 instead by explicitly setting the `dtype` flag in CLI, "
                 f"for example: --dtype=half.")
-    return None
+    method = given_quant.lower().replace("compressed_tensors", "compressed-tensors") if given_quant else vllm_quant_method(quant)
+    return quant_capability_error(method, gpu, rules.version)
 
 
 def _tokens_formula(rules: VersionRules) -> str:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from kvplan.resolve import is_commit_sha, nvml_reserved_bytes
-from kvplan.versions import MIN_DRIVER_BY_CUDA, MINOR_COMPAT_DRIVER_BY_CUDA_MAJOR, rules_for
+from kvplan.versions import MIN_DRIVER_BY_CUDA, MINOR_COMPAT_DRIVER_BY_CUDA_MAJOR, quant_min_capability, rules_for
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
 GIB = 1024**3
@@ -399,16 +399,27 @@ def check_compute_capability(facts: MachineFacts, req: Request) -> list[Finding]
                            "pass --dtype half"))
     elif dtype:
         out.append(Finding("dtype", PASS, f"{dtype} runs on cc {low.compute_capability}"))
-    out.extend(_quantization_gate(req.quantization, cc, low))
+    out.extend(_quantization_gate(req.quantization, cc, low, req.vllm_version))
     return out
 
 
-def _quantization_gate(quant: Optional[str], cc: tuple[int, int], gpu: GPUInfo) -> list[Finding]:
+# Methods tried, in this order, as the fix when vLLM refuses one on this GPU (each still gated by its own minimum).
+QUANT_ALTERNATIVES = ("awq", "gptq", "bitsandbytes")
+
+
+def _quantization_gate(quant: Optional[str], cc: tuple[int, int], gpu: GPUInfo, version: str) -> list[Finding]:
     if not quant:
         return []
     q = quant.lower()
     where = f"{gpu.name} is cc {gpu.compute_capability}"
-    # gpu-facts.md section 4 for every gate below.
+    need = quant_min_capability(q, version)
+    if need is not None and cc < need:
+        # vLLM refuses at startup (versions.QUANT_MIN_CAPABILITY): propose only methods this GPU passes
+        ok = [m for m in QUANT_ALTERNATIVES if m != q and (quant_min_capability(m, version) or (0, 0)) <= cc]
+        return [Finding("quantization", FAIL,
+                        f"{quant}: vLLM {version} needs cc >= {need[0]}.{need[1]} for this method; {where}",
+                        (f"a {ok[0].upper()} checkpoint, or " if ok else "") + f"a GPU of cc >= {need[0]}.{need[1]}")]
+    # gpu-facts.md section 4 for the speed gates below.
     if q in ("nvfp4", "modelopt_fp4", "fp4", "mxfp4_nvfp4") or "nvfp4" in q:
         if cc >= (10, 0):
             return [Finding("quantization", PASS, f"{quant}: native FP4 (cc >= 10.0)")]
@@ -418,18 +429,14 @@ def _quantization_gate(quant: Optional[str], cc: tuple[int, int], gpu: GPUInfo) 
     if q in ("fp8", "fbgemm_fp8", "modelopt", "compressed-tensors-fp8", "ptpc_fp8") or q.startswith("fp8"):
         if cc >= (8, 9):
             return [Finding("quantization", PASS, f"{quant}: FP8 W8A8 (cc >= 8.9)")]
-        if cc >= (7, 5):
-            return [Finding("quantization", WARN,
-                            f"{quant}: FP8 compute needs cc >= 8.9; {where}, so vLLM falls back to weight-only FP8 (Marlin W8A16)",
-                            "use an L4/L40S/H100-class GPU for FP8 compute, or an AWQ/GPTQ int4 checkpoint")]
-        return [Finding("quantization", FAIL, f"{quant}: FP8 needs cc >= 7.5; {where}", "use AWQ/GPTQ or a newer GPU")]
+        return [Finding("quantization", WARN,
+                        f"{quant}: FP8 compute needs cc >= 8.9; {where}, so vLLM falls back to weight-only FP8 (Marlin W8A16)",
+                        "use an L4/L40S/H100-class GPU for FP8 compute, or an AWQ/GPTQ int4 checkpoint")]
     if "marlin" in q or q in ("awq", "gptq", "compressed-tensors"):
         if cc >= (8, 0):
             return [Finding("quantization", PASS, f"{quant}: Marlin int4 kernels (cc >= 8.0)")]
-        if "marlin" in q:
-            return [Finding("quantization", FAIL, f"{quant}: Marlin kernels need cc >= 8.0; {where}",
-                            f"pass --quantization {q.replace('_marlin', '')} (non-Marlin kernel)")]
-        return [Finding("quantization", WARN, f"{quant}: Marlin int4 needs cc >= 8.0; {where}, so vLLM uses the slower non-Marlin kernel",
+        return [Finding("quantization", WARN, f"{quant}: full Marlin int4 support needs cc >= 8.0; {where}, so vLLM uses "
+                        "its limited Turing kernels or the slower non-Marlin kernel",
                         "expected on T4; use an Ampere-or-newer GPU for Marlin speed")]
     return [Finding("quantization", PASS, f"{quant}: no compute-capability gate known to kvplan")]
 

@@ -502,6 +502,7 @@ class ModelSpec:
     is_multimodal: bool = False
     is_pooling: bool = False
     is_encoder_only: bool = False  # bidirectional encoder (BERT family): vLLM keeps no KV cache for it
+    local_dir: str | None = None  # the absolute path of a local checkpoint folder it was read from
     notes: tuple[str, ...] = ()
     text_config: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
     vision_config: dict | None = field(default=None, compare=False, hash=False, repr=False)
@@ -737,8 +738,9 @@ def _from_folder(folder: Path) -> ModelSpec:
     hfq = _read_json(quant_path, "hf_quant_config.json") if quant_path.is_file() else None
     modules_path = folder / "modules.json"
     pooling = modules_path.is_file() and has_pooling_module(_read_modules(modules_path))
-    return normalize(config, model_id=folder.name, source=str(folder), hf_quant_config=hfq, checkpoint=ckpt,
+    spec = normalize(config, model_id=folder.name, source=str(folder), hf_quant_config=hfq, checkpoint=ckpt,
                      sentence_transformers_pooling=pooling)
+    return replace(spec, local_dir=str(folder.resolve()))
 
 
 def _hub_error(exc: Exception, repo: str, revision: str | None) -> Exception:

@@ -541,3 +541,83 @@ def architecture_refusal(architectures, release: V) -> tuple[str, str, str] | No
     if row.get("missing_before") and release <= parse_version(row["missing_before"]):
         return "unsupported", text, row["first_read"]
     return "unsupported", text, row["last_read"]
+
+
+# ---- what `kvplan scaffold` may write for a release: the server's entry point and the flags it has
+
+# The `vllm` console script (`vllm serve MODEL`) ships from 0.5.2: the 0.5.2 wheel's entry_points.txt declares
+# "vllm = vllm.scripts:main"; the 0.4.2-0.5.1 wheels declare no console script, and their server is started as a
+# module with the model as a flag (vllm/entrypoints/openai/api_server.py, "--model" in vllm/engine/arg_utils.py).
+SERVE_CONSOLE_SCRIPT_SINCE: V = (0, 5, 2)
+MODULE_SERVER = ("python3", "-m", "vllm.entrypoints.openai.api_server")
+
+# The first release whose wheel has each flag kvplan scaffold writes, read in vllm/engine/arg_utils.py (and
+# vllm/entrypoints/openai/cli_args.py for --host/--port) of every release wheel 0.4.2-0.33.0. (0, 4, 2) means "in the
+# oldest wheel read". The --no-... forms come with argparse.BooleanOptionalAction, first used for these flags in 0.6.5.
+OLDEST_FLAGS_READ: V = (0, 4, 2)
+SERVE_FLAG_SINCE: dict[str, V] = {
+    "--revision": (0, 4, 2), "--served-model-name": (0, 4, 2), "--host": (0, 4, 2), "--port": (0, 4, 2),
+    "--dtype": (0, 4, 2), "--quantization": (0, 4, 2), "--max-model-len": (0, 4, 2),
+    "--gpu-memory-utilization": (0, 4, 2), "--tensor-parallel-size": (0, 4, 2), "--pipeline-parallel-size": (0, 4, 2),
+    "--kv-cache-dtype": (0, 4, 2), "--block-size": (0, 4, 2), "--max-num-seqs": (0, 4, 2),
+    "--max-num-batched-tokens": (0, 4, 2), "--enforce-eager": (0, 4, 2), "--enable-lora": (0, 4, 2),
+    "--max-loras": (0, 4, 2), "--max-lora-rank": (0, 4, 2), "--fully-sharded-loras": (0, 4, 2),
+    "--enable-prefix-caching": (0, 4, 2), "--enable-chunked-prefill": (0, 4, 2),
+    "--distributed-executor-backend": (0, 4, 3), "--cpu-offload-gb": (0, 5, 3), "--limit-mm-per-prompt": (0, 5, 5),
+    "--task": (0, 6, 4), "--no-enable-prefix-caching": (0, 6, 5), "--no-enable-chunked-prefill": (0, 6, 5),
+    "--enable-expert-parallel": (0, 8, 0), "--speculative-config": (0, 8, 2), "--data-parallel-size": (0, 8, 3),
+    "--mamba-ssm-cache-dtype": (0, 10, 1), "--runner": (0, 10, 1), "--language-model-only": (0, 17, 0),
+}
+
+
+def serve_entrypoint(version: str) -> tuple[tuple[str, ...], bool]:
+    """(the command that starts the OpenAI server of `version`, whether the model is given as --model)."""
+    if parse_version(version) >= SERVE_CONSOLE_SCRIPT_SINCE:
+        return ("vllm", "serve"), False
+    return MODULE_SERVER, True
+
+
+def check_serve_flags(names, version: str) -> None:
+    """InputError naming the first flag of `names` that vLLM `version` does not have (SERVE_FLAG_SINCE)."""
+    release = parse_version(version)
+    for name in names:
+        first = SERVE_FLAG_SINCE.get(name)
+        if first is not None and release < first:
+            since = ".".join(map(str, first))
+            raise InputError(name, f"vLLM {version} has no {name} flag (first in vLLM {since}), so its server would "
+                             "refuse the launch command", f"drop {name} or use --vllm-version {since} or later")
+
+
+# Minimum compute capability of each --quantization method: QuantizationConfig.get_min_capability() of its config
+# class, which vLLM compares with the GPU's before loading ("The quantization method {q} is not supported for the
+# current GPU. Minimum capability: {m}. Current capability: {c}." -- vllm/config.py VllmConfig._get_quantization_config
+# in 0.7.3, vllm/config/vllm.py in 0.33.0). Steps as read in the release wheels 0.4.2-0.33.0 (the file named per row;
+# from 0.22/0.24 the GPTQ/AWQ methods are served by auto_gptq.py (60) / auto_awq.py (75)):
+QUANT_MIN_CAPABILITY: dict[str, list[tuple[V, int]]] = {
+    "gptq": [((0, 0, 0), 60)],                                         # gptq.py, auto_gptq.py
+    "awq": [((0, 0, 0), 75)],                                          # awq.py, auto_awq.py
+    "gptq_marlin": [((0, 0, 0), 80), ((0, 14, 0), 75), ((0, 22, 0), 60)],  # gptq_marlin.py, then auto_gptq.py
+    "awq_marlin": [((0, 5, 3), 80), ((0, 14, 0), 75)],                 # awq_marlin.py (new in 0.5.3)
+    "fp8": [((0, 0, 0), 89), ((0, 5, 1), 80), ((0, 14, 0), 75)],       # fp8.py Fp8Config
+    "compressed-tensors": [((0, 5, 0), 60), ((0, 5, 1), 75), ((0, 5, 3), 70)],  # compressed_tensors/compressed_tensors.py
+    "bitsandbytes": [((0, 5, 0), 70)],                                 # bitsandbytes.py
+    "mxfp4": [((0, 10, 1), 80)],                                       # mxfp4.py Mxfp4Config
+    "modelopt": [((0, 6, 1), 89), ((0, 27, 0), 80)],                   # modelopt.py ModelOptFp8Config
+    "modelopt_fp4": [((0, 8, 0), 100), ((0, 9, 0), 80), ((0, 14, 0), 75)],  # modelopt.py ModelOptNvFp4Config
+}
+
+
+def quant_min_capability(method: str | None, version: str) -> tuple[int, int] | None:
+    """The compute capability vLLM `version` requires for quantization `method` (None: no gate known)."""
+    if not method:
+        return None
+    key = method.lower()
+    steps = QUANT_MIN_CAPABILITY.get("compressed-tensors" if key == "compressed_tensors" else key)
+    if not steps:
+        return None
+    release = parse_version(version)
+    value = None
+    for first, v in steps:
+        if release >= first:
+            value = v
+    return None if value is None else divmod(value, 10)
