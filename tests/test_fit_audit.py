@@ -207,3 +207,18 @@ def test_concurrency_beyond_max_num_seqs_is_refused_naming_the_flag():
         max_model_len_for_concurrency(base, seqs + 44)
     raised = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", fixes=False, max_num_seqs=seqs + 44)
     assert max_model_len_for_concurrency(raised, seqs + 44)
+
+
+@pytest.mark.parametrize("model", ["Qwen/Qwen3-32B", "google/gemma-3-27b-it", "Qwen/Qwen3-Next-80B-A3B-Instruct"])
+@pytest.mark.parametrize("gpu", ["L4", "RTX 4090", "A100 40GB"])
+def test_every_fix_applied_as_written_gives_the_verdict_it_states(model, gpu):
+    # a fix is flags a user can pass; passing them must reproduce the fix's own verdict (over the catalog models and
+    # GPUs of this grid; 174 fixes of 7 catalog models x 6 GPUs x 2 contexts agreed when the grid was widened by hand)
+    import kvplan
+    for mml in (None, 32768):
+        base = {"max_model_len": mml} if mml else {}
+        p = kvplan.fit(model, gpu, detect_gpu=False, **base)
+        for f in p.fixes:
+            kw = dict(f.flags)
+            q = kvplan.fit(kw.pop("model", model), kw.pop("gpu", gpu), detect_gpu=False, fixes=False, **{**base, **kw})
+            assert bool(q.fits) == bool(f.fits), (f.name, f.flags, q.error)
