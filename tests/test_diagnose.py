@@ -222,6 +222,44 @@ def test_plan_lists_gpus_that_qualify():
     assert gpus and not any("T4" in g or "V100" in g for g in gpus)
 
 
+def _no_plan(model, **overrides):
+    raise AssertionError("a plan of another model than the log's was built")
+
+
+def test_a_log_of_another_model_is_a_finding_and_no_plan_is_made():
+    log = parse_lines(EXCERPTS[83]["lines"])  # a healthy start of Qwen/Qwen3-8B
+    other = sharpen_with_plan(diagnose(log), "Qwen/Qwen2.5-0.5B-Instruct", plan_factory=_no_plan)
+    (finding,) = [f for f in other.findings if f.symptom == "model_mismatch"]
+    assert "Qwen/Qwen3-8B" in finding.cause and "Qwen/Qwen2.5-0.5B-Instruct" in finding.cause
+    assert "Qwen/Qwen3-8B" in finding.fix and not finding.fatal and finding.layer in LAYERS
+    assert other.started and not other.failed
+    same = sharpen_with_plan(diagnose(log), "/data/qwen3-8b", plan_factory=lambda m, **o: _fake_plan(fits=True))
+    assert not any(f.symptom == "model_mismatch" for f in same.findings)
+
+
+def test_a_model_mismatch_does_not_hide_an_unrecognised_failure():
+    lines = ["INFO 01-01 00:00:00 llm_engine.py:1] Initializing an LLM engine with config: model='Qwen/Qwen3-8B', "
+             "tensor_parallel_size=1", "ERROR something nobody has seen before"]
+    plain = diagnose(lines)
+    assert plain.failed and not plain.recognised
+    other = sharpen_with_plan(plain, "meta-llama/Llama-3.1-8B-Instruct", plan_factory=_no_plan)
+    assert [f.symptom for f in other.findings] == ["model_mismatch"]
+    assert other.failed and not other.recognised and "error_lines" in other.to_dict()
+
+
+def test_cli_diagnose_names_another_model_as_a_finding(tmp_path):
+    import subprocess
+    import sys
+
+    log = tmp_path / "vllm.log"
+    log.write_text("\n".join(EXCERPTS[83]["lines"]) + "\n")
+    run = subprocess.run([sys.executable, "-c", "from kvplan.cli import main; main()", "diagnose", str(log),
+                          "Qwen/Qwen2.5-0.5B-Instruct", "--json"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert any(f["symptom"] == "model_mismatch" and "Qwen/Qwen3-8B" in f["fix"] for f in out["findings"])
+
+
 # ---- robustness ----------------------------------------------------------------------------------
 
 _CORPUS = [c["log_lines"] for c in CASES + EXTRA] + [r["lines"] for r in EXCERPTS]

@@ -296,6 +296,40 @@ def test_a_log_of_another_model_is_refused_and_forced_only_on_request():
     assert check_model(parse_lines(["Model loading took 1.0 GiB memory"]), "anything/at-all") == []  # no name: no check
 
 
+@pytest.mark.parametrize("index, model", [
+    (53, "meta-llama/Llama-2-7b-chat-hf"),  # '.../Llama-2-7b-chat-ms': ModelScope's copy of the Hub repo
+    (87, "TechxGenus/Meta-Llama-3-70B-Instruct-AWQ"),  # a local folder 'llama3-70b-awq' holding it
+    (79, "Qwen/Qwen2.5-VL-7B-Instruct-AWQ"),  # 'vllm serve mymodel': a name of the user's choosing, no checkpoint named
+])
+def test_a_mirror_a_local_folder_or_an_alias_of_the_model_is_not_refused(index, model):
+    from kvplan.reconcile import check_model
+
+    assert check_model(excerpt(index), model) == []
+
+
+def test_a_log_whose_path_names_another_checkpoint_is_still_refused():
+    from kvplan.reconcile import check_model
+
+    with pytest.raises(InputError, match="medmpt_coding"):  # a fine-tune in a local folder, not the base checkpoint
+        check_model(excerpt(49), "mosaicml/mpt-7b")
+    for model in ("Qwen/Qwen3-8B", "Qwen/Qwen3-8B-AWQ"):  # 87 is 70B AWQ; a size or a quantization apart is another model
+        with pytest.raises(InputError, match="llama3-70b-awq"):
+            check_model(excerpt(87), model)
+    log = excerpt(99)  # --served-model-name qwen-coder-32b for cpatonn/Qwen3-30B-A3B-Thinking-2507-AWQ-4bit
+    assert check_model(log, "qwen-coder-32b") == []  # any name the log gives agrees
+    with pytest.raises(InputError, match="cpatonn/Qwen3-30B"):  # the alias matches nothing: the model path decides
+        check_model(log, "Qwen/Qwen2.5-Coder-32B-Instruct")
+
+
+def test_a_served_model_name_alone_is_no_evidence_of_another_model():
+    from kvplan.reconcile import check_model
+
+    log = parse_lines(["INFO 01-01 00:00:00 [utils.py:1] non-default args: {'served_model_name': ['prod-llm-7'], "
+                       "'max_model_len': 4096}"])
+    assert log.model_names == ("prod-llm-7",) and log.model_paths == ()
+    assert check_model(log, "Qwen/Qwen3-8B") == []
+
+
 def test_the_load_line_names_the_model():
     log = parse_lines(["INFO 01-01 00:00:00 [gpu_model_runner.py:1] Starting to load model /models/Llama-3.1-8B..."])
     assert log.model == "/models/Llama-3.1-8B" and log.model_names == ("/models/Llama-3.1-8B",)

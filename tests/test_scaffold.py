@@ -506,7 +506,7 @@ def test_a_local_checkpoint_folder_is_served_from_its_path_never_as_a_hub_id(tmp
     assert ran.stdout.split("\n")[1:3] == ["serve", str(folder)]
     svc = yaml.safe_load((out / "docker-compose.yml").read_text())["services"]["vllm"]
     assert svc["command"][0] == "/models/mymodel" and "--revision" not in svc["command"]
-    assert f"{folder}:/models/mymodel:ro" in svc["volumes"]
+    assert {"type": "bind", "source": str(folder), "target": "/models/mymodel", "read_only": True} in svc["volumes"]
     dep = _k8s(out)["Deployment"]
     c = dep["spec"]["template"]["spec"]["containers"][0]
     assert c["args"][0] == "/data/models/mymodel" and "initContainers" not in dep["spec"]["template"]["spec"]
@@ -515,6 +515,25 @@ def test_a_local_checkpoint_folder_is_served_from_its_path_never_as_a_hub_id(tmp
     assert "local checkpoint folder" in readme and "kubectl cp" in readme
     env_example = (out / ".env.example").read_text()
     assert f"MODEL='{folder}'" in env_example and "REVISION" not in env_example
+
+
+def test_a_local_folder_whose_path_holds_a_colon_is_mounted_with_its_path_intact(tmp_path):
+    app = _cli_app()
+    from typer.testing import CliRunner
+
+    from kvplan.resolve import _catalog_lookup
+
+    folder = tmp_path / "run:2024-01-01 $HOME" / "mymodel"  # ':' splits compose's short HOST:CONTAINER:ro volume form
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps(_catalog_lookup("meta-llama/Llama-3.1-8B-Instruct")["config"]))
+    out = tmp_path / "sc-colon"
+    res = CliRunner().invoke(app, ["scaffold", str(out), str(folder), "--gpu", "L4", "--max-model-len", "4096"])
+    assert res.exit_code == 0, res.output
+    volumes = yaml.safe_load((out / "docker-compose.yml").read_text())["services"]["vllm"]["volumes"]
+    (mount,) = [v for v in volumes if isinstance(v, dict)]
+    # compose reads '$$' as a literal '$'
+    assert mount == {"type": "bind", "source": str(folder).replace("$", "$$"), "target": "/models/mymodel", "read_only": True}
+    assert "hf-cache:/data" in volumes
 
 
 def _standin(version, **args):

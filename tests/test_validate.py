@@ -393,3 +393,41 @@ def test_record_files_gzipped_utf16_binary_or_empty(tmp_path):
         proc = subprocess.run([sys.executable, "-c", "from kvplan.cli import main; main()", "validate", str(path)],
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 2 and "internal error" not in proc.stderr and str(path) in proc.stderr
+
+
+def test_a_record_without_its_model_or_observed_names_what_is_missing(tmp_path):
+    p = tmp_path / "r.jsonl"
+    p.write_text('{"id": "x"}\n')
+    with pytest.raises(InputError) as err:
+        load_records(p)
+    assert "r.jsonl:1" in str(err.value) and "'model'" in str(err.value) and "'observed'" in str(err.value)
+    p.write_text('{"id": "x", "model": {"id": "Qwen/Qwen3-8B"}}\n')
+    with pytest.raises(InputError) as err:
+        load_records(p)
+    assert "'observed'" in str(err.value) and "'model'" not in str(err.value)
+
+
+@pytest.mark.parametrize("section, key, meant", [
+    ("args", "max_modle_len", "max_model_len"),
+    ("observed", "kv_cache_gb", "kv_cache_gib"),
+    ("gpu", "totl_gib", "total_gib"),
+    ("model", "weight_bytes", "weights_bytes"),
+    ("", "vllm_verison", "vllm_version"),
+])
+def test_a_misspelt_record_key_is_a_skip_naming_it_and_the_nearest_known_one(records, section, key, meant):
+    base = json.loads(json.dumps(records[0]))
+    part = base if not section else base[section]
+    part[key] = part.get(meant, 1)
+    (r,) = validate_records([base])
+    where = f"{section}.{key}" if section else key
+    assert r.skipped and f"unknown field {where} (did you mean {meant}?)" in r.skipped
+
+
+def test_every_real_record_uses_only_known_fields():
+    from kvplan.validate import clean_record
+
+    shared = Path(__file__).resolve().parents[2] / "shared" / "data" / "vllm_logs" / "calibration.jsonl"
+    files = [DATA, Path(__file__).parent / "data" / "extra_records.jsonl"] + ([shared] if shared.is_file() else [])
+    for f in files:
+        for rec in load_records(f):
+            clean_record(rec)  # raises on a key outside the record format

@@ -945,7 +945,10 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
                            "      # passed through only when set (an empty HF_TOKEN is refused with 401, even for public models)\n"
                            "      HF_TOKEN:"),
             compose_model_mount=(f"      # {spec.local_dir} is a local checkpoint folder, not a Hub id: mounted read-only\n"
-                                 f"      - {_compose_str(spec.local_dir + ':' + spec.model_ref('compose') + ':ro')}\n" if local else ""),
+                                 # the long syntax: a ':' in the path would split the short HOST:CONTAINER:ro form
+                                 f"      - type: bind\n        source: {_compose_str(spec.local_dir)}\n"
+                                 f"        target: {_compose_str(spec.model_ref('compose'))}\n        read_only: true\n"
+                                 if local else ""),
             first_what="cold compile; a local folder, no download" if local else "download + cold compile",
             start_period=f"{spec.compose_start_period_s}s"),
         "client.py": CLIENT_PY.substitute(

@@ -35,7 +35,7 @@ SYMPTOMS = (
     "max_seq_len_exceeds_kv", "no_cache_blocks", "free_memory_below_utilization", "oom_graph_capture_or_profiling",
     "attention_backend_fallback", "k8s_probe_kill", "tp_init_hang", "trust_remote_code_required",
     "unsupported_architecture", "invalid_engine_flags", "weights_not_cached", "prompt_exceeds_max_model_len",
-    "cuda_fork_init", "download_failed",
+    "cuda_fork_init", "download_failed", "model_mismatch",
 )
 LAYERS = (
     "client_code", "vllm_version_flags", "pytorch_wheel", "cuda_runtime", "nvidia_driver", "gpu", "model_weights",
@@ -72,6 +72,7 @@ class Finding:
     decided_by: Optional[str] = None
     fatal: bool = True
     details: Mapping[str, Any] = field(default_factory=dict)
+    from_log: bool = True  # False for a finding about what kvplan was asked (the MODEL given), not about the start
 
     @property
     def confidence_label(self) -> str:
@@ -103,12 +104,13 @@ class Diagnosis:
 
     @property
     def recognised(self) -> bool:
-        return bool(self.findings)
+        """Whether something known about the start was found in the log."""
+        return any(f.from_log for f in self.findings)
 
     @property
     def failed(self) -> bool:
         """A failure shown (a fatal finding) or nothing recognised in a log that did not start."""
-        return any(f.fatal for f in self.findings) or (not self.findings and not self.started)
+        return any(f.fatal for f in self.findings) or (not self.recognised and not self.started)
 
     @property
     def top(self) -> Optional[Finding]:
@@ -122,7 +124,7 @@ class Diagnosis:
             "notes": list(self.notes),
             "vllm_version": self.log.vllm_version,
         }
-        if not self.findings:
+        if not self.recognised:
             out["error_lines"] = list(self.error_lines)
             if not self.error_lines and not self.started:
                 out["last_lines"] = list(self.log.last_lines[-5:])
@@ -439,6 +441,10 @@ def sharpen_with_plan(diagnosis: Diagnosis, model: Optional[str], flags=None, *,
             return fit(model_ref, **kwargs)
 
     notes = list(diagnosis.notes)
+    mismatch = model_finding(diagnosis.log, model) if model else None
+    if mismatch is not None:  # a plan of another model would sharpen the fixes with the wrong figures
+        notes.append("no plan: the log served another model (diagnosis made without one)")
+        return replace(diagnosis, findings=diagnosis.findings + (mismatch,), notes=tuple(notes))
     try:
         plan = plan_factory(model)
     except KvplanError as exc:
@@ -453,6 +459,19 @@ def sharpen_with_plan(diagnosis: Diagnosis, model: Optional[str], flags=None, *,
     if not diagnosis.log.vllm_version and not (flags is not None and flags.vllm_version):
         notes.append("the log does not print its vLLM version; the plan used the version above (pass --vllm-version)")
     return replace(diagnosis, findings=tuple(findings), notes=tuple(notes))
+
+
+def model_finding(log: StartupLog, model: str) -> Optional[Finding]:
+    """A finding when the log served another model than `model` (the check `kvplan reconcile` refuses on), else None."""
+    from kvplan.reconcile import model_mismatch
+
+    served = model_mismatch(log, model)
+    if served is None:
+        return None
+    return Finding("model_mismatch", "client_code", f"the log served {served}, not {model}: a plan of {model} would "
+                   "explain another model's start", f"pass the log's model ({served}) to sharpen the fixes with its plan",
+                   tuple(f"model: {n}" for n in log.model_names), 0.9, fatal=False, details={"served": served},
+                   from_log=False)
 
 
 def _sharpen_one(finding: Finding, plan, log: StartupLog, plan_factory, model) -> Finding:

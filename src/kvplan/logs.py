@@ -784,6 +784,7 @@ class StartupLog:
     vllm_version: Optional[str] = None
     model: Optional[str] = None
     model_names: tuple[str, ...] = ()  # every name the log gives the served model: args, command, load line, served names
+    model_paths: tuple[str, ...] = ()  # those naming the checkpoint loaded (a path or repo id), not --served-model-name aliases
     engine_args: Mapping[str, Any] = field(default_factory=dict)
     engine_config: Mapping[str, Any] = field(default_factory=dict)
     command_args: Mapping[str, Any] = field(default_factory=dict)
@@ -1501,8 +1502,9 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
     model = v.get("model") or v.get("command_model") or v.get("loaded_model")
     served = acc.engine_args.get("served_model_name") or acc.command_args.get("served_model_name")
     served = [served] if isinstance(served, str) else list(served) if isinstance(served, (list, tuple)) else []
-    model_names = tuple(dict.fromkeys(str(n) for n in (v.get("model"), v.get("command_model"), v.get("loaded_model"),
-                                                        acc.engine_config.get("model"), *served) if n))
+    model_paths = tuple(dict.fromkeys(str(n) for n in (v.get("model"), v.get("command_model"), v.get("loaded_model"),
+                                                        acc.engine_config.get("model")) if n))
+    model_names = tuple(dict.fromkeys(model_paths + tuple(str(n) for n in served if n)))
     hit_names = {h.signature for h in acc.hits}
     fits = v.get("fits")
     if fits is None and (v.get("kv_cache_tokens") or v.get("num_gpu_blocks") or v.get("max_concurrency")):
@@ -1537,6 +1539,7 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
         vllm_version=version,
         model=model,
         model_names=model_names,
+        model_paths=model_paths,
         engine_args=MappingProxyType(dict(acc.engine_args)),
         engine_config=MappingProxyType(dict(acc.engine_config)),
         command_args=MappingProxyType(dict(acc.command_args)),

@@ -296,20 +296,42 @@ def model_key(name: str) -> str:
     return text.lower()
 
 
+# words that name a copy of the same checkpoint, or one of the same shape: '-hf' (converted to the HF format), '-ms'
+# (ModelScope's copy of a Hub repo), '-Instruct' / '-chat' / '-it' (the tuned model: same architecture and size)
+_SAME_SHAPE_WORDS = frozenset({"hf", "ms", "instruct", "chat", "it"})
+
+
+def _model_words(name: str) -> list[str]:
+    """A reference's words, a number apart from the letters before it ('llama3' is 'llama 3'), same-shape words dropped."""
+    words = re.findall(r"[a-z]+|[0-9]+", model_key(name))
+    return [w for w in words if w not in _SAME_SHAPE_WORDS]
+
+
 def same_model(a: str, b: str) -> bool:
     """Whether two references name one checkpoint: their keys' words agree, one's ending the other's (a local
-    'Meta-Llama-3.1-8B-Instruct' folder holds 'meta-llama/Llama-3.1-8B-Instruct')."""
-    wa, wb = (re.findall(r"[a-z0-9]+", model_key(x)) for x in (a, b))
+    'Meta-Llama-3.1-8B-Instruct' folder holds 'meta-llama/Llama-3.1-8B-Instruct'; a 'llama3-70b-awq' folder
+    'TechxGenus/Meta-Llama-3-70B-Instruct-AWQ'; ModelScope's 'Llama-2-7b-chat-ms' 'meta-llama/Llama-2-7b-chat-hf')."""
+    wa, wb = (_model_words(x) for x in (a, b))
     short, long = sorted((wa, wb), key=len)
     return bool(short) and long[len(long) - len(short):] == short
 
 
+def _names_a_checkpoint(name: str) -> bool:
+    """Whether a model path the log states says which checkpoint it is: a path or a repo id, or a bare name with a size
+    or version in it ('gpt2', 'Qwen3-8B'); a bare word without one ('mymodel') is a name of the user's choosing."""
+    return bool(re.search(r"[/\\]", name) or re.search(r"\d", name))
+
+
 def model_mismatch(log: StartupLog, model: str) -> Optional[str]:
-    """The model the log served when it names one and `model` is none of its names, else None."""
-    names = log.model_names
-    if not names or any(same_model(model, n) for n in names):
+    """The model the log served when a path or repo id it states names another checkpoint than `model`, else None.
+    Any name the log gives the model that agrees (its path, a --served-model-name, a cache path's repo id) clears it;
+    a --served-model-name alone is an alias, no evidence of another model."""
+    if any(same_model(model, n) for n in log.model_names):
         return None
-    return log.model or names[0]
+    paths = [n for n in log.model_paths if _names_a_checkpoint(n)]
+    if not paths:
+        return None
+    return log.model if log.model in paths else paths[0]
 
 
 def check_model(log: StartupLog, model: str, *, force: bool = False, calibrate: bool = False) -> list[str]:

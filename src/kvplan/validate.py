@@ -107,9 +107,18 @@ def _some(records: list[dict], path) -> list[dict]:
     return records
 
 
+# what kvplan cannot predict a record without: its model and what its log showed
+REQUIRED_FIELDS = ("model", "observed")
+
+
 def _startup_record(rec, where: str) -> dict:
-    if not isinstance(rec, dict) or "model" not in rec or "observed" not in rec:
-        raise InputError("FILE", f"{where} is not a startup record", "see docs/startup-record-format.md")
+    if not isinstance(rec, dict):
+        raise InputError("FILE", f"{where} is not a startup record (a JSON {type(rec).__name__}, not an object)",
+                         "see docs/startup-record-format.md")
+    missing = [k for k in REQUIRED_FIELDS if k not in rec]
+    if missing:
+        raise InputError("FILE", f"{where} is not a startup record: no {' and no '.join(repr(k) for k in missing)} field",
+                         "add " + " and ".join(repr(k) for k in missing) + " as docs/startup-record-format.md shows")
     return rec
 
 
@@ -285,6 +294,39 @@ _BOOL_ARGS = ("enforce_eager", "enable_prefix_caching", "enable_lora", "fully_sh
 _FLOAT_OBSERVED = ("weights_gib", "non_torch_gib", "activation_peak_gib", "cudagraph_gib", "kv_cache_gib", "max_concurrency")
 _INT_OBSERVED = ("num_gpu_blocks", "kv_cache_tokens")
 
+# every key a startup record may carry (docs/startup-record-format.md, and the engine flags `ARG_FIELDS` kvplan reads
+# beyond it), by section; "" is the top level. A key outside these would be ignored, so the record is refused instead.
+RECORD_FIELDS = {
+    "": ("id", "source", "vllm_version", "model", "gpu", "args", "observed", "notes"),
+    "model": ("id", "config", "quant_config", "weights_bytes"),
+    "gpu": ("name", "total_gib", "count"),
+    "args": ARG_FIELDS,
+    "observed": _FLOAT_OBSERVED + _INT_OBSERVED + ("fits",),
+}
+_INTERNAL_FIELDS = ("_sibling_version",)  # added by validate_records itself
+
+
+def _check_fields(rec: dict) -> None:
+    """InputError naming each key `rec` carries that the record format does not know, with the nearest known one."""
+    import difflib
+
+    unknown = []
+    for section, known in RECORD_FIELDS.items():
+        part = rec if not section else rec.get(section)
+        if part is None:
+            continue
+        if not isinstance(part, dict):
+            raise InputError(section, f"must be a JSON object, got {type(part).__name__}",
+                             "see docs/startup-record-format.md")
+        for key in part:
+            if key in known or (not section and key in _INTERNAL_FIELDS):
+                continue
+            near = difflib.get_close_matches(str(key), known, n=1)
+            unknown.append(f"{section + '.' if section else ''}{key}" + (f" (did you mean {near[0]}?)" if near else ""))
+    if unknown:
+        raise InputError("record", "unknown field " + "; unknown field ".join(unknown),
+                         "a misspelt key would be ignored and its default used: fix it as docs/startup-record-format.md shows")
+
 
 def _as_int(value, where: str) -> int:
     if isinstance(value, bool):
@@ -323,7 +365,7 @@ def _as_bool(value, where: str) -> bool:
 
 def clean_record(rec: dict) -> dict:
     """A copy of `rec` with its values in the types the planner takes; InputError naming the field otherwise."""
-
+    _check_fields(rec)
     out = dict(rec)
     args = {k: v for k, v in (rec.get("args") if isinstance(rec.get("args"), dict) else {}).items() if v is not None}
     for k in _INT_ARGS:

@@ -65,7 +65,7 @@ def render_diagnosis(result) -> None:
         head = "started"
     elif any(f.fatal for f in result.findings):
         head = "failed"
-    elif result.findings:
+    elif result.recognised:
         head = "degraded (the start itself is not in the log)"
     else:
         head = "not recognised"
@@ -85,11 +85,11 @@ def render_diagnosis(result) -> None:
             console.print(f"[bold]evidence #{i}[/]")
             for line in f.evidence:
                 console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
-    elif result.error_lines:
+    if not result.recognised and result.error_lines:
         console.print("[bold]lines that look like errors:[/]")
         for line in result.error_lines:
             console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
-    elif not result.started and log.last_lines:
+    elif not result.recognised and not result.started and log.last_lines:
         console.print("[bold]no line looks like an error; the log's last lines:[/]")
         for line in log.last_lines[-5:]:
             console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
