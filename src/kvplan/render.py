@@ -146,12 +146,32 @@ def print_plan(console: Console, p: Plan, *, explain: bool = False, band: dict |
                        Text(f.effect, style="green" if f.fits else "yellow"))
         console.print(ft)
     for w in p.warnings:
-        console.print(Text("warning: " + w, style="yellow"), soft_wrap=True)
+        console.print(warning_text(w), soft_wrap=True)
     if explain:
         console.print(explain_table(p))
         console.print(Text("Assumptions (every default applied)", style="bold"))
         for a in p.assumptions:
             console.print(Text("  • " + a), soft_wrap=True)
+
+
+def warning_text(warning: str, where: str = "") -> Text:
+    """One warning as fit and sweep print it; `where` says which of several plans it concerns."""
+    return Text(f"warning{f' ({where})' if where else ''}: {warning}", style="yellow")
+
+
+def sweep_warnings(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
+    """The rows' warnings, each once, with the rows it concerns named by their varied values (or "all rows")."""
+    seen: dict[str, list[dict]] = {}
+    for r in rows:
+        for w in r.get("warnings") or ():
+            seen.setdefault(w, []).append(r)
+    planned = [r for r in rows if not r.get("error_input")]
+    out = []
+    for w, rs in seen.items():
+        where = "all rows" if len(rs) == len(planned) and len(planned) > 1 else \
+            "; ".join(", ".join(f"{v}={r[v]}" for v in varied) for r in rs)
+        out.append(warning_text(w, where))
+    return out
 
 
 def to_json(obj) -> str:
@@ -164,7 +184,8 @@ def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int
         t.add_column(v)
     for c in ("fits", "KV GiB", "tokens", "concurrency", "ratio"):
         t.add_column(c, justify="right")
-    base = rows[baseline_index]["max_concurrency"] if rows else 0
+    planned = [r for r in rows[baseline_index:] if not r.get("error_input")]
+    base = planned[0]["max_concurrency"] if planned else 0  # the first row that planned (an error row has no number)
     for r in rows:
         if r.get("error_input"):
             t.add_row(*[str(r[v]) for v in varied], "—", "—", "—", "—", Text(r["error_input"], style="red"))

@@ -1,0 +1,51 @@
+"""Second audit of `kvplan fit` / `sweep` / the Python API: warnings a sweep must carry, data parallelism shown,
+inputs refused with one clear line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+
+import kvplan
+
+
+def run(*args):
+    return subprocess.run(["kvplan", *args], capture_output=True, text=True, timeout=120)
+
+
+# ---- sweep carries fit's warnings
+
+
+def test_sweep_shows_each_rows_warnings_once_saying_which_rows():
+    r = run("sweep", "Qwen/Qwen3-8B", "--vary", "gpu=A100,2x A100")
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    # the variant choice concerns both rows and is printed once; the unused GPU only the 2x row
+    assert out.count("names cards with") == 1 and "warning (all rows): GPU 'A100' names cards" in out
+    assert "warning (gpu=2x A100): '2x A100' names 2 GPUs, but vLLM uses 1" in out
+
+
+def test_sweep_json_carries_warnings_per_row_as_fit_does():
+    r = run("sweep", "Qwen/Qwen3-8B", "--vary", "gpu=A100,2x A100", "--json")
+    rows = json.loads(r.stdout)["rows"]
+    for row in rows:
+        assert row["warnings"] == [str(w) for w in kvplan.fit("Qwen/Qwen3-8B", row["gpu"], fixes=False).warnings]
+    assert len(rows[0]["warnings"]) == 1 and len(rows[1]["warnings"]) == 2
+
+
+def test_sweep_range_written_high_to_low_runs_downwards():
+    r = run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=32768..4096", "--json")
+    assert r.returncode == 0, r.stderr
+    assert [row["max_model_len"] for row in json.loads(r.stdout)["rows"]] == [32768, 16384, 8192, 4096]
+
+
+def test_sweep_range_of_non_positive_lengths_is_refused_not_looped():
+    r = run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=-1..4096")
+    assert r.returncode == 2 and "--vary" in r.stderr and "positive" in r.stderr
+
+
+def test_sweep_table_whose_first_row_is_an_error_still_prints():
+    r = run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=65536..16384")
+    assert r.returncode == 0, r.stderr
+    assert "internal error" not in r.stderr and "2.00×" in r.stdout  # ratios against the first row that planned
