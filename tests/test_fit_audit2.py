@@ -49,3 +49,25 @@ def test_sweep_table_whose_first_row_is_an_error_still_prints():
     r = run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=65536..16384")
     assert r.returncode == 0, r.stderr
     assert "internal error" not in r.stderr and "2.00×" in r.stdout  # ratios against the first row that planned
+
+
+# ---- data parallelism is visible
+
+
+def test_fit_table_shows_the_gpus_of_all_engines_and_numbers_per_engine():
+    r = run("fit", "Qwen/Qwen3-30B-A3B", "--gpu", "H100", "-dp", "2")
+    out = " ".join(r.stdout.replace("│", " ").split())
+    assert "H100 80GB SXM5 × 2 (TP 1 × PP 1 × DP 2)" in out
+    assert "· DP 2 ·" in out
+    p = kvplan.fit("Qwen/Qwen3-30B-A3B", "H100", data_parallel_size=2, fixes=False)
+    assert f"tokens {p.kv_cache_tokens:,} per engine (of 2; {2 * p.kv_cache_tokens:,} in all)" in out
+    assert f"{p.max_concurrency:.2f}x at 40,960 tokens per request per engine (of 2; {2 * p.max_concurrency:.2f}x in all)" in out
+
+
+def test_fit_json_says_which_numbers_are_per_engine():
+    d = json.loads(run("fit", "Qwen/Qwen3-30B-A3B", "--gpu", "H100", "-dp", "2", "--json").stdout)
+    assert d["gpus_used"] == 2 and d["engines"] == 2
+    assert {"kv_cache_tokens", "max_concurrency"} <= set(d["per_engine"])
+    assert d["kv_cache_tokens_all_engines"] == 2 * d["kv_cache_tokens"]
+    one = json.loads(run("fit", "Qwen/Qwen3-30B-A3B", "--gpu", "H100", "--json").stdout)
+    assert one["engines"] == 1 and one["gpus_used"] == 1 and one["kv_cache_tokens_all_engines"] == one["kv_cache_tokens"]

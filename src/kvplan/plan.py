@@ -422,6 +422,9 @@ def fix_command_text(flags: dict) -> str:
     return " ".join(x for x in (str(model) if model else "", rest) if x)
 
 
+PER_ENGINE_FIELDS = ("kv_cache_bytes", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
+
+
 @dataclass(frozen=True)
 class Plan:
     """What vLLM will do at startup, with every term that produced it."""
@@ -491,6 +494,17 @@ class Plan:
         """Blocks one request holding `num_tokens` tokens takes across all KV groups (section 3.4)."""
         return sum(_group_blocks(g, num_tokens, self.args, self.rules) for g in self.groups)
 
+    @property
+    def engines(self) -> int:
+        """Data-parallel engines (vllm serve -dp): each holds its own weights and its own KV pool, so the pool,
+        blocks, tokens and concurrency of this plan are per engine."""
+        return self.args.data_parallel_size or 1
+
+    @property
+    def gpus_used(self) -> int:
+        """GPUs vLLM occupies: TP x PP ranks per engine, times the engines."""
+        return self.args.tensor_parallel_size * self.args.pipeline_parallel_size * self.engines
+
     def with_fixes(self, fixes: tuple[Fix, ...]) -> "Plan":
         return replace(self, fixes=fixes)
 
@@ -522,6 +536,11 @@ class Plan:
             "num_gpu_blocks": self.num_gpu_blocks,
             "kv_cache_tokens": self.kv_cache_tokens,
             "max_concurrency": self.max_concurrency,
+            "gpus_used": self.gpus_used,
+            "engines": self.engines,
+            "per_engine": list(PER_ENGINE_FIELDS),  # with data parallelism, these are each engine's (of `engines`)
+            "kv_cache_tokens_all_engines": self.kv_cache_tokens * self.engines,
+            "max_concurrency_all_engines": self.max_concurrency * self.engines,
             "fits": self.fits,
             "error": self.error,
             "failure": self.failure,

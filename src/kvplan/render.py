@@ -66,8 +66,15 @@ def memory_bar(p: Plan, width: int = 60) -> Text:
 def verdict_text(p: Plan) -> Text:
     if p.fits:
         return Text(f"✓ starts — {p.kv_cache_tokens:,} tokens of KV cache, {p.max_concurrency:.2f}x concurrency at "
-                    f"max_model_len {p.args.max_model_len:,}", style="bold green")
+                    f"max_model_len {p.args.max_model_len:,}{per_engine_text(p)}", style="bold green")
     return Text("✗ does not start: " + (p.error or "does not fit"), style="bold red")
+
+
+def per_engine_text(p: Plan, total: float | None = None, fmt: str = ",", unit: str = "") -> str:
+    """'  per engine (of N)' (with the sum over the engines when `total` is given) under data parallelism, else ''."""
+    if p.engines == 1:
+        return ""
+    return f"  per engine (of {p.engines}" + (f"; {total * p.engines:{fmt}}{unit} in all)" if total is not None else ")")
 
 
 def kv_per_token_text(p: Plan) -> str:
@@ -92,21 +99,23 @@ def plan_table(p: Plan) -> Table:
     scale, unit = (GB, "GB") if p.mode == "simple" else (GIB, "GiB")
     a = p.args
     t.add_row("model", f"{p.model.id}  [dim]({p.model.source.split(':')[0]})[/]")
-    t.add_row("GPU", f"{p.gpu.name} × {a.tensor_parallel_size * a.pipeline_parallel_size}  "
+    layout = f" (TP {a.tensor_parallel_size} × PP {a.pipeline_parallel_size} × DP {p.engines})" if p.gpus_used > 1 else ""
+    t.add_row("GPU", f"{p.gpu.name} × {p.gpus_used}{layout}  "
                      f"[dim]{p.total_bytes / scale:.2f} {unit} each ({p.gpu.total_source.split(':')[0]})[/]")
     t.add_row("vLLM", f"{p.vllm_version} rules (era {p.era})" + ("  [dim]simple arithmetic (--overhead-gb)[/]" if p.mode == "simple" else ""))
     t.add_row("flags", f"max_model_len {a.max_model_len:,} · gpu_memory_utilization {a.gpu_memory_utilization} · TP {a.tensor_parallel_size}"
-                       f" · PP {a.pipeline_parallel_size} · dtype {a.dtype} · kv_cache_dtype {a.kv_cache_dtype} · block_size {p.block_size}"
+                       f" · PP {a.pipeline_parallel_size} · DP {p.engines} · dtype {a.dtype} · kv_cache_dtype {a.kv_cache_dtype} · block_size {p.block_size}"
                        f" · max_num_seqs {a.max_num_seqs} · max_num_batched_tokens {a.max_num_batched_tokens}"
                        + (" · enforce_eager" if a.enforce_eager else "") + (f" · quantization {a.quantization}" if a.quantization else ""))
     t.add_row("KV per token", kv_per_token_text(p))
     t.add_row("weights", f"{p.weights_bytes / scale:.2f} {unit} per rank ({p.weights_bytes:,} B, {'exact' if p.weights_exact else 'estimate'})")
     t.add_row("budget", f"{p.requested_bytes / scale:.2f} {unit} = {p.total_bytes / scale:.2f} × {a.gpu_memory_utilization}")
-    t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}")
+    t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{per_engine_text(p)}")
     if p.mode == "vllm":
-        t.add_row("blocks", f"{p.num_gpu_blocks:,} × {p.bytes_per_block:,} B ({len(p.groups)} KV group(s))")
-    t.add_row("tokens", f"{p.kv_cache_tokens:,}")
-    t.add_row("concurrency", f"{p.max_concurrency:.2f}x at {a.max_model_len:,} tokens per request")
+        t.add_row("blocks", f"{p.num_gpu_blocks:,} × {p.bytes_per_block:,} B ({len(p.groups)} KV group(s)){per_engine_text(p)}")
+    t.add_row("tokens", f"{p.kv_cache_tokens:,}{per_engine_text(p, p.kv_cache_tokens)}")
+    t.add_row("concurrency", f"{p.max_concurrency:.2f}x at {a.max_model_len:,} tokens per request"
+                             f"{per_engine_text(p, p.max_concurrency, ',.2f', 'x')}")
     return t
 
 
