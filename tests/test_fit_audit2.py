@@ -6,8 +6,11 @@ from __future__ import annotations
 import json
 import subprocess
 
+import pytest
+
 
 import kvplan
+from kvplan.errors import InputError
 
 
 def run(*args):
@@ -71,3 +74,38 @@ def test_fit_json_says_which_numbers_are_per_engine():
     assert d["kv_cache_tokens_all_engines"] == 2 * d["kv_cache_tokens"]
     one = json.loads(run("fit", "Qwen/Qwen3-30B-A3B", "--gpu", "H100", "--json").stdout)
     assert one["engines"] == 1 and one["gpus_used"] == 1 and one["kv_cache_tokens_all_engines"] == one["kv_cache_tokens"]
+
+
+# ---- inputs refused with one clear line
+
+
+@pytest.mark.parametrize("flag,value", [("--gpu-gib", "inf"), ("--gpu-gib", "nan"), ("--gpu-gb", "inf"), ("--gpu-gb", "nan")])
+def test_gpu_size_that_is_no_number_is_an_input_error(flag, value):
+    r = run("fit", "Qwen/Qwen3-8B", flag, value)
+    assert r.returncode == 2 and "internal error" not in r.stderr
+    assert f"{flag}: GPU memory must be a positive finite number" in r.stderr
+
+
+def test_unknown_quantization_method_names_vllms_list():
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen3-8B", "H100", quantization="foo", fixes=False)
+    text = str(e.value)
+    assert text.startswith("--quantization: unknown quantization method 'foo' for vLLM 0.33.0 (known: ")
+    assert "gptq_marlin" in text and "FOO checkpoint" not in text
+    # the list is the release's: bitsandbytes is in 0.12.0's and gone from 0.33.0's
+    kvplan.fit("Qwen/Qwen3-8B", "H100", quantization="bitsandbytes", vllm_version="0.12.0", fixes=False)
+    with pytest.raises(InputError, match="unknown quantization method 'bitsandbytes'"):
+        kvplan.fit("Qwen/Qwen3-8B", "H100", quantization="bitsandbytes", fixes=False)
+
+
+def test_zero_gpus_in_the_name_is_refused_like_num_gpus_0():
+    r = run("fit", "Qwen/Qwen3-8B", "--gpu", "0x H100")
+    assert r.returncode == 2 and "--gpu: '0x H100' names no GPUs" in r.stderr
+
+
+def test_a_release_newer_than_kvplan_knows_is_a_visible_warning():
+    from kvplan.versions import NEWEST_KNOWN
+
+    p = kvplan.fit("Qwen/Qwen3-8B", "H100", vllm_version="9.9", fixes=False)
+    assert any(w.startswith(f"kvplan's rules stop at vLLM {NEWEST_KNOWN}; planned with {NEWEST_KNOWN}'s rules") for w in p.warnings)
+    assert not any("rules stop" in w for w in kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False).warnings)

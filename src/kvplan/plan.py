@@ -22,7 +22,7 @@ from typing import Iterable
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec
-from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal, as_v0_engine,
+from kvplan.versions import (INTEGRATED_MEMORY_CC, NEWEST_KNOWN, parse_version, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal, quantization_methods, as_v0_engine,
                              batch_defaults, quant_min_capability, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
                             vision_mlp_gated, weights_per_rank)
@@ -576,6 +576,11 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
     q = model.quant
     if not given:
         return q
+    known = quantization_methods(version)
+    spelled = {m.replace("_", "-") for m in known or ()}
+    if known is not None and given.lower().replace("_", "-") not in spelled:
+        raise InputError("--quantization", f"unknown quantization method {given!r} for vLLM {version} "
+                         f"(known: {', '.join(sorted(known))})", "drop --quantization to use the checkpoint's own")
     g = given.lower().replace("-", "_")
     family = {"awq_marlin": "awq", "gptq_marlin": "gptq", "modelopt_fp4": "modelopt", "compressed_tensors": "compressed-tensors",
               "fp8": "fp8", "bitsandbytes": "bitsandbytes", "mxfp4": "mxfp4", "auto_round": "auto_round"}.get(g, g)
@@ -1589,6 +1594,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if resolved.overhead_gb is not None:
         return _simple_plan(model, gpu, resolved, rules, notes)
     warns: list[str] = []
+    if rules.release > parse_version(NEWEST_KNOWN):
+        warns.append(f"kvplan's rules stop at vLLM {NEWEST_KNOWN}; planned with {NEWEST_KNOWN}'s rules (vLLM {rules.version} "
+                     "is newer: what changed since is not modelled)")
     if why_v0:  # vLLM's own warning (engine/arg_utils.py _raise_or_fallback)
         warns.append(f"{why_v0} is not supported by the V1 Engine. Falling back to V0.")
     tp, pp = resolved.tensor_parallel_size, resolved.pipeline_parallel_size
