@@ -109,3 +109,28 @@ def test_a_release_newer_than_kvplan_knows_is_a_visible_warning():
     p = kvplan.fit("Qwen/Qwen3-8B", "H100", vllm_version="9.9", fixes=False)
     assert any(w.startswith(f"kvplan's rules stop at vLLM {NEWEST_KNOWN}; planned with {NEWEST_KNOWN}'s rules") for w in p.warnings)
     assert not any("rules stop" in w for w in kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False).warnings)
+
+
+# ---- the Python API checks its arguments
+
+
+@pytest.mark.parametrize("kw,needle", [
+    ({"enforce_eager": "no"}, "enforce_eager: must be True or False, got 'no' (str)"),
+    ({"enable_prefix_caching": 1}, "enable_prefix_caching: must be True or False"),
+    ({"gpu_memory_utilization": [0.9]}, "gpu_memory_utilization: must be a number, got [0.9] (list)"),
+    ({"tensor_parallel_size": 2.5}, "tensor_parallel_size: must be a whole number, got 2.5 (float)"),
+    ({"kv_cache_dtype": 8}, "kv_cache_dtype: must be a string, got 8 (int)"),
+    ({"max_model_len": "auto"}, "max_model_len: 'auto' asks for the largest length"),
+    ({"max_model_length": 4096}, "max_model_length: not an argument kvplan.fit takes (did you mean max_model_len?)"),
+])
+def test_api_refuses_a_wrong_argument_naming_it(kw, needle):
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False, **kw)
+    assert needle in str(e.value)
+
+
+def test_api_reads_strings_as_vllm_serve_reads_its_command_line():
+    p = kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False, gpu_memory_utilization="0.9", max_model_len="32k", tensor_parallel_size="2")
+    q = kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False, gpu_memory_utilization=0.9, max_model_len=32000, tensor_parallel_size=2)
+    assert (p.args.gpu_memory_utilization, p.args.max_model_len, p.args.tensor_parallel_size) == (0.9, 32000, 2)
+    assert p.kv_cache_tokens == q.kv_cache_tokens
