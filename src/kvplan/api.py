@@ -2,23 +2,76 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import replace
 
 from kvplan.errors import InputError
-from kvplan.plan import EngineArgs, Fix, Plan, parse_env, parse_max_model_len, plan
+from kvplan.plan import EngineArgs, Fix, Plan, human_int, parse_env, parse_max_model_len, plan
 from kvplan.resolve import ChoiceNote, GPUSpec, ModelSpec, gpu_catalog, gpu_count_in_name, resolve_gpu, resolve_model
 from kvplan.versions import rules_for
 
 _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__)
 
 
+_FIT_KEYWORDS = {"gpu_gib", "gpu_gb", "revision", "fixes", "detect_gpu", "site_calibration"}
+_BOOL_FIELDS = {"enforce_eager", "enable_prefix_caching", "enable_chunked_prefill", "enable_expert_parallel",
+                "allow_long_max_model_len", "enable_lora", "fully_sharded_loras", "language_model_only"}
+_INT_FIELDS = {"tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_num_seqs",
+               "max_num_batched_tokens", "block_size", "num_gpus", "kv_cache_memory_bytes", "max_loras", "max_lora_rank"}
+_FLOAT_FIELDS = {"gpu_memory_utilization", "cpu_offload_gb", "overhead_gb"}
+_STR_FIELDS = {"kv_cache_dtype", "dtype", "quantization", "mamba_ssm_cache_dtype", "vllm_version", "runner", "entrypoint"}
+
+
+def _unknown_keyword(name: str) -> InputError:
+    near = difflib.get_close_matches(name, sorted(_ENGINE_FIELDS | _FIT_KEYWORDS), n=1)
+    hint = f"did you mean {near[0]}?" if near else f"the flags are vllm serve's in snake_case: {', '.join(sorted(_ENGINE_FIELDS))}"
+    return InputError(name, "not an argument kvplan.fit takes", hint)
+
+
+def _checked(name: str, value):
+    """One engine argument as the Python API takes it: its own type, or a string as vllm serve's command line reads
+    it (ints as human_int reads them: '8k', '8K'; floats such as '0.9'). Booleans must be bool."""
+    if value is None:
+        if name in _BOOL_FIELDS and name not in ("enable_prefix_caching", "enable_chunked_prefill"):
+            raise InputError(name, "must be True or False, got None", f"e.g. {name}=True")
+        return None
+    if name in _BOOL_FIELDS:
+        if not isinstance(value, bool):
+            raise InputError(name, f"must be True or False, got {value!r} ({type(value).__name__})", f"e.g. {name}=True")
+        return value
+    if name in _INT_FIELDS:
+        number = human_int(value) if isinstance(value, (int, str)) else None
+        if number is None:
+            raise InputError(name, f"must be a whole number, got {value!r} ({type(value).__name__})", f"e.g. {name}=4")
+        return number
+    if name in _FLOAT_FIELDS:
+        if isinstance(value, str):
+            try:
+                return float(value)
+            except ValueError:
+                pass
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            return value
+        raise InputError(name, f"must be a number, got {value!r} ({type(value).__name__})", f"e.g. {name}=0.9")
+    if name in _STR_FIELDS and not isinstance(value, str):
+        raise InputError(name, f"must be a string, got {value!r} ({type(value).__name__})", f"e.g. {name}='auto'")
+    if name == "max_model_len":
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise InputError(name, f"must be a length, got {value!r} ({type(value).__name__})", "e.g. max_model_len=4096 or '32k'")
+        length = parse_max_model_len(value)
+        if length is None:
+            raise InputError(name, "'auto' asks for the largest length at which N requests fit, which needs N",
+                             "call kvplan.api.max_model_len_for_concurrency(plan, N), or pass None for the model's limit")
+        return length
+    return value
+
+
 def engine_args(**kwargs) -> EngineArgs:
-    """EngineArgs from keyword arguments named as `vllm serve` flags in snake_case."""
-    unknown = set(kwargs) - _ENGINE_FIELDS
-    if unknown:
-        raise InputError(sorted(unknown)[0], "not a vllm serve flag kvplan models", f"known: {', '.join(sorted(_ENGINE_FIELDS))}")
-    if "max_model_len" in kwargs:
-        kwargs["max_model_len"] = parse_max_model_len(kwargs["max_model_len"])
+    """EngineArgs from keyword arguments named as `vllm serve` flags in snake_case, each checked (_checked)."""
+    for name in sorted(kwargs):
+        if name not in _ENGINE_FIELDS:
+            raise _unknown_keyword(name)
+    kwargs = {name: _checked(name, value) for name, value in kwargs.items()}
     if "env" in kwargs:
         kwargs["env"] = parse_env(kwargs["env"])
     return EngineArgs(**kwargs)

@@ -22,7 +22,7 @@ from typing import Iterable
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec
-from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal, as_v0_engine,
+from kvplan.versions import (INTEGRATED_MEMORY_CC, NEWEST_KNOWN, parse_version, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal, quantization_methods, as_v0_engine,
                              batch_defaults, quant_min_capability, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
                             vision_mlp_gated, weights_per_rank)
@@ -422,6 +422,9 @@ def fix_command_text(flags: dict) -> str:
     return " ".join(x for x in (str(model) if model else "", rest) if x)
 
 
+PER_ENGINE_FIELDS = ("kv_cache_bytes", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
+
+
 @dataclass(frozen=True)
 class Plan:
     """What vLLM will do at startup, with every term that produced it."""
@@ -491,6 +494,17 @@ class Plan:
         """Blocks one request holding `num_tokens` tokens takes across all KV groups (section 3.4)."""
         return sum(_group_blocks(g, num_tokens, self.args, self.rules) for g in self.groups)
 
+    @property
+    def engines(self) -> int:
+        """Data-parallel engines (vllm serve -dp): each holds its own weights and its own KV pool, so the pool,
+        blocks, tokens and concurrency of this plan are per engine."""
+        return self.args.data_parallel_size or 1
+
+    @property
+    def gpus_used(self) -> int:
+        """GPUs vLLM occupies: TP x PP ranks per engine, times the engines."""
+        return self.args.tensor_parallel_size * self.args.pipeline_parallel_size * self.engines
+
     def with_fixes(self, fixes: tuple[Fix, ...]) -> "Plan":
         return replace(self, fixes=fixes)
 
@@ -522,6 +536,11 @@ class Plan:
             "num_gpu_blocks": self.num_gpu_blocks,
             "kv_cache_tokens": self.kv_cache_tokens,
             "max_concurrency": self.max_concurrency,
+            "gpus_used": self.gpus_used,
+            "engines": self.engines,
+            "per_engine": list(PER_ENGINE_FIELDS),  # with data parallelism, these are each engine's (of `engines`)
+            "kv_cache_tokens_all_engines": self.kv_cache_tokens * self.engines,
+            "max_concurrency_all_engines": self.max_concurrency * self.engines,
             "fits": self.fits,
             "error": self.error,
             "failure": self.failure,
@@ -557,6 +576,11 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
     q = model.quant
     if not given:
         return q
+    known = quantization_methods(version)
+    spelled = {m.replace("_", "-") for m in known or ()}
+    if known is not None and given.lower().replace("_", "-") not in spelled:
+        raise InputError("--quantization", f"unknown quantization method {given!r} for vLLM {version} "
+                         f"(known: {', '.join(sorted(known))})", "drop --quantization to use the checkpoint's own")
     g = given.lower().replace("-", "_")
     family = {"awq_marlin": "awq", "gptq_marlin": "gptq", "modelopt_fp4": "modelopt", "compressed_tensors": "compressed-tensors",
               "fp8": "fp8", "bitsandbytes": "bitsandbytes", "mxfp4": "mxfp4", "auto_round": "auto_round"}.get(g, g)
@@ -1570,6 +1594,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if resolved.overhead_gb is not None:
         return _simple_plan(model, gpu, resolved, rules, notes)
     warns: list[str] = []
+    if rules.release > parse_version(NEWEST_KNOWN):
+        warns.append(f"kvplan's rules stop at vLLM {NEWEST_KNOWN}; planned with {NEWEST_KNOWN}'s rules (vLLM {rules.version} "
+                     "is newer: what changed since is not modelled)")
     if why_v0:  # vLLM's own warning (engine/arg_utils.py _raise_or_fallback)
         warns.append(f"{why_v0} is not supported by the V1 Engine. Falling back to V0.")
     tp, pp = resolved.tensor_parallel_size, resolved.pipeline_parallel_size

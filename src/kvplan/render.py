@@ -66,8 +66,15 @@ def memory_bar(p: Plan, width: int = 60) -> Text:
 def verdict_text(p: Plan) -> Text:
     if p.fits:
         return Text(f"✓ starts — {p.kv_cache_tokens:,} tokens of KV cache, {p.max_concurrency:.2f}x concurrency at "
-                    f"max_model_len {p.args.max_model_len:,}", style="bold green")
+                    f"max_model_len {p.args.max_model_len:,}{per_engine_text(p)}", style="bold green")
     return Text("✗ does not start: " + (p.error or "does not fit"), style="bold red")
+
+
+def per_engine_text(p: Plan, total: float | None = None, fmt: str = ",", unit: str = "") -> str:
+    """'  per engine (of N)' (with the sum over the engines when `total` is given) under data parallelism, else ''."""
+    if p.engines == 1:
+        return ""
+    return f"  per engine (of {p.engines}" + (f"; {total * p.engines:{fmt}}{unit} in all)" if total is not None else ")")
 
 
 def kv_per_token_text(p: Plan) -> str:
@@ -92,21 +99,23 @@ def plan_table(p: Plan) -> Table:
     scale, unit = (GB, "GB") if p.mode == "simple" else (GIB, "GiB")
     a = p.args
     t.add_row("model", f"{p.model.id}  [dim]({p.model.source.split(':')[0]})[/]")
-    t.add_row("GPU", f"{p.gpu.name} × {a.tensor_parallel_size * a.pipeline_parallel_size}  "
+    layout = f" (TP {a.tensor_parallel_size} × PP {a.pipeline_parallel_size} × DP {p.engines})" if p.gpus_used > 1 else ""
+    t.add_row("GPU", f"{p.gpu.name} × {p.gpus_used}{layout}  "
                      f"[dim]{p.total_bytes / scale:.2f} {unit} each ({p.gpu.total_source.split(':')[0]})[/]")
     t.add_row("vLLM", f"{p.vllm_version} rules (era {p.era})" + ("  [dim]simple arithmetic (--overhead-gb)[/]" if p.mode == "simple" else ""))
     t.add_row("flags", f"max_model_len {a.max_model_len:,} · gpu_memory_utilization {a.gpu_memory_utilization} · TP {a.tensor_parallel_size}"
-                       f" · PP {a.pipeline_parallel_size} · dtype {a.dtype} · kv_cache_dtype {a.kv_cache_dtype} · block_size {p.block_size}"
+                       f" · PP {a.pipeline_parallel_size} · DP {p.engines} · dtype {a.dtype} · kv_cache_dtype {a.kv_cache_dtype} · block_size {p.block_size}"
                        f" · max_num_seqs {a.max_num_seqs} · max_num_batched_tokens {a.max_num_batched_tokens}"
                        + (" · enforce_eager" if a.enforce_eager else "") + (f" · quantization {a.quantization}" if a.quantization else ""))
     t.add_row("KV per token", kv_per_token_text(p))
     t.add_row("weights", f"{p.weights_bytes / scale:.2f} {unit} per rank ({p.weights_bytes:,} B, {'exact' if p.weights_exact else 'estimate'})")
     t.add_row("budget", f"{p.requested_bytes / scale:.2f} {unit} = {p.total_bytes / scale:.2f} × {a.gpu_memory_utilization}")
-    t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}")
+    t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{per_engine_text(p)}")
     if p.mode == "vllm":
-        t.add_row("blocks", f"{p.num_gpu_blocks:,} × {p.bytes_per_block:,} B ({len(p.groups)} KV group(s))")
-    t.add_row("tokens", f"{p.kv_cache_tokens:,}")
-    t.add_row("concurrency", f"{p.max_concurrency:.2f}x at {a.max_model_len:,} tokens per request")
+        t.add_row("blocks", f"{p.num_gpu_blocks:,} × {p.bytes_per_block:,} B ({len(p.groups)} KV group(s)){per_engine_text(p)}")
+    t.add_row("tokens", f"{p.kv_cache_tokens:,}{per_engine_text(p, p.kv_cache_tokens)}")
+    t.add_row("concurrency", f"{p.max_concurrency:.2f}x at {a.max_model_len:,} tokens per request"
+                             f"{per_engine_text(p, p.max_concurrency, ',.2f', 'x')}")
     return t
 
 
@@ -146,12 +155,32 @@ def print_plan(console: Console, p: Plan, *, explain: bool = False, band: dict |
                        Text(f.effect, style="green" if f.fits else "yellow"))
         console.print(ft)
     for w in p.warnings:
-        console.print(Text("warning: " + w, style="yellow"), soft_wrap=True)
+        console.print(warning_text(w), soft_wrap=True)
     if explain:
         console.print(explain_table(p))
         console.print(Text("Assumptions (every default applied)", style="bold"))
         for a in p.assumptions:
             console.print(Text("  • " + a), soft_wrap=True)
+
+
+def warning_text(warning: str, where: str = "") -> Text:
+    """One warning as fit and sweep print it; `where` says which of several plans it concerns."""
+    return Text(f"warning{f' ({where})' if where else ''}: {warning}", style="yellow")
+
+
+def sweep_warnings(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
+    """The rows' warnings, each once, with the rows it concerns named by their varied values (or "all rows")."""
+    seen: dict[str, list[dict]] = {}
+    for r in rows:
+        for w in r.get("warnings") or ():
+            seen.setdefault(w, []).append(r)
+    planned = [r for r in rows if not r.get("error_input")]
+    out = []
+    for w, rs in seen.items():
+        where = "all rows" if len(rs) == len(planned) and len(planned) > 1 else \
+            "; ".join(", ".join(f"{v}={r[v]}" for v in varied) for r in rs)
+        out.append(warning_text(w, where))
+    return out
 
 
 def to_json(obj) -> str:
@@ -164,7 +193,8 @@ def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int
         t.add_column(v)
     for c in ("fits", "KV GiB", "tokens", "concurrency", "ratio"):
         t.add_column(c, justify="right")
-    base = rows[baseline_index]["max_concurrency"] if rows else 0
+    planned = [r for r in rows[baseline_index:] if not r.get("error_input")]
+    base = planned[0]["max_concurrency"] if planned else 0  # the first row that planned (an error row has no number)
     for r in rows:
         if r.get("error_input"):
             t.add_row(*[str(r[v]) for v in varied], "—", "—", "—", "—", Text(r["error_input"], style="red"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import os
 import re
 import struct
@@ -169,8 +170,10 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
         if gib is not None and gb is not None:
             raise InputError("--gpu-gib/--gpu-gb", "both given", "give one size: --gpu-gib (as CUDA reports it) or --gpu-gb (decimal GB)")
         size = gib if gib is not None else gb
-        if not (size and size > 0):
-            raise InputError("--gpu-gib" if gib is not None else "--gpu-gb", f"GPU memory must be positive, got {size}", "e.g. --gpu-gib 23.58")
+        if not (size and size > 0 and math.isfinite(size)):  # inf and nan are no size either
+            flag = "--gpu-gib" if gib is not None else "--gpu-gb"
+            raise InputError(flag, f"GPU memory must be a positive finite number, got {size}",
+                             f"e.g. {flag} {'23.58' if gib is not None else '24'}")
         total = int(round(gib * GIB)) if gib is not None else int(round(gb * GB))
         base = resolve_gpu(ref, detect=False)[0] if ref else None
         label = f"{gib:g} GiB" if gib is not None else f"{gb:g} GB"
@@ -221,6 +224,8 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
     given = ref
     count = _GPU_COUNT_PREFIX.match(ref)  # "4x H100", "8 x A100": the card, not the count
     if count:
+        if int(count.group(1)) < 1:
+            raise UnknownGPUError("--gpu", f"{given!r} names no GPUs", "a count of 1 or more, e.g. --gpu '2x H100'")
         ref = ref[count.end():]
     # "H100-80G", "A100 80G": a memory size written without the B (a separate number, unlike the A10G's)
     ref = re.sub(r"(?<=[\s\-_])(\d+)\s*G\b", r"\1GB", ref, flags=re.I)

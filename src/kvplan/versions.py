@@ -607,6 +607,31 @@ QUANT_MIN_CAPABILITY: dict[str, list[tuple[V, int]]] = {
 }
 
 
+# vLLM's own list of --quantization values (QUANTIZATION_METHODS, from the QuantizationMethods Literal in
+# vllm/model_executor/layers/quantization/__init__.py), read from the wheels of these releases. vLLM refuses any
+# other value before loading ("Unknown quantization method" in ModelConfig's quantization check; "Invalid
+# quantization method" in get_quantization_config).
+QUANT_METHODS_READ: dict[V, tuple[str, ...]] = {
+    (0, 10, 2): ("awq", "deepspeedfp", "tpu_int8", "fp8", "ptpc_fp8", "fbgemm_fp8", "modelopt", "modelopt_fp4", "bitblas", "gguf", "gptq_marlin_24", "gptq_marlin", "gptq_bitblas", "awq_marlin", "gptq", "compressed-tensors", "bitsandbytes", "hqq", "experts_int8", "ipex", "quark", "moe_wna16", "torchao", "auto-round", "rtn", "inc", "mxfp4", "petit_nvfp4"),
+    (0, 11, 0): ("awq", "deepspeedfp", "tpu_int8", "fp8", "ptpc_fp8", "fbgemm_fp8", "modelopt", "modelopt_fp4", "bitblas", "gguf", "gptq_marlin_24", "gptq_marlin", "gptq_bitblas", "awq_marlin", "gptq", "compressed-tensors", "bitsandbytes", "hqq", "experts_int8", "ipex", "quark", "moe_wna16", "torchao", "auto-round", "rtn", "inc", "mxfp4", "petit_nvfp4"),
+    (0, 12, 0): ("awq", "deepspeedfp", "tpu_int8", "fp8", "ptpc_fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "bitblas", "gguf", "gptq_marlin_24", "gptq_marlin", "gptq_bitblas", "awq_marlin", "gptq", "compressed-tensors", "bitsandbytes", "hqq", "experts_int8", "ipex", "quark", "moe_wna16", "torchao", "auto-round", "rtn", "inc", "mxfp4", "petit_nvfp4", "cpu_gptq", "cpu_awq"),
+    (0, 33, 0): ("awq", "auto_awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only", "nvfp4_per_token", "mxfp8"),
+}
+
+
+def quantization_methods(version: str) -> frozenset[str] | None:
+    """The --quantization values vLLM `version` accepts, as far as kvplan has read: the list of the release read at
+    or before it, with the list of the next release read (a release between two reads accepts a name either has);
+    None before the first release read (no list known, nothing refused)."""
+    release = parse_version(version)
+    reads = sorted(QUANT_METHODS_READ)
+    before = [r for r in reads if r <= release]
+    if not before:
+        return None
+    after = [r for r in reads if r > release]
+    return frozenset(QUANT_METHODS_READ[before[-1]] + (QUANT_METHODS_READ[after[0]] if after else ()))
+
+
 def quant_min_capability(method: str | None, version: str) -> tuple[int, int] | None:
     """The compute capability vLLM `version` requires for quantization `method` (None: no gate known)."""
     if not method:

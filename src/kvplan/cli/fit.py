@@ -105,11 +105,14 @@ def parse_vary(specs: List[str]) -> list[tuple[str, list]]:
                 lo, hi = (parse_max_model_len(x.strip()) if name == "max_model_len" else int(x) for x in values.split(".."))
             except (ValueError, InputError):
                 raise InputError("--vary", f"bad range in {spec!r}", f"e.g. --vary {name}=1024..131072") from None
+            if lo < 1 or hi < 1:
+                raise InputError("--vary", f"a range runs over positive values, got {spec!r}", f"e.g. --vary {name}=1024..131072")
+            # doubling from the first end to the second; a range written high..low runs downwards, halving
             vals = []
             v = lo
-            while v <= hi:
+            while (v <= hi) if lo <= hi else (v >= hi):
                 vals.append(v)
-                v *= 2
+                v = v * 2 if lo <= hi else v // 2
         conv = {"max_model_len": parse_max_model_len, "tensor_parallel_size": int, "gpu_memory_utilization": float}.get(name, str)
         try:
             out.append((name, [conv(v) if isinstance(v, str) else v for v in vals]))
@@ -121,26 +124,21 @@ def parse_vary(specs: List[str]) -> list[tuple[str, list]]:
 
 
 def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, list]], plans: Optional[list] = None) -> list[dict]:
-    """One plan per combination of the varied values; bad combinations become rows with the error. `plans`, when
-    given, collects the plans made (in row order, errors left out)."""
+    """One plan per combination of the varied values, planned as `fit` plans it (with fit's warnings, per row under
+    "warnings"); bad combinations become rows with the error. `plans`, when given, collects the plans made (in row
+    order, errors left out)."""
     from kvplan import api
     from kvplan.errors import InputError
-    from kvplan.plan import plan
-    from kvplan.resolve import resolve_gpu, resolve_model
+    from kvplan.resolve import resolve_model
 
     kw = flags.engine_kwargs()
     gpu_ref, gib, gb, revision = kw.pop("gpu"), kw.pop("gpu_gib"), kw.pop("gpu_gb"), kw.pop("revision")
-    models, gpus = {}, {}
+    models = {}
 
     def get_model(ref):
         if ref not in models:
             models[ref] = resolve_model(ref, revision=revision)
         return models[ref]
-
-    def get_gpu(ref):
-        if ref not in gpus:
-            gpus[ref] = resolve_gpu(ref, gib=gib if ref == gpu_ref else None, gb=gb if ref == gpu_ref else None)[0]
-        return gpus[ref]
 
     names = [n for n, _ in varied]
     rows = []
@@ -149,8 +147,10 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
         args_kw = dict(kw)
         args_kw.update({k: v for k, v in setting.items() if k not in ("gpu", "model")})
         row = dict(setting)
+        gpu = setting.get("gpu", gpu_ref)
+        size = {"gpu_gib": gib, "gpu_gb": gb} if gpu == gpu_ref else {}  # a custom size belongs to --gpu, not a varied one
         try:
-            p = plan(get_model(setting.get("model", model)), get_gpu(setting.get("gpu", gpu_ref)), api.engine_args(**args_kw))
+            p = api.fit(get_model(setting.get("model", model)), gpu, fixes=False, site_calibration=False, **size, **args_kw)
         except InputError as exc:
             row["error_input"] = str(exc)
             rows.append(row)
@@ -160,7 +160,7 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
                     "model": setting.get("model", p.model.id), "gpu": setting.get("gpu", p.gpu.name),
                     "max_model_len": p.args.max_model_len, "gpu_memory_utilization": p.args.gpu_memory_utilization,
                     "kv_cache_dtype": p.args.kv_cache_dtype, "tensor_parallel_size": p.args.tensor_parallel_size,
-                    "vllm_version": p.vllm_version})
+                    "vllm_version": p.vllm_version, "warnings": [str(w) for w in p.warnings]})
         rows.append(row)
         if plans is not None:
             plans.append(p)
@@ -179,7 +179,7 @@ def sweep(
     flags: FitFlags,
 ):
     """Vary one or two flags and compare: concurrency and the ratio to the first row, like the seed's max_model_len table."""
-    from kvplan.render import csv_rows, plot_sweep, sweep_table, to_json
+    from kvplan.render import csv_rows, plot_sweep, sweep_table, sweep_warnings, to_json
 
     if not vary:
         vary = ["max_model_len=2048,4096,16384,32768"]
@@ -193,6 +193,8 @@ def sweep(
         sys.stdout.write(csv_rows(rows, names + ["fits", "kv_cache_bytes", "kv_cache_tokens", "max_concurrency", "num_gpu_blocks", "error_input"]))
     else:
         console.print(sweep_table(rows, names))
+        for line in sweep_warnings(rows, names):
+            console.print(line, soft_wrap=True)
     if plot:
         if not plot.endswith((".png", ".svg")):
             from kvplan.errors import InputError

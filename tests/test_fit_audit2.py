@@ -1,0 +1,136 @@
+"""Second audit of `kvplan fit` / `sweep` / the Python API: warnings a sweep must carry, data parallelism shown,
+inputs refused with one clear line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+
+import kvplan
+from kvplan.errors import InputError
+
+
+def run(*args):
+    return subprocess.run(["kvplan", *args], capture_output=True, text=True, timeout=120)
+
+
+# ---- sweep carries fit's warnings
+
+
+def test_sweep_shows_each_rows_warnings_once_saying_which_rows():
+    r = run("sweep", "Qwen/Qwen3-8B", "--vary", "gpu=A100,2x A100")
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    # the variant choice concerns both rows and is printed once; the unused GPU only the 2x row
+    assert out.count("names cards with") == 1 and "warning (all rows): GPU 'A100' names cards" in out
+    assert "warning (gpu=2x A100): '2x A100' names 2 GPUs, but vLLM uses 1" in out
+
+
+def test_sweep_json_carries_warnings_per_row_as_fit_does():
+    r = run("sweep", "Qwen/Qwen3-8B", "--vary", "gpu=A100,2x A100", "--json")
+    rows = json.loads(r.stdout)["rows"]
+    for row in rows:
+        assert row["warnings"] == [str(w) for w in kvplan.fit("Qwen/Qwen3-8B", row["gpu"], fixes=False).warnings]
+    assert len(rows[0]["warnings"]) == 1 and len(rows[1]["warnings"]) == 2
+
+
+def test_sweep_range_written_high_to_low_runs_downwards():
+    r = run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=32768..4096", "--json")
+    assert r.returncode == 0, r.stderr
+    assert [row["max_model_len"] for row in json.loads(r.stdout)["rows"]] == [32768, 16384, 8192, 4096]
+
+
+def test_sweep_range_of_non_positive_lengths_is_refused_not_looped():
+    r = run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=-1..4096")
+    assert r.returncode == 2 and "--vary" in r.stderr and "positive" in r.stderr
+
+
+def test_sweep_table_whose_first_row_is_an_error_still_prints():
+    r = run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=65536..16384")
+    assert r.returncode == 0, r.stderr
+    assert "internal error" not in r.stderr and "2.00×" in r.stdout  # ratios against the first row that planned
+
+
+# ---- data parallelism is visible
+
+
+def test_fit_table_shows_the_gpus_of_all_engines_and_numbers_per_engine():
+    r = run("fit", "Qwen/Qwen3-30B-A3B", "--gpu", "H100", "-dp", "2")
+    out = " ".join(r.stdout.replace("│", " ").split())
+    assert "H100 80GB SXM5 × 2 (TP 1 × PP 1 × DP 2)" in out
+    assert "· DP 2 ·" in out
+    p = kvplan.fit("Qwen/Qwen3-30B-A3B", "H100", data_parallel_size=2, fixes=False)
+    assert f"tokens {p.kv_cache_tokens:,} per engine (of 2; {2 * p.kv_cache_tokens:,} in all)" in out
+    assert f"{p.max_concurrency:.2f}x at 40,960 tokens per request per engine (of 2; {2 * p.max_concurrency:.2f}x in all)" in out
+
+
+def test_fit_json_says_which_numbers_are_per_engine():
+    d = json.loads(run("fit", "Qwen/Qwen3-30B-A3B", "--gpu", "H100", "-dp", "2", "--json").stdout)
+    assert d["gpus_used"] == 2 and d["engines"] == 2
+    assert {"kv_cache_tokens", "max_concurrency"} <= set(d["per_engine"])
+    assert d["kv_cache_tokens_all_engines"] == 2 * d["kv_cache_tokens"]
+    one = json.loads(run("fit", "Qwen/Qwen3-30B-A3B", "--gpu", "H100", "--json").stdout)
+    assert one["engines"] == 1 and one["gpus_used"] == 1 and one["kv_cache_tokens_all_engines"] == one["kv_cache_tokens"]
+
+
+# ---- inputs refused with one clear line
+
+
+@pytest.mark.parametrize("flag,value", [("--gpu-gib", "inf"), ("--gpu-gib", "nan"), ("--gpu-gb", "inf"), ("--gpu-gb", "nan")])
+def test_gpu_size_that_is_no_number_is_an_input_error(flag, value):
+    r = run("fit", "Qwen/Qwen3-8B", flag, value)
+    assert r.returncode == 2 and "internal error" not in r.stderr
+    assert f"{flag}: GPU memory must be a positive finite number" in r.stderr
+
+
+def test_unknown_quantization_method_names_vllms_list():
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen3-8B", "H100", quantization="foo", fixes=False)
+    text = str(e.value)
+    assert text.startswith("--quantization: unknown quantization method 'foo' for vLLM 0.33.0 (known: ")
+    assert "gptq_marlin" in text and "FOO checkpoint" not in text
+    # the list is the release's: bitsandbytes is in 0.12.0's and gone from 0.33.0's
+    kvplan.fit("Qwen/Qwen3-8B", "H100", quantization="bitsandbytes", vllm_version="0.12.0", fixes=False)
+    with pytest.raises(InputError, match="unknown quantization method 'bitsandbytes'"):
+        kvplan.fit("Qwen/Qwen3-8B", "H100", quantization="bitsandbytes", fixes=False)
+
+
+def test_zero_gpus_in_the_name_is_refused_like_num_gpus_0():
+    r = run("fit", "Qwen/Qwen3-8B", "--gpu", "0x H100")
+    assert r.returncode == 2 and "--gpu: '0x H100' names no GPUs" in r.stderr
+
+
+def test_a_release_newer_than_kvplan_knows_is_a_visible_warning():
+    from kvplan.versions import NEWEST_KNOWN
+
+    p = kvplan.fit("Qwen/Qwen3-8B", "H100", vllm_version="9.9", fixes=False)
+    assert any(w.startswith(f"kvplan's rules stop at vLLM {NEWEST_KNOWN}; planned with {NEWEST_KNOWN}'s rules") for w in p.warnings)
+    assert not any("rules stop" in w for w in kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False).warnings)
+
+
+# ---- the Python API checks its arguments
+
+
+@pytest.mark.parametrize("kw,needle", [
+    ({"enforce_eager": "no"}, "enforce_eager: must be True or False, got 'no' (str)"),
+    ({"enable_prefix_caching": 1}, "enable_prefix_caching: must be True or False"),
+    ({"gpu_memory_utilization": [0.9]}, "gpu_memory_utilization: must be a number, got [0.9] (list)"),
+    ({"tensor_parallel_size": 2.5}, "tensor_parallel_size: must be a whole number, got 2.5 (float)"),
+    ({"kv_cache_dtype": 8}, "kv_cache_dtype: must be a string, got 8 (int)"),
+    ({"max_model_len": "auto"}, "max_model_len: 'auto' asks for the largest length"),
+    ({"max_model_length": 4096}, "max_model_length: not an argument kvplan.fit takes (did you mean max_model_len?)"),
+])
+def test_api_refuses_a_wrong_argument_naming_it(kw, needle):
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False, **kw)
+    assert needle in str(e.value)
+
+
+def test_api_reads_strings_as_vllm_serve_reads_its_command_line():
+    p = kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False, gpu_memory_utilization="0.9", max_model_len="32k", tensor_parallel_size="2")
+    q = kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False, gpu_memory_utilization=0.9, max_model_len=32000, tensor_parallel_size=2)
+    assert (p.args.gpu_memory_utilization, p.args.max_model_len, p.args.tensor_parallel_size) == (0.9, 32000, 2)
+    assert p.kv_cache_tokens == q.kv_cache_tokens
