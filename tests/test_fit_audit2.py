@@ -134,3 +134,37 @@ def test_api_reads_strings_as_vllm_serve_reads_its_command_line():
     q = kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False, gpu_memory_utilization=0.9, max_model_len=32000, tensor_parallel_size=2)
     assert (p.args.gpu_memory_utilization, p.args.max_model_len, p.args.tensor_parallel_size) == (0.9, 32000, 2)
     assert p.kv_cache_tokens == q.kv_cache_tokens
+
+
+def _config_dir(tmp_path, **changes):
+    import json
+    base = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+            "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256,
+            "max_position_embeddings": 8192, "torch_dtype": "bfloat16"}
+    base.update(changes)
+    for k in [k for k, v in changes.items() if v is None]:
+        del base[k]
+    (tmp_path / "config.json").write_text(json.dumps(base))
+    return str(tmp_path)
+
+
+@pytest.mark.parametrize("changes,field", [
+    (dict(num_hidden_layers=32.5), "num_hidden_layers"),
+    (dict(num_key_value_heads=64), "num_key_value_heads"),
+    (dict(num_key_value_heads=5), "num_key_value_heads"),
+    (dict(num_key_value_heads=0), "num_key_value_heads"),
+    (dict(hidden_size=-4096), "hidden_size"),
+    (dict(intermediate_size=-1), "intermediate_size"),
+    (dict(vocab_size="many"), "vocab_size"),
+])
+def test_a_malformed_config_is_an_error_naming_its_field(tmp_path, changes, field):
+    from kvplan.errors import ConfigError
+    with pytest.raises(ConfigError) as e:
+        kvplan.fit(_config_dir(tmp_path, **changes), "H100", detect_gpu=False, fixes=False, max_model_len=4096)
+    assert e.value.field == field
+
+
+def test_a_well_formed_config_with_whole_floats_still_plans(tmp_path):
+    p = kvplan.fit(_config_dir(tmp_path, num_hidden_layers=32.0, head_dim=128), "H100", detect_gpu=False, fixes=False,
+                   max_model_len=4096)
+    assert p.model.num_layers == 32 and p.kv_bytes_per_token == 2 * 32 * 8 * 128 * 2

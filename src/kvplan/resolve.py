@@ -899,10 +899,22 @@ def _size(cfg: dict, *names: str, default: int = 0) -> int:
             raise ConfigError(names[0], f"per-layer (or per-modality) values {list(v)[:6]} are not supported by kvplan yet",
                               "give a config with one value, or a checkpoint folder / Hub id for exact weight bytes")
         return values.pop()
+    return _whole(names[0], v or 0, allow_zero=True)
+
+
+def _whole(name: str, v, *, allow_zero: bool) -> int:
+    """A config size as an int: a whole number (32.0 counts, 32.5 does not), positive (or 0 where absent counts)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        raise ConfigError(name, f"{name} must be an integer, got {v!r}", "fix the config.json")
     try:
-        return int(v or 0)
-    except (TypeError, ValueError):
-        raise ConfigError(names[0], f"{names[0]} must be an integer, got {v!r}", "fix the config.json") from None
+        f = float(v)
+    except ValueError:
+        raise ConfigError(name, f"{name} must be an integer, got {v!r}", "fix the config.json") from None
+    if not math.isfinite(f) or f != int(f):
+        raise ConfigError(name, f"{name} must be a whole number, got {v!r}", "fix the config.json")
+    if f < 0 or (f == 0 and not allow_zero):
+        raise ConfigError(name, f"{name} must be positive, got {v!r}", "fix the config.json")
+    return int(f)
 
 
 def _need_int(cfg: dict, field_name: str, *names: str) -> int:
@@ -910,12 +922,9 @@ def _need_int(cfg: dict, field_name: str, *names: str) -> int:
     if v is None:
         raise ConfigError(field_name, f"the config has no {' / '.join(names)}", "give a complete config.json (the checkpoint's own)")
     try:
-        iv = int(v)
-    except (TypeError, ValueError):
-        raise ConfigError(field_name, f"{names[0]} must be an integer, got {v!r}", "fix the config.json") from None
-    if iv <= 0:
-        raise ConfigError(field_name, f"{names[0]} must be positive, got {iv}", "fix the config.json")
-    return iv
+        return _whole(names[0], v, allow_zero=False)
+    except ConfigError as exc:
+        raise ConfigError(field_name, exc.message, exc.fix) from None
 
 
 _TEXT_KEYS = ("text_config", "llm_config", "language_config", "thinker_config")
@@ -982,7 +991,16 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     n_kv = _size(text, "num_key_value_heads", "num_kv_heads", "multi_query_group_num", default=n_heads)
     if _get(text, "multi_query", default=False) and "num_key_value_heads" not in text:
         n_kv = 1
-    head_dim = _size(text, "head_dim", "attention_head_dim") or hidden // n_heads
+    if n_kv < 1 or n_kv > n_heads or n_heads % n_kv:
+        raise ConfigError("num_key_value_heads", f"{n_kv} key/value heads for {n_heads} attention heads: each KV head "
+                          "serves a whole group of query heads", "fix the config.json (num_key_value_heads divides "
+                          "num_attention_heads)")
+    head_dim = _size(text, "head_dim", "attention_head_dim")
+    if not head_dim:
+        if hidden % n_heads:
+            raise ConfigError("head_dim", f"no head_dim, and hidden_size {hidden} is not a multiple of "
+                              f"num_attention_heads {n_heads}", "fix the config.json (give head_dim)")
+        head_dim = hidden // n_heads
     vocab = _size(text, "vocab_size", "padded_vocab_size") or _size(config, "vocab_size")
     inter = _size(text, "intermediate_size", "ffn_hidden_size", "n_inner")
     dtype = str(_get(text, "torch_dtype", "dtype", default=None) or _get(config, "torch_dtype", "dtype", default="bfloat16"))
