@@ -237,8 +237,11 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
         exact = [g for g in catalog if key in {_gpu_key(n) for n in (g.id, g.name, *g.aliases)}]
         want = set(_gpu_tokens(variant))
         cands = exact or [g for g in catalog if any(want <= set(_gpu_tokens(n)) for n in (g.id, g.name, *g.aliases))]
+        by_id = [g for g in exact if g.id == variant.strip().lower()]  # a catalog id, as written, names one card
+        if by_id:
+            cands = exact = by_id
         if cands:
-            if not (size_bytes or total_bytes):
+            if not (size_bytes or total_bytes or by_id):
                 _check_one_size(ref, cands)
             chosen = _prefer(cands, total_bytes or size_bytes)
             own_name = exact and re.search(r"\d+\s*GB\b", variant, re.I)  # the size is part of a catalog name or alias
@@ -586,6 +589,11 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
     """
     ref = ref or DEFAULT_MODEL
     path = Path(ref).expanduser()
+    try:
+        path.is_file()
+    except OSError as exc:  # a name the file system refuses outright (too long, ...) is no model reference
+        raise InputError("model", f"{ref[:40]}... is not a model reference ({exc.strerror})",
+                         "give a catalog id, a Hub id (org/name), a checkpoint folder or a config.json path") from None
     if path.is_dir():
         return _from_folder(path)
     if path.suffix == ".json" and path.is_file():
@@ -896,7 +904,7 @@ def _size(cfg: dict, *names: str, default: int = 0) -> int:
         return values.pop()
     try:
         return int(v or 0)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ConfigError(names[0], f"{names[0]} must be an integer, got {v!r}", "fix the config.json") from None
 
 
@@ -906,7 +914,7 @@ def _need_int(cfg: dict, field_name: str, *names: str) -> int:
         raise ConfigError(field_name, f"the config has no {' / '.join(names)}", "give a complete config.json (the checkpoint's own)")
     try:
         iv = int(v)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: Infinity
         raise ConfigError(field_name, f"{names[0]} must be an integer, got {v!r}", "fix the config.json") from None
     if iv <= 0:
         raise ConfigError(field_name, f"{names[0]} must be positive, got {iv}", "fix the config.json")
