@@ -439,3 +439,71 @@ def test_cli_preflight_table_on_a_replayed_l4(monkeypatch):
     res = CliRunner().invoke(app, ["preflight", "--dtype", "bfloat16"])
     assert res.exit_code == 0, res.output
     assert "PASS" in res.output and "NVIDIA L4" in res.output
+
+
+# ------------------------------------------------------------------ cache writability, tokens, fallback GPU, unresolved model
+
+
+def test_cache_on_a_read_only_folder_fails_with_a_fix(tmp_path):
+    f = pf.gather_facts({"HOME": "/root", "HF_HOME": str(tmp_path)}, nvml=fake_nvml([], fail=True), run_nvidia_smi=no_smi,
+                        mounts_text="", disk_free=lambda p: 500 * GIB, is_file=lambda p: False, can_write=lambda p: False)
+    cache = by_check(pf.run_checks(f, req()), "cache")
+    assert cache.status == "fail" and "cannot be written" in cache.message and "HF_HOME" in cache.fix
+
+
+def test_cache_where_a_file_stands_fails(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    f = pf.gather_facts({"HOME": "/root", "HF_HOME": str(tmp_path / "afile")}, nvml=fake_nvml([], fail=True),
+                        run_nvidia_smi=no_smi, mounts_text="", disk_free=lambda p: 500 * GIB, is_file=lambda p: False)
+    cache = by_check(pf.run_checks(f, req()), "cache")
+    assert cache.status == "fail" and "is a file" in cache.message
+
+
+def test_a_cache_that_does_not_exist_yet_is_noted(tmp_path):
+    f = pf.gather_facts({"HOME": "/root", "HF_HOME": str(tmp_path / "new" / "hf")}, nvml=fake_nvml([], fail=True),
+                        run_nvidia_smi=no_smi, mounts_text="", disk_free=lambda p: 500 * GIB, is_file=lambda p: False)
+    cache = by_check(pf.run_checks(f, req()), "cache")
+    assert cache.status == "pass" and "will be created in " + str(tmp_path) in cache.message
+
+
+@pytest.mark.parametrize("model", [None, "meta-llama/Llama-3.1-8B-Instruct"])
+def test_a_blank_hf_token_fails(model):
+    f = facts(env={"HOME": "/root", "HF_HOME": "/mnt/models/hf", "HF_TOKEN": "  "})
+    tokens = [x for x in pf.run_checks(f, req(model_id=model)) if x.check == "HF_TOKEN"]
+    assert [t.status for t in tokens] == ["fail"] and "unset HF_TOKEN" in tokens[0].fix
+
+
+def test_a_gated_model_with_a_token_says_it_was_not_verified():
+    f = facts(env={"HOME": "/root", "HF_HOME": "/mnt/models/hf", "HF_TOKEN": "hf_fake"})
+    token = by_check(pf.run_checks(f, req()), "HF_TOKEN")
+    assert token.status == "pass" and "not verified" in token.message
+
+
+def test_an_unresolved_model_is_named_in_disk_token_and_plan_rows(monkeypatch):
+    from kvplan.cli import FitFlags
+    from kvplan.cli import preflight as cli_pf
+    from kvplan.errors import OfflineError
+
+    def offline(model, flags, facts):
+        raise OfflineError("cannot reach the Hugging Face Hub for foo/bar", "use a catalog id")
+    monkeypatch.setattr(cli_pf, "plan_for_machine", offline)
+    f = facts(env={"HOME": "/root", "HF_HOME": "/mnt/models/hf", "HF_TOKEN": "hf_fake"})
+    r, _ = cli_pf.build_request("foo/bar", FitFlags(), f)
+    findings = pf.run_checks(f, r)
+    assert "model could not be resolved" in by_check(findings, "disk").message
+    token = by_check(findings, "HF_TOKEN")
+    assert token.status == "warn" and "not verified (Hub unreachable)" in token.message
+    plan_row = by_check(findings, "plan")
+    assert plan_row.fix not in plan_row.message
+
+
+def test_no_gpu_and_no_gpu_flag_plans_the_fallback_as_a_warning():
+    from kvplan.cli import FitFlags
+    from kvplan.cli.preflight import build_request
+
+    f = facts(smi=None)
+    r, _ = build_request("meta-llama/Llama-3.1-8B-Instruct", FitFlags(max_model_len="131072"), f)
+    plan_row = by_check(pf.run_checks(f, r), "plan")
+    assert plan_row.status == "warn" and "fallback" in plan_row.message and "--gpu NAME" in plan_row.fix
+    r, _ = build_request("meta-llama/Llama-3.1-8B-Instruct", FitFlags(gpu="T4", max_model_len="131072"), f)
+    assert by_check(pf.run_checks(f, r), "plan").status == "fail"

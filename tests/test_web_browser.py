@@ -110,7 +110,11 @@ def test_llama_on_l4_follows_max_model_len(page):
                            " return t.dataset.state === 'ready' && t.dataset.key === key; }",
                            arg=json.dumps([LLAMA, "l4", "8192"], separators=(",", ":")))
     assert page.locator("#gpu-table tr.chosen td").first.text_content() == at_8k.gpu.name
+    page.click("#gpu-more")  # every row, not the first 12
+    page.wait_for_function("document.querySelectorAll('#gpu-table tbody tr').length > 12")
     rows = page.eval_on_selector_all("#gpu-table tbody tr", "trs => trs.map(tr => [...tr.cells].map(td => td.textContent))")
+    page.click("#gpu-more")
+    page.wait_for_function("document.querySelectorAll('#gpu-table tbody tr').length <= 12")
     laptop_or_integrated = {g.name for g in gpu_catalog() if g.one_per_machine}
     assert any(name in laptop_or_integrated for name, *_ in rows)  # they are listed, on their own only
     assert not any(name in laptop_or_integrated and tp != "1" for name, tp, *_ in rows)
@@ -152,3 +156,39 @@ def test_error_is_shown_next_to_the_field_and_the_form_is_kept(page):
     model_slot.wait_for(state="visible")
     assert "unknown model" in model_slot.text_content()
     assert page.input_value("#model") == "no-such-model-xyz"
+
+
+def test_page_reads_lengths_as_the_cli_marks_stale_results_and_asks_for_a_custom_size(page, server_url):
+    page.goto(server_url + "/?model=Qwen/Qwen2.5-0.5B-Instruct&gpu=tesla-t4&max_model_len=32k")
+    at_32k = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", gpu="tesla-t4", max_model_len="32k")
+    _wait_for_plan(page, at_32k)  # the shared URL's 32k is read as 32,000, not dropped
+    assert page.input_value("#max_model_len") == "32k"
+    assert page.locator("#plan").get_attribute("class") in (None, "tab", "tab ")
+    page.fill("#gpu_memory_utilization", "1.5")  # an error: the previous plan's results are marked stale
+    page.locator(".err[data-for='gpu_memory_utilization']").wait_for(state="visible")
+    page.wait_for_function("document.querySelector('#plan').classList.contains('stale')")
+    assert page.locator("#stale-note").is_visible()
+    page.fill("#gpu_memory_utilization", "")
+    page.select_option("#gpu", "custom")  # no size yet: asked for beside the box, nothing planned
+    slot = page.locator(".err[data-for='gpu_gib']")
+    slot.wait_for(state="visible")
+    assert "GiB" in slot.text_content()
+    page.fill("#max_model_len", "auto")  # auto asks for a concurrency
+    page.locator("#concurrency").wait_for(state="visible")
+    page.select_option("#gpu", "tesla-t4")
+    page.fill("#max_model_len", "4096")
+    page.wait_for_function("!document.querySelector('#plan').classList.contains('stale')")
+
+
+def test_traffic_tab_shows_rejections_and_why_capacity_is_zero(page, server_url):
+    page.goto(server_url + "/?model=Qwen/Qwen2.5-0.5B-Instruct&gpu=tesla-t4&max_model_len=4096")
+    page.wait_for_function("document.querySelector('#verdict').dataset.fits === 'true'")
+    page.click("#tab-traffic")
+    page.fill("#sim-slo", "ttft=1s,tpot=50ms")
+    page.check("#sim-capacity")
+    page.click("#sim-run")
+    page.wait_for_function("document.querySelector('#sim-table').textContent.includes('capacity at the SLO')")
+    text = page.locator("#sim-table").text_content()
+    assert "rejected by vLLM" in text and " of 2,000 requests" in text
+    assert "max_model_len to at least" in text
+    page.click("nav.tabs button[data-tab='plan']")

@@ -173,6 +173,19 @@ def check_port(port: int) -> int:
     return port
 
 
+SECRET_NAME = re.compile(r"HF_TOKEN|.*_TOKEN|.*_KEY|.*SECRET.*|.*PASSWORD.*", re.IGNORECASE)
+
+
+def check_not_secret(name: str) -> str:
+    """An --env name that holds a secret is refused: serve.sh, the compose file and k8s/ would carry its value in
+    plain text. The generated files read such values from .env (compose, serve.sh) or a k8s Secret instead."""
+    if SECRET_NAME.fullmatch(name):
+        raise InputError("--env", f"{name} looks like a secret, and --env values are written in plain text into "
+                         "serve.sh, docker-compose.yml and k8s/", "put it in .env / a k8s Secret; the generated files "
+                         "read it from there")
+    return name
+
+
 def check_served_name(name: str) -> str:
     if not name.strip() or any(ord(c) < 32 or ord(c) == 127 for c in name):
         raise InputError("--served-model-name", f"{name!r} is empty or holds control characters",
@@ -325,6 +338,7 @@ def spec_from_plan(
     env = tuple(_get(a, "env", default=()) or ())
     for key, _ in env:
         check_env_name(key)
+        check_not_secret(key)
     check_serve_flags([f.name for f in flags], str(plan.vllm_version))
     eager = bool(_get(a, "enforce_eager", default=False))
     w_gib = w_total / GIB

@@ -16,6 +16,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, replace
+from fractions import Fraction
 from functools import cached_property
 from typing import Iterable
 
@@ -211,6 +212,9 @@ def parse_max_model_len(value) -> int | None:
         return None
     if text == "-1":
         return -1
+    if len(text) > 24:  # no context length has more digits; refused before any arithmetic overflows
+        raise InputError("--max-model-len", f"{text[:12]}... ({len(text)} characters) is not a context length",
+                         "e.g. 4096, 32k (= 32,000), 32K (= 32,768), -1 (auto-fit), or auto with --concurrency")
     number = human_int(text)
     if number is None:
         raise InputError("--max-model-len", f"not a length vllm serve reads: {value!r}",
@@ -231,7 +235,7 @@ def human_int(value) -> int | None:
     m = _HUMAN_INT.fullmatch(str(value).strip().replace(",", "").replace("_", ""))
     number, suffix = (m.group(1), m.group(2)) if m else (None, None)
     if number is not None and (suffix in _DECIMAL or (suffix is None and "." not in number)):
-        return int(float(number) * _DECIMAL.get(suffix, 1))
+        return int(Fraction(number) * _DECIMAL.get(suffix, 1))  # exact: no float overflow or rounding
     if number is not None and suffix in _BINARY and "." not in number:
         return int(number) * _BINARY[suffix]
     return None

@@ -101,6 +101,9 @@ class MachineFacts:
     cache_fs_type: Optional[str]
     hf_token_present: bool
     cuda_visible_devices: Optional[str] = None
+    cache_problem: Optional[str] = None  # why weights cannot be written to cache_dir (read-only, a file in the way)
+    cache_created_under: Optional[str] = None  # cache_dir does not exist yet: the existing folder it will be made in
+    hf_token_blank: bool = False  # HF_TOKEN set to blanks: huggingface_hub treats it as none
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -247,6 +250,21 @@ def _existing_ancestor(path: str) -> str:
     return str(p)
 
 
+def _can_write(path: str) -> bool:
+    return os.access(path, os.W_OK | os.X_OK)
+
+
+def cache_state(path: str, can_write: Callable[[str], bool] = _can_write) -> tuple[Optional[str], Optional[str]]:
+    """(why the HF cache at `path` cannot be written, or None; the existing folder it will be created in when it does
+    not exist yet, or None). A file where a folder is expected, or a folder this user cannot write, is a problem."""
+    existing = _existing_ancestor(path)
+    if not os.path.isdir(existing):
+        return f"{existing} is a file, where the HF cache needs a folder", None
+    if not can_write(existing):
+        return f"{existing} cannot be written by this user (read-only mount or permissions)", None
+    return None, (existing if os.path.normpath(existing) != os.path.normpath(path) else None)
+
+
 def _installed_version(dist: str) -> Optional[str]:
     from importlib import metadata
 
@@ -270,6 +288,7 @@ def gather_facts(
     disk_free: Optional[Callable[[str], int]] = None,
     home: Optional[str] = None,
     is_file: Callable[[str], bool] = os.path.isfile,
+    can_write: Callable[[str], bool] = _can_write,
 ) -> MachineFacts:
     """Probe the machine once. Every source can be replaced (tests replay recorded outputs)."""
     env = dict(os.environ if env is None else env)
@@ -289,7 +308,10 @@ def gather_facts(
         free = None
     mountpoint, fstype = mount_for(cache, mounts_text) if mounts_text else (None, None)
     token_file = os.path.join(env.get("HF_HOME") or os.path.join(home, ".cache", "huggingface"), "token")
-    token_present = bool(env.get("HF_TOKEN") or env.get("HUGGING_FACE_HUB_TOKEN")) or is_file(token_file)
+    token = env.get("HF_TOKEN", env.get("HUGGING_FACE_HUB_TOKEN"))
+    token_blank = token is not None and not token.strip()  # huggingface_hub reads a blank token as none
+    token_present = bool((token or "").strip()) or is_file(token_file)
+    problem, created_under = cache_state(cache, can_write)
     return MachineFacts(
         gpus=gpus,
         gpu_source=source,
@@ -309,6 +331,9 @@ def gather_facts(
         cache_fs_type=fstype,
         hf_token_present=token_present,
         cuda_visible_devices=env.get("CUDA_VISIBLE_DEVICES"),
+        cache_problem=problem,
+        cache_created_under=created_under,
+        hf_token_blank=token_blank,
     )
 
 
@@ -352,6 +377,7 @@ class Request:
     plan_fix: Optional[str] = None
     plan_gpu: Optional[str] = None
     plan_summary: Optional[str] = None
+    plan_gpu_fallback: bool = False  # no GPU found here and none given: planned for the fallback card
 
 
 def _gib(n: Optional[float]) -> str:
@@ -510,7 +536,14 @@ def check_cache(facts: MachineFacts, req: Request) -> list[Finding]:
         else:
             out.append(Finding("disk", PASS, f"{_gib(free)} free at {facts.cache_dir} for {_gib(need)} of weights"))
     elif free is not None:
-        out.append(Finding("disk", PASS, f"{_gib(free)} free at {facts.cache_dir} (no model given: weights not checked)"))
+        why = "the model could not be resolved" if req.model_id else "no model given"
+        out.append(Finding("disk", PASS, f"{_gib(free)} free at {facts.cache_dir} ({why}: weights not checked)"))
+    if facts.cache_problem:
+        out.append(Finding("cache", FAIL, f"the HF cache {facts.cache_dir} cannot be written: {facts.cache_problem}",
+                           "point HF_HOME (or HF_HUB_CACHE) at a folder this user can write on a persistent volume"))
+    elif facts.cache_created_under:
+        out.append(Finding("cache", PASS, f"{facts.cache_dir} does not exist yet: it will be created in "
+                           f"{facts.cache_created_under} (the free space above is that folder's)"))
     eph = facts.cache_fs_type in EPHEMERAL_FS
     if not facts.hf_home and not facts.hf_hub_cache_env:
         out.append(Finding("HF_HOME", WARN,
@@ -528,16 +561,28 @@ def check_cache(facts: MachineFacts, req: Request) -> list[Finding]:
 
 
 def check_model_access(facts: MachineFacts, req: Request) -> list[Finding]:
+    if facts.hf_token_blank:  # a blank token is sent as an empty bearer: 401 even on public models
+        blank = [Finding("HF_TOKEN", FAIL, "HF_TOKEN is set but blank: downloads fail with 401, even of public models",
+                         "unset HF_TOKEN, or set it to a real read token")]
+    else:
+        blank = []
     if not req.model_id:
-        return []
-    out = []
-    if req.gated:
+        return blank
+    out = blank
+    if req.gated is None and not blank:  # the Hub could not be asked
+        out.append(Finding("HF_TOKEN", WARN, f"could not check whether {req.model_id} is gated (the model could not be "
+                           "resolved); " + ("a token is set, not verified (Hub unreachable)" if facts.hf_token_present
+                                            else "no HF_TOKEN is set"),
+                           "if the model is gated, accept its licence and export HF_TOKEN" if not facts.hf_token_present
+                           else "rerun where the Hub answers to check the model"))
+    if req.gated and not blank:
         if facts.hf_token_present:
-            out.append(Finding("HF_TOKEN", PASS, f"{req.model_id} is gated; a token is set (value not shown)"))
+            out.append(Finding("HF_TOKEN", PASS, f"{req.model_id} is gated; a token is set (value not shown; not "
+                               "verified against the Hub)"))
         else:
             out.append(Finding("HF_TOKEN", FAIL, f"{req.model_id} is gated and no HF_TOKEN is set (401 at download)",
                                "accept the licence on the model page, then export HF_TOKEN from your secret store"))
-    elif req.gated is False:
+    elif req.gated is False and not blank:
         out.append(Finding("HF_TOKEN", PASS, f"{req.model_id} is not gated"))
     rev = req.revision
     if is_commit_sha(rev):
@@ -579,6 +624,10 @@ def check_plan(facts: MachineFacts, req: Request) -> list[Finding]:
             return [Finding("plan", WARN, f"could not plan: {req.plan_error}", req.plan_fix or "")]
         return []
     on = f" on {req.plan_gpu}" if req.plan_gpu else ""
+    if req.plan_gpu_fallback:  # the machine's own GPU is unknown: the verdict is about another card
+        verdict = f"fits{on}: {req.plan_summary or ''}" if req.plan_fits else f"does not fit{on}: {req.plan_error or ''}"
+        return [Finding("plan", WARN, f"no GPU found here and no --gpu given: planned for the fallback card; {verdict}".rstrip(": "),
+                        "pass --gpu NAME (the GPU you will run on) for a plan that counts")]
     if req.plan_fits:
         return [Finding("plan", PASS, f"fits{on}: {req.plan_summary or ''}".rstrip(": "))]
     return [Finding("plan", FAIL, f"does not fit{on}: {req.plan_error or ''}".rstrip(": "),

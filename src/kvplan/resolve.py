@@ -242,8 +242,11 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
         exact = [g for g in catalog if key in {_gpu_key(n) for n in (g.id, g.name, *g.aliases)}]
         want = set(_gpu_tokens(variant))
         cands = exact or [g for g in catalog if any(want <= set(_gpu_tokens(n)) for n in (g.id, g.name, *g.aliases))]
+        by_id = [g for g in exact if g.id == variant.strip().lower()]  # a catalog id, as written, names one card
+        if by_id:
+            cands = exact = by_id
         if cands:
-            if not (size_bytes or total_bytes):
+            if not (size_bytes or total_bytes or by_id):
                 _check_one_size(ref, cands)
             chosen = _prefer(cands, total_bytes or size_bytes)
             own_name = exact and re.search(r"\d+\s*GB\b", variant, re.I)  # the size is part of a catalog name or alias
@@ -591,6 +594,11 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
     """
     ref = ref or DEFAULT_MODEL
     path = Path(ref).expanduser()
+    try:
+        path.is_file()
+    except OSError as exc:  # a name the file system refuses outright (too long, ...) is no model reference
+        raise InputError("model", f"{ref[:40]}... is not a model reference ({exc.strerror})",
+                         "give a catalog id, a Hub id (org/name), a checkpoint folder or a config.json path") from None
     if path.is_dir():
         return _from_folder(path)
     if path.suffix == ".json" and path.is_file():
@@ -908,7 +916,7 @@ def _whole(name: str, v, *, allow_zero: bool) -> int:
         raise ConfigError(name, f"{name} must be an integer, got {v!r}", "fix the config.json")
     try:
         f = float(v)
-    except ValueError:
+    except (ValueError, OverflowError):
         raise ConfigError(name, f"{name} must be an integer, got {v!r}", "fix the config.json") from None
     if not math.isfinite(f) or f != int(f):
         raise ConfigError(name, f"{name} must be a whole number, got {v!r}", "fix the config.json")

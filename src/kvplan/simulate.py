@@ -2361,9 +2361,15 @@ class CapacityResult:
     at_target: Optional[SimResult] = None
     saturation_rate_per_s: Optional[float] = None  # requests/s served with every request queued at once
     slo_binding: bool = True  # False: the SLO held up to the saturation rate, which bounds the capacity instead
+    rejected_fraction: float = 0.0  # requests vLLM refuses at any rate (prompt + output > max_model_len or the pool)
+    reason: Optional[str] = None  # why no rate meets the SLO, when the rejections alone rule it out
+    fix: Optional[str] = None
 
     def to_dict(self) -> dict:
         return {
+            "rejected_fraction": self.rejected_fraction,
+            "reason": self.reason,
+            "fix": self.fix,
             "saturation_rate_per_s": self.saturation_rate_per_s,
             "slo_binding": self.slo_binding,
             "slo": {"ttft_ms": self.slo.ttft_ms, "tpot_ms": self.slo.tpot_ms, "e2e_ms": self.slo.e2e_ms,
@@ -2415,7 +2421,18 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
             on_probe(rate, met)
         return met
 
-    saturated = run_replica(workload_at(math.inf))
+    everything = workload_at(math.inf)
+    saturated = run_replica(everything)
+    n_rejected, n_total = int(saturated.rejected.sum()), int(saturated.rejected.size)
+    rejected_fraction = n_rejected / max(1, n_total)
+    reason = fix = None
+    if rejected_fraction > (100 - slo.percentile) / 100:  # the rejected requests miss at every rate
+        longest = int((everything.prompt_tokens + everything.completion_tokens).max())
+        reason = (f"{n_rejected:,} of {n_total:,} requests ({100 * rejected_fraction:.1f}%) are rejected by vLLM (prompt + "
+                  f"output over max_model_len {config.max_model_len:,} or the KV pool) and count as misses, so "
+                  f"p{slo.percentile:g} of requests cannot meet the SLO at any rate")
+        fix = (f"raise max_model_len to at least {longest:,} (the workload's longest prompt + output), or judge a "
+               f"percentile of {100 * (1 - rejected_fraction):.1f} or lower")
     served = int(saturated.completed.sum())
     saturation = served / saturated.makespan_s if saturated.makespan_s > 0 and served else math.inf
     binding = True
@@ -2464,4 +2481,4 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
     return CapacityResult(slo=slo, max_rate_per_s=best, at_max=cache_res.get(best), probes=tuple(probes),
                           target_rate_per_s=target_rate_per_s, replicas_needed=replicas, router=router,
                           at_target=at_target, saturation_rate_per_s=saturation if math.isfinite(saturation) else None,
-                          slo_binding=binding)
+                          slo_binding=binding, rejected_fraction=rejected_fraction, reason=reason, fix=fix)

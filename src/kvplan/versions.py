@@ -35,9 +35,10 @@ V = tuple[int, int, int]
 
 def parse_version(text: str) -> V:
     """'0.29.1rc1.dev17+gd2d649e67' -> (0, 29, 1). Raises InputError on nonsense."""
-    m = re.match(r"^\s*(?:vllm[\s=:-]*)?v?(\d+)\.(\d+)(?:\.(\d+))?", str(text), re.IGNORECASE)
+    m = re.match(r"^\s*(?:vllm[\s=:-]*)?v?(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?(?!\d)", str(text), re.IGNORECASE)
     if not m:
-        raise InputError("--vllm-version", f"cannot read a vLLM version from {text!r}",
+        shown = str(text) if len(str(text)) <= 40 else str(text)[:40] + "..."
+        raise InputError("--vllm-version", f"cannot read a vLLM version from {shown!r}",
                          f"give a release such as {NEWEST_KNOWN}")
     return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
 

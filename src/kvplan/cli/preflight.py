@@ -49,8 +49,13 @@ def build_request(model: Optional[str], flags: FitFlags, facts):
     except HubError as exc:  # offline, gated without a token: a finding, not a crash
         from dataclasses import replace
 
-        return replace(base, plan_error=str(exc), plan_fix=getattr(exc, "fix", None)), None
-    return pf.request_from_plan(plan, flags.revision), note
+        return replace(base, plan_error=getattr(exc, "message", None) or str(exc), plan_fix=getattr(exc, "fix", None)), None
+    req = pf.request_from_plan(plan, flags.revision)
+    if not facts.gpus and not (flags.gpu or flags.gpu_gib or flags.gpu_gb):
+        from dataclasses import replace
+
+        req = replace(req, plan_gpu_fallback=True)
+    return req, note
 
 
 @app.command()

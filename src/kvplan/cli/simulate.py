@@ -328,6 +328,8 @@ def capacity(
         console.print(f"[bold]{p.model.id}[/] on {p.args.tensor_parallel_size} x {p.gpu.name}, vLLM {p.vllm_version}, workload {base.name}", highlight=False)
         if cap.max_rate_per_s <= 0:
             console.print(f"[bold red]no probed rate meets {slo_spec.describe()}[/] (even {cap.probes[0][0]:g} req/s)", highlight=False)
+            if cap.reason:
+                console.print(f"  {cap.reason}; fix: {cap.fix}", highlight=False)
         else:
             a = cap.at_max.to_dict()
             dp = p.args.data_parallel_size or 1

@@ -30,9 +30,39 @@ def web(
     port: int = typer.Option(8000, "--port", help="TCP port."),
 ) -> None:
     """Serve the planner as a local web page (http://127.0.0.1:8000); opens nothing by itself."""
+    import tempfile
+
+    from kvplan.deploy import check_port
+
+    check_port(port)
     uvicorn, create_app = _web_stack()
+    check_port_free(host, port)
     if host not in LOOPBACK_HOSTS:
         err_console.print(f"[yellow]warning:[/] binding {host}: anyone who can reach this address can use the planner "
                           "(Hub lookups use this server's credentials).", highlight=False)
     err_console.print(f"kvplan web on http://{'[' + host + ']' if ':' in host else host}:{port}/  (Ctrl+C to stop)", highlight=False)
-    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+    with tempfile.TemporaryDirectory(prefix="kvplan-web-") as uploads:  # uploaded files go with the server
+        uvicorn.run(create_app(upload_dir=uploads, allowed_hosts=allowed_hosts(host)), host=host, port=port, log_level="warning")
+
+
+def allowed_hosts(host: str) -> list[str]:
+    """The Host header values served: loopback names and the address bound, so that a page from another site that
+    rebinds its DNS name to this machine is refused (400)."""
+    return list(dict.fromkeys(["127.0.0.1", "localhost", "[::1]", host if ":" not in host else f"[{host}]"]))
+
+
+def check_port_free(host: str, port: int) -> None:
+    """InputError naming --port when the address cannot be bound (in use, or not this machine's), before anything
+    is announced."""
+    import socket
+
+    from kvplan.errors import InputError
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError as exc:
+            raise InputError("--port", f"cannot listen on {host}:{port} ({exc.strerror or exc})",
+                             f"stop what uses it, or choose another port, e.g. --port {port + 1 if port < 65535 else 8000}") from None

@@ -132,16 +132,62 @@ def _status_for(exc: KvplanError) -> int:
 def _on_kvplan_error(request: Request, exc: KvplanError) -> JSONResponse:
     field = getattr(exc, "field", None) or "request"
     message = getattr(exc, "message", None) or str(exc)
-    return JSONResponse(_error_body(field, message, getattr(exc, "fix", None)), status_code=_status_for(exc))
+    fix = getattr(exc, "fix", None)
+    if field in ("model", "--model"):
+        fix = page_fix(fix)
+    return JSONResponse(_error_body(field, message, fix), status_code=_status_for(exc))
+
+
+# pydantic's error types, said in plain words (the page shows them beside the field)
+_PLAIN = {"int_parsing": "must be a whole number", "int_from_float": "must be a whole number",
+          "float_parsing": "must be a number", "bool_parsing": "must be true or false", "string_type": "must be text",
+          "finite_number": "must be a finite number", "list_type": "must be a list"}
 
 
 def _on_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
     first = exc.errors()[0] if exc.errors() else {}
     loc = [str(x) for x in first.get("loc", ()) if x != "body"]
-    field = loc[-1] if loc else "body"
+    field = loc[0] if loc else "body"  # the request key, not the union member pydantic tried last
+    kind = first.get("type", "")
     known = ", ".join(sorted(set(_FLAG_NAMES) | _REQUEST_ONLY))
-    fix = f"known keys: {known}" if first.get("type") == "extra_forbidden" else "send a JSON object with the CLI's options in snake_case"
-    return JSONResponse(_error_body(field, first.get("msg", "invalid request"), fix), status_code=422)
+    if kind == "extra_forbidden":
+        message, fix = "is not an option", f"known keys: {known}"
+    elif kind in _PLAIN:
+        given = first.get("input")
+        message = _PLAIN[kind] + (f", got {str(given)[:40]!r}" if isinstance(given, (str, int, float)) else "")
+        fix = "e.g. 0.9" if kind in ("float_parsing", "finite_number") else "e.g. 4" if kind.startswith("int") else "correct the value"
+    else:
+        message, fix = first.get("msg", "invalid request"), "send a JSON object with the CLI's options in snake_case"
+    return JSONResponse(_error_body(field, message, fix), status_code=422)
+
+
+def _on_unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+    """Anything kvplan did not raise on purpose: a JSON 500 with one line, never a plain-text stack."""
+    line = (str(exc).splitlines() or [""])[0][:200]
+    return JSONResponse(_error_body("request", f"internal error: {type(exc).__name__}: {line}".rstrip(": "),
+                                    "this is a kvplan bug: please report it with the request body"), status_code=500)
+
+
+def _check_finite(value: Any, where: str = "") -> None:
+    """NaN and Infinity are refused by name before anything is computed or cached (JSON would turn them into null)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(where or "request", f"must be a finite number, got {value!r}", "give a number such as 0.9")
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_finite(v, f"{where}.{k}" if where else str(k))
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _check_finite(v, where)
+
+
+def page_fix(fix: Optional[str]) -> Optional[str]:
+    """A model error's fix as the page can act on it: a catalog id or a Hub id, or an uploaded config.json."""
+    if not fix or "folder" not in fix:
+        return fix
+    fix = fix.replace("a checkpoint folder or a config.json path", "or upload the checkpoint's config.json")
+    fix = fix.replace("a local checkpoint folder or a config.json path", "or upload the checkpoint's config.json")
+    fix = fix.replace("a local folder or a config.json path", "or upload the checkpoint's config.json")
+    return fix.replace(", or upload", " or upload").replace("or or upload", "or upload")
 
 
 # --------------------------------------------------------------------------- uploads
@@ -190,12 +236,23 @@ async def read_capped_body(request: Request, field: str, limit_bytes: int = MAX_
     return bytes(body)
 
 
+def _no_constant(name: str):
+    raise InputError("config.json", f"holds {name}, which is not a number a config can use", "upload the checkpoint's own config.json")
+
+
 def _safe_stem(name: str, content: bytes) -> str:
     base = re.sub(r"[^A-Za-z0-9._-]+", "-", name.rsplit("/", 1)[-1]).strip("-.")[:48] or "model"
     return f"{base}-{hashlib.sha256(content).hexdigest()[:10]}"
 
 
 # --------------------------------------------------------------------------- planning
+
+
+def _exists(ref: str) -> bool:
+    try:
+        return Path(ref).expanduser().exists()
+    except OSError:  # a name too long for a path is not one
+        return False
 
 
 class Planner:
@@ -211,6 +268,7 @@ class Planner:
         self._lock = threading.Lock()
 
     def cached(self, req: BaseModel, compute) -> dict:
+        _check_finite(req.model_dump())
         if str(getattr(req, "model", "") or "").startswith("upload:"):
             return compute(req)
         key = type(req).__name__ + req.model_dump_json()
@@ -232,14 +290,18 @@ class Planner:
         ref = ref.strip()
         if ref.startswith("upload:"):
             return str(self.configs.get(ref, field))
-        if ref.startswith((".", "/", "~", "\\")) or ref.endswith(".json") or Path(ref).expanduser().exists():
+        if ref.startswith((".", "/", "~", "\\")) or ref.endswith(".json") or _exists(ref):
             raise InputError(field, "local paths are not accepted over HTTP", "upload the config.json (POST /api/config), or give a catalog or Hub id")
         return ref
 
     def flags(self, req: BaseModel) -> tuple[Optional[str], FitFlags]:
+        from kvplan.resolve import _catalog_lookup
+
         data = req.model_dump()
         if isinstance(data.get("max_model_len"), int):
             data["max_model_len"] = str(data["max_model_len"])
+        if (data.get("revision") or "").strip() in ("", "main") and _catalog_lookup((data.get("model") or "").strip()):
+            data["revision"] = None  # a catalog model is read offline at its recorded commit: 'main' asks for nothing else
         return self.model_ref(data.get("model")), FitFlags(**{k: data[k] for k in _FLAG_NAMES})
 
     def plan(self, req: BaseModel):
@@ -280,6 +342,13 @@ class Planner:
 
     def sweep_response(self, req: SweepRequest) -> dict:
         varied = parse_vary(req.vary)
+        names = [name for name, _ in varied]
+        for name in names:
+            if names.count(name) > 1:
+                raise InputError("vary", f"{name} is varied twice", f"give all its values in one entry, e.g. {name}=a,b,c")
+        for spec, (name, vals) in zip(req.vary, varied):
+            if not vals:
+                raise InputError("vary", f"{spec!r} gives no values", f"a range runs from low to high, e.g. {name}=1024..4096")
         varied = [(name, [self.model_ref(v, "--vary") for v in vals] if name == "model" else vals) for name, vals in varied]
         combos = math.prod(len(vals) for _, vals in varied)
         if combos > MAX_SWEEP_ROWS:
@@ -306,12 +375,21 @@ def scaffold_response(planner: Planner, req: ScaffoldRequest) -> dict:
 
     _, _, p, note = planner.plan(req)
     if not p.fits:
-        fix = next((f for f in p.fixes if f.fits), None)
-        hint = (" ".join(f"{k}={v}" for k, v in fix.flags.items()) + f" ({fix.effect})") if fix else "see the fixes on the plan"
-        raise InputError("max_model_len", "the plan does not start, so no launch files are generated: " + (p.error or "does not fit"), hint)
+        raise InputError("max_model_len", "the plan does not start, so no launch files are generated: " + (p.error or "does not fit"),
+                         request_fixes(p))
     spec = spec_from_plan(p, served_model_name=req.served_model_name, port=req.port)
     return {"model": spec.model_id, "gpu": spec.gpu_name, "gpus": spec.gpus, "vllm_version": spec.vllm_version,
             "inverse": note, "files": render_files(spec)}
+
+
+def request_fixes(p) -> str:
+    """The plan's fixes that start it, written as request keys (the fixes are passable as written): 'set
+    tensor_parallel_size=4 (starts: ...)'. Only keys a request takes; 'see the Plan tab' when none is left."""
+    known = set(_FLAG_NAMES) | {"model"}
+    usable = [f for f in p.fixes if f.fits and set(f.flags) <= known]
+    if not usable:
+        return "no single change makes it start: see the fixes on the Plan tab"
+    return "; or ".join("set " + ", ".join(f"{k}={v}" for k, v in f.flags.items()) + f" ({f.effect})" for f in usable[:3])
 
 
 class SimulationTimeout(InputError):
@@ -380,8 +458,10 @@ def _catalog_gpus() -> list[dict]:
             for g in sorted(gpu_catalog(), key=lambda g: g.total_bytes)]
 
 
-def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MAX_SIM_SECONDS) -> FastAPI:
-    """The application: GET / (the page), /static/*, and the JSON API under /api."""
+def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MAX_SIM_SECONDS,
+               allowed_hosts: Optional[list[str]] = None) -> FastAPI:
+    """The application: GET / (the page), /static/*, and the JSON API under /api. `allowed_hosts`: the Host header
+    values served (others get 400), so a page on another site cannot reach this server through DNS rebinding."""
     app = FastAPI(title="kvplan", version="0.1.0",
                   description="Predict what a vLLM deployment does at startup. Bodies use the CLI's options in snake_case; "
                               "answers are the CLI's --json. Errors: {field, message, fix}.")
@@ -391,6 +471,11 @@ def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MA
     app.state.planner = planner
     app.add_exception_handler(KvplanError, _on_kvplan_error)
     app.add_exception_handler(RequestValidationError, _on_validation_error)
+    app.add_exception_handler(Exception, _on_unexpected_error)
+    if allowed_hosts:
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
     @app.get("/", include_in_schema=False)
@@ -450,7 +535,7 @@ def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MA
 
         raw = await read_capped_body(request, "config.json")
         try:
-            config = json.loads(raw.decode("utf-8"))
+            config = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InputError("config.json", f"not valid JSON ({exc})", "upload the checkpoint's config.json") from None
         if not isinstance(config, dict):

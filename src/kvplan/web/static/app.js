@@ -2,9 +2,10 @@
 // No arithmetic about vLLM here: every number shown comes from /api/plan, /api/sweep, ...
 "use strict";
 
-const FIELDS = ["model", "revision", "gpu", "gpu_gib", "num_gpus", "max_model_len", "gpu_memory_utilization",
+const FIELDS = ["model", "revision", "gpu", "gpu_gib", "num_gpus", "max_model_len", "concurrency", "gpu_memory_utilization",
   "kv_cache_dtype", "tensor_parallel_size", "quantization", "enforce_eager", "speculative_config", "limit_mm_per_prompt", "entrypoint", "runner", "vllm_version"];
-const NUMBERS = new Set(["gpu_gib", "num_gpus", "max_model_len", "gpu_memory_utilization", "tensor_parallel_size"]);
+// sent as JSON numbers; max_model_len goes as typed (32k, 32K, -1, auto): the server reads it as the CLI does
+const NUMBERS = new Set(["gpu_gib", "num_gpus", "concurrency", "gpu_memory_utilization", "tensor_parallel_size"]);
 const DEFAULTS = { model: "Qwen/Qwen2.5-0.5B-Instruct", gpu: "tesla-t4", max_model_len: "4096" };
 const APPLICABLE_FIXES = new Set(["max_model_len", "gpu_memory_utilization", "kv_cache_dtype", "tensor_parallel_size", "gpu"]);
 const SLIDER_MIN_TOKENS = 256;
@@ -38,6 +39,7 @@ function readForm() {
     if (v !== "") out[name] = v;
   }
   if (out.gpu === "custom") { delete out.gpu; } else { delete out.gpu_gib; }
+  if (String(out.max_model_len || "").toLowerCase() !== "auto") delete out.concurrency;
   return out;
 }
 
@@ -55,6 +57,7 @@ function writeForm(values) {
   }
   if (values.gpu_gib && !values.gpu) sel.value = "custom";
   syncCustomGpu();
+  syncConcurrency();
   syncSliderFromNumber();
 }
 
@@ -92,9 +95,12 @@ function clearErrors() {
   document.querySelectorAll("#form .invalid").forEach((el) => el.classList.remove("invalid"));
 }
 
+// the CLI's flags in a message, as the boxes of this page
+function pageWords(text) { return String(text).replace(/--gpu-gib( N| [0-9.]+)?/g, "the GiB box"); }
+
 function showError(err, fallbackId) {
   const b = err.body || { field: "request", message: err.message };
-  const text = b.message + (b.fix ? ` — ${b.fix}` : "");
+  const text = pageWords(b.message + (b.fix ? ` — ${b.fix}` : ""));
   const key = fieldKey(b.field);
   const slot = document.querySelector(`#form .err[data-for="${key}"]`);
   const target = slot || $(fallbackId || "form-error");
@@ -108,8 +114,14 @@ function showError(err, fallbackId) {
 function fmtInt(n) { return Number(n).toLocaleString("en-US"); }
 function fmtGiB(b) { return (b / 1024 ** 3).toFixed(2) + " GiB"; }
 
+function markStale(stale) {
+  $("plan").classList.toggle("stale", stale);
+  $("stale-note").hidden = !stale;
+}
+
 function renderPlan(p) {
   state.lastPlan = p;
+  markStale(false);
   const v = $("verdict");
   v.textContent = p.verdict;
   v.className = "verdict " + (p.fits ? "ok" : "bad");
@@ -178,6 +190,7 @@ function applyFix(flags) {
     }
   }
   syncCustomGpu();
+  syncConcurrency();
   syncSliderFromNumber();
   schedule(0);
 }
@@ -225,6 +238,13 @@ async function refresh() {
   const values = readForm();
   saveUrl(values);
   const seq = ++state.planSeq;
+  if ($("gpu").value === "custom" && !values.gpu_gib) {  // no size: nothing to plan yet
+    clearErrors();
+    showError({ body: { field: "gpu_gib", message: "give the card's memory in GiB, as CUDA reports it", fix: "e.g. 23.58" } });
+    $("verdict").className = "verdict stale";
+    markStale(true);
+    return;
+  }
   try {
     const p = await api("/api/plan", planBody(values));
     if (seq !== state.planSeq) return;
@@ -238,6 +258,7 @@ async function refresh() {
     clearErrors();
     showError(e);
     $("verdict").className = "verdict stale";
+    markStale(true);
   }
 }
 
@@ -256,13 +277,15 @@ function sliderToTokens(pos) {
 }
 
 function syncSliderFromNumber(tokens) {
-  const n = Number($("max_model_len").value || tokens || 0);
-  if (!n) return;
+  const typed = $("max_model_len").value.trim();
+  const n = /^\d+$/.test(typed) ? Number(typed) : Number(tokens || 0);  // 32k, auto: the plan's length places the slider
+  if (!n || n < 1) return;
   const lo = Math.log2(SLIDER_MIN_TOKENS), hi = Math.log2(Math.max(state.modelLimit, SLIDER_MIN_TOKENS * 2));
   $("max_model_len_slider").value = String(Math.round(1000 * (Math.log2(Math.max(n, SLIDER_MIN_TOKENS)) - lo) / (hi - lo)));
 }
 
 function syncCustomGpu() { $("custom-gpu").hidden = $("gpu").value !== "custom"; }
+function syncConcurrency() { $("concurrency-box").hidden = $("max_model_len").value.trim().toLowerCase() !== "auto"; }
 
 // ------------------------------------------------------------------ uploads
 
@@ -327,9 +350,15 @@ function renderSimulation(d) {
     ["E2E p50 / p99", `${ms(r.e2e_ms.p50)} / ${ms(r.e2e_ms.p99)}`],
     ["preemptions", `${fmtInt(r.preemptions)} (${fmtInt(r.requests_preempted)} requests)`],
     ["throughput", `${r.requests_per_s.toFixed(2)} req/s, ${r.output_tokens_per_s.toFixed(0)} output tok/s`],
+    ["rejected by vLLM", r.requests_rejected ? `${fmtInt(r.requests_rejected)} of ${fmtInt(r.requests_total)} requests `
+      + "(prompt + output over max_model_len or the KV pool; each counts as an SLO miss)" : "none"],
     ["SLO attainment", `${(100 * r.slo_attainment).toFixed(1)}%`],
   ];
-  if (d.capacity) rows.push(["capacity at the SLO", `${d.capacity.max_rate_per_s.toFixed(2)} req/s per replica`]);
+  if (d.capacity) {
+    const c = d.capacity;
+    rows.push(["capacity at the SLO", `${c.max_rate_per_s.toFixed(2)} req/s per replica`
+      + (c.reason ? ` — ${c.reason}; fix: ${c.fix}` : "")]);
+  }
   const tbody = document.querySelector("#sim-table tbody");
   tbody.innerHTML = "";
   for (const [k, v] of rows) {
@@ -353,7 +382,7 @@ async function runScaffold() {
     for (const name of ["serve.sh", "docker-compose.yml"]) if (d.files[name]) addFile(name, d.files[name]);
   } catch (e) {
     const b = e.body || {};
-    $("scaffold-error").textContent = (b.message || e.message) + (b.fix ? ` — try ${b.fix}` : "");
+    $("scaffold-error").textContent = pageWords((b.field ? b.field + ": " : "") + (b.message || e.message) + (b.fix ? ` — ${b.fix}` : ""));
   }
 }
 
@@ -411,7 +440,7 @@ async function main() {
   const form = $("form");
   form.addEventListener("input", (e) => {
     if (e.target.id === "max_model_len_slider") $("max_model_len").value = String(sliderToTokens(Number(e.target.value)));
-    else if (e.target.id === "max_model_len") syncSliderFromNumber();
+    else if (e.target.id === "max_model_len") { syncSliderFromNumber(); syncConcurrency(); }
     if (e.target.id === "gpu") syncCustomGpu();
     if (e.target.id !== "config-file") schedule();
   });
