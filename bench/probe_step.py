@@ -88,6 +88,8 @@ def time_ms(fn, device: str, reps: int = 20) -> float:
             fn()
             t.append((time.perf_counter() - t0) * 1e3)
         return statistics.median(t)
+    from probe_gpu import _timed_ms  # bench/ is on the path when this script runs
+
     for _ in range(3):
         fn()
     torch.cuda.synchronize()
@@ -100,16 +102,7 @@ def time_ms(fn, device: str, reps: int = 20) -> float:
         print(json.dumps({"cuda_graph": f"not captured ({type(exc).__name__}: {str(exc)[:120]}); eager timing"}))
         torch.cuda.synchronize()
         replay = fn
-    times = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        replay()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    del graph
-    return statistics.median(times)
+    return _timed_ms(replay, reps=reps, warmup=0)
 
 
 def main() -> None:
