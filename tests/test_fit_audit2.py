@@ -168,3 +168,29 @@ def test_a_well_formed_config_with_whole_floats_still_plans(tmp_path):
     p = kvplan.fit(_config_dir(tmp_path, num_hidden_layers=32.0, head_dim=128), "H100", detect_gpu=False, fixes=False,
                    max_model_len=4096)
     assert p.model.num_layers == 32 and p.kv_bytes_per_token == 2 * 32 * 8 * 128 * 2
+
+
+@pytest.mark.parametrize("args", [
+    ["sweep", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "L4", "--max-model-len", "auto", "--vary", "gpu_memory_utilization=0.8,0.9"],
+    ["simulate", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "L4", "--max-model-len", "auto", "-w", "azure-conv", "-n", "20"],
+])
+def test_auto_length_outside_fit_is_one_clear_error(args):
+    import subprocess
+    r = subprocess.run(["kvplan", *args], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "--concurrency" in r.stderr and "kvplan fit" in r.stderr and not r.stdout.strip()
+
+
+def test_infinite_concurrency_is_an_error():
+    import subprocess
+    r = subprocess.run(["kvplan", "fit", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "L4", "--max-model-len", "auto",
+                        "--concurrency", "inf"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "--concurrency" in r.stderr and "internal error" not in r.stderr
+
+
+def test_a_catalog_config_without_architectures_takes_transformers_class_for_its_model_type():
+    # the catalog's Granite 4.0-H and Falcon-H1 excerpts leave "architectures" out; vLLM reads the checkpoint's own
+    from kvplan.cli.fit import uncertainty_band_of
+    p = kvplan.fit("ibm-granite/granite-4.0-h-tiny", "L4", detect_gpu=False, fixes=False)
+    assert p.model.architectures == ("GraniteMoeHybridForCausalLM",) and uncertainty_band_of(p) is not None
+    old = kvplan.fit("ibm-granite/granite-4.0-h-tiny", "L4", detect_gpu=False, fixes=False, vllm_version="0.7.3")
+    assert not old.fits and "GraniteMoeHybridForCausalLM" in old.error

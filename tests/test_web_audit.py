@@ -221,3 +221,15 @@ def test_scaffold_cli_refuses_a_secret_in_env(tmp_path):
                     "--env", "HF_TOKEN=hf_abc"])
     assert isinstance(res.exception, InputError) and res.exception.field == "--env"
     assert not (tmp_path / "out" / "serve.sh").exists()
+
+
+@pytest.mark.parametrize("body", [{"max_model_len": True}, {"tensor_parallel_size": 2.0}, {"gpu_memory_utilization": True}])
+def test_json_values_vllm_serve_would_not_take_are_refused(client, body):
+    r = client.post("/api/plan", json={**BASE, **body})
+    assert r.status_code == 422 and r.json()["field"] == next(iter(body))
+
+
+def test_a_sweep_at_auto_length_is_refused_with_the_way_to_ask(client):
+    r = client.post("/api/sweep", json={**BASE, "max_model_len": "auto", "concurrency": 4,
+                                        "vary": ["gpu_memory_utilization=0.8,0.9"]})
+    assert r.status_code == 400 and r.json()["field"] == "--max-model-len" and "--concurrency" in r.json()["message"]

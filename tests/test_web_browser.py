@@ -192,3 +192,11 @@ def test_traffic_tab_shows_rejections_and_why_capacity_is_zero(page, server_url)
     assert "rejected by vLLM" in text and " of 2,000 requests" in text
     assert "max_model_len to at least" in text
     page.click("nav.tabs button[data-tab='plan']")
+
+
+def test_the_gpu_table_lists_the_gpus_that_start_the_length_auto_chose(page, server_url):
+    # the table is a sweep at one length: with max_model_len auto it is the length the plan chose for N requests
+    page.goto(server_url + f"/?model={LLAMA}&gpu=l4&max_model_len=auto&concurrency=4")
+    page.wait_for_function("() => { const t = document.querySelector('#gpu-table');"
+                           " return t.dataset.state === 'ready' && t.querySelectorAll('tbody tr').length > 0; }")
+    assert page.locator("#gpu-table tr.chosen td").first.text_content() == kvplan.fit(LLAMA, gpu="L4").gpu.name

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import difflib
 from dataclasses import replace
 
@@ -284,7 +286,7 @@ def largest_max_model_len(p: Plan) -> int | None:
 def max_model_len_for_concurrency(p: Plan, concurrency: float) -> int | None:
     """The largest max_model_len at which `concurrency` full-length requests fit the pool. vLLM runs at most
     max_num_seqs requests at once (SchedulerConfig), so a concurrency above it is refused rather than promised."""
-    if isinstance(concurrency, bool) or not isinstance(concurrency, (int, float)) or concurrency != concurrency \
+    if isinstance(concurrency, bool) or not isinstance(concurrency, (int, float)) or not math.isfinite(concurrency) \
             or concurrency < 1 or concurrency != int(concurrency):
         raise InputError("--concurrency", f"must be a whole number of requests, 1 or more, got {concurrency!r}", "e.g. --concurrency 16")
     if concurrency > p.args.max_num_seqs:
@@ -326,8 +328,13 @@ def smallest_gpu(p: Plan, *, any_size: bool = False) -> GPUSpec | None:
     Jetson: the host's memory at a fraction of the bandwidth) unless this GPU is one."""
     form = p.gpu.form
     others: list[GPUSpec] = []
+    # a card smaller than the weights per rank cannot load them (the load OOM of plan._load_oom), whatever else it
+    # has; 10 % of slack for weights that a GPU generation lays out differently (quantized kernels' padding)
+    floor = 0.9 * p.weights_bytes if p.weights_bytes else 0
     for g in sorted(gpu_catalog(), key=lambda g: g.total_bytes):
         if (g.total_bytes <= p.gpu.total_bytes and not any_size) or g.vendor != p.gpu.vendor or g.id == p.gpu.id:
+            continue
+        if g.total_bytes < floor:
             continue
         if g.form != form:
             if not g.one_per_machine:

@@ -148,10 +148,21 @@ def option_group(params: list[tuple[str, object, object]], build, target: str, *
 fit_options = option_group(FIT_PARAMS, FitFlags, "flags")
 
 
+def refuse_auto_length(flags: FitFlags, command: str) -> None:
+    """`--max-model-len auto` is answered by `kvplan fit ... --concurrency N` alone: other commands take a length."""
+    if str(flags.max_model_len or "").strip().lower() == "auto":
+        from kvplan.errors import InputError
+
+        raise InputError("--max-model-len", f"'auto' asks for the largest length at which N requests fit, which "
+                         f"`kvplan fit` answers (it takes --concurrency N); {command} takes a length",
+                         "run `kvplan fit MODEL ... --max-model-len auto --concurrency N` and give the length it prints")
+
+
 def plan_from_flags(model: Optional[str], flags: FitFlags, **extra):
     """Resolve the model and GPU and compute the plan the flags describe."""
     from kvplan.api import fit
 
+    refuse_auto_length(flags, "this command")
     return fit(model, **flags.engine_kwargs(), **extra)
 
 

@@ -131,6 +131,10 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
     from kvplan.errors import InputError
     from kvplan.resolve import resolve_model
 
+    from kvplan.cli import refuse_auto_length
+
+    if "max_model_len" not in [n for n, _ in varied]:
+        refuse_auto_length(flags, "a sweep")
     kw = flags.engine_kwargs()
     gpu_ref, gib, gb, revision = kw.pop("gpu"), kw.pop("gpu_gib"), kw.pop("gpu_gb"), kw.pop("revision")
     models = {}

@@ -66,7 +66,8 @@ def _flag_fields() -> dict[str, tuple[Any, Any]]:
     return out
 
 
-_STRICT = ConfigDict(extra="forbid")
+# strict: JSON true is not the length 1, nor 2.0 a tensor-parallel size (vllm serve's argparse refuses both)
+_STRICT = ConfigDict(extra="forbid", strict=True)
 PlanRequest = create_model(
     "PlanRequest", __config__=_STRICT,
     model=(Optional[str], Field(None, description="Catalog id, Hub id (org/name), or an upload handle from /api/config.")),
@@ -140,6 +141,7 @@ def _on_kvplan_error(request: Request, exc: KvplanError) -> JSONResponse:
 
 # pydantic's error types, said in plain words (the page shows them beside the field)
 _PLAIN = {"int_parsing": "must be a whole number", "int_from_float": "must be a whole number",
+          "int_type": "must be a whole number", "float_type": "must be a number", "bool_type": "must be true or false",
           "float_parsing": "must be a number", "bool_parsing": "must be true or false", "string_type": "must be text",
           "finite_number": "must be a finite number", "list_type": "must be a list"}
 
@@ -155,7 +157,7 @@ def _on_validation_error(request: Request, exc: RequestValidationError) -> JSONR
     elif kind in _PLAIN:
         given = first.get("input")
         message = _PLAIN[kind] + (f", got {str(given)[:40]!r}" if isinstance(given, (str, int, float)) else "")
-        fix = "e.g. 0.9" if kind in ("float_parsing", "finite_number") else "e.g. 4" if kind.startswith("int") else "correct the value"
+        fix = "e.g. 0.9" if kind.startswith(("float", "finite")) else "e.g. 4" if kind.startswith("int") else "correct the value"
     else:
         message, fix = first.get("msg", "invalid request"), "send a JSON object with the CLI's options in snake_case"
     return JSONResponse(_error_body(field, message, fix), status_code=422)

@@ -201,6 +201,11 @@ async function refreshGpuTable(values, seq) {
   const ids = state.gpus.map((g) => g.id);
   const body = planBody(values);
   for (const k of ["gpu", "gpu_gib", "num_gpus", "tensor_parallel_size"]) delete body[k];
+  if (String(body.max_model_len || "").trim().toLowerCase() === "auto" && state.lastPlan) {
+    // the length 'auto' chose for this plan: the table lists the GPUs that start the plan at it
+    body.max_model_len = String(state.lastPlan.args.max_model_len);
+    delete body.concurrency;
+  }
   body.vary = [`gpu=${ids.join(",")}`, "tensor_parallel_size=1,2,4,8"];
   body.curve = false;
   const table = $("gpu-table");
