@@ -194,3 +194,12 @@ def test_a_catalog_config_without_architectures_takes_transformers_class_for_its
     assert p.model.architectures == ("GraniteMoeHybridForCausalLM",) and uncertainty_band_of(p) is not None
     old = kvplan.fit("ibm-granite/granite-4.0-h-tiny", "L4", detect_gpu=False, fixes=False, vllm_version="0.7.3")
     assert not old.fits and "GraniteMoeHybridForCausalLM" in old.error
+
+
+def test_max_num_batched_tokens_reads_as_vllm_serve_reads_it():
+    import subprocess
+    r = subprocess.run(["kvplan", "fit", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "L4", "--max-model-len", "8192",
+                        "--max-num-batched-tokens", "8K", "--json"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    import json
+    assert json.loads(r.stdout)["args"]["max_num_batched_tokens"] == 8192

@@ -233,3 +233,9 @@ def test_a_sweep_at_auto_length_is_refused_with_the_way_to_ask(client):
     r = client.post("/api/sweep", json={**BASE, "max_model_len": "auto", "concurrency": 4,
                                         "vary": ["gpu_memory_utilization=0.8,0.9"]})
     assert r.status_code == 400 and r.json()["field"] == "--max-model-len" and "--concurrency" in r.json()["message"]
+
+
+def test_max_num_batched_tokens_8k_is_read_as_the_cli_reads_it(client):
+    r = client.post("/api/plan", json={**BASE, "max_num_batched_tokens": "8k", "max_model_len": 4096})
+    assert r.status_code == 200, r.text
+    assert r.json()["args"]["max_num_batched_tokens"] == 8000

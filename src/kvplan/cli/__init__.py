@@ -47,7 +47,7 @@ class FitFlags:
     enable_expert_parallel: bool = False
     kv_cache_dtype: Optional[str] = None
     max_num_seqs: Optional[int] = None
-    max_num_batched_tokens: Optional[int] = None
+    max_num_batched_tokens: Optional[str] = None  # read as vllm serve reads it: 8k = 8,000, 8K = 8,192
     block_size: Optional[int] = None
     enforce_eager: bool = False
     quantization: Optional[str] = None
@@ -89,7 +89,7 @@ FIT_PARAMS: list[tuple[str, object, object]] = [
     ("enable_expert_parallel", bool, typer.Option(False, "--enable-expert-parallel", help="Split MoE experts over TP x DP ranks.", rich_help_panel="vllm serve flags")),
     ("kv_cache_dtype", Optional[str], typer.Option(None, "--kv-cache-dtype", help="auto, fp8, fp8_e4m3 or fp8_e5m2.", rich_help_panel="vllm serve flags")),
     ("max_num_seqs", Optional[int], typer.Option(None, "--max-num-seqs", help="Sequence cap per step.", rich_help_panel="vllm serve flags")),
-    ("max_num_batched_tokens", Optional[int], typer.Option(None, "--max-num-batched-tokens", help="Token budget per step.", rich_help_panel="vllm serve flags")),
+    ("max_num_batched_tokens", Optional[str], typer.Option(None, "--max-num-batched-tokens", help="Token budget per step, read as vllm serve reads it (8k = 8,000, 8K = 8,192).", rich_help_panel="vllm serve flags")),
     ("block_size", Optional[int], typer.Option(None, "--block-size", help="KV-cache block size in tokens.", rich_help_panel="vllm serve flags")),
     ("enforce_eager", bool, typer.Option(False, "--enforce-eager", help="No CUDA graphs.", rich_help_panel="vllm serve flags")),
     ("quantization", Optional[str], typer.Option(None, "--quantization", "-q", help="Weight quantization method (awq, gptq, fp8, ...). Default: the checkpoint's own.", rich_help_panel="vllm serve flags")),

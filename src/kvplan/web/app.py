@@ -60,8 +60,8 @@ def _flag_fields() -> dict[str, tuple[Any, Any]]:
     out: dict[str, tuple[Any, Any]] = {}
     for f in fields(FitFlags):
         ann = hints[f.name]
-        if f.name == "max_model_len":
-            ann = Optional[Union[int, str]]  # 32768, "32k" or "auto"
+        if f.name in ("max_model_len", "max_num_batched_tokens"):
+            ann = Optional[Union[int, str]]  # 32768, "32k" (or "auto" for max_model_len), as vllm serve reads them
         out[f.name] = (ann, Field(f.default, description=helps.get(f.name)))
     return out
 
@@ -300,8 +300,9 @@ class Planner:
         from kvplan.resolve import _catalog_lookup
 
         data = req.model_dump()
-        if isinstance(data.get("max_model_len"), int):
-            data["max_model_len"] = str(data["max_model_len"])
+        for name in ("max_model_len", "max_num_batched_tokens"):
+            if isinstance(data.get(name), int):
+                data[name] = str(data[name])
         if (data.get("revision") or "").strip() in ("", "main") and _catalog_lookup((data.get("model") or "").strip()):
             data["revision"] = None  # a catalog model is read offline at its recorded commit: 'main' asks for nothing else
         return self.model_ref(data.get("model")), FitFlags(**{k: data[k] for k in _FLAG_NAMES})
