@@ -203,3 +203,14 @@ def test_max_num_batched_tokens_reads_as_vllm_serve_reads_it():
     assert r.returncode == 0, r.stderr
     import json
     assert json.loads(r.stdout)["args"]["max_num_batched_tokens"] == 8192
+
+
+def test_a_sweep_whose_every_row_fails_alike_is_the_error_itself():
+    import subprocess
+    r = subprocess.run(["kvplan", "sweep", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "nonexistent", "--vary",
+                        "max_model_len=4096,8192"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "--gpu" in r.stderr and not r.stdout.strip()
+    from kvplan.cli import FitFlags
+    from kvplan.cli.fit import sweep_rows
+    rows = sweep_rows("Qwen/Qwen2.5-7B-Instruct", FitFlags(gpu="L4"), [("max_model_len", [4096, 999999999])])
+    assert "error_input" in rows[1] and rows[0]["fits"]  # one bad value: its row says so, the others stand

@@ -145,7 +145,8 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
         return models[ref]
 
     names = [n for n, _ in varied]
-    rows = []
+    rows: list[dict] = []
+    errors: list[InputError] = []
     for combo in itertools.product(*[vals for _, vals in varied]):
         setting = dict(zip(names, combo))
         args_kw = dict(kw)
@@ -158,6 +159,7 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
         except InputError as exc:
             row["error_input"] = str(exc)
             rows.append(row)
+            errors.append(exc)
             continue
         row.update({"fits": p.fits, "kv_cache_bytes": p.kv_cache_bytes, "kv_cache_tokens": p.kv_cache_tokens,
                     "max_concurrency": p.max_concurrency, "num_gpu_blocks": p.num_gpu_blocks, "weights_bytes": p.weights_bytes,
@@ -168,6 +170,8 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
         rows.append(row)
         if plans is not None:
             plans.append(p)
+    if rows and len(errors) == len(rows) and len({str(e) for e in errors}) == 1:
+        raise errors[0]  # every row failed alike: the fixed flags are at fault, not a varied value
     return rows
 
 
