@@ -378,3 +378,34 @@ def test_the_headline_gap_is_the_figure_furthest_off_not_only_a_gib_term():
     r42 = reconcile(excerpt(42), close)
     assert r42.headline_gap["term"] == "activation_peak_gib" == r42.largest_gap["term"]
     assert r42.headline_gap["likely_cause"] == r42.largest_gap["likely_cause"]
+
+
+def test_a_local_config_or_folder_is_checked_by_the_model_it_names(tmp_path):
+    from kvplan.reconcile import model_mismatch
+
+    log = excerpt(83)  # serves Qwen/Qwen3-8B
+    config = json.dumps({"model_type": "qwen3", "hidden_size": 4096})
+    (tmp_path / "Qwen3-8B").mkdir()
+    (tmp_path / "Qwen3-8B" / "config.json").write_text(config)
+    (tmp_path / "Qwen--Qwen3-8B.json").write_text(config)
+    (tmp_path / "ckpt").mkdir()
+    (tmp_path / "ckpt" / "config.json").write_text(config)
+    for model in ("Qwen3-8B/config.json", "Qwen3-8B", "Qwen--Qwen3-8B.json", "ckpt", "ckpt/config.json"):
+        assert model_mismatch(log, str(tmp_path / model)) is None, model
+    (tmp_path / "Qwen--Qwen2.5-3B.json").write_text(config)  # the catalog file's name names another model
+    assert model_mismatch(log, str(tmp_path / "Qwen--Qwen2.5-3B.json")) == "Qwen/Qwen3-8B"
+    (tmp_path / "ckpt" / "config.json").write_text(json.dumps({"_name_or_path": "Qwen/Qwen3-8B"}))
+    assert model_mismatch(log, str(tmp_path / "ckpt")) is None
+    (tmp_path / "ckpt" / "config.json").write_text(json.dumps({"_name_or_path": "Qwen/Qwen2.5-3B"}))
+    assert model_mismatch(log, str(tmp_path / "ckpt")) == "Qwen/Qwen3-8B"
+
+
+@pytest.mark.parametrize("path", ["/mnt/models", "/model", "/models/", "/data/weights", "/ckpt",
+                                  "/root/.cache/modelscope/hub/models/Qwen/Qwen3-8B/master"])
+def test_a_generic_mount_point_names_no_other_checkpoint(path):
+    from kvplan.reconcile import model_mismatch
+
+    log = parse_lines([f"INFO 06-10 10:57:31 [cli_args.py:325] non-default args: {{'model': '{path}', "
+                       "'served_model_name': ['qwen3']}", "Model loading took 15.2683 GiB and 3.6 seconds"])
+    assert model_mismatch(log, "Qwen/Qwen3-8B") is None
+    assert model_mismatch(parse_lines(["non-default args: {'model': '/mnt/models/Qwen2.5-3B'}"]), "Qwen/Qwen3-8B")

@@ -292,7 +292,9 @@ def model_key(name: str) -> str:
     cached = re.search(r"models--[^/\\]+?--([^/\\]+)", text)
     if cached:
         text = cached.group(1)
-    text = re.split(r"[/\\]", text)[-1].split("@")[0]
+    parts = [p for p in re.split(r"[/\\]", text) if p] or [text]
+    named = [p for p in parts if not _generic_part(p.split("@")[0])]  # ModelScope's '.../Org/Name/master' is Name
+    text = (named or parts)[-1].split("@")[0]
     return text.lower()
 
 
@@ -316,17 +318,71 @@ def same_model(a: str, b: str) -> bool:
     return bool(short) and long[len(long) - len(short):] == short
 
 
+# a path's last part that names a mount point or a generic folder, not a checkpoint (KServe's /mnt/models, a
+# container's /model, a run's ckpt folder)
+_GENERIC_PARTS = frozenset({"models", "model", "weights", "weight", "checkpoint", "checkpoints", "ckpt", "ckpts",
+                            "data", "mnt", "snapshots", "main", "master", "latest", "final", "output", "outputs", "hf", "."})
+
+
+def _generic_part(part: str) -> bool:
+    """Whether a path's last part names no checkpoint: a mount point ('models', 'ckpt') or a hash-like name (a Hub
+    snapshot's commit, a content hash)."""
+    part = part.strip().lower()
+    return (not part or part in _GENERIC_PARTS or bool(re.fullmatch(r"[0-9a-f]{12,}", part))
+            or bool(re.fullmatch(r"[0-9a-f-]{32,}", part)))
+
+
 def _names_a_checkpoint(name: str) -> bool:
     """Whether a model path the log states says which checkpoint it is: a path or a repo id, or a bare name with a size
-    or version in it ('gpt2', 'Qwen3-8B'); a bare word without one ('mymodel') is a name of the user's choosing."""
+    or version in it ('gpt2', 'Qwen3-8B'); a bare word without one ('mymodel') is a name of the user's choosing, a
+    generic mount point ('/mnt/models', '/model', a hash-named folder) names none."""
+    if _generic_part(model_key(name)):
+        return False
     return bool(re.search(r"[/\\]", name) or re.search(r"\d", name))
+
+
+def local_model_names(model: str) -> Optional[list[str]]:
+    """The model ids a local MODEL (a config.json, a JSON config file, a checkpoint folder) names: its config's
+    '_name_or_path', its folder's name, a catalog file's 'Org--Name' stem as 'Org/Name'; generic names (a 'ckpt'
+    folder, a mount point) dropped. None when MODEL is no local path (a repo or catalog id names itself)."""
+    try:
+        path = Path(str(model)).expanduser()
+        if not (path.is_dir() or path.is_file()):
+            return None
+    except (OSError, ValueError):
+        return None
+    config = path / "config.json" if path.is_dir() else path
+    names: list[str] = []
+    try:
+        data = json.loads(config.read_text(encoding="utf-8-sig")) if config.is_file() else {}
+    except (OSError, ValueError):
+        data = {}
+    if isinstance(data, dict):
+        for key in ("_name_or_path", "name_or_path", "id"):
+            value = data.get(key)
+            if isinstance(value, str) and value.strip():
+                names.append(value.strip())
+    if path.is_dir():
+        names.append(path.name)
+    elif path.name == "config.json":
+        names.append(path.parent.name)
+    else:
+        stem = path.name[:-len(".json")] if path.name.lower().endswith(".json") else path.stem
+        names.append(stem.replace("--", "/", 1) if "--" in stem else stem)
+    return [n for n in dict.fromkeys(names) if not _generic_part(model_key(n))]
 
 
 def model_mismatch(log: StartupLog, model: str) -> Optional[str]:
     """The model the log served when a path or repo id it states names another checkpoint than `model`, else None.
     Any name the log gives the model that agrees (its path, a --served-model-name, a cache path's repo id) clears it;
     a --served-model-name alone is an alias, no evidence of another model."""
-    if any(same_model(model, n) for n in log.model_names):
+    own = local_model_names(model)
+    if own is not None:
+        if not own:  # a local config or folder that names no model: no evidence of another one
+            return None
+        if any(same_model(m, n) for m in own for n in log.model_names):
+            return None
+    elif any(same_model(model, n) for n in log.model_names):
         return None
     paths = [n for n in log.model_paths if _names_a_checkpoint(n)]
     if not paths:
