@@ -338,6 +338,14 @@ def test_data_parallel_engine_lines_are_one_startup():
     assert parse_lines(lines).startups == 1
 
 
+def test_engine_core_n_names_of_vllm_0_8_to_0_10_are_data_parallel_engines_of_one_startup():
+    # vLLM 0.8-0.10 name the DP engine processes EngineCore_0 / EngineCore_1 (vLLM issue #18567, 0.9.1)
+    log = parse_log(Path(__file__).parent / "data" / "dp2_engine_core_n_v0101.log")
+    assert log.startups == 1
+    assert log.arg("gpu_memory_utilization") == 0.8 and log.arg("data_parallel_size") == 2
+    assert log.to_record()["args"]["data_parallel_size"] == 2
+
+
 # ---- what a log file may be -----------------------------------------------------------------------
 
 

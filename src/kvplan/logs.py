@@ -1391,12 +1391,16 @@ def _keep(bucket: list[str], text: str, limit: int = MAX_KEPT_LINES) -> None:
 
 # Lines a server prints once per start: one seen again opens another startup (a restarted container's
 # `docker logs`, a file appended to by several runs). Data-parallel engine cores each print the engine line,
-# so it counts only from a process without a DP rank.
+# so it counts only from a process without a DP rank (EngineCore_DP1, or EngineCore_1 before vLLM 0.11).
 _STARTUP_OPENERS = frozenset({"version_api_server", "version_banner", "non_default_args", "namespace_args", "version_engine"})
 
 
 def _opens_startup(name: str, process: Optional[str]) -> bool:
-    return name in _STARTUP_OPENERS and not (name == "version_engine" and process and "_DP" in process)
+    return name in _STARTUP_OPENERS and not (name == "version_engine" and process and _DP_ENGINE.search(process))
+
+
+# a data-parallel engine core: 'EngineCore_DP1' (vLLM 0.11 on), 'EngineCore_1' (0.8-0.10, e.g. vLLM issue #18567)
+_DP_ENGINE = re.compile(r"_DP\d*\b|\bEngineCore_\d+\b")
 
 
 def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> StartupLog:
