@@ -374,3 +374,22 @@ def test_an_empty_or_binary_log_is_an_input_error_naming_the_file(tmp_path):
             proc = run_cli(command, str(path))
             assert proc.returncode == 2, (command, proc.stdout)
             assert words in proc.stderr and str(path) in proc.stderr and "Startup" not in proc.stdout
+
+
+@pytest.mark.parametrize("damage", ["cut", "trailing"])
+def test_a_damaged_gzip_log_is_a_one_line_error_naming_the_file(tmp_path, damage):
+    import gzip
+
+    from kvplan.errors import InputError
+    from tests.test_reconcile import run_cli
+
+    data = gzip.compress(("\n".join(EXCERPTS[83]["lines"]) + "\n").encode())
+    data = data[:len(data) // 2] if damage == "cut" else data + b"trailing bytes"
+    path = tmp_path / "vllm.log.gz"
+    path.write_bytes(data)
+    with pytest.raises(InputError, match="damaged gzip"):
+        parse_log(path)
+    for args in (["diagnose", str(path)], ["reconcile", str(path), "Qwen/Qwen3-8B"]):
+        done = run_cli(*args)
+        assert done.returncode == 2, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1 and str(path) in done.stderr and "damaged gzip" in done.stderr

@@ -29,7 +29,7 @@ from types import MappingProxyType
 from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Optional, Union
 
 from kvplan.errors import InputError
-from kvplan.inputs import open_binary, utf16_encoding
+from kvplan.inputs import GZIP_ERRORS, damaged_gzip, open_binary, utf16_encoding
 
 # --------------------------------------------------------------------------------------
 # The signature table
@@ -735,6 +735,16 @@ def _iter_stream(stream: IO[bytes], stats: _ReadStats) -> Iterator[str]:
 
 
 def _open_lines(source: Source, stats: _ReadStats) -> Iterator[str]:
+    try:
+        yield from _open_lines_of(source, stats)
+    except GZIP_ERRORS:  # a gzip log cut short or with bytes after its end: a one-line error naming it
+        name = source if isinstance(source, (str, os.PathLike)) else getattr(source, "name", "the log")
+        raise damaged_gzip(name, "a vLLM server's text output (plain, gzip, or UTF-16 with a byte-order mark)",
+                           "recompress it from the original (gzip -t FILE tests one), or pass the plain log",
+                           field="LOGFILE") from None
+
+
+def _open_lines_of(source: Source, stats: _ReadStats) -> Iterator[str]:
     if isinstance(source, (bytes, bytearray)):
         yield from _iter_binary(io.BytesIO(bytes(source)), stats)
     elif isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and "\n" in source):
