@@ -443,3 +443,15 @@ def test_a_headline_under_half_a_percent_says_the_plan_agrees():
     result = reconcile(log, _capacity_plan(log, 18.08, 197_504, 48.22, 4096))
     assert result.headline_gap["agrees"] and result.headline_gap["relative"] < 0.005
     assert not reconcile(log, _capacity_plan(log, 17.5, 190_000, 46.4, 4096)).headline_gap["agrees"]
+
+
+def test_a_model_name_cut_off_by_a_truncated_args_line_is_not_compared():
+    from kvplan.reconcile import model_mismatch
+
+    head = ("INFO 04-14 01:32:47 api_server.py:841] args: Namespace(host=None, port=8000, tool_parser_plugin='', "
+            "model='Qwen/Qwen2.5-14B-Instr")
+    log = parse_lines([head, "INFO 04-14 01:36:27 model_runner.py:1115] Loading model weights took 27.5681 GB"])
+    assert log.weights_gib == 27.5681 and "Qwen/Qwen2.5-14B-Instr" not in log.model_names
+    assert model_mismatch(log, "Qwen/Qwen2.5-14B-Instruct") is None
+    whole = parse_lines([head + "uct', max_model_len=32768)"])
+    assert whole.model == "Qwen/Qwen2.5-14B-Instruct" and model_mismatch(whole, "Qwen/Qwen3-8B")
