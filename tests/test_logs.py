@@ -338,6 +338,14 @@ def test_data_parallel_engine_lines_are_one_startup():
     assert parse_lines(lines).startups == 1
 
 
+def test_engine_core_n_names_of_vllm_0_8_to_0_10_are_data_parallel_engines_of_one_startup():
+    # vLLM 0.8-0.10 name the DP engine processes EngineCore_0 / EngineCore_1 (vLLM issue #18567, 0.9.1)
+    log = parse_log(Path(__file__).parent / "data" / "dp2_engine_core_n_v0101.log")
+    assert log.startups == 1
+    assert log.arg("gpu_memory_utilization") == 0.8 and log.arg("data_parallel_size") == 2
+    assert log.to_record()["args"]["data_parallel_size"] == 2
+
+
 # ---- what a log file may be -----------------------------------------------------------------------
 
 
@@ -366,3 +374,22 @@ def test_an_empty_or_binary_log_is_an_input_error_naming_the_file(tmp_path):
             proc = run_cli(command, str(path))
             assert proc.returncode == 2, (command, proc.stdout)
             assert words in proc.stderr and str(path) in proc.stderr and "Startup" not in proc.stdout
+
+
+@pytest.mark.parametrize("damage", ["cut", "trailing"])
+def test_a_damaged_gzip_log_is_a_one_line_error_naming_the_file(tmp_path, damage):
+    import gzip
+
+    from kvplan.errors import InputError
+    from tests.test_reconcile import run_cli
+
+    data = gzip.compress(("\n".join(EXCERPTS[83]["lines"]) + "\n").encode())
+    data = data[:len(data) // 2] if damage == "cut" else data + b"trailing bytes"
+    path = tmp_path / "vllm.log.gz"
+    path.write_bytes(data)
+    with pytest.raises(InputError, match="damaged gzip"):
+        parse_log(path)
+    for args in (["diagnose", str(path)], ["reconcile", str(path), "Qwen/Qwen3-8B"]):
+        done = run_cli(*args)
+        assert done.returncode == 2, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1 and str(path) in done.stderr and "damaged gzip" in done.stderr

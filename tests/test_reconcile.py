@@ -378,3 +378,80 @@ def test_the_headline_gap_is_the_figure_furthest_off_not_only_a_gib_term():
     r42 = reconcile(excerpt(42), close)
     assert r42.headline_gap["term"] == "activation_peak_gib" == r42.largest_gap["term"]
     assert r42.headline_gap["likely_cause"] == r42.largest_gap["likely_cause"]
+
+
+def test_a_local_config_or_folder_is_checked_by_the_model_it_names(tmp_path):
+    from kvplan.reconcile import model_mismatch
+
+    log = excerpt(83)  # serves Qwen/Qwen3-8B
+    config = json.dumps({"model_type": "qwen3", "hidden_size": 4096})
+    (tmp_path / "Qwen3-8B").mkdir()
+    (tmp_path / "Qwen3-8B" / "config.json").write_text(config)
+    (tmp_path / "Qwen--Qwen3-8B.json").write_text(config)
+    (tmp_path / "ckpt").mkdir()
+    (tmp_path / "ckpt" / "config.json").write_text(config)
+    for model in ("Qwen3-8B/config.json", "Qwen3-8B", "Qwen--Qwen3-8B.json", "ckpt", "ckpt/config.json"):
+        assert model_mismatch(log, str(tmp_path / model)) is None, model
+    (tmp_path / "Qwen--Qwen2.5-3B.json").write_text(config)  # the catalog file's name names another model
+    assert model_mismatch(log, str(tmp_path / "Qwen--Qwen2.5-3B.json")) == "Qwen/Qwen3-8B"
+    (tmp_path / "ckpt" / "config.json").write_text(json.dumps({"_name_or_path": "Qwen/Qwen3-8B"}))
+    assert model_mismatch(log, str(tmp_path / "ckpt")) is None
+    (tmp_path / "ckpt" / "config.json").write_text(json.dumps({"_name_or_path": "Qwen/Qwen2.5-3B"}))
+    assert model_mismatch(log, str(tmp_path / "ckpt")) == "Qwen/Qwen3-8B"
+
+
+@pytest.mark.parametrize("path", ["/mnt/models", "/model", "/models/", "/data/weights", "/ckpt",
+                                  "/root/.cache/modelscope/hub/models/Qwen/Qwen3-8B/master"])
+def test_a_generic_mount_point_names_no_other_checkpoint(path):
+    from kvplan.reconcile import model_mismatch
+
+    log = parse_lines([f"INFO 06-10 10:57:31 [cli_args.py:325] non-default args: {{'model': '{path}', "
+                       "'served_model_name': ['qwen3']}", "Model loading took 15.2683 GiB and 3.6 seconds"])
+    assert model_mismatch(log, "Qwen/Qwen3-8B") is None
+    assert model_mismatch(parse_lines(["non-default args: {'model': '/mnt/models/Qwen2.5-3B'}"]), "Qwen/Qwen3-8B")
+
+
+def _capacity_plan(log, kv, tokens, concurrency, max_model_len):
+    seen = {r.term: r.observed for r in reconcile(log).rows}
+    plan = fake_plan(weights=log.weights_gib, act=seen["activation_peak_gib"] or 0.0, nt=seen["non_torch_gib"] or 0.0,
+                     cg=seen["cudagraph_gib"] or 0.0, kv=kv)
+    plan.kv_cache_tokens, plan.max_concurrency, plan.num_gpu_blocks = tokens, concurrency, None
+    plan.args = SimpleNamespace(max_model_len=max_model_len)
+    return plan
+
+
+def test_a_capacity_gap_that_is_the_pools_names_the_pool_and_its_cause():
+    log = excerpt(98)  # 19.24 GiB, 157,584 tokens: 8,190 tokens per GiB
+    h = reconcile(log, _capacity_plan(log, 55.03, 450_832, 110.07, 4096)).headline_gap  # 8,192 per GiB
+    assert h["term"] == "kv_cache_gib" and h["observed"] == 19.24 and "tokens per GiB" not in h["likely_cause"]
+    assert not h["agrees"]
+    # tokens per GiB that really differ (an fp8 cache planned as bf16) keep the tokens headline and that cause
+    h = reconcile(log, _capacity_plan(log, 19.5, 78_000, 19.0, 4096)).headline_gap
+    assert h["term"] == "kv_cache_tokens" and h["likely_cause"].startswith("tokens per GiB differ")
+
+
+def test_a_concurrency_at_another_max_model_len_is_no_headline():
+    log = excerpt(89)  # 6.51x at max_model_len 131,072
+    result = reconcile(log, _capacity_plan(log, 52.11, 853_808, 20.82, 40960))
+    row = next(r for r in result.rows if r.term == "max_concurrency")
+    assert row.note and "131,072" in row.note and "40,960" in row.note and row.to_dict()["note"] == row.note
+    assert result.headline_gap["term"] != "max_concurrency"
+
+
+def test_a_headline_under_half_a_percent_says_the_plan_agrees():
+    log = excerpt(100)  # 18.15 GiB, 198,288 tokens
+    result = reconcile(log, _capacity_plan(log, 18.08, 197_504, 48.22, 4096))
+    assert result.headline_gap["agrees"] and result.headline_gap["relative"] < 0.005
+    assert not reconcile(log, _capacity_plan(log, 17.5, 190_000, 46.4, 4096)).headline_gap["agrees"]
+
+
+def test_a_model_name_cut_off_by_a_truncated_args_line_is_not_compared():
+    from kvplan.reconcile import model_mismatch
+
+    head = ("INFO 04-14 01:32:47 api_server.py:841] args: Namespace(host=None, port=8000, tool_parser_plugin='', "
+            "model='Qwen/Qwen2.5-14B-Instr")
+    log = parse_lines([head, "INFO 04-14 01:36:27 model_runner.py:1115] Loading model weights took 27.5681 GB"])
+    assert log.weights_gib == 27.5681 and "Qwen/Qwen2.5-14B-Instr" not in log.model_names
+    assert model_mismatch(log, "Qwen/Qwen2.5-14B-Instruct") is None
+    whole = parse_lines([head + "uct', max_model_len=32768)"])
+    assert whole.model == "Qwen/Qwen2.5-14B-Instruct" and model_mismatch(whole, "Qwen/Qwen3-8B")

@@ -431,3 +431,44 @@ def test_every_real_record_uses_only_known_fields():
     for f in files:
         for rec in load_records(f):
             clean_record(rec)  # raises on a key outside the record format
+
+
+def _a_scored_record():
+    import json as _json
+    from pathlib import Path as _Path
+
+    from kvplan.validate import validate_records
+
+    for line in (_Path(__file__).parent / "data" / "extra_records.jsonl").read_text().splitlines():
+        rec = _json.loads(line)
+        if line.strip() and not validate_records([rec])[0].skipped and (rec.get("args") or {}).get("max_model_len"):
+            return rec
+    raise AssertionError("no scored record in tests/data/extra_records.jsonl")
+
+
+def test_a_suffixed_arg_that_leaves_a_negative_pool_is_a_skip_with_the_reason():
+    from kvplan.validate import validate_records
+
+    rec = _a_scored_record()
+    rec["args"] = dict(rec["args"], max_num_batched_tokens="8m")  # vllm serve: 8,000,000 tokens
+    r = validate_records([rec])[0]
+    assert r.skipped and "8m" in r.skipped and "8,000,000" in r.skipped and not r.predicted
+
+
+def test_an_iec_suffix_vllm_refuses_is_refused():
+    from kvplan.validate import validate_records
+
+    rec = _a_scored_record()
+    rec["args"] = dict(rec["args"], max_num_batched_tokens="8Ki")  # vLLM's human_readable_int: no IEC suffixes
+    r = validate_records([rec])[0]
+    assert r.skipped and "8Ki" in r.skipped
+
+
+def test_every_validate_message_points_to_a_file_that_exists():
+    import re as _re
+    from pathlib import Path as _Path
+
+    root = _Path(__file__).parent.parent
+    text = (root / "src" / "kvplan" / "validate.py").read_text()
+    for doc in set(_re.findall(r"docs/startup-record-format\.md", text)):
+        assert (root / doc).is_file(), doc

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import zlib
 from pathlib import Path
 from typing import IO, Optional
 
@@ -29,6 +30,18 @@ def open_binary(source) -> IO[bytes]:
     return stream
 
 
+# what reading a gzip stream raises when the file is cut short (EOFError), has bytes after its end or a broken header
+# (BadGzipFile), or a corrupt deflate body (zlib.error)
+GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
+
+
+def damaged_gzip(source, what: str, fix: str, field: str = "FILE") -> InputError:
+    """The one-line error for a gzip file that cannot be read to its end, naming the file."""
+    name = getattr(source, "name", source) if not isinstance(source, (str, Path)) else source
+    return InputError(field, f"{name} is a damaged gzip file (cut short, or with bytes after its end); expected {what}",
+                      fix)
+
+
 def utf16_encoding(stream: IO[bytes]) -> Optional[str]:
     """'utf-16' when the stream starts with a UTF-16 byte-order mark, else None."""
     return "utf-16" if _head(stream, 2) in _UTF16_BOMS else None
@@ -42,7 +55,8 @@ def read_text(path, what: str, fix: str) -> str:
             encoding = utf16_encoding(stream) or "utf-8-sig"
             data = stream.read()
         return data.decode(encoding)
-    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError, OSError) as exc:
-        reason = "a damaged gzip file" if isinstance(exc, (gzip.BadGzipFile, EOFError)) else \
-            "not text (neither UTF-8 nor UTF-16 with a byte-order mark)" if isinstance(exc, UnicodeDecodeError) else str(exc)
+    except GZIP_ERRORS:
+        raise damaged_gzip(path, what, fix) from None
+    except (UnicodeDecodeError, OSError) as exc:
+        reason = "not text (neither UTF-8 nor UTF-16 with a byte-order mark)" if isinstance(exc, UnicodeDecodeError) else str(exc)
         raise InputError("FILE", f"{path} is {reason}; expected {what}", fix) from None

@@ -29,7 +29,7 @@ from types import MappingProxyType
 from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Optional, Union
 
 from kvplan.errors import InputError
-from kvplan.inputs import open_binary, utf16_encoding
+from kvplan.inputs import GZIP_ERRORS, damaged_gzip, open_binary, utf16_encoding
 
 # --------------------------------------------------------------------------------------
 # The signature table
@@ -735,6 +735,16 @@ def _iter_stream(stream: IO[bytes], stats: _ReadStats) -> Iterator[str]:
 
 
 def _open_lines(source: Source, stats: _ReadStats) -> Iterator[str]:
+    try:
+        yield from _open_lines_of(source, stats)
+    except GZIP_ERRORS:  # a gzip log cut short or with bytes after its end: a one-line error naming it
+        name = source if isinstance(source, (str, os.PathLike)) else getattr(source, "name", "the log")
+        raise damaged_gzip(name, "a vLLM server's text output (plain, gzip, or UTF-16 with a byte-order mark)",
+                           "recompress it from the original (gzip -t FILE tests one), or pass the plain log",
+                           field="LOGFILE") from None
+
+
+def _open_lines_of(source: Source, stats: _ReadStats) -> Iterator[str]:
     if isinstance(source, (bytes, bytearray)):
         yield from _iter_binary(io.BytesIO(bytes(source)), stats)
     elif isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and "\n" in source):
@@ -966,19 +976,33 @@ def parse_dict_args(body: str) -> dict:
     return {m.group("key"): _literal(m.group("val")) for m in _DICT_PAIR.finditer(body)}
 
 
+class _Args(dict):
+    """Arguments read from a line, with the keys whose values the line's end cut off (`cut`)."""
+
+    cut: frozenset = frozenset()
+
+
+# names a cut value must not stand for: 'Qwen/Qwen2.5-14B-Instr' is no model to compare with
+_NAME_ARGS = frozenset({"model", "tokenizer", "served_model_name"})
+
+
 def parse_keyword_args(body: str) -> dict:
-    """`key=value, ...` as in the engine-config and Namespace lines (top-level scalars only)."""
-    result: dict[str, Any] = {}
+    """`key=value, ...` as in the engine-config and Namespace lines (top-level scalars only); a string the line's end
+    cut off (no closing quote) is kept, its key listed in the result's `cut`."""
+    result: dict[str, Any] = _Args()
+    cut = set()
     for m in _KV_PAIR.finditer(body):
         key = _ENGINE_CONFIG_RENAMES.get(m.group("key"), m.group("key"))
         raw = m.group("val")
         value = _literal(raw)
         if isinstance(value, str) and value[:1] in "'\"":
             value = value.strip("'\"")  # a string cut off by a truncated line
+            cut.add(key)
         if isinstance(value, str) and value.startswith("torch."):
             value = value[len("torch."):]
         if key not in result:
             result[key] = value
+    result.cut = frozenset(cut)  # type: ignore[attr-defined]
     return result
 
 
@@ -1118,9 +1142,12 @@ def _h_version(acc, g):
 
 def _merge_args(acc, target: dict, args: dict) -> None:
     """Keep the first value seen for each argument; a model named there is the log's model."""
+    cut = getattr(args, "cut", frozenset())
     for k, v in args.items():
+        if k in cut and k in _NAME_ARGS:  # a name cut mid-way by a truncated line names nothing to compare
+            continue
         target.setdefault(k, v)
-    if isinstance(args.get("model"), str):
+    if isinstance(args.get("model"), str) and "model" not in cut:
         acc.put("model", args["model"])
 
 
@@ -1391,12 +1418,16 @@ def _keep(bucket: list[str], text: str, limit: int = MAX_KEPT_LINES) -> None:
 
 # Lines a server prints once per start: one seen again opens another startup (a restarted container's
 # `docker logs`, a file appended to by several runs). Data-parallel engine cores each print the engine line,
-# so it counts only from a process without a DP rank.
+# so it counts only from a process without a DP rank (EngineCore_DP1, or EngineCore_1 before vLLM 0.11).
 _STARTUP_OPENERS = frozenset({"version_api_server", "version_banner", "non_default_args", "namespace_args", "version_engine"})
 
 
 def _opens_startup(name: str, process: Optional[str]) -> bool:
-    return name in _STARTUP_OPENERS and not (name == "version_engine" and process and "_DP" in process)
+    return name in _STARTUP_OPENERS and not (name == "version_engine" and process and _DP_ENGINE.search(process))
+
+
+# a data-parallel engine core: 'EngineCore_DP1' (vLLM 0.11 on), 'EngineCore_1' (0.8-0.10, e.g. vLLM issue #18567)
+_DP_ENGINE = re.compile(r"_DP\d*\b|\bEngineCore_\d+\b")
 
 
 def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> StartupLog:

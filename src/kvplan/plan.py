@@ -193,12 +193,13 @@ ENV_EFFECTS = {
 }
 
 
-# `vllm serve --max-model-len` reads "human-readable" integers: a lowercase suffix is decimal (32k = 32,000), an
-# uppercase one or an IEC one binary (32K = 32Ki = 32,768); decimals only with decimal suffixes
-# (vllm/engine/arg_utils.py, human_readable_int).
-_HUMAN_INT = re.compile(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|[kmgtKMGT])?")
+# `vllm serve --max-model-len` reads "human-readable" integers: one letter, a lowercase suffix decimal (32k = 32,000,
+# 8m = 8,000,000), an uppercase one binary (32K = 32,768); decimals only with decimal suffixes; anything else ('32Ki',
+# '32 k') goes to int() and is refused (vllm/engine/arg_utils.py, human_readable_int: fullmatch
+# r"(\d+(?:\.\d+)?)([kKmMgGtT])").
+_HUMAN_INT = re.compile(r"(\d+(?:\.\d+)?)([kmgtKMGT])?")
 _DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
-_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
 
 def parse_max_model_len(value) -> int | None:
@@ -223,7 +224,7 @@ def parse_max_model_len(value) -> int | None:
 
 
 def human_int(value) -> int | None:
-    """A whole number as vllm serve's integer flags read it (8k = 8,000, 8K = 8Ki = 8,192; 4,096 and 4_096 too),
+    """A whole number as vllm serve's integer flags read it (8k = 8,000, 8K = 8,192, not 8Ki; 4,096 and 4_096 too),
     None when it is not one. vLLM >= 0.11 parses every int engine argument (--max-num-batched-tokens,
     --max-num-seqs, ...) this way (vllm/engine/arg_utils.py: int fields take human_readable_int as argparse type)."""
     if isinstance(value, bool):

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
@@ -48,6 +49,7 @@ class TermRow:
     observed: Optional[float]
     predicted: Optional[float]
     unit: str
+    note: Optional[str] = None  # why the row is left out of the headline (a concurrency at another max_model_len)
 
     @property
     def gap(self) -> Optional[float]:
@@ -58,7 +60,7 @@ class TermRow:
     def to_dict(self) -> dict:
         gap = self.gap
         return {"term": self.term, "observed": self.observed, "predicted": self.predicted, "unit": self.unit,
-                "gap": None if gap is None else round(gap, 4)}
+                "gap": None if gap is None else round(gap, 4), **({"note": self.note} if self.note else {})}
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,10 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
         TermRow("block_size", log.block_size or log.arg("block_size"), getattr(plan, "block_size", None), "tokens"),
         TermRow("max_model_len", log.max_model_len or _int(log.arg("max_model_len")), getattr(args, "max_model_len", None), "tokens"),
     ]
+    lens = rows[-1]
+    if lens.observed and lens.predicted and int(lens.observed) != int(lens.predicted) and rows[-3].gap is not None:
+        rows[-3] = replace(rows[-3], note=f"not compared: the log's concurrency is at max_model_len {int(lens.observed):,}, "
+                                          f"the plan's at {int(lens.predicted):,}")
     notes = []
     largest = headline = None
     if plan is not None:
@@ -216,18 +222,51 @@ def headline_gap(rows, memory_gap: Optional[dict]) -> Optional[dict]:
     """The figure furthest from the plan relative to what the log shows (|log - plan| / |log|) over the memory terms
     and the capacity figures (blocks, tokens, concurrency); a memory term keeps `largest_gap`'s cause."""
     relative = {r.term: abs(r.gap) / abs(r.observed) for r in rows
-                if r.term in HEADLINE_TERMS and r.gap is not None and r.observed}
+                if r.term in HEADLINE_TERMS and r.gap is not None and r.observed and not r.note}
     if not relative:
         return None
     term = max(relative, key=lambda t: (round(relative[t], 2), t == "kv_cache_tokens"))  # a tie: tokens, what is served
     row = next(r for r in rows if r.term == term)
+    by_term = {r.term: r for r in rows}
+    pool = by_term.get("kv_cache_gib")
+    per_gib = _per_gib_ratio(row, pool) if term not in MEMORY_TERMS else None
     if memory_gap is not None and (term in MEMORY_TERMS or relative[term] <= relative.get(memory_gap["term"], 0.0)):
-        term, row = memory_gap["term"], next(r for r in rows if r.term == memory_gap["term"])
+        term, row = memory_gap["term"], by_term[memory_gap["term"]]
         cause = memory_gap["likely_cause"]
-    else:
+    elif per_gib is not None and _pool_explains(per_gib, pool):
+        # the capacity figure is off by as much as the pool: the pool is the gap, its cause the headline's
+        term, row = "kv_cache_gib", pool
+        cause = memory_gap["likely_cause"] if memory_gap is not None and memory_gap["term"] == "kv_cache_gib" \
+            else LIKELY_CAUSE["kv_cache_gib"]
+    elif per_gib is not None:
         cause = LIKELY_CAUSE.get(term, CAPACITY_CAUSE)
+    else:  # the log prints no pool to divide: whether the pool or the tokens per GiB differ is not known
+        cause = LIKELY_CAUSE.get(term, CAPACITY_UNKNOWN_CAUSE)
+    rel = relative.get(term, 0.0)
     return {"term": term, "observed": row.observed, "predicted": row.predicted, "gap": round(row.gap, 4), "unit": row.unit,
-            "relative": round(relative.get(term, 0.0), 4), "likely_cause": cause}
+            "relative": round(rel, 4), "likely_cause": cause, "agrees": rel < HEADLINE_AGREES}
+
+
+# tokens (blocks, concurrency) per GiB of pool within 1 %: a capacity gap is the pool's; a headline under 0.5 % agrees
+PER_GIB_AGREES = 0.01
+HEADLINE_AGREES = 0.005
+CAPACITY_UNKNOWN_CAUSE = ("the KV pool or the tokens per GiB differ (the log prints no pool to tell which): the KV bytes "
+                          "per token (kv_cache_dtype, sliding-window or hybrid layers, MLA, the block size) or the pool "
+                          "the plan divided (vllm-memory-model.md §3-4)")
+
+
+def _pool_explains(per_gib: float, pool) -> bool:
+    """Whether tokens per GiB agree: within 1 %, or within a tenth of the pool's own gap (log ratios), so the pool
+    explains nine tenths of the capacity gap and more (a 1.2 % block rounding beside a 77 % smaller pool)."""
+    pool_log = abs(math.log(pool.observed / pool.predicted)) if pool.observed > 0 and pool.predicted > 0 else 0.0
+    return per_gib > 0 and abs(math.log(per_gib)) <= max(PER_GIB_AGREES, 0.1 * pool_log)
+
+
+def _per_gib_ratio(row, pool) -> Optional[float]:
+    """The log's capacity figure per GiB of pool over the plan's, None when either side lacks a figure."""
+    if pool is None or not (row.observed and row.predicted and pool.observed and pool.predicted):
+        return None
+    return (row.observed / pool.observed) / (row.predicted / pool.predicted)
 
 
 def _int(value) -> Optional[int]:
@@ -292,7 +331,9 @@ def model_key(name: str) -> str:
     cached = re.search(r"models--[^/\\]+?--([^/\\]+)", text)
     if cached:
         text = cached.group(1)
-    text = re.split(r"[/\\]", text)[-1].split("@")[0]
+    parts = [p for p in re.split(r"[/\\]", text) if p] or [text]
+    named = [p for p in parts if not _generic_part(p.split("@")[0])]  # ModelScope's '.../Org/Name/master' is Name
+    text = (named or parts)[-1].split("@")[0]
     return text.lower()
 
 
@@ -316,17 +357,71 @@ def same_model(a: str, b: str) -> bool:
     return bool(short) and long[len(long) - len(short):] == short
 
 
+# a path's last part that names a mount point or a generic folder, not a checkpoint (KServe's /mnt/models, a
+# container's /model, a run's ckpt folder)
+_GENERIC_PARTS = frozenset({"models", "model", "weights", "weight", "checkpoint", "checkpoints", "ckpt", "ckpts",
+                            "data", "mnt", "snapshots", "main", "master", "latest", "final", "output", "outputs", "hf", "."})
+
+
+def _generic_part(part: str) -> bool:
+    """Whether a path's last part names no checkpoint: a mount point ('models', 'ckpt') or a hash-like name (a Hub
+    snapshot's commit, a content hash)."""
+    part = part.strip().lower()
+    return (not part or part in _GENERIC_PARTS or bool(re.fullmatch(r"[0-9a-f]{12,}", part))
+            or bool(re.fullmatch(r"[0-9a-f-]{32,}", part)))
+
+
 def _names_a_checkpoint(name: str) -> bool:
     """Whether a model path the log states says which checkpoint it is: a path or a repo id, or a bare name with a size
-    or version in it ('gpt2', 'Qwen3-8B'); a bare word without one ('mymodel') is a name of the user's choosing."""
+    or version in it ('gpt2', 'Qwen3-8B'); a bare word without one ('mymodel') is a name of the user's choosing, a
+    generic mount point ('/mnt/models', '/model', a hash-named folder) names none."""
+    if _generic_part(model_key(name)):
+        return False
     return bool(re.search(r"[/\\]", name) or re.search(r"\d", name))
+
+
+def local_model_names(model: str) -> Optional[list[str]]:
+    """The model ids a local MODEL (a config.json, a JSON config file, a checkpoint folder) names: its config's
+    '_name_or_path', its folder's name, a catalog file's 'Org--Name' stem as 'Org/Name'; generic names (a 'ckpt'
+    folder, a mount point) dropped. None when MODEL is no local path (a repo or catalog id names itself)."""
+    try:
+        path = Path(str(model)).expanduser()
+        if not (path.is_dir() or path.is_file()):
+            return None
+    except (OSError, ValueError):
+        return None
+    config = path / "config.json" if path.is_dir() else path
+    names: list[str] = []
+    try:
+        data = json.loads(config.read_text(encoding="utf-8-sig")) if config.is_file() else {}
+    except (OSError, ValueError):
+        data = {}
+    if isinstance(data, dict):
+        for key in ("_name_or_path", "name_or_path", "id"):
+            value = data.get(key)
+            if isinstance(value, str) and value.strip():
+                names.append(value.strip())
+    if path.is_dir():
+        names.append(path.name)
+    elif path.name == "config.json":
+        names.append(path.parent.name)
+    else:
+        stem = path.name[:-len(".json")] if path.name.lower().endswith(".json") else path.stem
+        names.append(stem.replace("--", "/", 1) if "--" in stem else stem)
+    return [n for n in dict.fromkeys(names) if not _generic_part(model_key(n))]
 
 
 def model_mismatch(log: StartupLog, model: str) -> Optional[str]:
     """The model the log served when a path or repo id it states names another checkpoint than `model`, else None.
     Any name the log gives the model that agrees (its path, a --served-model-name, a cache path's repo id) clears it;
     a --served-model-name alone is an alias, no evidence of another model."""
-    if any(same_model(model, n) for n in log.model_names):
+    own = local_model_names(model)
+    if own is not None:
+        if not own:  # a local config or folder that names no model: no evidence of another one
+            return None
+        if any(same_model(m, n) for m in own for n in log.model_names):
+            return None
+    elif any(same_model(model, n) for n in log.model_names):
         return None
     paths = [n for n in log.model_paths if _names_a_checkpoint(n)]
     if not paths:

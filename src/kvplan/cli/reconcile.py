@@ -95,11 +95,17 @@ def render_reconciliation(result, plan=None) -> None:
         table.add_row(*cells)
     console.print(table)
     h, g = result.headline_gap, result.largest_gap
-    if h:
+    if h and h.get("agrees"):
+        console.print(f"the plan agrees with the log: every compared figure within 0.5% (closest to the edge: {h['term']} "
+                      f"{_fmt(h['observed'], h['unit'])} logged vs {_fmt(h['predicted'], h['unit'])} planned)", highlight=False)
+    elif h:
         console.print(f"largest gap: [bold]{h['term']}[/] {_fmt(h['observed'], h['unit'])} logged vs {_fmt(h['predicted'], h['unit'])} "
                       f"planned ({h['relative']:.0%} off); likely cause: {h['likely_cause']}", highlight=False)
     if g and (not h or h["term"] != g["term"]):
         console.print(f"largest memory gap: [bold]{g['term']}[/] {g['gap_gib']:+.2f} GiB; likely cause: {g['likely_cause']}", highlight=False)
+    for row in result.rows:
+        if row.note and planned:
+            console.print(f"[dim]note:[/] {row.term}: {row.note}", highlight=False)
     if result.backend_fallback:
         console.print(f"[yellow]backend fallback:[/] {result.backend_fallback}", highlight=False, markup=True)
     for warning in log.warnings:
