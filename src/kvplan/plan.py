@@ -202,15 +202,20 @@ _DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
 _BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
 
+def is_auto_length(value) -> bool:
+    """Whether a max_model_len as given asks for 'auto' (the largest length at which N requests fit)."""
+    return isinstance(value, str) and value.strip().lower() == "auto"
+
+
 def parse_max_model_len(value) -> int | None:
     """--max-model-len as vllm serve reads it: None for auto, -1 for auto-fit, else tokens."""
     if value is None or isinstance(value, int):
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    text = str(value).strip().replace(",", "").replace("_", "")
-    if text.lower() == "auto":
+    if is_auto_length(value):
         return None
+    text = str(value).strip().replace(",", "").replace("_", "")
     if text == "-1":
         return -1
     if len(text) > 24:  # no context length has more digits; refused before any arithmetic overflows

@@ -561,28 +561,28 @@ def check_cache(facts: MachineFacts, req: Request) -> list[Finding]:
 
 
 def check_model_access(facts: MachineFacts, req: Request) -> list[Finding]:
+    out: list[Finding] = []
     if facts.hf_token_blank:  # a blank token is sent as an empty bearer: 401 even on public models
-        blank = [Finding("HF_TOKEN", FAIL, "HF_TOKEN is set but blank: downloads fail with 401, even of public models",
-                         "unset HF_TOKEN, or set it to a real read token")]
-    else:
-        blank = []
+        out.append(Finding("HF_TOKEN", FAIL, "HF_TOKEN is set but blank: downloads fail with 401, even of public models",
+                           "unset HF_TOKEN, or set it to a real read token"))
     if not req.model_id:
-        return blank
-    out = blank
-    if req.gated is None and not blank:  # the Hub could not be asked
+        return out
+    if facts.hf_token_blank:
+        pass  # said above; the gated checks below would repeat it
+    elif req.gated is None:  # the Hub could not be asked
         out.append(Finding("HF_TOKEN", WARN, f"could not check whether {req.model_id} is gated (the model could not be "
                            "resolved); " + ("a token is set, not verified (Hub unreachable)" if facts.hf_token_present
                                             else "no HF_TOKEN is set"),
                            "if the model is gated, accept its licence and export HF_TOKEN" if not facts.hf_token_present
                            else "rerun where the Hub answers to check the model"))
-    if req.gated and not blank:
+    elif req.gated:
         if facts.hf_token_present:
             out.append(Finding("HF_TOKEN", PASS, f"{req.model_id} is gated; a token is set (value not shown; not "
                                "verified against the Hub)"))
         else:
             out.append(Finding("HF_TOKEN", FAIL, f"{req.model_id} is gated and no HF_TOKEN is set (401 at download)",
                                "accept the licence on the model page, then export HF_TOKEN from your secret store"))
-    elif req.gated is False and not blank:
+    else:
         out.append(Finding("HF_TOKEN", PASS, f"{req.model_id} is not gated"))
     rev = req.revision
     if is_commit_sha(rev):

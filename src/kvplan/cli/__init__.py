@@ -150,7 +150,9 @@ fit_options = option_group(FIT_PARAMS, FitFlags, "flags")
 
 def refuse_auto_length(flags: FitFlags, command: str) -> None:
     """`--max-model-len auto` is answered by `kvplan fit ... --concurrency N` alone: other commands take a length."""
-    if str(flags.max_model_len or "").strip().lower() == "auto":
+    from kvplan.plan import is_auto_length
+
+    if is_auto_length(flags.max_model_len):
         from kvplan.errors import InputError
 
         raise InputError("--max-model-len", f"'auto' asks for the largest length at which N requests fit, which "

@@ -17,6 +17,7 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
     """The plan the flags describe, answering the inverse questions (`--gpu auto`, `--max-model-len auto`)."""
     from kvplan import api
     from kvplan.errors import InputError
+    from kvplan.plan import is_auto_length
     from kvplan.resolve import resolve_model
 
     kw = flags.engine_kwargs()
@@ -32,7 +33,7 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
         kw["tensor_parallel_size"] = tp
         p = api.fit(spec, g, revision=revision, **kw)
         return p, f"--gpu auto: the smallest catalog GPU x TP that starts is {tp} x {g.name}"
-    want_auto_len = str(kw.get("max_model_len") or "").lower() == "auto"
+    want_auto_len = is_auto_length(kw.get("max_model_len"))
     if want_auto_len and concurrency is None:
         raise InputError("--max-model-len", "auto needs --concurrency N (how many full-length requests must fit)", "e.g. --max-model-len auto --concurrency 16")
     if concurrency is not None and not want_auto_len:

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from kvplan.cli import FitFlags, app, console, fit_options, plan_from_flags
+from kvplan.cli import FitFlags, app, console, fit_options, plan_from_flags, refuse_auto_length
 
 _ICON = {"pass": "[green]PASS[/]", "warn": "[yellow]WARN[/]", "fail": "[bold red]FAIL[/]"}
 
@@ -16,6 +16,7 @@ def plan_for_machine(model: str, flags: FitFlags, facts):
     """Plan `model` on the GPU found here (unless the flags name one); returns (plan, note)."""
     if flags.gpu or flags.gpu_gib or flags.gpu_gb or not facts.gpus:
         return plan_from_flags(model, flags), None
+    refuse_auto_length(flags, "preflight")  # as plan_from_flags does on the other path
     from kvplan.api import fit
     from kvplan.resolve import machine_gpu
 
