@@ -214,3 +214,12 @@ def test_a_sweep_whose_every_row_fails_alike_is_the_error_itself():
     from kvplan.cli.fit import sweep_rows
     rows = sweep_rows("Qwen/Qwen2.5-7B-Instruct", FitFlags(gpu="L4"), [("max_model_len", [4096, 999999999])])
     assert "error_input" in rows[1] and rows[0]["fits"]  # one bad value: its row says so, the others stand
+
+
+def test_an_auto_fit_plan_keeps_the_flag_as_given_for_its_replans():
+    # --max-model-len -1: a fix replans with -1 (auto-fit again), not at the model's full length
+    from kvplan.api import replan
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", detect_gpu=False, fixes=False, max_model_len=-1)
+    assert p.given_args.max_model_len == -1 and p.fits and p.args.max_model_len < 131072
+    q = replan(p, gpu_memory_utilization=0.85)
+    assert q.fits and q.args.max_model_len < p.args.max_model_len

@@ -1582,7 +1582,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
     False: the release stands for an era (a record without a version), so its registry is not checked."""
     p = _plan(model, gpu, args, rules=rules, extra_assumptions=extra_assumptions, site_offsets=site_offsets,
               check_architecture=check_architecture)
-    return p if p.given_args is not None else replace(p, given_args=args)
+    return replace(p, given_args=args)  # the flags as given (-1 too), not what an auto-fit planned with
 
 
 def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRules | None = None,
@@ -1593,7 +1593,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if why_v0:
         rules = as_v0_engine(rules, why_v0)
     if args.max_model_len == AUTO_FIT:
-        return _auto_fit_plan(model, gpu, args, rules, extra_assumptions, site_offsets)
+        return _auto_fit_plan(model, gpu, args, rules, extra_assumptions, site_offsets, check_architecture)
     resolved, quant, notes = resolve_args(model, gpu, args, rules)
     model, runner_note = serve_as(model, resolved)
     if runner_note:
@@ -1736,14 +1736,14 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
 
 
 def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
-                   extra_assumptions: Iterable[str], site_offsets: dict | None) -> Plan:
+                   extra_assumptions: Iterable[str], site_offsets: dict | None, check_architecture: bool) -> Plan:
     """--max-model-len -1 (>= 0.14, section 4): plan at the model's limit; when one request of that length does not
     fit, vLLM takes the estimated maximum length the fit check computes (a binary search of the same need) instead."""
     if not rules.max_model_len_auto_fit:
         raise InputError("--max-model-len", f"-1 (auto-fit) is not a vLLM {rules.version} option",
                          "give a length, or plan with --vllm-version 0.14 or newer")
-    full = plan(model, gpu, replace(args, max_model_len=None), rules=rules, extra_assumptions=extra_assumptions,
-                site_offsets=site_offsets)
+    full = _plan(model, gpu, replace(args, max_model_len=None), rules=rules, extra_assumptions=extra_assumptions,
+                 site_offsets=site_offsets, check_architecture=check_architecture)
     limit = full.args.max_model_len
     if not full.fits and (full.failure != "memory" or full.kv_cache_bytes <= 0):
         return full  # a platform error, or "No available memory for the cache blocks", comes first
@@ -1754,8 +1754,8 @@ def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         error = ("Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. "
                  "Try increasing `gpu_memory_utilization`.")
         return replace(full, error=error, vllm_log=full.vllm_log + (error,))
-    fitted = plan(model, gpu, replace(args, max_model_len=full.estimated_max_model_len), rules=rules,
-                  extra_assumptions=extra_assumptions, site_offsets=site_offsets)
+    fitted = _plan(model, gpu, replace(args, max_model_len=full.estimated_max_model_len), rules=rules,
+                   extra_assumptions=extra_assumptions, site_offsets=site_offsets, check_architecture=check_architecture)
     note = (f"Auto-fit max_model_len: reduced from {limit} to {fitted.args.max_model_len} to fit in available KV cache "
             f"memory ({fitted.kv_cache_bytes / GIB:.2f} GiB GPU)")
     log = list(fitted.vllm_log)
