@@ -244,6 +244,8 @@ _EMBEDDING_NAME = re.compile(r"embed", re.IGNORECASE)
 def _record_model(rec: dict, args: dict, notes: list[str]):
     m = rec["model"]
     config = m.get("config")
+    ckpt = CheckpointWeights((("total", int(m["weights_bytes"])),), source="record: weights_bytes") \
+        if m.get("weights_bytes") else None
     if not isinstance(config, dict) or not config:
         if not (m.get("id") and m["id"] in model_catalog()):
             raise InputError("model.config", "the record carries no config", "add the checkpoint's config.json")
@@ -251,12 +253,9 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
         # dtypes), read offline as `kvplan fit` reads it
         spec = resolve_model(m["id"])
         notes.append(f"the record carries no config: {m['id']} planned from kvplan's catalog ({spec.source})")
-        if m.get("weights_bytes"):
-            spec = replace(spec, checkpoint=CheckpointWeights((("total", int(m["weights_bytes"])),), source="record: weights_bytes"))
+        if ckpt:
+            spec = replace(spec, checkpoint=ckpt)
     else:
-        ckpt = None
-        if m.get("weights_bytes"):
-            ckpt = CheckpointWeights((("total", int(m["weights_bytes"])),), source="record: weights_bytes")
         spec = normalize(config, model_id=m.get("id") or "record", source="record", hf_quant_config=m.get("quant_config"),
                          checkpoint=ckpt, autoconfig=True)
     flag = (args.get("quantization") or "").lower().replace("-", "_")
