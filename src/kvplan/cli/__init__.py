@@ -80,7 +80,7 @@ FIT_PARAMS: list[tuple[str, object, object]] = [
     ("gpu", Optional[str], typer.Option(None, "--gpu", help="GPU name or alias from the catalog (e.g. L4, H100, 'A100-80GB'). Default: the GPU NVML detects, else a 16 GB T4.", rich_help_panel="GPU")),
     ("gpu_gib", Optional[float], typer.Option(None, "--gpu-gib", help="A custom GPU: total memory in GiB as CUDA reports it.", rich_help_panel="GPU")),
     ("gpu_gb", Optional[float], typer.Option(None, "--gpu-gb", help="A custom GPU: total memory in decimal GB (as the seed's arithmetic counts it).", rich_help_panel="GPU")),
-    ("num_gpus", Optional[int], typer.Option(None, "--num-gpus", help="GPUs available (default: tensor x pipeline parallel size).", rich_help_panel="GPU")),
+    ("num_gpus", Optional[int], typer.Option(None, "--num-gpus", help="GPUs available (default: tensor x pipeline x data parallel size).", rich_help_panel="GPU")),
     ("max_model_len", Optional[str], typer.Option(None, "--max-model-len", help="Context length to serve (vLLM default: the model's limit), read as vllm serve reads it: 32k = 32,000, 32K = 32,768, -1 = vLLM's auto-fit. 'auto' with --concurrency asks for the largest that fits.", rich_help_panel="vllm serve flags")),
     ("gpu_memory_utilization", Optional[float], typer.Option(None, "--gpu-memory-utilization", help="Fraction of total GPU memory vLLM may claim (0.90 before vLLM 0.20, 0.92 after).", rich_help_panel="vllm serve flags")),
     ("tensor_parallel_size", Optional[int], typer.Option(None, "--tensor-parallel-size", "-tp", help="Tensor-parallel ranks.", rich_help_panel="vllm serve flags")),

@@ -180,9 +180,9 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
 @fit_options
 def sweep(
     model: Optional[str] = typer.Argument(None, help="Model reference (as for fit)."),
-    vary: List[str] = typer.Option([], "--vary", help="NAME=v1,v2,... (or max_model_len=1024..131072, doubling). One or two of: " + ", ".join(SWEEPABLE)),
-    json_out: bool = typer.Option(False, "--json"),
-    csv_out: bool = typer.Option(False, "--csv"),
+    vary: List[str] = typer.Option([], "--vary", help="NAME=v1,v2,... (or max_model_len=1024..131072, doubling). One or two of: " + ", ".join(SWEEPABLE) + "."),
+    json_out: bool = typer.Option(False, "--json", help="Machine-readable output: one plan per row."),
+    csv_out: bool = typer.Option(False, "--csv", help="The table as CSV."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Write concurrency vs the first varied parameter to FILE (.png or .svg)."),
     *,
     flags: FitFlags,
@@ -216,7 +216,7 @@ def sweep(
 
 
 @app.command()
-def models(search: Optional[str] = typer.Argument(None, help="Filter by substring."), json_out: bool = typer.Option(False, "--json")):
+def models(search: Optional[str] = typer.Argument(None, help="Filter by substring."), json_out: bool = typer.Option(False, "--json", help="Machine-readable output.")):
     """List the embedded model catalog (works offline)."""
     from rich.table import Table
 
@@ -238,7 +238,7 @@ def models(search: Optional[str] = typer.Argument(None, help="Filter by substrin
 
 
 @app.command()
-def gpus(json_out: bool = typer.Option(False, "--json")):
+def gpus(json_out: bool = typer.Option(False, "--json", help="Machine-readable output.")):
     """List the GPU catalog: memory as vLLM sees it, compute capability, bandwidth."""
     from rich.table import Table
 

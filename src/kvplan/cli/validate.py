@@ -27,11 +27,11 @@ def _fmt(v) -> str:
 def validate(
     file: str = typer.Argument(..., help="Startup records (JSONL, docs/startup-record-format.md), e.g. calibration.jsonl."),
     given_kv: bool = typer.Option(False, "--given-kv", help="Take each record's logged KV-cache GiB as given: score only the pool arithmetic."),
-    json_out: bool = typer.Option(False, "--json"),
+    json_out: bool = typer.Option(False, "--json", help="Machine-readable output: every record's predictions and errors."),
     rows: bool = typer.Option(True, "--rows/--no-rows", help="Print one row per record."),
     markdown: Optional[str] = typer.Option(None, "--markdown", help="Also write the summary table as Markdown to this file."),
 ):
-    """Predict every record's logged figures and report how close kvplan (and the seeds' arithmetic) comes."""
+    """Predict every record's logged figures and report how close kvplan (and the seed's arithmetic) comes."""
     from rich.progress import Progress
     from rich.table import Table
 
