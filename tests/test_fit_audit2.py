@@ -223,3 +223,15 @@ def test_an_auto_fit_plan_keeps_the_flag_as_given_for_its_replans():
     assert p.given_args.max_model_len == -1 and p.fits and p.args.max_model_len < 131072
     q = replan(p, gpu_memory_utilization=0.85)
     assert q.fits and q.args.max_model_len < p.args.max_model_len
+
+
+@pytest.mark.parametrize("flag", ["--cpu-offload-gb", "--overhead-gb"])
+@pytest.mark.parametrize("value", ["inf", "nan"])
+def test_a_non_finite_gib_flag_is_one_line_naming_it(flag, value):
+    # both were an 'internal error' (int() of an infinite or NaN byte count) instead of naming the flag
+    r = run("fit", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", flag, value)
+    assert r.returncode == 2 and "internal error" not in r.stderr
+    assert f"{flag}: must be a finite number >= 0" in " ".join(r.stderr.split())
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", fixes=False, **{flag[2:].replace("-", "_"): float(value)})
+    assert e.value.field == flag

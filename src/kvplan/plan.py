@@ -380,10 +380,10 @@ class EngineArgs:
             raise InputError("--max-lora-rank", f"vLLM accepts ranks {', '.join(map(str, _LORA_RANKS))}, got {self.max_lora_rank}", "e.g. 16")
         if (self.max_loras or self.max_lora_rank or self.fully_sharded_loras) and not self.enable_lora:
             raise InputError("--enable-lora", "LoRA settings given without --enable-lora", "add --enable-lora (vLLM ignores them otherwise)")
-        if self.cpu_offload_gb is not None and (isinstance(self.cpu_offload_gb, bool) or not self.cpu_offload_gb >= 0):
-            raise InputError("--cpu-offload-gb", f"must be >= 0 GiB, got {self.cpu_offload_gb!r}", "e.g. 10 (GiB of weights per GPU kept in CPU memory)")
-        if self.overhead_gb is not None and self.overhead_gb < 0:
-            raise InputError("--overhead-gb", f"must be >= 0, got {self.overhead_gb}", "the seed uses 1")
+        for flag, value, unit, fix in (("--cpu-offload-gb", self.cpu_offload_gb, " GiB", "e.g. 10 (GiB of weights per GPU kept in CPU memory)"),
+                                       ("--overhead-gb", self.overhead_gb, "", "the seed uses 1")):
+            if value is not None and (isinstance(value, bool) or not 0 <= value < math.inf):
+                raise InputError(flag, f"must be a finite number >= 0{unit}, got {value!r}", fix)
 
 
 @dataclass(frozen=True)
