@@ -3,6 +3,7 @@ to an OpenAI-compatible stub on loopback; plus the startup-time model behind the
 
 from __future__ import annotations
 
+import dataclasses
 import http.server
 import json
 import os
@@ -147,6 +148,20 @@ def test_compose_file(project):
     assert "/health" in " ".join(svc["healthcheck"]["test"])
     assert svc["environment"]["HF_TOKEN"].startswith("${HF_TOKEN:?")  # gated: compose refuses without one
 
+
+
+def test_compose_grace_and_k8s_probe_follow_one_sizing_rule(project):
+    # docker compose has no init container: its healthcheck grace covers the first start with the download, the
+    # Kubernetes probe the first start from the volume; both 2x the prediction, rounded up to whole 10 s periods
+    root, spec = project
+    grace_s = int(yaml.safe_load((root / "docker-compose.yml").read_text())["services"]["vllm"]["healthcheck"]["start_period"].rstrip("s"))
+    assert grace_s == spec.compose_start_period_s and grace_s % 10 == 0
+    assert 2 * spec.startup_first.total_s <= grace_s < 2 * spec.startup_first.total_s + 10
+    assert startup.probe_failure_threshold(spec.probe_start, 10) * 10 == spec.probe_budget_s
+    exact = dataclasses.replace(spec.probe_start, import_s=0, boot_s=0, download_s=0, load_s=75, compile_s=0,
+                                profile_s=0, capture_s=0, tail_s=0)  # 75 s: 150 s is 15 periods, not 16
+    assert startup.probe_failure_threshold(exact, 10) == 15
+    assert startup.probe_failure_threshold(dataclasses.replace(exact, load_s=75.5), 10) == 16
 
 def _k8s(root):
     out = {}

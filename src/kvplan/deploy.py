@@ -34,7 +34,7 @@ from typing import Any, Mapping, Optional, Sequence
 from kvplan.errors import InputError
 from kvplan.plan import check_env_name
 from kvplan.resolve import is_commit_sha
-from kvplan.startup import StartupPrediction, predict_startup, probe_budget_s
+from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
 from kvplan.versions import check_serve_flags, serve_entrypoint
 
 GIB = 1024**3
@@ -81,6 +81,8 @@ class ScaffoldSpec:
     vllm_log: tuple[str, ...]
     startup_first: StartupPrediction  # empty cache: download + cold compile
     startup_restart: StartupPrediction  # weights on the PVC, warm compile cache
+    entrypoint: tuple[str, ...]  # the command that starts vllm_version's OpenAI server (versions.serve_entrypoint) ...
+    model_as_flag: bool  # ... and whether it takes the model as --model rather than as its first argument
     gpus_per_node: int = GPUS_PER_NODE
     env: tuple[tuple[str, str], ...] = ()  # environment variables the plan assumed the server runs with
     fits: bool = True
@@ -112,7 +114,7 @@ class ScaffoldSpec:
 
     @property
     def probe_failure_threshold(self) -> int:
-        return math.ceil(probe_budget_s(self.probe_start, PROBE_MARGIN) / PROBE_PERIOD_S)
+        return probe_failure_threshold(self.probe_start, PROBE_PERIOD_S, PROBE_MARGIN)
 
     @property
     def probe_budget_s(self) -> int:
@@ -121,11 +123,7 @@ class ScaffoldSpec:
     @property
     def compose_start_period_s(self) -> int:
         """docker compose has no init step: its first start downloads, so its healthcheck grace covers that."""
-        return int(math.ceil(probe_budget_s(self.startup_first, PROBE_MARGIN) / PROBE_PERIOD_S) * PROBE_PERIOD_S)
-
-    @property
-    def entrypoint(self) -> tuple[str, ...]:
-        return serve_entrypoint(self.vllm_version)[0]
+        return probe_failure_threshold(self.startup_first, PROBE_PERIOD_S, PROBE_MARGIN) * PROBE_PERIOD_S
 
     @property
     def model_dir_name(self) -> str:
@@ -141,7 +139,7 @@ class ScaffoldSpec:
 
     def serve_argv(self, where: str = "compose") -> list[str]:
         model = self.model_ref(where)
-        out = ["--model", model] if serve_entrypoint(self.vllm_version)[1] else [model]
+        out = ["--model", model] if self.model_as_flag else [model]
         for f in self.flags:
             out += f.argv()
         return out
@@ -348,12 +346,14 @@ def spec_from_plan(
                                   compile_cache="cold", storage="cloud_block_ssd", download=False)
     restart = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager,
                               compile_cache="warm", storage="cloud_block_ssd", download=False)
+    entrypoint, model_as_flag = serve_entrypoint(str(plan.vllm_version))
     return ScaffoldSpec(
         model_id=model_id, revision=str(revision) if revision else None, served_model_name=name, port=port,
         vllm_version=str(plan.vllm_version), gpu_name=str(_get(g, "name", default="?")), gpu_total_bytes=total,
         tensor_parallel_size=tp, pipeline_parallel_size=pp, gated=bool(_get(m, "gated", default=False)),
         weights_bytes_total=w_total, flags=tuple(flags), arithmetic=tuple(arithmetic), env=env,
         vllm_log=tuple(_get(plan, "vllm_log", default=()) or ()), startup_first=first, startup_restart=restart,
+        entrypoint=entrypoint, model_as_flag=model_as_flag,
         gpus_per_node=gpus_per_node, fits=bool(plan.fits), plan_error=_get(plan, "error"), data_parallel_size=dp,
         pooling=pooling, local_dir=str(local_dir) if local_dir else None, startup_first_from_volume=from_volume,
     )
@@ -910,7 +910,6 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
     """Every file of the project, by relative path (pure)."""
     gpu_desc = f"{spec.gpus} x {spec.gpu_name}" if spec.gpus > 1 else f"1 x {spec.gpu_name}"
     revision = spec.revision or "main"
-    entry, model_as_flag = serve_entrypoint(spec.vllm_version)
     flag_lines = []
     for f in spec.flags:
         if f.why:
@@ -949,9 +948,9 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
                                         token_sh=Template(TOKEN_SH_GATED if spec.gated else TOKEN_SH_PUBLIC).substitute(token),
                                         model_sh=model_sh, served_sh=served_sh,
                                         revision_sh="" if local else f"REVISION=${{REVISION:-{shlex.quote(revision)}}}\n",
-                                        entry_sh=" ".join(entry) + (" --model" if model_as_flag else "")),
+                                        entry_sh=" ".join(spec.entrypoint) + (" --model" if spec.model_as_flag else "")),
         "docker-compose.yml": COMPOSE.substitute(
-            common, entrypoint=_flow_list(entry, _compose_str), command=_flow_list(spec.serve_argv("compose"), _compose_str),
+            common, entrypoint=_flow_list(spec.entrypoint, _compose_str), command=_flow_list(spec.serve_argv("compose"), _compose_str),
             container_hf_home=CONTAINER_HF_HOME, container_vllm_cache=CONTAINER_VLLM_CACHE,
             compose_env="".join(f"      {k}: {_compose_str(v)}\n" for k, v in spec.env),
             compose_token=(f"      HF_TOKEN: {_compose_str(chr(36) + '{HF_TOKEN:?set HF_TOKEN in .env: this model is gated}', escape=False)}"

@@ -558,11 +558,11 @@ def probe_advice(log: StartupLog, plan=None) -> dict:
         weights_gib_total = log.weights_gib * (tp if isinstance(tp, int) else 1)
     if weights_gib_total:
         try:
-            from kvplan.startup import predict_startup, probe_budget_s
+            from kvplan.startup import predict_startup, probe_budget_s, probe_failure_threshold
 
             prediction = predict_startup(weights_gib_total, tp if isinstance(tp, int) else 1, download=True)
             budget = probe_budget_s(prediction)
-            failures = math.ceil(budget / GENERIC_PROBE_PERIOD_S)
+            failures = probe_failure_threshold(prediction, GENERIC_PROBE_PERIOD_S)
             return {
                 "predicted_startup_s": round(prediction.total_s),
                 "advice": (f"Predicted startup ~{prediction.total_s:.0f} s (cold, with download); use a startupProbe on /health with "

@@ -335,3 +335,8 @@ def leave_one_source_out(records: Iterable[Mapping]) -> PhaseError:
 def probe_budget_s(prediction: StartupPrediction, margin: float = 2.0) -> float:
     """Seconds a startup probe should allow: `margin` x the prediction (startup-times.md: 2x)."""
     return margin * prediction.total_s
+
+
+def probe_failure_threshold(prediction: StartupPrediction, period_s: int, margin: float = 2.0) -> int:
+    """A startupProbe's failureThreshold: the probe periods that cover `probe_budget_s`."""
+    return math.ceil(probe_budget_s(prediction, margin) / period_s)
