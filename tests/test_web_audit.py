@@ -89,7 +89,29 @@ def test_an_unexpected_exception_is_a_json_500_with_one_line(client, monkeypatch
 def test_nan_is_refused_not_served_from_the_cache(client):
     assert client.post("/api/plan", json=BASE).status_code == 200
     r = raw_post(client, "/api/plan", json.dumps(BASE)[:-1] + ', "gpu_memory_utilization": NaN}')
-    assert r.status_code == 400 and r.json()["field"] == "gpu_memory_utilization"
+    assert r.status_code == 422 and r.json()["field"] == "gpu_memory_utilization"
+
+
+@pytest.mark.parametrize("path,key,value", [("/api/plan", "concurrency", "NaN"), ("/api/sweep", "gpu_gib", "-Infinity"),
+                                            ("/api/scaffold", "gpu_memory_utilization", "NaN"),
+                                            ("/api/scaffold", "cpu_offload_gb", "Infinity"),
+                                            ("/api/simulate", "gpu_gib", "1e400")])
+def test_every_endpoint_refuses_a_non_finite_number_by_its_key(client, path, key, value):
+    # plan and sweep refused NaN and Infinity (400); scaffold and simulate let them through to the plan, which
+    # named the CLI flag or, for cpu_offload_gb, failed with a 500. Now one rule for every body: 422, the key
+    r = raw_post(client, path, json.dumps(BASE)[:-1] + f', "{key}": {value}}}')
+    assert r.status_code == 422 and r.json()["field"] == key and "finite" in r.json()["message"]
+
+
+def test_a_simulation_rate_of_infinity_is_all_at_once_as_the_clis(client):
+    r = raw_post(client, "/api/simulate", json.dumps({**BASE, "max_requests": 50})[:-1] + ', "rate_per_s": Infinity}')
+    assert r.status_code == 200 and r.json()["workload"]["requests"] == 50
+
+
+def test_an_upload_that_is_not_utf8_says_so(client):
+    for path, field in (("/api/config", "config.json"), ("/api/workload", "workload")):
+        r = client.post(path, content=b"\xff\xfe\x00 not text", headers={"content-type": "application/octet-stream"})
+        assert r.status_code == 400 and r.json()["field"] == field and r.json()["message"] == "not UTF-8 text"
 
 
 def test_max_model_len_in_the_cli_notation(client):
@@ -239,3 +261,10 @@ def test_max_num_batched_tokens_8k_is_read_as_the_cli_reads_it(client):
     r = client.post("/api/plan", json={**BASE, "max_num_batched_tokens": "8k", "max_model_len": 4096})
     assert r.status_code == 200, r.text
     assert r.json()["args"]["max_num_batched_tokens"] == 8000
+
+
+@pytest.mark.parametrize("model", ["x" * 300, "no-such-model"])
+def test_a_model_errors_fix_offers_an_upload_never_a_path(client, model):
+    # resolve's fixes name LOCAL_MODEL_REFS; the page, which takes no local paths, offers the upload in their place
+    fix = client.post("/api/plan", json={**BASE, "model": model}).json()["fix"]
+    assert "or upload the checkpoint's config.json" in fix and "path" not in fix and "folder" not in fix

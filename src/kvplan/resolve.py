@@ -35,6 +35,9 @@ from kvplan.versions import INTEGRATED_MEMORY_CC
 GIB = 1024 ** 3
 GB = 1000 ** 3
 DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
+# The model references that name files on this machine, as the fixes of model errors offer them (always after ", ";
+# the web page, which takes no local paths, offers an upload in their place)
+LOCAL_MODEL_REFS = "a checkpoint folder or a config.json path"
 FALLBACK_GPU = "tesla-t4"
 
 DTYPE_BYTES = {
@@ -598,7 +601,7 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
         path.is_file()
     except OSError as exc:  # a name the file system refuses outright (too long, ...) is no model reference
         raise InputError("model", f"{ref[:40]}... is not a model reference ({exc.strerror})",
-                         "give a catalog id, a Hub id (org/name), a checkpoint folder or a config.json path") from None
+                         f"give a catalog id, a Hub id (org/name), {LOCAL_MODEL_REFS}") from None
     if path.is_dir():
         return _from_folder(path)
     if path.suffix == ".json" and path.is_file():
@@ -611,7 +614,7 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
         raise InputError("model", f"{ref} is {what}", "give the checkpoint's folder (config.json and safetensors), its "
                          "config.json, a catalog id or a Hub id")
     if path.suffix == ".json" or ref.startswith((".", "/", "~")):
-        raise InputError("model", f"no such file or folder: {ref}", "give a catalog id, a Hub id, a checkpoint folder or a config.json path")
+        raise InputError("model", f"no such file or folder: {ref}", f"give a catalog id, a Hub id, {LOCAL_MODEL_REFS}")
     entry = None if revision else _catalog_lookup(ref)
     if entry is not None:
         return _from_catalog(entry)
@@ -620,7 +623,7 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
     near = difflib.get_close_matches(ref, catalog_ids(), n=3, cutoff=0.3)
     raise UnknownModelError("model", f"unknown model {ref!r}",
                             (f"nearest catalog ids: {', '.join(near)}; " if near else "")
-                            + "or give a Hub id (org/name), a checkpoint folder or a config.json path")
+                            + f"or give a Hub id (org/name), {LOCAL_MODEL_REFS}")
 
 
 def _from_catalog(entry: dict) -> ModelSpec:
@@ -780,11 +783,11 @@ def _hub_error(exc: Exception, repo: str, revision: str | None) -> Exception:
                                  (f"nearest catalog ids: {', '.join(near)}" if near else "check the spelling (org/name)"))
     if isinstance(exc, (hf_errors.OfflineModeIsEnabled, hf_errors.LocalEntryNotFoundError)) or "offline" in str(exc).lower():
         return OfflineError(f"cannot reach the Hugging Face Hub for {repo}, and the HF cache (HF_HOME) does not hold it",
-                            "use a catalog id (`kvplan models`), a local checkpoint folder or a config.json path; "
+                            f"use a catalog id (`kvplan models`), {LOCAL_MODEL_REFS}; "
                             "or fetch it once where the Hub answers: kvplan then reads the HF cache by itself, as "
                             "HF_HUB_OFFLINE=1 does")
     return HubError(f"the Hub failed for {repo}: {type(exc).__name__}: {str(exc)[:160]}",
-                    "retry, or use a catalog id, a local folder or a config.json path")
+                    f"retry, or use a catalog id, {LOCAL_MODEL_REFS}")
 
 
 def _hub_reachable(timeout_s: float = 3.0) -> bool:

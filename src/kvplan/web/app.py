@@ -37,6 +37,7 @@ from kvplan.cli import FIT_PARAMS, FitFlags
 from kvplan.cli.fit import SWEEPABLE, plan_from_flags_and_inverse, parse_vary, uncertainty_band_of, sweep_rows
 from kvplan.errors import GatedModelError, HubError, InputError, KvplanError
 from kvplan.render import budget_segments, verdict_text
+from kvplan.resolve import LOCAL_MODEL_REFS
 from kvplan.web.svg import budget_bar_svg, concurrency_curve_svg
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -66,8 +67,9 @@ def _flag_fields() -> dict[str, tuple[Any, Any]]:
     return out
 
 
-# strict: JSON true is not the length 1, nor 2.0 a tensor-parallel size (vllm serve's argparse refuses both)
-_STRICT = ConfigDict(extra="forbid", strict=True)
+# strict: JSON true is not the length 1, nor 2.0 a tensor-parallel size (vllm serve's argparse refuses both);
+# NaN and Infinity (JSON would turn them into null in an answer) are refused by name before anything is computed
+_STRICT = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 PlanRequest = create_model(
     "PlanRequest", __config__=_STRICT,
     model=(Optional[str], Field(None, description="Catalog id, Hub id (org/name), or an upload handle from /api/config.")),
@@ -89,7 +91,8 @@ class ScaffoldRequest(PlanRequest):
 
 class SimulateRequest(PlanRequest):
     workload: str = Field("azure-conv", description="A bundled trace name, or an upload handle from /api/workload.")
-    rate_per_s: Optional[float] = Field(None, description="Requests per second (default: the trace's own timing).")
+    rate_per_s: Optional[float] = Field(None, allow_inf_nan=True,  # Infinity: all at once, as `--rate inf`
+                                        description="Requests per second (default: the trace's own timing).")
     max_requests: Optional[int] = Field(None, ge=1, le=MAX_SIM_REQUESTS,
                                         description=f"Default: the whole workload, capped at the first {MAX_SIM_REQUESTS:,}.")
     slo: Optional[str] = Field(None, description="e.g. ttft=500ms,tpot=50ms")
@@ -170,26 +173,9 @@ def _on_unexpected_error(request: Request, exc: Exception) -> JSONResponse:
                                     "this is a kvplan bug: please report it with the request body"), status_code=500)
 
 
-def _check_finite(value: Any, where: str = "") -> None:
-    """NaN and Infinity are refused by name before anything is computed or cached (JSON would turn them into null)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(where or "request", f"must be a finite number, got {value!r}", "give a number such as 0.9")
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _check_finite(v, f"{where}.{k}" if where else str(k))
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            _check_finite(v, where)
-
-
 def page_fix(fix: Optional[str]) -> Optional[str]:
     """A model error's fix as the page can act on it: a catalog id or a Hub id, or an uploaded config.json."""
-    if not fix or "folder" not in fix:
-        return fix
-    fix = fix.replace("a checkpoint folder or a config.json path", "or upload the checkpoint's config.json")
-    fix = fix.replace("a local checkpoint folder or a config.json path", "or upload the checkpoint's config.json")
-    fix = fix.replace("a local folder or a config.json path", "or upload the checkpoint's config.json")
-    return fix.replace(", or upload", " or upload").replace("or or upload", "or upload")
+    return fix and fix.replace(", " + LOCAL_MODEL_REFS, " or upload the checkpoint's config.json")
 
 
 # --------------------------------------------------------------------------- uploads
@@ -224,8 +210,9 @@ class UploadStore:
         return path
 
 
-async def read_capped_body(request: Request, field: str, limit_bytes: int = MAX_UPLOAD_BYTES) -> bytes:
-    """The request body, refused (413) past `limit_bytes` without reading the rest."""
+async def read_upload(request: Request, field: str, fix: str, limit_bytes: int = MAX_UPLOAD_BYTES) -> tuple[bytes, str]:
+    """An uploaded file, the request body: its bytes and its UTF-8 text. Refused (413) past `limit_bytes` without
+    reading the rest, and (400, naming `field`, with `fix`) when it is not UTF-8."""
     declared = request.headers.get("content-length")
     too_big = UploadTooLarge(field, f"the upload is larger than {limit_bytes / 1024 ** 2:g} MB", "a config.json is a few KB; upload only that file")
     if declared and declared.isdigit() and int(declared) > limit_bytes:
@@ -235,7 +222,10 @@ async def read_capped_body(request: Request, field: str, limit_bytes: int = MAX_
         body += chunk
         if len(body) > limit_bytes:
             raise too_big
-    return bytes(body)
+    try:
+        return bytes(body), body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(field, "not UTF-8 text", fix) from None
 
 
 def _no_constant(name: str):
@@ -270,7 +260,6 @@ class Planner:
         self._lock = threading.Lock()
 
     def cached(self, req: BaseModel, compute) -> dict:
-        _check_finite(req.model_dump())
         if str(getattr(req, "model", "") or "").startswith("upload:"):
             return compute(req)
         key = type(req).__name__ + req.model_dump_json()
@@ -536,11 +525,12 @@ def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MA
     async def config_endpoint(request: Request, name: Optional[str] = None):
         from kvplan.resolve import resolve_model
 
-        raw = await read_capped_body(request, "config.json")
+        fix = "upload the checkpoint's config.json"
+        raw, text = await read_upload(request, "config.json", fix)
         try:
-            config = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError("config.json", f"not valid JSON ({exc})", "upload the checkpoint's config.json") from None
+            config = json.loads(text, parse_constant=_no_constant)
+        except json.JSONDecodeError as exc:
+            raise InputError("config.json", f"not valid JSON ({exc})", fix) from None
         if not isinstance(config, dict):
             raise InputError("config.json", "does not hold a JSON object", "a config.json is a JSON object of model settings")
         label = name if name and name != "config.json" else str(config.get("_name_or_path") or config.get("model_type") or "model")
@@ -556,11 +546,7 @@ def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MA
     async def workload_endpoint(request: Request, name: Optional[str] = None):
         from kvplan.workload import load_workload_file
 
-        raw = await read_capped_body(request, "workload")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise InputError("workload", "not UTF-8 text", "upload a CSV or JSONL file") from None
+        raw, text = await read_upload(request, "workload", "upload a CSV or JSONL file")
         suffix = ".jsonl" if text.lstrip().startswith("{") else ".csv"
         handle, path = planner.workloads.put(_safe_stem(name or "workload", raw), suffix, text)
         w = load_workload_file(path, flag="workload", name=name or path.name)
