@@ -268,3 +268,12 @@ def test_a_model_errors_fix_offers_an_upload_never_a_path(client, model):
     # resolve's fixes name LOCAL_MODEL_REFS; the page, which takes no local paths, offers the upload in their place
     fix = client.post("/api/plan", json={**BASE, "model": model}).json()["fix"]
     assert "or upload the checkpoint's config.json" in fix and "path" not in fix and "folder" not in fix
+
+
+def test_a_workload_upload_past_the_cap_gets_a_workloads_fix(client):
+    from kvplan.web.app import MAX_UPLOAD_BYTES
+
+    body = b"prompt_tokens,completion_tokens\n" + b"100,20\n" * (MAX_UPLOAD_BYTES // 7 + 1)
+    r = client.post("/api/workload", content=body, headers={"content-type": "text/csv"})
+    assert r.status_code == 413 and r.json()["field"] == "workload"
+    assert "config.json" not in r.json()["fix"] and "kvplan simulate" in r.json()["fix"]  # was the config's fix

@@ -210,11 +210,12 @@ class UploadStore:
         return path
 
 
-async def read_upload(request: Request, field: str, fix: str, limit_bytes: int = MAX_UPLOAD_BYTES) -> tuple[bytes, str]:
-    """An uploaded file, the request body: its bytes and its UTF-8 text. Refused (413) past `limit_bytes` without
-    reading the rest, and (400, naming `field`, with `fix`) when it is not UTF-8."""
+async def read_upload(request: Request, field: str, fix: str, size_fix: str,
+                      limit_bytes: int = MAX_UPLOAD_BYTES) -> tuple[bytes, str]:
+    """An uploaded file, the request body: its bytes and its UTF-8 text. Refused past `limit_bytes` without reading
+    the rest (413, `size_fix`), and when it is not UTF-8 (400, `fix`); both errors name `field`."""
     declared = request.headers.get("content-length")
-    too_big = UploadTooLarge(field, f"the upload is larger than {limit_bytes / 1024 ** 2:g} MB", "a config.json is a few KB; upload only that file")
+    too_big = UploadTooLarge(field, f"the upload is larger than {limit_bytes / 1024 ** 2:g} MB", size_fix)
     if declared and declared.isdigit() and int(declared) > limit_bytes:
         raise too_big
     body = bytearray()
@@ -526,7 +527,7 @@ def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MA
         from kvplan.resolve import resolve_model
 
         fix = "upload the checkpoint's config.json"
-        raw, text = await read_upload(request, "config.json", fix)
+        raw, text = await read_upload(request, "config.json", fix, "a config.json is a few KB; upload only that file")
         try:
             config = json.loads(text, parse_constant=_no_constant)
         except json.JSONDecodeError as exc:
@@ -546,7 +547,8 @@ def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MA
     async def workload_endpoint(request: Request, name: Optional[str] = None):
         from kvplan.workload import load_workload_file
 
-        raw, text = await read_upload(request, "workload", "upload a CSV or JSONL file")
+        raw, text = await read_upload(request, "workload", "upload a CSV or JSONL file",
+                                      "upload fewer requests, or run `kvplan simulate` with the file locally")
         suffix = ".jsonl" if text.lstrip().startswith("{") else ".csv"
         handle, path = planner.workloads.put(_safe_stem(name or "workload", raw), suffix, text)
         w = load_workload_file(path, flag="workload", name=name or path.name)
