@@ -428,6 +428,16 @@ def test_cli_scaffold_llama_8b_on_l4(tmp_path):
     assert {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()} == EXPECTED
     text = (out / "serve.sh").read_text()
     assert "--max-model-len 8192" in text and "--served-model-name" in text and "--revision" in text
+    # the summary said 'startupProbe allows 140 s' right after '~159 s first start': it names the start each one covers
+    import re
+
+    said = " ".join(res.output.split())
+    first, probe, probe_start, grace = map(float, re.search(
+        r"~(\d+) s first start \(with the download\).* startupProbe allows (\d+) s \(2x the ~(\d+) s start from the "
+        r"volume\), the compose healthcheck (\d+) s", said).groups())
+    assert probe >= 2 * probe_start - 1 and grace >= 2 * first - 1 and probe_start < first
+    assert f"start_period: {grace:.0f}s" in (out / "docker-compose.yml").read_text()
+    assert f"failureThreshold: {probe / 10:.0f}" in (out / "k8s" / "deployment.yaml").read_text()
     assert "L4" in text
     assert subprocess.run(["bash", "-n", str(out / "serve.sh")]).returncode == 0
     for p in list((out / "k8s").glob("*.yaml")) + [out / "docker-compose.yml"]:

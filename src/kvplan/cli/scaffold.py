@@ -39,6 +39,9 @@ def scaffold(
                   f"{spec.gpus} x {spec.gpu_name} (vLLM {spec.vllm_version}):", highlight=False)
     for path in written:
         console.print(f"  {path}", highlight=False)
-    console.print(f"Predicted startup: ~{spec.startup_first.total_s:.0f} s first start, "
-                  f"~{spec.startup_restart.total_s:.0f} s restart; startupProbe allows {spec.probe_budget_s} s.",
-                  highlight=False)
+    # the k8s probe starts after the init container's download, compose's grace covers it: say which start each covers
+    first = "with the download" if spec.startup_first.download_s else "cold compile cache"
+    console.print(f"Predicted startup: ~{spec.startup_first.total_s:.0f} s first start ({first}), "
+                  f"~{spec.startup_restart.total_s:.0f} s restart. The k8s startupProbe allows {spec.probe_budget_s} s "
+                  f"(2x the ~{spec.probe_start.total_s:.0f} s start from the volume), the compose healthcheck "
+                  f"{spec.compose_start_period_s} s.", highlight=False, soft_wrap=True)
