@@ -810,8 +810,11 @@ def _ssm_dtype(model: ModelSpec, args: EngineArgs) -> str:
 
 
 def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes: list[str], warns: list[str],
-                 gpu: GPUSpec | None = None) -> tuple[tuple[KVGroup, ...], int]:
-    """Per-layer specs -> KV-cache groups and bytes per block (sections 2.4, 3.1, 3.2, 3.3)."""
+                 gpu: GPUSpec | None = None) -> tuple[tuple[KVGroup, ...], int, str]:
+    """Per-layer specs -> KV-cache groups, bytes per block and how that block was sized (sections 2.4, 3.1, 3.2, 3.3).
+
+    The formula opens with the arithmetic that gives the bytes ("36 x 65,536 B", "25 x 98,304 B + 5 x 196,608 B"),
+    then ": " and what its terms are, so --explain shows a product that adds up for every model."""
     tp = args.tensor_parallel_size
     pp = args.pipeline_parallel_size
     kvb = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
@@ -893,7 +896,8 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
         l0 = buckets[key][0]
         g = KVGroup(kind=l0.kind, num_layers=len(layers), block_size=block_sizes[key], page_bytes=pages[key], window=l0.window,
                     recurrent_kind=l0.recurrent.kind if l0.recurrent else None, checked_windows=windows_of([key]))
-        return (g,), len(layers) * pages[key]
+        return (g,), len(layers) * pages[key], (f"{len(layers)} x {pages[key]:,} B: {len(layers)} {l0.kind} layers' pages "
+                                                 f"(block size {block_sizes[key]})")
 
     # same type, different shapes (UniformTypeKVCacheSpecs, >= 0.11): one group, pages summed
     kinds = {k[0] for k in buckets}
@@ -901,7 +905,9 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
         total = sum(pages[k] * len(v) for k, v in buckets.items())
         l0 = layers[0]
         return (KVGroup(kind=l0.kind, num_layers=len(layers), block_size=bs, page_bytes=total // len(layers),
-                        checked_windows=windows_of(buckets)),), total
+                        checked_windows=windows_of(buckets)),), total, (
+            " + ".join(f"{len(v)} x {pages[k]:,} B" for k, v in buckets.items())
+            + f": one group of {len(layers)} {l0.kind} layers of {len(buckets)} page sizes, summed (block size {bs})")
 
     # hybrid: unify page sizes (scale the block size by an integer ratio, else pad), then split buckets into groups
     top = max(pages.values())
@@ -929,7 +935,10 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
                                   checked_windows=windows_of([key]) if gi == 0 else ()))
     if padding:
         warns.append(f"Add {padding} padding layers, may waste at most {100 * padding / (len(groups) * group_size):.2f}% KV cache memory")
-    return tuple(groups), group_size * top
+    kinds_text = ", ".join(f"{n} {kind}" for kind, n in Counter(g.kind for g in groups).items())
+    return tuple(groups), group_size * top, (f"{group_size} x {top:,} B: {len(groups)} groups ({kinds_text}) of up to "
+                                             f"{group_size} layers share each block, one page per layer slot "
+                                             f"(block size {min(block_sizes.values())})")
 
 
 # DeepSeek-V4's cache in the fp8_ds_mla layout vLLM uses with FlashMLA (CUDA) and on ROCm, read in the 0.33.0 wheel
@@ -961,7 +970,8 @@ def _sparse_mla_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineAr
     notes.append(f"sparse MLA (DeepSeek-V3.2): {latent} B of latent and {layers[0].index_head_dim + 4} B of indexer keys "
                  f"per token and layer, 64-token blocks")
     page = 64 * per_token
-    return (KVGroup("mla", len(layers), 64, page),), len(layers) * page
+    return (KVGroup("mla", len(layers), 64, page),), len(layers) * page, (
+        f"{len(layers)} x 64 x {per_token:,} B: {len(layers)} layers' pages of 64 tokens (latent and indexer keys)")
 
 
 def _approximate_gcd(values: list[int], lower_bound: int) -> int:
@@ -1043,15 +1053,19 @@ def _deepseek_v4_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineA
             slots[page] = max(slots.get(page, 0), len(csa))
     if rules.dsv4_accounting == "layer_tuple":
         block_bytes = n_tuple * layer_tuple
+        formula = f"{n_tuple} x {layer_tuple:,} B: {n_tuple} layer tuples of one page of each attention size"
     elif rules.dsv4_accounting == "page_slots":
         block_bytes = sum(p * n for p, n in slots.items())
+        formula = " + ".join(f"{n} x {p:,} B" for p, n in slots.items()) + ": each page size times its most layers in a group"
     else:
         block_bytes = max(g.page_bytes for g in groups)
+        formula = (f"max({', '.join(f'{g.page_bytes:,} B' for g in groups)}): the largest of the {len(groups)} groups' "
+                   "pages (block size 256)")
     if rules.dsv4_accounting != "stride":
         notes.append(f"DeepSeek-V4 on vLLM {rules.version}: the fit check charges layer tuples, {n_tuple} x {layer_tuple:,} B "
                      f"per block{'; window pages padded to attention page sizes' if old else ''}; a block of the pool is "
                      f"{block_bytes:,} B")
-    return tuple(groups), block_bytes
+    return tuple(groups), block_bytes, formula
 
 
 # The vision towers whose profile-run memory kvplan computes, with the processor defaults vLLM profiles them at (the
@@ -1363,7 +1377,8 @@ def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: 
     if any(l.kind in ("sliding", "chunked") for l in attn):
         notes.append("V0 engine: sliding-window layers hold every token (no per-window saving)")
     page = per_token * bs
-    return (KVGroup("full", len(attn), bs, page // len(attn)),), page
+    return (KVGroup("full", len(attn), bs, page // len(attn)),), page, (
+        f"{bs} x {per_token:,} B: {bs} tokens x every attention layer's bytes per token ({len(attn)} layers, one cache)")
 
 
 def prefix_caching_on(args: EngineArgs, rules: VersionRules, hybrid: bool) -> bool:
@@ -1677,7 +1692,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         available = float(resolved.kv_cache_memory_bytes)
         notes.append(f"KV-cache memory given: {available / GIB:.2f} GiB (--kv-cache-memory-bytes); utilization ignored")
 
-    groups, bytes_per_block = build_groups(model, resolved, rules, notes, warns, gpu)
+    groups, bytes_per_block, block_formula = build_groups(model, resolved, rules, notes, warns, gpu)
     bs = min(g.block_size for g in groups)
     if model.compressed_attention:
         bs = _DSV4_BLOCK  # "Setting kv cache block size to 256 for DEEPSEEK_SPARSE_SWA backend": the attention block
@@ -1711,8 +1726,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         Term("non_torch", nt, "bytes", nt_f, src),
         Term("activation_peak", act, "bytes", act_f, src),
         Term("cudagraph", cg, "bytes", cg_f if rules.cudagraph_subtracted else f"not subtracted in {rules.era} (captured after the KV allocation: ~{capture / GIB:.2f} GiB beyond the budget)", src),
-        Term("kv_cache", available, "bytes", "requested - weights - non_torch - activation_peak - cudagraph", "section 1.3"),
-        Term("bytes_per_block", bytes_per_block, "B", " + ".join(f"{g.num_layers}x{g.kind}" for g in groups[:4]) + f" layers' pages of {groups[0].page_bytes:,} B (block size {bs})", "sections 3.1-3.3"),
+        Term("kv_cache", available, "bytes", "requested - weights - non_torch - activation_peak - cudagraph"
+             if resolved.kv_cache_memory_bytes is None else f"--kv-cache-memory-bytes {resolved.kv_cache_memory_bytes:,} as given "
+             "(the budget's other terms are profiled, not subtracted)", "section 1.3"),
+        Term("bytes_per_block", bytes_per_block, "B", block_formula, "sections 3.1-3.3"),
         Term("num_gpu_blocks", num_blocks, "blocks", f"floor({available / GIB:.4f} GiB / {bytes_per_block:,} B)", "section 3.3"),
         Term("blocks_per_request", per_req, "blocks", f"one {max_len:,}-token request over {len(groups)} group(s)", "section 3.4"),
         Term("max_concurrency", conc, "x", f"{num_blocks} / {per_req}" if rules.tokens_formula != "blocks_x_block_size" else f"{num_blocks} x {bs} / {max_len}", "section 3.5"),

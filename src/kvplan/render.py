@@ -121,10 +121,10 @@ def plan_table(p: Plan) -> Table:
 
 def explain_table(p: Plan) -> Table:
     t = Table(title="How each number was produced", show_lines=False)
-    t.add_column("term", style="bold")
-    t.add_column("value", justify="right")
-    t.add_column("formula")
-    t.add_column("source", style="dim")
+    t.add_column("term", style="bold", overflow="fold")
+    t.add_column("value", justify="right", overflow="fold")
+    t.add_column("formula", overflow="fold")
+    t.add_column("source", style="dim", overflow="fold")  # a long URL folds onto the next line, never an ellipsis
     for term in p.terms:
         if term.unit == "bytes":
             scale, unit = (GB, "GB") if p.mode == "simple" else (GIB, "GiB")
@@ -133,7 +133,7 @@ def explain_table(p: Plan) -> Table:
             val = f"{term.value:,.2f}x"
         else:
             val = f"{term.value:,.0f} {term.unit}"
-        t.add_row(term.name, val, term.formula, term.source[:70])
+        t.add_row(term.name, val, term.formula, term.source)  # whole: a source cut short cites nothing
     return t
 
 

@@ -1,0 +1,94 @@
+"""Every number kvplan prints can be traced: --explain / --json give its terms, and the terms add up to it."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+
+import pytest
+from rich.console import Console
+
+import kvplan
+
+
+def run(*args):
+    return subprocess.run(["kvplan", *args], capture_output=True, text=True, timeout=120)
+
+
+def leading_arithmetic(formula: str) -> float:
+    """The value of the expression a bytes_per_block formula opens with ("10 x 131,072 B: ..."), read independently:
+    thousands separators and the unit dropped, 'x' as multiplication, max(...) as the largest."""
+    expr = re.sub(r"(?<=\d),(?=\d{3})", "", formula.split(": ")[0]).replace(" B", "").replace(" x ", " * ")
+    assert re.fullmatch(r"[\d\s*+(),max]+", expr), formula
+    return eval(expr, {"max": max})
+
+
+# (model, GPU, flags): one of each way a block is sized -- one group; a hybrid of window and full groups that share a
+# block; recurrent + full groups; DeepSeek-V4 under each accounting; V0's one cache of mixed shapes
+BLOCK_CASES = [
+    ("Qwen/Qwen3-8B", "H100", {}),
+    ("google/gemma-3-27b-it", "H100", {"max_model_len": 32768}),
+    ("Qwen/Qwen3-Next-80B-A3B-Instruct", "H200", {"tensor_parallel_size": 2}),
+    ("deepseek-ai/DeepSeek-V4-Pro", "H200", {"tensor_parallel_size": 8}),
+    ("deepseek-ai/DeepSeek-V4-Pro", "H200", {"tensor_parallel_size": 8, "vllm_version": "0.22.0"}),
+    ("deepseek-ai/DeepSeek-V4-Pro", "H200", {"tensor_parallel_size": 8, "vllm_version": "0.25.0"}),
+    ("google/gemma-4-26B-A4B", "H100", {"vllm_version": "0.6.3"}),
+    ("google/gemma-4-26B-A4B", "H100", {}),
+]
+
+
+@pytest.mark.parametrize("model,gpu,flags", BLOCK_CASES)
+def test_bytes_per_block_formula_multiplies_out_to_its_value(model, gpu, flags):
+    # gemma-3: 52 sliding layers in 6 groups of up to 10 plus 10 full layers: a block is 10 page slots, not the
+    # 4 x 9 layers the old formula listed; Qwen3-Next: 4 groups of 12 share a block of 12 pages, not 48
+    p = kvplan.fit(model, gpu, fixes=False, **flags)
+    term = {t.name: t for t in p.terms}["bytes_per_block"]
+    assert term.value == p.bytes_per_block
+    assert leading_arithmetic(term.formula) == p.bytes_per_block
+
+
+def test_a_hybrid_block_is_its_largest_group_times_one_page():
+    p = kvplan.fit("google/gemma-3-27b-it", "H100", max_model_len=32768, fixes=False)
+    slots = max(g.num_layers for g in p.groups)
+    assert {g.page_bytes for g in p.groups} == {131_072}  # 2 x 16 KV heads x 128 head_dim x 2 B x 16 tokens
+    assert p.bytes_per_block == slots * 131_072
+    assert {t.name: t for t in p.terms}["bytes_per_block"].formula.startswith(f"{slots} x 131,072 B: 7 groups")
+
+
+@pytest.mark.parametrize("model,gpu,flags", [BLOCK_CASES[0], BLOCK_CASES[1], BLOCK_CASES[2]])
+def test_fit_json_terms_add_up_to_every_figure(model, gpu, flags):
+    cli = [model, "--gpu", gpu] + [x for k, v in flags.items() for x in (f"--{k.replace('_', '-')}", str(v))]
+    r = run("fit", "--json", *cli)
+    d = json.loads(r.stdout)
+    t = {x["name"]: x["value"] for x in d["terms"]}
+    # the budget, then the pool left after every term vLLM subtracts (section 1.3)
+    assert t["requested"] == math.ceil(t["total"] * d["args"]["gpu_memory_utilization"]) == d["requested_bytes"]
+    assert t["kv_cache"] == pytest.approx(t["requested"] - t["weights"] - t["non_torch"] - t["activation_peak"] - t["cudagraph"], abs=1)
+    assert d["kv_cache_bytes"] == t["kv_cache"]
+    assert d["num_gpu_blocks"] == t["num_gpu_blocks"] == math.floor(t["kv_cache"] / t["bytes_per_block"])
+    assert d["max_concurrency"] == pytest.approx(t["num_gpu_blocks"] / t["blocks_per_request"])
+    assert d["kv_cache_tokens"] == int(d["max_concurrency"] * d["args"]["max_model_len"])
+
+
+def test_explain_prints_every_source_whole_on_a_narrow_terminal():
+    from kvplan.render import explain_table
+
+    p = kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False)
+    console = Console(width=80, record=True, color_system=None)
+    console.print(explain_table(p))
+    out = console.export_text()
+    assert "…" not in out  # nothing cut short: not the GPU's source URL, not a term's name
+    # the source column, read back row by row (its last cell), folded lines joined
+    joined = "".join(line.split("│")[-2] for line in out.splitlines() if line.count("│") == 5)
+    joined = re.sub(r"\s", "", joined)
+    for term in p.terms:
+        assert re.sub(r"\s", "", term.source) in joined, term.name
+
+
+def test_a_given_kv_pool_says_so_in_its_term():
+    p = kvplan.fit("Qwen/Qwen3-8B", "H100", kv_cache_memory_bytes=20 * 1024 ** 3, fixes=False)
+    term = {t.name: t for t in p.terms}["kv_cache"]
+    assert term.value == 20 * 1024 ** 3
+    assert "requested - weights" not in term.formula and "--kv-cache-memory-bytes 21,474,836,480" in term.formula
