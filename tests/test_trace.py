@@ -92,3 +92,54 @@ def test_a_given_kv_pool_says_so_in_its_term():
     term = {t.name: t for t in p.terms}["kv_cache"]
     assert term.value == 20 * 1024 ** 3
     assert "requested - weights" not in term.formula and "--kv-cache-memory-bytes 21,474,836,480" in term.formula
+
+
+# ---- capacity: the percentile it prints is in its JSON, as the bisection compared it
+
+
+def _cli(*args: str):
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+
+    res = CliRunner().invoke(app, list(args))
+    return res.exit_code, res.output
+
+
+SMALL = ["Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "--max-model-len", "8192", "-w", "azure-conv", "-n", "300",
+         "--slo", "ttft=300ms", "--percentile", "95"]
+
+
+def test_capacity_prints_the_percentile_its_json_holds():
+    code, text = _cli("capacity", *SMALL)
+    assert code == 0, text
+    code, out = _cli("capacity", *SMALL, "--json")
+    d = json.loads(out[out.index("{"):])
+    check = d["at_max_rate"]["slo_check"]  # p95 is none of the p50/p90/p99 the latency summaries carry
+    assert check["percentile"] == 95 and check["meets"] is True and check["ttft_ms"] <= 300
+    printed = re.search(r"TTFT p95 ([\d.,]+) ms, TPOT p95 ([\d.,]+) ms", " ".join(text.split()))
+    assert printed, text
+    assert printed.group(1) == f"{check['ttft_ms']:,.1f}" and printed.group(2) == f"{check['tpot_ms']:,.1f}"
+
+
+def test_slo_check_ranks_rejected_requests_last():
+    import numpy as np
+
+    from kvplan.simulate import EngineConfig, StepModel, parse_slo, scheduler_rules, simulate
+    from kvplan.workload import Workload
+
+    sm = StepModel.from_numbers(weights_bytes=2e8, active_params=1e8, num_layers=4, hidden_size=512, num_attention_heads=8,
+                                num_kv_heads=2, head_dim=64, vocab_size=1000, kv_bytes_per_token=1024,
+                                hbm_bytes_per_s=1e11, peak_flops_per_s=1e13)
+    # 3 of 10 requests are longer than max_model_len: rejected, so they are the slowest 30 % of all 10
+    w = Workload(name="t", prompt_tokens=np.asarray([100] * 7 + [5000] * 3), completion_tokens=np.asarray([20] * 10),
+                 arrival_s=np.arange(10, dtype=float))
+    r = simulate(w, EngineConfig(num_gpu_blocks=2000, block_size=16, max_num_seqs=8, max_num_batched_tokens=256,
+                                 max_model_len=4096), sm, scheduler_rules("0.19.0"), slo=parse_slo("ttft=10s", 50))
+    check = r.to_dict()["slo_check"]
+    # the median of all 10 is the 50 x 10 / 7 = 71.4th percentile of the 7 served
+    assert check["percentile_of_completed"] == pytest.approx(50 * 10 / 7)
+    assert check["ttft_ms"] == pytest.approx(np.percentile(r.ttft_s, 50 * 10 / 7) * 1e3)
+    assert check["meets"] is r.meets() is True
+    p99 = r.slo_check(parse_slo("ttft=10s", 99))  # beyond the served 70 %: no value, missed
+    assert p99["ttft_ms"] is None and p99["meets"] is False

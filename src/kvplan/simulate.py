@@ -999,24 +999,27 @@ class SimResult:
         ok = slo.met_by(self.first_token_s[c] - self.arrival_s[c], tpot, self.finish_s[c] - self.arrival_s[c])
         return float(ok.sum() / max(1, self.arrival_s.size))  # a rejected request (an error to its client) misses
 
-    def meets(self, slo: Optional[SLO] = None) -> bool:
-        """Every SLO holds at its percentile, and every admitted request completed. Rejected requests count as misses
-        (their clients got an error): the percentile is taken over all requests, the rejected ones ranked last, which
-        is the completed requests' percentile at q x total / completed (beyond 100: missed)."""
+    def slo_check(self, slo: Optional[SLO] = None) -> dict:
+        """Each objective's value at the SLO's percentile, as `meets` compares it, and the verdict. Rejected requests
+        count as misses (their clients got an error): the percentile is taken over all requests, the rejected ones
+        ranked last, which is the completed requests' percentile at q x total / completed (beyond 100: missed, and
+        no value). Every admitted request must also have completed."""
         slo = slo or self.slo
-        if not self.completed.any() or self.completed.sum() < (~self.rejected).sum():
-            return False
-        q = slo.percentile * self.arrival_s.size / max(1, int(self.completed.sum()))
-        if q > 100.0:
-            return False
-        if slo.ttft_ms is not None and np.percentile(self.ttft_s, q) * 1e3 > slo.ttft_ms:
-            return False
-        tp = self.tpot_s
-        if slo.tpot_ms is not None and tp.size and np.percentile(tp, q) * 1e3 > slo.tpot_ms:
-            return False
-        if slo.e2e_ms is not None and np.percentile(self.e2e_s, q) * 1e3 > slo.e2e_ms:
-            return False
-        return True
+        done = int(self.completed.sum())
+        q = slo.percentile * self.arrival_s.size / max(1, done)
+
+        def at(values: np.ndarray) -> Optional[float]:
+            return float(np.percentile(values, q) * 1e3) if values.size and q <= 100.0 else None
+
+        values = {"ttft_ms": at(self.ttft_s), "tpot_ms": at(self.tpot_s), "e2e_ms": at(self.e2e_s)}
+        limits = {"ttft_ms": slo.ttft_ms, "tpot_ms": slo.tpot_ms, "e2e_ms": slo.e2e_ms}
+        met = done > 0 and done >= int((~self.rejected).sum()) and q <= 100.0 and all(
+            values[k] is None or values[k] <= limit for k, limit in limits.items() if limit is not None)
+        return {"percentile": slo.percentile, "percentile_of_completed": q, **values, "meets": bool(met)}
+
+    def meets(self, slo: Optional[SLO] = None) -> bool:
+        """Every SLO holds at its percentile, and every admitted request completed (slo_check)."""
+        return self.slo_check(slo)["meets"]
 
     def to_dict(self) -> dict:
         c = self.completed
@@ -1058,6 +1061,8 @@ class SimResult:
             "output_tokens_per_s": out_tokens / span if span > 0 else 0.0,
             "slo": {"ttft_ms": self.slo.ttft_ms, "tpot_ms": self.slo.tpot_ms, "e2e_ms": self.slo.e2e_ms},
             "slo_attainment": attain,
+            # the objectives at the SLO's percentile, as capacity checks them (and prints them)
+            "slo_check": self.slo_check() if any(v is not None for v in (self.slo.ttft_ms, self.slo.tpot_ms, self.slo.e2e_ms)) else None,
             "goodput_requests_per_s": attain * self.arrival_s.size / span if span > 0 else 0.0,
             "simulator_wall_s": self.wall_s,
             "notes": list(self.notes),

@@ -339,8 +339,9 @@ def capacity(
                 console.print(f"  the SLO does not bind: it holds up to {cap.max_rate_per_s:.2f} req/s, what the replica "
                               "serves with every request queued at once; past that its queue grows without end, so the "
                               "server, not the SLO, sets the capacity", highlight=False)
-            console.print(f"  at that rate: TTFT p{percentile:g} {_fmt_ms(_pct(cap.at_max.ttft_s, percentile))}, TPOT p{percentile:g} "
-                          f"{_fmt_ms(_pct(cap.at_max.tpot_s, percentile))}, max running {a['max_running']} "
+            check = a["slo_check"]  # the values the bisection compared with the SLO (rejected requests ranked last)
+            console.print(f"  at that rate: TTFT p{percentile:g} {_fmt_ms(check['ttft_ms'])}, TPOT p{percentile:g} "
+                          f"{_fmt_ms(check['tpot_ms'])}, max running {a['max_running']} "
                           f"(worst case {d['worst_case_concurrency']:.1f}), {a['output_tokens_per_s']:,.0f} output tokens/s, "
                           f"{a['preemptions']} preemptions"
                           + (f", {a['requests_rejected']:,} of {a['requests_total']:,} requests rejected (counted as misses)"
@@ -352,8 +353,3 @@ def capacity(
                 console.print(f"target {target_rate:g} req/s: not met with up to 256 replicas", highlight=False)
     raise typer.Exit(0 if cap.max_rate_per_s > 0 else 1)
 
-
-def _pct(values, q):
-    import numpy as np
-
-    return float(np.percentile(values, q) * 1e3) if len(values) else None
