@@ -143,3 +143,27 @@ def test_slo_check_ranks_rejected_requests_last():
     assert check["meets"] is r.meets() is True
     p99 = r.slo_check(parse_slo("ttft=10s", 99))  # beyond the served 70 %: no value, missed
     assert p99["ttft_ms"] is None and p99["meets"] is False
+
+
+# ---- reconcile: the length the concurrency line states is the log's max_model_len, in the table and the record
+
+
+def test_reconcile_reads_max_model_len_from_the_concurrency_line_and_writes_it_into_the_record():
+    from pathlib import Path
+
+    from kvplan.logs import parse_lines
+    from kvplan.reconcile import reconcile
+    from kvplan.validate import predict_record
+
+    lines = [json.loads(x) for x in (Path(__file__).parent / "data" / "vllm_log_excerpts.jsonl").read_text().splitlines()
+             if x.strip()][42]["lines"]
+    assert any("Maximum concurrency for 8192 tokens per request" in x for x in lines)  # the only length it prints
+    plan = kvplan.fit("Qwen/Qwen2.5-14B-Instruct", "A100-40GB", max_model_len=8192, gpu_memory_utilization=0.8,
+                      vllm_version="0.7.3", fixes=False)
+    result = reconcile(parse_lines(lines), plan)
+    row = {r.term: r for r in result.rows}["max_model_len"]
+    assert row.observed == 8192 and row.gap == 0
+    assert result.record["args"]["max_model_len"] == 8192
+    # the record validates to the plan reconcile compared with (at the model's 32,768 the pool was 84 % off)
+    again, _ = predict_record({**result.record, "vllm_version": "0.7.3"})
+    assert again.args.max_model_len == 8192 and again.kv_cache_bytes == pytest.approx(plan.kv_cache_bytes)

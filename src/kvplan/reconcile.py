@@ -152,7 +152,8 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
         TermRow("kv_cache_tokens", log.kv_cache_tokens, getattr(plan, "kv_cache_tokens", None), "tokens"),
         TermRow("max_concurrency", log.max_concurrency, getattr(plan, "max_concurrency", None), "x"),
         TermRow("block_size", log.block_size or log.arg("block_size"), getattr(plan, "block_size", None), "tokens"),
-        TermRow("max_model_len", log.max_model_len or _int(log.arg("max_model_len")), getattr(args, "max_model_len", None), "tokens"),
+        TermRow("max_model_len", log.max_model_len or _int(log.arg("max_model_len")) or log.concurrency_len,
+                getattr(args, "max_model_len", None), "tokens"),
     ]
     lens = rows[-1]
     if lens.observed and lens.predicted and int(lens.observed) != int(lens.predicted) and rows[-3].gap is not None:
