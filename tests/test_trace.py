@@ -167,3 +167,28 @@ def test_reconcile_reads_max_model_len_from_the_concurrency_line_and_writes_it_i
     # the record validates to the plan reconcile compared with (at the model's 32,768 the pool was 84 % off)
     again, _ = predict_record({**result.record, "vllm_version": "0.7.3"})
     assert again.args.max_model_len == 8192 and again.kv_cache_bytes == pytest.approx(plan.kv_cache_bytes)
+
+
+# ---- scaffold: the arithmetic in serve.sh / README adds up, for hybrid models too
+
+
+def _evaluate(expr: str) -> float:
+    expr = re.sub(r"(?<=\d),(?=\d{3})", "", expr).replace(" x ", " * ")
+    assert re.fullmatch(r"[\d\s*/+().int]+", expr), expr
+    return eval(expr, {"int": int})
+
+
+@pytest.mark.parametrize("model,gpu,flags", [BLOCK_CASES[0], BLOCK_CASES[1], BLOCK_CASES[2]])
+def test_scaffold_arithmetic_adds_up(model, gpu, flags):
+    from kvplan.deploy import render_files, spec_from_plan
+
+    p = kvplan.fit(model, gpu, fixes=False, **flags)
+    serve = render_files(spec_from_plan(p))["serve.sh"]
+    lines = {m.group(1): m.group(2) for m in re.finditer(r"^#   (max concurrency|KV cache tokens)\s+(.*)$", serve, re.M)}
+    conc_expr, conc_shown = lines["max concurrency"].removesuffix(" full-length sequences").rsplit(" = ", 1)
+    assert f"{_evaluate(conc_expr):.2f}" == conc_shown == f"{p.max_concurrency:.2f}"
+    tokens_expr, tokens_shown = lines["KV cache tokens"].rsplit(" = ", 1)
+    assert _evaluate(tokens_expr.split(" = ")[-1]) == int(tokens_shown.replace(",", "")) == p.kv_cache_tokens
+    # Qwen3-Next: 8,201 blocks of 544 tokens are 4,461,344 token slots, yet the pool holds 4,378,498 full-length tokens
+    # (each request also takes 9 recurrent-state pages): the old "blocks x block size = tokens" line did not hold
+    assert not re.search(r"blocks\s+[\d,]+ x \d+ tokens = ", serve)

@@ -1703,7 +1703,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if rules.dsv4_accounting in ("layer_tuple", "page_slots") and groups[0].fit_unit_bytes:
         # DeepSeek-V4 up to 0.26: a request's blocks weighted by each group's bytes over the attention group's
         per_req = cdiv(sum(_group_blocks(g, max_len, resolved, rules) * g.page_bytes for g in groups), groups[0].page_bytes)
-    conc, tokens = _capacity(groups, num_blocks, per_req, max_len, bs, rules)
+    conc, tokens, conc_formula, tokens_formula = _capacity(groups, num_blocks, per_req, max_len, bs, rules)
 
     kv_per_token, state_per_seq = _per_token_and_state(groups, resolved, rules)
     fits, error, est_len = _fit_check(groups, available, bytes_per_block, num_blocks, resolved, rules)
@@ -1732,8 +1732,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         Term("bytes_per_block", bytes_per_block, "B", block_formula, "sections 3.1-3.3"),
         Term("num_gpu_blocks", num_blocks, "blocks", f"floor({available / GIB:.4f} GiB / {bytes_per_block:,} B)", "section 3.3"),
         Term("blocks_per_request", per_req, "blocks", f"one {max_len:,}-token request over {len(groups)} group(s)", "section 3.4"),
-        Term("max_concurrency", conc, "x", f"{num_blocks} / {per_req}" if rules.tokens_formula != "blocks_x_block_size" else f"{num_blocks} x {bs} / {max_len}", "section 3.5"),
-        Term("kv_cache_tokens", tokens, "tokens", _tokens_formula(rules), "section 3.5"),
+        Term("max_concurrency", conc, "x", conc_formula, "section 3.5"),
+        Term("kv_cache_tokens", tokens, "tokens", tokens_formula, "section 3.5"),
     )
     log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
                      tokens, conc, max_len, fits, error, bs, resolved, runner=model_runner(model, resolved, rules))
@@ -1829,21 +1829,21 @@ def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: Q
     return quant_capability_error(method, gpu, rules.version)
 
 
-def _tokens_formula(rules: VersionRules) -> str:
-    return {"blocks_x_block_size": "num_gpu_blocks x block_size",
-            "blocks_per_group_x_block_size": "num_gpu_blocks // num_groups x min block size",
-            "concurrency_x_len": "int(max_concurrency x max_model_len)"}[rules.tokens_formula]
-
-
-def _capacity(groups, num_blocks: int, per_req: int, max_len: int, bs: int, rules: VersionRules) -> tuple[float, int]:
-    """(max concurrency, KV-cache tokens) exactly as the version computes them (section 3.5)."""
+def _capacity(groups, num_blocks: int, per_req: int, max_len: int, bs: int,
+              rules: VersionRules) -> tuple[float, int, str, str]:
+    """(max concurrency, KV-cache tokens) exactly as the version computes them (section 3.5), each with its formula
+    in words and in the numbers that give it."""
     if rules.tokens_formula == "blocks_x_block_size":
         tokens = num_blocks * bs
-        return tokens / max_len, tokens
+        return (tokens / max_len, tokens, f"{num_blocks:,} x {bs} / {max_len:,}",
+                f"num_gpu_blocks x block_size = {num_blocks:,} x {bs}")
     conc = num_blocks / per_req if per_req else 0.0
+    conc_formula = f"{num_blocks:,} / {per_req:,}"
     if rules.tokens_formula == "blocks_per_group_x_block_size":
-        return conc, num_blocks // len(groups) * min(g.block_size for g in groups)
-    return conc, int(conc * max_len)
+        min_bs = min(g.block_size for g in groups)
+        return (conc, num_blocks // len(groups) * min_bs, conc_formula,
+                f"num_gpu_blocks // num_groups x min block size = {num_blocks:,} // {len(groups)} x {min_bs}")
+    return conc, int(conc * max_len), conc_formula, f"int(max_concurrency x max_model_len) = int({conc_formula} x {max_len:,})"
 
 
 def _per_token_and_state(groups, args: EngineArgs, rules: VersionRules) -> tuple[float, int]:
