@@ -192,3 +192,20 @@ def test_scaffold_arithmetic_adds_up(model, gpu, flags):
     # Qwen3-Next: 8,201 blocks of 544 tokens are 4,461,344 token slots, yet the pool holds 4,378,498 full-length tokens
     # (each request also takes 9 recurrent-state pages): the old "blocks x block size = tokens" line did not hold
     assert not re.search(r"blocks\s+[\d,]+ x \d+ tokens = ", serve)
+
+
+# ---- fit: the KV-per-token line's per-sequence MiB follows from the figures beside it
+
+
+@pytest.mark.parametrize("model", ["google/gemma-3-27b-it", "microsoft/Phi-3.5-mini-instruct"])
+def test_window_kv_line_states_the_tokens_its_mib_counts(model):
+    from kvplan.render import kv_per_token_text
+
+    p = kvplan.fit(model, "H100", fixes=False)
+    text = kv_per_token_text(p)
+    per_token = int(re.search(r"([\d,]+) B \([\d.]+ KiB\) per rank up to the window", text).group(1).replace(",", ""))
+    reserved = int(re.search(r"reserves ([\d,]+) tokens' pages", text).group(1).replace(",", ""))
+    mib = float(re.search(r"at most ([\d,.]+) MiB per sequence", text).group(1).replace(",", ""))
+    # gemma-3: 1,024-token window, but 1,023 + 2 x 8,192 in-flight tokens in whole 16-token blocks, + 1 = 17,424 tokens
+    assert reserved >= p.window_kv_per_token[1]
+    assert f"{reserved * per_token / 1024 ** 2:,.1f}" == f"{mib:,.1f}"

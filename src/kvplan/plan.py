@@ -490,15 +490,17 @@ class Plan:
         return self.total_bytes - self.requested_bytes
 
     @property
-    def window_kv_per_token(self) -> tuple[float, int]:
-        """(bytes per token per rank of the window-capped attention layers, the tokens per sequence they keep at most):
-        their pages grow with each token up to the window, then stop (state_bytes_per_sequence counts them at full
-        length)."""
+    def window_kv_per_token(self) -> tuple[float, int, int]:
+        """(bytes per token per rank of the window-capped attention layers, the tokens per sequence they keep at most,
+        the tokens' worth of pages vLLM reserves per sequence in them): their pages grow with each token up to the
+        window, then stop; a sequence's reservation is the window plus the tokens of the steps in flight, in whole
+        blocks (section 3.4), which is what state_bytes_per_sequence counts."""
         wins = [g for g in self.groups if g.kind in ("sliding", "chunked") and g.window]
         if not wins or self.mode != "vllm":
-            return 0.0, 0
+            return 0.0, 0, 0
         return (sum(g.num_layers * g.page_bytes / g.block_size for g in wins),
-                max(min(g.window, self.args.max_model_len) for g in wins))
+                max(min(g.window, self.args.max_model_len) for g in wins),
+                max(_group_blocks(g, self.args.max_model_len, self.args, self.rules) * g.block_size for g in wins))
 
     def blocks_for_tokens(self, num_tokens: int) -> int:
         """Blocks one request holding `num_tokens` tokens takes across all KV groups (section 3.4)."""

@@ -79,7 +79,7 @@ def per_engine_text(p: Plan, total: float | None = None, fmt: str = ",", unit: s
 
 def kv_per_token_text(p: Plan) -> str:
     """Bytes per token per rank as they grow: full-attention layers all the way, window layers up to their window."""
-    win, cap = p.window_kv_per_token
+    win, cap, reserved = p.window_kv_per_token
     parts = []
     if p.kv_bytes_per_token or not win:
         parts.append(f"{p.kv_bytes_per_token:,.0f} B ({p.kv_bytes_per_token / 1024:.1f} KiB) per rank")
@@ -88,7 +88,9 @@ def kv_per_token_text(p: Plan) -> str:
     text = " + ".join(parts)
     if p.state_bytes_per_sequence:
         mib = p.state_bytes_per_sequence / 1024 ** 2
-        text += f"  (at most {mib:,.1f} MiB per sequence)" if win else f"  + {mib:,.1f} MiB fixed per sequence"
+        # the MiB is vLLM's reservation, the window plus the steps in flight: say so, or it cannot be recomputed
+        text += (f"  (vLLM reserves {reserved:,} tokens' pages of them per sequence, the window plus the steps in "
+                 f"flight: at most {mib:,.1f} MiB per sequence)" if win else f"  + {mib:,.1f} MiB fixed per sequence")
     return text
 
 
