@@ -209,3 +209,36 @@ def test_window_kv_line_states_the_tokens_its_mib_counts(model):
     # gemma-3: 1,024-token window, but 1,023 + 2 x 8,192 in-flight tokens in whole 16-token blocks, + 1 = 17,424 tokens
     assert reserved >= p.window_kv_per_token[1]
     assert f"{reserved * per_token / 1024 ** 2:,.1f}" == f"{mib:,.1f}"
+
+
+# ---- simulate --plot: the peaks the text prints are drawn, though the series are sampled
+
+
+def test_simulate_plots_draw_the_printed_peaks(tmp_path, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.axes import Axes
+    from PIL import Image
+
+    from kvplan.cli.simulate import write_plots
+    from kvplan.simulate import EngineConfig, StepModel, scheduler_rules, simulate
+    from kvplan.workload import WorkloadSpec, build_workload
+
+    sm = StepModel.from_numbers(weights_bytes=2e8, active_params=1e8, num_layers=4, hidden_size=512, num_attention_heads=8,
+                                num_kv_heads=2, head_dim=64, vocab_size=1000, kv_bytes_per_token=1024,
+                                hbm_bytes_per_s=1e11, peak_flops_per_s=1e13)
+    w = build_workload(WorkloadSpec(workload="azure-conv", max_requests=300, rate_per_s=8.0))
+    res = simulate(w, EngineConfig(num_gpu_blocks=4000, block_size=16, max_num_seqs=64, max_num_batched_tokens=2048,
+                                   max_model_len=16384), sm, scheduler_rules("0.19.0"))
+    lines = []
+    original = Axes.axhline
+    monkeypatch.setattr(Axes, "axhline", lambda ax, y=0, *a, **kw: lines.append((y, kw.get("label"))) or original(ax, y, *a, **kw))
+    paths = write_plots(res, tmp_path)
+    # a gauge sampled every interval misses a peak between samples: the realized max and KV peak are drawn as lines
+    assert res.ts_running.max() <= res.max_running
+    assert (res.max_running, f"realized max running {res.max_running}") in lines
+    assert (pytest.approx(res.kv_usage_peak * 100), f"peak {res.kv_usage_peak * 100:.1f} %") in lines
+    for path in paths:
+        width, height = Image.open(path).size
+        assert width >= 900 and height >= 400

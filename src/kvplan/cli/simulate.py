@@ -155,9 +155,11 @@ def write_plots(res, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     fig, ax = plt.subplots(figsize=(9, 4))
-    ax.plot(res.ts_t_s, res.ts_running, label="running", lw=1)
+    ax.plot(res.ts_t_s, res.ts_running, label="running (sampled)", lw=1)
     ax.plot(res.ts_t_s, res.ts_waiting, label="waiting", lw=1, alpha=0.7)
     ax.axhline(res.worst_case_concurrency, color="red", ls="--", lw=1, label=f"worst case {res.worst_case_concurrency:.1f}")
+    # the series are sampled at intervals: a peak between two samples is drawn as the line the text's figure gives
+    ax.axhline(res.max_running, color="tab:blue", ls=":", lw=1, label=f"realized max running {res.max_running}")
     top = max(int(res.ts_running.max(initial=0)), int(res.ts_waiting.max(initial=0)), 1)
     if res.config.max_num_seqs <= 2 * top:  # only when it is in view; otherwise it flattens the series
         ax.axhline(res.config.max_num_seqs, color="gray", ls=":", lw=1, label=f"max_num_seqs {res.config.max_num_seqs}")
@@ -171,7 +173,9 @@ def write_plots(res, out_dir: Path) -> list[Path]:
     plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(9, 4))
-    ax.plot(res.ts_t_s, res.ts_kv_usage * 100, lw=1)
+    ax.plot(res.ts_t_s, res.ts_kv_usage * 100, lw=1, label="KV usage (sampled)")
+    ax.axhline(res.kv_usage_peak * 100, color="tab:blue", ls=":", lw=1, label=f"peak {res.kv_usage_peak * 100:.1f} %")
+    ax.legend(loc="upper right", fontsize=8)
     ax.set_ylim(0, 105)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("KV-cache usage (%)")
