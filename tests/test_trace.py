@@ -242,3 +242,27 @@ def test_simulate_plots_draw_the_printed_peaks(tmp_path, monkeypatch):
     for path in paths:
         width, height = Image.open(path).size
         assert width >= 900 and height >= 400
+
+
+# ---- progress: a data-parallel simulation reports its finished requests too
+
+
+@pytest.mark.parametrize("lockstep", [False, True])
+def test_data_parallel_simulation_reports_progress(lockstep):
+    import numpy as np
+
+    from kvplan.simulate import EngineConfig, StepModel, _simulate_server, scheduler_rules
+    from kvplan.workload import Workload
+
+    sm = StepModel.from_numbers(weights_bytes=2e8, active_params=1e8, num_layers=4, hidden_size=512, num_attention_heads=8,
+                                num_kv_heads=2, head_dim=64, vocab_size=1000, kv_bytes_per_token=1024,
+                                hbm_bytes_per_s=1e11, peak_flops_per_s=1e13)
+    rng = np.random.default_rng(0)
+    w = Workload(name="t", prompt_tokens=rng.integers(50, 400, 400), completion_tokens=rng.integers(10, 100, 400),
+                 arrival_s=np.arange(400) * 0.01)
+    seen = []
+    # the CLI's bar for 100k+ requests stood at 0 until a -dp 2 run ended (progress was dropped for DP)
+    res = _simulate_server(w, EngineConfig(num_gpu_blocks=2000, block_size=16, max_num_seqs=32, max_num_batched_tokens=512,
+                                           max_model_len=4096), sm, scheduler_rules("0.19.0"), 2, lockstep,
+                           progress=seen.append)
+    assert sum(seen) == int(res.completed.sum()) == 400

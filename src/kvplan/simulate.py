@@ -2229,7 +2229,6 @@ def _simulate_server(workload: Workload, config: EngineConfig, step_model: StepM
     """One engine, or `data_parallel_size` engines behind vLLM's DP balancer (lowest 4 x waiting + running),
     stepping in lockstep for a MoE model as vLLM runs them."""
     if data_parallel_size > 1:
-        kw.pop("progress", None)
         kw.pop("sample_interval_s", None)
         return simulate_replicas(workload, config, step_model, data_parallel_size, "vllm-dp", rules, lockstep=lockstep, **kw)
     return simulate(workload, config, step_model, rules, **kw)
@@ -2269,20 +2268,22 @@ def plan_capacity(plan, workload_at: Callable[[float], Workload], config: Engine
 
 def simulate_replicas(workload: Workload, config: EngineConfig, step_model: StepModel, replicas: int,
                       router: str = "round-robin", rules: Optional[SchedulerRules] = None, *, slo: SLO = SLO(),
-                      worst_case_concurrency: Optional[float] = None, lockstep: bool = False) -> SimResult:
+                      worst_case_concurrency: Optional[float] = None, lockstep: bool = False,
+                      progress: Optional[Callable[[int], None]] = None) -> SimResult:
     """Several identical engines behind a router: 'round-robin', 'least-loaded' (fewest
     outstanding requests at arrival, like Vidur's least-outstanding-requests global scheduler) or
     'vllm-dp' (vLLM's data-parallel balancer: lowest 4 x waiting + running).
     Per-request figures cover all replicas; the time series and concurrency are replica 0's, except
     with `lockstep=True` (data-parallel ranks of a MoE model stepping together, see `_run_lockstep`):
     then the time series are summed over the ranks (one shared clock), max_running is the busiest rank's and
-    the running histogram is per rank (mean over ranks)."""
+    the running histogram is per rank (mean over ranks). `progress(n)` is called as requests finish, on any replica."""
     if replicas < 1:
         raise InputError("--replicas", "must be >= 1", "e.g. 2")
     if router not in ROUTERS:
         raise InputError("--router", f"unknown router {router!r}", " or ".join(ROUTERS))
     if replicas == 1:
-        return simulate(workload, config, step_model, rules, slo=slo, worst_case_concurrency=worst_case_concurrency)
+        return simulate(workload, config, step_model, rules, slo=slo, worst_case_concurrency=worst_case_concurrency,
+                        progress=progress)
     wall0 = _time.perf_counter()
     rules = rules or scheduler_rules(None)
     what = "time series and concurrency summed over the ranks" if lockstep else "time series and concurrency are replica 0's"
@@ -2305,7 +2306,7 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
     gens = []
     for r in range(replicas):
         gen = _engine(workload, config, step_model, rules, rid_lists[r], out, rej_l, stats[r], interval,
-                      lockstep=lockstep)
+                      progress=progress, lockstep=lockstep)
         next(gen)
         gens.append(gen)
     arrival = stats0["arrival_list"]
