@@ -266,3 +266,21 @@ def test_data_parallel_simulation_reports_progress(lockstep):
                                            max_model_len=4096), sm, scheduler_rules("0.19.0"), 2, lockstep,
                            progress=seen.append)
     assert sum(seen) == int(res.completed.sum()) == 400
+
+
+# ---- fit --explain: the weights term's parts add up to it
+
+
+@pytest.mark.parametrize("model,gpu,flags", [
+    ("Qwen/Qwen2.5-0.5B-Instruct", "T4", {}),
+    ("Qwen/Qwen3-8B", "L4", {"enable_lora": True, "cpu_offload_gb": 4}),
+])
+def test_weights_formula_adds_up_to_the_term(model, gpu, flags):
+    p = kvplan.fit(model, gpu, fixes=False, **flags)
+    term = {t.name: t for t in p.terms}["weights"]
+    # the allocator's rounding (0.3 MiB on the seed's model) was only an assumption line, not in the term's formula
+    head = re.match(r"([\d,]+) B per rank", term.formula)
+    parts = re.findall(r" ([+-]) ([\d,]+) B ", term.formula + " ")
+    assert head and parts, term.formula
+    total = int(head.group(1).replace(",", "")) + sum(int(n.replace(",", "")) * (1 if sign == "+" else -1) for sign, n in parts)
+    assert total == term.value == p.weights_bytes

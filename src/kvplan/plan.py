@@ -1644,11 +1644,14 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes.append(f"data parallel: {resolved.data_parallel_size} engines, each with the pool below; "
                      f"{resolved.data_parallel_size} x the concurrency in all")
     notes.append(f"weights: {w.method}")
+    # in bytes, so the parts add up to the term: the checkpoint's share per rank, then what loading adds or moves
+    w_formula = f"{w.bytes:,} B per rank (TP={tp}, PP={pp}; rotary cache {w.rotary_bytes / 1024 ** 2:.1f} MiB included)"
     if rules.allocator_split_limit and (quant is None or quant.method == "fp8" and quant.bits == 8):
         rounding = allocator_rounding_bytes(model, tp=tp, dtype_bytes=1 if quant is not None else DTYPE_BYTES[resolved.dtype],
                                             ep=ep, dp=resolved.data_parallel_size)
         if rounding:
             w = replace(w, bytes=w.bytes + rounding)
+            w_formula += f" + {rounding:,} B allocator rounding"
             notes.append(f"weights load under a 20 MiB allocator split limit: tensors of 20 MiB or more are rounded up to "
                          f"2 MiB blocks, {rounding / 1024 ** 2:.1f} MiB per rank")
     if resolved.enable_lora:
@@ -1657,6 +1660,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                                  fully_sharded=resolved.fully_sharded_loras, extra_vocab=rules.lora_extra_vocab,
                                  moe_lora=rules.lora_moe)
         w = replace(w, bytes=w.bytes + lora)
+        w_formula += f" + {lora:,} B LoRA slots"
         notes.append(f"--enable-lora: {lora / GIB:.2f} GiB of LoRA slots per rank ({loras} x rank {rank} on every supported "
                      "layer, embedding and lm_head), allocated while the model loads")
     if resolved.cpu_offload_gb:
@@ -1664,6 +1668,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         # uva.py), so the GPU keeps the rest; the last parameter moved can overshoot the budget by its own size
         moved = min(w.bytes, int(resolved.cpu_offload_gb * GIB))
         w = replace(w, bytes=w.bytes - moved)
+        w_formula += f" - {moved:,} B CPU offload"
         notes.append(f"--cpu-offload-gb {resolved.cpu_offload_gb:g}: {moved / GIB:.2f} GiB of weights per GPU stay in CPU memory "
                      "(streamed over PCIe every forward; up to one parameter more may move)")
     notes += list(w.notes)
@@ -1724,7 +1729,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     terms = (
         Term("total", total, "bytes", f"{gpu.name}: {total / GIB:.2f} GiB", gpu.total_source),
         Term("requested", requested, "bytes", f"{'ceil(' if rules.requested_is_ceil else ''}{total / GIB:.2f} GiB x {util}{')' if rules.requested_is_ceil else ''}", "section 1.2"),
-        Term("weights", w.bytes, "bytes", f"per rank (TP={tp}, PP={pp}); rotary cache {w.rotary_bytes / 1024 ** 2:.1f} MiB included", w.method),
+        Term("weights", w.bytes, "bytes", w_formula, w.method),
         Term("non_torch", nt, "bytes", nt_f, src),
         Term("activation_peak", act, "bytes", act_f, src),
         Term("cudagraph", cg, "bytes", cg_f if rules.cudagraph_subtracted else f"not subtracted in {rules.era} (captured after the KV allocation: ~{capture / GIB:.2f} GiB beyond the budget)", src),
