@@ -284,3 +284,17 @@ def test_weights_formula_adds_up_to_the_term(model, gpu, flags):
     assert head and parts, term.formula
     total = int(head.group(1).replace(",", "")) + sum(int(n.replace(",", "")) * (1 if sign == "+" else -1) for sign, n in parts)
     assert total == term.value == p.weights_bytes
+
+
+@pytest.mark.parametrize("model,gpu,flags", BLOCK_CASES)
+def test_blocks_per_request_formula_adds_up_group_by_group(model, gpu, flags):
+    # Qwen3-Next at 262,144 tokens: 482 full-attention blocks + 3 state pages in each of 3 recurrent groups = 491;
+    # the old formula said only "over 4 group(s)"
+    p = kvplan.fit(model, gpu, fixes=False, **flags)
+    term = {t.name: t for t in p.terms}["blocks_per_request"]
+    expr = re.sub(r"(?<=\d),(?=\d{3})", "", term.formula.split(": ")[0])
+    expr = re.sub(r" (full|sliding|chunked|recurrent|mla)\b", "", expr).replace(" B", "").replace(" x ", " * ")
+    assert re.fullmatch(r"[\d\s*+(),cdiv]+", expr), term.formula
+    assert eval(expr, {"cdiv": lambda a, b: -(-a // b)}) == term.value
+    blocks = {t.name: t.value for t in p.terms}
+    assert blocks["max_concurrency"] == pytest.approx(blocks["num_gpu_blocks"] / term.value)

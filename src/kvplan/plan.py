@@ -1706,10 +1706,17 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     resolved = replace(resolved, block_size=bs)
     num_blocks = max(0, int(available // bytes_per_block)) if available > 0 else 0
     max_len = resolved.max_model_len
-    per_req = _blocks_per_request(groups, max_len, resolved, rules)
+    group_blocks = [_group_blocks(g, max_len, resolved, rules) for g in groups]
+    per_req = sum(group_blocks)
+    # its formula: each group's blocks, equal groups counted ("6 x 1,089 sliding"), so the parts add up to the term
+    per_kind = Counter((g.kind, b) for g, b in zip(groups, group_blocks))
+    per_req_formula = (" + ".join(f"{n} x {b:,} {kind}" if n > 1 else f"{b:,} {kind}" for (kind, b), n in per_kind.items())
+                       + f": one {max_len:,}-token request's blocks in each of {len(groups)} group(s)")
     if rules.dsv4_accounting in ("layer_tuple", "page_slots") and groups[0].fit_unit_bytes:
         # DeepSeek-V4 up to 0.26: a request's blocks weighted by each group's bytes over the attention group's
-        per_req = cdiv(sum(_group_blocks(g, max_len, resolved, rules) * g.page_bytes for g in groups), groups[0].page_bytes)
+        per_req = cdiv(sum(b * g.page_bytes for g, b in zip(groups, group_blocks)), groups[0].page_bytes)
+        per_req_formula = (f"cdiv({' + '.join(f'{b:,} x {g.page_bytes:,} B' for g, b in zip(groups, group_blocks))}, "
+                           f"{groups[0].page_bytes:,} B): each group's blocks weighted by its page over the attention group's")
     conc, tokens, conc_formula, tokens_formula = _capacity(groups, num_blocks, per_req, max_len, bs, rules)
 
     kv_per_token, state_per_seq = _per_token_and_state(groups, resolved, rules)
@@ -1738,7 +1745,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
              "(the budget's other terms are profiled, not subtracted)", "section 1.3"),
         Term("bytes_per_block", bytes_per_block, "B", block_formula, "sections 3.1-3.3"),
         Term("num_gpu_blocks", num_blocks, "blocks", f"floor({available / GIB:.4f} GiB / {bytes_per_block:,} B)", "section 3.3"),
-        Term("blocks_per_request", per_req, "blocks", f"one {max_len:,}-token request over {len(groups)} group(s)", "section 3.4"),
+        Term("blocks_per_request", per_req, "blocks", per_req_formula, "section 3.4"),
         Term("max_concurrency", conc, "x", conc_formula, "section 3.5"),
         Term("kv_cache_tokens", tokens, "tokens", tokens_formula, "section 3.5"),
     )
