@@ -298,3 +298,23 @@ def test_blocks_per_request_formula_adds_up_group_by_group(model, gpu, flags):
     assert eval(expr, {"cdiv": lambda a, b: -(-a // b)}) == term.value
     blocks = {t.name: t.value for t in p.terms}
     assert blocks["max_concurrency"] == pytest.approx(blocks["num_gpu_blocks"] / term.value)
+
+
+# ---- fit: the "KV per token" figure has its term
+
+
+@pytest.mark.parametrize("model,gpu,flags", BLOCK_CASES + [("deepseek-ai/DeepSeek-V3", "H200", {"tensor_parallel_size": 8})])
+def test_kv_bytes_per_token_term_adds_up(model, gpu, flags):
+    p = kvplan.fit(model, gpu, fixes=False, **flags)
+    term = {t.name: t for t in p.terms}["kv_bytes_per_token"]
+    assert term.value == p.kv_bytes_per_token
+    expr = re.sub(r"(?<=\d),(?=\d{3})", "", term.formula.split(": ")[0]).replace(" B", "").replace(" x ", " * ")
+    assert eval(expr) == pytest.approx(p.kv_bytes_per_token)
+
+
+def test_kv_bytes_per_token_spells_out_one_layer():
+    p = kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False)
+    # Qwen3-8B's config.json: 36 layers, 8 KV heads, head_dim 128; bf16 K and V
+    assert p.kv_bytes_per_token == 36 * 8 * (128 + 128) * 2
+    formula = {t.name: t for t in p.terms}["kv_bytes_per_token"].formula
+    assert formula.startswith("36 x 4,096 B: ") and "8 KV head(s) per rank x (K 128 + V 128) x 2 B" in formula

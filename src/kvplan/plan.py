@@ -1720,6 +1720,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     conc, tokens, conc_formula, tokens_formula = _capacity(groups, num_blocks, per_req, max_len, bs, rules)
 
     kv_per_token, state_per_seq = _per_token_and_state(groups, resolved, rules)
+    kv_per_token_formula = _per_token_formula(model, groups, resolved)
     fits, error, est_len = _fit_check(groups, available, bytes_per_block, num_blocks, resolved, rules)
     failure = None if fits else "memory"
     load_error = _load_oom(gpu, w.bytes)
@@ -1743,6 +1744,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         Term("kv_cache", available, "bytes", "requested - weights - non_torch - activation_peak - cudagraph"
              if resolved.kv_cache_memory_bytes is None else f"--kv-cache-memory-bytes {resolved.kv_cache_memory_bytes:,} as given "
              "(the budget's other terms are profiled, not subtracted)", "section 1.3"),
+        Term("kv_bytes_per_token", kv_per_token, "B/token", kv_per_token_formula, "section 3.1"),
         Term("bytes_per_block", bytes_per_block, "B", block_formula, "sections 3.1-3.3"),
         Term("num_gpu_blocks", num_blocks, "blocks", f"floor({available / GIB:.4f} GiB / {bytes_per_block:,} B)", "section 3.3"),
         Term("blocks_per_request", per_req, "blocks", per_req_formula, "section 3.4"),
@@ -1870,6 +1872,28 @@ def _per_token_and_state(groups, args: EngineArgs, rules: VersionRules) -> tuple
         else:
             state += g.num_layers * g.page_bytes * _group_blocks(g, args.max_model_len, args, rules)
     return per_token, state
+
+
+def _per_token_formula(model: ModelSpec, groups, args: EngineArgs) -> str:
+    """How kv_bytes_per_token adds up: each growing group's layers x its bytes per token and layer (page / block size),
+    with one attention layer's bytes spelled out (section 3.1)."""
+    growing = [g for g in groups if g.kind in ("full", "mla")]
+    if not growing:
+        return "0: no layer keeps every token (window and state layers are a fixed cost per sequence)"
+    per_layer = [g.page_bytes / g.block_size for g in growing]
+    sums = " + ".join(f"{g.num_layers} x " + f"{b:,.4f}".rstrip("0").rstrip(".") + " B" for g, b in zip(growing, per_layer))
+    shapes = {(l.num_kv_heads, l.head_dim, l.head_dim_v) for l in model.layers if l.is_attention}
+    layer = next((l for l in model.layers if l.kind == growing[0].kind), None) if len(shapes) == 1 else None
+    kvb = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
+    if layer is None or model.compressed_attention or model.sparse_mla:
+        how = "layers x bytes per token and layer (mean over the layers' shapes where they differ)"
+    elif layer.kind == "mla":
+        how = f"layers x one latent of {layer.head_dim} x {kvb} B per token, on every rank"
+    else:
+        heads = max(1, layer.num_kv_heads // args.tensor_parallel_size)
+        how = (f"layers x {heads} KV head(s) per rank x (K {layer.head_dim} + V {layer.head_dim_v or layer.head_dim}) "
+               f"x {kvb} B per token")
+    return f"{sums}: {how}"
 
 
 def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, args: EngineArgs, rules: VersionRules):
