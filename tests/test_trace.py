@@ -318,3 +318,18 @@ def test_kv_bytes_per_token_spells_out_one_layer():
     assert p.kv_bytes_per_token == 36 * 8 * (128 + 128) * 2
     formula = {t.name: t for t in p.terms}["kv_bytes_per_token"].formula
     assert formula.startswith("36 x 4,096 B: ") and "8 KV head(s) per rank x (K 128 + V 128) x 2 B" in formula
+
+
+# ---- scaffold: the startup line says what the probe's budget covers
+
+
+def test_scaffold_line_explains_a_probe_budget_below_the_first_start(tmp_path):
+    code, out = _cli("scaffold", str(tmp_path / "p"), "Qwen/Qwen3-8B", "--gpu", "H100")
+    assert code == 0, out
+    line = " ".join(out[out.index("Predicted startup"):].split())
+    m = re.search(r"~(\d+) s first start \(~(\d+) s of it downloading\), ~\d+ s restart; startupProbe allows (\d+) s "
+                  r"\((\d+) x (\d+) s, twice vLLM's own first start from the volume, ~(\d+) s", line)
+    assert m, line
+    first, download, budget, n, period, own = map(int, m.groups())
+    # the budget is below the first start only because the download (in the init container) is not in it
+    assert budget == n * period and budget >= 2 * own - period and own <= first - download + 1

@@ -22,7 +22,7 @@ def scaffold(
     flags: FitFlags,
 ) -> None:
     """Write pyproject.toml, .env.example, serve.sh, docker-compose.yml, client.py, README.md and k8s/."""
-    from kvplan.deploy import render_files, spec_from_plan, write_files
+    from kvplan.deploy import PROBE_PERIOD_S, render_files, spec_from_plan, write_files
 
     plan = plan_from_flags(model, flags)
     if not plan.fits:
@@ -39,6 +39,10 @@ def scaffold(
                   f"{spec.gpus} x {spec.gpu_name} (vLLM {spec.vllm_version}):", highlight=False)
     for path in written:
         console.print(f"  {path}", highlight=False)
-    console.print(f"Predicted startup: ~{spec.startup_first.total_s:.0f} s first start, "
-                  f"~{spec.startup_restart.total_s:.0f} s restart; startupProbe allows {spec.probe_budget_s} s.",
-                  highlight=False)
+    # the probe covers vLLM's own start from the volume, not the download: say so, or 140 s < 162 s reads as a bug
+    download = spec.startup_first.download_s
+    console.print(f"Predicted startup: ~{spec.startup_first.total_s:.0f} s first start"
+                  + (f" (~{download:.0f} s of it downloading)" if download >= 0.5 else "")
+                  + f", ~{spec.startup_restart.total_s:.0f} s restart; startupProbe allows {spec.probe_budget_s} s "
+                  f"({spec.probe_failure_threshold} x {PROBE_PERIOD_S} s, twice vLLM's own first start from the volume, "
+                  f"~{spec.probe_start.total_s:.0f} s; the weights are on it before the probe starts).", highlight=False)
