@@ -333,3 +333,32 @@ def test_scaffold_line_explains_a_probe_budget_below_the_first_start(tmp_path):
     first, download, budget, n, period, own = map(int, m.groups())
     # the budget is below the first start only because the download (in the init container) is not in it
     assert budget == n * period and budget >= 2 * own - period and own <= first - download + 1
+
+
+# ---- simulate --requests: the per-request data its percentiles are taken over
+
+
+def test_simulate_percentiles_recompute_from_the_request_table(tmp_path):
+    import csv
+
+    import numpy as np
+
+    path = tmp_path / "requests.csv"
+    # max_model_len 2,048 rejects azure-conv's longest prompts: rejected rows carry no latency
+    code, out = _cli("simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "--max-model-len", "2048", "-w", "azure-conv",
+                     "-n", "400", "--rate", "5", "--requests", str(path), "--json")
+    assert code == 0, out
+    d = json.loads(out[out.index("{"):])
+    rows = list(csv.DictReader(path.open()))
+    assert len(rows) == d["requests_total"] == 400
+    done = [r for r in rows if r["completed"] == "1"]
+    assert len(done) == d["requests_completed"] and sum(r["rejected"] == "1" for r in rows) == d["requests_rejected"] > 0
+    assert all(r["ttft_ms"] == "" for r in rows if r["rejected"] == "1")
+    for key in ("queue_ms", "ttft_ms", "tpot_ms", "e2e_ms"):
+        values = np.array([float(r[key]) for r in done if r[key] != ""])
+        assert values.mean() == pytest.approx(d[key]["mean"])
+        for q in (50, 90, 99):
+            assert np.percentile(values, q) == pytest.approx(d[key][f"p{q}"]), (key, q)
+    # and each row's latencies from its own times
+    r = done[0]
+    assert float(r["ttft_ms"]) == pytest.approx((float(r["first_token_s"]) - float(r["arrival_s"])) * 1e3)

@@ -972,6 +972,25 @@ class SimResult:
         total = self.running_time_hist_s.sum()
         return float((self.running_time_hist_s * np.arange(self.running_time_hist_s.size)).sum() / total) if total > 0 else 0.0
 
+    def request_table(self) -> dict[str, np.ndarray]:
+        """One column per figure, one row per request (workload order): what the latency percentiles are taken over,
+        so they can be recomputed. Times in seconds from the run's start, latencies in ms; NaN where a request has no
+        such time (rejected, or one output token for tpot). `completed` marks the rows the percentiles count."""
+        c = self.completed
+        nan = np.full(self.arrival_s.size, np.nan)
+
+        def ms(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+            out = nan.copy()
+            out[rows] = values * 1e3
+            return out
+
+        return {"arrival_s": self.arrival_s, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                "first_scheduled_s": np.where(c, self.first_scheduled_s, np.nan),
+                "first_token_s": np.where(c, self.first_token_s, np.nan), "finish_s": np.where(c, self.finish_s, np.nan),
+                "queue_ms": ms(self.queue_s, c), "ttft_ms": ms(self.ttft_s, c),
+                "tpot_ms": ms(self.tpot_s, c & (self.completion_tokens > 1)), "e2e_ms": ms(self.e2e_s, c),
+                "preemptions": self.preemptions_per_request, "rejected": self.rejected, "completed": c}
+
     def running_percentile(self, q: float) -> int:
         h = self.running_time_hist_s
         if h.sum() <= 0:

@@ -202,6 +202,23 @@ def write_plots(res, out_dir: Path) -> list[Path]:
     return paths
 
 
+def write_request_table(res, path: Path) -> None:
+    """The per-request CSV (SimResult.request_table): empty cells where a request has no such figure."""
+    import csv
+
+    from kvplan.errors import InputError
+
+    columns = {name: (col.astype(int) if col.dtype == bool else col).tolist() for name, col in res.request_table().items()}
+    try:
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["request", *columns])
+            for i, row in enumerate(zip(*columns.values())):
+                w.writerow([i, *("" if isinstance(v, float) and math.isnan(v) else v for v in row)])
+    except OSError as exc:
+        raise InputError("--requests", f"cannot write {path}: {exc.strerror}", "give a writable file path") from None
+
+
 class _Progress:
     """A Rich progress bar over finished requests (stderr), for long runs only."""
 
@@ -242,6 +259,7 @@ def simulate(
     slo: Optional[str] = typer.Option(None, "--slo", help="Service-level objectives for goodput, e.g. ttft=500ms,tpot=50ms.", rich_help_panel=_SIM),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write PNGs (concurrency, KV usage, latency CDFs) to this folder."),
+    requests_csv: Optional[Path] = typer.Option(None, "--requests", help="Write one CSV row per request (arrival, first token, finish, queue/TTFT/TPOT/end-to-end ms, preemptions): the data the percentiles are taken over."),
     *,
     flags: FitFlags,
     workload_spec: object,  # kvplan.workload.WorkloadSpec (imported lazily: it loads numpy)
@@ -268,6 +286,9 @@ def simulate(
     d["step_model"] = step_model_report(sm, cfg, d["mean_running"], d["workload_summary"])
     if plot is not None:
         d["plots"] = [str(x) for x in write_plots(res, plot)]
+    if requests_csv is not None:
+        write_request_table(res, requests_csv)
+        d["requests_file"] = str(requests_csv)
     if json_out:
         sys.stdout.write(to_json(d) + "\n")
     else:
