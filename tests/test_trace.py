@@ -362,3 +362,18 @@ def test_simulate_percentiles_recompute_from_the_request_table(tmp_path):
     # and each row's latencies from its own times
     r = done[0]
     assert float(r["ttft_ms"]) == pytest.approx((float(r["first_token_s"]) - float(r["arrival_s"])) * 1e3)
+
+
+# ---- preflight --json: the figures the findings compare with
+
+
+def test_preflight_json_carries_what_its_findings_measure():
+    code, out = _cli("preflight", "Qwen/Qwen3-8B", "--gpu", "H100", "--json")
+    d = json.loads(out[out.index("{"):])
+    req = d["request"]
+    disk = next(f for f in d["findings"] if f["check"] == "disk")
+    needed = re.search(r"for ([\d.]+) GiB of weights|need ([\d.]+) GiB", disk["message"])
+    assert needed, disk
+    assert float(needed.group(1) or needed.group(2)) == round(req["weights_bytes"] / 1024 ** 3, 1)
+    plan = kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False)
+    assert req["plan_fits"] is True and f"{plan.kv_cache_tokens:,} KV tokens" in req["plan_summary"]
