@@ -377,3 +377,21 @@ def test_preflight_json_carries_what_its_findings_measure():
     assert float(needed.group(1) or needed.group(2)) == round(req["weights_bytes"] / 1024 ** 3, 1)
     plan = kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False)
     assert req["plan_fits"] is True and f"{plan.kv_cache_tokens:,} KV tokens" in req["plan_summary"]
+
+
+def test_reconcile_and_validate_read_a_version_less_log_alike():
+    from pathlib import Path
+
+    from kvplan.logs import parse_lines
+    from kvplan.reconcile import plan_from_log, reconcile
+    from kvplan.validate import predict_record
+
+    lines = [json.loads(x) for x in (Path(__file__).parent / "data" / "vllm_log_excerpts.jsonl").read_text().splitlines()
+             if x.strip()][43]["lines"]
+    # V1's post-capture summary line with separate weight / activation / non-torch / CUDAGraph figures: 0.10.2-0.26
+    assert any("GiB for non-torch memory, and" in x for x in lines) and not any("vLLM version" in x for x in lines)
+    log = parse_lines(lines)
+    plan, notes = plan_from_log(log, "Qwen/Qwen3-4B", site_calibration=False)
+    assert plan.vllm_version == "0.10.2" and any("0.10.2-0.26" in n for n in notes)
+    again, _ = predict_record(reconcile(log, plan).record)  # the record --record writes, as validate plans it
+    assert again.vllm_version == plan.vllm_version and again.kv_cache_bytes == pytest.approx(plan.kv_cache_bytes)
