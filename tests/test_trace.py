@@ -395,3 +395,13 @@ def test_reconcile_and_validate_read_a_version_less_log_alike():
     assert plan.vllm_version == "0.10.2" and any("0.10.2-0.26" in n for n in notes)
     again, _ = predict_record(reconcile(log, plan).record)  # the record --record writes, as validate plans it
     assert again.vllm_version == plan.vllm_version and again.kv_cache_bytes == pytest.approx(plan.kv_cache_bytes)
+
+
+@pytest.mark.parametrize("model,gpu,flags", BLOCK_CASES[:3])
+def test_every_term_source_names_its_document(model, gpu, flags):
+    p = kvplan.fit(model, gpu, fixes=False, **flags)
+    for term in p.terms:
+        # "section 3.3" alone cites nothing a user can open
+        assert not re.match(r"sections? \d", term.source), (term.name, term.source)
+        if "§" in term.source:
+            assert term.source.startswith("vllm-memory-model.md §")

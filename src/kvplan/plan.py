@@ -1736,20 +1736,20 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         fits, error, failure = False, arch[1], "architecture"
     terms = (
         Term("total", total, "bytes", f"{gpu.name}: {total / GIB:.2f} GiB", gpu.total_source),
-        Term("requested", requested, "bytes", f"{'ceil(' if rules.requested_is_ceil else ''}{total / GIB:.2f} GiB x {util}{')' if rules.requested_is_ceil else ''}", "section 1.2"),
+        Term("requested", requested, "bytes", f"{'ceil(' if rules.requested_is_ceil else ''}{total / GIB:.2f} GiB x {util}{')' if rules.requested_is_ceil else ''}", "vllm-memory-model.md §1.2"),
         Term("weights", w.bytes, "bytes", w_formula, w.method),
         Term("non_torch", nt, "bytes", nt_f, src),
         Term("activation_peak", act, "bytes", act_f, src),
         Term("cudagraph", cg, "bytes", cg_f if rules.cudagraph_subtracted else f"not subtracted in {rules.era} (captured after the KV allocation: ~{capture / GIB:.2f} GiB beyond the budget)", src),
         Term("kv_cache", available, "bytes", "requested - weights - non_torch - activation_peak - cudagraph"
              if resolved.kv_cache_memory_bytes is None else f"--kv-cache-memory-bytes {resolved.kv_cache_memory_bytes:,} as given "
-             "(the budget's other terms are profiled, not subtracted)", "section 1.3"),
-        Term("kv_bytes_per_token", kv_per_token, "B/token", kv_per_token_formula, "section 3.1"),
-        Term("bytes_per_block", bytes_per_block, "B", block_formula, "sections 3.1-3.3"),
-        Term("num_gpu_blocks", num_blocks, "blocks", f"floor({available / GIB:.4f} GiB / {bytes_per_block:,} B)", "section 3.3"),
-        Term("blocks_per_request", per_req, "blocks", per_req_formula, "section 3.4"),
-        Term("max_concurrency", conc, "x", conc_formula, "section 3.5"),
-        Term("kv_cache_tokens", tokens, "tokens", tokens_formula, "section 3.5"),
+             "(the budget's other terms are profiled, not subtracted)", "vllm-memory-model.md §1.3"),
+        Term("kv_bytes_per_token", kv_per_token, "B/token", kv_per_token_formula, "vllm-memory-model.md §3.1"),
+        Term("bytes_per_block", bytes_per_block, "B", block_formula, "vllm-memory-model.md §3.1-3.3"),
+        Term("num_gpu_blocks", num_blocks, "blocks", f"floor({available / GIB:.4f} GiB / {bytes_per_block:,} B)", "vllm-memory-model.md §3.3"),
+        Term("blocks_per_request", per_req, "blocks", per_req_formula, "vllm-memory-model.md §3.4"),
+        Term("max_concurrency", conc, "x", conc_formula, "vllm-memory-model.md §3.5"),
+        Term("kv_cache_tokens", tokens, "tokens", tokens_formula, "vllm-memory-model.md §3.5"),
     )
     log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
                      tokens, conc, max_len, fits, error, bs, resolved, runner=model_runner(model, resolved, rules))
