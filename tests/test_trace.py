@@ -405,3 +405,13 @@ def test_every_term_source_names_its_document(model, gpu, flags):
         assert not re.match(r"sections? \d", term.source), (term.name, term.source)
         if "§" in term.source:
             assert term.source.startswith("vllm-memory-model.md §")
+
+
+@pytest.mark.parametrize("flags", [["--gpu", "H100"], ["--gpu-gb", "16", "--overhead-gb", "1"]])
+def test_fit_text_names_the_budget_as_explain_does(flags):
+    r = run("fit", "Qwen/Qwen2.5-0.5B-Instruct", "--explain", *flags)
+    d = json.loads(run("fit", "Qwen/Qwen2.5-0.5B-Instruct", "--json", *flags).stdout)
+    names = {t["name"] for t in d["terms"]}
+    label = next(n for n in ("requested", "budget") if n in names)  # the seed's arithmetic calls it budget
+    scale = 1e9 if d["mode"] == "simple" else 1024 ** 3
+    assert re.search(rf"│ {label}\s+{d['requested_bytes'] / scale:.2f} ", r.stdout), r.stdout
