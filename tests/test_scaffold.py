@@ -433,7 +433,7 @@ def test_cli_scaffold_llama_8b_on_l4(tmp_path):
 
     said = " ".join(res.output.split())
     first, probe, probe_start, grace = map(float, re.search(
-        r"~(\d+) s first start \(with the download\).* startupProbe allows (\d+) s \(2x the ~(\d+) s start from the "
+        r"~(\d+) s first start \(~\d+ s of it downloading\).* startupProbe allows (\d+) s \(2x the ~(\d+) s start from the "
         r"volume\), the compose healthcheck (\d+) s", said).groups())
     assert probe >= 2 * probe_start - 1 and grace >= 2 * first - 1 and probe_start < first
     assert f"start_period: {grace:.0f}s" in (out / "docker-compose.yml").read_text()

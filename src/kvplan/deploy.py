@@ -328,10 +328,18 @@ def spec_from_plan(
         arithmetic.append(f"KV cache         requested - the above = {_g(kvb)} per GPU")
     if per_tok:
         arithmetic.append(f"KV per token     {num(per_tok)} bytes")
+    # blocks, concurrency and tokens as the plan computed them: with window or recurrent groups a request holds more
+    # blocks than its length / block size, so "blocks x block size" is not the tokens there
+    terms = {t.name: t for t in (_get(plan, "terms", default=()) or ())}
+    per_req = terms.get("blocks_per_request")
     if blocks is not None:
-        arithmetic.append(f"blocks           {num(blocks)} x {bsz} tokens = {num(kv_tok)} tokens")
+        arithmetic.append(f"blocks           {num(blocks)} of {bsz} tokens"
+                          + (f"; one {num(mml)}-token request holds {num(per_req.value)}" if per_req and mml else ""))
     if conc is not None and mml:
-        arithmetic.append(f"max concurrency  {num(kv_tok)} / {num(mml)} = {conc:.2f} full-length sequences")
+        how = terms["max_concurrency"].formula if "max_concurrency" in terms else f"{num(kv_tok)} / {num(mml)}"
+        arithmetic.append(f"max concurrency  {how} = {conc:.2f} full-length sequences")
+    if "kv_cache_tokens" in terms and kv_tok is not None:
+        arithmetic.append(f"KV cache tokens  {terms['kv_cache_tokens'].formula} = {num(kv_tok)}")
 
     env = tuple(_get(a, "env", default=()) or ())
     for key, _ in env:

@@ -907,8 +907,9 @@ class StartupLog:
             args["data_parallel_size"] = _as_int(self.arg("data_parallel_size"))
         if self.arg("enable_expert_parallel"):
             args["enable_expert_parallel"] = self.arg("enable_expert_parallel")
-        if args["max_model_len"] is None and self.max_model_len is not None:
-            args["max_model_len"] = self.max_model_len
+        if args["max_model_len"] is None:  # else the concurrency line's length: vLLM prints it for max_model_len
+            # (V0 executor_base.py, V1 v1/core/kv_cache_utils.py)
+            args["max_model_len"] = self.max_model_len or self.concurrency_len
         if args["gpu_memory_utilization"] is None and self.gpu_memory_utilization is not None:
             args["gpu_memory_utilization"] = self.gpu_memory_utilization
         if args["block_size"] is None and self.block_size is not None:

@@ -490,15 +490,17 @@ class Plan:
         return self.total_bytes - self.requested_bytes
 
     @property
-    def window_kv_per_token(self) -> tuple[float, int]:
-        """(bytes per token per rank of the window-capped attention layers, the tokens per sequence they keep at most):
-        their pages grow with each token up to the window, then stop (state_bytes_per_sequence counts them at full
-        length)."""
+    def window_kv_per_token(self) -> tuple[float, int, int]:
+        """(bytes per token per rank of the window-capped attention layers, the tokens per sequence they keep at most,
+        the tokens' worth of pages vLLM reserves per sequence in them): their pages grow with each token up to the
+        window, then stop; a sequence's reservation is the window plus the tokens of the steps in flight, in whole
+        blocks (section 3.4), which is what state_bytes_per_sequence counts."""
         wins = [g for g in self.groups if g.kind in ("sliding", "chunked") and g.window]
         if not wins or self.mode != "vllm":
-            return 0.0, 0
+            return 0.0, 0, 0
         return (sum(g.num_layers * g.page_bytes / g.block_size for g in wins),
-                max(min(g.window, self.args.max_model_len) for g in wins))
+                max(min(g.window, self.args.max_model_len) for g in wins),
+                max(_group_blocks(g, self.args.max_model_len, self.args, self.rules) * g.block_size for g in wins))
 
     def blocks_for_tokens(self, num_tokens: int) -> int:
         """Blocks one request holding `num_tokens` tokens takes across all KV groups (section 3.4)."""
@@ -810,8 +812,11 @@ def _ssm_dtype(model: ModelSpec, args: EngineArgs) -> str:
 
 
 def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes: list[str], warns: list[str],
-                 gpu: GPUSpec | None = None) -> tuple[tuple[KVGroup, ...], int]:
-    """Per-layer specs -> KV-cache groups and bytes per block (sections 2.4, 3.1, 3.2, 3.3)."""
+                 gpu: GPUSpec | None = None) -> tuple[tuple[KVGroup, ...], int, str]:
+    """Per-layer specs -> KV-cache groups, bytes per block and how that block was sized (sections 2.4, 3.1, 3.2, 3.3).
+
+    The formula opens with the arithmetic that gives the bytes ("36 x 65,536 B", "25 x 98,304 B + 5 x 196,608 B"),
+    then ": " and what its terms are, so --explain shows a product that adds up for every model."""
     tp = args.tensor_parallel_size
     pp = args.pipeline_parallel_size
     kvb = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
@@ -893,7 +898,8 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
         l0 = buckets[key][0]
         g = KVGroup(kind=l0.kind, num_layers=len(layers), block_size=block_sizes[key], page_bytes=pages[key], window=l0.window,
                     recurrent_kind=l0.recurrent.kind if l0.recurrent else None, checked_windows=windows_of([key]))
-        return (g,), len(layers) * pages[key]
+        return (g,), len(layers) * pages[key], (f"{len(layers)} x {pages[key]:,} B: {len(layers)} {l0.kind} layers' pages "
+                                                 f"(block size {block_sizes[key]})")
 
     # same type, different shapes (UniformTypeKVCacheSpecs, >= 0.11): one group, pages summed
     kinds = {k[0] for k in buckets}
@@ -901,7 +907,9 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
         total = sum(pages[k] * len(v) for k, v in buckets.items())
         l0 = layers[0]
         return (KVGroup(kind=l0.kind, num_layers=len(layers), block_size=bs, page_bytes=total // len(layers),
-                        checked_windows=windows_of(buckets)),), total
+                        checked_windows=windows_of(buckets)),), total, (
+            " + ".join(f"{len(v)} x {pages[k]:,} B" for k, v in buckets.items())
+            + f": one group of {len(layers)} {l0.kind} layers of {len(buckets)} page sizes, summed (block size {bs})")
 
     # hybrid: unify page sizes (scale the block size by an integer ratio, else pad), then split buckets into groups
     top = max(pages.values())
@@ -929,7 +937,10 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
                                   checked_windows=windows_of([key]) if gi == 0 else ()))
     if padding:
         warns.append(f"Add {padding} padding layers, may waste at most {100 * padding / (len(groups) * group_size):.2f}% KV cache memory")
-    return tuple(groups), group_size * top
+    kinds_text = ", ".join(f"{n} {kind}" for kind, n in Counter(g.kind for g in groups).items())
+    return tuple(groups), group_size * top, (f"{group_size} x {top:,} B: {len(groups)} groups ({kinds_text}) of up to "
+                                             f"{group_size} layers share each block, one page per layer slot "
+                                             f"(block size {min(block_sizes.values())})")
 
 
 # DeepSeek-V4's cache in the fp8_ds_mla layout vLLM uses with FlashMLA (CUDA) and on ROCm, read in the 0.33.0 wheel
@@ -961,7 +972,8 @@ def _sparse_mla_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineAr
     notes.append(f"sparse MLA (DeepSeek-V3.2): {latent} B of latent and {layers[0].index_head_dim + 4} B of indexer keys "
                  f"per token and layer, 64-token blocks")
     page = 64 * per_token
-    return (KVGroup("mla", len(layers), 64, page),), len(layers) * page
+    return (KVGroup("mla", len(layers), 64, page),), len(layers) * page, (
+        f"{len(layers)} x 64 x {per_token:,} B: {len(layers)} layers' pages of 64 tokens (latent and indexer keys)")
 
 
 def _approximate_gcd(values: list[int], lower_bound: int) -> int:
@@ -1043,15 +1055,19 @@ def _deepseek_v4_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineA
             slots[page] = max(slots.get(page, 0), len(csa))
     if rules.dsv4_accounting == "layer_tuple":
         block_bytes = n_tuple * layer_tuple
+        formula = f"{n_tuple} x {layer_tuple:,} B: {n_tuple} layer tuples of one page of each attention size"
     elif rules.dsv4_accounting == "page_slots":
         block_bytes = sum(p * n for p, n in slots.items())
+        formula = " + ".join(f"{n} x {p:,} B" for p, n in slots.items()) + ": each page size times its most layers in a group"
     else:
         block_bytes = max(g.page_bytes for g in groups)
+        formula = (f"max({', '.join(f'{g.page_bytes:,} B' for g in groups)}): the largest of the {len(groups)} groups' "
+                   "pages (block size 256)")
     if rules.dsv4_accounting != "stride":
         notes.append(f"DeepSeek-V4 on vLLM {rules.version}: the fit check charges layer tuples, {n_tuple} x {layer_tuple:,} B "
                      f"per block{'; window pages padded to attention page sizes' if old else ''}; a block of the pool is "
                      f"{block_bytes:,} B")
-    return tuple(groups), block_bytes
+    return tuple(groups), block_bytes, formula
 
 
 # The vision towers whose profile-run memory kvplan computes, with the processor defaults vLLM profiles them at (the
@@ -1363,7 +1379,8 @@ def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: 
     if any(l.kind in ("sliding", "chunked") for l in attn):
         notes.append("V0 engine: sliding-window layers hold every token (no per-window saving)")
     page = per_token * bs
-    return (KVGroup("full", len(attn), bs, page // len(attn)),), page
+    return (KVGroup("full", len(attn), bs, page // len(attn)),), page, (
+        f"{bs} x {per_token:,} B: {bs} tokens x every attention layer's bytes per token ({len(attn)} layers, one cache)")
 
 
 def prefix_caching_on(args: EngineArgs, rules: VersionRules, hybrid: bool) -> bool:
@@ -1627,11 +1644,14 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes.append(f"data parallel: {resolved.data_parallel_size} engines, each with the pool below; "
                      f"{resolved.data_parallel_size} x the concurrency in all")
     notes.append(f"weights: {w.method}")
+    # in bytes, so the parts add up to the term: the checkpoint's share per rank, then what loading adds or moves
+    w_formula = f"{w.bytes:,} B per rank (TP={tp}, PP={pp}; rotary cache {w.rotary_bytes / 1024 ** 2:.1f} MiB included)"
     if rules.allocator_split_limit and (quant is None or quant.method == "fp8" and quant.bits == 8):
         rounding = allocator_rounding_bytes(model, tp=tp, dtype_bytes=1 if quant is not None else DTYPE_BYTES[resolved.dtype],
                                             ep=ep, dp=resolved.data_parallel_size)
         if rounding:
             w = replace(w, bytes=w.bytes + rounding)
+            w_formula += f" + {rounding:,} B allocator rounding"
             notes.append(f"weights load under a 20 MiB allocator split limit: tensors of 20 MiB or more are rounded up to "
                          f"2 MiB blocks, {rounding / 1024 ** 2:.1f} MiB per rank")
     if resolved.enable_lora:
@@ -1640,6 +1660,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                                  fully_sharded=resolved.fully_sharded_loras, extra_vocab=rules.lora_extra_vocab,
                                  moe_lora=rules.lora_moe)
         w = replace(w, bytes=w.bytes + lora)
+        w_formula += f" + {lora:,} B LoRA slots"
         notes.append(f"--enable-lora: {lora / GIB:.2f} GiB of LoRA slots per rank ({loras} x rank {rank} on every supported "
                      "layer, embedding and lm_head), allocated while the model loads")
     if resolved.cpu_offload_gb:
@@ -1647,6 +1668,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         # uva.py), so the GPU keeps the rest; the last parameter moved can overshoot the budget by its own size
         moved = min(w.bytes, int(resolved.cpu_offload_gb * GIB))
         w = replace(w, bytes=w.bytes - moved)
+        w_formula += f" - {moved:,} B CPU offload"
         notes.append(f"--cpu-offload-gb {resolved.cpu_offload_gb:g}: {moved / GIB:.2f} GiB of weights per GPU stay in CPU memory "
                      "(streamed over PCIe every forward; up to one parameter more may move)")
     notes += list(w.notes)
@@ -1677,20 +1699,28 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         available = float(resolved.kv_cache_memory_bytes)
         notes.append(f"KV-cache memory given: {available / GIB:.2f} GiB (--kv-cache-memory-bytes); utilization ignored")
 
-    groups, bytes_per_block = build_groups(model, resolved, rules, notes, warns, gpu)
+    groups, bytes_per_block, block_formula = build_groups(model, resolved, rules, notes, warns, gpu)
     bs = min(g.block_size for g in groups)
     if model.compressed_attention:
         bs = _DSV4_BLOCK  # "Setting kv cache block size to 256 for DEEPSEEK_SPARSE_SWA backend": the attention block
     resolved = replace(resolved, block_size=bs)
     num_blocks = max(0, int(available // bytes_per_block)) if available > 0 else 0
     max_len = resolved.max_model_len
-    per_req = _blocks_per_request(groups, max_len, resolved, rules)
+    group_blocks = [_group_blocks(g, max_len, resolved, rules) for g in groups]
+    per_req = sum(group_blocks)
+    # its formula: each group's blocks, equal groups counted ("6 x 1,089 sliding"), so the parts add up to the term
+    per_kind = Counter((g.kind, b) for g, b in zip(groups, group_blocks))
+    per_req_formula = (" + ".join(f"{n} x {b:,} {kind}" if n > 1 else f"{b:,} {kind}" for (kind, b), n in per_kind.items())
+                       + f": one {max_len:,}-token request's blocks in each of {len(groups)} group(s)")
     if rules.dsv4_accounting in ("layer_tuple", "page_slots") and groups[0].fit_unit_bytes:
         # DeepSeek-V4 up to 0.26: a request's blocks weighted by each group's bytes over the attention group's
-        per_req = cdiv(sum(_group_blocks(g, max_len, resolved, rules) * g.page_bytes for g in groups), groups[0].page_bytes)
-    conc, tokens = _capacity(groups, num_blocks, per_req, max_len, bs, rules)
+        per_req = cdiv(sum(b * g.page_bytes for g, b in zip(groups, group_blocks)), groups[0].page_bytes)
+        per_req_formula = (f"cdiv({' + '.join(f'{b:,} x {g.page_bytes:,} B' for g, b in zip(groups, group_blocks))}, "
+                           f"{groups[0].page_bytes:,} B): each group's blocks weighted by its page over the attention group's")
+    conc, tokens, conc_formula, tokens_formula = _capacity(groups, num_blocks, per_req, max_len, bs, rules)
 
     kv_per_token, state_per_seq = _per_token_and_state(groups, resolved, rules)
+    kv_per_token_formula = _per_token_formula(model, groups, resolved)
     fits, error, est_len = _fit_check(groups, available, bytes_per_block, num_blocks, resolved, rules)
     failure = None if fits else "memory"
     load_error = _load_oom(gpu, w.bytes)
@@ -1706,17 +1736,20 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         fits, error, failure = False, arch[1], "architecture"
     terms = (
         Term("total", total, "bytes", f"{gpu.name}: {total / GIB:.2f} GiB", gpu.total_source),
-        Term("requested", requested, "bytes", f"{'ceil(' if rules.requested_is_ceil else ''}{total / GIB:.2f} GiB x {util}{')' if rules.requested_is_ceil else ''}", "section 1.2"),
-        Term("weights", w.bytes, "bytes", f"per rank (TP={tp}, PP={pp}); rotary cache {w.rotary_bytes / 1024 ** 2:.1f} MiB included", w.method),
+        Term("requested", requested, "bytes", f"{'ceil(' if rules.requested_is_ceil else ''}{total / GIB:.2f} GiB x {util}{')' if rules.requested_is_ceil else ''}", "vllm-memory-model.md §1.2"),
+        Term("weights", w.bytes, "bytes", w_formula, w.method),
         Term("non_torch", nt, "bytes", nt_f, src),
         Term("activation_peak", act, "bytes", act_f, src),
         Term("cudagraph", cg, "bytes", cg_f if rules.cudagraph_subtracted else f"not subtracted in {rules.era} (captured after the KV allocation: ~{capture / GIB:.2f} GiB beyond the budget)", src),
-        Term("kv_cache", available, "bytes", "requested - weights - non_torch - activation_peak - cudagraph", "section 1.3"),
-        Term("bytes_per_block", bytes_per_block, "B", " + ".join(f"{g.num_layers}x{g.kind}" for g in groups[:4]) + f" layers' pages of {groups[0].page_bytes:,} B (block size {bs})", "sections 3.1-3.3"),
-        Term("num_gpu_blocks", num_blocks, "blocks", f"floor({available / GIB:.4f} GiB / {bytes_per_block:,} B)", "section 3.3"),
-        Term("blocks_per_request", per_req, "blocks", f"one {max_len:,}-token request over {len(groups)} group(s)", "section 3.4"),
-        Term("max_concurrency", conc, "x", f"{num_blocks} / {per_req}" if rules.tokens_formula != "blocks_x_block_size" else f"{num_blocks} x {bs} / {max_len}", "section 3.5"),
-        Term("kv_cache_tokens", tokens, "tokens", _tokens_formula(rules), "section 3.5"),
+        Term("kv_cache", available, "bytes", "requested - weights - non_torch - activation_peak - cudagraph"
+             if resolved.kv_cache_memory_bytes is None else f"--kv-cache-memory-bytes {resolved.kv_cache_memory_bytes:,} as given "
+             "(the budget's other terms are profiled, not subtracted)", "vllm-memory-model.md §1.3"),
+        Term("kv_bytes_per_token", kv_per_token, "B/token", kv_per_token_formula, "vllm-memory-model.md §3.1"),
+        Term("bytes_per_block", bytes_per_block, "B", block_formula, "vllm-memory-model.md §3.1-3.3"),
+        Term("num_gpu_blocks", num_blocks, "blocks", f"floor({available / GIB:.4f} GiB / {bytes_per_block:,} B)", "vllm-memory-model.md §3.3"),
+        Term("blocks_per_request", per_req, "blocks", per_req_formula, "vllm-memory-model.md §3.4"),
+        Term("max_concurrency", conc, "x", conc_formula, "vllm-memory-model.md §3.5"),
+        Term("kv_cache_tokens", tokens, "tokens", tokens_formula, "vllm-memory-model.md §3.5"),
     )
     log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
                      tokens, conc, max_len, fits, error, bs, resolved, runner=model_runner(model, resolved, rules))
@@ -1812,21 +1845,21 @@ def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: Q
     return quant_capability_error(method, gpu, rules.version)
 
 
-def _tokens_formula(rules: VersionRules) -> str:
-    return {"blocks_x_block_size": "num_gpu_blocks x block_size",
-            "blocks_per_group_x_block_size": "num_gpu_blocks // num_groups x min block size",
-            "concurrency_x_len": "int(max_concurrency x max_model_len)"}[rules.tokens_formula]
-
-
-def _capacity(groups, num_blocks: int, per_req: int, max_len: int, bs: int, rules: VersionRules) -> tuple[float, int]:
-    """(max concurrency, KV-cache tokens) exactly as the version computes them (section 3.5)."""
+def _capacity(groups, num_blocks: int, per_req: int, max_len: int, bs: int,
+              rules: VersionRules) -> tuple[float, int, str, str]:
+    """(max concurrency, KV-cache tokens) exactly as the version computes them (section 3.5), each with its formula
+    in words and in the numbers that give it."""
     if rules.tokens_formula == "blocks_x_block_size":
         tokens = num_blocks * bs
-        return tokens / max_len, tokens
+        return (tokens / max_len, tokens, f"{num_blocks:,} x {bs} / {max_len:,}",
+                f"num_gpu_blocks x block_size = {num_blocks:,} x {bs}")
     conc = num_blocks / per_req if per_req else 0.0
+    conc_formula = f"{num_blocks:,} / {per_req:,}"
     if rules.tokens_formula == "blocks_per_group_x_block_size":
-        return conc, num_blocks // len(groups) * min(g.block_size for g in groups)
-    return conc, int(conc * max_len)
+        min_bs = min(g.block_size for g in groups)
+        return (conc, num_blocks // len(groups) * min_bs, conc_formula,
+                f"num_gpu_blocks // num_groups x min block size = {num_blocks:,} // {len(groups)} x {min_bs}")
+    return conc, int(conc * max_len), conc_formula, f"int(max_concurrency x max_model_len) = int({conc_formula} x {max_len:,})"
 
 
 def _per_token_and_state(groups, args: EngineArgs, rules: VersionRules) -> tuple[float, int]:
@@ -1839,6 +1872,28 @@ def _per_token_and_state(groups, args: EngineArgs, rules: VersionRules) -> tuple
         else:
             state += g.num_layers * g.page_bytes * _group_blocks(g, args.max_model_len, args, rules)
     return per_token, state
+
+
+def _per_token_formula(model: ModelSpec, groups, args: EngineArgs) -> str:
+    """How kv_bytes_per_token adds up: each growing group's layers x its bytes per token and layer (page / block size),
+    with one attention layer's bytes spelled out (section 3.1)."""
+    growing = [g for g in groups if g.kind in ("full", "mla")]
+    if not growing:
+        return "0: no layer keeps every token (window and state layers are a fixed cost per sequence)"
+    per_layer = [g.page_bytes / g.block_size for g in growing]
+    sums = " + ".join(f"{g.num_layers} x " + f"{b:,.4f}".rstrip("0").rstrip(".") + " B" for g, b in zip(growing, per_layer))
+    shapes = {(l.num_kv_heads, l.head_dim, l.head_dim_v) for l in model.layers if l.is_attention}
+    layer = next((l for l in model.layers if l.kind == growing[0].kind), None) if len(shapes) == 1 else None
+    kvb = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
+    if layer is None or model.compressed_attention or model.sparse_mla:
+        how = "layers x bytes per token and layer (mean over the layers' shapes where they differ)"
+    elif layer.kind == "mla":
+        how = f"layers x one latent of {layer.head_dim} x {kvb} B per token, on every rank"
+    else:
+        heads = max(1, layer.num_kv_heads // args.tensor_parallel_size)
+        how = (f"layers x {heads} KV head(s) per rank x (K {layer.head_dim} + V {layer.head_dim_v or layer.head_dim}) "
+               f"x {kvb} B per token")
+    return f"{sums}: {how}"
 
 
 def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, args: EngineArgs, rules: VersionRules):

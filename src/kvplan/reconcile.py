@@ -152,7 +152,8 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
         TermRow("kv_cache_tokens", log.kv_cache_tokens, getattr(plan, "kv_cache_tokens", None), "tokens"),
         TermRow("max_concurrency", log.max_concurrency, getattr(plan, "max_concurrency", None), "x"),
         TermRow("block_size", log.block_size or log.arg("block_size"), getattr(plan, "block_size", None), "tokens"),
-        TermRow("max_model_len", log.max_model_len or _int(log.arg("max_model_len")), getattr(args, "max_model_len", None), "tokens"),
+        TermRow("max_model_len", log.max_model_len or _int(log.arg("max_model_len")) or log.concurrency_len,
+                getattr(args, "max_model_len", None), "tokens"),
     ]
     lens = rows[-1]
     if lens.observed and lens.predicted and int(lens.observed) != int(lens.predicted) and rows[-3].gap is not None:
@@ -164,7 +165,7 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
         largest = largest_gap(rows)
         headline = headline_gap(rows, largest)
         plan_version = getattr(plan, "vllm_version", None)
-        if not log.vllm_version and not log.era:
+        if not log.vllm_version and not version_from_log_format(log):  # else plan_from_log's note says what identified it
             notes.append(f"the log does not print its vLLM version; planned with vLLM {plan_version}'s rules (pass --vllm-version)")
         if log.vllm_version and plan_version and str(plan_version) != str(log.vllm_version):
             notes.append(f"the log is vLLM {log.vllm_version}; the plan used vLLM {plan_version}'s rules")
@@ -291,6 +292,18 @@ _INT_FLAGS_FROM_LOG = ("tensor_parallel_size", "pipeline_parallel_size", "max_nu
 ERA_REPRESENTATIVE_VERSION: Mapping[str, str] = {"V0-b": "0.6.4.post1", "V0-c": "0.7.3"}
 
 
+def version_from_log_format(log: StartupLog) -> Optional[tuple[str, str]]:
+    """(the release whose rules a version-less log is planned with, what identified it): the era its line formats
+    show, read as `kvplan validate` reads the record `--record` writes (validate.log_format_era), so reconcile and
+    validate plan one startup alike; None when the format does not tell."""
+    if log.era in ERA_REPRESENTATIVE_VERSION:
+        return ERA_REPRESENTATIVE_VERSION[log.era], f"its format is era {log.era}"
+    from kvplan.validate import log_format_era
+
+    found = log_format_era(log.to_record()["observed"])
+    return (found[0], found[2]) if found else None
+
+
 def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
     """`kvplan.fit` keyword arguments: the engine args the log states, overridden by the flags given."""
     kwargs: dict[str, Any] = {}
@@ -311,8 +324,10 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
         kwargs["max_model_len"] = str(log.concurrency_len)  # "Maximum concurrency for L tokens per request"
     if log.vllm_version:
         kwargs["vllm_version"] = log.vllm_version
-    elif log.era in ERA_REPRESENTATIVE_VERSION:
-        kwargs["vllm_version"] = ERA_REPRESENTATIVE_VERSION[log.era]
+    else:
+        inferred = version_from_log_format(log)
+        if inferred:
+            kwargs["vllm_version"] = inferred[0]
     if log.total_gib:
         kwargs["gpu_gib"] = log.total_gib
     if flags is not None:
@@ -453,7 +468,7 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
         from kvplan.api import fit
     kwargs = plan_kwargs_from_log(log, flags)
     if not log.vllm_version and "vllm_version" in kwargs and not (flags is not None and flags.vllm_version):
-        notes = [f"the log does not print its version; its format is era {log.era}, planned with vLLM {kwargs['vllm_version']}"]
+        notes = [f"the log does not print its version; {version_from_log_format(log)[1]}, planned with vLLM {kwargs['vllm_version']}"]
     else:
         notes = []
     ranks = log.worker_ranks_seen or 1

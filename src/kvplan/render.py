@@ -79,7 +79,7 @@ def per_engine_text(p: Plan, total: float | None = None, fmt: str = ",", unit: s
 
 def kv_per_token_text(p: Plan) -> str:
     """Bytes per token per rank as they grow: full-attention layers all the way, window layers up to their window."""
-    win, cap = p.window_kv_per_token
+    win, cap, reserved = p.window_kv_per_token
     parts = []
     if p.kv_bytes_per_token or not win:
         parts.append(f"{p.kv_bytes_per_token:,.0f} B ({p.kv_bytes_per_token / 1024:.1f} KiB) per rank")
@@ -88,7 +88,9 @@ def kv_per_token_text(p: Plan) -> str:
     text = " + ".join(parts)
     if p.state_bytes_per_sequence:
         mib = p.state_bytes_per_sequence / 1024 ** 2
-        text += f"  (at most {mib:,.1f} MiB per sequence)" if win else f"  + {mib:,.1f} MiB fixed per sequence"
+        # the MiB is vLLM's reservation, the window plus the steps in flight: say so, or it cannot be recomputed
+        text += (f"  (vLLM reserves {reserved:,} tokens' pages of them per sequence, the window plus the steps in "
+                 f"flight: at most {mib:,.1f} MiB per sequence)" if win else f"  + {mib:,.1f} MiB fixed per sequence")
     return text
 
 
@@ -109,7 +111,9 @@ def plan_table(p: Plan) -> Table:
                        + (" · enforce_eager" if a.enforce_eager else "") + (f" · quantization {a.quantization}" if a.quantization else ""))
     t.add_row("KV per token", kv_per_token_text(p))
     t.add_row("weights", f"{p.weights_bytes / scale:.2f} {unit} per rank ({p.weights_bytes:,} B, {'exact' if p.weights_exact else 'estimate'})")
-    t.add_row("budget", f"{p.requested_bytes / scale:.2f} {unit} = {p.total_bytes / scale:.2f} × {a.gpu_memory_utilization}")
+    # named as --explain names it: "requested" (vLLM's word) in vLLM's arithmetic, "budget" in the seed's
+    t.add_row("budget" if p.mode == "simple" else "requested",
+              f"{p.requested_bytes / scale:.2f} {unit} = {p.total_bytes / scale:.2f} × {a.gpu_memory_utilization}")
     t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{per_engine_text(p)}")
     if p.mode == "vllm":
         t.add_row("blocks", f"{p.num_gpu_blocks:,} × {p.bytes_per_block:,} B ({len(p.groups)} KV group(s)){per_engine_text(p)}")
@@ -121,10 +125,10 @@ def plan_table(p: Plan) -> Table:
 
 def explain_table(p: Plan) -> Table:
     t = Table(title="How each number was produced", show_lines=False)
-    t.add_column("term", style="bold")
-    t.add_column("value", justify="right")
-    t.add_column("formula")
-    t.add_column("source", style="dim")
+    t.add_column("term", style="bold", overflow="fold")
+    t.add_column("value", justify="right", overflow="fold")
+    t.add_column("formula", overflow="fold")
+    t.add_column("source", style="dim", overflow="fold")  # a long URL folds onto the next line, never an ellipsis
     for term in p.terms:
         if term.unit == "bytes":
             scale, unit = (GB, "GB") if p.mode == "simple" else (GIB, "GiB")
@@ -133,7 +137,7 @@ def explain_table(p: Plan) -> Table:
             val = f"{term.value:,.2f}x"
         else:
             val = f"{term.value:,.0f} {term.unit}"
-        t.add_row(term.name, val, term.formula, term.source[:70])
+        t.add_row(term.name, val, term.formula, term.source)  # whole: a source cut short cites nothing
     return t
 
 

@@ -972,6 +972,25 @@ class SimResult:
         total = self.running_time_hist_s.sum()
         return float((self.running_time_hist_s * np.arange(self.running_time_hist_s.size)).sum() / total) if total > 0 else 0.0
 
+    def request_table(self) -> dict[str, np.ndarray]:
+        """One column per figure, one row per request (workload order): what the latency percentiles are taken over,
+        so they can be recomputed. Times in seconds from the run's start, latencies in ms; NaN where a request has no
+        such time (rejected, or one output token for tpot). `completed` marks the rows the percentiles count."""
+        c = self.completed
+        nan = np.full(self.arrival_s.size, np.nan)
+
+        def ms(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+            out = nan.copy()
+            out[rows] = values * 1e3
+            return out
+
+        return {"arrival_s": self.arrival_s, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                "first_scheduled_s": np.where(c, self.first_scheduled_s, np.nan),
+                "first_token_s": np.where(c, self.first_token_s, np.nan), "finish_s": np.where(c, self.finish_s, np.nan),
+                "queue_ms": ms(self.queue_s, c), "ttft_ms": ms(self.ttft_s, c),
+                "tpot_ms": ms(self.tpot_s, c & (self.completion_tokens > 1)), "e2e_ms": ms(self.e2e_s, c),
+                "preemptions": self.preemptions_per_request, "rejected": self.rejected, "completed": c}
+
     def running_percentile(self, q: float) -> int:
         h = self.running_time_hist_s
         if h.sum() <= 0:
@@ -999,24 +1018,27 @@ class SimResult:
         ok = slo.met_by(self.first_token_s[c] - self.arrival_s[c], tpot, self.finish_s[c] - self.arrival_s[c])
         return float(ok.sum() / max(1, self.arrival_s.size))  # a rejected request (an error to its client) misses
 
-    def meets(self, slo: Optional[SLO] = None) -> bool:
-        """Every SLO holds at its percentile, and every admitted request completed. Rejected requests count as misses
-        (their clients got an error): the percentile is taken over all requests, the rejected ones ranked last, which
-        is the completed requests' percentile at q x total / completed (beyond 100: missed)."""
+    def slo_check(self, slo: Optional[SLO] = None) -> dict:
+        """Each objective's value at the SLO's percentile, as `meets` compares it, and the verdict. Rejected requests
+        count as misses (their clients got an error): the percentile is taken over all requests, the rejected ones
+        ranked last, which is the completed requests' percentile at q x total / completed (beyond 100: missed, and
+        no value). Every admitted request must also have completed."""
         slo = slo or self.slo
-        if not self.completed.any() or self.completed.sum() < (~self.rejected).sum():
-            return False
-        q = slo.percentile * self.arrival_s.size / max(1, int(self.completed.sum()))
-        if q > 100.0:
-            return False
-        if slo.ttft_ms is not None and np.percentile(self.ttft_s, q) * 1e3 > slo.ttft_ms:
-            return False
-        tp = self.tpot_s
-        if slo.tpot_ms is not None and tp.size and np.percentile(tp, q) * 1e3 > slo.tpot_ms:
-            return False
-        if slo.e2e_ms is not None and np.percentile(self.e2e_s, q) * 1e3 > slo.e2e_ms:
-            return False
-        return True
+        done = int(self.completed.sum())
+        q = slo.percentile * self.arrival_s.size / max(1, done)
+
+        def at(values: np.ndarray) -> Optional[float]:
+            return float(np.percentile(values, q) * 1e3) if values.size and q <= 100.0 else None
+
+        values = {"ttft_ms": at(self.ttft_s), "tpot_ms": at(self.tpot_s), "e2e_ms": at(self.e2e_s)}
+        limits = {"ttft_ms": slo.ttft_ms, "tpot_ms": slo.tpot_ms, "e2e_ms": slo.e2e_ms}
+        met = done > 0 and done >= int((~self.rejected).sum()) and q <= 100.0 and all(
+            values[k] is None or values[k] <= limit for k, limit in limits.items() if limit is not None)
+        return {"percentile": slo.percentile, "percentile_of_completed": q, **values, "meets": bool(met)}
+
+    def meets(self, slo: Optional[SLO] = None) -> bool:
+        """Every SLO holds at its percentile, and every admitted request completed (slo_check)."""
+        return self.slo_check(slo)["meets"]
 
     def to_dict(self) -> dict:
         c = self.completed
@@ -1058,6 +1080,8 @@ class SimResult:
             "output_tokens_per_s": out_tokens / span if span > 0 else 0.0,
             "slo": {"ttft_ms": self.slo.ttft_ms, "tpot_ms": self.slo.tpot_ms, "e2e_ms": self.slo.e2e_ms},
             "slo_attainment": attain,
+            # the objectives at the SLO's percentile, as capacity checks them (and prints them)
+            "slo_check": self.slo_check() if any(v is not None for v in (self.slo.ttft_ms, self.slo.tpot_ms, self.slo.e2e_ms)) else None,
             "goodput_requests_per_s": attain * self.arrival_s.size / span if span > 0 else 0.0,
             "simulator_wall_s": self.wall_s,
             "notes": list(self.notes),
@@ -2224,7 +2248,6 @@ def _simulate_server(workload: Workload, config: EngineConfig, step_model: StepM
     """One engine, or `data_parallel_size` engines behind vLLM's DP balancer (lowest 4 x waiting + running),
     stepping in lockstep for a MoE model as vLLM runs them."""
     if data_parallel_size > 1:
-        kw.pop("progress", None)
         kw.pop("sample_interval_s", None)
         return simulate_replicas(workload, config, step_model, data_parallel_size, "vllm-dp", rules, lockstep=lockstep, **kw)
     return simulate(workload, config, step_model, rules, **kw)
@@ -2264,20 +2287,22 @@ def plan_capacity(plan, workload_at: Callable[[float], Workload], config: Engine
 
 def simulate_replicas(workload: Workload, config: EngineConfig, step_model: StepModel, replicas: int,
                       router: str = "round-robin", rules: Optional[SchedulerRules] = None, *, slo: SLO = SLO(),
-                      worst_case_concurrency: Optional[float] = None, lockstep: bool = False) -> SimResult:
+                      worst_case_concurrency: Optional[float] = None, lockstep: bool = False,
+                      progress: Optional[Callable[[int], None]] = None) -> SimResult:
     """Several identical engines behind a router: 'round-robin', 'least-loaded' (fewest
     outstanding requests at arrival, like Vidur's least-outstanding-requests global scheduler) or
     'vllm-dp' (vLLM's data-parallel balancer: lowest 4 x waiting + running).
     Per-request figures cover all replicas; the time series and concurrency are replica 0's, except
     with `lockstep=True` (data-parallel ranks of a MoE model stepping together, see `_run_lockstep`):
     then the time series are summed over the ranks (one shared clock), max_running is the busiest rank's and
-    the running histogram is per rank (mean over ranks)."""
+    the running histogram is per rank (mean over ranks). `progress(n)` is called as requests finish, on any replica."""
     if replicas < 1:
         raise InputError("--replicas", "must be >= 1", "e.g. 2")
     if router not in ROUTERS:
         raise InputError("--router", f"unknown router {router!r}", " or ".join(ROUTERS))
     if replicas == 1:
-        return simulate(workload, config, step_model, rules, slo=slo, worst_case_concurrency=worst_case_concurrency)
+        return simulate(workload, config, step_model, rules, slo=slo, worst_case_concurrency=worst_case_concurrency,
+                        progress=progress)
     wall0 = _time.perf_counter()
     rules = rules or scheduler_rules(None)
     what = "time series and concurrency summed over the ranks" if lockstep else "time series and concurrency are replica 0's"
@@ -2300,7 +2325,7 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
     gens = []
     for r in range(replicas):
         gen = _engine(workload, config, step_model, rules, rid_lists[r], out, rej_l, stats[r], interval,
-                      lockstep=lockstep)
+                      progress=progress, lockstep=lockstep)
         next(gen)
         gens.append(gen)
     arrival = stats0["arrival_list"]

@@ -122,7 +122,7 @@ def _startup_record(rec, where: str) -> dict:
     return rec
 
 
-def _log_format_era(obs: dict) -> tuple[str, str, str] | None:
+def log_format_era(obs: dict) -> tuple[str, str, str] | None:
     """The releases a version-less record's log format allows (docs/vllm-memory-model.md section 8): (the rules read
     for it, the last release of the range, what identified it); None when the figures do not tell."""
     has = {k for k, v in obs.items() if v is not None}
@@ -162,7 +162,7 @@ def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
                 return v, "stated"
             notes.append(f"vLLM {v} is a source build without a release number: read as a record without a version")
     # the log format bounds the era; the date of the vLLM issue the record comes from names the release then current
-    fmt = _log_format_era(rec.get("observed") or {})
+    fmt = log_format_era(rec.get("observed") or {})
     dated = source_date(rec.get("source"))
     if fmt:
         first, last, what = fmt

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from typing import Optional
 
 import typer
@@ -77,8 +78,9 @@ def preflight(
         findings = findings + (pf.Finding("plan gpu", "warn", note, "pass --gpu with the closest catalog GPU"),)
     code = pf.exit_code(findings)
     if json_output:
-        print(json.dumps({"ok": code == 0, "vllm_version": req.vllm_version,
-                          "machine": facts.to_dict(), "findings": [f.to_dict() for f in findings]}, indent=2))
+        # "request": what the checks compared the machine with (the weights the disk must hold, the GPUs, the plan)
+        print(json.dumps({"ok": code == 0, "vllm_version": req.vllm_version, "machine": facts.to_dict(),
+                          "request": asdict(req), "findings": [f.to_dict() for f in findings]}, indent=2))
         _exit(code)
     from rich.table import Table
 

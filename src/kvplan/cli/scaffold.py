@@ -22,7 +22,7 @@ def scaffold(
     flags: FitFlags,
 ) -> None:
     """Write pyproject.toml, .env.example, serve.sh, docker-compose.yml, client.py, README.md and k8s/."""
-    from kvplan.deploy import render_files, spec_from_plan, write_files
+    from kvplan.deploy import PROBE_PERIOD_S, render_files, spec_from_plan, write_files
 
     plan = plan_from_flags(model, flags)
     if not plan.fits:
@@ -39,8 +39,10 @@ def scaffold(
                   f"{spec.gpus} x {spec.gpu_name} (vLLM {spec.vllm_version}):", highlight=False)
     for path in written:
         console.print(f"  {path}", highlight=False)
-    # the k8s probe starts after the init container's download, compose's grace covers it: say which start each covers
-    first = "with the download" if spec.startup_first.download_s else "cold compile cache"
+    # the k8s probe starts after the init container's download (the weights are on the volume by then); compose's
+    # grace covers the download too: say which start each covers, or 140 s < 162 s reads as a bug
+    download = spec.startup_first.download_s
+    first = f"~{download:.0f} s of it downloading" if download >= 0.5 else "cold compile cache"
     console.print(f"Predicted startup: ~{spec.startup_first.total_s:.0f} s first start ({first}), "
                   f"~{spec.startup_restart.total_s:.0f} s restart. The k8s startupProbe allows {spec.probe_budget_s} s "
                   f"(2x the ~{spec.probe_start.total_s:.0f} s start from the volume), the compose healthcheck "

@@ -156,9 +156,11 @@ def write_plots(res, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
     fig, ax = plt.subplots(figsize=(9, 4))
-    ax.plot(res.ts_t_s, res.ts_running, label="running", lw=1)
+    ax.plot(res.ts_t_s, res.ts_running, label="running (sampled)", lw=1)
     ax.plot(res.ts_t_s, res.ts_waiting, label="waiting", lw=1, alpha=0.7)
     ax.axhline(res.worst_case_concurrency, color="red", ls="--", lw=1, label=f"worst case {res.worst_case_concurrency:.1f}")
+    # the series are sampled at intervals: a peak between two samples is drawn as the line the text's figure gives
+    ax.axhline(res.max_running, color="tab:blue", ls=":", lw=1, label=f"realized max running {res.max_running}")
     top = max(int(res.ts_running.max(initial=0)), int(res.ts_waiting.max(initial=0)), 1)
     if res.config.max_num_seqs <= 2 * top:  # only when it is in view; otherwise it flattens the series
         ax.axhline(res.config.max_num_seqs, color="gray", ls=":", lw=1, label=f"max_num_seqs {res.config.max_num_seqs}")
@@ -172,7 +174,9 @@ def write_plots(res, out_dir: Path) -> list[Path]:
     plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(9, 4))
-    ax.plot(res.ts_t_s, res.ts_kv_usage * 100, lw=1)
+    ax.plot(res.ts_t_s, res.ts_kv_usage * 100, lw=1, label="KV usage (sampled)")
+    ax.axhline(res.kv_usage_peak * 100, color="tab:blue", ls=":", lw=1, label=f"peak {res.kv_usage_peak * 100:.1f} %")
+    ax.legend(loc="upper right", fontsize=8)
     ax.set_ylim(0, 105)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("KV-cache usage (%)")
@@ -197,6 +201,23 @@ def write_plots(res, out_dir: Path) -> list[Path]:
     fig.savefig(paths[-1], dpi=110)
     plt.close(fig)
     return paths
+
+
+def write_request_table(res, path: Path) -> None:
+    """The per-request CSV (SimResult.request_table): empty cells where a request has no such figure."""
+    import csv
+
+    from kvplan.errors import InputError
+
+    columns = {name: (col.astype(int) if col.dtype == bool else col).tolist() for name, col in res.request_table().items()}
+    try:
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["request", *columns])
+            for i, row in enumerate(zip(*columns.values())):
+                w.writerow([i, *("" if isinstance(v, float) and math.isnan(v) else v for v in row)])
+    except OSError as exc:
+        raise InputError("--requests", f"cannot write {path}: {exc.strerror}", "give a writable file path") from None
 
 
 class _Progress:
@@ -239,6 +260,7 @@ def simulate(
     slo: Optional[str] = typer.Option(None, "--slo", help="Service-level objectives for goodput, e.g. ttft=500ms,tpot=50ms.", rich_help_panel=_SIM),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write PNGs (concurrency, KV usage, latency CDFs) to this folder."),
+    requests_csv: Optional[Path] = typer.Option(None, "--requests", help="Write one CSV row per request (arrival, first token, finish, queue/TTFT/TPOT/end-to-end ms, preemptions): the data the percentiles are taken over."),
     *,
     flags: FitFlags,
     workload_spec: object,  # kvplan.workload.WorkloadSpec (imported lazily: it loads numpy)
@@ -265,6 +287,9 @@ def simulate(
     d["step_model"] = step_model_report(sm, cfg, d["mean_running"], d["workload_summary"])
     if plot is not None:
         d["plots"] = [str(x) for x in write_plots(res, plot)]
+    if requests_csv is not None:
+        write_request_table(res, requests_csv)
+        d["requests_file"] = str(requests_csv)
     if json_out:
         sys.stdout.write(to_json(d) + "\n")
     else:
@@ -340,8 +365,9 @@ def capacity(
                 console.print(f"  the SLO does not bind: it holds up to {cap.max_rate_per_s:.2f} req/s, what the replica "
                               "serves with every request queued at once; past that its queue grows without end, so the "
                               "server, not the SLO, sets the capacity", highlight=False)
-            console.print(f"  at that rate: TTFT p{percentile:g} {_fmt_ms(_pct(cap.at_max.ttft_s, percentile))}, TPOT p{percentile:g} "
-                          f"{_fmt_ms(_pct(cap.at_max.tpot_s, percentile))}, max running {a['max_running']} "
+            check = a["slo_check"]  # the values the bisection compared with the SLO (rejected requests ranked last)
+            console.print(f"  at that rate: TTFT p{percentile:g} {_fmt_ms(check['ttft_ms'])}, TPOT p{percentile:g} "
+                          f"{_fmt_ms(check['tpot_ms'])}, max running {a['max_running']} "
                           f"(worst case {d['worst_case_concurrency']:.1f}), {a['output_tokens_per_s']:,.0f} output tokens/s, "
                           f"{a['preemptions']} preemptions"
                           + (f", {a['requests_rejected']:,} of {a['requests_total']:,} requests rejected (counted as misses)"
@@ -353,8 +379,3 @@ def capacity(
                 console.print(f"target {target_rate:g} req/s: not met with up to 256 replicas", highlight=False)
     raise typer.Exit(0 if cap.max_rate_per_s > 0 else 1)
 
-
-def _pct(values, q):
-    import numpy as np
-
-    return float(np.percentile(values, q) * 1e3) if len(values) else None
