@@ -22,7 +22,7 @@ def scaffold(
     flags: FitFlags,
 ) -> None:
     """Write pyproject.toml, .env.example, serve.sh, docker-compose.yml, client.py, README.md and k8s/."""
-    from kvplan.deploy import PROBE_PERIOD_S, render_files, spec_from_plan, write_files
+    from kvplan.deploy import render_files, spec_from_plan, write_files
 
     plan = plan_from_flags(model, flags)
     if not plan.fits:
