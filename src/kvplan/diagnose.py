@@ -407,9 +407,10 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     notes = list(log.parse_warnings)
     if started:
         # what reconcile will need that this log does not say (it refuses to plan on a guess)
-        command = "kvplan reconcile LOG MODEL" + ("" if log.total_gib else " --gpu NAME")
-        if (log.worker_ranks_seen or 1) > 1 and not (log.arg("tensor_parallel_size") or log.arg("pipeline_parallel_size")):
-            command += " --tensor-parallel-size N"
+        from kvplan.reconcile import UNSTATED_PLAN_FLAGS, plan_kwargs_from_log, unstated_plan_flags
+
+        command = "kvplan reconcile LOG MODEL" + "".join(
+            f" {flag} {UNSTATED_PLAN_FLAGS[flag]}" for flag in unstated_plan_flags(log, plan_kwargs_from_log(log)))
     if started and not findings:
         notes.insert(0, "healthy start: the engine sized its KV cache and nothing known went wrong; "
                         f"run `{command}` to compare the figures with the plan")
@@ -428,17 +429,20 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
 
 def sharpen_with_plan(diagnosis: Diagnosis, model: Optional[str], flags=None, *, plan_factory=None) -> Diagnosis:
     """Add what a plan knows to each finding. `plan_factory(model, **overrides)` builds a
-    plan (default: `kvplan.api.fit` with the flags); a kvplan error is noted, not raised."""
+    plan (default: the plan `kvplan reconcile` compares with, `reconcile.plan_from_log` with the flags); a kvplan
+    error is noted, not raised."""
     from kvplan.errors import KvplanError
 
+    plan_notes: list[str] = []
     if plan_factory is None:
         def plan_factory(model_ref, **overrides):
             from kvplan.api import fit  # the lead's entry point; imported lazily
-            from kvplan.reconcile import plan_kwargs_from_log
+            from kvplan.reconcile import plan_from_log
 
-            kwargs = plan_kwargs_from_log(diagnosis.log, flags)
-            kwargs.update(overrides)
-            return fit(model_ref, **kwargs)
+            plan, notes = plan_from_log(diagnosis.log, model_ref, flags, fit=lambda m, **kw: fit(m, **{**kw, **overrides}))
+            if not overrides:
+                plan_notes.extend(notes)
+            return plan
 
     notes = list(diagnosis.notes)
     mismatch = model_finding(diagnosis.log, model) if model else None
@@ -456,7 +460,9 @@ def sharpen_with_plan(diagnosis: Diagnosis, model: Optional[str], flags=None, *,
     findings = [_sharpen_one(f, plan, diagnosis.log, plan_factory, model) for f in diagnosis.findings]
     notes.append(f"plan: {getattr(plan.gpu, 'name', '?')}, vLLM {getattr(plan, 'vllm_version', '?')}, "
                  f"fits={getattr(plan, 'fits', '?')}")
-    if not diagnosis.log.vllm_version and not (flags is not None and flags.vllm_version):
+    notes += plan_notes
+    # a log whose format names its era was planned with that era's release, as plan_from_log notes
+    if not diagnosis.log.vllm_version and not diagnosis.log.era and not (flags is not None and flags.vllm_version):
         notes.append("the log does not print its vLLM version; the plan used the version above (pass --vllm-version)")
     return replace(diagnosis, findings=tuple(findings), notes=tuple(notes))
 

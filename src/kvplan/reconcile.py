@@ -291,6 +291,11 @@ _INT_FLAGS_FROM_LOG = ("tensor_parallel_size", "pipeline_parallel_size", "max_nu
 ERA_REPRESENTATIVE_VERSION: Mapping[str, str] = {"V0-b": "0.6.4.post1", "V0-c": "0.7.3"}
 
 
+def _given_flags(flags) -> dict:
+    """The flags given (not None, not a switch left off): they override what the log states."""
+    return {k: v for k, v in flags.engine_kwargs().items() if v is not None and v is not False} if flags is not None else {}
+
+
 def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
     """`kvplan.fit` keyword arguments: the engine args the log states, overridden by the flags given."""
     kwargs: dict[str, Any] = {}
@@ -315,11 +320,10 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
         kwargs["vllm_version"] = ERA_REPRESENTATIVE_VERSION[log.era]
     if log.total_gib:
         kwargs["gpu_gib"] = log.total_gib
-    if flags is not None:
-        given = {k: v for k, v in flags.engine_kwargs().items() if v is not None and v is not False}
-        if "gpu" in given or "gpu_gb" in given:
-            kwargs.pop("gpu_gib", None)
-        kwargs.update(given)
+    given = _given_flags(flags)
+    if "gpu" in given or "gpu_gb" in given:
+        kwargs.pop("gpu_gib", None)
+    kwargs.update(given)
     return kwargs
 
 
@@ -445,6 +449,25 @@ def check_model(log: StartupLog, model: str, *, force: bool = False, calibrate: 
             "difference between the two models"]
 
 
+# what a plan of a log needs and a log may not say, with the placeholder a pointer to `kvplan reconcile` writes: the GPU
+# (the budget needs its total) and, where worker ranks show, the parallel sizes
+UNSTATED_PLAN_FLAGS: Mapping[str, str] = {"--gpu": "NAME", "--tensor-parallel-size": "N"}
+
+
+def unstated_plan_flags(log: StartupLog, kwargs: Mapping[str, Any]) -> tuple[str, ...]:
+    """The flags of UNSTATED_PLAN_FLAGS a plan of `log` lacks, given `kwargs` (`plan_kwargs_from_log`: the log's
+    arguments and the flags given): --gpu where neither names the GPU or its total, --tensor-parallel-size where the
+    log shows worker ranks and neither states a parallel size. `plan_from_log` refuses on them (the GPU detected here
+    stands in for --gpu); `kvplan diagnose` names them in its pointer to `kvplan reconcile`."""
+    missing = []
+    if not {"gpu", "gpu_gib", "gpu_gb"} & set(kwargs):
+        missing.append("--gpu")
+    if (log.worker_ranks_seen or 1) > 1 and not {"tensor_parallel_size", "pipeline_parallel_size",
+                                                 "data_parallel_size"} & set(kwargs):
+        missing.append("--tensor-parallel-size")
+    return tuple(missing)
+
+
 def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: bool = True, fit=None):
     """The plan for `model` with the log's engine args (flags override). An argument read from
     the log that kvplan cannot model is dropped with a note rather than failing the run.
@@ -456,13 +479,14 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
         notes = [f"the log does not print its version; its format is era {log.era}, planned with vLLM {kwargs['vllm_version']}"]
     else:
         notes = []
-    ranks = log.worker_ranks_seen or 1
-    if ranks > 1 and not {"tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"} & set(kwargs):
+    missing = unstated_plan_flags(log, kwargs)
+    if "--tensor-parallel-size" in missing:
+        ranks = log.worker_ranks_seen
         raise InputError("--tensor-parallel-size", f"the log shows worker rank {ranks - 1}, so at least {ranks} ranks, but "
                          "states no tensor or pipeline parallel size (its 'non-default args' line is not in the text)",
                          f"pass the sizes the run used: --tensor-parallel-size N (and --pipeline-parallel-size M), "
                          f"N x M >= {ranks}")
-    if not {"gpu", "gpu_gib", "gpu_gb"} & set(kwargs):
+    if "--gpu" in missing:
         # the budget needs the GPU's total: the log printed neither it nor a total, so only this machine's own GPU
         # (NVML) stands in, with a note; kvplan does not plan a log of another machine on a default card
         from kvplan.resolve import detect_gpu
@@ -474,7 +498,7 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
                              "give the GPU the log came from: --gpu NAME (e.g. --gpu H100) or --gpu-gib N")
         notes.append(f"the log does not say which GPU it ran on: planned for {here.name}, the GPU detected here "
                      "(pass --gpu if the log came from another machine)")
-    given = {k for k, v in (flags.engine_kwargs().items() if flags is not None else ()) if v is not None and v is not False}
+    given = _given_flags(flags)
     for _ in range(len(kwargs) + 1):
         try:
             return fit(model, site_calibration=site_calibration, **kwargs), notes
