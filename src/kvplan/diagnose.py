@@ -44,6 +44,8 @@ LAYERS = (
 
 # Confidence below this is shown as "low": a hint, not an answer.
 CONFIDENT = 0.6
+# How many of the log's last lines a diagnosis that recognises nothing and finds no error line shows.
+LAST_LINES_SHOWN = 5
 
 # ---- driver data (gpu-facts.md §6 and §7) ---------------------------------------------------
 
@@ -113,6 +115,14 @@ class Diagnosis:
         return any(f.fatal for f in self.findings) or (not self.recognised and not self.started)
 
     @property
+    def last_lines(self) -> Optional[tuple[str, ...]]:
+        """The log's last lines, shown in place of findings and error lines when there are none and the log shows no
+        start; None when they are not shown."""
+        if self.recognised or self.error_lines or self.started:
+            return None
+        return self.log.last_lines[-LAST_LINES_SHOWN:]
+
+    @property
     def top(self) -> Optional[Finding]:
         return self.findings[0] if self.findings else None
 
@@ -126,8 +136,8 @@ class Diagnosis:
         }
         if not self.recognised:
             out["error_lines"] = list(self.error_lines)
-            if not self.error_lines and not self.started:
-                out["last_lines"] = list(self.log.last_lines[-5:])
+        if self.last_lines is not None:
+            out["last_lines"] = list(self.last_lines)
         return out
 
 

@@ -89,9 +89,9 @@ def render_diagnosis(result) -> None:
         console.print("[bold]lines that look like errors:[/]")
         for line in result.error_lines:
             console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
-    elif not result.recognised and not result.started and log.last_lines:
+    elif result.last_lines:
         console.print("[bold]no line looks like an error; the log's last lines:[/]")
-        for line in log.last_lines[-5:]:
+        for line in result.last_lines:
             console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
     for note in result.notes:
         console.print(f"[dim]note:[/] {note}", highlight=False, soft_wrap=True)
