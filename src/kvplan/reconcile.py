@@ -21,7 +21,7 @@ from typing import Any, Mapping, Optional
 
 from kvplan.errors import InputError
 from kvplan.logs import StartupLog
-from kvplan.plan import human_int
+from kvplan.plan import INT_ENGINE_ARGS, human_int
 
 GIB = 1024 ** 3
 
@@ -283,9 +283,6 @@ _FLAG_NAMES_FROM_LOG = ("max_model_len", "gpu_memory_utilization", "tensor_paral
                         "quantization", "dtype")
 
 
-_INT_FLAGS_FROM_LOG = ("tensor_parallel_size", "pipeline_parallel_size", "max_num_seqs", "max_num_batched_tokens", "block_size")
-
-
 # A release read for each era the log format alone identifies (vllm-memory-model.md §0), used
 # when the log does not print its version: "# cuda blocks" + the split profiling line is V0 0.7-0.10.
 ERA_REPRESENTATIVE_VERSION: Mapping[str, str] = {"V0-b": "0.6.4.post1", "V0-c": "0.7.3"}
@@ -309,7 +306,7 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
             continue
         if name == "max_model_len":
             value = str(value)
-        elif name in _INT_FLAGS_FROM_LOG and human_int(value) is not None:
+        elif name in INT_ENGINE_ARGS and human_int(value) is not None:
             value = human_int(value)  # '--max-num-batched-tokens 8K' as vllm serve reads it
         kwargs[name] = value
     if "max_model_len" not in kwargs and log.concurrency_len:
@@ -394,24 +391,18 @@ def local_model_names(model: str) -> Optional[list[str]]:
             return None
     except (OSError, ValueError):
         return None
+    from kvplan.errors import KvplanError
+    from kvplan.resolve import _read_json, local_model_id
+
     config = path / "config.json" if path.is_dir() else path
-    names: list[str] = []
-    try:
-        data = json.loads(config.read_text(encoding="utf-8-sig")) if config.is_file() else {}
-    except (OSError, ValueError):
+    try:  # read as `kvplan fit` reads it; one it cannot read names nothing (the plan then says why)
+        data = _read_json(config, "model") if config.is_file() else {}
+    except KvplanError:
         data = {}
-    if isinstance(data, dict):
-        for key in ("_name_or_path", "name_or_path", "id"):
-            value = data.get(key)
-            if isinstance(value, str) and value.strip():
-                names.append(value.strip())
-    if path.is_dir():
-        names.append(path.name)
-    elif path.name == "config.json":
-        names.append(path.parent.name)
-    else:
-        stem = path.name[:-len(".json")] if path.name.lower().endswith(".json") else path.stem
-        names.append(stem.replace("--", "/", 1) if "--" in stem else stem)
+    names = [value.strip() for value in (data.get(key) for key in ("_name_or_path", "name_or_path", "id"))
+             if isinstance(value, str) and value.strip()]
+    name = local_model_id(path)
+    names.append(name.replace("--", "/", 1) if path.is_file() and path.name != "config.json" else name)  # Org--Name.json
     return [n for n in dict.fromkeys(names) if not _generic_part(model_key(n))]
 
 

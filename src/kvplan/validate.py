@@ -21,8 +21,8 @@ from typing import Iterable
 
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
 from kvplan.inputs import read_text
-from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, EngineArgs, Plan, human_int, parse_env, parse_max_model_len,
-                         plan)
+from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, EngineArgs, Plan, human_int, parse_env,
+                         parse_max_model_len, plan)
 from kvplan.resolve import (GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, model_catalog,
                             normalize, resolve_model)
 from kvplan.versions import NEWEST_KNOWN, parse_version, source_date
@@ -292,8 +292,6 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
 
 # ---- record values as other sources write them ("0.9", "4,096", "32k", 4096.0, "true") -> the types vLLM's flags take
 
-_INT_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "block_size", "max_num_seqs", "max_num_batched_tokens",
-             "max_loras", "max_lora_rank", "data_parallel_size")
 _BOOL_ARGS = ("enforce_eager", "enable_prefix_caching", "enable_lora", "fully_sharded_loras", "language_model_only",
               "enable_expert_parallel", "enable_chunked_prefill")
 _FLOAT_OBSERVED = ("weights_gib", "non_torch_gib", "activation_peak_gib", "cudagraph_gib", "kv_cache_gib", "max_concurrency")
@@ -373,7 +371,7 @@ def clean_record(rec: dict) -> dict:
     _check_fields(rec)
     out = dict(rec)
     args = {k: v for k, v in (rec.get("args") if isinstance(rec.get("args"), dict) else {}).items() if v is not None}
-    for k in _INT_ARGS:
+    for k in INT_ENGINE_ARGS:
         if k in args:
             args[k] = _as_int(args[k], f"args.{k}")
     if "max_model_len" in args:
