@@ -23,13 +23,14 @@ import io
 import os
 import re
 import shlex
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Optional, Union
 
 from kvplan.errors import InputError
-from kvplan.inputs import GZIP_ERRORS, damaged_gzip, open_binary, utf16_encoding
+from kvplan.inputs import GZIP_ERRORS, damaged_gzip, input_name, open_binary, utf16_encoding
 
 # --------------------------------------------------------------------------------------
 # The signature table
@@ -734,12 +735,15 @@ def _iter_stream(stream: IO[bytes], stats: _ReadStats) -> Iterator[str]:
         yield from _iter_binary(stream, stats)
 
 
-def _open_lines(source: Source, stats: _ReadStats) -> Iterator[str]:
+# what a log file must be, as the errors about one that is not say it
+LOG_EXPECTED = "a vLLM server's text output (plain, gzip, or UTF-16 with a byte-order mark)"
+
+
+def _open_lines(source: Source, stats: _ReadStats, name: Optional[str] = None) -> Iterator[str]:
     try:
         yield from _open_lines_of(source, stats)
     except GZIP_ERRORS:  # a gzip log cut short or with bytes after its end: a one-line error naming it
-        name = source if isinstance(source, (str, os.PathLike)) else getattr(source, "name", "the log")
-        raise damaged_gzip(name, "a vLLM server's text output (plain, gzip, or UTF-16 with a byte-order mark)",
+        raise damaged_gzip(name or input_name(source, "the log"), LOG_EXPECTED,
                            "recompress it from the original (gzip -t FILE tests one), or pass the plain log",
                            field="LOGFILE") from None
 
@@ -1477,25 +1481,33 @@ def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> Sta
     return _freeze(acc, stats)
 
 
-def parse_log(source: Source) -> StartupLog:
+def parse_log(source: Source, *, name: Optional[str] = None) -> StartupLog:
     """Parse a vLLM startup log from a path, bytes, a (binary or text) file object, or lines.
 
     Reads streaming, so a log of any size takes constant memory; binary garbage is
-    decoded with replacement characters and reported in `parse_warnings`.
+    decoded with replacement characters and reported in `parse_warnings`. A damaged gzip
+    file is an InputError naming it: `name`, else its path or stream name.
     """
     stats = _ReadStats()
-    return parse_lines(_open_lines(source, stats), stats)
+    return parse_lines(_open_lines(source, stats, name), stats)
 
 
-def require_log_text(log: StartupLog, name: str) -> StartupLog:
-    """The log, unless its file is empty or binary: then an InputError naming it and what is expected."""
-    expected = "a vLLM server's text output (plain, gzip, or UTF-16 with a byte-order mark)"
+def read_log(ref: str) -> StartupLog:
+    """The log a command line names: '-' is standard input, else a file that must exist; gzip and UTF-16 are read as
+    text. A missing, damaged gzip, empty or binary file is an InputError naming it as given."""
+    if ref == "-":
+        source, name = sys.stdin.buffer, "standard input"
+    else:
+        source, name = Path(ref), ref
+        if not source.is_file():
+            raise InputError("LOGFILE", f"no such file: {ref}", "pass the path of a vLLM log, or - to read standard input")
+    log = parse_log(source, name=name)
     fix = "save the server's output, e.g. docker logs CONTAINER > vllm.log 2>&1"
     if not log.text_lines:
-        raise InputError("LOGFILE", f"{name} is empty; expected {expected}", fix)
+        raise InputError("LOGFILE", f"{name} is empty; expected {LOG_EXPECTED}", fix)
     if not log.hits and log.undecodable_lines * 2 >= log.text_lines:
         raise InputError("LOGFILE", f"{name} is binary, not text ({log.undecodable_lines} of {log.text_lines} lines are "
-                         f"not UTF-8); expected {expected}", fix)
+                         f"not UTF-8); expected {LOG_EXPECTED}", fix)
     return log
 
 

@@ -26,9 +26,9 @@ def reconcile(
     flags: FitFlags,
 ) -> None:
     """Read every figure of a vLLM startup log and compare it with kvplan's plan."""
-    from kvplan.cli.diagnose import read_log
     from dataclasses import replace
 
+    from kvplan.logs import read_log
     from kvplan.reconcile import check_model, plan_from_log, reconcile as run_reconcile, store_site_calibration
 
     if calibrate and not model:
