@@ -415,3 +415,17 @@ def test_a_log_is_named_as_given_in_every_error_about_it(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert "./x.log.gz is a damaged gzip file" in run_cli("reconcile", "./x.log.gz").stderr
     assert "./empty.log is empty" in run_cli("reconcile", "./empty.log").stderr
+
+
+def test_every_figure_read_names_a_group_of_its_rows_pattern():
+    """_FIGURE_READS names, per signature row, the pattern's group holding each value; a misspelt row or group
+    would read None for ever, silently."""
+    from kvplan.logs import _DOES_NOT_FIT, _ERA_HINTS, _FIGURE_HANDLERS, _FIGURE_READS, SIGNATURES_BY_NAME, StartupLog
+
+    fields = set(StartupLog.__dataclass_fields__) | {"loaded_model", "split_weights_gib", "summary_weights_gib"}
+    for name, reads in _FIGURE_READS.items():
+        pattern = SIGNATURES_BY_NAME[name].pattern
+        for key, group in reads:
+            assert group in pattern.groupindex, (name, group)
+            assert key in fields, (name, key)
+    assert set(_ERA_HINTS) | _DOES_NOT_FIT | set(_FIGURE_HANDLERS) <= set(SIGNATURES_BY_NAME)

@@ -1049,14 +1049,10 @@ def _coerce_flag(value: str):
         return True
     if value in ("False", "false"):
         return False
-    try:
-        return int(value)
-    except ValueError:
-        pass
-    try:
-        return float(value)
-    except ValueError:
-        return value
+    number = _read(int, value)
+    if number is None:
+        number = _read(float, value)
+    return value if number is None else number
 
 
 # --------------------------------------------------------------------------------------
@@ -1064,22 +1060,23 @@ def _coerce_flag(value: str):
 # --------------------------------------------------------------------------------------
 
 
-def _f(value: Optional[str]) -> Optional[float]:
-    if value is None:
+def _read(kind: Callable[[str], Any], text: Optional[str]):
+    """`kind(text)`, None when there is no text or it is not one."""
+    if text is None:
         return None
     try:
-        return float(value)
+        return kind(text)
     except ValueError:
         return None
+
+
+def _f(value: Optional[str]) -> Optional[float]:
+    return _read(float, value)
 
 
 def _i(value: Optional[str]) -> Optional[int]:
-    if value is None:
-        return None
-    try:
-        return int(value.replace(",", ""))
-    except ValueError:
-        return None
+    """A whole number as the log prints it, a thousands comma allowed."""
+    return _read(int, value and value.replace(",", ""))
 
 
 def _as_int(value) -> Optional[int]:
@@ -1133,15 +1130,66 @@ class _Accumulator:
             self.errors.append(text)
 
 
+# What each row's line gives: "FIELD=GROUP ...", the accumulator field (a StartupLog field, or one _freeze combines)
+# and the pattern's named group holding its value. A field in _TEXT_FIGURES is kept as text, one in _INT_FIGURES is a
+# whole number (a thousands comma allowed), any other a float; one in _RANK_FIGURES is printed by each rank
+# (_Accumulator.put keeps every rank's value).
+_FIGURE_READS: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType({name: tuple(
+    tuple(pair.split("=")) for pair in spec.split()) for name, spec in {  # type: ignore[misc]
+    "version_api_server": "vllm_version=version",
+    "version_engine": "vllm_version=version",
+    "version_banner": "vllm_version=version",
+    "load_model_start": "loaded_model=model",
+    "weights_old": "weights_gib=weights",
+    "weights": "weights_gib=weights load_seconds=secs",
+    "v0_profile_064": "total_gib=total non_torch_gib=nt kv_cache_gib=kv gpu_memory_utilization=util",
+    "v0_can_use": "total_gib=total gpu_memory_utilization=util requested_gib=req",
+    "v0_split": "split_weights_gib=w non_torch_gib=nt activation_peak_gib=act kv_cache_gib=kv",
+    "v0_blocks": "num_gpu_blocks=gpu num_cpu_blocks=cpu",
+    "v1_blocks_07": "num_gpu_blocks=gpu",
+    "metrics_blocks": "num_gpu_blocks=gpu",
+    "available_kv": "kv_cache_gib=kv",
+    "kv_bytes_given": "kv_cache_gib=kv",
+    "kv_tokens": "kv_cache_tokens=tokens",
+    "concurrency": "max_concurrency=conc concurrency_len=len",
+    "graph_capture": "cudagraph_gib=gib graph_capture_seconds=secs",
+    "graph_estimate": "cudagraph_estimated_gib=gib",
+    "graph_equivalent": "gpu_memory_utilization=cur",
+    "graph_actual": "cudagraph_actual_gib=act cudagraph_estimated_gib=est",
+    "summary_old": "free_at_start_gib=free total_gib=total gpu_memory_utilization=util requested_gib=req "
+                   "activation_peak_gib=act cudagraph_actual_gib=cg summary_weights_gib=w non_torch_gib=nt",
+    "summary_new": "free_at_start_gib=free total_gib=total gpu_memory_utilization=util requested_gib=req "
+                   "activation_peak_gib=act cudagraph_actual_gib=cg consumed_gib=consumed",
+    "override_blocks": "overridden_gpu_blocks=computed num_gpu_blocks=override",
+    "max_model_len": "max_model_len=len",
+    "chunked_prefill": "max_num_batched_tokens=t",
+    "err_fit": "estimated_max_model_len=est kv_cache_gib=avail max_model_len=len",
+    "err_v0_max_seq": "estimated_max_model_len=cap max_model_len=len",
+    "err_free_memory": "free_at_start_gib=free total_gib=total gpu_memory_utilization=util requested_gib=req",
+}.items()})
+_TEXT_FIGURES = frozenset({"vllm_version", "loaded_model"})
+_INT_FIGURES = frozenset({"num_gpu_blocks", "num_cpu_blocks", "overridden_gpu_blocks", "kv_cache_tokens", "concurrency_len",
+                          "max_model_len", "max_num_batched_tokens", "estimated_max_model_len"})
+_RANK_FIGURES = frozenset({"weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency",
+                           "cudagraph_gib"})
+# rows whose format alone tells the V0 era (vllm-memory-model.md section 8), and rows that say the start does not fit
+_ERA_HINTS = MappingProxyType({"v0_profile_064": "V0-b", "v0_can_use": "V0-c", "v0_split": "V0-c"})
+_DOES_NOT_FIT = frozenset({"err_fit", "err_v0_max_seq", "err_no_blocks", "err_autofit"})
+
+
 def _apply_figure(acc: _Accumulator, name: str, g: Mapping[str, Optional[str]]) -> None:
     """Copy the named groups of one matched line into the accumulator."""
+    for key, group in _FIGURE_READS.get(name, ()):
+        raw = g.get(group)
+        value = raw if key in _TEXT_FIGURES else _i(raw) if key in _INT_FIGURES else _f(raw)
+        acc.put(key, value, rank_aware=key in _RANK_FIGURES)
+    if name in _ERA_HINTS:
+        acc.era_hints.add(_ERA_HINTS[name])
+    if name in _DOES_NOT_FIT:
+        acc.values["fits"] = False
     handler = _FIGURE_HANDLERS.get(name)
     if handler is not None:
         handler(acc, g)
-
-
-def _h_version(acc, g):
-    acc.put("vllm_version", g.get("version"))
 
 
 def _merge_args(acc, target: dict, args: dict) -> None:
@@ -1175,94 +1223,6 @@ def _h_command(acc, g):
         acc.values.setdefault("command_model", args["model"])
 
 
-def _h_load_model(acc, g):
-    acc.values.setdefault("loaded_model", g.get("model"))
-
-
-def _h_weights(acc, g):
-    acc.put("weights_gib", _f(g.get("weights")), rank_aware=True)
-    acc.put("load_seconds", _f(g.get("secs")))
-
-
-def _h_v0_profile_064(acc, g):
-    acc.era_hints.add("V0-b")
-    acc.put("total_gib", _f(g["total"]))
-    acc.put("non_torch_gib", _f(g["nt"]))
-    acc.put("kv_cache_gib", _f(g["kv"]), rank_aware=True)
-    acc.put("gpu_memory_utilization", _f(g["util"]))
-
-
-def _h_v0_can_use(acc, g):
-    acc.era_hints.add("V0-c")
-    acc.put("total_gib", _f(g["total"]))
-    acc.put("gpu_memory_utilization", _f(g["util"]))
-    acc.put("requested_gib", _f(g["req"]))
-
-
-def _h_v0_split(acc, g):
-    acc.era_hints.add("V0-c")
-    acc.put("split_weights_gib", _f(g["w"]))
-    acc.put("non_torch_gib", _f(g["nt"]))
-    acc.put("activation_peak_gib", _f(g["act"]))
-    acc.put("kv_cache_gib", _f(g["kv"]), rank_aware=True)
-
-
-def _h_blocks(acc, g):
-    acc.put("num_gpu_blocks", _i(g.get("gpu")), rank_aware=True)
-    acc.put("num_cpu_blocks", _i(g.get("cpu")))
-
-
-def _h_available(acc, g):
-    acc.put("kv_cache_gib", _f(g["kv"]), rank_aware=True)
-
-
-def _h_tokens(acc, g):
-    acc.put("kv_cache_tokens", _i(g["tokens"]), rank_aware=True)
-
-
-def _h_concurrency(acc, g):
-    acc.put("max_concurrency", _f(g["conc"]), rank_aware=True)
-    acc.put("concurrency_len", _i(g["len"]))
-
-
-def _h_capture(acc, g):
-    acc.put("cudagraph_gib", _f(g.get("gib")), rank_aware=True)
-    acc.put("graph_capture_seconds", _f(g.get("secs")))
-
-
-def _h_cg_estimate(acc, g):
-    acc.put("cudagraph_estimated_gib", _f(g["gib"]))
-
-
-def _h_cg_equivalent(acc, g):
-    acc.put("gpu_memory_utilization", _f(g["cur"]))
-
-
-def _h_cg_actual(acc, g):
-    acc.put("cudagraph_actual_gib", _f(g["act"]))
-    acc.put("cudagraph_estimated_gib", _f(g["est"]))
-
-
-def _h_summary_old(acc, g):
-    _summary_common(acc, g)
-    acc.put("summary_weights_gib", _f(g["w"]))
-    acc.put("non_torch_gib", _f(g["nt"]))
-
-
-def _h_summary_new(acc, g):
-    _summary_common(acc, g)
-    acc.put("consumed_gib", _f(g["consumed"]))
-
-
-def _summary_common(acc, g):
-    acc.put("free_at_start_gib", _f(g["free"]))
-    acc.put("total_gib", _f(g["total"]))
-    acc.put("gpu_memory_utilization", _f(g["util"]))
-    acc.put("requested_gib", _f(g["req"]))
-    acc.put("activation_peak_gib", _f(g["act"]))
-    acc.put("cudagraph_actual_gib", _f(g["cg"]))
-
-
 def _h_kv_in_use(acc, g):
     value = _f(g["kv"])
     if value is not None and g.get("unit") == "bytes":
@@ -1273,19 +1233,6 @@ def _h_kv_in_use(acc, g):
 def _h_block_size(acc, g):
     size = _i(g.get("a") or g.get("b") or g.get("c"))
     acc.values["block_size"] = size  # the last setting wins (hybrid models raise it)
-
-
-def _h_override(acc, g):
-    acc.put("overridden_gpu_blocks", _i(g["computed"]))
-    acc.put("num_gpu_blocks", _i(g["override"]), rank_aware=True)
-
-
-def _h_max_model_len(acc, g):
-    acc.put("max_model_len", _i(g["len"]))
-
-
-def _h_chunked(acc, g):
-    acc.put("max_num_batched_tokens", _i(g["t"]))
 
 
 def _h_backend_new(acc, g):
@@ -1311,72 +1258,19 @@ def _h_autofit(acc, g):
     acc.values["max_model_len"] = _i(g["new"])
 
 
-def _h_err_fit(acc, g):
-    acc.values["fits"] = False
-    acc.put("estimated_max_model_len", _i(g.get("est")))
-    acc.put("kv_cache_gib", _f(g.get("avail")), rank_aware=True)
-    acc.put("max_model_len", _i(g.get("len")))
-
-
-def _h_err_v0(acc, g):
-    acc.values["fits"] = False
-    acc.put("estimated_max_model_len", _i(g.get("cap")))
-    acc.put("max_model_len", _i(g.get("len")))
-
-
-def _h_no_blocks(acc, g):
-    acc.values["fits"] = False
-
-
-def _h_free_memory(acc, g):
-    acc.put("free_at_start_gib", _f(g["free"]))
-    acc.put("total_gib", _f(g["total"]))
-    acc.put("gpu_memory_utilization", _f(g["util"]))
-    acc.put("requested_gib", _f(g["req"]))
-
-
+# Rows whose line needs more than _FIGURE_READS: arguments, a unit, the last setting winning, a warning.
 _FIGURE_HANDLERS: Mapping[str, Callable[[_Accumulator, Mapping[str, Optional[str]]], None]] = MappingProxyType({
-    "version_api_server": _h_version,
-    "version_engine": _h_version,
-    "version_banner": _h_version,
     "non_default_args": _h_non_default,
     "namespace_args": _h_namespace,
     "engine_config": _h_engine_config,
     "command_line": _h_command,
-    "load_model_start": _h_load_model,
-    "weights_old": _h_weights,
-    "weights": _h_weights,
-    "v0_profile_064": _h_v0_profile_064,
-    "v0_can_use": _h_v0_can_use,
-    "v0_split": _h_v0_split,
-    "v0_blocks": _h_blocks,
-    "v1_blocks_07": _h_blocks,
-    "metrics_blocks": _h_blocks,
-    "available_kv": _h_available,
-    "kv_bytes_given": _h_available,
-    "kv_tokens": _h_tokens,
-    "concurrency": _h_concurrency,
-    "graph_capture": _h_capture,
-    "graph_estimate": _h_cg_estimate,
-    "graph_equivalent": _h_cg_equivalent,
-    "graph_actual": _h_cg_actual,
-    "summary_old": _h_summary_old,
-    "summary_new": _h_summary_new,
     "kv_in_use": _h_kv_in_use,
     "block_size": _h_block_size,
-    "override_blocks": _h_override,
-    "max_model_len": _h_max_model_len,
-    "chunked_prefill": _h_chunked,
     "backend_new": _h_backend_new,
     "backend_old": _h_backend_old,
     "mamba_padding": _h_mamba,
     "padding_layers": _h_padding_layers,
     "auto_fit": _h_autofit,
-    "err_fit": _h_err_fit,
-    "err_v0_max_seq": _h_err_v0,
-    "err_no_blocks": _h_no_blocks,
-    "err_autofit": _h_no_blocks,
-    "err_free_memory": _h_free_memory,
 })
 
 # Signatures that mean the engine got past KV-cache sizing (a start, if nothing fatal follows).
