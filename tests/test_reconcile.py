@@ -455,3 +455,18 @@ def test_a_model_name_cut_off_by_a_truncated_args_line_is_not_compared():
     assert model_mismatch(log, "Qwen/Qwen2.5-14B-Instruct") is None
     whole = parse_lines([head + "uct', max_model_len=32768)"])
     assert whole.model == "Qwen/Qwen2.5-14B-Instruct" and model_mismatch(whole, "Qwen/Qwen3-8B")
+
+
+def test_a_log_without_its_version_is_noted_once_and_not_when_the_version_is_given():
+    """plan_from_log notes the version it planned a version-less log with (reconcile and diagnose both show its
+    note); with --vllm-version given nothing asks for it (reconcile's own note had asked regardless)."""
+    log = parse_lines(["INFO 01-01 00:00:00 [utils.py:1] non-default args: {'model': 'm'}"])
+    assert not log.vllm_version and not log.era
+
+    def fit(model, **kwargs):
+        return fake_plan()
+
+    for flags, expected in ((FitFlags(gpu="H100"), 1), (FitFlags(gpu="H100", vllm_version="0.7.3"), 0)):
+        plan, notes = plan_from_log(log, "m", flags, fit=fit)
+        shown = notes + list(reconcile(log, plan).notes)
+        assert sum("does not print its vLLM version" in n for n in shown) == expected, shown

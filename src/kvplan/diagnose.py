@@ -470,10 +470,7 @@ def sharpen_with_plan(diagnosis: Diagnosis, model: Optional[str], flags=None, *,
     findings = [_sharpen_one(f, plan, diagnosis.log, plan_factory, model) for f in diagnosis.findings]
     notes.append(f"plan: {getattr(plan.gpu, 'name', '?')}, vLLM {getattr(plan, 'vllm_version', '?')}, "
                  f"fits={getattr(plan, 'fits', '?')}")
-    notes += plan_notes
-    # a log whose format names its era was planned with that era's release, as plan_from_log notes
-    if not diagnosis.log.vllm_version and not diagnosis.log.era and not (flags is not None and flags.vllm_version):
-        notes.append("the log does not print its vLLM version; the plan used the version above (pass --vllm-version)")
+    notes += plan_notes  # plan_from_log's: the version it planned with where the log does not print one, ...
     return replace(diagnosis, findings=tuple(findings), notes=tuple(notes))
 
 

@@ -164,8 +164,6 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
         largest = largest_gap(rows)
         headline = headline_gap(rows, largest)
         plan_version = getattr(plan, "vllm_version", None)
-        if not log.vllm_version and not log.era:
-            notes.append(f"the log does not print its vLLM version; planned with vLLM {plan_version}'s rules (pass --vllm-version)")
         if log.vllm_version and plan_version and str(plan_version) != str(log.vllm_version):
             notes.append(f"the log is vLLM {log.vllm_version}; the plan used vLLM {plan_version}'s rules")
         if log.fits is not None and getattr(plan, "fits", None) is not None and bool(plan.fits) != bool(log.fits):
@@ -466,10 +464,10 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
     if fit is None:
         from kvplan.api import fit
     kwargs = plan_kwargs_from_log(log, flags)
-    if not log.vllm_version and "vllm_version" in kwargs and not (flags is not None and flags.vllm_version):
-        notes = [f"the log does not print its version; its format is era {log.era}, planned with vLLM {kwargs['vllm_version']}"]
-    else:
-        notes = []
+    version_unstated = not log.vllm_version and not (flags is not None and flags.vllm_version)
+    notes = []
+    if version_unstated and "vllm_version" in kwargs:
+        notes.append(f"the log does not print its version; its format is era {log.era}, planned with vLLM {kwargs['vllm_version']}")
     missing = unstated_plan_flags(log, kwargs)
     if "--tensor-parallel-size" in missing:
         ranks = log.worker_ranks_seen
@@ -492,13 +490,17 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
     given = _given_flags(flags)
     for _ in range(len(kwargs) + 1):
         try:
-            return fit(model, site_calibration=site_calibration, **kwargs), notes
+            plan = fit(model, site_calibration=site_calibration, **kwargs)
         except InputError as exc:
             name = exc.field.lstrip("-").replace("-", "_")
             if name in kwargs and name not in given:
                 notes.append(f"the log's {name}={kwargs.pop(name)!r} was not usable ({exc.message}); planned with the default")
                 continue
             raise
+        if version_unstated and "vllm_version" not in kwargs:
+            notes.append(f"the log does not print its vLLM version; planned with vLLM {getattr(plan, 'vllm_version', None)}'s "
+                         "rules (pass --vllm-version)")
+        return plan, notes
     raise InputError("MODEL", "could not build a plan from the log's arguments", "pass the flags explicitly")
 
 
