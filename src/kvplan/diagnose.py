@@ -367,12 +367,12 @@ def _decide_free_memory(draft: _Draft, log: StartupLog) -> None:
 
 def _decide_fallback(drafts: dict[str, _Draft], log: StartupLog) -> None:
     """A slow backend chosen without an explanation line is a weak hint, never a confident answer."""
-    slow = {"XFormers", "TORCH_SDPA", "Torch SDPA", "FLEX_ATTENTION"}
+    from kvplan.reconcile import SLOW_BACKENDS, backend_fallback
+
     if "attention_backend_fallback" in drafts:
         draft = drafts["attention_backend_fallback"]
-        draft.hits += [h for h in log.hits_of("backend_old", "backend_new") if h.groups.get("backend") in slow]
+        draft.hits += [h for h in log.hits_of("backend_old", "backend_new") if h.groups.get("backend") in SLOW_BACKENDS]
         return
-    from kvplan.reconcile import backend_fallback
 
     sentence = backend_fallback(log)
     if sentence:

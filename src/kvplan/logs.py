@@ -866,6 +866,11 @@ class StartupLog:
         )
         return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
 
+    @property
+    def cudagraph_taken_gib(self) -> Optional[float]:
+        """The memory the CUDA-graph capture took: the capture line's figure, else the post-capture summary's actual."""
+        return self.cudagraph_gib if self.cudagraph_gib is not None else self.cudagraph_actual_gib
+
     def arg(self, name: str, default=None):
         """An engine argument: as given on the command line or in non-default args, else the resolved config."""
         for source in (self.engine_args, self.command_args, self.engine_config):
@@ -935,7 +940,7 @@ class StartupLog:
                 "weights_gib": self.weights_gib,
                 "non_torch_gib": self.non_torch_gib,
                 "activation_peak_gib": self.activation_peak_gib,
-                "cudagraph_gib": self.cudagraph_gib if self.cudagraph_gib is not None else self.cudagraph_actual_gib,
+                "cudagraph_gib": self.cudagraph_taken_gib,
                 "kv_cache_gib": self.kv_cache_gib,
                 "num_gpu_blocks": self.num_gpu_blocks,
                 "kv_cache_tokens": self.kv_cache_tokens,

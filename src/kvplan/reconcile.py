@@ -95,23 +95,13 @@ def _gib(value) -> Optional[float]:
     return None if value is None else value / GIB
 
 
-def _observed_activation(log: StartupLog) -> Optional[float]:
-    return log.activation_peak_gib
-
-
-def _observed_cudagraph(log: StartupLog) -> Optional[float]:
-    if log.cudagraph_gib is not None:
-        return log.cudagraph_gib
-    return log.cudagraph_actual_gib
-
-
 def observed_terms(log: StartupLog) -> dict[str, Optional[float]]:
     """The measured terms of a startup, per rank, in GiB (None when the log does not print them)."""
     return {
         "weights_gib": log.weights_gib,
-        "activation_peak_gib": _observed_activation(log),
+        "activation_peak_gib": log.activation_peak_gib,
         "non_torch_gib": log.non_torch_gib,
-        "cudagraph_gib": _observed_cudagraph(log),
+        "cudagraph_gib": log.cudagraph_taken_gib,
         "kv_cache_gib": log.kv_cache_gib,
     }
 

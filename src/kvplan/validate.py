@@ -21,6 +21,7 @@ from typing import Iterable
 
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
 from kvplan.inputs import read_text
+from kvplan.logs import RECORD_ARG_NAMES
 from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, EngineArgs, Plan, human_int, parse_env,
                          parse_max_model_len, plan)
 from kvplan.resolve import (GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, model_catalog,
@@ -29,11 +30,11 @@ from kvplan.versions import NEWEST_KNOWN, parse_version, source_date
 from kvplan.weights import kv_dtype_bytes
 
 FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
-ARG_FIELDS = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size", "dtype",
-              "kv_cache_dtype", "quantization", "enforce_eager", "block_size", "max_num_seqs", "max_num_batched_tokens",
-              "enable_prefix_caching", "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank",
-              "fully_sharded_loras", "cpu_offload_gb", "limit_mm_per_prompt", "language_model_only", "entrypoint",
-              "data_parallel_size", "enable_expert_parallel", "enable_chunked_prefill", "env")
+# the record format's args (what `kvplan reconcile --record` writes from a log), then the flags kvplan reads beyond it
+ARG_FIELDS = RECORD_ARG_NAMES + (
+    "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "cpu_offload_gb",
+    "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "enable_expert_parallel",
+    "enable_chunked_prefill", "env")
 
 # --quantization names as records carry them -> what the weights are when the record's config
 # does not carry a quantization_config (a base-model config stood in for the quantized checkpoint).
