@@ -470,3 +470,17 @@ def test_a_log_without_its_version_is_noted_once_and_not_when_the_version_is_giv
         plan, notes = plan_from_log(log, "m", flags, fit=fit)
         shown = notes + list(reconcile(log, plan).notes)
         assert sum("does not print its vLLM version" in n for n in shown) == expected, shown
+
+
+def test_the_plan_of_a_log_takes_the_engine_args_its_record_takes():
+    """What a log says about an engine argument, stated or printed as the engine applied it ('Chunked prefill is
+    enabled with max_num_batched_tokens=8192'), is read once (StartupLog.arg_or_printed): the plan reconcile compares
+    with takes the printed token budget, as the record written from the same log does (the plan had taken kvplan's
+    default for the version, so `kvplan validate` of that record planned another start than reconcile had)."""
+    log = excerpt(84)  # vLLM 0.19.1, no max_num_batched_tokens in its args, 8192 printed
+    assert log.arg("max_num_batched_tokens") is None and log.max_num_batched_tokens == 8192
+    kwargs, args = plan_kwargs_from_log(log), log.to_record()["args"]
+    for name in ("max_model_len", "gpu_memory_utilization", "block_size", "max_num_batched_tokens"):
+        if args[name] is not None:
+            assert str(kwargs[name]) == str(args[name]), name
+    assert kwargs["max_num_batched_tokens"] == 8192

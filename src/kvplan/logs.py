@@ -871,6 +871,11 @@ class StartupLog:
         """The memory the CUDA-graph capture took: the capture line's figure, else the post-capture summary's actual."""
         return self.cudagraph_gib if self.cudagraph_gib is not None else self.cudagraph_actual_gib
 
+    def arg_or_printed(self, name: str):
+        """An engine argument as `arg` reads it, else, for one of PRINTED_ARGS, the value the engine printed."""
+        value = self.arg(name)
+        return getattr(self, name) if value is None and name in PRINTED_ARGS else value
+
     def arg(self, name: str, default=None):
         """An engine argument: as given on the command line or in non-default args, else the resolved config."""
         for source in (self.engine_args, self.command_args, self.engine_config):
@@ -916,14 +921,8 @@ class StartupLog:
             args["data_parallel_size"] = _as_int(self.arg("data_parallel_size"))
         if self.arg("enable_expert_parallel"):
             args["enable_expert_parallel"] = self.arg("enable_expert_parallel")
-        if args["max_model_len"] is None and self.max_model_len is not None:
-            args["max_model_len"] = self.max_model_len
-        if args["gpu_memory_utilization"] is None and self.gpu_memory_utilization is not None:
-            args["gpu_memory_utilization"] = self.gpu_memory_utilization
-        if args["block_size"] is None and self.block_size is not None:
-            args["block_size"] = self.block_size
-        if args["max_num_batched_tokens"] is None and self.max_num_batched_tokens is not None:
-            args["max_num_batched_tokens"] = self.max_num_batched_tokens
+        for name in PRINTED_ARGS:
+            args[name] = self.arg_or_printed(name)
         notes = [f"parsed by kvplan from {self.lines_read} log lines"]
         if self.attention_backend:
             notes.append(f"attention backend {self.attention_backend}")
@@ -950,6 +949,10 @@ class StartupLog:
             "notes": "; ".join(notes),
         }
 
+
+# engine arguments the engine prints as it applies them (its max model len, utilization, block size and chunked-prefill
+# token budget): the printed value stands for one the log does not state
+PRINTED_ARGS = ("max_model_len", "gpu_memory_utilization", "block_size", "max_num_batched_tokens")
 
 RECORD_ARG_NAMES = (
     "max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size", "dtype",

@@ -285,11 +285,7 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
     """`kvplan.fit` keyword arguments: the engine args the log states, overridden by the flags given."""
     kwargs: dict[str, Any] = {}
     for name in _FLAG_NAMES_FROM_LOG:
-        value = log.arg(name)
-        if value is None and name == "max_model_len":
-            value = log.max_model_len
-        if value is None and name == "gpu_memory_utilization":
-            value = log.gpu_memory_utilization
+        value = log.arg_or_printed(name)
         if value is None or (name == "dtype" and value == "auto") or (name == "kv_cache_dtype" and value == "auto"):
             continue
         if name == "max_model_len":
