@@ -902,8 +902,8 @@ class StartupLog:
 
     def to_record(self) -> dict:
         """The realized startup in the startup-record format; what the log does not say is null."""
-        tp = _as_int(self.arg("tensor_parallel_size"))
-        pp = _as_int(self.arg("pipeline_parallel_size"))
+        tp = as_int(self.arg("tensor_parallel_size"))
+        pp = as_int(self.arg("pipeline_parallel_size"))
         count = (tp or 1) * (pp or 1) if (tp or pp) else None
         args = {name: self.arg(name) for name in RECORD_ARG_NAMES}
         if self.arg("speculative_config"):  # beyond the record format, kept where the log states it
@@ -917,8 +917,8 @@ class StartupLog:
                 args[name] = self.arg(name)
         if self.arg("enable_chunked_prefill") is not None:  # stated, False included: it sets the step's token budget
             args["enable_chunked_prefill"] = self.arg("enable_chunked_prefill")
-        if (_as_int(self.arg("data_parallel_size")) or 1) > 1:  # engines, each with its own pool
-            args["data_parallel_size"] = _as_int(self.arg("data_parallel_size"))
+        if (as_int(self.arg("data_parallel_size")) or 1) > 1:  # engines, each with its own pool
+            args["data_parallel_size"] = as_int(self.arg("data_parallel_size"))
         if self.arg("enable_expert_parallel"):
             args["enable_expert_parallel"] = self.arg("enable_expert_parallel")
         for name in PRINTED_ARGS:
@@ -1087,7 +1087,8 @@ def _i(value: Optional[str]) -> Optional[int]:
     return _read(int, value and value.replace(",", ""))
 
 
-def _as_int(value) -> Optional[int]:
+def as_int(value) -> Optional[int]:
+    """A whole number from a log's argument (an int, a whole float, digits with a thousands comma), else None."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):

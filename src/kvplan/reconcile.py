@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from kvplan.errors import InputError
-from kvplan.logs import StartupLog
+from kvplan.logs import StartupLog, as_int
 from kvplan.plan import INT_ENGINE_ARGS, human_int
 
 GIB = 1024 ** 3
@@ -142,7 +142,7 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
         TermRow("kv_cache_tokens", log.kv_cache_tokens, getattr(plan, "kv_cache_tokens", None), "tokens"),
         TermRow("max_concurrency", log.max_concurrency, getattr(plan, "max_concurrency", None), "x"),
         TermRow("block_size", log.block_size or log.arg("block_size"), getattr(plan, "block_size", None), "tokens"),
-        TermRow("max_model_len", log.max_model_len or _int(log.arg("max_model_len")), getattr(args, "max_model_len", None), "tokens"),
+        TermRow("max_model_len", log.max_model_len or as_int(log.arg("max_model_len")), getattr(args, "max_model_len", None), "tokens"),
     ]
     lens = rows[-1]
     if lens.observed and lens.predicted and int(lens.observed) != int(lens.predicted) and rows[-3].gap is not None:
@@ -255,13 +255,6 @@ def _per_gib_ratio(row, pool) -> Optional[float]:
     if pool is None or not (row.observed and row.predicted and pool.observed and pool.predicted):
         return None
     return (row.observed / pool.observed) / (row.predicted / pool.predicted)
-
-
-def _int(value) -> Optional[int]:
-    try:
-        return int(value) if value is not None and not isinstance(value, bool) else None
-    except (TypeError, ValueError):
-        return None
 
 
 # ---- plan arguments from the log ---------------------------------------------------------------------
