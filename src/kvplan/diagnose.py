@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Optional
 
 from kvplan.logs import (
+    KEPT_LINE_CHARS,
     SIGNATURES_BY_NAME,
     SignatureHit,
     Source,
@@ -318,7 +319,7 @@ def _decide_hang(drafts: dict[str, _Draft], log: StartupLog) -> None:
     if draft is None or any(h.signature in ("nccl_timeout", "nccl_shm") for h in draft.hits):
         return
     tail = [line for line in log.last_lines[-3:]]
-    stops_there = any(h.text[:500] in tail for h in draft.hits)
+    stops_there = any(h.text[:KEPT_LINE_CHARS] in tail for h in draft.hits)  # a hit's line as last_lines keeps it
     if log.started or not stops_there:
         del drafts["tp_init_hang"]
     else:

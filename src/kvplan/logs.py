@@ -603,6 +603,8 @@ _RANK = re.compile(r"(?:rank=|_TP|TP)(?P<rank>\d+)|ip=(?P<ip>[\d.]+)")
 
 MAX_LINE_CHARS = 64 * 1024
 MAX_KEPT_LINES = 200
+KEPT_LINE_CHARS = 500  # a line kept in last_lines, errors, error_lines or unrecognised is cut here (a hit's text at 2000)
+LAST_LINES_KEPT = 20
 MAX_HITS = 5000
 
 
@@ -1360,8 +1362,9 @@ def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> Sta
             acc, openers = _Accumulator(), set()
             startups, first_line = startups + 1, number
         openers |= opened
-        acc.last_lines.append(message[:500])
-        if len(acc.last_lines) > 20:
+        kept = message[:KEPT_LINE_CHARS]
+        acc.last_lines.append(kept)
+        if len(acc.last_lines) > LAST_LINES_KEPT:
             del acc.last_lines[0]
         for sig, m in matched:
             groups = MappingProxyType(dict(m.groupdict()))
@@ -1372,13 +1375,13 @@ def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> Sta
                 acc.values.setdefault("_ranks", set()).add(rank)
             _apply_figure(acc, sig.name, groups)
             if sig.kind == ERROR and sig.fatal:
-                acc.error(message[:500])
+                acc.error(kept)
         lowered = message.lower()
         if not matched and looks_memory_related(message, lowered):
             acc.unrecognised_count += 1
-            _keep(acc.unrecognised, message[:500])
+            _keep(acc.unrecognised, kept)
         if len(acc.error_lines) < MAX_KEPT_LINES and (line.level in ("ERROR", "CRITICAL") or looks_like_error(message, lowered)):
-            acc.error_lines.append(message[:500])
+            acc.error_lines.append(kept)
     stats.lines = number
     stats.startups, stats.first_line = startups, first_line
     return _freeze(acc, stats)

@@ -209,10 +209,6 @@ def sibling_versions(records: list[dict]) -> dict[str, tuple[str, int]]:
     return {src: c.most_common(1)[0] for src, c in by_source.items()}
 
 
-def _record_version(rec: dict, notes: list[str]) -> str:
-    return version_basis(rec, notes)[0]
-
-
 def _record_gpu(rec: dict) -> GPUSpec:
     g = rec.get("gpu") or {}
     name, total = g.get("name"), g.get("total_gib")
