@@ -36,6 +36,14 @@ def open_binary(source) -> IO[bytes]:
 GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
 
 
+def existing_file(ref, field: str, fix: str) -> Path:
+    """The path of a file a command names; InputError naming `field` when there is no such file."""
+    path = Path(ref)
+    if not path.is_file():
+        raise InputError(field, f"no such file: {ref}", fix)
+    return path
+
+
 def input_name(source, default: str = "the input") -> str:
     """How an error names an input: a path as given, "standard input", a stream's file name, else `default`."""
     if isinstance(source, (str, os.PathLike)):

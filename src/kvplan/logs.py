@@ -30,7 +30,7 @@ from types import MappingProxyType
 from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Optional, Union
 
 from kvplan.errors import InputError
-from kvplan.inputs import GZIP_ERRORS, damaged_gzip, input_name, open_binary, utf16_encoding
+from kvplan.inputs import GZIP_ERRORS, damaged_gzip, existing_file, input_name, open_binary, utf16_encoding
 
 # --------------------------------------------------------------------------------------
 # The signature table
@@ -1404,9 +1404,7 @@ def read_log(ref: str) -> StartupLog:
     if ref == "-":
         source, name = sys.stdin.buffer, "standard input"
     else:
-        source, name = Path(ref), ref
-        if not source.is_file():
-            raise InputError("LOGFILE", f"no such file: {ref}", "pass the path of a vLLM log, or - to read standard input")
+        source, name = existing_file(ref, "LOGFILE", "pass the path of a vLLM log, or - to read standard input"), ref
     log = parse_log(source, name=name)
     fix = "save the server's output, e.g. docker logs CONTAINER > vllm.log 2>&1"
     if not log.text_lines:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterable
 
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
-from kvplan.inputs import read_text
+from kvplan.inputs import existing_file, read_text
 from kvplan.logs import RECORD_ARG_NAMES
 from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, EngineArgs, Plan, human_int, parse_env,
                          parse_max_model_len, plan)
@@ -77,9 +77,7 @@ class RecordResult:
 
 
 def load_records(path: str | Path) -> list[dict]:
-    p = Path(path)
-    if not p.is_file():
-        raise InputError("FILE", f"no such file: {path}", "give a JSONL file of startup records")
+    p = existing_file(path, "FILE", "give a JSONL file of startup records")
     # gzip, and UTF-16 with a byte-order mark (Windows PowerShell 5's `>`), are read; a UTF-8 byte-order mark is not content
     text = read_text(p, "startup records as JSON lines (docs/startup-record-format.md)",
                      "write the records as UTF-8 JSON lines (PowerShell: Out-File -Encoding utf8)")
