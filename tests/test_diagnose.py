@@ -380,3 +380,24 @@ def test_diagnose_judges_the_last_startup_of_a_restarted_server():
     later = diagnose([opener, *failed, *EXCERPTS[90]["lines"]])  # the crash, then a restart that started
     assert later.log.startups == 2 and later.started and not later.failed
     assert any("2 startups" in n for n in later.notes)
+
+
+def test_the_plan_that_sharpens_a_diagnosis_is_reconciles_plan(monkeypatch):
+    """diagnose MODEL plans as reconcile does (reconcile.plan_from_log): a log that names neither its GPU nor a total,
+    with no GPU detected here, gets no plan on a default card (it had been sharpened with a 16 GB T4's figures), and
+    the pointer to reconcile names the same flag reconcile refuses without."""
+    import kvplan.resolve
+
+    monkeypatch.setattr(kvplan.resolve, "detect_gpu", lambda: None)
+    lines = ["INFO 01-01 00:00:00 [utils.py:1] non-default args: {'model': 'Qwen/Qwen2.5-0.5B-Instruct'}",
+             "INFO 01-01 00:00:01 [kv_cache_utils.py:1] GPU KV cache size: 40,960 tokens",
+             "INFO 01-01 00:00:01 [kv_cache_utils.py:1] Maximum concurrency for 4,096 tokens per request: 10.00x"]
+    plain = diagnose(lines)
+    assert plain.started and "kvplan reconcile LOG MODEL --gpu NAME`" in plain.notes[0]
+    sharpened = sharpen_with_plan(plain, "Qwen/Qwen2.5-0.5B-Instruct")
+    assert not any(n.startswith("plan:") for n in sharpened.notes)
+    assert any(n.startswith("no plan: --gpu") for n in sharpened.notes)
+    from kvplan.cli import FitFlags
+
+    given = sharpen_with_plan(plain, "Qwen/Qwen2.5-0.5B-Instruct", FitFlags(gpu="L4"))
+    assert any(n.startswith("plan: NVIDIA L4") for n in given.notes)

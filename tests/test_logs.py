@@ -393,3 +393,39 @@ def test_a_damaged_gzip_log_is_a_one_line_error_naming_the_file(tmp_path, damage
         done = run_cli(*args)
         assert done.returncode == 2, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and str(path) in done.stderr and "damaged gzip" in done.stderr
+
+
+def test_a_log_is_named_as_given_in_every_error_about_it(tmp_path, monkeypatch):
+    """One name per log in its errors: standard input is 'standard input' whether it is empty or a damaged gzip (the
+    gzip error said '<stdin>'), and a path is the one typed, './x' included (the gzip error dropped the './')."""
+    import gzip
+    import subprocess
+    import sys
+
+    from tests.test_reconcile import run_cli
+
+    cut = gzip.compress(("\n".join(EXCERPTS[83]["lines"]) + "\n").encode())
+    cut = cut[:len(cut) // 2]
+    proc = subprocess.run([sys.executable, "-c", "from kvplan.cli import main; main()", "diagnose", "-"], input=cut,
+                          capture_output=True, timeout=120)
+    assert proc.returncode == 2 and b"standard input is a damaged gzip file" in proc.stderr, proc.stderr
+    assert "standard input is empty" in run_cli("diagnose", "-", stdin="").stderr
+    (tmp_path / "x.log.gz").write_bytes(cut)
+    (tmp_path / "empty.log").write_text("")
+    monkeypatch.chdir(tmp_path)
+    assert "./x.log.gz is a damaged gzip file" in run_cli("reconcile", "./x.log.gz").stderr
+    assert "./empty.log is empty" in run_cli("reconcile", "./empty.log").stderr
+
+
+def test_every_figure_read_names_a_group_of_its_rows_pattern():
+    """_FIGURE_READS names, per signature row, the pattern's group holding each value; a misspelt row or group
+    would read None for ever, silently."""
+    from kvplan.logs import _DOES_NOT_FIT, _ERA_HINTS, _FIGURE_HANDLERS, _FIGURE_READS, SIGNATURES_BY_NAME, StartupLog
+
+    fields = set(StartupLog.__dataclass_fields__) | {"loaded_model", "split_weights_gib", "summary_weights_gib"}
+    for name, reads in _FIGURE_READS.items():
+        pattern = SIGNATURES_BY_NAME[name].pattern
+        for key, group in reads:
+            assert group in pattern.groupindex, (name, group)
+            assert key in fields, (name, key)
+    assert set(_ERA_HINTS) | _DOES_NOT_FIT | set(_FIGURE_HANDLERS) <= set(SIGNATURES_BY_NAME)

@@ -455,3 +455,32 @@ def test_a_model_name_cut_off_by_a_truncated_args_line_is_not_compared():
     assert model_mismatch(log, "Qwen/Qwen2.5-14B-Instruct") is None
     whole = parse_lines([head + "uct', max_model_len=32768)"])
     assert whole.model == "Qwen/Qwen2.5-14B-Instruct" and model_mismatch(whole, "Qwen/Qwen3-8B")
+
+
+def test_a_log_without_its_version_is_noted_once_and_not_when_the_version_is_given():
+    """plan_from_log notes the version it planned a version-less log with (reconcile and diagnose both show its
+    note); with --vllm-version given nothing asks for it (reconcile's own note had asked regardless)."""
+    log = parse_lines(["INFO 01-01 00:00:00 [utils.py:1] non-default args: {'model': 'm'}"])
+    assert not log.vllm_version and not log.era
+
+    def fit(model, **kwargs):
+        return fake_plan()
+
+    for flags, expected in ((FitFlags(gpu="H100"), 1), (FitFlags(gpu="H100", vllm_version="0.7.3"), 0)):
+        plan, notes = plan_from_log(log, "m", flags, fit=fit)
+        shown = notes + list(reconcile(log, plan).notes)
+        assert sum("does not print its vLLM version" in n for n in shown) == expected, shown
+
+
+def test_the_plan_of_a_log_takes_the_engine_args_its_record_takes():
+    """What a log says about an engine argument, stated or printed as the engine applied it ('Chunked prefill is
+    enabled with max_num_batched_tokens=8192'), is read once (StartupLog.arg_or_printed): the plan reconcile compares
+    with takes the printed token budget, as the record written from the same log does (the plan had taken kvplan's
+    default for the version, so `kvplan validate` of that record planned another start than reconcile had)."""
+    log = excerpt(84)  # vLLM 0.19.1, no max_num_batched_tokens in its args, 8192 printed
+    assert log.arg("max_num_batched_tokens") is None and log.max_num_batched_tokens == 8192
+    kwargs, args = plan_kwargs_from_log(log), log.to_record()["args"]
+    for name in ("max_model_len", "gpu_memory_utilization", "block_size", "max_num_batched_tokens"):
+        if args[name] is not None:
+            assert str(kwargs[name]) == str(args[name]), name
+    assert kwargs["max_num_batched_tokens"] == 8192

@@ -472,3 +472,29 @@ def test_every_validate_message_points_to_a_file_that_exists():
     text = (root / "src" / "kvplan" / "validate.py").read_text()
     for doc in set(_re.findall(r"docs/startup-record-format\.md", text)):
         assert (root / doc).is_file(), doc
+
+
+def test_each_record_is_cleaned_and_planned_once(monkeypatch):
+    """validate_records cleans and checks a record once (the sibling-version pass, the scoring and the seed's
+    arithmetic had each cleaned it again) and plans it once (the seed's arithmetic re-planned it)."""
+    import kvplan.validate as v
+
+    records = load_records(DATA)[:12]
+    calls = {"clean": 0, "plan": 0}
+    clean, plan = v.clean_record, v.plan
+
+    def counting_clean(rec):
+        calls["clean"] += 1
+        return clean(rec)
+
+    def counting_plan(*args, **kwargs):
+        calls["plan"] += 1
+        return plan(*args, **kwargs)
+
+    monkeypatch.setattr(v, "clean_record", counting_clean)
+    monkeypatch.setattr(v, "plan", counting_plan)
+    results = validate_records(records)
+    scored = [r for r in results if not r.skipped]
+    assert scored and all(r.seed_predicted for r in scored)
+    assert calls["clean"] == len(records)
+    assert calls["plan"] <= len(records)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping, Optional
 
 from kvplan.logs import (
+    KEPT_LINE_CHARS,
     SIGNATURES_BY_NAME,
     SignatureHit,
     Source,
@@ -44,6 +45,8 @@ LAYERS = (
 
 # Confidence below this is shown as "low": a hint, not an answer.
 CONFIDENT = 0.6
+# How many of the log's last lines a diagnosis that recognises nothing and finds no error line shows.
+LAST_LINES_SHOWN = 5
 
 # ---- driver data (gpu-facts.md §6 and §7) ---------------------------------------------------
 
@@ -113,6 +116,14 @@ class Diagnosis:
         return any(f.fatal for f in self.findings) or (not self.recognised and not self.started)
 
     @property
+    def last_lines(self) -> Optional[tuple[str, ...]]:
+        """The log's last lines, shown in place of findings and error lines when there are none and the log shows no
+        start; None when they are not shown."""
+        if self.recognised or self.error_lines or self.started:
+            return None
+        return self.log.last_lines[-LAST_LINES_SHOWN:]
+
+    @property
     def top(self) -> Optional[Finding]:
         return self.findings[0] if self.findings else None
 
@@ -126,8 +137,8 @@ class Diagnosis:
         }
         if not self.recognised:
             out["error_lines"] = list(self.error_lines)
-            if not self.error_lines and not self.started:
-                out["last_lines"] = list(self.log.last_lines[-5:])
+        if self.last_lines is not None:
+            out["last_lines"] = list(self.last_lines)
         return out
 
 
@@ -308,7 +319,7 @@ def _decide_hang(drafts: dict[str, _Draft], log: StartupLog) -> None:
     if draft is None or any(h.signature in ("nccl_timeout", "nccl_shm") for h in draft.hits):
         return
     tail = [line for line in log.last_lines[-3:]]
-    stops_there = any(h.text[:500] in tail for h in draft.hits)
+    stops_there = any(h.text[:KEPT_LINE_CHARS] in tail for h in draft.hits)  # a hit's line as last_lines keeps it
     if log.started or not stops_there:
         del drafts["tp_init_hang"]
     else:
@@ -357,12 +368,12 @@ def _decide_free_memory(draft: _Draft, log: StartupLog) -> None:
 
 def _decide_fallback(drafts: dict[str, _Draft], log: StartupLog) -> None:
     """A slow backend chosen without an explanation line is a weak hint, never a confident answer."""
-    slow = {"XFormers", "TORCH_SDPA", "Torch SDPA", "FLEX_ATTENTION"}
+    from kvplan.reconcile import SLOW_BACKENDS, backend_fallback
+
     if "attention_backend_fallback" in drafts:
         draft = drafts["attention_backend_fallback"]
-        draft.hits += [h for h in log.hits_of("backend_old", "backend_new") if h.groups.get("backend") in slow]
+        draft.hits += [h for h in log.hits_of("backend_old", "backend_new") if h.groups.get("backend") in SLOW_BACKENDS]
         return
-    from kvplan.reconcile import backend_fallback
 
     sentence = backend_fallback(log)
     if sentence:
@@ -407,9 +418,10 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     notes = list(log.parse_warnings)
     if started:
         # what reconcile will need that this log does not say (it refuses to plan on a guess)
-        command = "kvplan reconcile LOG MODEL" + ("" if log.total_gib else " --gpu NAME")
-        if (log.worker_ranks_seen or 1) > 1 and not (log.arg("tensor_parallel_size") or log.arg("pipeline_parallel_size")):
-            command += " --tensor-parallel-size N"
+        from kvplan.reconcile import UNSTATED_PLAN_FLAGS, plan_kwargs_from_log, unstated_plan_flags
+
+        command = "kvplan reconcile LOG MODEL" + "".join(
+            f" {flag} {UNSTATED_PLAN_FLAGS[flag]}" for flag in unstated_plan_flags(log, plan_kwargs_from_log(log)))
     if started and not findings:
         notes.insert(0, "healthy start: the engine sized its KV cache and nothing known went wrong; "
                         f"run `{command}` to compare the figures with the plan")
@@ -428,17 +440,20 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
 
 def sharpen_with_plan(diagnosis: Diagnosis, model: Optional[str], flags=None, *, plan_factory=None) -> Diagnosis:
     """Add what a plan knows to each finding. `plan_factory(model, **overrides)` builds a
-    plan (default: `kvplan.api.fit` with the flags); a kvplan error is noted, not raised."""
+    plan (default: the plan `kvplan reconcile` compares with, `reconcile.plan_from_log` with the flags); a kvplan
+    error is noted, not raised."""
     from kvplan.errors import KvplanError
 
+    plan_notes: list[str] = []
     if plan_factory is None:
         def plan_factory(model_ref, **overrides):
             from kvplan.api import fit  # the lead's entry point; imported lazily
-            from kvplan.reconcile import plan_kwargs_from_log
+            from kvplan.reconcile import plan_from_log
 
-            kwargs = plan_kwargs_from_log(diagnosis.log, flags)
-            kwargs.update(overrides)
-            return fit(model_ref, **kwargs)
+            plan, notes = plan_from_log(diagnosis.log, model_ref, flags, fit=lambda m, **kw: fit(m, **{**kw, **overrides}))
+            if not overrides:
+                plan_notes.extend(notes)
+            return plan
 
     notes = list(diagnosis.notes)
     mismatch = model_finding(diagnosis.log, model) if model else None
@@ -456,8 +471,7 @@ def sharpen_with_plan(diagnosis: Diagnosis, model: Optional[str], flags=None, *,
     findings = [_sharpen_one(f, plan, diagnosis.log, plan_factory, model) for f in diagnosis.findings]
     notes.append(f"plan: {getattr(plan.gpu, 'name', '?')}, vLLM {getattr(plan, 'vllm_version', '?')}, "
                  f"fits={getattr(plan, 'fits', '?')}")
-    if not diagnosis.log.vllm_version and not (flags is not None and flags.vllm_version):
-        notes.append("the log does not print its vLLM version; the plan used the version above (pass --vllm-version)")
+    notes += plan_notes  # plan_from_log's: the version it planned with where the log does not print one, ...
     return replace(diagnosis, findings=tuple(findings), notes=tuple(notes))
 
 

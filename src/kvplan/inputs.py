@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import zlib
 from pathlib import Path
 from typing import IO, Optional
@@ -35,11 +36,28 @@ def open_binary(source) -> IO[bytes]:
 GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
 
 
+def existing_file(ref, field: str, fix: str) -> Path:
+    """The path of a file a command names; InputError naming `field` when there is no such file."""
+    path = Path(ref)
+    if not path.is_file():
+        raise InputError(field, f"no such file: {ref}", fix)
+    return path
+
+
+def input_name(source, default: str = "the input") -> str:
+    """How an error names an input: a path as given, "standard input", a stream's file name, else `default`."""
+    if isinstance(source, (str, os.PathLike)):
+        return str(source)
+    name = getattr(source, "name", None)
+    if name in ("<stdin>", 0):  # sys.stdin and its buffer, as a Python stream names them
+        return "standard input"
+    return str(name) if isinstance(name, (str, os.PathLike)) else default
+
+
 def damaged_gzip(source, what: str, fix: str, field: str = "FILE") -> InputError:
-    """The one-line error for a gzip file that cannot be read to its end, naming the file."""
-    name = getattr(source, "name", source) if not isinstance(source, (str, Path)) else source
-    return InputError(field, f"{name} is a damaged gzip file (cut short, or with bytes after its end); expected {what}",
-                      fix)
+    """The one-line error for a gzip file that cannot be read to its end, naming the file (`input_name`)."""
+    return InputError(field, f"{input_name(source)} is a damaged gzip file (cut short, or with bytes after its end); "
+                      f"expected {what}", fix)
 
 
 def utf16_encoding(stream: IO[bytes]) -> Optional[str]:

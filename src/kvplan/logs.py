@@ -23,13 +23,14 @@ import io
 import os
 import re
 import shlex
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Optional, Union
 
 from kvplan.errors import InputError
-from kvplan.inputs import GZIP_ERRORS, damaged_gzip, open_binary, utf16_encoding
+from kvplan.inputs import GZIP_ERRORS, damaged_gzip, existing_file, input_name, open_binary, utf16_encoding
 
 # --------------------------------------------------------------------------------------
 # The signature table
@@ -602,6 +603,8 @@ _RANK = re.compile(r"(?:rank=|_TP|TP)(?P<rank>\d+)|ip=(?P<ip>[\d.]+)")
 
 MAX_LINE_CHARS = 64 * 1024
 MAX_KEPT_LINES = 200
+KEPT_LINE_CHARS = 500  # a line kept in last_lines, errors, error_lines or unrecognised is cut here (a hit's text at 2000)
+LAST_LINES_KEPT = 20
 MAX_HITS = 5000
 
 
@@ -734,12 +737,15 @@ def _iter_stream(stream: IO[bytes], stats: _ReadStats) -> Iterator[str]:
         yield from _iter_binary(stream, stats)
 
 
-def _open_lines(source: Source, stats: _ReadStats) -> Iterator[str]:
+# what a log file must be, as the errors about one that is not say it
+LOG_EXPECTED = "a vLLM server's text output (plain, gzip, or UTF-16 with a byte-order mark)"
+
+
+def _open_lines(source: Source, stats: _ReadStats, name: Optional[str] = None) -> Iterator[str]:
     try:
         yield from _open_lines_of(source, stats)
     except GZIP_ERRORS:  # a gzip log cut short or with bytes after its end: a one-line error naming it
-        name = source if isinstance(source, (str, os.PathLike)) else getattr(source, "name", "the log")
-        raise damaged_gzip(name, "a vLLM server's text output (plain, gzip, or UTF-16 with a byte-order mark)",
+        raise damaged_gzip(name or input_name(source, "the log"), LOG_EXPECTED,
                            "recompress it from the original (gzip -t FILE tests one), or pass the plain log",
                            field="LOGFILE") from None
 
@@ -862,6 +868,16 @@ class StartupLog:
         )
         return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
 
+    @property
+    def cudagraph_taken_gib(self) -> Optional[float]:
+        """The memory the CUDA-graph capture took: the capture line's figure, else the post-capture summary's actual."""
+        return self.cudagraph_gib if self.cudagraph_gib is not None else self.cudagraph_actual_gib
+
+    def arg_or_printed(self, name: str):
+        """An engine argument as `arg` reads it, else, for one of PRINTED_ARGS, the value the engine printed."""
+        value = self.arg(name)
+        return getattr(self, name) if value is None and name in PRINTED_ARGS else value
+
     def arg(self, name: str, default=None):
         """An engine argument: as given on the command line or in non-default args, else the resolved config."""
         for source in (self.engine_args, self.command_args, self.engine_config):
@@ -888,8 +904,8 @@ class StartupLog:
 
     def to_record(self) -> dict:
         """The realized startup in the startup-record format; what the log does not say is null."""
-        tp = _as_int(self.arg("tensor_parallel_size"))
-        pp = _as_int(self.arg("pipeline_parallel_size"))
+        tp = as_int(self.arg("tensor_parallel_size"))
+        pp = as_int(self.arg("pipeline_parallel_size"))
         count = (tp or 1) * (pp or 1) if (tp or pp) else None
         args = {name: self.arg(name) for name in RECORD_ARG_NAMES}
         if self.arg("speculative_config"):  # beyond the record format, kept where the log states it
@@ -903,19 +919,15 @@ class StartupLog:
                 args[name] = self.arg(name)
         if self.arg("enable_chunked_prefill") is not None:  # stated, False included: it sets the step's token budget
             args["enable_chunked_prefill"] = self.arg("enable_chunked_prefill")
-        if (_as_int(self.arg("data_parallel_size")) or 1) > 1:  # engines, each with its own pool
-            args["data_parallel_size"] = _as_int(self.arg("data_parallel_size"))
+        if (as_int(self.arg("data_parallel_size")) or 1) > 1:  # engines, each with its own pool
+            args["data_parallel_size"] = as_int(self.arg("data_parallel_size"))
         if self.arg("enable_expert_parallel"):
             args["enable_expert_parallel"] = self.arg("enable_expert_parallel")
+        for name in PRINTED_ARGS:
+            args[name] = self.arg_or_printed(name)
         if args["max_model_len"] is None:  # else the concurrency line's length: vLLM prints it for max_model_len
             # (V0 executor_base.py, V1 v1/core/kv_cache_utils.py)
-            args["max_model_len"] = self.max_model_len or self.concurrency_len
-        if args["gpu_memory_utilization"] is None and self.gpu_memory_utilization is not None:
-            args["gpu_memory_utilization"] = self.gpu_memory_utilization
-        if args["block_size"] is None and self.block_size is not None:
-            args["block_size"] = self.block_size
-        if args["max_num_batched_tokens"] is None and self.max_num_batched_tokens is not None:
-            args["max_num_batched_tokens"] = self.max_num_batched_tokens
+            args["max_model_len"] = self.concurrency_len
         notes = [f"parsed by kvplan from {self.lines_read} log lines"]
         if self.attention_backend:
             notes.append(f"attention backend {self.attention_backend}")
@@ -932,7 +944,7 @@ class StartupLog:
                 "weights_gib": self.weights_gib,
                 "non_torch_gib": self.non_torch_gib,
                 "activation_peak_gib": self.activation_peak_gib,
-                "cudagraph_gib": self.cudagraph_gib if self.cudagraph_gib is not None else self.cudagraph_actual_gib,
+                "cudagraph_gib": self.cudagraph_taken_gib,
                 "kv_cache_gib": self.kv_cache_gib,
                 "num_gpu_blocks": self.num_gpu_blocks,
                 "kv_cache_tokens": self.kv_cache_tokens,
@@ -942,6 +954,10 @@ class StartupLog:
             "notes": "; ".join(notes),
         }
 
+
+# engine arguments the engine prints as it applies them (its max model len, utilization, block size and chunked-prefill
+# token budget): the printed value stands for one the log does not state
+PRINTED_ARGS = ("max_model_len", "gpu_memory_utilization", "block_size", "max_num_batched_tokens")
 
 RECORD_ARG_NAMES = (
     "max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size", "dtype",
@@ -1046,14 +1062,10 @@ def _coerce_flag(value: str):
         return True
     if value in ("False", "false"):
         return False
-    try:
-        return int(value)
-    except ValueError:
-        pass
-    try:
-        return float(value)
-    except ValueError:
-        return value
+    number = _read(int, value)
+    if number is None:
+        number = _read(float, value)
+    return value if number is None else number
 
 
 # --------------------------------------------------------------------------------------
@@ -1061,25 +1073,27 @@ def _coerce_flag(value: str):
 # --------------------------------------------------------------------------------------
 
 
-def _f(value: Optional[str]) -> Optional[float]:
-    if value is None:
+def _read(kind: Callable[[str], Any], text: Optional[str]):
+    """`kind(text)`, None when there is no text or it is not one."""
+    if text is None:
         return None
     try:
-        return float(value)
+        return kind(text)
     except ValueError:
         return None
+
+
+def _f(value: Optional[str]) -> Optional[float]:
+    return _read(float, value)
 
 
 def _i(value: Optional[str]) -> Optional[int]:
-    if value is None:
-        return None
-    try:
-        return int(value.replace(",", ""))
-    except ValueError:
-        return None
+    """A whole number as the log prints it, a thousands comma allowed."""
+    return _read(int, value and value.replace(",", ""))
 
 
-def _as_int(value) -> Optional[int]:
+def as_int(value) -> Optional[int]:
+    """A whole number from a log's argument (an int, a whole float, digits with a thousands comma), else None."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -1130,15 +1144,66 @@ class _Accumulator:
             self.errors.append(text)
 
 
+# What each row's line gives: "FIELD=GROUP ...", the accumulator field (a StartupLog field, or one _freeze combines)
+# and the pattern's named group holding its value. A field in _TEXT_FIGURES is kept as text, one in _INT_FIGURES is a
+# whole number (a thousands comma allowed), any other a float; one in _RANK_FIGURES is printed by each rank
+# (_Accumulator.put keeps every rank's value).
+_FIGURE_READS: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType({name: tuple(
+    tuple(pair.split("=")) for pair in spec.split()) for name, spec in {  # type: ignore[misc]
+    "version_api_server": "vllm_version=version",
+    "version_engine": "vllm_version=version",
+    "version_banner": "vllm_version=version",
+    "load_model_start": "loaded_model=model",
+    "weights_old": "weights_gib=weights",
+    "weights": "weights_gib=weights load_seconds=secs",
+    "v0_profile_064": "total_gib=total non_torch_gib=nt kv_cache_gib=kv gpu_memory_utilization=util",
+    "v0_can_use": "total_gib=total gpu_memory_utilization=util requested_gib=req",
+    "v0_split": "split_weights_gib=w non_torch_gib=nt activation_peak_gib=act kv_cache_gib=kv",
+    "v0_blocks": "num_gpu_blocks=gpu num_cpu_blocks=cpu",
+    "v1_blocks_07": "num_gpu_blocks=gpu",
+    "metrics_blocks": "num_gpu_blocks=gpu",
+    "available_kv": "kv_cache_gib=kv",
+    "kv_bytes_given": "kv_cache_gib=kv",
+    "kv_tokens": "kv_cache_tokens=tokens",
+    "concurrency": "max_concurrency=conc concurrency_len=len",
+    "graph_capture": "cudagraph_gib=gib graph_capture_seconds=secs",
+    "graph_estimate": "cudagraph_estimated_gib=gib",
+    "graph_equivalent": "gpu_memory_utilization=cur",
+    "graph_actual": "cudagraph_actual_gib=act cudagraph_estimated_gib=est",
+    "summary_old": "free_at_start_gib=free total_gib=total gpu_memory_utilization=util requested_gib=req "
+                   "activation_peak_gib=act cudagraph_actual_gib=cg summary_weights_gib=w non_torch_gib=nt",
+    "summary_new": "free_at_start_gib=free total_gib=total gpu_memory_utilization=util requested_gib=req "
+                   "activation_peak_gib=act cudagraph_actual_gib=cg consumed_gib=consumed",
+    "override_blocks": "overridden_gpu_blocks=computed num_gpu_blocks=override",
+    "max_model_len": "max_model_len=len",
+    "chunked_prefill": "max_num_batched_tokens=t",
+    "err_fit": "estimated_max_model_len=est kv_cache_gib=avail max_model_len=len",
+    "err_v0_max_seq": "estimated_max_model_len=cap max_model_len=len",
+    "err_free_memory": "free_at_start_gib=free total_gib=total gpu_memory_utilization=util requested_gib=req",
+}.items()})
+_TEXT_FIGURES = frozenset({"vllm_version", "loaded_model"})
+_INT_FIGURES = frozenset({"num_gpu_blocks", "num_cpu_blocks", "overridden_gpu_blocks", "kv_cache_tokens", "concurrency_len",
+                          "max_model_len", "max_num_batched_tokens", "estimated_max_model_len"})
+_RANK_FIGURES = frozenset({"weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency",
+                           "cudagraph_gib"})
+# rows whose format alone tells the V0 era (vllm-memory-model.md section 8), and rows that say the start does not fit
+_ERA_HINTS = MappingProxyType({"v0_profile_064": "V0-b", "v0_can_use": "V0-c", "v0_split": "V0-c"})
+_DOES_NOT_FIT = frozenset({"err_fit", "err_v0_max_seq", "err_no_blocks", "err_autofit"})
+
+
 def _apply_figure(acc: _Accumulator, name: str, g: Mapping[str, Optional[str]]) -> None:
     """Copy the named groups of one matched line into the accumulator."""
+    for key, group in _FIGURE_READS.get(name, ()):
+        raw = g.get(group)
+        value = raw if key in _TEXT_FIGURES else _i(raw) if key in _INT_FIGURES else _f(raw)
+        acc.put(key, value, rank_aware=key in _RANK_FIGURES)
+    if name in _ERA_HINTS:
+        acc.era_hints.add(_ERA_HINTS[name])
+    if name in _DOES_NOT_FIT:
+        acc.values["fits"] = False
     handler = _FIGURE_HANDLERS.get(name)
     if handler is not None:
         handler(acc, g)
-
-
-def _h_version(acc, g):
-    acc.put("vllm_version", g.get("version"))
 
 
 def _merge_args(acc, target: dict, args: dict) -> None:
@@ -1172,94 +1237,6 @@ def _h_command(acc, g):
         acc.values.setdefault("command_model", args["model"])
 
 
-def _h_load_model(acc, g):
-    acc.values.setdefault("loaded_model", g.get("model"))
-
-
-def _h_weights(acc, g):
-    acc.put("weights_gib", _f(g.get("weights")), rank_aware=True)
-    acc.put("load_seconds", _f(g.get("secs")))
-
-
-def _h_v0_profile_064(acc, g):
-    acc.era_hints.add("V0-b")
-    acc.put("total_gib", _f(g["total"]))
-    acc.put("non_torch_gib", _f(g["nt"]))
-    acc.put("kv_cache_gib", _f(g["kv"]), rank_aware=True)
-    acc.put("gpu_memory_utilization", _f(g["util"]))
-
-
-def _h_v0_can_use(acc, g):
-    acc.era_hints.add("V0-c")
-    acc.put("total_gib", _f(g["total"]))
-    acc.put("gpu_memory_utilization", _f(g["util"]))
-    acc.put("requested_gib", _f(g["req"]))
-
-
-def _h_v0_split(acc, g):
-    acc.era_hints.add("V0-c")
-    acc.put("split_weights_gib", _f(g["w"]))
-    acc.put("non_torch_gib", _f(g["nt"]))
-    acc.put("activation_peak_gib", _f(g["act"]))
-    acc.put("kv_cache_gib", _f(g["kv"]), rank_aware=True)
-
-
-def _h_blocks(acc, g):
-    acc.put("num_gpu_blocks", _i(g.get("gpu")), rank_aware=True)
-    acc.put("num_cpu_blocks", _i(g.get("cpu")))
-
-
-def _h_available(acc, g):
-    acc.put("kv_cache_gib", _f(g["kv"]), rank_aware=True)
-
-
-def _h_tokens(acc, g):
-    acc.put("kv_cache_tokens", _i(g["tokens"]), rank_aware=True)
-
-
-def _h_concurrency(acc, g):
-    acc.put("max_concurrency", _f(g["conc"]), rank_aware=True)
-    acc.put("concurrency_len", _i(g["len"]))
-
-
-def _h_capture(acc, g):
-    acc.put("cudagraph_gib", _f(g.get("gib")), rank_aware=True)
-    acc.put("graph_capture_seconds", _f(g.get("secs")))
-
-
-def _h_cg_estimate(acc, g):
-    acc.put("cudagraph_estimated_gib", _f(g["gib"]))
-
-
-def _h_cg_equivalent(acc, g):
-    acc.put("gpu_memory_utilization", _f(g["cur"]))
-
-
-def _h_cg_actual(acc, g):
-    acc.put("cudagraph_actual_gib", _f(g["act"]))
-    acc.put("cudagraph_estimated_gib", _f(g["est"]))
-
-
-def _h_summary_old(acc, g):
-    _summary_common(acc, g)
-    acc.put("summary_weights_gib", _f(g["w"]))
-    acc.put("non_torch_gib", _f(g["nt"]))
-
-
-def _h_summary_new(acc, g):
-    _summary_common(acc, g)
-    acc.put("consumed_gib", _f(g["consumed"]))
-
-
-def _summary_common(acc, g):
-    acc.put("free_at_start_gib", _f(g["free"]))
-    acc.put("total_gib", _f(g["total"]))
-    acc.put("gpu_memory_utilization", _f(g["util"]))
-    acc.put("requested_gib", _f(g["req"]))
-    acc.put("activation_peak_gib", _f(g["act"]))
-    acc.put("cudagraph_actual_gib", _f(g["cg"]))
-
-
 def _h_kv_in_use(acc, g):
     value = _f(g["kv"])
     if value is not None and g.get("unit") == "bytes":
@@ -1270,19 +1247,6 @@ def _h_kv_in_use(acc, g):
 def _h_block_size(acc, g):
     size = _i(g.get("a") or g.get("b") or g.get("c"))
     acc.values["block_size"] = size  # the last setting wins (hybrid models raise it)
-
-
-def _h_override(acc, g):
-    acc.put("overridden_gpu_blocks", _i(g["computed"]))
-    acc.put("num_gpu_blocks", _i(g["override"]), rank_aware=True)
-
-
-def _h_max_model_len(acc, g):
-    acc.put("max_model_len", _i(g["len"]))
-
-
-def _h_chunked(acc, g):
-    acc.put("max_num_batched_tokens", _i(g["t"]))
 
 
 def _h_backend_new(acc, g):
@@ -1308,72 +1272,19 @@ def _h_autofit(acc, g):
     acc.values["max_model_len"] = _i(g["new"])
 
 
-def _h_err_fit(acc, g):
-    acc.values["fits"] = False
-    acc.put("estimated_max_model_len", _i(g.get("est")))
-    acc.put("kv_cache_gib", _f(g.get("avail")), rank_aware=True)
-    acc.put("max_model_len", _i(g.get("len")))
-
-
-def _h_err_v0(acc, g):
-    acc.values["fits"] = False
-    acc.put("estimated_max_model_len", _i(g.get("cap")))
-    acc.put("max_model_len", _i(g.get("len")))
-
-
-def _h_no_blocks(acc, g):
-    acc.values["fits"] = False
-
-
-def _h_free_memory(acc, g):
-    acc.put("free_at_start_gib", _f(g["free"]))
-    acc.put("total_gib", _f(g["total"]))
-    acc.put("gpu_memory_utilization", _f(g["util"]))
-    acc.put("requested_gib", _f(g["req"]))
-
-
+# Rows whose line needs more than _FIGURE_READS: arguments, a unit, the last setting winning, a warning.
 _FIGURE_HANDLERS: Mapping[str, Callable[[_Accumulator, Mapping[str, Optional[str]]], None]] = MappingProxyType({
-    "version_api_server": _h_version,
-    "version_engine": _h_version,
-    "version_banner": _h_version,
     "non_default_args": _h_non_default,
     "namespace_args": _h_namespace,
     "engine_config": _h_engine_config,
     "command_line": _h_command,
-    "load_model_start": _h_load_model,
-    "weights_old": _h_weights,
-    "weights": _h_weights,
-    "v0_profile_064": _h_v0_profile_064,
-    "v0_can_use": _h_v0_can_use,
-    "v0_split": _h_v0_split,
-    "v0_blocks": _h_blocks,
-    "v1_blocks_07": _h_blocks,
-    "metrics_blocks": _h_blocks,
-    "available_kv": _h_available,
-    "kv_bytes_given": _h_available,
-    "kv_tokens": _h_tokens,
-    "concurrency": _h_concurrency,
-    "graph_capture": _h_capture,
-    "graph_estimate": _h_cg_estimate,
-    "graph_equivalent": _h_cg_equivalent,
-    "graph_actual": _h_cg_actual,
-    "summary_old": _h_summary_old,
-    "summary_new": _h_summary_new,
     "kv_in_use": _h_kv_in_use,
     "block_size": _h_block_size,
-    "override_blocks": _h_override,
-    "max_model_len": _h_max_model_len,
-    "chunked_prefill": _h_chunked,
     "backend_new": _h_backend_new,
     "backend_old": _h_backend_old,
     "mamba_padding": _h_mamba,
     "padding_layers": _h_padding_layers,
     "auto_fit": _h_autofit,
-    "err_fit": _h_err_fit,
-    "err_v0_max_seq": _h_err_v0,
-    "err_no_blocks": _h_no_blocks,
-    "err_autofit": _h_no_blocks,
-    "err_free_memory": _h_free_memory,
 })
 
 # Signatures that mean the engine got past KV-cache sizing (a start, if nothing fatal follows).
@@ -1454,8 +1365,9 @@ def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> Sta
             acc, openers = _Accumulator(), set()
             startups, first_line = startups + 1, number
         openers |= opened
-        acc.last_lines.append(message[:500])
-        if len(acc.last_lines) > 20:
+        kept = message[:KEPT_LINE_CHARS]
+        acc.last_lines.append(kept)
+        if len(acc.last_lines) > LAST_LINES_KEPT:
             del acc.last_lines[0]
         for sig, m in matched:
             groups = MappingProxyType(dict(m.groupdict()))
@@ -1466,37 +1378,43 @@ def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> Sta
                 acc.values.setdefault("_ranks", set()).add(rank)
             _apply_figure(acc, sig.name, groups)
             if sig.kind == ERROR and sig.fatal:
-                acc.error(message[:500])
+                acc.error(kept)
         lowered = message.lower()
         if not matched and looks_memory_related(message, lowered):
             acc.unrecognised_count += 1
-            _keep(acc.unrecognised, message[:500])
+            _keep(acc.unrecognised, kept)
         if len(acc.error_lines) < MAX_KEPT_LINES and (line.level in ("ERROR", "CRITICAL") or looks_like_error(message, lowered)):
-            acc.error_lines.append(message[:500])
+            acc.error_lines.append(kept)
     stats.lines = number
     stats.startups, stats.first_line = startups, first_line
     return _freeze(acc, stats)
 
 
-def parse_log(source: Source) -> StartupLog:
+def parse_log(source: Source, *, name: Optional[str] = None) -> StartupLog:
     """Parse a vLLM startup log from a path, bytes, a (binary or text) file object, or lines.
 
     Reads streaming, so a log of any size takes constant memory; binary garbage is
-    decoded with replacement characters and reported in `parse_warnings`.
+    decoded with replacement characters and reported in `parse_warnings`. A damaged gzip
+    file is an InputError naming it: `name`, else its path or stream name.
     """
     stats = _ReadStats()
-    return parse_lines(_open_lines(source, stats), stats)
+    return parse_lines(_open_lines(source, stats, name), stats)
 
 
-def require_log_text(log: StartupLog, name: str) -> StartupLog:
-    """The log, unless its file is empty or binary: then an InputError naming it and what is expected."""
-    expected = "a vLLM server's text output (plain, gzip, or UTF-16 with a byte-order mark)"
+def read_log(ref: str) -> StartupLog:
+    """The log a command line names: '-' is standard input, else a file that must exist; gzip and UTF-16 are read as
+    text. A missing, damaged gzip, empty or binary file is an InputError naming it as given."""
+    if ref == "-":
+        source, name = sys.stdin.buffer, "standard input"
+    else:
+        source, name = existing_file(ref, "LOGFILE", "pass the path of a vLLM log, or - to read standard input"), ref
+    log = parse_log(source, name=name)
     fix = "save the server's output, e.g. docker logs CONTAINER > vllm.log 2>&1"
     if not log.text_lines:
-        raise InputError("LOGFILE", f"{name} is empty; expected {expected}", fix)
+        raise InputError("LOGFILE", f"{name} is empty; expected {LOG_EXPECTED}", fix)
     if not log.hits and log.undecodable_lines * 2 >= log.text_lines:
         raise InputError("LOGFILE", f"{name} is binary, not text ({log.undecodable_lines} of {log.text_lines} lines are "
-                         f"not UTF-8); expected {expected}", fix)
+                         f"not UTF-8); expected {LOG_EXPECTED}", fix)
     return log
 
 

@@ -228,6 +228,12 @@ def parse_max_model_len(value) -> int | None:
     return number
 
 
+# the integer engine arguments kvplan reads from a log or a startup record, which human_int reads as vllm serve does
+# (max_model_len apart: parse_max_model_len also takes auto and -1)
+INT_ENGINE_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "block_size", "max_num_seqs", "max_num_batched_tokens",
+                   "max_loras", "max_lora_rank", "data_parallel_size")
+
+
 def human_int(value) -> int | None:
     """A whole number as vllm serve's integer flags read it (8k = 8,000, 8K = 8,192, not 8Ki; 4,096 and 4_096 too),
     None when it is not one. vLLM >= 0.11 parses every int engine argument (--max-num-batched-tokens,

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from kvplan.errors import InputError
-from kvplan.logs import StartupLog
-from kvplan.plan import human_int
+from kvplan.logs import StartupLog, as_int
+from kvplan.plan import INT_ENGINE_ARGS, human_int
 
 GIB = 1024 ** 3
 
@@ -95,23 +95,13 @@ def _gib(value) -> Optional[float]:
     return None if value is None else value / GIB
 
 
-def _observed_activation(log: StartupLog) -> Optional[float]:
-    return log.activation_peak_gib
-
-
-def _observed_cudagraph(log: StartupLog) -> Optional[float]:
-    if log.cudagraph_gib is not None:
-        return log.cudagraph_gib
-    return log.cudagraph_actual_gib
-
-
 def observed_terms(log: StartupLog) -> dict[str, Optional[float]]:
     """The measured terms of a startup, per rank, in GiB (None when the log does not print them)."""
     return {
         "weights_gib": log.weights_gib,
-        "activation_peak_gib": _observed_activation(log),
+        "activation_peak_gib": log.activation_peak_gib,
         "non_torch_gib": log.non_torch_gib,
-        "cudagraph_gib": _observed_cudagraph(log),
+        "cudagraph_gib": log.cudagraph_taken_gib,
         "kv_cache_gib": log.kv_cache_gib,
     }
 
@@ -152,7 +142,7 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
         TermRow("kv_cache_tokens", log.kv_cache_tokens, getattr(plan, "kv_cache_tokens", None), "tokens"),
         TermRow("max_concurrency", log.max_concurrency, getattr(plan, "max_concurrency", None), "x"),
         TermRow("block_size", log.block_size or log.arg("block_size"), getattr(plan, "block_size", None), "tokens"),
-        TermRow("max_model_len", log.max_model_len or _int(log.arg("max_model_len")) or log.concurrency_len,
+        TermRow("max_model_len", log.max_model_len or as_int(log.arg("max_model_len")) or log.concurrency_len,
                 getattr(args, "max_model_len", None), "tokens"),
     ]
     lens = rows[-1]
@@ -165,8 +155,6 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
         largest = largest_gap(rows)
         headline = headline_gap(rows, largest)
         plan_version = getattr(plan, "vllm_version", None)
-        if not log.vllm_version and not version_from_log_format(log):  # else plan_from_log's note says what identified it
-            notes.append(f"the log does not print its vLLM version; planned with vLLM {plan_version}'s rules (pass --vllm-version)")
         if log.vllm_version and plan_version and str(plan_version) != str(log.vllm_version):
             notes.append(f"the log is vLLM {log.vllm_version}; the plan used vLLM {plan_version}'s rules")
         if log.fits is not None and getattr(plan, "fits", None) is not None and bool(plan.fits) != bool(log.fits):
@@ -270,21 +258,11 @@ def _per_gib_ratio(row, pool) -> Optional[float]:
     return (row.observed / pool.observed) / (row.predicted / pool.predicted)
 
 
-def _int(value) -> Optional[int]:
-    try:
-        return int(value) if value is not None and not isinstance(value, bool) else None
-    except (TypeError, ValueError):
-        return None
-
-
 # ---- plan arguments from the log ---------------------------------------------------------------------
 
 _FLAG_NAMES_FROM_LOG = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size",
                         "kv_cache_dtype", "max_num_seqs", "max_num_batched_tokens", "block_size", "enforce_eager",
                         "quantization", "dtype")
-
-
-_INT_FLAGS_FROM_LOG = ("tensor_parallel_size", "pipeline_parallel_size", "max_num_seqs", "max_num_batched_tokens", "block_size")
 
 
 # A release read for each era the log format alone identifies (vllm-memory-model.md §0), used
@@ -304,20 +282,21 @@ def version_from_log_format(log: StartupLog) -> Optional[tuple[str, str]]:
     return (found[0], found[2]) if found else None
 
 
+def _given_flags(flags) -> dict:
+    """The flags given (not None, not a switch left off): they override what the log states."""
+    return {k: v for k, v in flags.engine_kwargs().items() if v is not None and v is not False} if flags is not None else {}
+
+
 def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
     """`kvplan.fit` keyword arguments: the engine args the log states, overridden by the flags given."""
     kwargs: dict[str, Any] = {}
     for name in _FLAG_NAMES_FROM_LOG:
-        value = log.arg(name)
-        if value is None and name == "max_model_len":
-            value = log.max_model_len
-        if value is None and name == "gpu_memory_utilization":
-            value = log.gpu_memory_utilization
+        value = log.arg_or_printed(name)
         if value is None or (name == "dtype" and value == "auto") or (name == "kv_cache_dtype" and value == "auto"):
             continue
         if name == "max_model_len":
             value = str(value)
-        elif name in _INT_FLAGS_FROM_LOG and human_int(value) is not None:
+        elif name in INT_ENGINE_ARGS and human_int(value) is not None:
             value = human_int(value)  # '--max-num-batched-tokens 8K' as vllm serve reads it
         kwargs[name] = value
     if "max_model_len" not in kwargs and log.concurrency_len:
@@ -330,11 +309,10 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
             kwargs["vllm_version"] = inferred[0]
     if log.total_gib:
         kwargs["gpu_gib"] = log.total_gib
-    if flags is not None:
-        given = {k: v for k, v in flags.engine_kwargs().items() if v is not None and v is not False}
-        if "gpu" in given or "gpu_gb" in given:
-            kwargs.pop("gpu_gib", None)
-        kwargs.update(given)
+    given = _given_flags(flags)
+    if "gpu" in given or "gpu_gb" in given:
+        kwargs.pop("gpu_gib", None)
+    kwargs.update(given)
     return kwargs
 
 
@@ -405,24 +383,18 @@ def local_model_names(model: str) -> Optional[list[str]]:
             return None
     except (OSError, ValueError):
         return None
+    from kvplan.errors import KvplanError
+    from kvplan.resolve import _read_json, local_model_id
+
     config = path / "config.json" if path.is_dir() else path
-    names: list[str] = []
-    try:
-        data = json.loads(config.read_text(encoding="utf-8-sig")) if config.is_file() else {}
-    except (OSError, ValueError):
+    try:  # read as `kvplan fit` reads it; one it cannot read names nothing (the plan then says why)
+        data = _read_json(config, "model") if config.is_file() else {}
+    except KvplanError:
         data = {}
-    if isinstance(data, dict):
-        for key in ("_name_or_path", "name_or_path", "id"):
-            value = data.get(key)
-            if isinstance(value, str) and value.strip():
-                names.append(value.strip())
-    if path.is_dir():
-        names.append(path.name)
-    elif path.name == "config.json":
-        names.append(path.parent.name)
-    else:
-        stem = path.name[:-len(".json")] if path.name.lower().endswith(".json") else path.stem
-        names.append(stem.replace("--", "/", 1) if "--" in stem else stem)
+    names = [value.strip() for value in (data.get(key) for key in ("_name_or_path", "name_or_path", "id"))
+             if isinstance(value, str) and value.strip()]
+    name = local_model_id(path)
+    names.append(name.replace("--", "/", 1) if path.is_file() and path.name != "config.json" else name)  # Org--Name.json
     return [n for n in dict.fromkeys(names) if not _generic_part(model_key(n))]
 
 
@@ -460,6 +432,25 @@ def check_model(log: StartupLog, model: str, *, force: bool = False, calibrate: 
             "difference between the two models"]
 
 
+# what a plan of a log needs and a log may not say, with the placeholder a pointer to `kvplan reconcile` writes: the GPU
+# (the budget needs its total) and, where worker ranks show, the parallel sizes
+UNSTATED_PLAN_FLAGS: Mapping[str, str] = {"--gpu": "NAME", "--tensor-parallel-size": "N"}
+
+
+def unstated_plan_flags(log: StartupLog, kwargs: Mapping[str, Any]) -> tuple[str, ...]:
+    """The flags of UNSTATED_PLAN_FLAGS a plan of `log` lacks, given `kwargs` (`plan_kwargs_from_log`: the log's
+    arguments and the flags given): --gpu where neither names the GPU or its total, --tensor-parallel-size where the
+    log shows worker ranks and neither states a parallel size. `plan_from_log` refuses on them (the GPU detected here
+    stands in for --gpu); `kvplan diagnose` names them in its pointer to `kvplan reconcile`."""
+    missing = []
+    if not {"gpu", "gpu_gib", "gpu_gb"} & set(kwargs):
+        missing.append("--gpu")
+    if (log.worker_ranks_seen or 1) > 1 and not {"tensor_parallel_size", "pipeline_parallel_size",
+                                                 "data_parallel_size"} & set(kwargs):
+        missing.append("--tensor-parallel-size")
+    return tuple(missing)
+
+
 def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: bool = True, fit=None):
     """The plan for `model` with the log's engine args (flags override). An argument read from
     the log that kvplan cannot model is dropped with a note rather than failing the run.
@@ -467,17 +458,18 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
     if fit is None:
         from kvplan.api import fit
     kwargs = plan_kwargs_from_log(log, flags)
-    if not log.vllm_version and "vllm_version" in kwargs and not (flags is not None and flags.vllm_version):
-        notes = [f"the log does not print its version; {version_from_log_format(log)[1]}, planned with vLLM {kwargs['vllm_version']}"]
-    else:
-        notes = []
-    ranks = log.worker_ranks_seen or 1
-    if ranks > 1 and not {"tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"} & set(kwargs):
+    version_unstated = not log.vllm_version and not (flags is not None and flags.vllm_version)
+    notes = []
+    if version_unstated and "vllm_version" in kwargs:
+        notes.append(f"the log does not print its version; {version_from_log_format(log)[1]}, planned with vLLM {kwargs['vllm_version']}")
+    missing = unstated_plan_flags(log, kwargs)
+    if "--tensor-parallel-size" in missing:
+        ranks = log.worker_ranks_seen
         raise InputError("--tensor-parallel-size", f"the log shows worker rank {ranks - 1}, so at least {ranks} ranks, but "
                          "states no tensor or pipeline parallel size (its 'non-default args' line is not in the text)",
                          f"pass the sizes the run used: --tensor-parallel-size N (and --pipeline-parallel-size M), "
                          f"N x M >= {ranks}")
-    if not {"gpu", "gpu_gib", "gpu_gb"} & set(kwargs):
+    if "--gpu" in missing:
         # the budget needs the GPU's total: the log printed neither it nor a total, so only this machine's own GPU
         # (NVML) stands in, with a note; kvplan does not plan a log of another machine on a default card
         from kvplan.resolve import detect_gpu
@@ -489,16 +481,20 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
                              "give the GPU the log came from: --gpu NAME (e.g. --gpu H100) or --gpu-gib N")
         notes.append(f"the log does not say which GPU it ran on: planned for {here.name}, the GPU detected here "
                      "(pass --gpu if the log came from another machine)")
-    given = {k for k, v in (flags.engine_kwargs().items() if flags is not None else ()) if v is not None and v is not False}
+    given = _given_flags(flags)
     for _ in range(len(kwargs) + 1):
         try:
-            return fit(model, site_calibration=site_calibration, **kwargs), notes
+            plan = fit(model, site_calibration=site_calibration, **kwargs)
         except InputError as exc:
             name = exc.field.lstrip("-").replace("-", "_")
             if name in kwargs and name not in given:
                 notes.append(f"the log's {name}={kwargs.pop(name)!r} was not usable ({exc.message}); planned with the default")
                 continue
             raise
+        if version_unstated and "vllm_version" not in kwargs:
+            notes.append(f"the log does not print its vLLM version; planned with vLLM {getattr(plan, 'vllm_version', None)}'s "
+                         "rules (pass --vllm-version)")
+        return plan, notes
     raise InputError("MODEL", "could not build a plan from the log's arguments", "pass the flags explicitly")
 
 

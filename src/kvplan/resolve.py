@@ -606,8 +606,7 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
         return _from_folder(path)
     if path.suffix == ".json" and path.is_file():
         config = _read_json(path, "model")
-        return normalize(config, model_id=path.stem if path.name != "config.json" else path.parent.name,
-                         source=str(path))
+        return normalize(config, model_id=local_model_id(path), source=str(path))
     if path.is_file():  # a file kvplan does not read: say what it is, not that it is missing
         what = ("a GGUF file: kvplan reads no GGUF metadata or tensor sizes, so it cannot size its quantized weights"
                 if path.suffix.lower() == ".gguf" else f"a {path.suffix or 'plain'} file, not a config.json")
@@ -659,6 +658,14 @@ def _from_catalog(entry: dict) -> ModelSpec:
         # vocab x hidden in the model dtype (quantizers leave it unquantized), which --runner pooling does not load
         spec = replace(spec, checkpoint=replace(ckpt, lm_head_bytes=spec.vocab_size * spec.hidden_size * spec.dtype_bytes))
     return spec
+
+
+def local_model_id(path: Path) -> str:
+    """The model id a local checkpoint folder or config file stands for: the folder's name (a config.json's folder),
+    else the file's stem."""
+    if path.is_dir() or path.name == "config.json":
+        return (path if path.is_dir() else path.parent).name
+    return path.stem
 
 
 def _read_json(path: Path, field_name: str) -> dict:
@@ -764,7 +771,7 @@ def _from_folder(folder: Path) -> ModelSpec:
     hfq = _read_json(quant_path, "hf_quant_config.json") if quant_path.is_file() else None
     modules_path = folder / "modules.json"
     pooling = modules_path.is_file() and has_pooling_module(_read_modules(modules_path))
-    spec = normalize(config, model_id=folder.name, source=str(folder), hf_quant_config=hfq, checkpoint=ckpt,
+    spec = normalize(config, model_id=local_model_id(folder), source=str(folder), hf_quant_config=hfq, checkpoint=ckpt,
                      sentence_transformers_pooling=pooling)
     return replace(spec, local_dir=str(folder.resolve()))
 

@@ -20,20 +20,21 @@ from pathlib import Path
 from typing import Iterable
 
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
-from kvplan.inputs import read_text
-from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, EngineArgs, Plan, human_int, parse_env, parse_max_model_len,
-                         plan)
+from kvplan.inputs import existing_file, read_text
+from kvplan.logs import RECORD_ARG_NAMES
+from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, EngineArgs, Plan, human_int, parse_env,
+                         parse_max_model_len, plan)
 from kvplan.resolve import (GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, model_catalog,
                             normalize, resolve_model)
 from kvplan.versions import NEWEST_KNOWN, parse_version, source_date
 from kvplan.weights import kv_dtype_bytes
 
 FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
-ARG_FIELDS = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size", "dtype",
-              "kv_cache_dtype", "quantization", "enforce_eager", "block_size", "max_num_seqs", "max_num_batched_tokens",
-              "enable_prefix_caching", "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank",
-              "fully_sharded_loras", "cpu_offload_gb", "limit_mm_per_prompt", "language_model_only", "entrypoint",
-              "data_parallel_size", "enable_expert_parallel", "enable_chunked_prefill", "env")
+# the record format's args (what `kvplan reconcile --record` writes from a log), then the flags kvplan reads beyond it
+ARG_FIELDS = RECORD_ARG_NAMES + (
+    "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "cpu_offload_gb",
+    "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "enable_expert_parallel",
+    "enable_chunked_prefill", "env")
 
 # --quantization names as records carry them -> what the weights are when the record's config
 # does not carry a quantization_config (a base-model config stood in for the quantized checkpoint).
@@ -76,9 +77,7 @@ class RecordResult:
 
 
 def load_records(path: str | Path) -> list[dict]:
-    p = Path(path)
-    if not p.is_file():
-        raise InputError("FILE", f"no such file: {path}", "give a JSONL file of startup records")
+    p = existing_file(path, "FILE", "give a JSONL file of startup records")
     # gzip, and UTF-16 with a byte-order mark (Windows PowerShell 5's `>`), are read; a UTF-8 byte-order mark is not content
     text = read_text(p, "startup records as JSON lines (docs/startup-record-format.md)",
                      "write the records as UTF-8 JSON lines (PowerShell: Out-File -Encoding utf8)")
@@ -183,27 +182,29 @@ def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
     return NEWEST_KNOWN, "newest"
 
 
+def _source_of(rec: dict) -> str:
+    """The document a record comes from: its source without a '#fragment'."""
+    return str(rec.get("source") or "").split("#")[0].strip()
+
+
 def sibling_versions(records: list[dict]) -> dict[str, tuple[str, int]]:
     """The version most startups from one source (a log file, a report, an issue) state or their log lines identify:
-    the same document's runs share a setup, so a run of it that states nothing is planned with that version."""
+    the same document's runs share a setup, so a run of it that states nothing is planned with that version.
+    `records` are cleaned (`clean_record`)."""
     from collections import Counter
 
     by_source: dict[str, Counter] = {}
     for rec in records:
-        source = str(rec.get("source") or "").split("#")[0].strip()
-        if not source or not isinstance(rec.get("observed"), dict):
+        source = _source_of(rec)
+        if not source:
             continue
         try:
-            version, basis = version_basis(clean_record(rec))
+            version, basis = version_basis(rec)
         except KvplanError:
             continue
         if basis in ("stated", "log format", "log format and issue date"):
             by_source.setdefault(source, Counter())[version] += 1
     return {src: c.most_common(1)[0] for src, c in by_source.items()}
-
-
-def _record_version(rec: dict, notes: list[str]) -> str:
-    return version_basis(rec, notes)[0]
 
 
 def _record_gpu(rec: dict) -> GPUSpec:
@@ -286,8 +287,6 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
 
 # ---- record values as other sources write them ("0.9", "4,096", "32k", 4096.0, "true") -> the types vLLM's flags take
 
-_INT_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "block_size", "max_num_seqs", "max_num_batched_tokens",
-             "max_loras", "max_lora_rank", "data_parallel_size")
 _BOOL_ARGS = ("enforce_eager", "enable_prefix_caching", "enable_lora", "fully_sharded_loras", "language_model_only",
               "enable_expert_parallel", "enable_chunked_prefill")
 _FLOAT_OBSERVED = ("weights_gib", "non_torch_gib", "activation_peak_gib", "cudagraph_gib", "kv_cache_gib", "max_concurrency")
@@ -367,7 +366,7 @@ def clean_record(rec: dict) -> dict:
     _check_fields(rec)
     out = dict(rec)
     args = {k: v for k, v in (rec.get("args") if isinstance(rec.get("args"), dict) else {}).items() if v is not None}
-    for k in _INT_ARGS:
+    for k in INT_ENGINE_ARGS:
         if k in args:
             args[k] = _as_int(args[k], f"args.{k}")
     if "max_model_len" in args:
@@ -415,7 +414,12 @@ def clean_record(rec: dict) -> dict:
 
 
 def predict_record(rec: dict, *, given_kv: bool = False) -> tuple[Plan, list[str]]:
-    rec = clean_record(rec)
+    """The plan of a startup record and the assumptions it took (the record is cleaned first)."""
+    return _plan_record(clean_record(rec), given_kv=given_kv)
+
+
+def _plan_record(rec: dict, *, given_kv: bool) -> tuple[Plan, list[str]]:
+    """`predict_record` of a record `clean_record` returned."""
     notes: list[str] = []
     version, how = version_basis(rec, notes)
     raw_args = {k: v for k, v in (rec.get("args") or {}).items() if k in ARG_FIELDS and v is not None}
@@ -462,12 +466,15 @@ def predict_record(rec: dict, *, given_kv: bool = False) -> tuple[Plan, list[str
                 raise
 
 
-def seed_predict(rec: dict) -> dict:
+def seed_predict(rec: dict, p: Plan | None = None) -> dict:
     """The seeds' arithmetic on a record: total GB x util - weights - 1 GB; all layers full attention.
 
-    Given the logged weights where the record has them (the fairest version of the seed's method).
+    Given the logged weights where the record has them (the fairest version of the seed's method). `p` is the
+    record's plan (`predict_record`) where the caller has it: the total, the arguments and the model shape come from it.
     """
-    p, _ = predict_record(rec)
+    if p is None:
+        rec = clean_record(rec)
+        p, _ = _plan_record(rec, given_kv=False)
     a = p.args
     total_gb = p.total_bytes / GB
     logged = rec["observed"].get("weights_gib")
@@ -527,20 +534,22 @@ def _refuse_negative_pool(p: Plan, raw_args: dict) -> None:
 def validate_records(records: Iterable[dict], *, given_kv: bool = False, progress=None) -> list[RecordResult]:
     results = []
     records = list(records)
-    siblings = sibling_versions(records)
-    for rec in records:
-        source = str(rec.get("source") or "").split("#")[0].strip() if isinstance(rec, dict) else ""
-        if source in siblings:
-            rec = dict(rec, _sibling_version=siblings[source])
+    cleaned = [_cleaned_or_error(rec) for rec in records]  # each record is cleaned and checked once, here
+    siblings = sibling_versions([c for c in cleaned if isinstance(c, dict)])
+    for rec, clean in zip(records, cleaned):
         model, gpu, observed = (rec.get(k) if isinstance(rec.get(k), dict) else {} for k in ("model", "gpu", "observed"))
         r = RecordResult(id=rec.get("id", "?"), label={"model": model.get("id"), "gpu": gpu.get("name"),
                                                          "vllm_version": rec.get("vllm_version")})
         r.observed = {k: v for k, v in observed.items() if v is not None}
         try:
+            if isinstance(clean, Exception):
+                raise clean
             raw_args = rec.get("args") if isinstance(rec.get("args"), dict) else {}
-            rec = clean_record(rec)
+            rec = clean
+            if _source_of(rec) in siblings:
+                rec = dict(rec, _sibling_version=siblings[_source_of(rec)])
             r.observed = {k: v for k, v in rec["observed"].items() if v is not None}
-            p, notes = predict_record(rec, given_kv=given_kv)
+            p, notes = _plan_record(rec, given_kv=given_kv)
             _refuse_negative_pool(p, raw_args)
             r.predicted = _predicted(p)
             r.assumptions = notes
@@ -552,7 +561,7 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
                 if e is not None:
                     r.error_pct[f] = e
             if not given_kv:
-                r.seed_predicted = seed_predict(rec)
+                r.seed_predicted = seed_predict(rec, p)
                 for f in FIGURES:
                     e = _pct(r.seed_predicted.get(f), r.observed.get(f))
                     if e is not None:
@@ -565,6 +574,14 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
         if progress:
             progress()
     return results
+
+
+def _cleaned_or_error(rec) -> dict | Exception:
+    """`clean_record(rec)`, or what it raised (the record's skip reason)."""
+    try:
+        return clean_record(rec)
+    except Exception as exc:  # noqa: BLE001 - reported per record by validate_records, as a crash of the planner is
+        return exc
 
 
 def _stats(values: list[float]) -> dict:

@@ -4,30 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from kvplan.cli import FitFlags, app, console, fit_options
-from kvplan.errors import InputError
-
-
-def open_log_source(logfile: str):
-    """The log to read: '-' is standard input (binary), else a file that must exist."""
-    if logfile == "-":
-        return sys.stdin.buffer
-    path = Path(logfile)
-    if not path.is_file():
-        raise InputError("LOGFILE", f"no such file: {logfile}", "pass the path of a vLLM log, or - to read standard input")
-    return path
-
-
-def read_log(logfile: str):
-    """The parsed log (gzip and UTF-16 read as text); an empty or binary file is an InputError naming it."""
-    from kvplan.logs import parse_log, require_log_text
-
-    return require_log_text(parse_log(open_log_source(logfile)), "standard input" if logfile == "-" else logfile)
 
 
 @app.command()
@@ -45,6 +26,7 @@ def diagnose(
     nothing is recognised, 2 on bad input.
     """
     from kvplan.diagnose import diagnose as run_diagnosis, sharpen_with_plan
+    from kvplan.logs import read_log
 
     result = run_diagnosis(read_log(logfile))
     if model:
@@ -89,9 +71,9 @@ def render_diagnosis(result) -> None:
         console.print("[bold]lines that look like errors:[/]")
         for line in result.error_lines:
             console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
-    elif not result.recognised and not result.started and log.last_lines:
+    elif result.last_lines:
         console.print("[bold]no line looks like an error; the log's last lines:[/]")
-        for line in log.last_lines[-5:]:
+        for line in result.last_lines:
             console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
     for note in result.notes:
         console.print(f"[dim]note:[/] {note}", highlight=False, soft_wrap=True)

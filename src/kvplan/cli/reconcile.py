@@ -26,9 +26,9 @@ def reconcile(
     flags: FitFlags,
 ) -> None:
     """Read every figure of a vLLM startup log and compare it with kvplan's plan."""
-    from kvplan.cli.diagnose import read_log
     from dataclasses import replace
 
+    from kvplan.logs import read_log
     from kvplan.reconcile import check_model, plan_from_log, reconcile as run_reconcile, store_site_calibration
 
     if calibrate and not model:
@@ -58,9 +58,7 @@ def reconcile(
     if json_output:
         out = result.to_dict()
         if plan is not None:  # what the comparison was made with, as the table's header says it
-            out["plan"] = {"model": plan.model.id, "gpu": plan.gpu.name, "gpu_total_gib": round(plan.gpu.total_gib, 2),
-                           "tensor_parallel_size": plan.args.tensor_parallel_size,
-                           "pipeline_parallel_size": plan.args.pipeline_parallel_size, "vllm_rules": plan.rules.version}
+            out["plan"] = _plan_header(plan)
         if stored is not None:
             out["calibration_stored"] = stored
         sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")
@@ -79,9 +77,9 @@ def render_reconciliation(result, plan=None) -> None:
     console.print(f"[bold]{log.model or 'model not named in the log'}[/] · {version} · {state}", highlight=False)
     planned = plan is not None
     if planned:
-        a = plan.args
-        console.print(f"plan: {plan.model.id} on {plan.gpu.name} ({plan.gpu.total_gib:.2f} GiB), TP {a.tensor_parallel_size}"
-                      f" · PP {a.pipeline_parallel_size}, vLLM {plan.rules.version} rules", highlight=False)
+        h = _plan_header(plan)
+        console.print(f"plan: {h['model']} on {h['gpu']} ({h['gpu_total_gib']:.2f} GiB), TP {h['tensor_parallel_size']}"
+                      f" · PP {h['pipeline_parallel_size']}, vLLM {h['vllm_rules']} rules", highlight=False)
     table = Table(title="Startup, term by term (per rank)")
     table.add_column("term")
     table.add_column("log", justify="right")
@@ -114,6 +112,13 @@ def render_reconciliation(result, plan=None) -> None:
         console.print(f"[dim]unrecognised:[/] {line}", highlight=False, markup=True)
     for note in tuple(result.notes) + tuple(log.parse_warnings):
         console.print(f"[dim]note:[/] {note}", highlight=False)
+
+
+def _plan_header(plan) -> dict:
+    """What a comparison was made with: the model, the GPU and its total, the parallel sizes, the rules' release."""
+    return {"model": plan.model.id, "gpu": plan.gpu.name, "gpu_total_gib": round(plan.gpu.total_gib, 2),
+            "tensor_parallel_size": plan.args.tensor_parallel_size,
+            "pipeline_parallel_size": plan.args.pipeline_parallel_size, "vllm_rules": plan.rules.version}
 
 
 def _fmt(value, unit: str) -> str:
