@@ -342,10 +342,12 @@ def as_v0_engine(rules: VersionRules, why: str) -> VersionRules:
                                         "its V1 engine (EngineArgs._is_v1_supported_oracle)",))
 
 
-def _step(field: str, release: V):
+def _value_at(steps, at):
+    """The value a stepped table ([(first version, value), ...] in version order, or [(date, release), ...] in date
+    order) holds `at` a version (or date): that of the last step at or before it; None before the first step."""
     value = None
-    for first, v in _RULES[field]:
-        if release >= first:
+    for first, v in steps:
+        if at >= first:
             value = v
     return value
 
@@ -355,14 +357,19 @@ def rules_for(version: str | None = None) -> VersionRules:
     """The rules of `version` (default: the newest release kvplan knows)."""
     text = version or NEWEST_KNOWN
     release = parse_version(text)
-    notes: list[str] = []
-    newest = parse_version(NEWEST_KNOWN)
-    if release > newest:
-        notes.append(f"vLLM {text} is newer than the newest release kvplan has read: {NEWEST_KNOWN}'s rules are applied")
+    notes: list[str] = []  # (a release newer than NEWEST_KNOWN is a warning of the plan: newer_than_read)
     if release < parse_version(OLDEST_READ):
         notes.append(f"vLLM {text} is older than the oldest release kvplan has read ({OLDEST_READ}): the rules of its era as first read are applied")
-    values = {field: _step(field, release) for field in _RULES}
+    values = {field: _value_at(steps, release) for field, steps in _RULES.items()}
     return VersionRules(version=text, release=release, notes=tuple(notes), **values)
+
+
+def newer_than_read(rules: VersionRules) -> str | None:
+    """The warning for a release newer than every one kvplan read, whose rules are NEWEST_KNOWN's (None otherwise)."""
+    if rules.release <= parse_version(NEWEST_KNOWN):
+        return None
+    return (f"kvplan's rules stop at vLLM {NEWEST_KNOWN}; planned with {NEWEST_KNOWN}'s rules (vLLM {rules.version} "
+            "is newer: what changed since is not modelled)")
 
 
 def wheel_cuda(vllm_version: str | None) -> str | None:
@@ -465,12 +472,7 @@ def issue_opened(number: int) -> date | None:
 
 def release_on(day: date) -> str | None:
     """The newest vLLM release published on or before `day` (None before the first dated one)."""
-    releases, _ = _dates()
-    current = None
-    for d, version in releases:
-        if d <= day:
-            current = version
-    return current
+    return _value_at(_dates()[0], day)
 
 
 def source_date(source: str | None) -> SourceDate | None:
@@ -620,30 +622,34 @@ QUANT_METHODS_READ: dict[V, tuple[str, ...]] = {
 }
 
 
+# vLLM's spelling of every method name above, by the name with "-" read as "_" (vLLM's own names mix the two:
+# "compressed-tensors", "auto-round", "gptq_marlin"; no two of them differ only there)
+_QUANT_SPELLING: dict[str, str] = {name.replace("-", "_"): name for names in (*QUANT_METHODS_READ.values(), QUANT_MIN_CAPABILITY)
+                                   for name in names}
+
+
+def canonical_quant(name: str) -> str:
+    """A --quantization value as vLLM spells it, whatever its case and "-"/"_" ('Compressed_Tensors' ->
+    'compressed-tensors'); a name vLLM never had, lower-cased."""
+    return _QUANT_SPELLING.get(name.lower().replace("-", "_"), name.lower())
+
+
 def quantization_methods(version: str) -> frozenset[str] | None:
     """The --quantization values vLLM `version` accepts, as far as kvplan has read: the list of the release read at
     or before it, with the list of the next release read (a release between two reads accepts a name either has);
     None before the first release read (no list known, nothing refused)."""
     release = parse_version(version)
-    reads = sorted(QUANT_METHODS_READ)
-    before = [r for r in reads if r <= release]
-    if not before:
+    reads = sorted(QUANT_METHODS_READ.items())
+    at = _value_at(reads, release)
+    if at is None:
         return None
-    after = [r for r in reads if r > release]
-    return frozenset(QUANT_METHODS_READ[before[-1]] + (QUANT_METHODS_READ[after[0]] if after else ()))
+    after = [names for first, names in reads if first > release]
+    return frozenset(at + (after[0] if after else ()))
 
 
 def quant_min_capability(method: str | None, version: str) -> tuple[int, int] | None:
     """The compute capability vLLM `version` requires for quantization `method` (None: no gate known)."""
     if not method:
         return None
-    key = method.lower()
-    steps = QUANT_MIN_CAPABILITY.get("compressed-tensors" if key == "compressed_tensors" else key)
-    if not steps:
-        return None
-    release = parse_version(version)
-    value = None
-    for first, v in steps:
-        if release >= first:
-            value = v
+    value = _value_at(QUANT_MIN_CAPABILITY.get(canonical_quant(method), ()), parse_version(version))
     return None if value is None else divmod(value, 10)

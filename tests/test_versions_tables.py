@@ -1,0 +1,40 @@
+"""One fact, one place: the per-release tables, quantization names, the architecture registry and the GPU count."""
+
+from kvplan import api
+
+
+def test_a_quantization_name_gates_alike_however_it_is_spelled():
+    # kvplan accepts 'awq-marlin' for vLLM's awq_marlin (the name check reads '-' as '_'), so the capability gate must
+    # read it so too: awq_marlin needs cc 8.0 in 0.11 (versions.QUANT_MIN_CAPABILITY) and a T4 is 7.5
+    refusals = set()
+    for spelled in ("awq_marlin", "awq-marlin", "AWQ-Marlin"):
+        p = api.fit("Qwen/Qwen2.5-72B-Instruct-AWQ", "T4", quantization=spelled, vllm_version="0.11.0",
+                    max_model_len=4096, fixes=False)
+        refusals.add((p.failure, p.error))
+    assert len(refusals) == 1 and next(iter(refusals))[0] == "platform"
+
+
+def test_canonical_quant_keeps_vllms_own_spelling():
+    from kvplan.versions import QUANT_METHODS_READ, QUANT_MIN_CAPABILITY, canonical_quant, quant_min_capability
+
+    assert canonical_quant("Compressed_Tensors") == "compressed-tensors"
+    assert canonical_quant("GPTQ-Marlin") == "gptq_marlin"
+    assert canonical_quant("auto_round") == "auto-round"
+    assert canonical_quant("not-a-method") == "not-a-method"
+    # no two of vLLM's names differ only in '-' and '_', or the reading would be ambiguous
+    names = {n for names in QUANT_METHODS_READ.values() for n in names} | set(QUANT_MIN_CAPABILITY)
+    assert len({n.replace("-", "_") for n in names}) == len(names)
+    assert quant_min_capability("compressed_tensors", "0.11.0") == quant_min_capability("compressed-tensors", "0.11.0") == (7, 0)
+
+
+def test_a_release_newer_than_every_one_read_is_said_once():
+    from kvplan.versions import NEWEST_KNOWN
+
+    major, minor, _ = (int(x) for x in NEWEST_KNOWN.split("."))
+    newer = f"{major}.{minor + 7}.0"
+    p = api.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, vllm_version=newer, fixes=False)
+    said = [t for t in p.warnings + p.assumptions if f"vLLM {newer} is newer" in t]
+    assert len(said) == 1 and said[0] in p.warnings
+    # the seed's arithmetic has no warnings: it is among the assumptions there
+    simple = api.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, vllm_version=newer, overhead_gb=2, fixes=False)
+    assert sum(f"vLLM {newer} is newer" in t for t in simple.assumptions) == 1
