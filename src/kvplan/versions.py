@@ -443,18 +443,19 @@ class SourceDate:
         return f"vLLM issue #{self.number}, opened about {self.day.isoformat()}, when the newest release was {self.release}"
 
 
-@lru_cache(maxsize=1)
-def _date_data() -> dict:
+@lru_cache(maxsize=None)
+def _data_file(name: str) -> dict:
+    """One of kvplan's data files (src/kvplan/data), read once."""
     import json
     from importlib import resources
 
-    return json.loads(resources.files("kvplan.data").joinpath("vllm_release_dates.json").read_text())
+    return json.loads(resources.files("kvplan.data").joinpath(name).read_text())
 
 
 @lru_cache(maxsize=1)
 def _dates() -> tuple[tuple[tuple[date, str], ...], tuple[tuple[int, date], ...]]:
     """(release dates, issue-number anchors) from data/vllm_release_dates.json, each with its public source."""
-    data = _date_data()
+    data = _data_file("vllm_release_dates.json")
     releases = sorted((date.fromisoformat(r["date"]), r["version"]) for r in data["releases"] if r.get("kind", "exact") == "exact")
     anchors = sorted((int(a["number"]), date.fromisoformat(a["date"])) for a in data["issue_anchors"])
     return tuple(releases), tuple(anchors)
@@ -481,7 +482,7 @@ def source_date(source: str | None) -> SourceDate | None:
     if it names neither."""
     m = _VLLM_REFERENCE.search(source or "")
     if not m:
-        for anchor in _date_data().get("source_anchors", []):
+        for anchor in _data_file("vllm_release_dates.json").get("source_anchors", []):
             if (source or "").startswith(anchor["url_prefix"]):
                 day = date.fromisoformat(anchor["date"])
                 release = release_on(day)
@@ -496,14 +497,10 @@ def source_date(source: str | None) -> SourceDate | None:
 # --------------------------------------------------------------------------- architectures each release registers
 
 
-@lru_cache(maxsize=1)
 def architecture_table() -> dict:
     """data/architectures.json: per architecture, the releases whose vllm/model_executor/models/registry.py registers
     it, read from the wheels listed in its "source" (tools/build_architectures.py)."""
-    import json
-    from importlib import resources
-
-    return json.loads(resources.files("kvplan.data").joinpath("architectures.json").read_text())
+    return _data_file("architectures.json")
 
 
 def _registered(row: dict, release: V) -> bool:
@@ -521,9 +518,14 @@ def _registered(row: dict, release: V) -> bool:
 def architecture_refusal(architectures, release: V) -> tuple[str, str, str] | None:
     """("unknown", warning, "") for architectures the table lacks (or none given); ("unsupported", vLLM's error, the
     release that registers it) when no listed architecture is registered in `release`; None when one is. vLLM's texts: registry.py
-    _raise_for_unsupported (0.33.0; the "are not supported for now" wording since 0.6)."""
+    _raise_for_unsupported (0.33.0; the "are not supported for now" wording since 0.6). Worked out once per
+    (architectures, release): a plan, its fixes and its uncertainty band all ask."""
+    return _architecture_refusal(tuple(architectures or ()), release)
+
+
+@lru_cache(maxsize=256)
+def _architecture_refusal(archs: tuple[str, ...], release: V) -> tuple[str, str, str] | None:
     rows = architecture_table()["architectures"]
-    archs = list(architectures or ())
     known = [a for a in archs if a in rows]
     if not known:
         what = f"architecture {', '.join(archs)}" if archs else "no architectures entry in the config"
@@ -540,7 +542,7 @@ def architecture_refusal(architectures, release: V) -> tuple[str, str, str] | No
         return ("unsupported", f"Model architecture {arch} was supported in vLLM until v{until}, and is not supported "
                                "anymore. Please use an older version of vLLM if you want to use this model architecture.",
                 until)
-    text = f"Model architectures {archs!r} are not supported for now. Supported architectures: dict_keys([...])"
+    text = f"Model architectures {list(archs)!r} are not supported for now. Supported architectures: dict_keys([...])"
     if row.get("missing_before") and release <= parse_version(row["missing_before"]):
         return "unsupported", text, row["first_read"]
     return "unsupported", text, row["last_read"]
