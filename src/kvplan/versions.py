@@ -583,8 +583,14 @@ def serve_entrypoint(version: str) -> tuple[tuple[str, ...], bool]:
 
 
 def check_serve_flags(names, version: str) -> None:
-    """InputError naming the first flag of `names` that vLLM `version` does not have (SERVE_FLAG_SINCE)."""
+    """InputError naming the first flag of `names` that vLLM `version` does not have (SERVE_FLAG_SINCE), or the
+    version when it is older than every wheel read."""
     release = parse_version(version)
+    if release < OLDEST_FLAGS_READ:  # "first in 0.4.2" there means "in the oldest wheel read": not known to be missing
+        oldest = ".".join(map(str, OLDEST_FLAGS_READ))
+        raise InputError("--vllm-version", f"vLLM {version} is older than the oldest release whose flags kvplan read "
+                         f"({oldest}), so the launch command cannot be checked against it",
+                         f"use --vllm-version {oldest} or later")
     for name in names:
         first = SERVE_FLAG_SINCE.get(name)
         if first is not None and release < first:
