@@ -38,3 +38,20 @@ def test_a_release_newer_than_every_one_read_is_said_once():
     # the seed's arithmetic has no warnings: it is among the assumptions there
     simple = api.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, vllm_version=newer, overhead_gb=2, fixes=False)
     assert sum(f"vLLM {newer} is newer" in t for t in simple.assumptions) == 1
+
+
+def test_every_engine_arg_is_checked_by_the_type_the_dataclass_declares():
+    # api's type checks come from EngineArgs' annotations: a field added there is checked without a second list
+    import pytest
+    from dataclasses import fields
+
+    from kvplan.errors import InputError
+    from kvplan.plan import EngineArgs
+
+    wrong = {"bool": "yes", "bool | None": "yes", "int | None": "many", "float | None": "lots", "str | None": 5}
+    checked = [f for f in fields(EngineArgs) if f.type in wrong]
+    assert len(checked) >= 25
+    for f in checked:
+        with pytest.raises(InputError) as exc:
+            api.engine_args(**{f.name: wrong[f.type]})
+        assert exc.value.field in (f.name, "--" + f.name.replace("_", "-"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import difflib
-from dataclasses import replace
+from dataclasses import fields, replace
 
 from kvplan.errors import InputError
 from kvplan.plan import EngineArgs, Fix, Plan, human_int, parse_env, parse_max_model_len, plan
@@ -16,12 +16,18 @@ _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__)
 
 
 _FIT_KEYWORDS = {"gpu_gib", "gpu_gb", "revision", "fixes", "detect_gpu", "site_calibration"}
-_BOOL_FIELDS = {"enforce_eager", "enable_prefix_caching", "enable_chunked_prefill", "enable_expert_parallel",
-                "allow_long_max_model_len", "enable_lora", "fully_sharded_loras", "language_model_only"}
-_INT_FIELDS = {"tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_num_seqs",
-               "max_num_batched_tokens", "block_size", "num_gpus", "kv_cache_memory_bytes", "max_loras", "max_lora_rank"}
-_FLOAT_FIELDS = {"gpu_memory_utilization", "cpu_offload_gb", "overhead_gb"}
-_STR_FIELDS = {"kv_cache_dtype", "dtype", "quantization", "mamba_ssm_cache_dtype", "vllm_version", "runner", "entrypoint"}
+
+
+def _fields_typed(*annotations: str) -> frozenset[str]:
+    """The EngineArgs fields declared with one of `annotations` (as written in the class: "int | None")."""
+    return frozenset(f.name for f in fields(EngineArgs) if f.type in annotations)
+
+
+_BOOL_FIELDS = _fields_typed("bool", "bool | None")
+_INT_FIELDS = _fields_typed("int | None") - {"max_model_len"}  # a length, read by parse_max_model_len ('32k', 'auto')
+_FLOAT_FIELDS = _fields_typed("float | None")
+_STR_FIELDS = _fields_typed("str | None")
+_NEVER_NONE = _fields_typed("bool")  # the "bool | None" fields take None: the release's default
 
 
 def _unknown_keyword(name: str) -> InputError:
@@ -34,7 +40,7 @@ def _checked(name: str, value):
     """One engine argument as the Python API takes it: its own type, or a string as vllm serve's command line reads
     it (ints as human_int reads them: '8k', '8K'; floats such as '0.9'). Booleans must be bool."""
     if value is None:
-        if name in _BOOL_FIELDS and name not in ("enable_prefix_caching", "enable_chunked_prefill"):
+        if name in _NEVER_NONE:
             raise InputError(name, "must be True or False, got None", f"e.g. {name}=True")
         return None
     if name in _BOOL_FIELDS:
