@@ -55,3 +55,19 @@ def test_every_engine_arg_is_checked_by_the_type_the_dataclass_declares():
         with pytest.raises(InputError) as exc:
             api.engine_args(**{f.name: wrong[f.type]})
         assert exc.value.field in (f.name, "--" + f.name.replace("_", "-"))
+
+
+def test_the_gpu_count_warning_counts_every_rank_and_its_advice_plans_them_all():
+    # '8x H100' with PP 2 (or DP 2): vLLM occupies TP x PP x DP GPUs (Plan.gpus_used), so the TP that uses all 8 is 4;
+    # the advice must lead to a plan of 8 GPUs, not to one the --num-gpus check refuses
+    import re
+
+    for extra in ({"pipeline_parallel_size": 2}, {"data_parallel_size": 2}, {"tensor_parallel_size": 2, "data_parallel_size": 2}):
+        p = api.fit("Qwen/Qwen3-8B", "8x H100", max_model_len=4096, fixes=False, **extra)
+        warning = next(w for w in p.warnings if "names 8 GPUs" in w)
+        assert f"vLLM uses {p.gpus_used} " in warning
+        tp = int(re.search(r"--tensor-parallel-size (\d+)", warning).group(1))
+        q = api.fit("Qwen/Qwen3-8B", "8x H100", max_model_len=4096, fixes=False, **dict(extra, tensor_parallel_size=tp))
+        assert q.gpus_used == 8 and not any("names 8 GPUs" in w for w in q.warnings)
+    # and the note on the count names every factor of the ranks
+    assert any("--data-parallel-size" in a for a in p.assumptions if "8 x NVIDIA H100" in a)

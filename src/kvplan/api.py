@@ -115,11 +115,14 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
     choices = tuple(n for n in notes if isinstance(n, ChoiceNote))
     if choices:
         p = replace(p, warnings=p.warnings + choices)
-    ranks = p.args.tensor_parallel_size * p.args.pipeline_parallel_size * (p.args.data_parallel_size or 1)
-    if named_count and named_count > ranks:
-        p = replace(p, warnings=p.warnings + (
-            f"{gpu!r} names {named_count} GPUs, but vLLM uses {ranks} (TP {p.args.tensor_parallel_size} x PP "
-            f"{p.args.pipeline_parallel_size}): give --tensor-parallel-size {named_count} to plan them all",))
+    if named_count and named_count > p.gpus_used:
+        a = p.args
+        others = p.gpus_used // a.tensor_parallel_size  # pipeline stages x data-parallel engines
+        used = f"TP {a.tensor_parallel_size} x PP {a.pipeline_parallel_size}" + (f" x DP {p.engines}" if p.engines > 1 else "")
+        fix = (f"give --tensor-parallel-size {named_count // others}" if named_count % others == 0 else
+               f"give parallel sizes whose product (TP x PP x DP) is {named_count}")
+        p = replace(p, warnings=p.warnings + (f"{gpu!r} names {named_count} GPUs, but vLLM uses {p.gpus_used} ({used}): "
+                                              f"{fix} to plan them all",))
     if fixes and p.mode == "vllm":
         p = p.with_fixes(compute_fixes(p, gpus_available=flags.get("num_gpus")))
     return p
@@ -246,7 +249,6 @@ def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> Fix | None:
     from kvplan.plan import accepted_tp_sizes
 
     a = p.args
-    others = a.pipeline_parallel_size * (a.data_parallel_size or 1)
     sizes = [t for t in accepted_tp_sizes(p.model) if t > a.tensor_parallel_size]
     last = None
     for tp in sizes:
@@ -256,7 +258,7 @@ def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> Fix | None:
         last = (tp, q)
         if not q.fits:
             continue
-        need = tp * others
+        need = q.gpus_used
         flags: dict = {"tensor_parallel_size": tp}
         where = f" on {need} x {p.gpu.name}"
         if gpus_available and need > gpus_available:
@@ -266,7 +268,7 @@ def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> Fix | None:
     if last is None:
         return None
     tp, q = last  # none of them starts: the largest accepted, to show how far it is
-    return Fix(f"tensor parallel {tp}", {"tensor_parallel_size": tp}, _effect(q) + f" on {tp * others} x {p.gpu.name}", False)
+    return Fix(f"tensor parallel {tp}", {"tensor_parallel_size": tp}, _effect(q) + f" on {q.gpus_used} x {p.gpu.name}", False)
 
 
 def _effect(q: Plan | None) -> str:

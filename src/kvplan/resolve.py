@@ -262,7 +262,7 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
             if count:
                 notes.append(f"{given.strip()!r}: {count.group(1)} x {chosen.name} available (--num-gpus "
                              f"{count.group(1)}); the ranks vLLM uses are still --tensor-parallel-size x "
-                             "--pipeline-parallel-size")
+                             "--pipeline-parallel-size x --data-parallel-size")
             return chosen, notes
     names = list(dict.fromkeys([g.name for g in catalog] + [a for g in catalog for a in g.aliases]))  # 'V100' is two cards' alias
     near = difflib.get_close_matches(bare, names, n=3, cutoff=0.4)
