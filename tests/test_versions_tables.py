@@ -71,3 +71,11 @@ def test_the_gpu_count_warning_counts_every_rank_and_its_advice_plans_them_all()
         assert q.gpus_used == 8 and not any("names 8 GPUs" in w for w in q.warnings)
     # and the note on the count names every factor of the ranks
     assert any("--data-parallel-size" in a for a in p.assumptions if "8 x NVIDIA H100" in a)
+
+
+def test_a_count_in_the_gpu_name_is_said_with_a_custom_size_too():
+    # '2x L40S' with --gpu-gib: the count still sets --num-gpus 2 (api.fit), so the note that says so stays
+    p = api.fit("Qwen/Qwen3-8B", "2x L40S", gpu_gib=40, max_model_len=4096, fixes=False)
+    assert p.args.num_gpus == 2 and any("--num-gpus 2" in a for a in p.assumptions)
+    a100 = api.fit("Qwen/Qwen3-8B", "A100", gpu_gib=40, max_model_len=4096, fixes=False)
+    assert not any("variant clouds rent most" in t for t in a100.assumptions + a100.warnings)  # the size is given

@@ -175,7 +175,9 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
             raise InputError(flag, f"GPU memory must be a positive finite number, got {size}",
                              f"e.g. {flag} {'23.58' if gib is not None else '24'}")
         total = int(round(gib * GIB)) if gib is not None else int(round(gb * GB))
-        base = resolve_gpu(ref, detect=False)[0] if ref else None
+        # the card named supplies what the size does not; its count ('2x L40S') still stands, its variant choice not
+        base, base_notes = resolve_gpu(ref, detect=False) if ref else (None, [])
+        notes += [n for n in base_notes if not isinstance(n, ChoiceNote)]
         label = f"{gib:g} GiB" if gib is not None else f"{gb:g} GB"
         spec = GPUSpec(
             id="custom", name=(f"{base.name} ({label})" if base else f"custom {label} GPU"), total_bytes=total,
