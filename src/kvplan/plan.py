@@ -30,6 +30,7 @@ from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_byte
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
 MODEL_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
+_DTYPE_ALIASES = {"half": "float16", "float": "float32"}  # vLLM's --dtype short names
 MAMBA_DTYPES = ("auto", "float32", "float16", "bfloat16")
 DEFAULT_BLOCK_SIZE = 16  # CacheConfig.DEFAULT_BLOCK_SIZE (section 2.4)
 AUTO_FIT = -1  # --max-model-len -1 (section 4, "Auto-fit")
@@ -162,7 +163,7 @@ def v1_fallback(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Version
         return "--cpu-offload-gb"
     if rules.v0_for_pipeline_parallel and (args.pipeline_parallel_size or 1) > 1:
         return "PP"
-    if rules.v0_for_float32 and (args.dtype or "").lower() in ("float32", "float"):
+    if rules.v0_for_float32 and _DTYPE_ALIASES.get(args.dtype, args.dtype) == "float32":
         return "--dtype torch.float32"
     quant = canonical_quant(args.quantization or (model.quant.method if model.quant else ""))
     if quant in rules.v0_for_quantization:
@@ -570,7 +571,7 @@ def _resolve_dtype(model: ModelSpec, gpu: GPUSpec, given: str | None, notes: lis
     """vLLM's --dtype auto: the checkpoint dtype; fp32 checkpoints run in bf16/fp16; bf16 needs cc >= 8.0."""
     given = given or "auto"
     if given != "auto":
-        return {"half": "float16", "float": "float32"}.get(given, given)
+        return _DTYPE_ALIASES.get(given, given)
     dt = model.dtype
     if dt == "float32":
         dt = "bfloat16"
