@@ -357,10 +357,18 @@ def test_the_requested_fraction_is_of_cudas_total_as_vllm_takes_it():
     assert by_check(pf.run_checks(f, req(gpu_memory_utilization=0.93)), "gpu memory").status == "fail"
 
 
-def test_a_driver_without_nvmls_reserved_figure_keeps_nvmls_total():
+def test_a_driver_without_nvmls_reserved_figure_checks_the_total_the_plan_takes():
+    # no reserve figure: the memory check takes the CUDA total a plan on this machine takes (resolve.machine_gpu: the
+    # catalog's H200, 139.80 GiB), not NVML's 140.40 GiB, which holds the driver's reserve vLLM never sees. 129.0 GiB
+    # free: 0.92 x 139.80 = 128.62 GiB starts (0.92 x 140.40 = 129.17 would refuse what the plan says starts)
+    from kvplan.resolve import machine_gpu
+
     old = {k: v for k, v in H200_NVML.items() if k != "reserved"}
-    f = facts(nvml=fake_nvml([{**old, "used": 0}]), smi=None)
-    assert f.gpus[0].memory_reserved_bytes is None and f.gpus[0].cuda_total_bytes == H200_NVML["total"]
+    f = facts(nvml=fake_nvml([{**old, "used": H200_NVML["total"] - int(129.0 * GIB)}]), smi=None)
+    g = f.gpus[0]
+    assert g.memory_reserved_bytes is None
+    assert g.cuda_total_bytes == machine_gpu(g.name, g.memory_total_bytes, g.compute_capability).total_bytes < H200_NVML["total"]
+    assert by_check(pf.run_checks(f, req(gpu_memory_utilization=0.92)), "gpu memory").status == "pass"
     assert "140.4 GiB, cc 9.0" in by_check(pf.run_checks(f, req()), "gpu").message
 
 

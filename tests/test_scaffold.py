@@ -600,6 +600,15 @@ def test_scaffold_refuses_a_flag_the_vllm_version_does_not_have(version, args, f
     spec_from_plan(_standin(first, **args))  # the first release that has it takes it
 
 
+def test_scaffold_before_the_oldest_wheel_read_does_not_claim_a_flag_is_missing():
+    # SERVE_FLAG_SINCE's (0, 4, 2) means "in the oldest wheel read" (versions.OLDEST_FLAGS_READ), not "new in 0.4.2":
+    # for 0.4.0 nothing says --revision is missing, so the refusal names the version, not a flag
+    with pytest.raises(InputError) as exc:
+        spec_from_plan(_standin("0.4.0"))
+    assert exc.value.field == "--vllm-version" and "has no" not in str(exc.value) and "0.4.2" in str(exc.value)
+    spec_from_plan(_standin("0.4.2"))
+
+
 def test_an_empty_hf_token_is_never_exported(tmp_path):
     public = spec_from_plan(standin_plan(gated=False))
     write_files(tmp_path, render_files(public))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import difflib
-from dataclasses import replace
+from dataclasses import fields, replace
 
 from kvplan.errors import InputError
 from kvplan.plan import EngineArgs, Fix, Plan, human_int, parse_env, parse_max_model_len, plan
@@ -16,12 +16,18 @@ _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__)
 
 
 _FIT_KEYWORDS = {"gpu_gib", "gpu_gb", "revision", "fixes", "detect_gpu", "site_calibration"}
-_BOOL_FIELDS = {"enforce_eager", "enable_prefix_caching", "enable_chunked_prefill", "enable_expert_parallel",
-                "allow_long_max_model_len", "enable_lora", "fully_sharded_loras", "language_model_only"}
-_INT_FIELDS = {"tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_num_seqs",
-               "max_num_batched_tokens", "block_size", "num_gpus", "kv_cache_memory_bytes", "max_loras", "max_lora_rank"}
-_FLOAT_FIELDS = {"gpu_memory_utilization", "cpu_offload_gb", "overhead_gb"}
-_STR_FIELDS = {"kv_cache_dtype", "dtype", "quantization", "mamba_ssm_cache_dtype", "vllm_version", "runner", "entrypoint"}
+
+
+def _fields_typed(*annotations: str) -> frozenset[str]:
+    """The EngineArgs fields declared with one of `annotations` (as written in the class: "int | None")."""
+    return frozenset(f.name for f in fields(EngineArgs) if f.type in annotations)
+
+
+_BOOL_FIELDS = _fields_typed("bool", "bool | None")
+_INT_FIELDS = _fields_typed("int | None") - {"max_model_len"}  # a length, read by parse_max_model_len ('32k', 'auto')
+_FLOAT_FIELDS = _fields_typed("float | None")
+_STR_FIELDS = _fields_typed("str | None")
+_NEVER_NONE = _fields_typed("bool")  # the "bool | None" fields take None: the release's default
 
 
 def _unknown_keyword(name: str) -> InputError:
@@ -34,7 +40,7 @@ def _checked(name: str, value):
     """One engine argument as the Python API takes it: its own type, or a string as vllm serve's command line reads
     it (ints as human_int reads them: '8k', '8K'; floats such as '0.9'). Booleans must be bool."""
     if value is None:
-        if name in _BOOL_FIELDS and name not in ("enable_prefix_caching", "enable_chunked_prefill"):
+        if name in _NEVER_NONE:
             raise InputError(name, "must be True or False, got None", f"e.g. {name}=True")
         return None
     if name in _BOOL_FIELDS:
@@ -109,11 +115,14 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
     choices = tuple(n for n in notes if isinstance(n, ChoiceNote))
     if choices:
         p = replace(p, warnings=p.warnings + choices)
-    ranks = p.args.tensor_parallel_size * p.args.pipeline_parallel_size * (p.args.data_parallel_size or 1)
-    if named_count and named_count > ranks:
-        p = replace(p, warnings=p.warnings + (
-            f"{gpu!r} names {named_count} GPUs, but vLLM uses {ranks} (TP {p.args.tensor_parallel_size} x PP "
-            f"{p.args.pipeline_parallel_size}): give --tensor-parallel-size {named_count} to plan them all",))
+    if named_count and named_count > p.gpus_used:
+        a = p.args
+        others = p.gpus_used // a.tensor_parallel_size  # pipeline stages x data-parallel engines
+        used = f"TP {a.tensor_parallel_size} x PP {a.pipeline_parallel_size}" + (f" x DP {p.engines}" if p.engines > 1 else "")
+        fix = (f"give --tensor-parallel-size {named_count // others}" if named_count % others == 0 else
+               f"give parallel sizes whose product (TP x PP x DP) is {named_count}")
+        p = replace(p, warnings=p.warnings + (f"{gpu!r} names {named_count} GPUs, but vLLM uses {p.gpus_used} ({used}): "
+                                              f"{fix} to plan them all",))
     if fixes and p.mode == "vllm":
         p = p.with_fixes(compute_fixes(p, gpus_available=flags.get("num_gpus")))
     return p
@@ -240,7 +249,6 @@ def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> Fix | None:
     from kvplan.plan import accepted_tp_sizes
 
     a = p.args
-    others = a.pipeline_parallel_size * (a.data_parallel_size or 1)
     sizes = [t for t in accepted_tp_sizes(p.model) if t > a.tensor_parallel_size]
     last = None
     for tp in sizes:
@@ -250,7 +258,7 @@ def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> Fix | None:
         last = (tp, q)
         if not q.fits:
             continue
-        need = tp * others
+        need = q.gpus_used
         flags: dict = {"tensor_parallel_size": tp}
         where = f" on {need} x {p.gpu.name}"
         if gpus_available and need > gpus_available:
@@ -260,7 +268,7 @@ def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> Fix | None:
     if last is None:
         return None
     tp, q = last  # none of them starts: the largest accepted, to show how far it is
-    return Fix(f"tensor parallel {tp}", {"tensor_parallel_size": tp}, _effect(q) + f" on {tp * others} x {p.gpu.name}", False)
+    return Fix(f"tensor parallel {tp}", {"tensor_parallel_size": tp}, _effect(q) + f" on {q.gpus_used} x {p.gpu.name}", False)
 
 
 def _effect(q: Plan | None) -> str:

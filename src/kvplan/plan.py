@@ -23,13 +23,14 @@ from typing import Iterable
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec
-from kvplan.versions import (INTEGRATED_MEMORY_CC, NEWEST_KNOWN, parse_version, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal, quantization_methods, as_v0_engine,
-                             batch_defaults, quant_min_capability, rules_for)
+from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal, quantization_methods, as_v0_engine,
+                             batch_defaults, canonical_quant, newer_than_read, quant_min_capability, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
                             vision_mlp_gated, weights_per_rank)
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
 MODEL_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
+_DTYPE_ALIASES = {"half": "float16", "float": "float32"}  # vLLM's --dtype short names
 MAMBA_DTYPES = ("auto", "float32", "float16", "bfloat16")
 DEFAULT_BLOCK_SIZE = 16  # CacheConfig.DEFAULT_BLOCK_SIZE (section 2.4)
 AUTO_FIT = -1  # --max-model-len -1 (section 4, "Auto-fit")
@@ -162,9 +163,9 @@ def v1_fallback(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Version
         return "--cpu-offload-gb"
     if rules.v0_for_pipeline_parallel and (args.pipeline_parallel_size or 1) > 1:
         return "PP"
-    if rules.v0_for_float32 and (args.dtype or "").lower() in ("float32", "float"):
+    if rules.v0_for_float32 and _DTYPE_ALIASES.get(args.dtype, args.dtype) == "float32":
         return "--dtype torch.float32"
-    quant = (args.quantization or (model.quant.method if model.quant else "") or "").lower()
+    quant = canonical_quant(args.quantization or (model.quant.method if model.quant else ""))
     if quant in rules.v0_for_quantization:
         return f"--quantization {quant}"
     if rules.v0_for_recurrent and any(l.kind == "recurrent" for l in model.layers):
@@ -578,7 +579,7 @@ def _resolve_dtype(model: ModelSpec, gpu: GPUSpec, given: str | None, notes: lis
     """vLLM's --dtype auto: the checkpoint dtype; fp32 checkpoints run in bf16/fp16; bf16 needs cc >= 8.0."""
     given = given or "auto"
     if given != "auto":
-        return {"half": "float16", "float": "float32"}.get(given, given)
+        return _DTYPE_ALIASES.get(given, given)
     dt = model.dtype
     if dt == "float32":
         dt = "bfloat16"
@@ -595,13 +596,12 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
     if not given:
         return q
     known = quantization_methods(version)
-    spelled = {m.replace("_", "-") for m in known or ()}
-    if known is not None and given.lower().replace("_", "-") not in spelled:
+    method = canonical_quant(given)
+    if known is not None and method not in known:
         raise InputError("--quantization", f"unknown quantization method {given!r} for vLLM {version} "
                          f"(known: {', '.join(sorted(known))})", "drop --quantization to use the checkpoint's own")
-    g = given.lower().replace("-", "_")
-    family = {"awq_marlin": "awq", "gptq_marlin": "gptq", "modelopt_fp4": "modelopt", "compressed_tensors": "compressed-tensors",
-              "fp8": "fp8", "bitsandbytes": "bitsandbytes", "mxfp4": "mxfp4", "auto_round": "auto_round"}.get(g, g)
+    # the QuantSpec.method (resolve.quant_from_config) of the checkpoints the method serves
+    family = {"awq_marlin": "awq", "gptq_marlin": "gptq", "modelopt_fp4": "modelopt", "auto-round": "auto_round"}.get(method, method)
     if q is not None:
         if family in (q.method, q.method.replace("-", "_")) or (family == "fp8" and "fp8" in q.scheme):
             return q
@@ -1624,12 +1624,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if model.is_pooling and resolved.runner_type != "pooling":
         resolved = replace(resolved, runner="pooling")  # resolved: vLLM's auto choice, made explicit
     notes = list(extra_assumptions) + list(rules.notes) + env_notes + notes + list(model.notes)
-    if resolved.overhead_gb is not None:
-        return _simple_plan(model, gpu, resolved, rules, notes)
-    warns: list[str] = []
-    if rules.release > parse_version(NEWEST_KNOWN):
-        warns.append(f"kvplan's rules stop at vLLM {NEWEST_KNOWN}; planned with {NEWEST_KNOWN}'s rules (vLLM {rules.version} "
-                     "is newer: what changed since is not modelled)")
+    beyond = newer_than_read(rules)
+    if resolved.overhead_gb is not None:  # the seed's arithmetic has no warnings: said among its assumptions
+        return _simple_plan(model, gpu, resolved, rules, notes + ([beyond] if beyond else []))
+    warns: list[str] = [beyond] if beyond else []
     if why_v0:  # vLLM's own warning (engine/arg_utils.py _raise_or_fallback)
         warns.append(f"{why_v0} is not supported by the V1 Engine. Falling back to V0.")
     tp, pp = resolved.tensor_parallel_size, resolved.pipeline_parallel_size
@@ -1847,7 +1845,7 @@ def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: Q
         return (f"Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your {gpu.name} GPU has compute "
                 f"capability {gpu.compute_capability}. You can use float16 instead by explicitly setting the `dtype` flag in CLI, "
                 f"for example: --dtype=half.")
-    method = given_quant.lower().replace("compressed_tensors", "compressed-tensors") if given_quant else vllm_quant_method(quant)
+    method = canonical_quant(given_quant) if given_quant else vllm_quant_method(quant)
     return quant_capability_error(method, gpu, rules.version)
 
 

@@ -66,8 +66,11 @@ class GPUInfo:
 
     @property
     def cuda_total_bytes(self) -> int:
-        """The total vLLM multiplies by --gpu-memory-utilization: NVML's less the driver's reserve, where read."""
-        return self.memory_total_bytes - (self.memory_reserved_bytes or 0)
+        """The total vLLM multiplies by --gpu-memory-utilization, as a plan on this machine takes it
+        (resolve.machine_gpu): NVML's less the driver's reserve where read, else the catalog's or an estimate."""
+        from kvplan.resolve import machine_gpu
+
+        return machine_gpu(self.name, self.memory_total_bytes, self.compute_capability, self.memory_reserved_bytes).total_bytes
 
     def label(self) -> str:
         size = (f"{_gib(self.cuda_total_bytes)} as CUDA reports it" if self.memory_reserved_bytes is not None

@@ -178,7 +178,9 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
             raise InputError(flag, f"GPU memory must be a positive finite number, got {size}",
                              f"e.g. {flag} {'23.58' if gib is not None else '24'}")
         total = int(round(gib * GIB)) if gib is not None else int(round(gb * GB))
-        base = resolve_gpu(ref, detect=False)[0] if ref else None
+        # the card named supplies what the size does not; its count ('2x L40S') still stands, its variant choice not
+        base, base_notes = resolve_gpu(ref, detect=False) if ref else (None, [])
+        notes += [n for n in base_notes if not isinstance(n, ChoiceNote)]
         label = f"{gib:g} GiB" if gib is not None else f"{gb:g} GB"
         spec = GPUSpec(
             id="custom", name=(f"{base.name} ({label})" if base else f"custom {label} GPU"), total_bytes=total,
@@ -265,7 +267,7 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
             if count:
                 notes.append(f"{given.strip()!r}: {count.group(1)} x {chosen.name} available (--num-gpus "
                              f"{count.group(1)}); the ranks vLLM uses are still --tensor-parallel-size x "
-                             "--pipeline-parallel-size")
+                             "--pipeline-parallel-size x --data-parallel-size")
             return chosen, notes
     names = list(dict.fromkeys([g.name for g in catalog] + [a for g in catalog for a in g.aliases]))  # 'V100' is two cards' alias
     near = difflib.get_close_matches(bare, names, n=3, cutoff=0.4)

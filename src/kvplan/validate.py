@@ -26,7 +26,7 @@ from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, En
                          parse_max_model_len, plan)
 from kvplan.resolve import (GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, model_catalog,
                             normalize, resolve_model)
-from kvplan.versions import NEWEST_KNOWN, parse_version, source_date
+from kvplan.versions import NEWEST_KNOWN, canonical_quant, parse_version, source_date
 from kvplan.weights import kv_dtype_bytes
 
 FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
@@ -42,7 +42,7 @@ _QUANT_FROM_FLAG = {
     "awq": QuantSpec("awq", 4, 128, "int4 w4a16 group 128 (from --quantization)"),
     "awq_marlin": QuantSpec("awq", 4, 128, "int4 w4a16 group 128 (from --quantization)"),
     "gptq": QuantSpec("gptq", 4, 128, "int4 w4a16 group 128 (from --quantization)"),
-    "auto_round": QuantSpec("auto_round", 4, 128, "int4 w4a16 group 128 (from --quantization)"),
+    "auto-round": QuantSpec("auto_round", 4, 128, "int4 w4a16 group 128 (from --quantization)"),
     "fp8": QuantSpec("fp8", 8, None, "fp8 (from --quantization)"),
     "modelopt": QuantSpec("modelopt", 4, 16, "nvfp4 (from --quantization)"),
     "mxfp4": QuantSpec("mxfp4", 4, 32, "mxfp4 (experts, from --quantization)", applies_to="experts"),
@@ -259,15 +259,15 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
     else:
         spec = normalize(config, model_id=m.get("id") or "record", source="record", hf_quant_config=m.get("quant_config"),
                          checkpoint=ckpt, autoconfig=True)
-    flag = (args.get("quantization") or "").lower().replace("-", "_")
+    flag = canonical_quant(args.get("quantization") or "")
     if flag == "none":
         flag, args = "", dict(args, quantization=None)
     if flag and spec.quant is None:
         q = None
-        if flag in ("compressed_tensors", "bitsandbytes", "torchao"):  # a pre-quantized checkpoint's name says its scheme
+        if flag in ("compressed-tensors", "bitsandbytes", "torchao"):  # a pre-quantized checkpoint's name says its scheme
             q = quant_from_name(m.get("id") or "")
             if q is not None:
-                q = replace(q, method=flag.replace("_", "-"), scheme=q.scheme.replace("compressed-tensors", flag.replace("_", "-")))
+                q = replace(q, method=flag, scheme=q.scheme.replace("compressed-tensors", flag))
         q = q or _QUANT_FROM_FLAG.get(flag)
         if q is None:
             raise InputError("args.quantization", f"{flag} without a quantization_config in the record's config",

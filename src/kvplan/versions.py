@@ -342,10 +342,12 @@ def as_v0_engine(rules: VersionRules, why: str) -> VersionRules:
                                         "its V1 engine (EngineArgs._is_v1_supported_oracle)",))
 
 
-def _step(field: str, release: V):
+def _value_at(steps, at):
+    """The value a stepped table ([(first version, value), ...] in version order, or [(date, release), ...] in date
+    order) holds `at` a version (or date): that of the last step at or before it; None before the first step."""
     value = None
-    for first, v in _RULES[field]:
-        if release >= first:
+    for first, v in steps:
+        if at >= first:
             value = v
     return value
 
@@ -355,14 +357,19 @@ def rules_for(version: str | None = None) -> VersionRules:
     """The rules of `version` (default: the newest release kvplan knows)."""
     text = version or NEWEST_KNOWN
     release = parse_version(text)
-    notes: list[str] = []
-    newest = parse_version(NEWEST_KNOWN)
-    if release > newest:
-        notes.append(f"vLLM {text} is newer than the newest release kvplan has read: {NEWEST_KNOWN}'s rules are applied")
+    notes: list[str] = []  # (a release newer than NEWEST_KNOWN is a warning of the plan: newer_than_read)
     if release < parse_version(OLDEST_READ):
         notes.append(f"vLLM {text} is older than the oldest release kvplan has read ({OLDEST_READ}): the rules of its era as first read are applied")
-    values = {field: _step(field, release) for field in _RULES}
+    values = {field: _value_at(steps, release) for field, steps in _RULES.items()}
     return VersionRules(version=text, release=release, notes=tuple(notes), **values)
+
+
+def newer_than_read(rules: VersionRules) -> str | None:
+    """The warning for a release newer than every one kvplan read, whose rules are NEWEST_KNOWN's (None otherwise)."""
+    if rules.release <= parse_version(NEWEST_KNOWN):
+        return None
+    return (f"kvplan's rules stop at vLLM {NEWEST_KNOWN}; planned with {NEWEST_KNOWN}'s rules (vLLM {rules.version} "
+            "is newer: what changed since is not modelled)")
 
 
 def wheel_cuda(vllm_version: str | None) -> str | None:
@@ -436,18 +443,19 @@ class SourceDate:
         return f"vLLM issue #{self.number}, opened about {self.day.isoformat()}, when the newest release was {self.release}"
 
 
-@lru_cache(maxsize=1)
-def _date_data() -> dict:
+@lru_cache(maxsize=None)
+def _data_file(name: str) -> dict:
+    """One of kvplan's data files (src/kvplan/data), read once."""
     import json
     from importlib import resources
 
-    return json.loads(resources.files("kvplan.data").joinpath("vllm_release_dates.json").read_text())
+    return json.loads(resources.files("kvplan.data").joinpath(name).read_text())
 
 
 @lru_cache(maxsize=1)
 def _dates() -> tuple[tuple[tuple[date, str], ...], tuple[tuple[int, date], ...]]:
     """(release dates, issue-number anchors) from data/vllm_release_dates.json, each with its public source."""
-    data = _date_data()
+    data = _data_file("vllm_release_dates.json")
     releases = sorted((date.fromisoformat(r["date"]), r["version"]) for r in data["releases"] if r.get("kind", "exact") == "exact")
     anchors = sorted((int(a["number"]), date.fromisoformat(a["date"])) for a in data["issue_anchors"])
     return tuple(releases), tuple(anchors)
@@ -465,12 +473,7 @@ def issue_opened(number: int) -> date | None:
 
 def release_on(day: date) -> str | None:
     """The newest vLLM release published on or before `day` (None before the first dated one)."""
-    releases, _ = _dates()
-    current = None
-    for d, version in releases:
-        if d <= day:
-            current = version
-    return current
+    return _value_at(_dates()[0], day)
 
 
 def source_date(source: str | None) -> SourceDate | None:
@@ -479,7 +482,7 @@ def source_date(source: str | None) -> SourceDate | None:
     if it names neither."""
     m = _VLLM_REFERENCE.search(source or "")
     if not m:
-        for anchor in _date_data().get("source_anchors", []):
+        for anchor in _data_file("vllm_release_dates.json").get("source_anchors", []):
             if (source or "").startswith(anchor["url_prefix"]):
                 day = date.fromisoformat(anchor["date"])
                 release = release_on(day)
@@ -494,14 +497,10 @@ def source_date(source: str | None) -> SourceDate | None:
 # --------------------------------------------------------------------------- architectures each release registers
 
 
-@lru_cache(maxsize=1)
 def architecture_table() -> dict:
     """data/architectures.json: per architecture, the releases whose vllm/model_executor/models/registry.py registers
     it, read from the wheels listed in its "source" (tools/build_architectures.py)."""
-    import json
-    from importlib import resources
-
-    return json.loads(resources.files("kvplan.data").joinpath("architectures.json").read_text())
+    return _data_file("architectures.json")
 
 
 def _registered(row: dict, release: V) -> bool:
@@ -519,9 +518,14 @@ def _registered(row: dict, release: V) -> bool:
 def architecture_refusal(architectures, release: V) -> tuple[str, str, str] | None:
     """("unknown", warning, "") for architectures the table lacks (or none given); ("unsupported", vLLM's error, the
     release that registers it) when no listed architecture is registered in `release`; None when one is. vLLM's texts: registry.py
-    _raise_for_unsupported (0.33.0; the "are not supported for now" wording since 0.6)."""
+    _raise_for_unsupported (0.33.0; the "are not supported for now" wording since 0.6). Worked out once per
+    (architectures, release): a plan, its fixes and its uncertainty band all ask."""
+    return _architecture_refusal(tuple(architectures or ()), release)
+
+
+@lru_cache(maxsize=256)
+def _architecture_refusal(archs: tuple[str, ...], release: V) -> tuple[str, str, str] | None:
     rows = architecture_table()["architectures"]
-    archs = list(architectures or ())
     known = [a for a in archs if a in rows]
     if not known:
         what = f"architecture {', '.join(archs)}" if archs else "no architectures entry in the config"
@@ -538,7 +542,7 @@ def architecture_refusal(architectures, release: V) -> tuple[str, str, str] | No
         return ("unsupported", f"Model architecture {arch} was supported in vLLM until v{until}, and is not supported "
                                "anymore. Please use an older version of vLLM if you want to use this model architecture.",
                 until)
-    text = f"Model architectures {archs!r} are not supported for now. Supported architectures: dict_keys([...])"
+    text = f"Model architectures {list(archs)!r} are not supported for now. Supported architectures: dict_keys([...])"
     if row.get("missing_before") and release <= parse_version(row["missing_before"]):
         return "unsupported", text, row["first_read"]
     return "unsupported", text, row["last_read"]
@@ -579,8 +583,14 @@ def serve_entrypoint(version: str) -> tuple[tuple[str, ...], bool]:
 
 
 def check_serve_flags(names, version: str) -> None:
-    """InputError naming the first flag of `names` that vLLM `version` does not have (SERVE_FLAG_SINCE)."""
+    """InputError naming the first flag of `names` that vLLM `version` does not have (SERVE_FLAG_SINCE), or the
+    version when it is older than every wheel read."""
     release = parse_version(version)
+    if release < OLDEST_FLAGS_READ:  # "first in 0.4.2" there means "in the oldest wheel read": not known to be missing
+        oldest = ".".join(map(str, OLDEST_FLAGS_READ))
+        raise InputError("--vllm-version", f"vLLM {version} is older than the oldest release whose flags kvplan read "
+                         f"({oldest}), so the launch command cannot be checked against it",
+                         f"use --vllm-version {oldest} or later")
     for name in names:
         first = SERVE_FLAG_SINCE.get(name)
         if first is not None and release < first:
@@ -620,30 +630,34 @@ QUANT_METHODS_READ: dict[V, tuple[str, ...]] = {
 }
 
 
+# vLLM's spelling of every method name above, by the name with "-" read as "_" (vLLM's own names mix the two:
+# "compressed-tensors", "auto-round", "gptq_marlin"; no two of them differ only there)
+_QUANT_SPELLING: dict[str, str] = {name.replace("-", "_"): name for names in (*QUANT_METHODS_READ.values(), QUANT_MIN_CAPABILITY)
+                                   for name in names}
+
+
+def canonical_quant(name: str) -> str:
+    """A --quantization value as vLLM spells it, whatever its case and "-"/"_" ('Compressed_Tensors' ->
+    'compressed-tensors'); a name vLLM never had, lower-cased."""
+    return _QUANT_SPELLING.get(name.lower().replace("-", "_"), name.lower())
+
+
 def quantization_methods(version: str) -> frozenset[str] | None:
     """The --quantization values vLLM `version` accepts, as far as kvplan has read: the list of the release read at
     or before it, with the list of the next release read (a release between two reads accepts a name either has);
     None before the first release read (no list known, nothing refused)."""
     release = parse_version(version)
-    reads = sorted(QUANT_METHODS_READ)
-    before = [r for r in reads if r <= release]
-    if not before:
+    reads = sorted(QUANT_METHODS_READ.items())
+    at = _value_at(reads, release)
+    if at is None:
         return None
-    after = [r for r in reads if r > release]
-    return frozenset(QUANT_METHODS_READ[before[-1]] + (QUANT_METHODS_READ[after[0]] if after else ()))
+    after = [names for first, names in reads if first > release]
+    return frozenset(at + (after[0] if after else ()))
 
 
 def quant_min_capability(method: str | None, version: str) -> tuple[int, int] | None:
     """The compute capability vLLM `version` requires for quantization `method` (None: no gate known)."""
     if not method:
         return None
-    key = method.lower()
-    steps = QUANT_MIN_CAPABILITY.get("compressed-tensors" if key == "compressed_tensors" else key)
-    if not steps:
-        return None
-    release = parse_version(version)
-    value = None
-    for first, v in steps:
-        if release >= first:
-            value = v
+    value = _value_at(QUANT_MIN_CAPABILITY.get(canonical_quant(method), ()), parse_version(version))
     return None if value is None else divmod(value, 10)

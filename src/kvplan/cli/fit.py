@@ -13,6 +13,12 @@ from kvplan.cli import FitFlags, app, console, err_console, fit_options
 SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size")
 
 
+def _engine_kwargs_and_gpu(flags: FitFlags) -> tuple[dict, Optional[str], Optional[float], Optional[float], Optional[str]]:
+    """The flags as kvplan.fit's engine keywords, and apart from them --gpu, --gpu-gib, --gpu-gb and --revision."""
+    kw = flags.engine_kwargs()
+    return kw, kw.pop("gpu"), kw.pop("gpu_gib"), kw.pop("gpu_gb"), kw.pop("revision")
+
+
 def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurrency: Optional[float]):
     """The plan the flags describe, answering the inverse questions (`--gpu auto`, `--max-model-len auto`)."""
     from kvplan import api
@@ -20,9 +26,7 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
     from kvplan.plan import is_auto_length
     from kvplan.resolve import resolve_model
 
-    kw = flags.engine_kwargs()
-    gpu = kw.pop("gpu")
-    gib, gb, revision = kw.pop("gpu_gib"), kw.pop("gpu_gb"), kw.pop("revision")
+    kw, gpu, gib, gb, revision = _engine_kwargs_and_gpu(flags)
     if gpu and gpu.lower() == "auto":
         spec = resolve_model(model, revision=revision)
         args = api.engine_args(**kw)
@@ -136,8 +140,7 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
 
     if "max_model_len" not in [n for n, _ in varied]:
         refuse_auto_length(flags, "a sweep")
-    kw = flags.engine_kwargs()
-    gpu_ref, gib, gb, revision = kw.pop("gpu"), kw.pop("gpu_gib"), kw.pop("gpu_gb"), kw.pop("revision")
+    kw, gpu_ref, gib, gb, revision = _engine_kwargs_and_gpu(flags)
     models = {}
 
     def get_model(ref):

@@ -1,0 +1,81 @@
+"""One fact, one place: the per-release tables, quantization names, the architecture registry and the GPU count."""
+
+from kvplan import api
+
+
+def test_a_quantization_name_gates_alike_however_it_is_spelled():
+    # kvplan accepts 'awq-marlin' for vLLM's awq_marlin (the name check reads '-' as '_'), so the capability gate must
+    # read it so too: awq_marlin needs cc 8.0 in 0.11 (versions.QUANT_MIN_CAPABILITY) and a T4 is 7.5
+    refusals = set()
+    for spelled in ("awq_marlin", "awq-marlin", "AWQ-Marlin"):
+        p = api.fit("Qwen/Qwen2.5-72B-Instruct-AWQ", "T4", quantization=spelled, vllm_version="0.11.0",
+                    max_model_len=4096, fixes=False)
+        refusals.add((p.failure, p.error))
+    assert len(refusals) == 1 and next(iter(refusals))[0] == "platform"
+
+
+def test_canonical_quant_keeps_vllms_own_spelling():
+    from kvplan.versions import QUANT_METHODS_READ, QUANT_MIN_CAPABILITY, canonical_quant, quant_min_capability
+
+    assert canonical_quant("Compressed_Tensors") == "compressed-tensors"
+    assert canonical_quant("GPTQ-Marlin") == "gptq_marlin"
+    assert canonical_quant("auto_round") == "auto-round"
+    assert canonical_quant("not-a-method") == "not-a-method"
+    # no two of vLLM's names differ only in '-' and '_', or the reading would be ambiguous
+    names = {n for names in QUANT_METHODS_READ.values() for n in names} | set(QUANT_MIN_CAPABILITY)
+    assert len({n.replace("-", "_") for n in names}) == len(names)
+    assert quant_min_capability("compressed_tensors", "0.11.0") == quant_min_capability("compressed-tensors", "0.11.0") == (7, 0)
+
+
+def test_a_release_newer_than_every_one_read_is_said_once():
+    from kvplan.versions import NEWEST_KNOWN
+
+    major, minor, _ = (int(x) for x in NEWEST_KNOWN.split("."))
+    newer = f"{major}.{minor + 7}.0"
+    p = api.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, vllm_version=newer, fixes=False)
+    said = [t for t in p.warnings + p.assumptions if f"vLLM {newer} is newer" in t]
+    assert len(said) == 1 and said[0] in p.warnings
+    # the seed's arithmetic has no warnings: it is among the assumptions there
+    simple = api.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, vllm_version=newer, overhead_gb=2, fixes=False)
+    assert sum(f"vLLM {newer} is newer" in t for t in simple.assumptions) == 1
+
+
+def test_every_engine_arg_is_checked_by_the_type_the_dataclass_declares():
+    # api's type checks come from EngineArgs' annotations: a field added there is checked without a second list
+    import pytest
+    from dataclasses import fields
+
+    from kvplan.errors import InputError
+    from kvplan.plan import EngineArgs
+
+    wrong = {"bool": "yes", "bool | None": "yes", "int | None": "many", "float | None": "lots", "str | None": 5}
+    checked = [f for f in fields(EngineArgs) if f.type in wrong]
+    assert len(checked) >= 25
+    for f in checked:
+        with pytest.raises(InputError) as exc:
+            api.engine_args(**{f.name: wrong[f.type]})
+        assert exc.value.field in (f.name, "--" + f.name.replace("_", "-"))
+
+
+def test_the_gpu_count_warning_counts_every_rank_and_its_advice_plans_them_all():
+    # '8x H100' with PP 2 (or DP 2): vLLM occupies TP x PP x DP GPUs (Plan.gpus_used), so the TP that uses all 8 is 4;
+    # the advice must lead to a plan of 8 GPUs, not to one the --num-gpus check refuses
+    import re
+
+    for extra in ({"pipeline_parallel_size": 2}, {"data_parallel_size": 2}, {"tensor_parallel_size": 2, "data_parallel_size": 2}):
+        p = api.fit("Qwen/Qwen3-8B", "8x H100", max_model_len=4096, fixes=False, **extra)
+        warning = next(w for w in p.warnings if "names 8 GPUs" in w)
+        assert f"vLLM uses {p.gpus_used} " in warning
+        tp = int(re.search(r"--tensor-parallel-size (\d+)", warning).group(1))
+        q = api.fit("Qwen/Qwen3-8B", "8x H100", max_model_len=4096, fixes=False, **dict(extra, tensor_parallel_size=tp))
+        assert q.gpus_used == 8 and not any("names 8 GPUs" in w for w in q.warnings)
+    # and the note on the count names every factor of the ranks
+    assert any("--data-parallel-size" in a for a in p.assumptions if "8 x NVIDIA H100" in a)
+
+
+def test_a_count_in_the_gpu_name_is_said_with_a_custom_size_too():
+    # '2x L40S' with --gpu-gib: the count still sets --num-gpus 2 (api.fit), so the note that says so stays
+    p = api.fit("Qwen/Qwen3-8B", "2x L40S", gpu_gib=40, max_model_len=4096, fixes=False)
+    assert p.args.num_gpus == 2 and any("--num-gpus 2" in a for a in p.assumptions)
+    a100 = api.fit("Qwen/Qwen3-8B", "A100", gpu_gib=40, max_model_len=4096, fixes=False)
+    assert not any("variant clouds rent most" in t for t in a100.assumptions + a100.warnings)  # the size is given
