@@ -423,8 +423,8 @@ DEFAULT_COEFFICIENTS = StepCoefficients()
 # bench/calibrate_step_model.py --gpu-profiles on bench/data/gpu_kernel_profiles.csv, every row with its URL
 # (LLMServingSim's public vLLM 0.19.0 kernel profiles, eager mode, bf16, TP1):
 #   rtx-4090 (Llama-3.1-8B): the four layer GEMMs and the LM head at one token, 33.5 MB - 1.05 GB: 960 GB/s (0.953 of
-#   1,008) + 3.3 us, every point within 1.4 %; the layer GEMMs at 1,024-2,048 tokens: 0.961 of 165.2 TFLOPS (median of
-#   260, 0.82-1.01); prefill attention in chunks of 1,024-2,048 tokens: 0.671 (median of 24, 0.45-0.86).
+#   1,008) + 3.3 us, every point within 1.4 %; the layer GEMMs at 1,024-2,048 tokens: 0.960 of 165.2 TFLOPS (median of
+#   260, 0.82-1.01); prefill attention in chunks of 1,024-2,048 tokens: 0.665 (median of 24, 0.45-0.86).
 #   rtx-pro-6000-blackwell (Qwen3-30B-A3B): the fused-MoE layer at 4-32 tokens with 32-128 experts touched (302 MB -
 #   1.2 GB, past the 128 MB L2): 1,538 GB/s (0.858 of 1,792), every point within 2 %; its dense GEMMs are small enough
 #   to stay in L2 at one token, so the per-kernel cost keeps the global fit; QKV and O at 1,024-2,048 tokens (k 2,048 /
@@ -450,7 +450,7 @@ DEFAULT_COEFFICIENTS = StepCoefficients()
 #   GPUs had no mixed-batch attention timing, so their coefficient stays 0 (no penalty); MLA models read one latent
 #   head and are not charged.
 MEASURED_KERNELS_BY_GPU: dict[str, tuple[dict, str]] = {
-    "rtx-4090": ({"eta_mem_stream": 0.953, "t_kernel_s": 3.3e-6, "eta_compute": 0.961, "eta_attn_compute": 0.671,
+    "rtx-4090": ({"eta_mem_stream": 0.953, "t_kernel_s": 3.3e-6, "eta_compute": 0.960, "eta_attn_compute": 0.665,
                   "mixed_decode_kv_per_extra_head": 0.331},
                  "LLMServingSim's vLLM 0.19 kernel profile of Llama-3.1-8B on an RTX 4090 "
                  "(bench/data/gpu_kernel_profiles.csv)"),
