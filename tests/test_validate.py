@@ -455,6 +455,22 @@ def test_a_suffixed_arg_that_leaves_a_negative_pool_is_a_skip_with_the_reason():
     assert r.skipped and "8m" in r.skipped and "8,000,000" in r.skipped and not r.predicted
 
 
+@pytest.mark.parametrize("spelt", [{"max_num_batched_tokens": "8k"}, {"max_model_len": "4k"},
+                                   {"kv_cache_dtype": "fp8_e5m2"}])
+def test_a_startup_that_does_not_fit_is_scored_however_its_args_are_spelt(spelt):
+    # a negative pool is a start that does not fit: scored (fits false), not skipped because an argument was written
+    # with a suffix ("8k" is 8,000 to vllm serve) or has a digit-letter pair in its name (fp8_e5m2)
+    from kvplan.validate import validate_records
+
+    rec = _a_scored_record()
+    rec["args"] = dict(rec["args"], gpu_memory_utilization=0.02, **spelt)
+    plain = dict(rec, args=dict(rec["args"], **{k: {"8k": 8000, "4k": 4000}.get(v, v) for k, v in spelt.items()}))
+    r, r_plain = validate_records([rec, plain])
+    assert r_plain.predicted["kv_cache_gib"] < 0 and r_plain.predicted["fits"] is False  # the plain spelling: scored
+    assert not r.skipped, r.skipped
+    assert r.predicted == r_plain.predicted
+
+
 def test_an_iec_suffix_vllm_refuses_is_refused():
     from kvplan.validate import validate_records
 

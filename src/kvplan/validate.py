@@ -502,26 +502,18 @@ _BATCH_ARGS = frozenset({"max_num_batched_tokens", "max_num_seqs"})
 _BATCH_ARG_MAX = 2 ** 20
 
 
-def _refuse_negative_pool(p: Plan, raw_args: dict) -> None:
-    """A plan whose KV pool is negative because of an argument written with a suffix scores nothing real: the
-    suffix read to an implausible value ("8m" is 8,000,000 tokens to vllm serve). An InputError (a skip) naming it."""
-    raw = {k: v for k, v in raw_args.items() if isinstance(v, str) and re.search(r"\d[a-zA-Z]", v)}
-    if not raw:
-        return  # a pool below zero from plain figures is a startup that does not fit: scored as one
-    big = {k: getattr(p.args, k, None) for k in raw if k in _BATCH_ARGS}
-    big = {k: v for k, v in big.items() if isinstance(v, int) and v > _BATCH_ARG_MAX}
+def _refuse_implausible_batch(p: Plan, raw_args: dict) -> None:
+    """A batch argument written with a suffix that vllm serve reads to an implausible value ("8m" is 8,000,000 tokens)
+    scores nothing real: an InputError (a skip) naming it. Any other plan, a negative pool included, is scored: a pool
+    below zero is a startup that does not fit, whether its figures were written 8000 or 8k (or its KV dtype fp8_e5m2)."""
+    big = {k: (v, getattr(p.args, k, None)) for k, v in raw_args.items()
+           if k in _BATCH_ARGS and isinstance(v, str) and re.search(r"\d\s*[a-zA-Z]", v)}
+    big = {k: (v, n) for k, (v, n) in big.items() if isinstance(n, int) and n > _BATCH_ARG_MAX}
     if big:
-        raise InputError(f"args.{next(iter(big))}", ", ".join(f"{raw[k]!r} is {v:,} as vllm serve reads it (a lowercase "
-                         "suffix is decimal)" for k, v in big.items()) + f", beyond any batch a startup runs "
+        raise InputError(f"args.{next(iter(big))}", ", ".join(f"{v!r} is {n:,} as vllm serve reads it (a lowercase "
+                         "suffix is decimal)" for v, n in big.values()) + f", beyond any batch a startup runs "
                          f"(> {_BATCH_ARG_MAX:,}): no startup to score",
                          "check the record's args against the log (8m is 8,000,000 tokens, 8K 8,192)")
-    if p.kv_cache_bytes is None or p.kv_cache_bytes >= 0:
-        return
-    given = ", ".join(f"{k} {v!r} = {getattr(p.args, k, v):,}" if isinstance(getattr(p.args, k, None), int)
-                      else f"{k} {v!r}" for k, v in raw.items())
-    raise InputError("args", f"the plan has a KV pool of {p.kv_cache_bytes / GIB:,.0f} GiB, no startup to score"
-                     + f" ({given} as vllm serve reads it: a lowercase suffix is decimal)",
-                     "check the record's args against the log (8m is 8,000,000 tokens, 8K 8,192)")
 
 
 def validate_records(records: Iterable[dict], *, given_kv: bool = False, progress=None) -> list[RecordResult]:
@@ -541,7 +533,7 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
             rec = clean_record(rec)
             r.observed = {k: v for k, v in rec["observed"].items() if v is not None}
             p, notes = predict_record(rec, given_kv=given_kv)
-            _refuse_negative_pool(p, raw_args)
+            _refuse_implausible_batch(p, raw_args)
             r.predicted = _predicted(p)
             r.assumptions = notes
             r.label["rules_applied"] = p.rules.version
