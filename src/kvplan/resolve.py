@@ -968,6 +968,50 @@ _LAYER_KIND_SOURCES = ("layer_types", "layers_block_type", "hybrid_override_patt
 _POOLING_ARCH = re.compile(r"(ForSequenceClassification|ForEmbedding|Model$|ForRewardModel|ForTokenClassification)")
 
 
+@lru_cache(maxsize=None)
+def _attribute_map(model_type: str) -> tuple[tuple[str, str], ...]:
+    """(standard name, the config's own name) pairs of transformers' config class for `model_type` (its attribute_map:
+    GPT-2's hidden_size is its n_embd, MPT's num_hidden_layers its n_layers); () where transformers has no such class."""
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # as _autoconfig_dict: no import-time notices
+    try:
+        from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+        cls = CONFIG_MAPPING[model_type]
+    except Exception:  # transformers not installed, or a model_type it does not know (remote code)
+        return ()
+    amap = getattr(cls, "attribute_map", None)
+    return tuple((k, v) for k, v in amap.items() if isinstance(k, str) and isinstance(v, str)) if isinstance(amap, dict) else ()
+
+
+# sub-dicts of MPT's and DBRX's configs that hold their attention and MLP sizes (vLLM reads attn_config["kv_n_heads"]
+# for both, and DBRX's experts from ffn_config: vllm/config.py ModelConfig.get_total_num_kv_heads, models/dbrx.py)
+_NESTED_SIZE_KEYS = ("attn_config", "ffn_config")
+
+
+# the names the model's shape is read under; other attribute_map entries are left to the readers of their own names
+# (Nemotron-H's layers_block_type, a context limit's several keys)
+_SHAPE_NAMES = ("hidden_size", "num_hidden_layers", "num_attention_heads")
+
+
+def _standard_names(cfg: dict) -> dict:
+    """`cfg` with the shape's standard names filled in where the config spells them its own way, as vLLM reads them
+    through transformers' config class (attribute access follows the class's attribute_map), plus MPT's and DBRX's attention
+    and MLP sizes from their attn_config / ffn_config. An encoder-decoder config is left as it is: its attribute_map
+    points the standard names at the encoder (Whisper), which holds no KV cache."""
+    if cfg.get("is_encoder_decoder"):
+        return cfg
+    out = dict(cfg)
+    for std, own in _attribute_map(str(cfg.get("model_type") or "")):
+        if std in _SHAPE_NAMES and out.get(std) is None and out.get(own) is not None:
+            out[std] = out[own]
+    for key in _NESTED_SIZE_KEYS:
+        if isinstance(cfg.get(key), dict):
+            for k, v in cfg[key].items():
+                if k not in out and isinstance(v, (int, float)) and not isinstance(v, bool):
+                    out[k] = v
+    return out
+
+
 def _text_part(config: dict) -> tuple[dict, dict | None, bool]:
     for k in _TEXT_KEYS:
         sub = config.get(k)
@@ -977,9 +1021,9 @@ def _text_part(config: dict) -> tuple[dict, dict | None, bool]:
             for inherit in ("tie_word_embeddings", "quantization_config", "torch_dtype", "dtype"):
                 if inherit not in merged and inherit in config:
                     merged[inherit] = config[inherit]
-            return merged, vision, True
+            return _standard_names(merged), vision, True
     vision = config.get("vision_config") if isinstance(config.get("vision_config"), dict) else None
-    return config, vision, vision is not None
+    return _standard_names(config), vision, vision is not None
 
 
 def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = None, revision: str | None = None,
@@ -1018,7 +1062,7 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     hidden = _need_int(text, "hidden_size", "hidden_size", "d_model", "n_embd")
     n_layers = _need_int(text, "num_hidden_layers", "num_hidden_layers", "num_layers", "n_layer")
     n_heads = _need_int(text, "num_attention_heads", "num_attention_heads", "n_head", "num_heads")
-    n_kv = _size(text, "num_key_value_heads", "num_kv_heads", "multi_query_group_num", default=n_heads)
+    n_kv = _size(text, "num_key_value_heads", "num_kv_heads", "multi_query_group_num", "kv_n_heads", default=n_heads)
     if _get(text, "multi_query", default=False) and "num_key_value_heads" not in text:
         n_kv = 1
     if n_kv < 1 or n_kv > n_heads or n_heads % n_kv:
@@ -1032,7 +1076,7 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
                               f"num_attention_heads {n_heads}", "fix the config.json (give head_dim)")
         head_dim = hidden // n_heads
     vocab = _size(text, "vocab_size", "padded_vocab_size") or _size(config, "vocab_size")
-    inter = _size(text, "intermediate_size", "ffn_hidden_size", "n_inner")
+    inter = _size(text, "intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim") or _mlp_width(text, model_type, hidden)
     dtype = str(_get(text, "torch_dtype", "dtype", default=None) or _get(config, "torch_dtype", "dtype", default="bfloat16"))
     dtype = dtype.replace("torch.", "")
     if dtype not in DTYPE_BYTES:
@@ -1076,6 +1120,20 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
         mtp_layers=_mtp_layers(text),
         notes=tuple(notes), text_config=text, vision_config=vision, raw_config=raw,
     )
+
+
+# MLP widths vLLM's model classes derive from the hidden size when the config gives none: GPT-2, GPT-J and GPTBigCode
+# take n_inner or else 4 x hidden, BLOOM always 4 x hidden, MPT expansion_ratio x hidden (vLLM 0.6.3-0.33
+# model_executor/models: gpt2.py GPT2Block, gpt_j.py GPTJBlock, gpt_bigcode.py GPTBigCodeBlock, bloom.py BloomMLP, mpt.py
+# MPTMLP)
+_MLP_WIDTH_X_HIDDEN = {"gpt2": 4, "gptj": 4, "gpt_bigcode": 4, "bloom": 4}
+
+
+def _mlp_width(text: dict, model_type: str, hidden: int) -> int:
+    """The MLP width a config leaves to its model class (_MLP_WIDTH_X_HIDDEN, MPT's expansion_ratio); 0 if none."""
+    if model_type == "mpt" and text.get("expansion_ratio"):
+        return _whole("expansion_ratio", text["expansion_ratio"] * hidden, allow_zero=False)
+    return _MLP_WIDTH_X_HIDDEN.get(model_type, 0) * hidden
 
 
 def _max_position(text: dict) -> int | None:

@@ -61,7 +61,10 @@ def padded_vocab(spec: ModelSpec) -> int:
 
 def _gated_mlp(spec: ModelSpec) -> bool:
     act = str(spec.text_config.get("hidden_act") or spec.text_config.get("mlp_hidden_act") or "silu")
-    if spec.model_type in ("nemotron_h", "gpt2", "gpt_bigcode", "falcon", "phi", "starcoder2", "opt", "bloom"):
+    # two-matrix MLPs (up, activation, down) in vLLM's model classes, whatever the activation (model_executor/models:
+    # gpt_j.py GPTJMLP fc_in/fc_out, gpt_neox.py GPTNeoXMLP dense_h_to_4h/dense_4h_to_h, mpt.py MPTMLP up_proj/down_proj)
+    if spec.model_type in ("nemotron_h", "gpt2", "gpt_bigcode", "falcon", "phi", "starcoder2", "opt", "bloom", "gptj",
+                           "gpt_neox", "mpt"):
         return False
     return act in ("silu", "swiglu", "gelu_pytorch_tanh", "geglu", "gelu_new", "gelu") or "gate" in act
 
