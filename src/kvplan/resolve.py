@@ -1136,13 +1136,64 @@ def _mlp_width(text: dict, model_type: str, hidden: int) -> int:
     return _MLP_WIDTH_X_HIDDEN.get(model_type, 0) * hidden
 
 
+# the keys vLLM reads a config's context length from, in its order (vllm/config.py _get_and_verify_max_len, 0.4-0.10;
+# vllm/config/model.py from 0.11): the smallest one stated is the length
+_LENGTH_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
+                "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len")
+
+
 def _max_position(text: dict) -> int | None:
-    """The model's context limit as vLLM derives it (max_position_embeddings and friends)."""
-    for k in ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "max_sequence_length", "model_max_length"):
-        v = text.get(k)
-        if isinstance(v, int) and v > 0:
-            return v
-    return None
+    """The context length a config states, as vLLM reads it: the smallest of _LENGTH_KEYS; None when it states none."""
+    stated = [v for k in _LENGTH_KEYS if isinstance(v := text.get(k), int) and not isinstance(v, bool) and v > 0]
+    return min(stated) if stated else None
+
+
+# what vLLM assumes when a config states no length ("Assuming the model's maximum length is 2048"), and the rope
+# types whose factor it does not apply to the stated length (the same function, 0.4-0.33)
+DEFAULT_MAX_MODEL_LEN = 2048
+_ROPE_UNSCALED = ("su", "longrope", "llama3")
+
+
+@dataclass(frozen=True)
+class ContextLimit:
+    """The longest max_model_len vLLM accepts without VLLM_ALLOW_LONG_MAX_MODEL_LEN, how it came about, and a LongRoPE
+    model's original length (which newer releases serve by default)."""
+    tokens: int
+    how: str
+    longrope_original: int | None = None
+
+
+def context_limit(spec: "ModelSpec") -> ContextLimit:
+    """vLLM's derived max_model_len (_get_and_verify_max_len): the stated length (DEFAULT_MAX_MODEL_LEN when none),
+    times the rope-scaling factor, a yarn factor applied to its original_max_position_embeddings; su / longrope / llama3
+    rope and Gemma 3 (whose stated length is already the scaled one) keep the stated length."""
+    t = spec.text_config
+    stated = spec.max_position_embeddings
+    tokens = stated or DEFAULT_MAX_MODEL_LEN
+    how = f"max_position_embeddings={stated}" if stated else f"no length in the config: vLLM assumes {DEFAULT_MAX_MODEL_LEN}"
+    rope = t.get("rope_scaling") or t.get("rope_parameters")
+    # transformers 5 writes one rope dict per layer type ({"full_attention": {...}, "sliding_attention": {...}})
+    ropes = [r for r in (rope.values() if isinstance(rope, dict) and all(isinstance(v, dict) for v in rope.values())
+                         else [rope]) if isinstance(r, dict)]
+    kinds = [str(r.get("rope_type") or r.get("type") or "default") for r in ropes]
+    longrope = None
+    if "longrope" in kinds or "su" in kinds:
+        orig = t.get("original_max_position_embeddings") or next(
+            (r.get("original_max_position_embeddings") for r in ropes if r.get("original_max_position_embeddings")), None)
+        longrope = int(orig) if isinstance(orig, (int, float)) and orig > 0 else None
+    if ropes and "gemma3" not in spec.model_type:
+        factor = 1.0
+        for r, kind in zip(ropes, kinds):
+            if kind in _ROPE_UNSCALED:
+                continue
+            factor = float(r.get("factor") or factor)
+            if kind == "yarn" and isinstance(r.get("original_max_position_embeddings"), (int, float)):
+                tokens = int(r["original_max_position_embeddings"])
+        if factor != 1.0 or tokens != (stated or DEFAULT_MAX_MODEL_LEN):
+            how += f", rope scaling x{factor:g}" + (f" of original_max_position_embeddings {tokens}" if tokens != (
+                stated or DEFAULT_MAX_MODEL_LEN) else "")
+            tokens = int(tokens * factor)
+    return ContextLimit(tokens, how, longrope)
 
 
 def _layer_kind_list(text: dict, model_type: str, n_layers: int) -> list[str]:
