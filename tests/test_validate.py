@@ -214,6 +214,9 @@ def test_record_values_written_as_strings_are_read_or_refused_by_field(records):
     # ... and a date outside the format's range leaves the format's first release
     (None, "https://github.com/vllm-project/vllm/issues/9802",
      {"weights_gib": 15.0, "non_torch_gib": 0.13, "activation_peak_gib": 4.8, "cudagraph_gib": 0.1}, "0.10.2"),
+    # a '# GPU blocks' line alone bounds V0 only from above (the line is older than the oldest release read): an
+    # issue of June 2024 names 0.4.3
+    (None, "https://github.com/vllm-project/vllm/issues/5248", {"num_gpu_blocks": 1000}, "0.4.3"),
     # a source that is not a vLLM issue dates nothing
     (None, "https://example.com/blog/vllm-a100", {}, None),
 ])

@@ -25,7 +25,7 @@ from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, EngineArgs, Plan, h
                          plan)
 from kvplan.resolve import (GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, model_catalog,
                             normalize, resolve_model)
-from kvplan.versions import NEWEST_KNOWN, parse_version, source_date
+from kvplan.versions import NEWEST_KNOWN, OLDEST_READ, parse_version, source_date
 from kvplan.weights import kv_dtype_bytes
 
 FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
@@ -131,7 +131,7 @@ def _log_format_era(obs: dict) -> tuple[str, str, str] | None:
             return "0.6.4", "0.6.4", "the V0 memory-profiling format of the log identifies the 0.6.4 era"
         if "activation_peak_gib" in has:
             return "0.7.3", "0.7.3", "the V0 memory-split line of the log identifies the 0.6.5-0.10 V0 era (0.7.3 rules)"
-        return "0.6.3", "0.7.3", "a '# GPU blocks' line without a token line identifies V0 (0.6.3 rules, the oldest read)"
+        return OLDEST_READ, "0.7.3", f"a '# GPU blocks' line without a token line identifies V0 ({OLDEST_READ} rules, the oldest read)"
     # V1's post-capture summary line (section 1.6): "... W GiB for weight, A GiB for peak activation, N GiB for
     # non-torch memory, and C GiB for CUDAGraph memory" is printed by 0.10.2-0.26 only; from 0.27 the line gives
     # "consumed memory (weights + non-torch)" instead, so an activation figure without a non-torch one is the new
@@ -166,7 +166,9 @@ def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
     dated = source_date(rec.get("source"))
     if fmt:
         first, last, what = fmt
-        if dated and parse_version(first) <= parse_version(dated.release) <= parse_version(last):
+        # a '# GPU blocks' line alone is older than the oldest release read (OLDEST_READ): an issue date before it stands
+        floor = (0, 0, 0) if first == OLDEST_READ else parse_version(first)
+        if dated and floor <= parse_version(dated.release) <= parse_version(last):
             notes.append(f"vLLM version not stated; {what}; its source, {dated.describe()}, narrows it to {dated.release}")
             return dated.release, "log format and issue date"
         notes.append(f"vLLM version not stated; {what}")
