@@ -491,3 +491,18 @@ def test_every_validate_message_points_to_a_file_that_exists():
     text = (root / "src" / "kvplan" / "validate.py").read_text()
     for doc in set(_re.findall(r"docs/startup-record-format\.md", text)):
         assert (root / doc).is_file(), doc
+
+
+@pytest.mark.parametrize("gpu, says", [
+    ({"name": None, "total_gib": None, "count": 1}, "names no GPU"),
+    ({"name": "NVIDIA GeForce RTX 4060 Ti", "total_gib": None, "count": 1}, "different memory"),  # sold as 8 and 16 GB
+])
+def test_a_record_without_a_usable_gpu_says_why(gpu, says):
+    from kvplan.validate import validate_records
+
+    rec = dict(_a_scored_record(), gpu=gpu)
+    (r,) = validate_records([rec])
+    assert r.skipped.startswith("gpu") and says in r.skipped and "total_gib" in r.skipped
+    # the same record with the total vLLM logged is scored
+    (r,) = validate_records([dict(rec, gpu=dict(gpu, total_gib=15.7))])
+    assert not r.skipped

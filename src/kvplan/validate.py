@@ -211,18 +211,22 @@ def _record_version(rec: dict, notes: list[str]) -> str:
 def _record_gpu(rec: dict) -> GPUSpec:
     g = rec.get("gpu") or {}
     name, total = g.get("name"), g.get("total_gib")
-    base = None
+    base, why = None, None
     if name:
         try:
             base = find_gpu(name, total_bytes=int(round(total * GIB)) if total else None)
-        except KvplanError:
-            base = None
+        except KvplanError as exc:
+            why = exc.message if hasattr(exc, "message") else str(exc)
     if total:
         if base is not None:
             return replace(base, total_bytes=int(round(total * GIB)), total_source=f"record: {total} GiB as logged")
         return GPUSpec(id="record", name=name or f"{total} GiB GPU", total_bytes=int(round(total * GIB)), total_source="record")
     if base is None:
-        raise InputError("gpu", f"GPU {name!r} is not in kvplan's catalog and the record gives no total", "add total_gib to the record")
+        if not name:
+            raise InputError("gpu", "the record names no GPU and gives no total_gib: no memory to plan with",
+                             "add gpu.name as nvidia-smi prints it, or gpu.total_gib as vLLM logged it")
+        raise InputError("gpu.name", f"{why or f'GPU {name!r} is not in kvplan catalog'}; the record gives no total_gib",
+                         "add gpu.total_gib as vLLM logged it")
     return base
 
 
