@@ -337,6 +337,20 @@ def test_gpu_names_as_logs_and_reports_write_them(written, expect):
     assert find_gpu(written).id == expect
 
 
+@pytest.mark.parametrize("written, expect, count", [
+    ("NVIDIA A100-SXM4-80GB x 8", "a100-80gb-sxm", 8),                 # the count after the name
+    ("NVIDIA GeForce RTX 3090 * 2", "rtx-3090", 2),
+    ("8x NVIDIA H100 80GB HBM3", "h100-sxm", 8),                       # ... or before it
+    ("GPU 0: NVIDIA L4 (UUID: GPU-9c1f2e4a)", "l4", None),             # a line of nvidia-smi -L
+    ("NVIDIA GeForce RTX 4090", "rtx-4090", None),                     # RTX's X and a number are no count
+    ("AMD Radeon RX 7900 XTX", "rx-7900-xtx", None),
+])
+def test_a_gpu_count_written_with_the_name_is_read_as_a_count(written, expect, count):
+    from kvplan.resolve import gpu_count_in_name
+
+    assert find_gpu(written).id == expect and gpu_count_in_name(written) == count
+
+
 def test_a_logged_total_picks_the_variant_and_other_cards_stay_unknown():
     assert find_gpu("NVIDIA A100", total_bytes=int(39.39 * 1024 ** 3)).id == "a100-40gb-sxm"
     assert find_gpu("NVIDIA A100", total_bytes=int(79.25 * 1024 ** 3)).id == "a100-80gb-sxm"

@@ -204,12 +204,27 @@ def find_gpu(ref: str, *, total_bytes: int | None = None) -> GPUSpec:
 
 
 _GPU_COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[x×*]\s*(?=\S)", re.I)
+# the count written after the name ('H100 x 8', 'A100-SXM4-80GB *4'), and nvidia-smi -L's index ('GPU 0: ...')
+_GPU_COUNT_SUFFIX = re.compile(r"\s+[x×*]\s*(\d+)\s*$", re.I)
+_GPU_INDEX_PREFIX = re.compile(r"^\s*GPU\s*\d+\s*:\s*", re.I)
+
+
+def _gpu_count_and_name(ref: str) -> tuple[int | None, str]:
+    """(the count written with a GPU name, the name without it): '4x H100' and 'H100 x 4' -> (4, 'H100'); nvidia-smi
+    -L's 'GPU 0: NVIDIA L4' -> (None, 'NVIDIA L4')."""
+    ref = _GPU_INDEX_PREFIX.sub("", ref)
+    m = _GPU_COUNT_PREFIX.match(ref)
+    if m:
+        return int(m.group(1)), ref[m.end():]
+    m = _GPU_COUNT_SUFFIX.search(ref)
+    if m and m.start() > 0:
+        return int(m.group(1)), ref[:m.start()]
+    return None, ref
 
 
 def gpu_count_in_name(name: str | None) -> int | None:
-    """The count written before a GPU name ('4x H100' -> 4), else None."""
-    m = _GPU_COUNT_PREFIX.match(name or "")
-    return int(m.group(1)) if m else None
+    """The count written with a GPU name ('4x H100', 'H100 x 4' -> 4), else None."""
+    return _gpu_count_and_name(name or "")[0]
 
 
 class ChoiceNote(str):
@@ -222,11 +237,9 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
     default, and what a count in the name ('2x L40S') was taken to mean."""
     catalog = gpu_catalog()
     given = ref
-    count = _GPU_COUNT_PREFIX.match(ref)  # "4x H100", "8 x A100": the card, not the count
-    if count:
-        if int(count.group(1)) < 1:
-            raise UnknownGPUError("--gpu", f"{given!r} names no GPUs", "a count of 1 or more, e.g. --gpu '2x H100'")
-        ref = ref[count.end():]
+    count, ref = _gpu_count_and_name(ref)  # "4x H100", "8 x A100", "H100 x 8": the card, not the count
+    if count is not None and count < 1:
+        raise UnknownGPUError("--gpu", f"{given!r} names no GPUs", "a count of 1 or more, e.g. --gpu '2x H100'")
     # "H100-80G", "A100 80G": a memory size written without the B (a separate number, unlike the A10G's)
     ref = re.sub(r"(?<=[\s\-_])(\d+)\s*G\b", r"\1GB", ref, flags=re.I)
     if not _gpu_key(ref):
@@ -260,8 +273,8 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
                     f"({chosen.total_gib:.2f} GiB), the variant clouds rent most; name the variant (e.g. its size) "
                     "to plan another"))
             if count:
-                notes.append(f"{given.strip()!r}: {count.group(1)} x {chosen.name} available (--num-gpus "
-                             f"{count.group(1)}); the ranks vLLM uses are still --tensor-parallel-size x "
+                notes.append(f"{given.strip()!r}: {count} x {chosen.name} available (--num-gpus "
+                             f"{count}); the ranks vLLM uses are still --tensor-parallel-size x "
                              "--pipeline-parallel-size")
             return chosen, notes
     names = list(dict.fromkeys([g.name for g in catalog] + [a for g in catalog for a in g.aliases]))  # 'V100' is two cards' alias
