@@ -506,3 +506,18 @@ def test_a_record_without_a_usable_gpu_says_why(gpu, says):
     # the same record with the total vLLM logged is scored
     (r,) = validate_records([dict(rec, gpu=dict(gpu, total_gib=15.7))])
     assert not r.skipped
+
+
+@pytest.mark.parametrize("spelt, plain", [
+    ({"dtype": "BF16"}, {"dtype": "bfloat16"}),            # the checkpoint's dtype as safetensors write it
+    ({"dtype": "fp16"}, {"dtype": "float16"}),
+    ({"quantization": "null"}, {"quantization": None}),    # an unset flag as a log prints it
+])
+def test_args_as_records_spell_them_are_read_as_vllm_serve_names_them(spelt, plain):
+    from kvplan.validate import validate_records
+
+    rec = _a_scored_record()
+    a, b = (dict(rec, args=dict(rec["args"], **x)) for x in (spelt, plain))
+    ra, rb = validate_records([a, b])
+    assert not ra.skipped and not rb.skipped, ra.skipped
+    assert ra.predicted == rb.predicted

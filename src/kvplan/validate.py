@@ -265,8 +265,6 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
         spec = normalize(config, model_id=m.get("id") or "record", source="record", hf_quant_config=m.get("quant_config"),
                          checkpoint=ckpt, autoconfig=True)
     flag = (args.get("quantization") or "").lower().replace("-", "_")
-    if flag == "none":
-        flag, args = "", dict(args, quantization=None)
     if flag and spec.quant is None:
         q = None
         if flag in ("compressed_tensors", "bitsandbytes", "torchao"):  # a pre-quantized checkpoint's name says its scheme
@@ -368,6 +366,10 @@ def _as_bool(value, where: str) -> bool:
     raise InputError(where, f"must be true or false, got {value!r}", "fix the record")
 
 
+# --dtype values as records spell them -> vllm serve's names for them
+_DTYPE_SPELLINGS = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
+
+
 def clean_record(rec: dict) -> dict:
     """A copy of `rec` with its values in the types the planner takes; InputError naming the field otherwise."""
     _check_fields(rec)
@@ -389,6 +391,10 @@ def clean_record(rec: dict) -> dict:
             args[k] = str(args[k]).strip().replace("torch.", "")
             if k != "quantization":
                 args[k] = args[k].lower()
+    if args.get("dtype") in _DTYPE_SPELLINGS:  # a record writes the checkpoint's dtype as safetensors do (BF16)
+        args["dtype"] = _DTYPE_SPELLINGS[args["dtype"]]
+    if str(args.get("quantization", "")).lower() in ("none", "null"):  # the flag's value as a log prints an unset one
+        del args["quantization"]
     if "env" in args:  # the server's environment: {"VLLM_USE_V1": "0"} or ["KEY=VALUE", ...]
         args["env"] = parse_env(args["env"])
     out["args"] = args
