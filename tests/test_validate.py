@@ -521,3 +521,19 @@ def test_args_as_records_spell_them_are_read_as_vllm_serve_names_them(spelt, pla
     ra, rb = validate_records([a, b])
     assert not ra.skipped and not rb.skipped, ra.skipped
     assert ra.predicted == rb.predicted
+
+
+def test_gpus_without_a_stated_tp_are_split_as_vllm_can_split_the_heads(records):
+    # Qwen2-7B has 28 attention and 4 KV heads: vLLM refuses TP=8, so a start on a record's 8 GPUs with no TP stated
+    # ran with at most TP=4, the largest TP dividing 8 that splits the heads; it is scored as that, not skipped
+    from kvplan.validate import validate_records
+
+    base = next(r for r in records if r["id"] == "qwen2-7b-instruct-a100-40-u050-tp2")
+    unstated = json.loads(json.dumps(base))
+    unstated["args"]["tensor_parallel_size"] = None
+    unstated["gpu"]["count"] = 8
+    stated = json.loads(json.dumps(unstated))
+    stated["args"]["tensor_parallel_size"] = 4
+    r, r4 = validate_records([unstated, stated])
+    assert not r.skipped, r.skipped
+    assert r.predicted == r4.predicted and any("TP=4" in a for a in r.assumptions)

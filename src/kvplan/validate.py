@@ -21,8 +21,8 @@ from typing import Iterable
 
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
 from kvplan.inputs import read_text
-from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, EngineArgs, Plan, human_int, parse_env, parse_max_model_len,
-                         plan)
+from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, EngineArgs, Plan, accepted_tp_sizes, human_int, parse_env,
+                         parse_max_model_len, plan)
 from kvplan.resolve import (GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, model_catalog,
                             normalize, resolve_model)
 from kvplan.versions import NEWEST_KNOWN, OLDEST_READ, parse_version, source_date
@@ -442,10 +442,14 @@ def predict_record(rec: dict, *, given_kv: bool = False) -> tuple[Plan, list[str
     dp = raw_args.get("data_parallel_size") or 1
     pp = raw_args.get("pipeline_parallel_size") or 1
     if "tensor_parallel_size" not in raw_args and count > dp * pp:
-        raw_args["tensor_parallel_size"] = count // (dp * pp)
+        per_engine = count // (dp * pp)
+        # the largest TP the record's GPUs allow that vLLM can split the model's heads over: the engine ran
+        tp = max(t for t in accepted_tp_sizes(spec, upto=per_engine) if per_engine % t == 0)
+        raw_args["tensor_parallel_size"] = tp
         notes.append(f"tensor_parallel_size not stated: the record's {count} GPUs" + (f" over {dp} data-parallel engines"
-                     if dp > 1 else "") + (f" and {pp} pipeline stages" if pp > 1 else "")
-                     + f" taken as TP={count // (dp * pp)}")
+                     if dp > 1 else "") + (f" and {pp} pipeline stages" if pp > 1 else "") + f" taken as TP={tp}"
+                     + (f" (the largest TP dividing {per_engine} that vLLM accepts for {spec.num_attention_heads} "
+                        f"attention / {spec.num_kv_heads} KV heads)" if tp != per_engine else ""))
     if raw_args.get("dtype") == "auto":
         raw_args.pop("dtype")
     if given_kv:
