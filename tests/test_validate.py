@@ -537,3 +537,37 @@ def test_gpus_without_a_stated_tp_are_split_as_vllm_can_split_the_heads(records)
     r, r4 = validate_records([unstated, stated])
     assert not r.skipped, r.skipped
     assert r.predicted == r4.predicted and any("TP=4" in a for a in r.assumptions)
+
+
+def _with_quantization_config(qc: dict, weights_bytes=None) -> dict:
+    config = json.loads((Path(__file__).parents[1] / "src/kvplan/data/models.json").read_text())[
+        "meta-llama/Llama-3.1-8B-Instruct"]["config"]
+    return {"id": qc["quant_method"], "vllm_version": "0.10.1.1", "gpu": {"name": "AMD Instinct MI300X"},
+            "model": {"id": "x/quantized", "config": dict(config, quantization_config=qc), "weights_bytes": weights_bytes},
+            "args": {"max_model_len": 8192}, "observed": {"fits": True}}
+
+
+def test_a_quantization_method_kvplan_cannot_size_is_a_skip_not_unquantized_weights():
+    # an HQQ checkpoint is not bf16: without its bytes no weight figure can be given (it was predicted as bf16)
+    from kvplan.validate import validate_records
+
+    unsized, sized = validate_records([_with_quantization_config({"quant_method": "hqq"}),
+                                       _with_quantization_config({"quant_method": "hqq"}, weights_bytes=6_000_000_000)])
+    assert unsized.skipped and "hqq" in unsized.skipped and not unsized.predicted
+    assert not sized.skipped and sized.predicted["weights_gib"] == pytest.approx(6e9 / 1024 ** 3, rel=0.02)
+
+
+def test_amd_quark_and_intel_auto_round_checkpoints_are_sized_by_their_weight_format():
+    # Quark's FP8 weights (global_quant_config.weight.dtype fp8_e4m3) take what an fp8 checkpoint takes; Intel's
+    # 'intel/auto-round' is auto-round's int4 group 128
+    from kvplan.validate import validate_records
+
+    quark, fp8, intel, auto_round = validate_records([
+        _with_quantization_config({"quant_method": "quark", "global_quant_config": {
+            "weight": {"dtype": "fp8_e4m3", "qscheme": "per_tensor"}}, "exclude": ["lm_head"]}),
+        _with_quantization_config({"quant_method": "fp8", "activation_scheme": "dynamic", "ignored_layers": ["lm_head"]}),
+        _with_quantization_config({"quant_method": "intel/auto-round", "bits": 4, "group_size": 128}),
+        _with_quantization_config({"quant_method": "auto-round", "bits": 4, "group_size": 128})])
+    assert quark.predicted["weights_gib"] == pytest.approx(fp8.predicted["weights_gib"])
+    assert intel.predicted["weights_gib"] == pytest.approx(auto_round.predicted["weights_gib"])
+    assert quark.predicted["weights_gib"] < 9.5 and intel.predicted["weights_gib"] < 6  # bf16: 14.99 GiB

@@ -1364,7 +1364,7 @@ def _layer_specs(text: dict, model_type: str, n_layers: int, n_kv: int, head_dim
 
 _QUANT_ALIASES = {"awq_marlin": "awq", "gptq_marlin": "gptq", "gptq_marlin_24": "gptq", "fbgemm_fp8": "fp8",
                   "modelopt_fp4": "modelopt", "auto-round": "auto_round", "autoround": "auto_round",
-                  "bitsandbytes": "bitsandbytes", "bnb": "bitsandbytes"}
+                  "bitsandbytes": "bitsandbytes", "bnb": "bitsandbytes", "intel/auto-round": "auto_round"}
 
 
 # ModelOpt per-layer algorithms -> bytes per weight (scales included): FP8 1 B; NVFP4 0.5 B + an fp8 scale per 16.
@@ -1430,7 +1430,20 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         return None
     method = str(qc.get("quant_method") or qc.get("quant_algo") or "").lower()
     method = _QUANT_ALIASES.get(method, method)
-    skip = tuple(qc.get("modules_to_not_convert") or qc.get("ignore") or qc.get("ignored_layers") or qc.get("exclude_modules") or ())
+    skip = tuple(qc.get("modules_to_not_convert") or qc.get("ignore") or qc.get("ignored_layers") or qc.get("exclude_modules")
+                 or qc.get("exclude") or ())
+    if method == "quark":  # AMD Quark: the weights' dtype in global_quant_config (vLLM quantization/quark/quark.py)
+        w = (qc.get("global_quant_config") or {}).get("weight") or {}
+        w = w[0] if isinstance(w, list) and w else w
+        wdt = str((w or {}).get("dtype") or "").lower() if isinstance(w, dict) else ""
+        g = w.get("group_size") if isinstance(w, dict) else None
+        if wdt.startswith("fp8"):
+            return QuantSpec("quark", 8, None, "fp8 (quark)", skip)
+        if wdt in ("fp4", "mxfp4"):
+            return QuantSpec("quark", 4, 32, "mxfp4 (quark)", skip)
+        if wdt in ("int8", "uint8", "int4", "uint4"):
+            bits = int(wdt[-1])
+            return QuantSpec("quark", bits, int(g) if g else None, f"int{bits} (quark)", skip)
     if method in ("awq", "gptq", "auto_round"):
         bits = int(qc.get("bits") or qc.get("w_bit") or 4)
         g = int(qc.get("group_size") or qc.get("q_group_size") or 128)
