@@ -571,3 +571,20 @@ def test_amd_quark_and_intel_auto_round_checkpoints_are_sized_by_their_weight_fo
     assert quark.predicted["weights_gib"] == pytest.approx(fp8.predicted["weights_gib"])
     assert intel.predicted["weights_gib"] == pytest.approx(auto_round.predicted["weights_gib"])
     assert quark.predicted["weights_gib"] < 9.5 and intel.predicted["weights_gib"] < 6  # bf16: 14.99 GiB
+
+
+def test_figures_copied_with_the_unit_the_log_prints_are_read():
+    # "KV cache size 24.83 GiB" (older releases print GB for the same GiB), "Maximum concurrency ...: 28.37x"
+    from kvplan.validate import validate_records
+
+    rec = _a_scored_record()
+    obs = {k: v for k, v in rec["observed"].items() if v is not None}
+    spelt = dict(rec, observed=dict(rec["observed"], **{k: f"{v} GiB" if k.endswith("_gib") and i % 2 else
+                                                        f"{v}GB" if k.endswith("_gib") else f"{v}x" if k == "max_concurrency"
+                                                        else v for i, (k, v) in enumerate(obs.items())}),
+                 gpu=dict(rec["gpu"], total_gib=f"{rec['gpu']['total_gib']} GiB" if rec["gpu"].get("total_gib") else None))
+    r, plain = validate_records([spelt, rec])
+    assert not r.skipped, r.skipped
+    assert r.observed == plain.observed and r.error_pct == plain.error_pct
+    (bad,) = validate_records([dict(rec, observed=dict(rec["observed"], max_concurrency="28.37 GiB"))])
+    assert bad.skipped and "max_concurrency" in bad.skipped  # a unit that is not the figure's own

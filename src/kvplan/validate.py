@@ -346,11 +346,23 @@ def _as_int(value, where: str) -> int:
     raise InputError(where, f"must be a whole number, got {value!r}", "fix the record")
 
 
+# the units vLLM's log lines print after a figure, which a record may copy with it: GiB (printed "GB" before 0.7, the
+# same GiB: bytes / 2**30) and the concurrency's "x" ("Maximum concurrency for 16,384 tokens per request: 28.37x")
+_LOGGED_UNITS = {"gib": ("gib", "gb"), "x": ("x",)}
+
+
 def _as_float(value, where: str) -> float:
     if isinstance(value, bool):
         raise InputError(where, f"must be a number, got {value!r}", "fix the record")
+    text = str(value).strip().replace(",", "") if isinstance(value, str) else None
+    if text is not None:
+        unit = "gib" if where.endswith("_gib") else "x" if where.endswith("max_concurrency") else None
+        for u in _LOGGED_UNITS.get(unit, ()):
+            if text.lower().endswith(u) and text[:-len(u)].strip():
+                text = text[:-len(u)].strip()
+                break
     try:
-        return float(str(value).strip().replace(",", "")) if isinstance(value, str) else float(value)
+        return float(text) if text is not None else float(value)
     except (TypeError, ValueError):
         raise InputError(where, f"must be a number, got {value!r}", "fix the record") from None
 
