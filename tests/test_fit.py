@@ -233,6 +233,48 @@ def test_max_model_len_beyond_limit_uses_vllms_message():
     assert "User-specified max_model_len (100000) is greater than the derived max_model_len" in str(e.value)
 
 
+_LLAMA_SHAPE = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 1024, "intermediate_size": 2816,
+                "num_hidden_layers": 8, "num_attention_heads": 8, "num_key_value_heads": 8, "vocab_size": 32000,
+                "torch_dtype": "bfloat16", "max_position_embeddings": 16384}
+
+
+@pytest.mark.parametrize("extra, derived", [
+    # vLLM's _get_and_verify_max_len: the stated length times the rope factor (linear, dynamic), a yarn factor times
+    # its original_max_position_embeddings; llama3 / longrope rope keep the stated length
+    ({"rope_scaling": {"type": "linear", "factor": 4.0}}, 65536),
+    ({"rope_scaling": {"type": "dynamic", "factor": 2.0}}, 32768),
+    ({"rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8192}}, 32768),
+    ({"rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                       "original_max_position_embeddings": 8192}}, 16384),
+    # the smallest of the length keys it reads; 2048 ("Assuming the model's maximum length is 2048") when none
+    ({"seq_length": 4096}, 4096),
+    ({"max_position_embeddings": None}, 2048),
+])
+def test_the_default_max_model_len_is_the_length_vllm_derives_from_the_config(tmp_path, extra, derived):
+    cfg = {k: v for k, v in dict(_LLAMA_SHAPE, **extra).items() if v is not None}
+    p = tmp_path / "config.json"
+    p.write_text(json.dumps(cfg))
+    spec = resolve_model(str(p))
+    if "max_position_embeddings" not in cfg:  # transformers' LlamaConfig would fill in its class default: read raw
+        from kvplan.resolve import normalize
+
+        spec = normalize(cfg, model_id="no-length", source="test", autoconfig=False)
+    p0 = kvplan.fit(spec, "H100", vllm_version="0.10.2", fixes=False)
+    assert p0.args.max_model_len == derived
+    kvplan.fit(spec, "H100", vllm_version="0.10.2", max_model_len=derived, fixes=False)  # accepted up to the limit
+    with pytest.raises(InputError, match="greater than the derived max_model_len"):
+        kvplan.fit(spec, "H100", vllm_version="0.10.2", max_model_len=derived + 1, fixes=False)
+
+
+def test_a_longrope_model_is_served_at_its_original_length_from_0_11_1():
+    # vLLM PR #27431 (first in 0.11.1): with no --max-model-len a LongRoPE model (Phi-3.5-mini: 131072 stated,
+    # original 4096) runs at its original length; before, at the stated one
+    assert kvplan.fit("microsoft/Phi-3.5-mini-instruct", "H100", vllm_version="0.11.0", fixes=False).args.max_model_len == 131072
+    p = kvplan.fit("microsoft/Phi-3.5-mini-instruct", "H100", vllm_version="0.12.0", fixes=False)
+    assert p.args.max_model_len == 4096
+    kvplan.fit("microsoft/Phi-3.5-mini-instruct", "H100", vllm_version="0.12.0", max_model_len=131072, fixes=False)
+
+
 def run(*args):
     return subprocess.run(["kvplan", *args], capture_output=True, text=True, timeout=120)
 

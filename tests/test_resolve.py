@@ -337,6 +337,20 @@ def test_gpu_names_as_logs_and_reports_write_them(written, expect):
     assert find_gpu(written).id == expect
 
 
+@pytest.mark.parametrize("written, expect, count", [
+    ("NVIDIA A100-SXM4-80GB x 8", "a100-80gb-sxm", 8),                 # the count after the name
+    ("NVIDIA GeForce RTX 3090 * 2", "rtx-3090", 2),
+    ("8x NVIDIA H100 80GB HBM3", "h100-sxm", 8),                       # ... or before it
+    ("GPU 0: NVIDIA L4 (UUID: GPU-9c1f2e4a)", "l4", None),             # a line of nvidia-smi -L
+    ("NVIDIA GeForce RTX 4090", "rtx-4090", None),                     # RTX's X and a number are no count
+    ("AMD Radeon RX 7900 XTX", "rx-7900-xtx", None),
+])
+def test_a_gpu_count_written_with_the_name_is_read_as_a_count(written, expect, count):
+    from kvplan.resolve import gpu_count_in_name
+
+    assert find_gpu(written).id == expect and gpu_count_in_name(written) == count
+
+
 def test_a_logged_total_picks_the_variant_and_other_cards_stay_unknown():
     assert find_gpu("NVIDIA A100", total_bytes=int(39.39 * 1024 ** 3)).id == "a100-40gb-sxm"
     assert find_gpu("NVIDIA A100", total_bytes=int(79.25 * 1024 ** 3)).id == "a100-80gb-sxm"
@@ -457,3 +471,50 @@ def test_a_file_that_is_not_a_config_is_named_for_what_it_is(tmp_path):
     with pytest.raises(InputError) as e:
         resolve_model(str(tmp_path / "missing.json"))
     assert "no such file or folder" in str(e.value)
+
+
+# configs that spell the model's shape their own way (as their checkpoints' config.json do, trimmed to what sizes the
+# model), with the parameter counts their model cards publish
+_OWN_SPELLINGS = {
+    "facebook/opt-125m": ({"architectures": ["OPTForCausalLM"], "model_type": "opt", "hidden_size": 768, "ffn_dim": 3072,
+                           "num_attention_heads": 12, "num_hidden_layers": 12, "max_position_embeddings": 2048,
+                           "vocab_size": 50272, "word_embed_proj_dim": 768, "torch_dtype": "float16",
+                           "activation_function": "relu", "do_layer_norm_before": True}, 125e6),
+    "openai-community/gpt2": ({"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": 768, "n_head": 12,
+                               "n_layer": 12, "n_positions": 1024, "n_ctx": 1024, "vocab_size": 50257,
+                               "activation_function": "gelu_new"}, 124e6),
+    "EleutherAI/gpt-j-6b": ({"architectures": ["GPTJForCausalLM"], "model_type": "gptj", "n_embd": 4096, "n_head": 16,
+                             "n_layer": 28, "n_positions": 2048, "n_inner": None, "rotary_dim": 64, "vocab_size": 50400,
+                             "tie_word_embeddings": False, "torch_dtype": "float32", "activation_function": "gelu_new"},
+                            6.053e9),
+    "mosaicml/mpt-7b": ({"architectures": ["MPTForCausalLM"], "model_type": "mpt", "d_model": 4096, "n_heads": 32,
+                         "n_layers": 32, "expansion_ratio": 4, "max_seq_len": 2048, "vocab_size": 50432,
+                         "torch_dtype": "bfloat16", "attn_config": {"alibi": True, "attn_type": "multihead_attention"},
+                         "no_bias": True}, 6.7e9),
+    "EleutherAI/pythia-1.4b": ({"architectures": ["GPTNeoXForCausalLM"], "model_type": "gpt_neox", "hidden_size": 2048,
+                                "intermediate_size": 8192, "num_attention_heads": 16, "num_hidden_layers": 24,
+                                "max_position_embeddings": 2048, "vocab_size": 50304, "tie_word_embeddings": False,
+                                "torch_dtype": "float16", "hidden_act": "gelu", "rotary_pct": 0.25}, 1.4146e9),
+    "databricks/dbrx-instruct": ({"architectures": ["DbrxForCausalLM"], "model_type": "dbrx", "d_model": 6144,
+                                  "n_heads": 48, "n_layers": 40, "max_seq_len": 32768, "vocab_size": 100352,
+                                  "attn_config": {"clip_qkv": 8, "kv_n_heads": 8, "rope_theta": 500000},
+                                  "ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 4},
+                                  "tie_word_embeddings": False, "torch_dtype": "bfloat16"}, 132e9),
+}
+
+
+@pytest.mark.parametrize("model_id", sorted(_OWN_SPELLINGS))
+def test_a_config_in_its_own_names_is_sized_as_its_model_card_says(model_id, tmp_path: Path):
+    # GPT-2's n_embd / n_layer, MPT's d_model / n_layers / expansion_ratio, OPT's ffn_dim, DBRX's attn_config and
+    # ffn_config: vLLM reads them through transformers' config classes, so a record of such a model is planned, and its
+    # weights match the parameter count its model card publishes (MLPs of two matrices where the model has them)
+    from kvplan.weights import count_weights
+
+    config, params = _OWN_SPELLINGS[model_id]
+    p = tmp_path / "config.json"
+    p.write_text(json.dumps(config))
+    spec = resolve_model(str(p))
+    counted = sum(c.params for c in count_weights(spec).components)
+    assert abs(counted - params) / params < 0.03, (counted, params)
+    if "attn_config" in config:
+        assert spec.num_kv_heads == config["attn_config"].get("kv_n_heads", spec.num_attention_heads)

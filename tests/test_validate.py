@@ -214,6 +214,9 @@ def test_record_values_written_as_strings_are_read_or_refused_by_field(records):
     # ... and a date outside the format's range leaves the format's first release
     (None, "https://github.com/vllm-project/vllm/issues/9802",
      {"weights_gib": 15.0, "non_torch_gib": 0.13, "activation_peak_gib": 4.8, "cudagraph_gib": 0.1}, "0.10.2"),
+    # a '# GPU blocks' line alone bounds V0 only from above (the line is older than the oldest release read): an
+    # issue of June 2024 names 0.4.3
+    (None, "https://github.com/vllm-project/vllm/issues/5248", {"num_gpu_blocks": 1000}, "0.4.3"),
     # a source that is not a vLLM issue dates nothing
     (None, "https://example.com/blog/vllm-a100", {}, None),
 ])
@@ -455,6 +458,22 @@ def test_a_suffixed_arg_that_leaves_a_negative_pool_is_a_skip_with_the_reason():
     assert r.skipped and "8m" in r.skipped and "8,000,000" in r.skipped and not r.predicted
 
 
+@pytest.mark.parametrize("spelt", [{"max_num_batched_tokens": "8k"}, {"max_model_len": "4k"},
+                                   {"kv_cache_dtype": "fp8_e5m2"}])
+def test_a_startup_that_does_not_fit_is_scored_however_its_args_are_spelt(spelt):
+    # a negative pool is a start that does not fit: scored (fits false), not skipped because an argument was written
+    # with a suffix ("8k" is 8,000 to vllm serve) or has a digit-letter pair in its name (fp8_e5m2)
+    from kvplan.validate import validate_records
+
+    rec = _a_scored_record()
+    rec["args"] = dict(rec["args"], gpu_memory_utilization=0.02, **spelt)
+    plain = dict(rec, args=dict(rec["args"], **{k: {"8k": 8000, "4k": 4000}.get(v, v) for k, v in spelt.items()}))
+    r, r_plain = validate_records([rec, plain])
+    assert r_plain.predicted["kv_cache_gib"] < 0 and r_plain.predicted["fits"] is False  # the plain spelling: scored
+    assert not r.skipped, r.skipped
+    assert r.predicted == r_plain.predicted
+
+
 def test_an_iec_suffix_vllm_refuses_is_refused():
     from kvplan.validate import validate_records
 
@@ -498,3 +517,100 @@ def test_each_record_is_cleaned_and_planned_once(monkeypatch):
     assert scored and all(r.seed_predicted for r in scored)
     assert calls["clean"] == len(records)
     assert calls["plan"] <= len(records)
+
+
+@pytest.mark.parametrize("gpu, says", [
+    ({"name": None, "total_gib": None, "count": 1}, "names no GPU"),
+    ({"name": "NVIDIA GeForce RTX 4060 Ti", "total_gib": None, "count": 1}, "different memory"),  # sold as 8 and 16 GB
+])
+def test_a_record_without_a_usable_gpu_says_why(gpu, says):
+    from kvplan.validate import validate_records
+
+    rec = dict(_a_scored_record(), gpu=gpu)
+    (r,) = validate_records([rec])
+    assert r.skipped.startswith("gpu") and says in r.skipped and "total_gib" in r.skipped
+    # the same record with the total vLLM logged is scored
+    (r,) = validate_records([dict(rec, gpu=dict(gpu, total_gib=15.7))])
+    assert not r.skipped
+
+
+@pytest.mark.parametrize("spelt, plain", [
+    ({"dtype": "BF16"}, {"dtype": "bfloat16"}),            # the checkpoint's dtype as safetensors write it
+    ({"dtype": "fp16"}, {"dtype": "float16"}),
+    ({"quantization": "null"}, {"quantization": None}),    # an unset flag as a log prints it
+])
+def test_args_as_records_spell_them_are_read_as_vllm_serve_names_them(spelt, plain):
+    from kvplan.validate import validate_records
+
+    rec = _a_scored_record()
+    a, b = (dict(rec, args=dict(rec["args"], **x)) for x in (spelt, plain))
+    ra, rb = validate_records([a, b])
+    assert not ra.skipped and not rb.skipped, ra.skipped
+    assert ra.predicted == rb.predicted
+
+
+def test_gpus_without_a_stated_tp_are_split_as_vllm_can_split_the_heads(records):
+    # Qwen2-7B has 28 attention and 4 KV heads: vLLM refuses TP=8, so a start on a record's 8 GPUs with no TP stated
+    # ran with at most TP=4, the largest TP dividing 8 that splits the heads; it is scored as that, not skipped
+    from kvplan.validate import validate_records
+
+    base = next(r for r in records if r["id"] == "qwen2-7b-instruct-a100-40-u050-tp2")
+    unstated = json.loads(json.dumps(base))
+    unstated["args"]["tensor_parallel_size"] = None
+    unstated["gpu"]["count"] = 8
+    stated = json.loads(json.dumps(unstated))
+    stated["args"]["tensor_parallel_size"] = 4
+    r, r4 = validate_records([unstated, stated])
+    assert not r.skipped, r.skipped
+    assert r.predicted == r4.predicted and any("TP=4" in a for a in r.assumptions)
+
+
+def _with_quantization_config(qc: dict, weights_bytes=None) -> dict:
+    config = json.loads((Path(__file__).parents[1] / "src/kvplan/data/models.json").read_text())[
+        "meta-llama/Llama-3.1-8B-Instruct"]["config"]
+    return {"id": qc["quant_method"], "vllm_version": "0.10.1.1", "gpu": {"name": "AMD Instinct MI300X"},
+            "model": {"id": "x/quantized", "config": dict(config, quantization_config=qc), "weights_bytes": weights_bytes},
+            "args": {"max_model_len": 8192}, "observed": {"fits": True}}
+
+
+def test_a_quantization_method_kvplan_cannot_size_is_a_skip_not_unquantized_weights():
+    # an HQQ checkpoint is not bf16: without its bytes no weight figure can be given (it was predicted as bf16)
+    from kvplan.validate import validate_records
+
+    unsized, sized = validate_records([_with_quantization_config({"quant_method": "hqq"}),
+                                       _with_quantization_config({"quant_method": "hqq"}, weights_bytes=6_000_000_000)])
+    assert unsized.skipped and "hqq" in unsized.skipped and not unsized.predicted
+    assert not sized.skipped and sized.predicted["weights_gib"] == pytest.approx(6e9 / 1024 ** 3, rel=0.02)
+
+
+def test_amd_quark_and_intel_auto_round_checkpoints_are_sized_by_their_weight_format():
+    # Quark's FP8 weights (global_quant_config.weight.dtype fp8_e4m3) take what an fp8 checkpoint takes; Intel's
+    # 'intel/auto-round' is auto-round's int4 group 128
+    from kvplan.validate import validate_records
+
+    quark, fp8, intel, auto_round = validate_records([
+        _with_quantization_config({"quant_method": "quark", "global_quant_config": {
+            "weight": {"dtype": "fp8_e4m3", "qscheme": "per_tensor"}}, "exclude": ["lm_head"]}),
+        _with_quantization_config({"quant_method": "fp8", "activation_scheme": "dynamic", "ignored_layers": ["lm_head"]}),
+        _with_quantization_config({"quant_method": "intel/auto-round", "bits": 4, "group_size": 128}),
+        _with_quantization_config({"quant_method": "auto-round", "bits": 4, "group_size": 128})])
+    assert quark.predicted["weights_gib"] == pytest.approx(fp8.predicted["weights_gib"])
+    assert intel.predicted["weights_gib"] == pytest.approx(auto_round.predicted["weights_gib"])
+    assert quark.predicted["weights_gib"] < 9.5 and intel.predicted["weights_gib"] < 6  # bf16: 14.99 GiB
+
+
+def test_figures_copied_with_the_unit_the_log_prints_are_read():
+    # "KV cache size 24.83 GiB" (older releases print GB for the same GiB), "Maximum concurrency ...: 28.37x"
+    from kvplan.validate import validate_records
+
+    rec = _a_scored_record()
+    obs = {k: v for k, v in rec["observed"].items() if v is not None}
+    spelt = dict(rec, observed=dict(rec["observed"], **{k: f"{v} GiB" if k.endswith("_gib") and i % 2 else
+                                                        f"{v}GB" if k.endswith("_gib") else f"{v}x" if k == "max_concurrency"
+                                                        else v for i, (k, v) in enumerate(obs.items())}),
+                 gpu=dict(rec["gpu"], total_gib=f"{rec['gpu']['total_gib']} GiB" if rec["gpu"].get("total_gib") else None))
+    r, plain = validate_records([spelt, rec])
+    assert not r.skipped, r.skipped
+    assert r.observed == plain.observed and r.error_pct == plain.error_pct
+    (bad,) = validate_records([dict(rec, observed=dict(rec["observed"], max_concurrency="28.37 GiB"))])
+    assert bad.skipped and "max_concurrency" in bad.skipped  # a unit that is not the figure's own

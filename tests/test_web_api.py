@@ -230,3 +230,13 @@ def test_speculative_config_through_the_api_matches_the_library(client):
     bad = client.post("/api/plan", json={"model": "Qwen/Qwen3.6-35B-A3B", "gpu": "h200",
                                          "speculative_config": '{"method": "eagle3", "num_speculative_tokens": 2}'})
     assert bad.status_code == 400 and bad.json()["field"] == "--speculative-config"
+
+
+def test_the_model_limit_shown_is_the_length_vllm_derives(client):
+    # deepseek-coder-6.7b states 16,384 positions with linear rope scaling x4: vLLM accepts (and defaults to) 65,536
+    config = dict(model_catalog()["Qwen/Qwen2.5-0.5B-Instruct"]["config"], max_position_embeddings=16384,
+                  rope_scaling={"type": "linear", "factor": 4.0}, _name_or_path="org/scaled")
+    r = client.post("/api/config?name=config.json", content=json.dumps(config), headers={"Content-Type": "application/json"})
+    plan = client.post("/api/plan", json={"model": r.json()["model"], "gpu": "H100", "max_model_len": 32768})
+    assert plan.status_code == 200, plan.text
+    assert plan.json()["model_max_model_len"] == 65536

@@ -9,7 +9,8 @@ from dataclasses import fields, replace
 
 from kvplan.errors import InputError
 from kvplan.plan import EngineArgs, Fix, Plan, human_int, parse_env, parse_max_model_len, plan
-from kvplan.resolve import ChoiceNote, GPUSpec, ModelSpec, gpu_catalog, gpu_count_in_name, resolve_gpu, resolve_model
+from kvplan.resolve import (ChoiceNote, GPUSpec, ModelSpec, context_limit, gpu_catalog, gpu_count_in_name, resolve_gpu,
+                            resolve_model)
 from kvplan.versions import rules_for
 
 _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__)
@@ -301,7 +302,7 @@ def max_model_len_for_concurrency(p: Plan, concurrency: float) -> int | None:
         raise InputError("--concurrency", f"{concurrency:g} requests at once, but vLLM runs at most max_num_seqs "
                          f"({p.args.max_num_seqs}) at a time", f"give --max-num-seqs {int(concurrency)} as well, or "
                          f"--concurrency {p.args.max_num_seqs} or less")
-    limit = p.model.max_position_embeddings or p.args.max_model_len
+    limit = context_limit(p.model).tokens
     lo, hi = 0, limit
     while lo < hi:
         mid = (lo + hi + 1) // 2

@@ -22,9 +22,9 @@ from typing import Iterable
 
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
-from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec
-from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal, quantization_methods, as_v0_engine,
-                             batch_defaults, canonical_quant, newer_than_read, quant_min_capability, rules_for)
+from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit
+from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal,
+                             as_v0_engine, batch_defaults, canonical_quant, newer_than_read, quant_min_capability, quantization_methods, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
                             vision_mlp_gated, weights_per_rank)
 
@@ -674,19 +674,22 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     elif util is None:
         util = rules.default_gpu_memory_utilization
         notes.append(f"gpu_memory_utilization {util} (vLLM {rules.version} default)")
-    limit = model.max_position_embeddings
+    context = context_limit(model)
+    limit = context.tokens
     max_len = args.max_model_len
-    if max_len is None:
-        if limit is None:
-            raise InputError("--max-model-len", f"{model.id}'s config states no context limit", "give --max-model-len")
+    if max_len is None and rules.longrope_default_original and context.longrope_original:
+        max_len = context.longrope_original
+        notes.append(f"max_model_len {max_len:,}: vLLM {rules.version} serves a LongRoPE model at its "
+                     f"original_max_position_embeddings by default (its limit is {limit:,})")
+    elif max_len is None:
         max_len = limit
-        notes.append(f"max_model_len {limit:,} (the model's limit, vLLM's default)")
-    elif limit is not None and max_len > limit and (args.allow_long_max_model_len or args.env_on("VLLM_ALLOW_LONG_MAX_MODEL_LEN")):
+        notes.append(f"max_model_len {limit:,} (the model's limit, vLLM's default: {context.how})")
+    elif max_len > limit and (args.allow_long_max_model_len or args.env_on("VLLM_ALLOW_LONG_MAX_MODEL_LEN")):
         notes.append(f"max_model_len {max_len:,} exceeds the model's {limit:,} (allowed: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 or a rope-scaling override)")
-    elif limit is not None and max_len > limit:
+    elif max_len > limit:
         raise InputError("--max-model-len",
                          f"User-specified max_model_len ({max_len}) is greater than the derived max_model_len "
-                         f"(max_position_embeddings={limit} in model's config.json)",
+                         f"({context.how} in model's config.json)",
                          f"use --max-model-len {limit} or less (vLLM refuses longer contexts unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
     dtype = _resolve_dtype(model, gpu, args.dtype, notes)
     quant = _resolve_quant(model, args.quantization, notes, gpu, rules.version)

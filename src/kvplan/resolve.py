@@ -209,12 +209,27 @@ def find_gpu(ref: str, *, total_bytes: int | None = None) -> GPUSpec:
 
 
 _GPU_COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[x×*]\s*(?=\S)", re.I)
+# the count written after the name ('H100 x 8', 'A100-SXM4-80GB *4'), and nvidia-smi -L's index ('GPU 0: ...')
+_GPU_COUNT_SUFFIX = re.compile(r"\s+[x×*]\s*(\d+)\s*$", re.I)
+_GPU_INDEX_PREFIX = re.compile(r"^\s*GPU\s*\d+\s*:\s*", re.I)
+
+
+def _gpu_count_and_name(ref: str) -> tuple[int | None, str]:
+    """(the count written with a GPU name, the name without it): '4x H100' and 'H100 x 4' -> (4, 'H100'); nvidia-smi
+    -L's 'GPU 0: NVIDIA L4' -> (None, 'NVIDIA L4')."""
+    ref = _GPU_INDEX_PREFIX.sub("", ref)
+    m = _GPU_COUNT_PREFIX.match(ref)
+    if m:
+        return int(m.group(1)), ref[m.end():]
+    m = _GPU_COUNT_SUFFIX.search(ref)
+    if m and m.start() > 0:
+        return int(m.group(1)), ref[:m.start()]
+    return None, ref
 
 
 def gpu_count_in_name(name: str | None) -> int | None:
-    """The count written before a GPU name ('4x H100' -> 4), else None."""
-    m = _GPU_COUNT_PREFIX.match(name or "")
-    return int(m.group(1)) if m else None
+    """The count written with a GPU name ('4x H100', 'H100 x 4' -> 4), else None."""
+    return _gpu_count_and_name(name or "")[0]
 
 
 class ChoiceNote(str):
@@ -227,11 +242,9 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
     default, and what a count in the name ('2x L40S') was taken to mean."""
     catalog = gpu_catalog()
     given = ref
-    count = _GPU_COUNT_PREFIX.match(ref)  # "4x H100", "8 x A100": the card, not the count
-    if count:
-        if int(count.group(1)) < 1:
-            raise UnknownGPUError("--gpu", f"{given!r} names no GPUs", "a count of 1 or more, e.g. --gpu '2x H100'")
-        ref = ref[count.end():]
+    count, ref = _gpu_count_and_name(ref)  # "4x H100", "8 x A100", "H100 x 8": the card, not the count
+    if count is not None and count < 1:
+        raise UnknownGPUError("--gpu", f"{given!r} names no GPUs", "a count of 1 or more, e.g. --gpu '2x H100'")
     # "H100-80G", "A100 80G": a memory size written without the B (a separate number, unlike the A10G's)
     ref = re.sub(r"(?<=[\s\-_])(\d+)\s*G\b", r"\1GB", ref, flags=re.I)
     if not _gpu_key(ref):
@@ -265,8 +278,8 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
                     f"({chosen.total_gib:.2f} GiB), the variant clouds rent most; name the variant (e.g. its size) "
                     "to plan another"))
             if count:
-                notes.append(f"{given.strip()!r}: {count.group(1)} x {chosen.name} available (--num-gpus "
-                             f"{count.group(1)}); the ranks vLLM uses are still --tensor-parallel-size x "
+                notes.append(f"{given.strip()!r}: {count} x {chosen.name} available (--num-gpus "
+                             f"{count}); the ranks vLLM uses are still --tensor-parallel-size x "
                              "--pipeline-parallel-size x --data-parallel-size")
             return chosen, notes
     names = list(dict.fromkeys([g.name for g in catalog] + [a for g in catalog for a in g.aliases]))  # 'V100' is two cards' alias
@@ -980,6 +993,50 @@ _LAYER_KIND_SOURCES = ("layer_types", "layers_block_type", "hybrid_override_patt
 _POOLING_ARCH = re.compile(r"(ForSequenceClassification|ForEmbedding|Model$|ForRewardModel|ForTokenClassification)")
 
 
+@lru_cache(maxsize=None)
+def _attribute_map(model_type: str) -> tuple[tuple[str, str], ...]:
+    """(standard name, the config's own name) pairs of transformers' config class for `model_type` (its attribute_map:
+    GPT-2's hidden_size is its n_embd, MPT's num_hidden_layers its n_layers); () where transformers has no such class."""
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # as _autoconfig_dict: no import-time notices
+    try:
+        from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+        cls = CONFIG_MAPPING[model_type]
+    except Exception:  # transformers not installed, or a model_type it does not know (remote code)
+        return ()
+    amap = getattr(cls, "attribute_map", None)
+    return tuple((k, v) for k, v in amap.items() if isinstance(k, str) and isinstance(v, str)) if isinstance(amap, dict) else ()
+
+
+# sub-dicts of MPT's and DBRX's configs that hold their attention and MLP sizes (vLLM reads attn_config["kv_n_heads"]
+# for both, and DBRX's experts from ffn_config: vllm/config.py ModelConfig.get_total_num_kv_heads, models/dbrx.py)
+_NESTED_SIZE_KEYS = ("attn_config", "ffn_config")
+
+
+# the names the model's shape is read under; other attribute_map entries are left to the readers of their own names
+# (Nemotron-H's layers_block_type, a context limit's several keys)
+_SHAPE_NAMES = ("hidden_size", "num_hidden_layers", "num_attention_heads")
+
+
+def _standard_names(cfg: dict) -> dict:
+    """`cfg` with the shape's standard names filled in where the config spells them its own way, as vLLM reads them
+    through transformers' config class (attribute access follows the class's attribute_map), plus MPT's and DBRX's attention
+    and MLP sizes from their attn_config / ffn_config. An encoder-decoder config is left as it is: its attribute_map
+    points the standard names at the encoder (Whisper), which holds no KV cache."""
+    if cfg.get("is_encoder_decoder"):
+        return cfg
+    out = dict(cfg)
+    for std, own in _attribute_map(str(cfg.get("model_type") or "")):
+        if std in _SHAPE_NAMES and out.get(std) is None and out.get(own) is not None:
+            out[std] = out[own]
+    for key in _NESTED_SIZE_KEYS:
+        if isinstance(cfg.get(key), dict):
+            for k, v in cfg[key].items():
+                if k not in out and isinstance(v, (int, float)) and not isinstance(v, bool):
+                    out[k] = v
+    return out
+
+
 def _text_part(config: dict) -> tuple[dict, dict | None, bool]:
     for k in _TEXT_KEYS:
         sub = config.get(k)
@@ -989,9 +1046,9 @@ def _text_part(config: dict) -> tuple[dict, dict | None, bool]:
             for inherit in ("tie_word_embeddings", "quantization_config", "torch_dtype", "dtype"):
                 if inherit not in merged and inherit in config:
                     merged[inherit] = config[inherit]
-            return merged, vision, True
+            return _standard_names(merged), vision, True
     vision = config.get("vision_config") if isinstance(config.get("vision_config"), dict) else None
-    return config, vision, vision is not None
+    return _standard_names(config), vision, vision is not None
 
 
 def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = None, revision: str | None = None,
@@ -1030,7 +1087,7 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     hidden = _need_int(text, "hidden_size", "hidden_size", "d_model", "n_embd")
     n_layers = _need_int(text, "num_hidden_layers", "num_hidden_layers", "num_layers", "n_layer")
     n_heads = _need_int(text, "num_attention_heads", "num_attention_heads", "n_head", "num_heads")
-    n_kv = _size(text, "num_key_value_heads", "num_kv_heads", "multi_query_group_num", default=n_heads)
+    n_kv = _size(text, "num_key_value_heads", "num_kv_heads", "multi_query_group_num", "kv_n_heads", default=n_heads)
     if _get(text, "multi_query", default=False) and "num_key_value_heads" not in text:
         n_kv = 1
     if n_kv < 1 or n_kv > n_heads or n_heads % n_kv:
@@ -1044,7 +1101,7 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
                               f"num_attention_heads {n_heads}", "fix the config.json (give head_dim)")
         head_dim = hidden // n_heads
     vocab = _size(text, "vocab_size", "padded_vocab_size") or _size(config, "vocab_size")
-    inter = _size(text, "intermediate_size", "ffn_hidden_size", "n_inner")
+    inter = _size(text, "intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim") or _mlp_width(text, model_type, hidden)
     dtype = str(_get(text, "torch_dtype", "dtype", default=None) or _get(config, "torch_dtype", "dtype", default="bfloat16"))
     dtype = dtype.replace("torch.", "")
     if dtype not in DTYPE_BYTES:
@@ -1090,13 +1147,78 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     )
 
 
+# MLP widths vLLM's model classes derive from the hidden size when the config gives none: GPT-2, GPT-J and GPTBigCode
+# take n_inner or else 4 x hidden, BLOOM always 4 x hidden, MPT expansion_ratio x hidden (vLLM 0.6.3-0.33
+# model_executor/models: gpt2.py GPT2Block, gpt_j.py GPTJBlock, gpt_bigcode.py GPTBigCodeBlock, bloom.py BloomMLP, mpt.py
+# MPTMLP)
+_MLP_WIDTH_X_HIDDEN = {"gpt2": 4, "gptj": 4, "gpt_bigcode": 4, "bloom": 4}
+
+
+def _mlp_width(text: dict, model_type: str, hidden: int) -> int:
+    """The MLP width a config leaves to its model class (_MLP_WIDTH_X_HIDDEN, MPT's expansion_ratio); 0 if none."""
+    if model_type == "mpt" and text.get("expansion_ratio"):
+        return _whole("expansion_ratio", text["expansion_ratio"] * hidden, allow_zero=False)
+    return _MLP_WIDTH_X_HIDDEN.get(model_type, 0) * hidden
+
+
+# the keys vLLM reads a config's context length from, in its order (vllm/config.py _get_and_verify_max_len, 0.4-0.10;
+# vllm/config/model.py from 0.11): the smallest one stated is the length
+_LENGTH_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
+                "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len")
+
+
 def _max_position(text: dict) -> int | None:
-    """The model's context limit as vLLM derives it (max_position_embeddings and friends)."""
-    for k in ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "max_sequence_length", "model_max_length"):
-        v = text.get(k)
-        if isinstance(v, int) and v > 0:
-            return v
-    return None
+    """The context length a config states, as vLLM reads it: the smallest of _LENGTH_KEYS; None when it states none."""
+    stated = [v for k in _LENGTH_KEYS if isinstance(v := text.get(k), int) and not isinstance(v, bool) and v > 0]
+    return min(stated) if stated else None
+
+
+# what vLLM assumes when a config states no length ("Assuming the model's maximum length is 2048"), and the rope
+# types whose factor it does not apply to the stated length (the same function, 0.4-0.33)
+DEFAULT_MAX_MODEL_LEN = 2048
+_ROPE_UNSCALED = ("su", "longrope", "llama3")
+
+
+@dataclass(frozen=True)
+class ContextLimit:
+    """The longest max_model_len vLLM accepts without VLLM_ALLOW_LONG_MAX_MODEL_LEN, how it came about, and a LongRoPE
+    model's original length (which newer releases serve by default)."""
+    tokens: int
+    how: str
+    longrope_original: int | None = None
+
+
+def context_limit(spec: "ModelSpec") -> ContextLimit:
+    """vLLM's derived max_model_len (_get_and_verify_max_len): the stated length (DEFAULT_MAX_MODEL_LEN when none),
+    times the rope-scaling factor, a yarn factor applied to its original_max_position_embeddings; su / longrope / llama3
+    rope and Gemma 3 (whose stated length is already the scaled one) keep the stated length."""
+    t = spec.text_config
+    stated = spec.max_position_embeddings
+    tokens = stated or DEFAULT_MAX_MODEL_LEN
+    how = f"max_position_embeddings={stated}" if stated else f"no length in the config: vLLM assumes {DEFAULT_MAX_MODEL_LEN}"
+    rope = t.get("rope_scaling") or t.get("rope_parameters")
+    # transformers 5 writes one rope dict per layer type ({"full_attention": {...}, "sliding_attention": {...}})
+    ropes = [r for r in (rope.values() if isinstance(rope, dict) and all(isinstance(v, dict) for v in rope.values())
+                         else [rope]) if isinstance(r, dict)]
+    kinds = [str(r.get("rope_type") or r.get("type") or "default") for r in ropes]
+    longrope = None
+    if "longrope" in kinds or "su" in kinds:
+        orig = t.get("original_max_position_embeddings") or next(
+            (r.get("original_max_position_embeddings") for r in ropes if r.get("original_max_position_embeddings")), None)
+        longrope = int(orig) if isinstance(orig, (int, float)) and orig > 0 else None
+    if ropes and "gemma3" not in spec.model_type:
+        factor = 1.0
+        for r, kind in zip(ropes, kinds):
+            if kind in _ROPE_UNSCALED:
+                continue
+            factor = float(r.get("factor") or factor)
+            if kind == "yarn" and isinstance(r.get("original_max_position_embeddings"), (int, float)):
+                tokens = int(r["original_max_position_embeddings"])
+        if factor != 1.0 or tokens != (stated or DEFAULT_MAX_MODEL_LEN):
+            how += f", rope scaling x{factor:g}" + (f" of original_max_position_embeddings {tokens}" if tokens != (
+                stated or DEFAULT_MAX_MODEL_LEN) else "")
+            tokens = int(tokens * factor)
+    return ContextLimit(tokens, how, longrope)
 
 
 def _layer_kind_list(text: dict, model_type: str, n_layers: int) -> list[str]:
@@ -1254,7 +1376,7 @@ def _layer_specs(text: dict, model_type: str, n_layers: int, n_kv: int, head_dim
 
 _QUANT_ALIASES = {"awq_marlin": "awq", "gptq_marlin": "gptq", "gptq_marlin_24": "gptq", "fbgemm_fp8": "fp8",
                   "modelopt_fp4": "modelopt", "auto-round": "auto_round", "autoround": "auto_round",
-                  "bitsandbytes": "bitsandbytes", "bnb": "bitsandbytes"}
+                  "bitsandbytes": "bitsandbytes", "bnb": "bitsandbytes", "intel/auto-round": "auto_round"}
 
 
 # ModelOpt per-layer algorithms -> bytes per weight (scales included): FP8 1 B; NVFP4 0.5 B + an fp8 scale per 16.
@@ -1320,7 +1442,20 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         return None
     method = str(qc.get("quant_method") or qc.get("quant_algo") or "").lower()
     method = _QUANT_ALIASES.get(method, method)
-    skip = tuple(qc.get("modules_to_not_convert") or qc.get("ignore") or qc.get("ignored_layers") or qc.get("exclude_modules") or ())
+    skip = tuple(qc.get("modules_to_not_convert") or qc.get("ignore") or qc.get("ignored_layers") or qc.get("exclude_modules")
+                 or qc.get("exclude") or ())
+    if method == "quark":  # AMD Quark: the weights' dtype in global_quant_config (vLLM quantization/quark/quark.py)
+        w = (qc.get("global_quant_config") or {}).get("weight") or {}
+        w = w[0] if isinstance(w, list) and w else w
+        wdt = str((w or {}).get("dtype") or "").lower() if isinstance(w, dict) else ""
+        g = w.get("group_size") if isinstance(w, dict) else None
+        if wdt.startswith("fp8"):
+            return QuantSpec("quark", 8, None, "fp8 (quark)", skip)
+        if wdt in ("fp4", "mxfp4"):
+            return QuantSpec("quark", 4, 32, "mxfp4 (quark)", skip)
+        if wdt in ("int8", "uint8", "int4", "uint4"):
+            bits = int(wdt[-1])
+            return QuantSpec("quark", bits, int(g) if g else None, f"int{bits} (quark)", skip)
     if method in ("awq", "gptq", "auto_round"):
         bits = int(qc.get("bits") or qc.get("w_bit") or 4)
         g = int(qc.get("group_size") or qc.get("q_group_size") or 128)

@@ -22,11 +22,11 @@ from typing import Iterable
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
 from kvplan.inputs import existing_file, read_text
 from kvplan.logs import RECORD_ARG_NAMES
-from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, EngineArgs, Plan, human_int, parse_env,
-                         parse_max_model_len, plan)
+from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, EngineArgs, Plan, accepted_tp_sizes, human_int,
+                         parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, model_catalog,
                             normalize, resolve_model)
-from kvplan.versions import NEWEST_KNOWN, canonical_quant, parse_version, source_date
+from kvplan.versions import NEWEST_KNOWN, OLDEST_READ, canonical_quant, parse_version, source_date
 from kvplan.weights import kv_dtype_bytes
 
 FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
@@ -130,7 +130,7 @@ def log_format_era(obs: dict) -> tuple[str, str, str] | None:
             return "0.6.4", "0.6.4", "the V0 memory-profiling format of the log identifies the 0.6.4 era"
         if "activation_peak_gib" in has:
             return "0.7.3", "0.7.3", "the V0 memory-split line of the log identifies the 0.6.5-0.10 V0 era (0.7.3 rules)"
-        return "0.6.3", "0.7.3", "a '# GPU blocks' line without a token line identifies V0 (0.6.3 rules, the oldest read)"
+        return OLDEST_READ, "0.7.3", f"a '# GPU blocks' line without a token line identifies V0 ({OLDEST_READ} rules, the oldest read)"
     # V1's post-capture summary line (section 1.6): "... W GiB for weight, A GiB for peak activation, N GiB for
     # non-torch memory, and C GiB for CUDAGraph memory" is printed by 0.10.2-0.26 only; from 0.27 the line gives
     # "consumed memory (weights + non-torch)" instead, so an activation figure without a non-torch one is the new
@@ -165,7 +165,9 @@ def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
     dated = source_date(rec.get("source"))
     if fmt:
         first, last, what = fmt
-        if dated and parse_version(first) <= parse_version(dated.release) <= parse_version(last):
+        # a '# GPU blocks' line alone is older than the oldest release read (OLDEST_READ): an issue date before it stands
+        floor = (0, 0, 0) if first == OLDEST_READ else parse_version(first)
+        if dated and floor <= parse_version(dated.release) <= parse_version(last):
             notes.append(f"vLLM version not stated; {what}; its source, {dated.describe()}, narrows it to {dated.release}")
             return dated.release, "log format and issue date"
         notes.append(f"vLLM version not stated; {what}")
@@ -210,18 +212,22 @@ def sibling_versions(records: list[dict]) -> dict[str, tuple[str, int]]:
 def _record_gpu(rec: dict) -> GPUSpec:
     g = rec.get("gpu") or {}
     name, total = g.get("name"), g.get("total_gib")
-    base = None
+    base, why = None, None
     if name:
         try:
             base = find_gpu(name, total_bytes=int(round(total * GIB)) if total else None)
-        except KvplanError:
-            base = None
+        except KvplanError as exc:
+            why = exc.message if hasattr(exc, "message") else str(exc)
     if total:
         if base is not None:
             return replace(base, total_bytes=int(round(total * GIB)), total_source=f"record: {total} GiB as logged")
         return GPUSpec(id="record", name=name or f"{total} GiB GPU", total_bytes=int(round(total * GIB)), total_source="record")
     if base is None:
-        raise InputError("gpu", f"GPU {name!r} is not in kvplan's catalog and the record gives no total", "add total_gib to the record")
+        if not name:
+            raise InputError("gpu", "the record names no GPU and gives no total_gib: no memory to plan with",
+                             "add gpu.name as nvidia-smi prints it, or gpu.total_gib as vLLM logged it")
+        raise InputError("gpu.name", f"{why or f'GPU {name!r} is not in kvplan catalog'}; the record gives no total_gib",
+                         "add gpu.total_gib as vLLM logged it")
     return base
 
 
@@ -341,11 +347,23 @@ def _as_int(value, where: str) -> int:
     raise InputError(where, f"must be a whole number, got {value!r}", "fix the record")
 
 
+# the units vLLM's log lines print after a figure, which a record may copy with it: GiB (printed "GB" before 0.7, the
+# same GiB: bytes / 2**30) and the concurrency's "x" ("Maximum concurrency for 16,384 tokens per request: 28.37x")
+_LOGGED_UNITS = {"gib": ("gib", "gb"), "x": ("x",)}
+
+
 def _as_float(value, where: str) -> float:
     if isinstance(value, bool):
         raise InputError(where, f"must be a number, got {value!r}", "fix the record")
+    text = str(value).strip().replace(",", "") if isinstance(value, str) else None
+    if text is not None:
+        unit = "gib" if where.endswith("_gib") else "x" if where.endswith("max_concurrency") else None
+        for u in _LOGGED_UNITS.get(unit, ()):
+            if text.lower().endswith(u) and text[:-len(u)].strip():
+                text = text[:-len(u)].strip()
+                break
     try:
-        return float(str(value).strip().replace(",", "")) if isinstance(value, str) else float(value)
+        return float(text) if text is not None else float(value)
     except (TypeError, ValueError):
         raise InputError(where, f"must be a number, got {value!r}", "fix the record") from None
 
@@ -359,6 +377,10 @@ def _as_bool(value, where: str) -> bool:
     if text in ("false", "0", "no"):
         return False
     raise InputError(where, f"must be true or false, got {value!r}", "fix the record")
+
+
+# --dtype values as records spell them -> vllm serve's names for them
+_DTYPE_SPELLINGS = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
 
 
 def clean_record(rec: dict) -> dict:
@@ -382,6 +404,10 @@ def clean_record(rec: dict) -> dict:
             args[k] = str(args[k]).strip().replace("torch.", "")
             if k != "quantization":
                 args[k] = args[k].lower()
+    if args.get("dtype") in _DTYPE_SPELLINGS:  # a record writes the checkpoint's dtype as safetensors do (BF16)
+        args["dtype"] = _DTYPE_SPELLINGS[args["dtype"]]
+    if str(args.get("quantization", "")).lower() in ("none", "null"):  # the flag's value as a log prints an unset one
+        del args["quantization"]
     if "env" in args:  # the server's environment: {"VLLM_USE_V1": "0"} or ["KEY=VALUE", ...]
         args["env"] = parse_env(args["env"])
     out["args"] = args
@@ -434,10 +460,14 @@ def _plan_record(rec: dict, *, given_kv: bool) -> tuple[Plan, list[str]]:
     dp = raw_args.get("data_parallel_size") or 1
     pp = raw_args.get("pipeline_parallel_size") or 1
     if "tensor_parallel_size" not in raw_args and count > dp * pp:
-        raw_args["tensor_parallel_size"] = count // (dp * pp)
+        per_engine = count // (dp * pp)
+        # the largest TP the record's GPUs allow that vLLM can split the model's heads over: the engine ran
+        tp = max(t for t in accepted_tp_sizes(spec, upto=per_engine) if per_engine % t == 0)
+        raw_args["tensor_parallel_size"] = tp
         notes.append(f"tensor_parallel_size not stated: the record's {count} GPUs" + (f" over {dp} data-parallel engines"
-                     if dp > 1 else "") + (f" and {pp} pipeline stages" if pp > 1 else "")
-                     + f" taken as TP={count // (dp * pp)}")
+                     if dp > 1 else "") + (f" and {pp} pipeline stages" if pp > 1 else "") + f" taken as TP={tp}"
+                     + (f" (the largest TP dividing {per_engine} that vLLM accepts for {spec.num_attention_heads} "
+                        f"attention / {spec.num_kv_heads} KV heads)" if tp != per_engine else ""))
     if raw_args.get("dtype") == "auto":
         raw_args.pop("dtype")
     if given_kv:
@@ -509,26 +539,18 @@ _BATCH_ARGS = frozenset({"max_num_batched_tokens", "max_num_seqs"})
 _BATCH_ARG_MAX = 2 ** 20
 
 
-def _refuse_negative_pool(p: Plan, raw_args: dict) -> None:
-    """A plan whose KV pool is negative because of an argument written with a suffix scores nothing real: the
-    suffix read to an implausible value ("8m" is 8,000,000 tokens to vllm serve). An InputError (a skip) naming it."""
-    raw = {k: v for k, v in raw_args.items() if isinstance(v, str) and re.search(r"\d[a-zA-Z]", v)}
-    if not raw:
-        return  # a pool below zero from plain figures is a startup that does not fit: scored as one
-    big = {k: getattr(p.args, k, None) for k in raw if k in _BATCH_ARGS}
-    big = {k: v for k, v in big.items() if isinstance(v, int) and v > _BATCH_ARG_MAX}
+def _refuse_implausible_batch(p: Plan, raw_args: dict) -> None:
+    """A batch argument written with a suffix that vllm serve reads to an implausible value ("8m" is 8,000,000 tokens)
+    scores nothing real: an InputError (a skip) naming it. Any other plan, a negative pool included, is scored: a pool
+    below zero is a startup that does not fit, whether its figures were written 8000 or 8k (or its KV dtype fp8_e5m2)."""
+    big = {k: (v, getattr(p.args, k, None)) for k, v in raw_args.items()
+           if k in _BATCH_ARGS and isinstance(v, str) and re.search(r"\d\s*[a-zA-Z]", v)}
+    big = {k: (v, n) for k, (v, n) in big.items() if isinstance(n, int) and n > _BATCH_ARG_MAX}
     if big:
-        raise InputError(f"args.{next(iter(big))}", ", ".join(f"{raw[k]!r} is {v:,} as vllm serve reads it (a lowercase "
-                         "suffix is decimal)" for k, v in big.items()) + f", beyond any batch a startup runs "
+        raise InputError(f"args.{next(iter(big))}", ", ".join(f"{v!r} is {n:,} as vllm serve reads it (a lowercase "
+                         "suffix is decimal)" for v, n in big.values()) + f", beyond any batch a startup runs "
                          f"(> {_BATCH_ARG_MAX:,}): no startup to score",
                          "check the record's args against the log (8m is 8,000,000 tokens, 8K 8,192)")
-    if p.kv_cache_bytes is None or p.kv_cache_bytes >= 0:
-        return
-    given = ", ".join(f"{k} {v!r} = {getattr(p.args, k, v):,}" if isinstance(getattr(p.args, k, None), int)
-                      else f"{k} {v!r}" for k, v in raw.items())
-    raise InputError("args", f"the plan has a KV pool of {p.kv_cache_bytes / GIB:,.0f} GiB, no startup to score"
-                     + f" ({given} as vllm serve reads it: a lowercase suffix is decimal)",
-                     "check the record's args against the log (8m is 8,000,000 tokens, 8K 8,192)")
 
 
 def validate_records(records: Iterable[dict], *, given_kv: bool = False, progress=None) -> list[RecordResult]:
@@ -550,7 +572,7 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
                 rec = dict(rec, _sibling_version=siblings[_source_of(rec)])
             r.observed = {k: v for k, v in rec["observed"].items() if v is not None}
             p, notes = _plan_record(rec, given_kv=given_kv)
-            _refuse_negative_pool(p, raw_args)
+            _refuse_implausible_batch(p, raw_args)
             r.predicted = _predicted(p)
             r.assumptions = notes
             r.label["rules_applied"] = p.rules.version

@@ -149,6 +149,10 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # Which checkpoints: ModelOpt's kv_cache_quant_algo from 0.14.0 (torch_utils.resolve_kv_cache_dtype_string),
     # compressed-tensors' kv_cache_scheme from 0.15.0 (Attention.__init__), as read in the wheels.
     "kv_cache_auto_follows_checkpoint": [((0, 0, 0), ()), ((0, 14, 0), ("modelopt",)), ((0, 15, 0), ("modelopt", "compressed-tensors"))],
+    # max_model_len not given for a LongRoPE model (Phi-3.5, Phi-4-mini): the derived length up to 0.11.0; its
+    # original_max_position_embeddings from 0.11.1 (vLLM PR #27431, merged 2025-10-23, after 0.11.0 of 2025-10-04;
+    # config/model.py _get_and_verify_max_len: "For LongRoPE, default to original_max_position_embeddings").
+    "longrope_default_original": [((0, 0, 0), False), ((0, 11, 1), True)],
     # The oldest GPU architecture the release wheels are built for: compute capability 7.0 up to 0.19,
     # 7.5 from 0.20 (CUDA 13 wheels; vLLM PR #39878; docs/gpu-facts.md section 5).
     "min_compute_capability": [((0, 0, 0), (7, 0)), ((0, 20, 0), (7, 5))],
@@ -272,6 +276,7 @@ class VersionRules:
     batch_defaults: str
     admit_whole_prompt: bool
     kv_cache_auto_follows_checkpoint: tuple[str, ...]
+    longrope_default_original: bool
     max_model_len_auto_fit: bool
     mamba_spec_pages: bool
     min_compute_capability: tuple[int, int]

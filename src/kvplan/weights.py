@@ -61,7 +61,10 @@ def padded_vocab(spec: ModelSpec) -> int:
 
 def _gated_mlp(spec: ModelSpec) -> bool:
     act = str(spec.text_config.get("hidden_act") or spec.text_config.get("mlp_hidden_act") or "silu")
-    if spec.model_type in ("nemotron_h", "gpt2", "gpt_bigcode", "falcon", "phi", "starcoder2", "opt", "bloom"):
+    # two-matrix MLPs (up, activation, down) in vLLM's model classes, whatever the activation (model_executor/models:
+    # gpt_j.py GPTJMLP fc_in/fc_out, gpt_neox.py GPTNeoXMLP dense_h_to_4h/dense_4h_to_h, mpt.py MPTMLP up_proj/down_proj)
+    if spec.model_type in ("nemotron_h", "gpt2", "gpt_bigcode", "falcon", "phi", "starcoder2", "opt", "bloom", "gptj",
+                           "gpt_neox", "mpt"):
         return False
     return act in ("silu", "swiglu", "gelu_pytorch_tanh", "geglu", "gelu_new", "gelu") or "gate" in act
 
@@ -493,8 +496,8 @@ def _param_bytes_rule(quant: QuantSpec | None, db: int):
             return c.dtype_bytes
         if mixed:  # per-module precision from the checkpoint; modules it does not list stay unquantized
             return mixed.get(c.name, db)
-        if quant is not None and quant.bits and c.quantizable and not _skipped(c, quant):
-            return bytes_per_quantized_param(quant)
+        if quant is not None and c.quantizable and not _skipped(c, quant):
+            return bytes_per_quantized_param(quant)  # a method it cannot size (no bits) raises
         return db
 
     return bytes_per_param
@@ -552,7 +555,9 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     if pad_note and pad != 1.0:
         notes.append(pad_note)
 
-    bytes_per_param = _param_bytes_rule(quant, db)
+    unsized = quant is not None and not quant.bits and not quant.module_bytes  # a method kvplan does not model
+    # exact checkpoint bytes are spread as the unquantized count spreads them; without them nothing sizes the weights
+    bytes_per_param = _param_bytes_rule(None if unsized and spec.checkpoint is not None else quant, db)
 
     def params_on_rank(c: Component) -> float:
         if c.kind == "experts":

@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from kvplan.cli import FIT_PARAMS, FitFlags
 from kvplan.cli.fit import SWEEPABLE, plan_from_flags_and_inverse, parse_vary, uncertainty_band_of, sweep_rows
 from kvplan.errors import GatedModelError, HubError, InputError, KvplanError
+from kvplan.resolve import context_limit
 from kvplan.render import budget_segments, verdict_text
 from kvplan.resolve import LOCAL_MODEL_REFS
 from kvplan.web.svg import budget_bar_svg, concurrency_curve_svg
@@ -305,7 +306,7 @@ class Planner:
     def curve_rows(self, model: Optional[str], flags: FitFlags, p) -> list[dict]:
         """`kvplan sweep --vary max_model_len=...` over doubling lengths up to the model's limit."""
         chosen = p.args.max_model_len
-        limit = p.model.max_position_embeddings or chosen
+        limit = context_limit(p.model).tokens  # the longest length vLLM accepts for the model
         lengths, n = set(), min(CURVE_MIN_TOKENS, chosen)
         while n < max(limit, chosen):
             lengths.add(n)
@@ -325,7 +326,7 @@ class Planner:
             d["uncertainty"] = band
         d["verdict"] = verdict_text(p).plain
         d["budget_segments"] = [{"label": label, "bytes": b} for label, b in budget_segments(p)]
-        d["model_max_model_len"] = p.model.max_position_embeddings
+        d["model_max_model_len"] = context_limit(p.model).tokens
         curve = ""
         if req.curve:
             rows = self.curve_rows(model, flags, p)
