@@ -307,19 +307,36 @@ def test_a_record_that_ran_with_fewer_batched_tokens_than_its_context_had_chunke
 
 
 @pytest.mark.parametrize("text, release", [("0.11.0 (docker)", (0, 11, 0)), ("vLLM v0.7.3", (0, 7, 3)),
-                                           ("vllm==0.10.2", (0, 10, 2)), ("0.29.1rc1.dev17+gd2d649e67", (0, 29, 1))])
+                                           ("vllm==0.10.2", (0, 10, 2)), ("0.29.1rc1.dev17+gd2d649e67", (0, 29, 1)),
+                                           ("vllm/vllm-openai:v0.10.1.1", (0, 10, 1)), ("0.10.1+cu126", (0, 10, 1)),
+                                           ("docker.io/vllm/vllm-openai:v0.9.2", (0, 9, 2)),
+                                           ("localhost:5000/vllm/vllm-openai:0.8.5", (0, 8, 5))])
 def test_version_strings_as_records_and_logs_write_them(text, release):
     from kvplan.versions import parse_version
 
     assert parse_version(text) == release
 
 
-def test_a_version_that_names_no_release_is_refused():
+@pytest.mark.parametrize("text", ["main", "latest", "vllm/vllm-openai:latest", "vllm/vllm-openai:nightly",
+                                  "rocm/vllm:rocm6.3.1_instinct_vllm0.8.3_20250415"])
+def test_a_version_that_names_no_release_is_refused(text):
     from kvplan.errors import InputError
     from kvplan.versions import parse_version
 
     with pytest.raises(InputError):
-        parse_version("main")
+        parse_version(text)
+
+
+def test_a_record_whose_version_is_a_docker_image_tag_plans_with_that_release(records):
+    from kvplan.validate import predict_record
+
+    base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
+    plain, tagged = json.loads(json.dumps(base)), json.loads(json.dumps(base))
+    plain["vllm_version"], tagged["vllm_version"] = "0.10.1.1", "vllm/vllm-openai:v0.10.1.1"
+    p_plain, _ = predict_record(plain)
+    p_tagged, notes = predict_record(tagged)
+    assert p_tagged.rules.release == (0, 10, 1) and p_tagged.kv_cache_bytes == p_plain.kv_cache_bytes
+    assert not any("not a release number" in n for n in notes)
 
 
 def test_a_record_whose_gpu_name_carries_the_count_plans_that_many(records):

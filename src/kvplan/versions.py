@@ -33,9 +33,18 @@ RELEASES_READ = (
 V = tuple[int, int, int]
 
 
+# a container image reference before its tag: [registry[:port]/]path/name: ("vllm/vllm-openai:", "docker.io/vllm/
+# vllm-openai:", "localhost:5000/vllm-openai:"). vLLM's own images are tagged v<release> on Docker Hub
+# (docs/deployment/docker.md of the 0.10 releases names the image; its release tags read vllm/vllm-openai:v0.10.1.1);
+# "latest" and "nightly" name no release.
+_IMAGE_REF = r"(?:[\w.-]+(?::\d+)?/)*[\w.-]+:"
+
+
 def parse_version(text: str) -> V:
-    """'0.29.1rc1.dev17+gd2d649e67' -> (0, 29, 1). Raises InputError on nonsense."""
-    m = re.match(r"^\s*(?:vllm[\s=:-]*)?v?(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?(?!\d)", str(text), re.IGNORECASE)
+    """'0.29.1rc1.dev17+gd2d649e67' -> (0, 29, 1); 'vllm/vllm-openai:v0.10.1.1' -> (0, 10, 1). Raises InputError on
+    nonsense."""
+    m = re.match(rf"^\s*(?:vllm[\s=:-]*|{_IMAGE_REF})?v?(\d{{1,6}})\.(\d{{1,6}})(?:\.(\d{{1,6}}))?(?!\d)", str(text),
+                 re.IGNORECASE)
     if not m:
         shown = str(text) if len(str(text)) <= 40 else str(text)[:40] + "..."
         raise InputError("--vllm-version", f"cannot read a vLLM version from {shown!r}",
