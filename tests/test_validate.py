@@ -631,3 +631,54 @@ def test_figures_copied_with_the_unit_the_log_prints_are_read():
     assert r.observed == plain.observed and r.error_pct == plain.error_pct
     (bad,) = validate_records([dict(rec, observed=dict(rec["observed"], max_concurrency="28.37 GiB"))])
     assert bad.skipped and "max_concurrency" in bad.skipped  # a unit that is not the figure's own
+
+
+@pytest.mark.parametrize("key, value", [("trust_remote_code", True), ("swap_space", 16), ("served_model_name", "llama"),
+                                        ("seed", 0), ("disable_log_stats", "true"), ("tokenizer_mode", "mistral"),
+                                        ("distributed_executor_backend", "ray"), ("port", 8000)])
+def test_a_record_with_an_engine_argument_that_leaves_memory_alone_plans_as_without_it(records, key, value):
+    from kvplan.validate import predict_record
+
+    base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
+    rec = json.loads(json.dumps(base))
+    rec["args"][key] = value
+    p, notes = predict_record(rec)
+    assert p.kv_cache_bytes == predict_record(base)[0].kv_cache_bytes
+    assert any(key in n and "put aside" in n for n in notes)
+
+
+@pytest.mark.parametrize("key, value", [("num_gpu_blocks_override", 512), ("calculate_kv_scales", True),
+                                        ("disable_sliding_window", "true"), ("max_seq_len_to_capture", 32768),
+                                        ("compilation_config", {"cudagraph_capture_sizes": [1, 2, 4]})])
+def test_a_record_with_an_unmodelled_memory_argument_is_skipped_naming_it(records, key, value):
+    from kvplan.validate import validate_records
+
+    base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
+    rec = json.loads(json.dumps(base))
+    rec["args"][key] = value
+    at_default = json.loads(json.dumps(base))
+    at_default["args"][key] = {"num_gpu_blocks_override": None, "max_seq_len_to_capture": 8192,
+                               "compilation_config": {}}.get(key, False)
+    skipped, kept = validate_records([rec, at_default])
+    assert skipped.skipped and skipped.skipped.startswith(f"args.{key}:") and "does not model" in skipped.skipped
+    assert kept.skipped is None
+
+
+def test_a_record_with_kv_cache_memory_bytes_gets_that_pool(records):
+    from kvplan.resolve import GIB
+    from kvplan.validate import predict_record
+
+    base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
+    rec = json.loads(json.dumps(base))
+    rec["args"]["kv_cache_memory_bytes"] = "3G"  # vLLM reads an uppercase suffix as binary: 3 GiB
+    p, _ = predict_record(rec)
+    assert p.kv_cache_bytes == 3 * GIB
+
+
+def test_a_misspelt_engine_argument_still_names_the_nearest_known_one(records):
+    from kvplan.validate import validate_records
+
+    base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
+    rec = json.loads(json.dumps(base))
+    rec["args"]["num_gpu_block_override"] = 512
+    assert "did you mean num_gpu_blocks_override?" in validate_records([rec])[0].skipped

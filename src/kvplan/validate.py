@@ -34,7 +34,56 @@ FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "
 ARG_FIELDS = RECORD_ARG_NAMES + (
     "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "cpu_offload_gb",
     "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "enable_expert_parallel",
-    "enable_chunked_prefill", "env")
+    "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype")
+
+# Other vLLM engine arguments a record may carry (EngineArgs in vllm/engine/arg_utils.py, 0.11.0; the OpenAI server's
+# own flags in vllm/entrypoints/openai/cli_args.py, same release; a few older ones where marked), by what they do to
+# the figures a startup logs: the weights, the profiled peak, the CUDA-graph pool and the KV pool with its pages.
+# Without effect on them (names, tokenizer, loading source, seeds, logging, CPU swap, scheduling order, HTTP server):
+# read, put aside, and named in the record's notes.
+ARGS_WITHOUT_MEMORY_EFFECT = frozenset({
+    "model", "served_model_name", "tokenizer", "tokenizer_mode", "tokenizer_revision", "revision", "code_revision",
+    "trust_remote_code", "hf_token", "download_dir", "skip_tokenizer_init", "allowed_local_media_path",
+    "allowed_media_domains", "seed", "swap_space",  # swap_space: CPU blocks for preemption (V0), never GPU memory
+    "disable_log_stats", "aggregate_engine_logging", "distributed_executor_backend", "max_parallel_loading_workers",
+    "ray_workers_use_nsight", "max_logprobs", "logprobs_mode", "scheduling_policy", "reasoning_parser",
+    "guided_decoding_backend", "logits_processor_pattern", "generation_config", "override_generation_config",
+    "otlp_traces_endpoint", "collect_detailed_traces", "show_hidden_metrics_for_version", "use_tqdm_on_load",
+    "prefix_caching_hash_algo", "ignore_patterns", "disable_cascade_attn",  # cascade attention: a per-step kernel choice
+    "max_cpu_loras",  # max_cpu_loras: the LoRA cache in CPU memory
+    "use_v2_block_manager",  # 0.6: "[DEPRECATED] ... has no effect on vLLM behavior"
+    # the OpenAI server's flags (cli_args.py) and AsyncEngineArgs' (0.6-0.10)
+    "host", "port", "api_key", "uvicorn_log_level", "disable_uvicorn_access_log", "allow_credentials",
+    "allowed_origins", "chat_template", "response_role", "enable_auto_tool_choice", "tool_call_parser",
+    "disable_log_requests", "enable_log_requests", "root_path", "ssl_keyfile", "ssl_certfile", "lora_modules",
+})
+# With effect on them, and not modelled by kvplan: a record that sets one away from vLLM's default (the value here,
+# EngineArgs 0.11.0 unless marked) has no prediction to score, and is skipped naming it. The ones kvplan models are in
+# ARG_FIELDS and pass through to the planner (kv_cache_memory_bytes, mamba_ssm_cache_dtype, cpu_offload_gb, ...).
+ARGS_NOT_MODELLED = {
+    "num_gpu_blocks_override": None,  # the pool's block count, replacing the profiled one
+    "calculate_kv_scales": False,  # fp8 KV scales computed on the first forward
+    "disable_sliding_window": False,  # sliding-window layers cached as full attention, max_model_len capped
+    "disable_hybrid_kv_cache_manager": False,  # one page size for all groups instead of the hybrid allocator
+    "kv_sharing_fast_prefill": False,
+    "mamba_cache_dtype": "auto", "mamba_block_size": None,
+    "compilation_config": None, "cuda_graph_sizes": None, "cudagraph_capture_sizes": None,
+    "max_cudagraph_capture_size": None, "max_seq_len_to_capture": 8192,  # 0.6-0.10: the CUDA-graph capture range
+    "enable_sleep_mode": False,  # the CuMem allocator
+    "rope_scaling": None, "rope_theta": None, "hf_overrides": None, "hf_config_path": None,  # the config as served
+    "model_impl": "auto",  # the Transformers backend's layers instead of vLLM's
+    "override_attention_dtype": None,
+    "load_format": "auto",  # bitsandbytes, gguf, dummy... load other weights
+    "decode_context_parallel_size": 1, "enable_eplb": False, "num_redundant_experts": 0,
+    "all2all_backend": None, "enable_dbo": False,
+    "disable_custom_all_reduce": False,  # its buffers (charged to the budget up to 0.10)
+    "async_scheduling": False,  # tokens in flight per sliding-window request
+    "skip_mm_profiling": False, "mm_encoder_tp_mode": "weights", "mm_processor_kwargs": None,
+    "lora_dtype": "auto", "lora_extra_vocab_size": 256, "long_lora_scaling_factors": None,
+    "kv_transfer_config": None,  # a KV connector's buffers
+    "num_lookahead_slots": 0, "speculative_model": None, "num_speculative_tokens": None,  # 0.6-0.7 speculative flags
+    "quantization_param_path": None,  # 0.6: KV-cache scales file
+}
 
 # --quantization names as records carry them -> what the weights are when the record's config
 # does not carry a quantization_config (a base-model config stood in for the quantized checkpoint).
@@ -325,11 +374,30 @@ def _check_fields(rec: dict) -> None:
         for key in part:
             if key in known or (not section and key in _INTERNAL_FIELDS):
                 continue
-            near = difflib.get_close_matches(str(key), known, n=1)
+            if section == "args" and key in ARGS_WITHOUT_MEMORY_EFFECT:
+                continue  # noted by _plan_record
+            if section == "args" and key in ARGS_NOT_MODELLED:
+                _check_not_modelled(key, part[key])
+                continue
+            near = difflib.get_close_matches(str(key), known + tuple(ARGS_WITHOUT_MEMORY_EFFECT) + tuple(ARGS_NOT_MODELLED), n=1)
             unknown.append(f"{section + '.' if section else ''}{key}" + (f" (did you mean {near[0]}?)" if near else ""))
     if unknown:
         raise InputError("record", "unknown field " + "; unknown field ".join(unknown),
                          "a misspelt key would be ignored and its default used: fix it as docs/startup-record-format.md shows")
+
+
+def _check_not_modelled(key: str, value) -> None:
+    """InputError naming an engine argument of ARGS_NOT_MODELLED that a record sets away from vLLM's default."""
+    default = ARGS_NOT_MODELLED[key]
+    if value in (None, "", {}, []) or value == default:  # unset, as a log or a config file writes it
+        return
+    if isinstance(default, bool) and str(value).strip().lower() in (("true", "1", "yes") if default else ("false", "0", "no")):
+        return
+    if isinstance(default, (int, str)) and not isinstance(default, bool) and str(value).strip().lower() == str(default):
+        return
+    raise InputError(f"args.{key}", f"set to {value!r}: this vLLM engine argument changes what the startup sizes "
+                     f"(default {default!r}) and kvplan does not model it, so there is no prediction to score",
+                     f"score only startups run without --{key.replace('_', '-')} (or at its default)")
 
 
 def _as_int(value, where: str) -> int:
@@ -388,7 +456,7 @@ def clean_record(rec: dict) -> dict:
     _check_fields(rec)
     out = dict(rec)
     args = {k: v for k, v in (rec.get("args") if isinstance(rec.get("args"), dict) else {}).items() if v is not None}
-    for k in INT_ENGINE_ARGS:
+    for k in INT_ENGINE_ARGS + ("kv_cache_memory_bytes",):
         if k in args:
             args[k] = _as_int(args[k], f"args.{k}")
     if "max_model_len" in args:
@@ -399,7 +467,7 @@ def clean_record(rec: dict) -> dict:
     for k in _BOOL_ARGS:
         if k in args:
             args[k] = _as_bool(args[k], f"args.{k}")
-    for k in ("dtype", "kv_cache_dtype", "quantization", "runner", "entrypoint"):
+    for k in ("dtype", "kv_cache_dtype", "quantization", "runner", "entrypoint", "mamba_ssm_cache_dtype"):
         if k in args:
             args[k] = str(args[k]).strip().replace("torch.", "")
             if k != "quantization":
@@ -449,6 +517,10 @@ def _plan_record(rec: dict, *, given_kv: bool) -> tuple[Plan, list[str]]:
     notes: list[str] = []
     version, how = version_basis(rec, notes)
     raw_args = {k: v for k, v in (rec.get("args") or {}).items() if k in ARG_FIELDS and v is not None}
+    aside = sorted(k for k in (rec.get("args") or {}) if k in ARGS_WITHOUT_MEMORY_EFFECT or k in ARGS_NOT_MODELLED)
+    if aside:
+        notes.append(f"engine argument(s) {', '.join(aside)} put aside: without effect on the startup's memory, or at "
+                     "vLLM's default")
     spec, raw_args = _record_model(rec, raw_args, notes)
     gpu = _record_gpu(rec)
     count = (rec.get("gpu") or {}).get("count")
