@@ -682,3 +682,30 @@ def test_a_misspelt_engine_argument_still_names_the_nearest_known_one(records):
     rec = json.loads(json.dumps(base))
     rec["args"]["num_gpu_block_override"] = 512
     assert "did you mean num_gpu_blocks_override?" in validate_records([rec])[0].skipped
+
+
+@pytest.mark.parametrize("name, parent_capability", [("NVIDIA A100-SXM4-40GB MIG 3g.20gb", "8.0"),
+                                                     ("NVIDIA H100 80GB HBM3 MIG 1g.10gb", "9.0")])
+def test_a_record_on_a_mig_slice_plans_with_the_slice_total_and_the_card_capability(records, name, parent_capability):
+    from kvplan.resolve import GIB
+    from kvplan.validate import predict_record, validate_records
+
+    base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
+    rec = json.loads(json.dumps(base))
+    rec["gpu"] = {"name": name, "total_gib": None, "count": 1}
+    skip = validate_records([rec])[0].skipped
+    # the profile's nominal size ("20gb") is not what CUDA reports for the slice: no guess, the fix names total_gib
+    assert "MIG slice" in skip and "gpu.total_gib" in skip
+    rec["gpu"]["total_gib"] = 9.5
+    p, _ = predict_record(rec)
+    assert p.gpu.total_bytes == int(9.5 * GIB) and p.gpu.compute_capability == parent_capability
+
+
+def test_fit_on_a_mig_slice_takes_the_given_total_and_the_card_capability():
+    from kvplan.errors import InputError
+    from kvplan.resolve import GIB, resolve_gpu
+
+    with pytest.raises(InputError, match="--gpu-gib"):
+        resolve_gpu("NVIDIA A100-SXM4-80GB MIG 3g.40gb")
+    spec, _ = resolve_gpu("NVIDIA A100-SXM4-80GB MIG 3g.40gb", gib=39.25)
+    assert spec.total_bytes == int(39.25 * GIB) and spec.compute_capability == "8.0" and "MIG 3g.40gb" in spec.name

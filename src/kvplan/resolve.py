@@ -179,7 +179,10 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
                              f"e.g. {flag} {'23.58' if gib is not None else '24'}")
         total = int(round(gib * GIB)) if gib is not None else int(round(gb * GB))
         # the card named supplies what the size does not; its count ('2x L40S') still stands, its variant choice not
-        base, base_notes = resolve_gpu(ref, detect=False) if ref else (None, [])
+        if ref and _MIG_SLICE.search(_gpu_count_and_name(ref)[1]):  # a MIG slice is found with its total, not without
+            base, base_notes = _find_gpu(ref, total)
+        else:
+            base, base_notes = resolve_gpu(ref, detect=False) if ref else (None, [])
         notes += [n for n in base_notes if not isinstance(n, ChoiceNote)]
         label = f"{gib:g} GiB" if gib is not None else f"{gb:g} GB"
         spec = GPUSpec(
@@ -237,6 +240,11 @@ class ChoiceNote(str):
     shows it as a warning as well: a plan for the wrong variant is off by the difference in memory."""
 
 
+# A MIG slice as CUDA names it: the card, then "MIG" and the profile ("NVIDIA A100-SXM4-40GB MIG 3g.20gb", "NVIDIA H100
+# 80GB HBM3 MIG 1g.10gb+me", a compute instance "MIG 1c.3g.20gb"). CUDA, and so vLLM, sees the slice's memory alone.
+_MIG_SLICE = re.compile(r"\s+MIG\s+((?:\d+c\.)?\d+g\.\d+gb(?:\+\w+)?)\s*$", re.I)
+
+
 def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[str]]:
     """find_gpu, and notes: a ChoiceNote when the card was picked among variants of other memory by the cloud
     default, and what a count in the name ('2x L40S') was taken to mean."""
@@ -245,6 +253,17 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
     count, ref = _gpu_count_and_name(ref)  # "4x H100", "8 x A100", "H100 x 8": the card, not the count
     if count is not None and count < 1:
         raise UnknownGPUError("--gpu", f"{given!r} names no GPUs", "a count of 1 or more, e.g. --gpu '2x H100'")
+    mig = _MIG_SLICE.search(ref)
+    if mig:
+        # the profile's name states a nominal size only: the memory CUDA reports for a slice differs from it (an
+        # H100 NVL 1g.12gb lists 10.75 GiB in nvidia-smi mig -lgip) and is not the card's share of CUDA's total
+        if total_bytes is None:
+            raise UnknownGPUError("--gpu", f"{given!r} is a MIG slice ({mig.group(1)}) of the {ref[:mig.start()].strip()}: "
+                                  "vLLM sees the slice's memory, which its profile name does not state exactly",
+                                  "give the slice's total as vLLM logged it: --gpu-gib, or gpu.total_gib in a record")
+        parent, notes = _find_gpu(ref[:mig.start()])
+        return replace(parent, name=f"{parent.name} MIG {mig.group(1)}", total_bytes=total_bytes,
+                       total_source=f"the MIG {mig.group(1)} slice's total as given"), notes
     # "H100-80G", "A100 80G": a memory size written without the B (a separate number, unlike the A10G's)
     ref = re.sub(r"(?<=[\s\-_])(\d+)\s*G\b", r"\1GB", ref, flags=re.I)
     if not _gpu_key(ref):
