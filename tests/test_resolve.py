@@ -518,3 +518,16 @@ def test_a_config_in_its_own_names_is_sized_as_its_model_card_says(model_id, tmp
     assert abs(counted - params) / params < 0.03, (counted, params)
     if "attn_config" in config:
         assert spec.num_kv_heads == config["attn_config"].get("kv_n_heads", spec.num_attention_heads)
+
+
+@pytest.mark.parametrize("model_type, arch", [("mamba", "MambaForCausalLM"), ("falcon_mamba", "FalconMambaForCausalLM")])
+def test_an_attention_free_mamba_v1_config_is_refused_as_such_not_for_a_missing_head_count(model_type, arch):
+    from kvplan.resolve import normalize
+
+    # state-spaces/mamba-2.8b-hf's config.json (its shape keys): no attention heads, because there is no attention
+    config = {"architectures": [arch], "model_type": model_type, "hidden_size": 2560, "num_hidden_layers": 64,
+              "intermediate_size": 5120, "state_size": 16, "conv_kernel": 4, "expand": 2, "time_step_rank": 160,
+              "vocab_size": 50280, "torch_dtype": "float32"}
+    with pytest.raises(ConfigError) as exc:
+        normalize(config, model_id="state-spaces/mamba-2.8b-hf", source="test")
+    assert exc.value.field == "model" and "pure Mamba v1" in str(exc.value)

@@ -1004,6 +1004,8 @@ def _need_int(cfg: dict, field_name: str, *names: str) -> int:
 _TEXT_KEYS = ("text_config", "llm_config", "language_config", "thinker_config")
 # bidirectional encoders: their attention layers are encoder-only, for which vLLM builds no KV-cache spec
 # (vllm-memory-model.md section 3.1, "Encoder-only attention: no KV")
+# attention-free Mamba v1 models (MambaForCausalLM, FalconMambaForCausalLM): every layer a Mamba v1 mixer
+_ATTENTION_FREE_MAMBA1 = frozenset({"mamba", "falcon_mamba"})
 _ENCODER_ONLY_TYPES = frozenset({"bert", "roberta", "xlm_roberta", "camembert", "distilbert", "electra", "mpnet",
                                  "modernbert", "nomic_bert", "deberta", "deberta_v2", "new", "jina_bert"})
 # config keys from which a hybrid's per-layer kinds (attention, Mamba, ...) are read or derived
@@ -1085,6 +1087,12 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     if nested:
         raw_text = {}  # a nested text_config may rely on its model class's defaults, as transformers and vLLM read it
         notes.append("language-model settings missing from text_config taken from transformers' defaults for its model_type")
+    raw_type = str(_get(raw_text, "model_type", default=None) or _get(raw, "model_type", default=""))
+    if raw_type in _ATTENTION_FREE_MAMBA1:
+        raise ConfigError("model", f"a pure Mamba v1 model ({raw_type}, no attention layers): vLLM keeps one conv and SSM "
+                          "state per sequence for it, in pages of its own block size, and kvplan has not traced how vLLM "
+                          "counts and reports those pages for an attention-free model, so it predicts no pool, tokens "
+                          "or concurrency for it", "no prediction: plan a hybrid (Jamba, Falcon-H1) or attention model")
     for field_name, names in (("hidden_size", ("hidden_size", "d_model", "n_embd")),
                               ("num_hidden_layers", ("num_hidden_layers", "num_layers", "n_layer")),
                               ("num_attention_heads", ("num_attention_heads", "n_head", "num_heads"))):
