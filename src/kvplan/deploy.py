@@ -314,7 +314,8 @@ def spec_from_plan(
         flags.append(Flag("--distributed-executor-backend", "ray", "spans nodes: vLLM's multi-node path is Ray"))
 
     arithmetic = [
-        f"GPU              {_get(g, 'name', default='?')} x {tp * pp}: {_g(total)} each as CUDA reports it",
+        f"GPU              {_get(g, 'name', default='?')} x {tp * pp * dp}"
+        + (f" ({dp} engines of TP {tp} x PP {pp})" if dp > 1 else "") + f": {_g(total)} each as CUDA reports it",
         f"requested        {util:g} x {_g(total)} = {_g(requested)} per GPU",
         f"weights          {_g(w_rank)} per GPU as loaded (checkpoint files: {_g(w_total)} in all)",
     ]
@@ -331,15 +332,16 @@ def spec_from_plan(
     # blocks, concurrency and tokens as the plan computed them: with window or recurrent groups a request holds more
     # blocks than its length / block size, so "blocks x block size" is not the tokens there
     terms = {t.name: t for t in (_get(plan, "terms", default=()) or ())}
+    per_engine = f" per engine (x {dp} engines)" if dp > 1 else ""
     per_req = terms.get("blocks_per_request")
     if blocks is not None:
         arithmetic.append(f"blocks           {num(blocks)} of {bsz} tokens"
                           + (f"; one {num(mml)}-token request holds {num(per_req.value)}" if per_req and mml else ""))
     if conc is not None and mml:
         how = terms["max_concurrency"].formula if "max_concurrency" in terms else f"{num(kv_tok)} / {num(mml)}"
-        arithmetic.append(f"max concurrency  {how} = {conc:.2f} full-length sequences")
+        arithmetic.append(f"max concurrency  {how} = {conc:.2f} full-length sequences" + per_engine)
     if "kv_cache_tokens" in terms and kv_tok is not None:
-        arithmetic.append(f"KV cache tokens  {terms['kv_cache_tokens'].formula} = {num(kv_tok)}")
+        arithmetic.append(f"KV cache tokens  {terms['kv_cache_tokens'].formula} = {num(kv_tok)}" + per_engine)
 
     env = tuple(_get(a, "env", default=()) or ())
     for key, _ in env:
