@@ -32,10 +32,10 @@ from string import Template
 from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
-from kvplan.plan import check_env_name
+from kvplan.plan import check_env_name, vllm_quant_method
 from kvplan.resolve import is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
-from kvplan.versions import check_serve_flags, serve_entrypoint
+from kvplan.versions import check_serve_flags, serve_entrypoint, serve_quantization
 
 GIB = 1024**3
 GPUS_PER_NODE = 8  # HGX / DGX nodes; above this a plan spans nodes (vLLM: TP within, PP across)
@@ -200,6 +200,10 @@ def spec_from_plan(
 ) -> ScaffoldSpec:
     """Everything the templates need, read from a plan (pure)."""
     a, m, g = plan.args, plan.model, plan.gpu
+    # the flags as given, before the planner filled in vLLM's defaults: what vLLM would choose itself (a checkpoint's
+    # quantization, its block size) is left to it (a plan without them: its args stand for both)
+    given = _get(plan, "given_args") or a
+    version = str(plan.vllm_version)
     check_port(port)
     local_dir = _get(m, "local_dir")
     model_id = _get(m, "id", default=None) or _get(a, "model", default="model")
@@ -245,9 +249,10 @@ def spec_from_plan(
     if dtype:
         flags.append(Flag("--dtype", str(dtype).replace("torch.", ""),
                           f"checkpoint dtype; GPU cc {_get(g, 'compute_capability', default='?')}"))
-    quant = _get(a, "quantization")
+    quant = serve_quantization(_get(given, "quantization"), vllm_quant_method(_get(m, "quant")),
+                               bool(_get(_get(m, "quant"), "hf_quant_config_only", default=False)), version)
     if quant:
-        flags.append(Flag("--quantization", str(quant)))
+        flags.append(Flag("--quantization", quant))
     if mml:
         conc_s = f"{conc:.2f}" if isinstance(conc, (int, float)) else "?"
         flags.append(Flag("--max-model-len", str(mml),
@@ -347,7 +352,7 @@ def spec_from_plan(
     for key, _ in env:
         check_env_name(key)
         check_not_secret(key)
-    check_serve_flags([f.name for f in flags], str(plan.vllm_version))
+    check_serve_flags([f.name for f in flags], version)
     eager = bool(_get(a, "enforce_eager", default=False))
     w_gib = w_total / GIB
     first = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager,

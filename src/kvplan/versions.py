@@ -12,6 +12,7 @@ read that has it"; releases between two read versions were not checked.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -451,7 +452,6 @@ class SourceDate:
 @lru_cache(maxsize=None)
 def _data_file(name: str) -> dict:
     """One of kvplan's data files (src/kvplan/data), read once."""
-    import json
     from importlib import resources
 
     return json.loads(resources.files("kvplan.data").joinpath(name).read_text())
@@ -578,6 +578,32 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     "--enable-expert-parallel": (0, 8, 0), "--speculative-config": (0, 8, 2), "--data-parallel-size": (0, 8, 3),
     "--mamba-ssm-cache-dtype": (0, 10, 1), "--runner": (0, 10, 1), "--language-model-only": (0, 17, 0),
 }
+
+
+# --quantization for a pre-quantized checkpoint. Every release reads a quantization_config in config.json itself: with
+# no --quantization, ModelConfig._verify_quantization takes the checkpoint's method (vllm/config.py up to 0.10,
+# vllm/config/model.py from 0.11). Giving the flag can only narrow that: the checkpoint's name must match it (else
+# "Quantization method specified in the model config ... does not match"), --quantization awq / gptq keep the slower
+# kernels instead of the Marlin ones vLLM picks itself (awq_marlin.py / gptq_marlin.py override_quantization_method,
+# 0.5-0.21: "you specified quantization=awq explicitly, so forcing awq"), and argparse refuses a name outside the
+# release's list (auto_round: vLLM spells it auto-round up to 0.21, and 0.33 serves those checkpoints as inc).
+# ModelOpt's older exports declare it only in hf_quant_config.json: vLLM reads that file itself from 0.10.1
+# (vllm/transformers_utils/config.py get_config, "ModelOpt 0.29.0 and before saves the quantization config in a
+# separate hf_quant_config.json"; absent from the 0.10.0 wheel), so before that the flag is needed.
+HF_QUANT_CONFIG_READ_SINCE: V = (0, 10, 1)
+
+
+def serve_quantization(given: str | None, checkpoint_method: str | None, hf_quant_config_only: bool,
+                       version: str) -> str | None:
+    """The --quantization value `vllm serve` of `version` needs: the method given, as vLLM spells it; for a checkpoint
+    served by its own config none (vLLM reads it, and picks the faster kernels itself), except a ModelOpt checkpoint
+    declared only in hf_quant_config.json before HF_QUANT_CONFIG_READ_SINCE, which needs `checkpoint_method` (vLLM's
+    name for it: modelopt, modelopt_fp4)."""
+    if given:
+        return canonical_quant(given)
+    if checkpoint_method and hf_quant_config_only and parse_version(version) < HF_QUANT_CONFIG_READ_SINCE:
+        return checkpoint_method
+    return None
 
 
 def serve_entrypoint(version: str) -> tuple[tuple[str, ...], bool]:
