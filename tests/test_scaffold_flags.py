@@ -6,6 +6,11 @@ own quantization config is taken, the --limit-mm-per-prompt format.
 
 from __future__ import annotations
 
+import json
+import shlex
+import subprocess
+
+import pytest
 
 import kvplan
 from kvplan.deploy import render_files, spec_from_plan
@@ -64,6 +69,27 @@ def test_a_given_quantization_is_written_in_vllms_spelling():
     assert serve_quantization(None, "modelopt_fp4", False, "0.9.0") is None
 
 
+# --block-size's argparse choices (config/cache.py BlockSize Literal: 1-128 in 0.8-0.11, 1-256 in 0.12-0.17; any
+# positive int from 0.18)
+BLOCK_CHOICES = {"0.10.2": {1, 8, 16, 32, 64, 128}, "0.12.0": {1, 8, 16, 32, 64, 128, 256}}
+
+
+@pytest.mark.parametrize("version", sorted(BLOCK_CHOICES))
+def test_a_hybrid_models_aligned_block_size_is_left_to_vllm(version):
+    """The planner aligns a hybrid's attention block size to its state pages (272 tokens for Qwen3-Next at TP 4);
+    written as --block-size 272 argparse refuses it up to 0.17, and from 0.18 it would mark the size user-specified.
+    vLLM derives it itself, so only a given --block-size is written."""
+    plan = kvplan.fit("Qwen/Qwen3-Next-80B-A3B-Instruct", "H100", max_model_len=8192, tensor_parallel_size=4,
+                      vllm_version=version)
+    assert plan.block_size not in BLOCK_CHOICES[version]  # the aligned size: not a value the release's flag takes
+    argv = _argv(plan)
+    assert "--block-size" not in argv
+    said = f"blocks           {plan.num_gpu_blocks:,} of {plan.block_size} tokens"  # the size stays in the arithmetic
+    assert any(line.startswith(said) for line in spec_from_plan(plan).arithmetic)
+    given = kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, block_size=32, vllm_version=version)
+    assert _value(_argv(given), "--block-size") == "32"
+
+
 def test_data_parallel_arithmetic_counts_every_gpu_the_top_line_counts():
     plan = kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, tensor_parallel_size=2, data_parallel_size=2)
     spec = spec_from_plan(plan)
@@ -75,6 +101,43 @@ def test_data_parallel_arithmetic_counts_every_gpu_the_top_line_counts():
                if line.startswith(("max concurrency", "KV cache tokens")))
     compose = render_files(spec)["docker-compose.yml"]
     assert "count: 4" in compose
+
+
+@pytest.mark.parametrize("version,given,expected", [
+    # 0.5.5-0.8.4: nullable_kvs parses "image=2" and refuses JSON (engine/arg_utils.py)
+    ("0.6.3", '{"image": 2}', "image=2"),
+    # from 0.8.5 JSON (optional_type(json.loads)); the key=value form is deprecated there
+    ("0.33.0", "image=2,video=0", '{"image":2,"video":0}'),
+    ("0.33.0", '{"image": 2, "video": 0}', '{"image": 2, "video": 0}'),
+])
+def test_limit_mm_per_prompt_is_written_in_the_format_the_release_parses(version, given, expected):
+    model = "llava-hf/llava-1.5-7b-hf" if version < "0.7" else "Qwen/Qwen3-VL-2B-Instruct"
+    plan = kvplan.fit(model, "H100", max_model_len=4096, limit_mm_per_prompt=given, vllm_version=version)
+    value = _value(_argv(plan), "--limit-mm-per-prompt")
+    assert value == expected
+    if version >= "0.8.5":
+        assert json.loads(value)["image"] == 2
+
+
+def test_every_serve_sh_of_a_spread_is_valid_bash_and_takes_only_values_the_release_has(tmp_path):
+    """Catalog models x releases x TP/PP/DP x quantized checkpoints: bash -n passes, and every --block-size and
+    --quantization written is one the release's argparse accepts."""
+    cases = [("meta-llama/Llama-3.1-8B-Instruct", "L4", "0.6.3", {}),
+             ("Qwen/Qwen3-Next-80B-A3B-Instruct", "H100", "0.12.0", {"tensor_parallel_size": 4}),
+             ("ibm-granite/granite-4.0-h-small", "H100", "0.14.1", {}),
+             ("deepseek-ai/DeepSeek-V2-Lite", "H100", "0.9.2", {}),
+             ("openai/gpt-oss-20b", "H100", "0.10.2", {}),
+             ("Qwen/Qwen3-32B-FP8", "H100", "0.9.2", {"tensor_parallel_size": 2, "pipeline_parallel_size": 2}),
+             ("nvidia/Qwen3.6-35B-A3B-NVFP4", "B200", "0.33.0", {"data_parallel_size": 2})]
+    for model, gpu, version, extra in cases:
+        plan = kvplan.fit(model, gpu, max_model_len=8192, vllm_version=version, **extra)
+        argv = _argv(plan)
+        block = _value(argv, "--block-size")
+        assert block is None or int(block) in BLOCK_CHOICES.get(version, {int(block)}), (model, version, block)
+        assert "--quantization" not in argv, (model, version)  # each declares its own in config.json
+        serve = tmp_path / f"{model.replace('/', '_')}-{version}.sh"
+        serve.write_text(render_files(spec_from_plan(plan))["serve.sh"])
+        assert subprocess.run(["bash", "-n", str(serve)]).returncode == 0, shlex.join(argv)
 
 
 def test_the_gpu_sources_label_has_no_brackets_inside_the_brackets_it_is_shown_in():

@@ -32,10 +32,10 @@ from string import Template
 from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
-from kvplan.plan import check_env_name, vllm_quant_method
+from kvplan.plan import check_env_name, parse_mm_limits, vllm_quant_method
 from kvplan.resolve import is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
-from kvplan.versions import check_serve_flags, serve_entrypoint, serve_quantization
+from kvplan.versions import check_serve_flags, serve_entrypoint, serve_mm_limits, serve_quantization
 
 GIB = 1024**3
 GPUS_PER_NODE = 8  # HGX / DGX nodes; above this a plan spans nodes (vLLM: TP within, PP across)
@@ -272,7 +272,9 @@ def spec_from_plan(
     if kvd:
         flags.append(Flag("--kv-cache-dtype", str(kvd),
                           f"{num(per_tok)} bytes of KV per token" if per_tok else ""))
-    if bsz:
+    if bsz and _get(given, "block_size"):  # else vLLM's own choice, as planned (its attention backend's, a hybrid's
+        # alignment): a written --block-size 272 is refused by argparse up to 0.17 (choices 1-256, config/cache.py
+        # BlockSize), and from 0.18 it is "user specified" and skips the backend's preferred size
         flags.append(Flag("--block-size", str(bsz), f"{num(blocks)} blocks x {bsz} tokens"))
     mns = _get(a, "max_num_seqs")
     if mns:
@@ -285,12 +287,14 @@ def spec_from_plan(
         flags.append(Flag("--mamba-ssm-cache-dtype", str(mssm)))
     if _get(a, "enforce_eager", default=False):
         flags.append(Flag("--enforce-eager", None, "no CUDA graphs: faster start, slower decode"))
-    for json_flag, why in (("speculative_config", "drafter weights and KV layers are in the arithmetic below"),
-                           ("limit_mm_per_prompt", "the profile run encodes the largest allowed items: as planned")):
-        value = _get(a, json_flag)  # JSON flags: given as text or as a dict
-        if value:
-            text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
-            flags.append(Flag("--" + json_flag.replace("_", "-"), text, why))
+    spec_config = _get(a, "speculative_config")  # given as JSON text or as a dict
+    if spec_config:
+        text = spec_config if isinstance(spec_config, str) else json.dumps(spec_config, separators=(",", ":"))
+        flags.append(Flag("--speculative-config", text, "drafter weights and KV layers are in the arithmetic below"))
+    mm_limits = _get(a, "limit_mm_per_prompt")
+    if mm_limits:
+        flags.append(Flag("--limit-mm-per-prompt", serve_mm_limits(mm_limits, parse_mm_limits(mm_limits), version),
+                          "the profile run encodes the largest allowed items: as planned"))
     if _get(a, "enable_lora", default=False):
         flags.append(Flag("--enable-lora", None, "LoRA slots on every supported layer are taken from the budget at startup"))
         for lora_flag in ("max_loras", "max_lora_rank"):

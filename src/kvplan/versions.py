@@ -591,6 +591,9 @@ SERVE_FLAG_SINCE: dict[str, V] = {
 # (vllm/transformers_utils/config.py get_config, "ModelOpt 0.29.0 and before saves the quantization config in a
 # separate hf_quant_config.json"; absent from the 0.10.0 wheel), so before that the flag is needed.
 HF_QUANT_CONFIG_READ_SINCE: V = (0, 10, 1)
+# --limit-mm-per-prompt takes JSON from 0.8.5 (engine/arg_utils.py: optional_type(json.loads) for the dict field);
+# 0.5.5-0.8.4 parse it with nullable_kvs, "image=2,video=1" with whole numbers, and refuse JSON.
+MM_LIMIT_JSON_SINCE: V = (0, 8, 5)
 
 
 def serve_quantization(given: str | None, checkpoint_method: str | None, hf_quant_config_only: bool,
@@ -604,6 +607,16 @@ def serve_quantization(given: str | None, checkpoint_method: str | None, hf_quan
     if checkpoint_method and hf_quant_config_only and parse_version(version) < HF_QUANT_CONFIG_READ_SINCE:
         return checkpoint_method
     return None
+
+
+def serve_mm_limits(value: str | dict, limits: dict[str, int], version: str) -> str:
+    """--limit-mm-per-prompt as `version` parses it: the JSON given (or built from `limits`, the items per modality)
+    from MM_LIMIT_JSON_SINCE, "image=2,video=1" before."""
+    if parse_version(version) < MM_LIMIT_JSON_SINCE:
+        return ",".join(f"{k}={v}" for k, v in limits.items())
+    if isinstance(value, dict):
+        return json.dumps(value, separators=(",", ":"))
+    return value.strip() if value.strip().startswith("{") else json.dumps(limits, separators=(",", ":"))
 
 
 def serve_entrypoint(version: str) -> tuple[tuple[str, ...], bool]:
