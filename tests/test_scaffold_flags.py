@@ -143,3 +143,19 @@ def test_every_serve_sh_of_a_spread_is_valid_bash_and_takes_only_values_the_rele
 def test_the_gpu_sources_label_has_no_brackets_inside_the_brackets_it_is_shown_in():
     assert source_label("CUDA total (deviceQuery / torch): shared/data/gpus.json") == "CUDA total, deviceQuery / torch"
     assert source_label("seen in a vLLM startup log: https://example.org/x") == "seen in a vLLM startup log"
+
+
+@pytest.mark.parametrize("value,before,first", [("bfloat16", "0.10.2", "0.11.0"), ("fp8_e4m3", "0.4.2", "0.4.3")])
+def test_a_kv_cache_dtype_the_release_does_not_take_is_refused_naming_the_flag(value, before, first):
+    """--kv-cache-dtype's choices grew after the flag (CacheDType in config/cache.py: bfloat16 from 0.11.0; 0.4.2's
+    argparse takes auto and fp8 only): a launch file with a value its release lacks would not start."""
+    from kvplan.errors import InputError
+
+    plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, kv_cache_dtype=value,
+                      vllm_version=before)
+    with pytest.raises(InputError) as exc:
+        spec_from_plan(plan)
+    assert exc.value.field == "--kv-cache-dtype" and f"first in vLLM {first}" in str(exc.value)
+    later = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, kv_cache_dtype=value,
+                       vllm_version=first)
+    assert _value(_argv(later), "--kv-cache-dtype") == value

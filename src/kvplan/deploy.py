@@ -356,7 +356,7 @@ def spec_from_plan(
     for key, _ in env:
         check_env_name(key)
         check_not_secret(key)
-    check_serve_flags([f.name for f in flags], version)
+    check_serve_flags([f.name for f in flags], version, {f.name: f.value for f in flags if f.value is not None})
     eager = bool(_get(a, "enforce_eager", default=False))
     w_gib = w_total / GIB
     first = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager,

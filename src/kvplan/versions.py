@@ -619,6 +619,15 @@ def serve_mm_limits(value: str | dict, limits: dict[str, int], version: str) -> 
     return value.strip() if value.strip().startswith("{") else json.dumps(limits, separators=(",", ":"))
 
 
+# Values of a flag that came in a later release than the flag: the first release read whose argparse takes each
+# (--kv-cache-dtype: choices in engine/arg_utils.py up to 0.8, the CacheDType Literal of vllm/config.py, then
+# vllm/config/cache.py; 0.4.2 takes auto and fp8 only)
+SERVE_VALUE_SINCE: dict[str, dict[str, V]] = {
+    "--kv-cache-dtype": {"auto": (0, 4, 2), "fp8": (0, 4, 2), "fp8_e4m3": (0, 4, 3), "fp8_e5m2": (0, 4, 3),
+                         "fp8_inc": (0, 10, 0), "bfloat16": (0, 11, 0), "fp8_ds_mla": (0, 11, 1)},
+}
+
+
 def serve_entrypoint(version: str) -> tuple[tuple[str, ...], bool]:
     """(the command that starts the OpenAI server of `version`, whether the model is given as --model)."""
     if parse_version(version) >= SERVE_CONSOLE_SCRIPT_SINCE:
@@ -626,9 +635,10 @@ def serve_entrypoint(version: str) -> tuple[tuple[str, ...], bool]:
     return MODULE_SERVER, True
 
 
-def check_serve_flags(names, version: str) -> None:
-    """InputError naming the first flag of `names` that vLLM `version` does not have (SERVE_FLAG_SINCE), or the
-    version when it is older than every wheel read."""
+def check_serve_flags(names, version: str, values=None) -> None:
+    """InputError naming the first flag of `names` that vLLM `version` does not have (SERVE_FLAG_SINCE), or whose value
+    in `values` ({flag: value}) it does not take yet (SERVE_VALUE_SINCE), or the version when it is older than every
+    wheel read."""
     release = parse_version(version)
     if release < OLDEST_FLAGS_READ:  # "first in 0.4.2" there means "in the oldest wheel read": not known to be missing
         oldest = ".".join(map(str, OLDEST_FLAGS_READ))
@@ -641,6 +651,12 @@ def check_serve_flags(names, version: str) -> None:
             since = ".".join(map(str, first))
             raise InputError(name, f"vLLM {version} has no {name} flag (first in vLLM {since}), so its server would "
                              "refuse the launch command", f"drop {name} or use --vllm-version {since} or later")
+    for name, value in (values or {}).items():
+        first = SERVE_VALUE_SINCE.get(name, {}).get(value)
+        if first is not None and release < first:
+            since = ".".join(map(str, first))
+            raise InputError(name, f"vLLM {version}'s {name} does not take {value} (first in vLLM {since}): its argparse "
+                             "would refuse the launch command", f"use another {name} or --vllm-version {since} or later")
 
 
 # Minimum compute capability of each --quantization method: QuantizationConfig.get_min_capability() of its config
