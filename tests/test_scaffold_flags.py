@@ -159,3 +159,20 @@ def test_a_kv_cache_dtype_the_release_does_not_take_is_refused_naming_the_flag(v
     later = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, kv_cache_dtype=value,
                        vllm_version=first)
     assert _value(_argv(later), "--kv-cache-dtype") == value
+
+
+@pytest.mark.parametrize("version,size,ok", [("0.6.3", 64, False), ("0.6.4", 64, True), ("0.11.0", 256, False),
+                                             ("0.12.0", 256, True)])
+def test_a_given_block_size_the_release_does_not_take_is_refused_naming_the_flag(version, size, ok):
+    """--block-size choices by release: 8-32 up to 0.6.3 (engine/arg_utils.py), 64 and 128 in 0.6.4, 256 from 0.12
+    (config/cache.py BlockSize)."""
+    from kvplan.errors import InputError
+
+    plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, block_size=size,
+                      vllm_version=version)
+    if ok:
+        assert _value(_argv(plan), "--block-size") == str(size)
+        return
+    with pytest.raises(InputError) as exc:
+        spec_from_plan(plan)
+    assert exc.value.field == "--block-size" and "drop --block-size" in str(exc.value)

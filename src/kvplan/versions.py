@@ -627,6 +627,14 @@ SERVE_VALUE_SINCE: dict[str, dict[str, V]] = {
                          "fp8_inc": (0, 10, 0), "bfloat16": (0, 11, 0), "fp8_ds_mla": (0, 11, 1)},
 }
 
+# --block-size's argparse choices, release by release (engine/arg_utils.py choices up to 0.8.4, the BlockSize Literal
+# of vllm/config.py / vllm/config/cache.py from 0.8.5; 0.6.5's wheel is back to 8-32); () from 0.18: any positive int
+BLOCK_SIZE_CHOICES: list[tuple[V, tuple[int, ...]]] = [
+    ((0, 0, 0), (8, 16, 32)), ((0, 6, 4), (8, 16, 32, 64, 128)), ((0, 6, 5), (8, 16, 32)),
+    ((0, 6, 6), (8, 16, 32, 64, 128)), ((0, 8, 5), (1, 8, 16, 32, 64, 128)), ((0, 12, 0), (1, 8, 16, 32, 64, 128, 256)),
+    ((0, 18, 0), ()),
+]
+
 
 def serve_entrypoint(version: str) -> tuple[tuple[str, ...], bool]:
     """(the command that starts the OpenAI server of `version`, whether the model is given as --model)."""
@@ -651,6 +659,12 @@ def check_serve_flags(names, version: str, values=None) -> None:
             since = ".".join(map(str, first))
             raise InputError(name, f"vLLM {version} has no {name} flag (first in vLLM {since}), so its server would "
                              "refuse the launch command", f"drop {name} or use --vllm-version {since} or later")
+    choices = _value_at(BLOCK_SIZE_CHOICES, release)
+    block = (values or {}).get("--block-size")
+    if block is not None and choices and int(block) not in choices:
+        raise InputError("--block-size", f"vLLM {version}'s --block-size takes {', '.join(map(str, choices))}, not "
+                         f"{block}: its argparse would refuse the launch command",
+                         f"drop --block-size (vLLM picks its own) or give one of {', '.join(map(str, choices))}")
     for name, value in (values or {}).items():
         first = SERVE_VALUE_SINCE.get(name, {}).get(value)
         if first is not None and release < first:
