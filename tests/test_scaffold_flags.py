@@ -176,3 +176,19 @@ def test_a_given_block_size_the_release_does_not_take_is_refused_naming_the_flag
     with pytest.raises(InputError) as exc:
         spec_from_plan(plan)
     assert exc.value.field == "--block-size" and "drop --block-size" in str(exc.value)
+
+
+def test_vllm_use_v1_0_is_refused_for_0_11_0_whose_server_stops_on_it():
+    """0.11.0 removed the V0 engine but still reads VLLM_USE_V1: with 0 its engine config picks no V1 and the API server
+    asserts V1 (entrypoints/openai/api_server.py); 0.10 runs V0 with it, 0.11.1 no longer reads it (vllm/envs.py)."""
+    from kvplan.errors import InputError
+
+    def plan(version):
+        return kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, env={"VLLM_USE_V1": "0"}, vllm_version=version)
+
+    with pytest.raises(InputError) as exc:
+        spec_from_plan(plan("0.11.0"))
+    assert exc.value.field == "--env" and "VLLM_USE_V1=0" in str(exc.value)
+    assert not any("no effect" in a for a in plan("0.11.0").assumptions if "VLLM_USE_V1" in a)
+    for version in ("0.10.2", "0.11.1"):
+        assert ("VLLM_USE_V1", "0") in spec_from_plan(plan(version)).env

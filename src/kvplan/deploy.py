@@ -35,7 +35,7 @@ from kvplan.errors import InputError
 from kvplan.plan import check_env_name, parse_mm_limits, vllm_quant_method
 from kvplan.resolve import is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
-from kvplan.versions import check_serve_flags, serve_entrypoint, serve_mm_limits, serve_quantization
+from kvplan.versions import check_serve_env, check_serve_flags, serve_entrypoint, serve_mm_limits, serve_quantization
 
 GIB = 1024**3
 GPUS_PER_NODE = 8  # HGX / DGX nodes; above this a plan spans nodes (vLLM: TP within, PP across)
@@ -357,6 +357,7 @@ def spec_from_plan(
         check_env_name(key)
         check_not_secret(key)
     check_serve_flags([f.name for f in flags], version, {f.name: f.value for f in flags if f.value is not None})
+    check_serve_env(env, version)
     eager = bool(_get(a, "enforce_eager", default=False))
     w_gib = w_total / GIB
     first = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager,

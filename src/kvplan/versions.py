@@ -635,6 +635,24 @@ BLOCK_SIZE_CHOICES: list[tuple[V, tuple[int, ...]]] = [
     ((0, 18, 0), ()),
 ]
 
+# Environment settings a release's server stops on, with the releases (first, first without): VLLM_USE_V1=0 in 0.11.0,
+# which removed the V0 engine but still reads the variable: create_engine_config then picks no V1, and
+# build_async_engine_client_from_engine_args asserts envs.VLLM_USE_V1 (entrypoints/openai/api_server.py); 0.8-0.10 run
+# V0 with it, 0.11.1 dropped the variable (vllm/envs.py).
+SERVE_ENV_REFUSED: dict[tuple[str, str], tuple[V, V, str]] = {
+    ("VLLM_USE_V1", "0"): ((0, 11, 0), (0, 11, 1), "it has no V0 engine left, and its API server asserts V1"),
+}
+
+
+def check_serve_env(env, version: str) -> None:
+    """InputError naming the first (name, value) of `env` that vLLM `version`'s server stops on (SERVE_ENV_REFUSED)."""
+    release = parse_version(version)
+    for name, value in env:
+        refused = SERVE_ENV_REFUSED.get((name, str(value).strip()))
+        if refused and refused[0] <= release < refused[1]:
+            raise InputError("--env", f"vLLM {version} stops on {name}={value} ({refused[2]})",
+                             f"drop {name}, or use a release before {'.'.join(map(str, refused[0]))}")
+
 
 def serve_entrypoint(version: str) -> tuple[tuple[str, ...], bool]:
     """(the command that starts the OpenAI server of `version`, whether the model is given as --model)."""
