@@ -192,3 +192,13 @@ def test_vllm_use_v1_0_is_refused_for_0_11_0_whose_server_stops_on_it():
     assert not any("no effect" in a for a in plan("0.11.0").assumptions if "VLLM_USE_V1" in a)
     for version in ("0.10.2", "0.11.1"):
         assert ("VLLM_USE_V1", "0") in spec_from_plan(plan(version)).env
+
+
+@pytest.mark.parametrize("version,flag", [("0.6.4", ["--task", "embedding"]), ("0.6.5", ["--task", "embed"]),
+                                          ("0.10.1", ["--runner", "pooling"])])
+def test_a_pooling_model_is_served_with_the_task_name_its_release_takes(version, flag):
+    """--task came in 0.6.4 taking "auto", "generate" and "embedding" only; "embed" is in 0.6.5's TaskOption
+    (vllm/config.py), and --runner pooling replaced --task in 0.10.1."""
+    plan = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", max_model_len=4096, runner="pooling", vllm_version=version)
+    argv = _argv(plan)
+    assert argv[argv.index(flag[0]):argv.index(flag[0]) + 2] == flag

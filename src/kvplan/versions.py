@@ -208,8 +208,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "lora_extra_vocab": [((0, 0, 0), 256), ((0, 12, 0), 0)],
     "lora_moe": [((0, 0, 0), False), ((0, 11, 1), True)],
     # How `vllm serve` is told to serve a model as a pooling (embedding/classification) model: `--task embed` until
-    # `--runner pooling` replaced it (vLLM PR #21470, merged July 2025; 0.10.1 is the first release after it).
-    "pooling_flag": [((0, 0, 0), "--task embed"), ((0, 10, 1), "--runner pooling")],
+    # `--runner pooling` replaced it (vLLM PR #21470, merged July 2025; 0.10.1 is the first release after it). --task
+    # (0.6.4) first took "embedding" only: "embed" is in the 0.6.5 wheel's TaskOption (vllm/config.py), not 0.6.4's.
+    "pooling_flag": [((0, 0, 0), "--task embedding"), ((0, 6, 5), "--task embed"), ((0, 10, 1), "--runner pooling")],
     # DeepSeek-V4's sparse-attention workspaces, reserved in the profile run (read in the 0.28-0.33 wheels): the ROCm
     # (AITER) indexer's decode-logits buffer has max_num_batched_tokens rows until 0.30 caps them at max_num_seqs
     # (v1/attention/ops/rocm_aiter_mla_sparse.py); the indexer's prefill K buffer holds 10 x max_model_len entries
