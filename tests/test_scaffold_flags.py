@@ -202,3 +202,14 @@ def test_a_pooling_model_is_served_with_the_task_name_its_release_takes(version,
     plan = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", max_model_len=4096, runner="pooling", vllm_version=version)
     argv = _argv(plan)
     assert argv[argv.index(flag[0]):argv.index(flag[0]) + 2] == flag
+
+
+def test_the_max_model_len_comment_states_no_equality_the_numbers_break():
+    """For a hybrid in 0.12 the KV-cache tokens vLLM logs are blocks // groups x block size, not concurrency x length:
+    the comment said 'KV pool holds 608,736 tokens = 72.20 sequences of 32,768 tokens' (608,736 / 32,768 = 18.6)."""
+    plan = kvplan.fit("Qwen/Qwen3-Next-80B-A3B-Instruct", "H100", max_model_len=32768, tensor_parallel_size=4,
+                      vllm_version="0.12.0")
+    assert abs(plan.kv_cache_tokens / 32768 - plan.max_concurrency) > 1  # the two counts differ here
+    why = next(f.why for f in spec_from_plan(plan).flags if f.name == "--max-model-len")
+    assert f"{plan.max_concurrency:.2f} concurrent sequences of 32,768 tokens" in why
+    assert f"{plan.kv_cache_tokens:,} KV-cache tokens" in why and "=" not in why

@@ -256,7 +256,10 @@ def spec_from_plan(
     if mml:
         conc_s = f"{conc:.2f}" if isinstance(conc, (int, float)) else "?"
         flags.append(Flag("--max-model-len", str(mml),
-                          f"KV pool holds {num(kv_tok)} tokens = {conc_s} sequences of {num(mml)} tokens"))
+                          # not "tokens = sequences x length": with window or state groups, or in the releases whose
+                          # token count is blocks per group, the two are counted apart (the arithmetic below)
+                          f"KV pool: {conc_s} concurrent sequences of {num(mml)} tokens ({num(kv_tok)} KV-cache tokens "
+                          "as vLLM logs them)"))
     flags.append(Flag("--gpu-memory-utilization", f"{util:g}",
                       f"{util:g} x {_g(total)} = {_g(requested)} for weights + activations + KV cache"))
     if tp > 1 or pp > 1:
