@@ -213,3 +213,13 @@ def test_the_max_model_len_comment_states_no_equality_the_numbers_break():
     why = next(f.why for f in spec_from_plan(plan).flags if f.name == "--max-model-len")
     assert f"{plan.max_concurrency:.2f} concurrent sequences of 32,768 tokens" in why
     assert f"{plan.kv_cache_tokens:,} KV-cache tokens" in why and "=" not in why
+
+
+def test_the_dtype_and_max_num_seqs_comments_say_where_the_value_came_from():
+    """A bfloat16 checkpoint on a T4 (cc 7.5) runs float16: the comment called it 'checkpoint dtype'; a given
+    --max-num-seqs was called the 'version default'."""
+    plan = kvplan.fit("Qwen/Qwen2.5-1.5B-Instruct", "T4", max_model_len=4096, max_num_seqs=64, vllm_version="0.10.2")
+    assert str(plan.model.dtype).replace("torch.", "") == "bfloat16" and plan.args.dtype == "float16"
+    why = {f.name: f.why for f in spec_from_plan(plan).flags}
+    assert "checkpoint dtype" not in why["--dtype"] and "auto" in why["--dtype"]
+    assert "default" not in why["--max-num-seqs"] and "as given" in why["--max-num-seqs"]

@@ -248,7 +248,8 @@ def spec_from_plan(
     dtype = _get(a, "dtype")
     if dtype:
         flags.append(Flag("--dtype", str(dtype).replace("torch.", ""),
-                          f"checkpoint dtype; GPU cc {_get(g, 'compute_capability', default='?')}"))
+                          ("as given" if _get(given, "dtype") else "what vLLM's auto picks for this checkpoint")
+                          + f"; GPU cc {_get(g, 'compute_capability', default='?')}"))
     quant = serve_quantization(_get(given, "quantization"), vllm_quant_method(_get(m, "quant")),
                                bool(_get(_get(m, "quant"), "hf_quant_config_only", default=False)), version)
     if quant:
@@ -281,7 +282,8 @@ def spec_from_plan(
         flags.append(Flag("--block-size", str(bsz), f"{num(blocks)} blocks x {bsz} tokens"))
     mns = _get(a, "max_num_seqs")
     if mns:
-        flags.append(Flag("--max-num-seqs", str(mns), "sequences per scheduler step (version default for this GPU)"))
+        flags.append(Flag("--max-num-seqs", str(mns), "sequences per scheduler step" + (
+            " (as given)" if _get(given, "max_num_seqs") else f" (vLLM {version}'s default for this GPU)")))
     mnbt = _get(a, "max_num_batched_tokens")
     if mnbt:
         flags.append(Flag("--max-num-batched-tokens", str(mnbt), "tokens per step; sizes the activation peak"))
