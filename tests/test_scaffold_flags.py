@@ -223,3 +223,16 @@ def test_the_dtype_and_max_num_seqs_comments_say_where_the_value_came_from():
     why = {f.name: f.why for f in spec_from_plan(plan).flags}
     assert "checkpoint dtype" not in why["--dtype"] and "auto" in why["--dtype"]
     assert "default" not in why["--max-num-seqs"] and "as given" in why["--max-num-seqs"]
+
+
+def test_a_release_older_than_the_checkpoints_quantization_method_is_refused():
+    """ModelOpt's FP8 method is first in 0.6.1 (modelopt.py): 0.5.5 refuses --quantization modelopt (argparse choices)
+    and cannot load the checkpoint without it."""
+    from kvplan.errors import InputError
+
+    plan = kvplan.fit("nvidia/Llama-3.1-70B-Instruct-FP8", "H100", max_model_len=8192, tensor_parallel_size=4,
+                      vllm_version="0.5.5")
+    with pytest.raises(InputError) as exc:
+        spec_from_plan(plan)
+    assert exc.value.field == "--vllm-version" and "first in vLLM 0.6.1" in str(exc.value)
+

@@ -602,9 +602,16 @@ def serve_quantization(given: str | None, checkpoint_method: str | None, hf_quan
     """The --quantization value `vllm serve` of `version` needs: the method given, as vLLM spells it; for a checkpoint
     served by its own config none (vLLM reads it, and picks the faster kernels itself), except a ModelOpt checkpoint
     declared only in hf_quant_config.json before HF_QUANT_CONFIG_READ_SINCE, which needs `checkpoint_method` (vLLM's
-    name for it: modelopt, modelopt_fp4)."""
+    name for it: modelopt, modelopt_fp4). InputError when the release predates the method (QUANT_MIN_CAPABILITY's
+    first step)."""
+    method = canonical_quant(given) if given else checkpoint_method
+    first = QUANT_MIN_CAPABILITY.get(method or "", [(None, 0)])[0][0]  # its first step: the release that added it
+    if first and parse_version(version) < first:
+        since = ".".join(map(str, first))
+        raise InputError("--vllm-version", f"vLLM {version} has no {method} quantization method (first in vLLM {since}), "
+                         "so it cannot load this checkpoint", f"use --vllm-version {since} or later")
     if given:
-        return canonical_quant(given)
+        return method
     if checkpoint_method and hf_quant_config_only and parse_version(version) < HF_QUANT_CONFIG_READ_SINCE:
         return checkpoint_method
     return None
