@@ -928,6 +928,9 @@ def _reindent(text: str, extra: int) -> str:
 
 
 def _comment_block(lines: Sequence[str], prefix: str = "#   ") -> str:
+    """Shell comment lines; a line with line breaks of its own (vLLM's multi-line errors) is commented line by line,
+    else its second line would run as a command."""
+    lines = [part for line in lines for part in str(line).splitlines()]
     return "\n".join(f"{prefix}{line}".rstrip() for line in lines) if lines else f"{prefix}(none predicted)"
 
 
