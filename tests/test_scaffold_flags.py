@@ -238,8 +238,8 @@ def test_a_release_older_than_the_checkpoints_quantization_method_is_refused():
 
 
 def test_a_multi_line_log_line_stays_a_comment_in_serve_sh(tmp_path):
-    """vLLM 0.7.3's "not enough KV cache" error spans lines; serve.sh commented only its first, and bash -n failed on
-    the second ("the current vLLM instance can use total_gpu_memory (...)")."""
+    """vLLM 0.7.3's memory-profiling summary spans lines; serve.sh commented only its first, and bash -n failed on the
+    second ("the current vLLM instance can use total_gpu_memory (...)")."""
     plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, vllm_version="0.7.3")
     assert any("\n" in line for line in plan.vllm_log)
     serve = tmp_path / "serve.sh"
