@@ -245,3 +245,22 @@ def test_a_multi_line_log_line_stays_a_comment_in_serve_sh(tmp_path):
     serve = tmp_path / "serve.sh"
     serve.write_text(render_files(spec_from_plan(plan))["serve.sh"])
     assert subprocess.run(["bash", "-n", str(serve)], capture_output=True).returncode == 0
+
+
+def test_data_parallel_over_nodes_places_its_engines_with_ray():
+    """TP 8 x DP 2 spans two 8-GPU nodes. vLLM's default data-parallel backend ("mp") starts every engine on the node
+    it runs on; "--data-parallel-backend ray" (first in the 0.9.1 wheel's arg_utils.py) places them on the Ray cluster
+    the LeaderWorkerSet builds."""
+    from kvplan.errors import InputError
+
+    plan = kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, tensor_parallel_size=8, data_parallel_size=2)
+    spec = spec_from_plan(plan)
+    assert spec.multi_node and _value(spec.serve_argv(), "--data-parallel-backend") == "ray"
+    assert "k8s/leaderworkerset.yaml" in render_files(spec)
+    single = kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, tensor_parallel_size=2, data_parallel_size=2)
+    assert "--data-parallel-backend" not in _argv(single)  # one node: the default backend starts them there
+    old = kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, tensor_parallel_size=8, data_parallel_size=2,
+                     vllm_version="0.9.0")
+    with pytest.raises(InputError) as exc:
+        spec_from_plan(old)
+    assert exc.value.field == "--data-parallel-backend"

@@ -326,6 +326,8 @@ def spec_from_plan(
         flags.append(Flag(flag[0], flag[1], "a pooling model: /v1/embeddings, no lm_head, no sampler"))
     if tp * pp * dp > gpus_per_node:
         flags.append(Flag("--distributed-executor-backend", "ray", "spans nodes: vLLM's multi-node path is Ray"))
+        if dp > 1:  # the default "mp" backend starts every engine on the head node (config/parallel.py, 0.33.0)
+            flags.append(Flag("--data-parallel-backend", "ray", "the DP engines are placed on the Ray cluster's nodes"))
 
     arithmetic = [
         f"GPU              {_get(g, 'name', default='?')} x {tp * pp * dp}"

@@ -578,6 +578,7 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     "--task": (0, 6, 4), "--no-enable-prefix-caching": (0, 6, 5), "--no-enable-chunked-prefill": (0, 6, 5),
     "--enable-expert-parallel": (0, 8, 0), "--speculative-config": (0, 8, 2), "--data-parallel-size": (0, 8, 3),
     "--mamba-ssm-cache-dtype": (0, 10, 1), "--runner": (0, 10, 1), "--language-model-only": (0, 17, 0),
+    "--data-parallel-backend": (0, 9, 1),
 }
 
 
