@@ -264,3 +264,19 @@ def test_data_parallel_over_nodes_places_its_engines_with_ray():
     with pytest.raises(InputError) as exc:
         spec_from_plan(old)
     assert exc.value.field == "--data-parallel-backend"
+
+
+def test_a_lora_rank_the_release_refuses_is_refused_naming_the_flag():
+    """LoRAConfig takes ranks 8-256 in 0.7.3 (possible_max_ranks, vllm/config.py) and 1 only from 0.11.1 (MaxLoRARanks):
+    vLLM stops at startup on any other."""
+    from kvplan.errors import InputError
+
+    for version, rank in (("0.7.3", 512), ("0.11.0", 1)):
+        plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, enable_lora=True,
+                          max_lora_rank=rank, vllm_version=version)
+        with pytest.raises(InputError) as exc:
+            spec_from_plan(plan)
+        assert exc.value.field == "--max-lora-rank", version
+    plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, enable_lora=True,
+                      max_lora_rank=512, vllm_version="0.8.5")
+    assert _value(_argv(plan), "--max-lora-rank") == "512"

@@ -628,12 +628,15 @@ def serve_mm_limits(value: str | dict, limits: dict[str, int], version: str) -> 
     return value.strip() if value.strip().startswith("{") else json.dumps(limits, separators=(",", ":"))
 
 
-# Values of a flag that came in a later release than the flag: the first release read whose argparse takes each
+# Values of a flag that came in a later release than the flag: the first release read that takes each
 # (--kv-cache-dtype: choices in engine/arg_utils.py up to 0.8, the CacheDType Literal of vllm/config.py, then
 # vllm/config/cache.py; 0.4.2 takes auto and fp8 only)
 SERVE_VALUE_SINCE: dict[str, dict[str, V]] = {
     "--kv-cache-dtype": {"auto": (0, 4, 2), "fp8": (0, 4, 2), "fp8_e4m3": (0, 4, 3), "fp8_e5m2": (0, 4, 3),
                          "fp8_inc": (0, 10, 0), "bfloat16": (0, 11, 0), "fp8_ds_mla": (0, 11, 1)},
+    # LoRAConfig's ranks (possible_max_ranks in vllm/config.py, refused at startup; the MaxLoRARanks Literal of
+    # vllm/config/lora.py from 0.11.1): 8-256 in 0.7.3, 320 and 512 from 0.8.0, 1 from 0.11.1
+    "--max-lora-rank": {"320": (0, 8, 0), "512": (0, 8, 0), "1": (0, 11, 1)},
 }
 
 # --block-size's argparse choices, release by release (engine/arg_utils.py choices up to 0.8.4, the BlockSize Literal
@@ -696,8 +699,8 @@ def check_serve_flags(names, version: str, values=None) -> None:
         first = SERVE_VALUE_SINCE.get(name, {}).get(value)
         if first is not None and release < first:
             since = ".".join(map(str, first))
-            raise InputError(name, f"vLLM {version}'s {name} does not take {value} (first in vLLM {since}): its argparse "
-                             "would refuse the launch command", f"use another {name} or --vllm-version {since} or later")
+            raise InputError(name, f"vLLM {version}'s {name} does not take {value} (first in vLLM {since}): it would "
+                             "refuse the launch command", f"use another {name} or --vllm-version {since} or later")
 
 
 # Minimum compute capability of each --quantization method: QuantizationConfig.get_min_capability() of its config
