@@ -280,3 +280,18 @@ def test_a_lora_rank_the_release_refuses_is_refused_naming_the_flag():
     plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, enable_lora=True,
                       max_lora_rank=512, vllm_version="0.8.5")
     assert _value(_argv(plan), "--max-lora-rank") == "512"
+
+
+@pytest.mark.parametrize("value,before,first", [("float16", "0.12.0", "0.13.0"), ("bfloat16", "0.21.0", "0.22.0")])
+def test_a_mamba_ssm_cache_dtype_the_release_lacks_is_refused_naming_the_flag(value, before, first):
+    """MambaDType (config/cache.py): auto and float32 from 0.10.1, float16 from 0.13.0, bfloat16 from 0.22.0."""
+    from kvplan.errors import InputError
+
+    def plan(version):
+        return kvplan.fit("ibm-granite/granite-4.0-h-small", "H100", max_model_len=8192, mamba_ssm_cache_dtype=value,
+                          vllm_version=version)
+
+    with pytest.raises(InputError) as exc:
+        spec_from_plan(plan(before))
+    assert exc.value.field == "--mamba-ssm-cache-dtype" and f"first in vLLM {first}" in str(exc.value)
+    assert _value(_argv(plan(first)), "--mamba-ssm-cache-dtype") == value

@@ -637,6 +637,9 @@ SERVE_VALUE_SINCE: dict[str, dict[str, V]] = {
     # LoRAConfig's ranks (possible_max_ranks in vllm/config.py, refused at startup; the MaxLoRARanks Literal of
     # vllm/config/lora.py from 0.11.1): 8-256 in 0.7.3, 320 and 512 from 0.8.0, 1 from 0.11.1
     "--max-lora-rank": {"320": (0, 8, 0), "512": (0, 8, 0), "1": (0, 11, 1)},
+    # the MambaDType Literal of vllm/config/cache.py: auto and float32 with the flag (0.10.1), float16 from 0.13.0,
+    # bfloat16 from 0.22.0
+    "--mamba-ssm-cache-dtype": {"float16": (0, 13, 0), "bfloat16": (0, 22, 0)},
 }
 
 # --block-size's argparse choices, release by release (engine/arg_utils.py choices up to 0.8.4, the BlockSize Literal
