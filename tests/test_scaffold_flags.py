@@ -295,3 +295,35 @@ def test_a_mamba_ssm_cache_dtype_the_release_lacks_is_refused_naming_the_flag(va
         spec_from_plan(plan(before))
     assert exc.value.field == "--mamba-ssm-cache-dtype" and f"first in vLLM {first}" in str(exc.value)
     assert _value(_argv(plan(first)), "--mamba-ssm-cache-dtype") == value
+
+
+@pytest.mark.parametrize("version,expected", [("0.5.2", None), ("0.6.6", ["--enable-chunked-prefill", "False"]),
+                                              ("0.8.4", ["--enable-chunked-prefill", "False"]),
+                                              ("0.8.5", ["--no-enable-chunked-prefill"])])
+def test_chunked_prefill_is_turned_off_the_way_the_release_parses(version, expected):
+    """--enable-chunked-prefill is store_true up to 0.5.2 (off by default, no automatic chunking before 0.5.4), a
+    StoreBoolean taking True/False in 0.5.3-0.8.4 (no --no- form: argparse would refuse it), and a
+    BooleanOptionalAction from 0.8.5 (engine/arg_utils.py)."""
+    plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=4096, enable_chunked_prefill=False,
+                      vllm_version=version)
+    argv = _argv(plan)
+    found = [a for a in argv if "chunked-prefill" in a]
+    if expected is None:
+        assert found == []
+        return
+    i = argv.index(expected[0])
+    assert argv[i:i + len(expected)] == expected and len(found) == 1
+    on = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=4096, enable_chunked_prefill=True,
+                    vllm_version=version)
+    assert "--enable-chunked-prefill" in _argv(on) and "False" not in _argv(on)
+
+
+def test_prefix_caching_off_before_0_6_5_is_the_default_and_is_not_written():
+    """--enable-prefix-caching is store_true before 0.6.5 and V0 keeps it off by default; --no-enable-prefix-caching
+    (BooleanOptionalAction) is first in 0.6.5."""
+    plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=4096, enable_prefix_caching=False,
+                      vllm_version="0.6.3")
+    assert not any("prefix-caching" in a for a in _argv(plan))
+    later = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=4096, enable_prefix_caching=False,
+                       vllm_version="0.6.5")
+    assert "--no-enable-prefix-caching" in _argv(later)

@@ -35,7 +35,8 @@ from kvplan.errors import InputError
 from kvplan.plan import check_env_name, parse_mm_limits, vllm_quant_method
 from kvplan.resolve import is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
-from kvplan.versions import check_serve_env, check_serve_flags, serve_entrypoint, serve_mm_limits, serve_quantization
+from kvplan.versions import (check_serve_env, check_serve_flags, serve_entrypoint, serve_mm_limits, serve_quantization,
+                             serve_switch)
 
 GIB = 1024**3
 GPUS_PER_NODE = 8  # HGX / DGX nodes; above this a plan spans nodes (vLLM: TP within, PP across)
@@ -312,14 +313,13 @@ def spec_from_plan(
     offload = _get(a, "cpu_offload_gb")
     if offload:
         flags.append(Flag("--cpu-offload-gb", f"{offload:g}", "weights kept in CPU memory and streamed every forward: slower decode"))
-    prefix = _get(a, "enable_prefix_caching")
-    if prefix is not None:  # given explicitly: for hybrids it sets the recurrent state pages the plan counted
-        flags.append(Flag("--enable-prefix-caching" if prefix else "--no-enable-prefix-caching", None,
-                          "as planned: with hybrid models it sets how many state pages each sequence holds"))
-    chunked = _get(a, "enable_chunked_prefill")
-    if chunked is not None:
-        flags.append(Flag("--enable-chunked-prefill" if chunked else "--no-enable-chunked-prefill", None,
-                          "as planned: it sets the step's token budget and the profile run's batch"))
+    for switch, why in (("enable_prefix_caching", "as planned: with hybrid models it sets how many state pages each "
+                                                  "sequence holds"),
+                        ("enable_chunked_prefill", "as planned: it sets the step's token budget and the profile run's batch")):
+        on = _get(a, switch)
+        written = None if on is None else serve_switch("--" + switch.replace("_", "-"), bool(on), version)
+        if written:  # given explicitly (None: not given, or off, the release's default, with no way to say so)
+            flags.append(Flag(*written, why))
     pooling = bool(_get(m, "is_pooling", default=False))
     if pooling:
         flag = str(_get(_get(plan, "rules"), "pooling_flag", default="--runner pooling")).split()

@@ -564,7 +564,8 @@ MODULE_SERVER = ("python3", "-m", "vllm.entrypoints.openai.api_server")
 
 # The first release whose wheel has each flag kvplan scaffold writes, read in vllm/engine/arg_utils.py (and
 # vllm/entrypoints/openai/cli_args.py for --host/--port) of every release wheel 0.4.2-0.33.0. (0, 4, 2) means "in the
-# oldest wheel read". The --no-... forms come with argparse.BooleanOptionalAction, first used for these flags in 0.6.5.
+# oldest wheel read". The --no-... forms come with argparse.BooleanOptionalAction: --enable-prefix-caching's from 0.6.5,
+# --enable-chunked-prefill's from 0.8.5 (a StoreBoolean, "--enable-chunked-prefill False", in 0.5.3-0.8.4).
 OLDEST_FLAGS_READ: V = (0, 4, 2)
 SERVE_FLAG_SINCE: dict[str, V] = {
     "--revision": (0, 4, 2), "--served-model-name": (0, 4, 2), "--host": (0, 4, 2), "--port": (0, 4, 2),
@@ -575,7 +576,7 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     "--max-loras": (0, 4, 2), "--max-lora-rank": (0, 4, 2), "--fully-sharded-loras": (0, 4, 2),
     "--enable-prefix-caching": (0, 4, 2), "--enable-chunked-prefill": (0, 4, 2),
     "--distributed-executor-backend": (0, 4, 3), "--cpu-offload-gb": (0, 5, 3), "--limit-mm-per-prompt": (0, 5, 5),
-    "--task": (0, 6, 4), "--no-enable-prefix-caching": (0, 6, 5), "--no-enable-chunked-prefill": (0, 6, 5),
+    "--task": (0, 6, 4), "--no-enable-prefix-caching": (0, 6, 5), "--no-enable-chunked-prefill": (0, 8, 5),
     "--enable-expert-parallel": (0, 8, 0), "--speculative-config": (0, 8, 2), "--data-parallel-size": (0, 8, 3),
     "--mamba-ssm-cache-dtype": (0, 10, 1), "--runner": (0, 10, 1), "--language-model-only": (0, 17, 0),
     "--data-parallel-backend": (0, 9, 1),
@@ -667,6 +668,22 @@ def check_serve_env(env, version: str) -> None:
         if refused and refused[0] <= release < refused[1]:
             raise InputError("--env", f"vLLM {version} stops on {name}={value} ({refused[2]})",
                              f"drop {name}, or use a release before {'.'.join(map(str, refused[0]))}")
+
+# How a switch is turned off, release by release: (first version, (flag, value) or None). None: the release has no
+# "off" form, and off is its default (prefix caching before 0.6.5, V0; chunked prefill before 0.5.3, whose automatic
+# chunking of long contexts starts in 0.5.4). Read in engine/arg_utils.py: store_true, then StoreBoolean
+# (nargs="?": "--enable-chunked-prefill False"), then argparse.BooleanOptionalAction (--no-...).
+SERVE_SWITCH_OFF: dict[str, list[tuple[V, tuple[str, str | None] | None]]] = {
+    "--enable-prefix-caching": [((0, 0, 0), None), ((0, 6, 5), ("--no-enable-prefix-caching", None))],
+    "--enable-chunked-prefill": [((0, 0, 0), None), ((0, 5, 3), ("--enable-chunked-prefill", "False")),
+                                 ((0, 8, 5), ("--no-enable-chunked-prefill", None))],
+}
+
+
+def serve_switch(flag: str, on: bool, version: str) -> tuple[str, str | None] | None:
+    """(flag, value) that sets switch `flag` on or off in `version`'s `vllm serve` (SERVE_SWITCH_OFF); None when off is
+    the release's default and it has no way to say so."""
+    return (flag, None) if on else _value_at(SERVE_SWITCH_OFF[flag], parse_version(version))
 
 
 def serve_entrypoint(version: str) -> tuple[tuple[str, ...], bool]:
