@@ -32,10 +32,11 @@ from string import Template
 from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
-from kvplan.plan import check_env_name
+from kvplan.plan import check_env_name, parse_mm_limits, vllm_quant_method
 from kvplan.resolve import is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
-from kvplan.versions import check_serve_flags, serve_entrypoint
+from kvplan.versions import (check_serve_env, check_serve_flags, serve_entrypoint, serve_mm_limits, serve_quantization,
+                             serve_switch)
 
 GIB = 1024**3
 GPUS_PER_NODE = 8  # HGX / DGX nodes; above this a plan spans nodes (vLLM: TP within, PP across)
@@ -200,6 +201,10 @@ def spec_from_plan(
 ) -> ScaffoldSpec:
     """Everything the templates need, read from a plan (pure)."""
     a, m, g = plan.args, plan.model, plan.gpu
+    # the flags as given, before the planner filled in vLLM's defaults: what vLLM would choose itself (a checkpoint's
+    # quantization, its block size) is left to it (a plan without them: its args stand for both)
+    given = _get(plan, "given_args") or a
+    version = str(plan.vllm_version)
     check_port(port)
     local_dir = _get(m, "local_dir")
     model_id = _get(m, "id", default=None) or _get(a, "model", default="model")
@@ -244,14 +249,19 @@ def spec_from_plan(
     dtype = _get(a, "dtype")
     if dtype:
         flags.append(Flag("--dtype", str(dtype).replace("torch.", ""),
-                          f"checkpoint dtype; GPU cc {_get(g, 'compute_capability', default='?')}"))
-    quant = _get(a, "quantization")
+                          ("as given" if _get(given, "dtype") else "what vLLM's auto picks for this checkpoint")
+                          + f"; GPU cc {_get(g, 'compute_capability', default='?')}"))
+    quant = serve_quantization(_get(given, "quantization"), vllm_quant_method(_get(m, "quant")),
+                               bool(_get(_get(m, "quant"), "hf_quant_config_only", default=False)), version)
     if quant:
-        flags.append(Flag("--quantization", str(quant)))
+        flags.append(Flag("--quantization", quant))
     if mml:
         conc_s = f"{conc:.2f}" if isinstance(conc, (int, float)) else "?"
         flags.append(Flag("--max-model-len", str(mml),
-                          f"KV pool holds {num(kv_tok)} tokens = {conc_s} sequences of {num(mml)} tokens"))
+                          # not "tokens = sequences x length": with window or state groups, or in the releases whose
+                          # token count is blocks per group, the two are counted apart (the arithmetic below)
+                          f"KV pool: {conc_s} concurrent sequences of {num(mml)} tokens ({num(kv_tok)} KV-cache tokens "
+                          "as vLLM logs them)"))
     flags.append(Flag("--gpu-memory-utilization", f"{util:g}",
                       f"{util:g} x {_g(total)} = {_g(requested)} for weights + activations + KV cache"))
     if tp > 1 or pp > 1:
@@ -267,11 +277,14 @@ def spec_from_plan(
     if kvd:
         flags.append(Flag("--kv-cache-dtype", str(kvd),
                           f"{num(per_tok)} bytes of KV per token" if per_tok else ""))
-    if bsz:
+    if bsz and _get(given, "block_size"):  # else vLLM's own choice, as planned (its attention backend's, a hybrid's
+        # alignment): a written --block-size 272 is refused by argparse up to 0.17 (choices 1-256, config/cache.py
+        # BlockSize), and from 0.18 it is "user specified" and skips the backend's preferred size
         flags.append(Flag("--block-size", str(bsz), f"{num(blocks)} blocks x {bsz} tokens"))
     mns = _get(a, "max_num_seqs")
     if mns:
-        flags.append(Flag("--max-num-seqs", str(mns), "sequences per scheduler step (version default for this GPU)"))
+        flags.append(Flag("--max-num-seqs", str(mns), "sequences per scheduler step" + (
+            " (as given)" if _get(given, "max_num_seqs") else f" (vLLM {version}'s default for this GPU)")))
     mnbt = _get(a, "max_num_batched_tokens")
     if mnbt:
         flags.append(Flag("--max-num-batched-tokens", str(mnbt), "tokens per step; sizes the activation peak"))
@@ -280,12 +293,14 @@ def spec_from_plan(
         flags.append(Flag("--mamba-ssm-cache-dtype", str(mssm)))
     if _get(a, "enforce_eager", default=False):
         flags.append(Flag("--enforce-eager", None, "no CUDA graphs: faster start, slower decode"))
-    for json_flag, why in (("speculative_config", "drafter weights and KV layers are in the arithmetic below"),
-                           ("limit_mm_per_prompt", "the profile run encodes the largest allowed items: as planned")):
-        value = _get(a, json_flag)  # JSON flags: given as text or as a dict
-        if value:
-            text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
-            flags.append(Flag("--" + json_flag.replace("_", "-"), text, why))
+    spec_config = _get(a, "speculative_config")  # given as JSON text or as a dict
+    if spec_config:
+        text = spec_config if isinstance(spec_config, str) else json.dumps(spec_config, separators=(",", ":"))
+        flags.append(Flag("--speculative-config", text, "drafter weights and KV layers are in the arithmetic below"))
+    mm_limits = _get(a, "limit_mm_per_prompt")
+    if mm_limits:
+        flags.append(Flag("--limit-mm-per-prompt", serve_mm_limits(mm_limits, parse_mm_limits(mm_limits), version),
+                          "the profile run encodes the largest allowed items: as planned"))
     if _get(a, "enable_lora", default=False):
         flags.append(Flag("--enable-lora", None, "LoRA slots on every supported layer are taken from the budget at startup"))
         for lora_flag in ("max_loras", "max_lora_rank"):
@@ -298,23 +313,25 @@ def spec_from_plan(
     offload = _get(a, "cpu_offload_gb")
     if offload:
         flags.append(Flag("--cpu-offload-gb", f"{offload:g}", "weights kept in CPU memory and streamed every forward: slower decode"))
-    prefix = _get(a, "enable_prefix_caching")
-    if prefix is not None:  # given explicitly: for hybrids it sets the recurrent state pages the plan counted
-        flags.append(Flag("--enable-prefix-caching" if prefix else "--no-enable-prefix-caching", None,
-                          "as planned: with hybrid models it sets how many state pages each sequence holds"))
-    chunked = _get(a, "enable_chunked_prefill")
-    if chunked is not None:
-        flags.append(Flag("--enable-chunked-prefill" if chunked else "--no-enable-chunked-prefill", None,
-                          "as planned: it sets the step's token budget and the profile run's batch"))
+    for switch, why in (("enable_prefix_caching", "as planned: with hybrid models it sets how many state pages each "
+                                                  "sequence holds"),
+                        ("enable_chunked_prefill", "as planned: it sets the step's token budget and the profile run's batch")):
+        on = _get(a, switch)
+        written = None if on is None else serve_switch("--" + switch.replace("_", "-"), bool(on), version)
+        if written:  # given explicitly (None: not given, or off, the release's default, with no way to say so)
+            flags.append(Flag(*written, why))
     pooling = bool(_get(m, "is_pooling", default=False))
     if pooling:
         flag = str(_get(_get(plan, "rules"), "pooling_flag", default="--runner pooling")).split()
         flags.append(Flag(flag[0], flag[1], "a pooling model: /v1/embeddings, no lm_head, no sampler"))
     if tp * pp * dp > gpus_per_node:
         flags.append(Flag("--distributed-executor-backend", "ray", "spans nodes: vLLM's multi-node path is Ray"))
+        if dp > 1:  # the default "mp" backend starts every engine on the head node (config/parallel.py, 0.33.0)
+            flags.append(Flag("--data-parallel-backend", "ray", "the DP engines are placed on the Ray cluster's nodes"))
 
     arithmetic = [
-        f"GPU              {_get(g, 'name', default='?')} x {tp * pp}: {_g(total)} each as CUDA reports it",
+        f"GPU              {_get(g, 'name', default='?')} x {tp * pp * dp}"
+        + (f" ({dp} engines of TP {tp} x PP {pp})" if dp > 1 else "") + f": {_g(total)} each as CUDA reports it",
         f"requested        {util:g} x {_g(total)} = {_g(requested)} per GPU",
         f"weights          {_g(w_rank)} per GPU as loaded (checkpoint files: {_g(w_total)} in all)",
     ]
@@ -331,21 +348,23 @@ def spec_from_plan(
     # blocks, concurrency and tokens as the plan computed them: with window or recurrent groups a request holds more
     # blocks than its length / block size, so "blocks x block size" is not the tokens there
     terms = {t.name: t for t in (_get(plan, "terms", default=()) or ())}
+    per_engine = f" per engine (x {dp} engines)" if dp > 1 else ""
     per_req = terms.get("blocks_per_request")
     if blocks is not None:
         arithmetic.append(f"blocks           {num(blocks)} of {bsz} tokens"
                           + (f"; one {num(mml)}-token request holds {num(per_req.value)}" if per_req and mml else ""))
     if conc is not None and mml:
         how = terms["max_concurrency"].formula if "max_concurrency" in terms else f"{num(kv_tok)} / {num(mml)}"
-        arithmetic.append(f"max concurrency  {how} = {conc:.2f} full-length sequences")
+        arithmetic.append(f"max concurrency  {how} = {conc:.2f} full-length sequences" + per_engine)
     if "kv_cache_tokens" in terms and kv_tok is not None:
-        arithmetic.append(f"KV cache tokens  {terms['kv_cache_tokens'].formula} = {num(kv_tok)}")
+        arithmetic.append(f"KV cache tokens  {terms['kv_cache_tokens'].formula} = {num(kv_tok)}" + per_engine)
 
     env = tuple(_get(a, "env", default=()) or ())
     for key, _ in env:
         check_env_name(key)
         check_not_secret(key)
-    check_serve_flags([f.name for f in flags], str(plan.vllm_version))
+    check_serve_flags([f.name for f in flags], version, {f.name: f.value for f in flags if f.value is not None})
+    check_serve_env(env, version)
     eager = bool(_get(a, "enforce_eager", default=False))
     w_gib = w_total / GIB
     first = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager,
@@ -911,6 +930,9 @@ def _reindent(text: str, extra: int) -> str:
 
 
 def _comment_block(lines: Sequence[str], prefix: str = "#   ") -> str:
+    """Shell comment lines; a line with line breaks of its own (vLLM's multi-line errors) is commented line by line,
+    else its second line would run as a command."""
+    lines = [part for line in lines for part in str(line).splitlines()]
     return "\n".join(f"{prefix}{line}".rstrip() for line in lines) if lines else f"{prefix}(none predicted)"
 
 

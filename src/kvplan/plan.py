@@ -122,7 +122,9 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
         if name not in ENV_EFFECTS:
             notes.append(f"environment {name}={value}: not modelled (kvplan assumes it does not change memory)")
             continue
-        inert = name == "VLLM_USE_V1" and (rules.release >= (0, 11, 0) or not rules.is_v1)
+        # (0.11.0 still reads it, and its server stops on 0: versions.SERVE_ENV_REFUSED)
+        inert = name == "VLLM_USE_V1" and (rules.release >= (0, 11, 1) or not rules.is_v1
+                                           or (rules.release >= (0, 11, 0) and value.strip() != "0"))
         notes.append(f"environment {name}={value}" + (f": no effect in vLLM {rules.version}, which has one engine" if inert else ""))
     if args.env_value("VLLM_USE_V1") == "0" and rules.is_v1 and rules.release < (0, 11, 0):
         rules = replace(as_v0_engine(rules, "VLLM_USE_V1=0"), notes=rules.notes + (

@@ -28,6 +28,13 @@ SEGMENTS = (  # (label, colour, attribute or callable)
 )
 
 
+
+def source_label(source: str) -> str:
+    """The kind of a source, to show in brackets: its text before the first ':', with any brackets of its own turned
+    into a comma ("CUDA total (deviceQuery / torch): ..." -> "CUDA total, deviceQuery / torch")."""
+    label = source.split(":")[0].strip()
+    return label.replace(" (", ", ").replace("(", "").replace(")", "")
+
 def budget_segments(p: Plan) -> list[tuple[str, float]]:
     """The memory budget as (label, bytes) segments that add up to the GPU's total (per rank)."""
     kv = max(0.0, p.kv_cache_bytes)
@@ -103,7 +110,7 @@ def plan_table(p: Plan) -> Table:
     t.add_row("model", f"{p.model.id}  [dim]({p.model.source.split(':')[0]})[/]")
     layout = f" (TP {a.tensor_parallel_size} × PP {a.pipeline_parallel_size} × DP {p.engines})" if p.gpus_used > 1 else ""
     t.add_row("GPU", f"{p.gpu.name} × {p.gpus_used}{layout}  "
-                     f"[dim]{p.total_bytes / scale:.2f} {unit} each ({p.gpu.total_source.split(':')[0]})[/]")
+                     f"[dim]{p.total_bytes / scale:.2f} {unit} each ({source_label(p.gpu.total_source)})[/]")
     t.add_row("vLLM", f"{p.vllm_version} rules (era {p.era})" + ("  [dim]simple arithmetic (--overhead-gb)[/]" if p.mode == "simple" else ""))
     t.add_row("flags", f"max_model_len {a.max_model_len:,} · gpu_memory_utilization {a.gpu_memory_utilization} · TP {a.tensor_parallel_size}"
                        f" · PP {a.pipeline_parallel_size} · DP {p.engines} · dtype {a.dtype} · kv_cache_dtype {a.kv_cache_dtype} · block_size {p.block_size}"

@@ -492,6 +492,9 @@ class QuantSpec:
     kv_cache_fp8: bool = False  # the checkpoint ships an FP8 KV-cache scheme
     # mixed precision (ModelOpt MIXED_PRECISION): bytes per weight by module kind; kinds not listed stay unquantized
     module_bytes: tuple[tuple[str, float], ...] = ()
+    # declared only in ModelOpt's hf_quant_config.json (config.json has no quantization_config): releases before
+    # versions.HF_QUANT_CONFIG_READ_SINCE serve such a checkpoint only with --quantization given
+    hf_quant_config_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -1464,7 +1467,10 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
             kv = "'kv_cache_quant_algo': 'FP8'" in hfq["quantization"]
             q = {"quant_algo": algo.group(1) if algo else "NVFP4", "kv_cache_quant_algo": "FP8" if kv else None}
         if q:
+            hf_only = not isinstance(qc, dict)
             qc = {"quant_method": "modelopt", **q}
+            spec = _quant_spec({"quantization_config": qc}, None, notes)
+            return replace(spec, hf_quant_config_only=hf_only) if spec else None
     if not isinstance(qc, dict):
         return None
     method = str(qc.get("quant_method") or qc.get("quant_algo") or "").lower()

@@ -12,6 +12,7 @@ read that has it"; releases between two read versions were not checked.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -216,8 +217,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "lora_extra_vocab": [((0, 0, 0), 256), ((0, 12, 0), 0)],
     "lora_moe": [((0, 0, 0), False), ((0, 11, 1), True)],
     # How `vllm serve` is told to serve a model as a pooling (embedding/classification) model: `--task embed` until
-    # `--runner pooling` replaced it (vLLM PR #21470, merged July 2025; 0.10.1 is the first release after it).
-    "pooling_flag": [((0, 0, 0), "--task embed"), ((0, 10, 1), "--runner pooling")],
+    # `--runner pooling` replaced it (vLLM PR #21470, merged July 2025; 0.10.1 is the first release after it). --task
+    # (0.6.4) first took "embedding" only: "embed" is in the 0.6.5 wheel's TaskOption (vllm/config.py), not 0.6.4's.
+    "pooling_flag": [((0, 0, 0), "--task embedding"), ((0, 6, 5), "--task embed"), ((0, 10, 1), "--runner pooling")],
     # DeepSeek-V4's sparse-attention workspaces, reserved in the profile run (read in the 0.28-0.33 wheels): the ROCm
     # (AITER) indexer's decode-logits buffer has max_num_batched_tokens rows until 0.30 caps them at max_num_seqs
     # (v1/attention/ops/rocm_aiter_mla_sparse.py); the indexer's prefill K buffer holds 10 x max_model_len entries
@@ -460,7 +462,6 @@ class SourceDate:
 @lru_cache(maxsize=None)
 def _data_file(name: str) -> dict:
     """One of kvplan's data files (src/kvplan/data), read once."""
-    import json
     from importlib import resources
 
     return json.loads(resources.files("kvplan.data").joinpath(name).read_text())
@@ -572,7 +573,8 @@ MODULE_SERVER = ("python3", "-m", "vllm.entrypoints.openai.api_server")
 
 # The first release whose wheel has each flag kvplan scaffold writes, read in vllm/engine/arg_utils.py (and
 # vllm/entrypoints/openai/cli_args.py for --host/--port) of every release wheel 0.4.2-0.33.0. (0, 4, 2) means "in the
-# oldest wheel read". The --no-... forms come with argparse.BooleanOptionalAction, first used for these flags in 0.6.5.
+# oldest wheel read". The --no-... forms come with argparse.BooleanOptionalAction: --enable-prefix-caching's from 0.6.5,
+# --enable-chunked-prefill's from 0.8.5 (a StoreBoolean, "--enable-chunked-prefill False", in 0.5.3-0.8.4).
 OLDEST_FLAGS_READ: V = (0, 4, 2)
 SERVE_FLAG_SINCE: dict[str, V] = {
     "--revision": (0, 4, 2), "--served-model-name": (0, 4, 2), "--host": (0, 4, 2), "--port": (0, 4, 2),
@@ -583,10 +585,114 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     "--max-loras": (0, 4, 2), "--max-lora-rank": (0, 4, 2), "--fully-sharded-loras": (0, 4, 2),
     "--enable-prefix-caching": (0, 4, 2), "--enable-chunked-prefill": (0, 4, 2),
     "--distributed-executor-backend": (0, 4, 3), "--cpu-offload-gb": (0, 5, 3), "--limit-mm-per-prompt": (0, 5, 5),
-    "--task": (0, 6, 4), "--no-enable-prefix-caching": (0, 6, 5), "--no-enable-chunked-prefill": (0, 6, 5),
+    "--task": (0, 6, 4), "--no-enable-prefix-caching": (0, 6, 5), "--no-enable-chunked-prefill": (0, 8, 5),
     "--enable-expert-parallel": (0, 8, 0), "--speculative-config": (0, 8, 2), "--data-parallel-size": (0, 8, 3),
     "--mamba-ssm-cache-dtype": (0, 10, 1), "--runner": (0, 10, 1), "--language-model-only": (0, 17, 0),
+    "--data-parallel-backend": (0, 9, 1),
 }
+
+
+# --quantization for a pre-quantized checkpoint. Every release reads a quantization_config in config.json itself: with
+# no --quantization, ModelConfig._verify_quantization takes the checkpoint's method (vllm/config.py up to 0.10,
+# vllm/config/model.py from 0.11). Giving the flag can only narrow that: the checkpoint's name must match it (else
+# "Quantization method specified in the model config ... does not match"), --quantization awq / gptq keep the slower
+# kernels instead of the Marlin ones vLLM picks itself (awq_marlin.py / gptq_marlin.py override_quantization_method,
+# 0.5-0.21: "you specified quantization=awq explicitly, so forcing awq"), and argparse refuses a name outside the
+# release's list (auto_round: vLLM spells it auto-round up to 0.21, and 0.33 serves those checkpoints as inc).
+# ModelOpt's older exports declare it only in hf_quant_config.json: vLLM reads that file itself from 0.10.1
+# (vllm/transformers_utils/config.py get_config, "ModelOpt 0.29.0 and before saves the quantization config in a
+# separate hf_quant_config.json"; absent from the 0.10.0 wheel), so before that the flag is needed.
+HF_QUANT_CONFIG_READ_SINCE: V = (0, 10, 1)
+# --limit-mm-per-prompt takes JSON from 0.8.5 (engine/arg_utils.py: optional_type(json.loads) for the dict field);
+# 0.5.5-0.8.4 parse it with nullable_kvs, "image=2,video=1" with whole numbers, and refuse JSON.
+MM_LIMIT_JSON_SINCE: V = (0, 8, 5)
+
+
+def serve_quantization(given: str | None, checkpoint_method: str | None, hf_quant_config_only: bool,
+                       version: str) -> str | None:
+    """The --quantization value `vllm serve` of `version` needs: the method given, as vLLM spells it; for a checkpoint
+    served by its own config none (vLLM reads it, and picks the faster kernels itself), except a ModelOpt checkpoint
+    declared only in hf_quant_config.json before HF_QUANT_CONFIG_READ_SINCE, which needs `checkpoint_method` (vLLM's
+    name for it: modelopt, modelopt_fp4). InputError when the release predates the method (QUANT_MIN_CAPABILITY's
+    first step)."""
+    method = canonical_quant(given) if given else checkpoint_method
+    first = QUANT_MIN_CAPABILITY.get(method or "", [(None, 0)])[0][0]  # its first step: the release that added it
+    if first and parse_version(version) < first:
+        since = ".".join(map(str, first))
+        raise InputError("--vllm-version", f"vLLM {version} has no {method} quantization method (first in vLLM {since}), "
+                         "so it cannot load this checkpoint", f"use --vllm-version {since} or later")
+    if given:
+        return method
+    if checkpoint_method and hf_quant_config_only and parse_version(version) < HF_QUANT_CONFIG_READ_SINCE:
+        return checkpoint_method
+    return None
+
+
+def serve_mm_limits(value: str | dict, limits: dict[str, int], version: str) -> str:
+    """--limit-mm-per-prompt as `version` parses it: the JSON given (or built from `limits`, the items per modality)
+    from MM_LIMIT_JSON_SINCE, "image=2,video=1" before."""
+    if parse_version(version) < MM_LIMIT_JSON_SINCE:
+        return ",".join(f"{k}={v}" for k, v in limits.items())
+    if isinstance(value, dict):
+        return json.dumps(value, separators=(",", ":"))
+    return value.strip() if value.strip().startswith("{") else json.dumps(limits, separators=(",", ":"))
+
+
+# Values of a flag that came in a later release than the flag: the first release read that takes each
+# (--kv-cache-dtype: choices in engine/arg_utils.py up to 0.8, the CacheDType Literal of vllm/config.py, then
+# vllm/config/cache.py; 0.4.2 takes auto and fp8 only)
+SERVE_VALUE_SINCE: dict[str, dict[str, V]] = {
+    "--kv-cache-dtype": {"auto": (0, 4, 2), "fp8": (0, 4, 2), "fp8_e4m3": (0, 4, 3), "fp8_e5m2": (0, 4, 3),
+                         "fp8_inc": (0, 10, 0), "bfloat16": (0, 11, 0), "fp8_ds_mla": (0, 11, 1)},
+    # LoRAConfig's ranks (possible_max_ranks in vllm/config.py, refused at startup; the MaxLoRARanks Literal of
+    # vllm/config/lora.py from 0.11.1): 8-256 in 0.7.3, 320 and 512 from 0.8.0, 1 from 0.11.1
+    "--max-lora-rank": {"320": (0, 8, 0), "512": (0, 8, 0), "1": (0, 11, 1)},
+    # the MambaDType Literal of vllm/config/cache.py: auto and float32 with the flag (0.10.1), float16 from 0.13.0,
+    # bfloat16 from 0.22.0
+    "--mamba-ssm-cache-dtype": {"float16": (0, 13, 0), "bfloat16": (0, 22, 0)},
+}
+
+# --block-size's argparse choices, release by release (engine/arg_utils.py choices up to 0.8.4, the BlockSize Literal
+# of vllm/config.py / vllm/config/cache.py from 0.8.5; 0.6.5's wheel is back to 8-32); () from 0.18: any positive int
+BLOCK_SIZE_CHOICES: list[tuple[V, tuple[int, ...]]] = [
+    ((0, 0, 0), (8, 16, 32)), ((0, 6, 4), (8, 16, 32, 64, 128)), ((0, 6, 5), (8, 16, 32)),
+    ((0, 6, 6), (8, 16, 32, 64, 128)), ((0, 8, 5), (1, 8, 16, 32, 64, 128)), ((0, 12, 0), (1, 8, 16, 32, 64, 128, 256)),
+    ((0, 18, 0), ()),
+]
+
+# Environment settings a release's server stops on, with the releases (first, first without): VLLM_USE_V1=0 in 0.11.0,
+# which removed the V0 engine but still reads the variable: create_engine_config then picks no V1, and
+# build_async_engine_client_from_engine_args asserts envs.VLLM_USE_V1 (entrypoints/openai/api_server.py); 0.8-0.10 run
+# V0 with it, 0.11.1 dropped the variable (vllm/envs.py).
+SERVE_ENV_REFUSED: dict[tuple[str, str], tuple[V, V, str]] = {
+    ("VLLM_USE_V1", "0"): ((0, 11, 0), (0, 11, 1), "it has no V0 engine left, and its API server asserts V1"),
+}
+
+
+def check_serve_env(env, version: str) -> None:
+    """InputError naming the first (name, value) of `env` that vLLM `version`'s server stops on (SERVE_ENV_REFUSED)."""
+    release = parse_version(version)
+    for name, value in env:
+        refused = SERVE_ENV_REFUSED.get((name, str(value).strip()))
+        if refused and refused[0] <= release < refused[1]:
+            raise InputError("--env", f"vLLM {version} stops on {name}={value} ({refused[2]})",
+                             f"drop {name}, or use a release before {'.'.join(map(str, refused[0]))}")
+
+# How a switch is turned off, release by release: (first version, (flag, value) or None). None: the release has no
+# "off" form, and off is its default (prefix caching before 0.6.5, V0; chunked prefill before 0.5.3, whose automatic
+# chunking of long contexts starts in 0.5.4). Read in engine/arg_utils.py: store_true, then StoreBoolean
+# (nargs="?": "--enable-chunked-prefill False"), then argparse.BooleanOptionalAction (--no-...).
+SERVE_SWITCH_OFF: dict[str, list[tuple[V, tuple[str, str | None] | None]]] = {
+    "--enable-prefix-caching": [((0, 0, 0), None), ((0, 6, 5), ("--no-enable-prefix-caching", None))],
+    "--enable-chunked-prefill": [((0, 0, 0), None), ((0, 5, 3), ("--enable-chunked-prefill", "False")),
+                                 ((0, 8, 5), ("--no-enable-chunked-prefill", None))],
+}
+
+
+def serve_switch(flag: str, on: bool, version: str) -> tuple[str, str | None] | None:
+    """(flag, value) that sets switch `flag` on or off in `version`'s `vllm serve` (SERVE_SWITCH_OFF); None when off is
+    the release's default and it has no way to say so."""
+    return (flag, None) if on else _value_at(SERVE_SWITCH_OFF[flag], parse_version(version))
 
 
 def serve_entrypoint(version: str) -> tuple[tuple[str, ...], bool]:
@@ -596,9 +702,10 @@ def serve_entrypoint(version: str) -> tuple[tuple[str, ...], bool]:
     return MODULE_SERVER, True
 
 
-def check_serve_flags(names, version: str) -> None:
-    """InputError naming the first flag of `names` that vLLM `version` does not have (SERVE_FLAG_SINCE), or the
-    version when it is older than every wheel read."""
+def check_serve_flags(names, version: str, values=None) -> None:
+    """InputError naming the first flag of `names` that vLLM `version` does not have (SERVE_FLAG_SINCE), or whose value
+    in `values` ({flag: value}) it does not take yet (SERVE_VALUE_SINCE), or the version when it is older than every
+    wheel read."""
     release = parse_version(version)
     if release < OLDEST_FLAGS_READ:  # "first in 0.4.2" there means "in the oldest wheel read": not known to be missing
         oldest = ".".join(map(str, OLDEST_FLAGS_READ))
@@ -611,6 +718,18 @@ def check_serve_flags(names, version: str) -> None:
             since = ".".join(map(str, first))
             raise InputError(name, f"vLLM {version} has no {name} flag (first in vLLM {since}), so its server would "
                              "refuse the launch command", f"drop {name} or use --vllm-version {since} or later")
+    choices = _value_at(BLOCK_SIZE_CHOICES, release)
+    block = (values or {}).get("--block-size")
+    if block is not None and choices and int(block) not in choices:
+        raise InputError("--block-size", f"vLLM {version}'s --block-size takes {', '.join(map(str, choices))}, not "
+                         f"{block}: its argparse would refuse the launch command",
+                         f"drop --block-size (vLLM picks its own) or give one of {', '.join(map(str, choices))}")
+    for name, value in (values or {}).items():
+        first = SERVE_VALUE_SINCE.get(name, {}).get(value)
+        if first is not None and release < first:
+            since = ".".join(map(str, first))
+            raise InputError(name, f"vLLM {version}'s {name} does not take {value} (first in vLLM {since}): it would "
+                             "refuse the launch command", f"use another {name} or --vllm-version {since} or later")
 
 
 # Minimum compute capability of each --quantization method: QuantizationConfig.get_min_capability() of its config
