@@ -1,5 +1,7 @@
 """One fact, one place: the per-release tables, quantization names, the architecture registry and the GPU count."""
 
+import pytest
+
 from kvplan import api
 
 
@@ -79,3 +81,27 @@ def test_a_count_in_the_gpu_name_is_said_with_a_custom_size_too():
     assert p.args.num_gpus == 2 and any("--num-gpus 2" in a for a in p.assumptions)
     a100 = api.fit("Qwen/Qwen3-8B", "A100", gpu_gib=40, max_model_len=4096, fixes=False)
     assert not any("variant clouds rent most" in t for t in a100.assumptions + a100.warnings)  # the size is given
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    ({"kv_cache_dtype": "bfloat16", "vllm_version": "0.10.0"}, "--kv-cache-dtype"),  # first in 0.11.0
+    ({"block_size": 64, "vllm_version": "0.6.3"}, "--block-size"),                    # 8, 16, 32 there
+    ({"env": ("VLLM_USE_V1=0",), "vllm_version": "0.11.0"}, "--env"),                  # its server asserts V1
+    ({"enable_lora": True, "max_lora_rank": 512, "vllm_version": "0.7.3"}, "--max-lora-rank"),  # from 0.8.0
+])
+def test_fit_refuses_a_value_the_release_refuses_as_scaffold_does(kwargs, field, tmp_path):
+    """A value `vllm serve` of the chosen release refuses is refused by the plan too (it had said 'starts' while
+    scaffold refused to write the launch command), with the same field; a release that takes it plans it."""
+    import kvplan
+    from kvplan.deploy import render_files, spec_from_plan
+    from kvplan.errors import InputError
+
+    with pytest.raises(InputError) as planned:
+        kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, **kwargs)
+    assert planned.value.field == field
+    later = {**kwargs, "vllm_version": "0.11.1"}
+    if field == "--block-size":
+        later["vllm_version"] = "0.6.4"
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, **later)
+    assert p.fits
+    render_files(spec_from_plan(p))  # and the launch files of that plan are written

@@ -24,7 +24,7 @@ from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal,
-                             as_v0_engine, batch_defaults, canonical_quant, newer_than_read, quant_min_capability, quantization_methods, rules_for)
+                             as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, newer_than_read, quant_min_capability, quantization_methods, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
                             vision_mlp_gated, weights_per_rank)
 
@@ -1616,6 +1616,12 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
 def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRules | None = None,
           extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None, check_architecture: bool = True) -> Plan:
     rules = rules or rules_for(args.vllm_version)
+    if check_architecture:  # the release is the one the user runs (validate infers some: not held to their argparse)
+        # a value `vllm serve` of this release refuses before sizing anything: refused here as the launch files refuse it
+        check_serve_values({"--kv-cache-dtype": args.kv_cache_dtype, "--block-size": args.block_size,
+                            "--max-lora-rank": args.max_lora_rank if args.enable_lora else None,
+                            "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype}, rules.version)
+        check_serve_env(args.env, rules.version)
     rules, env_notes = _env_rules(args, rules)
     why_v0 = v1_fallback(model, gpu, args, rules)
     if why_v0:
