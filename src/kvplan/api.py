@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import math
-
 import difflib
+import inspect
+import math
 from dataclasses import fields, replace
 
 from kvplan.errors import InputError
@@ -14,9 +14,6 @@ from kvplan.resolve import (ChoiceNote, GPUSpec, ModelSpec, context_limit, gpu_c
 from kvplan.versions import rules_for
 
 _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__)
-
-
-_FIT_KEYWORDS = {"gpu_gib", "gpu_gb", "revision", "fixes", "detect_gpu", "site_calibration"}
 
 
 def _fields_typed(*annotations: str) -> frozenset[str]:
@@ -32,7 +29,8 @@ _NEVER_NONE = _fields_typed("bool")  # the "bool | None" fields take None: the r
 
 
 def _unknown_keyword(name: str) -> InputError:
-    near = difflib.get_close_matches(name, sorted(_ENGINE_FIELDS | _FIT_KEYWORDS), n=1)
+    fit_keywords = {n for n, p in inspect.signature(fit).parameters.items() if p.kind is p.KEYWORD_ONLY}  # gpu_gib, ...
+    near = difflib.get_close_matches(name, sorted(_ENGINE_FIELDS | fit_keywords), n=1)
     hint = f"did you mean {near[0]}?" if near else f"the flags are vllm serve's in snake_case: {', '.join(sorted(_ENGINE_FIELDS))}"
     return InputError(name, "not an argument kvplan.fit takes", hint)
 
