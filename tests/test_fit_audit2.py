@@ -235,3 +235,17 @@ def test_a_non_finite_gib_flag_is_one_line_naming_it(flag, value):
     with pytest.raises(InputError) as e:
         kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", fixes=False, **{flag[2:].replace("-", "_"): float(value)})
     assert e.value.field == flag
+
+
+def test_a_sweep_that_varies_one_flag_twice_is_refused_as_the_page_refuses_it():
+    """Rows are one per combination, keyed by the varied names: a second --vary of the same name would overwrite the
+    first silently (two entries of max_model_len made one 2048 row). parse_vary refuses it, for the CLI and the page."""
+    import pytest
+
+    from kvplan.cli.fit import parse_vary
+    from kvplan.errors import InputError
+
+    with pytest.raises(InputError) as exc:
+        parse_vary(["max_model_len=1024", "max_model_len=2048"])
+    assert exc.value.field == "--vary" and "varied twice" in str(exc.value)
+    assert parse_vary(["max_model_len=1024,2048", "gpu=H100"]) == [("max_model_len", [1024, 2048]), ("gpu", ["H100"])]

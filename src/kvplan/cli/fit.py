@@ -100,6 +100,8 @@ def parse_vary(specs: List[str]) -> list[tuple[str, list]]:
         name = name.strip().replace("-", "_").lstrip("_")
         if name not in SWEEPABLE:
             raise InputError("--vary", f"cannot vary {name!r}", f"one of {', '.join(SWEEPABLE)} (e.g. --vary max_model_len=2048,4096)")
+        if name in (n for n, _ in out):  # one row per combination: a second entry would overwrite the first
+            raise InputError("--vary", f"{name} is varied twice", f"give all its values in one entry, e.g. {name}=a,b,c")
         vals = [v.strip() for v in values.split(",") if v.strip()]
         if not vals:
             raise InputError("--vary", f"no values for {name}", f"e.g. --vary {name}=a,b,c")
