@@ -993,33 +993,26 @@ def parse_dict_args(body: str) -> dict:
     return {m.group("key"): _literal(m.group("val")) for m in _DICT_PAIR.finditer(body)}
 
 
-class _Args(dict):
-    """Arguments read from a line, with the keys whose values the line's end cut off (`cut`)."""
-
-    cut: frozenset = frozenset()
-
-
 # names a cut value must not stand for: 'Qwen/Qwen2.5-14B-Instr' is no model to compare with
 _NAME_ARGS = frozenset({"model", "tokenizer", "served_model_name"})
 
 
 def parse_keyword_args(body: str) -> dict:
     """`key=value, ...` as in the engine-config and Namespace lines (top-level scalars only); a string the line's end
-    cut off (no closing quote) is kept, its key listed in the result's `cut`."""
-    result: dict[str, Any] = _Args()
-    cut = set()
+    cut off (no closing quote) is kept, unless it is a name (_NAME_ARGS), which a cut names nothing to compare."""
+    result: dict[str, Any] = {}
     for m in _KV_PAIR.finditer(body):
         key = _ENGINE_CONFIG_RENAMES.get(m.group("key"), m.group("key"))
         raw = m.group("val")
         value = _literal(raw)
         if isinstance(value, str) and value[:1] in "'\"":
+            if key in _NAME_ARGS:
+                continue
             value = value.strip("'\"")  # a string cut off by a truncated line
-            cut.add(key)
         if isinstance(value, str) and value.startswith("torch."):
             value = value[len("torch."):]
         if key not in result:
             result[key] = value
-    result.cut = frozenset(cut)  # type: ignore[attr-defined]
     return result
 
 
@@ -1208,12 +1201,9 @@ def _apply_figure(acc: _Accumulator, name: str, g: Mapping[str, Optional[str]]) 
 
 def _merge_args(acc, target: dict, args: dict) -> None:
     """Keep the first value seen for each argument; a model named there is the log's model."""
-    cut = getattr(args, "cut", frozenset())
     for k, v in args.items():
-        if k in cut and k in _NAME_ARGS:  # a name cut mid-way by a truncated line names nothing to compare
-            continue
         target.setdefault(k, v)
-    if isinstance(args.get("model"), str) and "model" not in cut:
+    if isinstance(args.get("model"), str):
         acc.put("model", args["model"])
 
 
