@@ -741,16 +741,7 @@ def _iter_stream(stream: IO[bytes], stats: _ReadStats) -> Iterator[str]:
 LOG_EXPECTED = "a vLLM server's text output (plain, gzip, or UTF-16 with a byte-order mark)"
 
 
-def _open_lines(source: Source, stats: _ReadStats, name: Optional[str] = None) -> Iterator[str]:
-    try:
-        yield from _open_lines_of(source, stats)
-    except GZIP_ERRORS:  # a gzip log cut short or with bytes after its end: a one-line error naming it
-        raise damaged_gzip(name or input_name(source, "the log"), LOG_EXPECTED,
-                           "recompress it from the original (gzip -t FILE tests one), or pass the plain log",
-                           field="LOGFILE") from None
-
-
-def _open_lines_of(source: Source, stats: _ReadStats) -> Iterator[str]:
+def _open_lines(source: Source, stats: _ReadStats) -> Iterator[str]:
     if isinstance(source, (bytes, bytearray)):
         yield from _iter_binary(io.BytesIO(bytes(source)), stats)
     elif isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and "\n" in source):
@@ -1388,7 +1379,12 @@ def parse_log(source: Source, *, name: Optional[str] = None) -> StartupLog:
     file is an InputError naming it: `name`, else its path or stream name.
     """
     stats = _ReadStats()
-    return parse_lines(_open_lines(source, stats, name), stats)
+    try:
+        return parse_lines(_open_lines(source, stats), stats)
+    except GZIP_ERRORS:  # a gzip log cut short or with bytes after its end: a one-line error naming it
+        raise damaged_gzip(name or input_name(source, "the log"), LOG_EXPECTED,
+                           "recompress it from the original (gzip -t FILE tests one), or pass the plain log",
+                           field="LOGFILE") from None
 
 
 def read_log(ref: str) -> StartupLog:
