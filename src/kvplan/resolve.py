@@ -1050,7 +1050,9 @@ def _standard_names(cfg: dict) -> dict:
     if cfg.get("is_encoder_decoder"):
         return cfg
     out = dict(cfg)
-    for std, own in _attribute_map(str(cfg.get("model_type") or "")):
+    # transformers' config classes are imported only for a config that lacks a standard name (about 1 s, once)
+    missing = any(out.get(std) is None for std in _SHAPE_NAMES)
+    for std, own in _attribute_map(str(cfg.get("model_type") or "")) if missing else ():
         if std in _SHAPE_NAMES and out.get(std) is None and out.get(own) is not None:
             out[std] = out[own]
     for key in _NESTED_SIZE_KEYS:
