@@ -896,6 +896,10 @@ KNOWN_PARAMS = {
 
 # Fields missing from a shared config excerpt, each completion with its sources. Only fields two public
 # sources state alike are added; the entry records which ones were added and from where.
+# architectures: the causal-LM class transformers registers for the config's model_type
+# (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES), which the checkpoint's own config.json names
+_CAUSAL_LM_SOURCE = "architectures: transformers' causal-LM class for the config's model_type (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)"
+
 CONFIG_COMPLETIONS = {
     "zai-org/GLM-4.5": (
         {"model_type": "glm4_moe", "vocab_size": 151552, "intermediate_size": 12288, "moe_intermediate_size": 1536,
@@ -910,14 +914,17 @@ CONFIG_COMPLETIONS = {
     ),
     "ibm-granite/granite-4.0-h-small": (
         {"layer_types": (["mamba"] * 9 + ["attention"]) * 4, "max_position_embeddings": 131072,
-         "position_embedding_type": "nope"},
+         "position_embedding_type": "nope", "architectures": ["GraniteMoeHybridForCausalLM"]},
         ["layer kinds: 36 mamba + 4 attention, the tally of the live config's layer_types in a public "
          "sizing write-up (github.com, 'Worked example: Granite-4.0-H-Small'; IBM: Mamba-2 and transformer "
          "blocks 9:1). The sources give the counts, not the positions: the list places one attention layer "
          "after each nine mamba layers. vLLM's memory arithmetic depends on the counts only",
          "context 131,072 tokens (open-source-ai.tech/models/granite-4-0-small; IBM's card: validated at 128K); "
-         "no positional encoding (NoPE; en.immers.cloud/ai/ibm-granite/granite-4.0-h-small)"],
+         "no positional encoding (NoPE; en.immers.cloud/ai/ibm-granite/granite-4.0-h-small)", _CAUSAL_LM_SOURCE],
     ),
+    # config excerpts that left out the checkpoint's architectures
+    "ibm-granite/granite-4.0-h-tiny": ({"architectures": ["GraniteMoeHybridForCausalLM"]}, [_CAUSAL_LM_SOURCE]),
+    "tiiuae/Falcon-H1-7B": ({"architectures": ["FalconH1ForCausalLM"]}, [_CAUSAL_LM_SOURCE]),
 }
 
 # Repositories that ask users to accept a licence before download (Hub model pages).

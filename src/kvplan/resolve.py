@@ -678,15 +678,6 @@ def _from_catalog(entry: dict) -> ModelSpec:
             bytes_by_dtype=tuple((d, n * DTYPE_BYTES[d]) for d, n in w["params_by_dtype"].items()),
             source=w["source"])
     raw = entry["config"]
-    if not raw.get("architectures") and not (raw.get("text_config") or {}).get("architectures"):
-        # an excerpt that left out the checkpoint's architectures (Granite 4.0-H, Falcon-H1): the causal-LM class
-        # transformers registers for its model_type, which the checkpoint's own config.json names
-        archs = _causal_lm_architectures(str(raw.get("model_type") or ""))
-        if archs:
-            raw = {**raw, "architectures": list(archs)}
-            config = {**config, "architectures": list(archs)}
-            notes.append(f"the catalog's config copy names no architectures: {archs[0]}, transformers' causal-LM "
-                         f"class for model_type {raw['model_type']!r}")
     spec = normalize(config, model_id=entry["id"], source=f"catalog: {entry['source']}",
                      raw=raw, hf_quant_config=entry.get("hf_quant_config"),
                      checkpoint=ckpt, gated=entry.get("gated"), autoconfig=False, extra_notes=notes)
@@ -980,18 +971,6 @@ def _whole(name: str, v, *, allow_zero: bool) -> int:
     if f < 0 or (f == 0 and not allow_zero):
         raise ConfigError(name, f"{name} must be positive, got {v!r}", "fix the config.json")
     return int(f)
-
-
-def _causal_lm_architectures(model_type: str) -> tuple[str, ...]:
-    """The causal-LM class transformers registers for a model_type (its MODEL_FOR_CAUSAL_LM_MAPPING_NAMES), as the
-    architectures of a config excerpt that left them out; () where transformers has none."""
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # as _autoconfig_dict: no import-time notices
-    try:
-        from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
-    except ImportError:
-        return ()
-    name = MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(model_type)
-    return (name,) if isinstance(name, str) else ()
 
 
 def _need_int(cfg: dict, field_name: str, *names: str) -> int:
