@@ -314,9 +314,7 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
     else:
         spec = normalize(config, model_id=m.get("id") or "record", source="record", hf_quant_config=m.get("quant_config"),
                          checkpoint=ckpt, autoconfig=True)
-    flag = canonical_quant(args.get("quantization") or "")
-    if flag == "none":
-        flag, args = "", dict(args, quantization=None)
+    flag = canonical_quant(args.get("quantization") or "")  # an unset one ('none', 'null') clean_record dropped
     if flag and spec.quant is None:
         q = None
         if flag in ("compressed-tensors", "bitsandbytes", "torchao"):  # a pre-quantized checkpoint's name says its scheme
@@ -568,15 +566,12 @@ def _plan_record(rec: dict, *, given_kv: bool) -> tuple[Plan, list[str]]:
                 raise
 
 
-def seed_predict(rec: dict, p: Plan | None = None) -> dict:
+def seed_predict(rec: dict, p: Plan) -> dict:
     """The seeds' arithmetic on a record: total GB x util - weights - 1 GB; all layers full attention.
 
     Given the logged weights where the record has them (the fairest version of the seed's method). `p` is the
-    record's plan (`predict_record`) where the caller has it: the total, the arguments and the model shape come from it.
+    record's plan (`predict_record`): the total, the arguments and the model shape come from it.
     """
-    if p is None:
-        rec = clean_record(rec)
-        p, _ = _plan_record(rec, given_kv=False)
     a = p.args
     total_gb = p.total_bytes / GB
     logged = rec["observed"].get("weights_gib")
