@@ -22,7 +22,7 @@ def scaffold(
     flags: FitFlags,
 ) -> None:
     """Write pyproject.toml, .env.example, serve.sh, docker-compose.yml, client.py, README.md and k8s/."""
-    from kvplan.deploy import render_files, spec_from_plan, write_files
+    from kvplan.deploy import PROBE_MARGIN, render_files, spec_from_plan, write_files
 
     plan = plan_from_flags(model, flags)
     if not plan.fits:
@@ -45,5 +45,5 @@ def scaffold(
     first = f"~{download:.0f} s of it downloading" if download >= 0.5 else "cold compile cache"
     console.print(f"Predicted startup: ~{spec.startup_first.total_s:.0f} s first start ({first}), "
                   f"~{spec.startup_restart.total_s:.0f} s restart. The k8s startupProbe allows {spec.probe_budget_s} s "
-                  f"(2x the ~{spec.probe_start.total_s:.0f} s start from the volume), the compose healthcheck "
+                  f"({PROBE_MARGIN:g}x the ~{spec.probe_start.total_s:.0f} s start from the volume), the compose healthcheck "
                   f"{spec.compose_start_period_s} s.", highlight=False, soft_wrap=True)
