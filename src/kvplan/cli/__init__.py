@@ -160,12 +160,12 @@ def refuse_auto_length(flags: FitFlags, command: str) -> None:
                          "run `kvplan fit MODEL ... --max-model-len auto --concurrency N` and give the length it prints")
 
 
-def plan_from_flags(model: Optional[str], flags: FitFlags, **extra):
-    """Resolve the model and GPU and compute the plan the flags describe."""
+def plan_from_flags(model: Optional[str], flags: FitFlags, command: str = "this command", **extra):
+    """Resolve the model and GPU and compute the plan the flags describe (`extra` overrides them: gpu=a GPUSpec)."""
     from kvplan.api import fit
 
-    refuse_auto_length(flags, "this command")
-    return fit(model, **flags.engine_kwargs(), **extra)
+    refuse_auto_length(flags, command)
+    return fit(model, **{**flags.engine_kwargs(), **extra})
 
 
 def fail(message: str, code: int = 2) -> "typer.Exit":

@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from kvplan.cli import FitFlags, app, console, fit_options, plan_from_flags, refuse_auto_length
+from kvplan.cli import FitFlags, app, console, fit_options, plan_from_flags
 
 _ICON = {"pass": "[green]PASS[/]", "warn": "[yellow]WARN[/]", "fail": "[bold red]FAIL[/]"}
 
@@ -16,9 +16,7 @@ _ICON = {"pass": "[green]PASS[/]", "warn": "[yellow]WARN[/]", "fail": "[bold red
 def plan_for_machine(model: str, flags: FitFlags, facts):
     """Plan `model` on the GPU found here (unless the flags name one); returns (plan, note)."""
     if flags.gpu or flags.gpu_gib or flags.gpu_gb or not facts.gpus:
-        return plan_from_flags(model, flags), None
-    refuse_auto_length(flags, "preflight")  # as plan_from_flags does on the other path
-    from kvplan.api import fit
+        return plan_from_flags(model, flags, "preflight"), None
     from kvplan.resolve import machine_gpu
 
     g = facts.gpus[0]
@@ -26,7 +24,7 @@ def plan_for_machine(model: str, flags: FitFlags, facts):
     note = None
     if spec.id == "detected":
         note = f"{g.name} is not in kvplan's catalog; planned as a {spec.total_gib:.2f} GiB GPU ({spec.total_source})"
-    return fit(model, **{**flags.engine_kwargs(), "gpu": spec}), note
+    return plan_from_flags(model, flags, "preflight", gpu=spec), note
 
 
 def build_request(model: Optional[str], flags: FitFlags, facts):
