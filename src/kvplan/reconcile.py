@@ -403,12 +403,8 @@ def model_mismatch(log: StartupLog, model: str) -> Optional[str]:
     Any name the log gives the model that agrees (its path, a --served-model-name, a cache path's repo id) clears it;
     a --served-model-name alone is an alias, no evidence of another model."""
     own = local_model_names(model)
-    if own is not None:
-        if not own:  # a local config or folder that names no model: no evidence of another one
-            return None
-        if any(same_model(m, n) for m in own for n in log.model_names):
-            return None
-    elif any(same_model(model, n) for n in log.model_names):
+    names = [model] if own is None else own  # a local config or folder that names no model: no evidence of another one
+    if not names or any(same_model(m, n) for m in names for n in log.model_names):
         return None
     paths = [n for n in log.model_paths if _names_a_checkpoint(n)]
     if not paths:
