@@ -389,8 +389,12 @@ def _check_not_modelled(key: str, value) -> None:
     default = ARGS_NOT_MODELLED[key]
     if value in (None, "", {}, []) or value == default:  # unset, as a log or a config file writes it
         return
-    if isinstance(default, bool) and str(value).strip().lower() in (("true", "1", "yes") if default else ("false", "0", "no")):
-        return
+    if isinstance(default, bool):
+        try:
+            if _as_bool(value, f"args.{key}") == default:  # 'false', '0', 'no' as _as_bool reads them
+                return
+        except InputError:  # not a boolean at all: not the default either
+            pass
     if isinstance(default, (int, str)) and not isinstance(default, bool) and str(value).strip().lower() == str(default):
         return
     raise InputError(f"args.{key}", f"set to {value!r}: this vLLM engine argument changes what the startup sizes "
