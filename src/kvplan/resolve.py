@@ -179,10 +179,8 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
                              f"e.g. {flag} {'23.58' if gib is not None else '24'}")
         total = int(round(gib * GIB)) if gib is not None else int(round(gb * GB))
         # the card named supplies what the size does not; its count ('2x L40S') still stands, its variant choice not
-        if ref and _MIG_SLICE.search(_gpu_count_and_name(ref)[1]):  # a MIG slice is found with its total, not without
-            base, base_notes = _find_gpu(ref, total)
-        else:
-            base, base_notes = resolve_gpu(ref, detect=False) if ref else (None, [])
+        mig = ref and _MIG_SLICE.search(_gpu_count_and_name(ref)[1])  # a MIG slice is found with its total, not without
+        base, base_notes = _find_gpu(ref, total if mig else None) if ref else (None, [])
         notes += [n for n in base_notes if not isinstance(n, ChoiceNote)]
         label = f"{gib:g} GiB" if gib is not None else f"{gb:g} GB"
         spec = GPUSpec(
