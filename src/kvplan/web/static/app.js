@@ -30,6 +30,9 @@ async function api(path, body, raw) {
 
 // ------------------------------------------------------------------ form state <-> query string
 
+// a max_model_len that asks for "auto" (the largest length at which N requests fit), as plan.is_auto_length reads it
+const isAutoLength = (v) => String(v ?? "").trim().toLowerCase() === "auto";
+
 function readForm() {
   const out = {};
   for (const name of FIELDS) {
@@ -39,7 +42,7 @@ function readForm() {
     if (v !== "") out[name] = v;
   }
   if (out.gpu === "custom") { delete out.gpu; } else { delete out.gpu_gib; }
-  if (String(out.max_model_len || "").toLowerCase() !== "auto") delete out.concurrency;
+  if (!isAutoLength(out.max_model_len)) delete out.concurrency;
   return out;
 }
 
@@ -201,7 +204,7 @@ async function refreshGpuTable(values, seq) {
   const ids = state.gpus.map((g) => g.id);
   const body = planBody(values);
   for (const k of ["gpu", "gpu_gib", "num_gpus", "tensor_parallel_size"]) delete body[k];
-  if (String(body.max_model_len || "").trim().toLowerCase() === "auto" && state.lastPlan) {
+  if (isAutoLength(body.max_model_len) && state.lastPlan) {
     // the length 'auto' chose for this plan: the table lists the GPUs that start the plan at it
     body.max_model_len = String(state.lastPlan.args.max_model_len);
     delete body.concurrency;
@@ -290,7 +293,7 @@ function syncSliderFromNumber(tokens) {
 }
 
 function syncCustomGpu() { $("custom-gpu").hidden = $("gpu").value !== "custom"; }
-function syncConcurrency() { $("concurrency-box").hidden = $("max_model_len").value.trim().toLowerCase() !== "auto"; }
+function syncConcurrency() { $("concurrency-box").hidden = !isAutoLength($("max_model_len").value); }
 
 // ------------------------------------------------------------------ uploads
 
