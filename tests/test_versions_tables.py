@@ -105,3 +105,28 @@ def test_fit_refuses_a_value_the_release_refuses_as_scaffold_does(kwargs, field,
     p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, **later)
     assert p.fits
     render_files(spec_from_plan(p))  # and the launch files of that plan are written
+
+
+@pytest.mark.parametrize("version, util, before", [
+    ("0.20.0rc1", 0.90, "0.20.0"),                     # the 0.92 default is 0.20.0's: a release candidate precedes it
+    ("0.20.0.dev123+gabc1234", 0.90, "0.20.0"),
+    ("vllm/vllm-openai:v0.20.0rc1", 0.90, "0.20.0"),
+    ("0.20.0", 0.92, None),
+    ("0.20.0.post1", 0.92, None),                      # .post and +local builds come after their release
+    ("0.20.0+cu130", 0.92, None),
+    ("0.20.1rc1", 0.92, "0.20.1"),                     # a candidate of 0.20.1 has 0.20.0's rules
+])
+def test_a_dev_or_rc_build_takes_the_rules_of_the_release_before_it(version, util, before):
+    from packaging.version import Version
+
+    from kvplan.versions import parse_version, rules_for
+
+    p = api.fit("Qwen/Qwen2.5-0.5B-Instruct", "H100", max_model_len=4096, vllm_version=version, fixes=False)
+    assert p.args.gpu_memory_utilization == util
+    said = [t for t in p.assumptions if "PEP 440" in t]
+    assert len(said) == (1 if before else 0) and (not before or f"build of {before}" in said[0])
+    # the tuple orders as PEP 440 does against the releases around it
+    token = version.rsplit(":v", 1)[-1]
+    for other in ("0.19.1", "0.20.0", "0.20.1"):
+        assert (parse_version(token) < parse_version(other)) == (Version(token) < Version(other))
+    assert rules_for(version).era == rules_for("0.19.1" if before == "0.20.0" else "0.20.0").era
