@@ -88,6 +88,10 @@ def test_a_count_in_the_gpu_name_is_said_with_a_custom_size_too():
     ({"block_size": 64, "vllm_version": "0.6.3"}, "--block-size"),                    # 8, 16, 32 there
     ({"env": ("VLLM_USE_V1=0",), "vllm_version": "0.11.0"}, "--env"),                  # its server asserts V1
     ({"enable_lora": True, "max_lora_rank": 512, "vllm_version": "0.7.3"}, "--max-lora-rank"),  # from 0.8.0
+    # flags the release lacks altogether: --kv-cache-memory-bytes from 0.10.2 (PR #21489), --mamba-ssm-cache-dtype
+    # from 0.10.1 (PR #22928)
+    ({"kv_cache_memory_bytes": 20 * 2**30, "vllm_version": "0.10.1"}, "--kv-cache-memory-bytes"),
+    ({"mamba_ssm_cache_dtype": "float32", "vllm_version": "0.10.0"}, "--mamba-ssm-cache-dtype"),
 ])
 def test_fit_refuses_a_value_the_release_refuses_as_scaffold_does(kwargs, field, tmp_path):
     """A value `vllm serve` of the chosen release refuses is refused by the plan too (it had said 'starts' while

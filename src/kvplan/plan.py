@@ -1620,7 +1620,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         # a value `vllm serve` of this release refuses before sizing anything: refused here as the launch files refuse it
         check_serve_values({"--kv-cache-dtype": args.kv_cache_dtype, "--block-size": args.block_size,
                             "--max-lora-rank": args.max_lora_rank if args.enable_lora else None,
-                            "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype}, rules.version)
+                            "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype,
+                            "--kv-cache-memory-bytes": args.kv_cache_memory_bytes}, rules.version)
         check_serve_env(args.env, rules.version)
     rules, env_notes = _env_rules(args, rules)
     why_v0 = v1_fallback(model, gpu, args, rules)

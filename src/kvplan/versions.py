@@ -619,6 +619,10 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     "--enable-expert-parallel": (0, 8, 0), "--speculative-config": (0, 8, 2), "--data-parallel-size": (0, 8, 3),
     "--mamba-ssm-cache-dtype": (0, 10, 1), "--runner": (0, 10, 1), "--language-model-only": (0, 17, 0),
     "--data-parallel-backend": (0, 9, 1),
+    # CacheConfig.kv_cache_memory_bytes, vLLM PR #21489 ("Allow users to specify kv cache memory size"): absent from
+    # the 0.10.1.1 wheel's engine/arg_utils.py, present in 0.10.2's (docs/vllm-memory-model.md section 1.3). (The
+    # --mamba-ssm-cache-dtype step above is vLLM PR #22928, whose MambaDType is in the 0.10.1 wheel's config.)
+    "--kv-cache-memory-bytes": (0, 10, 2),
 }
 
 
@@ -743,22 +747,30 @@ def check_serve_flags(names, version: str, values=None) -> None:
                          f"({oldest}), so the launch command cannot be checked against it",
                          f"use --vllm-version {oldest} or later")
     for name in names:
-        first = SERVE_FLAG_SINCE.get(name)
-        if first is not None and release < first:
-            since = ".".join(map(str, first))
-            raise InputError(name, f"vLLM {version} has no {name} flag (first in vLLM {since}), so its server would "
-                             "refuse the launch command", f"drop {name} or use --vllm-version {since} or later")
+        _check_flag_exists(name, release, version)
     check_serve_values(values or {}, version)
 
 
+def _check_flag_exists(name: str, release: V, version: str) -> None:
+    """InputError when vLLM `version` (`release`) has no flag `name` yet (SERVE_FLAG_SINCE)."""
+    first = SERVE_FLAG_SINCE.get(name)
+    if first is not None and release < first:
+        since = ".".join(map(str, first))
+        raise InputError(name, f"vLLM {version} has no {name} flag (first in vLLM {since}), so its server would "
+                         "refuse the launch command", f"drop {name} or use --vllm-version {since} or later")
+
+
 def check_serve_values(values, version: str) -> None:
-    """InputError naming the first flag of `values` ({flag: value}) whose value vLLM `version`'s argparse or config
-    refuses: a --block-size outside its choices (BLOCK_SIZE_CHOICES), or a value that came later than the flag
-    (SERVE_VALUE_SINCE). Used by the plan as by the launch files, so fit and scaffold refuse alike."""
+    """InputError naming the first flag of `values` ({flag: value}, None: not given) that vLLM `version`'s argparse or
+    config refuses: a flag the release does not have yet (SERVE_FLAG_SINCE), a --block-size outside its choices
+    (BLOCK_SIZE_CHOICES), or a value that came later than the flag (SERVE_VALUE_SINCE). Used by the plan as by the
+    launch files, so fit and scaffold refuse alike."""
     release = parse_version(version)
     if release < OLDEST_FLAGS_READ:  # what came "first in" the oldest wheel read may be older: nothing known to refuse
         return
     values = {name: str(value) for name, value in values.items() if value is not None}
+    for name in values:
+        _check_flag_exists(name, release, version)
     choices = _value_at(BLOCK_SIZE_CHOICES, release)
     block = values.get("--block-size")
     if block is not None and choices and int(block) not in choices:
