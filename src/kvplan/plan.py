@@ -686,6 +686,9 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     elif max_len is None:
         max_len = limit
         notes.append(f"max_model_len {limit:,} (the model's limit, vLLM's default: {context.how})")
+    elif max_len > limit and not context.stated:
+        notes.append(f"max_model_len {max_len:,} as given: the config states no context length, and vLLM takes the "
+                     f"one given (it assumes {limit:,} only when none is)")
     elif max_len > limit and (args.allow_long_max_model_len or args.env_on("VLLM_ALLOW_LONG_MAX_MODEL_LEN")):
         notes.append(f"max_model_len {max_len:,} exceeds the model's {limit:,} (allowed: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 or a rope-scaling override)")
     elif max_len > limit:

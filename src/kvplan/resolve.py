@@ -1191,10 +1191,13 @@ _ROPE_UNSCALED = ("su", "longrope", "llama3")
 @dataclass(frozen=True)
 class ContextLimit:
     """The longest max_model_len vLLM accepts without VLLM_ALLOW_LONG_MAX_MODEL_LEN, how it came about, and a LongRoPE
-    model's original length (which newer releases serve by default)."""
+    model's original length (which newer releases serve by default). `stated` False: the config gives no length at
+    all, and vLLM takes a --max-model-len given as it is (_get_and_verify_max_len returns it before assuming
+    DEFAULT_MAX_MODEL_LEN, vllm/config.py 0.4-0.10, vllm/config/model.py from 0.11): `tokens` is only its default."""
     tokens: int
     how: str
     longrope_original: int | None = None
+    stated: bool = True
 
 
 def context_limit(spec: "ModelSpec") -> ContextLimit:
@@ -1227,7 +1230,7 @@ def context_limit(spec: "ModelSpec") -> ContextLimit:
             how += f", rope scaling x{factor:g}" + (f" of original_max_position_embeddings {tokens}" if tokens != (
                 stated or DEFAULT_MAX_MODEL_LEN) else "")
             tokens = int(tokens * factor)
-    return ContextLimit(tokens, how, longrope)
+    return ContextLimit(tokens, how, longrope, stated=bool(stated))
 
 
 def _layer_kind_list(text: dict, model_type: str, n_layers: int) -> list[str]:
