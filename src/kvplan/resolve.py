@@ -1428,6 +1428,17 @@ def _mixed_precision_modules(quantized_layers: dict) -> tuple[tuple[str, float],
     return tuple(sorted(kinds.items()))
 
 
+def _modelopt_kv_fp8(qc: dict) -> bool:
+    """Whether a ModelOpt quantization config declares an FP8 KV cache, as vLLM's get_kv_cache_quant_algo_string
+    reads it (utils/torch_utils.py, behind --kv-cache-dtype auto): a config.json export's kv_cache_scheme (a dict: fp8
+    when {"type": "float", "num_bits": 8, "dynamic": false}), else hf_quant_config.json's kv_cache_quant_algo (a
+    string: "FP8"); none, null or anything else keeps the model dtype."""
+    kv = qc.get("kv_cache_scheme") or qc.get("kv_cache_quant_algo")
+    if isinstance(kv, dict):
+        return kv.get("dynamic") is False and kv.get("num_bits") == 8 and kv.get("type") == "float"
+    return isinstance(kv, str) and kv.lower() == "fp8"
+
+
 def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | None:
     qc = text.get("quantization_config")
     if isinstance(qc, str):
@@ -1436,7 +1447,13 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
             qc = ast.literal_eval(qc) if not qc.endswith("...") else None
         except (ValueError, SyntaxError):
             qc = None
-    if hfq:  # ModelOpt's hf_quant_config.json is what vLLM reads for these checkpoints: it wins over config.json
+    if hfq and isinstance(qc, dict):
+        # vLLM reads hf_quant_config.json only for a config.json without a quantization_config (ModelOpt 0.29 and
+        # before: transformers_utils/config.py get_config from 0.10.1, weight_utils.get_quant_config before): the
+        # config.json of a newer export wins
+        notes.append("quantization read from config.json's quantization_config; the checkpoint's hf_quant_config.json "
+                     "is not read, as vLLM reads it only when config.json has none")
+    elif hfq:  # ModelOpt's older exports declare their quantization only in hf_quant_config.json
         q = hfq.get("quantization") if isinstance(hfq.get("quantization"), dict) else None
         if q is None and isinstance(hfq.get("quantization"), str):
             try:
@@ -1449,10 +1466,8 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
             kv = "'kv_cache_quant_algo': 'FP8'" in hfq["quantization"]
             q = {"quant_algo": algo.group(1) if algo else "NVFP4", "kv_cache_quant_algo": "FP8" if kv else None}
         if q:
-            hf_only = not isinstance(qc, dict)
-            qc = {"quant_method": "modelopt", **q}
-            spec = _quant_spec({"quantization_config": qc}, None, notes)
-            return replace(spec, hf_quant_config_only=hf_only) if spec else None
+            spec = _quant_spec({"quantization_config": {"quant_method": "modelopt", **q}}, None, notes)
+            return replace(spec, hf_quant_config_only=True) if spec else None
     if not isinstance(qc, dict):
         return None
     method = str(qc.get("quant_method") or qc.get("quant_algo") or "").lower()
@@ -1482,7 +1497,7 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         return QuantSpec("mxfp4", 4, 32, "mxfp4 (experts)", skip, applies_to="experts")
     if method == "modelopt":
         algo = str(qc.get("quant_algo") or "").upper()
-        kv = str(qc.get("kv_cache_quant_algo") or "").upper() == "FP8"
+        kv = _modelopt_kv_fp8(qc)
         if algo == "MIXED_PRECISION" and isinstance(qc.get("quantized_layers"), dict):
             module_bytes = _mixed_precision_modules(qc["quantized_layers"])
             return QuantSpec("modelopt", 4, 16, "mixed precision (modelopt: " + ", ".join(f"{k} {v:g} B" for k, v in module_bytes) + ")",
