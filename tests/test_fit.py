@@ -140,7 +140,15 @@ def test_llama_weights_match_vllm_log_exactly():
 
 
 def given_pool(model, gpu, kv_gib, version, **kw):
-    return kvplan.fit(model, gpu, kv_cache_memory_bytes=int(kv_gib * GIB), vllm_version=version, fixes=False, **kw)
+    """The plan of a logged startup with its logged pool taken as given (validate --given-kv): the arithmetic after the
+    pool, for any release (the pool is not --kv-cache-memory-bytes, which releases before 0.10.2 lack)."""
+    from kvplan.api import engine_args
+    from kvplan.plan import plan
+    from kvplan.resolve import ModelSpec, resolve_gpu
+
+    spec = model if isinstance(model, ModelSpec) else resolve_model(model)
+    args = engine_args(kv_cache_memory_bytes=int(kv_gib * GIB), vllm_version=version, **kw)
+    return plan(spec, resolve_gpu(gpu, detect=False)[0], args, pool_given=True)
 
 
 def test_pool_arithmetic_phi3_sliding_window_0_19():

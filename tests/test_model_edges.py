@@ -68,3 +68,38 @@ def test_a_modelopt_checkpoints_kv_dtype_is_read_where_vllm_reads_it(quantizatio
     assert p.model.quant.hf_quant_config_only == (quantization_config is None)
     both = quantization_config is not None and hf_quant_config is not None
     assert any("hf_quant_config.json is not read" in a for a in p.assumptions) == both
+
+
+# one Mamba2 layer's state page for Codestral (bf16): conv (k - 1) x (I + 2 G N) + ssm H x P x N, 2 B each
+_CODESTRAL_PAGE = (3 * (2 * 4096 + 2 * 8 * 128) + 128 * 64 * 128) * 2
+
+
+@pytest.mark.parametrize("version, tokens_per_block", [
+    ("0.10.2", 16),     # one spec: _get_kv_cache_config_uniform_type logs blocks x the cache's block size
+    ("0.11.0", 8192),   # blocks // groups x the group's block size, a Mamba group's being max_model_len
+    ("0.20.0", 8192),
+    ("0.20.2", 8192),   # int(concurrency x max_model_len) from here on, one page a sequence
+    ("0.27.0", 8192),
+    ("0.33.0", 8192),
+])
+def test_an_attention_free_mamba2_models_tokens_and_concurrency_per_release(tmp_path, version, tokens_per_block):
+    p = kvplan.fit(_codestral(tmp_path), "H100", max_model_len=8192, vllm_version=version, fixes=False)
+    assert p.fits and len(p.groups) == 1 and p.bytes_per_block == 64 * _CODESTRAL_PAGE
+    assert p.num_gpu_blocks == int(p.kv_cache_bytes // p.bytes_per_block)
+    # prefix caching is never on by default for an attention-free model: one state page a sequence
+    assert p.state_bytes_per_sequence == 64 * _CODESTRAL_PAGE and p.blocks_for_tokens(8192) == 1
+    assert p.max_concurrency == p.num_gpu_blocks
+    assert p.kv_cache_tokens == p.num_gpu_blocks * tokens_per_block
+    assert any(f"GPU KV cache size: {p.kv_cache_tokens:,} tokens" in line for line in p.vllm_log)
+
+
+def test_an_attention_free_model_gets_prefix_caching_only_when_asked(tmp_path):
+    default = kvplan.fit(_codestral(tmp_path), "H100", max_model_len=8192, vllm_version="0.33.0", fixes=False)
+    assert any("attention-free" in a and "prefix caching off" in a for a in default.assumptions)
+    asked = kvplan.fit(_codestral(tmp_path), "H100", max_model_len=8192, vllm_version="0.33.0", fixes=False,
+                       enable_prefix_caching=True)
+    # "align" mode: 2 pages + a prefill checkpoint page for the Mamba2 mixer (0.29 on)
+    assert asked.blocks_for_tokens(8192) == 3 and asked.max_concurrency == pytest.approx(asked.num_gpu_blocks / 3)
+    # a hybrid still follows the hybrids' default (on from 0.26): Jamba's Mamba layers hold more than one page
+    jamba = kvplan.fit("ai21labs/Jamba-v0.1", "H200", max_model_len=8192, vllm_version="0.33.0", fixes=False)
+    assert not any("attention-free" in a for a in jamba.assumptions)

@@ -771,7 +771,12 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     elif spec:
         notes.append(f"speculative decoding: {spec[1]} n-gram draft token(s) per step (no drafter weights or KV)")
     mamba_dtype = args.mamba_ssm_cache_dtype or "auto"
-    resolved = replace(args, max_model_len=max_len, gpu_memory_utilization=util, tensor_parallel_size=tp,
+    prefix = args.enable_prefix_caching
+    if prefix is None and model.is_attention_free and rules.is_v1 and not rules.attention_free_prefix_caching_default:
+        prefix = False
+        notes.append(f"prefix caching off: vLLM {rules.version} does not turn it on for an attention-free model "
+                     "(\"Attention free models do not support prefix caching\"), so each sequence holds one state page")
+    resolved = replace(args, max_model_len=max_len, enable_prefix_caching=prefix, gpu_memory_utilization=util, tensor_parallel_size=tp,
                        pipeline_parallel_size=pp, kv_cache_dtype=kv_dtype, dtype=dtype,
                        quantization=(quant.method if quant else None), block_size=block_size, max_num_seqs=max_seqs,
                        max_num_batched_tokens=tokens, mamba_ssm_cache_dtype=mamba_dtype,
@@ -1608,9 +1613,21 @@ def _format_gib(x: float) -> str:
 
 
 def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRules | None = None,
-         extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None, check_architecture: bool = True) -> Plan:
+         extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None, check_architecture: bool = True,
+         pool_given: bool = False) -> Plan:
     """vLLM's startup for `model` on `gpu` with `args` (None fields = the version's defaults). `check_architecture`
-    False: the release stands for an era (a record without a version), so its registry is not checked."""
+    False: the release stands for an era (a record without a version), so neither its registry nor its argparse is
+    checked. `pool_given`: args.kv_cache_memory_bytes is the pool a startup log recorded, taken as given to check the
+    arithmetic after it (validate --given-kv), not vLLM's --kv-cache-memory-bytes, which the release may lack."""
+    if check_architecture:  # the release is the one the user runs (validate infers some: not held to their argparse)
+        # a flag or value `vllm serve` of this release refuses before sizing anything: refused here as the launch
+        # files refuse it
+        version = (rules or rules_for(args.vllm_version)).version
+        check_serve_values({"--kv-cache-dtype": args.kv_cache_dtype, "--block-size": args.block_size,
+                            "--max-lora-rank": args.max_lora_rank if args.enable_lora else None,
+                            "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype,
+                            "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes}, version)
+        check_serve_env(args.env, version)
     p = _plan(model, gpu, args, rules=rules, extra_assumptions=extra_assumptions, site_offsets=site_offsets,
               check_architecture=check_architecture)
     return replace(p, given_args=args)  # the flags as given (-1 too), not what an auto-fit planned with
@@ -1619,13 +1636,6 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
 def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRules | None = None,
           extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None, check_architecture: bool = True) -> Plan:
     rules = rules or rules_for(args.vllm_version)
-    if check_architecture:  # the release is the one the user runs (validate infers some: not held to their argparse)
-        # a value `vllm serve` of this release refuses before sizing anything: refused here as the launch files refuse it
-        check_serve_values({"--kv-cache-dtype": args.kv_cache_dtype, "--block-size": args.block_size,
-                            "--max-lora-rank": args.max_lora_rank if args.enable_lora else None,
-                            "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype,
-                            "--kv-cache-memory-bytes": args.kv_cache_memory_bytes}, rules.version)
-        check_serve_env(args.env, rules.version)
     rules, env_notes = _env_rules(args, rules)
     why_v0 = v1_fallback(model, gpu, args, rules)
     if why_v0:
@@ -1736,7 +1746,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         per_req = cdiv(sum(b * g.page_bytes for g, b in zip(groups, group_blocks)), groups[0].page_bytes)
         per_req_formula = (f"cdiv({' + '.join(f'{b:,} x {g.page_bytes:,} B' for g, b in zip(groups, group_blocks))}, "
                            f"{groups[0].page_bytes:,} B): each group's blocks weighted by its page over the attention group's")
-    conc, tokens, conc_formula, tokens_formula = _capacity(groups, num_blocks, per_req, max_len, bs, rules)
+    logged_block = [_logged_block_size(g, max_len, resolved, rules) for g in groups]
+    conc, tokens, conc_formula, tokens_formula = _capacity(groups, num_blocks, per_req, max_len, bs, rules, logged_block)
 
     kv_per_token, state_per_seq = _per_token_and_state(groups, resolved, rules)
     kv_per_token_formula = _per_token_formula(model, groups, resolved)
@@ -1864,10 +1875,18 @@ def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: Q
     return quant_capability_error(method, gpu, rules.version)
 
 
+def _logged_block_size(g: KVGroup, max_len: int, args: EngineArgs, rules: VersionRules) -> int:
+    """The block size of a group's spec as vLLM holds it: a Mamba group's is max_model_len in "none" mode (one page a
+    sequence: cache_config.mamba_block_size = max_model_len), the attention block size otherwise."""
+    if g.kind == "recurrent" and mamba_cache_mode(g, args, rules) == "none":
+        return max_len
+    return g.block_size
+
+
 def _capacity(groups, num_blocks: int, per_req: int, max_len: int, bs: int,
-              rules: VersionRules) -> tuple[float, int, str, str]:
+              rules: VersionRules, logged_block: list[int]) -> tuple[float, int, str, str]:
     """(max concurrency, KV-cache tokens) exactly as the version computes them (section 3.5), each with its formula
-    in words and in the numbers that give it."""
+    in words and in the numbers that give it. `logged_block`: each group's spec block size (_logged_block_size)."""
     if rules.tokens_formula == "blocks_x_block_size":
         tokens = num_blocks * bs
         return (tokens / max_len, tokens, f"{num_blocks:,} x {bs} / {max_len:,}",
@@ -1875,7 +1894,9 @@ def _capacity(groups, num_blocks: int, per_req: int, max_len: int, bs: int,
     conc = num_blocks / per_req if per_req else 0.0
     conc_formula = f"{num_blocks:,} / {per_req:,}"
     if rules.tokens_formula == "blocks_per_group_x_block_size":
-        min_bs = min(g.block_size for g in groups)
+        if len(groups) == 1 and rules.uniform_spec_tokens_block == "cache":  # one spec: the cache's block size
+            return (conc, num_blocks * bs, conc_formula, f"num_gpu_blocks x block_size = {num_blocks:,} x {bs}")
+        min_bs = min(logged_block)
         return (conc, num_blocks // len(groups) * min_bs, conc_formula,
                 f"num_gpu_blocks // num_groups x min block size = {num_blocks:,} // {len(groups)} x {min_bs}")
     return conc, int(conc * max_len), conc_formula, f"int(max_concurrency x max_model_len) = int({conc_formula} x {max_len:,})"

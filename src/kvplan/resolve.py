@@ -574,6 +574,12 @@ class ModelSpec:
         return any(l.kind == "mla" and l.index_head_dim for l in self.layers)
 
     @property
+    def is_attention_free(self) -> bool:
+        """No layer attends (pure Mamba2): vLLM's IsAttentionFree models, whose attn_type is "attention_free"."""
+        kinds = {layer.kind for layer in self.layers if layer.kind != "none"}
+        return kinds == {"recurrent"}
+
+    @property
     def is_hybrid(self) -> bool:
         kinds = {layer.kind for layer in self.layers if layer.kind != "none"}
         return len(kinds) > 1 or "recurrent" in kinds

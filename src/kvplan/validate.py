@@ -553,7 +553,7 @@ def _plan_record(rec: dict, *, given_kv: bool) -> tuple[Plan, list[str]]:
     while True:
         try:
             # an inferred version stands for its era; the record's own release registered its architecture (it ran)
-            return plan(spec, gpu, args, extra_assumptions=notes, check_architecture=how == "stated"), notes
+            return plan(spec, gpu, args, extra_assumptions=notes, check_architecture=how == "stated", pool_given=given_kv), notes
         except InputError as exc:
             if (isinstance(exc, RefusedByVLLMError) and exc.rule == BATCHED_TOKENS_BELOW_MAX_MODEL_LEN
                     and args.enable_chunked_prefill is None):

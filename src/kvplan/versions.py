@@ -102,6 +102,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # "GPU KV cache size" tokens (section 3.5).
     "tokens_formula": [((0, 0, 0), "blocks_x_block_size"), ((0, 9, 0), "blocks_per_group_x_block_size"),
                        ((0, 20, 1), "concurrency_x_len")],
+    # The block size "GPU KV cache size" multiplies by under blocks_per_group_x_block_size when every layer has one spec
+    # (a dense model, or an attention-free pure Mamba model): the cache's block size (--block-size, 16 by default) in
+    # 0.9-0.10, whose _get_kv_cache_config_uniform_type logs num_blocks x cache_config.block_size (0.10.2 wheel); the
+    # group's own from 0.11, where get_kv_cache_config_from_groups logs num_blocks // groups x the smallest group
+    # block size (0.11.0 wheel). The two differ only for a Mamba group, whose block is max_model_len without prefix
+    # caching (v1/worker/gpu_model_runner.py "Set block_size to max_model_len" in 0.10.2-0.11.0, then
+    # cache_config.mamba_block_size = max_model_len in models/config.py MambaModelConfig): 0.10.2 logs blocks x 16
+    # for Mamba-Codestral, 0.11-0.20.0 blocks x max_model_len.
+    "uniform_spec_tokens_block": [((0, 0, 0), "cache"), ((0, 11, 0), "group")],
     # Tokens the sliding window may hold beyond the window: T up to 0.26, then in-flight tokens
     # = 2 x T with async scheduling at PP=1 (section 3.4).
     # (section 3.4: max_concurrent_batches is 2 with async scheduling on MRV1 at PP=1, pp on MRV1 at PP>1,
@@ -153,6 +162,10 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   families: Mamba, Jamba, Zamba2, NemotronH, GraniteMoeHybrid, FalconH1) and "align" for the others (GDN,
     #   linear attention); from 0.28.0 "align" for every hybrid (models/config.py MambaModelConfig).
     "hybrid_prefix_caching_default": [((0, 0, 0), False), ((0, 26, 0), True)],
+    # An attention-free model (pure Mamba2: Mamba2ForCausalLM, IsAttentionFree) never gets prefix caching by default:
+    # is_prefix_caching_supported answers "Attention free models do not support prefix caching" in every wheel that
+    # has it (config/model.py, 0.20.0-0.33.0), and 0.10.2's MambaModelConfig turns it off for every Mamba model.
+    "attention_free_prefix_caching_default": [((0, 0, 0), False)],
     # (0.11.1-0.14 have no mode yet: with prefix caching a Mamba1/2-family model gets a page per block, as "all" later
     # does, and any other hybrid has prefix caching turned off, so "none": MambaSpec.max_memory_usage_bytes and
     # MambaModelConfig in the 0.11.1 and 0.13.0 wheels)
@@ -294,6 +307,7 @@ class VersionRules:
     nccl_charged: bool
     other_tenants: str
     tokens_formula: str
+    uniform_spec_tokens_block: str
     window_inflight: str
     null_block_in_fit_check: bool
     fit_need_formula: str
@@ -303,6 +317,7 @@ class VersionRules:
     mxfp4_hopper_backend: str
     v0_capacity_per_stage: bool
     hybrid_prefix_caching_default: bool
+    attention_free_prefix_caching_default: bool
     mamba_cache_mode: str
     mamba_checkpoint_page: bool
     group_size_max_ratio: float
