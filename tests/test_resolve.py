@@ -520,14 +520,33 @@ def test_a_config_in_its_own_names_is_sized_as_its_model_card_says(model_id, tmp
         assert spec.num_kv_heads == config["attn_config"].get("kv_n_heads", spec.num_attention_heads)
 
 
-@pytest.mark.parametrize("model_type, arch", [("mamba", "MambaForCausalLM"), ("falcon_mamba", "FalconMambaForCausalLM")])
-def test_an_attention_free_mamba_v1_config_is_refused_as_such_not_for_a_missing_head_count(model_type, arch):
+@pytest.mark.parametrize("model_type, arch, config, params", [
+    # state-spaces/mamba-2.8b-hf's config.json (its shape keys; 2.8B parameters) and tiiuae/falcon-mamba-7b's (7.27B)
+    ("mamba", "MambaForCausalLM", {"hidden_size": 2560, "num_hidden_layers": 64, "intermediate_size": 5120, "state_size": 16,
+                                   "conv_kernel": 4, "expand": 2, "time_step_rank": 160, "vocab_size": 50280,
+                                   "torch_dtype": "float32"}, 2.8e9),
+    ("falcon_mamba", "FalconMambaForCausalLM", {"hidden_size": 4096, "num_hidden_layers": 64, "intermediate_size": 8192,
+                                                "state_size": 16, "conv_kernel": 4, "expand": 16, "time_step_rank": 256,
+                                                "vocab_size": 65024, "torch_dtype": "bfloat16", "tie_word_embeddings": False},
+     7.27e9),
+])
+def test_an_attention_free_mamba_v1_model_is_planned_on_v1_and_refused_on_v0_naming_why(model_type, arch, config, params):
+    import kvplan
+    from kvplan.errors import InputError
     from kvplan.resolve import normalize
+    from kvplan.weights import count_weights
 
-    # state-spaces/mamba-2.8b-hf's config.json (its shape keys): no attention heads, because there is no attention
-    config = {"architectures": [arch], "model_type": model_type, "hidden_size": 2560, "num_hidden_layers": 64,
-              "intermediate_size": 5120, "state_size": 16, "conv_kernel": 4, "expand": 2, "time_step_rank": 160,
-              "vocab_size": 50280, "torch_dtype": "float32"}
-    with pytest.raises(ConfigError) as exc:
-        normalize(config, model_id="state-spaces/mamba-2.8b-hf", source="test")
-    assert exc.value.field == "model" and "pure Mamba v1" in str(exc.value)
+    # no attention heads, because there is no attention: every layer a Mamba v1 mixer of intermediate_size, no MLP
+    spec = normalize({"architectures": [arch], "model_type": model_type, **config}, model_id=model_type, source="test")
+    assert spec.is_attention_free and {l.recurrent.kind for l in spec.layers} == {"mamba1"}
+    assert abs(sum(c.params for c in count_weights(spec).components) - params) / params < 0.02
+    # V1 (0.10.2 on) keeps one page a sequence: conv (k - 1) x I and ssm I x N per layer, in the model dtype
+    p = kvplan.fit(spec, "H100", max_model_len=8192, vllm_version="0.11.0", fixes=False)
+    from kvplan.resolve import DTYPE_BYTES
+
+    i, n, b = config["intermediate_size"], config["state_size"], DTYPE_BYTES[p.args.dtype]  # (a float32 checkpoint runs bf16)
+    assert p.fits and p.bytes_per_block == 64 * (3 * i + i * n) * b and p.max_concurrency == p.num_gpu_blocks
+    # up to 0.10.1 vLLM runs Mamba models on V0, whose state lives outside the KV cache: refused, saying so
+    with pytest.raises(InputError) as exc:
+        kvplan.fit(spec, "H100", max_model_len=8192, vllm_version="0.10.1", fixes=False)
+    assert exc.value.field == "model" and "V0 engine" in str(exc.value) and "0.10.2" in exc.value.fix

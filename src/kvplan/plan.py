@@ -24,7 +24,7 @@ from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal,
-                             as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, newer_than_read, quant_min_capability, quantization_methods, rules_for)
+                             as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, newer_than_read, quant_min_capability, quantization_methods, release_from, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
                             vision_mlp_gated, weights_per_rank)
 
@@ -1381,6 +1381,12 @@ def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: 
     """
     tp, bs = args.tensor_parallel_size, args.block_size
     kvb = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
+    if not attn and model.is_attention_free:
+        first = release_from("v0_for_recurrent", False)
+        raise InputError("model", f"vLLM {rules.version} runs {model.id} on its V0 engine, which keeps a Mamba model's "
+                         "state outside the KV cache (model_executor/models/mamba_cache.py): an attention-free model has "
+                         f"no KV blocks there to plan, and V1 runs it only from {first}",
+                         f"plan with --vllm-version {first} or newer")
     if not attn:
         raise InputError("model", f"{model.id} keeps no attention KV cache in vLLM's V0 engine", "plan with --vllm-version 0.8 or newer")
     per_token = 0

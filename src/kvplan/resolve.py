@@ -990,7 +990,7 @@ def _need_int(cfg: dict, field_name: str, *names: str) -> int:
 _TEXT_KEYS = ("text_config", "llm_config", "language_config", "thinker_config")
 # bidirectional encoders: their attention layers are encoder-only, for which vLLM builds no KV-cache spec
 # (vllm-memory-model.md section 3.1, "Encoder-only attention: no KV")
-# attention-free Mamba v1 models (MambaForCausalLM, FalconMambaForCausalLM): every layer a Mamba v1 mixer
+# attention-free Mamba v1 models (MambaForCausalLM, FalconMambaForCausalLM): every layer a Mamba v1 mixer, no heads
 _ATTENTION_FREE_MAMBA1 = frozenset({"mamba", "falcon_mamba"})
 _ENCODER_ONLY_TYPES = frozenset({"bert", "roberta", "xlm_roberta", "camembert", "distilbert", "electra", "mpnet",
                                  "modernbert", "nomic_bert", "deberta", "deberta_v2", "new", "jina_bert"})
@@ -1076,15 +1076,12 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
         raw_text = {}  # a nested text_config may rely on its model class's defaults, as transformers and vLLM read it
         notes.append("language-model settings missing from text_config taken from transformers' defaults for its model_type")
     raw_type = str(_get(raw_text, "model_type", default=None) or _get(raw, "model_type", default=""))
-    if raw_type in _ATTENTION_FREE_MAMBA1:
-        raise ConfigError("model", f"a pure Mamba v1 model ({raw_type}, no attention layers): vLLM keeps one conv and SSM "
-                          "state per sequence for it, in pages of its own block size, and kvplan has not traced how vLLM "
-                          "counts and reports those pages for an attention-free model, so it predicts no pool, tokens "
-                          "or concurrency for it", "no prediction: plan a hybrid (Jamba, Falcon-H1) or attention model")
     for field_name, names in (("hidden_size", ("hidden_size", "d_model", "n_embd")),
                               ("num_hidden_layers", ("num_hidden_layers", "num_layers", "n_layer")),
                               ("num_attention_heads", ("num_attention_heads", "n_head", "num_heads"))):
-        if not nested and _get(raw_text, *names) is None:
+        # a pure Mamba v1 model has no attention heads to state (every layer a Mamba mixer)
+        if not nested and _get(raw_text, *names) is None and not (raw_type in _ATTENTION_FREE_MAMBA1 and
+                                                                   field_name == "num_attention_heads"):
             raise ConfigError(field_name, f"the config has no {' / '.join(names)}", "give a complete config.json (the checkpoint's own)")
     if autoconfig:
         config, why = _autoconfig_dict(config)
@@ -1101,7 +1098,8 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
 
     hidden = _need_int(text, "hidden_size", "hidden_size", "d_model", "n_embd")
     n_layers = _need_int(text, "num_hidden_layers", "num_hidden_layers", "num_layers", "n_layer")
-    n_heads = _need_int(text, "num_attention_heads", "num_attention_heads", "n_head", "num_heads")
+    n_heads = (1 if raw_type in _ATTENTION_FREE_MAMBA1 and _get(text, "num_attention_heads", "n_head", "num_heads") is None
+               else _need_int(text, "num_attention_heads", "num_attention_heads", "n_head", "num_heads"))
     n_kv = _size(text, "num_key_value_heads", "num_kv_heads", "multi_query_group_num", "kv_n_heads", default=n_heads)
     if _get(text, "multi_query", default=False) and "num_key_value_heads" not in text:
         n_kv = 1
@@ -1307,7 +1305,9 @@ def _recurrent_spec(text: dict, model_type: str) -> RecurrentSpec:
     if _get(text, "mamba_d_state", "state_size") is not None:  # Mamba1 (Jamba, Mamba)
         expand = _get(text, "mamba_expand", "expand", default=2)
         return RecurrentSpec(kind="mamba1", conv_kernel=int(_get(text, "mamba_d_conv", "conv_kernel", default=4)),
-                             intermediate=int(_get(text, "intermediate_size", default=0) if model_type == "mamba" else expand * hidden),
+                             # MambaForCausalLM (FalconMamba's class too) sizes its mixer by intermediate_size
+                             intermediate=int(_get(text, "intermediate_size", default=0) if model_type in _ATTENTION_FREE_MAMBA1
+                                              else expand * hidden),
                              state_size=int(_get(text, "mamba_d_state", "state_size")))
     raise ConfigError("config", f"{model_type}: recurrent layers without Mamba / DeltaNet state settings",
                       "the config needs mamba_d_state/mamba_expand or linear_* head settings")

@@ -409,6 +409,12 @@ def _value_at(steps, at):
     return value
 
 
+def release_from(field: str, value) -> str:
+    """The release from which rules row `field` holds `value` to the newest read: its last step to that value."""
+    first = [at for at, v in _RULES[field] if v == value][-1]
+    return ".".join(map(str, first))
+
+
 @lru_cache(maxsize=64)
 def rules_for(version: str | None = None) -> VersionRules:
     """The rules of `version` (default: the newest release kvplan knows)."""

@@ -162,7 +162,7 @@ def _recurrent_params(spec: ModelSpec, layer: int) -> list[Component]:
                 Component("mixer_fp32", 3 * heads, "tp", layer, False, dtype_bytes=4)]
     if rec.kind == "mamba1":
         i, n = rec.intermediate, rec.state_size
-        dt_rank = int(spec.text_config.get("mamba_dt_rank") or math.ceil(h / 16))
+        dt_rank = int(spec.text_config.get("mamba_dt_rank") or spec.text_config.get("time_step_rank") or math.ceil(h / 16))
         proj = h * 2 * i + i * (dt_rank + 2 * n) + dt_rank * i + i * h
         small = i * (k + 1) + i + i * n + i
         return [Component("mixer", proj, "tp", layer, True), Component("mixer_small", small, "tp", layer, False)]
@@ -247,7 +247,10 @@ def count_weights(spec: ModelSpec) -> WeightCount:
                 layer_comps += _mla_params(spec, i)
             elif kind == "recurrent":
                 layer_comps += _recurrent_params(spec, i)
-        has_mlp = spec.model_type != "nemotron_h" or "mlp" in kinds
+        # Nemotron-H's MLPs are layers of their own; a pure Mamba model's blocks are the mixer alone (mamba.py,
+        # mamba2.py MambaDecoderLayer / Mamba2DecoderLayer: norm + mixer)
+        has_mlp = ((spec.model_type != "nemotron_h" or "mlp" in kinds)
+                   and spec.model_type not in ("mamba", "mamba2", "falcon_mamba"))
         if has_mlp:
             if i in moe:
                 e, ei = spec.num_experts, spec.moe_intermediate_size
