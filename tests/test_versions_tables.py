@@ -112,15 +112,16 @@ def test_fit_refuses_a_value_the_release_refuses_as_scaffold_does(kwargs, field,
 
 
 @pytest.mark.parametrize("version, util, before", [
-    ("0.20.0rc1", 0.90, "0.20.0"),                     # the 0.92 default is 0.20.0's: a release candidate precedes it
-    ("0.20.0.dev123+gabc1234", 0.90, "0.20.0"),
-    ("vllm/vllm-openai:v0.20.0rc1", 0.90, "0.20.0"),
+    ("0.20.0.dev123+gabc1234", 0.90, "0.20.0"),        # main after 0.19.x: the 0.92 default is 0.20.0's
+    ("0.20.0rc1", 0.92, None),                         # a release candidate is cut from 0.20.0's branch
+    ("vllm/vllm-openai:v0.20.0rc1", 0.92, None),
+    ("0.20.0rc1.dev9+g01d4d1ad3", 0.92, None),         # a nightly after the rc tag holds what the rc holds
     ("0.20.0", 0.92, None),
     ("0.20.0.post1", 0.92, None),                      # .post and +local builds come after their release
     ("0.20.0+cu130", 0.92, None),
-    ("0.20.1rc1", 0.92, "0.20.1"),                     # a candidate of 0.20.1 has 0.20.0's rules
+    ("0.20.1.dev4", 0.92, "0.20.1"),                   # a development build of 0.20.1 has 0.20.0's rules
 ])
-def test_a_dev_or_rc_build_takes_the_rules_of_the_release_before_it(version, util, before):
+def test_a_development_build_takes_the_rules_of_the_release_before_it(version, util, before):
     from packaging.version import Version
 
     from kvplan.versions import parse_version, rules_for
@@ -129,8 +130,11 @@ def test_a_dev_or_rc_build_takes_the_rules_of_the_release_before_it(version, uti
     assert p.args.gpu_memory_utilization == util
     said = [t for t in p.assumptions if "PEP 440" in t]
     assert len(said) == (1 if before else 0) and (not before or f"build of {before}" in said[0])
-    # the tuple orders as PEP 440 does against the releases around it
+    # a development build orders as PEP 440 does against the releases around it; a candidate reads as its release
     token = version.rsplit(":v", 1)[-1]
     for other in ("0.19.1", "0.20.0", "0.20.1"):
-        assert (parse_version(token) < parse_version(other)) == (Version(token) < Version(other))
+        if before:
+            assert (parse_version(token) < parse_version(other)) == (Version(token) < Version(other))
+        else:
+            assert (parse_version(token) < parse_version(other)) == (Version(token).release < Version(other).release)
     assert rules_for(version).era == rules_for("0.19.1" if before == "0.20.0" else "0.20.0").era

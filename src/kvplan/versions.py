@@ -56,27 +56,30 @@ def _version_match(text: str) -> re.Match:
 
 
 def parse_version(text: str) -> V:
-    """'0.10.2' -> (0, 10, 2); 'vllm/vllm-openai:v0.10.1.1' -> (0, 10, 1). A development or release-candidate build
-    orders before its release (PEP 440, packaging.version: 0.20.0rc1 < 0.20.0, 0.11.0.dev123+gabc < 0.11.0), so it
-    reads as the release before it: '0.20.0rc1' -> (0, 20, -1), after every 0.19.x and before 0.20.0, and
-    '0.29.1rc1.dev17+gd2d649e67' -> (0, 29, 0). A .post or +local build is its release ('0.6.4.post2.dev258' ->
-    (0, 6, 4)). Raises InputError on nonsense."""
+    """'0.10.2' -> (0, 10, 2); 'vllm/vllm-openai:v0.10.1.1' -> (0, 10, 1). A development build with no release
+    candidate in its name ('0.11.0.dev123+gabc', setuptools_scm's name for main after the last tag, here 0.10.x) holds
+    the release before X.Y.Z plus main, so it reads as the release before it: (0, 11, -1), after every 0.10.x and
+    before 0.11.0. A release candidate ('0.20.0rc1') and a nightly built after one ('0.29.1rc1.dev17+gd2d649e67') are
+    cut after X.Y.Z's branch point, so they hold X.Y.Z's changes and read as X.Y.Z; a .post or +local build is its
+    release ('0.6.4.post2.dev258' -> (0, 6, 4)). Raises InputError on nonsense."""
     m = _version_match(text)
     release = (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
-    return (*release[:2], release[2] - 1) if pre_release_of(text) else release
+    return (*release[:2], release[2] - 1) if development_build_of(text) else release
 
 
-def pre_release_of(text: str) -> str | None:
-    """The release 'X.Y.Z' that the version `text` names a development or release-candidate build of, where PEP 440
-    orders it before that release (0.20.0rc1, 0.11.0.dev123+gabc); None for a release and for its .post and +local
-    builds, which come after it, and for a version packaging cannot read (a '0.10.1-cu128' image tag: its release)."""
+def development_build_of(text: str) -> str | None:
+    """The release 'X.Y.Z' that `text` names a development build of, with no release candidate in its name
+    (0.11.0.dev123+gabc: PEP 440 orders it before 0.11.0, and it holds the release before X.Y.Z plus main's commits);
+    None for a release, its release candidates and the nightlies built after one (0.20.0rc1, 0.29.1rc1.dev17: cut
+    after X.Y.Z's branch point), its .post and +local builds, and a version packaging cannot read (a '0.10.1-cu128'
+    image tag: its release)."""
     token = re.match(r"[0-9A-Za-z.+!_-]*", str(text)[_version_match(text).start(1):]).group(0)
     try:
         version = Version(token)
     except InvalidVersion:
         return None
     base = ".".join(map(str, (version.release + (0, 0))[:3]))
-    return base if version < Version(base) else None
+    return base if version.dev is not None and version.pre is None and version.post is None and version < Version(base) else None
 
 
 # (field, [(first version, value), ...]) -- the value holds from that version on.
@@ -421,10 +424,10 @@ def rules_for(version: str | None = None) -> VersionRules:
     text = version or NEWEST_KNOWN
     release = parse_version(text)
     notes: list[str] = []  # (a release newer than NEWEST_KNOWN is a warning of the plan: newer_than_read)
-    before = pre_release_of(text)
+    before = development_build_of(text)
     if before:
-        notes.append(f"vLLM {text} is a development or release-candidate build of {before}, which PEP 440 orders before "
-                     f"{before}: the rules of the releases before {before} are applied")
+        notes.append(f"vLLM {text} is a development build of {before} (main after the release before it; PEP 440 orders "
+                     f"it before {before}): the rules of the releases before {before} are applied")
     if release < parse_version(OLDEST_READ):
         notes.append(f"vLLM {text} is older than the oldest release kvplan has read ({OLDEST_READ}): the rules of its era as first read are applied")
     values = {field: _value_at(steps, release) for field, steps in _RULES.items()}
