@@ -8,7 +8,7 @@ import math
 from dataclasses import fields, replace
 
 from kvplan.errors import InputError
-from kvplan.plan import EngineArgs, Fix, Plan, human_int, parse_env, parse_max_model_len, plan
+from kvplan.plan import EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, parse_env, parse_max_model_len, plan
 from kvplan.resolve import (ChoiceNote, GPUSpec, ModelSpec, context_limit, gpu_catalog, gpu_count_in_name, resolve_gpu,
                             resolve_model)
 from kvplan.versions import rules_for
@@ -182,6 +182,15 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
             q = _try(p, gpu=g)
             fixes.append(Fix("a supported GPU", {"gpu": g.name}, _effect(q) + f" on {g.name} (compute capability {g.compute_capability})", True))
         return tuple(fixes)
+    if p.failure == "kv_alloc":  # the given pool does not fit on the card: a smaller one, or more room for it
+        room = largest_given_pool_bytes(p)
+        given = f"{room // 2**20}M"  # whole MiB, as vllm serve reads it (M = 2**20)
+        q = _try(p, kv_cache_memory_bytes=room) if room else None
+        if q:
+            fixes.append(Fix("lower --kv-cache-memory-bytes", {"kv_cache_memory_bytes": given}, _effect(q), q.fits))
+        fixes += _quantization_fixes(p)
+        fix = _tensor_parallel_fix(p, gpus_available)
+        return tuple(fixes + ([fix] if fix else []))
     best_len = largest_max_model_len(p)
     if best_len:
         q = _try(p, max_model_len=best_len)

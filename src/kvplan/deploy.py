@@ -310,6 +310,10 @@ def spec_from_plan(
             flags.append(Flag("--fully-sharded-loras", None))
     if _get(a, "language_model_only", default=False):
         flags.append(Flag("--language-model-only", None, "text only: no vision tower loaded, as planned"))
+    pool = _get(a, "kv_cache_memory_bytes")
+    if pool is not None:
+        flags.append(Flag("--kv-cache-memory-bytes", str(pool), f"the KV pool, {pool / 2**30:.2f} GiB per GPU, as planned: "
+                          "gpu_memory_utilization no longer sizes it"))
     offload = _get(a, "cpu_offload_gb")
     if offload:
         flags.append(Flag("--cpu-offload-gb", f"{offload:g}", "weights kept in CPU memory and streamed every forward: slower decode"))

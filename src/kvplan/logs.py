@@ -905,8 +905,9 @@ class StartupLog:
         if runner:  # beyond the record format too: a pooling model loads no lm_head and runs no sampler
             args["runner"] = runner
         for name in ("enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "cpu_offload_gb", "limit_mm_per_prompt",
-                     "language_model_only"):
-            if self.arg(name):  # memory the plan must count: LoRA slots, weights kept in CPU memory, the encoder pass
+                     "language_model_only", "kv_cache_memory_bytes"):
+            if self.arg(name):  # memory the plan must count: LoRA slots, weights kept in CPU memory, the encoder pass,
+                # the pool the server was told to take
                 args[name] = self.arg(name)
         if self.arg("enable_chunked_prefill") is not None:  # stated, False included: it sets the step's token budget
             args["enable_chunked_prefill"] = self.arg("enable_chunked_prefill")

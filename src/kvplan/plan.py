@@ -1636,7 +1636,43 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
         check_serve_env(args.env, version)
     p = _plan(model, gpu, args, rules=rules, extra_assumptions=extra_assumptions, site_offsets=site_offsets,
               check_architecture=check_architecture)
+    if p.fits and p.args.kv_cache_memory_bytes is not None and not pool_given:
+        p = _given_pool_allocation(p)
     return replace(p, given_args=args)  # the flags as given (-1 too), not what an auto-fit planned with
+
+
+def largest_given_pool_bytes(p: Plan) -> int:
+    """The largest --kv-cache-memory-bytes whose blocks, CUDA graphs and a full step's activation peak still fit beside
+    the weights and non-torch memory on the card (whole MiB)."""
+    room = p.total_bytes - p.weights_bytes - p.non_torch_bytes - p.cudagraph_capture_bytes - p.activation_peak_bytes
+    return max(0, int(room) // 2**20 * 2**20)
+
+
+def _given_pool_allocation(p: Plan) -> Plan:
+    """--kv-cache-memory-bytes (vLLM >= 0.10.2, PR #21489): gpu_worker's determine_available_memory returns the given
+    bytes without checking them against the card ("This does not respect the gpu_memory_utilization config ... If
+    OOM'ed, check the difference of initial free memory"). After the profile run frees its activations, the blocks
+    are allocated beside the weights and non-torch memory, then the CUDA graphs are captured: a pool beyond what is
+    left fails there with PyTorch's "CUDA out of memory", and one that leaves no room for the activation peak of a
+    full step fails on the first such step."""
+    pool = p.num_gpu_blocks * p.bytes_per_block
+    resident = p.weights_bytes + p.non_torch_bytes + p.cudagraph_capture_bytes + pool
+    if resident > p.total_bytes:
+        error = (f"CUDA out of memory while allocating the KV cache: --kv-cache-memory-bytes {pool / GIB:.2f} GiB of "
+                 f"blocks beside {p.weights_bytes / GIB:.2f} GiB of weights, {p.non_torch_bytes / GIB:.2f} GiB non-torch "
+                 f"and {p.cudagraph_capture_bytes / GIB:.2f} GiB of CUDA graphs exceed the {p.total_bytes / GIB:.2f} GiB of "
+                 f"{p.gpu.name} (the flag ignores gpu_memory_utilization; {largest_given_pool_bytes(p) / GIB:.2f} GiB leaves room for a full "
+                 f"step's activations)")
+        before_capture = tuple(line for line in p.vllm_log if not line.startswith("Graph capturing"))
+        return replace(p, fits=False, error=error, failure="kv_alloc",
+                       vllm_log=before_capture + ("torch.OutOfMemoryError: " + error,))
+    if resident + p.activation_peak_bytes > p.total_bytes:
+        short = resident + p.activation_peak_bytes - p.total_bytes
+        return replace(p, warnings=p.warnings + (
+            f"--kv-cache-memory-bytes leaves {(p.total_bytes - resident) / GIB:.2f} GiB for a step's activations, "
+            f"{short / GIB:.2f} GiB less than the profiled peak of {p.activation_peak_bytes / GIB:.2f} GiB: the first "
+            f"full step of max_num_batched_tokens may fail with CUDA out of memory",))
+    return p
 
 
 def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRules | None = None,

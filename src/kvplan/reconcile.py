@@ -262,7 +262,7 @@ def _per_gib_ratio(row, pool) -> Optional[float]:
 
 _FLAG_NAMES_FROM_LOG = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size",
                         "kv_cache_dtype", "max_num_seqs", "max_num_batched_tokens", "block_size", "enforce_eager",
-                        "quantization", "dtype")
+                        "quantization", "dtype", "kv_cache_memory_bytes")
 
 
 # A release read for each era the log format alone identifies (vllm-memory-model.md §0), used
@@ -296,7 +296,7 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
             continue
         if name == "max_model_len":
             value = str(value)
-        elif name in INT_ENGINE_ARGS and human_int(value) is not None:
+        elif (name in INT_ENGINE_ARGS or name == "kv_cache_memory_bytes") and human_int(value) is not None:
             value = human_int(value)  # '--max-num-batched-tokens 8K' as vllm serve reads it
         kwargs[name] = value
     if "max_model_len" not in kwargs and log.concurrency_len:

@@ -751,6 +751,10 @@ def uncertainty_band(p: Plan) -> dict | None:
 
     if architecture_refusal(p.model.architectures, p.rules.release):  # an architecture no release kvplan read registers
         return None
+    if p.args.kv_cache_memory_bytes is not None:  # nothing profiled sizes it: the residuals of profiling do not apply
+        return {"lo": 0.0, "hi": 0.0, "n": 0, "outside_validation": False,
+                "text": "no band: the pool is given (--kv-cache-memory-bytes), not profiled; tokens and concurrency follow "
+                        "from it by the block arithmetic (validate --given-kv scores that part)"}
     table = _residuals()
     fam, era = _family(p.model), _era_group(p.era)
     key = f"{fam}|{era}"

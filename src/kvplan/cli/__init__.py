@@ -59,6 +59,7 @@ class FitFlags:
     enable_chunked_prefill: Optional[bool] = None
     env: Optional[list[str]] = None
     cpu_offload_gb: Optional[float] = None
+    kv_cache_memory_bytes: Optional[str] = None  # read as vllm serve reads it: 8G = 8 GiB, 8g = 8e9
     enable_lora: bool = False
     max_loras: Optional[int] = None
     max_lora_rank: Optional[int] = None
@@ -101,6 +102,7 @@ FIT_PARAMS: list[tuple[str, object, object]] = [
     ("enable_chunked_prefill", Optional[bool], typer.Option(None, "--enable-chunked-prefill/--no-enable-chunked-prefill", help="Chunked prefill (default: the version's; without it the profile run and each prefill take a whole prompt, max_num_batched_tokens >= max_model_len).", rich_help_panel="vllm serve flags")),
     ("env", Optional[list[str]], typer.Option(None, "--env", help="An environment variable the server runs with, KEY=VALUE (repeatable). Modelled: VLLM_USE_V1, VLLM_ALLOW_LONG_MAX_MODEL_LEN, VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE, VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, VLLM_MXFP4_USE_MARLIN; others are carried into serve.sh.", rich_help_panel="vllm serve flags")),
     ("cpu_offload_gb", Optional[float], typer.Option(None, "--cpu-offload-gb", help="GiB of weights per GPU kept in CPU memory (vLLM's UVA offload): less on the GPU, streamed every forward.", rich_help_panel="vllm serve flags")),
+    ("kv_cache_memory_bytes", Optional[str], typer.Option(None, "--kv-cache-memory-bytes", help="The KV-cache pool per GPU in bytes (vLLM >= 0.10.2; 8G = 8 GiB, 8g = 8e9), taken as given: gpu_memory_utilization no longer sizes it.", rich_help_panel="vllm serve flags")),
     ("enable_lora", bool, typer.Option(False, "--enable-lora", help="Serve LoRA adapters: vLLM allocates max_loras slots on every supported layer at startup.", rich_help_panel="vllm serve flags")),
     ("max_loras", Optional[int], typer.Option(None, "--max-loras", help="LoRA adapters in one batch (vLLM default 1).", rich_help_panel="vllm serve flags")),
     ("max_lora_rank", Optional[int], typer.Option(None, "--max-lora-rank", help="Largest adapter rank (vLLM default 16).", rich_help_panel="vllm serve flags")),
