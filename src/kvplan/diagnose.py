@@ -36,7 +36,7 @@ SYMPTOMS = (
     "max_seq_len_exceeds_kv", "no_cache_blocks", "free_memory_below_utilization", "oom_graph_capture_or_profiling",
     "attention_backend_fallback", "k8s_probe_kill", "tp_init_hang", "trust_remote_code_required",
     "unsupported_architecture", "invalid_engine_flags", "weights_not_cached", "prompt_exceeds_max_model_len",
-    "cuda_fork_init", "download_failed", "model_mismatch",
+    "cuda_fork_init", "download_failed", "model_mismatch", "state_blocks_below_max_num_seqs",
 )
 LAYERS = (
     "client_code", "vllm_version_flags", "pytorch_wheel", "cuda_runtime", "nvidia_driver", "gpu", "model_weights",
@@ -366,6 +366,29 @@ def _decide_free_memory(draft: _Draft, log: StartupLog) -> None:
         draft.decided_by = f"{held:.2f} GiB held by other processes at startup"
 
 
+def _decide_oom_at_kv_allocation(drafts: dict[str, _Draft], log: StartupLog) -> None:
+    """An out-of-memory raised while the KV cache itself is allocated is not a graph-capture or profiling overrun: the
+    profile sized the pool from memory it counted as this engine's, and that memory was held by someone else when
+    the tensors were created (a budget taken as a share of the whole GPU, as vLLM's is, counts another process's
+    memory as its own)."""
+    oom = drafts.get("oom_graph_capture_or_profiling")
+    frames = log.hits_of("kv_alloc_frame")
+    if oom is None or not frames or "free_memory_below_utilization" in drafts:
+        return
+    if not any(h.signature == "err_cuda_oom" for h in oom.hits):  # the sampler warm-up comes after the allocation
+        return
+    del drafts["oom_graph_capture_or_profiling"]
+    drafts["free_memory_below_utilization"] = _Draft(
+        symptom="free_memory_below_utilization", layer="memory_budget",
+        cause=("CUDA ran out of memory while allocating the KV cache the profile had just sized: the memory the budget "
+               "counted was not free, because another process (often a second vLLM or a notebook kernel) holds part of "
+               "the GPU. gpu_memory_utilization is a share of the whole GPU, not of its free memory."),
+        fix=("Stop the other process on the GPU (nvidia-smi lists it) or give each engine its own GPU; sharing one, set "
+             "each --gpu-memory-utilization so that together they stay below 1 minus what the rest holds."),
+        confidence=max(oom.confidence, 0.75), fatal=True, hits=oom.hits + list(frames),
+        decided_by="the out-of-memory error is raised inside the KV-cache allocation")
+
+
 def _decide_fallback(drafts: dict[str, _Draft], log: StartupLog) -> None:
     """A slow backend chosen without an explanation line is a weak hint, never a confident answer."""
     from kvplan.reconcile import SLOW_BACKENDS, backend_fallback
@@ -404,6 +427,7 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
         _decide_auth(drafts["gated_repo_auth"], log)
     _decide_hang(drafts, log)
     _decide_fatal_without_start(drafts, log)
+    _decide_oom_at_kv_allocation(drafts, log)
     if "free_memory_below_utilization" in drafts:
         _decide_free_memory(drafts["free_memory_below_utilization"], log)
     _decide_fallback(drafts, log)
