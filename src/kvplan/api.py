@@ -182,6 +182,19 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
             q = _try(p, gpu=g)
             fixes.append(Fix("a supported GPU", {"gpu": g.name}, _effect(q) + f" on {g.name} (compute capability {g.compute_capability})", True))
         return tuple(fixes)
+    if p.failure == "state_blocks":  # fewer state blocks than max_num_seqs (plan.state_blocks_refusal)
+        q = _try(p, max_num_seqs=p.num_gpu_blocks) if p.num_gpu_blocks > 0 else None
+        if q:
+            fixes.append(Fix("lower max_num_seqs", {"max_num_seqs": p.num_gpu_blocks}, _effect(q), q.fits))
+        q = _try(p, enforce_eager=True)
+        if q:
+            fixes.append(Fix("no CUDA graphs", {"enforce_eager": True}, _effect(q) + " (slower decode)", q.fits))
+        if a.gpu_memory_utilization < 0.98:
+            u = smallest_utilization(p)
+            if u is not None:
+                q = _try(p, gpu_memory_utilization=u)
+                fixes.append(Fix("raise gpu_memory_utilization", {"gpu_memory_utilization": u}, _effect(q) + " (less headroom)", True))
+        return tuple(fixes)
     best_len = largest_max_model_len(p)
     if best_len:
         q = _try(p, max_model_len=best_len)
