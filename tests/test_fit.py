@@ -346,6 +346,20 @@ def test_cli_sweep_inverse_and_plot(tmp_path):
     assert d["fits"] and "--gpu auto" in d["inverse"]
 
 
+def test_cli_auto_length_names_the_refusal_no_length_answers():
+    # weights beyond the GPU: no length starts, and the answer is the load's refusal (exit 1), not --concurrency's
+    r = run("fit", "Qwen/Qwen2.5-32B-Instruct", "--gpu", "L4", "--max-model-len", "auto", "--concurrency", "1", "--json")
+    d = json.loads(r.stdout)
+    assert r.returncode == 1 and not d["fits"] and "while loading the model weights" in d["error"]
+    assert "no context length starts" in d["inverse"] and d["fixes"]
+    # nothing left for the cache blocks at any length: vLLM's own text
+    p = kvplan.fit("Qwen/Qwen2.5-14B-Instruct", "RTX 5090", gpu_memory_utilization=0.85, fixes=False)
+    refused = kvplan.api.refused_at_any_length(p)
+    assert refused is not None and refused.error.startswith("No available memory for the cache blocks")
+    # a length that starts exists: nothing refused at any length, and auto answers with that length
+    assert kvplan.api.refused_at_any_length(kvplan.fit("Qwen/Qwen2.5-14B-Instruct", "RTX 5090", fixes=False)) is None
+
+
 def test_expert_and_data_parallel():
     m = resolve_model("Qwen/Qwen3-30B-A3B-Instruct-2507")  # 128 experts
     one = kvplan.fit(m, "H100", max_model_len=32768, fixes=False)

@@ -325,6 +325,14 @@ def max_model_len_for_concurrency(p: Plan, concurrency: float) -> int | None:
     return lo or None
 
 
+def refused_at_any_length(p: Plan) -> Plan | None:
+    """The plan at the shortest context (one block) when even that does not start: the refusal is then not the
+    length's (weights that do not load, a GPU or dtype the release refuses, no memory left for the cache blocks,
+    fewer state blocks than max_num_seqs), and no --max-model-len answers it. None when a short context starts."""
+    q = _try(p, max_model_len=p.block_size)
+    return q if q is not None and not q.fits else None
+
+
 def smallest_utilization(p: Plan, ceiling: float = 0.98) -> float | None:
     """The smallest gpu_memory_utilization (2 decimals, <= ceiling) at which the plan starts."""
     lo, hi = int(round(p.args.gpu_memory_utilization * 100)), int(ceiling * 100)
