@@ -90,9 +90,9 @@ def test_extra_cases_are_in_the_cases_format():
 
 def test_accuracy_on_blind_cases_from_new_threads():
     # Measured on the 33 rows: before the fixes, symptom 24/33 and layer 26/33 (the hybrid state-block refusal,
-    # a negative V1 KV budget, "compute capability less than 7.0" and an OOM raised inside the KV-cache allocation
-    # were not read); after, symptom 32/33 and layer 33/33. The one left: an OOM whose log holds no frame or
-    # figure that says another process held the memory (the thread says so).
+    # a negative V1 KV budget, "compute capability less than 7.0", and an OOM caused by another process on the GPU
+    # -- raised inside the KV-cache allocation, or with PyTorch's accounting showing the memory held outside the
+    # process -- were not read); after, symptom 33/33 and layer 33/33.
     score = {"n": 0, "symptom": 0, "layer": 0, "confident_wrong": 0}
     for case in BLIND:
         top = diagnose(case["log_lines"]).top
@@ -105,7 +105,7 @@ def test_accuracy_on_blind_cases_from_new_threads():
             score["confident_wrong"] += 1
     print(f"\n  blind: {score}")
     assert score["n"] >= 30
-    assert score["symptom"] / score["n"] >= 0.93  # 24/33 = 0.73 before the fixes
+    assert score["symptom"] / score["n"] >= 0.96  # 24/33 = 0.73 before the fixes
     assert score["layer"] / score["n"] >= 0.96  # 26/33 = 0.79 before
     assert score["confident_wrong"] == 0
 
@@ -142,6 +142,28 @@ def test_an_oom_inside_the_kv_allocation_is_memory_held_elsewhere_and_one_elsewh
     assert "another process" in top.cause and top.decided_by
     capture = '  File "/x/vllm/v1/worker/gpu_model_runner.py", line 2210, in capture_model'
     assert diagnose([capture, oom]).top.symptom == "oom_graph_capture_or_profiling"
+
+
+@pytest.mark.parametrize("line, elsewhere", [
+    # torch < 2.1: total - free - PyTorch's reserve; this process's own non-PyTorch memory is allowed for
+    ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB (GPU 0; 79.15 GiB total capacity; "
+     "50.00 GiB already allocated; 300.00 MiB free; 51.00 GiB reserved in total by PyTorch)", True),
+    ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB (GPU 0; 23.65 GiB total capacity; "
+     "21.80 GiB already allocated; 120.00 MiB free; 22.40 GiB reserved in total by PyTorch)", False),
+    # torch >= 2.1 counts the whole process: the rest is other processes'
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of "
+     "which 1.06 GiB is free. Process 4242 has 30.00 GiB memory in use. Including non-PyTorch memory, this process has "
+     "48.10 GiB memory in use. Of the allocated memory 45.20 GiB is allocated by PyTorch", True),
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of "
+     "which 1.06 GiB is free. Including non-PyTorch memory, this process has 78.10 GiB memory in use. Of the allocated "
+     "memory 75.20 GiB is allocated by PyTorch", False),
+])
+def test_an_oom_whose_own_accounting_shows_the_gpu_held_elsewhere(line, elsewhere):
+    top = diagnose([line]).top
+    assert top.layer == "memory_budget" and top.fatal
+    assert top.symptom == ("free_memory_below_utilization" if elsewhere else "oom_graph_capture_or_profiling")
+    if elsewhere:
+        assert "held outside this process" in top.decided_by
 
 
 def test_vocabulary_is_the_issue_s():
@@ -262,6 +284,17 @@ def test_plan_adds_the_largest_context_that_fits():
     top = sharpened.top
     assert top.details["largest_max_model_len_that_fits"] == 35600
     assert "--max-model-len 35600" in top.fix
+
+
+def test_a_state_block_refusal_is_sharpened_with_the_plans_fixes():
+    import kvplan
+
+    line = "ValueError: max_num_seqs (1024) exceeds available Mamba cache blocks (614)."
+    sharpened = sharpen_with_plan(diagnose([line]), "Qwen/Qwen3.5-27B",
+                                  plan_factory=lambda m, **o: kvplan.fit(m, "H100", **o))
+    top = sharpened.top
+    assert top.symptom == "state_blocks_below_max_num_seqs"
+    assert any("--max-num-seqs" in f for f in top.details["plan_fixes"]) and "--enforce-eager" in top.fix
 
 
 def test_plan_error_is_noted_not_raised():
