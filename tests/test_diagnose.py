@@ -89,10 +89,12 @@ def test_extra_cases_are_in_the_cases_format():
 
 
 def test_accuracy_on_blind_cases_from_new_threads():
-    # Measured on the 33 rows: before the fixes, symptom 24/33 and layer 26/33 (the hybrid state-block refusal,
-    # a negative V1 KV budget, "compute capability less than 7.0", and an OOM caused by another process on the GPU
-    # -- raised inside the KV-cache allocation, or with PyTorch's accounting showing the memory held outside the
-    # process -- were not read); after, symptom 33/33 and layer 33/33.
+    # Measured on the first 33 rows ('blind-'): before the fixes, symptom 24/33 and layer 26/33 (the hybrid
+    # state-block refusal, a negative V1 KV budget, "compute capability less than 7.0", and an OOM caused by another
+    # process on the GPU -- raised inside the KV-cache allocation, or with PyTorch's accounting showing the memory
+    # held outside the process -- were not read); after, 33/33 and 33/33. The 9 'heldout-' rows were collected after
+    # those fixes and scored once: symptom 7/9, layer 7/9 (the container toolkit's CUDA requirement and V1's
+    # FlashAttention assertion on a V100 were not read); 9/9 after those two signatures were added.
     score = {"n": 0, "symptom": 0, "layer": 0, "confident_wrong": 0}
     for case in BLIND:
         top = diagnose(case["log_lines"]).top
@@ -104,9 +106,9 @@ def test_accuracy_on_blind_cases_from_new_threads():
         if case["cause_established"] == "yes" and top is not None and top.confidence >= CONFIDENT and not layer_ok:
             score["confident_wrong"] += 1
     print(f"\n  blind: {score}")
-    assert score["n"] >= 30
-    assert score["symptom"] / score["n"] >= 0.96  # 24/33 = 0.73 before the fixes
-    assert score["layer"] / score["n"] >= 0.96  # 26/33 = 0.79 before
+    assert score["n"] >= 40
+    assert score["symptom"] / score["n"] >= 0.95  # 31/42 = 0.74 before the fixes
+    assert score["layer"] / score["n"] >= 0.95  # 33/42 = 0.79 before
     assert score["confident_wrong"] == 0
 
 
@@ -428,6 +430,10 @@ def test_scheduler_flag_refusals_are_named_with_the_numbers_of_the_fix(line, fix
      "cache block, so CUDA graph capture cannot proceed.", "state_blocks_below_max_num_seqs", "memory_budget",
      "--max-num-seqs to 300"),
     ("RuntimeError: GPUs with compute capability less than 7.0 are not supported.", "unsupported_gpu", "gpu", "compute"),
+    ("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update your driver to a newer "
+     "version, or use an earlier cuda container: unknown.", "driver_too_old", "nvidia_driver", "CUDA 12.8"),
+    ("ERROR 02-17 20:51:49 core.py:210]     assert is_fa_version_supported(self.fa_version)", "unsupported_gpu", "gpu",
+     "VLLM_USE_V1=0"),
 ])
 def test_common_refusals_name_their_owner(line, symptom, layer, text):
     top = diagnose([line]).findings[0]

@@ -229,7 +229,8 @@ def _decide_driver(draft: _Draft, log: StartupLog, context: dict) -> None:
     """Who owns a driver/runtime mismatch: the host driver, or the runtime the image/wheel brings."""
     names = {h.signature for h in draft.hits}
     found = next((h.groups.get("found") for h in draft.hits if h.signature == "driver_too_old" and h.groups.get("found")), None)
-    runtime = context.get("image_cuda") or wheel_cuda(log.vllm_version)
+    required = next((h.groups.get("cuda") for h in draft.hits if h.signature == "container_cuda_requirement"), None)
+    runtime = context.get("image_cuda") or required or wheel_cuda(log.vllm_version)
     minimum = MIN_DRIVER_BY_CUDA.get(runtime) if runtime else None
     if minimum:
         draft.details["runtime_cuda"] = runtime
