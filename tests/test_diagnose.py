@@ -51,13 +51,12 @@ def test_accuracy_on_cases_by_class():
     assert s / n >= 0.80
 
 
-def test_accuracy_on_extra_cases_from_other_threads():
-    # Measured when added: on cause_established == yes, symptom and layer 11/11 (10/11 before the
-    # general anchor/signature fixes); on all 29 rows symptom 29/29, layer 27/29. Thresholds sit a little
-    # below, so a regression of one established case fails the test.
+def _score(cases) -> tuple[dict, dict]:
+    """How often the top finding names each case's symptom and layer: (established-cause rows, all rows), the latter
+    with the count of confident answers that name the wrong layer of an established cause."""
     established = {"n": 0, "symptom": 0, "layer": 0}
     every = {"n": 0, "symptom": 0, "layer": 0, "confident_wrong": 0}
-    for case in EXTRA:
+    for case in cases:
         top = diagnose(case["log_lines"]).top
         symptom_ok = top is not None and top.symptom == case["symptom_class"]
         layer_ok = top is not None and top.layer == case["owning_layer"]
@@ -68,6 +67,26 @@ def test_accuracy_on_extra_cases_from_other_threads():
             row["layer"] += layer_ok
         if case["cause_established"] == "yes" and top is not None and top.confidence >= CONFIDENT and not layer_ok:
             every["confident_wrong"] += 1
+    return established, every
+
+
+def _assert_in_the_cases_format(rows, earlier) -> None:
+    """Rows with the keys of the cases file, from threads none of `earlier` cites, in the issue's vocabulary."""
+    keys = set(CASES[0])
+    urls = {c["source_url"] for c in earlier}
+    for case in rows:
+        assert set(case) == keys, case["id"]
+        assert case["source_url"] not in urls, case["id"]
+        assert case["symptom_class"] in SYMPTOMS and case["owning_layer"] in LAYERS
+        assert case["cause_established"] in ("yes", "partial", "no")
+    assert len({c["id"] for c in rows}) == len(rows)
+
+
+def test_accuracy_on_extra_cases_from_other_threads():
+    # Measured when added: on cause_established == yes, symptom and layer 11/11 (10/11 before the
+    # general anchor/signature fixes); on all 29 rows symptom 29/29, layer 27/29. Thresholds sit a little
+    # below, so a regression of one established case fails the test.
+    established, every = _score(EXTRA)
     print(f"\n  extra, established: {established}; all rows: {every}")
     assert established["n"] >= 10
     assert established["layer"] / established["n"] >= 0.95
@@ -78,14 +97,7 @@ def test_accuracy_on_extra_cases_from_other_threads():
 
 
 def test_extra_cases_are_in_the_cases_format():
-    keys = set(CASES[0])
-    urls = {c["source_url"] for c in CASES}
-    for case in EXTRA:
-        assert set(case) == keys, case["id"]
-        assert case["source_url"] not in urls, case["id"]
-        assert case["symptom_class"] in SYMPTOMS and case["owning_layer"] in LAYERS
-        assert case["cause_established"] in ("yes", "partial", "no")
-    assert len({c["id"] for c in EXTRA}) == len(EXTRA)
+    _assert_in_the_cases_format(EXTRA, CASES)
 
 
 def test_accuracy_on_blind_cases_from_new_threads():
@@ -95,32 +107,16 @@ def test_accuracy_on_blind_cases_from_new_threads():
     # held outside the process -- were not read); after, 33/33 and 33/33. The 9 'heldout-' rows were collected after
     # those fixes and scored once: symptom 7/9, layer 7/9 (the container toolkit's CUDA requirement and V1's
     # FlashAttention assertion on a V100 were not read); 9/9 after those two signatures were added.
-    score = {"n": 0, "symptom": 0, "layer": 0, "confident_wrong": 0}
-    for case in BLIND:
-        top = diagnose(case["log_lines"]).top
-        symptom_ok = top is not None and top.symptom == case["symptom_class"]
-        layer_ok = top is not None and top.layer == case["owning_layer"]
-        score["n"] += 1
-        score["symptom"] += symptom_ok
-        score["layer"] += layer_ok
-        if case["cause_established"] == "yes" and top is not None and top.confidence >= CONFIDENT and not layer_ok:
-            score["confident_wrong"] += 1
-    print(f"\n  blind: {score}")
-    assert score["n"] >= 40
-    assert score["symptom"] / score["n"] >= 0.95  # 31/42 = 0.74 before the fixes
-    assert score["layer"] / score["n"] >= 0.95  # 33/42 = 0.79 before
-    assert score["confident_wrong"] == 0
+    established, every = _score(BLIND)
+    print(f"\n  blind, established: {established}; all rows: {every}")
+    assert every["n"] >= 40
+    assert every["symptom"] / every["n"] >= 0.95  # 31/42 = 0.74 before the fixes
+    assert every["layer"] / every["n"] >= 0.95  # 33/42 = 0.79 before
+    assert every["confident_wrong"] == 0
 
 
 def test_blind_cases_are_in_the_cases_format_and_new():
-    keys = set(CASES[0])
-    urls = {c["source_url"] for c in CASES + EXTRA}
-    for case in BLIND:
-        assert set(case) == keys, case["id"]
-        assert case["source_url"] not in urls, case["id"]
-        assert case["symptom_class"] in SYMPTOMS and case["owning_layer"] in LAYERS
-        assert case["cause_established"] in ("yes", "partial", "no")
-    assert len({c["id"] for c in BLIND}) == len(BLIND)
+    _assert_in_the_cases_format(BLIND, CASES + EXTRA)
     assert len({c["source_url"] for c in BLIND}) == len(BLIND)
 
 
