@@ -22,6 +22,9 @@ CASES = [json.loads(line) for line in (DATA / "vllm_failure_cases.jsonl").read_t
 EXCERPTS = [json.loads(line) for line in (DATA / "vllm_log_excerpts.jsonl").read_text().splitlines() if line.strip()]
 # Real cases from other public threads, gathered after the signatures were written (sources in each row).
 EXTRA = [json.loads(line) for line in (DATA / "extra_failure_cases.jsonl").read_text().splitlines() if line.strip()]
+# Real failed startups from further public threads, collected and labelled before any rule was changed for them
+# (sources in each row): scored blind first, then the general gaps they showed were fixed.
+BLIND = [json.loads(line) for line in (DATA / "blind_failure_cases.jsonl").read_text().splitlines() if line.strip()]
 
 
 def test_accuracy_on_cases_by_class():
@@ -48,13 +51,12 @@ def test_accuracy_on_cases_by_class():
     assert s / n >= 0.80
 
 
-def test_accuracy_on_extra_cases_from_other_threads():
-    # Measured when added: on cause_established == yes, symptom and layer 11/11 (10/11 before the
-    # general anchor/signature fixes); on all 29 rows symptom 29/29, layer 27/29. Thresholds sit a little
-    # below, so a regression of one established case fails the test.
+def _score(cases) -> tuple[dict, dict]:
+    """How often the top finding names each case's symptom and layer: (established-cause rows, all rows), the latter
+    with the count of confident answers that name the wrong layer of an established cause."""
     established = {"n": 0, "symptom": 0, "layer": 0}
     every = {"n": 0, "symptom": 0, "layer": 0, "confident_wrong": 0}
-    for case in EXTRA:
+    for case in cases:
         top = diagnose(case["log_lines"]).top
         symptom_ok = top is not None and top.symptom == case["symptom_class"]
         layer_ok = top is not None and top.layer == case["owning_layer"]
@@ -65,6 +67,26 @@ def test_accuracy_on_extra_cases_from_other_threads():
             row["layer"] += layer_ok
         if case["cause_established"] == "yes" and top is not None and top.confidence >= CONFIDENT and not layer_ok:
             every["confident_wrong"] += 1
+    return established, every
+
+
+def _assert_in_the_cases_format(rows, earlier) -> None:
+    """Rows with the keys of the cases file, from threads none of `earlier` cites, in the issue's vocabulary."""
+    keys = set(CASES[0])
+    urls = {c["source_url"] for c in earlier}
+    for case in rows:
+        assert set(case) == keys, case["id"]
+        assert case["source_url"] not in urls, case["id"]
+        assert case["symptom_class"] in SYMPTOMS and case["owning_layer"] in LAYERS
+        assert case["cause_established"] in ("yes", "partial", "no")
+    assert len({c["id"] for c in rows}) == len(rows)
+
+
+def test_accuracy_on_extra_cases_from_other_threads():
+    # Measured when added: on cause_established == yes, symptom and layer 11/11 (10/11 before the
+    # general anchor/signature fixes); on all 29 rows symptom 29/29, layer 27/29. Thresholds sit a little
+    # below, so a regression of one established case fails the test.
+    established, every = _score(EXTRA)
     print(f"\n  extra, established: {established}; all rows: {every}")
     assert established["n"] >= 10
     assert established["layer"] / established["n"] >= 0.95
@@ -75,14 +97,71 @@ def test_accuracy_on_extra_cases_from_other_threads():
 
 
 def test_extra_cases_are_in_the_cases_format():
-    keys = set(CASES[0])
-    urls = {c["source_url"] for c in CASES}
-    for case in EXTRA:
-        assert set(case) == keys, case["id"]
-        assert case["source_url"] not in urls, case["id"]
-        assert case["symptom_class"] in SYMPTOMS and case["owning_layer"] in LAYERS
-        assert case["cause_established"] in ("yes", "partial", "no")
-    assert len({c["id"] for c in EXTRA}) == len(EXTRA)
+    _assert_in_the_cases_format(EXTRA, CASES)
+
+
+def test_accuracy_on_blind_cases_from_new_threads():
+    # Measured on the first 33 rows ('blind-'): before the fixes, symptom 24/33 and layer 26/33 (the hybrid
+    # state-block refusal, a negative V1 KV budget, "compute capability less than 7.0", and an OOM caused by another
+    # process on the GPU -- raised inside the KV-cache allocation, or with PyTorch's accounting showing the memory
+    # held outside the process -- were not read); after, 33/33 and 33/33. The 9 'heldout-' rows were collected after
+    # those fixes and scored once: symptom 7/9, layer 7/9 (the container toolkit's CUDA requirement and V1's
+    # FlashAttention assertion on a V100 were not read); 9/9 after those two signatures were added.
+    established, every = _score(BLIND)
+    print(f"\n  blind, established: {established}; all rows: {every}")
+    assert every["n"] >= 40
+    assert every["symptom"] / every["n"] >= 0.95  # 31/42 = 0.74 before the fixes
+    assert every["layer"] / every["n"] >= 0.95  # 33/42 = 0.79 before
+    assert every["confident_wrong"] == 0
+
+
+def test_blind_cases_are_in_the_cases_format_and_new():
+    _assert_in_the_cases_format(BLIND, CASES + EXTRA)
+    assert len({c["source_url"] for c in BLIND}) == len(BLIND)
+
+
+def test_a_negative_v1_kv_budget_is_fatal_even_when_another_rank_had_room():
+    lines = ["(Worker_TP0 pid=11) INFO 12-10 03:24:48 [gpu_worker.py:298] Available KV cache memory: 9.90 GiB",
+             "(Worker_TP1 pid=12) INFO 12-10 03:24:48 [gpu_worker.py:298] Available KV cache memory: -3.86 GiB"]
+    result = diagnose(lines)
+    assert result.failed and not result.started
+    assert (result.top.symptom, result.top.layer) == ("no_cache_blocks", "memory_budget")
+    assert "3.86 GiB short" in result.top.cause
+    # the same lines with room on every rank are not a failure
+    healthy = diagnose([line.replace("-3.86", "3.86") for line in lines])
+    assert not any(f.symptom == "no_cache_blocks" for f in healthy.findings)
+
+
+def test_an_oom_inside_the_kv_allocation_is_memory_held_elsewhere_and_one_elsewhere_is_not():
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 642.00 MiB. GPU 0 has a total capacity of 79.15 GiB"
+    frame = '  File "/x/vllm/v1/worker/gpu_model_runner.py", line 2710, in initialize_kv_cache_tensors'
+    top = diagnose([frame, oom]).top
+    assert (top.symptom, top.layer, top.fatal) == ("free_memory_below_utilization", "memory_budget", True)
+    assert "another process" in top.cause and top.decided_by
+    capture = '  File "/x/vllm/v1/worker/gpu_model_runner.py", line 2210, in capture_model'
+    assert diagnose([capture, oom]).top.symptom == "oom_graph_capture_or_profiling"
+
+
+@pytest.mark.parametrize("line, elsewhere", [
+    # torch < 2.1: total - free - PyTorch's reserve; this process's own non-PyTorch memory is allowed for
+    ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB (GPU 0; 79.15 GiB total capacity; "
+     "50.00 GiB already allocated; 300.00 MiB free; 51.00 GiB reserved in total by PyTorch)", True),
+    ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB (GPU 0; 23.65 GiB total capacity; "
+     "21.80 GiB already allocated; 120.00 MiB free; 22.40 GiB reserved in total by PyTorch)", False),
+    # torch >= 2.1 counts the whole process: the rest is other processes'
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of "
+     "which 1.06 GiB is free. Process 4242 has 30.00 GiB memory in use. Including non-PyTorch memory, this process has "
+     "48.10 GiB memory in use. Of the allocated memory 45.20 GiB is allocated by PyTorch", True),
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of "
+     "which 1.06 GiB is free. Including non-PyTorch memory, this process has 78.10 GiB memory in use. Of the allocated "
+     "memory 75.20 GiB is allocated by PyTorch", False),
+])
+def test_an_oom_whose_own_accounting_shows_the_gpu_held_elsewhere(line, elsewhere):
+    top = diagnose([line]).top
+    assert top.layer == "memory_budget" and top.fatal
+    assert top.symptom == ("free_memory_below_utilization" if elsewhere else "oom_graph_capture_or_profiling")
+    if elsewhere:
+        assert "held outside this process" in top.decided_by
 
 
 def test_vocabulary_is_the_issue_s():
@@ -203,6 +282,17 @@ def test_plan_adds_the_largest_context_that_fits():
     top = sharpened.top
     assert top.details["largest_max_model_len_that_fits"] == 35600
     assert "--max-model-len 35600" in top.fix
+
+
+def test_a_state_block_refusal_is_sharpened_with_the_plans_fixes():
+    import kvplan
+
+    line = "ValueError: max_num_seqs (1024) exceeds available Mamba cache blocks (614)."
+    sharpened = sharpen_with_plan(diagnose([line]), "Qwen/Qwen3.5-27B",
+                                  plan_factory=lambda m, **o: kvplan.fit(m, "H100", **o))
+    top = sharpened.top
+    assert top.symptom == "state_blocks_below_max_num_seqs"
+    assert any("--max-num-seqs" in f for f in top.details["plan_fixes"]) and "--enforce-eager" in top.fix
 
 
 def test_plan_error_is_noted_not_raised():
@@ -332,6 +422,14 @@ def test_scheduler_flag_refusals_are_named_with_the_numbers_of_the_fix(line, fix
      "import_undefined_symbol", "vllm_version_flags", "Linux"),
     ("ValueError: The number of required GPUs exceeds the total number of available GPUs in the placement group.",
      "invalid_engine_flags", "vllm_version_flags", "--tensor-parallel-size"),
+    ("ValueError: max_num_seqs (512) exceeds available Mamba cache blocks (300). Each decode sequence requires one Mamba "
+     "cache block, so CUDA graph capture cannot proceed.", "state_blocks_below_max_num_seqs", "memory_budget",
+     "--max-num-seqs to 300"),
+    ("RuntimeError: GPUs with compute capability less than 7.0 are not supported.", "unsupported_gpu", "gpu", "compute"),
+    ("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update your driver to a newer "
+     "version, or use an earlier cuda container: unknown.", "driver_too_old", "nvidia_driver", "CUDA 12.8"),
+    ("ERROR 02-17 20:51:49 core.py:210]     assert is_fa_version_supported(self.fa_version)", "unsupported_gpu", "gpu",
+     "VLLM_USE_V1=0"),
 ])
 def test_common_refusals_name_their_owner(line, symptom, layer, text):
     top = diagnose([line]).findings[0]

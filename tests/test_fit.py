@@ -193,6 +193,33 @@ def test_does_not_fit_gives_vllms_error_and_fixes():
     assert q.fits
 
 
+def test_a_hybrid_with_fewer_state_blocks_than_max_num_seqs_is_refused_from_0_20():
+    from kvplan.diagnose import diagnose
+    from kvplan.plan import fix_command_text
+
+    # Qwen3.5-27B (Gated DeltaNet + attention) on one H100 at its full context: the pool holds a few hundred blocks,
+    # under the 1024 sequences vLLM schedules by default there (vLLM PR #38270; issue #49064, recipes PR #551)
+    p = kvplan.fit("Qwen/Qwen3.5-27B", "H100")
+    assert p.args.max_num_seqs == 1024 and 0 < p.num_gpu_blocks < 1024
+    assert not p.fits and p.failure == "state_blocks"
+    assert p.error.startswith(f"max_num_seqs (1024) exceeds available Mamba cache blocks ({p.num_gpu_blocks}).")
+    # the pool was sized and logged before the CUDA graphs refuse it
+    assert any(line.startswith("GPU KV cache size") for line in p.vllm_log) and p.vllm_log[-1].endswith(p.error)
+    top = diagnose(list(p.vllm_log)).top  # the predicted log reads back as the same refusal
+    assert (top.symptom, top.layer, top.fatal) == ("state_blocks_below_max_num_seqs", "memory_budget", True)
+    fixes = {f.name: f for f in p.fixes}
+    assert fixes["lower max_num_seqs"].flags == {"max_num_seqs": p.num_gpu_blocks} and fixes["lower max_num_seqs"].fits
+    assert fix_command_text(fixes["no CUDA graphs"].flags) == "--enforce-eager" and fixes["no CUDA graphs"].fits
+    # --enforce-eager captures no graphs and is not checked; fewer sequences pass; 0.19 had no such check
+    assert kvplan.fit("Qwen/Qwen3.5-27B", "H100", enforce_eager=True).fits
+    assert kvplan.fit("Qwen/Qwen3.5-27B", "H100", max_num_seqs=p.num_gpu_blocks).fits
+    before = kvplan.fit("Qwen/Qwen3.5-27B", "H100", max_model_len=32768, vllm_version="0.19.1")
+    assert before.fits and before.num_gpu_blocks < before.args.max_num_seqs
+    assert kvplan.fit("Qwen/Qwen3.5-27B", "H100", max_model_len=32768, vllm_version="0.20.0").failure == "state_blocks"
+    # a dense model with the same flags has no state blocks to run out of
+    assert kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=32768).failure != "state_blocks"
+
+
 def test_older_era_error_text():
     p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "RTX 3090", max_model_len=29000, gpu_memory_utilization=0.9,
                    vllm_version="0.6.4")
@@ -328,6 +355,20 @@ def test_cli_sweep_inverse_and_plot(tmp_path):
     r = run("fit", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "auto", "--max-model-len", "32768", "--json")
     d = json.loads(r.stdout)
     assert d["fits"] and "--gpu auto" in d["inverse"]
+
+
+def test_cli_auto_length_names_the_refusal_no_length_answers():
+    # weights beyond the GPU: no length starts, and the answer is the load's refusal (exit 1), not --concurrency's
+    r = run("fit", "Qwen/Qwen2.5-32B-Instruct", "--gpu", "L4", "--max-model-len", "auto", "--concurrency", "1", "--json")
+    d = json.loads(r.stdout)
+    assert r.returncode == 1 and not d["fits"] and "while loading the model weights" in d["error"]
+    assert "no context length starts" in d["inverse"] and d["fixes"]
+    # nothing left for the cache blocks at any length: vLLM's own text
+    p = kvplan.fit("Qwen/Qwen2.5-14B-Instruct", "RTX 5090", gpu_memory_utilization=0.85, fixes=False)
+    refused = kvplan.api.refused_at_any_length(p)
+    assert refused is not None and refused.error.startswith("No available memory for the cache blocks")
+    # a length that starts exists: nothing refused at any length, and auto answers with that length
+    assert kvplan.api.refused_at_any_length(kvplan.fit("Qwen/Qwen2.5-14B-Instruct", "RTX 5090", fixes=False)) is None
 
 
 def test_expert_and_data_parallel():

@@ -191,6 +191,19 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
         fixes += _quantization_fixes(p)
         fix = _tensor_parallel_fix(p, gpus_available)
         return tuple(fixes + ([fix] if fix else []))
+    if p.failure == "state_blocks":  # fewer state blocks than max_num_seqs (plan.state_blocks_refusal)
+        q = _try(p, max_num_seqs=p.num_gpu_blocks) if p.num_gpu_blocks > 0 else None
+        if q:
+            fixes.append(Fix("lower max_num_seqs", {"max_num_seqs": p.num_gpu_blocks}, _effect(q), q.fits))
+        q = _try(p, enforce_eager=True)
+        if q:
+            fixes.append(Fix("no CUDA graphs", {"enforce_eager": True}, _effect(q) + " (slower decode)", q.fits))
+        if a.gpu_memory_utilization < 0.98:
+            u = smallest_utilization(p)
+            if u is not None:
+                q = _try(p, gpu_memory_utilization=u)
+                fixes.append(Fix("raise gpu_memory_utilization", {"gpu_memory_utilization": u}, _effect(q) + " (less headroom)", True))
+        return tuple(fixes)
     best_len = largest_max_model_len(p)
     if best_len:
         q = _try(p, max_model_len=best_len)
@@ -319,6 +332,14 @@ def max_model_len_for_concurrency(p: Plan, concurrency: float) -> int | None:
         else:
             hi = mid - 1
     return lo or None
+
+
+def refused_at_any_length(p: Plan) -> Plan | None:
+    """The plan at the shortest context (one block) when even that does not start: the refusal is then not the
+    length's (weights that do not load, a GPU or dtype the release refuses, no memory left for the cache blocks,
+    fewer state blocks than max_num_seqs), and no --max-model-len answers it. None when a short context starts."""
+    q = _try(p, max_model_len=p.block_size)
+    return q if q is not None and not q.fits else None
 
 
 def smallest_utilization(p: Plan, ceiling: float = 0.98) -> float | None:

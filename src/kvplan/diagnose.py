@@ -36,7 +36,7 @@ SYMPTOMS = (
     "max_seq_len_exceeds_kv", "no_cache_blocks", "free_memory_below_utilization", "oom_graph_capture_or_profiling",
     "attention_backend_fallback", "k8s_probe_kill", "tp_init_hang", "trust_remote_code_required",
     "unsupported_architecture", "invalid_engine_flags", "weights_not_cached", "prompt_exceeds_max_model_len",
-    "cuda_fork_init", "download_failed", "model_mismatch",
+    "cuda_fork_init", "download_failed", "model_mismatch", "state_blocks_below_max_num_seqs",
 )
 LAYERS = (
     "client_code", "vllm_version_flags", "pytorch_wheel", "cuda_runtime", "nvidia_driver", "gpu", "model_weights",
@@ -229,7 +229,8 @@ def _decide_driver(draft: _Draft, log: StartupLog, context: dict) -> None:
     """Who owns a driver/runtime mismatch: the host driver, or the runtime the image/wheel brings."""
     names = {h.signature for h in draft.hits}
     found = next((h.groups.get("found") for h in draft.hits if h.signature == "driver_too_old" and h.groups.get("found")), None)
-    runtime = context.get("image_cuda") or wheel_cuda(log.vllm_version)
+    required = next((h.groups.get("cuda") for h in draft.hits if h.signature == "container_cuda_requirement"), None)
+    runtime = context.get("image_cuda") or required or wheel_cuda(log.vllm_version)
     minimum = MIN_DRIVER_BY_CUDA.get(runtime) if runtime else None
     if minimum:
         draft.details["runtime_cuda"] = runtime
@@ -366,6 +367,59 @@ def _decide_free_memory(draft: _Draft, log: StartupLog) -> None:
         draft.decided_by = f"{held:.2f} GiB held by other processes at startup"
 
 
+_UNIT_GIB = {"bytes": 1 / 2**30, "KiB": 1 / 2**20, "MiB": 1 / 2**10, "GiB": 1.0}
+# Memory outside this process's PyTorch reserve that one vLLM process can hold itself (CUDA context, NCCL and cuBLAS
+# buffers: well under this); beyond it, in an OOM message that counts only PyTorch's reserve, another process holds it.
+OWN_NON_TORCH_GIB = 4.0
+
+
+def _held_elsewhere_gib(log: StartupLog) -> Optional[tuple[float, float, SignatureHit]]:
+    """(GiB held outside this process, the GPU's total, the line) from PyTorch's own OOM accounting, when it shows
+    more than this process can hold outside its PyTorch reserve; None otherwise. The torch >= 2.1 message counts the
+    process's non-PyTorch memory too, so what is left is other processes' exactly; the older one counts PyTorch's
+    reserve only, so this process's own non-PyTorch memory (OWN_NON_TORCH_GIB at most) is allowed for."""
+    for hit in log.hits_of("oom_accounting_new", "oom_accounting_old"):
+        g = hit.groups
+        total = float(g["total"]) * _UNIT_GIB[g["total_u"]]
+        held = total - float(g["free"]) * _UNIT_GIB[g["free_u"]] - float(g["own"]) * _UNIT_GIB[g["own_u"]]
+        margin = 0.5 if hit.signature == "oom_accounting_new" else OWN_NON_TORCH_GIB  # 0.5: the message's rounding
+        if held > max(margin, 0.1 * total):
+            return round(held, 2), round(total, 2), hit
+    return None
+
+
+def _decide_oom_at_kv_allocation(drafts: dict[str, _Draft], log: StartupLog) -> None:
+    """An out-of-memory raised while the KV cache itself is allocated is not a graph-capture or profiling overrun: the
+    profile sized the pool from memory it counted as this engine's, and that memory was held by someone else when
+    the tensors were created (a budget taken as a share of the whole GPU, as vLLM's is, counts another process's
+    memory as its own). PyTorch's own OOM accounting that shows most of the GPU held outside the process says the
+    same wherever the OOM came from."""
+    oom = drafts.get("oom_graph_capture_or_profiling")
+    if oom is None or "free_memory_below_utilization" in drafts:
+        return
+    if not any(h.signature == "err_cuda_oom" for h in oom.hits):  # the sampler warm-up comes after the allocation
+        return
+    frames = list(log.hits_of("kv_alloc_frame"))
+    elsewhere = _held_elsewhere_gib(log)
+    if frames:
+        decided_by = "the out-of-memory error is raised inside the KV-cache allocation"
+    elif elsewhere:
+        frames = [elsewhere[2]]
+        decided_by = (f"PyTorch's out-of-memory accounting leaves {elsewhere[0]} of {elsewhere[1]} GiB held outside this "
+                      "process")
+    else:
+        return
+    del drafts["oom_graph_capture_or_profiling"]
+    drafts["free_memory_below_utilization"] = _Draft(
+        symptom="free_memory_below_utilization", layer="memory_budget",
+        cause=("CUDA ran out of memory because memory the startup counted on was not free: another process (often a "
+               "second vLLM or a notebook kernel) holds part of the GPU, and gpu_memory_utilization is a share of the "
+               "whole GPU, not of its free memory."),
+        fix=("Stop the other process on the GPU (nvidia-smi lists it) or give each engine its own GPU; sharing one, set "
+             "each --gpu-memory-utilization so that together they stay below 1 minus what the rest holds."),
+        confidence=max(oom.confidence, 0.75), fatal=True, hits=oom.hits + frames, decided_by=decided_by)
+
+
 def _decide_fallback(drafts: dict[str, _Draft], log: StartupLog) -> None:
     """A slow backend chosen without an explanation line is a weak hint, never a confident answer."""
     from kvplan.reconcile import SLOW_BACKENDS, backend_fallback
@@ -404,6 +458,7 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
         _decide_auth(drafts["gated_repo_auth"], log)
     _decide_hang(drafts, log)
     _decide_fatal_without_start(drafts, log)
+    _decide_oom_at_kv_allocation(drafts, log)
     if "free_memory_below_utilization" in drafts:
         _decide_free_memory(drafts["free_memory_below_utilization"], log)
     _decide_fallback(drafts, log)
@@ -491,7 +546,7 @@ def model_finding(log: StartupLog, model: str) -> Optional[Finding]:
 def _sharpen_one(finding: Finding, plan, log: StartupLog, plan_factory, model) -> Finding:
     details = dict(finding.details)
     fix = finding.fix
-    if finding.symptom in ("max_seq_len_exceeds_kv", "no_cache_blocks"):
+    if finding.symptom in ("max_seq_len_exceeds_kv", "no_cache_blocks", "state_blocks_below_max_num_seqs"):
         from kvplan.plan import fix_command_text
 
         fixes = [f"{fx.name}: {fix_command_text(fx.flags)} ({fx.effect})"

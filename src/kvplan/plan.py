@@ -437,7 +437,8 @@ class Fix:
 def fix_command_text(flags: dict) -> str:
     """A fix's change as the user types it: a model first (the positional argument), then --flags."""
     model = flags.get("model")
-    rest = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in flags.items() if k != "model")
+    rest = " ".join(f"--{k.replace('_', '-')}" if v is True else f"--{k.replace('_', '-')} {v}"  # a switch: no value
+                    for k, v in flags.items() if k != "model")
     return " ".join(x for x in (str(model) if model else "", rest) if x)
 
 
@@ -477,8 +478,9 @@ class Plan:
     assumptions: tuple[str, ...]
     warnings: tuple[str, ...] = ()
     fixes: tuple[Fix, ...] = ()
-    failure: str | None = None       # None (starts), "memory" (the KV-cache checks), "load" (weights beyond the GPU) or
-                                     # "platform" (GPU generation, dtype)
+    failure: str | None = None       # None (starts), "memory" (the KV-cache checks), "load" (weights beyond the GPU),
+                                     # "platform" (GPU generation, dtype), "architecture" (not registered) or
+                                     # "state_blocks" (a hybrid's state blocks below max_num_seqs)
     weights_by_use: tuple[tuple[str, int], ...] = ()  # per rank, by what a decode step does with them (RankWeights.by_use)
     given_args: EngineArgs | None = None  # the flags as given, before defaults (a replan re-derives the defaults)
 
@@ -1795,6 +1797,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     kv_per_token_formula = _per_token_formula(model, groups, resolved)
     fits, error, est_len = _fit_check(groups, available, bytes_per_block, num_blocks, resolved, rules)
     failure = None if fits else "memory"
+    if fits:
+        state_error = state_blocks_refusal(groups, num_blocks, resolved, rules)
+        if state_error:
+            fits, error, failure = False, state_error, "state_blocks"
     load_error = _load_oom(gpu, w.bytes)
     if load_error:
         fits, error, failure, est_len = False, load_error, "load", None
@@ -1825,6 +1831,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     )
     log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
                      tokens, conc, max_len, fits, error, bs, resolved, runner=model_runner(model, resolved, rules))
+    if failure == "state_blocks":  # refused while the CUDA graphs are set up, after the pool is sized and logged
+        log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
+                         tokens, conc, max_len, False, None, bs, resolved, runner=model_runner(model, resolved, rules))
+        log += ("ValueError: " + error,)
     if failure == "load":  # the weights' allocations fail mid-load: no "Model loading took", budget or pool line
         log = ("torch.OutOfMemoryError: " + error,)
     if failure == "architecture":
@@ -1867,6 +1877,19 @@ def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     at = next((i for i, line in enumerate(log) if "KV cache size" in line or "Maximum concurrency" in line), len(log))
     log.insert(at, note)  # logged while the KV-cache config is built, before the capacity lines
     return replace(fitted, assumptions=fitted.assumptions + (note,), vllm_log=tuple(log))
+
+
+def state_blocks_refusal(groups, num_blocks: int, args: EngineArgs, rules: VersionRules) -> str | None:
+    """vLLM's refusal (rule state_blocks_refuse_max_num_seqs) of a hybrid model whose pool holds fewer blocks than
+    max_num_seqs: each decoding sequence holds one recurrent-state block in a full CUDA graph, so the graphs cannot
+    be captured; None when it does not apply (no recurrent group, --enforce-eager, or a release before the check)."""
+    if not rules.state_blocks_refuse_max_num_seqs or args.enforce_eager:
+        return None
+    if not any(g.kind == "recurrent" for g in groups) or num_blocks >= args.max_num_seqs:
+        return None
+    return (f"max_num_seqs ({args.max_num_seqs}) exceeds available Mamba cache blocks ({num_blocks}). Each decode sequence "
+            "requires one Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most "
+            f"{num_blocks} or increase gpu_memory_utilization.")
 
 
 def _load_oom(gpu: GPUSpec, weights_per_rank: int) -> str | None:

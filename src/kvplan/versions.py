@@ -156,6 +156,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "v0_capacity_per_stage": [((0, 0, 0), False), ((0, 10, 0), True)],
     # The null block is held back in the fit check (section 3.3 / 4).
     "null_block_in_fit_check": [((0, 0, 0), False), ((0, 29, 0), True)],
+    # A hybrid model (recurrent/Mamba-type layers) whose full decode CUDA graphs need one state block per sequence:
+    # from 0.20 vLLM refuses to start when max_num_seqs exceeds the blocks of the pool ("max_num_seqs (N) exceeds
+    # available Mamba cache blocks (M)", vllm/config/compilation.py resolve_cudagraph_mode_and_sizes; vLLM PR #38270,
+    # which replaced the silent capping of the capture sizes of PR #34571). --enforce-eager captures no graphs and is
+    # not checked.
+    "state_blocks_refuse_max_num_seqs": [((0, 0, 0), False), ((0, 20, 0), True)],
     # Mamba pages per sequence and group (section 3.4): "none" mode 1; "align" mode 2 (+1 prefill checkpoint for the
     # Mamba2 mixer and GDN from 0.29); "all" mode one per block of the request. As read in the wheels:
     # - prefix caching is on by default for generative hybrids from 0.26.0 (config/model.py
@@ -313,6 +319,7 @@ class VersionRules:
     uniform_spec_tokens_block: str
     window_inflight: str
     null_block_in_fit_check: bool
+    state_blocks_refuse_max_num_seqs: bool
     fit_need_formula: str
     fit_check_sees_windows: bool
     fused_moe_chunk_tokens: int

@@ -47,6 +47,13 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
         base = api.fit(model, gpu, gpu_gib=gib, gpu_gb=gb, revision=revision, fixes=False, **kw)
         best = api.max_model_len_for_concurrency(base, concurrency)
         if not best:
+            refused = api.refused_at_any_length(base)
+            if refused is not None:  # not a question of length: the plan (exit 1) names vLLM's own refusal and its fixes
+                shortest = refused.args.max_model_len
+                kw["max_model_len"] = shortest
+                p = api.fit(base.model, base.gpu, **kw)
+                return p, (f"--max-model-len auto: no context length starts, not even {shortest:,} tokens; the refusal "
+                           "below is not the length's")
             raise InputError("--concurrency", f"even 1-token requests do not reach {concurrency:g}x concurrency", "lower --concurrency or change the GPU")
         kw["max_model_len"] = best
         p = api.fit(base.model, base.gpu, **kw)

@@ -167,7 +167,8 @@ function renderFixes(fixes) {
   for (const f of fixes) {
     const li = document.createElement("li");
     li.className = f.fits ? "ok" : "warn";
-    const flags = Object.entries(f.flags).map(([k, v]) => `--${k.replace(/_/g, "-")} ${v}`).join(" ");
+    // as plan.fix_command_text writes it: a switch (true) is the bare flag
+    const flags = Object.entries(f.flags).map(([k, v]) => `--${k.replace(/_/g, "-")}` + (v === true ? "" : ` ${v}`)).join(" ");
     li.innerHTML = "<b></b> <code></code> <span></span> ";
     li.children[0].textContent = f.name;
     li.children[1].textContent = flags;
