@@ -22,7 +22,7 @@ from typing import Iterable
 
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
-from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit
+from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit, heads_per_rank
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal,
                              as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, newer_than_read, quant_min_capability, quantization_methods, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
@@ -783,7 +783,7 @@ def _attention_page_per_token(layer: LayerSpec, tp: int, kv_bytes: int) -> int:
     """Bytes per token of one attention layer on one rank (section 3.1)."""
     if layer.kind == "mla":
         return layer.head_dim * kv_bytes  # one latent, not split by TP
-    heads = max(1, layer.num_kv_heads // tp)
+    heads = heads_per_rank(layer.num_kv_heads, tp)
     return heads * (layer.head_dim + (layer.head_dim_v or layer.head_dim)) * kv_bytes
 
 
@@ -1261,7 +1261,7 @@ def _sparse_mla_buffers(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules:
         factor = 5 if rules.release < (0, 32, 0) or length <= 262144 else 2
         prefill = 0
         if _sparse_mla_latent_bytes(args, rules, gpu) == 656:  # FlashMLA sparse: bf16 prefill gathers
-            heads = max(1, model.num_attention_heads // args.tensor_parallel_size)
+            heads = heads_per_rank(model.num_attention_heads, args.tensor_parallel_size)
             prefill = factor * length * 576 * 2
             prefill += t * heads * 576 * 2 if rules.release >= (0, 18, 0) else 0  # q_concat
             prefill += t * 64 * 576 * 2 if rules.release >= (0, 31, 0) else 0     # per-token buffers, heads padded to 64
@@ -1378,7 +1378,7 @@ def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: 
     per_token = 0
     for l in attn:
         if l.kind == "mla" and rules.release < (0, 7, 0):
-            heads = max(1, model.num_attention_heads // tp)
+            heads = heads_per_rank(model.num_attention_heads, tp)
             per_token += 2 * heads * 256 * kvb
         elif l.kind == "mla":
             per_token += cdiv(l.head_dim * kvb, 256) * 256
@@ -1905,7 +1905,7 @@ def _per_token_formula(model: ModelSpec, groups, args: EngineArgs) -> str:
     elif layer.kind == "mla":
         how = f"layers x one latent of {layer.head_dim} x {kvb} B per token, on every rank"
     else:
-        heads = max(1, layer.num_kv_heads // args.tensor_parallel_size)
+        heads = heads_per_rank(layer.num_kv_heads, args.tensor_parallel_size)
         how = (f"layers x {heads} KV head(s) per rank x (K {layer.head_dim} + V {layer.head_dim_v or layer.head_dim}) "
                f"x {kvb} B per token")
     return f"{sums}: {how}"
@@ -2027,7 +2027,7 @@ def _simple_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     """
     tp = args.tensor_parallel_size
     kv_dtype = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
-    heads = max(1, model.num_kv_heads // tp)
+    heads = heads_per_rank(model.num_kv_heads, tp)
     per_token = 2 * model.num_layers * heads * model.head_dim * kv_dtype
     weights = model.weights_bytes // tp if model.quant is None or model.checkpoint else weights_per_rank(model, tp=tp).bytes
     total_gb = gpu.total_bytes / GB

@@ -454,6 +454,12 @@ class RecurrentSpec:
         raise ConfigError("config", f"unknown recurrent layer kind {self.kind!r}")
 
 
+def heads_per_rank(heads: int, tp: int) -> int:
+    """Attention heads one of `tp` tensor-parallel ranks holds: an even share, at least one (KV heads fewer than
+    the ranks are replicated, QKVParallelLinear)."""
+    return max(1, heads // tp)
+
+
 @dataclass(frozen=True)
 class LayerSpec:
     """What one decoder layer keeps in the KV cache.

@@ -24,8 +24,8 @@ from kvplan.inputs import existing_file, read_text
 from kvplan.logs import RECORD_ARG_NAMES
 from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, EngineArgs, Plan, accepted_tp_sizes, human_int,
                          parse_env, parse_max_model_len, plan)
-from kvplan.resolve import (GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, model_catalog,
-                            normalize, resolve_model)
+from kvplan.resolve import (GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
+                            model_catalog, normalize, resolve_model)
 from kvplan.versions import NEWEST_KNOWN, OLDEST_READ, canonical_quant, parse_version, source_date
 from kvplan.weights import kv_dtype_bytes
 
@@ -581,7 +581,7 @@ def seed_predict(rec: dict, p: Plan) -> dict:
     logged = rec["observed"].get("weights_gib")
     weights = logged * GIB if logged else p.weights_bytes
     kv = total_gb * a.gpu_memory_utilization * GB - weights - 1 * GB
-    heads = max(1, p.model.num_kv_heads // a.tensor_parallel_size)
+    heads = heads_per_rank(p.model.num_kv_heads, a.tensor_parallel_size)
     per_token = 2 * p.model.num_layers * heads * p.model.head_dim * kv_dtype_bytes(a.kv_cache_dtype, a.dtype)
     tokens = max(0.0, kv / per_token)
     return {"weights_gib": weights / GIB, "kv_cache_gib": kv / GIB, "kv_cache_tokens": tokens,
