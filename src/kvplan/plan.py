@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from fractions import Fraction
 from functools import cached_property
 from typing import Iterable
@@ -231,12 +231,6 @@ def parse_max_model_len(value) -> int | None:
     return number
 
 
-# the integer engine arguments kvplan reads from a log or a startup record, which human_int reads as vllm serve does
-# (max_model_len apart: parse_max_model_len also takes auto and -1)
-INT_ENGINE_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "block_size", "max_num_seqs", "max_num_batched_tokens",
-                   "max_loras", "max_lora_rank", "data_parallel_size")
-
-
 def human_int(value) -> int | None:
     """A whole number as vllm serve's integer flags read it (8k = 8,000, 8K = 8,192, not 8Ki; 4,096 and 4_096 too),
     None when it is not one. vLLM >= 0.11 parses every int engine argument (--max-num-batched-tokens,
@@ -393,6 +387,10 @@ class EngineArgs:
                                        ("--overhead-gb", self.overhead_gb, "", "the seed uses 1")):
             if value is not None and (isinstance(value, bool) or not 0 <= value < math.inf):
                 raise InputError(flag, f"must be a finite number >= 0{unit}, got {value!r}", fix)
+
+# the integer engine arguments (EngineArgs' "int | None" fields), which human_int reads as vllm serve does
+# (max_model_len apart: parse_max_model_len also takes auto and -1)
+INT_ENGINE_ARGS = tuple(f.name for f in fields(EngineArgs) if f.type == "int | None" and f.name != "max_model_len")
 
 
 @dataclass(frozen=True)

@@ -458,7 +458,7 @@ def clean_record(rec: dict) -> dict:
     _check_fields(rec)
     out = dict(rec)
     args = {k: v for k, v in (rec.get("args") if isinstance(rec.get("args"), dict) else {}).items() if v is not None}
-    for k in INT_ENGINE_ARGS + ("kv_cache_memory_bytes",):
+    for k in INT_ENGINE_ARGS:
         if k in args:
             args[k] = _as_int(args[k], f"args.{k}")
     if "max_model_len" in args:
