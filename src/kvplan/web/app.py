@@ -225,7 +225,7 @@ async def read_upload(request: Request, field: str, fix: str, size_fix: str,
         if len(body) > limit_bytes:
             raise too_big
     try:
-        return bytes(body), body.decode("utf-8")
+        return bytes(body), body.decode("utf-8-sig")  # a byte-order mark dropped
     except UnicodeDecodeError:
         raise InputError(field, "not UTF-8 text", fix) from None
 
