@@ -21,7 +21,7 @@ from typing import Iterable
 
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
 from kvplan.inputs import existing_file, read_text
-from kvplan.logs import RECORD_ARG_NAMES
+from kvplan.logs import RECORD_ARG_NAMES, as_int
 from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, EngineArgs, Plan, accepted_tp_sizes, human_int,
                          parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
@@ -403,18 +403,12 @@ def _check_not_modelled(key: str, value) -> None:
 
 
 def _as_int(value, where: str) -> int:
-    if isinstance(value, bool):
+    number = as_int(value)
+    if number is None and where.startswith("args."):  # an engine flag as vllm serve reads it: 8k, 8K
+        number = human_int(value)
+    if number is None:
         raise InputError(where, f"must be a whole number, got {value!r}", "fix the record")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    text = str(value).strip().replace(",", "").replace("_", "")
-    if re.fullmatch(r"-?\d+", text):
-        return int(text)
-    if where.startswith("args.") and human_int(text) is not None:  # an engine flag as vllm serve reads it: 8k, 8K
-        return human_int(text)
-    raise InputError(where, f"must be a whole number, got {value!r}", "fix the record")
+    return number
 
 
 # the units vLLM's log lines print after a figure, which a record may copy with it: GiB (printed "GB" before 0.7, the
