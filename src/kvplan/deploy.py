@@ -1045,8 +1045,3 @@ def write_files(directory: str | os.PathLike, files: Mapping[str, str], force: b
         written.append(path)
     return written
 
-
-def scaffold(directory: str | os.PathLike, plan: Any, *, served_model_name: Optional[str] = None,
-             port: int = 8000, force: bool = False) -> tuple[ScaffoldSpec, list[Path]]:
-    spec = spec_from_plan(plan, served_model_name=served_model_name, port=port)
-    return spec, write_files(directory, render_files(spec), force=force)

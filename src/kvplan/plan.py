@@ -493,10 +493,6 @@ class Plan:
         return self.args.block_size or DEFAULT_BLOCK_SIZE
 
     @property
-    def headroom_bytes(self) -> float:
-        return self.total_bytes - self.requested_bytes
-
-    @property
     def window_kv_per_token(self) -> tuple[float, int, int]:
         """(bytes per token per rank of the window-capped attention layers, the tokens per sequence they keep at most,
         the tokens' worth of pages vLLM reserves per sequence in them): their pages grow with each token up to the

@@ -57,7 +57,7 @@ import re
 import time as _time
 from collections import OrderedDict, deque
 from dataclasses import asdict, dataclass, is_dataclass, replace
-from typing import Callable, Optional, Protocol, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -130,15 +130,8 @@ def scheduler_rules(version: Optional[str], engine: Optional[str] = None) -> Sch
 
 
 # =====================================================================================
-# The plan the simulator consumes (a protocol, so tests can hand-make one)
+# The plan the simulator consumes
 # =====================================================================================
-
-
-class PlanLike(Protocol):
-    num_gpu_blocks: int
-    block_size: int
-
-    def blocks_for_tokens(self, n: int) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -1116,14 +1109,10 @@ class _PrefixCache:
         self.n_cached_free = 0  # cached keys in the free queue
         self.plain_free = 0  # blocks in plain runs
         self._runs = 0
-        self.evicted = 0  # cache entries evicted (statistics)
         self.free_plain(usable_blocks)
 
     def in_use_blocks(self) -> int:
         return len(self.ref) * self.blocks_per_hash
-
-    def free_cached_blocks(self) -> int:
-        return self.n_cached_free * self.blocks_per_hash
 
     def free_blocks(self) -> int:
         return self.plain_free + self.n_cached_free * self.blocks_per_hash
@@ -1175,7 +1164,6 @@ class _PrefixCache:
             if not (type(key) is tuple and key[0] == "plain"):  # evict a cached entry: its blocks become plain
                 del free[key]
                 self.n_cached_free -= 1
-                self.evicted += 1
                 self._runs += 1
                 run = ("plain", self._runs)
                 free[run] = cnt

@@ -418,9 +418,6 @@ class RankWeights:
     # "input_embedding" (an untied table: a lookup), "vision" (the encoder: not run in decode), "drafter" (MTP)
     by_use: tuple[tuple[str, int], ...] = ()
 
-    def use_bytes(self, use: str) -> int:
-        return dict(self.by_use).get(use, 0)
-
 
 def _round_up(x: int, a: int) -> int:
     return -(-x // a) * a
