@@ -1109,6 +1109,7 @@ class _PrefixCache:
         self.n_cached_free = 0  # cached keys in the free queue
         self.plain_free = 0  # blocks in plain runs
         self._runs = 0
+        self.evicted = 0  # cache entries evicted (statistics)
         self.free_plain(usable_blocks)
 
     def in_use_blocks(self) -> int:
@@ -1164,6 +1165,7 @@ class _PrefixCache:
             if not (type(key) is tuple and key[0] == "plain"):  # evict a cached entry: its blocks become plain
                 del free[key]
                 self.n_cached_free -= 1
+                self.evicted += 1
                 self._runs += 1
                 run = ("plain", self._runs)
                 free[run] = cnt
