@@ -406,6 +406,24 @@ def test_sentence_transformers_pooling_module_makes_a_causal_lm_a_pooling_model(
     assert any("pooling" in a for a in d["assumptions"])
 
 
+def test_json_files_with_a_byte_order_mark_are_read(tmp_path: Path):
+    # some Windows editors save UTF-8 with a BOM: config.json must not be refused for it, and a modules.json must not
+    # be skipped for it (which would plan a sentence-transformers checkpoint as a generative model)
+    bom = "\ufeff"
+    (tmp_path / "config.json").write_text(bom + json.dumps(TINY_CONFIG), encoding="utf-8")
+    (tmp_path / "model.safetensors").write_bytes(safetensors_bytes(tiny_tensors()))
+    plain = resolve_model(str(tmp_path))
+    assert plain.num_layers == 2 and plain.num_kv_heads == 2 and not plain.is_pooling
+    (tmp_path / "modules.json").write_text(bom + json.dumps([
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]), encoding="utf-8")
+    assert resolve_model(str(tmp_path)).is_pooling
+    assert resolve_model(str(tmp_path / "config.json")).num_layers == 2  # a bare config.json too
+    (tmp_path / "config.json").write_bytes(b"\xff\xfe{")  # neither UTF-8 nor JSON: still a clear error
+    with pytest.raises(InputError) as e:
+        resolve_model(str(tmp_path))
+    assert e.value.field == "config.json"
+
+
 def test_an_encoder_only_model_is_refused_with_the_reason(tmp_path: Path):
     # BERT-family attention is encoder-only: vLLM builds no KV-cache spec for it, so a KV pool would be invented
     from transformers import BertConfig

@@ -145,6 +145,17 @@ def test_upload_config_gives_a_model_handle(client):
     assert plan.json()["kv_cache_tokens"] == reference.kv_cache_tokens
 
 
+def test_uploads_with_a_byte_order_mark_are_read(client):
+    config = model_catalog()["Qwen/Qwen2.5-0.5B-Instruct"]["config"]
+    r = client.post("/api/config?name=config.json", content=b"\xef\xbb\xbf" + json.dumps(config).encode())
+    assert r.status_code == 200, r.text
+    assert r.json()["num_layers"] == config["num_hidden_layers"]
+    jsonl = "".join(json.dumps({"prompt_tokens": 100 + i, "completion_tokens": 20, "arrival_s": i * 0.1}) + "\n" for i in range(10))
+    r = client.post("/api/workload?name=mine.jsonl", content=b"\xef\xbb\xbf" + jsonl.encode())
+    assert r.status_code == 200, r.text
+    assert r.json()["summary"]["requests"] == 10
+
+
 def test_upload_is_capped_and_json_only(client):
     big = b"{" + b" " * MAX_UPLOAD_BYTES + b"}"
     r = client.post("/api/config", content=big, headers={"Content-Type": "application/json"})

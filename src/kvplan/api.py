@@ -8,7 +8,8 @@ import math
 from dataclasses import fields, replace
 
 from kvplan.errors import InputError
-from kvplan.plan import EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, parse_env, parse_max_model_len, plan
+from kvplan.plan import (INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, parse_env,
+                          parse_max_model_len, plan)
 from kvplan.resolve import (ChoiceNote, GPUSpec, ModelSpec, context_limit, gpu_catalog, gpu_count_in_name, resolve_gpu,
                             resolve_model)
 from kvplan.versions import rules_for
@@ -22,7 +23,7 @@ def _fields_typed(*annotations: str) -> frozenset[str]:
 
 
 _BOOL_FIELDS = _fields_typed("bool", "bool | None")
-_INT_FIELDS = _fields_typed("int | None") - {"max_model_len"}  # a length, read by parse_max_model_len ('32k', 'auto')
+_INT_FIELDS = frozenset(INT_ENGINE_ARGS)
 _FLOAT_FIELDS = _fields_typed("float | None")
 _STR_FIELDS = _fields_typed("str | None")
 _NEVER_NONE = _fields_typed("bool")  # the "bool | None" fields take None: the release's default

@@ -82,8 +82,6 @@ class ScaffoldSpec:
     vllm_log: tuple[str, ...]
     startup_first: StartupPrediction  # empty cache: download + cold compile
     startup_restart: StartupPrediction  # weights on the PVC, warm compile cache
-    entrypoint: tuple[str, ...]  # the command that starts vllm_version's OpenAI server (versions.serve_entrypoint) ...
-    model_as_flag: bool  # ... and whether it takes the model as --model rather than as its first argument
     gpus_per_node: int = GPUS_PER_NODE
     env: tuple[tuple[str, str], ...] = ()  # environment variables the plan assumed the server runs with
     fits: bool = True
@@ -127,6 +125,16 @@ class ScaffoldSpec:
         return probe_failure_threshold(self.startup_first, PROBE_PERIOD_S, PROBE_MARGIN) * PROBE_PERIOD_S
 
     @property
+    def entrypoint(self) -> tuple[str, ...]:
+        """The command that starts vllm_version's OpenAI server (versions.serve_entrypoint)."""
+        return serve_entrypoint(self.vllm_version)[0]
+
+    @property
+    def model_flag(self) -> list[str]:
+        """["--model"] where that server takes the model as a flag rather than as its first argument, else []."""
+        return ["--model"] if serve_entrypoint(self.vllm_version)[1] else []
+
+    @property
     def model_dir_name(self) -> str:
         return Path(self.local_dir).name if self.local_dir else ""
 
@@ -140,7 +148,7 @@ class ScaffoldSpec:
 
     def serve_argv(self, where: str = "compose") -> list[str]:
         model = self.model_ref(where)
-        out = ["--model", model] if self.model_as_flag else [model]
+        out = [*self.model_flag, model]
         for f in self.flags:
             out += f.argv()
         return out
@@ -377,14 +385,12 @@ def spec_from_plan(
                                   compile_cache="cold", storage="cloud_block_ssd", download=False)
     restart = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager,
                               compile_cache="warm", storage="cloud_block_ssd", download=False)
-    entrypoint, model_as_flag = serve_entrypoint(str(plan.vllm_version))
     return ScaffoldSpec(
         model_id=model_id, revision=str(revision) if revision else None, served_model_name=name, port=port,
         vllm_version=str(plan.vllm_version), gpu_name=str(_get(g, "name", default="?")), gpu_total_bytes=total,
         tensor_parallel_size=tp, pipeline_parallel_size=pp, gated=bool(_get(m, "gated", default=False)),
         weights_bytes_total=w_total, flags=tuple(flags), arithmetic=tuple(arithmetic), env=env,
         vllm_log=tuple(_get(plan, "vllm_log", default=()) or ()), startup_first=first, startup_restart=restart,
-        entrypoint=entrypoint, model_as_flag=model_as_flag,
         gpus_per_node=gpus_per_node, fits=bool(plan.fits), plan_error=_get(plan, "error"), data_parallel_size=dp,
         pooling=pooling, local_dir=str(local_dir) if local_dir else None, startup_first_from_volume=from_volume,
     )
@@ -982,7 +988,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
                                         token_sh=Template(TOKEN_SH_GATED if spec.gated else TOKEN_SH_PUBLIC).substitute(token),
                                         model_sh=model_sh, served_sh=served_sh,
                                         revision_sh="" if local else f"REVISION=${{REVISION:-{shlex.quote(revision)}}}\n",
-                                        entry_sh=" ".join(spec.entrypoint) + (" --model" if spec.model_as_flag else "")),
+                                        entry_sh=" ".join([*spec.entrypoint, *spec.model_flag])),
         "docker-compose.yml": COMPOSE.substitute(
             common, entrypoint=_flow_list(spec.entrypoint, _compose_str), command=_flow_list(spec.serve_argv("compose"), _compose_str),
             container_hf_home=CONTAINER_HF_HOME, container_vllm_cache=CONTAINER_VLLM_CACHE,
@@ -1043,8 +1049,3 @@ def write_files(directory: str | os.PathLike, files: Mapping[str, str], force: b
         written.append(path)
     return written
 
-
-def scaffold(directory: str | os.PathLike, plan: Any, *, served_model_name: Optional[str] = None,
-             port: int = 8000, force: bool = False) -> tuple[ScaffoldSpec, list[Path]]:
-    spec = spec_from_plan(plan, served_model_name=served_model_name, port=port)
-    return spec, write_files(directory, render_files(spec), force=force)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
 import zlib
 from pathlib import Path
@@ -78,3 +79,9 @@ def read_text(path, what: str, fix: str) -> str:
     except (UnicodeDecodeError, OSError) as exc:
         reason = "not text (neither UTF-8 nor UTF-16 with a byte-order mark)" if isinstance(exc, UnicodeDecodeError) else str(exc)
         raise InputError("FILE", f"{path} is {reason}; expected {what}", fix) from None
+
+
+def read_json_file(path) -> object:
+    """A JSON file (config.json, modules.json, ...), decoded as UTF-8 with a byte-order mark dropped (as some Windows
+    editors write one). Raises what reading it raises: OSError, UnicodeDecodeError, json.JSONDecodeError."""
+    return json.loads(Path(path).read_bytes().decode("utf-8-sig"))

@@ -15,14 +15,14 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from fractions import Fraction
 from functools import cached_property
 from typing import Iterable
 
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
-from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit
+from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit, heads_per_rank
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal,
                              as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, newer_than_read, quant_min_capability, quantization_methods, release_from, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
@@ -231,12 +231,6 @@ def parse_max_model_len(value) -> int | None:
     return number
 
 
-# the integer engine arguments kvplan reads from a log or a startup record, which human_int reads as vllm serve does
-# (max_model_len apart: parse_max_model_len also takes auto and -1)
-INT_ENGINE_ARGS = ("tensor_parallel_size", "pipeline_parallel_size", "block_size", "max_num_seqs", "max_num_batched_tokens",
-                   "max_loras", "max_lora_rank", "data_parallel_size")
-
-
 def human_int(value) -> int | None:
     """A whole number as vllm serve's integer flags read it (8k = 8,000, 8K = 8,192, not 8Ki; 4,096 and 4_096 too),
     None when it is not one. vLLM >= 0.11 parses every int engine argument (--max-num-batched-tokens,
@@ -394,6 +388,10 @@ class EngineArgs:
             if value is not None and (isinstance(value, bool) or not 0 <= value < math.inf):
                 raise InputError(flag, f"must be a finite number >= 0{unit}, got {value!r}", fix)
 
+# the integer engine arguments (EngineArgs' "int | None" fields), which human_int reads as vllm serve does
+# (max_model_len apart: parse_max_model_len also takes auto and -1)
+INT_ENGINE_ARGS = tuple(f.name for f in fields(EngineArgs) if f.type == "int | None" and f.name != "max_model_len")
+
 
 @dataclass(frozen=True)
 class KVGroup:
@@ -495,10 +493,6 @@ class Plan:
     @property
     def block_size(self) -> int:
         return self.args.block_size or DEFAULT_BLOCK_SIZE
-
-    @property
-    def headroom_bytes(self) -> float:
-        return self.total_bytes - self.requested_bytes
 
     @property
     def window_kv_per_token(self) -> tuple[float, int, int]:
@@ -793,7 +787,7 @@ def _attention_page_per_token(layer: LayerSpec, tp: int, kv_bytes: int) -> int:
     """Bytes per token of one attention layer on one rank (section 3.1)."""
     if layer.kind == "mla":
         return layer.head_dim * kv_bytes  # one latent, not split by TP
-    heads = max(1, layer.num_kv_heads // tp)
+    heads = heads_per_rank(layer.num_kv_heads, tp)
     return heads * (layer.head_dim + (layer.head_dim_v or layer.head_dim)) * kv_bytes
 
 
@@ -1271,7 +1265,7 @@ def _sparse_mla_buffers(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules:
         factor = 5 if rules.release < (0, 32, 0) or length <= 262144 else 2
         prefill = 0
         if _sparse_mla_latent_bytes(args, rules, gpu) == 656:  # FlashMLA sparse: bf16 prefill gathers
-            heads = max(1, model.num_attention_heads // args.tensor_parallel_size)
+            heads = heads_per_rank(model.num_attention_heads, args.tensor_parallel_size)
             prefill = factor * length * 576 * 2
             prefill += t * heads * 576 * 2 if rules.release >= (0, 18, 0) else 0  # q_concat
             prefill += t * 64 * 576 * 2 if rules.release >= (0, 31, 0) else 0     # per-token buffers, heads padded to 64
@@ -1394,7 +1388,7 @@ def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: 
     per_token = 0
     for l in attn:
         if l.kind == "mla" and rules.release < (0, 7, 0):
-            heads = max(1, model.num_attention_heads // tp)
+            heads = heads_per_rank(model.num_attention_heads, tp)
             per_token += 2 * heads * 256 * kvb
         elif l.kind == "mla":
             per_token += cdiv(l.head_dim * kvb, 256) * 256
@@ -1995,7 +1989,7 @@ def _per_token_formula(model: ModelSpec, groups, args: EngineArgs) -> str:
     elif layer.kind == "mla":
         how = f"layers x one latent of {layer.head_dim} x {kvb} B per token, on every rank"
     else:
-        heads = max(1, layer.num_kv_heads // args.tensor_parallel_size)
+        heads = heads_per_rank(layer.num_kv_heads, args.tensor_parallel_size)
         how = (f"layers x {heads} KV head(s) per rank x (K {layer.head_dim} + V {layer.head_dim_v or layer.head_dim}) "
                f"x {kvb} B per token")
     return f"{sums}: {how}"
@@ -2117,7 +2111,7 @@ def _simple_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     """
     tp = args.tensor_parallel_size
     kv_dtype = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
-    heads = max(1, model.num_kv_heads // tp)
+    heads = heads_per_rank(model.num_kv_heads, tp)
     per_token = 2 * model.num_layers * heads * model.head_dim * kv_dtype
     weights = model.weights_bytes // tp if model.quant is None or model.checkpoint else weights_per_rank(model, tp=tp).bytes
     total_gb = gpu.total_bytes / GB

@@ -65,12 +65,17 @@ class GPUInfo:
         return _cc_tuple(self.compute_capability)
 
     @property
-    def cuda_total_bytes(self) -> int:
-        """The total vLLM multiplies by --gpu-memory-utilization, as a plan on this machine takes it
-        (resolve.machine_gpu): NVML's less the driver's reserve where read, else the catalog's or an estimate."""
+    def gpu_spec(self):
+        """This GPU as a plan on this machine takes it (resolve.machine_gpu): the catalog's card, its total NVML's
+        less the driver's reserve where read, else the catalog's or an estimate."""
         from kvplan.resolve import machine_gpu
 
-        return machine_gpu(self.name, self.memory_total_bytes, self.compute_capability, self.memory_reserved_bytes).total_bytes
+        return machine_gpu(self.name, self.memory_total_bytes, self.compute_capability, self.memory_reserved_bytes)
+
+    @property
+    def cuda_total_bytes(self) -> int:
+        """The total vLLM multiplies by --gpu-memory-utilization."""
+        return self.gpu_spec.total_bytes
 
     def label(self) -> str:
         size = (f"{_gib(self.cuda_total_bytes)} as CUDA reports it" if self.memory_reserved_bytes is not None

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from kvplan.errors import InputError
+from kvplan.inputs import read_json_file
 from kvplan.logs import StartupLog, as_int
 from kvplan.plan import INT_ENGINE_ARGS, human_int
 
@@ -296,7 +297,7 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
             continue
         if name == "max_model_len":
             value = str(value)
-        elif (name in INT_ENGINE_ARGS or name == "kv_cache_memory_bytes") and human_int(value) is not None:
+        elif name in INT_ENGINE_ARGS and human_int(value) is not None:
             value = human_int(value)  # '--max-num-batched-tokens 8K' as vllm serve reads it
         kwargs[name] = value
     if "max_model_len" not in kwargs and log.concurrency_len:
@@ -515,7 +516,7 @@ def load_site_calibration(gpu_name: Optional[str] = None, model_id: Optional[str
     if not path.is_file():
         return {}
     try:
-        data = json.loads(path.read_text())
+        data = read_json_file(path)
     except (OSError, ValueError) as exc:
         raise InputError("calibration", f"cannot read {path}: {exc}", "delete the file or fix its JSON") from exc
     if not isinstance(data, dict):

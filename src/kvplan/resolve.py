@@ -30,6 +30,7 @@ from kvplan.errors import (
     UnknownGPUError,
     UnknownModelError,
 )
+from kvplan.inputs import read_json_file
 from kvplan.versions import INTEGRATED_MEMORY_CC
 
 GIB = 1024 ** 3
@@ -454,6 +455,12 @@ class RecurrentSpec:
         raise ConfigError("config", f"unknown recurrent layer kind {self.kind!r}")
 
 
+def heads_per_rank(heads: int, tp: int) -> int:
+    """Attention heads one of `tp` tensor-parallel ranks holds: an even share, at least one (KV heads fewer than
+    the ranks are replicated, QKVParallelLinear)."""
+    return max(1, heads // tp)
+
+
 @dataclass(frozen=True)
 class LayerSpec:
     """What one decoder layer keeps in the KV cache.
@@ -702,7 +709,7 @@ def local_model_id(path: Path) -> str:
 
 def _read_json(path: Path, field_name: str) -> dict:
     try:
-        data = json.loads(path.read_text())
+        data = read_json_file(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(field_name, f"cannot read {path}: {exc}", "check the path and permissions") from None
     except json.JSONDecodeError as exc:
@@ -757,7 +764,7 @@ def checkpoint_from_tensors(tensors: Iterable[tuple[str, str, int]], config: dic
 def _read_modules(path: Path) -> object:
     """A sentence-transformers modules.json (a JSON list); None when it cannot be read."""
     try:
-        return json.loads(path.read_text())
+        return read_json_file(path)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
 

@@ -57,7 +57,7 @@ import re
 import time as _time
 from collections import OrderedDict, deque
 from dataclasses import asdict, dataclass, is_dataclass, replace
-from typing import Callable, Optional, Protocol, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -130,15 +130,8 @@ def scheduler_rules(version: Optional[str], engine: Optional[str] = None) -> Sch
 
 
 # =====================================================================================
-# The plan the simulator consumes (a protocol, so tests can hand-make one)
+# The plan the simulator consumes
 # =====================================================================================
-
-
-class PlanLike(Protocol):
-    num_gpu_blocks: int
-    block_size: int
-
-    def blocks_for_tokens(self, n: int) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -1121,9 +1114,6 @@ class _PrefixCache:
 
     def in_use_blocks(self) -> int:
         return len(self.ref) * self.blocks_per_hash
-
-    def free_cached_blocks(self) -> int:
-        return self.n_cached_free * self.blocks_per_hash
 
     def free_blocks(self) -> int:
         return self.plain_free + self.n_cached_free * self.blocks_per_hash

@@ -21,11 +21,11 @@ from typing import Iterable
 
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
 from kvplan.inputs import existing_file, read_text
-from kvplan.logs import RECORD_ARG_NAMES
+from kvplan.logs import RECORD_ARG_NAMES, as_int
 from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, EngineArgs, Plan, accepted_tp_sizes, human_int,
                          parse_env, parse_max_model_len, plan)
-from kvplan.resolve import (GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, model_catalog,
-                            normalize, resolve_model)
+from kvplan.resolve import (GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
+                            model_catalog, normalize, resolve_model)
 from kvplan.versions import NEWEST_KNOWN, OLDEST_READ, canonical_quant, parse_version, source_date
 from kvplan.weights import kv_dtype_bytes
 
@@ -403,18 +403,12 @@ def _check_not_modelled(key: str, value) -> None:
 
 
 def _as_int(value, where: str) -> int:
-    if isinstance(value, bool):
+    number = as_int(value)
+    if number is None and where.startswith("args."):  # an engine flag as vllm serve reads it: 8k, 8K
+        number = human_int(value)
+    if number is None:
         raise InputError(where, f"must be a whole number, got {value!r}", "fix the record")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    text = str(value).strip().replace(",", "").replace("_", "")
-    if re.fullmatch(r"-?\d+", text):
-        return int(text)
-    if where.startswith("args.") and human_int(text) is not None:  # an engine flag as vllm serve reads it: 8k, 8K
-        return human_int(text)
-    raise InputError(where, f"must be a whole number, got {value!r}", "fix the record")
+    return number
 
 
 # the units vLLM's log lines print after a figure, which a record may copy with it: GiB (printed "GB" before 0.7, the
@@ -458,7 +452,7 @@ def clean_record(rec: dict) -> dict:
     _check_fields(rec)
     out = dict(rec)
     args = {k: v for k, v in (rec.get("args") if isinstance(rec.get("args"), dict) else {}).items() if v is not None}
-    for k in INT_ENGINE_ARGS + ("kv_cache_memory_bytes",):
+    for k in INT_ENGINE_ARGS:
         if k in args:
             args[k] = _as_int(args[k], f"args.{k}")
     if "max_model_len" in args:
@@ -581,7 +575,7 @@ def seed_predict(rec: dict, p: Plan) -> dict:
     logged = rec["observed"].get("weights_gib")
     weights = logged * GIB if logged else p.weights_bytes
     kv = total_gb * a.gpu_memory_utilization * GB - weights - 1 * GB
-    heads = max(1, p.model.num_kv_heads // a.tensor_parallel_size)
+    heads = heads_per_rank(p.model.num_kv_heads, a.tensor_parallel_size)
     per_token = 2 * p.model.num_layers * heads * p.model.head_dim * kv_dtype_bytes(a.kv_cache_dtype, a.dtype)
     tokens = max(0.0, kv / per_token)
     return {"weights_gib": weights / GIB, "kv_cache_gib": kv / GIB, "kv_cache_tokens": tokens,

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from kvplan.errors import UndeterminedError
-from kvplan.resolve import DTYPE_BYTES, ModelSpec, QuantSpec
+from kvplan.resolve import DTYPE_BYTES, ModelSpec, QuantSpec, heads_per_rank
 
 VOCAB_PADDING = 64  # vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE
 
@@ -421,9 +421,6 @@ class RankWeights:
     # "input_embedding" (an untied table: a lookup), "vision" (the encoder: not run in decode), "drafter" (MTP)
     by_use: tuple[tuple[str, int], ...] = ()
 
-    def use_bytes(self, use: str) -> int:
-        return dict(self.by_use).get(use, 0)
-
 
 def _round_up(x: int, a: int) -> int:
     return -(-x // a) * a
@@ -571,7 +568,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         if c.shard in ("tp", "vocab"):
             return c.params / tp
         if c.shard == "kv":  # KV heads are replicated when there are fewer than TP ranks
-            kv_rank = max(1, spec.num_kv_heads // tp) if spec.num_kv_heads else 1
+            kv_rank = heads_per_rank(spec.num_kv_heads, tp)
             return c.params * kv_rank / max(spec.num_kv_heads, 1)
         return c.params
 
@@ -680,7 +677,7 @@ def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: int =
     for i, layer in enumerate(spec.layers):
         if layer.kind in ("full", "sliding", "chunked"):
             q_rank = spec.num_attention_heads * layer.head_dim / tp
-            kv_rank = max(1, layer.num_kv_heads // tp) * layer.head_dim  # KV heads replicated when fewer than TP
+            kv_rank = heads_per_rank(layer.num_kv_heads, tp) * layer.head_dim
             total += pad((q_rank + 2 * kv_rank) * h * b) + pad(q_rank * h * b)
         if i in moe and spec.moe_intermediate_size:
             experts = math.ceil(spec.num_experts / ep) if ep > 1 else spec.num_experts
@@ -748,7 +745,7 @@ def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dt
         if layer.kind == "none":
             continue
         q = spec.num_attention_heads * layer.head_dim
-        kv_rank = max(1, layer.num_kv_heads // tp) * layer.head_dim  # KV heads are replicated below TP
+        kv_rank = heads_per_rank(layer.num_kv_heads, tp) * layer.head_dim
         per_layer += 3 * a_col * h + r * (q // tp + 2 * kv_rank)                       # qkv
         per_layer += r * q // tp + (h // tp if fully_sharded else h) * r                # o_proj
         if i in moe:

@@ -170,11 +170,6 @@ def plan_from_flags(model: Optional[str], flags: FitFlags, command: str = "this 
     return fit(model, **{**flags.engine_kwargs(), **extra})
 
 
-def fail(message: str, code: int = 2) -> "typer.Exit":
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-    return typer.Exit(code)
-
-
 # Each command lives in its own module and registers itself on `app` when imported.
 # Command modules import heavy libraries (transformers, matplotlib, fastapi) lazily.
 COMMAND_MODULES = ["fit", "preflight", "scaffold", "diagnose", "reconcile", "web", "validate", "simulate"]

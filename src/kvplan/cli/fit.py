@@ -61,6 +61,17 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
     return api.fit(model, gpu, gpu_gib=gib, gpu_gb=gb, revision=revision, **kw), None
 
 
+def plan_json(p, note: Optional[str], band: Optional[dict]) -> dict:
+    """`kvplan fit --json` (the web API's /api/plan adds its charts): the plan, the answer to an inverse question
+    (`note`), the validated band."""
+    d = p.to_dict()
+    if note:
+        d["inverse"] = note
+    if band:
+        d["uncertainty"] = band
+    return d
+
+
 def uncertainty_band_of(p):
     try:
         from kvplan.validate import uncertainty_band
@@ -85,12 +96,7 @@ def fit(
     p, note = plan_from_flags_and_inverse(model, flags, concurrency)
     band = uncertainty_band_of(p)
     if json_out:
-        d = p.to_dict()
-        if note:
-            d["inverse"] = note
-        if band:
-            d["uncertainty"] = band
-        sys.stdout.write(to_json(d) + "\n")
+        sys.stdout.write(to_json(plan_json(p, note, band)) + "\n")
     else:
         if note:
             console.print(f"[bold]{note}[/]")

@@ -17,10 +17,8 @@ def plan_for_machine(model: str, flags: FitFlags, facts):
     """Plan `model` on the GPU found here (unless the flags name one); returns (plan, note)."""
     if flags.gpu or flags.gpu_gib or flags.gpu_gb or not facts.gpus:
         return plan_from_flags(model, flags, "preflight"), None
-    from kvplan.resolve import machine_gpu
-
     g = facts.gpus[0]
-    spec = machine_gpu(g.name, g.memory_total_bytes, g.compute_capability, g.memory_reserved_bytes)
+    spec = g.gpu_spec
     note = None
     if spec.id == "detected":
         note = f"{g.name} is not in kvplan's catalog; planned as a {spec.total_gib:.2f} GiB GPU ({spec.total_source})"

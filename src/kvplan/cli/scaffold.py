@@ -28,9 +28,9 @@ def scaffold(
     if not plan.fits:
         # Never write a launch command that vLLM refuses at startup.
         err_console.print(f"[bold red]error:[/] the plan does not fit, so no files were written. vLLM would say: "
-                          f"{getattr(plan, 'error', '') or ''}", highlight=False, soft_wrap=True)
-        for fix in [f for f in (getattr(plan, "fixes", ()) or ()) if getattr(f, "fits", True)][:3]:
-            flag_text = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in (fix.flags or {}).items())
+                          f"{plan.error or ''}", highlight=False, soft_wrap=True)
+        for fix in [f for f in plan.fixes if f.fits][:3]:
+            flag_text = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in fix.flags.items())
             err_console.print(f"  try: {flag_text}  ({fix.effect})", highlight=False, soft_wrap=True)
         raise SystemExit(1)
     spec = spec_from_plan(plan, served_model_name=served_model_name, port=port)

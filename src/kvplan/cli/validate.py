@@ -36,7 +36,7 @@ def validate(
     from rich.table import Table
 
     from kvplan.render import to_json
-    from kvplan.validate import FIGURES, load_records, summarize, validate_records
+    from kvplan.validate import load_records, summarize, validate_records
 
     records = load_records(file)
     if json_out:
@@ -57,17 +57,13 @@ def validate(
         t = Table(title=f"kvplan validate {'--given-kv ' if given_kv else ''}{file}", show_lines=False)
         for c in ("record", "GPU", "vLLM"):
             t.add_column(c, overflow="fold", max_width=34 if c == "record" else 18)
-        for f in FIGURES + ("fits",):
-            if given_kv and f == "kv_cache_gib":
-                continue
+        for f in _figures(given_kv) + ("fits",):
             t.add_column(_FIG_LABEL.get(f, f) + "\npred / logged", justify="right")
         for r in results:
             stated, applied = r.label.get("vllm_version"), r.label.get("rules_applied")
             version = stated or (f"— ({applied} rules)" if applied else "—")
             cells = [r.id, str(r.label.get("gpu") or "—"), version]
-            for f in FIGURES + ("fits",):
-                if given_kv and f == "kv_cache_gib":
-                    continue
+            for f in _figures(given_kv) + ("fits",):
                 if r.skipped:
                     cells.append("")
                     continue
@@ -95,26 +91,34 @@ def _pct(v) -> str:
     return "—" if v is None else f"{v:.2f} %"
 
 
+def _figures(given_kv: bool) -> tuple[str, ...]:
+    """The figures scored: with --given-kv the logged KV-cache GiB is an input, not a prediction."""
+    from kvplan.validate import FIGURES
+
+    return tuple(f for f in FIGURES if not (given_kv and f == "kv_cache_gib"))
+
+
+def summary_grid(summary: dict, seed: dict | None, given_kv: bool) -> tuple[list[str], list[list[str]]]:
+    """The summary's header and rows: figure, n, then median / p90 / max absolute % error for kvplan (and the seed)."""
+    head = ["figure", "n"] + [f"{who} {q}" for who in ["kvplan"] + (["seed"] if seed else []) for q in ("median", "p90", "max")]
+    rows = []
+    for f in _figures(given_kv):
+        row = [_FIG_LABEL[f], str(summary[f]["n"])]
+        for s in [summary] + ([seed] if seed else []):
+            row += [_pct(s[f][k]) for k in ("median_abs_pct", "p90_abs_pct", "max_abs_pct")]
+        rows.append(row)
+    return head, rows
+
+
 def summary_table(summary: dict, seed: dict | None, given_kv: bool):
     from rich.table import Table
 
-    from kvplan.validate import FIGURES
-
     t = Table(title="Summary: absolute % error (" + ("pool arithmetic, logged KV GiB given" if given_kv else "end to end") + ")")
-    t.add_column("figure")
-    t.add_column("n", justify="right")
-    for who in (["kvplan"] + (["seed"] if seed else [])):
-        for q in ("median", "p90", "max"):
-            t.add_column(f"{who} {q}", justify="right")
-    for f in FIGURES:
-        if given_kv and f == "kv_cache_gib":
-            continue
-        s = summary[f]
-        cells = [_FIG_LABEL[f], str(s["n"]), _pct(s["median_abs_pct"]), _pct(s["p90_abs_pct"]), _pct(s["max_abs_pct"])]
-        if seed:
-            ss = seed[f]
-            cells += [_pct(ss["median_abs_pct"]), _pct(ss["p90_abs_pct"]), _pct(ss["max_abs_pct"])]
-        t.add_row(*cells)
+    head, rows = summary_grid(summary, seed, given_kv)
+    for i, name in enumerate(head):
+        t.add_column(name, justify="right" if i else "left")
+    for row in rows:
+        t.add_row(*row)
     fits = f"{summary['fits_accuracy'] * 100:.1f} % of {summary['fits_n']}" if summary["fits_accuracy"] is not None else "—"
     seed_fits = f"{seed['fits_accuracy'] * 100:.1f} %" if seed and seed["fits_accuracy"] is not None else ""
     t.caption = f"fit verdict right: {fits}" + (f" (seed: {seed_fits})" if seed_fits else "") + f" · skipped: {summary['skipped']} of {summary['records']}"
@@ -122,20 +126,9 @@ def summary_table(summary: dict, seed: dict | None, given_kv: bool):
 
 
 def summary_markdown(summary: dict, seed: dict | None, given_kv: bool) -> str:
-    from kvplan.validate import FIGURES
-
-    head = "| figure | n | kvplan median | kvplan p90 | kvplan max |" + (" seed median | seed p90 | seed max |" if seed else "")
-    sep = "|---|---:|---:|---:|---:|" + ("---:|---:|---:|" if seed else "")
-    lines = [head, sep]
-    for f in FIGURES:
-        if given_kv and f == "kv_cache_gib":
-            continue
-        s = summary[f]
-        row = f"| {_FIG_LABEL[f]} | {s['n']} | {_pct(s['median_abs_pct'])} | {_pct(s['p90_abs_pct'])} | {_pct(s['max_abs_pct'])} |"
-        if seed:
-            ss = seed[f]
-            row += f" {_pct(ss['median_abs_pct'])} | {_pct(ss['p90_abs_pct'])} | {_pct(ss['max_abs_pct'])} |"
-        lines.append(row)
+    head, rows = summary_grid(summary, seed, given_kv)
+    lines = ["| " + " | ".join(row) + " |" for row in [head, *rows]]
+    lines.insert(1, "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
     fits = f"{summary['fits_accuracy'] * 100:.1f} %" if summary["fits_accuracy"] is not None else "—"
     lines.append("")
     lines.append(f"Fit verdict right: {fits} of {summary['fits_n']} records"

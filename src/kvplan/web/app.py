@@ -34,7 +34,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from kvplan.cli import FIT_PARAMS, FitFlags
-from kvplan.cli.fit import SWEEPABLE, plan_from_flags_and_inverse, parse_vary, uncertainty_band_of, sweep_rows
+from kvplan.cli.fit import SWEEPABLE, parse_vary, plan_from_flags_and_inverse, plan_json, sweep_rows, uncertainty_band_of
 from kvplan.errors import GatedModelError, HubError, InputError, KvplanError
 from kvplan.resolve import context_limit
 from kvplan.render import budget_segments, verdict_text
@@ -225,7 +225,7 @@ async def read_upload(request: Request, field: str, fix: str, size_fix: str,
         if len(body) > limit_bytes:
             raise too_big
     try:
-        return bytes(body), body.decode("utf-8")
+        return bytes(body), body.decode("utf-8-sig")  # a byte-order mark dropped
     except UnicodeDecodeError:
         raise InputError(field, "not UTF-8 text", fix) from None
 
@@ -319,11 +319,7 @@ class Planner:
     def plan_response(self, req: BaseModel) -> dict:
         model, flags, p, note = self.plan(req)
         band = uncertainty_band_of(p)
-        d = p.to_dict()
-        if note:
-            d["inverse"] = note
-        if band:
-            d["uncertainty"] = band
+        d = plan_json(p, note, band)
         d["verdict"] = verdict_text(p).plain
         d["budget_segments"] = [{"label": label, "bytes": b} for label, b in budget_segments(p)]
         d["model_max_model_len"] = context_limit(p.model).tokens
