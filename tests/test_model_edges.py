@@ -83,7 +83,7 @@ _CODESTRAL_PAGE = (3 * (2 * 4096 + 2 * 8 * 128) + 128 * 64 * 128) * 2
     ("0.33.0", 8192),
 ])
 def test_an_attention_free_mamba2_models_tokens_and_concurrency_per_release(tmp_path, version, tokens_per_block):
-    p = kvplan.fit(_codestral(tmp_path), "H100", max_model_len=8192, vllm_version=version, fixes=False)
+    p = kvplan.fit(_codestral(tmp_path), "H100", max_model_len=8192, vllm_version=version, fixes=False, max_num_seqs=256)
     assert p.fits and len(p.groups) == 1 and p.bytes_per_block == 64 * _CODESTRAL_PAGE
     assert p.num_gpu_blocks == int(p.kv_cache_bytes // p.bytes_per_block)
     # prefix caching is never on by default for an attention-free model: one state page a sequence
@@ -91,6 +91,10 @@ def test_an_attention_free_mamba2_models_tokens_and_concurrency_per_release(tmp_
     assert p.max_concurrency == p.num_gpu_blocks
     assert p.kv_cache_tokens == p.num_gpu_blocks * tokens_per_block
     assert any(f"GPU KV cache size: {p.kv_cache_tokens:,} tokens" in line for line in p.vllm_log)
+    # at H100's default of 1024 sequences, fewer state blocks than sequences: refused from 0.20 (vLLM PR #38270)
+    default = kvplan.fit(_codestral(tmp_path), "H100", max_model_len=8192, vllm_version=version, fixes=False)
+    assert default.args.max_num_seqs > default.num_gpu_blocks
+    assert default.fits == (version < "0.20") and (default.fits or default.failure == "state_blocks")
 
 
 def test_an_attention_free_model_gets_prefix_caching_only_when_asked(tmp_path):
