@@ -485,7 +485,12 @@ def test_a_file_that_is_not_a_config_is_named_for_what_it_is(tmp_path):
     gguf.write_bytes(b"GGUF")
     with pytest.raises(InputError) as e:
         resolve_model(str(gguf))
-    assert e.value.field == "model" and "is a GGUF file" in str(e.value) and "no such file" not in str(e.value)
+    assert e.value.field == "model" and "not a readable GGUF file" in str(e.value) and "no such file" not in str(e.value)
+    other = tmp_path / "weights.bin"
+    other.write_bytes(b"\0")
+    with pytest.raises(InputError) as e:
+        resolve_model(str(other))
+    assert "is a .bin file, not a config.json" in str(e.value)
     with pytest.raises(InputError) as e:
         resolve_model(str(tmp_path / "missing.json"))
     assert "no such file or folder" in str(e.value)

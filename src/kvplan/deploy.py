@@ -138,6 +138,11 @@ class ScaffoldSpec:
     def model_dir_name(self) -> str:
         return Path(self.local_dir).name if self.local_dir else ""
 
+    @property
+    def local_what(self) -> str:
+        """What the local checkpoint is: a folder, or one GGUF file (vllm serve ./model.gguf)."""
+        return "GGUF file" if str(self.local_dir or "").lower().endswith(".gguf") else "checkpoint folder"
+
     def model_ref(self, where: str = "host") -> str:
         """How the server is told the model: the Hub id, or a local folder's path on the host, in the compose
         container (bind mount) or on the Kubernetes PVC."""
@@ -679,9 +684,10 @@ def _k8s_str(s: str) -> str:
 def _local_notes(spec: ScaffoldSpec) -> str:
     if not spec.local_dir:
         return ""
-    return (f"\n**A local checkpoint folder, not a Hub id.** `serve.sh` serves `{spec.local_dir}` as is (no `--revision`: "
-            f"pin it by keeping the folder unchanged). docker compose mounts it read-only at `{spec.model_ref('compose')}`. "
-            f"Kubernetes cannot see this machine's disk: copy the folder onto the PVC `k8s/pvc.yaml` claims, at "
+    what = spec.local_what.split()[-1]
+    return (f"\n**A local {spec.local_what}, not a Hub id.** `serve.sh` serves `{spec.local_dir}` as is (no `--revision`: "
+            f"pin it by keeping the {what} unchanged). docker compose mounts it read-only at `{spec.model_ref('compose')}`. "
+            f"Kubernetes cannot see this machine's disk: copy the {what} onto the PVC `k8s/pvc.yaml` claims, at "
             f"`models/{spec.model_dir_name}` (the pod reads `{spec.model_ref('k8s')}`), before `kubectl apply`, e.g. "
             "with `kubectl cp` into a pod that mounts the claim.\n")
 
@@ -801,7 +807,7 @@ spec:
     init = _init_container(spec, image, env, mounts)
     command = _flow_list(spec.entrypoint, _yq)
     if spec.local_dir:
-        model_note = (f"# {spec.local_dir} is a local checkpoint folder, not a Hub id: copy it onto the PVC at "
+        model_note = (f"# {spec.local_dir} is a local {spec.local_what}, not a Hub id: copy it onto the PVC at "
                       f"models/{spec.model_dir_name} first\n# (the pod reads {spec.model_ref('k8s')}; see README.md).\n")
     else:
         model_note = ""
@@ -997,7 +1003,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
                            if spec.gated else
                            "      # passed through only when set (an empty HF_TOKEN is refused with 401, even for public models)\n"
                            "      HF_TOKEN:"),
-            compose_model_mount=(f"      # {spec.local_dir} is a local checkpoint folder, not a Hub id: mounted read-only\n"
+            compose_model_mount=(f"      # {spec.local_dir} is a local {spec.local_what}, not a Hub id: mounted read-only\n"
                                  # the long syntax: a ':' in the path would split the short HOST:CONTAINER:ro form
                                  f"      - type: bind\n        source: {_compose_str(spec.local_dir)}\n"
                                  f"        target: {_compose_str(spec.model_ref('compose'))}\n        read_only: true\n"
@@ -1012,7 +1018,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
             common, gpu_total=_g(spec.gpu_total_bytes), verdict=verdict,
             arithmetic_plain="\n".join(spec.arithmetic), vllm_log_plain="\n".join(spec.vllm_log) or "(none predicted)",
             startup_rows="\n".join(rows), k8s_desc=k8s_desc, probe_text=_probe_text(spec),
-            model_line=(f"Model: the local checkpoint folder `{spec.local_dir}`" if local
+            model_line=(f"Model: the local {spec.local_what} `{spec.local_dir}`" if local
                         else f"Model `{spec.model_id}` at revision `{revision}`"),
             local_notes=_local_notes(spec),
             token_row="HF_TOKEN (required: gated model)" if spec.gated else "HF_TOKEN (commented out: only for gated models)",

@@ -1693,6 +1693,11 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     warns: list[str] = [beyond] if beyond else []
     if why_v0:  # vLLM's own warning (engine/arg_utils.py _raise_or_fallback)
         warns.append(f"{why_v0} is not supported by the V1 Engine. Falling back to V0.")
+    if quant is not None and quant.method == "gguf" and resolved.dtype == "bfloat16" and gpu.cc and gpu.cc >= (10, 0):
+        # GGUFConfig.get_supported_act_dtypes drops bfloat16 on Blackwell (vLLM PR #30408, Dec 2025; the GGUF plugin
+        # later restored it): which releases refuse is not pinned, so this is said, not planned
+        warns.append("GGUF on a Blackwell GPU: vLLM releases since PR #30408 (Dec 2025) refuse bfloat16 for GGUF "
+                     "weights there ('torch.bfloat16 is not supported for quantization method gguf'); pass --dtype float16")
     tp, pp = resolved.tensor_parallel_size, resolved.pipeline_parallel_size
     total = gpu.total_bytes
     util = resolved.gpu_memory_utilization

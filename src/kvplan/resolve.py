@@ -15,6 +15,7 @@ import os
 import re
 import struct
 import warnings
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
@@ -655,11 +656,12 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
     if path.suffix == ".json" and path.is_file():
         config = _read_json(path, "model")
         return normalize(config, model_id=local_model_id(path), source=str(path))
+    if path.is_file() and path.suffix.lower() == ".gguf":
+        return _from_gguf(path)
     if path.is_file():  # a file kvplan does not read: say what it is, not that it is missing
-        what = ("a GGUF file: kvplan reads no GGUF metadata or tensor sizes, so it cannot size its quantized weights"
-                if path.suffix.lower() == ".gguf" else f"a {path.suffix or 'plain'} file, not a config.json")
-        raise InputError("model", f"{ref} is {what}", "give the checkpoint's folder (config.json and safetensors), its "
-                         "config.json, a catalog id or a Hub id")
+        raise InputError("model", f"{ref} is a {path.suffix or 'plain'} file, not a config.json",
+                         "give the checkpoint's folder (config.json and safetensors), its config.json, a .gguf file, a "
+                         "catalog id or a Hub id")
     if path.suffix == ".json" or ref.startswith((".", "/", "~")):
         raise InputError("model", f"no such file or folder: {ref}", f"give a catalog id, a Hub id, {LOCAL_MODEL_REFS}")
     entry = None if revision else _catalog_lookup(ref)
@@ -813,6 +815,83 @@ def _from_folder(folder: Path) -> ModelSpec:
     spec = normalize(config, model_id=local_model_id(folder), source=str(folder), hf_quant_config=hfq, checkpoint=ckpt,
                      sentence_transformers_pooling=pooling)
     return replace(spec, local_dir=str(folder.resolve()))
+
+
+# GGUF's architecture names where transformers' model_type differs (transformers' GGUF loader renames these too)
+_GGUF_MODEL_TYPE = {"qwen2moe": "qwen2_moe", "qwen3moe": "qwen3_moe", "gpt-oss": "gpt_oss"}
+
+
+def _gguf_fields(reader) -> dict:
+    out = {}
+    for name, entry in reader.fields.items():
+        try:
+            out[name] = entry.contents()
+        except (ValueError, IndexError, TypeError):  # a field gguf cannot decode is not one kvplan reads
+            continue
+    return out
+
+
+def _from_gguf(path: Path) -> ModelSpec:
+    """A single-file GGUF checkpoint, as `vllm serve ./model.gguf` takes it. The shape comes from its metadata, named
+    as config.json names it by transformers' own GGUF table (integrations/ggml.py GGUF_CONFIG_MAPPING: vLLM reads a
+    GGUF's config through transformers' gguf_file loading); the weights from its tensor infos, each tensor's stored
+    bytes, since vLLM keeps GGUF weights quantized on the GPU and dequantizes in its kernels
+    (model_executor/layers/quantization/gguf.py). 1-D F32 tensors (norms) are held at the model's dtype, 2 bytes."""
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # as _autoconfig_dict: no import-time notices
+    try:
+        from gguf import GGUFReader
+        from transformers.integrations.ggml import GGUF_CONFIG_MAPPING
+        from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    except ImportError:
+        raise InputError("model", f"{path} is a GGUF file, and reading one needs the gguf package",
+                         "pip install 'kvplan[gguf]' (or pip install gguf)") from None
+    try:
+        reader = GGUFReader(path)
+    except Exception as exc:  # the reader raises whatever its parsing meets (ValueError, struct.error, IndexError, ...)
+        raise InputError("model", f"{path} is not a readable GGUF file ({type(exc).__name__}: {str(exc)[:120]})",
+                         "give a complete .gguf file (a split file's parts are merged with llama.cpp's gguf-split "
+                         "before vLLM serves them)") from None
+    fields = _gguf_fields(reader)
+    arch = str(fields.get("general.architecture") or "")
+    model_type = _GGUF_MODEL_TYPE.get(arch, arch)
+    mapping = GGUF_CONFIG_MAPPING.get(model_type)
+    if not arch or mapping is None or model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+        known = ", ".join(sorted(k for k in GGUF_CONFIG_MAPPING if k in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES))
+        raise ConfigError("general.architecture", f"{path.name}'s GGUF architecture {arch or '(none)'!r} has no "
+                          "config mapping in transformers, which vLLM reads GGUF files through",
+                          f"give the original safetensors checkpoint; GGUF architectures read: {known}")
+    config: dict = {"model_type": model_type, "architectures": [MODEL_FOR_CAUSAL_LM_MAPPING_NAMES[model_type]]}
+    for key, name in mapping.items():
+        value = fields.get(f"{arch}.{key}")
+        if name and value is not None:
+            if isinstance(value, list):  # a per-layer list (heads per layer): one value when all agree
+                if len(set(value)) != 1:
+                    raise ConfigError(f"{arch}.{key}", f"{path.name} gives a different {name} per layer", "give the "
+                                      "original safetensors checkpoint")
+                value = value[0]
+            config[name] = value
+    tokens = fields.get("tokenizer.ggml.tokens")
+    if "vocab_size" not in config and isinstance(tokens, list):
+        config["vocab_size"] = len(tokens)
+    names = {t.name for t in reader.tensors}
+    config["tie_word_embeddings"] = "output.weight" not in names  # no output projection: the embedding is reused
+    types = Counter(t.tensor_type.name for t in reader.tensors if len(t.shape) > 1)
+    tensors = [(t.name, t.tensor_type.name, int(t.n_bytes) // 2 if t.tensor_type.name == "F32" and len(t.shape) == 1
+                else int(t.n_bytes)) for t in reader.tensors]
+    by_type: dict[str, int] = {}
+    for _, kind, nbytes in tensors:
+        by_type[kind] = by_type.get(kind, 0) + nbytes
+    params = sum(math.prod(int(d) for d in t.shape) for t in reader.tensors if len(t.shape) > 1)
+    stored = sum(by_type.get(k, 0) for k in types)
+    bits = round(8 * stored / params, 2) if params else 0
+    scheme = "gguf " + ", ".join(f"{k} x{n}" for k, n in types.most_common(3))
+    config["quantization_config"] = {"quant_method": "gguf", "bits": bits, "scheme": scheme}
+    ckpt = CheckpointWeights(tuple(sorted(by_type.items())), source=f"GGUF tensor infos of {path.name}",
+                             lm_head_bytes=next((n for name, _, n in tensors if name == "output.weight"), 0))
+    spec = normalize(config, model_id=path.stem, source=str(path), checkpoint=ckpt,
+                     extra_notes=[f"GGUF: shape from {path.name}'s metadata ({arch}), weights its stored tensor bytes "
+                                  f"({scheme}); no GGUF startup is among the validated records"])
+    return replace(spec, local_dir=str(path.resolve()))  # vllm serve takes the file's path
 
 
 def _hub_error(exc: Exception, repo: str, revision: str | None) -> Exception:
@@ -1537,7 +1616,7 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
     if method == "bitsandbytes":
         bits = 4 if qc.get("load_in_4bit") or qc.get("bnb_4bit_quant_type") else 8
         return QuantSpec("bitsandbytes", bits, 64 if bits == 4 else None, f"bitsandbytes {bits}-bit", skip)
-    if method in ("gguf",):
-        raise ConfigError("quantization_config", "GGUF checkpoints are not supported by kvplan", "give the original safetensors checkpoint")
+    if method == "gguf":  # read from a .gguf file (_from_gguf): the stored bytes per weight over its matrices
+        return QuantSpec("gguf", float(qc.get("bits") or 0), None, str(qc.get("scheme") or "gguf"), skip)
     notes.append(f"quantization method {method!r} is not modelled: weights need checkpoint metadata")
     return QuantSpec(method or "unknown", 0, None, "unknown", skip)

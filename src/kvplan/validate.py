@@ -756,6 +756,8 @@ def uncertainty_band(p: Plan) -> dict | None:
     outside = []
     if key not in table:
         outside.append(f"no validated records for {fam} models in the {era} era")
+    if p.model.quant is not None and p.model.quant.method == "gguf":
+        outside.append("no GGUF startup among the validated records")
     if entry is None:
         return {"lo": None, "hi": None, "n": 0, "outside_validation": True,
                 "text": "outside what was validated: " + "; ".join(outside or ["no records"])}
