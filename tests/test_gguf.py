@@ -111,3 +111,11 @@ def test_bfloat16_gguf_on_blackwell_is_warned_and_float16_is_not(tmp_path):
     fp16 = kvplan.fit(path, "B200", max_model_len=4096, dtype="float16", fixes=False)
     assert not any("PR #30408" in w for w in fp16.warnings)
     assert not any("PR #30408" in w for w in kvplan.fit(path, "H100", max_model_len=4096, fixes=False).warnings)
+
+
+@pytest.mark.parametrize("ref, gguf_form", [("unsloth/Qwen3-0.6B-GGUF:Q4_K_M", True), ("unsloth/Qwen3-8B-GGUF:UD-Q4_K_XL", True),
+                                            ("org/model-GGUF:BF16", True), ("Qwen/Qwen3-8B:latest", False)])
+def test_a_hub_gguf_reference_is_refused_by_what_it_is(ref, gguf_form):
+    with pytest.raises(InputError) as e:
+        resolve_model(ref)
+    assert ("repo_id:quant_type" in str(e.value)) == gguf_form

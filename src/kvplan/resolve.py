@@ -669,6 +669,10 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
         return _from_catalog(entry)
     if re.fullmatch(r"[\w.\-]+/[\w.\-]+", ref):
         return _from_hub(ref, revision)
+    if re.fullmatch(r"[\w.\-]+/[\w.\-]+:(?i:(?:UD-)?(?:I?Q\d\w*|B?F16|F32))", ref):  # vLLM's repo_id:quant_type (GGUF)
+        raise InputError("model", f"{ref} names a GGUF file in a Hub repository (vLLM's repo_id:quant_type form), which "
+                         "kvplan does not fetch", "download that .gguf file (huggingface-cli download REPO FILE) and give "
+                         "its path, or give the original model's Hub id")
     near = difflib.get_close_matches(ref, catalog_ids(), n=3, cutoff=0.3)
     raise UnknownModelError("model", f"unknown model {ref!r}",
                             (f"nearest catalog ids: {', '.join(near)}; " if near else "")
