@@ -1,0 +1,77 @@
+"""kvplan validate on tests/data/blind_records.jsonl: real startups from public sources that no constant was fitted to.
+
+The bounds sit a little above what kvplan scored when the records were added (before any change), so a change that
+makes the blind scores worse fails here. Sources and what was dropped: tests/data/SOURCES-logs.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kvplan.validate import clean_record, load_records, summarize, validate_records
+
+BLIND = Path(__file__).parent / "data" / "blind_records.jsonl"
+FITTED = [Path(__file__).parent / "data" / name for name in ("calibration.jsonl", "extra_records.jsonl")]
+
+
+@pytest.fixture(scope="module")
+def blind():
+    return load_records(BLIND)
+
+
+@pytest.fixture(scope="module")
+def scored(blind):
+    return validate_records(blind)
+
+
+def test_blind_records_are_well_formed_and_not_in_the_fitted_sets(blind):
+    assert len(blind) >= 5
+    fitted = [r for f in FITTED for r in load_records(f)]
+    fitted_ids = {r["id"] for r in fitted}
+    fitted_sources = {r.get("source") for r in fitted}
+    for rec in blind:
+        clean_record(rec)  # only fields of the record format
+        assert rec["id"] not in fitted_ids
+        assert rec["source"].startswith("https://") and rec["source"] not in fitted_sources
+        assert rec["observed"]["kv_cache_gib"] and rec["observed"]["kv_cache_tokens"]
+        assert rec["observed"]["max_concurrency"] and rec["observed"]["weights_gib"]
+
+
+def test_every_blind_record_is_predicted_or_skipped_with_a_reason(blind, scored):
+    assert len(scored) == len(blind)
+    for r in scored:
+        assert r.skipped or r.predicted
+        if r.skipped:
+            assert len(r.skipped) > 10
+
+
+# (figure, median, p90, max) of the absolute % error end to end; measured 1.84/1.84/1.84 (weights),
+# 3.25/10.95/16.07 (KV GiB), 3.25/11.04/16.12 (tokens), 3.10/10.98/16.13 (concurrency) on the five records
+BOUNDS = [("weights_gib", 2.5, 2.5, 2.5), ("kv_cache_gib", 4.5, 13.0, 18.0), ("kv_cache_tokens", 4.5, 13.0, 18.0),
+          ("max_concurrency", 4.5, 13.0, 18.0)]
+
+
+@pytest.mark.parametrize("figure, median, p90, worst", BOUNDS)
+def test_blind_end_to_end_scores_stay_within_bounds(scored, figure, median, p90, worst):
+    s = summarize(scored)
+    assert s["skipped"] == 0
+    assert s[figure]["n"] == s["records"]
+    assert s[figure]["median_abs_pct"] <= median
+    assert s[figure]["p90_abs_pct"] <= p90
+    assert s[figure]["max_abs_pct"] <= worst
+
+
+def test_blind_verdicts_are_right(scored):
+    s = summarize(scored)
+    assert s["fits_n"] == s["records"] and s["fits_accuracy"] == 1.0
+
+
+def test_given_the_blind_pools_the_kv_arithmetic_is_within_rounding(blind):
+    # measured: tokens max 0.07 %, concurrency max 0.15 % (the printed GiB has two decimals)
+    s = summarize(validate_records(blind, given_kv=True))
+    assert s["skipped"] == 0
+    assert s["kv_cache_tokens"]["max_abs_pct"] <= 0.3
+    assert s["max_concurrency"]["max_abs_pct"] <= 0.3
+    assert s["num_gpu_blocks"]["n"] >= 2 and s["num_gpu_blocks"]["max_abs_pct"] <= 0.3
