@@ -47,8 +47,8 @@ def test_every_blind_record_is_predicted_or_skipped_with_a_reason(blind, scored)
             assert len(r.skipped) > 10
 
 
-# (figure, median, p90, max) of the absolute % error end to end; measured 1.84/1.84/1.84 (weights),
-# 3.25/10.95/16.07 (KV GiB), 3.25/11.04/16.12 (tokens), 3.10/10.98/16.13 (concurrency) on the five records
+# (figure, median, p90, max) of the absolute % error end to end; measured 1.11/1.84/1.84 (weights),
+# 3.14/9.67/16.07 (KV GiB), 3.23/9.77/16.12 (tokens), 3.08/9.69/16.13 (concurrency) on the six records
 BOUNDS = [("weights_gib", 2.5, 2.5, 2.5), ("kv_cache_gib", 4.5, 13.0, 18.0), ("kv_cache_tokens", 4.5, 13.0, 18.0),
           ("max_concurrency", 4.5, 13.0, 18.0)]
 
@@ -74,4 +74,14 @@ def test_given_the_blind_pools_the_kv_arithmetic_is_within_rounding(blind):
     assert s["skipped"] == 0
     assert s["kv_cache_tokens"]["max_abs_pct"] <= 0.3
     assert s["max_concurrency"]["max_abs_pct"] <= 0.3
-    assert s["num_gpu_blocks"]["n"] >= 2 and s["num_gpu_blocks"]["max_abs_pct"] <= 0.3
+    assert s["num_gpu_blocks"]["n"] >= 3 and s["num_gpu_blocks"]["max_abs_pct"] <= 0.3
+
+
+def test_the_pytorch_native_sampler_startup_is_predicted_to_within_half_a_percent(blind, scored):
+    # Qwen3-14B on one A100 80GB with vLLM 0.10.0 logs "FlashInfer is not available. Falling back to the
+    # PyTorch-native implementation of top-p & top-k sampling": the sampler term kvplan charges is that path's, and
+    # the pool comes out -0.10 %. (The two Qwen2-7B TP1 startups on the same card class log "Using FlashInfer for
+    # top-p & top-k sampling" and come out 0.8 GiB short: see tests/data/SOURCES-logs.md.)
+    (r,) = [r for r in scored if r.id == "qwen3-14b-a100-80-udef-tp1-l32k"]
+    assert not r.skipped
+    assert abs(r.error_pct["kv_cache_gib"]) <= 0.5 and abs(r.error_pct["kv_cache_tokens"]) <= 0.5
