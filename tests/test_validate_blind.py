@@ -23,7 +23,9 @@ def blind():
 
 @pytest.fixture(scope="module")
 def scored(blind):
-    return validate_records(blind)
+    results = validate_records(blind)
+    assert [r.id for r in results] == [rec["id"] for rec in blind]  # one result per record, in order
+    return results
 
 
 def test_blind_records_are_well_formed_and_not_in_the_fitted_sets(blind):
@@ -39,12 +41,12 @@ def test_blind_records_are_well_formed_and_not_in_the_fitted_sets(blind):
         assert rec["observed"]["max_concurrency"] and rec["observed"]["weights_gib"]
 
 
-def test_every_blind_record_is_predicted_or_skipped_with_a_reason(blind, scored):
-    assert len(scored) == len(blind)
-    for r in scored:
-        assert r.skipped or r.predicted
-        if r.skipped:
-            assert len(r.skipped) > 10
+def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
+    # a record is either predicted (every figure it logs has an error) or skipped with a sentence saying why
+    unexplained = [r.id for r in scored if not (r.skipped and len(r.skipped) > 10)
+                   and not (r.predicted and set(r.error_pct) >= {"kv_cache_gib", "kv_cache_tokens", "max_concurrency"})]
+    assert unexplained == []
+    assert summarize(scored)["skipped"] == sum(1 for r in scored if r.skipped)
 
 
 # (figure, median, p90, max) of the absolute % error end to end; measured 1.11/1.84/1.84 (weights),
