@@ -81,6 +81,11 @@ and given the logged pool:
 **Out of sample.** The {n_blind} of them that fix no coefficient:
 
 {table(blind, False)}
+
+**Blind.** `kvplan validate tests/data/blind_records.jsonl`: {_count("blind_records.jsonl")} startups from sources kvplan was never
+fitted to, added and scored in one step with no change to the tool (their sources are in `tests/data/SOURCES-logs.md`):
+
+{table("blind_records.jsonl", False)}
 {END}"""
     Path(blind).unlink()
     readme = (REPO / "README.md").read_text()
