@@ -630,7 +630,11 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
     - a catalog id (no --revision): the embedded catalog, offline;
     - anything else shaped like org/name: the Hugging Face Hub at `revision`.
     """
-    ref = ref or DEFAULT_MODEL
+    if ref is None:
+        ref = DEFAULT_MODEL
+    elif not isinstance(ref, str) or not ref.strip():  # "" is a name left out by mistake, not "the default model"
+        raise InputError("model", f"{ref!r} names no model", f"give a catalog id, a Hub id (org/name), {LOCAL_MODEL_REFS}; "
+                         "or leave the model out for the default")
     path = Path(ref).expanduser()
     try:
         path.is_file()
@@ -652,12 +656,29 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
     entry = None if revision else _catalog_lookup(ref)
     if entry is not None:
         return _from_catalog(entry)
-    if re.fullmatch(r"[\w.\-]+/[\w.\-]+", ref):
+    if is_hub_id(ref):
         return _from_hub(ref, revision)
+    raise unknown_model(ref)
+
+
+# a Hub repository id as the Hub accepts it (huggingface_hub's validate_repo_id): ASCII letters, digits, '-', '_' and
+# '.', neither starting nor ending with '-' or '.', no '--' or '..', the name at most 96 characters
+_HUB_PART = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?"
+_HUB_ID = re.compile(rf"{_HUB_PART}/{_HUB_PART}")
+
+
+def is_hub_id(ref: str) -> bool:
+    """Whether `ref` is shaped like a Hub id (org/name) the Hub would accept: anything else is never sent to it."""
+    return bool(_HUB_ID.fullmatch(ref)) and "--" not in ref and ".." not in ref
+
+
+def unknown_model(ref: str) -> UnknownModelError:
+    """The error for a name that is no model kvplan can find, with the nearest catalog ids."""
     near = difflib.get_close_matches(ref, catalog_ids(), n=3, cutoff=0.3)
-    raise UnknownModelError("model", f"unknown model {ref!r}",
-                            (f"nearest catalog ids: {', '.join(near)}; " if near else "")
-                            + f"or give a Hub id (org/name), {LOCAL_MODEL_REFS}")
+    shown = ref if len(ref) <= 80 else ref[:77] + "..."
+    return UnknownModelError("model", f"unknown model {shown!r}",
+                             (f"nearest catalog ids: {', '.join(near)}; " if near else "")
+                             + f"or give a Hub id (org/name), {LOCAL_MODEL_REFS}")
 
 
 def _from_catalog(entry: dict) -> ModelSpec:
@@ -808,6 +829,8 @@ def _hub_error(exc: Exception, repo: str, revision: str | None) -> Exception:
     status = getattr(getattr(exc, "response", None), "status_code", None)
     if isinstance(exc, hf_errors.GatedRepoError) or status in (401, 403):
         return GatedModelError(f"{repo} is gated or private: set HF_TOKEN", "accept the licence on the model page, then export HF_TOKEN=<a read token>")
+    if isinstance(exc, hf_errors.HFValidationError):  # a name the Hub's own client refuses before asking
+        return unknown_model(repo)
     if isinstance(exc, hf_errors.RevisionNotFoundError):
         return InputError("--revision", f"{repo} has no revision {revision!r}", "give a commit hash, tag or branch that exists")
     if isinstance(exc, hf_errors.RepositoryNotFoundError) or status == 404:

@@ -19,7 +19,6 @@ is burstier. Every random draw takes a `seed`; the same inputs give the same wor
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import math
@@ -31,6 +30,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from kvplan.errors import InputError
+from kvplan.inputs import read_text
 
 TRACES_DIR = Path(__file__).parent / "data" / "traces"
 
@@ -233,41 +233,47 @@ def _parse_times(key: str, values: list) -> np.ndarray:
     return t - t.min() if t.size else t
 
 
-def _open_text(path: Path):
-    if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig")
-    return open(path, encoding="utf-8-sig")
-
-
 def _columns_from_file(path: Path, flag: str) -> tuple[dict, str]:
-    """{column: list of values} and the format name ('csv' or 'jsonl')."""
+    """{column: list of values} and the format name ('csv' or 'jsonl'). The file is read as every user file is
+    (`inputs.read_text`: gzip by its magic bytes, UTF-8 or UTF-16 with a byte-order mark); what is not a table of
+    requests is an InputError naming `flag`."""
     name = path.name[:-3] if path.name.endswith(".gz") else path.name
-    with _open_text(path) as fh:
-        if name.endswith((".jsonl", ".json", ".ndjson")):
-            cols: dict[str, list] = {}
-            for lineno, line in enumerate(fh, 1):
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(flag, f"{path}: line {lineno} is not JSON ({exc.msg})", "one JSON object per line")
-                if not cols:
-                    cols = {k: [] for k in obj}
-                for k in cols:
-                    cols[k].append(obj.get(k))
-            return cols, "jsonl"
-        reader = csv.reader(fh)
-        try:
-            header = [h.strip() for h in next(reader)]
-        except StopIteration:
-            raise InputError(flag, f"{path} is empty", "give a CSV with a header row")
+    fix = "a CSV with a header row, or JSON lines: one object per request"
+    text = read_text(path, "a workload (CSV or JSON lines)", fix, field=flag)
+    if name.endswith((".jsonl", ".json", ".ndjson")):
+        cols: dict[str, list] = {}
+        for lineno, line in enumerate(text.split("\n"), 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                obj = json.loads(line)
+            except (json.JSONDecodeError, RecursionError) as exc:
+                raise InputError(flag, f"{path}: line {lineno} is not JSON ({getattr(exc, 'msg', 'nested too deep')})",
+                                 "one JSON object per line") from None
+            if not isinstance(obj, dict):
+                raise InputError(flag, f"{path}: line {lineno} is a JSON {type(obj).__name__}, not an object", fix)
+            if not cols:
+                cols = {k: [] for k in obj}
+            for k in cols:
+                cols[k].append(obj.get(k))
+        return cols, "jsonl"
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = [h.strip() for h in next(reader)]
         rows = [r for r in reader if r]
-        cols = {h: [r[i] if i < len(r) else "" for r in rows] for i, h in enumerate(header)}
-        if "block_hashes" in cols:  # CSV block hashes: space or ';' separated ints
+    except StopIteration:
+        raise InputError(flag, f"{path} is empty", "give a CSV with a header row") from None
+    except csv.Error as exc:
+        raise InputError(flag, f"{path} is not a readable CSV ({exc})", fix) from None
+    cols = {h: [r[i] if i < len(r) else "" for r in rows] for i, h in enumerate(header)}
+    if "block_hashes" in cols:  # CSV block hashes: space or ';' separated ints
+        try:
             cols["block_hashes"] = [[int(x) for x in v.replace(";", " ").split()] for v in cols["block_hashes"]]
-        return cols, "csv"
+        except ValueError:
+            raise InputError(flag, f"{path}: a block_hashes cell is not integers", "space- or ';'-separated integers, "
+                             "one hash per block of the prompt") from None
+    return cols, "csv"
 
 
 _MAX_TOKENS = 2 ** 40  # far past any context vLLM serves; longer counts are typos
