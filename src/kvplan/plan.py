@@ -61,10 +61,10 @@ def parse_mm_limits(value) -> dict[str, int] | None:
     out = {}
     for k, v in raw.items():
         count = v.get("count") if isinstance(v, dict) else v  # newer vLLM also takes {"image": {"count": 2, ...}}
-        try:
-            out[str(k).strip().lower()] = int(count)
-        except (TypeError, ValueError):
-            raise InputError("--limit-mm-per-prompt", f"{k}: {v!r} is not a whole number of items", '\'{"image": 2, "video": 0}\'') from None
+        number = human_int(count) if isinstance(count, (int, float, str)) else None  # 2.0 counts; 2.5, inf, NaN do not
+        if number is None:
+            raise InputError("--limit-mm-per-prompt", f"{k}: {v!r} is not a whole number of items", '\'{"image": 2, "video": 0}\'')
+        out[str(k).strip().lower()] = number
         if out[str(k).strip().lower()] < 0:
             raise InputError("--limit-mm-per-prompt", f"{k}: a negative limit", "0 (off) or more items")
     return out
@@ -246,7 +246,7 @@ def human_int(value) -> int | None:
     if isinstance(value, int):
         return value
     if isinstance(value, float):
-        return int(value) if value.is_integer() else None
+        return int(value) if value.is_integer() else None  # inf and NaN are not integers
     m = _HUMAN_INT.fullmatch(str(value).strip().replace(",", "").replace("_", ""))
     number, suffix = (m.group(1), m.group(2)) if m else (None, None)
     if number is not None and (suffix in _DECIMAL or (suffix is None and "." not in number)):

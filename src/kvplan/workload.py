@@ -276,6 +276,26 @@ def _columns_from_file(path: Path, flag: str) -> tuple[dict, str]:
     return cols, "csv"
 
 
+def _span_text(seconds: float) -> str:
+    return f"{seconds:.3g} s ({seconds / 86400:.3g} days)"
+
+
+def check_span(arrival_s: Optional[np.ndarray], rate_per_s: Optional[float], field: str = "--rate") -> None:
+    """InputError naming `field` when arrivals (at `rate_per_s`, None: the trace's own) span more than _MAX_SPAN_S:
+    a rate that low is a unit mistake, and a simulation over it would step through months of idle time."""
+    if arrival_s is None or not arrival_s.size:
+        return
+    span = float(arrival_s.max() - arrival_s.min())
+    if span <= _MAX_SPAN_S:
+        return
+    n = len(arrival_s)
+    least = (n - 1) / _MAX_SPAN_S
+    shown = f"{rate_per_s:g} req/s" if rate_per_s is not None else "the trace's own timing"
+    raise InputError(field, f"{n:,} arrivals at {shown} span {_span_text(span)}, past the "
+                     f"{_span_text(_MAX_SPAN_S)} kvplan simulates", f"a rate of at least {least:.3g} req/s, or fewer "
+                     "requests (--max-requests)")
+
+
 _MAX_TOKENS = 2 ** 40  # far past any context vLLM serves; longer counts are typos
 _MAX_SPAN_S = 1e7  # about 116 days of arrivals: longer is a unit mistake (ms or ns read as s)
 
@@ -333,8 +353,8 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
             i = int(np.flatnonzero(~np.isfinite(arrival))[0])
             raise InputError(flag, f"{p.name}: request {i + 1} has arrival time {cols[ak][i]!r}", "finite seconds")
         if arrival.size and float(arrival.max()) > _MAX_SPAN_S:
-            raise InputError(flag, f"{p.name}: the arrivals in column {ak} span {float(arrival.max()):.3g} s "
-                             f"({float(arrival.max()) / 86400:.3g} days)", "give seconds from the first request (arrival_s)")
+            raise InputError(flag, f"{p.name}: the arrivals in column {ak} span {_span_text(float(arrival.max()))}",
+                             "give seconds from the first request (arrival_s)")
         if ak == "timestamp":
             notes.append("arrival column 'timestamp' read as milliseconds (the Mooncake traces' unit); name it "
                          "arrival_s to give seconds")
@@ -419,6 +439,7 @@ def build_workload(spec: WorkloadSpec) -> Workload:
         c = parse_length_dist(spec.completion_len, "--completion-len").sample(n, rng)
         rate = spec.rate_per_s if spec.rate_per_s is not None else float("inf")
         arr = poisson_gamma_arrivals(n, rate, burst, rng)
+        check_span(arr, spec.rate_per_s)
         return Workload(name=f"synthetic(prompt={spec.prompt_len}, completion={spec.completion_len})",
                         prompt_tokens=p, completion_tokens=c, arrival_s=arr)
 
@@ -477,23 +498,28 @@ def build_workload(spec: WorkloadSpec) -> Workload:
             rate = spec.rate_per_s
         arrival = poisson_gamma_arrivals(n, rate, burst, rng)
         notes.append(f"{_arrivals_name(burst)} arrivals at {rate:g} req/s")
+    check_span(arrival, spec.rate_per_s)
     return Workload(name=w.name, prompt_tokens=np.ascontiguousarray(prompt, dtype=np.int64),
                     completion_tokens=np.ascontiguousarray(completion, dtype=np.int64),
                     arrival_s=np.ascontiguousarray(arrival, dtype=np.float64), block_hashes=hashes,
                     hash_block_tokens=w.hash_block_tokens if hashes is not None else 0, notes=tuple(notes))
 
 
-def with_rate(w: Workload, rate_per_s: float, burstiness: float = 1.0, seed: int = 0) -> Workload:
+def with_rate(w: Workload, rate_per_s: float, burstiness: float = 1.0, seed: int = 0, field: str = "--rate") -> Workload:
     """The same requests at another mean rate: a timed workload's gaps are scaled (burst shape
-    kept); an untimed one gets fresh Poisson/Gamma arrivals. The note on the arrivals' rate is rewritten."""
+    kept); an untimed one gets fresh Poisson/Gamma arrivals. The note on the arrivals' rate is rewritten.
+    A rate whose arrivals would span more than `check_span` allows is an InputError naming `field`."""
     notes = tuple(n for n in w.notes if not n.startswith(_RATE_NOTE_STARTS))
     if w.arrival_s is not None and len(w) > 1 and w.arrival_s[-1] > w.arrival_s[0]:
         own = w.mean_rate_per_s
-        return replace(w, arrival_s=(w.arrival_s - w.arrival_s[0]) * (own / rate_per_s),
-                       notes=notes + (f"arrivals scaled to {rate_per_s:.4g} req/s (their burst shape kept)",))
-    rng = np.random.default_rng(seed)
-    return replace(w, arrival_s=poisson_gamma_arrivals(len(w), rate_per_s, burstiness, rng),
-                   notes=notes + (f"{_arrivals_name(burstiness)} arrivals at {rate_per_s:.4g} req/s",))
+        out = replace(w, arrival_s=(w.arrival_s - w.arrival_s[0]) * (own / rate_per_s),
+                      notes=notes + (f"arrivals scaled to {rate_per_s:.4g} req/s (their burst shape kept)",))
+    else:
+        rng = np.random.default_rng(seed)
+        out = replace(w, arrival_s=poisson_gamma_arrivals(len(w), rate_per_s, burstiness, rng),
+                      notes=notes + (f"{_arrivals_name(burstiness)} arrivals at {rate_per_s:.4g} req/s",))
+    check_span(out.arrival_s, rate_per_s, field)
+    return out
 
 
 def _arrivals_name(burstiness: float) -> str:
