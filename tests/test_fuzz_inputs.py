@@ -1,0 +1,169 @@
+"""Hostile inputs meet a one-line error naming the field and the fix (exit 2), never a traceback or a run that does
+not end: workload files that are not tables, config numbers that are not numbers, engine numbers past any float,
+names the Hub would refuse, rates whose arrivals span centuries, and arguments that name nothing."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import sys
+import time
+
+import pytest
+
+from kvplan.cli import main
+from kvplan.errors import OfflineError
+from kvplan.resolve import model_catalog
+
+M = "Qwen/Qwen2.5-0.5B-Instruct"
+SIM = ["simulate", M, "--gpu", "L4", "--max-model-len", "4096"]
+
+
+def cli(monkeypatch, capsys, *args: str) -> tuple[int, str]:
+    """(exit code, stdout + stderr) of the console script, run in this process as `kvplan ARGS` runs it."""
+    monkeypatch.setattr(sys, "argv", ["kvplan", *args])
+    monkeypatch.delenv("KVPLAN_DEBUG", raising=False)
+    code = 0
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 0
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def refused(monkeypatch, capsys, field: str, *args: str) -> str:
+    """The one-line usage error (exit 2) a command gives, which must name `field`."""
+    code, out = cli(monkeypatch, capsys, *args)
+    assert code == 2, out
+    assert "Traceback" not in out and "internal error" not in out, out
+    assert f"error: {field}:" in " ".join(out.split()), out
+    return out
+
+
+@pytest.fixture()
+def offline(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+
+
+# ------------------------------------------------------------------ workload files
+
+
+@pytest.mark.parametrize("name,content,says", [
+    ("array.jsonl", b"[1, 2, 3]\n", "is a JSON list, not an object"),
+    ("scalars.jsonl", b'"hello"\n42\n', "is a JSON str, not an object"),
+    ("binary.csv", bytes(range(256)) * 8, "is not text"),
+    ("bad.csv.gz", b"\x1f\x8b\x08\x00not a deflate stream" * 4, "damaged gzip"),
+    ("cut.jsonl.gz", gzip.compress(b'{"prompt_tokens": 10, "completion_tokens": 5}\n' * 200)[:60], "damaged gzip"),
+    ("nul.csv", b"prompt_tokens,completion_tokens\n1\x00,2\n", "non-numeric token counts"),
+    ("hashes.csv", b"prompt_tokens,completion_tokens,block_hashes\n10,5,1 two 3\n", "block_hashes"),
+])
+def test_a_workload_that_is_not_a_table_of_requests_names_workload(monkeypatch, capsys, tmp_path, name, content, says):
+    path = tmp_path / name
+    path.write_bytes(content)
+    out = refused(monkeypatch, capsys, "--workload", *SIM, "--workload", str(path), "--rate", "2", "-n", "20")
+    assert says in " ".join(out.split())
+
+
+def test_a_workload_in_utf16_or_gzip_by_its_magic_bytes_is_read(monkeypatch, capsys, tmp_path):
+    rows = "prompt_tokens,completion_tokens\n" + "120,30\n" * 40
+    (tmp_path / "w16.csv").write_bytes(rows.encode("utf-16"))
+    (tmp_path / "wgz.csv").write_bytes(gzip.compress(rows.encode()))  # gzip whatever the name says
+    for name in ("w16.csv", "wgz.csv"):
+        code, out = cli(monkeypatch, capsys, *SIM, "--workload", str(tmp_path / name), "--rate", "2", "--json")
+        assert code == 0, out
+        d = json.loads(out[out.index("{"):])
+        assert d["requests_total"] == 40 and d["workload_summary"]["prompt_tokens"]["mean"] == 120
+
+
+# ------------------------------------------------------------------ engine and config numbers
+
+
+@pytest.mark.parametrize("value", ['{"image": 1e309}', '{"image": NaN}', '{"image": 2.5}', "image=1e309",
+                                   '{"image": {"count": Infinity}}'])
+def test_limit_mm_per_prompt_counts_must_be_whole_numbers(monkeypatch, capsys, value):
+    out = refused(monkeypatch, capsys, "--limit-mm-per-prompt", "fit", "Qwen/Qwen3-VL-2B-Instruct", "--gpu", "L4",
+                  "--limit-mm-per-prompt", value)
+    assert "whole number" in out
+
+
+@pytest.mark.parametrize("flag", ["-pp", "-tp", "--max-num-seqs"])
+def test_an_integer_flag_past_any_integer_is_refused_by_name(monkeypatch, capsys, flag):
+    code, out = cli(monkeypatch, capsys, "fit", M, "--gpu", "L4", flag, "1e23")
+    assert code == 2 and "Traceback" not in out and "internal error" not in out
+
+
+# ------------------------------------------------------------------ model names and the Hub
+
+
+def test_hub_errors_start_with_the_field_they_are_about():
+    assert str(OfflineError("cannot reach the Hub for a/b", "use a catalog id")).startswith("model: cannot reach")
+
+
+def test_an_uncached_hub_id_offline_says_model(monkeypatch, capsys, offline):
+    code, out = cli(monkeypatch, capsys, "fit", "acme/not-cached", "--gpu", "L4")
+    assert code == 1 and "error: model: cannot reach the Hugging Face Hub" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("ref", ["Qwen/Qwen2.5 0.5B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct!", "Ω/模型", "qwen/--x",
+                                 "a/" + "b" * 97])
+def test_a_name_the_hub_would_refuse_is_an_unknown_model_never_sent_to_it(monkeypatch, capsys, offline, ref):
+    out = " ".join(refused(monkeypatch, capsys, "model", "fit", ref, "--gpu", "L4").split())
+    assert "unknown model" in out
+    if ref.startswith("Qwen/"):
+        assert "nearest catalog ids: Qwen/Qwen2.5-0.5B-Instruct" in out
+
+
+@pytest.mark.parametrize("command", [["fit"], ["preflight"], ["scaffold", "DIR"], ["sweep"]])
+def test_an_empty_model_is_refused_not_read_as_the_default(monkeypatch, capsys, tmp_path, command):
+    args = [tmp_path / "deploy" if a == "DIR" else a for a in command]
+    extra = ["--vary", "max_model_len=1024,2048"] if command == ["sweep"] else []
+    out = refused(monkeypatch, capsys, "model", *map(str, args), "", "--gpu", "L4", *extra)
+    assert "names no model" in out
+    assert not (tmp_path / "deploy").exists()
+
+
+# ------------------------------------------------------------------ rates
+
+
+@pytest.mark.parametrize("args", [["--workload", "azure-conv", "-n", "100"],
+                                  ["--prompt-len", "constant:100", "--completion-len", "constant:10", "-n", "100"]])
+def test_a_rate_whose_arrivals_span_centuries_is_refused_at_once(monkeypatch, capsys, args):
+    start = time.perf_counter()
+    out = refused(monkeypatch, capsys, "--rate", *SIM, *args, "--rate", "1e-300")
+    assert time.perf_counter() - start < 20
+    assert "span" in out and "a rate of at least 9.9e-06 req/s" in " ".join(out.split())
+
+
+def test_the_slowest_rate_allowed_still_simulates(monkeypatch, capsys):
+    code, out = cli(monkeypatch, capsys, *SIM, "--workload", "azure-conv", "-n", "100", "--rate", "1e-5", "--json")
+    assert code == 0, out
+
+
+def test_a_target_rate_that_low_is_refused_before_the_search(monkeypatch, capsys):
+    start = time.perf_counter()
+    refused(monkeypatch, capsys, "--target-rate", "capacity", M, "--gpu", "L4", "--max-model-len", "4096",
+            "--workload", "azure-conv", "-n", "100", "--target-rate", "1e-300")
+    assert time.perf_counter() - start < 20
+
+
+# ------------------------------------------------------------------ arguments that name nothing
+
+
+def test_reconcile_refuses_plan_flags_without_a_model(monkeypatch, capsys):
+    log = "tests/data/dp2_engine_core_n_v0101.log"
+    out = refused(monkeypatch, capsys, "--gpu", "reconcile", log, "--gpu", "L4")
+    assert "pass MODEL after LOGFILE" in " ".join(out.split())
+    code, _ = cli(monkeypatch, capsys, "reconcile", log, "--json")  # the log alone is still read
+    assert code == 0
+
+
+@pytest.mark.parametrize("host", ["", "  ", " 127.0.0.1"])
+def test_web_refuses_an_empty_host(monkeypatch, capsys, host):
+    pytest.importorskip("uvicorn")
+    refused(monkeypatch, capsys, "--host", "web", "--host", host, "--port", "18731")
