@@ -296,6 +296,9 @@ def check_span(arrival_s: Optional[np.ndarray], rate_per_s: Optional[float], fie
                      "requests (--max-requests)")
 
 
+# requests one simulation takes: each holds a few dozen bytes in each of a dozen per-request arrays, so ten million
+# is about a GiB of state (and hours of event stepping); past it a count is a typo
+MAX_REQUESTS = 10_000_000
 _MAX_TOKENS = 2 ** 40  # far past any context vLLM serves; longer counts are typos
 _MAX_SPAN_S = 1e7  # about 116 days of arrivals: longer is a unit mistake (ms or ns read as s)
 
@@ -419,8 +422,9 @@ def build_workload(spec: WorkloadSpec) -> Workload:
         raise InputError("--rate", f"rate must be > 0, got {spec.rate_per_s}", "requests per second, e.g. --rate 8 (inf = all at once)")
     if spec.burstiness <= 0:
         raise InputError("--burstiness", "must be > 0", "1 = Poisson, < 1 burstier, > 1 smoother")
-    if spec.max_requests is not None and spec.max_requests < 1:
-        raise InputError("--max-requests", "must be >= 1", "e.g. --max-requests 10000")
+    if spec.max_requests is not None and not 1 <= spec.max_requests <= MAX_REQUESTS:
+        raise InputError("--max-requests", f"must be from 1 to {MAX_REQUESTS:,}, got {spec.max_requests:,}",
+                         "e.g. --max-requests 10000")
     arrivals_kind = spec.arrivals.lower() if spec.arrivals is not None else None
     if arrivals_kind not in (None, "poisson", "gamma", "trace"):
         raise InputError("--arrivals", f"unknown arrival process {spec.arrivals!r}", "poisson, gamma or trace")
