@@ -994,6 +994,78 @@ def _whole(name: str, v, *, allow_zero: bool) -> int:
     return int(f)
 
 
+# The config keys kvplan reads as numbers or names, wherever they sit (top level, text_config, vision_config,
+# quantization_config, rope_scaling, ...): each must hold what the key means before anything is computed with it, so
+# a hand-edited or damaged config.json is refused naming the key, never taken as far as an int() of "four" or inf.
+_CONFIG_COUNTS = frozenset("""
+    hidden_size d_model n_embd num_hidden_layers num_layers n_layer depth num_attention_heads n_head num_heads
+    num_key_value_heads num_kv_heads multi_query_group_num kv_n_heads head_dim attention_head_dim vocab_size
+    padded_vocab_size intermediate_size ffn_hidden_size n_inner ffn_dim moe_intermediate_size
+    shared_expert_intermediate_size shared_intermediate_size num_experts num_local_experts n_routed_experts
+    num_experts_per_tok n_shared_experts first_k_dense_replace moe_layer_freq decoder_sparse_step interleave_moe_layer_step
+    max_position_embeddings original_max_position_embeddings attn_layer_period attn_layer_offset expert_layer_period
+    expert_layer_offset linear_conv_kernel_dim linear_num_value_heads linear_value_head_dim linear_num_key_heads
+    linear_key_head_dim mamba_head_dim mamba_d_head mamba_d_ssm mamba_d_conv conv_kernel mamba_d_state ssm_state_size
+    state_size mamba_n_groups n_groups mamba_n_heads mamba_num_heads mamba2_num_heads mamba_dt_rank sliding_window
+    attention_chunk_size index_head_dim index_n_heads index_topk kv_lora_rank q_lora_rank qk_rope_head_dim
+    qk_nope_head_dim v_head_dim num_global_key_value_heads global_head_dim num_kv_shared_layers num_mtp_modules
+    mtp_transformer_layers num_nextn_predict_layers rotary_dim hc_mult num_hash_layers bits w_bit num_bits group_size
+    q_group_size in_channels num_channels out_hidden_size patch_size spatial_merge_size temporal_patch_size
+    num_position_embeddings image_size deepstack_visual_indexes weight_block_size
+""".split())
+# counts kvplan divides by or builds one entry per unit of: 0 is no such model, and past the bound a list of that
+# many layers (or heads) would not fit in memory
+_CONFIG_POSITIVE = frozenset("""
+    num_hidden_layers num_layers n_layer depth mamba_head_dim mamba_d_head mamba_n_heads mamba_num_heads mamba2_num_heads
+    mamba_n_groups n_groups patch_size spatial_merge_size temporal_patch_size linear_num_key_heads linear_num_value_heads
+""".split())
+_CONFIG_LAYER_COUNTS = frozenset({"num_hidden_layers", "num_layers", "n_layer", "depth"})
+_MAX_CONFIG_LAYERS = 100_000
+_MAX_CONFIG_COUNT = 2 ** 40  # as the token counts of a workload: past any size a checkpoint has
+_CONFIG_SIGNED = frozenset({"group_size", "q_group_size"})  # -1: one group per output channel (GPTQ, AWQ)
+_CONFIG_FACTORS = frozenset({"factor", "partial_rotary_factor", "mamba_expand", "expand"})
+_CONFIG_NAME_LISTS = frozenset({"architectures", "modules_to_not_convert", "ignore", "ignored_layers", "exclude_modules",
+                                "exclude"})
+
+
+def _config_value_problem(key: str, v) -> str | None:
+    """What is wrong with config value `v` of `key` (None: nothing, or a key kvplan does not read as a number/names)."""
+    if v is None:
+        return None
+    if key in _CONFIG_NAME_LISTS:
+        ok = isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v)
+        return None if ok else f"must be a list of names, got {v!r}"
+    if key in _CONFIG_FACTORS:
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
+        return None if ok else f"must be a finite number > 0, got {v!r}"
+    if key not in _CONFIG_COUNTS:
+        return None
+    if isinstance(v, (list, tuple)):  # per-layer (or per-axis) values: each one a count
+        return next((f"must hold whole numbers, got {x!r} in {list(v)[:6]}" for x in v
+                     if x is not None and _config_value_problem(key, x)), None)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v != int(v):
+        return f"must be a whole number, got {v!r}"
+    least = 1 if key in _CONFIG_POSITIVE else -1 if key in _CONFIG_SIGNED else 0
+    most = _MAX_CONFIG_LAYERS if key in _CONFIG_LAYER_COUNTS else _MAX_CONFIG_COUNT
+    if not least <= v <= most:
+        return f"must be from {least} to {most:,}, got {v!r}"
+    return None
+
+
+def check_config_values(config: dict, where: str = "") -> None:
+    """ConfigError naming the first key (as a dotted path: vision_config.patch_size) whose value is not what the key
+    means: a count that is not a whole number in range, a factor that is not a finite positive number, a list of
+    names that is not one. Nested objects are checked the same way."""
+    for key, v in config.items():
+        path = f"{where}{key}"
+        if isinstance(v, dict):
+            check_config_values(v, path + ".")
+            continue
+        problem = _config_value_problem(str(key), v)
+        if problem:
+            raise ConfigError(path, f"{path} {problem}", "fix the config.json (the checkpoint's own has it right)")
+
+
 def _need_int(cfg: dict, field_name: str, *names: str) -> int:
     v = _get(cfg, *names)
     if v is None:
@@ -1087,6 +1159,10 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     `--runner auto` serve it as a pooling (embedding) model whatever its architecture says."""
     notes = list(extra_notes)
     raw = raw or config
+    for c in (raw, config):
+        if not isinstance(c, dict):
+            raise ConfigError("config.json", f"holds a JSON {type(c).__name__}, not an object", "give the checkpoint's config.json")
+        check_config_values(c)
     # the shape must come from the checkpoint's own config: AutoConfig's class defaults would be a silent guess
     raw_text, _, nested = _text_part(raw)
     if nested:

@@ -420,8 +420,9 @@ def build_workload(spec: WorkloadSpec) -> Workload:
     rng = np.random.default_rng(spec.seed)
     if spec.rate_per_s is not None and not (spec.rate_per_s > 0):
         raise InputError("--rate", f"rate must be > 0, got {spec.rate_per_s}", "requests per second, e.g. --rate 8 (inf = all at once)")
-    if spec.burstiness <= 0:
-        raise InputError("--burstiness", "must be > 0", "1 = Poisson, < 1 burstier, > 1 smoother")
+    if not 0 < spec.burstiness < math.inf:  # NaN and inf too: no Gamma shape
+        raise InputError("--burstiness", f"must be a finite number > 0, got {spec.burstiness:g}",
+                         "1 = Poisson, < 1 burstier, > 1 smoother")
     if spec.max_requests is not None and not 1 <= spec.max_requests <= MAX_REQUESTS:
         raise InputError("--max-requests", f"must be from 1 to {MAX_REQUESTS:,}, got {spec.max_requests:,}",
                          "e.g. --max-requests 10000")
