@@ -167,3 +167,43 @@ def test_reconcile_refuses_plan_flags_without_a_model(monkeypatch, capsys):
 def test_web_refuses_an_empty_host(monkeypatch, capsys, host):
     pytest.importorskip("uvicorn")
     refused(monkeypatch, capsys, "--host", "web", "--host", host, "--port", "18731")
+
+
+def _config_with(model_id: str, path: str, value) -> dict:
+    config = copy.deepcopy(model_catalog()[model_id]["config"])
+    *parents, key = path.split(".")
+    node = config
+    for p in parents:
+        node = node[p]
+    node[key] = value
+    return config
+
+
+@pytest.mark.parametrize("model_id,path,value", [
+    ("Qwen/Qwen2.5-72B-Instruct-AWQ", "quantization_config.bits", "four"),
+    ("Qwen/Qwen2.5-72B-Instruct-AWQ", "quantization_config.group_size", float("inf")),
+    ("Qwen/Qwen2.5-72B-Instruct-AWQ", "quantization_config.modules_to_not_convert", 3),
+    ("meta-llama/Llama-3.1-8B-Instruct", "rope_scaling.factor", None),
+    ("meta-llama/Llama-3.1-8B-Instruct", "rope_scaling.original_max_position_embeddings", float("nan")),
+    ("meta-llama/Llama-3.1-8B-Instruct", "num_hidden_layers", 10 ** 30),
+    ("meta-llama/Llama-3.1-8B-Instruct", "architectures", 7),
+    ("deepseek-ai/DeepSeek-V2-Lite", "kv_lora_rank", "four"),
+    ("deepseek-ai/DeepSeek-V2-Lite", "qk_rope_head_dim", 1.5),
+    ("ibm-granite/granite-4.0-h-tiny", "mamba_n_heads", 0),
+    ("Qwen/Qwen3-VL-2B-Instruct", "vision_config.patch_size", -1),
+    ("Qwen/Qwen3-VL-2B-Instruct", "vision_config.deepstack_visual_indexes", 5),
+])
+def test_a_config_number_that_is_not_one_is_refused_naming_its_key(monkeypatch, capsys, tmp_path, model_id, path, value):
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(_config_with(model_id, path, value)))  # inf and NaN as Python writes them
+    out = refused(monkeypatch, capsys, path, "fit", str(folder / "config.json"), "--gpu", "H100", "--max-model-len", "2048")
+    assert "fix the config.json" in out
+
+
+def test_every_catalog_config_passes_the_value_check():
+    from kvplan.resolve import check_config_values
+
+    for entry in model_catalog().values():
+        check_config_values(entry["config"])
+        check_config_values(entry.get("resolved_config") or {})

@@ -1019,6 +1019,7 @@ _CONFIG_POSITIVE = frozenset("""
     num_hidden_layers num_layers n_layer depth mamba_head_dim mamba_d_head mamba_n_heads mamba_num_heads mamba2_num_heads
     mamba_n_groups n_groups patch_size spatial_merge_size temporal_patch_size linear_num_key_heads linear_num_value_heads
 """.split())
+_CONFIG_COUNT_LISTS = frozenset({"deepstack_visual_indexes", "weight_block_size"})  # always lists (of layers, of axes)
 _CONFIG_LAYER_COUNTS = frozenset({"num_hidden_layers", "num_layers", "n_layer", "depth"})
 _MAX_CONFIG_LAYERS = 100_000
 _MAX_CONFIG_COUNT = 2 ** 40  # as the token counts of a workload: past any size a checkpoint has
@@ -1030,19 +1031,25 @@ _CONFIG_NAME_LISTS = frozenset({"architectures", "modules_to_not_convert", "igno
 
 def _config_value_problem(key: str, v) -> str | None:
     """What is wrong with config value `v` of `key` (None: nothing, or a key kvplan does not read as a number/names)."""
+    if key in _CONFIG_FACTORS:  # null too: a scaling dict that names its factor must give one
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
+        return None if ok else f"must be a finite number > 0, got {v!r}"
     if v is None:
         return None
     if key in _CONFIG_NAME_LISTS:
         ok = isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v)
         return None if ok else f"must be a list of names, got {v!r}"
-    if key in _CONFIG_FACTORS:
-        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
-        return None if ok else f"must be a finite number > 0, got {v!r}"
     if key not in _CONFIG_COUNTS:
         return None
+    if key in _CONFIG_COUNT_LISTS and not isinstance(v, (list, tuple)):
+        return f"must be a list of whole numbers, got {v!r}"
     if isinstance(v, (list, tuple)):  # per-layer (or per-axis) values: each one a count
-        return next((f"must hold whole numbers, got {x!r} in {list(v)[:6]}" for x in v
-                     if x is not None and _config_value_problem(key, x)), None)
+        return next((f"{_count_problem(key, x)} (in {list(v)[:6]})" for x in v
+                     if x is not None and _count_problem(key, x)), None)
+    return _count_problem(key, v)
+
+
+def _count_problem(key: str, v) -> str | None:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v != int(v):
         return f"must be a whole number, got {v!r}"
     least = 1 if key in _CONFIG_POSITIVE else -1 if key in _CONFIG_SIGNED else 0
