@@ -1019,6 +1019,9 @@ _CONFIG_POSITIVE = frozenset("""
     num_hidden_layers num_layers n_layer depth mamba_head_dim mamba_d_head mamba_n_heads mamba_num_heads mamba2_num_heads
     mamba_n_groups n_groups patch_size spatial_merge_size temporal_patch_size linear_num_key_heads linear_num_value_heads
 """.split())
+# read with a default when absent (MLA's head dims, a period's offset): a null there is no default, but a broken key
+_CONFIG_NOT_NULL = frozenset({"qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "attn_layer_offset", "expert_layer_offset",
+                              "linear_conv_kernel_dim"})
 _CONFIG_COUNT_LISTS = frozenset({"deepstack_visual_indexes", "weight_block_size"})  # always lists (of layers, of axes)
 _CONFIG_LAYER_COUNTS = frozenset({"num_hidden_layers", "num_layers", "n_layer", "depth"})
 _MAX_CONFIG_LAYERS = 100_000
@@ -1035,7 +1038,7 @@ def _config_value_problem(key: str, v) -> str | None:
         ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
         return None if ok else f"must be a finite number > 0, got {v!r}"
     if v is None:
-        return None
+        return "must be a whole number, got null" if key in _CONFIG_NOT_NULL else None
     if key in _CONFIG_NAME_LISTS:
         ok = isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v)
         return None if ok else f"must be a list of names, got {v!r}"
@@ -1043,6 +1046,8 @@ def _config_value_problem(key: str, v) -> str | None:
         return None
     if key in _CONFIG_COUNT_LISTS and not isinstance(v, (list, tuple)):
         return f"must be a list of whole numbers, got {v!r}"
+    if isinstance(v, (list, tuple)) and not v and key not in _CONFIG_COUNT_LISTS:
+        return "must be a whole number (or one per layer), got an empty list"
     if isinstance(v, (list, tuple)):  # per-layer (or per-axis) values: each one a count
         return next((f"{_count_problem(key, x)} (in {list(v)[:6]})" for x in v
                      if x is not None and _count_problem(key, x)), None)
