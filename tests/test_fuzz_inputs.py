@@ -207,3 +207,25 @@ def test_every_catalog_config_passes_the_value_check():
     for entry in model_catalog().values():
         check_config_values(entry["config"])
         check_config_values(entry.get("resolved_config") or {})
+
+
+@pytest.mark.parametrize("flag", ["--gpu-gib", "--gpu-gb", "--cpu-offload-gb", "--overhead-gb"])
+def test_a_memory_size_past_any_machine_is_refused_before_its_bytes_overflow(monkeypatch, capsys, flag):
+    gpu = [] if flag.startswith("--gpu-g") else ["--gpu", "L4"]
+    out = refused(monkeypatch, capsys, flag, "fit", M, *gpu, flag, "1e308")
+    assert "(at most 1," in out  # the largest size taken, in the flag's unit
+
+
+def test_more_pipeline_stages_than_layers_are_refused(monkeypatch, capsys):
+    out = refused(monkeypatch, capsys, "--pipeline-parallel-size", "fit", M, "--gpu", "L4", "-pp", "99999999999999999999999999")
+    assert "at most 24" in out
+    code, _ = cli(monkeypatch, capsys, "fit", M, "--gpu", "L4", "-pp", "24")
+    assert code in (0, 1)
+
+
+def test_a_record_whose_source_is_not_text_is_skipped_with_its_reason():
+    from kvplan.validate import validate_records
+
+    rec = json.loads(open("tests/data/calibration.jsonl").readline())
+    (result,) = validate_records([{**rec, "source": 5}])
+    assert result.skipped and "source: must be text" in result.skipped

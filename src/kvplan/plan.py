@@ -22,7 +22,7 @@ from typing import Iterable
 
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
-from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit
+from kvplan.resolve import DTYPE_BYTES, GB, MAX_MEMORY_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal,
                              as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, newer_than_read, quant_min_capability, quantization_methods, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
@@ -391,8 +391,9 @@ class EngineArgs:
             raise InputError("--enable-lora", "LoRA settings given without --enable-lora", "add --enable-lora (vLLM ignores them otherwise)")
         for flag, value, unit, fix in (("--cpu-offload-gb", self.cpu_offload_gb, " GiB", "e.g. 10 (GiB of weights per GPU kept in CPU memory)"),
                                        ("--overhead-gb", self.overhead_gb, "", "the seed uses 1")):
-            if value is not None and (isinstance(value, bool) or not 0 <= value < math.inf):
-                raise InputError(flag, f"must be a finite number >= 0{unit}, got {value!r}", fix)
+            if value is not None and (isinstance(value, bool) or not 0 <= value * GIB <= MAX_MEMORY_BYTES):
+                raise InputError(flag, f"must be a finite number >= 0{unit} (at most {MAX_MEMORY_BYTES // GIB:,}), got {value!r}",
+                                 fix)
 
 
 @dataclass(frozen=True)

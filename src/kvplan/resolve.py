@@ -34,6 +34,8 @@ from kvplan.versions import INTEGRATED_MEMORY_CC
 
 GIB = 1024 ** 3
 GB = 1000 ** 3
+# a memory size past any machine's (a pebibyte) is a typo, and its bytes would overflow the plan's floats
+MAX_MEMORY_BYTES = 1024 ** 5
 DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
 # The model references that name files on this machine, as the fixes of model errors offer them (always after ", ";
 # the web page, which takes no local paths, offers an upload in their place)
@@ -173,9 +175,11 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
         if gib is not None and gb is not None:
             raise InputError("--gpu-gib/--gpu-gb", "both given", "give one size: --gpu-gib (as CUDA reports it) or --gpu-gb (decimal GB)")
         size = gib if gib is not None else gb
-        if not (size and size > 0 and math.isfinite(size)):  # inf and nan are no size either
+        unit = GIB if gib is not None else GB
+        if not (size and 0 < size * unit <= MAX_MEMORY_BYTES):  # inf and nan are no size either
             flag = "--gpu-gib" if gib is not None else "--gpu-gb"
-            raise InputError(flag, f"GPU memory must be a positive finite number, got {size}",
+            raise InputError(flag, f"GPU memory must be a positive finite number (at most {MAX_MEMORY_BYTES // unit:,}), "
+                             f"got {size}",
                              f"e.g. {flag} {'23.58' if gib is not None else '24'}")
         total = int(round(gib * GIB)) if gib is not None else int(round(gb * GB))
         # the card named supplies what the size does not; its count ('2x L40S') still stands, its variant choice not
