@@ -229,3 +229,43 @@ def test_a_record_whose_source_is_not_text_is_skipped_with_its_reason():
     rec = json.loads(open("tests/data/calibration.jsonl").readline())
     (result,) = validate_records([{**rec, "source": 5}])
     assert result.skipped and "source: must be text" in result.skipped
+
+
+# ------------------------------------------------------------------ the web API: 400 naming the key, never a 500
+
+
+@pytest.fixture()
+def web(tmp_path):
+    pytest.importorskip("fastapi", reason="kvplan[web] is not installed")
+    pytest.importorskip("httpx", reason="fastapi.testclient needs httpx")
+    from fastapi.testclient import TestClient
+
+    from kvplan.web.app import create_app
+
+    return TestClient(create_app(upload_dir=str(tmp_path / "uploads")), raise_server_exceptions=False)
+
+
+@pytest.mark.parametrize("body,field", [
+    ({"gpu_gib": 1e308}, "--gpu-gib"),
+    ({"cpu_offload_gb": 1e308, "gpu": "L4"}, "--cpu-offload-gb"),
+    ({"pipeline_parallel_size": 10 ** 30, "gpu": "L4"}, "--pipeline-parallel-size"),
+    ({"limit_mm_per_prompt": '{"image": 1e309}', "gpu": "L4"}, "--limit-mm-per-prompt"),
+])
+def test_web_plan_refuses_numbers_past_any_machine_with_a_400(web, body, field):
+    r = web.post("/api/plan", json={"model": M, "curve": False, **body})
+    assert r.status_code == 400, r.text
+    assert r.json()["field"] == field
+
+
+def test_web_config_upload_with_a_word_for_bits_is_a_400(web):
+    config = _config_with("Qwen/Qwen2.5-72B-Instruct-AWQ", "quantization_config.bits", "four")
+    r = web.post("/api/config", content=json.dumps(config), headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["field"] == "quantization_config.bits", r.text
+
+
+def test_web_simulate_refuses_a_rate_that_low_at_once(web):
+    start = time.perf_counter()
+    r = web.post("/api/simulate", json={"model": M, "gpu": "L4", "max_model_len": 4096, "max_requests": 50,
+                                        "rate_per_s": 1e-300})
+    assert r.status_code == 400 and r.json()["field"] == "--rate", r.text
+    assert time.perf_counter() - start < 20
