@@ -269,3 +269,12 @@ def test_web_simulate_refuses_a_rate_that_low_at_once(web):
                                         "rate_per_s": 1e-300})
     assert r.status_code == 400 and r.json()["field"] == "--rate", r.text
     assert time.perf_counter() - start < 20
+
+
+def test_simulating_more_engines_than_any_group_is_refused(monkeypatch, capsys):
+    start = time.perf_counter()
+    refused(monkeypatch, capsys, "--data-parallel-size", *SIM, "-dp", "99999999999999999999", "-w", "azure-conv", "-n", "50",
+            "--rate", "2")
+    assert time.perf_counter() - start < 20
+    code, out = cli(monkeypatch, capsys, *SIM, "-dp", "2", "-w", "azure-conv", "-n", "50", "--rate", "2")
+    assert code == 0, out
