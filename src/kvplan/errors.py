@@ -54,13 +54,14 @@ class RefusedByVLLMError(InputError):
 
 
 class HubError(KvplanError):
-    """The Hugging Face Hub could not be reached or refused the request."""
+    """The Hugging Face Hub could not be reached or refused the request. Its text starts with the field it is about
+    (`model:`), as an InputError's does."""
 
     def __init__(self, message: str, fix: str | None = None):
         self.field = "model"
         self.message = message
         self.fix = fix
-        super().__init__(message + (f" ({fix})" if fix else ""))
+        super().__init__(f"{self.field}: {message}" + (f" ({fix})" if fix else ""))
 
 
 class GatedModelError(HubError):

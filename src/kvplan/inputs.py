@@ -66,19 +66,20 @@ def utf16_encoding(stream: IO[bytes]) -> Optional[str]:
     return "utf-16" if _head(stream, 2) in _UTF16_BOMS else None
 
 
-def read_text(path, what: str, fix: str) -> str:
+def read_text(path, what: str, fix: str, field: str = "FILE") -> str:
     """The whole text of a (possibly gzipped) file: UTF-8 (a BOM dropped) or UTF-16 with a BOM. Undecodable
-    input is an InputError naming the file, `what` it should be and `fix`."""
+    input is an InputError naming `field` (the argument or flag that gave the file), the file, `what` it should be
+    and `fix`."""
     try:
         with open_binary(path) as stream:
             encoding = utf16_encoding(stream) or "utf-8-sig"
             data = stream.read()
         return data.decode(encoding)
     except GZIP_ERRORS:
-        raise damaged_gzip(path, what, fix) from None
+        raise damaged_gzip(path, what, fix, field) from None
     except (UnicodeDecodeError, OSError) as exc:
         reason = "not text (neither UTF-8 nor UTF-16 with a byte-order mark)" if isinstance(exc, UnicodeDecodeError) else str(exc)
-        raise InputError("FILE", f"{path} is {reason}; expected {what}", fix) from None
+        raise InputError(field, f"{path} is {reason}; expected {what}", fix) from None
 
 
 def read_json_file(path) -> object:

@@ -22,7 +22,8 @@ from typing import Iterable
 
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
-from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit, heads_per_rank
+from kvplan.resolve import (DTYPE_BYTES, GB, MAX_MEMORY_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit,
+                            heads_per_rank)
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal,
                              as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, newer_than_read, quant_min_capability, quantization_methods, release_from, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
@@ -61,10 +62,10 @@ def parse_mm_limits(value) -> dict[str, int] | None:
     out = {}
     for k, v in raw.items():
         count = v.get("count") if isinstance(v, dict) else v  # newer vLLM also takes {"image": {"count": 2, ...}}
-        try:
-            out[str(k).strip().lower()] = int(count)
-        except (TypeError, ValueError):
-            raise InputError("--limit-mm-per-prompt", f"{k}: {v!r} is not a whole number of items", '\'{"image": 2, "video": 0}\'') from None
+        number = human_int(count) if isinstance(count, (int, float, str)) else None  # 2.0 counts; 2.5, inf, NaN do not
+        if number is None:
+            raise InputError("--limit-mm-per-prompt", f"{k}: {v!r} is not a whole number of items", '\'{"image": 2, "video": 0}\'')
+        out[str(k).strip().lower()] = number
         if out[str(k).strip().lower()] < 0:
             raise InputError("--limit-mm-per-prompt", f"{k}: a negative limit", "0 (off) or more items")
     return out
@@ -240,7 +241,7 @@ def human_int(value) -> int | None:
     if isinstance(value, int):
         return value
     if isinstance(value, float):
-        return int(value) if value.is_integer() else None
+        return int(value) if value.is_integer() else None  # inf and NaN are not integers
     m = _HUMAN_INT.fullmatch(str(value).strip().replace(",", "").replace("_", ""))
     number, suffix = (m.group(1), m.group(2)) if m else (None, None)
     if number is not None and (suffix in _DECIMAL or (suffix is None and "." not in number)):
@@ -385,8 +386,9 @@ class EngineArgs:
             raise InputError("--enable-lora", "LoRA settings given without --enable-lora", "add --enable-lora (vLLM ignores them otherwise)")
         for flag, value, unit, fix in (("--cpu-offload-gb", self.cpu_offload_gb, " GiB", "e.g. 10 (GiB of weights per GPU kept in CPU memory)"),
                                        ("--overhead-gb", self.overhead_gb, "", "the seed uses 1")):
-            if value is not None and (isinstance(value, bool) or not 0 <= value < math.inf):
-                raise InputError(flag, f"must be a finite number >= 0{unit}, got {value!r}", fix)
+            if value is not None and (isinstance(value, bool) or not 0 <= value * GIB <= MAX_MEMORY_BYTES):
+                raise InputError(flag, f"must be a finite number >= 0{unit} (at most {MAX_MEMORY_BYTES // GIB:,}), got {value!r}",
+                                 fix)
 
 # the integer engine arguments (EngineArgs' "int | None" fields), which human_int reads as vllm serve does
 # (max_model_len apart: parse_max_model_len also takes auto and -1)
@@ -1699,6 +1701,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         warns.append("GGUF on a Blackwell GPU: vLLM releases since PR #30408 (Dec 2025) refuse bfloat16 for GGUF "
                      "weights there ('torch.bfloat16 is not supported for quantization method gguf'); pass --dtype float16")
     tp, pp = resolved.tensor_parallel_size, resolved.pipeline_parallel_size
+    if pp > model.num_layers:  # a stage would hold no decoder layer: not a split kvplan can plan (nor one worth GPUs)
+        raise InputError("--pipeline-parallel-size", f"{pp:,} stages for {model.num_layers} decoder layers leave stages "
+                         "without a layer", f"at most {model.num_layers} (one layer per stage)")
     total = gpu.total_bytes
     util = resolved.gpu_memory_utilization
     requested = math.ceil(total * util) if rules.requested_is_ceil else total * util

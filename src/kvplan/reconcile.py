@@ -283,7 +283,7 @@ def version_from_log_format(log: StartupLog) -> Optional[tuple[str, str]]:
     return (found[0], found[2]) if found else None
 
 
-def _given_flags(flags) -> dict:
+def given_flags(flags) -> dict:
     """The flags given (not None, not a switch left off): they override what the log states."""
     return {k: v for k, v in flags.engine_kwargs().items() if v is not None and v is not False} if flags is not None else {}
 
@@ -310,7 +310,7 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
             kwargs["vllm_version"] = inferred[0]
     if log.total_gib:
         kwargs["gpu_gib"] = log.total_gib
-    given = _given_flags(flags)
+    given = given_flags(flags)
     if "gpu" in given or "gpu_gb" in given:
         kwargs.pop("gpu_gib", None)
     kwargs.update(given)
@@ -478,7 +478,7 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
                              "give the GPU the log came from: --gpu NAME (e.g. --gpu H100) or --gpu-gib N")
         notes.append(f"the log does not say which GPU it ran on: planned for {here.name}, the GPU detected here "
                      "(pass --gpu if the log came from another machine)")
-    given = _given_flags(flags)
+    given = given_flags(flags)
     for _ in range(len(kwargs) + 1):
         try:
             plan = fit(model, site_calibration=site_calibration, **kwargs)

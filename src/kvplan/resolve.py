@@ -36,6 +36,8 @@ from kvplan.versions import INTEGRATED_MEMORY_CC
 
 GIB = 1024 ** 3
 GB = 1000 ** 3
+# a memory size past any machine's (a pebibyte) is a typo, and its bytes would overflow the plan's floats
+MAX_MEMORY_BYTES = 1024 ** 5
 DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
 # The model references that name files on this machine, as the fixes of model errors offer them (always after ", ";
 # the web page, which takes no local paths, offers an upload in their place)
@@ -175,9 +177,11 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
         if gib is not None and gb is not None:
             raise InputError("--gpu-gib/--gpu-gb", "both given", "give one size: --gpu-gib (as CUDA reports it) or --gpu-gb (decimal GB)")
         size = gib if gib is not None else gb
-        if not (size and size > 0 and math.isfinite(size)):  # inf and nan are no size either
+        unit = GIB if gib is not None else GB
+        if not (size and 0 < size * unit <= MAX_MEMORY_BYTES):  # inf and nan are no size either
             flag = "--gpu-gib" if gib is not None else "--gpu-gb"
-            raise InputError(flag, f"GPU memory must be a positive finite number, got {size}",
+            raise InputError(flag, f"GPU memory must be a positive finite number (at most {MAX_MEMORY_BYTES // unit:,}), "
+                             f"got {size}",
                              f"e.g. {flag} {'23.58' if gib is not None else '24'}")
         total = int(round(gib * GIB)) if gib is not None else int(round(gb * GB))
         # the card named supplies what the size does not; its count ('2x L40S') still stands, its variant choice not
@@ -644,7 +648,11 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
     - a catalog id (no --revision): the embedded catalog, offline;
     - anything else shaped like org/name: the Hugging Face Hub at `revision`.
     """
-    ref = ref or DEFAULT_MODEL
+    if ref is None:
+        ref = DEFAULT_MODEL
+    elif not isinstance(ref, str) or not ref.strip():  # "" is a name left out by mistake, not "the default model"
+        raise InputError("model", f"{ref!r} names no model", f"give a catalog id, a Hub id (org/name), {LOCAL_MODEL_REFS}; "
+                         "or leave the model out for the default")
     path = Path(ref).expanduser()
     try:
         path.is_file()
@@ -667,16 +675,33 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
     entry = None if revision else _catalog_lookup(ref)
     if entry is not None:
         return _from_catalog(entry)
-    if re.fullmatch(r"[\w.\-]+/[\w.\-]+", ref):
+    if is_hub_id(ref):
         return _from_hub(ref, revision)
     if re.fullmatch(r"[\w.\-]+/[\w.\-]+:(?i:(?:UD-)?(?:I?Q\d\w*|B?F16|F32))", ref):  # vLLM's repo_id:quant_type (GGUF)
         raise InputError("model", f"{ref} names a GGUF file in a Hub repository (vLLM's repo_id:quant_type form), which "
                          "kvplan does not fetch", "download that .gguf file (huggingface-cli download REPO FILE) and give "
                          "its path, or give the original model's Hub id")
+    raise unknown_model(ref)
+
+
+# a Hub repository id as the Hub accepts it (huggingface_hub's validate_repo_id): ASCII letters, digits, '-', '_' and
+# '.', neither starting nor ending with '-' or '.', no '--' or '..', the name at most 96 characters
+_HUB_PART = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?"
+_HUB_ID = re.compile(rf"{_HUB_PART}/{_HUB_PART}")
+
+
+def is_hub_id(ref: str) -> bool:
+    """Whether `ref` is shaped like a Hub id (org/name) the Hub would accept: anything else is never sent to it."""
+    return bool(_HUB_ID.fullmatch(ref)) and "--" not in ref and ".." not in ref
+
+
+def unknown_model(ref: str) -> UnknownModelError:
+    """The error for a name that is no model kvplan can find, with the nearest catalog ids."""
     near = difflib.get_close_matches(ref, catalog_ids(), n=3, cutoff=0.3)
-    raise UnknownModelError("model", f"unknown model {ref!r}",
-                            (f"nearest catalog ids: {', '.join(near)}; " if near else "")
-                            + f"or give a Hub id (org/name), {LOCAL_MODEL_REFS}")
+    shown = ref if len(ref) <= 80 else ref[:77] + "..."
+    return UnknownModelError("model", f"unknown model {shown!r}",
+                             (f"nearest catalog ids: {', '.join(near)}; " if near else "")
+                             + f"or give a Hub id (org/name), {LOCAL_MODEL_REFS}")
 
 
 def _from_catalog(entry: dict) -> ModelSpec:
@@ -889,7 +914,7 @@ def _from_gguf(path: Path) -> ModelSpec:
     stored = sum(by_type.get(k, 0) for k in types)
     bits = round(8 * stored / params, 2) if params else 0
     scheme = "gguf " + ", ".join(f"{k} x{n}" for k, n in types.most_common(3))
-    config["quantization_config"] = {"quant_method": "gguf", "bits": bits, "scheme": scheme}
+    config["quantization_config"] = {"quant_method": "gguf", "bits_per_weight": bits, "scheme": scheme}
     ckpt = CheckpointWeights(tuple(sorted(by_type.items())), source=f"GGUF tensor infos of {path.name}",
                              lm_head_bytes=next((n for name, _, n in tensors if name == "output.weight"), 0))
     spec = normalize(config, model_id=path.stem, source=str(path), checkpoint=ckpt,
@@ -904,6 +929,8 @@ def _hub_error(exc: Exception, repo: str, revision: str | None) -> Exception:
     status = getattr(getattr(exc, "response", None), "status_code", None)
     if isinstance(exc, hf_errors.GatedRepoError) or status in (401, 403):
         return GatedModelError(f"{repo} is gated or private: set HF_TOKEN", "accept the licence on the model page, then export HF_TOKEN=<a read token>")
+    if isinstance(exc, hf_errors.HFValidationError):  # a name the Hub's own client refuses before asking
+        return unknown_model(repo)
     if isinstance(exc, hf_errors.RevisionNotFoundError):
         return InputError("--revision", f"{repo} has no revision {revision!r}", "give a commit hash, tag or branch that exists")
     if isinstance(exc, hf_errors.RepositoryNotFoundError) or status == 404:
@@ -1067,6 +1094,90 @@ def _whole(name: str, v, *, allow_zero: bool) -> int:
     return int(f)
 
 
+# The config keys kvplan reads as numbers or names, wherever they sit (top level, text_config, vision_config,
+# quantization_config, rope_scaling, ...): each must hold what the key means before anything is computed with it, so
+# a hand-edited or damaged config.json is refused naming the key, never taken as far as an int() of "four" or inf.
+_CONFIG_COUNTS = frozenset("""
+    hidden_size d_model n_embd num_hidden_layers num_layers n_layer depth num_attention_heads n_head num_heads
+    num_key_value_heads num_kv_heads multi_query_group_num kv_n_heads head_dim attention_head_dim vocab_size
+    padded_vocab_size intermediate_size ffn_hidden_size n_inner ffn_dim moe_intermediate_size
+    shared_expert_intermediate_size shared_intermediate_size num_experts num_local_experts n_routed_experts
+    num_experts_per_tok n_shared_experts first_k_dense_replace moe_layer_freq decoder_sparse_step interleave_moe_layer_step
+    max_position_embeddings original_max_position_embeddings attn_layer_period attn_layer_offset expert_layer_period
+    expert_layer_offset linear_conv_kernel_dim linear_num_value_heads linear_value_head_dim linear_num_key_heads
+    linear_key_head_dim mamba_head_dim mamba_d_head mamba_d_ssm mamba_d_conv conv_kernel mamba_d_state ssm_state_size
+    state_size mamba_n_groups n_groups mamba_n_heads mamba_num_heads mamba2_num_heads mamba_dt_rank sliding_window
+    attention_chunk_size index_head_dim index_n_heads index_topk kv_lora_rank q_lora_rank qk_rope_head_dim
+    qk_nope_head_dim v_head_dim num_global_key_value_heads global_head_dim num_kv_shared_layers num_mtp_modules
+    mtp_transformer_layers num_nextn_predict_layers rotary_dim hc_mult num_hash_layers bits w_bit num_bits group_size
+    q_group_size in_channels num_channels out_hidden_size patch_size spatial_merge_size temporal_patch_size
+    num_position_embeddings image_size deepstack_visual_indexes weight_block_size
+""".split())
+# counts kvplan divides by or builds one entry per unit of: 0 is no such model, and past the bound a list of that
+# many layers (or heads) would not fit in memory
+_CONFIG_POSITIVE = frozenset("""
+    num_hidden_layers num_layers n_layer depth mamba_head_dim mamba_d_head mamba_n_heads mamba_num_heads mamba2_num_heads
+    mamba_n_groups n_groups patch_size spatial_merge_size temporal_patch_size linear_num_key_heads linear_num_value_heads
+""".split())
+# read with a default when absent (MLA's head dims, a period's offset): a null there is no default, but a broken key
+_CONFIG_NOT_NULL = frozenset({"qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "attn_layer_offset", "expert_layer_offset",
+                              "linear_conv_kernel_dim"})
+_CONFIG_COUNT_LISTS = frozenset({"deepstack_visual_indexes", "weight_block_size"})  # always lists (of layers, of axes)
+_CONFIG_LAYER_COUNTS = frozenset({"num_hidden_layers", "num_layers", "n_layer", "depth"})
+_MAX_CONFIG_LAYERS = 100_000
+_MAX_CONFIG_COUNT = 2 ** 40  # as the token counts of a workload: past any size a checkpoint has
+_CONFIG_SIGNED = frozenset({"group_size", "q_group_size"})  # -1: one group per output channel (GPTQ, AWQ)
+_CONFIG_FACTORS = frozenset({"factor", "partial_rotary_factor", "mamba_expand", "expand"})
+_CONFIG_NAME_LISTS = frozenset({"architectures", "modules_to_not_convert", "ignore", "ignored_layers", "exclude_modules",
+                                "exclude"})
+
+
+def _config_value_problem(key: str, v) -> str | None:
+    """What is wrong with config value `v` of `key` (None: nothing, or a key kvplan does not read as a number/names)."""
+    if key in _CONFIG_FACTORS:  # null too: a scaling dict that names its factor must give one
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
+        return None if ok else f"must be a finite number > 0, got {v!r}"
+    if v is None:
+        return "must be a whole number, got null" if key in _CONFIG_NOT_NULL else None
+    if key in _CONFIG_NAME_LISTS:
+        ok = isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v)
+        return None if ok else f"must be a list of names, got {v!r}"
+    if key not in _CONFIG_COUNTS:
+        return None
+    if key in _CONFIG_COUNT_LISTS and not isinstance(v, (list, tuple)):
+        return f"must be a list of whole numbers, got {v!r}"
+    if isinstance(v, (list, tuple)) and not v and key not in _CONFIG_COUNT_LISTS:
+        return "must be a whole number (or one per layer), got an empty list"
+    if isinstance(v, (list, tuple)):  # per-layer (or per-axis) values: each one a count
+        return next((f"{_count_problem(key, x)} (in {list(v)[:6]})" for x in v
+                     if x is not None and _count_problem(key, x)), None)
+    return _count_problem(key, v)
+
+
+def _count_problem(key: str, v) -> str | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v != int(v):
+        return f"must be a whole number, got {v!r}"
+    least = 1 if key in _CONFIG_POSITIVE else -1 if key in _CONFIG_SIGNED else 0
+    most = _MAX_CONFIG_LAYERS if key in _CONFIG_LAYER_COUNTS else _MAX_CONFIG_COUNT
+    if not least <= v <= most:
+        return f"must be from {least} to {most:,}, got {v!r}"
+    return None
+
+
+def check_config_values(config: dict, where: str = "") -> None:
+    """ConfigError naming the first key (as a dotted path: vision_config.patch_size) whose value is not what the key
+    means: a count that is not a whole number in range, a factor that is not a finite positive number, a list of
+    names that is not one. Nested objects are checked the same way."""
+    for key, v in config.items():
+        path = f"{where}{key}"
+        if isinstance(v, dict):
+            check_config_values(v, path + ".")
+            continue
+        problem = _config_value_problem(str(key), v)
+        if problem:
+            raise ConfigError(path, f"{path} {problem}", "fix the config.json (the checkpoint's own has it right)")
+
+
 def _need_int(cfg: dict, field_name: str, *names: str) -> int:
     v = _get(cfg, *names)
     if v is None:
@@ -1160,6 +1271,10 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     `--runner auto` serve it as a pooling (embedding) model whatever its architecture says."""
     notes = list(extra_notes)
     raw = raw or config
+    for c in (raw, config):
+        if not isinstance(c, dict):
+            raise ConfigError("config.json", f"holds a JSON {type(c).__name__}, not an object", "give the checkpoint's config.json")
+        check_config_values(c)
     # the shape must come from the checkpoint's own config: AutoConfig's class defaults would be a silent guess
     raw_text, _, nested = _text_part(raw)
     if nested:
@@ -1621,6 +1736,6 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         bits = 4 if qc.get("load_in_4bit") or qc.get("bnb_4bit_quant_type") else 8
         return QuantSpec("bitsandbytes", bits, 64 if bits == 4 else None, f"bitsandbytes {bits}-bit", skip)
     if method == "gguf":  # read from a .gguf file (_from_gguf): the stored bytes per weight over its matrices
-        return QuantSpec("gguf", float(qc.get("bits") or 0), None, str(qc.get("scheme") or "gguf"), skip)
+        return QuantSpec("gguf", float(qc.get("bits_per_weight") or 0), None, str(qc.get("scheme") or "gguf"), skip)
     notes.append(f"quantization method {method!r} is not modelled: weights need checkpoint metadata")
     return QuantSpec(method or "unknown", 0, None, "unknown", skip)

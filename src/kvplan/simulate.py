@@ -2233,10 +2233,19 @@ def _run_lockstep(gens: list, stats: list, rid_lists: list, arrival: list, route
         props = [g.send(now) for g in gens]
 
 
+# data-parallel engines one simulation steps (each keeps its own queues and pool, and the DP balancer scans them all
+# at every arrival): past any deployment's group, and a count that large would not finish
+MAX_SIM_ENGINES = 4096
+
+
 def _simulate_server(workload: Workload, config: EngineConfig, step_model: StepModel, rules: Optional[SchedulerRules],
                      data_parallel_size: int, lockstep: bool, **kw) -> SimResult:
     """One engine, or `data_parallel_size` engines behind vLLM's DP balancer (lowest 4 x waiting + running),
     stepping in lockstep for a MoE model as vLLM runs them."""
+    if data_parallel_size > MAX_SIM_ENGINES:
+        raise InputError("--data-parallel-size", f"{data_parallel_size:,} engines: the simulator steps each one and "
+                         f"takes at most {MAX_SIM_ENGINES:,}", "simulate one engine group of a realistic size (the plan "
+                         "itself takes any data-parallel size)")
     if data_parallel_size > 1:
         kw.pop("sample_interval_s", None)
         return simulate_replicas(workload, config, step_model, data_parallel_size, "vllm-dp", rules, lockstep=lockstep, **kw)

@@ -447,9 +447,15 @@ def _as_bool(value, where: str) -> bool:
 _DTYPE_SPELLINGS = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
 
 
+_TEXT_FIELDS = ("id", "source")
+
+
 def clean_record(rec: dict) -> dict:
     """A copy of `rec` with its values in the types the planner takes; InputError naming the field otherwise."""
     _check_fields(rec)
+    for key in _TEXT_FIELDS:  # read as text (the source's date, the release's rules): a number there is a mistake
+        if rec.get(key) is not None and not isinstance(rec[key], str):
+            raise InputError(key, f"must be text, got {rec[key]!r}", "see docs/startup-record-format.md")
     out = dict(rec)
     args = {k: v for k, v in (rec.get("args") if isinstance(rec.get("args"), dict) else {}).items() if v is not None}
     for k in INT_ENGINE_ARGS:

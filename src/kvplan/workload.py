@@ -19,7 +19,6 @@ is burstier. Every random draw takes a `seed`; the same inputs give the same wor
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import math
@@ -31,6 +30,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from kvplan.errors import InputError
+from kvplan.inputs import read_text
 
 TRACES_DIR = Path(__file__).parent / "data" / "traces"
 
@@ -233,43 +233,72 @@ def _parse_times(key: str, values: list) -> np.ndarray:
     return t - t.min() if t.size else t
 
 
-def _open_text(path: Path):
-    if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig")
-    return open(path, encoding="utf-8-sig")
-
-
 def _columns_from_file(path: Path, flag: str) -> tuple[dict, str]:
-    """{column: list of values} and the format name ('csv' or 'jsonl')."""
+    """{column: list of values} and the format name ('csv' or 'jsonl'). The file is read as every user file is
+    (`inputs.read_text`: gzip by its magic bytes, UTF-8 or UTF-16 with a byte-order mark); what is not a table of
+    requests is an InputError naming `flag`."""
     name = path.name[:-3] if path.name.endswith(".gz") else path.name
-    with _open_text(path) as fh:
-        if name.endswith((".jsonl", ".json", ".ndjson")):
-            cols: dict[str, list] = {}
-            for lineno, line in enumerate(fh, 1):
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(flag, f"{path}: line {lineno} is not JSON ({exc.msg})", "one JSON object per line")
-                if not cols:
-                    cols = {k: [] for k in obj}
-                for k in cols:
-                    cols[k].append(obj.get(k))
-            return cols, "jsonl"
-        reader = csv.reader(fh)
-        try:
-            header = [h.strip() for h in next(reader)]
-        except StopIteration:
-            raise InputError(flag, f"{path} is empty", "give a CSV with a header row")
+    fix = "a CSV with a header row, or JSON lines: one object per request"
+    text = read_text(path, "a workload (CSV or JSON lines)", fix, field=flag)
+    if name.endswith((".jsonl", ".json", ".ndjson")):
+        cols: dict[str, list] = {}
+        for lineno, line in enumerate(text.split("\n"), 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                obj = json.loads(line)
+            except (json.JSONDecodeError, RecursionError) as exc:
+                raise InputError(flag, f"{path}: line {lineno} is not JSON ({getattr(exc, 'msg', 'nested too deep')})",
+                                 "one JSON object per line") from None
+            if not isinstance(obj, dict):
+                raise InputError(flag, f"{path}: line {lineno} is a JSON {type(obj).__name__}, not an object", fix)
+            if not cols:
+                cols = {k: [] for k in obj}
+            for k in cols:
+                cols[k].append(obj.get(k))
+        return cols, "jsonl"
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = [h.strip() for h in next(reader)]
         rows = [r for r in reader if r]
-        cols = {h: [r[i] if i < len(r) else "" for r in rows] for i, h in enumerate(header)}
-        if "block_hashes" in cols:  # CSV block hashes: space or ';' separated ints
+    except StopIteration:
+        raise InputError(flag, f"{path} is empty", "give a CSV with a header row") from None
+    except csv.Error as exc:
+        raise InputError(flag, f"{path} is not a readable CSV ({exc})", fix) from None
+    cols = {h: [r[i] if i < len(r) else "" for r in rows] for i, h in enumerate(header)}
+    if "block_hashes" in cols:  # CSV block hashes: space or ';' separated ints
+        try:
             cols["block_hashes"] = [[int(x) for x in v.replace(";", " ").split()] for v in cols["block_hashes"]]
-        return cols, "csv"
+        except ValueError:
+            raise InputError(flag, f"{path}: a block_hashes cell is not integers", "space- or ';'-separated integers, "
+                             "one hash per block of the prompt") from None
+    return cols, "csv"
 
 
+def _span_text(seconds: float) -> str:
+    return f"{seconds:.3g} s ({seconds / 86400:.3g} days)"
+
+
+def check_span(arrival_s: Optional[np.ndarray], rate_per_s: Optional[float], field: str = "--rate") -> None:
+    """InputError naming `field` when arrivals (at `rate_per_s`, None: the trace's own) span more than _MAX_SPAN_S:
+    a rate that low is a unit mistake, and a simulation over it would step through months of idle time."""
+    if arrival_s is None or not arrival_s.size:
+        return
+    span = float(arrival_s.max() - arrival_s.min())
+    if span <= _MAX_SPAN_S:
+        return
+    n = len(arrival_s)
+    least = (n - 1) / _MAX_SPAN_S
+    shown = f"{rate_per_s:g} req/s" if rate_per_s is not None else "the trace's own timing"
+    raise InputError(field, f"{n:,} arrivals at {shown} span {_span_text(span)}, past the "
+                     f"{_span_text(_MAX_SPAN_S)} kvplan simulates", f"a rate of at least {least:.3g} req/s, or fewer "
+                     "requests (--max-requests)")
+
+
+# requests one simulation takes: each holds a few dozen bytes in each of a dozen per-request arrays, so ten million
+# is about a GiB of state (and hours of event stepping); past it a count is a typo
+MAX_REQUESTS = 10_000_000
 _MAX_TOKENS = 2 ** 40  # far past any context vLLM serves; longer counts are typos
 _MAX_SPAN_S = 1e7  # about 116 days of arrivals: longer is a unit mistake (ms or ns read as s)
 
@@ -327,8 +356,8 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
             i = int(np.flatnonzero(~np.isfinite(arrival))[0])
             raise InputError(flag, f"{p.name}: request {i + 1} has arrival time {cols[ak][i]!r}", "finite seconds")
         if arrival.size and float(arrival.max()) > _MAX_SPAN_S:
-            raise InputError(flag, f"{p.name}: the arrivals in column {ak} span {float(arrival.max()):.3g} s "
-                             f"({float(arrival.max()) / 86400:.3g} days)", "give seconds from the first request (arrival_s)")
+            raise InputError(flag, f"{p.name}: the arrivals in column {ak} span {_span_text(float(arrival.max()))}",
+                             "give seconds from the first request (arrival_s)")
         if ak == "timestamp":
             notes.append("arrival column 'timestamp' read as milliseconds (the Mooncake traces' unit); name it "
                          "arrival_s to give seconds")
@@ -391,10 +420,12 @@ def build_workload(spec: WorkloadSpec) -> Workload:
     rng = np.random.default_rng(spec.seed)
     if spec.rate_per_s is not None and not (spec.rate_per_s > 0):
         raise InputError("--rate", f"rate must be > 0, got {spec.rate_per_s}", "requests per second, e.g. --rate 8 (inf = all at once)")
-    if spec.burstiness <= 0:
-        raise InputError("--burstiness", "must be > 0", "1 = Poisson, < 1 burstier, > 1 smoother")
-    if spec.max_requests is not None and spec.max_requests < 1:
-        raise InputError("--max-requests", "must be >= 1", "e.g. --max-requests 10000")
+    if not 0 < spec.burstiness < math.inf:  # NaN and inf too: no Gamma shape
+        raise InputError("--burstiness", f"must be a finite number > 0, got {spec.burstiness:g}",
+                         "1 = Poisson, < 1 burstier, > 1 smoother")
+    if spec.max_requests is not None and not 1 <= spec.max_requests <= MAX_REQUESTS:
+        raise InputError("--max-requests", f"must be from 1 to {MAX_REQUESTS:,}, got {spec.max_requests:,}",
+                         "e.g. --max-requests 10000")
     arrivals_kind = spec.arrivals.lower() if spec.arrivals is not None else None
     if arrivals_kind not in (None, "poisson", "gamma", "trace"):
         raise InputError("--arrivals", f"unknown arrival process {spec.arrivals!r}", "poisson, gamma or trace")
@@ -413,6 +444,7 @@ def build_workload(spec: WorkloadSpec) -> Workload:
         c = parse_length_dist(spec.completion_len, "--completion-len").sample(n, rng)
         rate = spec.rate_per_s if spec.rate_per_s is not None else float("inf")
         arr = poisson_gamma_arrivals(n, rate, burst, rng)
+        check_span(arr, spec.rate_per_s)
         return Workload(name=f"synthetic(prompt={spec.prompt_len}, completion={spec.completion_len})",
                         prompt_tokens=p, completion_tokens=c, arrival_s=arr)
 
@@ -471,23 +503,28 @@ def build_workload(spec: WorkloadSpec) -> Workload:
             rate = spec.rate_per_s
         arrival = poisson_gamma_arrivals(n, rate, burst, rng)
         notes.append(f"{_arrivals_name(burst)} arrivals at {rate:g} req/s")
+    check_span(arrival, spec.rate_per_s)
     return Workload(name=w.name, prompt_tokens=np.ascontiguousarray(prompt, dtype=np.int64),
                     completion_tokens=np.ascontiguousarray(completion, dtype=np.int64),
                     arrival_s=np.ascontiguousarray(arrival, dtype=np.float64), block_hashes=hashes,
                     hash_block_tokens=w.hash_block_tokens if hashes is not None else 0, notes=tuple(notes))
 
 
-def with_rate(w: Workload, rate_per_s: float, burstiness: float = 1.0, seed: int = 0) -> Workload:
+def with_rate(w: Workload, rate_per_s: float, burstiness: float = 1.0, seed: int = 0, field: str = "--rate") -> Workload:
     """The same requests at another mean rate: a timed workload's gaps are scaled (burst shape
-    kept); an untimed one gets fresh Poisson/Gamma arrivals. The note on the arrivals' rate is rewritten."""
+    kept); an untimed one gets fresh Poisson/Gamma arrivals. The note on the arrivals' rate is rewritten.
+    A rate whose arrivals would span more than `check_span` allows is an InputError naming `field`."""
     notes = tuple(n for n in w.notes if not n.startswith(_RATE_NOTE_STARTS))
     if w.arrival_s is not None and len(w) > 1 and w.arrival_s[-1] > w.arrival_s[0]:
         own = w.mean_rate_per_s
-        return replace(w, arrival_s=(w.arrival_s - w.arrival_s[0]) * (own / rate_per_s),
-                       notes=notes + (f"arrivals scaled to {rate_per_s:.4g} req/s (their burst shape kept)",))
-    rng = np.random.default_rng(seed)
-    return replace(w, arrival_s=poisson_gamma_arrivals(len(w), rate_per_s, burstiness, rng),
-                   notes=notes + (f"{_arrivals_name(burstiness)} arrivals at {rate_per_s:.4g} req/s",))
+        out = replace(w, arrival_s=(w.arrival_s - w.arrival_s[0]) * (own / rate_per_s),
+                      notes=notes + (f"arrivals scaled to {rate_per_s:.4g} req/s (their burst shape kept)",))
+    else:
+        rng = np.random.default_rng(seed)
+        out = replace(w, arrival_s=poisson_gamma_arrivals(len(w), rate_per_s, burstiness, rng),
+                      notes=notes + (f"{_arrivals_name(burstiness)} arrivals at {rate_per_s:.4g} req/s",))
+    check_span(out.arrival_s, rate_per_s, field)
+    return out
 
 
 def _arrivals_name(burstiness: float) -> str:

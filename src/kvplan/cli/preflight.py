@@ -40,7 +40,7 @@ def build_request(model: Optional[str], flags: FitFlags, facts):
         model_id=model,
         revision=flags.revision,
     )
-    if not model:
+    if model is None:
         return base, None
     try:
         plan, note = plan_for_machine(model, flags, facts)

@@ -33,6 +33,14 @@ def reconcile(
 
     if calibrate and not model:
         raise InputError("--calibrate", "a calibration needs the model to compare with", "pass MODEL after LOGFILE")
+    if not model:
+        from kvplan.reconcile import given_flags
+
+        given = ["--" + name.replace("_", "-") for name in given_flags(flags)]
+        if given:  # without MODEL there is no plan for them to shape: they would be dropped unread
+            raise InputError(given[0], f"{', '.join(given)} shape{'s' if len(given) == 1 else ''} the plan the log is "
+                             "compared with, and without MODEL there is none", "pass MODEL after LOGFILE, or leave "
+                             f"{'it' if len(given) == 1 else 'them'} out to read the log alone")
     log = read_log(logfile)
     plan, plan_notes = None, []
     if model:

@@ -337,6 +337,9 @@ def capacity(
     def at(rate_per_s: float):
         return with_rate(base, rate_per_s, spec.burstiness, spec.seed)
 
+    if target_rate is not None:  # refused now, not after the search, when its arrivals span too long to simulate
+        with_rate(base, target_rate, spec.burstiness, spec.seed, field="--target-rate")
+
     def on_probe(r, ok):
         if not json_out:
             err_console.print(f"  {r:8.3f} req/s: {'meets' if ok else 'misses'} the SLO", highlight=False)

@@ -35,6 +35,7 @@ def web(
     from kvplan.deploy import check_port
 
     check_port(port)
+    check_host(host)
     uvicorn, create_app = _web_stack()
     check_port_free(host, port)
     if host not in LOOPBACK_HOSTS:
@@ -43,6 +44,16 @@ def web(
     err_console.print(f"kvplan web on http://{'[' + host + ']' if ':' in host else host}:{port}/  (Ctrl+C to stop)", highlight=False)
     with tempfile.TemporaryDirectory(prefix="kvplan-web-") as uploads:  # uploaded files go with the server
         uvicorn.run(create_app(upload_dir=uploads, allowed_hosts=allowed_hosts(host)), host=host, port=port, log_level="warning")
+
+
+def check_host(host: str) -> None:
+    """InputError naming --host for an address that names nothing: "" (or spaces) would bind every interface of the
+    machine unannounced, which takes saying 0.0.0.0."""
+    from kvplan.errors import InputError
+
+    if not host.strip() or host != host.strip():
+        raise InputError("--host", f"{host!r} is not an address", "127.0.0.1 (this machine only, the default), or "
+                         "0.0.0.0 to listen on every interface")
 
 
 def allowed_hosts(host: str) -> list[str]:
@@ -63,6 +74,9 @@ def check_port_free(host: str, port: int) -> None:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((host, port))
+        except (socket.gaierror, UnicodeError) as exc:  # a name that resolves to no address of this machine
+            raise InputError("--host", f"cannot resolve {host!r} ({getattr(exc, 'strerror', None) or exc})",
+                             "an address of this machine, e.g. 127.0.0.1") from None
         except OSError as exc:
             raise InputError("--port", f"cannot listen on {host}:{port} ({exc.strerror or exc})",
                              f"stop what uses it, or choose another port, e.g. --port {port + 1 if port < 65535 else 8000}") from None
