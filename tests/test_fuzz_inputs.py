@@ -278,3 +278,11 @@ def test_simulating_more_engines_than_any_group_is_refused(monkeypatch, capsys):
     assert time.perf_counter() - start < 20
     code, out = cli(monkeypatch, capsys, *SIM, "-dp", "2", "-w", "azure-conv", "-n", "50", "--rate", "2")
     assert code == 0, out
+
+
+def test_an_error_with_square_brackets_is_printed_as_written():
+    """Rich would read '[gguf]' in an error's fix as markup and drop it: the fix must reach the user whole."""
+    import subprocess
+
+    r = subprocess.run(["kvplan", "fit", "[model]/x"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "[model]/x" in r.stderr

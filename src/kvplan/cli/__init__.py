@@ -17,6 +17,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from kvplan.errors import KvplanError
 
@@ -191,7 +192,7 @@ def main() -> None:
         from kvplan.errors import InputError
 
         code = 2 if isinstance(exc, InputError) else 1
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
@@ -201,7 +202,7 @@ def main() -> None:
     except Exception as exc:  # a path that cannot be used, click usage errors, and anything unexpected
         if isinstance(exc, OSError) and exc.filename and not debug:
             # a path the user gave (--plot, --record, a scaffold folder, a log) that cannot be read or written
-            err_console.print(f"[bold red]error:[/] {exc.filename}: {exc.strerror or exc} (check the path and its "
+            err_console.print(f"[bold red]error:[/] {escape(str(exc.filename))}: {escape(str(exc.strerror or exc))} (check the path and its "
                               "permissions)", highlight=False, soft_wrap=True)
             sys.exit(2)
         # by class name: typer >= 0.20 raises its vendored click's exceptions (typer._click), not click's
@@ -213,5 +214,5 @@ def main() -> None:
             sys.exit(getattr(exc, "exit_code", 0))
         if debug:
             raise
-        err_console.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc} (set KVPLAN_DEBUG=1 for the traceback)", highlight=False)
+        err_console.print(f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))} (set KVPLAN_DEBUG=1 for the traceback)", highlight=False)
         sys.exit(3)

@@ -7,6 +7,7 @@ import sys
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 
 from kvplan.cli import FitFlags, app, console, fit_options
 
@@ -76,4 +77,4 @@ def render_diagnosis(result) -> None:
         for line in result.last_lines:
             console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
     for note in result.notes:
-        console.print(f"[dim]note:[/] {note}", highlight=False, soft_wrap=True)
+        console.print(f"[dim]note:[/] {escape(str(note))}", highlight=False, soft_wrap=True)

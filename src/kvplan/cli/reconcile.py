@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 
 from kvplan.cli import FitFlags, app, console, fit_options
 from kvplan.errors import InputError
@@ -111,15 +112,15 @@ def render_reconciliation(result, plan=None) -> None:
         console.print(f"largest memory gap: [bold]{g['term']}[/] {g['gap_gib']:+.2f} GiB; likely cause: {g['likely_cause']}", highlight=False)
     for row in result.rows:
         if row.note and planned:
-            console.print(f"[dim]note:[/] {row.term}: {row.note}", highlight=False)
+            console.print(f"[dim]note:[/] {row.term}: {escape(str(row.note))}", highlight=False)
     if result.backend_fallback:
-        console.print(f"[yellow]backend fallback:[/] {result.backend_fallback}", highlight=False, markup=True)
+        console.print(f"[yellow]backend fallback:[/] {escape(str(result.backend_fallback))}", highlight=False, markup=True)
     for warning in log.warnings:
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        console.print(f"[yellow]warning:[/] {escape(str(warning))}", highlight=False)
     for line in log.unrecognised:
-        console.print(f"[dim]unrecognised:[/] {line}", highlight=False, markup=True)
+        console.print(f"[dim]unrecognised:[/] {escape(str(line))}", highlight=False, markup=True)
     for note in tuple(result.notes) + tuple(log.parse_warnings):
-        console.print(f"[dim]note:[/] {note}", highlight=False)
+        console.print(f"[dim]note:[/] {escape(str(note))}", highlight=False)
 
 
 def _plan_header(plan) -> dict:

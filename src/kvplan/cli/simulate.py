@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 
 from kvplan.cli import FitFlags, app, console, err_console, fit_options, option_group, plan_from_flags
 
@@ -56,7 +57,7 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
                          "0 (no cap) or a token count such as 2048")
     p = plan_from_flags(model, flags)
     if num_gpu_blocks is None and not p.fits:
-        err_console.print(f"[bold red]the plan does not start:[/] {p.error}", highlight=False, soft_wrap=True)
+        err_console.print(f"[bold red]the plan does not start:[/] {escape(str(p.error))}", highlight=False, soft_wrap=True)
         err_console.print("run `kvplan fit` with the same flags for the fixes, or give --num-gpu-blocks N")
         raise typer.Exit(1)
     if num_gpu_blocks is not None and num_gpu_blocks < 2:
@@ -134,7 +135,7 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     for e in d.get("step_model", {}).get("example_steps", ()):
         console.print(f"[dim]step time: {_step_line(e)}[/]", highlight=False)
     for n in d["notes"]:
-        console.print(f"[dim]note: {n}[/]", highlight=False)
+        console.print(f"[dim]note: {escape(str(n))}[/]", highlight=False)
     console.print(f"[dim]simulated in {d['simulator_wall_s']:.2f} s[/]")
 
 
