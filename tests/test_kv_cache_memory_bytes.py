@@ -32,6 +32,10 @@ def test_the_given_pool_sets_blocks_tokens_and_concurrency_by_the_block_arithmet
     assert d["max_concurrency"] == pytest.approx(d["kv_cache_tokens"] / 8192, abs=0.01)
     # the profiled terms' residuals do not apply to a pool nobody profiled: no band pretends they do
     assert "pool is given" in d["uncertainty"]["text"] and d["uncertainty"]["n"] == 0
+    # the predicted log says what vLLM >= 0.10.2 says for a given pool, and reads back as that pool
+    p = kvplan.fit(LLAMA, "H100", max_model_len=8192, kv_cache_memory_bytes="8G")
+    assert not any(line.startswith("Available KV cache memory") for line in p.vllm_log)
+    assert parse_lines(p.vllm_log).to_record()["observed"]["kv_cache_gib"] == 8.0
     # lower-case g is decimal, as vllm serve's human-readable ints read it
     assert kvplan.fit(LLAMA, "H100", max_model_len=8192, kv_cache_memory_bytes="8g").kv_cache_bytes == 8e9
 

@@ -2091,7 +2091,10 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
                      f"{available / GIB:.2f}GiB.")
     if rules.is_v1 and rules.release >= (0, 20, 0) and cg and runner == "v1":
         lines.append(f"Estimated CUDA graph memory: {cg / GIB:.2f} GiB total")
-    if rules.is_v1 and rules.release >= (0, 9, 1):
+    if rules.is_v1 and args.kv_cache_memory_bytes is not None:  # gpu_worker's determine_available_memory (>= 0.10.2)
+        lines.append(f"Initial free memory … GiB, reserved {available / GIB:.2f} GiB memory for KV Cache as specified by "
+                     "kv_cache_memory_bytes config and skipped memory profiling.")
+    elif rules.is_v1 and rules.release >= (0, 9, 1):
         lines.append(f"Available KV cache memory: {_format_gib(available) if rules.release >= (0, 14, 0) else f'{available / GIB:.2f}'} GiB")
     if rules.engine == "v0":
         cpu_blocks = int(4 * GIB // bytes_per_block) if bytes_per_block else 0
