@@ -60,6 +60,18 @@ def test_capacity_never_reports_more_than_the_replica_serves():
     assert tight.slo_binding is True and 0 < tight.max_rate_per_s < served
 
 
+def test_the_capacity_search_starts_where_the_workload_fits_the_simulated_span():
+    # a probe rate so low that the workload's arrivals span more than kvplan simulates (1e7 s) is never tried: the
+    # search starts at the lowest rate that fits (600,000 requests from the default 0.05 req/s had been refused,
+    # naming a --rate the user never gave); 300 requests from 1e-6 req/s stand in for it here
+    rng = np.random.default_rng(2)
+    base = wl(rng.integers(50, 400, 300), rng.integers(10, 100, 300), np.arange(300, dtype=float))
+    with pytest.raises(InputError):
+        with_rate(base, 1e-6)
+    cap = find_capacity(lambda r: with_rate(base, r), cfg(), SM, parse_slo("e2e=1000s"), R19, lo=1e-6)
+    assert min(r for r, _ in cap.probes) == pytest.approx(1.1 * 299 / 1e7) and cap.max_rate_per_s > 0
+
+
 def test_capacity_cli_says_the_slo_does_not_bind_and_sizes_the_fleet_from_the_server():
     code, out = run("capacity", *SMALL, "-w", "azure-conv", "-n", "300", "--slo", "e2e=1000s", "--target-rate", "100",
                     "--json")

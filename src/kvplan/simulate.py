@@ -62,7 +62,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from kvplan.errors import InputError
-from kvplan.workload import Workload
+from kvplan.workload import Workload, lowest_simulated_rate
 
 # =====================================================================================
 # Scheduler rules per vLLM version (data, not scattered ifs)
@@ -2446,6 +2446,8 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
         return met
 
     everything = workload_at(math.inf)
+    # a long workload at the default lowest probe would span more than kvplan simulates: start where it fits
+    lo = max(lo, lowest_simulated_rate(len(everything.prompt_tokens)))
     saturated = run_replica(everything)
     n_rejected, n_total = int(saturated.rejected.sum()), int(saturated.rejected.size)
     rejected_fraction = n_rejected / max(1, n_total)

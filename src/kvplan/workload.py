@@ -296,6 +296,12 @@ def check_span(arrival_s: Optional[np.ndarray], rate_per_s: Optional[float], fie
                      "requests (--max-requests)")
 
 
+def lowest_simulated_rate(n_requests: int) -> float:
+    """The lowest request rate at which `n_requests` arrivals fit the span kvplan simulates (check_span), with a
+    margin for random inter-arrival times: where a rate search (kvplan capacity) may start."""
+    return 1.1 * max(0, n_requests - 1) / _MAX_SPAN_S
+
+
 # requests one simulation takes: each holds a few dozen bytes in each of a dozen per-request arrays, so ten million
 # is about a GiB of state (and hours of event stepping); past it a count is a typo
 MAX_REQUESTS = 10_000_000
