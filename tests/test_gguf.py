@@ -19,8 +19,10 @@ gguf = pytest.importorskip("gguf")
 SHAPE = dict(hidden=256, layers=3, heads=8, kv_heads=2, ffn=512, vocab=1000, context=16384)
 
 
-def write_gguf(path, arch="qwen2", tied=False, weight_type="Q8_0", kv_heads=SHAPE["kv_heads"]):
+def write_gguf(path, arch="qwen2", tied=False, weight_type="Q8_0", kv_heads=SHAPE["kv_heads"], base_model_url=None):
     w = gguf.GGUFWriter(str(path), arch)
+    if base_model_url:
+        w.add_string("general.base_model.0.repo_url", base_model_url)
     w.add_context_length(SHAPE["context"])
     w.add_embedding_length(SHAPE["hidden"])
     w.add_block_count(SHAPE["layers"])
@@ -119,3 +121,14 @@ def test_a_hub_gguf_reference_is_refused_by_what_it_is(ref, gguf_form):
     with pytest.raises(InputError) as e:
         resolve_model(ref)
     assert ("repo_id:quant_type" in str(e.value)) == gguf_form
+
+
+def test_serve_sh_uses_the_base_models_tokenizer_where_the_file_names_it(tmp_path):
+    from kvplan.deploy import render_files, spec_from_plan
+
+    named = write_gguf(tmp_path / "a.gguf", base_model_url="https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct")
+    serve = render_files(spec_from_plan(kvplan.fit(str(named), "L4", max_model_len=4096, fixes=False)))["serve.sh"]
+    assert "--tokenizer Qwen/Qwen2.5-0.5B-Instruct" in serve and f"{named.resolve()}" in serve
+    unnamed = write_gguf(tmp_path / "b.gguf")
+    serve = render_files(spec_from_plan(kvplan.fit(str(unnamed), "L4", max_model_len=4096, fixes=False)))["serve.sh"]
+    assert "--tokenizer" not in serve

@@ -256,6 +256,10 @@ def spec_from_plan(
                                                        "replace it with a commit sha"))
     else:
         flags.append(Flag("--revision", "main", "NOT pinned: replace with a commit sha (main moves under you)"))
+    tokenizer = _get(m, "tokenizer")
+    if tokenizer:
+        flags.append(Flag("--tokenizer", str(tokenizer), "the base model's tokenizer: vLLM's GGUF guide advises it over "
+                                                          "converting the file's own (slow, unstable for large vocabularies)"))
     flags.append(Flag("--served-model-name", name, "the stable name clients send; swap checkpoints without touching them"))
     flags.append(Flag("--host", "0.0.0.0"))
     flags.append(Flag("--port", str(port)))

@@ -561,6 +561,7 @@ class ModelSpec:
     is_pooling: bool = False
     is_encoder_only: bool = False  # bidirectional encoder (BERT family): vLLM keeps no KV cache for it
     local_dir: str | None = None  # the absolute path of a local checkpoint folder it was read from
+    tokenizer: str | None = None  # a Hub id whose tokenizer serves it (a GGUF file's base model, as its metadata names it)
     notes: tuple[str, ...] = ()
     text_config: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
     vision_config: dict | None = field(default=None, compare=False, hash=False, repr=False)
@@ -920,7 +921,16 @@ def _from_gguf(path: Path) -> ModelSpec:
     spec = normalize(config, model_id=path.stem, source=str(path), checkpoint=ckpt,
                      extra_notes=[f"GGUF: shape from {path.name}'s metadata ({arch}), weights its stored tensor bytes "
                                   f"({scheme}); no GGUF startup is among the validated records"])
-    return replace(spec, local_dir=str(path.resolve()))  # vllm serve takes the file's path
+    return replace(spec, local_dir=str(path.resolve()), tokenizer=_gguf_base_model(fields))  # vllm serve takes its path
+
+
+def _gguf_base_model(fields: dict) -> str | None:
+    """The Hub id of a GGUF file's base model, where its metadata names one (general.base_model.0.repo_url, as
+    llama.cpp's converter writes it from the model card): vLLM's GGUF guide advises serving with that tokenizer
+    (--tokenizer), since converting the GGUF's own is slow and unstable for large vocabularies."""
+    url = str(fields.get("general.base_model.0.repo_url") or "")
+    m = re.fullmatch(r"https?://huggingface\.co/([\w.\-]+/[\w.\-]+)/?", url)
+    return m.group(1) if m else None
 
 
 def _hub_error(exc: Exception, repo: str, revision: str | None) -> Exception:
