@@ -155,7 +155,8 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # after 2026-04-20) turns it back on by default; no release before 0.20.0 has it and the first one that does is not
     # pinned here, so no step is placed for it: from 0.18 the sampler term is one fitted value, whichever kernel ran.
     # What an unset variable does in 0.7-0.11.0 depends on the install, which no engine argument states: kvplan
-    # charges the PyTorch-native path there (its coefficient's records) and says so in a note.
+    # charges the PyTorch-native path there (its coefficient's records) and says so in a note. (0.8.x also fell back to
+    # PyTorch with FlashInfer >= 0.2.3 installed, until PR #15777 adapted the sampler to that API.)
     "flashinfer_sampler": [((0, 0, 0), "opt_in"), ((0, 7, 0), "if_installed"), ((0, 11, 1), "opt_in")],
     "v0_long_context_chunked_skips": [((0, 0, 0), None), ((0, 5, 4), ("sliding", "speculative", "lora")),
                                       ((0, 6, 2), ("sliding", "speculative", "lora", "multimodal")),
