@@ -50,9 +50,12 @@ def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
 
 
 # (figure, median, p90, max) of the absolute % error end to end; measured 1.11/1.84/1.84 (weights),
-# 3.14/9.67/16.07 (KV GiB), 3.23/9.77/16.12 (tokens), 3.08/9.69/16.13 (concurrency) on the six records
-BOUNDS = [("weights_gib", 2.5, 2.5, 2.5), ("kv_cache_gib", 4.5, 13.0, 18.0), ("kv_cache_tokens", 4.5, 13.0, 18.0),
-          ("max_concurrency", 4.5, 13.0, 18.0)]
+# 3.14/9.67/16.07 (KV GiB), 3.23/9.77/16.12 (tokens), 3.08/9.69/16.13 (concurrency) on the six records when they were
+# added; since the two Qwen2-7B A100 records carry the FlashInfer sampler their log shows (VLLM_USE_FLASHINFER_SAMPLER,
+# a term read from vLLM's code, not fitted to them): 2.13/3.14/3.25 (KV GiB), 2.07/3.31/3.42 (tokens),
+# 2.07/3.08/3.10 (concurrency)
+BOUNDS = [("weights_gib", 2.5, 2.5, 2.5), ("kv_cache_gib", 4.5, 6.0, 6.0), ("kv_cache_tokens", 4.5, 6.0, 6.0),
+          ("max_concurrency", 4.5, 6.0, 6.0)]
 
 
 @pytest.mark.parametrize("figure, median, p90, worst", BOUNDS)

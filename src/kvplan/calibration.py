@@ -44,6 +44,9 @@ class TermCoefficients:
     n_integrated: float = 0.0  # bytes, on integrated-memory GPUs (GB10, Jetson)
     n_nvls: float = 0.0        # bytes, NCCL NVLink SHARP buffers (TP > 2 on an NVSwitch) where NCCL is charged
     n_nvlink_tp: float = 0.0   # bytes, TP > 1 over NVLink on Hopper or later (V1)
+    # bytes per logit element where the sampler runs FlashInfer's top-k/top-p kernel (versions.py flashinfer_sampler);
+    # None: the era's a_sampler whichever kernel runs
+    a_sampler_flashinfer: float | None = None
 
 
 MIB = 1024 ** 2
@@ -54,11 +57,12 @@ _G_CONST, _G_PER = 0.25 * GIB, 0.00028 * GIB
 
 
 def _fitted(a_sampler: float, n_const_gib: float, n_tp_gib: float, records: str, n_integrated_gib: float = 0.0,
-            n_nvls_gib: float = 0.0, n_nvlink_tp_gib: float = 0.0) -> TermCoefficients:
+            n_nvls_gib: float = 0.0, n_nvlink_tp_gib: float = 0.0,
+            a_sampler_flashinfer: float | None = None) -> TermCoefficients:
     return TermCoefficients(a_forward=1.0, a_moe=1.0, a_sampler=a_sampler, a_const=0.0, n_const=n_const_gib * GIB,
                             n_tp=n_tp_gib * GIB, g_const=_G_CONST, g_per_layer_size=_G_PER, n_integrated=n_integrated_gib * GIB,
                             n_nvls=n_nvls_gib * GIB, n_nvlink_tp=n_nvlink_tp_gib * GIB,
-                            source=f"fitted by tools/fit_calibration.py on {records}")
+                            a_sampler_flashinfer=a_sampler_flashinfer, source=f"fitted by tools/fit_calibration.py on {records}")
 
 
 # Fitted by tools/fit_calibration.py on shared/data/vllm_logs/calibration.jsonl (the script prints every record's
@@ -94,6 +98,18 @@ for _era in ("V0-a", "V0-b", "V0-c"):
 # tests/data/extra_records.jsonl, which makes those ten no longer blind tests of this coefficient. Fitted on the KV
 # pools instead, the coefficient had come out at 34 (0.8-0.10) and 40 (0.11-0.17), 0.65 GiB off the logged peaks.
 _V1_SAMPLER_B = 38.5
+# The same sampler run on FlashInfer's top-k/top-p kernel, 0.8-0.17: 14 bytes per logit, read from the code, not
+# fitted. The profile's dummy sampler run sets top-k (vocabulary - 1) and top-p (0.9) for every sequence and no
+# per-request generators (v1/worker/gpu_model_runner.py _dummy_sampler_run), so TopKTopPSampler.forward_cuda calls
+# flashinfer.sampling.top_k_top_p_sampling_from_logits (v1/sample/ops/topk_topp_sampler.py flashinfer_sample), which
+# with its default filter order keeps three tensors of the logits' shape alive at once beside the model's: the model's
+# logits (2 B, bf16/fp16, held by the caller), the sampler's fp32 copy (4 B, v1/sample/sampler.py
+# logits.to(torch.float32); temperature divides it in place), top_k_mask_logits' masked fp32 logits (4 B) and the
+# softmax of those (4 B); the rejection sampling that follows returns one token per sequence. The PyTorch-native path
+# sorts the fp32 logits instead (4 B values + 8 B int64 indices), then softmax, cumsum, mask and the scatter back, and
+# random_sample's noise: the 38.5 above. Against the logged pools this is about what the dennislee22 A100 startups
+# that log "Using FlashInfer for top-p & top-k sampling" leave for the whole peak (tests/data/SOURCES-logs.md).
+_V1_SAMPLER_FLASHINFER_B = 14.0
 # Integrated-memory GPUs (GB10, Jetson) before 0.20: what free memory loses to the OS and CPU-side allocations during
 # startup. Each era group has one or two such startups, so one term for all of them: 2.15 GiB, the median of the four
 # (Jetson Thor 0.10.2 +2.42, GB10 under NVIDIA's 0.11 container +2.65, GB10 under its 0.13 container +1.90 and +1.79;
@@ -108,11 +124,13 @@ _INTEGRATED_BEFORE_0_20_GIB = 2.15
 # H100 TP4/TP8 ones are the NVLS term above.
 for _era in ("V1-a", "V1-b"):
     COEFFICIENTS[_era] = _fitted(_V1_SAMPLER_B, 0.02, 0.0, "14 V1 records of vLLM 0.8-0.10", n_nvls_gib=_NVLS_GIB,
-                                 n_integrated_gib=_INTEGRATED_BEFORE_0_20_GIB, n_nvlink_tp_gib=_NVLINK_TP_GIB)
+                                 n_integrated_gib=_INTEGRATED_BEFORE_0_20_GIB, n_nvlink_tp_gib=_NVLINK_TP_GIB,
+                                 a_sampler_flashinfer=_V1_SAMPLER_FLASHINFER_B)
 # V1 0.11-0.17 (9 records: Llama-3/3.1-8B on H200/L4/A100, Qwen2.5-14B/32B, Llama-3-70B AWQ, Qwen3-30B-A3B, Qwen3-VL-30B,
 # and Qwen3-Embedding-8B, whose pooling runner has no sampler peak).
 COEFFICIENTS["V1-c"] = _fitted(_V1_SAMPLER_B, 0.13, 0.0, "9 V1 records of vLLM 0.11-0.17",
-                               n_integrated_gib=_INTEGRATED_BEFORE_0_20_GIB, n_nvlink_tp_gib=_NVLINK_TP_GIB)
+                               n_integrated_gib=_INTEGRATED_BEFORE_0_20_GIB, n_nvlink_tp_gib=_NVLINK_TP_GIB,
+                               a_sampler_flashinfer=_V1_SAMPLER_FLASHINFER_B)
 # V1 0.18-0.19 (5 records: Qwen3-8B x2, Phi-3-mini, gpt-oss-20b, MiniMax-M2.7 NVFP4): a smaller sampler peak.
 COEFFICIENTS["V1-d"] = _fitted(16, 0.2, 0.0, "5 V1 records of vLLM 0.18-0.19", n_integrated_gib=_INTEGRATED_BEFORE_0_20_GIB,
                                n_nvlink_tp_gib=_NVLINK_TP_GIB)

@@ -405,6 +405,13 @@ SIGNATURES: tuple[Signature, ...] = (
          fix="Accept the licence on the model page with the token's account and wait until access is granted.",
          source="huggingface_hub GatedRepoError (authenticated, not authorized)"),
     _sig("modelscope_env", "vllm_use_modelscope", r"VLLM_USE_MODELSCOPE", CONTEXT, source="vllm/envs.py"),
+    # which top-k/top-p kernel V1's sampler took (it sizes the profile's sampler peak: versions.py flashinfer_sampler);
+    # logged once per worker when the sampler is built
+    _sig("sampler_flashinfer", "using flashinfer for top-p & top-k sampling", r"Using FlashInfer for top-p & top-k sampling", CONTEXT,
+         source="vllm/v1/sample/ops/topk_topp_sampler.py TopKTopPSampler (vLLM PR #11394)"),
+    _sig("sampler_native", "top-p & top-k sampling|top-p/top-k sampling",
+         r"Falling back to the PyTorch-native implementation of top-p & top-k sampling|FlashInfer top-p/top-k sampling (?:disabled|unavailable)",
+         CONTEXT, source="vllm/v1/sample/ops/topk_topp_sampler.py TopKTopPSampler (FlashInfer absent, not enabled, or off)"),
     _sig("disk_full", "no space left on device|errno 28", r"No space left on device|\[Errno 28\]", ERROR,
          symptom="disk_full_download", layer="model_weights", weight=0.9, fatal=True,
          cause="The disk holding the Hugging Face cache (or /tmp) filled up while the weights were written.",
@@ -868,6 +875,14 @@ class StartupLog:
     undecodable_lines: int = 0  # lines holding bytes that are not text
 
     # ---- views ------------------------------------------------------------------------
+    @property
+    def flashinfer_sampling(self) -> Optional[bool]:
+        """Whether the sampler logged FlashInfer's top-k/top-p kernel (True), the PyTorch-native fallback (False), or
+        neither (None)."""
+        if self.has("sampler_flashinfer"):
+            return True
+        return False if self.has("sampler_native") else None
+
     def hits_of(self, *names: str) -> tuple[SignatureHit, ...]:
         return tuple(h for h in self.hits if h.signature in names)
 
@@ -949,6 +964,11 @@ class StartupLog:
         notes = [f"parsed by kvplan from {self.lines_read} log lines"]
         if self.attention_backend:
             notes.append(f"attention backend {self.attention_backend}")
+        if self.flashinfer_sampling:  # the kernel sizes the profile's sampler peak; the variable's own value is unseen
+            args["env"] = {"VLLM_USE_FLASHINFER_SAMPLER": "1"}
+            notes.append("env VLLM_USE_FLASHINFER_SAMPLER=1 stands for the logged 'Using FlashInfer for top-p & top-k "
+                         "sampling' (the kernel it selects; the server may have left the variable unset where its release "
+                         "takes FlashInfer whenever flashinfer imports)")
         notes.extend(self.warnings)
         notes.extend(self.parse_warnings)
         return {

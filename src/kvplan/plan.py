@@ -134,9 +134,43 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
         rules = replace(rules, cudagraph_subtracted=False)
     if args.env_on("VLLM_MXFP4_USE_MARLIN"):
         rules = replace(rules, mxfp4_hopper_backend="marlin")
+    sampler = args.env_value("VLLM_USE_FLASHINFER_SAMPLER")
+    if sampler is not None:
+        # vllm/envs.py reads it as bool(int(value)); set either way it decides the V1 sampler's kernel (rules row
+        # flashinfer_sampler), where V0's sampler keeps the one term of its era
+        on = _FLASHINFER_SAMPLER_VALUES.get(sampler.strip().lower())
+        if on is None:
+            raise InputError("--env VLLM_USE_FLASHINFER_SAMPLER", f"{sampler!r} is not a value vLLM reads (it takes int(value))",
+                             "VLLM_USE_FLASHINFER_SAMPLER=1 (FlashInfer's top-k/top-p kernel) or =0 (PyTorch-native)")
+        if rules.is_v1:
+            rules = replace(rules, flashinfer_sampler="on" if on else "off")
     if args.env_on("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE") and rules.chunked_local_spec == "manager_off":
         rules = replace(rules, chunked_local_spec="kept")
     return rules, notes
+
+
+# VLLM_USE_FLASHINFER_SAMPLER as vLLM reads it (bool(int(value))): on or off
+_FLASHINFER_SAMPLER_VALUES = {"1": True, "0": False}
+
+
+def sampler_bytes_per_logit(c, rules: VersionRules) -> float:
+    """Bytes per logit of the profile's sampler run: the era's FlashInfer term where the sampler runs FlashInfer's
+    top-k/top-p kernel (VLLM_USE_FLASHINFER_SAMPLER=1, rules row flashinfer_sampler "on") and the era has one apart,
+    else the era's term."""
+    if rules.flashinfer_sampler == "on" and c.a_sampler_flashinfer is not None:
+        return c.a_sampler_flashinfer
+    return c.a_sampler
+
+
+def sampler_kernel_note(rules: VersionRules, c, model: ModelSpec) -> str | None:
+    """What kvplan assumed about the sampler's top-k/top-p kernel where the release's default depends on the install
+    (rules row flashinfer_sampler) and the era has a FlashInfer term apart; None elsewhere."""
+    if model.is_pooling or c.a_sampler_flashinfer is None or rules.flashinfer_sampler != "if_installed":
+        return None
+    return (f"sampler: vLLM {rules.version} samples top-k/top-p with FlashInfer's kernel when flashinfer is installed "
+            f"(VLLM_USE_FLASHINFER_SAMPLER unset); kvplan charges the PyTorch-native path ({c.a_sampler:.3g} B per logit). "
+            f"A log saying 'Using FlashInfer for top-p & top-k sampling' ran the other: --env VLLM_USE_FLASHINFER_SAMPLER=1 "
+            f"charges it ({c.a_sampler_flashinfer:.3g} B per logit)")
 
 
 def v1_fallback(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> str | None:
@@ -194,6 +228,7 @@ ENV_EFFECTS = {
     "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "1 keeps chunked local attention as windows in 0.10.1-0.13",
     "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "0 leaves CUDA-graph memory out of the budget where it is subtracted",
     "VLLM_MXFP4_USE_MARLIN": "1 selects Marlin (its padding) for MXFP4 experts",
+    "VLLM_USE_FLASHINFER_SAMPLER": "1 / 0 selects FlashInfer's / the PyTorch-native top-k/top-p sampler (its profile peak, V1 0.8-0.17)",
 }
 
 
@@ -1572,10 +1607,13 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     tp, db, h = args.tensor_parallel_size, DTYPE_BYTES[args.dtype], model.hidden_size
     # the forward's live set and the sampler's logits are not alive at once: the peak is the larger
     forward = c.a_forward * f.forward_bytes + c.a_moe * f.moe_bytes
-    act = max(forward, c.a_sampler * f.sampler_elements) + c.a_const
+    a_sampler = sampler_bytes_per_logit(c, rules)
+    act = max(forward, a_sampler * f.sampler_elements) + c.a_const
     act_formula = "max(" + (f"{c.a_forward:g} x T({f.t}) x {db} B x (2 x {h} + 3 x {model.intermediate_size}/{tp})" if not model.is_moe else
                             f"{c.a_moe:g} x T({f.t}) x top-k({model.num_experts_per_tok}) x {db} B x (3 x {model.moe_intermediate_size}/{tp} + {h})")
-    act_formula += f", {c.a_sampler:.3g} B x S({f.s}) x V_pad({f.v_pad}))" + (f" + {c.a_const / GIB:.2f} GiB" if c.a_const else "")
+    act_formula += (f", {a_sampler:.3g} B x S({f.s}) x V_pad({f.v_pad})"
+                    + (" FlashInfer top-k/top-p" if a_sampler != c.a_sampler else "") + ")"
+                    + (f" + {c.a_const / GIB:.2f} GiB" if c.a_const else ""))
     tp_term = c.n_tp if f.tp_gt_1 and rules.nccl_charged else 0.0
     nvls_term = c.n_nvls if f.nvls and rules.nccl_charged else 0.0
     nvlink_term = c.n_nvlink_tp if f.nvlink_tp else 0.0
@@ -1751,6 +1789,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     notes += list(w.notes)
     measured = measured_terms(model, gpu, resolved, rules)
     act, act_f, src = measured["activation_peak"]
+    sampler_note = sampler_kernel_note(rules, coefficients_for(rules.era), model)
+    if sampler_note:
+        notes.append(sampler_note)
     nt, nt_f, _ = measured["non_torch"]
     capture, cg_f, _ = measured["cudagraph"]
     if site_offsets:

@@ -22,7 +22,7 @@ from typing import Any, Mapping, Optional
 from kvplan.errors import InputError
 from kvplan.inputs import read_json_file
 from kvplan.logs import StartupLog, as_int
-from kvplan.plan import INT_ENGINE_ARGS, human_int
+from kvplan.plan import INT_ENGINE_ARGS, human_int, parse_env
 
 GIB = 1024 ** 3
 
@@ -314,6 +314,11 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
     if "gpu" in given or "gpu_gb" in given:
         kwargs.pop("gpu_gib", None)
     kwargs.update(given)
+    env = parse_env(kwargs.get("env"))
+    if log.flashinfer_sampling and "VLLM_USE_FLASHINFER_SAMPLER" not in dict(env):
+        # the sampler logged FlashInfer's top-k/top-p kernel: planned as VLLM_USE_FLASHINFER_SAMPLER=1 runs it (where a
+        # release takes it unset whenever flashinfer imports, 0.7-0.11.0, that is the same path: versions.py)
+        kwargs["env"] = env + (("VLLM_USE_FLASHINFER_SAMPLER", "1"),)
     return kwargs
 
 

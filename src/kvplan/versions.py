@@ -147,6 +147,17 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # a 0.11.2 H100 log says "Using Marlin backend"), the Triton kernels from 0.12, which vendors them
     # (vllm/third_party/triton_kernels).
     "mxfp4_hopper_backend": [((0, 0, 0), "marlin"), ((0, 12, 0), "triton")],
+    # Which top-k/top-p kernel V1's sampler runs when VLLM_USE_FLASHINFER_SAMPLER is not set (it sizes the profile's
+    # sampler peak: calibration.py a_sampler / a_sampler_flashinfer). "if_installed": FlashInfer's whenever flashinfer
+    # imports on a CUDA GPU (vLLM PR #11394, merged 2024-12-26: the V1 TopKTopPSampler; vllm/envs.py reads the unset
+    # variable as None, which the V1 sampler takes as on and the V0 one as off); "opt_in": only with the variable set
+    # to 1 (PR #26859 "Disable FlashInfer sampler by default", merged 2025-10-15, first in 0.11.1). PR #40376 (merged
+    # after 2026-04-20) turns it back on by default; no release before 0.20.0 has it and the first one that does is not
+    # pinned here, so no step is placed for it: from 0.18 the sampler term is one fitted value, whichever kernel ran.
+    # What an unset variable does in 0.7-0.11.0 depends on the install, which no engine argument states: kvplan
+    # charges the PyTorch-native path there (its coefficient's records) and says so in a note. (0.8.x also fell back to
+    # PyTorch with FlashInfer >= 0.2.3 installed, until PR #15777 adapted the sampler to that API.)
+    "flashinfer_sampler": [((0, 0, 0), "opt_in"), ((0, 7, 0), "if_installed"), ((0, 11, 1), "opt_in")],
     "v0_long_context_chunked_skips": [((0, 0, 0), None), ((0, 5, 4), ("sliding", "speculative", "lora")),
                                       ((0, 6, 2), ("sliding", "speculative", "lora", "multimodal")),
                                       ((0, 6, 5), ("sliding", "speculative", "lora", "multimodal", "rocm")),
@@ -325,6 +336,7 @@ class VersionRules:
     fused_moe_chunk_tokens: int
     v0_long_context_chunked_skips: tuple[str, ...] | None
     mxfp4_hopper_backend: str
+    flashinfer_sampler: str
     v0_capacity_per_stage: bool
     hybrid_prefix_caching_default: bool
     attention_free_prefix_caching_default: bool
@@ -403,7 +415,7 @@ def as_v0_engine(rules: VersionRules, why: str) -> VersionRules:
     era), block count, capacity line and scheduler defaults, with everything else of the release."""
     from dataclasses import replace
 
-    return replace(rules, engine="v0", era="V0-c", other_tenants="ignored", tokens_formula="blocks_x_block_size",
+    return replace(rules, engine="v0", era="V0-c", other_tenants="ignored", flashinfer_sampler="opt_in", tokens_formula="blocks_x_block_size",
                    kv_log_format="v0-blocks", fit_error_format="v0", batch_defaults="v0", admit_whole_prompt=True,
                    notes=rules.notes + (f"vLLM {rules.version} runs this on its V0 engine: {why} is not supported by "
                                         "its V1 engine (EngineArgs._is_v1_supported_oracle)",))

@@ -1,0 +1,129 @@
+"""The sampler's top-k/top-p kernel (VLLM_USE_FLASHINFER_SAMPLER): its profile peak, the release defaults, the log line
+that says which kernel ran, and reconcile/record carrying it."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import kvplan
+from kvplan.calibration import coefficients_for
+from kvplan.errors import InputError
+from kvplan.logs import parse_lines
+from kvplan.plan import parse_env, term_features
+from kvplan.reconcile import plan_kwargs_from_log
+from kvplan.validate import predict_record
+from kvplan.versions import rules_for
+
+QWEN2 = dict(vllm_version="0.10.1.1", gpu_memory_utilization=0.25, max_model_len=16384)
+FLASHINFER_LINE = "(EngineCore_0 pid=1812) INFO 09-04 01:02:57 [topk_topp_sampler.py:50] Using FlashInfer for top-p & top-k sampling."
+NATIVE_LINE = ("(EngineCore_0 pid=1257) WARNING 09-03 04:41:10 [topk_topp_sampler.py:79] FlashInfer is not available. Falling back "
+               "to the PyTorch-native implementation of top-p & top-k sampling. For the best performance, please install FlashInfer.")
+VERSION_LINE = "INFO 09-04 01:02:30 [api_server.py:1805] vLLM API server version 0.10.1.1"
+
+
+def _peak(p):
+    return next(t for t in p.terms if t.name == "activation_peak")
+
+
+def test_the_release_default_is_a_rules_row():
+    # unset: FlashInfer whenever flashinfer imports from the V1 sampler (PR #11394) to 0.11.0, opt-in from 0.11.1 (PR #26859)
+    assert rules_for("0.10.1.1").flashinfer_sampler == "if_installed"
+    assert rules_for("0.11.0").flashinfer_sampler == "if_installed"
+    assert rules_for("0.11.1").flashinfer_sampler == "opt_in"
+    assert rules_for("0.6.5").flashinfer_sampler == "opt_in"
+
+
+def test_flashinfer_sampler_charges_its_own_bytes_per_logit_in_0_8_to_0_17():
+    model, gpu = "Qwen/Qwen2-7B-Instruct", "A100-80GB"
+    unset = kvplan.fit(model, gpu, **QWEN2)
+    native = kvplan.fit(model, gpu, env=["VLLM_USE_FLASHINFER_SAMPLER=0"], **QWEN2)
+    flash = kvplan.fit(model, gpu, env=["VLLM_USE_FLASHINFER_SAMPLER=1"], **QWEN2)
+    c = coefficients_for(unset.rules.era)
+    assert c.a_sampler_flashinfer is not None and c.a_sampler_flashinfer < c.a_sampler
+    f = term_features(unset.model, unset.gpu, unset.args, unset.rules)
+    # the sampler's logits make this profile's peak on either kernel (256 sequences x 152,064 logits)
+    assert unset.activation_peak_bytes == pytest.approx(c.a_sampler * f.sampler_elements, abs=1)
+    assert flash.activation_peak_bytes == pytest.approx(c.a_sampler_flashinfer * f.sampler_elements, abs=1)
+    assert native.activation_peak_bytes == unset.activation_peak_bytes and native.kv_cache_bytes == unset.kv_cache_bytes
+    saved = unset.activation_peak_bytes - flash.activation_peak_bytes
+    assert flash.kv_cache_bytes == pytest.approx(unset.kv_cache_bytes + saved, abs=flash.bytes_per_block)
+    assert "FlashInfer" in _peak(flash).formula and "FlashInfer" not in _peak(unset).formula
+    # unset, the install decides in 0.10: kvplan says which kernel it charged and how to charge the other
+    assert any("VLLM_USE_FLASHINFER_SAMPLER=1" in a for a in unset.assumptions)
+    assert not any(a.startswith("sampler:") for a in flash.assumptions)
+
+
+def test_the_variable_moves_the_term_only_where_the_release_has_a_flashinfer_term():
+    model, gpu = "Qwen/Qwen3-8B", "H100"
+    # 0.14.1: opt-in, so unset is the PyTorch-native path and =1 the FlashInfer one, without a note on the install
+    unset = kvplan.fit(model, gpu, vllm_version="0.14.1")
+    flash = kvplan.fit(model, gpu, vllm_version="0.14.1", env={"VLLM_USE_FLASHINFER_SAMPLER": "1"})
+    assert flash.activation_peak_bytes < unset.activation_peak_bytes
+    assert not any(a.startswith("sampler:") for a in unset.assumptions)
+    # from 0.18 the sampler term is one fitted value, whichever kernel ran
+    late = kvplan.fit(model, gpu, vllm_version="0.21.0")
+    late_flash = kvplan.fit(model, gpu, vllm_version="0.21.0", env=["VLLM_USE_FLASHINFER_SAMPLER=1"])
+    assert late_flash.activation_peak_bytes == late.activation_peak_bytes
+    # V0's sampler keeps its era's term
+    v0 = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", gpu, vllm_version="0.9.2", env={"VLLM_USE_V1": "0"})
+    v0_flash = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", gpu, vllm_version="0.9.2",
+                          env={"VLLM_USE_V1": "0", "VLLM_USE_FLASHINFER_SAMPLER": "1"})
+    assert v0.rules.engine == "v0" and v0_flash.activation_peak_bytes == v0.activation_peak_bytes
+
+
+def test_a_value_vllm_cannot_read_is_refused_by_name():
+    with pytest.raises(InputError, match="VLLM_USE_FLASHINFER_SAMPLER") as e:
+        kvplan.fit("Qwen/Qwen3-8B", "H100", vllm_version="0.10.1.1", env=["VLLM_USE_FLASHINFER_SAMPLER=yes"])
+    assert "=1" in e.value.fix
+
+
+def test_the_log_says_which_kernel_sampled():
+    assert parse_lines([VERSION_LINE, FLASHINFER_LINE]).flashinfer_sampling is True
+    assert parse_lines([VERSION_LINE, NATIVE_LINE]).flashinfer_sampling is False
+    assert parse_lines(["WARNING 10-20 [topk_topp_sampler.py:90] FlashInfer top-p/top-k sampling unavailable: unsupported "
+                        "compute capability 7.5; falling back."]).flashinfer_sampling is False
+    assert parse_lines([VERSION_LINE]).flashinfer_sampling is None
+
+
+def test_reconcile_plans_a_flashinfer_log_with_its_kernel_and_the_record_says_so():
+    log = parse_lines([VERSION_LINE, FLASHINFER_LINE])
+    assert ("VLLM_USE_FLASHINFER_SAMPLER", "1") in tuple(plan_kwargs_from_log(log)["env"])
+    assert "env" not in plan_kwargs_from_log(parse_lines([VERSION_LINE, NATIVE_LINE]))
+    record = log.to_record()
+    assert record["args"]["env"] == {"VLLM_USE_FLASHINFER_SAMPLER": "1"}
+    notes = record["notes"] if isinstance(record["notes"], str) else "; ".join(record["notes"])
+    assert "stands for the logged" in notes
+    assert "env" not in parse_lines([VERSION_LINE, NATIVE_LINE]).to_record()["args"]
+
+
+class _Flags:
+    def __init__(self, **given):
+        self.given = given
+
+    def engine_kwargs(self):
+        return self.given
+
+
+def test_flags_given_to_reconcile_keep_their_environment_and_may_override_the_log():
+    log = parse_lines([VERSION_LINE, FLASHINFER_LINE])
+    merged = dict(parse_env(plan_kwargs_from_log(log, _Flags(env=["HF_HUB_OFFLINE=1"]))["env"]))
+    assert merged == {"HF_HUB_OFFLINE": "1", "VLLM_USE_FLASHINFER_SAMPLER": "1"}
+    told = dict(parse_env(plan_kwargs_from_log(log, _Flags(env=["VLLM_USE_FLASHINFER_SAMPLER=0"]))["env"]))
+    assert told == {"VLLM_USE_FLASHINFER_SAMPLER": "0"}
+
+
+def test_the_blind_flashinfer_startup_is_planned_within_its_logged_pool():
+    # tests/data/blind_records.jsonl: Qwen2-7B-Instruct on an A100 80GB at utilization 0.25, whose log says 'Using
+    # FlashInfer for top-p & top-k sampling'; with the PyTorch-native term kvplan left 0.8 GiB of its pool out
+    path = Path(__file__).parent / "data" / "blind_records.jsonl"
+    rec = next(r for r in map(json.loads, path.read_text().splitlines()) if r["id"] == "qwen2-7b-instruct-a100-80-u025-tp1-l16k")
+    observed = rec["observed"]["kv_cache_gib"]
+    assert rec["args"]["env"] == {"VLLM_USE_FLASHINFER_SAMPLER": "1"}  # carried from that line
+    after, _ = predict_record(rec)
+    del rec["args"]["env"]
+    before, _ = predict_record(rec)
+    gib = 1024 ** 3
+    assert observed - before.kv_cache_bytes / gib > 0.5
+    assert abs(after.kv_cache_bytes / gib - observed) < abs(before.kv_cache_bytes / gib - observed) / 4
