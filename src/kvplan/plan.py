@@ -1843,7 +1843,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     fits, error, est_len = _fit_check(groups, available, bytes_per_block, num_blocks, resolved, rules)
     failure = None if fits else "memory"
     if fits:
-        state_error = state_blocks_refusal(groups, num_blocks, resolved, rules)
+        state_error = state_blocks_refusal(groups, num_blocks, resolved, rules, gpu, notes, warns)
         if state_error:
             fits, error, failure = False, state_error, "state_blocks"
     load_error = _load_oom(gpu, w.bytes)
@@ -1924,17 +1924,56 @@ def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     return replace(fitted, assumptions=fitted.assumptions + (note,), vllm_log=tuple(log))
 
 
-def state_blocks_refusal(groups, num_blocks: int, args: EngineArgs, rules: VersionRules) -> str | None:
+def state_blocks_refusal(groups, num_blocks: int, args: EngineArgs, rules: VersionRules, gpu: GPUSpec | None = None,
+                         notes: list[str] | None = None, warns: list[str] | None = None) -> str | None:
     """vLLM's refusal (rule state_blocks_refuse_max_num_seqs) of a hybrid model whose pool holds fewer blocks than
     max_num_seqs: each decoding sequence holds one recurrent-state block in a full CUDA graph, so the graphs cannot
-    be captured; None when it does not apply (no recurrent group, --enforce-eager, or a release before the check)."""
+    be captured; None when it does not apply (no recurrent group, --enforce-eager, a release before the check, or
+    speculative decoding that downgrades the graphs to PIECEWISE: _spec_decode_piecewise, noted in `notes`). Refused
+    with speculative decoding, a warning in `warns` names the attention-backend choice kvplan does not model."""
     if not rules.state_blocks_refuse_max_num_seqs or args.enforce_eager:
         return None
     if not any(g.kind == "recurrent" for g in groups) or num_blocks >= args.max_num_seqs:
         return None
+    seqs = f"max_num_seqs ({args.max_num_seqs}) above the {num_blocks} Mamba cache blocks"
+    if args.speculative:
+        why = _spec_decode_piecewise(groups, args, rules, gpu)
+        if why:
+            if notes is not None:
+                notes.append(f"{seqs} not refused: with speculative decoding {why}, so vLLM {rules.version} downgrades "
+                             "the CUDA graphs to PIECEWISE ('not supported with spec-decode ...; setting "
+                             "cudagraph_mode=PIECEWISE'), and its state-block check runs only with FULL decode graphs "
+                             "(config/compilation.py resolve_cudagraph_mode_and_sizes)")
+            return None
+        if warns is not None:
+            warns.append(f"{seqs} with speculative decoding: refused as vLLM does when it keeps FULL decode CUDA graphs, "
+                         "which needs every attention backend to support uniform multi-token decode graphs "
+                         "(UNIFORM_BATCH). kvplan expects the backend vLLM picks by default here to support them "
+                         "(FlashAttention; FlashInfer with TRTLLM kernels on Blackwell) and does not model a fallback "
+                         "or an --attention-backend choice without that support (e.g. FlashInfer without TRTLLM "
+                         "kernels), under which vLLM downgrades to PIECEWISE graphs and starts (vLLM issue #49547)")
     return (f"max_num_seqs ({args.max_num_seqs}) exceeds available Mamba cache blocks ({num_blocks}). Each decode sequence "
             "requires one Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most "
             f"{num_blocks} or increase gpu_memory_utilization.")
+
+
+_FP8_KV = ("fp8", "fp8_e4m3", "fp8_e5m2")
+
+
+def _spec_decode_piecewise(groups, args: EngineArgs, rules: VersionRules, gpu: GPUSpec | None) -> str | None:
+    """Why speculative decoding leaves no FULL decode graphs (an attention backend below UNIFORM_BATCH graph support;
+    rules spec_decode_piecewise_*), or None where kvplan expects vLLM to keep them."""
+    kinds = sorted({g.recurrent_kind for g in groups if g.recurrent_kind in rules.spec_decode_piecewise_recurrent_kinds})
+    if kinds:
+        return (f"the {', '.join(kinds)} recurrent layers' metadata builder supports single-token decode graphs only "
+                "(UNIFORM_SINGLE_TOKEN_DECODE, v1/attention/backends/linear_attn.py)")
+    kv = (args.kv_cache_dtype or "auto").lower()
+    if (rules.spec_decode_piecewise_fp8_kv_below_sm90 and gpu is not None and gpu.vendor == "NVIDIA" and gpu.cc
+            and gpu.cc[0] == 8 and kv in _FP8_KV):
+        return (f"the {kv} KV cache on {gpu.name} (compute capability {gpu.compute_capability}) is served by FlashInfer "
+                "(FlashAttention takes fp8 KV only on Hopper) without TRTLLM kernels, whose graphs cover single-token "
+                "decode only (UNIFORM_SINGLE_TOKEN_DECODE)")
+    return None
 
 
 def _load_oom(gpu: GPUSpec, weights_per_rank: int) -> str | None:

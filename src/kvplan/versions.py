@@ -173,6 +173,25 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # which replaced the silent capping of the capture sizes of PR #34571). --enforce-eager captures no graphs and is
     # not checked.
     "state_blocks_refuse_max_num_seqs": [((0, 0, 0), False), ((0, 20, 0), True)],
+    # The check runs only when FULL decode graphs survive resolve_cudagraph_mode_and_sizes (its guard:
+    # cudagraph_mode.has_full_cudagraphs(), not the profiling pass, a Mamba-type layer in the KV config; model runner
+    # v1 (_check_and_update_cudagraph_mode) and v2 (initialize_kv_cache) both call it). Speculative decoding makes the
+    # decode query 1 + k tokens, and the same function then downgrades FULL_AND_PIECEWISE to PIECEWISE ("... is not
+    # supported with spec-decode for attention backend ...; setting cudagraph_mode=PIECEWISE") when an attention
+    # backend of the model supports less than UNIFORM_BATCH graphs; the refusal then never fires. max_num_seqs is
+    # compared with the blocks whatever k is (the decode dispatcher caps its sizes at max_num_seqs x (1 + k)). Read in
+    # the 0.20.0, 0.28.0, 0.30.0-0.33.0 wheels:
+    # - recurrent kinds whose metadata builder lacks UNIFORM_BATCH: MiniMax's linear attention
+    #   (v1/attention/backends/linear_attn.py LinearAttentionMetadataBuilder: UNIFORM_SINGLE_TOKEN_DECODE in every one);
+    #   GDN (gdn_attn.py) and Mamba1/2 (mamba_attn.py) have UNIFORM_BATCH and keep FULL graphs.
+    "spec_decode_piecewise_recurrent_kinds": [((0, 0, 0), ()), ((0, 20, 0), ("linear",))],
+    # - an fp8 KV cache on an Ampere/Ada GPU (compute capability 8.x): FlashAttention takes fp8 KV only as FA3 on
+    #   Hopper (flash_attn_supports_fp8), so FlashInfer, next in platforms/cuda.py's order, serves the attention layers,
+    #   without TRTLLM kernels (utils/flashinfer.py supports_trtllm_attention: SM90/SM100/SM12x only), so with
+    #   UNIFORM_SINGLE_TOKEN_DECODE (flashinfer.py get_cudagraph_support) up to 0.32; a 2x RTX 3090 Qwen3.6-27B MTP log
+    #   (noonghunna/club-3090 #584) shows the downgrade, and vLLM issue #49547 keeps sm_86 open. 0.33.0 answers
+    #   UNIFORM_BATCH below SM90 (native fa2 decode takes uniform multi-token queries): FULL graphs, the check runs.
+    "spec_decode_piecewise_fp8_kv_below_sm90": [((0, 0, 0), False), ((0, 20, 0), True), ((0, 33, 0), False)],
     # Mamba pages per sequence and group (section 3.4): "none" mode 1; "align" mode 2 (+1 prefill checkpoint for the
     # Mamba2 mixer and GDN from 0.29); "all" mode one per block of the request. As read in the wheels:
     # - prefix caching is on by default for generative hybrids from 0.26.0 (config/model.py
@@ -331,6 +350,8 @@ class VersionRules:
     window_inflight: str
     null_block_in_fit_check: bool
     state_blocks_refuse_max_num_seqs: bool
+    spec_decode_piecewise_recurrent_kinds: tuple[str, ...]
+    spec_decode_piecewise_fp8_kv_below_sm90: bool
     fit_need_formula: str
     fit_check_sees_windows: bool
     fused_moe_chunk_tokens: int
