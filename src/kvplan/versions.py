@@ -180,7 +180,7 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # supported with spec-decode for attention backend ...; setting cudagraph_mode=PIECEWISE") when an attention
     # backend of the model supports less than UNIFORM_BATCH graphs; the refusal then never fires. max_num_seqs is
     # compared with the blocks whatever k is (the decode dispatcher caps its sizes at max_num_seqs x (1 + k)). Read in
-    # the 0.20.0, 0.28.0, 0.30.0-0.33.0 wheels:
+    # the 0.20.0, 0.24.0, 0.28.0-0.33.0 wheels:
     # - recurrent kinds whose metadata builder lacks UNIFORM_BATCH: MiniMax's linear attention
     #   (v1/attention/backends/linear_attn.py LinearAttentionMetadataBuilder: UNIFORM_SINGLE_TOKEN_DECODE in every one);
     #   GDN (gdn_attn.py) and Mamba1/2 (mamba_attn.py) have UNIFORM_BATCH and keep FULL graphs.
