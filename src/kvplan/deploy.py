@@ -314,6 +314,10 @@ def spec_from_plan(
     if spec_config:
         text = spec_config if isinstance(spec_config, str) else json.dumps(spec_config, separators=(",", ":"))
         flags.append(Flag("--speculative-config", text, "drafter weights and KV layers are in the arithmetic below"))
+    comp_config = _get(a, "compilation_config")  # given as JSON text or as a dict
+    if comp_config:
+        text = comp_config if isinstance(comp_config, str) else json.dumps(comp_config, separators=(",", ":"))
+        flags.append(Flag("--compilation-config", text, "as given (kvplan reads its cudagraph_mode)"))
     mm_limits = _get(a, "limit_mm_per_prompt")
     if mm_limits:
         flags.append(Flag("--limit-mm-per-prompt", serve_mm_limits(mm_limits, parse_mm_limits(mm_limits), version),

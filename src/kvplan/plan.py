@@ -71,6 +71,32 @@ def parse_mm_limits(value) -> dict[str, int] | None:
     return out
 
 
+CUDAGRAPH_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")  # vLLM's CUDAGraphMode
+
+
+def parse_compilation_config(value) -> str | None:
+    """--compilation-config (JSON text or a dict) -> its cudagraph_mode (one of CUDAGRAPH_MODES), or None where it sets
+    none (vLLM's default for the release). kvplan reads only cudagraph_mode from it."""
+    if value in (None, "", {}):
+        return None
+    example = 'e.g. \'{"cudagraph_mode": "PIECEWISE"}\''
+    if isinstance(value, str):
+        import json
+
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise InputError("--compilation-config", f"not JSON ({exc.msg})", example) from None
+    if not isinstance(value, dict):
+        raise InputError("--compilation-config", "kvplan reads a JSON object (not an optimization level)", example)
+    mode = value.get("cudagraph_mode")
+    if mode is None:
+        return None
+    if not isinstance(mode, str) or mode.strip().upper() not in CUDAGRAPH_MODES:
+        raise InputError("--compilation-config", f"unknown cudagraph_mode {mode!r}", f"one of {', '.join(CUDAGRAPH_MODES)}")
+    return mode.strip().upper()
+
+
 def parse_speculative_config(value) -> tuple[str, int] | None:
     """--speculative-config (JSON text or a dict) -> ("mtp" | "ngram", num_speculative_tokens), or None."""
     if value in (None, "", {}):
@@ -342,6 +368,7 @@ class EngineArgs:
     kv_cache_memory_bytes: int | None = None  # vLLM's --kv-cache-memory-bytes (>= 0.10.2): the pool, exactly
     allow_long_max_model_len: bool = False     # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope-scaling override)
     speculative_config: str | dict | None = None  # vLLM's --speculative-config JSON: {"method": ..., "num_speculative_tokens": N}
+    compilation_config: str | dict | None = None  # vLLM's --compilation-config JSON; kvplan reads its cudagraph_mode
     runner: str | None = None  # vLLM's --runner: auto (None), generate or pooling; --task embed/classify/score/reward map to pooling
     cpu_offload_gb: float | None = None  # vLLM's --cpu-offload-gb: GiB of weights per GPU kept in CPU memory (UVA)
     enable_lora: bool = False            # --enable-lora: max_loras slots of max_lora_rank on every supported layer
@@ -370,6 +397,12 @@ class EngineArgs:
         weights or KV); None without speculative decoding."""
         return parse_speculative_config(self.speculative_config)
 
+    @cached_property
+    def cudagraph_mode(self) -> str | None:
+        """--compilation-config's cudagraph_mode (NONE, PIECEWISE, FULL, FULL_DECODE_ONLY, FULL_AND_PIECEWISE), or None
+        for the release's default."""
+        return parse_compilation_config(self.compilation_config)
+
     @property
     def runner_type(self) -> str | None:
         """"generate", "pooling", or None for vLLM's auto choice (from the architecture and a sentence-transformers
@@ -386,6 +419,7 @@ class EngineArgs:
 
     def validate(self) -> None:
         self.speculative  # raises on a malformed or unmodelled --speculative-config
+        self.cudagraph_mode  # raises on a malformed --compilation-config or an unknown cudagraph_mode
         self.mm_limits  # raises on a malformed --limit-mm-per-prompt
         self.runner_type  # raises on an unknown --runner
         u = self.gpu_memory_utilization
@@ -1731,6 +1765,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if resolved.overhead_gb is not None:  # the seed's arithmetic has no warnings: said among its assumptions
         return _simple_plan(model, gpu, resolved, rules, notes + ([beyond] if beyond else []))
     warns: list[str] = [beyond] if beyond else []
+    if resolved.cudagraph_mode and not resolved.enforce_eager:
+        warns.append(f"--compilation-config cudagraph_mode {resolved.cudagraph_mode}: kvplan reads it for the hybrid "
+                     "state-block check only; the CUDA-graph memory is still that of the release's default capture")
     if why_v0:  # vLLM's own warning (engine/arg_utils.py _raise_or_fallback)
         warns.append(f"{why_v0} is not supported by the V1 Engine. Falling back to V0.")
     if quant is not None and quant.method == "gguf" and resolved.dtype == "bfloat16" and gpu.cc and gpu.cc >= (10, 0):
@@ -1936,6 +1973,12 @@ def state_blocks_refusal(groups, num_blocks: int, args: EngineArgs, rules: Versi
     if not any(g.kind == "recurrent" for g in groups) or num_blocks >= args.max_num_seqs:
         return None
     seqs = f"max_num_seqs ({args.max_num_seqs}) above the {num_blocks} Mamba cache blocks"
+    if args.cudagraph_mode in ("NONE", "PIECEWISE"):
+        if notes is not None:
+            notes.append(f"{seqs} not refused: --compilation-config cudagraph_mode {args.cudagraph_mode} captures no FULL "
+                         "decode graphs, and vLLM's state-block check runs only with them (config/compilation.py "
+                         "resolve_cudagraph_mode_and_sizes: cudagraph_mode.has_full_cudagraphs())")
+        return None
     if args.speculative:
         why = _spec_decode_piecewise(groups, args, rules, gpu)
         if why:

@@ -56,6 +56,7 @@ class FitFlags:
     mamba_ssm_cache_dtype: Optional[str] = None
     revision: Optional[str] = None
     speculative_config: Optional[str] = None
+    compilation_config: Optional[str] = None
     enable_prefix_caching: Optional[bool] = None
     enable_chunked_prefill: Optional[bool] = None
     env: Optional[list[str]] = None
@@ -99,6 +100,7 @@ FIT_PARAMS: list[tuple[str, object, object]] = [
     ("mamba_ssm_cache_dtype", Optional[str], typer.Option(None, "--mamba-ssm-cache-dtype", help="auto, float32, float16, bfloat16 (recurrent state of Mamba / Gated DeltaNet layers).", rich_help_panel="vllm serve flags")),
     ("revision", Optional[str], typer.Option(None, "--revision", help="Model revision (commit, tag or branch) to resolve on the Hub.", rich_help_panel="vllm serve flags")),
     ("speculative_config", Optional[str], typer.Option(None, "--speculative-config", help='Speculative decoding, as vLLM takes it: \'{"method": "mtp", "num_speculative_tokens": 3}\' (the checkpoint\'s MTP layers) or method ngram.', rich_help_panel="vllm serve flags")),
+    ("compilation_config", Optional[str], typer.Option(None, "--compilation-config", help='vLLM\'s compilation config as JSON; kvplan reads its cudagraph_mode (\'{"cudagraph_mode": "PIECEWISE"}\': no FULL decode graphs, so no hybrid state-block check).', rich_help_panel="vllm serve flags")),
     ("enable_prefix_caching", Optional[bool], typer.Option(None, "--enable-prefix-caching/--no-enable-prefix-caching", help="Prefix caching (default: the version's; for hybrid Mamba/GDN models it sets how many state pages a sequence holds).", rich_help_panel="vllm serve flags")),
     ("enable_chunked_prefill", Optional[bool], typer.Option(None, "--enable-chunked-prefill/--no-enable-chunked-prefill", help="Chunked prefill (default: the version's; without it the profile run and each prefill take a whole prompt, max_num_batched_tokens >= max_model_len).", rich_help_panel="vllm serve flags")),
     ("env", Optional[list[str]], typer.Option(None, "--env", help="An environment variable the server runs with, KEY=VALUE (repeatable). Modelled: VLLM_USE_V1, VLLM_ALLOW_LONG_MAX_MODEL_LEN, VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE, VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, VLLM_MXFP4_USE_MARLIN, VLLM_USE_FLASHINFER_SAMPLER; others are carried into serve.sh.", rich_help_panel="vllm serve flags")),
