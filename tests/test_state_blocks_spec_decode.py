@@ -125,3 +125,45 @@ def test_cli_fit_with_speculative_config():
     d = json.loads(r.stdout)
     assert r.returncode == 0 and d["fits"] is True
     assert any("not refused: with speculative decoding" in a for a in d["assumptions"])
+
+
+@pytest.mark.parametrize("mode", ["PIECEWISE", "none"])
+def test_compilation_config_without_full_graphs_is_not_refused(mode):
+    """--compilation-config cudagraph_mode PIECEWISE or NONE captures no FULL decode graphs: vLLM does not check."""
+    p = kvplan.fit("Qwen/Qwen3.5-27B", "H100", compilation_config=json.dumps({"cudagraph_mode": mode}))
+    assert p.args.max_num_seqs == 1024 and 0 < p.num_gpu_blocks < 1024
+    assert p.fits and p.failure is None
+    assert any(f"cudagraph_mode {mode.upper()} captures no FULL decode graphs" in a for a in p.assumptions)
+    assert any("CUDA-graph memory is still that of the release's default capture" in w for w in p.warnings)
+
+
+@pytest.mark.parametrize("mode", ["FULL_AND_PIECEWISE", "FULL_DECODE_ONLY", "FULL"])
+def test_compilation_config_with_full_graphs_is_refused(mode):
+    p = kvplan.fit("Qwen/Qwen3.5-27B", "H100", compilation_config={"cudagraph_mode": mode})
+    assert p.failure == "state_blocks"
+    # other keys alone leave the release's default mode
+    q = kvplan.fit("Qwen/Qwen3.5-27B", "H100", compilation_config='{"max_cudagraph_capture_size": 256}')
+    assert q.failure == "state_blocks" and q.args.cudagraph_mode is None
+
+
+@pytest.mark.parametrize("value,needle", [('{"cudagraph_mode": "FULLY"}', "unknown cudagraph_mode"), ("3", "JSON object"),
+                                          ("{cudagraph_mode", "not JSON")])
+def test_compilation_config_errors_name_the_field(value, needle):
+    from kvplan.errors import InputError
+
+    with pytest.raises(InputError, match="--compilation-config") as exc:
+        kvplan.fit("Qwen/Qwen3.5-27B", "H100", compilation_config=value)
+    assert needle in str(exc.value)
+    r = subprocess.run(["kvplan", "fit", "Qwen/Qwen3.5-27B", "--gpu", "H100", "--compilation-config", value],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "--compilation-config" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_compilation_config_goes_into_the_serve_command():
+    from kvplan.deploy import render_files, spec_from_plan
+
+    p = kvplan.fit("Qwen/Qwen3.5-27B", "H100", compilation_config={"cudagraph_mode": "PIECEWISE"})
+    spec = spec_from_plan(p)
+    flags = {f.name: f.value for f in spec.flags}
+    assert flags["--compilation-config"] == '{"cudagraph_mode":"PIECEWISE"}'
+    assert "--compilation-config" in render_files(spec)["serve.sh"]

@@ -687,6 +687,8 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # the 0.10.1.1 wheel's engine/arg_utils.py, present in 0.10.2's (docs/vllm-memory-model.md section 1.3). (The
     # --mamba-ssm-cache-dtype step above is vLLM PR #22928, whose MambaDType is in the 0.10.1 wheel's config.)
     "--kv-cache-memory-bytes": (0, 10, 2),
+    # --compilation-config / -O: vLLM PR #10437 ("torch.compile rollout to users"), merged 2024-11-19, after 0.6.4.post1
+    "--compilation-config": (0, 6, 5),
 }
 
 
