@@ -71,6 +71,20 @@ def parse_mm_limits(value) -> dict[str, int] | None:
     return out
 
 
+def _json_object(value, flag: str, example: str, not_object: str, object_example: str | None = None) -> dict:
+    """A JSON-object flag (JSON text or a dict) as a dict; InputError naming `flag` when it is not JSON or no object."""
+    if isinstance(value, str):
+        import json
+
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise InputError(flag, f"not JSON ({exc.msg})", example) from None
+    if not isinstance(value, dict):
+        raise InputError(flag, not_object, object_example or example)
+    return value
+
+
 CUDAGRAPH_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")  # vLLM's CUDAGraphMode
 
 
@@ -79,16 +93,8 @@ def parse_compilation_config(value) -> str | None:
     none (vLLM's default for the release). kvplan reads only cudagraph_mode from it."""
     if value in (None, "", {}):
         return None
-    example = 'e.g. \'{"cudagraph_mode": "PIECEWISE"}\''
-    if isinstance(value, str):
-        import json
-
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise InputError("--compilation-config", f"not JSON ({exc.msg})", example) from None
-    if not isinstance(value, dict):
-        raise InputError("--compilation-config", "kvplan reads a JSON object (not an optimization level)", example)
+    value = _json_object(value, "--compilation-config", 'e.g. \'{"cudagraph_mode": "PIECEWISE"}\'',
+                         "kvplan reads a JSON object (not an optimization level)")
     mode = value.get("cudagraph_mode")
     if mode is None:
         return None
@@ -101,16 +107,8 @@ def parse_speculative_config(value) -> tuple[str, int] | None:
     """--speculative-config (JSON text or a dict) -> ("mtp" | "ngram", num_speculative_tokens), or None."""
     if value in (None, "", {}):
         return None
-    if isinstance(value, str):
-        import json
-
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise InputError("--speculative-config", f"not JSON ({exc.msg})",
-                             'e.g. \'{"method": "mtp", "num_speculative_tokens": 3}\'') from None
-    if not isinstance(value, dict):
-        raise InputError("--speculative-config", "must be a JSON object", 'e.g. {"method": "mtp", "num_speculative_tokens": 3}')
+    value = _json_object(value, "--speculative-config", 'e.g. \'{"method": "mtp", "num_speculative_tokens": 3}\'',
+                         "must be a JSON object", 'e.g. {"method": "mtp", "num_speculative_tokens": 3}')
     n = value.get("num_speculative_tokens")
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise InputError("--speculative-config", f"num_speculative_tokens must be a whole number >= 1, got {n!r}",
