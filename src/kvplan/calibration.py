@@ -94,7 +94,9 @@ for _era in ("V0-a", "V0-b", "V0-c"):
                                  n_nvls_gib=_NVLS_GIB + _NVLINK_TP_GIB)
 # V1's sampler, 0.8-0.17: 38.5 bytes per logit, the median of the 11 startups that log the profile's peak where the
 # sampler's logits make it (1,024 sequences; 0.10.2 and 0.14.1 on H100/H200; vocabularies of 128K, 152K and 201K;
-# 38.4-39.6 B each; tools/fit_calibration.py prints them). One of them is in calibration.jsonl, ten in
+# 38.4-39.6 B each; tools/fit_calibration.py prints them). All sampled with the PyTorch-native kernel as far as their
+# sources say: the three with a raw log (0.10.2) log its fallback line, the other eight (one benchmark's summary)
+# no line, and none logs FlashInfer's (tests/data/SOURCES-logs.md). One of them is in calibration.jsonl, ten in
 # tests/data/extra_records.jsonl, which makes those ten no longer blind tests of this coefficient. Fitted on the KV
 # pools instead, the coefficient had come out at 34 (0.8-0.10) and 40 (0.11-0.17), 0.65 GiB off the logged peaks.
 _V1_SAMPLER_B = 38.5
