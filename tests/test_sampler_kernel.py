@@ -127,3 +127,48 @@ def test_the_blind_flashinfer_startup_is_planned_within_its_logged_pool():
     gib = 1024 ** 3
     assert observed - before.kv_cache_bytes / gib > 0.5
     assert abs(after.kv_cache_bytes / gib - observed) < abs(before.kv_cache_bytes / gib - observed) / 4
+
+
+def _data_records(name):
+    path = Path(__file__).parent / "data" / name
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("name", ["extra_records.jsonl", "blind_records.jsonl"])
+def test_a_record_carries_the_flashinfer_sampler_exactly_where_its_log_says_so(name):
+    # tests/data/SOURCES-logs.md "Which top-k/top-p kernel the 0.8-0.17 startups sampled with": the variable stands for
+    # the logged line, so a record quoting the line carries it and no other record does
+    for rec in _data_records(name):
+        logged = "Using FlashInfer for top-p & top-k sampling" in str(rec.get("notes") or "")
+        env = (rec.get("args") or {}).get("env") or {}
+        assert logged == (env.get("VLLM_USE_FLASHINFER_SAMPLER") == "1"), rec["id"]
+
+
+def _fit_tool():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "fit_calibration.py"
+    spec = importlib.util.spec_from_file_location("fit_calibration_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_fit_charges_a_flashinfer_startup_the_kernels_term_not_the_fitted_one():
+    # the Mistral-7B GPTQ startup on a GB10 (NVIDIA's 0.11.0 container) logs the FlashInfer line; what it implies for
+    # the integrated-memory term must not carry the PyTorch-native sampler peak it did not run
+    tool = _fit_tool()
+    rec = next(r for r in _data_records("extra_records.jsonl") if r["id"] == "mistral-7b-instruct-v0.2-gptq-gb10-u090-tp1-l32k")
+    (with_kernel,) = tool.rows([rec])
+    native_rec = json.loads(json.dumps(rec))
+    del native_rec["args"]["env"]
+    (native,) = tool.rows([native_rec])
+    c = coefficients_for(with_kernel["era"])
+    assert with_kernel["a_s_kernel"] == c.a_sampler_flashinfer == 14.0
+    assert native["a_s_kernel"] is None
+    f = with_kernel["f"]
+    assert f.sampler_elements * c.a_sampler > f.forward_bytes + f.moe_bytes  # the native sampler run is the peak
+    a_s = c.a_sampler
+    gap = tool.model(native, a_s, 0, 0, 0, 0, 0) - tool.model(with_kernel, a_s, 0, 0, 0, 0, 0)
+    assert gap == pytest.approx(f.sampler_elements * a_s - max(f.forward_bytes + f.moe_bytes, f.sampler_elements * 14.0))
+    assert gap > 0.1 * 1024 ** 3

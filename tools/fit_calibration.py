@@ -31,6 +31,8 @@ GROUPS = {"V0": ("V0-a", "V0-b", "V0-c"), "V1 <= 0.10": ("V1-a", "V1-b"), "V1 0.
 
 
 def rows(records):
+    from kvplan.calibration import coefficients_for
+    from kvplan.plan import sampler_bytes_per_logit
     from kvplan.validate import sibling_versions
 
     out = []
@@ -55,8 +57,11 @@ def rows(records):
             # computed, so taken out rather than fitted with the V1 runner's extrapolation
             implied -= p.cudagraph_bytes if cg else 0
             cg = False
+        # a startup whose sampler ran FlashInfer's top-k/top-p kernel (VLLM_USE_FLASHINFER_SAMPLER=1, the record's
+        # logged line) keeps that kernel's term from the code, not the era's fitted PyTorch-native one
+        a_s_kernel = sampler_bytes_per_logit(coefficients_for(p.era), p.rules) if p.rules.flashinfer_sampler == "on" else None
         out.append({"id": rec["id"], "era": p.era, "implied": implied, "requested": p.requested_bytes, "f": f,
-                    "nccl": p.rules.nccl_charged, "cg": cg, "why_not_fitted": _not_fitted(rec, p)})
+                    "nccl": p.rules.nccl_charged, "cg": cg, "why_not_fitted": _not_fitted(rec, p), "a_s_kernel": a_s_kernel})
     return out
 
 
@@ -87,7 +92,7 @@ def _not_fitted(rec, p) -> str | None:
 
 def model(r, a_s, n_c, n_tp, n_int, g_c, g_p, n_nvls=0.0):
     f = r["f"]
-    act = max(f.forward_bytes + f.moe_bytes, a_s * f.sampler_elements)
+    act = max(f.forward_bytes + f.moe_bytes, (r["a_s_kernel"] or a_s) * f.sampler_elements)
     nt = n_c + (n_tp if f.tp_gt_1 and r["nccl"] else 0) + (n_int if f.integrated_memory else 0) + (n_nvls if f.nvls and r["nccl"] else 0)
     cg = (g_c + g_p * f.graph_layer_sizes) if r["cg"] and f.n_sizes else 0
     return act + nt + cg

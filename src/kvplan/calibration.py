@@ -94,7 +94,9 @@ for _era in ("V0-a", "V0-b", "V0-c"):
                                  n_nvls_gib=_NVLS_GIB + _NVLINK_TP_GIB)
 # V1's sampler, 0.8-0.17: 38.5 bytes per logit, the median of the 11 startups that log the profile's peak where the
 # sampler's logits make it (1,024 sequences; 0.10.2 and 0.14.1 on H100/H200; vocabularies of 128K, 152K and 201K;
-# 38.4-39.6 B each; tools/fit_calibration.py prints them). One of them is in calibration.jsonl, ten in
+# 38.4-39.6 B each; tools/fit_calibration.py prints them). All sampled with the PyTorch-native kernel as far as their
+# sources say: the three with a raw log (0.10.2) log its fallback line, the other eight (one benchmark's summary)
+# no line, and none logs FlashInfer's (tests/data/SOURCES-logs.md). One of them is in calibration.jsonl, ten in
 # tests/data/extra_records.jsonl, which makes those ten no longer blind tests of this coefficient. Fitted on the KV
 # pools instead, the coefficient had come out at 34 (0.8-0.10) and 40 (0.11-0.17), 0.65 GiB off the logged peaks.
 _V1_SAMPLER_B = 38.5
@@ -112,8 +114,10 @@ _V1_SAMPLER_B = 38.5
 _V1_SAMPLER_FLASHINFER_B = 14.0
 # Integrated-memory GPUs (GB10, Jetson) before 0.20: what free memory loses to the OS and CPU-side allocations during
 # startup. Each era group has one or two such startups, so one term for all of them: 2.15 GiB, the median of the four
-# (Jetson Thor 0.10.2 +2.42, GB10 under NVIDIA's 0.11 container +2.65, GB10 under its 0.13 container +1.90 and +1.79;
-# the first in calibration.jsonl, the others in tests/data/extra_records.jsonl, so no longer blind tests of it).
+# (Jetson Thor 0.10.2 +2.42, GB10 under NVIDIA's 0.11 container +2.76, GB10 under its 0.13 container +1.90 and +1.79;
+# the first in calibration.jsonl, the others in tests/data/extra_records.jsonl, so no longer blind tests of it). The
+# 0.11 GB10 startup logs "Using FlashInfer for top-p & top-k sampling" and is charged that kernel's sampler term (it
+# was +2.65 charged the PyTorch-native one); the Jetson one logs it too but its record does not carry the variable.
 # From 0.20 the term is fitted on its own group (4.0 GiB below).
 _INTEGRATED_BEFORE_0_20_GIB = 2.15
 # V1's non-torch constant where single-GPU startups log it (at least 5 in a group; tools/fit_calibration.py): 0.02 GiB
