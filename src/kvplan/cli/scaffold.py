@@ -30,8 +30,7 @@ def scaffold(
         err_console.print(f"[bold red]error:[/] the plan does not fit, so no files were written. vLLM would say: "
                           f"{plan.error or ''}", highlight=False, soft_wrap=True)
         for fix in [f for f in plan.fixes if f.fits][:3]:
-            flag_text = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in fix.flags.items())
-            err_console.print(f"  try: {flag_text}  ({fix.effect})", highlight=False, soft_wrap=True)
+            err_console.print(f"  try: {fix.command_text}  ({fix.effect})", highlight=False, soft_wrap=True)
         raise SystemExit(1)
     spec = spec_from_plan(plan, served_model_name=served_model_name, port=port)
     written = write_files(directory, render_files(spec), force=force)
