@@ -199,12 +199,8 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
         q = _try(p, enforce_eager=True)
         if q:
             fixes.append(Fix("no CUDA graphs", {"enforce_eager": True}, _effect(q) + " (slower decode)", q.fits))
-        if a.gpu_memory_utilization < 0.98:
-            u = smallest_utilization(p)
-            if u is not None:
-                q = _try(p, gpu_memory_utilization=u)
-                fixes.append(Fix("raise gpu_memory_utilization", {"gpu_memory_utilization": u}, _effect(q) + " (less headroom)", True))
-        return tuple(fixes)
+        fix = _utilization_fix(p, "less headroom")
+        return tuple(fixes + ([fix] if fix else []))
     best_len = largest_max_model_len(p)
     if best_len:
         q = _try(p, max_model_len=best_len)
@@ -215,11 +211,9 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
         q = _try(p, kv_cache_dtype="fp8")
         if q:
             fixes.append(Fix("fp8 KV cache", {"kv_cache_dtype": "fp8"}, _effect(q), q.fits))
-    if a.gpu_memory_utilization < 0.98 and p.failure != "load":
-        u = smallest_utilization(p)
-        if u is not None:
-            q = _try(p, gpu_memory_utilization=u)
-            fixes.append(Fix("raise gpu_memory_utilization", {"gpu_memory_utilization": u}, _effect(q) + " (less headroom; OOM risk under load)", True))
+    fix = _utilization_fix(p, "less headroom; OOM risk under load") if p.failure != "load" else None
+    if fix:
+        fixes.append(fix)
     fixes += _quantization_fixes(p)
     fix = _tensor_parallel_fix(p, gpus_available)
     if fix:
@@ -230,6 +224,17 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
         if q:
             fixes.append(Fix("a larger GPU", {"gpu": g.name}, _effect(q) + f" on {g.name} ({g.total_gib:.1f} GiB)", q.fits))
     return tuple(fixes)
+
+
+def _utilization_fix(p: Plan, caution: str) -> Fix | None:
+    """The smallest gpu_memory_utilization (up to 0.98) at which the plan starts, with what it costs, or None."""
+    if p.args.gpu_memory_utilization >= 0.98:
+        return None
+    u = smallest_utilization(p)
+    if u is None:
+        return None
+    q = _try(p, gpu_memory_utilization=u)
+    return Fix("raise gpu_memory_utilization", {"gpu_memory_utilization": u}, _effect(q) + f" ({caution})", True)
 
 
 def _quantization_fixes(p: Plan) -> list[Fix]:

@@ -1909,11 +1909,13 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         Term("max_concurrency", conc, "x", conc_formula, "vllm-memory-model.md §3.5"),
         Term("kv_cache_tokens", tokens, "tokens", tokens_formula, "vllm-memory-model.md §3.5"),
     )
+    # a state-block refusal comes while the CUDA graphs are set up, after the pool is sized and logged: the pool's lines,
+    # then vLLM's ValueError (not a KV-cache check's error line)
+    state_refused = failure == "state_blocks"
     log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
-                     tokens, conc, max_len, fits, error, bs, resolved, runner=model_runner(model, resolved, rules))
-    if failure == "state_blocks":  # refused while the CUDA graphs are set up, after the pool is sized and logged
-        log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
-                         tokens, conc, max_len, False, None, bs, resolved, runner=model_runner(model, resolved, rules))
+                     tokens, conc, max_len, fits, None if state_refused else error, bs, resolved,
+                     runner=model_runner(model, resolved, rules))
+    if state_refused:
         log += ("ValueError: " + error,)
     if failure == "load":  # the weights' allocations fail mid-load: no "Model loading took", budget or pool line
         log = ("torch.OutOfMemoryError: " + error,)

@@ -587,14 +587,18 @@ class ModelSpec:
         return any(l.kind == "mla" and l.index_head_dim for l in self.layers)
 
     @property
+    def cache_kinds(self) -> set[str]:
+        """The kinds of cache the layers keep ("none" apart)."""
+        return {layer.kind for layer in self.layers if layer.kind != "none"}
+
+    @property
     def is_attention_free(self) -> bool:
         """No layer attends (pure Mamba2): vLLM's IsAttentionFree models, whose attn_type is "attention_free"."""
-        kinds = {layer.kind for layer in self.layers if layer.kind != "none"}
-        return kinds == {"recurrent"}
+        return self.cache_kinds == {"recurrent"}
 
     @property
     def is_hybrid(self) -> bool:
-        kinds = {layer.kind for layer in self.layers if layer.kind != "none"}
+        kinds = self.cache_kinds
         return len(kinds) > 1 or "recurrent" in kinds
 
     @property
@@ -908,16 +912,14 @@ def _from_gguf(path: Path) -> ModelSpec:
     types = Counter(t.tensor_type.name for t in reader.tensors if len(t.shape) > 1)
     tensors = [(t.name, t.tensor_type.name, int(t.n_bytes) // 2 if t.tensor_type.name == "F32" and len(t.shape) == 1
                 else int(t.n_bytes)) for t in reader.tensors]
-    by_type: dict[str, int] = {}
-    for _, kind, nbytes in tensors:
-        by_type[kind] = by_type.get(kind, 0) + nbytes
     params = sum(math.prod(int(d) for d in t.shape) for t in reader.tensors if len(t.shape) > 1)
-    stored = sum(by_type.get(k, 0) for k in types)
+    stored = sum(nbytes for _, kind, nbytes in tensors if kind in types)
     bits = round(8 * stored / params, 2) if params else 0
     scheme = "gguf " + ", ".join(f"{k} x{n}" for k, n in types.most_common(3))
     config["quantization_config"] = {"quant_method": "gguf", "bits_per_weight": bits, "scheme": scheme}
-    ckpt = CheckpointWeights(tuple(sorted(by_type.items())), source=f"GGUF tensor infos of {path.name}",
-                             lm_head_bytes=next((n for name, _, n in tensors if name == "output.weight"), 0))
+    # bytes by tensor type as a safetensors folder's are summed; GGUF names the output projection output.weight
+    ckpt = replace(checkpoint_from_tensors(tensors, config, source=f"GGUF tensor infos of {path.name}"),
+                   lm_head_bytes=next((n for name, _, n in tensors if name == "output.weight"), 0))
     spec = normalize(config, model_id=path.stem, source=str(path), checkpoint=ckpt,
                      extra_notes=[f"GGUF: shape from {path.name}'s metadata ({arch}), weights its stored tensor bytes "
                                   f"({scheme}); no GGUF startup is among the validated records"])

@@ -289,17 +289,22 @@ def check_span(arrival_s: Optional[np.ndarray], rate_per_s: Optional[float], fie
     if span <= _MAX_SPAN_S:
         return
     n = len(arrival_s)
-    least = (n - 1) / _MAX_SPAN_S
+    least = _least_rate(n)
     shown = f"{rate_per_s:g} req/s" if rate_per_s is not None else "the trace's own timing"
     raise InputError(field, f"{n:,} arrivals at {shown} span {_span_text(span)}, past the "
                      f"{_span_text(_MAX_SPAN_S)} kvplan simulates", f"a rate of at least {least:.3g} req/s, or fewer "
                      "requests (--max-requests)")
 
 
+def _least_rate(n_requests: int) -> float:
+    """The rate at which `n_requests` evenly spaced arrivals span exactly what kvplan simulates (_MAX_SPAN_S)."""
+    return max(0, n_requests - 1) / _MAX_SPAN_S
+
+
 def lowest_simulated_rate(n_requests: int) -> float:
     """The lowest request rate at which `n_requests` arrivals fit the span kvplan simulates (check_span), with a
     margin for random inter-arrival times: where a rate search (kvplan capacity) may start."""
-    return 1.1 * max(0, n_requests - 1) / _MAX_SPAN_S
+    return 1.1 * _least_rate(n_requests)
 
 
 # requests one simulation takes: each holds a few dozen bytes in each of a dozen per-request arrays, so ten million
