@@ -326,3 +326,14 @@ def test_prefix_caching_off_before_0_6_5_is_the_default_and_is_not_written():
     later = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=4096, enable_prefix_caching=False,
                        vllm_version="0.6.5")
     assert "--no-enable-prefix-caching" in _argv(later)
+
+
+def test_a_refused_plans_switch_fix_is_printed_as_the_bare_flag(tmp_path):
+    """scaffold prints a refused plan's fixes as fit does (Fix.command_text): a switch is the flag alone, which
+    vllm serve takes ('--enforce-eager True' it refuses)."""
+    import subprocess
+
+    r = subprocess.run(["kvplan", "scaffold", str(tmp_path / "out"), "Qwen/Qwen3.5-27B", "--gpu", "H100"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "Mamba cache blocks" in r.stderr
+    assert "try: --enforce-eager  (" in r.stderr and "--enforce-eager True" not in r.stderr
