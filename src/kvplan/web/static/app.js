@@ -3,11 +3,11 @@
 "use strict";
 
 const FIELDS = ["model", "revision", "gpu", "gpu_gib", "num_gpus", "max_model_len", "concurrency", "gpu_memory_utilization",
-  "kv_cache_dtype", "tensor_parallel_size", "quantization", "enforce_eager", "speculative_config", "limit_mm_per_prompt", "entrypoint", "runner", "vllm_version"];
+  "kv_cache_dtype", "tensor_parallel_size", "max_num_seqs", "dtype", "quantization", "enforce_eager", "kv_cache_memory_bytes",
+  "compilation_config", "speculative_config", "limit_mm_per_prompt", "entrypoint", "runner", "vllm_version"];
 // sent as JSON numbers; max_model_len goes as typed (32k, 32K, -1, auto): the server reads it as the CLI does
-const NUMBERS = new Set(["gpu_gib", "num_gpus", "concurrency", "gpu_memory_utilization", "tensor_parallel_size"]);
+const NUMBERS = new Set(["gpu_gib", "num_gpus", "concurrency", "gpu_memory_utilization", "tensor_parallel_size", "max_num_seqs"]);
 const DEFAULTS = { model: "Qwen/Qwen2.5-0.5B-Instruct", gpu: "tesla-t4", max_model_len: "4096" };
-const APPLICABLE_FIXES = new Set(["max_model_len", "gpu_memory_utilization", "kv_cache_dtype", "tensor_parallel_size", "gpu"]);
 const SLIDER_MIN_TOKENS = 256;
 const GPU_TABLE_ROWS = 12;
 
@@ -173,7 +173,7 @@ function renderFixes(fixes) {
     li.children[0].textContent = f.name;
     li.children[1].textContent = flags;
     li.children[2].textContent = "→ " + f.effect;
-    if (Object.keys(f.flags).every((k) => APPLICABLE_FIXES.has(k))) {
+    if (Object.keys(f.flags).every((k) => FIELDS.includes(k))) {  // a fix the form can hold: one click applies it
       const btn = document.createElement("button");
       btn.type = "button"; btn.textContent = "apply";
       btn.addEventListener("click", () => applyFix(f.flags));
@@ -189,7 +189,10 @@ function applyFix(flags) {
     if (k === "gpu") {
       const g = state.gpus.find((x) => x.name === v || x.id === v);
       if (g) $("gpu").value = g.id;
+    } else if ($(k).type === "checkbox") {
+      $(k).checked = v === true;
     } else {
+      if ($(k).tagName === "SELECT" && ![...$(k).options].some((o) => o.value === String(v))) $(k).appendChild(new Option(String(v)));
       $(k).value = String(v);
     }
   }
