@@ -87,7 +87,12 @@ _NVLS_GIB = 1.80
 _NVLINK_TP_GIB = 0.55
 # V0 (7 records: Llama-3.1-8B RTX 3090 x2, Qwen2.5-14B x3, Qwen2.5-3B T4, DeepSeek-R1-Distill-Qwen-14B TP2 on
 # RTX 4090). Residuals -0.09 .. +0.28 GiB on the TP1 records. The one TP2 record logs 0.25 GiB of non-torch memory,
-# no more than the TP1 records (0.11-0.35 GiB), and the fit gives the NCCL term 0. Llama-3.2-3B on a T4 with 0.8.2 ran
+# no more than the TP1 records (0.11-0.35 GiB), and the fit gives the NCCL term 0. Its profile line is a non-driver
+# rank's: V0 samples only on the driver worker (worker/model_runner.py execute_model returns before the sampler when
+# not is_driver_worker, 0.7.1), and its 0.19 GiB activation peak is the forward and logits alone (T 2048: 0.12 GiB,
+# 256 x 152,064 bf16 logits 0.07 GiB); the engine takes the smallest rank's blocks, and the 81,536 tokens its error
+# states are 7.47 GiB at 98,304 B per token per rank, not the line's 8.69 GiB. kvplan plans the driver rank (7.78 GiB,
+# +4.2 % on the tokens); the record's GiB is scored as given, so its -10.5 % is that rank's. Llama-3.2-3B on a T4 with 0.8.2 ran
 # V0 (compute capability below 8.0, see versions.py) and is scored with these terms, not fitted: -0.24 GiB.
 for _era in ("V0-a", "V0-b", "V0-c"):
     COEFFICIENTS[_era] = _fitted(32, 0.45, 0.0, "7 V0 records (Llama-3.1-8B, Qwen2.5-3B/14B, R1-Distill-Qwen-14B TP2)",
