@@ -134,7 +134,23 @@ def test_compilation_config_without_full_graphs_is_not_refused(mode):
     assert p.args.max_num_seqs == 1024 and 0 < p.num_gpu_blocks < 1024
     assert p.fits and p.failure is None
     assert any(f"cudagraph_mode {mode.upper()} captures no FULL decode graphs" in a for a in p.assumptions)
-    assert any("CUDA-graph memory is still that of the release's default capture" in w for w in p.warnings)
+    still_charged = [w for w in p.warnings if "CUDA-graph memory is still that of the release's default capture" in w]
+    assert bool(still_charged) == (mode == "PIECEWISE")  # NONE captures nothing, and is planned so
+
+
+def test_cudagraph_mode_none_plans_no_graph_memory_as_enforce_eager_does():
+    """cudagraph_mode NONE: vLLM captures no CUDA graphs, so none of their memory is charged and no capture line is
+    predicted; PIECEWISE still captures (charged as the release's default capture)."""
+    args = dict(max_model_len=8192)
+    none = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", compilation_config={"cudagraph_mode": "NONE"}, **args)
+    piecewise = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", compilation_config={"cudagraph_mode": "PIECEWISE"}, **args)
+    default = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", **args)
+    eager = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", enforce_eager=True, **args)
+    assert default.cudagraph_bytes > 0 and piecewise.cudagraph_bytes == default.cudagraph_bytes
+    assert none.cudagraph_bytes == eager.cudagraph_bytes == 0 and none.cudagraph_capture_bytes == 0 < piecewise.cudagraph_capture_bytes
+    assert none.num_gpu_blocks == eager.num_gpu_blocks >= default.num_gpu_blocks
+    assert not any("Graph capturing finished" in line for line in none.vllm_log)
+    assert any("Graph capturing finished" in line for line in piecewise.vllm_log)
 
 
 @pytest.mark.parametrize("mode", ["FULL_AND_PIECEWISE", "FULL_DECODE_ONLY", "FULL"])

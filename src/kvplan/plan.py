@@ -402,6 +402,12 @@ class EngineArgs:
         return parse_compilation_config(self.compilation_config)
 
     @property
+    def captures_cuda_graphs(self) -> bool:
+        """Whether vLLM captures CUDA graphs: not with --enforce-eager, nor with --compilation-config cudagraph_mode
+        NONE (config/compilation.py CUDAGraphMode.NONE: no capture, so no graph memory and no capture line)."""
+        return not self.enforce_eager and self.cudagraph_mode != "NONE"
+
+    @property
     def runner_type(self) -> str | None:
         """"generate", "pooling", or None for vLLM's auto choice (from the architecture and a sentence-transformers
         Pooling module). The older --task values map as vLLM's deprecation did (PR #21470)."""
@@ -1623,7 +1629,7 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
         fwd, moe = 0.0, m * model.num_experts_per_tok * db * (3 * width + h)
     else:
         fwd, moe = t * db * (2 * h + 3 * model.intermediate_size / tp), 0.0
-    n_sizes = 0 if args.enforce_eager else _capture_sizes(args.max_num_seqs, t)
+    n_sizes = _capture_sizes(args.max_num_seqs, t) if args.captures_cuda_graphs else 0
     n_layers = len([l for l in model.layers if l.kind != "none"])
     return TermFeatures(forward_bytes=fwd, moe_bytes=moe, sampler_elements=0.0 if model.is_pooling else float(s * v_pad),
                         tp_gt_1=tp > 1, graph_layer_sizes=float(n_layers * n_sizes),
@@ -1657,11 +1663,12 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         nt_formula += f" + {nvls_term / GIB:.2f} GiB NCCL NVLink SHARP buffers (TP>2 on an NVSwitch, charged in {rules.era})"
     if f.integrated_memory:
         nt_formula += f" + {c.n_integrated / GIB:.2f} GiB (integrated memory: CPU-side use counts as consumed)"
-    capture = 0.0 if args.enforce_eager else c.g_const + c.g_per_layer_size * f.graph_layer_sizes
-    cg_formula = ("0 (--enforce-eager: no CUDA graphs)" if args.enforce_eager else
-                  f"{c.g_const / GIB:.2f} GiB + {c.g_per_layer_size / 1024 ** 2:.3f} MiB x {f.n_layers} layers x {f.n_sizes} capture sizes")
+    capture = c.g_const + c.g_per_layer_size * f.graph_layer_sizes if args.captures_cuda_graphs else 0.0
+    cg_formula = (f"{c.g_const / GIB:.2f} GiB + {c.g_per_layer_size / 1024 ** 2:.3f} MiB x {f.n_layers} layers x {f.n_sizes} capture sizes"
+                  if args.captures_cuda_graphs else "0 (--enforce-eager: no CUDA graphs)" if args.enforce_eager
+                  else "0 (--compilation-config cudagraph_mode NONE: no CUDA graphs)")
     runner = model_runner(model, args, rules)
-    if runner == "v2" and not args.enforce_eager and rules.cudagraph_subtracted:
+    if runner == "v2" and args.captures_cuda_graphs and rules.cudagraph_subtracted:
         if rules.release < (0, 29, 0):
             capture, cg_formula = 0.0, "0: model runner v2 before 0.29 estimates no CUDA-graph memory (profile_cudagraph_memory returns 0)"
         else:
@@ -1763,7 +1770,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if resolved.overhead_gb is not None:  # the seed's arithmetic has no warnings: said among its assumptions
         return _simple_plan(model, gpu, resolved, rules, notes + ([beyond] if beyond else []))
     warns: list[str] = [beyond] if beyond else []
-    if resolved.cudagraph_mode and not resolved.enforce_eager:
+    if resolved.cudagraph_mode and resolved.captures_cuda_graphs:  # NONE is modelled: no graphs, no graph memory
         warns.append(f"--compilation-config cudagraph_mode {resolved.cudagraph_mode}: kvplan reads it for the hybrid "
                      "state-block check only; the CUDA-graph memory is still that of the release's default capture")
     if why_v0:  # vLLM's own warning (engine/arg_utils.py _raise_or_fallback)
@@ -2231,7 +2238,7 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
     else:
         lines.append(f"GPU KV cache size: {tokens:,} tokens")
         lines.append(f"Maximum concurrency for {max_len:,} tokens per request: {conc:.2f}x")
-    if not args.enforce_eager and fits:
+    if args.captures_cuda_graphs and fits:
         lines.append(f"Graph capturing finished in … secs, took {capture / GIB:.2f} GiB")
     if error:
         lines.append(("ValueError: " if not error.startswith("No available") else "ValueError: ") + error)

@@ -260,7 +260,7 @@ def engine_config_from_plan(plan, num_gpu_blocks: Optional[int] = None, enable_p
         max_model_len=max_model_len, long_prefill_token_threshold=long_prefill_token_threshold,
         fixed_blocks_per_seq=fixed, blocks_per_boundary=per, enable_prefix_caching=enable_prefix_caching,
         blocks_note=note, window_caps=caps,
-        cudagraph_max_tokens=0 if args.enforce_eager else max(cudagraph_capture_sizes(int(args.max_num_seqs), mnbt), default=0))
+        cudagraph_max_tokens=0 if not args.captures_cuda_graphs else max(cudagraph_capture_sizes(int(args.max_num_seqs), mnbt), default=0))
 
 
 # =====================================================================================
