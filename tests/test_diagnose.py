@@ -107,12 +107,24 @@ def test_accuracy_on_blind_cases_from_new_threads():
     # held outside the process -- were not read); after, 33/33 and 33/33. The 9 'heldout-' rows were collected after
     # those fixes and scored once: symptom 7/9, layer 7/9 (the container toolkit's CUDA requirement and V1's
     # FlashAttention assertion on a V100 were not read); 9/9 after those two signatures were added.
+    # The 27 'fail2-' rows came from a second round of threads and were scored once before any change: symptom 9/27,
+    # layer 7/27 (cause established: 4/9, 4/9). After the general signatures they showed (HIP's no-GPU and
+    # no-binary errors, NCCL's InfiniBand and system errors, container shared memory as Ray and a bus error report it,
+    # a port in use, Triton's runtime C build and vLLM's compile failure, a multimodal item above the step budget,
+    # CUDA's own out-of-memory, a bare 401, an architecture the error lists as supported, a '+cpu' torch): 27/27 and
+    # 25/27. The two left are ports held by vLLM's own processes, which the log cannot tell from another holder.
+    # The 5 'fail2-heldout-' rows were collected after those fixes and scored once: symptom 3/5, layer 3/5 (vLLM
+    # 0.4.0's wording of the flash_attn fallback and a --chat-template file that does not exist were not read); after,
+    # 5/5 and 4/5 (that fallback's flash_attn was installed but built for another torch, which the line cannot show).
     established, every = _score(BLIND)
     print(f"\n  blind, established: {established}; all rows: {every}")
-    assert every["n"] >= 40
-    assert every["symptom"] / every["n"] >= 0.95  # 31/42 = 0.74 before the fixes
-    assert every["layer"] / every["n"] >= 0.95  # 33/42 = 0.79 before
+    assert every["n"] >= 74
+    assert every["symptom"] / every["n"] >= 0.98  # 74/74; 54/74 before the fail2 fixes
+    assert every["layer"] / every["n"] >= 0.95  # 71/74; 52/74 before
+    assert established["symptom"] == established["layer"] == established["n"]  # 37/37; 31/37 before
     assert every["confident_wrong"] == 0
+    _, second = _score([c for c in BLIND if c["id"].startswith("fail2-")])
+    assert second["n"] == 32 and second["symptom"] == 32 and second["layer"] >= 29  # 12 and 10 on first reading
 
 
 def test_blind_cases_are_in_the_cases_format_and_new():
@@ -162,6 +174,52 @@ def test_an_oom_whose_own_accounting_shows_the_gpu_held_elsewhere(line, elsewher
     assert top.symptom == ("free_memory_below_utilization" if elsewhere else "oom_graph_capture_or_profiling")
     if elsewhere:
         assert "held outside this process" in top.decided_by
+
+
+ARCH_ERROR = ("ValueError: Model architectures ['LlamaForCausalLM'] are not supported for now. Supported architectures: "
+              "['AquilaModel', 'GPT2LMHeadModel', {}'MistralForCausalLM']")
+
+
+def test_an_architecture_the_error_lists_as_supported_is_a_broken_install():
+    missing = diagnose([ARCH_ERROR.format("")]).top
+    assert (missing.symptom, missing.layer) == ("unsupported_architecture", "vllm_version_flags")
+    listed = diagnose([ARCH_ERROR.format("'LlamaForCausalLM', ")]).top
+    assert (listed.symptom, listed.layer) == ("unsupported_architecture", "pytorch_wheel")
+    assert "supported architectures" in listed.decided_by and "LlamaForCausalLM" in listed.cause
+    # without a list there is nothing to compare with
+    bare = diagnose(["ValueError: Model architectures ['LlamaForCausalLM'] are not supported for now"]).top
+    assert bare.layer == "vllm_version_flags"
+
+
+def test_no_gpu_with_a_cpu_only_torch_is_the_wheel_s():
+    error = "RuntimeError: Failed to infer device type"
+    assert diagnose([error]).top.layer == "nvidia_driver"
+    cpu = diagnose(["PyTorch version: 2.4.0+cpu", error]).top
+    assert (cpu.symptom, cpu.layer) == ("gpu_not_detected_in_container", "pytorch_wheel")
+    assert "2.4.0+cpu" in cpu.cause
+    assert diagnose(["torch==2.5.1+cu121", error]).top.layer == "nvidia_driver"
+    # a CPU build alone (vLLM's CPU backend uses one) is no finding
+    assert not diagnose(["PyTorch version: 2.4.0+cpu"]).findings
+
+
+def test_infiniband_failure_owns_an_nccl_system_error():
+    nccl = "ERROR 06-13 07:35:59 [core.py:517] NcclError: NCCL_ERROR_SYSTEM_ERROR: unhandled system error"
+    assert diagnose([nccl]).top.layer == "nvidia_driver"
+    ib = "kilo:318:3584 [5] misc/ibvwrap.cc:183 NCCL WARN Call to ibv_reg_dmabuf_mr failed with error Cannot allocate memory"
+    top = diagnose([nccl, ib]).top
+    assert (top.symptom, top.layer, top.fatal) == ("tp_init_hang", "interconnect", True)
+
+
+def test_ray_small_shm_warning_counts_only_when_the_start_stops():
+    warning = ("2023-11-18 03:39:16,283 WARNING services.py:1996 -- WARNING: The object store is using /tmp instead of "
+               "/dev/shm because /dev/shm has only 67108864 bytes available. This will harm performance!")
+    stopped = diagnose([warning, "INFO 11-18 03:39:17 llm_engine.py:72] Initializing an LLM engine with config: "
+                                 "model='/mnt/model/', tensor_parallel_size=2", "Traceback (most recent call last):"])
+    assert stopped.failed and (stopped.top.symptom, stopped.top.layer) == ("tp_init_hang", "container_environment")
+    assert "no start" in stopped.top.decided_by
+    started = diagnose([warning, "INFO 11-18 03:40:10 llm_engine.py:207] # GPU blocks: 7446, # CPU blocks: 1024",
+                        "INFO:     Application startup complete."])
+    assert started.started and not any(f.symptom == "tp_init_hang" for f in started.findings)
 
 
 def test_vocabulary_is_the_issue_s():
@@ -430,6 +488,35 @@ def test_scheduler_flag_refusals_are_named_with_the_numbers_of_the_fix(line, fix
      "version, or use an earlier cuda container: unknown.", "driver_too_old", "nvidia_driver", "CUDA 12.8"),
     ("ERROR 02-17 20:51:49 core.py:210]     assert is_fa_version_supported(self.fa_version)", "unsupported_gpu", "gpu",
      "VLLM_USE_V1=0"),
+    ("RuntimeError: No HIP GPUs are available", "gpu_not_detected_in_container", "container_environment", "/dev/kfd"),
+    ("RuntimeError: HIP error: invalid device function", "unsupported_gpu", "gpu", "gfx"),
+    ("[2026-03-25 05:44:29,435 W 39 39] (raylet) store_runner.cc:83: System memory request exceeds memory available in "
+     "/dev/shm. The request is for 10200547328 bytes, and the amount available is 9663676416 bytes.", "tp_init_hang",
+     "container_environment", "9663676416"),
+    ("Fatal Python error: Bus error", "tp_init_hang", "container_environment", "--ipc=host"),
+    ("cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_SYSTEM_ERROR: unhandled system error (run with NCCL_DEBUG=INFO "
+     "for details)", "tp_init_hang", "nvidia_driver", "NCCL_DEBUG=INFO"),
+    ("ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use",
+     "port_in_use", "container_environment", "--port"),
+    ("OSError: [Errno 98] Address already in use", "port_in_use", "container_environment", "lsof"),
+    ("/tmp/tmp_bcihhdm/main.c:5:10: fatal error: Python.h: No such file or directory", "jit_compile_failed",
+     "container_environment", "python3.X-dev"),
+    ("RuntimeError: Failed to find C compiler. Please specify via CC environment variable.", "jit_compile_failed",
+     "container_environment", "gcc"),
+    ("subprocess.CalledProcessError: Command '['/usr/bin/gcc', '/tmp/tmp91qfilw7/main.c', '-O3', '-shared', '-fPIC', "
+     "'-lcuda']' returned non-zero exit status 1.", "jit_compile_failed", "container_environment", "main.c"),
+    ("RuntimeError: vLLM failed to compile the model. The most likely reason for this is that a previous compilation "
+     "failed, leading to a corrupted compilation artifact.", "jit_compile_failed", "pytorch_wheel", "torch_compile_cache"),
+    ("ValueError: Chunked MM input disabled but max_tokens_per_mm_item (2496) is larger than max_num_batched_tokens "
+     "(2048). Please increase max_num_batched_tokens.", "invalid_engine_flags", "vllm_version_flags",
+     "--max-num-batched-tokens to 2496"),
+    ("RuntimeError: CUDA error: out of memory", "oom_graph_capture_or_profiling", "memory_budget", "--enforce-eager"),
+    ("requests.exceptions.HTTPError: 401 Client Error:", "gated_repo_auth", "client_code", "HF_TOKEN"),
+    ("ValueError: The supplied chat template string (examples/tool_chat_template_gemma4.jinja) appears path-like, but "
+     "doesn't exist! Tried: examples/tool_chat_template_gemma4.jinja", "invalid_engine_flags", "vllm_version_flags",
+     "examples/tool_chat_template_gemma4.jinja"),
+    ("ValueError: The supplied chat template (./tmpl.jinja) looks like a file path, but it failed to be opened. Reason: "
+     "[Errno 2] No such file or directory", "invalid_engine_flags", "vllm_version_flags", "./tmpl.jinja"),
 ])
 def test_common_refusals_name_their_owner(line, symptom, layer, text):
     top = diagnose([line]).findings[0]

@@ -36,7 +36,8 @@ SYMPTOMS = (
     "max_seq_len_exceeds_kv", "no_cache_blocks", "free_memory_below_utilization", "oom_graph_capture_or_profiling",
     "attention_backend_fallback", "k8s_probe_kill", "tp_init_hang", "trust_remote_code_required",
     "unsupported_architecture", "invalid_engine_flags", "weights_not_cached", "prompt_exceeds_max_model_len",
-    "cuda_fork_init", "download_failed", "model_mismatch", "state_blocks_below_max_num_seqs",
+    "cuda_fork_init", "download_failed", "model_mismatch", "state_blocks_below_max_num_seqs", "jit_compile_failed",
+    "port_in_use",
 )
 LAYERS = (
     "client_code", "vllm_version_flags", "pytorch_wheel", "cuda_runtime", "nvidia_driver", "gpu", "model_weights",
@@ -293,6 +294,14 @@ def _decide_architecture(drafts: dict[str, _Draft]) -> None:
     """A registry error right after a failed vllm._C import is a broken install, not a missing model."""
     arch = drafts.get("unsupported_architecture")
     imp = drafts.get("import_undefined_symbol")
+    listed = _architectures_listed_as_supported(arch)
+    if arch and listed and not imp:
+        arch.layer = "pytorch_wheel"
+        arch.cause = (f"The same error lists {', '.join(listed)} among the supported architectures: the model class failed to "
+                      "import (a broken or half-upgraded install), the architecture itself is supported.")
+        arch.fix = ("Reinstall vLLM in a fresh virtualenv (so its compiled extensions match torch), then retry; the lines above the "
+                    "error (or VLLM_LOGGING_LEVEL=DEBUG) name the import that failed.")
+        arch.decided_by = "the architecture named is in the error's own list of supported architectures"
     if arch and imp:
         arch.layer = "pytorch_wheel"
         arch.cause = ("vLLM's compiled extension failed to import, so the model registry crashed and reports the architecture as "
@@ -304,6 +313,35 @@ def _decide_architecture(drafts: dict[str, _Draft]) -> None:
         del drafts["import_undefined_symbol"]
 
 
+def _architectures_listed_as_supported(arch: Optional[_Draft]) -> list[str]:
+    """The architectures an 'are not supported' error names that its own 'Supported architectures' list holds (vLLM's
+    troubleshooting guide: then the model's resolution failed, not its support); [] when none or no list."""
+    if arch is None:
+        return []
+    for hit in arch.hits:
+        supported = hit.groups.get("supported")
+        if hit.signature != "arch_unsupported" or not supported:
+            continue
+        named = re.findall(r"\w+", hit.groups.get("arch") or "")
+        listed = set(re.findall(r"'(\w+)'", supported))
+        if named and all(n in listed for n in named):
+            return named
+    return []
+
+
+def _decide_no_gpu(draft: _Draft, log: StartupLog) -> None:
+    """No GPU found by a CPU-only PyTorch build is the wheel's doing, whatever the driver or container."""
+    cpu = log.hits_of("torch_cpu_build")
+    if cpu:
+        torch = cpu[0].groups.get("torch")
+        draft.layer = "pytorch_wheel"
+        draft.cause = f"The installed PyTorch is a CPU-only build ({torch}), so no GPU platform exists for vLLM, whatever the driver."
+        draft.fix = ("Install vLLM with the CUDA (or ROCm) torch build it pins, in a fresh virtualenv on Linux; for a CPU-only host use "
+                     "vLLM's CPU backend build instead.")
+        draft.decided_by = f"torch {torch} is a CPU-only build"
+        draft.hits = draft.hits + list(cpu)
+
+
 def _decide_auth(draft: _Draft, log: StartupLog) -> None:
     if log.has("modelscope_env"):
         draft.layer = "vllm_version_flags"
@@ -313,11 +351,18 @@ def _decide_auth(draft: _Draft, log: StartupLog) -> None:
         draft.hits = draft.hits + list(log.hits_of("modelscope_env"))
 
 
+# Lines that are evidence of a failed multi-GPU/shared-memory set-up on their own, wherever they are in the log.
+_HANG_EVIDENCE = frozenset({"nccl_timeout", "nccl_shm", "ray_shm_request", "bus_error"})
+
+
 def _decide_hang(drafts: dict[str, _Draft], log: StartupLog) -> None:
     """P2P / custom all-reduce lines only mean a hang when the log stops right there;
     an NCCL error or timeout line (or NCCL's shared-memory failure) is evidence on its own."""
     draft = drafts.get("tp_init_hang")
-    if draft is None or any(h.signature in ("nccl_timeout", "nccl_shm") for h in draft.hits):
+    if draft is None or any(h.signature in _HANG_EVIDENCE for h in draft.hits):
+        return
+    if not log.started and any(h.signature == "ray_shm_fallback" for h in draft.hits):
+        draft.decided_by = "Ray reports a /dev/shm too small for its object store and the log shows no start"
         return
     tail = [line for line in log.last_lines[-3:]]
     stops_there = any(h.text[:KEPT_LINE_CHARS] in tail for h in draft.hits)  # a hit's line as last_lines keeps it
@@ -456,6 +501,8 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     _decide_architecture(drafts)
     if "gated_repo_auth" in drafts:
         _decide_auth(drafts["gated_repo_auth"], log)
+    if "gpu_not_detected_in_container" in drafts:
+        _decide_no_gpu(drafts["gpu_not_detected_in_container"], log)
     _decide_hang(drafts, log)
     _decide_fatal_without_start(drafts, log)
     _decide_oom_at_kv_allocation(drafts, log)
