@@ -484,3 +484,26 @@ def test_the_plan_of_a_log_takes_the_engine_args_its_record_takes():
         if args[name] is not None:
             assert str(kwargs[name]) == str(args[name]), name
     assert kwargs["max_num_batched_tokens"] == 8192
+
+
+def test_a_source_build_without_a_release_number_is_planned_as_a_versionless_log():
+    """setuptools-scm names a checkout with no reachable release tag 0.1.dev<commits>: that number names no release,
+    so the log is planned as one that prints no version (it had been planned with rules older than 0.6.3), and
+    --vllm-version refuses it naming the fix."""
+    from kvplan.versions import parse_version, untagged_source_build
+
+    line = "INFO 10-15 00:00:00 [core.py:1] Initializing a V1 LLM engine (v0.1.dev10446+g2dcd12d35) with config: model='m'"
+    log = parse_lines([line, "INFO 01-01 00:00:00 [utils.py:1] non-default args: {'model': 'm'}"])
+    assert log.vllm_version == "0.1.dev10446+g2dcd12d35" and untagged_source_build(log.vllm_version)
+    assert "vllm_version" not in plan_kwargs_from_log(log, FitFlags(gpu="H100"))
+
+    def fit(model, **kwargs):
+        assert "vllm_version" not in kwargs
+        return fake_plan()
+
+    plan, notes = plan_from_log(log, "m", FitFlags(gpu="H100"), fit=fit)
+    assert any("names no release" in n and "pass --vllm-version" in n for n in notes), notes
+    with pytest.raises(InputError, match="names no release") as exc:
+        parse_version("0.1.dev10446+g2dcd12d35")
+    assert exc.value.field == "--vllm-version" and "built after" in exc.value.fix
+    assert parse_version("0.1.7") == (0, 1, 7) and not untagged_source_build("0.11.0.dev12+gabc")

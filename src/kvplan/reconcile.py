@@ -23,6 +23,7 @@ from kvplan.errors import InputError
 from kvplan.inputs import read_json_file
 from kvplan.logs import StartupLog, as_int
 from kvplan.plan import INT_ENGINE_ARGS, human_int, parse_env
+from kvplan.versions import untagged_source_build
 
 GIB = 1024 ** 3
 
@@ -302,9 +303,9 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
         kwargs[name] = value
     if "max_model_len" not in kwargs and log.concurrency_len:
         kwargs["max_model_len"] = str(log.concurrency_len)  # "Maximum concurrency for L tokens per request"
-    if log.vllm_version:
+    if log.vllm_version and not untagged_source_build(log.vllm_version):
         kwargs["vllm_version"] = log.vllm_version
-    else:
+    else:  # none printed, or a build whose number names no release: the log's formats tell what they can
         inferred = version_from_log_format(log)
         if inferred:
             kwargs["vllm_version"] = inferred[0]
@@ -460,10 +461,13 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
     if fit is None:
         from kvplan.api import fit
     kwargs = plan_kwargs_from_log(log, flags)
-    version_unstated = not log.vllm_version and not (flags is not None and flags.vllm_version)
+    untagged = bool(log.vllm_version) and untagged_source_build(log.vllm_version)
+    version_unstated = (not log.vllm_version or untagged) and not (flags is not None and flags.vllm_version)
     notes = []
+    unstated = (f"the log's vLLM {log.vllm_version} is a source build whose number names no release (setuptools-scm's "
+                "0.1.dev<commits>)" if untagged else "the log does not print its version")
     if version_unstated and "vllm_version" in kwargs:
-        notes.append(f"the log does not print its version; {version_from_log_format(log)[1]}, planned with vLLM {kwargs['vllm_version']}")
+        notes.append(f"{unstated}; {version_from_log_format(log)[1]}, planned with vLLM {kwargs['vllm_version']}")
     missing = unstated_plan_flags(log, kwargs)
     if "--tensor-parallel-size" in missing:
         ranks = log.worker_ranks_seen
@@ -494,8 +498,8 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
                 continue
             raise
         if version_unstated and "vllm_version" not in kwargs:
-            notes.append(f"the log does not print its vLLM version; planned with vLLM {getattr(plan, 'vllm_version', None)}'s "
-                         "rules (pass --vllm-version)")
+            notes.append(f"{unstated.replace('its version', 'its vLLM version')}; planned with vLLM "
+                         f"{getattr(plan, 'vllm_version', None)}'s rules (pass --vllm-version)")
         return plan, notes
     raise InputError("MODEL", "could not build a plan from the log's arguments", "pass the flags explicitly")
 

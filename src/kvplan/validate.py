@@ -26,7 +26,7 @@ from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, En
                          parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
                             model_catalog, normalize, resolve_model)
-from kvplan.versions import NEWEST_KNOWN, OLDEST_READ, canonical_quant, parse_version, source_date
+from kvplan.versions import NEWEST_KNOWN, OLDEST_READ, canonical_quant, parse_version, source_date, untagged_source_build
 from kvplan.weights import kv_dtype_bytes
 
 FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
@@ -200,7 +200,9 @@ def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
     "log format and issue date", "issue date" or "newest". What was inferred is added to `notes`."""
     notes = notes if notes is not None else []
     v = rec.get("vllm_version")
-    if v:
+    if v and untagged_source_build(v):
+        notes.append(f"vLLM {v} is a source build without a release number: read as a record without a version")
+    elif v:
         try:
             release = parse_version(v)
         except InputError:

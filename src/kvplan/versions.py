@@ -63,8 +63,19 @@ def parse_version(text: str) -> V:
     cut after X.Y.Z's branch point, so they hold X.Y.Z's changes and read as X.Y.Z; a .post or +local build is its
     release ('0.6.4.post2.dev258' -> (0, 6, 4)). Raises InputError on nonsense."""
     m = _version_match(text)
+    if untagged_source_build(text):
+        raise InputError("--vllm-version", f"{text!r} is a source build made where no release tag was reachable "
+                         "(setuptools-scm names such a checkout 0.1.dev<commits>): its number names no release",
+                         f"give the release it was built after, e.g. --vllm-version {NEWEST_KNOWN}")
     release = (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
     return (*release[:2], release[2] - 1) if development_build_of(text) else release
+
+
+def untagged_source_build(text: str) -> bool:
+    """Whether `text` is setuptools-scm's name for a checkout with no release tag reachable: '0.1.dev10446+g2dcd12d35'
+    (its default guess 0.1, .dev and the number of commits; an Anyscale Ray Serve log of October 2025 prints one). vLLM's
+    own 0.1.x releases (2023) have a patch number and no .dev."""
+    return re.match(r"^\s*(?:vllm[\s=:-]*)?v?0\.1\.dev\d+(?:\+\S*)?\s*$", str(text), re.IGNORECASE) is not None
 
 
 def development_build_of(text: str) -> str | None:
