@@ -956,6 +956,34 @@ def test_weights_load_under_a_20_mib_split_limit_from_0_21():
             == kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", vllm_version="0.20.0", **kw).weights_bytes)
 
 
+def test_qwen35_rotary_cache_holds_four_times_the_positions_from_0_7_2():
+    # get_rope builds an MRotaryEmbedding for rope parameters with an mrope_section, whose cos/sin cache holds
+    # 4 x max_position_embeddings positions (rotary_embedding/mrope.py cache_max_position_num, read in the 0.7.2,
+    # 0.9.0.1, 0.19.0 and 0.27.1 wheels; 0.7.1 caches max_position_embeddings): Qwen3.5-27B, 262,144 positions of
+    # rotary_dim 64 (partial_rotary_factor 0.25 of 256) in bfloat16
+    from kvplan.weights import weights_per_rank
+    m = resolve_model("Qwen/Qwen3.5-27B")
+    assert weights_per_rank(m, tp=4).rotary_bytes == 4 * 262_144 * 64 * 2
+    assert weights_per_rank(m, tp=4, mrope_cache_factor=1).rotary_bytes == 262_144 * 64 * 2
+    assert (rules_for("0.7.1").mrope_cache_factor, rules_for("0.7.2").mrope_cache_factor) == (1, 4)
+    # a plain rotary embedding is unchanged: Llama-3.1-8B's 131,072 x 128 x 2 B
+    assert weights_per_rank(resolve_model("meta-llama/Llama-3.1-8B-Instruct")).rotary_bytes == 131_072 * 128 * 2
+
+
+def test_gated_deltanet_layers_and_the_output_gate_are_in_the_allocator_rounding():
+    # Qwen3.5/3.6-27B at TP2 under 0.21+'s 20 MiB split limit: every one of the 64 layers has an MLP (48 Gated DeltaNet
+    # layers too), whose down_proj of 8,704 x 5,120 x 2 B = 85 MiB takes an 86 MiB block; the embedding and lm_head
+    # (1,212.5 MiB each) 1.5 MiB each. qkv_proj carries the output gate: (2 x 3,072 + 2 x 512) x 5,120 x 2 B = 70 MiB,
+    # a whole multiple of 2 MiB, like in_proj_qkvz (80 MiB), out_proj and o_proj (30 MiB)
+    from kvplan.weights import allocator_rounding_bytes
+    m = resolve_model("Qwen/Qwen3.5-27B")
+    assert allocator_rounding_bytes(m, tp=2) == (64 * 1 + 2 * 1.5) * 2 ** 20
+    # vLLM 0.27.1 logged 25.69 GiB per rank for Qwen3.6-27B at TP2 (tests/data/extra_records.jsonl); the 128 MiB
+    # rotary cache and the 67 MiB of rounding bring the count from 25.53 to 25.67
+    p = kvplan.fit(m, "A100-80GB", tensor_parallel_size=2, max_model_len=65536, vllm_version="0.27.1", fixes=False)
+    assert abs(p.weights_bytes / GIB - 25.69) < 0.03
+
+
 def test_model_runner_v2_and_its_cuda_graph_estimate_follow_the_release():
     # config/vllm.py use_v2_model_runner: dense generate models from 0.25 (Qwen3 from 0.22, Llama from 0.23), every
     # model from 0.29. Its profile_cudagraph_memory returns 0 up to 0.28; from 0.29 it captures for real into a

@@ -1793,7 +1793,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     w: RankWeights = weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[resolved.dtype] if not model.checkpoint else None,
                                       gpu_cc=gpu.cc, ep=ep, mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
                                       vision=not text_only, dp=resolved.data_parallel_size,
-                                      mxfp4_hopper_backend=rules.mxfp4_hopper_backend)
+                                      mxfp4_hopper_backend=rules.mxfp4_hopper_backend,
+                                      mrope_cache_factor=rules.mrope_cache_factor)
     if text_only:
         notes.append("text-only mode (--limit-mm-per-prompt 0 for every modality, or --language-model-only): vLLM loads no "
                      "vision tower and profiles no encoder pass")

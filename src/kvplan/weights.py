@@ -514,7 +514,7 @@ def stored_bytes(spec: ModelSpec) -> int:
 def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantSpec | None = None,
                      dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None, ep: int = 1,
                      mtp: bool = False, gpu_vendor: str = "NVIDIA", vision: bool = True, dp: int = 1,
-                     mxfp4_hopper_backend: str = "triton") -> RankWeights:
+                     mxfp4_hopper_backend: str = "triton", mrope_cache_factor: int = 4) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     `dp`: data-parallel engines. Without expert parallelism vLLM shards a MoE model's experts over all TP x DP ranks
@@ -532,7 +532,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         count, why = count_weights(spec), None
     except UndeterminedError as exc:
         count, why = None, exc
-    rotary = _rotary_bytes(spec, db)
+    rotary = _rotary_bytes(spec, db, mrope_cache_factor)
     if count is None:
         if spec.checkpoint is None:
             raise why  # the count's own reason (a config without a needed size, an architecture not counted)
@@ -664,8 +664,10 @@ def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: int =
     max_split_size (gpu_worker.py _scoped_allocator_max_split): a tensor of 20 MiB or more gets a block of its own,
     rounded up to 2 MiB, and the whole block counts as allocated. Per rank, for the fused tensors vLLM builds
     (qkv_proj, o_proj, gate_up_proj, down_proj, the experts' w13 and w2, the embedding and an untied lm_head), in the
-    model dtype. Qwen2.5-1.5B: 28 x (1.5 + 1.75) MiB + 0.875 MiB = 0.09 GiB (logged 2.98 GiB against 2.88 of
-    parameters with 0.30 and 0.31); Llama-3.1-8B: 0 (every tensor a multiple of 2 MiB)."""
+    model dtype; Qwen's output gate rides in qkv_proj (qwen3_next.py Qwen3NextAttention), and a Gated DeltaNet layer adds
+    in_proj_qkvz, in_proj_ba and out_proj (layers/mamba/gdn_linear_attn.py) beside its MLP. Qwen2.5-1.5B:
+    28 x (1.5 + 1.75) MiB + 0.875 MiB = 0.09 GiB (logged 2.98 GiB against 2.88 of parameters with 0.30 and 0.31);
+    Llama-3.1-8B: 0 (every tensor a multiple of 2 MiB); Qwen3.6-27B at TP2: 64 down_proj of 85 MiB + 1 MiB each."""
     def pad(nbytes: float) -> int:
         nbytes = int(nbytes)
         return (-nbytes) % _ROUND if nbytes >= _SPLIT_LIMIT else 0
@@ -674,25 +676,33 @@ def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: int =
     v_pad = padded_vocab(spec)
     total = pad(v_pad / tp * h * b) * (1 if spec.tie_word_embeddings else 2)
     moe = _moe_layers(spec)
+    gate = 2 if spec.text_config.get("attn_output_gate") else 1
     for i, layer in enumerate(spec.layers):
         if layer.kind in ("full", "sliding", "chunked"):
             q_rank = spec.num_attention_heads * layer.head_dim / tp
             kv_rank = heads_per_rank(layer.num_kv_heads, tp) * layer.head_dim
-            total += pad((q_rank + 2 * kv_rank) * h * b) + pad(q_rank * h * b)
+            total += pad((gate * q_rank + 2 * kv_rank) * h * b) + pad(q_rank * h * b)
+        gdn = layer.recurrent is not None and layer.recurrent.kind == "gdn"
+        if gdn:
+            key, val, heads = layer.recurrent.key_heads * layer.recurrent.key_head_dim, layer.recurrent.n_heads * layer.recurrent.head_dim, layer.recurrent.n_heads
+            total += pad((2 * key + 2 * val) / tp * h * b) + pad(2 * heads / tp * h * b) + pad(val / tp * h * b)
         if i in moe and spec.moe_intermediate_size:
             experts = math.ceil(spec.num_experts / ep) if ep > 1 else spec.num_experts
             inter = spec.moe_intermediate_size if ep > 1 else spec.moe_intermediate_size / (tp * max(1, dp))
             total += pad(experts * 2 * inter * h * b) + pad(experts * inter * h * b)
-        elif spec.intermediate_size and layer.kind != "recurrent":
+        elif spec.intermediate_size and (layer.kind != "recurrent" or gdn):
             total += pad(2 * spec.intermediate_size / tp * h * b) + pad(spec.intermediate_size / tp * h * b)
     return total
 
 
-def _rotary_bytes(spec: ModelSpec, dtype_bytes: int) -> int:
+def _rotary_bytes(spec: ModelSpec, dtype_bytes: int, mrope_cache_factor: int = 4) -> int:
     """The rotary cos/sin cache: max_position x rotary_dim in the model dtype (section 5).
 
     Llama-3.1-8B: 131,072 x 128 x 2 B = 32 MiB, which is why vLLM logs 14.9888 GiB for
-    14.9575 GiB of parameters.
+    14.9575 GiB of parameters. A multimodal rotary embedding (rope parameters with an mrope_section: Qwen2-VL and
+    later Qwen VL models, Qwen3.5/3.6) holds `mrope_cache_factor` times the positions, for video positions beyond
+    max_position (layers/rotary_embedding/mrope.py MRotaryEmbedding: cache_max_position_num = max_position_embeddings
+    * 4, from vLLM 0.7.2; 0.7.1 has none, rule mrope_cache_factor). Qwen3.5-27B: 4 x 262,144 x 64 x 2 B = 128 MiB.
     """
     t = spec.text_config
     if all(l.kind in ("recurrent", "none") for l in spec.layers):
@@ -706,6 +716,8 @@ def _rotary_bytes(spec: ModelSpec, dtype_bytes: int) -> int:
     max_pos = int(spec.max_position_embeddings or 0)
     if isinstance(rope, dict) and rope.get("rope_type") in ("yarn", "longrope") and rope.get("original_max_position_embeddings"):
         max_pos = max(max_pos, int(rope["original_max_position_embeddings"] * float(rope.get("factor", 1))))
+    if isinstance(rope, dict) and rope.get("mrope_section"):
+        max_pos *= mrope_cache_factor
     return max_pos * rot * dtype_bytes
 
 
