@@ -527,7 +527,8 @@ def test_runner_pooling_drops_the_lm_head_and_the_sampler_and_deploys_as_pooling
     gen = kvplan.fit("Qwen/Qwen3-8B", gpu="H100", max_model_len=8192, vllm_version="0.12.0")
     emb = kvplan.fit("Qwen/Qwen3-8B", gpu="H100", max_model_len=8192, vllm_version="0.12.0", runner="pooling")
     old = kvplan.fit("Qwen/Qwen3-8B", gpu="H100", max_model_len=8192, vllm_version="0.9.2", runner="embed")
-    assert gen.weights_bytes - emb.weights_bytes == 151_936 * 4096 * 2  # the checkpoint's lm_head, not loaded
+    # the checkpoint's lm_head, not loaded, with the 1 MiB rest of its 2 MiB-rounded block (1,187 MiB)
+    assert gen.weights_bytes - emb.weights_bytes == 151_936 * 4096 * 2 + 2 ** 20
     assert emb.activation_peak_bytes < gen.activation_peak_bytes      # no sampler over max_num_seqs x vocab
     assert emb.kv_cache_bytes > gen.kv_cache_bytes
     assert any("--runner pooling" in a for a in emb.assumptions)
@@ -945,15 +946,65 @@ def test_weights_load_under_a_20_mib_split_limit_from_0_21():
     # vLLM >= 0.21 loads weights under a scoped 20 MiB max_split_size (gpu_worker.py _scoped_allocator_max_split):
     # a tensor of 20 MiB or more takes a 2 MiB-rounded block of its own, and "Model loading took" counts the block.
     # Qwen2.5-1.5B: 28 x (gate_up 52.5 MiB + 1.5, down 26.25 MiB + 1.75) + embedding 445.125 MiB + 0.875 = 91.9 MiB;
-    # vLLM 0.30 and 0.31 logged 2.98 GiB (tests/data/extra_records.jsonl) for 2.88 GiB of parameters and rotary cache
+    # vLLM 0.30 and 0.31 logged 2.98 GiB (tests/data/extra_records.jsonl) for 2.88 GiB of parameters and rotary cache.
+    # Before 0.21 the allocator splits off a rest of more than 1 MiB, so only the embedding's 0.875 MiB stays
+    from kvplan.weights import allocator_rounding_bytes
     kw = dict(max_model_len=4096, fixes=False)
     old = kvplan.fit("Qwen/Qwen2.5-1.5B-Instruct", "T4", vllm_version="0.20.0", **kw)
     new = kvplan.fit("Qwen/Qwen2.5-1.5B-Instruct", "T4", vllm_version="0.30.0", **kw)
-    assert new.weights_bytes - old.weights_bytes == 28 * (1.5 + 1.75) * 2 ** 20 + 0.875 * 2 ** 20
+    assert new.weights_bytes - old.weights_bytes == 28 * (1.5 + 1.75) * 2 ** 20
+    assert allocator_rounding_bytes(resolve_model("Qwen/Qwen2.5-1.5B-Instruct"), split_limit=False) == 0.875 * 2 ** 20
     assert round(new.weights_bytes / GIB, 2) == 2.97
     # Llama-3.1-8B's tensors are all whole multiples of 2 MiB: nothing to round
     assert (kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", vllm_version="0.30.0", **kw).weights_bytes
             == kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", vllm_version="0.20.0", **kw).weights_bytes)
+
+
+def test_qwen35_rotary_cache_holds_four_times_the_positions_from_0_7_2():
+    # get_rope builds an MRotaryEmbedding for rope parameters with an mrope_section, whose cos/sin cache holds
+    # 4 x max_position_embeddings positions (rotary_embedding/mrope.py cache_max_position_num, read in the 0.7.2,
+    # 0.9.0.1, 0.19.0 and 0.27.1 wheels; 0.7.1 caches max_position_embeddings): Qwen3.5-27B, 262,144 positions of
+    # rotary_dim 64 (partial_rotary_factor 0.25 of 256) in bfloat16
+    from kvplan.weights import weights_per_rank
+    m = resolve_model("Qwen/Qwen3.5-27B")
+    assert weights_per_rank(m, tp=4).rotary_bytes == 4 * 262_144 * 64 * 2
+    assert weights_per_rank(m, tp=4, mrope_cache_factor=1).rotary_bytes == 262_144 * 64 * 2
+    assert (rules_for("0.7.1").mrope_cache_factor, rules_for("0.7.2").mrope_cache_factor) == (1, 4)
+    # a plain rotary embedding is unchanged: Llama-3.1-8B's 131,072 x 128 x 2 B
+    assert weights_per_rank(resolve_model("meta-llama/Llama-3.1-8B-Instruct")).rotary_bytes == 131_072 * 128 * 2
+
+
+def test_gated_deltanet_layers_and_the_output_gate_are_in_the_allocator_rounding():
+    # Qwen3.5/3.6-27B at TP2 under 0.21+'s 20 MiB split limit: every one of the 64 layers has an MLP (48 Gated DeltaNet
+    # layers too), whose down_proj of 8,704 x 5,120 x 2 B = 85 MiB takes an 86 MiB block; the embedding and lm_head
+    # (1,212.5 MiB each) 1.5 MiB each. qkv_proj carries the output gate: (2 x 3,072 + 2 x 512) x 5,120 x 2 B = 70 MiB,
+    # a whole multiple of 2 MiB, like in_proj_qkvz (80 MiB), out_proj and o_proj (30 MiB)
+    from kvplan.weights import allocator_rounding_bytes
+    m = resolve_model("Qwen/Qwen3.5-27B")
+    assert allocator_rounding_bytes(m, tp=2) == (64 * 1 + 2 * 1.5) * 2 ** 20
+    # vLLM 0.27.1 logged 25.69 GiB per rank for Qwen3.6-27B at TP2 (tests/data/extra_records.jsonl); the 128 MiB
+    # rotary cache and the 67 MiB of rounding bring the count from 25.53 to 25.67
+    p = kvplan.fit(m, "A100-80GB", tensor_parallel_size=2, max_model_len=65536, vllm_version="0.27.1", fixes=False)
+    assert abs(p.weights_bytes / GIB - 25.69) < 0.03
+
+
+def test_the_caching_allocator_keeps_a_rest_of_1_mib_or_less_in_every_release():
+    # PyTorch's caching allocator rounds a request of 10 MiB or more up to a 2 MiB segment and splits off the rest only
+    # when it is more than 1 MiB (CUDACachingAllocator.cpp get_allocation_size, should_split): the rest is allocated.
+    # Qwen3.5-27B at TP4: gate_up_proj 85 MiB on all 64 layers, qkv_proj 35 MiB and o_proj 15 MiB on the 16 attention
+    # layers, out_proj 15 MiB on the 48 Gated DeltaNet layers keep 1 MiB each; down_proj (42.5 MiB, rest 1.5) does not
+    from kvplan.weights import allocator_rounding_bytes
+    m = resolve_model("Qwen/Qwen3.5-27B")
+    assert allocator_rounding_bytes(m, tp=4, split_limit=False) == (64 + 16 + 16 + 48) * 2 ** 20
+    # vLLM 0.19.0 logged 13.01 GiB per rank (tests/data/blind_records.jsonl); without the rests kvplan said 12.86
+    p = kvplan.fit(m, "RTX 3090", tensor_parallel_size=4, max_model_len=32768, vllm_version="0.19.0", fixes=False)
+    assert abs(p.weights_bytes / GIB - 13.01) < 0.01
+    # Qwen2.5-14B on one GPU: 48 down_proj of 135 MiB, the embedding and lm_head of 1,485 MiB keep 1 MiB each (50 MiB);
+    # 0.7.3 logged 27.5681 GiB, 27.5192 counted without
+    q = kvplan.fit("Qwen/Qwen2.5-14B-Instruct", "A100-80GB", max_model_len=4096, vllm_version="0.7.3", fixes=False)
+    assert abs(q.weights_bytes / GIB - 27.5681) < 0.001
+    # a rest of more than 1 MiB is split off and free: Llama-3.1-8B's tensors are whole multiples of 2 MiB anyway
+    assert allocator_rounding_bytes(resolve_model("meta-llama/Llama-3.1-8B-Instruct"), split_limit=False) == 0
 
 
 def test_model_runner_v2_and_its_cuda_graph_estimate_follow_the_release():

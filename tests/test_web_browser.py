@@ -204,10 +204,11 @@ def test_the_gpu_table_lists_the_gpus_that_start_the_length_auto_chose(page, ser
 
 def test_every_fix_the_form_can_hold_is_applied_with_one_click(page, server_url):
     # a hybrid whose state blocks are fewer than max_num_seqs: vLLM >= 0.20 refuses it; both fixes (a lower
-    # --max-num-seqs, --enforce-eager) are form fields, so each gets an apply button that plans what the CLI plans
-    model, version = "Qwen/Qwen3.5-27B", "0.20.0"
-    page.goto(server_url + f"/?model={model}&gpu=h100-sxm&vllm_version={version}")
-    refused = kvplan.fit(model, gpu="h100-sxm", vllm_version=version)
+    # --max-num-seqs, --enforce-eager) are form fields, so each gets an apply button that plans what the CLI plans.
+    # At 128K tokens: at its own 262,144 the pool falls short of one whole sequence first
+    model, version, length = "Qwen/Qwen3.5-27B", "0.20.0", 131072
+    page.goto(server_url + f"/?model={model}&gpu=h100-sxm&vllm_version={version}&max_model_len={length}")
+    refused = kvplan.fit(model, gpu="h100-sxm", vllm_version=version, max_model_len=length)
     assert not refused.fits
     _wait_for_plan(page, refused)
     fixes = {f.name: f for f in refused.fixes}
@@ -215,16 +216,16 @@ def test_every_fix_the_form_can_hold_is_applied_with_one_click(page, server_url)
     assert page.locator("#fixes li button").count() == len(refused.fixes)  # every one of them can be applied here
     page.locator("#fixes li", has_text="lower max_num_seqs").locator("button").click()
     seqs = fixes["lower max_num_seqs"].flags["max_num_seqs"]
-    lowered = kvplan.fit(model, gpu="h100-sxm", vllm_version=version, max_num_seqs=seqs)
+    lowered = kvplan.fit(model, gpu="h100-sxm", vllm_version=version, max_model_len=length, max_num_seqs=seqs)
     assert lowered.fits
     _wait_for_plan(page, lowered)
     _assert_matches_cli(page, lowered)
     assert page.input_value("#max_num_seqs") == str(seqs) and f"max_num_seqs={seqs}" in page.url
 
-    page.goto(server_url + f"/?model={model}&gpu=h100-sxm&vllm_version={version}")
+    page.goto(server_url + f"/?model={model}&gpu=h100-sxm&vllm_version={version}&max_model_len={length}")
     _wait_for_plan(page, refused)
     page.locator("#fixes li", has_text="no CUDA graphs").locator("button").click()
-    eager = kvplan.fit(model, gpu="h100-sxm", vllm_version=version, enforce_eager=True)
+    eager = kvplan.fit(model, gpu="h100-sxm", vllm_version=version, max_model_len=length, enforce_eager=True)
     _wait_for_plan(page, eager)
     _assert_matches_cli(page, eager)
     assert page.is_checked("#enforce_eager") and "enforce_eager=1" in page.url

@@ -1793,7 +1793,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     w: RankWeights = weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[resolved.dtype] if not model.checkpoint else None,
                                       gpu_cc=gpu.cc, ep=ep, mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
                                       vision=not text_only, dp=resolved.data_parallel_size,
-                                      mxfp4_hopper_backend=rules.mxfp4_hopper_backend)
+                                      mxfp4_hopper_backend=rules.mxfp4_hopper_backend,
+                                      mrope_cache_factor=rules.mrope_cache_factor)
     if text_only:
         notes.append("text-only mode (--limit-mm-per-prompt 0 for every modality, or --language-model-only): vLLM loads no "
                      "vision tower and profiles no encoder pass")
@@ -1803,14 +1804,17 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     notes.append(f"weights: {w.method}")
     # in bytes, so the parts add up to the term: the checkpoint's share per rank, then what loading adds or moves
     w_formula = f"{w.bytes:,} B per rank (TP={tp}, PP={pp}; rotary cache {w.rotary_bytes / 1024 ** 2:.1f} MiB included)"
-    if rules.allocator_split_limit and (quant is None or quant.method == "fp8" and quant.bits == 8):
+    if quant is None or quant.bits == 8 and quant.scheme.startswith("fp8"):  # linear weights of 2 or 1 byte(s)
         rounding = allocator_rounding_bytes(model, tp=tp, dtype_bytes=1 if quant is not None else DTYPE_BYTES[resolved.dtype],
-                                            ep=ep, dp=resolved.data_parallel_size)
+                                            ep=ep, dp=resolved.data_parallel_size, split_limit=rules.allocator_split_limit,
+                                            embed_bytes=DTYPE_BYTES[resolved.dtype])
         if rounding:
             w = replace(w, bytes=w.bytes + rounding)
             w_formula += f" + {rounding:,} B allocator rounding"
             notes.append(f"weights load under a 20 MiB allocator split limit: tensors of 20 MiB or more are rounded up to "
-                         f"2 MiB blocks, {rounding / 1024 ** 2:.1f} MiB per rank")
+                         f"2 MiB blocks, {rounding / 1024 ** 2:.1f} MiB per rank" if rules.allocator_split_limit else
+                         f"the caching allocator keeps the rest (1 MiB or less) of the 2 MiB-rounded blocks of weight tensors "
+                         f"of 10 MiB or more: {rounding / 1024 ** 2:.1f} MiB per rank")
     if resolved.enable_lora:
         loras, rank = resolved.max_loras or 1, resolved.max_lora_rank or 16
         lora = lora_buffer_bytes(model, max_loras=loras, max_lora_rank=rank, dtype_bytes=DTYPE_BYTES[resolved.dtype], tp=tp,

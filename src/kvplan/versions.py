@@ -334,6 +334,10 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                                          "Qwen2MoeForCausalLM", "GraniteMoeForCausalLM")),
                            ((0, 25, 0), ("DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM", "GraniteMoeForCausalLM"))],
     "allocator_split_limit": [((0, 0, 0), False), ((0, 21, 0), True)],
+    # The multimodal rotary embedding caches 4 x max_position_embeddings positions for video inputs from 0.7.2
+    # (layers/rotary_embedding.py, later rotary_embedding/mrope.py MRotaryEmbedding cache_max_position_num; read in
+    # the 0.7.1, 0.7.2, 0.9.0.1, 0.19.0 and 0.27.1 wheels)
+    "mrope_cache_factor": [((0, 0, 0), 1), ((0, 7, 2), 4)],
     "mm_video_padding": [((0, 0, 0), False), ((0, 11, 0), True), ((0, 13, 0), False)],
     "mm_pixels_held": [((0, 0, 0), True), ((0, 33, 0), False)],
     "dsv4_rocm_logit_rows": [((0, 0, 0), "tokens"), ((0, 30, 0), "seqs")],
@@ -406,6 +410,7 @@ class VersionRules:
     model_runner_v2: str
     mrv2_architectures: tuple[str, ...]
     allocator_split_limit: bool
+    mrope_cache_factor: int
     mm_video_padding: bool
     mm_pixels_held: bool
     dsv4_accounting: str

@@ -514,7 +514,7 @@ def stored_bytes(spec: ModelSpec) -> int:
 def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantSpec | None = None,
                      dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None, ep: int = 1,
                      mtp: bool = False, gpu_vendor: str = "NVIDIA", vision: bool = True, dp: int = 1,
-                     mxfp4_hopper_backend: str = "triton") -> RankWeights:
+                     mxfp4_hopper_backend: str = "triton", mrope_cache_factor: int = 4) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     `dp`: data-parallel engines. Without expert parallelism vLLM shards a MoE model's experts over all TP x DP ranks
@@ -532,7 +532,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         count, why = count_weights(spec), None
     except UndeterminedError as exc:
         count, why = None, exc
-    rotary = _rotary_bytes(spec, db)
+    rotary = _rotary_bytes(spec, db, mrope_cache_factor)
     if count is None:
         if spec.checkpoint is None:
             raise why  # the count's own reason (a config without a needed size, an architecture not counted)
@@ -657,42 +657,72 @@ def _pp_stages(n_layers: int, pp: int) -> list[tuple[int, int]]:
 
 
 _SPLIT_LIMIT, _ROUND = 20 * 1024 ** 2, 2 * 1024 ** 2
+# PyTorch's caching allocator (c10/cuda/CUDACachingAllocator.cpp): a request of more than 1 MiB (kSmallSize) comes from
+# the large pool, and one of 10 MiB (kMinLargeAlloc) or more gets a new segment rounded up to 2 MiB (kRoundLarge); the
+# block is split only when what remains is more than 1 MiB (should_split), so a rest of 1 MiB or less stays in the
+# block and counts as allocated
+_MIN_LARGE_ALLOC, _SMALL_SIZE = 10 * 1024 ** 2, 1024 ** 2
 
 
-def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: int = 2, ep: int = 1, dp: int = 1) -> int:
-    """What PyTorch's caching allocator adds to "Model loading took" once vLLM (>= 0.21) loads weights under a 20 MiB
-    max_split_size (gpu_worker.py _scoped_allocator_max_split): a tensor of 20 MiB or more gets a block of its own,
-    rounded up to 2 MiB, and the whole block counts as allocated. Per rank, for the fused tensors vLLM builds
-    (qkv_proj, o_proj, gate_up_proj, down_proj, the experts' w13 and w2, the embedding and an untied lm_head), in the
-    model dtype. Qwen2.5-1.5B: 28 x (1.5 + 1.75) MiB + 0.875 MiB = 0.09 GiB (logged 2.98 GiB against 2.88 of
-    parameters with 0.30 and 0.31); Llama-3.1-8B: 0 (every tensor a multiple of 2 MiB)."""
+def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: int = 2, ep: int = 1, dp: int = 1,
+                             split_limit: bool = True, embed_bytes: int | None = None) -> int:
+    """What PyTorch's caching allocator adds to "Model loading took" per rank: the part of its 2 MiB-rounded block a
+    large weight tensor keeps. Counted for the fused tensors vLLM builds, in `dtype_bytes`: qkv_proj (with Qwen's
+    output gate, qwen3_next.py Qwen3NextAttention), o_proj, gate_up_proj and down_proj on every layer with an MLP, the
+    experts' w13 and w2, a Gated DeltaNet layer's in_proj_qkvz, in_proj_ba and out_proj (layers/mamba/gdn_linear_attn.py),
+    the embedding and an untied lm_head (none in a pooling model), which an FP8 checkpoint keeps in `embed_bytes`.
+
+    Every release: a tensor of 10 MiB or more whose rounding leaves 1 MiB or less keeps that rest. Qwen3.5-27B at TP4:
+    gate_up (85 MiB) on 64 layers, qkv (35 MiB) and o_proj (15 MiB) on 16, out_proj (15 MiB) on 48 keep 1 MiB each,
+    144 MiB per rank (vLLM 0.19.0 logged 13.01 GiB for 12.86 of parameters and rotary cache); Qwen2.5-14B: 48
+    down_proj (135 MiB), the embedding and lm_head (1,485 MiB) keep 1 MiB each (0.7.2 to 0.11.2 logged 27.5681 GiB,
+    27.5192 counted without).
+    `split_limit` (vLLM >= 0.21 loads weights under a 20 MiB max_split_size, gpu_worker.py _scoped_allocator_max_split):
+    a tensor of 20 MiB or more is never split, so its whole rounding counts. Qwen2.5-1.5B: 28 x (1.5 + 1.75) MiB more
+    (logged 2.98 GiB against 2.88 of parameters with 0.30 and 0.31). Llama-3.1-8B: 0 (every tensor a multiple of 2 MiB).
+    Tensors of 1-10 MiB share 20 MiB segments and are not counted."""
     def pad(nbytes: float) -> int:
         nbytes = int(nbytes)
-        return (-nbytes) % _ROUND if nbytes >= _SPLIT_LIMIT else 0
+        rest = (-nbytes) % _ROUND
+        if split_limit and nbytes >= _SPLIT_LIMIT:
+            return rest
+        return rest if nbytes >= _MIN_LARGE_ALLOC and rest <= _SMALL_SIZE else 0
 
     h, b = spec.hidden_size, dtype_bytes
     v_pad = padded_vocab(spec)
-    total = pad(v_pad / tp * h * b) * (1 if spec.tie_word_embeddings else 2)
+    total = pad(v_pad / tp * h * (embed_bytes or b)) * (1 if spec.tie_word_embeddings or spec.is_pooling else 2)
     moe = _moe_layers(spec)
-    for i, layer in enumerate(spec.layers):
-        if layer.kind in ("full", "sliding", "chunked"):
+    gate = 2 if spec.text_config.get("attn_output_gate") else 1
+    for i, kinds in enumerate(_decoder_layers(spec)):
+        if any(k in ("full", "sliding", "chunked") for k in kinds):
+            layer = _attention_layer_of(spec, i)
             q_rank = spec.num_attention_heads * layer.head_dim / tp
             kv_rank = heads_per_rank(layer.num_kv_heads, tp) * layer.head_dim
-            total += pad((q_rank + 2 * kv_rank) * h * b) + pad(q_rank * h * b)
+            total += pad((gate * q_rank + 2 * kv_rank) * h * b) + pad(q_rank * h * b)
+        rec = next((l.recurrent for l in spec.layers if l.recurrent), None) if "recurrent" in kinds else None
+        if rec is not None and rec.kind == "gdn":
+            key, val = rec.key_heads * rec.key_head_dim, rec.n_heads * rec.head_dim
+            total += pad((2 * key + 2 * val) / tp * h * b) + pad(2 * rec.n_heads / tp * h * b) + pad(val / tp * h * b)
+        # the layers count_weights gives an MLP: not Nemotron-H's mixer and attention layers, not a pure Mamba block
+        has_mlp = ((spec.model_type != "nemotron_h" or "mlp" in kinds)
+                   and spec.model_type not in ("mamba", "mamba2", "falcon_mamba"))
         if i in moe and spec.moe_intermediate_size:
             experts = math.ceil(spec.num_experts / ep) if ep > 1 else spec.num_experts
             inter = spec.moe_intermediate_size if ep > 1 else spec.moe_intermediate_size / (tp * max(1, dp))
             total += pad(experts * 2 * inter * h * b) + pad(experts * inter * h * b)
-        elif spec.intermediate_size and layer.kind != "recurrent":
+        elif spec.intermediate_size and has_mlp:
             total += pad(2 * spec.intermediate_size / tp * h * b) + pad(spec.intermediate_size / tp * h * b)
     return total
 
 
-def _rotary_bytes(spec: ModelSpec, dtype_bytes: int) -> int:
+def _rotary_bytes(spec: ModelSpec, dtype_bytes: int, mrope_cache_factor: int = 4) -> int:
     """The rotary cos/sin cache: max_position x rotary_dim in the model dtype (section 5).
 
     Llama-3.1-8B: 131,072 x 128 x 2 B = 32 MiB, which is why vLLM logs 14.9888 GiB for
-    14.9575 GiB of parameters.
+    14.9575 GiB of parameters. A multimodal rotary embedding (rope parameters with an mrope_section: Qwen2-VL and
+    later Qwen VL models, Qwen3.5/3.6) holds `mrope_cache_factor` times the positions, for video positions beyond
+    max_position (layers/rotary_embedding/mrope.py MRotaryEmbedding: cache_max_position_num = max_position_embeddings
+    * 4, from vLLM 0.7.2; 0.7.1 has none, rule mrope_cache_factor). Qwen3.5-27B: 4 x 262,144 x 64 x 2 B = 128 MiB.
     """
     t = spec.text_config
     if all(l.kind in ("recurrent", "none") for l in spec.layers):
@@ -706,6 +736,8 @@ def _rotary_bytes(spec: ModelSpec, dtype_bytes: int) -> int:
     max_pos = int(spec.max_position_embeddings or 0)
     if isinstance(rope, dict) and rope.get("rope_type") in ("yarn", "longrope") and rope.get("original_max_position_embeddings"):
         max_pos = max(max_pos, int(rope["original_max_position_embeddings"] * float(rope.get("factor", 1))))
+    if isinstance(rope, dict) and rope.get("mrope_section"):
+        max_pos *= mrope_cache_factor
     return max_pos * rot * dtype_bytes
 
 
