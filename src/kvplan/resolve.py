@@ -305,10 +305,24 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
                              f"{count}); the ranks vLLM uses are still --tensor-parallel-size x "
                              "--pipeline-parallel-size x --data-parallel-size")
             return chosen, notes
-    names = list(dict.fromkeys([g.name for g in catalog] + [a for g in catalog for a in g.aliases]))  # 'V100' is two cards' alias
-    near = difflib.get_close_matches(bare, names, n=3, cutoff=0.4)
+    near = _nearest_gpu_names(bare, catalog)
     hint = f"nearest: {', '.join(near)}" if near else "see `kvplan gpus`"
     raise UnknownGPUError("--gpu", f"unknown GPU {ref!r}", f"{hint}; or give --gpu-gib N for a custom card")
+
+
+def _nearest_gpu_names(ref: str, catalog: tuple[GPUSpec, ...]) -> list[str]:
+    """Up to three catalog names for an unknown GPU name: first the cards whose name holds it whole ('mi300' is in
+    'MI300X', which spelling alone ranks below 'B300'), shortest first, then the closest spellings."""
+    names = list(dict.fromkeys([g.name for g in catalog] + [a for g in catalog for a in g.aliases]))  # 'V100' is two cards' alias
+    key = _gpu_key(ref)
+    holding = [] if len(key) < 3 else sorted(  # 'a' is in half the names: a hint only from a model number
+        (g for g in catalog if any(key in _gpu_key(n) for n in (g.name, *g.aliases))),
+        key=lambda g: min(len(_gpu_key(n)) for n in (g.name, *g.aliases) if key in _gpu_key(n)))
+    near = [g.name for g in holding]
+    for name in difflib.get_close_matches(ref, names, n=3, cutoff=0.4):
+        if not all(g in holding for g in catalog if name in (g.name, *g.aliases)):  # a card listed is not offered twice
+            near.append(name)
+    return list(dict.fromkeys(near))[:3]
 
 
 def _check_one_size(ref: str, cands: list[GPUSpec]) -> None:
