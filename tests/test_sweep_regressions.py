@@ -3,6 +3,8 @@ common GPUs and releases, with the usual flag variations)."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 import time
 from dataclasses import replace
 
@@ -43,3 +45,32 @@ def test_an_unknown_gpu_name_offers_first_the_card_whose_name_holds_it(typed, me
     near = str(e.value).split("nearest: ")[1].split(";")[0].split(", ")
     assert near[0].startswith(meant) and len(near) == len(set(near)) <= 3
     assert e.value.field == "--gpu"
+
+
+def test_auto_length_does_not_answer_a_context_shorter_than_one_block():
+    # Qwen2.5-72B-AWQ on an L40S at 0.20: from 0.12 max_num_batched_tokens (and the CUDA graphs with it) shrinks to
+    # max_num_seqs x max_model_len, so a 1-token context starts where a 16-token one has no memory for cache blocks.
+    # --max-model-len auto answered "1 is the largest context at which 8 full-length requests fit"; the plan at one
+    # block says what stands in the way (no memory for the cache blocks) and how to get past it.
+    base = kvplan.fit("Qwen/Qwen2.5-72B-Instruct-AWQ", "L40S", vllm_version="0.20.0", fixes=False)
+    assert kvplan.fit(base.model, base.gpu, vllm_version="0.20.0", max_model_len=1, fixes=False).fits  # the premise
+    assert api.max_model_len_for_concurrency(base, 8) is None
+    r = subprocess.run(["kvplan", "fit", "Qwen/Qwen2.5-72B-Instruct-AWQ", "--gpu", "L40S", "--vllm-version", "0.20.0",
+                        "--max-model-len", "auto", "--concurrency", "8", "--json"], capture_output=True, text=True, timeout=120)
+    d = json.loads(r.stdout)
+    assert r.returncode == 1 and not d["fits"] and d["args"]["max_model_len"] == 16
+    assert d["error"].startswith("No available memory for the cache blocks") and d["fixes"]
+    assert "not even 16 tokens" in d["inverse"]
+    # where a length of a block or more answers, it still does (0.19.1: 144 tokens, 8.00x)
+    older = kvplan.fit("Qwen/Qwen2.5-72B-Instruct-AWQ", "L40S", vllm_version="0.19.1", fixes=False)
+    assert api.max_model_len_for_concurrency(older, 8) == 144
+
+
+def test_auto_length_says_one_block_when_even_that_misses_the_concurrency():
+    # Qwen2.5-7B on an L4 at 0.7 utilization: 15 blocks at a 16-token context, so 32 requests never fit; the message
+    # said "even 1-token requests", a length the search no longer offers
+    r = subprocess.run(["kvplan", "fit", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "L4", "--gpu-memory-utilization", "0.7",
+                        "--max-model-len", "auto", "--concurrency", "32"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "--concurrency: even 16-token requests (one block) do not reach 32x" in r.stderr
+    assert "lower --concurrency" in r.stderr
