@@ -74,3 +74,18 @@ def test_auto_length_says_one_block_when_even_that_misses_the_concurrency():
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "--concurrency: even 16-token requests (one block) do not reach 32x" in r.stderr
     assert "lower --concurrency" in r.stderr
+
+
+@pytest.mark.parametrize("command", ["simulate", "capacity"])
+def test_simulate_and_capacity_json_print_the_refused_plan(command):
+    # Llama-3.1-8B does not load on a T4: --json printed nothing on stdout (the refusal went to stderr alone), so a
+    # script reading the JSON failed to parse it. Now the plan's JSON, as fit --json prints it, with the fixes (exit 1).
+    r = subprocess.run(["kvplan", command, "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "T4", "-w", "azure-conv", "-n", "50",
+                        "--json"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    d = json.loads(r.stdout)
+    assert d["fits"] is False and "while loading the model weights" in d["error"] and d["fixes"]
+    fit = subprocess.run(["kvplan", "fit", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "T4", "--json"],
+                         capture_output=True, text=True, timeout=120)
+    assert d == {k: v for k, v in json.loads(fit.stdout).items() if k != "uncertainty"}  # the band is fit's own
+    assert "the plan does not start" in r.stderr  # the person at a terminal still reads why
