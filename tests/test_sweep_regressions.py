@@ -89,3 +89,28 @@ def test_simulate_and_capacity_json_print_the_refused_plan(command):
                          capture_output=True, text=True, timeout=120)
     assert d == {k: v for k, v in json.loads(fit.stdout).items() if k != "uncertainty"}  # the band is fit's own
     assert "the plan does not start" in r.stderr  # the person at a terminal still reads why
+
+
+@pytest.mark.parametrize("layout", ["checkpoint", "named"])
+def test_a_config_path_reads_the_modelopt_quantization_file_beside_it(tmp_path, layout):
+    # nvidia/Llama-3.1-70B-Instruct-FP8 declares its FP8 only in hf_quant_config.json (config.json has no
+    # quantization_config), which vLLM reads. Given as a config path, kvplan read config.json alone and planned the
+    # 16-bit weights: 131.45 GiB per rank where the checkpoint loads 67.70 GiB, refused where it starts.
+    from kvplan.resolve import _catalog_lookup
+
+    entry = _catalog_lookup("nvidia/Llama-3.1-70B-Instruct-FP8")
+    assert "quantization_config" not in entry["config"] and entry["hf_quant_config"]  # the premise
+    if layout == "checkpoint":  # a checkpoint's own files, side by side
+        config, quant = tmp_path / "config.json", tmp_path / "hf_quant_config.json"
+    else:  # saved under the model's name, as kvplan's catalog sources keep them
+        config, quant = tmp_path / "nvidia--Llama-3.1-70B-Instruct-FP8.json", tmp_path / "nvidia--Llama-3.1-70B-Instruct-FP8.hf_quant_config.json"
+    config.write_text(json.dumps(entry["config"]))
+    alone = kvplan.fit(str(config), "H100", max_model_len=8192, fixes=False)
+    quant.write_text(json.dumps(entry["hf_quant_config"]))
+    p = kvplan.fit(str(config), "H100", max_model_len=8192, fixes=False)
+    catalog = kvplan.fit("nvidia/Llama-3.1-70B-Instruct-FP8", "H100", max_model_len=8192, fixes=False)
+    assert alone.model.quant is None and not alone.fits  # no file beside it: nothing says FP8, 16-bit weights
+    assert p.model.quant.method == "modelopt" and p.model.quant.hf_quant_config_only
+    assert p.fits and p.weights_bytes == catalog.weights_bytes < alone.weights_bytes
+    assert p.kv_cache_tokens == catalog.kv_cache_tokens
+    assert any(quant.name in a for a in p.assumptions)

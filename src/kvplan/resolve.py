@@ -659,6 +659,18 @@ def _catalog_lookup(ref: str) -> dict | None:
     return None
 
 
+def _hf_quant_config_beside(path: Path) -> Path | None:
+    """The ModelOpt hf_quant_config.json that goes with a config file: in a checkpoint's layout the folder's
+    hf_quant_config.json beside its config.json (as a folder reference reads it), and for a config saved under its
+    model's name ('nvidia--Llama-3.1-70B-Instruct-FP8.json', as kvplan's catalog sources keep them) the file of that
+    name with .hf_quant_config.json. Older ModelOpt exports declare their quantization only there: without it an FP8
+    checkpoint would be planned at its 16-bit size."""
+    if path.name.endswith(".hf_quant_config.json") or path.name == "hf_quant_config.json":
+        return None
+    candidate = path.with_name("hf_quant_config.json" if path.name == "config.json" else f"{path.stem}.hf_quant_config.json")
+    return candidate if candidate.is_file() else None
+
+
 def resolve_model(ref: str | None = None, *, revision: str | None = None) -> ModelSpec:
     """A model reference -> ModelSpec.
 
@@ -682,7 +694,12 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
         return _from_folder(path)
     if path.suffix == ".json" and path.is_file():
         config = _read_json(path, "model")
-        return normalize(config, model_id=local_model_id(path), source=str(path))
+        quant_path = _hf_quant_config_beside(path)
+        hfq = _read_json(quant_path, "hf_quant_config.json") if quant_path else None
+        spec = normalize(config, model_id=local_model_id(path), source=str(path), hf_quant_config=hfq)
+        if spec.quant is not None and spec.quant.hf_quant_config_only:  # (config.json's own quantization_config wins)
+            spec = replace(spec, notes=spec.notes + (f"quantization read from {quant_path.name} beside the config",))
+        return spec
     if path.is_file() and path.suffix.lower() == ".gguf":
         return _from_gguf(path)
     if path.is_file():  # a file kvplan does not read: say what it is, not that it is missing
