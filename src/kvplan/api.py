@@ -320,7 +320,10 @@ def largest_max_model_len(p: Plan) -> int | None:
 
 def max_model_len_for_concurrency(p: Plan, concurrency: float) -> int | None:
     """The largest max_model_len at which `concurrency` full-length requests fit the pool. vLLM runs at most
-    max_num_seqs requests at once (SchedulerConfig), so a concurrency above it is refused rather than promised."""
+    max_num_seqs requests at once (SchedulerConfig), so a concurrency above it is refused rather than promised.
+    None below one block: a shorter context can start where one block does not (from 0.12 max_num_batched_tokens, and
+    with it the CUDA graphs, shrinks to max_num_seqs x max_model_len), but holds no prompt worth serving; the plan at
+    one block (refused_at_any_length) then says what stands in the way."""
     if isinstance(concurrency, bool) or not isinstance(concurrency, (int, float)) or not math.isfinite(concurrency) \
             or concurrency < 1 or concurrency != int(concurrency):
         raise InputError("--concurrency", f"must be a whole number of requests, 1 or more, got {concurrency!r}", "e.g. --concurrency 16")
@@ -337,7 +340,7 @@ def max_model_len_for_concurrency(p: Plan, concurrency: float) -> int | None:
             lo = mid
         else:
             hi = mid - 1
-    return lo or None
+    return lo if lo >= p.block_size else None
 
 
 def refused_at_any_length(p: Plan) -> Plan | None:

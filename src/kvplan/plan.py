@@ -1903,6 +1903,12 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         warns.append(arch[1])
     elif arch:  # ModelConfig refuses it while reading the config: before any worker, GPU check or load
         fits, error, failure = False, arch[1], "architecture"
+    if fits and conc < 1:
+        # the release's own check passed (0.14-0.18 count only the first KV group's need), yet its log prints a
+        # concurrency below 1x: the pool cannot hold one request of max_model_len in all its groups
+        warns.append(f"vLLM {rules.version} starts, but the pool holds {conc:.2f}x of one {max_len:,}-token request "
+                     f"({num_blocks:,} of the {per_req:,} blocks it needs): a request that long cannot be held whole; "
+                     "--max-model-len auto --concurrency 1 gives the length that can")
     terms = (
         Term("total", total, "bytes", f"{gpu.name}: {total / GIB:.2f} GiB", gpu.total_source),
         Term("requested", requested, "bytes", f"{'ceil(' if rules.requested_is_ceil else ''}{total / GIB:.2f} GiB x {util}{')' if rules.requested_is_ceil else ''}", "vllm-memory-model.md §1.2"),

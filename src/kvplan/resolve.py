@@ -305,10 +305,24 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
                              f"{count}); the ranks vLLM uses are still --tensor-parallel-size x "
                              "--pipeline-parallel-size x --data-parallel-size")
             return chosen, notes
-    names = list(dict.fromkeys([g.name for g in catalog] + [a for g in catalog for a in g.aliases]))  # 'V100' is two cards' alias
-    near = difflib.get_close_matches(bare, names, n=3, cutoff=0.4)
+    near = _nearest_gpu_names(bare, catalog)
     hint = f"nearest: {', '.join(near)}" if near else "see `kvplan gpus`"
     raise UnknownGPUError("--gpu", f"unknown GPU {ref!r}", f"{hint}; or give --gpu-gib N for a custom card")
+
+
+def _nearest_gpu_names(ref: str, catalog: tuple[GPUSpec, ...]) -> list[str]:
+    """Up to three catalog names for an unknown GPU name: first the cards whose name holds it whole ('mi300' is in
+    'MI300X', which spelling alone ranks below 'B300'), shortest first, then the closest spellings."""
+    names = list(dict.fromkeys([g.name for g in catalog] + [a for g in catalog for a in g.aliases]))  # 'V100' is two cards' alias
+    key = _gpu_key(ref)
+    holding = [] if len(key) < 3 else sorted(  # 'a' is in half the names: a hint only from a model number
+        (g for g in catalog if any(key in _gpu_key(n) for n in (g.name, *g.aliases))),
+        key=lambda g: min(len(_gpu_key(n)) for n in (g.name, *g.aliases) if key in _gpu_key(n)))
+    near = [g.name for g in holding]
+    for name in difflib.get_close_matches(ref, names, n=3, cutoff=0.4):
+        if not all(g in holding for g in catalog if name in (g.name, *g.aliases)):  # a card listed is not offered twice
+            near.append(name)
+    return list(dict.fromkeys(near))[:3]
 
 
 def _check_one_size(ref: str, cands: list[GPUSpec]) -> None:
@@ -645,6 +659,18 @@ def _catalog_lookup(ref: str) -> dict | None:
     return None
 
 
+def _hf_quant_config_beside(path: Path) -> Path | None:
+    """The ModelOpt hf_quant_config.json that goes with a config file: in a checkpoint's layout the folder's
+    hf_quant_config.json beside its config.json (as a folder reference reads it), and for a config saved under its
+    model's name ('nvidia--Llama-3.1-70B-Instruct-FP8.json', as kvplan's catalog sources keep them) the file of that
+    name with .hf_quant_config.json. Older ModelOpt exports declare their quantization only there: without it an FP8
+    checkpoint would be planned at its 16-bit size."""
+    if path.name.endswith(".hf_quant_config.json") or path.name == "hf_quant_config.json":
+        return None
+    candidate = path.with_name("hf_quant_config.json" if path.name == "config.json" else f"{path.stem}.hf_quant_config.json")
+    return candidate if candidate.is_file() else None
+
+
 def resolve_model(ref: str | None = None, *, revision: str | None = None) -> ModelSpec:
     """A model reference -> ModelSpec.
 
@@ -668,7 +694,12 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
         return _from_folder(path)
     if path.suffix == ".json" and path.is_file():
         config = _read_json(path, "model")
-        return normalize(config, model_id=local_model_id(path), source=str(path))
+        quant_path = _hf_quant_config_beside(path)
+        hfq = _read_json(quant_path, "hf_quant_config.json") if quant_path else None
+        spec = normalize(config, model_id=local_model_id(path), source=str(path), hf_quant_config=hfq)
+        if spec.quant is not None and spec.quant.hf_quant_config_only:  # (config.json's own quantization_config wins)
+            spec = replace(spec, notes=spec.notes + (f"quantization read from {quant_path.name} beside the config",))
+        return spec
     if path.is_file() and path.suffix.lower() == ".gguf":
         return _from_gguf(path)
     if path.is_file():  # a file kvplan does not read: say what it is, not that it is missing

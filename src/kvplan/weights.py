@@ -15,6 +15,7 @@ rotary cos/sin cache is max_position x rotary_dim in the model dtype and is coun
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 
@@ -397,14 +398,30 @@ def bytes_per_quantized_param(q: QuantSpec) -> float:
                             "give a checkpoint folder or Hub id so kvplan reads the exact bytes")
 
 
+def _skip_names_of(skip) -> frozenset[str]:
+    """Every dotted part of the skip patterns ('model.layers.*.mlp.gate' -> model, layers, mlp, gate): a component is
+    skipped when one pattern names it, which is when the union of their parts does."""
+    return frozenset(p for pattern in skip for p in str(pattern).replace("*", "").split(".") if p)
+
+
+_skip_names_cached = functools.lru_cache(maxsize=32)(_skip_names_of)
+
+
+def _skip_names(skip) -> frozenset[str]:
+    # a checkpoint lists hundreds of modules (Qwen3-235B-A22B-FP8: one per layer and projection), and a plan asks once
+    # per component and rank: parse the list once, not per question
+    try:
+        return _skip_names_cached(skip)
+    except TypeError:  # an entry that cannot be hashed
+        return _skip_names_of(skip)
+
+
 def _skipped(c: Component, q: QuantSpec) -> bool:
     if q.applies_to == "experts" and c.kind != "experts":
         return True
-    for pattern in q.skip:
-        parts = {p for p in str(pattern).replace("*", "").split(".") if p}
-        if c.name in parts or (c.name == "router" and "gate" in parts) or (c.name in ("self_attn", "kv_proj") and "self_attn" in parts):
-            return True
-    return False
+    names = _skip_names(q.skip)
+    return (c.name in names or (c.name == "router" and "gate" in names)
+            or (c.name in ("self_attn", "kv_proj") and "self_attn" in names))
 
 
 @dataclass(frozen=True)

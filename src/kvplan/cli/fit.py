@@ -54,7 +54,8 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
                 p = api.fit(base.model, base.gpu, **kw)
                 return p, (f"--max-model-len auto: no context length starts, not even {shortest:,} tokens; the refusal "
                            "below is not the length's")
-            raise InputError("--concurrency", f"even 1-token requests do not reach {concurrency:g}x concurrency", "lower --concurrency or change the GPU")
+            raise InputError("--concurrency", f"even {base.block_size}-token requests (one block) do not reach {concurrency:g}x "
+                             "concurrency", "lower --concurrency or change the GPU")
         kw["max_model_len"] = best
         p = api.fit(base.model, base.gpu, **kw)
         return p, f"--max-model-len auto: {best:,} is the largest context at which {concurrency:g} full-length requests fit"

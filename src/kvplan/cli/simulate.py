@@ -41,8 +41,9 @@ def _workload_spec(workload=None, prompt_len=None, completion_len=None, rate=Non
                         burstiness=burstiness, arrivals=arrivals, max_requests=max_requests, seed=seed)
 
 
-def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_threshold):
-    """(plan, EngineConfig, StepModel, SchedulerRules)."""
+def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_threshold, json_out: bool = False):
+    """(plan, EngineConfig, StepModel, SchedulerRules). A plan that does not start ends the command (exit 1); with
+    --json its JSON, as `kvplan fit --json` prints it (fits false, vLLM's error, the fixes), is the output."""
     from kvplan.errors import InputError
     from kvplan.plan import prefix_caching_on
     from kvplan.simulate import StepModel, engine_config_from_plan, scheduler_rules
@@ -57,6 +58,10 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
                          "0 (no cap) or a token count such as 2048")
     p = plan_from_flags(model, flags)
     if num_gpu_blocks is None and not p.fits:
+        if json_out:
+            from kvplan.render import to_json
+
+            sys.stdout.write(to_json(p.to_dict()) + "\n")
         err_console.print(f"[bold red]the plan does not start:[/] {escape(str(p.error))}", highlight=False, soft_wrap=True)
         err_console.print("run `kvplan fit` with the same flags for the fixes, or give --num-gpu-blocks N")
         raise typer.Exit(1)
@@ -276,7 +281,7 @@ def simulate(
         raise InputError("--plot", f"{plot} names a file; simulate writes three figures", "give a folder, e.g. --plot figs/")
     slo_spec = parse_slo(slo)
     wl = build_workload(workload_spec)
-    p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, long_prefill_threshold)
+    p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, long_prefill_threshold, json_out)
     with _Progress(len(wl), enabled=(not json_out) and len(wl) >= 100_000 and sys.stderr.isatty()) as prog:
         res = simulate_plan(p, wl, cfg, sm, rules, slo=slo_spec, progress=prog if prog.enabled else None,
                             worst_case_concurrency=_worst_case(p, cfg))
@@ -333,7 +338,7 @@ def capacity(
     slo_spec = parse_slo(slo, percentile)
     spec = replace(workload_spec, rate_per_s=1.0)
     base = build_workload(spec)
-    p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, 0)
+    p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, 0, json_out)
 
     def at(rate_per_s: float):
         return with_rate(base, rate_per_s, spec.burstiness, spec.seed)

@@ -1,0 +1,130 @@
+"""Regressions found by sweeping the model x GPU x vLLM-version space (every catalog model and local config on the
+common GPUs and releases, with the usual flag variations)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from dataclasses import replace
+
+import pytest
+
+import kvplan
+from kvplan import api
+from kvplan.errors import UnknownGPUError
+from kvplan.resolve import find_gpu, resolve_model
+from kvplan.weights import weights_per_rank
+
+
+def test_a_long_modules_to_not_convert_list_is_parsed_once_per_plan():
+    # Qwen3-235B-A22B-FP8 lists 283 unconverted modules; --max-model-len auto on a T4 replans it dozens of times, and
+    # each plan read the whole list once per component and rank: 5-9 s for one answer. A list 100x as long (as a
+    # checkpoint that names every projection of every layer has) must still plan in well under a second per plan.
+    spec = resolve_model("Qwen/Qwen3-30B-A3B-FP8")
+    long_skip = tuple(f"model.layers.{i}.mlp.gate" for i in range(20_000)) + ("lm_head",)
+    short_skip = ("model.layers.0.mlp.gate", "lm_head")
+    long_spec = replace(spec, quant=replace(spec.quant, skip=long_skip))
+    short_spec = replace(spec, quant=replace(spec.quant, skip=short_skip))
+    start = time.perf_counter()
+    long_w = weights_per_rank(long_spec, tp=2, quant=long_spec.quant)
+    p = kvplan.fit(long_spec, "H100", tensor_parallel_size=2, max_model_len=8192)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 5, f"{elapsed:.1f} s"
+    # the same modules named once each: the same bytes (a pattern skips what its dotted parts name)
+    assert long_w.bytes == weights_per_rank(short_spec, tp=2, quant=short_spec.quant).bytes
+    assert p.fits and p.weights_bytes == api.fit(short_spec, "H100", tensor_parallel_size=2, max_model_len=8192).weights_bytes
+
+
+@pytest.mark.parametrize("typed, meant", [("mi300", "AMD Instinct MI300X"), ("A100-80", "NVIDIA A100 80GB"),
+                                          ("A100-40", "NVIDIA A100 40GB"), ("MI325", "AMD Instinct MI325X")])
+def test_an_unknown_gpu_name_offers_first_the_card_whose_name_holds_it(typed, meant):
+    # spelling alone ranked 'B300' above 'MI300X' for 'mi300', and the A800 above the A100 for 'A100-80'
+    with pytest.raises(UnknownGPUError) as e:
+        find_gpu(typed)
+    near = str(e.value).split("nearest: ")[1].split(";")[0].split(", ")
+    assert near[0].startswith(meant) and len(near) == len(set(near)) <= 3
+    assert e.value.field == "--gpu"
+
+
+def test_auto_length_does_not_answer_a_context_shorter_than_one_block():
+    # Qwen2.5-72B-AWQ on an L40S at 0.20: from 0.12 max_num_batched_tokens (and the CUDA graphs with it) shrinks to
+    # max_num_seqs x max_model_len, so a 1-token context starts where a 16-token one has no memory for cache blocks.
+    # --max-model-len auto answered "1 is the largest context at which 8 full-length requests fit"; the plan at one
+    # block says what stands in the way (no memory for the cache blocks) and how to get past it.
+    base = kvplan.fit("Qwen/Qwen2.5-72B-Instruct-AWQ", "L40S", vllm_version="0.20.0", fixes=False)
+    assert kvplan.fit(base.model, base.gpu, vllm_version="0.20.0", max_model_len=1, fixes=False).fits  # the premise
+    assert api.max_model_len_for_concurrency(base, 8) is None
+    r = subprocess.run(["kvplan", "fit", "Qwen/Qwen2.5-72B-Instruct-AWQ", "--gpu", "L40S", "--vllm-version", "0.20.0",
+                        "--max-model-len", "auto", "--concurrency", "8", "--json"], capture_output=True, text=True, timeout=120)
+    d = json.loads(r.stdout)
+    assert r.returncode == 1 and not d["fits"] and d["args"]["max_model_len"] == 16
+    assert d["error"].startswith("No available memory for the cache blocks") and d["fixes"]
+    assert "not even 16 tokens" in d["inverse"]
+    # where a length of a block or more answers, it still does (0.19.1: 144 tokens, 8.00x)
+    older = kvplan.fit("Qwen/Qwen2.5-72B-Instruct-AWQ", "L40S", vllm_version="0.19.1", fixes=False)
+    assert api.max_model_len_for_concurrency(older, 8) == 144
+
+
+def test_auto_length_says_one_block_when_even_that_misses_the_concurrency():
+    # Qwen2.5-7B on an L4 at 0.7 utilization: 15 blocks at a 16-token context, so 32 requests never fit; the message
+    # said "even 1-token requests", a length the search no longer offers
+    r = subprocess.run(["kvplan", "fit", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "L4", "--gpu-memory-utilization", "0.7",
+                        "--max-model-len", "auto", "--concurrency", "32"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "--concurrency: even 16-token requests (one block) do not reach 32x" in r.stderr
+    assert "lower --concurrency" in r.stderr
+
+
+@pytest.mark.parametrize("command", ["simulate", "capacity"])
+def test_simulate_and_capacity_json_print_the_refused_plan(command):
+    # Llama-3.1-8B does not load on a T4: --json printed nothing on stdout (the refusal went to stderr alone), so a
+    # script reading the JSON failed to parse it. Now the plan's JSON, as fit --json prints it, with the fixes (exit 1).
+    r = subprocess.run(["kvplan", command, "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "T4", "-w", "azure-conv", "-n", "50",
+                        "--json"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    d = json.loads(r.stdout)
+    assert d["fits"] is False and "while loading the model weights" in d["error"] and d["fixes"]
+    fit = subprocess.run(["kvplan", "fit", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "T4", "--json"],
+                         capture_output=True, text=True, timeout=120)
+    assert d == {k: v for k, v in json.loads(fit.stdout).items() if k != "uncertainty"}  # the band is fit's own
+    assert "the plan does not start" in r.stderr  # the person at a terminal still reads why
+
+
+@pytest.mark.parametrize("layout", ["checkpoint", "named"])
+def test_a_config_path_reads_the_modelopt_quantization_file_beside_it(tmp_path, layout):
+    # nvidia/Llama-3.1-70B-Instruct-FP8 declares its FP8 only in hf_quant_config.json (config.json has no
+    # quantization_config), which vLLM reads. Given as a config path, kvplan read config.json alone and planned the
+    # 16-bit weights: 131.45 GiB per rank where the checkpoint loads 67.70 GiB, refused where it starts.
+    from kvplan.resolve import _catalog_lookup
+
+    entry = _catalog_lookup("nvidia/Llama-3.1-70B-Instruct-FP8")
+    assert "quantization_config" not in entry["config"] and entry["hf_quant_config"]  # the premise
+    if layout == "checkpoint":  # a checkpoint's own files, side by side
+        config, quant = tmp_path / "config.json", tmp_path / "hf_quant_config.json"
+    else:  # saved under the model's name, as kvplan's catalog sources keep them
+        config, quant = tmp_path / "nvidia--Llama-3.1-70B-Instruct-FP8.json", tmp_path / "nvidia--Llama-3.1-70B-Instruct-FP8.hf_quant_config.json"
+    config.write_text(json.dumps(entry["config"]))
+    alone = kvplan.fit(str(config), "H100", max_model_len=8192, fixes=False)
+    quant.write_text(json.dumps(entry["hf_quant_config"]))
+    p = kvplan.fit(str(config), "H100", max_model_len=8192, fixes=False)
+    catalog = kvplan.fit("nvidia/Llama-3.1-70B-Instruct-FP8", "H100", max_model_len=8192, fixes=False)
+    assert alone.model.quant is None and not alone.fits  # no file beside it: nothing says FP8, 16-bit weights
+    assert p.model.quant.method == "modelopt" and p.model.quant.hf_quant_config_only
+    assert p.fits and p.weights_bytes == catalog.weights_bytes < alone.weights_bytes
+    assert p.kv_cache_tokens == catalog.kv_cache_tokens
+    assert any(quant.name in a for a in p.assumptions)
+
+
+def test_a_plan_that_starts_below_one_request_says_so():
+    # gemma-2-9b (sliding + full groups) on a T4 at 0.15 with online FP8: the release's check counts only the first
+    # group's need (1.06 GiB of 1.16), so vLLM starts and logs "Maximum concurrency ... 0.50x"; the plan said "fits"
+    # and nothing else, though one 8,192-token request needs 897 blocks of the 451 there are
+    p = kvplan.fit("google/gemma-2-9b", "T4", vllm_version="0.15.0", quantization="fp8")
+    assert p.fits and p.num_gpu_blocks == 451 and round(p.max_concurrency, 2) == 0.50  # the numbers stay vLLM's
+    warning = next(w for w in p.warnings if "cannot be held whole" in w)
+    assert "0.50x of one 8,192-token request" in warning and "451 of the 897 blocks" in warning
+    assert "--max-model-len auto --concurrency 1" in warning
+    shorter = kvplan.fit("google/gemma-2-9b", "T4", vllm_version="0.15.0", quantization="fp8",
+                         max_model_len=api.max_model_len_for_concurrency(p, 1))
+    assert shorter.fits and shorter.max_concurrency >= 1 and not any("cannot be held whole" in w for w in shorter.warnings)
