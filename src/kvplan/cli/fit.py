@@ -58,7 +58,7 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
                              "concurrency", "lower --concurrency or change the GPU")
         kw["max_model_len"] = best
         p = api.fit(base.model, base.gpu, **kw)
-        return p, f"--max-model-len auto: {best:,} is the largest context at which {concurrency:g} full-length request{'' if concurrency == 1 else 's'} fit"
+        return p, f"--max-model-len auto: {best:,} is the largest context at which {concurrency:g} full-length {'request fits' if concurrency == 1 else 'requests fit'}"
     return api.fit(model, gpu, gpu_gib=gib, gpu_gb=gb, revision=revision, **kw), None
 
 
