@@ -138,3 +138,11 @@ def test_a_development_build_takes_the_rules_of_the_release_before_it(version, u
         else:
             assert (parse_version(token) < parse_version(other)) == (Version(token).release < Version(other).release)
     assert rules_for(version).era == rules_for("0.19.1" if before == "0.20.0" else "0.20.0").era
+
+
+@pytest.mark.parametrize("given", [" 0.11.0 ", "v0.11.0", "V0.11.0\n"])
+def test_a_version_with_spaces_or_a_tag_v_is_named_as_its_release(given):
+    from kvplan.versions import rules_for
+
+    r = rules_for(given)
+    assert r.version == "0.11.0" and r.release == (0, 11, 0)

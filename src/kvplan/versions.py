@@ -477,7 +477,8 @@ def release_from(field: str, value) -> str:
 @lru_cache(maxsize=64)
 def rules_for(version: str | None = None) -> VersionRules:
     """The rules of `version` (default: the newest release kvplan knows)."""
-    text = version or NEWEST_KNOWN
+    text = str(version or NEWEST_KNOWN).strip()
+    text = text[1:] if re.match(r"[vV]\d", text) else text  # 'v0.11.0' as a tag spells it: the release 0.11.0
     release = parse_version(text)
     notes: list[str] = []  # (a release newer than NEWEST_KNOWN is a warning of the plan: newer_than_read)
     before = development_build_of(text)
