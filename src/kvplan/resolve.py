@@ -498,7 +498,10 @@ class QuantSpec:
     group_size: int | None = None
     scheme: str = ""            # e.g. "int4 w4a16", "nvfp4", "fp8 block 128x128"
     skip: tuple[str, ...] = ()  # module patterns left unquantized
-    applies_to: str = "linear"  # "linear" or "experts" (MXFP4 in gpt-oss)
+    # "linear" (the language model's Linear layers), "experts" (MXFP4 in gpt-oss) or "all_linear" (every Linear layer
+    # vLLM builds with the quantization config, the vision tower's included: online FP8, whose Fp8Config has no ignored
+    # layers, quantization/fp8.py get_quant_method)
+    applies_to: str = "linear"
     kv_cache_fp8: bool = False  # the checkpoint ships an FP8 KV-cache scheme
     # mixed precision (ModelOpt MIXED_PRECISION): bytes per weight by module kind; kinds not listed stay unquantized
     module_bytes: tuple[tuple[str, float], ...] = ()
