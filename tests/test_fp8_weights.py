@@ -25,9 +25,9 @@ def _linear_attention_layers(spec) -> list[int]:
     return [i for i, t in enumerate(spec.text_config["layer_types"]) if t == "linear_attention"]
 
 
-def _fp8(skip: list[str]) -> dict:
-    return {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3", "weight_block_size": [128, 128],
-            "modules_to_not_convert": skip}
+def _fp8(skip: list[str], block: bool = True) -> dict:
+    q = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3", "modules_to_not_convert": skip}
+    return dict(q, weight_block_size=[128, 128]) if block else q
 
 
 def test_an_fp8_checkpoint_that_keeps_in_proj_a_and_b_converts_the_rest_of_each_gated_deltanet_layer():
@@ -35,20 +35,20 @@ def test_an_fp8_checkpoint_that_keeps_in_proj_a_and_b_converts_the_rest_of_each_
     lin = _linear_attention_layers(base)
     assert len(lin) == 48
     # Qwen's FP8 releases list in_proj_a and in_proj_b of every linear-attention layer (block-wise FP8 cannot convert
-    # the fused in_proj_ba), and the vision tower
+    # the fused in_proj_ba), and the vision tower; per-tensor scales here, so that a converted weight is one byte less
     ba = ["lm_head"] + [f"model.language_model.layers.{i}.linear_attn.in_proj_{x}" for i in lin for x in "ab"]
     vision = [f"model.visual.blocks.{b}.attn.qkv" for b in range(27)] + ["model.visual.merger.linear_fc1"]
-    listed = stored_bytes(_qwen36_27b(_fp8(ba + vision)))
-    nothing = stored_bytes(_qwen36_27b(_fp8(["lm_head"])))
+    listed = stored_bytes(_qwen36_27b(_fp8(ba + vision, block=False)))
+    nothing = stored_bytes(_qwen36_27b(_fp8(["lm_head"], block=False)))
     # in_proj_ba: 2 x 48 value heads x 5,120 per layer, one byte more per weight in bfloat16; nothing else changes
     assert listed - nothing == 48 * 2 * 48 * 5120 * (2 - 1)
     # naming modules without quantizable weights (conv1d, A_log) keeps the layer's projections in FP8
     extra = [f"model.language_model.layers.{i}.linear_attn.{m}" for i in lin for m in ("conv1d", "A_log", "norm")]
-    assert stored_bytes(_qwen36_27b(_fp8(ba + extra))) == listed
+    assert stored_bytes(_qwen36_27b(_fp8(ba + extra, block=False))) == listed
     # the projections themselves named: the whole layer in bfloat16, as a whole-layer pattern leaves it
     proj = [f"model.language_model.layers.{i}.linear_attn.{m}" for i in lin for m in ("in_proj_qkv", "in_proj_z", "out_proj")]
-    whole = stored_bytes(_qwen36_27b(_fp8(["lm_head", "re:.*linear_attn.*"])))
-    assert stored_bytes(_qwen36_27b(_fp8(ba + proj))) == whole
+    whole = stored_bytes(_qwen36_27b(_fp8(["lm_head", "re:.*linear_attn.*"], block=False)))
+    assert stored_bytes(_qwen36_27b(_fp8(ba + proj, block=False))) == whole
     gdn = sum(c.params for c in count_weights(base).components if c.name == "linear_attn")
     assert whole - nothing == gdn
 
@@ -106,3 +106,16 @@ def test_a_record_without_a_quantization_config_tells_online_fp8_from_a_stood_in
     spec = resolve_model("Qwen/Qwen3.5-27B")
     linear = sum(c.params for c in count_weights(spec).components if c.kind == "vision_linear")
     assert checkpoint.weights_bytes - online.weights_bytes == linear // 2  # TP2, one byte per weight
+
+
+def test_block_wise_fp8_weights_carry_a_float32_scale_per_128_x_128_block():
+    lin = _linear_attention_layers(_qwen36_27b(None))
+    skip = ["lm_head"] + [f"model.language_model.layers.{i}.linear_attn.in_proj_{x}" for i in lin for x in "ab"]
+    bf16 = stored_bytes(_qwen36_27b(None))
+    per_tensor = _fp8(skip, block=False)
+    tensor = stored_bytes(_qwen36_27b(per_tensor))
+    block = stored_bytes(_qwen36_27b(_fp8(skip)))
+    converted = bf16 - tensor  # every FP8 weight is one byte less than in bfloat16
+    assert converted > 20e9
+    assert abs((block - tensor) - converted * 4 / (128 * 128)) <= 1  # weight_scale_inv: 4 B per 16,384 weights
+    assert _qwen36_27b(_fp8(skip)).quant.weight_block == (128, 128) and _qwen36_27b(per_tensor).quant.weight_block is None

@@ -415,7 +415,11 @@ def bytes_per_quantized_param(q: QuantSpec) -> float:
     if q.method == "bitsandbytes":
         return 0.5 + 4 / 64 if q.bits == 4 else 1.0  # fp32 absmax per 64 values [U]
     if q.bits == 8 and (q.method in ("fp8", "modelopt") or "fp8" in q.scheme):
-        return 1.0                                   # per-tensor / per-channel / 128x128 block scales: < 0.1 %
+        if q.weight_block:
+            # Fp8LinearMethod / Fp8MoEMethod create_weights: weight_scale_inv of ceil(out / n) x ceil(in / k) float32 per
+            # weight (quantization/utils/fp8_utils.py create_fp8_scale_parameter, BlockQuantScaleParameter; 0.17-0.27.1)
+            return 1.0 + 4 / (q.weight_block[0] * q.weight_block[1])
+        return 1.0                                   # per-tensor / per-channel scales: < 0.05 %
     if q.bits in (4, 8) and g:
         return q.bits / 8 + 2 / g + (q.bits / 8) / g  # fp16 scales and packed zero points per group
     if q.bits:
