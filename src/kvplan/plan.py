@@ -681,8 +681,9 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
         raise InputError("--quantization", f"the checkpoint is {q.method}-quantized ({q.scheme}), not {given}",
                          f"drop --quantization, or pass --quantization {q.method}")
     if family == "fp8":
-        notes.append("--quantization fp8 on an unquantized checkpoint: weights quantized to FP8 at load time")
-        return QuantSpec("fp8", 8, None, "fp8 per-tensor (online)")
+        notes.append("--quantization fp8 on an unquantized checkpoint: weights quantized to FP8 at load time"
+                     + (", the vision tower's Linear layers included" if model.is_multimodal else ""))
+        return QuantSpec("fp8", 8, None, "fp8 per-tensor (online)", applies_to="all_linear")
     if family == "bitsandbytes":
         notes.append("--quantization bitsandbytes on an unquantized checkpoint: 4-bit weights at load time")
         return QuantSpec("bitsandbytes", 4, 64, "bitsandbytes 4-bit (online)")

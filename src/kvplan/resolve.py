@@ -512,13 +512,18 @@ class QuantSpec:
     group_size: int | None = None
     scheme: str = ""            # e.g. "int4 w4a16", "nvfp4", "fp8 block 128x128"
     skip: tuple[str, ...] = ()  # module patterns left unquantized
-    applies_to: str = "linear"  # "linear" or "experts" (MXFP4 in gpt-oss)
+    # "linear" (the language model's Linear layers), "experts" (MXFP4 in gpt-oss) or "all_linear" (every Linear layer
+    # vLLM builds with the quantization config, the vision tower's included: online FP8, whose Fp8Config has no ignored
+    # layers, quantization/fp8.py get_quant_method)
+    applies_to: str = "linear"
     kv_cache_fp8: bool = False  # the checkpoint ships an FP8 KV-cache scheme
     # mixed precision (ModelOpt MIXED_PRECISION): bytes per weight by module kind; kinds not listed stay unquantized
     module_bytes: tuple[tuple[str, float], ...] = ()
     # declared only in ModelOpt's hf_quant_config.json (config.json has no quantization_config): releases before
     # versions.HF_QUANT_CONFIG_READ_SINCE serve such a checkpoint only with --quantization given
     hf_quant_config_only: bool = False
+    # block-wise FP8 (quantization_config weight_block_size): one float32 weight_scale_inv per block of the weight
+    weight_block: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -1746,7 +1751,8 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         return QuantSpec(method, bits, g if g > 0 else None, f"int{bits} w{bits}a16 group {g}", skip)
     if method == "fp8":
         block = qc.get("weight_block_size")
-        return QuantSpec("fp8", 8, None, f"fp8 block {block[0]}x{block[1]}" if block else "fp8 per-tensor", skip)
+        return QuantSpec("fp8", 8, None, f"fp8 block {block[0]}x{block[1]}" if block else "fp8 per-tensor", skip,
+                         weight_block=(int(block[0]), int(block[1])) if block else None)
     if method == "mxfp4":
         return QuantSpec("mxfp4", 4, 32, "mxfp4 (experts)", skip, applies_to="experts")
     if method == "modelopt":

@@ -105,6 +105,8 @@ _QUANT_FROM_FLAG = {
     "bitsandbytes": QuantSpec("bitsandbytes", 4, 64, "bitsandbytes 4-bit, quantized at load (from --quantization)"),
     "ptpc_fp8": QuantSpec("fp8", 8, None, "fp8 per token and channel, quantized at load (from --quantization)"),
 }
+_ONLINE_FP8 = QuantSpec("fp8", 8, None, "fp8 per-tensor, quantized at load with the vision tower (from --quantization; "
+                        "the model id names no quantized checkpoint)", applies_to="all_linear")
 
 
 @dataclass
@@ -323,6 +325,10 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
             q = quant_from_name(m.get("id") or "")
             if q is not None:
                 q = replace(q, method=flag, scheme=q.scheme.replace("compressed-tensors", flag))
+        if q is None and flag == "fp8" and quant_from_name(m.get("id") or "") is None and spec.is_multimodal:
+            # the model id names no quantized checkpoint: vLLM quantizes the unquantized one at load, every Linear
+            # layer, the vision tower's included (an Fp8Config with no ignored layers, as plan._resolve_quant plans it)
+            q = _ONLINE_FP8
         q = q or _QUANT_FROM_FLAG.get(flag)
         if q is None:
             raise InputError("args.quantization", f"{flag} without a quantization_config in the record's config",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from dataclasses import dataclass, field, replace
 
 from kvplan.errors import UndeterminedError
@@ -151,9 +152,12 @@ def _recurrent_params(spec: ModelSpec, layer: int) -> list[Component]:
     k = rec.conv_kernel
     if rec.kind == "gdn":
         key, val = rec.key_heads * rec.key_head_dim, rec.n_heads * rec.head_dim
-        proj = h * (2 * key + 2 * val) + h * 2 * rec.n_heads + val * h
         small = (2 * key + val) * k + rec.head_dim
-        return [Component("linear_attn", proj, "tp", layer, True), Component("linear_attn_small", small, "tp", layer, False),
+        # in_proj_qkvz and out_proj, then in_proj_ba (h x 2 value heads) apart: a checkpoint may leave it alone
+        # unquantized (_GDN_SUBMODULES)
+        return [Component("linear_attn", h * (2 * key + 2 * val) + val * h, "tp", layer, True),
+                Component("linear_attn", h * 2 * rec.n_heads, "tp", layer, True, kind="in_proj_ba"),
+                Component("linear_attn_small", small, "tp", layer, False),
                 Component("linear_attn_fp32", 2 * rec.n_heads, "tp", layer, False, dtype_bytes=4)]
     if rec.kind == "mamba2":
         i, g, n, heads = rec.intermediate, rec.n_groups, rec.state_size, rec.n_heads
@@ -184,12 +188,26 @@ def vision_mlp_gated(spec: ModelSpec) -> bool:
     return family.startswith(_GATED_VISION) or spec.model_type.startswith(("qwen2_5_vl", "qwen2_5_omni"))
 
 
+# vision towers whose Linear layers vLLM builds with the model's quantization config (quant_config passed down to
+# every block's qkv / proj / MLP and to the patch mergers; the patch embedding is a Conv3dLayer, never quantized), read in
+# the 0.17.0, 0.19.0 and 0.27.1 wheels: qwen2_5_vl.py Qwen2_5_VisionTransformer, qwen3_vl.py Qwen3_VisionTransformer,
+# qwen3_5.py Qwen3_5ForConditionalGeneration / Qwen3_5MoeForConditionalGeneration (visual = Qwen3_VisionTransformer(...,
+# quant_config=quant_config))
+_QUANTIZABLE_VISION = ("qwen2_5_vl", "qwen3_vl", "qwen3_5")
+
+
 def _vision_params(spec: ModelSpec) -> int:
+    return _vision_parts(spec)[0]
+
+
+def _vision_parts(spec: ModelSpec) -> tuple[int, int]:
+    """The vision tower's parameters, and of them the weight matrices of its Linear layers where vLLM builds them with
+    the model's quantization config (_QUANTIZABLE_VISION; 0 elsewhere)."""
     v = spec.vision_config or {}
     h = v.get("hidden_size") or v.get("embed_dim") or v.get("width")
     layers = v.get("num_hidden_layers") or v.get("depth") or v.get("num_layers")
     if not h or not layers:
-        return 0
+        return 0, 0
     inter = v.get("intermediate_size") or 4 * h
     patch, ch = v.get("patch_size") or 14, v.get("num_channels") or v.get("in_channels") or 3
     patch_area = math.prod(patch) if isinstance(patch, (list, tuple)) else patch * patch
@@ -205,9 +223,15 @@ def _vision_params(spec: ModelSpec) -> int:
         mergers = 1 + len(v.get("deepstack_visual_indexes") or [])
         projector = mergers * (merged * merged + merged + merged * out_h + out_h + 2 * merged)
         projector += int(v.get("num_position_embeddings") or 0) * h
+        linear = mergers * (merged * merged + merged * out_h)
     else:  # LLaVA-style: a two-layer projector from the tower to the language model
         projector = h * out_h + out_h * spec.hidden_size + 2 * out_h
-    return int(layers * per_layer + ch * patch_area * temporal * h + projector)
+        linear = 0
+    total = int(layers * per_layer + ch * patch_area * temporal * h + projector)
+    if not (family.startswith(_QUANTIZABLE_VISION) or spec.model_type.startswith(_QUANTIZABLE_VISION)):
+        return total, 0
+    # the blocks' qkv (3 h x h), proj (h x h) and MLP matrices; their biases and norms stay in the model dtype
+    return total, int(layers * (4 * h * h + (3 if vision_mlp_gated(spec) else 2) * h * inter) + linear)
 
 
 def count_weights(spec: ModelSpec) -> WeightCount:
@@ -270,10 +294,13 @@ def count_weights(spec: ModelSpec) -> WeightCount:
                 layer_comps.append(Component("mlp", mlp_mult * h * spec.intermediate_size, "tp", i, True))
         layer_comps.append(Component("norm", norms_per_layer * h, "replicated", i, False))
         comps += layer_comps
-    vision = _vision_params(spec) if spec.is_multimodal else 0
+    vision, vision_linear = _vision_parts(spec) if spec.is_multimodal else (0, 0)
     notes = []
     if vision:
-        comps.append(Component("vision", vision, "tp", None, False))
+        # its Linear weights apart: only a quantization that covers every Linear layer converts them (QuantSpec.applies_to)
+        comps.append(Component("vision", vision - vision_linear, "tp", None, False))
+        if vision_linear:
+            comps.append(Component("vision", vision_linear, "tp", None, False, kind="vision_linear"))
         notes.append("vision tower counted from vision_config (an estimate)")
     total = sum(c.params for c in comps)
     return WeightCount(tuple(comps), spec.dtype_bytes, active_params=total + active, num_layers=len(layer_kinds), notes=tuple(notes))
@@ -389,7 +416,11 @@ def bytes_per_quantized_param(q: QuantSpec) -> float:
     if q.method == "bitsandbytes":
         return 0.5 + 4 / 64 if q.bits == 4 else 1.0  # fp32 absmax per 64 values [U]
     if q.bits == 8 and (q.method in ("fp8", "modelopt") or "fp8" in q.scheme):
-        return 1.0                                   # per-tensor / per-channel / 128x128 block scales: < 0.1 %
+        if q.weight_block:
+            # Fp8LinearMethod / Fp8MoEMethod create_weights: weight_scale_inv of ceil(out / n) x ceil(in / k) float32 per
+            # weight (quantization/utils/fp8_utils.py create_fp8_scale_parameter, BlockQuantScaleParameter; 0.17-0.27.1)
+            return 1.0 + 4 / (q.weight_block[0] * q.weight_block[1])
+        return 1.0                                   # per-tensor / per-channel scales: < 0.05 %
     if q.bits in (4, 8) and g:
         return q.bits / 8 + 2 / g + (q.bits / 8) / g  # fp16 scales and packed zero points per group
     if q.bits:
@@ -398,30 +429,57 @@ def bytes_per_quantized_param(q: QuantSpec) -> float:
                             "give a checkpoint folder or Hub id so kvplan reads the exact bytes")
 
 
-def _skip_names_of(skip) -> frozenset[str]:
-    """Every dotted part of the skip patterns ('model.layers.*.mlp.gate' -> model, layers, mlp, gate): a component is
-    skipped when one pattern names it, which is when the union of their parts does."""
-    return frozenset(p for pattern in skip for p in str(pattern).replace("*", "").split(".") if p)
+# A Gated DeltaNet layer's modules as a checkpoint's skip list names them -> the part of kvplan's "linear_attn" they
+# are: in_proj_a / in_proj_b (fused by vLLM into in_proj_ba, layers/mamba/gdn_linear_attn.py create_ba_proj), the
+# projections in_proj_qkv / in_proj_z (in_proj_qkvz) and out_proj (""), or no quantizable weight (None: conv1d,
+# A_log, dt_bias, norm). Block-wise FP8 cannot convert in_proj_ba (its 2 x value-heads rows are no multiple of the
+# 128-row block: quantization/utils/fp8_utils.py validate_fp8_block_shape refuses it; gdn_linear_attn.py: "ba_proj
+# doesn't support blockwise fp8 quantization"), so Qwen3.5/3.6 FP8 checkpoints list in_proj_a and in_proj_b of every
+# linear-attention layer in modules_to_not_convert and keep them in bfloat16, the rest of the layer in FP8.
+_GDN_SUBMODULES = {"in_proj_a": "in_proj_ba", "in_proj_b": "in_proj_ba", "in_proj_ba": "in_proj_ba", "in_proj_qkv": "",
+                   "in_proj_z": "", "in_proj_qkvz": "", "out_proj": "", "conv1d": None, "a_log": None, "dt_bias": None,
+                   "norm": None}
 
 
-_skip_names_cached = functools.lru_cache(maxsize=32)(_skip_names_of)
+def _skip_rules_of(skip) -> tuple[frozenset, frozenset, frozenset]:
+    """A skip list read once: (every dotted part of the patterns that name whole components, the Gated DeltaNet parts
+    that patterns naming a module inside linear_attn keep unquantized ("?" for a module not known: the whole layer),
+    the dotted parts of those patterns). 'model.layers.*.mlp.gate' -> model, layers, mlp, gate: a component is skipped
+    when one pattern names it, which is when the union of their parts does."""
+    whole, subs, sub_parts = set(), set(), set()
+    for pattern in skip:
+        names = [p for p in str(pattern).replace("*", "").split(".") if p]
+        if "linear_attn" in names and names[-1] != "linear_attn":
+            subs.add(_GDN_SUBMODULES.get(re.sub(r"[^a-z0-9_]", "", names[-1].lower()), "?"))
+            sub_parts.update(names)
+        else:
+            whole.update(names)
+    return frozenset(whole), frozenset(subs), frozenset(sub_parts)
 
 
-def _skip_names(skip) -> frozenset[str]:
+_skip_rules_cached = functools.lru_cache(maxsize=32)(_skip_rules_of)
+
+
+def _skip_rules(skip) -> tuple[frozenset, frozenset, frozenset]:
     # a checkpoint lists hundreds of modules (Qwen3-235B-A22B-FP8: one per layer and projection), and a plan asks once
     # per component and rank: parse the list once, not per question
     try:
-        return _skip_names_cached(skip)
+        return _skip_rules_cached(skip)
     except TypeError:  # an entry that cannot be hashed
-        return _skip_names_of(skip)
+        return _skip_rules_of(skip)
+
+
+def _names_component(c: Component, names: frozenset) -> bool:
+    return c.name in names or (c.name == "router" and "gate" in names) or (c.name in ("self_attn", "kv_proj") and "self_attn" in names)
 
 
 def _skipped(c: Component, q: QuantSpec) -> bool:
     if q.applies_to == "experts" and c.kind != "experts":
         return True
-    names = _skip_names(q.skip)
-    return (c.name in names or (c.name == "router" and "gate" in names)
-            or (c.name in ("self_attn", "kv_proj") and "self_attn" in names))
+    whole, subs, sub_parts = _skip_rules(q.skip)
+    if c.name == "linear_attn":  # a module inside the layer keeps only the part it names unquantized
+        return _names_component(c, whole) or "?" in subs or c.kind in subs
+    return _names_component(c, whole | sub_parts)
 
 
 @dataclass(frozen=True)
@@ -513,7 +571,8 @@ def _param_bytes_rule(quant: QuantSpec | None, db: int):
             return c.dtype_bytes
         if mixed:  # per-module precision from the checkpoint; modules it does not list stay unquantized
             return mixed.get(c.name, db)
-        if quant is not None and c.quantizable and not _skipped(c, quant):
+        converted = c.quantizable or (c.kind == "vision_linear" and quant is not None and quant.applies_to == "all_linear")
+        if quant is not None and converted and not _skipped(c, quant):
             return bytes_per_quantized_param(quant)  # a method it cannot size (no bits) raises
         return db
 
