@@ -910,6 +910,38 @@ def test_multimodal_profile_pass_is_charged_and_follows_limit_mm_per_prompt():
                                                                   fixes=False).assumptions)
 
 
+def test_multimodal_pixels_reach_the_gpu_in_the_model_dtype_from_0_9_1():
+    # vLLM 0.9.1 casts the HF processor's floating-point outputs to the model's dtype (PR #18862; 0.9.0.1 keeps the
+    # processors' float32): the profiled image's pixels, held through the text dummy run, are 2 B a value in bf16.
+    # Qwen3.5-27B, one 16,384-token image = 65,536 patches of 3 x 2 x 16 x 16 values.
+    from dataclasses import replace
+
+    from kvplan.plan import _multimodal_profile_bytes
+
+    model = resolve_model("Qwen/Qwen3.5-27B")
+    args = EngineArgs(tensor_parallel_size=4, max_model_len=32768, max_num_seqs=256, max_num_batched_tokens=2048,
+                      dtype="bfloat16")
+    pixels = 65536 * 1536
+    old = _multimodal_profile_bytes(model, args, rules_for("0.9.0"), 0)
+    new = _multimodal_profile_bytes(model, args, rules_for("0.9.1"), 0)
+    assert f"pixels {4 * pixels / GIB:.2f} GiB" in old[1] and f"pixels {2 * pixels / GIB:.2f} GiB" in new[1]
+    f32 = _multimodal_profile_bytes(model, replace(args, dtype="float32"), rules_for("0.9.1"), 0)
+    assert f"pixels {4 * pixels / GIB:.2f} GiB" in f32[1]
+    # with a sampler peak above the encoder's, the profile adds the cached outputs and the pixels to it: 2 B x pixels
+    # less than before the cast
+    text = 2 * GIB
+    assert (_multimodal_profile_bytes(model, args, rules_for("0.9.0"), text)[0]
+            - _multimodal_profile_bytes(model, args, rules_for("0.9.1"), text)[0]) == 2 * pixels
+    # the same four RTX 3090s at TP 4, --enforce-eager, 0.19.0: three startups logged pools of 7.00 GiB (utilisation
+    # 0.90), 7.47 GiB (0.92) and 7.56 GiB (0.92, max_num_seqs 1) (tests/data/blind_records.jsonl); with float32 pixels
+    # kvplan said 6.54, 7.01 and 7.13 GiB
+    kw = dict(tensor_parallel_size=4, enforce_eager=True, vllm_version="0.19.0", fixes=False)
+    for util, seqs, length, logged in ((0.9, None, 32768, 7.00), (0.92, None, 32768, 7.47), (0.92, 1, 50000, 7.56)):
+        p = kvplan.fit("Qwen/Qwen3.5-27B", "RTX 3090", gpu_memory_utilization=util, max_model_len=length,
+                       **({"max_num_seqs": seqs} if seqs else {}), **kw)
+        assert -0.045 < (p.kv_cache_bytes / GIB - logged) / logged < 0
+
+
 def test_deepseek_v32_sparse_mla_keeps_indexer_keys_beside_the_latent(tmp_path):
     # DeepSeek-V3.2 is DeepSeek-V3's MLA plus a lightning indexer (index_head_dim 128, index_n_heads 64, index_topk 2048
     # in its config.json); vLLM keeps 128 fp8 + 4 B of keys per token and layer beside the latent, both in 64-token
