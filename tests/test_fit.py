@@ -571,10 +571,15 @@ def test_window_layers_are_kept_as_windows_only_where_the_release_can():
         p = kvplan.fit(model, vllm_version=version, **kw)
         return p, sorted({g.kind for g in p.groups})
 
-    gemma = dict(gpu="H100", max_model_len=32768)
+    # no images, so no encoder pass: 0.9.1 also casts the profiled pixels to the model's dtype, which frees memory for
+    # the pool (test_multimodal_pixels_reach_the_gpu_in_the_model_dtype_from_0_9_1)
+    gemma = dict(gpu="H100", max_model_len=32768, limit_mm_per_prompt='{"image": 0}')
     (old, old_kinds), (new, new_kinds) = groups("google/gemma-3-27b-it", "0.9.0", **gemma), groups("google/gemma-3-27b-it", "0.9.1", **gemma)
     assert old_kinds == ["full"] and new_kinds == ["full", "sliding"]
     assert old.kv_cache_bytes == pytest.approx(new.kv_cache_bytes, rel=1e-6)  # the pool is the same: its use is not
+    with_images = {k: v for k, v in gemma.items() if k != "limit_mm_per_prompt"}
+    assert (kvplan.fit("google/gemma-3-27b-it", vllm_version="0.9.1", **with_images).kv_cache_bytes
+            > kvplan.fit("google/gemma-3-27b-it", vllm_version="0.9.0", **with_images).kv_cache_bytes)
     assert new.max_concurrency > 2 * old.max_concurrency
     assert any("no hybrid KV-cache manager" in a for a in old.assumptions)
     phi = dict(gpu="L4", max_num_batched_tokens=512)
@@ -908,6 +913,38 @@ def test_multimodal_profile_pass_is_charged_and_follows_limit_mm_per_prompt():
     # the catalog's gemma-3-4b config carries no vision_config: transformers' defaults are not the checkpoint's
     assert any("gives no vision_config" in a for a in kvplan.fit("google/gemma-3-4b-it", "L4", max_model_len=8192,
                                                                   fixes=False).assumptions)
+
+
+def test_multimodal_pixels_reach_the_gpu_in_the_model_dtype_from_0_9_1():
+    # vLLM 0.9.1 casts the HF processor's floating-point outputs to the model's dtype (PR #18862; 0.9.0.1 keeps the
+    # processors' float32): the profiled image's pixels, held through the text dummy run, are 2 B a value in bf16.
+    # Qwen3.5-27B, one 16,384-token image = 65,536 patches of 3 x 2 x 16 x 16 values.
+    from dataclasses import replace
+
+    from kvplan.plan import _multimodal_profile_bytes
+
+    model = resolve_model("Qwen/Qwen3.5-27B")
+    args = EngineArgs(tensor_parallel_size=4, max_model_len=32768, max_num_seqs=256, max_num_batched_tokens=2048,
+                      dtype="bfloat16")
+    pixels = 65536 * 1536
+    old = _multimodal_profile_bytes(model, args, rules_for("0.9.0"), 0)
+    new = _multimodal_profile_bytes(model, args, rules_for("0.9.1"), 0)
+    assert f"pixels {4 * pixels / GIB:.2f} GiB" in old[1] and f"pixels {2 * pixels / GIB:.2f} GiB" in new[1]
+    f32 = _multimodal_profile_bytes(model, replace(args, dtype="float32"), rules_for("0.9.1"), 0)
+    assert f"pixels {4 * pixels / GIB:.2f} GiB" in f32[1]
+    # with a sampler peak above the encoder's, the profile adds the cached outputs and the pixels to it: 2 B x pixels
+    # less than before the cast
+    text = 2 * GIB
+    assert (_multimodal_profile_bytes(model, args, rules_for("0.9.0"), text)[0]
+            - _multimodal_profile_bytes(model, args, rules_for("0.9.1"), text)[0]) == 2 * pixels
+    # the same four RTX 3090s at TP 4, --enforce-eager, 0.19.0: three startups logged pools of 7.00 GiB (utilisation
+    # 0.90), 7.47 GiB (0.92) and 7.56 GiB (0.92, max_num_seqs 1) (tests/data/blind_records.jsonl); with float32 pixels
+    # kvplan said 6.54, 7.01 and 7.13 GiB
+    kw = dict(tensor_parallel_size=4, enforce_eager=True, vllm_version="0.19.0", fixes=False)
+    for util, seqs, length, logged in ((0.9, None, 32768, 7.00), (0.92, None, 32768, 7.47), (0.92, 1, 50000, 7.56)):
+        p = kvplan.fit("Qwen/Qwen3.5-27B", "RTX 3090", gpu_memory_utilization=util, max_model_len=length,
+                       **({"max_num_seqs": seqs} if seqs else {}), **kw)
+        assert -0.045 < (p.kv_cache_bytes / GIB - logged) / logged < 0
 
 
 def test_deepseek_v32_sparse_mla_keeps_indexer_keys_beside_the_latent(tmp_path):

@@ -76,13 +76,13 @@ COEFFICIENTS: dict[str, TermCoefficients] = {}
 # but not fitted, comes out at +0.09 GiB with it.
 _NVLS_GIB = 1.80
 # TP > 1 over NVLink on Hopper or later (cc 9.x/10.x), every V1 release: 0.55 GiB of non-torch memory, the median of the
-# five V1 startups with two such ranks (H100 and H200, 0.10.2-0.15.1, five sources: +0.41, +0.42, +0.54, +0.58 and
-# +1.36 GiB beyond their era's other terms; tools/fit_calibration.py prints them). Two of them log it directly: non-torch
-# 0.54 and 0.55 GiB at TP2 against 0.07-0.14 GiB at TP1 on the same setups. A100 (NVLink, cc 8.0) and PCIe cards
-# show no such excess (the A100 TP records' residuals are -0.97 to +0.11 GiB without it). One is in calibration.jsonl,
-# four in tests/data/extra_records.jsonl, which are no longer blind tests of it. The NVLS term above is refitted with
-# it (2.35 -> 1.80 GiB, the same total for TP > 2 before 0.11); V0 keeps the total. Its size is NCCL's: on an H200
-# (bench/probe_gpu.py, NCCL of torch 2.11) one communicator and one all-reduce took 0.545 GiB outside torch's
+# five V1 startups with two such ranks (H100 and H200, 0.10.2-0.15.1, five sources: +0.41, +0.54, +0.56, +0.58 and +1.36
+# GiB beyond their era's other terms; tools/fit_calibration.py prints them; the median 0.56 rounds to 0.55). Two of them
+# log it directly: non-torch 0.54 and 0.55 GiB at TP2 against 0.07-0.14 GiB at TP1 on the same setups. A100 (NVLink, cc
+# 8.0) and PCIe cards show no such excess (the A100 TP records' residuals are -0.97 to +0.11 GiB without it). One is in
+# calibration.jsonl, four in tests/data/extra_records.jsonl, which are no longer blind tests of it. The NVLS term above
+# is refitted with it (2.35 -> 1.80 GiB, the same total for TP > 2 before 0.11); V0 keeps the total. Its size is NCCL's:
+# on an H200 (bench/probe_gpu.py, NCCL of torch 2.11) one communicator and one all-reduce took 0.545 GiB outside torch's
 # allocator (bench/data/h200_probe.json: 750.8 MB after it, 165.7 MB after CUDA's context and a cuBLAS GEMM).
 _NVLINK_TP_GIB = 0.55
 # V0 (7 records: Llama-3.1-8B RTX 3090 x2, Qwen2.5-14B x3, Qwen2.5-3B T4, DeepSeek-R1-Distill-Qwen-14B TP2 on

@@ -1212,7 +1212,8 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     vLLM runs the encoder once on the largest items of the modality with the most tokens per item (T): budget
     max(max_num_batched_tokens, T), items max(1, min(budget // T, max_num_seqs x (max_model_len // T))). Its outputs
     stay cached, and up to 0.32 the V1 runner also keeps the pixel tensors, while the text dummy run follows, so the
-    peak is max(encoder forward, text peak + cached outputs + pixels). The encoder forward per patch: the float32 pixels,
+    peak is max(encoder forward, text peak + cached outputs + pixels). The encoder forward per patch: the pixels
+    (float32, in the model's dtype from 0.9.1),
     then in bf16 the position embeddings, and the larger of one attention block (residual, norm, q/k/v, rotated q/k copies, context)
     and one MLP block, plus Qwen3-VL's deepstack features. 0.11-0.12 profile Qwen3-VL with a video whose output is
     padded to 12.5 x its 12,288 tokens (qwen3_vl.py get_max_video_tokens). Returns None for a text model, a note with
@@ -1284,11 +1285,13 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     # intermediate tensors alive in the MLP: fc1 and its activation, or gate, up and their product for a gated one
     mlp = 3 * h + (3 if vision_mlp_gated(model) else 2) * inter / tp
     deep = (len(v.get("deepstack_visual_indexes") or []) * int(v.get("out_hidden_size") or 0) / 4) if tower == "qwen3" else 0
-    # the HF image processors hand vLLM float32 pixels (4 B a value), which stay alive through the encoder (the towers
-    # cast a bf16 copy for the patch embedding, e.g. qwen2_5_vl.py Qwen2_5_VisionTransformer.forward)
-    encoder = 4 * n * pixels_per_patch + 2 * n * (h + max(attention, mlp) + deep)
+    # the HF image processors hand vLLM float32 pixels (4 B a value), cast to the model's dtype from 0.9.1 (the
+    # processor's outputs, rules.mm_pixels_model_dtype); they stay alive through the encoder (before the cast the towers
+    # make a bf16 copy for the patch embedding, e.g. qwen2_5_vl.py Qwen2_5_VisionTransformer.forward)
+    pixel_bytes = DTYPE_BYTES.get(args.dtype, 2) if rules.mm_pixels_model_dtype else 4
+    encoder = pixel_bytes * n * pixels_per_patch + 2 * n * (h + max(attention, mlp) + deep)
     cached = 2 * items * (per_item_tokens + padded_tokens) * width
-    pixels = 4 * n * pixels_per_patch if rules.mm_pixels_held and not v0 else 0
+    pixels = pixel_bytes * n * pixels_per_patch if rules.mm_pixels_held and not v0 else 0
     extra = max(0, int(max(encoder, text_peak + cached + pixels) - text_peak))
     what = f"{items} item(s) of {per_item_tokens:,} tokens ({n:,} patches)"
     caution = ""

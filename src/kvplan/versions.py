@@ -340,6 +340,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "mrope_cache_factor": [((0, 0, 0), 1), ((0, 7, 2), 4)],
     "mm_video_padding": [((0, 0, 0), False), ((0, 11, 0), True), ((0, 13, 0), False)],
     "mm_pixels_held": [((0, 0, 0), True), ((0, 33, 0), False)],
+    # The dummy (and real) pixel values reach the GPU in the model's dtype from 0.9.1: the HF processor's floating-point
+    # outputs are cast to model_config.dtype (vLLM PR #18862, inputs/registry.py InputProcessingContext.call_hf_processor
+    # in the 0.9.1 wheel, absent from 0.9.0.1; multimodal/processing/context.py _postprocess_output in the 0.19.0 and
+    # 0.27.1 wheels); before, they stay the processors' float32
+    "mm_pixels_model_dtype": [((0, 0, 0), False), ((0, 9, 1), True)],
     "dsv4_rocm_logit_rows": [((0, 0, 0), "tokens"), ((0, 30, 0), "seqs")],
     "dsv4_indexer_factor": [((0, 0, 0), "fixed"), ((0, 32, 0), "by_length")],
     # Whole prompt must fit at admission from 0.19 (section 6).
@@ -413,6 +418,7 @@ class VersionRules:
     mrope_cache_factor: int
     mm_video_padding: bool
     mm_pixels_held: bool
+    mm_pixels_model_dtype: bool
     dsv4_accounting: str
     dsv4_rocm_logit_rows: str
     dsv4_indexer_factor: str
