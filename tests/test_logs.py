@@ -178,7 +178,8 @@ SUMMARY_NEW = ("(EngineCore pid=1) INFO 01-01 00:00:00 [gpu_worker.py:400] Free 
 def test_summary_line_027_consumed_form():
     log = parse_lines([SUMMARY_NEW])
     assert log.consumed_gib == 16.2
-    assert log.activation_peak_gib == 1.5 and log.cudagraph_actual_gib == 0.8
+    # its 1.5 GiB of "peak activation" includes a CUDA-graph estimate the line alone does not show
+    assert log.activation_peak_gib is None and log.cudagraph_actual_gib == 0.8
     assert log.requested_gib == 72.78 and log.kv_cache_in_use_gib == 54.2
 
 
@@ -429,3 +430,23 @@ def test_every_figure_read_names_a_group_of_its_rows_pattern():
             assert group in pattern.groupindex, (name, group)
             assert key in fields, (name, key)
     assert set(_ERA_HINTS) | _DOES_NOT_FIT | set(_FIGURE_HANDLERS) <= set(SIGNATURES_BY_NAME)
+
+
+def test_the_027_summary_activation_is_read_without_the_cuda_graph_estimate_it_includes():
+    """From 0.27 the summary prints transient_peak_headroom + the applied CUDA-graph estimate as "peak activation"
+    (gpu_worker.py, 0.27.1; 0.26.0 printed torch_peak_increase alone): the estimate logged before it comes off; with
+    no estimate line the figure is not read as the activation peak, unless the run was eager (no estimate)."""
+    from kvplan.logs import parse_lines
+
+    summary = ("INFO 08-20 00:00:00 [gpu_worker.py:1] Free memory on device (78.5/79.1 GiB) on startup. Desired GPU "
+               "memory utilization is (0.9, 71.2 GiB). Actual usage is 25.9 GiB for consumed memory (weights + non-torch), "
+               "2.32 GiB for peak activation, and 0.9 GiB for CUDAGraph memory.")
+    estimate = "INFO 08-20 00:00:00 [gpu_model_runner.py:1] Estimated CUDA graph memory: 0.96 GiB total"
+    assert parse_lines([estimate, summary]).activation_peak_gib == 1.36
+    unknown = parse_lines([summary])
+    assert unknown.activation_peak_gib is None and any("CUDA-graph estimate" in w for w in unknown.parse_warnings)
+    eager = parse_lines(["INFO 08-20 00:00:00 [utils.py:1] non-default args: {'model': 'm', 'enforce_eager': True}", summary])
+    assert eager.activation_peak_gib == 2.32
+    old = summary.replace("25.9 GiB for consumed memory (weights + non-torch), 2.32 GiB for peak activation, and",
+                          "25.0 GiB for weight, 2.32 GiB for peak activation, 0.9 GiB for non-torch memory, and")
+    assert parse_lines([estimate, old]).activation_peak_gib == 2.32  # 0.10.2-0.26: the profile's peak alone

@@ -1572,6 +1572,18 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
     if weights is None:
         weights = v.get("split_weights_gib", v.get("summary_weights_gib"))
     parse_warnings = []
+    activation = v.get("activation_peak_gib")
+    if "summary_new" in hit_names and activation is not None:
+        # from 0.27 the summary's "peak activation" is the profile's own peak plus the CUDA-graph estimate it applied
+        # (v1/worker/gpu_worker.py: transient_peak_headroom + cudagraph_memory_estimate_applied in 0.27.1; 0.26.0
+        # printed torch_peak_increase alone); no graphs are estimated with --enforce-eager (cudagraph_mode NONE)
+        eager = str(acc.engine_args.get("enforce_eager", acc.command_args.get("enforce_eager", ""))).lower() in ("true", "1")
+        if v.get("cudagraph_estimated_gib") is not None:
+            activation = round(activation - v["cudagraph_estimated_gib"], 2)
+        elif not eager:
+            parse_warnings.append(f"the summary's {activation} GiB of peak activation includes a CUDA-graph estimate this "
+                                  "log does not show ('Estimated CUDA graph memory'): the activation peak is not read")
+            activation = None
     if stats.undecodable_lines:
         parse_warnings.append(f"{stats.undecodable_lines} line(s) held bytes that are not UTF-8 text (binary garbage?); read what could be read")
     if stats.cut_lines:
@@ -1603,7 +1615,7 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
         weights_gib=weights,
         load_seconds=v.get("load_seconds"),
         non_torch_gib=v.get("non_torch_gib"),
-        activation_peak_gib=v.get("activation_peak_gib"),
+        activation_peak_gib=activation,
         consumed_gib=v.get("consumed_gib"),
         kv_cache_gib=v.get("kv_cache_gib"),
         kv_cache_in_use_gib=v.get("kv_cache_in_use_gib"),
