@@ -331,6 +331,9 @@ def spec_from_plan(
             flags.append(Flag("--fully-sharded-loras", None))
     if _get(a, "language_model_only", default=False):
         flags.append(Flag("--language-model-only", None, "text only: no vision tower loaded, as planned"))
+    if _get(a, "skip_mm_profiling", default=False):
+        flags.append(Flag("--skip-mm-profiling", None, "no encoder pass in the profile run: the pool takes its memory, as "
+                          "planned; image or video requests may run out of memory"))
     pool = _get(a, "kv_cache_memory_bytes")
     if pool is not None:
         flags.append(Flag("--kv-cache-memory-bytes", str(pool), f"the KV pool, {pool / 2**30:.2f} GiB per GPU, as planned: "

@@ -375,6 +375,7 @@ class EngineArgs:
     fully_sharded_loras: bool = False
     limit_mm_per_prompt: str | dict | None = None  # vLLM's --limit-mm-per-prompt: items per modality ('{"image": 2}')
     language_model_only: bool = False  # vLLM's --language-model-only (>= 0.17): every modality's limit is 0
+    skip_mm_profiling: bool = False  # vLLM's --skip-mm-profiling (>= 0.10.1): the profile run encodes no items
     entrypoint: str | None = None  # "serve" (vllm serve, the default) or "llm" (vllm.LLM in Python: larger token budget)
     env: tuple[tuple[str, str], ...] = ()  # environment variables the server runs with (ENV_EFFECTS: those that move memory)
 
@@ -1307,6 +1308,46 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
                    f"{extra / GIB:.2f} GiB above the text peak{caution}")
 
 
+SKIP_MM_PROFILING_NOTE = (
+    "multimodal: --skip-mm-profiling: the profile run encodes no items, so the peak holds neither the encoder forward "
+    "nor its cached outputs (v1/worker/gpu_model_runner.py profile_run, vLLM PR #22950, read in the 0.10.1, 0.19.0 and "
+    "0.27.1 wheels, and 0.27.1's v1/worker/gpu/model_runner.py; the text dummy run keeps its multimodal inputs, and the "
+    "scheduler's encoder-cache budget is unchanged)")
+
+
+def mm_profiling_skipped(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> bool:
+    """Whether --skip-mm-profiling takes the encoder pass out of the profile run: a multimodal model on the V1 engine
+    (the V0 runner, worker/model_runner.py of the 0.10.1 wheel, never reads the flag; a text model has no pass) with
+    a modality allowed (with none the pass encodes nothing anyway). vLLM logs "Skipping memory profiling for
+    multimodal encoder and encoder cache." (the V1 runner; 0.27.1's second runner skips it silently)."""
+    if not (args.skip_mm_profiling and model.is_multimodal and rules.is_v1):
+        return False
+    limits = {"image": 0, "video": 0} if args.language_model_only else (args.mm_limits or {})
+    return not all(limits.get(m, 1) == 0 for m in ("image", "video"))
+
+
+def skip_mm_profiling_says(model: ModelSpec, args: EngineArgs, rules: VersionRules,
+                           text_peak: int) -> tuple[str | None, str | None]:
+    """(an assumption, a warning) about --skip-mm-profiling: the risk vLLM's help names ("shifts the responsibility to
+    users for estimating the peak memory usage of the activation of multimodal encoder and embedding cache",
+    MultiModalConfig.skip_mm_profiling), or why the flag changes nothing here."""
+    if not args.skip_mm_profiling:
+        return None, None
+    if not model.is_multimodal:
+        return "--skip-mm-profiling: a text model has no encoder pass to skip; the flag changes nothing", None
+    if not rules.is_v1:
+        return None, ("--skip-mm-profiling: the V0 engine's profile run does not read the flag (worker/model_runner.py, "
+                      "0.10.1 wheel), so the encoder pass is profiled and planned as without it")
+    if not mm_profiling_skipped(model, args, rules):
+        return "--skip-mm-profiling: no modality is allowed, so there is no encoder pass to skip", None
+    mm = _multimodal_profile_bytes(model, args, rules, text_peak)
+    held = f"the {mm[0] / GIB:.2f} GiB" if mm and mm[0] else "the memory"
+    return None, (f"--skip-mm-profiling: the KV pool takes {held} the encoder pass would have added to the profiled peak; "
+                  "a step that encodes images or video needs it beside the pool and may fail with CUDA out of memory "
+                  "(vLLM leaves that estimate to the user; lower --gpu-memory-utilization or --limit-mm-per-prompt to "
+                  "leave room)")
+
+
 def computed_profile_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
                            text_peak: int) -> list[tuple[str, int, str]]:
     """Profile-run memory kvplan computes from the model and the flags rather than fits: (label, bytes, note) for the
@@ -1314,7 +1355,9 @@ def computed_profile_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rul
     activation peak they are compared with or added to."""
     out = []
     mm = _multimodal_profile_bytes(model, args, rules, text_peak)
-    if mm is not None:
+    if mm is not None and mm_profiling_skipped(model, args, rules):
+        out.append(("multimodal encoder profile", 0, f"{SKIP_MM_PROFILING_NOTE}; with it the pass would add: {mm[1]}"))
+    elif mm is not None:
         out.append(("multimodal encoder profile", mm[0], mm[1]))
     for label, fn in (("DeepSeek-V4 workspaces", _dsv4_workspace_bytes), ("sparse-MLA indexer buffers", _sparse_mla_buffers)):
         term = fn(model, gpu, args, rules)
@@ -1711,7 +1754,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
         check_serve_values({"--kv-cache-dtype": args.kv_cache_dtype, "--block-size": args.block_size,
                             "--max-lora-rank": args.max_lora_rank if args.enable_lora else None,
                             "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype,
-                            "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes}, version)
+                            "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes,
+                            "--skip-mm-profiling": True if args.skip_mm_profiling else None}, version)
         check_serve_env(args.env, version)
     p = _plan(model, gpu, args, rules=rules, extra_assumptions=extra_assumptions, site_offsets=site_offsets,
               check_architecture=check_architecture)
@@ -1861,6 +1905,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         if extra:
             act_f += f" + {label} {extra / GIB:.2f} GiB"
         notes.append(note)
+    skip_note, skip_warning = skip_mm_profiling_says(model, resolved, rules, act)
+    notes += [skip_note] if skip_note else []
+    warns += [skip_warning] if skip_warning else []
     available = requested - w.bytes - nt - act - cg
     if resolved.kv_cache_memory_bytes is not None:
         # --kv-cache-memory-bytes: profiling still runs, but the pool is exactly this (section 1.3)

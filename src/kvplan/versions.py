@@ -710,6 +710,9 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # the 0.10.1.1 wheel's engine/arg_utils.py, present in 0.10.2's (docs/vllm-memory-model.md section 1.3). (The
     # --mamba-ssm-cache-dtype step above is vLLM PR #22928, whose MambaDType is in the 0.10.1 wheel's config.)
     "--kv-cache-memory-bytes": (0, 10, 2),
+    # MultiModalConfig.skip_mm_profiling, vLLM PR #22950: in the 0.10.1 wheel's engine/arg_utils.py (the
+    # "--skip-mm-profiling" argument of the MultiModalConfig group) and config/__init__.py
+    "--skip-mm-profiling": (0, 10, 1),
     # --compilation-config / -O: vLLM PR #10437 ("torch.compile rollout to users"), merged 2024-11-19, after 0.6.4.post1
     "--compilation-config": (0, 6, 5),
 }

@@ -69,6 +69,7 @@ class FitFlags:
     runner: Optional[str] = None
     limit_mm_per_prompt: Optional[str] = None
     language_model_only: bool = False
+    skip_mm_profiling: bool = False
     entrypoint: Optional[str] = None
     vllm_version: Optional[str] = None
     overhead_gb: Optional[float] = None
@@ -113,6 +114,7 @@ FIT_PARAMS: list[tuple[str, object, object]] = [
     ("runner", Optional[str], typer.Option(None, "--runner", help="auto, generate or pooling: pooling serves an embedding/classification model (no lm_head, no sampler; --task embed before vLLM 0.10.1). auto: vLLM's choice from the architecture and a sentence-transformers modules.json.", rich_help_panel="vllm serve flags")),
     ("limit_mm_per_prompt", Optional[str], typer.Option(None, "--limit-mm-per-prompt", help='Items per modality a multimodal prompt may carry, as vLLM takes it: \'{"image": 2, "video": 0}\'. The profile run encodes the largest allowed items; all 0 = none.', rich_help_panel="vllm serve flags")),
     ("language_model_only", bool, typer.Option(False, "--language-model-only", help="Serve a multimodal checkpoint as text only (vLLM >= 0.17; the same as every --limit-mm-per-prompt at 0): no vision tower loaded, no encoder pass profiled.", rich_help_panel="vllm serve flags")),
+    ("skip_mm_profiling", bool, typer.Option(False, "--skip-mm-profiling", help="vLLM >= 0.10.1: the profile run skips the multimodal encoder pass, so the KV pool takes the memory it would have held; requests with images or video may then run out of memory (vLLM: the user's responsibility).", rich_help_panel="vllm serve flags")),
     ("entrypoint", Optional[str], typer.Option(None, "--entrypoint", help="serve (vllm serve, default) or llm (vllm.LLM in Python, whose default token budget is 16384 where serve's is 8192, 8192 where it is 2048).", rich_help_panel="vllm serve flags")),
     ("vllm_version", Optional[str], typer.Option(None, "--vllm-version", help="Which vLLM release's rules to apply (default: the newest kvplan knows).", rich_help_panel="kvplan")),
     ("overhead_gb", Optional[float], typer.Option(None, "--overhead-gb", help="The seed's simple arithmetic: budget = GPU GB x utilization - weights - this many GB, all layers full attention.", rich_help_panel="kvplan")),
