@@ -591,6 +591,7 @@ def test_before_0_5_2_the_server_is_the_api_server_module_with_model_as_a_flag(t
     ("0.6.3", {"speculative_config": '{"method": "ngram", "num_speculative_tokens": 3}'}, "--speculative-config", "0.8.2"),
     ("0.6.3", {"mamba_ssm_cache_dtype": "float32"}, "--mamba-ssm-cache-dtype", "0.10.1"),
     ("0.11.0", {"language_model_only": True}, "--language-model-only", "0.17.0"),
+    ("0.10.0", {"skip_mm_profiling": True}, "--skip-mm-profiling", "0.10.1"),
     ("0.7.3", {"data_parallel_size": 2}, "--data-parallel-size", "0.8.3"),
 ])
 def test_scaffold_refuses_a_flag_the_vllm_version_does_not_have(version, args, flag, first):

@@ -42,6 +42,8 @@ def client(tmp_path_factory):
     ({"model": LLAMA, "gpu": "L4", "runner": "pooling"}, {"gpu": "L4", "runner": "pooling"}),
     ({"model": "Qwen/Qwen3-VL-30B-A3B-Instruct", "gpu": "H100", "max_model_len": 32768, "limit_mm_per_prompt": '{"image": 0, "video": 0}'},
      {"gpu": "H100", "max_model_len": 32768, "limit_mm_per_prompt": '{"image": 0, "video": 0}'}),
+    ({"model": "Qwen/Qwen3-VL-30B-A3B-Instruct", "gpu": "H100", "max_model_len": 32768, "skip_mm_profiling": True},
+     {"gpu": "H100", "max_model_len": 32768, "skip_mm_profiling": True}),
 ])
 def test_plan_equals_fit(client, body, fit_kwargs):
     r = client.post("/api/plan", json=body)

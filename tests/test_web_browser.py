@@ -229,3 +229,18 @@ def test_every_fix_the_form_can_hold_is_applied_with_one_click(page, server_url)
     _wait_for_plan(page, eager)
     _assert_matches_cli(page, eager)
     assert page.is_checked("#enforce_eager") and "enforce_eager=1" in page.url
+
+
+def test_the_skip_mm_profiling_box_plans_as_the_cli_flag(page, server_url):
+    model, version, length = "Qwen/Qwen3-VL-30B-A3B-Instruct", "0.19.0", 32768
+    skip = kvplan.fit(model, gpu="h100-sxm", vllm_version=version, max_model_len=length, skip_mm_profiling=True)
+    page.goto(server_url + f"/?model={model}&gpu=h100-sxm&vllm_version={version}&max_model_len={length}&skip_mm_profiling=1")
+    _wait_for_plan(page, skip)
+    _assert_matches_cli(page, skip)
+    assert page.is_checked("#skip_mm_profiling")
+    page.uncheck("#skip_mm_profiling")
+    plain = kvplan.fit(model, gpu="h100-sxm", vllm_version=version, max_model_len=length)
+    assert plain.kv_cache_bytes < skip.kv_cache_bytes
+    _wait_for_plan(page, plain)
+    _assert_matches_cli(page, plain)
+    assert "skip_mm_profiling" not in page.url

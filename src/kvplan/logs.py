@@ -127,6 +127,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("encoder_budget", "encoder cache will be initialized", r"Encoder cache will be initialized with a budget of (?P<budget>\d+) tokens, and profiled with (?P<n>\d+) (?P<mod>\w+) items", FIGURE, source=_MM),
     _sig("cp_multiplier", "multiplying the gpu kv cache size", r"Multiplying the GPU KV cache size by the cp_world_size (?P<n>\d+)", FIGURE, versions=">=0.12", source="vllm/v1/core/kv_cache_utils.py"),
     _sig("runner_resolved", "to `--runner", r"Resolved `--runner auto` to `--runner (?P<runner>\w+)`", CONTEXT, versions=">=0.10.1", source="vllm/config/model.py (_get_runner_type)"),
+    _sig("mm_profiling_skipped", "skipping memory profiling for multimodal encoder", r"Skipping memory profiling for multimodal encoder and encoder cache", CONTEXT, versions=">=0.10.1", source="vllm/v1/worker/gpu_model_runner.py profile_run (--skip-mm-profiling, vLLM PR #22950)"),
     _sig("profile_run_mm", "starting profile run for multi-modal", r"Starting profile run for multi-modal models", CONTEXT, source="vllm/worker/enc_dec_model_runner.py"),
     _sig("backend_new", "attention backend out of potential backends", r"Using (?P<backend>\w+) attention backend out of potential backends: \[(?P<cands>[^\]]*)\]", FIGURE, versions=">=0.11", source=_MM),
     _sig("backend_old", "backend", r"Using (?P<backend>Flash ?Attention(?:-\d)?|FlashInfer|XFormers|Triton|FlashMLA|Cutlass MLA|FlashInfer MLA|Sparse MLA|Triton MLA|Torch SDPA|ROCmFlashAttention)\w* backend(?: on V1 engine)?\.", FIGURE, source=_MM),
@@ -952,6 +953,12 @@ class StartupLog:
             return True
         return False if self.has("sampler_native") else None
 
+    @property
+    def skip_mm_profiling(self) -> bool:
+        """Whether the server ran with --skip-mm-profiling: in its non-default args, or the V1 runner's line saying the
+        profile run skipped the encoder pass."""
+        return bool(self.arg("skip_mm_profiling")) or self.has("mm_profiling_skipped")
+
     def hits_of(self, *names: str) -> tuple[SignatureHit, ...]:
         return tuple(h for h in self.hits if h.signature in names)
 
@@ -1019,6 +1026,8 @@ class StartupLog:
             if self.arg(name):  # memory the plan must count: LoRA slots, weights kept in CPU memory, the encoder pass,
                 # the pool the server was told to take
                 args[name] = self.arg(name)
+        if self.skip_mm_profiling:  # the encoder pass the profile run left out of the peak
+            args["skip_mm_profiling"] = True
         if self.arg("enable_chunked_prefill") is not None:  # stated, False included: it sets the step's token budget
             args["enable_chunked_prefill"] = self.arg("enable_chunked_prefill")
         if (as_int(self.arg("data_parallel_size")) or 1) > 1:  # engines, each with its own pool

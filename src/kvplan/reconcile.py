@@ -301,6 +301,8 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
         elif name in INT_ENGINE_ARGS and human_int(value) is not None:
             value = human_int(value)  # '--max-num-batched-tokens 8K' as vllm serve reads it
         kwargs[name] = value
+    if log.skip_mm_profiling:  # the profile run left the encoder pass out: planned so, as the server ran
+        kwargs["skip_mm_profiling"] = True
     if "max_model_len" not in kwargs and log.concurrency_len:
         kwargs["max_model_len"] = str(log.concurrency_len)  # "Maximum concurrency for L tokens per request"
     if log.vllm_version and not untagged_source_build(log.vllm_version):

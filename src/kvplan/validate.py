@@ -34,7 +34,7 @@ FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "
 ARG_FIELDS = RECORD_ARG_NAMES + (
     "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "cpu_offload_gb",
     "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "enable_expert_parallel",
-    "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype")
+    "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "skip_mm_profiling")
 
 # Other vLLM engine arguments a record may carry (EngineArgs in vllm/engine/arg_utils.py, 0.11.0; the OpenAI server's
 # own flags in vllm/entrypoints/openai/cli_args.py, same release; a few older ones where marked), by what they do to
@@ -78,7 +78,7 @@ ARGS_NOT_MODELLED = {
     "all2all_backend": None, "enable_dbo": False,
     "disable_custom_all_reduce": False,  # its buffers (charged to the budget up to 0.10)
     "async_scheduling": False,  # tokens in flight per sliding-window request
-    "skip_mm_profiling": False, "mm_encoder_tp_mode": "weights", "mm_processor_kwargs": None,
+    "mm_encoder_tp_mode": "weights", "mm_processor_kwargs": None,
     "lora_dtype": "auto", "lora_extra_vocab_size": 256, "long_lora_scaling_factors": None,
     "kv_transfer_config": None,  # a KV connector's buffers
     "num_lookahead_slots": 0, "speculative_model": None, "num_speculative_tokens": None,  # 0.6-0.7 speculative flags
@@ -349,7 +349,7 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
 # ---- record values as other sources write them ("0.9", "4,096", "32k", 4096.0, "true") -> the types vLLM's flags take
 
 _BOOL_ARGS = ("enforce_eager", "enable_prefix_caching", "enable_lora", "fully_sharded_loras", "language_model_only",
-              "enable_expert_parallel", "enable_chunked_prefill")
+              "enable_expert_parallel", "enable_chunked_prefill", "skip_mm_profiling")
 _FLOAT_OBSERVED = ("weights_gib", "non_torch_gib", "activation_peak_gib", "cudagraph_gib", "kv_cache_gib", "max_concurrency")
 _INT_OBSERVED = ("num_gpu_blocks", "kv_cache_tokens")
 
