@@ -200,6 +200,12 @@ def _vision_params(spec: ModelSpec) -> int:
     return _vision_parts(spec)[0]
 
 
+def vision_linear_params(spec: ModelSpec) -> int:
+    """The vision tower's Linear weights that a quantization covering every Linear layer converts (online FP8): 0
+    for a tower kvplan keeps in the model dtype (not in _QUANTIZABLE_VISION) or a text model."""
+    return _vision_parts(spec)[1] if spec.is_multimodal else 0
+
+
 def _vision_parts(spec: ModelSpec) -> tuple[int, int]:
     """The vision tower's parameters, and of them the weight matrices of its Linear layers where vLLM builds them with
     the model's quantization config (_QUANTIZABLE_VISION; 0 elsewhere)."""
