@@ -35,7 +35,10 @@ class Component:
     shard: str          # "tp" (split), "replicated", "vocab" (split rows)
     layer: int | None   # decoder layer index (None: outside the layers)
     quantizable: bool   # a linear weight a weight-quantization method converts
-    kind: str = ""      # "experts" for routed experts (MXFP4 applies only there)
+    # "experts" for routed experts (MXFP4 applies only there), "in_proj_ba" for a Gated DeltaNet layer's fused b/a
+    # projection (a skip list may keep it alone unquantized), "vision_linear" for a vision tower's Linear weights (only
+    # a quantization of every Linear layer converts them); "" for the rest
+    kind: str = ""
     dtype_bytes: float | None = None  # fixed bytes per element (e.g. fp32 A_log); None = the model dtype
 
 
