@@ -450,3 +450,29 @@ def test_the_027_summary_activation_is_read_without_the_cuda_graph_estimate_it_i
     old = summary.replace("25.9 GiB for consumed memory (weights + non-torch), 2.32 GiB for peak activation, and",
                           "25.0 GiB for weight, 2.32 GiB for peak activation, 0.9 GiB for non-torch memory, and")
     assert parse_lines([estimate, old]).activation_peak_gib == 2.32  # 0.10.2-0.26: the profile's peak alone
+
+
+def test_the_027_summary_activation_keeps_an_estimate_that_was_not_applied_or_not_made():
+    """The estimate is in the summary's activation only where vLLM applied it: with
+    VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0 the log still prints the estimate but says the profiling is disabled, and
+    with cudagraph_mode NONE (given, or resolved in the engine config) there is no estimate to apply."""
+    from kvplan.logs import parse_lines
+
+    summary = ("INFO 08-20 00:00:00 [gpu_worker.py:1] Free memory on device (78.5/79.1 GiB) on startup. Desired GPU "
+               "memory utilization is (0.9, 71.2 GiB). Actual usage is 25.9 GiB for consumed memory (weights + non-torch), "
+               "2.32 GiB for peak activation, and 0.9 GiB for CUDAGraph memory.")
+    estimate = "INFO 08-20 00:00:00 [gpu_model_runner.py:1] Estimated CUDA graph memory: 0.96 GiB total"
+    disabled = ("WARNING 08-20 00:00:00 [gpu_worker.py:1] CUDA graph memory profiling is disabled "
+                "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0). Without it, CUDA graph memory is not accounted for during "
+                "KV cache allocation, which may require lowering --gpu-memory-utilization to avoid OOM.")
+    assert parse_lines([estimate, disabled, summary]).activation_peak_gib == 2.32
+    assert parse_lines([estimate, summary]).activation_peak_gib == 1.36
+    engine = ("INFO 08-20 00:00:00 [core.py:1] Initializing a V1 LLM engine (v0.27.1) with config: model='m', "
+              "enforce_eager=False, compilation_config={'level': 3, 'cudagraph_mode': <CUDAGraphMode.%s>, 'use_inductor': True}, seed=0")
+    none = [engine % "NONE: 0",
+            "INFO 08-20 00:00:00 [utils.py:1] non-default args: {'model': 'm', 'compilation_config': {'cudagraph_mode': 'NONE'}}"]
+    for line in none:
+        log = parse_lines([line, summary])
+        assert log.activation_peak_gib == 2.32 and not log.parse_warnings, line
+    captured = parse_lines([engine % "FULL_AND_PIECEWISE: (2, 1)", summary])
+    assert captured.activation_peak_gib is None and captured.parse_warnings

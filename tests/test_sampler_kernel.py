@@ -172,3 +172,17 @@ def test_the_fit_charges_a_flashinfer_startup_the_kernels_term_not_the_fitted_on
     gap = tool.model(native, a_s, 0, 0, 0, 0, 0) - tool.model(with_kernel, a_s, 0, 0, 0, 0, 0)
     assert gap == pytest.approx(f.sampler_elements * a_s - max(f.forward_bytes + f.moe_bytes, f.sampler_elements * 14.0))
     assert gap > 0.1 * 1024 ** 3
+
+
+def test_the_fit_reads_no_sampler_peak_from_a_summary_that_adds_the_cuda_graph_estimate():
+    # from 0.27 the summary's "peak activation" is the profile's peak plus the CUDA-graph estimate applied; the records
+    # carry it as printed, so the fit's logged sampler peaks leave them out (the 0.10.2-0.26 form, with its non-torch
+    # figure, is the profile's peak alone)
+    tool = _fit_tool()
+    recs = {r["id"]: r for r in _data_records("extra_records.jsonl")}
+    summary_027 = recs["qwen3.6-27b-a100-80-udef-tp2-l64k"]
+    assert summary_027["observed"]["activation_peak_gib"] == 2.32 and summary_027["observed"]["non_torch_gib"] is None
+    assert not tool._profile_peak_alone(summary_027)
+    older = [r for r in recs.values() if r["observed"].get("activation_peak_gib") is not None
+             and r["observed"].get("non_torch_gib") is not None]
+    assert older and all(tool._profile_peak_alone(r) for r in older)

@@ -59,9 +59,12 @@ def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
 # multimodal rotary cache (4 x the positions) and the caching allocator's unsplit rests (weights.allocator_rounding_bytes),
 # the three Qwen3.5-27B TP4 records' weights are within 0.01 GiB of their 13.01 GiB (they were 0.24 GiB low), which
 # uncovers a profile (activation, multimodal encoder and non-torch) 0.48 GiB above theirs: the fifteen measure
-# 0.00/0.51/1.02 (weights), 0.30/5.98/6.60 (KV GiB), 0.31/6.14/6.85 (tokens), 0.36/6.05/6.52 (concurrency)
-BOUNDS = [("weights_gib", 0.5, 1.5, 1.5), ("kv_cache_gib", 4.5, 7.0, 7.0), ("kv_cache_tokens", 4.5, 7.0, 7.0),
-          ("max_concurrency", 4.5, 7.0, 7.0)]
+# 0.00/0.51/1.02 (weights), 0.30/5.98/6.60 (KV GiB), 0.31/6.14/6.85 (tokens), 0.36/6.05/6.52 (concurrency). With the
+# profiled pixels in the model's dtype from 0.9.1 (vLLM PR #18862) those three records' pools come within 4 %: the
+# fifteen measure 0.30/3.55/3.92 (KV GiB), 0.31/3.66/4.11 (tokens), 0.36/3.59/3.78 (concurrency), and the bounds are
+# back at those they had before the rotary cache
+BOUNDS = [("weights_gib", 0.5, 1.5, 1.5), ("kv_cache_gib", 4.5, 6.0, 6.0), ("kv_cache_tokens", 4.5, 6.0, 6.0),
+          ("max_concurrency", 4.5, 6.0, 6.0)]
 
 
 @pytest.mark.parametrize("figure, median, p90, worst", BOUNDS)

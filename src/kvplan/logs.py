@@ -1557,6 +1557,34 @@ def _era(acc: _Accumulator, version: Optional[str]) -> Optional[str]:
     return None
 
 
+# cudagraph_mode NONE as a log prints it: given ('cudagraph_mode': 'NONE', cudagraph_mode=NONE) or resolved in the
+# engine config (<CUDAGraphMode.NONE: 0>)
+_CUDAGRAPH_MODE_NONE = re.compile(r"cudagraph_mode\W+(?:CUDAGraphMode\.)?NONE\b", re.IGNORECASE)
+
+
+def _activation_without_graph_estimate(activation: float, estimate: Optional[float], acc: _Accumulator,
+                                       hit_names: set, parse_warnings: list) -> Optional[float]:
+    """The >= 0.27 summary's "peak activation" less the CUDA-graph estimate it includes: vLLM prints
+    transient_peak_headroom + cudagraph_memory_estimate_applied (v1/worker/gpu_worker.py, 0.27.1; 0.26.0 printed
+    torch_peak_increase alone). The estimate is applied only with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on (the
+    default; off, the log says 'CUDA graph memory profiling is disabled' and still prints the estimate) and is 0 where
+    no graphs are captured (--enforce-eager or cudagraph_mode NONE: no estimate line), so the figure is then the
+    profile's peak as printed. None, with a parse warning, where an estimate was applied but the log does not show it."""
+    if "graph_profiling_disabled" in hit_names:
+        return activation
+    if estimate is not None:
+        return round(activation - estimate, 2)
+    eager = str(acc.engine_args.get("enforce_eager", acc.command_args.get("enforce_eager", ""))).lower() in ("true", "1")
+    given = [str(source.get("compilation_config") or "") for source in (acc.engine_args, acc.command_args)]
+    resolved = [str(h.groups.get("body") or "") for h in acc.hits if h.signature == "engine_config"]
+    no_graphs = any(_CUDAGRAPH_MODE_NONE.search(text) for text in given + resolved)
+    if eager or no_graphs:
+        return activation
+    parse_warnings.append(f"the summary's {activation} GiB of peak activation includes a CUDA-graph estimate this log "
+                          "does not show ('Estimated CUDA graph memory'): the activation peak is not read")
+    return None
+
+
 def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
     v = acc.values
     version = v.get("vllm_version")
@@ -1583,16 +1611,8 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
     parse_warnings = []
     activation = v.get("activation_peak_gib")
     if "summary_new" in hit_names and activation is not None:
-        # from 0.27 the summary's "peak activation" is the profile's own peak plus the CUDA-graph estimate it applied
-        # (v1/worker/gpu_worker.py: transient_peak_headroom + cudagraph_memory_estimate_applied in 0.27.1; 0.26.0
-        # printed torch_peak_increase alone); no graphs are estimated with --enforce-eager (cudagraph_mode NONE)
-        eager = str(acc.engine_args.get("enforce_eager", acc.command_args.get("enforce_eager", ""))).lower() in ("true", "1")
-        if v.get("cudagraph_estimated_gib") is not None:
-            activation = round(activation - v["cudagraph_estimated_gib"], 2)
-        elif not eager:
-            parse_warnings.append(f"the summary's {activation} GiB of peak activation includes a CUDA-graph estimate this "
-                                  "log does not show ('Estimated CUDA graph memory'): the activation peak is not read")
-            activation = None
+        activation = _activation_without_graph_estimate(activation, v.get("cudagraph_estimated_gib"), acc, hit_names,
+                                                        parse_warnings)
     if stats.undecodable_lines:
         parse_warnings.append(f"{stats.undecodable_lines} line(s) held bytes that are not UTF-8 text (binary garbage?); read what could be read")
     if stats.cut_lines:

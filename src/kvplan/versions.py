@@ -74,8 +74,10 @@ def parse_version(text: str) -> V:
 def untagged_source_build(text: str) -> bool:
     """Whether `text` is setuptools-scm's name for a checkout with no release tag reachable: '0.1.dev10446+g2dcd12d35'
     (its default guess 0.1, .dev and the number of commits; an Anyscale Ray Serve log of October 2025 prints one). vLLM's
-    own 0.1.x releases (2023) have a patch number and no .dev."""
-    return re.match(r"^\s*(?:vllm[\s=:-]*)?v?0\.1\.dev\d+(?:\+\S*)?\s*$", str(text), re.IGNORECASE) is not None
+    own 0.1.x releases (2023) have a patch number and no .dev. Read at the start of `text`, as _version_match reads a
+    release: an image reference or a remark after it ('0.1.dev1+gd56e95223 (custom build from main)') is still one."""
+    return re.match(rf"^\s*(?:vllm[\s=:-]*|{_IMAGE_REF})?v?0\.1\.dev\d+(?:\+\S*)?(?:\s|$)", str(text),
+                    re.IGNORECASE) is not None
 
 
 def development_build_of(text: str) -> str | None:

@@ -35,7 +35,10 @@ class Component:
     shard: str          # "tp" (split), "replicated", "vocab" (split rows)
     layer: int | None   # decoder layer index (None: outside the layers)
     quantizable: bool   # a linear weight a weight-quantization method converts
-    kind: str = ""      # "experts" for routed experts (MXFP4 applies only there)
+    # "experts" for routed experts (MXFP4 applies only there), "in_proj_ba" for a Gated DeltaNet layer's fused b/a
+    # projection (a skip list may keep it alone unquantized), "vision_linear" for a vision tower's Linear weights (only
+    # a quantization of every Linear layer converts them); "" for the rest
+    kind: str = ""
     dtype_bytes: float | None = None  # fixed bytes per element (e.g. fp32 A_log); None = the model dtype
 
 
@@ -200,6 +203,12 @@ def _vision_params(spec: ModelSpec) -> int:
     return _vision_parts(spec)[0]
 
 
+def vision_linear_params(spec: ModelSpec) -> int:
+    """The vision tower's Linear weights that a quantization covering every Linear layer converts (online FP8): 0
+    for a tower kvplan keeps in the model dtype (not in _QUANTIZABLE_VISION) or a text model."""
+    return _vision_parts(spec)[1] if spec.is_multimodal else 0
+
+
 def _vision_parts(spec: ModelSpec) -> tuple[int, int]:
     """The vision tower's parameters, and of them the weight matrices of its Linear layers where vLLM builds them with
     the model's quantization config (_QUANTIZABLE_VISION; 0 elsewhere)."""
@@ -272,11 +281,7 @@ def count_weights(spec: ModelSpec) -> WeightCount:
                 layer_comps += _mla_params(spec, i)
             elif kind == "recurrent":
                 layer_comps += _recurrent_params(spec, i)
-        # Nemotron-H's MLPs are layers of their own; a pure Mamba model's blocks are the mixer alone (mamba.py,
-        # mamba2.py MambaDecoderLayer / Mamba2DecoderLayer: norm + mixer)
-        has_mlp = ((spec.model_type != "nemotron_h" or "mlp" in kinds)
-                   and spec.model_type not in ("mamba", "mamba2", "falcon_mamba"))
-        if has_mlp:
+        if _has_mlp(spec, kinds):
             if i in moe:
                 e, ei = spec.num_experts, spec.moe_intermediate_size
                 layer_comps.append(Component("experts", e * mlp_mult * h * ei, "tp", i, True, kind="experts"))
@@ -385,6 +390,13 @@ def _deepseek_v4_count(spec: ModelSpec) -> WeightCount:
     return WeightCount(tuple(comps), spec.dtype_bytes, active_params=total + active, num_layers=len(spec.layers),
                        notes=(f"DeepSeek-V4 counted tensor by tensor; routed experts in {expert_dtype} "
                               f"({expert_bytes:.4g} B per weight)",))
+
+
+def _has_mlp(spec: ModelSpec, kinds: tuple[str, ...]) -> bool:
+    """Whether a decoder layer of `kinds` (_decoder_layers) has an MLP: Nemotron-H's MLPs are layers of their own, and a
+    pure Mamba model's blocks are the mixer alone (mamba.py, mamba2.py MambaDecoderLayer / Mamba2DecoderLayer: norm +
+    mixer)."""
+    return (spec.model_type != "nemotron_h" or "mlp" in kinds) and spec.model_type not in ("mamba", "mamba2", "falcon_mamba")
 
 
 def _decoder_layers(spec: ModelSpec) -> list[tuple[str, ...]]:
@@ -779,14 +791,11 @@ def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: int =
         if rec is not None and rec.kind == "gdn":
             key, val = rec.key_heads * rec.key_head_dim, rec.n_heads * rec.head_dim
             total += pad((2 * key + 2 * val) / tp * h * b) + pad(2 * rec.n_heads / tp * h * b) + pad(val / tp * h * b)
-        # the layers count_weights gives an MLP: not Nemotron-H's mixer and attention layers, not a pure Mamba block
-        has_mlp = ((spec.model_type != "nemotron_h" or "mlp" in kinds)
-                   and spec.model_type not in ("mamba", "mamba2", "falcon_mamba"))
         if i in moe and spec.moe_intermediate_size:
             experts = math.ceil(spec.num_experts / ep) if ep > 1 else spec.num_experts
             inter = spec.moe_intermediate_size if ep > 1 else spec.moe_intermediate_size / (tp * max(1, dp))
             total += pad(experts * 2 * inter * h * b) + pad(experts * inter * h * b)
-        elif spec.intermediate_size and has_mlp:
+        elif spec.intermediate_size and _has_mlp(spec, kinds):
             total += pad(2 * spec.intermediate_size / tp * h * b) + pad(spec.intermediate_size / tp * h * b)
     return total
 
