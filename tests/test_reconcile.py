@@ -507,3 +507,18 @@ def test_a_source_build_without_a_release_number_is_planned_as_a_versionless_log
         parse_version("0.1.dev10446+g2dcd12d35")
     assert exc.value.field == "--vllm-version" and "built after" in exc.value.fix
     assert parse_version("0.1.7") == (0, 1, 7) and not untagged_source_build("0.11.0.dev12+gabc")
+
+
+def test_every_argument_the_record_carries_reaches_the_plan_reconcile_compares_with():
+    """reconcile planned with a fixed list of twelve arguments: a log's --limit-mm-per-prompt, --language-model-only,
+    LoRA slots or data parallelism went into the record `--record` wrote (and so into `kvplan validate`) but not into
+    the plan reconcile compared the same log with."""
+    log = parse_lines(["INFO 01-01 00:00:00 [utils.py:1] non-default args: {'model': 'Qwen/Qwen3-VL-30B-A3B-Instruct', "
+                       "'limit_mm_per_prompt': {'image': 1, 'video': 0}, 'language_model_only': False, 'enable_lora': True, "
+                       "'max_loras': 2, 'data_parallel_size': 2, 'enable_prefix_caching': False, 'max_num_seqs': 64}"])
+    kwargs, args = plan_kwargs_from_log(log), log.to_record()["args"]
+    for name, value in args.items():
+        if value is not None and name != "env" and not (name in ("dtype", "kv_cache_dtype") and value == "auto"):
+            assert name in kwargs, name
+    assert kwargs["limit_mm_per_prompt"] == args["limit_mm_per_prompt"] and kwargs["enable_lora"] is True
+    assert kwargs["max_loras"] == 2 and kwargs["data_parallel_size"] == 2 and kwargs["enable_prefix_caching"] is False

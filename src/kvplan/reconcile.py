@@ -262,10 +262,6 @@ def _per_gib_ratio(row, pool) -> Optional[float]:
 
 # ---- plan arguments from the log ---------------------------------------------------------------------
 
-_FLAG_NAMES_FROM_LOG = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "pipeline_parallel_size",
-                        "kv_cache_dtype", "max_num_seqs", "max_num_batched_tokens", "block_size", "enforce_eager",
-                        "quantization", "dtype", "kv_cache_memory_bytes")
-
 
 # A release read for each era the log format alone identifies (vllm-memory-model.md §0), used
 # when the log does not print its version: "# cuda blocks" + the split profiling line is V0 0.7-0.10.
@@ -290,19 +286,19 @@ def given_flags(flags) -> dict:
 
 
 def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
-    """`kvplan.fit` keyword arguments: the engine args the log states, overridden by the flags given."""
+    """`kvplan.fit` keyword arguments: the engine args the log states, overridden by the flags given. They are the
+    arguments the record written from the same log carries (StartupLog.to_record), so `kvplan validate` of that record
+    and reconcile plan one startup alike (the multimodal limits, LoRA slots, speculative decoding, data parallelism,
+    prefix caching included)."""
     kwargs: dict[str, Any] = {}
-    for name in _FLAG_NAMES_FROM_LOG:
-        value = log.arg_or_printed(name)
-        if value is None or (name == "dtype" and value == "auto") or (name == "kv_cache_dtype" and value == "auto"):
-            continue
+    for name, value in log.to_record()["args"].items():
+        if name == "env" or value is None or (name in ("dtype", "kv_cache_dtype") and value == "auto"):
+            continue  # env: the sampler the log shows is read below
         if name == "max_model_len":
             value = str(value)
         elif name in INT_ENGINE_ARGS and human_int(value) is not None:
             value = human_int(value)  # '--max-num-batched-tokens 8K' as vllm serve reads it
         kwargs[name] = value
-    if log.skip_mm_profiling:  # the profile run left the encoder pass out: planned so, as the server ran
-        kwargs["skip_mm_profiling"] = True
     if "max_model_len" not in kwargs and log.concurrency_len:
         kwargs["max_model_len"] = str(log.concurrency_len)  # "Maximum concurrency for L tokens per request"
     if log.vllm_version and not untagged_source_build(log.vllm_version):
