@@ -2318,7 +2318,7 @@ def _simple_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     kv_dtype = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
     heads = heads_per_rank(model.num_kv_heads, tp)
     per_token = 2 * model.num_layers * heads * model.head_dim * kv_dtype
-    weights = model.weights_bytes // tp if model.quant is None or model.checkpoint else weights_per_rank(model, tp=tp).bytes
+    weights = model.weights_bytes // tp if model.quant is None or model.checkpoint else weights_per_rank(model, tp=tp, mrope_cache_factor=rules.mrope_cache_factor).bytes
     total_gb = gpu.total_bytes / GB
     budget = total_gb * args.gpu_memory_utilization * GB
     overhead = args.overhead_gb * GB
