@@ -1329,3 +1329,13 @@ def test_a_quantization_method_the_gpu_is_too_old_for_does_not_start():
     with pytest.raises(InputError) as exc:
         kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", vllm_version="0.11.0", quantization="awq", max_model_len=4096)
     assert "--quantization fp8" in str(exc.value)
+
+
+def test_the_seeds_arithmetic_counts_the_rotary_cache_of_its_release():
+    """--overhead-gb plans a quantized catalog checkpoint's weights by count, its multimodal rotary cache included:
+    4 x the positions from vLLM 0.7.2 (rotary_embedding/mrope.py), 1 x before, as the full plan counts it."""
+    import kvplan
+
+    old = kvplan.fit("nvidia/Qwen3.6-27B-NVFP4", gpu_gb=200, overhead_gb=1, vllm_version="0.7.1")
+    new = kvplan.fit("nvidia/Qwen3.6-27B-NVFP4", gpu_gb=200, overhead_gb=1, vllm_version="0.7.2")
+    assert new.weights_bytes - old.weights_bytes == 3 * 262_144 * 64 * 2  # 3 more position copies x rotary dim x bf16
