@@ -120,18 +120,21 @@ def test_accuracy_on_blind_cases_from_new_threads():
     # blocks split by tensor parallelism, LoRA ranks, speculative decoding, attention backends on Blackwell, ROCm and
     # Turing, a config too new for the release, V0 data parallelism, Ray placement) and were scored once before any
     # change: symptom 2/20, layer 2/20 (cause established: 1/10, 1/10); after the general signatures they showed, 20/20
-    # and 20/20. All 94 rows: 76/94 and 73/94 before, 94/94 and 91/94 after.
+    # and 20/20. The 4 'fail3-heldout-' rows were collected after those fixes and scored once: symptom 0/4, layer 0/4
+    # (head-size refusals, an attention backend name the release does not register, the spec-decode/sequence-parallel
+    # CUDA-graph shape check); 4/4 and 4/4 after those signatures. All 98 rows: 76/98 and 73/98 before the fail3 fixes,
+    # 98/98 and 95/98 after.
     established, every = _score(BLIND)
     print(f"\n  blind, established: {established}; all rows: {every}")
-    assert every["n"] >= 94
-    assert every["symptom"] / every["n"] >= 0.98  # 94/94; 76/94 before the fail3 fixes (54/74 before fail2's)
-    assert every["layer"] / every["n"] >= 0.96  # 91/94; 73/94 before
-    assert established["symptom"] == established["layer"] == established["n"]  # 47/47; 38/47 before
+    assert every["n"] >= 98
+    assert every["symptom"] / every["n"] >= 0.98  # 98/98; 76/98 before the fail3 fixes (54/74 before fail2's)
+    assert every["layer"] / every["n"] >= 0.96  # 95/98; 73/98 before
+    assert established["symptom"] == established["layer"] == established["n"]  # 49/49; 38/49 before
     assert every["confident_wrong"] == 0
     _, second = _score([c for c in BLIND if c["id"].startswith("fail2-")])
     assert second["n"] == 32 and second["symptom"] == 32 and second["layer"] >= 29  # 12 and 10 on first reading
     _, third = _score([c for c in BLIND if c["id"].startswith("fail3-")])
-    assert third["n"] == 20 and third["symptom"] == 20 and third["layer"] == 20  # 2 and 2 on first reading
+    assert third["n"] == 24 and third["symptom"] == 24 and third["layer"] == 24  # 2 and 2 on first reading (0/4 held out)
 
 
 def test_blind_cases_are_in_the_cases_format_and_new():
@@ -558,6 +561,15 @@ def test_scheduler_flag_refusals_are_named_with_the_numbers_of_the_fix(line, fix
      "invalid_engine_flags", "vllm_version_flags", "2 joined"),
     ("ValueError: Ray does not allocate any GPUs on the driver node. Consider adjusting the Ray placement group or running "
      "the driver on a GPU node.", "tp_init_hang", "container_environment", "GPU node"),
+    ("ValueError: Head size 72 is not supported by FlashAttentionBackend. Supported head sizes are: [64, 128, 256].",
+     "attention_backend_fallback", "vllm_version_flags", "head size 72"),
+    ("ValueError: head_size (120) is not supported. Supported head sizes: [64, 80, 96, 112, 128, 256]",
+     "unsupported_architecture", "vllm_version_flags", "120"),
+    ("ValueError: Unknown attention backend: 'FLASH_ATTN_VLLM_V1'. Valid options are: FLASH_ATTN, TRITON_ATTN",
+     "invalid_engine_flags", "vllm_version_flags", "FLASH_ATTN_VLLM_V1"),
+    ("RuntimeError: Can't determine cudagraph shapes that are both a multiple of 4 (num_speculative_tokens + 1) required by "
+     "spec-decode and 8 (tensor_parallel_size) required by sequence parallelism", "invalid_engine_flags",
+     "vllm_version_flags", "num_speculative_tokens + 1"),
     ("(autoscaler +10m11s) Error: No available node types can fulfill resource request {'node:172.31.42.4': 0.001, "
      "'GPU': 1.0}. Add suitable node types to this cluster to resolve this issue.", "tp_init_hang", "interconnect",
      "172.31.42.4"),
