@@ -456,7 +456,7 @@ _GDN_SUBMODULES = {"in_proj_a": "in_proj_ba", "in_proj_b": "in_proj_ba", "in_pro
 def _skip_rules_of(skip) -> tuple[frozenset, frozenset, frozenset]:
     """A skip list read once: (every dotted part of the patterns that name whole components, the Gated DeltaNet parts
     that patterns naming a module inside linear_attn keep unquantized ("?" for a module not known: the whole layer),
-    the dotted parts of those patterns). 'model.layers.*.mlp.gate' -> model, layers, mlp, gate: a component is skipped
+    the dotted parts of every pattern: what names a component other than linear_attn). 'model.layers.*.mlp.gate' -> model, layers, mlp, gate: a component is skipped
     when one pattern names it, which is when the union of their parts does."""
     whole, subs, sub_parts = set(), set(), set()
     for pattern in skip:
@@ -466,7 +466,7 @@ def _skip_rules_of(skip) -> tuple[frozenset, frozenset, frozenset]:
             sub_parts.update(names)
         else:
             whole.update(names)
-    return frozenset(whole), frozenset(subs), frozenset(sub_parts)
+    return frozenset(whole), frozenset(subs), frozenset(whole | sub_parts)
 
 
 _skip_rules_cached = functools.lru_cache(maxsize=32)(_skip_rules_of)
@@ -488,10 +488,10 @@ def _names_component(c: Component, names: frozenset) -> bool:
 def _skipped(c: Component, q: QuantSpec) -> bool:
     if q.applies_to == "experts" and c.kind != "experts":
         return True
-    whole, subs, sub_parts = _skip_rules(q.skip)
+    whole, subs, every_part = _skip_rules(q.skip)
     if c.name == "linear_attn":  # a module inside the layer keeps only the part it names unquantized
         return _names_component(c, whole) or "?" in subs or c.kind in subs
-    return _names_component(c, whole | sub_parts)
+    return _names_component(c, every_part)
 
 
 @dataclass(frozen=True)
