@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from kvplan.errors import InputError
-from kvplan.simulate import (EngineConfig, StepModel, _vllm_dp_pick, scheduler_rules, simulate,
-                             simulate_replicas)
+from kvplan.simulate import (DP_STATS_PUBLISH_S, EngineConfig, StepModel, _DPBalancerView, _vllm_dp_pick,
+                             scheduler_rules, simulate, simulate_replicas)
 from kvplan.workload import Workload
 
 R19 = scheduler_rules("0.19.0")
@@ -90,6 +90,31 @@ def test_vllm_dp_balancer_scores_waiting_four_times():
     assert _vllm_dp_pick([(0, 5), (1, 0)]) == 1  # 5 vs 4
     assert _vllm_dp_pick([(1, 1), (0, 5)]) == 0  # 5 vs 5: lowest index
     assert _vllm_dp_pick([(2, 0), (0, 7)]) == 1  # 8 vs 7
+
+
+def test_dp_balancer_sees_published_counts_plus_its_own_routings():
+    """vLLM 0.19's API server balances on the counts its DP coordinator last published (every 100 ms), plus one
+    waiting request per request it routed since; a rank's own counts leave out requests it has not read yet."""
+    live = [[0, 6], [0, 0]]  # (waiting, running) as each rank's scheduler reports them
+    view = _DPBalancerView([lambda: live[0], lambda: live[1]])
+    assert DP_STATS_PUBLISH_S == 0.1
+    # a burst inside one publication period: rank 1 (score 0), rank 1 again (4 < 6), then rank 0 (8 > 6)
+    assert [view.pick(t) for t in (0.00, 0.01, 0.02)] == [1, 1, 0]
+    live[:] = [[0, 7], [0, 2]]  # the ranks have read and scheduled them, but nothing is published before t = 0.1
+    assert view.pick(0.05) == 1  # stale view: rank 0 1 x 4 + 6 = 10, rank 1 2 x 4 + 0 = 8
+    assert view.view == [[1, 6], [3, 0]]
+    live[:] = [[0, 7], [0, 3]]
+    assert view.pick(0.10) == 1  # published: 7 vs 3, the routed-since counts dropped
+    assert view.view == [[0, 7], [1, 3]]
+    assert view.next_publish == pytest.approx(0.2)
+
+
+def test_lockstep_dp_balancer_at_low_load_queues_nothing():
+    """Requests far apart (each finished before the next arrives): the lagged view routes them without queueing."""
+    w = wl([200] * 6, [5] * 6, np.arange(6) * 5.0)
+    res = simulate_replicas(w, cfg(), SM, 2, "vllm-dp", R19, lockstep=True)
+    assert res.completed.all()
+    assert np.allclose(res.queue_s, 0.0, atol=1e-9)
 
 
 def test_vllm_dp_router_without_lockstep_and_bad_router():

@@ -42,7 +42,8 @@ requests take well under a minute.
 Data parallel (`simulate_replicas`): independent replicas behind a router, or, with `lockstep=True`,
 the data-parallel ranks of a MoE model, which vLLM steps together (each group step lasts as long as the
 slowest rank's; idle ranks run dummy batches), routed by vLLM's DP balancer ('vllm-dp': lowest
-4 x waiting + running). `max_num_seqs`, `max_num_batched_tokens` and the KV pool are per rank.
+4 x waiting + running, on the counts its coordinator published at most 100 ms before plus the requests routed
+since, `_DPBalancerView`). `max_num_seqs`, `max_num_batched_tokens` and the KV pool are per rank.
 
 Step time: a per-step roofline (`StepModel`), coefficients in `StepCoefficients`, each
 documented with the data it was fitted on.
@@ -1911,6 +1912,8 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
 
     # the driver of a lockstep group reads (waiting incl. routed-but-not-ingested, running) from here
     stats["load"] = lambda: (len(waiting) + len(rids) - nxt, len(running))
+    # what the rank's scheduler reports to vLLM's DP coordinator: routed requests it has not read yet are not in it
+    stats["counts"] = lambda: (len(waiting), len(running))
 
     def stall_report() -> str:
         """The state of an engine whose loop cannot progress (for the error message)."""
@@ -2152,11 +2155,17 @@ def simulate(workload: Workload, config: EngineConfig, step_model: StepModel, ru
 ROUTERS = ("round-robin", "least-loaded", "vllm-dp")
 
 
+# How often vLLM's DP coordinator publishes the ranks' request counts to the API server: at most every
+# `min_stats_update_interval_ms` = 100 ms while they change (vllm/v1/engine/coordinator.py@0.19.0,
+# DPCoordinatorProc.process_input_socket).
+DP_STATS_PUBLISH_S = 0.1
+
+
 def _vllm_dp_pick(loads: Sequence[tuple[int, int]]) -> int:
     """vLLM's internal data-parallel load balancer (vllm/v1/engine/core_client.py@0.19,
     DPLBAsyncMPClient.get_core_engine_for_request): the rank with the lowest 4 x waiting + running,
-    lowest index on ties. vLLM reads the counts from its DP coordinator (published every ~100 ms) plus its
-    own count of requests sent since; the simulator uses the exact counts."""
+    lowest index on ties. The lockstep driver feeds it vLLM's lagged view (`_DPBalancerView`); the independent
+    replicas' router the exact counts."""
     best, best_score = 0, None
     for r, (n_wait, n_run) in enumerate(loads):
         score = 4 * n_wait + n_run
@@ -2165,12 +2174,39 @@ def _vllm_dp_pick(loads: Sequence[tuple[int, int]]) -> int:
     return best
 
 
+class _DPBalancerView:
+    """The (waiting, running) counts the API server's DP balancer sees, as vLLM 0.19 builds them for the MoE
+    engines (DPEngineCoreProc): after every step a rank sends its scheduler's counts to the coordinator when they
+    changed (vllm/v1/engine/core.py DPEngineCoreProc._maybe_publish_request_counts; Scheduler.get_request_counts:
+    running, waiting + skipped -- requests it has not read from its input queue yet are in neither); the coordinator
+    publishes the latest counts of every rank to the API server at most every 100 ms (`DP_STATS_PUBLISH_S`), and
+    they replace the server's copy; between two publications the server adds one waiting request to the rank it
+    routes each request to (core_client.py DPLBAsyncMPClient.get_core_engine_for_request, "Increment local
+    waiting count for better balancing between stats updates"). The simulator publishes on a 100 ms grid the
+    counts of the latest step boundary."""
+
+    def __init__(self, counts: list, period_s: float = DP_STATS_PUBLISH_S):
+        self.counts = counts  # per rank: () -> (waiting, running) as the rank's scheduler reports them
+        self.period_s = period_s
+        self.view = [[0, 0] for _ in counts]
+        self.next_publish = 0.0
+
+    def pick(self, t: float) -> int:
+        if t >= self.next_publish:
+            self.view = [list(c()) for c in self.counts]
+            self.next_publish = (math.floor(t / self.period_s) + 1) * self.period_s
+        r = _vllm_dp_pick(self.view)
+        self.view[r][0] += 1
+        return r
+
+
 def _run_lockstep(gens: list, stats: list, rid_lists: list, arrival: list, router: str,
                   step_model: Optional[StepModel] = None, pad_up_to: float = 0) -> None:
     """Drive data-parallel ranks that step together (vLLM runs the DP ranks of a MoE model in lockstep:
     every rank runs a forward pass each step, an idle rank a dummy batch, because the expert layers'
     collectives span all ranks -- vllm/v1/engine/core.py DPEngineCoreProc, `execute_dummy_batch`).
-    A group step lasts as long as the slowest rank's step. Arrivals are routed at step boundaries.
+    A group step lasts as long as the slowest rank's step. Arrivals are routed at step boundaries ('vllm-dp': on the
+    balancer's lagged view of the ranks' counts, `_DPBalancerView`).
     Each rank proposes its step time assuming every rank holds as many tokens as it does; the expert layers
     are then recharged with the group's real token count (`StepModel.moe_part_s`): a rank prefilling 2048
     tokens next to one decoding 128 computes the experts for 2176 tokens' pairs / ep, not 2048 x ep / ep.
@@ -2189,15 +2225,18 @@ def _run_lockstep(gens: list, stats: list, rid_lists: list, arrival: list, route
     nxt = 0
     now = 0.0
 
+    balancer = _DPBalancerView([s["counts"] for s in stats]) if router == "vllm-dp" else None
+
     def route_until(t: float) -> None:
         nonlocal nxt
         while nxt < n and arrival[nxt] <= t:
             if router == "round-robin":
                 r = nxt % replicas
+            elif balancer is not None:
+                r = balancer.pick(arrival[nxt])
             else:
                 loads = [s["load"]() for s in stats]
-                r = (_vllm_dp_pick(loads) if router == "vllm-dp"
-                     else min(range(replicas), key=lambda i: (loads[i][0] + loads[i][1], i)))
+                r = min(range(replicas), key=lambda i: (loads[i][0] + loads[i][1], i))
             rid_lists[r].append(nxt)
             nxt += 1
 
@@ -2355,6 +2394,8 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
             for r in range(replicas):
                 load[r] = gens[r].send(t)
             if router == "vllm-dp":
+                # exact counts: in vLLM 0.19 only the MoE ranks (DPEngineCoreProc) publish theirs to the coordinator
+                # (`_DPBalancerView`); what the balancer sees of independent dense engines was not modelled
                 best = _vllm_dp_pick([s["load"]() for s in stats])
             else:
                 best = min(range(replicas), key=lambda r: (load[r], r))
