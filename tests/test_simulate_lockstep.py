@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -178,3 +180,23 @@ def test_dp_padding_sends_the_largest_ranks_batch_through_every_ranks_experts():
                 for v in ("0.15.1", "0.16.0"))
     assert old.first_token_s[0] > new.first_token_s[0]
     assert scheduler_rules("0.15.1").dp_padding == "every_step" and scheduler_rules("0.19.0").dp_padding == "graph_steps"
+
+
+def test_expert_collectives_wait_for_the_rank_that_receives_the_most():
+    """vLLM 0.19's default expert-parallel all2all (all2all_backend "allgather_reducescatter",
+    vllm/distributed/device_communicators/all2all.py AgRsAll2AllManager) gathers every rank's tokens with
+    all_gatherv and scatters the results back with reduce_scatterv; both end together on every rank. A rank
+    prefilling next to an idle one (its dummy batch holds no tokens) must send its whole chunk to the idle rank and
+    get the expert outputs back, so the step carries the chunk's transfer, though the busy rank receives nothing."""
+    pcie = replace(EP2, link_bytes_per_s=16e9, collective_latency_s=20e-6)
+    w = wl([2000], [2], [0.0])
+    c = cfg(max_num_batched_tokens=2048, cudagraph_max_tokens=0)
+    res = simulate_replicas(w, c, pcie, 2, "vllm-dp", R19, lockstep=True)
+    alone = pcie.step_s(0, 0, [(2000, 0)])  # as if the other rank held 2000 tokens too
+    expected = alone - pcie.moe_part_s(2000, 4000) + pcie.moe_part_s(0, 2000)
+    assert res.first_token_s[0] == pytest.approx(expected, rel=1e-9)
+    transfer = pcie.num_ep_collectives * 2000 * 2048 * 2 / 16e9
+    assert expected - (alone - pcie.moe_part_s(2000, 4000) + pcie.moe_part_s(2000, 2000)) == pytest.approx(transfer)
+    # two ranks of equal chunks: each receives the other's, as before
+    both = simulate_replicas(wl([2000, 2000], [2, 2], [0.0, 0.0]), c, pcie, 2, "round-robin", R19, lockstep=True)
+    assert both.first_token_s == pytest.approx([alone, alone], rel=1e-9)

@@ -2210,6 +2210,13 @@ def _run_lockstep(gens: list, stats: list, rid_lists: list, arrival: list, route
     Each rank proposes its step time assuming every rank holds as many tokens as it does; the expert layers
     are then recharged with the group's real token count (`StepModel.moe_part_s`): a rank prefilling 2048
     tokens next to one decoding 128 computes the experts for 2176 tokens' pairs / ep, not 2048 x ep / ep.
+    The group step is the slowest rank's step without its expert layers, plus the expert layers once: their
+    collectives (vLLM 0.19's default all2all_backend "allgather_reducescatter": all_gatherv of every rank's tokens,
+    reduce_scatterv of the outputs, vllm/distributed/device_communicators/all2all.py AgRsAll2AllManager) end together
+    on every rank, when the rank that receives the most -- the one holding the fewest tokens, an idle rank's dummy
+    batch none -- has the others' share: group - fewest tokens a collective (exact for two ranks; the gather's
+    receive side for more). So the 2048-token prefill above moves its 2048 tokens to the other rank and back,
+    though its own rank receives only 128.
     vLLM pads every rank to the largest rank's token count where the version pads (`SchedulerRules.dp_padding`): a
     step whose largest rank holds at most `pad_up_to` tokens puts ranks x that count through the expert layers (an
     idle rank's dummy batch included). `pad_up_to` is 0 with no padding (eager), the largest CUDA-graph capture size
@@ -2247,10 +2254,14 @@ def _run_lockstep(gens: list, stats: list, rid_lists: list, arrival: list, route
         if steppers:
             if moe:
                 largest = max(props[r][2] for r in steppers)
-                group = replicas * largest if largest <= pad_up_to else sum(props[r][2] for r in steppers)
+                padded = largest <= pad_up_to
+                group = replicas * largest if padded else sum(props[r][2] for r in steppers)
+                # the expert layers' collectives end together on every rank, when the rank that receives the most
+                # has its share: the one holding the fewest tokens (an idle rank's dummy batch: none unless padded)
+                least = largest if padded else (min(props[r][2] for r in steppers) if len(steppers) == replicas else 0)
                 ep = step_model.expert_token_multiplier
-                dt = max(props[r][1] - step_model.moe_part_s(props[r][2], props[r][2] * ep)
-                         + step_model.moe_part_s(props[r][2], group) for r in steppers)
+                dt = (max(props[r][1] - step_model.moe_part_s(props[r][2], props[r][2] * ep) for r in steppers)
+                      + step_model.moe_part_s(least, group))
             else:
                 dt = max(props[r][1] for r in steppers)
             now += dt
