@@ -26,7 +26,11 @@ from kvplan.calibration import GIB  # noqa: E402
 from kvplan.plan import model_runner, term_features  # noqa: E402
 from kvplan.validate import load_records, log_format_era, predict_record  # noqa: E402
 
-GROUPS = {"V0": ("V0-a", "V0-b", "V0-c"), "V1 <= 0.10": ("V1-a", "V1-b"), "V1 0.11-0.17": ("V1-c",), "V1 0.18-0.19": ("V1-d",),
+# V0 in two groups by how its non-torch memory is charged (docs/vllm-memory-model.md section 1.3): up to 0.6.4 from
+# device-level reads (V0-a: the free memory lost since init_device; V0-b: device-wide used memory, which counts the
+# CUDA context), from 0.6.5 (V0-c) as the increase over the baseline snapshot taken after the context was created.
+# 0.6.5+ comes first: the older group takes its sampler term (the same sampler code, see SAMPLER_POOL).
+GROUPS = {"V0 >= 0.6.5": ("V0-c",), "V0 <= 0.6.4": ("V0-a", "V0-b"), "V1 <= 0.10": ("V1-a", "V1-b"), "V1 0.11-0.17": ("V1-c",), "V1 0.18-0.19": ("V1-d",),
           "V1 >= 0.20": ("V1-e", "V1-f")}
 
 
@@ -148,11 +152,19 @@ ROOT = Path(__file__).resolve().parents[2]  # the folder holding shared/ and thi
 # V1's sampler and its dummy run are the same code from 0.8 to 0.17 (the 0.10.2 and 0.14.1 startups log the same
 # bytes per logit), so those two groups share one sampler coefficient; 0.18 changed the profiled sampler path.
 SAMPLER_POOL = {"V1 <= 0.10": "V1 0.8-0.17", "V1 0.11-0.17": "V1 0.8-0.17"}
+# V0's sampler is one code path from 0.6.4 to 0.8.2 (model_executor/layers/sampler.py Sampler.forward and
+# _apply_top_k_top_p, identical in the 0.6.4.post1, 0.6.6.post1, 0.7.1, 0.7.3 and 0.8.2 wheels but for the penalties'
+# helper, which the profile run does not call), and its dummy run sets top_p 0.99 and top_k vocabulary - 1 for each of
+# max_num_seqs sequences (worker/model_runner.py _dummy_run), so both V0 groups share one sampler term.
+SAMPLER_POOL.update({"V0 >= 0.6.5": "V0", "V0 <= 0.6.4": "V0"})
+# V0's measured terms are read from the calibration file alone, so that no record of tests/data/extra_records.jsonl
+# leaves the out-of-sample set for them.
+V0_FILES = PEAK_FILES[:1]
 
 
 def _logging(root: Path, field: str, keep=None):
     """(record id, plan, term features, era group, logged GiB) of every record in PEAK_FILES that logs `field`, that
-    `keep` (a test of the record) keeps and that kvplan predicts."""
+    `keep` (a test of the record) keeps and that kvplan predicts; V0 startups from V0_FILES only."""
     for name in PEAK_FILES:
         for rec in load_records(root / name):
             value = rec["observed"].get(field)
@@ -163,6 +175,8 @@ def _logging(root: Path, field: str, keep=None):
             except Exception:
                 continue
             group = next(g for g, eras in GROUPS.items() if p.era in eras)
+            if p.rules.engine != "v1" and name not in V0_FILES:
+                continue
             yield rec["id"], p, term_features(p.model, p.gpu, p.args, p.rules), group, value
 
 
@@ -175,12 +189,15 @@ def _profile_peak_alone(rec: dict) -> bool:
 
 
 def sampler_peaks(root: Path) -> dict[str, list[tuple[str, float]]]:
-    """{era group: [(record id, logged peak / (S x V_pad)), ...]} over the records whose logged peak is the sampler's."""
+    """{era group: [(record id, logged peak / (S x V_pad)), ...]} over the records whose logged peak is the sampler's.
+    V0 startups on more than one rank are left out: V0 samples on the driver worker only (worker/model_runner.py
+    execute_model returns before the sampler on the others, and LogitsProcessor._get_logits gathers the logits to
+    rank 0 only, 0.7.1), and a quoted profile line may be any rank's."""
     from kvplan.plan import computed_profile_terms, measured_terms
 
     out: dict[str, list[tuple[str, float]]] = {}
     for rid, p, f, group, peak in _logging(root, "activation_peak_gib", _profile_peak_alone):
-        if p.rules.engine != "v1" or f.sampler_elements * 32 < 3 * (f.forward_bytes + f.moe_bytes):
+        if f.sampler_elements * 32 < 3 * (f.forward_bytes + f.moe_bytes) or (p.rules.engine != "v1" and f.tp_gt_1):
             continue
         text = measured_terms(p.model, p.gpu, p.args, p.rules)["activation_peak"][0]
         extra = sum(x for _, x, _ in computed_profile_terms(p.model, p.gpu, p.args, p.rules, text))
@@ -234,7 +251,7 @@ def records_fixing_coefficients(root: Path) -> set[str]:
     """The ids of the records that fix a coefficient in the stages above (sampler and non-torch medians of groups with
     at least 5, the integrated-memory and NVLink-TP medians): the rest of tests/data/extra_records.jsonl stays blind."""
     ids: set[str] = set()
-    for pools in (sampler_peaks(root), {g: v for g, v in logged_non_torch(root).items() if g.startswith("V1")}):
+    for pools in (sampler_peaks(root), logged_non_torch(root)):  # V0's come from the calibration file alone
         for values in pools.values():
             if len(values) >= 5:
                 ids |= {i for i, _ in values}
@@ -278,10 +295,14 @@ def main():
         # non-torch constant are carried over from 0.18-0.19 (the same code paths) and only the integrated-memory
         # term, which no earlier group can constrain, is fitted here.
         prev = fitted.get("V1 0.18-0.19", {}) if group == "V1 >= 0.20" else ({"a_s": a_s_logged} if a_s_logged else {})
-        # likewise a V1 group with at least 5 single-GPU startups that log their non-torch memory takes its median
+        # V0 before 0.6.5: the same sampler term as 0.6.5+ (SAMPLER_POOL), which its records (forward-dominated
+        # profiles) cannot fit
+        if group == "V0 <= 0.6.4" and "a_s" not in prev and "V0 >= 0.6.5" in fitted:
+            prev = {"a_s": fitted["V0 >= 0.6.5"]["a_s"]}
+        # likewise a group with at least 5 single-GPU startups that log their non-torch memory takes its median
         nts = sorted(v for _, v in non_torch.get(group, []))
         if nts:
-            n_c_logged = round(statistics.median(nts) / GIB * 100) / 100 * GIB if len(nts) >= 5 and group.startswith("V1") else None
+            n_c_logged = round(statistics.median(nts) / GIB * 100) / 100 * GIB if len(nts) >= 5 else None
             print(f"\n## {group}: non-torch memory logged by {len(nts)} single-GPU startups: "
                   + ", ".join(f"{i[:40]} {v / GIB:.2f}" for i, v in sorted(non_torch[group], key=lambda x: x[1]))
                   + (f" GiB -> median {n_c_logged / GIB:.2f} GiB" if n_c_logged is not None else " GiB (not used)"))

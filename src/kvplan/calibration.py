@@ -85,17 +85,43 @@ _NVLS_GIB = 1.80
 # on an H200 (bench/probe_gpu.py, NCCL of torch 2.11) one communicator and one all-reduce took 0.545 GiB outside torch's
 # allocator (bench/data/h200_probe.json: 750.8 MB after it, 165.7 MB after CUDA's context and a cuBLAS GEMM).
 _NVLINK_TP_GIB = 0.55
-# V0 (7 records: Llama-3.1-8B RTX 3090 x2, Qwen2.5-14B x3, Qwen2.5-3B T4, DeepSeek-R1-Distill-Qwen-14B TP2 on
-# RTX 4090). Residuals -0.09 .. +0.28 GiB on the TP1 records. The one TP2 record logs 0.25 GiB of non-torch memory,
-# no more than the TP1 records (0.11-0.35 GiB), and the fit gives the NCCL term 0. Its profile line is a non-driver
-# rank's: V0 samples only on the driver worker (worker/model_runner.py execute_model returns before the sampler when
-# not is_driver_worker, 0.7.1), and its 0.19 GiB activation peak is the forward and logits alone (T 2048: 0.12 GiB,
-# 256 x 152,064 bf16 logits 0.07 GiB); the engine takes the smallest rank's blocks, and the 81,536 tokens its error
-# states are 7.47 GiB at 98,304 B per token per rank, not the line's 8.69 GiB. kvplan plans the driver rank (7.78 GiB,
-# +4.2 % on the tokens); the record's GiB is scored as given, so its -10.5 % is that rank's. Llama-3.2-3B on a T4 with 0.8.2 ran
-# V0 (compute capability below 8.0, see versions.py) and is scored with these terms, not fitted: -0.24 GiB.
-for _era in ("V0-a", "V0-b", "V0-c"):
-    COEFFICIENTS[_era] = _fitted(32, 0.45, 0.0, "7 V0 records (Llama-3.1-8B, Qwen2.5-3B/14B, R1-Distill-Qwen-14B TP2)",
+# V0, 0.6.5-0.10 (era V0-c, which charges the non-torch increase over a baseline snapshot taken after the CUDA context
+# was created, worker/worker.py init_device 0.7.1): non-torch 0.11 GiB, the median of the five single-GPU startups of calibration.jsonl that log it
+# (Llama-3.2-3B T4 0.8.2 0.05, Qwen2.5-14B 0.7.2 0.09, Qwen2.5-14B 0.7.3 0.11 and 0.11, Qwen2.5-3B T4 0.6.6 0.13 GiB;
+# the KV-pool fit had put one constant for all of V0 at 0.45). The sampler, 40 B per logit, is then fitted on the KV
+# pools of the group (tools/fit_calibration.py prints every residual): the TP1 records come out at -0.04 .. +0.05 GiB
+# but for Qwen2.5-14B at T 32768 (+0.62 GiB), whose forward-dominated peak is logged at 3.79 GiB against the 3.16
+# GiB of the live-set formula. The two single-GPU startups whose logged peak is the sampler's by the script's test say
+# the same: Qwen2.5-3B T4 38.6 and Llama-3.2-3B T4 39.2 B per logit (too few to fix the term alone); so do Qwen2.5-14B
+# 0.7.3's 1.49 GiB, 41 B per logit. Only calibration.jsonl feeds these, so no out-of-sample record fixes them.
+# The one TP2 record logs 0.25 GiB of non-torch memory, no more than the TP1 records, and the fit gives the NCCL term 0.
+# Its profile line is a non-driver rank's: V0 samples only on the driver worker (worker/model_runner.py execute_model
+# returns before the sampler when not is_driver_worker, 0.7.1), and its 0.19 GiB activation peak is the forward and
+# logits alone (T 2048: 0.12 GiB, 256 x 152,064 bf16 logits 0.07 GiB); the engine takes the smallest rank's blocks,
+# and the 81,536 tokens its error states are 7.47 GiB at 98,304 B per token per rank, not the line's 8.69 GiB. kvplan
+# plans the driver rank (7.67 GiB, +2.7 % on the tokens); the record's GiB is scored as given, so its -11.8 % is that
+# rank's. Llama-3.2-3B on a T4 with 0.8.2 ran V0 (compute capability below 8.0, see versions.py): its KV pool is
+# scored, not fitted (-0.09 GiB), while its logged non-torch memory and peak are V0-c's own measurements and count
+# above (its 0.90 GiB peak is 39 B per logit over the 192 sequences Unsloth set, not 29 over 256). Not modelled: the
+# one-GPU A10 startup of 0.7.1 at max_model_len 131,072 (tests/data/extra_records.jsonl) logs a 0.22 GiB peak, its
+# forward alone. Chunked prefill, on by itself above 32K (engine/arg_utils.py create_engine_config), changes only T in
+# the profile (config.py SchedulerConfig: 2048, so 256 sequences of 8 tokens); each is still a prefill sampled with
+# top-k/top-p (sequence.py SequenceGroupMetadata do_sample True, model_executor/sampling_metadata.py
+# _prepare_seq_groups), and the sort alone would hold 0.36 GiB of 256 x 128,256 logits. FlashInfer's V0 sampler is
+# opt-in (VLLM_USE_FLASHINFER_SAMPLER unset is off, sampler.py) and generation-config defaults do not reach the
+# dummy run's SamplingParams, all 0.7.1. PR #13109's DeepSeek-Coder-V2-Lite at 163,840 (T 2048, chunked prefill then
+# forced off for MLA, config.py VllmConfig.__post_init__ 0.7.3) logs 0.94 GiB, 38 B per logit: its sampler ran.
+COEFFICIENTS["V0-c"] = _fitted(40, 0.11, 0.0, "5 V0 records of vLLM 0.6.5-0.7 (Qwen2.5-3B/14B, R1-Distill-Qwen-14B TP2) "
+                               "and 5 logged non-torch figures", n_nvls_gib=_NVLS_GIB + _NVLINK_TP_GIB)
+# V0 up to 0.6.4 (V0-a: the free memory lost since init_device; V0-b: device-wide used memory less torch's allocated
+# bytes after the profile, which counts the CUDA context, worker/worker.py determine_num_available_blocks 0.6.4.post1;
+# docs/vllm-memory-model.md section 1.3): the same sampler (one code path, 0.6.4-0.8.2), and non-torch
+# 0.55 GiB fitted on the KV pools of the two calibration records (Llama-3.1-8B on an RTX 3090, 0.6.4, residuals -0.03
+# and +0.03 GiB). They log 0.35 GiB of non-torch memory; the rest is their forward-dominated peak, logged 8 % above the
+# live-set formula (2.07 and 2.99 GiB against 1.91 and 2.77). No record of these eras runs TP > 1 in the calibration
+# file; the NCCL term stays 0, as the 0.6.5+ fit gives it.
+for _era in ("V0-a", "V0-b"):
+    COEFFICIENTS[_era] = _fitted(40, 0.55, 0.0, "2 V0 records of vLLM 0.6.4 (Llama-3.1-8B on an RTX 3090)",
                                  n_nvls_gib=_NVLS_GIB + _NVLINK_TP_GIB)
 # V1's sampler, 0.8-0.17: 38.5 bytes per logit, the median of the 11 startups that log the profile's peak where the
 # sampler's logits make it (1,024 sequences; 0.10.2 and 0.14.1 on H100/H200; vocabularies of 128K, 152K and 201K;
