@@ -100,3 +100,11 @@ def test_moe_experts_stay_in_the_model_dtype_before_0_10():
     dense = sum(c.params for c in comps if c.quantizable and c.kind != "experts")
     kept, widened = 0.5 + 1 / 64 + 4 / (64 * 256), 0.5 + 4 / 64
     assert before - after == pytest.approx(experts * (2 - widened) + dense * (kept - widened), rel=1e-6)
+
+
+def test_bitsandbytes_is_gone_from_0_28():
+    from kvplan.errors import InputError
+
+    kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "L4", quantization="bitsandbytes", vllm_version="0.27.0", fixes=False)
+    with pytest.raises(InputError, match="unknown quantization method 'bitsandbytes' for vLLM 0.28.0"):
+        kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "L4", quantization="bitsandbytes", vllm_version="0.28.0", fixes=False)
