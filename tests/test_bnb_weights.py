@@ -108,3 +108,17 @@ def test_bitsandbytes_is_gone_from_0_28():
     kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "L4", quantization="bitsandbytes", vllm_version="0.27.0", fixes=False)
     with pytest.raises(InputError, match="unknown quantization method 'bitsandbytes' for vLLM 0.28.0"):
         kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "L4", quantization="bitsandbytes", vllm_version="0.28.0", fixes=False)
+
+
+def test_a_qwen_vision_towers_linear_layers_are_quantized_unless_the_checkpoint_skips_them():
+    from kvplan.weights import vision_linear_params
+
+    m = resolve_model("Qwen/Qwen3-VL-2B-Instruct")
+    tower = vision_linear_params(m)
+    assert tower > 0
+    linear_only = weights_per_rank(m, quant=replace(BNB_IN_FLIGHT, applies_to="linear")).bytes
+    assert linear_only - weights_per_rank(m, quant=BNB_IN_FLIGHT).bytes == pytest.approx(tower * (2 - 0.5625), abs=2)
+    skipped = replace(BNB_IN_FLIGHT, skip=("visual",))
+    assert weights_per_rank(m, quant=skipped).bytes == linear_only
+    p = kvplan.fit(m, "L4", quantization="bitsandbytes", vllm_version="0.16.0", fixes=False)
+    assert any("vision tower's Linear layers included" in n for n in p.assumptions)

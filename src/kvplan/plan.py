@@ -681,13 +681,13 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
             return q
         raise InputError("--quantization", f"the checkpoint is {q.method}-quantized ({q.scheme}), not {given}",
                          f"drop --quantization, or pass --quantization {q.method}")
+    tower = ("" if not model.is_multimodal else ", the vision tower's Linear layers included" if vision_linear_params(model)
+             else "; the vision tower is counted in the model dtype (kvplan converts only the Qwen towers' Linear layers)")
     if family == "fp8":
-        tower = ("" if not model.is_multimodal else ", the vision tower's Linear layers included" if vision_linear_params(model)
-                 else "; the vision tower is counted in the model dtype (kvplan converts only the Qwen towers' Linear layers)")
         notes.append("--quantization fp8 on an unquantized checkpoint: weights quantized to FP8 at load time" + tower)
         return QuantSpec("fp8", 8, None, "fp8 per-tensor (online)", applies_to="all_linear")
     if family == "bitsandbytes":
-        notes.append("--quantization bitsandbytes on an unquantized checkpoint: 4-bit weights at load time")
+        notes.append("--quantization bitsandbytes on an unquantized checkpoint: 4-bit NF4 weights at load time" + tower)
         return BNB_IN_FLIGHT
     online_fp8 = ("" if quant_capability_error("fp8", gpu, version) else ", or use --quantization fp8 for online FP8")
     raise InputError("--quantization", f"{given} needs a checkpoint quantized with {given}, and {model.id} is not",

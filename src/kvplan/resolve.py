@@ -535,7 +535,10 @@ class QuantSpec:
 # quantize_4bit(weight, compress_statistics=True, quant_type="nf4") at its default blocksize of 64
 # (BitsAndBytesModelLoader._unquantized_generator: model_loader/loader.py 0.6.3-0.8.5, bitsandbytes_loader.py
 # 0.9.2-0.27.0): NF4 with double-quantized statistics, whatever the release
-BNB_IN_FLIGHT = QuantSpec("bitsandbytes", 4, 64, "bitsandbytes 4-bit nf4, double quant (quantized at load)", double_quant=True)
+# BitsAndBytesConfig quantizes every Linear layer built with the config, a Qwen vision tower's included
+# (qwen2_5_vl.py passes it on: _maybe_ignore_quant_config drops only GPTQ configs in 0.7.3; self.quant_config in 0.20.0)
+BNB_IN_FLIGHT = QuantSpec("bitsandbytes", 4, 64, "bitsandbytes 4-bit nf4, double quant (quantized at load)",
+                          applies_to="all_linear", double_quant=True)
 
 
 @dataclass(frozen=True)
@@ -1812,7 +1815,8 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
                          "unquantized are sized as quantized (kvplan applies skip lists to every layer)")
         scheme = (f"bitsandbytes 4-bit {qc.get('bnb_4bit_quant_type') or 'fp4'}{', double quant' if double else ''}"
                   if bits == 4 else "bitsandbytes 8-bit")
-        return QuantSpec("bitsandbytes", bits, 64 if bits == 4 else None, scheme, skip, double_quant=double)
+        return QuantSpec("bitsandbytes", bits, 64 if bits == 4 else None, scheme, skip, applies_to="all_linear",
+                         double_quant=double)
     if method == "gguf":  # read from a .gguf file (_from_gguf): the stored bytes per weight over its matrices
         return QuantSpec("gguf", float(qc.get("bits_per_weight") or 0), None, str(qc.get("scheme") or "gguf"), skip)
     notes.append(f"quantization method {method!r} is not modelled: weights need checkpoint metadata")

@@ -499,8 +499,12 @@ def _skip_rules(skip) -> tuple[frozenset, frozenset, frozenset]:
         return _skip_rules_of(skip)
 
 
+_VISION_MODULE_NAMES = frozenset({"visual", "vision_tower", "vision_model", "vpm"})  # a tower's module as skip lists name it
+
+
 def _names_component(c: Component, names: frozenset) -> bool:
-    return c.name in names or (c.name == "router" and "gate" in names) or (c.name in ("self_attn", "kv_proj") and "self_attn" in names)
+    return (c.name in names or (c.name == "router" and "gate" in names) or (c.name in ("self_attn", "kv_proj") and "self_attn" in names)
+            or (c.name == "vision" and not names.isdisjoint(_VISION_MODULE_NAMES)))
 
 
 def _skipped(c: Component, q: QuantSpec) -> bool:
