@@ -1805,7 +1805,7 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         double = bits == 4 and bool(qc.get("bnb_4bit_use_double_quant"))
         # modules left in the model dtype: llm_int8_skip_modules, matched per dotted component or prefix
         # (quantization/bitsandbytes.py is_layer_skipped_bnb, 0.7.3-0.27.0). kvplan's skip rules name components of
-        # every layer, so an entry for one layer (unsloth's dynamic checkpoints list 'model.layers.3.mlp' and the
+        # every layer, so an entry for one layer (a checkpoint may list 'model.layers.3.mlp' and the
         # like) is left out and said, not applied to every layer.
         listed = [str(m) for m in (qc.get("llm_int8_skip_modules") or ()) if m]
         one_layer = [m for m in listed if re.search(r"\.\d+(\.|$)", m)]
