@@ -22,7 +22,7 @@ from typing import Iterable
 
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
-from kvplan.resolve import (DTYPE_BYTES, GB, MAX_MEMORY_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit,
+from kvplan.resolve import (BNB_IN_FLIGHT, DTYPE_BYTES, GB, MAX_MEMORY_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit,
                             heads_per_rank)
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal,
                              as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, newer_than_read, quant_min_capability, quantization_methods, release_from, rules_for)
@@ -681,14 +681,14 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
             return q
         raise InputError("--quantization", f"the checkpoint is {q.method}-quantized ({q.scheme}), not {given}",
                          f"drop --quantization, or pass --quantization {q.method}")
+    tower = ("" if not model.is_multimodal else ", the vision tower's Linear layers included" if vision_linear_params(model)
+             else "; the vision tower is counted in the model dtype (kvplan converts only the Qwen towers' Linear layers)")
     if family == "fp8":
-        tower = ("" if not model.is_multimodal else ", the vision tower's Linear layers included" if vision_linear_params(model)
-                 else "; the vision tower is counted in the model dtype (kvplan converts only the Qwen towers' Linear layers)")
         notes.append("--quantization fp8 on an unquantized checkpoint: weights quantized to FP8 at load time" + tower)
         return QuantSpec("fp8", 8, None, "fp8 per-tensor (online)", applies_to="all_linear")
     if family == "bitsandbytes":
-        notes.append("--quantization bitsandbytes on an unquantized checkpoint: 4-bit weights at load time")
-        return QuantSpec("bitsandbytes", 4, 64, "bitsandbytes 4-bit (online)")
+        notes.append("--quantization bitsandbytes on an unquantized checkpoint: 4-bit NF4 weights at load time" + tower)
+        return BNB_IN_FLIGHT
     online_fp8 = ("" if quant_capability_error("fp8", gpu, version) else ", or use --quantization fp8 for online FP8")
     raise InputError("--quantization", f"{given} needs a checkpoint quantized with {given}, and {model.id} is not",
                      f"pick a {given.upper()} checkpoint of this model{online_fp8}")
@@ -1843,7 +1843,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                                       gpu_cc=gpu.cc, ep=ep, mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
                                       vision=not text_only, dp=resolved.data_parallel_size,
                                       mxfp4_hopper_backend=rules.mxfp4_hopper_backend,
-                                      mrope_cache_factor=rules.mrope_cache_factor)
+                                      mrope_cache_factor=rules.mrope_cache_factor,
+                                      bnb_nested_absmax=rules.bnb_nested_absmax,
+                                      bnb_experts=rules.bnb_quantizes_experts)
     if text_only:
         notes.append("text-only mode (--limit-mm-per-prompt 0 for every modality, or --language-model-only): vLLM loads no "
                      "vision tower and profiles no encoder pass")
@@ -2318,7 +2320,7 @@ def _simple_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     kv_dtype = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
     heads = heads_per_rank(model.num_kv_heads, tp)
     per_token = 2 * model.num_layers * heads * model.head_dim * kv_dtype
-    weights = model.weights_bytes // tp if model.quant is None or model.checkpoint else weights_per_rank(model, tp=tp, mrope_cache_factor=rules.mrope_cache_factor).bytes
+    weights = model.weights_bytes // tp if model.quant is None or model.checkpoint else weights_per_rank(model, tp=tp, mrope_cache_factor=rules.mrope_cache_factor, bnb_nested_absmax=rules.bnb_nested_absmax, bnb_experts=rules.bnb_quantizes_experts).bytes
     total_gb = gpu.total_bytes / GB
     budget = total_gb * args.gpu_memory_utilization * GB
     overhead = args.overhead_gb * GB

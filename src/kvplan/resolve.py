@@ -524,6 +524,21 @@ class QuantSpec:
     hf_quant_config_only: bool = False
     # block-wise FP8 (quantization_config weight_block_size): one float32 weight_scale_inv per block of the weight
     weight_block: tuple[int, int] | None = None
+    # bitsandbytes 4-bit with double quantization: each 64-value block's absmax is itself quantized to 8 bits, with a
+    # float32 absmax per 256 blocks (bnb_4bit_use_double_quant in a checkpoint's quantization_config; vLLM's own
+    # in-flight quantization always asks for it). What the loader keeps of it depends on the release
+    # (versions.py "bnb_nested_absmax"; weights.bytes_per_quantized_param).
+    double_quant: bool = False
+
+
+# --quantization bitsandbytes on an unquantized checkpoint: vLLM quantizes each Linear weight at load with bitsandbytes
+# quantize_4bit(weight, compress_statistics=True, quant_type="nf4") at its default blocksize of 64
+# (BitsAndBytesModelLoader._unquantized_generator: model_loader/loader.py 0.6.3-0.8.5, bitsandbytes_loader.py
+# 0.9.2-0.27.0): NF4 with double-quantized statistics, whatever the release
+# BitsAndBytesConfig quantizes every Linear layer built with the config, a Qwen vision tower's included
+# (qwen2_5_vl.py passes it on: _maybe_ignore_quant_config drops only GPTQ configs in 0.7.3; self.quant_config in 0.20.0)
+BNB_IN_FLIGHT = QuantSpec("bitsandbytes", 4, 64, "bitsandbytes 4-bit nf4, double quant (quantized at load)",
+                          applies_to="all_linear", double_quant=True)
 
 
 @dataclass(frozen=True)
@@ -1782,8 +1797,26 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
             return QuantSpec("compressed-tensors", 8, None, "fp8 (compressed-tensors)", skip, kv_cache_fp8=kv)
         return QuantSpec("compressed-tensors", bits, int(g) if g else None, f"int{bits} (compressed-tensors)", skip, kv_cache_fp8=kv)
     if method == "bitsandbytes":
-        bits = 4 if qc.get("load_in_4bit") or qc.get("bnb_4bit_quant_type") else 8
-        return QuantSpec("bitsandbytes", bits, 64 if bits == 4 else None, f"bitsandbytes {bits}-bit", skip)
+        # 8-bit only where load_in_8bit says so: vLLM's loader reads quant_config.get("load_in_8bit", False) and loads
+        # every other bitsandbytes checkpoint as 4-bit (model_loader/loader.py BitsAndBytesModelLoader._load_weights,
+        # 0.6.3-0.8.5; bitsandbytes_loader.py from 0.9). transformers writes bnb_4bit_quant_type into 8-bit configs
+        # too, so that key says nothing about the width.
+        bits = 8 if qc.get("load_in_8bit") else 4
+        double = bits == 4 and bool(qc.get("bnb_4bit_use_double_quant"))
+        # modules left in the model dtype: llm_int8_skip_modules, matched per dotted component or prefix
+        # (quantization/bitsandbytes.py is_layer_skipped_bnb, 0.7.3-0.27.0). kvplan's skip rules name components of
+        # every layer, so an entry for one layer (a checkpoint may list 'model.layers.3.mlp' and the
+        # like) is left out and said, not applied to every layer.
+        listed = [str(m) for m in (qc.get("llm_int8_skip_modules") or ()) if m]
+        one_layer = [m for m in listed if re.search(r"\.\d+(\.|$)", m)]
+        skip = skip + tuple(m for m in listed if m not in one_layer)
+        if one_layer:
+            notes.append(f"bitsandbytes: {len(one_layer)} module(s) of single layers that llm_int8_skip_modules keeps "
+                         "unquantized are sized as quantized (kvplan applies skip lists to every layer)")
+        scheme = (f"bitsandbytes 4-bit {qc.get('bnb_4bit_quant_type') or 'fp4'}{', double quant' if double else ''}"
+                  if bits == 4 else "bitsandbytes 8-bit")
+        return QuantSpec("bitsandbytes", bits, 64 if bits == 4 else None, scheme, skip, applies_to="all_linear",
+                         double_quant=double)
     if method == "gguf":  # read from a .gguf file (_from_gguf): the stored bytes per weight over its matrices
         return QuantSpec("gguf", float(qc.get("bits_per_weight") or 0), None, str(qc.get("scheme") or "gguf"), skip)
     notes.append(f"quantization method {method!r} is not modelled: weights need checkpoint metadata")

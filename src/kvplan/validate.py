@@ -24,7 +24,7 @@ from kvplan.inputs import existing_file, read_text
 from kvplan.logs import RECORD_ARG_NAMES, as_int
 from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, EngineArgs, Plan, accepted_tp_sizes, human_int,
                          parse_env, parse_max_model_len, plan)
-from kvplan.resolve import (GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
+from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
                             model_catalog, normalize, resolve_model)
 from kvplan.versions import NEWEST_KNOWN, OLDEST_READ, canonical_quant, parse_version, source_date, untagged_source_build
 from kvplan.weights import kv_dtype_bytes
@@ -102,7 +102,7 @@ _QUANT_FROM_FLAG = {
     "fbgemm_fp8": QuantSpec("fp8", 8, None, "fp8 (from --quantization)"),
     "experts_int8": QuantSpec("experts_int8", 8, None, "int8 experts, quantized at load (from --quantization)", applies_to="experts"),
     # quantized at load from an unquantized checkpoint, as `kvplan fit` plans the same flag (plan._resolve_quant)
-    "bitsandbytes": QuantSpec("bitsandbytes", 4, 64, "bitsandbytes 4-bit, quantized at load (from --quantization)"),
+    "bitsandbytes": BNB_IN_FLIGHT,
     "ptpc_fp8": QuantSpec("fp8", 8, None, "fp8 per token and channel, quantized at load (from --quantization)"),
 }
 _ONLINE_FP8 = QuantSpec("fp8", 8, None, "fp8 per-tensor, quantized at load with the vision tower (from --quantization; "
@@ -298,6 +298,20 @@ def quant_from_name(model_id: str) -> QuantSpec | None:
     return None
 
 
+def _bnb_from_name(model_id: str) -> QuantSpec | None:
+    """--quantization bitsandbytes for a record whose config is a stand-in without quantization_config, when the
+    checkpoint's name says it is pre-quantized: 8-bit where the name says so (only a pre-quantized checkpoint loads as
+    8-bit), else 4-bit NF4 with double-quantized statistics, as vLLM's in-flight quantization also produces
+    (resolve.BNB_IN_FLIGHT). None for a name that says neither: the unquantized checkpoint, quantized at load."""
+    name = model_id.lower()
+    if "8bit" in name or "int8" in name:
+        return QuantSpec("bitsandbytes", 8, None, "bitsandbytes 8-bit (from the checkpoint name)")
+    if "4bit" in name or "bnb" in name or "nf4" in name:
+        return replace(BNB_IN_FLIGHT, scheme="bitsandbytes 4-bit nf4, double quant (from the checkpoint name; vLLM's "
+                                             "in-flight quantization holds the same bytes)")
+    return None
+
+
 _EMBEDDING_NAME = re.compile(r"embed", re.IGNORECASE)
 
 
@@ -321,7 +335,9 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
     flag = canonical_quant(args.get("quantization") or "")  # an unset one ('none', 'null') clean_record dropped
     if flag and spec.quant is None:
         q = None
-        if flag in ("compressed-tensors", "bitsandbytes", "torchao"):  # a pre-quantized checkpoint's name says its scheme
+        if flag == "bitsandbytes":
+            q = _bnb_from_name(m.get("id") or "")
+        elif flag in ("compressed-tensors", "torchao"):  # a pre-quantized checkpoint's name says its scheme
             q = quant_from_name(m.get("id") or "")
             if q is not None:
                 q = replace(q, method=flag, scheme=q.scheme.replace("compressed-tensors", flag))

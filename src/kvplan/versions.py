@@ -340,6 +340,21 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # (layers/rotary_embedding.py, later rotary_embedding/mrope.py MRotaryEmbedding cache_max_position_num; read in
     # the 0.7.1, 0.7.2, 0.9.0.1, 0.19.0 and 0.27.1 wheels)
     "mrope_cache_factor": [((0, 0, 0), 1), ((0, 7, 2), 4)],
+    # What a bitsandbytes 4-bit weight's double-quantized statistics occupy once loaded. Both ways in are double
+    # quantized: a pre-quantized checkpoint that declares bnb_4bit_use_double_quant keeps its 8-bit absmax, float32
+    # nested absmax and offset (bitsandbytes QuantState.from_dict, called by BitsAndBytesModelLoader
+    # _quantized_4bit_generator), and vLLM's in-flight quantization calls bitsandbytes quantize_4bit(weight,
+    # compress_statistics=True, quant_type="nf4") at its default 64-value blocks (_unquantized_generator: model_loader/
+    # loader.py in the 0.6.3, 0.7.3 and 0.8.5 wheels, model_loader/bitsandbytes_loader.py in 0.9.2-0.27.0).
+    # "kept": held as loaded, 1 B per 64 weights plus 4 B per 256 blocks (read in 0.6.3, 0.7.3, 0.8.5, 0.9.2).
+    # "float32": from 0.10.0 BitsAndBytesModelLoader._dequantize_dq (called from _bind_quant_states_to_params for
+    # every 4-bit quant state) dequantizes them at load to one float32 absmax per 64 weights, 4 B per 64, "at the cost
+    # of increased memory usage" (read in 0.10.0, 0.10.1.1, 0.20.0, 0.27.0). The 0.28.0 wheel has no bitsandbytes.
+    "bnb_nested_absmax": [((0, 0, 0), "kept"), ((0, 10, 0), "float32")],
+    # Whether --quantization bitsandbytes quantizes MoE experts: BitsAndBytesConfig.get_quant_method returns a method
+    # for LinearBase layers only up to 0.9.2 (FusedMoE keeps the model dtype), BitsAndBytesMoEMethod for FusedMoE from
+    # 0.10.0 (layers/quantization/bitsandbytes.py; 4-bit in-flight only there)
+    "bnb_quantizes_experts": [((0, 0, 0), False), ((0, 10, 0), True)],
     "mm_video_padding": [((0, 0, 0), False), ((0, 11, 0), True), ((0, 13, 0), False)],
     "mm_pixels_held": [((0, 0, 0), True), ((0, 33, 0), False)],
     # The dummy (and real) pixel values reach the GPU in the model's dtype from 0.9.1: the HF processor's floating-point
@@ -418,6 +433,8 @@ class VersionRules:
     mrv2_architectures: tuple[str, ...]
     allocator_split_limit: bool
     mrope_cache_factor: int
+    bnb_nested_absmax: str
+    bnb_quantizes_experts: bool
     mm_video_padding: bool
     mm_pixels_held: bool
     mm_pixels_model_dtype: bool
@@ -906,6 +923,10 @@ QUANT_METHODS_READ: dict[V, tuple[str, ...]] = {
     (0, 10, 2): ("awq", "deepspeedfp", "tpu_int8", "fp8", "ptpc_fp8", "fbgemm_fp8", "modelopt", "modelopt_fp4", "bitblas", "gguf", "gptq_marlin_24", "gptq_marlin", "gptq_bitblas", "awq_marlin", "gptq", "compressed-tensors", "bitsandbytes", "hqq", "experts_int8", "ipex", "quark", "moe_wna16", "torchao", "auto-round", "rtn", "inc", "mxfp4", "petit_nvfp4"),
     (0, 11, 0): ("awq", "deepspeedfp", "tpu_int8", "fp8", "ptpc_fp8", "fbgemm_fp8", "modelopt", "modelopt_fp4", "bitblas", "gguf", "gptq_marlin_24", "gptq_marlin", "gptq_bitblas", "awq_marlin", "gptq", "compressed-tensors", "bitsandbytes", "hqq", "experts_int8", "ipex", "quark", "moe_wna16", "torchao", "auto-round", "rtn", "inc", "mxfp4", "petit_nvfp4"),
     (0, 12, 0): ("awq", "deepspeedfp", "tpu_int8", "fp8", "ptpc_fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "bitblas", "gguf", "gptq_marlin_24", "gptq_marlin", "gptq_bitblas", "awq_marlin", "gptq", "compressed-tensors", "bitsandbytes", "hqq", "experts_int8", "ipex", "quark", "moe_wna16", "torchao", "auto-round", "rtn", "inc", "mxfp4", "petit_nvfp4", "cpu_gptq", "cpu_awq"),
+    # 0.27.0 is the last release with bitsandbytes (its wheel has layers/quantization/bitsandbytes.py and
+    # model_loader/bitsandbytes_loader.py; the 0.28.0 wheel has neither, after RFC vllm#39583)
+    (0, 27, 0): ("awq", "auto_awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors", "bitsandbytes", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only", "nvfp4_per_token", "mxfp8"),
+    (0, 28, 0): ("awq", "auto_awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only", "nvfp4_per_token", "mxfp8"),
     (0, 33, 0): ("awq", "auto_awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only", "nvfp4_per_token", "mxfp8"),
 }
 

@@ -418,15 +418,33 @@ def _decoder_layers(spec: ModelSpec) -> list[tuple[str, ...]]:
     return out
 
 
-def bytes_per_quantized_param(q: QuantSpec) -> float:
-    """Bytes one quantized linear weight takes, scales and zero points included (section 5)."""
+def bnb_statistics_bytes(q: QuantSpec, nested_absmax: str = "float32") -> float:
+    """Bytes per weight that a bitsandbytes 4-bit weight's statistics hold once vLLM has loaded it.
+
+    The weight itself is two 4-bit values per uint8 (BitsAndBytesLinearMethod create_weights: total_size //
+    quant_ratio bytes, quant_ratio 2 for a 16-bit params_dtype; layers/quantization/bitsandbytes.py 0.6.3-0.27.0).
+    One absmax per `group_size` (64) weights: float32 without double quantization; with it (q.double_quant) an 8-bit
+    absmax plus a float32 nested absmax per 256 blocks while vLLM keeps them as loaded (`nested_absmax` "kept", before
+    0.10.0), a float32 absmax again once vLLM dequantizes them at load ("float32", from 0.10.0; versions.py
+    "bnb_nested_absmax"). The 16-value code tables, offsets and the nested 256-value code add under 2 KiB per
+    matrix and are left out."""
+    block = q.group_size or 64
+    if q.double_quant and nested_absmax == "kept":
+        return 1 / block + 4 / (block * 256)
+    return 4 / block
+
+
+def bytes_per_quantized_param(q: QuantSpec, bnb_nested_absmax: str = "float32") -> float:
+    """Bytes one quantized linear weight takes, scales and zero points included (section 5). `bnb_nested_absmax`:
+    the release's handling of bitsandbytes' double-quantized statistics (bnb_statistics_bytes)."""
     g = q.group_size
     if q.scheme.startswith("nvfp4"):
         return 0.5 + 1 / 16                          # fp8 scale per 16 values
     if q.method == "mxfp4":
         return 0.5 + 1 / 32                          # e8m0 scale per 32 values
     if q.method == "bitsandbytes":
-        return 0.5 + 4 / 64 if q.bits == 4 else 1.0  # fp32 absmax per 64 values [U]
+        # 8-bit: int8 weights (Int8Params) and a float32 SCB per output row, under 0.1 % of the weight
+        return 0.5 + bnb_statistics_bytes(q, bnb_nested_absmax) if q.bits == 4 else 1.0
     if q.bits == 8 and (q.method in ("fp8", "modelopt") or "fp8" in q.scheme):
         if q.weight_block:
             # Fp8LinearMethod / Fp8MoEMethod create_weights: weight_scale_inv of ceil(out / n) x ceil(in / k) float32 per
@@ -481,8 +499,12 @@ def _skip_rules(skip) -> tuple[frozenset, frozenset, frozenset]:
         return _skip_rules_of(skip)
 
 
+_VISION_MODULE_NAMES = frozenset({"visual", "vision_tower", "vision_model", "vpm"})  # a tower's module as skip lists name it
+
+
 def _names_component(c: Component, names: frozenset) -> bool:
-    return c.name in names or (c.name == "router" and "gate" in names) or (c.name in ("self_attn", "kv_proj") and "self_attn" in names)
+    return (c.name in names or (c.name == "router" and "gate" in names) or (c.name in ("self_attn", "kv_proj") and "self_attn" in names)
+            or (c.name == "vision" and not names.isdisjoint(_VISION_MODULE_NAMES)))
 
 
 def _skipped(c: Component, q: QuantSpec) -> bool:
@@ -573,9 +595,11 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
     return out
 
 
-def _param_bytes_rule(quant: QuantSpec | None, db: int):
+def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str = "kept", bnb_experts: bool = True):
     """Bytes per parameter of a component as stored and loaded: its own dtype where the count fixes one, the
-    checkpoint's per-module precision where it lists them, the quantized width where the quantization applies."""
+    checkpoint's per-module precision where it lists them, the quantized width where the quantization applies.
+    `bnb_nested_absmax` "kept" sizes bitsandbytes statistics as a checkpoint stores them; `bnb_experts` False keeps
+    MoE experts in the model dtype under bitsandbytes (releases before 0.10.0, versions.py "bnb_quantizes_experts")."""
     mixed = dict(quant.module_bytes) if quant is not None else {}
 
     def bytes_per_param(c: Component) -> float:
@@ -584,8 +608,10 @@ def _param_bytes_rule(quant: QuantSpec | None, db: int):
         if mixed:  # per-module precision from the checkpoint; modules it does not list stay unquantized
             return mixed.get(c.name, db)
         converted = c.quantizable or (c.kind == "vision_linear" and quant is not None and quant.applies_to == "all_linear")
+        if quant is not None and quant.method == "bitsandbytes" and c.kind == "experts" and not bnb_experts:
+            converted = False
         if quant is not None and converted and not _skipped(c, quant):
-            return bytes_per_quantized_param(quant)  # a method it cannot size (no bits) raises
+            return bytes_per_quantized_param(quant, bnb_nested_absmax)  # a method it cannot size (no bits) raises
         return db
 
     return bytes_per_param
@@ -602,8 +628,13 @@ def stored_bytes(spec: ModelSpec) -> int:
 def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantSpec | None = None,
                      dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None, ep: int = 1,
                      mtp: bool = False, gpu_vendor: str = "NVIDIA", vision: bool = True, dp: int = 1,
-                     mxfp4_hopper_backend: str = "triton", mrope_cache_factor: int = 4) -> RankWeights:
+                     mxfp4_hopper_backend: str = "triton", mrope_cache_factor: int = 4,
+                     bnb_nested_absmax: str = "float32", bnb_experts: bool = True) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
+
+    `bnb_nested_absmax`, `bnb_experts`: the release's bitsandbytes loading (versions.py "bnb_nested_absmax",
+    "bnb_quantizes_experts"); a pre-quantized checkpoint's exact bytes are what its files store, so the statistics
+    vLLM widens at load are added to them.
 
     `dp`: data-parallel engines. Without expert parallelism vLLM shards a MoE model's experts over all TP x DP ranks
     (fused_moe FusedMoEParallelConfig flatten_tp_across_dp; layer.py "self.tp_size * self.dp_size" from 0.8), so each
@@ -645,7 +676,11 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
 
     unsized = quant is not None and not quant.bits and not quant.module_bytes  # a method kvplan does not model
     # exact checkpoint bytes are spread as the unquantized count spreads them; without them nothing sizes the weights
-    bytes_per_param = _param_bytes_rule(None if unsized and spec.checkpoint is not None else quant, db)
+    bytes_per_param = _param_bytes_rule(None if unsized and spec.checkpoint is not None else quant, db,
+                                        bnb_nested_absmax, bnb_experts)
+    # a double-quantized bitsandbytes checkpoint stores 8-bit statistics that vLLM 0.10+ holds as float32
+    widened = quant is not None and quant.method == "bitsandbytes" and quant.double_quant and bnb_nested_absmax != "kept"
+    as_stored = _param_bytes_rule(quant, db, "kept", bnb_experts) if widened else bytes_per_param
 
     def params_on_rank(c: Component) -> float:
         if c.kind == "experts":
@@ -660,8 +695,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
             return c.params * kv_rank / max(spec.num_kv_heads, 1)
         return c.params
 
-    def bytes_of(c: Component, on_rank: bool) -> float:
-        return (params_on_rank(c) if on_rank else c.params) * bytes_per_param(c)
+    def bytes_of(c: Component, on_rank: bool, rule=bytes_per_param) -> float:
+        return (params_on_rank(c) if on_rank else c.params) * rule(c)
 
     def use_of(c: Component) -> str:
         if c.kind == "experts":
@@ -674,9 +709,11 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     drafter = mtp_components(spec, count) if mtp else []
     drafter_rank = sum(bytes_of(c, True) for c in drafter)
     stage_bytes = []
+    stage_widened: list[float] = []  # per stage: what loading adds to the stored bytes (bitsandbytes statistics)
     stage_uses: list[dict[str, float]] = []
     for s, (lo, hi) in enumerate(stages):
         total = 0.0
+        widen = 0.0
         uses: dict[str, float] = {}
         for c in count.components:
             if c.layer is None:
@@ -690,7 +727,10 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                 continue
             total += bytes_of(c, True)
             uses[use_of(c)] = uses.get(use_of(c), 0.0) + bytes_of(c, True)
+            if widened:
+                widen += bytes_of(c, True) - bytes_of(c, True, as_stored)
         stage_bytes.append(total)
+        stage_widened.append(widen)
         stage_uses.append(uses)
     counted_total = sum(bytes_of(c, False) for c in count.components)
     notes += list(count.notes)
@@ -700,9 +740,18 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         if spec.is_pooling and spec.checkpoint.lm_head_bytes:
             ckpt_bytes -= spec.checkpoint.lm_head_bytes  # skipped at load by the pooling adapter
             notes.append(f"pooling model: the checkpoint's lm_head ({spec.checkpoint.lm_head_bytes / 1024 ** 3:.2f} GiB) is not loaded")
-        scale = ckpt_bytes / counted_total
-        stage_bytes = [b * scale for b in stage_bytes]
-        stage_uses = [{k: v * scale for k, v in u.items()} for u in stage_uses]
+        if widened:  # the files hold the stored statistics: scale those, then add what loading widens
+            stored_total = sum(bytes_of(c, False, as_stored) for c in count.components)
+            scale = ckpt_bytes / stored_total
+            loaded = [(b - w) * scale + w for b, w in zip(stage_bytes, stage_widened)]
+            stage_uses = [{k: v * (n / b if b else 1.0) for k, v in u.items()} for u, b, n in zip(stage_uses, stage_bytes, loaded)]
+            stage_bytes = loaded
+            notes.append(f"bitsandbytes double-quantized statistics dequantized to float32 at load: "
+                         f"+{max(stage_widened) / 1024 ** 3:.2f} GiB over the checkpoint's bytes per rank")
+        else:
+            scale = ckpt_bytes / counted_total
+            stage_bytes = [b * scale for b in stage_bytes]
+            stage_uses = [{k: v * scale for k, v in u.items()} for u in stage_uses]
         if drafter:
             if spec.checkpoint.mtp_bytes:  # the checkpoint's own MTP tensors, split like a decoder layer
                 drafter_rank = spec.checkpoint.mtp_bytes * drafter_rank / sum(bytes_of(c, False) for c in drafter)
@@ -720,7 +769,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     counted_rank = max(stage_bytes)
     how = "counted from the architecture"
     if quant is not None and quant.bits:
-        how += f" with {quant.scheme} weights ({bytes_per_quantized_param(quant):.4g} B per quantized weight)"
+        how += (f" with {quant.scheme} weights ({bytes_per_quantized_param(quant, bnb_nested_absmax):.4g} B per "
+                "quantized weight)")
     return RankWeights(int(round(counted_rank)) + rotary, exact=False, method=f"estimate: {how}",
                        rotary_bytes=rotary, notes=tuple(notes), by_use=_busiest_uses(stage_bytes, stage_uses))
 

@@ -1,0 +1,124 @@
+"""bitsandbytes weight bytes by vLLM release: what the loader keeps of double-quantized statistics, which layers it
+quantizes, and how a checkpoint's quantization_config is read (versions.py "bnb_nested_absmax",
+"bnb_quantizes_experts"; weights.bnb_statistics_bytes)."""
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import kvplan
+from kvplan.resolve import BNB_IN_FLIGHT, CheckpointWeights, normalize, resolve_model
+from kvplan.versions import rules_for
+from kvplan.weights import bnb_statistics_bytes, bytes_per_quantized_param, count_weights, weights_per_rank
+
+GIB = 1024 ** 3
+RECORDS = Path(__file__).parent / "data" / "extra_records.jsonl"
+BNB_RECORD = "qwen2.5-7b-instruct-bnb4-rtx4060-u070-l4k"
+
+# a 4-bit checkpoint's quantization_config as transformers' BitsAndBytesConfig.to_dict writes it
+BNB4_QC = {"quant_method": "bitsandbytes", "load_in_4bit": True, "load_in_8bit": False, "bnb_4bit_quant_type": "nf4",
+           "bnb_4bit_use_double_quant": True, "bnb_4bit_compute_dtype": "bfloat16", "bnb_4bit_quant_storage": "uint8",
+           "llm_int8_skip_modules": None, "llm_int8_threshold": 6.0}
+
+
+def _qwen25_7b(qc: dict | None = None):
+    rec = next(json.loads(line) for line in RECORDS.open() if BNB_RECORD in line)
+    config = dict(rec["model"]["config"], **({"quantization_config": qc} if qc else {}))
+    return rec, normalize(config, model_id="unsloth/Qwen2.5-7B-Instruct-bnb-4bit", source="test")
+
+
+def test_the_release_decides_what_double_quantized_statistics_hold():
+    assert rules_for("0.6.3").bnb_nested_absmax == rules_for("0.9.2").bnb_nested_absmax == "kept"
+    assert rules_for("0.10.0").bnb_nested_absmax == rules_for("0.27.0").bnb_nested_absmax == "float32"
+    assert not rules_for("0.9.2").bnb_quantizes_experts and rules_for("0.10.0").bnb_quantizes_experts
+    # 8-bit absmax per 64 weights + float32 per 256 blocks, kept; float32 per 64 once dequantized at load
+    assert bnb_statistics_bytes(BNB_IN_FLIGHT, "kept") == 1 / 64 + 4 / (64 * 256)
+    assert bnb_statistics_bytes(BNB_IN_FLIGHT, "float32") == 4 / 64
+    single = replace(BNB_IN_FLIGHT, double_quant=False)  # a checkpoint without double quant: float32 either way
+    assert bnb_statistics_bytes(single, "kept") == bnb_statistics_bytes(single, "float32") == 4 / 64
+    assert bytes_per_quantized_param(BNB_IN_FLIGHT, "kept") == pytest.approx(0.515869, abs=1e-6)
+
+
+def test_a_checkpoint_config_says_width_and_double_quant():
+    _, spec = _qwen25_7b(BNB4_QC)
+    assert (spec.quant.method, spec.quant.bits, spec.quant.group_size, spec.quant.double_quant) == ("bitsandbytes", 4, 64, True)
+    _, plain = _qwen25_7b(dict(BNB4_QC, bnb_4bit_use_double_quant=False))
+    assert not plain.quant.double_quant
+    # transformers writes bnb_4bit_quant_type into 8-bit configs too: vLLM reads load_in_8bit alone
+    _, eight = _qwen25_7b(dict(BNB4_QC, load_in_4bit=False, load_in_8bit=True, bnb_4bit_quant_type="fp4"))
+    assert eight.quant.bits == 8 and not eight.quant.double_quant
+    # llm_int8_skip_modules keeps modules in the model dtype; an entry for one layer is said, not applied to all
+    _, skipped = _qwen25_7b(dict(BNB4_QC, llm_int8_skip_modules=["lm_head", "model.layers.3.mlp"]))
+    assert skipped.quant.skip == ("lm_head",)
+    assert any("single layers" in n for n in skipped.notes)
+
+
+def test_same_checkpoint_two_releases_two_logged_weights():
+    """unsloth/Qwen2.5-7B-Instruct-bnb-4bit logged 'Model loading took 5.46 GiB' on vLLM 0.16.0
+    (github.com/AdhyyanNarang/memory_harm vllm.log, 2026-03-04); a local copy of a Qwen2.5-7B-Instruct bnb-4bit
+    checkpoint 'Loading model weights took 5.2032 GB' on 0.7.3.dev233 (vLLM issue #13882). Before 0.10 the 8-bit
+    statistics stay as loaded; from 0.10 they are float32: 0.28 GiB more for 6.5B quantized weights."""
+    rec, spec = _qwen25_7b(BNB4_QC)
+    new = kvplan.fit(spec, "L4", vllm_version="0.16.0", fixes=False).weights_bytes / GIB
+    old = kvplan.fit(spec, "L4", vllm_version="0.7.3", fixes=False).weights_bytes / GIB
+    assert round(new, 2) == 5.46
+    assert old == pytest.approx(rec["observed"]["weights_gib"], rel=0.01)
+    linear = sum(c.params for c in count_weights(spec).components if c.quantizable)
+    assert (new - old) * GIB == pytest.approx(linear * (4 / 64 - 1 / 64 - 4 / (64 * 256)), rel=1e-6)
+
+
+def test_the_stand_in_record_is_sized_as_in_flight_double_quant():
+    from kvplan.validate import predict_record
+
+    rec = next(json.loads(line) for line in RECORDS.open() if BNB_RECORD in line)
+    p, notes = predict_record(rec)
+    assert p.weights_bytes / GIB == pytest.approx(rec["observed"]["weights_gib"], rel=0.01)
+    assert any("double quant" in n for n in notes)
+
+
+def test_a_prequantized_checkpoints_bytes_widen_at_load_from_0_10():
+    """Exact checkpoint bytes are what the files store (8-bit statistics): 0.10+ adds the float32 widening."""
+    _, spec = _qwen25_7b(BNB4_QC)
+    stored = int(round(sum(c.params * (bytes_per_quantized_param(spec.quant, "kept") if c.quantizable else 2)
+                           for c in count_weights(spec).components)))
+    spec = replace(spec, checkpoint=CheckpointWeights((("total", stored),), source="test"))
+    kept = weights_per_rank(spec, bnb_nested_absmax="kept")
+    widened = weights_per_rank(spec, bnb_nested_absmax="float32")
+    linear = sum(c.params for c in count_weights(spec).components if c.quantizable)
+    assert kept.bytes == pytest.approx(stored + kept.rotary_bytes, abs=2)
+    assert widened.bytes - kept.bytes == pytest.approx(linear * (3 / 64 - 4 / (64 * 256)), abs=2)
+    assert any("dequantized to float32" in n for n in widened.notes)
+
+
+def test_moe_experts_stay_in_the_model_dtype_before_0_10():
+    m = resolve_model("Qwen/Qwen3-30B-A3B")
+    before = kvplan.fit(m, "H100", quantization="bitsandbytes", vllm_version="0.9.2", fixes=False).weights_bytes
+    after = kvplan.fit(m, "H100", quantization="bitsandbytes", vllm_version="0.10.0", fixes=False).weights_bytes
+    comps = count_weights(m).components
+    experts = sum(c.params for c in comps if c.kind == "experts")
+    dense = sum(c.params for c in comps if c.quantizable and c.kind != "experts")
+    kept, widened = 0.5 + 1 / 64 + 4 / (64 * 256), 0.5 + 4 / 64
+    assert before - after == pytest.approx(experts * (2 - widened) + dense * (kept - widened), rel=1e-6)
+
+
+def test_bitsandbytes_is_gone_from_0_28():
+    from kvplan.errors import InputError
+
+    kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "L4", quantization="bitsandbytes", vllm_version="0.27.0", fixes=False)
+    with pytest.raises(InputError, match="unknown quantization method 'bitsandbytes' for vLLM 0.28.0"):
+        kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "L4", quantization="bitsandbytes", vllm_version="0.28.0", fixes=False)
+
+
+def test_a_qwen_vision_towers_linear_layers_are_quantized_unless_the_checkpoint_skips_them():
+    from kvplan.weights import vision_linear_params
+
+    m = resolve_model("Qwen/Qwen3-VL-2B-Instruct")
+    tower = vision_linear_params(m)
+    assert tower > 0
+    linear_only = weights_per_rank(m, quant=replace(BNB_IN_FLIGHT, applies_to="linear")).bytes
+    assert linear_only - weights_per_rank(m, quant=BNB_IN_FLIGHT).bytes == pytest.approx(tower * (2 - 0.5625), abs=2)
+    skipped = replace(BNB_IN_FLIGHT, skip=("visual",))
+    assert weights_per_rank(m, quant=skipped).bytes == linear_only
+    p = kvplan.fit(m, "L4", quantization="bitsandbytes", vllm_version="0.16.0", fixes=False)
+    assert any("vision tower's Linear layers included" in n for n in p.assumptions)
