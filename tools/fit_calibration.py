@@ -58,8 +58,12 @@ def rows(records):
             implied -= p.cudagraph_bytes if cg else 0
             cg = False
         # a startup whose sampler ran FlashInfer's top-k/top-p kernel (VLLM_USE_FLASHINFER_SAMPLER=1, the record's
-        # logged line) keeps that kernel's term from the code, not the era's fitted PyTorch-native one
-        a_s_kernel = sampler_bytes_per_logit(coefficients_for(p.era), p.rules) if p.rules.flashinfer_sampler == "on" else None
+        # logged line) keeps that kernel's term from the code, not the era's fitted PyTorch-native one; a 0.17 startup
+        # (Triton top-k/top-p in place, versions.py topk_topp_triton) keeps the term fitted on 0.18-0.19, which run the
+        # same sampler code, not the 0.11-0.16 sort's
+        c = coefficients_for(p.era)
+        kernel = p.rules.flashinfer_sampler == "on" or (p.rules.topk_topp_triton and c.a_sampler_triton is not None)
+        a_s_kernel = sampler_bytes_per_logit(c, p.rules, f.s) if kernel else None
         out.append({"id": rec["id"], "era": p.era, "implied": implied, "requested": p.requested_bytes, "f": f,
                     "nccl": p.rules.nccl_charged, "cg": cg, "why_not_fitted": _not_fitted(rec, p), "a_s_kernel": a_s_kernel})
     return out
