@@ -151,7 +151,10 @@ PEAK_FILES = ("shared/data/vllm_logs/calibration.jsonl", "main/tests/data/extra_
 ROOT = Path(__file__).resolve().parents[2]  # the folder holding shared/ and this checkout
 # V1's sampler and its dummy run are the same code from 0.8 to 0.17 (the 0.10.2 and 0.14.1 startups log the same
 # bytes per logit), so those two groups share one sampler coefficient; 0.18 changed the profiled sampler path.
-SAMPLER_POOL = {"V1 <= 0.10": "V1 0.8-0.17", "V1 0.11-0.17": "V1 0.8-0.17"}
+SAMPLER_POOL = {"V1 <= 0.10": "V1 0.8-0.16", "V1 0.11-0.17": "V1 0.8-0.16"}
+# 0.17 masks top-k/top-p with the Triton kernel of 0.18-0.19 (versions.py topk_topp_triton), not the sort of 0.8-0.16:
+# a 0.17 startup that logs its sampler peak joins the 0.18-0.19 pool
+TRITON_SAMPLER_POOL = "V1 0.18-0.19"
 
 
 def _logging(root: Path, field: str, keep=None):
@@ -180,6 +183,7 @@ def _profile_peak_alone(rec: dict) -> bool:
 
 def sampler_peaks(root: Path) -> dict[str, list[tuple[str, float]]]:
     """{era group: [(record id, logged peak / (S x V_pad)), ...]} over the records whose logged peak is the sampler's."""
+    from kvplan.calibration import coefficients_for
     from kvplan.plan import computed_profile_terms, measured_terms
 
     out: dict[str, list[tuple[str, float]]] = {}
@@ -188,7 +192,9 @@ def sampler_peaks(root: Path) -> dict[str, list[tuple[str, float]]]:
             continue
         text = measured_terms(p.model, p.gpu, p.args, p.rules)["activation_peak"][0]
         extra = sum(x for _, x, _ in computed_profile_terms(p.model, p.gpu, p.args, p.rules, text))
-        out.setdefault(SAMPLER_POOL.get(group, group), []).append((rid, (peak * GIB - extra) / f.sampler_elements))
+        triton_in_sort_era = p.rules.topk_topp_triton and coefficients_for(p.era).a_sampler_triton is not None
+        pool = TRITON_SAMPLER_POOL if triton_in_sort_era else SAMPLER_POOL.get(group, group)
+        out.setdefault(pool, []).append((rid, (peak * GIB - extra) / f.sampler_elements))
     return out
 
 
