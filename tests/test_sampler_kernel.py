@@ -186,3 +186,34 @@ def test_the_fit_reads_no_sampler_peak_from_a_summary_that_adds_the_cuda_graph_e
     older = [r for r in recs.values() if r["observed"].get("activation_peak_gib") is not None
              and r["observed"].get("non_torch_gib") is not None]
     assert older and all(tool._profile_peak_alone(r) for r in older)
+
+
+def test_0_17_masks_top_k_top_p_with_the_triton_kernel_and_charges_its_term():
+    # the Triton top-k/top-p kernel is in the 0.17.0 wheel and not in 0.16.0's (versions.py topk_topp_triton): a
+    # 256-sequence profile on an A100 charges the sort's 38.5 B per logit in 0.16 and the 0.18-0.19 term in 0.17
+    assert not rules_for("0.16.0").topk_topp_triton and rules_for("0.17.0").topk_topp_triton
+    model, gpu = "Qwen/Qwen2.5-3B-Instruct", "A100-80GB"
+    sort = kvplan.fit(model, gpu, vllm_version="0.16.0", max_model_len=32768)
+    triton = kvplan.fit(model, gpu, vllm_version="0.17.1", max_model_len=32768)
+    c = coefficients_for(triton.rules.era)
+    assert c is coefficients_for(sort.rules.era) and c.a_sampler_triton == coefficients_for("V1-d").a_sampler < c.a_sampler
+    f = term_features(triton.model, triton.gpu, triton.args, triton.rules)
+    assert f.s == 256
+    assert sort.activation_peak_bytes == pytest.approx(c.a_sampler * f.sampler_elements, abs=1)
+    assert triton.activation_peak_bytes == pytest.approx(c.a_sampler_triton * f.sampler_elements, abs=1)
+    assert "Triton top-k/top-p" in _peak(triton).formula and "Triton" not in _peak(sort).formula
+    # fewer than 8 rows are still sorted; FlashInfer's kernel, where asked for, replaces both
+    few = kvplan.fit(model, gpu, vllm_version="0.17.1", max_model_len=32768, max_num_seqs=4,
+                     max_num_batched_tokens=4)
+    assert "Triton" not in _peak(few).formula
+    flash = kvplan.fit(model, gpu, vllm_version="0.17.1", max_model_len=32768, env=["VLLM_USE_FLASHINFER_SAMPLER=1"])
+    assert flash.activation_peak_bytes == pytest.approx(c.a_sampler_flashinfer * f.sampler_elements, abs=1)
+
+
+def test_the_0_17_startups_sampling_256_sequences_are_planned_within_their_logged_pools():
+    # the two 0.17.1 A100 startups of extra_records.jsonl were 0.76 and 0.89 GiB short charged the sort's term
+    for rid in ("llama-3.1-8b-instruct-a100-80-u090-tp1-l32k", "qwen2.5-3b-distill-a100-80-udef-tp1-l32k"):
+        rec = next(r for r in _data_records("extra_records.jsonl") if r["id"] == rid)
+        p, _ = predict_record(rec)
+        assert p.rules.topk_topp_triton
+        assert abs(p.kv_cache_bytes / 1024 ** 3 - rec["observed"]["kv_cache_gib"]) < 0.2

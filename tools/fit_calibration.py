@@ -62,8 +62,12 @@ def rows(records):
             implied -= p.cudagraph_bytes if cg else 0
             cg = False
         # a startup whose sampler ran FlashInfer's top-k/top-p kernel (VLLM_USE_FLASHINFER_SAMPLER=1, the record's
-        # logged line) keeps that kernel's term from the code, not the era's fitted PyTorch-native one
-        a_s_kernel = sampler_bytes_per_logit(coefficients_for(p.era), p.rules) if p.rules.flashinfer_sampler == "on" else None
+        # logged line) keeps that kernel's term from the code, not the era's fitted PyTorch-native one; a 0.17 startup
+        # (Triton top-k/top-p in place, versions.py topk_topp_triton) keeps the term fitted on 0.18-0.19, which run the
+        # same sampler code, not the 0.11-0.16 sort's
+        c = coefficients_for(p.era)
+        kernel = p.rules.flashinfer_sampler == "on" or (p.rules.topk_topp_triton and c.a_sampler_triton is not None)
+        a_s_kernel = sampler_bytes_per_logit(c, p.rules, f.s) if kernel else None
         out.append({"id": rec["id"], "era": p.era, "implied": implied, "requested": p.requested_bytes, "f": f,
                     "nccl": p.rules.nccl_charged, "cg": cg, "why_not_fitted": _not_fitted(rec, p), "a_s_kernel": a_s_kernel})
     return out
@@ -149,9 +153,9 @@ def fit_group(rs, a_s_fixed=None, n_c_fixed=None, n_int_fixed=None):
 # tests/data/extra_records.jsonl (every record with its source), per era group.
 PEAK_FILES = ("shared/data/vllm_logs/calibration.jsonl", "main/tests/data/extra_records.jsonl")
 ROOT = Path(__file__).resolve().parents[2]  # the folder holding shared/ and this checkout
-# V1's sampler and its dummy run are the same code from 0.8 to 0.17 (the 0.10.2 and 0.14.1 startups log the same
-# bytes per logit), so those two groups share one sampler coefficient; 0.18 changed the profiled sampler path.
-SAMPLER_POOL = {"V1 <= 0.10": "V1 0.8-0.17", "V1 0.11-0.17": "V1 0.8-0.17"}
+# V1's sampler and its dummy run are the same code from 0.8 to 0.16 (the 0.10.2 and 0.14.1 startups log the same
+# bytes per logit), so those two groups share one sampler coefficient; 0.17 changed the profiled sampler path.
+SAMPLER_POOL = {"V1 <= 0.10": "V1 0.8-0.16", "V1 0.11-0.17": "V1 0.8-0.16"}
 # V0's sampler is one code path from 0.6.4 to 0.8.2 (model_executor/layers/sampler.py Sampler.forward and
 # _apply_top_k_top_p, identical in the 0.6.4.post1, 0.6.6.post1, 0.7.1, 0.7.3 and 0.8.2 wheels but for the penalties'
 # helper, which the profile run does not call), and its dummy run sets top_p 0.99 and top_k vocabulary - 1 for each of
@@ -160,6 +164,9 @@ SAMPLER_POOL.update({"V0 >= 0.6.5": "V0", "V0 <= 0.6.4": "V0"})
 # V0's measured terms are read from the calibration file alone, so that no record of tests/data/extra_records.jsonl
 # leaves the out-of-sample set for them.
 V0_FILES = PEAK_FILES[:1]
+# 0.17 masks top-k/top-p with the Triton kernel of 0.18-0.19 (versions.py topk_topp_triton), not the sort of 0.8-0.16:
+# a 0.17 startup that logs its sampler peak joins the 0.18-0.19 pool
+TRITON_SAMPLER_POOL = "V1 0.18-0.19"
 
 
 def _logging(root: Path, field: str, keep=None):
@@ -193,6 +200,7 @@ def sampler_peaks(root: Path) -> dict[str, list[tuple[str, float]]]:
     V0 startups on more than one rank are left out: V0 samples on the driver worker only (worker/model_runner.py
     execute_model returns before the sampler on the others, and LogitsProcessor._get_logits gathers the logits to
     rank 0 only, 0.7.1), and a quoted profile line may be any rank's."""
+    from kvplan.calibration import coefficients_for
     from kvplan.plan import computed_profile_terms, measured_terms
 
     out: dict[str, list[tuple[str, float]]] = {}
@@ -201,7 +209,9 @@ def sampler_peaks(root: Path) -> dict[str, list[tuple[str, float]]]:
             continue
         text = measured_terms(p.model, p.gpu, p.args, p.rules)["activation_peak"][0]
         extra = sum(x for _, x, _ in computed_profile_terms(p.model, p.gpu, p.args, p.rules, text))
-        out.setdefault(SAMPLER_POOL.get(group, group), []).append((rid, (peak * GIB - extra) / f.sampler_elements))
+        triton_in_sort_era = p.rules.topk_topp_triton and coefficients_for(p.era).a_sampler_triton is not None
+        pool = TRITON_SAMPLER_POOL if triton_in_sort_era else SAMPLER_POOL.get(group, group)
+        out.setdefault(pool, []).append((rid, (peak * GIB - extra) / f.sampler_elements))
     return out
 
 

@@ -47,6 +47,9 @@ class TermCoefficients:
     # bytes per logit element where the sampler runs FlashInfer's top-k/top-p kernel (versions.py flashinfer_sampler);
     # None: the era's a_sampler whichever kernel runs
     a_sampler_flashinfer: float | None = None
+    # bytes per logit where the sampler masks top-k/top-p with vLLM's in-place Triton kernel (versions.py
+    # topk_topp_triton, from 0.17.0) in an era whose a_sampler was measured on the sort path; None: the era's a_sampler
+    a_sampler_triton: float | None = None
 
 
 MIB = 1024 ** 2
@@ -58,11 +61,11 @@ _G_CONST, _G_PER = 0.25 * GIB, 0.00028 * GIB
 
 def _fitted(a_sampler: float, n_const_gib: float, n_tp_gib: float, records: str, n_integrated_gib: float = 0.0,
             n_nvls_gib: float = 0.0, n_nvlink_tp_gib: float = 0.0,
-            a_sampler_flashinfer: float | None = None) -> TermCoefficients:
+            a_sampler_flashinfer: float | None = None, a_sampler_triton: float | None = None) -> TermCoefficients:
     return TermCoefficients(a_forward=1.0, a_moe=1.0, a_sampler=a_sampler, a_const=0.0, n_const=n_const_gib * GIB,
                             n_tp=n_tp_gib * GIB, g_const=_G_CONST, g_per_layer_size=_G_PER, n_integrated=n_integrated_gib * GIB,
                             n_nvls=n_nvls_gib * GIB, n_nvlink_tp=n_nvlink_tp_gib * GIB,
-                            a_sampler_flashinfer=a_sampler_flashinfer, source=f"fitted by tools/fit_calibration.py on {records}")
+                            a_sampler_flashinfer=a_sampler_flashinfer, a_sampler_triton=a_sampler_triton, source=f"fitted by tools/fit_calibration.py on {records}")
 
 
 # Fitted by tools/fit_calibration.py on shared/data/vllm_logs/calibration.jsonl (the script prints every record's
@@ -161,13 +164,20 @@ for _era in ("V1-a", "V1-b"):
     COEFFICIENTS[_era] = _fitted(_V1_SAMPLER_B, 0.02, 0.0, "14 V1 records of vLLM 0.8-0.10", n_nvls_gib=_NVLS_GIB,
                                  n_integrated_gib=_INTEGRATED_BEFORE_0_20_GIB, n_nvlink_tp_gib=_NVLINK_TP_GIB,
                                  a_sampler_flashinfer=_V1_SAMPLER_FLASHINFER_B)
+# The sampler on vLLM's in-place Triton top-k/top-p kernel (0.17.0 on, versions.py topk_topp_triton): 16 bytes per logit,
+# the term fitted on the 0.18-0.19 startups below, whose sampler code is that of 0.17.0 (v1/sample and
+# gpu_model_runner.py _dummy_sampler_run differ between the 0.17.0 and 0.18.0 wheels only in a logits-processor check and
+# empty_cache's spelling). 0.11-0.16 sort the logits and keep the 38.5 above: the two 0.17.1 A100 startups of
+# tests/data/extra_records.jsonl (Llama-3.1-8B, Qwen2.5-3B at 256 sequences) were 0.76 and 0.89 GiB short of their
+# logged pools charged 38.5.
+_V1_SAMPLER_TRITON_B = 16.0
 # V1 0.11-0.17 (9 records: Llama-3/3.1-8B on H200/L4/A100, Qwen2.5-14B/32B, Llama-3-70B AWQ, Qwen3-30B-A3B, Qwen3-VL-30B,
 # and Qwen3-Embedding-8B, whose pooling runner has no sampler peak).
 COEFFICIENTS["V1-c"] = _fitted(_V1_SAMPLER_B, 0.13, 0.0, "9 V1 records of vLLM 0.11-0.17",
                                n_integrated_gib=_INTEGRATED_BEFORE_0_20_GIB, n_nvlink_tp_gib=_NVLINK_TP_GIB,
-                               a_sampler_flashinfer=_V1_SAMPLER_FLASHINFER_B)
+                               a_sampler_flashinfer=_V1_SAMPLER_FLASHINFER_B, a_sampler_triton=_V1_SAMPLER_TRITON_B)
 # V1 0.18-0.19 (5 records: Qwen3-8B x2, Phi-3-mini, gpt-oss-20b, MiniMax-M2.7 NVFP4): a smaller sampler peak.
-COEFFICIENTS["V1-d"] = _fitted(16, 0.2, 0.0, "5 V1 records of vLLM 0.18-0.19", n_integrated_gib=_INTEGRATED_BEFORE_0_20_GIB,
+COEFFICIENTS["V1-d"] = _fitted(_V1_SAMPLER_TRITON_B, 0.2, 0.0, "5 V1 records of vLLM 0.18-0.19", n_integrated_gib=_INTEGRATED_BEFORE_0_20_GIB,
                                n_nvlink_tp_gib=_NVLINK_TP_GIB)
 # V1 >= 0.20 (12 records; many serve a stand-in config, some state no version that the log or the source dates). Sampler bytes per logit and the
 # non-torch constant carried over from 0.18-0.19, where the profiled sampler peak dropped; later changes keep it

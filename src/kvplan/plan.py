@@ -177,12 +177,21 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
 _FLASHINFER_SAMPLER_VALUES = {"1": True, "0": False}
 
 
-def sampler_bytes_per_logit(c, rules: VersionRules) -> float:
+# vLLM masks top-k/top-p with its Triton kernel only for this many rows or more; fewer are sorted
+# (v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p, 0.17.0-0.19.1 wheels)
+TRITON_TOPK_TOPP_MIN_ROWS = 8
+
+
+def sampler_bytes_per_logit(c, rules: VersionRules, sequences: int | None = None) -> float:
     """Bytes per logit of the profile's sampler run: the era's FlashInfer term where the sampler runs FlashInfer's
-    top-k/top-p kernel (VLLM_USE_FLASHINFER_SAMPLER=1, rules row flashinfer_sampler "on") and the era has one apart,
-    else the era's term."""
+    top-k/top-p kernel (VLLM_USE_FLASHINFER_SAMPLER=1, rules row flashinfer_sampler "on") and the era has one apart;
+    the Triton term where the release masks in place with its Triton kernel (rules row topk_topp_triton, `sequences`
+    >= 8 rows) and the era's own term was measured on the sort; else the era's term."""
     if rules.flashinfer_sampler == "on" and c.a_sampler_flashinfer is not None:
         return c.a_sampler_flashinfer
+    if (rules.topk_topp_triton and c.a_sampler_triton is not None
+            and (sequences is None or sequences >= TRITON_TOPK_TOPP_MIN_ROWS)):
+        return c.a_sampler_triton
     return c.a_sampler
 
 
@@ -1693,12 +1702,13 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     tp, db, h = args.tensor_parallel_size, DTYPE_BYTES[args.dtype], model.hidden_size
     # the forward's live set and the sampler's logits are not alive at once: the peak is the larger
     forward = c.a_forward * f.forward_bytes + c.a_moe * f.moe_bytes
-    a_sampler = sampler_bytes_per_logit(c, rules)
+    a_sampler = sampler_bytes_per_logit(c, rules, f.s)
     act = max(forward, a_sampler * f.sampler_elements) + c.a_const
     act_formula = "max(" + (f"{c.a_forward:g} x T({f.t}) x {db} B x (2 x {h} + 3 x {model.intermediate_size}/{tp})" if not model.is_moe else
                             f"{c.a_moe:g} x T({f.t}) x top-k({model.num_experts_per_tok}) x {db} B x (3 x {model.moe_intermediate_size}/{tp} + {h})")
     act_formula += (f", {a_sampler:.3g} B x S({f.s}) x V_pad({f.v_pad})"
-                    + (" FlashInfer top-k/top-p" if a_sampler != c.a_sampler else "") + ")"
+                    + (" FlashInfer top-k/top-p" if a_sampler == c.a_sampler_flashinfer != c.a_sampler
+                       else " Triton top-k/top-p" if a_sampler == c.a_sampler_triton != c.a_sampler else "") + ")"
                     + (f" + {c.a_const / GIB:.2f} GiB" if c.a_const else ""))
     tp_term = c.n_tp if f.tp_gt_1 and rules.nccl_charged else 0.0
     nvls_term = c.n_nvls if f.nvls and rules.nccl_charged else 0.0

@@ -171,6 +171,14 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # charges the PyTorch-native path there (its coefficient's records) and says so in a note. (0.8.x also fell back to
     # PyTorch with FlashInfer >= 0.2.3 installed, until PR #15777 adapted the sampler to that API.)
     "flashinfer_sampler": [((0, 0, 0), "opt_in"), ((0, 7, 0), "if_installed"), ((0, 11, 1), "opt_in")],
+    # The top-k/top-p masking V1's PyTorch path runs when FlashInfer's kernel does not: from 0.17.0 an in-place Triton
+    # kernel for 8 or more rows (v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p -> topk_topp_triton.py
+    # apply_top_k_top_p_triton, which masks the fp32 logits in place with one vocabulary-wide buffer per SM; read in the
+    # 0.17.0, 0.18.0 and 0.19.1 wheels, absent from 0.14.1, 0.15.1 and 0.16.0, whose v1/sample/ops have no
+    # topk_topp_triton.py), else a full sort (fp32 values + int64 indices, apply_top_k_top_p_pytorch), which is what
+    # the 0.8-0.16 sampler coefficient measured. The profile's dummy sampler run has top-k and top-p set for every row
+    # (gpu_model_runner.py _dummy_sampler_run), so it takes the Triton kernel whenever it samples 8 or more sequences.
+    "topk_topp_triton": [((0, 0, 0), False), ((0, 17, 0), True)],
     "v0_long_context_chunked_skips": [((0, 0, 0), None), ((0, 5, 4), ("sliding", "speculative", "lora")),
                                       ((0, 6, 2), ("sliding", "speculative", "lora", "multimodal")),
                                       ((0, 6, 5), ("sliding", "speculative", "lora", "multimodal", "rocm")),
@@ -395,6 +403,7 @@ class VersionRules:
     v0_long_context_chunked_skips: tuple[str, ...] | None
     mxfp4_hopper_backend: str
     flashinfer_sampler: str
+    topk_topp_triton: bool
     v0_capacity_per_stage: bool
     hybrid_prefix_caching_default: bool
     attention_free_prefix_caching_default: bool
