@@ -106,8 +106,9 @@ def test_bitsandbytes_is_gone_from_0_28():
     from kvplan.errors import InputError
 
     kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "L4", quantization="bitsandbytes", vllm_version="0.27.0", fixes=False)
-    with pytest.raises(InputError, match="unknown quantization method 'bitsandbytes' for vLLM 0.28.0"):
+    with pytest.raises(InputError, match="vLLM 0.28.0 no longer has quantization method 'bitsandbytes'") as e:
         kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "L4", quantization="bitsandbytes", vllm_version="0.28.0", fixes=False)
+    assert "newest release read that has it is 0.27.0" in str(e.value) and "--vllm-version 0.27.0" in e.value.fix
 
 
 def test_a_qwen_vision_towers_linear_layers_are_quantized_unless_the_checkpoint_skips_them():

@@ -25,7 +25,7 @@ from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.resolve import (BNB_IN_FLIGHT, DTYPE_BYTES, GB, MAX_MEMORY_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit,
                             heads_per_rank)
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal,
-                             as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, newer_than_read, quant_min_capability, quantization_methods, release_from, rules_for)
+                             as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, newer_than_read, quant_method_last_read, quant_min_capability, quantization_methods, release_from, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
                             vision_linear_params, vision_mlp_gated, weights_per_rank)
 
@@ -681,6 +681,11 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
     known = quantization_methods(version)
     method = canonical_quant(given)
     if known is not None and method not in known:
+        last = quant_method_last_read(method, version)
+        if last is not None:
+            raise InputError("--quantization", f"vLLM {version} no longer has quantization method {given!r} (the "
+                             f"newest release read that has it is {last})",
+                             f"pin --vllm-version {last} or earlier, or serve a checkpoint quantized another way")
         raise InputError("--quantization", f"unknown quantization method {given!r} for vLLM {version} "
                          f"(known: {', '.join(sorted(known))})", "drop --quantization to use the checkpoint's own")
     # the QuantSpec.method (resolve.quant_from_config) of the checkpoints the method serves

@@ -965,6 +965,14 @@ def quantization_methods(version: str) -> frozenset[str] | None:
     return frozenset(at + (after[0] if after else ()))
 
 
+def quant_method_last_read(method: str, version: str) -> str | None:
+    """The newest release read before `version` whose --quantization list has `method` (vLLM dropped it since), as
+    "X.Y.Z"; None where no earlier list read has it."""
+    release, method = parse_version(version), canonical_quant(method)
+    had = [first for first, names in QUANT_METHODS_READ.items() if first < release and method in names]
+    return ".".join(map(str, max(had))) if had else None
+
+
 def quant_min_capability(method: str | None, version: str) -> tuple[int, int] | None:
     """The compute capability vLLM `version` requires for quantization `method` (None: no gate known)."""
     if not method:
