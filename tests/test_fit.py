@@ -1011,6 +1011,37 @@ def test_qwen35_rotary_cache_holds_four_times_the_positions_from_0_7_2():
     assert weights_per_rank(resolve_model("meta-llama/Llama-3.1-8B-Instruct")).rotary_bytes == 131_072 * 128 * 2
 
 
+def test_qwen3_vl_catalog_configs_carry_the_checkpoints_mrope():
+    # The shared Qwen3-VL copies lacked text_config.rope_scaling; the catalog completes it from its sources
+    # (tools/build_catalog.py CONFIG_COMPLETIONS), so the rotary cache is the multimodal one: 4 x 262,144 positions
+    # x 128 x 2 B = 256 MiB, not 64 MiB. The RTX 3090 TP4 startup (vLLM 0.11.0) logged 14.7708 GiB of weights:
+    # 14.736 GiB with it, 14.549 GiB without.
+    from kvplan.weights import weights_per_rank
+    for model_id in ("Qwen/Qwen3-VL-30B-A3B-Instruct", "Qwen/Qwen3-VL-2B-Instruct"):
+        m = resolve_model(model_id)
+        assert m.text_config["rope_parameters"]["mrope_section"] == [24, 20, 20]
+        assert weights_per_rank(m, tp=4).rotary_bytes == 4 * 262_144 * 128 * 2
+    p = kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "RTX 3090", tensor_parallel_size=4, max_model_len=65536,
+                   gpu_memory_utilization=0.9, vllm_version="0.11.0", detect_gpu=False, fixes=False)
+    assert abs(p.weights_bytes / GIB - 14.7708) < 0.05
+    assert any("excerpt" in a and "text_config.rope_scaling" in a for a in p.assumptions)
+
+
+def test_rope_params_reads_rope_scaling_or_rope_parameters():
+    # a transformers 4 checkpoint writes rope_scaling; transformers 5 moves it to rope_parameters (adding
+    # rope_theta); the dict naming an mrope_section wins, also inside the per-layer-type form
+    from kvplan.resolve import rope_params
+    mrope = {"mrope_interleaved": True, "mrope_section": [24, 20, 20], "rope_type": "default"}
+    assert rope_params({"rope_scaling": mrope}) == mrope
+    assert rope_params({"rope_parameters": {**mrope, "rope_theta": 5e6}})["mrope_section"] == [24, 20, 20]
+    assert rope_params({"rope_scaling": None, "rope_parameters": mrope}) == mrope
+    assert rope_params({"rope_scaling": {"rope_type": "default"}, "rope_parameters": mrope}) == mrope
+    assert rope_params({"rope_parameters": {"full_attention": mrope, "sliding_attention": {"rope_type": "default"}}}) == mrope
+    per_type = {"full_attention": {"rope_type": "linear", "factor": 8.0}, "sliding_attention": {"rope_type": "default"}}
+    assert rope_params({"rope_parameters": per_type}) == per_type
+    assert rope_params({}) == {}
+
+
 def test_gated_deltanet_layers_and_the_output_gate_are_in_the_allocator_rounding():
     # Qwen3.5/3.6-27B at TP2 under 0.21+'s 20 MiB split limit: every one of the 64 layers has an MLP (48 Gated DeltaNet
     # layers too), whose down_proj of 8,704 x 5,120 x 2 B = 85 MiB takes an 86 MiB block; the embedding and lm_head
