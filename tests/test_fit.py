@@ -882,8 +882,9 @@ def test_multimodal_profile_pass_is_charged_and_follows_limit_mm_per_prompt():
     # text-only mode also leaves the vision tower unloaded (0.10.1 for Qwen-VL; every tower from 0.15, and
     # --language-model-only from 0.17 says the same)
     # (the tower: 27 blocks of 1152 + four 4608-wide patch mergers + the position table = 538.6M parameters, 0.50 GiB
-    # per rank at TP 2; the published model is 31.07B parameters, and kvplan counts 31.07B)
-    assert 0.45 * GIB < p.weights_bytes - off.weights_bytes < 0.55 * GIB
+    # per rank at TP 2; the published model is 31.07B parameters, and kvplan counts 31.07B), nor the deepstack buffers
+    # that come with it (3 levels x 8,192 tokens x 2,048 x 2 B)
+    assert 0.45 * GIB < p.weights_bytes - off.weights_bytes - 3 * 8192 * 2048 * 2 < 0.55 * GIB
     lm_only = kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "H100", language_model_only=True, **{**kw, "vllm_version": "0.19.0"})
     assert lm_only.weights_bytes == kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "H100", limit_mm_per_prompt="image=0,video=0",
                                                **{**kw, "vllm_version": "0.19.0"}).weights_bytes < off.weights_bytes + 1
@@ -1023,8 +1024,40 @@ def test_qwen3_vl_catalog_configs_carry_the_checkpoints_mrope():
         assert weights_per_rank(m, tp=4).rotary_bytes == 4 * 262_144 * 128 * 2
     p = kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "RTX 3090", tensor_parallel_size=4, max_model_len=65536,
                    gpu_memory_utilization=0.9, vllm_version="0.11.0", detect_gpu=False, fixes=False)
-    assert abs(p.weights_bytes / GIB - 14.7708) < 0.05
+    assert abs(p.weights_bytes / GIB - 14.7708) < 0.02
     assert any("excerpt" in a and "text_config.rope_scaling" in a for a in p.assumptions)
+
+
+def test_qwen3_vl_deepstack_buffers_are_in_the_loaded_weights():
+    # models/qwen3_vl.py allocates one max_num_batched_tokens x hidden_size buffer per deepstack level while the
+    # model is built (0.11.0-0.33.0 wheels): 3 x 8,192 x 2,048 x 2 B = 96 MiB on an H100 (default token budget 8,192).
+    # Two H100s, vLLM 0.12.0, logged "Model loading took 29.3115 GiB" (vllm_log_excerpts, VideoCuttingAgent).
+    from kvplan.plan import EngineArgs, deepstack_buffer_bytes
+    from kvplan.versions import rules_for
+    kw = dict(tensor_parallel_size=2, max_model_len=65536, vllm_version="0.12.0", detect_gpu=False, fixes=False)
+    p = kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "H100", **kw)
+    assert abs(p.weights_bytes / GIB - 29.3115) < 0.02
+    assert any("deepstack buffers" in a and "96 MiB" in a for a in p.assumptions)
+    m, rules = resolve_model("Qwen/Qwen3-VL-30B-A3B-Instruct"), rules_for("0.12.0")
+    args = EngineArgs(max_model_len=65536, max_num_batched_tokens=2048)
+    assert deepstack_buffer_bytes(m, args, rules, text_only=False) == 3 * 2048 * 2048 * 2
+    assert deepstack_buffer_bytes(m, args, rules, text_only=True) == 0  # no vision tower built
+    # Qwen3.5 lists no deepstack levels
+    assert deepstack_buffer_bytes(resolve_model("Qwen/Qwen3.5-27B"), args, rules, text_only=False) == 0
+
+
+def test_qwen3_vl_and_qwen35_mrope_cache_holds_max_position_from_0_32():
+    # 0.32 models/qwen3_vl.py mrope_positions_factor: Qwen3-VL and Qwen3.5/3.6 decoder layers build their rotary
+    # cache with 1 x max_position_embeddings (4 x only with video pruning); other mrope models keep 4 x
+    from kvplan.plan import mrope_cache_factor
+    from kvplan.versions import rules_for
+    for model_id in ("Qwen/Qwen3-VL-30B-A3B-Instruct", "Qwen/Qwen3.5-27B", "Qwen/Qwen3.6-35B-A3B"):
+        m = resolve_model(model_id)
+        assert [mrope_cache_factor(m, rules_for(v)) for v in ("0.7.1", "0.31.0", "0.32.0", "0.33.0")] == [1, 4, 1, 1]
+    kw = dict(max_model_len=8192, detect_gpu=False, fixes=False)
+    old = kvplan.fit("Qwen/Qwen3.5-27B", "H100", vllm_version="0.31.0", **kw)
+    new = kvplan.fit("Qwen/Qwen3.5-27B", "H100", vllm_version="0.32.0", **kw)
+    assert old.weights_bytes - new.weights_bytes == 3 * 262_144 * 64 * 2
 
 
 def test_rope_params_reads_rope_scaling_or_rope_parameters():

@@ -340,6 +340,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # (layers/rotary_embedding.py, later rotary_embedding/mrope.py MRotaryEmbedding cache_max_position_num; read in
     # the 0.7.1, 0.7.2, 0.9.0.1, 0.19.0 and 0.27.1 wheels)
     "mrope_cache_factor": [((0, 0, 0), 1), ((0, 7, 2), 4)],
+    # From 0.32 the Qwen3-VL and Qwen3.5/3.6 decoder layers pass get_rope a positions factor of 1 (4 only with video
+    # pruning, --video-pruning-rate > 0: models/qwen3_vl.py mrope_positions_factor, used by qwen3_vl_moe.py and
+    # qwen3_5.py Qwen3_5DecoderLayer; rotary_embedding/mrope.py cache_max_position_num = max_position_embeddings x
+    # positions_factor), so their cos/sin cache holds max_position_embeddings positions; read in the 0.31.0 (absent),
+    # 0.32.0 and 0.33.0 wheels
+    "qwen3_mrope_positions_one": [((0, 0, 0), False), ((0, 32, 0), True)],
     "mm_video_padding": [((0, 0, 0), False), ((0, 11, 0), True), ((0, 13, 0), False)],
     "mm_pixels_held": [((0, 0, 0), True), ((0, 33, 0), False)],
     # The dummy (and real) pixel values reach the GPU in the model's dtype from 0.9.1: the HF processor's floating-point
@@ -418,6 +424,7 @@ class VersionRules:
     mrv2_architectures: tuple[str, ...]
     allocator_split_limit: bool
     mrope_cache_factor: int
+    qwen3_mrope_positions_one: bool
     mm_video_padding: bool
     mm_pixels_held: bool
     mm_pixels_model_dtype: bool
