@@ -1046,6 +1046,18 @@ def test_qwen3_vl_deepstack_buffers_are_in_the_loaded_weights():
     assert deepstack_buffer_bytes(resolve_model("Qwen/Qwen3.5-27B"), args, rules, text_only=False) == 0
 
 
+def test_qwen3_vl_profile_pass_does_not_grow_with_max_model_len():
+    # 0.11.0 qwen3_vl.py: the dummy video has min(frames whose tokens fit max_model_len, 24,576) frames resized into
+    # 25,165,824 pixels, i.e. 24,576 frames of 32 x 32 (12,288 tokens, budget 12.5 x) for any max_model_len from about
+    # 16K up, so the A100 start at 262,144 (logged 8.04 GiB) profiles what a 65,536 start does; only the rotary cache
+    # (max_position_embeddings, not max_model_len) and the KV need differ
+    kw = dict(vllm_version="0.11.0", detect_gpu=False, fixes=False)
+    long = kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "A100 80GB", max_model_len=262144, **kw)
+    short = kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "A100 80GB", max_model_len=65536, **kw)
+    assert long.activation_peak_bytes == short.activation_peak_bytes and long.weights_bytes == short.weights_bytes
+    assert not long.fits and 8.04 < long.kv_cache_bytes / GIB < 9.0
+
+
 def test_qwen3_vl_and_qwen35_mrope_cache_holds_max_position_from_0_32():
     # 0.32 models/qwen3_vl.py mrope_positions_factor: Qwen3-VL and Qwen3.5/3.6 decoder layers build their rotary
     # cache with 1 x max_position_embeddings (4 x only with video pruning); other mrope models keep 4 x
