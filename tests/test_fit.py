@@ -882,8 +882,9 @@ def test_multimodal_profile_pass_is_charged_and_follows_limit_mm_per_prompt():
     # text-only mode also leaves the vision tower unloaded (0.10.1 for Qwen-VL; every tower from 0.15, and
     # --language-model-only from 0.17 says the same)
     # (the tower: 27 blocks of 1152 + four 4608-wide patch mergers + the position table = 538.6M parameters, 0.50 GiB
-    # per rank at TP 2; the published model is 31.07B parameters, and kvplan counts 31.07B)
-    assert 0.45 * GIB < p.weights_bytes - off.weights_bytes < 0.55 * GIB
+    # per rank at TP 2; the published model is 31.07B parameters, and kvplan counts 31.07B), nor the deepstack buffers
+    # that come with it (3 levels x 8,192 tokens x 2,048 x 2 B)
+    assert 0.45 * GIB < p.weights_bytes - off.weights_bytes - 3 * 8192 * 2048 * 2 < 0.55 * GIB
     lm_only = kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "H100", language_model_only=True, **{**kw, "vllm_version": "0.19.0"})
     assert lm_only.weights_bytes == kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "H100", limit_mm_per_prompt="image=0,video=0",
                                                **{**kw, "vllm_version": "0.19.0"}).weights_bytes < off.weights_bytes + 1
@@ -1009,6 +1010,81 @@ def test_qwen35_rotary_cache_holds_four_times_the_positions_from_0_7_2():
     assert (rules_for("0.7.1").mrope_cache_factor, rules_for("0.7.2").mrope_cache_factor) == (1, 4)
     # a plain rotary embedding is unchanged: Llama-3.1-8B's 131,072 x 128 x 2 B
     assert weights_per_rank(resolve_model("meta-llama/Llama-3.1-8B-Instruct")).rotary_bytes == 131_072 * 128 * 2
+
+
+def test_qwen3_vl_catalog_configs_carry_the_checkpoints_mrope():
+    # The shared Qwen3-VL copies lacked text_config.rope_scaling; the catalog completes it from its sources
+    # (tools/build_catalog.py CONFIG_COMPLETIONS), so the rotary cache is the multimodal one: 4 x 262,144 positions
+    # x 128 x 2 B = 256 MiB, not 64 MiB. The RTX 3090 TP4 startup (vLLM 0.11.0) logged 14.7708 GiB of weights:
+    # 14.736 GiB with it, 14.549 GiB without.
+    from kvplan.weights import weights_per_rank
+    for model_id in ("Qwen/Qwen3-VL-30B-A3B-Instruct", "Qwen/Qwen3-VL-2B-Instruct"):
+        m = resolve_model(model_id)
+        assert m.text_config["rope_parameters"]["mrope_section"] == [24, 20, 20]
+        assert weights_per_rank(m, tp=4).rotary_bytes == 4 * 262_144 * 128 * 2
+    p = kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "RTX 3090", tensor_parallel_size=4, max_model_len=65536,
+                   gpu_memory_utilization=0.9, vllm_version="0.11.0", detect_gpu=False, fixes=False)
+    assert abs(p.weights_bytes / GIB - 14.7708) < 0.02
+    assert any("excerpt" in a and "text_config.rope_scaling" in a for a in p.assumptions)
+
+
+def test_qwen3_vl_deepstack_buffers_are_in_the_loaded_weights():
+    # models/qwen3_vl.py allocates one max_num_batched_tokens x hidden_size buffer per deepstack level while the
+    # model is built (0.11.0-0.33.0 wheels): 3 x 8,192 x 2,048 x 2 B = 96 MiB on an H100 (default token budget 8,192).
+    # Two H100s, vLLM 0.12.0, logged "Model loading took 29.3115 GiB" (vllm_log_excerpts, VideoCuttingAgent).
+    from kvplan.plan import EngineArgs, deepstack_buffer_bytes
+    from kvplan.versions import rules_for
+    kw = dict(tensor_parallel_size=2, max_model_len=65536, vllm_version="0.12.0", detect_gpu=False, fixes=False)
+    p = kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "H100", **kw)
+    assert abs(p.weights_bytes / GIB - 29.3115) < 0.02
+    assert any("deepstack buffers" in a and "96 MiB" in a for a in p.assumptions)
+    m, rules = resolve_model("Qwen/Qwen3-VL-30B-A3B-Instruct"), rules_for("0.12.0")
+    args = EngineArgs(max_model_len=65536, max_num_batched_tokens=2048)
+    assert deepstack_buffer_bytes(m, args, rules, text_only=False) == 3 * 2048 * 2048 * 2
+    assert deepstack_buffer_bytes(m, args, rules, text_only=True) == 0  # no vision tower built
+    # Qwen3.5 lists no deepstack levels
+    assert deepstack_buffer_bytes(resolve_model("Qwen/Qwen3.5-27B"), args, rules, text_only=False) == 0
+
+
+def test_qwen3_vl_profile_pass_does_not_grow_with_max_model_len():
+    # 0.11.0 qwen3_vl.py: the dummy video has min(frames whose tokens fit max_model_len, 24,576) frames resized into
+    # 25,165,824 pixels, i.e. 24,576 frames of 32 x 32 (12,288 tokens, budget 12.5 x) for any max_model_len from about
+    # 16K up, so the A100 start at 262,144 (logged 8.04 GiB) profiles what a 65,536 start does; only the rotary cache
+    # (max_position_embeddings, not max_model_len) and the KV need differ
+    kw = dict(vllm_version="0.11.0", detect_gpu=False, fixes=False)
+    long = kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "A100 80GB", max_model_len=262144, **kw)
+    short = kvplan.fit("Qwen/Qwen3-VL-30B-A3B-Instruct", "A100 80GB", max_model_len=65536, **kw)
+    assert long.activation_peak_bytes == short.activation_peak_bytes and long.weights_bytes == short.weights_bytes
+    assert not long.fits and 8.04 < long.kv_cache_bytes / GIB < 9.0
+
+
+def test_qwen3_vl_and_qwen35_mrope_cache_holds_max_position_from_0_32():
+    # 0.32 models/qwen3_vl.py mrope_positions_factor: Qwen3-VL and Qwen3.5/3.6 decoder layers build their rotary
+    # cache with 1 x max_position_embeddings (4 x only with video pruning); other mrope models keep 4 x
+    from kvplan.plan import mrope_cache_factor
+    from kvplan.versions import rules_for
+    for model_id in ("Qwen/Qwen3-VL-30B-A3B-Instruct", "Qwen/Qwen3.5-27B", "Qwen/Qwen3.6-35B-A3B"):
+        m = resolve_model(model_id)
+        assert [mrope_cache_factor(m, rules_for(v)) for v in ("0.7.1", "0.31.0", "0.32.0", "0.33.0")] == [1, 4, 1, 1]
+    kw = dict(max_model_len=8192, detect_gpu=False, fixes=False)
+    old = kvplan.fit("Qwen/Qwen3.5-27B", "H100", vllm_version="0.31.0", **kw)
+    new = kvplan.fit("Qwen/Qwen3.5-27B", "H100", vllm_version="0.32.0", **kw)
+    assert old.weights_bytes - new.weights_bytes == 3 * 262_144 * 64 * 2
+
+
+def test_rope_params_reads_rope_scaling_or_rope_parameters():
+    # a transformers 4 checkpoint writes rope_scaling; transformers 5 moves it to rope_parameters (adding
+    # rope_theta); the dict naming an mrope_section wins, also inside the per-layer-type form
+    from kvplan.resolve import rope_params
+    mrope = {"mrope_interleaved": True, "mrope_section": [24, 20, 20], "rope_type": "default"}
+    assert rope_params({"rope_scaling": mrope}) == mrope
+    assert rope_params({"rope_parameters": {**mrope, "rope_theta": 5e6}})["mrope_section"] == [24, 20, 20]
+    assert rope_params({"rope_scaling": None, "rope_parameters": mrope}) == mrope
+    assert rope_params({"rope_scaling": {"rope_type": "default"}, "rope_parameters": mrope}) == mrope
+    assert rope_params({"rope_parameters": {"full_attention": mrope, "sliding_attention": {"rope_type": "default"}}}) == mrope
+    per_type = {"full_attention": {"rope_type": "linear", "factor": 8.0}, "sliding_attention": {"rope_type": "default"}}
+    assert rope_params({"rope_parameters": per_type}) == per_type
+    assert rope_params({}) == {}
 
 
 def test_gated_deltanet_layers_and_the_output_gate_are_in_the_allocator_rounding():

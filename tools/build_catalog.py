@@ -900,6 +900,29 @@ KNOWN_PARAMS = {
 # (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES), which the checkpoint's own config.json names
 _CAUSAL_LM_SOURCE = "architectures: transformers' causal-LM class for the config's model_type (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)"
 
+# Qwen3-VL's text rope: interleaved multimodal rope with sections [24, 20, 20] (half the 128 head_dim)
+_QWEN3_VL_ROPE = {"mrope_interleaved": True, "mrope_section": [24, 20, 20], "rope_type": "default"}
+_QWEN3_VL_TOKENS = {"vision_start_token_id": 151652, "vision_end_token_id": 151653}
+_QWEN3_VL_SOURCES = [
+    "vLLM 0.11.0 model_executor/models/qwen3_vl.py Qwen3VLForConditionalGeneration.forward: 'mrope is enabled "
+    "(default setting for Qwen3VL opensource models)'; layers/rotary_embedding/__init__.py get_rope builds the "
+    "MRotaryEmbedding from rope_scaling['mrope_section'] and 'mrope_interleaved' (added for Qwen3-VL, vLLM PR #24727)",
+    "transformers modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding: mrope_section defaults to [24, 20, 20] "
+    "(transformers 5.24); transformers 5 reads the checkpoints' rope_scaling into rope_parameters",
+]
+_QWEN3_VL_30B_COPY = (
+    "text_config rope_scaling {mrope_interleaved: true, mrope_section: [24, 20, 20], rope_type: default} and "
+    "vision_start/end_token_id 151652/151653 transcribed from the Hub config in "
+    "github.com/InJuly7/Qwen3-VL-MoE@23590ea config.py (Qwen3_VL_MOE_Text_Config / Qwen3_VL_MOE_Config; that file "
+    "cuts the layer counts, the rope is the checkpoint's) and in a Rust test fixture 'transcribed byte-for-byte' from "
+    "Qwen/Qwen3-VL-30B-A3B-Instruct/config.json at commit 1fc78ad (public code search); vLLM's logged weights agree: "
+    "14.7708 GiB on 4 x RTX 3090 (record qwen3-vl-30b-a3b-instruct-rtx3090-u090-tp4-l64k) against 14.549 GiB "
+    "predicted with the plain rotary cache and 14.736 GiB with the multimodal one")
+_QWEN3_VL_2B_COPY = (
+    "the same rope_scaling and token ids in public transcriptions of Qwen/Qwen3-VL-2B-Instruct's config.json "
+    "(transformers_version 4.57.0.dev0, 28 layers, hidden 2048, 16 heads, 8 KV heads: a Rust parser test of the "
+    "'official checkpoint shape' and Python Qwen3VLConfig fixtures, public code search)")
+
 CONFIG_COMPLETIONS = {
     "zai-org/GLM-4.5": (
         {"model_type": "glm4_moe", "vocab_size": 151552, "intermediate_size": 12288, "moe_intermediate_size": 1536,
@@ -925,6 +948,13 @@ CONFIG_COMPLETIONS = {
     # config excerpts that left out the checkpoint's architectures
     "ibm-granite/granite-4.0-h-tiny": ({"architectures": ["GraniteMoeHybridForCausalLM"]}, [_CAUSAL_LM_SOURCE]),
     "tiiuae/Falcon-H1-7B": ({"architectures": ["FalconH1ForCausalLM"]}, [_CAUSAL_LM_SOURCE]),
+    # The shared Qwen3-VL copies lack the text_config's rope_scaling (and the top-level vision start/end token ids):
+    # without the mrope_section kvplan charged the plain rotary cache, a quarter of the multimodal one vLLM builds
+    # (weights.py _rotary_bytes).
+    "Qwen/Qwen3-VL-30B-A3B-Instruct": ({"text_config": {"rope_scaling": _QWEN3_VL_ROPE}, **_QWEN3_VL_TOKENS},
+                                       _QWEN3_VL_SOURCES + [_QWEN3_VL_30B_COPY]),
+    "Qwen/Qwen3-VL-2B-Instruct": ({"text_config": {"rope_scaling": _QWEN3_VL_ROPE}, **_QWEN3_VL_TOKENS},
+                                  _QWEN3_VL_SOURCES + [_QWEN3_VL_2B_COPY]),
 }
 
 # Repositories that ask users to accept a licence before download (Hub model pages).
@@ -1007,6 +1037,20 @@ def resolve_with_autoconfig(config: dict) -> tuple[dict | None, str | None]:
         return None, f"{type(exc).__name__}: {str(exc)[:120]}"
 
 
+def _complete(config: dict, fields: dict, prefix: str = "") -> tuple[dict, list[str]]:
+    """`config` with the `fields` it lacks added (a dict value is completed key by key inside the config's own
+    sub-dict, e.g. text_config), and the dotted names of the fields added; a field the config has is kept."""
+    out, added = dict(config), []
+    for k, v in fields.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k], sub = _complete(out[k], v, f"{prefix}{k}.")
+            added += sub
+        elif k not in out:
+            out[k] = v
+            added.append(f"{prefix}{k}")
+    return out, added
+
+
 def build_models(shared: Path) -> dict[str, dict]:
     import transformers
 
@@ -1021,8 +1065,7 @@ def build_models(shared: Path) -> dict[str, dict]:
         completion = None
         if model_id in CONFIG_COMPLETIONS:
             fields, sources = CONFIG_COMPLETIONS[model_id]
-            added = {k: v for k, v in fields.items() if k not in config}
-            config = {**config, **added}
+            config, added = _complete(config, fields)
             completion = {"fields": sorted(added), "sources": sources}
         quant_path = folder / f"{path.stem}.hf_quant_config.json"
         resolved, why = resolve_with_autoconfig(config)

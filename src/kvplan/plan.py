@@ -1208,6 +1208,31 @@ def _mm_tower(model: ModelSpec) -> str | None:
     return None
 
 
+def mrope_cache_factor(model: ModelSpec, rules: VersionRules) -> int:
+    """How many times max_position_embeddings the multimodal rotary cache holds: 4 from 0.7.2 (rule
+    mrope_cache_factor), but 1 for the Qwen3-VL and Qwen3.5/3.6 text models from 0.32, whose decoder layers pass a
+    positions factor of 1 unless video pruning is on (rule qwen3_mrope_positions_one; kvplan takes no
+    --video-pruning-rate)."""
+    kind = str(model.text_config.get("model_type") or model.model_type or "")
+    if rules.qwen3_mrope_positions_one and kind.startswith(("qwen3_vl", "qwen3_5")):
+        return 1
+    return rules.mrope_cache_factor
+
+
+def deepstack_buffer_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, text_only: bool) -> int:
+    """Qwen3-VL's deepstack input buffers: one max_num_batched_tokens x text hidden_size tensor in the model dtype per
+    deepstack level, zeros allocated while the model is built (so inside vLLM's "Model loading took"), whole on
+    every TP rank; none when the vision tower is not built or the config lists no deepstack levels (Qwen3.5/3.6).
+    Read in the 0.11.0, 0.12.0, 0.17.0-0.20.0 and 0.33.0 wheels: models/qwen3_vl.py
+    Qwen3VLForConditionalGeneration.__init__ ("register buffer for deepstack"), which qwen3_vl_moe.py shares.
+    Qwen3-VL-30B-A3B: 3 x 2,048 x 2,048 x 2 B = 24 MiB at the A100 / RTX 3090 default token budget, 96 MiB at
+    the H100's 8,192."""
+    levels = len((model.vision_config or {}).get("deepstack_visual_indexes") or [])
+    if not levels or text_only or not model.is_multimodal or rules.release < (0, 11, 0):
+        return 0
+    return levels * args.max_num_batched_tokens * model.hidden_size * DTYPE_BYTES.get(args.dtype, 2)
+
+
 def _text_only(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> bool:
     """vLLM's text-only mode: every modality's limit is 0 (or --language-model-only), so the vision tower is not built
     or loaded. Qwen2.5-VL and Qwen3-VL skip it from 0.10.1 (multimodal/registry.py "running in text-only mode", their
@@ -1858,7 +1883,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                                       gpu_cc=gpu.cc, ep=ep, mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
                                       vision=not text_only, dp=resolved.data_parallel_size,
                                       mxfp4_hopper_backend=rules.mxfp4_hopper_backend,
-                                      mrope_cache_factor=rules.mrope_cache_factor,
+                                      mrope_cache_factor=mrope_cache_factor(model, rules),
                                       bnb_nested_absmax=rules.bnb_nested_absmax,
                                       bnb_experts=rules.bnb_quantizes_experts)
     if text_only:
@@ -1890,6 +1915,14 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         w_formula += f" + {lora:,} B LoRA slots"
         notes.append(f"--enable-lora: {lora / GIB:.2f} GiB of LoRA slots per rank ({loras} x rank {rank} on every supported "
                      "layer, embedding and lm_head), allocated while the model loads")
+    deepstack = deepstack_buffer_bytes(model, resolved, rules, text_only)
+    if deepstack:
+        w = replace(w, bytes=w.bytes + deepstack)
+        w_formula += f" + {deepstack:,} B deepstack buffers"
+        notes.append(f"Qwen3-VL deepstack buffers: {len(model.vision_config['deepstack_visual_indexes'])} x "
+                     f"{resolved.max_num_batched_tokens:,} tokens x {model.hidden_size:,} x "
+                     f"{DTYPE_BYTES.get(resolved.dtype, 2)} B = {deepstack / 1024 ** 2:.0f} MiB per rank, allocated while the "
+                     "model loads (models/qwen3_vl.py)")
     if resolved.cpu_offload_gb:
         # UVA offload moves whole parameters to pinned CPU memory until the budget is reached (model_executor/offloader/
         # uva.py), so the GPU keeps the rest; the last parameter moved can overshoot the budget by its own size
@@ -2335,7 +2368,9 @@ def _simple_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     kv_dtype = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
     heads = heads_per_rank(model.num_kv_heads, tp)
     per_token = 2 * model.num_layers * heads * model.head_dim * kv_dtype
-    weights = model.weights_bytes // tp if model.quant is None or model.checkpoint else weights_per_rank(model, tp=tp, mrope_cache_factor=rules.mrope_cache_factor, bnb_nested_absmax=rules.bnb_nested_absmax, bnb_experts=rules.bnb_quantizes_experts).bytes
+    weights = model.weights_bytes // tp if model.quant is None or model.checkpoint else weights_per_rank(
+        model, tp=tp, mrope_cache_factor=mrope_cache_factor(model, rules), bnb_nested_absmax=rules.bnb_nested_absmax,
+        bnb_experts=rules.bnb_quantizes_experts).bytes
     total_gb = gpu.total_bytes / GB
     budget = total_gb * args.gpu_memory_utilization * GB
     overhead = args.overhead_gb * GB

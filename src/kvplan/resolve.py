@@ -1472,6 +1472,23 @@ class ContextLimit:
     stated: bool = True
 
 
+def rope_params(text_config: dict) -> dict:
+    """The text config's rope dict: `rope_scaling` as a transformers 4 checkpoint writes it, or `rope_parameters`,
+    where transformers 5 moves it (Qwen3-VL's {"mrope_interleaved": true, "mrope_section": [24, 20, 20], ...} comes
+    back from AutoConfig as rope_parameters with rope_theta added). The one naming an mrope_section wins: vLLM builds
+    its multimodal rotary embedding from that key (0.11.0 transformers_utils/config.py uses_mrope and
+    layers/rotary_embedding/__init__.py get_rope read rope_scaling["mrope_section"]; later releases read the same
+    dict under rope_parameters). Transformers 5's per-layer-type form ({"full_attention": {...}, ...}) is searched
+    for one and otherwise returned as it is. {} when the config has neither key."""
+    found = [r for r in (text_config.get("rope_scaling"), text_config.get("rope_parameters")) if isinstance(r, dict) and r]
+    for rope in found:
+        nested = all(isinstance(v, dict) for v in rope.values())
+        for r in (rope.values() if nested else [rope]):
+            if r.get("mrope_section"):
+                return r
+    return found[0] if found else {}
+
+
 def context_limit(spec: "ModelSpec") -> ContextLimit:
     """vLLM's derived max_model_len (_get_and_verify_max_len): the stated length (DEFAULT_MAX_MODEL_LEN when none),
     times the rope-scaling factor, a yarn factor applied to its original_max_position_embeddings; su / longrope / llama3

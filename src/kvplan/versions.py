@@ -363,6 +363,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # for LinearBase layers only up to 0.9.2 (FusedMoE keeps the model dtype), BitsAndBytesMoEMethod for FusedMoE from
     # 0.10.0 (layers/quantization/bitsandbytes.py; 4-bit in-flight only there)
     "bnb_quantizes_experts": [((0, 0, 0), False), ((0, 10, 0), True)],
+    # From 0.32 the Qwen3-VL and Qwen3.5/3.6 decoder layers pass get_rope a positions factor of 1 (4 only with video
+    # pruning, --video-pruning-rate > 0: models/qwen3_vl.py mrope_positions_factor, used by qwen3_vl_moe.py and
+    # qwen3_5.py Qwen3_5DecoderLayer; rotary_embedding/mrope.py cache_max_position_num = max_position_embeddings x
+    # positions_factor), so their cos/sin cache holds max_position_embeddings positions; read in the 0.31.0 (absent),
+    # 0.32.0 and 0.33.0 wheels
+    "qwen3_mrope_positions_one": [((0, 0, 0), False), ((0, 32, 0), True)],
     "mm_video_padding": [((0, 0, 0), False), ((0, 11, 0), True), ((0, 13, 0), False)],
     "mm_pixels_held": [((0, 0, 0), True), ((0, 33, 0), False)],
     # The dummy (and real) pixel values reach the GPU in the model's dtype from 0.9.1: the HF processor's floating-point
@@ -444,6 +450,7 @@ class VersionRules:
     mrope_cache_factor: int
     bnb_nested_absmax: str
     bnb_quantizes_experts: bool
+    qwen3_mrope_positions_one: bool
     mm_video_padding: bool
     mm_pixels_held: bool
     mm_pixels_model_dtype: bool

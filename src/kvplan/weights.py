@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from kvplan.errors import UndeterminedError
-from kvplan.resolve import DTYPE_BYTES, ModelSpec, QuantSpec, heads_per_rank
+from kvplan.resolve import DTYPE_BYTES, ModelSpec, QuantSpec, heads_per_rank, rope_params
 
 VOCAB_PADDING = 64  # vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE
 
@@ -862,16 +862,16 @@ def _rotary_bytes(spec: ModelSpec, dtype_bytes: int, mrope_cache_factor: int = 4
     t = spec.text_config
     if all(l.kind in ("recurrent", "none") for l in spec.layers):
         return 0
-    rope = t.get("rope_scaling") or t.get("rope_parameters") or {}
-    partial = float(t.get("partial_rotary_factor") or (rope.get("partial_rotary_factor") if isinstance(rope, dict) else None) or 1.0)
+    rope = rope_params(t)
+    partial = float(t.get("partial_rotary_factor") or rope.get("partial_rotary_factor") or 1.0)
     if spec.uses_mla:
         rot = int(t.get("qk_rope_head_dim", 64))
     else:
         rot = int(t.get("rotary_dim") or spec.head_dim * partial)
     max_pos = int(spec.max_position_embeddings or 0)
-    if isinstance(rope, dict) and rope.get("rope_type") in ("yarn", "longrope") and rope.get("original_max_position_embeddings"):
+    if rope.get("rope_type") in ("yarn", "longrope") and rope.get("original_max_position_embeddings"):
         max_pos = max(max_pos, int(rope["original_max_position_embeddings"] * float(rope.get("factor", 1))))
-    if isinstance(rope, dict) and rope.get("mrope_section"):
+    if rope.get("mrope_section"):
         max_pos *= mrope_cache_factor
     return max_pos * rot * dtype_bytes
 
