@@ -709,3 +709,18 @@ def test_fit_on_a_mig_slice_takes_the_given_total_and_the_card_capability():
         resolve_gpu("NVIDIA A100-SXM4-80GB MIG 3g.40gb")
     spec, _ = resolve_gpu("NVIDIA A100-SXM4-80GB MIG 3g.40gb", gib=39.25)
     assert spec.total_bytes == int(39.25 * GIB) and spec.compute_capability == "8.0" and "MIG 3g.40gb" in spec.name
+
+
+def test_the_shipped_residual_bands_are_those_of_the_current_coefficients():
+    # `kvplan fit`'s validated band reads src/kvplan/data/residuals.json; a coefficient or rule change that moves the
+    # calibration residuals must regenerate it (python tools/fit_calibration.py --write-residuals)
+    import json
+    from pathlib import Path
+
+    from kvplan.validate import load_records, residual_table, validate_records
+
+    here = Path(__file__).parent
+    records = load_records(here / "data" / "calibration.jsonl")
+    shipped = json.loads((here.parent / "src" / "kvplan" / "data" / "residuals.json").read_text())
+    shipped.pop("source")
+    assert json.loads(json.dumps(residual_table(validate_records(records), records))) == shipped
