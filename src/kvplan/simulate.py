@@ -433,6 +433,9 @@ DEFAULT_COEFFICIENTS = StepCoefficients()
 #   matches (kernels_per_dense_layer 10) for Llama; Qwen3's q/k RMSNorms are 2 more per layer (12; 16 in a Qwen3-MoE
 #   layer against kernels_per_moe_layer 14), not counted. The profile's decode-only attention reads the KV at a
 #   median 0.80 of 1,792 GB/s (61 cells of >= 256 MB, Llama-3.1-8B TP1; 0.65-0.85), the global eta_kv_mem: kept.
+#   Its GPU-side per-request work, 0.09-0.12 us per request per layer in decode attention (least squares over the cells
+#   of >= 64 MB) and 0.5-0.7 us per sequence in the sampler, is ~4 us a request a step for Llama-3.1-8B against
+#   t_seq_layer_s's 26 us: that term is mostly work no kernel timing sees, and t_seq_layer_s / t_fixed_s stay.
 #   eta_expert_stream: the Qwen3-30B-A3B fused-MoE layer at 4-32 tokens with 32-128 experts touched (302 MB -
 #   1.2 GB, past the 128 MB L2): 1,538 GB/s (0.858 of 1,792), every point within 2 %: the experts stream faster than
 #   the dense GEMMs at one token. eta_compute: that profile's QKV and O at 1,024-2,048 tokens (k 2,048 /
