@@ -76,8 +76,10 @@ def load_run(name: str):
 # memory (no P2P), jointly, for two different collectives: the Qwen3-32B TP2 run's 2048-token prefill steps take
 # ~330 ms (timeseries.csv t = 6-17 s: ~3 steps/s), against 246 ms modelled with P2P (0.62 x Gen5 x16) and 341 ms
 # without (0.26, the no-P2P median of bench/data/pcie_nccl_measurements.csv). The Qwen3-30B-A3B DP2 x EP2 run's
-# all-gather / reduce-scatter sits between the two: mean TPOT +3.3 % without P2P, -4.6 % with it, the error the
-# same at every phase of the run without P2P (+2.6 to +3.8 % by first-token time), not with it (-7.9 to +2.5 %).
+# all-gather / reduce-scatter: mean TPOT -0.5 % without P2P, -8.5 % with it, the error the same at every phase of the
+# run without P2P (-1.1 to -0.2 % by fifths of first-token time), not with it (-12.1 to -4.3 %). (Before the RTX PRO
+# 6000's own dense-GEMM stream rate and kernel cost, MEASURED_KERNELS_BY_GPU: +3.3 % / -4.6 %, +3.0 to +3.7 % / -7.7
+# to 0.0 % by the same fifths.)
 # NCCL only uses P2P up to its P2P_LEVEL (the RTX PRO 6000
 # nccl-tests source in that CSV had to set NCCL_P2P_LEVEL=SYS to get it). `--assume-p2p` replays with P2P instead.
 VALIDATION_HOST_P2P = "--assume-p2p" in sys.argv

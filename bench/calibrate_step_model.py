@@ -173,9 +173,11 @@ def check_microbench(coeffs):
 def fit_gpu_profiles(path=Path(__file__).resolve().parent / "data" / "gpu_kernel_profiles.csv"):
     """Per GPU, from its own kernel timings (simulate.MEASURED_KERNELS_BY_GPU), the coefficients that were fitted on
     kernel timings of the reference GPUs:
-    - stream rows (memory-bound: one token, or a fused-MoE layer at a few tokens past the L2): time = weight bytes /
-      (spec bandwidth x eta_mem_stream) + intercept, least squares; the intercept is t_kernel_s where every row is a
-      single GEMM (a fused-MoE layer's several kernels share theirs);
+    - stream rows (memory-bound: one token): time = weight bytes / (spec bandwidth x eta_mem_stream) + intercept, least
+      squares over the single-GEMM rows (the layer GEMMs and the LM head); the intercept is t_kernel_s. A row that ran
+      faster than the spec bandwidth allows read its weights from the L2, not HBM, and is left out. A fused-MoE layer
+      at a few tokens past the L2 (several kernels sharing one intercept) is fitted alone the same way: its slope is
+      eta_expert_stream, the experts' read; where a GPU has no single-GEMM row it stands for eta_mem_stream too;
     - compute rows (GEMMs at >= 1,024 tokens): eta_compute = the median of 2 x tokens x k x n / time / spec bf16 FLOPS;
     - attention rows (prefill chunks of >= 1,024 tokens after `prefix` cached ones): eta_attn_compute likewise."""
     by_gpu: dict[str, list[dict]] = {}
@@ -184,12 +186,27 @@ def fit_gpu_profiles(path=Path(__file__).resolve().parent / "data" / "gpu_kernel
     out = {}
     for gpu_id, rs in by_gpu.items():
         gpu = resolve_gpu(gpu_id, detect=False)[0]
-        stream = [r for r in rs if r["regime"] == "stream"]
-        x = np.array([[1.0, float(r["weight_bytes"])] for r in stream])
-        y = np.array([float(r["time_us"]) * 1e-6 for r in stream])
-        (intercept, s_per_byte), *_ = np.linalg.lstsq(x, y, rcond=None)
-        eta = 1 / (s_per_byte * gpu.hbm_bandwidth_bytes_per_s)
-        t_kernel = intercept if all(r["kernels"] == "1" for r in stream) else None
+        def line(rows):
+            x = np.array([[1.0, float(r["weight_bytes"])] for r in rows])
+            y = np.array([float(r["time_us"]) * 1e-6 for r in rows])
+            (a, s), *_ = np.linalg.lstsq(x, y, rcond=None)
+            return a, s
+
+        bw = gpu.hbm_bandwidth_bytes_per_s
+        single = [r for r in rs if r["regime"] == "stream" and r["kernels"] == "1"]
+        in_l2 = [r for r in single if float(r["weight_bytes"]) / (float(r["time_us"]) * 1e-6) > bw]
+        single = [r for r in single if r not in in_l2]
+        fused = [r for r in rs if r["regime"] == "stream" and r["kernels"] != "1"]
+        eta_expert = s_expert = None
+        if fused:
+            _, s_expert = line(fused)
+            eta_expert = 1 / (s_expert * bw)
+        stream = single or fused
+        intercept, s_per_byte = line(stream)
+        eta = 1 / (s_per_byte * bw)
+        t_kernel = intercept if single else None
+        if s_expert is None:
+            s_expert = s_per_byte
         rates = sorted(2 * int(r["tokens"]) * int(r["k"]) * int(r["n"]) / (float(r["time_us"]) * 1e-6) / gpu.peak_flops("bfloat16")
                        for r in rs if r["regime"] == "compute")
         eta_compute = statistics.median(rates) if rates else None
@@ -203,16 +220,19 @@ def fit_gpu_profiles(path=Path(__file__).resolve().parent / "data" / "gpu_kernel
         moe = [r for r in rs if r["regime"] == "moe" or (r["regime"] == "stream" and r["op"].startswith("fused_moe"))]
         eta_moe = None
         if any(r["regime"] == "moe" for r in moe):
-            ym = np.array([float(r["time_us"]) * 1e-6 - float(r["weight_bytes"]) * s_per_byte for r in moe])
+            ym = np.array([float(r["time_us"]) * 1e-6 - float(r["weight_bytes"]) * s_expert for r in moe])
             xm = np.array([[1.0, 2.0 * int(r["tokens"]) * int(r["k"] or 0) * int(r["n"] or 0)] for r in moe])
             (_, s_per_flop), *_ = np.linalg.lstsq(xm, ym, rcond=None)
             eta_moe = 1 / (s_per_flop * gpu.peak_flops("bfloat16"))
-        out[gpu_id] = (eta, t_kernel, eta_compute, eta_attn, eta_moe)
+        out[gpu_id] = (eta, t_kernel, eta_compute, eta_attn, eta_moe, eta_expert if single else None)
         print(f"{gpu_id}: eta_mem_stream {eta:.3f}, "
               + (f"t_kernel {t_kernel * 1e6:.1f} us" if t_kernel is not None else f"intercept {intercept * 1e6:.1f} us (several kernels)")
               + f" over {len(stream)} stream rows (residuals "
               + ", ".join(f"{(intercept + float(r['weight_bytes']) * s_per_byte) / (float(r['time_us']) * 1e-6) - 1:+.1%}" for r in stream)
-              + ")" + (f"; eta_compute {eta_compute:.3f}, the median of {len(rates)} GEMMs at >= 1,024 tokens "
+              + ")" + "".join(f"; {r['op']} ({r['setup'].split(', ')[-1]}) left out: {float(r['weight_bytes']) / (float(r['time_us']) * 1e-6) / 1e9:,.0f} GB/s "
+                              f"is past the {bw / 1e9:,.0f} GB/s spec (L2-resident)" for r in in_l2)
+              + (f"; eta_expert_stream {eta_expert:.3f} over {len(fused)} fused-MoE stream rows" if single and fused else "")
+              + (f"; eta_compute {eta_compute:.3f}, the median of {len(rates)} GEMMs at >= 1,024 tokens "
                        f"(range {rates[0]:.2f}-{rates[-1]:.2f})" if rates else "")
               + (f"; eta_attn_compute {eta_attn:.3f}, the median of {len(attn)} prefill-attention chunks of >= 1,024 tokens "
                  f"(range {attn[0]:.2f}-{attn[-1]:.2f})" if attn else "")

@@ -876,7 +876,7 @@ def test_fused_moe_read_and_compute_add_up_on_the_gpu_whose_moe_kernels_were_mea
             if r["gpu_id"] == "rtx-pro-6000-blackwell" and r["op"].startswith("fused_moe")]
     assert len(rows) == 21
     for r in rows:  # every measured cell within 7 % of intercept + read + compute
-        read = float(r["weight_bytes"]) / (1.792e12 * c["eta_mem_stream"])
+        read = float(r["weight_bytes"]) / (1.792e12 * c["eta_expert_stream"])
         compute = 2 * int(r["tokens"]) * int(r["k"]) * int(r["n"]) / (503.8e12 * c["eta_moe_compute"])
         assert (33e-6 + read + compute) / (float(r["time_us"]) * 1e-6) == pytest.approx(1, abs=0.07), (r["op"], r["tokens"])
     # on that GPU a big decode batch costs more in the expert layers than the slower-of-the-two form gives
@@ -885,6 +885,30 @@ def test_fused_moe_read_and_compute_add_up_on_the_gpu_whose_moe_kernels_were_mea
     flat = replace(sm, coeffs=replace(sm.coeffs, moe_overlap=1.0, eta_moe_compute=None))
     assert sm.moe_part_s(256, 256) > flat.moe_part_s(256, 256)
     assert DEFAULT_COEFFICIENTS.moe_overlap == 1.0  # GPUs without MoE kernel timings keep the roofline's max
+
+
+def test_the_rtx_pro_6000s_dense_gemms_give_its_own_kernel_cost_and_its_experts_keep_their_read_rate():
+    import csv
+    from pathlib import Path
+
+    import kvplan
+    from kvplan.simulate import DEFAULT_COEFFICIENTS, MEASURED_KERNELS_BY_GPU, StepModel
+
+    c = MEASURED_KERNELS_BY_GPU["rtx-pro-6000-blackwell"][0]
+    rows = [r for r in csv.DictReader((Path(__file__).resolve().parents[1] / "bench" / "data" / "gpu_kernel_profiles.csv").open())
+            if r["gpu_id"] == "rtx-pro-6000-blackwell" and r["regime"] == "stream" and r["kernels"] == "1"]
+    assert len(rows) == 10
+    for r in rows:  # the one-token GEMMs of Llama-3.1-8B and Qwen3-32B: within 6 %, but the one that read the L2
+        model_us = (float(r["weight_bytes"]) / (1.792e12 * c["eta_mem_stream"]) + c["t_kernel_s"]) * 1e6
+        l2 = float(r["weight_bytes"]) / (float(r["time_us"]) * 1e-6) > 1.792e12
+        assert (model_us / float(r["time_us"]) - 1 > 1.0) if l2 else model_us == pytest.approx(float(r["time_us"]), rel=0.06), r["op"]
+    assert c["t_kernel_s"] < DEFAULT_COEFFICIENTS.t_kernel_s and c["eta_expert_stream"] > c["eta_mem_stream"]
+    # dense weights stream at the dense GEMMs' rate, the fused-MoE experts at their own
+    sm = StepModel.from_plan(kvplan.fit("Qwen/Qwen3-30B-A3B-Instruct-2507", "RTX PRO 6000 Blackwell Server Edition", max_model_len=8192))
+    assert sm.dense_weights_read_s == pytest.approx(sm.weights_bytes_per_rank / (1.792e12 * 0.812), rel=1e-3)
+    same = replace(sm, coeffs=replace(sm.coeffs, eta_expert_stream=None))
+    assert same.moe_part_s(8, 8) > sm.moe_part_s(8, 8)  # without it the experts would read at 0.812
+    assert DEFAULT_COEFFICIENTS.eta_expert_stream is None
 
 
 def test_a_run_whose_arrivals_outrun_the_server_says_so():
@@ -942,7 +966,7 @@ def test_the_measured_kernel_table_is_what_its_fit_script_prints():
     spec.loader.exec_module(script)
     fitted = script.fit_gpu_profiles()
     assert set(fitted) == set(MEASURED_KERNELS_BY_GPU)
-    for gpu_id, (eta, t_kernel, eta_compute, eta_attn, eta_moe) in fitted.items():
+    for gpu_id, (eta, t_kernel, eta_compute, eta_attn, eta_moe, eta_expert) in fitted.items():
         table = MEASURED_KERNELS_BY_GPU[gpu_id][0]
         assert table["eta_mem_stream"] == round(eta, 3) and table["eta_compute"] == round(eta_compute, 3), gpu_id
         assert table["eta_attn_compute"] == round(eta_attn, 3), gpu_id
@@ -950,3 +974,4 @@ def test_the_measured_kernel_table_is_what_its_fit_script_prints():
             assert table["t_kernel_s"] == pytest.approx(round(t_kernel * 1e6, 1) * 1e-6), gpu_id
         if eta_moe is not None:
             assert table["eta_moe_compute"] == round(eta_moe, 3), gpu_id
+        assert table.get("eta_expert_stream") == (None if eta_expert is None else round(eta_expert, 3)), gpu_id

@@ -396,6 +396,7 @@ class StepCoefficients:
     eta_kv_mem: float = 0.80
     moe_overlap: float = 1.0  # fused-MoE layer: read + compute - overlap x min(read, compute); 1: the slower of the two
     eta_moe_compute: Optional[float] = None  # the expert GEMMs' FLOPs; None: eta_compute (see MEASURED_KERNELS_BY_GPU)
+    eta_expert_stream: Optional[float] = None  # the fused-MoE experts' read; None: eta_mem_stream (see MEASURED_KERNELS_BY_GPU)
     mixed_decode_kv_per_extra_head: float = 0.0  # see MEASURED_KERNELS_BY_GPU; 0: no mixed-batch penalty measured
     t_fixed_s: float = 0.0
     t_seq_layer_s: float = 0.8e-6
@@ -419,9 +420,25 @@ DEFAULT_COEFFICIENTS = StepCoefficients()
 #   rtx-4090 (Llama-3.1-8B): the four layer GEMMs and the LM head at one token, 33.5 MB - 1.05 GB: 960 GB/s (0.953 of
 #   1,008) + 3.3 us, every point within 1.4 %; the layer GEMMs at 1,024-2,048 tokens: 0.960 of 165.2 TFLOPS (median of
 #   260, 0.82-1.01); prefill attention in chunks of 1,024-2,048 tokens: 0.665 (median of 24, 0.45-0.86).
-#   rtx-pro-6000-blackwell (Qwen3-30B-A3B): the fused-MoE layer at 4-32 tokens with 32-128 experts touched (302 MB -
-#   1.2 GB, past the 128 MB L2): 1,538 GB/s (0.858 of 1,792), every point within 2 %; its dense GEMMs are small enough
-#   to stay in L2 at one token, so the per-kernel cost keeps the global fit; QKV and O at 1,024-2,048 tokens (k 2,048 /
+#   rtx-pro-6000-blackwell: the four layer GEMMs and the LM head at one token of its Llama-3.1-8B and Qwen3-32B TP1
+#   profiles, 33.5 MB - 1.56 GB: 1,455 GB/s (0.812 of 1,792) + 2.4 us per kernel (t_kernel_s), every point within
+#   5.3 % (9 GEMMs; Qwen3-32B's O projection at one token, 84 MB in 24 us = 3.5 TB/s, read the L2 and is left out --
+#   61 us at 2-8 tokens). The spread of that intercept is wide: the same fit with the profiles' TP2 shards (19 GEMMs,
+#   17-778 MB) gives 0.813 + 2.8 us, on the medians over 1-8 tokens 0.835 + 3.8 us; Llama-3.1-8B alone 2.9 us,
+#   Qwen3-32B alone 4.2 us -- all below the reference GPUs' 5.1 us. The whole one-token layer agrees: its
+#   elementwise kernels (RMSNorm, RoPE, SiLU-and-mul) take 2.4-2.7 us each in Llama-3.1-8B (2.0-4.2 in Qwen3-32B) and
+#   its attention module at one request 7.9-8.4 us, so a Llama-3.1-8B layer's time beyond its weights at 0.812 is
+#   25-28 us (TP1, TP2) over its 10 kernels (2.5-2.8 us each; the RTX 4090's layer the same way: 30.8 us, 3.1 each,
+#   against its 3.3 us fit). The kernel count per layer
+#   matches (kernels_per_dense_layer 10) for Llama; Qwen3's q/k RMSNorms are 2 more per layer (12; 16 in a Qwen3-MoE
+#   layer against kernels_per_moe_layer 14), not counted. The profile's decode-only attention reads the KV at a
+#   median 0.80 of 1,792 GB/s (61 cells of >= 256 MB, Llama-3.1-8B TP1; 0.65-0.85), the global eta_kv_mem: kept.
+#   Its GPU-side per-request work, 0.09-0.12 us per request per layer in decode attention (least squares over the cells
+#   of >= 64 MB) and 0.5-0.7 us per sequence in the sampler, is ~4 us a request a step for Llama-3.1-8B against
+#   t_seq_layer_s's 26 us: that term is mostly work no kernel timing sees, and t_seq_layer_s / t_fixed_s stay.
+#   eta_expert_stream: the Qwen3-30B-A3B fused-MoE layer at 4-32 tokens with 32-128 experts touched (302 MB -
+#   1.2 GB, past the 128 MB L2): 1,538 GB/s (0.858 of 1,792), every point within 2 %: the experts stream faster than
+#   the dense GEMMs at one token. eta_compute: that profile's QKV and O at 1,024-2,048 tokens (k 2,048 /
 #   4,096, n 5,120 / 2,048: the model's own TP1 shapes, as the profile's TP2 timings, half of these, show): 0.578 of
 #   503.8 TFLOPS (median of 130, 0.46-0.71) -- small GEMMs; larger ones may run nearer the peak; prefill attention:
 #   0.454 (median of 43, 0.27-0.54).
@@ -448,10 +465,11 @@ MEASURED_KERNELS_BY_GPU: dict[str, tuple[dict, str]] = {
                   "mixed_decode_kv_per_extra_head": 0.331},
                  "LLMServingSim's vLLM 0.19 kernel profile of Llama-3.1-8B on an RTX 4090 "
                  "(bench/data/gpu_kernel_profiles.csv)"),
-    "rtx-pro-6000-blackwell": ({"eta_mem_stream": 0.858, "eta_compute": 0.578, "eta_attn_compute": 0.454,
-                                "mixed_decode_kv_per_extra_head": 0.261, "moe_overlap": 0.0, "eta_moe_compute": 0.949},
-                               "LLMServingSim's vLLM 0.19 kernel profile of Qwen3-30B-A3B on an RTX PRO 6000 "
-                               "(bench/data/gpu_kernel_profiles.csv)"),
+    "rtx-pro-6000-blackwell": ({"eta_mem_stream": 0.812, "t_kernel_s": 2.4e-6, "eta_compute": 0.578,
+                                "eta_attn_compute": 0.454, "mixed_decode_kv_per_extra_head": 0.261, "moe_overlap": 0.0,
+                                "eta_moe_compute": 0.949, "eta_expert_stream": 0.858},
+                               "LLMServingSim's vLLM 0.19 kernel profiles of Llama-3.1-8B, Qwen3-32B and Qwen3-30B-A3B "
+                               "on an RTX PRO 6000 (bench/data/gpu_kernel_profiles.csv)"),
 }
 
 
@@ -589,7 +607,8 @@ class StepModel:
             return 0.0
         c = self.coeffs
         ep = self.expert_token_multiplier
-        t_mem = max(self._weights_bytes(group_tokens / ep) - self.weights_bytes_per_rank, 0.0) / (self.hbm_bytes_per_s * c.eta_mem_stream)
+        t_mem = (max(self._weights_bytes(group_tokens / ep) - self.weights_bytes_per_rank, 0.0)
+                 / (self.hbm_bytes_per_s * (c.eta_expert_stream or c.eta_mem_stream)))
         t_fl = self._compute_s(self.expert_flops_per_token * group_tokens / ep, c.eta_moe_compute)
         t = t_mem + t_fl - c.moe_overlap * min(t_mem, t_fl)
         if self.num_ep_collectives and ep > 1:
