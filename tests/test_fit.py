@@ -1415,3 +1415,25 @@ def test_the_seeds_arithmetic_counts_the_rotary_cache_of_its_release():
     old = kvplan.fit("nvidia/Qwen3.6-27B-NVFP4", gpu_gb=200, overhead_gb=1, vllm_version="0.7.1")
     new = kvplan.fit("nvidia/Qwen3.6-27B-NVFP4", gpu_gb=200, overhead_gb=1, vllm_version="0.7.2")
     assert new.weights_bytes - old.weights_bytes == 3 * 262_144 * 64 * 2  # 3 more position copies x rotary dim x bf16
+
+
+def test_gemma4_default_batch_is_raised_to_one_video_item_from_0_22():
+    # vLLM PR #43051 (first in 0.22.0; absent from 0.21.0): for a multimodal prefix-LM model whose processor states
+    # its per-item maxima (Gemma 4: a video is 32 x (70 + 2 + 6) = 2,496 tokens), a max_num_batched_tokens vLLM chose
+    # itself is raised to fit one item. tests/data/blind_records.jsonl: gemma-4-26B-A4B-it NVFP4 on a GB10 with vLLM
+    # 0.25.1 logs "Raising max_num_batched_tokens from 2048 to 2496 to accommodate 'video' input", and its window
+    # groups then reserve ceil((1,023 + 2,496) / 16) + 1 = 221 pages per sequence: 14.92x at 262,144 tokens
+    kw = dict(max_model_len=262144, gpu_memory_utilization=0.85, max_num_seqs=32, fixes=False)
+    raised = kvplan.fit("google/gemma-4-26B-A4B", "GB10", vllm_version="0.25.1", **kw)
+    assert raised.args.max_num_batched_tokens == 2496
+    assert any("raised from 2048 to 2496" in n for n in raised.assumptions)
+    before = kvplan.fit("google/gemma-4-26B-A4B", "GB10", vllm_version="0.21.0", **kw)
+    assert before.args.max_num_batched_tokens == 2048
+    given = kvplan.fit("google/gemma-4-26B-A4B", "GB10", vllm_version="0.25.1", max_num_batched_tokens=2048, **kw)
+    assert given.args.max_num_batched_tokens == 2048  # a number the user gave is kept (vLLM refuses it at startup)
+    pool = int(84.68 * GIB)  # the record's logged pool, given: the concurrency is the log's to rounding
+    logged = kvplan.fit("google/gemma-4-26B-A4B", "GB10", vllm_version="0.25.1", kv_cache_memory_bytes=pool, **kw)
+    assert abs(logged.max_concurrency - 14.92) < 0.01
+    # a text-only model and Gemma 3 (whose processor states no per-item maximum) keep vLLM's default
+    assert kvplan.fit("google/gemma-3-27b-it", "GB10", vllm_version="0.25.1",
+                      **{**kw, "max_model_len": 131072}).args.max_num_batched_tokens == 2048

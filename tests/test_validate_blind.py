@@ -93,14 +93,13 @@ def test_blind_verdicts_are_right(scored):
 def test_given_the_blind_pools_the_kv_arithmetic_is_within_rounding(blind):
     # measured: tokens max 0.07 %, concurrency max 0.15 % (the printed GiB has two decimals); on all fifteen:
     # tokens 0.07 %, concurrency 0.22 %, blocks 0.07 %; on all eighteen: tokens 0.20 %, concurrency 0.22 %, blocks 0.07 %;
-    # on all twenty-six (fourth round added): tokens 1.53 %, concurrency 1.55 %, both on the two GB10 Gemma-4 records
-    # (vLLM 0.25.1); every other record stays within 0.2 %
+    # on all twenty-six (fourth round added) tokens 1.53 %, concurrency 1.55 % at first scoring, both on the two GB10
+    # Gemma-4 records (vLLM 0.25.1 raises its default batch to one 2,496-token video item, PR #43051); with that rule
+    # (plan._prefix_lm_item_tokens): tokens 0.20 %, concurrency 0.22 %
     s = summarize(validate_records(blind, given_kv=True))
     assert s["skipped"] == 0
-    assert s["kv_cache_tokens"]["max_abs_pct"] <= 1.6
-    assert s["max_concurrency"]["max_abs_pct"] <= 1.6
-    others = [r for r in validate_records([b for b in blind if "gemma-4" not in b["id"]], given_kv=True)]
-    assert max(abs(r.error_pct["kv_cache_tokens"]) for r in others) <= 0.3
+    assert s["kv_cache_tokens"]["max_abs_pct"] <= 0.3
+    assert s["max_concurrency"]["max_abs_pct"] <= 0.3
     assert s["num_gpu_blocks"]["n"] >= 3 and s["num_gpu_blocks"]["max_abs_pct"] <= 0.3
 
 

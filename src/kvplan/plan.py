@@ -832,6 +832,15 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     else:
         tokens = min(t_default, max_seqs * max_len) if t_default else max(max_len, 2048)
         notes.append(f"max_num_batched_tokens {tokens} ({who} default on {gpu.name} for {rules.version})")
+    floor = _prefix_lm_item_tokens(model, rules)
+    if floor and not args.max_num_batched_tokens and rules.engine != "v0" and floor > tokens:
+        # raised before vLLM's cap at max_num_seqs x max_model_len (engine/arg_utils.py, same function)
+        raised = min(max(floor, tokens), max_seqs * max_len)
+        if raised > tokens:
+            notes.append(f"max_num_batched_tokens raised from {tokens} to {raised}: one {floor}-token video item of this "
+                         f"prefix-LM multimodal model must fit in a batch (vLLM's 'Raising max_num_batched_tokens ... to "
+                         f"accommodate 'video' input for prefix-LM model', from 0.22.0)")
+            tokens = raised
     if not args.max_num_seqs:
         if rules.is_v1:
             max_seqs = min(max_seqs, tokens)
@@ -1231,6 +1240,22 @@ def deepstack_buffer_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRul
     if not levels or text_only or not model.is_multimodal or rules.release < (0, 11, 0):
         return 0
     return levels * args.max_num_batched_tokens * model.hidden_size * DTYPE_BYTES.get(args.dtype, 2)
+
+
+def _prefix_lm_item_tokens(model: ModelSpec, rules: VersionRules) -> int:
+    """The largest multimodal item, in tokens, that vLLM makes room for in max_num_batched_tokens when it chose that
+    number itself, for a multimodal prefix-LM model whose processor states its per-item maxima: Gemma 4 (read in the
+    0.22.0, 0.25.1 and 0.33.0 wheels, absent from 0.21.0: engine/arg_utils.py
+    _set_default_max_num_seqs_and_batched_tokens_args raises the default to EngineArgs._get_min_mm_batched_tokens,
+    vLLM PR #43051; models/gemma4_mm.py Gemma4ProcessingInfo.get_mm_max_tokens_per_item: an image is
+    vision_config.default_output_length soft tokens, a video 32 frames x (70 soft tokens + boi + eoi + 6 timestamp
+    tokens) = 2,496). Gemma 3's processor states none, so vLLM keeps its default there. An audio item's count is the
+    processor's audio_seq_length, which no config.json holds; the Gemma 4 configs kvplan ships have no audio tower.
+    0 when vLLM raises nothing."""
+    if rules.release < (0, 22, 0) or not model.is_multimodal or not model.model_type.startswith("gemma4"):
+        return 0
+    image = int((model.vision_config or {}).get("default_output_length") or 0)
+    return max(image, 32 * (70 + 2 + 6))
 
 
 def _text_only(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> bool:
