@@ -84,7 +84,7 @@ and given the logged pool:
 
 **Blind.** `kvplan validate tests/data/blind_records.jsonl`: {_count("blind_records.jsonl")} startups from sources kvplan was never
 fitted to, added and scored in one step with no change to the tool (their sources are in `tests/data/SOURCES-logs.md`,
-with their first scores; four of them carry the FlashInfer sampler their logs show, a term read from vLLM's code: two since their first scoring, two from it):
+with their first scores; seven of them carry the FlashInfer sampler their logs show, a term read from vLLM's code: two since their first scoring, five from it):
 
 {table("blind_records.jsonl", False)}
 {END}"""
