@@ -7,6 +7,14 @@
    calibrated roofline (no per-run fitting). Reports the error of the per-second running /
    waiting / KV-usage series (normalised mean absolute error: sum|sim - vLLM| / sum|vLLM|) and
    of mean TTFT, TPOT and end-to-end latency (engine clock, as summary.txt computes them).
+   The runs' timeseries.csv comes from LLMServingSim's BenchStatLogger (bench/core/stat_logger.py at the
+   snapshot): vLLM calls its record() with the SchedulerStats of every engine step (Scheduler.make_stats at the
+   end of update_from_output: len(running), len(waiting) + len(skipped_waiting), BlockPool.get_usage()); rows
+   are 1 s buckets from the logger's creation, each the bucket's LAST record. The logger starts before the
+   first request (>= 0.065-0.09 s: meta.json started_at vs the first arrival_time); shifting the comparison
+   by that much moves no series error by more than 0.5 point, either way, so samples are compared at t.
+   "max running" compares like with like: the simulator's per-second samples against the CSV's (its
+   per-step maximum in brackets).
 2. Speed: 1,000,000 requests with the Azure 2023 conversation lengths (Llama-3.1-8B-Instruct,
    one H100, kvplan's plan) in a child process; wall time and peak RSS.
 
@@ -200,16 +208,17 @@ def validate(mode="predict"):
                          float(res.queue_s.mean() * 1e3), central_queue_ms(res.arrival_s, res.finish_s, slots),
                          measured["sched_to_first_ms"], float((res.first_token_s - res.first_scheduled_s).mean() * 1e3)))
         rows.append((name, cfg.num_gpu_blocks, source, errs, {k: (d[k]["mean"], measured[k]) for k in ("ttft_ms", "tpot_ms", "e2e_ms")},
-                     d["max_running"] * (dp if dp > 1 else 1), max(r["running"] for r in ts), d["preemptions"]))
+                     (int(res.ts_running.max() * series_scale(sm, dp)) if len(res.ts_running) else 0,
+                      d["max_running"] * (dp if dp > 1 else 1)), max(r["running"] for r in ts), d["preemptions"]))
     title = {"predict": "prediction with kvplan's global step-time coefficients",
              "fitted": "scheduler-only replay, step-time efficiencies refit per run on its mean TPOT/E2E"}[mode]
     print(f"\n## Replay of the four vLLM 0.19.0 runs (300 ShareGPT requests each): {title}\n")
-    print("| run | blocks (source) | running err | waiting err | KV err | TTFT sim / vLLM (err) | TPOT sim / vLLM (err) | E2E sim / vLLM (err) | max running sim / vLLM | preemptions |")
+    print("| run | blocks (source) | running err | waiting err | KV err | TTFT sim / vLLM (err) | TPOT sim / vLLM (err) | E2E sim / vLLM (err) | max running sim (any step) / vLLM, per-second samples | preemptions |")
     print("|---|---|---:|---:|---:|---|---|---|---|---:|")
     for name, blocks, source, errs, lat, mr_sim, mr_meas, pre in rows:
         f = lambda e: "n/a" if e is None else f"{e * 100:.1f} %"
         cell = lambda k: f"{lat[k][0]:.0f} / {lat[k][1]:.0f} ({(lat[k][0] / lat[k][1] - 1) * 100:+.1f} %)" if k != "tpot_ms" else f"{lat[k][0]:.1f} / {lat[k][1]:.1f} ({(lat[k][0] / lat[k][1] - 1) * 100:+.1f} %)"
-        print(f"| {name} | {blocks} ({source}) | {f(errs['running'])} | {f(errs['waiting'])} | {f(errs['kv'])} | {cell('ttft_ms')} | {cell('tpot_ms')} | {cell('e2e_ms')} | {mr_sim} / {mr_meas:.0f} | {pre} |")
+        print(f"| {name} | {blocks} ({source}) | {f(errs['running'])} | {f(errs['waiting'])} | {f(errs['kv'])} | {cell('ttft_ms')} | {cell('tpot_ms')} | {cell('e2e_ms')} | {mr_sim[0]} ({mr_sim[1]}) / {mr_meas:.0f} | {pre} |")
     if mode == "fitted":
         print("\nQueueing (mean ms): queue = schedule() call - arrival; 'central' = one FCFS queue before max_num_seqs x dp "
               "slots, each freed at that side's own finish times: equal to the queue where sequence slots are the only limit and routing "

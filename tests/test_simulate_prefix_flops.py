@@ -59,6 +59,34 @@ def test_preempted_request_gets_its_own_cached_blocks_back():
     assert np.all(np.isfinite(on.finish_s))
 
 
+def test_kv_usage_series_counts_cached_free_blocks_as_free_and_a_preempted_request_as_waiting():
+    """The per-second series read what vLLM 0.19's gauges read (vllm/v1/core/sched/scheduler.py
+    Scheduler.make_stats: num_running_reqs = len(running), num_waiting_reqs = len(waiting) + len(skipped_waiting),
+    kv_cache_usage = BlockPool.get_usage() = 1 - free / (num_gpu_blocks - 1), vllm/v1/core/block_pool.py): a
+    preempted request is prepended to WAITING (Scheduler._preempt_request) and counts there, and a freed block
+    that keeps its hash for prefix caching sits in the free queue, so it counts as free."""
+    w = Workload(name="pre", prompt_tokens=np.array([400, 400, 80]), completion_tokens=np.array([300, 300, 4]),
+                 arrival_s=np.array([0.0, 0.0, 30.0]))
+    c = replace(cfg(80), enable_prefix_caching=True)
+    # the third request shares its first 64 tokens (4 blocks) with the first
+    shared = replace(w, block_hashes=prefix_block_hashes([400, 400, 80], [[-1, 0], [-1, 0], [0, 64]], 16),
+                     hash_block_tokens=16)
+    apart = replace(w, block_hashes=prefix_block_hashes([400, 400, 80], None, 16), hash_block_tokens=16)
+    r = simulate(shared, c, small_model(), R19, sample_interval_s=0.005)
+    r_apart = simulate(apart, c, small_model(), R19, sample_interval_s=0.005)
+    assert r.preemptions >= 1 and r_apart.prefix_hit_tokens > 0
+    assert r.prefix_hit_tokens - r_apart.prefix_hit_tokens == 64  # the first's blocks were still cached at 30 s
+    pairs = list(zip(r.ts_running.tolist(), r.ts_waiting.tolist()))
+    first_both = pairs.index((2, 0))
+    assert (1, 1) in pairs[first_both:]  # the preempted one: out of RUNNING, counted in WAITING
+    # between the first two requests' finish and the third's arrival the pool holds only cached-free blocks:
+    # vLLM's usage is 0 there, though a later hit could still find them
+    gap = (r.ts_t_s > r.finish_s[:2].max() + 0.1) & (r.ts_t_s < 29.9)
+    assert gap.any() and np.all(r.ts_kv_usage[gap] == 0.0)
+    busy = (r.ts_t_s > 0.05) & (r.ts_t_s < r.finish_s[0] - 0.05)
+    assert r.ts_kv_usage[busy].max() > 0.9  # both requests' own blocks fill the 79-block pool
+
+
 def test_prefix_block_hashes_follow_the_tree():
     h = prefix_block_hashes([100, 70, 40], [[-1, 0], [0, 50], [1, 70]], 16)
     assert [len(x) for x in h] == [6, 4, 2]

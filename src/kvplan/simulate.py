@@ -1579,7 +1579,11 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     # ------------------------------------------------------------------ preemption and finishing
 
     def preempt_tail(booked: bool = False) -> int:
-        """Preempt the last running request (recompute: blocks freed, back to the front of WAITING).
+        """Preempt the last running request (recompute: blocks freed, back to the front of WAITING). vLLM 0.19,
+        vllm/v1/core/sched/scheduler.py: Scheduler.schedule pops the tail of RUNNING (FCFS) while a running
+        request's allocate_slots fails; Scheduler._preempt_request frees its blocks (KVCacheManager.free, last block
+        first), sets num_computed_tokens = 0 and prepends it to WAITING, where it is re-admitted through
+        get_computed_blocks (own freed blocks still cached are hits) and the whole-sequence gate.
         `booked`: the decoders already hold this step's blocks (`schedule_decoders` ran), so a decoder's own
         blocks are those of its context + 1 tokens."""
         nonlocal preemptions, recomputed, used
@@ -1645,7 +1649,16 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         itl_acc[b] = itl_acc.get(b, 0) + tokens
 
     def account(t0: float, t1: float, n_running: int, used0: int, used1: int, step_s: float = 0.0) -> None:
-        """Time-weighted statistics and time-series samples over [t0, t1]."""
+        """Time-weighted statistics and time-series samples over [t0, t1].
+
+        The samples read what vLLM 0.19's gauges read (vllm/v1/core/sched/scheduler.py, Scheduler.make_stats,
+        called at the end of update_from_output): running = len(running), waiting = len(waiting) +
+        len(skipped_waiting) -- a preempted request is back in WAITING (Scheduler._preempt_request prepends it)
+        -- and KV usage = BlockPool.get_usage() = 1 - free / (num_gpu_blocks - 1) (vllm/v1/core/block_pool.py),
+        where the free queue holds cached blocks nobody uses: a cached-but-free block counts as free, as here
+        (`in_use` counts own blocks and cache entries someone holds). With async scheduling
+        (EngineCore.step_with_batch_queue, vllm/v1/engine/core.py) update_from_output(step s) runs after
+        schedule(step s+1), so a sample shows the step that starts then: this step's running set and blocks."""
         nonlocal kv_peak, kv_area, next_sample
         dt = t1 - t0
         if dt <= 0:
