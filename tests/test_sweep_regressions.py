@@ -129,3 +129,30 @@ def test_a_plan_that_starts_below_one_request_says_so():
     shorter = kvplan.fit("google/gemma-2-9b", "T4", vllm_version="0.15.0", quantization="fp8",
                          max_model_len=api.max_model_len_for_concurrency(p, 1))
     assert shorter.fits and shorter.max_concurrency >= 1 and not any("cannot be held whole" in w for w in shorter.warnings)
+
+
+def test_a_quantized_checkpoint_fix_replaces_an_online_quantization_flag():
+    # Qwen3-32B with --quantization bitsandbytes on a T4: the fix "serve Qwen/Qwen3-32B-FP8" said only {"model": ...},
+    # so the user's command kept --quantization bitsandbytes, which kvplan (and vLLM) refuse on an fp8 checkpoint;
+    # the fix now names the checkpoint's own method, and the command it writes plans to the verdict it claims
+    kw = dict(vllm_version="0.19.0", quantization="bitsandbytes", tensor_parallel_size=1)
+    p = kvplan.fit("Qwen/Qwen3-32B", "T4", **kw)
+    fix = next(f for f in p.fixes if f.flags.get("model") == "Qwen/Qwen3-32B-FP8")
+    assert fix.flags == {"model": "Qwen/Qwen3-32B-FP8", "quantization": "fp8"}
+    assert fix.command_text == "Qwen/Qwen3-32B-FP8 --quantization fp8"
+    q = kvplan.fit(fix.flags["model"], "T4", **{**kw, "quantization": fix.flags["quantization"]}, fixes=False)
+    assert q.fits == fix.fits and q.failure == "load"
+    # without a --quantization flag, the checkpoint alone is the change
+    plain = kvplan.fit("Qwen/Qwen3-32B", "L4", vllm_version="0.33.0")
+    assert {"model": "Qwen/Qwen3-32B-FP8"} in [f.flags for f in plain.fixes]
+
+
+def test_no_fix_repeats_the_online_fp8_flag_already_given():
+    # --quantization fp8 on an L4 that still cannot load Qwen3-32B: "online FP8 weights (--quantization fp8)" was
+    # offered as a fix, a change that changes nothing
+    p = kvplan.fit("Qwen/Qwen3-32B", "L4", vllm_version="0.33.0", quantization="fp8")
+    assert not p.fits and p.failure == "load"
+    assert [f for f in p.fixes if f.flags == {"quantization": "fp8"}] == []
+    assert any(f.fits for f in p.fixes)  # tensor parallelism or a larger card still answers
+    plain = kvplan.fit("Qwen/Qwen3-32B", "L4", vllm_version="0.33.0")
+    assert {"quantization": "fp8"} in [f.flags for f in plain.fixes]
