@@ -674,9 +674,26 @@ def _resolve_dtype(model: ModelSpec, gpu: GPUSpec, given: str | None, notes: lis
     return dt
 
 
+# Checkpoint quantization methods that no other method's override claims: vLLM's ModelConfig._verify_quantization
+# takes the config's quant_method as the method when no --quantization is given, lets each listed method's
+# override_quantization_method claim the config, and otherwise raises "Unknown quantization method: ..." for a name
+# QUANTIZATION_METHODS lacks (config/model.py and model_executor/layers/quantization/, vLLM 0.28.0 wheel: bitsandbytes
+# is gone from the list and no override there reads a bitsandbytes config). Others a release dropped (auto-round,
+# gguf) are served another way (an override, a load format) and are not refused here.
+_CHECKPOINT_METHODS_NO_OVERRIDE = frozenset({"bitsandbytes"})
+
+
 def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: GPUSpec, version: str) -> QuantSpec | None:
     q = model.quant
     if not given:
+        if q is not None and q.method in _CHECKPOINT_METHODS_NO_OVERRIDE:
+            known = quantization_methods(version)
+            last = quant_method_last_read(q.method, version)
+            if known is not None and canonical_quant(q.method) not in known and last is not None:
+                raise InputError("model", f"{model.id} is a {q.method} checkpoint (its config's quant_method), and vLLM "
+                                 f"{version} no longer has that method (the newest release read that has it is {last}): "
+                                 f"vLLM refuses it as an unknown quantization method",
+                                 f"pin --vllm-version {last} or earlier, or serve a checkpoint quantized another way")
         return q
     known = quantization_methods(version)
     method = canonical_quant(given)
