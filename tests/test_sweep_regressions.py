@@ -156,3 +156,25 @@ def test_no_fix_repeats_the_online_fp8_flag_already_given():
     assert any(f.fits for f in p.fixes)  # tensor parallelism or a larger card still answers
     plain = kvplan.fit("Qwen/Qwen3-32B", "L4", vllm_version="0.33.0")
     assert {"quantization": "fp8"} in [f.flags for f in plain.fixes]
+
+
+@pytest.mark.parametrize("flag, kw, before, since, model", [
+    ("--language-model-only", {"language_model_only": True}, "0.14.1", "0.17.0", "Qwen/Qwen3-VL-2B-Instruct"),
+    ("--data-parallel-size", {"data_parallel_size": 2}, "0.8.2", "0.8.3", "meta-llama/Llama-3.1-8B"),
+    ("--enable-expert-parallel", {"enable_expert_parallel": True, "tensor_parallel_size": 2}, "0.7.3", "0.8.0",
+     "mistralai/Mixtral-8x7B-v0.1"),
+    ("--speculative-config", {"speculative_config": '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}'},
+     "0.7.3", "0.8.2", "meta-llama/Llama-3.1-8B"),
+    ("--compilation-config", {"compilation_config": '{"cudagraph_mode": "PIECEWISE"}'}, "0.6.4", "0.6.5", "meta-llama/Llama-3.1-8B"),
+])
+def test_fit_refuses_a_flag_the_release_lacks_as_scaffold_does(flag, kw, before, since, model):
+    # the sweep planned these (a start) on releases whose argparse has no such flag, while `kvplan scaffold` with the
+    # same flags refused them (versions.SERVE_FLAG_SINCE); the plan now refuses them the same way
+    from kvplan.errors import InputError
+
+    with pytest.raises(InputError) as e:
+        kvplan.fit(model, "H100", vllm_version=before, max_model_len=4096, fixes=False, **kw)
+    assert e.value.field == flag and f"first in vLLM {since}" in str(e.value) and since in e.value.fix
+    assert kvplan.fit(model, "H100", vllm_version=since, max_model_len=4096, fixes=False, **kw).fits
+    # a single engine written as -dp 1 is not a flag the launch files write: not refused
+    assert kvplan.fit("meta-llama/Llama-3.1-8B", "H100", vllm_version="0.8.2", data_parallel_size=1, fixes=False).fits

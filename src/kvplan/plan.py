@@ -1813,7 +1813,16 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
                             "--max-lora-rank": args.max_lora_rank if args.enable_lora else None,
                             "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype,
                             "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes,
-                            "--skip-mm-profiling": True if args.skip_mm_profiling else None}, version)
+                            "--skip-mm-profiling": True if args.skip_mm_profiling else None,
+                            # written by the launch files (deploy.spec_from_plan) under the same conditions, so fit
+                            # refuses what scaffold refuses (a release older than the flag: SERVE_FLAG_SINCE)
+                            "--data-parallel-size": args.data_parallel_size if (args.data_parallel_size or 1) > 1 else None,
+                            "--enable-expert-parallel": True if args.enable_expert_parallel else None,
+                            "--speculative-config": args.speculative_config or None,
+                            "--compilation-config": args.compilation_config or None,
+                            "--limit-mm-per-prompt": args.limit_mm_per_prompt or None,
+                            "--language-model-only": True if args.language_model_only else None,
+                            "--cpu-offload-gb": args.cpu_offload_gb or None}, version)
         check_serve_env(args.env, version)
     p = _plan(model, gpu, args, rules=rules, extra_assumptions=extra_assumptions, site_offsets=site_offsets,
               check_architecture=check_architecture)
