@@ -4,6 +4,7 @@ common GPUs and releases, with the usual flag variations)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 from dataclasses import replace
@@ -178,3 +179,18 @@ def test_fit_refuses_a_flag_the_release_lacks_as_scaffold_does(flag, kw, before,
     assert kvplan.fit(model, "H100", vllm_version=since, max_model_len=4096, fixes=False, **kw).fits
     # a single engine written as -dp 1 is not a flag the launch files write: not refused
     assert kvplan.fit("meta-llama/Llama-3.1-8B", "H100", vllm_version="0.8.2", data_parallel_size=1, fixes=False).fits
+
+
+@pytest.mark.parametrize("command", ["simulate", "capacity"])
+def test_simulate_and_capacity_count_every_gpu_of_a_data_parallel_plan(command):
+    # "Qwen/Qwen3-30B-A3B on 1 x NVIDIA H100" was printed for -dp 2 (two GPUs): the header counted TP ranks only
+    args = ["kvplan", command, "Qwen/Qwen3-30B-A3B", "--gpu", "H100", "-dp", "2", "--enable-expert-parallel",
+            "--max-model-len", "8192", "--prompt-len", "constant:200", "--completion-len", "constant:20", "-n", "40"]
+    r = subprocess.run(args + (["--rate", "4"] if command == "simulate" else []), capture_output=True, text=True,
+                       timeout=300, env={**os.environ, "COLUMNS": "300"})
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr
+    assert "on 2 x NVIDIA H100 80GB SXM5 (TP 1 x PP 1 x DP 2)" in r.stdout
+    one = subprocess.run(["kvplan", "simulate", "Qwen/Qwen3-8B", "--gpu", "L4", "-tp", "2", "--max-model-len", "4096",
+                          "--prompt-len", "constant:200", "--completion-len", "constant:20", "-n", "20", "--rate", "2"],
+                         capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "300"})
+    assert "on 2 x NVIDIA L4," in one.stdout and "DP" not in one.stdout.splitlines()[0]
