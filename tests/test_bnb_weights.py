@@ -111,6 +111,22 @@ def test_bitsandbytes_is_gone_from_0_28():
     assert "newest release read that has it is 0.27.0" in str(e.value) and "--vllm-version 0.27.0" in e.value.fix
 
 
+def test_a_bitsandbytes_checkpoint_is_refused_from_0_28_too():
+    # found by a sweep: only the --quantization flag was refused, so a pre-quantized bnb checkpoint planned a start on
+    # 0.28-0.33, whose ModelConfig._verify_quantization raises "Unknown quantization method: bitsandbytes" for it
+    from kvplan.errors import InputError
+
+    _, spec = _qwen25_7b(BNB4_QC)
+    assert kvplan.fit(spec, "L4", vllm_version="0.27.0", fixes=False).fits
+    for version in ("0.28.0", "0.33.0"):
+        with pytest.raises(InputError, match=f"bitsandbytes checkpoint .* vLLM {version} no longer has") as e:
+            kvplan.fit(spec, "L4", vllm_version=version, fixes=False)
+        assert e.value.field == "model" and "--vllm-version 0.27.0" in e.value.fix
+    # an unquantized checkpoint and the other methods of 0.28 are unaffected
+    assert kvplan.fit(_qwen25_7b()[1], "L4", vllm_version="0.28.0", fixes=False).fits
+    assert kvplan.fit("Qwen/Qwen3-32B-FP8", "H100", vllm_version="0.28.0", fixes=False).fits
+
+
 def test_a_qwen_vision_towers_linear_layers_are_quantized_unless_the_checkpoint_skips_them():
     from kvplan.weights import vision_linear_params
 

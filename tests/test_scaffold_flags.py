@@ -90,6 +90,18 @@ def test_a_hybrid_models_aligned_block_size_is_left_to_vllm(version):
     assert _value(_argv(given), "--block-size") == "32"
 
 
+def test_a_given_block_size_a_hybrid_raises_is_written_as_given():
+    """Found by a sweep: Falcon-H1 with --block-size 16 on 0.11 plans a 1568-token block (vLLM raises the size to
+    align attention pages with the Mamba state pages), and serve.sh wrote --block-size 1568, which 0.11's argparse
+    (choices up to 128) refuses: scaffold failed where fit planned a start. The flag keeps the value given."""
+    plan = kvplan.fit("tiiuae/Falcon-H1-7B", "H100", max_model_len=4096, block_size=16, vllm_version="0.11.0")
+    assert plan.fits and plan.block_size == 1568
+    argv = _argv(plan)
+    assert _value(argv, "--block-size") == "16"
+    serve = render_files(spec_from_plan(plan))["serve.sh"]
+    assert "vLLM raises 16 to 1568" in serve
+
+
 def test_data_parallel_arithmetic_counts_every_gpu_the_top_line_counts():
     plan = kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, tensor_parallel_size=2, data_parallel_size=2)
     spec = spec_from_plan(plan)

@@ -4,6 +4,7 @@ common GPUs and releases, with the usual flag variations)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 from dataclasses import replace
@@ -129,3 +130,82 @@ def test_a_plan_that_starts_below_one_request_says_so():
     shorter = kvplan.fit("google/gemma-2-9b", "T4", vllm_version="0.15.0", quantization="fp8",
                          max_model_len=api.max_model_len_for_concurrency(p, 1))
     assert shorter.fits and shorter.max_concurrency >= 1 and not any("cannot be held whole" in w for w in shorter.warnings)
+
+
+def test_a_quantized_checkpoint_fix_replaces_an_online_quantization_flag():
+    # Qwen3-32B with --quantization bitsandbytes on a T4: the fix "serve Qwen/Qwen3-32B-FP8" said only {"model": ...},
+    # so the user's command kept --quantization bitsandbytes, which kvplan (and vLLM) refuse on an fp8 checkpoint;
+    # the fix now names the checkpoint's own method, and the command it writes plans to the verdict it claims
+    kw = dict(vllm_version="0.19.0", quantization="bitsandbytes", tensor_parallel_size=1)
+    p = kvplan.fit("Qwen/Qwen3-32B", "T4", **kw)
+    fix = next(f for f in p.fixes if f.flags.get("model") == "Qwen/Qwen3-32B-FP8")
+    assert fix.flags == {"model": "Qwen/Qwen3-32B-FP8", "quantization": "fp8"}
+    assert fix.command_text == "Qwen/Qwen3-32B-FP8 --quantization fp8"
+    q = kvplan.fit(fix.flags["model"], "T4", **{**kw, "quantization": fix.flags["quantization"]}, fixes=False)
+    assert q.fits == fix.fits and q.failure == "load"
+    # without a --quantization flag, the checkpoint alone is the change
+    plain = kvplan.fit("Qwen/Qwen3-32B", "L4", vllm_version="0.33.0")
+    assert {"model": "Qwen/Qwen3-32B-FP8"} in [f.flags for f in plain.fixes]
+
+
+def test_no_fix_repeats_the_online_fp8_flag_already_given():
+    # --quantization fp8 on an L4 that still cannot load Qwen3-32B: "online FP8 weights (--quantization fp8)" was
+    # offered as a fix, a change that changes nothing
+    p = kvplan.fit("Qwen/Qwen3-32B", "L4", vllm_version="0.33.0", quantization="fp8")
+    assert not p.fits and p.failure == "load"
+    assert [f for f in p.fixes if f.flags == {"quantization": "fp8"}] == []
+    assert any(f.fits for f in p.fixes)  # tensor parallelism or a larger card still answers
+    plain = kvplan.fit("Qwen/Qwen3-32B", "L4", vllm_version="0.33.0")
+    assert {"quantization": "fp8"} in [f.flags for f in plain.fixes]
+
+
+@pytest.mark.parametrize("flag, kw, before, since, model", [
+    ("--language-model-only", {"language_model_only": True}, "0.14.1", "0.17.0", "Qwen/Qwen3-VL-2B-Instruct"),
+    ("--data-parallel-size", {"data_parallel_size": 2}, "0.8.2", "0.8.3", "meta-llama/Llama-3.1-8B"),
+    ("--enable-expert-parallel", {"enable_expert_parallel": True, "tensor_parallel_size": 2}, "0.7.3", "0.8.0",
+     "mistralai/Mixtral-8x7B-v0.1"),
+    ("--speculative-config", {"speculative_config": '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}'},
+     "0.7.3", "0.8.2", "meta-llama/Llama-3.1-8B"),
+    ("--compilation-config", {"compilation_config": '{"cudagraph_mode": "PIECEWISE"}'}, "0.6.4", "0.6.5", "meta-llama/Llama-3.1-8B"),
+])
+def test_fit_refuses_a_flag_the_release_lacks_as_scaffold_does(flag, kw, before, since, model):
+    # the sweep planned these (a start) on releases whose argparse has no such flag, while `kvplan scaffold` with the
+    # same flags refused them (versions.SERVE_FLAG_SINCE); the plan now refuses them the same way
+    from kvplan.errors import InputError
+
+    with pytest.raises(InputError) as e:
+        kvplan.fit(model, "H100", vllm_version=before, max_model_len=4096, fixes=False, **kw)
+    assert e.value.field == flag and f"first in vLLM {since}" in str(e.value) and since in e.value.fix
+    assert kvplan.fit(model, "H100", vllm_version=since, max_model_len=4096, fixes=False, **kw).fits
+    # a single engine written as -dp 1 is not a flag the launch files write: not refused
+    assert kvplan.fit("meta-llama/Llama-3.1-8B", "H100", vllm_version="0.8.2", data_parallel_size=1, fixes=False).fits
+
+
+@pytest.mark.parametrize("command", ["simulate", "capacity"])
+def test_simulate_and_capacity_count_every_gpu_of_a_data_parallel_plan(command):
+    # "Qwen/Qwen3-30B-A3B on 1 x NVIDIA H100" was printed for -dp 2 (two GPUs): the header counted TP ranks only
+    args = ["kvplan", command, "Qwen/Qwen3-30B-A3B", "--gpu", "H100", "-dp", "2", "--enable-expert-parallel",
+            "--max-model-len", "8192", "--prompt-len", "constant:200", "--completion-len", "constant:20", "-n", "40"]
+    r = subprocess.run(args + (["--rate", "4"] if command == "simulate" else []), capture_output=True, text=True,
+                       timeout=300, env={**os.environ, "COLUMNS": "300"})
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr
+    assert "on 2 x NVIDIA H100 80GB SXM5 (TP 1 x PP 1 x DP 2)" in r.stdout
+    one = subprocess.run(["kvplan", "simulate", "Qwen/Qwen3-8B", "--gpu", "L4", "-tp", "2", "--max-model-len", "4096",
+                          "--prompt-len", "constant:200", "--completion-len", "constant:20", "-n", "20", "--rate", "2"],
+                         capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "300"})
+    assert "on 2 x NVIDIA L4," in one.stdout and "DP" not in one.stdout.splitlines()[0]
+
+
+def test_the_lower_max_model_len_fix_is_the_largest_length_that_starts():
+    # V0 (0.7.1) sizes its token budget to max_model_len without chunked prefill, so the pool at the length given
+    # (131,072: 74,240 tokens, the length vLLM's error names) is smaller than the pool at a shorter length: the fix
+    # offered 74,240 where 81,920 starts
+    kw = dict(vllm_version="0.7.1", max_num_seqs=64, max_model_len=131072, gpu_memory_utilization=0.3)
+    p = kvplan.fit("microsoft/Phi-3.5-mini-instruct", "H200", **kw)
+    assert not p.fits and p.estimated_max_model_len == 74240
+    fix = next(f for f in p.fixes if f.name == "lower max_model_len")
+    best = fix.flags["max_model_len"]
+    assert best == 81920 and fix.fits
+    at = {n: kvplan.fit("microsoft/Phi-3.5-mini-instruct", "H200", **{**kw, "max_model_len": n}, fixes=False).fits
+          for n in (best, best + 16)}
+    assert at == {best: True, best + 16: False}

@@ -242,11 +242,13 @@ def _quantization_fixes(p: Plan) -> list[Fix]:
     which vLLM quantizes at load) and the quantized checkpoints of this model that the catalog holds (its id plus a
     suffix, e.g. Qwen/Qwen3-32B -> Qwen/Qwen3-32B-FP8). No fix names a method the checkpoint lacks."""
     from kvplan.resolve import model_catalog
+    from kvplan.versions import canonical_quant
 
     if p.model.quant is not None:
         return []
     out: list[Fix] = []
-    if p.gpu.cc and p.gpu.cc >= (8, 9):
+    given = (p.given_args or p.args).quantization  # an online method asked for (--quantization fp8 / bitsandbytes)
+    if p.gpu.cc and p.gpu.cc >= (8, 9) and (given is None or canonical_quant(given) != "fp8"):  # not the flag given
         q = _try(p, quantization="fp8")
         if q:
             out.append(Fix("online FP8 weights", {"quantization": "fp8"}, _effect(q), q.fits))
@@ -262,12 +264,26 @@ def _quantization_fixes(p: Plan) -> list[Fix]:
             continue
         if spec.quant is None:
             continue
-        q = _try(p, model=spec, quantization=None)
+        flags: dict = {"model": cid}
+        if given:  # the online method given would be refused on a quantized checkpoint: name the checkpoint's own
+            flags["quantization"] = _checkpoint_quant_flag(spec)
+        q = _try(p, model=spec, quantization=flags.get("quantization"))
         if q:
-            out.append(Fix(f"serve {cid} ({spec.quant.method} checkpoint of this model)", {"model": cid}, _effect(q), q.fits))
+            out.append(Fix(f"serve {cid} ({spec.quant.method} checkpoint of this model)", flags, _effect(q), q.fits))
             if q.fits:
                 break
     return out
+
+
+def _checkpoint_quant_flag(spec: ModelSpec) -> str:
+    """The --quantization value naming a quantized checkpoint's own method, as vLLM spells it: ModelOpt's NVFP4 and
+    mixed-precision checkpoints are modelopt_fp4 / modelopt_mixed (their hf_quant_config's quant_algo), others the
+    method their config declares (fp8, awq, compressed-tensors, mxfp4)."""
+    q = spec.quant
+    if q.method == "modelopt":
+        scheme = q.scheme.lower()
+        return "modelopt_mixed" if "mixed" in scheme else "modelopt_fp4" if "fp4" in scheme else "modelopt"
+    return q.method
 
 
 def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> Fix | None:
@@ -311,11 +327,28 @@ def _effect(q: Plan | None) -> str:
 
 
 def largest_max_model_len(p: Plan) -> int | None:
-    """The largest max_model_len that starts, with everything else unchanged (a multiple of the block size)."""
-    if p.estimated_max_model_len:
-        bs = p.block_size
-        return max(bs, p.estimated_max_model_len // bs * bs)
-    return None
+    """The largest max_model_len that starts, with everything else unchanged (a multiple of the block size): from the
+    length vLLM's error estimates (what the pool sized at the length given holds), searched upward below the length
+    given, since a shorter context can itself free memory for the pool: V0's token budget is max(max_model_len,
+    2048) without chunked prefill, and from 0.12 the budget and CUDA graphs shrink to max_num_seqs x max_model_len,
+    so the profiled peak falls with the length (Phi-3.5-mini on an H200 at 0.7.1 and 0.3 utilization: the estimate
+    74,240 starts, and so does 77,424)."""
+    if not p.estimated_max_model_len:
+        return None
+    bs = p.block_size
+    lo = max(bs, p.estimated_max_model_len // bs * bs)
+    q = _try(p, max_model_len=lo)
+    if q is None or not q.fits:
+        return lo
+    a, b = lo // bs, (p.args.max_model_len - 1) // bs  # in blocks; the length given does not start
+    while a < b:  # only lengths seen to start become the answer
+        mid = (a + b + 1) // 2
+        q = _try(p, max_model_len=mid * bs)
+        if q is not None and q.fits:
+            a = mid
+        else:
+            b = mid - 1
+    return a * bs
 
 
 def max_model_len_for_concurrency(p: Plan, concurrency: float) -> int | None:

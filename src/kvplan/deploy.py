@@ -297,7 +297,10 @@ def spec_from_plan(
     if bsz and _get(given, "block_size"):  # else vLLM's own choice, as planned (its attention backend's, a hybrid's
         # alignment): a written --block-size 272 is refused by argparse up to 0.17 (choices 1-256, config/cache.py
         # BlockSize), and from 0.18 it is "user specified" and skips the backend's preferred size
-        flags.append(Flag("--block-size", str(bsz), f"{num(blocks)} blocks x {bsz} tokens"))
+        # the size given, which argparse checks; a hybrid's aligned size (vLLM raises the given one to it) is vLLM's
+        given_bsz = int(_get(given, "block_size"))
+        flags.append(Flag("--block-size", str(given_bsz), f"{num(blocks)} blocks x {bsz} tokens" + (
+            f" (vLLM raises {given_bsz} to {bsz}, aligning attention pages with the state pages)" if given_bsz != bsz else "")))
     mns = _get(a, "max_num_seqs")
     if mns:
         flags.append(Flag("--max-num-seqs", str(mns), "sequences per scheduler step" + (

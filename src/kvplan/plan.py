@@ -674,9 +674,26 @@ def _resolve_dtype(model: ModelSpec, gpu: GPUSpec, given: str | None, notes: lis
     return dt
 
 
+# Checkpoint quantization methods that no other method's override claims: vLLM's ModelConfig._verify_quantization
+# takes the config's quant_method as the method when no --quantization is given, lets each listed method's
+# override_quantization_method claim the config, and otherwise raises "Unknown quantization method: ..." for a name
+# QUANTIZATION_METHODS lacks (config/model.py and model_executor/layers/quantization/, vLLM 0.28.0 wheel: bitsandbytes
+# is gone from the list and no override there reads a bitsandbytes config). Others a release dropped (auto-round,
+# gguf) are served another way (an override, a load format) and are not refused here.
+_CHECKPOINT_METHODS_NO_OVERRIDE = frozenset({"bitsandbytes"})
+
+
 def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: GPUSpec, version: str) -> QuantSpec | None:
     q = model.quant
     if not given:
+        if q is not None and q.method in _CHECKPOINT_METHODS_NO_OVERRIDE:
+            known = quantization_methods(version)
+            last = quant_method_last_read(q.method, version)
+            if known is not None and canonical_quant(q.method) not in known and last is not None:
+                raise InputError("model", f"{model.id} is a {q.method} checkpoint (its config's quant_method), and vLLM "
+                                 f"{version} no longer has that method (the newest release read that has it is {last}): "
+                                 f"vLLM refuses it as an unknown quantization method",
+                                 f"pin --vllm-version {last} or earlier, or serve a checkpoint quantized another way")
         return q
     known = quantization_methods(version)
     method = canonical_quant(given)
@@ -1821,7 +1838,16 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
                             "--max-lora-rank": args.max_lora_rank if args.enable_lora else None,
                             "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype,
                             "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes,
-                            "--skip-mm-profiling": True if args.skip_mm_profiling else None}, version)
+                            "--skip-mm-profiling": True if args.skip_mm_profiling else None,
+                            # written by the launch files (deploy.spec_from_plan) under the same conditions, so fit
+                            # refuses what scaffold refuses (a release older than the flag: SERVE_FLAG_SINCE)
+                            "--data-parallel-size": args.data_parallel_size if (args.data_parallel_size or 1) > 1 else None,
+                            "--enable-expert-parallel": True if args.enable_expert_parallel else None,
+                            "--speculative-config": args.speculative_config or None,
+                            "--compilation-config": args.compilation_config or None,
+                            "--limit-mm-per-prompt": args.limit_mm_per_prompt or None,
+                            "--language-model-only": True if args.language_model_only else None,
+                            "--cpu-offload-gb": args.cpu_offload_gb or None}, version)
         check_serve_env(args.env, version)
     p = _plan(model, gpu, args, rules=rules, extra_assumptions=extra_assumptions, site_offsets=site_offsets,
               check_architecture=check_architecture)

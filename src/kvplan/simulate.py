@@ -2375,8 +2375,9 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
     'vllm-dp' (vLLM's data-parallel balancer: lowest 4 x waiting + running).
     Per-request figures cover all replicas; the time series and concurrency are replica 0's, except
     with `lockstep=True` (data-parallel ranks of a MoE model stepping together, see `_run_lockstep`):
-    then the time series are summed over the ranks (one shared clock), max_running is the busiest rank's and
-    the running histogram is per rank (mean over ranks). `progress(n)` is called as requests finish, on any replica."""
+    then the running and waiting series are summed over the ranks (one shared clock) and KV usage averaged,
+    max_running and the KV peak are the busiest rank's, and the running histogram and KV mean are per rank (mean
+    over ranks). `progress(n)` is called as requests finish, on any replica."""
     if replicas < 1:
         raise InputError("--replicas", "must be >= 1", "e.g. 2")
     if router not in ROUTERS:
@@ -2386,7 +2387,8 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
                         progress=progress)
     wall0 = _time.perf_counter()
     rules = rules or scheduler_rules(None)
-    what = "time series and concurrency summed over the ranks" if lockstep else "time series and concurrency are replica 0's"
+    what = ("running and waiting series summed over the ranks, KV usage averaged; max running and KV peak are the busiest "
+            "rank's, mean running and KV mean per rank") if lockstep else "time series and concurrency are replica 0's"
     notes = (list(workload.notes) + list(getattr(step_model, "notes", ()))
              + [f"{replicas} {'lockstep data-parallel ranks' if lockstep else 'replicas'}, {router} router; {what}"])
     # the largest rank's batch up to which the ranks pad (`_run_lockstep`): none eager, else per the version's rule
@@ -2426,6 +2428,10 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
         merged["run_hist"] = [sum(s["run_hist"][i] if i < len(s["run_hist"]) else 0.0 for s in stats) / replicas
                               for i in range(width)]
         merged["max_running"] = max(s["max_running"] for s in stats)
+        # the pool figures as the concurrency ones: the peak the busiest rank's, the time mean over the ranks (each
+        # rank has its own pool of the same size), not rank 0's alone (whose peak was below the group's mean series)
+        merged["kv_peak"] = max(s["kv_peak"] for s in stats)
+        merged["kv_area"] = sum(s["kv_area"] for s in stats) / replicas
         return _result(workload, config, rules, out, rejected, merged, slo, _time.perf_counter() - wall0, notes,
                        worst_case_concurrency)
     if router == "round-robin":

@@ -95,10 +95,20 @@ def _fmt_ms(v, in_seconds: bool | None = None) -> str:
     return f"{v / 1000:,.2f} s" if seconds else f"{v:,.1f} ms"
 
 
+def _gpus_text(p) -> str:
+    """The GPUs the plan occupies, as fit's panel counts them: '2 x H100 (TP 1 x PP 1 x DP 2)' with more than the
+    tensor-parallel ranks of one engine, else 'TP x GPU'."""
+    a = p.args
+    if p.gpus_used > a.tensor_parallel_size:
+        return (f"{p.gpus_used} x {p.gpu.name} (TP {a.tensor_parallel_size} x PP {a.pipeline_parallel_size} x "
+                f"DP {p.engines})")
+    return f"{a.tensor_parallel_size} x {p.gpu.name}"
+
+
 def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     from rich.table import Table
 
-    console.print(f"[bold]{p.model.id}[/] on {p.args.tensor_parallel_size} x {p.gpu.name}, vLLM {p.vllm_version} "
+    console.print(f"[bold]{p.model.id}[/] on {_gpus_text(p)}, vLLM {p.vllm_version} "
                   f"({d['scheduler_rules']['source']})", highlight=False)
     console.print(f"pool {cfg.num_gpu_blocks:,} blocks x {cfg.block_size} tokens, max_num_seqs {cfg.max_num_seqs}, "
                   f"max_num_batched_tokens {cfg.max_num_batched_tokens}, max_model_len {cfg.max_model_len:,}"
@@ -360,7 +370,7 @@ def capacity(
     if json_out:
         sys.stdout.write(to_json(d) + "\n")
     else:
-        console.print(f"[bold]{p.model.id}[/] on {p.args.tensor_parallel_size} x {p.gpu.name}, vLLM {p.vllm_version}, workload {base.name}", highlight=False)
+        console.print(f"[bold]{p.model.id}[/] on {_gpus_text(p)}, vLLM {p.vllm_version}, workload {base.name}", highlight=False)
         if cap.max_rate_per_s <= 0:
             console.print(f"[bold red]no probed rate meets {slo_spec.describe()}[/] (even {cap.probes[0][0]:g} req/s)", highlight=False)
             if cap.reason:
