@@ -70,9 +70,13 @@ def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
 # With the eight fourth-round records (SOURCES-logs.md; scored before any change) the twenty-six measure 0.02/0.93/13.38
 # (weights), 0.69/4.21/33.99 (KV GiB), 0.63/4.28/33.88 (tokens), 0.63/4.20/33.88 (concurrency): the weights worst case is
 # the GB10 Gemma-4 AWQ INT4 record, planned on the base model's config (its checkpoint's config was not read), so that
-# bound moves to 14 %; the median and p90 bounds stay.
-BOUNDS = [("weights_gib", 0.5, 1.5, 14.0), ("kv_cache_gib", 4.5, 6.0, 35.0), ("kv_cache_tokens", 4.5, 6.0, 35.0),
-          ("max_concurrency", 4.5, 6.0, 35.0)]
+# bound moves to 14 %; the median and p90 bounds stay. With model runner v2's profile sampler read from vLLM's code
+# (plan.mrv2_sampler_bytes_per_logit: no top-k/top-p pass, the logits in the model's dtype from 0.28) the 8 GB record's
+# activation is 0.14 GiB (logged 0.15) and its pool +5.5 %: the twenty-six measure 0.56/3.79/10.36 (KV GiB),
+# 0.53/3.98/10.29 (tokens), 0.53/3.75/10.44 (concurrency), the worst now the RTX 4090 Qwen2.5-Coder-7B record, so the
+# worst-case bounds come down to 12 %.
+BOUNDS = [("weights_gib", 0.5, 1.5, 14.0), ("kv_cache_gib", 4.5, 6.0, 12.0), ("kv_cache_tokens", 4.5, 6.0, 12.0),
+          ("max_concurrency", 4.5, 6.0, 12.0)]
 
 
 @pytest.mark.parametrize("figure, median, p90, worst", BOUNDS)

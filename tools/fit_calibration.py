@@ -36,7 +36,7 @@ GROUPS = {"V0 >= 0.6.5": ("V0-c",), "V0 <= 0.6.4": ("V0-a", "V0-b"), "V1 <= 0.10
 
 def rows(records):
     from kvplan.calibration import coefficients_for
-    from kvplan.plan import sampler_bytes_per_logit
+    from kvplan.plan import DTYPE_BYTES, mrv2_sampler_bytes_per_logit, sampler_bytes_per_logit
     from kvplan.validate import sibling_versions
 
     out = []
@@ -68,6 +68,10 @@ def rows(records):
         c = coefficients_for(p.era)
         kernel = p.rules.flashinfer_sampler == "on" or (p.rules.topk_topp_triton and c.a_sampler_triton is not None)
         a_s_kernel = sampler_bytes_per_logit(c, p.rules, f.s) if kernel else None
+        if model_runner(p.model, p.args, p.rules) == "v2":
+            # model runner v2's profile sampler run, read from the code (plan.mrv2_sampler_bytes_per_logit; None for
+            # 0.33+, whose warmup pass keeps the era's fitted term)
+            a_s_kernel = mrv2_sampler_bytes_per_logit(p.rules, DTYPE_BYTES[p.args.dtype], p.args.tensor_parallel_size) or a_s_kernel
         out.append({"id": rec["id"], "era": p.era, "implied": implied, "requested": p.requested_bytes, "f": f,
                     "nccl": p.rules.nccl_charged, "cg": cg, "why_not_fitted": _not_fitted(rec, p), "a_s_kernel": a_s_kernel})
     return out
@@ -207,6 +211,8 @@ def sampler_peaks(root: Path) -> dict[str, list[tuple[str, float]]]:
     for rid, p, f, group, peak in _logging(root, "activation_peak_gib", _profile_peak_alone):
         if f.sampler_elements * 32 < 3 * (f.forward_bytes + f.moe_bytes) or (p.rules.engine != "v1" and f.tp_gt_1):
             continue
+        if model_runner(p.model, p.args, p.rules) == "v2" and p.rules.mrv2_profile_sampler != "warmup":
+            continue  # model runner v2's sampler term is read from the code, not fitted (plan.mrv2_sampler_bytes_per_logit)
         text = measured_terms(p.model, p.gpu, p.args, p.rules)["activation_peak"][0]
         extra = sum(x for _, x, _ in computed_profile_terms(p.model, p.gpu, p.args, p.rules, text))
         triton_in_sort_era = p.rules.topk_topp_triton and coefficients_for(p.era).a_sampler_triton is not None

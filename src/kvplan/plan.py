@@ -195,6 +195,32 @@ def sampler_bytes_per_logit(c, rules: VersionRules, sequences: int | None = None
     return c.a_sampler
 
 
+# Model runner v2's Gumbel sampler (v1/worker/gpu/sample/gumbel.py gumbel_sample, 0.22.1-0.33.0 wheels): one int64
+# argmax and one fp32 maximum per row and 1,024-logit block
+_MRV2_GUMBEL_BYTES_PER_LOGIT = (8 + 4) / 1024
+
+
+def mrv2_sampler_bytes_per_logit(rules: VersionRules, dtype_bytes: int, tp: int) -> float | None:
+    """Bytes per logit of model runner v2's profile sampler run, read from the code (rules row mrv2_profile_sampler);
+    None where kvplan charges the era's fitted term instead (0.33+, whose second warmup pass runs the fp32 pipeline).
+
+    profile_run samples the dummy forward's last token of each of its min(max_num_batched_tokens, max_num_seqs)
+    requests (v1/worker/gpu/model_runner.py _dummy_run: num_reqs = min(num_tokens, max_num_reqs); _dummy_sampler_run).
+    The logits come out of compute_logits in the model's dtype (model_executor/layers/logits_processor.py; with TP > 1
+    each rank all-gathers its 1/TP shard into the full rows, platforms/interface.py use_all_gather). The dummy batch
+    adds no request, so SamplingStates keeps top-k = vocabulary and top-p = 1.0 for every row (sample/states.py) and
+    get_top_k_top_p returns neither: no top-k/top-p pass. 0.22-0.27 copy the logits to fp32 for every row
+    (sample/sampler.py apply_sampling_params) while the caller holds the model-dtype ones; from 0.28 the copy is
+    skipped when no row needs logits processing (needs_logits_processing is all False), and the Gumbel argmax reads
+    the model-dtype logits in place."""
+    mode = rules.mrv2_profile_sampler
+    if mode == "warmup":
+        return None
+    gather = dtype_bytes / tp if tp > 1 else 0.0
+    extra = 4.0 if mode == "fp32_copy" else _MRV2_GUMBEL_BYTES_PER_LOGIT
+    return dtype_bytes + max(gather, extra)
+
+
 def sampler_kernel_note(rules: VersionRules, c, model: ModelSpec) -> str | None:
     """What kvplan assumed about the sampler's top-k/top-p kernel where the release's default depends on the install
     (rules row flashinfer_sampler) and the era has a FlashInfer term apart; None elsewhere."""
@@ -1772,14 +1798,18 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     c = coefficients_for(rules.era)
     f = term_features(model, gpu, args, rules)
     tp, db, h = args.tensor_parallel_size, DTYPE_BYTES[args.dtype], model.hidden_size
+    runner = model_runner(model, args, rules)
     # the forward's live set and the sampler's logits are not alive at once: the peak is the larger
     forward = c.a_forward * f.forward_bytes + c.a_moe * f.moe_bytes
-    a_sampler = sampler_bytes_per_logit(c, rules, f.s)
+    a_mrv2 = mrv2_sampler_bytes_per_logit(rules, db, tp) if runner == "v2" else None
+    a_sampler = a_mrv2 if a_mrv2 is not None else sampler_bytes_per_logit(c, rules, f.s)
     act = max(forward, a_sampler * f.sampler_elements) + c.a_const
     act_formula = "max(" + (f"{c.a_forward:g} x T({f.t}) x {db} B x (2 x {h} + 3 x {model.intermediate_size}/{tp})" if not model.is_moe else
                             f"{c.a_moe:g} x T({f.t}) x top-k({model.num_experts_per_tok}) x {db} B x (3 x {model.moe_intermediate_size}/{tp} + {h})")
     act_formula += (f", {a_sampler:.3g} B x S({f.s}) x V_pad({f.v_pad})"
-                    + (" FlashInfer top-k/top-p" if a_sampler == c.a_sampler_flashinfer != c.a_sampler
+                    + (" model runner v2: " + ("model-dtype logits + their fp32 copy" if rules.mrv2_profile_sampler == "fp32_copy"
+                                               else "model-dtype logits, no top-k/top-p") if a_mrv2 is not None
+                       else " FlashInfer top-k/top-p" if a_sampler == c.a_sampler_flashinfer != c.a_sampler
                        else " Triton top-k/top-p" if a_sampler == c.a_sampler_triton != c.a_sampler else "") + ")"
                     + (f" + {c.a_const / GIB:.2f} GiB" if c.a_const else ""))
     tp_term = c.n_tp if f.tp_gt_1 and rules.nccl_charged else 0.0
@@ -1797,7 +1827,6 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     cg_formula = (f"{c.g_const / GIB:.2f} GiB + {c.g_per_layer_size / 1024 ** 2:.3f} MiB x {f.n_layers} layers x {f.n_sizes} capture sizes"
                   if args.captures_cuda_graphs else "0 (--enforce-eager: no CUDA graphs)" if args.enforce_eager
                   else "0 (--compilation-config cudagraph_mode NONE: no CUDA graphs)")
-    runner = model_runner(model, args, rules)
     if runner == "v2" and args.captures_cuda_graphs and rules.cudagraph_subtracted:
         if rules.release < (0, 29, 0):
             capture, cg_formula = 0.0, "0: model runner v2 before 0.29 estimates no CUDA-graph memory (profile_cudagraph_memory returns 0)"

@@ -343,6 +343,16 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                            ((0, 24, 0), ("Qwen3ForCausalLM", "LlamaForCausalLM", "MistralForCausalLM", "DeepseekV2ForCausalLM",
                                          "Qwen2MoeForCausalLM", "GraniteMoeForCausalLM")),
                            ((0, 25, 0), ("DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM", "GraniteMoeForCausalLM"))],
+    # What model runner v2's profile sampler run holds beside the model's logits (v1/worker/gpu/model_runner.py
+    # profile_run -> _dummy_sampler_run, v1/worker/gpu/sample/sampler.py Sampler.apply_sampling_params and sample,
+    # sample/states.py SamplingStates, sample/gumbel.py gumbel_sample; see plan.mrv2_sampler_bytes_per_logit). The dummy
+    # batch adds no request, so every row keeps the defaults (top-k = vocabulary, top-p = 1.0): no top-k/top-p pass.
+    # 0.22-0.27 still copy the logits to fp32 for every row ("fp32_copy"; read in the 0.22.1, 0.25.0 and 0.27.0
+    # wheels); 0.28-0.32 return them untouched when no row needs processing, so the peak is the model's logits and the
+    # Gumbel per-block argmax buffers ("logits"; read in 0.28.0, 0.30.0, 0.31.0 and 0.32.0); 0.33 adds a second pass
+    # with SamplingParams.for_sampler_warmup (fp32 logits, penalties, top-k/top-p, logprobs; "warmup", read in 0.33.0),
+    # which kvplan charges with the era's fitted sampler term.
+    "mrv2_profile_sampler": [((0, 0, 0), "fp32_copy"), ((0, 28, 0), "logits"), ((0, 33, 0), "warmup")],
     "allocator_split_limit": [((0, 0, 0), False), ((0, 21, 0), True)],
     # The multimodal rotary embedding caches 4 x max_position_embeddings positions for video inputs from 0.7.2
     # (layers/rotary_embedding.py, later rotary_embedding/mrope.py MRotaryEmbedding cache_max_position_num; read in
@@ -446,6 +456,7 @@ class VersionRules:
     v0_for_recurrent: bool
     model_runner_v2: str
     mrv2_architectures: tuple[str, ...]
+    mrv2_profile_sampler: str
     allocator_split_limit: bool
     mrope_cache_factor: int
     bnb_nested_absmax: str
