@@ -38,7 +38,10 @@ def test_blind_records_are_well_formed_and_not_in_the_fitted_sets(blind):
         assert rec["id"] not in fitted_ids
         assert rec["source"].startswith("https://") and rec["source"] not in fitted_sources
         assert rec["observed"]["kv_cache_gib"] and rec["observed"]["kv_cache_tokens"]
-        assert rec["observed"]["max_concurrency"] and rec["observed"]["weights_gib"]
+        assert rec["observed"]["max_concurrency"]
+        # a weights figure is carried wherever the source prints one; the fifth round added four startups whose source
+        # gives the pool lines only (a docs table, a PR description's excerpt), and their notes say so
+        assert rec["observed"]["weights_gib"] or "weights" in rec["notes"].lower()
 
 
 def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
@@ -79,7 +82,7 @@ BOUNDS = [("weights_gib", 0.5, 1.5, 14.0), ("kv_cache_gib", 4.5, 6.0, 35.0), ("k
 def test_blind_end_to_end_scores_stay_within_bounds(scored, figure, median, p90, worst):
     s = summarize(scored)
     assert s["skipped"] == 0
-    assert s[figure]["n"] == s["records"]
+    assert s[figure]["n"] == sum(1 for r in scored if r.observed.get(figure) is not None)
     assert s[figure]["median_abs_pct"] <= median
     assert s[figure]["p90_abs_pct"] <= p90
     assert s[figure]["max_abs_pct"] <= worst
