@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kvplan.validate import clean_record, load_records, summarize, validate_records
+from kvplan.validate import clean_record, load_records, predict_record, summarize, validate_records
 
 BLIND = Path(__file__).parent / "data" / "blind_records.jsonl"
 FITTED = [Path(__file__).parent / "data" / name for name in ("calibration.jsonl", "extra_records.jsonl")]
@@ -38,7 +38,10 @@ def test_blind_records_are_well_formed_and_not_in_the_fitted_sets(blind):
         assert rec["id"] not in fitted_ids
         assert rec["source"].startswith("https://") and rec["source"] not in fitted_sources
         assert rec["observed"]["kv_cache_gib"] and rec["observed"]["kv_cache_tokens"]
-        assert rec["observed"]["max_concurrency"] and rec["observed"]["weights_gib"]
+        assert rec["observed"]["max_concurrency"]
+        # a weights figure is carried wherever the source prints one; the fifth round added four startups whose source
+        # gives the pool lines only (a docs table, a PR description's excerpt), and their notes say so
+        assert rec["observed"]["weights_gib"] or "weights" in rec["notes"].lower()
 
 
 def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
@@ -75,6 +78,9 @@ def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
 # activation is 0.14 GiB (logged 0.15) and its pool +5.5 %: the twenty-six measure 0.56/3.79/10.36 (KV GiB),
 # 0.53/3.98/10.29 (tokens), 0.53/3.75/10.44 (concurrency), the worst now the RTX 4090 Qwen2.5-Coder-7B record, so the
 # worst-case bounds come down to 12 %.
+# With the six fifth-round records (an A10G pair, three H100 rows of LMCache's FAQ table, DeepSeek-V2-Lite TP2 x PP2 on
+# L4s; four carry no weights figure; scored before any change: KV GiB 3.90/5.47/6.12 on the six) and PP stages sized
+# apart (plan._pipeline_stage_pool), the thirty-two stay inside the same bounds.
 BOUNDS = [("weights_gib", 0.5, 1.5, 14.0), ("kv_cache_gib", 4.5, 6.0, 12.0), ("kv_cache_tokens", 4.5, 6.0, 12.0),
           ("max_concurrency", 4.5, 6.0, 12.0)]
 
@@ -83,7 +89,7 @@ BOUNDS = [("weights_gib", 0.5, 1.5, 14.0), ("kv_cache_gib", 4.5, 6.0, 12.0), ("k
 def test_blind_end_to_end_scores_stay_within_bounds(scored, figure, median, p90, worst):
     s = summarize(scored)
     assert s["skipped"] == 0
-    assert s[figure]["n"] == s["records"]
+    assert s[figure]["n"] == sum(1 for r in scored if r.observed.get(figure) is not None)
     assert s[figure]["median_abs_pct"] <= median
     assert s[figure]["p90_abs_pct"] <= p90
     assert s[figure]["max_abs_pct"] <= worst
@@ -115,3 +121,17 @@ def test_the_pytorch_native_sampler_startup_is_predicted_to_within_half_a_percen
     (r,) = [r for r in scored if r.id == "qwen3-14b-a100-80-udef-tp1-l32k"]
     assert not r.skipped
     assert abs(r.error_pct["kv_cache_gib"]) <= 0.5 and abs(r.error_pct["kv_cache_tokens"]) <= 0.5
+
+
+def test_the_pipeline_parallel_pool_is_the_binding_stages(blind, scored):
+    # DeepSeek-V2-Lite on four L4s, TP2 x PP2 (vllm PR #20665): vLLM logs 12.13 GiB on the first stage (14 of 27 layers,
+    # no sampler in its profile) and 11.33 GiB on the last (13 layers, the sampler's profile), sizes each stage's blocks
+    # from its own pool and layers and gives every rank the smallest count (unify_kv_cache_configs): 807,792 tokens, the
+    # first stage's. With one pool for every rank (the heaviest stage's weights, the last stage's profile, the most
+    # layers) kvplan came out -6.1 %; per stage it is within 1 %.
+    (r,) = [r for r in scored if r.id == "deepseek-v2-lite-l4-udef-tp2-pp2-eager-l1k"]
+    assert not r.skipped
+    assert abs(r.error_pct["kv_cache_gib"]) <= 1.5 and abs(r.error_pct["kv_cache_tokens"]) <= 1.5
+    (rec,) = [rec for rec in blind if rec["id"] == r.id]
+    p, _ = predict_record(rec)
+    assert any("binding stage is stage 0" in a for a in p.assumptions)

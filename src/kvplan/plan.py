@@ -26,7 +26,7 @@ from kvplan.resolve import (BNB_IN_FLIGHT, DTYPE_BYTES, GB, MAX_MEMORY_BYTES, GP
                             heads_per_rank)
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal,
                              as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, newer_than_read, quant_method_last_read, quant_min_capability, quantization_methods, release_from, rules_for)
-from kvplan.weights import (RankWeights, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
+from kvplan.weights import (RankWeights, _pp_stages, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
                             vision_linear_params, vision_mlp_gated, weights_per_rank)
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
@@ -1793,6 +1793,36 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
                         nvlink_tp=tp > 1 and nvlink_tp_capable(gpu))
 
 
+def _pipeline_stage_pool(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups, w: RankWeights,
+                         requested: float, nt: float, cg: float, act_last: float, act_other: float):
+    """V1 with pipeline parallelism sizes each rank's blocks from its own pool and its own layers, then gives every rank
+    the smallest count (v1/core/kv_cache_utils.py unify_kv_cache_configs; 0.10.0 wheel). A stage's pool is the budget
+    less its own weights (the first stage holds the embedding, the last the LM head) and its own profile peak: only the
+    last rank runs the dummy sampler (v1/worker/gpu_model_runner.py profile_run, `if get_pp_group().is_last_rank`).
+    Returns (the binding stage's pool, its bytes per block, a note), or None where one pool stands for every rank: no
+    PP, V0, --kv-cache-memory-bytes, per-stage weights unknown, or more than one KV group (the uniform-type path only)."""
+    pp = args.pipeline_parallel_size or 1
+    if (pp <= 1 or not rules.is_v1 or args.kv_cache_memory_bytes is not None or len(groups) != 1
+            or len(w.stage_bytes) != pp or groups[0].kind == "recurrent" or args.speculative):
+        return None
+    kv_layers = [l.kind != "none" for l in model.layers]
+    per_stage = [sum(kv_layers[lo:hi]) for lo, hi in _pp_stages(len(model.layers), pp)]
+    if min(per_stage) <= 0:
+        return None
+    extra = w.bytes - max(w.stage_bytes)  # what is added to every rank after counting (allocator rounding, LoRA, ...)
+    page = groups[0].page_bytes
+    stages = []
+    for s, (wb, n) in enumerate(zip(w.stage_bytes, per_stage)):
+        pool = requested - (wb + extra) - nt - (act_last if s == pp - 1 else act_other) - cg
+        stages.append((max(0, int(pool // (page * n))) if pool > 0 else 0, pool, page * n, n, s))
+    blocks, pool, bpb, n, s = min(stages)
+    note = (f"pipeline parallel: each of the {pp} stages sizes its blocks from its own pool and layers and every rank takes "
+            f"the smallest count; the binding stage is stage {s} ({n} KV layers, {pool / GIB:.2f} GiB"
+            + (", no sampler in its profile" if s != pp - 1 else ", the sampler's profile") + "); per stage: "
+            + ", ".join(f"{p / GIB:.2f} GiB / {k} layers" for _, p, _, k, _ in stages))
+    return pool, bpb, note
+
+
 def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> dict[str, tuple[int, str, str]]:
     """Activation peak, non-torch and CUDA-graph bytes per rank, each with its formula and source."""
     c = coefficients_for(rules.era)
@@ -1838,6 +1868,8 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
             cg_formula = (f"model runner v2: {c.g_const / GIB:.2f} GiB (one shared pool) + {max(full - 1, 0)} further FULL "
                           "decode graphs x 1 MiB")
     return {
+        # the peak of a rank that runs no sampler (a pipeline stage before the last: profile_run samples on the last rank)
+        "activation_no_sampler": (int(forward + c.a_const), "", c.source),
         "activation_peak": (int(act), act_formula, c.source),
         "non_torch": (int(nt), nt_formula, c.source),
         "cudagraph": (int(capture), cg_formula, c.source),
@@ -2046,6 +2078,12 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes.append(f"KV-cache memory given: {available / GIB:.2f} GiB (--kv-cache-memory-bytes); utilization ignored")
 
     groups, bytes_per_block, block_formula = build_groups(model, resolved, rules, notes, warns, gpu)
+    staged = _pipeline_stage_pool(model, resolved, rules, groups, w, requested, nt, cg, act,
+                                  act - measured["activation_peak"][0] + measured["activation_no_sampler"][0])
+    if staged is not None:
+        available, bytes_per_block, stage_note = staged
+        block_formula += f"; {stage_note}"
+        notes.append(stage_note)
     bs = min(g.block_size for g in groups)
     if model.compressed_attention:
         bs = _DSV4_BLOCK  # "Setting kv cache block size to 256 for DEEPSEEK_SPARSE_SWA backend": the attention block

@@ -529,6 +529,8 @@ class RankWeights:
     # MLPs, shared experts, norms, the LM head), "experts" (routed experts: only those the batch touches are read),
     # "input_embedding" (an untied table: a lookup), "vision" (the encoder: not run in decode), "drafter" (MTP)
     by_use: tuple[tuple[str, int], ...] = ()
+    # pipeline parallelism: each stage's bytes (rotary cache included), first stage first; `bytes` is their maximum
+    stage_bytes: tuple[int, ...] = ()
 
 
 def _round_up(x: int, a: int) -> int:
@@ -761,7 +763,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
             stage_uses[-1]["drafter"] = drafter_rank
         return RankWeights(int(round(max(stage_bytes))) + rotary, exact=not drafter or bool(spec.checkpoint.mtp_bytes),
                            method=f"exact: {spec.checkpoint.source}", rotary_bytes=rotary, notes=tuple(notes),
-                           by_use=_busiest_uses(stage_bytes, stage_uses))
+                           by_use=_busiest_uses(stage_bytes, stage_uses),
+                           stage_bytes=tuple(int(round(b)) + rotary for b in stage_bytes))
     if drafter:
         notes.append(f"MTP drafter: {drafter_rank / 1024 ** 3:.2f} GiB per rank (counted; last pipeline stage)")
         stage_bytes[-1] += drafter_rank
@@ -772,7 +775,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         how += (f" with {quant.scheme} weights ({bytes_per_quantized_param(quant, bnb_nested_absmax):.4g} B per "
                 "quantized weight)")
     return RankWeights(int(round(counted_rank)) + rotary, exact=False, method=f"estimate: {how}",
-                       rotary_bytes=rotary, notes=tuple(notes), by_use=_busiest_uses(stage_bytes, stage_uses))
+                       rotary_bytes=rotary, notes=tuple(notes), by_use=_busiest_uses(stage_bytes, stage_uses),
+                       stage_bytes=tuple(int(round(b)) + rotary for b in stage_bytes))
 
 
 def _busiest_uses(stage_bytes: list[float], stage_uses: list[dict[str, float]]) -> tuple[tuple[str, int], ...]:
