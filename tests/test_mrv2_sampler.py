@@ -51,7 +51,8 @@ def test_blind_awq_8gb_startup_charges_the_forward_not_a_top_k_top_p_sampler():
 
 
 def test_the_logits_make_the_peak_when_they_outgrow_the_forward():
-    # 1,024 sequences x 151,936 logits in bf16 against a 512-token forward of a 0.5B model
+    # 512 sequences (min(max_num_seqs, max_num_batched_tokens)) x 151,936 logits in bf16 against a 512-token
+    # forward of a 0.5B model
     kw = dict(gpu_memory_utilization=0.9, max_model_len=4096, max_num_seqs=512, max_num_batched_tokens=512)
     p30 = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "H100", vllm_version="0.30.0", **kw)
     assert model_runner(p30.model, p30.args, p30.rules) == "v2"

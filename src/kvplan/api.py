@@ -332,7 +332,7 @@ def largest_max_model_len(p: Plan) -> int | None:
     given, since a shorter context can itself free memory for the pool: V0's token budget is max(max_model_len,
     2048) without chunked prefill, and from 0.12 the budget and CUDA graphs shrink to max_num_seqs x max_model_len,
     so the profiled peak falls with the length (Phi-3.5-mini on an H200 at 0.7.1 and 0.3 utilization: the estimate
-    74,240 starts, and so does 77,424)."""
+    74,240 starts, and so does 81,920, the answer; 81,936 does not)."""
     if not p.estimated_max_model_len:
         return None
     bs = p.block_size
