@@ -144,12 +144,11 @@ def test_an_unknown_architecture_is_a_warning_without_a_validated_band(tmp_path,
 
 
 def test_the_architecture_table_tool_reads_registries_out_of_wheels(tmp_path):
-    import importlib.util
     import zipfile
 
-    spec = importlib.util.spec_from_file_location("build_architectures", "tools/build_architectures.py")
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    from repo_scripts import load_script
+
+    tool = load_script("tools/build_architectures.py", "build_architectures")
     registries = {"0.9.0": '_TEXT_GENERATION_MODELS = {"A": ("a", "A"), "Gone": ("g", "G")}\n',
                   "0.10.0": '_TEXT_GENERATION_MODELS = {"A": ("a", "A"), "New": ("n", "N")}\n'
                             '_VLLM_MODELS = {**_TEXT_GENERATION_MODELS}\n_PREVIOUSLY_SUPPORTED_MODELS = {"Gone": "0.9.1"}\n'}

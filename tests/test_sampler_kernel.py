@@ -145,13 +145,9 @@ def test_a_record_carries_the_flashinfer_sampler_exactly_where_its_log_says_so(n
 
 
 def _fit_tool():
-    import importlib.util
+    from repo_scripts import load_script
 
-    path = Path(__file__).resolve().parents[1] / "tools" / "fit_calibration.py"
-    spec = importlib.util.spec_from_file_location("fit_calibration_under_test", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("tools/fit_calibration.py")
 
 
 def test_the_fit_charges_a_flashinfer_startup_the_kernels_term_not_the_fitted_one():

@@ -955,15 +955,12 @@ def test_the_measured_kernel_table_is_what_its_fit_script_prints():
     """MEASURED_KERNELS_BY_GPU's kernel-fitted values are bench/calibrate_step_model.py --gpu-profiles' fit, to the
     three decimals the table keeps (the table had kept 0.961 / 0.671 after the script's median became statistics'
     median, which averages the middle two of the 260 GEMMs and 24 attention chunks: 0.960 / 0.665)."""
-    import importlib.util
-    from pathlib import Path
 
     from kvplan.simulate import MEASURED_KERNELS_BY_GPU
 
-    path = Path(__file__).resolve().parents[1] / "bench" / "calibrate_step_model.py"
-    spec = importlib.util.spec_from_file_location("calibrate_step_model", path)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    from repo_scripts import load_script
+
+    script = load_script("bench/calibrate_step_model.py", "calibrate_step_model")
     fitted = script.fit_gpu_profiles()
     assert set(fitted) == set(MEASURED_KERNELS_BY_GPU)
     for gpu_id, (eta, t_kernel, eta_compute, eta_attn, eta_moe, eta_expert) in fitted.items():

@@ -2,7 +2,6 @@
 sampler's bytes per logit shared by every V0 era, and no record of tests/data/extra_records.jsonl fixing either."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import statistics
@@ -12,16 +11,13 @@ import pytest
 
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.validate import predict_record
+from repo_scripts import load_script
 
 DATA = Path(__file__).resolve().parent / "data"
 
 
 def _tool():
-    path = Path(__file__).resolve().parents[1] / "tools" / "fit_calibration.py"
-    spec = importlib.util.spec_from_file_location("fit_calibration_v0_under_test", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("tools/fit_calibration.py", "fit_calibration_v0_under_test")
 
 
 @pytest.fixture(scope="module")

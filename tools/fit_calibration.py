@@ -205,7 +205,7 @@ def sampler_peaks(root: Path) -> dict[str, list[tuple[str, float]]]:
     execute_model returns before the sampler on the others, and LogitsProcessor._get_logits gathers the logits to
     rank 0 only, 0.7.1), and a quoted profile line may be any rank's."""
     from kvplan.calibration import coefficients_for
-    from kvplan.plan import computed_profile_terms, measured_terms
+    from kvplan.plan import computed_profile_terms, measured_terms, sampler_bytes_per_logit
 
     out: dict[str, list[tuple[str, float]]] = {}
     for rid, p, f, group, peak in _logging(root, "activation_peak_gib", _profile_peak_alone):
@@ -215,7 +215,8 @@ def sampler_peaks(root: Path) -> dict[str, list[tuple[str, float]]]:
             continue  # model runner v2's sampler term is read from the code, not fitted (plan.mrv2_sampler_bytes_per_logit)
         text = measured_terms(p.model, p.gpu, p.args, p.rules)["activation_peak"][0]
         extra = sum(x for _, x, _ in computed_profile_terms(p.model, p.gpu, p.args, p.rules, text))
-        triton_in_sort_era = p.rules.topk_topp_triton and coefficients_for(p.era).a_sampler_triton is not None
+        c = coefficients_for(p.era)  # the Triton term where plan.sampler_bytes_per_logit charges it (>= 8 rows)
+        triton_in_sort_era = c.a_sampler_triton is not None and sampler_bytes_per_logit(c, p.rules, f.s) == c.a_sampler_triton
         pool = TRITON_SAMPLER_POOL if triton_in_sort_era else SAMPLER_POOL.get(group, group)
         out.setdefault(pool, []).append((rid, (peak * GIB - extra) / f.sampler_elements))
     return out

@@ -332,14 +332,15 @@ def largest_max_model_len(p: Plan) -> int | None:
     given, since a shorter context can itself free memory for the pool: V0's token budget is max(max_model_len,
     2048) without chunked prefill, and from 0.12 the budget and CUDA graphs shrink to max_num_seqs x max_model_len,
     so the profiled peak falls with the length (Phi-3.5-mini on an H200 at 0.7.1 and 0.3 utilization: the estimate
-    74,240 starts, and so does 81,920, the answer; 81,936 does not)."""
+    74,240 starts, and so does 81,920, the answer; 81,936 does not). None where vLLM estimates no length or the
+    estimate itself does not start."""
     if not p.estimated_max_model_len:
         return None
     bs = p.block_size
     lo = max(bs, p.estimated_max_model_len // bs * bs)
     q = _try(p, max_model_len=lo)
     if q is None or not q.fits:
-        return lo
+        return None  # even the length the pool holds does not start: something other than the length stands in the way
     a, b = lo // bs, (p.args.max_model_len - 1) // bs  # in blocks; the length given does not start
     while a < b:  # only lengths seen to start become the answer
         mid = (a + b + 1) // 2

@@ -1,0 +1,17 @@
+"""Load one of the repository's scripts (tools/, bench/) as a module, for tests of what it computes."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def load_script(relative_path: str, name: str | None = None) -> ModuleType:
+    """The script at `relative_path` (from the repository root), executed as a module named `name`."""
+    path = REPO / relative_path
+    spec = importlib.util.spec_from_file_location(name or path.stem + "_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
