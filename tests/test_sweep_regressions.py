@@ -159,6 +159,68 @@ def test_no_fix_repeats_the_online_fp8_flag_already_given():
     assert {"quantization": "fp8"} in [f.flags for f in plain.fixes]
 
 
+def _catalog_with_int4_copy(monkeypatch, method: str, quant_config: dict) -> str:
+    # the catalog holds no AWQ / GPTQ checkpoint whose base model it also holds: a copy of Qwen3-32B's entry with an
+    # int4 quantization_config stands in for Qwen/Qwen3-32B-<METHOD> (the swap fix looks for the base id + a suffix)
+    import copy
+
+    from kvplan import resolve
+
+    real = resolve.model_catalog()
+    cid = f"Qwen/Qwen3-32B-{method.upper()}"
+    entry = copy.deepcopy(real["Qwen/Qwen3-32B"])
+    entry["id"] = cid
+    for key in ("config", "resolved_config"):
+        if isinstance(entry.get(key), dict):
+            entry[key]["quantization_config"] = dict(quant_config, quant_method=method)
+    catalog = {**real, cid: entry}
+    monkeypatch.setattr(resolve, "model_catalog", lambda: catalog)
+    return cid
+
+
+def test_a_checkpoint_swap_fix_names_the_marlin_method_vllm_would_pick(monkeypatch):
+    # Qwen3-32B with --quantization bitsandbytes on an L4 at 0.19: the swap to an AWQ checkpoint wrote --quantization
+    # awq, which makes vLLM force its slower non-Marlin AWQ kernel ("you specified quantization=awq explicitly, so
+    # forcing awq"); with no flag vLLM itself converts the checkpoint to awq_marlin there, so the fix names that
+    cid = _catalog_with_int4_copy(monkeypatch, "awq", {"bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"})
+    kw = dict(vllm_version="0.19.0", quantization="bitsandbytes")
+    p = kvplan.fit("Qwen/Qwen3-32B", "L4", **kw)
+    fix = next(f for f in p.fixes if f.flags.get("model") == cid)
+    assert fix.flags == {"model": cid, "quantization": "awq_marlin"}
+    q = kvplan.fit(cid, "L4", **{**kw, "quantization": "awq_marlin"}, fixes=False)  # the command plans as claimed
+    assert q.fits == fix.fits and q.weights_bytes == kvplan.fit(cid, "L4", vllm_version="0.19.0", fixes=False).weights_bytes
+    # where Marlin is not there (a T4 at 0.13: awq_marlin needs cc 8.0 until 0.14) vLLM serves plain awq itself
+    t4 = kvplan.fit("Qwen/Qwen3-32B", "T4", vllm_version="0.13.0", quantization="bitsandbytes")
+    assert next(f for f in t4.fixes if f.flags.get("model") == cid).flags["quantization"] == "awq"
+
+
+@pytest.mark.parametrize("method, config, gpu, version, expected", [
+    ("awq", {"bits": 4, "group_size": 128, "zero_point": True}, "H100", "0.19.0", "awq_marlin"),
+    ("awq", {"bits": 4, "group_size": 128, "zero_point": True}, "H100", "0.5.2", "awq"),      # before awq_marlin.py
+    ("awq", {"bits": 4, "group_size": 128, "zero_point": True}, "V100-32GB", "0.19.0", "awq"),  # cc 7.0 < 7.5
+    ("awq", {"bits": 4, "group_size": 256, "zero_point": True}, "H100", "0.19.0", "awq"),     # no Marlin group size
+    ("awq", {"bits": 4, "group_size": 128}, "H100", "0.19.0", "awq"),                         # zero_point not stated
+    ("gptq", {"bits": 4, "group_size": 128, "sym": True, "desc_act": False}, "A100-80GB", "0.19.0", "gptq_marlin"),
+    ("gptq", {"bits": 8, "group_size": -1, "sym": True, "desc_act": True}, "A100-80GB", "0.19.0", "gptq_marlin"),
+    ("gptq", {"bits": 4, "group_size": 128, "sym": False, "desc_act": False}, "A100-80GB", "0.19.0", "gptq"),
+    ("gptq", {"bits": 3, "group_size": 128, "sym": True, "desc_act": False}, "A100-80GB", "0.19.0", "gptq"),
+])
+def test_checkpoint_quant_flag_follows_vllms_marlin_conversion(monkeypatch, method, config, gpu, version, expected):
+    cid = _catalog_with_int4_copy(monkeypatch, method, config)
+    assert api._checkpoint_quant_flag(resolve_model(cid), find_gpu(gpu), version) == expected
+
+
+def test_online_fp8_is_not_offered_over_a_smaller_online_4bit_method():
+    # --quantization bitsandbytes (4-bit NF4) for Qwen3-32B on an L4: "online FP8 weights" was offered, though FP8
+    # weights are about twice the 4-bit ones; it is offered only where its weights are smaller than the plan's
+    p = kvplan.fit("Qwen/Qwen3-32B", "L4", vllm_version="0.19.0", quantization="bitsandbytes")
+    assert not p.fits
+    fp8 = kvplan.fit("Qwen/Qwen3-32B", "L4", vllm_version="0.19.0", quantization="fp8", fixes=False)
+    assert fp8.weights_bytes > p.weights_bytes  # the premise
+    assert [f for f in p.fixes if f.flags == {"quantization": "fp8"}] == []
+    assert any(f.fits for f in p.fixes)
+
+
 @pytest.mark.parametrize("flag, kw, before, since, model", [
     ("--language-model-only", {"language_model_only": True}, "0.14.1", "0.17.0", "Qwen/Qwen3-VL-2B-Instruct"),
     ("--data-parallel-size", {"data_parallel_size": 2}, "0.8.2", "0.8.3", "meta-llama/Llama-3.1-8B"),

@@ -240,7 +240,8 @@ def _utilization_fix(p: Plan, caution: str) -> Fix | None:
 def _quantization_fixes(p: Plan) -> list[Fix]:
     """Smaller weights, as something the user can pass: online FP8 (--quantization fp8 on this unquantized checkpoint,
     which vLLM quantizes at load) and the quantized checkpoints of this model that the catalog holds (its id plus a
-    suffix, e.g. Qwen/Qwen3-32B -> Qwen/Qwen3-32B-FP8). No fix names a method the checkpoint lacks."""
+    suffix, e.g. Qwen/Qwen3-32B -> Qwen/Qwen3-32B-FP8). No fix names a method the checkpoint lacks; online FP8 is
+    offered only where its weights are smaller than the plan's (not over --quantization bitsandbytes, 4-bit)."""
     from kvplan.resolve import model_catalog
     from kvplan.versions import canonical_quant
 
@@ -250,7 +251,8 @@ def _quantization_fixes(p: Plan) -> list[Fix]:
     given = (p.given_args or p.args).quantization  # an online method asked for (--quantization fp8 / bitsandbytes)
     if p.gpu.cc and p.gpu.cc >= (8, 9) and (given is None or canonical_quant(given) != "fp8"):  # not the flag given
         q = _try(p, quantization="fp8")
-        if q:
+        # only where FP8 weights are smaller than the plan's own: not over a 4-bit online method given (bitsandbytes)
+        if q and q.weights_bytes < p.weights_bytes:
             out.append(Fix("online FP8 weights", {"quantization": "fp8"}, _effect(q), q.fits))
             if q.fits:
                 return out
@@ -266,7 +268,7 @@ def _quantization_fixes(p: Plan) -> list[Fix]:
             continue
         flags: dict = {"model": cid}
         if given:  # the online method given would be refused on a quantized checkpoint: name the checkpoint's own
-            flags["quantization"] = _checkpoint_quant_flag(spec)
+            flags["quantization"] = _checkpoint_quant_flag(spec, p.gpu, p.rules.version)
         q = _try(p, model=spec, quantization=flags.get("quantization"))
         if q:
             out.append(Fix(f"serve {cid} ({spec.quant.method} checkpoint of this model)", flags, _effect(q), q.fits))
@@ -275,15 +277,52 @@ def _quantization_fixes(p: Plan) -> list[Fix]:
     return out
 
 
-def _checkpoint_quant_flag(spec: ModelSpec) -> str:
-    """The --quantization value naming a quantized checkpoint's own method, as vLLM spells it: ModelOpt's NVFP4 and
-    mixed-precision checkpoints are modelopt_fp4 / modelopt_mixed (their hf_quant_config's quant_algo), others the
-    method their config declares (fp8, awq, compressed-tensors, mxfp4)."""
+def _checkpoint_quant_flag(spec: ModelSpec, gpu: GPUSpec, version: str) -> str:
+    """The --quantization value naming the method vLLM `version` itself serves a quantized checkpoint with on `gpu`:
+    ModelOpt's NVFP4 and mixed-precision checkpoints are modelopt_fp4 / modelopt_mixed (their hf_quant_config's
+    quant_algo); an AWQ / GPTQ checkpoint the Marlin kernels take is awq_marlin / gptq_marlin (_marlin_method), since
+    --quantization awq / gptq would force the slower non-Marlin kernel (versions.py, above HF_QUANT_CONFIG_READ_SINCE);
+    others the method their config declares (fp8, awq, compressed-tensors, mxfp4)."""
     q = spec.quant
     if q.method == "modelopt":
         scheme = q.scheme.lower()
         return "modelopt_mixed" if "mixed" in scheme else "modelopt_fp4" if "fp4" in scheme else "modelopt"
+    if q.method in ("awq", "gptq"):
+        return _marlin_method(spec, gpu, version) or q.method
     return q.method
+
+
+# Group sizes the Marlin int4/int8 kernels take (MARLIN_SUPPORTED_GROUP_SIZES, -1 = per channel) and the weight types
+# they convert: AWQ 4-bit with its zero point, GPTQ 4- or 8-bit symmetric -- vLLM 0.20.0 wheel,
+# model_executor/layers/quantization/utils/marlin_utils.py, awq_marlin.py AWQMarlinConfig.TYPE_MAP /
+# is_awq_marlin_compatible and gptq_marlin.py GPTQMarlinConfig.TYPE_MAP / is_gptq_marlin_compatible (each needs the
+# listed keys present in quantization_config, else no conversion).
+_MARLIN_GROUP_SIZES = (-1, 32, 64, 128)
+
+
+def _marlin_method(spec: ModelSpec, gpu: GPUSpec, version: str) -> str | None:
+    """awq_marlin / gptq_marlin where vLLM `version` would convert this AWQ / GPTQ checkpoint to Marlin by itself on
+    `gpu` (its override_quantization_method, which claims the checkpoint when no --quantization or the Marlin name is
+    given): the release has the method and the GPU passes its capability step (versions.QUANT_MIN_CAPABILITY), and
+    the checkpoint's quantization_config is one the Marlin kernels take. None otherwise (vLLM then serves the plain
+    method)."""
+    from kvplan.plan import quant_capability_error
+    from kvplan.versions import quant_min_capability
+
+    method = spec.quant.method
+    marlin = f"{method}_marlin"
+    if gpu.vendor != "NVIDIA" or gpu.cc is None or quant_min_capability(marlin, version) is None:
+        return None
+    if quant_capability_error(marlin, gpu, version):
+        return None
+    qc = spec.raw_config.get("quantization_config") or (spec.text_config or {}).get("quantization_config") or {}
+    if str(qc.get("quant_method", "")).lower() != method or qc.get("group_size") not in _MARLIN_GROUP_SIZES:
+        return None
+    if method == "awq":
+        fits = qc.get("bits") == 4 and qc.get("zero_point") is not None
+    else:
+        fits = qc.get("bits") in (4, 8) and qc.get("sym") is True and qc.get("desc_act") is not None
+    return marlin if fits else None
 
 
 def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> Fix | None:
