@@ -1429,11 +1429,74 @@ def test_gemma4_default_batch_is_raised_to_one_video_item_from_0_22():
     assert any("raised from 2048 to 2496" in n for n in raised.assumptions)
     before = kvplan.fit("google/gemma-4-26B-A4B", "GB10", vllm_version="0.21.0", **kw)
     assert before.args.max_num_batched_tokens == 2048
-    given = kvplan.fit("google/gemma-4-26B-A4B", "GB10", vllm_version="0.25.1", max_num_batched_tokens=2048, **kw)
-    assert given.args.max_num_batched_tokens == 2048  # a number the user gave is kept (vLLM refuses it at startup)
+    # a number the user gave is kept, and vLLM refuses it (test_gemma4_refuses_a_given_batch_below_one_allowed_item)
+    with pytest.raises(InputError, match=r"max_tokens_per_mm_item \(2496\) is larger than max_num_batched_tokens \(2048\)"):
+        kvplan.fit("google/gemma-4-26B-A4B", "GB10", vllm_version="0.25.1", max_num_batched_tokens=2048, **kw)
     pool = int(84.68 * GIB)  # the record's logged pool, given: the concurrency is the log's to rounding
     logged = kvplan.fit("google/gemma-4-26B-A4B", "GB10", vllm_version="0.25.1", kv_cache_memory_bytes=pool, **kw)
     assert abs(logged.max_concurrency - 14.92) < 0.01
     # a text-only model and Gemma 3 (whose processor states no per-item maximum) keep vLLM's default
     assert kvplan.fit("google/gemma-3-27b-it", "GB10", vllm_version="0.25.1",
                       **{**kw, "max_model_len": 131072}).args.max_num_batched_tokens == 2048
+
+
+GEMMA4_KW = dict(max_model_len=262144, gpu_memory_utilization=0.85, max_num_seqs=32, fixes=False)
+
+
+def _gemma4_tokens(version: str, **kw) -> int:
+    return kvplan.fit("google/gemma-4-26B-A4B", "GB10", vllm_version=version, **{**GEMMA4_KW, **kw}).args.max_num_batched_tokens
+
+
+def test_gemma4_batch_raise_is_keyed_on_vllms_is_mm_prefix_lm():
+    # vLLM keys the raise on ModelConfig.is_mm_prefix_lm (engine/arg_utils.py, 0.22.0-0.33.0), which for Gemma 4 is
+    # text_config.use_bidirectional_attention == "vision" (transformers_utils/model_arch_config_convertor.py
+    # Gemma4ModelArchConfigConvertor), not the model type: a Gemma 4 config without it keeps the default
+    from dataclasses import replace
+
+    from kvplan.plan import _is_mm_prefix_lm, _prefix_lm_item_tokens
+
+    spec, rules, args = resolve_model("google/gemma-4-26B-A4B"), rules_for("0.25.1"), EngineArgs()
+    assert spec.text_config.get("use_bidirectional_attention") == "vision"  # the catalog's Gemma 4 configs all say so
+    assert _is_mm_prefix_lm(spec, args, rules) and _prefix_lm_item_tokens(spec, args, rules) == 2496
+    causal = replace(spec, text_config={**spec.text_config, "use_bidirectional_attention": None})
+    assert not _is_mm_prefix_lm(causal, args, rules) and _prefix_lm_item_tokens(causal, args, rules) == 0
+    # Gemma 3 is a prefix-LM to vLLM (the base convertor's list) but its processor states no per-item maximum
+    gemma3 = resolve_model("google/gemma-3-27b-it")
+    assert _is_mm_prefix_lm(gemma3, args, rules) and _prefix_lm_item_tokens(gemma3, args, rules) == 0
+
+
+def test_gemma4_batch_raise_ignores_modality_limits_until_text_only_mode_from_0_27():
+    # _get_min_mm_batched_tokens asks for one item of every *supported* modality (info.supported_mm_limits), so a 0
+    # video limit still raises to a video item (0.22.0-0.33.0). A text-only deployment (every limit 0, or
+    # --language-model-only) stops being a prefix-LM from 0.27.0 (ModelConfig._supports_multimodal_for_mm_prefix,
+    # absent from 0.26.0), so the default stays there
+    for version in ("0.25.1", "0.26.0", "0.27.0", "0.33.0"):
+        assert _gemma4_tokens(version, limit_mm_per_prompt='{"video": 0}') == 2496
+    for off in (dict(limit_mm_per_prompt="image=0,video=0"), dict(language_model_only=True)):
+        assert _gemma4_tokens("0.26.0", **off) == 2496
+        assert _gemma4_tokens("0.27.0", **off) == 2048
+        assert _gemma4_tokens("0.33.0", **off) == 2048
+    # the video item is min(32, num_frames) x 78 tokens (models/gemma4_mm.py get_mm_max_tokens_per_item): 8 frames
+    # are 624 tokens, below the default, so nothing is raised
+    assert _gemma4_tokens("0.33.0", limit_mm_per_prompt='{"video": {"count": 1, "num_frames": 8}}') == 2048
+
+
+def test_gemma4_refuses_a_given_batch_below_one_allowed_item():
+    # an explicit --max-num-batched-tokens is never raised; vLLM forces --disable-chunked-mm-input for a prefix-LM
+    # (platforms/cuda.py) and MultiModalBudget refuses a budget below the largest item of an allowed modality
+    # (v1/core/encoder_cache_manager.py compute_mm_encoder_budget, 0.22.0 and 0.33.0; vllm-project/recipes #441)
+    from kvplan.errors import RefusedByVLLMError
+    from kvplan.plan import MM_ITEM_ABOVE_BATCHED_TOKENS
+
+    for version in ("0.22.0", "0.33.0"):
+        with pytest.raises(RefusedByVLLMError) as exc:
+            _gemma4_tokens(version, max_num_batched_tokens=2048)
+        assert exc.value.rule == MM_ITEM_ABOVE_BATCHED_TOKENS and "2496" in str(exc.value)
+        assert _gemma4_tokens(version, max_num_batched_tokens=2496) == 2496
+        # video off: the largest allowed item is an image (280 soft tokens), which fits
+        assert _gemma4_tokens(version, max_num_batched_tokens=2048, limit_mm_per_prompt="video=0") == 2048
+        assert _gemma4_tokens(version, max_num_batched_tokens=2048, language_model_only=True) == 2048
+        with pytest.raises(RefusedByVLLMError, match=r"\(280\) is larger than max_num_batched_tokens \(256\)"):
+            _gemma4_tokens(version, max_num_batched_tokens=256, limit_mm_per_prompt="video=0")
+    # before 0.22 kvplan applies no refusal (those releases' sources were not read for it)
+    assert _gemma4_tokens("0.21.0", max_num_batched_tokens=2048) == 2048

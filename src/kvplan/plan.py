@@ -37,6 +37,8 @@ DEFAULT_BLOCK_SIZE = 16  # CacheConfig.DEFAULT_BLOCK_SIZE (section 2.4)
 AUTO_FIT = -1  # --max-model-len -1 (section 4, "Auto-fit")
 # SchedulerConfig._verify_args's refusal that chunked prefill lifts (RefusedByVLLMError.rule)
 BATCHED_TOKENS_BELOW_MAX_MODEL_LEN = "max_num_batched_tokens < max_model_len without chunked prefill"
+# a multimodal prefix-LM's largest allowed item above max_num_batched_tokens (plan._largest_active_mm_item)
+MM_ITEM_ABOVE_BATCHED_TOKENS = "max_tokens_per_mm_item > max_num_batched_tokens with chunked MM input disabled"
 # Speculative methods whose drafter is the checkpoint's own MTP layers (vLLM's SpeculativeConfig method names), and
 # those that draft without weights or KV.
 _MTP_METHODS = ("mtp", "deepseek_mtp", "qwen3_next_mtp", "qwen3_5_mtp", "glm4_moe_mtp", "mimo_mtp", "ernie_mtp",
@@ -875,14 +877,15 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     else:
         tokens = min(t_default, max_seqs * max_len) if t_default else max(max_len, 2048)
         notes.append(f"max_num_batched_tokens {tokens} ({who} default on {gpu.name} for {rules.version})")
-    floor = _prefix_lm_item_tokens(model, rules)
+    floor = _prefix_lm_item_tokens(model, args, rules)
     if floor and not args.max_num_batched_tokens and rules.engine != "v0" and floor > tokens:
         # raised before vLLM's cap at max_num_seqs x max_model_len (engine/arg_utils.py, same function)
         raised = min(max(floor, tokens), max_seqs * max_len)
         if raised > tokens:
-            notes.append(f"max_num_batched_tokens raised from {tokens} to {raised}: one {floor}-token video item of this "
-                         f"prefix-LM multimodal model must fit in a batch (vLLM's 'Raising max_num_batched_tokens ... to "
-                         f"accommodate 'video' input for prefix-LM model', from 0.22.0)")
+            modality = max((t, m) for m, t in _mm_items_tokens(model, args).items())[1]
+            notes.append(f"max_num_batched_tokens raised from {tokens} to {raised}: one {floor}-token {modality} item of "
+                         f"this prefix-LM multimodal model must fit in a batch (vLLM's 'Raising max_num_batched_tokens ... "
+                         f"to accommodate '{modality}' input for prefix-LM model', from 0.22.0)")
             tokens = raised
     if not args.max_num_seqs:
         if rules.is_v1:
@@ -901,6 +904,14 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                                  f"max_num_batched_tokens ({tokens}) must be greater than or equal to max_num_seqs ({max_seqs}).",
                                  f"give --max-num-batched-tokens {max_seqs} or more, or --max-num-seqs {tokens} or less",
                                  rule="max_num_batched_tokens < max_num_seqs")
+    item = _largest_active_mm_item(model, args, rules)
+    if item and item[0] > tokens:
+        raise RefusedByVLLMError("--max-num-batched-tokens",
+                                 f"Chunked MM input disabled but max_tokens_per_mm_item ({item[0]}) is larger than "
+                                 f"max_num_batched_tokens ({tokens}). Please increase max_num_batched_tokens.",
+                                 f"give --max-num-batched-tokens {item[0]} or more (one {item[1]} item of this prefix-LM "
+                                 f"model is never split across steps), or turn {item[1]} off with --limit-mm-per-prompt",
+                                 rule=MM_ITEM_ABOVE_BATCHED_TOKENS)
     spec = args.speculative
     if spec and spec[0] == "mtp":
         if not model.mtp_layers:
@@ -1285,20 +1296,112 @@ def deepstack_buffer_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRul
     return levels * args.max_num_batched_tokens * model.hidden_size * DTYPE_BYTES.get(args.dtype, 2)
 
 
-def _prefix_lm_item_tokens(model: ModelSpec, rules: VersionRules) -> int:
-    """The largest multimodal item, in tokens, that vLLM makes room for in max_num_batched_tokens when it chose that
-    number itself, for a multimodal prefix-LM model whose processor states its per-item maxima: Gemma 4 (read in the
-    0.22.0, 0.25.1 and 0.33.0 wheels, absent from 0.21.0: engine/arg_utils.py
-    _set_default_max_num_seqs_and_batched_tokens_args raises the default to EngineArgs._get_min_mm_batched_tokens,
-    vLLM PR #43051; models/gemma4_mm.py Gemma4ProcessingInfo.get_mm_max_tokens_per_item: an image is
-    vision_config.default_output_length soft tokens, a video 32 frames x (70 soft tokens + boi + eoi + 6 timestamp
-    tokens) = 2,496). Gemma 3's processor states none, so vLLM keeps its default there. An audio item's count is the
-    processor's audio_seq_length, which no config.json holds; the Gemma 4 configs kvplan ships have no audio tower.
-    0 when vLLM raises nothing."""
-    if rules.release < (0, 22, 0) or not model.is_multimodal or not model.model_type.startswith("gemma4"):
-        return 0
+# Multimodal prefix-LM models (bidirectional attention over an image's or video's tokens), for which vLLM forces
+# --disable-chunked-mm-input on CUDA (platforms/cuda.py check_and_update_config, read in 0.22.0 and 0.33.0): read in
+# the 0.22.0, 0.26.0, 0.27.0 and 0.33.0 wheels, transformers_utils/model_arch_config_convertor.py is_mm_prefix_lm.
+# Gemma 4 (Gemma4ModelArchConfigConvertor, model_type gemma4 / gemma4_text, from 0.33 also gemma4_unified and
+# diffusion_gemma): text_config.use_bidirectional_attention == "vision"; any other model: the config's own
+# is_mm_prefix_lm, else this list (ModelArchConfigConvertorBase; 0.22.0-0.27.0 also list "umm", 0.33.0 does not).
+_MM_PREFIX_LM_TYPES = ("bagel", "gemma3", "molmo2", "moondream3", "paligemma")
+_GEMMA4_ARCH_TYPES = ("gemma4", "gemma4_text", "gemma4_unified", "gemma4_unified_text", "diffusion_gemma",
+                      "diffusion_gemma_text")
+
+
+def _mm_limits_all_off(model: ModelSpec, args: EngineArgs) -> bool:
+    """vLLM's text-only deployment of a multimodal model: --language-model-only, or a 0 limit for every modality the
+    processor supports (config/model.py ModelConfig._supports_multimodal_inputs, 0.27.0-0.33.0; a modality not given
+    is 999). Gemma 4 supports image and video, and audio where its config has an audio tower (models/gemma4_mm.py
+    Gemma4ProcessingInfo.get_supported_mm_limits). --enable-mm-embeds, which keeps it multimodal, is not modelled."""
+    if args.language_model_only:
+        return True
+    limits = args.mm_limits or {}
+    modalities = ("image", "video") + (("audio",) if model.raw_config.get("audio_config") else ())
+    return bool(limits) and all(limits.get(m, 999) == 0 for m in modalities)
+
+
+def _is_mm_prefix_lm(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> bool:
+    """vLLM's ModelConfig.is_mm_prefix_lm for this deployment (see _MM_PREFIX_LM_TYPES). From 0.27.0 it is False when
+    multimodal inputs are configuration-disabled (ModelConfig._supports_multimodal_for_mm_prefix, "Disabled mm_prefix
+    attention mode because multimodal inputs are configuration-disabled"; absent from 0.26.0); up to 0.26 such a
+    deployment is still a prefix-LM to vLLM."""
+    if not model.is_multimodal:
+        return False
+    if rules.release >= (0, 27, 0) and _mm_limits_all_off(model, args):
+        return False
+    kind = _hf_model_type(model)
+    if kind in _GEMMA4_ARCH_TYPES:
+        return model.text_config.get("use_bidirectional_attention") == "vision"
+    if "is_mm_prefix_lm" in model.raw_config:
+        return bool(model.raw_config["is_mm_prefix_lm"])
+    return kind in _MM_PREFIX_LM_TYPES
+
+
+def _hf_model_type(model: ModelSpec) -> str:
+    """The config's top-level model_type (vLLM's hf_config.model_type: "gemma4", where ModelSpec.model_type is the
+    text model's "gemma4_text")."""
+    return str(model.raw_config.get("model_type") or model.model_type or "")
+
+
+def _mm_items_tokens(model: ModelSpec, args: EngineArgs) -> dict[str, int]:
+    """The processor's stated per-item token maxima by modality (ProcessingInfo.get_mm_max_tokens_per_item), {} where
+    vLLM's answer is None (it then profiles dummy inputs instead). Of the prefix-LM models only Gemma 4, Bagel and
+    Moondream 3 state them (read in 0.22.0 and 0.33.0); kvplan computes Gemma 4's (models/gemma4_mm.py
+    Gemma4ProcessingInfo.get_mm_max_tokens_per_item): an image is vision_config.default_output_length soft tokens (or
+    --mm-processor-kwargs max_soft_tokens, not modelled); a video min(32, the --limit-mm-per-prompt video
+    num_frames) frames x (70 soft tokens + boi + eoi + 6 timestamp tokens), 2,496 at 32 frames, whatever the video
+    count. An audio item is the processor's audio_seq_length, which no config.json holds; the Gemma 4 configs kvplan
+    ships have no audio tower. Bagel's (vit_max_num_patch_per_side squared) and Moondream 3's are not computed."""
+    if not model.is_multimodal or _hf_model_type(model) not in _GEMMA4_ARCH_TYPES:
+        return {}
+    frames = 32
+    raw = args.limit_mm_per_prompt
+    if isinstance(raw, str) and raw.strip().startswith("{"):
+        import json
+
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            raw = None
+    video = raw.get("video") if isinstance(raw, dict) else None
+    if isinstance(video, dict) and isinstance(video.get("num_frames"), int) and video["num_frames"] > 0:
+        frames = min(frames, video["num_frames"])
+    items = {"video": frames * (70 + 2 + 6)}
     image = int((model.vision_config or {}).get("default_output_length") or 0)
-    return max(image, 32 * (70 + 2 + 6))
+    if image:
+        items["image"] = image
+    return items
+
+
+def _prefix_lm_item_tokens(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> int:
+    """The largest multimodal item, in tokens, that vLLM makes room for in max_num_batched_tokens when it chose that
+    number itself, for a multimodal prefix-LM model whose processor states its per-item maxima (read in the 0.22.0,
+    0.25.1 and 0.33.0 wheels, absent from 0.21.0: engine/arg_utils.py _set_default_max_num_seqs_and_batched_tokens_args
+    raises the default to EngineArgs._get_min_mm_batched_tokens when is_multimodal_model and is_mm_prefix_lm, vLLM PR
+    #43051). That function asks for one item of every modality the model supports, not of those
+    --limit-mm-per-prompt allows, so a 0 video limit still raises to a video item; only a text-only deployment from
+    0.27.0 (_is_mm_prefix_lm) escapes it. Gemma 3's processor states no maxima, so vLLM keeps its default there.
+    0 when vLLM raises nothing."""
+    if rules.release < (0, 22, 0) or not _is_mm_prefix_lm(model, args, rules):
+        return 0
+    return max(_mm_items_tokens(model, args).values(), default=0)
+
+
+def _largest_active_mm_item(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[int, str] | None:
+    """The largest item of the modalities a request may carry, when vLLM will not chunk it (a prefix-LM on CUDA:
+    platforms/cuda.py forces --disable-chunked-mm-input), and so refuses a max_num_batched_tokens below it:
+    multimodal/encoder_budget.py MultiModalBudget counts the modalities whose limit is above 0 (none with
+    --language-model-only: config/multimodal.py get_limit_per_prompt), and v1/core/encoder_cache_manager.py
+    compute_mm_encoder_budget raises "Chunked MM input disabled but max_tokens_per_mm_item (...) is larger than
+    max_num_batched_tokens (...)" (read in 0.22.0 and 0.33.0; vllm-project/recipes issue #441 shows it before 0.22,
+    which kvplan does not apply: those releases were not read). None when nothing is refused."""
+    if rules.release < (0, 22, 0) or not _is_mm_prefix_lm(model, args, rules) or args.language_model_only:
+        return None
+    limits = args.mm_limits or {}
+    active = {m: n for m, n in _mm_items_tokens(model, args).items() if limits.get(m, 999) > 0}
+    if not active:
+        return None
+    modality = max(active, key=active.__getitem__)
+    return active[modality], modality
 
 
 def _text_only(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> bool:
