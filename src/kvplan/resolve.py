@@ -148,7 +148,8 @@ _GPU_NOISE = re.compile(r"\b(nvidia|geforce|tesla|amd|instinct|intel)\b")
 _GPU_SUFFIXES = ("ti", "super")  # part of the model number: "4060 Ti" is "4060Ti", a card of its own
 
 
-def _gpu_tokens(text: str) -> list[str]:
+@lru_cache(maxsize=4096)  # every plan matches its GPU against the whole catalog's names: read each name once
+def _gpu_tokens(text: str) -> tuple[str, ...]:
     t = _GPU_NOISE.sub(" ", text.lower())
     t = re.sub(r"(\d+)\s*gb\b", r"\1gb", t)
     out: list[str] = []
@@ -157,9 +158,10 @@ def _gpu_tokens(text: str) -> list[str]:
             out[-1] += tok
         elif tok:
             out.append(tok)
-    return out
+    return tuple(out)
 
 
+@lru_cache(maxsize=4096)
 def _gpu_key(text: str) -> str:
     return "".join(_gpu_tokens(text))
 
