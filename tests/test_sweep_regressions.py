@@ -132,18 +132,16 @@ def test_a_plan_that_starts_below_one_request_says_so():
     assert shorter.fits and shorter.max_concurrency >= 1 and not any("cannot be held whole" in w for w in shorter.warnings)
 
 
-def test_a_quantized_checkpoint_fix_replaces_an_online_quantization_flag():
-    # Qwen3-32B with --quantization bitsandbytes on a T4: the fix "serve Qwen/Qwen3-32B-FP8" said only {"model": ...},
-    # so the user's command kept --quantization bitsandbytes, which kvplan (and vLLM) refuse on an fp8 checkpoint;
-    # the fix now names the checkpoint's own method, and the command it writes plans to the verdict it claims
+def test_a_quantized_checkpoint_with_larger_weights_than_the_plan_is_not_offered():
+    # Qwen3-32B with --quantization bitsandbytes (4-bit) on a T4: "serve Qwen/Qwen3-32B-FP8" was offered (first without
+    # the checkpoint's own --quantization, so its command was refused); FP8 weights are larger than bnb's 4-bit ones, so
+    # the swap cannot help and is no longer offered (the flag replacement itself: the AWQ swap tests below)
     kw = dict(vllm_version="0.19.0", quantization="bitsandbytes", tensor_parallel_size=1)
     p = kvplan.fit("Qwen/Qwen3-32B", "T4", **kw)
-    fix = next(f for f in p.fixes if f.flags.get("model") == "Qwen/Qwen3-32B-FP8")
-    assert fix.flags == {"model": "Qwen/Qwen3-32B-FP8", "quantization": "fp8"}
-    assert fix.command_text == "Qwen/Qwen3-32B-FP8 --quantization fp8"
-    q = kvplan.fit(fix.flags["model"], "T4", **{**kw, "quantization": fix.flags["quantization"]}, fixes=False)
-    assert q.fits == fix.fits and q.failure == "load"
-    # without a --quantization flag, the checkpoint alone is the change
+    fp8 = kvplan.fit("Qwen/Qwen3-32B-FP8", "T4", **{**kw, "quantization": "fp8"}, fixes=False)
+    assert fp8.weights_bytes > p.weights_bytes
+    assert [f for f in p.fixes if f.flags.get("model") == "Qwen/Qwen3-32B-FP8"] == []
+    # without a --quantization flag the FP8 checkpoint halves the bf16 weights: the checkpoint alone is the change
     plain = kvplan.fit("Qwen/Qwen3-32B", "L4", vllm_version="0.33.0")
     assert {"model": "Qwen/Qwen3-32B-FP8"} in [f.flags for f in plain.fixes]
 

@@ -240,8 +240,9 @@ def _utilization_fix(p: Plan, caution: str) -> Fix | None:
 def _quantization_fixes(p: Plan) -> list[Fix]:
     """Smaller weights, as something the user can pass: online FP8 (--quantization fp8 on this unquantized checkpoint,
     which vLLM quantizes at load) and the quantized checkpoints of this model that the catalog holds (its id plus a
-    suffix, e.g. Qwen/Qwen3-32B -> Qwen/Qwen3-32B-FP8). No fix names a method the checkpoint lacks; online FP8 is
-    offered only where its weights are smaller than the plan's (not over --quantization bitsandbytes, 4-bit)."""
+    suffix, e.g. Qwen/Qwen3-32B -> Qwen/Qwen3-32B-FP8). No fix names a method the checkpoint lacks; online FP8 and
+    a checkpoint are offered only where their weights are smaller than the plan's (not FP8 over --quantization
+    bitsandbytes, 4-bit)."""
     from kvplan.resolve import model_catalog
     from kvplan.versions import canonical_quant
 
@@ -270,7 +271,7 @@ def _quantization_fixes(p: Plan) -> list[Fix]:
         if given:  # the online method given would be refused on a quantized checkpoint: name the checkpoint's own
             flags["quantization"] = _checkpoint_quant_flag(spec, p.gpu, p.rules.version)
         q = _try(p, model=spec, quantization=flags.get("quantization"))
-        if q:
+        if q and q.weights_bytes < p.weights_bytes:  # a checkpoint with larger weights than the plan's cannot help
             out.append(Fix(f"serve {cid} ({spec.quant.method} checkpoint of this model)", flags, _effect(q), q.fits))
             if q.fits:
                 break
