@@ -36,7 +36,7 @@ GROUPS = {"V0 >= 0.6.5": ("V0-c",), "V0 <= 0.6.4": ("V0-a", "V0-b"), "V1 <= 0.10
 
 def rows(records):
     from kvplan.calibration import coefficients_for
-    from kvplan.plan import DTYPE_BYTES, mrv2_sampler_bytes_per_logit, sampler_bytes_per_logit
+    from kvplan.plan import profile_sampler_term
     from kvplan.validate import sibling_versions
 
     out = []
@@ -65,13 +65,10 @@ def rows(records):
         # logged line) keeps that kernel's term from the code, not the era's fitted PyTorch-native one; a 0.17 startup
         # (Triton top-k/top-p in place, versions.py topk_topp_triton) keeps the term fitted on 0.18-0.19, which run the
         # same sampler code, not the 0.11-0.16 sort's
-        c = coefficients_for(p.era)
-        kernel = p.rules.flashinfer_sampler == "on" or (p.rules.topk_topp_triton and c.a_sampler_triton is not None)
-        a_s_kernel = sampler_bytes_per_logit(c, p.rules, f.s) if kernel else None
-        if model_runner(p.model, p.args, p.rules) == "v2":
-            # model runner v2's profile sampler run, read from the code (plan.mrv2_sampler_bytes_per_logit; None for
-            # 0.33+, whose warmup pass keeps the era's fitted term)
-            a_s_kernel = mrv2_sampler_bytes_per_logit(p.rules, DTYPE_BYTES[p.args.dtype], p.args.tensor_parallel_size) or a_s_kernel
+        # model runner v2's profile sampler run is read from the code (plan.mrv2_sampler_bytes_per_logit; 0.33+, whose
+        # warmup pass keeps the era's fitted term, excepted): plan.profile_sampler_term says which term applies
+        a_s, term = profile_sampler_term(p.model, p.args, p.rules, coefficients_for(p.era), f.s)
+        a_s_kernel = None if term == "fitted" else a_s
         out.append({"id": rec["id"], "era": p.era, "implied": implied, "requested": p.requested_bytes, "f": f,
                     "nccl": p.rules.nccl_charged, "cg": cg, "why_not_fitted": _not_fitted(rec, p), "a_s_kernel": a_s_kernel})
     return out
@@ -205,19 +202,19 @@ def sampler_peaks(root: Path) -> dict[str, list[tuple[str, float]]]:
     execute_model returns before the sampler on the others, and LogitsProcessor._get_logits gathers the logits to
     rank 0 only, 0.7.1), and a quoted profile line may be any rank's."""
     from kvplan.calibration import coefficients_for
-    from kvplan.plan import computed_profile_terms, measured_terms, sampler_bytes_per_logit
+    from kvplan.plan import computed_profile_terms, measured_terms, profile_sampler_term
 
     out: dict[str, list[tuple[str, float]]] = {}
     for rid, p, f, group, peak in _logging(root, "activation_peak_gib", _profile_peak_alone):
         if f.sampler_elements * 32 < 3 * (f.forward_bytes + f.moe_bytes) or (p.rules.engine != "v1" and f.tp_gt_1):
             continue
-        if model_runner(p.model, p.args, p.rules) == "v2" and p.rules.mrv2_profile_sampler != "warmup":
+        _, term = profile_sampler_term(p.model, p.args, p.rules, coefficients_for(p.era), f.s)
+        if term == "mrv2":
             continue  # model runner v2's sampler term is read from the code, not fitted (plan.mrv2_sampler_bytes_per_logit)
         text = measured_terms(p.model, p.gpu, p.args, p.rules)["activation_peak"][0]
         extra = sum(x for _, x, _ in computed_profile_terms(p.model, p.gpu, p.args, p.rules, text))
-        c = coefficients_for(p.era)  # the Triton term where plan.sampler_bytes_per_logit charges it (>= 8 rows)
-        triton_in_sort_era = c.a_sampler_triton is not None and sampler_bytes_per_logit(c, p.rules, f.s) == c.a_sampler_triton
-        pool = TRITON_SAMPLER_POOL if triton_in_sort_era else SAMPLER_POOL.get(group, group)
+        # a 0.17 startup (the Triton term where plan charges it, >= 8 rows) joins the 0.18-0.19 pool
+        pool = TRITON_SAMPLER_POOL if term == "triton" else SAMPLER_POOL.get(group, group)
         out.setdefault(pool, []).append((rid, (peak * GIB - extra) / f.sampler_elements))
     return out
 

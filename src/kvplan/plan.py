@@ -184,17 +184,35 @@ _FLASHINFER_SAMPLER_VALUES = {"1": True, "0": False}
 TRITON_TOPK_TOPP_MIN_ROWS = 8
 
 
-def sampler_bytes_per_logit(c, rules: VersionRules, sequences: int | None = None) -> float:
-    """Bytes per logit of the profile's sampler run: the era's FlashInfer term where the sampler runs FlashInfer's
-    top-k/top-p kernel (VLLM_USE_FLASHINFER_SAMPLER=1, rules row flashinfer_sampler "on") and the era has one apart;
-    the Triton term where the release masks in place with its Triton kernel (rules row topk_topp_triton, `sequences`
-    >= 8 rows) and the era's own term was measured on the sort; else the era's term."""
+def _sampler_term(c, rules: VersionRules, sequences: int | None = None) -> tuple[float, str]:
+    """(bytes per logit, which term) of the V1 runner's profile sampler run: "flashinfer", the era's FlashInfer term
+    where the sampler runs FlashInfer's top-k/top-p kernel (VLLM_USE_FLASHINFER_SAMPLER=1, rules row
+    flashinfer_sampler "on") and the era has one apart; "triton", the Triton term where the release masks in place
+    with its Triton kernel (rules row topk_topp_triton, `sequences` >= 8 rows) and the era's own term was measured on
+    the sort; else "fitted", the era's term."""
     if rules.flashinfer_sampler == "on" and c.a_sampler_flashinfer is not None:
-        return c.a_sampler_flashinfer
+        return c.a_sampler_flashinfer, "flashinfer"
     if (rules.topk_topp_triton and c.a_sampler_triton is not None
             and (sequences is None or sequences >= TRITON_TOPK_TOPP_MIN_ROWS)):
-        return c.a_sampler_triton
-    return c.a_sampler
+        return c.a_sampler_triton, "triton"
+    return c.a_sampler, "fitted"
+
+
+def sampler_bytes_per_logit(c, rules: VersionRules, sequences: int | None = None) -> float:
+    """Bytes per logit of the V1 runner's profile sampler run (_sampler_term)."""
+    return _sampler_term(c, rules, sequences)[0]
+
+
+def profile_sampler_term(model: ModelSpec, args: EngineArgs, rules: VersionRules, c,
+                         sequences: int | None) -> tuple[float, str]:
+    """(bytes per logit, which term) of this deployment's profile sampler run: "mrv2", model runner v2's, read from the
+    code (mrv2_sampler_bytes_per_logit), else the V1 runner's (_sampler_term: "flashinfer", "triton" or "fitted").
+    measured_terms charges it and tools/fit_calibration.py holds every term but "fitted" fixed."""
+    if model_runner(model, args, rules) == "v2":
+        a = mrv2_sampler_bytes_per_logit(rules, DTYPE_BYTES[args.dtype], args.tensor_parallel_size)
+        if a is not None:
+            return a, "mrv2"
+    return _sampler_term(c, rules, sequences)
 
 
 # Model runner v2's Gumbel sampler (v1/worker/gpu/sample/gumbel.py gumbel_sample, 0.22.1-0.33.0 wheels): one int64
@@ -1934,16 +1952,15 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     runner = model_runner(model, args, rules)
     # the forward's live set and the sampler's logits are not alive at once: the peak is the larger
     forward = c.a_forward * f.forward_bytes + c.a_moe * f.moe_bytes
-    a_mrv2 = mrv2_sampler_bytes_per_logit(rules, db, tp) if runner == "v2" else None
-    a_sampler = a_mrv2 if a_mrv2 is not None else sampler_bytes_per_logit(c, rules, f.s)
+    a_sampler, sampler = profile_sampler_term(model, args, rules, c, f.s)
     act = max(forward, a_sampler * f.sampler_elements) + c.a_const
     act_formula = "max(" + (f"{c.a_forward:g} x T({f.t}) x {db} B x (2 x {h} + 3 x {model.intermediate_size}/{tp})" if not model.is_moe else
                             f"{c.a_moe:g} x T({f.t}) x top-k({model.num_experts_per_tok}) x {db} B x (3 x {model.moe_intermediate_size}/{tp} + {h})")
     act_formula += (f", {a_sampler:.3g} B x S({f.s}) x V_pad({f.v_pad})"
                     + (" model runner v2: " + ("model-dtype logits + their fp32 copy" if rules.mrv2_profile_sampler == "fp32_copy"
-                                               else "model-dtype logits, no top-k/top-p") if a_mrv2 is not None
-                       else " FlashInfer top-k/top-p" if a_sampler == c.a_sampler_flashinfer != c.a_sampler
-                       else " Triton top-k/top-p" if a_sampler == c.a_sampler_triton != c.a_sampler else "") + ")"
+                                               else "model-dtype logits, no top-k/top-p") if sampler == "mrv2"
+                       else " FlashInfer top-k/top-p" if sampler == "flashinfer" and a_sampler != c.a_sampler
+                       else " Triton top-k/top-p" if sampler == "triton" and a_sampler != c.a_sampler else "") + ")"
                     + (f" + {c.a_const / GIB:.2f} GiB" if c.a_const else ""))
     tp_term = c.n_tp if f.tp_gt_1 and rules.nccl_charged else 0.0
     nvls_term = c.n_nvls if f.nvls and rules.nccl_charged else 0.0
