@@ -729,26 +729,35 @@ def _resolve_dtype(model: ModelSpec, gpu: GPUSpec, given: str | None, notes: lis
 _CHECKPOINT_METHODS_NO_OVERRIDE = frozenset({"bitsandbytes"})
 
 
+def _dropped_since(method: str, version: str) -> str | None:
+    """The newest release read that lists quantization `method` where vLLM `version`'s list no longer does
+    (versions.quant_method_last_read); None where the release lists it, no list is known, or no earlier list had it."""
+    known = quantization_methods(version)
+    if known is None or canonical_quant(method) in known:
+        return None
+    return quant_method_last_read(method, version)
+
+
+def _pin_release_fix(last: str) -> str:
+    return f"pin --vllm-version {last} or earlier, or serve a checkpoint quantized another way"
+
+
 def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: GPUSpec, version: str) -> QuantSpec | None:
     q = model.quant
     if not given:
-        if q is not None and q.method in _CHECKPOINT_METHODS_NO_OVERRIDE:
-            known = quantization_methods(version)
-            last = quant_method_last_read(q.method, version)
-            if known is not None and canonical_quant(q.method) not in known and last is not None:
-                raise InputError("model", f"{model.id} is a {q.method} checkpoint (its config's quant_method), and vLLM "
-                                 f"{version} no longer has that method (the newest release read that has it is {last}): "
-                                 f"vLLM refuses it as an unknown quantization method",
-                                 f"pin --vllm-version {last} or earlier, or serve a checkpoint quantized another way")
+        last = _dropped_since(q.method, version) if q is not None and q.method in _CHECKPOINT_METHODS_NO_OVERRIDE else None
+        if last is not None:
+            raise InputError("model", f"{model.id} is a {q.method} checkpoint (its config's quant_method), and vLLM "
+                             f"{version} no longer has that method (the newest release read that has it is {last}): "
+                             f"vLLM refuses it as an unknown quantization method", _pin_release_fix(last))
         return q
     known = quantization_methods(version)
     method = canonical_quant(given)
     if known is not None and method not in known:
-        last = quant_method_last_read(method, version)
+        last = _dropped_since(method, version)
         if last is not None:
             raise InputError("--quantization", f"vLLM {version} no longer has quantization method {given!r} (the "
-                             f"newest release read that has it is {last})",
-                             f"pin --vllm-version {last} or earlier, or serve a checkpoint quantized another way")
+                             f"newest release read that has it is {last})", _pin_release_fix(last))
         raise InputError("--quantization", f"unknown quantization method {given!r} for vLLM {version} "
                          f"(known: {', '.join(sorted(known))})", "drop --quantization to use the checkpoint's own")
     # the QuantSpec.method (resolve.quant_from_config) of the checkpoints the method serves
