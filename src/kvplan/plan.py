@@ -1339,11 +1339,13 @@ def _mm_limits_all_off(model: ModelSpec, args: EngineArgs) -> bool:
     processor supports (config/model.py ModelConfig._supports_multimodal_inputs, 0.27.0-0.33.0; a modality not given
     is 999). Gemma 4 supports image and video, and audio where its config has an audio tower (models/gemma4_mm.py
     Gemma4ProcessingInfo.get_supported_mm_limits). --enable-mm-embeds, which keeps it multimodal, is not modelled."""
-    if args.language_model_only:
-        return True
+    return _modalities_off(args, ("image", "video") + (("audio",) if model.raw_config.get("audio_config") else ()))
+
+
+def _modalities_off(args: EngineArgs, modalities: tuple[str, ...]) -> bool:
+    """--language-model-only, or --limit-mm-per-prompt 0 for each of `modalities` (one not given is 999)."""
     limits = args.mm_limits or {}
-    modalities = ("image", "video") + (("audio",) if model.raw_config.get("audio_config") else ())
-    return bool(limits) and all(limits.get(m, 999) == 0 for m in modalities)
+    return args.language_model_only or (bool(limits) and all(limits.get(m, 999) == 0 for m in modalities))
 
 
 def _is_mm_prefix_lm(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> bool:
@@ -1437,9 +1439,7 @@ def _text_only(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> bool:
     model classes), every tower marked with _mark_tower_model from 0.15 (model_executor/models/interfaces.py)."""
     if not model.is_multimodal:
         return False
-    limits = args.mm_limits or {}
-    off = args.language_model_only or (bool(limits) and all(limits.get(m, 999) == 0 for m in ("image", "video")))
-    if not off:
+    if not _modalities_off(args, ("image", "video")):
         return False
     return rules.release >= (0, 15, 0) or (rules.release >= (0, 10, 1) and _mm_tower(model) in ("qwen2_5", "qwen3"))
 
