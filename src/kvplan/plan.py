@@ -46,8 +46,9 @@ _MTP_METHODS = ("mtp", "deepseek_mtp", "qwen3_next_mtp", "qwen3_5_mtp", "glm4_mo
 _WEIGHTLESS_METHODS = ("ngram", "suffix")
 
 
-def parse_mm_limits(value) -> dict[str, int] | None:
-    """--limit-mm-per-prompt (JSON text, "image=2,video=0", or a dict) -> {modality: items}; None when not given."""
+def _mm_limits_object(value) -> dict | None:
+    """--limit-mm-per-prompt as given (JSON text, "image=2,video=0", or a dict) -> its dict, entries unread ({"video":
+    {"count": 1, "num_frames": 8}} stays so); None when not given."""
     if value in (None, "", {}):
         return None
     raw = value
@@ -61,6 +62,14 @@ def parse_mm_limits(value) -> dict[str, int] | None:
             raise InputError("--limit-mm-per-prompt", f"cannot read {value!r}", '\'{"image": 2, "video": 0}\' or image=2,video=0') from None
     if not isinstance(raw, dict):
         raise InputError("--limit-mm-per-prompt", f"expected items per modality, got {value!r}", '\'{"image": 2, "video": 0}\'')
+    return raw
+
+
+def parse_mm_limits(value) -> dict[str, int] | None:
+    """--limit-mm-per-prompt (JSON text, "image=2,video=0", or a dict) -> {modality: items}; None when not given."""
+    raw = _mm_limits_object(value)
+    if raw is None:
+        return None
     out = {}
     for k, v in raw.items():
         count = v.get("count") if isinstance(v, dict) else v  # newer vLLM also takes {"image": {"count": 2, ...}}
@@ -1383,15 +1392,7 @@ def _mm_items_tokens(model: ModelSpec, args: EngineArgs) -> dict[str, int]:
     if not model.is_multimodal or _hf_model_type(model) not in _GEMMA4_ARCH_TYPES:
         return {}
     frames = 32
-    raw = args.limit_mm_per_prompt
-    if isinstance(raw, str) and raw.strip().startswith("{"):
-        import json
-
-        try:
-            raw = json.loads(raw)
-        except ValueError:
-            raw = None
-    video = raw.get("video") if isinstance(raw, dict) else None
+    video = (_mm_limits_object(args.limit_mm_per_prompt) or {}).get("video")
     if isinstance(video, dict) and isinstance(video.get("num_frames"), int) and video["num_frames"] > 0:
         frames = min(frames, video["num_frames"])
     items = {"video": frames * (70 + 2 + 6)}
