@@ -727,10 +727,12 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                     continue
             elif not lo <= c.layer < hi:
                 continue
-            total += bytes_of(c, True)
-            uses[use_of(c)] = uses.get(use_of(c), 0.0) + bytes_of(c, True)
+            b = bytes_of(c, True)
+            total += b
+            use = use_of(c)
+            uses[use] = uses.get(use, 0.0) + b
             if widened:
-                widen += bytes_of(c, True) - bytes_of(c, True, as_stored)
+                widen += b - bytes_of(c, True, as_stored)
         stage_bytes.append(total)
         stage_widened.append(widen)
         stage_uses.append(uses)
