@@ -313,6 +313,48 @@ def _decide_architecture(drafts: dict[str, _Draft]) -> None:
         del drafts["import_undefined_symbol"]
 
 
+def _decide_inspection_crash(drafts: dict[str, _Draft]) -> None:
+    """'Model architectures [X] are not supported' right after 'Error in inspecting model architecture X' (vLLM 0.6.x:
+    vllm/model_executor/models/registry.py _try_inspect_model_cls logs the subprocess's crash and returns None, and the
+    architecture then reads as unsupported): the registry could not import the class, the install is broken."""
+    arch = drafts.get("unsupported_architecture")
+    if arch is None or arch.layer != "vllm_version_flags":
+        return
+    crashed = {h.groups.get("arch") for h in arch.hits if h.signature == "arch_inspect_failed"}
+    named = {n for h in arch.hits if h.signature == "arch_unsupported" for n in re.findall(r"\w+", h.groups.get("arch") or "")}
+    both = sorted(crashed & named)
+    if not both:
+        return
+    arch.layer = "pytorch_wheel"
+    arch.cause = (f"vLLM's model registry crashed while importing {', '.join(both)} and then reported it as unsupported: "
+                  "the install (torch, vLLM's compiled extensions, or the platform) is broken, the architecture is supported.")
+    arch.fix = ("Read the traceback of the inspection (above); install vLLM on Linux with the CUDA torch its wheel pins, in a "
+                "fresh virtualenv.")
+    arch.decided_by = f"'Error in inspecting model architecture' names {', '.join(both)} before the 'not supported' error"
+
+
+def _decide_weights_format(drafts: dict[str, _Draft], log: StartupLog) -> None:
+    """'Cannot find any model weights' with a --load-format other than auto: the flag asked for files of one format,
+    the checkpoint has another (vllm-project/vllm#3329)."""
+    draft = drafts.get("weights_not_cached")
+    if draft is None or not any(h.signature == "no_model_weights" for h in draft.hits):
+        return
+    fmt = log.arg("load_format")
+    fmt = str(fmt).rsplit(".", 1)[-1].lower() if fmt is not None else None
+    if not fmt or fmt == "auto":
+        return
+    del drafts["weights_not_cached"]
+    draft.symptom, draft.layer = "invalid_engine_flags", "vllm_version_flags"
+    draft.cause = (f"--load-format {fmt} makes vLLM look only for that format's files, and the checkpoint at the path has none "
+                   "(e.g. .bin shards where safetensors were asked for).")
+    draft.fix = "Drop --load-format (auto takes safetensors, else .bin), or convert the checkpoint to the format named."
+    draft.decided_by = f"load_format {fmt} is set"
+    draft.confidence = max(draft.confidence, 0.8)
+    other = drafts.get("invalid_engine_flags")
+    if other is None or other.confidence < draft.confidence:
+        drafts["invalid_engine_flags"] = draft
+
+
 def _architectures_listed_as_supported(arch: Optional[_Draft]) -> list[str]:
     """The architectures an 'are not supported' error names that its own 'Supported architectures' list holds (vLLM's
     troubleshooting guide: then the model's resolution failed, not its support); [] when none or no list."""
@@ -330,8 +372,20 @@ def _architectures_listed_as_supported(arch: Optional[_Draft]) -> list[str]:
 
 
 def _decide_no_gpu(draft: _Draft, log: StartupLog) -> None:
-    """No GPU found by a CPU-only PyTorch build is the wheel's doing, whatever the driver or container."""
+    """No GPU found by a CPU-only PyTorch build is the wheel's doing, whatever the driver or container; no platform after
+    vLLM could not read its own package metadata is the install's."""
     cpu = log.hits_of("torch_cpu_build")
+    renamed = log.hits_of("vllm_dist_missing")
+    if renamed and not cpu and not any(h.signature == "visible_devices_uuid" for h in draft.hits):
+        draft.layer = "vllm_version_flags"
+        draft.cause = ("vLLM could not read its own package metadata (importlib.metadata finds no distribution named 'vllm': "
+                       "a build installed under another name, such as vllm-pascal, or a source tree that was not installed), "
+                       "and its platform detection depends on it, so no platform was found although the GPU may be fine.")
+        draft.fix = ("Install vLLM as the 'vllm' distribution (pip install -e . for a source tree), or give a renamed build a "
+                     "'vllm' dist-info alias (e.g. a transient 'vllm' package that depends on it).")
+        draft.decided_by = "'The vLLM package was not found' precedes the missing platform"
+        draft.confidence = max(draft.confidence, 0.8)
+        draft.hits = list(renamed) + draft.hits
     if cpu:
         torch = cpu[0].groups.get("torch")
         draft.layer = "pytorch_wheel"
@@ -340,6 +394,30 @@ def _decide_no_gpu(draft: _Draft, log: StartupLog) -> None:
                      "vLLM's CPU backend build instead.")
         draft.decided_by = f"torch {torch} is a CPU-only build"
         draft.hits = draft.hits + list(cpu)
+
+
+# Lines that say only that no platform was found. Alone they have several owners in public threads: the driver libraries
+# not visible in the container (vllm-project/vllm#18859), a dependency of the release's platform detection (pynvml < 12
+# with 0.7.2, #12947; a build installed under another name, sasha0552/pascal-pkgs-ci#26), a host without a GPU that
+# needed --device cpu (#10717), a pod without the nvidia runtime class (llm-d/llm-d-deployer#273).
+_PLATFORM_ONLY = frozenset({"no_device_type", "no_platform"})
+LONE_PLATFORM_LINE_CONFIDENCE = 0.55
+
+
+def _decide_lone_platform_line(draft: _Draft) -> None:
+    """A no-platform line with nothing else about the GPU is a hint, not an answer: the layer stays the common owner
+    (the driver libraries), the confidence stays below CONFIDENT and the cause names the other owners."""
+    if not draft.hits or any(h.signature not in _PLATFORM_ONLY for h in draft.hits):
+        return
+    draft.confidence = min(draft.confidence, LONE_PLATFORM_LINE_CONFIDENCE)
+    draft.cause = ("vLLM found no CUDA platform, and the line alone does not say why: most often the driver libraries "
+                   "(libcuda, libnvidia-ml) are not visible in the container or environment; also a dependency of this "
+                   "vLLM's platform detection (pynvml older than 12 with vLLM 0.7.2, the 'vllm' package metadata of a build "
+                   "installed under another name), a host without a GPU that needs --device cpu, or a Kubernetes pod "
+                   "without the nvidia runtime class.")
+    draft.fix = ("Start again with VLLM_LOGGING_LEVEL=DEBUG: vLLM then logs why each platform was rejected (for CUDA, e.g. "
+                 "'NVML Shared Library Not Found'); check nvidia-smi and torch.cuda.is_available() in the same environment.")
+    draft.decided_by = "one no-platform line and nothing else about the GPU: several owners in public threads"
 
 
 def _decide_auth(draft: _Draft, log: StartupLog) -> None:
@@ -500,10 +578,13 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     if "driver_too_old" in drafts:
         _decide_driver(drafts["driver_too_old"], log, context)
     _decide_architecture(drafts)
+    _decide_inspection_crash(drafts)
+    _decide_weights_format(drafts, log)
     if "gated_repo_auth" in drafts:
         _decide_auth(drafts["gated_repo_auth"], log)
     if "gpu_not_detected_in_container" in drafts:
         _decide_no_gpu(drafts["gpu_not_detected_in_container"], log)
+        _decide_lone_platform_line(drafts["gpu_not_detected_in_container"])
     _decide_hang(drafts, log)
     _decide_fatal_without_start(drafts, log)
     _decide_oom_at_kv_allocation(drafts, log)

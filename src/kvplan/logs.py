@@ -330,6 +330,19 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The driver's libcuda.so is not visible to the process: no NVIDIA driver on this host, or the container was started without the driver mounted.",
          fix="Expose the GPU and driver to the container (nvidia container toolkit, --gpus all) or install the NVIDIA driver on the host.",
          source="dynamic loader message for the CUDA driver library"),
+    # vLLM maps each CUDA_VISIBLE_DEVICES entry to a physical index with int() (vllm/platforms/interface.py
+    # Platform.device_id_to_physical_device_id, traceback of 0.20.1 in vllm-project/vllm#41848; the Ray executor of
+    # 0.5.x did the same, #7211), so the UUID form CUDA accepts (MIG-..., GPU-...) stops the start
+    _sig("visible_devices_uuid", "invalid literal for int() with base 10", r"invalid literal for int\(\) with base 10: '(?P<uuid>(?:MIG|GPU)-[0-9A-Fa-f][\w/-]*)'", ERROR,
+         symptom="gpu_not_detected_in_container", layer="vllm_version_flags", weight=0.85, fatal=True,
+         cause="CUDA_VISIBLE_DEVICES names the device by UUID ({uuid}), which CUDA accepts but this vLLM does not: it reads each entry as an integer index and fails before the model loads. The GPU (or MIG slice) is fine.",
+         fix="Give the process only that device and address it by index: map it into a container (docker --gpus '\"device=0:0\"' or NVIDIA_VISIBLE_DEVICES=<uuid>; Apptainer: APPTAINERENV_CUDA_VISIBLE_DEVICES=0) and set CUDA_VISIBLE_DEVICES=0, or use a release that accepts UUIDs.",
+         source="vllm/platforms/interface.py device_id_to_physical_device_id (0.20.1); https://github.com/vllm-project/vllm/issues/41848, https://github.com/vllm-project/vllm/issues/6551 (maintainers: use a container for MIG)"),
+    # vLLM looks up its own distribution's version during platform detection (vllm/platforms/__init__.py
+    # vllm_version_matches_substr: importlib.metadata.version('vllm'), this warning on PackageNotFoundError; 0.7.3-0.8.5
+    # logs in sasha0552/pascal-pkgs-ci#13, #51): a build installed under another name finds no platform
+    _sig("vllm_dist_missing", "the vllm package was not found", r"The vLLM package was not found, so its version could not be inspected", CONTEXT,
+         source="vllm/platforms/__init__.py vllm_version_matches_substr (0.7.3-0.8.5)"),
     _sig("collect_env_no_cuda", "is cuda available: false|nvidia driver version: no cuda|gpu models and configuration: no cuda",
          r"^(?:Is CUDA available: False|Nvidia driver version: No CUDA|GPU models and configuration: No CUDA)\s*$", WARNING,
          symptom="gpu_not_detected_in_container", layer="nvidia_driver", weight=0.5,
@@ -540,6 +553,21 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="This vLLM release has no quantization method named {method} (a typo, or a method added in a later release).",
          fix="Use a --quantization name this release lists (the error prints them), leave it unset to take the checkpoint's own, or pin a vLLM release that has {method}.",
          source="vllm/model_executor/layers/quantization get_quantization_config"),
+    # huggingface_hub raises OfflineModeIsEnabled for any HTTP request made while HF_HUB_OFFLINE=1 (utils/_http.py); a
+    # cached file is read without a request and a missing one raises LocalEntryNotFoundError instead, so a refused call
+    # to the Hub *API* is code that queried the Hub regardless of offline mode (vllm-project/vllm#3719, 0.4.0)
+    _sig("offline_hub_api", "offline mode is enabled", r"OfflineModeIsEnabled: Cannot reach (?P<url>https?://[^\s/]+/api/\S*?): offline mode is enabled", ERROR,
+         symptom="weights_not_cached", layer="vllm_version_flags", weight=0.85, fatal=True,
+         cause="HF_HUB_OFFLINE is set and this vLLM (or the transformers it runs) still queried the Hub API ({url}), which offline mode refuses; a missing download would read 'Cannot find the requested files in the disk cache' instead.",
+         fix="Pass the local snapshot directory as --model (and --tokenizer) so no repository id is looked up, or use a release that skips Hub API calls in offline mode.",
+         source="huggingface_hub utils/_http.py OfflineModeIsEnabled; https://github.com/vllm-project/vllm/issues/3719"),
+    # vllm/model_executor/model_loader (loader.py DefaultModelLoader._prepare_weights, 0.4-0.6) raises this when no
+    # file of the load format's patterns is found at the model path
+    _sig("no_model_weights", "cannot find any model weights", r"Cannot find any model weights with [`'\"]?(?P<path>[^`'\"\s]+)", ERROR,
+         symptom="weights_not_cached", layer="model_weights", weight=0.7, fatal=True,
+         cause="vLLM found no weight files of the format it looks for at {path}: the download is incomplete or the path is not the model's directory (or --load-format names a format the checkpoint does not have).",
+         fix="Check the directory holds the *.safetensors (or *.bin) shards and download them again if not; leave --load-format at auto.",
+         source="vllm/model_executor/model_loader/loader.py DefaultModelLoader._prepare_weights; https://github.com/vllm-project/vllm/issues/3329"),
     _sig("weights_not_cached_offline", "outgoing traffic has been disabled|cannot find the requested files in the", r"(?:LocalEntryNotFoundError|OfflineModeIsEnabled)[^\n]*|Cannot find the requested files in the (?:disk|local) cache and outgoing traffic has been disabled", ERROR,
          symptom="weights_not_cached", layer="model_weights", weight=0.85, fatal=True,
          cause="The Hub is switched off (HF_HUB_OFFLINE=1 or local_files_only) and the model's files are not in the cache at HF_HOME, so nothing can be loaded.",
@@ -656,6 +684,21 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The model's config uses a rope_scaling layout (e.g. Llama 3.1's rope_type 'llama3') that the transformers/vLLM of this install predate: they only know the old two-field form, so the config is refused.",
          fix="Upgrade to a vLLM release that supports the model (Llama 3.1: vLLM >= 0.5.3.post1 with transformers >= 4.43); do not edit rope_scaling in config.json, which changes the model's positions.",
          source="transformers LlamaConfig._rope_scaling_validation (< 4.43); vLLM PR #6693 / 0.5.3.post1; https://github.com/vllm-project/vllm/issues/6689"),
+    # a pre-quantized bitsandbytes checkpoint stores each 4-bit weight's quant state beside it (bitsandbytes/functional.py
+    # QuantState.as_dict: absmax, quant_map, nested_absmax, nested_quant_map, quant_state.bitsandbytes__nf4/fp4); a loader
+    # that is not bitsandbytes' finds no parameter for them (unslothai/unsloth#1380: --load-format/--quantization bitsandbytes)
+    _sig("bnb_quant_state_key", "absmax|quant_map|quant_state.bitsandbytes__", r"'(?P<name>[\w.]*?\bweight\.(?:nested_)?(?:absmax|quant_map)|[\w.]*?\bweight\.quant_state\.bitsandbytes__(?:nf4|fp4))'", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.8, fatal=True,
+         cause="The checkpoint is pre-quantized with bitsandbytes (its tensors include the 4-bit quant state {name}) and was loaded with the default loader, which has no parameter for those tensors.",
+         fix="Serve it with --quantization bitsandbytes --load-format bitsandbytes (releases that do not detect it), in a release that loads pre-quantized bitsandbytes checkpoints, or serve a 16-bit export.",
+         source="bitsandbytes/functional.py QuantState.as_dict; https://github.com/unslothai/unsloth/issues/1380"),
+    # vllm/model_executor/layers/quantization/base_config.py QuantizationConfig.get_from_keys: the method this release
+    # chose reads keys the checkpoint's quantization_config does not have
+    _sig("quant_config_missing_keys", "in the model's quantization config", r"Cannot find any of \[(?P<keys>[^\]]*)\] in the model's quantization config", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.8, fatal=True,
+         cause="The quantization method this release uses for the checkpoint reads {keys} from its quantization_config, which the checkpoint does not have: the checkpoint's format is not the one this release's method (or the --quantization given) expects.",
+         fix="Leave --quantization unset (or pass the checkpoint's own method), use a release that supports this checkpoint's quantization format, or serve a 16-bit export.",
+         source="vllm/model_executor/layers/quantization/base_config.py QuantizationConfig.get_from_keys; https://github.com/unslothai/unsloth/issues/688"),
     _sig("quant_arg_mismatch", "does not match the quantization method specified in the", r"Quantization method specified in the model config \((?P<config>[\w.-]+)\) does not match the quantization method specified in the\W+quantization\W+argument \((?P<arg>[\w.-]+)\)", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
          cause="--quantization {arg} contradicts the checkpoint's own quantization_config ({config}); vLLM refuses a method name that differs from the one the checkpoint declares (older releases even for a kernel variant of it, such as gptq_marlin for gptq).",
@@ -1555,6 +1598,7 @@ _SHADOWED_BY = {
     "hf_gated": ("hf_not_logged_in", "hf_not_authorized"),
     "hf_401": ("hf_not_logged_in", "hf_not_authorized"),
     "arch_unsupported": ("transformers_unknown_model_type",),
+    "weights_not_cached_offline": ("offline_hub_api",),
 }
 
 
