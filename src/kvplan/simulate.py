@@ -496,7 +496,9 @@ DEFAULT_COEFFICIENTS = StepCoefficients()
 #   blackwell (Llama-3.1-8B and Qwen3-32B) 1.04 at 16, 1.07 at 24, 1.10 at 64, 1.20 at 128, 1.41 at 256. The model
 #   had charged the one-token time up to the ridge (165 tokens on the RTX 4090): its decode-only steps at 17-42
 #   sequences came 5 % under the sum of the profiled kernels (GEMMs, attention, elementwise, LM head, sampler) on
-#   the RTX 4090 run's decode-only seconds, which that sum matches (median +0.3 %, bench/check_decode_steps.py). The
+#   the RTX 4090 run's decode-only seconds, which that sum matches (median +0.3 %). bench/check_decode_steps.py, median
+#   model error on the four runs' decode-only seconds: -5.2 / -7.2 / -6.3 / -6.2 % before, +2.0 / -3.6 / -3.6 / +0.5 %
+#   with these factors and the CUDA-graph padding (EngineConfig.graph_tokens). The
 #   reference GPUs keep none: the H200 micro-benchmark's layer GEMMs are flat from 1 to 64 tokens
 #   (h200_microbench_measured.json; its 128-token step, +41 %, is on one GPU and one shape only).
 MEASURED_KERNELS_BY_GPU: dict[str, tuple[dict, str]] = {
