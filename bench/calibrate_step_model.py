@@ -10,6 +10,7 @@ Data (shared/data/validation/, see its README):
 
 Run:  PYTHONPATH=src python bench/calibrate_step_model.py [--fit] [--moe] [--gpu-profiles]
       [--extract-mixed-attention LLMSERVINGSIM_GIT_DIR]  (rewrites bench/data/mixed_attention_cells.csv)
+      [--extract-gemm-batches LLMSERVINGSIM_GIT_DIR]  (adds the layer GEMMs at 2-256 tokens to gpu_kernel_profiles.csv)
 Prints MAPE of TPOT and TTFT per (model, GPU, TP) cell for the current coefficients; with --fit a
 coarse grid search over (t_fixed_s, t_seq_layer_s, eta_kv_mem) minimising TPOT MAPE on the rows whose
 concurrency x (isl + osl) fits the KV pool (`kv_bound`: 16 of the 219 rows do not -- their engine ran fewer
@@ -288,13 +289,95 @@ def fit_mixed_attention(path=MIXED_CELLS, min_decode_us=50.0) -> dict:
     return out
 
 
+GEMM_BATCH_PROFILES = {  # LLMServingSim profiler/perf/<path>/dense.csv -> (kvplan GPU id, the setup text of its rows)
+    "RTX4090/meta-llama/Llama-3.1-8B/bf16/tp1": ("rtx-4090", "vLLM 0.19.0, CUDA 12.8, eager, Llama-3.1-8B bf16 TP1"),
+    "RTXPRO6000/meta-llama/Llama-3.1-8B/bf16/tp1": ("rtx-pro-6000-blackwell",
+                                                    "vLLM 0.19.0, CUDA 13.0, eager, Llama-3.1-8B bf16 TP1 (Server Edition)"),
+    "RTXPRO6000/Qwen/Qwen3-32B/bf16/tp1": ("rtx-pro-6000-blackwell",
+                                           "vLLM 0.19.0, CUDA 13.0, eager, Qwen3-32B bf16 TP1 (Server Edition)"),
+}
+LAYER_GEMMS = ("qkv_proj", "o_proj", "gate_up_proj", "down_proj")
+GEMM_SHAPES = {  # (k, n) of each layer GEMM at TP1, from the models' config.json (hidden, heads x head_dim, intermediate)
+    "Llama-3.1-8B": {"qkv_proj": (4096, 6144), "o_proj": (4096, 4096), "gate_up_proj": (4096, 28672), "down_proj": (14336, 4096)},
+    "Qwen3-32B": {"qkv_proj": (5120, 10240), "o_proj": (8192, 5120), "gate_up_proj": (5120, 51200), "down_proj": (25600, 5120)},
+}
+
+
+def gemm_batch_tokens(largest: int = 256) -> list[int]:
+    """The token counts a decode batch runs its GEMMs at, up to `largest`: vLLM 0.19's CUDA-graph capture sizes (a batch
+    is padded up to the next one, vllm/v1/cudagraph_dispatcher.py `_compute_bs_to_padded_graph_size`), those the
+    profiles timed (1-15 each, 16-64 every 4, then every 16)."""
+    from kvplan.plan import cudagraph_capture_sizes
+
+    grid = set(range(1, 16)) | set(range(16, 64, 4)) | set(range(64, 2049, 16))
+    return [t for t in cudagraph_capture_sizes(largest, 2 * largest) if t in grid and t <= largest]
+
+
+def extract_gemm_batches(mirror: str) -> None:
+    """Append to gpu_kernel_profiles.csv the four layer GEMMs of each GEMM_BATCH_PROFILES dense.csv at the token counts
+    of `gemm_batch_tokens` past one (regime "batch"; the one-token rows are the "stream" rows already there) and at
+    >= 1,024 tokens (regime "compute", with the GEMM's k x n, where the file has none of that profile yet), from a git
+    mirror of casys-kaist/LLMServingSim (MIT) at LLMSERVINGSIM_COMMIT."""
+    import subprocess
+
+    path = Path(__file__).resolve().parent / "data" / "gpu_kernel_profiles.csv"
+    have = list(csv.DictReader(path.open()))
+    stream = {(r["setup"], r["op"]): r for r in have if r["regime"] == "stream"}
+    lines = [line for line in path.read_text().splitlines() if ",batch," not in line]  # the file's rows end in CRLF
+    wanted = set(gemm_batch_tokens()) - {1}
+    computed = {r["setup"] for r in have if r["regime"] == "compute"}
+    for prof, (gpu_id, setup) in GEMM_BATCH_PROFILES.items():
+        text = subprocess.run(["git", "-C", mirror, "show", f"{LLMSERVINGSIM_COMMIT}:profiler/perf/{prof}/dense.csv"],
+                              check=True, capture_output=True, text=True).stdout
+        url = f"https://github.com/casys-kaist/LLMServingSim/blob/{LLMSERVINGSIM_COMMIT}/profiler/perf/{prof}/dense.csv"
+        for r in csv.DictReader(text.splitlines()):
+            if r["layer"] in LAYER_GEMMS and int(r["tokens"]) in wanted:
+                one = stream[(setup, r["layer"])]
+                lines.append(f'{url},{gpu_id},"{setup}",batch,{r["layer"]},1,{one["weight_bytes"]},,,{r["tokens"]},{r["time_us"]},')
+            if r["layer"] in LAYER_GEMMS and int(r["tokens"]) >= 1024 and setup not in computed:
+                k, n = GEMM_SHAPES[setup.split(", ")[-1].split(" ")[0]][r["layer"]]
+                one = stream[(setup, r["layer"])]
+                assert 2 * k * n == int(one["weight_bytes"]), (setup, r["layer"])
+                lines.append(f'{url},{gpu_id},"{setup}",compute,{r["layer"]},1,{one["weight_bytes"]},{k},{n},{r["tokens"]},{r["time_us"]},')
+    path.write_bytes(("\r\n".join(lines) + "\r\n").encode())
+    print(f"{sum(',batch,' in line for line in lines)} batch rows -> {path}")
+
+
+def fit_gemm_batch_factors(path=Path(__file__).resolve().parent / "data" / "gpu_kernel_profiles.csv") -> dict:
+    """gemm_batch_factors per GPU (simulate.MEASURED_KERNELS_BY_GPU): at each token count of `gemm_batch_tokens`, the
+    layer GEMMs' summed time over their summed time at one token (every profile of the GPU together; the one-token
+    time is the "stream" rows', the others the "batch" rows'). A GEMM does not stream its weights at M tokens as
+    fast as at one: cuBLAS picks larger M tiles past 16 tokens, and compute starts to show well before the roofline's
+    ridge."""
+    rows = list(csv.DictReader(path.open()))
+    one = {(r["setup"], r["op"]): float(r["time_us"]) for r in rows if r["regime"] == "stream" and r["op"] in LAYER_GEMMS}
+    at: dict = defaultdict(lambda: defaultdict(float))
+    base: dict = defaultdict(lambda: defaultdict(float))
+    for r in rows:
+        if r["regime"] == "batch":
+            t = int(r["tokens"])
+            at[r["gpu_id"]][t] += float(r["time_us"])
+            base[r["gpu_id"]][t] += one[(r["setup"], r["op"])]
+    out = {}
+    for gpu_id in sorted(at):
+        table = ((1, 1.0),) + tuple((t, round(at[gpu_id][t] / base[gpu_id][t], 3)) for t in sorted(at[gpu_id]))
+        out[gpu_id] = table
+        profiles = sum(g == gpu_id for g, _ in GEMM_BATCH_PROFILES.values())
+        print(f"{gpu_id}: gemm_batch_factors (layer GEMMs at M tokens / at one token, {profiles} profile(s)' dense.csv): " + ", ".join(f"{t}: {f:.3f}" for t, f in table))
+    return out
+
+
 def main():
     if "--extract-mixed-attention" in sys.argv:
         extract_mixed_attention(sys.argv[sys.argv.index("--extract-mixed-attention") + 1])
         return
+    if "--extract-gemm-batches" in sys.argv:
+        extract_gemm_batches(sys.argv[sys.argv.index("--extract-gemm-batches") + 1])
+        return
     if "--gpu-profiles" in sys.argv:
         fit_gpu_profiles()
         fit_mixed_attention()
+        fit_gemm_batch_factors()
         return
     rs = rows()
     print(f"{len(rs)} AIConfigurator vLLM rows (dense models, H100/H200)")

@@ -828,9 +828,71 @@ def test_a_gpu_with_measured_kernels_steps_at_its_own_efficiencies():
     assert sm.coeffs.eta_kv_mem == DEFAULT_COEFFICIENTS.eta_kv_mem  # an end-to-end fit, not a kernel one: kept
     h100 = StepModel.from_plan(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192))
     assert h100.coeffs == DEFAULT_COEFFICIENTS
-    # faster streaming, faster decode: the same batch steps quicker than with the global fit
+    # faster streaming, faster decode: the same small batch steps quicker than with the global fit (from 24 sequences
+    # its GEMMs' measured batch factor, 1.10, takes that back: test_decode_gemms_run_at_their_measured_batch_factor)
     default = StepModel.from_plan(p4090, DEFAULT_COEFFICIENTS)
-    assert sm.step_s(32, 32 * 1000) < default.step_s(32, 32 * 1000)
+    assert sm.step_s(8, 8 * 1000) < default.step_s(8, 8 * 1000)
+
+
+def test_decode_gemms_run_at_their_measured_batch_factor():
+    """A GPU whose layer GEMMs were timed at 2-256 tokens (gemm_batch_factors) streams its weights that much slower
+    at a batch of that many tokens than at one; the table is the profiles' own ratio (bench/data/gpu_kernel_profiles.csv,
+    "batch" rows); a GPU without one (H100) streams at the one-token rate up to the ridge."""
+    import csv
+    from collections import defaultdict
+    from pathlib import Path
+
+    import kvplan
+    from kvplan.simulate import MEASURED_KERNELS_BY_GPU, StepModel, gemm_batch_factor
+
+    rows = list(csv.DictReader((Path(__file__).resolve().parents[1] / "bench" / "data" / "gpu_kernel_profiles.csv").open()))
+    one = {(r["setup"], r["op"]): float(r["time_us"]) for r in rows if r["regime"] == "stream"}
+    at, base = defaultdict(float), defaultdict(float)
+    for r in rows:
+        if r["regime"] == "batch" and r["gpu_id"] == "rtx-4090":
+            at[int(r["tokens"])] += float(r["time_us"])
+            base[int(r["tokens"])] += one[(r["setup"], r["op"])]
+    table = MEASURED_KERNELS_BY_GPU["rtx-4090"][0]["gemm_batch_factors"]
+    assert dict(table) == {1: 1.0, **{t: pytest.approx(at[t] / base[t], abs=5e-4) for t in at}}
+    assert table[5] == (24, 1.1) and gemm_batch_factor(table, 20) == pytest.approx((1.032 + 1.1) / 2)
+    assert gemm_batch_factor(table, 1000) == 1.55 and gemm_batch_factor(table, 1) == 1.0
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "RTX 4090", max_model_len=8192)
+    sm = StepModel.from_plan(p)
+    flat = replace(sm, coeffs=replace(sm.coeffs, gemm_batch_factors=()))
+    assert sm.step_s(1, 1000) == flat.step_s(1, 1000)
+    extra = sm.step_s(24, 24 * 1000) - flat.step_s(24, 24 * 1000)
+    assert extra == pytest.approx(0.1 * flat.dense_weights_read_s, rel=1e-6)  # ~1.6 ms of a ~23 ms step
+    terms = sm.explain_step(24, 24 * 1000)["terms_ms"]
+    assert "dense_weights_read" in terms and "linear_flops" not in terms
+    # past the ridge the FLOPs decide, as before
+    assert sm.step_s(0, 0, [(2048, 0)]) == flat.step_s(0, 0, [(2048, 0)])
+    h100 = StepModel.from_plan(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192))
+    assert h100.coeffs.gemm_batch_factors == ()
+
+
+def test_a_step_runs_its_forward_pass_over_its_cuda_graphs_padded_tokens():
+    """vLLM 0.19 pads a step of at most the largest capture size to the next capture size (cudagraph_dispatcher.py);
+    the linear layers see the padded tokens, the LM head and attention the real requests; eager plans pad nothing."""
+    import kvplan
+    from kvplan.simulate import StepModel, Workload, engine_config_from_plan, scheduler_rules, simulate
+
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "RTX 4090", max_model_len=8192, max_num_seqs=256)
+    cfg = engine_config_from_plan(p)
+    assert cfg.cudagraph_sizes[:6] == (1, 2, 4, 8, 16, 24) and cfg.cudagraph_sizes[-1] == cfg.cudagraph_max_tokens == 512
+    assert [cfg.graph_tokens(t) for t in (1, 3, 17, 24, 250, 257, 500, 513, 2048)] == [1, 4, 24, 24, 256, 272, 512, 513, 2048]
+    eager = engine_config_from_plan(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "RTX 4090", max_model_len=8192,
+                                               enforce_eager=True))
+    assert eager.cudagraph_sizes == () and eager.graph_tokens(17) == 17
+    # 17 requests decoding together step as long as the model says for 24 tokens through the GEMMs and 17 requests
+    sm = StepModel.from_plan(p)
+    w = Workload(name="t", prompt_tokens=np.full(17, 100, dtype=np.int64), completion_tokens=np.full(17, 3, dtype=np.int64),
+                 arrival_s=np.zeros(17))
+    rules = scheduler_rules("0.19.0")
+    padded, unpadded = (simulate(w, c, sm, rules) for c in (cfg, replace(cfg, cudagraph_sizes=())))
+    assert padded.finish_s.max() > unpadded.finish_s.max()
+    decode_gap = sm.fixed_part_s(24, 17) - sm.fixed_part_s(17, 17)
+    assert decode_gap > 0
+    assert padded.finish_s.max() - unpadded.finish_s.max() == pytest.approx(2 * decode_gap, rel=1e-6)
 
 
 def test_decodes_sharing_a_step_with_a_prefill_chunk_read_their_kv_at_the_measured_mixed_rate():

@@ -159,6 +159,19 @@ class EngineConfig:
     blocks_note: str = ""
     window_caps: tuple[int, ...] = ()  # per windowed group: at most this many growing blocks
     cudagraph_max_tokens: int = 0  # the largest CUDA-graph capture size (0: eager), which bounds DP padding's steps
+    # the CUDA-graph capture sizes, ascending (): eager, or not known): a step of at most the largest runs the graph of
+    # the next size up, its linear layers, collectives and expert layers over the padded tokens (`graph_tokens`)
+    cudagraph_sizes: tuple[int, ...] = ()
+
+    def graph_tokens(self, tokens: int) -> int:
+        """The tokens a step of `tokens` runs its forward pass over: vLLM 0.19 pads a step of at most the largest capture
+        size up to the next size (vllm/v1/cudagraph_dispatcher.py CudagraphDispatcher._compute_bs_to_padded_graph_size
+        and dispatch: FULL graphs for uniform decode batches, PIECEWISE for the others, both padded); a larger step runs
+        eager, unpadded."""
+        sizes = self.cudagraph_sizes
+        if not sizes or tokens > sizes[-1] or tokens <= 0:
+            return tokens
+        return sizes[bisect.bisect_left(sizes, tokens)]
 
     @property
     def usable_blocks(self) -> int:
@@ -255,13 +268,13 @@ def engine_config_from_plan(plan, num_gpu_blocks: Optional[int] = None, enable_p
     max_model_len = int(args.max_model_len)
     fixed, per, caps, note = _plan_block_structure(plan, int(plan.block_size), max_model_len, window_caps)
     mnbt = int(args.max_num_batched_tokens or 0) or max(max_model_len, 2048)
+    sizes = tuple(cudagraph_capture_sizes(int(args.max_num_seqs), mnbt)) if args.captures_cuda_graphs else ()
     return EngineConfig(
         num_gpu_blocks=int(num_gpu_blocks if num_gpu_blocks is not None else plan.num_gpu_blocks),
         block_size=int(plan.block_size), max_num_seqs=int(args.max_num_seqs), max_num_batched_tokens=mnbt,
         max_model_len=max_model_len, long_prefill_token_threshold=long_prefill_token_threshold,
         fixed_blocks_per_seq=fixed, blocks_per_boundary=per, enable_prefix_caching=enable_prefix_caching,
-        blocks_note=note, window_caps=caps,
-        cudagraph_max_tokens=0 if not args.captures_cuda_graphs else max(cudagraph_capture_sizes(int(args.max_num_seqs), mnbt), default=0))
+        blocks_note=note, window_caps=caps, cudagraph_max_tokens=max(sizes, default=0), cudagraph_sizes=sizes)
 
 
 # =====================================================================================
@@ -294,6 +307,15 @@ def link_bytes_per_s(interconnect: Optional[str], has_nvlink: bool, coeffs: "Ste
     p2p_note = {False: ", no P2P", True: ", P2P", None: ", P2P assumed"}[p2p]
     return (PCIE_X16_BYTES_PER_S[gen] * eff, coeffs.pcie_latency_s,
             f"PCIe {gen}.0 x16 without NVLink{p2p_note}" + ("" if m else " (generation not in the catalog text: Gen4 assumed)"))
+
+
+def gemm_batch_factor(table: Sequence[tuple[int, float]], tokens: float) -> float:
+    """`StepCoefficients.gemm_batch_factors` at `tokens`: linear between its entries, its last one beyond them."""
+    if tokens >= table[-1][0]:
+        return table[-1][1]
+    i = bisect.bisect_right(table, (tokens, math.inf))
+    (t0, f0), (t1, f1) = table[i - 1], table[i]
+    return f0 + (f1 - f0) * (tokens - t0) / (t1 - t0)
 
 
 @dataclass(frozen=True)
@@ -398,6 +420,9 @@ class StepCoefficients:
     eta_moe_compute: Optional[float] = None  # the expert GEMMs' FLOPs; None: eta_compute (see MEASURED_KERNELS_BY_GPU)
     eta_expert_stream: Optional[float] = None  # the fused-MoE experts' read; None: eta_mem_stream (see MEASURED_KERNELS_BY_GPU)
     mixed_decode_kv_per_extra_head: float = 0.0  # see MEASURED_KERNELS_BY_GPU; 0: no mixed-batch penalty measured
+    # ((tokens, factor), ...) ascending from (1, 1.0): the weight-stream time of the linear layers at that many tokens over
+    # their time at one (linear between entries, the last beyond); see MEASURED_KERNELS_BY_GPU. (): 1 at every batch
+    gemm_batch_factors: tuple = ()
     t_fixed_s: float = 0.0
     t_seq_layer_s: float = 0.8e-6
     allreduce_latency_s: float = 10e-6
@@ -438,10 +463,12 @@ DEFAULT_COEFFICIENTS = StepCoefficients()
 #   t_seq_layer_s's 26 us: that term is mostly work no kernel timing sees, and t_seq_layer_s / t_fixed_s stay.
 #   eta_expert_stream: the Qwen3-30B-A3B fused-MoE layer at 4-32 tokens with 32-128 experts touched (302 MB -
 #   1.2 GB, past the 128 MB L2): 1,538 GB/s (0.858 of 1,792), every point within 2 %: the experts stream faster than
-#   the dense GEMMs at one token. eta_compute: that profile's QKV and O at 1,024-2,048 tokens (k 2,048 /
-#   4,096, n 5,120 / 2,048: the model's own TP1 shapes, as the profile's TP2 timings, half of these, show): 0.578 of
-#   503.8 TFLOPS (median of 130, 0.46-0.71) -- small GEMMs; larger ones may run nearer the peak; prefill attention:
-#   0.454 (median of 43, 0.27-0.54).
+#   the dense GEMMs at one token. eta_compute: the layer GEMMs at 1,024-2,048 tokens of all three profiles: 0.710 of
+#   503.8 TFLOPS (median of 650, 0.46-0.86): Qwen3-30B-A3B's QKV and O (k 2,048 / 4,096, n 5,120 / 2,048: the model's
+#   own TP1 shapes, as the profile's TP2 timings, half of these, show; 130 GEMMs, 0.46-0.71, median 0.578, the value
+#   before the other two were read) and the four GEMMs of Llama-3.1-8B and Qwen3-32B (520; Llama's sum 0.75 of the peak
+#   at 1,024 tokens, 0.79 at 2,048: the 0.578 had charged that run's 2,048-token steps ~30 % too long, which its
+#   decode steps' missing batch factor, below, had hidden); prefill attention: 0.454 (median of 43, 0.27-0.54).
 # moe_overlap, eta_moe_compute (rtx-pro-6000-blackwell): the profile's fused-MoE layer at 4-512 tokens with 32-128
 #   experts touched (21 cells of moe.csv, top-8) grows with the tokens even where reading the experts dominates: 817 us
 #   at 16 tokens, 875 at 256, 912 at 512 (128 experts). Read and compute add up there: time = 33 us + expert bytes /
@@ -460,14 +487,37 @@ DEFAULT_COEFFICIENTS = StepCoefficients()
 #   Qwen3-32B and Qwen3-30B-A3B, 4 and 8 per KV head; per model 0.22, 0.26, 0.28; p10-p90 0.15-0.65). The reference
 #   GPUs had no mixed-batch attention timing, so their coefficient stays 0 (no penalty); MLA models read one latent
 #   head and are not charged.
+# gemm_batch_factors: a layer GEMM does not read its weights at the one-token rate at every batch size below the
+#   roofline's ridge. The profiles' dense.csv time the four layer GEMMs at 1-2,048 tokens; summed, at a decode batch's
+#   token counts (vLLM 0.19's CUDA-graph capture sizes that the profile grid holds), over their one-token time
+#   (bench/calibrate_step_model.py --gpu-profiles, `fit_gemm_batch_factors`; the "batch" rows of gpu_kernel_profiles.csv):
+#   rtx-4090 (Llama-3.1-8B) 1.02-1.03 at 2-16 tokens, 1.10 at 24 (cuBLAS's next M tile: 16 -> 20 tokens is +7 %),
+#   1.14 at 64, 1.29 at 128, 1.55 at 256 (where the compute side, 1.55 at eta_compute, takes over); rtx-pro-6000-
+#   blackwell (Llama-3.1-8B and Qwen3-32B) 1.04 at 16, 1.07 at 24, 1.10 at 64, 1.20 at 128, 1.41 at 256. The model
+#   had charged the one-token time up to the ridge (165 tokens on the RTX 4090): its decode-only steps at 17-42
+#   sequences came 5 % under the sum of the profiled kernels (GEMMs, attention, elementwise, LM head, sampler) on
+#   the RTX 4090 run's decode-only seconds, which that sum matches (median +0.3 %). bench/check_decode_steps.py, median
+#   model error on the four runs' decode-only seconds: -5.2 / -7.2 / -6.3 / -6.2 % before, +2.0 / -3.6 / -3.6 / +0.5 %
+#   with these factors and the CUDA-graph padding (EngineConfig.graph_tokens). The
+#   reference GPUs keep none: the H200 micro-benchmark's layer GEMMs are flat from 1 to 64 tokens
+#   (h200_microbench_measured.json; its 128-token step, +41 %, is on one GPU and one shape only).
 MEASURED_KERNELS_BY_GPU: dict[str, tuple[dict, str]] = {
     "rtx-4090": ({"eta_mem_stream": 0.953, "t_kernel_s": 3.3e-6, "eta_compute": 0.960, "eta_attn_compute": 0.665,
-                  "mixed_decode_kv_per_extra_head": 0.331},
+                  "mixed_decode_kv_per_extra_head": 0.331,
+                  "gemm_batch_factors": ((1, 1.0), (2, 1.017), (4, 1.019), (8, 1.025), (16, 1.032), (24, 1.1), (32, 1.109),
+                                         (40, 1.119), (48, 1.129), (56, 1.134), (64, 1.14), (80, 1.164), (96, 1.177),
+                                         (112, 1.232), (128, 1.289), (144, 1.275), (160, 1.305), (176, 1.359),
+                                         (192, 1.477), (208, 1.541), (224, 1.544), (240, 1.541), (256, 1.55))},
                  "LLMServingSim's vLLM 0.19 kernel profile of Llama-3.1-8B on an RTX 4090 "
                  "(bench/data/gpu_kernel_profiles.csv)"),
-    "rtx-pro-6000-blackwell": ({"eta_mem_stream": 0.812, "t_kernel_s": 2.4e-6, "eta_compute": 0.578,
+    "rtx-pro-6000-blackwell": ({"eta_mem_stream": 0.812, "t_kernel_s": 2.4e-6, "eta_compute": 0.710,
                                 "eta_attn_compute": 0.454, "mixed_decode_kv_per_extra_head": 0.261, "moe_overlap": 0.0,
-                                "eta_moe_compute": 0.949, "eta_expert_stream": 0.858},
+                                "eta_moe_compute": 0.949, "eta_expert_stream": 0.858,
+                                "gemm_batch_factors": ((1, 1.0), (2, 1.019), (4, 1.013), (8, 1.019), (16, 1.035), (24, 1.071),
+                                                       (32, 1.075), (40, 1.085), (48, 1.088), (56, 1.097), (64, 1.099),
+                                                       (80, 1.157), (96, 1.172), (112, 1.186), (128, 1.196), (144, 1.315),
+                                                       (160, 1.325), (176, 1.342), (192, 1.35), (208, 1.382), (224, 1.394),
+                                                       (240, 1.402), (256, 1.413))},
                                "LLMServingSim's vLLM 0.19 kernel profiles of Llama-3.1-8B, Qwen3-32B and Qwen3-30B-A3B "
                                "on an RTX PRO 6000 (bench/data/gpu_kernel_profiles.csv)"),
 }
@@ -480,7 +530,9 @@ def step_coefficients_for(gpu) -> tuple[StepCoefficients, Optional[str]]:
     if measured is None:
         return DEFAULT_COEFFICIENTS, None
     values, source = measured
-    said = ", ".join(f"{k} {v * 1e6:.1f} us" if k.endswith("_s") else f"{k} {v:.3f}" for k, v in values.items())
+    said = ", ".join(f"{k} {v * 1e6:.1f} us" if k.endswith("_s") else
+                     f"{k} {v[-1][1]:.2f} at {v[-1][0]} tokens" if isinstance(v, tuple) else f"{k} {v:.3f}"
+                     for k, v in values.items())
     return replace(DEFAULT_COEFFICIENTS, **values), f"{gpu.name}'s own kernels were measured ({said}): {source}"
 
 
@@ -549,6 +601,8 @@ class StepModel:
         c = self.coeffs
         # dense_weights_read_s, spelled out: this runs every detailed step, where the property call cost 7 % of it
         t_mem = self.weights_bytes_per_rank / (self.hbm_bytes_per_s * c.eta_mem_stream)
+        if c.gemm_batch_factors and tokens > 1:
+            t_mem *= gemm_batch_factor(c.gemm_batch_factors, tokens)
         t_fl = self._compute_s((self.linear_flops_per_token - self.expert_flops_per_token) * tokens
                                + self.lm_head_flops_per_seq * seqs)
         lat = c.allreduce_latency_s if self.collective_latency_s is None else self.collective_latency_s
@@ -564,7 +618,8 @@ class StepModel:
         """The seconds of one step by term; `step_s` is their sum."""
         tokens = decode_seqs + sum(ch for ch, _ in chunks)
         fixed, per_request, linear, kernels, collectives, experts, state = self._fixed_terms(tokens, decode_seqs + len(chunks))
-        read_bound = linear == self.dense_weights_read_s
+        read_bound = linear > self._compute_s((self.linear_flops_per_token - self.expert_flops_per_token) * tokens
+                                              + self.lm_head_flops_per_seq * (decode_seqs + len(chunks)))
         mixed = self.mixed_decode_factor if chunks else 1.0
         return {
             "fixed_overhead": fixed, "per_request_work": per_request,
@@ -1437,7 +1492,15 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     next_sample = interval
     inv_usable = 1.0 / usable
 
-    fixed_part = step_model.fixed_part_s
+    graph_sizes = cfg.cudagraph_sizes
+    if graph_sizes:  # a step's forward pass runs over its CUDA graph's padded tokens (EngineConfig.graph_tokens)
+        padded = [cfg.graph_tokens(t) for t in range(graph_sizes[-1] + 1)]
+        fixed_unpadded = step_model.fixed_part_s
+
+        def fixed_part(tokens: int, seqs: int) -> float:
+            return fixed_unpadded(padded[tokens] if tokens < len(padded) else tokens, seqs)
+    else:
+        fixed_part = step_model.fixed_part_s
     per_ctx = step_model.per_context_token_s
     mixed_factor = step_model.mixed_decode_factor
     per_ctx_mixed = per_ctx * mixed_factor
@@ -2065,7 +2128,8 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
         u0 = in_use()
         dt = step_time_s(tokens, dec_tokens, chunks)
         if lockstep:
-            dt = yield ("step", dt, tokens)  # the group's step: every rank waits for the slowest
+            # the group's step: every rank waits for the slowest; its tokens as its expert layers saw them (padded)
+            dt = yield ("step", dt, cfg.graph_tokens(tokens))
         finish_step(dt, u0, tokens, dec_tokens, chunks)
 
     if used or (cache is not None and (cache.in_use_blocks() or cache.free_blocks() != usable)):
