@@ -97,12 +97,31 @@ def test_an_attention_free_mamba2_models_tokens_and_concurrency_per_release(tmp_
     assert default.fits == (version < "0.20") and (default.fits or default.failure == "state_blocks")
 
 
+def test_the_align_mode_checkpoint_page_follows_the_release_and_the_gdn_prefill_kernel(tmp_path):
+    # MambaSpec.max_memory_usage_bytes in align mode: 2 + num_prefill_checkpoint_blocks pages per recurrent group
+    # (v1/kv_cache_interface.py). Only Kimi-K3's KDA sets the checkpoint block in 0.29.0-0.31.0; the Mamba2 mixer from
+    # 0.32.0; Qwen's GDN from 0.33.0 and only with FlashInfer's GDN prefill kernel (SM 9.0, or SM 10.x/12.x with
+    # 128-wide keys). A 0.29.0 Qwen3.8-27B start logs 652 blocks and 38.35x at 8,192 tokens: 652 / 17.
+    kw = dict(max_model_len=8192, max_num_seqs=256, fixes=False)
+    r29 = kvplan.fit("Qwen/Qwen3.8-27B", "NVIDIA RTX PRO 6000 Blackwell", vllm_version="0.29.0", **kw)
+    assert r29.blocks_for_tokens(8192) == 11 + 3 * 2
+    assert kvplan.fit("Qwen/Qwen3.8-27B", "H100", vllm_version="0.32.0", **kw).blocks_for_tokens(8192) == 11 + 3 * 2
+    assert kvplan.fit("Qwen/Qwen3.8-27B", "H100", vllm_version="0.33.0", **kw).blocks_for_tokens(8192) == 11 + 3 * 3
+    # Ampere runs GDN prefill on Triton/FLA in 0.33 too: no checkpoint page
+    assert kvplan.fit("Qwen/Qwen3.8-27B", "A100", vllm_version="0.33.0", **kw).blocks_for_tokens(8192) == 11 + 3 * 2
+    # the Mamba2 mixer: 2 pages up to 0.31, 3 from 0.32 (attention-free, prefix caching asked for align mode)
+    for version, pages in (("0.31.0", 2), ("0.32.0", 3)):
+        r = kvplan.fit(_codestral(tmp_path), "H100", max_model_len=8192, vllm_version=version, fixes=False,
+                       enable_prefix_caching=True)
+        assert r.blocks_for_tokens(8192) == pages
+
+
 def test_an_attention_free_model_gets_prefix_caching_only_when_asked(tmp_path):
     default = kvplan.fit(_codestral(tmp_path), "H100", max_model_len=8192, vllm_version="0.33.0", fixes=False)
     assert any("attention-free" in a and "prefix caching off" in a for a in default.assumptions)
     asked = kvplan.fit(_codestral(tmp_path), "H100", max_model_len=8192, vllm_version="0.33.0", fixes=False,
                        enable_prefix_caching=True)
-    # "align" mode: 2 pages + a prefill checkpoint page for the Mamba2 mixer (0.29 on)
+    # "align" mode: 2 pages + a prefill checkpoint page for the Mamba2 mixer (0.32 on; mamba_mixer2.py get_kv_cache_spec)
     assert asked.blocks_for_tokens(8192) == 3 and asked.max_concurrency == pytest.approx(asked.num_gpu_blocks / 3)
     # a hybrid still follows the hybrids' default (on from 0.26): Jamba's Mamba layers hold more than one page
     jamba = kvplan.fit("ai21labs/Jamba-v0.1", "H200", max_model_len=8192, vllm_version="0.33.0", fixes=False)

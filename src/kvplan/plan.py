@@ -547,6 +547,9 @@ class KVGroup:
     # members held as full attention whose own window the fit check still charges (rules row fit_check_sees_windows):
     # (kind, window, layers)
     checked_windows: tuple[tuple[str, int, int], ...] = ()
+    # a recurrent group whose layers can export a prefill checkpoint (Qwen's GDN in 0.33: FlashInfer's GDN prefill
+    # kernel; see _gdn_exports_checkpoints); read with rules.mamba_checkpoint_page by mamba_pages
+    checkpoint_capable: bool = True
 
 
 @dataclass(frozen=True)
@@ -1017,6 +1020,25 @@ def _ssm_dtype(model: ModelSpec, args: EngineArgs) -> str:
     return args.dtype
 
 
+def _gdn_exports_checkpoints(layers: list[LayerSpec], gpu: GPUSpec | None) -> bool:
+    """Whether Qwen's GDN layers export prefill checkpoints, so that (in 0.33) each holds a checkpoint page in align mode:
+    only with FlashInfer's GDN prefill kernel, which _resolve_gdn_prefill_backend (mamba/gdn/qwen_gdn_linear_attn.py,
+    0.33.0 wheel) picks on CUDA at compute capability 9.0, or 10.x / 12.x when linear_key_head_dim is 128 (and the CUDA
+    runtime is 13, as the 0.33.0 wheel's cu13 dependencies give); Triton/FLA elsewhere (ROCm, Ampere, Ada). And only
+    when every recurrent layer can (get_mamba_prefill_checkpoint_alignment is None otherwise). An unknown GPU keeps
+    the page."""
+    rec = [l.recurrent for l in layers if l.kind == "recurrent" and l.recurrent is not None]
+    if not rec or any(r.kind != "gdn" for r in rec):
+        return False
+    if gpu is None:
+        return True
+    cc = gpu.compute_capability or ""
+    if (gpu.vendor or "NVIDIA").upper() != "NVIDIA" or not cc:
+        return False
+    major = cc.split(".")[0]
+    return cc == "9.0" or (major in ("10", "12") and all(r.key_head_dim == 128 for r in rec))
+
+
 def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes: list[str], warns: list[str],
                  gpu: GPUSpec | None = None) -> tuple[tuple[KVGroup, ...], int, str]:
     """Per-layer specs -> KV-cache groups, bytes per block and how that block was sized (sections 2.4, 3.1, 3.2, 3.3).
@@ -1028,6 +1050,9 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     kvb = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
     bs = args.block_size
     layers = [l for l in model.layers if l.kind != "none"]
+    # Mamba2 always can; GDN as _gdn_exports_checkpoints says (rules row mamba_checkpoint_page: which kinds, from when)
+    ckpt_capable = not any(l.recurrent is not None and l.recurrent.kind == "gdn" for l in layers) \
+        or _gdn_exports_checkpoints(layers, gpu)
     # pipeline parallelism: each stage holds its own layers; the stage with most layers bounds N
     if pp > 1:
         per_stage = cdiv(len(layers), pp)
@@ -1103,7 +1128,8 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
         key = next(iter(buckets))
         l0 = buckets[key][0]
         g = KVGroup(kind=l0.kind, num_layers=len(layers), block_size=block_sizes[key], page_bytes=pages[key], window=l0.window,
-                    recurrent_kind=l0.recurrent.kind if l0.recurrent else None, checked_windows=windows_of([key]))
+                    recurrent_kind=l0.recurrent.kind if l0.recurrent else None, checked_windows=windows_of([key]),
+                    checkpoint_capable=ckpt_capable)
         return (g,), len(layers) * pages[key], (f"{len(layers)} x {pages[key]:,} B: {len(layers)} {l0.kind} layers' pages "
                                                  f"(block size {block_sizes[key]})")
 
@@ -1140,6 +1166,7 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
             members = len(ls[gi::n_groups])
             groups.append(KVGroup(kind=ls[0].kind, num_layers=members, block_size=block_sizes[key], page_bytes=pages[key], window=ls[0].window,
                                   recurrent_kind=ls[0].recurrent.kind if ls[0].recurrent else None,
+                                  checkpoint_capable=ckpt_capable,
                                   checked_windows=windows_of([key]) if gi == 0 else ()))
     if padding:
         warns.append(f"Add {padding} padding layers, may waste at most {100 * padding / (len(groups) * group_size):.2f}% KV cache memory")
@@ -1790,7 +1817,8 @@ def mamba_cache_mode(g: KVGroup, args: EngineArgs, rules: VersionRules) -> str:
 
 def mamba_pages(g: KVGroup, args: EngineArgs, rules: VersionRules, num_tokens: int = 0) -> int:
     """Pages one sequence of `num_tokens` holds in a recurrent group: 1 in "none" mode; 2 in "align" mode, plus a
-    prefill-checkpoint page for the Mamba2 mixer and GDN from 0.29; one per block in "all" mode (sections 2.4, 3.4)."""
+    prefill-checkpoint page for the Mamba2 mixer from 0.32 and for GDN from 0.33 where its layers export checkpoints
+    (rules row mamba_checkpoint_page); one per block in "all" mode (sections 2.4, 3.4)."""
     mode = mamba_cache_mode(g, args, rules)
     spec = args.speculative
     extra = spec[1] if spec and rules.mamba_spec_pages else 0  # one page per speculative token (>= 0.17)
@@ -1798,7 +1826,7 @@ def mamba_pages(g: KVGroup, args: EngineArgs, rules: VersionRules, num_tokens: i
         return 1 + extra
     if mode == "all":
         return cdiv(max(num_tokens, 1), g.block_size) + extra
-    return 2 + extra + (1 if rules.mamba_checkpoint_page and g.recurrent_kind in ("mamba2", "gdn") else 0)
+    return 2 + extra + (1 if g.recurrent_kind in rules.mamba_checkpoint_page and g.checkpoint_capable else 0)
 
 
 def window_extra_tokens(args: EngineArgs, rules: VersionRules) -> int:

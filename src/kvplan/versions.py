@@ -213,8 +213,8 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   (noonghunna/club-3090 #584) shows the downgrade, and vLLM issue #49547 keeps sm_86 open. 0.33.0 answers
     #   UNIFORM_BATCH below SM90 (native fa2 decode takes uniform multi-token queries): FULL graphs, the check runs.
     "spec_decode_piecewise_fp8_kv_below_sm90": [((0, 0, 0), False), ((0, 20, 0), True), ((0, 33, 0), False)],
-    # Mamba pages per sequence and group (section 3.4): "none" mode 1; "align" mode 2 (+1 prefill checkpoint for the
-    # Mamba2 mixer and GDN from 0.29); "all" mode one per block of the request. As read in the wheels:
+    # Mamba pages per sequence and group (section 3.4): "none" mode 1; "align" mode 2 (+1 prefill checkpoint page for
+    # the kinds in mamba_checkpoint_page, below); "all" mode one per block of the request. As read in the wheels:
     # - prefix caching is on by default for generative hybrids from 0.26.0 (config/model.py
     #   is_prefix_caching_supported: "Hybrid models do not support prefix caching" up to 0.25.1), so before that a
     #   hybrid runs "none" unless --enable-prefix-caching is given;
@@ -231,7 +231,16 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # MambaModelConfig in the 0.11.1 and 0.13.0 wheels)
     "mamba_cache_mode": [((0, 0, 0), "none"), ((0, 11, 1), "all_if_supported_else_none"), ((0, 15, 0), "all_if_supported"),
                          ((0, 28, 0), "align")],
-    "mamba_checkpoint_page": [((0, 0, 0), False), ((0, 29, 0), True)],
+    # The recurrent kinds whose MambaSpec carries num_prefill_checkpoint_blocks=1 (the "+1" of align mode's
+    # MambaSpec.max_memory_usage_bytes, v1/kv_cache_interface.py, 0.29.0 on). Read in the wheels: in 0.29.0-0.31.0 only
+    # Kimi-K3's KDA layer sets it (models/kimi_k3/nvidia/kda.py; no Mamba2 or GDN layer does: a 0.29.0 Qwen3.8-27B start
+    # logs 652 blocks and 38.35x at 8,192 tokens, 652 / 17 = 11 attention + 3 groups x 2 state pages); the Mamba2 mixer
+    # sets it from 0.32.0 (model_executor/layers/mamba/mamba_mixer2.py get_kv_cache_spec, unconditionally); Qwen's GDN
+    # layer from 0.33.0 (mamba/gdn/qwen_gdn_linear_attn.py get_kv_cache_spec), only when it exports checkpoints: align mode
+    # with the FlashInfer GDN prefill kernel (_resolve_gdn_prefill_backend: CUDA SM 9.0, or SM 10.x / 12.x with
+    # linear_key_head_dim 128 and a CUDA 13 runtime, which the 0.33.0 wheel's cu13 dependencies bring) and every
+    # recurrent layer able to (get_mamba_prefill_checkpoint_alignment).
+    "mamba_checkpoint_page": [((0, 0, 0), ()), ((0, 32, 0), ("mamba2",)), ((0, 33, 0), ("mamba2", "gdn"))],
     # Hybrid grouping: from 0.20 the largest bucket size is used when max < 1.5 x min (section 3.2).
     # The largest bucket sets the group size when max < ratio x min: ratio 1.25 from 0.12.0, 1.5 from 0.18.0
     # (kv_cache_utils._get_kv_cache_groups_uniform_page_size in the wheels; 0.11.2 has no such rule).
@@ -424,7 +433,7 @@ class VersionRules:
     hybrid_prefix_caching_default: bool
     attention_free_prefix_caching_default: bool
     mamba_cache_mode: str
-    mamba_checkpoint_page: bool
+    mamba_checkpoint_page: tuple[str, ...]
     group_size_max_ratio: float
     fit_error_format: str
     no_memory_error_format: str
