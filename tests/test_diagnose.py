@@ -386,8 +386,10 @@ def test_a_state_block_refusal_is_sharpened_with_the_plans_fixes():
     import kvplan
 
     line = "ValueError: max_num_seqs (1024) exceeds available Mamba cache blocks (614)."
+    # at the model's full 262,144 tokens the newest rules stop first at the max-seq-len check (model runner v2's
+    # penalty state for 1,024 slots x 248,320 logits, ~0.98 GiB, leaves the pool 0.04 GiB short), so half that length
     sharpened = sharpen_with_plan(diagnose([line]), "Qwen/Qwen3.5-27B",
-                                  plan_factory=lambda m, **o: kvplan.fit(m, "H100", **o))
+                                  plan_factory=lambda m, **o: kvplan.fit(m, "H100", **{"max_model_len": 131072, **o}))
     top = sharpened.top
     assert top.symptom == "state_blocks_below_max_num_seqs"
     assert any("--max-num-seqs" in f for f in top.details["plan_fixes"]) and "--enforce-eager" in top.fix

@@ -345,7 +345,8 @@ def test_a_refused_plans_switch_fix_is_printed_as_the_bare_flag(tmp_path):
     vllm serve takes ('--enforce-eager True' it refuses)."""
     import subprocess
 
-    r = subprocess.run(["kvplan", "scaffold", str(tmp_path / "out"), "Qwen/Qwen3.5-27B", "--gpu", "H100"],
+    # half its context: at the full 262,144 the newest rules refuse the length first (model runner v2's sampler state)
+    r = subprocess.run(["kvplan", "scaffold", str(tmp_path / "out"), "Qwen/Qwen3.5-27B", "--gpu", "H100", "--max-model-len", "131072"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 1 and "Mamba cache blocks" in r.stderr
     assert "try: --enforce-eager  (" in r.stderr and "--enforce-eager True" not in r.stderr

@@ -17,6 +17,9 @@ from kvplan.plan import EngineArgs, KVGroup, state_blocks_refusal
 from kvplan.versions import rules_for
 
 MTP3 = '{"method": "mtp", "num_speculative_tokens": 3}'
+# Qwen3.5-27B on one H100 at half its context: the pool holds fewer state blocks than the default 1,024 sequences (at
+# the full 262,144 the newest rules refuse the length first, model runner v2's sampler state leaving the pool short)
+HALF = 131072
 NGRAM3 = '{"method": "ngram", "num_speculative_tokens": 3}'
 # two RTX 3090s serving the NVFP4 Qwen3.6-27B at its full context, as the club-3090 recipes do, with more sequences
 # than the pool's blocks; the checkpoint declares an fp8 KV cache (noonghunna/club-3090 #584 logs the downgrade)
@@ -130,7 +133,7 @@ def test_cli_fit_with_speculative_config():
 @pytest.mark.parametrize("mode", ["PIECEWISE", "none"])
 def test_compilation_config_without_full_graphs_is_not_refused(mode):
     """--compilation-config cudagraph_mode PIECEWISE or NONE captures no FULL decode graphs: vLLM does not check."""
-    p = kvplan.fit("Qwen/Qwen3.5-27B", "H100", compilation_config=json.dumps({"cudagraph_mode": mode}))
+    p = kvplan.fit("Qwen/Qwen3.5-27B", "H100", max_model_len=HALF, compilation_config=json.dumps({"cudagraph_mode": mode}))
     assert p.args.max_num_seqs == 1024 and 0 < p.num_gpu_blocks < 1024
     assert p.fits and p.failure is None
     assert any(f"cudagraph_mode {mode.upper()} captures no FULL decode graphs" in a for a in p.assumptions)
@@ -155,10 +158,10 @@ def test_cudagraph_mode_none_plans_no_graph_memory_as_enforce_eager_does():
 
 @pytest.mark.parametrize("mode", ["FULL_AND_PIECEWISE", "FULL_DECODE_ONLY", "FULL"])
 def test_compilation_config_with_full_graphs_is_refused(mode):
-    p = kvplan.fit("Qwen/Qwen3.5-27B", "H100", compilation_config={"cudagraph_mode": mode})
+    p = kvplan.fit("Qwen/Qwen3.5-27B", "H100", max_model_len=HALF, compilation_config={"cudagraph_mode": mode})
     assert p.failure == "state_blocks"
     # other keys alone leave the release's default mode
-    q = kvplan.fit("Qwen/Qwen3.5-27B", "H100", compilation_config='{"max_cudagraph_capture_size": 256}')
+    q = kvplan.fit("Qwen/Qwen3.5-27B", "H100", max_model_len=HALF, compilation_config='{"max_cudagraph_capture_size": 256}')
     assert q.failure == "state_blocks" and q.args.cudagraph_mode is None
 
 

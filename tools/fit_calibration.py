@@ -75,12 +75,14 @@ def rows(records):
 
 
 def _computed_extras(p) -> float:
-    """Profile-run memory kvplan computes rather than fits (the multimodal encoder pass, DeepSeek-V3.2's and -V4's
-    sparse-attention buffers): taken out of the implied memory so that the fitted terms do not absorb it."""
-    from kvplan.plan import computed_profile_terms, measured_terms
+    """Memory kvplan computes rather than fits (the multimodal encoder pass, DeepSeek-V3.2's and -V4's sparse-attention
+    buffers, model runner v2's sampler state where the budget counts it): taken out of the implied memory so that the
+    fitted terms do not absorb it."""
+    from kvplan.plan import computed_profile_terms, measured_terms, mrv2_sampler_state_bytes
 
     text = measured_terms(p.model, p.gpu, p.args, p.rules)["activation_peak"][0]
-    return sum(extra for _, extra, _ in computed_profile_terms(p.model, p.gpu, p.args, p.rules, text))
+    return (sum(extra for _, extra, _ in computed_profile_terms(p.model, p.gpu, p.args, p.rules, text))
+            + mrv2_sampler_state_bytes(p.model, p.args, p.rules))
 
 
 def _not_fitted(rec, p) -> str | None:

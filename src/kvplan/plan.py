@@ -250,6 +250,20 @@ def mrv2_sampler_bytes_per_logit(rules: VersionRules, dtype_bytes: int, tp: int)
     return dtype_bytes + max(gather, extra)
 
 
+def mrv2_sampler_state_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> int:
+    """Per rank, the penalty state model runner v2's sampler keeps for every request slot: output token counts
+    (int32, max_num_seqs x vocabulary) and the prompt's token bitmask (int32, max_num_seqs x ceil(vocabulary / 32))
+    (v1/worker/gpu/sample/penalties.py PenaltiesState.__init__, the same in the 0.22.1, 0.25.0, 0.27.0, 0.28.0, 0.32.0
+    and 0.33.0 wheels). Sampler() allocates it in load_model after the weights are measured, on the last pipeline
+    rank of a generate model (v1/worker/gpu/model_runner.py, 0.28.0), so it is neither weights nor profile peak: it
+    shrinks the KV budget only where the budget charges the memory consumed since the init snapshot (rules row
+    budget_counts_runner_buffers, 0.27+). 0 for model runner v1, whose sampler keeps no such tensor."""
+    if not rules.budget_counts_runner_buffers or model_runner(model, args, rules) != "v2":
+        return 0
+    v = model.vocab_size
+    return args.max_num_seqs * (4 * v + 4 * cdiv(v, 32))
+
+
 def sampler_kernel_note(rules: VersionRules, c, model: ModelSpec) -> str | None:
     """What kvplan assumed about the sampler's top-k/top-p kernel where the release's default depends on the install
     (rules row flashinfer_sampler) and the era has a FlashInfer term apart; None elsewhere."""
@@ -1953,11 +1967,13 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
 
 
 def _pipeline_stage_pool(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups, w: RankWeights,
-                         requested: float, nt: float, cg: float, act_last: float, act_other: float):
+                         requested: float, nt: float, cg: float, act_last: float, act_other: float,
+                         nt_other: float | None = None):
     """V1 with pipeline parallelism sizes each rank's blocks from its own pool and its own layers, then gives every rank
     the smallest count (v1/core/kv_cache_utils.py unify_kv_cache_configs; 0.10.0 wheel). A stage's pool is the budget
     less its own weights (the first stage holds the embedding, the last the LM head) and its own profile peak: only the
-    last rank runs the dummy sampler (v1/worker/gpu_model_runner.py profile_run, `if get_pp_group().is_last_rank`).
+    last rank runs the dummy sampler (v1/worker/gpu_model_runner.py profile_run, `if get_pp_group().is_last_rank`) and,
+    under model runner v2, holds the sampler's state (`nt_other`: the other ranks' non-torch term, default `nt`).
     Returns (the binding stage's pool, its bytes per block, a note), or None where one pool stands for every rank: no
     PP, V0, --kv-cache-memory-bytes, per-stage weights unknown, or more than one KV group (the uniform-type path only)."""
     pp = args.pipeline_parallel_size or 1
@@ -1972,7 +1988,8 @@ def _pipeline_stage_pool(model: ModelSpec, args: EngineArgs, rules: VersionRules
     page = groups[0].page_bytes
     stages = []
     for s, (wb, n) in enumerate(zip(w.stage_bytes, per_stage)):
-        pool = requested - (wb + extra) - nt - (act_last if s == pp - 1 else act_other) - cg
+        last = s == pp - 1
+        pool = requested - (wb + extra) - (nt if last or nt_other is None else nt_other) - (act_last if last else act_other) - cg
         stages.append((max(0, int(pool // (page * n))) if pool > 0 else 0, pool, page * n, n, s))
     blocks, pool, bpb, n, s = min(stages)
     note = (f"pipeline parallel: each of the {pp} stages sizes its blocks from its own pool and layers and every rank takes "
@@ -2011,6 +2028,11 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         nt_formula += f" + {nvls_term / GIB:.2f} GiB NCCL NVLink SHARP buffers (TP>2 on an NVSwitch, charged in {rules.era})"
     if f.integrated_memory:
         nt_formula += f" + {c.n_integrated / GIB:.2f} GiB (integrated memory: CPU-side use counts as consumed)"
+    state = mrv2_sampler_state_bytes(model, args, rules)
+    if state:
+        nt += state
+        nt_formula += (f" + {state / GIB:.2f} GiB model runner v2 penalty state (S({args.max_num_seqs}) x (4 x V({model.vocab_size})"
+                       " + 4 x ceil(V/32)) B, held from load; consumed memory in " + rules.era + ")")
     capture = c.g_const + c.g_per_layer_size * f.graph_layer_sizes if args.captures_cuda_graphs else 0.0
     cg_formula = (f"{c.g_const / GIB:.2f} GiB + {c.g_per_layer_size / 1024 ** 2:.3f} MiB x {f.n_layers} layers x {f.n_sizes} capture sizes"
                   if args.captures_cuda_graphs else "0 (--enforce-eager: no CUDA graphs)" if args.enforce_eager
@@ -2030,6 +2052,8 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         "activation_no_sampler": (int(forward + c.a_const), "", c.source),
         "activation_peak": (int(act), act_formula, c.source),
         "non_torch": (int(nt), nt_formula, c.source),
+        # a rank before the last pipeline stage builds no sampler, so it holds no sampler state
+        "non_torch_no_sampler": (int(nt - state), "", c.source),
         "cudagraph": (int(capture), cg_formula, c.source),
     }
 
@@ -2237,7 +2261,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
 
     groups, bytes_per_block, block_formula = build_groups(model, resolved, rules, notes, warns, gpu)
     staged = _pipeline_stage_pool(model, resolved, rules, groups, w, requested, nt, cg, act,
-                                  act - measured["activation_peak"][0] + measured["activation_no_sampler"][0])
+                                  act - measured["activation_peak"][0] + measured["activation_no_sampler"][0],
+                                  nt - measured["non_torch"][0] + measured["non_torch_no_sampler"][0])
     if staged is not None:
         available, bytes_per_block, stage_note = staged
         block_formula += f"; {stage_note}"

@@ -363,6 +363,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # which kvplan charges with the era's fitted sampler term.
     "mrv2_profile_sampler": [((0, 0, 0), "fp32_copy"), ((0, 28, 0), "logits"), ((0, 33, 0), "warmup")],
     "allocator_split_limit": [((0, 0, 0), False), ((0, 21, 0), True)],
+    # Whether what the model runner allocates after the worker's init snapshot and outside the weight load and the
+    # profile run (model runner v2's sampler state, plan.mrv2_sampler_state_bytes) shrinks the KV budget: from 0.27
+    # memory_profiling charges total_consumed, the free memory lost since that snapshot (vllm/utils/mem_utils.py, read
+    # in the 0.27.0 and 0.28.0 wheels); 0.26 and before charge weights + torch peak increase + non-torch increase, which
+    # leave such torch tensors out (read in the 0.26.0 wheel)
+    "budget_counts_runner_buffers": [((0, 0, 0), False), ((0, 27, 0), True)],
     # The multimodal rotary embedding caches 4 x max_position_embeddings positions for video inputs from 0.7.2
     # (layers/rotary_embedding.py, later rotary_embedding/mrope.py MRotaryEmbedding cache_max_position_num; read in
     # the 0.7.1, 0.7.2, 0.9.0.1, 0.19.0 and 0.27.1 wheels)
@@ -467,6 +473,7 @@ class VersionRules:
     mrv2_architectures: tuple[str, ...]
     mrv2_profile_sampler: str
     allocator_split_limit: bool
+    budget_counts_runner_buffers: bool
     mrope_cache_factor: int
     bnb_nested_absmax: str
     bnb_quantizes_experts: bool
