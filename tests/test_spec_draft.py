@@ -174,3 +174,19 @@ def test_a_drafter_read_from_the_hub(tmp_path):
 def test_the_catalog_is_untouched_by_drafters():
     # drafters are resolved like any model reference; none of them is a catalog target
     assert not any("eagle" in k.lower() for k in model_catalog())
+
+
+def test_an_eagle1_head_has_fc_and_no_lm_head_of_its_own(tmp_path):
+    # llama_eagle.py: fc reads [embeddings, hidden state] (2H -> H, replicated); the first layer has no input norm;
+    # the target's lm_head and embed_tokens are used
+    head = _head(tmp_path, "head1", architectures=["LlamaForCausalLMEagle"])
+    draft, target = resolve_model(head), resolve_model(LLAMA)
+    total, parts, notes = drafter_weights(draft, target, "eagle", tp=1, pp=1, dtype_bytes=2)
+    assert dict(parts) == {"1 decoder layer(s)": 2 * (4096 * 48 * 128 + 4096 * 4096 + 3 * 4096 * 14336 + 4096),
+                           "fc (2 x 4096 -> 4096, every rank)": 2 * 2 * 4096 * 4096}
+    assert total == 503_324_672 and "lm_head shared" in notes[0]
+    p = kvplan.fit(LLAMA, "H100", max_model_len=8192, speculative_config=_spec(head, method="eagle"), fixes=False)
+    plain = kvplan.fit(LLAMA, "H100", max_model_len=8192, fixes=False)
+    # no auxiliary hidden states for EAGLE-1: the profile adds the proposer's buffers only
+    t = p.args.max_num_batched_tokens
+    assert p.activation_peak_bytes - plain.activation_peak_bytes == t * (2 * 4096 * 2 + 16)

@@ -1038,7 +1038,9 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         notes.append(f"speculative decoding: {spec[0]} drafter {draft.id} ({draft.num_layers} decoder layer(s)) drafts "
                      f"{spec[1]} token(s) per step; its weights, KV layers and profile buffers are counted (section 7 "
                      f"item 8); the scheduler reserves {spec[1]} lookahead slot(s) per running sequence beyond its tokens "
-                     "(config/vllm.py num_lookahead_tokens), which the pool, the fit check and the concurrency line do not count")
+                     "(config/vllm.py num_lookahead_tokens), which the pool, the fit check and the concurrency line do not count; "
+                     "the drafter's own CUDA graphs (PIECEWISE only: llm_base_proposer.py initialize_cudagraph_keys, 0.33.0) "
+                     "are not added to the graph estimate")
     elif spec:
         notes.append(f"speculative decoding: {spec[1]} n-gram draft token(s) per step (no drafter weights or KV)")
     mamba_dtype = args.mamba_ssm_cache_dtype or "auto"
