@@ -978,7 +978,8 @@ def drafter_weights(draft: ModelSpec, target: ModelSpec, method: str, *, tp: int
       differs from the target's; t2d is skipped on load.
     - embed_tokens: the target's is shared on a single pipeline stage (v1/spec_decode/llm_base_proposer.py
       _maybe_share_embeddings: the head's own table is deleted when the checkpoint ships none or an identical copy,
-      which kvplan assumes); with PP > 1 the head keeps its own.
+      which kvplan assumes); with PP > 1 the head keeps its own. The same sharing (and eagle3's own lm_head, eagle's
+      shared one) is in v1/spec_decode/eagle.py EagleProposer.load_model of 0.9.0, 0.13.0 and 0.19.0.
     """
     if method == "draft_model":
         w = weights_per_rank(draft, tp=tp, pp=1, dtype_bytes=dtype_bytes if not draft.checkpoint else None, **rank_kwargs)
