@@ -26,7 +26,7 @@ from kvplan.resolve import (BNB_IN_FLIGHT, DTYPE_BYTES, GB, MAX_MEMORY_BYTES, GP
                             heads_per_rank)
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal,
                              as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, newer_than_read, quant_method_last_read, quant_min_capability, quantization_methods, release_from, rules_for)
-from kvplan.weights import (RankWeights, _pp_stages, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
+from kvplan.weights import (RankWeights, _pp_stages, allocator_rounding_bytes, drafter_weights, eagle_aux_states, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
                             vision_linear_params, vision_mlp_gated, weights_per_rank)
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
@@ -114,23 +114,74 @@ def parse_compilation_config(value) -> str | None:
     return mode.strip().upper()
 
 
-def parse_speculative_config(value) -> tuple[str, int] | None:
-    """--speculative-config (JSON text or a dict) -> ("mtp" | "ngram", num_speculative_tokens), or None."""
+# Speculative methods whose drafter is a separate checkpoint named by --speculative-config's "model": an EAGLE head
+# (one or more decoder layers fed the target's hidden states), an EAGLE-3 head (fed three of the target's hidden
+# states, with its own reduced draft vocabulary), or an independent small model ("draft_model").
+DRAFT_METHODS = ("eagle", "eagle3", "draft_model")
+_SPEC_EXAMPLE = 'e.g. {"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}'
+
+
+def _speculative_object(value) -> dict | None:
     if value in (None, "", {}):
         return None
-    value = _json_object(value, "--speculative-config", 'e.g. \'{"method": "mtp", "num_speculative_tokens": 3}\'',
-                         "must be a JSON object", 'e.g. {"method": "mtp", "num_speculative_tokens": 3}')
+    return _json_object(value, "--speculative-config", 'e.g. \'{"method": "mtp", "num_speculative_tokens": 3}\'',
+                        "must be a JSON object", 'e.g. {"method": "mtp", "num_speculative_tokens": 3}')
+
+
+def _speculative_method(value: dict) -> str:
+    """The method as vLLM settles it (vllm/config/speculative.py SpeculativeConfig.__post_init__, read in 0.19.0 and
+    0.33.0): none given -> "ngram" for the model "ngram", else "draft_model"; a "draft_model" whose model name holds
+    "eagle-" is "eagle", one holding "eagle3" is "eagle3"."""
+    model = value.get("model")
+    method = str(value.get("method") or "").strip().lower()
+    if not method:
+        if str(model or "").strip().lower() in ("ngram", "[ngram]"):
+            return "ngram"
+        method = "draft_model" if model else ""
+    if method == "draft_model" and isinstance(model, str):
+        if "eagle-" in model.lower():
+            return "eagle"
+        if "eagle3" in model.lower():
+            return "eagle3"
+    return method
+
+
+def parse_speculative_config(value) -> tuple[str, int] | None:
+    """--speculative-config (JSON text or a dict) -> (kind, num_speculative_tokens), or None. kind: "mtp" (the
+    checkpoint's own MTP layers), "ngram" (ngram/suffix: no drafter weights or KV), or one of DRAFT_METHODS (a drafter
+    checkpoint named by "model": speculative_draft gives it)."""
+    value = _speculative_object(value)
+    if value is None:
+        return None
     n = value.get("num_speculative_tokens")
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise InputError("--speculative-config", f"num_speculative_tokens must be a whole number >= 1, got {n!r}",
                          'e.g. {"method": "mtp", "num_speculative_tokens": 3}')
-    method = str(value.get("method") or ("draft_model" if value.get("model") else "")).lower()
+    method = _speculative_method(value)
     if method in _MTP_METHODS or method.endswith("_mtp"):
         return "mtp", n
     if method in _WEIGHTLESS_METHODS:
         return "ngram", n
-    raise InputError("--speculative-config", f"method {method or '(none)'!r} needs the draft model's own config, which kvplan does not model",
-                     "kvplan models mtp (the checkpoint's MTP layers) and ngram/suffix drafting")
+    if method in DRAFT_METHODS:
+        model = value.get("model")
+        if not isinstance(model, str) or not model.strip():
+            raise InputError("--speculative-config", f'method {method!r} needs "model": the draft model\'s own checkpoint '
+                             "(a Hub id, a local folder or its config.json), whose config kvplan reads", _SPEC_EXAMPLE)
+        return method, n
+    raise InputError("--speculative-config", f"method {method or '(none)'!r} is not modelled by kvplan",
+                     "kvplan models mtp (the checkpoint's MTP layers), ngram/suffix drafting, and a drafter checkpoint "
+                     f"named by \"model\" with method {', '.join(DRAFT_METHODS)}")
+
+
+def speculative_draft(value) -> tuple[str, str | None] | None:
+    """(the drafter's model reference, its revision) for a --speculative-config whose method loads a drafter
+    checkpoint (DRAFT_METHODS); None otherwise."""
+    spec = parse_speculative_config(value)
+    if spec is None or spec[0] not in DRAFT_METHODS:
+        return None
+    obj = _speculative_object(value)
+    revision = obj.get("revision")
+    return obj["model"].strip(), str(revision) if revision else None
 
 
 _POOLING_TASKS = ("embed", "embedding", "classify", "score", "reward", "encode")
@@ -294,7 +345,7 @@ def v1_fallback(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Version
     if rules.v0_for_pooling and (kind == "pooling" or (kind is None and model.is_pooling)):
         return "--task embed"
     spec = args.speculative
-    if spec and (rules.v0_for_speculative == "all" or (rules.v0_for_speculative == "not_ngram_mtp" and spec[0] not in ("ngram", "mtp"))):
+    if spec and (rules.v0_for_speculative == "all" or (rules.v0_for_speculative == "not_ngram_mtp" and spec[0] not in ("ngram", "mtp", "eagle", "eagle3"))):
         return "Speculative Decoding"
     if rules.v0_for_lora and args.enable_lora:
         return "LORA"
@@ -475,6 +526,17 @@ class EngineArgs:
         return parse_speculative_config(self.speculative_config)
 
     @cached_property
+    def draft(self) -> ModelSpec | None:
+        """The drafter checkpoint --speculative-config's "model" names (methods eagle, eagle3, draft_model), resolved
+        like any model reference (resolve.resolve_draft: catalog, local config, the Hub); None for other methods."""
+        ref = speculative_draft(self.speculative_config)
+        if ref is None:
+            return None
+        from kvplan.resolve import resolve_draft
+
+        return resolve_draft(*ref)
+
+    @cached_property
     def cudagraph_mode(self) -> str | None:
         """--compilation-config's cudagraph_mode (NONE, PIECEWISE, FULL, FULL_DECODE_ONLY, FULL_AND_PIECEWISE), or None
         for the release's default."""
@@ -638,6 +700,8 @@ class Plan:
                                      # "state_blocks" (a hybrid's state blocks below max_num_seqs)
     weights_by_use: tuple[tuple[str, int], ...] = ()  # per rank, by what a decode step does with them (RankWeights.by_use)
     given_args: EngineArgs | None = None  # the flags as given, before defaults (a replan re-derives the defaults)
+    # speculative decoding's own terms (method, tokens; a drafter checkpoint's weights, KV layers and profile bytes)
+    speculative: dict | None = None
 
     @property
     def vllm_version(self) -> str:
@@ -724,6 +788,7 @@ class Plan:
             "assumptions": list(self.assumptions),
             "warnings": list(self.warnings),
             "fixes": [asdict(f) for f in self.fixes],
+            "speculative": self.speculative,
         }
 
 
@@ -972,6 +1037,24 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                              "num_nextn_predict_layers or num_mtp_modules)", "use ngram, or a checkpoint that ships MTP layers")
         notes.append(f"speculative decoding: the checkpoint's {model.mtp_layers} MTP layer(s) draft {spec[1]} token(s) per step; "
                      "their weights and KV layers are counted (section 7 item 8)")
+    elif spec and spec[0] in DRAFT_METHODS:
+        if spec[0] not in rules.spec_draft_methods:
+            first = "0.9.0" if spec[0] != "draft_model" else "0.15.0"
+            if spec[0] == "draft_model" and rules.release >= (0, 10, 0):
+                raise RefusedByVLLMError("--speculative-config", "Speculative decoding with draft model is not supported yet. "
+                                         "Please consider using other speculative decoding methods such as ngram, medusa, "
+                                         "eagle, or deepseek_mtp.", f"use vLLM {first} or newer, or an eagle/eagle3 head",
+                                         rule="draft model speculative decoding before 0.15")
+            raise InputError("--speculative-config", f"vLLM {rules.version} serves method {spec[0]!r} on its V0 engine "
+                             "(spec_decode_worker, which splits the blocks between draft and target), which kvplan does "
+                             f"not model", f"plan with --vllm-version {first} or newer (the V1 engine's drafter)")
+        draft = args.draft
+        notes.append(f"speculative decoding: {spec[0]} drafter {draft.id} ({draft.num_layers} decoder layer(s)) drafts "
+                     f"{spec[1]} token(s) per step; its weights, KV layers and profile buffers are counted (section 7 "
+                     f"item 8); the scheduler reserves {spec[1]} lookahead slot(s) per running sequence beyond its tokens "
+                     "(config/vllm.py num_lookahead_tokens), which the pool, the fit check and the concurrency line do not count; "
+                     "the drafter's own CUDA graphs (PIECEWISE only: llm_base_proposer.py initialize_cudagraph_keys, 0.33.0) "
+                     "are not added to the graph estimate")
     elif spec:
         notes.append(f"speculative decoding: {spec[1]} n-gram draft token(s) per step (no drafter weights or KV)")
     mamba_dtype = args.mamba_ssm_cache_dtype or "auto"
@@ -1080,6 +1163,17 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
         if template is not None:
             layers = layers + [template] * model.mtp_layers
             notes.append(f"{model.mtp_layers} MTP drafter layer(s) added to the KV cache as {template.kind} attention")
+    if spec and spec[0] in DRAFT_METHODS and rules.is_v1:
+        # the drafter's attention layers are registered beside the target's, so get_kv_cache_spec returns them too
+        # (v1/spec_decode/llm_base_proposer.py load_model: the layers it adds are the draft layers, 0.33.0; v1/spec_decode
+        # /eagle.py load_model, 0.19.0); one of the same shape joins the target's group, another shape of the same type
+        # makes one group of summed pages (UniformTypeKVCacheSpecs), a different type its own group (below)
+        draft = args.draft
+        extra = [l for l in draft.layers if l.kind != "none"]
+        layers = layers + extra
+        shapes = sorted({(l.kind, l.num_kv_heads, l.head_dim) for l in extra})
+        notes.append(f"{len(extra)} {spec[0]} drafter layer(s) of {draft.id} added to the KV cache ("
+                     + ", ".join(f"{k}: {n} KV heads x {d}" for k, n, d in shapes) + ")")
     attn = [l for l in layers if l.is_attention]
     rec = [l for l in layers if l.kind == "recurrent"]
     if model.is_encoder_only:
@@ -1639,11 +1733,39 @@ def computed_profile_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rul
         out.append(("multimodal encoder profile", 0, f"{SKIP_MM_PROFILING_NOTE}; with it the pass would add: {mm[1]}"))
     elif mm is not None:
         out.append(("multimodal encoder profile", mm[0], mm[1]))
+    drafter = _drafter_profile_bytes(model, args, rules)
+    if drafter is not None:
+        out.append(("speculative drafter buffers", drafter[0], drafter[1]))
     for label, fn in (("DeepSeek-V4 workspaces", _dsv4_workspace_bytes), ("sparse-MLA indexer buffers", _sparse_mla_buffers)):
         term = fn(model, gpu, args, rules)
         if term:
             out.append((label, term[0], term[1]))
     return out
+
+
+def _drafter_profile_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[int, str] | None:
+    """What a drafter checkpoint (DRAFT_METHODS) adds to the profile run's peak, per rank, computed not fitted:
+    - the proposer's persistent buffers, allocated with the model runner before the profile, T = max_num_batched_tokens
+      rows: hidden_states and inputs_embeds (T x H_draft in the model dtype), input_ids and the arange (int32) and
+      positions (int64) (v1/spec_decode/eagle.py EagleProposer.__init__, 0.19.0; v1/spec_decode/llm_base_proposer.py
+      SpecDecodeBaseProposer.__init__, 0.33.0);
+    - EAGLE-3: the target's auxiliary hidden states (num_aux x T x H, model dtype) that its forward keeps for the head
+      (SupportsEagle3 models append hidden_states + residual at the aux layers), alive through the rest of the forward.
+    The drafter's own dummy forward (_dummy_run -> drafter.dummy_run, one or a few layers) runs after the target's
+    intermediates are freed and is taken to stay below the fitted peak."""
+    spec = args.speculative
+    if not spec or spec[0] not in DRAFT_METHODS or not rules.is_v1:
+        return None
+    draft, t, db = args.draft, args.max_num_batched_tokens, DTYPE_BYTES[args.dtype]
+    buffers = t * (2 * draft.hidden_size * db + 4 + 8 + 4)
+    aux = eagle_aux_states(draft) if spec[0] == "eagle3" else 0
+    aux_bytes = aux * t * model.hidden_size * db
+    text = (f"speculative drafter in the profile run: its buffers {t:,} tokens x (2 x {draft.hidden_size} x {db} B + 16 B) = "
+            f"{buffers / 1024 ** 2:.0f} MiB")
+    if aux_bytes:
+        text += (f" + the target's {aux} auxiliary hidden states for the EAGLE-3 head, {aux} x {t:,} x {model.hidden_size} x "
+                 f"{db} B = {aux_bytes / 1024 ** 2:.0f} MiB")
+    return buffers + aux_bytes, text + " (computed, not fitted)"
 
 
 def _sparse_mla_buffers(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[int, str] | None:
@@ -2200,6 +2322,21 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                          f"2 MiB blocks, {rounding / 1024 ** 2:.1f} MiB per rank" if rules.allocator_split_limit else
                          f"the caching allocator keeps the rest (1 MiB or less) of the 2 MiB-rounded blocks of weight tensors "
                          f"of 10 MiB or more: {rounding / 1024 ** 2:.1f} MiB per rank")
+    spec_info = {"method": spec[0], "num_speculative_tokens": spec[1]} if spec else None
+    if spec and spec[0] in DRAFT_METHODS:
+        d_bytes, d_parts, d_notes = drafter_weights(resolved.draft, model, spec[0], tp=tp, pp=pp, dtype_bytes=DTYPE_BYTES[resolved.dtype],
+                                              gpu_cc=gpu.cc, gpu_vendor=gpu.vendor)
+        stages = tuple(w.stage_bytes[:-1]) + (w.stage_bytes[-1] + d_bytes,) if w.stage_bytes else ()
+        w = replace(w, bytes=w.bytes + d_bytes, exact=w.exact and spec[0] == "draft_model" and resolved.draft.checkpoint is not None,
+                    by_use=tuple(w.by_use) + (("drafter", d_bytes),) if w.by_use else w.by_use, stage_bytes=stages)
+        w_formula += f" + {d_bytes:,} B {spec[0]} drafter ({resolved.draft.id})"
+        spec_info.update(draft_model=resolved.draft.id, draft_source=resolved.draft.source,
+                         draft_decoder_layers=resolved.draft.num_layers,
+                         draft_kv_layers=sum(l.kind != "none" for l in resolved.draft.layers) if rules.is_v1 else 0,
+                         draft_weights_bytes=d_bytes, draft_weights_parts=dict(d_parts),
+                         draft_profile_bytes=(_drafter_profile_bytes(model, resolved, rules) or (0,))[0],
+                         lookahead_slots_per_sequence=spec[1])
+        notes.extend(d_notes)
     if resolved.enable_lora:
         loras, rank = resolved.max_loras or 1, resolved.max_lora_rank or 16
         lora = lora_buffer_bytes(model, max_loras=loras, max_lora_rank=rank, dtype_bytes=DTYPE_BYTES[resolved.dtype], tp=tp,
@@ -2349,7 +2486,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                 bytes_per_block=bytes_per_block, num_gpu_blocks=num_blocks, kv_cache_tokens=tokens, max_concurrency=conc,
                 kv_bytes_per_token=kv_per_token, state_bytes_per_sequence=state_per_seq, fits=fits, error=error,
                 estimated_max_model_len=est_len, vllm_log=log, terms=terms, assumptions=tuple(dict.fromkeys(notes)),
-                warnings=tuple(warns), failure=failure)
+                warnings=tuple(warns), failure=failure, speculative=spec_info)
 
 
 def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,

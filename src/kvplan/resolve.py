@@ -742,6 +742,23 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
     raise unknown_model(ref)
 
 
+@lru_cache(maxsize=32)
+def resolve_draft(ref: str, revision: str | None = None) -> ModelSpec:
+    """--speculative-config's "model" (the drafter: an EAGLE/EAGLE-3 head or a small draft model) -> its ModelSpec,
+    resolved like any model reference (catalog, local folder or config.json, the Hub). A reference kvplan cannot read
+    is an InputError naming --speculative-config's "model"."""
+    from kvplan.errors import KvplanError
+
+    try:
+        return resolve_model(ref, revision=revision)
+    except KvplanError as exc:
+        why = getattr(exc, "message", None) or str(exc)
+        raise InputError("--speculative-config", f'"model" {ref!r}: the drafter\'s config cannot be read ({why}); '
+                         "kvplan needs the draft model's own config",
+                         "give the drafter as a Hub id kvplan can reach, a local folder holding its config.json, or the "
+                         "path of that config.json") from None
+
+
 # a Hub repository id as the Hub accepts it (huggingface_hub's validate_repo_id): ASCII letters, digits, '-', '_' and
 # '.', neither starting nor ending with '-' or '.', no '--' or '..', the name at most 96 characters
 _HUB_PART = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?"

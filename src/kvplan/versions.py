@@ -312,6 +312,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                     ((0, 10, 2), "fp8_on_9_any_on_10.0_mla"), ((0, 11, 0), "any")],
     "v0_for_pooling": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 2), False)],
     "v0_for_speculative": [((0, 0, 0), "none"), ((0, 8, 0), "all"), ((0, 9, 0), "not_ngram_mtp"), ((0, 10, 0), "none")],
+    # Speculative methods with a drafter checkpoint ("model") that the V1 engine serves, read in the release wheels:
+    # 0.8.x sends every speculative method to V0 (above); 0.9.0-0.10.0 EngineArgs._is_v1_supported_oracle keeps
+    # "eagle", "eagle3" (and deepseek_mtp) on V1 (vllm/v1/spec_decode/eagle.py); 0.10-0.14 refuse method
+    # "draft_model" ("Speculative decoding with draft model is not supported yet"), served on V1 from 0.15.0
+    # (vllm/v1/spec_decode/draft_model.py, vLLM PR #24322; still there in 0.19.0 and 0.33.0). kvplan does not model
+    # V0's spec_decode_worker, which split the blocks between draft and target.
+    "spec_draft_methods": [((0, 0, 0), ()), ((0, 9, 0), ("eagle", "eagle3")), ((0, 15, 0), ("eagle", "eagle3", "draft_model"))],
     "v0_for_pipeline_parallel": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 1), False)],
     "v0_for_cpu_offload": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 3), False)],
     "v0_for_lora": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 3), False)],
@@ -461,6 +468,7 @@ class VersionRules:
     v1_kv_dtype: str
     v0_for_pooling: bool
     v0_for_speculative: str
+    spec_draft_methods: tuple[str, ...]
     v0_for_pipeline_parallel: bool
     v0_for_cpu_offload: bool
     v0_for_lora: bool

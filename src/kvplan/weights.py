@@ -938,3 +938,89 @@ def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dt
     # with an extra vocabulary the model's own embedding grows by extra x max_loras rows and its lm_head by extra rows
     base_growth = extra_vocab * h * (max_loras + (0 if spec.tie_word_embeddings else 1))
     return int((max_loras * (per_layer + embed + lm_head + extra) + base_growth) * dtype_bytes)
+
+
+def eagle_aux_states(draft: ModelSpec) -> int:
+    """How many of the target's hidden states an EAGLE-3 head's fc reads (0 when it reads none): the config's
+    num_aux_hidden_states, else its eagle_config's eagle_aux_hidden_state_layer_ids, else 3; 0 with eagle_config
+    use_aux_hidden_state false (model_executor/models/llama_eagle3.py LlamaModel.__init__, 0.19.0 and 0.33.0)."""
+    raw = draft.raw_config or draft.text_config
+    eagle = raw.get("eagle_config") if isinstance(raw.get("eagle_config"), dict) else {}
+    if eagle.get("use_aux_hidden_state") is False:
+        return 0
+    n = raw.get("num_aux_hidden_states")
+    if isinstance(n, int) and n > 0:
+        return n
+    ids = eagle.get("eagle_aux_hidden_state_layer_ids")
+    return len(ids) if ids else 3
+
+
+def draft_vocab_size(draft: ModelSpec) -> int:
+    """An EAGLE-3 head's output vocabulary: its config's draft_vocab_size, else the full vocabulary."""
+    raw = draft.raw_config or draft.text_config
+    v = raw.get("draft_vocab_size") or draft.text_config.get("draft_vocab_size")
+    return int(v) if isinstance(v, int) and v > 0 else draft.vocab_size
+
+
+def drafter_weights(draft: ModelSpec, target: ModelSpec, method: str, *, tp: int, pp: int, dtype_bytes: int,
+                    **rank_kwargs) -> tuple[int, list[tuple[str, int]], list[str]]:
+    """The speculative drafter's bytes on one rank (the last pipeline stage's), its parts and notes.
+
+    Loaded inside load_model's memory profiler, so part of "Model loading took" (v1/worker/gpu_model_runner.py
+    load_model; v1/worker/gpu/model_runner.py in model runner v2; 0.19.0 and 0.33.0), at the target's TP and dtype:
+    - "draft_model": the whole small model, sharing nothing with the target (v1/spec_decode/draft_model.py
+      DraftModelProposer._maybe_share_embeddings / _maybe_share_lm_head are no-ops).
+    - "eagle" (model_executor/models/llama_eagle.py): num_hidden_layers Llama decoder layers (the first without its
+      input norm) and fc (2H -> H, ReplicatedLinear: whole on every rank); no lm_head of its own (the target's is shared).
+    - "eagle3" (llama_eagle3.py): the first layer's qkv_proj reads 2H (embeddings and hidden state), every layer
+      has a hidden_norm, fc reads num_aux x target_hidden_size (ReplicatedLinear), a final norm, its own lm_head of
+      draft_vocab_size rows (vocab-parallel, padded to 64) and d2t (draft_vocab_size int64) when that vocabulary
+      differs from the target's; t2d is skipped on load.
+    - embed_tokens: the target's is shared on a single pipeline stage (v1/spec_decode/llm_base_proposer.py
+      _maybe_share_embeddings: the head's own table is deleted when the checkpoint ships none or an identical copy,
+      which kvplan assumes); with PP > 1 the head keeps its own. The same sharing (and eagle3's own lm_head, eagle's
+      shared one) is in v1/spec_decode/eagle.py EagleProposer.load_model of 0.9.0, 0.13.0 and 0.19.0.
+    """
+    if method == "draft_model":
+        w = weights_per_rank(draft, tp=tp, pp=1, dtype_bytes=dtype_bytes if not draft.checkpoint else None, **rank_kwargs)
+        same_rope = (draft.head_dim, draft.max_position_embeddings, rope_params(draft.text_config),
+                     draft.text_config.get("rope_theta")) == (target.head_dim, target.max_position_embeddings,
+                                                             rope_params(target.text_config), target.text_config.get("rope_theta"))
+        if same_rope and w.rotary_bytes:
+            # get_rope caches one rotary embedding per distinct (head size, rotary dim, max position, base, scaling,
+            # dtype) in _ROPE_DICT (model_executor/layers/rotary_embedding/__init__.py, 0.19.0 and 0.33.0): a draft
+            # model of the target's rope shares its cos/sin cache
+            return (w.bytes - w.rotary_bytes, [("draft model", w.bytes - w.rotary_bytes)],
+                    [f"draft model {draft.id}: {w.method}; its rotary cache is the target's (same rope)"])
+        return w.bytes, [("draft model", w.bytes)], [f"draft model {draft.id}: {w.method}"]
+    h, d = draft.hidden_size, draft.head_dim
+    hq, hkv = heads_per_rank(draft.num_attention_heads, tp), heads_per_rank(draft.num_kv_heads, tp)
+    inter = draft.intermediate_size // tp
+    eagle3 = method == "eagle3"
+    layers = 0
+    for i in range(draft.num_layers):
+        qkv_in = 2 * h if eagle3 and i == 0 else h
+        layers += qkv_in * (hq + 2 * hkv) * d + hq * d * h + 3 * h * inter
+        layers += 3 * h if eagle3 else h if i == 0 else 2 * h  # norms: input, post-attention (+ hidden_norm)
+    parts = [(f"{draft.num_layers} decoder layer(s)", layers * dtype_bytes)]
+    if eagle3:
+        aux = eagle_aux_states(draft)
+        target_h = int((draft.raw_config or {}).get("target_hidden_size") or h)
+        if aux:
+            parts.append((f"fc ({aux} x {target_h} -> {h}, every rank)", aux * target_h * h * dtype_bytes))
+        parts.append(("norm", h * dtype_bytes))
+        dv = draft_vocab_size(draft)
+        parts.append((f"lm_head ({dv:,} draft-vocabulary rows)", math.ceil(dv / VOCAB_PADDING) * VOCAB_PADDING // tp * h * dtype_bytes))
+        if dv != target.vocab_size:
+            parts.append(("d2t (draft -> target token ids, int64)", dv * 8))
+    else:
+        parts.append((f"fc (2 x {h} -> {h}, every rank)", 2 * h * h * dtype_bytes))
+    if pp > 1:
+        parts.append(("embed_tokens (own: not shared across pipeline stages)", padded_vocab(draft) // tp * h * dtype_bytes))
+    total = sum(b for _, b in parts)
+    notes = [f"{method} drafter {draft.id}: " + " + ".join(f"{name} {b / 1024 ** 2:.1f} MiB" for name, b in parts)
+             + ("" if pp > 1 else "; embed_tokens shared with the target (the head's own copy is dropped)")
+             + ("" if method == "eagle3" else "; lm_head shared with the target")]
+    if draft.quant is not None:
+        notes.append(f"the drafter's {draft.quant.method} quantization is not modelled: counted at {dtype_bytes} B per weight")
+    return total, parts, notes

@@ -1,0 +1,192 @@
+"""Speculative decoding with a drafter checkpoint (--speculative-config methods eagle, eagle3, draft_model): the
+draft model's weights, KV layers and profile buffers in the startup plan, the method as vLLM infers it, and the
+releases that lack it (versions.py spec_draft_methods)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import kvplan
+from fake_hub import FakeHub
+from kvplan.errors import InputError, RefusedByVLLMError
+from kvplan.plan import parse_speculative_config, speculative_draft
+from kvplan.resolve import model_catalog, resolve_model
+from kvplan.versions import rules_for
+from kvplan.weights import drafter_weights, weights_per_rank
+
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+# an EAGLE-3 head for Llama-3.1-8B shaped as the published ones are (one Llama layer, 32,000-token draft vocabulary)
+EAGLE3_HEAD = {
+    "architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama", "hidden_act": "silu", "hidden_size": 4096,
+    "intermediate_size": 14336, "max_position_embeddings": 2048, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "num_hidden_layers": 1, "rms_norm_eps": 1e-05, "tie_word_embeddings": False, "torch_dtype": "float16",
+    "vocab_size": 128256, "draft_vocab_size": 32000,
+}
+
+
+def _head(tmp_path: Path, name: str = "head3", **changes) -> str:
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(dict(EAGLE3_HEAD, **changes)))
+    return str(path)
+
+
+def _spec(model: str, method: str | None = "eagle3", n: int = 3) -> str:
+    obj = {"model": model, "num_speculative_tokens": n}
+    if method:
+        obj["method"] = method
+    return json.dumps(obj)
+
+
+def test_the_method_is_inferred_as_vllm_does():
+    # SpeculativeConfig.__post_init__: no method -> draft_model, then "eagle-" / "eagle3" in the model name
+    assert parse_speculative_config('{"model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}') == ("eagle3", 3)
+    assert parse_speculative_config('{"model": "yuhuili/EAGLE-LLaMA3-Instruct-8B", "num_speculative_tokens": 2}') == ("eagle", 2)
+    assert parse_speculative_config('{"model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 4}') == ("draft_model", 4)
+    assert parse_speculative_config('{"model": "ngram", "num_speculative_tokens": 4}') == ("ngram", 4)
+    assert parse_speculative_config('{"method": "mtp", "num_speculative_tokens": 1}') == ("mtp", 1)
+    assert speculative_draft('{"method": "eagle3", "model": "org/head", "revision": "abc", "num_speculative_tokens": 1}') == ("org/head", "abc")
+    assert speculative_draft('{"method": "mtp", "num_speculative_tokens": 1}') is None
+    with pytest.raises(InputError, match='"model"') as e:
+        parse_speculative_config('{"method": "eagle3", "num_speculative_tokens": 3}')
+    assert e.value.field == "--speculative-config"
+    with pytest.raises(InputError, match="not modelled"):
+        parse_speculative_config('{"method": "medusa", "model": "org/x", "num_speculative_tokens": 3}')
+
+
+def test_eagle3_head_weights_counted_part_by_part():
+    head = resolve_model(_write_tmp_head())
+    target = resolve_model(LLAMA)
+    total, parts, notes = drafter_weights(head, target, "eagle3", tp=1, pp=1, dtype_bytes=2)
+    p = dict(parts)
+    # one layer: qkv_proj reads 2H (embeddings + hidden state): 8192 x (32 + 2 x 8) x 128; o 4096 x 4096;
+    # gate/up/down 3 x 4096 x 14336; three norms
+    assert p["1 decoder layer(s)"] == 2 * (8192 * 48 * 128 + 4096 * 4096 + 3 * 4096 * 14336 + 3 * 4096)
+    assert p["fc (3 x 4096 -> 4096, every rank)"] == 2 * 3 * 4096 * 4096
+    assert p["lm_head (32,000 draft-vocabulary rows)"] == 2 * 32000 * 4096
+    assert p["d2t (draft -> target token ids, int64)"] == 8 * 32000
+    assert total == 849_635_328 and not any("embed_tokens (own" in k for k in p)
+    # TP 2 splits the layer and the lm_head, not fc (ReplicatedLinear) nor d2t
+    total2, parts2, _ = drafter_weights(head, target, "eagle3", tp=2, pp=1, dtype_bytes=2)
+    p2 = dict(parts2)
+    assert p2["fc (3 x 4096 -> 4096, every rank)"] == p["fc (3 x 4096 -> 4096, every rank)"]
+    assert p2["lm_head (32,000 draft-vocabulary rows)"] * 2 == p["lm_head (32,000 draft-vocabulary rows)"]
+    assert total2 < total
+    # pipeline parallel: the head keeps its own embedding table (no sharing across stages)
+    total_pp, parts_pp, _ = drafter_weights(head, target, "eagle3", tp=1, pp=2, dtype_bytes=2)
+    assert total_pp - total == 128256 * 4096 * 2
+
+
+def _write_tmp_head(name: str = "head3", **changes) -> str:
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="kvplan-draft-"))
+    return _head(folder, name, **changes)
+
+
+def test_eagle3_plan_adds_weights_one_kv_layer_and_profile_buffers(tmp_path):
+    head = _head(tmp_path)
+    plain = kvplan.fit(LLAMA, "H100", max_model_len=8192, fixes=False)
+    p = kvplan.fit(LLAMA, "H100", max_model_len=8192, speculative_config=_spec(head), fixes=False)
+    assert p.weights_bytes - plain.weights_bytes == 849_635_328
+    # one more full-attention layer of the same shape joins the single group: 33 pages per block
+    assert len(p.groups) == 1 and p.bytes_per_block == 33 * 16 * 8 * 256 * 2
+    assert plain.bytes_per_block == 32 * 16 * 8 * 256 * 2
+    # profile: 8,192 rows of hidden_states + inputs_embeds (2 x 4096 x 2 B) + 16 B of ids, and 3 aux hidden states
+    t = p.args.max_num_batched_tokens
+    extra = t * (2 * 4096 * 2 + 16) + 3 * t * 4096 * 2
+    assert p.activation_peak_bytes - plain.activation_peak_bytes == extra
+    assert p.num_gpu_blocks < plain.num_gpu_blocks
+    d = p.to_dict()["speculative"]
+    assert d["method"] == "eagle3" and d["draft_kv_layers"] == 1 and d["draft_weights_bytes"] == 849_635_328
+    assert d["draft_profile_bytes"] == extra and d["lookahead_slots_per_sequence"] == 3
+    assert plain.to_dict()["speculative"] is None
+    assert any("eagle3 drafter" in n and "lm_head" in n for n in p.assumptions)
+    assert "eagle3 drafter" in next(t.formula for t in p.terms if t.name == "weights")
+
+
+def test_a_head_of_another_shape_sums_pages_in_one_group(tmp_path):
+    # 4 KV heads of 128: a page of half the target's; full attention of two shapes is one group of summed pages
+    # (UniformTypeKVCacheSpecs, vLLM >= 0.11)
+    head = _head(tmp_path, num_key_value_heads=4)
+    p = kvplan.fit(LLAMA, "H100", max_model_len=8192, speculative_config=_spec(head), fixes=False)
+    assert len(p.groups) == 1 and p.bytes_per_block == 32 * 65536 + 32768
+
+
+def test_a_draft_model_loads_whole_and_keeps_its_own_kv(tmp_path):
+    small = "Qwen/Qwen3-0.6B"
+    target = "Qwen/Qwen3-14B"
+    plain = kvplan.fit(target, "H100", max_model_len=8192, fixes=False)
+    p = kvplan.fit(target, "H100", max_model_len=8192, speculative_config=_spec(small, method=None, n=4), fixes=False)
+    draft = kvplan.fit(small, "H100", max_model_len=8192, fixes=False)
+    assert p.speculative["method"] == "draft_model"
+    # the whole small model (no embedding or lm_head shared), less the rotary cache it shares with the target
+    w = weights_per_rank(resolve_model(small), tp=1)
+    assert p.weights_bytes - plain.weights_bytes == w.bytes - w.rotary_bytes > 0.99 * draft.weights_bytes
+    n_draft = resolve_model(small).num_layers
+    assert p.speculative["draft_kv_layers"] == n_draft
+    # Qwen3-0.6B's layers (8 KV heads x 128) match Qwen3-14B's: one group of 40 + 28 layers
+    assert len(p.groups) == 1 and p.bytes_per_block == plain.bytes_per_block // 40 * (40 + n_draft)
+
+
+def test_releases_without_the_method_refuse_from_the_version_table(tmp_path):
+    head = _head(tmp_path)
+    assert "draft_model" not in rules_for("0.14.0").spec_draft_methods
+    assert "draft_model" in rules_for("0.15.0").spec_draft_methods
+    assert rules_for("0.8.5").spec_draft_methods == ()
+    with pytest.raises(RefusedByVLLMError, match="draft model is not supported yet"):
+        kvplan.fit("Qwen/Qwen3-14B", "H100", max_model_len=8192, vllm_version="0.14.0",
+                   speculative_config=_spec("Qwen/Qwen3-0.6B", method="draft_model"))
+    with pytest.raises(InputError, match="V0 engine"):
+        kvplan.fit(LLAMA, "H100", max_model_len=8192, vllm_version="0.8.5", speculative_config=_spec(head))
+    # 0.9.x keeps eagle3 on V1 (EngineArgs._is_v1_supported_oracle): planned, with the head's layer
+    p = kvplan.fit(LLAMA, "H100", max_model_len=8192, vllm_version="0.9.2", speculative_config=_spec(head), fixes=False)
+    assert p.rules.is_v1 and p.speculative["draft_kv_layers"] == 1
+
+
+def test_an_unknown_drafter_names_the_model_field(tmp_path):
+    with pytest.raises(InputError, match='"model"') as e:
+        kvplan.fit(LLAMA, "H100", speculative_config=_spec(str(tmp_path / "missing" / "config.json")))
+    assert e.value.field == "--speculative-config" and "draft model's own config" in str(e.value)
+
+
+def test_a_drafter_read_from_the_hub(tmp_path):
+    with FakeHub() as hub:
+        hub.add("acme/Llama-3.1-8B-EAGLE3-head", "config.json", EAGLE3_HEAD)
+        env = dict(os.environ, HF_ENDPOINT=hub.url, HF_HOME=str(tmp_path / "hf"), HF_HUB_OFFLINE="0",
+                   PYTHONPATH=str(Path(__file__).parents[1] / "src"))
+        r = subprocess.run([sys.executable, "-c", "from kvplan.cli import main; main()", "fit", LLAMA, "--gpu", "H100",
+                            "--max-model-len", "8192", "--json", "--speculative-config",
+                            _spec("acme/Llama-3.1-8B-EAGLE3-head", method=None)],
+                           capture_output=True, text=True, env=env, timeout=300)
+        assert r.returncode == 0, r.stderr
+        d = json.loads(r.stdout)
+        assert any("acme/Llama-3.1-8B-EAGLE3-head" in q for q in hub.requests)
+    assert d["speculative"]["method"] == "eagle3" and d["speculative"]["draft_model"] == "acme/Llama-3.1-8B-EAGLE3-head"
+    assert d["speculative"]["draft_weights_bytes"] == 849_635_328
+
+
+def test_the_catalog_is_untouched_by_drafters():
+    # drafters are resolved like any model reference; none of them is a catalog target
+    assert not any("eagle" in k.lower() for k in model_catalog())
+
+
+def test_an_eagle1_head_has_fc_and_no_lm_head_of_its_own(tmp_path):
+    # llama_eagle.py: fc reads [embeddings, hidden state] (2H -> H, replicated); the first layer has no input norm;
+    # the target's lm_head and embed_tokens are used
+    head = _head(tmp_path, "head1", architectures=["LlamaForCausalLMEagle"])
+    draft, target = resolve_model(head), resolve_model(LLAMA)
+    total, parts, notes = drafter_weights(draft, target, "eagle", tp=1, pp=1, dtype_bytes=2)
+    assert dict(parts) == {"1 decoder layer(s)": 2 * (4096 * 48 * 128 + 4096 * 4096 + 3 * 4096 * 14336 + 4096),
+                           "fc (2 x 4096 -> 4096, every rank)": 2 * 2 * 4096 * 4096}
+    assert total == 503_324_672 and "lm_head shared" in notes[0]
+    p = kvplan.fit(LLAMA, "H100", max_model_len=8192, speculative_config=_spec(head, method="eagle"), fixes=False)
+    plain = kvplan.fit(LLAMA, "H100", max_model_len=8192, fixes=False)
+    # no auxiliary hidden states for EAGLE-1: the profile adds the proposer's buffers only
+    t = p.args.max_num_batched_tokens
+    assert p.activation_peak_bytes - plain.activation_peak_bytes == t * (2 * 4096 * 2 + 16)
