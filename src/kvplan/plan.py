@@ -26,7 +26,7 @@ from kvplan.resolve import (BNB_IN_FLIGHT, DTYPE_BYTES, GB, MAX_MEMORY_BYTES, GP
                             heads_per_rank)
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal,
                              as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, newer_than_read, quant_method_last_read, quant_min_capability, quantization_methods, release_from, rules_for)
-from kvplan.weights import (RankWeights, _pp_stages, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
+from kvplan.weights import (RankWeights, pp_layer_split, allocator_rounding_bytes, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
                             vision_linear_params, vision_mlp_gated, weights_per_rank)
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
@@ -316,6 +316,7 @@ ENV_EFFECTS = {
     "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "1 keeps chunked local attention as windows in 0.10.1-0.13",
     "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "0 leaves CUDA-graph memory out of the budget where it is subtracted",
     "VLLM_MXFP4_USE_MARLIN": "1 selects Marlin (its padding) for MXFP4 experts",
+    "VLLM_PP_LAYER_PARTITION": "the decoder layers of each pipeline stage (its weights and KV layers), e.g. 16,32",
     "VLLM_USE_FLASHINFER_SAMPLER": "1 / 0 selects FlashInfer's / the PyTorch-native top-k/top-p sampler (its profile peak, V1 0.8-0.17)",
 }
 
@@ -389,8 +390,8 @@ def parse_env(value) -> tuple[tuple[str, str], ...]:
     """--env KEY=VALUE (repeatable), a dict, or pairs -> sorted (key, value) pairs; InputError naming a bad entry."""
     if not value:
         return ()
-    if isinstance(value, str):  # "A=1 B=2" or "A=1,B=2"
-        value = [v for v in re.split(r"[\s,]+", value) if v]
+    if isinstance(value, str):  # "A=1 B=2" or "A=1,B=2"; a comma not followed by KEY= is the value's (16,32)
+        value = [v for v in re.split(r"\s+|,(?=\s*[A-Za-z_][A-Za-z0-9_]*=)", value) if v and v.strip()]
     items = value.items() if isinstance(value, dict) else value
     out = {}
     for item in items:
@@ -993,6 +994,60 @@ def _v0_state_seqs(args: EngineArgs) -> int:
     return n if args.enforce_eager or n <= 2 else (4 if n <= 4 else cdiv(n, 8) * 8)
 
 
+def pp_stages(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> list[tuple[int, int]]:
+    """The decoder layers [lo, hi) of each pipeline stage: VLLM_PP_LAYER_PARTITION where set, else the release's split
+    (weights.pp_layer_split, rules row pp_remainder). The one split that the weights per stage, the KV layers per
+    stage and the binding stage's KV groups all read. Raises InputError on a partition vLLM refuses
+    (vllm/distributed/utils.py get_pp_indices checks its count against pp and its sum against the layers; kvplan also
+    refuses a stage of no layer, as it refuses more stages than layers)."""
+    pp = args.pipeline_parallel_size or 1
+    n = len(model.layers)
+    text = args.env_value("VLLM_PP_LAYER_PARTITION")
+    partition = None
+    if text is not None:
+        field = "--env VLLM_PP_LAYER_PARTITION"
+        try:
+            partition = tuple(int(x) for x in text.split(","))
+        except ValueError:
+            raise InputError(field, f"{text!r} is not a comma-separated list of layer counts (vLLM: 'Invalid partition "
+                             "string')", f"one count per stage adding up to {n}, e.g. {_even_partition(n, pp)}") from None
+        if len(partition) != pp:
+            raise InputError(field, f"{len(partition)} stage(s) given for --pipeline-parallel-size {pp} (vLLM: "
+                             f"'len(partitions)={len(partition)} does not match pp_size={pp}')",
+                             f"one count per stage, e.g. {_even_partition(n, pp)}")
+        if sum(partition) != n:
+            raise InputError(field, f"the counts add up to {sum(partition)}, not the model's {n} decoder layers (vLLM: "
+                             f"'sum(partitions)={sum(partition)} does not match num_hidden_layers={n}')",
+                             f"counts adding up to {n}, e.g. {_even_partition(n, pp)}")
+        if min(partition) < 1:
+            raise InputError(field, f"{text!r} leaves a stage without a decoder layer",
+                             f"at least one layer per stage, e.g. {_even_partition(n, pp)}")
+    return pp_layer_split(n, pp, remainder=rules.pp_remainder, partition=partition)
+
+
+def _even_partition(n: int, pp: int) -> str:
+    return "VLLM_PP_LAYER_PARTITION=" + ",".join(str(hi - lo) for lo, hi in pp_layer_split(n, max(1, pp)))
+
+
+def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: QuantSpec | None, *,
+                 pipeline: bool = True) -> RankWeights:
+    """The weights on the busiest rank as the release loads them on this GPU: the kernels' padding (MXFP4 experts by
+    compute capability and the release's Hopper backend, VLLM_MXFP4_USE_MARLIN included; DeepSeek-V4's by vendor), the
+    rotary cache, bitsandbytes' statistics, the MTP drafter, the vision tower unless text-only, experts over TP x DP or
+    EP. The full plan and the seed's arithmetic (`pipeline=False`: every layer on the rank, TP only) both count with it."""
+    tp = args.tensor_parallel_size
+    pp = args.pipeline_parallel_size if pipeline else 1
+    spec = args.speculative
+    return weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[args.dtype] if not model.checkpoint else None,
+                            gpu_cc=gpu.cc, ep=tp * args.data_parallel_size if args.enable_expert_parallel else 1,
+                            mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
+                            vision=not _text_only(model, args, rules), dp=args.data_parallel_size,
+                            mxfp4_hopper_backend=rules.mxfp4_hopper_backend,
+                            mrope_cache_factor=mrope_cache_factor(model, rules),
+                            bnb_nested_absmax=rules.bnb_nested_absmax, bnb_experts=rules.bnb_quantizes_experts,
+                            stages=pp_stages(model, args, rules) if pp > 1 else None)
+
+
 def _v0_mamba_cache_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> int:
     """V0 keeps recurrent state outside the KV cache: conv and SSM state of every Mamba-type layer for the padded
     max_num_seqs, in the model dtype (MambaCacheManager, allocated on the first forward)."""
@@ -1002,7 +1057,9 @@ def _v0_mamba_cache_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRule
     if not rec:
         return 0
     b = DTYPE_BYTES[args.dtype]
-    per_pp = cdiv(len(rec), args.pipeline_parallel_size or 1)
+    # the busiest stage's recurrent layers (every stage allocates for its own)
+    per_pp = max(sum(1 for l in model.layers[lo:hi] if l.kind in ("recurrent", "both") and l.recurrent is not None)
+                 for lo, hi in pp_stages(model, args, rules))
     return per_pp * _v0_state_seqs(args) * _state_bytes(rec[0], args.tensor_parallel_size, b, b)
 
 
@@ -1024,14 +1081,12 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     The formula opens with the arithmetic that gives the bytes ("36 x 65,536 B", "25 x 98,304 B + 5 x 196,608 B"),
     then ": " and what its terms are, so --explain shows a product that adds up for every model."""
     tp = args.tensor_parallel_size
-    pp = args.pipeline_parallel_size
     kvb = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
     bs = args.block_size
-    layers = [l for l in model.layers if l.kind != "none"]
-    # pipeline parallelism: each stage holds its own layers; the stage with most layers bounds N
-    if pp > 1:
-        per_stage = cdiv(len(layers), pp)
-        layers = layers[:per_stage] if len(layers) % pp == 0 else layers[-per_stage:]
+    # pipeline parallelism: each stage holds its own layers (pp_stages, the split the weights per stage use too); the
+    # stage with most KV layers (the first of those) bounds N
+    stage_layers = [[l for l in model.layers[lo:hi] if l.kind != "none"] for lo, hi in pp_stages(model, args, rules)]
+    layers = max(stage_layers, key=len)
     spec = args.speculative
     spec_tokens = spec[1] if spec else 0
     if spec and spec[0] == "mtp" and rules.is_v1:
@@ -1937,7 +1992,7 @@ def _pipeline_stage_pool(model: ModelSpec, args: EngineArgs, rules: VersionRules
             or len(w.stage_bytes) != pp or groups[0].kind == "recurrent" or args.speculative):
         return None
     kv_layers = [l.kind != "none" for l in model.layers]
-    per_stage = [sum(kv_layers[lo:hi]) for lo, hi in _pp_stages(len(model.layers), pp)]
+    per_stage = [sum(kv_layers[lo:hi]) for lo, hi in pp_stages(model, args, rules)]
     if min(per_stage) <= 0:
         return None
     extra = w.bytes - max(w.stage_bytes)  # what is added to every rank after counting (allocator rounding, LoRA, ...)
@@ -2099,7 +2154,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     notes = list(extra_assumptions) + list(rules.notes) + env_notes + notes + list(model.notes)
     beyond = newer_than_read(rules)
     if resolved.overhead_gb is not None:  # the seed's arithmetic has no warnings: said among its assumptions
-        return _simple_plan(model, gpu, resolved, rules, notes + ([beyond] if beyond else []))
+        return _simple_plan(model, gpu, resolved, rules, quant, notes + ([beyond] if beyond else []))
     warns: list[str] = [beyond] if beyond else []
     if resolved.cudagraph_mode and resolved.captures_cuda_graphs:  # NONE is modelled: no graphs, no graph memory
         warns.append(f"--compilation-config cudagraph_mode {resolved.cudagraph_mode}: kvplan reads it for the hybrid "
@@ -2119,15 +2174,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     util = resolved.gpu_memory_utilization
     requested = math.ceil(total * util) if rules.requested_is_ceil else total * util
     ep = tp * resolved.data_parallel_size if resolved.enable_expert_parallel else 1
-    spec = resolved.speculative
     text_only = _text_only(model, resolved, rules)
-    w: RankWeights = weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[resolved.dtype] if not model.checkpoint else None,
-                                      gpu_cc=gpu.cc, ep=ep, mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
-                                      vision=not text_only, dp=resolved.data_parallel_size,
-                                      mxfp4_hopper_backend=rules.mxfp4_hopper_backend,
-                                      mrope_cache_factor=mrope_cache_factor(model, rules),
-                                      bnb_nested_absmax=rules.bnb_nested_absmax,
-                                      bnb_experts=rules.bnb_quantizes_experts)
+    w: RankWeights = rank_weights(model, gpu, resolved, rules, quant)
     if text_only:
         notes.append("text-only mode (--limit-mm-per-prompt 0 for every modality, or --language-model-only): vLLM loads no "
                      "vision tower and profiles no encoder pass")
@@ -2605,7 +2653,8 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
     return tuple(lines)
 
 
-def _simple_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules, notes: list[str]) -> Plan:
+def _simple_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: QuantSpec | None,
+                 notes: list[str]) -> Plan:
     """The seed's arithmetic (anatomy-of-a-vllm-setup.txt, "Try It"), in decimal GB as it prints.
 
     KV bytes/token = 2 x layers x kv_heads x head_dim x dtype bytes (all layers full attention);
@@ -2616,9 +2665,10 @@ def _simple_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     kv_dtype = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
     heads = heads_per_rank(model.num_kv_heads, tp)
     per_token = 2 * model.num_layers * heads * model.head_dim * kv_dtype
-    weights = model.weights_bytes // tp if model.quant is None or model.checkpoint else weights_per_rank(
-        model, tp=tp, mrope_cache_factor=mrope_cache_factor(model, rules), bnb_nested_absmax=rules.bnb_nested_absmax,
-        bnb_experts=rules.bnb_quantizes_experts).bytes
+    # a quantized catalog checkpoint: counted as the full plan counts it (rank_weights: this GPU's MXFP4 backend and its
+    # padding too), all layers on the rank
+    weights = model.weights_bytes // tp if model.quant is None or model.checkpoint else rank_weights(
+        model, gpu, args, rules, quant, pipeline=False).bytes
     total_gb = gpu.total_bytes / GB
     budget = total_gb * args.gpu_memory_utilization * GB
     overhead = args.overhead_gb * GB

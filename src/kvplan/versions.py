@@ -184,6 +184,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                                       ((0, 6, 5), ("sliding", "speculative", "lora", "multimodal", "rocm")),
                                       ((0, 7, 3), ("sliding", "speculative", "lora", "multimodal", "rocm", "pooling")),
                                       ((0, 8, 0), ("sliding", "speculative", "lora", "multimodal", "rocm", "pooling", "mla"))],
+    # Where get_pp_indices (vllm/distributed/utils.py) puts the layers an uneven pipeline split leaves over: the last
+    # stage takes them all up to 0.7.3 (read in the 0.6.4-0.7.3 wheels); from vLLM PR #13839 (merged 2025-02-26, first
+    # in 0.8.0; read in the 0.8.2, 0.10.0, 0.19.1 and 0.33.0 wheels) one each to the stages before the last, counted back
+    # from the second-to-last (weights.pp_layer_split). VLLM_PP_LAYER_PARTITION overrides either.
+    "pp_remainder": [((0, 0, 0), "last"), ((0, 8, 0), "middle")],
     # V0's capacity check divides the blocks by the pipeline stages in 0.10 (section 4).
     "v0_capacity_per_stage": [((0, 0, 0), False), ((0, 10, 0), True)],
     # The null block is held back in the fit check (section 3.3 / 4).
@@ -421,6 +426,7 @@ class VersionRules:
     flashinfer_sampler: str
     topk_topp_triton: bool
     v0_capacity_per_stage: bool
+    pp_remainder: str
     hybrid_prefix_caching_default: bool
     attention_free_prefix_caching_default: bool
     mamba_cache_mode: str
