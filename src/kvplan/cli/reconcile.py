@@ -43,6 +43,11 @@ def reconcile(
                              "compared with, and without MODEL there is none", "pass MODEL after LOGFILE, or leave "
                              f"{'it' if len(given) == 1 else 'them'} out to read the log alone")
     log = read_log(logfile)
+    if not log.hits:  # nothing to compare: every figure would be '-' (and a --record or --calibrate empty)
+        shown = "standard input" if logfile == "-" else logfile
+        raise InputError("LOGFILE", f"no vLLM startup line was recognised in {shown} ({log.text_lines:,} line(s) read)",
+                         "pass the vLLM server's own output, e.g. docker logs CONTAINER > vllm.log 2>&1; "
+                         "`kvplan diagnose` reads a failed start's error lines")
     plan, plan_notes = None, []
     if model:
         plan_notes = check_model(log, model, force=force_model, calibrate=calibrate)
