@@ -107,7 +107,8 @@ def test_hub_errors_start_with_the_field_they_are_about():
 
 def test_an_uncached_hub_id_offline_says_model(monkeypatch, capsys, offline):
     code, out = cli(monkeypatch, capsys, "fit", "acme/not-cached", "--gpu", "L4")
-    assert code == 1 and "error: model: cannot reach the Hugging Face Hub" in " ".join(out.split())
+    # exit 2 (input this command cannot use), never 1, which says "does not fit"
+    assert code == 2 and "error: model: cannot reach the Hugging Face Hub" in " ".join(out.split())
 
 
 @pytest.mark.parametrize("ref", ["Qwen/Qwen2.5 0.5B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct!", "Ω/模型", "qwen/--x",

@@ -49,6 +49,11 @@ def _checked(name: str, value):
         return value
     if name in _INT_FIELDS:
         number = human_int(value) if isinstance(value, (int, str)) else None
+        if number is None and isinstance(value, str):  # as a command line gives it: say how vllm serve reads one
+            example = "'8G' (8 GiB)" if name == "kv_cache_memory_bytes" else "'8K' (8,192)"
+            raise InputError(name, f"{value!r} is not a whole number as vllm serve reads it (digits, then optionally "
+                             "k/m/g/t for x1000 or K/M/G/T for x1024: 8k = 8,000, 8K = 8,192; no sign, no 'iB')",
+                             f"e.g. {name}={example}")
         if number is None:
             raise InputError(name, f"must be a whole number, got {value!r} ({type(value).__name__})", f"e.g. {name}=4")
         return number

@@ -1003,8 +1003,11 @@ def _hub_error(exc: Exception, repo: str, revision: str | None) -> Exception:
         return UnknownModelError("model", f"{repo} was not found on the Hub",
                                  (f"nearest catalog ids: {', '.join(near)}" if near else "check the spelling (org/name)"))
     if isinstance(exc, (hf_errors.OfflineModeIsEnabled, hf_errors.LocalEntryNotFoundError)) or "offline" in str(exc).lower():
+        # a near miss of a catalog id (a typo of its name) is named first: offline, the catalog is what resolves
+        near = difflib.get_close_matches(repo, catalog_ids(), n=1, cutoff=0.85)
         return OfflineError(f"cannot reach the Hugging Face Hub for {repo}, and the HF cache (HF_HOME) does not hold it",
-                            f"use a catalog id (`kvplan models`), {LOCAL_MODEL_REFS}; "
+                            (f"did you mean the catalog id {near[0]}? " if near else "")
+                            + f"use a catalog id (`kvplan models`), {LOCAL_MODEL_REFS}; "
                             "or fetch it once where the Hub answers: kvplan then reads the HF cache by itself, as "
                             "HF_HUB_OFFLINE=1 does")
     return HubError(f"the Hub failed for {repo}: {type(exc).__name__}: {str(exc)[:160]}",

@@ -2,7 +2,8 @@
 
 Every command that plans takes the same `vllm serve` flags, spelled as vLLM spells
 them; `fit_options` adds them to a command once, so no command repeats them.
-Exit codes: 0 success (and "fits"), 1 "does not fit" / a check failed, 2 bad input.
+Exit codes: 0 success (and "fits"), 1 "does not fit" / a check failed, 2 bad input (a model the Hub and the HF cache
+cannot supply included).
 """
 
 from __future__ import annotations
@@ -183,6 +184,22 @@ for _name in COMMAND_MODULES:
     importlib.import_module(f"kvplan.cli.{_name}")
 
 
+_FLAG_NAMES = {f.name for f in fields(FitFlags)}
+
+
+def _as_flag(exc: KvplanError) -> KvplanError:
+    """An error the Python API raised naming a keyword (kv_cache_memory_bytes) as the command line spells it
+    (--kv-cache-memory-bytes), its example too ('kv_cache_memory_bytes=8G' -> '--kv-cache-memory-bytes 8G')."""
+    from kvplan.errors import InputError
+
+    field = getattr(exc, "field", None)
+    if not isinstance(exc, InputError) or field not in _FLAG_NAMES:
+        return exc
+    flag = "--" + field.replace("_", "-")
+    fix = exc.fix.replace(f"{field}=", f"{flag} ") if exc.fix else exc.fix
+    return InputError(flag, exc.message.replace(f"{field}=", f"{flag} "), fix)
+
+
 def main() -> None:
     """Console-script entry: run the app, turning kvplan's errors into one-line messages."""
     debug = os.environ.get("KVPLAN_DEBUG") == "1"
@@ -193,10 +210,11 @@ def main() -> None:
     except KvplanError as exc:
         if debug:
             raise
-        from kvplan.errors import InputError
+        from kvplan.errors import HubError, InputError
 
-        code = 2 if isinstance(exc, InputError) else 1
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        # a model the Hub and the HF cache cannot supply is input this command cannot use (2), never "does not fit" (1)
+        code = 2 if isinstance(exc, (InputError, HubError)) else 1
+        err_console.print(f"[bold red]error:[/] {escape(str(_as_flag(exc)))}", highlight=False, soft_wrap=True)
         sys.exit(code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
