@@ -1489,6 +1489,30 @@ def _largest_active_mm_item(model: ModelSpec, args: EngineArgs, rules: VersionRu
     return active[modality], modality
 
 
+# the modalities vLLM's processors take (multimodal/processing/context.py names "image", "video" and "audio"; the
+# per-modality dummy options of config/multimodal.py MultiModalConfig._validate_limit_per_prompt, 0.33.0)
+_MODALITIES = ("image", "video", "audio")
+
+
+def _mm_limit_warnings(model: ModelSpec, args: EngineArgs) -> list[str]:
+    """What vLLM silently ignores in --limit-mm-per-prompt, said: every limit for a model that takes no multimodal
+    input (config/model.py ModelConfig.__post_init__ builds the multimodal config, and reads the limits, only where the
+    architecture supports multimodal input; 0.33.0), and a key that is no modality (MultiModalConfig takes any key;
+    InputProcessingContext.allowed_mm_limits reads only the processor's own modalities), such as a typo."""
+    limits = args.mm_limits
+    if not limits:
+        return []
+    if not model.is_multimodal:
+        return [f"--limit-mm-per-prompt: {model.id} takes no image, video or audio input, so vLLM ignores the limits "
+                "(drop the flag)"]
+    unknown = [k for k in limits if k not in _MODALITIES]
+    if not unknown:
+        return []
+    return [f"--limit-mm-per-prompt: {', '.join(repr(k) for k in unknown)} {'is no modality' if len(unknown) == 1 else 'are no modalities'} "
+            f"vLLM reads (image, video, audio), so vLLM ignores {'it' if len(unknown) == 1 else 'them'} and limits "
+            "nothing there (check the spelling)"]
+
+
 def _text_only(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> bool:
     """vLLM's text-only mode: every modality's limit is 0 (or --language-model-only), so the vision tower is not built
     or loaded. Qwen2.5-VL and Qwen3-VL skip it from 0.10.1 (multimodal/registry.py "running in text-only mode", their
@@ -2166,6 +2190,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         # later restored it): which releases refuse is not pinned, so this is said, not planned
         warns.append("GGUF on a Blackwell GPU: vLLM releases since PR #30408 (Dec 2025) refuse bfloat16 for GGUF "
                      "weights there ('torch.bfloat16 is not supported for quantization method gguf'); pass --dtype float16")
+    warns += _mm_limit_warnings(model, resolved)
     tp, pp = resolved.tensor_parallel_size, resolved.pipeline_parallel_size
     if pp > model.num_layers:  # a stage would hold no decoder layer: not a split kvplan can plan (nor one worth GPUs)
         raise InputError("--pipeline-parallel-size", f"{pp:,} stages for {model.num_layers} decoder layers leave stages "

@@ -550,7 +550,11 @@ def rules_for(version: str | None = None) -> VersionRules:
 
 
 def newer_than_read(rules: VersionRules) -> str | None:
-    """The warning for a release newer than every one kvplan read, whose rules are NEWEST_KNOWN's (None otherwise)."""
+    """The warning for a release outside the ones kvplan read: newer than every one (NEWEST_KNOWN's rules apply) or
+    older (OLDEST_READ's apply); None otherwise."""
+    if rules.release < parse_version(OLDEST_READ):
+        return (f"kvplan's rules start at vLLM {OLDEST_READ}; planned with {OLDEST_READ}'s rules (vLLM {rules.version} "
+                "is older: what differed before is not modelled)")
     if rules.release <= parse_version(NEWEST_KNOWN):
         return None
     return (f"kvplan's rules stop at vLLM {NEWEST_KNOWN}; planned with {NEWEST_KNOWN}'s rules (vLLM {rules.version} "
