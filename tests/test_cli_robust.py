@@ -1,0 +1,160 @@
+"""The command line as a new user meets it: typos, wrong files and values out of range get a one-line error naming
+the field and the fix (exit 2), never a traceback, an empty answer with exit 0, or a silent guess."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kvplan.cli import main
+
+M = "meta-llama/Llama-3.1-8B-Instruct"
+VL = "Qwen/Qwen3-VL-2B-Instruct"
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+def cli(monkeypatch, capsys, *args: str) -> tuple[int, str]:
+    """(exit code, stdout + stderr, whitespace folded) of `kvplan ARGS`, run in this process."""
+    monkeypatch.setattr(sys, "argv", ["kvplan", *args])
+    monkeypatch.delenv("KVPLAN_DEBUG", raising=False)
+    code = 0
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 0
+    out = capsys.readouterr()
+    return code, " ".join((out.out + out.err).split())
+
+
+def refused(monkeypatch, capsys, field: str, *args: str) -> str:
+    code, out = cli(monkeypatch, capsys, *args)
+    assert code == 2, out
+    assert "Traceback" not in out and "internal error" not in out, out
+    assert f"error: {field}:" in out, out
+    return out
+
+
+@pytest.fixture()
+def offline(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+
+
+# ------------------------------------------------------------------ models and flags
+
+
+def test_a_typo_of_a_catalog_id_offline_names_it_and_is_bad_input(monkeypatch, capsys, offline):
+    """A Hub id kvplan cannot fetch was exit 1, which scripts read as "does not fit", and named no catalog id."""
+    out = refused(monkeypatch, capsys, "model", "fit", "meta-llama/Llama-3.1-8B-Instrcut", "--gpu", "L4")
+    assert "did you mean the catalog id meta-llama/Llama-3.1-8B-Instruct?" in out
+    out = refused(monkeypatch, capsys, "model", "fit", "someone/not-a-model-at-all", "--gpu", "L4")
+    assert "did you mean" not in out and "kvplan models" in out
+
+
+@pytest.mark.parametrize("value", ["-1", "5GiB", "abc", "1.5K"])
+def test_a_size_flag_vllm_cannot_read_is_named_as_the_flag(monkeypatch, capsys, value):
+    """--kv-cache-memory-bytes -1 was 'kv_cache_memory_bytes: must be a whole number, got '-1' (e.g.
+    kv_cache_memory_bytes=4)': the Python keyword, an example of 4 bytes, and -1 is a whole number."""
+    out = refused(monkeypatch, capsys, "--kv-cache-memory-bytes", "fit", M, "--gpu", "L4", "--kv-cache-memory-bytes", value)
+    assert "as vllm serve reads it" in out and "e.g. --kv-cache-memory-bytes '8G' (8 GiB)" in out
+    assert "kv_cache_memory_bytes" not in out
+
+
+def test_the_python_api_keeps_its_keyword_names():
+    import kvplan
+    from kvplan.errors import InputError
+
+    with pytest.raises(InputError) as exc:
+        kvplan.fit(M, "L4", max_model_len=4096, max_num_batched_tokens="8KiB")
+    assert exc.value.field == "max_num_batched_tokens" and "max_num_batched_tokens='8K' (8,192)" in str(exc.value)
+
+
+def test_a_release_older_than_any_read_is_a_warning(monkeypatch, capsys):
+    code, out = cli(monkeypatch, capsys, "fit", M, "--gpu", "L4", "--max-model-len", "8192", "--vllm-version", "0.5.0")
+    assert code == 0, out
+    assert "warning: kvplan's rules start at vLLM 0.6.3; planned with 0.6.3's rules" in out
+
+
+@pytest.mark.parametrize("model, limits, says", [
+    (VL, '{"imag": 2}', "'imag' is no modality vLLM reads (image, video, audio)"),
+    (VL, '{"image": 1, "vidoe": 0}', "'vidoe' is no modality"),
+    (M, '{"image": 2}', f"{M} takes no image, video or audio input, so vLLM ignores the limits"),
+])
+def test_limits_vllm_ignores_are_said(monkeypatch, capsys, model, limits, says):
+    """vLLM takes any key and reads only the model's own modalities: a typo limited nothing, silently."""
+    code, out = cli(monkeypatch, capsys, "fit", model, "--gpu", "L4", "--max-model-len", "8192", "--limit-mm-per-prompt", limits)
+    assert code == 0, out
+    assert "warning: --limit-mm-per-prompt: " + says in out
+
+
+def test_known_modalities_warn_nothing(monkeypatch, capsys):
+    code, out = cli(monkeypatch, capsys, "fit", VL, "--gpu", "L4", "--max-model-len", "8192", "--limit-mm-per-prompt",
+                    '{"image": 2, "video": 0}')
+    assert code == 0 and "--limit-mm-per-prompt:" not in out, out
+
+
+@pytest.mark.parametrize("module", ["kvplan", "kvplan.cli"])
+def test_python_dash_m_runs_the_command_line(module):
+    r = subprocess.run([sys.executable, "-m", module, "fit", "--gpu", "L4", "--json"], capture_output=True, text=True,
+                       env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"}, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert '"fits": true' in r.stdout
+
+
+# ------------------------------------------------------------------ files
+
+
+def test_reconcile_refuses_a_text_that_is_no_vllm_log(monkeypatch, capsys, tmp_path):
+    """It printed a table of '-' and exited 0."""
+    f = tmp_path / "notes.txt"
+    f.write_text("hello\nthis is not a server log\n")
+    out = refused(monkeypatch, capsys, "LOGFILE", "reconcile", str(f))
+    assert "no vLLM startup line was recognised" in out and "(2 line(s) read)" in out and "docker logs" in out
+
+
+@pytest.mark.parametrize("command", ["reconcile", "diagnose"])
+def test_a_folder_given_as_the_log_is_called_a_folder(monkeypatch, capsys, tmp_path, command):
+    out = refused(monkeypatch, capsys, "LOGFILE", command, str(tmp_path))
+    assert "is a folder, not a file" in out and "no such file" not in out
+
+
+def test_validate_of_a_folder_is_called_a_folder(monkeypatch, capsys, tmp_path):
+    out = refused(monkeypatch, capsys, "FILE", "validate", str(tmp_path))
+    assert "is a folder, not a file" in out
+
+
+SIM = ["simulate", M, "--gpu", "L4", "--max-model-len", "8192", "--rate", "2"]
+
+
+def test_a_workload_of_only_empty_requests_is_refused(monkeypatch, capsys, tmp_path):
+    """Every request dropped for 0 tokens left nothing, and the simulation died in an IndexError (exit 3)."""
+    f = tmp_path / "zeros.csv"
+    f.write_text("prompt_tokens,completion_tokens\n0,0\n100,0\n")
+    out = refused(monkeypatch, capsys, "--workload", *SIM, "-w", str(f))
+    assert "every request has 0 prompt or 0 output tokens" in out
+
+
+def test_an_empty_jsonl_workload_is_called_empty(monkeypatch, capsys, tmp_path):
+    f = tmp_path / "w.jsonl"
+    f.write_text("\n\n")
+    out = refused(monkeypatch, capsys, "--workload", *SIM, "-w", str(f))
+    assert "holds no requests (no JSON object)" in out and "columns among []" not in out
+
+
+def test_a_folder_as_the_workload_is_called_a_folder(monkeypatch, capsys, tmp_path):
+    out = refused(monkeypatch, capsys, "--workload", *SIM, "-w", str(tmp_path))
+    assert "is a folder, not a file" in out
+
+
+@pytest.mark.parametrize("spec, example", [("constant:0", "e.g. constant:512"), ("exponential:-1", "e.g. exponential:1000"),
+                                           ("normal:100", "e.g. normal:1000,200"), ("uniform:1", "e.g. uniform:100,2000")])
+def test_a_length_distribution_error_shows_its_own_form(monkeypatch, capsys, spec, example):
+    """'constant:0' was answered with 'constant takes 1 positive numbers ... (e.g. lognormal:1000,0.8)'."""
+    out = refused(monkeypatch, capsys, "--prompt-len", *SIM, "--prompt-len", spec, "--completion-len", "constant:8", "-n", "10")
+    assert example in out and "lognormal" not in out
