@@ -246,6 +246,9 @@ def models(search: Optional[str] = typer.Argument(None, help="Filter by substrin
     if json_out:
         sys.stdout.write(to_json([{"id": k, "source": v["source"], "gated": v.get("gated")} for k, v in rows]) + "\n")
         return
+    if search and not rows:  # an empty table said nothing about why
+        _no_match("catalog id", search, list(model_catalog()), "any Hub id (org/name) or a local checkpoint is planned too")
+        return
     t = Table(title=f"{len(rows)} catalog models")
     t.add_column("id")
     t.add_column("type")
@@ -257,7 +260,8 @@ def models(search: Optional[str] = typer.Argument(None, help="Filter by substrin
 
 
 @app.command()
-def gpus(json_out: bool = typer.Option(False, "--json", help="Machine-readable output.")):
+def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring of the name or an alias."),
+         json_out: bool = typer.Option(False, "--json", help="Machine-readable output.")):
     """List the GPU catalog: memory as vLLM sees it, compute capability, bandwidth."""
     from rich.table import Table
 
@@ -265,6 +269,13 @@ def gpus(json_out: bool = typer.Option(False, "--json", help="Machine-readable o
     from kvplan.resolve import gpu_catalog
 
     cat = sorted(gpu_catalog(), key=lambda g: g.total_bytes)
+    if search:  # as `kvplan models SEARCH` filters its catalog
+        needle = search.lower()
+        names = [n for g in cat for n in (g.name, *g.aliases)]
+        cat = [g for g in cat if any(needle in n.lower() for n in (g.name, g.id, *g.aliases))]
+        if not cat and not json_out:
+            _no_match("GPU", search, names, "or give --gpu-gib N for a custom card")
+            return
     if json_out:
         sys.stdout.write(to_json([{"id": g.id, "name": g.name, "total_gib": round(g.total_gib, 3), "compute_capability": g.compute_capability,
                                     "hbm_bandwidth_tbps": g.hbm_bandwidth_tbps, "aliases": list(g.aliases), "total_source": g.total_source,
@@ -276,3 +287,13 @@ def gpus(json_out: bool = typer.Option(False, "--json", help="Machine-readable o
     for g in cat:
         t.add_row(g.name, f"{g.total_gib:.2f}", g.compute_capability or "—", f"{g.hbm_bandwidth_tbps or '—'}", ", ".join(g.aliases[:3]))
     console.print(t)
+
+
+def _no_match(what: str, search: str, names: list[str], hint: str) -> None:
+    """A listing filtered to nothing: say so, with the nearest names, instead of an empty table."""
+    import difflib
+
+    near = difflib.get_close_matches(search, names, n=3, cutoff=0.4) or difflib.get_close_matches(
+        search.lower(), [n.lower() for n in names], n=3, cutoff=0.4)
+    err_console.print(f"no {what} contains {search!r}" + (f" (nearest: {', '.join(near)})" if near else "")
+                      + f"; {hint}", highlight=False)
