@@ -799,8 +799,11 @@ def local_model_id(path: Path) -> str:
 def _read_json(path: Path, field_name: str) -> dict:
     try:
         data = read_json_file(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(field_name, f"cannot read {path}: {exc}", "check the path and permissions") from None
+    except UnicodeDecodeError:  # not a permissions problem: the bytes are no UTF-8 text
+        raise ConfigError(field_name, f"{path} is not UTF-8 text (a config.json is JSON text)",
+                          "download the checkpoint's config.json again, or save it as UTF-8") from None
+    except OSError as exc:
+        raise InputError(field_name, f"cannot read {path}: {exc.strerror or exc}", "check the path and permissions") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(field_name, f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})", "fix the file or download it again") from None
     if not isinstance(data, dict):
