@@ -158,3 +158,39 @@ def test_a_length_distribution_error_shows_its_own_form(monkeypatch, capsys, spe
     """'constant:0' was answered with 'constant takes 1 positive numbers ... (e.g. lognormal:1000,0.8)'."""
     out = refused(monkeypatch, capsys, "--prompt-len", *SIM, "--prompt-len", spec, "--completion-len", "constant:8", "-n", "10")
     assert example in out and "lognormal" not in out
+
+
+def test_capacity_that_no_rate_meets_says_which_objective_misses(monkeypatch, capsys):
+    """An 8B model in bf16 on an L4 decodes at ~60 ms a token: a 50 ms TPOT is missed at any rate, and capacity only
+    said 'no probed rate meets ... (even 0.05 req/s)'."""
+    code, out = cli(monkeypatch, capsys, "capacity", M, "--gpu", "L4", "--max-model-len", "8192", "-w", "azure-conv",
+                    "-n", "30", "--slo", "ttft=5s,tpot=50ms")
+    assert code == 1, out
+    assert "the lowest rate probed, tpot p99 is" in out and "against 50 ms" in out and "loosen --slo tpot" in out
+    assert "ttft p99" not in out  # the objective it meets is not blamed
+
+
+def test_validate_markdown_target_checked_first_and_written_with_json(monkeypatch, capsys, tmp_path):
+    records = str(Path(__file__).parent / "data" / "blind_records.jsonl")
+    out = refused(monkeypatch, capsys, "--markdown", "validate", records, "--markdown", str(tmp_path))
+    assert "is a folder" in out
+    out = refused(monkeypatch, capsys, "--markdown", "validate", records, "--markdown", str(tmp_path / "no" / "x.md"))
+    assert "does not exist" in out
+    md = tmp_path / "acc.md"
+    code, out = cli(monkeypatch, capsys, "validate", records, "--json", "--markdown", str(md))
+    assert code == 0 and md.read_text().startswith("| figure |")  # --json had dropped --markdown unwritten
+
+
+def test_catalog_listings_say_when_nothing_matches(monkeypatch, capsys):
+    code, out = cli(monkeypatch, capsys, "models", "zzzz-none")
+    assert code == 0 and "no catalog id contains 'zzzz-none'" in out
+    code, out = cli(monkeypatch, capsys, "gpus", "A10O")
+    assert code == 0 and "no GPU contains 'A10O' (nearest: A10" in out
+    code, out = cli(monkeypatch, capsys, "gpus", "h100")  # gpus takes a filter as models does (was a usage error)
+    assert code == 0 and "H100 PCIe" in out and "L4" not in out
+
+
+def test_a_config_that_is_not_utf8_is_called_so(monkeypatch, capsys, tmp_path):
+    (tmp_path / "config.json").write_bytes(b"\xff\xfe\x00garbage")
+    out = refused(monkeypatch, capsys, "config.json", "fit", str(tmp_path), "--gpu", "L4")
+    assert "is not UTF-8 text" in out and "permissions" not in out
