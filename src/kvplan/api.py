@@ -104,6 +104,7 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
         flags["max_model_len"] = 4096
         notes.append("no model given: the seed's example, Qwen/Qwen2.5-0.5B-Instruct at max_model_len 4096")
     named_count = None
+    count_from_name = False  # --num-gpus taken from the GPU's name ('2x L40S'), not given
     if isinstance(gpu, GPUSpec):
         gspec = gpu
     else:
@@ -112,11 +113,20 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
         named_count = gpu_count_in_name(gpu)
         if named_count and flags.get("num_gpus") is None:
             flags["num_gpus"] = named_count  # '2x L40S': the GPUs available; vLLM's ranks are still its flags'
+            count_from_name = True
     args = engine_args(**flags)
     offsets = None
     if site_calibration and args.overhead_gb is None:
         offsets = _site_offsets(gspec, spec)
-    p = plan(spec, gspec, args, extra_assumptions=notes, site_offsets=offsets)
+    try:
+        p = plan(spec, gspec, args, extra_assumptions=notes, site_offsets=offsets)
+    except InputError as exc:
+        if not (count_from_name and exc.field == "--num-gpus"):
+            raise
+        # the count came from the GPU's name ('2x L4'), not from --num-gpus: the error names what was given
+        ranks = args.tensor_parallel_size * (args.pipeline_parallel_size or 1) * (args.data_parallel_size or 1)
+        raise InputError("--gpu", f"{gpu!r} names {named_count} GPU(s), but tensor x pipeline x data parallel = {ranks} "
+                         "ranks", f"--gpu '{ranks}x {gspec.name}', or smaller parallel sizes") from None
     choices = tuple(n for n in notes if isinstance(n, ChoiceNote))
     if choices:
         p = replace(p, warnings=p.warnings + choices)
