@@ -162,7 +162,16 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
         inert = name == "VLLM_USE_V1" and (rules.release >= (0, 11, 1) or not rules.is_v1
                                            or (rules.release >= (0, 11, 0) and value.strip() != "0"))
         notes.append(f"environment {name}={value}" + (f": no effect in vLLM {rules.version}, which has one engine" if inert else ""))
-    if args.env_value("VLLM_USE_V1") == "0" and rules.is_v1 and rules.release < (0, 11, 0):
+    use_v1 = args.env_value("VLLM_USE_V1")
+    if use_v1 is not None and (0, 6, 4) <= rules.release < (0, 11, 1):
+        # vllm/envs.py reads it as bool(int(value)) in 0.6.4-0.11.0 (read in the 0.6.4.post1, 0.7.3, 0.8.2 and 0.11.0
+        # wheels; 0.6.4's api_server.py reads it at import): a value int() refuses stops the server with a ValueError
+        try:
+            int(use_v1.strip())
+        except ValueError:
+            raise InputError("--env VLLM_USE_V1", f"{use_v1!r} is not a value vLLM {rules.version} reads (it takes "
+                             "int(value)): the server stops with a ValueError", "VLLM_USE_V1=1 (the V1 engine) or =0 (V0)") from None
+    if use_v1 == "0" and rules.is_v1 and rules.release < (0, 11, 0):
         rules = replace(as_v0_engine(rules, "VLLM_USE_V1=0"), notes=rules.notes + (
             f"VLLM_USE_V1=0: vLLM {rules.version} runs its V0 engine",))
     if args.env_value("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS") == "0" and rules.cudagraph_subtracted:
