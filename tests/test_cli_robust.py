@@ -194,3 +194,25 @@ def test_a_config_that_is_not_utf8_is_called_so(monkeypatch, capsys, tmp_path):
     (tmp_path / "config.json").write_bytes(b"\xff\xfe\x00garbage")
     out = refused(monkeypatch, capsys, "config.json", "fit", str(tmp_path), "--gpu", "L4")
     assert "is not UTF-8 text" in out and "permissions" not in out
+
+
+def test_a_gpu_count_from_the_name_is_blamed_on_the_name(monkeypatch, capsys):
+    """--gpu '2x L4' with TP 4 said '--num-gpus: ... use --num-gpus 4', a flag the user never gave."""
+    out = refused(monkeypatch, capsys, "--gpu", "fit", M, "--gpu", "2x L4", "--tensor-parallel-size", "4")
+    assert "'2x L4' names 2 GPU(s), but tensor x pipeline x data parallel = 4 ranks" in out and "--gpu '4x NVIDIA L4'" in out
+    out = refused(monkeypatch, capsys, "--num-gpus", "fit", M, "--gpu", "L4", "--tensor-parallel-size", "4", "--num-gpus", "2")
+    assert "use --num-gpus 4" in out
+
+
+def test_a_vllm_use_v1_value_vllm_cannot_read_is_refused_where_it_reads_it(monkeypatch, capsys):
+    out = refused(monkeypatch, capsys, "--env VLLM_USE_V1", "fit", M, "--gpu", "L4", "--max-model-len", "8192",
+                  "--vllm-version", "0.9.2", "--env", "VLLM_USE_V1=maybe")
+    assert "'maybe' is not a value vLLM 0.9.2 reads" in out and "VLLM_USE_V1=1" in out
+    code, out = cli(monkeypatch, capsys, "fit", M, "--gpu", "L4", "--max-model-len", "8192", "--env", "VLLM_USE_V1=maybe")
+    assert code == 0, out  # 0.33 has one engine and no such variable
+
+
+def test_reconcile_record_to_a_folder_names_the_flag(monkeypatch, capsys, tmp_path):
+    log = str(Path(__file__).parent / "data" / "dp2_engine_core_n_v0101.log")
+    out = refused(monkeypatch, capsys, "--record", "reconcile", log, "--record", str(tmp_path))
+    assert "cannot write" in out and "- for standard output" in out

@@ -61,7 +61,11 @@ def reconcile(
         if record == "-":
             sys.stdout.write(text)
         else:
-            Path(record).write_text(text)
+            try:
+                Path(record).write_text(text)
+            except OSError as exc:
+                raise InputError("--record", f"cannot write {record}: {exc.strerror or exc}",
+                                 "give a writable file path, or - for standard output") from None
     stored = None
     if calibrate:
         gpu_name = getattr(plan.gpu, "name", None) or "unknown GPU"
