@@ -216,3 +216,16 @@ def test_reconcile_record_to_a_folder_names_the_flag(monkeypatch, capsys, tmp_pa
     log = str(Path(__file__).parent / "data" / "dp2_engine_core_n_v0101.log")
     out = refused(monkeypatch, capsys, "--record", "reconcile", log, "--record", str(tmp_path))
     assert "cannot write" in out and "- for standard output" in out
+
+
+@pytest.mark.parametrize("extra, field, says", [
+    (["--max-model-len", "2048"], "--vary", "max_model_len is varied, so --max-model-len 2048 would be replaced in every row"),
+    (["--csv", "--json"], "--csv", "--json and --csv each print the table"),
+    (["--plot", "sweep.jpg"], "--plot", "is not a .png or .svg file name"),
+    (["--plot", "/nonexistent-folder/sweep.png"], "--plot", "the folder /nonexistent-folder does not exist"),
+])
+def test_sweep_refuses_contradictions_before_planning(monkeypatch, capsys, extra, field, says):
+    """The varied flag silently won over the given one, --json silently won over --csv, and a bad --plot was refused
+    (or an OSError) only after the whole table had been printed."""
+    out = refused(monkeypatch, capsys, field, "sweep", M, "--gpu", "L4", "--vary", "max_model_len=4096,8192", *extra)
+    assert says in out and "max_model_len ┃" not in out and "4,096" not in out

@@ -209,9 +209,21 @@ def sweep(
     """Vary one or two flags and compare: concurrency and the ratio to the first row, like the seed's max_model_len table."""
     from kvplan.render import csv_rows, plot_sweep, sweep_table, sweep_warnings, to_json
 
+    from kvplan.errors import InputError
+
     if not vary:
         vary = ["max_model_len=2048,4096,16384,32768"]
     varied = parse_vary(vary)
+    if json_out and csv_out:
+        raise InputError("--csv", "--json and --csv each print the table", "choose one")
+    for name, _ in varied:  # a flag the sweep replaces in every row would be dropped unread
+        given = model if name == "model" else getattr(flags, name, None) if name != "gpu" else None
+        if given is not None:
+            shown = f"MODEL {given}" if name == "model" else f"--{name.replace('_', '-')} {given}"
+            raise InputError("--vary", f"{name} is varied, so {shown} would be replaced in every row",
+                             f"drop {shown.split(' ')[0]}, or add its value to --vary {name}=...")
+    if plot:  # refused before the plans are made and the table printed
+        _check_plot_target(plot)
     plans: list = []
     rows = sweep_rows(model, flags, varied, plans)
     names = [n for n, _ in varied]
@@ -224,14 +236,25 @@ def sweep(
         for line in sweep_warnings(rows, names):
             console.print(line, soft_wrap=True)
     if plot:
-        if not plot.endswith((".png", ".svg")):
-            from kvplan.errors import InputError
-
-            raise InputError("--plot", f"{plot} is not a .png or .svg file name", "e.g. --plot sweep.png")
         # the validated band of the first plan's model family and era, unless the sweep changes the model or the release
         band = uncertainty_band_of(plans[0]) if plans and not {"model", "vllm_version"} & set(names) else None
-        plot_sweep(rows, names, plot, band=band)
+        try:
+            plot_sweep(rows, names, plot, band=band)
+        except OSError as exc:
+            raise InputError("--plot", f"cannot write {plot}: {exc.strerror or exc}", "give a writable file path") from None
         err_console.print(f"wrote {plot}")
+
+
+def _check_plot_target(plot: str) -> None:
+    """--plot names a .png or .svg file in a folder that exists."""
+    from pathlib import Path
+
+    from kvplan.errors import InputError
+
+    if not plot.endswith((".png", ".svg")):
+        raise InputError("--plot", f"{plot} is not a .png or .svg file name", "e.g. --plot sweep.png")
+    if not Path(plot).parent.is_dir():
+        raise InputError("--plot", f"the folder {Path(plot).parent} does not exist", "create it first, or write elsewhere")
 
 
 @app.command()
