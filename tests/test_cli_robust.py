@@ -229,3 +229,9 @@ def test_sweep_refuses_contradictions_before_planning(monkeypatch, capsys, extra
     (or an OSError) only after the whole table had been printed."""
     out = refused(monkeypatch, capsys, field, "sweep", M, "--gpu", "L4", "--vary", "max_model_len=4096,8192", *extra)
     assert says in out and "max_model_len ┃" not in out and "4,096" not in out
+
+
+def test_capacity_without_an_objective_is_refused_before_the_search(monkeypatch, capsys):
+    out = refused(monkeypatch, capsys, "--slo", "capacity", M, "--gpu", "H100", "--max-model-len", "8192", "-w", "azure-conv",
+                  "-n", "20", "--slo", "")
+    assert "bisecting" not in out  # the search was announced, then refused

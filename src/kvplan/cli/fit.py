@@ -216,12 +216,7 @@ def sweep(
     varied = parse_vary(vary)
     if json_out and csv_out:
         raise InputError("--csv", "--json and --csv each print the table", "choose one")
-    for name, _ in varied:  # a flag the sweep replaces in every row would be dropped unread
-        given = model if name == "model" else getattr(flags, name, None) if name != "gpu" else None
-        if given is not None:
-            shown = f"MODEL {given}" if name == "model" else f"--{name.replace('_', '-')} {given}"
-            raise InputError("--vary", f"{name} is varied, so {shown} would be replaced in every row",
-                             f"drop {shown.split(' ')[0]}, or add its value to --vary {name}=...")
+    refuse_replaced_flags(model, flags, varied)
     if plot:  # refused before the plans are made and the table printed
         _check_plot_target(plot)
     plans: list = []
@@ -243,6 +238,19 @@ def sweep(
         except OSError as exc:
             raise InputError("--plot", f"cannot write {plot}: {exc.strerror or exc}", "give a writable file path") from None
         err_console.print(f"wrote {plot}")
+
+
+def refuse_replaced_flags(model: Optional[str], flags: FitFlags, varied: list[tuple[str, list]]) -> None:
+    """InputError for a flag (or MODEL) that --vary replaces in every row: it would be dropped unread. --gpu stays
+    allowed beside --vary gpu: its --gpu-gib / --gpu-gb size the row of that GPU."""
+    from kvplan.errors import InputError
+
+    for name, _ in varied:
+        given = model if name == "model" else getattr(flags, name, None) if name != "gpu" else None
+        if given is not None:
+            shown = f"MODEL {given}" if name == "model" else f"--{name.replace('_', '-')} {given}"
+            raise InputError("--vary", f"{name} is varied, so {shown} would be replaced in every row",
+                             f"drop {shown.split(' ')[0]}, or add its value to --vary {name}=...")
 
 
 def _check_plot_target(plot: str) -> None:

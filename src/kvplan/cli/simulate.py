@@ -346,6 +346,8 @@ def capacity(
     if target_rate is not None and not (math.isfinite(target_rate) and target_rate > 0):
         raise InputError("--target-rate", f"must be a positive number of requests per second, got {target_rate:g}", "e.g. --target-rate 40")
     slo_spec = parse_slo(slo, percentile)
+    if slo_spec.ttft_ms is None and slo_spec.tpot_ms is None and slo_spec.e2e_ms is None:  # before the search is announced
+        raise InputError("--slo", "capacity needs at least one SLO", "e.g. --slo ttft=1s,tpot=50ms")
     spec = replace(workload_spec, rate_per_s=1.0)
     base = build_workload(spec)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, 0, json_out)
