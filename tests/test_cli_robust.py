@@ -235,3 +235,20 @@ def test_capacity_without_an_objective_is_refused_before_the_search(monkeypatch,
     out = refused(monkeypatch, capsys, "--slo", "capacity", M, "--gpu", "H100", "--max-model-len", "8192", "-w", "azure-conv",
                   "-n", "20", "--slo", "")
     assert "bisecting" not in out  # the search was announced, then refused
+
+
+def test_scaffold_into_an_empty_folder_name_writes_nothing(monkeypatch, capsys, tmp_path):
+    """`kvplan scaffold "$OUT" MODEL` with OUT unset wrote the seven files into the current folder."""
+    monkeypatch.chdir(tmp_path)
+    refused(monkeypatch, capsys, "DIR", "scaffold", "", M, "--gpu", "L4", "--max-model-len", "8192")
+    assert list(tmp_path.iterdir()) == []
+    refused(monkeypatch, capsys, "--served-model-name", "scaffold", str(tmp_path / "d"), M, "--gpu", "L4",
+            "--max-model-len", "8192", "--served-model-name", " ")
+    assert not (tmp_path / "d").exists()
+
+
+@pytest.mark.parametrize("flag", ["--vllm-version", "--runner", "--quantization", "--speculative-config", "--entrypoint"])
+def test_an_empty_flag_value_is_refused_not_read_as_the_default(monkeypatch, capsys, flag):
+    """'--vllm-version ""' planned with the newest release, '--runner ""' as auto, ... silently."""
+    out = refused(monkeypatch, capsys, flag, "fit", M, "--gpu", "L4", "--max-model-len", "8192", flag, "")
+    assert "an empty value" in out and f"leave {flag} out for the default" in out
