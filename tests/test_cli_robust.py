@@ -252,3 +252,17 @@ def test_an_empty_flag_value_is_refused_not_read_as_the_default(monkeypatch, cap
     """'--vllm-version ""' planned with the newest release, '--runner ""' as auto, ... silently."""
     out = refused(monkeypatch, capsys, flag, "fit", M, "--gpu", "L4", "--max-model-len", "8192", flag, "")
     assert "an empty value" in out and f"leave {flag} out for the default" in out
+
+
+SIM_OK = ["simulate", M, "--gpu", "H100", "--max-model-len", "8192", "--rate", "2", "-n", "10", "-w", "azure-conv"]
+
+
+def test_simulate_output_paths_are_checked_before_the_run(monkeypatch, capsys, tmp_path):
+    """--plot "" wrote three PNGs into the current folder; a file where the folder should be was a bare OSError."""
+    monkeypatch.chdir(tmp_path)
+    out = refused(monkeypatch, capsys, "--plot", *SIM_OK, "--plot", "")
+    assert "an empty path" in out and list(tmp_path.iterdir()) == []
+    refused(monkeypatch, capsys, "--requests", *SIM_OK, "--requests", " ")
+    (tmp_path / "taken").write_text("x")
+    out = refused(monkeypatch, capsys, "--plot", *SIM_OK, "--plot", str(tmp_path / "taken"))
+    assert "cannot make the folder" in out and "simulated" not in out
