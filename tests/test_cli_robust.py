@@ -266,3 +266,14 @@ def test_simulate_output_paths_are_checked_before_the_run(monkeypatch, capsys, t
     (tmp_path / "taken").write_text("x")
     out = refused(monkeypatch, capsys, "--plot", *SIM_OK, "--plot", str(tmp_path / "taken"))
     assert "cannot make the folder" in out and "simulated" not in out
+
+
+def test_a_model_planned_on_the_default_card_says_so(monkeypatch, capsys):
+    """Without --gpu on a machine without one, a model was planned on a T4 with the guess among the assumptions only."""
+    import kvplan.resolve as r
+
+    monkeypatch.setattr(r, "detect_gpu", lambda: None)
+    code, out = cli(monkeypatch, capsys, "fit", "meta-llama/Llama-3.2-1B-Instruct", "--max-model-len", "8192")
+    assert "warning: no --gpu given and no GPU detected here: planned for a 16 GB Tesla T4" in out, out
+    code, out = cli(monkeypatch, capsys, "fit")  # the seed's own example (README) stays as it was
+    assert code == 0 and "warning" not in out

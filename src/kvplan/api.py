@@ -127,6 +127,10 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
         ranks = args.tensor_parallel_size * (args.pipeline_parallel_size or 1) * (args.data_parallel_size or 1)
         raise InputError("--gpu", f"{gpu!r} names {named_count} GPU(s), but tensor x pipeline x data parallel = {ranks} "
                          "ranks", f"--gpu '{ranks}x {gspec.name}', or smaller parallel sizes") from None
+    if model is not None and any(n.startswith("no --gpu given and no GPU detected") for n in notes):
+        # a guess of the card the table shows as if given (the seed's own example, no model named, keeps it a note)
+        p = replace(p, warnings=p.warnings + ("no --gpu given and no GPU detected here: planned for a 16 GB Tesla T4 "
+                                              "(the seed's example card); give --gpu NAME for the card you mean",))
     choices = tuple(n for n in notes if isinstance(n, ChoiceNote))
     if choices:
         p = replace(p, warnings=p.warnings + choices)
