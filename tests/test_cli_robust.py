@@ -277,3 +277,18 @@ def test_a_model_planned_on_the_default_card_says_so(monkeypatch, capsys):
     assert "warning: no --gpu given and no GPU detected here: planned for a 16 GB Tesla T4" in out, out
     code, out = cli(monkeypatch, capsys, "fit")  # the seed's own example (README) stays as it was
     assert code == 0 and "warning" not in out
+
+
+@pytest.mark.parametrize("name, content, says", [
+    ("gap.jsonl", '{"prompt_tokens": 10, "completion_tokens": 5}\n{"prompt_tokens": 10}\n',
+     "request 2 has nothing (a missing value) in completion_tokens"),
+    ("short.csv", "prompt_tokens,completion_tokens\n10,5\n20\n", "request 2 has nothing (a missing value) in completion_tokens"),
+    ("word.csv", "prompt_tokens,completion_tokens\n10,5\n20,many\n", "request 2 has 'many' in completion_tokens"),
+    ("semi.csv", "prompt_tokens;completion_tokens\n10;5\n", "separate the columns with commas (this header uses ';')"),
+])
+def test_a_workload_cell_error_names_the_request(monkeypatch, capsys, tmp_path, name, content, says):
+    """It said 'non-numeric token counts in completion_tokens', naming no row, and nothing of a ';' header."""
+    f = tmp_path / name
+    f.write_text(content)
+    out = refused(monkeypatch, capsys, "--workload", *SIM, "-w", str(f))
+    assert says in out

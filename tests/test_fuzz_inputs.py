@@ -60,7 +60,7 @@ def offline(monkeypatch, tmp_path):
     ("binary.csv", bytes(range(256)) * 8, "is not text"),
     ("bad.csv.gz", b"\x1f\x8b\x08\x00not a deflate stream" * 4, "damaged gzip"),
     ("cut.jsonl.gz", gzip.compress(b'{"prompt_tokens": 10, "completion_tokens": 5}\n' * 200)[:60], "damaged gzip"),
-    ("nul.csv", b"prompt_tokens,completion_tokens\n1\x00,2\n", "non-numeric token counts"),
+    ("nul.csv", b"prompt_tokens,completion_tokens\n1\x00,2\n", "request 1 has '1\\x00' in prompt_tokens, not a token count"),
     ("hashes.csv", b"prompt_tokens,completion_tokens,block_hashes\n10,5,1 two 3\n", "block_hashes"),
 ])
 def test_a_workload_that_is_not_a_table_of_requests_names_workload(monkeypatch, capsys, tmp_path, name, content, says):

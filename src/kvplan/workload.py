@@ -326,7 +326,17 @@ def _token_counts(values: list, file_name: str, column: str, flag: str) -> np.nd
     try:
         x = np.asarray([float(v) for v in values], dtype=np.float64)
     except (TypeError, ValueError):
-        raise InputError(flag, f"{file_name}: non-numeric token counts in {column}", "every row needs integer counts")
+        def unreadable(v) -> bool:
+            try:
+                float(v)
+                return False
+            except (TypeError, ValueError):
+                return True
+
+        i = next(i for i, v in enumerate(values) if unreadable(v))
+        shown = "nothing (a missing value)" if values[i] is None or values[i] == "" else repr(values[i])
+        raise InputError(flag, f"{file_name}: request {i + 1} has {shown} in {column}, not a token count",
+                         "every row needs integer counts") from None
     bad = np.flatnonzero(~np.isfinite(x) | (x != np.floor(x)) | (np.abs(x) > _MAX_TOKENS))
     if bad.size:
         i = int(bad[0])
@@ -351,7 +361,9 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
     names = list(cols)
     pk, ck = _pick(_PROMPT_KEYS, names), _pick(_COMPLETION_KEYS, names)
     if pk is None or ck is None:
+        other = next((sep for sep in (";", "\t", "|") if len(names) == 1 and sep in names[0]), None)
         raise InputError(flag, f"{p.name}: no prompt/completion token columns among {names}",
+                         f"separate the columns with commas (this header uses {other!r})" if other else
                          "name them prompt_tokens and completion_tokens")
     prompt, completion = _token_counts(cols[pk], p.name, pk, flag), _token_counts(cols[ck], p.name, ck, flag)
     if prompt.size == 0:
