@@ -292,3 +292,19 @@ def test_a_workload_cell_error_names_the_request(monkeypatch, capsys, tmp_path, 
     f.write_text(content)
     out = refused(monkeypatch, capsys, "--workload", *SIM, "-w", str(f))
     assert says in out
+
+
+def test_a_checkpoint_whose_files_do_not_match_its_config_warns(monkeypatch, capsys, tmp_path):
+    """A folder with a 7B config and one tiny shard planned 0.00 GiB of weights as 'exact', silently."""
+    import json
+    import struct
+
+    (tmp_path / "config.json").write_text(json.dumps({
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32000, "intermediate_size": 11008,
+        "max_position_embeddings": 4096, "torch_dtype": "bfloat16"}))
+    header = json.dumps({"model.norm.weight": {"dtype": "BF16", "shape": [4096], "data_offsets": [0, 8192]}}).encode()
+    (tmp_path / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header + bytes(8192))
+    code, out = cli(monkeypatch, capsys, "fit", str(tmp_path), "--gpu", "L4")
+    assert "warning: the checkpoint's weight files hold 0.00 GiB, but its config.json counts" in out
+    assert "a partial download (shards missing)" in out

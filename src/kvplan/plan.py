@@ -2210,6 +2210,11 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     ep = tp * resolved.data_parallel_size if resolved.enable_expert_parallel else 1
     text_only = _text_only(model, resolved, rules)
     w: RankWeights = rank_weights(model, gpu, resolved, rules, quant)
+    if not 0.5 <= w.checkpoint_ratio <= 2.0:  # the bytes are the files', which then describe another model than the config
+        files = model.checkpoint.total_bytes
+        warns.append(f"the checkpoint's weight files hold {files / GIB:,.2f} GiB, but its config.json counts "
+                     f"{files / w.checkpoint_ratio / GIB:,.2f} GiB of weights: a partial download (shards missing), or files "
+                     "and config of different models? The plan uses the files' bytes")
     if text_only:
         notes.append("text-only mode (--limit-mm-per-prompt 0 for every modality, or --language-model-only): vLLM loads no "
                      "vision tower and profiles no encoder pass")

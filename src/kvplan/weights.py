@@ -531,6 +531,9 @@ class RankWeights:
     by_use: tuple[tuple[str, int], ...] = ()
     # pipeline parallelism: each stage's bytes (rotary cache included), first stage first; `bytes` is their maximum
     stage_bytes: tuple[int, ...] = ()
+    # a checkpoint's bytes over what its config counts (1.0 without a checkpoint): far from 1 the files and the config
+    # describe different models (a partial download, a config of another size)
+    checkpoint_ratio: float = 1.0
 
 
 def _round_up(x: int, a: int) -> int:
@@ -768,7 +771,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         return RankWeights(int(round(max(stage_bytes))) + rotary, exact=not drafter or bool(spec.checkpoint.mtp_bytes),
                            method=f"exact: {spec.checkpoint.source}", rotary_bytes=rotary, notes=tuple(notes),
                            by_use=_busiest_uses(stage_bytes, stage_uses),
-                           stage_bytes=tuple(int(round(b)) + rotary for b in stage_bytes))
+                           stage_bytes=tuple(int(round(b)) + rotary for b in stage_bytes),
+                           checkpoint_ratio=1.0 if unsized else float(scale))
     if drafter:
         notes.append(f"MTP drafter: {drafter_rank / 1024 ** 3:.2f} GiB per rank (counted; last pipeline stage)")
         stage_bytes[-1] += drafter_rank
