@@ -1433,6 +1433,22 @@ def test_the_seeds_arithmetic_pads_mxfp4_experts_as_the_full_plan(version, gpu, 
     assert simple.weights_bytes > 65_185_750_144  # the unpadded count (60.71 GiB)
 
 
+def test_the_seeds_arithmetic_pads_a_quantized_checkpoints_experts_too():
+    """With checkpoint files (a Hub id or a folder), --overhead-gb took their stored bytes / TP, unpadded, where the
+    full plan pads the MXFP4 experts as the GPU's backend does: both now count with plan.rank_weights."""
+    from dataclasses import replace
+
+    import kvplan
+    from kvplan.resolve import CheckpointWeights, resolve_model
+
+    files = CheckpointWeights((("BF16", 2_000_000_000), ("U8", 63_000_000_000)), source="test files")
+    m = replace(resolve_model("openai/gpt-oss-120b"), checkpoint=files)
+    kw = dict(max_model_len=8192, vllm_version="0.12.0", fixes=False)
+    for gpu in ("H100", "A100"):
+        simple, full = kvplan.fit(m, gpu, overhead_gb=1, **kw), kvplan.fit(m, gpu, **kw)
+        assert simple.weights_bytes == full.weights_bytes > files.total_bytes
+
+
 def test_gemma4_default_batch_is_raised_to_one_video_item_from_0_22():
     # vLLM PR #43051 (first in 0.22.0; absent from 0.21.0): for a multimodal prefix-LM model whose processor states
     # its per-item maxima (Gemma 4: a video is 32 x (70 + 2 + 6) = 2,496 tokens), a max_num_batched_tokens vLLM chose

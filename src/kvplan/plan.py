@@ -2704,9 +2704,9 @@ def _simple_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     kv_dtype = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
     heads = heads_per_rank(model.num_kv_heads, tp)
     per_token = 2 * model.num_layers * heads * model.head_dim * kv_dtype
-    # a quantized catalog checkpoint: counted as the full plan counts it (rank_weights: this GPU's MXFP4 backend and its
-    # padding too), all layers on the rank
-    weights = model.weights_bytes // tp if model.quant is None or model.checkpoint else rank_weights(
+    # a quantized model, catalog or checkpoint: its weights as the full plan loads them (rank_weights: this GPU's MXFP4
+    # backend and its padding too, the rotary cache), all layers on the rank; unquantized, the seed's parameter bytes
+    weights = model.weights_bytes // tp if model.quant is None else rank_weights(
         model, gpu, args, rules, quant, pipeline=False).bytes
     total_gb = gpu.total_bytes / GB
     budget = total_gb * args.gpu_memory_utilization * GB
