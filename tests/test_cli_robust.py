@@ -308,3 +308,23 @@ def test_a_checkpoint_whose_files_do_not_match_its_config_warns(monkeypatch, cap
     code, out = cli(monkeypatch, capsys, "fit", str(tmp_path), "--gpu", "L4")
     assert "warning: the checkpoint's weight files hold 0.00 GiB, but its config.json counts" in out
     assert "a partial download (shards missing)" in out
+
+
+@pytest.mark.parametrize("extra, field, says", [
+    (["--gpu-gib", "20"], "--gpu-gib", "--gpu auto picks a catalog GPU, so a custom size would be ignored"),
+    (["--max-model-len", "auto", "--concurrency", "4"], "--gpu", "with --max-model-len auto both would be unknown"),
+    (["--max-model-len", "8192", "--concurrency", "4"], "--concurrency", "with --gpu auto it would be ignored"),
+])
+def test_gpu_auto_refuses_what_it_would_ignore(monkeypatch, capsys, extra, field, says):
+    """--gpu-gib and --concurrency were dropped unread; with --max-model-len auto the error told a CLI user to call
+    kvplan.api.max_model_len_for_concurrency."""
+    out = refused(monkeypatch, capsys, field, "fit", M, "--gpu", "auto", *extra)
+    assert says in out and "kvplan.api" not in out
+
+
+@pytest.mark.parametrize("command", [["sweep", M, "--vary", "max_model_len=4096,8192"], ["scaffold", "DIR", M]])
+def test_gpu_auto_outside_fit_says_where_it_is_answered(monkeypatch, capsys, tmp_path, command):
+    args = [str(tmp_path / "d") if a == "DIR" else a for a in command]
+    out = refused(monkeypatch, capsys, "--gpu", *args, "--gpu", "auto", "--max-model-len", "8192") if command[0] == "scaffold" \
+        else refused(monkeypatch, capsys, "--gpu", *args, "--gpu", "auto")
+    assert "is answered by `kvplan fit`" in out and "unknown GPU" not in out

@@ -28,6 +28,18 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
 
     kw, gpu, gib, gb, revision = _engine_kwargs_and_gpu(flags)
     if gpu and gpu.lower() == "auto":
+        # --gpu auto answers one unknown: a size it would not read, or a second unknown, is refused, not dropped
+        if gib is not None or gb is not None:
+            flag = "--gpu-gib" if gib is not None else "--gpu-gb"
+            raise InputError(flag, "--gpu auto picks a catalog GPU, so a custom size would be ignored",
+                             f"drop --gpu auto ({flag} alone plans that card), or drop {flag}")
+        if is_auto_length(kw.get("max_model_len")):
+            raise InputError("--gpu", "auto picks the GPU for a given length; with --max-model-len auto both would be "
+                             "unknown", "give --max-model-len N with --gpu auto, or a GPU with --max-model-len auto "
+                             "--concurrency N")
+        if concurrency is not None:
+            raise InputError("--concurrency", "goes with --max-model-len auto (with --gpu auto it would be ignored)",
+                             "drop --concurrency, or give a GPU with --max-model-len auto --concurrency N")
         spec = resolve_model(model, revision=revision)
         args = api.engine_args(**kw)
         found = api.smallest_gpu_and_tp(spec, args)
