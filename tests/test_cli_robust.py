@@ -328,3 +328,19 @@ def test_gpu_auto_outside_fit_says_where_it_is_answered(monkeypatch, capsys, tmp
     out = refused(monkeypatch, capsys, "--gpu", *args, "--gpu", "auto", "--max-model-len", "8192") if command[0] == "scaffold" \
         else refused(monkeypatch, capsys, "--gpu", *args, "--gpu", "auto")
     assert "is answered by `kvplan fit`" in out and "unknown GPU" not in out
+
+
+@pytest.mark.parametrize("flag", [["-pp", "2"], ["--enable-lora"], ["--kv-cache-memory-bytes", "4G"], ["--cpu-offload-gb", "4"],
+                                  ["--quantization", "fp8"]])
+def test_the_seeds_arithmetic_refuses_flags_it_would_drop(monkeypatch, capsys, flag):
+    """--overhead-gb with -pp 2 planned every layer's weights on one rank; with LoRA, a given pool, CPU offload or
+    online FP8 the same numbers as without them, silently."""
+    long = {"-pp": "--pipeline-parallel-size"}.get(flag[0], flag[0])
+    out = refused(monkeypatch, capsys, long, "fit", M, "--gpu-gb", "80", "--overhead-gb", "1", "--max-model-len", "8192", *flag)
+    assert "the seed's arithmetic (--overhead-gb) has no" in out and "drop --overhead-gb" in out
+
+
+def test_the_seeds_arithmetic_takes_what_it_models(monkeypatch, capsys):
+    code, out = cli(monkeypatch, capsys, "fit", M, "--gpu-gb", "80", "--overhead-gb", "1", "--max-model-len", "8192",
+                    "--kv-cache-dtype", "fp8", "-tp", "2")
+    assert code == 0, out

@@ -2187,6 +2187,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     notes = list(extra_assumptions) + list(rules.notes) + env_notes + notes + list(model.notes)
     beyond = newer_than_read(rules)
     if resolved.overhead_gb is not None:  # the seed's arithmetic has no warnings: said among its assumptions
+        _refuse_what_the_seed_ignores(model, args)
         return _simple_plan(model, gpu, resolved, rules, quant, notes + ([beyond] if beyond else []))
     warns: list[str] = [beyond] if beyond else []
     if resolved.cudagraph_mode and resolved.captures_cuda_graphs:  # NONE is modelled: no graphs, no graph memory
@@ -2690,6 +2691,24 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
     if error:
         lines.append(("ValueError: " if not error.startswith("No available") else "ValueError: ") + error)
     return tuple(lines)
+
+
+def _refuse_what_the_seed_ignores(model: ModelSpec, args: EngineArgs) -> None:
+    """The seed's arithmetic (--overhead-gb: GPU GB x utilization - weights / TP - overhead) has no pipeline stages,
+    LoRA slots, given pool, CPU offload, online quantization or drafter: a flag for one would be dropped unread, and
+    the numbers silently those of a deployment without it. InputError naming the first."""
+    spec = args.speculative
+    ignored = [("--pipeline-parallel-size", (args.pipeline_parallel_size or 1) > 1, "pipeline stages"),
+               ("--enable-lora", args.enable_lora, "LoRA slots"),
+               ("--kv-cache-memory-bytes", args.kv_cache_memory_bytes is not None, "given KV pool"),
+               ("--cpu-offload-gb", bool(args.cpu_offload_gb), "CPU offload"),
+               ("--quantization", args.quantization is not None and model.quant is None,
+                "online quantization (it counts the checkpoint's own weights)"),
+               ("--speculative-config", bool(spec and spec[0] == "mtp"), "MTP drafter")]
+    for flag, given, what in ignored:
+        if given:
+            raise InputError(flag, f"the seed's arithmetic (--overhead-gb) has no {what}, so {flag} would be ignored",
+                             f"drop --overhead-gb to plan {flag} as vLLM starts it, or drop {flag}")
 
 
 def _simple_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: QuantSpec | None,
