@@ -344,3 +344,53 @@ def test_the_seeds_arithmetic_takes_what_it_models(monkeypatch, capsys):
     code, out = cli(monkeypatch, capsys, "fit", M, "--gpu-gb", "80", "--overhead-gb", "1", "--max-model-len", "8192",
                     "--kv-cache-dtype", "fp8", "-tp", "2")
     assert code == 0, out
+
+
+def _store_calibration(home: Path, gpu: str, model: str, activation_gib: float) -> None:
+    import json
+
+    home.mkdir(parents=True, exist_ok=True)
+    entry = {"terms": {"activation_peak_gib": activation_gib}, "counts": {"activation_peak_gib": 1}, "n": 1,
+             "activation_peak_bytes": int(activation_gib * 1024 ** 3), "source": "kvplan reconcile --calibrate (test)"}
+    (home / "calibration.json").write_text(json.dumps({gpu: {model: entry}}))
+
+
+def test_a_site_calibration_is_shown_and_its_fixes_are_calibrated(monkeypatch, tmp_path):
+    """A stored calibration changed fit's numbers with a note among the assumptions only, and the fixes were replanned
+    without it (their lengths and tokens those of an uncalibrated plan)."""
+    import kvplan
+
+    monkeypatch.setenv("KVPLAN_HOME", str(tmp_path))
+    plain = kvplan.fit(M, "L4", max_model_len=131072, site_calibration=False)
+    _store_calibration(tmp_path, plain.gpu.name, M, 1.0)
+    calibrated = kvplan.fit(M, "L4", max_model_len=131072)
+    assert any(w.startswith("site calibration applied") for w in calibrated.warnings)
+    assert calibrated.kv_cache_bytes == pytest.approx(plain.kv_cache_bytes - 1024 ** 3, abs=2 ** 21)
+
+    def length_fix(p):
+        return next(f.command_text for f in p.fixes if "--max-model-len" in f.command_text)
+
+    assert length_fix(calibrated) != length_fix(plain)  # the calibrated pool holds fewer tokens
+
+
+def test_a_site_calibration_that_cannot_be_read_or_written_is_said(monkeypatch, capsys, tmp_path):
+    (tmp_path / "calibration.json").write_text("not json")
+    monkeypatch.setenv("KVPLAN_HOME", str(tmp_path))
+    code, out = cli(monkeypatch, capsys, "fit", M, "--gpu", "L4", "--max-model-len", "8192")
+    assert code == 0 and "warning: site calibration not applied: cannot read" in out
+    blocked = tmp_path / "a-file"
+    blocked.write_text("x")
+    monkeypatch.setenv("KVPLAN_HOME", str(blocked))
+    log = str(Path(__file__).parent / "data" / "dp2_engine_core_n_v0101.log")
+    out = refused(monkeypatch, capsys, "KVPLAN_HOME", "reconcile", log, "Qwen/Qwen2.5-7B-Instruct", "--gpu", "H100", "--calibrate")
+    assert "cannot write the site calibration" in out
+
+
+def test_one_startup_is_calibrated_once(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("KVPLAN_HOME", str(tmp_path))
+    log = str(Path(__file__).parent / "data" / "dp2_engine_core_n_v0101.log")
+    args = ["reconcile", log, "Qwen/Qwen2.5-7B-Instruct", "--gpu", "H100", "--calibrate"]
+    code, out = cli(monkeypatch, capsys, *args)
+    assert code == 0 and "site calibration stored (1 startup(s))" in out
+    out = refused(monkeypatch, capsys, "--calibrate", *args)  # it was stored again as a second startup
+    assert "this log is already in the site calibration" in out

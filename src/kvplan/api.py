@@ -115,9 +115,9 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
             flags["num_gpus"] = named_count  # '2x L40S': the GPUs available; vLLM's ranks are still its flags'
             count_from_name = True
     args = engine_args(**flags)
-    offsets = None
+    offsets, unread = None, None
     if site_calibration and args.overhead_gb is None:
-        offsets = _site_offsets(gspec, spec)
+        offsets, unread = _site_offsets(gspec, spec)
     try:
         p = plan(spec, gspec, args, extra_assumptions=notes, site_offsets=offsets)
     except InputError as exc:
@@ -131,6 +131,8 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
         # a guess of the card the table shows as if given (the seed's own example, no model named, keeps it a note)
         p = replace(p, warnings=p.warnings + ("no --gpu given and no GPU detected here: planned for a 16 GB Tesla T4 "
                                               "(the seed's example card); give --gpu NAME for the card you mean",))
+    if unread:  # a stored calibration that cannot be read was skipped: said, not silent
+        p = replace(p, warnings=p.warnings + (unread,))
     choices = tuple(n for n in notes if isinstance(n, ChoiceNote))
     if choices:
         p = replace(p, warnings=p.warnings + choices)
@@ -147,16 +149,19 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
     return p
 
 
-def _site_offsets(gpu: GPUSpec, model: ModelSpec) -> dict | None:
-    """A site calibration stored by `kvplan reconcile --calibrate`, when that module is present."""
+def _site_offsets(gpu: GPUSpec, model: ModelSpec) -> tuple[dict | None, str | None]:
+    """A site calibration stored by `kvplan reconcile --calibrate`, when that module is present, and the warning for
+    one that is there but cannot be read (the plan is then made without it)."""
     try:
         from kvplan.reconcile import load_site_calibration
     except ImportError:
-        return None
+        return None, None
     try:
-        return load_site_calibration(gpu.name, model.id)
-    except Exception:
-        return None
+        return load_site_calibration(gpu.name, model.id), None
+    except InputError as exc:
+        return None, f"site calibration not applied: {exc.message} ({exc.fix})"
+    except Exception as exc:  # noqa: BLE001 -- a calibration file must never stop a plan
+        return None, f"site calibration not applied: {type(exc).__name__}: {exc}"
 
 
 def replan(p: Plan, *, model: ModelSpec | None = None, gpu: GPUSpec | None = None, **changes) -> Plan:
@@ -167,7 +172,9 @@ def replan(p: Plan, *, model: ModelSpec | None = None, gpu: GPUSpec | None = Non
     given = {k: getattr(base, k) for k in _ENGINE_FIELDS}
     given["vllm_version"] = p.args.vllm_version
     given.update(changes)
-    return plan(model or p.model, gpu or p.gpu, EngineArgs(**given))
+    # a site calibration is of one GPU and model: it carries over to a replan of the same ones only
+    same = (model is None or model == p.model) and (gpu is None or gpu == p.gpu)
+    return plan(model or p.model, gpu or p.gpu, EngineArgs(**given), site_offsets=p.site_offsets if same else None)
 
 
 def _try(p: Plan, **kw) -> Plan | None:

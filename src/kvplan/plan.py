@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from fractions import Fraction
 from functools import cached_property
 from typing import Iterable
@@ -631,6 +631,8 @@ class Plan:
                                      # "state_blocks" (a hybrid's state blocks below max_num_seqs)
     weights_by_use: tuple[tuple[str, int], ...] = ()  # per rank, by what a decode step does with them (RankWeights.by_use)
     given_args: EngineArgs | None = None  # the flags as given, before defaults (a replan re-derives the defaults)
+    # the site calibration (kvplan reconcile --calibrate) this plan applied, for its replans on the same GPU and model
+    site_offsets: dict | None = field(default=None, compare=False, repr=False)
 
     @property
     def vllm_version(self) -> str:
@@ -2132,7 +2134,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
               check_architecture=check_architecture)
     if p.fits and p.args.kv_cache_memory_bytes is not None and not pool_given:
         p = _given_pool_allocation(p)
-    return replace(p, given_args=args)  # the flags as given (-1 too), not what an auto-fit planned with
+    # the flags as given (-1 too), not what an auto-fit planned with; the site calibration, for replans
+    return replace(p, given_args=args, site_offsets=site_offsets or None)
 
 
 def largest_given_pool_bytes(p: Plan) -> int:
@@ -2274,6 +2277,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         nt += int(site_offsets.get("non_torch_bytes", 0))
         capture += int(site_offsets.get("cudagraph_bytes", 0))
         notes.append(f"site calibration applied: {site_offsets.get('source', 'kvplan reconcile --calibrate')}")
+        # shown, not only listed: the numbers differ from an uncalibrated plan's (and from `kvplan sweep`'s)
+        warns.append(f"site calibration applied ({site_offsets.get('source', 'kvplan reconcile --calibrate')}): the "
+                     "activation, non-torch and CUDA-graph terms are offset by what those startups measured")
     cg = capture if rules.cudagraph_subtracted else 0
     v0_state = _v0_mamba_cache_bytes(model, resolved, rules)
     if v0_state:

@@ -70,7 +70,9 @@ def reconcile(
     if calibrate:
         gpu_name = getattr(plan.gpu, "name", None) or "unknown GPU"
         model_id = getattr(plan.model, "id", None) or getattr(plan.model, "model_id", None) or model
-        stored = store_site_calibration(result, gpu_name, model_id)
+        # a log file is stored once (its bytes' digest: a restart's log differs in its timestamps); standard input is not
+        startup_id = None if logfile == "-" else _digest(logfile)
+        stored = store_site_calibration(result, gpu_name, model_id, startup_id=startup_id)
     if record == "-":
         return
     if json_output:
@@ -147,3 +149,13 @@ def _fmt(value, unit: str) -> str:
     if unit == "x":
         return f"{value:.2f}x"
     return f"{int(value):,}" if float(value).is_integer() else f"{value:.2f}"
+
+
+def _digest(path: str) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()[:16]
