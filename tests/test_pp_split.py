@@ -76,3 +76,20 @@ def test_env_string_keeps_a_comma_inside_a_value():
     assert parse_env("VLLM_PP_LAYER_PARTITION=12,20 VLLM_USE_V1=1") == (("VLLM_PP_LAYER_PARTITION", "12,20"),
                                                                          ("VLLM_USE_V1", "1"))
     assert parse_env("A=1,B=2") == (("A", "1"), ("B", "2"))
+
+
+def test_a_decoder_layer_with_two_caches_is_split_as_one_layer():
+    """Falcon-H1 keeps attention and Mamba state in each of its 44 decoder layers (88 cache layers): vLLM splits the 44
+    (15, 15, 14 on 3 stages), and so do the weights and the KV layers per stage, two cache layers per decoder layer."""
+    from kvplan.plan import stage_cache_layers
+
+    model = resolve_model("tiiuae/Falcon-H1-7B")
+    gpu, _ = resolve_gpu("L4")
+    rules = rules_for("0.33.0")
+    resolved, quant, _ = resolve_args(model, gpu, engine_args(max_model_len=8192, pipeline_parallel_size=3), rules)
+    assert sizes(pp_stages(model, resolved, rules)) == [15, 15, 14]
+    assert [len(layers) for layers in stage_cache_layers(model, resolved, rules)] == [30, 30, 28]
+    w = weights_per_rank(model, pp=3, quant=quant, stages=pp_stages(model, resolved, rules))
+    assert len(w.stage_bytes) == 3 and max(w.stage_bytes) < 0.45 * sum(w.stage_bytes)  # no stage holds every layer
+    groups, _, _ = build_groups(model, resolved, rules, [], [], gpu)
+    assert {(g.kind, g.num_layers) for g in groups} == {("full", 15), ("recurrent", 15)}

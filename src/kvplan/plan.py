@@ -1012,7 +1012,7 @@ def pp_stages(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> list[t
     (vllm/distributed/utils.py get_pp_indices checks its count against pp and its sum against the layers; kvplan also
     refuses a stage of no layer, as it refuses more stages than layers)."""
     pp = args.pipeline_parallel_size or 1
-    n = len(model.layers)
+    n = model.num_layers  # vLLM splits num_hidden_layers (decoder layers), not cache layers (stage_cache_layers)
     text = args.env_value("VLLM_PP_LAYER_PARTITION")
     partition = None
     if text is not None:
@@ -1034,6 +1034,17 @@ def pp_stages(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> list[t
             raise InputError(field, f"{text!r} leaves a stage without a decoder layer",
                              f"at least one layer per stage, e.g. {_even_partition(n, pp)}")
     return pp_layer_split(n, pp, remainder=rules.pp_remainder, partition=partition)
+
+
+def stage_cache_layers(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> list[tuple[LayerSpec, ...]]:
+    """The cache layers (model.layers) of each pipeline stage: a decoder layer that keeps attention and Mamba state side
+    by side (Falcon-H1, kind "both") is two cache layers, so the decoder split of pp_stages is scaled by them."""
+    stages = pp_stages(model, args, rules)
+    n, k = model.num_layers, len(model.layers) // max(1, model.num_layers)
+    if n and len(model.layers) != k * n:  # cache layers that do not map onto decoder layers: split them as they are
+        return [tuple(model.layers[lo:hi]) for lo, hi in pp_layer_split(len(model.layers), len(stages),
+                                                                           remainder=rules.pp_remainder)]
+    return [tuple(model.layers[lo * k:hi * k]) for lo, hi in stages]
 
 
 def _even_partition(n: int, pp: int) -> str:
@@ -1069,8 +1080,8 @@ def _v0_mamba_cache_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRule
         return 0
     b = DTYPE_BYTES[args.dtype]
     # the busiest stage's recurrent layers (every stage allocates for its own)
-    per_pp = max(sum(1 for l in model.layers[lo:hi] if l.kind in ("recurrent", "both") and l.recurrent is not None)
-                 for lo, hi in pp_stages(model, args, rules))
+    per_pp = max(sum(1 for l in layers if l.kind in ("recurrent", "both") and l.recurrent is not None)
+                 for layers in stage_cache_layers(model, args, rules))
     return per_pp * _v0_state_seqs(args) * _state_bytes(rec[0], args.tensor_parallel_size, b, b)
 
 
@@ -1096,7 +1107,7 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     bs = args.block_size
     # pipeline parallelism: each stage holds its own layers (pp_stages, the split the weights per stage use too); the
     # stage with most KV layers (the first of those) bounds N
-    stage_layers = [[l for l in model.layers[lo:hi] if l.kind != "none"] for lo, hi in pp_stages(model, args, rules)]
+    stage_layers = [[l for l in layers if l.kind != "none"] for layers in stage_cache_layers(model, args, rules)]
     layers = max(stage_layers, key=len)
     spec = args.speculative
     spec_tokens = spec[1] if spec else 0
@@ -2026,8 +2037,7 @@ def _pipeline_stage_pool(model: ModelSpec, args: EngineArgs, rules: VersionRules
     if (pp <= 1 or not rules.is_v1 or args.kv_cache_memory_bytes is not None or len(groups) != 1
             or len(w.stage_bytes) != pp or groups[0].kind == "recurrent" or args.speculative):
         return None
-    kv_layers = [l.kind != "none" for l in model.layers]
-    per_stage = [sum(kv_layers[lo:hi]) for lo, hi in pp_stages(model, args, rules)]
+    per_stage = [sum(l.kind != "none" for l in layers) for layers in stage_cache_layers(model, args, rules)]
     if min(per_stage) <= 0:
         return None
     extra = w.bytes - max(w.stage_bytes)  # what is added to every rank after counting (allocator rounding, LoRA, ...)

@@ -712,7 +712,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         return "vision" if c.name == "vision" else "streamed"
 
     # `stages`: the planner's split (plan.pp_stages: the release's rule and VLLM_PP_LAYER_PARTITION); alone, the newest rule
-    stages = stages if stages is not None else pp_layer_split(count.num_layers, pp)
+    if stages is None or len(stages) != pp or stages[-1][1] != count.num_layers:  # a split of other layers: not these
+        stages = pp_layer_split(count.num_layers, pp)
     drafter = mtp_components(spec, count) if mtp else []
     drafter_rank = sum(bytes_of(c, True) for c in drafter)
     stage_bytes = []
