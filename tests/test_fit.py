@@ -1423,6 +1423,38 @@ def test_the_seeds_arithmetic_counts_the_rotary_cache_of_its_release():
     assert new.weights_bytes - old.weights_bytes == 3 * 262_144 * 64 * 2  # 3 more position copies x rotary dim x bf16
 
 
+@pytest.mark.parametrize("version, gpu, env", [("0.11.0", "H100", None), ("0.12.0", "H100", None), ("0.12.0", "A100", None),
+                                               ("0.12.0", "B200", None), ("0.12.0", "H100", {"VLLM_MXFP4_USE_MARLIN": "1"})])
+def test_the_seeds_arithmetic_pads_mxfp4_experts_as_the_full_plan(version, gpu, env):
+    """--overhead-gb counts gpt-oss's MXFP4 experts with the padding of the backend this GPU and release get (Hopper:
+    Marlin before 0.12, Triton from it, Marlin again with VLLM_MXFP4_USE_MARLIN=1; SM100 FlashInfer; Marlin below
+    SM90), the same bytes as the full plan (plan.rank_weights); it had counted them unpadded on every GPU."""
+    import kvplan
+
+    kw = dict(max_model_len=8192, vllm_version=version, env=env, fixes=False)
+    simple = kvplan.fit("openai/gpt-oss-120b", gpu, overhead_gb=1, **kw)
+    full = kvplan.fit("openai/gpt-oss-120b", gpu, **kw)
+    assert simple.mode == "simple" and full.mode == "vllm"
+    assert simple.weights_bytes == full.weights_bytes
+    assert simple.weights_bytes > 65_185_750_144  # the unpadded count (60.71 GiB)
+
+
+def test_the_seeds_arithmetic_pads_a_quantized_checkpoints_experts_too():
+    """With checkpoint files (a Hub id or a folder), --overhead-gb took their stored bytes / TP, unpadded, where the
+    full plan pads the MXFP4 experts as the GPU's backend does: both now count with plan.rank_weights."""
+    from dataclasses import replace
+
+    import kvplan
+    from kvplan.resolve import CheckpointWeights, resolve_model
+
+    files = CheckpointWeights((("BF16", 2_000_000_000), ("U8", 63_000_000_000)), source="test files")
+    m = replace(resolve_model("openai/gpt-oss-120b"), checkpoint=files)
+    kw = dict(max_model_len=8192, vllm_version="0.12.0", fixes=False)
+    for gpu in ("H100", "A100"):
+        simple, full = kvplan.fit(m, gpu, overhead_gb=1, **kw), kvplan.fit(m, gpu, **kw)
+        assert simple.weights_bytes == full.weights_bytes > files.total_bytes
+
+
 def test_gemma4_default_batch_is_raised_to_one_video_item_from_0_22():
     # vLLM PR #43051 (first in 0.22.0; absent from 0.21.0): for a multimodal prefix-LM model whose processor states
     # its per-item maxima (Gemma 4: a video is 32 x (70 + 2 + 6) = 2,496 tokens), a max_num_batched_tokens vLLM chose

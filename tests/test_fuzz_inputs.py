@@ -60,7 +60,7 @@ def offline(monkeypatch, tmp_path):
     ("binary.csv", bytes(range(256)) * 8, "is not text"),
     ("bad.csv.gz", b"\x1f\x8b\x08\x00not a deflate stream" * 4, "damaged gzip"),
     ("cut.jsonl.gz", gzip.compress(b'{"prompt_tokens": 10, "completion_tokens": 5}\n' * 200)[:60], "damaged gzip"),
-    ("nul.csv", b"prompt_tokens,completion_tokens\n1\x00,2\n", "non-numeric token counts"),
+    ("nul.csv", b"prompt_tokens,completion_tokens\n1\x00,2\n", "request 1 has '1\\x00' in prompt_tokens, not a token count"),
     ("hashes.csv", b"prompt_tokens,completion_tokens,block_hashes\n10,5,1 two 3\n", "block_hashes"),
 ])
 def test_a_workload_that_is_not_a_table_of_requests_names_workload(monkeypatch, capsys, tmp_path, name, content, says):
@@ -107,7 +107,8 @@ def test_hub_errors_start_with_the_field_they_are_about():
 
 def test_an_uncached_hub_id_offline_says_model(monkeypatch, capsys, offline):
     code, out = cli(monkeypatch, capsys, "fit", "acme/not-cached", "--gpu", "L4")
-    assert code == 1 and "error: model: cannot reach the Hugging Face Hub" in " ".join(out.split())
+    # exit 2 (input this command cannot use), never 1, which says "does not fit"
+    assert code == 2 and "error: model: cannot reach the Hugging Face Hub" in " ".join(out.split())
 
 
 @pytest.mark.parametrize("ref", ["Qwen/Qwen2.5 0.5B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct!", "Ω/模型", "qwen/--x",

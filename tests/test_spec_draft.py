@@ -190,3 +190,11 @@ def test_an_eagle1_head_has_fc_and_no_lm_head_of_its_own(tmp_path):
     # no auxiliary hidden states for EAGLE-1: the profile adds the proposer's buffers only
     t = p.args.max_num_batched_tokens
     assert p.activation_peak_bytes - plain.activation_peak_bytes == t * (2 * 4096 * 2 + 16)
+
+
+def test_the_seeds_arithmetic_refuses_a_drafter_it_would_ignore(tmp_path):
+    # --overhead-gb plans weights / TP + a fixed overhead: a drafter's weights and KV layers would be dropped unread
+    with pytest.raises(InputError, match="eagle3 drafter") as e:
+        kvplan.fit(LLAMA, gpu_gb=80, overhead_gb=1, max_model_len=8192, speculative_config=_spec(_head(tmp_path)))
+    assert e.value.field == "--speculative-config"
+    assert kvplan.fit(LLAMA, gpu_gb=80, overhead_gb=1, max_model_len=8192).num_gpu_blocks > 0

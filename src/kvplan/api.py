@@ -49,6 +49,11 @@ def _checked(name: str, value):
         return value
     if name in _INT_FIELDS:
         number = human_int(value) if isinstance(value, (int, str)) else None
+        if number is None and isinstance(value, str):  # as a command line gives it: say how vllm serve reads one
+            example = "'8G' (8 GiB)" if name == "kv_cache_memory_bytes" else "'8K' (8,192)"
+            raise InputError(name, f"{value!r} is not a whole number as vllm serve reads it (digits, then optionally "
+                             "k/m/g/t for x1000 or K/M/G/T for x1024: 8k = 8,000, 8K = 8,192; no sign, no 'iB')",
+                             f"e.g. {name}={example}")
         if number is None:
             raise InputError(name, f"must be a whole number, got {value!r} ({type(value).__name__})", f"e.g. {name}=4")
         return number
@@ -99,6 +104,7 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
         flags["max_model_len"] = 4096
         notes.append("no model given: the seed's example, Qwen/Qwen2.5-0.5B-Instruct at max_model_len 4096")
     named_count = None
+    count_from_name = False  # --num-gpus taken from the GPU's name ('2x L40S'), not given
     if isinstance(gpu, GPUSpec):
         gspec = gpu
     else:
@@ -107,11 +113,26 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
         named_count = gpu_count_in_name(gpu)
         if named_count and flags.get("num_gpus") is None:
             flags["num_gpus"] = named_count  # '2x L40S': the GPUs available; vLLM's ranks are still its flags'
+            count_from_name = True
     args = engine_args(**flags)
-    offsets = None
+    offsets, unread = None, None
     if site_calibration and args.overhead_gb is None:
-        offsets = _site_offsets(gspec, spec)
-    p = plan(spec, gspec, args, extra_assumptions=notes, site_offsets=offsets)
+        offsets, unread = _site_offsets(gspec, spec)
+    try:
+        p = plan(spec, gspec, args, extra_assumptions=notes, site_offsets=offsets)
+    except InputError as exc:
+        if not (count_from_name and exc.field == "--num-gpus"):
+            raise
+        # the count came from the GPU's name ('2x L4'), not from --num-gpus: the error names what was given
+        ranks = args.tensor_parallel_size * (args.pipeline_parallel_size or 1) * (args.data_parallel_size or 1)
+        raise InputError("--gpu", f"{gpu!r} names {named_count} GPU(s), but tensor x pipeline x data parallel = {ranks} "
+                         "ranks", f"--gpu '{ranks}x {gspec.name}', or smaller parallel sizes") from None
+    if model is not None and any(n.startswith("no --gpu given and no GPU detected") for n in notes):
+        # a guess of the card the table shows as if given (the seed's own example, no model named, keeps it a note)
+        p = replace(p, warnings=p.warnings + ("no --gpu given and no GPU detected here: planned for a 16 GB Tesla T4 "
+                                              "(the seed's example card); give --gpu NAME for the card you mean",))
+    if unread:  # a stored calibration that cannot be read was skipped: said, not silent
+        p = replace(p, warnings=p.warnings + (unread,))
     choices = tuple(n for n in notes if isinstance(n, ChoiceNote))
     if choices:
         p = replace(p, warnings=p.warnings + choices)
@@ -128,16 +149,19 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
     return p
 
 
-def _site_offsets(gpu: GPUSpec, model: ModelSpec) -> dict | None:
-    """A site calibration stored by `kvplan reconcile --calibrate`, when that module is present."""
+def _site_offsets(gpu: GPUSpec, model: ModelSpec) -> tuple[dict | None, str | None]:
+    """A site calibration stored by `kvplan reconcile --calibrate`, when that module is present, and the warning for
+    one that is there but cannot be read (the plan is then made without it)."""
     try:
         from kvplan.reconcile import load_site_calibration
     except ImportError:
-        return None
+        return None, None
     try:
-        return load_site_calibration(gpu.name, model.id)
-    except Exception:
-        return None
+        return load_site_calibration(gpu.name, model.id), None
+    except InputError as exc:
+        return None, f"site calibration not applied: {exc.message} ({exc.fix})"
+    except Exception as exc:  # noqa: BLE001 -- a calibration file must never stop a plan
+        return None, f"site calibration not applied: {type(exc).__name__}: {exc}"
 
 
 def replan(p: Plan, *, model: ModelSpec | None = None, gpu: GPUSpec | None = None, **changes) -> Plan:
@@ -148,7 +172,9 @@ def replan(p: Plan, *, model: ModelSpec | None = None, gpu: GPUSpec | None = Non
     given = {k: getattr(base, k) for k in _ENGINE_FIELDS}
     given["vllm_version"] = p.args.vllm_version
     given.update(changes)
-    return plan(model or p.model, gpu or p.gpu, EngineArgs(**given))
+    # a site calibration is of one GPU and model: it carries over to a replan of the same ones only
+    same = (model is None or model == p.model) and (gpu is None or gpu == p.gpu)
+    return plan(model or p.model, gpu or p.gpu, EngineArgs(**given), site_offsets=p.site_offsets if same else None)
 
 
 def _try(p: Plan, **kw) -> Plan | None:

@@ -38,8 +38,10 @@ GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
 
 
 def existing_file(ref, field: str, fix: str) -> Path:
-    """The path of a file a command names; InputError naming `field` when there is no such file."""
+    """The path of a file a command names; InputError naming `field` when there is no such file (or a folder is named)."""
     path = Path(ref)
+    if path.is_dir():
+        raise InputError(field, f"{ref} is a folder, not a file", fix)
     if not path.is_file():
         raise InputError(field, f"no such file: {ref}", fix)
     return path

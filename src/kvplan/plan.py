@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from fractions import Fraction
 from functools import cached_property
 from typing import Iterable
@@ -26,7 +26,7 @@ from kvplan.resolve import (BNB_IN_FLIGHT, DTYPE_BYTES, GB, MAX_MEMORY_BYTES, GP
                             heads_per_rank)
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal,
                              as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, newer_than_read, quant_method_last_read, quant_min_capability, quantization_methods, release_from, rules_for)
-from kvplan.weights import (RankWeights, _pp_stages, allocator_rounding_bytes, drafter_weights, eagle_aux_states, kv_dtype_bytes, lora_buffer_bytes, padded_vocab,
+from kvplan.weights import (RankWeights, allocator_rounding_bytes, drafter_weights, eagle_aux_states, kv_dtype_bytes, lora_buffer_bytes, padded_vocab, pp_layer_split,
                             vision_linear_params, vision_mlp_gated, weights_per_rank)
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
@@ -213,7 +213,16 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
         inert = name == "VLLM_USE_V1" and (rules.release >= (0, 11, 1) or not rules.is_v1
                                            or (rules.release >= (0, 11, 0) and value.strip() != "0"))
         notes.append(f"environment {name}={value}" + (f": no effect in vLLM {rules.version}, which has one engine" if inert else ""))
-    if args.env_value("VLLM_USE_V1") == "0" and rules.is_v1 and rules.release < (0, 11, 0):
+    use_v1 = args.env_value("VLLM_USE_V1")
+    if use_v1 is not None and (0, 6, 4) <= rules.release < (0, 11, 1):
+        # vllm/envs.py reads it as bool(int(value)) in 0.6.4-0.11.0 (read in the 0.6.4.post1, 0.7.3, 0.8.2 and 0.11.0
+        # wheels; 0.6.4's api_server.py reads it at import): a value int() refuses stops the server with a ValueError
+        try:
+            int(use_v1.strip())
+        except ValueError:
+            raise InputError("--env VLLM_USE_V1", f"{use_v1!r} is not a value vLLM {rules.version} reads (it takes "
+                             "int(value)): the server stops with a ValueError", "VLLM_USE_V1=1 (the V1 engine) or =0 (V0)") from None
+    if use_v1 == "0" and rules.is_v1 and rules.release < (0, 11, 0):
         rules = replace(as_v0_engine(rules, "VLLM_USE_V1=0"), notes=rules.notes + (
             f"VLLM_USE_V1=0: vLLM {rules.version} runs its V0 engine",))
     if args.env_value("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS") == "0" and rules.cudagraph_subtracted:
@@ -381,6 +390,7 @@ ENV_EFFECTS = {
     "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "1 keeps chunked local attention as windows in 0.10.1-0.13",
     "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "0 leaves CUDA-graph memory out of the budget where it is subtracted",
     "VLLM_MXFP4_USE_MARLIN": "1 selects Marlin (its padding) for MXFP4 experts",
+    "VLLM_PP_LAYER_PARTITION": "the decoder layers of each pipeline stage (its weights and KV layers), e.g. 16,32",
     "VLLM_USE_FLASHINFER_SAMPLER": "1 / 0 selects FlashInfer's / the PyTorch-native top-k/top-p sampler (its profile peak, V1 0.8-0.17)",
 }
 
@@ -454,8 +464,8 @@ def parse_env(value) -> tuple[tuple[str, str], ...]:
     """--env KEY=VALUE (repeatable), a dict, or pairs -> sorted (key, value) pairs; InputError naming a bad entry."""
     if not value:
         return ()
-    if isinstance(value, str):  # "A=1 B=2" or "A=1,B=2"
-        value = [v for v in re.split(r"[\s,]+", value) if v]
+    if isinstance(value, str):  # "A=1 B=2" or "A=1,B=2"; a comma not followed by KEY= is the value's (16,32)
+        value = [v for v in re.split(r"\s+|,(?=\s*[A-Za-z_][A-Za-z0-9_]*=)", value) if v and v.strip()]
     items = value.items() if isinstance(value, dict) else value
     out = {}
     for item in items:
@@ -702,6 +712,8 @@ class Plan:
     given_args: EngineArgs | None = None  # the flags as given, before defaults (a replan re-derives the defaults)
     # speculative decoding's own terms (method, tokens; a drafter checkpoint's weights, KV layers and profile bytes)
     speculative: dict | None = None
+    # the site calibration (kvplan reconcile --calibrate) this plan applied, for its replans on the same GPU and model
+    site_offsets: dict | None = field(default=None, compare=False, repr=False)
 
     @property
     def vllm_version(self) -> str:
@@ -1093,6 +1105,71 @@ def _v0_state_seqs(args: EngineArgs) -> int:
     return n if args.enforce_eager or n <= 2 else (4 if n <= 4 else cdiv(n, 8) * 8)
 
 
+def pp_stages(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> list[tuple[int, int]]:
+    """The decoder layers [lo, hi) of each pipeline stage: VLLM_PP_LAYER_PARTITION where set, else the release's split
+    (weights.pp_layer_split, rules row pp_remainder). The one split that the weights per stage, the KV layers per
+    stage and the binding stage's KV groups all read. Raises InputError on a partition vLLM refuses
+    (vllm/distributed/utils.py get_pp_indices checks its count against pp and its sum against the layers; kvplan also
+    refuses a stage of no layer, as it refuses more stages than layers)."""
+    pp = args.pipeline_parallel_size or 1
+    n = model.num_layers  # vLLM splits num_hidden_layers (decoder layers), not cache layers (stage_cache_layers)
+    text = args.env_value("VLLM_PP_LAYER_PARTITION")
+    partition = None
+    if text is not None:
+        field = "--env VLLM_PP_LAYER_PARTITION"
+        try:
+            partition = tuple(int(x) for x in text.split(","))
+        except ValueError:
+            raise InputError(field, f"{text!r} is not a comma-separated list of layer counts (vLLM: 'Invalid partition "
+                             "string')", f"one count per stage adding up to {n}, e.g. {_even_partition(n, pp)}") from None
+        if len(partition) != pp:
+            raise InputError(field, f"{len(partition)} stage(s) given for --pipeline-parallel-size {pp} (vLLM: "
+                             f"'len(partitions)={len(partition)} does not match pp_size={pp}')",
+                             f"one count per stage, e.g. {_even_partition(n, pp)}")
+        if sum(partition) != n:
+            raise InputError(field, f"the counts add up to {sum(partition)}, not the model's {n} decoder layers (vLLM: "
+                             f"'sum(partitions)={sum(partition)} does not match num_hidden_layers={n}')",
+                             f"counts adding up to {n}, e.g. {_even_partition(n, pp)}")
+        if min(partition) < 1:
+            raise InputError(field, f"{text!r} leaves a stage without a decoder layer",
+                             f"at least one layer per stage, e.g. {_even_partition(n, pp)}")
+    return pp_layer_split(n, pp, remainder=rules.pp_remainder, partition=partition)
+
+
+def stage_cache_layers(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> list[tuple[LayerSpec, ...]]:
+    """The cache layers (model.layers) of each pipeline stage: a decoder layer that keeps attention and Mamba state side
+    by side (Falcon-H1, kind "both") is two cache layers, so the decoder split of pp_stages is scaled by them."""
+    stages = pp_stages(model, args, rules)
+    n, k = model.num_layers, len(model.layers) // max(1, model.num_layers)
+    if n and len(model.layers) != k * n:  # cache layers that do not map onto decoder layers: split them as they are
+        return [tuple(model.layers[lo:hi]) for lo, hi in pp_layer_split(len(model.layers), len(stages),
+                                                                           remainder=rules.pp_remainder)]
+    return [tuple(model.layers[lo * k:hi * k]) for lo, hi in stages]
+
+
+def _even_partition(n: int, pp: int) -> str:
+    return "VLLM_PP_LAYER_PARTITION=" + ",".join(str(hi - lo) for lo, hi in pp_layer_split(n, max(1, pp)))
+
+
+def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: QuantSpec | None, *,
+                 pipeline: bool = True) -> RankWeights:
+    """The weights on the busiest rank as the release loads them on this GPU: the kernels' padding (MXFP4 experts by
+    compute capability and the release's Hopper backend, VLLM_MXFP4_USE_MARLIN included; DeepSeek-V4's by vendor), the
+    rotary cache, bitsandbytes' statistics, the MTP drafter, the vision tower unless text-only, experts over TP x DP or
+    EP. The full plan and the seed's arithmetic (`pipeline=False`: every layer on the rank, TP only) both count with it."""
+    tp = args.tensor_parallel_size
+    pp = args.pipeline_parallel_size if pipeline else 1
+    spec = args.speculative
+    return weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[args.dtype] if not model.checkpoint else None,
+                            gpu_cc=gpu.cc, ep=tp * args.data_parallel_size if args.enable_expert_parallel else 1,
+                            mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
+                            vision=not _text_only(model, args, rules), dp=args.data_parallel_size,
+                            mxfp4_hopper_backend=rules.mxfp4_hopper_backend,
+                            mrope_cache_factor=mrope_cache_factor(model, rules),
+                            bnb_nested_absmax=rules.bnb_nested_absmax, bnb_experts=rules.bnb_quantizes_experts,
+                            stages=pp_stages(model, args, rules) if pp > 1 else None)
+
+
 def _v0_mamba_cache_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> int:
     """V0 keeps recurrent state outside the KV cache: conv and SSM state of every Mamba-type layer for the padded
     max_num_seqs, in the model dtype (MambaCacheManager, allocated on the first forward)."""
@@ -1102,7 +1179,9 @@ def _v0_mamba_cache_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRule
     if not rec:
         return 0
     b = DTYPE_BYTES[args.dtype]
-    per_pp = cdiv(len(rec), args.pipeline_parallel_size or 1)
+    # the busiest stage's recurrent layers (every stage allocates for its own)
+    per_pp = max(sum(1 for l in layers if l.kind in ("recurrent", "both") and l.recurrent is not None)
+                 for layers in stage_cache_layers(model, args, rules))
     return per_pp * _v0_state_seqs(args) * _state_bytes(rec[0], args.tensor_parallel_size, b, b)
 
 
@@ -1143,17 +1222,16 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     The formula opens with the arithmetic that gives the bytes ("36 x 65,536 B", "25 x 98,304 B + 5 x 196,608 B"),
     then ": " and what its terms are, so --explain shows a product that adds up for every model."""
     tp = args.tensor_parallel_size
-    pp = args.pipeline_parallel_size
     kvb = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
     bs = args.block_size
-    layers = [l for l in model.layers if l.kind != "none"]
+    all_layers = [l for l in model.layers if l.kind != "none"]
     # Mamba2 always can; GDN as _gdn_exports_checkpoints says (rules row mamba_checkpoint_page: which kinds, from when)
-    ckpt_capable = not any(l.recurrent is not None and l.recurrent.kind == "gdn" for l in layers) \
-        or _gdn_exports_checkpoints(layers, gpu)
-    # pipeline parallelism: each stage holds its own layers; the stage with most layers bounds N
-    if pp > 1:
-        per_stage = cdiv(len(layers), pp)
-        layers = layers[:per_stage] if len(layers) % pp == 0 else layers[-per_stage:]
+    ckpt_capable = not any(l.recurrent is not None and l.recurrent.kind == "gdn" for l in all_layers) \
+        or _gdn_exports_checkpoints(all_layers, gpu)
+    # pipeline parallelism: each stage holds its own layers (pp_stages, the split the weights per stage use too); the
+    # stage with most KV layers (the first of those) bounds N
+    stage_layers = [[l for l in layers if l.kind != "none"] for layers in stage_cache_layers(model, args, rules)]
+    layers = max(stage_layers, key=len)
     spec = args.speculative
     spec_tokens = spec[1] if spec else 0
     if spec and spec[0] == "mtp" and rules.is_v1:
@@ -1567,6 +1645,30 @@ def _largest_active_mm_item(model: ModelSpec, args: EngineArgs, rules: VersionRu
         return None
     modality = max(active, key=active.__getitem__)
     return active[modality], modality
+
+
+# the modalities vLLM's processors take (multimodal/processing/context.py names "image", "video" and "audio"; the
+# per-modality dummy options of config/multimodal.py MultiModalConfig._validate_limit_per_prompt, 0.33.0)
+_MODALITIES = ("image", "video", "audio")
+
+
+def _mm_limit_warnings(model: ModelSpec, args: EngineArgs) -> list[str]:
+    """What vLLM silently ignores in --limit-mm-per-prompt, said: every limit for a model that takes no multimodal
+    input (config/model.py ModelConfig.__post_init__ builds the multimodal config, and reads the limits, only where the
+    architecture supports multimodal input; 0.33.0), and a key that is no modality (MultiModalConfig takes any key;
+    InputProcessingContext.allowed_mm_limits reads only the processor's own modalities), such as a typo."""
+    limits = args.mm_limits
+    if not limits:
+        return []
+    if not model.is_multimodal:
+        return [f"--limit-mm-per-prompt: {model.id} takes no image, video or audio input, so vLLM ignores the limits "
+                "(drop the flag)"]
+    unknown = [k for k in limits if k not in _MODALITIES]
+    if not unknown:
+        return []
+    return [f"--limit-mm-per-prompt: {', '.join(repr(k) for k in unknown)} {'is no modality' if len(unknown) == 1 else 'are no modalities'} "
+            f"vLLM reads (image, video, audio), so vLLM ignores {'it' if len(unknown) == 1 else 'them'} and limits "
+            "nothing there (check the spelling)"]
 
 
 def _text_only(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> bool:
@@ -2102,8 +2204,7 @@ def _pipeline_stage_pool(model: ModelSpec, args: EngineArgs, rules: VersionRules
     if (pp <= 1 or not rules.is_v1 or args.kv_cache_memory_bytes is not None or len(groups) != 1
             or len(w.stage_bytes) != pp or groups[0].kind == "recurrent" or args.speculative):
         return None
-    kv_layers = [l.kind != "none" for l in model.layers]
-    per_stage = [sum(kv_layers[lo:hi]) for lo, hi in _pp_stages(len(model.layers), pp)]
+    per_stage = [sum(l.kind != "none" for l in layers) for layers in stage_cache_layers(model, args, rules)]
     if min(per_stage) <= 0:
         return None
     extra = w.bytes - max(w.stage_bytes)  # what is added to every rank after counting (allocator rounding, LoRA, ...)
@@ -2218,7 +2319,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
               check_architecture=check_architecture)
     if p.fits and p.args.kv_cache_memory_bytes is not None and not pool_given:
         p = _given_pool_allocation(p)
-    return replace(p, given_args=args)  # the flags as given (-1 too), not what an auto-fit planned with
+    # the flags as given (-1 too), not what an auto-fit planned with; the site calibration, for replans
+    return replace(p, given_args=args, site_offsets=site_offsets or None)
 
 
 def largest_given_pool_bytes(p: Plan) -> int:
@@ -2273,7 +2375,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     notes = list(extra_assumptions) + list(rules.notes) + env_notes + notes + list(model.notes)
     beyond = newer_than_read(rules)
     if resolved.overhead_gb is not None:  # the seed's arithmetic has no warnings: said among its assumptions
-        return _simple_plan(model, gpu, resolved, rules, notes + ([beyond] if beyond else []))
+        _refuse_what_the_seed_ignores(model, args)
+        return _simple_plan(model, gpu, resolved, rules, quant, notes + ([beyond] if beyond else []))
     warns: list[str] = [beyond] if beyond else []
     if resolved.cudagraph_mode and resolved.captures_cuda_graphs:  # NONE is modelled: no graphs, no graph memory
         warns.append(f"--compilation-config cudagraph_mode {resolved.cudagraph_mode}: kvplan reads it for the hybrid "
@@ -2285,6 +2388,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         # later restored it): which releases refuse is not pinned, so this is said, not planned
         warns.append("GGUF on a Blackwell GPU: vLLM releases since PR #30408 (Dec 2025) refuse bfloat16 for GGUF "
                      "weights there ('torch.bfloat16 is not supported for quantization method gguf'); pass --dtype float16")
+    warns += _mm_limit_warnings(model, resolved)
     tp, pp = resolved.tensor_parallel_size, resolved.pipeline_parallel_size
     if pp > model.num_layers:  # a stage would hold no decoder layer: not a split kvplan can plan (nor one worth GPUs)
         raise InputError("--pipeline-parallel-size", f"{pp:,} stages for {model.num_layers} decoder layers leave stages "
@@ -2295,13 +2399,12 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     ep = tp * resolved.data_parallel_size if resolved.enable_expert_parallel else 1
     spec = resolved.speculative
     text_only = _text_only(model, resolved, rules)
-    w: RankWeights = weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[resolved.dtype] if not model.checkpoint else None,
-                                      gpu_cc=gpu.cc, ep=ep, mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
-                                      vision=not text_only, dp=resolved.data_parallel_size,
-                                      mxfp4_hopper_backend=rules.mxfp4_hopper_backend,
-                                      mrope_cache_factor=mrope_cache_factor(model, rules),
-                                      bnb_nested_absmax=rules.bnb_nested_absmax,
-                                      bnb_experts=rules.bnb_quantizes_experts)
+    w: RankWeights = rank_weights(model, gpu, resolved, rules, quant)
+    if not 0.5 <= w.checkpoint_ratio <= 2.0:  # the bytes are the files', which then describe another model than the config
+        files = model.checkpoint.total_bytes
+        warns.append(f"the checkpoint's weight files hold {files / GIB:,.2f} GiB, but its config.json counts "
+                     f"{files / w.checkpoint_ratio / GIB:,.2f} GiB of weights: a partial download (shards missing), or files "
+                     "and config of different models? The plan uses the files' bytes")
     if text_only:
         notes.append("text-only mode (--limit-mm-per-prompt 0 for every modality, or --language-model-only): vLLM loads no "
                      "vision tower and profiles no encoder pass")
@@ -2375,6 +2478,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         nt += int(site_offsets.get("non_torch_bytes", 0))
         capture += int(site_offsets.get("cudagraph_bytes", 0))
         notes.append(f"site calibration applied: {site_offsets.get('source', 'kvplan reconcile --calibrate')}")
+        # shown, not only listed: the numbers differ from an uncalibrated plan's (and from `kvplan sweep`'s)
+        warns.append(f"site calibration applied ({site_offsets.get('source', 'kvplan reconcile --calibrate')}): the "
+                     "activation, non-torch and CUDA-graph terms are offset by what those startups measured")
     cg = capture if rules.cudagraph_subtracted else 0
     v0_state = _v0_mamba_cache_bytes(model, resolved, rules)
     if v0_state:
@@ -2795,7 +2901,27 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
     return tuple(lines)
 
 
-def _simple_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules, notes: list[str]) -> Plan:
+def _refuse_what_the_seed_ignores(model: ModelSpec, args: EngineArgs) -> None:
+    """The seed's arithmetic (--overhead-gb: GPU GB x utilization - weights / TP - overhead) has no pipeline stages,
+    LoRA slots, given pool, CPU offload, online quantization or drafter: a flag for one would be dropped unread, and
+    the numbers silently those of a deployment without it. InputError naming the first."""
+    spec = args.speculative
+    ignored = [("--pipeline-parallel-size", (args.pipeline_parallel_size or 1) > 1, "pipeline stages"),
+               ("--enable-lora", args.enable_lora, "LoRA slots"),
+               ("--kv-cache-memory-bytes", args.kv_cache_memory_bytes is not None, "given KV pool"),
+               ("--cpu-offload-gb", bool(args.cpu_offload_gb), "CPU offload"),
+               ("--quantization", args.quantization is not None and model.quant is None,
+                "online quantization (it counts the checkpoint's own weights)"),
+               ("--speculative-config", bool(spec and (spec[0] == "mtp" or spec[0] in DRAFT_METHODS)),
+                f"{spec[0] if spec else ''} drafter")]
+    for flag, given, what in ignored:
+        if given:
+            raise InputError(flag, f"the seed's arithmetic (--overhead-gb) has no {what}, so {flag} would be ignored",
+                             f"drop --overhead-gb to plan {flag} as vLLM starts it, or drop {flag}")
+
+
+def _simple_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: QuantSpec | None,
+                 notes: list[str]) -> Plan:
     """The seed's arithmetic (anatomy-of-a-vllm-setup.txt, "Try It"), in decimal GB as it prints.
 
     KV bytes/token = 2 x layers x kv_heads x head_dim x dtype bytes (all layers full attention);
@@ -2806,9 +2932,10 @@ def _simple_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     kv_dtype = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
     heads = heads_per_rank(model.num_kv_heads, tp)
     per_token = 2 * model.num_layers * heads * model.head_dim * kv_dtype
-    weights = model.weights_bytes // tp if model.quant is None or model.checkpoint else weights_per_rank(
-        model, tp=tp, mrope_cache_factor=mrope_cache_factor(model, rules), bnb_nested_absmax=rules.bnb_nested_absmax,
-        bnb_experts=rules.bnb_quantizes_experts).bytes
+    # a quantized model, catalog or checkpoint: its weights as the full plan loads them (rank_weights: this GPU's MXFP4
+    # backend and its padding too, the rotary cache), all layers on the rank; unquantized, the seed's parameter bytes
+    weights = model.weights_bytes // tp if model.quant is None else rank_weights(
+        model, gpu, args, rules, quant, pipeline=False).bytes
     total_gb = gpu.total_bytes / GB
     budget = total_gb * args.gpu_memory_utilization * GB
     overhead = args.overhead_gb * GB

@@ -537,8 +537,9 @@ def load_site_calibration(gpu_name: Optional[str] = None, model_id: Optional[str
 
 
 def store_site_calibration(reconciliation: Reconciliation, gpu_name: str, model_id: str,
-                           path: Optional[Path] = None) -> dict:
-    """Fold this startup's observed-minus-predicted terms into the site calibration file."""
+                           path: Optional[Path] = None, startup_id: Optional[str] = None) -> dict:
+    """Fold this startup's observed-minus-predicted terms into the site calibration file. `startup_id` (a digest of
+    the log's bytes) stores a startup once: the same log calibrated again would weigh its gaps twice in the means."""
     gaps = {r.term: r.gap for r in reconciliation.rows if r.term in MEMORY_TERMS and r.gap is not None}
     if not gaps:
         raise InputError("--calibrate", "the log has no measured term to compare with the plan",
@@ -546,6 +547,11 @@ def store_site_calibration(reconciliation: Reconciliation, gpu_name: str, model_
     path = path or calibration_path()
     data = load_site_calibration(path=path)
     entry = data.setdefault(gpu_name, {}).setdefault(model_id, {"terms": {}, "counts": {}})
+    if startup_id is not None:
+        if startup_id in entry.get("startups", []):
+            raise InputError("--calibrate", f"this log is already in the site calibration of {model_id} on {gpu_name} "
+                             f"({entry.get('n', 0)} startup(s), {path})", "calibrate with another startup's log")
+        entry.setdefault("startups", []).append(startup_id)
     for term, gap in gaps.items():
         n = entry["counts"].get(term, 0)
         mean = entry["terms"].get(term, 0.0)
@@ -560,8 +566,12 @@ def store_site_calibration(reconciliation: Reconciliation, gpu_name: str, model_
     entry["source"] = f"kvplan reconcile --calibrate ({entry['n']} startup(s), {path})"
     entry["vllm_version"] = reconciliation.log.vllm_version
     entry["updated"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        tmp.replace(path)
+    except OSError as exc:
+        raise InputError("KVPLAN_HOME", f"cannot write the site calibration {path}: {exc.strerror or exc}",
+                         "point KVPLAN_HOME at a folder this user can write (default ~/.config/kvplan)") from None
     return entry

@@ -307,6 +307,10 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
                              f"{count}); the ranks vLLM uses are still --tensor-parallel-size x "
                              "--pipeline-parallel-size x --data-parallel-size")
             return chosen, notes
+    if bare.strip().lower() == "auto":  # the inverse question only `kvplan fit` (and the page) answers
+        raise UnknownGPUError("--gpu", "auto (the smallest catalog GPU and TP that start the plan) is answered by "
+                              "`kvplan fit`; this command plans a GPU it is given",
+                              "run `kvplan fit MODEL ... --gpu auto` and give the GPU and TP it prints")
     near = _nearest_gpu_names(bare, catalog)
     hint = f"nearest: {', '.join(near)}" if near else "see `kvplan gpus`"
     raise UnknownGPUError("--gpu", f"unknown GPU {ref!r}", f"{hint}; or give --gpu-gib N for a custom card")
@@ -816,8 +820,11 @@ def local_model_id(path: Path) -> str:
 def _read_json(path: Path, field_name: str) -> dict:
     try:
         data = read_json_file(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(field_name, f"cannot read {path}: {exc}", "check the path and permissions") from None
+    except UnicodeDecodeError:  # not a permissions problem: the bytes are no UTF-8 text
+        raise ConfigError(field_name, f"{path} is not UTF-8 text (a config.json is JSON text)",
+                          "download the checkpoint's config.json again, or save it as UTF-8") from None
+    except OSError as exc:
+        raise InputError(field_name, f"cannot read {path}: {exc.strerror or exc}", "check the path and permissions") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(field_name, f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})", "fix the file or download it again") from None
     if not isinstance(data, dict):
@@ -1020,8 +1027,11 @@ def _hub_error(exc: Exception, repo: str, revision: str | None) -> Exception:
         return UnknownModelError("model", f"{repo} was not found on the Hub",
                                  (f"nearest catalog ids: {', '.join(near)}" if near else "check the spelling (org/name)"))
     if isinstance(exc, (hf_errors.OfflineModeIsEnabled, hf_errors.LocalEntryNotFoundError)) or "offline" in str(exc).lower():
+        # a near miss of a catalog id (a typo of its name) is named first: offline, the catalog is what resolves
+        near = difflib.get_close_matches(repo, catalog_ids(), n=1, cutoff=0.85)
         return OfflineError(f"cannot reach the Hugging Face Hub for {repo}, and the HF cache (HF_HOME) does not hold it",
-                            f"use a catalog id (`kvplan models`), {LOCAL_MODEL_REFS}; "
+                            (f"did you mean the catalog id {near[0]}? " if near else "")
+                            + f"use a catalog id (`kvplan models`), {LOCAL_MODEL_REFS}; "
                             "or fetch it once where the Hub answers: kvplan then reads the HF cache by itself, as "
                             "HF_HUB_OFFLINE=1 does")
     return HubError(f"the Hub failed for {repo}: {type(exc).__name__}: {str(exc)[:160]}",

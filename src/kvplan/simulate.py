@@ -2540,7 +2540,7 @@ class CapacityResult:
     saturation_rate_per_s: Optional[float] = None  # requests/s served with every request queued at once
     slo_binding: bool = True  # False: the SLO held up to the saturation rate, which bounds the capacity instead
     rejected_fraction: float = 0.0  # requests vLLM refuses at any rate (prompt + output > max_model_len or the pool)
-    reason: Optional[str] = None  # why no rate meets the SLO, when the rejections alone rule it out
+    reason: Optional[str] = None  # why no rate meets the SLO: the rejections rule it out, or the lowest rate misses it
     fix: Optional[str] = None
 
     def to_dict(self) -> dict:
@@ -2638,6 +2638,19 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
                 best = mid
             else:
                 bad = mid
+    if best <= 0 and reason is None and probes:
+        # no rate at all: say which objective the lowest rate already misses, and by how much (an SLO below what one
+        # request alone takes cannot be met by any rate)
+        lowest = probes[0][0]
+        check = cache_res[lowest].slo_check(slo)
+        missed = [(k[:-3], check[k], limit) for k, limit in (("ttft_ms", slo.ttft_ms), ("tpot_ms", slo.tpot_ms),
+                                                              ("e2e_ms", slo.e2e_ms))
+                  if limit is not None and check[k] is not None and check[k] > limit]
+        if missed:
+            reason = (f"at {lowest:g} req/s, the lowest rate probed, " + ", ".join(
+                f"{name} p{slo.percentile:g} is {value:,.1f} ms against {limit:g} ms" for name, value, limit in missed))
+            fix = ("loosen " + " and ".join(f"--slo {name}" for name, _, _ in missed) + " to at least that, or plan a faster "
+                   "GPU, more tensor parallelism or a quantized model")
     replicas = None
     at_target = None
     if target_rate_per_s is not None:

@@ -184,6 +184,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                                       ((0, 6, 5), ("sliding", "speculative", "lora", "multimodal", "rocm")),
                                       ((0, 7, 3), ("sliding", "speculative", "lora", "multimodal", "rocm", "pooling")),
                                       ((0, 8, 0), ("sliding", "speculative", "lora", "multimodal", "rocm", "pooling", "mla"))],
+    # Where get_pp_indices (vllm/distributed/utils.py) puts the layers an uneven pipeline split leaves over: the last
+    # stage takes them all up to 0.7.3 (read in the 0.6.4-0.7.3 wheels); from vLLM PR #13839 (merged 2025-02-26, first
+    # in 0.8.0; read in the 0.8.2, 0.10.0, 0.19.1 and 0.33.0 wheels) one each to the stages before the last, counted back
+    # from the second-to-last (weights.pp_layer_split). VLLM_PP_LAYER_PARTITION overrides either.
+    "pp_remainder": [((0, 0, 0), "last"), ((0, 8, 0), "middle")],
     # V0's capacity check divides the blocks by the pipeline stages in 0.10 (section 4).
     "v0_capacity_per_stage": [((0, 0, 0), False), ((0, 10, 0), True)],
     # The null block is held back in the fit check (section 3.3 / 4).
@@ -443,6 +448,7 @@ class VersionRules:
     flashinfer_sampler: str
     topk_topp_triton: bool
     v0_capacity_per_stage: bool
+    pp_remainder: str
     hybrid_prefix_caching_default: bool
     attention_free_prefix_caching_default: bool
     mamba_cache_mode: str
@@ -568,7 +574,11 @@ def rules_for(version: str | None = None) -> VersionRules:
 
 
 def newer_than_read(rules: VersionRules) -> str | None:
-    """The warning for a release newer than every one kvplan read, whose rules are NEWEST_KNOWN's (None otherwise)."""
+    """The warning for a release outside the ones kvplan read: newer than every one (NEWEST_KNOWN's rules apply) or
+    older (OLDEST_READ's apply); None otherwise."""
+    if rules.release < parse_version(OLDEST_READ):
+        return (f"kvplan's rules start at vLLM {OLDEST_READ}; planned with {OLDEST_READ}'s rules (vLLM {rules.version} "
+                "is older: what differed before is not modelled)")
     if rules.release <= parse_version(NEWEST_KNOWN):
         return None
     return (f"kvplan's rules stop at vLLM {NEWEST_KNOWN}; planned with {NEWEST_KNOWN}'s rules (vLLM {rules.version} "

@@ -531,6 +531,9 @@ class RankWeights:
     by_use: tuple[tuple[str, int], ...] = ()
     # pipeline parallelism: each stage's bytes (rotary cache included), first stage first; `bytes` is their maximum
     stage_bytes: tuple[int, ...] = ()
+    # a checkpoint's bytes over what its config counts (1.0 without a checkpoint): far from 1 the files and the config
+    # describe different models (a partial download, a config of another size)
+    checkpoint_ratio: float = 1.0
 
 
 def _round_up(x: int, a: int) -> int:
@@ -631,7 +634,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                      dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None, ep: int = 1,
                      mtp: bool = False, gpu_vendor: str = "NVIDIA", vision: bool = True, dp: int = 1,
                      mxfp4_hopper_backend: str = "triton", mrope_cache_factor: int = 4,
-                     bnb_nested_absmax: str = "float32", bnb_experts: bool = True) -> RankWeights:
+                     bnb_nested_absmax: str = "float32", bnb_experts: bool = True,
+                     stages: list[tuple[int, int]] | None = None) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     `bnb_nested_absmax`, `bnb_experts`: the release's bitsandbytes loading (versions.py "bnb_nested_absmax",
@@ -707,7 +711,9 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
             return "input_embedding"
         return "vision" if c.name == "vision" else "streamed"
 
-    stages = _pp_stages(count.num_layers, pp)
+    # `stages`: the planner's split (plan.pp_stages: the release's rule and VLLM_PP_LAYER_PARTITION); alone, the newest rule
+    if stages is None or len(stages) != pp or stages[-1][1] != count.num_layers:  # a split of other layers: not these
+        stages = pp_layer_split(count.num_layers, pp)
     drafter = mtp_components(spec, count) if mtp else []
     drafter_rank = sum(bytes_of(c, True) for c in drafter)
     stage_bytes = []
@@ -766,7 +772,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         return RankWeights(int(round(max(stage_bytes))) + rotary, exact=not drafter or bool(spec.checkpoint.mtp_bytes),
                            method=f"exact: {spec.checkpoint.source}", rotary_bytes=rotary, notes=tuple(notes),
                            by_use=_busiest_uses(stage_bytes, stage_uses),
-                           stage_bytes=tuple(int(round(b)) + rotary for b in stage_bytes))
+                           stage_bytes=tuple(int(round(b)) + rotary for b in stage_bytes),
+                           checkpoint_ratio=1.0 if unsized else float(scale))
     if drafter:
         notes.append(f"MTP drafter: {drafter_rank / 1024 ** 3:.2f} GiB per rank (counted; last pipeline stage)")
         stage_bytes[-1] += drafter_rank
@@ -786,13 +793,27 @@ def _busiest_uses(stage_bytes: list[float], stage_uses: list[dict[str, float]]) 
     return tuple((k, int(round(v))) for k, v in sorted(uses.items()))
 
 
-def _pp_stages(n_layers: int, pp: int) -> list[tuple[int, int]]:
-    """Layer ranges per pipeline stage (vLLM get_pp_indices): an even split, one extra layer each to the
-    stages counted back from the second-to-last (the last stage, which holds lm_head, never gets one)."""
-    base, rem = divmod(n_layers, pp)
-    sizes = [base] * pp
-    for i in range(2, rem + 2):
-        sizes[-i % pp] += 1
+def pp_layer_split(n_layers: int, pp: int, *, remainder: str = "middle",
+                   partition: tuple[int, ...] | None = None) -> list[tuple[int, int]]:
+    """The decoder layers [lo, hi) of each pipeline stage, as vLLM's get_pp_indices splits them
+    (vllm/distributed/utils.py; read in the 0.7.3, 0.8.2, 0.10.0, 0.19.1 and 0.33.0 wheels).
+
+    `partition`: VLLM_PP_LAYER_PARTITION's layer counts, taken as given (the caller checks them against n_layers and
+    pp, as get_pp_indices does). Otherwise an even split, with the n_layers % pp layers left over placed by
+    `remainder` (versions.py row "pp_remainder"): "last" (0.7.3 and before: the last stage takes them all, e.g. 61
+    layers on 8 stages -> 7 x 7 + 12) or "middle" (vLLM PR #13839, first in 0.8.0: one each to the stages counted
+    back from the second-to-last, so the last stage, which holds the LM head, never gets one: 61 on 4 -> 15, 15, 16, 15;
+    30 on 4 -> 7, 8, 8, 7). Every caller (the weights per stage, the KV layers per stage) reads this one split."""
+    if partition is not None:
+        sizes = list(partition)
+    else:
+        base, rem = divmod(n_layers, pp)
+        sizes = [base] * pp
+        if remainder == "last":
+            sizes[-1] += rem
+        else:
+            for i in range(2, rem + 2):
+                sizes[-i % pp] += 1
     out, lo = [], 0
     for size in sizes:
         out.append((lo, lo + size))

@@ -160,6 +160,10 @@ class LengthDist:
 
 
 _LEN_KINDS = {"constant": (1, 1), "uniform": (2, 2), "normal": (2, 2), "lognormal": (2, 2), "exponential": (1, 1), "zipf": (1, 2)}
+# each distribution's own form, for the error that refuses its parameters
+_LEN_EXAMPLES = {"constant": "constant:512 (every length N)", "uniform": "uniform:100,2000 (A to B)",
+                 "normal": "normal:1000,200 (mean, standard deviation)", "lognormal": "lognormal:1000,0.8 (median, sigma)",
+                 "exponential": "exponential:1000 (mean)", "zipf": "zipf:1.5,100 (exponent a > 1, scale)"}
 
 
 def parse_length_dist(text: str, flag: str = "--prompt-len") -> LengthDist:
@@ -177,9 +181,10 @@ def parse_length_dist(text: str, flag: str = "--prompt-len") -> LengthDist:
         raise InputError(flag, f"unknown distribution {kind!r}", "use one of " + ", ".join(_LEN_KINDS))
     lo, hi = _LEN_KINDS[kind]
     if not lo <= len(params) <= hi or any(v < 0 for v in params) or (kind != "zipf" and params[0] <= 0):
-        raise InputError(flag, f"{kind} takes {lo}{'' if lo == hi else f'-{hi}'} positive numbers, got {text!r}", "e.g. lognormal:1000,0.8")
+        count = f"{lo}{'' if lo == hi else f'-{hi}'} positive number{'' if hi == 1 else 's'}"
+        raise InputError(flag, f"{kind} takes {count}, got {text!r}", f"e.g. {_LEN_EXAMPLES[kind]}")
     if not all(math.isfinite(v) for v in params):
-        raise InputError(flag, f"{text!r} has a number that is not finite", "e.g. lognormal:1000,0.8")
+        raise InputError(flag, f"{text!r} has a number that is not finite", f"e.g. {_LEN_EXAMPLES[kind]}")
     if kind == "zipf" and params[0] <= 1:
         raise InputError(flag, "zipf needs a > 1", "e.g. zipf:1.5,100")
     if kind in ("constant", "uniform") and any(v != int(v) for v in params):
@@ -257,6 +262,9 @@ def _columns_from_file(path: Path, flag: str) -> tuple[dict, str]:
                 cols = {k: [] for k in obj}
             for k in cols:
                 cols[k].append(obj.get(k))
+        if not cols:
+            raise InputError(flag, f"{path} holds no requests (no JSON object)", "give JSON lines: one object per request, "
+                             'e.g. {"prompt_tokens": 512, "completion_tokens": 128}')
         return cols, "jsonl"
     reader = csv.reader(io.StringIO(text))
     try:
@@ -318,7 +326,17 @@ def _token_counts(values: list, file_name: str, column: str, flag: str) -> np.nd
     try:
         x = np.asarray([float(v) for v in values], dtype=np.float64)
     except (TypeError, ValueError):
-        raise InputError(flag, f"{file_name}: non-numeric token counts in {column}", "every row needs integer counts")
+        def unreadable(v) -> bool:
+            try:
+                float(v)
+                return False
+            except (TypeError, ValueError):
+                return True
+
+        i = next(i for i, v in enumerate(values) if unreadable(v))
+        shown = "nothing (a missing value)" if values[i] is None or values[i] == "" else repr(values[i])
+        raise InputError(flag, f"{file_name}: request {i + 1} has {shown} in {column}, not a token count",
+                         "every row needs integer counts") from None
     bad = np.flatnonzero(~np.isfinite(x) | (x != np.floor(x)) | (np.abs(x) > _MAX_TOKENS))
     if bad.size:
         i = int(bad[0])
@@ -343,7 +361,9 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
     names = list(cols)
     pk, ck = _pick(_PROMPT_KEYS, names), _pick(_COMPLETION_KEYS, names)
     if pk is None or ck is None:
+        other = next((sep for sep in (";", "\t", "|") if len(names) == 1 and sep in names[0]), None)
         raise InputError(flag, f"{p.name}: no prompt/completion token columns among {names}",
+                         f"separate the columns with commas (this header uses {other!r})" if other else
                          "name them prompt_tokens and completion_tokens")
     prompt, completion = _token_counts(cols[pk], p.name, pk, flag), _token_counts(cols[ck], p.name, ck, flag)
     if prompt.size == 0:
@@ -383,6 +403,9 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
                              "a list of integers, one hash per block of the prompt")
         if hash_block_tokens <= 0:
             hash_block_tokens = 512 if hk == "hash_ids" else 16
+    if bad.all():  # nothing would be left to simulate
+        raise InputError(flag, f"{p.name}: every request has 0 prompt or 0 output tokens (vLLM serves none of them)",
+                         "give requests with at least 1 prompt and 1 output token")
     if bad.any():
         notes.append(f"dropped {int(bad.sum())} requests with 0 prompt or output tokens")
         keep = ~bad
@@ -459,6 +482,9 @@ def build_workload(spec: WorkloadSpec) -> Workload:
         return Workload(name=f"synthetic(prompt={spec.prompt_len}, completion={spec.completion_len})",
                         prompt_tokens=p, completion_tokens=c, arrival_s=arr)
 
+    if Path(spec.workload).is_dir():
+        raise InputError("--workload", f"{spec.workload} is a folder, not a file", "give a CSV or JSONL file of requests "
+                         "(prompt_tokens, completion_tokens), or a bundled trace: " + ", ".join(BUNDLED))
     if Path(spec.workload).is_file():
         w = load_workload_file(spec.workload)
     elif bundled_name(spec.workload):

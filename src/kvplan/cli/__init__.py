@@ -2,7 +2,8 @@
 
 Every command that plans takes the same `vllm serve` flags, spelled as vLLM spells
 them; `fit_options` adds them to a command once, so no command repeats them.
-Exit codes: 0 success (and "fits"), 1 "does not fit" / a check failed, 2 bad input.
+Exit codes: 0 success (and "fits"), 1 "does not fit" / a check failed, 2 bad input (a model the Hub and the HF cache
+cannot supply included).
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ FIT_PARAMS: list[tuple[str, object, object]] = [
     ("compilation_config", Optional[str], typer.Option(None, "--compilation-config", help='vLLM\'s compilation config as JSON; kvplan reads its cudagraph_mode (\'{"cudagraph_mode": "PIECEWISE"}\': no FULL decode graphs, so no hybrid state-block check).', rich_help_panel="vllm serve flags")),
     ("enable_prefix_caching", Optional[bool], typer.Option(None, "--enable-prefix-caching/--no-enable-prefix-caching", help="Prefix caching (default: the version's; for hybrid Mamba/GDN models it sets how many state pages a sequence holds).", rich_help_panel="vllm serve flags")),
     ("enable_chunked_prefill", Optional[bool], typer.Option(None, "--enable-chunked-prefill/--no-enable-chunked-prefill", help="Chunked prefill (default: the version's; without it the profile run and each prefill take a whole prompt, max_num_batched_tokens >= max_model_len).", rich_help_panel="vllm serve flags")),
-    ("env", Optional[list[str]], typer.Option(None, "--env", help="An environment variable the server runs with, KEY=VALUE (repeatable). Modelled: VLLM_USE_V1, VLLM_ALLOW_LONG_MAX_MODEL_LEN, VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE, VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, VLLM_MXFP4_USE_MARLIN, VLLM_USE_FLASHINFER_SAMPLER; others are carried into serve.sh.", rich_help_panel="vllm serve flags")),
+    ("env", Optional[list[str]], typer.Option(None, "--env", help="An environment variable the server runs with, KEY=VALUE (repeatable). Modelled: VLLM_USE_V1, VLLM_ALLOW_LONG_MAX_MODEL_LEN, VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE, VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, VLLM_MXFP4_USE_MARLIN, VLLM_USE_FLASHINFER_SAMPLER, VLLM_PP_LAYER_PARTITION; others are carried into serve.sh.", rich_help_panel="vllm serve flags")),
     ("cpu_offload_gb", Optional[float], typer.Option(None, "--cpu-offload-gb", help="GiB of weights per GPU kept in CPU memory (vLLM's UVA offload): less on the GPU, streamed every forward.", rich_help_panel="vllm serve flags")),
     ("kv_cache_memory_bytes", Optional[str], typer.Option(None, "--kv-cache-memory-bytes", help="The KV-cache pool per GPU in bytes (vLLM >= 0.10.2; 8G = 8 GiB, 8g = 8e9), taken as given: gpu_memory_utilization no longer sizes it.", rich_help_panel="vllm serve flags")),
     ("enable_lora", bool, typer.Option(False, "--enable-lora", help="Serve LoRA adapters: vLLM allocates max_loras slots on every supported layer at startup.", rich_help_panel="vllm serve flags")),
@@ -139,6 +140,12 @@ def option_group(params: list[tuple[str, object, object]], build, target: str, *
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             values = {name: kwargs.pop(name) for name, _, _ in chosen if name in kwargs}
+            for name, value in values.items():
+                if isinstance(value, str) and not value.strip():  # '--dtype ""' (an unset shell variable): no default guessed
+                    from kvplan.errors import InputError
+
+                    flag = "--" + name.replace("_", "-")
+                    raise InputError(flag, "an empty value", f"give a value, or leave {flag} out for the default")
             return func(*args, **{target: build(**values)}, **kwargs)
 
         wrapper.__signature__ = sig.replace(parameters=own + added)
@@ -183,6 +190,22 @@ for _name in COMMAND_MODULES:
     importlib.import_module(f"kvplan.cli.{_name}")
 
 
+_FLAG_NAMES = {f.name for f in fields(FitFlags)}
+
+
+def _as_flag(exc: KvplanError) -> KvplanError:
+    """An error the Python API raised naming a keyword (kv_cache_memory_bytes) as the command line spells it
+    (--kv-cache-memory-bytes), its example too ('kv_cache_memory_bytes=8G' -> '--kv-cache-memory-bytes 8G')."""
+    from kvplan.errors import InputError
+
+    field = getattr(exc, "field", None)
+    if not isinstance(exc, InputError) or field not in _FLAG_NAMES:
+        return exc
+    flag = "--" + field.replace("_", "-")
+    fix = exc.fix.replace(f"{field}=", f"{flag} ") if exc.fix else exc.fix
+    return InputError(flag, exc.message.replace(f"{field}=", f"{flag} "), fix)
+
+
 def main() -> None:
     """Console-script entry: run the app, turning kvplan's errors into one-line messages."""
     debug = os.environ.get("KVPLAN_DEBUG") == "1"
@@ -193,10 +216,11 @@ def main() -> None:
     except KvplanError as exc:
         if debug:
             raise
-        from kvplan.errors import InputError
+        from kvplan.errors import HubError, InputError
 
-        code = 2 if isinstance(exc, InputError) else 1
-        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        # a model the Hub and the HF cache cannot supply is input this command cannot use (2), never "does not fit" (1)
+        code = 2 if isinstance(exc, (InputError, HubError)) else 1
+        err_console.print(f"[bold red]error:[/] {escape(str(_as_flag(exc)))}", highlight=False, soft_wrap=True)
         sys.exit(code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)

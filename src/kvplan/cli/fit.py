@@ -28,6 +28,18 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
 
     kw, gpu, gib, gb, revision = _engine_kwargs_and_gpu(flags)
     if gpu and gpu.lower() == "auto":
+        # --gpu auto answers one unknown: a size it would not read, or a second unknown, is refused, not dropped
+        if gib is not None or gb is not None:
+            flag = "--gpu-gib" if gib is not None else "--gpu-gb"
+            raise InputError(flag, "--gpu auto picks a catalog GPU, so a custom size would be ignored",
+                             f"drop --gpu auto ({flag} alone plans that card), or drop {flag}")
+        if is_auto_length(kw.get("max_model_len")):
+            raise InputError("--gpu", "auto picks the GPU for a given length; with --max-model-len auto both would be "
+                             "unknown", "give --max-model-len N with --gpu auto, or a GPU with --max-model-len auto "
+                             "--concurrency N")
+        if concurrency is not None:
+            raise InputError("--concurrency", "goes with --max-model-len auto (with --gpu auto it would be ignored)",
+                             "drop --concurrency, or give a GPU with --max-model-len auto --concurrency N")
         spec = resolve_model(model, revision=revision)
         args = api.engine_args(**kw)
         found = api.smallest_gpu_and_tp(spec, args)
@@ -209,9 +221,16 @@ def sweep(
     """Vary one or two flags and compare: concurrency and the ratio to the first row, like the seed's max_model_len table."""
     from kvplan.render import csv_rows, plot_sweep, sweep_table, sweep_warnings, to_json
 
+    from kvplan.errors import InputError
+
     if not vary:
         vary = ["max_model_len=2048,4096,16384,32768"]
     varied = parse_vary(vary)
+    if json_out and csv_out:
+        raise InputError("--csv", "--json and --csv each print the table", "choose one")
+    refuse_replaced_flags(model, flags, varied)
+    if plot:  # refused before the plans are made and the table printed
+        _check_plot_target(plot)
     plans: list = []
     rows = sweep_rows(model, flags, varied, plans)
     names = [n for n, _ in varied]
@@ -224,14 +243,38 @@ def sweep(
         for line in sweep_warnings(rows, names):
             console.print(line, soft_wrap=True)
     if plot:
-        if not plot.endswith((".png", ".svg")):
-            from kvplan.errors import InputError
-
-            raise InputError("--plot", f"{plot} is not a .png or .svg file name", "e.g. --plot sweep.png")
         # the validated band of the first plan's model family and era, unless the sweep changes the model or the release
         band = uncertainty_band_of(plans[0]) if plans and not {"model", "vllm_version"} & set(names) else None
-        plot_sweep(rows, names, plot, band=band)
+        try:
+            plot_sweep(rows, names, plot, band=band)
+        except OSError as exc:
+            raise InputError("--plot", f"cannot write {plot}: {exc.strerror or exc}", "give a writable file path") from None
         err_console.print(f"wrote {plot}")
+
+
+def refuse_replaced_flags(model: Optional[str], flags: FitFlags, varied: list[tuple[str, list]]) -> None:
+    """InputError for a flag (or MODEL) that --vary replaces in every row: it would be dropped unread. --gpu stays
+    allowed beside --vary gpu: its --gpu-gib / --gpu-gb size the row of that GPU."""
+    from kvplan.errors import InputError
+
+    for name, _ in varied:
+        given = model if name == "model" else getattr(flags, name, None) if name != "gpu" else None
+        if given is not None:
+            shown = f"MODEL {given}" if name == "model" else f"--{name.replace('_', '-')} {given}"
+            raise InputError("--vary", f"{name} is varied, so {shown} would be replaced in every row",
+                             f"drop {shown.split(' ')[0]}, or add its value to --vary {name}=...")
+
+
+def _check_plot_target(plot: str) -> None:
+    """--plot names a .png or .svg file in a folder that exists."""
+    from pathlib import Path
+
+    from kvplan.errors import InputError
+
+    if not plot.endswith((".png", ".svg")):
+        raise InputError("--plot", f"{plot} is not a .png or .svg file name", "e.g. --plot sweep.png")
+    if not Path(plot).parent.is_dir():
+        raise InputError("--plot", f"the folder {Path(plot).parent} does not exist", "create it first, or write elsewhere")
 
 
 @app.command()
@@ -246,6 +289,9 @@ def models(search: Optional[str] = typer.Argument(None, help="Filter by substrin
     if json_out:
         sys.stdout.write(to_json([{"id": k, "source": v["source"], "gated": v.get("gated")} for k, v in rows]) + "\n")
         return
+    if search and not rows:  # an empty table said nothing about why
+        _no_match("catalog id", search, list(model_catalog()), "any Hub id (org/name) or a local checkpoint is planned too")
+        return
     t = Table(title=f"{len(rows)} catalog models")
     t.add_column("id")
     t.add_column("type")
@@ -257,7 +303,8 @@ def models(search: Optional[str] = typer.Argument(None, help="Filter by substrin
 
 
 @app.command()
-def gpus(json_out: bool = typer.Option(False, "--json", help="Machine-readable output.")):
+def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring of the name or an alias."),
+         json_out: bool = typer.Option(False, "--json", help="Machine-readable output.")):
     """List the GPU catalog: memory as vLLM sees it, compute capability, bandwidth."""
     from rich.table import Table
 
@@ -265,6 +312,13 @@ def gpus(json_out: bool = typer.Option(False, "--json", help="Machine-readable o
     from kvplan.resolve import gpu_catalog
 
     cat = sorted(gpu_catalog(), key=lambda g: g.total_bytes)
+    if search:  # as `kvplan models SEARCH` filters its catalog
+        needle = search.lower()
+        names = [n for g in cat for n in (g.name, *g.aliases)]
+        cat = [g for g in cat if any(needle in n.lower() for n in (g.name, g.id, *g.aliases))]
+        if not cat and not json_out:
+            _no_match("GPU", search, names, "or give --gpu-gib N for a custom card")
+            return
     if json_out:
         sys.stdout.write(to_json([{"id": g.id, "name": g.name, "total_gib": round(g.total_gib, 3), "compute_capability": g.compute_capability,
                                     "hbm_bandwidth_tbps": g.hbm_bandwidth_tbps, "aliases": list(g.aliases), "total_source": g.total_source,
@@ -276,3 +330,13 @@ def gpus(json_out: bool = typer.Option(False, "--json", help="Machine-readable o
     for g in cat:
         t.add_row(g.name, f"{g.total_gib:.2f}", g.compute_capability or "—", f"{g.hbm_bandwidth_tbps or '—'}", ", ".join(g.aliases[:3]))
     console.print(t)
+
+
+def _no_match(what: str, search: str, names: list[str], hint: str) -> None:
+    """A listing filtered to nothing: say so, with the nearest names, instead of an empty table."""
+    import difflib
+
+    near = difflib.get_close_matches(search, names, n=3, cutoff=0.4) or difflib.get_close_matches(
+        search.lower(), [n.lower() for n in names], n=3, cutoff=0.4)
+    err_console.print(f"no {what} contains {search!r}" + (f" (nearest: {', '.join(near)})" if near else "")
+                      + f"; {hint}", highlight=False)

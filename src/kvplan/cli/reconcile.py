@@ -43,6 +43,11 @@ def reconcile(
                              "compared with, and without MODEL there is none", "pass MODEL after LOGFILE, or leave "
                              f"{'it' if len(given) == 1 else 'them'} out to read the log alone")
     log = read_log(logfile)
+    if not log.hits:  # nothing to compare: every figure would be '-' (and a --record or --calibrate empty)
+        shown = "standard input" if logfile == "-" else logfile
+        raise InputError("LOGFILE", f"no vLLM startup line was recognised in {shown} ({log.text_lines:,} line(s) read)",
+                         "pass the vLLM server's own output, e.g. docker logs CONTAINER > vllm.log 2>&1; "
+                         "`kvplan diagnose` reads a failed start's error lines")
     plan, plan_notes = None, []
     if model:
         plan_notes = check_model(log, model, force=force_model, calibrate=calibrate)
@@ -56,12 +61,18 @@ def reconcile(
         if record == "-":
             sys.stdout.write(text)
         else:
-            Path(record).write_text(text)
+            try:
+                Path(record).write_text(text)
+            except OSError as exc:
+                raise InputError("--record", f"cannot write {record}: {exc.strerror or exc}",
+                                 "give a writable file path, or - for standard output") from None
     stored = None
     if calibrate:
         gpu_name = getattr(plan.gpu, "name", None) or "unknown GPU"
         model_id = getattr(plan.model, "id", None) or getattr(plan.model, "model_id", None) or model
-        stored = store_site_calibration(result, gpu_name, model_id)
+        # a log file is stored once (its bytes' digest: a restart's log differs in its timestamps); standard input is not
+        startup_id = None if logfile == "-" else _digest(logfile)
+        stored = store_site_calibration(result, gpu_name, model_id, startup_id=startup_id)
     if record == "-":
         return
     if json_output:
@@ -138,3 +149,13 @@ def _fmt(value, unit: str) -> str:
     if unit == "x":
         return f"{value:.2f}x"
     return f"{int(value):,}" if float(value).is_integer() else f"{value:.2f}"
+
+
+def _digest(path: str) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()[:16]

@@ -23,7 +23,14 @@ def scaffold(
 ) -> None:
     """Write pyproject.toml, .env.example, serve.sh, docker-compose.yml, client.py, README.md and k8s/."""
     from kvplan.deploy import PROBE_MARGIN, render_files, spec_from_plan, write_files
+    from kvplan.errors import InputError
 
+    if not directory.strip():  # Path("") is the current folder: an unset shell variable would write the files here
+        raise InputError("DIR", "an empty folder name", "give the folder to write the project into, e.g. kvplan scaffold "
+                         "./deploy MODEL")
+    if served_model_name is not None and not served_model_name.strip():
+        raise InputError("--served-model-name", "an empty name (clients could not name the model)",
+                         "give a name, or leave the flag out for the model's repo name")
     plan = plan_from_flags(model, flags)
     if not plan.fits:
         # Never write a launch command that vLLM refuses at startup.

@@ -275,8 +275,8 @@ def simulate(
     long_prefill_threshold: int = typer.Option(0, "--long-prefill-token-threshold", help="Per-request prefill chunk cap (vLLM flag; 0 = none).", rich_help_panel=_SIM),
     slo: Optional[str] = typer.Option(None, "--slo", help="Service-level objectives for goodput, e.g. ttft=500ms,tpot=50ms.", rich_help_panel=_SIM),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="Write PNGs (concurrency, KV usage, latency CDFs) to this folder."),
-    requests_csv: Optional[Path] = typer.Option(None, "--requests", help="Write one CSV row per request (arrival, first token, finish, queue/TTFT/TPOT/end-to-end ms, preemptions): the data the percentiles are taken over."),
+    plot: Optional[str] = typer.Option(None, "--plot", help="Write PNGs (concurrency, KV usage, latency CDFs) to this folder."),
+    requests_csv: Optional[str] = typer.Option(None, "--requests", help="Write one CSV row per request (arrival, first token, finish, queue/TTFT/TPOT/end-to-end ms, preemptions): the data the percentiles are taken over."),
     *,
     flags: FitFlags,
     workload_spec: object,  # kvplan.workload.WorkloadSpec (imported lazily: it loads numpy)
@@ -287,8 +287,19 @@ def simulate(
     from kvplan.simulate import parse_slo, simulate_plan, step_model_report
     from kvplan.workload import build_workload
 
+    for flag, given in (("--plot", plot), ("--requests", requests_csv)):
+        if given is not None and not given.strip():  # Path('') is the current folder: no silent default
+            raise InputError(flag, "an empty path", f"give a {'folder' if flag == '--plot' else 'file'}, or leave {flag} out")
+    plot = Path(plot) if plot is not None else None
+    requests_csv = Path(requests_csv) if requests_csv is not None else None
     if plot is not None and plot.suffix.lower() in (".png", ".svg", ".pdf", ".jpg"):
         raise InputError("--plot", f"{plot} names a file; simulate writes three figures", "give a folder, e.g. --plot figs/")
+    if plot is not None:  # made now, not after the simulation: a file in the way or a folder that cannot be made
+        try:
+            plot.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError("--plot", f"cannot make the folder {plot}: {exc.strerror or exc}",
+                             "give a folder that can be written, e.g. --plot figs/") from None
     slo_spec = parse_slo(slo)
     wl = build_workload(workload_spec)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, long_prefill_threshold, json_out)
@@ -346,6 +357,8 @@ def capacity(
     if target_rate is not None and not (math.isfinite(target_rate) and target_rate > 0):
         raise InputError("--target-rate", f"must be a positive number of requests per second, got {target_rate:g}", "e.g. --target-rate 40")
     slo_spec = parse_slo(slo, percentile)
+    if slo_spec.ttft_ms is None and slo_spec.tpot_ms is None and slo_spec.e2e_ms is None:  # before the search is announced
+        raise InputError("--slo", "capacity needs at least one SLO", "e.g. --slo ttft=1s,tpot=50ms")
     spec = replace(workload_spec, rate_per_s=1.0)
     base = build_workload(spec)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, 0, json_out)

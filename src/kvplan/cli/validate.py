@@ -38,6 +38,8 @@ def validate(
     from kvplan.render import to_json
     from kvplan.validate import load_records, summarize, validate_records
 
+    if markdown:  # refused before the records are predicted, not after their table is printed
+        _check_markdown_target(markdown)
     records = load_records(file)
     if json_out:
         results = validate_records(records, given_kv=given_kv)
@@ -52,6 +54,8 @@ def validate(
         if seed:
             out["seed_summary"] = seed
         sys.stdout.write(to_json(out) + "\n")
+        if markdown:  # --json --markdown writes both (the table was dropped unwritten)
+            _write_markdown(markdown, summary_markdown(summary, seed, given_kv))
         return
     if rows:
         t = Table(title=f"kvplan validate {'--given-kv ' if given_kv else ''}{file}", show_lines=False)
@@ -83,8 +87,30 @@ def validate(
         console.print(t)
     console.print(summary_table(summary, seed, given_kv))
     if markdown:
-        with open(markdown, "w") as fh:
-            fh.write(summary_markdown(summary, seed, given_kv))
+        _write_markdown(markdown, summary_markdown(summary, seed, given_kv))
+
+
+def _check_markdown_target(path: str) -> None:
+    """--markdown names a file that can be written: not a folder, in a folder that exists."""
+    from pathlib import Path
+
+    from kvplan.errors import InputError
+
+    target = Path(path)
+    if target.is_dir():
+        raise InputError("--markdown", f"{path} is a folder", "give a file name, e.g. --markdown accuracy.md")
+    if not target.parent.is_dir():
+        raise InputError("--markdown", f"the folder {target.parent} does not exist", "create it first, or write elsewhere")
+
+
+def _write_markdown(path: str, text: str) -> None:
+    from kvplan.errors import InputError
+
+    try:
+        with open(path, "w") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise InputError("--markdown", f"cannot write {path}: {exc.strerror}", "give a writable file path") from None
 
 
 def _pct(v) -> str:
