@@ -122,6 +122,15 @@ def test_an_fp8_kv_cache_without_uniform_batch_graphs_keeps_piecewise_and_the_si
         per = coefficients_for(p.rules.era).g_per_layer_size
         assert g["drafter_graph_bytes"] == int(per * g["drafter_graphs"])
         assert p.speculative["drafter_cudagraphs"] == g["drafter_graphs"]
+    # 0.33.0 serves it on model runner v2, whose speculator graphs sit in its one measured pool: not counted apart,
+    # and v2 rounds no capture sizes (cudagraph_spec_round_runners)
+    v2 = kvplan.fit("Qwen/Qwen3.5-27B", "RTX 5090", max_model_len=32768, kv_cache_dtype="fp8", max_num_seqs=8,
+                    speculative_config=MTP3, vllm_version="0.33.0", fixes=False).cudagraphs
+    assert v2["model_runner"] == "v2" and v2["drafter_graphs"] == 0 and v2["drafter_graph_bytes"] == 0
+    assert v2["capture_sizes"] == GRID_64 and v2["rounded_to_multiple_of"] == 1
+    notes = kvplan.fit("Qwen/Qwen3.5-27B", "RTX 5090", max_model_len=32768, kv_cache_dtype="fp8", max_num_seqs=8,
+                       speculative_config=MTP3, vllm_version="0.33.0", fixes=False).assumptions
+    assert any("speculator's own graph managers" in a for a in notes)
 
 
 def test_an_eagle3_head_adds_its_piecewise_graphs(tmp_path: Path):

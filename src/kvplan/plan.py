@@ -2131,11 +2131,15 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
         if why:
             mode, note = "PIECEWISE", f"with speculative decoding {why}, so vLLM downgrades the graphs to PIECEWISE"
     q, rounded_to = 1 + k, 1
-    if (q > 1 and mode in rules.cudagraph_spec_round_modes
-            and model_runner(model, args, rules) in rules.cudagraph_spec_round_runners):
+    runner = model_runner(model, args, rules)
+    if q > 1 and mode in rules.cudagraph_spec_round_modes and runner in rules.cudagraph_spec_round_runners:
         sizes, rounded_to = round_sizes_for_spec_decode(sizes, q), q
     layers = _drafter_decoder_layers(model, args)
-    graphs = len(sizes) if rules.drafter_cuda_graphs and layers and mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0
+    # model runner v2's speculators keep CUDA-graph managers of their own (v1/worker/gpu/spec_decode/*/speculator.py),
+    # measured inside its profile_cudagraph_memory's one pool (v1/worker/gpu/cudagraph_utils.py, 0.33.0), which
+    # kvplan's v2 estimate (measured_terms) does not split: their graphs are not counted here
+    graphs = (len(sizes) if rules.drafter_cuda_graphs and layers and runner == "v1"
+              and mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0)
     return CudaGraphPlan(mode=mode, sizes=tuple(sizes), rounded_to=rounded_to, drafter_layers=layers,
                          drafter_graphs=graphs, mode_note=note)
 
@@ -2525,6 +2529,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             notes.append(f"CUDA graphs: speculative decoding rounds the capture sizes to multiples of 1 + "
                          f"{spec[1]} = {graphs.rounded_to} ({len(graphs.sizes)} sizes, largest {graphs.largest}; "
                          "compilation.py adjust_cudagraph_sizes_for_spec_decode)")
+        if graphs.drafter_layers and not graphs.drafter_graphs and graph_info["model_runner"] == "v2":
+            notes.append("CUDA graphs: model runner v2 captures the drafter's graphs with its speculator's own graph "
+                         "managers, measured in the same pool as the target's (v1/worker/gpu/cudagraph_utils.py "
+                         "profile_cudagraph_memory, 0.33.0); kvplan's v2 estimate does not count them apart")
         if graphs.drafter_graphs:
             notes.append(f"CUDA graphs: the drafter's {graphs.drafter_layers} layer(s) capture {graphs.drafter_graphs} "
                          f"PIECEWISE graphs of their own in the target's graph pool ({drafter_graph_bytes / GIB:.3f} GiB "
