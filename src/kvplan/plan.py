@@ -714,6 +714,8 @@ class Plan:
     speculative: dict | None = None
     # the site calibration (kvplan reconcile --calibrate) this plan applied, for its replans on the same GPU and model
     site_offsets: dict | None = field(default=None, compare=False, repr=False)
+    # the CUDA graphs captured: effective mode, capture sizes, the drafter's graphs, their bytes (CudaGraphPlan.to_dict)
+    cudagraphs: dict | None = None
 
     @property
     def vllm_version(self) -> str:
@@ -801,6 +803,7 @@ class Plan:
             "warnings": list(self.warnings),
             "fixes": [asdict(f) for f in self.fixes],
             "speculative": self.speculative,
+            "cudagraphs": self.cudagraphs,
         }
 
 
@@ -1064,9 +1067,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         notes.append(f"speculative decoding: {spec[0]} drafter {draft.id} ({draft.num_layers} decoder layer(s)) drafts "
                      f"{spec[1]} token(s) per step; its weights, KV layers and profile buffers are counted (section 7 "
                      f"item 8); the scheduler reserves {spec[1]} lookahead slot(s) per running sequence beyond its tokens "
-                     "(config/vllm.py num_lookahead_tokens), which the pool, the fit check and the concurrency line do not count; "
-                     "the drafter's own CUDA graphs (PIECEWISE only: llm_base_proposer.py initialize_cudagraph_keys, 0.33.0) "
-                     "are not added to the graph estimate")
+                     "(config/vllm.py num_lookahead_tokens), which the pool, the fit check and the concurrency line do not count")
     elif spec:
         notes.append(f"speculative decoding: {spec[1]} n-gram draft token(s) per step (no drafter weights or KV)")
     mamba_dtype = args.mamba_ssm_cache_dtype or "auto"
@@ -2093,9 +2094,15 @@ def _blocks_per_request(groups: Iterable[KVGroup], num_tokens: int, args: Engine
 # --------------------------------------------------------------------------- measured terms
 
 
-def _full_graph_sizes(max_num_seqs: int, max_tokens: int) -> int:
-    """FULL decode graphs: the capture sizes up to max_num_seqs (cudagraph_dispatcher.py, MRV2 _init_candidates)."""
-    return sum(1 for s in cudagraph_capture_sizes(max_num_seqs, max_tokens) if s <= max_num_seqs)
+def _full_graph_sizes(sizes: Iterable[int], max_num_seqs: int, q: int = 1) -> int:
+    """Model runner v2's FULL uniform-decode graphs: each capture size rounded up to a multiple of the decode query
+    length q, kept while it is within max_num_seqs x q tokens and the largest size, deduplicated (q = 1: the sizes up
+    to max_num_seqs). v1/worker/gpu/cudagraph_utils.py CudaGraphManager._init_candidates (0.29.0, 0.33.0 wheels)."""
+    sizes = list(sizes)
+    if not sizes:
+        return 0
+    top = min(max_num_seqs * q, max(sizes))
+    return len({cdiv(s, q) * q for s in sizes if cdiv(s, q) * q <= top})
 
 
 def model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str:
@@ -2118,14 +2125,129 @@ def model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str
     return "v2" if listed else "v1"
 
 
-def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int) -> list[int]:
-    """The CUDA-graph capture sizes (vllm/config/vllm.py::_set_cudagraph_sizes @0.33, section 1.5)."""
-    largest = min(max_num_seqs * 2, 512, max_tokens)
+def _size_grid(largest: int) -> list[int]:
+    """vLLM's default grid: 1, 2, 4, multiples of 8 below 256, multiples of 16 from 256, up to `largest`."""
     return [s for s in [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, largest + 1, 16)) if s <= largest]
 
 
+def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculative_tokens: int = 0,
+                            rules: VersionRules | None = None, gpu: GPUSpec | None = None) -> list[int]:
+    """vLLM's default CUDA-graph capture sizes before any speculative-decoding rounding (vllm/config/vllm.py
+    VllmConfig._set_cudagraph_sizes, section 1.5). Without `rules`: the grid up to min(2 x max_num_seqs, 512,
+    max_num_batched_tokens) that every release shares without speculative decoding. With them, the release's rows
+    (versions.py cudagraph_max_size_spec_query, cudagraph_max_size_cc10, cudagraph_capture_max_tokens,
+    cudagraph_uniform_decode_sizes): the decode query length q = 1 + num_speculative_tokens widens the largest size to
+    2 x max_num_seqs x q (0.13.0 on), a compute-capability-10.x GPU raises the 512 ceiling to 1024 (0.28.0 on),
+    max_num_batched_tokens is appended when within the largest size (0.21.0 on), and the uniform decode sizes n x q
+    (0.29.0 on; max_num_seqs itself without speculative decoding, 0.31.0 on)."""
+    if rules is None:
+        return _size_grid(min(max_num_seqs * 2, 512, max_tokens))
+    q = 1 + num_speculative_tokens if rules.cudagraph_max_size_spec_query else 1
+    cc10 = gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
+    ceiling = rules.cudagraph_max_size_cc10 if cc10 else 512
+    base = min(max_num_seqs * q * 2, ceiling)
+    largest = min(max_tokens, base)
+    sizes = _size_grid(largest)
+    if rules.cudagraph_capture_max_tokens and max_tokens <= largest:
+        sizes.append(max_tokens)
+    if rules.cudagraph_uniform_decode_sizes != "none":
+        decode: list[int] = []
+        if q > 1:
+            reqs = min(max_num_seqs, ceiling)
+            decode = [n * q for n in set(_size_grid(reqs) + [reqs]) if n * q <= base]
+        elif rules.cudagraph_uniform_decode_sizes == "spec_and_seqs" and max_num_seqs <= base:
+            decode = [max_num_seqs]
+        sizes += [d for d in decode if d <= max_tokens]
+    return sorted(set(sizes))
+
+
+def round_sizes_for_spec_decode(sizes: Iterable[int], q: int) -> list[int]:
+    """vLLM's rounding of the capture sizes to multiples of the decode query length q (compilation.py
+    CompilationConfig.adjust_cudagraph_sizes_for_spec_decode, 0.11.1-0.33.0 wheels): each size rounded up, kept while
+    within the largest size, deduplicated; q itself when none is kept but q fits. Empty where vLLM raises "No valid
+    cudagraph sizes after rounding" (q above the largest size)."""
+    sizes = list(sizes)
+    if q <= 1 or not sizes:
+        return sizes
+    largest = max(sizes)
+    rounded = sorted({cdiv(s, q) * q for s in sizes if cdiv(s, q) * q <= largest})
+    return rounded or ([q] if q <= largest else [])
+
+
+_FULL_DECODE_MODES = ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
+
+
+@dataclass(frozen=True)
+class CudaGraphPlan:
+    """The CUDA graphs vLLM captures at startup, per rank: the effective cudagraph_mode, the capture sizes (after the
+    speculative-decoding rounding where it applies) and the drafter's own PIECEWISE graphs."""
+
+    mode: str | None                   # effective cudagraph_mode (None: no graphs, or V0, which has no mode)
+    sizes: tuple[int, ...]             # the capture sizes the target's graphs are captured at
+    rounded_to: int                    # the multiple the sizes were rounded to (1: not rounded)
+    drafter_layers: int = 0            # decoder layers of the drafter (MTP layers, an EAGLE head, a draft model)
+    drafter_graphs: int = 0            # the drafter's PIECEWISE graphs (one per capture size)
+    mode_note: str = ""                # why the mode differs from the requested/default one
+
+    @property
+    def largest(self) -> int:
+        return max(self.sizes) if self.sizes else 0
+
+    def to_dict(self) -> dict:
+        return {"mode": self.mode, "capture_sizes": list(self.sizes), "num_capture_sizes": len(self.sizes),
+                "largest": self.largest, "rounded_to_multiple_of": self.rounded_to,
+                "drafter_layers": self.drafter_layers, "drafter_graphs": self.drafter_graphs,
+                "drafter_shares_graph_pool": bool(self.drafter_graphs)}
+
+
+def _drafter_decoder_layers(model: ModelSpec, args: EngineArgs) -> int:
+    """Decoder layers of the speculative drafter's model (0 for n-gram drafting, which has none)."""
+    spec = args.speculative
+    if not spec or spec[0] == "ngram":
+        return 0
+    if spec[0] == "mtp":
+        return model.mtp_layers
+    return args.draft.num_layers if args.draft is not None else 0
+
+
+def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules) -> CudaGraphPlan:
+    """Which CUDA graphs vLLM captures: the effective mode (--compilation-config's, else the release's default,
+    PIECEWISE for pooling models; speculative decoding downgrades FULL decode graphs to PIECEWISE where an attention
+    backend lacks uniform multi-token decode graphs, _spec_decode_piecewise), the capture sizes
+    (cudagraph_capture_sizes), rounded to multiples of 1 + num_speculative_tokens where the release does so for that
+    mode and model runner (rows cudagraph_spec_round_modes / _runners), and the drafter's PIECEWISE graphs (row
+    drafter_cuda_graphs), one per capture size, while the mode's mixed part is PIECEWISE."""
+    if not args.captures_cuda_graphs:
+        return CudaGraphPlan(mode=None, sizes=(), rounded_to=1)
+    spec = args.speculative
+    k = spec[1] if spec else 0
+    sizes = cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens, num_speculative_tokens=k, rules=rules,
+                                    gpu=gpu)
+    if not rules.is_v1:
+        return CudaGraphPlan(mode=None, sizes=tuple(sizes), rounded_to=1)
+    pooling = args.runner_type == "pooling" or model.is_pooling
+    mode = args.cudagraph_mode or ("PIECEWISE" if pooling else rules.cudagraph_mode_default)
+    note = ""
+    if spec and mode in _FULL_DECODE_MODES:
+        why = _spec_decode_piecewise({l.recurrent.kind for l in model.layers if l.recurrent}, args, rules, gpu)
+        if why:
+            mode, note = "PIECEWISE", f"with speculative decoding {why}, so vLLM downgrades the graphs to PIECEWISE"
+    q, rounded_to = 1 + k, 1
+    runner = model_runner(model, args, rules)
+    if q > 1 and mode in rules.cudagraph_spec_round_modes and runner in rules.cudagraph_spec_round_runners:
+        sizes, rounded_to = round_sizes_for_spec_decode(sizes, q), q
+    layers = _drafter_decoder_layers(model, args)
+    # model runner v2's speculators keep CUDA-graph managers of their own (v1/worker/gpu/spec_decode/*/speculator.py),
+    # measured inside its profile_cudagraph_memory's one pool (v1/worker/gpu/cudagraph_utils.py, 0.33.0), which
+    # kvplan's v2 estimate (measured_terms) does not split: their graphs are not counted here
+    graphs = (len(sizes) if rules.drafter_cuda_graphs and layers and runner == "v1"
+              and mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0)
+    return CudaGraphPlan(mode=mode, sizes=tuple(sizes), rounded_to=rounded_to, drafter_layers=layers,
+                         drafter_graphs=graphs, mode_note=note)
+
+
 def _capture_sizes(max_num_seqs: int, max_tokens: int) -> int:
-    """How many CUDA graphs vLLM captures."""
+    """How many CUDA graphs vLLM captures without speculative decoding (the shared grid)."""
     return len(cudagraph_capture_sizes(max_num_seqs, max_tokens))
 
 
@@ -2137,7 +2259,8 @@ class TermFeatures:
     moe_bytes: float            # fused-MoE caches: T x top-k x dtype x (3 I_e / TP + H)
     sampler_elements: float     # logits of the profile's sequences: S x V_pad
     tp_gt_1: bool
-    graph_layer_sizes: float    # decoder layers x CUDA-graph capture sizes (0 with --enforce-eager)
+    graph_layer_sizes: float    # decoder layers x CUDA-graph capture sizes (0 with --enforce-eager), the drafter's
+                                # layers x its PIECEWISE graphs included
     integrated_memory: bool     # GPU shares memory with the CPU (GB10, Jetson): free memory is the OS's
     t: int
     s: int
@@ -2146,6 +2269,7 @@ class TermFeatures:
     n_sizes: int
     nvls: bool = False          # NCCL's NVLink SHARP buffers: Hopper-or-later GPUs on an NVSwitch, more than 2 TP ranks
     nvlink_tp: bool = False     # TP > 1 over NVLink on Hopper or later (cc 9.x/10.x)
+    graphs: CudaGraphPlan | None = None  # the mode, capture sizes and drafter graphs behind n_sizes
 
 
 def nvlink_tp_capable(gpu: GPUSpec) -> bool:
@@ -2181,10 +2305,12 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
         fwd, moe = 0.0, m * model.num_experts_per_tok * db * (3 * width + h)
     else:
         fwd, moe = t * db * (2 * h + 3 * model.intermediate_size / tp), 0.0
-    n_sizes = _capture_sizes(args.max_num_seqs, t) if args.captures_cuda_graphs else 0
+    graphs = cudagraph_plan(model, gpu, args, rules)
+    n_sizes = len(graphs.sizes)
     n_layers = len([l for l in model.layers if l.kind != "none"])
     return TermFeatures(forward_bytes=fwd, moe_bytes=moe, sampler_elements=0.0 if model.is_pooling else float(s * v_pad),
-                        tp_gt_1=tp > 1, graph_layer_sizes=float(n_layers * n_sizes),
+                        tp_gt_1=tp > 1, graph_layer_sizes=float(n_layers * n_sizes + graphs.drafter_layers * graphs.drafter_graphs),
+                        graphs=graphs,
                         integrated_memory=(gpu.compute_capability in INTEGRATED_MEMORY_CC), t=t, s=s, v_pad=v_pad,
                         n_layers=n_layers, n_sizes=n_sizes, nvls=tp > 2 and nvls_capable(gpu),
                         nvlink_tp=tp > 1 and nvlink_tp_capable(gpu))
@@ -2257,16 +2383,25 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         nt_formula += (f" + {state / GIB:.2f} GiB model runner v2 penalty state (S({args.max_num_seqs}) x (4 x V({model.vocab_size})"
                        " + 4 x ceil(V/32)) B, held from load; consumed memory in " + rules.era + ")")
     capture = c.g_const + c.g_per_layer_size * f.graph_layer_sizes if args.captures_cuda_graphs else 0.0
+    g = f.graphs
     cg_formula = (f"{c.g_const / GIB:.2f} GiB + {c.g_per_layer_size / 1024 ** 2:.3f} MiB x {f.n_layers} layers x {f.n_sizes} capture sizes"
                   if args.captures_cuda_graphs else "0 (--enforce-eager: no CUDA graphs)" if args.enforce_eager
                   else "0 (--compilation-config cudagraph_mode NONE: no CUDA graphs)")
+    if args.captures_cuda_graphs and g is not None:
+        if g.drafter_graphs:
+            cg_formula += (f" + {c.g_per_layer_size / 1024 ** 2:.3f} MiB x {g.drafter_layers} drafter layer(s) x "
+                           f"{g.drafter_graphs} PIECEWISE graphs ({c.g_per_layer_size * g.drafter_layers * g.drafter_graphs / GIB:.3f} "
+                           "GiB, in the same graph pool)")
+        cg_formula += (f" [{g.mode + ', ' if g.mode else ''}largest {g.largest}"
+                       + (f", rounded to multiples of {g.rounded_to}" if g.rounded_to > 1 else "") + "]")
     if runner == "v2" and args.captures_cuda_graphs and rules.cudagraph_subtracted:
         if rules.release < (0, 29, 0):
             capture, cg_formula = 0.0, "0: model runner v2 before 0.29 estimates no CUDA-graph memory (profile_cudagraph_memory returns 0)"
         else:
             # 0.29+: the real capture against a throwaway pool (all piecewise graphs measured, one shared pool), FULL
             # graphs past the second extrapolated at >= 1 MiB each (v1/worker/gpu/cudagraph_utils.py)
-            full = _full_graph_sizes(args.max_num_seqs, args.max_num_batched_tokens)
+            spec = args.speculative
+            full = _full_graph_sizes(g.sizes, args.max_num_seqs, 1 + (spec[1] if spec else 0))
             capture = c.g_const + max(full - 1, 0) * 1024 ** 2
             cg_formula = (f"model runner v2: {c.g_const / GIB:.2f} GiB (one shared pool) + {max(full - 1, 0)} further FULL "
                           "decode graphs x 1 MiB")
@@ -2380,7 +2515,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     warns: list[str] = [beyond] if beyond else []
     if resolved.cudagraph_mode and resolved.captures_cuda_graphs:  # NONE is modelled: no graphs, no graph memory
         warns.append(f"--compilation-config cudagraph_mode {resolved.cudagraph_mode}: kvplan reads it for the hybrid "
-                     "state-block check only; the CUDA-graph memory is still that of the release's default capture")
+                     "state-block check, the speculative-decoding rounding of the capture sizes and the drafter's graphs; "
+                     "the CUDA-graph memory per layer and capture size is still the one fitted on the releases' default mode")
     if why_v0:  # vLLM's own warning (engine/arg_utils.py _raise_or_fallback)
         warns.append(f"{why_v0} is not supported by the V1 Engine. Falling back to V0.")
     if quant is not None and quant.method == "gguf" and resolved.dtype == "bfloat16" and gpu.cc and gpu.cc >= (10, 0):
@@ -2482,6 +2618,31 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         warns.append(f"site calibration applied ({site_offsets.get('source', 'kvplan reconcile --calibrate')}): the "
                      "activation, non-torch and CUDA-graph terms are offset by what those startups measured")
     cg = capture if rules.cudagraph_subtracted else 0
+    graphs = cudagraph_plan(model, gpu, resolved, rules)
+    graph_info = None
+    if resolved.captures_cuda_graphs:
+        g_per = coefficients_for(rules.era).g_per_layer_size
+        drafter_graph_bytes = int(g_per * graphs.drafter_layers * graphs.drafter_graphs)
+        graph_info = dict(graphs.to_dict(), capture_bytes=capture, drafter_graph_bytes=drafter_graph_bytes,
+                          model_runner=model_runner(model, resolved, rules))
+        if model_runner(model, resolved, rules) == "v2" and rules.cudagraph_subtracted:
+            graph_info["drafter_graph_bytes"] = drafter_graph_bytes = 0  # v2's estimate is its own (measured_terms)
+        if spec_info is not None:
+            spec_info.update(drafter_cudagraphs=graphs.drafter_graphs, drafter_cudagraph_bytes=drafter_graph_bytes)
+        if graphs.mode_note:
+            notes.append(f"CUDA graphs: {graphs.mode_note}")
+        if graphs.rounded_to > 1:
+            notes.append(f"CUDA graphs: speculative decoding rounds the capture sizes to multiples of 1 + "
+                         f"{spec[1]} = {graphs.rounded_to} ({len(graphs.sizes)} sizes, largest {graphs.largest}; "
+                         "compilation.py adjust_cudagraph_sizes_for_spec_decode)")
+        if graphs.drafter_layers and not graphs.drafter_graphs and graph_info["model_runner"] == "v2":
+            notes.append("CUDA graphs: model runner v2 captures the drafter's graphs with its speculator's own graph "
+                         "managers, measured in the same pool as the target's (v1/worker/gpu/cudagraph_utils.py "
+                         "profile_cudagraph_memory, 0.33.0); kvplan's v2 estimate does not count them apart")
+        if graphs.drafter_graphs:
+            notes.append(f"CUDA graphs: the drafter's {graphs.drafter_layers} layer(s) capture {graphs.drafter_graphs} "
+                         f"PIECEWISE graphs of their own in the target's graph pool ({drafter_graph_bytes / GIB:.3f} GiB "
+                         "at the per-layer graph rate; llm_base_proposer.py initialize_cudagraph_keys)")
     v0_state = _v0_mamba_cache_bytes(model, resolved, rules)
     if v0_state:
         act += v0_state
@@ -2592,7 +2753,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                 bytes_per_block=bytes_per_block, num_gpu_blocks=num_blocks, kv_cache_tokens=tokens, max_concurrency=conc,
                 kv_bytes_per_token=kv_per_token, state_bytes_per_sequence=state_per_seq, fits=fits, error=error,
                 estimated_max_model_len=est_len, vllm_log=log, terms=terms, assumptions=tuple(dict.fromkeys(notes)),
-                warnings=tuple(warns), failure=failure, speculative=spec_info)
+                warnings=tuple(warns), failure=failure, speculative=spec_info, cudagraphs=graph_info)
 
 
 def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
@@ -2643,7 +2804,7 @@ def state_blocks_refusal(groups, num_blocks: int, args: EngineArgs, rules: Versi
                          "resolve_cudagraph_mode_and_sizes: cudagraph_mode.has_full_cudagraphs())")
         return None
     if args.speculative:
-        why = _spec_decode_piecewise(groups, args, rules, gpu)
+        why = _spec_decode_piecewise((g.recurrent_kind for g in groups), args, rules, gpu)
         if why:
             if notes is not None:
                 notes.append(f"{seqs} not refused: with speculative decoding {why}, so vLLM {rules.version} downgrades "
@@ -2666,16 +2827,18 @@ def state_blocks_refusal(groups, num_blocks: int, args: EngineArgs, rules: Versi
 _FP8_KV = ("fp8", "fp8_e4m3", "fp8_e5m2")
 
 
-def _spec_decode_piecewise(groups, args: EngineArgs, rules: VersionRules, gpu: GPUSpec | None) -> str | None:
+def _spec_decode_piecewise(recurrent_kinds: Iterable[str | None], args: EngineArgs, rules: VersionRules,
+                           gpu: GPUSpec | None) -> str | None:
     """Why speculative decoding leaves no FULL decode graphs (an attention backend below UNIFORM_BATCH graph support;
-    rules spec_decode_piecewise_*), or None where kvplan expects vLLM to keep them."""
-    kinds = sorted({g.recurrent_kind for g in groups if g.recurrent_kind in rules.spec_decode_piecewise_recurrent_kinds})
+    rules spec_decode_piecewise_*), or None where kvplan expects vLLM to keep them. `recurrent_kinds`: the model's
+    recurrent layer kinds (mamba1, mamba2, gdn, linear)."""
+    kinds = sorted({k for k in recurrent_kinds if k in rules.spec_decode_piecewise_recurrent_kinds})
     if kinds:
         return (f"the {', '.join(kinds)} recurrent layers' metadata builder supports single-token decode graphs only "
                 "(UNIFORM_SINGLE_TOKEN_DECODE, v1/attention/backends/linear_attn.py)")
     kv = (args.kv_cache_dtype or "auto").lower()
-    if (rules.spec_decode_piecewise_fp8_kv_below_sm90 and gpu is not None and gpu.vendor == "NVIDIA" and gpu.cc
-            and gpu.cc[0] == 8 and kv in _FP8_KV):
+    if (gpu is not None and gpu.vendor == "NVIDIA" and gpu.cc and gpu.cc[0] in rules.spec_decode_piecewise_fp8_kv_cc_majors
+            and kv in _FP8_KV):
         return (f"the {kv} KV cache on {gpu.name} (compute capability {gpu.compute_capability}) is served by FlashInfer "
                 "(FlashAttention takes fp8 KV only on Hopper) without TRTLLM kernels, whose graphs cover single-token "
                 "decode only (UNIFORM_SINGLE_TOKEN_DECODE)")

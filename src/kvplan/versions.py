@@ -217,7 +217,55 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   UNIFORM_SINGLE_TOKEN_DECODE (flashinfer.py get_cudagraph_support) up to 0.32; a 2x RTX 3090 Qwen3.6-27B MTP log
     #   (noonghunna/club-3090 #584) shows the downgrade, and vLLM issue #49547 keeps sm_86 open. 0.33.0 answers
     #   UNIFORM_BATCH below SM90 (native fa2 decode takes uniform multi-token queries): FULL graphs, the check runs.
-    "spec_decode_piecewise_fp8_kv_below_sm90": [((0, 0, 0), False), ((0, 20, 0), True), ((0, 33, 0), False)],
+    #   The same holds on a consumer Blackwell GPU (compute capability 12.x) in 0.20-0.27: flashinfer.py
+    #   get_cudagraph_support answers UNIFORM_BATCH only where can_use_trtllm_attention holds, and
+    #   utils/flashinfer.py supports_trtllm_attention is is_device_capability_family(100) alone (0.20.0, 0.27.1 wheels);
+    #   0.28.0 adds the SM12x XQA path ("SM12x uses the dedicated XQA API, which supports speculative ... decode":
+    #   UNIFORM_BATCH). A 0.27.1 RTX 5090 Qwen3.8-27B MTP log with an fp8 KV cache (FlashInfer) captures
+    #   "PIECEWISE=11 (largest=64)" and no FULL graphs. Values: the compute-capability majors that downgrade.
+    "spec_decode_piecewise_fp8_kv_cc_majors": [((0, 0, 0), ()), ((0, 20, 0), (8, 12)), ((0, 28, 0), (8,)), ((0, 33, 0), ())],
+    # CUDA-graph capture sizes (vllm/config/vllm.py VllmConfig._set_cudagraph_sizes; section 1.5). vLLM's default
+    # list: [1, 2, 4] + multiples of 8 below 256 + multiples of 16 from 256, up to
+    # min(max_num_batched_tokens, min(max_num_seqs x q x 2, ceiling)), q the decode query length. Rows, as read in the
+    # 0.10.2, 0.11.0-0.11.2, 0.12.0, 0.13.0, 0.14.1, 0.19.0, 0.20.0-0.25.1, 0.26.0-0.33.0 wheels:
+    # - q is 1 up to 0.12.0 and 1 + num_speculative_tokens from 0.13.0 ("decode_query_len +=
+    #   self.speculative_config.num_speculative_tokens"; 0.29.0 on: the uniform_decode_query_len property)
+    "cudagraph_max_size_spec_query": [((0, 0, 0), False), ((0, 13, 0), True)],
+    # - the ceiling is 512, or 1024 on a compute-capability-10.x GPU (is_device_capability_family(100)) from 0.28.0
+    "cudagraph_max_size_cc10": [((0, 0, 0), 512), ((0, 28, 0), 1024)],
+    # - from 0.21.0 max_num_batched_tokens itself is appended when it is within the largest size ("ensure
+    #   max_num_tokens is captured if within max capture size")
+    "cudagraph_capture_max_tokens": [((0, 0, 0), False), ((0, 21, 0), True)],
+    # - from 0.29.0, with q > 1, the uniform decode sizes n x q are appended (n over the same grid of request counts up
+    #   to max_num_seqs, plus max_num_seqs itself, each n x q within min(max_num_seqs x q x 2, ceiling) and
+    #   max_num_batched_tokens); from 0.31.0, with q = 1, max_num_seqs itself when within that size. "spec": the
+    #   first, "spec_and_seqs": both.
+    "cudagraph_uniform_decode_sizes": [((0, 0, 0), "none"), ((0, 29, 0), "spec"), ((0, 31, 0), "spec_and_seqs")],
+    # vLLM's default --compilation-config cudagraph_mode on V1: PIECEWISE in 0.10 (config/compilation.py
+    # __post_init__, 0.10.2 wheel), FULL_AND_PIECEWISE from 0.11.0 (config/__init__.py VllmConfig.__post_init__
+    # "default to full and piecewise for most models"; pooling and encoder-decoder models keep PIECEWISE). V0 has no
+    # mode.
+    "cudagraph_mode_default": [((0, 0, 0), "PIECEWISE"), ((0, 11, 0), "FULL_AND_PIECEWISE")],
+    # Speculative decoding rounds the capture sizes up to multiples of q = 1 + num_speculative_tokens, drops those
+    # above the largest size and dedups them (compilation.py CompilationConfig.adjust_cudagraph_sizes_for_spec_decode,
+    # vLLM issue #28207's temporary fix), when FULL decode graphs are kept: the modes listed here (0.11.1-0.19: the
+    # model runner's _check_and_update_cudagraph_mode, "decode_mode() == FULL and separate_routine()", i.e.
+    # FULL_AND_PIECEWISE and FULL_DECODE_ONLY; from 0.20.0 resolve_cudagraph_mode_and_sizes, "decode_mode() == FULL":
+    # FULL too). Read in the 0.11.0 (absent), 0.11.1, 0.12.0, 0.13.0, 0.14.1, 0.19.0, 0.20.0, 0.27.1, 0.33.0 wheels.
+    "cudagraph_spec_round_modes": [((0, 0, 0), ()), ((0, 11, 1), ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY")),
+                                   ((0, 20, 0), ("FULL", "FULL_AND_PIECEWISE", "FULL_DECODE_ONLY"))],
+    # ... and by which model runner: both up to 0.24 (model runner v2's model_runner.py calls
+    # resolve_cudagraph_mode_and_sizes too), model runner v1 only from 0.25.0 ("not use_v2_model_runner": v2 rounds its
+    # own decode graphs in v1/worker/gpu/cudagraph_utils.py _init_candidates; 0.24.0 absent, 0.25.0 present).
+    "cudagraph_spec_round_runners": [((0, 0, 0), ("v1", "v2")), ((0, 25, 0), ("v1",))],
+    # The drafter of an EAGLE-family proposer (eagle, eagle3, the MTP methods; draft_model from 0.15) compiles its
+    # own layers and captures PIECEWISE graphs in the target's capture: gpu_model_runner.py _dummy_run calls
+    # drafter.dummy_run(num_tokens, use_cudagraphs=..., is_graph_capturing=True) for each capture size, with
+    # cudagraphs only while the target captures PIECEWISE graphs; the drafter's dispatcher gets PIECEWISE keys when the
+    # mode's mixed part is PIECEWISE or FULL (spec_decode/eagle.py or llm_base_proposer.py initialize_cudagraph_keys,
+    # 0.19.0, 0.27.1, 0.33.0; in 0.9.0 and 0.10.2 eagle.py use_cuda_graph with CompilationLevel.PIECEWISE). Its
+    # CUDAGraphWrapper draws on the same global graph pool as the target's. n-gram drafting has no model.
+    "drafter_cuda_graphs": [((0, 0, 0), False), ((0, 9, 0), True)],
     # Mamba pages per sequence and group (section 3.4): "none" mode 1; "align" mode 2 (+1 prefill checkpoint page for
     # the kinds in mamba_checkpoint_page, below); "all" mode one per block of the request. As read in the wheels:
     # - prefix caching is on by default for generative hybrids from 0.26.0 (config/model.py
@@ -439,7 +487,15 @@ class VersionRules:
     null_block_in_fit_check: bool
     state_blocks_refuse_max_num_seqs: bool
     spec_decode_piecewise_recurrent_kinds: tuple[str, ...]
-    spec_decode_piecewise_fp8_kv_below_sm90: bool
+    spec_decode_piecewise_fp8_kv_cc_majors: tuple[int, ...]
+    cudagraph_max_size_spec_query: bool
+    cudagraph_max_size_cc10: int
+    cudagraph_capture_max_tokens: bool
+    cudagraph_uniform_decode_sizes: str
+    cudagraph_mode_default: str
+    cudagraph_spec_round_modes: tuple[str, ...]
+    cudagraph_spec_round_runners: tuple[str, ...]
+    drafter_cuda_graphs: bool
     fit_need_formula: str
     fit_check_sees_windows: bool
     fused_moe_chunk_tokens: int

@@ -1,0 +1,176 @@
+"""CUDA-graph capture sizes and graph memory under speculative decoding (plan.cudagraph_capture_sizes,
+round_sizes_for_spec_decode, cudagraph_plan; versions rows cudagraph_* and drafter_cuda_graphs).
+
+vLLM widens the largest capture size to 2 x max_num_seqs x (1 + k) from 0.13.0 (config/vllm.py _set_cudagraph_sizes),
+rounds the sizes to multiples of 1 + k while FULL decode graphs are kept (compilation.py
+adjust_cudagraph_sizes_for_spec_decode, from 0.11.1), and an EAGLE-family drafter captures PIECEWISE graphs of its own
+layers in the target's graph pool (llm_base_proposer.py initialize_cudagraph_keys)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import kvplan
+from kvplan.calibration import coefficients_for
+from kvplan.plan import _full_graph_sizes, cudagraph_capture_sizes, round_sizes_for_spec_decode
+from kvplan.resolve import resolve_gpu
+from kvplan.versions import rules_for
+
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+NGRAM3 = '{"method": "ngram", "num_speculative_tokens": 3}'
+MTP3 = '{"method": "mtp", "num_speculative_tokens": 3}'
+GRID_64 = [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64]
+
+
+def _sizes(version, seqs, tokens, k=0, gpu=None):
+    return cudagraph_capture_sizes(seqs, tokens, num_speculative_tokens=k, rules=rules_for(version),
+                                   gpu=resolve_gpu(gpu)[0] if gpu else None)
+
+
+def test_the_largest_size_counts_the_decode_query_from_0_13():
+    """max_num_seqs 8, 3 draft tokens: 2 x 8 = 16 up to 0.12.0, 2 x 8 x 4 = 64 from 0.13.0 (the 0.27.1 RTX 5090 MTP
+    log in tests/data/extra_records.jsonl: 'Profiling CUDA graph memory: PIECEWISE=11 (largest=64)')."""
+    assert _sizes("0.12.0", 8, 8192, k=3) == [1, 2, 4, 8, 16]
+    assert _sizes("0.13.0", 8, 8192, k=3) == GRID_64
+    assert _sizes("0.27.1", 8, 8192, k=3) == GRID_64
+    # without speculative decoding every release keeps 2 x max_num_seqs, and the no-rules call is that grid
+    assert _sizes("0.13.0", 8, 8192) == _sizes("0.12.0", 8, 8192) == cudagraph_capture_sizes(8, 8192) == [1, 2, 4, 8, 16]
+    # the token budget still caps it
+    assert _sizes("0.27.1", 8, 48, k=3)[-1] == 48
+
+
+def test_uniform_decode_sizes_from_0_29_and_max_num_seqs_from_0_31():
+    # 10 sequences x 3 tokens: the grid up to 60, then 0.29.0 appends n x 3 for n in 1, 2, 4, 8, 10
+    grid = [1, 2, 4, 8, 16, 24, 32, 40, 48, 56]
+    assert _sizes("0.28.0", 10, 8192, k=2) == grid
+    assert _sizes("0.29.0", 10, 8192, k=2) == sorted(set(grid + [3, 6, 12, 24, 30]))
+    # without speculative decoding 0.31.0 appends max_num_seqs itself (10 is off the grid up to 20)
+    assert _sizes("0.30.0", 10, 8192) == [1, 2, 4, 8, 16]
+    assert _sizes("0.31.0", 10, 8192) == [1, 2, 4, 8, 10, 16]
+
+
+def test_max_num_batched_tokens_captured_from_0_21_and_the_b200_ceiling_from_0_28():
+    assert 300 not in _sizes("0.20.0", 256, 300) and _sizes("0.20.0", 256, 300)[-1] == 288
+    assert _sizes("0.21.0", 256, 300)[-1] == 300
+    assert _sizes("0.27.1", 1024, 8192, gpu="B200")[-1] == 512
+    assert _sizes("0.28.0", 1024, 8192, gpu="B200")[-1] == 1024
+    assert _sizes("0.28.0", 1024, 8192, gpu="H100")[-1] == 512
+
+
+def test_rounding_to_multiples_of_the_decode_query():
+    assert round_sizes_for_spec_decode(GRID_64, 4) == [4, 8, 16, 24, 32, 40, 48, 56, 64]
+    assert round_sizes_for_spec_decode([1, 2, 4, 8, 16], 3) == [3, 6, 9]  # 18 is above the largest, dropped
+    assert round_sizes_for_spec_decode([1, 2], 2) == [2]
+    assert round_sizes_for_spec_decode([1, 2, 4], 5) == []  # vLLM raises "No valid cudagraph sizes after rounding"
+    assert round_sizes_for_spec_decode(GRID_64, 1) == GRID_64
+
+
+def test_model_runner_v2_full_decode_graphs_round_to_the_query():
+    assert _full_graph_sizes([1, 2, 4, 8, 16], 4) == 3           # the sizes up to max_num_seqs
+    assert _full_graph_sizes([1, 2, 4, 8, 16], 4, q=3) == 3      # 3, 6, 9 within 4 x 3 = 12 tokens
+    assert _full_graph_sizes(GRID_64, 8, q=4) == 5               # 4, 8, 16, 24, 32 within 8 x 4 = 32 tokens
+    assert _full_graph_sizes([], 8) == 0
+
+
+@pytest.mark.parametrize("version, rounded", [("0.11.0", 1), ("0.11.1", 4), ("0.19.0", 4), ("0.20.0", 4)])
+def test_the_rounding_starts_in_0_11_1(version, rounded):
+    p = kvplan.fit(LLAMA, "H100", max_model_len=8192, speculative_config=NGRAM3, vllm_version=version, fixes=False)
+    g = p.cudagraphs
+    assert g["mode"] == "FULL_AND_PIECEWISE" and g["model_runner"] == "v1"
+    assert g["rounded_to_multiple_of"] == rounded
+    assert (g["capture_sizes"][0], g["num_capture_sizes"]) == ((1, 51) if rounded == 1 else (4, 49))
+    assert g["drafter_graphs"] == 0  # n-gram drafting has no model
+    plain = kvplan.fit(LLAMA, "H100", max_model_len=8192, vllm_version=version, fixes=False)
+    per = coefficients_for(p.rules.era).g_per_layer_size
+    assert p.cudagraph_capture_bytes - plain.cudagraph_capture_bytes == pytest.approx(
+        per * 32 * (g["num_capture_sizes"] - plain.cudagraphs["num_capture_sizes"]), abs=2)
+
+
+def test_the_rounding_follows_the_mode_by_release():
+    """0.11.1-0.19 round only with a separate decode routine (FULL_AND_PIECEWISE, FULL_DECODE_ONLY); from 0.20.0 FULL
+    too; PIECEWISE never."""
+    def rounded(version, mode):
+        p = kvplan.fit(LLAMA, "H100", max_model_len=8192, speculative_config=NGRAM3, vllm_version=version, fixes=False,
+                       compilation_config={"cudagraph_mode": mode})
+        return p.cudagraphs["rounded_to_multiple_of"]
+    assert rounded("0.19.0", "FULL") == 1 and rounded("0.20.0", "FULL") == 4
+    assert rounded("0.19.0", "FULL_DECODE_ONLY") == 4
+    assert rounded("0.20.0", "PIECEWISE") == 1
+
+
+def test_an_fp8_kv_cache_without_uniform_batch_graphs_keeps_piecewise_and_the_sizes():
+    """FlashInfer serves an fp8 KV cache on an L40S (8.9) and an RTX 5090 (12.0) in 0.20-0.27 with single-token decode
+    graphs only: vLLM downgrades to PIECEWISE and nothing is rounded; 0.28.0 gives SM12x the XQA decode graphs."""
+    l40s = kvplan.fit(LLAMA, "L40S", max_model_len=8192, speculative_config=NGRAM3, vllm_version="0.20.0",
+                      kv_cache_dtype="fp8", fixes=False)
+    assert l40s.cudagraphs["mode"] == "PIECEWISE" and l40s.cudagraphs["rounded_to_multiple_of"] == 1
+    assert any("downgrades the graphs to PIECEWISE" in a for a in l40s.assumptions)
+    for version, mode in (("0.27.1", "PIECEWISE"), ("0.28.0", "FULL_AND_PIECEWISE")):
+        p = kvplan.fit("Qwen/Qwen3.5-27B", "RTX 5090", max_model_len=32768, kv_cache_dtype="fp8", max_num_seqs=8,
+                       speculative_config=MTP3, vllm_version=version, fixes=False)
+        g = p.cudagraphs
+        assert g["mode"] == mode and g["model_runner"] == "v1"
+        if mode == "PIECEWISE":  # the record's log: PIECEWISE=11 (largest=64)
+            assert g["capture_sizes"] == GRID_64 and g["rounded_to_multiple_of"] == 1
+        else:
+            assert g["capture_sizes"] == [4, 8, 16, 24, 32, 40, 48, 56, 64] and g["rounded_to_multiple_of"] == 4
+        # the MTP layer captures one PIECEWISE graph per size, in the same pool
+        assert g["drafter_layers"] == 1 and g["drafter_graphs"] == g["num_capture_sizes"] and g["drafter_shares_graph_pool"]
+        per = coefficients_for(p.rules.era).g_per_layer_size
+        assert g["drafter_graph_bytes"] == int(per * g["drafter_graphs"])
+        assert p.speculative["drafter_cudagraphs"] == g["drafter_graphs"]
+    # 0.33.0 serves it on model runner v2, whose speculator graphs sit in its one measured pool: not counted apart,
+    # and v2 rounds no capture sizes (cudagraph_spec_round_runners)
+    v2 = kvplan.fit("Qwen/Qwen3.5-27B", "RTX 5090", max_model_len=32768, kv_cache_dtype="fp8", max_num_seqs=8,
+                    speculative_config=MTP3, vllm_version="0.33.0", fixes=False).cudagraphs
+    assert v2["model_runner"] == "v2" and v2["drafter_graphs"] == 0 and v2["drafter_graph_bytes"] == 0
+    assert v2["capture_sizes"] == GRID_64 and v2["rounded_to_multiple_of"] == 1
+    notes = kvplan.fit("Qwen/Qwen3.5-27B", "RTX 5090", max_model_len=32768, kv_cache_dtype="fp8", max_num_seqs=8,
+                       speculative_config=MTP3, vllm_version="0.33.0", fixes=False).assumptions
+    assert any("speculator's own graph managers" in a for a in notes)
+
+
+def test_an_eagle3_head_adds_its_piecewise_graphs(tmp_path: Path):
+    head = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama", "hidden_act": "silu", "hidden_size": 4096,
+            "intermediate_size": 14336, "max_position_embeddings": 2048, "num_attention_heads": 32,
+            "num_key_value_heads": 8, "num_hidden_layers": 1, "rms_norm_eps": 1e-05, "tie_word_embeddings": False,
+            "torch_dtype": "float16", "vocab_size": 128256, "draft_vocab_size": 32000}
+    path = tmp_path / "head.json"
+    path.write_text(json.dumps(head))
+    spec = json.dumps({"model": str(path), "method": "eagle3", "num_speculative_tokens": 3})
+    p = kvplan.fit(LLAMA, "H100", max_model_len=8192, speculative_config=spec, vllm_version="0.20.0", fixes=False)
+    g = p.cudagraphs
+    assert g["mode"] == "FULL_AND_PIECEWISE" and g["rounded_to_multiple_of"] == 4
+    assert g["drafter_layers"] == 1 and g["drafter_graphs"] == g["num_capture_sizes"] == 49
+    ngram = kvplan.fit(LLAMA, "H100", max_model_len=8192, speculative_config=NGRAM3, vllm_version="0.20.0", fixes=False)
+    per = coefficients_for(p.rules.era).g_per_layer_size
+    # same sizes as n-gram drafting with the same k; the head's graphs are the difference
+    assert p.cudagraph_capture_bytes - ngram.cudagraph_capture_bytes == pytest.approx(per * 49, abs=2)
+    (term,) = [t for t in p.terms if t.name == "cudagraph"]
+    assert "1 drafter layer(s) x 49 PIECEWISE graphs" in term.formula and "rounded to multiples of 4" in term.formula
+    # the drafter's graphs follow the mixed mode: FULL_DECODE_ONLY captures none of them
+    fdo = kvplan.fit(LLAMA, "H100", max_model_len=8192, speculative_config=spec, vllm_version="0.20.0", fixes=False,
+                     compilation_config={"cudagraph_mode": "FULL_DECODE_ONLY"})
+    assert fdo.cudagraphs["drafter_graphs"] == 0 and fdo.cudagraphs["drafter_layers"] == 1
+
+
+def test_no_graphs_no_graph_plan():
+    p = kvplan.fit(LLAMA, "H100", max_model_len=8192, speculative_config=NGRAM3, enforce_eager=True, fixes=False)
+    assert p.cudagraphs is None and p.to_dict()["cudagraphs"] is None and p.cudagraph_capture_bytes == 0
+    d = kvplan.fit(LLAMA, "H100", max_model_len=8192, fixes=False).to_dict()["cudagraphs"]
+    assert d["num_capture_sizes"] == len(d["capture_sizes"]) and d["drafter_graphs"] == 0
+
+
+def test_the_rows_step_where_the_wheels_were_read():
+    assert [rules_for(v).cudagraph_spec_round_modes for v in ("0.11.0", "0.11.1", "0.20.0")] == [
+        (), ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY"), ("FULL", "FULL_AND_PIECEWISE", "FULL_DECODE_ONLY")]
+    assert rules_for("0.24.0").cudagraph_spec_round_runners == ("v1", "v2")
+    assert rules_for("0.25.0").cudagraph_spec_round_runners == ("v1",)
+    assert [rules_for(v).spec_decode_piecewise_fp8_kv_cc_majors for v in ("0.19.0", "0.20.0", "0.28.0", "0.33.0")] == [
+        (), (8, 12), (8,), ()]
+    assert rules_for("0.10.2").cudagraph_mode_default == "PIECEWISE"
+    assert rules_for("0.11.0").cudagraph_mode_default == "FULL_AND_PIECEWISE"
+    assert not rules_for("0.8.5").drafter_cuda_graphs and rules_for("0.9.0").drafter_cuda_graphs
