@@ -582,7 +582,10 @@ def test_window_layers_are_kept_as_windows_only_where_the_release_can():
     gemma = dict(gpu="H100", max_model_len=32768, limit_mm_per_prompt='{"image": 0}')
     (old, old_kinds), (new, new_kinds) = groups("google/gemma-3-27b-it", "0.9.0", **gemma), groups("google/gemma-3-27b-it", "0.9.1", **gemma)
     assert old_kinds == ["full"] and new_kinds == ["full", "sliding"]
-    assert old.kv_cache_bytes == pytest.approx(new.kv_cache_bytes, rel=1e-6)  # the pool is the same: its use is not
+    # the pool is the same but for the non-torch accounting (0.9.0 charges the device-wide non-torch memory, 0.35 GiB,
+    # 0.9.1 its increase over the init snapshot, 0.02 GiB: calibration.py V1-a): its use is not
+    assert old.kv_cache_bytes == pytest.approx(new.kv_cache_bytes - (old.non_torch_bytes - new.non_torch_bytes), rel=1e-6)
+    assert (old.non_torch_bytes - new.non_torch_bytes) / 1024 ** 3 == pytest.approx(0.33, abs=1e-3)
     with_images = {k: v for k, v in gemma.items() if k != "limit_mm_per_prompt"}
     assert (kvplan.fit("google/gemma-3-27b-it", vllm_version="0.9.1", **with_images).kv_cache_bytes
             > kvplan.fit("google/gemma-3-27b-it", vllm_version="0.9.0", **with_images).kv_cache_bytes)

@@ -37,8 +37,10 @@ def test_blind_records_are_well_formed_and_not_in_the_fitted_sets(blind):
         clean_record(rec)  # only fields of the record format
         assert rec["id"] not in fitted_ids
         assert rec["source"].startswith("https://") and rec["source"] not in fitted_sources
-        assert rec["observed"]["kv_cache_gib"] and rec["observed"]["kv_cache_tokens"]
-        assert rec["observed"]["max_concurrency"]
+        assert rec["observed"]["kv_cache_tokens"] and rec["observed"]["max_concurrency"]
+        # the pool's GiB wherever the source prints it; the seventh round added three startups whose source quotes the
+        # token and concurrency lines only (a blog post's grep of its logs), and their notes say so
+        assert rec["observed"]["kv_cache_gib"] or "kv_cache_gib null" in rec["notes"]
         # a weights figure is carried wherever the source prints one; the fifth round added four startups whose source
         # gives the pool lines only (a docs table, a PR description's excerpt), and their notes say so
         assert rec["observed"]["weights_gib"] or "weights" in rec["notes"].lower()
@@ -47,7 +49,8 @@ def test_blind_records_are_well_formed_and_not_in_the_fitted_sets(blind):
 def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
     # a record is either predicted (every figure it logs has an error) or skipped with a sentence saying why
     unexplained = [r.id for r in scored if not (r.skipped and len(r.skipped) > 10)
-                   and not (r.predicted and set(r.error_pct) >= {"kv_cache_gib", "kv_cache_tokens", "max_concurrency"})]
+                   and not (r.predicted and set(r.error_pct) >= {"kv_cache_tokens", "max_concurrency"}
+                            | ({"kv_cache_gib"} if r.observed.get("kv_cache_gib") is not None else set()))]
     assert unexplained == []
     assert summarize(scored)["skipped"] == sum(1 for r in scored if r.skipped)
 
@@ -91,6 +94,10 @@ def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
 # to -7.99 % (its log shows 0.25 GiB consumed beside the weights, kvplan now 0.35: the >= 0.27 non-torch constant is
 # carried over from 0.18-0.19, and no record of those releases logs its own), so the KV/tokens/concurrency p90 reads
 # 6.13/6.18/6.19 and those bounds move from 6 to 6.5 %.
+# With the four seventh-round records (Qwen3.5-27B TP4 on inferred H100s 0.19.0, Mistral-7B on an A10G 0.9.0.1, Qwen2.5-7B BF16
+# and GPTQ-Int4 on an L40S 0.8.5.post1; three print no pool GiB) the forty measured 1.02/5.87/10.36 (KV GiB, 37),
+# 1.38/5.12/10.29 (tokens) before any change; with V1 before 0.9.1 charged the device-wide non-torch memory (calibration.py
+# V1-a) the tokens read 0.85/5.12/10.29. The bounds hold.
 BOUNDS = [("weights_gib", 0.5, 2.0, 14.0), ("kv_cache_gib", 4.5, 6.5, 12.0), ("kv_cache_tokens", 4.5, 6.5, 12.0),
           ("max_concurrency", 4.5, 6.5, 12.0)]
 
@@ -119,7 +126,10 @@ def test_given_the_blind_pools_the_kv_arithmetic_is_within_rounding(blind):
     # 15.00 %, concurrency 14.99 % at first scoring, on the 0.29.0 Qwen3.8-27B record (kvplan charged each GDN group a
     # prefill-checkpoint page vLLM 0.29 does not hold: versions.py mamba_checkpoint_page); with that row read from the
     # wheels: tokens 0.20 %, concurrency 0.22 %
-    s = summarize(validate_records(blind, given_kv=True))
+    # given the pool: the records whose source prints it (three seventh-round records quote tokens and concurrency only)
+    pooled = [rec for rec in blind if rec["observed"]["kv_cache_gib"]]
+    assert len(pooled) >= len(blind) - 3
+    s = summarize(validate_records(pooled, given_kv=True))
     assert s["skipped"] == 0
     assert s["kv_cache_tokens"]["max_abs_pct"] <= 0.3
     assert s["max_concurrency"]["max_abs_pct"] <= 0.3

@@ -30,8 +30,12 @@ from kvplan.validate import load_records, log_format_era, predict_record  # noqa
 # device-level reads (V0-a: the free memory lost since init_device; V0-b: device-wide used memory, which counts the
 # CUDA context), from 0.6.5 (V0-c) as the increase over the baseline snapshot taken after the context was created.
 # 0.6.5+ comes first: the older group takes its sampler term (the same sampler code, see SAMPLER_POOL).
-GROUPS = {"V0 >= 0.6.5": ("V0-c",), "V0 <= 0.6.4": ("V0-a", "V0-b"), "V1 <= 0.10": ("V1-a", "V1-b"), "V1 0.11-0.17": ("V1-c",), "V1 0.18-0.19": ("V1-d",),
-          "V1 >= 0.20": ("V1-e", "V1-f")}
+# V1 likewise: 0.8.0-0.9.0.x (V1-a) charges the device-wide non-torch memory as V0-b does (v1/worker/gpu_worker.py
+# determine_available_memory, 0.8.5.post1 / 0.9.0.1), 0.9.1-0.10 (V1-b) the increase over its init snapshot; no V1-a
+# startup logs the term, so that group takes the device-wide value V0 <= 0.6.4's startups log (NON_TORCH_POOL).
+GROUPS = {"V0 >= 0.6.5": ("V0-c",), "V0 <= 0.6.4": ("V0-a", "V0-b"), "V1 0.9.1-0.10": ("V1-b",), "V1 0.8-0.9.0": ("V1-a",),
+          "V1 0.11-0.17": ("V1-c",), "V1 0.18-0.19": ("V1-d",), "V1 >= 0.20": ("V1-e", "V1-f")}
+NON_TORCH_POOL = {"V1 0.8-0.9.0": "V0 <= 0.6.4"}
 
 
 def rows(records):
@@ -158,7 +162,7 @@ PEAK_FILES = ("shared/data/vllm_logs/calibration.jsonl", "main/tests/data/extra_
 ROOT = Path(__file__).resolve().parents[2]  # the folder holding shared/ and this checkout
 # V1's sampler and its dummy run are the same code from 0.8 to 0.16 (the 0.10.2 and 0.14.1 startups log the same
 # bytes per logit), so those two groups share one sampler coefficient; 0.17 changed the profiled sampler path.
-SAMPLER_POOL = {"V1 <= 0.10": "V1 0.8-0.16", "V1 0.11-0.17": "V1 0.8-0.16"}
+SAMPLER_POOL = {"V1 0.9.1-0.10": "V1 0.8-0.16", "V1 0.8-0.9.0": "V1 0.8-0.16", "V1 0.11-0.17": "V1 0.8-0.16"}
 # V0's sampler is one code path from 0.6.4 to 0.8.2 (model_executor/layers/sampler.py Sampler.forward and
 # _apply_top_k_top_p, identical in the 0.6.4.post1, 0.6.6.post1, 0.7.1, 0.7.3 and 0.8.2 wheels but for the penalties'
 # helper, which the profile run does not call), and its dummy run sets top_p 0.99 and top_k vocabulary - 1 for each of
@@ -295,6 +299,11 @@ def main():
     for group, eras in GROUPS.items():
         scored = [r for r in rs if r["era"] in eras]
         g = [r for r in scored if not r["why_not_fitted"]]
+        if group in NON_TORCH_POOL:  # V1-a: the device-wide value of the group that logs that quantity
+            pooled = sorted(v for _, v in non_torch.get(NON_TORCH_POOL[group], []))
+            print(f"\n## {group}: non-torch memory charged device-wide, logged by no startup of the group; "
+                  f"{NON_TORCH_POOL[group]}'s single-GPU startups log that quantity: median "
+                  f"{statistics.median(pooled) / GIB:.2f} GiB of {len(pooled)} (calibration.py _DEVICE_WIDE_NON_TORCH_GIB)")
         if not g:
             continue
         # a group with at least 5 logged sampler peaks takes their median bytes per logit; the KV-implied fit then
@@ -317,6 +326,9 @@ def main():
             prev = {"a_s": fitted["V0 >= 0.6.5"]["a_s"]}
         # likewise a group with at least 5 single-GPU startups that log their non-torch memory takes its median
         nts = sorted(v for _, v in non_torch.get(group, []))
+        if not nts and group in NON_TORCH_POOL:
+            pooled = sorted(v for _, v in non_torch.get(NON_TORCH_POOL[group], []))
+            prev = dict(prev, n_c=round(statistics.median(pooled) / GIB * 100) / 100 * GIB)
         if nts:
             n_c_logged = round(statistics.median(nts) / GIB * 100) / 100 * GIB if len(nts) >= 5 else None
             print(f"\n## {group}: non-torch memory logged by {len(nts)} single-GPU startups: "

@@ -164,6 +164,19 @@ for _era in ("V1-a", "V1-b"):
     COEFFICIENTS[_era] = _fitted(_V1_SAMPLER_B, 0.02, 0.0, "14 V1 records of vLLM 0.8-0.10", n_nvls_gib=_NVLS_GIB,
                                  n_integrated_gib=_INTEGRATED_BEFORE_0_20_GIB, n_nvlink_tp_gib=_NVLINK_TP_GIB,
                                  a_sampler_flashinfer=_V1_SAMPLER_FLASHINFER_B)
+# V1-a (0.8.0-0.9.0.x) charges another non-torch quantity than V1-b. Its Worker.determine_available_memory
+# (v1/worker/gpu_worker.py, read in the 0.8.5.post1 and 0.9.0.1 wheels) takes no init snapshot: after the profile and
+# empty_cache() it adds (total - free) - torch allocated_bytes.all.current to the peak, the device-wide memory not
+# allocated by torch, which counts this process's CUDA context (and any other tenant), as V0-b's worker/worker.py does
+# (0.6.4.post1). The 0.02 GiB above is the logged increase over a snapshot taken after the context, from five 0.10.2
+# startups (V1-b). No V1-a startup logs the term; the startups that log the same device-wide quantity are V0-b's: the
+# two single-GPU ones (Llama-3.1-8B on an RTX 3090, 0.6.4) log 'non_torch_memory takes 0.35GiB'. That value, not a fit
+# to V1-a records, is V1-a's constant (tools/fit_calibration.py takes it from the V0 <= 0.6.4 group's logged values).
+_DEVICE_WIDE_NON_TORCH_GIB = 0.35
+COEFFICIENTS["V1-a"] = _fitted(_V1_SAMPLER_B, _DEVICE_WIDE_NON_TORCH_GIB, 0.0,
+                               "14 V1 records of vLLM 0.8-0.10; non-torch: the device-wide value V0-b's startups log",
+                               n_nvls_gib=_NVLS_GIB, n_integrated_gib=_INTEGRATED_BEFORE_0_20_GIB,
+                               n_nvlink_tp_gib=_NVLINK_TP_GIB, a_sampler_flashinfer=_V1_SAMPLER_FLASHINFER_B)
 # The sampler on vLLM's in-place Triton top-k/top-p kernel (0.17.0 on, versions.py topk_topp_triton): 16 bytes per logit,
 # the term fitted on the 0.18-0.19 startups below, whose sampler code is that of 0.17.0 (v1/sample and
 # gpu_model_runner.py _dummy_sampler_run differ between the 0.17.0 and 0.18.0 wheels only in a logits-processor check and
