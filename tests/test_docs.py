@@ -78,6 +78,7 @@ def test_every_kvplan_flag_the_readme_spells_is_an_option_of_some_command():
     options = {opt for cmd in _cli_command().commands.values() for p in cmd.params
                for opt in (*p.opts, *getattr(p, "secondary_opts", ()))}
     bench = {"--moe", "--gpu-profiles", "--no-prefix-caching"}  # bench/ scripts' own switches
+    options.add("--help")  # click's own, on every command
     spelled = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]+)", README)) - bench - {"--gpus"}  # docker's --gpus all
     assert spelled - options == set()
 
@@ -89,3 +90,83 @@ def test_every_option_says_what_it_does(name):
     assert cmd.help
     silent = [p.opts[0] for p in cmd.params if p.param_type_name == "option" and not (p.help or "").strip()]
     assert silent == []
+
+
+# --- the README as a new user reads it: every path it names, every command it shows, the set-up it promises ---
+
+def _readme_code() -> list[str]:
+    """The README's code: each inline code span (line breaks inside one read as spaces) and each line of a fenced
+    block, with shell comments cut off."""
+    fenced = re.findall(r"^```[a-z]*\n(.*?)^```", README, flags=re.S | re.M)
+    prose = re.sub(r"^```[a-z]*\n.*?^```", "", README, flags=re.S | re.M)
+    spans = [" ".join(s.split()) for s in re.findall(r"`([^`]+)`", prose)]
+    lines = [line.split("  #", 1)[0].strip() for block in fenced for line in block.splitlines()]
+    return spans + [line for line in lines if line]
+
+
+def _kvplan_invocations(code: list[str]) -> list[list[str]]:
+    """Every `kvplan SUBCOMMAND ...` the code shows (also after `&&` or a pipe), as argv without `kvplan`; the
+    README's placeholders read as words ([MODEL] as MODEL) and its `...` dropped."""
+    import shlex
+
+    out = []
+    for text in code:
+        for part in re.split(r"&&|\|", text):
+            words = shlex.split(part.strip().replace("[", "").replace("]", ""))
+            if len(words) >= 2 and words[0] == "kvplan" and re.fullmatch(r"[a-z]+", words[1]):
+                out.append([w for w in words[1:] if w != "..."])
+    return out
+
+
+def test_every_path_the_readme_names_exists():
+    tops = ("src/", "tests/", "tools/", "bench/", "docs/", ".ci/", "../shared/")
+    named = {w.rstrip(".,;:)") for text in _readme_code() for w in text.split() if w.startswith(tops)}
+    named |= {link for link in re.findall(r"\]\(([^)\s]+)\)", README) if "://" not in link}
+    assert {"docs/web-screenshot.png", "tests/data/blind_failure_cases.jsonl", "bench/data/h200_step.json"} <= named
+    shared_here = (ROOT.parent / "shared").is_dir()  # the project's shared data sits beside the checkout, not in it
+    missing = [p for p in sorted(named) if not (ROOT / p).exists() and (shared_here or not p.startswith("../shared/"))]
+    assert missing == []
+
+
+def test_every_kvplan_command_line_in_the_readme_parses():
+    # each `kvplan SUBCOMMAND ...` shown (the set-up line, the table, the prose) names a real subcommand and
+    # options that command takes, with values of their types
+    commands = _cli_command().commands
+    shown = _kvplan_invocations(_readme_code())
+    assert len(shown) >= 20 and {"fit", "sweep", "capacity", "models", "gpus", "web"} <= {argv[0] for argv in shown}
+    for argv in shown:
+        assert argv[0] in commands, argv
+        if len(argv) > 1:  # a bare `kvplan scaffold` in prose names the command; a line with arguments is one to run
+            _assert_parses(commands[argv[0]], argv)
+
+
+def _assert_parses(command, argv: list[str]) -> None:
+    """`kvplan ARGV` parses: options the command takes, values of their types, its required arguments given."""
+    try:
+        command.make_context(argv[0], argv[1:])
+    except Exception as exc:  # typer >= 0.20 raises its vendored click's exceptions, so matched by class name
+        if "ClickException" not in {c.__name__ for c in type(exc).__mro__}:
+            raise
+        raise AssertionError(f"kvplan {' '.join(argv)}: {exc.format_message()}") from None
+
+
+
+
+
+def test_ci_runs_the_readme_test_command():
+    # the README's second set-up line is what CI runs (.ci/run may only add pip's -q)
+    setup = README.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
+    readme_test = setup[1].split("#", 1)[0].strip()
+    assert readme_test == "pip install '.[web,test]' && python -m pytest"
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
+          if line.strip() and not line.strip().startswith("#")]
+    assert readme_test in [line.replace("pip install -q ", "pip install ") for line in ci]
+    assert setup[0].split("#", 1)[0].strip() == "pip install . && kvplan fit"
+
+
+def test_readme_catalog_counts_are_the_catalogs():
+    from kvplan.resolve import gpu_catalog, model_catalog
+
+    m = re.search(r"(\d+) models and (\d+) GPUs", README)
+    assert m, "the README's `kvplan models` / `kvplan gpus` row"
+    assert (int(m.group(1)), int(m.group(2))) == (len(model_catalog()), len(gpu_catalog()))

@@ -1,0 +1,6 @@
+"""`python -m kvplan.cli ...`: the `kvplan` console script, where that script is not on PATH."""
+
+from kvplan.cli import main
+
+if __name__ == "__main__":
+    main()
