@@ -150,7 +150,38 @@ def _assert_parses(command, argv: list[str]) -> None:
         raise AssertionError(f"kvplan {' '.join(argv)}: {exc.format_message()}") from None
 
 
+def _help_examples(command) -> list[str]:
+    """The `$ kvplan ...` lines under a command's "Examples:", continuation lines (a trailing backslash) joined."""
+    text = (command.help or "").split("Examples:", 1)[-1] if "Examples:" in (command.help or "") else ""
+    text = re.sub(r"\\\n\s*", " ", text)
+    return [line[2:].split("  #", 1)[0].strip() for line in text.splitlines() if line.startswith("$ ")]
 
+
+def test_every_command_help_shows_examples_that_parse():
+    root = _cli_command()
+    assert any("kvplan fit" == ex for ex in _help_examples(root))  # `kvplan --help` starts a new user with fit
+    for name, cmd in root.commands.items():
+        examples = _help_examples(cmd)
+        assert len(examples) >= 2, f"kvplan {name} --help shows no examples"
+        for ex in examples:
+            argv = _kvplan_invocations([ex])
+            assert argv and argv[0][0] == name, ex  # an example of this command, not another's
+            _assert_parses(cmd, argv[0])
+            # each fits the 80-column help (3 columns of indent and margin), so it reads as one line
+            assert len(ex) <= 76 or "\\" in (cmd.help or ""), ex
+
+
+def test_help_says_what_each_command_does_with_gpu():
+    # reconcile plans the log's GPU (never the T4 fallback); fit alone answers --gpu auto
+    commands = _cli_command().commands
+
+    def gpu_help(name):
+        return next(p.help for p in commands[name].params if "--gpu" in p.opts)
+
+    assert "T4" not in gpu_help("reconcile") and "the log prints" in gpu_help("reconcile")
+    assert "'auto'" in gpu_help("fit") and "auto" not in gpu_help("sweep")
+    spec = next(p.help for p in commands["fit"].params if "--speculative-config" in p.opts)
+    assert all(m in spec for m in ("mtp", "ngram", "eagle3", "draft_model"))  # as the README lists them
 
 
 def test_ci_runs_the_readme_test_command():
@@ -170,3 +201,11 @@ def test_readme_catalog_counts_are_the_catalogs():
     m = re.search(r"(\d+) models and (\d+) GPUs", README)
     assert m, "the README's `kvplan models` / `kvplan gpus` row"
     assert (int(m.group(1)), int(m.group(2))) == (len(model_catalog()), len(gpu_catalog()))
+
+
+def test_python_m_kvplan_cli_runs_the_same_commands():
+    # the README's fallback where the console script is not on PATH
+    out = subprocess.run([sys.executable, "-m", "kvplan.cli", "gpus", "--json"], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.lstrip().startswith("[")

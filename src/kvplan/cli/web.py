@@ -29,7 +29,12 @@ def web(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind. Loopback by default; anything else exposes the page to your network."),
     port: int = typer.Option(8000, "--port", help="TCP port."),
 ) -> None:
-    """Serve the planner as a local web page (http://127.0.0.1:8000); opens nothing by itself."""
+    """Serve the planner as a local web page (http://127.0.0.1:8000); opens nothing by itself.
+
+    Examples:
+    $ kvplan web
+    $ kvplan web --port 8080
+    """
     import tempfile
 
     from kvplan.deploy import check_port
