@@ -209,3 +209,20 @@ def test_python_m_kvplan_cli_runs_the_same_commands():
                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     assert out.returncode == 0, out.stderr
     assert out.stdout.lstrip().startswith("[")
+
+
+def test_install_hints_name_extras_the_package_defines():
+    # kvplan is installed from its checkout (`pip install .`), so a hint reads pip install '.[EXTRA]'; each names an
+    # extra of pyproject.toml, and the web hint's fallback packages are that extra's
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    texts = [README] + [p.read_text() for p in (ROOT / "src" / "kvplan").rglob("*.py")]
+    named = {x for t in texts for group in re.findall(r"pip install (?:-q )?'\.\[([a-z,]+)\]'", t) for x in group.split(",")}
+    assert {"web", "test", "gguf"} <= named <= set(extras)
+    assert not any("kvplan[" in t.replace("kvplan[web] is not installed", "") for t in texts)  # not on PyPI
+    web = (ROOT / "src" / "kvplan" / "cli" / "web.py").read_text()
+    fallback = web.split("(or pip install ", 1)[1].split(")", 1)[0].replace('"', " ").split()
+    assert set(fallback) == {re.split(r"[<>=]", d)[0] for d in extras["web"]}

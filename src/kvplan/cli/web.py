@@ -18,7 +18,8 @@ def _web_stack():
         import uvicorn
     except ImportError as exc:
         raise InputError("web", f"the web page needs FastAPI and uvicorn ({exc.name} is not installed)",
-                         "pip install 'kvplan[web]'") from None
+                         "pip install '.[web]' in kvplan's checkout, as the README does (or pip install fastapi uvicorn "
+                         "python-multipart)") from None
     from kvplan.web.app import create_app
 
     return uvicorn, create_app
