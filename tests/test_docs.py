@@ -78,6 +78,7 @@ def test_every_kvplan_flag_the_readme_spells_is_an_option_of_some_command():
     options = {opt for cmd in _cli_command().commands.values() for p in cmd.params
                for opt in (*p.opts, *getattr(p, "secondary_opts", ()))}
     bench = {"--moe", "--gpu-profiles", "--no-prefix-caching"}  # bench/ scripts' own switches
+    options.add("--help")  # click's own, on every command
     spelled = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]+)", README)) - bench - {"--gpus"}  # docker's --gpus all
     assert spelled - options == set()
 
@@ -89,3 +90,139 @@ def test_every_option_says_what_it_does(name):
     assert cmd.help
     silent = [p.opts[0] for p in cmd.params if p.param_type_name == "option" and not (p.help or "").strip()]
     assert silent == []
+
+
+# --- the README as a new user reads it: every path it names, every command it shows, the set-up it promises ---
+
+def _readme_code() -> list[str]:
+    """The README's code: each inline code span (line breaks inside one read as spaces) and each line of a fenced
+    block, with shell comments cut off."""
+    fenced = re.findall(r"^```[a-z]*\n(.*?)^```", README, flags=re.S | re.M)
+    prose = re.sub(r"^```[a-z]*\n.*?^```", "", README, flags=re.S | re.M)
+    spans = [" ".join(s.split()) for s in re.findall(r"`([^`]+)`", prose)]
+    lines = [line.split("  #", 1)[0].strip() for block in fenced for line in block.splitlines()]
+    return spans + [line for line in lines if line]
+
+
+def _kvplan_invocations(code: list[str]) -> list[list[str]]:
+    """Every `kvplan SUBCOMMAND ...` the code shows (also after `&&` or a pipe), as argv without `kvplan`; the
+    README's placeholders read as words ([MODEL] as MODEL) and its `...` dropped."""
+    import shlex
+
+    out = []
+    for text in code:
+        for part in re.split(r"&&|\|", text):
+            words = shlex.split(part.strip().replace("[", "").replace("]", ""))
+            if len(words) >= 2 and words[0] == "kvplan" and re.fullmatch(r"[a-z]+", words[1]):
+                out.append([w for w in words[1:] if w != "..."])
+    return out
+
+
+def test_every_path_the_readme_names_exists():
+    tops = ("src/", "tests/", "tools/", "bench/", "docs/", ".ci/", "../shared/")
+    named = {w.rstrip(".,;:)") for text in _readme_code() for w in text.split() if w.startswith(tops)}
+    named |= {link for link in re.findall(r"\]\(([^)\s]+)\)", README) if "://" not in link}
+    assert {"docs/web-screenshot.png", "tests/data/blind_failure_cases.jsonl", "bench/data/h200_step.json"} <= named
+    shared_here = (ROOT.parent / "shared").is_dir()  # the project's shared data sits beside the checkout, not in it
+    missing = [p for p in sorted(named) if not (ROOT / p).exists() and (shared_here or not p.startswith("../shared/"))]
+    assert missing == []
+
+
+def test_every_kvplan_command_line_in_the_readme_parses():
+    # each `kvplan SUBCOMMAND ...` shown (the set-up line, the table, the prose) names a real subcommand and
+    # options that command takes, with values of their types
+    commands = _cli_command().commands
+    shown = _kvplan_invocations(_readme_code())
+    assert len(shown) >= 20 and {"fit", "sweep", "capacity", "models", "gpus", "web"} <= {argv[0] for argv in shown}
+    for argv in shown:
+        assert argv[0] in commands, argv
+        if len(argv) > 1:  # a bare `kvplan scaffold` in prose names the command; a line with arguments is one to run
+            _assert_parses(commands[argv[0]], argv)
+
+
+def _assert_parses(command, argv: list[str]) -> None:
+    """`kvplan ARGV` parses: options the command takes, values of their types, its required arguments given."""
+    try:
+        command.make_context(argv[0], argv[1:])
+    except Exception as exc:  # typer >= 0.20 raises its vendored click's exceptions, so matched by class name
+        if "ClickException" not in {c.__name__ for c in type(exc).__mro__}:
+            raise
+        raise AssertionError(f"kvplan {' '.join(argv)}: {exc.format_message()}") from None
+
+
+def _help_examples(command) -> list[str]:
+    """The `$ kvplan ...` lines under a command's "Examples:", continuation lines (a trailing backslash) joined."""
+    text = (command.help or "").split("Examples:", 1)[-1] if "Examples:" in (command.help or "") else ""
+    text = re.sub(r"\\\n\s*", " ", text)
+    return [line[2:].split("  #", 1)[0].strip() for line in text.splitlines() if line.startswith("$ ")]
+
+
+def test_every_command_help_shows_examples_that_parse():
+    root = _cli_command()
+    assert any("kvplan fit" == ex for ex in _help_examples(root))  # `kvplan --help` starts a new user with fit
+    for name, cmd in root.commands.items():
+        examples = _help_examples(cmd)
+        assert len(examples) >= 2, f"kvplan {name} --help shows no examples"
+        for ex in examples:
+            argv = _kvplan_invocations([ex])
+            assert argv and argv[0][0] == name, ex  # an example of this command, not another's
+            _assert_parses(cmd, argv[0])
+            # each fits the 80-column help (3 columns of indent and margin), so it reads as one line
+            assert len(ex) <= 76 or "\\" in (cmd.help or ""), ex
+
+
+def test_help_says_what_each_command_does_with_gpu():
+    # reconcile plans the log's GPU (never the T4 fallback); fit alone answers --gpu auto
+    commands = _cli_command().commands
+
+    def gpu_help(name):
+        return next(p.help for p in commands[name].params if "--gpu" in p.opts)
+
+    assert "T4" not in gpu_help("reconcile") and "the log prints" in gpu_help("reconcile")
+    assert "'auto'" in gpu_help("fit") and "auto" not in gpu_help("sweep")
+    spec = next(p.help for p in commands["fit"].params if "--speculative-config" in p.opts)
+    assert all(m in spec for m in ("mtp", "ngram", "eagle3", "draft_model"))  # as the README lists them
+
+
+def test_ci_runs_the_readme_test_command():
+    # the README's second set-up line is what CI runs (.ci/run may only add pip's -q)
+    setup = README.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
+    readme_test = setup[1].split("#", 1)[0].strip()
+    assert readme_test == "pip install '.[web,test]' && python -m pytest"
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
+          if line.strip() and not line.strip().startswith("#")]
+    assert readme_test in [line.replace("pip install -q ", "pip install ") for line in ci]
+    assert setup[0].split("#", 1)[0].strip() == "pip install . && kvplan fit"
+
+
+def test_readme_catalog_counts_are_the_catalogs():
+    from kvplan.resolve import gpu_catalog, model_catalog
+
+    m = re.search(r"(\d+) models and (\d+) GPUs", README)
+    assert m, "the README's `kvplan models` / `kvplan gpus` row"
+    assert (int(m.group(1)), int(m.group(2))) == (len(model_catalog()), len(gpu_catalog()))
+
+
+def test_python_m_kvplan_cli_runs_the_same_commands():
+    # the README's fallback where the console script is not on PATH
+    out = subprocess.run([sys.executable, "-m", "kvplan.cli", "gpus", "--json"], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.lstrip().startswith("[")
+
+
+def test_install_hints_name_extras_the_package_defines():
+    # kvplan is installed from its checkout (`pip install .`), so a hint reads pip install '.[EXTRA]'; each names an
+    # extra of pyproject.toml, and the web hint's fallback packages are that extra's
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    texts = [README] + [p.read_text() for p in (ROOT / "src" / "kvplan").rglob("*.py")]
+    named = {x for t in texts for group in re.findall(r"pip install (?:-q )?'\.\[([a-z,]+)\]'", t) for x in group.split(",")}
+    assert {"web", "test", "gguf"} <= named <= set(extras)
+    assert not any("kvplan[" in t.replace("kvplan[web] is not installed", "") for t in texts)  # not on PyPI
+    web = (ROOT / "src" / "kvplan" / "cli" / "web.py").read_text()
+    fallback = web.split("(or pip install ", 1)[1].split(")", 1)[0].replace('"', " ").split()
+    assert set(fallback) == {re.split(r"[<>=]", d)[0] for d in extras["web"]}

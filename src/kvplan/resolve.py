@@ -955,7 +955,7 @@ def _from_gguf(path: Path) -> ModelSpec:
         from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
     except ImportError:
         raise InputError("model", f"{path} is a GGUF file, and reading one needs the gguf package",
-                         "pip install 'kvplan[gguf]' (or pip install gguf)") from None
+                         "pip install '.[gguf]' in kvplan's checkout (or pip install gguf)") from None
     try:
         reader = GGUFReader(path)
     except Exception as exc:  # the reader raises whatever its parsing meets (ValueError, struct.error, IndexError, ...)

@@ -24,7 +24,12 @@ from kvplan.errors import KvplanError
 
 app = typer.Typer(
     name="kvplan",
-    help="Predict what a vLLM deployment will do before you spend money on a GPU.",
+    help="Predict what a vLLM deployment will do before you spend money on a GPU.\n\n"
+         "Examples:\n"
+         "$ kvplan fit                     # the seed's example, offline, no GPU needed\n"
+         "$ kvplan fit meta-llama/Llama-3.1-8B-Instruct --gpu L4 --max-model-len 32768\n"
+         "$ kvplan COMMAND --help          # each command's options and examples\n\n"
+         "Exit codes: 0 fits (or success), 1 does not fit (or a check failed), 2 bad input.",
     no_args_is_help=False,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -81,12 +86,13 @@ class FitFlags:
 
 
 _P = inspect.Parameter
+GPU_HELP = "GPU name or alias from the catalog (e.g. L4, H100, 'A100-80GB'; `kvplan gpus` lists them)."
 FIT_PARAMS: list[tuple[str, object, object]] = [
-    ("gpu", Optional[str], typer.Option(None, "--gpu", help="GPU name or alias from the catalog (e.g. L4, H100, 'A100-80GB'). Default: the GPU NVML detects, else a 16 GB T4.", rich_help_panel="GPU")),
+    ("gpu", Optional[str], typer.Option(None, "--gpu", help=GPU_HELP + " Default: the GPU NVML detects, else a 16 GB T4.", rich_help_panel="GPU")),
     ("gpu_gib", Optional[float], typer.Option(None, "--gpu-gib", help="A custom GPU: total memory in GiB as CUDA reports it.", rich_help_panel="GPU")),
     ("gpu_gb", Optional[float], typer.Option(None, "--gpu-gb", help="A custom GPU: total memory in decimal GB (as the seed's arithmetic counts it).", rich_help_panel="GPU")),
     ("num_gpus", Optional[int], typer.Option(None, "--num-gpus", help="GPUs available (default: tensor x pipeline x data parallel size).", rich_help_panel="GPU")),
-    ("max_model_len", Optional[str], typer.Option(None, "--max-model-len", help="Context length to serve (vLLM default: the model's limit), read as vllm serve reads it: 32k = 32,000, 32K = 32,768, -1 = vLLM's auto-fit. 'auto' with --concurrency asks for the largest that fits.", rich_help_panel="vllm serve flags")),
+    ("max_model_len", Optional[str], typer.Option(None, "--max-model-len", help="Context length to serve (vLLM default: the model's limit), read as vllm serve reads it: 32k = 32,000, 32K = 32,768, -1 = vLLM's auto-fit. 'auto' (kvplan fit, with --concurrency N) asks for the longest at which N requests fit.", rich_help_panel="vllm serve flags")),
     ("gpu_memory_utilization", Optional[float], typer.Option(None, "--gpu-memory-utilization", help="Fraction of total GPU memory vLLM may claim (0.90 before vLLM 0.20, 0.92 after).", rich_help_panel="vllm serve flags")),
     ("tensor_parallel_size", Optional[int], typer.Option(None, "--tensor-parallel-size", "-tp", help="Tensor-parallel ranks.", rich_help_panel="vllm serve flags")),
     ("pipeline_parallel_size", Optional[int], typer.Option(None, "--pipeline-parallel-size", "-pp", help="Pipeline-parallel stages.", rich_help_panel="vllm serve flags")),
@@ -101,7 +107,7 @@ FIT_PARAMS: list[tuple[str, object, object]] = [
     ("dtype", Optional[str], typer.Option(None, "--dtype", help="auto, half, float16, bfloat16, float32.", rich_help_panel="vllm serve flags")),
     ("mamba_ssm_cache_dtype", Optional[str], typer.Option(None, "--mamba-ssm-cache-dtype", help="auto, float32, float16, bfloat16 (recurrent state of Mamba / Gated DeltaNet layers).", rich_help_panel="vllm serve flags")),
     ("revision", Optional[str], typer.Option(None, "--revision", help="Model revision (commit, tag or branch) to resolve on the Hub.", rich_help_panel="vllm serve flags")),
-    ("speculative_config", Optional[str], typer.Option(None, "--speculative-config", help='Speculative decoding, as vLLM takes it: \'{"method": "mtp", "num_speculative_tokens": 3}\' (the checkpoint\'s MTP layers) or method ngram.', rich_help_panel="vllm serve flags")),
+    ("speculative_config", Optional[str], typer.Option(None, "--speculative-config", help='Speculative decoding, as vLLM takes it: \'{"method": "mtp", "num_speculative_tokens": 3}\' (the checkpoint\'s MTP layers), method ngram, or a drafter checkpoint named by "model" (methods eagle, eagle3, draft_model: its weights, KV layers and buffers are counted).', rich_help_panel="vllm serve flags")),
     ("compilation_config", Optional[str], typer.Option(None, "--compilation-config", help='vLLM\'s compilation config as JSON; kvplan reads its cudagraph_mode (\'{"cudagraph_mode": "PIECEWISE"}\': no FULL decode graphs, so no hybrid state-block check).', rich_help_panel="vllm serve flags")),
     ("enable_prefix_caching", Optional[bool], typer.Option(None, "--enable-prefix-caching/--no-enable-prefix-caching", help="Prefix caching (default: the version's; for hybrid Mamba/GDN models it sets how many state pages a sequence holds).", rich_help_panel="vllm serve flags")),
     ("enable_chunked_prefill", Optional[bool], typer.Option(None, "--enable-chunked-prefill/--no-enable-chunked-prefill", help="Chunked prefill (default: the version's; without it the profile run and each prefill take a whole prompt, max_num_batched_tokens >= max_model_len).", rich_help_panel="vllm serve flags")),

@@ -1,5 +1,6 @@
-"""`python -m kvplan.cli ...` runs the `kvplan` command line, as `python -m kvplan` does."""
+"""`python -m kvplan.cli ...`: the `kvplan` console script, where that script is not on PATH (as `python -m kvplan`)."""
 
 from kvplan.cli import main
 
-main()
+if __name__ == "__main__":
+    main()

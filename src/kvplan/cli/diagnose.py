@@ -23,8 +23,12 @@ def diagnose(
 ) -> None:
     """Name the layer that owns a failed or degraded vLLM startup, the cause, and the fix.
 
-    Exit 0 when the log shows a start or only a degraded one, 1 when it shows a failure or
-    nothing is recognised, 2 on bad input.
+    Exit 0 when the log shows a start or only a degraded one, 1 when it shows a failure or nothing is recognised, 2 on bad input.
+
+    Examples:
+    $ kvplan diagnose vllm.log
+    $ docker logs vllm 2>&1 | kvplan diagnose -
+    $ kvplan diagnose vllm.log Qwen/Qwen3-8B --gpu L4 --json
     """
     from kvplan.diagnose import diagnose as run_diagnosis, sharpen_with_plan
     from kvplan.logs import read_log

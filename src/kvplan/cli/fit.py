@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from kvplan.cli import FitFlags, app, console, err_console, fit_options
+from kvplan.cli import FIT_PARAMS, GPU_HELP, FitFlags, app, console, err_console, fit_options, option_group
 
 SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size")
 
@@ -93,17 +93,32 @@ def uncertainty_band_of(p):
     return uncertainty_band(p)
 
 
+# fit alone answers `--gpu auto` (plan_from_flags_and_inverse); the other commands take a named GPU
+_fit_only_options = option_group(FIT_PARAMS, FitFlags, "flags", gpu=typer.Option(
+    None, "--gpu", help=GPU_HELP + " Default: the GPU NVML detects, else a 16 GB T4. 'auto': the smallest catalog GPU x "
+    "tensor-parallel size (up to 8) that starts.", rich_help_panel="GPU"))
+
+
 @app.command()
-@fit_options
+@_fit_only_options
 def fit(
-    model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id (org/name), checkpoint folder or config.json. Default: the seed's Qwen/Qwen2.5-0.5B-Instruct."),
+    model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id (org/name), checkpoint folder, config.json or .gguf file. Default: the seed's Qwen/Qwen2.5-0.5B-Instruct."),
     concurrency: Optional[float] = typer.Option(None, "--concurrency", help="With --max-model-len auto: full-length requests that must fit at once."),
     explain: bool = typer.Option(False, "--explain", help="Show every term's formula with its numbers, and every default applied."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
     *,
     flags: FitFlags,
 ):
-    """Predict vLLM's startup: memory budget, KV-cache blocks, tokens, concurrency, or its error and the fixes."""
+    """Predict vLLM's startup: memory budget, KV-cache blocks, tokens, concurrency, or its error and the fixes.
+
+    Examples:
+    $ kvplan fit                       # the seed's example (Qwen2.5-0.5B, 4,096)
+    $ kvplan fit meta-llama/Llama-3.1-8B-Instruct --gpu L4 --max-model-len 32768
+    $ kvplan fit Qwen/Qwen3-32B --gpu H100 -tp 2 --kv-cache-dtype fp8 --explain
+    $ kvplan fit Qwen/Qwen3-8B --gpu L4 --max-model-len auto --concurrency 8
+    $ kvplan fit Qwen/Qwen3-8B --gpu auto --max-model-len 32768 --json
+    $ kvplan fit --gpu-gb 16 --overhead-gb 1     # the seed's own arithmetic
+    """
     from kvplan.render import print_plan, to_json
 
     p, note = plan_from_flags_and_inverse(model, flags, concurrency)
@@ -218,10 +233,16 @@ def sweep(
     *,
     flags: FitFlags,
 ):
-    """Vary one or two flags and compare: concurrency and the ratio to the first row, like the seed's max_model_len table."""
-    from kvplan.render import csv_rows, plot_sweep, sweep_table, sweep_warnings, to_json
+    """Vary one or two flags and compare: concurrency and the ratio to the first row, like the seed's max_model_len table.
 
+    Examples:
+    $ kvplan sweep Qwen/Qwen3-8B --gpu L4 --vary max_model_len=4096..131072
+    $ kvplan sweep --vary max_model_len=4096..131072 --vary gpu=T4,L4,H100
+    $ kvplan sweep Qwen/Qwen3-8B --vary gpu=L4,A100-80GB,H100 --plot out.png
+    $ kvplan sweep Qwen/Qwen3-8B --gpu L4 --vary kv_cache_dtype=auto,fp8 --csv
+    """
     from kvplan.errors import InputError
+    from kvplan.render import csv_rows, plot_sweep, sweep_table, sweep_warnings, to_json
 
     if not vary:
         vary = ["max_model_len=2048,4096,16384,32768"]
@@ -279,7 +300,12 @@ def _check_plot_target(plot: str) -> None:
 
 @app.command()
 def models(search: Optional[str] = typer.Argument(None, help="Filter by substring."), json_out: bool = typer.Option(False, "--json", help="Machine-readable output.")):
-    """List the embedded model catalog (works offline)."""
+    """List the embedded model catalog (works offline).
+
+    Examples:
+    $ kvplan models
+    $ kvplan models qwen3 --json
+    """
     from rich.table import Table
 
     from kvplan.render import to_json
@@ -305,7 +331,12 @@ def models(search: Optional[str] = typer.Argument(None, help="Filter by substrin
 @app.command()
 def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring of the name or an alias."),
          json_out: bool = typer.Option(False, "--json", help="Machine-readable output.")):
-    """List the GPU catalog: memory as vLLM sees it, compute capability, bandwidth."""
+    """List the GPU catalog: memory as vLLM sees it, compute capability, bandwidth.
+
+    Examples:
+    $ kvplan gpus
+    $ kvplan gpus h100 --json
+    """
     from rich.table import Table
 
     from kvplan.render import to_json

@@ -64,7 +64,12 @@ def preflight(
     *,
     flags: FitFlags,
 ) -> None:
-    """Inventory this machine and check every gate (GPU, driver, OS, Python, disk, token, plan)."""
+    """Inventory this machine and check every gate (GPU, driver, OS, Python, disk, token, plan).
+
+    Examples:
+    $ kvplan preflight
+    $ kvplan preflight Qwen/Qwen3-8B --max-model-len 16384 --json
+    """
     from kvplan import preflight as pf
 
     facts = pf.gather_facts()

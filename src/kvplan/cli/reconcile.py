@@ -10,12 +10,19 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from kvplan.cli import FitFlags, app, console, fit_options
+from kvplan.cli import FIT_PARAMS, GPU_HELP, FitFlags, app, console, option_group
 from kvplan.errors import InputError
 
 
+# the GPU is the log's: kvplan.reconcile.plan_from_log takes the GPU or total the log prints, else the one NVML detects
+# here (with a note), and refuses rather than plan another machine's log on the default T4
+_reconcile_options = option_group(FIT_PARAMS, FitFlags, "flags", gpu=typer.Option(
+    None, "--gpu", help=GPU_HELP + " Default: the GPU or total memory the log prints, else the GPU NVML detects here "
+    "(a log that states neither, read on a machine without a GPU, needs --gpu or --gpu-gib).", rich_help_panel="GPU"))
+
+
 @app.command()
-@fit_options
+@_reconcile_options
 def reconcile(
     logfile: Annotated[str, typer.Argument(help="The vLLM startup log; - for standard input.")],
     model: Annotated[Optional[str], typer.Argument(help="The model served, to compare with its plan (the engine args come from the log; flags override).")] = None,
@@ -26,7 +33,15 @@ def reconcile(
     *,
     flags: FitFlags,
 ) -> None:
-    """Read every figure of a vLLM startup log and compare it with kvplan's plan."""
+    """Read every figure of a vLLM startup log and compare it with kvplan's plan.
+
+    Without MODEL the log's own figures are printed; with it, each is set beside the plan of the log's engine arguments (flags given here override them).
+
+    Examples:
+    $ kvplan reconcile vllm.log                  # the log's own figures
+    $ kvplan reconcile vllm.log Qwen/Qwen3-8B --gpu L4
+    $ kvplan reconcile vllm.log Qwen/Qwen3-8B --gpu L4 --record startup.jsonl
+    """
     from dataclasses import replace
 
     from kvplan.logs import read_log

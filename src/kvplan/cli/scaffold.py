@@ -21,7 +21,12 @@ def scaffold(
     *,
     flags: FitFlags,
 ) -> None:
-    """Write pyproject.toml, .env.example, serve.sh, docker-compose.yml, client.py, README.md and k8s/."""
+    """Write pyproject.toml, .env.example, serve.sh, docker-compose.yml, client.py, README.md and k8s/.
+
+    Examples:
+    $ kvplan scaffold deploy Qwen/Qwen3-8B --gpu L4 --max-model-len 16384
+    $ kvplan scaffold out Qwen/Qwen3-32B --gpu H100 -tp 2 --served-model-name qwen
+    """
     from kvplan.deploy import PROBE_MARGIN, render_files, spec_from_plan, write_files
     from kvplan.errors import InputError
 

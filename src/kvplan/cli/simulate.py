@@ -281,7 +281,15 @@ def simulate(
     flags: FitFlags,
     workload_spec: object,  # kvplan.workload.WorkloadSpec (imported lazily: it loads numpy)
 ):
-    """Simulate vLLM's paged admission and continuous batching over a workload: realized concurrency, KV usage, preemptions, latency."""
+    """Simulate vLLM's paged admission and continuous batching over a workload: realized concurrency, KV usage, preemptions, latency.
+
+    Examples:
+    $ kvplan simulate Qwen/Qwen3-8B --gpu H100 --workload azure-conv --rate 8
+    $ kvplan simulate Qwen/Qwen3-8B --gpu H100 -w sharegpt --rate 20 \\
+        --slo ttft=500ms,tpot=50ms --requests requests.csv
+    $ kvplan simulate Qwen/Qwen3-8B --gpu L4 --max-model-len 8192 --rate 2 \\
+        --prompt-len lognormal:1000,1 --completion-len constant:200
+    """
     from kvplan.errors import InputError
     from kvplan.render import to_json
     from kvplan.simulate import parse_slo, simulate_plan, step_model_report
@@ -343,7 +351,12 @@ def capacity(
     flags: FitFlags,
     workload_spec: object,  # kvplan.workload.WorkloadSpec (imported lazily: it loads numpy)
 ):
-    """The highest request rate one replica serves within the SLOs (bisection over simulations), and replicas for a target rate."""
+    """The highest request rate one replica serves within the SLOs (bisection over simulations), and replicas for a target rate.
+
+    Examples:
+    $ kvplan capacity Qwen/Qwen3-8B --gpu H100 -w azure-conv --slo tpot=40ms
+    $ kvplan capacity Qwen/Qwen3-8B --gpu H100 -w sharegpt --target-rate 40
+    """
     from kvplan.errors import InputError
     from kvplan.render import to_json
     from kvplan.simulate import parse_slo, plan_capacity

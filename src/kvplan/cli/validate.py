@@ -31,7 +31,13 @@ def validate(
     rows: bool = typer.Option(True, "--rows/--no-rows", help="Print one row per record."),
     markdown: Optional[str] = typer.Option(None, "--markdown", help="Also write the summary table as Markdown to this file."),
 ):
-    """Predict every record's logged figures and report how close kvplan (and the seed's arithmetic) comes."""
+    """Predict every record's logged figures and report how close kvplan (and the seed's arithmetic) comes.
+
+    Examples:
+    $ kvplan validate tests/data/calibration.jsonl
+    $ kvplan validate tests/data/blind_records.jsonl --given-kv --no-rows
+    $ kvplan validate records.jsonl --json
+    """
     from rich.progress import Progress
     from rich.table import Table
 

@@ -18,7 +18,8 @@ def _web_stack():
         import uvicorn
     except ImportError as exc:
         raise InputError("web", f"the web page needs FastAPI and uvicorn ({exc.name} is not installed)",
-                         "pip install 'kvplan[web]'") from None
+                         "pip install '.[web]' in kvplan's checkout, as the README does (or pip install fastapi uvicorn "
+                         "python-multipart)") from None
     from kvplan.web.app import create_app
 
     return uvicorn, create_app
@@ -29,7 +30,12 @@ def web(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to bind. Loopback by default; anything else exposes the page to your network."),
     port: int = typer.Option(8000, "--port", help="TCP port."),
 ) -> None:
-    """Serve the planner as a local web page (http://127.0.0.1:8000); opens nothing by itself."""
+    """Serve the planner as a local web page (http://127.0.0.1:8000); opens nothing by itself.
+
+    Examples:
+    $ kvplan web
+    $ kvplan web --port 8080
+    """
     import tempfile
 
     from kvplan.deploy import check_port
