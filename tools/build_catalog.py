@@ -190,8 +190,8 @@ EXTRA_GPUS += [
         "sources": ["torch capture (see total_source)"],
     },
     {
-        **_NV_DEFAULTS, "id": "rtx-4000ada", "name": "NVIDIA RTX 4000Ada Generation",
-        "aliases": ["RTX 4000Ada", "RTX 4000Ada Generation", "4000Ada"],
+        **_NV_DEFAULTS, "id": "rtx-4000ada", "name": "NVIDIA RTX 4000 Ada Generation",
+        "aliases": ["RTX 4000 Ada", "RTX 4000Ada", "RTX 4000Ada Generation", "4000Ada"],
         "memory_gb_marketing": 20, "compute_capability": "8.9", "hbm_bandwidth_tbps": 0.36,
         "memory_total_bytes_reported": 21125267456,
         "memory_source": "deviceQuery (CUDA 12.4) 'NVIDIA RTX 4000 Ada Generation' 'Total amount of global memory: 20147 MBytes "
