@@ -115,11 +115,10 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
             flags["num_gpus"] = named_count  # '2x L40S': the GPUs available; vLLM's ranks are still its flags'
             count_from_name = True
     args = engine_args(**flags)
-    offsets, unread = None, None
-    if site_calibration and args.overhead_gb is None:
-        offsets, unread = _site_offsets(gspec, spec)
+    offsets, unread = site_offsets_for(gspec, spec, args) if site_calibration else (None, None)
     try:
         p = plan(spec, gspec, args, extra_assumptions=notes, site_offsets=offsets)
+        p = replace(p, site_calibration=site_calibration and args.overhead_gb is None)
     except InputError as exc:
         if not (count_from_name and exc.field == "--num-gpus"):
             raise
@@ -149,9 +148,16 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
     return p
 
 
-def _site_offsets(gpu: GPUSpec, model: ModelSpec) -> tuple[dict | None, str | None]:
-    """A site calibration stored by `kvplan reconcile --calibrate`, when that module is present, and the warning for
-    one that is there but cannot be read (the plan is then made without it)."""
+def site_offsets_for(gpu: GPUSpec, model: ModelSpec, args: EngineArgs | None = None) -> tuple[dict | None, str | None]:
+    """The one place a plan gets its site calibration: the offsets `kvplan reconcile --calibrate` stored for this GPU
+    and model (None where there are none), and the warning for a file that is there but cannot be read (the plan is
+    then made without it). Every command that plans goes through `fit` (fit, sweep and its rows, scaffold, simulate,
+    capacity, preflight, diagnose, reconcile, the web API's plan, sweep, GPU table, scaffold and simulate) and its
+    replans (`replan`: the fixes, `--gpu auto`, `--max-model-len auto`), so they all apply it alike. Not applied:
+    the seed's arithmetic (--overhead-gb has no measured terms), `kvplan validate` (public startups of other machines,
+    planned with `plan.plan` directly) and `kvplan reconcile --calibrate` (which measures the whole gap)."""
+    if args is not None and args.overhead_gb is not None:
+        return None, None
     try:
         from kvplan.reconcile import load_site_calibration
     except ImportError:
@@ -172,9 +178,12 @@ def replan(p: Plan, *, model: ModelSpec | None = None, gpu: GPUSpec | None = Non
     given = {k: getattr(base, k) for k in _ENGINE_FIELDS}
     given["vllm_version"] = p.args.vllm_version
     given.update(changes)
-    # a site calibration is of one GPU and model: it carries over to a replan of the same ones only
+    # a site calibration is of one GPU and model: it carries over to a replan of the same ones; a replan on another
+    # GPU or model takes that one's (site_offsets_for), as `kvplan fit` with it would, where the plan looked its up
     same = (model is None or model == p.model) and (gpu is None or gpu == p.gpu)
-    return plan(model or p.model, gpu or p.gpu, EngineArgs(**given), site_offsets=p.site_offsets if same else None)
+    args = EngineArgs(**given)
+    offsets = p.site_offsets if same else site_offsets_for(gpu or p.gpu, model or p.model, args)[0] if p.site_calibration else None
+    return replace(plan(model or p.model, gpu or p.gpu, args, site_offsets=offsets), site_calibration=p.site_calibration)
 
 
 def _try(p: Plan, **kw) -> Plan | None:
@@ -496,8 +505,10 @@ def smallest_gpu(p: Plan, *, any_size: bool = False) -> GPUSpec | None:
     return None
 
 
-def smallest_gpu_and_tp(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA") -> tuple[GPUSpec, int, Plan] | None:
-    """`--gpu auto`: the smallest catalog GPU x TP (1, 2, 4, 8) that starts, by total memory."""
+def smallest_gpu_and_tp(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA", *,
+                        site_calibration: bool = True) -> tuple[GPUSpec, int, Plan] | None:
+    """`--gpu auto`: the smallest catalog GPU x TP (1, 2, 4, 8) that starts, by total memory, each GPU planned with
+    its site calibration (site_offsets_for) as `kvplan fit --gpu THAT` plans it."""
     options = []
     for g in gpu_catalog():
         if g.vendor != vendor:
@@ -507,8 +518,9 @@ def smallest_gpu_and_tp(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDI
                 continue
             options.append((g.total_bytes * tp, tp, g))
     for _, tp, g in sorted(options, key=lambda o: (o[0], o[1])):
+        offsets = site_offsets_for(g, model, args)[0] if site_calibration else None
         try:
-            q = plan(model, g, replace(args, tensor_parallel_size=tp, num_gpus=None))
+            q = plan(model, g, replace(args, tensor_parallel_size=tp, num_gpus=None), site_offsets=offsets)
         except InputError:
             continue
         if q.fits:
@@ -523,4 +535,4 @@ def known_versions() -> list[str]:
 
 
 __all__ = ["fit", "replan", "compute_fixes", "largest_max_model_len", "max_model_len_for_concurrency",
-           "smallest_utilization", "smallest_gpu", "smallest_gpu_and_tp", "engine_args", "rules_for"]
+           "smallest_utilization", "smallest_gpu", "smallest_gpu_and_tp", "engine_args", "rules_for", "site_offsets_for"]

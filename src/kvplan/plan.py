@@ -714,6 +714,9 @@ class Plan:
     speculative: dict | None = None
     # the site calibration (kvplan reconcile --calibrate) this plan applied, for its replans on the same GPU and model
     site_offsets: dict | None = field(default=None, compare=False, repr=False)
+    # whether this plan looked its GPU and model up in the site calibration (api.fit's default, which every planning
+    # command goes through): its replans on another GPU or model then look theirs up too (api.replan)
+    site_calibration: bool = field(default=False, compare=False, repr=False)
     # the CUDA graphs captured: effective mode, capture sizes, the drafter's graphs, their bytes (CudaGraphPlan.to_dict)
     cudagraphs: dict | None = None
 
@@ -804,7 +807,23 @@ class Plan:
             "fixes": [asdict(f) for f in self.fixes],
             "speculative": self.speculative,
             "cudagraphs": self.cudagraphs,
+            # the offsets `kvplan reconcile --calibrate` stored for this GPU and model, where this plan applied them
+            # (the same key in fit --json, sweep --json rows and the web API's answers)
+            "site_calibration": site_calibration_dict(self.site_offsets),
         }
+
+
+def site_calibration_dict(offsets: dict | None) -> dict | None:
+    """The site calibration a plan applied, as its JSON says it: where it came from and the bytes per rank it added
+    to each measured term; None where none was applied."""
+    if not offsets:
+        return None
+    out = {"source": offsets.get("source", "kvplan reconcile --calibrate")}
+    for key in ("activation_peak_bytes", "non_torch_bytes", "cudagraph_bytes"):
+        out[key] = int(offsets.get(key, 0))
+    if offsets.get("n") is not None:
+        out["startups"] = offsets.get("n")
+    return out
 
 
 # --------------------------------------------------------------------------- defaults
@@ -2614,7 +2633,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         nt += int(site_offsets.get("non_torch_bytes", 0))
         capture += int(site_offsets.get("cudagraph_bytes", 0))
         notes.append(f"site calibration applied: {site_offsets.get('source', 'kvplan reconcile --calibrate')}")
-        # shown, not only listed: the numbers differ from an uncalibrated plan's (and from `kvplan sweep`'s)
+        # shown, not only listed: the numbers differ from an uncalibrated plan's (`kvplan validate`'s, --overhead-gb's)
         warns.append(f"site calibration applied ({site_offsets.get('source', 'kvplan reconcile --calibrate')}): the "
                      "activation, non-torch and CUDA-graph terms are offset by what those startups measured")
     cg = capture if rules.cudagraph_subtracted else 0

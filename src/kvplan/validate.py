@@ -576,7 +576,9 @@ def _plan_record(rec: dict, *, given_kv: bool) -> tuple[Plan, list[str]]:
     args = EngineArgs(vllm_version=version, allow_long_max_model_len=True, **raw_args)
     while True:
         try:
-            # an inferred version stands for its era; the record's own release registered its architecture (it ran)
+            # an inferred version stands for its era; the record's own release registered its architecture (it ran).
+            # No site calibration (api.site_offsets_for): the records are other machines' startups, and the accuracy
+            # measured is kvplan's own
             return plan(spec, gpu, args, extra_assumptions=notes, check_architecture=how == "stated", pool_given=given_kv), notes
         except InputError as exc:
             if (isinstance(exc, RefusedByVLLMError) and exc.rule == BATCHED_TOKENS_BELOW_MAX_MODEL_LEN

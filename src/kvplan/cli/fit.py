@@ -173,10 +173,12 @@ def parse_vary(specs: List[str]) -> list[tuple[str, list]]:
 
 def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, list]], plans: Optional[list] = None) -> list[dict]:
     """One plan per combination of the varied values, planned as `fit` plans it (with fit's warnings, per row under
-    "warnings"); bad combinations become rows with the error. `plans`, when given, collects the plans made (in row
-    order, errors left out)."""
+    "warnings", and each row's GPU and model's site calibration, api.site_offsets_for, under "site_calibration");
+    bad combinations become rows with the error. `plans`, when given, collects the plans made (in row order, errors
+    left out)."""
     from kvplan import api
     from kvplan.errors import InputError
+    from kvplan.plan import site_calibration_dict
     from kvplan.resolve import resolve_model
 
     from kvplan.cli import refuse_auto_length
@@ -202,7 +204,7 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
         gpu = setting.get("gpu", gpu_ref)
         size = {"gpu_gib": gib, "gpu_gb": gb} if gpu == gpu_ref else {}  # a custom size belongs to --gpu, not a varied one
         try:
-            p = api.fit(get_model(setting.get("model", model)), gpu, fixes=False, site_calibration=False, **size, **args_kw)
+            p = api.fit(get_model(setting.get("model", model)), gpu, fixes=False, **size, **args_kw)
         except InputError as exc:
             row["error_input"] = str(exc)
             rows.append(row)
@@ -213,7 +215,8 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
                     "model": setting.get("model", p.model.id), "gpu": setting.get("gpu", p.gpu.name),
                     "max_model_len": p.args.max_model_len, "gpu_memory_utilization": p.args.gpu_memory_utilization,
                     "kv_cache_dtype": p.args.kv_cache_dtype, "tensor_parallel_size": p.args.tensor_parallel_size,
-                    "vllm_version": p.vllm_version, "warnings": [str(w) for w in p.warnings]})
+                    "vllm_version": p.vllm_version, "warnings": [str(w) for w in p.warnings],
+                    "site_calibration": site_calibration_dict(p.site_offsets)})
         rows.append(row)
         if plans is not None:
             plans.append(p)
