@@ -128,13 +128,29 @@ def test_prefix_caching_follows_the_versions_default():
     assert code == 0, out
     d = json.loads(out[out.index("{"):])
     assert d["engine"]["enable_prefix_caching"] is True and d["prefix_hit_tokens"] > 0
-    code, out = run("simulate", *SMALL, "-w", "mooncake-conv", "-n", "300", "--json", "--no-prefix-caching")
+    code, out = run("simulate", *SMALL, "-w", "mooncake-conv", "-n", "300", "--json", "--no-enable-prefix-caching")
     assert json.loads(out[out.index("{"):])["prefix_hit_tokens"] == 0
 
 
 def test_contradicting_prefix_caching_flags_are_refused():
     code, out = run("simulate", *SMALL, "-w", "azure-conv", "-n", "50", "--prefix-caching", "--no-enable-prefix-caching")
     assert code == 2 and "--prefix-caching" in out
+
+
+@pytest.mark.parametrize("command", ["simulate", "capacity"])
+def test_prefix_caching_has_one_flag_the_old_spelling_hidden(command):
+    """simulate and capacity had both --prefix-caching (the simulator's own) and vllm serve's --enable-prefix-caching,
+    both in --help; vLLM's is the one shown, the old one a hidden alias that says so and does the same."""
+    res = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "300"})
+    assert res.exit_code == 0 and "--enable-prefix-caching" in res.output
+    assert "--prefix-caching" not in res.output.replace("-enable-prefix-caching", "")
+    new = run("simulate", *SMALL, "-w", "mooncake-conv", "-n", "100", "--json", "--no-enable-prefix-caching")
+    old = run("simulate", *SMALL, "-w", "mooncake-conv", "-n", "100", "--json", "--no-prefix-caching")
+    assert new[0] == old[0] == 0
+    assert "old spelling of --no-enable-prefix-caching" in old[1]
+    body = lambda text: {k: v for k, v in json.loads(text[text.index("{"):text.rindex("}") + 1]).items()  # noqa: E731
+                         if k != "simulator_wall_s"}
+    assert body(new[1]) == body(old[1])
 
 
 def test_pipeline_stages_do_not_shorten_a_step():

@@ -18,7 +18,10 @@ from kvplan.cli import FitFlags, app, console, err_console, fit_options, option_
 
 _WL = "Workload"
 _SIM = "Simulation"
-_PREFIX_CACHING_HELP = "Model prefix-cache hits from the workload's block hashes (default: the version's default)."
+# The simulator's own switch from before the plan commands took vllm serve's --enable-prefix-caching (a11583c); since
+# 3756991 it set the plan's flag too, so the two spelled one thing. vLLM's spelling is the one shown; the old one is a
+# hidden alias kept for scripts that pass it.
+_PREFIX_CACHING_ALIAS = "Old spelling of --enable-prefix-caching/--no-enable-prefix-caching (kept for scripts)."
 
 
 _WORKLOAD_PARAMS: list[tuple[str, object, object]] = [
@@ -48,11 +51,14 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
     from kvplan.plan import prefix_caching_on
     from kvplan.simulate import StepModel, engine_config_from_plan, scheduler_rules
 
-    if prefix_caching is not None:  # --prefix-caching is vllm serve's --enable-prefix-caching, for the plan too
+    if prefix_caching is not None:  # the hidden old spelling of vllm serve's --enable-prefix-caching
+        old = "--" + ("" if prefix_caching else "no-") + "prefix-caching"
         if flags.enable_prefix_caching is not None and flags.enable_prefix_caching != prefix_caching:
-            raise InputError("--prefix-caching", "contradicts --" + ("no-" if not flags.enable_prefix_caching else "")
-                             + "enable-prefix-caching", "give one of them")
+            raise InputError(old, "contradicts --" + ("no-" if not flags.enable_prefix_caching else "")
+                             + "enable-prefix-caching", "give one of them (--[no-]enable-prefix-caching, as vllm serve)")
         flags = replace(flags, enable_prefix_caching=prefix_caching)
+        err_console.print(f"note: {old} is the old spelling of --{'' if prefix_caching else 'no-'}enable-prefix-caching "
+                          "(vllm serve's flag, which sets the plan and the simulated cache alike)", highlight=False)
     if long_prefill_threshold is not None and long_prefill_threshold < 0:
         raise InputError("--long-prefill-token-threshold", f"must be >= 0, got {long_prefill_threshold}",
                          "0 (no cap) or a token count such as 2048")
@@ -271,7 +277,7 @@ class _Progress:
 def simulate(
     model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id, checkpoint folder or config.json."),
     num_gpu_blocks: Optional[int] = typer.Option(None, "--num-gpu-blocks", help="Use this KV pool (e.g. from vLLM's startup log) instead of the plan's.", rich_help_panel=_SIM),
-    prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", help=_PREFIX_CACHING_HELP, rich_help_panel=_SIM),
+    prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", help=_PREFIX_CACHING_ALIAS, hidden=True),
     long_prefill_threshold: int = typer.Option(0, "--long-prefill-token-threshold", help="Per-request prefill chunk cap (vLLM flag; 0 = none).", rich_help_panel=_SIM),
     slo: Optional[str] = typer.Option(None, "--slo", help="Service-level objectives for goodput, e.g. ttft=500ms,tpot=50ms.", rich_help_panel=_SIM),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
@@ -345,7 +351,7 @@ def capacity(
     target_rate: Optional[float] = typer.Option(None, "--target-rate", help="Also size the fleet for this many req/s.", rich_help_panel=_SIM),
     router: str = typer.Option("round-robin", "--router", help="round-robin | least-loaded (across replicas).", rich_help_panel=_SIM),
     num_gpu_blocks: Optional[int] = typer.Option(None, "--num-gpu-blocks", help="Use this KV pool instead of the plan's.", rich_help_panel=_SIM),
-    prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", help=_PREFIX_CACHING_HELP, rich_help_panel=_SIM),
+    prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", help=_PREFIX_CACHING_ALIAS, hidden=True),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
     *,
     flags: FitFlags,
