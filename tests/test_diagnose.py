@@ -281,13 +281,38 @@ def test_no_confident_answer_when_the_evidence_is_removed():
         assert not confident, (case["id"], confident)
 
 
+def test_the_json_says_what_was_recognised(tmp_path):
+    """--json said "started": false for text that is no vLLM log at all, as for a failed start; "verdict" (the word
+    the text output heads with) and "vllm_log" now say which, and "started" keeps its meaning for real logs."""
+    import subprocess
+    import sys
+
+    src = str(Path(__file__).resolve().parents[1] / "src")
+
+    def run(path):
+        r = subprocess.run([sys.executable, "-m", "kvplan.cli", "diagnose", str(path), "--json"], capture_output=True,
+                           text=True, env={"PYTHONPATH": src, "PATH": "/usr/bin:/bin"}, timeout=120)
+        return r.returncode, json.loads(r.stdout)
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello\nthis is not a server log\n")
+    code, d = run(notes)
+    assert code == 1 and d["verdict"] == "not_recognised" and d["vllm_log"] is False and d["started"] is False
+    code, d = run(Path(__file__).parent / "data" / "dp2_engine_core_n_v0101.log")
+    assert code == 0 and d["verdict"] == "started" and d["vllm_log"] is True and d["started"] is True
+    failed = diagnose(["INFO 01-01 00:00:00 [gpu_model_runner.py:1] Starting to load model Qwen/Qwen3-8B...",
+                       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+                       "capacity of 22.05 GiB of which 1.00 GiB is free."]).to_dict()
+    assert failed["verdict"] == "failed" and failed["vllm_log"] is True and failed["started"] is False
+
+
 def test_not_recognised_shows_error_lines():
     diagnosis = diagnose(["INFO 01-01 00:00:00 [x.py:1] starting", "RuntimeError: something nobody has seen before"])
     assert not diagnosis.recognised and diagnosis.started is False
     assert "RuntimeError: something nobody has seen before" in diagnosis.error_lines
     assert diagnosis.notes[0].startswith("not recognised")
     out = diagnosis.to_dict()
-    assert out["findings"] == [] and out["error_lines"]
+    assert out["findings"] == [] and out["error_lines"] and out["verdict"] == "not_recognised"
 
 
 def test_healthy_excerpts_start_and_point_to_reconcile():

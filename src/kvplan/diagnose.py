@@ -128,10 +128,29 @@ class Diagnosis:
     def top(self) -> Optional[Finding]:
         return self.findings[0] if self.findings else None
 
+    @property
+    def vllm_log(self) -> bool:
+        """Whether any line of the text is one kvplan knows from vLLM (or the layers around it: pip, CUDA, the
+        container): False for text that is no startup log at all."""
+        return bool(self.log.hits)
+
+    @property
+    def verdict(self) -> str:
+        """What the text shows, in one word, as `kvplan diagnose` heads its output: "started" (and nothing fatal),
+        "failed" (a fatal finding), "degraded" (findings, none fatal, the start itself not in the text) or
+        "not_recognised" (no known signature: `started` false then means "not shown", not "failed")."""
+        if self.started:
+            return "started"
+        if any(f.fatal for f in self.findings):
+            return "failed"
+        return "degraded" if self.recognised else "not_recognised"
+
     def to_dict(self) -> dict:
         out: dict[str, Any] = {
-            "started": self.started,
-            "recognised": self.recognised,
+            "verdict": self.verdict,
+            "started": self.started,  # started, and nothing fatal found
+            "recognised": self.recognised,  # a known finding was read (a healthy start has none)
+            "vllm_log": self.vllm_log,
             "findings": [f.to_dict() for f in self.findings],
             "notes": list(self.notes),
             "vllm_version": self.log.vllm_version,

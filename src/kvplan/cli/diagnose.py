@@ -17,7 +17,7 @@ from kvplan.cli import FitFlags, app, console, fit_options
 def diagnose(
     logfile: Annotated[str, typer.Argument(help="The vLLM startup log (or pip / container / kubectl text around it); - for standard input.")],
     model: Annotated[Optional[str], typer.Argument(help="Optional model, to sharpen the fixes with a plan.")] = None,
-    json_output: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Machine-readable output: \"verdict\" is started, failed, degraded or not_recognised; \"vllm_log\" false for text with no known line.")] = False,
     *,
     flags: FitFlags,
 ) -> None:
@@ -48,14 +48,8 @@ def render_diagnosis(result) -> None:
     from rich.text import Text
 
     log = result.log
-    if result.started:
-        head = "started"
-    elif any(f.fatal for f in result.findings):
-        head = "failed"
-    elif result.recognised:
-        head = "degraded (the start itself is not in the log)"
-    else:
-        head = "not recognised"
+    head = {"degraded": "degraded (the start itself is not in the log)", "not_recognised": "not recognised"}.get(
+        result.verdict, result.verdict)  # the word --json gives as "verdict"
     version = f"vLLM {log.vllm_version}" if log.vllm_version else "vLLM version not in the log"
     console.print(f"[bold]{head}[/] · {version} · {log.lines_read} lines read")
     if result.findings:
