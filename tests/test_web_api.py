@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -90,7 +91,29 @@ def test_sweep_equals_cli_rows(client):
     r = client.post("/api/sweep", json=body)
     assert r.status_code == 200
     want = sweep_rows(LLAMA, FitFlags(gpu="L4"), [("max_model_len", [2048, 4096, 16384]), ("kv_cache_dtype", ["auto", "fp8"])])
-    assert r.json() == {"varied": ["max_model_len", "kv_cache_dtype"], "rows": json.loads(json.dumps(want))}
+    assert r.json() == {"varied": ["max_model_len", "kv_cache_dtype"], "rows": json.loads(json.dumps(want)),
+                        "replaced": [], "notes": []}
+
+
+def test_a_sweep_says_which_form_field_its_vary_replaced(client):
+    """The page's sweep let vary override the form's own fields silently (`kvplan sweep` refuses it): the answer
+    now names each field replaced, and the page shows it beside the GPU table."""
+    body = {"model": LLAMA, "gpu": "L4", "max_model_len": 8192, "tensor_parallel_size": 1,
+            "vary": ["gpu=l4,h100", "tensor_parallel_size=1,2"]}
+    d = client.post("/api/sweep", json=body).json()
+    assert [(r["field"], r["value"], r["by"]) for r in d["replaced"]] == [("gpu", "L4", "gpu"),
+                                                                          ("tensor_parallel_size", "1", "tensor_parallel_size")]
+    assert d["notes"][0] == "vary gpu replaced the form's gpu (L4) in every row"
+    # the rows are those of the sweep without the replaced fields (what `kvplan sweep` runs)
+    want = sweep_rows(LLAMA, FitFlags(max_model_len="8192"), [("gpu", ["l4", "h100"]), ("tensor_parallel_size", [1, 2])])
+    assert d["rows"] == json.loads(json.dumps(want))
+    custom = client.post("/api/sweep", json={"model": LLAMA, "gpu_gib": 23.5, "vary": ["gpu=l4"]}).json()
+    assert custom["notes"] == ["vary gpu replaced the form's gpu_gib (23.5) in every row"]
+    own = client.post("/api/sweep", json={"model": LLAMA, "max_model_len": 4096, "vary": ["max_model_len=2048,8192"]}).json()
+    assert own["replaced"] == [{"field": "max_model_len", "value": "4096", "by": "max_model_len"}]
+    assert [r["max_model_len"] for r in own["rows"]] == [2048, 8192]
+    js = (Path(kvplan.__file__).parent / "web" / "static" / "app.js").read_text()
+    assert "data.notes" in js  # the GPU table shows them
 
 
 def test_catalogs(client):

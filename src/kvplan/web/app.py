@@ -331,6 +331,16 @@ class Planner:
         return d
 
     def sweep_response(self, req: SweepRequest) -> dict:
+        """`kvplan sweep --json`, plus which of the request's own fields the vary replaced ("replaced", "notes").
+        The rows are computed (and cached) without those fields: every row overrides them, so the GPU table is not
+        recomputed when only the form's GPU or TP changes."""
+        varied = parse_vary(req.vary)
+        replaced = replaced_by_vary(req, varied)
+        rows = self.cached(req.model_copy(update={r["field"]: None for r in replaced}), self._sweep_rows)
+        notes = [f"vary {r['by']} replaced the form's {r['field']} ({r['value']}) in every row" for r in replaced]
+        return {**rows, "replaced": replaced, "notes": notes}
+
+    def _sweep_rows(self, req: SweepRequest) -> dict:
         varied = parse_vary(req.vary)
         varied = [(name, [self.model_ref(v, "--vary") for v in vals] if name == "model" else vals) for name, vals in varied]
         combos = math.prod(len(vals) for _, vals in varied)
@@ -338,6 +348,21 @@ class Planner:
             raise InputError("--vary", f"{combos} combinations; the page computes at most {MAX_SWEEP_ROWS}", "vary fewer values")
         model, flags = self.flags(req)
         return {"varied": [n for n, _ in varied], "rows": sweep_rows(model, flags, varied)}
+
+
+def replaced_by_vary(req: BaseModel, varied: list[tuple[str, list]]) -> list[dict]:
+    """The request's own fields that `vary` overrides in every row: {"field", "value", "by"} each. `kvplan sweep`
+    refuses them (cli.fit.refuse_replaced_flags); the page, whose form always holds a model, a GPU and a length,
+    sweeps and says which field the sweep replaced (shown beside the table). The GPU's own size (gpu_gib / gpu_gb)
+    goes with it: sweep_rows sizes only the row of the GPU given."""
+    out = []
+    for name, _ in varied:
+        fields_ = ("gpu", "gpu_gib", "gpu_gb") if name == "gpu" else (name,)
+        for f in fields_:
+            value = getattr(req, f, None)
+            if value is not None and value != "":
+                out.append({"field": f, "value": str(value), "by": name})
+    return out
 
 
 # --------------------------------------------------------------------------- scaffold and simulate
@@ -490,7 +515,7 @@ def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MA
 
     @app.post("/api/sweep", summary="`kvplan sweep --json`: one plan per combination of the varied values")
     def sweep_endpoint(req: SweepRequest):
-        return planner.cached(req, planner.sweep_response)
+        return planner.sweep_response(req)
 
     @app.post("/api/scaffold", summary="The text of the files `kvplan scaffold` would write")
     def scaffold_endpoint(req: ScaffoldRequest):

@@ -207,7 +207,9 @@ function applyFix(flags) {
 async function refreshGpuTable(values, seq) {
   const ids = state.gpus.map((g) => g.id);
   const body = planBody(values);
-  for (const k of ["gpu", "gpu_gib", "num_gpus", "tensor_parallel_size"]) delete body[k];
+  // the form's GPU and TP are sent as they are: the server says that the table's vary replaced them (data.notes);
+  // the GPUs available (num_gpus) would refuse the larger TP rows, so the table lists them all
+  delete body.num_gpus;
   if (isAutoLength(body.max_model_len) && state.lastPlan) {
     // the length 'auto' chose for this plan: the table lists the GPUs that start the plan at it
     body.max_model_len = String(state.lastPlan.args.max_model_len);
@@ -237,7 +239,8 @@ async function refreshGpuTable(values, seq) {
     }
     tbody.appendChild(tr);
   }
-  $("gpu-table-note").textContent = `(${fit.length} of ${data.rows.length} GPU × TP combinations start, sorted by total memory)`;
+  const replaced = (data.notes || []).length ? `; ${data.notes.join("; ")}` : "";
+  $("gpu-table-note").textContent = `(${fit.length} of ${data.rows.length} GPU × TP combinations start, sorted by total memory${replaced})`;
   $("gpu-more").hidden = fit.length <= GPU_TABLE_ROWS;
   $("gpu-more").textContent = state.showAllGpus ? "show fewer" : `show all ${fit.length}`;
   table.dataset.key = JSON.stringify([values.model || "", values.gpu || "", values.max_model_len || ""]);
