@@ -322,12 +322,28 @@ def test_gpu_auto_refuses_what_it_would_ignore(monkeypatch, capsys, extra, field
     assert says in out and "kvplan.api" not in out
 
 
-@pytest.mark.parametrize("command", [["sweep", M, "--vary", "max_model_len=4096,8192"], ["scaffold", "DIR", M]])
+@pytest.mark.parametrize("command", [["sweep", M, "--vary", "max_model_len=4096,8192"], ["preflight", M]])
 def test_gpu_auto_outside_fit_says_where_it_is_answered(monkeypatch, capsys, tmp_path, command):
-    args = [str(tmp_path / "d") if a == "DIR" else a for a in command]
-    out = refused(monkeypatch, capsys, "--gpu", *args, "--gpu", "auto", "--max-model-len", "8192") if command[0] == "scaffold" \
-        else refused(monkeypatch, capsys, "--gpu", *args, "--gpu", "auto")
-    assert "is answered by `kvplan fit`" in out and "unknown GPU" not in out
+    out = refused(monkeypatch, capsys, "--gpu", *command, "--gpu", "auto")
+    assert "is answered by `kvplan fit` (and scaffold, simulate, capacity)" in out and "unknown GPU" not in out
+
+
+@pytest.mark.parametrize("command", ["scaffold", "simulate", "capacity"])
+def test_gpu_auto_is_answered_as_fit_and_the_page_answer_it(monkeypatch, capsys, tmp_path, command):
+    """The page's scaffold and simulate answered --gpu auto (through fit's path) while the CLI's refused it."""
+    import json
+
+    code, out = cli(monkeypatch, capsys, "fit", M, "--gpu", "auto", "--max-model-len", "8192", "--json")
+    chosen = json.loads(out)
+    args = {"scaffold": ["scaffold", str(tmp_path / "d"), M],
+            "simulate": ["simulate", M, "-w", "azure-conv", "-n", "20", "--json"],
+            "capacity": ["capacity", M, "-w", "azure-conv", "-n", "20", "--slo", "tpot=500ms", "--json"]}[command]
+    code, out = cli(monkeypatch, capsys, *args, "--gpu", "auto", "--max-model-len", "8192")
+    assert code == 0, out
+    assert f"--gpu auto: the smallest catalog GPU x TP that starts is {chosen['args']['tensor_parallel_size']} x " \
+           f"{chosen['gpu']}" in out
+    if command == "scaffold":
+        assert chosen["gpu"] in (tmp_path / "d" / "serve.sh").read_text()
 
 
 @pytest.mark.parametrize("flag", [["-pp", "2"], ["--enable-lora"], ["--kv-cache-memory-bytes", "4G"], ["--cpu-offload-gb", "4"],
@@ -394,3 +410,32 @@ def test_one_startup_is_calibrated_once(monkeypatch, capsys, tmp_path):
     assert code == 0 and "site calibration stored (1 startup(s))" in out
     out = refused(monkeypatch, capsys, "--calibrate", *args)  # it was stored again as a second startup
     assert "this log is already in the site calibration" in out
+
+
+def test_scaffold_prints_the_plans_warnings_as_fit_does(monkeypatch, capsys, tmp_path):
+    """scaffold wrote files for a release kvplan has no rules for, a site calibration, a GPU variant it chose, and
+    said none of what fit and sweep warn about."""
+    code, out = cli(monkeypatch, capsys, "fit", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "--max-model-len", "4096",
+                    "--vllm-version", "9.9")
+    assert code == 0 and "warning: kvplan's rules stop at vLLM" in out
+    code, out = cli(monkeypatch, capsys, "scaffold", str(tmp_path / "d"), "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4",
+                    "--max-model-len", "4096", "--vllm-version", "9.9")
+    assert code == 0 and "warning: kvplan's rules stop at vLLM" in out
+
+
+def test_simulate_json_of_a_plan_that_does_not_start_is_fits_json(monkeypatch, capsys):
+    """simulate --json printed Plan.to_dict() where fit --json prints plan_json (the validated band, an inverse
+    question's answer): one plan, one JSON."""
+    import json
+
+    flags = ["--gpu", "L4", "--max-model-len", "131072"]  # a memory refusal: the band is given
+    code, fit_out = cli(monkeypatch, capsys, "fit", M, *flags, "--json")
+    assert code == 1
+    monkeypatch.setattr(sys, "argv", ["kvplan", "simulate", M, *flags, "-w", "azure-conv", "-n", "5", "--json"])
+    try:
+        main()
+    except SystemExit as exc:
+        assert exc.code == 1
+    sim = json.loads(capsys.readouterr().out)
+    want = json.loads(fit_out)
+    assert sim == want and sim["fits"] is False and sim["uncertainty"]

@@ -307,9 +307,9 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
                              f"{count}); the ranks vLLM uses are still --tensor-parallel-size x "
                              "--pipeline-parallel-size x --data-parallel-size")
             return chosen, notes
-    if bare.strip().lower() == "auto":  # the inverse question only `kvplan fit` (and the page) answers
+    if bare.strip().lower() == "auto":  # the inverse question fit, scaffold, simulate, capacity (and the page) answer
         raise UnknownGPUError("--gpu", "auto (the smallest catalog GPU and TP that start the plan) is answered by "
-                              "`kvplan fit`; this command plans a GPU it is given",
+                              "`kvplan fit` (and scaffold, simulate, capacity); this command plans a GPU it is given",
                               "run `kvplan fit MODEL ... --gpu auto` and give the GPU and TP it prints")
     near = _nearest_gpu_names(bare, catalog)
     hint = f"nearest: {', '.join(near)}" if near else "see `kvplan gpus`"

@@ -166,6 +166,10 @@ def option_group(params: list[tuple[str, object, object]], build, target: str, *
 
 # Give a command the shared plan flags; the command receives them as `flags: FitFlags`.
 fit_options = option_group(FIT_PARAMS, FitFlags, "flags")
+# The same, for the commands that answer `--gpu auto` (fit, scaffold, simulate, capacity: plan_from_flags(gpu_auto=True)).
+fit_options_gpu_auto = option_group(FIT_PARAMS, FitFlags, "flags", gpu=typer.Option(
+    None, "--gpu", help=GPU_HELP + " Default: the GPU NVML detects, else a 16 GB T4. 'auto': the smallest catalog GPU x "
+    "tensor-parallel size (up to 8) that starts.", rich_help_panel="GPU"))
 
 
 def refuse_auto_length(flags: FitFlags, command: str) -> None:
@@ -180,11 +184,21 @@ def refuse_auto_length(flags: FitFlags, command: str) -> None:
                          "run `kvplan fit MODEL ... --max-model-len auto --concurrency N` and give the length it prints")
 
 
-def plan_from_flags(model: Optional[str], flags: FitFlags, command: str = "this command", **extra):
-    """Resolve the model and GPU and compute the plan the flags describe (`extra` overrides them: gpu=a GPUSpec)."""
+def plan_from_flags(model: Optional[str], flags: FitFlags, command: str = "this command", *, gpu_auto: bool = False,
+                    **extra):
+    """Resolve the model and GPU and compute the plan the flags describe (`extra` overrides them: gpu=a GPUSpec).
+    `gpu_auto`: `--gpu auto` is answered as `kvplan fit` and the page's scaffold and simulate answer it (the smallest
+    catalog GPU x TP that starts, cli.fit.plan_from_flags_and_inverse), its choice said on stderr; without it
+    (preflight plans this machine's GPU) --gpu auto is refused."""
     from kvplan.api import fit
 
     refuse_auto_length(flags, command)
+    if gpu_auto and not extra and (flags.gpu or "").strip().lower() == "auto":
+        from kvplan.cli.fit import plan_from_flags_and_inverse
+
+        p, note = plan_from_flags_and_inverse(model, flags, None)
+        err_console.print(note, highlight=False, soft_wrap=True)
+        return p
     return fit(model, **{**flags.engine_kwargs(), **extra})
 
 

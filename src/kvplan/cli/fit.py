@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from kvplan.cli import FIT_PARAMS, GPU_HELP, FitFlags, app, console, err_console, fit_options, option_group
+from kvplan.cli import FitFlags, app, console, err_console, fit_options, fit_options_gpu_auto
 
 SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size")
 
@@ -93,10 +93,9 @@ def uncertainty_band_of(p):
     return uncertainty_band(p)
 
 
-# fit alone answers `--gpu auto` (plan_from_flags_and_inverse); the other commands take a named GPU
-_fit_only_options = option_group(FIT_PARAMS, FitFlags, "flags", gpu=typer.Option(
-    None, "--gpu", help=GPU_HELP + " Default: the GPU NVML detects, else a 16 GB T4. 'auto': the smallest catalog GPU x "
-    "tensor-parallel size (up to 8) that starts.", rich_help_panel="GPU"))
+# fit (and scaffold, simulate, capacity) answer `--gpu auto` (plan_from_flags_and_inverse); sweep and preflight take a
+# named GPU
+_fit_only_options = fit_options_gpu_auto
 
 
 @app.command()

@@ -6,11 +6,11 @@ from typing import Optional
 
 import typer
 
-from kvplan.cli import FitFlags, app, console, err_console, fit_options, plan_from_flags
+from kvplan.cli import FitFlags, app, console, err_console, fit_options_gpu_auto, plan_from_flags
 
 
 @app.command()
-@fit_options
+@fit_options_gpu_auto
 def scaffold(
     directory: str = typer.Argument(..., metavar="DIR", help="Directory to write the project into."),
     model: str = typer.Argument(..., help="Model (Hub id, catalog name or local folder)."),
@@ -36,7 +36,7 @@ def scaffold(
     if served_model_name is not None and not served_model_name.strip():
         raise InputError("--served-model-name", "an empty name (clients could not name the model)",
                          "give a name, or leave the flag out for the model's repo name")
-    plan = plan_from_flags(model, flags)
+    plan = plan_from_flags(model, flags, gpu_auto=True)
     if not plan.fits:
         # Never write a launch command that vLLM refuses at startup.
         err_console.print(f"[bold red]error:[/] the plan does not fit, so no files were written. vLLM would say: "
@@ -46,6 +46,10 @@ def scaffold(
         raise SystemExit(1)
     spec = spec_from_plan(plan, served_model_name=served_model_name, port=port)
     written = write_files(directory, render_files(spec), force=force)
+    from kvplan.render import warning_text
+
+    for w in plan.warnings:  # as fit and sweep print them (a release kvplan has no rules for, a site calibration, ...)
+        err_console.print(warning_text(str(w)), highlight=False, soft_wrap=True)
     console.print(f"Wrote {len(written)} files to {directory} for {spec.model_id} on "
                   f"{spec.gpus} x {spec.gpu_name} (vLLM {spec.vllm_version}):", highlight=False)
     for path in written:

@@ -14,7 +14,7 @@ from typing import Optional
 import typer
 from rich.markup import escape
 
-from kvplan.cli import FitFlags, app, console, err_console, fit_options, option_group, plan_from_flags
+from kvplan.cli import FitFlags, app, console, err_console, fit_options_gpu_auto, option_group, plan_from_flags
 
 _WL = "Workload"
 _SIM = "Simulation"
@@ -62,12 +62,13 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
     if long_prefill_threshold is not None and long_prefill_threshold < 0:
         raise InputError("--long-prefill-token-threshold", f"must be >= 0, got {long_prefill_threshold}",
                          "0 (no cap) or a token count such as 2048")
-    p = plan_from_flags(model, flags)
+    p = plan_from_flags(model, flags, gpu_auto=True)
     if num_gpu_blocks is None and not p.fits:
-        if json_out:
+        if json_out:  # the same JSON as `kvplan fit --json` for these flags (plan_json: the band included)
+            from kvplan.cli.fit import plan_json, uncertainty_band_of
             from kvplan.render import to_json
 
-            sys.stdout.write(to_json(p.to_dict()) + "\n")
+            sys.stdout.write(to_json(plan_json(p, None, uncertainty_band_of(p))) + "\n")
         err_console.print(f"[bold red]the plan does not start:[/] {escape(str(p.error))}", highlight=False, soft_wrap=True)
         err_console.print("run `kvplan fit` with the same flags for the fixes, or give --num-gpu-blocks N")
         raise typer.Exit(1)
@@ -272,7 +273,7 @@ class _Progress:
 
 
 @app.command()
-@fit_options
+@fit_options_gpu_auto
 @option_group(_WORKLOAD_PARAMS, _workload_spec, "workload_spec")
 def simulate(
     model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id, checkpoint folder or config.json."),
@@ -341,7 +342,7 @@ def simulate(
 
 
 @app.command()
-@fit_options
+@fit_options_gpu_auto
 @option_group(_WORKLOAD_PARAMS, _workload_spec, "workload_spec", rate=None,
               max_requests=typer.Option(5000, "--max-requests", "-n", help="Requests per probe simulation.", rich_help_panel=_WL))
 def capacity(
