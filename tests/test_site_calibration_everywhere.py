@@ -176,10 +176,13 @@ def test_web_scaffold_and_simulate_are_calibrated(calibrated, tmp_path):
     plain, cal = calibrated
     client = _client(tmp_path)
     body = {"model": M, "gpu": "L4", "max_model_len": 4096}
-    files = client.post("/api/scaffold", json=body).json()["files"]
-    assert f"{cal.kv_cache_tokens:,}" in files["serve.sh"]
+    scaffold = client.post("/api/scaffold", json=body).json()
+    assert f"{cal.kv_cache_tokens:,}" in scaffold["files"]["serve.sh"]
     sim = client.post("/api/simulate", json={**body, "max_requests": 20}).json()
     assert sim["plan"]["kv_cache_tokens"] == cal.kv_cache_tokens != plain.kv_cache_tokens
+    # the plan's warnings (the calibration's among them), as `kvplan scaffold` prints and `kvplan simulate` notes them
+    for answer in (scaffold, sim["plan"]):
+        assert any(w.startswith("site calibration applied") for w in answer["warnings"])
 
 
 def test_preflight_plans_with_the_calibration(monkeypatch, capsys, calibrated):

@@ -387,7 +387,8 @@ def scaffold_response(planner: Planner, req: ScaffoldRequest) -> dict:
                          request_fixes(p))
     spec = spec_from_plan(p, served_model_name=req.served_model_name, port=req.port)
     return {"model": spec.model_id, "gpu": spec.gpu_name, "gpus": spec.gpus, "vllm_version": spec.vllm_version,
-            "inverse": note, "files": render_files(spec)}
+            "inverse": note, "warnings": [str(w) for w in p.warnings],  # as `kvplan scaffold` prints them
+            "files": render_files(spec)}
 
 
 def request_fixes(p) -> str:
@@ -435,7 +436,8 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
     check = _deadline(limit_s)
     result = sim.simulate_plan(p, workload, config, step_model, rules, slo=slo, progress=check, worst_case_concurrency=p.max_concurrency)
     summary, rd = workload.summary(), result.to_dict()
-    out = {"plan": {"model": p.model.id, "gpu": p.gpu.name, "max_concurrency": p.max_concurrency, "kv_cache_tokens": p.kv_cache_tokens},
+    out = {"plan": {"model": p.model.id, "gpu": p.gpu.name, "max_concurrency": p.max_concurrency, "kv_cache_tokens": p.kv_cache_tokens,
+                    "warnings": [str(w) for w in p.warnings]},  # as `kvplan simulate` notes them ("plan: ...")
            "workload": summary, "result": rd, "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s},
            "step_model": sim.step_model_report(step_model, config, rd["mean_running"], summary)}
     if req.capacity:
