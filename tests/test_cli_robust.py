@@ -372,8 +372,8 @@ def _store_calibration(home: Path, gpu: str, model: str, activation_gib: float) 
 
 
 def test_a_site_calibration_is_shown_and_its_fixes_are_calibrated(monkeypatch, tmp_path):
-    """A stored calibration changed fit's numbers with a note among the assumptions only, and the fixes were replanned
-    without it (their lengths and tokens those of an uncalibrated plan)."""
+    """A stored calibration changes fit's numbers with a warning (it once sat among the assumptions only), and the fixes
+    are replanned with it (they were once replanned without it: lengths and tokens of an uncalibrated plan)."""
     import kvplan
 
     monkeypatch.setenv("KVPLAN_HOME", str(tmp_path))
