@@ -643,14 +643,14 @@ SIGNATURES: tuple[Signature, ...] = (
          fix="Point --lora-modules NAME=PATH at the directory that holds adapter_config.json and adapter_model.safetensors (saved with save_pretrained), mounted where the server runs.",
          source="vllm/lora/worker_manager.py _load_adapter"),
     # the model class does not implement LoRA (SupportsLoRA) in this release: "Model X does not support LoRA, but LoRA is
-    # enabled. Support for this model may be added in the future." (vllm/model_executor/model_loader/loader.py
-    # _get_model_initialization_kwargs, 0.3-0.6) and "X does not support LoRA yet." (vllm/v1/worker/
-    # lora_model_runner_mixin.py load_lora_model, V1)
+    # enabled. Support for this model may be added in the future." (vllm/model_executor/model_loader.py get_model, read
+    # in the 0.4.0.post1 wheel) and "X does not support LoRA yet." (vllm/v1/worker/lora_model_runner_mixin.py
+    # load_lora_model, V1 engine, read in the code index)
     _sig("lora_unsupported_model", "does not support lora", r"(?:Model )?(?P<arch>[A-Z]\w+) does not support LoRA(?:, but LoRA is enabled| yet)", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
          cause="LoRA was enabled (--enable-lora / enable_lora / --lora-modules), and this vLLM release's {arch} class does not implement LoRA, so the start is refused; LoRA support is added per model class in later releases.",
          fix="Use a vLLM release whose {arch} supports LoRA (the supported-models table has a LoRA column), or merge the adapter into the weights and serve without --enable-lora.",
-         source="vllm/model_executor/model_loader/loader.py (0.3-0.6), vllm/v1/worker/lora_model_runner_mixin.py load_lora_model; https://github.com/vllm-project/vllm/issues/3044"),
+         source="vllm/model_executor/model_loader.py get_model (0.4.0.post1), vllm/v1/worker/lora_model_runner_mixin.py load_lora_model; https://github.com/vllm-project/vllm/issues/3044"),
     # a fused-MoE kernel oracle that refuses the backend for this checkpoint's format on this GPU or parallel layout:
     # "NvFp4 MoE backend 'FLASHINFER_CUTLASS' does not support the deployment configuration since kernel does not support
     # current device." (vllm/model_executor/layers/fused_moe/oracle/nvfp4.py select_nvfp4_moe_backend, 0.15+; also the
@@ -807,8 +807,9 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="tensor x pipeline parallel size asks for more GPUs than the Ray cluster (or this node) offers.",
          fix="Lower --tensor-parallel-size / --pipeline-parallel-size to the GPUs the cluster has, or add nodes/GPUs to the Ray cluster.",
          source="vllm/executor/ray_utils.py initialize_ray_cluster"),
-    # vllm/executor/ray_utils.py _wait_until_pg_ready (0.6-0.10), vllm/v1/executor/ray_utils.py (V1): logged while Ray has
-    # no room for the placement group; alone it says the cluster does not offer the GPUs asked for
+    # vllm/executor/ray_utils.py _wait_until_pg_ready (not yet in the 0.4.0.post1 wheel; logged as ray_utils.py:214 and
+    # :464 by the releases of aibrix#927 and gpustack#5509): logged while Ray has no room for the placement group; with no
+    # start after it, the cluster does not offer the GPUs asked for
     _sig("ray_pg_waiting", "waiting for creating a placement group", r"Waiting for creating a placement group of specs for (?P<secs>\d+) seconds", WARNING,
          symptom="tp_init_hang", layer="container_environment", weight=0.65,
          cause="Ray has been waiting {secs} s for a placement group it cannot place: the Ray cluster does not offer the GPUs the tensor/pipeline size asks for (a node not joined, or a node whose GPUs Ray did not register as GPU).",
