@@ -145,15 +145,26 @@ def test_accuracy_on_blind_cases_from_new_threads():
     # MIG UUID and package-metadata signatures read them; a bare KeyError on a weight name and a bare 'Failed to infer
     # device type' are not read). After: 21/23 and 15/23; a lone no-platform line (several owners) is now a low-confidence
     # hint. All 145 rows: 136/145 and 119/145 before the fail5 fixes, 143/145 and 130/145 after.
+    # The 21 'fail6-' rows came from a sixth round (LoRA refused for a model class in both wordings, the TPU's torch_xla
+    # nightly and Gaudi's missing plugin behind 'Failed to infer device type', an AITER kernel for gfx950 on gfx942, FP8
+    # kernels missing from an image, a fixed internal ZMQ port, FlashInfer's ninja build, oneCCL on XPU, a Ray placement
+    # group that never forms, NVFP4 MoE backends refused on SM120, a 64 MB /dev/shm in a pod, the Hub's 403 in httpx's
+    # wording) and were scored once before any change: symptom 6/21, layer 2/21, one confidently wrong (a lone 'no kernel
+    # image' line, now a hint: it has two owners). 4 'fail6-heldout-' rows were kept out of the fixes: 0/4 and 0/4
+    # before, 1/4 and 1/4 after (the LoRA wording class reads the Gemma 3n row; nvcc's 'Unknown option', 'No NvFp4 MoE
+    # backend supports' and Ray's GPU shortage read as a flag are not). After: 18/21 and 15/21; the layers left are
+    # the lone 'Failed to infer device type' (TPU, Gaudi) and the lone 'no kernel image' line.
+    # All 166 rows: 149/166 and 132/166 before the fail6 fixes, 161/166 and 145/166 after; no earlier row changed.
     established, every = _score(BLIND)
     print(f"\n  blind, established: {established}; all rows: {every}")
-    assert every["n"] >= 145
-    assert every["symptom"] / every["n"] >= 0.98  # 143/145; 136/145 before the fail5 fixes (100/118 before fail4's)
-    assert every["layer"] / every["n"] >= 0.89  # 130/145; 119/145 before
-    assert established["symptom"] >= established["n"] - 1  # 74/75 (a bare KeyError on a weight name, held out)
-    assert established["layer"] >= established["n"] - 5  # 70/75: Ray with no GPU; pynvml, --device cpu and a renamed
-    # build behind a bare no-platform line; the held-out KeyError
-    assert every["confident_wrong"] == 0  # 5 before the fail5 fixes
+    assert every["n"] >= 166
+    assert every["symptom"] / every["n"] >= 0.96  # 161/166; 149/166 before the fail6 fixes (143/145 before fail5's)
+    assert every["layer"] / every["n"] >= 0.87  # 145/166; 132/166 before
+    assert established["symptom"] >= established["n"] - 1  # 84/85 (a bare KeyError on a weight name, held out)
+    assert established["layer"] >= established["n"] - 7  # 78/85: Ray with no GPU; pynvml, --device cpu and a renamed
+    # build behind a bare no-platform line; the held-out KeyError; the TPU's torch_xla behind the same line; an H100
+    # image without its FP8 kernels behind a lone 'no kernel image' line
+    assert every["confident_wrong"] == 0  # 5 before the fail5 fixes, 1 before the fail6 fixes
     _, second = _score([c for c in BLIND if c["id"].startswith("fail2-")])
     assert second["n"] == 32 and second["symptom"] == 32 and second["layer"] >= 29  # 12 and 10 on first reading
     _, third = _score([c for c in BLIND if c["id"].startswith("fail3-")])
@@ -165,6 +176,10 @@ def test_accuracy_on_blind_cases_from_new_threads():
     assert fifth["n"] == 23 and fifth["symptom"] >= 21 and fifth["layer"] >= 15  # 14/23 and 4/23 on first reading
     _, held = _score([c for c in BLIND if c["id"].startswith("fail5-heldout-")])
     assert held["n"] == 4 and held["symptom"] >= 3 and held["layer"] >= 2  # 2/4 and 0/4 before the fail5 fixes
+    _, sixth = _score([c for c in BLIND if c["id"].startswith("fail6-")])
+    assert sixth["n"] == 21 and sixth["symptom"] >= 18 and sixth["layer"] >= 15  # 6/21 and 2/21 on first reading
+    _, held6 = _score([c for c in BLIND if c["id"].startswith("fail6-heldout-")])
+    assert held6["n"] == 4 and held6["symptom"] >= 1 and held6["layer"] >= 1  # 0/4 and 0/4 before the fail6 fixes
 
 
 def test_blind_cases_are_in_the_cases_format_and_new():
@@ -650,6 +665,25 @@ def test_scheduler_flag_refusals_are_named_with_the_numbers_of_the_fix(line, fix
      "'rope_type': 'llama3'}", "unsupported_architecture", "vllm_version_flags", "rope_scaling"),
     ("ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by /opt/venv/lib/python3.11/site-packages/"
      "vllm/_moe_C.abi3.so)", "import_undefined_symbol", "vllm_version_flags", "glibc 2.28"),
+    # the sixth blind round's (lines of other models, versions and numbers than the blind rows')
+    ("ValueError: Model ChatGLMForCausalLM does not support LoRA, but LoRA is enabled. Support for this model may be added "
+     "in the future. If this is important to you, please open an issue on github.", "invalid_engine_flags",
+     "vllm_version_flags", "ChatGLMForCausalLM"),
+    ("(EngineCore_DP0 pid=812) ValueError: Phi4MMForCausalLM does not support LoRA yet.", "invalid_engine_flags",
+     "vllm_version_flags", "--enable-lora"),
+    ("ValueError: Fp8 MoE backend 'FLASHINFER_CUTLASS' does not support the deployment configuration since kernel does not "
+     "support current device.", "quant_unsupported_on_gpu", "vllm_version_flags", "FLASHINFER_CUTLASS"),
+    ("AssertionError: fp8_blockscale_gemm requires gfx950 (CDNA4), got gfx90a", "unsupported_gpu", "gpu", "gfx90a"),
+    ("zmq.error.ZMQError: Address already in use (addr='tcp://10.0.0.7:29551')", "port_in_use", "vllm_version_flags",
+     "VLLM_PORT"),
+    ("RuntimeError: Error building extension 'batch_prefill_with_kv_cache': [1/3] /usr/local/cuda/bin/nvcc ...",
+     "jit_compile_failed", "container_environment", "flashinfer-jit-cache"),
+    ("RuntimeError: oneCCL: ze_fd_manager.cpp:214 fill_device_fds: EXCEPTION: open failed: fd: -1, errno: No such file or "
+     "directory", "tp_init_hang", "interconnect", "/dev/dri"),
+    ("httpx.HTTPStatusError: Client error '403 Forbidden' for url 'https://huggingface.co/google/gemma-3-27b-it/resolve/"
+     "main/config.json'", "gated_repo_auth", "model_weights", "licence"),
+    ("httpx.HTTPStatusError: Client error '401 Unauthorized' for url 'https://huggingface.co/api/models/meta-llama/"
+     "Llama-3.2-1B'", "gated_repo_auth", "client_code", "HF_TOKEN"),
 ])
 def test_common_refusals_name_their_owner(line, symptom, layer, text):
     top = diagnose([line]).findings[0]
@@ -822,3 +856,36 @@ def test_a_registry_crash_before_not_supported_is_a_broken_install():
     # another architecture's crash does not explain this one
     other = diagnose(["ERROR registry.py:267] Error in inspecting model architecture 'Qwen2ForCausalLM'", unsupported]).top
     assert other.layer == "vllm_version_flags"
+
+
+def test_a_403_from_another_host_is_not_the_hub_s():
+    # the httpx wording is read as the Hub's only when the url is the Hub's or cut off at the line end
+    d = diagnose(["httpx.HTTPStatusError: Client error '403 Forbidden' for url 'https://s3.example.com/bucket/model.bin'"])
+    assert not any(f.symptom == "gated_repo_auth" for f in d.findings)
+
+
+def test_a_ray_placement_group_wait_is_a_hang_only_when_nothing_starts_after_it():
+    # tests/data/blind_failure_cases.jsonl 'fail6-ray-pg-gpu-counted-as-tpu': the wait, then ray status, no start
+    wait = ("INFO 03-02 11:00:05 [ray_utils.py:464] Waiting for creating a placement group of specs for 30 seconds. "
+            "specs=[{'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}, {'GPU': 1.0}]. Check `ray status` to see if you have enough resources.")
+    hung = diagnose([wait, "Pending Demands:", " {'GPU': 1.0} * 4 (PACK): 1+ pending placement groups"])
+    assert hung.failed and (hung.top.symptom, hung.top.layer) == ("tp_init_hang", "container_environment")
+    assert "ray status" in hung.top.fix
+    went_on = diagnose([wait, "INFO 03-02 11:02:10 [api_server.py:1024] Starting vLLM API server on http://0.0.0.0:8000",
+                        "INFO:     Application startup complete."])
+    assert not any(f.symptom == "tp_init_hang" for f in went_on.findings)
+
+
+def test_a_lone_no_kernel_image_line_is_a_hint_with_both_owners():
+    # blind rows: a GTX 1080 Ti older than the build (the GPU's), Blackwell cards and an H100 FP8 image built without
+    # the architecture (the wheel's): the line alone cannot tell them apart
+    top = diagnose(["RuntimeError: CUDA error: no kernel image is available for execution on the device"]).top
+    assert top.symptom == "unsupported_gpu" and top.confidence < CONFIDENT
+    assert "older" in top.cause and "built without" in top.cause
+
+
+def test_an_internal_zmq_port_is_vllm_s_and_the_http_port_is_the_host_s():
+    zmq = diagnose(["zmq.error.ZMQError: Address already in use (addr='tcp://127.0.0.1:5570')"]).top
+    http = diagnose(["ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use"]).top
+    assert (zmq.symptom, zmq.layer) == ("port_in_use", "vllm_version_flags")
+    assert (http.symptom, http.layer) == ("port_in_use", "container_environment")

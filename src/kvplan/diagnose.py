@@ -450,7 +450,7 @@ def _decide_auth(draft: _Draft, log: StartupLog) -> None:
 
 # Lines that are evidence of a failed multi-GPU/shared-memory set-up on their own, wherever they are in the log.
 _HANG_EVIDENCE = frozenset({"nccl_timeout", "nccl_shm", "ray_shm_request", "bus_error", "gloo_full_mesh", "ray_node_no_gpu",
-                            "ray_driver_without_gpu", "ray_node_unknown"})
+                            "ray_driver_without_gpu", "ray_node_unknown", "oneccl_exception"})
 
 
 def _decide_hang(drafts: dict[str, _Draft], log: StartupLog) -> None:
@@ -461,6 +461,9 @@ def _decide_hang(drafts: dict[str, _Draft], log: StartupLog) -> None:
         return
     if not log.started and any(h.signature == "ray_shm_fallback" for h in draft.hits):
         draft.decided_by = "Ray reports a /dev/shm too small for its object store and the log shows no start"
+        return
+    if not log.started and any(h.signature == "ray_pg_waiting" for h in draft.hits):
+        draft.decided_by = "Ray is still waiting for its placement group and the log shows no start"
         return
     tail = [line for line in log.last_lines[-3:]]
     stops_there = any(h.text[:KEPT_LINE_CHARS] in tail for h in draft.hits)  # a hit's line as last_lines keeps it

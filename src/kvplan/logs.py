@@ -378,11 +378,22 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="This GPU's compute capability is below what this vLLM build or feature needs.",
          fix="Use a GPU that meets the compute-capability gate (vLLM today: >= 7.5), or an older vLLM release that still supports this GPU.",
          source="gpu-facts.md §4-5"),
+    # weight below diagnose.CONFIDENT: alone, the line has two owners in the blind threads (a GPU older than the build
+    # targets, blind-no-kernel-image-1080ti; a wheel or image built without the GPU's architecture, fail4/fail5 Blackwell
+    # rows and fail6-fp8-h100-no-kernel-image-image-090, vLLM PR #19648), so it is a hint, not an answer
     _sig("no_kernel_image", "no kernel image is available", r"no kernel image is available for execution on the device", ERROR,
-         symptom="unsupported_gpu", layer="gpu", weight=0.6, fatal=True,
-         cause="The installed kernels were not compiled for this GPU's architecture (too old for this build, or too new for an old build).",
+         symptom="unsupported_gpu", layer="gpu", weight=0.55, fatal=True,
+         cause="The installed kernels were not compiled for this GPU's architecture: the GPU is older than the build targets, or the wheel/image was built without this GPU's architecture (a GPU newer than an old build, or a build whose arch list dropped it).",
          fix="Use a GPU architecture the vLLM/torch build targets (current wheels: compute capability 7.5 - 12.0), or a build compiled for this GPU.",
          source="gpu-facts.md §5 (TORCH_CUDA_ARCH_LIST)"),
+    # AITER (ROCm kernels vLLM selects with VLLM_ROCM_USE_AITER*) asserts the gfx target of kernels written for one CDNA
+    # generation: "mla_gluon requires gfx950 (CDNA4), got gfx942" (ROCm/aiter aiter/ops/triton/gluon/mla_gluon.py, per
+    # ROCm/aiter#4831; vLLM 0.27 on MI308X: https://github.com/vllm-project/vllm/issues/51964)
+    _sig("rocm_gfx_required", "requires gfx", r"(?P<kernel>[\w.]+) requires (?P<need>gfx\d+[a-z0-9]*)(?: \((?P<family>[^)]*)\))?,? (?:but )?got (?P<got>gfx\d+[a-z0-9]*)", ERROR,
+         symptom="unsupported_gpu", layer="gpu", weight=0.8, fatal=True,
+         cause="The ROCm kernel vLLM selected ({kernel}) exists for {need} ({family}) only, and this GPU is {got}: the GPU lacks that kernel's architecture.",
+         fix="Let vLLM choose a kernel this GPU has (unset the VLLM_ROCM_USE_AITER* switch that selects {kernel}, or pick another backend), or run on a {need} GPU.",
+         source="ROCm/aiter gfx assertions (aiter/ops/triton/gluon/mla_gluon.py); https://github.com/ROCm/aiter/issues/4831"),
     _sig("hip_no_binary", "invalid device function|hiperrornobinaryforgpu", r"HIP error: invalid device function|hipErrorNoBinaryForGpu", ERROR,
          symptom="unsupported_gpu", layer="gpu", weight=0.6, fatal=True,
          cause="The ROCm kernels in this build have no code for this AMD GPU's gfx target (an image built for Instinct MI300 run on a Radeon card, or the reverse).",
@@ -419,12 +430,14 @@ SIGNATURES: tuple[Signature, ...] = (
          fix="Use a checkpoint quantized for this GPU, an unquantized fp16 one, or a GPU of compute capability >= {min_cc}.",
          source="vllm compressed_tensors.py; gpu-facts.md §4 (Marlin row)"),
     # ---- model weights: auth, disk, revision, remote code, architecture ---------------------
-    _sig("hf_401", "401 client error", r"401 Client Error(?:: Unauthorized for url: (?P<url>\S+))?", ERROR,
+    _sig("hf_401", "401 client error|client error '401", r"401 Client Error(?:: Unauthorized for url: (?P<url>\S+))?|Client error '401 Unauthorized' for url(?:\s*$| '?(?P<hurl>https?://(?:[\w-]+\.)?(?:huggingface\.co|hf\.co)\S*))", ERROR,
          symptom="gated_repo_auth", layer="client_code", weight=0.55, fatal=True,
          cause="The Hugging Face Hub rejected the request's credential (HTTP 401): HF_TOKEN is missing, empty or invalid in the environment vLLM runs in.",
          fix="Set a valid HF_TOKEN (or run huggingface-cli login) in the environment of the vLLM process; unset it rather than leave it empty.",
          source="huggingface_hub HTTP errors; https://github.com/vllm-project/vllm/issues/20190"),
-    _sig("hf_gated", "gated repo|gatedrepoerror|is restricted|403 client error", r"(?:GatedRepoError|Cannot access gated repo|Access to model (?P<repo>\S+) is restricted|You are trying to access a gated repo|403 Client Error.{0,40}huggingface)", ERROR,
+    # huggingface_hub >= 1.0 uses httpx, whose raise_for_status prints "Client error '403 Forbidden' for url '...'"
+    # (the requests wording was "403 Client Error: Forbidden for url"); the url may be cut at the line end
+    _sig("hf_gated", "gated repo|gatedrepoerror|is restricted|403 client error|client error '403", r"(?:GatedRepoError|Cannot access gated repo|Access to model (?P<repo>\S+) is restricted|You are trying to access a gated repo|403 Client Error.{0,40}huggingface|Client error '403 Forbidden' for url(?:\s*$| '?https?://(?:[\w-]+\.)?(?:huggingface\.co|hf\.co)))", ERROR,
          symptom="gated_repo_auth", layer="model_weights", weight=0.85, fatal=True,
          cause="The model repository is gated: your Hugging Face account has not been granted access, or no token was sent.",
          fix="Accept the model's licence on its Hub page with the account whose HF_TOKEN vLLM uses, then set HF_TOKEN.",
@@ -629,6 +642,24 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The LoRA module path ({path}) holds no adapter vLLM can read: no adapter_config.json with adapter weights there (a training checkpoint directory, a wrong path, or a path outside the container).",
          fix="Point --lora-modules NAME=PATH at the directory that holds adapter_config.json and adapter_model.safetensors (saved with save_pretrained), mounted where the server runs.",
          source="vllm/lora/worker_manager.py _load_adapter"),
+    # the model class does not implement LoRA (SupportsLoRA) in this release: "Model X does not support LoRA, but LoRA is
+    # enabled. Support for this model may be added in the future." (vllm/model_executor/model_loader.py get_model, read
+    # in the 0.4.0.post1 wheel) and "X does not support LoRA yet." (vllm/v1/worker/lora_model_runner_mixin.py
+    # load_lora_model, V1 engine, read in the code index)
+    _sig("lora_unsupported_model", "does not support lora", r"(?:Model )?(?P<arch>[A-Z]\w+) does not support LoRA(?:, but LoRA is enabled| yet)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
+         cause="LoRA was enabled (--enable-lora / enable_lora / --lora-modules), and this vLLM release's {arch} class does not implement LoRA, so the start is refused; LoRA support is added per model class in later releases.",
+         fix="Use a vLLM release whose {arch} supports LoRA (the supported-models table has a LoRA column), or merge the adapter into the weights and serve without --enable-lora.",
+         source="vllm/model_executor/model_loader.py get_model (0.4.0.post1), vllm/v1/worker/lora_model_runner_mixin.py load_lora_model; https://github.com/vllm-project/vllm/issues/3044"),
+    # a fused-MoE kernel oracle that refuses the backend for this checkpoint's format on this GPU or parallel layout:
+    # "NvFp4 MoE backend 'FLASHINFER_CUTLASS' does not support the deployment configuration since kernel does not support
+    # current device." (vllm/model_executor/layers/fused_moe/oracle/nvfp4.py select_nvfp4_moe_backend, 0.15+; also the
+    # Fp8 and Mxfp4 oracles)
+    _sig("moe_backend_unsupported", "moe backend", r"(?P<fmt>[A-Za-z0-9]+) MoE backend '?(?P<backend>\w+)'? does not support the(?: deployment configuration(?: since kernel does not support (?P<why>.+?))?)?\.?\s*$", ERROR,
+         symptom="quant_unsupported_on_gpu", layer="vllm_version_flags", weight=0.8, fatal=True,
+         cause="This vLLM release's {fmt} MoE kernel selection refuses backend {backend} for this checkpoint on this GPU or parallel layout; which MoE backends a release accepts for a GPU family changes between releases (vLLM 0.15.0 refused SM12.0 Blackwell, PR #33417).",
+         fix="Let vLLM choose the MoE backend (unset VLLM_USE_FLASHINFER_MOE_* / --moe-backend), pick one the release supports on this GPU (e.g. marlin), or use the release that accepts this GPU.",
+         source="vllm/model_executor/layers/fused_moe/oracle/nvfp4.py select_nvfp4_moe_backend; https://github.com/vllm-project/vllm/issues/33416"),
     _sig("spec_decode_unsupported", "speculative decoding|spec decode", r"(?P<what>(?:Speculative decoding|Draft model speculative decoding|Spec decode)[\w ]*?) is not (?:yet )?supported(?: yet)?(?!.*Falling back)(?P<where>[\w ]*)", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True, flags=_I,
          cause="This vLLM release refuses the speculative decoding it was asked for ({what}{where}): that method or combination is not implemented in it.",
@@ -776,6 +807,21 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="tensor x pipeline parallel size asks for more GPUs than the Ray cluster (or this node) offers.",
          fix="Lower --tensor-parallel-size / --pipeline-parallel-size to the GPUs the cluster has, or add nodes/GPUs to the Ray cluster.",
          source="vllm/executor/ray_utils.py initialize_ray_cluster"),
+    # vllm/executor/ray_utils.py _wait_until_pg_ready (not yet in the 0.4.0.post1 wheel; logged as ray_utils.py:214 and
+    # :464 by the releases of aibrix#927 and gpustack#5509): logged while Ray has no room for the placement group; with no
+    # start after it, the cluster does not offer the GPUs asked for
+    _sig("ray_pg_waiting", "waiting for creating a placement group", r"Waiting for creating a placement group of specs for (?P<secs>\d+) seconds", WARNING,
+         symptom="tp_init_hang", layer="container_environment", weight=0.65,
+         cause="Ray has been waiting {secs} s for a placement group it cannot place: the Ray cluster does not offer the GPUs the tensor/pipeline size asks for (a node not joined, or a node whose GPUs Ray did not register as GPU).",
+         fix="Run ray status: every node must show its GPUs under GPU; start workers with ray start --address=HEAD (and --num-gpus where detection fails), or lower the parallel size to the GPUs shown.",
+         source="vllm/executor/ray_utils.py _wait_until_pg_ready; https://github.com/gpustack/gpustack/issues/5509"),
+    # oneCCL (Intel XPU collectives) raises "oneCCL: <file>:<line> <function>: EXCEPTION: <what>" when it cannot start
+    # (vLLM's XPU worker runs an all_reduce at init: vllm/worker/xpu_worker.py init_worker_distributed_environment)
+    _sig("oneccl_exception", "oneccl:", r"oneCCL: (?P<where>\S+ \w+): EXCEPTION: (?P<what>.+)", ERROR,
+         symptom="tp_init_hang", layer="interconnect", weight=0.7, fatal=True,
+         cause="Intel's oneCCL could not set up the XPU collectives during the worker's distributed init ({where}: {what}).",
+         fix="Check oneCCL's environment before vLLM (CCL_LOG_LEVEL=info; the XPU devices under /dev/dri visible to the process; CCL_ATL_TRANSPORT, affinity); the init all_reduce runs even with one XPU.",
+         source="oneCCL exception format; https://github.com/vllm-project/vllm/issues/10109"),
     _sig("nccl_shm", "/dev/shm|shared memory segment|posix_fallocate", r"/dev/shm/nccl|Error while creating shared memory segment|posix_fallocate failed|failed to extend /dev/shm", ERROR,
          symptom="tp_init_hang", layer="container_environment", weight=0.85, fatal=True,
          cause="NCCL could not create its shared-memory segment in /dev/shm: the container's shared memory is too small for multi-GPU communication.",
@@ -807,6 +853,14 @@ SIGNATURES: tuple[Signature, ...] = (
          fix="Run the container with --ipc=host or a larger --shm-size (e.g. 16g or more); Kubernetes: an emptyDir with medium: Memory mounted at /dev/shm.",
          source="SIGBUS on an exhausted tmpfs (/dev/shm); PyTorch's 'insufficient shared memory (shm)' message; https://github.com/vllm-project/vllm/issues/1771"),
     # ---- serving socket -----------------------------------------------------------------------
+    # pyzmq's bind error names the address; vLLM's own ZeroMQ sockets (engine RPC of 0.5.x,
+    # vllm/entrypoints/openai/rpc/server.py; the multiproc MessageQueue, vllm/distributed/device_communicators/
+    # shm_broadcast.py; KV-connector side channels) bind ports picked from VLLM_PORT or fixed defaults, not the user's --port
+    _sig("zmq_port_in_use", "zmqerror: address already in use", r"ZMQError: Address already in use \(addr='tcp://(?P<host>[^:']+):(?P<port>\d+)'\)", ERROR,
+         symptom="port_in_use", layer="vllm_version_flags", weight=0.88, fatal=True,
+         cause="One of vLLM's internal ZeroMQ sockets could not bind {host}:{port}: another vLLM instance (or an engine of this one) on the host uses the same internal port, a fixed default in some releases or the same VLLM_PORT / connector port given to both.",
+         fix="Give each instance its own internal ports (do not share one VLLM_PORT between instances; a distinct VLLM_RPC_PORT in 0.5.x, distinct connector ports), or use a release that picks free ports; the HTTP --port is not this port.",
+         source="pyzmq Socket.bind; https://github.com/vllm-project/vllm/issues/7196, https://github.com/gpustack/gpustack/issues/4312"),
     _sig("port_in_use", "address already in use|eaddrinuse", r"error while attempting to bind on address \('?(?P<host>[^',]*)'?, (?P<port>\d+)\)|Address already in use|EADDRINUSE", ERROR,
          symptom="port_in_use", layer="container_environment", weight=0.85, fatal=True, flags=_I,
          cause="A port the server needs is already bound by another process (another server, an earlier vLLM that has not exited, or one of this vLLM's own processes).",
@@ -833,6 +887,14 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="Triton's runtime build of its C launcher (main.c) failed: the compiler toolchain or headers it needs are missing in this environment; the compiler's own error line above says which.",
          fix="Read the compiler error just above (a missing Python.h needs python3.X-dev; a missing -lcuda needs the driver's libcuda.so on the library path) and install what it names.",
          source="triton/runtime/build.py _build (subprocess.check_call of the C compiler)"),
+    # torch/utils/cpp_extension.py _run_ninja_build / _jit_compile: the just-in-time build of a C++/CUDA extension
+    # (FlashInfer's sampler, attention or MoE kernels at vLLM's warm-up) with the local toolchain failed
+    _sig("ninja_build_failed", "ninja build failed|error building extension|_run_ninja_build|ninja: build stopped",
+         r"Ninja build failed|Error building extension '(?P<ext>[\w.]+)'|\b_run_ninja_build\b|ninja: build stopped: subcommand failed", ERROR,
+         symptom="jit_compile_failed", layer="container_environment", weight=0.7, fatal=True,
+         cause="A kernel library vLLM uses (FlashInfer's sampler, attention or MoE kernels) was compiled just in time at startup with this environment's toolchain, and the ninja build failed: nvcc missing or older than the library needs, or a compiler/header problem.",
+         fix="Read the compiler lines above the error; install the CUDA toolkit matching torch's CUDA (or FlashInfer's prebuilt flashinfer-cubin / flashinfer-jit-cache, or an image that precompiles them), clear ~/.cache/flashinfer, or avoid the JIT path (VLLM_USE_FLASHINFER_SAMPLER=0 for the sampler).",
+         source="torch/utils/cpp_extension.py _run_ninja_build; https://github.com/kserve/kserve/pull/4567, https://github.com/modelscope/ms-swift/issues/7100"),
     _sig("vllm_compile_failed", "vllm failed to compile the model", r"vLLM failed to compile the model", ERROR,
          symptom="jit_compile_failed", layer="pytorch_wheel", weight=0.6, fatal=True,
          cause="torch.compile of the model failed at startup: a corrupted or stale compile cache, or an inductor/torch version that does not work with this vLLM (or with an inductor setting in the environment).",
