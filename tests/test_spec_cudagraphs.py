@@ -174,3 +174,26 @@ def test_the_rows_step_where_the_wheels_were_read():
     assert rules_for("0.10.2").cudagraph_mode_default == "PIECEWISE"
     assert rules_for("0.11.0").cudagraph_mode_default == "FULL_AND_PIECEWISE"
     assert not rules_for("0.8.5").drafter_cuda_graphs and rules_for("0.9.0").drafter_cuda_graphs
+
+
+def test_model_runner_v2_before_0_29_subtracts_nothing_but_still_captures():
+    """0.26-0.28's model runner v2 estimates no graph memory (profile_cudagraph_memory returns 0), so the budget
+    subtracts none, but capture_model still captures PIECEWISE and FULL graphs after the KV allocation: the capture
+    the plan predicts (its "Graph capturing finished ... took" line, --kv-cache-memory-bytes' fit check) is the V1
+    formula's, not 0 (the 0.26.0 RTX 4080 startup of tests/data/blind_records.jsonl logs 0.48 GiB)."""
+    kw = dict(gpu_memory_utilization=0.9, max_model_len=8192, max_num_seqs=256, fixes=False)
+    p = kvplan.fit("Qwen/Qwen3-8B", "L40S", vllm_version="0.28.0", **kw)
+    assert p.cudagraphs["model_runner"] == "v2"
+    c = coefficients_for(p.rules.era)
+    n = p.cudagraphs["num_capture_sizes"]
+    assert p.cudagraph_bytes == 0
+    assert p.cudagraph_capture_bytes == pytest.approx(c.g_const + c.g_per_layer_size * p.model.num_layers * n, abs=2)
+    assert any(f"took {p.cudagraph_capture_bytes / 1024 ** 3:.2f} GiB" in line for line in p.vllm_log)
+    (term,) = [t for t in p.terms if t.name == "cudagraph"]
+    assert term.value == 0 and "estimates no CUDA-graph memory" in term.formula
+    # the budget is the same as without the capture: the KV pool does not move
+    eager = kvplan.fit("Qwen/Qwen3-8B", "L40S", vllm_version="0.28.0", enforce_eager=True, **kw)
+    assert eager.cudagraph_capture_bytes == 0 and eager.kv_cache_bytes == p.kv_cache_bytes
+    # 0.29+ estimates its own (one pool + 1 MiB per further FULL graph): estimate and capture are the same figure
+    p29 = kvplan.fit("Qwen/Qwen3-8B", "L40S", vllm_version="0.29.0", **kw)
+    assert p29.cudagraph_bytes == p29.cudagraph_capture_bytes > 0

@@ -2394,15 +2394,22 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                            "GiB, in the same graph pool)")
         cg_formula += (f" [{g.mode + ', ' if g.mode else ''}largest {g.largest}"
                        + (f", rounded to multiples of {g.rounded_to}" if g.rounded_to > 1 else "") + "]")
+    estimate = capture  # what the budget subtracts where the era does: the same formula, but for model runner v2
     if runner == "v2" and args.captures_cuda_graphs and rules.cudagraph_subtracted:
         if rules.release < (0, 29, 0):
-            capture, cg_formula = 0.0, "0: model runner v2 before 0.29 estimates no CUDA-graph memory (profile_cudagraph_memory returns 0)"
+            # the estimate is 0 (v1/worker/gpu/model_runner.py profile_cudagraph_memory returns 0, 0.26.0 and 0.28.0
+            # wheels), but capture_model still captures PIECEWISE then FULL graphs into the global pool after the KV
+            # allocation (v1/worker/gpu/cudagraph_utils.py CudaGraphManager.capture, 0.26.0), as the V1 runner does: the
+            # capture keeps the V1 formula, beyond the budget
+            estimate = 0.0
+            cg_formula = ("0: model runner v2 before 0.29 estimates no CUDA-graph memory (profile_cudagraph_memory "
+                          f"returns 0); its capture, after the KV allocation, ~{capture / GIB:.2f} GiB = " + cg_formula)
         else:
             # 0.29+: the real capture against a throwaway pool (all piecewise graphs measured, one shared pool), FULL
             # graphs past the second extrapolated at >= 1 MiB each (v1/worker/gpu/cudagraph_utils.py)
             spec = args.speculative
             full = _full_graph_sizes(g.sizes, args.max_num_seqs, 1 + (spec[1] if spec else 0))
-            capture = c.g_const + max(full - 1, 0) * 1024 ** 2
+            capture = estimate = c.g_const + max(full - 1, 0) * 1024 ** 2
             cg_formula = (f"model runner v2: {c.g_const / GIB:.2f} GiB (one shared pool) + {max(full - 1, 0)} further FULL "
                           "decode graphs x 1 MiB")
     return {
@@ -2412,7 +2419,9 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         "non_torch": (int(nt), nt_formula, c.source),
         # a rank before the last pipeline stage builds no sampler, so it holds no sampler state
         "non_torch_no_sampler": (int(nt - state), "", c.source),
-        "cudagraph": (int(capture), cg_formula, c.source),
+        # the estimate the budget subtracts (where the era subtracts one) and the graphs' real capture
+        "cudagraph": (int(estimate), cg_formula, c.source),
+        "cudagraph_capture": (int(capture), cg_formula, c.source),
     }
 
 
@@ -2608,16 +2617,18 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if sampler_note:
         notes.append(sampler_note)
     nt, nt_f, _ = measured["non_torch"]
-    capture, cg_f, _ = measured["cudagraph"]
+    estimate, cg_f, _ = measured["cudagraph"]
+    capture = measured["cudagraph_capture"][0]
     if site_offsets:
         act += int(site_offsets.get("activation_peak_bytes", 0))
         nt += int(site_offsets.get("non_torch_bytes", 0))
+        estimate += int(site_offsets.get("cudagraph_bytes", 0))
         capture += int(site_offsets.get("cudagraph_bytes", 0))
         notes.append(f"site calibration applied: {site_offsets.get('source', 'kvplan reconcile --calibrate')}")
         # shown, not only listed: the numbers differ from an uncalibrated plan's (and from `kvplan sweep`'s)
         warns.append(f"site calibration applied ({site_offsets.get('source', 'kvplan reconcile --calibrate')}): the "
                      "activation, non-torch and CUDA-graph terms are offset by what those startups measured")
-    cg = capture if rules.cudagraph_subtracted else 0
+    cg = estimate if rules.cudagraph_subtracted else 0
     graphs = cudagraph_plan(model, gpu, resolved, rules)
     graph_info = None
     if resolved.captures_cuda_graphs:
