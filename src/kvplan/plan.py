@@ -2142,6 +2142,13 @@ def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculati
     (0.29.0 on; max_num_seqs itself without speculative decoding, 0.31.0 on)."""
     if rules is None:
         return _size_grid(min(max_num_seqs * 2, 512, max_tokens))
+    if rules.engine == "v0":  # one FULL graph per batch size up to max_num_seqs padded (versions.py cudagraph_size_grid)
+        possible = [1, 2, 4] + [8 * i for i in range(1, 1025)]
+        top = next((s for s in possible if s >= max_num_seqs), possible[-1])
+        return [s for s in possible if s <= top]
+    if rules.cudagraph_size_grid != "grid":  # 0.8-0.11.0: every multiple of 8, within max_num_batched_tokens
+        top = 512 if rules.cudagraph_size_grid == "step8_512" else min(max_num_seqs * 2, 512)
+        return [s for s in [1, 2, 4] + list(range(8, top + 1, 8)) if s <= max_tokens]
     q = 1 + num_speculative_tokens if rules.cudagraph_max_size_spec_query else 1
     cc10 = gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
     ceiling = rules.cudagraph_max_size_cc10 if cc10 else 512
