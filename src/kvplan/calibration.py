@@ -75,9 +75,10 @@ _G_CONST, _G_PER = 0.12 * GIB, 0.25 * MIB
 # that group (no coefficient of which is a graph term) was made with 0.25 GiB + 0.287 MiB per layer x size, the former
 # capture fit (the size grid of 0.11.1+ is the one that fit counted). Refitted to the 0.12 GiB + 0.25 MiB above, the
 # blind startups' KV error grows (median 1.02 -> 1.29 %, p90 5.87 -> 8.02 %) and so does the out-of-sample median
-# (2.19 -> 2.44 %): the logged pools say that the estimate these releases subtract is the larger one, and so does
-# vLLM's own estimate where startups log it (Laguna-S-2.1 on a GB10 0.86 and 0.93 GiB, Qwen3.6-35B-A3B 0.74 GiB:
-# 0.40 and 0.37 GiB with 0.25 GiB + 0.287 MiB, less with the refit).
+# (2.19 -> 2.44 %): the logged pools say that the estimate these releases subtract is the larger one. vLLM's own
+# estimate, where the 0.25.1 GB10 startups log it ("Estimated CUDA graph memory"), is above both for three of four
+# (Laguna-S-2.1 0.86 and 0.93 GiB, Qwen3.6-35B-A3B 0.74 GiB: 0.40, 0.40 and 0.37 GiB charged) and below for
+# Qwen3.8-27B (0.22 GiB, 0.45 charged); too few to fit the estimate on its own.
 _G_CONST_ESTIMATED, _G_PER_ESTIMATED = 0.25 * GIB, 0.00028 * GIB
 
 
