@@ -81,7 +81,8 @@ def test_the_rounding_starts_in_0_11_1(version, rounded):
     g = p.cudagraphs
     assert g["mode"] == "FULL_AND_PIECEWISE" and g["model_runner"] == "v1"
     assert g["rounded_to_multiple_of"] == rounded
-    assert (g["capture_sizes"][0], g["num_capture_sizes"]) == ((1, 51) if rounded == 1 else (4, 49))
+    # 0.11.0 still captures every multiple of 8 up to 512 (versions.py cudagraph_size_grid): 67 sizes
+    assert (g["capture_sizes"][0], g["num_capture_sizes"]) == ((1, 67) if rounded == 1 else (4, 49))
     assert g["drafter_graphs"] == 0  # n-gram drafting has no model
     plain = kvplan.fit(LLAMA, "H100", max_model_len=8192, vllm_version=version, fixes=False)
     per = coefficients_for(p.rules.era).g_per_layer_size
@@ -174,3 +175,62 @@ def test_the_rows_step_where_the_wheels_were_read():
     assert rules_for("0.10.2").cudagraph_mode_default == "PIECEWISE"
     assert rules_for("0.11.0").cudagraph_mode_default == "FULL_AND_PIECEWISE"
     assert not rules_for("0.8.5").drafter_cuda_graphs and rules_for("0.9.0").drafter_cuda_graphs
+
+
+def test_model_runner_v2_before_0_29_subtracts_nothing_but_still_captures():
+    """0.26-0.28's model runner v2 estimates no graph memory (profile_cudagraph_memory returns 0), so the budget
+    subtracts none, but capture_model still captures PIECEWISE and FULL graphs after the KV allocation: the capture
+    the plan predicts (its "Graph capturing finished ... took" line, --kv-cache-memory-bytes' fit check) is the V1
+    formula's, not 0 (the 0.26.0 RTX 4080 startup of tests/data/blind_records.jsonl logs 0.48 GiB)."""
+    kw = dict(gpu_memory_utilization=0.9, max_model_len=8192, max_num_seqs=256, fixes=False)
+    p = kvplan.fit("Qwen/Qwen3-8B", "L40S", vllm_version="0.28.0", **kw)
+    assert p.cudagraphs["model_runner"] == "v2"
+    c = coefficients_for(p.rules.era)
+    n = p.cudagraphs["num_capture_sizes"]
+    assert p.cudagraph_bytes == 0
+    assert p.cudagraph_capture_bytes == pytest.approx(c.g_const + c.g_per_layer_size * p.model.num_layers * n, abs=2)
+    assert any(f"took {p.cudagraph_capture_bytes / 1024 ** 3:.2f} GiB" in line for line in p.vllm_log)
+    (term,) = [t for t in p.terms if t.name == "cudagraph"]
+    assert term.value == 0 and "estimates no CUDA-graph memory" in term.formula
+    # the budget is the same as without the capture: the KV pool does not move
+    eager = kvplan.fit("Qwen/Qwen3-8B", "L40S", vllm_version="0.28.0", enforce_eager=True, **kw)
+    assert eager.cudagraph_capture_bytes == 0 and eager.kv_cache_bytes == p.kv_cache_bytes
+    # 0.29+ estimates its own (one pool + 1 MiB per further FULL graph): estimate and capture are the same figure
+    p29 = kvplan.fit("Qwen/Qwen3-8B", "L40S", vllm_version="0.29.0", **kw)
+    assert p29.cudagraph_bytes == p29.cudagraph_capture_bytes > 0
+
+
+def test_capture_sizes_of_the_v0_engine_and_of_v1_before_0_11_1():
+    """The grids read in the wheels (versions.py cudagraph_size_grid): the V0 engine captures [1, 2, 4] + multiples of 8 up
+    to max_num_seqs rounded up to one of them, whatever max_num_batched_tokens is; V1 0.8-0.9 every multiple of 8 up to
+    512, 0.10.0-0.11.0 up to min(2 x max_num_seqs, 512), both within max_num_batched_tokens; 0.11.1 on the 8/16 grid."""
+    assert _sizes("0.6.4.post1", 256, 2048) == [1, 2, 4] + list(range(8, 257, 8))  # 35 sizes
+    assert _sizes("0.7.3", 192, 2048)[-1] == 192 and len(_sizes("0.7.3", 192, 2048)) == 27
+    assert _sizes("0.7.3", 6, 8192) == [1, 2, 4, 8] and _sizes("0.7.3", 1, 8192) == [1]
+    assert len(_sizes("0.8.5", 1024, 8192)) == len(_sizes("0.9.2", 8, 8192)) == 67
+    assert _sizes("0.9.2", 256, 100) == [1, 2, 4] + list(range(8, 97, 8))
+    assert len(_sizes("0.10.2", 256, 8192)) == 67 and _sizes("0.10.2", 1, 2048) == [1, 2, 4]
+    assert _sizes("0.11.0", 32, 8192) == [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64]
+    assert len(_sizes("0.11.1", 256, 8192)) == 51 and _sizes("0.11.1", 1, 2048) == [1, 2]
+    # a 0.8-0.10 release running its V0 engine captures V0's list (a T4, compute capability 7.5, on 0.8.2)
+    p = kvplan.fit("meta-llama/Llama-3.2-3B-Instruct", "T4", vllm_version="0.8.2", max_model_len=4096, max_num_seqs=192,
+                   fixes=False)
+    assert p.rules.engine == "v0" and p.cudagraphs["num_capture_sizes"] == 27
+
+
+def test_capture_coefficients_where_not_subtracted_and_the_estimate_where_it_is():
+    """V0 and V1 up to 0.19 (the capture alone) take the capture fit, 0.12 GiB + 0.25 MiB per layer x size; from 0.20,
+    where the budget subtracts the estimate, the coefficients the KV-pool fit of that group was made with."""
+    for era in ("V0-a", "V0-b", "V0-c", "V1-a", "V1-b", "V1-c", "V1-d"):
+        c = coefficients_for(era)
+        assert (c.g_const, c.g_per_layer_size) == (0.12 * 1024 ** 3, 0.25 * 1024 ** 2), era
+    for era in ("V1-e", "V1-f"):
+        c = coefficients_for(era)
+        assert (c.g_const, c.g_per_layer_size) == (0.25 * 1024 ** 3, 0.00028 * 1024 ** 3), era
+    # the printed capture of a 0.19 startup and of a 0.20 one (same model, GPU and sizes) differ by the two fits
+    kw = dict(max_model_len=8192, max_num_seqs=256, fixes=False)
+    p19 = kvplan.fit(LLAMA, "L40S", vllm_version="0.19.0", **kw)
+    p20 = kvplan.fit(LLAMA, "L40S", vllm_version="0.20.0", **kw)
+    ls = 32 * 51
+    assert p19.cudagraph_bytes == 0 and p19.cudagraph_capture_bytes == pytest.approx(0.12 * 1024 ** 3 + ls * 0.25 * 1024 ** 2, abs=2)
+    assert p20.cudagraph_bytes == p20.cudagraph_capture_bytes == pytest.approx(0.25 * 1024 ** 3 + ls * 0.00028 * 1024 ** 3, abs=2)

@@ -117,9 +117,9 @@ def loss(rs, params):
     return sum(abs(r["implied"] - model(r, *params)) / r["requested"] for r in rs)
 
 
-# CUDA-graph capture size, fitted separately (L1) on the 28 records that log "Graph capturing finished ... took X GiB":
-# 0.25 GiB + 0.287 MiB x layers x capture sizes (median absolute residual 0.27 GiB; observed median 0.72 GiB).
-# Held fixed here so that the era fit does not fold graph memory into non-torch memory.
+# CUDA-graph memory where the budget subtracts it (>= 0.20): calibration.py's estimate coefficients, 0.25 GiB + 0.287
+# MiB x layers x capture sizes, held fixed here so that the era fit does not fold graph memory into non-torch memory
+# (the capture's own fit is graph_report below).
 CAPTURE_CONST, CAPTURE_PER = 0.25 * GIB, 0.00028 * GIB
 
 
@@ -359,7 +359,158 @@ def main():
     print("\n" + json.dumps({k: {n: round(v, 1) for n, v in p.items()} for k, p in fitted.items()}, indent=1))
 
 
-if __name__ == "__main__" and "--write-residuals" not in sys.argv:
+# ---------------------------------------------------------------------------------------------- CUDA-graph memory
+# Every startup of the three record files that logs its graphs' memory (observed.cudagraph_gib: "Graph capturing
+# finished in N secs, took X GiB", or the summary line's "C GiB for CUDAGraph memory" from 0.10.2). The figure is the
+# free device memory lost across the whole capture (v1/worker/gpu_model_runner.py capture_model: start_free_gpu_memory
+# - end_free_gpu_memory, 0.11.0), and PyTorch's torch.cuda.graph context empties the caching allocator as each capture
+# begins (torch/cuda/graphs.py graph.__enter__), so blocks the profile run left cached are given back inside it: nine
+# startups log 0 or less (H100/H200 at 1,024 sequences, a GB10), which no graph formula can reach. They are scored,
+# not fitted. The L1 fit (grid search, as fit_group) takes the calibration file's records with a positive figure from
+# the releases that do not subtract the graphs from the budget (V0, V1 up to 0.19), whose figure is the capture alone;
+# the other files are scored only. From 0.20 the budget subtracts vLLM's estimate and calibration.py keeps the
+# coefficients the KV-pool fit of that group was made with (_G_CONST_ESTIMATED): the refit is scored there, not applied.
+_DATA = Path(__file__).resolve().parents[1] / "tests/data"  # this checkout's copies (calibration.jsonl: the shared file's)
+GRAPH_FILES = (("calibration", _DATA / "calibration.jsonl"), ("extra", _DATA / "extra_records.jsonl"),
+               ("blind", _DATA / "blind_records.jsonl"))
+GRAPH_GROUPS = (("V0", ("V0-a", "V0-b", "V0-c")), ("V1 0.8-0.10", ("V1-a", "V1-b")), ("V1 0.11-0.17", ("V1-c",)),
+                ("V1 0.18-0.19", ("V1-d",)), ("V1 >= 0.20", ("V1-e", "V1-f")))
+
+
+def graph_records(files=GRAPH_FILES) -> list[dict]:
+    """One row per record that logs CUDA-graph memory and that kvplan predicts: the features a graph formula may use
+    (decoder layers by kind, capture sizes, the largest, hidden size, TP, MoE, the drafter's graphs) and the figures."""
+    from kvplan.plan import model_runner
+
+    out = []
+    from kvplan.validate import sibling_versions
+
+    for tag, path in files:
+        records = load_records(path)
+        siblings = sibling_versions(records)
+        for rec in records:
+            logged = rec["observed"].get("cudagraph_gib")
+            if logged is None:
+                continue
+            source = str(rec.get("source") or "").split("#")[0].strip()
+            if source in siblings:
+                rec = dict(rec, _sibling_version=siblings[source])
+            try:
+                p, _ = predict_record(rec)
+            except Exception:
+                continue
+            f = term_features(p.model, p.gpu, p.args, p.rules)
+            if not f.n_sizes:
+                continue  # no graphs (--enforce-eager): 0 logged, 0 predicted
+            g = f.graphs
+            runner = model_runner(p.model, p.args, p.rules)
+            recurrent = sum(1 for layer in p.model.layers if layer.kind == "recurrent")
+            out.append({"file": tag, "id": rec["id"], "era": p.era, "group": next(n for n, e in GRAPH_GROUPS if p.era in e),
+                        "runner": runner, "mode": g.mode, "n": f.n_sizes, "largest": g.largest, "layers": f.n_layers,
+                        "recurrent": recurrent, "drafter": g.drafter_layers * g.drafter_graphs, "hidden": p.model.hidden_size,
+                        "tp": p.args.tensor_parallel_size, "moe": p.model.is_moe, "logged": logged * GIB,
+                        "predicted": p.cudagraph_capture_bytes, "subtracted": p.rules.cudagraph_subtracted,
+                        "v1_formula": runner == "v1" or p.rules.release < (0, 29, 0) or not p.rules.cudagraph_subtracted})
+    return out
+
+
+def graph_errors(rows, predict) -> str:
+    """median / p90 / max of |predicted - logged| in GiB over `rows`, and in % over those with a positive figure."""
+    def q(values, frac):
+        values = sorted(values)
+        return values[min(len(values) - 1, int(round(frac * (len(values) - 1))))]
+    gib = [abs(predict(r) - r["logged"]) / GIB for r in rows]
+    pct = [100 * abs(predict(r) - r["logged"]) / r["logged"] for r in rows if r["logged"] > 0]
+    return (f"n {len(rows):2}  |err| GiB median {statistics.median(gib):.2f} p90 {q(gib, .9):.2f} max {max(gib):.2f}"
+            + (f"  |err| % median {statistics.median(pct):.0f} p90 {q(pct, .9):.0f} max {max(pct):.0f}" if pct else ""))
+
+
+def _layer_sizes(r) -> float:
+    return r["layers"] * r["n"] + r["drafter"]
+
+
+# candidate formulas (bytes): name -> (parameter grids, prediction from the parameters)
+GRAPH_FORMULAS = {
+    "g_c + g_p x layers x sizes (calibration.py)": (
+        ([x * GIB / 100 for x in range(0, 51)], [x * 1024 ** 2 / 100 for x in range(0, 101)]),
+        lambda r, c, per: c + per * _layer_sizes(r)),
+    "g_c + g_attn x attention layers x sizes + g_rec x GDN/Mamba layers x sizes": (
+        ([x * GIB / 100 for x in range(0, 51)], [x * 1024 ** 2 / 100 for x in range(0, 101)],
+         [x * 1024 ** 2 / 100 for x in range(0, 201)]),
+        lambda r, c, per, rec: c + per * ((r["layers"] - r["recurrent"]) * r["n"] + r["drafter"]) + rec * r["recurrent"] * r["n"]),
+    "g_c + g_p x layers x sizes + g_h x largest size x hidden": (
+        ([x * GIB / 100 for x in range(0, 51)], [x * 1024 ** 2 / 100 for x in range(0, 101)], [x / 2 for x in range(0, 41)]),
+        lambda r, c, per, h: c + per * _layer_sizes(r) + h * r["largest"] * r["hidden"]),
+    "g_c + g_p x layers x sizes x (1 + g_tp [TP > 1])": (
+        ([x * GIB / 100 for x in range(0, 51)], [x * 1024 ** 2 / 100 for x in range(0, 101)], [x / 20 for x in range(0, 41)]),
+        lambda r, c, per, t: c + per * _layer_sizes(r) * (1 + (t if r["tp"] > 1 else 0))),
+}
+
+
+def _fit_l1(rows, grids, formula) -> list[float]:
+    """Coordinate descent over the grids minimising sum |predicted - logged| (as fit_group, in bytes)."""
+    params = [g[len(g) // 4] for g in grids]
+    for _ in range(6):
+        for i, grid in enumerate(grids):
+            params[i] = min(grid, key=lambda v: sum(abs(formula(r, *(params[:i] + [v] + params[i + 1:])) - r["logged"])
+                                                    for r in rows))
+    return params
+
+
+def capture_fit(rows) -> tuple[list[dict], list[float]]:
+    """The rows the capture coefficients are fitted on (calibration.jsonl's positive figures from releases that do not
+    subtract the graphs) and the L1 fit of g_c + g_p x layers x sizes on them."""
+    fit_rows = [r for r in rows if not r["subtracted"] and r["file"] == "calibration" and r["logged"] > 0]
+    return fit_rows, _fit_l1(fit_rows, *GRAPH_FORMULAS[next(iter(GRAPH_FORMULAS))])
+
+
+def graph_report() -> None:
+    """The CUDA-graph term on every record that logs it: kvplan's errors by era group, then each candidate formula
+    fitted on the calibration file's positive figures of the releases that do not subtract the graphs, scored on the
+    records of those releases and on all (the numbers behind calibration.py's _G_CONST, _G_PER)."""
+    rows = graph_records()
+    capture_only = [r for r in rows if not r["subtracted"]]
+    fit_rows = [r for r in capture_only if r["file"] == "calibration" and r["logged"] > 0]
+    per_file = ", ".join(f"{t} {sum(r['file'] == t for r in rows)}" for t, _ in GRAPH_FILES)
+    print(f"## CUDA-graph memory logged by {len(rows)} startups ({per_file}); {sum(r['logged'] <= 0 for r in rows)} log 0 or "
+          f"less (scored, not fitted); {len(capture_only)} from releases that do not subtract the graphs; fitted on the "
+          f"{len(fit_rows)} of calibration.jsonl among them with a positive figure")
+    print("   kvplan as it stands (its predicted capture):")
+    for name, _ in GRAPH_GROUPS:
+        group = [r for r in rows if r["group"] == name]
+        print(f"     {name:14} {graph_errors(group, lambda r: r['predicted'])}")
+    print(f"     {'all':14} {graph_errors(rows, lambda r: r['predicted'])}")
+    for label, (grids, formula) in GRAPH_FORMULAS.items():
+        params = _fit_l1(fit_rows, grids, formula)
+        print(f"   {label}: " + ", ".join(f"{v / GIB:.2f} GiB" if i == 0 else f"{v / 1024 ** 2:.3f} MiB" if v > 1000 else f"{v:g}"
+                                          for i, v in enumerate(params)))
+        for name, _ in GRAPH_GROUPS:
+            group = [r for r in rows if r["group"] == name and r["v1_formula"]]
+            if group:
+                print(f"     {name:14} {graph_errors(group, lambda r: formula(r, *params))}"
+                      + ("  (scored, not applied: the budget subtracts the estimate)" if all(r["subtracted"] for r in group) else ""))
+        print(f"     {'all, >= 0.20 as it stands':14} "
+              f"{graph_errors(rows, lambda r: r['predicted'] if r['subtracted'] else formula(r, *params))}")
+    # the calibration file's fit rows hold no hybrid: the layer-kind rates fitted on every file's positive figures
+    # (an analysis, applied nowhere) say whether GDN/Mamba layers cost less graph memory than attention layers
+    label = next(k for k in GRAPH_FORMULAS if "GDN" in k)
+    every = [r for r in rows if r["logged"] > 0 and r["v1_formula"]]
+    params = _fit_l1(every, *GRAPH_FORMULAS[label])
+    hybrids = [r for r in every if r["recurrent"]]
+    print(f"   {label}, fitted on all {len(every)} positive figures ({len(hybrids)} hybrids; analysis only): "
+          f"{params[0] / GIB:.2f} GiB, {params[1] / 1024 ** 2:.3f} MiB, {params[2] / 1024 ** 2:.3f} MiB; the hybrids log "
+          + ", ".join(f"{r['logged'] / 1024 ** 2 / _layer_sizes(r):.2f}" for r in sorted(hybrids, key=lambda r: r["logged"] / _layer_sizes(r)))
+          + " MiB per layer x size")
+    print("   per record (logged / predicted GiB, MiB per layer x size):")
+    for r in sorted(rows, key=lambda r: (r["group"], r["logged"] / _layer_sizes(r))):
+        print(f"     {r['file'][:5]:5} {r['id'][:56]:56} {r['era']} {str(r['mode'])[:18]:18} TP{r['tp']} {r['n']:3} sizes "
+              f"{r['layers']:3} layers ({r['recurrent']} GDN/Mamba){' MoE' if r['moe'] else '    '}  {r['logged'] / GIB:5.2f} / "
+              f"{r['predicted'] / GIB:5.2f}  {r['logged'] / 1024 ** 2 / _layer_sizes(r):6.3f}")
+
+
+if __name__ == "__main__" and "--graphs" in sys.argv:
+    graph_report()
+elif __name__ == "__main__" and "--write-residuals" not in sys.argv:
     main()
 
 

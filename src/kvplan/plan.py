@@ -2161,6 +2161,13 @@ def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculati
     (0.29.0 on; max_num_seqs itself without speculative decoding, 0.31.0 on)."""
     if rules is None:
         return _size_grid(min(max_num_seqs * 2, 512, max_tokens))
+    if rules.engine == "v0":  # one FULL graph per batch size up to max_num_seqs padded (versions.py cudagraph_size_grid)
+        possible = [1, 2, 4] + [8 * i for i in range(1, 1025)]
+        top = next((s for s in possible if s >= max_num_seqs), possible[-1])
+        return [s for s in possible if s <= top]
+    if rules.cudagraph_size_grid != "grid":  # 0.8-0.11.0: every multiple of 8, within max_num_batched_tokens
+        top = 512 if rules.cudagraph_size_grid == "step8_512" else min(max_num_seqs * 2, 512)
+        return [s for s in [1, 2, 4] + list(range(8, top + 1, 8)) if s <= max_tokens]
     q = 1 + num_speculative_tokens if rules.cudagraph_max_size_spec_query else 1
     cc10 = gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
     ceiling = rules.cudagraph_max_size_cc10 if cc10 else 512
@@ -2413,15 +2420,22 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                            "GiB, in the same graph pool)")
         cg_formula += (f" [{g.mode + ', ' if g.mode else ''}largest {g.largest}"
                        + (f", rounded to multiples of {g.rounded_to}" if g.rounded_to > 1 else "") + "]")
+    estimate = capture  # what the budget subtracts where the era does: the same formula, but for model runner v2
     if runner == "v2" and args.captures_cuda_graphs and rules.cudagraph_subtracted:
         if rules.release < (0, 29, 0):
-            capture, cg_formula = 0.0, "0: model runner v2 before 0.29 estimates no CUDA-graph memory (profile_cudagraph_memory returns 0)"
+            # the estimate is 0 (v1/worker/gpu/model_runner.py profile_cudagraph_memory returns 0, 0.26.0 and 0.28.0
+            # wheels), but capture_model still captures PIECEWISE then FULL graphs into the global pool after the KV
+            # allocation (v1/worker/gpu/cudagraph_utils.py CudaGraphManager.capture, 0.26.0), as the V1 runner does: the
+            # capture keeps the V1 formula, beyond the budget
+            estimate = 0.0
+            cg_formula = ("0: model runner v2 before 0.29 estimates no CUDA-graph memory (profile_cudagraph_memory "
+                          f"returns 0); its capture, after the KV allocation, ~{capture / GIB:.2f} GiB = " + cg_formula)
         else:
             # 0.29+: the real capture against a throwaway pool (all piecewise graphs measured, one shared pool), FULL
             # graphs past the second extrapolated at >= 1 MiB each (v1/worker/gpu/cudagraph_utils.py)
             spec = args.speculative
             full = _full_graph_sizes(g.sizes, args.max_num_seqs, 1 + (spec[1] if spec else 0))
-            capture = c.g_const + max(full - 1, 0) * 1024 ** 2
+            capture = estimate = c.g_const + max(full - 1, 0) * 1024 ** 2
             cg_formula = (f"model runner v2: {c.g_const / GIB:.2f} GiB (one shared pool) + {max(full - 1, 0)} further FULL "
                           "decode graphs x 1 MiB")
     return {
@@ -2431,7 +2445,9 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         "non_torch": (int(nt), nt_formula, c.source),
         # a rank before the last pipeline stage builds no sampler, so it holds no sampler state
         "non_torch_no_sampler": (int(nt - state), "", c.source),
-        "cudagraph": (int(capture), cg_formula, c.source),
+        # the estimate the budget subtracts (where the era subtracts one) and the graphs' real capture
+        "cudagraph": (int(estimate), cg_formula, c.source),
+        "cudagraph_capture": (int(capture), cg_formula, c.source),
     }
 
 
@@ -2627,16 +2643,18 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if sampler_note:
         notes.append(sampler_note)
     nt, nt_f, _ = measured["non_torch"]
-    capture, cg_f, _ = measured["cudagraph"]
+    estimate, cg_f, _ = measured["cudagraph"]
+    capture = measured["cudagraph_capture"][0]
     if site_offsets:
         act += int(site_offsets.get("activation_peak_bytes", 0))
         nt += int(site_offsets.get("non_torch_bytes", 0))
+        estimate += int(site_offsets.get("cudagraph_bytes", 0))
         capture += int(site_offsets.get("cudagraph_bytes", 0))
         notes.append(f"site calibration applied: {site_offsets.get('source', 'kvplan reconcile --calibrate')}")
         # shown, not only listed: the numbers differ from an uncalibrated plan's (`kvplan validate`'s, --overhead-gb's)
         warns.append(f"site calibration applied ({site_offsets.get('source', 'kvplan reconcile --calibrate')}): the "
                      "activation, non-torch and CUDA-graph terms are offset by what those startups measured")
-    cg = capture if rules.cudagraph_subtracted else 0
+    cg = estimate if rules.cudagraph_subtracted else 0
     graphs = cudagraph_plan(model, gpu, resolved, rules)
     graph_info = None
     if resolved.captures_cuda_graphs:

@@ -231,6 +231,14 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # - q is 1 up to 0.12.0 and 1 + num_speculative_tokens from 0.13.0 ("decode_query_len +=
     #   self.speculative_config.num_speculative_tokens"; 0.29.0 on: the uniform_decode_query_len property)
     "cudagraph_max_size_spec_query": [((0, 0, 0), False), ((0, 13, 0), True)],
+    # - the grid itself before 0.11.1 (config.py / config/__init__.py VllmConfig._set_cudagraph_sizes, read in the
+    #   0.8.2, 0.8.5, 0.9.0.1, 0.9.2, 0.10.0, 0.10.2 and 0.11.0 wheels): V1 0.8-0.9 captures [1, 2, 4] + every multiple of 8
+    #   up to 512 ("step8_512", 67 sizes), 0.10.0-0.11.0 the same up to SchedulerConfig.cuda_graph_sizes' default
+    #   min(max_num_seqs x 2, 512) ("step8"); both keep only sizes within max_num_batched_tokens. From 0.11.1 the grid
+    #   above ("grid"). The V0 engine (any release) captures [1, 2, 4] + multiples of 8 up to max_num_seqs rounded up to
+    #   one of them (worker/model_runner.py _get_max_graph_batch_size 0.6.4.post1; config.py _set_cudagraph_sizes'
+    #   V0 branch 0.7.3-0.10.0), whatever max_num_batched_tokens is: plan.cudagraph_capture_sizes reads rules.engine.
+    "cudagraph_size_grid": [((0, 0, 0), "step8_512"), ((0, 10, 0), "step8"), ((0, 11, 1), "grid")],
     # - the ceiling is 512, or 1024 on a compute-capability-10.x GPU (is_device_capability_family(100)) from 0.28.0
     "cudagraph_max_size_cc10": [((0, 0, 0), 512), ((0, 28, 0), 1024)],
     # - from 0.21.0 max_num_batched_tokens itself is appended when it is within the largest size ("ensure
@@ -491,6 +499,7 @@ class VersionRules:
     cudagraph_max_size_spec_query: bool
     cudagraph_max_size_cc10: int
     cudagraph_capture_max_tokens: bool
+    cudagraph_size_grid: str
     cudagraph_uniform_decode_sizes: str
     cudagraph_mode_default: str
     cudagraph_spec_round_modes: tuple[str, ...]
