@@ -1691,7 +1691,7 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     max(max_num_batched_tokens, T), items max(1, min(budget // T, max_num_seqs x (max_model_len // T))). Its outputs
     stay cached, and up to 0.32 the V1 runner also keeps the pixel tensors, while the text dummy run follows, so the
     peak is max(encoder forward, text peak + cached outputs + pixels). The encoder forward per patch: the pixels
-    (float32, in the model's dtype from 0.9.1),
+    (float32, in the model's dtype from 0.9.0; up to 0.8 the Qwen2/2.5-VL models add a copy in the model's dtype),
     then in bf16 the position embeddings, and the larger of one attention block (residual, norm, q/k/v, rotated q/k copies, context)
     and one MLP block, plus Qwen3-VL's deepstack features. 0.11-0.12 profile Qwen3-VL with a video whose output is
     padded to 12.5 x its 12,288 tokens (qwen3_vl.py get_max_video_tokens). Returns None for a text model, a note with
@@ -1755,19 +1755,29 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         per_prompt = 1 if limit is None else max(1, limit)
         items = max(1, min(args.max_num_seqs, args.max_num_batched_tokens // (per_item_tokens * per_prompt))) * per_prompt
     else:
+        # rules.mm_profile_items: up to 0.9.x the encoder budget's items are rounded up and neither floored at 1 nor
+        # capped by max_model_len; from 0.10.1 a prompt holds at most max_model_len // T items (at least 1)
         budget = max(args.max_num_batched_tokens, per_item_tokens)
-        per_prompt = args.max_model_len // per_item_tokens if limit is None else min(limit, args.max_model_len // per_item_tokens)
-        items = max(1, min(budget // per_item_tokens, args.max_num_seqs * per_prompt))
+        if rules.mm_profile_items == "per_prompt":
+            per_prompt = max(1, min(999 if limit is None else limit, args.max_model_len // per_item_tokens))
+        else:
+            per_prompt = 999 if limit is None else limit
+        by_budget = -(-budget // per_item_tokens) if rules.mm_profile_items == "ceil" else budget // per_item_tokens
+        items = max(1, min(by_budget, args.max_num_seqs * per_prompt))
     n = items * per_item_patches
     attention = 3 * h + (8 if facts["rotary"] else 4) * h / tp + (h if tp > 1 else 0)
     # intermediate tensors alive in the MLP: fc1 and its activation, or gate, up and their product for a gated one
     mlp = 3 * h + (3 if vision_mlp_gated(model) else 2) * inter / tp
     deep = (len(v.get("deepstack_visual_indexes") or []) * int(v.get("out_hidden_size") or 0) / 4) if tower == "qwen3" else 0
-    # the HF image processors hand vLLM float32 pixels (4 B a value), cast to the model's dtype from 0.9.1 (the
-    # processor's outputs, rules.mm_pixels_model_dtype); they stay alive through the encoder (before the cast the towers
-    # make a bf16 copy for the patch embedding, e.g. qwen2_5_vl.py Qwen2_5_VisionTransformer.forward)
+    # the HF image processors hand vLLM float32 pixels (4 B a value), cast to the model's dtype on their way to the GPU
+    # from 0.9.0 (rules.mm_pixels_model_dtype); they stay alive through the encoder. Up to 0.8.x the Qwen2-VL and
+    # Qwen2.5-VL models also hold a copy in the tower's dtype for the whole tower (_process_image_input's
+    # pixel_values.type(self.visual.dtype), qwen2_vl.py and qwen2_5_vl.py in the 0.8.5 wheel; a no-op on the already
+    # cast pixels of 0.9.0.1, gone from 0.9.2, where the tower's own x.to(dtype) copy lives only until the patch
+    # embedding)
     pixel_bytes = DTYPE_BYTES.get(args.dtype, 2) if rules.mm_pixels_model_dtype else 4
-    encoder = pixel_bytes * n * pixels_per_patch + 2 * n * (h + max(attention, mlp) + deep)
+    pixel_copy = DTYPE_BYTES.get(args.dtype, 2) if tower in ("qwen2", "qwen2_5") and not rules.mm_pixels_model_dtype else 0
+    encoder = (pixel_bytes + pixel_copy) * n * pixels_per_patch + 2 * n * (h + max(attention, mlp) + deep)
     cached = 2 * items * (per_item_tokens + padded_tokens) * width
     pixels = pixel_bytes * n * pixels_per_patch if rules.mm_pixels_held and not v0 else 0
     extra = max(0, int(max(encoder, text_peak + cached + pixels) - text_peak))
