@@ -1589,3 +1589,35 @@ def test_gemma4_refuses_a_given_batch_below_one_allowed_item():
             _gemma4_tokens(version, max_num_batched_tokens=256, limit_mm_per_prompt="video=0")
     # before 0.22 kvplan applies no refusal (those releases' sources were not read for it)
     assert _gemma4_tokens("0.21.0", max_num_batched_tokens=2048) == 2048
+
+
+def test_mllama_v0_profile_vision_pass_from_the_source(tmp_path):
+    # Llama-3.2-11B-Vision (base: 448-pixel tiles, vision_config of tests/data/extra_records.jsonl) on V0, 128
+    # sequences: the encoder-decoder runner encodes one dummy image per sequence, 4 tiles x 1032 tokens (1025 padded
+    # to a multiple of 8). vLLM PR #12126's log (main between 0.6.6.post1 and 0.7.0): "PyTorch activation peak
+    # memory takes 36.63GiB"; kvplan had computed no encoder pass (an activation of 6.25 GiB, the KV pool +210 %).
+    from pathlib import Path
+
+    from kvplan.plan import _multimodal_profile_bytes
+
+    records = Path(__file__).parent / "data" / "extra_records.jsonl"
+    rec = next(json.loads(line) for line in records.read_text().splitlines()
+               if '"llama-3.2-11b-vision-h100-u090-l65k-eager-dummy"' in line)
+    (tmp_path / "config.json").write_text(json.dumps(rec["model"]["config"]))
+    model = resolve_model(str(tmp_path / "config.json"))
+    args = EngineArgs(tensor_parallel_size=1, max_model_len=65536, max_num_seqs=128, max_num_batched_tokens=65536,
+                      dtype="bfloat16")
+    h = 128 * 4128 * 1280 * 2
+    mask = 128 * 4128 * 4128 * 2
+    pixels = 128 * 4 * 3 * 448 * 448 * 4
+    peaks = {}
+    for version, copies in (("0.7.0", 2), ("0.7.3", 1)):
+        extra, note = _multimodal_profile_bytes(model, args, rules_for(version), 0)
+        assert extra == int(mask + 23 * h + copies * pixels)
+        assert "128 dummy image(s)" in note and "4 tiles x 1032 tokens" in note
+        peaks[version] = extra / GIB
+    assert abs(peaks["0.7.0"] - 36.63) / 36.63 < 0.05
+    # the term is what the pass adds above the text peak; no image allowed, no pass
+    assert _multimodal_profile_bytes(model, args, rules_for("0.7.0"), 6 * GIB)[0] == int(mask + 23 * h + 2 * pixels) - 6 * GIB
+    from dataclasses import replace
+    assert _multimodal_profile_bytes(model, replace(args, limit_mm_per_prompt='{"image": 0}'), rules_for("0.7.0"), 0)[0] == 0

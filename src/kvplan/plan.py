@@ -1700,6 +1700,8 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         return None
     tower = _mm_tower(model)
     v0 = rules.engine != "v1"
+    if v0 and _hf_model_type(model) == "mllama" and isinstance((model.raw_config or {}).get("vision_config"), dict):
+        return _mllama_v0_profile_bytes(model, args, rules, text_peak)
     if v0 and tower not in ("clip", "siglip"):
         return 0, ("multimodal: V0's profile run encodes its dummy images inside the model forward (max_num_seqs cut to "
                    "max_num_batched_tokens // the largest item's tokens); that pass is not computed for this tower, so the "
@@ -1793,6 +1795,55 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     return extra, (f"multimodal: the profile run encodes {what}: encoder peak {encoder / GIB:.2f} GiB, cached outputs "
                    f"{cached / GIB:.2f} GiB{' (padded)' if padded_tokens else ''}, pixels {pixels / GIB:.2f} GiB; "
                    f"{extra / GIB:.2f} GiB above the text peak{caution}")
+
+
+def _mllama_v0_profile_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, text_peak: int) -> tuple[int, str]:
+    """Llama-3.2-Vision (mllama) on the V0 engine: what its profile run's vision pass adds to the torch peak, computed
+    from the source (read in the 0.6.3, 0.6.6.post1, 0.7.0-0.7.3, 0.8.5, 0.9.0.1, 0.9.2 and 0.10.0 wheels).
+
+    worker/enc_dec_model_runner.py EncoderDecoderModelRunner.profile_run builds max_num_seqs dummy sequences, each with
+    the per-prompt image limit of dummy images (1 unless --limit-mm-per-prompt says more), and runs them in one forward:
+    unlike the decoder-only V0 runner it does not cut the sequences to max_num_batched_tokens // the image's tokens. Each
+    dummy image fills max_num_tiles tiles (1024 x 1024 up to 0.7.2, max_num_tiles x image_size by image_size from 0.7.3),
+    of (image_size / patch)^2 + 1 patches, padded to a multiple of 8 (L), so the tower sees N images x S = tiles x L
+    tokens. models/mllama.py MllamaVisionModel.forward then holds, in the model dtype, with H = N x S x hidden:
+    - the aspect-ratio attention mask, N x S x S (built by a matmul and a multiply: two copies while it is made);
+    - after the 32 local layers, the encoder's output tuple (the final hidden state and the len(intermediate_layers_indices)
+      kept states) and their torch.stack, while the 8 gated global layers run, each with its input, the global input the
+      forward still holds, the attention output, the norm and the MLP's fc1 output and activation (2 x intermediate/TP):
+      (5 + 2 x kept + 2 x intermediate / hidden / TP) x H, the peak of the pass (the local layers hold fewer, the final
+      concatenation frees the stack first);
+    - the pixels, float32 until 0.9.0 casts them (rules.mm_pixels_model_dtype), in rules.mllama_v0_pixel_copies copies.
+    The language model's forward follows with the projected cross-attention states (N x tiles x patches x the text
+    hidden size) beside the pixels."""
+    v = model.raw_config["vision_config"]
+    db = DTYPE_BYTES.get(args.dtype, 2)
+    tp = args.tensor_parallel_size
+    limit = (args.mm_limits or {}).get("image")
+    per_seq = 0 if args.language_model_only else (1 if limit is None else limit)
+    if not per_seq:
+        return 0, "multimodal: no image is allowed (--limit-mm-per-prompt 0 or --language-model-only), so the profile run encodes none"
+    size, patch = int(v.get("image_size") or 560), int(v.get("patch_size") or 14)
+    tiles = int(v.get("max_num_tiles") or 4)
+    hidden = int(v.get("hidden_size") or 1280)
+    inter = int(v.get("intermediate_size") or 4 * hidden)
+    kept = len(v.get("intermediate_layers_indices") or [3, 7, 15, 23, 30])
+    patches = (size // patch) ** 2 + 1
+    padded = -(-patches // 8) * 8
+    n = args.max_num_seqs * per_seq
+    seq = tiles * padded
+    h = n * seq * hidden * db
+    mask = n * seq * seq * db
+    pixel_bytes = db if rules.mm_pixels_model_dtype else 4
+    pixels = rules.mllama_v0_pixel_copies * pixel_bytes * n * tiles * 3 * size * size
+    vision = pixels + max(2 * mask + h, mask + (5 + 2 * kept + 2 * inter / hidden / tp) * h)
+    cross = n * tiles * patches * model.hidden_size * db
+    extra = max(0, int(max(vision, text_peak + pixels + cross) - text_peak))
+    return extra, (f"multimodal: the V0 encoder-decoder profile run encodes {n} dummy image(s) ({args.max_num_seqs} sequences "
+                   f"x {per_seq}) of {tiles} tiles x {padded} tokens: the vision pass holds a {mask / GIB:.2f} GiB attention "
+                   f"mask, {(5 + 2 * kept + 2 * inter / hidden / tp):.0f} hidden-state tensors of {h / GIB:.2f} GiB and "
+                   f"{pixels / GIB:.2f} GiB of pixels, {vision / GIB:.2f} GiB; {extra / GIB:.2f} GiB above the text peak "
+                   "(computed from models/mllama.py, not fitted)")
 
 
 SKIP_MM_PROFILING_NOTE = (

@@ -462,6 +462,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # "per_prompt": the per-prompt count is max(1, min(limit, max_model_len // T)) (v1/worker/utils.py
     # MultiModalBudget.get_max_items, 0.10.1 wheel; multimodal/encoder_budget.py in later ones)
     "mm_profile_items": [((0, 0, 0), "ceil"), ((0, 10, 0), "floor"), ((0, 10, 1), "per_prompt")],
+    # Float32 pixel tensors Llama-3.2-Vision (mllama) holds through the V0 profile's vision pass: 2 up to 0.7.2 (the
+    # batched model input and MllamaForConditionalGeneration._parse_and_validate_image_input's float32 out_images
+    # copy, models/mllama.py in the 0.6.3, 0.6.6.post1, 0.7.0, 0.7.1 and 0.7.2 wheels, whose dummy image is 1024 x
+    # 1024), 1 from 0.7.3 (the multimodal processor's batched pixel_values are used as given: 0.7.3 wheel, and
+    # unpack_data returns a stacked tensor unchanged in 0.8.5-0.10.0)
+    "mllama_v0_pixel_copies": [((0, 0, 0), 2), ((0, 7, 3), 1)],
     "mm_pixels_held": [((0, 0, 0), True), ((0, 33, 0), False)],
     # The dummy (and real) pixel values reach the GPU in the model's dtype from 0.9.0: MultiModalKwargs.as_kwargs takes
     # a dtype and casts floating-point inputs to model_config.dtype before the copy to the device (multimodal/inputs.py;
@@ -560,6 +566,7 @@ class VersionRules:
     qwen3_mrope_positions_one: bool
     mm_video_padding: bool
     mm_profile_items: str
+    mllama_v0_pixel_copies: int
     mm_pixels_held: bool
     mm_pixels_model_dtype: bool
     dsv4_accounting: str
