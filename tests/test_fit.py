@@ -925,10 +925,11 @@ def test_multimodal_profile_pass_is_charged_and_follows_limit_mm_per_prompt():
                                                                   fixes=False).assumptions)
 
 
-def test_multimodal_pixels_reach_the_gpu_in_the_model_dtype_from_0_9_1():
-    # vLLM 0.9.1 casts the HF processor's floating-point outputs to the model's dtype (PR #18862; 0.9.0.1 keeps the
-    # processors' float32): the profiled image's pixels, held through the text dummy run, are 2 B a value in bf16.
-    # Qwen3.5-27B, one 16,384-token image = 65,536 patches of 3 x 2 x 16 x 16 values.
+def test_multimodal_pixels_reach_the_gpu_in_the_model_dtype_from_0_9_0():
+    # vLLM 0.9.0 casts floating-point multimodal inputs to the model's dtype on their way to the GPU
+    # (MultiModalKwargs.as_kwargs(dtype=...) in the V1 profile run; 0.9.1 moves the cast into the processor, PR
+    # #18862; 0.8.5 keeps the processors' float32): the profiled image's pixels, held through the text dummy run, are
+    # 2 B a value in bf16. Qwen3.5-27B, one 16,384-token image = 65,536 patches of 3 x 2 x 16 x 16 values.
     from dataclasses import replace
 
     from kvplan.plan import _multimodal_profile_bytes
@@ -937,16 +938,63 @@ def test_multimodal_pixels_reach_the_gpu_in_the_model_dtype_from_0_9_1():
     args = EngineArgs(tensor_parallel_size=4, max_model_len=32768, max_num_seqs=256, max_num_batched_tokens=2048,
                       dtype="bfloat16")
     pixels = 65536 * 1536
-    old = _multimodal_profile_bytes(model, args, rules_for("0.9.0"), 0)
-    new = _multimodal_profile_bytes(model, args, rules_for("0.9.1"), 0)
-    assert f"pixels {4 * pixels / GIB:.2f} GiB" in old[1] and f"pixels {2 * pixels / GIB:.2f} GiB" in new[1]
+    old = _multimodal_profile_bytes(model, args, rules_for("0.8.5"), 0)
+    for version in ("0.9.0", "0.9.0.1", "0.9.1"):
+        new = _multimodal_profile_bytes(model, args, rules_for(version), 0)
+        assert f"pixels {4 * pixels / GIB:.2f} GiB" in old[1] and f"pixels {2 * pixels / GIB:.2f} GiB" in new[1]
     f32 = _multimodal_profile_bytes(model, replace(args, dtype="float32"), rules_for("0.9.1"), 0)
     assert f"pixels {4 * pixels / GIB:.2f} GiB" in f32[1]
     # with a sampler peak above the encoder's, the profile adds the cached outputs and the pixels to it: 2 B x pixels
     # less than before the cast
     text = 2 * GIB
-    assert (_multimodal_profile_bytes(model, args, rules_for("0.9.0"), text)[0]
-            - _multimodal_profile_bytes(model, args, rules_for("0.9.1"), text)[0]) == 2 * pixels
+    assert (_multimodal_profile_bytes(model, args, rules_for("0.8.5"), text)[0]
+            - _multimodal_profile_bytes(model, args, rules_for("0.9.0"), text)[0]) == 2 * pixels
+
+
+def test_qwen2_5_vl_profile_pixels_by_release_and_the_l4_startups(tmp_path):
+    # Qwen2.5-VL-7B, one 3,584 x 3,584 image (max_pixels 12,845,056) = 65,536 patches of 3 x 2 x 14 x 14 values.
+    # 0.8.5: float32 pixels on the GPU plus the bf16 copy _process_image_input holds through the tower (6 B a value);
+    # 0.9.0.1: bf16 pixels only (as_kwargs casts them; .type(self.visual.dtype) is then a no-op)
+    from pathlib import Path
+
+    from kvplan.plan import _multimodal_profile_bytes
+
+    records = Path(__file__).parent / "data" / "extra_records.jsonl"
+    rec = next(json.loads(line) for line in records.read_text().splitlines()
+               if '"qwen2.5-vl-7b-instruct-l4-udef-tp1-l2k"' in line)
+    (tmp_path / "config.json").write_text(json.dumps(rec["model"]["config"]))
+    model = resolve_model(str(tmp_path / "config.json"))
+    args = EngineArgs(tensor_parallel_size=1, max_model_len=2048, max_num_seqs=256, max_num_batched_tokens=2048,
+                      dtype="bfloat16")
+    values = 65536 * 1176
+    enc = {}
+    for version in ("0.8.5", "0.9.0.1"):
+        note = _multimodal_profile_bytes(model, args, rules_for(version), 0)[1]
+        assert "1 item(s) of 16,384 tokens (65,536 patches)" in note
+        enc[version] = float(note.split("encoder peak ")[1].split(" GiB")[0])
+    assert abs((enc["0.8.5"] - enc["0.9.0.1"]) - 4 * values / GIB) < 0.011
+    # the two L4 startups of 0.9.0.1 (tests/data/extra_records.jsonl, the OpenShift AI demo logs): "Available KV cache
+    # memory: 1.81 GiB" at TP 1, max_model_len 2048, and 10.04 GiB per rank at TP 2, max_model_len 8192; with float32
+    # pixels kvplan said 1.62 and 9.75 GiB
+    for tp, length, logged in ((1, 2048, 1.81), (2, 8192, 10.04)):
+        p = kvplan.fit(model, "L4", tensor_parallel_size=tp, max_model_len=length, vllm_version="0.9.0.1", fixes=False)
+        assert -0.03 < (p.kv_cache_bytes / GIB - logged) / logged < 0
+
+
+def test_v1_profile_item_count_by_release():
+    # how many items the V1 profile run encodes (rules.mm_profile_items): budget max(max_num_batched_tokens, T).
+    # LLaVA-1.5 (T = 576) at 8,192 batched tokens: cdiv 15 up to 0.9.x, 8192 // 576 = 14 from 0.10.0
+    from kvplan.plan import _multimodal_profile_bytes
+
+    model = resolve_model("llava-hf/llava-1.5-7b-hf")
+    args = EngineArgs(tensor_parallel_size=1, max_model_len=4096, max_num_seqs=256, max_num_batched_tokens=8192,
+                      dtype="float16")
+    assert "15 item(s) of 576 tokens" in _multimodal_profile_bytes(model, args, rules_for("0.9.2"), 0)[1]
+    assert "14 item(s) of 576 tokens" in _multimodal_profile_bytes(model, args, rules_for("0.10.0"), 0)[1]
+    # a max_model_len below one item: from 0.10.1 a prompt still holds one (max(1, min(limit, max_model_len // T)))
+    short = EngineArgs(tensor_parallel_size=1, max_model_len=512, max_num_seqs=4, max_num_batched_tokens=8192,
+                       dtype="float16")
+    assert "4 item(s) of 576 tokens" in _multimodal_profile_bytes(model, short, rules_for("0.10.1"), 0)[1]
     # the same four RTX 3090s at TP 4, --enforce-eager, 0.19.0: three startups logged pools of 7.00 GiB (utilisation
     # 0.90), 7.47 GiB (0.92) and 7.56 GiB (0.92, max_num_seqs 1) (tests/data/blind_records.jsonl); with float32 pixels
     # kvplan said 6.54, 7.01 and 7.13 GiB
@@ -1541,3 +1589,35 @@ def test_gemma4_refuses_a_given_batch_below_one_allowed_item():
             _gemma4_tokens(version, max_num_batched_tokens=256, limit_mm_per_prompt="video=0")
     # before 0.22 kvplan applies no refusal (those releases' sources were not read for it)
     assert _gemma4_tokens("0.21.0", max_num_batched_tokens=2048) == 2048
+
+
+def test_mllama_v0_profile_vision_pass_from_the_source(tmp_path):
+    # Llama-3.2-11B-Vision (base: 448-pixel tiles, vision_config of tests/data/extra_records.jsonl) on V0, 128
+    # sequences: the encoder-decoder runner encodes one dummy image per sequence, 4 tiles x 1032 tokens (1025 padded
+    # to a multiple of 8). vLLM PR #12126's log (main between 0.6.6.post1 and 0.7.0): "PyTorch activation peak
+    # memory takes 36.63GiB"; kvplan had computed no encoder pass (an activation of 6.25 GiB, the KV pool +210 %).
+    from pathlib import Path
+
+    from kvplan.plan import _multimodal_profile_bytes
+
+    records = Path(__file__).parent / "data" / "extra_records.jsonl"
+    rec = next(json.loads(line) for line in records.read_text().splitlines()
+               if '"llama-3.2-11b-vision-h100-u090-l65k-eager-dummy"' in line)
+    (tmp_path / "config.json").write_text(json.dumps(rec["model"]["config"]))
+    model = resolve_model(str(tmp_path / "config.json"))
+    args = EngineArgs(tensor_parallel_size=1, max_model_len=65536, max_num_seqs=128, max_num_batched_tokens=65536,
+                      dtype="bfloat16")
+    h = 128 * 4128 * 1280 * 2
+    mask = 128 * 4128 * 4128 * 2
+    pixels = 128 * 4 * 3 * 448 * 448 * 4
+    peaks = {}
+    for version, copies in (("0.7.0", 2), ("0.7.3", 1)):
+        extra, note = _multimodal_profile_bytes(model, args, rules_for(version), 0)
+        assert extra == int(mask + 23 * h + copies * pixels)
+        assert "128 dummy image(s)" in note and "4 tiles x 1032 tokens" in note
+        peaks[version] = extra / GIB
+    assert abs(peaks["0.7.0"] - 36.63) / 36.63 < 0.05
+    # the term is what the pass adds above the text peak; no image allowed, no pass
+    assert _multimodal_profile_bytes(model, args, rules_for("0.7.0"), 6 * GIB)[0] == int(mask + 23 * h + 2 * pixels) - 6 * GIB
+    from dataclasses import replace
+    assert _multimodal_profile_bytes(model, replace(args, limit_mm_per_prompt='{"image": 0}'), rules_for("0.7.0"), 0)[0] == 0

@@ -1710,7 +1710,7 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     max(max_num_batched_tokens, T), items max(1, min(budget // T, max_num_seqs x (max_model_len // T))). Its outputs
     stay cached, and up to 0.32 the V1 runner also keeps the pixel tensors, while the text dummy run follows, so the
     peak is max(encoder forward, text peak + cached outputs + pixels). The encoder forward per patch: the pixels
-    (float32, in the model's dtype from 0.9.1),
+    (float32, in the model's dtype from 0.9.0; up to 0.8 the Qwen2/2.5-VL models add a copy in the model's dtype),
     then in bf16 the position embeddings, and the larger of one attention block (residual, norm, q/k/v, rotated q/k copies, context)
     and one MLP block, plus Qwen3-VL's deepstack features. 0.11-0.12 profile Qwen3-VL with a video whose output is
     padded to 12.5 x its 12,288 tokens (qwen3_vl.py get_max_video_tokens). Returns None for a text model, a note with
@@ -1719,6 +1719,8 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         return None
     tower = _mm_tower(model)
     v0 = rules.engine != "v1"
+    if v0 and _hf_model_type(model) == "mllama" and isinstance((model.raw_config or {}).get("vision_config"), dict):
+        return _mllama_v0_profile_bytes(model, args, rules, text_peak)
     if v0 and tower not in ("clip", "siglip"):
         return 0, ("multimodal: V0's profile run encodes its dummy images inside the model forward (max_num_seqs cut to "
                    "max_num_batched_tokens // the largest item's tokens); that pass is not computed for this tower, so the "
@@ -1774,19 +1776,29 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         per_prompt = 1 if limit is None else max(1, limit)
         items = max(1, min(args.max_num_seqs, args.max_num_batched_tokens // (per_item_tokens * per_prompt))) * per_prompt
     else:
+        # rules.mm_profile_items: up to 0.9.x the encoder budget's items are rounded up and neither floored at 1 nor
+        # capped by max_model_len; from 0.10.1 a prompt holds at most max_model_len // T items (at least 1)
         budget = max(args.max_num_batched_tokens, per_item_tokens)
-        per_prompt = args.max_model_len // per_item_tokens if limit is None else min(limit, args.max_model_len // per_item_tokens)
-        items = max(1, min(budget // per_item_tokens, args.max_num_seqs * per_prompt))
+        if rules.mm_profile_items == "per_prompt":
+            per_prompt = max(1, min(999 if limit is None else limit, args.max_model_len // per_item_tokens))
+        else:
+            per_prompt = 999 if limit is None else limit
+        by_budget = -(-budget // per_item_tokens) if rules.mm_profile_items == "ceil" else budget // per_item_tokens
+        items = max(1, min(by_budget, args.max_num_seqs * per_prompt))
     n = items * per_item_patches
     attention = 3 * h + (8 if facts["rotary"] else 4) * h / tp + (h if tp > 1 else 0)
     # intermediate tensors alive in the MLP: fc1 and its activation, or gate, up and their product for a gated one
     mlp = 3 * h + (3 if vision_mlp_gated(model) else 2) * inter / tp
     deep = (len(v.get("deepstack_visual_indexes") or []) * int(v.get("out_hidden_size") or 0) / 4) if tower == "qwen3" else 0
-    # the HF image processors hand vLLM float32 pixels (4 B a value), cast to the model's dtype from 0.9.1 (the
-    # processor's outputs, rules.mm_pixels_model_dtype); they stay alive through the encoder (before the cast the towers
-    # make a bf16 copy for the patch embedding, e.g. qwen2_5_vl.py Qwen2_5_VisionTransformer.forward)
+    # the HF image processors hand vLLM float32 pixels (4 B a value), cast to the model's dtype on their way to the GPU
+    # from 0.9.0 (rules.mm_pixels_model_dtype); they stay alive through the encoder. Up to 0.8.x the Qwen2-VL and
+    # Qwen2.5-VL models also hold a copy in the tower's dtype for the whole tower (_process_image_input's
+    # pixel_values.type(self.visual.dtype), qwen2_vl.py and qwen2_5_vl.py in the 0.8.5 wheel; a no-op on the already
+    # cast pixels of 0.9.0.1, gone from 0.9.2, where the tower's own x.to(dtype) copy lives only until the patch
+    # embedding)
     pixel_bytes = DTYPE_BYTES.get(args.dtype, 2) if rules.mm_pixels_model_dtype else 4
-    encoder = pixel_bytes * n * pixels_per_patch + 2 * n * (h + max(attention, mlp) + deep)
+    pixel_copy = DTYPE_BYTES.get(args.dtype, 2) if tower in ("qwen2", "qwen2_5") and not rules.mm_pixels_model_dtype else 0
+    encoder = (pixel_bytes + pixel_copy) * n * pixels_per_patch + 2 * n * (h + max(attention, mlp) + deep)
     cached = 2 * items * (per_item_tokens + padded_tokens) * width
     pixels = pixel_bytes * n * pixels_per_patch if rules.mm_pixels_held and not v0 else 0
     extra = max(0, int(max(encoder, text_peak + cached + pixels) - text_peak))
@@ -1802,6 +1814,55 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     return extra, (f"multimodal: the profile run encodes {what}: encoder peak {encoder / GIB:.2f} GiB, cached outputs "
                    f"{cached / GIB:.2f} GiB{' (padded)' if padded_tokens else ''}, pixels {pixels / GIB:.2f} GiB; "
                    f"{extra / GIB:.2f} GiB above the text peak{caution}")
+
+
+def _mllama_v0_profile_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, text_peak: int) -> tuple[int, str]:
+    """Llama-3.2-Vision (mllama) on the V0 engine: what its profile run's vision pass adds to the torch peak, computed
+    from the source (read in the 0.6.3, 0.6.6.post1, 0.7.0-0.7.3, 0.8.5, 0.9.0.1, 0.9.2 and 0.10.0 wheels).
+
+    worker/enc_dec_model_runner.py EncoderDecoderModelRunner.profile_run builds max_num_seqs dummy sequences, each with
+    the per-prompt image limit of dummy images (1 unless --limit-mm-per-prompt says more), and runs them in one forward:
+    unlike the decoder-only V0 runner it does not cut the sequences to max_num_batched_tokens // the image's tokens. Each
+    dummy image fills max_num_tiles tiles (1024 x 1024 up to 0.7.2, max_num_tiles x image_size by image_size from 0.7.3),
+    of (image_size / patch)^2 + 1 patches, padded to a multiple of 8 (L), so the tower sees N images x S = tiles x L
+    tokens. models/mllama.py MllamaVisionModel.forward then holds, in the model dtype, with H = N x S x hidden:
+    - the aspect-ratio attention mask, N x S x S (built by a matmul and a multiply: two copies while it is made);
+    - after the 32 local layers, the encoder's output tuple (the final hidden state and the len(intermediate_layers_indices)
+      kept states) and their torch.stack, while the 8 gated global layers run, each with its input, the global input the
+      forward still holds, the attention output, the norm and the MLP's fc1 output and activation (2 x intermediate/TP):
+      (5 + 2 x kept + 2 x intermediate / hidden / TP) x H, the peak of the pass (the local layers hold fewer, the final
+      concatenation frees the stack first);
+    - the pixels, float32 until 0.9.0 casts them (rules.mm_pixels_model_dtype), in rules.mllama_v0_pixel_copies copies.
+    The language model's forward follows with the projected cross-attention states (N x tiles x patches x the text
+    hidden size) beside the pixels."""
+    v = model.raw_config["vision_config"]
+    db = DTYPE_BYTES.get(args.dtype, 2)
+    tp = args.tensor_parallel_size
+    limit = (args.mm_limits or {}).get("image")
+    per_seq = 0 if args.language_model_only else (1 if limit is None else limit)
+    if not per_seq:
+        return 0, "multimodal: no image is allowed (--limit-mm-per-prompt 0 or --language-model-only), so the profile run encodes none"
+    size, patch = int(v.get("image_size") or 560), int(v.get("patch_size") or 14)
+    tiles = int(v.get("max_num_tiles") or 4)
+    hidden = int(v.get("hidden_size") or 1280)
+    inter = int(v.get("intermediate_size") or 4 * hidden)
+    kept = len(v.get("intermediate_layers_indices") or [3, 7, 15, 23, 30])
+    patches = (size // patch) ** 2 + 1
+    padded = -(-patches // 8) * 8
+    n = args.max_num_seqs * per_seq
+    seq = tiles * padded
+    h = n * seq * hidden * db
+    mask = n * seq * seq * db
+    pixel_bytes = db if rules.mm_pixels_model_dtype else 4
+    pixels = rules.mllama_v0_pixel_copies * pixel_bytes * n * tiles * 3 * size * size
+    vision = pixels + max(2 * mask + h, mask + (5 + 2 * kept + 2 * inter / hidden / tp) * h)
+    cross = n * tiles * patches * model.hidden_size * db
+    extra = max(0, int(max(vision, text_peak + pixels + cross) - text_peak))
+    return extra, (f"multimodal: the V0 encoder-decoder profile run encodes {n} dummy image(s) ({args.max_num_seqs} sequences "
+                   f"x {per_seq}) of {tiles} tiles x {padded} tokens: the vision pass holds a {mask / GIB:.2f} GiB attention "
+                   f"mask, {(5 + 2 * kept + 2 * inter / hidden / tp):.0f} hidden-state tensors of {h / GIB:.2f} GiB and "
+                   f"{pixels / GIB:.2f} GiB of pixels, {vision / GIB:.2f} GiB; {extra / GIB:.2f} GiB above the text peak "
+                   "(computed from models/mllama.py, not fitted)")
 
 
 SKIP_MM_PROFILING_NOTE = (

@@ -463,12 +463,28 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 0.32.0 and 0.33.0 wheels
     "qwen3_mrope_positions_one": [((0, 0, 0), False), ((0, 32, 0), True)],
     "mm_video_padding": [((0, 0, 0), False), ((0, 11, 0), True), ((0, 13, 0), False)],
+    # How many items of the profiled modality (T tokens each) the V1 profile run encodes, budget = max(
+    # max_num_batched_tokens, T) (compute_encoder_budget), limit = --limit-mm-per-prompt (999 unset on V1):
+    # "ceil": min(cdiv(budget, T), max_num_seqs x limit) (v1/worker/gpu_model_runner.py profile_run, read in the 0.8.5,
+    # 0.9.0, 0.9.0.1 and 0.9.2 wheels); "floor": max(1, min(budget // T, max_num_seqs x limit)) (0.10.0 wheel);
+    # "per_prompt": the per-prompt count is max(1, min(limit, max_model_len // T)) (v1/worker/utils.py
+    # MultiModalBudget.get_max_items, 0.10.1 wheel; multimodal/encoder_budget.py in later ones)
+    "mm_profile_items": [((0, 0, 0), "ceil"), ((0, 10, 0), "floor"), ((0, 10, 1), "per_prompt")],
+    # Float32 pixel tensors Llama-3.2-Vision (mllama) holds through the V0 profile's vision pass: 2 up to 0.7.2 (the
+    # batched model input and MllamaForConditionalGeneration._parse_and_validate_image_input's float32 out_images
+    # copy, models/mllama.py in the 0.6.3, 0.6.6.post1, 0.7.0, 0.7.1 and 0.7.2 wheels, whose dummy image is 1024 x
+    # 1024), 1 from 0.7.3 (the multimodal processor's batched pixel_values are used as given: 0.7.3 wheel, and
+    # unpack_data returns a stacked tensor unchanged in 0.8.5-0.10.0)
+    "mllama_v0_pixel_copies": [((0, 0, 0), 2), ((0, 7, 3), 1)],
     "mm_pixels_held": [((0, 0, 0), True), ((0, 33, 0), False)],
-    # The dummy (and real) pixel values reach the GPU in the model's dtype from 0.9.1: the HF processor's floating-point
-    # outputs are cast to model_config.dtype (vLLM PR #18862, inputs/registry.py InputProcessingContext.call_hf_processor
-    # in the 0.9.1 wheel, absent from 0.9.0.1; multimodal/processing/context.py _postprocess_output in the 0.19.0 and
-    # 0.27.1 wheels); before, they stay the processors' float32
-    "mm_pixels_model_dtype": [((0, 0, 0), False), ((0, 9, 1), True)],
+    # The dummy (and real) pixel values reach the GPU in the model's dtype from 0.9.0: MultiModalKwargs.as_kwargs takes
+    # a dtype and casts floating-point inputs to model_config.dtype before the copy to the device (multimodal/inputs.py;
+    # the callers v1/worker/gpu_model_runner.py profile_run and worker/model_runner.py execute_model pass
+    # self.model_config.dtype; read in the 0.9.0 and 0.9.0.1 wheels, absent from 0.8.5, whose as_kwargs takes only a
+    # device). From 0.9.1 the HF processor's outputs are cast instead (vLLM PR #18862, inputs/registry.py
+    # InputProcessingContext.call_hf_processor in the 0.9.1 wheel; multimodal/processing/context.py _postprocess_output
+    # in the 0.19.0 and 0.27.1 wheels). Up to 0.8.5 they stay the processors' float32 on the GPU
+    "mm_pixels_model_dtype": [((0, 0, 0), False), ((0, 9, 0), True)],
     "dsv4_rocm_logit_rows": [((0, 0, 0), "tokens"), ((0, 30, 0), "seqs")],
     "dsv4_indexer_factor": [((0, 0, 0), "fixed"), ((0, 32, 0), "by_length")],
     # Whole prompt must fit at admission from 0.19 (section 6).
@@ -558,6 +574,8 @@ class VersionRules:
     bnb_quantizes_experts: bool
     qwen3_mrope_positions_one: bool
     mm_video_padding: bool
+    mm_profile_items: str
+    mllama_v0_pixel_copies: int
     mm_pixels_held: bool
     mm_pixels_model_dtype: bool
     dsv4_accounting: str
