@@ -128,10 +128,11 @@ def _speculative_object(value) -> dict | None:
                         "must be a JSON object", 'e.g. {"method": "mtp", "num_speculative_tokens": 3}')
 
 
-def _speculative_method(value: dict) -> str:
+def _speculative_method(value: dict, *, eagle3_by_name: bool = True) -> str:
     """The method as vLLM settles it (vllm/config/speculative.py SpeculativeConfig.__post_init__, read in 0.19.0 and
     0.33.0): none given -> "ngram" for the model "ngram", else "draft_model"; a "draft_model" whose model name holds
-    "eagle-" is "eagle", one holding "eagle3" is "eagle3"."""
+    "eagle-" is "eagle", one holding "eagle3" is "eagle3". `eagle3_by_name` False: the rule up to 0.10.1 (rules row
+    spec_infers_eagle3_by_name), where a name holding "eagle-" or "eagle3-" is "eagle"."""
     model = value.get("model")
     method = str(value.get("method") or "").strip().lower()
     if not method:
@@ -139,11 +140,19 @@ def _speculative_method(value: dict) -> str:
             return "ngram"
         method = "draft_model" if model else ""
     if method == "draft_model" and isinstance(model, str):
-        if "eagle-" in model.lower():
+        name = model.lower()
+        if "eagle-" in name or (not eagle3_by_name and "eagle3-" in name):
             return "eagle"
-        if "eagle3" in model.lower():
+        if eagle3_by_name and "eagle3" in name:
             return "eagle3"
     return method
+
+
+def speculative_method_given(value) -> bool:
+    """Whether --speculative-config names its "method" (vLLM's release checks read the key as given, not the method
+    its __post_init__ infers: v1_fallback, resolve_args)."""
+    obj = _speculative_object(value)
+    return bool(obj and str(obj.get("method") or "").strip())
 
 
 def parse_speculative_config(value) -> tuple[str, int] | None:
@@ -354,7 +363,11 @@ def v1_fallback(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Version
     if rules.v0_for_pooling and (kind == "pooling" or (kind is None and model.is_pooling)):
         return "--task embed"
     spec = args.speculative
-    if spec and (rules.v0_for_speculative == "all" or (rules.v0_for_speculative == "not_ngram_mtp" and spec[0] not in ("ngram", "mtp", "eagle", "eagle3"))):
+    # 0.9.x's oracle (engine/arg_utils.py _is_v1_supported_oracle, 0.9.0 and 0.9.2 wheels) reads "method" as given:
+    # none given keeps V1 only for the model "ngram"; an inferred eagle/eagle3/draft_model goes to V0
+    inferred = spec and spec[0] != "ngram" and not speculative_method_given(args.speculative_config)
+    if spec and (rules.v0_for_speculative == "all" or (rules.v0_for_speculative == "not_ngram_mtp" and (
+            inferred or spec[0] not in ("ngram", "mtp", "eagle", "eagle3")))):
         return "Speculative Decoding"
     if rules.v0_for_lora and args.enable_lora:
         return "LORA"
@@ -1072,16 +1085,32 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         notes.append(f"speculative decoding: the checkpoint's {model.mtp_layers} MTP layer(s) draft {spec[1]} token(s) per step; "
                      "their weights and KV layers are counted (section 7 item 8)")
     elif spec and spec[0] in DRAFT_METHODS:
-        if spec[0] not in rules.spec_draft_methods:
+        given = speculative_method_given(args.speculative_config)
+        if spec[0] not in rules.spec_draft_methods or not rules.is_v1:
             first = "0.9.0" if spec[0] != "draft_model" else "0.15.0"
-            if spec[0] == "draft_model" and rules.release >= (0, 10, 0):
-                raise RefusedByVLLMError("--speculative-config", "Speculative decoding with draft model is not supported yet. "
-                                         "Please consider using other speculative decoding methods such as ngram, medusa, "
-                                         "eagle, or deepseek_mtp.", f"use vLLM {first} or newer, or an eagle/eagle3 head",
+            if spec[0] == "draft_model" and rules.draft_model_refusal and rules.is_v1:
+                message = (rules.draft_model_refusal if given else
+                           "Unknown speculative decoding method: draft_model")  # the V1 model runner's ValueError
+                raise RefusedByVLLMError("--speculative-config", message,
+                                         f"use vLLM {first} or newer, or an eagle/eagle3 head",
                                          rule="draft model speculative decoding before 0.15")
+            fix = (f"plan with --vllm-version {first} or newer (the V1 engine's drafter)"
+                   if spec[0] not in rules.spec_draft_methods else
+                   "kvplan models the V1 engine's drafter; " + next(
+                       (n for n in rules.notes if "runs this on its V0 engine" in n), "this plan runs V0")
+                   + ("" if given else f'; vLLM {rules.version} keeps V1 only with "method" given'))
             raise InputError("--speculative-config", f"vLLM {rules.version} serves method {spec[0]!r} on its V0 engine "
                              "(spec_decode_worker, which splits the blocks between draft and target), which kvplan does "
-                             f"not model", f"plan with --vllm-version {first} or newer (the V1 engine's drafter)")
+                             "not model", fix)
+        if not given:
+            # the method this release infers from the drafter's name (rules row spec_infers_eagle3_by_name)
+            obj = _speculative_object(args.speculative_config)
+            inferred = _speculative_method(obj, eagle3_by_name=rules.spec_infers_eagle3_by_name)
+            if inferred != spec[0]:
+                raise InputError("--speculative-config", f'no "method" given: vLLM {rules.version} infers {inferred!r} '
+                                 f"from the drafter's name {obj.get('model')!r}, not {spec[0]!r} (a name holding "
+                                 f"\"eagle3\" is read as eagle3 from vLLM {release_from('spec_infers_eagle3_by_name', True)})",
+                                 f'give the method: {{"method": "{spec[0]}", "model": "{obj.get("model")}", ...}}')
         draft = args.draft
         notes.append(f"speculative decoding: {spec[0]} drafter {draft.id} ({draft.num_layers} decoder layer(s)) drafts "
                      f"{spec[1]} token(s) per step; its weights, KV layers and profile buffers are counted (section 7 "

@@ -372,6 +372,23 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # (vllm/v1/spec_decode/draft_model.py, vLLM PR #24322; still there in 0.19.0 and 0.33.0). kvplan does not model
     # V0's spec_decode_worker, which split the blocks between draft and target.
     "spec_draft_methods": [((0, 0, 0), ()), ((0, 9, 0), ("eagle", "eagle3")), ((0, 15, 0), ("eagle", "eagle3", "draft_model"))],
+    # With no "method", SpeculativeConfig.__post_init__ infers it from the drafter's name: "eagle-" or "eagle3-" ->
+    # "eagle" up to 0.10.1 (vllm/config.py, read in the 0.9.0, 0.9.2, 0.10.0 wheels; vllm/config/__init__.py in
+    # 0.10.1.1); from 0.10.2 "eagle-" -> "eagle" and then "eagle3" -> "eagle3" (config/__init__.py 0.10.2,
+    # config/speculative.py 0.11.0, 0.13.0, 0.19.0, 0.33.0); anything else -> "draft_model".
+    "spec_infers_eagle3_by_name": [((0, 0, 0), False), ((0, 10, 2), True)],
+    # What vLLM raises for method "draft_model" before it serves one on V1 (0.15.0), given as "method": 0.10.x
+    # EngineArgs._is_v1_supported_oracle (engine/arg_utils.py, 0.10.0, 0.10.1.1, 0.10.2 wheels) and 0.11-0.14
+    # EngineArgs.create_engine_config (0.11.0, 0.12.0, 0.13.0, 0.14.0 wheels), both NotImplementedError reading the
+    # "method" key as given; "" where no such check exists (0.9.x sends it to V0). Inferred (no "method"), it passes
+    # that check and the V1 model runner stops: "Unknown speculative decoding method: draft_model"
+    # (v1/worker/gpu_model_runner.py GPUModelRunner.__init__, 0.10.0, 0.10.2, 0.13.0 wheels).
+    "draft_model_refusal": [((0, 0, 0), ""),
+                            ((0, 10, 0), "Speculative decoding with draft model is not supported yet. Please consider "
+                                         "using other speculative decoding methods such as ngram, medusa, eagle, or deepseek_mtp."),
+                            ((0, 11, 0), "Draft model speculative decoding is not supported yet. Please consider using "
+                                         "other speculative decoding methods such as ngram, medusa, eagle, or mtp."),
+                            ((0, 15, 0), "")],
     "v0_for_pipeline_parallel": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 1), False)],
     "v0_for_cpu_offload": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 3), False)],
     "v0_for_lora": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 3), False)],
@@ -531,6 +548,8 @@ class VersionRules:
     v0_for_pooling: bool
     v0_for_speculative: str
     spec_draft_methods: tuple[str, ...]
+    spec_infers_eagle3_by_name: bool
+    draft_model_refusal: str
     v0_for_pipeline_parallel: bool
     v0_for_cpu_offload: bool
     v0_for_lora: bool
