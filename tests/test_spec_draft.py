@@ -246,3 +246,15 @@ def test_a_drafter_on_a_v0_fallback_is_refused_with_the_reason(tmp_path):
     with pytest.raises(InputError, match="V0 engine") as e:
         kvplan.fit(LLAMA, "T4", max_model_len=4096, vllm_version="0.10.0", speculative_config=_spec(_head(tmp_path)))
     assert "Compute Capability < 8.0" in e.value.fix
+
+
+def test_the_drafter_loads_on_the_last_pipeline_stage(tmp_path):
+    # the busiest rank grows by the drafter only where the last stage, which loads it, becomes the busiest
+    spec = _spec(_head(tmp_path))
+    kw = dict(max_model_len=8192, pipeline_parallel_size=2, fixes=False)
+    even = kvplan.fit(LLAMA, "H100", speculative_config=spec, **kw)
+    plain = kvplan.fit(LLAMA, "H100", **kw)
+    assert even.weights_bytes - plain.weights_bytes == even.speculative["draft_weights_bytes"]  # 16 + 16: last stage
+    env = {"VLLM_PP_LAYER_PARTITION": "20,12"}  # the first stage, 8 layers more, stays the busiest with the drafter
+    front = kvplan.fit(LLAMA, "H100", speculative_config=spec, env=env, **kw)
+    assert front.weights_bytes == kvplan.fit(LLAMA, "H100", env=env, **kw).weights_bytes

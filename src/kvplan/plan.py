@@ -2613,8 +2613,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if spec and spec[0] in DRAFT_METHODS:
         d_bytes, d_parts, d_notes = drafter_weights(resolved.draft, model, spec[0], tp=tp, pp=pp, dtype_bytes=DTYPE_BYTES[resolved.dtype],
                                               gpu_cc=gpu.cc, gpu_vendor=gpu.vendor)
+        # the drafter loads on the last pipeline stage: the busiest rank grows only as far as that stage outgrows it
         stages = tuple(w.stage_bytes[:-1]) + (w.stage_bytes[-1] + d_bytes,) if w.stage_bytes else ()
-        w = replace(w, bytes=w.bytes + d_bytes, exact=w.exact and spec[0] == "draft_model" and resolved.draft.checkpoint is not None,
+        busiest = w.bytes - max(w.stage_bytes) + max(stages) if stages else w.bytes + d_bytes
+        w = replace(w, bytes=busiest, exact=w.exact and spec[0] == "draft_model" and resolved.draft.checkpoint is not None,
                     by_use=tuple(w.by_use) + (("drafter", d_bytes),) if w.by_use else w.by_use, stage_bytes=stages)
         w_formula += f" + {d_bytes:,} B {spec[0]} drafter ({resolved.draft.id})"
         spec_info.update(draft_model=resolved.draft.id, draft_source=resolved.draft.source,
