@@ -258,3 +258,20 @@ def test_the_drafter_loads_on_the_last_pipeline_stage(tmp_path):
     env = {"VLLM_PP_LAYER_PARTITION": "20,12"}  # the first stage, 8 layers more, stays the busiest with the drafter
     front = kvplan.fit(LLAMA, "H100", speculative_config=spec, env=env, **kw)
     assert front.weights_bytes == kvplan.fit(LLAMA, "H100", env=env, **kw).weights_bytes
+
+
+@pytest.mark.parametrize("version, spec, runner", [
+    ("0.27.1", '{"method": "ngram", "num_speculative_tokens": 3}', "v1"),      # 0.22-0.31: n-gram keeps v1
+    ("0.29.0", '{"model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 3}', "v1"),
+    ("0.30.0", '{"model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 3}', "v1"),  # draft_model: v1 to 0.30
+    ("0.31.0", '{"model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 3}', "v2"),
+    ("0.31.0", '{"method": "ngram", "num_speculative_tokens": 3}', "v1"),
+    ("0.33.0", '{"method": "ngram", "num_speculative_tokens": 3}', "v2"),      # 0.32 on: n-gram on v2
+    ("0.33.0", '{"method": "suffix", "num_speculative_tokens": 3}', "v1"),     # suffix never
+])
+def test_model_runner_v2_keeps_v1_for_the_speculative_methods_it_lacks(version, spec, runner):
+    # config/vllm.py _get_v2_model_runner_unsupported_features, read in the 0.22-0.33 wheels (rules row mrv2_v1_spec_methods)
+    from kvplan.plan import model_runner
+
+    p = kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, vllm_version=version, speculative_config=spec, fixes=False)
+    assert model_runner(p.model, p.args, p.rules) == runner

@@ -2157,13 +2157,18 @@ def model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str
     """"v1" or "v2": the GPU model runner the release picks by default (config/vllm.py use_v2_model_runner, read in
     the 0.22-0.33 wheels; rules rows model_runner_v2 and mrv2_architectures). 0.22-0.24: listed architectures of
     generate models (0.22-0.23 unquantized dense only); 0.25-0.28: generate models that are not hybrid and not MoE
-    (or listed); 0.29+: every model, unless n-gram speculative decoding (which model runner v2 lacks) is in use."""
+    (or listed); 0.29+: every model. In each, a speculative method model runner v2 lacks keeps v1 (rules row
+    mrv2_v1_spec_methods: n-gram to 0.31, suffix, a draft model to 0.30)."""
     mode = rules.model_runner_v2
     if mode == "none" or args.runner_type == "pooling" or model.is_pooling:
         return "v1"
     spec = args.speculative
+    if spec:
+        method = "mtp" if spec[0] == "mtp" else _speculative_method(_speculative_object(args.speculative_config))
+        if method in rules.mrv2_v1_spec_methods:
+            return "v1"
     if mode == "all":
-        return "v1" if spec and spec[0] == "ngram" else "v2"
+        return "v2"
     listed = bool(set(model.architectures or ()) & set(rules.mrv2_architectures))
     if mode == "dense":
         hybrid = any(l.kind == "recurrent" for l in model.layers)

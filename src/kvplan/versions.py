@@ -429,6 +429,14 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                            ((0, 24, 0), ("Qwen3ForCausalLM", "LlamaForCausalLM", "MistralForCausalLM", "DeepseekV2ForCausalLM",
                                          "Qwen2MoeForCausalLM", "GraniteMoeForCausalLM")),
                            ((0, 25, 0), ("DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM", "GraniteMoeForCausalLM"))],
+    # The speculative methods (as vLLM names them once settled) for which a release that would pick model runner v2
+    # keeps model runner v1 (config/vllm.py VllmConfig._get_v2_model_runner_unsupported_features, "Model Runner V2 does
+    # not yet support ..."): 0.22-0.29 everything but eagle, eagle3, mtp (and dflash, dspark, extract_hidden_states),
+    # so ngram, suffix and draft_model (0.22.0, 0.23.0, 0.25.1, 0.27.1, 0.28.0, 0.29.0 wheels); 0.30.0 lists ngram,
+    # ngram_gpu, draft_model, suffix, ...; 0.31.0 drops draft_model; 0.32.0 drops ngram (0.32.0, 0.33.0: suffix,
+    # medusa, mlp_speculator, custom_class).
+    "mrv2_v1_spec_methods": [((0, 0, 0), ()), ((0, 22, 0), ("ngram", "suffix", "draft_model")),
+                             ((0, 31, 0), ("ngram", "suffix")), ((0, 32, 0), ("suffix",))],
     # What model runner v2's profile sampler run holds beside the model's logits (v1/worker/gpu/model_runner.py
     # profile_run -> _dummy_sampler_run, v1/worker/gpu/sample/sampler.py Sampler.apply_sampling_params and sample,
     # sample/states.py SamplingStates, sample/gumbel.py gumbel_sample; see plan.mrv2_sampler_bytes_per_logit). The dummy
@@ -560,6 +568,7 @@ class VersionRules:
     v0_for_recurrent: bool
     model_runner_v2: str
     mrv2_architectures: tuple[str, ...]
+    mrv2_v1_spec_methods: tuple[str, ...]
     mrv2_profile_sampler: str
     allocator_split_limit: bool
     budget_counts_runner_buffers: bool
