@@ -2670,8 +2670,11 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         capture += int(site_offsets.get("cudagraph_bytes", 0))
         notes.append(f"site calibration applied: {site_offsets.get('source', 'kvplan reconcile --calibrate')}")
         # shown, not only listed: the numbers differ from an uncalibrated plan's (`kvplan validate`'s, --overhead-gb's)
-        warns.append(f"site calibration applied ({site_offsets.get('source', 'kvplan reconcile --calibrate')}): the "
-                     "activation, non-torch and CUDA-graph terms are offset by what those startups measured")
+        moved = [f"{name} {int(site_offsets.get(key, 0)) / GIB:+.2f} GiB" for key, name in
+                 (("activation_peak_bytes", "activation"), ("non_torch_bytes", "non-torch"), ("cudagraph_bytes", "CUDA graphs"))
+                 if int(site_offsets.get(key, 0))]
+        warns.append(f"site calibration applied ({site_offsets.get('source', 'kvplan reconcile --calibrate')}): "
+                     + (", ".join(moved) if moved else "no term moved") + " per rank, as those startups measured")
     cg = capture if rules.cudagraph_subtracted else 0
     graphs = cudagraph_plan(model, gpu, resolved, rules)
     graph_info = None
