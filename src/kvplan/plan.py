@@ -2299,11 +2299,6 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
                          drafter_graphs=graphs, mode_note=note)
 
 
-def _capture_sizes(max_num_seqs: int, max_tokens: int) -> int:
-    """How many CUDA graphs vLLM captures without speculative decoding (the shared grid)."""
-    return len(cudagraph_capture_sizes(max_num_seqs, max_tokens))
-
-
 @dataclass(frozen=True)
 class TermFeatures:
     """The shapes the measured terms scale with (per rank); coefficients turn them into bytes."""
