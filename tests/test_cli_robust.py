@@ -3,6 +3,7 @@ the field and the fix (exit 2), never a traceback, an empty answer with exit 0, 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -440,3 +441,15 @@ def test_simulate_json_of_a_plan_that_does_not_start_is_fits_json(monkeypatch, c
     sim = json.loads(capsys.readouterr().out)
     want = json.loads(fit_out)
     assert sim == want and sim["fits"] is False and sim["uncertainty"]
+
+
+def test_importing_the_package_main_module_runs_nothing():
+    """kvplan/__main__.py runs the command line under `python -m kvplan` only, as kvplan/cli/__main__.py does (an import,
+    such as pydoc's or a tool's, once ran the CLI on the importer's argv)."""
+    env = dict(os.environ, PYTHONPATH=SRC)
+    done = subprocess.run([sys.executable, "-c", "import kvplan.__main__, kvplan.cli.__main__"], capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert done.returncode == 0 and done.stdout == "" and "Usage" not in done.stderr, (done.stdout, done.stderr)
+    ran = subprocess.run([sys.executable, "-m", "kvplan", "gpus", "h200", "--json"], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert ran.returncode == 0 and "H200" in ran.stdout
