@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from cli_runner import run_cli
 from kvplan.cli import main
 
 M = "meta-llama/Llama-3.1-8B-Instruct"
@@ -19,15 +20,8 @@ SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 def cli(monkeypatch, capsys, *args: str) -> tuple[int, str]:
     """(exit code, stdout + stderr, whitespace folded) of `kvplan ARGS`, run in this process."""
-    monkeypatch.setattr(sys, "argv", ["kvplan", *args])
-    monkeypatch.delenv("KVPLAN_DEBUG", raising=False)
-    code = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 0
-    out = capsys.readouterr()
-    return code, " ".join((out.out + out.err).split())
+    code, out, err = run_cli(monkeypatch, capsys, *args)
+    return code, " ".join((out + err).split())
 
 
 def refused(monkeypatch, capsys, field: str, *args: str) -> str:

@@ -7,12 +7,11 @@ from __future__ import annotations
 import copy
 import gzip
 import json
-import sys
 import time
 
 import pytest
 
-from kvplan.cli import main
+from cli_runner import run_cli
 from kvplan.errors import OfflineError
 from kvplan.resolve import model_catalog
 
@@ -22,15 +21,8 @@ SIM = ["simulate", M, "--gpu", "L4", "--max-model-len", "4096"]
 
 def cli(monkeypatch, capsys, *args: str) -> tuple[int, str]:
     """(exit code, stdout + stderr) of the console script, run in this process as `kvplan ARGS` runs it."""
-    monkeypatch.setattr(sys, "argv", ["kvplan", *args])
-    monkeypatch.delenv("KVPLAN_DEBUG", raising=False)
-    code = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 0
-    out = capsys.readouterr()
-    return code, out.out + out.err
+    code, out, err = run_cli(monkeypatch, capsys, *args)
+    return code, out + err
 
 
 def refused(monkeypatch, capsys, field: str, *args: str) -> str:
