@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_runner import run_cli
+from cli_runner import hub_offline, refused, run_cli
 from kvplan.cli import main
 
 M = "meta-llama/Llama-3.1-8B-Instruct"
@@ -24,21 +24,11 @@ def cli(monkeypatch, capsys, *args: str) -> tuple[int, str]:
     return code, " ".join((out + err).split())
 
 
-def refused(monkeypatch, capsys, field: str, *args: str) -> str:
-    code, out = cli(monkeypatch, capsys, *args)
-    assert code == 2, out
-    assert "Traceback" not in out and "internal error" not in out, out
-    assert f"error: {field}:" in out, out
-    return out
 
 
 @pytest.fixture()
 def offline(monkeypatch, tmp_path):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    from huggingface_hub import constants
-
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    hub_offline(monkeypatch, tmp_path)
 
 
 # ------------------------------------------------------------------ models and flags

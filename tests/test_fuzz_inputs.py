@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from cli_runner import run_cli
+from cli_runner import hub_offline, refused, run_cli
 from kvplan.errors import OfflineError
 from kvplan.resolve import model_catalog
 
@@ -25,22 +25,11 @@ def cli(monkeypatch, capsys, *args: str) -> tuple[int, str]:
     return code, out + err
 
 
-def refused(monkeypatch, capsys, field: str, *args: str) -> str:
-    """The one-line usage error (exit 2) a command gives, which must name `field`."""
-    code, out = cli(monkeypatch, capsys, *args)
-    assert code == 2, out
-    assert "Traceback" not in out and "internal error" not in out, out
-    assert f"error: {field}:" in " ".join(out.split()), out
-    return out
 
 
 @pytest.fixture()
 def offline(monkeypatch, tmp_path):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    from huggingface_hub import constants
-
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    hub_offline(monkeypatch, tmp_path)
 
 
 # ------------------------------------------------------------------ workload files
