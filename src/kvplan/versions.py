@@ -661,8 +661,10 @@ def newer_than_read(rules: VersionRules) -> str | None:
     """The warning for a release outside the ones kvplan read: newer than every one (NEWEST_KNOWN's rules apply) or
     older (OLDEST_READ's apply); None otherwise."""
     if rules.release < parse_version(OLDEST_READ):
-        return (f"kvplan's rules start at vLLM {OLDEST_READ}; planned with {OLDEST_READ}'s rules (vLLM {rules.version} "
-                "is older: what differed before is not modelled)")
+        # not OLDEST_READ's rules as such: a row whose first step is older (v0_long_context_chunked_skips at 0.5.4)
+        # still gives the release its own value
+        return (f"kvplan's rules start at vLLM {OLDEST_READ}; planned with the oldest rules kvplan holds (vLLM "
+                f"{rules.version} is older: what differed before {OLDEST_READ} is not modelled)")
     if rules.release <= parse_version(NEWEST_KNOWN):
         return None
     return (f"kvplan's rules stop at vLLM {NEWEST_KNOWN}; planned with {NEWEST_KNOWN}'s rules (vLLM {rules.version} "
