@@ -2227,6 +2227,39 @@ def round_sizes_for_spec_decode(sizes: Iterable[int], q: int) -> list[int]:
     return rounded or ([q] if q <= largest else [])
 
 
+def _spec_rounded_sizes(sizes: list[int], q: int, tp: int, rules: VersionRules) -> tuple[list[int], int]:
+    """The capture sizes after the speculative-decoding rounding, and the multiple they were rounded to (1: kept
+    unrounded), as the release does it (rows cudagraph_spec_round_with_tp, cudagraph_spec_round_none_kept); a
+    RefusedByVLLMError with vLLM's ValueError where it refuses (compilation.py adjust_cudagraph_sizes_for_spec_decode)."""
+    multiple = q
+    if rules.cudagraph_spec_round_with_tp and tp > 1:
+        multiple = max(q, tp)
+        if multiple % q or multiple % tp:
+            raise RefusedByVLLMError(
+                "--speculative-config",
+                f"Can't determine cudagraph shapes that are both a multiple of {q} (num_speculative_tokens + 1) required "
+                f"by spec-decode and {tp} (tensor_parallel_size) required by sequence parallelism please adjust "
+                "num_speculative_tokens or disable sequence parallelism",
+                f"vLLM {rules.version} rounds the CUDA-graph sizes to a multiple of both at any TP > 1 (0.12.0 on: only "
+                f"with sequence parallelism): give num_speculative_tokens so that 1 + it divides {tp} or is a multiple "
+                "of it, use vLLM 0.12.0 or newer, or --enforce-eager", rule="spec-decode capture sizes and TP")
+    rounded = round_sizes_for_spec_decode(sizes, multiple)
+    if rounded:
+        return rounded, multiple
+    if rules.cudagraph_spec_round_none_kept == "keep":  # 0.11.1-0.11.2: a warning, the sizes stay as they were
+        return list(sizes), 1
+    sp = " or tp if sequence parallelism is enabled" if rules.cudagraph_spec_round_none_kept == "raise" else ""
+    largest = max(sizes) if sizes else 0
+    raise RefusedByVLLMError(
+        "--speculative-config",
+        f"No valid cudagraph sizes after rounding to multiple of {multiple} (num_speculative_tokens + 1{sp}) please "
+        f"adjust num_speculative_tokens ({q - 1}) or max_cudagraph_capture_size ({largest}) or cudagraph_capture_sizes "
+        f"({sorted(sizes)})",
+        f"the largest capture size, {largest} (2 x max_num_seqs, 512 or max_num_batched_tokens at most), is below "
+        f"1 + num_speculative_tokens = {q}: raise --max-num-seqs, lower num_speculative_tokens, or --enforce-eager",
+        rule="spec-decode capture sizes after rounding")
+
+
 _FULL_DECODE_MODES = ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
 
 
@@ -2288,7 +2321,7 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
     q, rounded_to = 1 + k, 1
     runner = model_runner(model, args, rules)
     if q > 1 and mode in rules.cudagraph_spec_round_modes and runner in rules.cudagraph_spec_round_runners:
-        sizes, rounded_to = round_sizes_for_spec_decode(sizes, q), q
+        sizes, rounded_to = _spec_rounded_sizes(sizes, q, args.tensor_parallel_size, rules)
     layers = _drafter_decoder_layers(model, args)
     # model runner v2's speculators keep CUDA-graph managers of their own (v1/worker/gpu/spec_decode/*/speculator.py),
     # measured inside its profile_cudagraph_memory's one pool (v1/worker/gpu/cudagraph_utils.py, 0.33.0), which
@@ -2685,9 +2718,11 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         if graphs.mode_note:
             notes.append(f"CUDA graphs: {graphs.mode_note}")
         if graphs.rounded_to > 1:
-            notes.append(f"CUDA graphs: speculative decoding rounds the capture sizes to multiples of 1 + "
-                         f"{spec[1]} = {graphs.rounded_to} ({len(graphs.sizes)} sizes, largest {graphs.largest}; "
-                         "compilation.py adjust_cudagraph_sizes_for_spec_decode)")
+            how = (f"1 + {spec[1]} = {graphs.rounded_to}" if graphs.rounded_to == 1 + spec[1] else
+                   f"max(1 + {spec[1]}, TP {resolved.tensor_parallel_size}) = {graphs.rounded_to}")
+            notes.append(f"CUDA graphs: speculative decoding rounds the capture sizes to multiples of {how} "
+                         f"({len(graphs.sizes)} sizes, largest {graphs.largest}; compilation.py "
+                         "adjust_cudagraph_sizes_for_spec_decode)")
         if graphs.drafter_layers and not graphs.drafter_graphs and graph_info["model_runner"] == "v2":
             notes.append("CUDA graphs: model runner v2 captures the drafter's graphs with its speculator's own graph "
                          "managers, measured in the same pool as the target's (v1/worker/gpu/cudagraph_utils.py "

@@ -258,6 +258,16 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # resolve_cudagraph_mode_and_sizes too), model runner v1 only from 0.25.0 ("not use_v2_model_runner": v2 rounds its
     # own decode graphs in v1/worker/gpu/cudagraph_utils.py _init_candidates; 0.24.0 absent, 0.25.0 present).
     "cudagraph_spec_round_runners": [((0, 0, 0), ("v1", "v2")), ((0, 25, 0), ("v1",))],
+    # ... and how (compilation.py adjust_cudagraph_sizes_for_spec_decode): in 0.11.1-0.11.2 any TP > 1 joins the
+    # multiple, max(q, TP), a ValueError unless it is a multiple of both ("Can't determine cudagraph shapes ..."); from
+    # 0.12.0 only with sequence parallelism (pass_config.enable_sp, off by default: IS_DENSE is False in the 0.27.1
+    # optimisation levels), which kvplan does not model; gone from 0.32.0 (read in the 0.11.1, 0.11.2, 0.12.0, 0.13.0,
+    # 0.19.0, 0.27.1, 0.31.0, 0.32.0, 0.33.0 wheels)
+    "cudagraph_spec_round_with_tp": [((0, 0, 0), False), ((0, 11, 1), True), ((0, 12, 0), False)],
+    # ... and where no size survives the rounding: 0.11.1-0.11.2 log a warning and keep the sizes unrounded ("keep");
+    # from 0.12.0 q itself where it fits the largest size, else ValueError "No valid cudagraph sizes after rounding to
+    # multiple of q ..." ("raise"; the message names sequence parallelism in 0.12.0-0.31.0, not from 0.32.0)
+    "cudagraph_spec_round_none_kept": [((0, 0, 0), "keep"), ((0, 12, 0), "raise"), ((0, 32, 0), "raise_no_sp")],
     # The drafter of an EAGLE-family proposer (eagle, eagle3, the MTP methods; draft_model from 0.15) compiles its
     # own layers and captures PIECEWISE graphs in the target's capture: gpu_model_runner.py _dummy_run calls
     # drafter.dummy_run(num_tokens, use_cudagraphs=..., is_graph_capturing=True) for each capture size, with
@@ -520,6 +530,8 @@ class VersionRules:
     cudagraph_mode_default: str
     cudagraph_spec_round_modes: tuple[str, ...]
     cudagraph_spec_round_runners: tuple[str, ...]
+    cudagraph_spec_round_with_tp: bool
+    cudagraph_spec_round_none_kept: str
     drafter_cuda_graphs: bool
     fit_need_formula: str
     fit_check_sees_windows: bool
