@@ -275,3 +275,15 @@ def test_model_runner_v2_keeps_v1_for_the_speculative_methods_it_lacks(version, 
 
     p = kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, vllm_version=version, speculative_config=spec, fixes=False)
     assert model_runner(p.model, p.args, p.rules) == runner
+
+
+def test_the_drafters_kv_layers_join_the_last_pipeline_stage(tmp_path):
+    # the head's one layer is on the last stage: with 17 + 15 layers the first stage (17) still binds the blocks; with
+    # 16 + 16 the last one does (16 + 1)
+    spec = _spec(_head(tmp_path))
+    kw = dict(max_model_len=8192, pipeline_parallel_size=2, fixes=False)
+    front = {"VLLM_PP_LAYER_PARTITION": "17,15"}
+    assert (kvplan.fit(LLAMA, "H100", speculative_config=spec, env=front, **kw).bytes_per_block
+            == kvplan.fit(LLAMA, "H100", env=front, **kw).bytes_per_block)
+    even = kvplan.fit(LLAMA, "H100", speculative_config=spec, **kw)
+    assert even.bytes_per_block == kvplan.fit(LLAMA, "H100", **kw).bytes_per_block // 16 * 17

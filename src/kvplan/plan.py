@@ -1283,12 +1283,13 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     layers = max(stage_layers, key=len)
     spec = args.speculative
     spec_tokens = spec[1] if spec else 0
+    drafter_kv: list[LayerSpec] = []  # the drafter's KV layers, which live on the last pipeline stage
     if spec and spec[0] == "mtp" and rules.is_v1:
         # the MTP drafter's decoder layers keep KV like the model's full-attention layers and join its groups
         # (section 7 item 8: "an EAGLE layer adds one layer to a dense group")
         template = next((l for l in model.layers if l.kind in ("full", "mla")), None)
         if template is not None:
-            layers = layers + [template] * model.mtp_layers
+            drafter_kv = [template] * model.mtp_layers
             notes.append(f"{model.mtp_layers} MTP drafter layer(s) added to the KV cache as {template.kind} attention")
     if spec and spec[0] in DRAFT_METHODS and rules.is_v1:
         # the drafter's attention layers are registered beside the target's, so get_kv_cache_spec returns them too
@@ -1296,11 +1297,14 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
         # /eagle.py load_model, 0.19.0); one of the same shape joins the target's group, another shape of the same type
         # makes one group of summed pages (UniformTypeKVCacheSpecs), a different type its own group (below)
         draft = args.draft
-        extra = [l for l in draft.layers if l.kind != "none"]
-        layers = layers + extra
-        shapes = sorted({(l.kind, l.num_kv_heads, l.head_dim) for l in extra})
-        notes.append(f"{len(extra)} {spec[0]} drafter layer(s) of {draft.id} added to the KV cache ("
+        drafter_kv = [l for l in draft.layers if l.kind != "none"]
+        shapes = sorted({(l.kind, l.num_kv_heads, l.head_dim) for l in drafter_kv})
+        notes.append(f"{len(drafter_kv)} {spec[0]} drafter layer(s) of {draft.id} added to the KV cache ("
                      + ", ".join(f"{k}: {n} KV heads x {d}" for k, n, d in shapes) + ")")
+    if drafter_kv:
+        # the drafter runs on the last pipeline stage (its weights too: _plan), so its layers join that stage's; the
+        # stage with most KV layers then bounds N (with one stage: the model's layers and the drafter's)
+        layers = max(layers, stage_layers[-1] + drafter_kv, key=len) if len(stage_layers) > 1 else layers + drafter_kv
     attn = [l for l in layers if l.is_attention]
     rec = [l for l in layers if l.kind == "recurrent"]
     if model.is_encoder_only:
