@@ -3,12 +3,14 @@ the field and the fix (exit 2), never a traceback, an empty answer with exit 0, 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from cli_runner import hub_offline, refused, run_cli
 from kvplan.cli import main
 
 M = "meta-llama/Llama-3.1-8B-Instruct"
@@ -18,32 +20,15 @@ SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 def cli(monkeypatch, capsys, *args: str) -> tuple[int, str]:
     """(exit code, stdout + stderr, whitespace folded) of `kvplan ARGS`, run in this process."""
-    monkeypatch.setattr(sys, "argv", ["kvplan", *args])
-    monkeypatch.delenv("KVPLAN_DEBUG", raising=False)
-    code = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 0
-    out = capsys.readouterr()
-    return code, " ".join((out.out + out.err).split())
+    code, out, err = run_cli(monkeypatch, capsys, *args)
+    return code, " ".join((out + err).split())
 
 
-def refused(monkeypatch, capsys, field: str, *args: str) -> str:
-    code, out = cli(monkeypatch, capsys, *args)
-    assert code == 2, out
-    assert "Traceback" not in out and "internal error" not in out, out
-    assert f"error: {field}:" in out, out
-    return out
 
 
 @pytest.fixture()
 def offline(monkeypatch, tmp_path):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    from huggingface_hub import constants
-
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    hub_offline(monkeypatch, tmp_path)
 
 
 # ------------------------------------------------------------------ models and flags
@@ -78,7 +63,7 @@ def test_the_python_api_keeps_its_keyword_names():
 def test_a_release_older_than_any_read_is_a_warning(monkeypatch, capsys):
     code, out = cli(monkeypatch, capsys, "fit", M, "--gpu", "L4", "--max-model-len", "8192", "--vllm-version", "0.5.0")
     assert code == 0, out
-    assert "warning: kvplan's rules start at vLLM 0.6.3; planned with 0.6.3's rules" in out
+    assert "warning: kvplan's rules start at vLLM 0.6.3; planned with the oldest rules kvplan holds" in out
 
 
 @pytest.mark.parametrize("model, limits, says", [
@@ -380,7 +365,8 @@ def test_a_site_calibration_is_shown_and_its_fixes_are_calibrated(monkeypatch, t
     plain = kvplan.fit(M, "L4", max_model_len=131072, site_calibration=False)
     _store_calibration(tmp_path, plain.gpu.name, M, 1.0)
     calibrated = kvplan.fit(M, "L4", max_model_len=131072)
-    assert any(w.startswith("site calibration applied") for w in calibrated.warnings)
+    shown = next(w for w in calibrated.warnings if w.startswith("site calibration applied"))
+    assert "activation +1.00 GiB" in shown and "non-torch" not in shown  # the terms it moved, and only those
     assert calibrated.kv_cache_bytes == pytest.approx(plain.kv_cache_bytes - 1024 ** 3, abs=2 ** 21)
 
     def length_fix(p):
@@ -439,3 +425,15 @@ def test_simulate_json_of_a_plan_that_does_not_start_is_fits_json(monkeypatch, c
     sim = json.loads(capsys.readouterr().out)
     want = json.loads(fit_out)
     assert sim == want and sim["fits"] is False and sim["uncertainty"]
+
+
+def test_importing_the_package_main_module_runs_nothing():
+    """kvplan/__main__.py runs the command line under `python -m kvplan` only, as kvplan/cli/__main__.py does (an import,
+    such as pydoc's or a tool's, once ran the CLI on the importer's argv)."""
+    env = dict(os.environ, PYTHONPATH=SRC)
+    done = subprocess.run([sys.executable, "-c", "import kvplan.__main__, kvplan.cli.__main__"], capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert done.returncode == 0 and done.stdout == "" and "Usage" not in done.stderr, (done.stdout, done.stderr)
+    ran = subprocess.run([sys.executable, "-m", "kvplan", "gpus", "h200", "--json"], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert ran.returncode == 0 and "H200" in ran.stdout

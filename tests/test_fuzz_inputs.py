@@ -7,12 +7,11 @@ from __future__ import annotations
 import copy
 import gzip
 import json
-import sys
 import time
 
 import pytest
 
-from kvplan.cli import main
+from cli_runner import hub_offline, refused, run_cli
 from kvplan.errors import OfflineError
 from kvplan.resolve import model_catalog
 
@@ -22,33 +21,15 @@ SIM = ["simulate", M, "--gpu", "L4", "--max-model-len", "4096"]
 
 def cli(monkeypatch, capsys, *args: str) -> tuple[int, str]:
     """(exit code, stdout + stderr) of the console script, run in this process as `kvplan ARGS` runs it."""
-    monkeypatch.setattr(sys, "argv", ["kvplan", *args])
-    monkeypatch.delenv("KVPLAN_DEBUG", raising=False)
-    code = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 0
-    out = capsys.readouterr()
-    return code, out.out + out.err
+    code, out, err = run_cli(monkeypatch, capsys, *args)
+    return code, out + err
 
 
-def refused(monkeypatch, capsys, field: str, *args: str) -> str:
-    """The one-line usage error (exit 2) a command gives, which must name `field`."""
-    code, out = cli(monkeypatch, capsys, *args)
-    assert code == 2, out
-    assert "Traceback" not in out and "internal error" not in out, out
-    assert f"error: {field}:" in " ".join(out.split()), out
-    return out
 
 
 @pytest.fixture()
 def offline(monkeypatch, tmp_path):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    from huggingface_hub import constants
-
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    hub_offline(monkeypatch, tmp_path)
 
 
 # ------------------------------------------------------------------ workload files

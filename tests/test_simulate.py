@@ -870,6 +870,23 @@ def test_decode_gemms_run_at_their_measured_batch_factor():
     assert h100.coeffs.gemm_batch_factors == ()
 
 
+def test_the_simulator_pads_to_the_capture_sizes_of_the_plans_release():
+    """engine_config_from_plan reads the plan's own capture sizes (plan.cudagraph_plan): 0.31 on also captures
+    max_num_seqs itself, so 100 decoding requests run a 100-token graph there and a 104-token one in 0.19; a B200
+    (compute capability 10.0) captures up to 1,024 tokens from 0.28."""
+    import kvplan
+    from kvplan.simulate import engine_config_from_plan
+
+    def cfg(version, gpu="H100", **kw):
+        return engine_config_from_plan(kvplan.fit("Qwen/Qwen3-8B", gpu, max_model_len=8192, vllm_version=version,
+                                                  fixes=False, **kw))
+
+    assert cfg("0.19.0", max_num_seqs=100).graph_tokens(100) == 104
+    assert cfg("0.33.0", max_num_seqs=100).graph_tokens(100) == 100
+    assert cfg("0.33.0", "B200", max_num_batched_tokens=8192).cudagraph_max_tokens == 1024
+    assert cfg("0.27.1", "B200", max_num_batched_tokens=8192).cudagraph_max_tokens == 512
+
+
 def test_a_step_runs_its_forward_pass_over_its_cuda_graphs_padded_tokens():
     """vLLM 0.19 pads a step of at most the largest capture size to the next capture size (cudagraph_dispatcher.py);
     the linear layers see the padded tokens, the LM head and attention the real requests; eager plans pad nothing."""

@@ -5,28 +5,18 @@ GPU table, scaffold and simulate. `kvplan validate` and the seed's arithmetic (-
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 import kvplan
-from kvplan.cli import main
+from cli_runner import run_cli
 
 M = "Qwen/Qwen2.5-0.5B-Instruct"
 GIB = 1024 ** 3
 
 
-def cli(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["kvplan", *args])
-    monkeypatch.delenv("KVPLAN_DEBUG", raising=False)
-    code = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 0
-    out = capsys.readouterr()
-    return code, out.out, out.err
+cli = run_cli  # (exit code, stdout, stderr) of `kvplan ARGS`
 
 
 def store(home: Path, entries: dict[tuple[str, str], float]) -> None:

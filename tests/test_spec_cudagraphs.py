@@ -234,3 +234,45 @@ def test_capture_coefficients_where_not_subtracted_and_the_estimate_where_it_is(
     ls = 32 * 51
     assert p19.cudagraph_bytes == 0 and p19.cudagraph_capture_bytes == pytest.approx(0.12 * 1024 ** 3 + ls * 0.25 * 1024 ** 2, abs=2)
     assert p20.cudagraph_bytes == p20.cudagraph_capture_bytes == pytest.approx(0.25 * 1024 ** 3 + ls * 0.00028 * 1024 ** 3, abs=2)
+
+
+def _head_spec(tmp_path: Path, k: int) -> str:
+    head = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama", "hidden_size": 4096,
+            "intermediate_size": 14336, "max_position_embeddings": 2048, "num_attention_heads": 32,
+            "num_key_value_heads": 8, "num_hidden_layers": 1, "rms_norm_eps": 1e-05, "tie_word_embeddings": False,
+            "vocab_size": 128256, "draft_vocab_size": 32000}
+    path = tmp_path / "head.json"
+    path.write_text(json.dumps(head))
+    return json.dumps({"method": "eagle3", "model": str(path), "num_speculative_tokens": k})
+
+
+def test_no_size_left_after_the_rounding_is_vllms_error_from_0_12(tmp_path: Path):
+    """max_num_seqs 1 and 3 draft tokens in 0.12.0: sizes [1, 2] (the largest does not count q before 0.13), none a
+    multiple of 4 within 2: adjust_cudagraph_sizes_for_spec_decode raises; 0.11.2 logs a warning and keeps [1, 2];
+    0.13.0 widens the largest to 8, so [4, 8]."""
+    from kvplan.errors import RefusedByVLLMError
+
+    spec = _head_spec(tmp_path, 3)
+    kw = dict(max_model_len=8192, max_num_seqs=1, speculative_config=spec, fixes=False)
+    with pytest.raises(RefusedByVLLMError, match=r"No valid cudagraph sizes after rounding to multiple of 4 "
+                       r"\(num_speculative_tokens \+ 1 or tp if sequence parallelism is enabled\).*\(\[1, 2\]\)"):
+        kvplan.fit(LLAMA, "H100", vllm_version="0.12.0", **kw)
+    kept = kvplan.fit(LLAMA, "H100", vllm_version="0.11.2", **kw).cudagraphs
+    assert kept["capture_sizes"] == [1, 2] and kept["rounded_to_multiple_of"] == 1
+    assert kvplan.fit(LLAMA, "H100", vllm_version="0.13.0", **kw).cudagraphs["capture_sizes"] == [4, 8]
+
+
+def test_tensor_parallelism_joins_the_rounding_in_0_11_1_and_0_11_2(tmp_path: Path):
+    """0.11.1-0.11.2 round to max(q, TP) at any TP > 1 and raise unless that is a multiple of both; 0.12.0 on, only
+    with sequence parallelism (off by default)."""
+    from kvplan.errors import RefusedByVLLMError
+
+    assert rules_for("0.11.2").cudagraph_spec_round_with_tp and not rules_for("0.12.0").cudagraph_spec_round_with_tp
+    kw = dict(max_model_len=8192, fixes=False)
+    with pytest.raises(RefusedByVLLMError, match="both a multiple of 3 .* and 2 \\(tensor_parallel_size\\)"):
+        kvplan.fit(LLAMA, "H100", vllm_version="0.11.2", tensor_parallel_size=2, speculative_config=_head_spec(tmp_path, 2), **kw)
+    ok = kvplan.fit(LLAMA, "H100", vllm_version="0.12.0", tensor_parallel_size=2, speculative_config=_head_spec(tmp_path, 2), **kw)
+    assert ok.cudagraphs["rounded_to_multiple_of"] == 3
+    tp4 = kvplan.fit(LLAMA, "H100", vllm_version="0.11.2", tensor_parallel_size=4, speculative_config=_head_spec(tmp_path, 1), **kw)
+    assert tp4.cudagraphs["rounded_to_multiple_of"] == 4 and all(s % 4 == 0 for s in tp4.cudagraphs["capture_sizes"])
+    assert any("max(1 + 1, TP 4) = 4" in a for a in tp4.assumptions)

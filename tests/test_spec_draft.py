@@ -139,9 +139,17 @@ def test_releases_without_the_method_refuse_from_the_version_table(tmp_path):
     assert "draft_model" not in rules_for("0.14.0").spec_draft_methods
     assert "draft_model" in rules_for("0.15.0").spec_draft_methods
     assert rules_for("0.8.5").spec_draft_methods == ()
-    with pytest.raises(RefusedByVLLMError, match="draft model is not supported yet"):
+    # the release's own NotImplementedError (0.10.x's and 0.11-0.14's differ), read off the "method" as given
+    with pytest.raises(RefusedByVLLMError, match="^--speculative-config: Draft model speculative decoding is not supported yet.*or mtp"):
         kvplan.fit("Qwen/Qwen3-14B", "H100", max_model_len=8192, vllm_version="0.14.0",
                    speculative_config=_spec("Qwen/Qwen3-0.6B", method="draft_model"))
+    with pytest.raises(RefusedByVLLMError, match="^--speculative-config: Speculative decoding with draft model is not supported yet.*deepseek_mtp"):
+        kvplan.fit("Qwen/Qwen3-14B", "H100", max_model_len=8192, vllm_version="0.10.2",
+                   speculative_config=_spec("Qwen/Qwen3-0.6B", method="draft_model"))
+    # no "method": that check passes, and the V1 model runner stops on the method it cannot build
+    with pytest.raises(RefusedByVLLMError, match="^--speculative-config: Unknown speculative decoding method: draft_model \\("):
+        kvplan.fit("Qwen/Qwen3-14B", "H100", max_model_len=8192, vllm_version="0.12.0",
+                   speculative_config=_spec("Qwen/Qwen3-0.6B", method=None))
     with pytest.raises(InputError, match="V0 engine"):
         kvplan.fit(LLAMA, "H100", max_model_len=8192, vllm_version="0.8.5", speculative_config=_spec(head))
     # 0.9.x keeps eagle3 on V1 (EngineArgs._is_v1_supported_oracle): planned, with the head's layer
@@ -198,3 +206,84 @@ def test_the_seeds_arithmetic_refuses_a_drafter_it_would_ignore(tmp_path):
         kvplan.fit(LLAMA, gpu_gb=80, overhead_gb=1, max_model_len=8192, speculative_config=_spec(_head(tmp_path)))
     assert e.value.field == "--speculative-config"
     assert kvplan.fit(LLAMA, gpu_gb=80, overhead_gb=1, max_model_len=8192).num_gpu_blocks > 0
+
+
+def test_the_method_inferred_from_the_name_follows_the_release(tmp_path):
+    # up to 0.10.1 SpeculativeConfig.__post_init__ reads "eagle3-" in a name as "eagle" (eagle3 inferred from 0.10.2)
+    head = str(tmp_path / "EAGLE3-LLaMA3.1-Instruct-8B.json")
+    Path(head).write_text(json.dumps(EAGLE3_HEAD))
+    assert rules_for("0.10.1").spec_infers_eagle3_by_name is False and rules_for("0.10.2").spec_infers_eagle3_by_name
+    with pytest.raises(InputError, match="infers 'eagle'.*not 'eagle3'") as e:
+        kvplan.fit(LLAMA, "H100", max_model_len=8192, vllm_version="0.10.1", speculative_config=_spec(head, method=None))
+    assert '"method": "eagle3"' in e.value.fix
+    p = kvplan.fit(LLAMA, "H100", max_model_len=8192, vllm_version="0.10.2", speculative_config=_spec(head, method=None),
+                   fixes=False)
+    assert p.speculative["method"] == "eagle3"
+    # given explicitly, every release with eagle3 on V1 plans it
+    p = kvplan.fit(LLAMA, "H100", max_model_len=8192, vllm_version="0.10.1", speculative_config=_spec(head), fixes=False)
+    assert p.speculative["method"] == "eagle3" and p.rules.is_v1
+
+
+def test_0_9_keeps_v1_only_for_a_method_given(tmp_path):
+    # 0.9.x's _is_v1_supported_oracle reads "method" as given: none given (but the model "ngram") falls back to V0,
+    # whose drafter kvplan does not model
+    head = str(tmp_path / "EAGLE-LLaMA3-Instruct-8B.json")
+    Path(head).write_text(json.dumps(dict(EAGLE3_HEAD, architectures=["LlamaForCausalLMEagle"])))
+    with pytest.raises(InputError, match="V0 engine") as e:
+        kvplan.fit(LLAMA, "H100", max_model_len=8192, vllm_version="0.9.2", speculative_config=_spec(head, method=None))
+    assert 'with "method" given' in e.value.fix
+    p = kvplan.fit(LLAMA, "H100", max_model_len=8192, vllm_version="0.9.2", speculative_config=_spec(head, method="eagle"),
+                   fixes=False)
+    assert p.rules.is_v1 and p.speculative["method"] == "eagle"
+    # the same head from 0.10.0 (no oracle check on the method): V1 with the inferred method
+    p = kvplan.fit(LLAMA, "H100", max_model_len=8192, vllm_version="0.10.0", speculative_config=_spec(head, method=None),
+                   fixes=False)
+    assert p.rules.is_v1 and p.speculative["method"] == "eagle"
+
+
+def test_a_drafter_on_a_v0_fallback_is_refused_with_the_reason(tmp_path):
+    # a T4 (compute capability 7.5) runs 0.10.0 on V0: the drafter is V0's spec_decode_worker, not modelled
+    with pytest.raises(InputError, match="V0 engine") as e:
+        kvplan.fit(LLAMA, "T4", max_model_len=4096, vllm_version="0.10.0", speculative_config=_spec(_head(tmp_path)))
+    assert "Compute Capability < 8.0" in e.value.fix
+
+
+def test_the_drafter_loads_on_the_last_pipeline_stage(tmp_path):
+    # the busiest rank grows by the drafter only where the last stage, which loads it, becomes the busiest
+    spec = _spec(_head(tmp_path))
+    kw = dict(max_model_len=8192, pipeline_parallel_size=2, fixes=False)
+    even = kvplan.fit(LLAMA, "H100", speculative_config=spec, **kw)
+    plain = kvplan.fit(LLAMA, "H100", **kw)
+    assert even.weights_bytes - plain.weights_bytes == even.speculative["draft_weights_bytes"]  # 16 + 16: last stage
+    env = {"VLLM_PP_LAYER_PARTITION": "20,12"}  # the first stage, 8 layers more, stays the busiest with the drafter
+    front = kvplan.fit(LLAMA, "H100", speculative_config=spec, env=env, **kw)
+    assert front.weights_bytes == kvplan.fit(LLAMA, "H100", env=env, **kw).weights_bytes
+
+
+@pytest.mark.parametrize("version, spec, runner", [
+    ("0.27.1", '{"method": "ngram", "num_speculative_tokens": 3}', "v1"),      # 0.22-0.31: n-gram keeps v1
+    ("0.29.0", '{"model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 3}', "v1"),
+    ("0.30.0", '{"model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 3}', "v1"),  # draft_model: v1 to 0.30
+    ("0.31.0", '{"model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 3}', "v2"),
+    ("0.31.0", '{"method": "ngram", "num_speculative_tokens": 3}', "v1"),
+    ("0.33.0", '{"method": "ngram", "num_speculative_tokens": 3}', "v2"),      # 0.32 on: n-gram on v2
+    ("0.33.0", '{"method": "suffix", "num_speculative_tokens": 3}', "v1"),     # suffix never
+])
+def test_model_runner_v2_keeps_v1_for_the_speculative_methods_it_lacks(version, spec, runner):
+    # config/vllm.py _get_v2_model_runner_unsupported_features, read in the 0.22-0.33 wheels (rules row mrv2_v1_spec_methods)
+    from kvplan.plan import model_runner
+
+    p = kvplan.fit("Qwen/Qwen3-8B", "H100", max_model_len=8192, vllm_version=version, speculative_config=spec, fixes=False)
+    assert model_runner(p.model, p.args, p.rules) == runner
+
+
+def test_the_drafters_kv_layers_join_the_last_pipeline_stage(tmp_path):
+    # the head's one layer is on the last stage: with 17 + 15 layers the first stage (17) still binds the blocks; with
+    # 16 + 16 the last one does (16 + 1)
+    spec = _spec(_head(tmp_path))
+    kw = dict(max_model_len=8192, pipeline_parallel_size=2, fixes=False)
+    front = {"VLLM_PP_LAYER_PARTITION": "17,15"}
+    assert (kvplan.fit(LLAMA, "H100", speculative_config=spec, env=front, **kw).bytes_per_block
+            == kvplan.fit(LLAMA, "H100", env=front, **kw).bytes_per_block)
+    even = kvplan.fit(LLAMA, "H100", speculative_config=spec, **kw)
+    assert even.bytes_per_block == kvplan.fit(LLAMA, "H100", **kw).bytes_per_block // 16 * 17

@@ -2,4 +2,5 @@
 
 from kvplan.cli import main
 
-main()
+if __name__ == "__main__":  # as kvplan/cli/__main__.py: importing the module runs nothing
+    main()

@@ -128,10 +128,11 @@ def _speculative_object(value) -> dict | None:
                         "must be a JSON object", 'e.g. {"method": "mtp", "num_speculative_tokens": 3}')
 
 
-def _speculative_method(value: dict) -> str:
+def _speculative_method(value: dict, *, eagle3_by_name: bool = True) -> str:
     """The method as vLLM settles it (vllm/config/speculative.py SpeculativeConfig.__post_init__, read in 0.19.0 and
     0.33.0): none given -> "ngram" for the model "ngram", else "draft_model"; a "draft_model" whose model name holds
-    "eagle-" is "eagle", one holding "eagle3" is "eagle3"."""
+    "eagle-" is "eagle", one holding "eagle3" is "eagle3". `eagle3_by_name` False: the rule up to 0.10.1 (rules row
+    spec_infers_eagle3_by_name), where a name holding "eagle-" or "eagle3-" is "eagle"."""
     model = value.get("model")
     method = str(value.get("method") or "").strip().lower()
     if not method:
@@ -139,11 +140,19 @@ def _speculative_method(value: dict) -> str:
             return "ngram"
         method = "draft_model" if model else ""
     if method == "draft_model" and isinstance(model, str):
-        if "eagle-" in model.lower():
+        name = model.lower()
+        if "eagle-" in name or (not eagle3_by_name and "eagle3-" in name):
             return "eagle"
-        if "eagle3" in model.lower():
+        if eagle3_by_name and "eagle3" in name:
             return "eagle3"
     return method
+
+
+def speculative_method_given(value) -> bool:
+    """Whether --speculative-config names its "method" (vLLM's release checks read the key as given, not the method
+    its __post_init__ infers: v1_fallback, resolve_args)."""
+    obj = _speculative_object(value)
+    return bool(obj and str(obj.get("method") or "").strip())
 
 
 def parse_speculative_config(value) -> tuple[str, int] | None:
@@ -354,7 +363,11 @@ def v1_fallback(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Version
     if rules.v0_for_pooling and (kind == "pooling" or (kind is None and model.is_pooling)):
         return "--task embed"
     spec = args.speculative
-    if spec and (rules.v0_for_speculative == "all" or (rules.v0_for_speculative == "not_ngram_mtp" and spec[0] not in ("ngram", "mtp", "eagle", "eagle3"))):
+    # 0.9.x's oracle (engine/arg_utils.py _is_v1_supported_oracle, 0.9.0 and 0.9.2 wheels) reads "method" as given:
+    # none given keeps V1 only for the model "ngram"; an inferred eagle/eagle3/draft_model goes to V0
+    inferred = spec and spec[0] != "ngram" and not speculative_method_given(args.speculative_config)
+    if spec and (rules.v0_for_speculative == "all" or (rules.v0_for_speculative == "not_ngram_mtp" and (
+            inferred or spec[0] not in ("ngram", "mtp", "eagle", "eagle3")))):
         return "Speculative Decoding"
     if rules.v0_for_lora and args.enable_lora:
         return "LORA"
@@ -1072,16 +1085,32 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         notes.append(f"speculative decoding: the checkpoint's {model.mtp_layers} MTP layer(s) draft {spec[1]} token(s) per step; "
                      "their weights and KV layers are counted (section 7 item 8)")
     elif spec and spec[0] in DRAFT_METHODS:
-        if spec[0] not in rules.spec_draft_methods:
+        given = speculative_method_given(args.speculative_config)
+        if spec[0] not in rules.spec_draft_methods or not rules.is_v1:
             first = "0.9.0" if spec[0] != "draft_model" else "0.15.0"
-            if spec[0] == "draft_model" and rules.release >= (0, 10, 0):
-                raise RefusedByVLLMError("--speculative-config", "Speculative decoding with draft model is not supported yet. "
-                                         "Please consider using other speculative decoding methods such as ngram, medusa, "
-                                         "eagle, or deepseek_mtp.", f"use vLLM {first} or newer, or an eagle/eagle3 head",
+            if spec[0] == "draft_model" and rules.draft_model_refusal and rules.is_v1:
+                message = (rules.draft_model_refusal if given else
+                           "Unknown speculative decoding method: draft_model")  # the V1 model runner's ValueError
+                raise RefusedByVLLMError("--speculative-config", message,
+                                         f"use vLLM {first} or newer, or an eagle/eagle3 head",
                                          rule="draft model speculative decoding before 0.15")
+            fix = (f"plan with --vllm-version {first} or newer (the V1 engine's drafter)"
+                   if spec[0] not in rules.spec_draft_methods else
+                   "kvplan models the V1 engine's drafter; " + next(
+                       (n for n in rules.notes if "runs this on its V0 engine" in n), "this plan runs V0")
+                   + ("" if given else f'; vLLM {rules.version} keeps V1 only with "method" given'))
             raise InputError("--speculative-config", f"vLLM {rules.version} serves method {spec[0]!r} on its V0 engine "
                              "(spec_decode_worker, which splits the blocks between draft and target), which kvplan does "
-                             f"not model", f"plan with --vllm-version {first} or newer (the V1 engine's drafter)")
+                             "not model", fix)
+        if not given:
+            # the method this release infers from the drafter's name (rules row spec_infers_eagle3_by_name)
+            obj = _speculative_object(args.speculative_config)
+            inferred = _speculative_method(obj, eagle3_by_name=rules.spec_infers_eagle3_by_name)
+            if inferred != spec[0]:
+                raise InputError("--speculative-config", f'no "method" given: vLLM {rules.version} infers {inferred!r} '
+                                 f"from the drafter's name {obj.get('model')!r}, not {spec[0]!r} (a name holding "
+                                 f"\"eagle3\" is read as eagle3 from vLLM {release_from('spec_infers_eagle3_by_name', True)})",
+                                 f'give the method: {{"method": "{spec[0]}", "model": "{obj.get("model")}", ...}}')
         draft = args.draft
         notes.append(f"speculative decoding: {spec[0]} drafter {draft.id} ({draft.num_layers} decoder layer(s)) drafts "
                      f"{spec[1]} token(s) per step; its weights, KV layers and profile buffers are counted (section 7 "
@@ -1254,12 +1283,13 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     layers = max(stage_layers, key=len)
     spec = args.speculative
     spec_tokens = spec[1] if spec else 0
+    drafter_kv: list[LayerSpec] = []  # the drafter's KV layers, which live on the last pipeline stage
     if spec and spec[0] == "mtp" and rules.is_v1:
         # the MTP drafter's decoder layers keep KV like the model's full-attention layers and join its groups
         # (section 7 item 8: "an EAGLE layer adds one layer to a dense group")
         template = next((l for l in model.layers if l.kind in ("full", "mla")), None)
         if template is not None:
-            layers = layers + [template] * model.mtp_layers
+            drafter_kv = [template] * model.mtp_layers
             notes.append(f"{model.mtp_layers} MTP drafter layer(s) added to the KV cache as {template.kind} attention")
     if spec and spec[0] in DRAFT_METHODS and rules.is_v1:
         # the drafter's attention layers are registered beside the target's, so get_kv_cache_spec returns them too
@@ -1267,11 +1297,14 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
         # /eagle.py load_model, 0.19.0); one of the same shape joins the target's group, another shape of the same type
         # makes one group of summed pages (UniformTypeKVCacheSpecs), a different type its own group (below)
         draft = args.draft
-        extra = [l for l in draft.layers if l.kind != "none"]
-        layers = layers + extra
-        shapes = sorted({(l.kind, l.num_kv_heads, l.head_dim) for l in extra})
-        notes.append(f"{len(extra)} {spec[0]} drafter layer(s) of {draft.id} added to the KV cache ("
+        drafter_kv = [l for l in draft.layers if l.kind != "none"]
+        shapes = sorted({(l.kind, l.num_kv_heads, l.head_dim) for l in drafter_kv})
+        notes.append(f"{len(drafter_kv)} {spec[0]} drafter layer(s) of {draft.id} added to the KV cache ("
                      + ", ".join(f"{k}: {n} KV heads x {d}" for k, n, d in shapes) + ")")
+    if drafter_kv:
+        # the drafter runs on the last pipeline stage (its weights too: _plan), so its layers join that stage's; the
+        # stage with most KV layers then bounds N (with one stage: the model's layers and the drafter's)
+        layers = max(layers, stage_layers[-1] + drafter_kv, key=len) if len(stage_layers) > 1 else layers + drafter_kv
     attn = [l for l in layers if l.is_attention]
     rec = [l for l in layers if l.kind == "recurrent"]
     if model.is_encoder_only:
@@ -2189,13 +2222,18 @@ def model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str
     """"v1" or "v2": the GPU model runner the release picks by default (config/vllm.py use_v2_model_runner, read in
     the 0.22-0.33 wheels; rules rows model_runner_v2 and mrv2_architectures). 0.22-0.24: listed architectures of
     generate models (0.22-0.23 unquantized dense only); 0.25-0.28: generate models that are not hybrid and not MoE
-    (or listed); 0.29+: every model, unless n-gram speculative decoding (which model runner v2 lacks) is in use."""
+    (or listed); 0.29+: every model. In each, a speculative method model runner v2 lacks keeps v1 (rules row
+    mrv2_v1_spec_methods: n-gram to 0.31, suffix, a draft model to 0.30)."""
     mode = rules.model_runner_v2
     if mode == "none" or args.runner_type == "pooling" or model.is_pooling:
         return "v1"
     spec = args.speculative
+    if spec:
+        method = "mtp" if spec[0] == "mtp" else _speculative_method(_speculative_object(args.speculative_config))
+        if method in rules.mrv2_v1_spec_methods:
+            return "v1"
     if mode == "all":
-        return "v1" if spec and spec[0] == "ngram" else "v2"
+        return "v2"
     listed = bool(set(model.architectures or ()) & set(rules.mrv2_architectures))
     if mode == "dense":
         hybrid = any(l.kind == "recurrent" for l in model.layers)
@@ -2261,6 +2299,39 @@ def round_sizes_for_spec_decode(sizes: Iterable[int], q: int) -> list[int]:
     return rounded or ([q] if q <= largest else [])
 
 
+def _spec_rounded_sizes(sizes: list[int], q: int, tp: int, rules: VersionRules) -> tuple[list[int], int]:
+    """The capture sizes after the speculative-decoding rounding, and the multiple they were rounded to (1: kept
+    unrounded), as the release does it (rows cudagraph_spec_round_with_tp, cudagraph_spec_round_none_kept); a
+    RefusedByVLLMError with vLLM's ValueError where it refuses (compilation.py adjust_cudagraph_sizes_for_spec_decode)."""
+    multiple = q
+    if rules.cudagraph_spec_round_with_tp and tp > 1:
+        multiple = max(q, tp)
+        if multiple % q or multiple % tp:
+            raise RefusedByVLLMError(
+                "--speculative-config",
+                f"Can't determine cudagraph shapes that are both a multiple of {q} (num_speculative_tokens + 1) required "
+                f"by spec-decode and {tp} (tensor_parallel_size) required by sequence parallelism please adjust "
+                "num_speculative_tokens or disable sequence parallelism",
+                f"vLLM {rules.version} rounds the CUDA-graph sizes to a multiple of both at any TP > 1 (0.12.0 on: only "
+                f"with sequence parallelism): give num_speculative_tokens so that 1 + it divides {tp} or is a multiple "
+                "of it, use vLLM 0.12.0 or newer, or --enforce-eager", rule="spec-decode capture sizes and TP")
+    rounded = round_sizes_for_spec_decode(sizes, multiple)
+    if rounded:
+        return rounded, multiple
+    if rules.cudagraph_spec_round_none_kept == "keep":  # 0.11.1-0.11.2: a warning, the sizes stay as they were
+        return list(sizes), 1
+    sp = " or tp if sequence parallelism is enabled" if rules.cudagraph_spec_round_none_kept == "raise" else ""
+    largest = max(sizes) if sizes else 0
+    raise RefusedByVLLMError(
+        "--speculative-config",
+        f"No valid cudagraph sizes after rounding to multiple of {multiple} (num_speculative_tokens + 1{sp}) please "
+        f"adjust num_speculative_tokens ({q - 1}) or max_cudagraph_capture_size ({largest}) or cudagraph_capture_sizes "
+        f"({sorted(sizes)})",
+        f"the largest capture size, {largest} (2 x max_num_seqs, 512 or max_num_batched_tokens at most), is below "
+        f"1 + num_speculative_tokens = {q}: raise --max-num-seqs, lower num_speculative_tokens, or --enforce-eager",
+        rule="spec-decode capture sizes after rounding")
+
+
 _FULL_DECODE_MODES = ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
 
 
@@ -2322,7 +2393,7 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
     q, rounded_to = 1 + k, 1
     runner = model_runner(model, args, rules)
     if q > 1 and mode in rules.cudagraph_spec_round_modes and runner in rules.cudagraph_spec_round_runners:
-        sizes, rounded_to = round_sizes_for_spec_decode(sizes, q), q
+        sizes, rounded_to = _spec_rounded_sizes(sizes, q, args.tensor_parallel_size, rules)
     layers = _drafter_decoder_layers(model, args)
     # model runner v2's speculators keep CUDA-graph managers of their own (v1/worker/gpu/spec_decode/*/speculator.py),
     # measured inside its profile_cudagraph_memory's one pool (v1/worker/gpu/cudagraph_utils.py, 0.33.0), which
@@ -2331,11 +2402,6 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
               and mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0)
     return CudaGraphPlan(mode=mode, sizes=tuple(sizes), rounded_to=rounded_to, drafter_layers=layers,
                          drafter_graphs=graphs, mode_note=note)
-
-
-def _capture_sizes(max_num_seqs: int, max_tokens: int) -> int:
-    """How many CUDA graphs vLLM captures without speculative decoding (the shared grid)."""
-    return len(cudagraph_capture_sizes(max_num_seqs, max_tokens))
 
 
 @dataclass(frozen=True)
@@ -2661,8 +2727,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if spec and spec[0] in DRAFT_METHODS:
         d_bytes, d_parts, d_notes = drafter_weights(resolved.draft, model, spec[0], tp=tp, pp=pp, dtype_bytes=DTYPE_BYTES[resolved.dtype],
                                               gpu_cc=gpu.cc, gpu_vendor=gpu.vendor)
+        # the drafter loads on the last pipeline stage: the busiest rank grows only as far as that stage outgrows it
         stages = tuple(w.stage_bytes[:-1]) + (w.stage_bytes[-1] + d_bytes,) if w.stage_bytes else ()
-        w = replace(w, bytes=w.bytes + d_bytes, exact=w.exact and spec[0] == "draft_model" and resolved.draft.checkpoint is not None,
+        busiest = w.bytes - max(w.stage_bytes) + max(stages) if stages else w.bytes + d_bytes
+        w = replace(w, bytes=busiest, exact=w.exact and spec[0] == "draft_model" and resolved.draft.checkpoint is not None,
                     by_use=tuple(w.by_use) + (("drafter", d_bytes),) if w.by_use else w.by_use, stage_bytes=stages)
         w_formula += f" + {d_bytes:,} B {spec[0]} drafter ({resolved.draft.id})"
         spec_info.update(draft_model=resolved.draft.id, draft_source=resolved.draft.source,
@@ -2713,8 +2781,11 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         capture += int(site_offsets.get("cudagraph_bytes", 0))
         notes.append(f"site calibration applied: {site_offsets.get('source', 'kvplan reconcile --calibrate')}")
         # shown, not only listed: the numbers differ from an uncalibrated plan's (`kvplan validate`'s, --overhead-gb's)
-        warns.append(f"site calibration applied ({site_offsets.get('source', 'kvplan reconcile --calibrate')}): the "
-                     "activation, non-torch and CUDA-graph terms are offset by what those startups measured")
+        moved = [f"{name} {int(site_offsets.get(key, 0)) / GIB:+.2f} GiB" for key, name in
+                 (("activation_peak_bytes", "activation"), ("non_torch_bytes", "non-torch"), ("cudagraph_bytes", "CUDA graphs"))
+                 if int(site_offsets.get(key, 0))]
+        warns.append(f"site calibration applied ({site_offsets.get('source', 'kvplan reconcile --calibrate')}): "
+                     + (", ".join(moved) if moved else "no term moved") + " per rank, as those startups measured")
     cg = estimate if rules.cudagraph_subtracted else 0
     graphs = cudagraph_plan(model, gpu, resolved, rules)
     graph_info = None
@@ -2730,9 +2801,11 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         if graphs.mode_note:
             notes.append(f"CUDA graphs: {graphs.mode_note}")
         if graphs.rounded_to > 1:
-            notes.append(f"CUDA graphs: speculative decoding rounds the capture sizes to multiples of 1 + "
-                         f"{spec[1]} = {graphs.rounded_to} ({len(graphs.sizes)} sizes, largest {graphs.largest}; "
-                         "compilation.py adjust_cudagraph_sizes_for_spec_decode)")
+            how = (f"1 + {spec[1]} = {graphs.rounded_to}" if graphs.rounded_to == 1 + spec[1] else
+                   f"max(1 + {spec[1]}, TP {resolved.tensor_parallel_size}) = {graphs.rounded_to}")
+            notes.append(f"CUDA graphs: speculative decoding rounds the capture sizes to multiples of {how} "
+                         f"({len(graphs.sizes)} sizes, largest {graphs.largest}; compilation.py "
+                         "adjust_cudagraph_sizes_for_spec_decode)")
         if graphs.drafter_layers and not graphs.drafter_graphs and graph_info["model_runner"] == "v2":
             notes.append("CUDA graphs: model runner v2 captures the drafter's graphs with its speculator's own graph "
                          "managers, measured in the same pool as the target's (v1/worker/gpu/cudagraph_utils.py "

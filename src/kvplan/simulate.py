@@ -268,7 +268,16 @@ def engine_config_from_plan(plan, num_gpu_blocks: Optional[int] = None, enable_p
     max_model_len = int(args.max_model_len)
     fixed, per, caps, note = _plan_block_structure(plan, int(plan.block_size), max_model_len, window_caps)
     mnbt = int(args.max_num_batched_tokens or 0) or max(max_model_len, 2048)
-    sizes = tuple(cudagraph_capture_sizes(int(args.max_num_seqs), mnbt)) if args.captures_cuda_graphs else ()
+    # the capture sizes the plan's release captures (plan.cudagraph_plan: its ceiling, max_num_batched_tokens and
+    # uniform decode sizes, the speculative-decoding rounding); a plan without them (the seed's arithmetic, a stand-in
+    # object) takes the grid every release shares
+    graphs = getattr(plan, "cudagraphs", None)
+    if not args.captures_cuda_graphs:
+        sizes = ()
+    elif graphs and graphs.get("capture_sizes"):
+        sizes = tuple(sorted(int(s) for s in graphs["capture_sizes"]))
+    else:
+        sizes = tuple(cudagraph_capture_sizes(int(args.max_num_seqs), mnbt))
     return EngineConfig(
         num_gpu_blocks=int(num_gpu_blocks if num_gpu_blocks is not None else plan.num_gpu_blocks),
         block_size=int(plan.block_size), max_num_seqs=int(args.max_num_seqs), max_num_batched_tokens=mnbt,

@@ -266,6 +266,16 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # resolve_cudagraph_mode_and_sizes too), model runner v1 only from 0.25.0 ("not use_v2_model_runner": v2 rounds its
     # own decode graphs in v1/worker/gpu/cudagraph_utils.py _init_candidates; 0.24.0 absent, 0.25.0 present).
     "cudagraph_spec_round_runners": [((0, 0, 0), ("v1", "v2")), ((0, 25, 0), ("v1",))],
+    # ... and how (compilation.py adjust_cudagraph_sizes_for_spec_decode): in 0.11.1-0.11.2 any TP > 1 joins the
+    # multiple, max(q, TP), a ValueError unless it is a multiple of both ("Can't determine cudagraph shapes ..."); from
+    # 0.12.0 only with sequence parallelism (pass_config.enable_sp, off by default: IS_DENSE is False in the 0.27.1
+    # optimisation levels), which kvplan does not model; gone from 0.32.0 (read in the 0.11.1, 0.11.2, 0.12.0, 0.13.0,
+    # 0.19.0, 0.27.1, 0.31.0, 0.32.0, 0.33.0 wheels)
+    "cudagraph_spec_round_with_tp": [((0, 0, 0), False), ((0, 11, 1), True), ((0, 12, 0), False)],
+    # ... and where no size survives the rounding: 0.11.1-0.11.2 log a warning and keep the sizes unrounded ("keep");
+    # from 0.12.0 q itself where it fits the largest size, else ValueError "No valid cudagraph sizes after rounding to
+    # multiple of q ..." ("raise"; the message names sequence parallelism in 0.12.0-0.31.0, not from 0.32.0)
+    "cudagraph_spec_round_none_kept": [((0, 0, 0), "keep"), ((0, 12, 0), "raise"), ((0, 32, 0), "raise_no_sp")],
     # The drafter of an EAGLE-family proposer (eagle, eagle3, the MTP methods; draft_model from 0.15) compiles its
     # own layers and captures PIECEWISE graphs in the target's capture: gpu_model_runner.py _dummy_run calls
     # drafter.dummy_run(num_tokens, use_cudagraphs=..., is_graph_capturing=True) for each capture size, with
@@ -380,6 +390,23 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # (vllm/v1/spec_decode/draft_model.py, vLLM PR #24322; still there in 0.19.0 and 0.33.0). kvplan does not model
     # V0's spec_decode_worker, which split the blocks between draft and target.
     "spec_draft_methods": [((0, 0, 0), ()), ((0, 9, 0), ("eagle", "eagle3")), ((0, 15, 0), ("eagle", "eagle3", "draft_model"))],
+    # With no "method", SpeculativeConfig.__post_init__ infers it from the drafter's name: "eagle-" or "eagle3-" ->
+    # "eagle" up to 0.10.1 (vllm/config.py, read in the 0.9.0, 0.9.2, 0.10.0 wheels; vllm/config/__init__.py in
+    # 0.10.1.1); from 0.10.2 "eagle-" -> "eagle" and then "eagle3" -> "eagle3" (config/__init__.py 0.10.2,
+    # config/speculative.py 0.11.0, 0.13.0, 0.19.0, 0.33.0); anything else -> "draft_model".
+    "spec_infers_eagle3_by_name": [((0, 0, 0), False), ((0, 10, 2), True)],
+    # What vLLM raises for method "draft_model" before it serves one on V1 (0.15.0), given as "method": 0.10.x
+    # EngineArgs._is_v1_supported_oracle (engine/arg_utils.py, 0.10.0, 0.10.1.1, 0.10.2 wheels) and 0.11-0.14
+    # EngineArgs.create_engine_config (0.11.0, 0.12.0, 0.13.0, 0.14.0 wheels), both NotImplementedError reading the
+    # "method" key as given; "" where no such check exists (0.9.x sends it to V0). Inferred (no "method"), it passes
+    # that check and the V1 model runner stops: "Unknown speculative decoding method: draft_model"
+    # (v1/worker/gpu_model_runner.py GPUModelRunner.__init__, 0.10.0, 0.10.2, 0.13.0 wheels).
+    "draft_model_refusal": [((0, 0, 0), ""),
+                            ((0, 10, 0), "Speculative decoding with draft model is not supported yet. Please consider "
+                                         "using other speculative decoding methods such as ngram, medusa, eagle, or deepseek_mtp."),
+                            ((0, 11, 0), "Draft model speculative decoding is not supported yet. Please consider using "
+                                         "other speculative decoding methods such as ngram, medusa, eagle, or mtp."),
+                            ((0, 15, 0), "")],
     "v0_for_pipeline_parallel": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 1), False)],
     "v0_for_cpu_offload": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 3), False)],
     "v0_for_lora": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 3), False)],
@@ -420,6 +447,14 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                            ((0, 24, 0), ("Qwen3ForCausalLM", "LlamaForCausalLM", "MistralForCausalLM", "DeepseekV2ForCausalLM",
                                          "Qwen2MoeForCausalLM", "GraniteMoeForCausalLM")),
                            ((0, 25, 0), ("DeepseekV2ForCausalLM", "Qwen2MoeForCausalLM", "GraniteMoeForCausalLM"))],
+    # The speculative methods (as vLLM names them once settled) for which a release that would pick model runner v2
+    # keeps model runner v1 (config/vllm.py VllmConfig._get_v2_model_runner_unsupported_features, "Model Runner V2 does
+    # not yet support ..."): 0.22-0.29 everything but eagle, eagle3, mtp (and dflash, dspark, extract_hidden_states),
+    # so ngram, suffix and draft_model (0.22.0, 0.23.0, 0.25.1, 0.27.1, 0.28.0, 0.29.0 wheels); 0.30.0 lists ngram,
+    # ngram_gpu, draft_model, suffix, ...; 0.31.0 drops draft_model; 0.32.0 drops ngram (0.32.0, 0.33.0: suffix,
+    # medusa, mlp_speculator, custom_class).
+    "mrv2_v1_spec_methods": [((0, 0, 0), ()), ((0, 22, 0), ("ngram", "suffix", "draft_model")),
+                             ((0, 31, 0), ("ngram", "suffix")), ((0, 32, 0), ("suffix",))],
     # What model runner v2's profile sampler run holds beside the model's logits (v1/worker/gpu/model_runner.py
     # profile_run -> _dummy_sampler_run, v1/worker/gpu/sample/sampler.py Sampler.apply_sampling_params and sample,
     # sample/states.py SamplingStates, sample/gumbel.py gumbel_sample; see plan.mrv2_sampler_bytes_per_logit). The dummy
@@ -520,6 +555,8 @@ class VersionRules:
     cudagraph_mode_default: str
     cudagraph_spec_round_modes: tuple[str, ...]
     cudagraph_spec_round_runners: tuple[str, ...]
+    cudagraph_spec_round_with_tp: bool
+    cudagraph_spec_round_none_kept: str
     drafter_cuda_graphs: bool
     fit_need_formula: str
     fit_check_sees_windows: bool
@@ -556,6 +593,8 @@ class VersionRules:
     v0_for_pooling: bool
     v0_for_speculative: str
     spec_draft_methods: tuple[str, ...]
+    spec_infers_eagle3_by_name: bool
+    draft_model_refusal: str
     v0_for_pipeline_parallel: bool
     v0_for_cpu_offload: bool
     v0_for_lora: bool
@@ -566,6 +605,7 @@ class VersionRules:
     v0_for_recurrent: bool
     model_runner_v2: str
     mrv2_architectures: tuple[str, ...]
+    mrv2_v1_spec_methods: tuple[str, ...]
     mrv2_profile_sampler: str
     allocator_split_limit: bool
     budget_counts_runner_buffers: bool
@@ -660,8 +700,10 @@ def newer_than_read(rules: VersionRules) -> str | None:
     """The warning for a release outside the ones kvplan read: newer than every one (NEWEST_KNOWN's rules apply) or
     older (OLDEST_READ's apply); None otherwise."""
     if rules.release < parse_version(OLDEST_READ):
-        return (f"kvplan's rules start at vLLM {OLDEST_READ}; planned with {OLDEST_READ}'s rules (vLLM {rules.version} "
-                "is older: what differed before is not modelled)")
+        # not OLDEST_READ's rules as such: a row whose first step is older (v0_long_context_chunked_skips at 0.5.4)
+        # still gives the release its own value
+        return (f"kvplan's rules start at vLLM {OLDEST_READ}; planned with the oldest rules kvplan holds (vLLM "
+                f"{rules.version} is older: what differed before {OLDEST_READ} is not modelled)")
     if rules.release <= parse_version(NEWEST_KNOWN):
         return None
     return (f"kvplan's rules stop at vLLM {NEWEST_KNOWN}; planned with {NEWEST_KNOWN}'s rules (vLLM {rules.version} "
