@@ -962,19 +962,24 @@ def test_multimodal_pixels_reach_the_gpu_in_the_model_dtype_from_0_9_0():
             - _multimodal_profile_bytes(model, args, rules_for("0.9.0"), text)[0]) == 2 * pixels
 
 
+def _extra_record_model(record_id: str, tmp_path):
+    """A record of tests/data/extra_records.jsonl and its config resolved as a model (through a config.json file)."""
+    from pathlib import Path
+
+    records = Path(__file__).parent / "data" / "extra_records.jsonl"
+    rec = next(json.loads(line) for line in records.read_text().splitlines() if f'"{record_id}"' in line)
+    (tmp_path / "config.json").write_text(json.dumps(rec["model"]["config"]))
+    return rec, resolve_model(str(tmp_path / "config.json"))
+
+
 def test_qwen2_5_vl_profile_pixels_by_release_and_the_l4_startups(tmp_path):
     # Qwen2.5-VL-7B, one 3,584 x 3,584 image (max_pixels 12,845,056) = 65,536 patches of 3 x 2 x 14 x 14 values.
     # 0.8.5: float32 pixels on the GPU plus the bf16 copy _process_image_input holds through the tower (6 B a value);
     # 0.9.0.1: bf16 pixels only (as_kwargs casts them; .type(self.visual.dtype) is then a no-op)
-    from pathlib import Path
 
     from kvplan.plan import _multimodal_profile_bytes
 
-    records = Path(__file__).parent / "data" / "extra_records.jsonl"
-    rec = next(json.loads(line) for line in records.read_text().splitlines()
-               if '"qwen2.5-vl-7b-instruct-l4-udef-tp1-l2k"' in line)
-    (tmp_path / "config.json").write_text(json.dumps(rec["model"]["config"]))
-    model = resolve_model(str(tmp_path / "config.json"))
+    rec, model = _extra_record_model("qwen2.5-vl-7b-instruct-l4-udef-tp1-l2k", tmp_path)
     args = EngineArgs(tensor_parallel_size=1, max_model_len=2048, max_num_seqs=256, max_num_batched_tokens=2048,
                       dtype="bfloat16")
     values = 65536 * 1176
@@ -1607,15 +1612,10 @@ def test_mllama_v0_profile_vision_pass_from_the_source(tmp_path):
     # sequences: the encoder-decoder runner encodes one dummy image per sequence, 4 tiles x 1032 tokens (1025 padded
     # to a multiple of 8). vLLM PR #12126's log (main between 0.6.6.post1 and 0.7.0): "PyTorch activation peak
     # memory takes 36.63GiB"; kvplan had computed no encoder pass (an activation of 6.25 GiB, the KV pool +210 %).
-    from pathlib import Path
 
     from kvplan.plan import _multimodal_profile_bytes
 
-    records = Path(__file__).parent / "data" / "extra_records.jsonl"
-    rec = next(json.loads(line) for line in records.read_text().splitlines()
-               if '"llama-3.2-11b-vision-h100-u090-l65k-eager-dummy"' in line)
-    (tmp_path / "config.json").write_text(json.dumps(rec["model"]["config"]))
-    model = resolve_model(str(tmp_path / "config.json"))
+    rec, model = _extra_record_model("llama-3.2-11b-vision-h100-u090-l65k-eager-dummy", tmp_path)
     args = EngineArgs(tensor_parallel_size=1, max_model_len=65536, max_num_seqs=128, max_num_batched_tokens=65536,
                       dtype="bfloat16")
     h = 128 * 4128 * 1280 * 2
