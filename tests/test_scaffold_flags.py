@@ -173,10 +173,12 @@ def test_a_kv_cache_dtype_the_release_does_not_take_is_refused_naming_the_flag(v
 
 
 @pytest.mark.parametrize("version,size,ok", [("0.6.3", 64, False), ("0.6.4", 64, True), ("0.11.0", 256, False),
-                                             ("0.12.0", 256, True)])
+                                             ("0.12.0", 256, True), ("0.17.0", 96, False), ("0.18.0", 96, True),
+                                             ("0.29.0", 96, True), ("0.5.0", 24, False)])
 def test_a_given_block_size_the_release_does_not_take_is_refused_naming_the_flag(version, size, ok):
     """--block-size choices by release: 8-32 up to 0.6.3 (engine/arg_utils.py), 64 and 128 in 0.6.4, 256 from 0.12
-    (config/cache.py BlockSize)."""
+    (config/cache.py BlockSize), any positive int from 0.18 (block_size: int; a public 0.29.0 smoke test started
+    gpt-oss-20b on an L4 with --block-size 96). Releases older than the flags read keep the oldest choices."""
     from kvplan.errors import InputError
 
     def plan():
@@ -189,6 +191,15 @@ def test_a_given_block_size_the_release_does_not_take_is_refused_naming_the_flag
     with pytest.raises(InputError) as exc:  # the plan refuses it (scaffold plans first), as the launch files would
         plan()
     assert exc.value.field == "--block-size" and "drop --block-size" in str(exc.value)
+
+
+def test_a_block_size_no_release_takes_is_refused_whatever_the_release():
+    from kvplan.errors import InputError
+
+    for size in (0, -16):
+        with pytest.raises(InputError, match="positive") as exc:
+            kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, block_size=size)
+        assert exc.value.field == "--block-size"
 
 
 def test_vllm_use_v1_0_is_refused_for_0_11_0_whose_server_stops_on_it():

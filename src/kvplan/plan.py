@@ -611,8 +611,8 @@ class EngineArgs:
             raise InputError("--dtype", f"unknown dtype {self.dtype!r}", f"one of {', '.join(MODEL_DTYPES)}")
         if self.mamba_ssm_cache_dtype is not None and self.mamba_ssm_cache_dtype not in MAMBA_DTYPES:
             raise InputError("--mamba-ssm-cache-dtype", f"unknown dtype {self.mamba_ssm_cache_dtype!r}", f"one of {', '.join(MAMBA_DTYPES)}")
-        if self.block_size is not None and self.block_size not in (1, 8, 16, 32, 64, 128, 256):
-            raise InputError("--block-size", f"vLLM accepts block sizes 1, 8, 16, 32, 64, 128 (256 on some backends), got {self.block_size}", "e.g. 16")
+        # --block-size: a positive int (above); which sizes a release takes is its own (versions.BLOCK_SIZE_CHOICES,
+        # checked with the release: any positive int from 0.18, e.g. 96 starts gpt-oss-20b on 0.29 with TRITON_ATTN)
         for name in ("max_loras", "max_lora_rank"):
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):

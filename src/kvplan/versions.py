@@ -1063,17 +1063,17 @@ def check_serve_values(values, version: str) -> None:
     (BLOCK_SIZE_CHOICES), or a value that came later than the flag (SERVE_VALUE_SINCE). Used by the plan as by the
     launch files, so fit and scaffold refuse alike."""
     release = parse_version(version)
-    if release < OLDEST_FLAGS_READ:  # what came "first in" the oldest wheel read may be older: nothing known to refuse
-        return
     values = {name: str(value) for name, value in values.items() if value is not None}
-    for name in values:
-        _check_flag_exists(name, release, version)
     choices = _value_at(BLOCK_SIZE_CHOICES, release)
     block = values.get("--block-size")
     if block is not None and choices and int(block) not in choices:
         raise InputError("--block-size", f"vLLM {version}'s --block-size takes {', '.join(map(str, choices))}, not "
                          f"{block}: its argparse would refuse the launch command",
                          f"drop --block-size (vLLM picks its own) or give one of {', '.join(map(str, choices))}")
+    if release < OLDEST_FLAGS_READ:  # what came "first in" the oldest wheel read may be older: nothing known to refuse
+        return
+    for name in values:
+        _check_flag_exists(name, release, version)
     for name, value in values.items():
         first = SERVE_VALUE_SINCE.get(name, {}).get(value)
         if first is not None and release < first:
