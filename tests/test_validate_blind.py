@@ -111,9 +111,9 @@ def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
 # With the three ninth-round records (gpt-oss-20b on L4 with vLLM 0.29.0, akamaslabs/vllm-benchmark's smoke test: TP1 bf16
 # KV, TP1 fp8 KV, TP2 EP fp8 KV; tokens and concurrency only, no GiB line; scored before any change) the fifty-three
 # measure 0.58/7.31/66.21 (tokens, 52) and 0.60/7.73/66.04 (concurrency, 53); weights and KV GiB unchanged. The two TP1
-# records read +66.2 % and +50.1 % (tokens): kvplan charges the sliding-window layers a window's pages, while the logged
-# tokens and concurrency match all 24 layers charged max_model_len (tokens / 32,768 = the logged concurrency), and the TP2
-# record (+5.4 %) does not; not traced in vLLM's 0.29.0 source (tests/data/SOURCES-logs.md, ninth round). So the tokens
+# records read +66.2 % and +50.1 % (tokens), the TP2 one +5.4 %: kvplan's block arithmetic is vLLM 0.29.0's (read in the
+# wheel), but its pool is 1.57 / 1.13 / 0.52 GiB per rank larger than the one that reproduces the logged tokens, and the
+# log kept no GiB or profile line to say which term (tests/data/SOURCES-logs.md, ninth round). So the tokens
 # and concurrency p90 bounds move from 6.5 to 7.5 and 8 %, and their worst-case bounds from 12/14 to 67 %: a known miss,
 # stated, not a tolerance; the KV GiB and weights bounds stay.
 BOUNDS = [("weights_gib", 0.5, 2.0, 14.0), ("kv_cache_gib", 4.5, 6.5, 14.0), ("kv_cache_tokens", 4.5, 7.5, 67.0),
