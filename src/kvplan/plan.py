@@ -25,7 +25,7 @@ from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.resolve import (BNB_IN_FLIGHT, DTYPE_BYTES, GB, MAX_MEMORY_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit,
                             heads_per_rank)
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal,
-                             as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, newer_than_read, quant_method_last_read, quant_min_capability, quantization_methods, release_from, rules_for)
+                             as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, first_release_where, newer_than_read, parse_version, quant_method_last_read, quant_min_capability, quantization_methods, release_from, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, drafter_weights, eagle_aux_states, kv_dtype_bytes, lora_buffer_bytes, padded_vocab, pp_layer_split,
                             vision_linear_params, vision_mlp_gated, weights_per_rank)
 
@@ -951,6 +951,43 @@ def accepted_tp_sizes(model: ModelSpec, upto: int = 16) -> list[int]:
     return [t for t in range(1, upto + 1) if not _tp_refusal(model.num_attention_heads, model.num_kv_heads, t)]
 
 
+PP_SPECULATIVE = "speculative decoding with pipeline parallelism"  # the rule of pp_speculative_refusal's refusals
+
+
+def pp_speculative_refusal(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[str, str] | None:
+    """(vLLM's message, the fix) where the release cannot start speculative decoding with pipeline parallelism, else
+    None. Rules rows pp_spec_v0_refusal (V0: every method), pp_spec_drafter (V1: a drafter, i.e. MTP layers or a
+    checkpoint of DRAFT_METHODS; n-gram holds no drafter and is planned) and pp_eagle3_aux_architectures (said, not
+    refused: see plan's warning). Read in the wheels those rows name."""
+    spec = args.speculative
+    if not spec or (args.pipeline_parallel_size or 1) <= 1:
+        return None
+    fix = "--pipeline-parallel-size 1 (tensor parallelism instead), or no --speculative-config"
+    if not rules.is_v1:
+        if rules.pp_spec_v0_refusal:  # spec_decode/spec_decode_worker.py create_spec_worker's NotImplementedError
+            return rules.pp_spec_v0_refusal, fix
+        return None
+    if spec[0] == "ngram" or (spec[0] == "mtp" and not model.mtp_layers):
+        return None  # n-gram: no drafter anywhere; MTP without MTP layers: refused as such (resolve_args)
+    runner = model_runner(model, args, rules)
+    if rules.pp_spec_drafter == "mrv2" and runner == "v2":
+        return None
+    later = max((first_release_where("pp_spec_drafter", lambda v: v == "mrv2"),
+                 first_release_where("mrv2_v1_spec_methods", lambda v: spec[0] not in v) or "0"), key=parse_version)
+    crash = ("'GPUModelRunner' object has no attribute 'drafter' (model runner v1 builds the drafter on the last "
+             "pipeline stage only, and the profile run of every other stage reaches it)")
+    if rules.pp_spec_drafter == "mrv2":  # model runner v1 kept for this method (rules row mrv2_v1_spec_methods)
+        return crash, (f"vLLM {rules.version} keeps model runner v1 for method {spec[0]!r}, whose drafter does not start "
+                       f"with PP: {fix}, or a release whose model runner v2 serves {spec[0]}")
+    if spec[0] == "draft_model":
+        return crash, f"{fix}; or vLLM {later} or newer (model runner v2 runs the drafter on the last stage)"
+    # the drafter's config inherits the target's PP and its class (an EAGLE head, an MTP module) lacks SupportsPP
+    return ("Pipeline parallelism is not supported for this model. Supported models implement the `SupportsPP` "
+            f"interface. (the {spec[0]} drafter's config inherits --pipeline-parallel-size)",
+            f"{fix}; or vLLM {later} or newer (model runner v2 runs the drafter on the last stage; an MTP module that "
+            "implements SupportsPP passes this check and fails in the profile run instead)")
+
+
 def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[EngineArgs, QuantSpec | None, list[str]]:
     """Apply every default the vLLM version would; return the resolved args and what was assumed."""
     args.validate()
@@ -1078,6 +1115,9 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                                  f"model is never split across steps), or turn {item[1]} off with --limit-mm-per-prompt",
                                  rule=MM_ITEM_ABOVE_BATCHED_TOKENS)
     spec = args.speculative
+    refusal = pp_speculative_refusal(model, args, rules)
+    if refusal:
+        raise RefusedByVLLMError("--speculative-config", refusal[0], refusal[1], rule=PP_SPECULATIVE)
     if spec and spec[0] == "mtp":
         if not model.mtp_layers:
             raise InputError("--speculative-config", f"{model.id}'s config declares no MTP layers (mtp_num_hidden_layers, "
@@ -1264,6 +1304,26 @@ def _gdn_exports_checkpoints(layers: list[LayerSpec], gpu: GPUSpec | None) -> bo
     return cc == "9.0" or (major in ("10", "12") and all(r.key_head_dim == 128 for r in rec))
 
 
+def drafter_kv_layers(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> list[LayerSpec]:
+    """The KV-cache layers a drafter adds (V1), all on the last pipeline stage, which builds the drafter:
+    - MTP: the checkpoint's MTP decoder layers keep KV like its full-attention (or MLA) layers (section 7 item 8: "an
+      EAGLE layer adds one layer to a dense group");
+    - a drafter checkpoint (DRAFT_METHODS): its attention layers are registered beside the target's, so
+      get_kv_cache_spec returns them too (v1/spec_decode/llm_base_proposer.py load_model: the layers it adds are the
+      draft layers, 0.33.0; v1/spec_decode/eagle.py load_model, 0.19.0); one of the same shape joins the target's
+      group, another shape of the same type makes one group of summed pages (UniformTypeKVCacheSpecs), a different
+      type its own group (build_groups)."""
+    spec = args.speculative
+    if not spec or not rules.is_v1:
+        return []
+    if spec[0] == "mtp":
+        template = next((l for l in model.layers if l.kind in ("full", "mla")), None)
+        return [template] * model.mtp_layers if template is not None else []
+    if spec[0] in DRAFT_METHODS:
+        return [l for l in args.draft.layers if l.kind != "none"]
+    return []
+
+
 def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes: list[str], warns: list[str],
                  gpu: GPUSpec | None = None) -> tuple[tuple[KVGroup, ...], int, str]:
     """Per-layer specs -> KV-cache groups, bytes per block and how that block was sized (sections 2.4, 3.1, 3.2, 3.3).
@@ -1283,21 +1343,11 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
     layers = max(stage_layers, key=len)
     spec = args.speculative
     spec_tokens = spec[1] if spec else 0
-    drafter_kv: list[LayerSpec] = []  # the drafter's KV layers, which live on the last pipeline stage
-    if spec and spec[0] == "mtp" and rules.is_v1:
-        # the MTP drafter's decoder layers keep KV like the model's full-attention layers and join its groups
-        # (section 7 item 8: "an EAGLE layer adds one layer to a dense group")
-        template = next((l for l in model.layers if l.kind in ("full", "mla")), None)
-        if template is not None:
-            drafter_kv = [template] * model.mtp_layers
-            notes.append(f"{model.mtp_layers} MTP drafter layer(s) added to the KV cache as {template.kind} attention")
+    drafter_kv = drafter_kv_layers(model, args, rules)  # the drafter's KV layers, which live on the last pipeline stage
+    if spec and spec[0] == "mtp" and drafter_kv:
+        notes.append(f"{model.mtp_layers} MTP drafter layer(s) added to the KV cache as {drafter_kv[0].kind} attention")
     if spec and spec[0] in DRAFT_METHODS and rules.is_v1:
-        # the drafter's attention layers are registered beside the target's, so get_kv_cache_spec returns them too
-        # (v1/spec_decode/llm_base_proposer.py load_model: the layers it adds are the draft layers, 0.33.0; v1/spec_decode
-        # /eagle.py load_model, 0.19.0); one of the same shape joins the target's group, another shape of the same type
-        # makes one group of summed pages (UniformTypeKVCacheSpecs), a different type its own group (below)
         draft = args.draft
-        drafter_kv = [l for l in draft.layers if l.kind != "none"]
         shapes = sorted({(l.kind, l.num_kv_heads, l.head_dim) for l in drafter_kv})
         notes.append(f"{len(drafter_kv)} {spec[0]} drafter layer(s) of {draft.id} added to the KV cache ("
                      + ", ".join(f"{k}: {n} KV heads x {d}" for k, n, d in shapes) + ")")
@@ -1938,6 +1988,9 @@ def skip_mm_profiling_says(model: ModelSpec, args: EngineArgs, rules: VersionRul
                   "leave room)")
 
 
+DRAFTER_PROFILE_LABEL = "speculative drafter buffers"
+
+
 def computed_profile_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
                            text_peak: int) -> list[tuple[str, int, str]]:
     """Profile-run memory kvplan computes from the model and the flags rather than fits: (label, bytes, note) for the
@@ -1951,7 +2004,7 @@ def computed_profile_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rul
         out.append(("multimodal encoder profile", mm[0], mm[1]))
     drafter = _drafter_profile_bytes(model, args, rules)
     if drafter is not None:
-        out.append(("speculative drafter buffers", drafter[0], drafter[1]))
+        out.append((DRAFTER_PROFILE_LABEL, drafter[0], drafter[1]))
     for label, fn in (("DeepSeek-V4 workspaces", _dsv4_workspace_bytes), ("sparse-MLA indexer buffers", _sparse_mla_buffers)):
         term = fn(model, gpu, args, rules)
         if term:
@@ -2481,22 +2534,45 @@ def _pipeline_stage_pool(model: ModelSpec, args: EngineArgs, rules: VersionRules
     PP, V0, --kv-cache-memory-bytes, per-stage weights unknown, or more than one KV group (the uniform-type path only)."""
     pp = args.pipeline_parallel_size or 1
     if (pp <= 1 or not rules.is_v1 or args.kv_cache_memory_bytes is not None or len(groups) != 1
-            or len(w.stage_bytes) != pp or groups[0].kind == "recurrent" or args.speculative):
+            or len(w.stage_bytes) != pp or groups[0].kind == "recurrent"):
         return None
     per_stage = [sum(l.kind != "none" for l in layers) for layers in stage_cache_layers(model, args, rules)]
     if min(per_stage) <= 0:
         return None
-    extra = w.bytes - max(w.stage_bytes)  # what is added to every rank after counting (allocator rounding, LoRA, ...)
     page = groups[0].page_bytes
+    stage_bpb = [page * n for n in per_stage]
+    drafter = drafter_kv_layers(model, args, rules)
+    if drafter:
+        # the drafter's KV layers are registered on the stage that builds it, the last (model runner v2 builds its
+        # speculator under is_last_pp_rank: v1/worker/gpu/model_runner.py, 0.30.0-0.33.0 wheels; rules row
+        # pp_spec_drafter), so only that stage's block holds their pages. MTP layers copy the model's own (its page);
+        # a drafter checkpoint's layers are paged by their own shape (one group of summed pages where it differs)
+        if args.speculative[0] == "mtp":
+            own, extra_pages = page, page * len(drafter)
+        elif model.sparse_mla or model.compressed_attention or groups[0].kind not in ("full", "mla"):
+            return None  # a drafter beside DeepSeek's sparse layouts or in a windowed group: one pool (not modelled)
+        else:
+            kvb = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
+            tp, bs = args.tensor_parallel_size, groups[0].block_size
+            target = next(l for l in model.layers if l.kind != "none")
+            own = bs * _attention_page_per_token(target, tp, kvb)
+            extra_pages = sum(bs * _attention_page_per_token(l, tp, kvb) for l in drafter)
+        stage_bpb = [own * n for n in per_stage]
+        stage_bpb[-1] += extra_pages
+        per_stage[-1] += len(drafter)
+    extra = w.bytes - max(w.stage_bytes)  # what is added to every rank after counting (allocator rounding, LoRA, ...)
     stages = []
-    for s, (wb, n) in enumerate(zip(w.stage_bytes, per_stage)):
+    for s, (wb, n, bpb) in enumerate(zip(w.stage_bytes, per_stage, stage_bpb)):
         last = s == pp - 1
         pool = requested - (wb + extra) - (nt if last or nt_other is None else nt_other) - (act_last if last else act_other) - cg
-        stages.append((max(0, int(pool // (page * n))) if pool > 0 else 0, pool, page * n, n, s))
+        stages.append((max(0, int(pool // bpb)) if pool > 0 else 0, pool, bpb, n, s))
     blocks, pool, bpb, n, s = min(stages)
     note = (f"pipeline parallel: each of the {pp} stages sizes its blocks from its own pool and layers and every rank takes "
             f"the smallest count; the binding stage is stage {s} ({n} KV layers, {pool / GIB:.2f} GiB"
-            + (", no sampler in its profile" if s != pp - 1 else ", the sampler's profile") + "); per stage: "
+            + (", no sampler in its profile" if s != pp - 1 else
+               ", the sampler's profile" + (f" and the {args.speculative[0]} drafter's weights and {len(drafter)} KV "
+                                            "layer(s)" + (", its profile buffers" if args.speculative[0] in DRAFT_METHODS
+                                                          else "") if drafter else "")) + "); per stage: "
             + ", ".join(f"{p / GIB:.2f} GiB / {k} layers" for _, p, _, k, _ in stages))
     return pool, bpb, note
 
@@ -2724,6 +2800,15 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                          f"the caching allocator keeps the rest (1 MiB or less) of the 2 MiB-rounded blocks of weight tensors "
                          f"of 10 MiB or more: {rounding / 1024 ** 2:.1f} MiB per rank")
     spec_info = {"method": spec[0], "num_speculative_tokens": spec[1]} if spec else None
+    if (spec and spec[0] == "eagle3" and pp > 1 and rules.pp_spec_drafter == "mrv2"
+            and not set(model.architectures or ()) & set(rules.pp_eagle3_aux_architectures)):
+        # model runner v2 relays the target's auxiliary hidden states to the last stage only for decoders that can
+        # (rules row pp_eagle3_aux_architectures; eagle3_utils.py verify_supports_aux_hidden_states_over_pp)
+        warns.append(f"EAGLE-3 with pipeline parallelism: vLLM {rules.version} starts it only where the target's decoder "
+                     "relays its auxiliary hidden states between stages (supports_aux_hidden_states_over_pp: LlamaModel, "
+                     f"Qwen2Model and their subclasses); {'/'.join(model.architectures or ()) or model.id} is not among "
+                     "the architectures kvplan read as doing so, and vLLM refuses it otherwise ('... does not support "
+                     "eagle3 with pipeline parallelism')")
     if spec and spec[0] in DRAFT_METHODS:
         d_bytes, d_parts, d_notes = drafter_weights(resolved.draft, model, spec[0], tp=tp, pp=pp, dtype_bytes=DTYPE_BYTES[resolved.dtype],
                                               gpu_cc=gpu.cc, gpu_vendor=gpu.vendor)
@@ -2820,8 +2905,11 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         act_f += f" + V0 Mamba cache {v0_state / GIB:.2f} GiB"
         notes.append(f"V0 engine: the Mamba state of {_v0_state_seqs(resolved)} sequences ({v0_state / GIB:.2f} GiB) is allocated on the "
                      "profile run's first forward, so it is part of the peak (model_executor/models/mamba_cache.py)")
+    drafter_profile = 0  # the drafter's profile buffers: on the last pipeline stage only, where the drafter is built
     for label, extra, note in computed_profile_terms(model, gpu, resolved, rules, act):
         act += extra
+        if label == DRAFTER_PROFILE_LABEL:
+            drafter_profile = extra
         if extra:
             act_f += f" + {label} {extra / GIB:.2f} GiB"
         notes.append(note)
@@ -2836,7 +2924,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
 
     groups, bytes_per_block, block_formula = build_groups(model, resolved, rules, notes, warns, gpu)
     staged = _pipeline_stage_pool(model, resolved, rules, groups, w, requested, nt, cg, act,
-                                  act - measured["activation_peak"][0] + measured["activation_no_sampler"][0],
+                                  act - measured["activation_peak"][0] + measured["activation_no_sampler"][0] - drafter_profile,
                                   nt - measured["non_torch"][0] + measured["non_torch_no_sampler"][0])
     if staged is not None:
         available, bytes_per_block, stage_note = staged

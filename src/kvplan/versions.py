@@ -408,6 +408,32 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                                          "other speculative decoding methods such as ngram, medusa, eagle, or mtp."),
                             ((0, 15, 0), "")],
     "v0_for_pipeline_parallel": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 1), False)],
+    # Speculative decoding under pipeline parallelism (PP > 1). V0: every method goes through spec_decode_worker,
+    # whose create_spec_worker raises NotImplementedError with this text (spec_decode/spec_decode_worker.py, read in
+    # the 0.7.3, 0.8.5 and 0.9.2 wheels; the 0.5.5 and 0.6.3 wheels lack the check, so no refusal is given there).
+    "pp_spec_v0_refusal": [((0, 0, 0), ""),
+                           ((0, 7, 3), "Speculative decoding is currently incompatible with pipeline parallelism")],
+    # V1, a drafter (eagle, eagle3, mtp, draft_model) with PP > 1 (plan.pp_speculative_refusal): "refused" up to 0.29,
+    # read in the 0.19.0-0.29.0 wheels: SpeculativeConfig.create_draft_parallel_config copies the target's
+    # pipeline_parallel_size, and SpeculativeConfig._verify_args -> ModelConfig.verify_with_parallel_config (config/
+    # speculative.py, config/model.py) refuses a drafter class without SupportsPP: every EAGLE head (llama_eagle.py,
+    # llama_eagle3.py, ...) and most MTP modules (deepseek_mtp.py, qwen3_next_mtp.py, qwen3_5_mtp.py, ... 0.19.0);
+    # a drafter that passes (a draft_model LM, a SupportsPP MTP module) then fails in the profile run of every stage
+    # but the last, which builds no drafter (v1/worker/gpu_model_runner.py __init__ builds it under
+    # get_pp_group().is_last_rank; _dummy_run asserts on self.drafter: vLLM issues #30436, #49355).
+    # "mrv2" from 0.30 (0.30.0-0.33.0 wheels): the draft config takes pipeline_parallel_size=1 and model runner v2
+    # builds its speculator on the last stage only (v1/worker/gpu/model_runner.py, is_last_pp_rank), so the drafter's
+    # weights, KV layers and profile buffers live there; model runner v1 (a draft model in 0.30) still fails as above.
+    "pp_spec_drafter": [((0, 0, 0), "refused"), ((0, 30, 0), "mrv2")],
+    # EAGLE-3 under PP on model runner v2 needs the target's decoder to relay its auxiliary hidden states between
+    # stages (v1/worker/gpu/spec_decode/eagle/eagle3_utils.py verify_supports_aux_hidden_states_over_pp, 0.30.0-0.33.0):
+    # the decoders that set supports_aux_hidden_states_over_pp are LlamaModel (llama.py), Qwen2Model (qwen2.py) and
+    # SarvamModel, and their subclasses (MistralModel, Qwen3Model, ...); the architectures below serve them. 0.22-0.23
+    # model runner v2 refuses EAGLE-3 with PP outright ("EAGLE3 with pipeline parallel is not supported."), which the
+    # "refused" step of pp_spec_drafter already covers.
+    "pp_eagle3_aux_architectures": [((0, 0, 0), ()),
+                                    ((0, 30, 0), ("LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM",
+                                                  "Qwen3ForCausalLM"))],
     "v0_for_cpu_offload": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 3), False)],
     "v0_for_lora": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 3), False)],
     "v0_for_float32": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 2), False)],
@@ -596,6 +622,9 @@ class VersionRules:
     spec_infers_eagle3_by_name: bool
     draft_model_refusal: str
     v0_for_pipeline_parallel: bool
+    pp_spec_v0_refusal: str
+    pp_spec_drafter: str
+    pp_eagle3_aux_architectures: tuple[str, ...]
     v0_for_cpu_offload: bool
     v0_for_lora: bool
     lora_extra_vocab: int
@@ -677,6 +706,17 @@ def release_from(field: str, value) -> str:
     """The release from which rules row `field` holds `value` to the newest read: its last step to that value."""
     first = [at for at, v in _RULES[field] if v == value][-1]
     return ".".join(map(str, first))
+
+
+def first_release_where(field: str, test) -> str | None:
+    """The first release from which every step of rules row `field` passes `test` (its value), None if the last fails."""
+    first = None
+    for at, v in _RULES[field]:
+        if test(v):
+            first = first or at
+        else:
+            first = None
+    return ".".join(map(str, first)) if first else None
 
 
 @lru_cache(maxsize=64)
