@@ -69,9 +69,9 @@ def test_a_given_quantization_is_written_in_vllms_spelling():
     assert serve_quantization(None, "modelopt_fp4", False, "0.9.0") is None
 
 
-# --block-size's argparse choices (config/cache.py BlockSize Literal: 1-128 in 0.8-0.11, 1-256 in 0.12-0.17; any
+# --block-size's argparse choices (config/cache.py BlockSize Literal: 1-128 in 0.8.5-0.11.0, 1-256 in 0.11.1-0.17; any
 # positive int from 0.18)
-BLOCK_CHOICES = {"0.10.2": {1, 8, 16, 32, 64, 128}, "0.12.0": {1, 8, 16, 32, 64, 128, 256}}
+BLOCK_CHOICES = {"0.10.2": {1, 8, 16, 32, 64, 128}, "0.11.1": {1, 8, 16, 32, 64, 128, 256}, "0.12.0": {1, 8, 16, 32, 64, 128, 256}}
 
 
 @pytest.mark.parametrize("version", sorted(BLOCK_CHOICES))
@@ -173,10 +173,10 @@ def test_a_kv_cache_dtype_the_release_does_not_take_is_refused_naming_the_flag(v
 
 
 @pytest.mark.parametrize("version,size,ok", [("0.6.3", 64, False), ("0.6.4", 64, True), ("0.11.0", 256, False),
-                                             ("0.12.0", 256, True), ("0.17.0", 96, False), ("0.18.0", 96, True),
+                                             ("0.11.1", 256, True), ("0.12.0", 256, True), ("0.17.0", 96, False), ("0.18.0", 96, True),
                                              ("0.29.0", 96, True), ("0.5.0", 24, False)])
 def test_a_given_block_size_the_release_does_not_take_is_refused_naming_the_flag(version, size, ok):
-    """--block-size choices by release: 8-32 up to 0.6.3 (engine/arg_utils.py), 64 and 128 in 0.6.4, 256 from 0.12
+    """--block-size choices by release: 8-32 up to 0.6.3 (engine/arg_utils.py), 64 and 128 in 0.6.4, 256 from 0.11.1
     (config/cache.py BlockSize), any positive int from 0.18 (block_size: int; a public 0.29.0 smoke test started
     gpt-oss-20b on an L4 with --block-size 96). Releases older than the flags read keep the oldest choices."""
     from kvplan.errors import InputError

@@ -1024,10 +1024,11 @@ SERVE_VALUE_SINCE: dict[str, dict[str, V]] = {
 }
 
 # --block-size's argparse choices, release by release (engine/arg_utils.py choices up to 0.8.4, the BlockSize Literal
-# of vllm/config.py / vllm/config/cache.py from 0.8.5; 0.6.5's wheel is back to 8-32); () from 0.18: any positive int
+# of vllm/config.py / vllm/config/cache.py from 0.8.5; 0.6.5's wheel is back to 8-32; 256 joins the Literal in 0.11.1:
+# 0.11.0's config/cache.py ends at 128, 0.11.1's and 0.11.2's hold 256); () from 0.18: any positive int
 BLOCK_SIZE_CHOICES: list[tuple[V, tuple[int, ...]]] = [
     ((0, 0, 0), (8, 16, 32)), ((0, 6, 4), (8, 16, 32, 64, 128)), ((0, 6, 5), (8, 16, 32)),
-    ((0, 6, 6), (8, 16, 32, 64, 128)), ((0, 8, 5), (1, 8, 16, 32, 64, 128)), ((0, 12, 0), (1, 8, 16, 32, 64, 128, 256)),
+    ((0, 6, 6), (8, 16, 32, 64, 128)), ((0, 8, 5), (1, 8, 16, 32, 64, 128)), ((0, 11, 1), (1, 8, 16, 32, 64, 128, 256)),
     ((0, 18, 0), ()),
 ]
 
