@@ -70,6 +70,9 @@ MIB = 1024 ** 2
 # lowers the error: a rate of its own for GDN/Mamba layers, a largest-size x hidden term, or a TP factor (the script
 # prints each fitted and scored).
 _G_CONST, _G_PER = 0.12 * GIB, 0.25 * MIB
+# the capture alone, for a plan of an era whose coefficients are the estimate's (model runner v2 before 0.29, which
+# subtracts no estimate and captures after the KV allocation: plan.measured_terms)
+CAPTURE_G_CONST, CAPTURE_G_PER = _G_CONST, _G_PER
 # From 0.20 the budget subtracts vLLM's estimate (gpu_model_runner.py profile_cudagraph_memory: the first two graphs of
 # each mode measured on a throwaway pool, the rest extrapolated), so the term moves the KV pool, and the KV-pool fit of
 # that group (no coefficient of which is a graph term) was made with 0.25 GiB + 0.287 MiB per layer x size, the former

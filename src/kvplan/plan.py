@@ -20,7 +20,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Iterable
 
-from kvplan.calibration import GIB, coefficients_for
+from kvplan.calibration import CAPTURE_G_CONST, CAPTURE_G_PER, GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.resolve import (BNB_IN_FLIGHT, DTYPE_BYTES, GB, MAX_MEMORY_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit,
                             heads_per_rank)
@@ -2611,15 +2611,20 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         nt += state
         nt_formula += (f" + {state / GIB:.2f} GiB model runner v2 penalty state (S({args.max_num_seqs}) x (4 x V({model.vocab_size})"
                        " + 4 x ceil(V/32)) B, held from load; consumed memory in " + rules.era + ")")
-    capture = c.g_const + c.g_per_layer_size * f.graph_layer_sizes if args.captures_cuda_graphs else 0.0
+    gc = c  # the graph coefficients: the estimate's where the budget subtracts it, the capture's where it only captures
+    if runner == "v2" and rules.cudagraph_subtracted and rules.release < (0, 29, 0):
+        # model runner v2 before 0.29 subtracts no estimate and captures after the KV allocation (below), as the eras
+        # that subtract none do: the capture fit of those eras (calibration.py _G_CONST), not V1-e/f's estimate's
+        gc = replace(c, g_const=CAPTURE_G_CONST, g_per_layer_size=CAPTURE_G_PER)
+    capture = gc.g_const + gc.g_per_layer_size * f.graph_layer_sizes if args.captures_cuda_graphs else 0.0
     g = f.graphs
-    cg_formula = (f"{c.g_const / GIB:.2f} GiB + {c.g_per_layer_size / 1024 ** 2:.3f} MiB x {f.n_layers} layers x {f.n_sizes} capture sizes"
+    cg_formula = (f"{gc.g_const / GIB:.2f} GiB + {gc.g_per_layer_size / 1024 ** 2:.3f} MiB x {f.n_layers} layers x {f.n_sizes} capture sizes"
                   if args.captures_cuda_graphs else "0 (--enforce-eager: no CUDA graphs)" if args.enforce_eager
                   else "0 (--compilation-config cudagraph_mode NONE: no CUDA graphs)")
     if args.captures_cuda_graphs and g is not None:
         if g.drafter_graphs:
-            cg_formula += (f" + {c.g_per_layer_size / 1024 ** 2:.3f} MiB x {g.drafter_layers} drafter layer(s) x "
-                           f"{g.drafter_graphs} PIECEWISE graphs ({c.g_per_layer_size * g.drafter_layers * g.drafter_graphs / GIB:.3f} "
+            cg_formula += (f" + {gc.g_per_layer_size / 1024 ** 2:.3f} MiB x {g.drafter_layers} drafter layer(s) x "
+                           f"{g.drafter_graphs} PIECEWISE graphs ({gc.g_per_layer_size * g.drafter_layers * g.drafter_graphs / GIB:.3f} "
                            "GiB, in the same graph pool)")
         cg_formula += (f" [{g.mode + ', ' if g.mode else ''}largest {g.largest}"
                        + (f", rounded to multiples of {g.rounded_to}" if g.rounded_to > 1 else "") + "]")
