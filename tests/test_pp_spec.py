@@ -97,6 +97,11 @@ def test_a_release_that_cannot_start_a_drafter_under_pp_is_refused(tmp_path, eag
 def test_the_rows_and_what_still_starts():
     assert rules_for("0.29.0").pp_spec_drafter == "refused" and rules_for("0.30.0").pp_spec_drafter == "mrv2"
     assert "LlamaForCausalLM" in rules_for("0.33.0").pp_eagle3_aux_architectures
+    # the registry's other LlamaModel / Qwen2Model decoders relay too (Glm4Model, Llama4Model, the "llama" entries); not
+    # MiMo (its Qwen2Model subclass sets the flag False) nor Qwen3-MoE (its own decoder)
+    aux = rules_for("0.30.0").pp_eagle3_aux_architectures
+    assert {"Glm4ForCausalLM", "Llama4ForCausalLM", "InternLM3ForCausalLM", "Ministral3ForCausalLM"} <= set(aux)
+    assert not {"MiMoForCausalLM", "Qwen3MoeForCausalLM"} & set(aux)
     assert not rules_for("0.6.3").pp_spec_v0_refusal and rules_for("0.8.5").pp_spec_v0_refusal
     draft = '{"method": "draft_model", "model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 3}'
     p = kvplan.fit("Qwen/Qwen3-8B", "H100", speculative_config=draft, vllm_version="0.31.0", **PP2)

@@ -430,10 +430,16 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # the decoders that set supports_aux_hidden_states_over_pp are LlamaModel (llama.py), Qwen2Model (qwen2.py) and
     # SarvamModel, and their subclasses (MistralModel, Qwen3Model, ...); the architectures below serve them. 0.22-0.23
     # model runner v2 refuses EAGLE-3 with PP outright ("EAGLE3 with pipeline parallel is not supported."), which the
-    # "refused" step of pp_spec_drafter already covers.
+    # "refused" step of pp_spec_drafter already covers. The architectures are those of models/registry.py whose decoder is
+    # LlamaModel, Qwen2Model or a subclass that keeps the flag (0.30.0 and 0.33.0 wheels: glm4.py Glm4Model, llama4.py
+    # Llama4Model, telechat2.py, teleflm.py, mistral.py, qwen3.py; the "llama" entries InternLM3, IQuestCoder, LLaMA,
+    # TeleChat3); MiMo's Qwen2Model subclass sets it False, Sarvam's from 0.33 is not listed
     "pp_eagle3_aux_architectures": [((0, 0, 0), ()),
-                                    ((0, 30, 0), ("LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM",
-                                                  "Qwen3ForCausalLM"))],
+                                    ((0, 30, 0), ("LlamaForCausalLM", "LLaMAForCausalLM", "MistralForCausalLM",
+                                                  "Ministral3ForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
+                                                  "Glm4ForCausalLM", "Llama4ForCausalLM", "InternLM3ForCausalLM",
+                                                  "IQuestCoderForCausalLM", "TeleChat2ForCausalLM",
+                                                  "TeleChat3ForCausalLM", "TeleFLMForCausalLM"))],
     "v0_for_cpu_offload": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 3), False)],
     "v0_for_lora": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 3), False)],
     "v0_for_float32": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 2), False)],
