@@ -41,14 +41,13 @@ NON_TORCH_POOL = {"V1 0.8-0.9.0": "V0 <= 0.6.4"}
 def rows(records):
     from kvplan.calibration import coefficients_for
     from kvplan.plan import profile_sampler_term
-    from kvplan.validate import sibling_versions
+    from kvplan.validate import sibling_versions, with_sibling_version
 
     out = []
     records = list(records)
     siblings = sibling_versions(records)
     for rec in records:
-        if str(rec.get("source") or "").split("#")[0].strip() in siblings:
-            rec = dict(rec, _sibling_version=siblings[str(rec.get("source")).split("#")[0].strip()])
+        rec = with_sibling_version(rec, siblings)
         o = rec["observed"]
         if o.get("kv_cache_gib") is None:
             continue
@@ -380,11 +379,9 @@ GRAPH_GROUPS = (("V0", ("V0-a", "V0-b", "V0-c")), ("V1 0.8-0.10", ("V1-a", "V1-b
 def graph_records(files=GRAPH_FILES) -> list[dict]:
     """One row per record that logs CUDA-graph memory and that kvplan predicts: the features a graph formula may use
     (decoder layers by kind, capture sizes, the largest, hidden size, TP, MoE, the drafter's graphs) and the figures."""
-    from kvplan.plan import model_runner
+    from kvplan.validate import sibling_versions, with_sibling_version
 
     out = []
-    from kvplan.validate import sibling_versions
-
     for tag, path in files:
         records = load_records(path)
         siblings = sibling_versions(records)
@@ -392,9 +389,7 @@ def graph_records(files=GRAPH_FILES) -> list[dict]:
             logged = rec["observed"].get("cudagraph_gib")
             if logged is None:
                 continue
-            source = str(rec.get("source") or "").split("#")[0].strip()
-            if source in siblings:
-                rec = dict(rec, _sibling_version=siblings[source])
+            rec = with_sibling_version(rec, siblings)
             try:
                 p, _ = predict_record(rec)
             except Exception:

@@ -242,6 +242,12 @@ def _source_of(rec: dict) -> str:
     return str(rec.get("source") or "").split("#")[0].strip()
 
 
+def with_sibling_version(rec: dict, siblings: dict[str, tuple[str, int]]) -> dict:
+    """`rec` carrying its source's sibling version (`sibling_versions`) where that source has one."""
+    source = _source_of(rec)
+    return dict(rec, _sibling_version=siblings[source]) if source in siblings else rec
+
+
 def sibling_versions(records: list[dict]) -> dict[str, tuple[str, int]]:
     """The version most startups from one source (a log file, a report, an issue) state or their log lines identify:
     the same document's runs share a setup, so a run of it that states nothing is planned with that version.
@@ -664,9 +670,7 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
             if isinstance(clean, Exception):
                 raise clean
             raw_args = rec.get("args") if isinstance(rec.get("args"), dict) else {}
-            rec = clean
-            if _source_of(rec) in siblings:
-                rec = dict(rec, _sibling_version=siblings[_source_of(rec)])
+            rec = with_sibling_version(clean, siblings)
             r.observed = {k: v for k, v in rec["observed"].items() if v is not None}
             p, notes = _plan_record(rec, given_kv=given_kv)
             _refuse_implausible_batch(p, raw_args)
