@@ -452,10 +452,15 @@ def _fit_l1(rows, grids, formula) -> list[float]:
     return params
 
 
+def capture_fit_rows(rows) -> list[dict]:
+    """The rows the capture coefficients are fitted on: calibration.jsonl's positive figures from releases that do not
+    subtract the graphs."""
+    return [r for r in rows if not r["subtracted"] and r["file"] == "calibration" and r["logged"] > 0]
+
+
 def capture_fit(rows) -> tuple[list[dict], list[float]]:
-    """The rows the capture coefficients are fitted on (calibration.jsonl's positive figures from releases that do not
-    subtract the graphs) and the L1 fit of g_c + g_p x layers x sizes on them."""
-    fit_rows = [r for r in rows if not r["subtracted"] and r["file"] == "calibration" and r["logged"] > 0]
+    """capture_fit_rows(rows) and the L1 fit of g_c + g_p x layers x sizes on them."""
+    fit_rows = capture_fit_rows(rows)
     return fit_rows, _fit_l1(fit_rows, *GRAPH_FORMULAS[next(iter(GRAPH_FORMULAS))])
 
 
@@ -465,7 +470,7 @@ def graph_report() -> None:
     records of those releases and on all (the numbers behind calibration.py's _G_CONST, _G_PER)."""
     rows = graph_records()
     capture_only = [r for r in rows if not r["subtracted"]]
-    fit_rows = [r for r in capture_only if r["file"] == "calibration" and r["logged"] > 0]
+    fit_rows = capture_fit_rows(rows)
     per_file = ", ".join(f"{t} {sum(r['file'] == t for r in rows)}" for t, _ in GRAPH_FILES)
     print(f"## CUDA-graph memory logged by {len(rows)} startups ({per_file}); {sum(r['logged'] <= 0 for r in rows)} log 0 or "
           f"less (scored, not fitted); {len(capture_only)} from releases that do not subtract the graphs; fitted on the "
