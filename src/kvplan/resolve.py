@@ -27,6 +27,7 @@ from kvplan.errors import (
     GatedModelError,
     HubError,
     InputError,
+    KvplanError,
     OfflineError,
     UnknownGPUError,
     UnknownModelError,
@@ -751,8 +752,6 @@ def resolve_draft(ref: str, revision: str | None = None) -> ModelSpec:
     """--speculative-config's "model" (the drafter: an EAGLE/EAGLE-3 head or a small draft model) -> its ModelSpec,
     resolved like any model reference (catalog, local folder or config.json, the Hub). A reference kvplan cannot read
     is an InputError naming --speculative-config's "model"."""
-    from kvplan.errors import KvplanError
-
     try:
         return resolve_model(ref, revision=revision)
     except KvplanError as exc:
