@@ -119,7 +119,7 @@ def loss(rs, params):
 # CUDA-graph memory where the budget subtracts it (>= 0.20): calibration.py's estimate coefficients, 0.25 GiB + 0.287
 # MiB x layers x capture sizes, held fixed here so that the era fit does not fold graph memory into non-torch memory
 # (the capture's own fit is graph_report below).
-CAPTURE_CONST, CAPTURE_PER = 0.25 * GIB, 0.00028 * GIB
+from kvplan.calibration import ESTIMATE_G_CONST, ESTIMATE_G_PER  # noqa: E402
 
 
 def fit_group(rs, a_s_fixed=None, n_c_fixed=None, n_int_fixed=None):
@@ -132,7 +132,7 @@ def fit_group(rs, a_s_fixed=None, n_c_fixed=None, n_int_fixed=None):
         "g_p": [x * 1024 ** 2 / 100 for x in range(0, 51, 5)],
         "n_nvls": [x * GIB / 10 for x in range(0, 61)],
     }
-    params = [36, 0.15 * GIB, 0.5 * GIB, 0.0, CAPTURE_CONST, CAPTURE_PER, 0.0]
+    params = [36, 0.15 * GIB, 0.5 * GIB, 0.0, ESTIMATE_G_CONST, ESTIMATE_G_PER, 0.0]
     if a_s_fixed is not None:
         params[0] = a_s_fixed
     if n_c_fixed is not None:
@@ -368,7 +368,7 @@ def main():
 # not fitted. The L1 fit (grid search, as fit_group) takes the calibration file's records with a positive figure from
 # the releases that do not subtract the graphs from the budget (V0, V1 up to 0.19), whose figure is the capture alone;
 # the other files are scored only. From 0.20 the budget subtracts vLLM's estimate and calibration.py keeps the
-# coefficients the KV-pool fit of that group was made with (_G_CONST_ESTIMATED): the refit is scored there, not applied.
+# coefficients the KV-pool fit of that group was made with (ESTIMATE_G_CONST, ESTIMATE_G_PER): the refit is scored there, not applied.
 _DATA = Path(__file__).resolve().parents[1] / "tests/data"  # this checkout's copies (calibration.jsonl: the shared file's)
 GRAPH_FILES = (("calibration", _DATA / "calibration.jsonl"), ("extra", _DATA / "extra_records.jsonl"),
                ("blind", _DATA / "blind_records.jsonl"))

@@ -82,14 +82,14 @@ CAPTURE_G_CONST, CAPTURE_G_PER = _G_CONST, _G_PER
 # estimate, where the 0.25.1 GB10 startups log it ("Estimated CUDA graph memory"), is above both for three of four
 # (Laguna-S-2.1 0.86 and 0.93 GiB, Qwen3.6-35B-A3B 0.74 GiB: 0.40, 0.40 and 0.37 GiB charged) and below for
 # Qwen3.8-27B (0.22 GiB, 0.45 charged); too few to fit the estimate on its own.
-_G_CONST_ESTIMATED, _G_PER_ESTIMATED = 0.25 * GIB, 0.00028 * GIB
+ESTIMATE_G_CONST, ESTIMATE_G_PER = 0.25 * GIB, 0.00028 * GIB
 
 
 def _fitted(a_sampler: float, n_const_gib: float, n_tp_gib: float, records: str, n_integrated_gib: float = 0.0,
             n_nvls_gib: float = 0.0, n_nvlink_tp_gib: float = 0.0,
             a_sampler_flashinfer: float | None = None, a_sampler_triton: float | None = None,
             graphs_estimated: bool = False) -> TermCoefficients:
-    g_const, g_per = (_G_CONST_ESTIMATED, _G_PER_ESTIMATED) if graphs_estimated else (_G_CONST, _G_PER)
+    g_const, g_per = (ESTIMATE_G_CONST, ESTIMATE_G_PER) if graphs_estimated else (_G_CONST, _G_PER)
     return TermCoefficients(a_forward=1.0, a_moe=1.0, a_sampler=a_sampler, a_const=0.0, n_const=n_const_gib * GIB,
                             n_tp=n_tp_gib * GIB, g_const=g_const, g_per_layer_size=g_per, n_integrated=n_integrated_gib * GIB,
                             n_nvls=n_nvls_gib * GIB, n_nvlink_tp=n_nvlink_tp_gib * GIB,
