@@ -342,14 +342,12 @@ def _marlin_method(spec: ModelSpec, gpu: GPUSpec, version: str) -> str | None:
     given): the release has the method and the GPU passes its capability step (versions.QUANT_MIN_CAPABILITY), and
     the checkpoint's quantization_config is one the Marlin kernels take. None otherwise (vLLM then serves the plain
     method)."""
-    from kvplan.plan import quant_capability_error
     from kvplan.versions import quant_min_capability
 
     method = spec.quant.method
     marlin = f"{method}_marlin"
-    if gpu.vendor != "NVIDIA" or gpu.cc is None or quant_min_capability(marlin, version) is None:
-        return None
-    if quant_capability_error(marlin, gpu, version):
+    need = quant_min_capability(marlin, version)  # None: the release has no such method
+    if gpu.vendor != "NVIDIA" or gpu.cc is None or need is None or gpu.cc < need:
         return None
     qc = spec.raw_config.get("quantization_config") or (spec.text_config or {}).get("quantization_config") or {}
     if str(qc.get("quant_method", "")).lower() != method or qc.get("group_size") not in _MARLIN_GROUP_SIZES:
