@@ -10,8 +10,8 @@ from dataclasses import fields, replace
 from kvplan.errors import InputError
 from kvplan.plan import (INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, parse_env,
                           parse_max_model_len, plan)
-from kvplan.resolve import (ChoiceNote, GPUSpec, ModelSpec, context_limit, gpu_catalog, gpu_count_in_name, resolve_gpu,
-                            resolve_model)
+from kvplan.resolve import (NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, gpu_catalog, gpu_count_in_name,
+                            resolve_gpu, resolve_model)
 from kvplan.versions import rules_for
 
 _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__)
@@ -126,7 +126,7 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
         ranks = args.tensor_parallel_size * (args.pipeline_parallel_size or 1) * (args.data_parallel_size or 1)
         raise InputError("--gpu", f"{gpu!r} names {named_count} GPU(s), but tensor x pipeline x data parallel = {ranks} "
                          "ranks", f"--gpu '{ranks}x {gspec.name}', or smaller parallel sizes") from None
-    if model is not None and any(n.startswith("no --gpu given and no GPU detected") for n in notes):
+    if model is not None and any(n.startswith(NO_GPU_NOTE) for n in notes):
         # a guess of the card the table shows as if given (the seed's own example, no model named, keeps it a note)
         p = replace(p, warnings=p.warnings + ("no --gpu given and no GPU detected here: planned for a 16 GB Tesla T4 "
                                               "(the seed's example card); give --gpu NAME for the card you mean",))
