@@ -10,8 +10,8 @@ from dataclasses import fields, replace
 from kvplan.errors import InputError
 from kvplan.plan import (INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, parse_env,
                           parse_max_model_len, plan)
-from kvplan.resolve import (ChoiceNote, GPUSpec, ModelSpec, context_limit, gpu_catalog, gpu_count_in_name, resolve_gpu,
-                            resolve_model)
+from kvplan.resolve import (NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, gpu_catalog, gpu_count_in_name,
+                            resolve_gpu, resolve_model)
 from kvplan.versions import rules_for
 
 _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__)
@@ -126,7 +126,7 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
         ranks = args.tensor_parallel_size * (args.pipeline_parallel_size or 1) * (args.data_parallel_size or 1)
         raise InputError("--gpu", f"{gpu!r} names {named_count} GPU(s), but tensor x pipeline x data parallel = {ranks} "
                          "ranks", f"--gpu '{ranks}x {gspec.name}', or smaller parallel sizes") from None
-    if model is not None and any(n.startswith("no --gpu given and no GPU detected") for n in notes):
+    if model is not None and any(n.startswith(NO_GPU_NOTE) for n in notes):
         # a guess of the card the table shows as if given (the seed's own example, no model named, keeps it a note)
         p = replace(p, warnings=p.warnings + ("no --gpu given and no GPU detected here: planned for a 16 GB Tesla T4 "
                                               "(the seed's example card); give --gpu NAME for the card you mean",))
@@ -342,14 +342,12 @@ def _marlin_method(spec: ModelSpec, gpu: GPUSpec, version: str) -> str | None:
     given): the release has the method and the GPU passes its capability step (versions.QUANT_MIN_CAPABILITY), and
     the checkpoint's quantization_config is one the Marlin kernels take. None otherwise (vLLM then serves the plain
     method)."""
-    from kvplan.plan import quant_capability_error
     from kvplan.versions import quant_min_capability
 
     method = spec.quant.method
     marlin = f"{method}_marlin"
-    if gpu.vendor != "NVIDIA" or gpu.cc is None or quant_min_capability(marlin, version) is None:
-        return None
-    if quant_capability_error(marlin, gpu, version):
+    need = quant_min_capability(marlin, version)  # None: the release has no such method
+    if gpu.vendor != "NVIDIA" or gpu.cc is None or need is None or gpu.cc < need:
         return None
     qc = spec.raw_config.get("quantization_config") or (spec.text_config or {}).get("quantization_config") or {}
     if str(qc.get("quant_method", "")).lower() != method or qc.get("group_size") not in _MARLIN_GROUP_SIZES:

@@ -44,6 +44,8 @@ DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
 # the web page, which takes no local paths, offers an upload in their place)
 LOCAL_MODEL_REFS = "a checkpoint folder or a config.json path"
 FALLBACK_GPU = "tesla-t4"
+# how resolve_gpu's note on that fallback begins (api.fit turns the note into a warning when a model is named)
+NO_GPU_NOTE = "no --gpu given and no GPU detected"
 
 DTYPE_BYTES = {
     "float32": 4, "float": 4, "fp32": 4, "F32": 4,
@@ -205,7 +207,7 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
             if found is not None:
                 notes.append(f"GPU detected through NVML: {found.name}")
                 return found, notes
-        notes.append("no --gpu given and no GPU detected: planning for a 16 GB Tesla T4 (the seed's example card)")
+        notes.append(f"{NO_GPU_NOTE}: planning for a 16 GB Tesla T4 (the seed's example card)")
         return find_gpu(FALLBACK_GPU), notes
     spec, found_notes = _find_gpu(ref)
     return spec, notes + found_notes

@@ -93,13 +93,8 @@ def uncertainty_band_of(p):
     return uncertainty_band(p)
 
 
-# fit (and scaffold, simulate, capacity) answer `--gpu auto` (plan_from_flags_and_inverse); sweep and preflight take a
-# named GPU
-_fit_only_options = fit_options_gpu_auto
-
-
 @app.command()
-@_fit_only_options
+@fit_options_gpu_auto  # as scaffold, simulate and capacity: --gpu auto answered (plan_from_flags_and_inverse); sweep takes a named GPU
 def fit(
     model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id (org/name), checkpoint folder, config.json or .gguf file. Default: the seed's Qwen/Qwen2.5-0.5B-Instruct."),
     concurrency: Optional[float] = typer.Option(None, "--concurrency", help="With --max-model-len auto: full-length requests that must fit at once."),
