@@ -2878,13 +2878,14 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                      + (", ".join(moved) if moved else "no term moved") + " per rank, as those startups measured")
     cg = estimate if rules.cudagraph_subtracted else 0
     graphs = cudagraph_plan(model, gpu, resolved, rules)
+    runner = model_runner(model, resolved, rules)
     graph_info = None
     if resolved.captures_cuda_graphs:
         g_per = coefficients_for(rules.era).g_per_layer_size
         drafter_graph_bytes = int(g_per * graphs.drafter_layers * graphs.drafter_graphs)
         graph_info = dict(graphs.to_dict(), capture_bytes=capture, drafter_graph_bytes=drafter_graph_bytes,
-                          model_runner=model_runner(model, resolved, rules))
-        if model_runner(model, resolved, rules) == "v2" and rules.cudagraph_subtracted:
+                          model_runner=runner)
+        if runner == "v2" and rules.cudagraph_subtracted:
             graph_info["drafter_graph_bytes"] = drafter_graph_bytes = 0  # v2's estimate is its own (measured_terms)
         if spec_info is not None:
             spec_info.update(drafter_cudagraphs=graphs.drafter_graphs, drafter_cudagraph_bytes=drafter_graph_bytes)
@@ -2896,7 +2897,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             notes.append(f"CUDA graphs: speculative decoding rounds the capture sizes to multiples of {how} "
                          f"({len(graphs.sizes)} sizes, largest {graphs.largest}; compilation.py "
                          "adjust_cudagraph_sizes_for_spec_decode)")
-        if graphs.drafter_layers and not graphs.drafter_graphs and graph_info["model_runner"] == "v2":
+        if graphs.drafter_layers and not graphs.drafter_graphs and runner == "v2":
             notes.append("CUDA graphs: model runner v2 captures the drafter's graphs with its speculator's own graph "
                          "managers, measured in the same pool as the target's (v1/worker/gpu/cudagraph_utils.py "
                          "profile_cudagraph_memory, 0.33.0); kvplan's v2 estimate does not count them apart")
@@ -3002,7 +3003,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     state_refused = failure == "state_blocks"
     log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
                      tokens, conc, max_len, fits, None if state_refused else error, bs, resolved,
-                     runner=model_runner(model, resolved, rules))
+                     runner=runner)
     if state_refused:
         log += ("ValueError: " + error,)
     if failure == "load":  # the weights' allocations fail mid-load: no "Model loading took", budget or pool line
