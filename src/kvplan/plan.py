@@ -276,11 +276,6 @@ def _sampler_term(c, rules: VersionRules, sequences: int | None = None) -> tuple
     return c.a_sampler, "fitted"
 
 
-def sampler_bytes_per_logit(c, rules: VersionRules, sequences: int | None = None) -> float:
-    """Bytes per logit of the V1 runner's profile sampler run (_sampler_term)."""
-    return _sampler_term(c, rules, sequences)[0]
-
-
 def profile_sampler_term(model: ModelSpec, args: EngineArgs, rules: VersionRules, c,
                          sequences: int | None) -> tuple[float, str]:
     """(bytes per logit, which term) of this deployment's profile sampler run: "mrv2", model runner v2's, read from the
