@@ -1077,7 +1077,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     floor = _prefix_lm_item_tokens(model, args, rules)
     if floor and not args.max_num_batched_tokens and rules.engine != "v0" and floor > tokens:
         # raised before vLLM's cap at max_num_seqs x max_model_len (engine/arg_utils.py, same function)
-        raised = min(max(floor, tokens), max_seqs * max_len)
+        raised = min(floor, max_seqs * max_len)  # floor > tokens: the test above
         if raised > tokens:
             modality = max((t, m) for m, t in _mm_items_tokens(model, args).items())[1]
             notes.append(f"max_num_batched_tokens raised from {tokens} to {raised}: one {floor}-token {modality} item of "
