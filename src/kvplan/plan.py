@@ -1861,7 +1861,7 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
             per_prompt = max(1, min(999 if limit is None else limit, args.max_model_len // per_item_tokens))
         else:
             per_prompt = 999 if limit is None else limit
-        by_budget = -(-budget // per_item_tokens) if rules.mm_profile_items == "ceil" else budget // per_item_tokens
+        by_budget = cdiv(budget, per_item_tokens) if rules.mm_profile_items == "ceil" else budget // per_item_tokens
         items = max(1, min(by_budget, args.max_num_seqs * per_prompt))
     n = items * per_item_patches
     attention = 3 * h + (8 if facts["rotary"] else 4) * h / tp + (h if tp > 1 else 0)
@@ -1926,7 +1926,7 @@ def _mllama_v0_profile_bytes(model: ModelSpec, args: EngineArgs, rules: VersionR
     inter = int(v.get("intermediate_size") or 4 * hidden)
     kept = len(v.get("intermediate_layers_indices") or [3, 7, 15, 23, 30])
     patches = (size // patch) ** 2 + 1
-    padded = -(-patches // 8) * 8
+    padded = cdiv(patches, 8) * 8
     n = args.max_num_seqs * per_seq
     seq = tiles * padded
     h = n * seq * hidden * db
