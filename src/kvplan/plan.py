@@ -1122,7 +1122,8 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     elif spec and spec[0] in DRAFT_METHODS:
         given = speculative_method_given(args.speculative_config)
         if spec[0] not in rules.spec_draft_methods or not rules.is_v1:
-            first = "0.9.0" if spec[0] != "draft_model" else "0.15.0"
+            # the first release whose V1 engine serves the method (rules row spec_draft_methods: 0.9.0, draft_model 0.15.0)
+            first = first_release_where("spec_draft_methods", lambda methods: spec[0] in methods)
             if spec[0] == "draft_model" and rules.draft_model_refusal and rules.is_v1:
                 message = (rules.draft_model_refusal if given else
                            "Unknown speculative decoding method: draft_model")  # the V1 model runner's ValueError
