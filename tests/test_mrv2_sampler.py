@@ -9,7 +9,7 @@ import pytest
 
 import kvplan
 from kvplan.calibration import coefficients_for
-from kvplan.plan import model_runner, mrv2_sampler_bytes_per_logit, sampler_bytes_per_logit, term_features
+from kvplan.plan import model_runner, mrv2_sampler_bytes_per_logit, profile_sampler_term, term_features
 from kvplan.validate import load_records, predict_record
 from kvplan.versions import rules_for
 
@@ -62,6 +62,6 @@ def test_the_logits_make_the_peak_when_they_outgrow_the_forward():
     # 0.33's warmup pass: the era's fitted term, as before
     p33 = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "H100", vllm_version="0.33.0", **kw)
     f33 = term_features(p33.model, p33.gpu, p33.args, p33.rules)
-    a = sampler_bytes_per_logit(coefficients_for(p33.rules.era), p33.rules, f33.s)
+    a = profile_sampler_term(p33.model, p33.args, p33.rules, coefficients_for(p33.rules.era), f33.s)[0]
     assert p33.activation_peak_bytes == pytest.approx(max(f33.forward_bytes, a * f33.sampler_elements), abs=1)
     assert p33.activation_peak_bytes > p30.activation_peak_bytes

@@ -276,11 +276,6 @@ def _sampler_term(c, rules: VersionRules, sequences: int | None = None) -> tuple
     return c.a_sampler, "fitted"
 
 
-def sampler_bytes_per_logit(c, rules: VersionRules, sequences: int | None = None) -> float:
-    """Bytes per logit of the V1 runner's profile sampler run (_sampler_term)."""
-    return _sampler_term(c, rules, sequences)[0]
-
-
 def profile_sampler_term(model: ModelSpec, args: EngineArgs, rules: VersionRules, c,
                          sequences: int | None) -> tuple[float, str]:
     """(bytes per logit, which term) of this deployment's profile sampler run: "mrv2", model runner v2's, read from the
@@ -1082,7 +1077,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     floor = _prefix_lm_item_tokens(model, args, rules)
     if floor and not args.max_num_batched_tokens and rules.engine != "v0" and floor > tokens:
         # raised before vLLM's cap at max_num_seqs x max_model_len (engine/arg_utils.py, same function)
-        raised = min(max(floor, tokens), max_seqs * max_len)
+        raised = min(floor, max_seqs * max_len)  # floor > tokens: the test above
         if raised > tokens:
             modality = max((t, m) for m, t in _mm_items_tokens(model, args).items())[1]
             notes.append(f"max_num_batched_tokens raised from {tokens} to {raised}: one {floor}-token {modality} item of "
@@ -1127,7 +1122,8 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     elif spec and spec[0] in DRAFT_METHODS:
         given = speculative_method_given(args.speculative_config)
         if spec[0] not in rules.spec_draft_methods or not rules.is_v1:
-            first = "0.9.0" if spec[0] != "draft_model" else "0.15.0"
+            # the first release whose V1 engine serves the method (rules row spec_draft_methods: 0.9.0, draft_model 0.15.0)
+            first = first_release_where("spec_draft_methods", lambda methods: spec[0] in methods)
             if spec[0] == "draft_model" and rules.draft_model_refusal and rules.is_v1:
                 message = (rules.draft_model_refusal if given else
                            "Unknown speculative decoding method: draft_model")  # the V1 model runner's ValueError
@@ -1866,7 +1862,7 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
             per_prompt = max(1, min(999 if limit is None else limit, args.max_model_len // per_item_tokens))
         else:
             per_prompt = 999 if limit is None else limit
-        by_budget = -(-budget // per_item_tokens) if rules.mm_profile_items == "ceil" else budget // per_item_tokens
+        by_budget = cdiv(budget, per_item_tokens) if rules.mm_profile_items == "ceil" else budget // per_item_tokens
         items = max(1, min(by_budget, args.max_num_seqs * per_prompt))
     n = items * per_item_patches
     attention = 3 * h + (8 if facts["rotary"] else 4) * h / tp + (h if tp > 1 else 0)
@@ -1931,7 +1927,7 @@ def _mllama_v0_profile_bytes(model: ModelSpec, args: EngineArgs, rules: VersionR
     inter = int(v.get("intermediate_size") or 4 * hidden)
     kept = len(v.get("intermediate_layers_indices") or [3, 7, 15, 23, 30])
     patches = (size // patch) ** 2 + 1
-    padded = -(-patches // 8) * 8
+    padded = cdiv(patches, 8) * 8
     n = args.max_num_seqs * per_seq
     seq = tiles * padded
     h = n * seq * hidden * db
@@ -2878,13 +2874,14 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                      + (", ".join(moved) if moved else "no term moved") + " per rank, as those startups measured")
     cg = estimate if rules.cudagraph_subtracted else 0
     graphs = cudagraph_plan(model, gpu, resolved, rules)
+    runner = model_runner(model, resolved, rules)
     graph_info = None
     if resolved.captures_cuda_graphs:
         g_per = coefficients_for(rules.era).g_per_layer_size
         drafter_graph_bytes = int(g_per * graphs.drafter_layers * graphs.drafter_graphs)
         graph_info = dict(graphs.to_dict(), capture_bytes=capture, drafter_graph_bytes=drafter_graph_bytes,
-                          model_runner=model_runner(model, resolved, rules))
-        if model_runner(model, resolved, rules) == "v2" and rules.cudagraph_subtracted:
+                          model_runner=runner)
+        if runner == "v2" and rules.cudagraph_subtracted:
             graph_info["drafter_graph_bytes"] = drafter_graph_bytes = 0  # v2's estimate is its own (measured_terms)
         if spec_info is not None:
             spec_info.update(drafter_cudagraphs=graphs.drafter_graphs, drafter_cudagraph_bytes=drafter_graph_bytes)
@@ -2896,7 +2893,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             notes.append(f"CUDA graphs: speculative decoding rounds the capture sizes to multiples of {how} "
                          f"({len(graphs.sizes)} sizes, largest {graphs.largest}; compilation.py "
                          "adjust_cudagraph_sizes_for_spec_decode)")
-        if graphs.drafter_layers and not graphs.drafter_graphs and graph_info["model_runner"] == "v2":
+        if graphs.drafter_layers and not graphs.drafter_graphs and runner == "v2":
             notes.append("CUDA graphs: model runner v2 captures the drafter's graphs with its speculator's own graph "
                          "managers, measured in the same pool as the target's (v1/worker/gpu/cudagraph_utils.py "
                          "profile_cudagraph_memory, 0.33.0); kvplan's v2 estimate does not count them apart")
@@ -3002,7 +2999,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     state_refused = failure == "state_blocks"
     log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
                      tokens, conc, max_len, fits, None if state_refused else error, bs, resolved,
-                     runner=model_runner(model, resolved, rules))
+                     runner=runner)
     if state_refused:
         log += ("ValueError: " + error,)
     if failure == "load":  # the weights' allocations fail mid-load: no "Model loading took", budget or pool line
