@@ -522,3 +522,43 @@ def test_every_argument_the_record_carries_reaches_the_plan_reconcile_compares_w
             assert name in kwargs, name
     assert kwargs["limit_mm_per_prompt"] == args["limit_mm_per_prompt"] and kwargs["enable_lora"] is True
     assert kwargs["max_loras"] == 2 and kwargs["data_parallel_size"] == 2 and kwargs["enable_prefix_caching"] is False
+
+
+# Two starts of one command on an RTX 4090 (vLLM 0.23.0), the first compiling its torch.compile graphs, the second
+# loading them from the compile cache (StellaLee/vllm-experiment @1823497b, findings/chunk_20260706_093754,
+# server_dynchunk0.log and server_dynchunk1.log, the lines kvplan reads)
+COLD_LOG, WARM_LOG = DATA / "compile_cold_rtx4090_v0230.log", DATA / "compile_warm_rtx4090_v0230.log"
+
+
+def _coder_plan(**flags):
+    from kvplan.api import fit
+    return fit("Qwen/Qwen2.5-7B-Instruct", gpu="RTX 4090", vllm_version="0.23.0", max_num_seqs=32,
+               site_calibration=False, **flags)
+
+
+def test_the_compile_cache_state_is_read_from_the_log():
+    from kvplan.logs import parse_log
+    cold, warm = parse_log(COLD_LOG), parse_log(WARM_LOG)
+    assert (cold.compile_cache, warm.compile_cache) == ("cold", "warm")
+    assert (cold.kv_cache_gib, warm.kv_cache_gib) == (6.06, 6.84)  # the same command, 0.78 GiB apart
+    assert parse_lines(["INFO Compiling a graph for dynamic shape takes 46.70 s"]).compile_cache == "cold"
+    assert parse_lines(["INFO Compiling a graph for general shape takes 20.1 s"]).compile_cache == "cold"
+    assert parse_lines(["INFO vLLM's torch.compile cache is disabled."]).compile_cache == "cold"
+    assert parse_lines(["INFO Directly load the compiled graph(s) for dynamic shape from the cache, took 3.9 s"]).compile_cache == "warm"
+    assert parse_lines(["INFO Available KV cache memory: 6.06 GiB"]).compile_cache is None
+    assert "torch.compile cold start" in cold.to_record()["notes"]
+    assert "torch.compile warm start" in warm.to_record()["notes"]
+
+
+def test_a_cold_start_below_the_plan_names_the_compile():
+    from kvplan.logs import parse_log
+    plan = _coder_plan()
+    cold = reconcile(parse_log(COLD_LOG), plan)
+    assert plan.kv_cache_bytes / GIB > 6.06 + 0.1  # the plan's pool is above the cold start's
+    assert any("compiled its torch.compile graphs cold" in n for n in cold.notes)
+    warm = reconcile(parse_log(WARM_LOG), plan)
+    assert not any("torch.compile" in n for n in warm.notes)
+    # a cold start whose pool is not below the plan (the plan made smaller): nothing to explain
+    small = _coder_plan(gpu_memory_utilization=0.85)
+    assert small.kv_cache_bytes / GIB < 6.06
+    assert not any("torch.compile" in n for n in reconcile(parse_log(COLD_LOG), small).notes)

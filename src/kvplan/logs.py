@@ -96,6 +96,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("server_starting", "starting vllm api server", r"Starting vLLM API server", CONTEXT, source="vllm/entrypoints/openai/api_server.py"),
     _sig("init_engine_took", "init engine", r"init engine \(profile, create kv cache, warmup model\) took (?P<secs>[\d.]+) seconds", CONTEXT, versions=">=0.8", source="vllm/v1/engine/core.py"),
     _sig("engine_failed", "enginecore failed to start", r"EngineCore failed to start", CONTEXT, versions=">=0.8", source="vllm/v1/engine/core.py"),
+    # torch.compile at startup: Inductor compiled the graphs (no cache to load) or they came from vLLM's compile cache;
+    # the first forward that compiles or loads them is the memory profile's (StartupLog.compile_cache)
+    _sig("compile_cold", "compiling a graph for", r"Compiling a graph for (?:general shape|dynamic shape|shape \S+|compile range .+?) takes (?P<secs>[\d.]+) s", CONTEXT, versions=">=0.8 (V1)", source="vllm/compilation/backends.py (0.8.5: 'general shape', 0.10-0.11: 'dynamic shape', 0.17-0.29: 'compile range')"),
+    _sig("compile_warm", "directly load the compiled graph", r"Directly load the compiled graph(?:\(s\))? for .+ from the cache", CONTEXT, versions=">=0.8 (V1)", source="vllm/compilation/backends.py"),
+    _sig("compile_aot_warm", "directly load aot compilation", r"Directly load AOT compilation from path", CONTEXT, versions=">=0.27", source="vllm/compilation/decorators.py (0.29.0)"),
+    _sig("compile_cache_disabled", "torch.compile cache is disabled", r"torch\.compile cache is disabled", CONTEXT, versions=">=0.8 (V1)", source="vllm/compilation/backends.py (VLLM_DISABLE_COMPILE_CACHE)"),
     # ---- figures ----------------------------------------------------------------------
     _sig("weights_old", "loading model weights took", r"Loading model weights took (?P<weights>[\d.]+) GB", FIGURE, versions="<=0.7", source=_MM),
     _sig("weights", "model loading took", r"Model loading took (?P<weights>-?[\d.]+) Gi?B(?: memory)?(?: and (?P<secs>[\d.]+) seconds)?", FIGURE, versions=">=0.8", source=_MM),
@@ -1206,6 +1212,17 @@ class StartupLog:
         return False if self.has("sampler_native") else None
 
     @property
+    def compile_cache(self) -> Optional[str]:
+        """How this start got its torch.compile graphs: "cold" where Inductor compiled them ('Compiling a graph for ...
+        takes N s', or the compile cache disabled), "warm" where they were loaded from vLLM's compile cache ('Directly
+        load the compiled graph(s) ... from the cache', 'Directly load AOT compilation'), None where the log says
+        neither (--enforce-eager, V0, or lines cut). A cold compile runs inside the memory profile: the profile run is
+        the model's first forward (vllm/compilation/decorators.py; v1/worker/gpu_worker.py determine_available_memory)."""
+        if self.has("compile_cold", "compile_cache_disabled"):
+            return "cold"
+        return "warm" if self.has("compile_warm", "compile_aot_warm") else None
+
+    @property
     def skip_mm_profiling(self) -> bool:
         """Whether the server ran with --skip-mm-profiling: in its non-default args, or the V1 runner's line saying the
         profile run skipped the encoder pass."""
@@ -1299,6 +1316,10 @@ class StartupLog:
             notes.append("env VLLM_USE_FLASHINFER_SAMPLER=1 stands for the logged 'Using FlashInfer for top-p & top-k "
                          "sampling' (the kernel it selects; the server may have left the variable unset where its release "
                          "takes FlashInfer whenever flashinfer imports)")
+        if self.compile_cache:  # a cold compile runs inside the memory profile: the same command can get a larger pool warm
+            notes.append(f"torch.compile {self.compile_cache} start ("
+                         + ("Inductor compiled the graphs inside the memory profile)" if self.compile_cache == "cold"
+                            else "graphs loaded from vLLM's compile cache)"))
         notes.extend(self.warnings)
         notes.extend(self.parse_warnings)
         return {

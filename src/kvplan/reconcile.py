@@ -161,6 +161,9 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
             notes.append(f"the log is vLLM {log.vllm_version}; the plan used vLLM {plan_version}'s rules")
         if log.fits is not None and getattr(plan, "fits", None) is not None and bool(plan.fits) != bool(log.fits):
             notes.append(f"the plan says fits={plan.fits}, the log shows fits={log.fits}")
+        compile_note = cold_compile_note(log, rows)
+        if compile_note:
+            notes.append(compile_note)
     record = log.to_record()
     if plan is not None and getattr(plan, "gpu", None) is not None:
         record["gpu"]["name"] = getattr(plan.gpu, "name", None)
@@ -181,6 +184,36 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
         record["id"] = re.sub(r"[^a-z0-9.]+", "-", name.lower()).strip("-")
     return Reconciliation(log=log, rows=tuple(rows), largest_gap=largest, backend_fallback=backend_fallback(log),
                           notes=tuple(notes), record=record, headline_gap=headline)
+
+
+# A start that compiled its torch.compile graphs cold (StartupLog.compile_cache) runs that compile inside vLLM's memory
+# profile, whose run is the model's first forward (vllm/compilation/decorators.py, v1/worker/gpu_worker.py
+# determine_available_memory, 0.8-0.33), so Inductor's scratch can count in the peak and come out of the pool; a restart
+# that loads the compile cache measures the forward alone. Public pairs of one command started cold and warm: Qwen2.5-
+# Coder-7B on an RTX 4090, vLLM 0.23.0, 6.06 -> 6.84 GiB (StellaLee/vllm-experiment, findings/chunk_20260706_093754,
+# server_dynchunk0/1.log); about 5 % of the pool, 0.47 GiB per GPU, Qwen3-32B-AWQ TP2 on RTX 4090s, 0.28 (vLLM issue
+# #54383); 3.53 -> 6.03 GiB, Qwen3.8-27B-NVFP4 on a Quadro RTX 8000 (1CatAI/1Cat-vLLM PR #518); and no difference where
+# the model's own forward peak is the larger one: Llama-3-70B TP4 35.76 / 35.76 GiB and Qwen3-235B-A22B TP8 13.22 /
+# 13.21 GiB on H100 (anyscale/ray-serve-llm-perf-examples, replica_initialization/experiment_terminal_output). Said only
+# where the log shows the cold compile and the pool is below the plan (or the peak above it) by more than this:
+COLD_COMPILE_GAP_GIB = 0.1
+
+
+def cold_compile_note(log: StartupLog, rows) -> Optional[str]:
+    """Why a cold start's pool can be below the plan, where the log shows that Inductor compiled the graphs and the
+    pool is smaller (or the activation peak larger) than planned; None otherwise."""
+    if log.compile_cache != "cold":
+        return None
+    by_term = {r.term: r for r in rows}
+    pool_gap, peak_gap = by_term["kv_cache_gib"].gap, by_term["activation_peak_gib"].gap
+    if not ((pool_gap is not None and pool_gap < -COLD_COMPILE_GAP_GIB)
+            or (peak_gap is not None and peak_gap > COLD_COMPILE_GAP_GIB)):
+        return None
+    return ("this start compiled its torch.compile graphs cold (no compile cache to load), inside vLLM's memory profile, "
+            "so the compiler's scratch can count in the peak and come out of the KV pool: restarted with the cache warm, "
+            "the same command got 0.78 GiB more pool on an RTX 4090 (vLLM 0.23.0) and about 5 % more in vLLM issue "
+            "#54383 (0.28), and no more where the model's own forward peak is larger (70B TP4, 235B TP8 on H100). Restart "
+            "with VLLM_CACHE_ROOT kept (kvplan scaffold puts it on a persistent volume) before reading this gap as the plan's")
 
 
 UNMEASURED_CAUSE = ("the pool absorbed terms this log does not print (activation peak, non-torch) or a different "
