@@ -77,9 +77,9 @@ def test_fit_shows_the_validated_band_and_says_when_outside():
     assert lo < p.max_concurrency < hi
     v0 = kvplan.fit("deepseek-ai/DeepSeek-V3", "H200", tensor_parallel_size=8, max_model_len=8192, vllm_version="0.6.4", fixes=False)
     assert uncertainty_band(v0)["outside_validation"] is True
-    # residuals are (predicted - logged) / logged: the logged pool is predicted / (1 + residual)
+    # residuals are (logged - predicted) / predicted (residual_table): the logged pool is predicted x (1 + residual)
     kv = p.kv_cache_bytes / 1024 ** 3
-    assert band["kv_cache_gib"] == pytest.approx([kv / (1 + band["hi"]), kv / (1 + band["lo"])])
+    assert band["kv_cache_gib"] == pytest.approx([kv * (1 + band["lo"]), kv * (1 + band["hi"])])
 
 
 def test_the_plotted_band_is_the_one_the_text_states_and_a_negative_pool_has_none():
@@ -87,9 +87,9 @@ def test_the_plotted_band_is_the_one_the_text_states_and_a_negative_pool_has_non
     from kvplan.validate import band_bounds
     from kvplan.web.svg import concurrency_curve_svg
 
-    # an over-predicting family (residuals +5..+30 %): what vLLM logs lies below the prediction
-    lo, hi = band_bounds(10.0, {"lo": 0.05, "hi": 0.30})
-    assert (lo, hi) == pytest.approx((10 / 1.3, 10 / 1.05)) and hi < 10
+    # an over-predicting family (vLLM logs 30 % to 5 % less than predicted): what it logs lies below the prediction
+    lo, hi = band_bounds(10.0, {"lo": -0.30, "hi": -0.05})
+    assert (lo, hi) == pytest.approx((7.0, 9.5)) and hi < 10
     svg = concurrency_curve_svg([{"max_model_len": 4096, "max_concurrency": 10.0, "fits": True},
                                  {"max_model_len": 8192, "max_concurrency": 5.0, "fits": True}],
                                 chosen_max_model_len=4096, chosen_concurrency=10.0, chosen_fits=True,
@@ -724,3 +724,24 @@ def test_the_shipped_residual_bands_are_those_of_the_current_coefficients():
     shipped = json.loads((here.parent / "src" / "kvplan" / "data" / "residuals.json").read_text())
     shipped.pop("source")
     assert json.loads(json.dumps(residual_table(validate_records(records), records))) == shipped
+
+
+def test_a_records_own_residual_gives_back_its_logged_pool():
+    """residual_table stores what vLLM logged relative to the prediction; band_bounds must read it the same way, or
+    every band is mirrored about the prediction (an over-predicted family's band would sit above it)."""
+    from kvplan.validate import band_bounds, predict_record, residual_table
+
+    records = [r for r in load_records(str(DATA)) if (r["observed"] or {}).get("kv_cache_gib")][:6]
+    results = validate_records(records)
+    checked = 0
+    for rec, res in zip(records, results):
+        if res.skipped or res.error_pct.get("kv_cache_gib") is None:
+            continue
+        table = residual_table([res], [rec])
+        r = next(iter(table.values()))["median_pct"] / 100
+        p, _ = predict_record(rec)
+        logged = rec["observed"]["kv_cache_gib"]
+        lo, hi = band_bounds(p.kv_cache_bytes / 1024 ** 3, {"lo": r, "hi": r})
+        assert lo == pytest.approx(logged, rel=1e-6) and hi == pytest.approx(logged, rel=1e-6)
+        checked += 1
+    assert checked >= 3

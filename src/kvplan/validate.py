@@ -763,11 +763,12 @@ def _residuals() -> dict:
 
 
 def band_bounds(value: float, band: dict) -> tuple[float, float]:
-    """(low, high) of what vLLM would log for a predicted `value`, given a band's p10/p90 residuals. A residual is
-    (predicted - logged) / logged, so logged = predicted / (1 + residual): an over-predicting family (positive
-    residuals) puts the real value below the prediction."""
+    """(low, high) of what vLLM would log for a predicted `value`, given a band's p10/p90 residuals. A residual is the
+    logged value relative to the predicted one, (logged - predicted) / predicted, as `residual_table` stores it, so
+    logged = predicted x (1 + residual): an over-predicting family (negative residuals) puts the real value below the
+    prediction."""
     def at(r: float) -> float:
-        return value / max(1 + r, 0.05)
+        return value * max(1 + r, 0.0)
 
     a, b = at(band["hi"]), at(band["lo"])
     return (a, b) if a <= b else (b, a)
