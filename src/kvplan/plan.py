@@ -1252,7 +1252,8 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                             mxfp4_hopper_backend=rules.mxfp4_hopper_backend,
                             mrope_cache_factor=mrope_cache_factor(model, rules),
                             bnb_nested_absmax=rules.bnb_nested_absmax, bnb_experts=rules.bnb_quantizes_experts,
-                            stages=pp_stages(model, args, rules) if pp > 1 else None)
+                            stages=pp_stages(model, args, rules) if pp > 1 else None,
+                            mla_kv_b_copy=rules.mla_kv_b_copy)
 
 
 def _v0_mamba_cache_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> int:

@@ -523,6 +523,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # for LinearBase layers only up to 0.9.2 (FusedMoE keeps the model dtype), BitsAndBytesMoEMethod for FusedMoE from
     # 0.10.0 (layers/quantization/bitsandbytes.py; 4-bit in-flight only there)
     "bnb_quantizes_experts": [((0, 0, 0), False), ((0, 10, 0), True)],
+    # MLA keeps a model-dtype copy of a quantized kv_b_proj: process_weights_after_loading dequantizes it
+    # (get_and_maybe_dequant_weights: "we currently do not have quantized bmm's which are needed for `W_UV` and
+    # `W_UK_T`, we just store fp16/bf16 copies") and keeps W_UV / W_UK_T as views of that copy, inside the model load
+    # vLLM measures. Read in the 0.8.2 wheel (attention/backends/mla/common.py for V0, v1/attention/backends/mla/
+    # common.py for V1), 0.11.0 (v1/attention/backends/mla/common.py), 0.20.0 and 0.33.0
+    # (model_executor/layers/attention/mla_attention.py; 0.33 through split_kv_b_proj and replace_parameter). Only
+    # ROCm's AITER FP8/FP4 BMM paths (VLLM_ROCM_USE_AITER, off by default) requantize it instead. Not read before 0.8.2
+    # (0.7.x absorbed the matrices into the q and o projections), so the row starts there.
+    "mla_kv_b_copy": [((0, 0, 0), False), ((0, 8, 2), True)],
     # From 0.32 the Qwen3-VL and Qwen3.5/3.6 decoder layers pass get_rope a positions factor of 1 (4 only with video
     # pruning, --video-pruning-rate > 0: models/qwen3_vl.py mrope_positions_factor, used by qwen3_vl_moe.py and
     # qwen3_5.py Qwen3_5DecoderLayer; rotary_embedding/mrope.py cache_max_position_num = max_position_embeddings x
@@ -647,6 +656,7 @@ class VersionRules:
     mrope_cache_factor: int
     bnb_nested_absmax: str
     bnb_quantizes_experts: bool
+    mla_kv_b_copy: bool
     qwen3_mrope_positions_one: bool
     mm_video_padding: bool
     mm_profile_items: str

@@ -133,7 +133,8 @@ def _mla_params(spec: ModelSpec, layer: int) -> list[Component]:
     else:
         q, q_norm = h * nh * (nope + rope), 0
     out = [
-        Component("self_attn", q + rank * nh * (nope + v_dim) + nh * v_dim * h, "tp", layer, True),
+        # kind "mla": its kv_b_proj (rank x nh*(nope+v)) is what weights_per_rank's mla_kv_b_copy dequantizes
+        Component("self_attn", q + rank * nh * (nope + v_dim) + nh * v_dim * h, "tp", layer, True, kind="mla"),
         Component("mla_replicated", h * (rank + rope), "replicated", layer, True),
         Component("norm", rank + q_norm, "replicated", layer, False),
     ]
@@ -635,12 +636,16 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                      mtp: bool = False, gpu_vendor: str = "NVIDIA", vision: bool = True, dp: int = 1,
                      mxfp4_hopper_backend: str = "triton", mrope_cache_factor: int = 4,
                      bnb_nested_absmax: str = "float32", bnb_experts: bool = True,
-                     stages: list[tuple[int, int]] | None = None) -> RankWeights:
+                     stages: list[tuple[int, int]] | None = None, mla_kv_b_copy: bool = False) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     `bnb_nested_absmax`, `bnb_experts`: the release's bitsandbytes loading (versions.py "bnb_nested_absmax",
     "bnb_quantizes_experts"); a pre-quantized checkpoint's exact bytes are what its files store, so the statistics
     vLLM widens at load are added to them.
+
+    `mla_kv_b_copy`: the release keeps, for every MLA layer whose kv_b_proj is quantized, a model-dtype copy of it
+    made at load (versions.py "mla_kv_b_copy"): heads/TP x (qk_nope + v) x kv_lora_rank elements per layer and rank,
+    on top of the checkpoint's bytes.
 
     `dp`: data-parallel engines. Without expert parallelism vLLM shards a MoE model's experts over all TP x DP ranks
     (fused_moe FusedMoEParallelConfig flatten_tp_across_dp; layer.py "self.tp_size * self.dp_size" from 0.8), so each
@@ -744,6 +749,21 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         stage_uses.append(uses)
     counted_total = sum(bytes_of(c, False) for c in count.components)
     notes += list(count.notes)
+    # MLA (vLLM's MLA attention process_weights_after_loading; versions.py "mla_kv_b_copy"): kv_b_proj is dequantized
+    # (get_and_maybe_dequant_weights) to the activation dtype and kept as W_UV / W_UK_T, two views of that copy, beside
+    # the quantized weight: one model-dtype kv_lora_rank x heads*(qk_nope + v) tensor per layer and rank. An
+    # unquantized kv_b_proj is returned as it is (no copy).
+    kv_b_copy = [0.0] * len(stages)
+    if mla_kv_b_copy and spec.text_config.get("kv_lora_rank"):
+        t = spec.text_config
+        per_layer = (spec.num_attention_heads / tp) * (int(t.get("qk_nope_head_dim", 128)) + int(t.get("v_head_dim", 128))) \
+            * int(t["kv_lora_rank"]) * db
+        for s, (lo, hi) in enumerate(stages):
+            kv_b_copy[s] = sum(per_layer for c in count.components
+                               if c.kind == "mla" and c.layer is not None and lo <= c.layer < hi and bytes_per_param(c) < db)
+        if any(kv_b_copy):
+            notes.append(f"MLA: the quantized kv_b_proj dequantized at load to one model-dtype copy per layer "
+                         f"(W_UV / W_UK_T): +{max(kv_b_copy) / 1024 ** 3:.2f} GiB per rank")
     checkpoint_matches = spec.checkpoint is not None and (quant is spec.quant or quant == spec.quant)
     if checkpoint_matches:
         ckpt_bytes = spec.checkpoint.total_bytes
@@ -762,6 +782,10 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
             scale = ckpt_bytes / counted_total
             stage_bytes = [b * scale for b in stage_bytes]
             stage_uses = [{k: v * scale for k, v in u.items()} for u in stage_uses]
+        if any(kv_b_copy):  # made at load, not in the files
+            stage_bytes = [b + k for b, k in zip(stage_bytes, kv_b_copy)]
+            for u, k in zip(stage_uses, kv_b_copy):
+                u["streamed"] = u.get("streamed", 0.0) + k
         if drafter:
             if spec.checkpoint.mtp_bytes:  # the checkpoint's own MTP tensors, split like a decoder layer
                 drafter_rank = spec.checkpoint.mtp_bytes * drafter_rank / sum(bytes_of(c, False) for c in drafter)
@@ -774,6 +798,10 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                            by_use=_busiest_uses(stage_bytes, stage_uses),
                            stage_bytes=tuple(int(round(b)) + rotary for b in stage_bytes),
                            checkpoint_ratio=1.0 if unsized else float(scale))
+    if any(kv_b_copy):
+        stage_bytes = [b + k for b, k in zip(stage_bytes, kv_b_copy)]
+        for u, k in zip(stage_uses, kv_b_copy):
+            u["streamed"] = u.get("streamed", 0.0) + k
     if drafter:
         notes.append(f"MTP drafter: {drafter_rank / 1024 ** 3:.2f} GiB per rank (counted; last pipeline stage)")
         stage_bytes[-1] += drafter_rank
