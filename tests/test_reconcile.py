@@ -562,3 +562,13 @@ def test_a_cold_start_below_the_plan_names_the_compile():
     small = _coder_plan(gpu_memory_utilization=0.85)
     assert small.kv_cache_bytes / GIB < 6.06
     assert not any("torch.compile" in n for n in reconcile(parse_log(COLD_LOG), small).notes)
+
+
+def test_a_plan_says_it_plans_a_start_with_the_compile_cache_warm():
+    from kvplan.api import fit
+    from kvplan.plan import COMPILE_CACHE_NOTE
+
+    assert COMPILE_CACHE_NOTE in fit("Qwen/Qwen2.5-7B-Instruct", gpu="L4", site_calibration=False).assumptions
+    # no torch.compile: eager, or V0
+    assert COMPILE_CACHE_NOTE not in fit("Qwen/Qwen2.5-7B-Instruct", gpu="L4", enforce_eager=True, site_calibration=False).assumptions
+    assert COMPILE_CACHE_NOTE not in fit("Qwen/Qwen2.5-7B-Instruct", gpu="L4", vllm_version="0.6.4", site_calibration=False).assumptions

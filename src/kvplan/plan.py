@@ -2418,6 +2418,19 @@ def _drafter_decoder_layers(model: ModelSpec, args: EngineArgs) -> int:
     return args.draft.num_layers if args.draft is not None else 0
 
 
+# V1 compiles the model with torch.compile unless --enforce-eager, and the memory profile's run is the model's first
+# forward, where the graphs are compiled or loaded from vLLM's compile cache (vllm/compilation/decorators.py,
+# v1/worker/gpu_worker.py determine_available_memory): a compiling start counts the compiler's scratch. Two public starts
+# of one command, cold then warm: Qwen2.5-Coder-7B RTX 4090 0.23.0, 6.06 -> 6.84 GiB (StellaLee/vllm-experiment
+# findings/chunk_20260706_093754 server_dynchunk0/1.log; kvplan 6.69, -2.2 % of the warm); Qwen2.5-7B RTX 5090 0.29.0,
+# 11.17 -> 12.91 GiB, +0.98 GiB consumed and +0.76 GiB peak cold (wrbooth/vllm-serve-bench raw/engine-logs
+# 2026-09-27-7b-baseline.log and -rerun.log; kvplan +1.1 % of the warm); vLLM issue #54383 (0.28) about 5 %.
+COMPILE_CACHE_NOTE = ("torch.compile: planned as a start that loads its compiled graphs from vLLM's compile cache "
+                      "(VLLM_CACHE_ROOT); a first start compiles them inside the memory profile and has logged 0.8-1.7 GiB "
+                      "less KV pool (public cold/warm pairs: RTX 4090 0.23.0, RTX 5090 0.29.0); keep the cache on a "
+                      "persistent volume")
+
+
 def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules) -> CudaGraphPlan:
     """Which CUDA graphs vLLM captures: the effective mode (--compilation-config's, else the release's default,
     PIECEWISE for pooling models; speculative decoding downgrades FULL decode graphs to PIECEWISE where an attention
@@ -2788,6 +2801,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes.append(f"data parallel: {resolved.data_parallel_size} engines, each with the pool below; "
                      f"{resolved.data_parallel_size} x the concurrency in all")
     notes.append(f"weights: {w.method}")
+    if rules.engine != "v0" and not resolved.enforce_eager:
+        notes.append(COMPILE_CACHE_NOTE)
     # in bytes, so the parts add up to the term: the checkpoint's share per rank, then what loading adds or moves
     w_formula = f"{w.bytes:,} B per rank (TP={tp}, PP={pp}; rotary cache {w.rotary_bytes / 1024 ** 2:.1f} MiB included)"
     if quant is None or quant.bits == 8 and quant.scheme.startswith("fp8"):  # linear weights of 2 or 1 byte(s)

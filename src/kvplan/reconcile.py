@@ -188,10 +188,12 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
 
 # A start that compiled its torch.compile graphs cold (StartupLog.compile_cache) runs that compile inside vLLM's memory
 # profile, whose run is the model's first forward (vllm/compilation/decorators.py, v1/worker/gpu_worker.py
-# determine_available_memory, 0.8-0.33), so Inductor's scratch can count in the peak and come out of the pool; a restart
-# that loads the compile cache measures the forward alone. Public pairs of one command started cold and warm: Qwen2.5-
-# Coder-7B on an RTX 4090, vLLM 0.23.0, 6.06 -> 6.84 GiB (StellaLee/vllm-experiment, findings/chunk_20260706_093754,
-# server_dynchunk0/1.log); about 5 % of the pool, 0.47 GiB per GPU, Qwen3-32B-AWQ TP2 on RTX 4090s, 0.28 (vLLM issue
+# determine_available_memory, 0.8-0.33), so Inductor's scratch can count in the peak (and, from 0.27, in the consumed
+# memory) and come out of the pool; a restart that loads the compile cache measures the forward alone (plan.py
+# COMPILE_CACHE_NOTE). Public pairs of one command started cold and warm: Qwen2.5-Coder-7B on an RTX 4090, vLLM 0.23.0,
+# 6.06 -> 6.84 GiB (StellaLee/vllm-experiment, findings/chunk_20260706_093754, server_dynchunk0/1.log); Qwen2.5-7B on an
+# RTX 5090, 0.29.0, 11.17 -> 12.91 GiB, 0.98 GiB more consumed and 0.76 GiB more peak cold (wrbooth/vllm-serve-bench,
+# raw/engine-logs/2026-09-27-7b-baseline.log and -rerun.log); about 5 % of the pool, 0.47 GiB per GPU, Qwen3-32B-AWQ TP2 on RTX 4090s, 0.28 (vLLM issue
 # #54383); 3.53 -> 6.03 GiB, Qwen3.8-27B-NVFP4 on a Quadro RTX 8000 (1CatAI/1Cat-vLLM PR #518); and no difference where
 # the model's own forward peak is the larger one: Llama-3-70B TP4 35.76 / 35.76 GiB and Qwen3-235B-A22B TP8 13.22 /
 # 13.21 GiB on H100 (anyscale/ray-serve-llm-perf-examples, replica_initialization/experiment_terminal_output). Said only
@@ -205,14 +207,16 @@ def cold_compile_note(log: StartupLog, rows) -> Optional[str]:
     if log.compile_cache != "cold":
         return None
     by_term = {r.term: r for r in rows}
-    pool_gap, peak_gap = by_term["kv_cache_gib"].gap, by_term["activation_peak_gib"].gap
+    pool_gap = by_term["kv_cache_gib"].gap
+    above = [by_term[t].gap for t in ("activation_peak_gib", "non_torch_gib")]
     if not ((pool_gap is not None and pool_gap < -COLD_COMPILE_GAP_GIB)
-            or (peak_gap is not None and peak_gap > COLD_COMPILE_GAP_GIB)):
+            or any(g is not None and g > COLD_COMPILE_GAP_GIB for g in above)):
         return None
     return ("this start compiled its torch.compile graphs cold (no compile cache to load), inside vLLM's memory profile, "
-            "so the compiler's scratch can count in the peak and come out of the KV pool: restarted with the cache warm, "
-            "the same command got 0.78 GiB more pool on an RTX 4090 (vLLM 0.23.0) and about 5 % more in vLLM issue "
-            "#54383 (0.28), and no more where the model's own forward peak is larger (70B TP4, 235B TP8 on H100). Restart "
+            "so the compiler's scratch can count in the peak and the consumed memory and come out of the KV pool: "
+            "restarted with the cache warm, the same command got 0.78 GiB more pool on an RTX 4090 (vLLM 0.23.0), 1.74 GiB "
+            "more on an RTX 5090 (0.29.0) and about 5 % more in vLLM issue #54383 (0.28), and no more where the model's "
+            "own forward peak is larger (70B TP4, 235B TP8 on H100). Restart "
             "with VLLM_CACHE_ROOT kept (kvplan scaffold puts it on a persistent volume) before reading this gap as the plan's")
 
 
