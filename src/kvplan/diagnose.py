@@ -452,6 +452,21 @@ def _decide_quant_minimum(draft: _Draft) -> None:
     draft.decided_by = f"{method}'s minimum capability in every release since {since} is {release_min}"
 
 
+def _decide_backend_reasons(draft: _Draft) -> None:
+    """"No valid attention backend found" without its reasons on the line (the message cut or wrapped) does not say whether
+    the GPU's compute capability or the configuration refused the backends: a hint naming both, not an answer."""
+    hit = draft.hits[0] if draft.hits else None
+    if hit is None or hit.signature != "no_backend_for_config" or hit.groups.get("reasons"):
+        return
+    draft.confidence = min(draft.confidence, 0.5)
+    draft.cause = ("No attention backend of this vLLM accepted this model's attention, and the reasons are not on the line "
+                   "(the message is cut or wrapped): the GPU's compute capability (e.g. sparse MLA on a GPU its kernels do "
+                   "not cover) or what the model and flags ask for (head size, KV-cache dtype, sinks) refused them.")
+    draft.fix = ("Read the 'Reasons: {...}' that follows in the full message: 'compute capability not supported' needs a GPU "
+                 "the backend supports; other reasons name a flag to change (--kv-cache-dtype, a forced --attention-backend).")
+    draft.decided_by = "the backend refusal without its reasons: two owners"
+
+
 def _decide_lone_platform_line(draft: _Draft) -> None:
     """A no-platform line with nothing else about the GPU is a hint, not an answer: the layer stays the common owner
     (the driver libraries), the confidence stays below CONFIDENT and the cause names the other owners."""
@@ -661,6 +676,8 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
         _decide_cudagraph_estimate(drafts["no_cache_blocks"], log)
     if "free_memory_below_utilization" in drafts:
         _decide_free_memory(drafts["free_memory_below_utilization"], log)
+    if "attention_backend_fallback" in drafts:
+        _decide_backend_reasons(drafts["attention_backend_fallback"])
     _decide_fallback(drafts, log)
     if "k8s_probe_kill" in drafts:
         if log.started and not drafts["k8s_probe_kill"].fatal:

@@ -782,6 +782,14 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The quantization method this release uses for the checkpoint reads {keys} from its quantization_config, which the checkpoint does not have: the checkpoint's format is not the one this release's method (or the --quantization given) expects.",
          fix="Leave --quantization unset (or pass the checkpoint's own method), use a release that supports this checkpoint's quantization format, or serve a 16-bit export.",
          source="vllm/model_executor/layers/quantization/base_config.py QuantizationConfig.get_from_keys; https://github.com/unslothai/unsloth/issues/688"),
+    # vllm/model_executor/model_loader/weight_utils.py get_quant_config (0.6.3, 0.33.0; weight_utils.py in 0.2.x):
+    # f"Cannot find the config file for {quantization}" -- --quantization names a method whose config file (quantize_config.json
+    # and the like) the checkpoint does not have, and no quantization_config in config.json: most often an unquantized checkpoint
+    _sig("quant_config_file_missing", "cannot find the config file for", r"Cannot find the config file for (?P<method>[\w.-]+)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.7, fatal=True,
+         cause="--quantization {method} was given, but the checkpoint has no {method} quantization config (neither in config.json nor a quantize_config file): vLLM loads only checkpoints already quantized with {method}; an unquantized checkpoint, or a quantized one whose config file was not downloaded.",
+         fix="Drop --quantization for an unquantized checkpoint (or quantize it first, e.g. with AutoAWQ / llm-compressor), or point at the {method} checkpoint with its config file.",
+         source="vllm/model_executor/model_loader/weight_utils.py get_quant_config; https://github.com/vllm-project/vllm/issues/1419"),
     _sig("quant_arg_mismatch", "does not match the quantization method specified in the", r"Quantization method specified in the model config \((?P<config>[\w.-]+)\) does not match the quantization method specified in the\W+quantization\W+argument \((?P<arg>[\w.-]+)\)", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
          cause="--quantization {arg} contradicts the checkpoint's own quantization_config ({config}); vLLM refuses a method name that differs from the one the checkpoint declares (older releases even for a kernel variant of it, such as gptq_marlin for gptq).",
