@@ -60,6 +60,14 @@ def _cuda_of_found_version(found: int) -> str:
     return f"{found // 1000}.{(found % 1000) // 10}"
 
 
+# The lowest compute capability each quantization method has asked for in every vLLM release since the one named: a
+# "Minimum capability" refusal above it, on a GPU that meets it, came from a build before that release (a pre-release or
+# special build), so the release, not the GPU, owns it. Read in the wheels' get_min_capability: mxfp4.py returns 80 in
+# 0.10.1 (the first release with MXFP4), 0.11.0, 0.17.0-0.22.1, 0.26.0-0.29.0 and 0.33.0; the gpt-oss pre-release commit
+# asked for 100 (vLLM PR #22339) and Hopper came with PR #22421.
+RELEASE_MIN_CAPABILITY = {"mxfp4": (80, "0.10.1")}
+
+
 # ---- results ----------------------------------------------------------------------------------
 
 
@@ -423,6 +431,42 @@ _PLATFORM_ONLY = frozenset({"no_device_type", "no_platform"})
 LONE_PLATFORM_LINE_CONFIDENCE = 0.55
 
 
+def _decide_quant_minimum(draft: _Draft) -> None:
+    """A quantization refusal whose minimum is above what every release since one asks for, on a GPU that meets that, is the
+    build's: a later release runs the method on this GPU."""
+    hit = next((h for h in draft.hits if h.signature == "quant_unsupported"), None)
+    if hit is None or draft.hits[0] is not hit:
+        return
+    method, need, have = (hit.groups.get(k) for k in ("method", "min", "cur"))
+    if method not in RELEASE_MIN_CAPABILITY or not (need or "").isdigit() or not (have or "").isdigit():
+        return
+    release_min, since = RELEASE_MIN_CAPABILITY[method]
+    if int(need) <= release_min or int(have) < release_min:
+        return
+    draft.layer = "vllm_version_flags"
+    draft.cause = (f"This vLLM build's {method} method asks for compute capability {int(need) // 10}.{int(need) % 10}, "
+                   f"more than every vLLM release since {since} asks for ({release_min // 10}.{release_min % 10}); "
+                   f"this GPU has {int(have) // 10}.{int(have) % 10}: the build predates the release that runs {method} on it.")
+    draft.fix = f"Install a vLLM release ({since} or later) instead of this pre-release or special build."
+    draft.confidence = min(draft.confidence, 0.85)
+    draft.decided_by = f"{method}'s minimum capability in every release since {since} is {release_min}"
+
+
+def _decide_backend_reasons(draft: _Draft) -> None:
+    """"No valid attention backend found" without its reasons on the line (the message cut or wrapped) does not say whether
+    the GPU's compute capability or the configuration refused the backends: a hint naming both, not an answer."""
+    hit = draft.hits[0] if draft.hits else None
+    if hit is None or hit.signature != "no_backend_for_config" or hit.groups.get("reasons"):
+        return
+    draft.confidence = min(draft.confidence, 0.5)
+    draft.cause = ("No attention backend of this vLLM accepted this model's attention, and the reasons are not on the line "
+                   "(the message is cut or wrapped): the GPU's compute capability (e.g. sparse MLA on a GPU its kernels do "
+                   "not cover) or what the model and flags ask for (head size, KV-cache dtype, sinks) refused them.")
+    draft.fix = ("Read the 'Reasons: {...}' that follows in the full message: 'compute capability not supported' needs a GPU "
+                 "the backend supports; other reasons name a flag to change (--kv-cache-dtype, a forced --attention-backend).")
+    draft.decided_by = "the backend refusal without its reasons: two owners"
+
+
 def _decide_lone_platform_line(draft: _Draft) -> None:
     """A no-platform line with nothing else about the GPU is a hint, not an answer: the layer stays the common owner
     (the driver libraries), the confidence stays below CONFIDENT and the cause names the other owners."""
@@ -534,6 +578,22 @@ def _held_elsewhere_gib(log: StartupLog) -> Optional[tuple[float, float, Signatu
     return None
 
 
+def _decide_cudagraph_estimate(draft: _Draft, log: StartupLog) -> None:
+    """No room for KV blocks in a start that reserved its CUDA-graph estimate first (the profiling is on by default from
+    0.21, gpu_worker.py determine_available_memory): the estimate is part of what left no room, and it can be the part
+    that is wrong (vLLM issue #53013: 118.65 GiB estimated, the start ran with the estimate off). The line alone does not
+    tell the two apart, so the finding names both; its layer and confidence stay the budget's."""
+    gib = log.cudagraph_estimated_gib
+    if gib is None:
+        return
+    draft.cause += (f" The start first reserved {gib:.2f} GiB for its CUDA-graph estimate (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, "
+                    "on by default since 0.21); if that estimate is far above what the graphs take, the estimate, not the "
+                    "budget, left no room.")
+    draft.fix += (" To check the estimate, start once with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0 and a lower "
+                  "--gpu-memory-utilization, or capture fewer sizes (--cudagraph-capture-sizes / --max-cudagraph-capture-size).")
+    draft.hits = draft.hits + list(log.hits_of("graph_estimate"))
+
+
 def _decide_oom_at_kv_allocation(drafts: dict[str, _Draft], log: StartupLog) -> None:
     """An out-of-memory raised while the KV cache itself is allocated is not a graph-capture or profiling overrun: the
     profile sized the pool from memory it counted as this engine's, and that memory was held by someone else when
@@ -607,11 +667,17 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     if "gpu_not_detected_in_container" in drafts:
         _decide_no_gpu(drafts["gpu_not_detected_in_container"], log)
         _decide_lone_platform_line(drafts["gpu_not_detected_in_container"])
+    if "quant_unsupported_on_gpu" in drafts:
+        _decide_quant_minimum(drafts["quant_unsupported_on_gpu"])
     _decide_hang(drafts, log)
     _decide_fatal_without_start(drafts, log)
     _decide_oom_at_kv_allocation(drafts, log)
+    if "no_cache_blocks" in drafts:
+        _decide_cudagraph_estimate(drafts["no_cache_blocks"], log)
     if "free_memory_below_utilization" in drafts:
         _decide_free_memory(drafts["free_memory_below_utilization"], log)
+    if "attention_backend_fallback" in drafts:
+        _decide_backend_reasons(drafts["attention_backend_fallback"])
     _decide_fallback(drafts, log)
     if "k8s_probe_kill" in drafts:
         if log.started and not drafts["k8s_probe_kill"].fatal:

@@ -260,6 +260,14 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="vLLM's kernels call a CUDA driver API ({sym}) that the installed NVIDIA driver does not provide: the driver is older than the CUDA runtime the wheel was built for.",
          fix="Update the host NVIDIA driver to one that supports the wheel's CUDA runtime, or install a vLLM/torch build for an older CUDA.",
          source="https://github.com/vllm-project/vllm/issues/11640"),
+    # a KV-connector library of another vintage than the release: vLLM 0.8.2-0.9.0.1's V0 LMCache connector imports
+    # lmcache.experimental.cache_engine (vllm/distributed/kv_transfer/kv_connector/lmcache_connector.py LMCacheConnector.__init__),
+    # a module LMCache later renamed to lmcache.v1
+    _sig("lmcache_module_missing", "no module named 'lmcache.", r"No module named '(?P<mod>lmcache\.[\w.]+)'", ERROR,
+         symptom="import_undefined_symbol", layer="vllm_version_flags", weight=0.8, fatal=True,
+         cause="This vLLM's LMCache connector imports {mod}, which the installed LMCache does not have: the two packages are of different vintages (LMCache renamed lmcache.experimental to lmcache.v1).",
+         fix="Install the LMCache version this vLLM release was written against (or the vLLM release that matches the installed LMCache); with the V1 engine use LMCacheConnectorV1.",
+         source="vllm/distributed/kv_transfer/kv_connector/lmcache_connector.py (0.8.2-0.9.0.1); https://github.com/LMCache/LMCache/issues/852"),
     _sig("vllm_c_missing", "no module named 'vllm._c'", r"No module named 'vllm\._C'", ERROR,
          symptom="import_undefined_symbol", layer="pytorch_wheel", weight=0.7,
          cause="vLLM's compiled extension (vllm._C) is missing: the install is broken or vLLM is run from a source tree that was never built.",
@@ -387,6 +395,14 @@ SIGNATURES: tuple[Signature, ...] = (
     # weight below diagnose.CONFIDENT: alone, the line has two owners in the blind threads (a GPU older than the build
     # targets, blind-no-kernel-image-1080ti; a wheel or image built without the GPU's architecture, fail4/fail5 Blackwell
     # rows and fail6-fp8-h100-no-kernel-image-image-090, vLLM PR #19648), so it is a hint, not an answer
+    # vLLM's CUTLASS kernel wrappers guard their architecture in device code and trap outside it, printing "This kernel only
+    # supports sm..." (csrc/cutlass_extensions/common.hpp enable_sm*_only guards; strings "This kernel only supports sm[75, 80)."
+    # in the 0.33.0 wheel's _C_stable_libtorch.abi3.so): the build dispatched a kernel compiled for another architecture to this GPU
+    _sig("kernel_arch_guard", "this kernel only supports sm", r"This kernel only supports (?P<arch>sm[\w\[\](), ]*?)\.?\s*$", ERROR,
+         symptom="unsupported_gpu", layer="vllm_version_flags", weight=0.75, fatal=True,
+         cause="A vLLM kernel built for {arch} ran on this GPU and trapped: this vLLM build dispatches it to a GPU outside the architectures it was compiled and guarded for (e.g. an sm120-only guard on GB10's SM12.1).",
+         fix="Use a vLLM build whose kernels cover this GPU's architecture (for GB10 / SM12.1, a build with the sm120 family guard, or the official SM121 build), or a quantization that avoids the kernel.",
+         source="vllm csrc/cutlass_extensions/common.hpp (enable_sm120_only); https://github.com/eugr/spark-vllm-docker/issues/143"),
     _sig("no_kernel_image", "no kernel image is available", r"no kernel image is available for execution on the device", ERROR,
          symptom="unsupported_gpu", layer="gpu", weight=0.55, fatal=True,
          cause="The installed kernels were not compiled for this GPU's architecture: the GPU is older than the build targets, or the wheel/image was built without this GPU's architecture (a GPU newer than an old build, or a build whose arch list dropped it).",
@@ -430,12 +446,28 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The {method} kernels need compute capability {min_cc}; this GPU has {cur_cc}.",
          fix="Use a checkpoint whose quantization runs on this GPU (e.g. an unquantized fp16 one, or GPTQ on Volta), or a GPU of compute capability >= {min_cc}.",
          source="vllm/model_executor/layers/quantization/*; gpu-facts.md §4"),
+    # vllm/config/__init__.py VllmConfig._get_quantization_config (0.11.0), vllm/config/vllm.py (0.33.0): f"{model_config.dtype}
+    # is not supported for quantization method {method}. Supported dtypes: {supported}". Two owners in threads: a GPU without
+    # the dtype the method needs (vLLM casts bfloat16 to float16 on GPUs without bfloat16), or a --dtype given; so a hint
+    _sig("quant_dtype_unsupported", "is not supported for quantization method", r"(?P<dtype>torch\.\w+) is not supported for quantization method (?P<method>\w+)\. Supported dtypes: \[?(?P<dtypes>[^\]]*)\]?", ERROR,
+         symptom="quant_unsupported_on_gpu", layer="gpu", weight=0.5, fatal=True,
+         cause="The {method} checkpoint runs only with activations in {dtypes}, and this start uses {dtype}: either the GPU has no {dtypes} (vLLM then falls back to float16, e.g. on Volta, Turing or AMD gfx906) or --dtype asked for {dtype}.",
+         fix="If --dtype was given, drop it (or give one of {dtypes}); if the GPU lacks {dtypes}, use a GPU that has it or a checkpoint in another quantization.",
+         source="vllm/config/vllm.py VllmConfig._get_quantization_config (0.11.0: vllm/config/__init__.py); https://github.com/nlzy/vllm-gfx906/issues/59"),
     _sig("quant_scheme_unsupported", "quantization scheme is not supported", r"Quantization scheme is not supported for\W+the current GPU\. Min capability: (?P<min>\d+)\.\W+Current capability: (?P<cur>\d+)", ERROR,
          symptom="quant_unsupported_on_gpu", layer="gpu", weight=0.95, fatal=True,
          cause="This checkpoint's quantization scheme needs compute capability {min_cc}; this GPU has {cur_cc} (e.g. Marlin int4 kernels need 8.0).",
          fix="Use a checkpoint quantized for this GPU, an unquantized fp16 one, or a GPU of compute capability >= {min_cc}.",
          source="vllm compressed_tensors.py; gpu-facts.md §4 (Marlin row)"),
     # ---- model weights: auth, disk, revision, remote code, architecture ---------------------
+    # the cache directory cannot be created: huggingface_hub (file_download, HF_HUB_CACHE default ~/.cache/huggingface/hub) and
+    # vLLM (envs.py VLLM_CACHE_ROOT default ~/.cache/vllm) write under $HOME, which a random-UID container (OpenShift's restricted
+    # SCC) resolves to '/', so '/.cache' is not writable
+    _sig("cache_dir_permission", "permission denied", r"PermissionError: \[Errno 13\] Permission denied: '(?P<path>[^']*(?:\.cache|huggingface)[^']*)'", ERROR,
+         symptom="download_failed", layer="container_environment", weight=0.8, fatal=True,
+         cause="The process cannot create its cache directory {path}: the container's user has no writable home (a random UID, e.g. OpenShift's restricted SCC, resolves ~ to /), so the Hugging Face and vLLM caches under ~/.cache cannot be written.",
+         fix="Point HF_HOME (and VLLM_CACHE_ROOT, or HOME) at a writable mounted directory (an emptyDir or PVC), or run with a user that owns its home.",
+         source="huggingface_hub file_download (cache dir under HF_HOME); vllm/envs.py VLLM_CACHE_ROOT; https://github.com/huggingface/inference-benchmarker/pull/47, https://github.com/vllm-project/vllm/issues/20127"),
     _sig("hf_401", "401 client error|client error '401", r"401 Client Error(?:: Unauthorized for url: (?P<url>\S+))?|Client error '401 Unauthorized' for url(?:\s*$| '?(?P<hurl>https?://(?:[\w-]+\.)?(?:huggingface\.co|hf\.co)\S*))", ERROR,
          symptom="gated_repo_auth", layer="client_code", weight=0.55, fatal=True,
          cause="The Hugging Face Hub rejected the request's credential (HTTP 401): HF_TOKEN is missing, empty or invalid in the environment vLLM runs in.",
@@ -547,7 +579,10 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="Chunked prefill is off, so a whole prompt must fit one step, and max_num_batched_tokens ({tokens}) is below max_model_len ({max_len}): vLLM refuses the engine arguments before loading anything.",
          fix="Turn chunked prefill on (--enable-chunked-prefill), raise --max-num-batched-tokens to {max_len}, or lower --max-model-len to {tokens}.",
          source="vllm/config/scheduler.py SchedulerConfig._verify_args (vllm/config.py before 0.10)"),
-    _sig("mm_item_above_batched_tokens", "is larger than max_num_batched_tokens", r"max_tokens_per_mm_item \((?P<item>\d+)\) is larger than max_num_batched_tokens \((?P<tokens>\d+)\)", ERROR,
+    # vllm/v1/core/encoder_cache_manager.py compute_mm_encoder_budget (0.22.0, 0.33.0): "Chunked MM input disabled but
+    # max_tokens_per_mm_item ({}) is larger than max_num_batched_tokens ({})"; its opening clause alone is this refusal
+    # (threads quote it wrapped over two lines)
+    _sig("mm_item_above_batched_tokens", "is larger than max_num_batched_tokens|chunked mm input disabled but max_tokens_per_mm_item", r"max_tokens_per_mm_item \((?P<item>\d+)\) is larger(?: than max_num_batched_tokens \((?P<tokens>\d+)\))?", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
          cause="One multimodal item needs {item} tokens in a single step, but max_num_batched_tokens is {tokens} and multimodal input is not chunked, so vLLM refuses the engine arguments.",
          fix="Raise --max-num-batched-tokens to {item} or more (or lower the per-item size, e.g. a smaller image resolution limit).",
@@ -671,11 +706,14 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="This vLLM release refuses the speculative decoding it was asked for ({what}{where}): that method or combination is not implemented in it.",
          fix="Use a speculative method this release supports (ngram, eagle/eagle3, mtp, medusa, as the error lists), a vLLM release that implements the one asked for, or start without --speculative-config.",
          source="vllm/config/speculative.py SpeculativeConfig.__post_init__; vLLM PR #24322 (draft models in V1); https://github.com/vllm-project/vllm/issues/31883"),
-    _sig("model_runner_v2_unsupported", "model runner v2 does not yet support", r"Model Runner V2 does not yet support: (?P<what>[^\[]+?)\s*(?:\[|$)", ERROR,
+    # the V2 model runner's refusal, raised by VllmConfig._validate_v2_model_runner (vllm/config/vllm.py): "VLLM_USE_V2_MODEL_RUNNER
+    # does not yet support: ..." in 0.20.0-0.22.x, "Model Runner V2 does not yet support: ..." in 0.28.0 (read in those wheels);
+    # the warning "Model Runner V2 does not yet support %s; using the V1 model runner instead." (no colon) is not a refusal
+    _sig("model_runner_v2_unsupported", "model runner v2 does not yet support:|vllm_use_v2_model_runner does not yet support:", r"(?:Model Runner V2|VLLM_USE_V2_MODEL_RUNNER) does not yet support: (?P<what>[^\[]+?)\s*(?:\[|$)", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
          cause="vLLM's V2 model runner does not implement {what} yet, and the configuration validator refuses it.",
          fix="Run this configuration on the V1 model runner (where V2 is opt-in, do not enable it), or drop {what}.",
-         source="vllm/config/vllm.py VllmConfig validation of the V2 model runner; https://github.com/intel/intel-xpu-backend-for-triton/issues/7322"),
+         source="vllm/config/vllm.py VllmConfig._validate_v2_model_runner (0.20.0-0.22.x and 0.28.0 wordings); https://github.com/intel/intel-xpu-backend-for-triton/issues/7322"),
     _sig("no_backend_for_gpu", "no valid attention backend found", r"No valid attention backend found for (?P<dev>\w+) with AttentionSelectorConfig\((?P<cfg>.*?)\)\.? Reasons: (?P<reasons>.*\bcompute capability not supported\b.*)", ERROR,
          symptom="unsupported_gpu", layer="gpu", weight=0.8, fatal=True,
          cause="No attention backend of this vLLM can run this model's attention on this GPU: the backend that implements it is refused for the GPU's compute capability (the error's reasons: {reasons}).",
@@ -686,11 +724,19 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="No attention backend of this vLLM supports the combination the model and flags ask for (head size, KV-cache dtype, sinks, sparse attention...); the reasons list why each one is refused: {reasons}.",
          fix="Change what the reasons name (e.g. --kv-cache-dtype auto, no forced --attention-backend / VLLM_ATTENTION_BACKEND), or use a vLLM release whose backends support this model.",
          source="vllm/platforms/cuda.py get_attn_backend_cls"),
-    _sig("selected_backend_invalid", "is not valid for this configuration", r"Selected backend (?P<backend>[\w.]+) is not valid for this configuration\. Reason: (?P<why>.*)", ERROR,
+    _sig("selected_backend_invalid", "is not valid for this configuration", r"Selected backend (?P<backend>[\w.]+) is not valid for this configuration\.(?: Reason: (?P<why>.*))?", ERROR,
          symptom="attention_backend_fallback", layer="vllm_version_flags", weight=0.8, fatal=True,
-         cause="The attention backend chosen for this start ({backend}, by --attention-backend, VLLM_ATTENTION_BACKEND or the image's defaults) cannot run this model: {why}.",
+         cause="The attention backend chosen for this start ({backend}, by --attention-backend, VLLM_ATTENTION_BACKEND or the image's defaults) cannot run this model (vLLM's reason: {why}).",
          fix="Unset the forced backend so vLLM picks a valid one, or choose a backend that supports what the reason names (e.g. TRITON_ATTN for attention sinks).",
          source="vllm/platforms (cuda.py, rocm.py) get_attn_backend_cls; https://github.com/kyuz0/amd-strix-halo-vllm-toolboxes/issues/36"),
+    # vllm/v1/attention/backends/flashinfer.py FlashInferImpl.__init__ (0.11.0): "FlashInfer backend currently does not support
+    # attention sinks, please use trtllm on blackwell or flash attention on earlier GPUs." -- FlashInfer was chosen (forced, or
+    # by the release) for a model with sinks where this release cannot use its trtllm attention
+    _sig("flashinfer_sinks", "flashinfer backend currently does not support attention", r"FlashInfer backend currently does not support attention sinks", ERROR,
+         symptom="attention_backend_fallback", layer="vllm_version_flags", weight=0.8, fatal=True,
+         cause="The FlashInfer attention backend was used for a model with attention sinks (gpt-oss), and this vLLM can run sinks on FlashInfer only through its trtllm kernels, which it does not use here: the backend was forced (--attention-backend / VLLM_ATTENTION_BACKEND), or this build chose it (a regression on Blackwell).",
+         fix="Unset a forced FlashInfer backend so vLLM picks one that supports sinks (FlashAttention 3 on Hopper, TRITON_ATTN elsewhere); on Blackwell use a release where FlashInfer's trtllm path is taken.",
+         source="vllm/v1/attention/backends/flashinfer.py FlashInferImpl.__init__ (0.11.0); https://github.com/vllm-project/vllm/issues/30919"),
     _sig("head_size_backend", "is not supported by", r"Head size (?P<size>\d+) is not supported by (?P<backend>\w+)\. Supported head sizes(?: are)?: \[(?P<sizes>[^\]]*)\]", ERROR,
          symptom="attention_backend_fallback", layer="vllm_version_flags", weight=0.8, fatal=True,
          cause="The attention backend this start uses ({backend}) supports head sizes [{sizes}] only, and the model's attention has head size {size}; another backend of the same vLLM may support it.",
@@ -736,6 +782,14 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The quantization method this release uses for the checkpoint reads {keys} from its quantization_config, which the checkpoint does not have: the checkpoint's format is not the one this release's method (or the --quantization given) expects.",
          fix="Leave --quantization unset (or pass the checkpoint's own method), use a release that supports this checkpoint's quantization format, or serve a 16-bit export.",
          source="vllm/model_executor/layers/quantization/base_config.py QuantizationConfig.get_from_keys; https://github.com/unslothai/unsloth/issues/688"),
+    # vllm/model_executor/model_loader/weight_utils.py get_quant_config (0.6.3, 0.33.0; weight_utils.py in 0.2.x):
+    # f"Cannot find the config file for {quantization}" -- --quantization names a method whose config file (quantize_config.json
+    # and the like) the checkpoint does not have, and no quantization_config in config.json: most often an unquantized checkpoint
+    _sig("quant_config_file_missing", "cannot find the config file for", r"Cannot find the config file for (?P<method>[\w.-]+)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.7, fatal=True,
+         cause="--quantization {method} was given, but the checkpoint has no {method} quantization config (neither in config.json nor a quantize_config file): vLLM loads only checkpoints already quantized with {method}; an unquantized checkpoint, or a quantized one whose config file was not downloaded.",
+         fix="Drop --quantization for an unquantized checkpoint (or quantize it first, e.g. with AutoAWQ / llm-compressor), or point at the {method} checkpoint with its config file.",
+         source="vllm/model_executor/model_loader/weight_utils.py get_quant_config; https://github.com/vllm-project/vllm/issues/1419"),
     _sig("quant_arg_mismatch", "does not match the quantization method specified in the", r"Quantization method specified in the model config \((?P<config>[\w.-]+)\) does not match the quantization method specified in the\W+quantization\W+argument \((?P<arg>[\w.-]+)\)", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
          cause="--quantization {arg} contradicts the checkpoint's own quantization_config ({config}); vLLM refuses a method name that differs from the one the checkpoint declares (older releases even for a kernel variant of it, such as gptq_marlin for gptq).",
@@ -901,6 +955,14 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="A kernel library vLLM uses (FlashInfer's sampler, attention or MoE kernels) was compiled just in time at startup with this environment's toolchain, and the ninja build failed: nvcc missing or older than the library needs, or a compiler/header problem.",
          fix="Read the compiler lines above the error; install the CUDA toolkit matching torch's CUDA (or FlashInfer's prebuilt flashinfer-cubin / flashinfer-jit-cache, or an image that precompiles them), clear ~/.cache/flashinfer, or avoid the JIT path (VLLM_USE_FLASHINFER_SAMPLER=0 for the sampler).",
          source="torch/utils/cpp_extension.py _run_ninja_build; https://github.com/kserve/kserve/pull/4567, https://github.com/modelscope/ms-swift/issues/7100"),
+    # Triton compiles its kernels with the ptxas it bundles (triton/backends/nvidia/compiler.py make_cubin raises PTXASError with
+    # ptxas's stderr); a ptxas older than the GPU does not know its architecture: "ptxas fatal : Value 'sm_121a' is not defined
+    # for option 'gpu-name'" (GB10; 'sm_110a' on Jetson Thor, vLLM's troubleshooting doc, PR #31338)
+    _sig("ptxas_unknown_arch", "is not defined for option 'gpu-name'", r"ptxas fatal\s*:\s*Value '(?P<arch>sm_\w+)' is not defined for option 'gpu-name'", ERROR,
+         symptom="jit_compile_failed", layer="pytorch_wheel", weight=0.85, fatal=True,
+         cause="Triton's bundled ptxas (shipped with the torch wheel's Triton) is older than this GPU and does not know {arch}, so every Triton kernel compile at startup fails.",
+         fix="Point TRITON_PTXAS_PATH at a ptxas from a CUDA toolkit that knows {arch} (e.g. CUDA 13's /usr/local/cuda/bin/ptxas), or use a torch/Triton release whose bundled ptxas supports this GPU.",
+         source="triton/backends/nvidia/compiler.py make_cubin; https://github.com/triton-lang/triton/issues/8539, https://github.com/vllm-project/vllm/pull/32704"),
     _sig("vllm_compile_failed", "vllm failed to compile the model", r"vLLM failed to compile the model", ERROR,
          symptom="jit_compile_failed", layer="pytorch_wheel", weight=0.6, fatal=True,
          cause="torch.compile of the model failed at startup: a corrupted or stale compile cache, or an inductor/torch version that does not work with this vLLM (or with an inductor setting in the environment).",
