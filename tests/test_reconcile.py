@@ -556,6 +556,7 @@ def test_a_cold_start_below_the_plan_names_the_compile():
     cold = reconcile(parse_log(COLD_LOG), plan)
     assert plan.kv_cache_bytes / GIB > 6.06 + 0.1  # the plan's pool is above the cold start's
     assert any("compiled its torch.compile graphs cold" in n for n in cold.notes)
+    assert cold.to_dict()["compile_cache"] == "cold"
     warm = reconcile(parse_log(WARM_LOG), plan)
     assert not any("torch.compile" in n for n in warm.notes)
     # a cold start whose pool is not below the plan (the plan made smaller): nothing to explain

@@ -80,6 +80,7 @@ class Reconciliation:
             "vllm_version": self.log.vllm_version,
             "model": self.log.model,
             "started": self.log.started,
+            "compile_cache": self.log.compile_cache,  # "cold", "warm" or None (StartupLog.compile_cache)
             "figures": self.log.figures,
             "comparison": [r.to_dict() for r in self.rows],
             "largest_gap": self.largest_gap,
