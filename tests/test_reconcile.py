@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -573,3 +574,13 @@ def test_a_plan_says_it_plans_a_start_with_the_compile_cache_warm():
     # no torch.compile: eager, or V0
     assert COMPILE_CACHE_NOTE not in fit("Qwen/Qwen2.5-7B-Instruct", gpu="L4", enforce_eager=True, site_calibration=False).assumptions
     assert COMPILE_CACHE_NOTE not in fit("Qwen/Qwen2.5-7B-Instruct", gpu="L4", vllm_version="0.6.4", site_calibration=False).assumptions
+
+
+def test_reconcile_prints_the_compile_cache_state():
+    out = subprocess.run([sys.executable, "-m", "kvplan", "reconcile", str(COLD_LOG)], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "COLUMNS": "200"})
+    assert out.returncode == 0, out.stderr
+    assert "torch.compile cold (compiled at this start)" in out.stdout
+    warm = subprocess.run([sys.executable, "-m", "kvplan", "reconcile", str(WARM_LOG)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "COLUMNS": "200"})
+    assert "torch.compile warm (graphs loaded from the cache)" in warm.stdout

@@ -109,7 +109,9 @@ def render_reconciliation(result, plan=None) -> None:
     log = result.log
     version = f"vLLM {log.vllm_version}" if log.vllm_version else "vLLM version not in the log"
     state = {True: "started", False: "did not start", None: "start not shown"}[log.started]
-    console.print(f"[bold]{log.model or 'model not named in the log'}[/] · {version} · {state}", highlight=False)
+    compiled = {"cold": " · torch.compile cold (compiled at this start)",
+                "warm": " · torch.compile warm (graphs loaded from the cache)"}.get(log.compile_cache, "")
+    console.print(f"[bold]{log.model or 'model not named in the log'}[/] · {version} · {state}{compiled}", highlight=False)
     planned = plan is not None
     if planned:
         h = _plan_header(plan)
