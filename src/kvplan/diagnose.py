@@ -494,7 +494,8 @@ def _decide_auth(draft: _Draft, log: StartupLog) -> None:
 
 # Lines that are evidence of a failed multi-GPU/shared-memory set-up on their own, wherever they are in the log.
 _HANG_EVIDENCE = frozenset({"nccl_timeout", "nccl_shm", "ray_shm_request", "bus_error", "gloo_full_mesh", "ray_node_no_gpu",
-                            "ray_driver_without_gpu", "ray_node_unknown", "oneccl_exception"})
+                            "ray_driver_without_gpu", "ray_node_unknown", "oneccl_exception", "ray_version_mismatch",
+                            "hipblaslt_load_open_files"})
 
 
 def _decide_hang(drafts: dict[str, _Draft], log: StartupLog) -> None:

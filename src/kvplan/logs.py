@@ -278,6 +278,13 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The NVIDIA driver supports CUDA up to {found_cuda}, older than the CUDA runtime the installed torch/vLLM was built for.",
          fix="Update the host driver, or install the torch/vLLM build for the CUDA the driver supports.",
          source="torch/cuda/__init__.py; gpu-facts.md §6"),
+    # CUDA's error string of cudaErrorUnsupportedPtxVersion (222): the PTX in the binary was produced by a newer toolkit than the
+    # driver's JIT supports; vLLM's troubleshooting guide (docs/usage/troubleshooting.md, PR #28305) gives the driver as the fix
+    _sig("ptx_unsupported_toolchain", "ptx was compiled with an unsupported toolchain", r"the provided PTX was compiled with an unsupported toolchain", ERROR,
+         symptom="driver_too_old", layer="nvidia_driver", weight=0.8, fatal=True,
+         cause="A kernel's PTX was built with a newer CUDA toolkit than the installed NVIDIA driver can JIT-compile: the driver is older than the CUDA the wheel (or its kernels) was built with.",
+         fix="Update the NVIDIA driver to one that supports the wheel's CUDA version, or install a vLLM/torch build for the driver's CUDA.",
+         source="CUDA runtime cudaErrorUnsupportedPtxVersion; vLLM docs/usage/troubleshooting.md (PR #28305); https://github.com/vllm-project/vllm/issues/31700"),
     _sig("driver_insufficient", "driver version is insufficient", r"CUDA driver version is insufficient for CUDA runtime version", ERROR,
          symptom="driver_too_old", layer="nvidia_driver", weight=0.85, fatal=True,
          cause="The NVIDIA driver is older than the CUDA runtime bundled with vLLM/torch (CUDA error 35).",
@@ -416,6 +423,35 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The ROCm kernel vLLM selected ({kernel}) exists for {need} ({family}) only, and this GPU is {got}: the GPU lacks that kernel's architecture.",
          fix="Let vLLM choose a kernel this GPU has (unset the VLLM_ROCM_USE_AITER* switch that selects {kernel}, or pick another backend), or run on a {need} GPU.",
          source="ROCm/aiter gfx assertions (aiter/ops/triton/gluon/mla_gluon.py); https://github.com/ROCm/aiter/issues/4831"),
+    # Triton's python/triton/language/core.py dtype.to_ir (3.x): f'type {self} not supported in this architecture. The supported
+    # fp8 dtypes are {supported}'. e4m3 (fp8e4nv) needs NVIDIA SM89+. Owners in public threads: --kv-cache-dtype fp8 on Volta or
+    # Ampere, an FP8 checkpoint whose block-FP8 GEMM or fused-MoE Triton kernels run there, ROCm gfx90a: a hint naming the GPU
+    _sig("triton_fp8_type_unsupported", "not supported in this architecture", r"type (?P<t>fp8\w+) not supported in this architecture\. The supported fp8 dtypes are (?P<supported>\([^)]*\))", ERROR,
+         symptom="quant_unsupported_on_gpu", layer="gpu", weight=0.55, fatal=True,
+         cause="Triton cannot compile {t} on this GPU (it has only {supported}; e4m3, fp8e4nv, needs NVIDIA compute capability 8.9+): an FP8 (e4m3) KV cache (--kv-cache-dtype fp8) or an FP8 checkpoint's Triton kernels (block-FP8 GEMM, fused MoE) were asked of an older GPU.",
+         fix="On this GPU use --kv-cache-dtype fp8_e5m2 (or auto) and a checkpoint that is not FP8 (or a release with a Marlin FP8 path for it); FP8 e4m3 kernels need an Ada/Hopper or newer GPU.",
+         source="triton/language/core.py dtype.to_ir; https://github.com/1CatAI/1Cat-vLLM/issues/27"),
+    # the older Triton wording of the same refusal (triton/language/semantic.py cast: assert builder.options.allow_fp8e4nv,
+    # "fp8e4nv data type is not supported on CUDA arch < 89"); vLLM's own tests skip FP8 KV prefix-prefill below SM89 for it
+    # (tests/kernels/attention/test_prefix_prefill.py "Triton limitation"). Added after the fail8 held-out reading.
+    _sig("triton_fp8e4nv_arch", "data type is not supported on cuda arch", r"fp8e4nv data type is not supported on CUDA arch < 89", ERROR,
+         symptom="quant_unsupported_on_gpu", layer="gpu", weight=0.55, fatal=True,
+         cause="Triton cannot use the FP8 e4m3 type (fp8e4nv) below compute capability 8.9: an FP8 (e4m3) KV cache or FP8 weights reached a Triton kernel (prefix prefill, FP8 GEMM) on an older GPU; some releases route these GPUs around the Triton path, others do not.",
+         fix="Use --kv-cache-dtype fp8_e5m2 (or auto), disable the path that needs it (chunked prefill / prefix caching with an FP8 KV cache in the affected releases), a release that avoids it, or a GPU of compute capability 8.9+.",
+         source="triton/language/semantic.py cast; https://github.com/vllm-project/vllm/issues/7714"),
+    # hipBLASLt's tensile_host.cpp: std::cerr << "rocblaslt error: Could not load " << path. The library file of a supported
+    # arch (gfx90a/gfx942/gfx950) is in every ROCm torch wheel, so there a failed load is the process's open-files limit (eight
+    # workers each opening the libraries: pytorch/pytorch#137695); for other archs the wheel may lack the file. Hints.
+    _sig("hipblaslt_load_open_files", "rocblaslt error: could not load", r"rocblaslt error: Could not load \"?(?P<path>\S*TensileLibrary\w*_(?P<arch>gfx9(?:0a|42|50))\.dat)", ERROR,
+         symptom="tp_init_hang", layer="container_environment", weight=0.5, fatal=True,
+         cause="hipBLASLt could not open its {arch} kernel library, which ROCm torch wheels ship: with many workers (tensor parallelism) the processes run out of file descriptors (the shell's open-files limit, often 1024), or the install is damaged.",
+         fix="Raise the open-files limit before starting (ulimit -n 131072, nofile in /etc/security/limits.conf or the container's --ulimit nofile), or reinstall torch if the file is missing.",
+         source="hipBLASLt tensile_host.cpp ('rocblaslt error: Could not load'); https://github.com/pytorch/pytorch/issues/137695"),
+    _sig("hipblaslt_load_arch_missing", "rocblaslt error: could not load", r"rocblaslt error: Could not load \"?(?P<path>\S*TensileLibrary\w*_(?P<arch>gfx(?!9(?:0a|42|50)\b)\w+)\.dat)", ERROR,
+         symptom="unsupported_gpu", layer="pytorch_wheel", weight=0.5, fatal=True,
+         cause="hipBLASLt could not load its kernel library for {arch}: the ROCm torch/hipBLASLt build does not ship one for this GPU (or the process ran out of file descriptors).",
+         fix="Use a ROCm torch/hipBLASLt build that includes {arch} (or disable hipBLASLt where the release allows it); check ulimit -n if the file exists.",
+         source="hipBLASLt tensile_host.cpp ('rocblaslt error: Could not load')"),
     _sig("hip_no_binary", "invalid device function|hiperrornobinaryforgpu", r"HIP error: invalid device function|hipErrorNoBinaryForGpu", ERROR,
          symptom="unsupported_gpu", layer="gpu", weight=0.6, fatal=True,
          cause="The ROCm kernels in this build have no code for this AMD GPU's gfx target (an image built for Instinct MI300 run on a Radeon card, or the reverse).",
@@ -587,6 +623,54 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="One multimodal item needs {item} tokens in a single step, but max_num_batched_tokens is {tokens} and multimodal input is not chunked, so vLLM refuses the engine arguments.",
          fix="Raise --max-num-batched-tokens to {item} or more (or lower the per-item size, e.g. a smaller image resolution limit).",
          source="vllm/v1/core/encoder_cache_manager.py compute_mm_encoder_budget"),
+    # Python's argparse (Lib/argparse.py ArgumentParser._check_value: "argument %(argument_name)s: invalid choice:
+    # %(value)r (choose from %(choices)s)"); vLLM's CLI parser (FlexibleArgumentParser) is an argparse.ArgumentParser, and
+    # flags with a fixed list of values (--tool-call-parser in 0.6, --quantization, --dtype...) refuse other names so
+    _sig("argparse_invalid_choice", "invalid choice:", r"argument (?P<flag>-[\w-]+)(?:/-[\w-]+)?: invalid choice: '?(?P<value>[^'\s]+)'? \(choose from (?P<choices>.*?)\)?$", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.8, fatal=True,
+         cause="{flag} {value} is not one of the values this vLLM release accepts ({choices}): a name added in a later release (the docs of main list it), one removed since, or a misspelling.",
+         fix="Use one of the listed values, or a vLLM release that has {value} (its release notes / `vllm serve --help` list the choices).",
+         source="Python argparse ArgumentParser._check_value; https://github.com/vllm-project/vllm/issues/9312"),
+    # argparse's parse_args: "unrecognized arguments: %s". Several owners in public threads: a flag the release removed or
+    # renamed (--task gone by 0.13.0, --enable-reasoning by 0.10.0: vllm/engine/arg_utils.py of those wheels), one added
+    # after it, a plugin's flag without the plugin, or a flag and its value passed as one list item ("--dtype auto" in a
+    # compose/subprocess list), so the line alone is a hint
+    _sig("argparse_unrecognized", "unrecognized arguments:", r"error: unrecognized arguments: (?P<args>.+)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.55, fatal=True,
+         cause="The CLI of this vLLM has no {args}: a flag removed or renamed since the docs or recipe were written (--task, --enable-reasoning...), one added after this release, a plugin's flag without the plugin, or a flag and its value passed as a single argument.",
+         fix="Check `vllm serve --help` of this release: drop or rename the flag (--task became --runner/--convert; --reasoning-parser alone enables reasoning), use the release that has it, or pass flag and value as separate arguments.",
+         source="Python argparse parse_args; vllm/engine/arg_utils.py (0.11.0 has --task, 0.13.0 not; 0.9.0.1 deprecates --enable-reasoning, 0.10.0 has none); https://github.com/vllm-project/vllm/issues/35603, https://github.com/vllm-project/vllm/issues/8273"),
+    # vllm/lora/utils.py parse_fine_tuned_lora_name (0.10.1.1, 0.22.0, 0.33.0): ValueError(f"{name} is unsupported LoRA weight").
+    # Owners in public threads: an adapter saved with modules_to_save (full lm_head/embedding copies), or an adapter of
+    # modules this release's LoRA support does not cover for the model (a vision tower): a hint. Added after the fail8
+    # held-out reading.
+    _sig("lora_weight_unsupported", "is unsupported lora weight", r"(?P<name>[\w.]+) is unsupported LoRA weight", ERROR,
+         symptom="invalid_engine_flags", layer="model_weights", weight=0.55, fatal=True,
+         cause="The LoRA adapter holds a weight vLLM's LoRA loader cannot apply ({name}): a full module copy saved with modules_to_save (lm_head, embeddings), or a module this release's LoRA support does not cover for the model.",
+         fix="Export the adapter with lora_A/lora_B weights only (train without modules_to_save, or merge the adapter into the base weights and serve the merged model); check the release's LoRA support for the model's modules.",
+         source="vllm/lora/utils.py parse_fine_tuned_lora_name; https://github.com/vllm-project/vllm/issues/9280"),
+    # vllm/entrypoints/openai/api_server.py validate_parsed_serve_args (0.10.1.1, 0.22.0), vllm/entrypoints/common/cli_args.py
+    # (0.33.0): KeyError(f"invalid tool call parser: {name} (chose from {{ ... }})"), and the same for reasoning parsers
+    _sig("parser_name_unknown", "invalid tool call parser:|invalid reasoning parser:", r"invalid (?P<kind>tool call|reasoning) parser: (?P<name>\S+) \(chose from \{ ?(?P<choices>[^}]*)\}\)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
+         cause="This vLLM release registers no {kind} parser named {name} (it has: {choices}): the parser came with a later release (model recipes often need the newest), or the name is misspelled.",
+         fix="Use a vLLM release that ships the {name} parser (the recipe's minimum version), one of the listed parsers, or load it as a plugin (--tool-parser-plugin).",
+         source="vllm/entrypoints/openai/api_server.py validate_parsed_serve_args (0.10.1.1, 0.22.0), vllm/entrypoints/common/cli_args.py (0.33.0); https://github.com/vllm-project/recipes/issues/51"),
+    # vllm/config.py ModelConfig._init_multimodal_config (0.9.0.1): the registry does not see the architecture as multimodal
+    # and a multimodal option was given. Owners in public threads: a multimodal model newer than the release (GLM-4.1V on
+    # 0.9.x, zai-org/GLM-V#9), one served by a fork (Qwen2.5-Omni), or a text-only model given the option: a hint
+    _sig("mm_option_text_only", "is only supported for multimodal models", r"`(?P<opt>limit_mm_per_prompt|mm_processor_kwargs|disable_mm_preprocessor_cache)` is only supported for\s+multimodal models", ERROR,
+         symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.55, fatal=True,
+         cause="This vLLM does not register the model's architecture as multimodal, so {opt} is refused: a multimodal model newer than this release (or one that needs a fork), or a text-only model given a multimodal option.",
+         fix="Use a vLLM release whose supported-models list has this multimodal architecture; for a text-only model drop {opt}.",
+         source="vllm/config.py ModelConfig._init_multimodal_config (0.9.0.1); https://github.com/zai-org/GLM-V/issues/9"),
+    # vllm/entrypoints/chat_utils.py apply_hf_chat_template (0.10.1.1), vllm/renderers/hf.py (0.22.0): no --chat-template and
+    # no template in the tokenizer; the chat endpoint answers 400 while the server runs
+    _sig("no_chat_template", "default chat template is no longer allowed", r"default chat template is no longer allowed, so you must provide a chat template if the tokenizer\s+does not define one", ERROR,
+         symptom="tokenizer_or_revision_mismatch", layer="model_weights", weight=0.75,
+         cause="The checkpoint's tokenizer defines no chat template (a base model, or a conversion that dropped it) and no --chat-template was given, so every chat-completions request is refused.",
+         fix="Use the completions endpoint with the model's own prompt format, pass --chat-template with a template written for this model, or use a checkpoint whose tokenizer_config.json (or chat_template.jinja) has one.",
+         source="vllm/entrypoints/chat_utils.py apply_hf_chat_template (0.10.1.1), vllm/renderers/hf.py (0.22.0); https://github.com/ByteDance-Seed/Seed-X-7B/issues/7"),
     _sig("chat_template_missing", "appears path-like|looks like a file path", r"The supplied chat template (?:string )?\((?P<path>[^)]*)\) (?:appears path-like, but doesn't exist|looks like a file path, but it failed to be opened)", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
          cause="--chat-template names a file ({path}) that cannot be opened from where the server runs (a path of vLLM's source tree, which the pip wheel does not ship, or a path outside the container).",
@@ -642,7 +726,7 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="This vLLM release does not implement the model's architecture ({arch}).",
          fix="Use a vLLM release that supports {arch} (see the supported-models list of newer releases), or a checkpoint of a supported architecture.",
          source="vllm/model_executor/models/registry.py"),
-    _sig("transformers_unknown_model_type", "does not recognize this architecture", r"model type `(?P<mt>[\w.-]+)` but Transformers does not recognize this architecture", ERROR,
+    _sig("transformers_unknown_model_type", "does not recognize this architecture", r"model type `?(?P<mt>[\w.-]+?)`? but Transformers does not recognize this architecture", ERROR,
          symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.8, fatal=True,
          cause="The Transformers installed with this vLLM predates the model type `{mt}`, so its config cannot be read.",
          fix="Use a vLLM release (and its Transformers) that supports `{mt}`, or upgrade transformers if this vLLM allows it.",
@@ -833,6 +917,14 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="Gloo could not resolve this host's name to a routable address and fell back to the loopback address, which the other nodes cannot reach.",
          fix="Set GLOO_SOCKET_IFNAME (and NCCL_SOCKET_IFNAME) to the routable interface on every node, or make the hostname resolve to that address.",
          source="torch ProcessGroupGloo.cpp (hostname resolution fallback)"),
+    # Ray's ray/_private/utils.py check_version_info: "Version mismatch: The cluster was started with:\n    Ray: ...\n    Python:
+    # ...\nThis process on node ... was started with:" (a RuntimeError; a differing patch version of Python is only a warning,
+    # "Python patch version mismatch", which this does not match)
+    _sig("ray_version_mismatch", "version mismatch: the cluster was started with", r"(?<![Pp]atch )Version mismatch: The cluster was started with", ERROR,
+         symptom="tp_init_hang", layer="container_environment", weight=0.8, fatal=True,
+         cause="This process runs a different Ray (or Python) version from the one the Ray cluster was started with, and Ray refuses to join them: the vLLM environment on this node is not the one the head runs.",
+         fix="Run the same Ray and Python versions on the head and every worker as the vLLM environment uses (the same image everywhere, or install vLLM's Ray into the head's environment).",
+         source="ray/_private/utils.py check_version_info; https://github.com/gpustack/gpustack/issues/1640"),
     _sig("ray_node_unknown", "can fulfill resource request", r"No available node types can fulfill resource request \{'node:(?P<ip>[\w.:-]+)'", ERROR,
          symptom="tp_init_hang", layer="interconnect", weight=0.75, fatal=True,
          cause="vLLM pins one GPU of its placement group to its own node address ({ip}), and no node of the Ray cluster is registered under that address, so the group is never created (the IP vLLM sees differs from the one Ray uses).",
