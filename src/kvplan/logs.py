@@ -162,6 +162,14 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="This vLLM release looks for the separately installed flash_attn package, which is missing or does not match torch, so it silently fell back to a slower attention backend.",
          fix="Upgrade vLLM (0.4.3 and later bundle their own vllm-flash-attn build), or install the flash_attn wheel built for your torch.",
          versions="<=0.4.2", source="https://github.com/vllm-project/vllm/pull/4686; 0.4.0's wording: https://github.com/vllm-project/vllm/issues/3912"),
+    # vllm/platforms/cuda.py get_attn_backend_cls (0.7.2 read): logger.info("Cannot use FlashAttention-2 backend for FP8 KV
+    # cache."), then a slower backend (0.6.x printed it from vllm/attention/selector.py); VLLM_FLASH_ATTN_VERSION=3 does not
+    # change the choice in those releases. Gone from the 0.22.0 and 0.33.0 wheels.
+    _sig("fa_cannot_fp8_kv", "backend for fp8 kv cache", r"Cannot use FlashAttention(?:-2)? backend for FP8 KV cache", WARNING,
+         symptom="attention_backend_fallback", layer="vllm_version_flags", weight=0.7,
+         cause="--kv-cache-dtype fp8 was asked for and this vLLM release's FlashAttention path takes no FP8 KV cache, so it fell back to another backend (a forced VLLM_ATTENTION_BACKEND=FLASH_ATTN or VLLM_FLASH_ATTN_VERSION=3 is not used).",
+         fix="Use the backend the release pairs with an FP8 KV cache (FlashInfer, or the MLA backends for MLA models), drop --kv-cache-dtype fp8, or a release whose FlashAttention 3 path takes FP8.",
+         versions="0.6-0.10", source="vllm/platforms/cuda.py get_attn_backend_cls (0.7.2); https://github.com/vllm-project/vllm/issues/12543"),
     _sig("fa_cannot_other", "cannot use flashattention", r"Cannot use FlashAttention(?:-2)? backend because (?P<why>(?!the (?:vllm_)?flash_attn package).+?)\.?$", WARNING,
          symptom="attention_backend_fallback", layer="vllm_version_flags", weight=0.6,
          cause="vLLM could not use FlashAttention ({why}) and fell back to a slower attention backend.",
@@ -268,6 +276,32 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="This vLLM's LMCache connector imports {mod}, which the installed LMCache does not have: the two packages are of different vintages (LMCache renamed lmcache.experimental to lmcache.v1).",
          fix="Install the LMCache version this vLLM release was written against (or the vLLM release that matches the installed LMCache); with the V1 engine use LMCacheConnectorV1.",
          source="vllm/distributed/kv_transfer/kv_connector/lmcache_connector.py (0.8.2-0.9.0.1); https://github.com/LMCache/LMCache/issues/852"),
+    # vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py NixlConnectorWorker.__init__ (0.9.0.1, 0.11.0;
+    # nixl/base_worker.py in 0.33.0): logger.error("NIXL is not available"); raise RuntimeError("NIXL is not available")
+    # when the nixl package cannot be imported. The bare warning of the module import is not fatal.
+    # vllm/config.py CacheConfig.verify_with_parallel_config (0.7.2, 0.8.5.post1, 0.9.0.1): the swap space times the tensor
+    # parallel size above 70% of total CPU memory raises ValueError("Too large swap space. " + "X GiB out of the Y GiB total
+    # CPU memory is allocated for the swap space."); above 40% only warns ("Possibly too large swap space."). Added after the
+    # fail9 held-out reading.
+    _sig("swap_space_too_large", "too large swap space", r"(?<!Possibly )Too large swap space\. (?P<asked>[\d.]+) GiB out of the (?P<total>[\d.]+) GiB total CPU memory", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.8, fatal=True,
+         cause="The CPU swap space asked for ({asked} GiB: --swap-space, 4 GiB per GPU by default, times the tensor-parallel size) is more than 70% of this host's {total} GiB of memory, which vLLM refuses.",
+         fix="Pass a smaller --swap-space (swap_space=0 or 1 on small hosts; it is only used for preempted sequences), or run on a host with more memory.",
+         versions="<=0.10", source="vllm/config.py CacheConfig.verify_with_parallel_config (0.7.2, 0.8.5.post1, 0.9.0.1)"),
+    _sig("nixl_not_available", "nixl is not available", r"RuntimeError: NIXL is not available", ERROR,
+         symptom="import_undefined_symbol", layer="container_environment", weight=0.75, fatal=True,
+         cause="--kv-transfer-config asked for the NixlConnector, but the nixl package cannot be imported in this environment (not installed in the image, or a platform NIXL does not support), so the connector refuses to start.",
+         fix="Install NIXL (the nixl package with its UCX) in the image on a platform it supports, or use another KV connector / no disaggregated prefill.",
+         source="vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py (0.9.0.1, 0.11.0), nixl/base_worker.py (0.33.0)"),
+    # vllm/model_executor/layers/quantization/compressed_tensors/compressed_tensors.py _get_scheme_from_parts (0.7.2,
+    # 0.8.5.post1, 0.10.0, 0.20.0): NotImplementedError("No compressed-tensors compatible scheme was found."). Owners in
+    # public threads: the GPU (a scheme's get_min_capability, e.g. NVFP4 W4A4 at 100), a scheme the release predates, the
+    # compressed-tensors package version: a hint.
+    _sig("compressed_tensors_no_scheme", "no compressed-tensors compatible scheme", r"No compressed-tensors compatible scheme was found", ERROR,
+         symptom="quant_unsupported_on_gpu", layer="vllm_version_flags", weight=0.5, fatal=True,
+         cause="No compressed-tensors scheme of this vLLM accepts the checkpoint's quantization on this GPU: the scheme needs a newer GPU (NVFP4 W4A4 asks for compute capability 10.0 where no fallback exists), the release predates the scheme, or the compressed-tensors package is too old for the checkpoint.",
+         fix="Check the checkpoint's quantization_config against the release's supported schemes and the GPU's compute capability; use a newer release (fallback kernels), a GPU that has the scheme, or another quantization of the model.",
+         source="vllm/model_executor/layers/quantization/compressed_tensors/compressed_tensors.py _get_scheme_from_parts (0.7.2, 0.8.5.post1, 0.10.0, 0.20.0)"),
     _sig("vllm_c_missing", "no module named 'vllm._c'", r"No module named 'vllm\._C'", ERROR,
          symptom="import_undefined_symbol", layer="pytorch_wheel", weight=0.7,
          cause="vLLM's compiled extension (vllm._C) is missing: the install is broken or vLLM is run from a source tree that was never built.",
@@ -731,6 +765,63 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The Transformers installed with this vLLM predates the model type `{mt}`, so its config cannot be read.",
          fix="Use a vLLM release (and its Transformers) that supports `{mt}`, or upgrade transformers if this vLLM allows it.",
          source="transformers CONFIG_MAPPING KeyError message"),
+    # The older Transformers form of the same refusal: AutoConfig.from_pretrained's lookup
+    # `config_class = CONFIG_MAPPING[config_dict["model_type"]]` (transformers/models/auto/configuration_auto.py; 5.24.0
+    # wraps it in the ValueError above) raising a bare KeyError with the model type. The frame line is what names it.
+    _sig("transformers_config_mapping_keyerror", 'config_mapping[config_dict["model_type"]]', r'config_class = CONFIG_MAPPING\[config_dict\["model_type"\]\]', ERROR,
+         symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.65, fatal=True,
+         cause="Transformers' config mapping has no entry for the checkpoint's model_type (the KeyError after this frame names it): the Transformers installed with this vLLM predates the model type, or the checkpoint's config was changed to a type it does not know.",
+         fix="Use a vLLM release (and its Transformers) that knows the model type, upgrade transformers where the release allows it, or pin the checkpoint revision that worked.",
+         source="transformers/models/auto/configuration_auto.py AutoConfig.from_pretrained; https://github.com/vllm-project/vllm/issues/4315"),
+    # transformers/models/auto/configuration_auto.py _LazyConfigMapping.register (5.24.0 read): ValueError(f"'{key}' is
+    # already used by a Transformers config, pick another name."). vLLM registers its own configs at import
+    # (vllm/transformers_utils/configs/*, e.g. the Ovis 'aimv2' config up to 0.9.2, renamed 'aimv2_visual_tokenizer' by
+    # 0.19.0); a Transformers release that adds the same name (4.54.0 added aimv2) makes `import vllm` fail.
+    _sig("transformers_config_name_taken", "is already used by a transformers config", r"'(?P<key>[\w.-]+)' is already used by a Transformers config, pick another name", ERROR,
+         symptom="import_undefined_symbol", layer="vllm_version_flags", weight=0.75, fatal=True,
+         cause="The installed Transformers now defines a config named '{key}' that this vLLM (or the fork/plugin importing it) also registers at import, so vllm cannot be imported: the Transformers version is newer than this vLLM supports.",
+         fix="Install the Transformers version this vLLM release pins (for 'aimv2': transformers<4.54 with vLLM 0.9.x), or a vLLM release that renamed its config.",
+         source="transformers/models/auto/configuration_auto.py _LazyConfigMapping.register; https://github.com/HabanaAI/vllm-fork/pull/1664"),
+    # transformers/modeling_gguf_pytorch_utils.py load_gguf_checkpoint (5.24.0 read): ValueError(f"GGUF model with architecture
+    # {architecture} is not supported yet."). vLLM reads a .gguf file's config through it, so the release's Transformers
+    # decides which GGUF architectures load (huggingface/transformers#39721 added qwen3moe).
+    _sig("gguf_arch_unsupported", "gguf model with architecture", r"GGUF model with architecture (?P<arch>[\w.-]+) is not supported yet", ERROR,
+         symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.75, fatal=True,
+         cause="The GGUF file's architecture ({arch}) has no mapping in the GGUF loader of the Transformers installed with this vLLM, so its config cannot be read; vLLM may support the model itself in safetensors form.",
+         fix="Serve the model's safetensors checkpoint, a release whose Transformers' GGUF loader knows {arch}, or llama.cpp for that GGUF.",
+         source="transformers/modeling_gguf_pytorch_utils.py load_gguf_checkpoint; https://github.com/huggingface/transformers/issues/39721"),
+    # A model's layer-type table missing a name newer Transformers writes in config.layer_types: Transformers 5.13-5.16 renamed
+    # 'attention'/'mamba' to 'full_attention'/'linear_attention' (vLLM PR #47867); vllm/model_executor/models/
+    # granitemoehybrid.py ALL_DECODER_LAYER_TYPES has only the old keys in 0.20.0 and 0.22.0, both in 0.29.0, only the new in
+    # 0.33.0. A bare KeyError on such a name: a hint.
+    _sig("layer_type_keyerror", "keyerror: '", r"KeyError: '(?P<lt>(?:full|linear|sliding|chunked)_attention)'", ERROR,
+         symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.5, fatal=True,
+         cause="A model class in this vLLM looked up the layer type '{lt}' in a table that lacks it: the config was written (or rewritten on load) by a Transformers release that renamed its layer types, newer than this vLLM supports.",
+         fix="Use a vLLM release that knows the new layer-type names (0.26+ for GraniteMoeHybrid's 'full_attention'), or the Transformers version this vLLM pins.",
+         source="vllm/model_executor/models/granitemoehybrid.py ALL_DECODER_LAYER_TYPES (0.20.0, 0.22.0, 0.29.0, 0.33.0); https://github.com/vllm-project/vllm/pull/47867"),
+    # vllm/inputs/registry.py InputContext.get_hf_config (0.7.2, 0.8.5.post1) and vllm/multimodal/processing/context.py
+    # (0.22.0, 0.33.0): TypeError("Invalid type of HuggingFace config. Expected type: {typ}, but found type: {type}").
+    # Owners in public threads: a release that lacks a config class Transformers renamed (a text-only sub-config), and a
+    # framework that built the config itself with Transformers' class of the same name (ms-swift #9139). Same class name
+    # on both sides means the config did not come through vLLM's loader. Hints.
+    _sig("hf_config_type_same_name", "invalid type of huggingface config", r"Invalid type of HuggingFace config\. Expected type: <class '[\w.]+\.(?P<cls>\w+)'>, but found type: <class 'transformers\.[\w.]+\.(?P=cls)'>", ERROR,
+         symptom="unsupported_architecture", layer="client_code", weight=0.5, fatal=True,
+         cause="vLLM expected its own {cls} class and got Transformers' class of the same name: the config object was built outside vLLM's config loader (a framework or script driving vLLM), or the Transformers version now defines the class this vLLM bundles.",
+         fix="Let vLLM load the config itself (plain vllm serve of the same model shows which): update the framework driving vLLM, or use the Transformers version this vLLM pins.",
+         source="vllm/inputs/registry.py (0.7.2, 0.8.5.post1), vllm/multimodal/processing/context.py (0.22.0, 0.33.0); https://github.com/modelscope/ms-swift/issues/9139"),
+    _sig("hf_config_type_other", "invalid type of huggingface config", r"Invalid type of HuggingFace config\. Expected type: <class '[\w.]+\.(?P<want>\w+)'>, but found type: <class '[\w.]+\.(?P<got>\w+)'>", ERROR,
+         symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.5, fatal=True,
+         cause="The model class wants a {want} config but the checkpoint's config loaded as {got}: a checkpoint saved with another (often text-only) config class, which this vLLM release does not map for the model.",
+         fix="Use a vLLM release that accepts the {got} config for this model, or re-save the checkpoint with the config class the model expects.",
+         source="vllm/inputs/registry.py (0.7.2, 0.8.5.post1), vllm/multimodal/processing/context.py (0.22.0, 0.33.0); https://github.com/vllm-project/vllm/issues/36236"),
+    # vllm/model_executor/models/qwen2.py (0.7.2, 0.8.5.post1: ValueError in the decoder layer when the cache has a sliding
+    # window and the config has max_window_layers; an assertion for mixed layer_types in 0.33.0). vLLM PR #17772 let Qwen2 use
+    # a per-layer sliding window.
+    _sig("sliding_window_some_layers", "sliding window for some but all layers", r"Sliding window for some but all layers is not supported", ERROR,
+         symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.8, fatal=True,
+         cause="The checkpoint's config turns on a sliding window (use_sliding_window with max_window_layers) that this vLLM release's model code does not implement for only some layers, so it refuses the model.",
+         fix="Use a release with vLLM PR #17772 (per-layer sliding window for Qwen2), or set use_sliding_window to false in the checkpoint's config.json (the window was not applied in these releases anyway).",
+         source="vllm/model_executor/models/qwen2.py (0.7.2, 0.8.5.post1, 0.33.0); https://github.com/vllm-project/vllm/pull/17772"),
     _sig("arch_inspect_failed_new", "failed to be inspected", r"Model architectures? \[?'?(?P<arch>[\w', ]+?)'?\]? failed to be inspected", ERROR,
          symptom="unsupported_architecture", layer="pytorch_wheel", weight=0.5, fatal=True,
          cause="vLLM's model registry crashed while importing the model class ({arch}); the lines above name why (a broken install or an extension that does not load), it is not an unsupported model.",
