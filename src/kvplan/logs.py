@@ -288,6 +288,84 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The CPU swap space asked for ({asked} GiB: --swap-space, 4 GiB per GPU by default, times the tensor-parallel size) is more than 70% of this host's {total} GiB of memory, which vLLM refuses.",
          fix="Pass a smaller --swap-space (swap_space=0 or 1 on small hosts; it is only used for preempted sequences), or run on a host with more memory.",
          versions="<=0.10", source="vllm/config.py CacheConfig.verify_with_parallel_config (0.7.2, 0.8.5.post1, 0.9.0.1)"),
+    # ---- tenth round (fail10-) -----------------------------------------------------------
+    # vllm/v1/worker/gpu/buffer_utils.py UvaBuffer.__init__ (0.29.0; Model Runner V2): RuntimeError("UVA is not available")
+    # when vllm/utils/platform_utils.py is_uva_available() is false, i.e. pinned memory is unavailable; on WSL2
+    # CudaPlatformBase.is_pin_memory_available() is false unless VLLM_WSL2_ENABLE_PIN_MEMORY=1 (vLLM PR #41496). Every public
+    # thread is WSL2 under the V2 runner the release chose by default; the fix is the env var or the V1 runner.
+    _sig("uva_not_available", "uva is not available", r"RuntimeError: UVA is not available", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.75, fatal=True,
+         cause="The Model Runner V2 (which this release picks by default for the model) needs UVA, i.e. pinned host memory, and pinned memory is off here: on WSL2 vLLM leaves it off unless VLLM_WSL2_ENABLE_PIN_MEMORY=1.",
+         fix="Set VLLM_WSL2_ENABLE_PIN_MEMORY=1 (WSL2 kernels >= 4.19.121), or run the V1 model runner (VLLM_USE_V2_MODEL_RUNNER=0 where the release has it), or a release that falls back to V1 when UVA is unavailable.",
+         versions=">=0.20 (Model Runner V2)", source="vllm/v1/worker/gpu/buffer_utils.py UvaBuffer.__init__ (0.29.0); vllm/utils/platform_utils.py is_uva_available (0.29.0)"),
+    # vllm/attention/layer.py Attention.__init__ (0.9.0.1) and vllm/model_executor/layers/attention/attention.py (0.29.0):
+    # ValueError("fp8_e5m2 kv-cache is not supported with fp8 checkpoints.") when --kv-cache-dtype fp8_e5m2 meets a quant
+    # method that loads KV scales (fp8 checkpoints; before vLLM PR #45040 any quantized checkpoint, e.g. INT4 AWQ).
+    _sig("fp8_e5m2_kv_fp8_checkpoint", "fp8_e5m2 kv-cache is not supported", r"fp8_e5m2 kv-cache is not supported with fp8 checkpoints", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.75, fatal=True,
+         cause="--kv-cache-dtype fp8_e5m2 was asked of a checkpoint whose quantization loads KV-cache scales (an FP8 checkpoint; releases before vLLM PR #45040 also refused weight-only INT4/AWQ checkpoints here), and vLLM refuses the combination: the scales are for e4m3.",
+         fix="Use --kv-cache-dtype fp8 (fp8_e4m3) or auto with this checkpoint; for a weight-only quantized checkpoint, a release with PR #45040.",
+         source="vllm/attention/layer.py Attention.__init__ (0.9.0.1); vllm/model_executor/layers/attention/attention.py (0.29.0)"),
+    # vllm/worker/openvino_model_runner.py and vllm/worker/hpu_model_runner.py _prepare_prompt (0.7.2, 0.9.0.1; the
+    # vllm-openvino plugin keeps it): RuntimeError("chunked prefill cannot be used with prefix caching now.")
+    _sig("chunked_prefill_with_prefix_caching", "chunked prefill cannot be used with prefix caching", r"chunked prefill cannot be used with prefix caching", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.75, fatal=True,
+         cause="This backend (OpenVINO or Gaudi/HPU model runner) cannot run chunked prefill together with prefix caching, and both are enabled.",
+         fix="Disable one of them: drop --enable-chunked-prefill or pass --no-enable-prefix-caching.",
+         source="vllm/worker/openvino_model_runner.py, vllm/worker/hpu_model_runner.py _prepare_prompt (0.7.2, 0.9.0.1)"),
+    # Expandable segments with vLLM's CuMem memory pool (sleep mode): vllm/device_allocator/cumem.py CuMemAllocator.__init__
+    # (0.9.0.1) asserts "Expandable segments are not compatible with memory pool."; where vLLM does not check, PyTorch's
+    # c10/cuda/CUDACachingAllocator.cpp raises TORCH_CHECK "MemPool doesn't currently support expandable_segments." (the XPU
+    # allocator: "torch.xpu.MemPool ..."). Owners in public threads: the environment, or the framework that sets
+    # PYTORCH_CUDA_ALLOC_CONF for its training side (OpenPipe ART and Unsloth strip it in their own code): a hint.
+    _sig("expandable_segments_mempool", "expandable_segments|expandable segments", r"(?:MemPool doesn't currently support expandable_segments|Expandable segments are not compatible with memory pool)", ERROR,
+         symptom="invalid_engine_flags", layer="container_environment", weight=0.55, fatal=True,
+         cause="PYTORCH_CUDA_ALLOC_CONF (or PYTORCH_ALLOC_CONF) has expandable_segments:True while vLLM allocates inside its CuMem memory pool (sleep mode), which PyTorch's MemPool does not support; the variable is set by the environment or by a training framework that runs vLLM.",
+         fix="Remove expandable_segments:True from PYTORCH_CUDA_ALLOC_CONF for the vLLM process (or disable sleep mode); releases from 0.20.1 toggle it off around the pool themselves.",
+         source="vllm/device_allocator/cumem.py CuMemAllocator.__init__ (0.9.0.1); PyTorch c10/cuda/CUDACachingAllocator.cpp (TORCH_CHECK in the allocator's malloc)"),
+    # vllm/lora/peft_helper.py PEFTHelper._validate_features (0.9.0.1, 0.29.0): "vLLM only supports modules_to_save being None."
+    _sig("lora_modules_to_save", "modules_to_save being none", r"vLLM only supports modules_to_save being None", ERROR,
+         symptom="invalid_engine_flags", layer="model_weights", weight=0.7, fatal=True,
+         cause="The LoRA adapter saves whole modules (modules_to_save, e.g. embed_tokens/lm_head after resizing the vocabulary), which vLLM's LoRA loader does not accept.",
+         fix="Retrain without modules_to_save (no vocabulary resize), or merge the adapter into the base weights and serve the merged model.",
+         source="vllm/lora/peft_helper.py PEFTHelper._validate_features (0.9.0.1, 0.29.0)"),
+    # vllm/utils.py get_cuda_view_from_cpu_tensor (0.9.0.1; vllm/utils/torch_utils.py get_accelerator_view_from_cpu_tensor
+    # later): assert cpu_tensor.is_pinned(), "CPU tensor must be pinned" -- the UVA weight offloader (--cpu-offload-gb).
+    # Owners: a host without pinned memory (WSL2, VLLM_WEIGHT_OFFLOADING_DISABLE_PIN_MEMORY) or the release on XPU with
+    # zero-element tensors (vLLM PR #51770): a hint.
+    _sig("cpu_tensor_not_pinned", "cpu tensor must be pinned", r"CPU tensor must be pinned", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.5, fatal=True,
+         cause="--cpu-offload-gb's UVA offloader found a CPU weight that is not pinned: pinned memory is unavailable or disabled on this host (WSL2, VLLM_WEIGHT_OFFLOADING_DISABLE_PIN_MEMORY), or the release's XPU path meets zero-element tensors of a quantized checkpoint (fixed by vLLM PR #51770).",
+         fix="Run without --cpu-offload-gb, enable pinned memory (VLLM_WSL2_ENABLE_PIN_MEMORY=1 on WSL2), or use a release with the XPU offloading fix.",
+         source="vllm/utils.py get_cuda_view_from_cpu_tensor (0.9.0.1)"),
+    # vllm/config.py SpeculativeConfig (0.9.0.1): ValueError("num_speculative_tokens was provided without speculative_model.");
+    # vllm/config/speculative.py (0.29.0): "num_speculative_tokens was provided but without speculative model."
+    _sig("spec_tokens_without_model", "num_speculative_tokens was provided", r"num_speculative_tokens was provided (?:but )?without speculative[ _]model", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.8, fatal=True,
+         cause="num_speculative_tokens was given without a draft model or method the checkpoint provides (MTP needs a checkpoint with MTP layers; distilled models have none).",
+         fix="Name the draft model or method in --speculative-config (model / method), or drop num_speculative_tokens.",
+         source="vllm/config.py SpeculativeConfig (0.9.0.1); vllm/config/speculative.py (0.29.0)"),
+    # csrc/quantization/.../scaled_mm_entry.cu (vLLM main; PR #24968 added SM120): STD_TORCH_CHECK_NOT_IMPLEMENTED "No compiled
+    # get_cutlass_moe_mm_...: no cutlass_scaled_mm kernel for CUDA device capability: <N>. Required capability: 90, 100, or 120"
+    # (older builds: "90 or 100"). A capability of 100 or more is a Blackwell the build has no kernels for: the release's.
+    _sig("cutlass_moe_no_kernel_blackwell", "no cutlass_scaled_mm kernel for cuda device capability", r"No compiled (?P<fn>\w+): no cutlass_scaled_mm kernel for CUDA device capability: (?P<cap>1\d\d)\b", ERROR,
+         symptom="quant_unsupported_on_gpu", layer="vllm_version_flags", weight=0.7, fatal=True,
+         cause="This build of vLLM has no CUTLASS {fn} kernel for compute capability {cap} (a Blackwell GPU the release's kernels did not cover yet; SM120 MoE kernels came with vLLM PR #24968).",
+         fix="Use a release built with kernels for this GPU (for SM120, one after PR #24968), or another quantization of the model (FP8, or a non-MoE path).",
+         source="vllm csrc/quantization/cutlass_w8a8/scaled_mm_entry.cu (get_cutlass_moe_mm_* guards; PR #24968)"),
+    _sig("cutlass_moe_no_kernel_older", "no cutlass_scaled_mm kernel for cuda device capability", r"No compiled (?P<fn>\w+): no cutlass_scaled_mm kernel for CUDA device capability: (?P<cap>[1-9]\d)\b", ERROR,
+         symptom="quant_unsupported_on_gpu", layer="gpu", weight=0.5, fatal=True,
+         cause="The CUTLASS {fn} kernel exists only for Hopper and newer (capability 90+); this GPU is {cap}, or the build left its kernels out.",
+         fix="Use another quantization or MoE backend this GPU supports, or a GPU of capability 90 or more.",
+         source="vllm csrc/quantization/cutlass_w8a8/scaled_mm_entry.cu (get_cutlass_moe_mm_* guards)"),
+    # vLLM's per-architecture kernel entry points are free functions named *_sm<arch> (cutlass_scaled_mm_sm90,
+    # cutlass_moe_mm_sm100, declared in csrc/quantization/cutlass_w8a8/scaled_mm_entry.cu and guarded by ENABLE_*_SM<arch>):
+    # an undefined one in vllm/_C is vLLM's build (a guard enabled without its kernel compiled), not torch's ABI.
+    _sig("undefined_symbol_vllm_arch_kernel", "undefined symbol", r"_C[\w.]*\.so: undefined symbol: _Z\d+(?P<fn>[a-z]\w*?_sm\d+a?)(?=[A-Z]|$)", ERROR,
+         symptom="import_undefined_symbol", layer="vllm_version_flags", weight=0.92, fatal=True,
+         cause="vLLM's compiled extension calls its own per-architecture kernel {fn}, which the build did not compile: the build's architecture flags enabled the call without the kernel (a from-source build with this CUDA / TORCH_CUDA_ARCH_LIST, or a release's CMake bug).",
+         fix="Rebuild with an architecture list that includes the kernel's architecture (or a fixed CMakeLists), or install a published wheel.",
+         source="vllm csrc/quantization/cutlass_w8a8/scaled_mm_entry.cu (*_sm90/*_sm100 entry points, ENABLE_CUTLASS_MOE_SM100); https://github.com/vllm-project/vllm/issues/29030"),
     _sig("nixl_not_available", "nixl is not available", r"RuntimeError: NIXL is not available", ERROR,
          symptom="import_undefined_symbol", layer="container_environment", weight=0.75, fatal=True,
          cause="--kv-transfer-config asked for the NixlConnector, but the nixl package cannot be imported in this environment (not installed in the image, or a platform NIXL does not support), so the connector refuses to start.",
