@@ -37,7 +37,7 @@ SYMPTOMS = (
     "attention_backend_fallback", "k8s_probe_kill", "tp_init_hang", "trust_remote_code_required",
     "unsupported_architecture", "invalid_engine_flags", "weights_not_cached", "prompt_exceeds_max_model_len",
     "cuda_fork_init", "download_failed", "model_mismatch", "state_blocks_below_max_num_seqs", "jit_compile_failed",
-    "port_in_use",
+    "port_in_use", "interrupted",
 )
 LAYERS = (
     "client_code", "vllm_version_flags", "pytorch_wheel", "cuda_runtime", "nvidia_driver", "gpu", "model_weights",
@@ -525,6 +525,7 @@ FATAL_WITHOUT_START = {
     "gpu_not_detected_in_container": "vLLM found no CUDA platform and the log shows no start after it",
     "disk_full_download": "the disk is almost full and the log shows no start after it",
     "tp_init_hang": "the log ends at the GPU peer-to-peer / all-reduce set-up: the start hangs there",
+    "interrupted": "the start was interrupted (SIGINT) and the log shows no start before it",
 }
 
 
@@ -679,6 +680,8 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     if "attention_backend_fallback" in drafts:
         _decide_backend_reasons(drafts["attention_backend_fallback"])
     _decide_fallback(drafts, log)
+    if "interrupted" in drafts and log.started:  # Ctrl-C after the start: how the server was stopped
+        del drafts["interrupted"]
     if "k8s_probe_kill" in drafts:
         if log.started and not drafts["k8s_probe_kill"].fatal:
             del drafts["k8s_probe_kill"]

@@ -268,6 +268,16 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="This vLLM's LMCache connector imports {mod}, which the installed LMCache does not have: the two packages are of different vintages (LMCache renamed lmcache.experimental to lmcache.v1).",
          fix="Install the LMCache version this vLLM release was written against (or the vLLM release that matches the installed LMCache); with the V1 engine use LMCacheConnectorV1.",
          source="vllm/distributed/kv_transfer/kv_connector/lmcache_connector.py (0.8.2-0.9.0.1); https://github.com/LMCache/LMCache/issues/852"),
+    # the interpreter that ran the server has no vllm package: `python -m vllm.entrypoints.openai.api_server` prints
+    # "Error while finding module specification for 'vllm.entrypoints.openai.api_server' (ModuleNotFoundError: No
+    # module named 'vllm')" (CPython's runpy), `vllm serve` in a shell "vllm: command not found"; 'vllm._C' (a broken
+    # build) is the signature below
+    _sig("vllm_not_installed", "no module named 'vllm'|no module named vllm|vllm: command not found",
+         r"No module named '?vllm'?(?=$|[)\s,])|\bvllm: command not found", ERROR,
+         symptom="import_undefined_symbol", layer="pytorch_wheel", weight=0.9, fatal=True,
+         cause="The Python (or shell) that ran the server has no vLLM installed: another virtualenv or conda env was active, the job's PATH points at a different interpreter, or the install failed.",
+         fix="Run the server with the interpreter of the environment vLLM is installed in (check `which python` and `python -m pip show vllm` in the same job), or pip install vllm into that environment.",
+         source="CPython runpy (python -m on a missing package); the bash 'command not found' message"),
     _sig("vllm_c_missing", "no module named 'vllm._c'", r"No module named 'vllm\._C'", ERROR,
          symptom="import_undefined_symbol", layer="pytorch_wheel", weight=0.7,
          cause="vLLM's compiled extension (vllm._C) is missing: the install is broken or vLLM is run from a source tree that was never built.",
@@ -509,6 +519,13 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The model download needs {need} MB for one file but {path} has only {free} MB free.",
          fix="Give the model cache a volume larger than the whole checkpoint (HF_HOME on a big persistent volume).",
          source="huggingface_hub/file_download.py"),
+    # EDQUOT (errno 122, "Disk quota exceeded"): the user's or the volume's quota ran out, not the disk; the Hub's
+    # Xet downloader reports it as "IO Error: Disk quota exceeded (os error 122)" (a Rust std::io::Error)
+    _sig("disk_quota", "disk quota exceeded|errno 122|os error 122", r"Disk quota exceeded|\[Errno 122\]|os error 122", ERROR,
+         symptom="disk_full_download", layer="model_weights", weight=0.9, fatal=True,
+         cause="The disk quota of the user or volume holding the Hugging Face cache (or /tmp) ran out while the weights were written (EDQUOT): the checkpoint does not fit in the quota.",
+         fix="Point HF_HOME/HF_HUB_CACHE at a volume whose quota holds the whole checkpoint (cluster scratch rather than home), or free space within the quota (`quota -s`, `du -sh ~/.cache/huggingface`).",
+         source="Linux errno 122 EDQUOT; huggingface_hub file_download.py xet_get (hf_xet's 'os error 122')"),
     _sig("disk_ray_full", "% full", r"(?P<path>/\S*) is over (?P<pct>\d+)% full", WARNING,
          symptom="disk_full_download", layer="model_weights", weight=0.6,
          cause="The disk is almost full ({path} over {pct}%); downloading the weights fills it.",
@@ -839,6 +856,15 @@ SIGNATURES: tuple[Signature, ...] = (
          fix="Make the address match on every node: set VLLM_HOST_IP to the IP Ray registered (ray start --node-ip-address), run vllm serve on the head node, and check `ray status` lists that node's GPUs.",
          source="vllm/executor/ray_utils.py initialize_ray_cluster (node:IP bundle); https://github.com/vllm-project/vllm/issues/13388"),
     # ---- orchestration and parallel start ---------------------------------------------------
+    # a bare KeyboardInterrupt is SIGINT (Ctrl-C in the terminal, reaching the whole process group, or a wrapper's
+    # `timeout -s INT`); vLLM's own SIGTERM handler raises KeyboardInterrupt("terminated") instead (probe_kill below:
+    # vllm/entrypoints/openai/api_server.py signal_handler). Fatal only where the log shows no start (diagnose.py
+    # FATAL_WITHOUT_START): after a start it is how the server was stopped
+    _sig("interrupted", "keyboardinterrupt", r"^KeyboardInterrupt:?\s*$", ERROR,
+         symptom="interrupted", layer="container_environment", weight=0.8,
+         cause="The start was interrupted (SIGINT: Ctrl-C, or the script that launched vLLM stopping it) before the engine was ready; nothing in the log shows vLLM itself failing.",
+         fix="Let the start finish: loading, torch.compile and CUDA graph capture can take minutes (a wrapper's timeout must cover them; `--enforce-eager` or a warm compile cache shortens it); if the process looked stuck, the last lines before the interrupt show the step it was in.",
+         source="CPython's default SIGINT handler; vllm/entrypoints/openai/api_server.py (SIGTERM -> KeyboardInterrupt('terminated'))"),
     _sig("probe_kill", "terminated|probe failed|killing container|failed liveness probe|failed startup probe", r"KeyboardInterrupt: terminated|(?:Startup|Liveness|Readiness) probe failed|Killing container with id|Container \S+ failed (?:startup|liveness) probe", ERROR,
          symptom="k8s_probe_kill", layer="model_weights", weight=0.75, fatal=True,
          cause="The orchestrator's probe killed vLLM (SIGTERM) while it was still starting: downloading/loading weights, compiling and capturing CUDA graphs take longer than the probe allows.",
@@ -1352,8 +1378,15 @@ class StartupLog:
         runner = self.runner
         if runner:  # beyond the record format too: a pooling model loads no lm_head and runs no sampler
             args["runner"] = runner
+        lora_on = bool(self.arg("enable_lora"))
         for name in ("enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "cpu_offload_gb", "limit_mm_per_prompt",
                      "language_model_only", "kv_cache_memory_bytes"):
+            if name in _LORA_SLOT_ARGS and not lora_on:
+                # vLLM builds its LoRA config only with enable_lora (vllm/engine/arg_utils.py
+                # EngineArgs.create_engine_config, 0.7.2: `LoRAConfig(...) if self.enable_lora else None`); the
+                # Namespace line of vLLM <= 0.8 prints every default (max_loras=1, max_lora_rank=16) beside
+                # enable_lora=False: slots nobody reserved
+                continue
             if self.arg(name):  # memory the plan must count: LoRA slots, weights kept in CPU memory, the encoder pass,
                 # the pool the server was told to take
                 args[name] = self.arg(name)
@@ -1420,6 +1453,7 @@ RECORD_ARG_NAMES = (
 # Argument parsing (never eval)
 # --------------------------------------------------------------------------------------
 
+_LORA_SLOT_ARGS = frozenset({"max_loras", "max_lora_rank", "fully_sharded_loras"})
 _DICT_PAIR = re.compile(r"'(?P<key>\w+)':\s*(?P<val>'(?:[^'\\]|\\.)*'|\"[^\"]*\"|True|False|None|-?[\d.]+(?:e-?\d+)?|\[[^\]]*\])")
 _KV_PAIR = re.compile(r"(?:^|[\s,(])(?P<key>[a-z_][a-z0-9_]*)=(?P<val>'(?:[^'\\]|\\.)*'|\"[^\"]*\"|[^,()\s]+)")
 _ENGINE_CONFIG_RENAMES = {"max_seq_len": "max_model_len"}

@@ -1,0 +1,111 @@
+"""Faults found by sweeping the raw vLLM server logs committed to public repositories (the sweep and its sources:
+tests/data/SOURCES-logs.md, section "Log sweep"). Each test reads a trimmed excerpt of one real log, quoted verbatim
+(long lines cut where marked with ...)."""
+
+from __future__ import annotations
+
+from kvplan.diagnose import diagnose
+from kvplan.logs import parse_lines
+from kvplan.reconcile import plan_kwargs_from_log
+
+# daxdelvira/distributed_agent_gc @6ff22ce44809097d2ae0d2ce70d4e47b72310e5f logs/vllm.log (vLLM 0.7.2, TP2, no LoRA)
+_NAMESPACE_072 = [
+    "INFO 04-18 14:12:51 api_server.py:840] vLLM API server version 0.7.2",
+    "INFO 04-18 14:12:51 api_server.py:841] args: Namespace(host=None, port=8000, uvicorn_log_level='info', "
+    "api_key=None, lora_modules=None, prompt_adapters=None, chat_template=None, model='Qwen/Qwen2.5-14B-Instruct', "
+    "max_model_len=None, tensor_parallel_size=2, gpu_memory_utilization=0.9, enable_lora=False, "
+    "enable_lora_bias=False, max_loras=1, max_lora_rank=16, lora_extra_vocab_size=256, lora_dtype='auto', "
+    "long_lora_scaling_factors=None, max_cpu_loras=None, fully_sharded_loras=False, qlora_adapter_name_or_path=None)",
+    "INFO 04-18 14:21:23 executor_base.py:110] # CUDA blocks: 11770, # CPU blocks: 2730",
+    "INFO 04-18 14:21:23 executor_base.py:115] Maximum concurrency for 32768 tokens per request: 5.75x",
+]
+
+
+def test_lora_defaults_printed_beside_enable_lora_false_reserve_no_slots():
+    # vLLM <= 0.8 prints every argument, defaults included: max_loras=1 and max_lora_rank=16 beside enable_lora=False
+    # are no LoRA slots; read as such, `kvplan reconcile LOG MODEL` refused the log's own arguments (exit 2:
+    # "LoRA settings given without --enable-lora")
+    log = parse_lines(_NAMESPACE_072)
+    args = log.to_record()["args"]
+    assert not any(k in args for k in ("enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras"))
+    kwargs = plan_kwargs_from_log(log)
+    assert "max_loras" not in kwargs and "max_lora_rank" not in kwargs and kwargs["tensor_parallel_size"] == 2
+    # with LoRA on, the slots are the plan's, as before
+    on = parse_lines([line.replace("enable_lora=False", "enable_lora=True").replace("max_loras=1", "max_loras=4")
+                      for line in _NAMESPACE_072])
+    on_args = on.to_record()["args"]
+    assert on_args["enable_lora"] is True and on_args["max_loras"] == 4 and on_args["max_lora_rank"] == 16
+
+
+def test_lora_plan_from_the_072_log_runs():
+    import kvplan
+
+    kwargs = plan_kwargs_from_log(parse_lines(_NAMESPACE_072))
+    kwargs.pop("vllm_version", None)
+    plan = kvplan.fit("Qwen/Qwen2.5-14B-Instruct", "A100-40GB", vllm_version="0.7.2", **kwargs)
+    assert plan.weights_bytes > 0
+
+
+# hashbangcoder-v2/resume-parser @3497251ca983ec00daaba3473ada51b997a893de vllm_server.log (the whole file)
+_NO_VLLM = ("/azureuser/localfiles/wheat-from-chaff/backend/.venv/bin/python: Error while finding module specification "
+            "for 'vllm.entrypoints.openai.api_server' (ModuleNotFoundError: No module named 'vllm')")
+
+
+def test_no_module_named_vllm_is_a_failed_start():
+    d = diagnose([_NO_VLLM])
+    assert d.verdict == "failed" and d.top.symptom == "import_undefined_symbol" and d.top.layer == "pytorch_wheel"
+    assert "pip show vllm" in d.top.fix
+    assert diagnose(["bash: vllm: command not found"]).top.symptom == "import_undefined_symbol"
+    # a missing compiled extension is the other signature, not this one
+    broken = diagnose(["ModuleNotFoundError: No module named 'vllm._C'"])
+    assert "pip show vllm" not in broken.top.fix
+
+
+# IsseiHasegawa/vLLM-experiment @6dedb59cf619bd457314f59664aa585bd2ceebc9
+# results/raw/pilot/server_Qwen2.5-7B-Instruct_tp1_1785126308.log (a vLLM source build, V2 model runner)
+_QUOTA = [
+    "(APIServer pid=2271) INFO 07-27 04:28:30 [api_utils.py:339]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.1.dev18496+gd4e0675a7",
+    "(EngineCore pid=3559) INFO 07-27 04:33:30 [model_runner.py:281] Loading model from scratch...",
+    "(EngineCore pid=3559) ERROR 07-27 04:34:14 [core.py:1269] EngineCore failed to start.",
+    "(EngineCore pid=3559) ERROR 07-27 04:34:14 [core.py:1269] Traceback (most recent call last):",
+    "(EngineCore pid=3559) ERROR 07-27 04:34:14 [core.py:1269] RuntimeError: Task error: File reconstruction error: "
+    "IO Error: Disk quota exceeded (os error 122)",
+    "(APIServer pid=2271) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}",
+]
+
+
+def test_disk_quota_exceeded_is_a_full_disk_at_download():
+    d = diagnose(_QUOTA)
+    assert d.verdict == "failed" and d.top.symptom == "disk_full_download" and d.top.layer == "model_weights"
+    assert "quota" in d.top.cause and d.top.confidence >= 0.9
+    assert diagnose(["OSError: [Errno 122] Disk quota exceeded: '/home/u/.cache/huggingface/hub/tmp'"]).top.symptom == \
+        "disk_full_download"
+
+
+# Srichakra-D/ContextMatch1 @6d3d4e09e4931aaa2d11af33f14e5e3fbaaa2c39 vllm_log.txt (vLLM 0.23.0, Ctrl-C in torch.compile)
+_INTERRUPTED = [
+    "(APIServer pid=3407862) INFO 06-22 01:25:41 [api_utils.py:339]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.23.0",
+    "(EngineCore pid=3408798) INFO 06-22 01:26:12 [backends.py:1148] Dynamo bytecode transform time: 7.92 s",
+    "(EngineCore pid=3408798)     raise AttributeError(f\"module {__name__!r} has no attribute {attr!r}\")",
+    "(EngineCore pid=3408798) KeyboardInterrupt",
+    "[rank0]:[W622 01:26:22.765816358 ProcessGroupNCCL.cpp:1575] Warning: WARNING: destroy_process_group() was not "
+    "called before program exit, which can leak resources.",
+    "(APIServer pid=3407862) Traceback (most recent call last):",
+    "(APIServer pid=3407862) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}",
+]
+
+
+def test_a_start_interrupted_by_sigint_is_named_not_left_unrecognised():
+    d = diagnose(_INTERRUPTED)
+    assert d.verdict == "failed" and d.top.symptom == "interrupted" and d.top.fatal
+    assert d.log.vllm_version == "0.23.0"
+    # Ctrl-C after the server started is how it was stopped: no finding, still started
+    started = _INTERRUPTED[:2] + [
+        "(EngineCore pid=3408798) INFO 06-22 01:27:00 [kv_cache_utils.py:1] GPU KV cache size: 43,232 tokens",
+        "(APIServer pid=3407862) INFO:     Application startup complete.",
+        "(APIServer pid=3407862) KeyboardInterrupt",
+    ]
+    after = diagnose(started)
+    assert after.verdict == "started" and not [f for f in after.findings if f.symptom == "interrupted"]
+    # SIGTERM (vLLM raises KeyboardInterrupt('terminated')) stays the probe-kill signature
+    assert diagnose(["KeyboardInterrupt: terminated"]).top.symptom == "k8s_probe_kill"
