@@ -109,3 +109,30 @@ def test_a_start_interrupted_by_sigint_is_named_not_left_unrecognised():
     assert after.verdict == "started" and not [f for f in after.findings if f.symptom == "interrupted"]
     # SIGTERM (vLLM raises KeyboardInterrupt('terminated')) stays the probe-kill signature
     assert diagnose(["KeyboardInterrupt: terminated"]).top.symptom == "k8s_probe_kill"
+
+
+# sostrowsk/dgx-spark-local-llm @a30decd7f6de661dac6971b785159d92b2d3d2dd vllm-run1-oom.log (vLLM 0.25.1 on a GB10:
+# the file ends after torch.compile, the run killed by the host's OOM killer, as the file's name says)
+_KILLED = [
+    "(APIServer pid=17472) INFO 08-01 17:36:24 [api_utils.py:339]  ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.25.1",
+    "(EngineCore pid=17574) WARNING 08-01 17:48:43 [vllm.py:1486] Auto-initialization of reasoning token IDs failed. "
+    "Please check whether your reasoning parser has implemented the `reasoning_start_str` and `reasoning_end_str`.",
+    "(EngineCore pid=17574) INFO 08-01 17:49:03 [gpu_model_runner.py:5306] Model loading took 95.63 GiB memory and "
+    "748.400124 seconds",
+    "(EngineCore pid=17574) INFO 08-01 17:49:31 [backends.py:393] Compiling a graph for compile range (1, 2048) takes "
+    "21.60 s",
+    "(EngineCore pid=17574) INFO 08-01 17:49:34 [monitor.py:53] torch.compile took 30.61 s in total",
+]
+
+
+def test_a_start_that_stops_without_an_error_says_where_it_stopped():
+    d = diagnose(_KILLED)
+    assert d.verdict == "not_recognised" and not d.started
+    note = next(n for n in d.notes if n.startswith("the log stops mid-start"))
+    assert "after torch.compile, during the memory profile" in note and "torch.compile took 30.61 s" in note
+    assert "OOM killer" in note
+    # a start that stops on a traceback, or that started, gets no such note
+    assert not any("stops mid-start" in n for n in diagnose(_KILLED + ["Traceback (most recent call last):"]).notes)
+    loaded = diagnose(_KILLED[:3])
+    assert any("after the weights were loaded" in n for n in loaded.notes)
+    assert not any("stops mid-start" in n for n in diagnose(["hello", "world"]).notes)

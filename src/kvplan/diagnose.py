@@ -705,9 +705,45 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     if not findings and not started:
         notes.insert(0, "not recognised: no known failure signature in this text; " + (
             "the lines that look like errors are listed" if log.error_lines else "its last lines are listed"))
+        stopped = _stopped_mid_start(log)
+        if stopped:
+            notes.insert(1, stopped)
     # only lines that look like errors; a text without any shows its last lines apart, under their own name
     error_lines = tuple(log.error_lines[-20:])
     return Diagnosis(started=started, findings=tuple(findings), error_lines=error_lines, notes=tuple(notes), log=log)
+
+
+# The steps of a start, in order, by the lines that close them: where a log that shows neither a start nor an error
+# stops (vllm/v1/engine/core.py EngineCore.__init__: the executor loads the weights, then _initialize_kv_caches
+# profiles the memory, sizes the pool and captures the CUDA graphs)
+_START_STEPS = (
+    (("version_api_server", "version_banner", "non_default_args", "namespace_args", "version_engine", "engine_config"),
+     "after the engine was configured, before the weights were loaded"),
+    (("load_model_start",), "while the weights were loading"),
+    (("weights", "weights_old"), "after the weights were loaded (torch.compile and the memory profile come next)"),
+    (("compile_cold", "compile_warm", "compile_aot_warm"), "after torch.compile, during the memory profile"),
+    (("available_kv", "v0_split", "summary_old", "summary_new", "graph_estimate", "graph_profile"),
+     "after the KV cache was sized (allocating it and capturing CUDA graphs come next)"),
+)
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\w+(?:Error|Exception)\b")
+
+
+def _stopped_mid_start(log: StartupLog) -> Optional[str]:
+    """A note for a vLLM start that ends without a start, an error or a known signature: the text was saved while
+    the server was still starting, or the process was killed from outside, which leaves no line in vLLM's output."""
+    if log.started or not log.hits or any(_TRACEBACK.search(line) for line in log.error_lines):
+        return None
+    names = [h.signature for h in log.hits]
+    step = None
+    for signatures, label in _START_STEPS:
+        if any(n in signatures for n in names):
+            step = label
+    if step is None:
+        return None
+    last = log.last_lines[-1] if log.last_lines else ""
+    return (f"the log stops mid-start without an error, {step}; its last line: {last[:160]!r}. The server was still "
+            "starting when the text was saved, or the process was killed from outside, which writes nothing to vLLM's "
+            "output (the kernel's OOM killer: `dmesg -T | grep -iE 'killed process|out of memory'`; a job's time limit)")
 
 
 # ---- sharpening with a plan --------------------------------------------------------------------
