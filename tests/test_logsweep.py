@@ -136,3 +136,42 @@ def test_a_start_that_stops_without_an_error_says_where_it_stopped():
     loaded = diagnose(_KILLED[:3])
     assert any("after the weights were loaded" in n for n in loaded.notes)
     assert not any("stops mid-start" in n for n in diagnose(["hello", "world"]).notes)
+
+
+# sostrowsk/dgx-spark-local-llm @d241edfb2e762397c82330f90e0f6378ffba5d3d laguna-int4-pinned.log (vLLM 0.25.1; the
+# progress bar's carriage returns already made one line of it), DaisukeTakai/eval_dataset
+# @5e60114ff6bbbd84b6868d9b97459ea59c7058d6 vllm_judge.log (0.10.0), wujxy/IRIS_search
+# @fcfe78eca44316520fe3d6d45c5edf4e7f5d71e4 logs/vllm_index_output.log (0.14.0)
+_SERVING_NOISE = [
+    "(EngineCore pid=37032) Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):   0%|          | 0/51 "
+    "[00:00<?, ?it/s]Capturing CUDA graphs (mixed prefill-decode, PIECEWISE):   2%|▏         | 1/51 "
+    "[00:00<00:10,  4.66it/s]",
+    "\x1b[1;36m(VllmWorker rank=1 pid=633583)\x1b[0;0m INFO 08-15 10:51:12 [custom_all_reduce.py:196] Registering 12663 "
+    "cuda graph addresses",
+    "\x1b[0;36m(APIServer pid=360068)\x1b[0;0m INFO 03-16 14:52:41 [vllm.py:765] Cudagraph is disabled under eager mode",
+    "(APIServer pid=36929) INFO 08-04 07:42:47 [loggers.py:273] Engine 000: Avg prompt throughput: 5.6 tokens/s, Avg "
+    "generation throughput: 4.0 tokens/s, Running: 0 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.0%, Prefix cache "
+    "hit rate: 0.0%",
+    # daxdelvira/distributed_agent_gc @6ff22ce44809097d2ae0d2ce70d4e47b72310e5f logs/vllm.log (V0, 0.7.2)
+    "INFO 04-18 14:22:40 metrics.py:455] Avg prompt throughput: 10.7 tokens/s, Avg generation throughput: 0.1 tokens/s, "
+    "Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.1%, CPU KV cache usage: 0.0%.",
+]
+
+
+def test_serving_statistics_and_progress_bars_are_not_unrecognised_memory_lines():
+    # one swept log of a day's serving reported 5,000 'memory-related lines not recognised', every one a statistics line
+    log = parse_lines(_SERVING_NOISE * 50)
+    assert log.unrecognised_count == 0 and not log.unrecognised
+    assert not any("not recognised" in w for w in log.parse_warnings)
+    # a line of the same words that is not one of them is still reported
+    odd = parse_lines(["INFO 08-04 07:42:47 [x.py:1] GPU KV cache usage will be limited to 3.2 GiB"])
+    assert odd.unrecognised_count == 1
+
+
+def test_init_engine_line_of_recent_releases_marks_a_start():
+    # 0.29.0 vllm/v1/engine/core.py prints 'took X s' (and '(compilation: Y s)'); older releases 'took X seconds'
+    recent = "(EngineCore pid=37032) INFO 08-04 07:41:55 [core.py:337] init engine (profile, create kv cache, warmup model) took 56.11 s (compilation: 34.81 s)"
+    old = "INFO 03-16 14:56:04 [core.py:273] init engine (profile, create kv cache, warmup model) took 0.90 seconds"
+    for line in (recent, old, recent.split(" (compilation")[0]):
+        log = parse_lines([line])
+        assert log.started is True and log.hits_of("init_engine_took"), line

@@ -13,7 +13,8 @@ layer, cause and fix of the same rows to name what went wrong.
 Formats are those listed in vllm-memory-model.md section 8 (read from the release
 wheels of vLLM 0.6.3 - 0.33.0), plus error texts seen in public vLLM issues (each row
 cites where the text comes from). A line that looks memory- or KV-related but matches
-no row is kept in `StartupLog.unrecognised`, never dropped.
+no row is kept in `StartupLog.unrecognised`, never dropped (save the lines known to hold no startup figure:
+the serving statistics and progress bars of `_NOT_A_FIGURE`).
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ SIGNATURES: tuple[Signature, ...] = (
          source="vllm/v1/worker/gpu_model_runner.py load_model, vllm/worker/model_runner.py load_model"),
     _sig("startup_complete", "application startup complete", r"Application startup complete", CONTEXT, source="uvicorn"),
     _sig("server_starting", "starting vllm api server", r"Starting vLLM API server", CONTEXT, source="vllm/entrypoints/openai/api_server.py"),
-    _sig("init_engine_took", "init engine", r"init engine \(profile, create kv cache, warmup model\) took (?P<secs>[\d.]+) seconds", CONTEXT, versions=">=0.8", source="vllm/v1/engine/core.py"),
+    _sig("init_engine_took", "init engine", r"init engine \(profile, create kv cache, warmup model\) took (?P<secs>[\d.]+) (?:seconds|s\b)", CONTEXT, versions=">=0.8", source="vllm/v1/engine/core.py ('took X seconds'; 0.29.0 _initialize_kv_caches: 'took X s', 'took X s (compilation: Y s)')"),
     _sig("engine_failed", "enginecore failed to start", r"EngineCore failed to start", CONTEXT, versions=">=0.8", source="vllm/v1/engine/core.py"),
     # torch.compile at startup: Inductor compiled the graphs (no cache to load) or they came from vLLM's compile cache;
     # the first forward that compiles or loads them is the memory profile's (StartupLog.compile_cache)
@@ -1017,8 +1018,22 @@ _ERROR_WORDS = ("error", "critical", "fatal", "traceback", "exception", "fail", 
                 "terminated", "oom")
 
 
+# Lines that name KV cache or CUDA graphs and hold no startup figure: the serving statistics printed every few
+# seconds once the server runs (vllm/v1/metrics/loggers.py LoggingStatLogger.log "Engine 000: Avg prompt throughput:
+# ... GPU KV cache usage: X%", V0 vllm/engine/metrics.py; 0.9.1, 0.29.0), the capture's tqdm progress bar
+# (vllm/v1/worker/gpu_model_runner.py capture_model "Capturing CUDA graphs (mode, ...)", V0 worker/model_runner.py
+# "Capturing CUDA graph shapes"), custom all-reduce's "Registering N cuda graph addresses"
+# (vllm/distributed/device_communicators/custom_all_reduce.py register_graph_buffers) and "Cudagraph is disabled
+# under eager mode" (vllm/config/vllm.py, 0.33.0). A swept log of a day's serving held thousands of them, burying
+# the lines `unrecognised` is there to show.
+_NOT_A_FIGURE = re.compile(
+    r"Avg prompt throughput: [\d.]+ tokens/s|Capturing CUDA graphs?\b.*\d+%\||^Registering \d+ cuda graph addresses|"
+    r"^Cudagraph is disabled under eager mode")
+
+
 def looks_memory_related(message: str, lowered: str) -> bool:
-    return any(w in lowered for w in _MEMORY_WORDS) and _MEMORY_LOOKING.search(message) is not None
+    return (any(w in lowered for w in _MEMORY_WORDS) and _MEMORY_LOOKING.search(message) is not None
+            and _NOT_A_FIGURE.search(message) is None)
 
 
 def looks_like_error(message: str, lowered: str) -> bool:
