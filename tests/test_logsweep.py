@@ -175,3 +175,21 @@ def test_init_engine_line_of_recent_releases_marks_a_start():
     for line in (recent, old, recent.split(" (compilation")[0]):
         log = parse_lines([line])
         assert log.started is True and log.hits_of("init_engine_took"), line
+
+
+def test_the_bytes_of_a_gzip_or_utf16_log_read_as_its_file_does(tmp_path):
+    # the sweep re-read every started log gzipped, in UTF-16, with CRLF/CR endings and behind docker compose, k8s
+    # and journald prefixes: each gave the same figures as the plain file, save gzip handed over as bytes (nothing read)
+    import gzip
+
+    from kvplan.logs import parse_log
+
+    text = "\n".join(_NAMESPACE_072) + "\n"
+    plain = parse_log(text.encode())
+    assert plain.num_gpu_blocks == 11770 and plain.vllm_version == "0.7.2"
+    for data in (gzip.compress(text.encode()), b"\xff\xfe" + text.encode("utf-16-le")):
+        log = parse_log(data)
+        assert (log.vllm_version, log.num_gpu_blocks, log.max_concurrency) == ("0.7.2", 11770, 5.75)
+        path = tmp_path / "vllm.log"
+        path.write_bytes(data)
+        assert parse_log(str(path)).num_gpu_blocks == 11770

@@ -1206,8 +1206,8 @@ LOG_EXPECTED = "a vLLM server's text output (plain, gzip, or UTF-16 with a byte-
 
 
 def _open_lines(source: Source, stats: _ReadStats) -> Iterator[str]:
-    if isinstance(source, (bytes, bytearray)):
-        yield from _iter_binary(io.BytesIO(bytes(source)), stats)
+    if isinstance(source, (bytes, bytearray)):  # the bytes of a file, read as the file is: gzip, UTF-16 or UTF-8
+        yield from _iter_stream(open_binary(io.BytesIO(bytes(source))), stats)
     elif isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and "\n" in source):
         with open_binary(Path(source)) as fh:
             yield from _iter_stream(fh, stats)
