@@ -107,6 +107,11 @@ def test_a_start_interrupted_by_sigint_is_named_not_left_unrecognised():
     ]
     after = diagnose(started)
     assert after.verdict == "started" and not [f for f in after.findings if f.symptom == "interrupted"]
+    # a start that had already failed, then stopped by hand: the failure leads, the interrupt is a low note
+    failed_first = diagnose(_INTERRUPTED[:2] + [_NO_VLLM] + _INTERRUPTED[2:])
+    assert failed_first.top.symptom == "import_undefined_symbol"
+    late = next(f for f in failed_first.findings if f.symptom == "interrupted")
+    assert not late.fatal and late.confidence < 0.6
     # SIGTERM (vLLM raises KeyboardInterrupt('terminated')) stays the probe-kill signature
     assert diagnose(["KeyboardInterrupt: terminated"]).top.symptom == "k8s_probe_kill"
 

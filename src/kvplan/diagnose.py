@@ -680,8 +680,15 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     if "attention_backend_fallback" in drafts:
         _decide_backend_reasons(drafts["attention_backend_fallback"])
     _decide_fallback(drafts, log)
-    if "interrupted" in drafts and log.started:  # Ctrl-C after the start: how the server was stopped
-        del drafts["interrupted"]
+    if "interrupted" in drafts:
+        if log.started:  # Ctrl-C after the start: how the server was stopped
+            del drafts["interrupted"]
+        elif any(d.fatal for name, d in drafts.items() if name != "interrupted"):
+            # a start that had already failed or hung, stopped by hand: the other finding is the cause
+            interrupted = drafts["interrupted"]
+            interrupted.fatal = False
+            interrupted.confidence = min(interrupted.confidence, 0.4)
+            interrupted.decided_by = "another failure came first: the interrupt stopped a start that had failed or hung"
     if "k8s_probe_kill" in drafts:
         if log.started and not drafts["k8s_probe_kill"].fatal:
             del drafts["k8s_probe_kill"]
