@@ -198,3 +198,29 @@ def test_the_bytes_of_a_gzip_or_utf16_log_read_as_its_file_does(tmp_path):
         path = tmp_path / "vllm.log"
         path.write_bytes(data)
         assert parse_log(str(path)).num_gpu_blocks == 11770
+
+
+# NnamdiOdozi/mlops-assignment @9f7c6a3d2fca52be8bf98445d45fd9727e545518 logs/vllm.log: a `docker run` refused its
+# port, then the output of the container already serving (its start scrolled out); 38,123 lines that read as
+# "not recognised, not a vLLM log"
+_DOCKER_PORT = ("docker: Error response from daemon: failed to set up container networking: driver failed programming "
+                "external connectivity on endpoint nervous_dubinsky (d915782d971f0471ccd2472a79eb1c96f33755abd499dfa4b1f6cc6a"
+                "686840cc): Bind for 0.0.0.0:8000 failed: port is already allocated")
+_CONTEXT_0290 = ("(APIServer pid=1) vllm.exceptions.VLLMValidationError: This model's maximum context length is 8192 tokens. "
+                 "However, you requested 512 output tokens and your prompt contains at least 7681 input tokens, for a total "
+                 "of at least 8193 tokens. Please reduce the length of the input prompt or the number of requested output "
+                 "tokens. (parameter=input_tokens, value=7681)")
+
+
+def test_docker_port_already_allocated_and_the_servers_own_length_check():
+    d = diagnose(["nohup: ignoring input", _DOCKER_PORT, "", "Run 'docker run --help' for more information",
+                  "(APIServer pid=1) INFO:     172.17.0.1:44956 - \"GET /metrics HTTP/1.1\" 200 OK", _CONTEXT_0290])
+    assert d.verdict == "failed" and d.top.symptom == "port_in_use" and d.top.layer == "container_environment"
+    assert "8000" in d.top.cause and "docker" in d.top.fix
+    length = next(f for f in d.findings if f.symptom == "prompt_exceeds_max_model_len")
+    assert not length.fatal and "8192" in length.cause and "7681 input tokens" in length.cause
+    # the 0.9.1 wording (vllm/entrypoints/openai/serving_engine.py), alone: a started server rejecting a request
+    old = ("ValueError: This model's maximum context length is 4096 tokens. However, you requested 4196 tokens (4096 "
+           "in the messages, 100 in the completion). Please reduce the length of the messages or completion.")
+    alone = diagnose([old])
+    assert alone.top.symptom == "prompt_exceeds_max_model_len" and not alone.top.fatal and alone.verdict != "failed"

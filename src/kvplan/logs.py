@@ -655,6 +655,16 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="A request's prompt ({length} tokens) is longer than the server's max_model_len ({max_len}); the server started, and rejects that request.",
          fix="Truncate or split prompts on the client, or serve a larger --max-model-len if the KV pool holds it (kvplan fit says which fits).",
          source="vllm/v1/engine/processor.py _validate_model_input"),
+    # the OpenAI server's own length check, before the engine sees the request: 0.9.1 vllm/entrypoints/openai/
+    # serving_engine.py _validate_input ("... However, you requested N tokens (P in the messages, C in the
+    # completion). Please reduce ..."), 0.29.0 vllm/renderers/params.py ("... you requested C output tokens and your
+    # prompt contains [at least] P input tokens, for a total of ...", raised as VLLMValidationError)
+    _sig("context_over_max_len", "maximum context length is",
+         r"This model's maximum context length is (?P<max_len>\d+) tokens\. However, you requested (?P<what>.+?)[.,] Please reduce", ERROR,
+         symptom="prompt_exceeds_max_model_len", layer="client_code", weight=0.8,
+         cause="A request asked for more than the server's max_model_len ({max_len} tokens): {what}; the server started, and rejects that request (HTTP 400).",
+         fix="Cap prompt plus max_tokens at {max_len} on the client (truncate or split prompts, lower max_tokens), or serve a larger --max-model-len if the KV pool holds it (kvplan fit says which fits).",
+         source="vllm/entrypoints/openai/serving_engine.py _validate_input (0.9.1); vllm/renderers/params.py (0.29.0)"),
     _sig("arch_unsupported", "are not supported|is not supported", r"Model architectures? \[?'?(?P<arch>[\w', ]+?)'?\]? (?:are|is) not supported(?:.*?Supported architectures: (?P<supported>.*))?", ERROR,
          symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.85, fatal=True,
          cause="This vLLM release does not implement the model's architecture ({arch}).",
@@ -948,6 +958,12 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="One of vLLM's internal ZeroMQ sockets could not bind {host}:{port}: another vLLM instance (or an engine of this one) on the host uses the same internal port, a fixed default in some releases or the same VLLM_PORT / connector port given to both.",
          fix="Give each instance its own internal ports (do not share one VLLM_PORT between instances; a distinct VLLM_RPC_PORT in 0.5.x, distinct connector ports), or use a release that picks free ports; the HTTP --port is not this port.",
          source="pyzmq Socket.bind; https://github.com/vllm-project/vllm/issues/7196, https://github.com/gpustack/gpustack/issues/4312"),
+    # Docker refusing to publish the container's port (`docker run -p 8000:8000`): the container never starts
+    _sig("docker_port_allocated", "port is already allocated", r"Bind for (?P<host>\S+?):(?P<port>\d+) failed: port is already allocated", ERROR,
+         symptom="port_in_use", layer="container_environment", weight=0.88, fatal=True,
+         cause="Docker could not publish port {port} on {host}: another container (often the previous vLLM container, still running) or a host process holds it, so this container was not started.",
+         fix="Stop or remove the container holding the port (docker ps --filter publish={port}; docker rm -f NAME), or publish another host port (-p OTHER:8000).",
+         source="Docker daemon (libnetwork port mapper) error 'Bind for HOST:PORT failed: port is already allocated'"),
     _sig("port_in_use", "address already in use|eaddrinuse", r"error while attempting to bind on address \('?(?P<host>[^',]*)'?, (?P<port>\d+)\)|Address already in use|EADDRINUSE", ERROR,
          symptom="port_in_use", layer="container_environment", weight=0.85, fatal=True, flags=_I,
          cause="A port the server needs is already bound by another process (another server, an earlier vLLM that has not exited, or one of this vLLM's own processes).",
