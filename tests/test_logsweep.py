@@ -224,3 +224,87 @@ def test_docker_port_already_allocated_and_the_servers_own_length_check():
            "in the messages, 100 in the completion). Please reduce the length of the messages or completion.")
     alone = diagnose([old])
     assert alone.top.symptom == "prompt_exceeds_max_model_len" and not alone.top.fatal and alone.verdict != "failed"
+
+
+# Chris113113/vllm-sweep-benchmark @fa47a64db70bda97f70965d4e095f52f9fca9f34
+# llama3-3-70b-vllm/2_Official_Throughput_-_70B_Model_TP-8_ISL-2048_OSL-2048_vllm_script.log (0.9.1, vllm.LLM, TP8):
+# the pool sized and the graphs captured, a worker's warm-up step then hit an NVLink fault and the run ended
+_DIED_IN_WARMUP = [
+    "INFO 06-24 22:52:53 [core.py:70] Initializing a V1 LLM engine (v0.9.1) with config: "
+    "model='meta-llama/Llama-3.3-70B-Instruct', speculative_config=None, tokenizer='meta-llama/Llama-3.3-70B-Instruct'",
+    "INFO 06-24 22:55:03 [kv_cache_utils.py:715] GPU KV cache size: 3,563,712 tokens",
+    "INFO 06-24 22:55:03 [kv_cache_utils.py:719] Maximum concurrency for 4,096 tokens per request: 870.05x",
+    "\x1b[1;36m(VllmWorker rank=0 pid=376596)\x1b[0;0m INFO 06-24 22:55:36 [gpu_model_runner.py:2048] Graph capturing "
+    "finished in 33 secs, took 1.25 GiB",
+    "\x1b[1;36m(VllmWorker rank=7 pid=376603)\x1b[0;0m ERROR 06-24 22:55:37 [multiproc_executor.py:527] WorkerProc hit an "
+    "exception.",
+    "\x1b[1;36m(VllmWorker rank=7 pid=376603)\x1b[0;0m ERROR 06-24 22:55:37 [multiproc_executor.py:527] Traceback (most "
+    "recent call last):",
+    "\x1b[1;36m(VllmWorker rank=7 pid=376603)\x1b[0;0m ERROR 06-24 22:55:37 [multiproc_executor.py:527] RuntimeError: "
+    "Triton Error [CUDA]: uncorrectable NVLink error detected during the execution",
+    "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:594 'uncorrectable NVLink error detected during the execution'",
+    "ERROR 06-24 22:55:37 [multiproc_executor.py:140] Worker proc VllmWorker-3 died unexpectedly, shutting down executor.",
+]
+# Chris113113/vllm-sweep-benchmark @fa47a64db70bda97f70965d4e095f52f9fca9f34
+# full_run_0625_2/16_Gemma-3-27B-IT_TP-1_ISL-256_OSL-256_vllm_script.log (0.9.1 on B200): ready, then the first step died
+_DIED_SERVING = [
+    "INFO 06-25 21:51:55 [core.py:70] Initializing a V1 LLM engine (v0.9.1) with config: model='google/gemma-3-27b-it', "
+    "speculative_config=None, tokenizer='google/gemma-3-27b-it', skip_tokenizer_init=False",
+    "INFO 06-25 21:56:51 [kv_cache_utils.py:870] GPU KV cache size: 235,712 tokens",
+    "INFO 06-25 21:57:06 [gpu_model_runner.py:2048] Graph capturing finished in 15 secs, took 1.26 GiB",
+    "INFO 06-25 21:57:06 [core.py:171] init engine (profile, create kv cache, warmup model) took 44.95 seconds",
+    "ERROR 06-25 21:57:07 [dump_input.py:69] Dumping input data",
+    "ERROR 06-25 21:57:07 [core.py:517] EngineCore encountered a fatal error.",
+    "ERROR 06-25 21:57:07 [core.py:517] Traceback (most recent call last):",
+    "ERROR 06-25 21:57:07 [core.py:517] AssertionError: FlashInfer backend currently only supports models in which all "
+    "layers share the same values for the following hyperparameters: `window_left`, `logits_soft_cap`, `sm_scale`.",
+    "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.",
+]
+# 2215860382/VedioSifter @f0edafcff305af304f66d2207b257070db46fe7a vllm_server.log (0.12.0): up for three hours, then
+# the engine process vanished without a traceback
+_KILLED_SERVING = [
+    "\x1b[0;36m(APIServer pid=523647)\x1b[0;0m INFO 04-27 15:04:49 [api_server.py:1772] vLLM API server version 0.12.0",
+    "\x1b[0;36m(EngineCore_DP0 pid=526615)\x1b[0;0m INFO 04-27 15:09:42 [kv_cache_utils.py:1286] GPU KV cache size: "
+    "198,288 tokens",
+    "\x1b[0;36m(APIServer pid=523647)\x1b[0;0m INFO:     Application startup complete.",
+    "\x1b[0;36m(APIServer pid=523647)\x1b[0;0m ERROR 04-27 18:09:47 [core_client.py:600] Engine core proc EngineCore_DP0 "
+    "died unexpectedly, shutting down client.",
+    "\x1b[0;36m(APIServer pid=523647)\x1b[0;0m ERROR 04-27 18:09:47 [async_llm.py:546] vllm.v1.engine.exceptions."
+    "EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause.",
+]
+
+
+def test_an_engine_that_dies_after_sizing_its_pool_is_told_apart_from_a_healthy_start():
+    # before: all three 'started', 'healthy start: ... nothing known went wrong'
+    warmup = diagnose(_DIED_IN_WARMUP)
+    assert warmup.verdict == "not_recognised" and not warmup.started and warmup.failed
+    note = next(n for n in warmup.notes if "died before it was ready" in n)
+    assert "uncorrectable NVLink error" in note
+    assert warmup.log.kv_cache_tokens == 3563712  # the figures stay: reconcile reads them as before
+    serving = diagnose(_DIED_SERVING)
+    assert serving.verdict == "started" and "died while serving" in serving.notes[0]
+    assert "AssertionError: FlashInfer backend" in serving.notes[0] and "EngineDeadError" not in serving.notes[0]
+    killed = diagnose(_KILLED_SERVING)
+    assert killed.verdict == "started" and "EngineCore_DP0 exited without a traceback" in killed.notes[0]
+    assert "OOM killer" in killed.notes[0] and "(line 4)" in killed.notes[0]
+    assert not any(n.startswith("healthy start") for d in (warmup, serving, killed) for n in d.notes)
+
+
+def test_line_numbers_are_the_files_own_when_progress_bars_use_carriage_returns(tmp_path):
+    # tqdm's '\r' updates were counted as lines: 'read the last one, from line N' and the evidence's line numbers
+    # drifted from what grep -n and an editor show (the swept wujxy/IRIS_search logs: 'line 5475' for line 5460)
+    bar = "Loading safetensors checkpoint shards:  50% Completed | 1/2\rLoading safetensors checkpoint shards: 100% Completed | 2/2\r"
+    text = "\n".join([_KILLED_SERVING[0], bar, bar, _KILLED_SERVING[1], _KILLED_SERVING[2], _KILLED_SERVING[3]]) + "\n"
+    import io
+
+    from kvplan.logs import parse_log
+
+    for source in (text.encode(), text, io.StringIO(text, newline=""), io.BytesIO(text.encode())):
+        log = parse_log(source)
+        assert log.lines_read == 6, source
+        assert log.hits_of("engine_proc_died")[0].line_number == 6
+        assert log.kv_cache_tokens == 198288
+    path = tmp_path / "v.log"
+    path.write_bytes(b"\xff\xfe" + text.encode("utf-16-le"))
+    assert parse_log(str(path)).hits_of("engine_proc_died")[0].line_number == 6
+    assert parse_log(path.read_bytes()).lines_read == 6

@@ -97,6 +97,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("server_starting", "starting vllm api server", r"Starting vLLM API server", CONTEXT, source="vllm/entrypoints/openai/api_server.py"),
     _sig("init_engine_took", "init engine", r"init engine \(profile, create kv cache, warmup model\) took (?P<secs>[\d.]+) (?:seconds|s\b)", CONTEXT, versions=">=0.8", source="vllm/v1/engine/core.py ('took X seconds'; 0.29.0 _initialize_kv_caches: 'took X s', 'took X s (compilation: Y s)')"),
     _sig("engine_failed", "enginecore failed to start", r"EngineCore failed to start", CONTEXT, versions=">=0.8", source="vllm/v1/engine/core.py"),
+    # the engine was built (it sized its pool) and then its busy loop raised: a crash while serving, not at the start
+    _sig("engine_fatal_after_start", "enginecore encountered a fatal error", r"EngineCore encountered a fatal error", CONTEXT, versions=">=0.8 (V1)",
+         source="vllm/v1/engine/core.py run_engine_core (0.9.1, 0.29.0: 'EngineCore failed to start.' when no engine was built)"),
+    # the front end's (or the executor's) watch on its child processes: one exited without the shutdown asking
+    _sig("engine_proc_died", "died unexpectedly", r"(?:Engine core proc|Worker proc) (?P<proc>\S+) died unexpectedly", CONTEXT, versions=">=0.8 (V1)",
+         source="vllm/v1/engine/core_client.py MPClient monitor_engine_cores (0.17.0), vllm/v1/executor/multiproc_executor.py (0.29.0)"),
     # torch.compile at startup: Inductor compiled the graphs (no cache to load) or they came from vLLM's compile cache;
     # the first forward that compiles or loads them is the memory profile's (StartupLog.compile_cache)
     _sig("compile_cold", "compiling a graph for", r"Compiling a graph for (?:general shape|dynamic shape|shape \S+|compile range .+?) takes (?P<secs>[\d.]+) s", CONTEXT, versions=">=0.8 (V1)", source="vllm/compilation/backends.py (0.8.5: 'general shape', 0.10-0.11: 'dynamic shape', 0.17-0.29: 'compile range')"),
@@ -1154,8 +1160,17 @@ class _ReadStats:
     text_lines: int = 0
 
 
+class _Cont(str):
+    """A piece of a line that ended in a lone carriage return (a tqdm bar's update, or the vLLM line a bar's last
+    update runs into): the next piece is on the same line of the file, so line numbers stay those an editor, grep -n
+    and the user see."""
+
+    __slots__ = ()
+
+
 def _split_raw(data: bytes) -> list[bytes]:
-    return re.split(rb"\r\n|\n|\r", data)
+    """Pieces and the separators after them, alternating (the last piece has none: the carry)."""
+    return re.split(rb"(\r\n|\n|\r)", data)
 
 
 def _iter_binary(stream: IO[bytes], stats: _ReadStats) -> Iterator[str]:
@@ -1171,11 +1186,12 @@ def _iter_binary(stream: IO[bytes], stats: _ReadStats) -> Iterator[str]:
             break
         parts = _split_raw(carry + chunk)
         carry = parts.pop()
-        for part in parts:
+        for part, sep in zip(parts[::2], parts[1::2]):
             if skipping:
                 skipping = False
                 continue
-            yield _decode(part, stats)
+            text = _decode(part, stats)
+            yield _Cont(text) if sep == b"\r" else text
         if len(carry) > MAX_LINE_CHARS:
             if not skipping:
                 stats.cut_lines += 1
@@ -1198,21 +1214,25 @@ def _iter_text(lines: Iterable[str], stats: _ReadStats) -> Iterator[str]:
     for item in lines:
         if isinstance(item, bytes):
             item = _decode(item, stats)
-        for piece in re.split(r"\r\n|\n|\r", item):
+        parts = re.split(r"(\r\n|\n|\r)", item)
+        if len(parts) > 1 and parts[-1] == "":  # a line read with its newline: no empty line after it
+            parts = parts[:-2] + [parts[-2]]
+        for piece, sep in zip(parts[::2], parts[1::2] + [""]):
             if len(piece) > MAX_LINE_CHARS:
                 stats.cut_lines += 1
                 piece = piece[:MAX_LINE_CHARS]
             if "\ufffd" in piece or "\x00" in piece:
                 stats.undecodable_lines += 1
-            yield piece
+            yield _Cont(piece) if sep == "\r" else piece
 
 
 def _iter_stream(stream: IO[bytes], stats: _ReadStats) -> Iterator[str]:
     """Lines of a binary stream (already un-gzipped): UTF-16 when it starts with its byte-order mark, else UTF-8."""
     encoding = utf16_encoding(stream)
     if encoding:
-        text = io.TextIOWrapper(stream, encoding=encoding, errors="replace")
-        yield from _iter_text((line.rstrip("\r\n") for line in text), stats)
+        # newline="": each line keeps its own ending, so a lone carriage return stays within its line's number
+        text = io.TextIOWrapper(stream, encoding=encoding, errors="replace", newline="")
+        yield from _iter_text(text, stats)
     else:
         yield from _iter_binary(stream, stats)
 
@@ -1857,8 +1877,11 @@ def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> Sta
     number = 0
     openers: set[str] = set()
     startups, first_line = 1, 1
+    same_line = False
     for raw in lines:
-        number += 1
+        if not same_line:  # a piece after a lone carriage return is on the line before it
+            number += 1
+        same_line = isinstance(raw, _Cont)
         if not raw.strip():
             continue
         line = clean_line(raw, number)
