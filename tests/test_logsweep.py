@@ -308,3 +308,34 @@ def test_line_numbers_are_the_files_own_when_progress_bars_use_carriage_returns(
     path.write_bytes(b"\xff\xfe" + text.encode("utf-16-le"))
     assert parse_log(str(path)).hits_of("engine_proc_died")[0].line_number == 6
     assert parse_log(path.read_bytes()).lines_read == 6
+
+
+def test_an_archive_is_named_as_one(tmp_path):
+    # graz-dev/vllm-benchmark studies/0-explorative/results/export.gz is a gzipped tar (a study export with logs
+    # inside): it was refused as 'binary, not text (1 of 1 lines are not UTF-8)'
+    import gzip
+    import io
+    import tarfile
+    import zipfile
+
+    import pytest
+
+    from kvplan.errors import InputError
+    from kvplan.logs import read_log
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        data = b"\x00\x01" * 400
+        info = tarfile.TarInfo("study.json")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    (tmp_path / "export.gz").write_bytes(gzip.compress(buf.getvalue()))
+    with pytest.raises(InputError, match="is a tar archive, not a log"):
+        read_log(str(tmp_path / "export.gz"))
+    with zipfile.ZipFile(tmp_path / "logs.zip", "w") as z:
+        z.writestr("vllm.log", "\x00" * 100)
+    with pytest.raises(InputError, match="is a zip archive"):
+        read_log(str(tmp_path / "logs.zip"))
+    (tmp_path / "noise.bin").write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(InputError, match="is binary, not text"):
+        read_log(str(tmp_path / "noise.bin"))

@@ -1948,9 +1948,31 @@ def read_log(ref: str) -> StartupLog:
     if not log.text_lines:
         raise InputError("LOGFILE", f"{name} is empty; expected {LOG_EXPECTED}", fix)
     if not log.hits and log.undecodable_lines * 2 >= log.text_lines:
+        kind = _archive_kind(source) if ref != "-" else None
+        if kind:
+            raise InputError("LOGFILE", f"{name} is {kind}, not a log; expected {LOG_EXPECTED}",
+                             "take the server's log out of it (tar -xf / unzip / xz -d / zstd -d) and pass that file")
         raise InputError("LOGFILE", f"{name} is binary, not text ({log.undecodable_lines} of {log.text_lines} lines are "
                          f"not UTF-8); expected {LOG_EXPECTED}", fix)
     return log
+
+
+# the magic bytes of the bundles a log arrives in (the sweep met a study export saved as a gzipped tar); gzip itself
+# is read as a log, a tar inside it is not
+_ARCHIVE_MAGIC = ((b"PK\x03\x04", "a zip archive"), (b"\xfd7zXZ\x00", "xz-compressed"), (b"BZh", "bzip2-compressed"),
+                  (b"\x28\xb5\x2f\xfd", "zstd-compressed"), (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"))
+
+
+def _archive_kind(path) -> Optional[str]:
+    """What bundle a binary file is (after gzip), or None."""
+    try:
+        with open_binary(path) as fh:
+            head = fh.read(512)
+    except (OSError, *GZIP_ERRORS):
+        return None
+    if head[257:262] == b"ustar":  # POSIX tar header: 'ustar' at offset 257
+        return "a tar archive"
+    return next((kind for magic, kind in _ARCHIVE_MAGIC if head.startswith(magic)), None)
 
 
 def _era(acc: _Accumulator, version: Optional[str]) -> Optional[str]:
