@@ -37,7 +37,7 @@ SYMPTOMS = (
     "attention_backend_fallback", "k8s_probe_kill", "tp_init_hang", "trust_remote_code_required",
     "unsupported_architecture", "invalid_engine_flags", "weights_not_cached", "prompt_exceeds_max_model_len",
     "cuda_fork_init", "download_failed", "model_mismatch", "state_blocks_below_max_num_seqs", "jit_compile_failed",
-    "port_in_use",
+    "port_in_use", "interrupted",
 )
 LAYERS = (
     "client_code", "vllm_version_flags", "pytorch_wheel", "cuda_runtime", "nvidia_driver", "gpu", "model_weights",
@@ -526,6 +526,7 @@ FATAL_WITHOUT_START = {
     "gpu_not_detected_in_container": "vLLM found no CUDA platform and the log shows no start after it",
     "disk_full_download": "the disk is almost full and the log shows no start after it",
     "tp_init_hang": "the log ends at the GPU peer-to-peer / all-reduce set-up: the start hangs there",
+    "interrupted": "the start was interrupted (SIGINT) and the log shows no start before it",
 }
 
 
@@ -680,6 +681,15 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     if "attention_backend_fallback" in drafts:
         _decide_backend_reasons(drafts["attention_backend_fallback"])
     _decide_fallback(drafts, log)
+    if "interrupted" in drafts:
+        if log.started:  # Ctrl-C after the start: how the server was stopped
+            del drafts["interrupted"]
+        elif any(d.fatal for name, d in drafts.items() if name != "interrupted"):
+            # a start that had already failed or hung, stopped by hand: the other finding is the cause
+            interrupted = drafts["interrupted"]
+            interrupted.fatal = False
+            interrupted.confidence = min(interrupted.confidence, 0.4)
+            interrupted.decided_by = "another failure came first: the interrupt stopped a start that had failed or hung"
     if "k8s_probe_kill" in drafts:
         if log.started and not drafts["k8s_probe_kill"].fatal:
             del drafts["k8s_probe_kill"]
@@ -688,6 +698,9 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     findings = _rank(drafts.values())
     fatal = any(f.fatal for f in findings)
     started = bool(log.started) and not fatal
+    crashed = _crash_after_sizing(log) if log.started else None
+    if crashed and crashed[0]:  # sized its pool, then died before it was ready: the server never came up
+        started = False
     notes = list(log.parse_warnings)
     if started:
         # what reconcile will need that this log does not say (it refuses to plan on a guess)
@@ -695,7 +708,9 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
 
         command = "kvplan reconcile LOG MODEL" + "".join(
             f" {flag} {UNSTATED_PLAN_FLAGS[flag]}" for flag in unstated_plan_flags(log, plan_kwargs_from_log(log)))
-    if started and not findings:
+    if started and crashed:
+        notes.insert(0, crashed[1] + f"; `{command}` compares the start's figures with the plan")
+    elif started and not findings:
         notes.insert(0, "healthy start: the engine sized its KV cache and nothing known went wrong; "
                         f"run `{command}` to compare the figures with the plan")
     elif started:
@@ -703,9 +718,85 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     if not findings and not started:
         notes.insert(0, "not recognised: no known failure signature in this text; " + (
             "the lines that look like errors are listed" if log.error_lines else "its last lines are listed"))
+        stopped = crashed[1] if crashed else _stopped_mid_start(log)
+        if stopped:
+            notes.insert(1, stopped)
+    elif crashed and not started and not fatal:
+        notes.insert(0, crashed[1])
     # only lines that look like errors; a text without any shows its last lines apart, under their own name
     error_lines = tuple(log.error_lines[-20:])
     return Diagnosis(started=started, findings=tuple(findings), error_lines=error_lines, notes=tuple(notes), log=log)
+
+
+# The steps of a start, in order, by the lines that close them: where a log that shows neither a start nor an error
+# stops (vllm/v1/engine/core.py EngineCore.__init__: the executor loads the weights, then _initialize_kv_caches
+# profiles the memory, sizes the pool and captures the CUDA graphs)
+_START_STEPS = (
+    (("version_api_server", "version_banner", "non_default_args", "namespace_args", "version_engine", "engine_config"),
+     "after the engine was configured, before the weights were loaded"),
+    (("load_model_start",), "while the weights were loading"),
+    (("weights", "weights_old"), "after the weights were loaded (torch.compile and the memory profile come next)"),
+    (("compile_cold", "compile_warm", "compile_aot_warm"), "after torch.compile, during the memory profile"),
+    (("available_kv", "v0_split", "summary_old", "summary_new", "graph_estimate", "graph_profile"),
+     "after the KV cache was sized (allocating it and capturing CUDA graphs come next)"),
+)
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\w+(?:Error|Exception)\b")
+
+
+_EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception)\b(?::|$)")
+
+
+# lines that say the engine finished its start: after them a crash is one of the running server
+_READY = ("init_engine_took", "startup_complete", "server_starting")
+
+
+def _crash_after_sizing(log: StartupLog) -> Optional[tuple[bool, str]]:
+    """An engine that sized its KV cache and then died ('EngineCore encountered a fatal error', or a process of it
+    exiting unasked): (whether it died before it was ready, a note naming the exception its traceback ends with, or
+    the outside kill when there is none)."""
+    hits = sorted(log.hits_of("engine_fatal_after_start", "engine_proc_died"), key=lambda h: h.line_number)
+    if not hits:
+        return None
+    crash = hits[0]
+    ready = [h.line_number for h in log.hits_of(*_READY)]
+    before_ready = not ready or crash.line_number < min(ready)
+    exceptions = [line for line in log.error_lines if _EXCEPTION_LINE.search(line) and "EngineDeadError" not in line]
+    if crash.signature == "engine_proc_died" and not exceptions:
+        how = (f"its process {crash.groups.get('proc')} exited without a traceback of its own (line {crash.line_number}): "
+               "killed from outside, the kernel's OOM killer when host RAM ran out (`dmesg -T | grep -iE 'killed "
+               "process|out of memory'`) or a signal")
+    else:
+        raised = f": {exceptions[0][:200].rstrip('.')}" if exceptions else ""
+        how = f"it crashed (line {crash.line_number}){raised}"
+    if before_ready:
+        return True, (f"the engine sized its KV cache, then died before it was ready (the warm-up after the CUDA graph "
+                      f"capture, or its first step): {how}. The start failed after the figures were printed: they "
+                      "are valid, the server never served")
+    return False, (f"the engine started (it sized its KV cache), then died while serving: {how}. That is a failure of "
+                   "the running engine, not of the start's memory sizing")
+
+
+def _stopped_mid_start(log: StartupLog) -> Optional[str]:
+    """A note for a vLLM start that ends without a start, an error or a known signature: the text was saved while
+    the server was still starting, or the process was killed from outside, which leaves no line in vLLM's output."""
+    if log.started or not log.hits or any(_TRACEBACK.search(line) for line in log.error_lines):
+        return None
+    names = [h.signature for h in log.hits]
+    step = None
+    for signatures, label in _START_STEPS:
+        if any(n in signatures for n in names):
+            step = label
+    if step is None:
+        return None
+    died = log.hits_of("engine_proc_died")
+    if died:
+        return (f"the engine process {died[0].groups.get('proc')} died mid-start, {step}, without a traceback of its "
+                f"own (line {died[0].line_number}): killed from outside, the kernel's OOM killer when host RAM ran out "
+                "(loading weights takes host memory too: `dmesg -T | grep -iE 'killed process|out of memory'`) or a signal")
+    last = log.last_lines[-1] if log.last_lines else ""
+    return (f"the log stops mid-start without an error, {step}; its last line: {last[:160]!r}. The server was still "
+            "starting when the text was saved, or the process was killed from outside, which writes nothing to vLLM's "
+            "output (the kernel's OOM killer: `dmesg -T | grep -iE 'killed process|out of memory'`; a job's time limit)")
 
 
 # ---- sharpening with a plan --------------------------------------------------------------------

@@ -13,7 +13,8 @@ layer, cause and fix of the same rows to name what went wrong.
 Formats are those listed in vllm-memory-model.md section 8 (read from the release
 wheels of vLLM 0.6.3 - 0.33.0), plus error texts seen in public vLLM issues (each row
 cites where the text comes from). A line that looks memory- or KV-related but matches
-no row is kept in `StartupLog.unrecognised`, never dropped.
+no row is kept in `StartupLog.unrecognised`, never dropped (save the lines known to hold no startup figure:
+the serving statistics and progress bars of `_NOT_A_FIGURE`).
 """
 
 from __future__ import annotations
@@ -94,8 +95,14 @@ SIGNATURES: tuple[Signature, ...] = (
          source="vllm/v1/worker/gpu_model_runner.py load_model, vllm/worker/model_runner.py load_model"),
     _sig("startup_complete", "application startup complete", r"Application startup complete", CONTEXT, source="uvicorn"),
     _sig("server_starting", "starting vllm api server", r"Starting vLLM API server", CONTEXT, source="vllm/entrypoints/openai/api_server.py"),
-    _sig("init_engine_took", "init engine", r"init engine \(profile, create kv cache, warmup model\) took (?P<secs>[\d.]+) seconds", CONTEXT, versions=">=0.8", source="vllm/v1/engine/core.py"),
+    _sig("init_engine_took", "init engine", r"init engine \(profile, create kv cache, warmup model\) took (?P<secs>[\d.]+) (?:seconds|s\b)", CONTEXT, versions=">=0.8", source="vllm/v1/engine/core.py ('took X seconds'; 0.29.0 _initialize_kv_caches: 'took X s', 'took X s (compilation: Y s)')"),
     _sig("engine_failed", "enginecore failed to start", r"EngineCore failed to start", CONTEXT, versions=">=0.8", source="vllm/v1/engine/core.py"),
+    # the engine was built (it sized its pool) and then its busy loop raised: a crash while serving, not at the start
+    _sig("engine_fatal_after_start", "enginecore encountered a fatal error", r"EngineCore encountered a fatal error", CONTEXT, versions=">=0.8 (V1)",
+         source="vllm/v1/engine/core.py run_engine_core (0.9.1, 0.29.0: 'EngineCore failed to start.' when no engine was built)"),
+    # the front end's (or the executor's) watch on its child processes: one exited without the shutdown asking
+    _sig("engine_proc_died", "died unexpectedly", r"(?:Engine core proc|Worker proc) (?P<proc>\S+) died unexpectedly", CONTEXT, versions=">=0.8 (V1)",
+         source="vllm/v1/engine/core_client.py MPClient monitor_engine_cores (0.17.0), vllm/v1/executor/multiproc_executor.py (0.29.0)"),
     # torch.compile at startup: Inductor compiled the graphs (no cache to load) or they came from vLLM's compile cache;
     # the first forward that compiles or loads them is the memory profile's (StartupLog.compile_cache)
     _sig("compile_cold", "compiling a graph for", r"Compiling a graph for (?:general shape|dynamic shape|shape \S+|compile range .+?) takes (?P<secs>[\d.]+) s", CONTEXT, versions=">=0.8 (V1)", source="vllm/compilation/backends.py (0.8.5: 'general shape', 0.10-0.11: 'dynamic shape', 0.17-0.29: 'compile range')"),
@@ -380,6 +387,16 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="No compressed-tensors scheme of this vLLM accepts the checkpoint's quantization on this GPU: the scheme needs a newer GPU (NVFP4 W4A4 asks for compute capability 10.0 where no fallback exists), the release predates the scheme, or the compressed-tensors package is too old for the checkpoint.",
          fix="Check the checkpoint's quantization_config against the release's supported schemes and the GPU's compute capability; use a newer release (fallback kernels), a GPU that has the scheme, or another quantization of the model.",
          source="vllm/model_executor/layers/quantization/compressed_tensors/compressed_tensors.py _get_scheme_from_parts (0.7.2, 0.8.5.post1, 0.10.0, 0.20.0)"),
+    # the interpreter that ran the server has no vllm package: `python -m vllm.entrypoints.openai.api_server` prints
+    # "Error while finding module specification for 'vllm.entrypoints.openai.api_server' (ModuleNotFoundError: No
+    # module named 'vllm')" (CPython's runpy), `vllm serve` in a shell "vllm: command not found"; 'vllm._C' (a broken
+    # build) is the signature below
+    _sig("vllm_not_installed", "no module named 'vllm'|no module named vllm|vllm: command not found",
+         r"No module named '?vllm'?(?=$|[)\s,])|\bvllm: command not found", ERROR,
+         symptom="import_undefined_symbol", layer="pytorch_wheel", weight=0.9, fatal=True,
+         cause="The Python (or shell) that ran the server has no vLLM installed: another virtualenv or conda env was active, the job's PATH points at a different interpreter, or the install failed.",
+         fix="Run the server with the interpreter of the environment vLLM is installed in (check `which python` and `python -m pip show vllm` in the same job), or pip install vllm into that environment.",
+         source="CPython runpy (python -m on a missing package); the bash 'command not found' message"),
     _sig("vllm_c_missing", "no module named 'vllm._c'", r"No module named 'vllm\._C'", ERROR,
          symptom="import_undefined_symbol", layer="pytorch_wheel", weight=0.7,
          cause="vLLM's compiled extension (vllm._C) is missing: the install is broken or vLLM is run from a source tree that was never built.",
@@ -657,6 +674,13 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The model download needs {need} MB for one file but {path} has only {free} MB free.",
          fix="Give the model cache a volume larger than the whole checkpoint (HF_HOME on a big persistent volume).",
          source="huggingface_hub/file_download.py"),
+    # EDQUOT (errno 122, "Disk quota exceeded"): the user's or the volume's quota ran out, not the disk; the Hub's
+    # Xet downloader reports it as "IO Error: Disk quota exceeded (os error 122)" (a Rust std::io::Error)
+    _sig("disk_quota", "disk quota exceeded|errno 122|os error 122", r"Disk quota exceeded|\[Errno 122\]|os error 122", ERROR,
+         symptom="disk_full_download", layer="model_weights", weight=0.9, fatal=True,
+         cause="The disk quota of the user or volume holding the Hugging Face cache (or /tmp) ran out while the weights were written (EDQUOT): the checkpoint does not fit in the quota.",
+         fix="Point HF_HOME/HF_HUB_CACHE at a volume whose quota holds the whole checkpoint (cluster scratch rather than home), or free space within the quota (`quota -s`, `du -sh ~/.cache/huggingface`).",
+         source="Linux errno 122 EDQUOT; huggingface_hub file_download.py xet_get (hf_xet's 'os error 122')"),
     _sig("disk_ray_full", "% full", r"(?P<path>/\S*) is over (?P<pct>\d+)% full", WARNING,
          symptom="disk_full_download", layer="model_weights", weight=0.6,
          cause="The disk is almost full ({path} over {pct}%); downloading the weights fills it.",
@@ -833,6 +857,16 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="A request's prompt ({length} tokens) is longer than the server's max_model_len ({max_len}); the server started, and rejects that request.",
          fix="Truncate or split prompts on the client, or serve a larger --max-model-len if the KV pool holds it (kvplan fit says which fits).",
          source="vllm/v1/engine/processor.py _validate_model_input"),
+    # the OpenAI server's own length check, before the engine sees the request: 0.9.1 vllm/entrypoints/openai/
+    # serving_engine.py _validate_input ("... However, you requested N tokens (P in the messages, C in the
+    # completion). Please reduce ..."), 0.29.0 vllm/renderers/params.py ("... you requested C output tokens and your
+    # prompt contains [at least] P input tokens, for a total of ...", raised as VLLMValidationError)
+    _sig("context_over_max_len", "maximum context length is",
+         r"This model's maximum context length is (?P<max_len>\d+) tokens\. However, you requested (?P<what>.+?)[.,] Please reduce", ERROR,
+         symptom="prompt_exceeds_max_model_len", layer="client_code", weight=0.8,
+         cause="A request asked for more than the server's max_model_len ({max_len} tokens): {what}; the server started, and rejects that request (HTTP 400).",
+         fix="Cap prompt plus max_tokens at {max_len} on the client (truncate or split prompts, lower max_tokens), or serve a larger --max-model-len if the KV pool holds it (kvplan fit says which fits).",
+         source="vllm/entrypoints/openai/serving_engine.py _validate_input (0.9.1); vllm/renderers/params.py (0.29.0)"),
     _sig("arch_unsupported", "are not supported|is not supported", r"Model architectures? \[?'?(?P<arch>[\w', ]+?)'?\]? (?:are|is) not supported(?:.*?Supported architectures: (?P<supported>.*))?", ERROR,
          symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.85, fatal=True,
          cause="This vLLM release does not implement the model's architecture ({arch}).",
@@ -1100,6 +1134,15 @@ SIGNATURES: tuple[Signature, ...] = (
          fix="Make the address match on every node: set VLLM_HOST_IP to the IP Ray registered (ray start --node-ip-address), run vllm serve on the head node, and check `ray status` lists that node's GPUs.",
          source="vllm/executor/ray_utils.py initialize_ray_cluster (node:IP bundle); https://github.com/vllm-project/vllm/issues/13388"),
     # ---- orchestration and parallel start ---------------------------------------------------
+    # a bare KeyboardInterrupt is SIGINT (Ctrl-C in the terminal, reaching the whole process group, or a wrapper's
+    # `timeout -s INT`); vLLM's own SIGTERM handler raises KeyboardInterrupt("terminated") instead (probe_kill below:
+    # vllm/entrypoints/openai/api_server.py signal_handler). Fatal only where the log shows no start (diagnose.py
+    # FATAL_WITHOUT_START): after a start it is how the server was stopped
+    _sig("interrupted", "keyboardinterrupt", r"^KeyboardInterrupt:?\s*$", ERROR,
+         symptom="interrupted", layer="container_environment", weight=0.8,
+         cause="The start was interrupted (SIGINT: Ctrl-C, or the script that launched vLLM stopping it) before the engine was ready; nothing in the log shows vLLM itself failing.",
+         fix="Let the start finish: loading, torch.compile and CUDA graph capture can take minutes (a wrapper's timeout must cover them; `--enforce-eager` or a warm compile cache shortens it); if the process looked stuck, the last lines before the interrupt show the step it was in.",
+         source="CPython's default SIGINT handler; vllm/entrypoints/openai/api_server.py (SIGTERM -> KeyboardInterrupt('terminated'))"),
     _sig("probe_kill", "terminated|probe failed|killing container|failed liveness probe|failed startup probe", r"KeyboardInterrupt: terminated|(?:Startup|Liveness|Readiness) probe failed|Killing container with id|Container \S+ failed (?:startup|liveness) probe", ERROR,
          symptom="k8s_probe_kill", layer="model_weights", weight=0.75, fatal=True,
          cause="The orchestrator's probe killed vLLM (SIGTERM) while it was still starting: downloading/loading weights, compiling and capturing CUDA graphs take longer than the probe allows.",
@@ -1182,6 +1225,12 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="One of vLLM's internal ZeroMQ sockets could not bind {host}:{port}: another vLLM instance (or an engine of this one) on the host uses the same internal port, a fixed default in some releases or the same VLLM_PORT / connector port given to both.",
          fix="Give each instance its own internal ports (do not share one VLLM_PORT between instances; a distinct VLLM_RPC_PORT in 0.5.x, distinct connector ports), or use a release that picks free ports; the HTTP --port is not this port.",
          source="pyzmq Socket.bind; https://github.com/vllm-project/vllm/issues/7196, https://github.com/gpustack/gpustack/issues/4312"),
+    # Docker refusing to publish the container's port (`docker run -p 8000:8000`): the container never starts
+    _sig("docker_port_allocated", "port is already allocated", r"Bind for (?P<host>\S+?):(?P<port>\d+) failed: port is already allocated", ERROR,
+         symptom="port_in_use", layer="container_environment", weight=0.88, fatal=True,
+         cause="Docker could not publish port {port} on {host}: another container (often the previous vLLM container, still running) or a host process holds it, so this container was not started.",
+         fix="Stop or remove the container holding the port (docker ps --filter publish={port}; docker rm -f NAME), or publish another host port (-p OTHER:8000).",
+         source="Docker daemon (libnetwork port mapper) error 'Bind for HOST:PORT failed: port is already allocated'"),
     _sig("port_in_use", "address already in use|eaddrinuse", r"error while attempting to bind on address \('?(?P<host>[^',]*)'?, (?P<port>\d+)\)|Address already in use|EADDRINUSE", ERROR,
          symptom="port_in_use", layer="container_environment", weight=0.85, fatal=True, flags=_I,
          cause="A port the server needs is already bound by another process (another server, an earlier vLLM that has not exited, or one of this vLLM's own processes).",
@@ -1252,8 +1301,22 @@ _ERROR_WORDS = ("error", "critical", "fatal", "traceback", "exception", "fail", 
                 "terminated", "oom")
 
 
+# Lines that name KV cache or CUDA graphs and hold no startup figure: the serving statistics printed every few
+# seconds once the server runs (vllm/v1/metrics/loggers.py LoggingStatLogger.log "Engine 000: Avg prompt throughput:
+# ... GPU KV cache usage: X%", V0 vllm/engine/metrics.py; 0.9.1, 0.29.0), the capture's tqdm progress bar
+# (vllm/v1/worker/gpu_model_runner.py capture_model "Capturing CUDA graphs (mode, ...)", V0 worker/model_runner.py
+# "Capturing CUDA graph shapes"), custom all-reduce's "Registering N cuda graph addresses"
+# (vllm/distributed/device_communicators/custom_all_reduce.py register_graph_buffers) and "Cudagraph is disabled
+# under eager mode" (vllm/config/vllm.py, 0.33.0). A swept log of a day's serving held thousands of them, burying
+# the lines `unrecognised` is there to show.
+_NOT_A_FIGURE = re.compile(
+    r"Avg prompt throughput: [\d.]+ tokens/s|Capturing CUDA graphs?\b.*\d+%\||^Registering \d+ cuda graph addresses|"
+    r"^Cudagraph is disabled under eager mode")
+
+
 def looks_memory_related(message: str, lowered: str) -> bool:
-    return any(w in lowered for w in _MEMORY_WORDS) and _MEMORY_LOOKING.search(message) is not None
+    return (any(w in lowered for w in _MEMORY_WORDS) and _MEMORY_LOOKING.search(message) is not None
+            and _NOT_A_FIGURE.search(message) is None)
 
 
 def looks_like_error(message: str, lowered: str) -> bool:
@@ -1358,8 +1421,17 @@ class _ReadStats:
     text_lines: int = 0
 
 
+class _Cont(str):
+    """A piece of a line that ended in a lone carriage return (a tqdm bar's update, or the vLLM line a bar's last
+    update runs into): the next piece is on the same line of the file, so line numbers stay those an editor, grep -n
+    and the user see."""
+
+    __slots__ = ()
+
+
 def _split_raw(data: bytes) -> list[bytes]:
-    return re.split(rb"\r\n|\n|\r", data)
+    """Pieces and the separators after them, alternating (the last piece has none: the carry)."""
+    return re.split(rb"(\r\n|\n|\r)", data)
 
 
 def _iter_binary(stream: IO[bytes], stats: _ReadStats) -> Iterator[str]:
@@ -1375,11 +1447,12 @@ def _iter_binary(stream: IO[bytes], stats: _ReadStats) -> Iterator[str]:
             break
         parts = _split_raw(carry + chunk)
         carry = parts.pop()
-        for part in parts:
+        for part, sep in zip(parts[::2], parts[1::2]):
             if skipping:
                 skipping = False
                 continue
-            yield _decode(part, stats)
+            text = _decode(part, stats)
+            yield _Cont(text) if sep == b"\r" else text
         if len(carry) > MAX_LINE_CHARS:
             if not skipping:
                 stats.cut_lines += 1
@@ -1402,21 +1475,25 @@ def _iter_text(lines: Iterable[str], stats: _ReadStats) -> Iterator[str]:
     for item in lines:
         if isinstance(item, bytes):
             item = _decode(item, stats)
-        for piece in re.split(r"\r\n|\n|\r", item):
+        parts = re.split(r"(\r\n|\n|\r)", item)
+        if len(parts) > 1 and parts[-1] == "":  # a line read with its newline: no empty line after it
+            parts = parts[:-2] + [parts[-2]]
+        for piece, sep in zip(parts[::2], parts[1::2] + [""]):
             if len(piece) > MAX_LINE_CHARS:
                 stats.cut_lines += 1
                 piece = piece[:MAX_LINE_CHARS]
             if "\ufffd" in piece or "\x00" in piece:
                 stats.undecodable_lines += 1
-            yield piece
+            yield _Cont(piece) if sep == "\r" else piece
 
 
 def _iter_stream(stream: IO[bytes], stats: _ReadStats) -> Iterator[str]:
     """Lines of a binary stream (already un-gzipped): UTF-16 when it starts with its byte-order mark, else UTF-8."""
     encoding = utf16_encoding(stream)
     if encoding:
-        text = io.TextIOWrapper(stream, encoding=encoding, errors="replace")
-        yield from _iter_text((line.rstrip("\r\n") for line in text), stats)
+        # newline="": each line keeps its own ending, so a lone carriage return stays within its line's number
+        text = io.TextIOWrapper(stream, encoding=encoding, errors="replace", newline="")
+        yield from _iter_text(text, stats)
     else:
         yield from _iter_binary(stream, stats)
 
@@ -1426,8 +1503,8 @@ LOG_EXPECTED = "a vLLM server's text output (plain, gzip, or UTF-16 with a byte-
 
 
 def _open_lines(source: Source, stats: _ReadStats) -> Iterator[str]:
-    if isinstance(source, (bytes, bytearray)):
-        yield from _iter_binary(io.BytesIO(bytes(source)), stats)
+    if isinstance(source, (bytes, bytearray)):  # the bytes of a file, read as the file is: gzip, UTF-16 or UTF-8
+        yield from _iter_stream(open_binary(io.BytesIO(bytes(source))), stats)
     elif isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and "\n" in source):
         with open_binary(Path(source)) as fh:
             yield from _iter_stream(fh, stats)
@@ -1613,8 +1690,15 @@ class StartupLog:
         runner = self.runner
         if runner:  # beyond the record format too: a pooling model loads no lm_head and runs no sampler
             args["runner"] = runner
+        lora_on = bool(self.arg("enable_lora"))
         for name in ("enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "cpu_offload_gb", "limit_mm_per_prompt",
                      "language_model_only", "kv_cache_memory_bytes"):
+            if name in _LORA_SLOT_ARGS and not lora_on:
+                # vLLM builds its LoRA config only with enable_lora (vllm/engine/arg_utils.py
+                # EngineArgs.create_engine_config, 0.7.2: `LoRAConfig(...) if self.enable_lora else None`); the
+                # Namespace line of vLLM <= 0.8 prints every default (max_loras=1, max_lora_rank=16) beside
+                # enable_lora=False: slots nobody reserved
+                continue
             if self.arg(name):  # memory the plan must count: LoRA slots, weights kept in CPU memory, the encoder pass,
                 # the pool the server was told to take
                 args[name] = self.arg(name)
@@ -1681,6 +1765,7 @@ RECORD_ARG_NAMES = (
 # Argument parsing (never eval)
 # --------------------------------------------------------------------------------------
 
+_LORA_SLOT_ARGS = frozenset({"max_loras", "max_lora_rank", "fully_sharded_loras"})
 _DICT_PAIR = re.compile(r"'(?P<key>\w+)':\s*(?P<val>'(?:[^'\\]|\\.)*'|\"[^\"]*\"|True|False|None|-?[\d.]+(?:e-?\d+)?|\[[^\]]*\])")
 _KV_PAIR = re.compile(r"(?:^|[\s,(])(?P<key>[a-z_][a-z0-9_]*)=(?P<val>'(?:[^'\\]|\\.)*'|\"[^\"]*\"|[^,()\s]+)")
 _ENGINE_CONFIG_RENAMES = {"max_seq_len": "max_model_len"}
@@ -2053,8 +2138,11 @@ def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> Sta
     number = 0
     openers: set[str] = set()
     startups, first_line = 1, 1
+    same_line = False
     for raw in lines:
-        number += 1
+        if not same_line:  # a piece after a lone carriage return is on the line before it
+            number += 1
+        same_line = isinstance(raw, _Cont)
         if not raw.strip():
             continue
         line = clean_line(raw, number)
@@ -2121,9 +2209,31 @@ def read_log(ref: str) -> StartupLog:
     if not log.text_lines:
         raise InputError("LOGFILE", f"{name} is empty; expected {LOG_EXPECTED}", fix)
     if not log.hits and log.undecodable_lines * 2 >= log.text_lines:
+        kind = _archive_kind(source) if ref != "-" else None
+        if kind:
+            raise InputError("LOGFILE", f"{name} is {kind}, not a log; expected {LOG_EXPECTED}",
+                             "take the server's log out of it (tar -xf / unzip / xz -d / zstd -d) and pass that file")
         raise InputError("LOGFILE", f"{name} is binary, not text ({log.undecodable_lines} of {log.text_lines} lines are "
                          f"not UTF-8); expected {LOG_EXPECTED}", fix)
     return log
+
+
+# the magic bytes of the bundles a log arrives in (the sweep met a study export saved as a gzipped tar); gzip itself
+# is read as a log, a tar inside it is not
+_ARCHIVE_MAGIC = ((b"PK\x03\x04", "a zip archive"), (b"\xfd7zXZ\x00", "xz-compressed"), (b"BZh", "bzip2-compressed"),
+                  (b"\x28\xb5\x2f\xfd", "zstd-compressed"), (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"))
+
+
+def _archive_kind(path) -> Optional[str]:
+    """What bundle a binary file is (after gzip), or None."""
+    try:
+        with open_binary(path) as fh:
+            head = fh.read(512)
+    except (OSError, *GZIP_ERRORS):
+        return None
+    if head[257:262] == b"ustar":  # POSIX tar header: 'ustar' at offset 257
+        return "a tar archive"
+    return next((kind for magic, kind in _ARCHIVE_MAGIC if head.startswith(magic)), None)
 
 
 def _era(acc: _Accumulator, version: Optional[str]) -> Optional[str]:
