@@ -745,3 +745,18 @@ def test_a_records_own_residual_gives_back_its_logged_pool():
         assert lo == pytest.approx(logged, rel=1e-6) and hi == pytest.approx(logged, rel=1e-6)
         checked += 1
     assert checked >= 3
+
+
+def test_a_v0_split_line_is_dated_within_the_v0_releases_that_print_it(records):
+    # V0's memory-split line is printed from 0.6.5 (worker.py, read in the 0.6.6.post1 wheel) while V0 is the default
+    # engine (to 0.7.3): a source dated in that range names the release; one dated in the V1 releases does not
+    from kvplan.validate import version_basis
+
+    base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
+    split = {"weights_gib": 15.0, "non_torch_gib": 0.16, "activation_peak_gib": 2.0, "kv_cache_gib": 10.0,
+             "num_gpu_blocks": 5000}
+    notes: list[str] = []
+    jan_2025 = _versionless(base) | {"source": "https://github.com/vllm-project/vllm/pull/12126", "observed": split}
+    assert version_basis(jan_2025, notes) == ("0.6.6.post1", "log format and issue date")
+    later = _versionless(base) | {"source": "https://github.com/vllm-project/vllm/issues/17000", "observed": split}
+    assert version_basis(later, notes) == ("0.7.3", "log format")

@@ -315,7 +315,7 @@ def version_from_log_format(log: StartupLog) -> Optional[tuple[str, str]]:
     from kvplan.validate import log_format_era
 
     found = log_format_era(log.to_record()["observed"])
-    return (found[0], found[2]) if found else None
+    return (found[0], found[3]) if found else None
 
 
 def given_flags(flags) -> dict:

@@ -172,28 +172,35 @@ def _startup_record(rec, where: str) -> dict:
     return rec
 
 
-def log_format_era(obs: dict) -> tuple[str, str, str] | None:
+def log_format_era(obs: dict) -> tuple[str, str, str, str] | None:
     """The releases a version-less record's log format allows (docs/vllm-memory-model.md section 8): (the rules read
-    for it, the last release of the range, what identified it); None when the figures do not tell."""
+    for it, the first and the last release of the range a source's date may narrow it to, what identified it); None
+    when the figures do not tell."""
     has = {k for k, v in obs.items() if v is not None}
+    # V0's memory-split line ("model weights take ...; non_torch_memory takes ...; PyTorch activation peak memory takes
+    # ...") is printed from 0.6.5 (worker/worker.py determine_num_available_blocks, read in the 0.6.6.post1 wheel) by
+    # the V0 engine, the default up to 0.7.3 (V1 from 0.8.0): read with 0.7.3's rules unless a date says which
+    split = ("0.7.3", "0.6.5", "0.7.3",
+             "the V0 memory-split line of the log identifies the 0.6.5-0.7.3 V0 era (0.7.3 rules unless dated)")
     if "num_gpu_blocks" in has and ("kv_cache_tokens" not in has or "non_torch_gib" in has):
         if "non_torch_gib" in has and "activation_peak_gib" not in has:
-            return "0.6.4", "0.6.4", "the V0 memory-profiling format of the log identifies the 0.6.4 era"
+            return "0.6.4", "0.6.4", "0.6.4", "the V0 memory-profiling format of the log identifies the 0.6.4 era"
         if "activation_peak_gib" in has:
-            return "0.7.3", "0.7.3", "the V0 memory-split line of the log identifies the 0.6.5-0.10 V0 era (0.7.3 rules)"
-        return OLDEST_READ, "0.7.3", f"a '# GPU blocks' line without a token line identifies V0 ({OLDEST_READ} rules, the oldest read)"
+            return split
+        return (OLDEST_READ, "0.0.0", "0.7.3",
+                f"a '# GPU blocks' line without a token line identifies V0 ({OLDEST_READ} rules, the oldest read)")
     # V1's post-capture summary line (section 1.6): "... W GiB for weight, A GiB for peak activation, N GiB for
     # non-torch memory, and C GiB for CUDAGraph memory" is printed by 0.10.2-0.26 only; from 0.27 the line gives
     # "consumed memory (weights + non-torch)" instead, so an activation figure without a non-torch one is the new
     # form. Each format is read as the first release that prints it, as the V0 formats above are.
     if "activation_peak_gib" in has and "non_torch_gib" in has and "cudagraph_gib" not in has:
-        return "0.7.3", "0.7.3", "the V0 memory-split line of the log identifies the 0.6.5-0.10 V0 era (0.7.3 rules)"
+        return split
     if "activation_peak_gib" in has and "cudagraph_gib" in has:
         if "non_torch_gib" in has:
-            return ("0.10.2", "0.26.99", "the summary line with separate weight, activation, non-torch and CUDAGraph "
-                    "figures identifies 0.10.2-0.26 (0.10.2 rules, the first release that prints it)")
-        return ("0.27.0", NEWEST_KNOWN, "the summary line with 'consumed memory (weights + non-torch)' identifies "
-                ">= 0.27 (0.27.0 rules, the first release that prints it)")
+            return ("0.10.2", "0.10.2", "0.26.99", "the summary line with separate weight, activation, non-torch and "
+                    "CUDAGraph figures identifies 0.10.2-0.26 (0.10.2 rules, the first release that prints it)")
+        return ("0.27.0", "0.27.0", NEWEST_KNOWN, "the summary line with 'consumed memory (weights + non-torch)' "
+                "identifies >= 0.27 (0.27.0 rules, the first release that prints it)")
     return None
 
 
@@ -217,14 +224,13 @@ def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
     fmt = log_format_era(rec.get("observed") or {})
     dated = source_date(rec.get("source"))
     if fmt:
-        first, last, what = fmt
+        rules, first, last, what = fmt
         # a '# GPU blocks' line alone is older than the oldest release read (OLDEST_READ): an issue date before it stands
-        floor = (0, 0, 0) if first == OLDEST_READ else parse_version(first)
-        if dated and floor <= parse_version(dated.release) <= parse_version(last):
+        if dated and parse_version(first) <= parse_version(dated.release) <= parse_version(last):
             notes.append(f"vLLM version not stated; {what}; its source, {dated.describe()}, narrows it to {dated.release}")
             return dated.release, "log format and issue date"
         notes.append(f"vLLM version not stated; {what}")
-        return first, "log format"
+        return rules, "log format"
     if dated:
         notes.append(f"vLLM version not stated; its source is {dated.describe()}: {dated.release} rules applied")
         return dated.release, "issue date"
