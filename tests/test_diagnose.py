@@ -1159,6 +1159,35 @@ def test_tenth_round_refusals_name_their_owner(line, symptom, layer, confident):
     assert (top.confidence >= CONFIDENT) == confident
 
 
+@pytest.mark.parametrize("line, symptom, layer, confident", [
+    # eleventh round: refusals with one owner in public threads, in the wording of the releases that print them
+    ("NotImplementedError: Sliding window is not allowed with prefix caching enabled!", "invalid_engine_flags",
+     "vllm_version_flags", True),
+    ("AssertionError: Prefix caching is currently not supported with sliding window attention", "invalid_engine_flags",
+     "vllm_version_flags", True),
+    ("ValueError: num_speculative_tokens must be provided with speculative model unless the draft model config contains "
+     "an n_predict parameter.", "invalid_engine_flags", "vllm_version_flags", True),
+    ("TypeError: LLMatcher.validate_grammar() got an unexpected keyword argument 'tokenizer'", "import_undefined_symbol",
+     "vllm_version_flags", True),
+    ("ValueError: Quantization method specified in the model config (fp8) does not match the quantization method "
+     "specified in the `quantization` argument (gguf).", "invalid_engine_flags", "model_weights", True),
+    # the same refusal for a method the user passed stays the flag's
+    ("ValueError: Quantization method specified in the model config (gptq) does not match the quantization method "
+     "specified in the `quantization` argument (gptq_marlin).", "invalid_engine_flags", "vllm_version_flags", True),
+    # several owners in public threads (the request or the server's flags): hints
+    ("ValueError: You set or defaulted to '{\"image\": 1}' in `--limit-mm-per-prompt`, but passed 3 image items in the "
+     "same prompt.", "invalid_engine_flags", "client_code", False),
+    ("ValueError: You set video=1 (or defaulted to 1) in `--limit-mm-per-prompt`, but found 8 items in the same prompt.",
+     "invalid_engine_flags", "client_code", False),
+    ('\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', "invalid_engine_flags",
+     "vllm_version_flags", False),
+])
+def test_eleventh_round_refusals_name_their_owner(line, symptom, layer, confident):
+    top = diagnose([line]).top
+    assert (top.symptom, top.layer) == (symptom, layer)
+    assert (top.confidence >= CONFIDENT) == confident
+
+
 def test_an_undefined_torch_symbol_stays_the_torch_wheels_and_not_a_vllm_kernel():
     for sym in ("_ZN3c1017RegisterOperatorsD1Ev", "_Z16THPVariable_WrapN2at10TensorBaseE"):
         top = diagnose([f"ImportError: /x/vllm/_C.abi3.so: undefined symbol: {sym}"]).top

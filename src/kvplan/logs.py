@@ -352,6 +352,53 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="num_speculative_tokens was given without a draft model or method the checkpoint provides (MTP needs a checkpoint with MTP layers; distilled models have none).",
          fix="Name the draft model or method in --speculative-config (model / method), or drop num_speculative_tokens.",
          source="vllm/config.py SpeculativeConfig (0.9.0.1); vllm/config/speculative.py (0.29.0)"),
+    # vllm/config.py SpeculativeConfig._verify_args (0.8.5): ValueError("num_speculative_tokens must be provided with speculative
+    # model unless the draft model config contains an n_predict parameter.") -- a draft model named without the count.
+    _sig("spec_tokens_required", "num_speculative_tokens must be provided", r"num_speculative_tokens must be provided with speculative model", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.8, fatal=True,
+         cause="A draft model was given in the speculative config without num_speculative_tokens, and its config has no n_predict to take it from (older examples, EAGLE's among them, left it out).",
+         fix="Add num_speculative_tokens to --speculative-config (e.g. 2-5 for EAGLE drafts).",
+         source="vllm/config.py SpeculativeConfig._verify_args (0.8.5); https://github.com/vllm-project/vllm/pull/20375"),
+    # Prefix caching refused with a sliding window: vllm/worker/model_runner.py ModelRunner._prepare_prompt (0.3.3) asserts
+    # "Prefix caching is currently not supported with sliding window attention"; vllm/core/block_manager_v1.py
+    # BlockSpaceManagerV1.__init__ (0.4.0.post1) raises NotImplementedError("Sliding window is not allowed with prefix caching
+    # enabled!"). The window comes from the model's config.json (0.3.x read Qwen1.5's sliding_window even with
+    # use_sliding_window false, vLLM PR #3377); V1 allows both (vLLM PR #13069).
+    _sig("sliding_window_prefix_caching", "not allowed with prefix caching|not supported with sliding window attention",
+         r"Sliding window is not allowed with prefix caching enabled|Prefix caching is currently not supported with sliding window attention", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.75, fatal=True,
+         cause="Prefix caching was enabled for a model whose config declares a sliding window (Mistral-7B, Qwen1.5 configs), and this release's V0 block manager cannot prefix-cache with sliding-window attention.",
+         fix="Pass --disable-sliding-window (max_model_len is then capped at the window), drop prefix caching, or use a V1 release, which allows both.",
+         source="vllm/worker/model_runner.py ModelRunner._prepare_prompt (0.3.3); vllm/core/block_manager_v1.py BlockSpaceManagerV1.__init__ (0.4.0.post1); https://github.com/vllm-project/vllm/pull/13069"),
+    # A request with more items of one modality than the server's limit: vllm/multimodal/registry.py
+    # MultiModalRegistry.map_input (0.6.1.post2) "You set {key}={n} (or defaulted to 1) in `--limit-mm-per-prompt`, but found
+    # {k} items in the same prompt." (a list counts each element, so a video passed as a list of frames is k items);
+    # vllm/multimodal/processing.py BaseMultiModalProcessor._to_mm_items (0.8.5) "You set or defaulted to '{...}' in
+    # `--limit-mm-per-prompt`, but passed {k} {modality} items in the same prompt." Owners in public threads: the client's
+    # request (frames as separate items, Qwen3-VL#89) or the server's limit: a hint.
+    _sig("mm_limit_per_prompt_exceeded", "in `--limit-mm-per-prompt`, but", r"in `--limit-mm-per-prompt`, but (?:found|passed) (?P<n>\d+)", ERROR,
+         symptom="invalid_engine_flags", layer="client_code", weight=0.55, fatal=True,
+         cause="A request carried {n} multimodal items of one kind, more than the server's --limit-mm-per-prompt (1 by default); a video or image set sent as a list is counted item by item.",
+         fix="Send the video as one array/tensor (not a list of frames) or fewer items per prompt, or start the server with a higher --limit-mm-per-prompt.",
+         source="vllm/multimodal/registry.py MultiModalRegistry.map_input (0.6.1.post2); vllm/multimodal/processing.py BaseMultiModalProcessor._to_mm_items (0.8.5)"),
+    # vllm/entrypoints/openai/serving_chat.py OpenAIServingChat.create_chat_completion (0.6.1.post2, 0.8.5) answers a
+    # request with tool_choice "auto" by: "\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser
+    # to be set". Owners in public threads: the server's flags, or a client that sends tools to a server not meant for
+    # them: a hint.
+    _sig("auto_tool_choice_flags", "tool choice requires --enable-auto-tool-choice", r"tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.55,
+         cause="A chat request asked for tool_choice \"auto\" (tools sent), but the server was started without --enable-auto-tool-choice and a --tool-call-parser; the server refuses such requests.",
+         fix="Start the server with --enable-auto-tool-choice --tool-call-parser <parser for the model> (hermes, llama3_json, mistral, ...), or stop sending tools/tool_choice to it.",
+         source="vllm/entrypoints/openai/serving_chat.py OpenAIServingChat.create_chat_completion (0.6.1.post2, 0.8.5)"),
+    # llguidance's API moved under vLLM: vllm/v1/structured_output/backend_guidance.py validate_guidance_grammar (0.8.5) calls
+    # llguidance.LLMatcher.validate_grammar(guidance_grm, tokenizer) and the wheel pins llguidance>=0.7.9,<0.8.0; an
+    # llguidance whose signature differs from the one the release calls makes CPython raise "... got some positional-only
+    # arguments passed as keyword arguments" or "got an unexpected keyword argument" (Python/ceval.c).
+    _sig("llguidance_api_mismatch", "llmatcher.", r"LLMatcher\.(?P<fn>\w+)\(\) (?:got some positional-only arguments passed as keyword arguments|got an unexpected keyword argument)", ERROR,
+         symptom="import_undefined_symbol", layer="vllm_version_flags", weight=0.7, fatal=True,
+         cause="The installed llguidance's LLMatcher.{fn} takes different arguments from the ones this vLLM passes: the llguidance version does not match the range the release was built against.",
+         fix="Install the llguidance version the vLLM release requires (pip install 'vllm[...]' pins it; e.g. llguidance 0.7.11 for 0.8.x), or use another --guided-decoding-backend.",
+         source="vllm/v1/structured_output/backend_guidance.py validate_guidance_grammar (0.8.5); https://github.com/vllm-project/vllm/issues/16339"),
     # csrc/quantization/.../scaled_mm_entry.cu (vLLM main; PR #24968 added SM120): STD_TORCH_CHECK_NOT_IMPLEMENTED "No compiled
     # get_cutlass_moe_mm_...: no cutlass_scaled_mm kernel for CUDA device capability: <N>. Required capability: 90, 100, or 120"
     # (older builds: "90 or 100"). A capability of 100 or more is a Blackwell the build has no kernels for: the release's.
@@ -1082,6 +1129,14 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="--quantization {arg} contradicts the checkpoint's own quantization_config ({config}); vLLM refuses a method name that differs from the one the checkpoint declares (older releases even for a kernel variant of it, such as gptq_marlin for gptq).",
          fix="Leave --quantization unset (vLLM reads the checkpoint's method and picks the fastest kernel for it, Marlin included), or pass the name the checkpoint declares ({config}).",
          source="vllm/config ModelConfig._verify_quantization; https://github.com/vllm-project/vllm/issues/5677"),
+    # vllm/engine/arg_utils.py EngineArgs.create_model_config (0.8.5) sets quantization = load_format = "gguf" itself for a
+    # .gguf file, so a mismatch naming gguf as the argument means the config.json read beside the GGUF (the original
+    # repo's, via --hf-config-path or the tokenizer directory) carries another checkpoint's quantization_config.
+    _sig("quant_arg_mismatch_gguf", "does not match the quantization method specified in the", r"Quantization method specified in the model config \((?P<config>[\w.-]+)\) does not match the quantization method specified in the\W+quantization\W+argument \(gguf\)", ERROR,
+         symptom="invalid_engine_flags", layer="model_weights", weight=0.8, fatal=True,
+         cause="vLLM chose gguf itself for the .gguf file, but the config.json used with it declares {config} (it is the original, unquantized-or-{config} checkpoint's config, not the GGUF's).",
+         fix="Use a config without that quantization_config for the GGUF (remove the field, or point --hf-config-path / --tokenizer at a repo whose config has none).",
+         source="vllm/engine/arg_utils.py EngineArgs.create_model_config (0.8.5); vllm/config ModelConfig._verify_quantization; https://github.com/vllm-project/vllm/issues/19050"),
     _sig("pp_unsupported_model", "pipeline parallelism is not supported for this model|pipeline parallelism is only supported for the following",
          r"Pipeline parallelism is not supported for this model|Pipeline parallelism is only supported for the following\s+architectures", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
@@ -2090,6 +2145,7 @@ _SHADOWED_BY = {
     "hf_401": ("hf_not_logged_in", "hf_not_authorized"),
     "arch_unsupported": ("transformers_unknown_model_type",),
     "weights_not_cached_offline": ("offline_hub_api",),
+    "quant_arg_mismatch": ("quant_arg_mismatch_gguf",),
 }
 
 
