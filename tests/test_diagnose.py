@@ -210,14 +210,26 @@ def test_accuracy_on_blind_cases_from_new_threads():
     # (the environment, or a framework that sets the allocator variable), the offloader's 'CPU tensor must be pinned' (a
     # host without pinned memory, or the release's XPU path), a CUTLASS MoE kernel missing below capability 100.
     # All 236 rows: 217/236 and 198/236 before the fail10 fixes, 226/236 and 208/236 after; no earlier row changed.
+    # The 9 'fail11-' rows came from an eleventh round (prefix caching refused with a sliding window in 0.3.x and 0.4.x,
+    # llguidance's LLMatcher.validate_grammar signature under the vLLM that calls it, a GGUF served with the FP8 repo's
+    # config.json, num_speculative_tokens required with an EAGLE draft, a TPU host reaching a CUDA path, "auto" tool
+    # choice without its server flags, a video passed as a list of frames against --limit-mm-per-prompt, NCCL's
+    # ibv_modify_qp failing between two pods) and were scored once before any change: symptom 3/9, layer 2/9 (cause
+    # established 0/4, 0/4), none confidently wrong. 4 'fail11-heldout-' rows were kept out of the fixes: 1/4 and 1/4
+    # before, 2/4 and 1/4 after (the auto tool choice hint names the server's flags where that thread's client stopped
+    # sending tools); left: CPU weight offloading refusing to rebuild the input batch, and a quantization mismatch whose
+    # config names two methods ('gptq|awq'). After: 9/9 and 9/9, none confidently wrong. Lines with several owners in
+    # public threads are hints: --limit-mm-per-prompt exceeded (the request or the server's limit), "auto" tool choice
+    # refused (the server's flags or a client that sends tools).
+    # All 249 rows: 230/249 and 211/249 before the fail11 fixes, 237/249 and 218/249 after; no earlier row changed.
     established, every = _score(BLIND)
     print(f"\n  blind, established: {established}; all rows: {every}")
-    assert every["n"] >= 236
-    assert every["symptom"] / every["n"] >= 0.95  # 226/236; 217/236 before the fail10 fixes (210/219 after fail9's)
-    assert every["layer"] / every["n"] >= 0.87  # 208/236; 198/236 before
-    assert established["symptom"] >= established["n"] - 3  # 107/110 (a bare KeyError on a weight name, held out; the
+    assert every["n"] >= 249
+    assert every["symptom"] / every["n"] >= 0.95  # 237/249; 230/249 before the fail11 fixes (226/236 after fail10's)
+    assert every["layer"] / every["n"] >= 0.87  # 218/249; 211/249 before
+    assert established["symptom"] >= established["n"] - 3  # 112/115 (a bare KeyError on a weight name, held out; the
     # held-out LMCache import of a vLLM module the release lacks; the TP=2 stall behind ACS/IOMMU without an error line)
-    assert established["layer"] >= established["n"] - 9  # 101/110: Ray with no GPU; pynvml, --device cpu and a renamed
+    assert established["layer"] >= established["n"] - 9  # 106/115: Ray with no GPU; pynvml, --device cpu and a renamed
     # build behind a bare no-platform line; the held-out KeyError; the TPU's torch_xla behind the same line; an H100
     # image without its FP8 kernels behind a lone 'no kernel image' line; the held-out LMCache import; the ACS/IOMMU stall
     assert every["confident_wrong"] == 0  # 5 before the fail5 fixes, 1 before the fail6 and fail7 fixes, 0 before fail8's
@@ -264,6 +276,11 @@ def test_accuracy_on_blind_cases_from_new_threads():
     assert tenth_new["confident_wrong"] == 0
     _, held10 = _score([c for c in BLIND if c["id"].startswith("fail10-heldout-")])
     assert held10["n"] == 4 and held10["symptom"] == 4 and held10["layer"] == 4  # 3/4 and 3/4 before the fail10 fixes
+    _, eleventh_new = _score([c for c in BLIND if c["id"].startswith("fail11-") and "-heldout-" not in c["id"]])
+    assert eleventh_new["n"] == 9 and eleventh_new["symptom"] == 9 and eleventh_new["layer"] == 9  # 3/9 and 2/9 before
+    assert eleventh_new["confident_wrong"] == 0
+    _, held11 = _score([c for c in BLIND if c["id"].startswith("fail11-heldout-")])
+    assert held11["n"] == 4 and held11["symptom"] >= 2 and held11["layer"] >= 1  # 1/4 and 1/4 before the fail11 fixes
 
 
 def test_blind_cases_are_in_the_cases_format_and_new():
