@@ -628,6 +628,33 @@ def _decide_oom_at_kv_allocation(drafts: dict[str, _Draft], log: StartupLog) -> 
         confidence=max(oom.confidence, 0.75), fatal=True, hits=oom.hits + frames, decided_by=decided_by)
 
 
+_NCCL_USAGE = ("nccl_duplicate_gpu", "nccl_invalid_usage")
+
+
+def _decide_nccl_usage(drafts: dict[str, _Draft]) -> None:
+    """NCCL's 'invalid usage' (and the 'Duplicate GPU detected' warning behind it) is a caller's error: two ranks placed
+    on one GPU, whose owner differs between public threads (a trainer sharing the server's GPU, a data-parallel launcher,
+    Ray's placement). When nothing stronger than NCCL's generic error lines names another cause, the finding is that
+    hint, with the placement as its layer, not a confident reading of the interconnect's driver."""
+    draft = drafts.get("tp_init_hang")
+    if draft is None:
+        return
+    usage = [h for h in draft.hits if h.signature in _NCCL_USAGE]
+    if not usage:
+        return
+    strongest = max(draft.hits, key=lambda h: SIGNATURES_BY_NAME[h.signature].weight)
+    if strongest.signature not in _NCCL_USAGE + ("nccl_timeout",):
+        return
+    hit = next((h for h in usage if h.signature == "nccl_duplicate_gpu"), usage[0])
+    sig = SIGNATURES_BY_NAME[hit.signature]
+    groups = _enrich_groups(hit.groups)
+    draft.layer = sig.layer
+    draft.cause = fill_template(sig.cause, groups)
+    draft.fix = fill_template(sig.fix, groups)
+    draft.confidence = min(draft.confidence, 0.5)
+    draft.decided_by = "NCCL reports invalid usage (two ranks on one GPU): a placement with several owners, not the interconnect"
+
+
 def _decide_fallback(drafts: dict[str, _Draft], log: StartupLog) -> None:
     """A slow backend chosen without an explanation line is a weak hint, never a confident answer."""
     from kvplan.reconcile import SLOW_BACKENDS, backend_fallback
@@ -671,6 +698,7 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
         _decide_lone_platform_line(drafts["gpu_not_detected_in_container"])
     if "quant_unsupported_on_gpu" in drafts:
         _decide_quant_minimum(drafts["quant_unsupported_on_gpu"])
+    _decide_nccl_usage(drafts)
     _decide_hang(drafts, log)
     _decide_fatal_without_start(drafts, log)
     _decide_oom_at_kv_allocation(drafts, log)

@@ -864,11 +864,19 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="--tensor-parallel-size {tp} does not divide the model's {heads} {what}, so the heads cannot be split evenly across the GPUs.",
          fix="Pick a tensor-parallel size that divides {heads} (for example 1, 2, 4 or 8), and use pipeline parallelism for the rest of the GPUs.",
          source="vllm/config ModelConfig.verify_with_parallel_config"),
-    _sig("max_len_over_derived", "is greater than the derived max_model_len", r"User-specified max_model_len \((?P<asked>\d+)\) is greater than the derived max_model_len \((?P<derived>[^)]*)\)", ERROR,
+    _sig("max_len_over_derived", "is greater than the derived max_model_len", r"User-specified max_model_len \((?P<asked>\d+)\) is greater than the derived max_model_len(?: \((?P<derived>[^)]*)\))?", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
          cause="--max-model-len {asked} exceeds the context the model's config allows ({derived}); vLLM refuses it rather than risk wrong outputs.",
          fix="Lower --max-model-len to the model's limit, or, where the model really extrapolates (a rope-scaling override), set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.",
          source="vllm/config model.py _get_and_verify_max_len"),
+    # vLLM 0.5.5-0.6.x _get_and_verify_max_len (vllm/config.py; 0.6.3 line 1764) asserts a 'factor' key for every
+    # rope_scaling type but su/longrope/llama3 (and mrope from 0.6.3); 0.7.3 reads rope_scaling.get("factor", 1.0). A
+    # config whose rope_scaling has no factor (a type that release does not know) stops there: the release, not the flags.
+    _sig("rope_scaling_no_factor", 'assert "factor" in rope_scaling', r'assert "factor" in rope_scaling', ERROR,
+         symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.7, fatal=True, versions="0.5.5-0.6.x",
+         cause="This vLLM release asserts a 'factor' key in the model's rope_scaling for every rope type it does not special-case; the checkpoint's rope_scaling has none (a rope type newer than the release, or one Transformers rewrote), so the maximum length cannot be derived.",
+         fix="Use a vLLM release that reads this rope_scaling (0.7 and later take a missing factor as 1.0), or override rope_scaling to a type this release knows.",
+         source="vllm/config.py _get_and_verify_max_len (0.5.5, 0.6.3; not in 0.7.3); https://github.com/verl-project/verl/issues/649"),
     _sig("unknown_quant_method", "unknown quantization method", r"Unknown quantization method: (?P<method>[\w.-]+)", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
          cause="This vLLM release has no quantization method named {method} (a typo, or a method added in a later release).",
@@ -1246,11 +1254,29 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="NCCL could not create its shared-memory segment in /dev/shm: the container's shared memory is too small for multi-GPU communication.",
          fix="Run the container with --ipc=host or a larger --shm-size (Kubernetes: an emptyDir with medium: Memory mounted at /dev/shm).",
          source="NCCL shm transport (include/shm.h)"),
-    _sig("nccl_timeout", "nccl|watchdog caught collective|distbackenderror", r"Watchdog caught collective operation timeout|NCCL (?:error|WARN).{0,80}(?:timeout|unhandled system error|unhandled cuda error|invalid usage|remote process exited)|DistBackendError|NCCL_ERROR_SYSTEM_ERROR|ncclSystemError", ERROR,
+    _sig("nccl_timeout", "nccl|watchdog caught collective|distbackenderror", r"Watchdog caught collective operation timeout|NCCL (?:error|WARN).{0,80}(?:timeout|unhandled system error|unhandled cuda error|remote process exited)|DistBackendError|NCCL_ERROR_SYSTEM_ERROR|ncclSystemError", ERROR,
          symptom="tp_init_hang", layer="nvidia_driver", weight=0.6, fatal=True,
          cause="NCCL could not complete communication between the ranks (timeout or system error): the interconnect or its driver setup between the GPUs fails.",
          fix="Run with NCCL_DEBUG=INFO; try NCCL_P2P_DISABLE=1; in containers give enough shared memory (--ipc=host or a large /dev/shm).",
          source="NCCL"),
+    # NCCL's ncclInvalidUsage is a caller's error, not the interconnect's: its most common form at a vLLM start is two
+    # ranks of one communicator on the same GPU, which NCCL's init (src/init.cc initTransportsRank, 2.18-2.27) reports
+    # as WARN "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx" before returning ncclInvalidUsage;
+    # ncclGetErrorString words that "invalid usage (run with NCCL_DEBUG=WARN for details)", vLLM's pynccl_wrapper.py
+    # NCCL_CHECK raises it as "NCCL error: {error_str}" (0.7.2-0.9.0.1) and PyTorch's ProcessGroupNCCL adds
+    # "ncclInvalidUsage: This usually reflects invalid usage of NCCL library.". Public threads give the device clash
+    # several owners (a trainer sharing the server's GPU, huggingface/trl#3706; vLLM's V0 data parallel not splitting
+    # CUDA_VISIBLE_DEVICES, vllm-project/vllm#16978; Ray's placement, verl-project/verl#161), so the lines are hints.
+    _sig("nccl_duplicate_gpu", "duplicate gpu detected", r"Duplicate GPU detected\s*:\s*rank (?P<rank>\d+) and rank (?P<other>\d+) both on CUDA device\b(?:\s+(?P<bus>[0-9a-fA-F]+))?", ERROR,
+         symptom="tp_init_hang", layer="client_code", weight=0.5, fatal=True,
+         cause="NCCL found two ranks of one communicator on the same GPU (rank {rank} and rank {other}): the processes were not given distinct devices. Public threads trace this to a trainer or client that shares the server's GPU (TRL's weight sync), a data-parallel launcher that did not split CUDA_VISIBLE_DEVICES per rank (vLLM's V0 data parallel), or Ray's placement (a Ray version the framework does not support).",
+         fix="Give every rank its own GPU: check CUDA_VISIBLE_DEVICES of each process (the vLLM server and a trainer on disjoint GPUs, one GPU per data-parallel rank); under Ray check `ray status` and the Ray version the framework pins.",
+         source="NCCL src/init.cc initTransportsRank (2.18-2.27); https://github.com/huggingface/trl/issues/3706"),
+    _sig("nccl_invalid_usage", "invalid usage|ncclinvalidusage", r"NCCL error.{0,80}\binvalid usage\b|ncclInvalidUsage", ERROR,
+         symptom="tp_init_hang", layer="client_code", weight=0.45, fatal=True,
+         cause="NCCL refused the communicator as invalid usage: a caller's error, most often two ranks on one GPU (a trainer and the server sharing a device, data-parallel ranks that see the same GPU, Ray placing two workers on one device).",
+         fix="Rerun with NCCL_DEBUG=WARN to see NCCL's reason; if it says 'Duplicate GPU detected', give every rank its own GPU (CUDA_VISIBLE_DEVICES per process).",
+         source="NCCL ncclGetErrorString ('invalid usage (run with NCCL_DEBUG=WARN for details)'); vllm/distributed/device_communicators/pynccl_wrapper.py NCCL_CHECK (0.7.2-0.9.0.1)"),
     _sig("nccl_ib", "ibv_|net/ib", r"NCCL WARN.{0,120}\bibv_\w+ failed|NET/IB\s*:.{0,120}(?:failed|[Ee]rror)", WARNING,
          symptom="tp_init_hang", layer="interconnect", weight=0.8,
          cause="NCCL's InfiniBand transport failed (an ibv_* call): registering or opening the IB resources between the ranks failed, so the communicator could not be set up.",
