@@ -723,7 +723,7 @@ def test_the_shipped_residual_bands_are_those_of_the_current_coefficients():
     records = load_records(here / "data" / "calibration.jsonl")
     shipped = json.loads((here.parent / "src" / "kvplan" / "data" / "residuals.json").read_text())
     shipped.pop("source")
-    assert json.loads(json.dumps(residual_table(validate_records(records), records))) == shipped
+    assert json.loads(json.dumps(residual_table(validate_records(records)))) == shipped
 
 
 def test_a_records_own_residual_gives_back_its_logged_pool():
@@ -737,7 +737,7 @@ def test_a_records_own_residual_gives_back_its_logged_pool():
     for rec, res in zip(records, results):
         if res.skipped or res.error_pct.get("kv_cache_gib") is None:
             continue
-        table = residual_table([res], [rec])
+        table = residual_table([res])
         r = next(iter(table.values()))["median_pct"] / 100
         p, _ = predict_record(rec)
         logged = rec["observed"]["kv_cache_gib"]

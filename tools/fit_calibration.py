@@ -520,7 +520,7 @@ def write_residuals(path: str) -> None:
 
     records = load_records(path)
     results = validate_records(records)
-    table = residual_table(results, records)
+    table = residual_table(results)
     out = Path(__file__).resolve().parents[1] / "src" / "kvplan" / "data" / "residuals.json"
     out.write_text(json.dumps({"source": "tools/fit_calibration.py on calibration.jsonl", **table}, indent=1) + "\n")
     print(f"wrote {out}: " + ", ".join(f"{k} n={v['n']}" for k, v in table.items()))

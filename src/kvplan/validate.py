@@ -120,6 +120,9 @@ class RecordResult:
     seed_predicted: dict = field(default_factory=dict)
     seed_error_pct: dict = field(default_factory=dict)
     assumptions: list = field(default_factory=list)
+    # the residual groups of the plan the record was scored with (family and era, and the family's all-eras group),
+    # which residual_table files its KV residual under; not part of the output
+    band_keys: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {"id": self.id, **self.label, "predicted": self.predicted, "observed": self.observed,
@@ -683,6 +686,7 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
             r.predicted = _predicted(p)
             r.assumptions = notes
             r.label["rules_applied"] = p.rules.version
+            r.band_keys = (f"{_family(p.model)}|{_era_group(p.era)}", f"{_family(p.model)}|*")
             for f in FIGURES:
                 if given_kv and f == "kv_cache_gib":
                     continue
@@ -824,20 +828,17 @@ def uncertainty_band(p: Plan) -> dict | None:
             "kv_cache_gib": kv_band, "max_concurrency": conc_band}
 
 
-def residual_table(results: list[RecordResult], records: list[dict]) -> dict:
-    """Residuals of the KV pool (predicted vs logged, %) by family and era, for `uncertainty_band`."""
+def residual_table(results: list[RecordResult]) -> dict:
+    """Residuals of the KV pool (predicted vs logged, %) by family and era, for `uncertainty_band`: each scored
+    record's under the groups of the plan `validate_records` scored it with (RecordResult.band_keys)."""
     by_key: dict[str, list[float]] = {}
-    for r, rec in zip(results, records):
+    for r in results:
         e = r.error_pct.get("kv_cache_gib")
         if e is None or r.skipped:
             continue
-        try:
-            p, _ = predict_record(rec)
-        except KvplanError:
-            continue
         # residual as observed relative to predicted: the band multiplies a prediction
         obs_rel = -e / (100 + e) * 100
-        for key in (f"{_family(p.model)}|{_era_group(p.era)}", f"{_family(p.model)}|*"):
+        for key in r.band_keys:
             by_key.setdefault(key, []).append(obs_rel)
     out = {}
     for k, v in by_key.items():
