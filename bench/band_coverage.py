@@ -17,16 +17,21 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
 from kvplan.errors import KvplanError  # noqa: E402
-from kvplan.validate import GIB, load_records, predict_record, uncertainty_band  # noqa: E402
+from kvplan.validate import (GIB, load_records, predict_record, sibling_versions, uncertainty_band,  # noqa: E402
+                             with_sibling_version)
 
 # a pool printed to 2 decimals is within half a hundredth of a GiB of the real one
 PRINT_TOLERANCE_GIB = 0.005
 
 
 def coverage(path: str) -> tuple[int, int, list[tuple[str, float, float, float, float]]]:
-    """(inside, banded, outside rows: id, predicted, logged, low, high) for one record file."""
+    """(inside, banded, outside rows: id, predicted, logged, low, high) for one record file, each record planned as
+    `kvplan validate` plans it (a version-less record takes its source's sibling version)."""
     inside, banded, outside = 0, 0, []
-    for rec in load_records(path):
+    records = load_records(path)
+    siblings = sibling_versions(records)
+    for rec in records:
+        rec = with_sibling_version(rec, siblings)
         logged = (rec.get("observed") or {}).get("kv_cache_gib")
         if logged is None:
             continue
