@@ -774,6 +774,10 @@ _TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\w+(?:Error|Excep
 _EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception)\b(?::|$)")
 
 
+# how to see whether the kernel's OOM killer ended a process that left no traceback
+OOM_KILLER_CHECK = "`dmesg -T | grep -iE 'killed process|out of memory'`"
+
+
 # lines that say the engine finished its start: after them a crash is one of the running server
 _READY = ("init_engine_took", "startup_complete", "server_starting")
 
@@ -791,8 +795,7 @@ def _crash_after_sizing(log: StartupLog) -> Optional[tuple[bool, str]]:
     exceptions = [line for line in log.error_lines if _EXCEPTION_LINE.search(line) and "EngineDeadError" not in line]
     if crash.signature == "engine_proc_died" and not exceptions:
         how = (f"its process {crash.groups.get('proc')} exited without a traceback of its own (line {crash.line_number}): "
-               "killed from outside, the kernel's OOM killer when host RAM ran out (`dmesg -T | grep -iE 'killed "
-               "process|out of memory'`) or a signal")
+               f"killed from outside, the kernel's OOM killer when host RAM ran out ({OOM_KILLER_CHECK}) or a signal")
     else:
         raised = f": {exceptions[0][:200].rstrip('.')}" if exceptions else ""
         how = f"it crashed (line {crash.line_number}){raised}"
@@ -820,11 +823,11 @@ def _stopped_mid_start(log: StartupLog) -> Optional[str]:
     if died:
         return (f"the engine process {died[0].groups.get('proc')} died mid-start, {step}, without a traceback of its "
                 f"own (line {died[0].line_number}): killed from outside, the kernel's OOM killer when host RAM ran out "
-                "(loading weights takes host memory too: `dmesg -T | grep -iE 'killed process|out of memory'`) or a signal")
+                f"(loading weights takes host memory too: {OOM_KILLER_CHECK}) or a signal")
     last = log.last_lines[-1] if log.last_lines else ""
     return (f"the log stops mid-start without an error, {step}; its last line: {last[:160]!r}. The server was still "
             "starting when the text was saved, or the process was killed from outside, which writes nothing to vLLM's "
-            "output (the kernel's OOM killer: `dmesg -T | grep -iE 'killed process|out of memory'`; a job's time limit)")
+            f"output (the kernel's OOM killer: {OOM_KILLER_CHECK}; a job's time limit)")
 
 
 # ---- sharpening with a plan --------------------------------------------------------------------
