@@ -178,11 +178,16 @@ TRITON_SAMPLER_POOL = "V1 0.18-0.19"
 def _logging(root: Path, field: str, keep=None):
     """(record id, plan, term features, era group, logged GiB) of every record in PEAK_FILES that logs `field`, that
     `keep` (a test of the record) keeps and that kvplan predicts; V0 startups from V0_FILES only."""
+    from kvplan.validate import sibling_versions, with_sibling_version
+
     for name in PEAK_FILES:
-        for rec in load_records(root / name):
+        records = load_records(root / name)
+        siblings = sibling_versions(records)
+        for rec in records:
             value = rec["observed"].get(field)
             if value is None or (keep is not None and not keep(rec)):
                 continue
+            rec = with_sibling_version(rec, siblings)
             try:
                 p, _ = predict_record(rec)
             except Exception:
