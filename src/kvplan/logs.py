@@ -425,6 +425,29 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="--kv-transfer-config asked for the NixlConnector, but the nixl package cannot be imported in this environment (not installed in the image, or a platform NIXL does not support), so the connector refuses to start.",
          fix="Install NIXL (the nixl package with its UCX) in the image on a platform it supports, or use another KV connector / no disaggregated prefill.",
          source="vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py (0.9.0.1, 0.11.0), nixl/base_worker.py (0.33.0)"),
+    # vllm/distributed/kv_transfer/kv_connector/factory.py (0.8.5, 0.9.0.1): create_connector_v1 asserts
+    # issubclass(connector_cls, KVConnectorBase_V1) and create_connector_v0 asserts issubclass(connector_cls, KVConnectorBase)
+    # on the class registered under --kv-transfer-config's kv_connector name. The V1 engine's assert fires on a V0-only
+    # connector name (PyNcclConnector -> SimpleConnector, the V0 LMCacheConnector), the V0 engine's on a V1-only one
+    # (NixlConnector, LMCacheConnectorV1): the connector named does not belong to the engine that runs.
+    _sig("kv_connector_v0_on_v1_engine", "assert issubclass(connector_cls, kvconnectorbase_v1)", r"assert issubclass\(connector_cls, KVConnectorBase_V1\)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.75, fatal=True,
+         cause="--kv-transfer-config names a KV connector registered for the V0 engine (PyNcclConnector, the V0 LMCacheConnector) while the V1 engine runs, and V1 accepts only KVConnectorBase_V1 connectors.",
+         fix="Name a V1 connector (NixlConnector, P2pNcclConnector, LMCacheConnectorV1, SharedStorageConnector), or run the V0 engine (VLLM_USE_V1=0) on a release that still has it.",
+         source="vllm/distributed/kv_transfer/kv_connector/factory.py KVConnectorFactory.create_connector_v1 (0.8.5, 0.9.0.1)"),
+    # The factory's lookup of the kv_connector name: ValueError(f"Unsupported connector type: {connector_name}")
+    # (create_connector_v0 in 0.8.5; create_connector_v1 in 0.9.0.1; the one factory in 0.33.0): the name is not registered
+    # in this release (a V0 name such as LMCacheConnector or PyNcclConnector after V0's removal, a V1 name under V0 in 0.8.x).
+    _sig("kv_connector_unknown", "unsupported connector type", r"Unsupported connector type: (?P<name>[\w.]+)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.8, fatal=True,
+         cause="--kv-transfer-config names a KV connector ({name}) that this vLLM release does not register for the engine that runs (a V0 connector name after V0 was removed, a V1 name under the V0 engine, or a name from another release's docs).",
+         fix="Use a connector name this release registers for its engine (LMCacheConnectorV1 rather than LMCacheConnector, NixlConnector or P2pNcclConnector rather than PyNcclConnector), or load an external one with kv_connector_module_path.",
+         source="vllm/distributed/kv_transfer/kv_connector/factory.py (0.8.5, 0.9.0.1, 0.33.0)"),
+    _sig("kv_connector_v1_on_v0_engine", "assert issubclass(connector_cls, kvconnectorbase)", r"assert issubclass\(connector_cls, KVConnectorBase\)(?!_)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.65, fatal=True,
+         cause="--kv-transfer-config names a connector that is not a V0 KVConnectorBase (a V1 connector such as NixlConnector or LMCacheConnectorV1) while the V0 engine runs (VLLM_USE_V1=0, or a GPU or feature the release does not run on V1).",
+         fix="Run the V1 engine with a V1 connector (check the log for why the engine fell back to V0), or name a V0 connector.",
+         source="vllm/distributed/kv_transfer/kv_connector/factory.py KVConnectorFactory.create_connector_v0 (0.8.5, 0.9.0.1)"),
     # vllm/model_executor/layers/quantization/compressed_tensors/compressed_tensors.py _get_scheme_from_parts (0.7.2,
     # 0.8.5.post1, 0.10.0, 0.20.0): NotImplementedError("No compressed-tensors compatible scheme was found."). Owners in
     # public threads: the GPU (a scheme's get_min_capability, e.g. NVFP4 W4A4 at 100), a scheme the release predates, the
@@ -444,6 +467,16 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The Python (or shell) that ran the server has no vLLM installed: another virtualenv or conda env was active, the job's PATH points at a different interpreter, or the install failed.",
          fix="Run the server with the interpreter of the environment vLLM is installed in (check `which python` and `python -m pip show vllm` in the same job), or pip install vllm into that environment.",
          source="CPython runpy (python -m on a missing package); the bash 'command not found' message"),
+    # A vLLM submodule that does not import: vLLM moves modules between releases (vllm/utils/torch_utils.py is absent in
+    # 0.7.2 and 0.11.0 and present in 0.22.0 and 0.33.0; vllm/entrypoints/serve/render/ is in 0.22.0 and gone in 0.33.0), so
+    # a plugin or framework built against one release (LMCache, KServe's huggingfaceserver) fails to import under another.
+    # Private extension modules (vllm._C, vllm._rocm_C, ...) and the bundled flash-attn are other rows. A hint: a partial
+    # install gives the same line.
+    _sig("vllm_submodule_missing", "no module named 'vllm.", r"No module named '(?P<mod>vllm\.(?!vllm_flash_attn\b)[a-z][\w.]*)'", ERROR,
+         symptom="import_undefined_symbol", layer="vllm_version_flags", weight=0.5, fatal=True,
+         cause="Something imported {mod}, which this vLLM release does not have: a plugin or framework (a KV connector package, a serving framework) built for another vLLM release, or an incomplete install.",
+         fix="Install the vLLM version the importing package supports (its pin or compatibility table), or a release of that package built for this vLLM; if vLLM itself imports it, reinstall vLLM.",
+         source="Python ModuleNotFoundError; vllm/utils/torch_utils.py (absent in 0.7.2 and 0.11.0, present in 0.22.0 and 0.33.0), vllm/entrypoints/serve/render (0.22.0, gone in 0.33.0)"),
     _sig("vllm_c_missing", "no module named 'vllm._c'", r"No module named 'vllm\._C'", ERROR,
          symptom="import_undefined_symbol", layer="pytorch_wheel", weight=0.7,
          cause="vLLM's compiled extension (vllm._C) is missing: the install is broken or vLLM is run from a source tree that was never built.",
@@ -733,6 +766,27 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The disk is almost full ({path} over {pct}%); downloading the weights fills it.",
          fix="Move the HF cache (HF_HOME) and Ray's temp dir to a volume with room for the checkpoint.",
          source="ray file_system_monitor"),
+    # vllm/transformers_utils/tokenizer.py get_cached_tokenizer reads tokenizer.all_special_tokens_extended (0.8.5,
+    # 0.9.0.1, 0.11.0); Transformers 5 dropped the attribute and its tokenizers' __getattr__ raises "{cls} has no attribute
+    # {key}" (transformers 5.1.0 tokenization_utils_base.py): a vLLM of the Transformers 4 line run with Transformers 5.
+    _sig("tokenizer_attr_transformers5", "has no attribute all_special_tokens_extended", r"(?P<cls>\w+) has no attribute all_special_tokens_extended", ERROR,
+         symptom="tokenizer_or_revision_mismatch", layer="vllm_version_flags", weight=0.75, fatal=True,
+         cause="This vLLM reads all_special_tokens_extended from the tokenizer ({cls}), an attribute Transformers 5 removed: a vLLM built for Transformers 4 runs with Transformers 5 installed.",
+         fix="Pin transformers<5 for this vLLM (the version its requirements name), or use a vLLM release that supports Transformers 5.",
+         source="vllm/transformers_utils/tokenizer.py get_cached_tokenizer (0.8.5, 0.9.0.1, 0.11.0); transformers 5.1.0 tokenization_utils_base.py __getattr__"),
+    # vllm/transformers_utils/config.py load_params_config: --config_format mistral reads params.json; 0.8.2 asserted the
+    # result (None when the file is missing: a bare 'assert isinstance(config_dict, dict)'), 0.8.5 and later raise the
+    # ValueError below (_download_mistral_config_file in 0.11.0 and 0.33.0).
+    _sig("mistral_params_missing", "params.json' config for model", r"Failed to load mistral 'params\.json' config for model (?P<model>\S+?)\.", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
+         cause="The mistral config format (--config_format mistral, or the mistral load/tokenizer modes) was asked of {model}, which has no params.json: it is a Hugging Face-format checkpoint.",
+         fix="Drop --config_format / --load_format / --tokenizer_mode mistral for a Hugging Face-format checkpoint, or point at the mistral-format repository (with params.json and consolidated weights).",
+         source="vllm/transformers_utils/config.py load_params_config (0.8.5, 0.9.0.1), _download_mistral_config_file (0.11.0, 0.33.0)"),
+    _sig("mistral_params_assert", "assert isinstance(config_dict, dict)", r"assert isinstance\(config_dict, dict\)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.6, fatal=True,
+         cause="vLLM's mistral config loader found no usable params.json (this release asserts instead of saying so): the mistral config format was asked of a checkpoint without one, usually a Hugging Face-format checkpoint.",
+         fix="Drop --config_format / --load_format / --tokenizer_mode mistral for a Hugging Face-format checkpoint, or use the mistral-format repository.",
+         versions="<=0.8.4", source="vllm/transformers_utils/config.py load_params_config (0.8.2)"),
     _sig("tokenizer_class_missing", "does not exist or is not currently imported", r"Tokenizer class (?P<cls>\w+) does not exist or is not currently imported", ERROR,
          symptom="tokenizer_or_revision_mismatch", layer="vllm_version_flags", weight=0.85, fatal=True,
          cause="The checkpoint's tokenizer_config.json names a tokenizer class ({cls}) the Transformers bundled with this vLLM does not have: the checkpoint was exported with a newer Transformers.",
@@ -748,6 +802,15 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The Hugging Face Hub rate-limited the downloads (HTTP 429): unauthenticated requests, or many replicas fetching at once.",
          fix="Set HF_TOKEN (authenticated requests get a higher limit), download the weights once into a persistent HF_HOME volume that every replica mounts, and pin the revision.",
          source="huggingface_hub HfHubHTTPError 429"),
+    # openai_harmony (gpt-oss's Harmony format) loads its tiktoken vocab (o200k_base.tiktoken) from
+    # TIKTOKEN_ENCODINGS_BASE or downloads it from openaipublic.blob.core.windows.net; openai/harmony
+    # src/tiktoken_ext/public_encodings.rs LoadError::DownloadOrLoadVocabFile "error downloading or loading vocab file: {0}"
+    # with RemoteVocabFileError "failed to download or load vocab file".
+    _sig("harmony_vocab_download", "error downloading or loading vocab file", r"error downloading or loading vocab file", ERROR,
+         symptom="download_failed", layer="container_environment", weight=0.8, fatal=True,
+         cause="openai_harmony (the Harmony format gpt-oss is served with) could not download or read its tiktoken vocab file: the host has no route to openaipublic.blob.core.windows.net (an air-gapped pod, a TLS-intercepting proxy) and no local copy is configured.",
+         fix="Pre-stage o200k_base.tiktoken (and cl100k_base.tiktoken) in a directory and set TIKTOKEN_ENCODINGS_BASE to it (or warm the tiktoken-rs cache, TIKTOKEN_RS_CACHE_DIR), or allow egress to that host.",
+         source="openai/harmony src/tiktoken_ext/public_encodings.rs (LoadError::DownloadOrLoadVocabFile, RemoteVocabFileError)"),
     _sig("hub_timeout", "huggingface.co", r"(?:ReadTimeout|ConnectTimeout|ConnectionError|Read timed out)[^\n]{0,120}huggingface\.co|huggingface\.co[^\n]{0,120}(?:Read timed out|timed out)", ERROR,
          symptom="download_failed", layer="model_weights", weight=0.7,
          cause="A download from the Hugging Face Hub timed out: a slow or filtered network path to huggingface.co (or its CDN).",
@@ -1151,6 +1214,22 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="--pipeline-parallel-size > 1 was asked for a model class that does not implement vLLM's SupportsPP interface in this release (for speculative decoding, the draft model's class counts too).",
          fix="Serve with tensor parallelism only (--pipeline-parallel-size 1), or use a vLLM release whose model class implements SupportsPP (the supported-models list marks PP support).",
          source="vllm/config/model.py ModelConfig.verify_with_parallel_config (registry.is_pp_supported_model); before SupportsPP (0.5-0.6) vllm/config.py listed the architectures in the error; https://github.com/vllm-project/vllm/issues/16231, https://github.com/vllm-project/vllm/issues/9015"),
+    # vllm/model_executor/models/utils.py AutoWeightsLoader._load_module (0.8.2, 0.8.5, 0.9.0.1; 0.33.0 adds "The
+    # available parameters belonging to ..."): a checkpoint tensor name the model class has no parameter for. Owners in
+    # public threads: the release (a quantized lm_head or a new layout it does not register, a weight-name remap bug in one
+    # release) and the checkpoint (a fine-tuning tool's extra modules, a config naming another architecture). A hint.
+    _sig("weight_name_unknown", "there is no module or parameter named", r"There is no module or parameter named '(?P<name>[^']+)'(?: in (?P<cls>\w+))?", ERROR,
+         symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.5, fatal=True,
+         cause="The weight loader met a checkpoint tensor ('{name}') that the model class has no module or parameter for: this release does not know that part of the checkpoint's layout (a quantized lm_head, a new model's weight names, a remapping bug of one release), or the checkpoint carries modules the architecture does not have (extra modules saved by a fine-tuning tool, another architecture's config).",
+         fix="Check which side is new: if the checkpoint is a published one, use a vLLM release that lists it (or the previous release if it loaded there); if it is your own export, save it without the extra modules (merge adapters, drop quantized heads) or with the architecture vLLM expects.",
+         source="vllm/model_executor/models/utils.py AutoWeightsLoader._load_module (0.8.2, 0.8.5, 0.9.0.1, 0.33.0)"),
+    # vllm/config.py ParallelConfig._verify_args (0.5.1): NotImplementedError("Pipeline parallelism is not supported yet
+    # with multiprocessing.") for --pipeline-parallel-size > 1 with the mp executor; gone by 0.5.3.post1.
+    _sig("pp_multiprocessing_0_5", "pipeline parallelism is not supported yet with multiprocessing", r"Pipeline parallelism is not supported yet with multiprocessing", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
+         cause="This release runs pipeline parallelism only with the Ray executor: --pipeline-parallel-size > 1 was asked with the multiprocessing (mp) executor.",
+         fix="Start with --distributed-executor-backend ray (and a Ray cluster), or use a later release whose mp executor supports pipeline parallelism.",
+         versions="0.5.1", source="vllm/config.py ParallelConfig._verify_args (0.5.1; removed by 0.5.3.post1)"),
     _sig("config_attribute_missing", "object has no attribute", r"AttributeError: '(?P<cfg>\w+Config)' object has no attribute '(?P<attr>\w+)'", ERROR,
          symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.6, fatal=True,
          cause="This vLLM (with the transformers it runs) reads the model's {cfg} as a layout it knows and finds no '{attr}': the model is newer than this release supports (a nested text config, a new field).",
@@ -1301,6 +1380,13 @@ SIGNATURES: tuple[Signature, ...] = (
     # pyzmq's bind error names the address; vLLM's own ZeroMQ sockets (engine RPC of 0.5.x,
     # vllm/entrypoints/openai/rpc/server.py; the multiproc MessageQueue, vllm/distributed/device_communicators/
     # shm_broadcast.py; KV-connector side channels) bind ports picked from VLLM_PORT or fixed defaults, not the user's --port
+    # vllm/envs.py get_vllm_port (0.9.0.1, 0.33.0): a VLLM_PORT that parses as a URI. Kubernetes injects
+    # <SERVICE>_PORT=tcp://<ip>:<port> into pods for every Service, so a Service named 'vllm' sets VLLM_PORT.
+    _sig("vllm_port_uri", "appears to be a uri", r"VLLM_PORT '(?P<port>[^']*)' appears to be a URI", ERROR,
+         symptom="invalid_engine_flags", layer="container_environment", weight=0.8, fatal=True,
+         cause="VLLM_PORT in the environment is a URI ({port}), not a port number; Kubernetes sets VLLM_PORT=tcp://<ip>:<port> in every pod of a namespace with a Service named 'vllm', and vLLM reads it as its internal port.",
+         fix="Rename the Kubernetes Service (anything but 'vllm'), set enableServiceLinks: false on the pod, or set VLLM_PORT to an integer explicitly.",
+         versions=">=0.9", source="vllm/envs.py get_vllm_port (0.9.0.1, 0.33.0)"),
     _sig("zmq_port_in_use", "zmqerror: address already in use", r"ZMQError: Address already in use \(addr='tcp://(?P<host>[^:']+):(?P<port>\d+)'\)", ERROR,
          symptom="port_in_use", layer="vllm_version_flags", weight=0.88, fatal=True,
          cause="One of vLLM's internal ZeroMQ sockets could not bind {host}:{port}: another vLLM instance (or an engine of this one) on the host uses the same internal port, a fixed default in some releases or the same VLLM_PORT / connector port given to both.",
