@@ -125,6 +125,15 @@ def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
 # 0.64, a compile-cache state kvplan is not told) and DeepSeek-R1-0528 TP8 on 0.20.0 (+11.6 %), so the KV GiB, tokens and
 # concurrency p90 bounds move from 6.5 / 7.5 / 8 to 8 / 8.5 / 10 %; the median and worst-case bounds stay
 # (tests/data/SOURCES-logs.md, tenth round).
+# With the four thirteenth-round records (llm-d-incubation/llm-d-planner's vLLM 0.19.0 H100 sweep, DEBUG logs: Llama-4-Scout
+# TP4, DeepSeek-V2-Lite-Chat, Mistral-Small-3.1-24B, Mixtral-8x7B-Instruct TP2; scored before any change) the seventy-six
+# measure 0.01/0.87/13.38 (weights, 68), 0.92/7.51/27.20 (KV GiB, 70), 0.90/7.68/66.21 (tokens, 75), 0.96/8.60/66.04
+# (concurrency). The new worst KV GiB is Llama-4-Scout TP4 (+27.2 %: 21.31 GiB planned against 16.75 logged): its log
+# charges 2.17 GiB of non-torch memory per rank (kvplan 0.75) and loads 53.12 GiB of weights (kvplan 50.09), a miss
+# stated in SOURCES-logs.md (thirteenth round), not a tolerance; so that worst-case bound moved from 14 to 28 %. Its weights
+# miss was Llama 4's shared expert, which kvplan did not count (weights.py, read in vLLM's llama4.py): with it the record
+# loads 52.90 GiB (logged 53.12) and its pool is +10.41 %, the seventy-six measure 0.92/7.51/13.81 (KV GiB), and the
+# bound is back at 14 %; the rest of its miss is non-torch memory at TP > 1 (2.17 GiB logged, kvplan 0.75).
 BOUNDS = [("weights_gib", 0.5, 2.0, 14.0), ("kv_cache_gib", 4.5, 8.0, 14.0), ("kv_cache_tokens", 4.5, 8.5, 67.0),
           ("max_concurrency", 4.5, 10.0, 67.0)]
 

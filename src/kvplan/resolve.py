@@ -1429,6 +1429,12 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     shared_inter = _size(text, "shared_expert_intermediate_size", "shared_intermediate_size")
     if not shared_inter and _get(text, "n_shared_experts", default=0):
         shared_inter = int(text["n_shared_experts"]) * moe_inter
+    if not shared_inter and n_experts and model_type.startswith("llama4"):
+        # Llama 4's MoE layers hold one shared expert beside the routed ones, as wide as a routed expert: vLLM's
+        # Llama4MoE builds shared_expert = LlamaMLP(intermediate_size=config.intermediate_size) (n_shared_experts = 1;
+        # vllm/model_executor/models/llama4.py, the same in the 0.10.0, 0.19.0, 0.29.0 and 0.33.0 wheels); the config
+        # names no shared-expert size
+        shared_inter = moe_inter
 
     layers = _layer_specs(text, model_type, n_layers, n_kv, head_dim, notes)
     kinds = sorted({l.kind for l in layers})

@@ -297,7 +297,13 @@ def count_weights(spec: ModelSpec) -> WeightCount:
                     layer_comps.append(Component("mlp", mlp_mult * h * spec.intermediate_size, "tp", i, True))
                 active += spec.num_experts_per_tok * mlp_mult * h * ei - e * mlp_mult * h * ei
             elif spec.intermediate_size:
-                layer_comps.append(Component("mlp", mlp_mult * h * spec.intermediate_size, "tp", i, True))
+                # Llama 4's dense layers (Maverick interleaves them with MoE layers) are intermediate_size_mlp wide, not
+                # intermediate_size, which sizes its experts: Llama4DecoderLayer builds
+                # LlamaMLP(intermediate_size=config.intermediate_size_mlp) where the layer is not a MoE layer
+                # (vllm/model_executor/models/llama4.py, 0.10.0 to 0.33.0 wheels)
+                width = (int(t["intermediate_size_mlp"]) if spec.model_type.startswith("llama4")
+                         and t.get("intermediate_size_mlp") else spec.intermediate_size)
+                layer_comps.append(Component("mlp", mlp_mult * h * width, "tp", i, True))
         layer_comps.append(Component("norm", norms_per_layer * h, "replicated", i, False))
         comps += layer_comps
     vision, vision_linear = _vision_parts(spec) if spec.is_multimodal else (0, 0)
