@@ -399,6 +399,20 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The installed llguidance's LLMatcher.{fn} takes different arguments from the ones this vLLM passes: the llguidance version does not match the range the release was built against.",
          fix="Install the llguidance version the vLLM release requires (pip install 'vllm[...]' pins it; e.g. llguidance 0.7.11 for 0.8.x), or use another --guided-decoding-backend.",
          source="vllm/v1/structured_output/backend_guidance.py validate_guidance_grammar (0.8.5); https://github.com/vllm-project/vllm/issues/16339"),
+    # vLLM's dense CUTLASS entry (csrc/quantization/.../scaled_mm_entry.cu cutlass_scaled_mm): the strings in the wheels'
+    # extension ("No compiled cutlass_scaled_mm for CUDA device capability: " + ". Required capability: 90 or 100" in
+    # vllm/_C.abi3.so 0.11.0 and vllm/_C_stable_libtorch.abi3.so 0.33.0, which adds "100 or 120"). No path of this build
+    # covers the GPU: for a Blackwell (capability 100+) that is the build's kernel set, as for the MoE guard below.
+    _sig("cutlass_scaled_mm_no_kernel_blackwell", "no compiled cutlass_scaled_mm for cuda device capability", r"No compiled cutlass_scaled_mm for CUDA device capability: (?P<cap>1\d\d)\b(?:\. Required capability: (?P<req>[\d, or]*\d))?", ERROR,
+         symptom="quant_unsupported_on_gpu", layer="vllm_version_flags", weight=0.7, fatal=True,
+         cause="This build of vLLM has no CUTLASS scaled_mm (FP8/INT8 GEMM) kernel for compute capability {cap} (it covers {req}): the FP8 path picked a CUTLASS kernel the build does not have for this Blackwell GPU.",
+         fix="Use a build or release whose kernels cover this GPU (or the previous build that worked), or another kernel or MoE backend for the FP8 layers.",
+         source="vllm csrc/quantization/cutlass_w8a8/scaled_mm_entry.cu cutlass_scaled_mm (strings of vllm/_C.abi3.so 0.11.0, vllm/_C_stable_libtorch.abi3.so 0.33.0); https://github.com/vllm-project/vllm/issues/32109"),
+    _sig("cutlass_scaled_mm_no_kernel_older", "no compiled cutlass_scaled_mm for cuda device capability", r"No compiled cutlass_scaled_mm for CUDA device capability: (?P<cap>[1-9]\d)\b(?:\. Required capability: (?P<req>[\d, or]*\d))?", ERROR,
+         symptom="quant_unsupported_on_gpu", layer="gpu", weight=0.5, fatal=True,
+         cause="No CUTLASS scaled_mm kernel of this vLLM build runs on compute capability {cap} (the message names {req}): the GPU is older than the kernels, or the build left its kernels out.",
+         fix="Use another quantization (or kernel) this GPU supports, or a build with kernels for it.",
+         source="vllm csrc/quantization/cutlass_w8a8/scaled_mm_entry.cu cutlass_scaled_mm (strings of vllm/_C.abi3.so 0.11.0, 0.33.0)"),
     # csrc/quantization/.../scaled_mm_entry.cu (vLLM main; PR #24968 added SM120): STD_TORCH_CHECK_NOT_IMPLEMENTED "No compiled
     # get_cutlass_moe_mm_...: no cutlass_scaled_mm kernel for CUDA device capability: <N>. Required capability: 90, 100, or 120"
     # (older builds: "90 or 100"). A capability of 100 or more is a Blackwell the build has no kernels for: the release's.
@@ -443,6 +457,16 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="--kv-transfer-config names a KV connector ({name}) that this vLLM release does not register for the engine that runs (a V0 connector name after V0 was removed, a V1 name under the V0 engine, or a name from another release's docs).",
          fix="Use a connector name this release registers for its engine (LMCacheConnectorV1 rather than LMCacheConnector, NixlConnector or P2pNcclConnector rather than PyNcclConnector), or load an external one with kv_connector_module_path.",
          source="vllm/distributed/kv_transfer/kv_connector/factory.py (0.8.5, 0.9.0.1, 0.33.0)"),
+    # vllm/distributed/kv_transfer/kv_connector/v1/nixl/base_worker.py NixlBaseConnectorWorker.__init__ (0.29.0, 0.30.0,
+    # 0.33.0): a hybrid (Mamba) model's conv state is sent in three reads, which asserts the DS layout ("3-read Mamba conv
+    # transfer requires DS conv state layout. Set VLLM_SSM_CONV_STATE_LAYOUT=DS"); vllm/envs.py VLLM_SSM_CONV_STATE_LAYOUT
+    # (SD or DS, unset = SD). 0.33.0's CPU platform selects DS itself when a NIXL connector is configured
+    # (vllm/platforms/cpu.py); earlier CPU builds forced SD against the assert (https://github.com/vllm-project/vllm/issues/58034).
+    _sig("nixl_mamba_conv_layout", "mamba conv transfer requires ds conv state layout", r"Mamba conv transfer requires DS conv state layout", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
+         cause="The NIXL KV connector moves a hybrid (Mamba) model's conv state in three reads, which needs the DS conv-state layout, and this engine runs the default SD layout (VLLM_SSM_CONV_STATE_LAYOUT not set to DS; on the CPU backend before 0.33 the platform forced SD).",
+         fix="Start every prefill and decode instance with VLLM_SSM_CONV_STATE_LAYOUT=DS (on the CPU backend, a release whose platform keeps DS for NIXL, 0.33.0 or later).",
+         versions="0.29-0.33", source="vllm/distributed/kv_transfer/kv_connector/v1/nixl/base_worker.py NixlBaseConnectorWorker.__init__ (0.29.0, 0.30.0, 0.33.0); vllm/envs.py VLLM_SSM_CONV_STATE_LAYOUT"),
     _sig("kv_connector_v1_on_v0_engine", "assert issubclass(connector_cls, kvconnectorbase)", r"assert issubclass\(connector_cls, KVConnectorBase\)(?!_)", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.65, fatal=True,
          cause="--kv-transfer-config names a connector that is not a V0 KVConnectorBase (a V1 connector such as NixlConnector or LMCacheConnectorV1) while the V0 engine runs (VLLM_USE_V1=0, or a GPU or feature the release does not run on V1).",
@@ -1223,6 +1247,40 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The weight loader met a checkpoint tensor ('{name}') that the model class has no module or parameter for: this release does not know that part of the checkpoint's layout (a quantized lm_head, a new model's weight names, a remapping bug of one release), or the checkpoint carries modules the architecture does not have (extra modules saved by a fine-tuning tool, another architecture's config).",
          fix="Check which side is new: if the checkpoint is a published one, use a vLLM release that lists it (or the previous release if it loaded there); if it is your own export, save it without the extra modules (merge adapters, drop quantized heads) or with the architecture vLLM expects.",
          source="vllm/model_executor/models/utils.py AutoWeightsLoader._load_module (0.8.2, 0.8.5, 0.9.0.1, 0.33.0)"),
+    # vllm/model_executor/model_loader/weight_utils.py default_weight_loader (0.6.1, 0.7.2, 0.11.0, 0.22.0, 0.33.0):
+    # "Attempted to load weight ({loaded}) into parameter ({param})"; vllm/model_executor/layers/linear.py
+    # ReplicatedLinear.weight_loader (0.11.0-0.33.0): "Tried to load weights of size {loaded}to a parameter of size {param}";
+    # vllm/model_executor/parameter.py load_column_parallel_weight / load_row_parallel_weight (0.6.1-0.33.0): a bare
+    # "assert self.data.shape == loaded_weight.shape" that the traceback prints. A checkpoint tensor whose shape differs from
+    # the model's parameter. Owners in public threads: the release's model class for this checkpoint's variant (an NVFP4
+    # MTP drafter, https://github.com/vllm-project/vllm/issues/35031; sharding under tensor parallelism), the checkpoint
+    # (a merge or conversion with other shapes, https://github.com/verl-project/verl/issues/834), and code that loads a
+    # trainer's weights into a live engine (ZeRO-3 partitioned parameters arrive with size 0,
+    # https://github.com/modelscope/ms-swift/issues/9255). A hint.
+    _sig("weight_shape_mismatch", "attempted to load weight|tried to load weights of size|assert self.data.shape == loaded_weight.shape",
+         r"Attempted to load weight \((?P<got>torch\.Size\(\[[^\]]*\]\))\) into parameter \((?P<want>torch\.Size\(\[[^\]]*\]\))\)|Tried to load weights of size (?P<got2>torch\.Size\(\[[^\]]*\]\)) ?to a parameter of size (?P<want2>torch\.Size\(\[[^\]]*\]\))|assert self\.data\.shape == loaded_weight\.shape", ERROR,
+         symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.5, fatal=True,
+         cause="A checkpoint tensor's shape differs from the model parameter vLLM built for it (the line alone does not say which side is wrong): this release's model class may not handle the checkpoint's variant (a quantized or MTP/draft head, a packed-module mapping, tensor-parallel sharding), the checkpoint may not match its own config (a merge or conversion that wrote other shapes), or code loading a trainer's weights into the engine may pass partitioned tensors (ZeRO-3 parameters of size 0).",
+         fix="Compare the two shapes with the checkpoint's config: if the checkpoint is published and loads elsewhere, try a vLLM release that lists it (or without the speculative/draft head); if it is your own merge or export, re-export it with the base model's shapes; when a trainer syncs weights, gather full parameters before loading.",
+         source="vllm/model_executor/model_loader/weight_utils.py default_weight_loader (0.6.1, 0.7.2, 0.11.0, 0.22.0, 0.33.0); vllm/model_executor/layers/linear.py ReplicatedLinear.weight_loader; vllm/model_executor/parameter.py (0.6.1-0.33.0)"),
+    # FlashInfer's backend_requirement decorator (flashinfer/utils.py, 0.6.6): BackendSupportedError(f"{func} does not
+    # support backend '{backend}' with capability {cap}") when the caller asks a GEMM for a backend FlashInfer does not
+    # run on this GPU. The backend is the caller's choice (vLLM's kernel selection, a fork's commit, or a backend forced by
+    # an environment variable): the release's or the flags', not the GPU's.
+    _sig("flashinfer_backend_unsupported_gemm", "does not support backend", r"(?P<fn>\w*(?:mm|gemm)\w*) does not support backend '(?P<backend>[\w-]+)' with capability (?P<cap>\d+)", ERROR,
+         symptom="quant_unsupported_on_gpu", layer="vllm_version_flags", weight=0.75, fatal=True,
+         cause="FlashInfer's {fn} was called with its '{backend}' backend, which FlashInfer does not run on compute capability {cap}: the backend vLLM (or this build, or a forced backend setting) picked for the quantized GEMM does not cover this GPU.",
+         fix="Let vLLM pick the GEMM backend (unset any forced FP4/FP8 GEMM backend variable), or use a release/build whose selection skips '{backend}' on capability {cap}.",
+         source="flashinfer/utils.py backend_requirement (FlashInfer 0.6.6); https://github.com/intel/auto-round/issues/1864"),
+    # vllm/config/lora.py (0.14.1, 0.22.0, 0.33.0): max_lora_rank: MaxLoRARanks = Literal[1, 8, 16, 32, 64, 128, 256, 320,
+    # 512]; pydantic refuses another value with its literal_error ("Input should be 1, 8, ... or 512"). The CLI's
+    # --max-lora-rank takes its choices from the same Literal (vllm/engine/arg_utils.py), so argparse refuses there first:
+    # this error comes from code that builds the config itself (LLM(..., max_lora_rank=...), a framework's LoRA manager).
+    _sig("lora_rank_literal", "[type=literal_error, input_value=", r"Input should be (?:1, )?8, 16, 32, 64, 128, 256, 320 or 512 \[type=literal_error, input_value=(?P<rank>\d+)", ERROR,
+         symptom="invalid_engine_flags", layer="client_code", weight=0.75, fatal=True,
+         cause="max_lora_rank={rank} was passed to vLLM's LoRA config, which accepts only 1, 8, 16, 32, 64, 128, 256, 320 or 512; the value came from code that builds the config itself (the CLI offers only those choices), often an adapter's own rank passed through.",
+         fix="Round the rank up to the next allowed value (e.g. 48 -> 64) where the calling code builds LLM(...) / LoRAConfig.",
+         versions=">=0.14", source="vllm/config/lora.py LoRAConfig.max_lora_rank (MaxLoRARanks, 0.14.1, 0.22.0, 0.33.0); https://github.com/vllm-project/vllm-omni/pull/1397"),
     # vllm/config.py ParallelConfig._verify_args (0.5.1): NotImplementedError("Pipeline parallelism is not supported yet
     # with multiprocessing.") for --pipeline-parallel-size > 1 with the mp executor; gone by 0.5.3.post1.
     _sig("pp_multiprocessing_0_5", "pipeline parallelism is not supported yet with multiprocessing", r"Pipeline parallelism is not supported yet with multiprocessing", ERROR,
