@@ -1374,6 +1374,28 @@ def test_the_weight_shape_hint_names_its_owners_and_other_literals_are_not_lora_
                      "torch.bfloat16"]).top is None
 
 
+def test_wrapped_backend_reasons_naming_the_capability_read_as_the_gpu_s_and_cpu_offload_batch_rebuild_is_the_release_s():
+    wrapped = ["ValueError: No valid attention backend found for cuda with AttentionSelectorConfig(head_size=576,",
+               "dtype=torch.bfloat16, kv_cache_dtype=bfloat16, block_size=None, use_mla=True, has_sink=False,",
+               "use_sparse=True, ...). Reasons: {FLASH_ATTN_MLA: [sparse not supported, compute capability not",
+               "supported, FlashAttention MLA not supported on this device], FLASHMLA: [sparse not supported,"]
+    top = diagnose(wrapped).top
+    assert (top.symptom, top.layer) == ("unsupported_gpu", "gpu") and top.confidence >= CONFIDENT
+    # without the wrapped reasons it stays the hint with both owners; a reasons line far below, or the debug line that
+    # comes before the error, does not decide it
+    assert diagnose(wrapped[:2]).top.confidence < CONFIDENT
+    far = wrapped[:1] + ["INFO unrelated line"] * 9 + wrapped[2:3]
+    assert diagnose(far).top.symptom == "attention_backend_fallback"
+    before = ["DEBUG Some attention backends are not valid for cuda with AttentionSelectorConfig(...). Reasons: "
+              "{FLASHMLA: [compute capability not supported]}."] + wrapped[:2]
+    assert diagnose(before).top.symptom == "attention_backend_fallback"
+    offload = diagnose(["RuntimeError: Worker failed with error 'Cannot re-initialize the input batch when CPU weight "
+                        "offloading is enabled. See https://github.com/vllm-project/vllm/pull/18298 for more details.', "
+                        "please check the stack trace above for the root cause"]).top
+    assert (offload.symptom, offload.layer) == ("invalid_engine_flags", "vllm_version_flags")
+    assert "--cpu-offload-gb" in offload.fix and offload.confidence >= CONFIDENT
+
+
 def test_private_vllm_extensions_are_not_a_missing_submodule_and_the_weight_hint_names_both_owners():
     # vllm._C / vllm._rocm_C import warnings and the bundled flash-attn are other rows (or none), not a package built for
     # another release

@@ -452,11 +452,32 @@ def _decide_quant_minimum(draft: _Draft) -> None:
     draft.decided_by = f"{method}'s minimum capability in every release since {since} is {release_min}"
 
 
-def _decide_backend_reasons(draft: _Draft) -> None:
+WRAPPED_REASONS_LINES = 8  # how far below a reason-less backend refusal its wrapped "Reasons: {" line is looked for
+
+
+def _decide_backend_reasons(drafts: dict[str, _Draft], log: StartupLog) -> None:
     """"No valid attention backend found" without its reasons on the line (the message cut or wrapped) does not say whether
-    the GPU's compute capability or the configuration refused the backends: a hint naming both, not an answer."""
+    the GPU's compute capability or the configuration refused the backends: a hint naming both, not an answer -- unless
+    the wrapped reasons follow within a few lines and name the compute capability, which reads as the GPU's refusal."""
+    draft = drafts["attention_backend_fallback"]
     hit = draft.hits[0] if draft.hits else None
     if hit is None or hit.signature != "no_backend_for_config" or hit.groups.get("reasons"):
+        return
+    wrapped = next((h for h in log.hits_of("backend_reasons_capability")
+                    if 0 < h.line_number - hit.line_number <= WRAPPED_REASONS_LINES), None)
+    if wrapped is not None:
+        gpu = SIGNATURES_BY_NAME["no_backend_for_gpu"]
+        reasons = wrapped.text[wrapped.text.find("Reasons:"):]
+        draft.symptom, draft.layer = gpu.symptom, gpu.layer
+        draft.confidence = gpu.weight
+        draft.cause = fill_template(gpu.cause, {"reasons": reasons})
+        draft.fix = gpu.fix
+        draft.hits = draft.hits + [wrapped]
+        draft.decided_by = "the reasons wrapped onto a following line name the compute capability"
+        del drafts["attention_backend_fallback"]
+        other = drafts.get(draft.symptom)
+        if other is None or other.confidence < draft.confidence:
+            drafts[draft.symptom] = draft
         return
     draft.confidence = min(draft.confidence, 0.5)
     draft.cause = ("No attention backend of this vLLM accepted this model's attention, and the reasons are not on the line "
@@ -707,7 +728,7 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     if "free_memory_below_utilization" in drafts:
         _decide_free_memory(drafts["free_memory_below_utilization"], log)
     if "attention_backend_fallback" in drafts:
-        _decide_backend_reasons(drafts["attention_backend_fallback"])
+        _decide_backend_reasons(drafts, log)
     _decide_fallback(drafts, log)
     if "interrupted" in drafts:
         if log.started:  # Ctrl-C after the start: how the server was stopped

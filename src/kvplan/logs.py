@@ -1153,6 +1153,13 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="No attention backend of this vLLM supports the combination the model and flags ask for (head size, KV-cache dtype, sinks, sparse attention...); the reasons list why each one is refused: {reasons}.",
          fix="Change what the reasons name (e.g. --kv-cache-dtype auto, no forced --attention-backend / VLLM_ATTENTION_BACKEND), or use a vLLM release whose backends support this model.",
          source="vllm/platforms/cuda.py get_attn_backend_cls"),
+    # The same error wrapped over several lines (a terminal or an issue's paste): the reasons land on a later line,
+    # "...). Reasons: {FLASH_ATTN_MLA: [sparse not supported, compute capability not" (vllm/platforms/cuda.py
+    # get_attn_backend_cls joins each backend's validate_configuration reasons, vllm/v1/attention/backend.py 0.22.0, 0.33.0:
+    # "compute capability not supported"). Context only: diagnose reads it after a "No valid attention backend found" line
+    # whose reasons are missing (the debug line "Some attention backends are not valid ..." comes before that error).
+    _sig("backend_reasons_capability", "compute capability not", r"Reasons: \{.*\bcompute capability not\b", CONTEXT,
+         source="vllm/platforms/cuda.py get_attn_backend_cls; vllm/v1/attention/backend.py validate_configuration (0.22.0, 0.33.0)"),
     _sig("selected_backend_invalid", "is not valid for this configuration", r"Selected backend (?P<backend>[\w.]+) is not valid for this configuration\.(?: Reason: (?P<why>.*))?", ERROR,
          symptom="attention_backend_fallback", layer="vllm_version_flags", weight=0.8, fatal=True,
          cause="The attention backend chosen for this start ({backend}, by --attention-backend, VLLM_ATTENTION_BACKEND or the image's defaults) cannot run this model (vLLM's reason: {why}).",
@@ -1272,6 +1279,16 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="FlashInfer's {fn} was called with its '{backend}' backend, which FlashInfer does not run on compute capability {cap}: the backend vLLM (or this build, or a forced backend setting) picked for the quantized GEMM does not cover this GPU.",
          fix="Let vLLM pick the GEMM backend (unset any forced FP4/FP8 GEMM backend variable), or use a release/build whose selection skips '{backend}' on capability {cap}.",
          source="flashinfer/utils.py backend_requirement (FlashInfer 0.6.6); https://github.com/intel/auto-round/issues/1864"),
+    # vllm/v1/worker/gpu_model_runner.py GPUModelRunner.may_reinitialize_input_batch (0.9.2, 0.10.0, 0.11.0, 0.15.0, 0.19.1;
+    # gone in 0.20.0): assert cpu_offload_gb == 0, "Cannot re-initialize the input batch when CPU weight offloading is
+    # enabled. See https://github.com/vllm-project/vllm/pull/18298 for more details." -- the KV cache groups' block sizes
+    # differ from --block-size (hybrid or multi-group models), so the runner rebuilds its input batch, which it refuses
+    # with --cpu-offload-gb.
+    _sig("cpu_offload_input_batch", "cannot re-initialize the input batch when cpu weight offloading", r"Cannot re-initialize the input batch when CPU weight offloading is enabled", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
+         cause="This model's KV cache groups use block sizes other than --block-size (a hybrid or multi-group model), so the model runner must rebuild its input batch, and this release refuses that with CPU weight offloading (--cpu-offload-gb).",
+         fix="Start without --cpu-offload-gb for this model (fit it with tensor parallelism or a smaller quantization), or use a release without the guard (0.20.0 or later).",
+         versions="0.9.2-0.19", source="vllm/v1/worker/gpu_model_runner.py GPUModelRunner.may_reinitialize_input_batch (0.9.2, 0.10.0, 0.11.0, 0.15.0, 0.19.1; removed by 0.20.0)"),
     # vllm/config/lora.py (0.14.1, 0.22.0, 0.33.0): max_lora_rank: MaxLoRARanks = Literal[1, 8, 16, 32, 64, 128, 256, 320,
     # 512]; pydantic refuses another value with its literal_error ("Input should be 1, 8, ... or 512"). The CLI's
     # --max-lora-rank takes its choices from the same Literal (vllm/engine/arg_utils.py), so argparse refuses there first:
