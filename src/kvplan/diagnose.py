@@ -455,6 +455,27 @@ def _decide_quant_minimum(draft: _Draft) -> None:
 WRAPPED_REASONS_LINES = 8  # how far below a reason-less backend refusal its wrapped "Reasons: {" line is looked for
 
 
+_CUTLASS_OLDER = ("cutlass_moe_no_kernel_older", "cutlass_scaled_mm_no_kernel_older")
+
+
+def _decide_cutlass_listed_capability(draft: _Draft) -> None:
+    """A CUTLASS refusal whose own "Required capability" list names this GPU's capability: the kernel exists for the GPU
+    but this build did not compile it -- the build's, not the GPU's."""
+    hit = draft.hits[0] if draft.hits else None
+    if hit is None or hit.signature not in _CUTLASS_OLDER:
+        return
+    cap, req = hit.groups.get("cap"), hit.groups.get("req") or ""
+    if not cap or cap not in re.findall(r"\d+", req):
+        return
+    draft.layer = "vllm_version_flags"
+    draft.confidence = max(draft.confidence, 0.7)
+    draft.cause = (f"The CUTLASS kernel was refused for compute capability {cap} though the message lists {cap} among the "
+                   f"capabilities it supports ({req}): this vLLM build did not compile that kernel for this GPU (a build "
+                   "with a CUDA toolkit or architecture list that left it out).")
+    draft.fix = "Use the project's wheel or image built with these kernels, or another MoE/GEMM backend for this quantization."
+    draft.decided_by = "the refused capability is in the message's own list of supported ones"
+
+
 def _decide_backend_reasons(drafts: dict[str, _Draft], log: StartupLog) -> None:
     """"No valid attention backend found" without its reasons on the line (the message cut or wrapped) does not say whether
     the GPU's compute capability or the configuration refused the backends: a hint naming both, not an answer -- unless
@@ -719,6 +740,7 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
         _decide_lone_platform_line(drafts["gpu_not_detected_in_container"])
     if "quant_unsupported_on_gpu" in drafts:
         _decide_quant_minimum(drafts["quant_unsupported_on_gpu"])
+        _decide_cutlass_listed_capability(drafts["quant_unsupported_on_gpu"])
     _decide_nccl_usage(drafts)
     _decide_hang(drafts, log)
     _decide_fatal_without_start(drafts, log)

@@ -421,7 +421,7 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="This build of vLLM has no CUTLASS {fn} kernel for compute capability {cap} (a Blackwell GPU the release's kernels did not cover yet; SM120 MoE kernels came with vLLM PR #24968).",
          fix="Use a release built with kernels for this GPU (for SM120, one after PR #24968), or another quantization of the model (FP8, or a non-MoE path).",
          source="vllm csrc/quantization/cutlass_w8a8/scaled_mm_entry.cu (get_cutlass_moe_mm_* guards; PR #24968)"),
-    _sig("cutlass_moe_no_kernel_older", "no cutlass_scaled_mm kernel for cuda device capability", r"No compiled (?P<fn>\w+): no cutlass_scaled_mm kernel for CUDA device capability: (?P<cap>[1-9]\d)\b", ERROR,
+    _sig("cutlass_moe_no_kernel_older", "no cutlass_scaled_mm kernel for cuda device capability", r"No compiled (?P<fn>\w+): no cutlass_scaled_mm kernel for CUDA device capability: (?P<cap>[1-9]\d)\b(?:\. Required capability: (?P<req>[\d, or]*\d))?", ERROR,
          symptom="quant_unsupported_on_gpu", layer="gpu", weight=0.5, fatal=True,
          cause="The CUTLASS {fn} kernel exists only for Hopper and newer (capability 90+); this GPU is {cap}, or the build left its kernels out.",
          fix="Use another quantization or MoE backend this GPU supports, or a GPU of capability 90 or more.",
@@ -1160,6 +1160,15 @@ SIGNATURES: tuple[Signature, ...] = (
     # whose reasons are missing (the debug line "Some attention backends are not valid ..." comes before that error).
     _sig("backend_reasons_capability", "compute capability not", r"Reasons: \{.*\bcompute capability not\b", CONTEXT,
          source="vllm/platforms/cuda.py get_attn_backend_cls; vllm/v1/attention/backend.py validate_configuration (0.22.0, 0.33.0)"),
+    # vllm/v1/attention/backends/flash_attn.py FlashAttentionImpl.__init__ (0.10.1.1, 0.11.0, 0.33.0): a model with
+    # attention sinks (gpt-oss) on the FlashAttention backend asserts "Sinks are only supported in FlashAttention 3" where
+    # only FlashAttention 2 runs (before Hopper). The backend came from a forced --attention-backend /
+    # VLLM_ATTENTION_BACKEND or the release's selection for this configuration: either way vLLM's flags or release.
+    _sig("fa_sinks_need_fa3", "sinks are only supported in flashattention 3", r"Sinks are only supported in FlashAttention 3", ERROR,
+         symptom="attention_backend_fallback", layer="vllm_version_flags", weight=0.75, fatal=True,
+         cause="This model uses attention sinks (gpt-oss), and the FlashAttention backend chosen for it supports sinks only as FlashAttention 3 (Hopper): on this GPU only FlashAttention 2 runs. The backend was forced (--attention-backend, VLLM_ATTENTION_BACKEND) or picked by this release for the flags given.",
+         fix="Use a backend with sinks on this GPU (TRITON_ATTN) and unset a forced FLASH_ATTN; drop flags that steer the selection (a forced --quantization), or use a release whose selection skips FlashAttention for sinks before Hopper.",
+         versions=">=0.10.1", source="vllm/v1/attention/backends/flash_attn.py FlashAttentionImpl.__init__ (0.10.1.1, 0.11.0, 0.33.0)"),
     _sig("selected_backend_invalid", "is not valid for this configuration", r"Selected backend (?P<backend>[\w.]+) is not valid for this configuration\.(?: Reason: (?P<why>.*))?", ERROR,
          symptom="attention_backend_fallback", layer="vllm_version_flags", weight=0.8, fatal=True,
          cause="The attention backend chosen for this start ({backend}, by --attention-backend, VLLM_ATTENTION_BACKEND or the image's defaults) cannot run this model (vLLM's reason: {why}).",
@@ -1298,6 +1307,26 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="max_lora_rank={rank} was passed to vLLM's LoRA config, which accepts only 1, 8, 16, 32, 64, 128, 256, 320 or 512; the value came from code that builds the config itself (the CLI offers only those choices), often an adapter's own rank passed through.",
          fix="Round the rank up to the next allowed value (e.g. 48 -> 64) where the calling code builds LLM(...) / LoRAConfig.",
          versions=">=0.14", source="vllm/config/lora.py LoRAConfig.max_lora_rank (MaxLoRARanks, 0.14.1, 0.22.0, 0.33.0); https://github.com/vllm-project/vllm-omni/pull/1397"),
+    # vllm/config/parallel.py ParallelConfig.__post_init__: with no --distributed-executor-backend and a world size above
+    # the node's GPUs, 0.11.1-0.12.0 raise "Tensor parallel size (N) cannot be larger than the number of available GPUs
+    # (M)." and 0.13.0-0.33.0 "World size (N) is larger than the number of available GPUs (M) in this node. If this is
+    # intentional and you are using: - ray, set '--distributed-executor-backend ray'. ..." (earlier releases chose Ray
+    # themselves). Owners in public threads: a multi-node start that relied on that choice, and a node or container that
+    # shows fewer GPUs than the deployment expects. A hint.
+    _sig("world_size_above_node_gpus", "cannot be larger than the number of available gpus|is larger than the number of available gpus",
+         r"(?:Tensor parallel size|World size) \((?P<world>\d+)\) (?:cannot be larger|is larger) than the number of available GPUs \((?P<gpus>\d+)\)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.55, fatal=True,
+         cause="The engine needs {world} GPUs and this node shows {gpus}, and no executor backend was named: since 0.11.1 vLLM no longer switches to Ray by itself, so a start across nodes needs --distributed-executor-backend ray (or --nnodes with multiprocessing); on one node, fewer GPUs are visible than expected (CUDA_VISIBLE_DEVICES, the container's device list).",
+         fix="For several nodes, start with --distributed-executor-backend ray on a formed Ray cluster (or --nnodes/--node-rank with the mp backend, 0.13+); on one node, check nvidia-smi and CUDA_VISIBLE_DEVICES inside the container, or lower --tensor-parallel-size to {gpus}.",
+         versions=">=0.11.1", source="vllm/config/parallel.py ParallelConfig.__post_init__ (0.11.1, 0.11.2, 0.12.0; 0.13.0, 0.14.1, 0.19.0, 0.33.0 'World size ... in this node')"),
+    # PyTorch's dispatcher (aten/src/ATen/core/dispatch/OperatorEntry.cpp OperatorEntry::reportError): "Could not run
+    # '<op>' with arguments from the '<key>' backend." For an operator of vLLM's own extensions (_C::, _moe_C::,
+    # _rocm_C::) the installed vLLM build registered no kernel of it for this device: the build's, not the model's.
+    _sig("vllm_op_not_on_backend", "with arguments from the", r"Could not run '(?P<op>_(?:C|moe_C|rocm_C|C_cache_ops|custom_ar)::\w+)' with arguments from the '(?P<key>\w+)' backend", ERROR,
+         symptom="import_undefined_symbol", layer="vllm_version_flags", weight=0.7, fatal=True,
+         cause="vLLM's operator {op} has no kernel for the {key} backend in the installed vLLM build: the build (an image's or a platform plugin's) was compiled without it, so the model that needs it cannot run.",
+         fix="Use a vLLM build that includes {op} for this device (the project's wheel or image for this GPU), or a model that does not need it.",
+         source="PyTorch aten/src/ATen/core/dispatch/OperatorEntry.cpp OperatorEntry::reportError; https://github.com/flagos-ai/vllm-plugin-FL/issues/520"),
     # vllm/config.py ParallelConfig._verify_args (0.5.1): NotImplementedError("Pipeline parallelism is not supported yet
     # with multiprocessing.") for --pipeline-parallel-size > 1 with the mp executor; gone by 0.5.3.post1.
     _sig("pp_multiprocessing_0_5", "pipeline parallelism is not supported yet with multiprocessing", r"Pipeline parallelism is not supported yet with multiprocessing", ERROR,
