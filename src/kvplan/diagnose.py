@@ -452,11 +452,53 @@ def _decide_quant_minimum(draft: _Draft) -> None:
     draft.decided_by = f"{method}'s minimum capability in every release since {since} is {release_min}"
 
 
-def _decide_backend_reasons(draft: _Draft) -> None:
+WRAPPED_REASONS_LINES = 8  # how far below a reason-less backend refusal its wrapped "Reasons: {" line is looked for
+
+
+_CUTLASS_OLDER = ("cutlass_moe_no_kernel_older", "cutlass_scaled_mm_no_kernel_older")
+
+
+def _decide_cutlass_listed_capability(draft: _Draft) -> None:
+    """A CUTLASS refusal whose own "Required capability" list names this GPU's capability: the kernel exists for the GPU
+    but this build did not compile it -- the build's, not the GPU's."""
+    hit = draft.hits[0] if draft.hits else None
+    if hit is None or hit.signature not in _CUTLASS_OLDER:
+        return
+    cap, req = hit.groups.get("cap"), hit.groups.get("req") or ""
+    if not cap or cap not in re.findall(r"\d+", req):
+        return
+    draft.layer = "vllm_version_flags"
+    draft.confidence = max(draft.confidence, 0.7)
+    draft.cause = (f"The CUTLASS kernel was refused for compute capability {cap} though the message lists {cap} among the "
+                   f"capabilities it supports ({req}): this vLLM build did not compile that kernel for this GPU (a build "
+                   "with a CUDA toolkit or architecture list that left it out).")
+    draft.fix = "Use the project's wheel or image built with these kernels, or another MoE/GEMM backend for this quantization."
+    draft.decided_by = "the refused capability is in the message's own list of supported ones"
+
+
+def _decide_backend_reasons(drafts: dict[str, _Draft], log: StartupLog) -> None:
     """"No valid attention backend found" without its reasons on the line (the message cut or wrapped) does not say whether
-    the GPU's compute capability or the configuration refused the backends: a hint naming both, not an answer."""
+    the GPU's compute capability or the configuration refused the backends: a hint naming both, not an answer -- unless
+    the wrapped reasons follow within a few lines and name the compute capability, which reads as the GPU's refusal."""
+    draft = drafts["attention_backend_fallback"]
     hit = draft.hits[0] if draft.hits else None
     if hit is None or hit.signature != "no_backend_for_config" or hit.groups.get("reasons"):
+        return
+    wrapped = next((h for h in log.hits_of("backend_reasons_capability")
+                    if 0 < h.line_number - hit.line_number <= WRAPPED_REASONS_LINES), None)
+    if wrapped is not None:
+        gpu = SIGNATURES_BY_NAME["no_backend_for_gpu"]
+        reasons = wrapped.text[wrapped.text.find("Reasons:"):]
+        draft.symptom, draft.layer = gpu.symptom, gpu.layer
+        draft.confidence = gpu.weight
+        draft.cause = fill_template(gpu.cause, {"reasons": reasons})
+        draft.fix = gpu.fix
+        draft.hits = draft.hits + [wrapped]
+        draft.decided_by = "the reasons wrapped onto a following line name the compute capability"
+        del drafts["attention_backend_fallback"]
+        other = drafts.get(draft.symptom)
+        if other is None or other.confidence < draft.confidence:
+            drafts[draft.symptom] = draft
         return
     draft.confidence = min(draft.confidence, 0.5)
     draft.cause = ("No attention backend of this vLLM accepted this model's attention, and the reasons are not on the line "
@@ -698,6 +740,7 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
         _decide_lone_platform_line(drafts["gpu_not_detected_in_container"])
     if "quant_unsupported_on_gpu" in drafts:
         _decide_quant_minimum(drafts["quant_unsupported_on_gpu"])
+        _decide_cutlass_listed_capability(drafts["quant_unsupported_on_gpu"])
     _decide_nccl_usage(drafts)
     _decide_hang(drafts, log)
     _decide_fatal_without_start(drafts, log)
@@ -707,7 +750,7 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     if "free_memory_below_utilization" in drafts:
         _decide_free_memory(drafts["free_memory_below_utilization"], log)
     if "attention_backend_fallback" in drafts:
-        _decide_backend_reasons(drafts["attention_backend_fallback"])
+        _decide_backend_reasons(drafts, log)
     _decide_fallback(drafts, log)
     if "interrupted" in drafts:
         if log.started:  # Ctrl-C after the start: how the server was stopped

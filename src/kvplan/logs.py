@@ -399,6 +399,20 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The installed llguidance's LLMatcher.{fn} takes different arguments from the ones this vLLM passes: the llguidance version does not match the range the release was built against.",
          fix="Install the llguidance version the vLLM release requires (pip install 'vllm[...]' pins it; e.g. llguidance 0.7.11 for 0.8.x), or use another --guided-decoding-backend.",
          source="vllm/v1/structured_output/backend_guidance.py validate_guidance_grammar (0.8.5); https://github.com/vllm-project/vllm/issues/16339"),
+    # vLLM's dense CUTLASS entry (csrc/quantization/.../scaled_mm_entry.cu cutlass_scaled_mm): the strings in the wheels'
+    # extension ("No compiled cutlass_scaled_mm for CUDA device capability: " + ". Required capability: 90 or 100" in
+    # vllm/_C.abi3.so 0.11.0 and vllm/_C_stable_libtorch.abi3.so 0.33.0, which adds "100 or 120"). No path of this build
+    # covers the GPU: for a Blackwell (capability 100+) that is the build's kernel set, as for the MoE guard below.
+    _sig("cutlass_scaled_mm_no_kernel_blackwell", "no compiled cutlass_scaled_mm for cuda device capability", r"No compiled cutlass_scaled_mm for CUDA device capability: (?P<cap>1\d\d)\b(?:\. Required capability: (?P<req>[\d, or]*\d))?", ERROR,
+         symptom="quant_unsupported_on_gpu", layer="vllm_version_flags", weight=0.7, fatal=True,
+         cause="This build of vLLM has no CUTLASS scaled_mm (FP8/INT8 GEMM) kernel for compute capability {cap} (it covers {req}): the FP8 path picked a CUTLASS kernel the build does not have for this Blackwell GPU.",
+         fix="Use a build or release whose kernels cover this GPU (or the previous build that worked), or another kernel or MoE backend for the FP8 layers.",
+         source="vllm csrc/quantization/cutlass_w8a8/scaled_mm_entry.cu cutlass_scaled_mm (strings of vllm/_C.abi3.so 0.11.0, vllm/_C_stable_libtorch.abi3.so 0.33.0); https://github.com/vllm-project/vllm/issues/32109"),
+    _sig("cutlass_scaled_mm_no_kernel_older", "no compiled cutlass_scaled_mm for cuda device capability", r"No compiled cutlass_scaled_mm for CUDA device capability: (?P<cap>[1-9]\d)\b(?:\. Required capability: (?P<req>[\d, or]*\d))?", ERROR,
+         symptom="quant_unsupported_on_gpu", layer="gpu", weight=0.5, fatal=True,
+         cause="No CUTLASS scaled_mm kernel of this vLLM build runs on compute capability {cap} (the message names {req}): the GPU is older than the kernels, or the build left its kernels out.",
+         fix="Use another quantization (or kernel) this GPU supports, or a build with kernels for it.",
+         source="vllm csrc/quantization/cutlass_w8a8/scaled_mm_entry.cu cutlass_scaled_mm (strings of vllm/_C.abi3.so 0.11.0, 0.33.0)"),
     # csrc/quantization/.../scaled_mm_entry.cu (vLLM main; PR #24968 added SM120): STD_TORCH_CHECK_NOT_IMPLEMENTED "No compiled
     # get_cutlass_moe_mm_...: no cutlass_scaled_mm kernel for CUDA device capability: <N>. Required capability: 90, 100, or 120"
     # (older builds: "90 or 100"). A capability of 100 or more is a Blackwell the build has no kernels for: the release's.
@@ -407,7 +421,7 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="This build of vLLM has no CUTLASS {fn} kernel for compute capability {cap} (a Blackwell GPU the release's kernels did not cover yet; SM120 MoE kernels came with vLLM PR #24968).",
          fix="Use a release built with kernels for this GPU (for SM120, one after PR #24968), or another quantization of the model (FP8, or a non-MoE path).",
          source="vllm csrc/quantization/cutlass_w8a8/scaled_mm_entry.cu (get_cutlass_moe_mm_* guards; PR #24968)"),
-    _sig("cutlass_moe_no_kernel_older", "no cutlass_scaled_mm kernel for cuda device capability", r"No compiled (?P<fn>\w+): no cutlass_scaled_mm kernel for CUDA device capability: (?P<cap>[1-9]\d)\b", ERROR,
+    _sig("cutlass_moe_no_kernel_older", "no cutlass_scaled_mm kernel for cuda device capability", r"No compiled (?P<fn>\w+): no cutlass_scaled_mm kernel for CUDA device capability: (?P<cap>[1-9]\d)\b(?:\. Required capability: (?P<req>[\d, or]*\d))?", ERROR,
          symptom="quant_unsupported_on_gpu", layer="gpu", weight=0.5, fatal=True,
          cause="The CUTLASS {fn} kernel exists only for Hopper and newer (capability 90+); this GPU is {cap}, or the build left its kernels out.",
          fix="Use another quantization or MoE backend this GPU supports, or a GPU of capability 90 or more.",
@@ -443,6 +457,16 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="--kv-transfer-config names a KV connector ({name}) that this vLLM release does not register for the engine that runs (a V0 connector name after V0 was removed, a V1 name under the V0 engine, or a name from another release's docs).",
          fix="Use a connector name this release registers for its engine (LMCacheConnectorV1 rather than LMCacheConnector, NixlConnector or P2pNcclConnector rather than PyNcclConnector), or load an external one with kv_connector_module_path.",
          source="vllm/distributed/kv_transfer/kv_connector/factory.py (0.8.5, 0.9.0.1, 0.33.0)"),
+    # vllm/distributed/kv_transfer/kv_connector/v1/nixl/base_worker.py NixlBaseConnectorWorker.__init__ (0.29.0, 0.30.0,
+    # 0.33.0): a hybrid (Mamba) model's conv state is sent in three reads, which asserts the DS layout ("3-read Mamba conv
+    # transfer requires DS conv state layout. Set VLLM_SSM_CONV_STATE_LAYOUT=DS"); vllm/envs.py VLLM_SSM_CONV_STATE_LAYOUT
+    # (SD or DS, unset = SD). 0.33.0's CPU platform selects DS itself when a NIXL connector is configured
+    # (vllm/platforms/cpu.py); earlier CPU builds forced SD against the assert (https://github.com/vllm-project/vllm/issues/58034).
+    _sig("nixl_mamba_conv_layout", "mamba conv transfer requires ds conv state layout", r"Mamba conv transfer requires DS conv state layout", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
+         cause="The NIXL KV connector moves a hybrid (Mamba) model's conv state in three reads, which needs the DS conv-state layout, and this engine runs the default SD layout (VLLM_SSM_CONV_STATE_LAYOUT not set to DS; on the CPU backend before 0.33 the platform forced SD).",
+         fix="Start every prefill and decode instance with VLLM_SSM_CONV_STATE_LAYOUT=DS (on the CPU backend, a release whose platform keeps DS for NIXL, 0.33.0 or later).",
+         versions="0.29-0.33", source="vllm/distributed/kv_transfer/kv_connector/v1/nixl/base_worker.py NixlBaseConnectorWorker.__init__ (0.29.0, 0.30.0, 0.33.0); vllm/envs.py VLLM_SSM_CONV_STATE_LAYOUT"),
     _sig("kv_connector_v1_on_v0_engine", "assert issubclass(connector_cls, kvconnectorbase)", r"assert issubclass\(connector_cls, KVConnectorBase\)(?!_)", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.65, fatal=True,
          cause="--kv-transfer-config names a connector that is not a V0 KVConnectorBase (a V1 connector such as NixlConnector or LMCacheConnectorV1) while the V0 engine runs (VLLM_USE_V1=0, or a GPU or feature the release does not run on V1).",
@@ -1129,6 +1153,22 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="No attention backend of this vLLM supports the combination the model and flags ask for (head size, KV-cache dtype, sinks, sparse attention...); the reasons list why each one is refused: {reasons}.",
          fix="Change what the reasons name (e.g. --kv-cache-dtype auto, no forced --attention-backend / VLLM_ATTENTION_BACKEND), or use a vLLM release whose backends support this model.",
          source="vllm/platforms/cuda.py get_attn_backend_cls"),
+    # The same error wrapped over several lines (a terminal or an issue's paste): the reasons land on a later line,
+    # "...). Reasons: {FLASH_ATTN_MLA: [sparse not supported, compute capability not" (vllm/platforms/cuda.py
+    # get_attn_backend_cls joins each backend's validate_configuration reasons, vllm/v1/attention/backend.py 0.22.0, 0.33.0:
+    # "compute capability not supported"). Context only: diagnose reads it after a "No valid attention backend found" line
+    # whose reasons are missing (the debug line "Some attention backends are not valid ..." comes before that error).
+    _sig("backend_reasons_capability", "compute capability not", r"Reasons: \{.*\bcompute capability not\b", CONTEXT,
+         source="vllm/platforms/cuda.py get_attn_backend_cls; vllm/v1/attention/backend.py validate_configuration (0.22.0, 0.33.0)"),
+    # vllm/v1/attention/backends/flash_attn.py FlashAttentionImpl.__init__ (0.10.1.1, 0.11.0, 0.33.0): a model with
+    # attention sinks (gpt-oss) on the FlashAttention backend asserts "Sinks are only supported in FlashAttention 3" where
+    # only FlashAttention 2 runs (before Hopper). The backend came from a forced --attention-backend /
+    # VLLM_ATTENTION_BACKEND or the release's selection for this configuration: either way vLLM's flags or release.
+    _sig("fa_sinks_need_fa3", "sinks are only supported in flashattention 3", r"Sinks are only supported in FlashAttention 3", ERROR,
+         symptom="attention_backend_fallback", layer="vllm_version_flags", weight=0.75, fatal=True,
+         cause="This model uses attention sinks (gpt-oss), and the FlashAttention backend chosen for it supports sinks only as FlashAttention 3 (Hopper): on this GPU only FlashAttention 2 runs. The backend was forced (--attention-backend, VLLM_ATTENTION_BACKEND) or picked by this release for the flags given.",
+         fix="Use a backend with sinks on this GPU (TRITON_ATTN) and unset a forced FLASH_ATTN; drop flags that steer the selection (a forced --quantization), or use a release whose selection skips FlashAttention for sinks before Hopper.",
+         versions=">=0.10.1", source="vllm/v1/attention/backends/flash_attn.py FlashAttentionImpl.__init__ (0.10.1.1, 0.11.0, 0.33.0)"),
     _sig("selected_backend_invalid", "is not valid for this configuration", r"Selected backend (?P<backend>[\w.]+) is not valid for this configuration\.(?: Reason: (?P<why>.*))?", ERROR,
          symptom="attention_backend_fallback", layer="vllm_version_flags", weight=0.8, fatal=True,
          cause="The attention backend chosen for this start ({backend}, by --attention-backend, VLLM_ATTENTION_BACKEND or the image's defaults) cannot run this model (vLLM's reason: {why}).",
@@ -1223,6 +1263,70 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The weight loader met a checkpoint tensor ('{name}') that the model class has no module or parameter for: this release does not know that part of the checkpoint's layout (a quantized lm_head, a new model's weight names, a remapping bug of one release), or the checkpoint carries modules the architecture does not have (extra modules saved by a fine-tuning tool, another architecture's config).",
          fix="Check which side is new: if the checkpoint is a published one, use a vLLM release that lists it (or the previous release if it loaded there); if it is your own export, save it without the extra modules (merge adapters, drop quantized heads) or with the architecture vLLM expects.",
          source="vllm/model_executor/models/utils.py AutoWeightsLoader._load_module (0.8.2, 0.8.5, 0.9.0.1, 0.33.0)"),
+    # vllm/model_executor/model_loader/weight_utils.py default_weight_loader (0.6.1, 0.7.2, 0.11.0, 0.22.0, 0.33.0):
+    # "Attempted to load weight ({loaded}) into parameter ({param})"; vllm/model_executor/layers/linear.py
+    # ReplicatedLinear.weight_loader (0.11.0-0.33.0): "Tried to load weights of size {loaded}to a parameter of size {param}";
+    # vllm/model_executor/parameter.py load_column_parallel_weight / load_row_parallel_weight (0.6.1-0.33.0): a bare
+    # "assert self.data.shape == loaded_weight.shape" that the traceback prints. A checkpoint tensor whose shape differs from
+    # the model's parameter. Owners in public threads: the release's model class for this checkpoint's variant (an NVFP4
+    # MTP drafter, https://github.com/vllm-project/vllm/issues/35031; sharding under tensor parallelism), the checkpoint
+    # (a merge or conversion with other shapes, https://github.com/verl-project/verl/issues/834), and code that loads a
+    # trainer's weights into a live engine (ZeRO-3 partitioned parameters arrive with size 0,
+    # https://github.com/modelscope/ms-swift/issues/9255). A hint.
+    _sig("weight_shape_mismatch", "attempted to load weight|tried to load weights of size|assert self.data.shape == loaded_weight.shape",
+         r"Attempted to load weight \((?P<got>torch\.Size\(\[[^\]]*\]\))\) into parameter \((?P<want>torch\.Size\(\[[^\]]*\]\))\)|Tried to load weights of size (?P<got2>torch\.Size\(\[[^\]]*\]\)) ?to a parameter of size (?P<want2>torch\.Size\(\[[^\]]*\]\))|assert self\.data\.shape == loaded_weight\.shape", ERROR,
+         symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.5, fatal=True,
+         cause="A checkpoint tensor's shape differs from the model parameter vLLM built for it (the line alone does not say which side is wrong): this release's model class may not handle the checkpoint's variant (a quantized or MTP/draft head, a packed-module mapping, tensor-parallel sharding), the checkpoint may not match its own config (a merge or conversion that wrote other shapes), or code loading a trainer's weights into the engine may pass partitioned tensors (ZeRO-3 parameters of size 0).",
+         fix="Compare the two shapes with the checkpoint's config: if the checkpoint is published and loads elsewhere, try a vLLM release that lists it (or without the speculative/draft head); if it is your own merge or export, re-export it with the base model's shapes; when a trainer syncs weights, gather full parameters before loading.",
+         source="vllm/model_executor/model_loader/weight_utils.py default_weight_loader (0.6.1, 0.7.2, 0.11.0, 0.22.0, 0.33.0); vllm/model_executor/layers/linear.py ReplicatedLinear.weight_loader; vllm/model_executor/parameter.py (0.6.1-0.33.0)"),
+    # FlashInfer's backend_requirement decorator (flashinfer/utils.py, 0.6.6): BackendSupportedError(f"{func} does not
+    # support backend '{backend}' with capability {cap}") when the caller asks a GEMM for a backend FlashInfer does not
+    # run on this GPU. The backend is the caller's choice (vLLM's kernel selection, a fork's commit, or a backend forced by
+    # an environment variable): the release's or the flags', not the GPU's.
+    _sig("flashinfer_backend_unsupported_gemm", "does not support backend", r"(?P<fn>\w*(?:mm|gemm)\w*) does not support backend '(?P<backend>[\w-]+)' with capability (?P<cap>\d+)", ERROR,
+         symptom="quant_unsupported_on_gpu", layer="vllm_version_flags", weight=0.75, fatal=True,
+         cause="FlashInfer's {fn} was called with its '{backend}' backend, which FlashInfer does not run on compute capability {cap}: the backend vLLM (or this build, or a forced backend setting) picked for the quantized GEMM does not cover this GPU.",
+         fix="Let vLLM pick the GEMM backend (unset any forced FP4/FP8 GEMM backend variable), or use a release/build whose selection skips '{backend}' on capability {cap}.",
+         source="flashinfer/utils.py backend_requirement (FlashInfer 0.6.6); https://github.com/intel/auto-round/issues/1864"),
+    # vllm/v1/worker/gpu_model_runner.py GPUModelRunner.may_reinitialize_input_batch (0.9.2, 0.10.0, 0.11.0, 0.15.0, 0.19.1;
+    # gone in 0.20.0): assert cpu_offload_gb == 0, "Cannot re-initialize the input batch when CPU weight offloading is
+    # enabled. See https://github.com/vllm-project/vllm/pull/18298 for more details." -- the KV cache groups' block sizes
+    # differ from --block-size (hybrid or multi-group models), so the runner rebuilds its input batch, which it refuses
+    # with --cpu-offload-gb.
+    _sig("cpu_offload_input_batch", "cannot re-initialize the input batch when cpu weight offloading", r"Cannot re-initialize the input batch when CPU weight offloading is enabled", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
+         cause="This model's KV cache groups use block sizes other than --block-size (a hybrid or multi-group model), so the model runner must rebuild its input batch, and this release refuses that with CPU weight offloading (--cpu-offload-gb).",
+         fix="Start without --cpu-offload-gb for this model (fit it with tensor parallelism or a smaller quantization), or use a release without the guard (0.20.0 or later).",
+         versions="0.9.2-0.19", source="vllm/v1/worker/gpu_model_runner.py GPUModelRunner.may_reinitialize_input_batch (0.9.2, 0.10.0, 0.11.0, 0.15.0, 0.19.1; removed by 0.20.0)"),
+    # vllm/config/lora.py (0.14.1, 0.22.0, 0.33.0): max_lora_rank: MaxLoRARanks = Literal[1, 8, 16, 32, 64, 128, 256, 320,
+    # 512]; pydantic refuses another value with its literal_error ("Input should be 1, 8, ... or 512"). The CLI's
+    # --max-lora-rank takes its choices from the same Literal (vllm/engine/arg_utils.py), so argparse refuses there first:
+    # this error comes from code that builds the config itself (LLM(..., max_lora_rank=...), a framework's LoRA manager).
+    _sig("lora_rank_literal", "[type=literal_error, input_value=", r"Input should be (?:1, )?8, 16, 32, 64, 128, 256, 320 or 512 \[type=literal_error, input_value=(?P<rank>\d+)", ERROR,
+         symptom="invalid_engine_flags", layer="client_code", weight=0.75, fatal=True,
+         cause="max_lora_rank={rank} was passed to vLLM's LoRA config, which accepts only 1, 8, 16, 32, 64, 128, 256, 320 or 512; the value came from code that builds the config itself (the CLI offers only those choices), often an adapter's own rank passed through.",
+         fix="Round the rank up to the next allowed value (e.g. 48 -> 64) where the calling code builds LLM(...) / LoRAConfig.",
+         versions=">=0.14", source="vllm/config/lora.py LoRAConfig.max_lora_rank (MaxLoRARanks, 0.14.1, 0.22.0, 0.33.0); https://github.com/vllm-project/vllm-omni/pull/1397"),
+    # vllm/config/parallel.py ParallelConfig.__post_init__: with no --distributed-executor-backend and a world size above
+    # the node's GPUs, 0.11.1-0.12.0 raise "Tensor parallel size (N) cannot be larger than the number of available GPUs
+    # (M)." and 0.13.0-0.33.0 "World size (N) is larger than the number of available GPUs (M) in this node. If this is
+    # intentional and you are using: - ray, set '--distributed-executor-backend ray'. ..." (earlier releases chose Ray
+    # themselves). Owners in public threads: a multi-node start that relied on that choice, and a node or container that
+    # shows fewer GPUs than the deployment expects. A hint.
+    _sig("world_size_above_node_gpus", "cannot be larger than the number of available gpus|is larger than the number of available gpus",
+         r"(?:Tensor parallel size|World size) \((?P<world>\d+)\) (?:cannot be larger|is larger) than the number of available GPUs \((?P<gpus>\d+)\)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.55, fatal=True,
+         cause="The engine needs {world} GPUs and this node shows {gpus}, and no executor backend was named: since 0.11.1 vLLM no longer switches to Ray by itself, so a start across nodes needs --distributed-executor-backend ray (or --nnodes with multiprocessing); on one node, fewer GPUs are visible than expected (CUDA_VISIBLE_DEVICES, the container's device list).",
+         fix="For several nodes, start with --distributed-executor-backend ray on a formed Ray cluster (or --nnodes/--node-rank with the mp backend, 0.13+); on one node, check nvidia-smi and CUDA_VISIBLE_DEVICES inside the container, or lower --tensor-parallel-size to {gpus}.",
+         versions=">=0.11.1", source="vllm/config/parallel.py ParallelConfig.__post_init__ (0.11.1, 0.11.2, 0.12.0; 0.13.0, 0.14.1, 0.19.0, 0.33.0 'World size ... in this node')"),
+    # PyTorch's dispatcher (aten/src/ATen/core/dispatch/OperatorEntry.cpp OperatorEntry::reportError): "Could not run
+    # '<op>' with arguments from the '<key>' backend." For an operator of vLLM's own extensions (_C::, _moe_C::,
+    # _rocm_C::) the installed vLLM build registered no kernel of it for this device: the build's, not the model's.
+    _sig("vllm_op_not_on_backend", "with arguments from the", r"Could not run '(?P<op>_(?:C|moe_C|rocm_C|C_cache_ops|custom_ar)::\w+)' with arguments from the '(?P<key>\w+)' backend", ERROR,
+         symptom="import_undefined_symbol", layer="vllm_version_flags", weight=0.7, fatal=True,
+         cause="vLLM's operator {op} has no kernel for the {key} backend in the installed vLLM build: the build (an image's or a platform plugin's) was compiled without it, so the model that needs it cannot run.",
+         fix="Use a vLLM build that includes {op} for this device (the project's wheel or image for this GPU), or a model that does not need it.",
+         source="PyTorch aten/src/ATen/core/dispatch/OperatorEntry.cpp OperatorEntry::reportError; https://github.com/flagos-ai/vllm-plugin-FL/issues/520"),
     # vllm/config.py ParallelConfig._verify_args (0.5.1): NotImplementedError("Pipeline parallelism is not supported yet
     # with multiprocessing.") for --pipeline-parallel-size > 1 with the mp executor; gone by 0.5.3.post1.
     _sig("pp_multiprocessing_0_5", "pipeline parallelism is not supported yet with multiprocessing", r"Pipeline parallelism is not supported yet with multiprocessing", ERROR,
