@@ -54,6 +54,28 @@ def test_sweep_table_whose_first_row_is_an_error_still_prints():
     assert "internal error" not in r.stderr and "2.00×" in r.stdout  # ratios against the first row that planned
 
 
+def test_sweep_prints_a_refused_rows_error_whole_under_the_table():
+    # the README's example: Qwen3-8B's limit is 40,960, so 65,536 and 131,072 are refused; the error (with its fix)
+    # was squeezed into the ratio column, a few characters a line, and the row's length printed without separators
+    r = run("sweep", "Qwen/Qwen3-8B", "--gpu", "L4", "--vary", "max_model_len=4096..131072")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    row = next(line for line in lines if "65,536" in line and "│" in line)
+    assert "refused" in row and "see below" in row
+    out = " ".join(r.stdout.split())
+    assert ("refused (max_model_len=65,536): --max-model-len: User-specified max_model_len (65536) is greater than the "
+            "derived max_model_len") in out
+    assert out.count("use --max-model-len 40960 or less") == 2  # once for each refused length, not cut
+
+
+def test_sweep_prints_an_error_two_rows_share_once_naming_both():
+    r = run("sweep", "--vary", "max_model_len=32768,65536", "--vary", "gpu=T4,L4")
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    assert "refused (max_model_len=65,536, gpu=T4; max_model_len=65,536, gpu=L4): --max-model-len:" in out
+    assert out.count("User-specified max_model_len") == 1
+
+
 # ---- data parallelism is visible
 
 

@@ -239,7 +239,7 @@ def sweep(
     $ kvplan sweep Qwen/Qwen3-8B --gpu L4 --vary kv_cache_dtype=auto,fp8 --csv
     """
     from kvplan.errors import InputError
-    from kvplan.render import csv_rows, plot_sweep, sweep_table, sweep_warnings, to_json
+    from kvplan.render import csv_rows, plot_sweep, sweep_errors, sweep_table, sweep_warnings, to_json
 
     if not vary:
         vary = ["max_model_len=2048,4096,16384,32768"]
@@ -258,7 +258,7 @@ def sweep(
         sys.stdout.write(csv_rows(rows, names + ["fits", "kv_cache_bytes", "kv_cache_tokens", "max_concurrency", "num_gpu_blocks", "error_input"]))
     else:
         console.print(sweep_table(rows, names))
-        for line in sweep_warnings(rows, names):
+        for line in sweep_errors(rows, names) + sweep_warnings(rows, names):
             console.print(line, soft_wrap=True)
     if plot:
         # the validated band of the first plan's model family and era, unless the sweep changes the model or the release
