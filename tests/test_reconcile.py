@@ -125,6 +125,25 @@ def test_a_log_argument_kvplan_cannot_model_is_dropped_with_a_note():
         plan_from_log(log, "m", FitFlags(gpu="H100", quantization="weird"), fit=fit)
 
 
+@pytest.mark.parametrize("flags, noted", [
+    (FitFlags(gpu="L4"), "the log's GPU has 23.58 GiB in all, the NVIDIA L4 planned (--gpu) 21.95 GiB"),
+    (FitFlags(gpu_gib=40.0), "(--gpu-gib) 40.00 GiB"),
+    (FitFlags(gpu="RTX 3090"), None),  # the log's own card (23.58 GiB as CUDA reports it)
+    (FitFlags(), None),                # the log's total, planned as printed
+])
+def test_a_gpu_given_that_is_not_the_logs_is_noted(flags, noted):
+    # a V0 log that prints total_gpu_memory=23.58GiB (an RTX 3090), reconciled with --gpu L4: the plan took the
+    # L4's 21.95 GiB without a word, and the KV gap (1.5 GiB) read as kvplan's miss
+    log = parse_lines(EXCERPTS[0]["lines"])
+    assert log.total_gib == 23.58
+    plan, notes = plan_from_log(log, "meta-llama/Llama-3.1-8B-Instruct", flags)
+    said = [n for n in notes if "the log's GPU has" in n]
+    if noted is None:
+        assert not said, said
+    else:
+        assert len(said) == 1 and noted in said[0] and "may come from another GPU" in said[0]
+
+
 def test_a_log_without_its_gpu_or_world_size_is_not_planned_on_a_guess(monkeypatch):
     """No GPU or total in the log and none given: only this machine's own GPU stands in (with a note), else the
     plan is refused, naming --gpu; worker ranks in the prefixes without a stated TP/PP size name

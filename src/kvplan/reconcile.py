@@ -490,6 +490,26 @@ def unstated_plan_flags(log: StartupLog, kwargs: Mapping[str, Any]) -> tuple[str
     return tuple(missing)
 
 
+# how far a GPU's total (the catalog's, or --gpu-gib / --gpu-gb) may sit from the total the log printed before reconcile
+# says the log may come from another GPU: the catalog's totals are CUDA's to within about 1 % (driver reserves, ECC)
+GPU_TOTAL_MISMATCH = 0.03
+
+
+def gpu_total_mismatch(log: StartupLog, plan, given: Mapping[str, Any]) -> Optional[str]:
+    """A note where --gpu (or --gpu-gib / --gpu-gb) replaced the total memory the log printed with one more than
+    GPU_TOTAL_MISMATCH away: the budget, and so every gap, is then of another card than the log's."""
+    gpu = getattr(plan, "gpu", None)
+    if not log.total_gib or gpu is None or not {"gpu", "gpu_gib", "gpu_gb"} & set(given):
+        return None
+    planned = gpu.total_bytes / (1 << 30)
+    if abs(planned - log.total_gib) <= GPU_TOTAL_MISMATCH * log.total_gib:
+        return None
+    flag = "--gpu" if "gpu" in given else "--gpu-gib" if "gpu_gib" in given else "--gpu-gb"
+    return (f"the log's GPU has {log.total_gib:.2f} GiB in all, the {gpu.name} planned ({flag}) {planned:.2f} GiB: the "
+            f"log may come from another GPU, and the gaps then include the difference (drop {flag} to plan with the "
+            "log's own total)")
+
+
 def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: bool = True, fit=None):
     """The plan for `model` with the log's engine args (flags override). An argument read from
     the log that kvplan cannot model is dropped with a note rather than failing the run.
@@ -536,6 +556,9 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
         if version_unstated and "vllm_version" not in kwargs:
             notes.append(f"{unstated.replace('its version', 'its vLLM version')}; planned with vLLM "
                          f"{getattr(plan, 'vllm_version', None)}'s rules (pass --vllm-version)")
+        mismatch = gpu_total_mismatch(log, plan, given)
+        if mismatch:
+            notes.append(mismatch)
         return plan, notes
     raise InputError("MODEL", "could not build a plan from the log's arguments", "pass the flags explicitly")
 
