@@ -134,10 +134,20 @@ def _status_for(exc: KvplanError) -> int:
     return 400
 
 
+def _without_upload_dir(request: Request, text: Optional[str]) -> Optional[str]:
+    """`text` with the server's upload folder taken off the paths of stored uploads ('/tmp/kvplan-web-x/workloads/
+    workload-e3.csv is empty' -> 'workload-e3.csv is empty'): an error about an upload names the file, never where
+    this server keeps it."""
+    root = getattr(request.app.state, "upload_root", None)
+    if not text or root is None:
+        return text
+    return re.sub(re.escape(str(root)) + r"[/\\](?:[^/\\\s'\"]+[/\\])*", "", text)
+
+
 def _on_kvplan_error(request: Request, exc: KvplanError) -> JSONResponse:
     field = getattr(exc, "field", None) or "request"
-    message = getattr(exc, "message", None) or str(exc)
-    fix = getattr(exc, "fix", None)
+    message = _without_upload_dir(request, getattr(exc, "message", None) or str(exc))
+    fix = _without_upload_dir(request, getattr(exc, "fix", None))
     if field in ("model", "--model"):
         fix = page_fix(fix)
     return JSONResponse(_error_body(field, message, fix), status_code=_status_for(exc))
@@ -320,6 +330,8 @@ class Planner:
         model, flags, p, note = self.plan(req)
         band = uncertainty_band_of(p)
         d = plan_json(p, note, band)
+        if str(req.model or "").startswith("upload:"):  # the file uploaded, not where this server keeps it
+            d["model_source"] = f"upload: {Path(model).name}"
         d["verdict"] = verdict_text(p).plain
         d["budget_segments"] = [{"label": label, "bytes": b} for label, b in budget_segments(p)]
         d["model_max_model_len"] = context_limit(p.model).tokens
@@ -479,6 +491,7 @@ def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MA
     planner = Planner(root)
     sim_slots = threading.BoundedSemaphore(MAX_SIM_RUNNING)
     app.state.planner = planner
+    app.state.upload_root = root  # taken off the paths an error about an upload names (_without_upload_dir)
     app.add_exception_handler(KvplanError, _on_kvplan_error)
     app.add_exception_handler(RequestValidationError, _on_validation_error)
     app.add_exception_handler(Exception, _on_unexpected_error)
