@@ -300,3 +300,14 @@ def test_a_plan_of_an_uploaded_config_names_the_upload_not_the_servers_folder(tm
     r = c.post("/api/plan", json={**BASE, "model": handle})
     assert r.status_code == 200, r.text
     assert r.json()["model_source"].startswith("upload: ") and str(tmp_path) not in r.text
+
+
+@pytest.mark.parametrize("body, says", [
+    ("not json", "not valid JSON (at character 0"),
+    ('{"model": "x"}trailing', "not valid JSON (at character 14"),
+    ("", "no request body"),
+])
+def test_a_body_that_is_not_json_is_an_error_of_the_body(client, body, says):
+    # the field was the character offset pydantic puts in loc ('0: JSON decode error'), which names no field
+    r = raw_post(client, "/api/plan", body)
+    assert r.status_code == 422 and r.json()["field"] == "body" and says in r.json()["message"], r.text

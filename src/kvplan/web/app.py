@@ -166,7 +166,13 @@ def _on_validation_error(request: Request, exc: RequestValidationError) -> JSONR
     field = loc[0] if loc else "body"  # the request key, not the union member pydantic tried last
     kind = first.get("type", "")
     known = ", ".join(sorted(set(_FLAG_NAMES) | _REQUEST_ONLY))
-    if kind == "extra_forbidden":
+    if kind == "json_invalid":  # loc is ('body', character offset): the offset is no field
+        field = "body"
+        message = f"not valid JSON (at character {loc[0]}: {first.get('ctx', {}).get('error', 'decode error')})" if loc else "not valid JSON"
+        fix = "send a JSON object with the CLI's options in snake_case"
+    elif kind == "missing" and not loc:
+        message, fix = "no request body", "send a JSON object with the CLI's options in snake_case ({} plans the defaults)"
+    elif kind == "extra_forbidden":
         message, fix = "is not an option", f"known keys: {known}"
     elif kind in _PLAIN:
         given = first.get("input")
