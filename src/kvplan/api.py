@@ -392,6 +392,10 @@ def _effect(q: Plan | None) -> str:
         return "not possible with these flags"
     if q.failure == "load":
         return f"still does not load ({q.weights_bytes / 1024 ** 3:.2f} GiB of weights per rank on a {q.total_bytes / 1024 ** 3:.2f} GiB GPU)"
+    if not q.fits and q.failure not in (None, "memory"):
+        # refused by another check than the pool's (a hybrid's state blocks below max_num_seqs, a platform or
+        # architecture refusal, an allocation): its GiB for KV would read as too small a pool
+        return f"still does not start: {(q.error or q.failure).split('. ')[0].strip()}"
     if not q.fits and q.kv_cache_bytes <= 0:
         return f"still does not fit (no memory left for the KV cache: {-q.kv_cache_bytes / 1024 ** 3:.2f} GiB short)"
     if not q.fits:
