@@ -348,6 +348,11 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
     if log.total_gib:
         kwargs["gpu_gib"] = log.total_gib
     given = given_flags(flags)
+    if "max_model_len" in kwargs and "max_model_len" not in given and (log.max_model_len or log_sized_a_pool(log)):
+        # vLLM accepted the log's length ("Using max model len N" is printed after its check, and a pool is sized after
+        # it), so a length above the config's limit was allowed there (a rope_scaling / hf_overrides argument kvplan
+        # does not read, or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1): planned at it, as `kvplan validate` plans a record
+        kwargs["allow_long_max_model_len"] = True
     if "gpu" in given or "gpu_gb" in given:
         kwargs.pop("gpu_gib", None)
     kwargs.update(given)
@@ -357,6 +362,22 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
         # release takes it unset whenever flashinfer imports, 0.7-0.11.0, that is the same path: versions.py)
         kwargs["env"] = env + (("VLLM_USE_FLASHINFER_SAMPLER", "1"),)
     return kwargs
+
+
+def _longer_than_config(plan) -> Optional[tuple[int, int]]:
+    """(the plan's max_model_len, the model's limit) where the first is the longer, else None."""
+    from kvplan.resolve import context_limit
+
+    length, model = getattr(getattr(plan, "args", None), "max_model_len", None), getattr(plan, "model", None)
+    if not length or model is None or not hasattr(model, "raw_config"):
+        return None
+    limit = context_limit(model).tokens
+    return (length, limit) if limit and length > limit else None
+
+
+def log_sized_a_pool(log: StartupLog) -> bool:
+    """Whether the log shows vLLM sizing its KV pool (a figure printed after the engine arguments were accepted)."""
+    return any(v is not None for v in (log.kv_cache_gib, log.num_gpu_blocks, log.kv_cache_tokens, log.max_concurrency))
 
 
 def model_key(name: str) -> str:
@@ -556,6 +577,11 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
         if version_unstated and "vllm_version" not in kwargs:
             notes.append(f"{unstated.replace('its version', 'its vLLM version')}; planned with vLLM "
                          f"{getattr(plan, 'vllm_version', None)}'s rules (pass --vllm-version)")
+        longer = _longer_than_config(plan) if kwargs.get("allow_long_max_model_len") else None
+        if longer:
+            notes.append(f"the log ran at max_model_len {longer[0]:,}, above the {longer[1]:,} its config allows (vLLM "
+                         "accepted it: a rope_scaling or hf_overrides argument, or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); "
+                         "planned at the log's length")
         mismatch = gpu_total_mismatch(log, plan, given)
         if mismatch:
             notes.append(mismatch)
