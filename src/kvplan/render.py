@@ -210,7 +210,7 @@ def sweep_errors(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
     for r in rows:
         if r.get("error_input"):
             seen.setdefault(r["error_input"], []).append(r)
-    return [Text(f"refused ({'; '.join(', '.join(f'{v}={_sweep_value(r[v])}' for v in varied) for r in rs)}): {e}",
+    return [Text(f"error ({'; '.join(', '.join(f'{v}={_sweep_value(r[v])}' for v in varied) for r in rs)}): {e}",
                  style="red") for e, rs in seen.items()]
 
 
@@ -220,11 +220,13 @@ def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int
         t.add_column(v)
     for c in ("fits", "KV GiB", "tokens", "concurrency", "ratio"):
         t.add_column(c, justify="right")
-    planned = [r for r in rows[baseline_index:] if not r.get("error_input")]
-    base = planned[0]["max_concurrency"] if planned else 0  # the first row that planned (an error row has no number)
+    # the first row that planned with a pool: an error row has no number, and a row whose pool holds no request (a
+    # negative budget's 0x) is no base a ratio can be taken against, which left every ratio '—'
+    planned = [r for r in rows[baseline_index:] if not r.get("error_input") and r["max_concurrency"] > 0]
+    base = planned[0]["max_concurrency"] if planned else 0
     for r in rows:
         if r.get("error_input"):  # the error itself is printed under the table (sweep_errors), whole
-            t.add_row(*[_sweep_value(r[v]) for v in varied], Text("refused", style="red"), "—", "—", "—",
+            t.add_row(*[_sweep_value(r[v]) for v in varied], Text("error", style="red"), "—", "—", "—",
                       Text("see below", style="red"))
             continue
         ratio = f"{r['max_concurrency'] / base:.2f}×" if base else "—"

@@ -171,7 +171,7 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
     bad combinations become rows with the error. `plans`, when given, collects the plans made (in row order, errors
     left out)."""
     from kvplan import api
-    from kvplan.errors import InputError
+    from kvplan.errors import HubError, InputError
     from kvplan.plan import site_calibration_dict
     from kvplan.resolve import resolve_model
 
@@ -189,7 +189,7 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
 
     names = [n for n, _ in varied]
     rows: list[dict] = []
-    errors: list[InputError] = []
+    errors: list[InputError | HubError] = []
     for combo in itertools.product(*[vals for _, vals in varied]):
         setting = dict(zip(names, combo))
         args_kw = dict(kw)
@@ -199,7 +199,7 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
         size = {"gpu_gib": gib, "gpu_gb": gb} if gpu == gpu_ref else {}  # a custom size belongs to --gpu, not a varied one
         try:
             p = api.fit(get_model(setting.get("model", model)), gpu, fixes=False, **size, **args_kw)
-        except InputError as exc:
+        except (InputError, HubError) as exc:  # a varied model the Hub cannot supply is that row's error, as a GPU's is
             row["error_input"] = str(exc)
             rows.append(row)
             errors.append(exc)
