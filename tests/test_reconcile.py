@@ -161,6 +161,29 @@ def test_a_length_the_log_ran_at_above_the_configs_limit_is_planned_at_that_leng
         plan_from_log(log, "Qwen/Qwen3-32B", FitFlags(gpu="H100", max_model_len="131072"))
 
 
+@pytest.mark.parametrize("i, named", [(99, "NVIDIA GeForce RTX 3090"), (100, "NVIDIA RTX PRO 6000 Blackwell")])
+def test_a_gpu_the_fused_moe_config_file_names_is_the_logs_gpu(i, named):
+    # V1 logs print no total; a MoE model's do name the device, in the tuned-config file the fused-MoE layer looks for:
+    # reconcile said the log names no GPU ("--gpu: the log prints neither its GPU nor the GPU's total memory")
+    log = excerpt(i)
+    assert log.total_gib is None and log.moe_device_name.startswith("NVIDIA_")
+    kwargs = plan_kwargs_from_log(log)
+    assert kwargs["gpu"] == named
+    plan, notes = plan_from_log(log, "Qwen/Qwen3-30B-A3B-Instruct-2507")
+    assert plan.gpu.name == named
+    assert any("fused-MoE config file's name (device_name=" in n for n in notes), notes
+    # --gpu given wins, without the note
+    plan, notes = plan_from_log(log, "Qwen/Qwen3-30B-A3B-Instruct-2507", FitFlags(gpu="H100"))
+    assert plan.gpu.name == "NVIDIA H100 80GB SXM5" and not any("device_name=" in n for n in notes)
+
+
+def test_a_device_name_sold_with_several_sizes_is_not_taken_as_the_gpu():
+    log = parse_lines(["WARNING 01-01 00:00:00 [fused_moe.py:1] Using default MoE config. Performance might be "
+                       "sub-optimal! Config file not found at /x/configs/E=128,N=768,device_name=NVIDIA_GeForce_RTX_4060_Ti.json"])
+    assert log.moe_device_name == "NVIDIA_GeForce_RTX_4060_Ti"  # sold with 8 and 16 GB
+    assert "gpu" not in plan_kwargs_from_log(log)
+
+
 def test_a_log_without_its_gpu_or_world_size_is_not_planned_on_a_guess(monkeypatch):
     """No GPU or total in the log and none given: only this machine's own GPU stands in (with a note), else the
     plan is refused, naming --gpu; worker ranks in the prefixes without a stated TP/PP size name

@@ -347,6 +347,8 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
             kwargs["vllm_version"] = inferred[0]
     if log.total_gib:
         kwargs["gpu_gib"] = log.total_gib
+    elif gpu_named_by_log(log):
+        kwargs["gpu"] = gpu_named_by_log(log)
     given = given_flags(flags)
     if "max_model_len" in kwargs and "max_model_len" not in given and (log.max_model_len or log_sized_a_pool(log)):
         # vLLM accepted the log's length ("Using max model len N" is printed after its check, and a pool is sized after
@@ -373,6 +375,20 @@ def _longer_than_config(plan) -> Optional[tuple[int, int]]:
         return None
     limit = context_limit(model).tokens
     return (length, limit) if limit and length > limit else None
+
+
+def gpu_named_by_log(log: StartupLog) -> Optional[str]:
+    """The catalog GPU the log's fused-MoE config file names (device_name=NVIDIA_GeForce_RTX_3090), where that name
+    resolves to one card without a guess (a name sold with several memory sizes does not); else None."""
+    if not log.moe_device_name:
+        return None
+    from kvplan.resolve import resolve_gpu
+
+    try:
+        gpu, assumptions = resolve_gpu(log.moe_device_name.replace("_", " "), detect=False)
+    except InputError:
+        return None
+    return None if assumptions else gpu.name
 
 
 def log_sized_a_pool(log: StartupLog) -> bool:
@@ -545,6 +561,9 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
                 "0.1.dev<commits>)" if untagged else "the log does not print its version")
     if version_unstated and "vllm_version" in kwargs:
         notes.append(f"{unstated}; {version_from_log_format(log)[1]}, planned with vLLM {kwargs['vllm_version']}")
+    if not log.total_gib and kwargs.get("gpu") and kwargs.get("gpu") == gpu_named_by_log(log) and "gpu" not in given_flags(flags):
+        notes.append(f"the log names its GPU only in its fused-MoE config file's name (device_name={log.moe_device_name}): "
+                     f"planned for {kwargs['gpu']} (pass --gpu if it is another card)")
     missing = unstated_plan_flags(log, kwargs)
     if "--tensor-parallel-size" in missing:
         ranks = log.worker_ranks_seen
@@ -560,7 +579,8 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
         here = detect_gpu()
         if here is None:
             raise InputError("--gpu", "the log prints neither its GPU nor the GPU's total memory (vLLM's 'total_gpu_memory="
-                             "...' or 'Free memory on device (x/y GiB)' lines), and no GPU is detected here",
+                             "...' or 'Free memory on device (x/y GiB)' lines, or a fused-MoE config file's device_name=...), "
+                             "and no GPU is detected here",
                              "give the GPU the log came from: --gpu NAME (e.g. --gpu H100) or --gpu-gib N")
         notes.append(f"the log does not say which GPU it ran on: planned for {here.name}, the GPU detected here "
                      "(pass --gpu if the log came from another machine)")
