@@ -386,3 +386,17 @@ def test_a_drafter_checkpoint_is_downloaded_by_the_init_container_and_counted_in
                                       speculative_config='{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}'))
     assert ngram.draft_model_id is None and ngram.startup_first == alone.startup_first
     assert "n-gram drafting: no drafter weights" in render_files(ngram)["serve.sh"]
+
+
+def test_the_drafters_bytes_are_the_whole_checkpoint_at_any_tp_and_preflight_counts_them():
+    from kvplan.deploy import hub_drafter
+    from kvplan.preflight import request_from_plan
+
+    one = hub_drafter(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, speculative_config=_DRAFT))
+    two = hub_drafter(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, speculative_config=_DRAFT,
+                                 tensor_parallel_size=2))
+    assert one[0] == two[0] == "meta-llama/Llama-3.2-1B-Instruct"
+    assert abs(two[2] - one[2]) < 0.02 * one[2]  # the plan counts it per rank: 2 x half of it
+    plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, speculative_config=_DRAFT)
+    alone = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192)
+    assert request_from_plan(plan).weights_bytes == request_from_plan(alone).weights_bytes + one[2]

@@ -419,7 +419,7 @@ def spec_from_plan(
     check_serve_flags([f.name for f in flags], version, {f.name: f.value for f in flags if f.value is not None})
     check_serve_env(env, version)
     eager = bool(_get(a, "enforce_eager", default=False))
-    draft_id, draft_revision, draft_bytes = _hub_drafter(plan)
+    draft_id, draft_revision, draft_bytes = hub_drafter(plan)
     w_gib = w_total / GIB
 
     def predict(compile_cache: str, download: bool) -> StartupPrediction:
@@ -447,8 +447,8 @@ def spec_from_plan(
     )
 
 
-def _hub_drafter(plan: Any) -> tuple[Optional[str], Optional[str], int]:
-    """(Hub id, revision, checkpoint bytes) of the drafter --speculative-config names by "model" (draft_model, eagle,
+def hub_drafter(plan: Any) -> tuple[Optional[str], Optional[str], int]:
+    """(Hub id, revision, checkpoint bytes in all) of the drafter --speculative-config names by "model" (draft_model, eagle,
     eagle3), as the plan resolved it; (None, None, 0) for MTP and n-gram drafting, which fetch nothing, and for a
     drafter in a local folder, which the operator puts on the volume as the model's own folder."""
     info = _get(plan, "speculative")
@@ -462,7 +462,9 @@ def _hub_drafter(plan: Any) -> tuple[Optional[str], Optional[str], int]:
     except (ValueError, TypeError):
         given = {}
     revision = given.get("revision") if isinstance(given.get("revision"), str) else None
-    return ref.strip(), revision, int(info.get("draft_weights_bytes") or 0)
+    # the plan counts the drafter per rank of the stage it runs on (the last; split over TP as the model is)
+    tp = int(_get(_get(plan, "args"), "tensor_parallel_size", default=1) or 1)
+    return ref.strip(), revision, int(info.get("draft_weights_bytes") or 0) * tp
 
 
 # ------------------------------------------------------------------------------ templates
