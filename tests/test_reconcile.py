@@ -643,3 +643,22 @@ def test_reconcile_prints_the_compile_cache_state():
     warm = subprocess.run([sys.executable, "-m", "kvplan", "reconcile", str(WARM_LOG)], capture_output=True, text=True,
                           timeout=120, env={**os.environ, "COLUMNS": "200"})
     assert "torch.compile warm (graphs loaded from the cache)" in warm.stdout
+
+
+def test_an_agreement_says_when_the_plan_left_out_a_log_argument(tmp_path):
+    # the headline said "the plan agrees with the log" of a plan that had dropped an argument the log ran with
+    lines = [line.replace("non-default args: {", "non-default args: {'quantization': 'bogus', ", 1)
+             for line in EXCERPTS[100]["lines"]]
+    log = tmp_path / "vllm.log"
+    log.write_text("\n".join(lines) + "\n")
+    gpu = ("--gpu", "NVIDIA RTX PRO 6000 Blackwell")
+    proc = run_cli("reconcile", str(log), "Qwen/Qwen3-30B-A3B-Instruct-2507", *gpu, home=tmp_path)
+    out = " ".join(proc.stdout.split())
+    assert proc.returncode == 0, proc.stderr
+    assert "the plan agrees with the log" in out
+    assert "though the plan leaves out 1 of the log's arguments it could not use (notes below)" in out
+    assert "the log's quantization='bogus' was not usable" in out
+    # the same log as published agrees without the qualification
+    log.write_text("\n".join(EXCERPTS[100]["lines"]) + "\n")
+    out = " ".join(run_cli("reconcile", str(log), "Qwen/Qwen3-30B-A3B-Instruct-2507", *gpu, home=tmp_path).stdout.split())
+    assert "the plan agrees with the log" in out and "leaves out" not in out

@@ -547,6 +547,10 @@ def gpu_total_mismatch(log: StartupLog, plan, given: Mapping[str, Any]) -> Optio
             "log's own total)")
 
 
+# the words of plan_from_log's note on a log argument it dropped (the CLI qualifies an agreement with it)
+NOT_USABLE = "was not usable"
+
+
 def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: bool = True, fit=None):
     """The plan for `model` with the log's engine args (flags override). An argument read from
     the log that kvplan cannot model is dropped with a note rather than failing the run.
@@ -591,7 +595,7 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
         except InputError as exc:
             name = exc.field.lstrip("-").replace("-", "_")
             if name in kwargs and name not in given:
-                notes.append(f"the log's {name}={kwargs.pop(name)!r} was not usable ({exc.message}); planned with the default")
+                notes.append(f"the log's {name}={kwargs.pop(name)!r} {NOT_USABLE} ({exc.message}); planned with the default")
                 continue
             raise
         if version_unstated and "vllm_version" not in kwargs:
