@@ -437,3 +437,11 @@ def test_importing_the_package_main_module_runs_nothing():
     ran = subprocess.run([sys.executable, "-m", "kvplan", "gpus", "h200", "--json"], capture_output=True, text=True,
                          env=env, timeout=120)
     assert ran.returncode == 0 and "H200" in ran.stdout
+
+
+def test_a_catalog_id_with_a_revision_offline_says_the_catalog_is_not_read_for_a_revision(monkeypatch, capsys, tmp_path):
+    # it said "did you mean the catalog id Qwen/Qwen3-8B?" to a user who had typed exactly that id
+    hub_offline(monkeypatch, tmp_path)
+    text = refused(monkeypatch, capsys, "model", "fit", "Qwen/Qwen3-8B", "--gpu", "L4", "--revision", "abc123")
+    assert "did you mean" not in text
+    assert "Qwen/Qwen3-8B at revision abc123" in text and "drop --revision to plan from the catalog's copy" in text

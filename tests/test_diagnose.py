@@ -508,8 +508,11 @@ def test_healthy_excerpts_start_and_point_to_reconcile():
             healthy += 1
             if not diagnosis.findings:
                 assert "kvplan reconcile" in diagnosis.notes[0]
-                # it names the flags reconcile will need because this log does not say them
-                assert ("--gpu NAME" in diagnosis.notes[0]) == (log.total_gib is None)
+                # it names the flags reconcile will need because this log does not say them (neither the GPU's total
+                # nor, in its fused-MoE config file's name, the GPU)
+                from kvplan.reconcile import gpu_named_by_log
+
+                assert ("--gpu NAME" in diagnosis.notes[0]) == (log.total_gib is None and gpu_named_by_log(log) is None)
     assert healthy >= 60
     ranked = diagnose(["(VllmWorker rank=0 pid=1) INFO 07-21 19:37:30 [gpu_worker.py:232] Available KV cache memory: 12.79 GiB",
                        "(VllmWorker rank=1 pid=2) INFO 07-21 19:37:30 [gpu_worker.py:232] Available KV cache memory: 12.79 GiB",

@@ -4,6 +4,7 @@ inputs refused with one clear line."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 
 import pytest
@@ -52,6 +53,48 @@ def test_sweep_table_whose_first_row_is_an_error_still_prints():
     r = run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=65536..16384")
     assert r.returncode == 0, r.stderr
     assert "internal error" not in r.stderr and "2.00×" in r.stdout  # ratios against the first row that planned
+
+
+def test_sweep_prints_a_refused_rows_error_whole_under_the_table():
+    # the README's example: Qwen3-8B's limit is 40,960, so 65,536 and 131,072 are refused; the error (with its fix)
+    # was squeezed into the ratio column, a few characters a line, and the row's length printed without separators
+    r = run("sweep", "Qwen/Qwen3-8B", "--gpu", "L4", "--vary", "max_model_len=4096..131072")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    row = next(line for line in lines if "65,536" in line and "│" in line)
+    assert "error" in row and "see below" in row
+    out = " ".join(r.stdout.split())
+    assert ("error (max_model_len=65,536): --max-model-len: User-specified max_model_len (65536) is greater than the "
+            "derived max_model_len") in out
+    assert out.count("use --max-model-len 40960 or less") == 2  # once for each refused length, not cut
+
+
+def test_sweep_prints_an_error_two_rows_share_once_naming_both():
+    r = run("sweep", "--vary", "max_model_len=32768,65536", "--vary", "gpu=T4,L4")
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    assert "error (max_model_len=65,536, gpu=T4; max_model_len=65,536, gpu=L4): --max-model-len:" in out
+    assert out.count("User-specified max_model_len") == 1
+
+
+def test_sweep_ratios_are_against_the_first_row_whose_pool_holds_a_request():
+    # at 0.3 the pool is negative (0x): every ratio printed '—', the 0.99 and 0.95 rows' included
+    r = run("sweep", "Qwen/Qwen3-8B", "--gpu", "L4", "--max-model-len", "8192",
+            "--vary", "gpu_memory_utilization=0.3,0.99,0.95")
+    assert r.returncode == 0, r.stderr
+    rows = {line.split("│")[1].strip(): line.split("│")[-2].strip() for line in r.stdout.splitlines() if line.startswith("│")}
+    assert rows["0.3"] == "0.00×" and rows["0.99"] == "1.00×" and rows["0.95"].endswith("×") and rows["0.95"] != "1.00×"
+
+
+def test_sweep_over_models_shows_a_model_the_hub_cannot_supply_as_its_rows_error(tmp_path):
+    # an unknown GPU is its row's error; an unknown model (a HubError, not an InputError) stopped the whole sweep
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")}
+    r = subprocess.run(["kvplan", "sweep", "--gpu", "L4", "--max-model-len", "8192",
+                        "--vary", "model=Qwen/Qwen3-8B,foo/bar,Qwen/Qwen3-4B"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    assert "error (model=foo/bar): model:" in out and "Qwen/Qwen3-4B │ yes" in out
 
 
 # ---- data parallelism is visible

@@ -82,3 +82,25 @@ def test_the_refusal_compares_max_num_seqs_with_the_whole_pool():
     assert p.num_gpu_blocks == blocks and p.fits and p.failure is None
     q = _given(dict(base, flags=dict(base["flags"], max_num_seqs=blocks + 1)))
     assert q.failure == "state_blocks" and f"exceeds available Mamba cache blocks ({blocks})" in q.error
+
+
+def test_a_fix_still_refused_by_the_state_block_check_says_so_not_its_pool():
+    # Qwen3.5-27B on an H100 at its 262,144 tokens: --kv-cache-dtype fp8 makes the length fit, but the state-block
+    # check still refuses it; the fix table said "still does not fit (16.47 GiB for KV)", which reads as a pool too small
+    p = kvplan.fit("Qwen/Qwen3.5-27B", "H100")
+    fp8 = next(f for f in p.fixes if f.flags.get("kv_cache_dtype") == "fp8")
+    assert not fp8.fits
+    assert fp8.effect.startswith("still does not start: max_num_seqs (1024) exceeds available Mamba cache blocks (")
+    assert "GiB for KV" not in fp8.effect
+
+
+def test_a_gpu_fix_about_as_large_as_the_card_is_not_called_larger_and_says_what_differs():
+    # an A100 80GB (79.26 GiB) was offered as "a larger GPU" than an H100 (79.22 GiB); it starts on vllm serve's batch
+    # defaults for that card (256 sequences, 2,048 tokens per step), not on its memory
+    p = kvplan.fit("Qwen/Qwen3.5-27B", "H100")
+    gpu = next(f for f in p.fixes if "gpu" in f.flags)
+    assert gpu.fits and gpu.flags["gpu"] == "NVIDIA A100 80GB SXM4"
+    assert gpu.name == "another GPU"
+    assert "its defaults: max_num_seqs 256, max_num_batched_tokens 2,048" in gpu.effect
+    larger = next(f for f in kvplan.fit("Qwen/Qwen3-8B", "L4").fixes if "gpu" in f.flags)
+    assert larger.name == "a larger GPU"

@@ -125,6 +125,65 @@ def test_a_log_argument_kvplan_cannot_model_is_dropped_with_a_note():
         plan_from_log(log, "m", FitFlags(gpu="H100", quantization="weird"), fit=fit)
 
 
+@pytest.mark.parametrize("flags, noted", [
+    (FitFlags(gpu="L4"), "the log's GPU has 23.58 GiB in all, the NVIDIA L4 planned (--gpu) 21.95 GiB"),
+    (FitFlags(gpu_gib=40.0), "(--gpu-gib) 40.00 GiB"),
+    (FitFlags(gpu="RTX 3090"), None),  # the log's own card (23.58 GiB as CUDA reports it)
+    (FitFlags(), None),                # the log's total, planned as printed
+])
+def test_a_gpu_given_that_is_not_the_logs_is_noted(flags, noted):
+    # a V0 log that prints total_gpu_memory=23.58GiB (an RTX 3090), reconciled with --gpu L4: the plan took the
+    # L4's 21.95 GiB without a word, and the KV gap (1.5 GiB) read as kvplan's miss
+    log = parse_lines(EXCERPTS[0]["lines"])
+    assert log.total_gib == 23.58
+    plan, notes = plan_from_log(log, "meta-llama/Llama-3.1-8B-Instruct", flags)
+    said = [n for n in notes if "the log's GPU has" in n]
+    if noted is None:
+        assert not said, said
+    else:
+        assert len(said) == 1 and noted in said[0] and "may come from another GPU" in said[0]
+
+
+def test_a_length_the_log_ran_at_above_the_configs_limit_is_planned_at_that_length():
+    # Qwen3-32B served at 131,072 with a yarn rope_scaling override (non-default args) on 4 H100s, vLLM 0.10.0: the
+    # length was dropped as 'not usable' and planned at the config's 40,960, so the concurrency was not compared while
+    # the verdict said every figure agreed; `kvplan validate` plans the same startup at the logged length
+    log = excerpt(89)
+    assert log.max_model_len == 131072 and "rope_scaling" in " ".join(EXCERPTS[89]["lines"])
+    plan, notes = plan_from_log(log, "Qwen/Qwen3-32B", FitFlags(gpu="H100"))
+    assert plan.args.max_model_len == 131072
+    assert any("the log ran at max_model_len 131,072, above the 40,960 its config allows" in n for n in notes), notes
+    assert not any("was not usable" in n for n in notes), notes
+    row = {r.term: r for r in reconcile(log, plan).rows}["max_concurrency"]
+    assert row.gap is not None and abs(row.gap) < 0.1  # 6.51x logged, compared at the same length
+    # a length the user gives is theirs: vLLM's refusal of it stands
+    with pytest.raises(InputError):
+        plan_from_log(log, "Qwen/Qwen3-32B", FitFlags(gpu="H100", max_model_len="131072"))
+
+
+@pytest.mark.parametrize("i, named", [(99, "NVIDIA GeForce RTX 3090"), (100, "NVIDIA RTX PRO 6000 Blackwell")])
+def test_a_gpu_the_fused_moe_config_file_names_is_the_logs_gpu(i, named):
+    # V1 logs print no total; a MoE model's do name the device, in the tuned-config file the fused-MoE layer looks for:
+    # reconcile said the log names no GPU ("--gpu: the log prints neither its GPU nor the GPU's total memory")
+    log = excerpt(i)
+    assert log.total_gib is None and log.moe_device_name.startswith("NVIDIA_")
+    kwargs = plan_kwargs_from_log(log)
+    assert kwargs["gpu"] == named
+    plan, notes = plan_from_log(log, "Qwen/Qwen3-30B-A3B-Instruct-2507")
+    assert plan.gpu.name == named
+    assert any("fused-MoE config file's name (device_name=" in n for n in notes), notes
+    # --gpu given wins, without the note
+    plan, notes = plan_from_log(log, "Qwen/Qwen3-30B-A3B-Instruct-2507", FitFlags(gpu="H100"))
+    assert plan.gpu.name == "NVIDIA H100 80GB SXM5" and not any("device_name=" in n for n in notes)
+
+
+def test_a_device_name_sold_with_several_sizes_is_not_taken_as_the_gpu():
+    log = parse_lines(["WARNING 01-01 00:00:00 [fused_moe.py:1] Using default MoE config. Performance might be "
+                       "sub-optimal! Config file not found at /x/configs/E=128,N=768,device_name=NVIDIA_GeForce_RTX_4060_Ti.json"])
+    assert log.moe_device_name == "NVIDIA_GeForce_RTX_4060_Ti"  # sold with 8 and 16 GB
+    assert "gpu" not in plan_kwargs_from_log(log)
+
+
 def test_a_log_without_its_gpu_or_world_size_is_not_planned_on_a_guess(monkeypatch):
     """No GPU or total in the log and none given: only this machine's own GPU stands in (with a note), else the
     plan is refused, naming --gpu; worker ranks in the prefixes without a stated TP/PP size name
@@ -584,3 +643,22 @@ def test_reconcile_prints_the_compile_cache_state():
     warm = subprocess.run([sys.executable, "-m", "kvplan", "reconcile", str(WARM_LOG)], capture_output=True, text=True,
                           timeout=120, env={**os.environ, "COLUMNS": "200"})
     assert "torch.compile warm (graphs loaded from the cache)" in warm.stdout
+
+
+def test_an_agreement_says_when_the_plan_left_out_a_log_argument(tmp_path):
+    # the headline said "the plan agrees with the log" of a plan that had dropped an argument the log ran with
+    lines = [line.replace("non-default args: {", "non-default args: {'quantization': 'bogus', ", 1)
+             for line in EXCERPTS[100]["lines"]]
+    log = tmp_path / "vllm.log"
+    log.write_text("\n".join(lines) + "\n")
+    gpu = ("--gpu", "NVIDIA RTX PRO 6000 Blackwell")
+    proc = run_cli("reconcile", str(log), "Qwen/Qwen3-30B-A3B-Instruct-2507", *gpu, home=tmp_path)
+    out = " ".join(proc.stdout.split())
+    assert proc.returncode == 0, proc.stderr
+    assert "the plan agrees with the log" in out
+    assert "though the plan leaves out 1 of the log's arguments it could not use (notes below)" in out
+    assert "the log's quantization='bogus' was not usable" in out
+    # the same log as published agrees without the qualification
+    log.write_text("\n".join(EXCERPTS[100]["lines"]) + "\n")
+    out = " ".join(run_cli("reconcile", str(log), "Qwen/Qwen3-30B-A3B-Instruct-2507", *gpu, home=tmp_path).stdout.split())
+    assert "the plan agrees with the log" in out and "leaves out" not in out

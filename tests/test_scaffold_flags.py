@@ -361,3 +361,42 @@ def test_a_refused_plans_switch_fix_is_printed_as_the_bare_flag(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 1 and "Mamba cache blocks" in r.stderr
     assert "try: --enforce-eager  (" in r.stderr and "--enforce-eager True" not in r.stderr
+
+
+_DRAFT = '{"method": "draft_model", "model": "meta-llama/Llama-3.2-1B-Instruct", "num_speculative_tokens": 3}'
+
+
+def test_a_drafter_checkpoint_is_downloaded_by_the_init_container_and_counted_in_the_startup():
+    # the init container fetched only the target model, so vLLM downloaded the drafter inside the startupProbe's
+    # window (sized as 'never a download'), and neither the download time nor the PVC counted it
+
+    plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, speculative_config=_DRAFT)
+    alone = spec_from_plan(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192))
+    spec = spec_from_plan(plan)
+    draft = plan.speculative["draft_weights_bytes"]
+    assert spec.draft_model_id == "meta-llama/Llama-3.2-1B-Instruct" and spec.draft_weights_bytes == draft > 2 * 2**30
+    assert spec.startup_first.download_s > alone.startup_first.download_s * (1 + 0.9 * draft / alone.weights_bytes_total)
+    files = render_files(spec)
+    init = files["k8s/deployment.yaml"].split("containers:")[0]
+    assert "snapshot_download('meta-llama/Llama-3.1-8B-Instruct'" in init
+    assert "snapshot_download('meta-llama/Llama-3.2-1B-Instruct', revision='main'" in init
+    assert "(with the drafter's)" in files["k8s/pvc.yaml"]
+    # MTP and n-gram drafting fetch nothing more
+    ngram = spec_from_plan(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192,
+                                      speculative_config='{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}'))
+    assert ngram.draft_model_id is None and ngram.startup_first == alone.startup_first
+    assert "n-gram drafting: no drafter weights" in render_files(ngram)["serve.sh"]
+
+
+def test_the_drafters_bytes_are_the_whole_checkpoint_at_any_tp_and_preflight_counts_them():
+    from kvplan.deploy import hub_drafter
+    from kvplan.preflight import request_from_plan
+
+    one = hub_drafter(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, speculative_config=_DRAFT))
+    two = hub_drafter(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, speculative_config=_DRAFT,
+                                 tensor_parallel_size=2))
+    assert one[0] == two[0] == "meta-llama/Llama-3.2-1B-Instruct"
+    assert abs(two[2] - one[2]) < 0.02 * one[2]  # the plan counts it per rank: 2 x half of it
+    plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, speculative_config=_DRAFT)
+    alone = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192)
+    assert request_from_plan(plan).weights_bytes == request_from_plan(alone).weights_bytes + one[2]

@@ -760,3 +760,19 @@ def test_a_v0_split_line_is_dated_within_the_v0_releases_that_print_it(records):
     assert version_basis(jan_2025, notes) == ("0.6.6.post1", "log format and issue date")
     later = _versionless(base) | {"source": "https://github.com/vllm-project/vllm/issues/17000", "observed": split}
     assert version_basis(later, notes) == ("0.7.3", "log format")
+
+
+@pytest.mark.parametrize("rows", ["--rows", "--no-rows"])
+def test_the_cli_prints_why_each_record_was_skipped_whole(tmp_path, monkeypatch, capsys, rows):
+    """The caption only counted skipped records, and the row's cell cut the reason to a few words (or --no-rows
+    dropped it): a user whose one record was skipped could not see which field to fix."""
+    from cli_runner import run_cli
+
+    rec = dict(_a_scored_record(), id="my-start", gpu={"name": "NVIDIA Foo 9000", "total_gib": None, "count": 1})
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(rec) + "\n" + json.dumps(dict(rec, id="my-other-start")) + "\n")
+    code, out, err = run_cli(monkeypatch, capsys, "validate", str(path), rows)
+    text = " ".join(out.split())
+    assert code == 0, err
+    assert ("skipped my-start, my-other-start: gpu.name: unknown GPU 'NVIDIA Foo 9000'; the record gives no total_gib "
+            "(add gpu.total_gib as vLLM logged it)") in text

@@ -277,3 +277,37 @@ def test_a_workload_upload_past_the_cap_gets_a_workloads_fix(client):
     r = client.post("/api/workload", content=body, headers={"content-type": "text/csv"})
     assert r.status_code == 413 and r.json()["field"] == "workload"
     assert "config.json" not in r.json()["fix"] and "kvplan simulate" in r.json()["fix"]  # was the config's fix
+
+
+@pytest.mark.parametrize("body, says", [
+    (b"", "is empty"),
+    (b"{bad\n", "line 1 is not JSON"),
+    (b"prompt_tokens,completion_tokens\n1,x\n", "has 'x' in completion_tokens"),
+])
+def test_an_upload_error_names_the_file_not_the_servers_folder(tmp_path, body, says):
+    # an empty workload upload answered '/tmp/kvplan-web-.../workloads/workload-e3b0c44298.csv is empty': the
+    # server's private upload folder, which the other upload errors (and the page) never show
+    c = TestClient(create_app(upload_dir=str(tmp_path / "up")), raise_server_exceptions=False)
+    r = c.post("/api/workload", content=body)
+    assert r.status_code == 400 and says in r.json()["message"], r.text
+    assert str(tmp_path) not in r.text and "workloads/" not in r.text and "workload-" in r.json()["message"]
+
+
+def test_a_plan_of_an_uploaded_config_names_the_upload_not_the_servers_folder(tmp_path):
+    c = TestClient(create_app(upload_dir=str(tmp_path / "up")), raise_server_exceptions=False)
+    config = json.loads((QWEN_CONFIG / "models.json").read_text())["Qwen/Qwen2.5-0.5B-Instruct"]["config"]
+    handle = c.post("/api/config", content=json.dumps(config)).json()["model"]
+    r = c.post("/api/plan", json={**BASE, "model": handle})
+    assert r.status_code == 200, r.text
+    assert r.json()["model_source"].startswith("upload: ") and str(tmp_path) not in r.text
+
+
+@pytest.mark.parametrize("body, says", [
+    ("not json", "not valid JSON (at character 0"),
+    ('{"model": "x"}trailing', "not valid JSON (at character 14"),
+    ("", "no request body"),
+])
+def test_a_body_that_is_not_json_is_an_error_of_the_body(client, body, says):
+    # the field was the character offset pydantic puts in loc ('0: JSON decode error'), which names no field
+    r = raw_post(client, "/api/plan", body)
+    assert r.status_code == 422 and r.json()["field"] == "body" and says in r.json()["message"], r.text

@@ -257,7 +257,14 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
     if g is not None:
         q = _try(p, gpu=g)
         if q:
-            fixes.append(Fix("a larger GPU", {"gpu": g.name}, _effect(q) + f" on {g.name} ({g.total_gib:.1f} GiB)", q.fits))
+            # a card about as large as this one that starts does so on what else differs: vllm serve's batch defaults
+            # by GPU (an A100 80GB beside an H100: 256 sequences and 2,048 tokens per step, not 1,024 and 8,192)
+            same_size = g.total_bytes <= 1.02 * p.gpu.total_bytes
+            other = [f"{name} {getattr(q.args, name):,}" for name in ("max_num_seqs", "max_num_batched_tokens")
+                     if getattr(q.args, name, None) != getattr(a, name, None) and getattr(q.args, name, None)]
+            why = f"; its defaults: {', '.join(other)}" if other else ""
+            fixes.append(Fix("another GPU" if same_size else "a larger GPU", {"gpu": g.name},
+                             _effect(q) + f" on {g.name} ({g.total_gib:.1f} GiB{why})", q.fits))
     return tuple(fixes)
 
 
@@ -392,6 +399,10 @@ def _effect(q: Plan | None) -> str:
         return "not possible with these flags"
     if q.failure == "load":
         return f"still does not load ({q.weights_bytes / 1024 ** 3:.2f} GiB of weights per rank on a {q.total_bytes / 1024 ** 3:.2f} GiB GPU)"
+    if not q.fits and q.failure not in (None, "memory"):
+        # refused by another check than the pool's (a hybrid's state blocks below max_num_seqs, a platform or
+        # architecture refusal, an allocation): its GiB for KV would read as too small a pool
+        return f"still does not start: {(q.error or q.failure).split('. ')[0].strip()}"
     if not q.fits and q.kv_cache_bytes <= 0:
         return f"still does not fit (no memory left for the KV cache: {-q.kv_cache_bytes / 1024 ** 3:.2f} GiB short)"
     if not q.fits:

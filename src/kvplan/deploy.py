@@ -26,13 +26,13 @@ import math
 import os
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from string import Template
 from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
-from kvplan.plan import check_env_name, parse_mm_limits, vllm_quant_method
+from kvplan.plan import check_env_name, parse_mm_limits, parse_speculative_config, vllm_quant_method
 from kvplan.resolve import is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
 from kvplan.versions import (check_serve_env, check_serve_flags, serve_entrypoint, serve_mm_limits, serve_quantization,
@@ -92,6 +92,15 @@ class ScaffoldSpec:
     # vLLM's own start with the weights already on the volume but a cold compile cache: the first start after the init
     # container's download (Kubernetes), which the startupProbe has to cover
     startup_first_from_volume: Optional[StartupPrediction] = None
+    # a drafter checkpoint --speculative-config names by Hub id (draft_model, eagle, eagle3): fetched beside the model
+    draft_model_id: Optional[str] = None
+    draft_revision: Optional[str] = None
+    draft_weights_bytes: int = 0
+
+    @property
+    def download_bytes(self) -> int:
+        """What a first start fetches (and the volume keeps): the checkpoint and its drafter's."""
+        return self.weights_bytes_total + self.draft_weights_bytes
 
     @property
     def gpus(self) -> int:
@@ -205,6 +214,19 @@ def check_served_name(name: str) -> str:
     return name
 
 
+def _speculative_comment(spec_config) -> str:
+    """serve.sh's note on --speculative-config: what it takes from the budget (the arithmetic is in the header above)."""
+    try:
+        kind = (parse_speculative_config(spec_config) or ("",))[0]
+    except InputError:
+        kind = ""
+    if kind == "ngram":  # plan._WEIGHTLESS_METHODS: ngram / suffix drafting proposes from the prompt
+        return "n-gram drafting: no drafter weights or KV layers; its CUDA graphs are in the arithmetic above"
+    if kind == "mtp":
+        return "the checkpoint's MTP layers: their weights and KV layers are in the arithmetic above"
+    return "the drafter's weights and KV layers are in the arithmetic above"
+
+
 def spec_from_plan(
     plan: Any,
     *,
@@ -316,7 +338,7 @@ def spec_from_plan(
     spec_config = _get(a, "speculative_config")  # given as JSON text or as a dict
     if spec_config:
         text = spec_config if isinstance(spec_config, str) else json.dumps(spec_config, separators=(",", ":"))
-        flags.append(Flag("--speculative-config", text, "drafter weights and KV layers are in the arithmetic below"))
+        flags.append(Flag("--speculative-config", text, _speculative_comment(spec_config)))
     comp_config = _get(a, "compilation_config")  # given as JSON text or as a dict
     if comp_config:
         text = comp_config if isinstance(comp_config, str) else json.dumps(comp_config, separators=(",", ":"))
@@ -397,13 +419,22 @@ def spec_from_plan(
     check_serve_flags([f.name for f in flags], version, {f.name: f.value for f in flags if f.value is not None})
     check_serve_env(env, version)
     eager = bool(_get(a, "enforce_eager", default=False))
+    draft_id, draft_revision, draft_bytes = hub_drafter(plan)
     w_gib = w_total / GIB
-    first = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager,
-                            compile_cache="cold", storage="cloud_block_ssd", download=not local_dir)
-    from_volume = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager,
-                                  compile_cache="cold", storage="cloud_block_ssd", download=False)
-    restart = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager,
-                              compile_cache="warm", storage="cloud_block_ssd", download=False)
+
+    def predict(compile_cache: str, download: bool) -> StartupPrediction:
+        pred = predict_startup(w_gib, tp, pipeline_parallel_size=pp, enforce_eager=eager, compile_cache=compile_cache,
+                               storage="cloud_block_ssd", download=download)
+        if not draft_bytes:
+            return pred
+        # the drafter's checkpoint is downloaded and loaded too: those two phases at the weights of both
+        both = predict_startup((w_total + draft_bytes) / GIB, tp, pipeline_parallel_size=pp, enforce_eager=eager,
+                               compile_cache=compile_cache, storage="cloud_block_ssd", download=download)
+        return replace(pred, download_s=both.download_s, load_s=both.load_s)
+
+    first = predict("cold", download=not local_dir)
+    from_volume = predict("cold", download=False)
+    restart = predict("warm", download=False)
     return ScaffoldSpec(
         model_id=model_id, revision=str(revision) if revision else None, served_model_name=name, port=port,
         vllm_version=str(plan.vllm_version), gpu_name=str(_get(g, "name", default="?")), gpu_total_bytes=total,
@@ -412,7 +443,28 @@ def spec_from_plan(
         vllm_log=tuple(_get(plan, "vllm_log", default=()) or ()), startup_first=first, startup_restart=restart,
         gpus_per_node=gpus_per_node, fits=bool(plan.fits), plan_error=_get(plan, "error"), data_parallel_size=dp,
         pooling=pooling, local_dir=str(local_dir) if local_dir else None, startup_first_from_volume=from_volume,
+        draft_model_id=draft_id, draft_revision=draft_revision, draft_weights_bytes=draft_bytes,
     )
+
+
+def hub_drafter(plan: Any) -> tuple[Optional[str], Optional[str], int]:
+    """(Hub id, revision, checkpoint bytes in all) of the drafter --speculative-config names by "model" (draft_model, eagle,
+    eagle3), as the plan resolved it; (None, None, 0) for MTP and n-gram drafting, which fetch nothing, and for a
+    drafter in a local folder, which the operator puts on the volume as the model's own folder."""
+    info = _get(plan, "speculative")
+    ref = info.get("draft_model") if isinstance(info, dict) else None
+    if not isinstance(ref, str) or not ref.strip() or ref.startswith((".", "/", "~", "\\")) or ref.endswith(".json") \
+            or Path(ref).expanduser().exists():
+        return None, None, 0
+    config = _get(_get(plan, "args"), "speculative_config")
+    try:
+        given = json.loads(config) if isinstance(config, str) else dict(config or {})
+    except (ValueError, TypeError):
+        given = {}
+    revision = given.get("revision") if isinstance(given.get("revision"), str) else None
+    # the plan counts the drafter per rank of the stage it runs on (the last; split over TP as the model is)
+    tp = int(_get(_get(plan, "args"), "tensor_parallel_size", default=1) or 1)
+    return ref.strip(), revision, int(info.get("draft_weights_bytes") or 0) * tp
 
 
 # ------------------------------------------------------------------------------ templates
@@ -731,7 +783,7 @@ def _yq(s: str) -> str:
 
 def _pvc_gib(spec: ScaffoldSpec) -> int:
     # weights + 50 % (a second revision during an upgrade) + 20 GiB for vLLM's compile cache.
-    return int(math.ceil(spec.weights_bytes_total / GIB * 1.5 + 20))
+    return int(math.ceil(spec.download_bytes / GIB * 1.5 + 20))
 
 
 def _k8s_files(spec: ScaffoldSpec) -> dict[str, str]:
@@ -752,7 +804,7 @@ spec:
   accessModes: ["{access}"]{access_note}
   resources:
     requests:
-      storage: {_pvc_gib(spec)}Gi   # weights {spec.weights_bytes_total / GIB:.1f} GiB x 1.5 + 20 GiB compile cache
+      storage: {_pvc_gib(spec)}Gi   # weights {spec.download_bytes / GIB:.1f} GiB{" (with the drafter's)" if spec.draft_weights_bytes else ""} x 1.5 + 20 GiB compile cache
 """
     files["k8s/service.yaml"] = f"""\
 apiVersion: v1
@@ -939,9 +991,12 @@ def _init_container(spec: ScaffoldSpec, image: str, env: str, mounts: str) -> st
     code = ("from huggingface_hub import snapshot_download; "
             f"snapshot_download({spec.model_id!r}, revision={(spec.revision or 'main')!r}, "
             f"allow_patterns={list(DOWNLOAD_PATTERNS)!r}, ignore_patterns={list(DOWNLOAD_IGNORE)!r})")
+    if spec.draft_model_id:  # the drafter --speculative-config names: vLLM would fetch it inside the probe's window
+        code += (f"; snapshot_download({spec.draft_model_id!r}, revision={(spec.draft_revision or 'main')!r}, "
+                 f"allow_patterns={list(DOWNLOAD_PATTERNS)!r}, ignore_patterns={list(DOWNLOAD_IGNORE)!r})")
     return f"""\
       initContainers:
-        # the first start's download ({spec.weights_bytes_total / GIB:.1f} GiB, ~{spec.startup_first.download_s:.0f} s predicted) runs here, with
+        # the first start's download ({spec.download_bytes / GIB:.1f} GiB, ~{spec.startup_first.download_s:.0f} s predicted) runs here, with
         # no probe; later pods find the files on the PVC and finish in seconds
         - name: download-weights
           image: {image}

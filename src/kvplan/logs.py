@@ -136,6 +136,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("block_size", "block size", r"(?:Setting kv cache block size to (?P<a>\d+)|Forcing kv cache block size to (?P<b>\d+)|Setting attention block size to (?P<c>\d+) tokens)", FIGURE, source=_MM),
     _sig("override_blocks", "num_gpu_blocks_override", r"Overriding num_gpu_blocks=(?P<computed>\d+) with num_gpu_blocks_override=(?P<override>\d+)", FIGURE, source=_MM),
     _sig("max_model_len", "using max model len", r"Using max model len (?P<len>\d+)", FIGURE, versions=">=0.8", source=_MM),
+    # the fused-MoE kernel's tuned-config file is named by the device ("Using configuration from ... for MoE layer." or
+    # "Using default MoE config. ... Config file not found at ..."): the only place many V1 logs name their GPU
+    _sig("moe_config_device", ",device_name=", r"E=\d+,N=\d+,device_name=(?P<device>[^,\s/\\]+?)(?:,[^/\\\s]*)?\.json", FIGURE,
+         source="vllm/model_executor/layers/fused_moe/fused_moe.py get_config_file_name (0.4.0, 0.8.5: the CUDA device name, "
+                "spaces as '_'; 0.29.0: spaces and '/' as '_', utils/platform_utils.py get_device_name_as_file_name, and "
+                "every H200 part as NVIDIA_H200)"),
     _sig("chunked_prefill", "chunked prefill is enabled with", r"Chunked prefill is enabled with max_num_batched_tokens=(?P<t>\d+)", FIGURE, source=_MM),
     _sig("encoder_budget", "encoder cache will be initialized", r"Encoder cache will be initialized with a budget of (?P<budget>\d+) tokens, and profiled with (?P<n>\d+) (?P<mod>\w+) items", FIGURE, source=_MM),
     _sig("cp_multiplier", "multiplying the gpu kv cache size", r"Multiplying the GPU KV cache size by the cp_world_size (?P<n>\d+)", FIGURE, versions=">=0.12", source="vllm/v1/core/kv_cache_utils.py"),
@@ -1829,6 +1835,7 @@ class StartupLog:
     command_args: Mapping[str, Any] = field(default_factory=dict)
     era: Optional[str] = None
     total_gib: Optional[float] = None
+    moe_device_name: Optional[str] = None  # the GPU as the fused-MoE config file names it ('NVIDIA_GeForce_RTX_3090')
     free_at_start_gib: Optional[float] = None
     requested_gib: Optional[float] = None
     gpu_memory_utilization: Optional[float] = None
@@ -2237,12 +2244,13 @@ _FIGURE_READS: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType({nam
                    "activation_peak_gib=act cudagraph_actual_gib=cg consumed_gib=consumed",
     "override_blocks": "overridden_gpu_blocks=computed num_gpu_blocks=override",
     "max_model_len": "max_model_len=len",
+    "moe_config_device": "moe_device_name=device",
     "chunked_prefill": "max_num_batched_tokens=t",
     "err_fit": "estimated_max_model_len=est kv_cache_gib=avail max_model_len=len",
     "err_v0_max_seq": "estimated_max_model_len=cap max_model_len=len",
     "err_free_memory": "free_at_start_gib=free total_gib=total gpu_memory_utilization=util requested_gib=req",
 }.items()})
-_TEXT_FIGURES = frozenset({"vllm_version", "loaded_model"})
+_TEXT_FIGURES = frozenset({"vllm_version", "loaded_model", "moe_device_name"})
 _INT_FIGURES = frozenset({"num_gpu_blocks", "num_cpu_blocks", "overridden_gpu_blocks", "kv_cache_tokens", "concurrency_len",
                           "max_model_len", "max_num_batched_tokens", "estimated_max_model_len"})
 _RANK_FIGURES = frozenset({"weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency",
@@ -2617,6 +2625,7 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
         command_args=MappingProxyType(dict(acc.command_args)),
         era=_era(acc, version),
         total_gib=v.get("total_gib"),
+        moe_device_name=v.get("moe_device_name"),
         free_at_start_gib=v.get("free_at_start_gib"),
         requested_gib=v.get("requested_gib"),
         gpu_memory_utilization=v.get("gpu_memory_utilization"),

@@ -528,6 +528,14 @@ def check_platform(facts: MachineFacts, req: Request) -> list[Finding]:
     return out
 
 
+def _drafter_bytes(plan) -> int:
+    """The drafter checkpoint's bytes in all (its per-rank weights over TP, as the plan counts them on the last
+    stage), which the HF cache holds beside the model's; 0 without one (MTP layers are in the model's own files)."""
+    from kvplan.deploy import hub_drafter
+
+    return hub_drafter(plan)[2]
+
+
 def check_cache(facts: MachineFacts, req: Request) -> list[Finding]:
     out = []
     free = facts.cache_free_bytes
@@ -679,7 +687,7 @@ def request_from_plan(plan: Any, flags_revision: Optional[str] = None) -> Reques
         quantization=getattr(args, "quantization", None),
         gpu_memory_utilization=float(args.gpu_memory_utilization),
         gpus_needed=tp * pp,
-        weights_bytes=int(getattr(model, "weights_bytes", 0) or plan.weights_bytes * tp * pp) or None,
+        weights_bytes=int((getattr(model, "weights_bytes", 0) or plan.weights_bytes * tp * pp) + _drafter_bytes(plan)) or None,
         model_id=getattr(model, "id", None),
         gated=getattr(model, "gated", None),
         # The user's own pin, not the commit the resolver happened to fetch.

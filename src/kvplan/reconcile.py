@@ -347,7 +347,14 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
             kwargs["vllm_version"] = inferred[0]
     if log.total_gib:
         kwargs["gpu_gib"] = log.total_gib
+    elif gpu_named_by_log(log):
+        kwargs["gpu"] = gpu_named_by_log(log)
     given = given_flags(flags)
+    if "max_model_len" in kwargs and "max_model_len" not in given and (log.max_model_len or log_sized_a_pool(log)):
+        # vLLM accepted the log's length ("Using max model len N" is printed after its check, and a pool is sized after
+        # it), so a length above the config's limit was allowed there (a rope_scaling / hf_overrides argument kvplan
+        # does not read, or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1): planned at it, as `kvplan validate` plans a record
+        kwargs["allow_long_max_model_len"] = True
     if "gpu" in given or "gpu_gb" in given:
         kwargs.pop("gpu_gib", None)
     kwargs.update(given)
@@ -357,6 +364,36 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
         # release takes it unset whenever flashinfer imports, 0.7-0.11.0, that is the same path: versions.py)
         kwargs["env"] = env + (("VLLM_USE_FLASHINFER_SAMPLER", "1"),)
     return kwargs
+
+
+def _longer_than_config(plan) -> Optional[tuple[int, int]]:
+    """(the plan's max_model_len, the model's limit) where the first is the longer, else None."""
+    from kvplan.resolve import context_limit
+
+    length, model = getattr(getattr(plan, "args", None), "max_model_len", None), getattr(plan, "model", None)
+    if not length or model is None or not hasattr(model, "raw_config"):
+        return None
+    limit = context_limit(model).tokens
+    return (length, limit) if limit and length > limit else None
+
+
+def gpu_named_by_log(log: StartupLog) -> Optional[str]:
+    """The catalog GPU the log's fused-MoE config file names (device_name=NVIDIA_GeForce_RTX_3090), where that name
+    resolves to one card without a guess (a name sold with several memory sizes does not); else None."""
+    if not log.moe_device_name:
+        return None
+    from kvplan.resolve import resolve_gpu
+
+    try:
+        gpu, assumptions = resolve_gpu(log.moe_device_name.replace("_", " "), detect=False)
+    except InputError:
+        return None
+    return None if assumptions else gpu.name
+
+
+def log_sized_a_pool(log: StartupLog) -> bool:
+    """Whether the log shows vLLM sizing its KV pool (a figure printed after the engine arguments were accepted)."""
+    return any(v is not None for v in (log.kv_cache_gib, log.num_gpu_blocks, log.kv_cache_tokens, log.max_concurrency))
 
 
 def model_key(name: str) -> str:
@@ -490,6 +527,30 @@ def unstated_plan_flags(log: StartupLog, kwargs: Mapping[str, Any]) -> tuple[str
     return tuple(missing)
 
 
+# how far a GPU's total (the catalog's, or --gpu-gib / --gpu-gb) may sit from the total the log printed before reconcile
+# says the log may come from another GPU: the catalog's totals are CUDA's to within about 1 % (driver reserves, ECC)
+GPU_TOTAL_MISMATCH = 0.03
+
+
+def gpu_total_mismatch(log: StartupLog, plan, given: Mapping[str, Any]) -> Optional[str]:
+    """A note where --gpu (or --gpu-gib / --gpu-gb) replaced the total memory the log printed with one more than
+    GPU_TOTAL_MISMATCH away: the budget, and so every gap, is then of another card than the log's."""
+    gpu = getattr(plan, "gpu", None)
+    if not log.total_gib or gpu is None or not {"gpu", "gpu_gib", "gpu_gb"} & set(given):
+        return None
+    planned = gpu.total_bytes / (1 << 30)
+    if abs(planned - log.total_gib) <= GPU_TOTAL_MISMATCH * log.total_gib:
+        return None
+    flag = "--gpu" if "gpu" in given else "--gpu-gib" if "gpu_gib" in given else "--gpu-gb"
+    return (f"the log's GPU has {log.total_gib:.2f} GiB in all, the {gpu.name} planned ({flag}) {planned:.2f} GiB: the "
+            f"log may come from another GPU, and the gaps then include the difference (drop {flag} to plan with the "
+            "log's own total)")
+
+
+# the words of plan_from_log's note on a log argument it dropped (the CLI qualifies an agreement with it)
+NOT_USABLE = "was not usable"
+
+
 def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: bool = True, fit=None):
     """The plan for `model` with the log's engine args (flags override). An argument read from
     the log that kvplan cannot model is dropped with a note rather than failing the run.
@@ -504,6 +565,9 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
                 "0.1.dev<commits>)" if untagged else "the log does not print its version")
     if version_unstated and "vllm_version" in kwargs:
         notes.append(f"{unstated}; {version_from_log_format(log)[1]}, planned with vLLM {kwargs['vllm_version']}")
+    if not log.total_gib and kwargs.get("gpu") and kwargs.get("gpu") == gpu_named_by_log(log) and "gpu" not in given_flags(flags):
+        notes.append(f"the log names its GPU only in its fused-MoE config file's name (device_name={log.moe_device_name}): "
+                     f"planned for {kwargs['gpu']} (pass --gpu if it is another card)")
     missing = unstated_plan_flags(log, kwargs)
     if "--tensor-parallel-size" in missing:
         ranks = log.worker_ranks_seen
@@ -519,7 +583,8 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
         here = detect_gpu()
         if here is None:
             raise InputError("--gpu", "the log prints neither its GPU nor the GPU's total memory (vLLM's 'total_gpu_memory="
-                             "...' or 'Free memory on device (x/y GiB)' lines), and no GPU is detected here",
+                             "...' or 'Free memory on device (x/y GiB)' lines, or a fused-MoE config file's device_name=...), "
+                             "and no GPU is detected here",
                              "give the GPU the log came from: --gpu NAME (e.g. --gpu H100) or --gpu-gib N")
         notes.append(f"the log does not say which GPU it ran on: planned for {here.name}, the GPU detected here "
                      "(pass --gpu if the log came from another machine)")
@@ -530,12 +595,20 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
         except InputError as exc:
             name = exc.field.lstrip("-").replace("-", "_")
             if name in kwargs and name not in given:
-                notes.append(f"the log's {name}={kwargs.pop(name)!r} was not usable ({exc.message}); planned with the default")
+                notes.append(f"the log's {name}={kwargs.pop(name)!r} {NOT_USABLE} ({exc.message}); planned with the default")
                 continue
             raise
         if version_unstated and "vllm_version" not in kwargs:
             notes.append(f"{unstated.replace('its version', 'its vLLM version')}; planned with vLLM "
                          f"{getattr(plan, 'vllm_version', None)}'s rules (pass --vllm-version)")
+        longer = _longer_than_config(plan) if kwargs.get("allow_long_max_model_len") else None
+        if longer:
+            notes.append(f"the log ran at max_model_len {longer[0]:,}, above the {longer[1]:,} its config allows (vLLM "
+                         "accepted it: a rope_scaling or hf_overrides argument, or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); "
+                         "planned at the log's length")
+        mismatch = gpu_total_mismatch(log, plan, given)
+        if mismatch:
+            notes.append(mismatch)
         return plan, notes
     raise InputError("MODEL", "could not build a plan from the log's arguments", "pass the flags explicitly")
 

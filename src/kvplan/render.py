@@ -198,20 +198,39 @@ def to_json(obj) -> str:
     return json.dumps(obj, indent=2, default=lambda o: o.__dict__ if hasattr(o, "__dict__") else str(o))
 
 
+def _sweep_value(v) -> str:
+    """A varied value as the sweep table shows it: a length or size with thousands separators, else as given."""
+    return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
+
+
+def sweep_errors(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
+    """The rows a sweep could not plan, each error once with the rows it concerns named by their varied values: the
+    whole message and its fix, which a table column would cut to a few characters a line."""
+    seen: dict[str, list[dict]] = {}
+    for r in rows:
+        if r.get("error_input"):
+            seen.setdefault(r["error_input"], []).append(r)
+    return [Text(f"error ({'; '.join(', '.join(f'{v}={_sweep_value(r[v])}' for v in varied) for r in rs)}): {e}",
+                 style="red") for e, rs in seen.items()]
+
+
 def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int = 0) -> Table:
     t = Table(title="kvplan sweep")
     for v in varied:
         t.add_column(v)
     for c in ("fits", "KV GiB", "tokens", "concurrency", "ratio"):
         t.add_column(c, justify="right")
-    planned = [r for r in rows[baseline_index:] if not r.get("error_input")]
-    base = planned[0]["max_concurrency"] if planned else 0  # the first row that planned (an error row has no number)
+    # the first row that planned with a pool: an error row has no number, and a row whose pool holds no request (a
+    # negative budget's 0x) is no base a ratio can be taken against, which left every ratio '—'
+    planned = [r for r in rows[baseline_index:] if not r.get("error_input") and r["max_concurrency"] > 0]
+    base = planned[0]["max_concurrency"] if planned else 0
     for r in rows:
-        if r.get("error_input"):
-            t.add_row(*[str(r[v]) for v in varied], "—", "—", "—", "—", Text(r["error_input"], style="red"))
+        if r.get("error_input"):  # the error itself is printed under the table (sweep_errors), whole
+            t.add_row(*[_sweep_value(r[v]) for v in varied], Text("error", style="red"), "—", "—", "—",
+                      Text("see below", style="red"))
             continue
         ratio = f"{r['max_concurrency'] / base:.2f}×" if base else "—"
-        t.add_row(*[f"{r[v]:,}" if isinstance(r[v], int) else str(r[v]) for v in varied],
+        t.add_row(*[_sweep_value(r[v]) for v in varied],
                   Text("yes" if r["fits"] else "no", style="green" if r["fits"] else "red"),
                   f"{r['kv_cache_bytes'] / GIB:.2f}", f"{r['kv_cache_tokens']:,}", f"{r['max_concurrency']:.2f}", ratio)
     return t

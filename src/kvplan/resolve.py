@@ -1028,6 +1028,14 @@ def _hub_error(exc: Exception, repo: str, revision: str | None) -> Exception:
         return UnknownModelError("model", f"{repo} was not found on the Hub",
                                  (f"nearest catalog ids: {', '.join(near)}" if near else "check the spelling (org/name)"))
     if isinstance(exc, (hf_errors.OfflineModeIsEnabled, hf_errors.LocalEntryNotFoundError)) or "offline" in str(exc).lower():
+        if revision and _catalog_lookup(repo) is not None:
+            # the catalog's copy of the config is of no commit, so a --revision sends even a catalog id to the Hub
+            # (resolve_model); "did you mean the catalog id" named the id given
+            return OfflineError(f"cannot reach the Hugging Face Hub for {repo} at revision {revision}, and the HF cache "
+                                "(HF_HOME) does not hold it; the catalog's copy of its config is not pinned to a commit, so "
+                                "it is not read for a --revision",
+                                "drop --revision to plan from the catalog's copy (then pin serve.sh's REVISION by hand), "
+                                "or fetch the revision once where the Hub answers: kvplan then reads the HF cache by itself")
         # a near miss of a catalog id (a typo of its name) is named first: offline, the catalog is what resolves
         near = difflib.get_close_matches(repo, catalog_ids(), n=1, cutoff=0.85)
         return OfflineError(f"cannot reach the Hugging Face Hub for {repo}, and the HF cache (HF_HOME) does not hold it",

@@ -171,7 +171,7 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
     bad combinations become rows with the error. `plans`, when given, collects the plans made (in row order, errors
     left out)."""
     from kvplan import api
-    from kvplan.errors import InputError
+    from kvplan.errors import HubError, InputError
     from kvplan.plan import site_calibration_dict
     from kvplan.resolve import resolve_model
 
@@ -189,7 +189,7 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
 
     names = [n for n, _ in varied]
     rows: list[dict] = []
-    errors: list[InputError] = []
+    errors: list[InputError | HubError] = []
     for combo in itertools.product(*[vals for _, vals in varied]):
         setting = dict(zip(names, combo))
         args_kw = dict(kw)
@@ -199,7 +199,7 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
         size = {"gpu_gib": gib, "gpu_gb": gb} if gpu == gpu_ref else {}  # a custom size belongs to --gpu, not a varied one
         try:
             p = api.fit(get_model(setting.get("model", model)), gpu, fixes=False, **size, **args_kw)
-        except InputError as exc:
+        except (InputError, HubError) as exc:  # a varied model the Hub cannot supply is that row's error, as a GPU's is
             row["error_input"] = str(exc)
             rows.append(row)
             errors.append(exc)
@@ -239,7 +239,7 @@ def sweep(
     $ kvplan sweep Qwen/Qwen3-8B --gpu L4 --vary kv_cache_dtype=auto,fp8 --csv
     """
     from kvplan.errors import InputError
-    from kvplan.render import csv_rows, plot_sweep, sweep_table, sweep_warnings, to_json
+    from kvplan.render import csv_rows, plot_sweep, sweep_errors, sweep_table, sweep_warnings, to_json
 
     if not vary:
         vary = ["max_model_len=2048,4096,16384,32768"]
@@ -258,7 +258,7 @@ def sweep(
         sys.stdout.write(csv_rows(rows, names + ["fits", "kv_cache_bytes", "kv_cache_tokens", "max_concurrency", "num_gpu_blocks", "error_input"]))
     else:
         console.print(sweep_table(rows, names))
-        for line in sweep_warnings(rows, names):
+        for line in sweep_errors(rows, names) + sweep_warnings(rows, names):
             console.print(line, soft_wrap=True)
     if plot:
         # the validated band of the first plan's model family and era, unless the sweep changes the model or the release

@@ -131,8 +131,13 @@ def render_reconciliation(result, plan=None) -> None:
     console.print(table)
     h, g = result.headline_gap, result.largest_gap
     if h and h.get("agrees"):
+        from kvplan.reconcile import NOT_USABLE
+
+        dropped = sum(NOT_USABLE in str(n) for n in result.notes)
         console.print(f"the plan agrees with the log: every compared figure within 0.5% (closest to the edge: {h['term']} "
-                      f"{_fmt(h['observed'], h['unit'])} logged vs {_fmt(h['predicted'], h['unit'])} planned)", highlight=False)
+                      f"{_fmt(h['observed'], h['unit'])} logged vs {_fmt(h['predicted'], h['unit'])} planned)"
+                      + (f", though the plan leaves out {dropped} of the log's arguments it could not use (notes below)"
+                         if dropped else ""), highlight=False)
     elif h:
         console.print(f"largest gap: [bold]{h['term']}[/] {_fmt(h['observed'], h['unit'])} logged vs {_fmt(h['predicted'], h['unit'])} "
                       f"planned ({h['relative']:.0%} off); likely cause: {h['likely_cause']}", highlight=False)

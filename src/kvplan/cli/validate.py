@@ -88,12 +88,24 @@ def validate(
                         colour = "green" if pred == obs else "red"
                     cells.append(f"[{colour}]{_fmt(pred)} / {_fmt(obs)}[/]")
             if r.skipped:
-                cells[-1] = f"[red]skipped: {r.skipped[:60]}[/]"
+                cells[-1] = "[red]skipped (below)[/]"
             t.add_row(*cells)
         console.print(t)
     console.print(summary_table(summary, seed, given_kv))
+    for line in skipped_lines(results):
+        console.print(line, style="red", soft_wrap=True, highlight=False, markup=False)
     if markdown:
         _write_markdown(markdown, summary_markdown(summary, seed, given_kv))
+
+
+def skipped_lines(results) -> list[str]:
+    """Why records were skipped, each reason once with the records it concerns: the summary's caption counts them
+    only, and a table cell cuts the reason (the field to fix and how) to a few words, or --no-rows drops it."""
+    reasons: dict[str, list[str]] = {}
+    for r in results:
+        if r.skipped:
+            reasons.setdefault(r.skipped, []).append(str(r.id))
+    return [f"skipped {', '.join(ids)}: {why}" for why, ids in reasons.items()]
 
 
 def _check_markdown_target(path: str) -> None:

@@ -134,10 +134,20 @@ def _status_for(exc: KvplanError) -> int:
     return 400
 
 
+def _without_upload_dir(request: Request, text: Optional[str]) -> Optional[str]:
+    """`text` with the server's upload folder taken off the paths of stored uploads ('/tmp/kvplan-web-x/workloads/
+    workload-e3.csv is empty' -> 'workload-e3.csv is empty'): an error about an upload names the file, never where
+    this server keeps it."""
+    root = getattr(request.app.state, "upload_root", None)
+    if not text or root is None:
+        return text
+    return re.sub(re.escape(str(root)) + r"[/\\](?:[^/\\\s'\"]+[/\\])*", "", text)
+
+
 def _on_kvplan_error(request: Request, exc: KvplanError) -> JSONResponse:
     field = getattr(exc, "field", None) or "request"
-    message = getattr(exc, "message", None) or str(exc)
-    fix = getattr(exc, "fix", None)
+    message = _without_upload_dir(request, getattr(exc, "message", None) or str(exc))
+    fix = _without_upload_dir(request, getattr(exc, "fix", None))
     if field in ("model", "--model"):
         fix = page_fix(fix)
     return JSONResponse(_error_body(field, message, fix), status_code=_status_for(exc))
@@ -156,7 +166,13 @@ def _on_validation_error(request: Request, exc: RequestValidationError) -> JSONR
     field = loc[0] if loc else "body"  # the request key, not the union member pydantic tried last
     kind = first.get("type", "")
     known = ", ".join(sorted(set(_FLAG_NAMES) | _REQUEST_ONLY))
-    if kind == "extra_forbidden":
+    if kind == "json_invalid":  # loc is ('body', character offset): the offset is no field
+        field = "body"
+        message = f"not valid JSON (at character {loc[0]}: {first.get('ctx', {}).get('error', 'decode error')})" if loc else "not valid JSON"
+        fix = "send a JSON object with the CLI's options in snake_case"
+    elif kind == "missing" and not loc:
+        message, fix = "no request body", "send a JSON object with the CLI's options in snake_case ({} plans the defaults)"
+    elif kind == "extra_forbidden":
         message, fix = "is not an option", f"known keys: {known}"
     elif kind in _PLAIN:
         given = first.get("input")
@@ -320,6 +336,8 @@ class Planner:
         model, flags, p, note = self.plan(req)
         band = uncertainty_band_of(p)
         d = plan_json(p, note, band)
+        if str(req.model or "").startswith("upload:"):  # the file uploaded, not where this server keeps it
+            d["model_source"] = f"upload: {Path(model).name}"
         d["verdict"] = verdict_text(p).plain
         d["budget_segments"] = [{"label": label, "bytes": b} for label, b in budget_segments(p)]
         d["model_max_model_len"] = context_limit(p.model).tokens
@@ -479,6 +497,7 @@ def create_app(*, upload_dir: Optional[str] = None, simulate_seconds: float = MA
     planner = Planner(root)
     sim_slots = threading.BoundedSemaphore(MAX_SIM_RUNNING)
     app.state.planner = planner
+    app.state.upload_root = root  # taken off the paths an error about an upload names (_without_upload_dir)
     app.add_exception_handler(KvplanError, _on_kvplan_error)
     app.add_exception_handler(RequestValidationError, _on_validation_error)
     app.add_exception_handler(Exception, _on_unexpected_error)
