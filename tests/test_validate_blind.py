@@ -134,8 +134,15 @@ def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
 # miss was Llama 4's shared expert, which kvplan did not count (weights.py, read in vLLM's llama4.py): with it the record
 # loads 52.90 GiB (logged 53.12) and its pool is +10.41 %, the seventy-six measure 0.92/7.51/13.81 (KV GiB), and the
 # bound is back at 14 %; the rest of its miss is non-torch memory at TP > 1 (2.17 GiB logged, kvplan 0.75).
-BOUNDS = [("weights_gib", 0.5, 2.0, 14.0), ("kv_cache_gib", 4.5, 8.0, 14.0), ("kv_cache_tokens", 4.5, 8.5, 67.0),
-          ("max_concurrency", 4.5, 10.0, 67.0)]
+# That rest is FlashInfer's all-reduce + RMSNorm fusion workspace, on by default from 0.17.0 at TP > 1 on Hopper and
+# Blackwell: three buffers per rank, each rounded up to the 512 MiB multicast granularity (plan.fi_allreduce_workspace_bytes,
+# read in vLLM's and flashinfer's code; the granularity checked on five other startups of the same sweep, now in
+# extra_records.jsonl, so the Llama-4-Scout and Mixtral records no longer test it blind). Charged, the six blind TP > 1
+# startups of 0.18-0.20 on H100/H200/B200 drop 1.50 GiB each (KV GiB +2.42/+1.07/+10.98/+1.16/+10.41/+6.16 % ->
+# -0.46/-0.59/+7.34/-0.02/+1.45/+0.89 %) and the seventy-six measure 0.58/5.06/13.81 (KV GiB), 0.59/6.68/66.21 (tokens),
+# 0.71/7.66/66.04 (concurrency); without those two records 0.56/5.57/13.81 (KV GiB, 68). The p90 bounds move down.
+BOUNDS = [("weights_gib", 0.5, 2.0, 14.0), ("kv_cache_gib", 4.5, 6.5, 14.0), ("kv_cache_tokens", 4.5, 7.5, 67.0),
+          ("max_concurrency", 4.5, 8.5, 67.0)]
 
 
 @pytest.mark.parametrize("figure, median, p90, worst", BOUNDS)

@@ -23,7 +23,7 @@ from pathlib import Path
 warnings.simplefilter("ignore")
 
 from kvplan.calibration import GIB  # noqa: E402
-from kvplan.plan import model_runner, term_features  # noqa: E402
+from kvplan.plan import fi_allreduce_workspace_bytes, model_runner, term_features  # noqa: E402
 from kvplan.validate import load_records, log_format_era, predict_record  # noqa: E402
 
 # V0 in two groups by how its non-torch memory is charged (docs/vllm-memory-model.md section 1.3): up to 0.6.4 from
@@ -73,6 +73,7 @@ def rows(records):
         a_s, term = profile_sampler_term(p.model, p.args, p.rules, coefficients_for(p.era), f.s)
         a_s_kernel = None if term == "fitted" else a_s
         out.append({"id": rec["id"], "era": p.era, "implied": implied, "requested": p.requested_bytes, "f": f,
+                    "fi_ws": fi_allreduce_workspace_bytes(p.model, p.gpu, p.args, p.rules)[0],
                     "nccl": p.rules.nccl_charged, "cg": cg, "why_not_fitted": _not_fitted(rec, p), "a_s_kernel": a_s_kernel})
     return out
 
@@ -81,11 +82,14 @@ def _computed_extras(p) -> float:
     """Memory kvplan computes rather than fits (the multimodal encoder pass, DeepSeek-V3.2's and -V4's sparse-attention
     buffers, model runner v2's sampler state where the budget counts it): taken out of the implied memory so that the
     fitted terms do not absorb it."""
-    from kvplan.plan import computed_profile_terms, measured_terms, mrv2_sampler_state_bytes
+    from kvplan.plan import computed_profile_terms, fi_allreduce_workspace_bytes, measured_terms, mrv2_sampler_state_bytes
 
     text = measured_terms(p.model, p.gpu, p.args, p.rules)["activation_peak"][0]
     return (sum(extra for _, extra, _ in computed_profile_terms(p.model, p.gpu, p.args, p.rules, text))
-            + mrv2_sampler_state_bytes(p.model, p.args, p.rules))
+            + mrv2_sampler_state_bytes(p.model, p.args, p.rules)
+            # FlashInfer's all-reduce fusion workspace (0.17+, TP > 1 on Hopper/Blackwell): its form is read from the
+            # code and its granularity checked on the startups that log their non-torch memory (fi_workspace_family)
+            + fi_allreduce_workspace_bytes(p.model, p.gpu, p.args, p.rules)[0])
 
 
 def _not_fitted(rec, p) -> str | None:
@@ -265,10 +269,36 @@ def integrated_before_0_20(root: Path) -> tuple[float, list[tuple[str, float]]]:
 
 def nvlink_tp_term(root: Path) -> tuple[float, list[tuple[str, float]]]:
     """The non-torch memory of TP > 1 over NVLink on Hopper or later, in every V1 release: the median of what the V1
-    startups with 2 such ranks (no NVLS) imply beyond their group's other terms (both record files)."""
+    startups with 2 such ranks (no NVLS) imply beyond their group's other terms (both record files). Startups that also
+    build FlashInfer's all-reduce fusion workspace (0.17+) are left to fi_workspace_family: that term's size is a step
+    of 512 MiB per buffer, so what they imply beyond it carries the step's rounding as well (0.17-0.34 GiB here)."""
     return _implied_beyond_other_terms(
-        root, lambda r: r["f"].nvlink_tp and not r["f"].nvls and not r["era"].startswith("V0") and not r["why_not_fitted"],
-        with_integrated=True)
+        root, lambda r: r["f"].nvlink_tp and not r["f"].nvls and not r["era"].startswith("V0") and not r["why_not_fitted"]
+        and not r["fi_ws"], with_integrated=True)
+
+
+def fi_workspace_family(root: Path) -> tuple[float, list[tuple[str, float]]]:
+    """FlashInfer's all-reduce + RMSNorm fusion workspace (plan.fi_allreduce_workspace_bytes): three buffers per rank,
+    each rounded up to the driver's recommended multicast granularity. That granularity is checked on the startups
+    that log their non-torch memory and build the workspace (both record files): each implies (logged non-torch - the
+    era's constant - the NVLink TP term) / 3 per buffer, and the power of two nearest the median is the granularity.
+    Returns (that granularity in bytes, [(record id, implied bytes per buffer)])."""
+    import math
+
+    from kvplan.calibration import coefficients_for
+    from kvplan.plan import fi_allreduce_workspace_bytes
+
+    each = []
+    for rid, p, f, _, nt in _logging(root, "non_torch_gib"):
+        ws, _ = fi_allreduce_workspace_bytes(p.model, p.gpu, p.args, p.rules)
+        if not ws or p.rules.fi_allreduce_workspace_alloc != "multicast":
+            continue
+        c = coefficients_for(p.era)
+        each.append((rid, (nt * GIB - c.n_const - (c.n_nvlink_tp if f.nvlink_tp else 0.0)) / 3))
+    if not each:
+        return 0.0, each
+    median = statistics.median(v for _, v in each)
+    return 2 ** round(math.log2(median)), each
 
 
 def records_fixing_coefficients(root: Path) -> set[str]:
@@ -281,6 +311,7 @@ def records_fixing_coefficients(root: Path) -> set[str]:
                 ids |= {i for i, _ in values}
     ids |= {i for i, _ in integrated_before_0_20(root)[1]}
     ids |= {i for i, _ in nvlink_tp_term(root)[1]}
+    ids |= {i for i, _ in fi_workspace_family(root)[1]}
     return ids
 
 
@@ -296,6 +327,14 @@ def main():
     print(f"## TP>1 over NVLink on Hopper or later (V1): {n_nvlink_tp / GIB:.2f} GiB, the median of "
           + ", ".join(f"{i[:45]} {v / GIB:+.2f}" for i, v in each))
     n_nvlink_tp = round(n_nvlink_tp / GIB * 20) / 20 * GIB
+    gran, each = fi_workspace_family(ROOT)
+    if each:
+        from kvplan.plan import FI_AR_MULTICAST_GRANULARITY
+        print(f"## FlashInfer all-reduce fusion workspace (0.17+, TP > 1 on Hopper/Blackwell NVSwitch): per buffer, the "
+              f"median of {len(each)} logged non-torch figures less the era's other terms, "
+              + ", ".join(f"{i[:45]} {v / 1024 ** 2:.0f} MiB" for i, v in each)
+              + f" -> granularity {gran / 1024 ** 2:.0f} MiB (plan.FI_AR_MULTICAST_GRANULARITY "
+              f"{FI_AR_MULTICAST_GRANULARITY / 1024 ** 2:.0f} MiB)")
     for r in rs:  # held fixed in the group fits below
         if r["f"].nvlink_tp and not r["era"].startswith("V0"):
             r["implied"] -= n_nvlink_tp

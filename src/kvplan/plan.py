@@ -2501,6 +2501,90 @@ def nvls_capable(gpu: GPUSpec) -> bool:
     return nvlink_tp_capable(gpu) and "bridge" not in ic and "c2c" not in ic.split(";")[0]
 
 
+# FlashInfer's all-reduce + RMSNorm fusion workspace (versions.py fi_allreduce_fusion): the largest input the fused
+# kernel takes, in MB per compute capability (major x 10 + minor) and TP size, as each table the pass reads
+# (compilation/passes/fusion/allreduce_rms_fusion.py FI_ALLREDUCE_FUSION_MAX_SIZE_MB; config/compilation.py
+# PassConfig.flashinfer_max_size: TP sizes outside the table build no workspace).
+_FI_AR_MAX_MB_017 = {90: {2: 64, 4: 2, 8: 0.5}, 100: {2: 64, 4: 32, 8: 1}}
+_FI_AR_MAX_MB_019 = {**_FI_AR_MAX_MB_017, 103: {2: 64, 4: 64, 8: 2}}
+_FI_AR_MAX_MB_026 = {90: _FI_AR_MAX_MB_017[90], 100: {**_FI_AR_MAX_MB_017[100], 16: 64}, 103: {**_FI_AR_MAX_MB_019[103], 16: 64}}
+FI_AR_FUSION_MAX_MB = {"0.17": _FI_AR_MAX_MB_017, "0.19": _FI_AR_MAX_MB_019, "0.26": _FI_AR_MAX_MB_026,
+                       "0.28": {**_FI_AR_MAX_MB_026, 107: {2: 64, 4: 64, 8: 2}}}
+# The multicast granularity the driver recommends on Hopper/Blackwell NVSwitch systems, which flashinfer's
+# SymmDeviceMemory rounds each buffer up to (flashinfer/comm/mnnvl.py _get_allocation_prop:
+# cuMulticastGetGranularity(CU_MULTICAST_GRANULARITY_RECOMMENDED)): 512 MiB, as the workspace addresses logged in
+# sgl-project/sglang PR #18341 (TP2, the same flashinfer allocator) show, each buffer 0x20000000 bytes past the last,
+# the 2 MiB flag buffer included. The llm-d-planner 0.19.0 H100 sweep agrees (tests/data/extra_records.jsonl,
+# calibration.py _FI_AR_WORKSPACE_RECORDS): TP2/TP4 startups log 2.06-2.21 GiB of non-torch
+# memory against 0.24-0.27 at TP1 and 0.54-0.55 at TP2 before 0.17, i.e. 1.4-1.6 GiB more, three such buffers.
+FI_AR_MULTICAST_GRANULARITY = 512 * 1024 ** 2
+_ALLOC_GRANULARITY = 2 * 1024 ** 2   # cuMemGetAllocationGranularity(RECOMMENDED) on these GPUs
+_FI_AR_BARRIER_FLAGS = 256           # flashinfer/comm/trtllm_ar.py BarrierFlagCount
+_FI_AR_MAX_COMM = 2147483647 & ~(_ALLOC_GRANULARITY - 1)  # trtllm_ar.py MAX_COMM_SIZE
+_SIGNAL_PAD = 2048                   # mnnvl.py SIGNAL_PAD_SIZE (torch's symmetric memory keeps a pad of its own)
+
+
+def _compiles(args: EngineArgs) -> bool:
+    """Whether vLLM compiles the model (and so runs its fusion passes): not with --enforce-eager (config/vllm.py sets
+    the compilation mode NONE, 0.19.0) nor with a --compilation-config whose mode (or level) is 0 / NONE."""
+    if args.enforce_eager:
+        return False
+    cfg = args.compilation_config
+    if isinstance(cfg, str):
+        try:
+            import json
+            cfg = json.loads(cfg)
+        except ValueError:
+            return True
+    if isinstance(cfg, dict):
+        mode = cfg.get("mode", cfg.get("level"))
+        if mode is not None and str(mode).upper() in ("0", "NONE"):
+            return False
+        passes = cfg.get("pass_config")
+        if isinstance(passes, dict) and passes.get("fuse_allreduce_rms") is False:
+            return False
+    return True
+
+
+def fi_allreduce_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[int, str]:
+    """Per rank: the workspace of FlashInfer's all-reduce + RMSNorm fusion pass, allocated outside torch's allocator
+    while the compile inside the profile run builds the pass, so vLLM counts it as non-torch memory (0 where the pass
+    is off). With its text.
+
+    The pass (compilation/passes/fusion/allreduce_rms_fusion.py AllReduceFusionPass.__init__, 0.19.0) sizes it for
+    T = min(max size / (hidden x dtype bytes), max_num_batched_tokens) tokens and asks flashinfer for the 'trtllm'
+    workspace (distributed/device_communicators/flashinfer_all_reduce.py get_fi_ar_workspace; the quantized patterns
+    reuse it), three buffers per rank (flashinfer/comm/trtllm_ar.py trtllm_create_ipc_workspace_for_all_reduce_fusion):
+    TP x T x hidden x 2 B, TP x 256 x 4 B of flags, and 3 Lamport buffers of TP x T x hidden x 2 B (4 B in float32),
+    each rounded up to the multicast granularity (SymmDeviceMemory) or the allocation granularity (torch's symmetric
+    memory), versions.py fi_allreduce_workspace_alloc. SymmDeviceMemory refuses a GPU without multicast support (no
+    NVSwitch), and vLLM then runs without the fusion."""
+    table = FI_AR_FUSION_MAX_MB.get(rules.fi_allreduce_fusion)
+    tp = args.tensor_parallel_size
+    cc = gpu.cc
+    if not table or tp <= 1 or gpu.vendor != "NVIDIA" or cc is None or not _compiles(args):
+        return 0, ""
+    if not (cc == (9, 0) or (cc == (10, 0) if rules.fi_allreduce_fusion == "0.17" else cc[0] == 10)):
+        return 0, ""
+    if rules.fi_allreduce_fusion_pp_dp_1 and ((args.pipeline_parallel_size or 1) > 1 or (args.data_parallel_size or 1) > 1):
+        return 0, ""
+    max_mb = table.get(cc[0] * 10 + cc[1], {}).get(tp)
+    multicast = rules.fi_allreduce_workspace_alloc == "multicast"
+    if max_mb is None or (multicast and not nvls_capable(gpu)):
+        return 0, ""
+    db = DTYPE_BYTES[args.dtype]
+    h = model.hidden_size
+    t = min(int(max_mb * 1024 ** 2) // (h * db), args.max_num_batched_tokens)
+    lamport_b = 4 if db == 4 else 2
+    sizes = (tp * t * h * 2, tp * _FI_AR_BARRIER_FLAGS * 4, 3 * min(tp * t * h * lamport_b, _FI_AR_MAX_COMM))
+    gran = FI_AR_MULTICAST_GRANULARITY if multicast else _ALLOC_GRANULARITY
+    total = sum(-(-(s + _SIGNAL_PAD) // gran) * gran for s in sizes)
+    how = (f"each rounded up to the {gran // 1024 ** 2} MiB multicast granularity" if multicast
+           else "torch symmetric memory, 2 MiB granularity")
+    return total, (f"FlashInfer all-reduce + RMSNorm fusion workspace (TP {tp}, T {t}: buffers of "
+                   + ", ".join(f"{s / 1024 ** 2:.1f}" for s in sizes) + f" MiB, {how})")
+
+
 def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> TermFeatures:
     tp = args.tensor_parallel_size
     db = DTYPE_BYTES[args.dtype]
@@ -2616,6 +2700,10 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         nt_formula += f" + {nvls_term / GIB:.2f} GiB NCCL NVLink SHARP buffers (TP>2 on an NVSwitch, charged in {rules.era})"
     if f.integrated_memory:
         nt_formula += f" + {c.n_integrated / GIB:.2f} GiB (integrated memory: CPU-side use counts as consumed)"
+    fi_ws, fi_text = fi_allreduce_workspace_bytes(model, gpu, args, rules)
+    if fi_ws:
+        nt += fi_ws
+        nt_formula += f" + {fi_ws / GIB:.2f} GiB {fi_text}"
     state = mrv2_sampler_state_bytes(model, args, rules)
     if state:
         nt += state

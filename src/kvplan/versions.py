@@ -179,6 +179,30 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # the 0.8-0.16 sampler coefficient measured. The profile's dummy sampler run has top-k and top-p set for every row
     # (gpu_model_runner.py _dummy_sampler_run), so it takes the Triton kernel whenever it samples 8 or more sequences.
     "topk_topp_triton": [((0, 0, 0), False), ((0, 17, 0), True)],
+    # FlashInfer's all-reduce + RMSNorm fusion, on by default from 0.17.0 at -O2 where TP > 1 on compute capability 9.0
+    # or 10.0 (0.17.0-0.18.0: current_platform.is_device_capability(100)) / any 10.x (0.19.0 on:
+    # is_device_capability_family(100)) with flashinfer installed (config/vllm.py enable_allreduce_rms_fusion, read in
+    # the 0.17.0, 0.18.0, 0.19.0, 0.20.0, 0.22.1, 0.26.0, 0.28.0, 0.29.0, 0.31.0 and 0.33.0 wheels; off at every level
+    # in 0.16.0). Its workspace is allocated when the compile pass is built, inside the profiled window, outside torch's
+    # allocator (plan.fi_allreduce_workspace_bytes). The value names the size table the pass reads
+    # (compilation/passes/fusion/allreduce_rms_fusion.py FI_ALLREDUCE_FUSION_MAX_SIZE_MB: 0.17.0/0.18.0 cc 9.0 and
+    # 10.0; 0.19.0 adds 10.3; 0.26.0 adds TP 16 (multi-node) on 10.x; 0.28.0 adds 10.7. 0.22.1 has the 0.19.0 table, so
+    # the 0.26 step lies in 0.23-0.26 and the 0.28 step in 0.27-0.28: the later wheel read is where it steps).
+    "fi_allreduce_fusion": [((0, 0, 0), ""), ((0, 17, 0), "0.17"), ((0, 19, 0), "0.19"), ((0, 26, 0), "0.26"),
+                            ((0, 28, 0), "0.28")],
+    # ... and only with PP = DP = 1 up to 0.20 (the 0.17.0-0.20.0 wheels' enable_allreduce_rms_fusion; the condition is
+    # gone in the 0.22.1 wheel; 0.21 not read, so the step is put at the later wheel read)
+    "fi_allreduce_fusion_pp_dp_1": [((0, 0, 0), True), ((0, 22, 0), False)],
+    # How flashinfer (the version each vLLM wheel pins) allocates that workspace: "multicast" = SymmDeviceMemory, each
+    # of its three buffers rounded up to the multicast granularity the driver recommends and refused without multicast
+    # support (flashinfer/comm/mnnvl.py SymmDeviceMemory._get_allocation_prop, trtllm_ar.py
+    # trtllm_create_ipc_workspace_for_all_reduce_fusion: flashinfer-python 0.6.4 (vLLM 0.17.0), 0.6.6 (0.18.0,
+    # 0.19.0), 0.6.8.post1 (0.20.0, 0.21.0), 0.6.16.post3 (0.27.0), 0.6.18.post1 (0.30.0), 0.7.2.post1 (0.33.0));
+    # "allocation" = torch's symmetric memory (flashinfer/comm/torch_symmetric_memory.py _alloc_symm_buffer_bytes,
+    # flashinfer-python 0.6.11.post2 (vLLM 0.22.0), 0.6.12 (0.23.0, 0.24.0), 0.6.13 (0.25.0), 0.6.14 (0.26.0)), whose
+    # allocator rounds to the allocation granularity only (pytorch torch/csrc/distributed/c10d/symm_mem/
+    # CUDASymmetricMemory.cu CUDASymmetricMemoryAllocator::alloc)
+    "fi_allreduce_workspace_alloc": [((0, 0, 0), "multicast"), ((0, 22, 0), "allocation"), ((0, 27, 0), "multicast")],
     "v0_long_context_chunked_skips": [((0, 0, 0), None), ((0, 5, 4), ("sliding", "speculative", "lora")),
                                       ((0, 6, 2), ("sliding", "speculative", "lora", "multimodal")),
                                       ((0, 6, 5), ("sliding", "speculative", "lora", "multimodal", "rocm")),
@@ -606,6 +630,9 @@ class VersionRules:
     mxfp4_hopper_backend: str
     flashinfer_sampler: str
     topk_topp_triton: bool
+    fi_allreduce_fusion: str
+    fi_allreduce_fusion_pp_dp_1: bool
+    fi_allreduce_workspace_alloc: str
     v0_capacity_per_stage: bool
     pp_remainder: str
     hybrid_prefix_caching_default: bool
