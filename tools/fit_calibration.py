@@ -161,8 +161,9 @@ def fit_group(rs, a_s_fixed=None, n_c_fixed=None, n_int_fixed=None):
 # sampler's logits dominate it (S x V_pad x 16 B above 3 x the forward live set): the peak is then a_sampler x S x V_pad
 # alone, with nothing else to share the residual. Read from the project's public records, the calibration file and
 # tests/data/extra_records.jsonl (every record with its source), per era group.
-PEAK_FILES = ("shared/data/vllm_logs/calibration.jsonl", "main/tests/data/extra_records.jsonl")
-ROOT = Path(__file__).resolve().parents[2]  # the folder holding shared/ and this checkout
+CHECKOUT = Path(__file__).resolve().parents[1]  # this checkout, whatever its folder is called (main, a worktree)
+ROOT = CHECKOUT.parent  # the folder holding shared/ and this checkout
+PEAK_FILES = ("shared/data/vllm_logs/calibration.jsonl", f"{CHECKOUT.name}/tests/data/extra_records.jsonl")
 # V1's sampler and its dummy run are the same code from 0.8 to 0.16 (the 0.10.2 and 0.14.1 startups log the same
 # bytes per logit), so those two groups share one sampler coefficient; 0.17 changed the profiled sampler path.
 SAMPLER_POOL = {"V1 0.9.1-0.10": "V1 0.8-0.16", "V1 0.8-0.9.0": "V1 0.8-0.16", "V1 0.11-0.17": "V1 0.8-0.16"}
