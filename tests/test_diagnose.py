@@ -266,15 +266,27 @@ def test_accuracy_on_blind_cases_from_new_threads():
     # reasons wrap onto the next lines (fail7) and CPU weight offloading refusing to rebuild the input batch (fail11).
     # All 285 rows: 263/285 and 239/285 before the fail14 fixes, 271/285 and 246/285 after them, 274/285 and 250/285 with
     # the signatures added after the held-out reading; no earlier row changed for the worse.
+    # The 15 'plfail-' rows are whole DEBUG-level logs (77-2,104 lines) of the failed starts of one vLLM 0.19.0 H100 sweep
+    # (llm-d-incubation/llm-d-planner @d3121e0, accuracy/results/v0.19.0/logs/*.FAILED.log), trimmed here to the lines
+    # that matter: a fine-grained Hub token without access to public gated repositories (six Gemma 2/3 runs), Gemma 4
+    # under 0.19.0's Transformers (<5), another process holding ~18 GiB of the pod's second GPU (three TP2/TP4 runs),
+    # data parallelism 2 in a pod given one GPU, --max-model-len 8192 for phi-2, the sampler warm-up's OOM after the
+    # CUDA graphs 0.19.0 does not count (two gpt-oss-20b runs), TP=5 against a 151,936-row vocabulary. Read whole, once,
+    # before any change: symptom 13/15, layer 13/15 (cause established 10/12, 10/12), none confidently wrong; not read:
+    # 'DP adjusted local rank 1 is out of bounds' and '151936 is not divisible by 5'. The long DEBUG logs did not hide
+    # the fatal line (every top finding quoted it), but harmless lines made findings beside it: the Hub look-up's
+    # LocalEntryNotFoundError read as offline mode at 0.85 (six rows), the MXFP4 oracle's DEBUG trial of backends read as
+    # a refusal at 0.8 (two rows), the executor's own SIGTERM to its workers read as a probe kill at 0.4 (three rows).
     established, every = _score(BLIND)
     print(f"\n  blind, established: {established}; all rows: {every}")
-    assert every["n"] >= 285
-    assert every["symptom"] / every["n"] >= 0.96  # 274/285; 263/285 before the fail14 fixes (262/273 after fail13's)
-    assert every["layer"] / every["n"] >= 0.87  # 250/285; 239/285 before (239/273 after fail13's: the hints name one of
-    # several owners)
-    assert established["symptom"] >= established["n"] - 2  # 122/124 (a bare KeyError on a weight name, held out; the
+    assert every["n"] >= 300
+    assert every["symptom"] >= 287  # 287/300 with the plfail rows' first reading; 274/285 before them, 263/285 before
+    # the fail14 fixes (262/273 after fail13's)
+    assert every["layer"] >= 263  # 263/300 with the plfail rows' first reading; 250/285 before them, 239/285 before the
+    # fail14 fixes (239/273 after fail13's: the hints name one of several owners)
+    assert established["symptom"] >= established["n"] - 4  # 132/136 with the plfail rows' first reading; 122/124 (a bare KeyError on a weight name, held out; the
     # TP=2 stall behind ACS/IOMMU without an error line); 120/124 before the fail14 fixes
-    assert established["layer"] >= established["n"] - 8  # 116/124: Ray with no GPU; pynvml, --device cpu and a renamed
+    assert established["layer"] >= established["n"] - 10  # 126/136 with the plfail rows' first reading; 116/124: Ray with no GPU; pynvml, --device cpu and a renamed
     # build behind a bare no-platform line; the held-out KeyError; the TPU's torch_xla behind the same line; an H100
     # image without its FP8 kernels behind a lone 'no kernel image' line; the ACS/IOMMU stall; 114/124 before
     assert every["confident_wrong"] == 0  # 5 before the fail5 fixes, 1 before the fail6 and fail7 fixes, 0 before fail8's
@@ -347,6 +359,9 @@ def test_accuracy_on_blind_cases_from_new_threads():
     _, held14 = _score([c for c in BLIND if c["id"].startswith("fail14-heldout-")])
     assert held14["n"] == 4 and held14["symptom"] == 4 and held14["layer"] == 4  # 1/4 and 0/4 before the fail14
     # fixes, 1/4 and 0/4 after them; 4/4 and 4/4 with the four signatures added after that reading
+    _, plfail = _score([c for c in BLIND if c["id"].startswith("plfail-")])
+    assert plfail["n"] == 15 and plfail["symptom"] >= 13 and plfail["layer"] >= 13  # 13/15 and 13/15 on first reading
+    assert plfail["confident_wrong"] == 0
 
 
 def test_blind_cases_are_in_the_cases_format_and_new():
