@@ -216,6 +216,12 @@ class _Draft:
                        round(min(self.confidence, 0.99), 2), self.decided_by, self.fatal, dict(self.details))
 
 
+# Lines that are a trial, not a refusal, at DEBUG level: the fused-MoE oracles (vllm/model_executor/layers/fused_moe/oracle/
+# fp8.py, mxfp4.py, nvfp4.py select_*_moe_backend, 0.19.0) log each backend they pass over with logger.debug_once while
+# choosing one automatically, and raise the same wording as a ValueError only for a backend that was asked for
+_DEBUG_TRIALS = frozenset({"moe_backend_unsupported"})
+
+
 def _drafts_from_hits(log: StartupLog) -> dict[str, _Draft]:
     """One draft per symptom: the strongest line sets the layer and texts; each extra
     distinct line that supports the same symptom adds a little confidence."""
@@ -223,6 +229,8 @@ def _drafts_from_hits(log: StartupLog) -> dict[str, _Draft]:
     for hit in log.hits:
         sig = SIGNATURES_BY_NAME[hit.signature]
         if not sig.symptom:
+            continue
+        if hit.signature in _DEBUG_TRIALS and hit.level == "DEBUG":
             continue
         groups = _enrich_groups(hit.groups)
         draft = drafts.get(sig.symptom)
@@ -534,6 +542,77 @@ def _decide_auth(draft: _Draft, log: StartupLog) -> None:
         draft.hits = draft.hits + list(log.hits_of("modelscope_env"))
 
 
+def _decide_hub_lookup_after_refusal(drafts: dict[str, _Draft]) -> None:
+    """huggingface_hub raises its 'An error happened while trying to locate the file on the Hub' from the failed request
+    (file_download.py _raise_on_head_call_error, 2.4.0): beside the Hub's refusal of a gated repository that line is the
+    same failure told again, not a second one."""
+    lookup = drafts.get("download_failed")
+    if lookup is not None and all(h.signature == "hub_lookup_failed" for h in lookup.hits):
+        del drafts["download_failed"]
+
+
+def _decide_parallel_divisibility(draft: _Draft, log: StartupLog) -> None:
+    """vLLM's ensure_divisibility assertion names two numbers and not what they are; the frame above it does: the
+    embedding's vocabulary split across tensor-parallel ranks (vocab_parallel_embedding.py
+    vocab_range_from_global_vocab_size -> distributed/utils.py divide, 0.19.0)."""
+    hit = next((h for h in draft.hits if h.signature == "parallel_not_divisible"), None)
+    if hit is None or max(draft.hits, key=lambda h: SIGNATURES_BY_NAME[h.signature].weight) is not hit:
+        return
+    if not log.has("vocab_shard_frame"):
+        return
+    rows, ranks = int(hit.groups["num"]), int(hit.groups["den"])
+    sizes = [n for n in range(1, 17) if rows % n == 0 and n != ranks]
+    draft.cause = (f"Tensor parallelism {ranks} must split the embedding's (padded) vocabulary of {rows:,} rows evenly across "
+                   f"its ranks, and {rows:,} is not a multiple of {ranks}; the model's heads can divide by it and still "
+                   "leave the vocabulary that does not.")
+    draft.fix = (f"Use a --tensor-parallel-size that divides the vocabulary (up to 16: {', '.join(map(str, sizes))}) and "
+                 "the attention and KV heads.")
+    draft.decided_by = "the assertion is raised from vocab_range_from_global_vocab_size (the vocabulary split across TP ranks)"
+    draft.hits = draft.hits + list(log.hits_of("vocab_shard_frame"))[:1]
+
+
+def _decide_sampler_after_uncounted_graphs(draft: _Draft, log: StartupLog) -> None:
+    """The sampler warm-up comes after the CUDA-graph capture (vllm/v1/worker/gpu_worker.py compile_or_warm_up_model,
+    0.19.0), and the memory profile already ran the sampler (gpu_model_runner.py profile_run). In 0.18-0.19 the
+    pool is sized without the CUDA-graph estimate unless VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1
+    (determine_available_memory), which such a start says ('CUDA graph memory profiling will be enabled by default'):
+    the graphs captured after the pool was allocated then come on top of the budget, and what they took is the part
+    of the headroom the warm-up did not find."""
+    sampler = next((h for h in draft.hits if h.signature == "err_sampler_oom"), None)
+    taken = log.cudagraph_taken_gib
+    if sampler is None or taken is None or not log.has("graph_future_default"):
+        return
+    graphs = [h for h in log.hits_of("graph_capture", "graph_actual") if h.line_number < sampler.line_number]
+    if not graphs:
+        return
+    n = sampler.groups.get("n") or "?"
+    draft.cause = (f"The sampler warm-up with {n} dummy requests ran out of memory after the CUDA graphs were captured: "
+                   "this release sized the KV cache without its CUDA-graph estimate (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS "
+                   f"off, the 0.18-0.19 default), so the {taken:.2f} GiB the graphs took came on top of the budget and left "
+                   "the warm-up too little.")
+    util, total = log.gpu_memory_utilization, log.total_gib
+    lower = ""
+    if util and total:
+        lower = f" to {math.floor((util - taken / total) * 100) / 100:.2f} or less"
+    draft.fix = (f"Lower --gpu-memory-utilization by the graphs' share{lower}, or set "
+                 "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 so the pool leaves room for them; a lower --max-num-seqs "
+                 "shrinks the warm-up.")
+    draft.decided_by = f"the CUDA graphs ({taken:.2f} GiB) were captured before the warm-up, outside the budget"
+    draft.hits = draft.hits + graphs[:1] + list(log.hits_of("graph_future_default"))[:1]
+
+
+def _teardown_sigterm(drafts: dict[str, _Draft], log: StartupLog) -> bool:
+    """A worker's 'handling signal 15' after another failure is vLLM's own teardown: the executor sends SIGTERM to its
+    workers when one of them fails (vllm/v1/executor/multiproc_executor.py _ensure_worker_termination, and worker_main's
+    'The parent sends a SIGTERM to all worker processes if any worker dies', 0.19.0), not a probe."""
+    kill = drafts["k8s_probe_kill"]
+    if not all(h.signature == "sigterm" for h in kill.hits):
+        return False
+    first = min(h.line_number for h in kill.hits)
+    return any(d.fatal and min(h.line_number for h in d.hits) < first
+               for name, d in drafts.items() if name != "k8s_probe_kill" and d.hits)
+
+
 # Lines that are evidence of a failed multi-GPU/shared-memory set-up on their own, wherever they are in the log.
 _HANG_EVIDENCE = frozenset({"nccl_timeout", "nccl_shm", "ray_shm_request", "bus_error", "gloo_full_mesh", "ray_node_no_gpu",
                             "ray_driver_without_gpu", "ray_node_unknown", "oneccl_exception", "ray_version_mismatch",
@@ -735,6 +814,9 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     _decide_weights_format(drafts, log)
     if "gated_repo_auth" in drafts:
         _decide_auth(drafts["gated_repo_auth"], log)
+        _decide_hub_lookup_after_refusal(drafts)
+    if "invalid_engine_flags" in drafts:
+        _decide_parallel_divisibility(drafts["invalid_engine_flags"], log)
     if "gpu_not_detected_in_container" in drafts:
         _decide_no_gpu(drafts["gpu_not_detected_in_container"], log)
         _decide_lone_platform_line(drafts["gpu_not_detected_in_container"])
@@ -747,6 +829,8 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     _decide_oom_at_kv_allocation(drafts, log)
     if "no_cache_blocks" in drafts:
         _decide_cudagraph_estimate(drafts["no_cache_blocks"], log)
+    if "oom_graph_capture_or_profiling" in drafts:
+        _decide_sampler_after_uncounted_graphs(drafts["oom_graph_capture_or_profiling"], log)
     if "free_memory_below_utilization" in drafts:
         _decide_free_memory(drafts["free_memory_below_utilization"], log)
     if "attention_backend_fallback" in drafts:
@@ -761,6 +845,8 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
             interrupted.fatal = False
             interrupted.confidence = min(interrupted.confidence, 0.4)
             interrupted.decided_by = "another failure came first: the interrupt stopped a start that had failed or hung"
+    if "k8s_probe_kill" in drafts and _teardown_sigterm(drafts, log):
+        del drafts["k8s_probe_kill"]
     if "k8s_probe_kill" in drafts:
         if log.started and not drafts["k8s_probe_kill"].fatal:
             del drafts["k8s_probe_kill"]

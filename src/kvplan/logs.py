@@ -755,6 +755,14 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The model repository is gated: your Hugging Face account has not been granted access, or no token was sent.",
          fix="Accept the model's licence on its Hub page with the account whose HF_TOKEN vLLM uses, then set HF_TOKEN.",
          source="huggingface_hub GatedRepoError"),
+    # the Hub's own 403 text for a fine-grained token that lacks the permission to read public gated repositories;
+    # huggingface_hub's hf_raise_for_status (utils/_http.py) appends the server's message to its HfHubHTTPError
+    # (fine-grained tokens: https://huggingface.co/docs/hub/security-tokens)
+    _sig("hf_fine_grained_gated", "fine-grained token settings", r"enable access to public gated repositories in your fine-grained token settings", ERROR,
+         symptom="gated_repo_auth", layer="model_weights", weight=0.9, fatal=True,
+         cause="The Hub refused the gated repository to the token that was sent: it is a fine-grained token without the permission to read public gated repositories (the Hub's 403 says so), whether or not its account accepted the model's licence.",
+         fix="In the token's settings (huggingface.co/settings/tokens) enable read access to public gated repositories, or use a read token, of an account that accepted the model's licence; then update the secret or HF_TOKEN vLLM reads.",
+         source="Hugging Face Hub 403 message, appended by huggingface_hub utils/_http.py hf_raise_for_status; https://huggingface.co/docs/hub/security-tokens"),
     _sig("hf_not_logged_in", "please log in|must be authenticated|be authenticated to access it",
          r"(?:You must be authenticated to access it|be authenticated to access it\. Please log in)", ERROR,
          symptom="gated_repo_auth", layer="client_code", weight=0.88, fatal=True,
@@ -990,11 +998,21 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="vLLM found no weight files of the format it looks for at {path}: the download is incomplete or the path is not the model's directory (or --load-format names a format the checkpoint does not have).",
          fix="Check the directory holds the *.safetensors (or *.bin) shards and download them again if not; leave --load-format at auto.",
          source="vllm/model_executor/model_loader/loader.py DefaultModelLoader._prepare_weights; https://github.com/vllm-project/vllm/issues/3329"),
-    _sig("weights_not_cached_offline", "outgoing traffic has been disabled|cannot find the requested files in the", r"(?:LocalEntryNotFoundError|OfflineModeIsEnabled)[^\n]*|Cannot find the requested files in the (?:disk|local) cache and outgoing traffic has been disabled", ERROR,
+    # huggingface_hub file_download.py _raise_on_head_call_error (2.4.0): with local_files_only (offline) a missing file
+    # raises "Cannot find the requested files in the disk cache and outgoing traffic has been disabled"; a HEAD request
+    # that failed for another reason than a 401, a missing or a gated repository (a connection failure, an outage, an
+    # HTTP error such as a 403) raises "An error happened while trying to locate the file on the Hub and we cannot find
+    # the requested files in the local cache" from that error: the Hub was asked, not switched off
+    _sig("weights_not_cached_offline", "outgoing traffic has been disabled|cannot find the requested files in the", r"(?:LocalEntryNotFoundError|OfflineModeIsEnabled)(?![^\n]*An error happened while trying to locate the file on the Hub)[^\n]*|Cannot find the requested files in the (?:disk|local) cache and outgoing traffic has been disabled", ERROR,
          symptom="weights_not_cached", layer="model_weights", weight=0.85, fatal=True,
          cause="The Hub is switched off (HF_HUB_OFFLINE=1 or local_files_only) and the model's files are not in the cache at HF_HOME, so nothing can be loaded.",
          fix="Download the pinned revision into the persistent HF_HOME volume first (huggingface-cli download MODEL --revision SHA), or point the server at the same HF_HOME the download used.",
          source="huggingface_hub LocalEntryNotFoundError"),
+    _sig("hub_lookup_failed", "error happened while trying to locate the file on the hub", r"An error happened while trying to locate the file on the Hub and we cannot find the requested files in the local cache", ERROR,
+         symptom="download_failed", layer="container_environment", weight=0.6, fatal=True,
+         cause="A file of the model was asked of the Hugging Face Hub and the request failed (not as a 401, a missing or a gated repository, which are raised as they are), and it is not in the local cache: a connection failure (no egress, proxy, DNS), a Hub outage, or an HTTP error such as a 403; the error chained above this line names which. Offline mode reads otherwise.",
+         fix="Read the error above this line (its HTTP status or connection error); check that the container reaches huggingface.co (egress, HTTPS_PROXY, HF_ENDPOINT), or download the model into HF_HOME beforehand.",
+         source="huggingface_hub file_download.py _raise_on_head_call_error (2.4.0)"),
     _sig("torch_without_cuda", "torch not compiled with cuda enabled", r"Torch not compiled with CUDA enabled", ERROR,
          symptom="gpu_not_detected_in_container", layer="pytorch_wheel", weight=0.85, fatal=True,
          cause="The installed PyTorch is a CPU-only build, so no CUDA device exists for vLLM, whatever the driver.",
@@ -1325,6 +1343,25 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The engine needs {world} GPUs and this node shows {gpus}, and no executor backend was named: since 0.11.1 vLLM no longer switches to Ray by itself, so a start across nodes needs --distributed-executor-backend ray (or --nnodes with multiprocessing); on one node, fewer GPUs are visible than expected (CUDA_VISIBLE_DEVICES, the container's device list).",
          fix="For several nodes, start with --distributed-executor-backend ray on a formed Ray cluster (or --nnodes/--node-rank with the mp backend, 0.13+); on one node, check nvidia-smi and CUDA_VISIBLE_DEVICES inside the container, or lower --tensor-parallel-size to {gpus}.",
          versions=">=0.11.1", source="vllm/config/parallel.py ParallelConfig.__post_init__ (0.11.1, 0.11.2, 0.12.0; 0.13.0, 0.14.1, 0.19.0, 0.33.0 'World size ... in this node')"),
+    # vllm/v1/worker/gpu_worker.py Worker.init_device (0.19.0): on one node with the mp executor each data-parallel
+    # engine's worker takes device index TP rank + DP local rank x TP x PP and asserts it is below
+    # torch.accelerator.device_count(): "DP adjusted local rank N is out of bounds." A start whose DP x TP x PP is more
+    # than the GPUs this node or container shows.
+    _sig("dp_local_rank_out_of_bounds", "dp adjusted local rank", r"DP adjusted local rank (?P<rank>\d+) is out of bounds", ERROR,
+         symptom="invalid_engine_flags", layer="container_environment", weight=0.8, fatal=True,
+         cause="A data-parallel engine's worker needs GPU index {rank} (DP local rank x TP x PP + its TP rank), and this node or container shows fewer GPUs: --data-parallel-size x --tensor-parallel-size x --pipeline-parallel-size is more than the GPUs visible (a pod or container given fewer GPUs than that product, or CUDA_VISIBLE_DEVICES).",
+         fix="Give the container DP x TP x PP GPUs (Kubernetes resources nvidia.com/gpu, docker --gpus, CUDA_VISIBLE_DEVICES) or lower --data-parallel-size to what it shows.",
+         versions="0.19.0 (read)", source="vllm/v1/worker/gpu_worker.py Worker.init_device (0.19.0)"),
+    # vllm/distributed/utils.py ensure_divisibility (0.19.0): `assert numerator % denominator == 0, "{} is not divisible
+    # by {}"`, called through divide() wherever a tensor- or pipeline-parallel size splits a model dimension (the
+    # embedding's vocabulary in vocab_parallel_embedding.py vocab_range_from_global_vocab_size, heads, MLP widths)
+    _sig("parallel_not_divisible", "is not divisible by", r"AssertionError: (?P<num>\d+) is not divisible by (?P<den>\d+)\s*$", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.7, fatal=True,
+         cause="A dimension of the model ({num}) must split evenly across {den} parallel ranks and does not: the parallel size {den} does not divide it.",
+         fix="Use a tensor/pipeline-parallel size that divides the model's dimensions (heads, KV heads, vocabulary, MLP width); powers of two usually do.",
+         source="vllm/distributed/utils.py ensure_divisibility (0.19.0)"),
+    _sig("vocab_shard_frame", "vocab_range_from_global_vocab_size", r"in vocab_range_from_global_vocab_size", CONTEXT,
+         source="vllm/model_executor/layers/vocab_parallel_embedding.py vocab_range_from_global_vocab_size (0.19.0)"),
     # PyTorch's dispatcher (aten/src/ATen/core/dispatch/OperatorEntry.cpp OperatorEntry::reportError): "Could not run
     # '<op>' with arguments from the '<key>' backend." For an operator of vLLM's own extensions (_C::, _moe_C::,
     # _rocm_C::) the installed vLLM build registered no kernel of it for this device: the build's, not the model's.
@@ -1588,7 +1625,9 @@ _ERROR_WORDS = ("error", "critical", "fatal", "traceback", "exception", "fail", 
 # the lines `unrecognised` is there to show.
 _NOT_A_FIGURE = re.compile(
     r"Avg prompt throughput: [\d.]+ tokens/s|Capturing CUDA graphs?\b.*\d+%\||^Registering \d+ cuda graph addresses|"
-    r"^Cudagraph is disabled under eager mode")
+    r"^Cudagraph is disabled under eager mode|"
+    # one DEBUG line per captured size (vllm/compilation/cuda_graph.py CUDAGraphWrapper.__call__, 0.19.0)
+    r"^Capturing a cudagraph on \(")
 
 
 def looks_memory_related(message: str, lowered: str) -> bool:
