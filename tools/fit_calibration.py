@@ -110,7 +110,7 @@ def _not_fitted(rec, p) -> str | None:
 
 def model(r, a_s, n_c, n_tp, n_int, g_c, g_p, n_nvls=0.0):
     f = r["f"]
-    act = max(f.forward_bytes + f.moe_bytes, (r["a_s_kernel"] or a_s) * f.sampler_elements)
+    act = max(f.forward_bytes + f.moe_bytes, (r["a_s_kernel"] or a_s) * f.sampler_elements) + f.moe_workspace_bytes
     nt = n_c + (n_tp if f.tp_gt_1 and r["nccl"] else 0) + (n_int if f.integrated_memory else 0) + (n_nvls if f.nvls and r["nccl"] else 0)
     cg = (g_c + g_p * f.graph_layer_sizes) if r["cg"] and f.n_sizes else 0
     return act + nt + cg

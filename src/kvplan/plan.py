@@ -2486,6 +2486,8 @@ class TermFeatures:
     nvls: bool = False          # NCCL's NVLink SHARP buffers: Hopper-or-later GPUs on an NVSwitch, more than 2 TP ranks
     nvlink_tp: bool = False     # TP > 1 over NVLink on Hopper or later (cc 9.x/10.x)
     graphs: CudaGraphPlan | None = None  # the mode, capture sizes and drafter graphs behind n_sizes
+    moe_workspace_bytes: float = 0.0  # the persistent fused-MoE workspace (rules moe_workspace_persistent), held under
+                                      # the sampler too; moe_bytes is 0 where it is set
 
 
 def nvlink_tp_capable(gpu: GPUSpec) -> bool:
@@ -2603,17 +2605,47 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
             m = min(m, rules.fused_moe_chunk_tokens)
         width = model.moe_intermediate_size if args.enable_expert_parallel else model.moe_intermediate_size / (tp * dp)
         fwd, moe = 0.0, m * model.num_experts_per_tok * db * (3 * width + h)
+        workspace = moe_workspace_bytes(model, args, rules, t * dp, width) if rules.moe_workspace_persistent else 0.0
+        if workspace:
+            moe = 0.0
     else:
-        fwd, moe = t * db * (2 * h + 3 * model.intermediate_size / tp), 0.0
+        fwd, moe, workspace = t * db * (2 * h + 3 * model.intermediate_size / tp), 0.0, 0.0
     graphs = cudagraph_plan(model, gpu, args, rules)
     n_sizes = len(graphs.sizes)
     n_layers = len([l for l in model.layers if l.kind != "none"])
-    return TermFeatures(forward_bytes=fwd, moe_bytes=moe, sampler_elements=0.0 if model.is_pooling else float(s * v_pad),
+    return TermFeatures(forward_bytes=fwd, moe_bytes=moe, moe_workspace_bytes=workspace, sampler_elements=0.0 if model.is_pooling else float(s * v_pad),
                         tp_gt_1=tp > 1, graph_layer_sizes=float(n_layers * n_sizes + graphs.drafter_layers * graphs.drafter_graphs),
                         graphs=graphs,
                         integrated_memory=(gpu.compute_capability in INTEGRATED_MEMORY_CC), t=t, s=s, v_pad=v_pad,
                         n_layers=n_layers, n_sizes=n_sizes, nvls=tp > 2 and nvls_capable(gpu),
                         nvlink_tp=tp > 1 and nvlink_tp_capable(gpu))
+
+
+def moe_workspace_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, m_full: int, width: float) -> float:
+    """The fused-MoE workspace an unquantized MoE model keeps from its profile run on (rules moe_workspace_persistent):
+    TritonExperts.workspace_shapes (fused_moe.py 0.14.0-0.19.0, experts/triton_moe.py 0.33.0) asks for workspace13
+    (M, top-k, max(N / 2, K)) and workspace2 (M, top-k, max(N, K)) in the activation dtype, N = 2 x the expert's
+    intermediate width on the rank (w13's rows, SiLU-and-mul halving it), K = hidden; FusedMoEModularKernel
+    ._allocate_buffers shares workspace13 with the output (M, K) in one chunk, gets both from the worker's
+    WorkspaceManager, each rounded up to 256 B (v1/worker/workspace.py get_simultaneous), and with several chunks
+    (M above VLLM_FUSED_MOE_CHUNK_SIZE, rules fused_moe_chunk_tokens) sizes the two for one chunk beside the whole
+    output. 0 where another kernel runs the experts (a quantized checkpoint's: FP8, Marlin, MXFP4, NVFP4 backends
+    size their own)."""
+    if model.quant is not None or args.dtype not in ("bfloat16", "float16") or not model.num_experts_per_tok:
+        return 0.0
+    db = DTYPE_BYTES[args.dtype]
+    k, h, n_half = model.num_experts_per_tok, model.hidden_size, int(width)
+    chunk = rules.fused_moe_chunk_tokens
+    m = min(m_full, chunk) if chunk else m_full
+
+    def r256(x: float) -> int:
+        return -(-int(x) // 256) * 256
+
+    ws13 = m * k * max(n_half, h) * db
+    ws2 = m * k * max(2 * n_half, h) * db
+    if m == m_full:
+        return float(r256(max(ws13, m_full * h * db)) + r256(ws2))
+    return float(r256(ws13) + r256(ws2) + r256(m_full * h * db))
 
 
 def _pipeline_stage_pool(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups, w: RankWeights,
@@ -2680,15 +2712,19 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     # the forward's live set and the sampler's logits are not alive at once: the peak is the larger
     forward = c.a_forward * f.forward_bytes + c.a_moe * f.moe_bytes
     a_sampler, sampler = profile_sampler_term(model, args, rules, c, f.s)
-    act = max(forward, a_sampler * f.sampler_elements) + c.a_const
-    act_formula = "max(" + (f"{c.a_forward:g} x T({f.t}) x {db} B x (2 x {h} + 3 x {model.intermediate_size}/{tp})" if not model.is_moe else
+    ws = f.moe_workspace_bytes  # held from the forward through the sampler run: beside the larger of the two
+    act = max(forward, a_sampler * f.sampler_elements) + c.a_const + ws
+    act_formula = "max(" + (f"{c.a_forward:g} x T({f.t}) x {db} B x (2 x {h} + 3 x {model.intermediate_size}/{tp})" if not model.is_moe
+                            else "0" if ws else
                             f"{c.a_moe:g} x T({f.t}) x top-k({model.num_experts_per_tok}) x {db} B x (3 x {model.moe_intermediate_size}/{tp} + {h})")
     act_formula += (f", {a_sampler:.3g} B x S({f.s}) x V_pad({f.v_pad})"
                     + (" model runner v2: " + ("model-dtype logits + their fp32 copy" if rules.mrv2_profile_sampler == "fp32_copy"
                                                else "model-dtype logits, no top-k/top-p") if sampler == "mrv2"
                        else " FlashInfer top-k/top-p" if sampler == "flashinfer" and a_sampler != c.a_sampler
                        else " Triton top-k/top-p" if sampler == "triton" and a_sampler != c.a_sampler else "") + ")"
-                    + (f" + {c.a_const / GIB:.2f} GiB" if c.a_const else ""))
+                    + (f" + {c.a_const / GIB:.2f} GiB" if c.a_const else "")
+                    + (f" + {ws / GIB:.2f} GiB fused-MoE workspace kept from the forward (T({f.t}) x top-k("
+                       f"{model.num_experts_per_tok}) x {db} B x (max(I_e, H) + max(2 I_e, H)), WorkspaceManager)" if ws else ""))
     tp_term = c.n_tp if f.tp_gt_1 and rules.nccl_charged else 0.0
     nvls_term = c.n_nvls if f.nvls and rules.nccl_charged else 0.0
     nvlink_term = c.n_nvlink_tp if f.nvlink_tp else 0.0
@@ -2746,7 +2782,7 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                           "decode graphs x 1 MiB")
     return {
         # the peak of a rank that runs no sampler (a pipeline stage before the last: profile_run samples on the last rank)
-        "activation_no_sampler": (int(forward + c.a_const), "", c.source),
+        "activation_no_sampler": (int(forward + c.a_const + ws), "", c.source),
         "activation_peak": (int(act), act_formula, c.source),
         "non_torch": (int(nt), nt_formula, c.source),
         # a rank before the last pipeline stage builds no sampler, so it holds no sampler state

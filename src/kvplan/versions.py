@@ -149,6 +149,14 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # Tokens one fused-MoE call sizes its caches for (fused_moe.py fused_experts_impl "M = min(num_tokens, CHUNK_SIZE)"):
     # VLLM_FUSED_MOE_CHUNK_SIZE 32768 up to 0.11, 16384 in 0.12-0.17; from 0.18 "M = num_tokens" (0 = no cap).
     "fused_moe_chunk_tokens": [((0, 0, 0), 32768), ((0, 12, 0), 16384), ((0, 18, 0), 0)],
+    # Unquantized fused-MoE layers take their caches from the worker's persistent WorkspaceManager from 0.14.0: the
+    # CUDA path builds a FusedMoEModularKernel of TritonExperts (unquantized_fused_moe_method.py 0.14.0;
+    # oracle/unquantized.py make_unquantized_moe_kernel 0.16.0-0.33.0), whose _allocate_buffers gets workspace13 and
+    # workspace2 from current_workspace_manager().get_simultaneous (modular_kernel.py), a buffer that grows to the
+    # largest request and is never freed (v1/worker/workspace.py _ensure_workspace_size; init_workspace_manager in
+    # v1/worker/gpu_worker.py). The profile's forward leaves it allocated under the sampler run that follows. 0.12.0
+    # and 0.13.0 call fused_experts() (torch.empty caches freed after each layer), 0.11.2 too.
+    "moe_workspace_persistent": [((0, 0, 0), False), ((0, 14, 0), True)],
     # V0 turns chunked prefill on by itself for contexts > 32K (engine/arg_utils.py create_engine_config), except for
     # the listed cases, where the profile run takes max(max_model_len, 2048) tokens at once. None: never (before
     # vLLM PR #6666, merged 2024-07-23, first in 0.5.4). Exclusions: sliding window, speculative decoding and LoRA from
@@ -626,6 +634,7 @@ class VersionRules:
     fit_need_formula: str
     fit_check_sees_windows: bool
     fused_moe_chunk_tokens: int
+    moe_workspace_persistent: bool
     v0_long_context_chunked_skips: tuple[str, ...] | None
     mxfp4_hopper_backend: str
     flashinfer_sampler: str

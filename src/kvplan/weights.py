@@ -934,7 +934,39 @@ def _rotary_bytes(spec: ModelSpec, dtype_bytes: int, mrope_cache_factor: int = 4
         max_pos = max(max_pos, int(rope["original_max_position_embeddings"] * float(rope.get("factor", 1))))
     if rope.get("mrope_section"):
         max_pos *= mrope_cache_factor
-    return max_pos * rot * dtype_bytes
+    scaling = rope
+    if rope and all(isinstance(v, dict) for v in rope.values()):  # transformers 5: one rope per layer type
+        scaling = rope.get("full_attention") if isinstance(rope.get("full_attention"), dict) else {}
+    kind = str(scaling.get("rope_type") or scaling.get("type") or "default")
+    rows = max_pos
+    if kind == "linear" and scaling.get("factor"):
+        # LinearScalingRotaryEmbedding._compute_cos_sin_cache builds max_position x factor rows ("the maximum length
+        # after applying the rope scaling"), read in layers/rotary_embedding.py 0.6.4-0.9.x and
+        # layers/rotary_embedding/linear_scaling_rope.py 0.10-0.33. Gemma 3 4B/12B (factor 8, head 256): 512 MiB.
+        rows = int(max_pos * float(scaling["factor"]))
+    total = rows * rot
+    if _gemma3_local_rope_apart(spec, t, scaling, kind):
+        # Gemma 3's sliding layers build their own rotary embedding: rope_type default at rope_local_base_freq (10,000)
+        # where the global layers take the config's rope (linear x8 at 1e6), so get_rope's cache (keyed by the rope
+        # parameters) holds two: models/gemma3.py Gemma3Attention.__init__ (0.8.2-0.19.0: "Local attention. Override
+        # the values in config.json"; 0.33.0: config.rope_parameters[layer_type]). The local one is max_position rows.
+        total += max_pos * rot
+    return total * dtype_bytes
+
+
+def _gemma3_local_rope_apart(spec: ModelSpec, text: dict, rope: dict, kind: str) -> bool:
+    """Whether a Gemma 3 model's sliding layers hold a rotary cache of their own (their rope differs from the global
+    layers'). Gemma 3n and Gemma 4 build theirs in other model files and are not counted here."""
+    if spec.model_type not in ("gemma3", "gemma3_text") or not any(l.kind == "sliding" for l in spec.layers):
+        return False
+    nested = text.get("rope_parameters")
+    local = nested.get("sliding_attention") if isinstance(nested, dict) else None
+    if not isinstance(local, dict):  # transformers 4: the local base beside the global rope (default 10,000)
+        local = {"rope_type": "default", "rope_theta": text.get("rope_local_base_freq", 10000.0)}
+    glob = nested.get("full_attention") if isinstance(nested, dict) and isinstance(nested.get("full_attention"), dict) else rope
+    local_kind = str(local.get("rope_type") or local.get("type") or "default")
+    theta = glob.get("rope_theta", text.get("rope_theta", 1000000.0))
+    return local_kind != kind or float(local.get("rope_theta", 10000.0)) != float(theta)
 
 
 def kv_dtype_bytes(kv_cache_dtype: str, model_dtype: str) -> int:
