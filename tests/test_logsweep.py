@@ -339,3 +339,28 @@ def test_an_archive_is_named_as_one(tmp_path):
     (tmp_path / "noise.bin").write_bytes(bytes(range(256)) * 4)
     with pytest.raises(InputError, match="is binary, not text"):
         read_log(str(tmp_path / "noise.bin"))
+
+
+# vLLM 0.18+ measures CUDA-graph memory on a minimal KV cache first, logging the override it uses for it
+# (llm-d-incubation/llm-d-planner @d3121e0 accuracy/results/v0.19.0/logs/meta-llama-llama-3-1-8b---h100-80gb--tp1pp1dp1--8192.log)
+_GRAPH_PROFILE_0190 = """\
+(EngineCore pid=242) INFO 04-22 00:04:19 [v1/core/kv_cache_utils.py:829] Overriding num_gpu_blocks=0 with num_gpu_blocks_override=512
+(EngineCore pid=242) DEBUG 04-22 00:04:19 [v1/worker/gpu_model_runner.py:5818] Initialized minimal KV cache for CUDA graph profiling
+(EngineCore pid=242) INFO 04-22 00:04:20 [v1/worker/gpu_worker.py:436] Available KV cache memory: 58.11 GiB
+(EngineCore pid=242) INFO 04-22 00:04:20 [v1/core/kv_cache_utils.py:1319] GPU KV cache size: 476,016 tokens
+(EngineCore pid=242) INFO 04-22 00:04:20 [v1/core/kv_cache_utils.py:1324] Maximum concurrency for 8,192 tokens per request: 58.11x
+"""
+
+
+def test_the_graph_profiles_minimal_cache_override_is_not_the_pools_block_count():
+    log = parse_lines(_GRAPH_PROFILE_0190.splitlines())
+    assert log.num_gpu_blocks is None and log.overridden_gpu_blocks is None
+    assert log.kv_cache_tokens == 476016
+    metrics = ("(APIServer pid=1) DEBUG 04-22 00:04:25 [v1/metrics/loggers.py:273] Engine 000: vllm cache_config_info "
+               "with initialization after num_gpu_blocks is: 29751")
+    assert parse_lines((_GRAPH_PROFILE_0190 + metrics).splitlines()).num_gpu_blocks == 29751
+    # a user's --num-gpu-blocks-override, applied to the sized pool, is still read
+    user = ("(EngineCore pid=242) INFO 04-22 00:04:20 [v1/core/kv_cache_utils.py:829] Overriding num_gpu_blocks=29751 "
+            "with num_gpu_blocks_override=1000")
+    log = parse_lines((_GRAPH_PROFILE_0190 + user).splitlines())
+    assert (log.num_gpu_blocks, log.overridden_gpu_blocks) == (1000, 29751)

@@ -2281,7 +2281,6 @@ _FIGURE_READS: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType({nam
                    "activation_peak_gib=act cudagraph_actual_gib=cg summary_weights_gib=w non_torch_gib=nt",
     "summary_new": "free_at_start_gib=free total_gib=total gpu_memory_utilization=util requested_gib=req "
                    "activation_peak_gib=act cudagraph_actual_gib=cg consumed_gib=consumed",
-    "override_blocks": "overridden_gpu_blocks=computed num_gpu_blocks=override",
     "max_model_len": "max_model_len=len",
     "moe_config_device": "moe_device_name=device",
     "chunked_prefill": "max_num_batched_tokens=t",
@@ -2349,6 +2348,20 @@ def _h_kv_in_use(acc, g):
     acc.put("kv_cache_in_use_gib", value)
 
 
+def _h_override_blocks(acc, g):
+    """A num_gpu_blocks_override line. From vLLM 0.18.0 every start that captures CUDA graphs first builds a minimal
+    KV cache to measure them: the runner sets the override to the largest capture size and sizes the pool with no
+    memory, so the line reads 'Overriding num_gpu_blocks=0 with num_gpu_blocks_override=<largest capture size>'
+    (v1/worker/gpu_model_runner.py _init_minimal_kv_cache_for_profiling, called by profile_cudagraph_memory; the
+    0.18.0-0.33.0 wheels; v1/core/kv_cache_utils.py logs it). That cache is freed before the pool is sized, so a
+    line with 0 computed blocks says nothing of the pool; a user's override follows a sized pool."""
+    computed = _i(g.get("computed"))
+    if computed == 0:
+        return
+    acc.put("overridden_gpu_blocks", computed)
+    acc.put("num_gpu_blocks", _i(g.get("override")), rank_aware=True)
+
+
 def _h_block_size(acc, g):
     size = _i(g.get("a") or g.get("b") or g.get("c"))
     acc.values["block_size"] = size  # the last setting wins (hybrid models raise it)
@@ -2384,6 +2397,7 @@ _FIGURE_HANDLERS: Mapping[str, Callable[[_Accumulator, Mapping[str, Optional[str
     "engine_config": _h_engine_config,
     "command_line": _h_command,
     "kv_in_use": _h_kv_in_use,
+    "override_blocks": _h_override_blocks,
     "block_size": _h_block_size,
     "backend_new": _h_backend_new,
     "backend_old": _h_backend_old,
