@@ -1,6 +1,7 @@
 """Model runner v2's profile sampler run (rules row mrv2_profile_sampler, plan.mrv2_sampler_bytes_per_logit): the
-dummy batch adds no request, so no top-k/top-p pass runs; 0.22-0.27 copy the logits to fp32, 0.28-0.32 keep them in
-the model's dtype, 0.33 adds a warmup pass that kvplan charges with the era's fitted term."""
+dummy batch adds no request, so no top-k/top-p pass runs; 0.22-0.25 copy the logits to fp32, 0.26-0.32 keep them in
+the model's dtype (0.26 has no copy, 0.27-0.32 skip it when no row needs processing), 0.33 adds a warmup pass that
+kvplan charges with the era's fitted term."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -23,7 +24,11 @@ def _peak(p):
 
 def test_the_profile_sampler_row_follows_the_wheels_read():
     assert rules_for("0.22.1").mrv2_profile_sampler == "fp32_copy"
-    assert rules_for("0.27.1").mrv2_profile_sampler == "fp32_copy"
+    assert rules_for("0.25.1").mrv2_profile_sampler == "fp32_copy"
+    # 0.26.0 mutates the model-dtype logits in place; 0.27.0/0.27.1 copy only when Sampler._requires_logits_processing
+    # finds a row to process, and the dummy rows have none
+    assert rules_for("0.26.0").mrv2_profile_sampler == "logits"
+    assert rules_for("0.27.1").mrv2_profile_sampler == "logits"
     assert rules_for("0.28.0").mrv2_profile_sampler == "logits"
     assert rules_for("0.32.0").mrv2_profile_sampler == "logits"
     assert rules_for("0.33.0").mrv2_profile_sampler == "warmup"
@@ -65,3 +70,15 @@ def test_the_logits_make_the_peak_when_they_outgrow_the_forward():
     a = profile_sampler_term(p33.model, p33.args, p33.rules, coefficients_for(p33.rules.era), f33.s)[0]
     assert p33.activation_peak_bytes == pytest.approx(max(f33.forward_bytes, a * f33.sampler_elements), abs=1)
     assert p33.activation_peak_bytes > p30.activation_peak_bytes
+
+
+def test_the_027_dummy_sampler_keeps_the_model_dtype_logits():
+    # Qwen3-1.7B, RTX 4090, vLLM 0.27.1, model runner v2, 256 sequences, a warm start (compiled graph loaded): the log's
+    # peak is 0.09 GiB, which the 6 B per logit of an fp32 copy (0.22 GiB for 256 x 151,936 logits) would exceed
+    rec = next(r for r in load_records(DATA / "blind_records.jsonl") if r["id"] == "qwen3-1.7b-rtx4090-u092-tp1-l2k-seqs256-warm")
+    p, _ = predict_record(rec)
+    assert model_runner(p.model, p.args, p.rules) == "v2"
+    assert p.rules.mrv2_profile_sampler == "logits"
+    assert abs(p.activation_peak_bytes / GIB - rec["observed"]["activation_peak_gib"]) < 0.02
+    assert abs(p.kv_cache_bytes / GIB - rec["observed"]["kv_cache_gib"]) / rec["observed"]["kv_cache_gib"] < 0.005
+    assert "no top-k/top-p" in _peak(p).formula

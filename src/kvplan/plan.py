@@ -302,10 +302,11 @@ def mrv2_sampler_bytes_per_logit(rules: VersionRules, dtype_bytes: int, tp: int)
     The logits come out of compute_logits in the model's dtype (model_executor/layers/logits_processor.py; with TP > 1
     each rank all-gathers its 1/TP shard into the full rows, platforms/interface.py use_all_gather). The dummy batch
     adds no request, so SamplingStates keeps top-k = vocabulary and top-p = 1.0 for every row (sample/states.py) and
-    get_top_k_top_p returns neither: no top-k/top-p pass. 0.22-0.27 copy the logits to fp32 for every row
-    (sample/sampler.py apply_sampling_params) while the caller holds the model-dtype ones; from 0.28 the copy is
-    skipped when no row needs logits processing (needs_logits_processing is all False), and the Gumbel argmax reads
-    the model-dtype logits in place."""
+    get_top_k_top_p returns neither: no top-k/top-p pass. 0.22-0.25 copy the logits to fp32 for every row
+    (sample/sampler.py apply_sampling_params) while the caller holds the model-dtype ones; 0.26 has no copy (in-place
+    ops on the model-dtype logits), 0.27 copies only when Sampler._requires_logits_processing finds a row to process
+    and 0.28+ only when needs_logits_processing does (the dummy rows need none), so from 0.26 the Gumbel argmax reads
+    the model-dtype logits in place (rules row mrv2_profile_sampler gives the wheels read)."""
     mode = rules.mrv2_profile_sampler
     if mode == "warmup":
         return None

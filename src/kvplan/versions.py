@@ -523,12 +523,17 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # profile_run -> _dummy_sampler_run, v1/worker/gpu/sample/sampler.py Sampler.apply_sampling_params and sample,
     # sample/states.py SamplingStates, sample/gumbel.py gumbel_sample; see plan.mrv2_sampler_bytes_per_logit). The dummy
     # batch adds no request, so every row keeps the defaults (top-k = vocabulary, top-p = 1.0): no top-k/top-p pass.
-    # 0.22-0.27 still copy the logits to fp32 for every row ("fp32_copy"; read in the 0.22.1, 0.25.0 and 0.27.0
-    # wheels); 0.28-0.32 return them untouched when no row needs processing, so the peak is the model's logits and the
-    # Gumbel per-block argmax buffers ("logits"; read in 0.28.0, 0.30.0, 0.31.0 and 0.32.0); 0.33 adds a second pass
-    # with SamplingParams.for_sampler_warmup (fp32 logits, penalties, top-k/top-p, logprobs; "warmup", read in 0.33.0),
-    # which kvplan charges with the era's fitted sampler term.
-    "mrv2_profile_sampler": [((0, 0, 0), "fp32_copy"), ((0, 28, 0), "logits"), ((0, 33, 0), "warmup")],
+    # 0.22-0.25 copy the logits to fp32 for every row, unconditionally ("fp32_copy"; apply_sampling_params'
+    # torch.empty_like(logits, dtype=torch.float32).copy_(logits), read in the 0.22.1, 0.23.0, 0.24.0, 0.25.0 and 0.25.1
+    # wheels); 0.26 drops the copy (the ops mutate the model-dtype logits in place, cloning them only when raw logprobs
+    # are returned, read in 0.26.0), 0.27 copies only when Sampler._requires_logits_processing finds a row with a logit
+    # bias, penalty, bad words, a temperature other than 0 or 1, min-p, top-k or top-p (read in 0.27.0 and 0.27.1: the
+    # dummy rows have none, SamplingStates and the penalty/bias/bad-word states start at their no-op values), and
+    # 0.28-0.32 return them untouched when no row needs processing (needs_logits_processing; read in 0.28.0, 0.30.0,
+    # 0.31.0 and 0.32.0): from 0.26 the peak is the model's logits and the Gumbel per-block argmax buffers ("logits");
+    # 0.33 adds a second pass with SamplingParams.for_sampler_warmup (fp32 logits, penalties, top-k/top-p, logprobs;
+    # "warmup", read in 0.33.0), which kvplan charges with the era's fitted sampler term.
+    "mrv2_profile_sampler": [((0, 0, 0), "fp32_copy"), ((0, 26, 0), "logits"), ((0, 33, 0), "warmup")],
     "allocator_split_limit": [((0, 0, 0), False), ((0, 21, 0), True)],
     # Whether what the model runner allocates after the worker's init snapshot and outside the weight load and the
     # profile run (model runner v2's sampler state, plan.mrv2_sampler_state_bytes) shrinks the KV budget: from 0.27
