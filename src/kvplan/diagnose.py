@@ -616,7 +616,7 @@ def _teardown_sigterm(drafts: dict[str, _Draft], log: StartupLog) -> bool:
 # Lines that are evidence of a failed multi-GPU/shared-memory set-up on their own, wherever they are in the log.
 _HANG_EVIDENCE = frozenset({"nccl_timeout", "nccl_shm", "ray_shm_request", "bus_error", "gloo_full_mesh", "ray_node_no_gpu",
                             "ray_driver_without_gpu", "ray_node_unknown", "oneccl_exception", "ray_version_mismatch",
-                            "hipblaslt_load_open_files"})
+                            "hipblaslt_load_open_files", "nvlink_uncorrectable", "ray_pg_timeout"})
 
 
 def _decide_hang(drafts: dict[str, _Draft], log: StartupLog) -> None:
@@ -915,7 +915,8 @@ def _crash_after_sizing(log: StartupLog) -> Optional[tuple[bool, str]]:
     """An engine that sized its KV cache and then died ('EngineCore encountered a fatal error', or a process of it
     exiting unasked): (whether it died before it was ready, a note naming the exception its traceback ends with, or
     the outside kill when there is none)."""
-    hits = sorted(log.hits_of("engine_fatal_after_start", "engine_proc_died"), key=lambda h: h.line_number)
+    hits = sorted(log.hits_of("engine_fatal_after_start", "engine_proc_died", "worker_proc_exception"),
+                  key=lambda h: h.line_number)
     if not hits:
         return None
     crash = hits[0]
