@@ -616,7 +616,8 @@ def _teardown_sigterm(drafts: dict[str, _Draft], log: StartupLog) -> bool:
 # Lines that are evidence of a failed multi-GPU/shared-memory set-up on their own, wherever they are in the log.
 _HANG_EVIDENCE = frozenset({"nccl_timeout", "nccl_shm", "ray_shm_request", "bus_error", "gloo_full_mesh", "ray_node_no_gpu",
                             "ray_driver_without_gpu", "ray_node_unknown", "oneccl_exception", "ray_version_mismatch",
-                            "hipblaslt_load_open_files", "nvlink_uncorrectable", "ray_pg_timeout"})
+                            "hipblaslt_load_open_files", "nvlink_uncorrectable", "ray_pg_timeout",
+                            "tma_descriptor_nvlink"})
 
 
 def _decide_hang(drafts: dict[str, _Draft], log: StartupLog) -> None:
@@ -783,6 +784,12 @@ def _decide_fallback(drafts: dict[str, _Draft], log: StartupLog) -> None:
     if "attention_backend_fallback" in drafts:
         draft = drafts["attention_backend_fallback"]
         draft.hits += [h for h in log.hits_of("backend_old", "backend_new") if h.groups.get("backend") in SLOW_BACKENDS]
+        # vLLM picks the slower backend and goes on (vllm/platforms/cuda.py get_attn_backend_cls, 0.7.2-0.9.1: the
+        # Volta/Turing refusal is logged at INFO and XFormers is chosen): beside another failure that ended the start
+        # it is context, not a second answer
+        if not draft.fatal and any(d.fatal for name, d in drafts.items() if name != "attention_backend_fallback"):
+            draft.confidence = min(draft.confidence, 0.4)
+            draft.decided_by = "a fallback the start went on past; another failure ended it"
         return
 
     sentence = backend_fallback(log)

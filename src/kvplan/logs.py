@@ -1497,6 +1497,16 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="CUDA reported an uncorrectable NVLink error: the NVLink fabric between this host's GPUs faulted during a kernel (the other ranks' NCCL errors follow from it). It is hardware, not a vLLM or NCCL setting.",
          fix="Take the host out of service and check its NVLink (nvidia-smi nvlink -s and -e, the fabric manager's log, dmesg for Xid 74/79); rerun on a healthy node. Restarting on the same node usually fails the same way.",
          source="CUDA Runtime API enum cudaError (cudaErrorNvlinkUncorrectable = 220)"),
+    # CUTLASS's cute/atom/copy_traits_sm90_tma.hpp (make_tma_copy_desc) prints "Error: Failed to initialize the TMA
+    # descriptor <CUresult>" when cuTensorMapEncodeTiled fails. The code has several owners in public logs (1: bad
+    # descriptor arguments of a kernel, 700: a sticky illegal address from an earlier kernel, 999: unknown); 220 is
+    # CUDA_ERROR_NVLINK_UNCORRECTABLE (cuda.h, CUDA 13.0), an NVLink fault surfacing at the next driver call, but the
+    # line itself never says NVLink: a hint
+    _sig("tma_descriptor_nvlink", "failed to initialize the tma descriptor", r"Failed to initialize the TMA descriptor(?:, error code:)? 220\b", ERROR,
+         symptom="tp_init_hang", layer="interconnect", weight=0.55, fatal=True,
+         cause="A CUTLASS kernel could not build its TMA descriptor and the driver's error code is 220, CUDA_ERROR_NVLINK_UNCORRECTABLE: most likely an NVLink fault of this host reported at the next driver call (a sticky error; the code, not the kernel, names it).",
+         fix="Check the host's NVLink (nvidia-smi nvlink -e, dmesg for Xid 74/79, the fabric manager) and rerun on another node; if the fabric is healthy, run the failing kernel with CUDA_LAUNCH_BLOCKING=1 to find the first error.",
+         source="CUTLASS cute/atom/copy_traits_sm90_tma.hpp make_tma_copy_desc; cuda.h CUresult CUDA_ERROR_NVLINK_UNCORRECTABLE = 220"),
     # oneCCL (Intel XPU collectives) raises "oneCCL: <file>:<line> <function>: EXCEPTION: <what>" when it cannot start
     # (vLLM's XPU worker runs an all_reduce at init: vllm/worker/xpu_worker.py init_worker_distributed_environment)
     _sig("oneccl_exception", "oneccl:", r"oneCCL: (?P<where>\S+ \w+): EXCEPTION: (?P<what>.+)", ERROR,
