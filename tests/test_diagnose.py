@@ -1667,3 +1667,17 @@ def test_a_whole_wsl_log_whose_weights_do_not_fit_reads_as_one_finding():
     top = result.top
     assert top.fatal and top.confidence >= 0.9 and "weights were loading" in top.cause
     assert any("Failed to load model - not enough GPU memory" in e for e in top.evidence)
+
+
+def test_the_cpu_backends_explicit_zero_kv_cache_names_the_setting():
+    # er0080/vllm-benchmarking packages/protocol/tests/fixtures/vllm_serve_no_kv_cache_memory_v0.25.1.log
+    lines = ["(Worker pid=36) INFO 08-18 02:57:12 [cpu_worker.py:235] Explicitly set (0.0/11.65) GiB for KV cache on node 0.",
+             "(EngineCore pid=25) ERROR 08-18 02:57:12 [core.py:1231] ValueError: No available memory for the cache blocks. "
+             "Try increasing `gpu_memory_utilization` when initializing the engine (this flag also controls CPU memory "
+             "reservation on the CPU backend, despite its name)."]
+    top = diagnose(lines).top
+    assert (top.symptom, top.layer) == ("no_cache_blocks", "memory_budget")
+    assert "VLLM_CPU_KVCACHE_SPACE" in top.cause and "VLLM_CPU_KVCACHE_SPACE" in top.fix
+    # an explicit size above zero is not the cause
+    other = diagnose([lines[0].replace("(0.0/", "(4.0/"), lines[1]]).top
+    assert other.symptom == "no_cache_blocks" and "VLLM_CPU_KVCACHE_SPACE" not in other.cause

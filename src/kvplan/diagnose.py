@@ -750,6 +750,22 @@ def _decide_oom_at_kv_allocation(drafts: dict[str, _Draft], log: StartupLog) -> 
         confidence=max(oom.confidence, 0.75), fatal=True, hits=oom.hits + frames, decided_by=decided_by)
 
 
+def _decide_cpu_kv_space(draft: _Draft, log: StartupLog) -> None:
+    """On the CPU backend a KV cache size given explicitly (--kv-cache-memory-bytes, or VLLM_CPU_KVCACHE_SPACE in GiB:
+    vllm/platforms/cpu.py check_and_update_config, 0.25.1) is used as it is (cpu_worker.py determine_available_memory);
+    0 GiB leaves no block, whatever --gpu-memory-utilization the error's advice names."""
+    hits = [h for h in log.hits_of("cpu_kv_explicit") if float(h.groups.get("kv") or 1) <= 0.0]
+    if not hits:
+        return
+    draft.cause = (f"The CPU backend was given an explicit KV cache of {hits[0].groups['kv']} of {hits[0].groups['total']} "
+                   "GiB (VLLM_CPU_KVCACHE_SPACE=0, or --kv-cache-memory-bytes 0), so no block could be allocated; the "
+                   "error's advice to raise gpu_memory_utilization does not apply to an explicit size.")
+    draft.fix = ("Set VLLM_CPU_KVCACHE_SPACE to the GiB the KV cache may take (or --kv-cache-memory-bytes), or unset it so "
+                 "vLLM sizes the cache from the memory requested.")
+    draft.hits = draft.hits + hits[:1]
+    draft.decided_by = "the CPU backend logged an explicit KV cache size of 0 GiB"
+
+
 _NCCL_USAGE = ("nccl_duplicate_gpu", "nccl_invalid_usage")
 
 
@@ -836,6 +852,7 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     _decide_oom_at_kv_allocation(drafts, log)
     if "no_cache_blocks" in drafts:
         _decide_cudagraph_estimate(drafts["no_cache_blocks"], log)
+        _decide_cpu_kv_space(drafts["no_cache_blocks"], log)
     if "oom_graph_capture_or_profiling" in drafts:
         _decide_sampler_after_uncounted_graphs(drafts["oom_graph_capture_or_profiling"], log)
     if "free_memory_below_utilization" in drafts:

@@ -223,6 +223,11 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="max_model_len={len} does not fit: the KV cache holds only {cap} tokens after weights, activations and overheads.",
          fix="Lower --max-model-len to at most {cap}, raise --gpu-memory-utilization, use --kv-cache-dtype fp8, or add GPUs (tensor parallel).",
          versions="<=0.10 (V0)", source=_MM + " ERR_V0"),
+    # the CPU backend's KV cache given explicitly (vllm/v1/worker/cpu_worker.py CPUWorker.determine_available_memory,
+    # 0.25.1: "Explicitly set (X/Y) GiB for KV cache on node N", from --kv-cache-memory-bytes or the legacy
+    # VLLM_CPU_KVCACHE_SPACE in GiB, vllm/platforms/cpu.py check_and_update_config)
+    _sig("cpu_kv_explicit", "for kv cache on node", r"Explicitly set \((?P<kv>[\d.]+)/(?P<total>[\d.]+)\) GiB for KV cache on node", CONTEXT,
+         versions=">=0.25 (CPU backend)", source="vllm/v1/worker/cpu_worker.py CPUWorker.determine_available_memory (0.25.1)"),
     _sig("err_no_blocks", "no available memory for the cache blocks", r"No available memory for the cache blocks", ERROR,
          symptom="no_cache_blocks", layer="memory_budget", weight=0.95, fatal=True,
          cause="Nothing was left for the KV cache: weights plus the profiled activation peak and overheads use the whole gpu_memory_utilization budget.",
