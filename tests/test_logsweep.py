@@ -277,9 +277,10 @@ _KILLED_SERVING = [
 def test_an_engine_that_dies_after_sizing_its_pool_is_told_apart_from_a_healthy_start():
     # before: all three 'started', 'healthy start: ... nothing known went wrong'
     warmup = diagnose(_DIED_IN_WARMUP)
-    assert warmup.verdict == "not_recognised" and not warmup.started and warmup.failed
-    note = next(n for n in warmup.notes if "died before it was ready" in n)
-    assert "uncorrectable NVLink error" in note
+    # not recognised until the wlog round; CUDA's uncorrectable NVLink error is now read as the interconnect's fault
+    assert warmup.verdict == "failed" and not warmup.started and warmup.failed
+    assert (warmup.top.symptom, warmup.top.layer) == ("tp_init_hang", "interconnect") and warmup.top.fatal
+    assert any("uncorrectable NVLink error" in e for e in warmup.top.evidence)
     assert warmup.log.kv_cache_tokens == 3563712  # the figures stay: reconcile reads them as before
     serving = diagnose(_DIED_SERVING)
     assert serving.verdict == "started" and "died while serving" in serving.notes[0]

@@ -616,7 +616,8 @@ def _teardown_sigterm(drafts: dict[str, _Draft], log: StartupLog) -> bool:
 # Lines that are evidence of a failed multi-GPU/shared-memory set-up on their own, wherever they are in the log.
 _HANG_EVIDENCE = frozenset({"nccl_timeout", "nccl_shm", "ray_shm_request", "bus_error", "gloo_full_mesh", "ray_node_no_gpu",
                             "ray_driver_without_gpu", "ray_node_unknown", "oneccl_exception", "ray_version_mismatch",
-                            "hipblaslt_load_open_files"})
+                            "hipblaslt_load_open_files", "nvlink_uncorrectable", "ray_pg_timeout",
+                            "tma_descriptor_nvlink"})
 
 
 def _decide_hang(drafts: dict[str, _Draft], log: StartupLog) -> None:
@@ -749,6 +750,22 @@ def _decide_oom_at_kv_allocation(drafts: dict[str, _Draft], log: StartupLog) -> 
         confidence=max(oom.confidence, 0.75), fatal=True, hits=oom.hits + frames, decided_by=decided_by)
 
 
+def _decide_cpu_kv_space(draft: _Draft, log: StartupLog) -> None:
+    """On the CPU backend a KV cache size given explicitly (--kv-cache-memory-bytes, or VLLM_CPU_KVCACHE_SPACE in GiB:
+    vllm/platforms/cpu.py check_and_update_config, 0.25.1) is used as it is (cpu_worker.py determine_available_memory);
+    0 GiB leaves no block, whatever --gpu-memory-utilization the error's advice names."""
+    hits = [h for h in log.hits_of("cpu_kv_explicit") if float(h.groups.get("kv") or 1) <= 0.0]
+    if not hits:
+        return
+    draft.cause = (f"The CPU backend was given an explicit KV cache of {hits[0].groups['kv']} of {hits[0].groups['total']} "
+                   "GiB (VLLM_CPU_KVCACHE_SPACE=0, or --kv-cache-memory-bytes 0), so no block could be allocated; the "
+                   "error's advice to raise gpu_memory_utilization does not apply to an explicit size.")
+    draft.fix = ("Set VLLM_CPU_KVCACHE_SPACE to the GiB the KV cache may take (or --kv-cache-memory-bytes), or unset it so "
+                 "vLLM sizes the cache from the memory requested.")
+    draft.hits = draft.hits + hits[:1]
+    draft.decided_by = "the CPU backend logged an explicit KV cache size of 0 GiB"
+
+
 _NCCL_USAGE = ("nccl_duplicate_gpu", "nccl_invalid_usage")
 
 
@@ -783,6 +800,12 @@ def _decide_fallback(drafts: dict[str, _Draft], log: StartupLog) -> None:
     if "attention_backend_fallback" in drafts:
         draft = drafts["attention_backend_fallback"]
         draft.hits += [h for h in log.hits_of("backend_old", "backend_new") if h.groups.get("backend") in SLOW_BACKENDS]
+        # vLLM picks the slower backend and goes on (vllm/platforms/cuda.py get_attn_backend_cls, 0.7.2-0.9.1: the
+        # Volta/Turing refusal is logged at INFO and XFormers is chosen): beside another failure that ended the start
+        # it is context, not a second answer
+        if not draft.fatal and any(d.fatal for name, d in drafts.items() if name != "attention_backend_fallback"):
+            draft.confidence = min(draft.confidence, 0.4)
+            draft.decided_by = "a fallback the start went on past; another failure ended it"
         return
 
     sentence = backend_fallback(log)
@@ -829,6 +852,7 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     _decide_oom_at_kv_allocation(drafts, log)
     if "no_cache_blocks" in drafts:
         _decide_cudagraph_estimate(drafts["no_cache_blocks"], log)
+        _decide_cpu_kv_space(drafts["no_cache_blocks"], log)
     if "oom_graph_capture_or_profiling" in drafts:
         _decide_sampler_after_uncounted_graphs(drafts["oom_graph_capture_or_profiling"], log)
     if "free_memory_below_utilization" in drafts:
@@ -915,7 +939,8 @@ def _crash_after_sizing(log: StartupLog) -> Optional[tuple[bool, str]]:
     """An engine that sized its KV cache and then died ('EngineCore encountered a fatal error', or a process of it
     exiting unasked): (whether it died before it was ready, a note naming the exception its traceback ends with, or
     the outside kill when there is none)."""
-    hits = sorted(log.hits_of("engine_fatal_after_start", "engine_proc_died"), key=lambda h: h.line_number)
+    hits = sorted(log.hits_of("engine_fatal_after_start", "engine_proc_died", "worker_proc_exception"),
+                  key=lambda h: h.line_number)
     if not hits:
         return None
     crash = hits[0]

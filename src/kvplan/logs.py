@@ -103,6 +103,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # the front end's (or the executor's) watch on its child processes: one exited without the shutdown asking
     _sig("engine_proc_died", "died unexpectedly", r"(?:Engine core proc|Worker proc) (?P<proc>\S+) died unexpectedly", CONTEXT, versions=">=0.8 (V1)",
          source="vllm/v1/engine/core_client.py MPClient monitor_engine_cores (0.17.0), vllm/v1/executor/multiproc_executor.py (0.29.0)"),
+    # a worker's call raised (vllm/v1/executor/multiproc_executor.py WorkerProc.worker_busy_loop, 0.9.1:
+    # logger.exception("WorkerProc hit an exception.")): after the pool was sized it is the warm-up or a step failing
+    _sig("worker_proc_exception", "workerproc hit an exception", r"WorkerProc hit an exception", CONTEXT, versions=">=0.8 (V1)",
+         source="vllm/v1/executor/multiproc_executor.py WorkerProc.worker_busy_loop (0.9.1)"),
     # torch.compile at startup: Inductor compiled the graphs (no cache to load) or they came from vLLM's compile cache;
     # the first forward that compiles or loads them is the memory profile's (StartupLog.compile_cache)
     _sig("compile_cold", "compiling a graph for", r"Compiling a graph for (?:general shape|dynamic shape|shape \S+|compile range .+?) takes (?P<secs>[\d.]+) s", CONTEXT, versions=">=0.8 (V1)", source="vllm/compilation/backends.py (0.8.5: 'general shape', 0.10-0.11: 'dynamic shape', 0.17-0.29: 'compile range')"),
@@ -219,6 +223,11 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="max_model_len={len} does not fit: the KV cache holds only {cap} tokens after weights, activations and overheads.",
          fix="Lower --max-model-len to at most {cap}, raise --gpu-memory-utilization, use --kv-cache-dtype fp8, or add GPUs (tensor parallel).",
          versions="<=0.10 (V0)", source=_MM + " ERR_V0"),
+    # the CPU backend's KV cache given explicitly (vllm/v1/worker/cpu_worker.py CPUWorker.determine_available_memory,
+    # 0.25.1: "Explicitly set (X/Y) GiB for KV cache on node N", from --kv-cache-memory-bytes or the legacy
+    # VLLM_CPU_KVCACHE_SPACE in GiB, vllm/platforms/cpu.py check_and_update_config)
+    _sig("cpu_kv_explicit", "for kv cache on node", r"Explicitly set \((?P<kv>[\d.]+)/(?P<total>[\d.]+)\) GiB for KV cache on node", CONTEXT,
+         versions=">=0.25 (CPU backend)", source="vllm/v1/worker/cpu_worker.py CPUWorker.determine_available_memory (0.25.1)"),
     _sig("err_no_blocks", "no available memory for the cache blocks", r"No available memory for the cache blocks", ERROR,
          symptom="no_cache_blocks", layer="memory_budget", weight=0.95, fatal=True,
          cause="Nothing was left for the KV cache: weights plus the profiled activation peak and overheads use the whole gpu_memory_utilization budget.",
@@ -260,6 +269,13 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The sampler warm-up with {n} dummy requests ran out of memory after the KV cache was allocated: the profile under-estimated the sampler's peak (it grows with max_num_seqs x vocabulary).",
          fix="Lower --max-num-seqs (e.g. to {n} / 2) or --gpu-memory-utilization so the warm-up has room.",
          versions=">=0.8 (V1)", source="vllm-memory-model.md §4"),
+    # vllm/v1/worker/gpu_model_runner.py GPUModelRunner.load_model (0.16.0): a torch OOM while the weights load is
+    # re-raised as "Failed to load model - not enough GPU memory. Try lowering --gpu-memory-utilization ..."
+    _sig("err_load_model_oom", "failed to load model - not enough gpu memory", r"Failed to load model - not enough GPU memory", ERROR,
+         symptom="oom_graph_capture_or_profiling", layer="memory_budget", weight=0.9, fatal=True,
+         cause="The GPU ran out of memory while the weights were loading: the checkpoint (in the dtype it is loaded in) does not fit in the memory this GPU has free, before any KV cache, profiling or CUDA graph.",
+         fix="Serve a smaller model or a quantized checkpoint (AWQ/GPTQ/FP8) that fits, shard it over more GPUs (--tensor-parallel-size), or free the GPU of other processes; --enforce-eager and a lower --gpu-memory-utilization do not help here.",
+         versions=">=0.16", source="vllm/v1/worker/gpu_model_runner.py GPUModelRunner.load_model (0.16.0)"),
     _sig("err_cuda_oom", "out of memory|outofmemoryerror", r"(?:OutOfMemoryError|CUDA out of memory\. Tried to allocate (?P<alloc>[\d.]+ [KMG]iB)|CUDA error: out of memory)", ERROR,
          symptom="oom_graph_capture_or_profiling", layer="memory_budget", weight=0.7, fatal=True,
          cause="The GPU ran out of memory during startup (profiling, CUDA-graph capture or warm-up), outside the budget vLLM computed: CUDA graphs and warm-up buffers come on top of it.",
@@ -1468,6 +1484,34 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="Ray has been waiting {secs} s for a placement group it cannot place: the Ray cluster does not offer the GPUs the tensor/pipeline size asks for (a node not joined, or a node whose GPUs Ray did not register as GPU).",
          fix="Run ray status: every node must show its GPUs under GPU; start workers with ray start --address=HEAD (and --num-gpus where detection fails), or lower the parallel size to the GPUs shown.",
          source="vllm/executor/ray_utils.py _wait_until_pg_ready; https://github.com/gpustack/gpustack/issues/5509"),
+    # vllm/executor/ray_utils.py _wait_until_pg_ready (0.8.5, 0.9.0.1: "Cannot provide a placement group of
+    # placement_group_specs=... within {PG_WAIT_TIMEOUT} seconds"; 0.29.0 v1/executor/ray_utils.py: "Cannot provide a
+    # placement group requiring N GPUs ... within"): the wait ran out, the start is over (the wait's own WARNING above
+    # is only a hint while it lasts)
+    _sig("ray_pg_timeout", "cannot provide a placement group", r"Cannot provide a placement group (?:of|requiring).* within (?P<secs>\d+) seconds", ERROR,
+         symptom="tp_init_hang", layer="container_environment", weight=0.85, fatal=True,
+         cause="Ray gave up after {secs} s: the cluster never offered the GPUs of the placement group the tensor/pipeline size asks for (a node not joined, GPUs Ray did not register, or GPUs held by another job or server).",
+         fix="Run `ray status`: free the GPUs another job holds, join the missing node (ray start --address=HEAD, --num-gpus where detection fails), or lower the parallel size to the GPUs shown.",
+         source="vllm/executor/ray_utils.py _wait_until_pg_ready (0.8.5, 0.9.0.1), vllm/v1/executor/ray_utils.py (0.29.0)"),
+    # CUDA's error string for cudaErrorNvlinkUncorrectable / CUDA_ERROR_NVLINK_UNCORRECTABLE (220; CUDA Runtime API,
+    # enum cudaError: "This indicates that an uncorrectable NVLink error was detected during the execution."), raised
+    # by whichever kernel ran when the fabric faulted (a Triton kernel, custom all-reduce, NCCL's "unhandled cuda error"
+    # on the other ranks): a hardware fault of the GPUs' interconnect, not a setting
+    _sig("nvlink_uncorrectable", "uncorrectable nvlink", r"uncorrectable NVLink error", ERROR,
+         symptom="tp_init_hang", layer="interconnect", weight=0.9, fatal=True,
+         cause="CUDA reported an uncorrectable NVLink error: the NVLink fabric between this host's GPUs faulted during a kernel (the other ranks' NCCL errors follow from it). It is hardware, not a vLLM or NCCL setting.",
+         fix="Take the host out of service and check its NVLink (nvidia-smi nvlink -s and -e, the fabric manager's log, dmesg for Xid 74/79); rerun on a healthy node. Restarting on the same node usually fails the same way.",
+         source="CUDA Runtime API enum cudaError (cudaErrorNvlinkUncorrectable = 220)"),
+    # CUTLASS's cute/atom/copy_traits_sm90_tma.hpp (make_tma_copy_desc) prints "Error: Failed to initialize the TMA
+    # descriptor <CUresult>" when cuTensorMapEncodeTiled fails. The code has several owners in public logs (1: bad
+    # descriptor arguments of a kernel, 700: a sticky illegal address from an earlier kernel, 999: unknown); 220 is
+    # CUDA_ERROR_NVLINK_UNCORRECTABLE (cuda.h, CUDA 13.0), an NVLink fault surfacing at the next driver call, but the
+    # line itself never says NVLink: a hint
+    _sig("tma_descriptor_nvlink", "failed to initialize the tma descriptor", r"Failed to initialize the TMA descriptor(?:, error code:)? 220\b", ERROR,
+         symptom="tp_init_hang", layer="interconnect", weight=0.55, fatal=True,
+         cause="A CUTLASS kernel could not build its TMA descriptor and the driver's error code is 220, CUDA_ERROR_NVLINK_UNCORRECTABLE: most likely an NVLink fault of this host reported at the next driver call (a sticky error; the code, not the kernel, names it).",
+         fix="Check the host's NVLink (nvidia-smi nvlink -e, dmesg for Xid 74/79, the fabric manager) and rerun on another node; if the fabric is healthy, run the failing kernel with CUDA_LAUNCH_BLOCKING=1 to find the first error.",
+         source="CUTLASS cute/atom/copy_traits_sm90_tma.hpp make_tma_copy_desc; cuda.h CUresult CUDA_ERROR_NVLINK_UNCORRECTABLE = 220"),
     # oneCCL (Intel XPU collectives) raises "oneCCL: <file>:<line> <function>: EXCEPTION: <what>" when it cannot start
     # (vLLM's XPU worker runs an all_reduce at init: vllm/worker/xpu_worker.py init_worker_distributed_environment)
     _sig("oneccl_exception", "oneccl:", r"oneCCL: (?P<where>\S+ \w+): EXCEPTION: (?P<what>.+)", ERROR,
