@@ -517,16 +517,30 @@ def _decide_backend_reasons(drafts: dict[str, _Draft], log: StartupLog) -> None:
     draft.decided_by = "the backend refusal without its reasons: two owners"
 
 
+# Platform.import_kernels imports vllm._C for whichever platform was chosen, the unspecified one included, and logs
+# "Failed to import from vllm._C: <error>" when it fails (vllm/platforms/interface.py import_kernels, 0.22.0 and
+# 0.33.0): a CUDA build on a host without NVIDIA's driver at all (a TPU VM, a CPU-only machine) prints the missing
+# libcuda.so.1 there exactly as a container without the driver mounted does, so beside a no-platform line it says no
+# more than that line.
+_KERNEL_IMPORT = re.compile(r"Failed to import from vllm\._C")
+
+
+def _platform_only(hit) -> bool:
+    return hit.signature in _PLATFORM_ONLY or (hit.signature == "libcuda_missing" and bool(_KERNEL_IMPORT.search(hit.text)))
+
+
 def _decide_lone_platform_line(draft: _Draft) -> None:
     """A no-platform line with nothing else about the GPU is a hint, not an answer: the layer stays the common owner
     (the driver libraries), the confidence stays below CONFIDENT and the cause names the other owners."""
-    if not draft.hits or any(h.signature not in _PLATFORM_ONLY for h in draft.hits):
+    if not draft.hits or not any(h.signature in _PLATFORM_ONLY for h in draft.hits) or not all(
+            _platform_only(h) for h in draft.hits):
         return
     draft.confidence = min(draft.confidence, LONE_PLATFORM_LINE_CONFIDENCE)
     draft.cause = ("vLLM found no CUDA platform, and the line alone does not say why: most often the driver libraries "
                    "(libcuda, libnvidia-ml) are not visible in the container or environment; also a dependency of this "
                    "vLLM's platform detection (pynvml older than 12 with vLLM 0.7.2, the 'vllm' package metadata of a build "
-                   "installed under another name), a host without a GPU that needs --device cpu, or a Kubernetes pod "
+                   "installed under another name), a host without a GPU that needs --device cpu, a host without an NVIDIA "
+                   "GPU at all running vLLM's CUDA build (a TPU VM needs the TPU build, vllm-tpu), or a Kubernetes pod "
                    "without the nvidia runtime class.")
     draft.fix = ("Start again with VLLM_LOGGING_LEVEL=DEBUG: vLLM then logs why each platform was rejected (for CUDA, e.g. "
                  "'NVML Shared Library Not Found'); check nvidia-smi and torch.cuda.is_available() in the same environment.")

@@ -865,6 +865,16 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="openai_harmony (the Harmony format gpt-oss is served with) could not download or read its tiktoken vocab file: the host has no route to openaipublic.blob.core.windows.net (an air-gapped pod, a TLS-intercepting proxy) and no local copy is configured.",
          fix="Pre-stage o200k_base.tiktoken (and cl100k_base.tiktoken) in a directory and set TIKTOKEN_ENCODINGS_BASE to it (or warm the tiktoken-rs cache, TIKTOKEN_RS_CACHE_DIR), or allow egress to that host.",
          source="openai/harmony src/tiktoken_ext/public_encodings.rs (LoadError::DownloadOrLoadVocabFile, RemoteVocabFileError)"),
+    # The vocab file was found but is not o200k_base: openai_harmony 0.0.8 (the wheel's strings, LoadError::
+    # InvalidTiktokenVocabFile "invalid tiktoken vocab file: {0}", with "hash mismatch: computed=..., expected=..." or
+    # "expected token and rank, could not split on ' ' at line N"). vLLM loads the encoding when the API server builds
+    # its gpt-oss endpoints, after the engine has sized its pool (0.15.1 traceback: api_server.py init_app_state ->
+    # OpenAIServingResponses -> parser/harmony_utils.py get_encoding), so the start fails after the KV-cache lines.
+    _sig("harmony_vocab_invalid", "invalid tiktoken vocab file", r"invalid tiktoken vocab file: (?P<detail>.{0,160})", ERROR,
+         symptom="download_failed", layer="container_environment", weight=0.8, fatal=True,
+         cause="openai_harmony (the Harmony format gpt-oss is served with) read a tiktoken vocab file that is not o200k_base ({detail}): a pre-staged or cached copy left empty or holding an error page by a download that failed (computed=e3b0c442... is the SHA-256 of an empty file). The engine had sized its KV cache; the API server failed building its endpoints.",
+         fix="Replace the file in TIKTOKEN_ENCODINGS_BASE (or TIKTOKEN_RS_CACHE_DIR) with a verified o200k_base.tiktoken (sha256 446a9538...); download with curl -f and delete the file when the download fails, or allow egress to openaipublic.blob.core.windows.net.",
+         source="openai_harmony 0.0.8 (LoadError::InvalidTiktokenVocabFile); vllm 0.15.1 entrypoints/openai/parser/harmony_utils.py get_encoding"),
     _sig("hub_timeout", "huggingface.co", r"(?:ReadTimeout|ConnectTimeout|ConnectionError|Read timed out)[^\n]{0,120}huggingface\.co|huggingface\.co[^\n]{0,120}(?:Read timed out|timed out)", ERROR,
          symptom="download_failed", layer="model_weights", weight=0.7,
          cause="A download from the Hugging Face Hub timed out: a slow or filtered network path to huggingface.co (or its CDN).",
@@ -1779,6 +1789,8 @@ class _ReadStats:
     startups: int = 1
     first_line: int = 1
     text_lines: int = 0
+    # (startup's first line, the fatal line) of each earlier startup in the text that failed: only its last is read
+    earlier_failures: list = field(default_factory=list)
 
 
 class _Cont(str):
@@ -2530,6 +2542,9 @@ def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> Sta
         matched = match_line(message)
         opened = {sig.name for sig, _ in matched if _opens_startup(sig.name, line.process)}
         if opened & openers:  # a new startup: what the earlier one said does not describe this one
+            failed = next((h for h in acc.hits if SIGNATURES_BY_NAME[h.signature].fatal), None)
+            if failed is not None:
+                stats.earlier_failures.append((first_line, failed))
             acc, openers = _Accumulator(), set()
             startups, first_line = startups + 1, number
         openers |= opened
@@ -2706,6 +2721,10 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
     if stats.startups > 1:
         parse_warnings.append(f"the log holds {stats.startups} startups (a restarted server, or runs appended to one file); "
                               f"read the last one, from line {stats.first_line}")
+        for begun, failed in stats.earlier_failures:
+            sig = SIGNATURES_BY_NAME[failed.signature]
+            parse_warnings.append(f"the startup from line {begun} failed ({sig.symptom}, line {failed.line_number}: "
+                                  f"{failed.text[:160]!r}); `kvplan diagnose` on those lines alone reads it")
     if acc.unrecognised_count:
         parse_warnings.append(f"{acc.unrecognised_count} memory-related line(s) not recognised (see unrecognised)")
     if stats.lines and not acc.hits:
