@@ -48,6 +48,12 @@ def test_no_workspace_where_the_pass_is_off_or_cannot_allocate():
     assert _ws(version="0.16.0")[0] == 0                      # the fusion is on by default from 0.17.0
     assert _ws(enforce_eager=True)[0] == 0                    # no compile, no fusion pass
     assert _ws(compilation_config={"mode": 0})[0] == 0
+    # only vLLM's own backend (mode VLLM_COMPILE, 3) builds the pass: stock torch.compile and a single Dynamo trace
+    # run none of vLLM's passes, nor does the "eager" backend (config/vllm.py VllmConfig.__post_init__ 0.17.0, 0.19.1)
+    assert _ws(compilation_config={"mode": 1})[0] == 0
+    assert _ws(compilation_config='{"mode": "DYNAMO_TRACE_ONCE"}')[0] == 0
+    assert _ws(compilation_config={"backend": "eager"})[0] == 0
+    assert _ws(compilation_config={"mode": 3})[0] == _ws(compilation_config={"mode": "VLLM_COMPILE"})[0] > 0
     assert _ws(gpu="NVIDIA H100 PCIe")[0] == 0                # no NVSwitch: SymmDeviceMemory refuses without multicast
     assert _ws(gpu="L40S")[0] == 0                            # cc 8.9
     assert _ws(gpu="NVIDIA B300 (Blackwell Ultra)", version="0.18.0")[0] == 0  # 0.17-0.18: cc 10.0 only

@@ -2528,8 +2528,11 @@ _SIGNAL_PAD = 2048                   # mnnvl.py SIGNAL_PAD_SIZE (torch's symmetr
 
 
 def _compiles(args: EngineArgs) -> bool:
-    """Whether vLLM compiles the model (and so runs its fusion passes): not with --enforce-eager (config/vllm.py sets
-    the compilation mode NONE, 0.19.0) nor with a --compilation-config whose mode (or level) is 0 / NONE."""
+    """Whether vLLM compiles the model with its own backend (and so builds its fusion passes): not with --enforce-eager
+    (config/vllm.py sets the compilation mode NONE, 0.19.0) nor with a --compilation-config whose mode (or level) is
+    other than VLLM_COMPILE (3): NONE (0), STOCK_TORCH_COMPILE (1) and DYNAMO_TRACE_ONCE (2) run no vLLM pass
+    (config/vllm.py VllmConfig.__post_init__ 0.17.0, 0.19.1: 'optimizations settings that are only active during
+    inductor compilation will be ignored'), nor with the backend "eager"."""
     if args.enforce_eager:
         return False
     cfg = args.compilation_config
@@ -2541,7 +2544,9 @@ def _compiles(args: EngineArgs) -> bool:
             return True
     if isinstance(cfg, dict):
         mode = cfg.get("mode", cfg.get("level"))
-        if mode is not None and str(mode).upper() in ("0", "NONE"):
+        if mode is not None and str(mode).strip().upper() not in ("3", "VLLM_COMPILE", "PIECEWISE"):
+            return False
+        if str(cfg.get("backend") or "").strip().lower() == "eager":
             return False
         passes = cfg.get("pass_config")
         if isinstance(passes, dict) and passes.get("fuse_allreduce_rms") is False:
