@@ -2510,9 +2510,10 @@ def nvls_capable(gpu: GPUSpec) -> bool:
 # PassConfig.flashinfer_max_size: TP sizes outside the table build no workspace).
 _FI_AR_MAX_MB_017 = {90: {2: 64, 4: 2, 8: 0.5}, 100: {2: 64, 4: 32, 8: 1}}
 _FI_AR_MAX_MB_019 = {**_FI_AR_MAX_MB_017, 103: {2: 64, 4: 64, 8: 2}}
-_FI_AR_MAX_MB_026 = {90: _FI_AR_MAX_MB_017[90], 100: {**_FI_AR_MAX_MB_017[100], 16: 64}, 103: {**_FI_AR_MAX_MB_019[103], 16: 64}}
-FI_AR_FUSION_MAX_MB = {"0.17": _FI_AR_MAX_MB_017, "0.19": _FI_AR_MAX_MB_019, "0.26": _FI_AR_MAX_MB_026,
-                       "0.28": {**_FI_AR_MAX_MB_026, 107: {2: 64, 4: 64, 8: 2}}}
+_FI_AR_MAX_MB_025 = {90: _FI_AR_MAX_MB_017[90], 100: {**_FI_AR_MAX_MB_017[100], 16: 64}, 103: {**_FI_AR_MAX_MB_019[103], 16: 64}}
+_FI_AR_MAX_MB_027 = {**_FI_AR_MAX_MB_025, 107: {2: 64, 4: 64, 8: 2}}
+FI_AR_FUSION_MAX_MB = {"0.17": _FI_AR_MAX_MB_017, "0.19": _FI_AR_MAX_MB_019, "0.25": _FI_AR_MAX_MB_025,
+                       "0.27": _FI_AR_MAX_MB_027, "0.29": {**_FI_AR_MAX_MB_027, 103: {**_FI_AR_MAX_MB_025[103], 8: 4}}}
 # The multicast granularity the driver recommends on Hopper/Blackwell NVSwitch systems, which flashinfer's
 # SymmDeviceMemory rounds each buffer up to (flashinfer/comm/mnnvl.py _get_allocation_prop:
 # cuMulticastGetGranularity(CU_MULTICAST_GRANULARITY_RECOMMENDED)): 512 MiB, as the workspace addresses logged in
