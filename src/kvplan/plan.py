@@ -2637,8 +2637,11 @@ def moe_workspace_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules,
     WorkspaceManager, each rounded up to 256 B (v1/worker/workspace.py get_simultaneous), and with several chunks
     (M above VLLM_FUSED_MOE_CHUNK_SIZE, rules fused_moe_chunk_tokens) sizes the two for one chunk beside the whole
     output. 0 where another kernel runs the experts (a quantized checkpoint's: FP8, Marlin, MXFP4, NVFP4 backends
-    size their own)."""
-    if model.quant is not None or args.dtype not in ("bfloat16", "float16") or not model.num_experts_per_tok:
+    size their own), online quantization (--quantization fp8 on a bf16 checkpoint) included: its config gives the MoE
+    layers its own method (Fp8Config.get_quant_method -> Fp8OnlineMoEMethod, quantization/fp8.py 0.19.1), not
+    UnquantizedFusedMoEMethod."""
+    if (model.quant is not None or args.quantization or args.dtype not in ("bfloat16", "float16")
+            or not model.num_experts_per_tok):
         return 0.0
     db = DTYPE_BYTES[args.dtype]
     k, h, n_half = model.num_experts_per_tok, model.hidden_size, int(width)
