@@ -1516,6 +1516,23 @@ def test_private_vllm_extensions_are_not_a_missing_submodule_and_the_weight_hint
         assert not any("which this vLLM release does not have" in f.cause for f in diagnose([line]).findings)
     moved = diagnose(["ModuleNotFoundError: No module named 'vllm.utils.torch_utils'"]).top
     assert "vllm.utils.torch_utils" in moved.cause and moved.confidence < CONFIDENT
+    ranked = diagnose(["(EngineCore_DP0 pid=1) ERROR 05-01 10:00:00 [core.py:700] ModuleNotFoundError: No module named "
+                       "'vllm.entrypoints.serve.render'"]).top
+    assert ranked is not None and "vllm.entrypoints.serve.render" in ranked.cause
+
+
+def test_a_warning_that_an_optional_vllm_module_did_not_import_leaves_a_healthy_start_started():
+    # only the exception's own line is the hint: a WARNING naming the missing module in its text, in a log that went on
+    # to size its pool and serve, was a fatal finding (0.5) that turned the start into 'failed'
+    healthy = ["INFO 05-01 09:59:00 [api_server.py:1000] vLLM API server version 0.19.0",
+               "WARNING 05-01 10:00:00 [registry.py:30] Failed to import an optional model module: No module named "
+               "'vllm.model_executor.models.foo'",
+               "INFO 05-01 10:00:10 [kv_cache_utils.py:1000] GPU KV cache size: 168,288 tokens",
+               "INFO 05-01 10:00:20 [api_server.py:1100] Starting vLLM API server 0 on http://0.0.0.0:8000",
+               "INFO:     Application startup complete."]
+    result = diagnose(healthy)
+    assert result.started and not result.failed
+    assert not any(f.symptom == "import_undefined_symbol" for f in result.findings)
     hint = diagnose(["ValueError: There is no module or parameter named 'qkqkv_proj' in "
                      "MiniCPMV4_6ViTWindowAttentionSelfAttn."]).top
     assert "'qkqkv_proj'" in hint.cause and "fine-tuning tool" in hint.cause and "release" in hint.cause

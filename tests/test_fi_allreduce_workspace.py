@@ -9,7 +9,7 @@ import pytest
 
 import kvplan
 from kvplan.calibration import _FI_AR_WORKSPACE_RECORDS, GIB
-from kvplan.plan import FI_AR_MULTICAST_GRANULARITY, fi_allreduce_workspace_bytes
+from kvplan.plan import FI_AR_FUSION_MAX_MB, FI_AR_MULTICAST_GRANULARITY, fi_allreduce_workspace_bytes
 from kvplan.validate import validate_records
 from kvplan.versions import rules_for
 
@@ -26,7 +26,16 @@ def _ws(gpu=SXM, version="0.19.0", tp=2, model=LLAMA, **kw):
 
 def test_the_fusion_and_its_allocator_are_rules_rows():
     assert rules_for("0.16.0").fi_allreduce_fusion == "" and rules_for("0.17.0").fi_allreduce_fusion == "0.17"
-    assert rules_for("0.19.0").fi_allreduce_fusion == "0.19" and rules_for("0.33.0").fi_allreduce_fusion == "0.28"
+    assert rules_for("0.19.0").fi_allreduce_fusion == "0.19" and rules_for("0.33.0").fi_allreduce_fusion == "0.29"
+    # the size table's steps as the wheels show them: TP 16 from 0.25.0 (0.24.0 has none), cc 10.7 from 0.27.0 (0.26.0
+    # has none), cc 10.3 TP 8 at 4 MB from 0.29.0 (2 MB in 0.28.0)
+    assert [rules_for(v).fi_allreduce_fusion for v in ("0.24.0", "0.25.0", "0.26.0", "0.27.0", "0.28.0", "0.29.0")] == [
+        "0.19", "0.25", "0.25", "0.27", "0.27", "0.29"]
+    assert FI_AR_FUSION_MAX_MB["0.25"][100][16] == 64 and 16 not in FI_AR_FUSION_MAX_MB["0.19"][100]
+    assert 107 in FI_AR_FUSION_MAX_MB["0.27"] and 107 not in FI_AR_FUSION_MAX_MB["0.25"]
+    assert FI_AR_FUSION_MAX_MB["0.29"][103][8] == 4 and FI_AR_FUSION_MAX_MB["0.27"][103][8] == 2
+    # PP = DP = 1 only up to 0.20: the 0.21.0 wheel's enable_allreduce_rms_fusion has no such condition
+    assert rules_for("0.20.0").fi_allreduce_fusion_pp_dp_1 and not rules_for("0.21.0").fi_allreduce_fusion_pp_dp_1
     # flashinfer's SymmDeviceMemory (0.6.4-0.6.8.post1, 0.6.16.post3+) vs torch's symmetric memory (0.6.11.post2-0.6.14)
     assert [rules_for(v).fi_allreduce_workspace_alloc for v in ("0.17.0", "0.21.0", "0.22.0", "0.26.0", "0.27.0")] == [
         "multicast", "multicast", "allocation", "allocation", "multicast"]
@@ -48,12 +57,18 @@ def test_no_workspace_where_the_pass_is_off_or_cannot_allocate():
     assert _ws(version="0.16.0")[0] == 0                      # the fusion is on by default from 0.17.0
     assert _ws(enforce_eager=True)[0] == 0                    # no compile, no fusion pass
     assert _ws(compilation_config={"mode": 0})[0] == 0
+    # only vLLM's own backend (mode VLLM_COMPILE, 3) builds the pass: stock torch.compile and a single Dynamo trace
+    # run none of vLLM's passes, nor does the "eager" backend (config/vllm.py VllmConfig.__post_init__ 0.17.0, 0.19.1)
+    assert _ws(compilation_config={"mode": 1})[0] == 0
+    assert _ws(compilation_config='{"mode": "DYNAMO_TRACE_ONCE"}')[0] == 0
+    assert _ws(compilation_config={"backend": "eager"})[0] == 0
+    assert _ws(compilation_config={"mode": 3})[0] == _ws(compilation_config={"mode": "VLLM_COMPILE"})[0] > 0
     assert _ws(gpu="NVIDIA H100 PCIe")[0] == 0                # no NVSwitch: SymmDeviceMemory refuses without multicast
     assert _ws(gpu="L40S")[0] == 0                            # cc 8.9
     assert _ws(gpu="NVIDIA B300 (Blackwell Ultra)", version="0.18.0")[0] == 0  # 0.17-0.18: cc 10.0 only
     assert _ws(gpu="NVIDIA B300 (Blackwell Ultra)", version="0.19.0")[0] > 0   # 0.19+: the 10.x family
-    assert _ws(pipeline_parallel_size=2, version="0.19.0")[0] == 0            # PP = DP = 1 up to 0.21
-    assert _ws(pipeline_parallel_size=2, version="0.22.0")[0] > 0
+    assert _ws(pipeline_parallel_size=2, version="0.20.0")[0] == 0            # PP = DP = 1 up to 0.20
+    assert _ws(pipeline_parallel_size=2, version="0.21.0")[0] > 0
 
 
 def test_torch_symmetric_memory_releases_round_to_2_mib_only():

@@ -67,6 +67,13 @@ def test_a_quantized_moe_checkpoint_keeps_its_own_kernel():
     assert f.moe_workspace_bytes == 0
 
 
+def test_online_fp8_of_a_bf16_moe_checkpoint_keeps_its_own_kernel_too():
+    # --quantization fp8 on the bf16 checkpoint: Fp8Config gives the MoE layers Fp8OnlineMoEMethod (quantization/fp8.py
+    # 0.19.1), not the unquantized TritonExperts path; the workspace was charged (0.50 GiB) as if unquantized
+    _, f = _parts("0.19.0", quantization="fp8")
+    assert f.moe_workspace_bytes == 0 and f.moe_bytes > 0
+
+
 def test_qwen3_30b_a3b_on_the_0_19_sweep():
     # logged peak 2.68 GiB: kvplan said 2.32 (the sampler alone, -0.36 GiB) and a pool 2.73 % too large; with the
     # workspace 2.82 GiB (+0.14, the sampler term's own excess on a 152K vocabulary: dense Qwen2.5-7B/Qwen3-8B of the

@@ -517,8 +517,11 @@ SIGNATURES: tuple[Signature, ...] = (
     # 0.7.2 and 0.11.0 and present in 0.22.0 and 0.33.0; vllm/entrypoints/serve/render/ is in 0.22.0 and gone in 0.33.0), so
     # a plugin or framework built against one release (LMCache, KServe's huggingfaceserver) fails to import under another.
     # Private extension modules (vllm._C, vllm._rocm_C, ...) and the bundled flash-attn are other rows. A hint: a partial
-    # install gives the same line.
-    _sig("vllm_submodule_missing", "no module named 'vllm.", r"No module named '(?P<mod>vllm\.(?!vllm_flash_attn\b)[a-z][\w.]*)'", ERROR,
+    # install gives the same line. Only the exception's own line (a traceback's last, "ModuleNotFoundError: No module
+    # named ..."): a WARNING that an optional import failed ("Failed to import ...: No module named 'vllm.x'") is a
+    # start that went on, and a fatal signature on it would turn a healthy log into a failed one.
+    _sig("vllm_submodule_missing", "no module named 'vllm.",
+         r"(?:^|[\s:])(?:ModuleNotFoundError|ImportError): No module named '(?P<mod>vllm\.(?!vllm_flash_attn\b)[a-z][\w.]*)'", ERROR,
          symptom="import_undefined_symbol", layer="vllm_version_flags", weight=0.5, fatal=True,
          cause="Something imported {mod}, which this vLLM release does not have: a plugin or framework (a KV connector package, a serving framework) built for another vLLM release, or an incomplete install.",
          fix="Install the vLLM version the importing package supports (its pin or compatibility table), or a release of that package built for this vLLM; if vLLM itself imports it, reinstall vLLM.",

@@ -2510,9 +2510,10 @@ def nvls_capable(gpu: GPUSpec) -> bool:
 # PassConfig.flashinfer_max_size: TP sizes outside the table build no workspace).
 _FI_AR_MAX_MB_017 = {90: {2: 64, 4: 2, 8: 0.5}, 100: {2: 64, 4: 32, 8: 1}}
 _FI_AR_MAX_MB_019 = {**_FI_AR_MAX_MB_017, 103: {2: 64, 4: 64, 8: 2}}
-_FI_AR_MAX_MB_026 = {90: _FI_AR_MAX_MB_017[90], 100: {**_FI_AR_MAX_MB_017[100], 16: 64}, 103: {**_FI_AR_MAX_MB_019[103], 16: 64}}
-FI_AR_FUSION_MAX_MB = {"0.17": _FI_AR_MAX_MB_017, "0.19": _FI_AR_MAX_MB_019, "0.26": _FI_AR_MAX_MB_026,
-                       "0.28": {**_FI_AR_MAX_MB_026, 107: {2: 64, 4: 64, 8: 2}}}
+_FI_AR_MAX_MB_025 = {90: _FI_AR_MAX_MB_017[90], 100: {**_FI_AR_MAX_MB_017[100], 16: 64}, 103: {**_FI_AR_MAX_MB_019[103], 16: 64}}
+_FI_AR_MAX_MB_027 = {**_FI_AR_MAX_MB_025, 107: {2: 64, 4: 64, 8: 2}}
+FI_AR_FUSION_MAX_MB = {"0.17": _FI_AR_MAX_MB_017, "0.19": _FI_AR_MAX_MB_019, "0.25": _FI_AR_MAX_MB_025,
+                       "0.27": _FI_AR_MAX_MB_027, "0.29": {**_FI_AR_MAX_MB_027, 103: {**_FI_AR_MAX_MB_025[103], 8: 4}}}
 # The multicast granularity the driver recommends on Hopper/Blackwell NVSwitch systems, which flashinfer's
 # SymmDeviceMemory rounds each buffer up to (flashinfer/comm/mnnvl.py _get_allocation_prop:
 # cuMulticastGetGranularity(CU_MULTICAST_GRANULARITY_RECOMMENDED)): 512 MiB, as the workspace addresses logged in
@@ -2528,8 +2529,11 @@ _SIGNAL_PAD = 2048                   # mnnvl.py SIGNAL_PAD_SIZE (torch's symmetr
 
 
 def _compiles(args: EngineArgs) -> bool:
-    """Whether vLLM compiles the model (and so runs its fusion passes): not with --enforce-eager (config/vllm.py sets
-    the compilation mode NONE, 0.19.0) nor with a --compilation-config whose mode (or level) is 0 / NONE."""
+    """Whether vLLM compiles the model with its own backend (and so builds its fusion passes): not with --enforce-eager
+    (config/vllm.py sets the compilation mode NONE, 0.19.0) nor with a --compilation-config whose mode (or level) is
+    other than VLLM_COMPILE (3): NONE (0), STOCK_TORCH_COMPILE (1) and DYNAMO_TRACE_ONCE (2) run no vLLM pass
+    (config/vllm.py VllmConfig.__post_init__ 0.17.0, 0.19.1: 'optimizations settings that are only active during
+    inductor compilation will be ignored'), nor with the backend "eager"."""
     if args.enforce_eager:
         return False
     cfg = args.compilation_config
@@ -2541,7 +2545,9 @@ def _compiles(args: EngineArgs) -> bool:
             return True
     if isinstance(cfg, dict):
         mode = cfg.get("mode", cfg.get("level"))
-        if mode is not None and str(mode).upper() in ("0", "NONE"):
+        if mode is not None and str(mode).strip().upper() not in ("3", "VLLM_COMPILE", "PIECEWISE"):
+            return False
+        if str(cfg.get("backend") or "").strip().lower() == "eager":
             return False
         passes = cfg.get("pass_config")
         if isinstance(passes, dict) and passes.get("fuse_allreduce_rms") is False:
@@ -2631,8 +2637,11 @@ def moe_workspace_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules,
     WorkspaceManager, each rounded up to 256 B (v1/worker/workspace.py get_simultaneous), and with several chunks
     (M above VLLM_FUSED_MOE_CHUNK_SIZE, rules fused_moe_chunk_tokens) sizes the two for one chunk beside the whole
     output. 0 where another kernel runs the experts (a quantized checkpoint's: FP8, Marlin, MXFP4, NVFP4 backends
-    size their own)."""
-    if model.quant is not None or args.dtype not in ("bfloat16", "float16") or not model.num_experts_per_tok:
+    size their own), online quantization (--quantization fp8 on a bf16 checkpoint) included: its config gives the MoE
+    layers its own method (Fp8Config.get_quant_method -> Fp8OnlineMoEMethod, quantization/fp8.py 0.19.1), not
+    UnquantizedFusedMoEMethod."""
+    if (model.quant is not None or args.quantization or args.dtype not in ("bfloat16", "float16")
+            or not model.num_experts_per_tok):
         return 0.0
     db = DTYPE_BYTES[args.dtype]
     k, h, n_half = model.num_experts_per_tok, model.hidden_size, int(width)

@@ -193,14 +193,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # the 0.17.0, 0.18.0, 0.19.0, 0.20.0, 0.22.1, 0.26.0, 0.28.0, 0.29.0, 0.31.0 and 0.33.0 wheels; off at every level
     # in 0.16.0). Its workspace is allocated when the compile pass is built, inside the profiled window, outside torch's
     # allocator (plan.fi_allreduce_workspace_bytes). The value names the size table the pass reads
-    # (compilation/passes/fusion/allreduce_rms_fusion.py FI_ALLREDUCE_FUSION_MAX_SIZE_MB: 0.17.0/0.18.0 cc 9.0 and
-    # 10.0; 0.19.0 adds 10.3; 0.26.0 adds TP 16 (multi-node) on 10.x; 0.28.0 adds 10.7. 0.22.1 has the 0.19.0 table, so
-    # the 0.26 step lies in 0.23-0.26 and the 0.28 step in 0.27-0.28: the later wheel read is where it steps).
-    "fi_allreduce_fusion": [((0, 0, 0), ""), ((0, 17, 0), "0.17"), ((0, 19, 0), "0.19"), ((0, 26, 0), "0.26"),
-                            ((0, 28, 0), "0.28")],
+    # (compilation/passes/fusion/allreduce_rms_fusion.py FI_ALLREDUCE_FUSION_MAX_SIZE_MB, read in every wheel
+    # 0.17.0-0.29.0 but 0.23's patch releases, and 0.33.0: 0.17.0/0.18.0 cc 9.0 and 10.0; 0.19.0 adds 10.3; 0.25.0 adds
+    # TP 16 (multi-node) on 10.0 and 10.3 (0.24.0 has none); 0.27.0 adds 10.7 (0.26.0 has none); 0.29.0 raises 10.3's
+    # TP 8 from 2 to 4 MB (0.28.0 has 2)).
+    "fi_allreduce_fusion": [((0, 0, 0), ""), ((0, 17, 0), "0.17"), ((0, 19, 0), "0.19"), ((0, 25, 0), "0.25"),
+                            ((0, 27, 0), "0.27"), ((0, 29, 0), "0.29")],
     # ... and only with PP = DP = 1 up to 0.20 (the 0.17.0-0.20.0 wheels' enable_allreduce_rms_fusion; the condition is
-    # gone in the 0.22.1 wheel; 0.21 not read, so the step is put at the later wheel read)
-    "fi_allreduce_fusion_pp_dp_1": [((0, 0, 0), True), ((0, 22, 0), False)],
+    # gone in the 0.21.0 wheel)
+    "fi_allreduce_fusion_pp_dp_1": [((0, 0, 0), True), ((0, 21, 0), False)],
     # How flashinfer (the version each vLLM wheel pins) allocates that workspace: "multicast" = SymmDeviceMemory, each
     # of its three buffers rounded up to the multicast granularity the driver recommends and refused without multicast
     # support (flashinfer/comm/mnnvl.py SymmDeviceMemory._get_allocation_prop, trtllm_ar.py
