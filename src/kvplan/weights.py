@@ -128,14 +128,18 @@ def _mla_params(spec: ModelSpec, layer: int) -> list[Component]:
     nope, v_dim = int(t.get("qk_nope_head_dim", 128)), int(t.get("v_head_dim", 128))
     q_rank = t.get("q_lora_rank")
     if q_rank:
-        q = h * int(q_rank) + int(q_rank) * nh * (nope + rope)
+        # the query's down-projection q_a_proj (h x q_lora_rank) is replicated like kv_a_proj_with_mqa: a
+        # ReplicatedLinear in models/deepseek_v2.py DeepseekV2MLAAttention.__init__ 0.9.1 and 0.27.1, fused with
+        # kv_a_proj_with_mqa into DeepSeekV2FusedQkvAProjLinear (a MergedColumnParallelLinear with disable_tp=True) in
+        # 0.20.0; ReplicatedLinear in minicpm3.py MiniCPM3Attention (0.20.0). Only q_b_proj is split by TP.
+        q_a, q = h * int(q_rank), int(q_rank) * nh * (nope + rope)
         q_norm = int(q_rank)
     else:
-        q, q_norm = h * nh * (nope + rope), 0
+        q_a, q, q_norm = 0, h * nh * (nope + rope), 0
     out = [
         # kind "mla": its kv_b_proj (rank x nh*(nope+v)) is what weights_per_rank's mla_kv_b_copy dequantizes
         Component("self_attn", q + rank * nh * (nope + v_dim) + nh * v_dim * h, "tp", layer, True, kind="mla"),
-        Component("mla_replicated", h * (rank + rope), "replicated", layer, True),
+        Component("mla_replicated", q_a + h * (rank + rope), "replicated", layer, True),
         Component("norm", rank + q_norm, "replicated", layer, False),
     ]
     index_dim = spec.layers[layer].index_head_dim if layer < len(spec.layers) else 0
