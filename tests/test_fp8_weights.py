@@ -92,15 +92,15 @@ def test_online_fp8_converts_the_qwen_vision_towers_linear_layers_too():
 
 
 def test_online_fp8_on_a_tower_kvplan_keeps_unconverted_says_so():
-    """Only the Qwen towers' Linear layers are converted by kvplan: for another multimodal model the note says the
-    tower is counted in the model dtype rather than that its Linear layers are included."""
+    """Only the Qwen and Gemma 3 towers' Linear layers are converted by kvplan: for another multimodal model (LLaVA's
+    CLIP tower) the note says the tower is counted in the model dtype rather than that its Linear layers are included."""
     from kvplan.weights import vision_linear_params
 
-    m = resolve_model("google/gemma-3-4b-it")
+    m = resolve_model("llava-hf/llava-1.5-7b-hf")
     assert m.is_multimodal and vision_linear_params(m) == 0 < vision_linear_params(resolve_model("Qwen/Qwen3.5-27B"))
     online = QuantSpec("fp8", 8, None, "fp8 per-tensor (online)", applies_to="all_linear")
     assert weights_per_rank(m, quant=online).bytes == weights_per_rank(m, quant=replace(online, applies_to="linear")).bytes
-    p = kvplan.fit("google/gemma-3-4b-it", "H100", quantization="fp8", max_model_len=4096, fixes=False)
+    p = kvplan.fit("llava-hf/llava-1.5-7b-hf", "H100", quantization="fp8", max_model_len=4096, fixes=False)
     assert any("vision tower is counted in the model dtype" in n for n in p.assumptions)
     assert not any("Linear layers included" in n for n in p.assumptions)
 

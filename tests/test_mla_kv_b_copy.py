@@ -45,5 +45,6 @@ def test_the_blind_r1_0528_record_moves_by_the_copy():
     path = Path(__file__).parent / "data" / "blind_records.jsonl"
     rec = next(json.loads(line) for line in path.read_text().splitlines() if "deepseek-r1-0528-h200-u092-tp8" in line)
     p, _ = predict_record(rec)
-    # 79.74 GiB logged; kvplan counted 78.77 without the copy and 0.24 GiB more with it (the rest is not traced)
-    assert 78.9 < p.weights_bytes / GIB < 79.2
+    # 79.74 GiB logged; kvplan counted 78.77 without the copy and 0.24 GiB more with it, and since q_a_proj is counted
+    # replicated (test_mla_q_a_replicated.py) 0.55 GiB more: 79.55 (the last 0.19 GiB is not traced)
+    assert 79.4 < p.weights_bytes / GIB < 79.7

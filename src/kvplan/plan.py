@@ -27,7 +27,7 @@ from kvplan.resolve import (BNB_IN_FLIGHT, DTYPE_BYTES, GB, MAX_MEMORY_BYTES, GP
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal,
                              as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, first_release_where, newer_than_read, parse_version, quant_method_last_read, quant_min_capability, quantization_methods, release_from, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, drafter_weights, eagle_aux_states, kv_dtype_bytes, lora_buffer_bytes, padded_vocab, pp_layer_split,
-                            vision_linear_params, vision_mlp_gated, weights_per_rank)
+                            vision_bnb_only_params, vision_linear_params, vision_mlp_gated, weights_per_rank)
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
 MODEL_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
@@ -902,9 +902,12 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
         raise InputError("--quantization", f"the checkpoint is {q.method}-quantized ({q.scheme}), not {given}",
                          f"drop --quantization, or pass --quantization {q.method}")
     tower = ("" if not model.is_multimodal else ", the vision tower's Linear layers included" if vision_linear_params(model)
-             else "; the vision tower is counted in the model dtype (kvplan converts only the Qwen towers' Linear layers)")
+             else "; the vision tower is counted in the model dtype (kvplan converts only the Qwen and Gemma 3 towers' "
+             "Linear layers)")
     if family == "fp8":
-        notes.append("--quantization fp8 on an unquantized checkpoint: weights quantized to FP8 at load time" + tower)
+        kept = (" but its MLP, which vLLM builds unquantized (SigLIP sizes not multiples of 64)"
+                if vision_bnb_only_params(model) else "")
+        notes.append("--quantization fp8 on an unquantized checkpoint: weights quantized to FP8 at load time" + tower + kept)
         return QuantSpec("fp8", 8, None, "fp8 per-tensor (online)", applies_to="all_linear")
     if family == "bitsandbytes":
         notes.append("--quantization bitsandbytes on an unquantized checkpoint: 4-bit NF4 weights at load time" + tower)

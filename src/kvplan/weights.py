@@ -37,7 +37,8 @@ class Component:
     quantizable: bool   # a linear weight a weight-quantization method converts
     # "experts" for routed experts (MXFP4 applies only there), "in_proj_ba" for a Gated DeltaNet layer's fused b/a
     # projection (a skip list may keep it alone unquantized), "vision_linear" for a vision tower's Linear weights (only
-    # a quantization of every Linear layer converts them); "" for the rest
+    # a quantization of every Linear layer converts them), "vision_linear_bnb" for those only bitsandbytes converts
+    # (Gemma 3's SigLIP MLP); "" for the rest
     kind: str = ""
     dtype_bytes: float | None = None  # fixed bytes per element (e.g. fp32 A_log); None = the model dtype
 
@@ -128,14 +129,18 @@ def _mla_params(spec: ModelSpec, layer: int) -> list[Component]:
     nope, v_dim = int(t.get("qk_nope_head_dim", 128)), int(t.get("v_head_dim", 128))
     q_rank = t.get("q_lora_rank")
     if q_rank:
-        q = h * int(q_rank) + int(q_rank) * nh * (nope + rope)
+        # the query's down-projection q_a_proj (h x q_lora_rank) is replicated like kv_a_proj_with_mqa: a
+        # ReplicatedLinear in models/deepseek_v2.py DeepseekV2MLAAttention.__init__ 0.9.1 and 0.27.1, fused with
+        # kv_a_proj_with_mqa into DeepSeekV2FusedQkvAProjLinear (a MergedColumnParallelLinear with disable_tp=True) in
+        # 0.20.0; ReplicatedLinear in minicpm3.py MiniCPM3Attention (0.20.0). Only q_b_proj is split by TP.
+        q_a, q = h * int(q_rank), int(q_rank) * nh * (nope + rope)
         q_norm = int(q_rank)
     else:
-        q, q_norm = h * nh * (nope + rope), 0
+        q_a, q, q_norm = 0, h * nh * (nope + rope), 0
     out = [
         # kind "mla": its kv_b_proj (rank x nh*(nope+v)) is what weights_per_rank's mla_kv_b_copy dequantizes
         Component("self_attn", q + rank * nh * (nope + v_dim) + nh * v_dim * h, "tp", layer, True, kind="mla"),
-        Component("mla_replicated", h * (rank + rope), "replicated", layer, True),
+        Component("mla_replicated", q_a + h * (rank + rope), "replicated", layer, True),
         Component("norm", rank + q_norm, "replicated", layer, False),
     ]
     index_dim = spec.layers[layer].index_head_dim if layer < len(spec.layers) else 0
@@ -200,8 +205,21 @@ def vision_mlp_gated(spec: ModelSpec) -> bool:
 _QUANTIZABLE_VISION = ("qwen2_5_vl", "qwen3_vl", "qwen3_5")
 
 
+def _gemma3_siglip(spec: ModelSpec) -> bool:
+    """Gemma 3's multimodal model: a SigLIP tower and a one-matrix projector (gemma3_mm.py)."""
+    v = spec.vision_config or {}
+    return str(v.get("model_type") or "").startswith("siglip") and (
+        "Gemma3ForConditionalGeneration" in (spec.architectures or ()) or spec.model_type.startswith("gemma3"))
+
+
 def _vision_params(spec: ModelSpec) -> int:
     return _vision_parts(spec)[0]
+
+
+def vision_bnb_only_params(spec: ModelSpec) -> int:
+    """The vision tower's Linear weights that vLLM converts under bitsandbytes (or torchao) but builds unquantized under
+    the other methods (Gemma 3's SigLIP MLP, see _vision_parts); 0 for a text model."""
+    return _vision_parts(spec)[2] if spec.is_multimodal else 0
 
 
 def vision_linear_params(spec: ModelSpec) -> int:
@@ -210,14 +228,16 @@ def vision_linear_params(spec: ModelSpec) -> int:
     return _vision_parts(spec)[1] if spec.is_multimodal else 0
 
 
-def _vision_parts(spec: ModelSpec) -> tuple[int, int]:
+def _vision_parts(spec: ModelSpec) -> tuple[int, int, int]:
     """The vision tower's parameters, and of them the weight matrices of its Linear layers where vLLM builds them with
-    the model's quantization config (_QUANTIZABLE_VISION; 0 elsewhere)."""
+    the model's quantization config (_QUANTIZABLE_VISION and Gemma 3's SigLIP; 0 elsewhere), and apart from those the
+    ones it builds with it only under bitsandbytes or torchao (Gemma 3's SigLIP MLP when its sizes are not multiples of
+    64)."""
     v = spec.vision_config or {}
     h = v.get("hidden_size") or v.get("embed_dim") or v.get("width")
     layers = v.get("num_hidden_layers") or v.get("depth") or v.get("num_layers")
     if not h or not layers:
-        return 0, 0
+        return 0, 0, 0
     inter = v.get("intermediate_size") or 4 * h
     patch, ch = v.get("patch_size") or 14, v.get("num_channels") or v.get("in_channels") or 3
     patch_area = math.prod(patch) if isinstance(patch, (list, tuple)) else patch * patch
@@ -234,14 +254,35 @@ def _vision_parts(spec: ModelSpec) -> tuple[int, int]:
         projector = mergers * (merged * merged + merged + merged * out_h + out_h + 2 * merged)
         projector += int(v.get("num_position_embeddings") or 0) * h
         linear = mergers * (merged * merged + merged * out_h)
+    elif _gemma3_siglip(spec):
+        # Gemma 3's projector is one matrix, vision hidden x text hidden, after an RMSNorm of the vision hidden size
+        # (gemma3_mm.py Gemma3MultiModalProjector: mm_input_projection_weight, mm_soft_emb_norm; 0.9.1, 0.20.0), and
+        # the tower ends in a LayerNorm (siglip.py SiglipVisionTransformer post_layernorm)
+        projector = h * spec.hidden_size + h + 2 * h
+        linear = 0
     else:  # LLaVA-style: a two-layer projector from the tower to the language model
         projector = h * out_h + out_h * spec.hidden_size + 2 * out_h
         linear = 0
+    if family.startswith(("siglip", "clip")) and v.get("image_size"):
+        # the learned position table: one row per patch (siglip.py SiglipVisionEmbeddings, 0.9.1 and 0.20.0), one
+        # more for CLIP's class token, plus the class embedding itself (clip.py CLIPVisionEmbeddings)
+        side = int(v["image_size"]) // (patch if isinstance(patch, int) else int(patch[0]))
+        projector += (side * side + 2) * h if family.startswith("clip") else side * side * h
     total = int(layers * per_layer + ch * patch_area * temporal * h + projector)
+    if _gemma3_siglip(spec):
+        # Gemma 3 builds its SigLIP tower with the model's quantization config (gemma3_mm.py
+        # Gemma3ForConditionalGeneration: SiglipVisionModel(config.vision_config, quant_config, ...), 0.9.1 and 0.20.0):
+        # every block's qkv_proj and out_proj are converted, but its MLP (fc1, fc2) only when hidden and intermediate
+        # sizes are multiples of 64, or the method is bitsandbytes or torchao (siglip.py SiglipMLP "quantizable",
+        # 0.9.1 and 0.20.0): Gemma 3's 4304 is not
+        mlp = int(layers * 2 * h * inter)
+        if h % 64 == 0 and inter % 64 == 0:
+            return total, int(layers * 4 * h * h) + mlp, 0
+        return total, int(layers * 4 * h * h), mlp
     if not (family.startswith(_QUANTIZABLE_VISION) or spec.model_type.startswith(_QUANTIZABLE_VISION)):
-        return total, 0
+        return total, 0, 0
     # the blocks' qkv (3 h x h), proj (h x h) and MLP matrices; their biases and norms stay in the model dtype
-    return total, int(layers * (4 * h * h + (3 if vision_mlp_gated(spec) else 2) * h * inter) + linear)
+    return total, int(layers * (4 * h * h + (3 if vision_mlp_gated(spec) else 2) * h * inter) + linear), 0
 
 
 def count_weights(spec: ModelSpec) -> WeightCount:
@@ -306,13 +347,15 @@ def count_weights(spec: ModelSpec) -> WeightCount:
                 layer_comps.append(Component("mlp", mlp_mult * h * width, "tp", i, True))
         layer_comps.append(Component("norm", norms_per_layer * h, "replicated", i, False))
         comps += layer_comps
-    vision, vision_linear = _vision_parts(spec) if spec.is_multimodal else (0, 0)
+    vision, vision_linear, vision_bnb = _vision_parts(spec) if spec.is_multimodal else (0, 0, 0)
     notes = []
     if vision:
         # its Linear weights apart: only a quantization that covers every Linear layer converts them (QuantSpec.applies_to)
-        comps.append(Component("vision", vision - vision_linear, "tp", None, False))
+        comps.append(Component("vision", vision - vision_linear - vision_bnb, "tp", None, False))
         if vision_linear:
             comps.append(Component("vision", vision_linear, "tp", None, False, kind="vision_linear"))
+        if vision_bnb:
+            comps.append(Component("vision", vision_bnb, "tp", None, False, kind="vision_linear_bnb"))
         notes.append("vision tower counted from vision_config (an estimate)")
     total = sum(c.params for c in comps)
     return WeightCount(tuple(comps), spec.dtype_bytes, active_params=total + active, num_layers=len(layer_kinds), notes=tuple(notes))
@@ -620,6 +663,8 @@ def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str =
         if mixed:  # per-module precision from the checkpoint; modules it does not list stay unquantized
             return mixed.get(c.name, db)
         converted = c.quantizable or (c.kind == "vision_linear" and quant is not None and quant.applies_to == "all_linear")
+        if c.kind == "vision_linear_bnb":  # Gemma 3's SigLIP MLP: converted by bitsandbytes alone (_vision_parts)
+            converted = quant is not None and quant.applies_to == "all_linear" and quant.method == "bitsandbytes"
         if quant is not None and quant.method == "bitsandbytes" and c.kind == "experts" and not bnb_experts:
             converted = False
         if quant is not None and converted and not _skipped(c, quant):
