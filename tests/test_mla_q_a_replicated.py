@@ -34,3 +34,17 @@ def test_tp_keeps_a_whole_q_a_proj_per_rank():
     rest = (one.bytes - one.rotary_bytes - q_a_bytes) / 8  # were everything else split evenly...
     assert eight.bytes - eight.rotary_bytes > rest + q_a_bytes * 0.99  # ...the whole q_a_proj is still on the rank
     assert abs(q_a_bytes * 7 / 8 / GIB - 0.547) < 0.01  # what the TP8 count gained over sharding it
+
+
+def test_deepseek_v2_lite_projects_its_query_directly():
+    """DeepSeek-V2-Lite's config.json sets q_lora_rank null (the catalog completes the key its copy lacked:
+    tools/build_catalog.py CONFIG_COMPLETIONS), so its layers hold a plain q_proj (hidden x heads x 192) and no
+    q_a_proj; with transformers' default of 1536 they would hold a query LoRA the checkpoint does not have."""
+    spec = resolve_model("deepseek-ai/DeepSeek-V2-Lite")
+    assert spec.text_config.get("q_lora_rank") is None
+    h, nh = spec.hidden_size, spec.num_attention_heads
+    layer0 = [c for c in count_weights(spec).components if c.layer == 0]
+    assert next(c for c in layer0 if c.name == "mla_replicated").params == h * (512 + 64)  # kv_a_proj_with_mqa only
+    assert next(c for c in layer0 if c.kind == "mla").params == h * nh * 192 + 512 * nh * 256 + nh * 128 * h
+    # about 15.7 B parameters in all (the model card's 16 B total)
+    assert 15.4e9 < count_weights(spec).total_params < 16.0e9

@@ -924,6 +924,16 @@ _QWEN3_VL_2B_COPY = (
     "'official checkpoint shape' and Python Qwen3VLConfig fixtures, public code search)")
 
 CONFIG_COMPLETIONS = {
+    # The copy in shared/data/models has no q_lora_rank key, so AutoConfig fills DeepseekV2Config's default (1536) and
+    # the model gets a query LoRA it does not have; the checkpoint's config.json sets it null (a plain q_proj, which
+    # vLLM's deepseek_v2.py builds when q_lora_rank is None).
+    "deepseek-ai/DeepSeek-V2-Lite": (
+        {"q_lora_rank": None},
+        ["q_lora_rank null in public transcriptions of deepseek-ai/DeepSeek-V2-Lite's config.json (a Megatron model "
+         "config citing huggingface.co/deepseek-ai/DeepSeek-V2-Lite: 'q_lora_rank: null', 27 layers, hidden 2048, 16 "
+         "heads, kv_lora_rank 512; a GGUF conversion table: 'q lora rank (absent) 0 (lite: no q low-rank)'; MLA "
+         "adapters noting 'DeepSeek-V2-Lite skips it (q_lora_rank: null) and projects Q directly'; public code search)"],
+    ),
     "zai-org/GLM-4.5": (
         {"model_type": "glm4_moe", "vocab_size": 151552, "intermediate_size": 12288, "moe_intermediate_size": 1536,
          "n_routed_experts": 160, "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
