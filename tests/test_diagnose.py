@@ -1196,7 +1196,7 @@ def test_a_ray_version_mismatch_is_the_environment_s_and_the_patch_warning_is_no
     assert not any(f.symptom == "tp_init_hang" for f in warn.findings)
 
 
-@pytest.mark.parametrize("line, symptom, layer, confident", [
+EIGHTH_ROUND_LINES = [
     # argparse refusing a value of a fixed list (vLLM 0.6.2's --tool-call-parser) and vLLM's own parser-name KeyError
     ("api_server.py: error: argument --tool-call-parser: invalid choice: 'llama3_json' (choose from 'mistral', 'hermes')",
      "invalid_engine_flags", "vllm_version_flags", True),
@@ -1228,15 +1228,11 @@ def test_a_ray_version_mismatch_is_the_environment_s_and_the_patch_warning_is_no
     ("AssertionError: fp8e4nv data type is not supported on CUDA arch < 89", "quant_unsupported_on_gpu", "gpu", False),
     ("ValueError: base_model.model.lm_head.weight is unsupported LoRA weight", "invalid_engine_flags", "model_weights",
      False),
-])
-def test_eighth_round_refusals_name_their_owner(line, symptom, layer, confident):
-    top = diagnose([line]).top
-    assert (top.symptom, top.layer) == (symptom, layer)
-    assert (top.confidence >= CONFIDENT) == confident
+]
 
 
 
-@pytest.mark.parametrize("line, symptom, layer, confident", [
+NINTH_ROUND_LINES = [
     # Transformers refusing a config name vLLM registers at import: the Transformers version is newer than the release's
     ("ValueError: 'aimv2' is already used by a Transformers config, pick another name.",
      "import_undefined_symbol", "vllm_version_flags", True),
@@ -1269,14 +1265,10 @@ def test_eighth_round_refusals_name_their_owner(line, symptom, layer, confident)
     # added after the held-out reading: the swap space refused on a small host
     ("ValueError: Too large swap space. 4.00 GiB out of the 4.30 GiB total CPU memory is allocated for the swap space.",
      "invalid_engine_flags", "vllm_version_flags", True),
-])
-def test_ninth_round_refusals_name_their_owner(line, symptom, layer, confident):
-    top = diagnose([line]).top
-    assert (top.symptom, top.layer) == (symptom, layer)
-    assert (top.confidence >= CONFIDENT) == confident
+]
 
 
-@pytest.mark.parametrize("line, symptom, layer, confident", [
+TENTH_ROUND_LINES = [
     # tenth round: refusals with one owner in public threads
     ("(EngineCore pid=88) RuntimeError: UVA is not available", "invalid_engine_flags", "vllm_version_flags", True),
     ("ValueError: fp8_e5m2 kv-cache is not supported with fp8 checkpoints.", "invalid_engine_flags", "vllm_version_flags",
@@ -1302,14 +1294,10 @@ def test_ninth_round_refusals_name_their_owner(line, symptom, layer, confident):
     ('    assert cpu_tensor.is_pinned(), "CPU tensor must be pinned"', "invalid_engine_flags", "vllm_version_flags", False),
     ("NotImplementedError: No compiled get_cutlass_moe_mm_data: no cutlass_scaled_mm kernel for CUDA device capability: "
      "86. Required capability: 90 or 100", "quant_unsupported_on_gpu", "gpu", False),
-])
-def test_tenth_round_refusals_name_their_owner(line, symptom, layer, confident):
-    top = diagnose([line]).top
-    assert (top.symptom, top.layer) == (symptom, layer)
-    assert (top.confidence >= CONFIDENT) == confident
+]
 
 
-@pytest.mark.parametrize("line, symptom, layer, confident", [
+ELEVENTH_ROUND_LINES = [
     # eleventh round: refusals with one owner in public threads, in the wording of the releases that print them
     ("NotImplementedError: Sliding window is not allowed with prefix caching enabled!", "invalid_engine_flags",
      "vllm_version_flags", True),
@@ -1331,14 +1319,10 @@ def test_tenth_round_refusals_name_their_owner(line, symptom, layer, confident):
      "invalid_engine_flags", "client_code", False),
     ('\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', "invalid_engine_flags",
      "vllm_version_flags", False),
-])
-def test_eleventh_round_refusals_name_their_owner(line, symptom, layer, confident):
-    top = diagnose([line]).top
-    assert (top.symptom, top.layer) == (symptom, layer)
-    assert (top.confidence >= CONFIDENT) == confident
+]
 
 
-@pytest.mark.parametrize("line, symptom, layer, confident", [
+TWELFTH_ROUND_LINES = [
     # twelfth round: NCCL's invalid usage is a placement with several owners in public threads: hints, not the driver's
     ("hostA:2292596:2292596 [0] init.cc:943 NCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA device "
      "53000", "tp_init_hang", "client_code", False),
@@ -1349,11 +1333,7 @@ def test_eleventh_round_refusals_name_their_owner(line, symptom, layer, confiden
     # the max_model_len refusal quoted without its derived length (an issue title, a wrapper's one-line error)
     ("Failed to deploy a models using vllm: User-specified max_model_len (8192) is greater than the derived "
      "max_model_len", "invalid_engine_flags", "vllm_version_flags", True),
-])
-def test_twelfth_round_lines_name_their_owner(line, symptom, layer, confident):
-    top = diagnose([line]).top
-    assert (top.symptom, top.layer) == (symptom, layer)
-    assert (top.confidence >= CONFIDENT) == confident
+]
 
 
 def test_the_device_clash_outranks_the_generic_nccl_lines_but_not_a_named_cause():
@@ -1385,7 +1365,7 @@ def test_the_swap_space_warning_is_not_a_failure_and_the_nixl_import_warning_is_
     assert not any(f.symptom == "import_undefined_symbol" for f in note.findings)
 
 
-@pytest.mark.parametrize("line, symptom, layer, confident", [
+THIRTEENTH_ROUND_LINES = [
     # thirteenth round: lines with one owner, in the wording of the source that prints them
     ("ValueError: VLLM_PORT 'tcp://10.0.0.7:8000' appears to be a URI. This may be caused by a Kubernetes service "
      "discovery issue,check the warning in: https://docs.vllm.ai/en/latest/configuration/env_vars.html",
@@ -1407,14 +1387,10 @@ def test_the_swap_space_warning_is_not_a_failure_and_the_nixl_import_warning_is_
      "unsupported_architecture", "vllm_version_flags", False),
     ("ModuleNotFoundError: No module named 'vllm.entrypoints.serve.render'", "import_undefined_symbol",
      "vllm_version_flags", False),
-])
-def test_thirteenth_round_lines_name_their_owner(line, symptom, layer, confident):
-    top = diagnose([line]).top
-    assert (top.symptom, top.layer) == (symptom, layer)
-    assert (top.confidence >= CONFIDENT) == confident
+]
 
 
-@pytest.mark.parametrize("line, symptom, layer, confident", [
+FOURTEENTH_ROUND_LINES = [
     # fourteenth round: lines with one owner, in the wording of the source that prints them
     ("AssertionError: 3-read Mamba conv transfer requires DS conv state layout. Set VLLM_SSM_CONV_STATE_LAYOUT=DS",
      "invalid_engine_flags", "vllm_version_flags", True),
@@ -1434,11 +1410,7 @@ def test_thirteenth_round_lines_name_their_owner(line, symptom, layer, confident
     ("AssertionError: Tried to load weights of size torch.Size([3096576, 1])to a parameter of size "
      "torch.Size([5376, 1152])", "unsupported_architecture", "vllm_version_flags", False),
     ("    assert self.data.shape == loaded_weight.shape", "unsupported_architecture", "vllm_version_flags", False),
-])
-def test_fourteenth_round_lines_name_their_owner(line, symptom, layer, confident):
-    top = diagnose([line]).top
-    assert (top.symptom, top.layer) == (symptom, layer)
-    assert (top.confidence >= CONFIDENT) == confident
+]
 
 
 def test_the_weight_shape_hint_names_its_owners_and_other_literals_are_not_lora_ranks():
@@ -1479,7 +1451,7 @@ def test_wrapped_backend_reasons_naming_the_capability_read_as_the_gpu_s_and_cpu
     assert "--cpu-offload-gb" in offload.fix and offload.confidence >= CONFIDENT
 
 
-@pytest.mark.parametrize("line, symptom, layer, confident", [
+FOURTEENTH_ROUND_HELD_OUT_LINES = [
     # added after the fourteenth round's held-out reading, each in its source's wording
     ("RuntimeError: Worker failed with error 'No compiled get_cutlass_moe_mm_data: no cutlass_scaled_mm kernel for CUDA "
      "device capability: 90. Required capability: 90 or 100'", "quant_unsupported_on_gpu", "vllm_version_flags", True),
@@ -1495,8 +1467,14 @@ def test_wrapped_backend_reasons_naming_the_capability_read_as_the_gpu_s_and_cpu
     # a capability outside the MoE kernel's list stays the GPU's hint
     ("No compiled get_cutlass_moe_mm_data: no cutlass_scaled_mm kernel for CUDA device capability: 89. Required "
      "capability: 90 or 100", "quant_unsupported_on_gpu", "gpu", False),
-])
-def test_fourteenth_round_held_out_lines_name_their_owner(line, symptom, layer, confident):
+]
+
+
+# each round's lines (the lists above): one test reads them all, in the wording of the source that prints them
+@pytest.mark.parametrize("line, symptom, layer, confident", (
+    EIGHTH_ROUND_LINES + NINTH_ROUND_LINES + TENTH_ROUND_LINES + ELEVENTH_ROUND_LINES + TWELFTH_ROUND_LINES
+    + THIRTEENTH_ROUND_LINES + FOURTEENTH_ROUND_LINES + FOURTEENTH_ROUND_HELD_OUT_LINES))
+def test_round_lines_name_their_owner(line, symptom, layer, confident):
     top = diagnose([line]).top
     assert (top.symptom, top.layer) == (symptom, layer)
     assert (top.confidence >= CONFIDENT) == confident
