@@ -38,23 +38,31 @@ GROUPS = {"V0 >= 0.6.5": ("V0-c",), "V0 <= 0.6.4": ("V0-a", "V0-b"), "V1 0.9.1-0
 NON_TORCH_POOL = {"V1 0.8-0.9.0": "V0 <= 0.6.4"}
 
 
-def rows(records):
-    from kvplan.calibration import coefficients_for
-    from kvplan.plan import profile_sampler_term
+def planned_logging(records, field: str):
+    """(record, plan) of every record that logs `field` and that kvplan predicts, each planned as `kvplan validate`
+    plans it: with its source's sibling version (validate.sibling_versions)."""
     from kvplan.validate import sibling_versions, with_sibling_version
 
-    out = []
     records = list(records)
     siblings = sibling_versions(records)
     for rec in records:
-        rec = with_sibling_version(rec, siblings)
-        o = rec["observed"]
-        if o.get("kv_cache_gib") is None:
+        if rec["observed"].get(field) is None:
             continue
+        rec = with_sibling_version(rec, siblings)
         try:
             p, _ = predict_record(rec)
         except Exception:
             continue
+        yield rec, p
+
+
+def rows(records):
+    from kvplan.calibration import coefficients_for
+    from kvplan.plan import profile_sampler_term
+
+    out = []
+    for rec, p in planned_logging(records, "kv_cache_gib"):
+        o = rec["observed"]
         w = o.get("weights_gib") * GIB if o.get("weights_gib") else p.weights_bytes
         implied = p.requested_bytes - w - o["kv_cache_gib"] * GIB - _computed_extras(p)
         f = term_features(p.model, p.gpu, p.args, p.rules)
@@ -183,24 +191,13 @@ TRITON_SAMPLER_POOL = "V1 0.18-0.19"
 def _logging(root: Path, field: str, keep=None):
     """(record id, plan, term features, era group, logged GiB) of every record in PEAK_FILES that logs `field`, that
     `keep` (a test of the record) keeps and that kvplan predicts; V0 startups from V0_FILES only."""
-    from kvplan.validate import sibling_versions, with_sibling_version
-
     for name in PEAK_FILES:
-        records = load_records(root / name)
-        siblings = sibling_versions(records)
-        for rec in records:
-            value = rec["observed"].get(field)
-            if value is None or (keep is not None and not keep(rec)):
-                continue
-            rec = with_sibling_version(rec, siblings)
-            try:
-                p, _ = predict_record(rec)
-            except Exception:
-                continue
+        kept = [rec for rec in load_records(root / name) if keep is None or keep(rec)]
+        for rec, p in planned_logging(kept, field):
             group = next(g for g, eras in GROUPS.items() if p.era in eras)
             if p.rules.engine != "v1" and name not in V0_FILES:
                 continue
-            yield rec["id"], p, term_features(p.model, p.gpu, p.args, p.rules), group, value
+            yield rec["id"], p, term_features(p.model, p.gpu, p.args, p.rules), group, rec["observed"][field]
 
 
 def _profile_peak_alone(rec: dict) -> bool:
@@ -424,21 +421,10 @@ GRAPH_GROUPS = (("V0", ("V0-a", "V0-b", "V0-c")), ("V1 0.8-0.10", ("V1-a", "V1-b
 def graph_records(files=GRAPH_FILES) -> list[dict]:
     """One row per record that logs CUDA-graph memory and that kvplan predicts: the features a graph formula may use
     (decoder layers by kind, capture sizes, the largest, hidden size, TP, MoE, the drafter's graphs) and the figures."""
-    from kvplan.validate import sibling_versions, with_sibling_version
-
     out = []
     for tag, path in files:
-        records = load_records(path)
-        siblings = sibling_versions(records)
-        for rec in records:
-            logged = rec["observed"].get("cudagraph_gib")
-            if logged is None:
-                continue
-            rec = with_sibling_version(rec, siblings)
-            try:
-                p, _ = predict_record(rec)
-            except Exception:
-                continue
+        for rec, p in planned_logging(load_records(path), "cudagraph_gib"):
+            logged = rec["observed"]["cudagraph_gib"]
             f = term_features(p.model, p.gpu, p.args, p.rules)
             if not f.n_sizes:
                 continue  # no graphs (--enforce-eager): 0 logged, 0 predicted
