@@ -99,14 +99,18 @@ def _json_object(value, flag: str, example: str, not_object: str, object_example
 CUDAGRAPH_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")  # vLLM's CUDAGraphMode
 
 
+def compilation_object(value) -> dict:
+    """--compilation-config (JSON text or a dict) as a dict, {} where it is not given."""
+    if value in (None, "", {}):
+        return {}
+    return _json_object(value, "--compilation-config", 'e.g. \'{"cudagraph_mode": "PIECEWISE"}\'',
+                        "kvplan reads a JSON object (not an optimization level)")
+
+
 def parse_compilation_config(value) -> str | None:
     """--compilation-config (JSON text or a dict) -> its cudagraph_mode (one of CUDAGRAPH_MODES), or None where it sets
-    none (vLLM's default for the release). kvplan reads only cudagraph_mode from it."""
-    if value in (None, "", {}):
-        return None
-    value = _json_object(value, "--compilation-config", 'e.g. \'{"cudagraph_mode": "PIECEWISE"}\'',
-                         "kvplan reads a JSON object (not an optimization level)")
-    mode = value.get("cudagraph_mode")
+    none (vLLM's default for the release)."""
+    mode = compilation_object(value).get("cudagraph_mode")
     if mode is None:
         return None
     if not isinstance(mode, str) or mode.strip().upper() not in CUDAGRAPH_MODES:
@@ -2539,23 +2543,14 @@ def _compiles(args: EngineArgs) -> bool:
     inductor compilation will be ignored'), nor with the backend "eager"."""
     if args.enforce_eager:
         return False
-    cfg = args.compilation_config
-    if isinstance(cfg, str):
-        try:
-            import json
-            cfg = json.loads(cfg)
-        except ValueError:
-            return True
-    if isinstance(cfg, dict):
-        mode = cfg.get("mode", cfg.get("level"))
-        if mode is not None and str(mode).strip().upper() not in ("3", "VLLM_COMPILE", "PIECEWISE"):
-            return False
-        if str(cfg.get("backend") or "").strip().lower() == "eager":
-            return False
-        passes = cfg.get("pass_config")
-        if isinstance(passes, dict) and passes.get("fuse_allreduce_rms") is False:
-            return False
-    return True
+    cfg = compilation_object(args.compilation_config)
+    mode = cfg.get("mode", cfg.get("level"))
+    if mode is not None and str(mode).strip().upper() not in ("3", "VLLM_COMPILE", "PIECEWISE"):
+        return False
+    if str(cfg.get("backend") or "").strip().lower() == "eager":
+        return False
+    passes = cfg.get("pass_config")
+    return not (isinstance(passes, dict) and passes.get("fuse_allreduce_rms") is False)
 
 
 def fi_allreduce_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[int, str]:
