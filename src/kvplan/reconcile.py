@@ -347,8 +347,8 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
             kwargs["vllm_version"] = inferred[0]
     if log.total_gib:
         kwargs["gpu_gib"] = log.total_gib
-    elif gpu_named_by_log(log):
-        kwargs["gpu"] = gpu_named_by_log(log)
+    elif named := gpu_named_by_log(log):
+        kwargs["gpu"] = named
     given = given_flags(flags)
     if "max_model_len" in kwargs and "max_model_len" not in given and (log.max_model_len or log_sized_a_pool(log)):
         # vLLM accepted the log's length ("Using max model len N" is printed after its check, and a pool is sized after
@@ -565,7 +565,7 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
                 "0.1.dev<commits>)" if untagged else "the log does not print its version")
     if version_unstated and "vllm_version" in kwargs:
         notes.append(f"{unstated}; {version_from_log_format(log)[1]}, planned with vLLM {kwargs['vllm_version']}")
-    if not log.total_gib and kwargs.get("gpu") and kwargs.get("gpu") == gpu_named_by_log(log) and "gpu" not in given_flags(flags):
+    if not log.total_gib and kwargs.get("gpu") and "gpu" not in given_flags(flags):  # the GPU plan_kwargs_from_log read
         notes.append(f"the log names its GPU only in its fused-MoE config file's name (device_name={log.moe_device_name}): "
                      f"planned for {kwargs['gpu']} (pass --gpu if it is another card)")
     missing = unstated_plan_flags(log, kwargs)
