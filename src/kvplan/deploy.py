@@ -32,7 +32,7 @@ from string import Template
 from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
-from kvplan.plan import check_env_name, parse_mm_limits, parse_speculative_config, vllm_quant_method
+from kvplan.plan import check_env_name, parse_mm_limits, parse_speculative_config, speculative_draft, vllm_quant_method
 from kvplan.resolve import is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
 from kvplan.versions import (check_serve_env, check_serve_flags, serve_entrypoint, serve_mm_limits, serve_quantization,
@@ -456,12 +456,10 @@ def hub_drafter(plan: Any) -> tuple[Optional[str], Optional[str], int]:
     if not isinstance(ref, str) or not ref.strip() or ref.startswith((".", "/", "~", "\\")) or ref.endswith(".json") \
             or Path(ref).expanduser().exists():
         return None, None, 0
-    config = _get(_get(plan, "args"), "speculative_config")
-    try:
-        given = json.loads(config) if isinstance(config, str) else dict(config or {})
-    except (ValueError, TypeError):
-        given = {}
-    revision = given.get("revision") if isinstance(given.get("revision"), str) else None
+    try:  # the revision as the plan read the drafter at (plan.speculative_draft)
+        revision = (speculative_draft(_get(_get(plan, "args"), "speculative_config")) or (None, None))[1]
+    except InputError:
+        revision = None
     # the plan counts the drafter per rank of the stage it runs on (the last; split over TP as the model is)
     tp = int(_get(_get(plan, "args"), "tensor_parallel_size", default=1) or 1)
     return ref.strip(), revision, int(info.get("draft_weights_bytes") or 0) * tp
