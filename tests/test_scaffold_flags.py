@@ -202,6 +202,18 @@ def test_a_block_size_no_release_takes_is_refused_whatever_the_release():
         assert exc.value.field == "--block-size"
 
 
+@pytest.mark.parametrize("version,size,model,slow", [
+    ("0.29.0", 96, "meta-llama/Llama-3.1-8B-Instruct", False), ("0.29.0", 7, "meta-llama/Llama-3.1-8B-Instruct", True),
+    ("0.17.0", 8, "meta-llama/Llama-3.1-8B-Instruct", True), ("0.15.0", 8, "meta-llama/Llama-3.1-8B-Instruct", False),
+    ("0.29.0", 7, "deepseek-ai/DeepSeek-V2-Lite", False)])
+def test_a_block_size_the_fast_attention_kernels_refuse_is_warned_as_flexattention(version, size, model, slow):
+    """From 0.16 (v1/attention/backend.py supports_block_size; FlashAttention and Triton MultipleOf(16), FlashInfer
+    16/32/64, FlexAttention any, last in platforms/cuda.py's list) a --block-size off the multiples of 16 starts on
+    FlexAttention; MLA backends have their own sizes, and releases before 0.16 were not read: no warning there."""
+    p = kvplan.fit(model, "H100", max_model_len=8192, block_size=size, vllm_version=version)
+    assert any("FlexAttention" in w for w in p.warnings) is slow
+
+
 def test_vllm_use_v1_0_is_refused_for_0_11_0_whose_server_stops_on_it():
     """0.11.0 removed the V0 engine but still reads VLLM_USE_V1: with 0 its engine config picks no V1 and the API server
     asserts V1 (entrypoints/openai/api_server.py); 0.10 runs V0 with it, 0.11.1 no longer reads it (vllm/envs.py)."""

@@ -2904,6 +2904,12 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                      "the CUDA-graph memory per layer and capture size is still the one fitted on the releases' default mode")
     if why_v0:  # vLLM's own warning (engine/arg_utils.py _raise_or_fallback)
         warns.append(f"{why_v0} is not supported by the V1 Engine. Falling back to V0.")
+    multiple = rules.attention_block_multiple
+    if (args.block_size and multiple and args.block_size % multiple and rules.engine == "v1" and not model.uses_mla
+            and not model.is_hybrid and gpu.vendor.upper() != "AMD"):
+        warns.append(f"--block-size {args.block_size} is not a multiple of {multiple}, which FlashAttention, FlashInfer "
+                     "and Triton attention need: vLLM falls back to FlexAttention, much slower (versions.py "
+                     f"attention_block_multiple); {multiple}, 32 or 64 keep the fast kernels")
     if quant is not None and quant.method == "gguf" and resolved.dtype == "bfloat16" and gpu.cc and gpu.cc >= (10, 0):
         # GGUFConfig.get_supported_act_dtypes drops bfloat16 on Blackwell (vLLM PR #30408, Dec 2025; the GGUF plugin
         # later restored it): which releases refuse is not pinned, so this is said, not planned

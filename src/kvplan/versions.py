@@ -591,6 +591,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # unpack_data returns a stacked tensor unchanged in 0.8.5-0.10.0)
     "mllama_v0_pixel_copies": [((0, 0, 0), 2), ((0, 7, 3), 1)],
     "mm_pixels_held": [((0, 0, 0), True), ((0, 33, 0), False)],
+    # The block sizes NVIDIA's standard attention kernels take (AttentionBackend.get_supported_kernel_block_sizes,
+    # checked by supports_block_size / validate_configuration "block_size not supported", v1/attention/backend.py;
+    # read in the 0.16.0-0.28.0 wheels): FlashAttention and Triton MultipleOf(16), FlashInfer 16/32/64, while
+    # FlexAttention keeps the base class's MultipleOf(1) and comes last in platforms/cuda.py's priority list. A
+    # --block-size that is not a multiple of 16 therefore runs on FlexAttention. 0 where not read (before 0.16)
+    "attention_block_multiple": [((0, 0, 0), 0), ((0, 16, 0), 16)],
     # The dummy (and real) pixel values reach the GPU in the model's dtype from 0.9.0: MultiModalKwargs.as_kwargs takes
     # a dtype and casts floating-point inputs to model_config.dtype before the copy to the device (multimodal/inputs.py;
     # the callers v1/worker/gpu_model_runner.py profile_run and worker/model_runner.py execute_model pass
@@ -704,6 +710,7 @@ class VersionRules:
     mm_profile_items: str
     mllama_v0_pixel_copies: int
     mm_pixels_held: bool
+    attention_block_multiple: int
     mm_pixels_model_dtype: bool
     dsv4_accounting: str
     dsv4_rocm_logit_rows: str
