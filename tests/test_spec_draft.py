@@ -287,3 +287,37 @@ def test_the_drafters_kv_layers_join_the_last_pipeline_stage(tmp_path):
             == kvplan.fit(LLAMA, "H100", env=front, **kw).bytes_per_block)
     even = kvplan.fit(LLAMA, "H100", speculative_config=spec, **kw)
     assert even.bytes_per_block == kvplan.fit(LLAMA, "H100", **kw).bytes_per_block // 16 * 17
+
+
+def test_scaffold_pins_a_hub_drafter_at_the_commit_its_config_was_read_at(tmp_path):
+    """serve.sh pins the model with --revision; the drafter --speculative-config names is fetched by vLLM too, so its
+    "revision" (SpeculativeConfig.revision, vllm/config/speculative.py) is written as the commit the plan read it at
+    (a branch given is replaced by the commit it pointed at), and a drafter of no known commit is said not pinned."""
+    from fake_hub import COMMIT
+
+    with FakeHub() as hub:
+        hub.add("acme/Llama-3.1-8B-EAGLE3-head", "config.json", EAGLE3_HEAD)
+        env = dict(os.environ, HF_ENDPOINT=hub.url, HF_HOME=str(tmp_path / "hf"), HF_HUB_OFFLINE="0",
+                   PYTHONPATH=str(Path(__file__).parents[1] / "src"))
+
+        def scaffold(out: str, spec: str) -> str:
+            r = subprocess.run([sys.executable, "-c", "from kvplan.cli import main; main()", "scaffold", str(tmp_path / out),
+                                LLAMA, "--gpu", "H100", "--max-model-len", "8192", "--speculative-config", spec],
+                               capture_output=True, text=True, env=env, timeout=300)
+            assert r.returncode == 0, r.stderr
+            return (tmp_path / out / "serve.sh").read_text()
+
+        pinned = scaffold("pinned", _spec("acme/Llama-3.1-8B-EAGLE3-head"))
+        branch = scaffold("branch", json.dumps(dict(json.loads(_spec("acme/Llama-3.1-8B-EAGLE3-head")), revision="dev")))
+    flag = next(line for line in pinned.splitlines() if "--speculative-config" in line)
+    assert f'"revision":"{COMMIT}"' in flag and "the drafter pinned: the commit main pointed at" in pinned
+    flag = next(line for line in branch.splitlines() if "--speculative-config" in line)
+    assert f'"revision":"{COMMIT}"' in flag and '"dev"' not in flag and "the commit dev pointed at" in branch
+    # a drafter the catalog holds is of no commit: said, not pinned
+    from kvplan.deploy import render_files, spec_from_plan
+
+    catalog = kvplan.fit(LLAMA, "H100", max_model_len=8192, speculative_config=json.dumps(
+        {"method": "draft_model", "model": "meta-llama/Llama-3.2-1B-Instruct", "num_speculative_tokens": 3}))
+    serve = render_files(spec_from_plan(catalog))["serve.sh"]
+    flag = next(line for line in serve.splitlines() if "--speculative-config" in line)
+    assert "the drafter NOT pinned (no revision: main moves under you)" in serve and '"revision"' not in flag

@@ -32,7 +32,8 @@ from string import Template
 from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
-from kvplan.plan import check_env_name, parse_mm_limits, parse_speculative_config, speculative_draft, vllm_quant_method
+from kvplan.plan import (check_env_name, parse_mm_limits, parse_speculative_config, speculative_draft, speculative_object,
+                          vllm_quant_method)
 from kvplan.resolve import is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
 from kvplan.versions import (check_serve_env, check_serve_flags, serve_entrypoint, serve_mm_limits, serve_quantization,
@@ -227,6 +228,29 @@ def _speculative_comment(spec_config) -> str:
     return "the drafter's weights and KV layers are in the arithmetic above"
 
 
+def _pin_drafter(plan: Any, spec_config, text: str) -> tuple[str, str]:
+    """--speculative-config's text with the drafter pinned, and what serve.sh says about it. vLLM's SpeculativeConfig
+    takes the drafter's "revision" (config/speculative.py, read in 0.17.0); a drafter the plan read from the Hub is
+    served at the commit it was read at, as the model is (--revision); a branch, a tag or none is said to move."""
+    if hub_drafter(plan)[0] is None:
+        return text, ""
+    try:
+        revision = (speculative_draft(spec_config) or (None, None))[1]
+    except InputError:
+        return text, ""
+    if is_commit_sha(revision):
+        return text, "; the drafter pinned by its revision"
+    info = _get(plan, "speculative")
+    commit = info.get("draft_commit") if isinstance(info, dict) else None
+    if is_commit_sha(commit):
+        obj = dict(speculative_object(spec_config) or {})
+        obj["revision"] = commit
+        return (json.dumps(obj, separators=(",", ":")),
+                f"; the drafter pinned: the commit {revision or 'main'} pointed at when kvplan read its config")
+    what = f"{revision!r} is a branch or tag and can move" if revision else "no revision: main moves under you"
+    return text, f'; the drafter NOT pinned ({what}): add "revision": "<commit sha>"'
+
+
 def spec_from_plan(
     plan: Any,
     *,
@@ -338,7 +362,8 @@ def spec_from_plan(
     spec_config = _get(a, "speculative_config")  # given as JSON text or as a dict
     if spec_config:
         text = spec_config if isinstance(spec_config, str) else json.dumps(spec_config, separators=(",", ":"))
-        flags.append(Flag("--speculative-config", text, _speculative_comment(spec_config)))
+        text, pin = _pin_drafter(plan, spec_config, text)
+        flags.append(Flag("--speculative-config", text, _speculative_comment(spec_config) + pin))
     comp_config = _get(a, "compilation_config")  # given as JSON text or as a dict
     if comp_config:
         text = comp_config if isinstance(comp_config, str) else json.dumps(comp_config, separators=(",", ":"))
@@ -460,6 +485,8 @@ def hub_drafter(plan: Any) -> tuple[Optional[str], Optional[str], int]:
         revision = (speculative_draft(_get(_get(plan, "args"), "speculative_config")) or (None, None))[1]
     except InputError:
         revision = None
+    if not is_commit_sha(revision) and is_commit_sha(info.get("draft_commit")):
+        revision = info["draft_commit"]  # the commit the plan read the drafter's config at: what serve.sh pins
     # the plan counts the drafter per rank of the stage it runs on (the last; split over TP as the model is)
     tp = int(_get(_get(plan, "args"), "tensor_parallel_size", default=1) or 1)
     return ref.strip(), revision, int(info.get("draft_weights_bytes") or 0) * tp

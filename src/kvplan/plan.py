@@ -125,7 +125,8 @@ DRAFT_METHODS = ("eagle", "eagle3", "draft_model")
 _SPEC_EXAMPLE = 'e.g. {"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}'
 
 
-def _speculative_object(value) -> dict | None:
+def speculative_object(value) -> dict | None:
+    """--speculative-config as a dict (JSON text or a dict); None when not given."""
     if value in (None, "", {}):
         return None
     return _json_object(value, "--speculative-config", 'e.g. \'{"method": "mtp", "num_speculative_tokens": 3}\'',
@@ -155,7 +156,7 @@ def _speculative_method(value: dict, *, eagle3_by_name: bool = True) -> str:
 def speculative_method_given(value) -> bool:
     """Whether --speculative-config names its "method" (vLLM's release checks read the key as given, not the method
     its __post_init__ infers: v1_fallback, resolve_args)."""
-    obj = _speculative_object(value)
+    obj = speculative_object(value)
     return bool(obj and str(obj.get("method") or "").strip())
 
 
@@ -163,7 +164,7 @@ def parse_speculative_config(value) -> tuple[str, int] | None:
     """--speculative-config (JSON text or a dict) -> (kind, num_speculative_tokens), or None. kind: "mtp" (the
     checkpoint's own MTP layers), "ngram" (ngram/suffix: no drafter weights or KV), or one of DRAFT_METHODS (a drafter
     checkpoint named by "model": speculative_draft gives it)."""
-    value = _speculative_object(value)
+    value = speculative_object(value)
     if value is None:
         return None
     n = value.get("num_speculative_tokens")
@@ -192,7 +193,7 @@ def speculative_draft(value) -> tuple[str, str | None] | None:
     spec = parse_speculative_config(value)
     if spec is None or spec[0] not in DRAFT_METHODS:
         return None
-    obj = _speculative_object(value)
+    obj = speculative_object(value)
     revision = obj.get("revision")
     return obj["model"].strip(), str(revision) if revision else None
 
@@ -1148,7 +1149,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                              "not model", fix)
         if not given:
             # the method this release infers from the drafter's name (rules row spec_infers_eagle3_by_name)
-            obj = _speculative_object(args.speculative_config)
+            obj = speculative_object(args.speculative_config)
             inferred = _speculative_method(obj, eagle3_by_name=rules.spec_infers_eagle3_by_name)
             if inferred != spec[0]:
                 raise InputError("--speculative-config", f'no "method" given: vLLM {rules.version} infers {inferred!r} '
@@ -2287,7 +2288,7 @@ def model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str
         return "v1"
     spec = args.speculative
     if spec:
-        method = "mtp" if spec[0] == "mtp" else _speculative_method(_speculative_object(args.speculative_config))
+        method = "mtp" if spec[0] == "mtp" else _speculative_method(speculative_object(args.speculative_config))
         if method in rules.mrv2_v1_spec_methods:
             return "v1"
     if mode == "all":
@@ -2973,7 +2974,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         w = replace(w, bytes=busiest, exact=w.exact and spec[0] == "draft_model" and resolved.draft.checkpoint is not None,
                     by_use=tuple(w.by_use) + (("drafter", d_bytes),) if w.by_use else w.by_use, stage_bytes=stages)
         w_formula += f" + {d_bytes:,} B {spec[0]} drafter ({resolved.draft.id})"
-        spec_info.update(draft_model=resolved.draft.id, draft_source=resolved.draft.source,
+        spec_info.update(draft_model=resolved.draft.id, draft_source=resolved.draft.source, draft_commit=resolved.draft.commit,
                          draft_decoder_layers=resolved.draft.num_layers,
                          draft_kv_layers=sum(l.kind != "none" for l in resolved.draft.layers) if rules.is_v1 else 0,
                          draft_weights_bytes=d_bytes, draft_weights_parts=dict(d_parts),
