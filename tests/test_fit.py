@@ -934,9 +934,23 @@ def test_multimodal_profile_pass_is_charged_and_follows_limit_mm_per_prompt():
     assert g3.activation_peak_bytes > kvplan.fit("google/gemma-3-27b-it", "H200", max_model_len=8192, max_num_batched_tokens=8192,
                                                  max_num_seqs=256, limit_mm_per_prompt='{"image": 0}',
                                                  fixes=False).activation_peak_bytes + GIB
-    # the catalog's gemma-3-4b config carries no vision_config: transformers' defaults are not the checkpoint's
-    assert any("gives no vision_config" in a for a in kvplan.fit("google/gemma-3-4b-it", "L4", max_model_len=8192,
-                                                                  fixes=False).assumptions)
+    # the shared copy of gemma-3-4b-it's config has no vision_config; the catalog completes it from cited
+    # transcriptions (tools/build_catalog.py), so its SigLIP tower is counted and profiled like the 27B's
+    g4 = kvplan.fit("google/gemma-3-4b-it", "L4", max_model_len=8192, fixes=False)
+    assert any(a.startswith("multimodal: the profile run encodes") for a in g4.assumptions)
+    # a config without one: transformers' defaults are not the checkpoint's, so the pass is said, not computed
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from kvplan.resolve import _catalog_lookup
+
+    bare = {k: v for k, v in _catalog_lookup("google/gemma-3-4b-it")["config"].items() if k != "vision_config"}
+    with tempfile.TemporaryDirectory() as d:
+        (Path(d) / "config.json").write_text(json.dumps(bare))
+        local = kvplan.fit(d, "L4", max_model_len=8192, fixes=False)
+    assert any("gives no vision_config" in a for a in local.assumptions)
+    assert g4.weights_bytes - local.weights_bytes > 0.5 * GIB  # the 27-layer SigLIP tower, not a default 12-layer one
 
 
 def test_multimodal_pixels_reach_the_gpu_in_the_model_dtype_from_0_9_0():

@@ -934,6 +934,19 @@ CONFIG_COMPLETIONS = {
          "heads, kv_lora_rank 512; a GGUF conversion table: 'q lora rank (absent) 0 (lite: no q low-rank)'; MLA "
          "adapters noting 'DeepSeek-V2-Lite skips it (q_lora_rank: null) and projects Q directly'; public code search)"],
     ),
+    # The copy in shared/data/models has no vision_config, so transformers fills SiglipVisionConfig's defaults (a
+    # 768-wide, 12-layer tower) and kvplan counted no vision tower; the checkpoint's config.json holds the same SigLIP
+    # tower as gemma-3-27b-it's (whose copy here has it)
+    "google/gemma-3-4b-it": (
+        {"vision_config": {"hidden_size": 1152, "image_size": 896, "intermediate_size": 4304,
+                           "model_type": "siglip_vision_model", "num_attention_heads": 16, "num_hidden_layers": 27,
+                           "patch_size": 14, "vision_use_head": False}},
+        ["vision_config as public transcriptions of google/gemma-3-4b-it's config.json give it (a model-loader test "
+         "quoting 'the original gemma-3-4b-it's config.json': hidden 1152, image 896, intermediate 4304, "
+         "siglip_vision_model, 16 heads, 27 layers, patch 14, no head; a quantizer's pinned gemma3 4B config with the "
+         "same tower, checked against the model card's 4.30 B parameters; public code search), identical to the "
+         "vision_config of shared/data/models/google--gemma-3-27b-it.json"],
+    ),
     "zai-org/GLM-4.5": (
         {"model_type": "glm4_moe", "vocab_size": 151552, "intermediate_size": 12288, "moe_intermediate_size": 1536,
          "n_routed_experts": 160, "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
