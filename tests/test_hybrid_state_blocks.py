@@ -94,6 +94,22 @@ def test_a_fix_still_refused_by_the_state_block_check_says_so_not_its_pool():
     assert "GiB for KV" not in fp8.effect
 
 
+def test_fewer_sequences_are_offered_when_they_free_the_memory_the_pool_lacks():
+    # Qwen3.5-27B on an H100 at its 262,144 tokens lacks 0.04 GiB of pool, and a shorter context then hits the state-block
+    # check, so no single length or cache-dtype fix started it; fewer sequences shrink the sampler peak and the graphs
+    # captured up to max_num_seqs, and start it at its full length. The offer is the largest count that starts.
+    p = kvplan.fit("Qwen/Qwen3.5-27B", "H100")
+    assert not p.fits
+    fix = next(f for f in p.fixes if set(f.flags) == {"max_num_seqs"})
+    seqs = fix.flags["max_num_seqs"]
+    assert fix.fits and fix.effect.startswith("starts:") and "at 262,144" in fix.effect and 1 < seqs < 1024
+    assert kvplan.fit("Qwen/Qwen3.5-27B", "H100", max_num_seqs=seqs).fits
+    assert not kvplan.fit("Qwen/Qwen3.5-27B", "H100", max_num_seqs=seqs + 1).fits
+    # a model whose weights alone do not load gets no such offer
+    big = kvplan.fit("meta-llama/Llama-3.1-70B", "L4")
+    assert not any(set(f.flags) == {"max_num_seqs"} for f in big.fixes)
+
+
 def test_a_gpu_fix_about_as_large_as_the_card_is_not_called_larger_and_says_what_differs():
     # an A100 80GB (79.26 GiB) was offered as "a larger GPU" than an H100 (79.22 GiB); it starts on vllm serve's batch
     # defaults for that card (256 sequences, 2,048 tokens per step), not on its memory

@@ -242,6 +242,10 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
         if q and q.fits:
             fixes.append(Fix("lower max_model_len", {"max_model_len": best_len},
                              f"starts: {q.kv_cache_tokens:,} tokens, {q.max_concurrency:.2f}x concurrency at {best_len:,}", True))
+    seqs = largest_max_num_seqs(p) if p.failure != "load" else None
+    if seqs:
+        q = _try(p, max_num_seqs=seqs)
+        fixes.append(Fix("lower max_num_seqs", {"max_num_seqs": seqs}, _effect(q) + f", {seqs} sequences at a time", True))
     if a.kv_cache_dtype == "auto" and p.gpu.cc and p.gpu.cc >= (8, 9) and p.failure != "load":  # the pool, not the weights
         q = _try(p, kv_cache_dtype="fp8")
         if q:
@@ -434,6 +438,25 @@ def largest_max_model_len(p: Plan) -> int | None:
         else:
             b = mid - 1
     return a * bs
+
+
+def largest_max_num_seqs(p: Plan) -> int | None:
+    """The largest max_num_seqs below the one given that starts the plan at its own length, everything else unchanged:
+    fewer sequences shrink the profile run's sampler peak (one row of logits per sequence) and the CUDA graphs
+    captured up to it, which can be the memory the pool lacks (Qwen3.5-27B on an H100 at 262,144 tokens). None
+    when even one sequence does not start."""
+    q = _try(p, max_num_seqs=1)
+    if q is None or not q.fits:
+        return None
+    lo, hi = 1, p.args.max_num_seqs - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        q = _try(p, max_num_seqs=mid)
+        if q is not None and q.fits:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def max_model_len_for_concurrency(p: Plan, concurrency: float) -> int | None:
