@@ -1655,3 +1655,18 @@ def test_mllama_v0_profile_vision_pass_from_the_source(tmp_path):
     assert _multimodal_profile_bytes(model, args, rules_for("0.7.0"), 6 * GIB)[0] == int(mask + 23 * h + 2 * pixels) - 6 * GIB
     from dataclasses import replace
     assert _multimodal_profile_bytes(model, replace(args, limit_mm_per_prompt='{"image": 0}'), rules_for("0.7.0"), 0)[0] == 0
+
+
+def test_a_pool_that_a_cold_first_start_would_not_hold_is_warned():
+    """A first start compiles its graphs inside the memory profile and has logged up to 1.74 GiB less pool than the
+    warm restart kvplan plans (public cold/warm pairs, 0.23-0.29): a plan that holds one max_model_len request only
+    within that margin is warned; one with room, an eager start (no compile) and V0 (compiles nothing) are not."""
+    def warned(**kw):
+        p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", **kw)
+        return p.fits and any("first start may be refused" in w for w in p.warnings)
+
+    edge = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", fixes=True).fixes[0].flags["max_model_len"]
+    assert warned(max_model_len=edge)
+    assert not warned(max_model_len=16384)
+    assert not warned(max_model_len=edge, enforce_eager=True)
+    assert not warned(max_model_len=edge, vllm_version="0.7.1")

@@ -2434,6 +2434,12 @@ def _drafter_decoder_layers(model: ModelSpec, args: EngineArgs) -> int:
 # findings/chunk_20260706_093754 server_dynchunk0/1.log; kvplan 6.69, -2.2 % of the warm); Qwen2.5-7B RTX 5090 0.29.0,
 # 11.17 -> 12.91 GiB, +0.98 GiB consumed and +0.76 GiB peak cold (wrbooth/vllm-serve-bench raw/engine-logs
 # 2026-09-27-7b-baseline.log and -rerun.log; kvplan +1.1 % of the warm); vLLM issue #54383 (0.28) about 5 %.
+# The most KV pool a cold first start (Inductor compiling inside the memory profile) has logged below the warm restart of
+# the same command on a discrete GPU: 0.78 GiB (RTX 4090, 0.23.0), 0.99 and 1.05 GiB (RTX 4090, 0.27.1) and 1.74 GiB
+# (RTX 5090, 0.29.0) in the public pairs listed at reconcile.py COLD_COMPILE_GAP_GIB and tests/data/SOURCES-logs.md.
+# The largest of them, not a fit: a plan that holds one max_model_len request only with more than this is not warned.
+COLD_START_POOL_LOSS_BYTES = int(1.74 * GIB)
+
 COMPILE_CACHE_NOTE = ("torch.compile: planned as a start that loads its compiled graphs from vLLM's compile cache "
                       "(VLLM_CACHE_ROOT); a first start compiles them inside the memory profile and has logged 0.8-1.7 GiB "
                       "less KV pool (public cold/warm pairs: RTX 4090 0.23.0, RTX 5090 0.29.0); keep the cache on a "
@@ -3126,6 +3132,16 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         warns.append(arch[1])
     elif arch:  # ModelConfig refuses it while reading the config: before any worker, GPU check or load
         fits, error, failure = False, arch[1], "architecture"
+    if fits and rules.engine != "v0" and not resolved.enforce_eager and resolved.kv_cache_memory_bytes is None:
+        cold = available - COLD_START_POOL_LOSS_BYTES
+        if cold <= 0 or not _fit_check(groups, cold, bytes_per_block, int(cold // bytes_per_block), resolved, rules)[0]:
+            warns.append(f"a first start compiles its torch.compile graphs inside the memory profile and has logged up to "
+                         f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool than the warm restart planned here "
+                         "(public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29); with that much less this pool "
+                         f"would not hold one {max_len:,}-token request, so the very first start may be refused. The "
+                         "compile cache a start writes (VLLM_CACHE_ROOT, on a persistent volume in kvplan scaffold's files; "
+                         "keyed on the model config, max_model_len included) makes later starts warm; for the first, leave "
+                         "that much more room (a higher --gpu-memory-utilization) or expect one retry")
     if fits and conc < 1:
         # the release's own check passed (0.14-0.18 count only the first KV group's need), yet its log prints a
         # concurrency below 1x: the pool cannot hold one request of max_model_len in all its groups
