@@ -1670,3 +1670,12 @@ def test_a_pool_that_a_cold_first_start_would_not_hold_is_warned():
     assert not warned(max_model_len=16384)
     assert not warned(max_model_len=edge, enforce_eager=True)
     assert not warned(max_model_len=edge, vllm_version="0.7.1")
+    # no TorchInductor compile, no cold start to pay for: compilation mode NONE (level 0 before 0.11) or the "eager"
+    # backend (config/compilation.py CompilationMode; docs/design/debug_vllm_compile.md), as with --enforce-eager;
+    # neither the warning nor the compile-cache note. The other modes still compile
+    for config in ('{"mode": 0}', '{"mode": "NONE"}', '{"level": 0}', '{"backend": "eager"}'):
+        assert not warned(max_model_len=edge, compilation_config=config), config
+        p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=edge, compilation_config=config)
+        assert not any(a.startswith("torch.compile: planned") for a in p.assumptions), config
+    assert warned(max_model_len=edge, compilation_config='{"mode": 3}')
+    assert warned(max_model_len=edge, compilation_config='{"cudagraph_mode": "PIECEWISE"}')

@@ -2446,6 +2446,20 @@ COMPILE_CACHE_NOTE = ("torch.compile: planned as a start that loads its compiled
                       "persistent volume")
 
 
+def inductor_compiles(args: EngineArgs) -> bool:
+    """Whether a V1 start compiles the model with TorchInductor inside its memory profile (what a cold first start pays
+    and vLLM's compile cache saves): not with --enforce-eager, nor with a --compilation-config mode (or level) NONE / 0,
+    'No torch.compile compilation is applied' (config/compilation.py CompilationMode, 0.11+; level 0 NO_COMPILATION
+    before), nor with the backend "eager", which 'turns off TorchInductor' (docs/design/debug_vllm_compile.md, 0.11+)."""
+    if args.enforce_eager:
+        return False
+    cfg = compilation_object(args.compilation_config)
+    mode = cfg.get("mode", cfg.get("level"))
+    if mode is not None and str(mode).strip().upper() in ("0", "NONE", "NO_COMPILATION"):
+        return False
+    return str(cfg.get("backend") or "").strip().lower() != "eager"
+
+
 def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules) -> CudaGraphPlan:
     """Which CUDA graphs vLLM captures: the effective mode (--compilation-config's, else the release's default,
     PIECEWISE for pooling models; speculative decoding downgrades FULL decode graphs to PIECEWISE where an attention
@@ -2946,7 +2960,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes.append(f"data parallel: {resolved.data_parallel_size} engines, each with the pool below; "
                      f"{resolved.data_parallel_size} x the concurrency in all")
     notes.append(f"weights: {w.method}")
-    if rules.engine != "v0" and not resolved.enforce_eager:
+    if rules.engine != "v0" and inductor_compiles(resolved):
         notes.append(COMPILE_CACHE_NOTE)
     # in bytes, so the parts add up to the term: the checkpoint's share per rank, then what loading adds or moves
     w_formula = f"{w.bytes:,} B per rank (TP={tp}, PP={pp}; rotary cache {w.rotary_bytes / 1024 ** 2:.1f} MiB included)"
@@ -3132,7 +3146,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         warns.append(arch[1])
     elif arch:  # ModelConfig refuses it while reading the config: before any worker, GPU check or load
         fits, error, failure = False, arch[1], "architecture"
-    if fits and rules.engine != "v0" and not resolved.enforce_eager and resolved.kv_cache_memory_bytes is None:
+    if fits and rules.engine != "v0" and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None:
         cold = available - COLD_START_POOL_LOSS_BYTES
         if cold <= 0 or not _fit_check(groups, cold, bytes_per_block, int(cold // bytes_per_block), resolved, rules)[0]:
             warns.append(f"a first start compiles its torch.compile graphs inside the memory profile and has logged up to "
