@@ -38,6 +38,26 @@ def test_sweep_json_carries_warnings_per_row_as_fit_does():
     assert len(rows[0]["warnings"]) == 1 and len(rows[1]["warnings"]) == 2
 
 
+def test_a_sweeps_refused_rows_say_why():
+    """A refused row read 'no' beside a pool and a concurrency above 1x (a hybrid's state blocks below max_num_seqs)
+    with nothing saying why: its reason is printed under the table, each row named, and is in --json as fit's error."""
+    r = run("sweep", "Qwen/Qwen3.5-27B", "--gpu", "H100", "--vary", "max_model_len=32768,262144")
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    assert "does not start (max_model_len=32,768): max_num_seqs (1024) exceeds available Mamba cache blocks (344)" in out
+    assert "does not start (max_model_len=262,144): To serve at least one request" in out
+    assert "kvplan fit with a refused row's flags lists its nearest fixes" in out
+    rows = json.loads(run("sweep", "Qwen/Qwen3.5-27B", "--gpu", "H100", "--vary", "max_model_len=32768,262144",
+                          "--json").stdout)["rows"]
+    for row in rows:
+        p = kvplan.fit("Qwen/Qwen3.5-27B", "H100", fixes=False, max_model_len=row["max_model_len"])
+        assert not row["fits"] and row["error"] == p.error and row["failure"] == p.failure
+    assert rows[0]["failure"] == "state_blocks"
+    ok = json.loads(run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=4096", "--json").stdout)["rows"]
+    assert ok[0]["fits"] and ok[0]["error"] is None and ok[0]["failure"] is None
+    assert "does not start" not in run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=4096").stdout
+
+
 def test_sweep_range_written_high_to_low_runs_downwards():
     r = run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=32768..4096", "--json")
     assert r.returncode == 0, r.stderr
