@@ -677,10 +677,13 @@ class Fix:
 
 def fix_command_text(flags: dict) -> str:
     """A fix's change as the user types it: a model first (the positional argument), then --flags."""
+    import shlex  # a value as a shell reads it: a GPU's catalog name has spaces ('--gpu NVIDIA A100 80GB SXM4' ran
+    # as --gpu NVIDIA with three stray arguments); the page's renderFixes (web/static/app.js) quotes alike
+
     model = flags.get("model")
-    rest = " ".join(f"--{k.replace('_', '-')}" if v is True else f"--{k.replace('_', '-')} {v}"  # a switch: no value
+    rest = " ".join(f"--{k.replace('_', '-')}" if v is True else f"--{k.replace('_', '-')} {shlex.quote(str(v))}"  # a switch: no value
                     for k, v in flags.items() if k != "model")
-    return " ".join(x for x in (str(model) if model else "", rest) if x)
+    return " ".join(x for x in (shlex.quote(str(model)) if model else "", rest) if x)
 
 
 PER_ENGINE_FIELDS = ("kv_cache_bytes", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
