@@ -414,6 +414,32 @@ def test_request_from_a_plan_object():
     assert r.plan_fits is False and "--max-model-len 4096" in r.plan_fix
 
 
+def test_a_plans_first_fix_is_written_as_fit_writes_it():
+    """preflight's fix for a refused plan is fit's command text: a switch bare (it wrote '--enforce-eager True', which
+    neither kvplan nor vllm serve takes) and a GPU's catalog name quoted ('--gpu NVIDIA B300 (Blackwell Ultra)' was a
+    shell syntax error)."""
+    import shlex
+
+    import kvplan
+
+    def first_fix(*fixes):
+        plan = NS(args=NS(tensor_parallel_size=1, pipeline_parallel_size=1, dtype="bfloat16", quantization=None,
+                          gpu_memory_utilization=0.9, max_model_len=8192),
+                  model=NS(id="org/m", weights_bytes=30 * GIB, gated=False, dtype="bfloat16", quant=None),
+                  gpu=NS(name="NVIDIA L4"), fits=False, error="does not fit", vllm_version="0.33.0",
+                  weights_bytes=30 * GIB, kv_cache_tokens=0, max_concurrency=0.0, fixes=fixes)
+        return pf.request_from_plan(plan).plan_fix
+
+    assert first_fix(NS(name="no CUDA graphs", flags={"enforce_eager": True}, effect="starts", fits=True)) == \
+        "--enforce-eager (starts)"
+    p = kvplan.fit("Qwen/Qwen3-235B-A22B-FP8", "T4", detect_gpu=False)
+    f0 = next(f for f in p.fixes if f.fits)
+    assert f0.flags == {"gpu": "NVIDIA B300 (Blackwell Ultra)"}
+    text = pf.request_from_plan(p).plan_fix
+    assert text.startswith("--gpu 'NVIDIA B300 (Blackwell Ultra)' (")
+    assert shlex.split(text.split(" (starts")[0]) == ["--gpu", "NVIDIA B300 (Blackwell Ultra)"]
+
+
 # ----------------------------------------------------------------------------- CLI
 
 

@@ -672,8 +672,12 @@ def request_from_plan(plan: Any, flags_revision: Optional[str] = None) -> Reques
     fix = None
     fixes = [f for f in (getattr(plan, "fixes", None) or ()) if getattr(f, "fits", True)]
     if fixes:
+        from kvplan.plan import fix_command_text
+
         f0 = fixes[0]
-        flag_text = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in (getattr(f0, "flags", {}) or {}).items())
+        # as fit prints it: a switch bare (not '--enforce-eager True'), a value quoted as a shell reads it (a GPU's
+        # catalog name: '--gpu NVIDIA B300 (Blackwell Ultra)' was a shell syntax error)
+        flag_text = fix_command_text(dict(getattr(f0, "flags", {}) or {}))
         fix = f"{flag_text} ({getattr(f0, 'effect', '')})".strip()
     tp = int(getattr(args, "tensor_parallel_size", 1) or 1)
     pp = int(getattr(args, "pipeline_parallel_size", 1) or 1)
