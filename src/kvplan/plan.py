@@ -2902,7 +2902,8 @@ def _given_pool_allocation(p: Plan) -> Plan:
 
 
 def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRules | None = None,
-          extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None, check_architecture: bool = True) -> Plan:
+          extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None, check_architecture: bool = True,
+          auto_fit: bool = False) -> Plan:
     rules = rules or rules_for(args.vllm_version)
     rules, env_notes = _env_rules(args, rules)
     why_v0 = v1_fallback(model, gpu, args, rules)
@@ -3151,7 +3152,21 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         fits, error, failure = False, arch[1], "architecture"
     if fits and rules.engine != "v0" and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None:
         cold = available - COLD_START_POOL_LOSS_BYTES
-        if cold <= 0 or not _fit_check(groups, cold, bytes_per_block, int(cold // bytes_per_block), resolved, rules)[0]:
+        cold_check = _fit_check(groups, cold, bytes_per_block, int(cold // bytes_per_block), resolved, rules)
+        if auto_fit and not cold_check[0]:
+            # --max-model-len -1: vLLM sizes the length from the pool the profile left (section 4, "Auto-fit"), so a
+            # colder pool is a shorter length, not a refusal, unless not even one block is left
+            shorter = (f"vLLM's auto-fit (--max-model-len -1) would size max_model_len from that smaller pool: about "
+                       f"{cold_check[2]:,} tokens on the very first start instead of the {max_len:,} planned here"
+                       if cold_check[2] > 0 else "vLLM's auto-fit (--max-model-len -1) would find no length at all and "
+                       "refuse the very first start")
+            warns.append(f"a first start compiles its torch.compile graphs inside the memory profile and has logged up to "
+                         f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool than the warm restart planned here "
+                         f"(public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29); {shorter}. The compile cache a "
+                         "start writes (VLLM_CACHE_ROOT, on a persistent volume in kvplan scaffold's files) makes later "
+                         "starts warm, at the planned length; a length given instead of -1 is the same on every start, "
+                         "but a first start whose pool cannot hold it is refused")
+        elif not cold_check[0]:
             warns.append(f"a first start compiles its torch.compile graphs inside the memory profile and has logged up to "
                          f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool than the warm restart planned here "
                          "(public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29); with that much less this pool "
@@ -3213,7 +3228,7 @@ def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         raise InputError("--max-model-len", f"-1 (auto-fit) is not a vLLM {rules.version} option",
                          "give a length, or plan with --vllm-version 0.14 or newer")
     full = _plan(model, gpu, replace(args, max_model_len=None), rules=rules, extra_assumptions=extra_assumptions,
-                 site_offsets=site_offsets, check_architecture=check_architecture)
+                 site_offsets=site_offsets, check_architecture=check_architecture, auto_fit=True)
     limit = full.args.max_model_len
     if not full.fits and (full.failure != "memory" or full.kv_cache_bytes <= 0):
         return full  # a platform error, or "No available memory for the cache blocks", comes first
@@ -3225,7 +3240,8 @@ def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                  "Try increasing `gpu_memory_utilization`.")
         return replace(full, error=error, vllm_log=full.vllm_log + (error,))
     fitted = _plan(model, gpu, replace(args, max_model_len=full.estimated_max_model_len), rules=rules,
-                   extra_assumptions=extra_assumptions, site_offsets=site_offsets, check_architecture=check_architecture)
+                   extra_assumptions=extra_assumptions, site_offsets=site_offsets, check_architecture=check_architecture,
+                   auto_fit=True)
     note = (f"Auto-fit max_model_len: reduced from {limit} to {fitted.args.max_model_len} to fit in available KV cache "
             f"memory ({fitted.kv_cache_bytes / GIB:.2f} GiB GPU)")
     log = list(fitted.vllm_log)
