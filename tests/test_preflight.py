@@ -414,6 +414,22 @@ def test_request_from_a_plan_object():
     assert r.plan_fits is False and "--max-model-len 4096" in r.plan_fix
 
 
+def test_a_plan_that_a_cold_first_start_may_not_hold_is_a_first_start_warning():
+    """fit warns where a cold first start (compiling inside the memory profile) would leave the pool unable to hold one
+    max_model_len request; a machine's first start is that cold one, so preflight says so beside the plan's PASS (a
+    warning: the start after it is warm), and not for a plan with room."""
+    import kvplan
+
+    edge = pf.request_from_plan(kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=32768, detect_gpu=False))
+    assert edge.plan_fits and edge.plan_cold_start.startswith("a first start compiles")
+    found = [f for f in pf.check_plan(facts(), edge)]
+    assert [(f.check, f.status) for f in found] == [("plan", "pass"), ("first start", "warn")]
+    assert "would not hold one 32,768-token request" in found[1].message and "--gpu-memory-utilization" in found[1].fix
+    roomy = pf.request_from_plan(kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=16384, detect_gpu=False))
+    assert roomy.plan_cold_start is None
+    assert [(f.check, f.status) for f in pf.check_plan(facts(), roomy)] == [("plan", "pass")]
+
+
 def test_a_plans_first_fix_is_written_as_fit_writes_it():
     """preflight's fix for a refused plan is fit's command text: a switch bare (it wrote '--enforce-eager True', which
     neither kvplan nor vllm serve takes) and a GPU's catalog name quoted ('--gpu NVIDIA B300 (Blackwell Ultra)' was a
