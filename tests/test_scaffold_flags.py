@@ -214,6 +214,33 @@ def test_a_block_size_the_fast_attention_kernels_refuse_is_warned_as_flexattenti
     assert any("FlexAttention" in w for w in p.warnings) is slow
 
 
+@pytest.mark.parametrize("version", ["0.19.0", "0.29.0", "0.33.0"])
+def test_a_block_size_only_flexattention_takes_with_an_fp8_kv_cache_is_refused(version):
+    """FlexAttention, the one backend that takes such a block size, stores no fp8 KV cache (its
+    supported_kv_cache_dtypes: auto, float16, bfloat16; 0.19.0-0.33.0 wheels): no backend is valid and vLLM stops with
+    "No valid attention backend found" (platforms/cuda.py get_attn_backend_cls), where the plan said it starts on
+    FlexAttention. The fixes, a multiple of 16 or the model's dtype, each start; the same block size with an auto
+    cache, and 32 with fp8, still start as before."""
+    kw = dict(max_model_len=8192, vllm_version=version)
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", block_size=8, kv_cache_dtype="fp8", **kw)
+    assert not p.fits and p.failure == "platform"
+    assert p.error.startswith("No valid attention backend found for cuda with block_size=8, kv_cache_dtype=fp8")
+    assert p.vllm_log == ("ValueError: " + p.error,)
+    assert not any("falls back to FlexAttention" in w for w in p.warnings)
+    fixes = {f.name: f for f in p.fixes}
+    assert [f.flags for f in p.fixes] == [{"block_size": 16}, {"kv_cache_dtype": "auto"}] and all(f.fits for f in p.fixes)
+    for f in fixes.values():
+        assert kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", **{"block_size": 8, "kv_cache_dtype": "fp8", **f.flags},
+                          **kw).fits
+    auto = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", block_size=8, **kw)
+    assert auto.fits and any("falls back to FlexAttention" in w for w in auto.warnings)
+    assert kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", block_size=32, kv_cache_dtype="fp8", **kw).fits
+    # 0.16-0.18's FlexAttention was not read: the warning stays, no refusal
+    old = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", block_size=8, kv_cache_dtype="fp8", max_model_len=8192,
+                     vllm_version="0.17.0")
+    assert old.fits and any("falls back to FlexAttention" in w for w in old.warnings)
+
+
 def test_vllm_use_v1_0_is_refused_for_0_11_0_whose_server_stops_on_it():
     """0.11.0 removed the V0 engine but still reads VLLM_USE_V1: with 0 its engine config picks no V1 and the API server
     asserts V1 (entrypoints/openai/api_server.py); 0.10 runs V0 with it, 0.11.1 no longer reads it (vllm/envs.py)."""

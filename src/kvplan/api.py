@@ -209,6 +209,15 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
             fixes.append(Fix(f"a vLLM release with {p.model.architectures[0]}", {"vllm_version": release}, _effect(q), q.fits))
         return tuple(fixes)
     if p.failure == "platform":
+        if (p.error or "").startswith("No valid attention backend"):  # a block size only FlexAttention takes, which
+            # stores no fp8 KV cache (versions.py flex_attention_kv_dtypes): either change starts, on any card
+            multiple = p.rules.attention_block_multiple
+            for name, flags in ((f"block size {multiple}", {"block_size": multiple}),
+                                ("auto KV-cache dtype (FlexAttention, slower)", {"kv_cache_dtype": "auto"})):
+                q = _try(p, **flags)
+                if q:
+                    fixes.append(Fix(name, flags, _effect(q), q.fits))
+            return tuple(fixes)
         if a.dtype == "bfloat16" and p.gpu.cc and p.gpu.cc < (8, 0):
             q = _try(p, dtype="float16")
             if q:

@@ -2930,8 +2930,19 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if why_v0:  # vLLM's own warning (engine/arg_utils.py _raise_or_fallback)
         warns.append(f"{why_v0} is not supported by the V1 Engine. Falling back to V0.")
     multiple = rules.attention_block_multiple
+    backend_error = None
     if (args.block_size and multiple and args.block_size % multiple and rules.engine == "v1" and not model.uses_mla
             and not model.is_hybrid and gpu.vendor.upper() != "AMD"):
+        flex_dtypes = rules.flex_attention_kv_dtypes
+        if flex_dtypes and resolved.kv_cache_dtype not in flex_dtypes:
+            # FlexAttention, the one backend that takes the block size, does not store this KV-cache dtype
+            # (versions.py flex_attention_kv_dtypes): vLLM's backend selection finds none and stops (kvplan's wording
+            # of its reasons, not its AttentionSelectorConfig repr)
+            backend_error = (f"No valid attention backend found for cuda with block_size={args.block_size}, "
+                             f"kv_cache_dtype={resolved.kv_cache_dtype}. Reasons: FLASH_ATTN, FLASHINFER, TRITON_ATTN: "
+                             f"[block_size not supported]; FLEX_ATTENTION: [kv_cache_dtype not supported].")
+    if backend_error is None and (args.block_size and multiple and args.block_size % multiple and rules.engine == "v1"
+                                  and not model.uses_mla and not model.is_hybrid and gpu.vendor.upper() != "AMD"):
         warns.append(f"--block-size {args.block_size} is not a multiple of {multiple}, which FlashAttention, FlashInfer "
                      "and Triton attention need: vLLM falls back to FlexAttention, much slower (versions.py "
                      f"attention_block_multiple); {multiple}, 32 or 64 keep the fast kernels")
@@ -3142,7 +3153,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     load_error = _load_oom(gpu, w.bytes)
     if load_error:
         fits, error, failure, est_len = False, load_error, "load", None
-    startup_error = _startup_error(gpu, resolved, rules, quant, args.quantization)
+    startup_error = _startup_error(gpu, resolved, rules, quant, args.quantization) or backend_error
     if startup_error:
         fits, error, failure = False, startup_error, "platform"
     arch = architecture_refusal(model.architectures, rules.release) if check_architecture else None
