@@ -2933,14 +2933,18 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     backend_error = None
     if (args.block_size and multiple and args.block_size % multiple and rules.engine == "v1" and not model.uses_mla
             and not model.is_hybrid and gpu.vendor.upper() != "AMD"):
-        flex_dtypes = rules.flex_attention_kv_dtypes
-        if flex_dtypes and resolved.kv_cache_dtype not in flex_dtypes:
-            # FlexAttention, the one backend that takes the block size, does not store this KV-cache dtype
-            # (versions.py flex_attention_kv_dtypes): vLLM's backend selection finds none and stops (kvplan's wording
-            # of its reasons, not its AttentionSelectorConfig repr)
+        # FlexAttention, last in the list, refuses the block size too from 0.21 (versions.py
+        # flex_attention_block_multiple), and an fp8 KV cache from 0.19 (flex_attention_kv_dtypes): then vLLM's
+        # backend selection finds none and stops (kvplan's wording of its reasons, not its AttentionSelectorConfig repr;
+        # validate_configuration lists the dtype before the block size)
+        flex_dtypes, flex_multiple = rules.flex_attention_kv_dtypes, rules.flex_attention_block_multiple
+        flex_reasons = ((["kv_cache_dtype not supported"] if flex_dtypes and resolved.kv_cache_dtype not in flex_dtypes
+                         else []) + (["block_size not supported"] if flex_multiple and args.block_size % flex_multiple
+                                     else []))
+        if flex_reasons:
             backend_error = (f"No valid attention backend found for cuda with block_size={args.block_size}, "
                              f"kv_cache_dtype={resolved.kv_cache_dtype}. Reasons: FLASH_ATTN, FLASHINFER, TRITON_ATTN: "
-                             f"[block_size not supported]; FLEX_ATTENTION: [kv_cache_dtype not supported].")
+                             f"[block_size not supported]; FLEX_ATTENTION: [{', '.join(flex_reasons)}].")
     if backend_error is None and (args.block_size and multiple and args.block_size % multiple and rules.engine == "v1"
                                   and not model.uses_mla and not model.is_hybrid and gpu.vendor.upper() != "AMD"):
         warns.append(f"--block-size {args.block_size} is not a multiple of {multiple}, which FlashAttention, FlashInfer "
