@@ -1670,3 +1670,27 @@ def test_a_pool_that_a_cold_first_start_would_not_hold_is_warned():
     assert not warned(max_model_len=16384)
     assert not warned(max_model_len=edge, enforce_eager=True)
     assert not warned(max_model_len=edge, vllm_version="0.7.1")
+    # no TorchInductor compile, no cold start to pay for: compilation mode NONE (level 0 before 0.11) or the "eager"
+    # backend (config/compilation.py CompilationMode; docs/design/debug_vllm_compile.md), as with --enforce-eager;
+    # neither the warning nor the compile-cache note. The other modes still compile
+    for config in ('{"mode": 0}', '{"mode": "NONE"}', '{"level": 0}', '{"backend": "eager"}'):
+        assert not warned(max_model_len=edge, compilation_config=config), config
+        p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=edge, compilation_config=config)
+        assert not any(a.startswith("torch.compile: planned") for a in p.assumptions), config
+    assert warned(max_model_len=edge, compilation_config='{"mode": 3}')
+    assert warned(max_model_len=edge, compilation_config='{"cudagraph_mode": "PIECEWISE"}')
+    # --max-model-len -1: vLLM's auto-fit sizes the length from the pool the profile left, so a cold first start is
+    # served a shorter length, not refused; the warning says which (the length the colder pool holds), not a refusal
+    auto = kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=-1)
+    cold = [w for w in auto.warnings if w.startswith("a first start compiles")]
+    assert auto.fits and len(cold) == 1 and "may be refused" not in cold[0]
+    shorter = int(cold[0].split("pool: about ")[1].split(" tokens")[0].replace(",", ""))
+    assert f"instead of the {auto.args.max_model_len:,} planned here" in cold[0]
+    assert 0 < shorter < auto.args.max_model_len
+    # that length is about what a pool 1.74 GiB smaller holds: with the budget that much lower it starts, while the
+    # warm plan's own length does not
+    from kvplan.plan import COLD_START_POOL_LOSS_BYTES
+    colder = auto.args.gpu_memory_utilization - COLD_START_POOL_LOSS_BYTES / auto.total_bytes
+    assert kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=shorter, gpu_memory_utilization=colder, fixes=False).fits
+    assert not kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=auto.args.max_model_len, gpu_memory_utilization=colder,
+                          fixes=False).fits

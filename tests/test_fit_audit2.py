@@ -38,6 +38,26 @@ def test_sweep_json_carries_warnings_per_row_as_fit_does():
     assert len(rows[0]["warnings"]) == 1 and len(rows[1]["warnings"]) == 2
 
 
+def test_a_sweeps_refused_rows_say_why():
+    """A refused row read 'no' beside a pool and a concurrency above 1x (a hybrid's state blocks below max_num_seqs)
+    with nothing saying why: its reason is printed under the table, each row named, and is in --json as fit's error."""
+    r = run("sweep", "Qwen/Qwen3.5-27B", "--gpu", "H100", "--vary", "max_model_len=32768,262144")
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    assert "does not start (max_model_len=32,768): max_num_seqs (1024) exceeds available Mamba cache blocks (344)" in out
+    assert "does not start (max_model_len=262,144): To serve at least one request" in out
+    assert "kvplan fit with a refused row's flags lists its nearest fixes" in out
+    rows = json.loads(run("sweep", "Qwen/Qwen3.5-27B", "--gpu", "H100", "--vary", "max_model_len=32768,262144",
+                          "--json").stdout)["rows"]
+    for row in rows:
+        p = kvplan.fit("Qwen/Qwen3.5-27B", "H100", fixes=False, max_model_len=row["max_model_len"])
+        assert not row["fits"] and row["error"] == p.error and row["failure"] == p.failure
+    assert rows[0]["failure"] == "state_blocks"
+    ok = json.loads(run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=4096", "--json").stdout)["rows"]
+    assert ok[0]["fits"] and ok[0]["error"] is None and ok[0]["failure"] is None
+    assert "does not start" not in run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=4096").stdout
+
+
 def test_sweep_range_written_high_to_low_runs_downwards():
     r = run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=32768..4096", "--json")
     assert r.returncode == 0, r.stderr
@@ -292,3 +312,34 @@ def test_a_sweep_that_varies_one_flag_twice_is_refused_as_the_page_refuses_it():
         parse_vary(["max_model_len=1024", "max_model_len=2048"])
     assert exc.value.field == "--vary" and "varied twice" in str(exc.value)
     assert parse_vary(["max_model_len=1024,2048", "gpu=H100"]) == [("max_model_len", [1024, 2048]), ("gpu", ["H100"])]
+
+
+def test_a_fix_is_printed_as_a_shell_runs_it():
+    """A GPU fix names the catalog card, whose name has spaces: '--gpu NVIDIA A100 80GB SXM4' pasted into a shell ran
+    as --gpu NVIDIA plus three stray arguments. The value is quoted (shlex.quote), and the quoted command replans to
+    the plan the fix promised; the page's renderFixes quotes alike (checked with node where it is installed)."""
+    import shlex
+    import shutil
+    from pathlib import Path
+
+    from kvplan.plan import fix_command_text
+
+    p = kvplan.fit("Qwen/Qwen3-32B", "H100", detect_gpu=False)
+    gpu_fix = next(f for f in p.fixes if "gpu" in f.flags)
+    assert " " in gpu_fix.flags["gpu"] and gpu_fix.command_text == f"--gpu '{gpu_fix.flags['gpu']}'"
+    argv = shlex.split(gpu_fix.command_text)
+    assert argv == ["--gpu", gpu_fix.flags["gpu"]]
+    r = run("fit", "Qwen/Qwen3-32B", *argv, "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["fits"] is True
+    assert fix_command_text({"max_num_seqs": 89, "enforce_eager": True}) == "--max-num-seqs 89 --enforce-eager"
+    assert fix_command_text({"model": "Qwen/Qwen3-32B-FP8"}) == "Qwen/Qwen3-32B-FP8"
+    node = shutil.which("node")
+    if node:
+        js = (Path(kvplan.__file__).parent / "web" / "static" / "app.js").read_text()
+        start = js.index("function shellQuote")
+        body = js[start:js.index("\n}\n", start) + 3]
+        values = ["NVIDIA A100 80GB SXM4", "fp8", "0.94", "it's", "a/b-c.d"]
+        out = subprocess.run([node, "-e", body + f"console.log(JSON.stringify({json.dumps(values)}.map(shellQuote)))"],
+                             capture_output=True, text=True, timeout=60)
+        assert json.loads(out.stdout) == [shlex.quote(v) for v in values], out.stderr

@@ -414,6 +414,48 @@ def test_request_from_a_plan_object():
     assert r.plan_fits is False and "--max-model-len 4096" in r.plan_fix
 
 
+def test_a_plan_that_a_cold_first_start_may_not_hold_is_a_first_start_warning():
+    """fit warns where a cold first start (compiling inside the memory profile) would leave the pool unable to hold one
+    max_model_len request; a machine's first start is that cold one, so preflight says so beside the plan's PASS (a
+    warning: the start after it is warm), and not for a plan with room."""
+    import kvplan
+
+    edge = pf.request_from_plan(kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=32768, detect_gpu=False))
+    assert edge.plan_fits and edge.plan_cold_start.startswith("a first start compiles")
+    found = [f for f in pf.check_plan(facts(), edge)]
+    assert [(f.check, f.status) for f in found] == [("plan", "pass"), ("first start", "warn")]
+    assert "would not hold one 32,768-token request" in found[1].message and "--gpu-memory-utilization" in found[1].fix
+    roomy = pf.request_from_plan(kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=16384, detect_gpu=False))
+    assert roomy.plan_cold_start is None
+    assert [(f.check, f.status) for f in pf.check_plan(facts(), roomy)] == [("plan", "pass")]
+
+
+def test_a_plans_first_fix_is_written_as_fit_writes_it():
+    """preflight's fix for a refused plan is fit's command text: a switch bare (it wrote '--enforce-eager True', which
+    neither kvplan nor vllm serve takes) and a GPU's catalog name quoted ('--gpu NVIDIA B300 (Blackwell Ultra)' was a
+    shell syntax error)."""
+    import shlex
+
+    import kvplan
+
+    def first_fix(*fixes):
+        plan = NS(args=NS(tensor_parallel_size=1, pipeline_parallel_size=1, dtype="bfloat16", quantization=None,
+                          gpu_memory_utilization=0.9, max_model_len=8192),
+                  model=NS(id="org/m", weights_bytes=30 * GIB, gated=False, dtype="bfloat16", quant=None),
+                  gpu=NS(name="NVIDIA L4"), fits=False, error="does not fit", vllm_version="0.33.0",
+                  weights_bytes=30 * GIB, kv_cache_tokens=0, max_concurrency=0.0, fixes=fixes)
+        return pf.request_from_plan(plan).plan_fix
+
+    assert first_fix(NS(name="no CUDA graphs", flags={"enforce_eager": True}, effect="starts", fits=True)) == \
+        "--enforce-eager (starts)"
+    p = kvplan.fit("Qwen/Qwen3-235B-A22B-FP8", "T4", detect_gpu=False)
+    f0 = next(f for f in p.fixes if f.fits)
+    assert f0.flags == {"gpu": "NVIDIA B300 (Blackwell Ultra)"}
+    text = pf.request_from_plan(p).plan_fix
+    assert text.startswith("--gpu 'NVIDIA B300 (Blackwell Ultra)' (")
+    assert shlex.split(text.split(" (starts")[0]) == ["--gpu", "NVIDIA B300 (Blackwell Ultra)"]
+
+
 # ----------------------------------------------------------------------------- CLI
 
 

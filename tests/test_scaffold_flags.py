@@ -203,15 +203,45 @@ def test_a_block_size_no_release_takes_is_refused_whatever_the_release():
 
 
 @pytest.mark.parametrize("version,size,model,slow", [
-    ("0.29.0", 96, "meta-llama/Llama-3.1-8B-Instruct", False), ("0.29.0", 7, "meta-llama/Llama-3.1-8B-Instruct", True),
+    ("0.20.0", 96, "meta-llama/Llama-3.1-8B-Instruct", False), ("0.20.0", 7, "meta-llama/Llama-3.1-8B-Instruct", True),
     ("0.17.0", 8, "meta-llama/Llama-3.1-8B-Instruct", True), ("0.15.0", 8, "meta-llama/Llama-3.1-8B-Instruct", False),
-    ("0.29.0", 7, "deepseek-ai/DeepSeek-V2-Lite", False)])
+    ("0.29.0", 96, "meta-llama/Llama-3.1-8B-Instruct", False), ("0.20.0", 7, "deepseek-ai/DeepSeek-V2-Lite", False)])
 def test_a_block_size_the_fast_attention_kernels_refuse_is_warned_as_flexattention(version, size, model, slow):
     """From 0.16 (v1/attention/backend.py supports_block_size; FlashAttention and Triton MultipleOf(16), FlashInfer
-    16/32/64, FlexAttention any, last in platforms/cuda.py's list) a --block-size off the multiples of 16 starts on
-    FlexAttention; MLA backends have their own sizes, and releases before 0.16 were not read: no warning there."""
+    16/32/64, FlexAttention any up to 0.20, last in platforms/cuda.py's list) a --block-size off the multiples of 16
+    starts on FlexAttention; MLA backends have their own sizes, and releases before 0.16 were not read: no warning
+    there. (From 0.21 FlexAttention refuses it too: the next test.)"""
     p = kvplan.fit(model, "H100", max_model_len=8192, block_size=size, vllm_version=version)
-    assert any("FlexAttention" in w for w in p.warnings) is slow
+    assert p.fits and any("FlexAttention" in w for w in p.warnings) is slow
+
+
+@pytest.mark.parametrize("version,kv,flex", [
+    ("0.19.0", "fp8", "kv_cache_dtype not supported"), ("0.20.0", "fp8", "kv_cache_dtype not supported"),
+    ("0.21.0", "auto", "block_size not supported"), ("0.29.0", "auto", "block_size not supported"),
+    ("0.33.0", "fp8", "kv_cache_dtype not supported, block_size not supported")])
+def test_a_block_size_no_attention_backend_takes_is_refused(version, kv, flex):
+    """A --block-size off the multiples of 16 left FlexAttention, last in platforms/cuda.py's list, as the one backend;
+    it stores no fp8 KV cache (supported_kv_cache_dtypes auto/float16/bfloat16, 0.19.0-0.33.0 wheels) and from 0.21.0
+    takes only multiples of 16 itself (FlexAttentionBackend.get_supported_kernel_block_sizes MultipleOf(16); the 0.19.0
+    and 0.20.0 wheels keep the base class's MultipleOf(1)). Then no backend is valid and vLLM stops with "No valid
+    attention backend found" (CudaPlatform.get_attn_backend_cls), where the plan said it starts on FlexAttention. The
+    fixes each start: a multiple of 16, and the model's dtype for the cache where FlexAttention takes the size."""
+    kw = dict(max_model_len=8192, vllm_version=version)
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", block_size=8, kv_cache_dtype=kv, **kw)
+    assert not p.fits and p.failure == "platform"
+    assert p.error.startswith(f"No valid attention backend found for cuda with block_size=8, kv_cache_dtype={kv}")
+    assert p.error.endswith(f"FLEX_ATTENTION: [{flex}].") and p.vllm_log == ("ValueError: " + p.error,)
+    assert not any("FlexAttention" in w for w in p.warnings)
+    want = [{"block_size": 16}] + ([{"kv_cache_dtype": "auto"}] if version < "0.21" else [])
+    assert [f.flags for f in p.fixes] == want and all(f.fits for f in p.fixes)
+    for f in p.fixes:
+        q = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", **{"block_size": 8, "kv_cache_dtype": kv, **f.flags}, **kw)
+        assert q.fits
+    assert kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", block_size=32, kv_cache_dtype=kv, **kw).fits
+    # 0.16-0.18's FlexAttention dtypes were not read: the warning stays, no refusal
+    old = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", block_size=8, kv_cache_dtype="fp8", max_model_len=8192,
+                     vllm_version="0.17.0")
+    assert old.fits and any("falls back to FlexAttention" in w for w in old.warnings)
 
 
 def test_vllm_use_v1_0_is_refused_for_0_11_0_whose_server_stops_on_it():

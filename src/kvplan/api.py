@@ -209,6 +209,15 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
             fixes.append(Fix(f"a vLLM release with {p.model.architectures[0]}", {"vllm_version": release}, _effect(q), q.fits))
         return tuple(fixes)
     if p.failure == "platform":
+        if (p.error or "").startswith("No valid attention backend"):  # a block size no backend takes (FlexAttention
+            # from 0.21), or one only FlexAttention takes with an fp8 KV cache it cannot store: on no card
+            multiple = p.rules.attention_block_multiple
+            for name, flags in ((f"block size {multiple}", {"block_size": multiple}),
+                                ("auto KV-cache dtype (FlexAttention, slower)", {"kv_cache_dtype": "auto"})):
+                q = _try(p, **flags)
+                if q and q.fits:  # from 0.21 FlexAttention refuses the block size too: only the block size helps
+                    fixes.append(Fix(name, flags, _effect(q), q.fits))
+            return tuple(fixes)
         if a.dtype == "bfloat16" and p.gpu.cc and p.gpu.cc < (8, 0):
             q = _try(p, dtype="float16")
             if q:

@@ -677,10 +677,13 @@ class Fix:
 
 def fix_command_text(flags: dict) -> str:
     """A fix's change as the user types it: a model first (the positional argument), then --flags."""
+    import shlex  # a value as a shell reads it: a GPU's catalog name has spaces ('--gpu NVIDIA A100 80GB SXM4' ran
+    # as --gpu NVIDIA with three stray arguments); the page's renderFixes (web/static/app.js) quotes alike
+
     model = flags.get("model")
-    rest = " ".join(f"--{k.replace('_', '-')}" if v is True else f"--{k.replace('_', '-')} {v}"  # a switch: no value
+    rest = " ".join(f"--{k.replace('_', '-')}" if v is True else f"--{k.replace('_', '-')} {shlex.quote(str(v))}"  # a switch: no value
                     for k, v in flags.items() if k != "model")
-    return " ".join(x for x in (str(model) if model else "", rest) if x)
+    return " ".join(x for x in (shlex.quote(str(model)) if model else "", rest) if x)
 
 
 PER_ENGINE_FIELDS = ("kv_cache_bytes", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
@@ -2446,6 +2449,20 @@ COMPILE_CACHE_NOTE = ("torch.compile: planned as a start that loads its compiled
                       "persistent volume")
 
 
+def inductor_compiles(args: EngineArgs) -> bool:
+    """Whether a V1 start compiles the model with TorchInductor inside its memory profile (what a cold first start pays
+    and vLLM's compile cache saves): not with --enforce-eager, nor with a --compilation-config mode (or level) NONE / 0,
+    'No torch.compile compilation is applied' (config/compilation.py CompilationMode, 0.11+; level 0 NO_COMPILATION
+    before), nor with the backend "eager", which 'turns off TorchInductor' (docs/design/debug_vllm_compile.md, 0.11+)."""
+    if args.enforce_eager:
+        return False
+    cfg = compilation_object(args.compilation_config)
+    mode = cfg.get("mode", cfg.get("level"))
+    if mode is not None and str(mode).strip().upper() in ("0", "NONE", "NO_COMPILATION"):
+        return False
+    return str(cfg.get("backend") or "").strip().lower() != "eager"
+
+
 def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules) -> CudaGraphPlan:
     """Which CUDA graphs vLLM captures: the effective mode (--compilation-config's, else the release's default,
     PIECEWISE for pooling models; speculative decoding downgrades FULL decode graphs to PIECEWISE where an attention
@@ -2885,7 +2902,8 @@ def _given_pool_allocation(p: Plan) -> Plan:
 
 
 def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRules | None = None,
-          extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None, check_architecture: bool = True) -> Plan:
+          extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None, check_architecture: bool = True,
+          auto_fit: bool = False) -> Plan:
     rules = rules or rules_for(args.vllm_version)
     rules, env_notes = _env_rules(args, rules)
     why_v0 = v1_fallback(model, gpu, args, rules)
@@ -2912,8 +2930,23 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if why_v0:  # vLLM's own warning (engine/arg_utils.py _raise_or_fallback)
         warns.append(f"{why_v0} is not supported by the V1 Engine. Falling back to V0.")
     multiple = rules.attention_block_multiple
+    backend_error = None
     if (args.block_size and multiple and args.block_size % multiple and rules.engine == "v1" and not model.uses_mla
             and not model.is_hybrid and gpu.vendor.upper() != "AMD"):
+        # FlexAttention, last in the list, refuses the block size too from 0.21 (versions.py
+        # flex_attention_block_multiple), and an fp8 KV cache from 0.19 (flex_attention_kv_dtypes): then vLLM's
+        # backend selection finds none and stops (kvplan's wording of its reasons, not its AttentionSelectorConfig repr;
+        # validate_configuration lists the dtype before the block size)
+        flex_dtypes, flex_multiple = rules.flex_attention_kv_dtypes, rules.flex_attention_block_multiple
+        flex_reasons = ((["kv_cache_dtype not supported"] if flex_dtypes and resolved.kv_cache_dtype not in flex_dtypes
+                         else []) + (["block_size not supported"] if flex_multiple and args.block_size % flex_multiple
+                                     else []))
+        if flex_reasons:
+            backend_error = (f"No valid attention backend found for cuda with block_size={args.block_size}, "
+                             f"kv_cache_dtype={resolved.kv_cache_dtype}. Reasons: FLASH_ATTN, FLASHINFER, TRITON_ATTN: "
+                             f"[block_size not supported]; FLEX_ATTENTION: [{', '.join(flex_reasons)}].")
+    if backend_error is None and (args.block_size and multiple and args.block_size % multiple and rules.engine == "v1"
+                                  and not model.uses_mla and not model.is_hybrid and gpu.vendor.upper() != "AMD"):
         warns.append(f"--block-size {args.block_size} is not a multiple of {multiple}, which FlashAttention, FlashInfer "
                      "and Triton attention need: vLLM falls back to FlexAttention, much slower (versions.py "
                      f"attention_block_multiple); {multiple}, 32 or 64 keep the fast kernels")
@@ -2946,7 +2979,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes.append(f"data parallel: {resolved.data_parallel_size} engines, each with the pool below; "
                      f"{resolved.data_parallel_size} x the concurrency in all")
     notes.append(f"weights: {w.method}")
-    if rules.engine != "v0" and not resolved.enforce_eager:
+    if rules.engine != "v0" and inductor_compiles(resolved):
         notes.append(COMPILE_CACHE_NOTE)
     # in bytes, so the parts add up to the term: the checkpoint's share per rank, then what loading adds or moves
     w_formula = f"{w.bytes:,} B per rank (TP={tp}, PP={pp}; rotary cache {w.rotary_bytes / 1024 ** 2:.1f} MiB included)"
@@ -3124,7 +3157,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     load_error = _load_oom(gpu, w.bytes)
     if load_error:
         fits, error, failure, est_len = False, load_error, "load", None
-    startup_error = _startup_error(gpu, resolved, rules, quant, args.quantization)
+    startup_error = _startup_error(gpu, resolved, rules, quant, args.quantization) or backend_error
     if startup_error:
         fits, error, failure = False, startup_error, "platform"
     arch = architecture_refusal(model.architectures, rules.release) if check_architecture else None
@@ -3132,9 +3165,23 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         warns.append(arch[1])
     elif arch:  # ModelConfig refuses it while reading the config: before any worker, GPU check or load
         fits, error, failure = False, arch[1], "architecture"
-    if fits and rules.engine != "v0" and not resolved.enforce_eager and resolved.kv_cache_memory_bytes is None:
+    if fits and rules.engine != "v0" and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None:
         cold = available - COLD_START_POOL_LOSS_BYTES
-        if cold <= 0 or not _fit_check(groups, cold, bytes_per_block, int(cold // bytes_per_block), resolved, rules)[0]:
+        cold_check = _fit_check(groups, cold, bytes_per_block, int(cold // bytes_per_block), resolved, rules)
+        if auto_fit and not cold_check[0]:
+            # --max-model-len -1: vLLM sizes the length from the pool the profile left (section 4, "Auto-fit"), so a
+            # colder pool is a shorter length, not a refusal, unless not even one block is left
+            shorter = (f"vLLM's auto-fit (--max-model-len -1) would size max_model_len from that smaller pool: about "
+                       f"{cold_check[2]:,} tokens on the very first start instead of the {max_len:,} planned here"
+                       if cold_check[2] > 0 else "vLLM's auto-fit (--max-model-len -1) would find no length at all and "
+                       "refuse the very first start")
+            warns.append(f"a first start compiles its torch.compile graphs inside the memory profile and has logged up to "
+                         f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool than the warm restart planned here "
+                         f"(public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29); {shorter}. The compile cache a "
+                         "start writes (VLLM_CACHE_ROOT, on a persistent volume in kvplan scaffold's files) makes later "
+                         "starts warm, at the planned length; a length given instead of -1 is the same on every start, "
+                         "but a first start whose pool cannot hold it is refused")
+        elif not cold_check[0]:
             warns.append(f"a first start compiles its torch.compile graphs inside the memory profile and has logged up to "
                          f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool than the warm restart planned here "
                          "(public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29); with that much less this pool "
@@ -3196,7 +3243,7 @@ def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         raise InputError("--max-model-len", f"-1 (auto-fit) is not a vLLM {rules.version} option",
                          "give a length, or plan with --vllm-version 0.14 or newer")
     full = _plan(model, gpu, replace(args, max_model_len=None), rules=rules, extra_assumptions=extra_assumptions,
-                 site_offsets=site_offsets, check_architecture=check_architecture)
+                 site_offsets=site_offsets, check_architecture=check_architecture, auto_fit=True)
     limit = full.args.max_model_len
     if not full.fits and (full.failure != "memory" or full.kv_cache_bytes <= 0):
         return full  # a platform error, or "No available memory for the cache blocks", comes first
@@ -3208,7 +3255,8 @@ def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                  "Try increasing `gpu_memory_utilization`.")
         return replace(full, error=error, vllm_log=full.vllm_log + (error,))
     fitted = _plan(model, gpu, replace(args, max_model_len=full.estimated_max_model_len), rules=rules,
-                   extra_assumptions=extra_assumptions, site_offsets=site_offsets, check_architecture=check_architecture)
+                   extra_assumptions=extra_assumptions, site_offsets=site_offsets, check_architecture=check_architecture,
+                   auto_fit=True)
     note = (f"Auto-fit max_model_len: reduced from {limit} to {fitted.args.max_model_len} to fit in available KV cache "
             f"memory ({fitted.kv_cache_bytes / GIB:.2f} GiB GPU)")
     log = list(fitted.vllm_log)

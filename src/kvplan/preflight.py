@@ -386,6 +386,7 @@ class Request:
     plan_gpu: Optional[str] = None
     plan_summary: Optional[str] = None
     plan_gpu_fallback: bool = False  # no GPU found here and none given: planned for the fallback card
+    plan_cold_start: Optional[str] = None  # the plan's warning that a cold first start (compiling) may not hold it
 
 
 def _gib(n: Optional[float]) -> str:
@@ -645,7 +646,12 @@ def check_plan(facts: MachineFacts, req: Request) -> list[Finding]:
         return [Finding("plan", WARN, f"no GPU found here and no --gpu given: planned for the fallback card; {verdict}".rstrip(": "),
                         "pass --gpu NAME (the GPU you will run on) for a plan that counts")]
     if req.plan_fits:
-        return [Finding("plan", PASS, f"fits{on}: {req.plan_summary or ''}".rstrip(": "))]
+        out = [Finding("plan", PASS, f"fits{on}: {req.plan_summary or ''}".rstrip(": "))]
+        if req.plan_cold_start:  # a machine's first start is the cold one: the plan holds its length only warm
+            out.append(Finding("first start", WARN, req.plan_cold_start.split(". ")[0],
+                               "leave about 1.74 GiB more room for the first start (a higher "
+                               "--gpu-memory-utilization), or let it fill the compile cache (VLLM_CACHE_ROOT) and restart"))
+        return out
     return [Finding("plan", FAIL, f"does not fit{on}: {req.plan_error or ''}".rstrip(": "),
                     req.plan_fix or "run kvplan fit for the options")]
 
@@ -672,8 +678,12 @@ def request_from_plan(plan: Any, flags_revision: Optional[str] = None) -> Reques
     fix = None
     fixes = [f for f in (getattr(plan, "fixes", None) or ()) if getattr(f, "fits", True)]
     if fixes:
+        from kvplan.plan import fix_command_text
+
         f0 = fixes[0]
-        flag_text = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in (getattr(f0, "flags", {}) or {}).items())
+        # as fit prints it: a switch bare (not '--enforce-eager True'), a value quoted as a shell reads it (a GPU's
+        # catalog name: '--gpu NVIDIA B300 (Blackwell Ultra)' was a shell syntax error)
+        flag_text = fix_command_text(dict(getattr(f0, "flags", {}) or {}))
         fix = f"{flag_text} ({getattr(f0, 'effect', '')})".strip()
     tp = int(getattr(args, "tensor_parallel_size", 1) or 1)
     pp = int(getattr(args, "pipeline_parallel_size", 1) or 1)
@@ -697,4 +707,6 @@ def request_from_plan(plan: Any, flags_revision: Optional[str] = None) -> Reques
         plan_fix=fix,
         plan_gpu=getattr(plan.gpu, "name", None),
         plan_summary=summary,
+        plan_cold_start=next((str(w) for w in (getattr(plan, "warnings", None) or ())
+                              if str(w).startswith("a first start compiles")), None),
     )

@@ -214,6 +214,20 @@ def sweep_errors(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
                  style="red") for e, rs in seen.items()]
 
 
+def sweep_refusals(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
+    """Why each refused row does not start (its error's first sentence, as fit's fixes quote it), each reason once with
+    the rows it concerns, and where the nearest fixes are: `kvplan fit` with that row's flags."""
+    seen: dict[str, list[dict]] = {}
+    for r in rows:
+        if not r.get("error_input") and r.get("fits") is False and r.get("error"):
+            seen.setdefault(str(r["error"]).split(". ")[0].strip().rstrip("."), []).append(r)
+    out = [Text(f"does not start ({'; '.join(', '.join(f'{v}={_sweep_value(r[v])}' for v in varied) for r in rs)}): {e}",
+                style="red") for e, rs in seen.items()]
+    if out:
+        out.append(Text("kvplan fit with a refused row's flags lists its nearest fixes", style="dim"))
+    return out
+
+
 def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int = 0) -> Table:
     t = Table(title="kvplan sweep")
     for v in varied:

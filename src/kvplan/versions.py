@@ -593,10 +593,19 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "mm_pixels_held": [((0, 0, 0), True), ((0, 33, 0), False)],
     # The block sizes NVIDIA's standard attention kernels take (AttentionBackend.get_supported_kernel_block_sizes,
     # checked by supports_block_size / validate_configuration "block_size not supported", v1/attention/backend.py;
-    # read in the 0.16.0-0.28.0 wheels): FlashAttention and Triton MultipleOf(16), FlashInfer 16/32/64, while
-    # FlexAttention keeps the base class's MultipleOf(1) and comes last in platforms/cuda.py's priority list. A
-    # --block-size that is not a multiple of 16 therefore runs on FlexAttention. 0 where not read (before 0.16)
+    # read in the 0.16.0-0.28.0 wheels): FlashAttention and Triton MultipleOf(16), FlashInfer 16/32/64; FlexAttention
+    # comes last in platforms/cuda.py's priority list. 0 where not read (before 0.16)
     "attention_block_multiple": [((0, 0, 0), 0), ((0, 16, 0), 16)],
+    # FlexAttention's own: the base class's MultipleOf(1) up to 0.20 (no override in the 0.19.0 and 0.20.0 wheels'
+    # v1/attention/backends/flex_attention.py), so a --block-size off the multiples of 16 runs on it; MultipleOf(16)
+    # from 0.21.0 (FlexAttentionBackend.get_supported_kernel_block_sizes, read in the 0.21.0-0.33.0 wheels), so no
+    # backend is valid and CudaPlatform.get_attn_backend_cls (platforms/cuda.py) raises "No valid attention backend
+    # found". 0 where not read
+    "flex_attention_block_multiple": [((0, 0, 0), 0), ((0, 16, 0), 1), ((0, 21, 0), 16)],
+    # The KV-cache dtypes FlexAttention stores: auto, float16 and bfloat16 only (FlexAttentionBackend.
+    # supported_kv_cache_dtypes; read in the 0.19.0-0.33.0 wheels, 0.16-0.18 not read). With an fp8 KV cache and a block
+    # size only it takes, no backend is valid: the same "No valid attention backend found"
+    "flex_attention_kv_dtypes": [((0, 0, 0), ()), ((0, 19, 0), ("auto", "float16", "bfloat16"))],
     # The dummy (and real) pixel values reach the GPU in the model's dtype from 0.9.0: MultiModalKwargs.as_kwargs takes
     # a dtype and casts floating-point inputs to model_config.dtype before the copy to the device (multimodal/inputs.py;
     # the callers v1/worker/gpu_model_runner.py profile_run and worker/model_runner.py execute_model pass
@@ -711,6 +720,8 @@ class VersionRules:
     mllama_v0_pixel_copies: int
     mm_pixels_held: bool
     attention_block_multiple: int
+    flex_attention_block_multiple: int
+    flex_attention_kv_dtypes: tuple
     mm_pixels_model_dtype: bool
     dsv4_accounting: str
     dsv4_rocm_logit_rows: str

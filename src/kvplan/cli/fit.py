@@ -167,7 +167,8 @@ def parse_vary(specs: List[str]) -> list[tuple[str, list]]:
 
 def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, list]], plans: Optional[list] = None) -> list[dict]:
     """One plan per combination of the varied values, planned as `fit` plans it (with fit's warnings, per row under
-    "warnings", and each row's GPU and model's site calibration, api.site_offsets_for, under "site_calibration");
+    "warnings", a refused row's reason under "error" and "failure", and each row's GPU and model's site calibration,
+    api.site_offsets_for, under "site_calibration");
     bad combinations become rows with the error. `plans`, when given, collects the plans made (in row order, errors
     left out)."""
     from kvplan import api
@@ -210,6 +211,9 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
                     "max_model_len": p.args.max_model_len, "gpu_memory_utilization": p.args.gpu_memory_utilization,
                     "kv_cache_dtype": p.args.kv_cache_dtype, "tensor_parallel_size": p.args.tensor_parallel_size,
                     "vllm_version": p.vllm_version, "warnings": [str(w) for w in p.warnings],
+                    # why a row does not start (fit's error line): a refused row's "no" beside a pool and a
+                    # concurrency above 1x (a hybrid's state blocks below max_num_seqs) said nothing of the reason
+                    "failure": None if p.fits else p.failure, "error": None if p.fits else (p.error or p.failure),
                     "site_calibration": site_calibration_dict(p.site_offsets)})
         rows.append(row)
         if plans is not None:
@@ -239,7 +243,7 @@ def sweep(
     $ kvplan sweep Qwen/Qwen3-8B --gpu L4 --vary kv_cache_dtype=auto,fp8 --csv
     """
     from kvplan.errors import InputError
-    from kvplan.render import csv_rows, plot_sweep, sweep_errors, sweep_table, sweep_warnings, to_json
+    from kvplan.render import csv_rows, plot_sweep, sweep_errors, sweep_refusals, sweep_table, sweep_warnings, to_json
 
     if not vary:
         vary = ["max_model_len=2048,4096,16384,32768"]
@@ -258,7 +262,7 @@ def sweep(
         sys.stdout.write(csv_rows(rows, names + ["fits", "kv_cache_bytes", "kv_cache_tokens", "max_concurrency", "num_gpu_blocks", "error_input"]))
     else:
         console.print(sweep_table(rows, names))
-        for line in sweep_errors(rows, names) + sweep_warnings(rows, names):
+        for line in sweep_errors(rows, names) + sweep_refusals(rows, names) + sweep_warnings(rows, names):
             console.print(line, soft_wrap=True)
     if plot:
         # the validated band of the first plan's model family and era, unless the sweep changes the model or the release

@@ -158,6 +158,12 @@ function renderPlan(p) {
   syncSliderFromNumber(a.max_model_len);
 }
 
+function shellQuote(v) {  // Python's shlex.quote: bare when only safe characters, else in single quotes
+  const s = String(v);
+  if (s && /^[\w@%+=:,.\/-]+$/.test(s)) return s;
+  return "'" + s.replace(/'/g, "'\"'\"'") + "'";
+}
+
 function renderFixes(fixes) {
   const box = $("fixes");
   box.innerHTML = "";
@@ -167,8 +173,8 @@ function renderFixes(fixes) {
   for (const f of fixes) {
     const li = document.createElement("li");
     li.className = f.fits ? "ok" : "warn";
-    // as plan.fix_command_text writes it: a switch (true) is the bare flag
-    const flags = Object.entries(f.flags).map(([k, v]) => `--${k.replace(/_/g, "-")}` + (v === true ? "" : ` ${v}`)).join(" ");
+    // as plan.fix_command_text writes it: a switch (true) is the bare flag, a value quoted as shlex.quote does
+    const flags = Object.entries(f.flags).map(([k, v]) => `--${k.replace(/_/g, "-")}` + (v === true ? "" : ` ${shellQuote(v)}`)).join(" ");
     li.innerHTML = "<b></b> <code></code> <span></span> ";
     li.children[0].textContent = f.name;
     li.children[1].textContent = flags;
