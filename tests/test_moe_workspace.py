@@ -81,3 +81,39 @@ def test_qwen3_30b_a3b_on_the_0_19_sweep():
     plan, _ = predict_record(QWEN3_30B_A3B)
     assert abs(plan.activation_peak_bytes / GIB - 2.68) < 0.2
     assert abs(plan.kv_cache_bytes / GIB - 15.41) / 15.41 < 0.01
+
+
+# gpt-oss's MXFP4 experts on Marlin (below SM90): a FusedMoEKernel of MarlinExperts from 0.17.0 (quantization/mxfp4.py
+# 0.17.0/0.18.0, fused_moe/oracle/mxfp4.py 0.19.1-0.33.0), whose workspace_shapes ask for workspace1 (M x top-k,
+# max(N, K)) and workspace2 (M x top-k x max(2N, K)), N = the expert's width padded to 128, K = hidden padded to 256
+# (mxfp4_round_up_hidden_size_and_intermediate_size), both from the WorkspaceManager; 0.16.0 calls fused_marlin_moe()
+# directly (torch.empty caches freed after each layer).
+def _gpt_oss(version: str, gpu: str = "A100", **kw):
+    p = kvplan.fit("openai/gpt-oss-20b", gpu, vllm_version=version, max_model_len=8192, fixes=False, **kw)
+    return p, term_features(p.model, p.gpu, p.args, p.rules)
+
+
+def test_gpt_oss_marlin_workspace_is_a_hand_count_of_marlin_experts_shapes():
+    p, f = _gpt_oss("0.19.0")
+    t = p.args.max_num_batched_tokens
+    # gpt-oss-20b: top-k 4, expert width 2,880 -> 2,944 (128), hidden 2,880 -> 3,072 (256), bf16
+    ws13 = t * 4 * max(2944, 3072) * 2   # shared with the (T, 3072) output
+    ws2 = t * 4 * max(2 * 2944, 3072) * 2
+    assert f.moe_workspace_bytes == ws13 + ws2
+    assert f.moe_bytes == 0
+
+
+def test_gpt_oss_marlin_workspace_only_from_0_17():
+    _, f16 = _gpt_oss("0.16.0")
+    _, f17 = _gpt_oss("0.17.0")
+    assert f16.moe_workspace_bytes == 0 and f16.moe_bytes > 0  # fused_marlin_moe(): per-call caches
+    assert f17.moe_workspace_bytes > 0
+
+
+def test_gpt_oss_on_hopper_triton_keeps_no_workspace():
+    # the Triton kernels path (triton_kernel_moe_forward, OAITritonMxfp4ExpertsMonolithic from 0.19.1) allocates per
+    # call; the 0.14.1 H100 startups log the sampler's peak alone
+    _, f = _gpt_oss("0.19.0", gpu="H100")
+    assert f.moe_workspace_bytes == 0
+    _, fm = _gpt_oss("0.19.0", gpu="H100", env=("VLLM_MXFP4_USE_MARLIN=1",))
+    assert fm.moe_workspace_bytes > 0  # Marlin forced on Hopper

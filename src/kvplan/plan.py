@@ -2618,6 +2618,10 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
         width = model.moe_intermediate_size if args.enable_expert_parallel else model.moe_intermediate_size / (tp * dp)
         fwd, moe = 0.0, m * model.num_experts_per_tok * db * (3 * width + h)
         workspace = moe_workspace_bytes(model, args, rules, t * dp, width) if rules.moe_workspace_persistent else 0.0
+        quantized = quantized_moe_experts(model, gpu, args, rules, width)
+        if quantized and quantized[0] in rules.moe_quant_workspace:
+            workspace = float(modular_workspace_bytes(t * dp, rules.fused_moe_chunk_tokens, model.num_experts_per_tok,
+                                                      quantized[1], quantized[2], DTYPE_BYTES[args.dtype]))
         if workspace:
             moe = 0.0
     else:
@@ -2633,34 +2637,71 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
                         nvlink_tp=tp > 1 and nvlink_tp_capable(gpu))
 
 
+def modular_workspace_bytes(m_full: int, chunk: int, top_k: int, n_half: int, k: int, db: int) -> int:
+    """What a FusedMoEModularKernel of TritonExperts or MarlinExperts takes from the worker's WorkspaceManager for
+    m_full tokens: FusedMoEModularKernel._allocate_buffers (modular_kernel.py 0.14.0-0.33.0) asks the experts'
+    workspace_shapes for workspace13 (M, top-k, max(n_half, k)) and workspace2 (M, top-k, max(2 n_half, k)), in the
+    activation dtype, n_half the expert's intermediate width as the kernel holds it (TritonExperts: N = w13's rows =
+    2 n_half, SiLU-and-mul halving it, fused_moe.py 0.14.0-0.19.0 / experts/triton_moe.py 0.33.0; MarlinExperts:
+    N = marlin_moe_intermediate_size = n_half, with workspace1 (M x top-k, max(N, K)) and workspace2 (M x top-k x
+    max(2N, K)), fused_marlin_moe.py 0.17.0-0.19.1: the same two sizes), k the hidden size as the kernel holds it;
+    one chunk shares workspace13 with the output (M, k); get_simultaneous rounds each up to 256 B
+    (v1/worker/workspace.py). Past `chunk` tokens (VLLM_FUSED_MOE_CHUNK_SIZE, rules fused_moe_chunk_tokens; 0 = no
+    chunking) the two are sized for one chunk beside the whole output."""
+    m = min(m_full, chunk) if chunk else m_full
+
+    def r256(x: int) -> int:
+        return -(-int(x) // 256) * 256
+
+    ws13 = m * top_k * max(n_half, k) * db
+    ws2 = m * top_k * max(2 * n_half, k) * db
+    if m == m_full:
+        return r256(max(ws13, m_full * k * db)) + r256(ws2)
+    return r256(ws13) + r256(ws2) + r256(m_full * k * db)
+
+
+def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
+                          width: float) -> tuple[str, int, int] | None:
+    """The quantized fused-MoE path a checkpoint gets on this GPU, as (path, the expert's intermediate width and the
+    hidden size as its kernel holds them), for the paths kvplan has read the workspace of (rules moe_quant_workspace
+    says from which release each keeps it); None for the others.
+
+    gpt-oss's MXFP4 ("mxfp4_marlin", "mxfp4_triton", "mxfp4_flashinfer"): quantization/mxfp4.py get_mxfp4_backend
+    (0.16.0-0.18.0) and fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend (0.19.1-0.33.0) give SM100 FlashInfer,
+    SM90 (and 10.x without FlashInfer) the Triton kernels, and every other CUDA GPU Marlin, which needs the triton
+    kernels on (9, 0) <= cc < (11, 0) only; VLLM_MXFP4_USE_MARLIN=1 forces it, and before 0.12 Hopper runs Marlin too
+    (rules mxfp4_hopper_backend). Marlin pads the expert's width to 128 and the hidden size to 256
+    (mxfp4_round_up_hidden_size_and_intermediate_size, oracle/mxfp4.py 0.19.1; weights.mxfp4_expert_padding).
+
+    Not pinned, so not named here (their workspace stays 0 and the fused-MoE cache term stands): FP8 (block or
+    per-tensor: TritonExperts, DeepGEMM, FlashInfer CUTLASS/TRTLLM or Marlin by GPU and release, fused_moe/oracle/fp8.py),
+    NVFP4 (oracle/nvfp4.py) and int4 AWQ/GPTQ Marlin MoE. The one startup of them that logs its peak, Qwen3-235B-A22B
+    FP8 at TP4 on RTX PRO 6000 (0.27.1, Triton by the oracle's order), logs 0.76 GiB, below the 1.0 GiB TritonExperts
+    buffers its shapes would hold, so the persistent form is not what that path shows."""
+    q = model.quant
+    if q is None or q.method != "mxfp4" or gpu.vendor != "NVIDIA" or gpu.cc is None:
+        return None
+    cc = gpu.cc
+    if (10, 0) <= cc < (11, 0):
+        return ("mxfp4_flashinfer", int(width), model.hidden_size)
+    if cc == (9, 0) and rules.mxfp4_hopper_backend == "triton" and not args.env_on("VLLM_MXFP4_USE_MARLIN"):
+        return ("mxfp4_triton", int(width), model.hidden_size)
+    return ("mxfp4_marlin", -(-int(width) // 128) * 128, -(-model.hidden_size // 256) * 256)
+
+
 def moe_workspace_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, m_full: int, width: float) -> float:
     """The fused-MoE workspace an unquantized MoE model keeps from its profile run on (rules moe_workspace_persistent):
-    TritonExperts.workspace_shapes (fused_moe.py 0.14.0-0.19.0, experts/triton_moe.py 0.33.0) asks for workspace13
-    (M, top-k, max(N / 2, K)) and workspace2 (M, top-k, max(N, K)) in the activation dtype, N = 2 x the expert's
-    intermediate width on the rank (w13's rows, SiLU-and-mul halving it), K = hidden; FusedMoEModularKernel
-    ._allocate_buffers shares workspace13 with the output (M, K) in one chunk, gets both from the worker's
-    WorkspaceManager, each rounded up to 256 B (v1/worker/workspace.py get_simultaneous), and with several chunks
-    (M above VLLM_FUSED_MOE_CHUNK_SIZE, rules fused_moe_chunk_tokens) sizes the two for one chunk beside the whole
-    output. 0 where another kernel runs the experts (a quantized checkpoint's: FP8, Marlin, MXFP4, NVFP4 backends
-    size their own), online quantization (--quantization fp8 on a bf16 checkpoint) included: its config gives the MoE
-    layers its own method (Fp8Config.get_quant_method -> Fp8OnlineMoEMethod, quantization/fp8.py 0.19.1), not
-    UnquantizedFusedMoEMethod."""
+    TritonExperts' two buffers (modular_workspace_bytes) at N = 2 x the expert's intermediate width on the rank,
+    K = hidden; FusedMoEModularKernel gets both from the worker's WorkspaceManager (v1/worker/workspace.py). 0 where
+    another kernel runs the experts (a quantized checkpoint's: quantized_moe_experts and the rules row
+    moe_quant_workspace charge the paths read), online quantization (--quantization fp8 on a bf16 checkpoint)
+    included: its config gives the MoE layers its own method (Fp8Config.get_quant_method -> Fp8OnlineMoEMethod,
+    quantization/fp8.py 0.19.1), not UnquantizedFusedMoEMethod."""
     if (model.quant is not None or args.quantization or args.dtype not in ("bfloat16", "float16")
             or not model.num_experts_per_tok):
         return 0.0
-    db = DTYPE_BYTES[args.dtype]
-    k, h, n_half = model.num_experts_per_tok, model.hidden_size, int(width)
-    chunk = rules.fused_moe_chunk_tokens
-    m = min(m_full, chunk) if chunk else m_full
-
-    def r256(x: float) -> int:
-        return -(-int(x) // 256) * 256
-
-    ws13 = m * k * max(n_half, h) * db
-    ws2 = m * k * max(2 * n_half, h) * db
-    if m == m_full:
-        return float(r256(max(ws13, m_full * h * db)) + r256(ws2))
-    return float(r256(ws13) + r256(ws2) + r256(m_full * h * db))
+    return float(modular_workspace_bytes(m_full, rules.fused_moe_chunk_tokens, model.num_experts_per_tok, int(width),
+                                         model.hidden_size, DTYPE_BYTES[args.dtype]))
 
 
 def _pipeline_stage_pool(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups, w: RankWeights,
