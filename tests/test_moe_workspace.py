@@ -62,9 +62,11 @@ def test_the_sampler_run_sits_on_the_workspace_from_0_14_only():
     assert act19 == int(sampler + f19.moe_workspace_bytes)
 
 
-def test_a_quantized_moe_checkpoint_keeps_its_own_kernel():
-    _, f = _parts("0.19.0", model="Qwen/Qwen3-30B-A3B-FP8")
-    assert f.moe_workspace_bytes == 0
+def test_a_quantized_moe_checkpoint_on_a_path_not_read_keeps_its_own_kernel():
+    # block FP8 off Hopper (here an L40S, cc 8.9): the oracle's path there is not pinned (plan.quantized_moe_experts)
+    p = kvplan.fit("Qwen/Qwen3-30B-A3B-FP8", "L40S", vllm_version="0.19.0", max_model_len=8192, fixes=False)
+    f = term_features(p.model, p.gpu, p.args, p.rules)
+    assert f.moe_workspace_bytes == 0 and f.moe_bytes > 0
 
 
 def test_online_fp8_of_a_bf16_moe_checkpoint_keeps_its_own_kernel_too():
@@ -117,3 +119,15 @@ def test_gpt_oss_on_hopper_triton_keeps_no_workspace():
     assert f.moe_workspace_bytes == 0
     _, fm = _gpt_oss("0.19.0", gpu="H100", env=("VLLM_MXFP4_USE_MARLIN=1",))
     assert fm.moe_workspace_bytes > 0  # Marlin forced on Hopper
+
+
+def test_block_fp8_on_hopper_tp_takes_triton_experts_buffers_from_0_17():
+    # Qwen3-30B-A3B-FP8 ([128, 128] blocks) on an H100 at TP1: TritonExperts (oracle/fp8.py prefers Triton on Hopper
+    # for block FP8 without EP), both buffers (T, 8, 2048) in bf16, as for the bf16 checkpoint
+    p, f = _parts("0.19.0", model="Qwen/Qwen3-30B-A3B-FP8")
+    t = p.args.max_num_batched_tokens
+    assert f.moe_workspace_bytes == 2 * t * 8 * 2048 * 2 and f.moe_bytes == 0
+    _, f16 = _parts("0.16.0", model="Qwen/Qwen3-30B-A3B-FP8")
+    assert f16.moe_workspace_bytes == 0  # before the oracle's Hopper preference was read: not charged
+    _, fep = _parts("0.19.0", model="Qwen/Qwen3-30B-A3B-FP8", enable_expert_parallel=True)
+    assert fep.moe_workspace_bytes == 0  # EP: FlashInfer CUTLASS, its workspace inside flashinfer (not modelled)

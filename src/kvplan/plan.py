@@ -2679,7 +2679,16 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
     FP8 at TP4 on RTX PRO 6000 (0.27.1, Triton by the oracle's order), logs 0.76 GiB, below the 1.0 GiB TritonExperts
     buffers its shapes would hold, so the persistent form is not what that path shows."""
     q = model.quant
-    if q is None or q.method != "mxfp4" or gpu.vendor != "NVIDIA" or gpu.cc is None:
+    if q is None or gpu.vendor != "NVIDIA" or gpu.cc is None:
+        return None
+    if (q.method == "fp8" and q.weight_block and gpu.cc == (9, 0) and not args.enable_expert_parallel
+            and not args.env_on("VLLM_USE_DEEP_GEMM")):
+        # block FP8 on Hopper without expert parallelism: fused_moe/oracle/fp8.py _get_priority_backends moves TRITON
+        # to the front ("On Hopper for Block Fp8, prefer Triton for TP and FI CUTLASS for EP", 0.17.0-0.27.1), and
+        # make_fp8_moe_kernel builds a FusedMoEKernel of TritonExperts (quantization/fp8.py Fp8MoEMethod, 0.17.0,
+        # 0.20.0): its buffers are the unquantized ones, in the activation dtype (workspace_dtype is the base's)
+        return ("fp8_block_triton", int(width), model.hidden_size)
+    if q.method != "mxfp4":
         return None
     cc = gpu.cc
     if (10, 0) <= cc < (11, 0):

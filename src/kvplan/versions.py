@@ -168,7 +168,7 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 0.14.1 H100 gpt-oss startups confirm (their logged peaks are the sampler's alone, 38.48 B per logit against
     # 38.37-38.92 for dense models of the same sweep); FlashInfer's SM100 MXFP4 kernels (monolithic, their workspace
     # inside flashinfer, not read); FP8, NVFP4 and int4 Marlin/Triton/CUTLASS experts (not pinned: see plan.py).
-    "moe_quant_workspace": [((0, 0, 0), ()), ((0, 17, 0), ("mxfp4_marlin",))],
+    "moe_quant_workspace": [((0, 0, 0), ()), ((0, 17, 0), ("mxfp4_marlin", "fp8_block_triton"))],
     # V0 turns chunked prefill on by itself for contexts > 32K (engine/arg_utils.py create_engine_config), except for
     # the listed cases, where the profile run takes max(max_model_len, 2048) tokens at once. None: never (before
     # vLLM PR #6666, merged 2024-07-23, first in 0.5.4). Exclusions: sliding window, speculative decoding and LoRA from
