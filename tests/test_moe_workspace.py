@@ -63,8 +63,9 @@ def test_the_sampler_run_sits_on_the_workspace_from_0_14_only():
 
 
 def test_a_quantized_moe_checkpoint_on_a_path_not_read_keeps_its_own_kernel():
-    # block FP8 off Hopper (here an L40S, cc 8.9): the oracle's path there is not pinned (plan.quantized_moe_experts)
-    p = kvplan.fit("Qwen/Qwen3-30B-A3B-FP8", "L40S", vllm_version="0.19.0", max_model_len=8192, fixes=False)
+    # block FP8 below cc 8.9 (here an A100): TritonExperts needs FP8 support, the oracle falls to Marlin, whose FP8
+    # layout is not pinned (plan._fp8_block_moe_experts)
+    p = kvplan.fit("Qwen/Qwen3-30B-A3B-FP8", "A100", vllm_version="0.19.0", max_model_len=8192, fixes=False)
     f = term_features(p.model, p.gpu, p.args, p.rules)
     assert f.moe_workspace_bytes == 0 and f.moe_bytes > 0
 
@@ -131,3 +132,40 @@ def test_block_fp8_on_hopper_tp_takes_triton_experts_buffers_from_0_17():
     assert f16.moe_workspace_bytes == 0  # before the oracle's Hopper preference was read: not charged
     _, fep = _parts("0.19.0", model="Qwen/Qwen3-30B-A3B-FP8", enable_expert_parallel=True)
     assert fep.moe_workspace_bytes == 0  # EP: FlashInfer CUTLASS, its workspace inside flashinfer (not modelled)
+
+
+def _fp8(version: str, gpu: str, **kw):
+    p = kvplan.fit("Qwen/Qwen3-30B-A3B-FP8", gpu, vllm_version=version, max_model_len=8192, fixes=False, **kw)
+    return p, term_features(p.model, p.gpu, p.args, p.rules)
+
+
+def test_block_fp8_off_hopper_by_gpu_class_and_deep_gemm():
+    # cc 8.9 (L40S): no DeepGEMM, no FlashInfer block kernels -> TritonExperts, (T, 8, 2048) x 2 in bf16
+    p, f = _fp8("0.19.0", "L40S")
+    assert f.moe_workspace_bytes == 2 * p.args.max_num_batched_tokens * 8 * 2048 * 2
+    # cc 12.0 (RTX PRO 6000): DeepGEMM runs there from 0.24 (support_deep_gemm lists family 120), not counted ...
+    _, f23 = _fp8("0.23.0", "RTX PRO 6000")
+    _, f24 = _fp8("0.24.0", "RTX PRO 6000")
+    assert f23.moe_workspace_bytes > 0 and f24.moe_workspace_bytes == 0
+    # ... unless VLLM_USE_DEEP_GEMM=0 removes it (TritonExperts again)
+    _, f24off = _fp8("0.24.0", "RTX PRO 6000", env=("VLLM_USE_DEEP_GEMM=0",))
+    assert f24off.moe_workspace_bytes == f23.moe_workspace_bytes
+    # Blackwell 10.x: FlashInfer TRTLLM first, its workspace inside flashinfer (not counted); Hopper with DeepGEMM forced
+    _, fb = _fp8("0.19.0", "B200")
+    _, fh = _fp8("0.19.0", "H100", env=("VLLM_USE_DEEP_GEMM=1",))
+    assert fb.moe_workspace_bytes == 0 and fh.moe_workspace_bytes == 0 and fb.moe_bytes > 0
+
+
+def test_qwen3_235b_fp8_tp4_on_rtx_pro_6000_0_27_1_pool():
+    # the kubesimplify startup (tests/data/extra_records.jsonl, VLLM_USE_DEEP_GEMM=0): TritonExperts' buffers at TP4,
+    # (8192, 8, 4096) x 2 in bf16 = 1.0 GiB; the pool was +4.11 % charged the per-call caches, +2.56 % with them.
+    # Its logged 0.76 GiB "peak activation" is 0.27's transient_peak_headroom (utils/mem_utils.py memory_profiling),
+    # which leaves persistent tensors to "consumed": 56.89 - 55.19 = 1.70 GiB there, the workspace included
+    import json
+    from pathlib import Path
+    rec = next(json.loads(l) for l in (Path(__file__).parent / "data/extra_records.jsonl").read_text().splitlines()
+               if l.startswith('{"id": "qwen3-235b-a22b-instruct-2507-fp8-rtxpro6000-u090-tp4-l32k"'))
+    plan, _ = predict_record(rec)
+    f = term_features(plan.model, plan.gpu, plan.args, plan.rules)
+    assert f.moe_workspace_bytes == 2 * 8192 * 8 * 4096 * 2
+    assert abs(plan.kv_cache_bytes / GIB / 27.85 - 1) < 0.03

@@ -404,6 +404,8 @@ ENV_EFFECTS = {
     "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "1 keeps chunked local attention as windows in 0.10.1-0.13",
     "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "0 leaves CUDA-graph memory out of the budget where it is subtracted",
     "VLLM_MXFP4_USE_MARLIN": "1 selects Marlin (its padding) for MXFP4 experts",
+    "VLLM_USE_DEEP_GEMM": "0 / 1 removes / forces DeepGEMM for block-FP8 MoE experts (their persistent workspace, 0.17+)",
+    "VLLM_MOE_USE_DEEP_GEMM": "0 / 1 removes / forces DeepGEMM for block-FP8 MoE experts (their persistent workspace, 0.17+)",
     "VLLM_PP_LAYER_PARTITION": "the decoder layers of each pipeline stage (its weights and KV layers), e.g. 16,32",
     "VLLM_USE_FLASHINFER_SAMPLER": "1 / 0 selects FlashInfer's / the PyTorch-native top-k/top-p sampler (its profile peak, V1 0.8-0.17)",
 }
@@ -2660,6 +2662,38 @@ def modular_workspace_bytes(m_full: int, chunk: int, top_k: int, n_half: int, k:
     return r256(ws13) + r256(ws2) + r256(m_full * k * db)
 
 
+def _fp8_block_moe_experts(cc: tuple[int, int], args: EngineArgs, rules: VersionRules, width: float,
+                           hidden: int) -> tuple[str, int, int]:
+    """Block FP8 ([128, 128]) experts by GPU class, in fused_moe/oracle/fp8.py select_fp8_moe_backend's order (0.17.0,
+    0.19.1, 0.20.0, 0.22.1, 0.23.0, 0.24.0, 0.27.1, 0.28.0, 0.29.0, 0.33.0 wheels: AITER, FLASHINFER_TRTLLM,
+    FLASHINFER_CUTLASS, DEEPGEMM, VLLM_CUTLASS, TRITON, MARLIN, the first whose experts class supports the device and
+    the scheme). "fp8_block_triton" (TritonExperts, FusedMoEKernel built by make_fp8_moe_kernel): Hopper without expert
+    parallelism (_get_priority_backends moves TRITON to the front: "On Hopper for Block Fp8, prefer Triton for TP and
+    FI CUTLASS for EP"), and cc 8.9 / 12.x, where FlashInfer TRTLLM (Blackwell family 100 only) and CUTLASS (block
+    scales on 9.0 only) do not run it, VLLM_CUTLASS (CutlassExpertsFp8) takes no block scales, and DeepGEMM runs on 9.0
+    and 10.x only up to 0.23 and on 12.x too from 0.24 (platforms/cuda.py support_deep_gemm; rules deep_gemm_sm12x)
+    with VLLM_USE_DEEP_GEMM on (its default). Not charged: "fp8_block_deepgemm" (TritonOrDeepGemmExperts, whose
+    DeepGEMM buffers are 'strictly larger than the triton workspaces' and padded per expert: not counted here),
+    "fp8_block_flashinfer" (Hopper with EP, Blackwell 10.x: the workspace inside flashinfer) and "fp8_block_marlin"
+    (below cc 8.9, TritonExperts needing current_platform.supports_fp8(): no startup to check it on). VLLM_USE_DEEP_GEMM
+    or VLLM_MOE_USE_DEEP_GEMM set to 1 forces DeepGEMM, set to 0 removes it."""
+    deep_gemm_env = [args.env_value(n) for n in ("VLLM_USE_DEEP_GEMM", "VLLM_MOE_USE_DEEP_GEMM")]
+    deep_gemm_off = any(v is not None and v.strip() == "0" for v in deep_gemm_env)
+    deep_gemm_forced = not deep_gemm_off and any(v is not None for v in deep_gemm_env)
+    n_half = int(width)
+    if deep_gemm_forced:
+        return ("fp8_block_deepgemm", n_half, hidden)
+    if cc == (9, 0):
+        return ("fp8_block_flashinfer" if args.enable_expert_parallel else "fp8_block_triton", n_half, hidden)
+    if (10, 0) <= cc < (11, 0):
+        return ("fp8_block_flashinfer", n_half, hidden)
+    if cc < (8, 9):
+        return ("fp8_block_marlin", n_half, hidden)
+    if cc[0] == 12 and rules.deep_gemm_sm12x and not deep_gemm_off:
+        return ("fp8_block_deepgemm", n_half, hidden)
+    return ("fp8_block_triton", n_half, hidden)
+
+
 def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
                           width: float) -> tuple[str, int, int] | None:
     """The quantized fused-MoE path a checkpoint gets on this GPU, as (path, the expert's intermediate width and the
@@ -2673,21 +2707,14 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
     (rules mxfp4_hopper_backend). Marlin pads the expert's width to 128 and the hidden size to 256
     (mxfp4_round_up_hidden_size_and_intermediate_size, oracle/mxfp4.py 0.19.1; weights.mxfp4_expert_padding).
 
-    Not pinned, so not named here (their workspace stays 0 and the fused-MoE cache term stands): FP8 (block or
-    per-tensor: TritonExperts, DeepGEMM, FlashInfer CUTLASS/TRTLLM or Marlin by GPU and release, fused_moe/oracle/fp8.py),
-    NVFP4 (oracle/nvfp4.py) and int4 AWQ/GPTQ Marlin MoE. The one startup of them that logs its peak, Qwen3-235B-A22B
-    FP8 at TP4 on RTX PRO 6000 (0.27.1, Triton by the oracle's order), logs 0.76 GiB, below the 1.0 GiB TritonExperts
-    buffers its shapes would hold, so the persistent form is not what that path shows."""
+    Block FP8: _fp8_block_moe_experts. Not pinned, so not named here (their workspace stays 0 and the fused-MoE cache
+    term stands): per-tensor / per-channel FP8 (online --quantization fp8 included: FlashInfer CUTLASS or vLLM CUTLASS
+    first where they run), NVFP4 (oracle/nvfp4.py: FlashInfer/CUTLASS kernels) and int4 AWQ/GPTQ Marlin MoE."""
     q = model.quant
     if q is None or gpu.vendor != "NVIDIA" or gpu.cc is None:
         return None
-    if (q.method == "fp8" and q.weight_block and gpu.cc == (9, 0) and not args.enable_expert_parallel
-            and not args.env_on("VLLM_USE_DEEP_GEMM")):
-        # block FP8 on Hopper without expert parallelism: fused_moe/oracle/fp8.py _get_priority_backends moves TRITON
-        # to the front ("On Hopper for Block Fp8, prefer Triton for TP and FI CUTLASS for EP", 0.17.0-0.27.1), and
-        # make_fp8_moe_kernel builds a FusedMoEKernel of TritonExperts (quantization/fp8.py Fp8MoEMethod, 0.17.0,
-        # 0.20.0): its buffers are the unquantized ones, in the activation dtype (workspace_dtype is the base's)
-        return ("fp8_block_triton", int(width), model.hidden_size)
+    if q.method == "fp8" and q.weight_block:
+        return _fp8_block_moe_experts(gpu.cc, args, rules, width, model.hidden_size)
     if q.method != "mxfp4":
         return None
     cc = gpu.cc
