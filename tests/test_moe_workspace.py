@@ -169,3 +169,22 @@ def test_qwen3_235b_fp8_tp4_on_rtx_pro_6000_0_27_1_pool():
     f = term_features(plan.model, plan.gpu, plan.args, plan.rules)
     assert f.moe_workspace_bytes == 2 * 8192 * 8 * 4096 * 2
     assert abs(plan.kv_cache_bytes / GIB / 27.85 - 1) < 0.03
+
+
+def test_compressed_tensors_int4_experts_take_marlin_buffers_from_0_23():
+    # CompressedTensorsWNA16MarlinMoEMethod: fused_marlin_moe() from apply in 0.22.1, a FusedMoEKernel of MarlinExperts
+    # from 0.23.0 (make_wna16_moe_kernel); MarlinExperts' two buffers at N = the expert's width: Qwen3-30B-A3B's
+    # shapes as an int4 w4a16 checkpoint on a GB10 (cc 12.1): (T x 8, max(768, 2048)) and (T x 8 x max(1536, 2048))
+    from dataclasses import replace
+
+    from kvplan.plan import quantized_moe_experts
+    from kvplan.resolve import QuantSpec
+
+    ct = QuantSpec(method="compressed-tensors", bits=4, group_size=128, scheme="int4 w4a16 group 128")
+    for version, charged in (("0.22.1", False), ("0.23.0", True)):
+        p = kvplan.fit("Qwen/Qwen3-30B-A3B", "GB10", vllm_version=version, max_model_len=8192, fixes=False)
+        model = replace(p.model, quant=ct)
+        assert quantized_moe_experts(model, p.gpu, p.args, p.rules, 768) == ("ct_wna16_marlin", 768, 2048)
+        f = term_features(model, p.gpu, p.args, p.rules)
+        t = p.args.max_num_batched_tokens
+        assert f.moe_workspace_bytes == (2 * t * 8 * 2048 * 2 if charged else 0)

@@ -2709,12 +2709,24 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
 
     Block FP8: _fp8_block_moe_experts. Not pinned, so not named here (their workspace stays 0 and the fused-MoE cache
     term stands): per-tensor / per-channel FP8 (online --quantization fp8 included: FlashInfer CUTLASS or vLLM CUTLASS
-    first where they run), NVFP4 (oracle/nvfp4.py: FlashInfer/CUTLASS kernels) and int4 AWQ/GPTQ Marlin MoE."""
+    first where they run), NVFP4 (oracle/nvfp4.py: FlashInfer CUTLASS on 12.x, whose FlashInferExperts.workspace_shapes
+    ask the WorkspaceManager only for (M, K) and the output, flashinfer's own workspace allocated inside the kernel, not
+    read) and AWQ/GPTQ Marlin MoE (awq_marlin.py calls fused_marlin_moe() in 0.20.0 and builds MarlinExperts in 0.22.1;
+    0.21 not read; an explicit --quantization awq keeps AWQConfig's own MoE method)."""
     q = model.quant
-    if q is None or gpu.vendor != "NVIDIA" or gpu.cc is None:
+    if q is None or gpu.vendor != "NVIDIA" or gpu.cc is None or not model.num_experts_per_tok:
         return None
     if q.method == "fp8" and q.weight_block:
         return _fp8_block_moe_experts(gpu.cc, args, rules, width, model.hidden_size)
+    if (q.method == "compressed-tensors" and q.bits == 4 and str(q.scheme or "").startswith("int4 w4a16")
+            and (7, 5) <= gpu.cc and not (10, 0) <= gpu.cc < (11, 0)):
+        # compressed-tensors int4 weight-only experts: CompressedTensorsWNA16MarlinMoEMethod (compressed_tensors_moe/
+        # compressed_tensors_moe_wna16_marlin.py) calls fused_marlin_moe() from apply in 0.22.1 and builds a
+        # FusedMoEKernel of MarlinExperts from 0.23.0 (oracle/int_wna16.py select_wna16_moe_backend: FLASHINFER_TRTLLM,
+        # Blackwell family 100 only, then MARLIN; make_wna16_moe_kernel; 0.23.0, 0.25.1, 0.29.0 wheels); N = the
+        # expert's width (marlin_moe_intermediate_size), K = hidden. Blackwell 10.x left out (TRTLLM's MXINT4 kernels
+        # take some of these checkpoints: not pinned)
+        return ("ct_wna16_marlin", int(width), model.hidden_size)
     if q.method != "mxfp4":
         return None
     cc = gpu.cc

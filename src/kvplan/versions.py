@@ -172,7 +172,10 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 12.x where DeepGEMM does not run), a FusedMoEKernel from make_fp8_moe_kernel (fused_moe/oracle/fp8.py and
     # quantization/fp8.py Fp8MoEMethod, 0.17.0-0.33.0); its workspace_shapes are the unquantized ones, in the
     # activation dtype. 0.16.0's oracle orders the backends otherwise (not pinned: not charged before 0.17).
-    "moe_quant_workspace": [((0, 0, 0), ()), ((0, 17, 0), ("mxfp4_marlin", "fp8_block_triton"))],
+    # "ct_wna16_marlin": compressed-tensors int4 w4a16 experts on MarlinExperts from 0.23.0 (0.22.1 calls
+    # fused_marlin_moe() directly; plan.quantized_moe_experts).
+    "moe_quant_workspace": [((0, 0, 0), ()), ((0, 17, 0), ("mxfp4_marlin", "fp8_block_triton")),
+                            ((0, 23, 0), ("mxfp4_marlin", "fp8_block_triton", "ct_wna16_marlin"))],
     # DeepGEMM on Blackwell workstation parts (cc 12.x): platforms/cuda.py support_deep_gemm lists 9.0 and family 100
     # up to 0.23.0, family 120 too from 0.24.0 (read in the 0.22.1, 0.23.0, 0.24.0, 0.25.0, 0.26.0, 0.27.1 and 0.33.0
     # wheels); with VLLM_USE_DEEP_GEMM at its default (1) block FP8 MoE then runs TritonOrDeepGemmExperts there
