@@ -5,6 +5,10 @@ workspace13 (M, top-k, max(N/2, K)) and workspace2 (M, top-k, max(N, K)) come fr
 buffer that grows to the largest request and stays allocated (modular_kernel.py _allocate_buffers, fused_moe.py
 TritonExperts.workspace_shapes, v1/worker/workspace.py; 0.14.0-0.33.0 wheels). 0.12.0 and 0.13.0 call fused_experts(),
 whose caches are freed after each layer. The profile's sampler run therefore sits on top of it.
+
+Quantized checkpoints whose experts run the same way (rules row moe_quant_workspace, plan.quantized_moe_experts):
+gpt-oss's MXFP4 on MarlinExperts (0.17+), block FP8 on TritonExperts (0.17+: Hopper without EP, cc 8.9, cc 12.x where
+DeepGEMM does not run) and compressed-tensors int4 w4a16 on MarlinExperts (0.23+).
 """
 
 from __future__ import annotations
