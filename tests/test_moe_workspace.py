@@ -5,6 +5,10 @@ workspace13 (M, top-k, max(N/2, K)) and workspace2 (M, top-k, max(N, K)) come fr
 buffer that grows to the largest request and stays allocated (modular_kernel.py _allocate_buffers, fused_moe.py
 TritonExperts.workspace_shapes, v1/worker/workspace.py; 0.14.0-0.33.0 wheels). 0.12.0 and 0.13.0 call fused_experts(),
 whose caches are freed after each layer. The profile's sampler run therefore sits on top of it.
+
+Quantized checkpoints whose experts run the same way (rules row moe_quant_workspace, plan.quantized_moe_experts):
+gpt-oss's MXFP4 on MarlinExperts (0.17+), block FP8 on TritonExperts (0.17+: Hopper without EP, cc 8.9, cc 12.x where
+DeepGEMM does not run) and compressed-tensors int4 w4a16 on MarlinExperts (0.23+).
 """
 
 from __future__ import annotations
@@ -62,9 +66,12 @@ def test_the_sampler_run_sits_on_the_workspace_from_0_14_only():
     assert act19 == int(sampler + f19.moe_workspace_bytes)
 
 
-def test_a_quantized_moe_checkpoint_keeps_its_own_kernel():
-    _, f = _parts("0.19.0", model="Qwen/Qwen3-30B-A3B-FP8")
-    assert f.moe_workspace_bytes == 0
+def test_a_quantized_moe_checkpoint_on_a_path_not_read_keeps_its_own_kernel():
+    # block FP8 below cc 8.9 (here an A100): TritonExperts needs FP8 support, the oracle falls to Marlin, whose FP8
+    # layout is not pinned (plan._fp8_block_moe_experts)
+    p = kvplan.fit("Qwen/Qwen3-30B-A3B-FP8", "A100", vllm_version="0.19.0", max_model_len=8192, fixes=False)
+    f = term_features(p.model, p.gpu, p.args, p.rules)
+    assert f.moe_workspace_bytes == 0 and f.moe_bytes > 0
 
 
 def test_online_fp8_of_a_bf16_moe_checkpoint_keeps_its_own_kernel_too():
@@ -81,3 +88,107 @@ def test_qwen3_30b_a3b_on_the_0_19_sweep():
     plan, _ = predict_record(QWEN3_30B_A3B)
     assert abs(plan.activation_peak_bytes / GIB - 2.68) < 0.2
     assert abs(plan.kv_cache_bytes / GIB - 15.41) / 15.41 < 0.01
+
+
+# gpt-oss's MXFP4 experts on Marlin (below SM90): a FusedMoEKernel of MarlinExperts from 0.17.0 (quantization/mxfp4.py
+# 0.17.0/0.18.0, fused_moe/oracle/mxfp4.py 0.19.1-0.33.0), whose workspace_shapes ask for workspace1 (M x top-k,
+# max(N, K)) and workspace2 (M x top-k x max(2N, K)), N = the expert's width padded to 128, K = hidden padded to 256
+# (mxfp4_round_up_hidden_size_and_intermediate_size), both from the WorkspaceManager; 0.16.0 calls fused_marlin_moe()
+# directly (torch.empty caches freed after each layer).
+def _gpt_oss(version: str, gpu: str = "A100", **kw):
+    p = kvplan.fit("openai/gpt-oss-20b", gpu, vllm_version=version, max_model_len=8192, fixes=False, **kw)
+    return p, term_features(p.model, p.gpu, p.args, p.rules)
+
+
+def test_gpt_oss_marlin_workspace_is_a_hand_count_of_marlin_experts_shapes():
+    p, f = _gpt_oss("0.19.0")
+    t = p.args.max_num_batched_tokens
+    # gpt-oss-20b: top-k 4, expert width 2,880 -> 2,944 (128), hidden 2,880 -> 3,072 (256), bf16
+    ws13 = t * 4 * max(2944, 3072) * 2   # shared with the (T, 3072) output
+    ws2 = t * 4 * max(2 * 2944, 3072) * 2
+    assert f.moe_workspace_bytes == ws13 + ws2
+    assert f.moe_bytes == 0
+
+
+def test_gpt_oss_marlin_workspace_only_from_0_17():
+    _, f16 = _gpt_oss("0.16.0")
+    _, f17 = _gpt_oss("0.17.0")
+    assert f16.moe_workspace_bytes == 0 and f16.moe_bytes > 0  # fused_marlin_moe(): per-call caches
+    assert f17.moe_workspace_bytes > 0
+
+
+def test_gpt_oss_on_hopper_triton_keeps_no_workspace():
+    # the Triton kernels path (triton_kernel_moe_forward, OAITritonMxfp4ExpertsMonolithic from 0.19.1) allocates per
+    # call; the 0.14.1 H100 startups log the sampler's peak alone
+    _, f = _gpt_oss("0.19.0", gpu="H100")
+    assert f.moe_workspace_bytes == 0
+    _, fm = _gpt_oss("0.19.0", gpu="H100", env=("VLLM_MXFP4_USE_MARLIN=1",))
+    assert fm.moe_workspace_bytes > 0  # Marlin forced on Hopper
+
+
+def test_block_fp8_on_hopper_tp_takes_triton_experts_buffers_from_0_17():
+    # Qwen3-30B-A3B-FP8 ([128, 128] blocks) on an H100 at TP1: TritonExperts (oracle/fp8.py prefers Triton on Hopper
+    # for block FP8 without EP), both buffers (T, 8, 2048) in bf16, as for the bf16 checkpoint
+    p, f = _parts("0.19.0", model="Qwen/Qwen3-30B-A3B-FP8")
+    t = p.args.max_num_batched_tokens
+    assert f.moe_workspace_bytes == 2 * t * 8 * 2048 * 2 and f.moe_bytes == 0
+    _, f16 = _parts("0.16.0", model="Qwen/Qwen3-30B-A3B-FP8")
+    assert f16.moe_workspace_bytes == 0  # before the oracle's Hopper preference was read: not charged
+    _, fep = _parts("0.19.0", model="Qwen/Qwen3-30B-A3B-FP8", enable_expert_parallel=True)
+    assert fep.moe_workspace_bytes == 0  # EP: FlashInfer CUTLASS, its workspace inside flashinfer (not modelled)
+
+
+def _fp8(version: str, gpu: str, **kw):
+    p = kvplan.fit("Qwen/Qwen3-30B-A3B-FP8", gpu, vllm_version=version, max_model_len=8192, fixes=False, **kw)
+    return p, term_features(p.model, p.gpu, p.args, p.rules)
+
+
+def test_block_fp8_off_hopper_by_gpu_class_and_deep_gemm():
+    # cc 8.9 (L40S): no DeepGEMM, no FlashInfer block kernels -> TritonExperts, (T, 8, 2048) x 2 in bf16
+    p, f = _fp8("0.19.0", "L40S")
+    assert f.moe_workspace_bytes == 2 * p.args.max_num_batched_tokens * 8 * 2048 * 2
+    # cc 12.0 (RTX PRO 6000): DeepGEMM runs there from 0.24 (support_deep_gemm lists family 120), not counted ...
+    _, f23 = _fp8("0.23.0", "RTX PRO 6000")
+    _, f24 = _fp8("0.24.0", "RTX PRO 6000")
+    assert f23.moe_workspace_bytes > 0 and f24.moe_workspace_bytes == 0
+    # ... unless VLLM_USE_DEEP_GEMM=0 removes it (TritonExperts again)
+    _, f24off = _fp8("0.24.0", "RTX PRO 6000", env=("VLLM_USE_DEEP_GEMM=0",))
+    assert f24off.moe_workspace_bytes == f23.moe_workspace_bytes
+    # Blackwell 10.x: FlashInfer TRTLLM first, its workspace inside flashinfer (not counted); Hopper with DeepGEMM forced
+    _, fb = _fp8("0.19.0", "B200")
+    _, fh = _fp8("0.19.0", "H100", env=("VLLM_USE_DEEP_GEMM=1",))
+    assert fb.moe_workspace_bytes == 0 and fh.moe_workspace_bytes == 0 and fb.moe_bytes > 0
+
+
+def test_qwen3_235b_fp8_tp4_on_rtx_pro_6000_0_27_1_pool():
+    # the kubesimplify startup (tests/data/extra_records.jsonl, VLLM_USE_DEEP_GEMM=0): TritonExperts' buffers at TP4,
+    # (8192, 8, 4096) x 2 in bf16 = 1.0 GiB; the pool was +4.11 % charged the per-call caches, +2.56 % with them.
+    # Its logged 0.76 GiB "peak activation" is 0.27's transient_peak_headroom (utils/mem_utils.py memory_profiling),
+    # which leaves persistent tensors to "consumed": 56.89 - 55.19 = 1.70 GiB there, the workspace included
+    import json
+    from pathlib import Path
+    rec = next(json.loads(l) for l in (Path(__file__).parent / "data/extra_records.jsonl").read_text().splitlines()
+               if l.startswith('{"id": "qwen3-235b-a22b-instruct-2507-fp8-rtxpro6000-u090-tp4-l32k"'))
+    plan, _ = predict_record(rec)
+    f = term_features(plan.model, plan.gpu, plan.args, plan.rules)
+    assert f.moe_workspace_bytes == 2 * 8192 * 8 * 4096 * 2
+    assert abs(plan.kv_cache_bytes / GIB / 27.85 - 1) < 0.03
+
+
+def test_compressed_tensors_int4_experts_take_marlin_buffers_from_0_23():
+    # CompressedTensorsWNA16MarlinMoEMethod: fused_marlin_moe() from apply in 0.22.1, a FusedMoEKernel of MarlinExperts
+    # from 0.23.0 (make_wna16_moe_kernel); MarlinExperts' two buffers at N = the expert's width: Qwen3-30B-A3B's
+    # shapes as an int4 w4a16 checkpoint on a GB10 (cc 12.1): (T x 8, max(768, 2048)) and (T x 8 x max(1536, 2048))
+    from dataclasses import replace
+
+    from kvplan.plan import quantized_moe_experts
+    from kvplan.resolve import QuantSpec
+
+    ct = QuantSpec(method="compressed-tensors", bits=4, group_size=128, scheme="int4 w4a16 group 128")
+    for version, charged in (("0.22.1", False), ("0.23.0", True)):
+        p = kvplan.fit("Qwen/Qwen3-30B-A3B", "GB10", vllm_version=version, max_model_len=8192, fixes=False)
+        model = replace(p.model, quant=ct)
+        assert quantized_moe_experts(model, p.gpu, p.args, p.rules, 768) == ("ct_wna16_marlin", 768, 2048)
+        f = term_features(model, p.gpu, p.args, p.rules)
+        t = p.args.max_num_batched_tokens
+        assert f.moe_workspace_bytes == (2 * t * 8 * 2048 * 2 if charged else 0)

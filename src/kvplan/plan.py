@@ -404,6 +404,8 @@ ENV_EFFECTS = {
     "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "1 keeps chunked local attention as windows in 0.10.1-0.13",
     "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "0 leaves CUDA-graph memory out of the budget where it is subtracted",
     "VLLM_MXFP4_USE_MARLIN": "1 selects Marlin (its padding) for MXFP4 experts",
+    "VLLM_USE_DEEP_GEMM": "0 / 1 removes / forces DeepGEMM for block-FP8 MoE experts (their persistent workspace, 0.17+)",
+    "VLLM_MOE_USE_DEEP_GEMM": "0 / 1 removes / forces DeepGEMM for block-FP8 MoE experts (their persistent workspace, 0.17+)",
     "VLLM_PP_LAYER_PARTITION": "the decoder layers of each pipeline stage (its weights and KV layers), e.g. 16,32",
     "VLLM_USE_FLASHINFER_SAMPLER": "1 / 0 selects FlashInfer's / the PyTorch-native top-k/top-p sampler (its profile peak, V1 0.8-0.17)",
 }
@@ -2635,6 +2637,10 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
         width = model.moe_intermediate_size if args.enable_expert_parallel else model.moe_intermediate_size / (tp * dp)
         fwd, moe = 0.0, m * model.num_experts_per_tok * db * (3 * width + h)
         workspace = moe_workspace_bytes(model, args, rules, t * dp, width) if rules.moe_workspace_persistent else 0.0
+        quantized = quantized_moe_experts(model, gpu, args, rules, width)
+        if quantized and quantized[0] in rules.moe_quant_workspace:
+            workspace = float(modular_workspace_bytes(t * dp, rules.fused_moe_chunk_tokens, model.num_experts_per_tok,
+                                                      quantized[1], quantized[2], DTYPE_BYTES[args.dtype]))
         if workspace:
             moe = 0.0
     else:
@@ -2650,34 +2656,117 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
                         nvlink_tp=tp > 1 and nvlink_tp_capable(gpu))
 
 
+def modular_workspace_bytes(m_full: int, chunk: int, top_k: int, n_half: int, k: int, db: int) -> int:
+    """What a FusedMoEModularKernel of TritonExperts or MarlinExperts takes from the worker's WorkspaceManager for
+    m_full tokens: FusedMoEModularKernel._allocate_buffers (modular_kernel.py 0.14.0-0.33.0) asks the experts'
+    workspace_shapes for workspace13 (M, top-k, max(n_half, k)) and workspace2 (M, top-k, max(2 n_half, k)), in the
+    activation dtype, n_half the expert's intermediate width as the kernel holds it (TritonExperts: N = w13's rows =
+    2 n_half, SiLU-and-mul halving it, fused_moe.py 0.14.0-0.19.0 / experts/triton_moe.py 0.33.0; MarlinExperts:
+    N = marlin_moe_intermediate_size = n_half, with workspace1 (M x top-k, max(N, K)) and workspace2 (M x top-k x
+    max(2N, K)), fused_marlin_moe.py 0.17.0-0.19.1: the same two sizes), k the hidden size as the kernel holds it;
+    one chunk shares workspace13 with the output (M, k); get_simultaneous rounds each up to 256 B
+    (v1/worker/workspace.py). Past `chunk` tokens (VLLM_FUSED_MOE_CHUNK_SIZE, rules fused_moe_chunk_tokens; 0 = no
+    chunking) the two are sized for one chunk beside the whole output."""
+    m = min(m_full, chunk) if chunk else m_full
+
+    def r256(x: int) -> int:
+        return -(-int(x) // 256) * 256
+
+    ws13 = m * top_k * max(n_half, k) * db
+    ws2 = m * top_k * max(2 * n_half, k) * db
+    if m == m_full:
+        return r256(max(ws13, m_full * k * db)) + r256(ws2)
+    return r256(ws13) + r256(ws2) + r256(m_full * k * db)
+
+
+def _fp8_block_moe_experts(cc: tuple[int, int], args: EngineArgs, rules: VersionRules, width: float,
+                           hidden: int) -> tuple[str, int, int]:
+    """Block FP8 ([128, 128]) experts by GPU class, in fused_moe/oracle/fp8.py select_fp8_moe_backend's order (0.17.0,
+    0.19.1, 0.20.0, 0.22.1, 0.23.0, 0.24.0, 0.27.1, 0.28.0, 0.29.0, 0.33.0 wheels: AITER, FLASHINFER_TRTLLM,
+    FLASHINFER_CUTLASS, DEEPGEMM, VLLM_CUTLASS, TRITON, MARLIN, the first whose experts class supports the device and
+    the scheme). "fp8_block_triton" (TritonExperts, FusedMoEKernel built by make_fp8_moe_kernel): Hopper without expert
+    parallelism (_get_priority_backends moves TRITON to the front: "On Hopper for Block Fp8, prefer Triton for TP and
+    FI CUTLASS for EP"), and cc 8.9 / 12.x, where FlashInfer TRTLLM (Blackwell family 100 only) and CUTLASS (block
+    scales on 9.0 only) do not run it, VLLM_CUTLASS (CutlassExpertsFp8) takes no block scales, and DeepGEMM runs on 9.0
+    and 10.x only up to 0.23 and on 12.x too from 0.24 (platforms/cuda.py support_deep_gemm; rules deep_gemm_sm12x)
+    with VLLM_USE_DEEP_GEMM on (its default). Not charged: "fp8_block_deepgemm" (TritonOrDeepGemmExperts, whose
+    DeepGEMM buffers are 'strictly larger than the triton workspaces' and padded per expert: not counted here),
+    "fp8_block_flashinfer" (Hopper with EP, Blackwell 10.x: the workspace inside flashinfer) and "fp8_block_marlin"
+    (below cc 8.9, TritonExperts needing current_platform.supports_fp8(): no startup to check it on). VLLM_USE_DEEP_GEMM
+    or VLLM_MOE_USE_DEEP_GEMM set to 1 forces DeepGEMM, set to 0 removes it."""
+    deep_gemm_env = [args.env_value(n) for n in ("VLLM_USE_DEEP_GEMM", "VLLM_MOE_USE_DEEP_GEMM")]
+    deep_gemm_off = any(v is not None and v.strip() == "0" for v in deep_gemm_env)
+    deep_gemm_forced = not deep_gemm_off and any(v is not None for v in deep_gemm_env)
+    n_half = int(width)
+    if deep_gemm_forced:
+        return ("fp8_block_deepgemm", n_half, hidden)
+    if cc == (9, 0):
+        return ("fp8_block_flashinfer" if args.enable_expert_parallel else "fp8_block_triton", n_half, hidden)
+    if (10, 0) <= cc < (11, 0):
+        return ("fp8_block_flashinfer", n_half, hidden)
+    if cc < (8, 9):
+        return ("fp8_block_marlin", n_half, hidden)
+    if cc[0] == 12 and rules.deep_gemm_sm12x and not deep_gemm_off:
+        return ("fp8_block_deepgemm", n_half, hidden)
+    return ("fp8_block_triton", n_half, hidden)
+
+
+def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
+                          width: float) -> tuple[str, int, int] | None:
+    """The quantized fused-MoE path a checkpoint gets on this GPU, as (path, the expert's intermediate width and the
+    hidden size as its kernel holds them), for the paths kvplan has read the workspace of (rules moe_quant_workspace
+    says from which release each keeps it); None for the others.
+
+    gpt-oss's MXFP4 ("mxfp4_marlin", "mxfp4_triton", "mxfp4_flashinfer"): quantization/mxfp4.py get_mxfp4_backend
+    (0.16.0-0.18.0) and fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend (0.19.1-0.33.0) give SM100 FlashInfer,
+    SM90 (and 10.x without FlashInfer) the Triton kernels, and every other CUDA GPU Marlin, which needs the triton
+    kernels on (9, 0) <= cc < (11, 0) only; VLLM_MXFP4_USE_MARLIN=1 forces it, and before 0.12 Hopper runs Marlin too
+    (rules mxfp4_hopper_backend). Marlin pads the expert's width to 128 and the hidden size to 256
+    (mxfp4_round_up_hidden_size_and_intermediate_size, oracle/mxfp4.py 0.19.1; weights.mxfp4_expert_padding).
+
+    Block FP8: _fp8_block_moe_experts. Not pinned, so not named here (their workspace stays 0 and the fused-MoE cache
+    term stands): per-tensor / per-channel FP8 (online --quantization fp8 included: FlashInfer CUTLASS or vLLM CUTLASS
+    first where they run), NVFP4 (oracle/nvfp4.py: FlashInfer CUTLASS on 12.x, whose FlashInferExperts.workspace_shapes
+    ask the WorkspaceManager only for (M, K) and the output, flashinfer's own workspace allocated inside the kernel, not
+    read) and AWQ/GPTQ Marlin MoE (awq_marlin.py calls fused_marlin_moe() in 0.20.0 and builds MarlinExperts in 0.22.1;
+    0.21 not read; an explicit --quantization awq keeps AWQConfig's own MoE method)."""
+    q = model.quant
+    if q is None or gpu.vendor != "NVIDIA" or gpu.cc is None or not model.num_experts_per_tok:
+        return None
+    if q.method == "fp8" and q.weight_block:
+        return _fp8_block_moe_experts(gpu.cc, args, rules, width, model.hidden_size)
+    if (q.method == "compressed-tensors" and q.bits == 4 and str(q.scheme or "").startswith("int4 w4a16")
+            and (7, 5) <= gpu.cc and not (10, 0) <= gpu.cc < (11, 0)):
+        # compressed-tensors int4 weight-only experts: CompressedTensorsWNA16MarlinMoEMethod (compressed_tensors_moe/
+        # compressed_tensors_moe_wna16_marlin.py) calls fused_marlin_moe() from apply in 0.22.1 and builds a
+        # FusedMoEKernel of MarlinExperts from 0.23.0 (oracle/int_wna16.py select_wna16_moe_backend: FLASHINFER_TRTLLM,
+        # Blackwell family 100 only, then MARLIN; make_wna16_moe_kernel; 0.23.0, 0.25.1, 0.29.0 wheels); N = the
+        # expert's width (marlin_moe_intermediate_size), K = hidden. Blackwell 10.x left out (TRTLLM's MXINT4 kernels
+        # take some of these checkpoints: not pinned)
+        return ("ct_wna16_marlin", int(width), model.hidden_size)
+    if q.method != "mxfp4":
+        return None
+    cc = gpu.cc
+    if (10, 0) <= cc < (11, 0):
+        return ("mxfp4_flashinfer", int(width), model.hidden_size)
+    if cc == (9, 0) and rules.mxfp4_hopper_backend == "triton" and not args.env_on("VLLM_MXFP4_USE_MARLIN"):
+        return ("mxfp4_triton", int(width), model.hidden_size)
+    return ("mxfp4_marlin", -(-int(width) // 128) * 128, -(-model.hidden_size // 256) * 256)
+
+
 def moe_workspace_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, m_full: int, width: float) -> float:
     """The fused-MoE workspace an unquantized MoE model keeps from its profile run on (rules moe_workspace_persistent):
-    TritonExperts.workspace_shapes (fused_moe.py 0.14.0-0.19.0, experts/triton_moe.py 0.33.0) asks for workspace13
-    (M, top-k, max(N / 2, K)) and workspace2 (M, top-k, max(N, K)) in the activation dtype, N = 2 x the expert's
-    intermediate width on the rank (w13's rows, SiLU-and-mul halving it), K = hidden; FusedMoEModularKernel
-    ._allocate_buffers shares workspace13 with the output (M, K) in one chunk, gets both from the worker's
-    WorkspaceManager, each rounded up to 256 B (v1/worker/workspace.py get_simultaneous), and with several chunks
-    (M above VLLM_FUSED_MOE_CHUNK_SIZE, rules fused_moe_chunk_tokens) sizes the two for one chunk beside the whole
-    output. 0 where another kernel runs the experts (a quantized checkpoint's: FP8, Marlin, MXFP4, NVFP4 backends
-    size their own), online quantization (--quantization fp8 on a bf16 checkpoint) included: its config gives the MoE
-    layers its own method (Fp8Config.get_quant_method -> Fp8OnlineMoEMethod, quantization/fp8.py 0.19.1), not
-    UnquantizedFusedMoEMethod."""
+    TritonExperts' two buffers (modular_workspace_bytes) at N = 2 x the expert's intermediate width on the rank,
+    K = hidden; FusedMoEModularKernel gets both from the worker's WorkspaceManager (v1/worker/workspace.py). 0 where
+    another kernel runs the experts (a quantized checkpoint's: quantized_moe_experts and the rules row
+    moe_quant_workspace charge the paths read), online quantization (--quantization fp8 on a bf16 checkpoint)
+    included: its config gives the MoE layers its own method (Fp8Config.get_quant_method -> Fp8OnlineMoEMethod,
+    quantization/fp8.py 0.19.1), not UnquantizedFusedMoEMethod."""
     if (model.quant is not None or args.quantization or args.dtype not in ("bfloat16", "float16")
             or not model.num_experts_per_tok):
         return 0.0
-    db = DTYPE_BYTES[args.dtype]
-    k, h, n_half = model.num_experts_per_tok, model.hidden_size, int(width)
-    chunk = rules.fused_moe_chunk_tokens
-    m = min(m_full, chunk) if chunk else m_full
-
-    def r256(x: float) -> int:
-        return -(-int(x) // 256) * 256
-
-    ws13 = m * k * max(n_half, h) * db
-    ws2 = m * k * max(2 * n_half, h) * db
-    if m == m_full:
-        return float(r256(max(ws13, m_full * h * db)) + r256(ws2))
-    return float(r256(ws13) + r256(ws2) + r256(m_full * h * db))
+    return float(modular_workspace_bytes(m_full, rules.fused_moe_chunk_tokens, model.num_experts_per_tok, int(width),
+                                         model.hidden_size, DTYPE_BYTES[args.dtype]))
 
 
 def _pipeline_stage_pool(model: ModelSpec, args: EngineArgs, rules: VersionRules, groups, w: RankWeights,

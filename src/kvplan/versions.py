@@ -157,6 +157,29 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # v1/worker/gpu_worker.py). The profile's forward leaves it allocated under the sampler run that follows. 0.12.0
     # and 0.13.0 call fused_experts() (torch.empty caches freed after each layer), 0.11.2 too.
     "moe_workspace_persistent": [((0, 0, 0), False), ((0, 14, 0), True)],
+    # The quantized fused-MoE paths whose experts take their buffers from the same WorkspaceManager in the profile's
+    # forward (plan.quantized_moe_experts names the path a checkpoint and GPU get). "mxfp4_marlin": gpt-oss's MXFP4
+    # experts on Marlin (compute capability below 9.0 or 11+, Hopper before 0.12, VLLM_MXFP4_USE_MARLIN=1) run as a
+    # FusedMoEKernel of MarlinExperts from 0.17.0 (quantization/mxfp4.py Mxfp4MoEMethod.process_weights_after_loading
+    # builds self.moe_kernel, 0.17.0 and 0.18.0; fused_moe/oracle/mxfp4.py make_mxfp4_moe_kernel 0.19.1-0.33.0); 0.16.0
+    # calls fused_marlin_moe() from Mxfp4MoEMethod.apply, whose torch.empty caches are freed after each layer. Not
+    # listed, read and left at 0: the Hopper Triton path (0.12-0.33: triton_kernel_moe_forward, per-call torch.empty;
+    # from 0.19.1 as OAITritonMxfp4ExpertsMonolithic, gpt_oss_triton_kernels_moe.py, no workspace_shapes), which the two
+    # 0.14.1 H100 gpt-oss startups confirm (their logged peaks are the sampler's alone, 38.48 B per logit against
+    # 38.37-38.92 for dense models of the same sweep); FlashInfer's SM100 MXFP4 kernels (monolithic, their workspace
+    # inside flashinfer, not read); FP8, NVFP4 and int4 Marlin/Triton/CUTLASS experts (not pinned: see plan.py).
+    # "fp8_block_triton": block FP8 experts on TritonExperts (plan._fp8_block_moe_experts: Hopper without EP, cc 8.9 and
+    # 12.x where DeepGEMM does not run), a FusedMoEKernel from make_fp8_moe_kernel (fused_moe/oracle/fp8.py and
+    # quantization/fp8.py Fp8MoEMethod, 0.17.0-0.33.0); its workspace_shapes are the unquantized ones, in the
+    # activation dtype. 0.16.0's oracle orders the backends otherwise (not pinned: not charged before 0.17).
+    # "ct_wna16_marlin": compressed-tensors int4 w4a16 experts on MarlinExperts from 0.23.0 (0.22.1 calls
+    # fused_marlin_moe() directly; plan.quantized_moe_experts).
+    "moe_quant_workspace": [((0, 0, 0), ()), ((0, 17, 0), ("mxfp4_marlin", "fp8_block_triton")),
+                            ((0, 23, 0), ("mxfp4_marlin", "fp8_block_triton", "ct_wna16_marlin"))],
+    # DeepGEMM on Blackwell workstation parts (cc 12.x): platforms/cuda.py support_deep_gemm lists 9.0 and family 100
+    # up to 0.23.0, family 120 too from 0.24.0 (read in the 0.22.1, 0.23.0, 0.24.0, 0.25.0, 0.26.0, 0.27.1 and 0.33.0
+    # wheels); with VLLM_USE_DEEP_GEMM at its default (1) block FP8 MoE then runs TritonOrDeepGemmExperts there
+    "deep_gemm_sm12x": [((0, 0, 0), False), ((0, 24, 0), True)],
     # V0 turns chunked prefill on by itself for contexts > 32K (engine/arg_utils.py create_engine_config), except for
     # the listed cases, where the profile run takes max(max_model_len, 2048) tokens at once. None: never (before
     # vLLM PR #6666, merged 2024-07-23, first in 0.5.4). Exclusions: sliding window, speculative decoding and LoRA from
@@ -656,6 +679,8 @@ class VersionRules:
     fit_check_sees_windows: bool
     fused_moe_chunk_tokens: int
     moe_workspace_persistent: bool
+    moe_quant_workspace: tuple[str, ...]
+    deep_gemm_sm12x: bool
     v0_long_context_chunked_skips: tuple[str, ...] | None
     mxfp4_hopper_backend: str
     flashinfer_sampler: str
