@@ -442,3 +442,19 @@ def test_the_drafters_bytes_are_the_whole_checkpoint_at_any_tp_and_preflight_cou
     plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, speculative_config=_DRAFT)
     alone = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192)
     assert request_from_plan(plan).weights_bytes == request_from_plan(alone).weights_bytes + one[2]
+
+
+def test_a_sliding_window_model_is_refused_from_0_21_and_not_promised_flexattention_before():
+    """gpt-oss and Gemma 3 keep sliding-window layers (kvplan groups them as a hybrid of attention kinds, with no
+    recurrent state): from 0.21 FlexAttention takes no block size off the multiples of 16 either, so vLLM finds no
+    backend for them as for a dense model; before, whether FlexAttention serves them (gpt-oss's sinks, Gemma 2's
+    soft-capping) was not read for every family, so no fallback is promised. A recurrent hybrid keeps vLLM's own
+    attention block size and is not judged by the flag."""
+    for model in ("openai/gpt-oss-20b", "google/gemma-3-27b-it"):
+        new = kvplan.fit(model, "H100", max_model_len=8192, block_size=8, vllm_version="0.29.0")
+        assert new.failure == "platform" and new.error.startswith("No valid attention backend found")
+        assert any(f.flags == {"block_size": 16} and f.fits for f in new.fixes)
+        old = kvplan.fit(model, "H100", max_model_len=8192, block_size=8, vllm_version="0.20.0")
+        assert old.failure != "platform" and not any("FlexAttention" in w for w in old.warnings)
+    hybrid = kvplan.fit("Qwen/Qwen3.5-27B", "H100", max_model_len=8192, block_size=8, vllm_version="0.29.0")
+    assert hybrid.failure != "platform"

@@ -3020,8 +3020,11 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         warns.append(f"{why_v0} is not supported by the V1 Engine. Falling back to V0.")
     multiple = rules.attention_block_multiple
     backend_error = None
-    if (args.block_size and multiple and args.block_size % multiple and rules.engine == "v1" and not model.uses_mla
-            and not model.is_hybrid and gpu.vendor.upper() != "AMD"):
+    # a --block-size off the standard kernels' multiple, on NVIDIA's V1 attention backends (MLA backends have sizes of
+    # their own; a recurrent hybrid's attention block size is vLLM's, not the flag's)
+    off_multiple = bool(args.block_size and multiple and args.block_size % multiple and rules.engine == "v1"
+                        and not model.uses_mla and "recurrent" not in model.cache_kinds and gpu.vendor.upper() != "AMD")
+    if off_multiple:
         # FlexAttention, last in the list, refuses the block size too from 0.21 (versions.py
         # flex_attention_block_multiple), and an fp8 KV cache from 0.19 (flex_attention_kv_dtypes): then vLLM's
         # backend selection finds none and stops (kvplan's wording of its reasons, not its AttentionSelectorConfig repr;
@@ -3034,8 +3037,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             backend_error = (f"No valid attention backend found for cuda with block_size={args.block_size}, "
                              f"kv_cache_dtype={resolved.kv_cache_dtype}. Reasons: FLASH_ATTN, FLASHINFER, TRITON_ATTN: "
                              f"[block_size not supported]; FLEX_ATTENTION: [{', '.join(flex_reasons)}].")
-    if backend_error is None and (args.block_size and multiple and args.block_size % multiple and rules.engine == "v1"
-                                  and not model.uses_mla and not model.is_hybrid and gpu.vendor.upper() != "AMD"):
+    # the fallback is said for models FlexAttention serves alike; sliding-window models (gpt-oss's sinks, Gemma 2's
+    # soft-capping) may find no backend instead, which kvplan has not read for every family: no claim there
+    if backend_error is None and off_multiple and not model.is_hybrid:
         warns.append(f"--block-size {args.block_size} is not a multiple of {multiple}, which FlashAttention, FlashInfer "
                      "and Triton attention need: vLLM falls back to FlexAttention, much slower (versions.py "
                      f"attention_block_multiple); {multiple}, 32 or 64 keep the fast kernels")
