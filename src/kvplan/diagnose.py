@@ -615,6 +615,93 @@ def _decide_sampler_after_uncounted_graphs(draft: _Draft, log: StartupLog) -> No
     draft.hits = draft.hits + graphs[:1] + list(log.hits_of("graph_future_default"))[:1]
 
 
+_OOM_TOTAL = re.compile(r"total capacity of (?P<total>[\d.]+) (?P<u>[KMG]iB)")
+# vllm/config/cache.py CacheConfig.gpu_memory_utilization (0.13.0): Field(default=0.9)
+DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
+
+
+def _decide_weights_over_budget(draft: _Draft, log: StartupLog) -> None:
+    """An out-of-memory after the weights loaded, where the weights alone are more than the start's whole budget. vLLM
+    gives the start gpu_memory_utilization x the GPU's total (vllm/v1/worker/gpu_worker.py Worker.init_device:
+    requested_memory = total_memory x gpu_memory_utilization) and sizes the KV cache as that minus everything the profile
+    measured, the weights first (determine_available_memory: requested_memory - non_kv_cache_memory; 0.13.0): with the
+    weights already past it no later step can leave a KV cache, and the OOM the profile (or its torch.compile autotuning)
+    hits is only the first allocation past them. Lower utilization and eager mode then do not help."""
+    ooms = [h for h in draft.hits if h.signature == "err_cuda_oom"]
+    weights = log.weights_gib
+    if not ooms or weights is None or any(h.signature != "err_cuda_oom" for h in draft.hits):
+        return
+    loaded = [h.line_number for h in log.hits_of("weights", "weights_old")]
+    if not loaded or min(loaded) > ooms[0].line_number:
+        return
+    total = log.total_gib
+    m = _OOM_TOTAL.search(ooms[0].text)
+    if m:
+        total = float(m.group("total")) * _UNIT_GIB[m.group("u")]
+    if not total:
+        return
+    util = log.gpu_memory_utilization or log.engine_args.get("gpu_memory_utilization")
+    try:
+        util = float(util) if util is not None else DEFAULT_GPU_MEMORY_UTILIZATION
+    except (TypeError, ValueError):
+        return
+    budget = util * total
+    if weights < budget:
+        return
+    draft.cause = (f"The weights alone took {weights:.2f} GiB of this {total:.2f} GiB GPU, more than the whole start's budget "
+                   f"(--gpu-memory-utilization {util:g} x {total:.2f} = {budget:.2f} GiB for weights, activations and KV cache): "
+                   "the out-of-memory in the memory profile after them is the first allocation past the weights, and no KV "
+                   "cache could have been sized.")
+    draft.fix = ("Serve a quantized (AWQ/GPTQ/FP8) or smaller checkpoint, or shard it over more GPUs (--tensor-parallel-size); "
+                 "--enforce-eager and a lower --gpu-memory-utilization do not make room for the weights.")
+    draft.confidence = max(draft.confidence, 0.85)
+    draft.decided_by = f"the weights ({weights:.2f} GiB) exceed utilization x total ({budget:.2f} GiB)"
+    draft.details.update({"weights_gib": round(weights, 2), "total_gib": round(total, 2), "budget_gib": round(budget, 2)})
+    draft.hits = draft.hits + list(log.hits_of("weights", "weights_old"))[:1]
+
+
+def _decide_triton_image_on_old_gpu(drafts: dict[str, _Draft], log: StartupLog) -> None:
+    """'device kernel image is invalid' from a Triton kernel is the driver refusing the cubin (Triton loads it with
+    cuModuleLoadData, third_party/nvidia/backend/driver.c loadBinary): either the GPU is newer than the Triton that built it
+    (Blackwell with a pre-CUDA-12.8 stack, the signature's reading) or the cubin came from a ptxas newer than the driver
+    (Triton compiles with the ptxas it bundles unless TRITON_PTXAS_PATH names another: triton/backends/nvidia/compiler.py
+    _path_to_binary, Triton 3.x). On a GPU older than Ampere (vLLM's 'FA2 is only supported on devices with compute
+    capability >= 8') the first reading is out, so the driver is left, as a hint: the log does not name the driver."""
+    draft = drafts["unsupported_gpu"]
+    if not any(h.signature == "triton_kernel_invalid" for h in draft.hits) or not log.has("fa2_below_cc8"):
+        return
+    if any(h.signature != "triton_kernel_invalid" for h in draft.hits):
+        return
+    draft.symptom, draft.layer = "driver_too_old", "nvidia_driver"
+    draft.confidence = min(draft.confidence, 0.5)
+    draft.cause = ("The driver refused a kernel Triton compiled for this GPU, which is older than Ampere (vLLM's FlashAttention-2 "
+                   "check says so), so the GPU is not too new for Triton: the likely owner is a driver older than the ptxas "
+                   "Triton compiled with (it bundles one from a recent CUDA unless TRITON_PTXAS_PATH names another).")
+    draft.fix = ("Check the driver (nvidia-smi) against the CUDA of Triton's bundled ptxas; upgrade the driver, or point "
+                 "TRITON_PTXAS_PATH at the ptxas of a CUDA the driver supports; clear ~/.triton/cache.")
+    draft.decided_by = "a Triton cubin refused on a pre-Ampere GPU: the driver, as a hint"
+    draft.hits = draft.hits + list(log.hits_of("fa2_below_cc8"))[:1]
+    del drafts["unsupported_gpu"]
+    other = drafts.get(draft.symptom)
+    if other is None or other.confidence < draft.confidence:
+        drafts[draft.symptom] = draft
+
+
+_SITE_PYTHON = re.compile(r"/python(?P<ver>3\.\d+)/(?:site|dist)-packages/")
+
+
+def _decide_python_of_generic(draft: _Draft, log: StartupLog) -> None:
+    """A builtin type subscripted at import: name the Python the traceback's paths show."""
+    if not any(h.signature == "builtin_generic_old_python" for h in draft.hits):
+        return
+    for line in log.error_lines:
+        m = _SITE_PYTHON.search(line)
+        if m:
+            draft.cause += f" The traceback's paths show Python {m.group('ver')}."
+            draft.details["python"] = m.group("ver")
+            return
+
+
 def _teardown_sigterm(drafts: dict[str, _Draft], log: StartupLog) -> bool:
     """A worker's 'handling signal 15' after another failure is vLLM's own teardown: the executor sends SIGTERM to its
     workers when one of them fails (vllm/v1/executor/multiproc_executor.py _ensure_worker_termination, and worker_main's
@@ -869,6 +956,11 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
         _decide_cpu_kv_space(drafts["no_cache_blocks"], log)
     if "oom_graph_capture_or_profiling" in drafts:
         _decide_sampler_after_uncounted_graphs(drafts["oom_graph_capture_or_profiling"], log)
+        _decide_weights_over_budget(drafts["oom_graph_capture_or_profiling"], log)
+    if "unsupported_gpu" in drafts:
+        _decide_triton_image_on_old_gpu(drafts, log)
+    if "import_undefined_symbol" in drafts:
+        _decide_python_of_generic(drafts["import_undefined_symbol"], log)
     if "free_memory_below_utilization" in drafts:
         _decide_free_memory(drafts["free_memory_below_utilization"], log)
     if "attention_backend_fallback" in drafts:
@@ -947,14 +1039,21 @@ OOM_KILLER_CHECK = "`dmesg -T | grep -iE 'killed process|out of memory'`"
 
 # lines that say the engine finished its start: after them a crash is one of the running server
 _READY = ("init_engine_took", "startup_complete", "server_starting")
+# lines that say the engine sized its KV cache
+_SIZED = ("available_kv", "kv_tokens", "v0_split", "summary_old", "summary_new", "v0_blocks", "v1_blocks_07")
 
 
 def _crash_after_sizing(log: StartupLog) -> Optional[tuple[bool, str]]:
     """An engine that sized its KV cache and then died ('EngineCore encountered a fatal error', or a process of it
     exiting unasked): (whether it died before it was ready, a note naming the exception its traceback ends with, or
     the outside kill when there is none)."""
-    hits = sorted(log.hits_of("engine_fatal_after_start", "engine_proc_died", "worker_proc_exception"),
-                  key=lambda h: h.line_number)
+    hits = list(log.hits_of("engine_fatal_after_start", "engine_proc_died", "worker_proc_exception"))
+    # 'EngineCore failed to start.' is logged only when building the engine raised (vllm/v1/engine/core.py
+    # run_engine_core, 0.27.1: engine_core is None), so after the pool was sized it is a start that never came up
+    sized = [h.line_number for h in log.hits_of(*_SIZED)]
+    if sized:
+        hits = hits + [h for h in log.hits_of("engine_failed") if h.line_number > min(sized)]
+    hits = sorted(hits, key=lambda h: h.line_number)
     if not hits:
         return None
     crash = hits[0]

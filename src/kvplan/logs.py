@@ -646,6 +646,35 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="NCCL (libnccl), which torch's CUDA wheels bring as the nvidia-nccl package, is missing from this environment: a partial or mixed install of torch.",
          fix="Reinstall vLLM with its pinned torch in a fresh virtualenv (pip brings nvidia-nccl-cu12 with it); do not install torch separately from another index.",
          source="dynamic loader message; torch's nvidia-nccl-cu* dependency"),
+    # vllm/_core_ext.py (0.5.x-0.6.x; lines 178-182 of 0.6.1.post2): `import vllm._core_C` inside a try, the warning
+    # "Failed to import from vllm._core_C with %r" on ImportError, then torch.classes._core_C.ScalarType; the loader's
+    # message names the torch library the build links and the installed torch lacks (libtorch_hip: a build for ROCm's
+    # torch; libtorch_cuda: for CUDA's). The platform's vllm._C import warns the same way (platforms/interface.py
+    # import_kernels, 0.22.0: "Failed to import from vllm._C: %r").
+    _sig("torch_lib_missing", "failed to import from vllm",
+         r"Failed to import from vllm\.(?P<ext>_\w*C)(?: with|:) ImportError\('lib(?P<lib>(?:torch|c10)\w*)\.so: cannot open shared object file", ERROR,
+         symptom="import_undefined_symbol", layer="pytorch_wheel", weight=0.8, fatal=True,
+         cause="vLLM's compiled extension {ext} links lib{lib}.so, which the torch installed here does not have: this vLLM was built for another torch (libtorch_hip: a ROCm build of torch; libtorch_cuda: a CUDA build) than the one in this environment.",
+         fix="Install vLLM and torch as one pair in a fresh virtualenv (for ROCm: the ROCm vLLM image or a vLLM built against the ROCm torch installed; for CUDA: pip install vllm with its pinned torch); do not swap torch under it.",
+         source="vllm/_core_ext.py (0.6.1.post2, lines 178-182); vllm/platforms/interface.py import_kernels (0.22.0)"),
+    # the look-up that follows the failed import: torch.classes._core_C.ScalarType raises when _core_C did not load
+    # (vllm/_core_ext.py, 0.6.1.post2 line 182); alone it says the extension is missing, not why
+    _sig("core_c_class_missing", "tried to instantiate class '_core_c.",
+         r"Tried to instantiate class '_core_C\.(?P<cls>\w+)', but it does not exist", ERROR,
+         symptom="import_undefined_symbol", layer="pytorch_wheel", weight=0.55, fatal=True,
+         cause="vLLM's _core_C extension did not load (the warning 'Failed to import from vllm._core_C' above says why), so its {cls} class is missing: usually a vLLM built for another torch or platform than the one installed.",
+         fix="Read the 'Failed to import from vllm._core_C' line; reinstall vLLM and its torch as one pair in a fresh virtualenv.",
+         source="vllm/_core_ext.py (0.6.1.post2, line 182)"),
+    # A builtin type subscripted at import (a generic annotation evaluated when its def runs) on a Python where the type is
+    # not yet generic: list/dict/tuple from 3.9 (PEP 585), array.array from 3.12 (Python 3.12 'What's New': array.array
+    # supports subscription). flashinfer-python 0.6.16.post3, the release vLLM 0.27.1 pins, annotates
+    # flashinfer/comm/fd_exchange.py _fd_ancillary with array.array[int] at import and declares Requires-Python >=3.10.
+    # Two owners (the package's code and the interpreter it runs on): a hint.
+    _sig("builtin_generic_old_python", "is not subscriptable", r"TypeError: type '(?P<type>[\w.]+)' is not subscriptable", ERROR,
+         symptom="import_undefined_symbol", layer="container_environment", weight=0.5, fatal=True,
+         cause="A module subscripts {type} at import (a generic annotation), which this Python does not support: builtin types became generic by version (list/dict/tuple in 3.9, array.array in 3.12), so the package needs a newer Python than this environment runs.",
+         fix="Run vLLM in a Python new enough for the package (3.12 for array.array; the vLLM image uses 3.12), or pin a release of the package that supports this Python.",
+         source="Python 3.12 What's New (array.array generic); flashinfer-python 0.6.16.post3 flashinfer/comm/fd_exchange.py line 55"),
     # ---- GPU capability -------------------------------------------------------------------
     _sig("bf16_unsupported", "bfloat16 is only supported", r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0\.(?: Your (?P<gpu>.+?) GPU has compute capability (?P<cc>\d+\.\d+))?", ERROR,
          symptom="unsupported_gpu", layer="gpu", weight=0.95, fatal=True,
@@ -725,6 +754,11 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="This GPU's architecture (sm_{sm}) is older than anything the installed PyTorch (and vLLM, which needs compute capability >= 7.0-7.5) is built for.",
          fix="Use a GPU of compute capability 7.5 or newer; no current wheel targets sm_{sm}.",
          source="torch/cuda/__init__.py _check_capability; gpu-facts.md §4-5"),
+    # vllm/vllm_flash_attn/flash_attn_interface.py _is_fa2_supported (0.11.0): 'FA2 is only supported on devices with compute
+    # capability >= 8' when the device's major capability is below 8; vllm/attention/utils/fa_utils.py get_flash_attn_version
+    # logs it at ERROR and the engine picks another backend: a pre-Ampere GPU, not a failure
+    _sig("fa2_below_cc8", "fa2 is only supported on devices with compute capability", r"FA2 is only supported on devices with compute capability >= 8\b", CONTEXT,
+         source="vllm/vllm_flash_attn/flash_attn_interface.py _is_fa2_supported (0.11.0)"),
     _sig("triton_kernel_invalid", "device kernel image is invalid", r"Triton Error \[CUDA\]: device kernel image is invalid", ERROR,
          symptom="unsupported_gpu", layer="pytorch_wheel", weight=0.75, fatal=True,
          cause="Triton compiled a kernel this GPU cannot run: the Triton bundled with this torch is older than the GPU's architecture (typically a Blackwell GPU with a pre-CUDA-12.8 stack).",
@@ -1639,6 +1673,16 @@ SIGNATURES: tuple[Signature, ...] = (
     # Triton compiles its kernels with the ptxas it bundles (triton/backends/nvidia/compiler.py make_cubin raises PTXASError with
     # ptxas's stderr); a ptxas older than the GPU does not know its architecture: "ptxas fatal : Value 'sm_121a' is not defined
     # for option 'gpu-name'" (GB10; 'sm_110a' on Jetson Thor, vLLM's troubleshooting doc, PR #31338)
+    # Triton's FpToFpOpConversion (lib/Conversion/TritonGPUToLLVM/ElementwiseOpToLLVM.cpp) has no lowering for some FP16
+    # conversions on GPUs older than Ampere and prints 'Unsupported conversion from f16 to f16' before 'LLVM ERROR:
+    # Unsupported rounding mode for conversion.' (triton-lang/triton#2780 on sm70/Turing, #6698, PR #3874 for Pascal); the
+    # compile of that kernel then fails with 'PassManager::run failed'. Owners: the Triton release and the GPU: a hint.
+    _sig("triton_fp_conversion", "unsupported conversion from",
+         r"Unsupported conversion from (?P<src>(?:b?f|fp)\d+\w*) to (?P<dst>(?:b?f|fp)\d+\w*)", ERROR,
+         symptom="jit_compile_failed", layer="pytorch_wheel", weight=0.55, fatal=True,
+         cause="Triton could not lower a {src}-to-{dst} conversion for this GPU (Triton has no such lowering for GPUs older than Ampere): a Triton kernel (vLLM's Triton attention, or an Inductor/FlexAttention template) failed to compile.",
+         fix="Keep Triton kernels off this GPU: an attention backend with prebuilt kernels (XFormers on the V1 engines that have it) and no torch.compile (--enforce-eager), or a GPU of compute capability 8.0 or newer; a later Triton may lower it.",
+         source="triton lib/Conversion/TritonGPUToLLVM/ElementwiseOpToLLVM.cpp FpToFpOpConversion; https://github.com/triton-lang/triton/issues/2780, https://github.com/triton-lang/triton/issues/6698"),
     _sig("ptxas_unknown_arch", "is not defined for option 'gpu-name'", r"ptxas fatal\s*:\s*Value '(?P<arch>sm_\w+)' is not defined for option 'gpu-name'", ERROR,
          symptom="jit_compile_failed", layer="pytorch_wheel", weight=0.85, fatal=True,
          cause="Triton's bundled ptxas (shipped with the torch wheel's Triton) is older than this GPU and does not know {arch}, so every Triton kernel compile at startup fails.",
