@@ -24,6 +24,8 @@ from kvplan.errors import UndeterminedError
 from kvplan.resolve import DTYPE_BYTES, ModelSpec, QuantSpec, heads_per_rank, rope_params
 
 VOCAB_PADDING = 64  # vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE
+# Component.kind of a tensor vLLM allocates and fills at load from another checkpoint tensor: on the GPU, not on disk
+LOAD_COPY = "load_copy"
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,8 @@ class Component:
     # "experts" for routed experts (MXFP4 applies only there), "in_proj_ba" for a Gated DeltaNet layer's fused b/a
     # projection (a skip list may keep it alone unquantized), "vision_linear" for a vision tower's Linear weights (only
     # a quantization of every Linear layer converts them), "vision_linear_bnb" for those only bitsandbytes converts
-    # (Gemma 3's SigLIP MLP); "" for the rest
+    # (Gemma 3's SigLIP MLP), LOAD_COPY for a tensor vLLM fills at load from another one (absent from the files);
+    # "" for the rest
     kind: str = ""
     dtype_bytes: float | None = None  # fixed bytes per element (e.g. fp32 A_log); None = the model dtype
 
@@ -115,6 +118,12 @@ def _attention_params(spec: ModelSpec, n_kv: int, head_dim: int, layer: int, k_e
     n_proj = 1 if k_eq_v else 2  # attention_k_eq_v: the value projection is the key's (Gemma 4 global layers)
     kv = n_proj * h * n_kv * head_dim + (n_proj * n_kv * head_dim if bias else 0)
     out = [Component("self_attn", qo, "tp", layer, True), Component("kv_proj", kv, "kv", layer, True)]
+    if k_eq_v:
+        # the checkpoint ships no v_proj, but vLLM still builds the V slot of the fused qkv_proj and loads the key's
+        # weights into it too (models/gemma4.py Gemma4Attention: QKVParallelLinear(hidden, head_dim, heads, kv_heads),
+        # "k_eq_v layers load K weights into both K and V slots"; load_weights maps k_proj to shards "k" and "v"; read in
+        # the 0.19.0, 0.20.0, 0.22.0, 0.25.1 and 0.33.0 wheels): a copy made at load, on the GPU, not in the files
+        out.append(Component("kv_proj", kv, "kv", layer, True, kind=LOAD_COPY))
     if t.get("use_qk_norm") or spec.model_type.startswith(("qwen3", "gemma3", "olmo2")):
         out.append(Component("norm", 2 * head_dim, "replicated", layer, False))
     if t.get("sinks") or spec.model_type == "gpt_oss":
@@ -243,6 +252,8 @@ def _vision_parts(spec: ModelSpec) -> tuple[int, int, int]:
     patch_area = math.prod(patch) if isinstance(patch, (list, tuple)) else patch * patch
     temporal = v.get("temporal_patch_size") or 1
     family = str(v.get("model_type") or spec.model_type)
+    if family.startswith("gemma4"):
+        return _gemma4_vision_params(v, int(h), int(layers), int(inter), spec.hidden_size), 0, 0
     per_layer = 4 * h * h + (3 if vision_mlp_gated(spec) else 2) * h * inter + 9 * h + inter
     out_h = v.get("out_hidden_size") or spec.hidden_size
     if family.startswith(_QWEN_VISION) or spec.model_type.startswith(_QWEN_VISION):
@@ -283,6 +294,30 @@ def _vision_parts(spec: ModelSpec) -> tuple[int, int, int]:
         return total, 0, 0
     # the blocks' qkv (3 h x h), proj (h x h) and MLP matrices; their biases and norms stay in the model dtype
     return total, int(layers * (4 * h * h + (3 if vision_mlp_gated(spec) else 2) * h * inter) + linear), 0
+
+
+def _gemma4_vision_params(v: dict, h: int, layers: int, inter: int, text_hidden: int) -> int:
+    """Gemma 4's vision tower and its projector into the language model, tensor by tensor.
+
+    vLLM builds the tower with transformers (models/gemma4_mm.py Gemma4ForConditionalGeneration:
+    AutoModel.from_config(config.vision_config); 0.19.0, 0.20.0, 0.22.0, 0.25.1, 0.33.0 wheels), so its tensors are
+    transformers' Gemma4VisionModel (models/gemma4/modeling_gemma4.py): a patch embedder (input_proj, 3 p^2 x h, no
+    bias; position_embedding_table, 2 x position_embedding_size x h: one table per image axis), per encoder layer
+    q/k/v/o (heads x head_dim, no bias), q_norm and k_norm (head_dim each; v_norm has no weight), four RMSNorms of h
+    and a gated MLP (gate, up, down, no bias); std_bias and std_scale (h each) when the config standardizes. vLLM's own
+    projector (Gemma4MultimodalEmbedder) is one bias-free h x text-hidden matrix between two weightless RMSNorms.
+    Gemma-4-26B-A4B: 572.8 M (the generic two-layer LLaVA projector and SigLIP biases counted 557.4 M; the position
+    table alone is 23.6 M)."""
+    heads = int(v.get("num_attention_heads") or max(1, h // 64))
+    head_dim = int(v.get("head_dim") or h // heads)
+    kv_heads = int(v.get("num_key_value_heads") or heads)
+    patch = v.get("patch_size") or 16
+    patch_area = math.prod(patch) if isinstance(patch, (list, tuple)) else patch * patch
+    attn = h * heads * head_dim * 2 + h * kv_heads * head_dim * 2 + 2 * head_dim
+    per_layer = attn + 3 * h * inter + 4 * h
+    embedder = 3 * patch_area * h + 2 * int(v.get("position_embedding_size") or 0) * h
+    standardize = 2 * h if v.get("standardize") else 0
+    return layers * per_layer + embedder + standardize + h * text_hidden
 
 
 def count_weights(spec: ModelSpec) -> WeightCount:
@@ -336,6 +371,9 @@ def count_weights(spec: ModelSpec) -> WeightCount:
                     # Gemma 4's MoE layers (enable_moe_block) run a dense MLP of intermediate_size in parallel with
                     # the routed experts, each branch with its own norms; both are in the checkpoint
                     layer_comps.append(Component("mlp", mlp_mult * h * spec.intermediate_size, "tp", i, True))
+                    # and its router's per-dimension input scale (h) and per-expert output scale (E): models/gemma4.py
+                    # Gemma4Router.scale, Gemma4MoE.per_expert_scale (0.19.0-0.33.0)
+                    layer_comps.append(Component("router", h + e, "replicated", i, False))
                 active += spec.num_experts_per_tok * mlp_mult * h * ei - e * mlp_mult * h * ei
             elif spec.intermediate_size:
                 # Llama 4's dense layers (Maverick interleaves them with MoE layers) are intermediate_size_mlp wide, not
@@ -679,7 +717,7 @@ def stored_bytes(spec: ModelSpec) -> int:
     quantization applied, no kernel padding, no rotary cache, no MTP layers): what a download and the disk hold."""
     count = count_weights(spec)
     rule = _param_bytes_rule(spec.quant, spec.dtype_bytes)
-    return int(round(sum(c.params * rule(c) for c in count.components)))
+    return int(round(sum(c.params * rule(c) for c in count.components if c.kind != LOAD_COPY)))
 
 
 def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantSpec | None = None,
@@ -798,7 +836,9 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         stage_bytes.append(total)
         stage_widened.append(widen)
         stage_uses.append(uses)
-    counted_total = sum(bytes_of(c, False) for c in count.components)
+    # what the files hold: a tensor vLLM copies at load from another is not in them (it scales with the checkpoint's
+    # bytes like its source)
+    counted_total = sum(bytes_of(c, False) for c in count.components if c.kind != LOAD_COPY)
     notes += list(count.notes)
     # MLA (vLLM's MLA attention process_weights_after_loading; versions.py "mla_kv_b_copy"): kv_b_proj is dequantized
     # (get_and_maybe_dequant_weights) to the activation dtype and kept as W_UV / W_UK_T, two views of that copy, beside
@@ -822,7 +862,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
             ckpt_bytes -= spec.checkpoint.lm_head_bytes  # skipped at load by the pooling adapter
             notes.append(f"pooling model: the checkpoint's lm_head ({spec.checkpoint.lm_head_bytes / 1024 ** 3:.2f} GiB) is not loaded")
         if widened:  # the files hold the stored statistics: scale those, then add what loading widens
-            stored_total = sum(bytes_of(c, False, as_stored) for c in count.components)
+            stored_total = sum(bytes_of(c, False, as_stored) for c in count.components if c.kind != LOAD_COPY)
             scale = ckpt_bytes / stored_total
             loaded = [(b - w) * scale + w for b, w in zip(stage_bytes, stage_widened)]
             stage_uses = [{k: v * (n / b if b else 1.0) for k, v in u.items()} for u, b, n in zip(stage_uses, stage_bytes, loaded)]
@@ -968,6 +1008,8 @@ def _rotary_bytes(spec: ModelSpec, dtype_bytes: int, mrope_cache_factor: int = 4
     t = spec.text_config
     if all(l.kind in ("recurrent", "none") for l in spec.layers):
         return 0
+    if spec.model_type.startswith("gemma4"):
+        return _gemma4_rotary_elements(spec) * dtype_bytes
     rope = rope_params(t)
     partial = float(t.get("partial_rotary_factor") or rope.get("partial_rotary_factor") or 1.0)
     if spec.uses_mla:
@@ -997,6 +1039,47 @@ def _rotary_bytes(spec: ModelSpec, dtype_bytes: int, mrope_cache_factor: int = 4
         # the values in config.json"; 0.33.0: config.rope_parameters[layer_type]). The local one is max_position rows.
         total += max_pos * rot
     return total * dtype_bytes
+
+
+def _gemma4_rotary_elements(spec: ModelSpec) -> int:
+    """Gemma 4's rotary caches: one per distinct rope its attention layers ask for, max_position rows each.
+
+    models/gemma4.py Gemma4Attention (0.19.0, 0.20.0, 0.22.0, 0.25.1, 0.33.0 wheels) calls get_rope with the layer's
+    own head size (global_head_dim on full-attention layers, head_dim on sliding ones) and its layer type's
+    rope_parameters (legacy configs: the one rope, at rope_local_base_freq on sliding layers); get_rope keeps one
+    embedding per (head size, rotary dim, max_position, parameters) (layers/rotary_embedding/__init__.py _ROPE_DICT).
+    Rotary dim is head size x partial_rotary_factor, except for "proportional" rope (the global layers'), whose
+    Gemma4RotaryEmbedding passes the whole head size as rotary dim and pads the unrotated angles with zero
+    frequencies (rotary_embedding/gemma4_rope.py: "rotary_dim = head_size (full application)"): its cache is
+    max_position x head size. Gemma-4-26B-A4B: 262,144 x (256 + 512) elements, 0.375 GiB in bfloat16 (one 256-wide
+    cache counted before: 0.125 GiB)."""
+    t = spec.text_config
+    nested = t.get("rope_parameters")
+    per_type = isinstance(nested, dict) and bool(nested) and all(isinstance(x, dict) for x in nested.values())
+    flat = rope_params(t) if not per_type else {}
+    max_pos = int(spec.max_position_embeddings or 0)
+    full_dim = int(t.get("global_head_dim") or spec.head_dim)
+    seen: set[tuple] = set()
+    total = 0
+    for layer in spec.layers:
+        if layer.kind not in ("full", "sliding"):
+            continue
+        head = full_dim if layer.kind == "full" else int(t.get("head_dim") or spec.head_dim)
+        key_type = "full_attention" if layer.kind == "full" else "sliding_attention"
+        if per_type and isinstance(nested.get(key_type), dict):
+            params = dict(nested[key_type])
+        else:
+            params = dict(flat)
+            if layer.kind == "sliding":
+                params["rope_theta"] = t.get("rope_local_base_freq", 10000.0)
+        kind = str(params.get("rope_type") or params.get("type") or "default")
+        partial = float(params.get("partial_rotary_factor") or 1.0)
+        rot = head if kind == "proportional" else int(head * partial)
+        key = (head, rot, tuple(sorted((k, str(x)) for k, x in params.items())))
+        if key not in seen:
+            seen.add(key)
+            total += max_pos * rot
+    return total
 
 
 def _gemma3_local_rope_apart(spec: ModelSpec, text: dict, rope: dict, kind: str) -> bool:
