@@ -362,6 +362,12 @@ def count_weights(spec: ModelSpec) -> WeightCount:
             if i in moe:
                 e, ei = spec.num_experts, spec.moe_intermediate_size
                 layer_comps.append(Component("experts", e * mlp_mult * h * ei, "tp", i, True, kind="experts"))
+                if spec.model_type == "gpt_oss":
+                    # gpt-oss's experts carry biases: FusedMoE(has_bias=True) (models/gpt_oss.py MLPBlock, 0.10.1.1-
+                    # 0.33.0) creates w13_bias (E x 2 i, split over TP like the gate/up rows) and w2_bias (E x h, whole
+                    # on every rank) (quantization/mxfp4.py Mxfp4MoEMethod.create_weights)
+                    layer_comps.append(Component("expert_bias", e * 2 * ei, "tp", i, False, kind="expert_bias"))
+                    layer_comps.append(Component("expert_bias", e * h, "replicated", i, False, kind="expert_bias"))
                 layer_comps.append(Component("router", h * e, "replicated", i, False))
                 if spec.shared_expert_intermediate_size:
                     layer_comps.append(Component("shared_expert", mlp_mult * h * spec.shared_expert_intermediate_size, "tp", i, True))
@@ -628,31 +634,72 @@ def _round_up(x: int, a: int) -> int:
     return -(-x // a) * a
 
 
-def mxfp4_expert_padding(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None,
-                         hopper_backend: str = "triton") -> tuple[float, str]:
-    """How much the MXFP4 MoE kernels pad each expert's weights, by the backend the GPU gets.
+@dataclass(frozen=True)
+class Mxfp4Layout:
+    """An MXFP4 expert as the MoE backend holds it on one rank after loading (mxfp4_expert_padding)."""
 
-    vllm/model_executor/layers/quantization/mxfp4.py::Mxfp4MoEMethod.create_weights: Marlin (below SM90, and
-    SM11x/12x) pads the per-rank intermediate size to a multiple of 128 and the hidden size to 256; SM100's
-    FlashInfer backends pad both to 256; SM90's Triton kernels pad the intermediate size to 64 and (by the logged
-    sizes) the hidden size to 256.
-    gpt-oss-120b TP4 on A100: 15.21 GiB counted, x(768 x 3072)/(720 x 2880) on the experts -> 17.17 GiB;
-    vLLM 0.10.1.1 logged 17.22 GiB.
+    backend: str
+    i_pad: int            # the expert's intermediate width on the rank as the weights are created
+    h_pad: int            # the hidden size as the weights are created
+    factor: float         # bytes of one expert's weights and block scales over 3 x h x i_rank x (0.5 + 1/32)
+    bias_bytes: int       # bytes per element of the expert biases the backend keeps (model dtype or float32)
+
+
+def mxfp4_expert_layout(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None, hopper_backend: str = "triton",
+                        keeps_scales: bool = False, swizzle_align: int = 1, dtype_bytes: int = 2) -> Mxfp4Layout | None:
+    """How the MXFP4 MoE backend the GPU gets lays out one expert (None without a GPU).
+
+    Create-time padding (quantization/mxfp4.py Mxfp4MoEMethod.create_weights to 0.18; fused_moe/oracle/mxfp4.py
+    mxfp4_round_up_hidden_size_and_intermediate_size from 0.19): Marlin (below SM90, SM11x/12x, and Hopper before 0.12)
+    the per-rank intermediate size to 128 and the hidden size to 256, SM100's FlashInfer TRTLLM both to 256, the Triton
+    kernels (SM90) the intermediate size to 64. Marlin repacks in place of the loaded weights, its scales back to one
+    e8m0 byte per 32 (quantization/utils/marlin_utils_fp4.py prepare_moe_mxfp4_layer_for_marlin,
+    mxfp4_marlin_process_scales) and its biases in the model dtype. The Triton kernels swizzle (quantization/utils/
+    mxfp4_utils.py _swizzle_mxfp4; triton_kernels HopperMXValueLayout / HopperMXScaleLayout): each packed weight,
+    transposed, optionally pre-padded on both dims to `swizzle_align` bytes (rules mxfp4_triton_swizzle_align), is
+    padded to 16 rows x 32 bytes; each scale tensor's rows to 2 x num_warps(8) x 2 x 8 = 256 and its columns to 2; the
+    loaded weights are deleted, the loaded scales kept while `keeps_scales` (rules mxfp4_triton_keeps_scales), the
+    biases converted to float32 (convert_to_mxfp4_moe_kernel_format: w13_bias.to(torch.float32)).
+    gpt-oss-20b on one A100 (Marlin, 2944 x 3072): 13.70 GiB (logged 13.72 by 0.19.0); on two H100s with 0.19.0
+    (Triton, scales kept, 64-byte pre-pad): 6.99 GiB (logged 7.01); gpt-oss-120b on one H100 with 0.14.1 (scales
+    kept, no pre-pad): 64.33 GiB (logged 64.38).
     """
-    i_rank, h = spec.moe_intermediate_size // tp, spec.hidden_size
-    if gpu_cc is None:
-        return 1.0, ""
+    i, h = spec.moe_intermediate_size, spec.hidden_size
+    i_rank = i // tp
+    if gpu_cc is None or not i_rank or not h:
+        return None
+    unpadded = 3 * h * i_rank * (0.5 + 1 / 32)
     if gpu_cc >= (10, 0) and gpu_cc < (11, 0):
-        i_pad, h_pad, backend = _round_up(i_rank, 256), _round_up(h, 256), "FlashInfer (SM100)"
-    elif gpu_cc == (9, 0) and hopper_backend == "triton":
-        # The Triton kernels' Hopper layout ends up 256-aligned in the hidden size as well: gpt-oss-120b on one H100
-        # logs 64.38 GiB (vLLM issue 33155, 0.14.1, "Using Triton backend"; and llm-d's empirical results) against
-        # 60.71 GiB unpadded, gpt-oss-20b 13.47 against 12.82 GiB: both x1.067 = 3072/2880 on the experts.
-        i_pad, h_pad, backend = _round_up(i_rank, 64), _round_up(h, 256), "Triton (SM90)"
-    else:  # also Hopper before 0.12, whose wheels lack the Triton kernels package (rules row mxfp4_hopper_backend)
-        i_pad, h_pad, backend = _round_up(i_rank, 128), _round_up(h, 256), "Marlin"
-    factor = (i_pad * h_pad) / (i_rank * h) if i_rank and h else 1.0
-    return factor, f"MXFP4 {backend} pads experts to {i_pad} x {h_pad} per rank (x{factor:.4f})"
+        i_pad, h_pad = _round_up(i_rank, 256), _round_up(h, 256)
+        return Mxfp4Layout("FlashInfer (SM100)", i_pad, h_pad, (i_pad * h_pad) / (i_rank * h), 4)
+    if gpu_cc == (9, 0) and hopper_backend == "triton":
+        i_pad = _round_up(i_rank, 64)
+        a = max(1, swizzle_align)
+
+        def value(rows: int, cols: int) -> int:  # a (rows x cols)-byte weight stored transposed, then swizzled
+            cols, rows = _round_up(cols, a), _round_up(rows, a)  # the pre-pad acts on the transposed tensor
+            return _round_up(rows, 16) * _round_up(cols, 32)
+
+        w13 = value(2 * i_pad, h // 2)         # gate_up: (2 i) x (h / 2) bytes
+        w2 = value(h, i_pad // 2)              # down: h x (i / 2) bytes
+        scales = _round_up(2 * i_pad, 256) * _round_up(h // 32, 2) + _round_up(h, 256) * _round_up(i_pad // 32, 2)
+        kept = (2 * i_pad * (h // 32) + h * (i_pad // 32)) if keeps_scales else 0
+        what = ("Triton (SM90)" + (", loaded scales kept" if keeps_scales else "")
+                + (f", {a}-byte swizzle pre-pad" if a > 1 else ""))
+        return Mxfp4Layout(what, i_pad, h, (w13 + w2 + scales + kept) / unpadded, 4)
+    i_pad, h_pad = _round_up(i_rank, 128), _round_up(h, 256)
+    return Mxfp4Layout("Marlin", i_pad, h_pad, (i_pad * h_pad) / (i_rank * h), dtype_bytes)
+
+
+def mxfp4_expert_padding(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None,
+                         hopper_backend: str = "triton", keeps_scales: bool = False,
+                         swizzle_align: int = 1) -> tuple[float, str]:
+    """The factor the MXFP4 backend's layout puts on the experts' weights and scales (mxfp4_expert_layout), and a note."""
+    layout = mxfp4_expert_layout(spec, tp, gpu_cc, hopper_backend, keeps_scales, swizzle_align)
+    if layout is None:
+        return 1.0, ""
+    return layout.factor, (f"MXFP4 {layout.backend}: experts held as {layout.i_pad} x {layout.h_pad} per rank "
+                           f"(x{layout.factor:.4f} on their weights and scales)")
 
 
 def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
@@ -723,7 +770,8 @@ def stored_bytes(spec: ModelSpec) -> int:
 def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantSpec | None = None,
                      dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None, ep: int = 1,
                      mtp: bool = False, gpu_vendor: str = "NVIDIA", vision: bool = True, dp: int = 1,
-                     mxfp4_hopper_backend: str = "triton", mrope_cache_factor: int = 4,
+                     mxfp4_hopper_backend: str = "triton", mxfp4_triton_keeps_scales: bool = False,
+                     mxfp4_triton_swizzle_align: int = 1, mrope_cache_factor: int = 4,
                      bnb_nested_absmax: str = "float32", bnb_experts: bool = True,
                      stages: list[tuple[int, int]] | None = None, mla_kv_b_copy: bool = False) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
@@ -761,8 +809,11 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
 
     # with expert parallelism each rank holds whole experts, so the kernels see the full intermediate size
     moe_tp = tp * max(1, dp)  # the experts' tensor-parallel size
-    pad, pad_note = (mxfp4_expert_padding(spec, 1 if ep > 1 else moe_tp, gpu_cc, mxfp4_hopper_backend)
-                     if quant is not None and quant.method == "mxfp4" else (1.0, ""))
+    layout = (mxfp4_expert_layout(spec, 1 if ep > 1 else moe_tp, gpu_cc, mxfp4_hopper_backend,
+                                  mxfp4_triton_keeps_scales, mxfp4_triton_swizzle_align, db)
+              if quant is not None and quant.method == "mxfp4" else None)
+    pad, pad_note = (layout.factor, f"MXFP4 {layout.backend}: experts held as {layout.i_pad} x {layout.h_pad} per rank "
+                     f"(x{layout.factor:.4f} on their weights and scales)") if layout is not None else (1.0, "")
     if spec.compressed_attention and str(spec.text_config.get("expert_dtype") or "fp4") == "fp4":
         # every MXFP4 MoE backend of 0.33 tiles the per-rank intermediate size in multiples of at least 128, and the
         # ROCm backends by default in multiples of 256 (fused_moe/oracle/mxfp4.py,
@@ -783,6 +834,12 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     as_stored = _param_bytes_rule(quant, db, "kept", bnb_experts) if widened else bytes_per_param
 
     def params_on_rank(c: Component) -> float:
+        if c.kind == "expert_bias":
+            experts = math.ceil(spec.num_experts / ep) if ep > 1 else spec.num_experts
+            if c.shard == "replicated":  # w2_bias: E x hidden (Marlin's and FlashInfer's padded hidden)
+                return experts * (layout.h_pad if layout is not None else spec.hidden_size)
+            width = layout.i_pad if layout is not None else spec.moe_intermediate_size / (1 if ep > 1 else moe_tp)
+            return experts * 2 * width
         if c.kind == "experts":
             # expert parallel: ceil(E / ep) whole experts on the busiest rank (fused_moe determine_expert_map,
             # section 5); otherwise every expert sliced by TP. Kernel padding applies either way.
@@ -796,10 +853,12 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         return c.params
 
     def bytes_of(c: Component, on_rank: bool, rule=bytes_per_param) -> float:
+        if on_rank and c.kind == "expert_bias" and layout is not None:
+            return params_on_rank(c) * layout.bias_bytes  # the backend's bias dtype (float32 for the Triton kernels)
         return (params_on_rank(c) if on_rank else c.params) * rule(c)
 
     def use_of(c: Component) -> str:
-        if c.kind == "experts":
+        if c.kind in ("experts", "expert_bias"):
             return "experts"
         if c.name == "embed_tokens" and not spec.tie_word_embeddings:
             return "input_embedding"
@@ -1008,6 +1067,11 @@ def _rotary_bytes(spec: ModelSpec, dtype_bytes: int, mrope_cache_factor: int = 4
     t = spec.text_config
     if all(l.kind in ("recurrent", "none") for l in spec.layers):
         return 0
+    if spec.model_type == "gpt_oss":
+        # gpt-oss builds its rotary embedding in float32 whatever the model dtype: get_rope(..., dtype=torch.float32)
+        # (models/gpt_oss.py OAIAttention, 0.10.1.1, 0.16.0, 0.19.0, 0.22.0, 0.33.0); YaRN caches
+        # original_max_position x factor rows (131,072 x 64 x 4 B = 32 MiB)
+        dtype_bytes = 4
     if spec.model_type.startswith("gemma4"):
         return _gemma4_rotary_elements(spec) * dtype_bytes
     rope = rope_params(t)
