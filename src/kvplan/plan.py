@@ -1264,6 +1264,8 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                             mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
                             vision=not _text_only(model, args, rules), dp=args.data_parallel_size,
                             mxfp4_hopper_backend=rules.mxfp4_hopper_backend,
+                            mxfp4_triton_keeps_scales=rules.mxfp4_triton_keeps_scales,
+                            mxfp4_triton_swizzle_align=rules.mxfp4_triton_swizzle_align,
                             mrope_cache_factor=mrope_cache_factor(model, rules),
                             bnb_nested_absmax=rules.bnb_nested_absmax, bnb_experts=rules.bnb_quantizes_experts,
                             stages=pp_stages(model, args, rules) if pp > 1 else None,
@@ -2722,7 +2724,7 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
     SM90 (and 10.x without FlashInfer) the Triton kernels, and every other CUDA GPU Marlin, which needs the triton
     kernels on (9, 0) <= cc < (11, 0) only; VLLM_MXFP4_USE_MARLIN=1 forces it, and before 0.12 Hopper runs Marlin too
     (rules mxfp4_hopper_backend). Marlin pads the expert's width to 128 and the hidden size to 256
-    (mxfp4_round_up_hidden_size_and_intermediate_size, oracle/mxfp4.py 0.19.1; weights.mxfp4_expert_padding).
+    (mxfp4_round_up_hidden_size_and_intermediate_size, oracle/mxfp4.py 0.19.1; weights.mxfp4_expert_layout).
 
     Block FP8: _fp8_block_moe_experts. Not pinned, so not named here (their workspace stays 0 and the fused-MoE cache
     term stands): per-tensor / per-channel FP8 (online --quantization fp8 included: FlashInfer CUTLASS or vLLM CUTLASS

@@ -191,6 +191,19 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # a 0.11.2 H100 log says "Using Marlin backend"), the Triton kernels from 0.12, which vendors them
     # (vllm/third_party/triton_kernels).
     "mxfp4_hopper_backend": [((0, 0, 0), "marlin"), ((0, 12, 0), "triton")],
+    # The Triton kernels' MXFP4 experts after loading (weights.mxfp4_expert_layout). "mxfp4_triton_keeps_scales": the
+    # checkpoint's block scales stay on the layer beside the swizzled copy the kernel reads: the Triton branch of
+    # process_weights_after_loading deletes w13_weight / w2_weight only and never replaces w13_weight_scale /
+    # w2_weight_scale (quantization/mxfp4.py 0.12.0, 0.16.0; quantization/mxfp4.py _setup_kernel with
+    # fused_moe/oracle/mxfp4.py convert_to_mxfp4_moe_kernel_format 0.19.0, 0.21.0, 0.23.0, 0.24.0) until 0.25.0, whose
+    # convert_to_mxfp4_moe_kernel_format also deletes them ("drop the now-dead weight/scale Parameters to free their
+    # memory"; 0.25.0, 0.25.1, 0.26.0, 0.27.1, 0.28.0, 0.33.0). Kept: +1/16 of the expert weights' bytes.
+    "mxfp4_triton_keeps_scales": [((0, 0, 0), True), ((0, 25, 0), False)],
+    # "mxfp4_triton_swizzle_align": the vendored triton_kernels' HopperMXValueLayout.swizzle_data pre-pads both dims
+    # of the packed weight to multiples of 64 bytes (SWIZZLE_ALIGN_M / SWIZZLE_ALIGN_K) in the 0.17.0, 0.18.0, 0.19.0,
+    # 0.20.0 and 0.21.0 wheels (vllm/third_party/triton_kernels/tensor_details/layout_details/hopper_value.py), not in
+    # 0.12.0, 0.16.0 nor 0.22.0-0.33.0, whose swizzle pads only to its tile (16 x 32 bytes); 1: no pre-pad
+    "mxfp4_triton_swizzle_align": [((0, 0, 0), 1), ((0, 17, 0), 64), ((0, 22, 0), 1)],
     # Which top-k/top-p kernel V1's sampler runs when VLLM_USE_FLASHINFER_SAMPLER is not set (it sizes the profile's
     # sampler peak: calibration.py a_sampler / a_sampler_flashinfer). "if_installed": FlashInfer's whenever flashinfer
     # imports on a CUDA GPU (vLLM PR #11394, merged 2024-12-26: the V1 TopKTopPSampler; vllm/envs.py reads the unset
@@ -683,6 +696,8 @@ class VersionRules:
     deep_gemm_sm12x: bool
     v0_long_context_chunked_skips: tuple[str, ...] | None
     mxfp4_hopper_backend: str
+    mxfp4_triton_keeps_scales: bool
+    mxfp4_triton_swizzle_align: int
     flashinfer_sampler: str
     topk_topp_triton: bool
     fi_allreduce_fusion: str

@@ -24,6 +24,8 @@ from kvplan.errors import UndeterminedError
 from kvplan.resolve import DTYPE_BYTES, ModelSpec, QuantSpec, heads_per_rank, rope_params
 
 VOCAB_PADDING = 64  # vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE
+# Component.kind of a tensor vLLM allocates and fills at load from another checkpoint tensor: on the GPU, not on disk
+LOAD_COPY = "load_copy"
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,8 @@ class Component:
     # "experts" for routed experts (MXFP4 applies only there), "in_proj_ba" for a Gated DeltaNet layer's fused b/a
     # projection (a skip list may keep it alone unquantized), "vision_linear" for a vision tower's Linear weights (only
     # a quantization of every Linear layer converts them), "vision_linear_bnb" for those only bitsandbytes converts
-    # (Gemma 3's SigLIP MLP); "" for the rest
+    # (Gemma 3's SigLIP MLP), LOAD_COPY for a tensor vLLM fills at load from another one (absent from the files);
+    # "" for the rest
     kind: str = ""
     dtype_bytes: float | None = None  # fixed bytes per element (e.g. fp32 A_log); None = the model dtype
 
@@ -115,6 +118,12 @@ def _attention_params(spec: ModelSpec, n_kv: int, head_dim: int, layer: int, k_e
     n_proj = 1 if k_eq_v else 2  # attention_k_eq_v: the value projection is the key's (Gemma 4 global layers)
     kv = n_proj * h * n_kv * head_dim + (n_proj * n_kv * head_dim if bias else 0)
     out = [Component("self_attn", qo, "tp", layer, True), Component("kv_proj", kv, "kv", layer, True)]
+    if k_eq_v:
+        # the checkpoint ships no v_proj, but vLLM still builds the V slot of the fused qkv_proj and loads the key's
+        # weights into it too (models/gemma4.py Gemma4Attention: QKVParallelLinear(hidden, head_dim, heads, kv_heads),
+        # "k_eq_v layers load K weights into both K and V slots"; load_weights maps k_proj to shards "k" and "v"; read in
+        # the 0.19.0, 0.20.0, 0.22.0, 0.25.1 and 0.33.0 wheels): a copy made at load, on the GPU, not in the files
+        out.append(Component("kv_proj", kv, "kv", layer, True, kind=LOAD_COPY))
     if t.get("use_qk_norm") or spec.model_type.startswith(("qwen3", "gemma3", "olmo2")):
         out.append(Component("norm", 2 * head_dim, "replicated", layer, False))
     if t.get("sinks") or spec.model_type == "gpt_oss":
@@ -243,6 +252,8 @@ def _vision_parts(spec: ModelSpec) -> tuple[int, int, int]:
     patch_area = math.prod(patch) if isinstance(patch, (list, tuple)) else patch * patch
     temporal = v.get("temporal_patch_size") or 1
     family = str(v.get("model_type") or spec.model_type)
+    if family.startswith("gemma4"):
+        return _gemma4_vision_params(v, int(h), int(layers), int(inter), spec.hidden_size), 0, 0
     per_layer = 4 * h * h + (3 if vision_mlp_gated(spec) else 2) * h * inter + 9 * h + inter
     out_h = v.get("out_hidden_size") or spec.hidden_size
     if family.startswith(_QWEN_VISION) or spec.model_type.startswith(_QWEN_VISION):
@@ -283,6 +294,30 @@ def _vision_parts(spec: ModelSpec) -> tuple[int, int, int]:
         return total, 0, 0
     # the blocks' qkv (3 h x h), proj (h x h) and MLP matrices; their biases and norms stay in the model dtype
     return total, int(layers * (4 * h * h + (3 if vision_mlp_gated(spec) else 2) * h * inter) + linear), 0
+
+
+def _gemma4_vision_params(v: dict, h: int, layers: int, inter: int, text_hidden: int) -> int:
+    """Gemma 4's vision tower and its projector into the language model, tensor by tensor.
+
+    vLLM builds the tower with transformers (models/gemma4_mm.py Gemma4ForConditionalGeneration:
+    AutoModel.from_config(config.vision_config); 0.19.0, 0.20.0, 0.22.0, 0.25.1, 0.33.0 wheels), so its tensors are
+    transformers' Gemma4VisionModel (models/gemma4/modeling_gemma4.py): a patch embedder (input_proj, 3 p^2 x h, no
+    bias; position_embedding_table, 2 x position_embedding_size x h: one table per image axis), per encoder layer
+    q/k/v/o (heads x head_dim, no bias), q_norm and k_norm (head_dim each; v_norm has no weight), four RMSNorms of h
+    and a gated MLP (gate, up, down, no bias); std_bias and std_scale (h each) when the config standardizes. vLLM's own
+    projector (Gemma4MultimodalEmbedder) is one bias-free h x text-hidden matrix between two weightless RMSNorms.
+    Gemma-4-26B-A4B: 572.8 M (the generic two-layer LLaVA projector and SigLIP biases counted 557.4 M; the position
+    table alone is 23.6 M)."""
+    heads = int(v.get("num_attention_heads") or max(1, h // 64))
+    head_dim = int(v.get("head_dim") or h // heads)
+    kv_heads = int(v.get("num_key_value_heads") or heads)
+    patch = v.get("patch_size") or 16
+    patch_area = math.prod(patch) if isinstance(patch, (list, tuple)) else patch * patch
+    attn = h * heads * head_dim * 2 + h * kv_heads * head_dim * 2 + 2 * head_dim
+    per_layer = attn + 3 * h * inter + 4 * h
+    embedder = 3 * patch_area * h + 2 * int(v.get("position_embedding_size") or 0) * h
+    standardize = 2 * h if v.get("standardize") else 0
+    return layers * per_layer + embedder + standardize + h * text_hidden
 
 
 def count_weights(spec: ModelSpec) -> WeightCount:
@@ -327,6 +362,12 @@ def count_weights(spec: ModelSpec) -> WeightCount:
             if i in moe:
                 e, ei = spec.num_experts, spec.moe_intermediate_size
                 layer_comps.append(Component("experts", e * mlp_mult * h * ei, "tp", i, True, kind="experts"))
+                if spec.model_type == "gpt_oss":
+                    # gpt-oss's experts carry biases: FusedMoE(has_bias=True) (models/gpt_oss.py MLPBlock, 0.10.1.1-
+                    # 0.33.0) creates w13_bias (E x 2 i, split over TP like the gate/up rows) and w2_bias (E x h, whole
+                    # on every rank) (quantization/mxfp4.py Mxfp4MoEMethod.create_weights)
+                    layer_comps.append(Component("expert_bias", e * 2 * ei, "tp", i, False, kind="expert_bias"))
+                    layer_comps.append(Component("expert_bias", e * h, "replicated", i, False, kind="expert_bias"))
                 layer_comps.append(Component("router", h * e, "replicated", i, False))
                 if spec.shared_expert_intermediate_size:
                     layer_comps.append(Component("shared_expert", mlp_mult * h * spec.shared_expert_intermediate_size, "tp", i, True))
@@ -336,6 +377,9 @@ def count_weights(spec: ModelSpec) -> WeightCount:
                     # Gemma 4's MoE layers (enable_moe_block) run a dense MLP of intermediate_size in parallel with
                     # the routed experts, each branch with its own norms; both are in the checkpoint
                     layer_comps.append(Component("mlp", mlp_mult * h * spec.intermediate_size, "tp", i, True))
+                    # and its router's per-dimension input scale (h) and per-expert output scale (E): models/gemma4.py
+                    # Gemma4Router.scale, Gemma4MoE.per_expert_scale (0.19.0-0.33.0)
+                    layer_comps.append(Component("router", h + e, "replicated", i, False))
                 active += spec.num_experts_per_tok * mlp_mult * h * ei - e * mlp_mult * h * ei
             elif spec.intermediate_size:
                 # Llama 4's dense layers (Maverick interleaves them with MoE layers) are intermediate_size_mlp wide, not
@@ -590,31 +634,72 @@ def _round_up(x: int, a: int) -> int:
     return -(-x // a) * a
 
 
-def mxfp4_expert_padding(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None,
-                         hopper_backend: str = "triton") -> tuple[float, str]:
-    """How much the MXFP4 MoE kernels pad each expert's weights, by the backend the GPU gets.
+@dataclass(frozen=True)
+class Mxfp4Layout:
+    """An MXFP4 expert as the MoE backend holds it on one rank after loading (mxfp4_expert_padding)."""
 
-    vllm/model_executor/layers/quantization/mxfp4.py::Mxfp4MoEMethod.create_weights: Marlin (below SM90, and
-    SM11x/12x) pads the per-rank intermediate size to a multiple of 128 and the hidden size to 256; SM100's
-    FlashInfer backends pad both to 256; SM90's Triton kernels pad the intermediate size to 64 and (by the logged
-    sizes) the hidden size to 256.
-    gpt-oss-120b TP4 on A100: 15.21 GiB counted, x(768 x 3072)/(720 x 2880) on the experts -> 17.17 GiB;
-    vLLM 0.10.1.1 logged 17.22 GiB.
+    backend: str
+    i_pad: int            # the expert's intermediate width on the rank as the weights are created
+    h_pad: int            # the hidden size as the weights are created
+    factor: float         # bytes of one expert's weights and block scales over 3 x h x i_rank x (0.5 + 1/32)
+    bias_bytes: int       # bytes per element of the expert biases the backend keeps (model dtype or float32)
+
+
+def mxfp4_expert_layout(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None, hopper_backend: str = "triton",
+                        keeps_scales: bool = False, swizzle_align: int = 1, dtype_bytes: int = 2) -> Mxfp4Layout | None:
+    """How the MXFP4 MoE backend the GPU gets lays out one expert (None without a GPU).
+
+    Create-time padding (quantization/mxfp4.py Mxfp4MoEMethod.create_weights to 0.18; fused_moe/oracle/mxfp4.py
+    mxfp4_round_up_hidden_size_and_intermediate_size from 0.19): Marlin (below SM90, SM11x/12x, and Hopper before 0.12)
+    the per-rank intermediate size to 128 and the hidden size to 256, SM100's FlashInfer TRTLLM both to 256, the Triton
+    kernels (SM90) the intermediate size to 64. Marlin repacks in place of the loaded weights, its scales back to one
+    e8m0 byte per 32 (quantization/utils/marlin_utils_fp4.py prepare_moe_mxfp4_layer_for_marlin,
+    mxfp4_marlin_process_scales) and its biases in the model dtype. The Triton kernels swizzle (quantization/utils/
+    mxfp4_utils.py _swizzle_mxfp4; triton_kernels HopperMXValueLayout / HopperMXScaleLayout): each packed weight,
+    transposed, optionally pre-padded on both dims to `swizzle_align` bytes (rules mxfp4_triton_swizzle_align), is
+    padded to 16 rows x 32 bytes; each scale tensor's rows to 2 x num_warps(8) x 2 x 8 = 256 and its columns to 2; the
+    loaded weights are deleted, the loaded scales kept while `keeps_scales` (rules mxfp4_triton_keeps_scales), the
+    biases converted to float32 (convert_to_mxfp4_moe_kernel_format: w13_bias.to(torch.float32)).
+    gpt-oss-20b on one A100 (Marlin, 2944 x 3072): 13.70 GiB (logged 13.72 by 0.19.0); on two H100s with 0.19.0
+    (Triton, scales kept, 64-byte pre-pad): 6.99 GiB (logged 7.01); gpt-oss-120b on one H100 with 0.14.1 (scales
+    kept, no pre-pad): 64.33 GiB (logged 64.38).
     """
-    i_rank, h = spec.moe_intermediate_size // tp, spec.hidden_size
-    if gpu_cc is None:
-        return 1.0, ""
+    i, h = spec.moe_intermediate_size, spec.hidden_size
+    i_rank = i // tp
+    if gpu_cc is None or not i_rank or not h:
+        return None
+    unpadded = 3 * h * i_rank * (0.5 + 1 / 32)
     if gpu_cc >= (10, 0) and gpu_cc < (11, 0):
-        i_pad, h_pad, backend = _round_up(i_rank, 256), _round_up(h, 256), "FlashInfer (SM100)"
-    elif gpu_cc == (9, 0) and hopper_backend == "triton":
-        # The Triton kernels' Hopper layout ends up 256-aligned in the hidden size as well: gpt-oss-120b on one H100
-        # logs 64.38 GiB (vLLM issue 33155, 0.14.1, "Using Triton backend"; and llm-d's empirical results) against
-        # 60.71 GiB unpadded, gpt-oss-20b 13.47 against 12.82 GiB: both x1.067 = 3072/2880 on the experts.
-        i_pad, h_pad, backend = _round_up(i_rank, 64), _round_up(h, 256), "Triton (SM90)"
-    else:  # also Hopper before 0.12, whose wheels lack the Triton kernels package (rules row mxfp4_hopper_backend)
-        i_pad, h_pad, backend = _round_up(i_rank, 128), _round_up(h, 256), "Marlin"
-    factor = (i_pad * h_pad) / (i_rank * h) if i_rank and h else 1.0
-    return factor, f"MXFP4 {backend} pads experts to {i_pad} x {h_pad} per rank (x{factor:.4f})"
+        i_pad, h_pad = _round_up(i_rank, 256), _round_up(h, 256)
+        return Mxfp4Layout("FlashInfer (SM100)", i_pad, h_pad, (i_pad * h_pad) / (i_rank * h), 4)
+    if gpu_cc == (9, 0) and hopper_backend == "triton":
+        i_pad = _round_up(i_rank, 64)
+        a = max(1, swizzle_align)
+
+        def value(rows: int, cols: int) -> int:  # a (rows x cols)-byte weight stored transposed, then swizzled
+            cols, rows = _round_up(cols, a), _round_up(rows, a)  # the pre-pad acts on the transposed tensor
+            return _round_up(rows, 16) * _round_up(cols, 32)
+
+        w13 = value(2 * i_pad, h // 2)         # gate_up: (2 i) x (h / 2) bytes
+        w2 = value(h, i_pad // 2)              # down: h x (i / 2) bytes
+        scales = _round_up(2 * i_pad, 256) * _round_up(h // 32, 2) + _round_up(h, 256) * _round_up(i_pad // 32, 2)
+        kept = (2 * i_pad * (h // 32) + h * (i_pad // 32)) if keeps_scales else 0
+        what = ("Triton (SM90)" + (", loaded scales kept" if keeps_scales else "")
+                + (f", {a}-byte swizzle pre-pad" if a > 1 else ""))
+        return Mxfp4Layout(what, i_pad, h, (w13 + w2 + scales + kept) / unpadded, 4)
+    i_pad, h_pad = _round_up(i_rank, 128), _round_up(h, 256)
+    return Mxfp4Layout("Marlin", i_pad, h_pad, (i_pad * h_pad) / (i_rank * h), dtype_bytes)
+
+
+def mxfp4_expert_padding(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None,
+                         hopper_backend: str = "triton", keeps_scales: bool = False,
+                         swizzle_align: int = 1) -> tuple[float, str]:
+    """The factor the MXFP4 backend's layout puts on the experts' weights and scales (mxfp4_expert_layout), and a note."""
+    layout = mxfp4_expert_layout(spec, tp, gpu_cc, hopper_backend, keeps_scales, swizzle_align)
+    if layout is None:
+        return 1.0, ""
+    return layout.factor, (f"MXFP4 {layout.backend}: experts held as {layout.i_pad} x {layout.h_pad} per rank "
+                           f"(x{layout.factor:.4f} on their weights and scales)")
 
 
 def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
@@ -679,13 +764,14 @@ def stored_bytes(spec: ModelSpec) -> int:
     quantization applied, no kernel padding, no rotary cache, no MTP layers): what a download and the disk hold."""
     count = count_weights(spec)
     rule = _param_bytes_rule(spec.quant, spec.dtype_bytes)
-    return int(round(sum(c.params * rule(c) for c in count.components)))
+    return int(round(sum(c.params * rule(c) for c in count.components if c.kind != LOAD_COPY)))
 
 
 def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantSpec | None = None,
                      dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None, ep: int = 1,
                      mtp: bool = False, gpu_vendor: str = "NVIDIA", vision: bool = True, dp: int = 1,
-                     mxfp4_hopper_backend: str = "triton", mrope_cache_factor: int = 4,
+                     mxfp4_hopper_backend: str = "triton", mxfp4_triton_keeps_scales: bool = False,
+                     mxfp4_triton_swizzle_align: int = 1, mrope_cache_factor: int = 4,
                      bnb_nested_absmax: str = "float32", bnb_experts: bool = True,
                      stages: list[tuple[int, int]] | None = None, mla_kv_b_copy: bool = False) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
@@ -723,8 +809,11 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
 
     # with expert parallelism each rank holds whole experts, so the kernels see the full intermediate size
     moe_tp = tp * max(1, dp)  # the experts' tensor-parallel size
-    pad, pad_note = (mxfp4_expert_padding(spec, 1 if ep > 1 else moe_tp, gpu_cc, mxfp4_hopper_backend)
-                     if quant is not None and quant.method == "mxfp4" else (1.0, ""))
+    layout = (mxfp4_expert_layout(spec, 1 if ep > 1 else moe_tp, gpu_cc, mxfp4_hopper_backend,
+                                  mxfp4_triton_keeps_scales, mxfp4_triton_swizzle_align, db)
+              if quant is not None and quant.method == "mxfp4" else None)
+    pad, pad_note = (layout.factor, f"MXFP4 {layout.backend}: experts held as {layout.i_pad} x {layout.h_pad} per rank "
+                     f"(x{layout.factor:.4f} on their weights and scales)") if layout is not None else (1.0, "")
     if spec.compressed_attention and str(spec.text_config.get("expert_dtype") or "fp4") == "fp4":
         # every MXFP4 MoE backend of 0.33 tiles the per-rank intermediate size in multiples of at least 128, and the
         # ROCm backends by default in multiples of 256 (fused_moe/oracle/mxfp4.py,
@@ -745,6 +834,12 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     as_stored = _param_bytes_rule(quant, db, "kept", bnb_experts) if widened else bytes_per_param
 
     def params_on_rank(c: Component) -> float:
+        if c.kind == "expert_bias":
+            experts = math.ceil(spec.num_experts / ep) if ep > 1 else spec.num_experts
+            if c.shard == "replicated":  # w2_bias: E x hidden (Marlin's and FlashInfer's padded hidden)
+                return experts * (layout.h_pad if layout is not None else spec.hidden_size)
+            width = layout.i_pad if layout is not None else spec.moe_intermediate_size / (1 if ep > 1 else moe_tp)
+            return experts * 2 * width
         if c.kind == "experts":
             # expert parallel: ceil(E / ep) whole experts on the busiest rank (fused_moe determine_expert_map,
             # section 5); otherwise every expert sliced by TP. Kernel padding applies either way.
@@ -758,10 +853,12 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         return c.params
 
     def bytes_of(c: Component, on_rank: bool, rule=bytes_per_param) -> float:
+        if on_rank and c.kind == "expert_bias" and layout is not None:
+            return params_on_rank(c) * layout.bias_bytes  # the backend's bias dtype (float32 for the Triton kernels)
         return (params_on_rank(c) if on_rank else c.params) * rule(c)
 
     def use_of(c: Component) -> str:
-        if c.kind == "experts":
+        if c.kind in ("experts", "expert_bias"):
             return "experts"
         if c.name == "embed_tokens" and not spec.tie_word_embeddings:
             return "input_embedding"
@@ -798,7 +895,9 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         stage_bytes.append(total)
         stage_widened.append(widen)
         stage_uses.append(uses)
-    counted_total = sum(bytes_of(c, False) for c in count.components)
+    # what the files hold: a tensor vLLM copies at load from another is not in them (it scales with the checkpoint's
+    # bytes like its source)
+    counted_total = sum(bytes_of(c, False) for c in count.components if c.kind != LOAD_COPY)
     notes += list(count.notes)
     # MLA (vLLM's MLA attention process_weights_after_loading; versions.py "mla_kv_b_copy"): kv_b_proj is dequantized
     # (get_and_maybe_dequant_weights) to the activation dtype and kept as W_UV / W_UK_T, two views of that copy, beside
@@ -822,7 +921,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
             ckpt_bytes -= spec.checkpoint.lm_head_bytes  # skipped at load by the pooling adapter
             notes.append(f"pooling model: the checkpoint's lm_head ({spec.checkpoint.lm_head_bytes / 1024 ** 3:.2f} GiB) is not loaded")
         if widened:  # the files hold the stored statistics: scale those, then add what loading widens
-            stored_total = sum(bytes_of(c, False, as_stored) for c in count.components)
+            stored_total = sum(bytes_of(c, False, as_stored) for c in count.components if c.kind != LOAD_COPY)
             scale = ckpt_bytes / stored_total
             loaded = [(b - w) * scale + w for b, w in zip(stage_bytes, stage_widened)]
             stage_uses = [{k: v * (n / b if b else 1.0) for k, v in u.items()} for u, b, n in zip(stage_uses, stage_bytes, loaded)]
@@ -968,6 +1067,13 @@ def _rotary_bytes(spec: ModelSpec, dtype_bytes: int, mrope_cache_factor: int = 4
     t = spec.text_config
     if all(l.kind in ("recurrent", "none") for l in spec.layers):
         return 0
+    if spec.model_type == "gpt_oss":
+        # gpt-oss builds its rotary embedding in float32 whatever the model dtype: get_rope(..., dtype=torch.float32)
+        # (models/gpt_oss.py OAIAttention, 0.10.1.1, 0.16.0, 0.19.0, 0.22.0, 0.33.0); YaRN caches
+        # original_max_position x factor rows (131,072 x 64 x 4 B = 32 MiB)
+        dtype_bytes = 4
+    if spec.model_type.startswith("gemma4"):
+        return _gemma4_rotary_elements(spec) * dtype_bytes
     rope = rope_params(t)
     partial = float(t.get("partial_rotary_factor") or rope.get("partial_rotary_factor") or 1.0)
     if spec.uses_mla:
@@ -997,6 +1103,47 @@ def _rotary_bytes(spec: ModelSpec, dtype_bytes: int, mrope_cache_factor: int = 4
         # the values in config.json"; 0.33.0: config.rope_parameters[layer_type]). The local one is max_position rows.
         total += max_pos * rot
     return total * dtype_bytes
+
+
+def _gemma4_rotary_elements(spec: ModelSpec) -> int:
+    """Gemma 4's rotary caches: one per distinct rope its attention layers ask for, max_position rows each.
+
+    models/gemma4.py Gemma4Attention (0.19.0, 0.20.0, 0.22.0, 0.25.1, 0.33.0 wheels) calls get_rope with the layer's
+    own head size (global_head_dim on full-attention layers, head_dim on sliding ones) and its layer type's
+    rope_parameters (legacy configs: the one rope, at rope_local_base_freq on sliding layers); get_rope keeps one
+    embedding per (head size, rotary dim, max_position, parameters) (layers/rotary_embedding/__init__.py _ROPE_DICT).
+    Rotary dim is head size x partial_rotary_factor, except for "proportional" rope (the global layers'), whose
+    Gemma4RotaryEmbedding passes the whole head size as rotary dim and pads the unrotated angles with zero
+    frequencies (rotary_embedding/gemma4_rope.py: "rotary_dim = head_size (full application)"): its cache is
+    max_position x head size. Gemma-4-26B-A4B: 262,144 x (256 + 512) elements, 0.375 GiB in bfloat16 (one 256-wide
+    cache counted before: 0.125 GiB)."""
+    t = spec.text_config
+    nested = t.get("rope_parameters")
+    per_type = isinstance(nested, dict) and bool(nested) and all(isinstance(x, dict) for x in nested.values())
+    flat = rope_params(t) if not per_type else {}
+    max_pos = int(spec.max_position_embeddings or 0)
+    full_dim = int(t.get("global_head_dim") or spec.head_dim)
+    seen: set[tuple] = set()
+    total = 0
+    for layer in spec.layers:
+        if layer.kind not in ("full", "sliding"):
+            continue
+        head = full_dim if layer.kind == "full" else int(t.get("head_dim") or spec.head_dim)
+        key_type = "full_attention" if layer.kind == "full" else "sliding_attention"
+        if per_type and isinstance(nested.get(key_type), dict):
+            params = dict(nested[key_type])
+        else:
+            params = dict(flat)
+            if layer.kind == "sliding":
+                params["rope_theta"] = t.get("rope_local_base_freq", 10000.0)
+        kind = str(params.get("rope_type") or params.get("type") or "default")
+        partial = float(params.get("partial_rotary_factor") or 1.0)
+        rot = head if kind == "proportional" else int(head * partial)
+        key = (head, rot, tuple(sorted((k, str(x)) for k, x in params.items())))
+        if key not in seen:
+            seen.add(key)
+            total += max_pos * rot
+    return total
 
 
 def _gemma3_local_rope_apart(spec: ModelSpec, text: dict, rope: dict, kind: str) -> bool:
