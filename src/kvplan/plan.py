@@ -3026,7 +3026,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                         and not model.uses_mla and "recurrent" not in model.cache_kinds and gpu.vendor.upper() != "AMD")
     if off_multiple:
         # FlexAttention, last in the list, refuses the block size too from 0.21 (versions.py
-        # flex_attention_block_multiple), and an fp8 KV cache from 0.19 (flex_attention_kv_dtypes): then vLLM's
+        # flex_attention_block_multiple), and an fp8 KV cache from 0.16 (flex_attention_kv_dtypes): then vLLM's
         # backend selection finds none and stops (kvplan's wording of its reasons, not its AttentionSelectorConfig repr;
         # validate_configuration lists the dtype before the block size)
         flex_dtypes, flex_multiple = rules.flex_attention_kv_dtypes, rules.flex_attention_block_multiple

@@ -625,10 +625,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # backend is valid and CudaPlatform.get_attn_backend_cls (platforms/cuda.py) raises "No valid attention backend
     # found". 0 where not read
     "flex_attention_block_multiple": [((0, 0, 0), 0), ((0, 16, 0), 1), ((0, 21, 0), 16)],
-    # The KV-cache dtypes FlexAttention stores: auto, float16 and bfloat16 only (FlexAttentionBackend.
-    # supported_kv_cache_dtypes; read in the 0.19.0-0.33.0 wheels, 0.16-0.18 not read). With an fp8 KV cache and a block
-    # size only it takes, no backend is valid: the same "No valid attention backend found"
-    "flex_attention_kv_dtypes": [((0, 0, 0), ()), ((0, 19, 0), ("auto", "float16", "bfloat16"))],
+    # The KV-cache dtypes FlexAttention stores (FlexAttentionBackend.supported_kv_cache_dtypes, v1/attention/backends/
+    # flex_attention.py): auto and bfloat16 in the 0.16.0 and 0.17.0 wheels, auto, float16 and bfloat16 in the 0.18.0
+    # and 0.19.0-0.33.0 wheels; the same validate_configuration (v1/attention/backend.py) checks it in each. With an fp8
+    # KV cache and a block size only it takes, no backend is valid: the same "No valid attention backend found"
+    "flex_attention_kv_dtypes": [((0, 0, 0), ()), ((0, 16, 0), ("auto", "bfloat16")),
+                                 ((0, 18, 0), ("auto", "float16", "bfloat16"))],
     # The dummy (and real) pixel values reach the GPU in the model's dtype from 0.9.0: MultiModalKwargs.as_kwargs takes
     # a dtype and casts floating-point inputs to model_config.dtype before the copy to the device (multimodal/inputs.py;
     # the callers v1/worker/gpu_model_runner.py profile_run and worker/model_runner.py execute_model pass
