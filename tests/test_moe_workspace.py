@@ -134,8 +134,14 @@ def test_block_fp8_on_hopper_tp_takes_triton_experts_buffers_from_0_17():
     assert f.moe_workspace_bytes == 2 * t * 8 * 2048 * 2 and f.moe_bytes == 0
     _, f16 = _parts("0.16.0", model="Qwen/Qwen3-30B-A3B-FP8")
     assert f16.moe_workspace_bytes == 0  # before the oracle's Hopper preference was read: not charged
-    _, fep = _parts("0.19.0", model="Qwen/Qwen3-30B-A3B-FP8", enable_expert_parallel=True)
+    _, fep = _parts("0.19.0", model="Qwen/Qwen3-30B-A3B-FP8", enable_expert_parallel=True, tensor_parallel_size=2)
     assert fep.moe_workspace_bytes == 0  # EP: FlashInfer CUTLASS, its workspace inside flashinfer (not modelled)
+    _, fdp = _parts("0.19.0", model="Qwen/Qwen3-30B-A3B-FP8", enable_expert_parallel=True, data_parallel_size=2)
+    assert fdp.moe_workspace_bytes == 0
+    # the flag on one GPU: vLLM's use_ep needs dp x tp > 1 (FusedMoEParallelConfig.make), so ep_size stays 1 and the
+    # oracle keeps Triton first: the same buffers as without the flag
+    p1, f1 = _parts("0.19.0", model="Qwen/Qwen3-30B-A3B-FP8", enable_expert_parallel=True)
+    assert p1.args.tensor_parallel_size == 1 and f1.moe_workspace_bytes == f.moe_workspace_bytes > 0
 
 
 def _fp8(version: str, gpu: str, **kw):

@@ -2701,7 +2701,11 @@ def _fp8_block_moe_experts(cc: tuple[int, int], args: EngineArgs, rules: Version
     if deep_gemm_forced:
         return ("fp8_block_deepgemm", n_half, hidden)
     if cc == (9, 0):
-        return ("fp8_block_flashinfer" if args.enable_expert_parallel else "fp8_block_triton", n_half, hidden)
+        # ep_size > 1 in the oracle: --enable-expert-parallel splits the experts only over more than one rank
+        # (fused_moe/config.py FusedMoEParallelConfig.make: use_ep = dp x pcp x tp > 1 and enable_expert_parallel,
+        # 0.17.0 and 0.27.1 wheels); on one GPU the flag leaves ep_size 1, and Triton first
+        expert_parallel = args.enable_expert_parallel and args.tensor_parallel_size * args.data_parallel_size > 1
+        return ("fp8_block_flashinfer" if expert_parallel else "fp8_block_triton", n_half, hidden)
     if (10, 0) <= cc < (11, 0):
         return ("fp8_block_flashinfer", n_half, hidden)
     if cc < (8, 9):
