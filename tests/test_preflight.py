@@ -425,6 +425,16 @@ def test_a_plan_that_a_cold_first_start_may_not_hold_is_a_first_start_warning():
     found = [f for f in pf.check_plan(facts(), edge)]
     assert [(f.check, f.status) for f in found] == [("plan", "pass"), ("first start", "warn")]
     assert "would not hold one 32,768-token request" in found[1].message and "--gpu-memory-utilization" in found[1].fix
+    # the room the fix names is the plan's own margin (plan.COLD_START_POOL_LOSS_BYTES), not a copy of it
+    from kvplan.plan import COLD_START_POOL_LOSS_BYTES, COLD_START_WARNING
+    assert f"leave about {COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB more room" in found[1].fix
+    assert f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool" in found[1].message
+    # --max-model-len -1: the warning's other form (a shorter length on the first start) is found by the same opening
+    auto = kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=-1, detect_gpu=False)
+    cold = pf.request_from_plan(auto).plan_cold_start
+    assert cold and cold.startswith(COLD_START_WARNING) and "auto-fit" in cold
+    assert [(f.check, f.status) for f in pf.check_plan(facts(), pf.request_from_plan(auto))] == [
+        ("plan", "pass"), ("first start", "warn")]
     roomy = pf.request_from_plan(kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=16384, detect_gpu=False))
     assert roomy.plan_cold_start is None
     assert [(f.check, f.status) for f in pf.check_plan(facts(), roomy)] == [("plan", "pass")]

@@ -2444,6 +2444,9 @@ def _drafter_decoder_layers(model: ModelSpec, args: EngineArgs) -> int:
 # (RTX 5090, 0.29.0) in the public pairs listed at reconcile.py COLD_COMPILE_GAP_GIB and tests/data/SOURCES-logs.md.
 # The largest of them, not a fit: a plan that holds one max_model_len request only with more than this is not warned.
 COLD_START_POOL_LOSS_BYTES = int(1.74 * GIB)
+# how fit's cold-first-start warning begins, in both its forms (a given length, --max-model-len -1): preflight's
+# 'first start' check finds the plan's warning by it
+COLD_START_WARNING = "a first start compiles its torch.compile graphs inside the memory profile"
 
 COMPILE_CACHE_NOTE = ("torch.compile: planned as a start that loads its compiled graphs from vLLM's compile cache "
                       "(VLLM_CACHE_ROOT); a first start compiles them inside the memory profile and has logged 0.8-1.7 GiB "
@@ -3265,6 +3268,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if fits and rules.engine != "v0" and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None:
         cold = available - COLD_START_POOL_LOSS_BYTES
         cold_check = _fit_check(groups, cold, bytes_per_block, int(cold // bytes_per_block), resolved, rules)
+        cold_head = (f"{COLD_START_WARNING} and has logged up to {COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool "
+                     "than the warm restart planned here (public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29)")
         if auto_fit and not cold_check[0]:
             # --max-model-len -1: vLLM sizes the length from the pool the profile left (section 4, "Auto-fit"), so a
             # colder pool is a shorter length, not a refusal, unless not even one block is left
@@ -3272,20 +3277,16 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                        f"{cold_check[2]:,} tokens on the very first start instead of the {max_len:,} planned here"
                        if cold_check[2] > 0 else "vLLM's auto-fit (--max-model-len -1) would find no length at all and "
                        "refuse the very first start")
-            warns.append(f"a first start compiles its torch.compile graphs inside the memory profile and has logged up to "
-                         f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool than the warm restart planned here "
-                         f"(public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29); {shorter}. The compile cache a "
+            warns.append(f"{cold_head}; {shorter}. The compile cache a "
                          "start writes (VLLM_CACHE_ROOT, on a persistent volume in kvplan scaffold's files) makes later "
                          "starts warm, at the planned length; a length given instead of -1 is the same on every start, "
                          "but a first start whose pool cannot hold it is refused")
         elif not cold_check[0]:
-            warns.append(f"a first start compiles its torch.compile graphs inside the memory profile and has logged up to "
-                         f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool than the warm restart planned here "
-                         "(public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29); with that much less this pool "
-                         f"would not hold one {max_len:,}-token request, so the very first start may be refused. The "
-                         "compile cache a start writes (VLLM_CACHE_ROOT, on a persistent volume in kvplan scaffold's files; "
-                         "keyed on the model config, max_model_len included) makes later starts warm; for the first, leave "
-                         "that much more room (a higher --gpu-memory-utilization) or expect one retry")
+            warns.append(f"{cold_head}; with that much less this pool would not hold one {max_len:,}-token request, so "
+                         "the very first start may be refused. The compile cache a start writes (VLLM_CACHE_ROOT, on a "
+                         "persistent volume in kvplan scaffold's files; keyed on the model config, max_model_len included) "
+                         "makes later starts warm; for the first, leave that much more room (a higher "
+                         "--gpu-memory-utilization) or expect one retry")
     if fits and conc < 1:
         # the release's own check passed (0.14-0.18 count only the first KV group's need), yet its log prints a
         # concurrency below 1x: the pool cannot hold one request of max_model_len in all its groups
