@@ -226,7 +226,9 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
         # (0.11.0 still reads it, and its server stops on 0: versions.SERVE_ENV_REFUSED)
         inert = name == "VLLM_USE_V1" and (rules.release >= (0, 11, 1) or not rules.is_v1
                                            or (rules.release >= (0, 11, 0) and value.strip() != "0"))
-        notes.append(f"environment {name}={value}" + (f": no effect in vLLM {rules.version}, which has one engine" if inert else ""))
+        unread = name == "VLLM_MXFP4_USE_MARLIN" and not rules.mxfp4_marlin_env  # rules row mxfp4_marlin_env
+        notes.append(f"environment {name}={value}" + (f": no effect in vLLM {rules.version}, which has one engine" if inert
+                                                      else f": not read by vLLM {rules.version}" if unread else ""))
     use_v1 = args.env_value("VLLM_USE_V1")
     if use_v1 is not None and (0, 6, 4) <= rules.release < (0, 11, 1):
         # vllm/envs.py reads it as bool(int(value)) in 0.6.4-0.11.0 (read in the 0.6.4.post1, 0.7.3, 0.8.2 and 0.11.0
@@ -241,8 +243,6 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
             f"VLLM_USE_V1=0: vLLM {rules.version} runs its V0 engine",))
     if args.env_value("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS") == "0" and rules.cudagraph_subtracted:
         rules = replace(rules, cudagraph_subtracted=False)
-    if args.env_on("VLLM_MXFP4_USE_MARLIN"):
-        rules = replace(rules, mxfp4_hopper_backend="marlin")
     sampler = args.env_value("VLLM_USE_FLASHINFER_SAMPLER")
     if sampler is not None:
         # vllm/envs.py reads it as bool(int(value)); set either way it decides the V1 sampler's kernel (rules row
@@ -403,7 +403,8 @@ ENV_EFFECTS = {
     "VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1 allows a max_model_len beyond the model's limit",
     "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "1 keeps chunked local attention as windows in 0.10.1-0.13",
     "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "0 leaves CUDA-graph memory out of the budget where it is subtracted",
-    "VLLM_MXFP4_USE_MARLIN": "1 selects Marlin (its padding) for MXFP4 experts",
+    "VLLM_MXFP4_USE_MARLIN": "1 selects Marlin (its padding and workspace) for MXFP4 experts: on Hopper in 0.10.1-0.18, "
+                             "on any GPU in 0.19-0.23; not read from 0.24",
     "VLLM_USE_DEEP_GEMM": "0 / 1 removes / forces DeepGEMM for block-FP8 MoE experts (their persistent workspace, 0.17+)",
     "VLLM_MOE_USE_DEEP_GEMM": "0 / 1 removes / forces DeepGEMM for block-FP8 MoE experts (their persistent workspace, 0.17+)",
     "VLLM_PP_LAYER_PARTITION": "the decoder layers of each pipeline stage (its weights and KV layers), e.g. 16,32",
@@ -1264,10 +1265,19 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                             mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
                             vision=not _text_only(model, args, rules), dp=args.data_parallel_size,
                             mxfp4_hopper_backend=rules.mxfp4_hopper_backend,
+                            mxfp4_marlin_forced=mxfp4_marlin_forced(args, rules, gpu.cc),
                             mrope_cache_factor=mrope_cache_factor(model, rules),
                             bnb_nested_absmax=rules.bnb_nested_absmax, bnb_experts=rules.bnb_quantizes_experts,
                             stages=pp_stages(model, args, rules) if pp > 1 else None,
                             mla_kv_b_copy=rules.mla_kv_b_copy)
+
+
+def mxfp4_marlin_forced(args: EngineArgs, rules: VersionRules, cc: tuple[int, int] | None) -> bool:
+    """Whether --env VLLM_MXFP4_USE_MARLIN=1 puts MXFP4 experts on Marlin on a GPU of compute capability `cc` where
+    the release would pick another kernel (rules row mxfp4_marlin_env: Hopper only up to 0.18, any GPU in 0.19-0.23,
+    not read from 0.24); the weights' padding and the experts' workspace both follow it."""
+    scope = rules.mxfp4_marlin_env
+    return bool(scope and cc is not None and args.env_on("VLLM_MXFP4_USE_MARLIN") and (scope == "any" or cc == (9, 0)))
 
 
 def _v0_mamba_cache_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> int:
@@ -2727,8 +2737,8 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
     gpt-oss's MXFP4 ("mxfp4_marlin", "mxfp4_triton", "mxfp4_flashinfer"): quantization/mxfp4.py get_mxfp4_backend
     (0.16.0-0.18.0) and fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend (0.19.1-0.33.0) give SM100 FlashInfer,
     SM90 (and 10.x without FlashInfer) the Triton kernels, and every other CUDA GPU Marlin, which needs the triton
-    kernels on (9, 0) <= cc < (11, 0) only; VLLM_MXFP4_USE_MARLIN=1 forces it, and before 0.12 Hopper runs Marlin too
-    (rules mxfp4_hopper_backend). Marlin pads the expert's width to 128 and the hidden size to 256
+    kernels on (9, 0) <= cc < (11, 0) only; VLLM_MXFP4_USE_MARLIN=1 forces it where the release reads it
+    (mxfp4_marlin_forced), and before 0.12 Hopper runs Marlin too (rules mxfp4_hopper_backend). Marlin pads the expert's width to 128 and the hidden size to 256
     (mxfp4_round_up_hidden_size_and_intermediate_size, oracle/mxfp4.py 0.19.1; weights.mxfp4_expert_padding).
 
     Block FP8: _fp8_block_moe_experts. Not pinned, so not named here (their workspace stays 0 and the fused-MoE cache
@@ -2753,10 +2763,10 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
         return ("ct_wna16_marlin", int(width), model.hidden_size)
     if q.method != "mxfp4":
         return None
-    cc = gpu.cc
-    if (10, 0) <= cc < (11, 0):
+    cc, forced = gpu.cc, mxfp4_marlin_forced(args, rules, gpu.cc)
+    if (10, 0) <= cc < (11, 0) and not forced:
         return ("mxfp4_flashinfer", int(width), model.hidden_size)
-    if cc == (9, 0) and rules.mxfp4_hopper_backend == "triton" and not args.env_on("VLLM_MXFP4_USE_MARLIN"):
+    if cc == (9, 0) and rules.mxfp4_hopper_backend == "triton" and not forced:
         return ("mxfp4_triton", int(width), model.hidden_size)
     return ("mxfp4_marlin", -(-int(width) // 128) * 128, -(-model.hidden_size // 256) * 256)
 

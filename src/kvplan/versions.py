@@ -191,6 +191,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # a 0.11.2 H100 log says "Using Marlin backend"), the Triton kernels from 0.12, which vendors them
     # (vllm/third_party/triton_kernels).
     "mxfp4_hopper_backend": [((0, 0, 0), "marlin"), ((0, 12, 0), "triton")],
+    # Where --env VLLM_MXFP4_USE_MARLIN=1 moves those experts to Marlin (plan.mxfp4_marlin_forced): "hopper" while
+    # quantization/mxfp4.py get_mxfp4_backend reads it (0.10.1, 0.11.0, 0.12.0, 0.16.0, 0.17.0, 0.18.0 wheels: it picks
+    # Marlin over the Triton kernels on SM90; Blackwell family 100 takes FlashInfer before the flag is read, other GPUs
+    # run Marlin anyway); "any" once fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend returns Marlin for it before
+    # any device's list (0.19.0, 0.19.1, 0.23.0 wheels; family 100 included); "" where vllm/envs.py no longer has it
+    # (0.24.0, 0.25.1 wheels: the oracle takes moe_backend instead) and before gpt-oss's MXFP4 (0.10.1)
+    "mxfp4_marlin_env": [((0, 0, 0), ""), ((0, 10, 1), "hopper"), ((0, 19, 0), "any"), ((0, 24, 0), "")],
     # Which top-k/top-p kernel V1's sampler runs when VLLM_USE_FLASHINFER_SAMPLER is not set (it sizes the profile's
     # sampler peak: calibration.py a_sampler / a_sampler_flashinfer). "if_installed": FlashInfer's whenever flashinfer
     # imports on a CUDA GPU (vLLM PR #11394, merged 2024-12-26: the V1 TopKTopPSampler; vllm/envs.py reads the unset
@@ -685,6 +692,7 @@ class VersionRules:
     deep_gemm_sm12x: bool
     v0_long_context_chunked_skips: tuple[str, ...] | None
     mxfp4_hopper_backend: str
+    mxfp4_marlin_env: str
     flashinfer_sampler: str
     topk_topp_triton: bool
     fi_allreduce_fusion: str

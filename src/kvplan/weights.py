@@ -591,8 +591,9 @@ def _round_up(x: int, a: int) -> int:
 
 
 def mxfp4_expert_padding(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None,
-                         hopper_backend: str = "triton") -> tuple[float, str]:
-    """How much the MXFP4 MoE kernels pad each expert's weights, by the backend the GPU gets.
+                         hopper_backend: str = "triton", marlin_forced: bool = False) -> tuple[float, str]:
+    """How much the MXFP4 MoE kernels pad each expert's weights, by the backend the GPU gets (`marlin_forced`:
+    VLLM_MXFP4_USE_MARLIN=1 where the release reads it, plan.mxfp4_marlin_forced).
 
     vllm/model_executor/layers/quantization/mxfp4.py::Mxfp4MoEMethod.create_weights: Marlin (below SM90, and
     SM11x/12x) pads the per-rank intermediate size to a multiple of 128 and the hidden size to 256; SM100's
@@ -604,9 +605,9 @@ def mxfp4_expert_padding(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | Non
     i_rank, h = spec.moe_intermediate_size // tp, spec.hidden_size
     if gpu_cc is None:
         return 1.0, ""
-    if gpu_cc >= (10, 0) and gpu_cc < (11, 0):
+    if gpu_cc >= (10, 0) and gpu_cc < (11, 0) and not marlin_forced:
         i_pad, h_pad, backend = _round_up(i_rank, 256), _round_up(h, 256), "FlashInfer (SM100)"
-    elif gpu_cc == (9, 0) and hopper_backend == "triton":
+    elif gpu_cc == (9, 0) and hopper_backend == "triton" and not marlin_forced:
         # The Triton kernels' Hopper layout ends up 256-aligned in the hidden size as well: gpt-oss-120b on one H100
         # logs 64.38 GiB (vLLM issue 33155, 0.14.1, "Using Triton backend"; and llm-d's empirical results) against
         # 60.71 GiB unpadded, gpt-oss-20b 13.47 against 12.82 GiB: both x1.067 = 3072/2880 on the experts.
@@ -685,7 +686,7 @@ def stored_bytes(spec: ModelSpec) -> int:
 def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantSpec | None = None,
                      dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None, ep: int = 1,
                      mtp: bool = False, gpu_vendor: str = "NVIDIA", vision: bool = True, dp: int = 1,
-                     mxfp4_hopper_backend: str = "triton", mrope_cache_factor: int = 4,
+                     mxfp4_hopper_backend: str = "triton", mxfp4_marlin_forced: bool = False, mrope_cache_factor: int = 4,
                      bnb_nested_absmax: str = "float32", bnb_experts: bool = True,
                      stages: list[tuple[int, int]] | None = None, mla_kv_b_copy: bool = False) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
@@ -723,7 +724,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
 
     # with expert parallelism each rank holds whole experts, so the kernels see the full intermediate size
     moe_tp = tp * max(1, dp)  # the experts' tensor-parallel size
-    pad, pad_note = (mxfp4_expert_padding(spec, 1 if ep > 1 else moe_tp, gpu_cc, mxfp4_hopper_backend)
+    pad, pad_note = (mxfp4_expert_padding(spec, 1 if ep > 1 else moe_tp, gpu_cc, mxfp4_hopper_backend, mxfp4_marlin_forced)
                      if quant is not None and quant.method == "mxfp4" else (1.0, ""))
     if spec.compressed_attention and str(spec.text_config.get("expert_dtype") or "fp4") == "fp4":
         # every MXFP4 MoE backend of 0.33 tiles the per-rank intermediate size in multiples of at least 128, and the
