@@ -3280,6 +3280,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         cold_check = _fit_check(groups, cold, bytes_per_block, int(cold // bytes_per_block), resolved, rules)
         cold_head = (f"{COLD_START_WARNING} and has logged up to {COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool "
                      "than the warm restart planned here (public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29)")
+        # a hybrid's colder pool also holds fewer state blocks: the state-block check (state_blocks_refusal) refuses a
+        # first start whose blocks fall below max_num_seqs, at any length (auto-fit's shorter one included)
+        cold_blocks = max(0, int(cold // bytes_per_block))
+        cold_state = state_blocks_refusal(groups, cold_blocks, resolved, rules, gpu) if cold_check[0] else None
         if auto_fit and not cold_check[0]:
             # --max-model-len -1: vLLM sizes the length from the pool the profile left (section 4, "Auto-fit"), so a
             # colder pool is a shorter length, not a refusal, unless not even one block is left
@@ -3297,6 +3301,12 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                          "persistent volume in kvplan scaffold's files; keyed on the model config, max_model_len included) "
                          "makes later starts warm; for the first, leave that much more room (a higher "
                          "--gpu-memory-utilization) or expect one retry")
+        elif cold_state:
+            warns.append(f"{cold_head}; with that much less this pool would hold {cold_blocks:,} Mamba cache blocks, "
+                         f"below max_num_seqs ({resolved.max_num_seqs}), which vLLM's state-block check refuses, so the "
+                         "very first start may be refused. The compile cache a start writes (VLLM_CACHE_ROOT) makes later "
+                         "starts warm; for the first, leave that much more room (a higher --gpu-memory-utilization), "
+                         f"give --max-num-seqs {cold_blocks} or less, or expect one retry")
     if fits and conc < 1:
         # the release's own check passed (0.14-0.18 count only the first KV group's need), yet its log prints a
         # concurrency below 1x: the pool cannot hold one request of max_model_len in all its groups
