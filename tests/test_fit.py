@@ -210,7 +210,12 @@ def test_a_hybrid_with_fewer_state_blocks_than_max_num_seqs_is_refused_from_0_20
     top = diagnose(list(p.vllm_log)).top  # the predicted log reads back as the same refusal
     assert (top.symptom, top.layer, top.fatal) == ("state_blocks_below_max_num_seqs", "memory_budget", True)
     fixes = {f.name: f for f in p.fixes}
-    assert fixes["lower max_num_seqs"].flags == {"max_num_seqs": p.num_gpu_blocks} and fixes["lower max_num_seqs"].fits
+    # the largest count that starts, as the memory path offers it (api.largest_max_num_seqs): vLLM's message names this
+    # pool's blocks, but fewer sequences leave a larger pool, so more than that starts, and one more does not
+    seqs = fixes["lower max_num_seqs"].flags["max_num_seqs"]
+    assert fixes["lower max_num_seqs"].fits and p.num_gpu_blocks < seqs < 1024
+    assert kvplan.fit("Qwen/Qwen3.5-27B", "H100", max_model_len=131072, max_num_seqs=seqs).fits
+    assert kvplan.fit("Qwen/Qwen3.5-27B", "H100", max_model_len=131072, max_num_seqs=seqs + 1).failure == "state_blocks"
     assert fix_command_text(fixes["no CUDA graphs"].flags) == "--enforce-eager" and fixes["no CUDA graphs"].fits
     # --enforce-eager captures no graphs and is not checked; fewer sequences pass; 0.19 had no such check
     assert kvplan.fit("Qwen/Qwen3.5-27B", "H100", max_model_len=131072, enforce_eager=True).fits

@@ -53,6 +53,12 @@ def test_a_sweeps_refused_rows_say_why():
         p = kvplan.fit("Qwen/Qwen3.5-27B", "H100", fixes=False, max_model_len=row["max_model_len"])
         assert not row["fits"] and row["error"] == p.error and row["failure"] == p.failure
     assert rows[0]["failure"] == "state_blocks"
+    # --csv carries the reason as --json does
+    import csv
+    import io
+    table = list(csv.DictReader(io.StringIO(run("sweep", "Qwen/Qwen3.5-27B", "--gpu", "H100", "--vary",
+                                                "max_model_len=32768,262144", "--csv").stdout)))
+    assert [(r["failure"], r["error"]) for r in table] == [(row["failure"], row["error"]) for row in rows]
     ok = json.loads(run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=4096", "--json").stdout)["rows"]
     assert ok[0]["fits"] and ok[0]["error"] is None and ok[0]["failure"] is None
     assert "does not start" not in run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=4096").stdout

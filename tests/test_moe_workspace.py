@@ -134,8 +134,14 @@ def test_block_fp8_on_hopper_tp_takes_triton_experts_buffers_from_0_17():
     assert f.moe_workspace_bytes == 2 * t * 8 * 2048 * 2 and f.moe_bytes == 0
     _, f16 = _parts("0.16.0", model="Qwen/Qwen3-30B-A3B-FP8")
     assert f16.moe_workspace_bytes == 0  # before the oracle's Hopper preference was read: not charged
-    _, fep = _parts("0.19.0", model="Qwen/Qwen3-30B-A3B-FP8", enable_expert_parallel=True)
+    _, fep = _parts("0.19.0", model="Qwen/Qwen3-30B-A3B-FP8", enable_expert_parallel=True, tensor_parallel_size=2)
     assert fep.moe_workspace_bytes == 0  # EP: FlashInfer CUTLASS, its workspace inside flashinfer (not modelled)
+    _, fdp = _parts("0.19.0", model="Qwen/Qwen3-30B-A3B-FP8", enable_expert_parallel=True, data_parallel_size=2)
+    assert fdp.moe_workspace_bytes == 0
+    # the flag on one GPU: vLLM's use_ep needs dp x tp > 1 (FusedMoEParallelConfig.make), so ep_size stays 1 and the
+    # oracle keeps Triton first: the same buffers as without the flag
+    p1, f1 = _parts("0.19.0", model="Qwen/Qwen3-30B-A3B-FP8", enable_expert_parallel=True)
+    assert p1.args.tensor_parallel_size == 1 and f1.moe_workspace_bytes == f.moe_workspace_bytes > 0
 
 
 def _fp8(version: str, gpu: str, **kw):
@@ -192,3 +198,20 @@ def test_compressed_tensors_int4_experts_take_marlin_buffers_from_0_23():
         f = term_features(model, p.gpu, p.args, p.rules)
         t = p.args.max_num_batched_tokens
         assert f.moe_workspace_bytes == (2 * t * 8 * 2048 * 2 if charged else 0)
+
+
+def test_vllm_mxfp4_use_marlin_moves_the_experts_only_where_the_release_reads_it():
+    """VLLM_MXFP4_USE_MARLIN=1 (rules row mxfp4_marlin_env): quantization/mxfp4.py get_mxfp4_backend reads it on Hopper
+    only (0.10.1-0.18: family 100 takes FlashInfer first); fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend returns
+    Marlin for it on any GPU (0.19.0-0.23.0), a B200 included; vllm/envs.py has no such variable from 0.24.0, so it
+    moves nothing there. The weights' padding (Marlin 128 / 256) and MarlinExperts' workspace follow together."""
+    marlin = ("VLLM_MXFP4_USE_MARLIN=1",)
+    for version, gpu, moved in (("0.18.0", "H100", True), ("0.18.0", "B200", False), ("0.19.0", "B200", True),
+                                ("0.23.0", "B200", True), ("0.24.0", "H100", False), ("0.24.0", "B200", False)):
+        p, f = _gpt_oss(version, gpu=gpu)
+        pm, fm = _gpt_oss(version, gpu=gpu, env=marlin)
+        assert (fm.moe_workspace_bytes > 0) is moved and f.moe_workspace_bytes == 0, (version, gpu)
+        assert (pm.weights_bytes != p.weights_bytes) is moved, (version, gpu)
+        assert any(a.startswith("MXFP4 Marlin: experts held as") for a in pm.assumptions) is moved
+    unread = _gpt_oss("0.24.0", gpu="H100", env=marlin)[0]
+    assert any(a == "environment VLLM_MXFP4_USE_MARLIN=1: not read by vLLM 0.24.0" for a in unread.assumptions)

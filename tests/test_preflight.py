@@ -425,6 +425,16 @@ def test_a_plan_that_a_cold_first_start_may_not_hold_is_a_first_start_warning():
     found = [f for f in pf.check_plan(facts(), edge)]
     assert [(f.check, f.status) for f in found] == [("plan", "pass"), ("first start", "warn")]
     assert "would not hold one 32,768-token request" in found[1].message and "--gpu-memory-utilization" in found[1].fix
+    # the room the fix names is the plan's own margin (plan.COLD_START_POOL_LOSS_BYTES), not a copy of it
+    from kvplan.plan import COLD_START_POOL_LOSS_BYTES, COLD_START_WARNING
+    assert f"leave about {COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB more room" in found[1].fix
+    assert f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool" in found[1].message
+    # --max-model-len -1: the warning's other form (a shorter length on the first start) is found by the same opening
+    auto = kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=-1, detect_gpu=False)
+    cold = pf.request_from_plan(auto).plan_cold_start
+    assert cold and cold.startswith(COLD_START_WARNING) and "auto-fit" in cold
+    assert [(f.check, f.status) for f in pf.check_plan(facts(), pf.request_from_plan(auto))] == [
+        ("plan", "pass"), ("first start", "warn")]
     roomy = pf.request_from_plan(kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=16384, detect_gpu=False))
     assert roomy.plan_cold_start is None
     assert [(f.check, f.status) for f in pf.check_plan(facts(), roomy)] == [("plan", "pass")]
@@ -557,3 +567,21 @@ def test_no_gpu_and_no_gpu_flag_plans_the_fallback_as_a_warning():
     assert plan_row.status == "warn" and "fallback" in plan_row.message and "--gpu NAME" in plan_row.fix
     r, _ = build_request("meta-llama/Llama-3.1-8B-Instruct", FitFlags(gpu="T4", max_model_len="131072"), f)
     assert by_check(pf.run_checks(f, r), "plan").status == "fail"
+
+
+def test_cli_prints_vllms_bracketed_reasons_as_text_not_markup(monkeypatch, tmp_path):
+    """vLLM's "No valid attention backend found ... Reasons: FLASH_ATTN, ...: [block_size not supported]" went through
+    rich's markup in preflight's table and scaffold's refusal, which dropped the bracketed reasons ("TRITON_ATTN: ;")."""
+    app = _cli_app()
+    from typer.testing import CliRunner
+
+    recorded = facts(smi="NVIDIA H100 80GB HBM3, 81559, 0, 9.0, 580.82.07\n")
+    monkeypatch.setattr(pf, "gather_facts", lambda: recorded)
+    flags = ["meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100", "--max-model-len", "8192", "--block-size", "8",
+             "--vllm-version", "0.29.0"]
+    res = CliRunner().invoke(app, ["preflight", *flags], env={"COLUMNS": "400"})
+    assert "FLEX_ATTENTION: [block_size not supported]." in " ".join(res.output.split()), res.output
+    res = CliRunner().invoke(app, ["scaffold", str(tmp_path / "out"), *flags], env={"COLUMNS": "400"})
+    assert res.exit_code == 1 and not (tmp_path / "out").exists()
+    assert "TRITON_ATTN: [block_size not supported]; FLEX_ATTENTION: [block_size not supported]." in " ".join(
+        res.output.split()), res.output

@@ -221,7 +221,7 @@ def test_a_block_size_the_fast_attention_kernels_refuse_is_warned_as_flexattenti
     ("0.33.0", "fp8", "kv_cache_dtype not supported, block_size not supported")])
 def test_a_block_size_no_attention_backend_takes_is_refused(version, kv, flex):
     """A --block-size off the multiples of 16 left FlexAttention, last in platforms/cuda.py's list, as the one backend;
-    it stores no fp8 KV cache (supported_kv_cache_dtypes auto/float16/bfloat16, 0.19.0-0.33.0 wheels) and from 0.21.0
+    it stores no fp8 KV cache (supported_kv_cache_dtypes auto/bfloat16 in 0.16-0.17, auto/float16/bfloat16 from 0.18) and from 0.21.0
     takes only multiples of 16 itself (FlexAttentionBackend.get_supported_kernel_block_sizes MultipleOf(16); the 0.19.0
     and 0.20.0 wheels keep the base class's MultipleOf(1)). Then no backend is valid and vLLM stops with "No valid
     attention backend found" (CudaPlatform.get_attn_backend_cls), where the plan said it starts on FlexAttention. The
@@ -238,10 +238,18 @@ def test_a_block_size_no_attention_backend_takes_is_refused(version, kv, flex):
         q = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", **{"block_size": 8, "kv_cache_dtype": kv, **f.flags}, **kw)
         assert q.fits
     assert kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", block_size=32, kv_cache_dtype=kv, **kw).fits
-    # 0.16-0.18's FlexAttention dtypes were not read: the warning stays, no refusal
-    old = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", block_size=8, kv_cache_dtype="fp8", max_model_len=8192,
-                     vllm_version="0.17.0")
-    assert old.fits and any("falls back to FlexAttention" in w for w in old.warnings)
+    # 0.16-0.18 store no fp8 KV cache in FlexAttention either (auto/bfloat16 in the 0.16.0 and 0.17.0 wheels, float16
+    # too in 0.18.0): refused there as well, where an auto cache still falls back to it
+    for old_version in ("0.16.0", "0.17.0", "0.18.0"):
+        old = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", block_size=8, kv_cache_dtype="fp8",
+                         max_model_len=8192, vllm_version=old_version)
+        assert old.failure == "platform" and "FLEX_ATTENTION: [kv_cache_dtype not supported]" in old.error, old_version
+        assert [f.flags for f in old.fixes] == [{"block_size": 16}, {"kv_cache_dtype": "auto"}]
+        auto = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", block_size=8, max_model_len=8192,
+                          vllm_version=old_version)
+        assert auto.fits and any("falls back to FlexAttention" in w for w in auto.warnings)
+    assert kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", block_size=8, kv_cache_dtype="fp8", max_model_len=8192,
+                      vllm_version="0.15.0").fits  # before 0.16 the backends' block sizes were not read
 
 
 def test_vllm_use_v1_0_is_refused_for_0_11_0_whose_server_stops_on_it():

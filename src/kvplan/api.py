@@ -237,9 +237,14 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
         fix = _tensor_parallel_fix(p, gpus_available)
         return tuple(fixes + ([fix] if fix else []))
     if p.failure == "state_blocks":  # fewer state blocks than max_num_seqs (plan.state_blocks_refusal)
-        q = _try(p, max_num_seqs=p.num_gpu_blocks) if p.num_gpu_blocks > 0 else None
-        if q:
-            fixes.append(Fix("lower max_num_seqs", {"max_num_seqs": p.num_gpu_blocks}, _effect(q), q.fits))
+        # the largest count that starts, as for a pool short of memory: vLLM's message names the blocks of this pool
+        # ("at most N"), but fewer sequences leave a larger one (a smaller sampler peak, fewer graphs captured)
+        fix = _max_num_seqs_fix(p)
+        if fix is None and p.num_gpu_blocks > 0:  # not even one sequence starts: what vLLM's message offers, and why not
+            q = _try(p, max_num_seqs=p.num_gpu_blocks)
+            fix = Fix("lower max_num_seqs", {"max_num_seqs": p.num_gpu_blocks}, _effect(q), q.fits) if q else None
+        if fix:
+            fixes.append(fix)
         q = _try(p, enforce_eager=True)
         if q:
             fixes.append(Fix("no CUDA graphs", {"enforce_eager": True}, _effect(q) + " (slower decode)", q.fits))
@@ -251,10 +256,9 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
         if q and q.fits:
             fixes.append(Fix("lower max_model_len", {"max_model_len": best_len},
                              f"starts: {q.kv_cache_tokens:,} tokens, {q.max_concurrency:.2f}x concurrency at {best_len:,}", True))
-    seqs = largest_max_num_seqs(p) if p.failure != "load" else None
-    if seqs:
-        q = _try(p, max_num_seqs=seqs)
-        fixes.append(Fix("lower max_num_seqs", {"max_num_seqs": seqs}, _effect(q) + f", {seqs} sequences at a time", True))
+    fix = _max_num_seqs_fix(p) if p.failure != "load" else None
+    if fix:
+        fixes.append(fix)
     if a.kv_cache_dtype == "auto" and p.gpu.cc and p.gpu.cc >= (8, 9) and p.failure != "load":  # the pool, not the weights
         q = _try(p, kv_cache_dtype="fp8")
         if q:
@@ -279,6 +283,16 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
             fixes.append(Fix("another GPU" if same_size else "a larger GPU", {"gpu": g.name},
                              _effect(q) + f" on {g.name} ({g.total_gib:.1f} GiB{why})", q.fits))
     return tuple(fixes)
+
+
+def _max_num_seqs_fix(p: Plan) -> Fix | None:
+    """The largest max_num_seqs that starts the plan (largest_max_num_seqs), with its effect, or None: one offer for a
+    pool short of memory and for a hybrid's state blocks below max_num_seqs alike."""
+    seqs = largest_max_num_seqs(p)
+    if not seqs:
+        return None
+    q = _try(p, max_num_seqs=seqs)
+    return Fix("lower max_num_seqs", {"max_num_seqs": seqs}, _effect(q) + f", {seqs} sequences at a time", True)
 
 
 def _utilization_fix(p: Plan, caution: str) -> Fix | None:

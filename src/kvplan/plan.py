@@ -226,7 +226,9 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
         # (0.11.0 still reads it, and its server stops on 0: versions.SERVE_ENV_REFUSED)
         inert = name == "VLLM_USE_V1" and (rules.release >= (0, 11, 1) or not rules.is_v1
                                            or (rules.release >= (0, 11, 0) and value.strip() != "0"))
-        notes.append(f"environment {name}={value}" + (f": no effect in vLLM {rules.version}, which has one engine" if inert else ""))
+        unread = name == "VLLM_MXFP4_USE_MARLIN" and not rules.mxfp4_marlin_env  # rules row mxfp4_marlin_env
+        notes.append(f"environment {name}={value}" + (f": no effect in vLLM {rules.version}, which has one engine" if inert
+                                                      else f": not read by vLLM {rules.version}" if unread else ""))
     use_v1 = args.env_value("VLLM_USE_V1")
     if use_v1 is not None and (0, 6, 4) <= rules.release < (0, 11, 1):
         # vllm/envs.py reads it as bool(int(value)) in 0.6.4-0.11.0 (read in the 0.6.4.post1, 0.7.3, 0.8.2 and 0.11.0
@@ -241,8 +243,6 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
             f"VLLM_USE_V1=0: vLLM {rules.version} runs its V0 engine",))
     if args.env_value("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS") == "0" and rules.cudagraph_subtracted:
         rules = replace(rules, cudagraph_subtracted=False)
-    if args.env_on("VLLM_MXFP4_USE_MARLIN"):
-        rules = replace(rules, mxfp4_hopper_backend="marlin")
     sampler = args.env_value("VLLM_USE_FLASHINFER_SAMPLER")
     if sampler is not None:
         # vllm/envs.py reads it as bool(int(value)); set either way it decides the V1 sampler's kernel (rules row
@@ -403,7 +403,8 @@ ENV_EFFECTS = {
     "VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1 allows a max_model_len beyond the model's limit",
     "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "1 keeps chunked local attention as windows in 0.10.1-0.13",
     "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "0 leaves CUDA-graph memory out of the budget where it is subtracted",
-    "VLLM_MXFP4_USE_MARLIN": "1 selects Marlin (its padding) for MXFP4 experts",
+    "VLLM_MXFP4_USE_MARLIN": "1 selects Marlin (its padding and workspace) for MXFP4 experts: on Hopper in 0.10.1-0.18, "
+                             "on any GPU in 0.19-0.23; not read from 0.24",
     "VLLM_USE_DEEP_GEMM": "0 / 1 removes / forces DeepGEMM for block-FP8 MoE experts (their persistent workspace, 0.17+)",
     "VLLM_MOE_USE_DEEP_GEMM": "0 / 1 removes / forces DeepGEMM for block-FP8 MoE experts (their persistent workspace, 0.17+)",
     "VLLM_PP_LAYER_PARTITION": "the decoder layers of each pipeline stage (its weights and KV layers), e.g. 16,32",
@@ -1266,10 +1267,19 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                             mxfp4_hopper_backend=rules.mxfp4_hopper_backend,
                             mxfp4_triton_keeps_scales=rules.mxfp4_triton_keeps_scales,
                             mxfp4_triton_swizzle_align=rules.mxfp4_triton_swizzle_align,
+                            mxfp4_marlin_forced=mxfp4_marlin_forced(args, rules, gpu.cc),
                             mrope_cache_factor=mrope_cache_factor(model, rules),
                             bnb_nested_absmax=rules.bnb_nested_absmax, bnb_experts=rules.bnb_quantizes_experts,
                             stages=pp_stages(model, args, rules) if pp > 1 else None,
                             mla_kv_b_copy=rules.mla_kv_b_copy)
+
+
+def mxfp4_marlin_forced(args: EngineArgs, rules: VersionRules, cc: tuple[int, int] | None) -> bool:
+    """Whether --env VLLM_MXFP4_USE_MARLIN=1 puts MXFP4 experts on Marlin on a GPU of compute capability `cc` where
+    the release would pick another kernel (rules row mxfp4_marlin_env: Hopper only up to 0.18, any GPU in 0.19-0.23,
+    not read from 0.24); the weights' padding and the experts' workspace both follow it."""
+    scope = rules.mxfp4_marlin_env
+    return bool(scope and cc is not None and args.env_on("VLLM_MXFP4_USE_MARLIN") and (scope == "any" or cc == (9, 0)))
 
 
 def _v0_mamba_cache_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> int:
@@ -2446,6 +2456,9 @@ def _drafter_decoder_layers(model: ModelSpec, args: EngineArgs) -> int:
 # (RTX 5090, 0.29.0) in the public pairs listed at reconcile.py COLD_COMPILE_GAP_GIB and tests/data/SOURCES-logs.md.
 # The largest of them, not a fit: a plan that holds one max_model_len request only with more than this is not warned.
 COLD_START_POOL_LOSS_BYTES = int(1.74 * GIB)
+# how fit's cold-first-start warning begins, in both its forms (a given length, --max-model-len -1): preflight's
+# 'first start' check finds the plan's warning by it
+COLD_START_WARNING = "a first start compiles its torch.compile graphs inside the memory profile"
 
 COMPILE_CACHE_NOTE = ("torch.compile: planned as a start that loads its compiled graphs from vLLM's compile cache "
                       "(VLLM_CACHE_ROOT); a first start compiles them inside the memory profile and has logged 0.8-1.7 GiB "
@@ -2703,7 +2716,11 @@ def _fp8_block_moe_experts(cc: tuple[int, int], args: EngineArgs, rules: Version
     if deep_gemm_forced:
         return ("fp8_block_deepgemm", n_half, hidden)
     if cc == (9, 0):
-        return ("fp8_block_flashinfer" if args.enable_expert_parallel else "fp8_block_triton", n_half, hidden)
+        # ep_size > 1 in the oracle: --enable-expert-parallel splits the experts only over more than one rank
+        # (fused_moe/config.py FusedMoEParallelConfig.make: use_ep = dp x pcp x tp > 1 and enable_expert_parallel,
+        # 0.17.0 and 0.27.1 wheels); on one GPU the flag leaves ep_size 1, and Triton first
+        expert_parallel = args.enable_expert_parallel and args.tensor_parallel_size * args.data_parallel_size > 1
+        return ("fp8_block_flashinfer" if expert_parallel else "fp8_block_triton", n_half, hidden)
     if (10, 0) <= cc < (11, 0):
         return ("fp8_block_flashinfer", n_half, hidden)
     if cc < (8, 9):
@@ -2722,8 +2739,8 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
     gpt-oss's MXFP4 ("mxfp4_marlin", "mxfp4_triton", "mxfp4_flashinfer"): quantization/mxfp4.py get_mxfp4_backend
     (0.16.0-0.18.0) and fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend (0.19.1-0.33.0) give SM100 FlashInfer,
     SM90 (and 10.x without FlashInfer) the Triton kernels, and every other CUDA GPU Marlin, which needs the triton
-    kernels on (9, 0) <= cc < (11, 0) only; VLLM_MXFP4_USE_MARLIN=1 forces it, and before 0.12 Hopper runs Marlin too
-    (rules mxfp4_hopper_backend). Marlin pads the expert's width to 128 and the hidden size to 256
+    kernels on (9, 0) <= cc < (11, 0) only; VLLM_MXFP4_USE_MARLIN=1 forces it where the release reads it
+    (mxfp4_marlin_forced), and before 0.12 Hopper runs Marlin too (rules mxfp4_hopper_backend). Marlin pads the expert's width to 128 and the hidden size to 256
     (mxfp4_round_up_hidden_size_and_intermediate_size, oracle/mxfp4.py 0.19.1; weights.mxfp4_expert_layout).
 
     Block FP8: _fp8_block_moe_experts. Not pinned, so not named here (their workspace stays 0 and the fused-MoE cache
@@ -2748,10 +2765,10 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
         return ("ct_wna16_marlin", int(width), model.hidden_size)
     if q.method != "mxfp4":
         return None
-    cc = gpu.cc
-    if (10, 0) <= cc < (11, 0):
+    cc, forced = gpu.cc, mxfp4_marlin_forced(args, rules, gpu.cc)
+    if (10, 0) <= cc < (11, 0) and not forced:
         return ("mxfp4_flashinfer", int(width), model.hidden_size)
-    if cc == (9, 0) and rules.mxfp4_hopper_backend == "triton" and not args.env_on("VLLM_MXFP4_USE_MARLIN"):
+    if cc == (9, 0) and rules.mxfp4_hopper_backend == "triton" and not forced:
         return ("mxfp4_triton", int(width), model.hidden_size)
     return ("mxfp4_marlin", -(-int(width) // 128) * 128, -(-model.hidden_size // 256) * 256)
 
@@ -3028,7 +3045,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                         and not model.uses_mla and "recurrent" not in model.cache_kinds and gpu.vendor.upper() != "AMD")
     if off_multiple:
         # FlexAttention, last in the list, refuses the block size too from 0.21 (versions.py
-        # flex_attention_block_multiple), and an fp8 KV cache from 0.19 (flex_attention_kv_dtypes): then vLLM's
+        # flex_attention_block_multiple), and an fp8 KV cache from 0.16 (flex_attention_kv_dtypes): then vLLM's
         # backend selection finds none and stops (kvplan's wording of its reasons, not its AttentionSelectorConfig repr;
         # validate_configuration lists the dtype before the block size)
         flex_dtypes, flex_multiple = rules.flex_attention_kv_dtypes, rules.flex_attention_block_multiple
@@ -3263,6 +3280,12 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if fits and rules.engine != "v0" and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None:
         cold = available - COLD_START_POOL_LOSS_BYTES
         cold_check = _fit_check(groups, cold, bytes_per_block, int(cold // bytes_per_block), resolved, rules)
+        cold_head = (f"{COLD_START_WARNING} and has logged up to {COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool "
+                     "than the warm restart planned here (public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29)")
+        # a hybrid's colder pool also holds fewer state blocks: the state-block check (state_blocks_refusal) refuses a
+        # first start whose blocks fall below max_num_seqs, at any length (auto-fit's shorter one included)
+        cold_blocks = max(0, int(cold // bytes_per_block))
+        cold_state = state_blocks_refusal(groups, cold_blocks, resolved, rules, gpu) if cold_check[0] else None
         if auto_fit and not cold_check[0]:
             # --max-model-len -1: vLLM sizes the length from the pool the profile left (section 4, "Auto-fit"), so a
             # colder pool is a shorter length, not a refusal, unless not even one block is left
@@ -3270,20 +3293,22 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                        f"{cold_check[2]:,} tokens on the very first start instead of the {max_len:,} planned here"
                        if cold_check[2] > 0 else "vLLM's auto-fit (--max-model-len -1) would find no length at all and "
                        "refuse the very first start")
-            warns.append(f"a first start compiles its torch.compile graphs inside the memory profile and has logged up to "
-                         f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool than the warm restart planned here "
-                         f"(public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29); {shorter}. The compile cache a "
+            warns.append(f"{cold_head}; {shorter}. The compile cache a "
                          "start writes (VLLM_CACHE_ROOT, on a persistent volume in kvplan scaffold's files) makes later "
                          "starts warm, at the planned length; a length given instead of -1 is the same on every start, "
                          "but a first start whose pool cannot hold it is refused")
         elif not cold_check[0]:
-            warns.append(f"a first start compiles its torch.compile graphs inside the memory profile and has logged up to "
-                         f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool than the warm restart planned here "
-                         "(public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29); with that much less this pool "
-                         f"would not hold one {max_len:,}-token request, so the very first start may be refused. The "
-                         "compile cache a start writes (VLLM_CACHE_ROOT, on a persistent volume in kvplan scaffold's files; "
-                         "keyed on the model config, max_model_len included) makes later starts warm; for the first, leave "
-                         "that much more room (a higher --gpu-memory-utilization) or expect one retry")
+            warns.append(f"{cold_head}; with that much less this pool would not hold one {max_len:,}-token request, so "
+                         "the very first start may be refused. The compile cache a start writes (VLLM_CACHE_ROOT, on a "
+                         "persistent volume in kvplan scaffold's files; keyed on the model config, max_model_len included) "
+                         "makes later starts warm; for the first, leave that much more room (a higher "
+                         "--gpu-memory-utilization) or expect one retry")
+        elif cold_state:
+            warns.append(f"{cold_head}; with that much less this pool would hold {cold_blocks:,} Mamba cache blocks, "
+                         f"below max_num_seqs ({resolved.max_num_seqs}), which vLLM's state-block check refuses, so the "
+                         "very first start may be refused. The compile cache a start writes (VLLM_CACHE_ROOT) makes later "
+                         "starts warm; for the first, leave that much more room (a higher --gpu-memory-utilization), "
+                         f"give --max-num-seqs {cold_blocks} or less, or expect one retry")
     if fits and conc < 1:
         # the release's own check passed (0.14-0.18 count only the first KV group's need), yet its log prints a
         # concurrency below 1x: the pool cannot hold one request of max_model_len in all its groups

@@ -648,9 +648,12 @@ def check_plan(facts: MachineFacts, req: Request) -> list[Finding]:
     if req.plan_fits:
         out = [Finding("plan", PASS, f"fits{on}: {req.plan_summary or ''}".rstrip(": "))]
         if req.plan_cold_start:  # a machine's first start is the cold one: the plan holds its length only warm
+            from kvplan.plan import COLD_START_POOL_LOSS_BYTES
+
             out.append(Finding("first start", WARN, req.plan_cold_start.split(". ")[0],
-                               "leave about 1.74 GiB more room for the first start (a higher "
-                               "--gpu-memory-utilization), or let it fill the compile cache (VLLM_CACHE_ROOT) and restart"))
+                               f"leave about {COLD_START_POOL_LOSS_BYTES / 2**30:.2f} GiB more room for the first start "
+                               "(a higher --gpu-memory-utilization), or let it fill the compile cache (VLLM_CACHE_ROOT) "
+                               "and restart"))
         return out
     return [Finding("plan", FAIL, f"does not fit{on}: {req.plan_error or ''}".rstrip(": "),
                     req.plan_fix or "run kvplan fit for the options")]
@@ -685,6 +688,8 @@ def request_from_plan(plan: Any, flags_revision: Optional[str] = None) -> Reques
         # catalog name: '--gpu NVIDIA B300 (Blackwell Ultra)' was a shell syntax error)
         flag_text = fix_command_text(dict(getattr(f0, "flags", {}) or {}))
         fix = f"{flag_text} ({getattr(f0, 'effect', '')})".strip()
+    from kvplan.plan import COLD_START_WARNING as cold_start_warning
+
     tp = int(getattr(args, "tensor_parallel_size", 1) or 1)
     pp = int(getattr(args, "pipeline_parallel_size", 1) or 1)
     summary = None
@@ -708,5 +713,5 @@ def request_from_plan(plan: Any, flags_revision: Optional[str] = None) -> Reques
         plan_gpu=getattr(plan.gpu, "name", None),
         plan_summary=summary,
         plan_cold_start=next((str(w) for w in (getattr(plan, "warnings", None) or ())
-                              if str(w).startswith("a first start compiles")), None),
+                              if str(w).startswith(cold_start_warning)), None),
     )

@@ -203,6 +203,11 @@ def _sweep_value(v) -> str:
     return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
 
 
+def _rows_named(rows: Sequence[dict], varied: Sequence[str]) -> str:
+    """Sweep rows named by their varied values, as the error and refusal lines under the table name them."""
+    return "; ".join(", ".join(f"{v}={_sweep_value(r[v])}" for v in varied) for r in rows)
+
+
 def sweep_errors(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
     """The rows a sweep could not plan, each error once with the rows it concerns named by their varied values: the
     whole message and its fix, which a table column would cut to a few characters a line."""
@@ -210,8 +215,7 @@ def sweep_errors(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
     for r in rows:
         if r.get("error_input"):
             seen.setdefault(r["error_input"], []).append(r)
-    return [Text(f"error ({'; '.join(', '.join(f'{v}={_sweep_value(r[v])}' for v in varied) for r in rs)}): {e}",
-                 style="red") for e, rs in seen.items()]
+    return [Text(f"error ({_rows_named(rs, varied)}): {e}", style="red") for e, rs in seen.items()]
 
 
 def sweep_refusals(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
@@ -221,8 +225,7 @@ def sweep_refusals(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
     for r in rows:
         if not r.get("error_input") and r.get("fits") is False and r.get("error"):
             seen.setdefault(str(r["error"]).split(". ")[0].strip().rstrip("."), []).append(r)
-    out = [Text(f"does not start ({'; '.join(', '.join(f'{v}={_sweep_value(r[v])}' for v in varied) for r in rs)}): {e}",
-                style="red") for e, rs in seen.items()]
+    out = [Text(f"does not start ({_rows_named(rs, varied)}): {e}", style="red") for e, rs in seen.items()]
     if out:
         out.append(Text("kvplan fit with a refused row's flags lists its nearest fixes", style="dim"))
     return out

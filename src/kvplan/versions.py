@@ -204,6 +204,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 0.20.0 and 0.21.0 wheels (vllm/third_party/triton_kernels/tensor_details/layout_details/hopper_value.py), not in
     # 0.12.0, 0.16.0 nor 0.22.0-0.33.0, whose swizzle pads only to its tile (16 x 32 bytes); 1: no pre-pad
     "mxfp4_triton_swizzle_align": [((0, 0, 0), 1), ((0, 17, 0), 64), ((0, 22, 0), 1)],
+    # Where --env VLLM_MXFP4_USE_MARLIN=1 moves those experts to Marlin (plan.mxfp4_marlin_forced): "hopper" while
+    # quantization/mxfp4.py get_mxfp4_backend reads it (0.10.1, 0.11.0, 0.12.0, 0.16.0, 0.17.0, 0.18.0 wheels: it picks
+    # Marlin over the Triton kernels on SM90; Blackwell family 100 takes FlashInfer before the flag is read, other GPUs
+    # run Marlin anyway); "any" once fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend returns Marlin for it before
+    # any device's list (0.19.0, 0.19.1, 0.23.0 wheels; family 100 included); "" where vllm/envs.py no longer has it
+    # (0.24.0, 0.25.1 wheels: the oracle takes moe_backend instead) and before gpt-oss's MXFP4 (0.10.1)
+    "mxfp4_marlin_env": [((0, 0, 0), ""), ((0, 10, 1), "hopper"), ((0, 19, 0), "any"), ((0, 24, 0), "")],
     # Which top-k/top-p kernel V1's sampler runs when VLLM_USE_FLASHINFER_SAMPLER is not set (it sizes the profile's
     # sampler peak: calibration.py a_sampler / a_sampler_flashinfer). "if_installed": FlashInfer's whenever flashinfer
     # imports on a CUDA GPU (vLLM PR #11394, merged 2024-12-26: the V1 TopKTopPSampler; vllm/envs.py reads the unset
@@ -638,10 +645,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # backend is valid and CudaPlatform.get_attn_backend_cls (platforms/cuda.py) raises "No valid attention backend
     # found". 0 where not read
     "flex_attention_block_multiple": [((0, 0, 0), 0), ((0, 16, 0), 1), ((0, 21, 0), 16)],
-    # The KV-cache dtypes FlexAttention stores: auto, float16 and bfloat16 only (FlexAttentionBackend.
-    # supported_kv_cache_dtypes; read in the 0.19.0-0.33.0 wheels, 0.16-0.18 not read). With an fp8 KV cache and a block
-    # size only it takes, no backend is valid: the same "No valid attention backend found"
-    "flex_attention_kv_dtypes": [((0, 0, 0), ()), ((0, 19, 0), ("auto", "float16", "bfloat16"))],
+    # The KV-cache dtypes FlexAttention stores (FlexAttentionBackend.supported_kv_cache_dtypes, v1/attention/backends/
+    # flex_attention.py): auto and bfloat16 in the 0.16.0 and 0.17.0 wheels, auto, float16 and bfloat16 in the 0.18.0
+    # and 0.19.0-0.33.0 wheels; the same validate_configuration (v1/attention/backend.py) checks it in each. With an fp8
+    # KV cache and a block size only it takes, no backend is valid: the same "No valid attention backend found"
+    "flex_attention_kv_dtypes": [((0, 0, 0), ()), ((0, 16, 0), ("auto", "bfloat16")),
+                                 ((0, 18, 0), ("auto", "float16", "bfloat16"))],
     # The dummy (and real) pixel values reach the GPU in the model's dtype from 0.9.0: MultiModalKwargs.as_kwargs takes
     # a dtype and casts floating-point inputs to model_config.dtype before the copy to the device (multimodal/inputs.py;
     # the callers v1/worker/gpu_model_runner.py profile_run and worker/model_runner.py execute_model pass
@@ -698,6 +707,7 @@ class VersionRules:
     mxfp4_hopper_backend: str
     mxfp4_triton_keeps_scales: bool
     mxfp4_triton_swizzle_align: int
+    mxfp4_marlin_env: str
     flashinfer_sampler: str
     topk_topp_triton: bool
     fi_allreduce_fusion: str

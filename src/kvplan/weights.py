@@ -636,7 +636,7 @@ def _round_up(x: int, a: int) -> int:
 
 @dataclass(frozen=True)
 class Mxfp4Layout:
-    """An MXFP4 expert as the MoE backend holds it on one rank after loading (mxfp4_expert_padding)."""
+    """An MXFP4 expert as the MoE backend holds it on one rank after loading (mxfp4_expert_layout)."""
 
     backend: str
     i_pad: int            # the expert's intermediate width on the rank as the weights are created
@@ -646,8 +646,10 @@ class Mxfp4Layout:
 
 
 def mxfp4_expert_layout(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None, hopper_backend: str = "triton",
-                        keeps_scales: bool = False, swizzle_align: int = 1, dtype_bytes: int = 2) -> Mxfp4Layout | None:
-    """How the MXFP4 MoE backend the GPU gets lays out one expert (None without a GPU).
+                        keeps_scales: bool = False, swizzle_align: int = 1, dtype_bytes: int = 2,
+                        marlin_forced: bool = False) -> Mxfp4Layout | None:
+    """How the MXFP4 MoE backend the GPU gets lays out one expert (None without a GPU; `marlin_forced`:
+    VLLM_MXFP4_USE_MARLIN=1 where the release reads it, plan.mxfp4_marlin_forced).
 
     Create-time padding (quantization/mxfp4.py Mxfp4MoEMethod.create_weights to 0.18; fused_moe/oracle/mxfp4.py
     mxfp4_round_up_hidden_size_and_intermediate_size from 0.19): Marlin (below SM90, SM11x/12x, and Hopper before 0.12)
@@ -669,10 +671,10 @@ def mxfp4_expert_layout(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None
     if gpu_cc is None or not i_rank or not h:
         return None
     unpadded = 3 * h * i_rank * (0.5 + 1 / 32)
-    if gpu_cc >= (10, 0) and gpu_cc < (11, 0):
+    if gpu_cc >= (10, 0) and gpu_cc < (11, 0) and not marlin_forced:
         i_pad, h_pad = _round_up(i_rank, 256), _round_up(h, 256)
         return Mxfp4Layout("FlashInfer (SM100)", i_pad, h_pad, (i_pad * h_pad) / (i_rank * h), 4)
-    if gpu_cc == (9, 0) and hopper_backend == "triton":
+    if gpu_cc == (9, 0) and hopper_backend == "triton" and not marlin_forced:
         i_pad = _round_up(i_rank, 64)
         a = max(1, swizzle_align)
 
@@ -689,17 +691,6 @@ def mxfp4_expert_layout(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None
         return Mxfp4Layout(what, i_pad, h, (w13 + w2 + scales + kept) / unpadded, 4)
     i_pad, h_pad = _round_up(i_rank, 128), _round_up(h, 256)
     return Mxfp4Layout("Marlin", i_pad, h_pad, (i_pad * h_pad) / (i_rank * h), dtype_bytes)
-
-
-def mxfp4_expert_padding(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None,
-                         hopper_backend: str = "triton", keeps_scales: bool = False,
-                         swizzle_align: int = 1) -> tuple[float, str]:
-    """The factor the MXFP4 backend's layout puts on the experts' weights and scales (mxfp4_expert_layout), and a note."""
-    layout = mxfp4_expert_layout(spec, tp, gpu_cc, hopper_backend, keeps_scales, swizzle_align)
-    if layout is None:
-        return 1.0, ""
-    return layout.factor, (f"MXFP4 {layout.backend}: experts held as {layout.i_pad} x {layout.h_pad} per rank "
-                           f"(x{layout.factor:.4f} on their weights and scales)")
 
 
 def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
@@ -771,7 +762,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                      dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None, ep: int = 1,
                      mtp: bool = False, gpu_vendor: str = "NVIDIA", vision: bool = True, dp: int = 1,
                      mxfp4_hopper_backend: str = "triton", mxfp4_triton_keeps_scales: bool = False,
-                     mxfp4_triton_swizzle_align: int = 1, mrope_cache_factor: int = 4,
+                     mxfp4_triton_swizzle_align: int = 1, mxfp4_marlin_forced: bool = False, mrope_cache_factor: int = 4,
                      bnb_nested_absmax: str = "float32", bnb_experts: bool = True,
                      stages: list[tuple[int, int]] | None = None, mla_kv_b_copy: bool = False) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
@@ -810,7 +801,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     # with expert parallelism each rank holds whole experts, so the kernels see the full intermediate size
     moe_tp = tp * max(1, dp)  # the experts' tensor-parallel size
     layout = (mxfp4_expert_layout(spec, 1 if ep > 1 else moe_tp, gpu_cc, mxfp4_hopper_backend,
-                                  mxfp4_triton_keeps_scales, mxfp4_triton_swizzle_align, db)
+                                  mxfp4_triton_keeps_scales, mxfp4_triton_swizzle_align, db,
+                                  marlin_forced=mxfp4_marlin_forced)
               if quant is not None and quant.method == "mxfp4" else None)
     pad, pad_note = (layout.factor, f"MXFP4 {layout.backend}: experts held as {layout.i_pad} x {layout.h_pad} per rank "
                      f"(x{layout.factor:.4f} on their weights and scales)") if layout is not None else (1.0, "")

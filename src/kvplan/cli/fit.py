@@ -259,7 +259,9 @@ def sweep(
     if json_out:
         sys.stdout.write(to_json({"varied": names, "rows": rows}) + "\n")
     elif csv_out:
-        sys.stdout.write(csv_rows(rows, names + ["fits", "kv_cache_bytes", "kv_cache_tokens", "max_concurrency", "num_gpu_blocks", "error_input"]))
+        # a refused row's reason too, as --json and the table's notes carry it (sweep_rows "failure", "error")
+        sys.stdout.write(csv_rows(rows, names + ["fits", "kv_cache_bytes", "kv_cache_tokens", "max_concurrency", "num_gpu_blocks",
+                                                 "error_input", "failure", "error"]))
     else:
         console.print(sweep_table(rows, names))
         for line in sweep_errors(rows, names) + sweep_refusals(rows, names) + sweep_warnings(rows, names):

@@ -91,8 +91,10 @@ def preflight(
     table.add_column("check", no_wrap=True)
     table.add_column("finding")
     table.add_column("fix")
-    for f in findings:
-        table.add_row(_ICON[f.status], f.check, f.message, f.fix)
+    from rich.markup import escape
+
+    for f in findings:  # a message is text, not markup: vLLM's "Reasons: ...: [block_size not supported]" was dropped
+        table.add_row(_ICON[f.status], escape(f.check), escape(f.message), escape(f.fix))
     console.print(table)
     counts = {s: sum(f.status == s for f in findings) for s in ("pass", "warn", "fail")}
     verdict = "[bold red]not ready[/]" if code else "[green]ready[/]"

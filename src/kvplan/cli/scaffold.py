@@ -39,10 +39,12 @@ def scaffold(
     plan = plan_from_flags(model, flags, gpu_auto=True)
     if not plan.fits:
         # Never write a launch command that vLLM refuses at startup.
+        from rich.markup import escape  # vLLM's words are text, not markup: "Reasons: ...: [block_size not supported]"
+
         err_console.print(f"[bold red]error:[/] the plan does not fit, so no files were written. vLLM would say: "
-                          f"{plan.error or ''}", highlight=False, soft_wrap=True)
+                          f"{escape(plan.error or '')}", highlight=False, soft_wrap=True)
         for fix in [f for f in plan.fixes if f.fits][:3]:
-            err_console.print(f"  try: {fix.command_text}  ({fix.effect})", highlight=False, soft_wrap=True)
+            err_console.print(escape(f"  try: {fix.command_text}  ({fix.effect})"), highlight=False, soft_wrap=True)
         raise SystemExit(1)
     spec = spec_from_plan(plan, served_model_name=served_model_name, port=port)
     written = write_files(directory, render_files(spec), force=force)
