@@ -440,6 +440,31 @@ def test_a_plan_that_a_cold_first_start_may_not_hold_is_a_first_start_warning():
     assert [(f.check, f.status) for f in pf.check_plan(facts(), roomy)] == [("plan", "pass")]
 
 
+def test_a_disabled_compile_cache_makes_every_start_the_cold_one():
+    """VLLM_DISABLE_COMPILE_CACHE=1 loads no compiled graph (vllm/compilation/backends.py): every start compiles inside
+    the memory profile, so fit says so for every plan it compiles (not only those near the edge), preflight warns of
+    'every start' where the margin would refuse it (and does not advise a restart), and the compile-cache note, which
+    promises warm restarts, is left out."""
+    import kvplan
+
+    env = (("VLLM_DISABLE_COMPILE_CACHE", "1"),)
+    edge = kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=32768, detect_gpu=False, env=env)
+    roomy = kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=16384, detect_gpu=False, env=env)
+    from kvplan.plan import COLD_START_WARNING, EVERY_START_COLD_WARNING
+    for p, refused in ((edge, True), (roomy, False)):
+        every = [w for w in p.warnings if w.startswith(EVERY_START_COLD_WARNING)]
+        assert len(every) == 1 and ("may be refused" in every[0]) is refused
+        assert not any(w.startswith(COLD_START_WARNING) for w in p.warnings)
+        assert not any("planned as a start that loads its compiled graphs" in a for a in p.assumptions)
+    found = pf.check_plan(facts(), pf.request_from_plan(edge))
+    assert [(f.check, f.status) for f in found] == [("plan", "pass"), ("every start", "warn")]
+    assert "unset VLLM_DISABLE_COMPILE_CACHE" in found[1].fix and "restart" not in found[1].fix
+    assert [(f.check, f.status) for f in pf.check_plan(facts(), pf.request_from_plan(roomy))] == [("plan", "pass")]
+    # eager starts compile nothing: no warning either way
+    assert not any("VLLM_DISABLE_COMPILE_CACHE" in w for w in kvplan.fit(
+        "Qwen/Qwen3-32B", "H100", max_model_len=32768, detect_gpu=False, env=env, enforce_eager=True).warnings)
+
+
 def test_a_plans_first_fix_is_written_as_fit_writes_it():
     """preflight's fix for a refused plan is fit's command text: a switch bare (it wrote '--enforce-eager True', which
     neither kvplan nor vllm serve takes) and a GPU's catalog name quoted ('--gpu NVIDIA B300 (Blackwell Ultra)' was a

@@ -409,6 +409,8 @@ ENV_EFFECTS = {
     "VLLM_MOE_USE_DEEP_GEMM": "0 / 1 removes / forces DeepGEMM for block-FP8 MoE experts (their persistent workspace, 0.17+)",
     "VLLM_PP_LAYER_PARTITION": "the decoder layers of each pipeline stage (its weights and KV layers), e.g. 16,32",
     "VLLM_USE_FLASHINFER_SAMPLER": "1 / 0 selects FlashInfer's / the PyTorch-native top-k/top-p sampler (its profile peak, V1 0.8-0.17)",
+    "VLLM_DISABLE_COMPILE_CACHE": "1 loads no compiled graph from the cache: every start compiles inside the memory profile, "
+                                  "as a first start does (the cold-start warning then speaks of every start)",
 }
 
 
@@ -2459,6 +2461,8 @@ COLD_START_POOL_LOSS_BYTES = int(1.74 * GIB)
 # how fit's cold-first-start warning begins, in both its forms (a given length, --max-model-len -1): preflight's
 # 'first start' check finds the plan's warning by it
 COLD_START_WARNING = "a first start compiles its torch.compile graphs inside the memory profile"
+# and how it begins where VLLM_DISABLE_COMPILE_CACHE=1 makes every start a first one
+EVERY_START_COLD_WARNING = "VLLM_DISABLE_COMPILE_CACHE=1: every start compiles its torch.compile graphs inside the memory profile"
 
 COMPILE_CACHE_NOTE = ("torch.compile: planned as a start that loads its compiled graphs from vLLM's compile cache "
                       "(VLLM_CACHE_ROOT); a first start compiles them inside the memory profile and has logged 0.8-1.7 GiB "
@@ -3091,7 +3095,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes.append(f"data parallel: {resolved.data_parallel_size} engines, each with the pool below; "
                      f"{resolved.data_parallel_size} x the concurrency in all")
     notes.append(f"weights: {w.method}")
-    if rules.engine != "v0" and inductor_compiles(resolved):
+    if rules.engine != "v0" and inductor_compiles(resolved) and not resolved.env_on("VLLM_DISABLE_COMPILE_CACHE"):
         notes.append(COMPILE_CACHE_NOTE)
     # in bytes, so the parts add up to the term: the checkpoint's share per rank, then what loading adds or moves
     w_formula = f"{w.bytes:,} B per rank (TP={tp}, PP={pp}; rotary cache {w.rotary_bytes / 1024 ** 2:.1f} MiB included)"
@@ -3286,7 +3290,17 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         # first start whose blocks fall below max_num_seqs, at any length (auto-fit's shorter one included)
         cold_blocks = max(0, int(cold // bytes_per_block))
         cold_state = state_blocks_refusal(groups, cold_blocks, resolved, rules, gpu) if cold_check[0] else None
-        if auto_fit and not cold_check[0]:
+        if resolved.env_on("VLLM_DISABLE_COMPILE_CACHE"):
+            # vllm/compilation/backends.py: with the variable set no compiled graph is loaded or saved ("torch.compile
+            # cache is disabled"), so the warm start planned here never happens
+            refused = not cold_check[0] or cold_state
+            warns.append(f"{EVERY_START_COLD_WARNING}, as a first start does, and such starts have logged up to "
+                         f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool than the warm start planned here "
+                         "(public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29)"
+                         + ("; with that much less this pool would not start, so any start may be refused: leave that "
+                            "much more room (a higher --gpu-memory-utilization) or let vLLM keep its compile cache"
+                            if refused else "; expect the pool below the plan on every start"))
+        elif auto_fit and not cold_check[0]:
             # --max-model-len -1: vLLM sizes the length from the pool the profile left (section 4, "Auto-fit"), so a
             # colder pool is a shorter length, not a refusal, unless not even one block is left
             shorter = (f"vLLM's auto-fit (--max-model-len -1) would size max_model_len from that smaller pool: about "

@@ -648,12 +648,15 @@ def check_plan(facts: MachineFacts, req: Request) -> list[Finding]:
     if req.plan_fits:
         out = [Finding("plan", PASS, f"fits{on}: {req.plan_summary or ''}".rstrip(": "))]
         if req.plan_cold_start:  # a machine's first start is the cold one: the plan holds its length only warm
-            from kvplan.plan import COLD_START_POOL_LOSS_BYTES
+            from kvplan.plan import COLD_START_POOL_LOSS_BYTES, EVERY_START_COLD_WARNING
 
-            out.append(Finding("first start", WARN, req.plan_cold_start.split(". ")[0],
-                               f"leave about {COLD_START_POOL_LOSS_BYTES / 2**30:.2f} GiB more room for the first start "
-                               "(a higher --gpu-memory-utilization), or let it fill the compile cache (VLLM_CACHE_ROOT) "
-                               "and restart"))
+            room = f"leave about {COLD_START_POOL_LOSS_BYTES / 2**30:.2f} GiB more room"
+            every = req.plan_cold_start.startswith(EVERY_START_COLD_WARNING)  # no compile cache: every start is cold
+            out.append(Finding("every start" if every else "first start", WARN, req.plan_cold_start.split("; ")[0]
+                               if every else req.plan_cold_start.split(". ")[0],
+                               f"{room} (a higher --gpu-memory-utilization), or unset VLLM_DISABLE_COMPILE_CACHE" if every
+                               else f"{room} for the first start (a higher --gpu-memory-utilization), or let it fill the "
+                               "compile cache (VLLM_CACHE_ROOT) and restart"))
         return out
     return [Finding("plan", FAIL, f"does not fit{on}: {req.plan_error or ''}".rstrip(": "),
                     req.plan_fix or "run kvplan fit for the options")]
@@ -688,7 +691,7 @@ def request_from_plan(plan: Any, flags_revision: Optional[str] = None) -> Reques
         # catalog name: '--gpu NVIDIA B300 (Blackwell Ultra)' was a shell syntax error)
         flag_text = fix_command_text(dict(getattr(f0, "flags", {}) or {}))
         fix = f"{flag_text} ({getattr(f0, 'effect', '')})".strip()
-    from kvplan.plan import COLD_START_WARNING as cold_start_warning
+    from kvplan.plan import COLD_START_WARNING as cold_start_warning, EVERY_START_COLD_WARNING as every_start_warning
 
     tp = int(getattr(args, "tensor_parallel_size", 1) or 1)
     pp = int(getattr(args, "pipeline_parallel_size", 1) or 1)
@@ -713,5 +716,6 @@ def request_from_plan(plan: Any, flags_revision: Optional[str] = None) -> Reques
         plan_gpu=getattr(plan.gpu, "name", None),
         plan_summary=summary,
         plan_cold_start=next((str(w) for w in (getattr(plan, "warnings", None) or ())
-                              if str(w).startswith(cold_start_warning)), None),
+                              if str(w).startswith(cold_start_warning)
+                              or (str(w).startswith(every_start_warning) and "may be refused" in str(w))), None),
     )
