@@ -85,14 +85,6 @@ CAPTURE_G_CONST, CAPTURE_G_PER = _G_CONST, _G_PER
 # (Laguna-S-2.1 0.86 and 0.93 GiB, Qwen3.6-35B-A3B 0.74 GiB: 0.40, 0.40 and 0.37 GiB charged) and below for
 # Qwen3.8-27B (0.22 GiB, 0.45 charged); too few to fit the estimate on its own.
 ESTIMATE_G_CONST, ESTIMATE_G_PER = 0.25 * GIB, 0.00028 * GIB
-# Model runner v2 from 0.29 estimates its graphs by capturing them (v1/worker/gpu/cudagraph_utils.py
-# profile_cudagraph_memory, 0.29.0 and 0.33.0 wheels: every PIECEWISE graph, the speculator's and the encoder's measured
-# in full against a throwaway pool, FULL decode graphs extrapolated from the two largest at >= 1 MiB each), so the
-# estimate grows with the piecewise graphs, layers x capture sizes, as V1's capture does, not with the FULL graphs alone.
-# Fitted (least squares, tools/fit_calibration.py mrv2_estimate_family) on the estimates the 0.29-0.31 startups print
-# ("CUDA graph pool memory: A GiB (actual), E GiB (estimated)"), eight startups from five sources, 180-3264 layer-sizes:
-# 0.07-0.69 GiB logged, residuals -0.04..+0.03 GiB (the former 0.25 GiB + 1 MiB per further FULL graph: -0.41..+0.18).
-MRV2_ESTIMATE_G_CONST, MRV2_ESTIMATE_G_PER = 0.06 * GIB, 0.204 * MIB
 
 
 def _fitted(a_sampler: float, n_const_gib: float, n_tp_gib: float, records: str, n_integrated_gib: float = 0.0,

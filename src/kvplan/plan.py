@@ -20,7 +20,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Iterable
 
-from kvplan.calibration import CAPTURE_G_CONST, CAPTURE_G_PER, GIB, MRV2_ESTIMATE_G_CONST, MRV2_ESTIMATE_G_PER, coefficients_for
+from kvplan.calibration import CAPTURE_G_CONST, CAPTURE_G_PER, GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.resolve import (BNB_IN_FLIGHT, DTYPE_BYTES, GB, MAX_MEMORY_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit,
                             heads_per_rank)
@@ -2914,13 +2914,12 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                           f"returns 0); its capture, after the KV allocation, ~{capture / GIB:.2f} GiB = " + cg_formula)
         else:
             # 0.29+: the real capture against a throwaway pool (all piecewise graphs measured, one shared pool), FULL
-            # graphs past the second extrapolated at >= 1 MiB each (v1/worker/gpu/cudagraph_utils.py
-            # profile_cudagraph_memory, 0.29.0 and 0.33.0): it grows with layers x capture sizes (calibration.py
-            # MRV2_ESTIMATE_G_CONST, fitted on the estimates the 0.29-0.31 logs print)
-            capture = estimate = MRV2_ESTIMATE_G_CONST + MRV2_ESTIMATE_G_PER * f.graph_layer_sizes
-            cg_formula = (f"model runner v2: {MRV2_ESTIMATE_G_CONST / GIB:.2f} GiB + {MRV2_ESTIMATE_G_PER / 1024 ** 2:.3f} MiB x "
-                          f"{f.n_layers} layers x {f.n_sizes} capture sizes (every piecewise graph captured once, one "
-                          "shared pool, FULL graphs extrapolated)")
+            # graphs past the second extrapolated at >= 1 MiB each (v1/worker/gpu/cudagraph_utils.py)
+            spec = args.speculative
+            full = _full_graph_sizes(g.sizes, args.max_num_seqs, 1 + (spec[1] if spec else 0))
+            capture = estimate = c.g_const + max(full - 1, 0) * 1024 ** 2
+            cg_formula = (f"model runner v2: {c.g_const / GIB:.2f} GiB (one shared pool) + {max(full - 1, 0)} further FULL "
+                          "decode graphs x 1 MiB")
     return {
         # the peak of a rank that runs no sampler (a pipeline stage before the last: profile_run samples on the last rank)
         "activation_no_sampler": (int(forward + c.a_const + ws), "", c.source),
