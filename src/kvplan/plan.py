@@ -1680,21 +1680,22 @@ def _llava_next_item(model: ModelSpec) -> tuple[int, int, str]:
     return best
 
 
-def _pixtral_item(model: ModelSpec) -> tuple[int, int, int]:
-    """Pixtral's profiled image: (tokens, tower patches, image features), read in the 0.10.2 and 0.19.0 wheels. The
-    dummy image is the largest the processor takes, max_image_size square (models/pixtral.py
+def _pixtral_item(model: ModelSpec) -> tuple[int, int]:
+    """Pixtral's profiled image: (tokens, tower patches), read in the 0.10.2 and 0.19.0 wheels. The dummy image is the
+    largest the processor takes, max_image_size square (models/pixtral.py
     PixtralProcessingInfo.get_image_size_with_most_features; the mistral_common encoder's max_image_size, the
-    vision_config image_size of the HF config, 1,540 for Mistral-Small-3.1 and 1,024 for Pixtral-12B): (image_size /
-    patch)^2 tower patches, merged spatial_merge_size x spatial_merge_size into one image feature each
-    (PatchMerger; 1 where the config has none). The prompt holds a row of features and an [IMG_BREAK] (the last an
-    [IMG_END]) per row (PixtralMultiModalProcessor: ([image] x ncols + [break]) x nrows), so an item is rows x
-    (cols + 1) tokens: Mistral-Small-3.1 55 x 56 = 3,080, which an 8,192-token budget takes twice (its 0.19.0 log:
-    'profiled with 2 image items')."""
+    vision_config image_size of the HF config, 1,540 for Mistral-Small-3.1 and 1,024 for Pixtral-12B; mistral3.py
+    Mistral3ProcessingInfo the same): (image_size / patch)^2 tower patches, merged spatial_merge_size x
+    spatial_merge_size into one image feature each (PatchMerger; 1 where the config has none). The prompt also holds
+    an [IMG_BREAK] per row ([IMG_END] last), but the processor marks only the image tokens as embeddings
+    (PromptUpdateDetails.select_token_id), and the encoder budget counts embeddings (multimodal/encoder_budget.py
+    get_mm_max_toks_per_item: get_num_embeds; 0.10.2 multimodal/profiling.py _get_mm_max_tokens, mm_embeddings_only):
+    Mistral-Small-3.1 55 x 55 = 3,025 tokens, which an 8,192-token budget takes twice (its 0.19.0 log: 'profiled with 2
+    image items')."""
     v = model.vision_config or {}
     merge = int((model.raw_config or {}).get("spatial_merge_size") or v.get("spatial_merge_size") or 1)
     side = int(v.get("image_size") or 1024) // int(v.get("patch_size") or 16)
-    rows = side // merge
-    return rows * (rows + 1), side * side, rows * rows
+    return (side // merge) ** 2, side * side
 
 
 def mrope_cache_factor(model: ModelSpec, rules: VersionRules) -> int:
@@ -1896,7 +1897,6 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     patch = int(v.get("patch_size") or 14)
     if not h:
         return 0, "multimodal: the vision config gives no hidden size; the encoder's profile pass is not modelled"
-    features = 0  # the encoder outputs an item caches, where not its tokens
     if tower == "clip":
         per_item_tokens = (int(v.get("image_size") or 336) // patch) ** 2
         per_item_patches, pixels_per_patch = per_item_tokens + 1, 3 * patch * patch
@@ -1908,7 +1908,7 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         # the tiles' pixels (3 x image_size^2 each) spread over the tower's positions (the class token has none)
         pixels_per_patch, width = 3 * size * size * tiles / per_item_patches, model.hidden_size
     elif tower == "pixtral":
-        per_item_tokens, per_item_patches, features = _pixtral_item(model)
+        per_item_tokens, per_item_patches = _pixtral_item(model)
         pixels_per_patch, width = 3 * patch * patch, model.hidden_size
     elif tower == "siglip":  # Gemma 3 pools the tower's (896 / 14)^2 patches to mm_tokens_per_image (pan-and-scan off)
         per_item_patches = (int(v.get("image_size") or 896) // patch) ** 2
@@ -1954,6 +1954,12 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         by_budget = cdiv(budget, per_item_tokens) if rules.mm_profile_items == "ceil" else budget // per_item_tokens
         items = max(1, min(by_budget, args.max_num_seqs * per_prompt))
     n = items * per_item_patches
+    if tower == "pixtral":
+        # the Mistral-format checkpoint vLLM loads for mistralai's Pixtral models (PixtralForConditionalGeneration:
+        # "Resolved architecture" in the Mistral-Small-3.1 0.19.0 log) builds the tower of plain nn.Linear layers
+        # (pixtral.py VisionTransformer, 0.10.2 and 0.19.0), whole on every rank; the HF-format PixtralHFVisionModel
+        # (mistral3.py / llava.py) shards them, so at TP > 1 this is its upper bound
+        tp = 1
     attention = 3 * h + (8 if facts["rotary"] else 4) * h / tp + (h if tp > 1 else 0)
     # intermediate tensors alive in the MLP: fc1 and its activation, or gate, up and their product for a gated one
     mlp = 3 * h + (3 if vision_mlp_gated(model) else 2) * inter / tp
@@ -1973,7 +1979,7 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         # patches, in the activation dtype, alive through every layer (rules.pixtral_sdpa_mask)
         mask = DTYPE_BYTES.get(args.dtype, 2) * n * n
         encoder += mask
-    cached = 2 * items * ((features or per_item_tokens) + padded_tokens) * width
+    cached = 2 * items * (per_item_tokens + padded_tokens) * width
     pixels = pixel_bytes * n * pixels_per_patch if rules.mm_pixels_held and not v0 else 0
     extra = max(0, int(max(encoder, text_peak + cached + pixels) - text_peak))
     what = f"{items} item(s) of {per_item_tokens:,} tokens ({n:,} patches)"
