@@ -928,8 +928,16 @@ def test_multimodal_profile_pass_is_charged_and_follows_limit_mm_per_prompt():
     assert e.value.field == "--limit-mm-per-prompt"
     # a text model has no encoder pass; a tower kvplan does not compute is said, not guessed
     assert not any(a.startswith("multimodal") for a in kvplan.fit("Qwen/Qwen3-8B", "H100", fixes=False).assumptions)
-    g = kvplan.fit("mistralai/Mistral-Small-3.1-24B-Instruct-2503", "H100", max_model_len=8192, fixes=False)
-    assert any("is not modelled" in a for a in g.assumptions if a.startswith("multimodal"))
+    # Mistral-Small-3.1's Pixtral tower: two 1,540 x 1,540 images (55 x 55 = 3,025 image features each; the budget
+    # counts embeddings, not the row breaks) fill the 8,192-token budget, as its 0.19.0 log says ('profiled with 2
+    # image items'); 2 x 110^2 patches
+    g = kvplan.fit("mistralai/Mistral-Small-3.1-24B-Instruct-2503", "H100", max_model_len=8192, max_num_batched_tokens=8192,
+                   vllm_version="0.19.0", fixes=False)
+    note = next(a for a in g.assumptions if a.startswith("multimodal"))
+    assert "2 item(s) of 3,025 tokens (24,200 patches)" in note and "1.09 GiB patches x patches mask" in note
+    # a tower kvplan does not compute is said, not guessed: Gemma 4's
+    g4v = kvplan.fit("google/gemma-4-26B-A4B", "H100", max_model_len=8192, fixes=False)
+    assert any("is not modelled" in a for a in g4v.assumptions if a.startswith("multimodal"))
     # Gemma 3: 32 images of 256 tokens fill an 8,192-token budget, 131,072 SigLIP patches in one pass; with 256
     # sequences (a small sampler peak) the encoder is the profile's peak
     g3 = kvplan.fit("google/gemma-3-27b-it", "H200", max_model_len=8192, max_num_batched_tokens=8192, max_num_seqs=256,
@@ -1699,3 +1707,50 @@ def test_a_pool_that_a_cold_first_start_would_not_hold_is_warned():
     assert kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=shorter, gpu_memory_utilization=colder, fixes=False).fits
     assert not kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=auto.args.max_model_len, gpu_memory_utilization=colder,
                           fixes=False).fits
+
+
+
+def test_pixtral_and_llava_next_profile_passes_are_computed_from_the_source(tmp_path):
+    # Pixtral (models/pixtral.py, 0.10.2 and 0.19.0 wheels): one image of image_size square per item, its
+    # (image_size / patch)^2 patches merged spatial_merge_size^2 into one feature; the items' patches attend through a
+    # patches x patches mask (generate_block_attention_mask) only where xformers is not a vLLM dependency (0.12 on)
+    from dataclasses import replace
+    from pathlib import Path
+
+    from kvplan.plan import _llava_next_item, _multimodal_profile_bytes, _pixtral_item
+
+    model = resolve_model("mistralai/Mistral-Small-3.1-24B-Instruct-2503")
+    assert _pixtral_item(model) == (55 * 55, 110 * 110)
+    args = EngineArgs(tensor_parallel_size=1, max_model_len=8192, max_num_seqs=1024, max_num_batched_tokens=8192,
+                      dtype="bfloat16")
+    new = _multimodal_profile_bytes(model, args, rules_for("0.19.0"), 10 * GIB)[0]
+    old, note = _multimodal_profile_bytes(model, args, rules_for("0.11.0"), 10 * GIB)
+    assert "2 item(s) of 3,025 tokens (24,200 patches)" in note and "without a patches x patches mask" in note
+    # below a large text peak both charge the cached outputs (2 x 3,025 features x 5,120 x 2 B) and the pixels alone
+    assert new == old == 2 * 3025 * 5120 * 2 + 2 * 3 * 1540 * 1540 * 2
+    # with no text peak the encoder is the peak, and the mask (24,200^2 x 2 B) is the 0.12+ difference
+    assert (_multimodal_profile_bytes(model, args, rules_for("0.19.0"), 0)[0]
+            - _multimodal_profile_bytes(model, args, rules_for("0.11.0"), 0)[0]) == 24200 * 24200 * 2
+    # the Mistral-format tower is whole on every rank: TP 2 encodes as much per rank as TP 1
+    assert (_multimodal_profile_bytes(model, replace(args, tensor_parallel_size=2), rules_for("0.19.0"), 0)[0]
+            == _multimodal_profile_bytes(model, args, rules_for("0.19.0"), 0)[0])
+    # an image limit of 0 encodes none; a 4,096-token budget takes one item, 6,050 two
+    assert _multimodal_profile_bytes(model, replace(args, limit_mm_per_prompt={"image": 0}), rules_for("0.19.0"), 0)[0] == 0
+    assert "1 item(s) of 3,025" in _multimodal_profile_bytes(model, replace(args, max_num_batched_tokens=4096),
+                                                              rules_for("0.19.0"), 0)[1]
+    assert "2 item(s) of 3,025" in _multimodal_profile_bytes(model, replace(args, max_num_batched_tokens=6050),
+                                                              rules_for("0.19.0"), 0)[1]
+    # LLaVA-NeXT (models/llava_next.py get_image_size_with_most_features / get_num_image_tokens): the 672 x 672
+    # pinpoint, 576 + 48 x 48 + 48 = 2,928 tokens over 5 CLIP tiles of 577 patches; a 16,384-token budget with a
+    # 4,096 max_model_len takes 5 items, as llava-v1.6-mistral-7b-hf's 0.10.2 log says ('5 image items')
+    rec = next(json.loads(line) for line in (Path(__file__).parent / "data" / "blind_records.jsonl").read_text().splitlines()
+               if '"llava-v1.6-mistral-7b-hf-h100pcie-u090-tp1-l4k-llm"' in line)
+    (tmp_path / "config.json").write_text(json.dumps(rec["model"]["config"]))
+    nxt = resolve_model(str(tmp_path / "config.json"))
+    assert _llava_next_item(nxt) == (2928, 5, "672 x 672")
+    llm = EngineArgs(tensor_parallel_size=1, max_model_len=4096, max_num_seqs=256, max_num_batched_tokens=16384,
+                     dtype="float16")
+    extra, note = _multimodal_profile_bytes(nxt, llm, rules_for("0.10.2"), 0)
+    assert "5 item(s) of 2,928 tokens (14,425 patches)" in note
+    # with a text peak above the encoder's, the pass adds the cached outputs (5 x 2,928 x 4,096 x 2 B) and the pixels
+    assert _multimodal_profile_bytes(nxt, llm, rules_for("0.10.2"), 2 * GIB)[0] == 5 * 2928 * 4096 * 2 + 25 * 3 * 336 * 336 * 2

@@ -1629,6 +1629,10 @@ _MM_TOWERS = {
     "qwen2": {"max_pixels": 12_845_056, "rotary": True},
     "clip": {"max_pixels": 0, "rotary": False},
     "siglip": {"max_pixels": 0, "rotary": False},  # Gemma 3: one 896 x 896 image = mm_tokens_per_image tokens
+    # LLaVA-NeXT: CLIP over anyres tiles (_llava_next_item); Pixtral (Pixtral-12B, Mistral-Small-3.1/3.2): one image
+    # of the tower's image_size square, rotary (2-D RoPE on q and k, in float32), gated MLP (_pixtral_item)
+    "llava_next": {"max_pixels": 0, "rotary": False},
+    "pixtral": {"max_pixels": 0, "rotary": True},
 }
 
 
@@ -1645,7 +1649,53 @@ def _mm_tower(model: ModelSpec) -> str | None:
         return "clip"
     if kind == "siglip_vision_model" and str((model.raw_config or {}).get("model_type") or "").startswith("gemma3"):
         return "siglip"
+    if kind == "clip_vision_model" and _hf_model_type(model) == "llava_next" and (model.raw_config or {}).get("image_grid_pinpoints"):
+        return "llava_next"
+    if kind == "pixtral":
+        return "pixtral"
     return None
+
+
+def _llava_next_item(model: ModelSpec) -> tuple[int, int, str]:
+    """LLaVA-NeXT's profiled image: (tokens, CLIP tiles, the size), read in the 0.10.2 and 0.19.0 wheels. The dummy
+    image is the grid pinpoint with the most features (models/llava_next.py
+    LlavaNextProcessingInfo.get_image_size_with_most_features, which tries every image_grid_pinpoints entry); an image
+    of exactly a pinpoint's size is tiled to that pinpoint (get_anyres_image_grid_shape), so the HF processor hands the
+    tower 1 + (height / image_size) x (width / image_size) tiles of image_size square. Its tokens
+    (get_num_image_tokens): the base tile's patches (the class token dropped by the "default" feature-select
+    strategy), plus the unpadded grid features (the pinpoint's aspect equals the grid's, so nothing is cut) and one
+    newline per grid row (_get_num_unpadded_features). llava-v1.6-mistral-7b-hf: 672 x 672, 5 tiles, 576 + 48 x 48 +
+    48 = 2,928 tokens."""
+    raw = model.raw_config or {}
+    v = model.vision_config or {}
+    size, patch = int(v.get("image_size") or 336), int(v.get("patch_size") or 14)
+    side = size // patch
+    base = side * side + (1 if raw.get("vision_feature_select_strategy") == "full" else 0)
+    best = (0, 1, "")
+    for height, width in raw.get("image_grid_pinpoints") or []:
+        rows, cols = int(height) // size, int(width) // size
+        tokens = base + (side * rows) * (side * cols) + side * rows
+        if tokens > best[0]:
+            best = (tokens, 1 + rows * cols, f"{width} x {height}")
+    return best
+
+
+def _pixtral_item(model: ModelSpec) -> tuple[int, int]:
+    """Pixtral's profiled image: (tokens, tower patches), read in the 0.10.2 and 0.19.0 wheels. The dummy image is the
+    largest the processor takes, max_image_size square (models/pixtral.py
+    PixtralProcessingInfo.get_image_size_with_most_features; the mistral_common encoder's max_image_size, the
+    vision_config image_size of the HF config, 1,540 for Mistral-Small-3.1 and 1,024 for Pixtral-12B; mistral3.py
+    Mistral3ProcessingInfo the same): (image_size / patch)^2 tower patches, merged spatial_merge_size x
+    spatial_merge_size into one image feature each (PatchMerger; 1 where the config has none). The prompt also holds
+    an [IMG_BREAK] per row ([IMG_END] last), but the processor marks only the image tokens as embeddings
+    (PromptUpdateDetails.select_token_id), and the encoder budget counts embeddings (multimodal/encoder_budget.py
+    get_mm_max_toks_per_item: get_num_embeds; 0.10.2 multimodal/profiling.py _get_mm_max_tokens, mm_embeddings_only):
+    Mistral-Small-3.1 55 x 55 = 3,025 tokens, which an 8,192-token budget takes twice (its 0.19.0 log: 'profiled with 2
+    image items')."""
+    v = model.vision_config or {}
+    merge = int((model.raw_config or {}).get("spatial_merge_size") or v.get("spatial_merge_size") or 1)
+    side = int(v.get("image_size") or 1024) // int(v.get("patch_size") or 16)
+    return (side // merge) ** 2, side * side
 
 
 def mrope_cache_factor(model: ModelSpec, rules: VersionRules) -> int:
@@ -1851,6 +1901,15 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         per_item_tokens = (int(v.get("image_size") or 336) // patch) ** 2
         per_item_patches, pixels_per_patch = per_item_tokens + 1, 3 * patch * patch
         width = model.hidden_size
+    elif tower == "llava_next":  # the CLIP tower over 1 + grid tiles of image_size square (class token included)
+        per_item_tokens, tiles, _ = _llava_next_item(model)
+        size = int(v.get("image_size") or 336)
+        per_item_patches = tiles * ((size // patch) ** 2 + 1)
+        # the tiles' pixels (3 x image_size^2 each) spread over the tower's positions (the class token has none)
+        pixels_per_patch, width = 3 * size * size * tiles / per_item_patches, model.hidden_size
+    elif tower == "pixtral":
+        per_item_tokens, per_item_patches = _pixtral_item(model)
+        pixels_per_patch, width = 3 * patch * patch, model.hidden_size
     elif tower == "siglip":  # Gemma 3 pools the tower's (896 / 14)^2 patches to mm_tokens_per_image (pan-and-scan off)
         per_item_patches = (int(v.get("image_size") or 896) // patch) ** 2
         per_item_tokens = int((model.raw_config or {}).get("mm_tokens_per_image") or 256)
@@ -1864,7 +1923,8 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         deepstack = len(v.get("deepstack_visual_indexes") or [])
         width = int(v.get("out_hidden_size") or model.hidden_size) * (1 + deepstack)
     limits = {"image": 0, "video": 0} if args.language_model_only else (args.mm_limits or {})
-    image_ok, video_ok = limits.get("image", 1) > 0, tower not in ("clip", "siglip") and limits.get("video", 1) > 0
+    image_ok = limits.get("image", 1) > 0
+    video_ok = tower not in ("clip", "siglip", "llava_next", "pixtral") and limits.get("video", 1) > 0
     padded_tokens = 0
     if tower == "qwen3" and v.get("deepstack_visual_indexes") and rules.mm_video_padding and video_ok:
         per_item_tokens = 12_288  # video_preprocessor longest_edge 25,165,824 / (16^2 x 2^2 x 2 frames per patch)
@@ -1894,6 +1954,12 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         by_budget = cdiv(budget, per_item_tokens) if rules.mm_profile_items == "ceil" else budget // per_item_tokens
         items = max(1, min(by_budget, args.max_num_seqs * per_prompt))
     n = items * per_item_patches
+    if tower == "pixtral":
+        # the Mistral-format checkpoint vLLM loads for mistralai's Pixtral models (PixtralForConditionalGeneration:
+        # "Resolved architecture" in the Mistral-Small-3.1 0.19.0 log) builds the tower of plain nn.Linear layers
+        # (pixtral.py VisionTransformer, 0.10.2 and 0.19.0), whole on every rank; the HF-format PixtralHFVisionModel
+        # (mistral3.py / llava.py) shards them, so at TP > 1 this is its upper bound
+        tp = 1
     attention = 3 * h + (8 if facts["rotary"] else 4) * h / tp + (h if tp > 1 else 0)
     # intermediate tensors alive in the MLP: fc1 and its activation, or gate, up and their product for a gated one
     mlp = 3 * h + (3 if vision_mlp_gated(model) else 2) * inter / tp
@@ -1907,11 +1973,21 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     pixel_bytes = DTYPE_BYTES.get(args.dtype, 2) if rules.mm_pixels_model_dtype else 4
     pixel_copy = DTYPE_BYTES.get(args.dtype, 2) if tower in ("qwen2", "qwen2_5") and not rules.mm_pixels_model_dtype else 0
     encoder = (pixel_bytes + pixel_copy) * n * pixels_per_patch + 2 * n * (h + max(attention, mlp) + deep)
+    mask = 0
+    if tower == "pixtral" and rules.pixtral_sdpa_mask:
+        # without xformers the tower's SDPA takes one (patches, patches) block-diagonal mask over all the items'
+        # patches, in the activation dtype, alive through every layer (rules.pixtral_sdpa_mask)
+        mask = DTYPE_BYTES.get(args.dtype, 2) * n * n
+        encoder += mask
     cached = 2 * items * (per_item_tokens + padded_tokens) * width
     pixels = pixel_bytes * n * pixels_per_patch if rules.mm_pixels_held and not v0 else 0
     extra = max(0, int(max(encoder, text_peak + cached + pixels) - text_peak))
     what = f"{items} item(s) of {per_item_tokens:,} tokens ({n:,} patches)"
     caution = ""
+    if tower == "pixtral":
+        caution = (f"; the tower attends through a {mask / GIB:.2f} GiB patches x patches mask (SDPA: xformers is no "
+                   "vLLM dependency from 0.12), inside the encoder peak" if mask else
+                   "; xformers (a vLLM dependency up to 0.11) attends without a patches x patches mask")
     if tower in ("qwen2", "qwen2_5") and video_ok and image_ok and rules.release >= (0, 11, 0) and args.max_model_len > 16384:
         # qwen2_vl.py get_mm_max_tokens_per_item: a video of up to 14 frames sized from max_model_len outnumbers the
         # image (114,688 tokens at 128K); its frames' size comes from the HF video processor, so it is not computed

@@ -634,6 +634,14 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # unpack_data returns a stacked tensor unchanged in 0.8.5-0.10.0)
     "mllama_v0_pixel_copies": [((0, 0, 0), 2), ((0, 7, 3), 1)],
     "mm_pixels_held": [((0, 0, 0), True), ((0, 33, 0), False)],
+    # Whether Pixtral's vision tower (Pixtral-12B, Mistral-Small-3.1/3.2) attends through a materialised
+    # patches x patches block-diagonal mask: models/pixtral.py uses xformers' BlockDiagonalMask (no mask tensor) when
+    # xformers imports, else transformers' generate_block_attention_mask, one (patches, patches) tensor in the
+    # activation dtype passed to SDPA (VisionTransformer.forward and PixtralHFVisionModel.forward, read in the 0.10.2 and
+    # 0.19.0 wheels). xformers is a vLLM dependency up to 0.11 (the 0.10.1.1 and 0.11.0 wheels' METADATA:
+    # "Requires-Dist: xformers==0.0.32.post1"), not from 0.12.0 (0.12.0 and 0.19.0 METADATA: none; pixtral.py "vLLM
+    # does not install xformers by default")
+    "pixtral_sdpa_mask": [((0, 0, 0), False), ((0, 12, 0), True)],
     # The block sizes NVIDIA's standard attention kernels take (AttentionBackend.get_supported_kernel_block_sizes,
     # checked by supports_block_size / validate_configuration "block_size not supported", v1/attention/backend.py;
     # read in the 0.16.0-0.28.0 wheels): FlashAttention and Triton MultipleOf(16), FlashInfer 16/32/64; FlexAttention
@@ -769,6 +777,7 @@ class VersionRules:
     mm_profile_items: str
     mllama_v0_pixel_copies: int
     mm_pixels_held: bool
+    pixtral_sdpa_mask: bool
     attention_block_multiple: int
     flex_attention_block_multiple: int
     flex_attention_kv_dtypes: tuple
