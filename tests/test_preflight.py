@@ -460,6 +460,14 @@ def test_a_disabled_compile_cache_makes_every_start_the_cold_one():
     assert [(f.check, f.status) for f in found] == [("plan", "pass"), ("every start", "warn")]
     assert "unset VLLM_DISABLE_COMPILE_CACHE" in found[1].fix and "restart" not in found[1].fix
     assert [(f.check, f.status) for f in pf.check_plan(facts(), pf.request_from_plan(roomy))] == [("plan", "pass")]
+    # --max-model-len -1: vLLM sizes the length from the colder pool on every start instead of refusing it (it said
+    # 'any start may be refused' for Qwen3-32B H100, which auto-fits 34,512 warm)
+    auto = kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=-1, detect_gpu=False, env=env)
+    every = [w for w in auto.warnings if w.startswith(EVERY_START_COLD_WARNING)]
+    assert len(every) == 1 and "may be refused" not in every[0] and "auto-fit" in every[0]
+    assert f"instead of the {auto.args.max_model_len:,} planned here" in every[0]
+    assert [(f.check, f.status) for f in pf.check_plan(facts(), pf.request_from_plan(auto))] == [
+        ("plan", "pass"), ("every start", "warn")]
     # eager starts compile nothing: no warning either way
     assert not any("VLLM_DISABLE_COMPILE_CACHE" in w for w in kvplan.fit(
         "Qwen/Qwen3-32B", "H100", max_model_len=32768, detect_gpu=False, env=env, enforce_eager=True).warnings)

@@ -3369,11 +3369,18 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         if resolved.env_on("VLLM_DISABLE_COMPILE_CACHE"):
             # vllm/compilation/backends.py: with the variable set no compiled graph is loaded or saved ("torch.compile
             # cache is disabled"), so the warm start planned here never happens
-            refused = not cold_check[0] or cold_state
+            # --max-model-len -1 sizes the length from the colder pool instead of refusing it (as in the first-start
+            # form below), unless not even one block is left or the state blocks fall short
+            shorter = auto_fit and not cold_check[0] and cold_check[2] > 0 and not cold_state
+            refused = (not cold_check[0] or cold_state) and not shorter
             warns.append(f"{EVERY_START_COLD_WARNING}, as a first start does, and such starts have logged up to "
                          f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool than the warm start planned here "
                          "(public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29)"
-                         + ("; with that much less this pool would not start, so any start may be refused: leave that "
+                         + (f"; vLLM's auto-fit (--max-model-len -1) would size max_model_len from that smaller pool on "
+                            f"every start: about {cold_check[2]:,} tokens instead of the {max_len:,} planned here; leave "
+                            "that much more room (a higher --gpu-memory-utilization) or let vLLM keep its compile cache"
+                            if shorter else
+                            "; with that much less this pool would not start, so any start may be refused: leave that "
                             "much more room (a higher --gpu-memory-utilization) or let vLLM keep its compile cache"
                             if refused else "; expect the pool below the plan on every start"))
         elif auto_fit and not cold_check[0]:

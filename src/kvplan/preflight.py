@@ -717,5 +717,6 @@ def request_from_plan(plan: Any, flags_revision: Optional[str] = None) -> Reques
         plan_summary=summary,
         plan_cold_start=next((str(w) for w in (getattr(plan, "warnings", None) or ())
                               if str(w).startswith(cold_start_warning)
-                              or (str(w).startswith(every_start_warning) and "may be refused" in str(w))), None),
+                              or (str(w).startswith(every_start_warning)
+                                  and ("may be refused" in str(w) or "auto-fit" in str(w)))), None),
     )
