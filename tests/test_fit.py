@@ -1754,3 +1754,17 @@ def test_pixtral_and_llava_next_profile_passes_are_computed_from_the_source(tmp_
     assert "5 item(s) of 2,928 tokens (14,425 patches)" in note
     # with a text peak above the encoder's, the pass adds the cached outputs (5 x 2,928 x 4,096 x 2 B) and the pixels
     assert _multimodal_profile_bytes(nxt, llm, rules_for("0.10.2"), 2 * GIB)[0] == 5 * 2928 * 4096 * 2 + 25 * 3 * 336 * 336 * 2
+
+
+def test_pixtral_tower_weights_are_whole_on_every_rank_as_its_profile_pass_takes_them():
+    # the encoder pass plans the Mistral-format Pixtral tower whole on every rank (plain nn.Linear, models/pixtral.py
+    # VisionTransformer, 0.19.0); the weights split it by TP, so at TP 2 the two terms took different towers. Now both
+    # keep it whole: the vision bytes per rank are the same at TP 1 and TP 2 (0.81 GiB; it read 0.41 at TP 2)
+    from kvplan.weights import weights_per_rank
+
+    model = resolve_model("mistralai/Mistral-Small-3.1-24B-Instruct-2503")
+
+    def vision(spec, tp):
+        return dict(weights_per_rank(spec, tp=tp).by_use).get("vision", 0)
+
+    assert vision(model, 1) > 0.7 * GIB and vision(model, 2) == vision(model, 1)

@@ -395,11 +395,16 @@ def count_weights(spec: ModelSpec) -> WeightCount:
     notes = []
     if vision:
         # its Linear weights apart: only a quantization that covers every Linear layer converts them (QuantSpec.applies_to)
-        comps.append(Component("vision", vision - vision_linear - vision_bnb, "tp", None, False))
+        # Pixtral's tower as vLLM loads mistralai's checkpoints (Mistral format, PixtralForConditionalGeneration) is
+        # plain nn.Linear layers, whole on every rank (models/pixtral.py VisionTransformer, FeedForward, Attention,
+        # VisionLanguageAdapter, PatchMerger; 0.19.0 wheel); the HF-format PixtralHFVisionModel shards them, so at
+        # TP > 1 this is its upper bound, as the encoder profile pass takes it (plan._multimodal_profile_bytes)
+        shard = "replicated" if str((spec.vision_config or {}).get("model_type") or "") == "pixtral" else "tp"
+        comps.append(Component("vision", vision - vision_linear - vision_bnb, shard, None, False))
         if vision_linear:
-            comps.append(Component("vision", vision_linear, "tp", None, False, kind="vision_linear"))
+            comps.append(Component("vision", vision_linear, shard, None, False, kind="vision_linear"))
         if vision_bnb:
-            comps.append(Component("vision", vision_bnb, "tp", None, False, kind="vision_linear_bnb"))
+            comps.append(Component("vision", vision_bnb, shard, None, False, kind="vision_linear_bnb"))
         notes.append("vision tower counted from vision_config (an estimate)")
     total = sum(c.params for c in comps)
     return WeightCount(tuple(comps), spec.dtype_bytes, active_params=total + active, num_layers=len(layer_kinds), notes=tuple(notes))
