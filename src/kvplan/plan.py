@@ -403,8 +403,8 @@ ENV_EFFECTS = {
     "VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1 allows a max_model_len beyond the model's limit",
     "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "1 keeps chunked local attention as windows in 0.10.1-0.13",
     "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "0 leaves CUDA-graph memory out of the budget where it is subtracted",
-    "VLLM_MXFP4_USE_MARLIN": "1 selects Marlin (its padding and workspace) for MXFP4 experts: on Hopper in 0.10.1-0.18, "
-                             "on any GPU in 0.19-0.23; not read from 0.24",
+    "VLLM_MXFP4_USE_MARLIN": "1 selects Marlin (its padding and workspace) for MXFP4 experts: on any GPU in 0.10.1 and "
+                             "0.19-0.23, on Hopper in 0.11.1-0.18; not read in 0.10.2-0.11.0 nor from 0.24",
     "VLLM_USE_DEEP_GEMM": "0 / 1 removes / forces DeepGEMM for block-FP8 MoE experts (their persistent workspace, 0.17+)",
     "VLLM_MOE_USE_DEEP_GEMM": "0 / 1 removes / forces DeepGEMM for block-FP8 MoE experts (their persistent workspace, 0.17+)",
     "VLLM_PP_LAYER_PARTITION": "the decoder layers of each pipeline stage (its weights and KV layers), e.g. 16,32",
@@ -1278,8 +1278,9 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
 
 def mxfp4_marlin_forced(args: EngineArgs, rules: VersionRules, cc: tuple[int, int] | None) -> bool:
     """Whether --env VLLM_MXFP4_USE_MARLIN=1 puts MXFP4 experts on Marlin on a GPU of compute capability `cc` where
-    the release would pick another kernel (rules row mxfp4_marlin_env: Hopper only up to 0.18, any GPU in 0.19-0.23,
-    not read from 0.24); the weights' padding and the experts' workspace both follow it."""
+    the release would pick another kernel (rules row mxfp4_marlin_env: any GPU in 0.10.1, not read in 0.10.2-0.11.0,
+    Hopper only in 0.11.1-0.18, any GPU in 0.19-0.23, not read from 0.24); the weights' padding and the experts'
+    workspace both follow it."""
     scope = rules.mxfp4_marlin_env
     return bool(scope and cc is not None and args.env_on("VLLM_MXFP4_USE_MARLIN") and (scope == "any" or cc == (9, 0)))
 

@@ -204,13 +204,17 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 0.20.0 and 0.21.0 wheels (vllm/third_party/triton_kernels/tensor_details/layout_details/hopper_value.py), not in
     # 0.12.0, 0.16.0 nor 0.22.0-0.33.0, whose swizzle pads only to its tile (16 x 32 bytes); 1: no pre-pad
     "mxfp4_triton_swizzle_align": [((0, 0, 0), 1), ((0, 17, 0), 64), ((0, 22, 0), 1)],
-    # Where --env VLLM_MXFP4_USE_MARLIN=1 moves those experts to Marlin (plan.mxfp4_marlin_forced): "hopper" while
-    # quantization/mxfp4.py get_mxfp4_backend reads it (0.10.1, 0.11.0, 0.12.0, 0.16.0, 0.17.0, 0.18.0 wheels: it picks
-    # Marlin over the Triton kernels on SM90; Blackwell family 100 takes FlashInfer before the flag is read, other GPUs
-    # run Marlin anyway); "any" once fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend returns Marlin for it before
-    # any device's list (0.19.0, 0.19.1, 0.23.0 wheels; family 100 included); "" where vllm/envs.py no longer has it
-    # (0.24.0, 0.25.1 wheels: the oracle takes moe_backend instead) and before gpt-oss's MXFP4 (0.10.1)
-    "mxfp4_marlin_env": [((0, 0, 0), ""), ((0, 10, 1), "hopper"), ((0, 19, 0), "any"), ((0, 24, 0), "")],
+    # Where --env VLLM_MXFP4_USE_MARLIN=1 moves those experts to Marlin (plan.mxfp4_marlin_forced): "any" in 0.10.1,
+    # whose Mxfp4MoEMethod._should_use_marlin returns the variable before any device check (quantization/mxfp4.py,
+    # 0.10.1 and 0.10.1.1 wheels: a B200 included); "" in 0.10.2 and 0.11.0, where vllm/envs.py still defines it but
+    # quantization/mxfp4.py get_mxfp4_backend never reads it (0.10.2, 0.11.0 wheels); "hopper" while get_mxfp4_backend
+    # reads it after the FlashInfer branches (0.11.1, 0.11.2, 0.12.0, 0.16.0, 0.17.0, 0.18.0 wheels: Marlin over the
+    # Triton kernels on SM90; Blackwell 10.0 takes FlashInfer first, other GPUs run Marlin anyway); "any" once
+    # fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend returns Marlin for it before any device's list (0.19.0,
+    # 0.19.1, 0.23.0 wheels; family 100 included); "" where vllm/envs.py no longer has it (0.24.0, 0.25.1 wheels: the
+    # oracle takes moe_backend instead) and before gpt-oss's MXFP4 (0.10.1)
+"mxfp4_marlin_env": [((0, 0, 0), ""), ((0, 10, 1), "any"), ((0, 10, 2), ""), ((0, 11, 1), "hopper"),
+                         ((0, 19, 0), "any"), ((0, 24, 0), "")],
     # Which top-k/top-p kernel V1's sampler runs when VLLM_USE_FLASHINFER_SAMPLER is not set (it sizes the profile's
     # sampler peak: calibration.py a_sampler / a_sampler_flashinfer). "if_installed": FlashInfer's whenever flashinfer
     # imports on a CUDA GPU (vLLM PR #11394, merged 2024-12-26: the V1 TopKTopPSampler; vllm/envs.py reads the unset
