@@ -1846,3 +1846,13 @@ def test_triton_on_gpus_older_than_ampere():
     assert not lowering.started
     assert (lowering.top.symptom, lowering.top.layer) == ("jit_compile_failed", "pytorch_wheel")
     assert lowering.top.confidence < CONFIDENT
+
+
+def test_the_weights_over_budget_reading_takes_the_releases_own_default_utilization():
+    """A log without --gpu-memory-utilization ran at its release's default (0.9 up to 0.19, 0.92 from 0.20:
+    versions.py default_gpu_memory_utilization, one table with the planner's); a log naming no release is held to the
+    largest default, so the weights must pass the larger budget before they are called the cause."""
+    from kvplan.diagnose import _default_utilization
+
+    assert _default_utilization("0.13.0") == 0.9 and _default_utilization("0.27.1") == 0.92
+    assert _default_utilization(None) == 0.92 and _default_utilization("not a version") == 0.92

@@ -616,8 +616,18 @@ def _decide_sampler_after_uncounted_graphs(draft: _Draft, log: StartupLog) -> No
 
 
 _OOM_TOTAL = re.compile(r"total capacity of (?P<total>[\d.]+) (?P<u>[KMG]iB)")
-# vllm/config/cache.py CacheConfig.gpu_memory_utilization (0.13.0): Field(default=0.9)
-DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
+def _default_utilization(version: str | None) -> float:
+    """vLLM's gpu_memory_utilization default for the log's release (versions.py default_gpu_memory_utilization); a log
+    that names no release gets the largest default any release has, so the weights must pass the larger budget."""
+    from kvplan.errors import InputError
+    from kvplan.versions import _RULES, rules_for
+
+    if version:
+        try:
+            return rules_for(version).default_gpu_memory_utilization
+        except InputError:  # a version string kvplan cannot place: the conservative default below
+            pass
+    return max(value for _, value in _RULES["default_gpu_memory_utilization"])
 
 
 def _decide_weights_over_budget(draft: _Draft, log: StartupLog) -> None:
@@ -642,7 +652,7 @@ def _decide_weights_over_budget(draft: _Draft, log: StartupLog) -> None:
         return
     util = log.gpu_memory_utilization or log.engine_args.get("gpu_memory_utilization")
     try:
-        util = float(util) if util is not None else DEFAULT_GPU_MEMORY_UTILIZATION
+        util = float(util) if util is not None else _default_utilization(log.vllm_version)
     except (TypeError, ValueError):
         return
     budget = util * total
