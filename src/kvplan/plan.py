@@ -535,6 +535,9 @@ class EngineArgs:
     language_model_only: bool = False  # vLLM's --language-model-only (>= 0.17): every modality's limit is 0
     skip_mm_profiling: bool = False  # vLLM's --skip-mm-profiling (>= 0.10.1): the profile run encodes no items
     entrypoint: str | None = None  # "serve" (vllm serve, the default) or "llm" (vllm.LLM in Python: larger token budget)
+    # set by resolve_args, not a vllm serve flag: "awq" where vLLM serves an AWQ checkpoint's Linear layers with its
+    # plain AWQ method, "marlin" where AWQ-Marlin converts them (awq_linear_kernel); None for other checkpoints
+    awq_kernel: str | None = None
     env: tuple[tuple[str, str], ...] = ()  # environment variables the server runs with (ENV_EFFECTS: those that move memory)
 
     def env_value(self, name: str) -> str | None:
@@ -1180,6 +1183,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     resolved = replace(args, max_model_len=max_len, enable_prefix_caching=prefix, gpu_memory_utilization=util, tensor_parallel_size=tp,
                        pipeline_parallel_size=pp, kv_cache_dtype=kv_dtype, dtype=dtype,
                        quantization=(quant.method if quant else None), block_size=block_size, max_num_seqs=max_seqs,
+                       awq_kernel=awq_linear_kernel(model, gpu, quant, args.quantization, rules),
                        max_num_batched_tokens=tokens, mamba_ssm_cache_dtype=mamba_dtype,
                        vllm_version=rules.version, num_gpus=args.num_gpus or tp * pp * dp, data_parallel_size=dp)
     return resolved, quant, notes
@@ -2924,6 +2928,58 @@ def _pipeline_stage_pool(model: ModelSpec, args: EngineArgs, rules: VersionRules
     return pool, bpb, note
 
 
+# vLLM's plain AWQ linear method multiplies through a float16 copy of the weight once a call holds this many tokens:
+# AWQLinearMethod.apply (model_executor/layers/quantization/awq.py, read in the 0.3.3 to 0.23.0 wheels) and
+# AutoAWQLinearMethod.apply (auto_awq.py, 0.24.0, 0.25.1, 0.33.0) take FP16_MATMUL_HEURISTIC_CONDITION =
+# x.shape[:-1].numel() >= 256, then ops.awq_dequantize(qweight, scales, qzeros, 0, 0, 0) builds the whole (in, out)
+# weight in the activation dtype and torch.matmul multiplies it; fewer tokens run ops.awq_gemm without the copy.
+# The Marlin methods (awq_marlin.py, auto_awq.py AutoAWQMarlinLinearMethod) never build it.
+AWQ_DEQUANT_MIN_TOKENS = 256
+# From 0.24.0 AutoAWQConfig serves --quantization awq and awq_marlin alike and takes Marlin wherever
+# check_marlin_supported passes (auto_awq.py get_quant_method, 0.24.0/0.25.1/0.33.0 wheels); up to 0.23
+# AWQMarlinConfig.override_quantization_method claims the checkpoint unless --quantization awq was given ("... you
+# specified quantization=awq explicitly, so forcing awq", awq_marlin.py, 0.20.0/0.22.1/0.23.0 wheels)
+AWQ_AUTO_MARLIN_SINCE = (0, 24, 0)
+
+
+def awq_linear_kernel(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec | None, given: str | None,
+                      rules: VersionRules) -> str | None:
+    """"awq" where vLLM `rules.version` serves this AWQ checkpoint's Linear layers with its plain AWQ method, "marlin"
+    where AWQ-Marlin converts them (AWQ_AUTO_MARLIN_SINCE; --quantization awq_marlin names Marlin itself). None where
+    it is not known: a checkpoint that is not AWQ, a GPU not NVIDIA's (ROCm's Triton AWQ path not read) or of unknown
+    capability, or a config without its quantization_config when no flag decides (the checkpoint's group size and
+    zero point, which Marlin's conversion checks, are then unread)."""
+    if quant is None or quant.method != "awq" or gpu.vendor != "NVIDIA" or gpu.cc is None:
+        return None
+    flag = canonical_quant(given or "")
+    if flag == "awq_marlin":
+        return "marlin"
+    if flag == "awq" and rules.release < AWQ_AUTO_MARLIN_SINCE:
+        return "awq"
+    if not (model.raw_config.get("quantization_config") or (model.text_config or {}).get("quantization_config")):
+        return None
+    from kvplan.api import _marlin_method  # api imports this module
+
+    return "marlin" if _marlin_method(replace(model, quant=quant), gpu, rules.version) else "awq"
+
+
+def awq_dequant_bytes(model: ModelSpec, args: EngineArgs) -> tuple[int, str]:
+    """The float16 weight copy the plain AWQ method adds to the profile forward's live set (AWQ_DEQUANT_MIN_TOKENS):
+    the dense MLP's live set (term_features: T x (2 H + 3 I)) is what stays alive through Qwen2MLP.forward's down_proj
+    call (gate_up is still referenced there, models/qwen2.py, 0.20.0-0.29.0 wheels), which adds down_proj's copy
+    (I x H); at gate_up_proj's call x, the residual, gate_up_proj's copy (H x 2 I) and its output are alive, T x I less
+    than the live set. The larger of the two, with I the rank's slice. 0 for other kernels, MoE models (their experts
+    run the MoE methods) and profile batches under the threshold."""
+    t = args.max_num_batched_tokens or 0
+    if args.awq_kernel != "awq" or model.is_moe or not model.intermediate_size or t < AWQ_DEQUANT_MIN_TOKENS:
+        return 0, ""
+    db, h = DTYPE_BYTES[args.dtype], model.hidden_size
+    inter = model.intermediate_size / args.tensor_parallel_size
+    extra = int(inter * db * max(h, 2 * h - t))
+    return extra, (f" + {extra / GIB:.3f} GiB plain-AWQ float16 weight copy (T({t}) >= {AWQ_DEQUANT_MIN_TOKENS}: "
+                   f"I/TP({inter:g}) x {db} B x max(H({h}), 2 H - T), awq_dequantize + torch.matmul)")
+
+
 def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> dict[str, tuple[int, str, str]]:
     """Activation peak, non-torch and CUDA-graph bytes per rank, each with its formula and source."""
     c = coefficients_for(rules.era)
@@ -2931,13 +2987,15 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     tp, db, h = args.tensor_parallel_size, DTYPE_BYTES[args.dtype], model.hidden_size
     runner = model_runner(model, args, rules)
     # the forward's live set and the sampler's logits are not alive at once: the peak is the larger
-    forward = c.a_forward * f.forward_bytes + c.a_moe * f.moe_bytes
+    awq_copy, awq_formula = awq_dequant_bytes(model, args)
+    forward = c.a_forward * f.forward_bytes + c.a_moe * f.moe_bytes + awq_copy
     a_sampler, sampler = profile_sampler_term(model, args, rules, c, f.s)
     ws = f.moe_workspace_bytes  # held from the forward through the sampler run: beside the larger of the two
     act = max(forward, a_sampler * f.sampler_elements) + c.a_const + ws
     act_formula = "max(" + (f"{c.a_forward:g} x T({f.t}) x {db} B x (2 x {h} + 3 x {model.intermediate_size}/{tp})" if not model.is_moe
                             else "0" if ws else
                             f"{c.a_moe:g} x T({f.t}) x top-k({model.num_experts_per_tok}) x {db} B x (3 x {model.moe_intermediate_size}/{tp} + {h})")
+    act_formula += awq_formula
     act_formula += (f", {a_sampler:.3g} B x S({f.s}) x V_pad({f.v_pad})"
                     + (" model runner v2: " + ("model-dtype logits + their fp32 copy" if rules.mrv2_profile_sampler == "fp32_copy"
                                                else "model-dtype logits, no top-k/top-p") if sampler == "mrv2"

@@ -330,6 +330,14 @@ def _bnb_from_name(model_id: str) -> QuantSpec | None:
 _EMBEDDING_NAME = re.compile(r"embed", re.IGNORECASE)
 
 
+def _kept_flag(flag: str) -> str | None:
+    """The record's --quantization as the plan takes it once the record's config (or the flag) has sized the weights:
+    only "awq" and "awq_marlin" are kept, which name the kernel vLLM runs the checkpoint's Linear layers with (up to
+    0.23 "awq" forces the plain AWQ kernel where AWQ-Marlin would otherwise convert the checkpoint:
+    plan.awq_linear_kernel), and the plain kernel changes the profile's live set (plan.awq_dequant_bytes)."""
+    return flag if flag in ("awq", "awq_marlin") else None
+
+
 def _record_model(rec: dict, args: dict, notes: list[str]):
     m = rec["model"]
     config = m.get("config")
@@ -366,9 +374,9 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
                              "add the quantized checkpoint's config")
         spec = replace(spec, quant=q)
         notes.append(f"record config has no quantization_config: weights sized as {q.scheme}")
-        args = dict(args, quantization=None)
+        args = dict(args, quantization=_kept_flag(flag))
     elif flag and spec.quant is not None:
-        args = dict(args, quantization=None)
+        args = dict(args, quantization=_kept_flag(flag))
     if "runner" not in args and not spec.is_pooling and _EMBEDDING_NAME.search(m.get("id") or ""):
         # a record has no file list; embedding checkpoints (Qwen3-Embedding, gte-Qwen2, e5-mistral...) ship a
         # sentence-transformers Pooling module, which vLLM's --runner auto serves as a pooling model

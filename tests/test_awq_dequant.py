@@ -1,0 +1,78 @@
+"""vLLM's plain AWQ linear method multiplies through a float16 copy of each weight once a call holds >= 256 tokens
+(AWQLinearMethod.apply, quantization/awq.py 0.3.3-0.23.0; AutoAWQLinearMethod.apply, auto_awq.py 0.24.0-0.33.0:
+ops.awq_dequantize then torch.matmul); AWQ-Marlin never builds it. Up to 0.23 --quantization awq forces the plain
+method ("... you specified quantization=awq explicitly, so forcing awq", awq_marlin.py), from 0.24 AutoAWQConfig
+takes Marlin wherever it runs. The seventeenth blind round's Kaggle T4 pair (Qwen3-8B-AWQ, vLLM 0.20.0) logged
+0.11 GiB more profile overhead on the forced plain kernel than on awq_marlin, and kvplan had planned the same for
+both (+3.39 % KV GiB on the plain one)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from kvplan.plan import AWQ_DEQUANT_MIN_TOKENS, EngineArgs, awq_dequant_bytes, awq_linear_kernel, plan
+from kvplan.resolve import resolve_gpu
+from kvplan.validate import load_records, predict_record
+from kvplan.versions import rules_for
+
+BLIND = Path(__file__).parent / "data" / "blind_records.jsonl"
+GIB = 1024 ** 3
+
+
+def _pair() -> dict[str, dict]:
+    recs = {r["id"]: r for r in load_records(BLIND)}
+    return {k: recs[k] for k in ("qwen3-8b-awq-t4-u062-tp1-eager-l3k-seqs32",
+                                 "qwen3-8b-awq-marlin-t4-u078-tp1-eager-l4k-seqs8")}
+
+
+def _awq_model():
+    rec = _pair()["qwen3-8b-awq-t4-u062-tp1-eager-l3k-seqs32"]
+    p, _ = predict_record(rec)
+    return p.model
+
+
+def test_which_kernel_serves_an_awq_checkpoint():
+    model, t4 = _awq_model(), resolve_gpu("T4", detect=False)[0]
+    quant = model.quant
+    assert quant.method == "awq"
+    r020, r025 = rules_for("0.20.0"), rules_for("0.25.1")
+    assert awq_linear_kernel(model, t4, quant, "awq", r020) == "awq"          # forced plain up to 0.23
+    assert awq_linear_kernel(model, t4, quant, None, r020) == "marlin"        # Marlin converts it on a 7.5 card
+    assert awq_linear_kernel(model, t4, quant, "awq_marlin", r020) == "marlin"
+    assert awq_linear_kernel(model, t4, quant, "awq", r025) == "marlin"       # AutoAWQConfig takes Marlin from 0.24
+    unknown = replace(t4, compute_capability=None)
+    assert awq_linear_kernel(model, unknown, quant, "awq", r020) is None
+    assert awq_linear_kernel(model, t4, None, "awq", r020) is None
+
+
+def test_the_copy_is_the_larger_of_down_proj_and_gate_up_proj_points():
+    model = _awq_model()  # hidden 4096, intermediate 12288
+    args = EngineArgs(max_num_batched_tokens=8192, tensor_parallel_size=1, dtype="float16", awq_kernel="awq")
+    assert awq_dequant_bytes(model, args)[0] == 12288 * 2 * 4096              # down_proj's copy (2 H - T = 0)
+    small = replace(args, max_num_batched_tokens=2048)
+    assert awq_dequant_bytes(model, small)[0] == 12288 * 2 * (2 * 4096 - 2048)  # gate_up_proj's copy less T x I
+    tp2 = replace(args, tensor_parallel_size=2)
+    assert awq_dequant_bytes(model, tp2)[0] == 6144 * 2 * 4096
+    assert awq_dequant_bytes(model, replace(args, max_num_batched_tokens=AWQ_DEQUANT_MIN_TOKENS - 1))[0] == 0
+    assert awq_dequant_bytes(model, replace(args, awq_kernel="marlin"))[0] == 0
+    assert awq_dequant_bytes(model, replace(args, awq_kernel=None))[0] == 0
+
+
+def test_the_forced_plain_kernel_holds_the_copy_in_the_profile():
+    model, t4 = _awq_model(), resolve_gpu("T4", detect=False)[0]
+    base = EngineArgs(max_model_len=3072, gpu_memory_utilization=0.62, max_num_seqs=32, enforce_eager=True,
+                      entrypoint="llm", vllm_version="0.20.0")
+    plain = plan(model, t4, replace(base, quantization="awq"))
+    marlin = plan(model, t4, replace(base, quantization="awq_marlin"))
+    assert plain.args.awq_kernel == "awq" and marlin.args.awq_kernel == "marlin"
+    assert plain.activation_peak_bytes - marlin.activation_peak_bytes == 12288 * 2 * 4096
+    assert plain.kv_cache_bytes < marlin.kv_cache_bytes
+
+
+def test_the_t4_pair_lands_within_one_percent():
+    for rid, rec in _pair().items():
+        p, _ = predict_record(rec)
+        obs = rec["observed"]
+        assert abs(p.kv_cache_bytes / GIB / obs["kv_cache_gib"] - 1) < 0.01, rid
+        assert abs(p.kv_cache_tokens / obs["kv_cache_tokens"] - 1) < 0.01, rid
