@@ -76,3 +76,16 @@ def test_the_t4_pair_lands_within_one_percent():
         obs = rec["observed"]
         assert abs(p.kv_cache_bytes / GIB / obs["kv_cache_gib"] - 1) < 0.01, rid
         assert abs(p.kv_cache_tokens / obs["kv_cache_tokens"] - 1) < 0.01, rid
+
+
+def test_the_awq_kernel_is_the_plans_reading_not_a_keyword_the_api_takes():
+    """Which AWQ kernel runs is read from the checkpoint, the flag and the release (plan.awq_linear_kernel): kvplan.fit
+    refuses it as a keyword instead of taking a value the plan would overwrite."""
+    import pytest
+
+    import kvplan
+    from kvplan.errors import InputError
+
+    with pytest.raises(InputError) as exc:
+        kvplan.fit("Qwen/Qwen3-8B", "L4", awq_kernel="awq")
+    assert exc.value.field == "awq_kernel"

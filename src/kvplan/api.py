@@ -14,7 +14,8 @@ from kvplan.resolve import (NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context
                             resolve_gpu, resolve_model)
 from kvplan.versions import rules_for
 
-_ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__)
+# the flags a caller gives; awq_kernel is the plan's own reading of the checkpoint (plan.awq_linear_kernel), not a flag
+_ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__) - {"awq_kernel"}
 
 
 def _fields_typed(*annotations: str) -> frozenset[str]:
