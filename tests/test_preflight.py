@@ -473,6 +473,34 @@ def test_a_disabled_compile_cache_makes_every_start_the_cold_one():
         "Qwen/Qwen3-32B", "H100", max_model_len=32768, detect_gpu=False, env=env, enforce_eager=True).warnings)
 
 
+def test_int_read_env_values_are_read_as_vllm_reads_them():
+    """vLLM reads VLLM_DISABLE_COMPILE_CACHE, VLLM_MXFP4_USE_MARLIN and VLLM_USE_DEEP_GEMM as bool(int(value))
+    (vllm/envs.py): 'yes' / 'true' stop the server with a ValueError (fit warned of every start as for =1), '2' is on
+    (fit planned it as off), and VLLM_USE_DEEP_GEMM=false forced DeepGEMM."""
+    import kvplan
+    from kvplan.errors import InputError
+    from kvplan.plan import EVERY_START_COLD_WARNING
+
+    for name, value in (("VLLM_DISABLE_COMPILE_CACHE", "yes"), ("VLLM_DISABLE_COMPILE_CACHE", "true"),
+                        ("VLLM_USE_DEEP_GEMM", "false"), ("VLLM_MOE_USE_DEEP_GEMM", "on")):
+        with pytest.raises(InputError, match=f"{value!r} is not a value vLLM reads") as exc:
+            kvplan.fit("Qwen/Qwen3-8B", "H100", detect_gpu=False, env=((name, value),))
+        assert exc.value.fix == f"{name}=1 (on) or {name}=0 (off)"
+    two = kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=32768, detect_gpu=False,
+                     env=(("VLLM_DISABLE_COMPILE_CACHE", "2"),))
+    assert sum(w.startswith(EVERY_START_COLD_WARNING) for w in two.warnings) == 1
+    off = kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=32768, detect_gpu=False,
+                     env=(("VLLM_DISABLE_COMPILE_CACHE", " 0"),))
+    assert not any(w.startswith(EVERY_START_COLD_WARNING) for w in off.warnings)
+    # VLLM_MXFP4_USE_MARLIN: refused where the release reads it (0.20), not where it does not (0.25: noted 'not read')
+    with pytest.raises(InputError, match="'yes' is not a value vLLM reads"):
+        kvplan.fit("openai/gpt-oss-20b", "H100", detect_gpu=False, vllm_version="0.20.0",
+                   env=(("VLLM_MXFP4_USE_MARLIN", "yes"),))
+    unread = kvplan.fit("openai/gpt-oss-20b", "H100", detect_gpu=False, vllm_version="0.25.1",
+                        env=(("VLLM_MXFP4_USE_MARLIN", "yes"),))
+    assert any("VLLM_MXFP4_USE_MARLIN=yes: not read by vLLM 0.25.1" in a for a in unread.assumptions)
+
+
 def test_a_plans_first_fix_is_written_as_fit_writes_it():
     """preflight's fix for a refused plan is fit's command text: a switch bare (it wrote '--enforce-eager True', which
     neither kvplan nor vllm serve takes) and a GPU's catalog name quoted ('--gpu NVIDIA B300 (Blackwell Ultra)' was a

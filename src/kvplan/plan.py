@@ -229,6 +229,15 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
         unread = name == "VLLM_MXFP4_USE_MARLIN" and not rules.mxfp4_marlin_env  # rules row mxfp4_marlin_env
         notes.append(f"environment {name}={value}" + (f": no effect in vLLM {rules.version}, which has one engine" if inert
                                                       else f": not read by vLLM {rules.version}" if unread else ""))
+    for name in INT_READ_ENV:
+        value = args.env_value(name)
+        if value is None or (name == "VLLM_MXFP4_USE_MARLIN" and not rules.mxfp4_marlin_env):
+            continue
+        try:
+            int(value)
+        except ValueError:
+            raise InputError(f"--env {name}", f"{value!r} is not a value vLLM reads (it takes int(value)): the server "
+                             "stops with a ValueError", f"{name}=1 (on) or {name}=0 (off)") from None
     use_v1 = args.env_value("VLLM_USE_V1")
     if use_v1 is not None and (0, 6, 4) <= rules.release < (0, 11, 1):
         # vllm/envs.py reads it as bool(int(value)) in 0.6.4-0.11.0 (read in the 0.6.4.post1, 0.7.3, 0.8.2 and 0.11.0
@@ -256,6 +265,13 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
     if args.env_on("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE") and rules.chunked_local_spec == "manager_off":
         rules = replace(rules, chunked_local_spec="kept")
     return rules, notes
+
+
+# Variables vLLM reads as bool(int(value)) (vllm/envs.py: disable_compile_cache() for VLLM_DISABLE_COMPILE_CACHE,
+# maybe_convert_bool for VLLM_MXFP4_USE_MARLIN, the VLLM_USE_DEEP_GEMM / VLLM_MOE_USE_DEEP_GEMM lambdas; 0.10.1.1,
+# 0.11.1, 0.24.0 and 0.27.1 wheels): '2' is on, and a value int() refuses ('yes', 'true') raises a ValueError where
+# vLLM reads it (in 0.24.0 and 0.27.1 envs.compile_factors reads every variable it knows for the compile cache key)
+INT_READ_ENV = ("VLLM_DISABLE_COMPILE_CACHE", "VLLM_MXFP4_USE_MARLIN", "VLLM_USE_DEEP_GEMM", "VLLM_MOE_USE_DEEP_GEMM")
 
 
 # VLLM_USE_FLASHINFER_SAMPLER as vLLM reads it (bool(int(value))): on or off
@@ -544,7 +560,13 @@ class EngineArgs:
         return dict(self.env).get(name)
 
     def env_on(self, name: str) -> bool:
-        return str(self.env_value(name) or "").strip().lower() in ("1", "true", "yes", "on")
+        value = str(self.env_value(name) or "").strip()
+        if name in INT_READ_ENV:  # bool(int(value)), as vLLM reads them; a value int() refuses is refused in _env_rules
+            try:
+                return bool(int(value))
+            except ValueError:
+                return False
+        return value.lower() in ("1", "true", "yes", "on")
 
     @cached_property
     def mm_limits(self) -> dict[str, int] | None:
@@ -2794,9 +2816,9 @@ def _fp8_block_moe_experts(cc: tuple[int, int], args: EngineArgs, rules: Version
     "fp8_block_flashinfer" (Hopper with EP, Blackwell 10.x: the workspace inside flashinfer) and "fp8_block_marlin"
     (below cc 8.9, TritonExperts needing current_platform.supports_fp8(): no startup to check it on). VLLM_USE_DEEP_GEMM
     or VLLM_MOE_USE_DEEP_GEMM set to 1 forces DeepGEMM, set to 0 removes it."""
-    deep_gemm_env = [args.env_value(n) for n in ("VLLM_USE_DEEP_GEMM", "VLLM_MOE_USE_DEEP_GEMM")]
-    deep_gemm_off = any(v is not None and v.strip() == "0" for v in deep_gemm_env)
-    deep_gemm_forced = not deep_gemm_off and any(v is not None for v in deep_gemm_env)
+    deep_gemm_env = [(n, args.env_value(n)) for n in ("VLLM_USE_DEEP_GEMM", "VLLM_MOE_USE_DEEP_GEMM")]
+    deep_gemm_off = any(v is not None and not args.env_on(n) for n, v in deep_gemm_env)
+    deep_gemm_forced = not deep_gemm_off and any(v is not None for _, v in deep_gemm_env)
     n_half = int(width)
     if deep_gemm_forced:
         return ("fp8_block_deepgemm", n_half, hidden)
