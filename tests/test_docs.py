@@ -184,6 +184,18 @@ def test_help_says_what_each_command_does_with_gpu():
     assert all(m in spec for m in ("mtp", "ngram", "eagle3", "draft_model"))  # as the README lists them
 
 
+def test_env_help_names_every_variable_kvplan_models():
+    # --env's help listed 7 of the 10 variables plan.ENV_EFFECTS models (not VLLM_USE_DEEP_GEMM,
+    # VLLM_MOE_USE_DEEP_GEMM, VLLM_DISABLE_COMPILE_CACHE), saying the rest were only carried into serve.sh
+    from kvplan.plan import ENV_EFFECTS
+
+    commands = _cli_command().commands
+    for name in ("fit", "sweep", "scaffold", "preflight"):
+        text = next(p.help for p in commands[name].params if "--env" in p.opts)
+        modelled = re.findall(r"VLLM_\w+", text.split("Modelled:", 1)[1].split(";", 1)[0])
+        assert sorted(modelled) == sorted(ENV_EFFECTS), name
+
+
 def test_ci_runs_the_readme_test_command():
     # the README's second set-up line is what CI runs (.ci/run may only add pip's -q)
     setup = README.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
