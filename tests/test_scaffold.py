@@ -661,3 +661,26 @@ def test_env_names_are_checked_and_values_quoted_in_every_file(tmp_path):
     assert {"name": "FOO", "value": "a b$c"} in c["env"] and {"name": "BAR", "value": "it's $$(x)"} in c["env"]
     with pytest.raises(InputError):
         spec_from_plan(standin_plan(), served_model_name="a\nb")
+
+
+def test_a_disabled_compile_cache_makes_every_restart_compile(tmp_path):
+    """VLLM_DISABLE_COMPILE_CACHE=1 (read as vLLM reads it, bool(int(value))): the scaffold predicted restarts with a warm
+    compile (10 s instead of the first start's cold one), the README said restarts find the compile cache on the volume,
+    and serve.sh exported the variable with only '# as planned'."""
+    warm = spec_from_plan(_standin("0.33.0"))
+    for value in ("1", "2"):
+        spec = spec_from_plan(_standin("0.33.0", env=(("VLLM_DISABLE_COMPILE_CACHE", value),)))
+        assert spec.compile_cache_disabled
+        assert spec.startup_restart.compile_s == spec.startup_first.compile_s > warm.startup_restart.compile_s
+        assert spec.startup_restart.total_s > warm.startup_restart.total_s
+        files = render_files(spec)
+        line = next(x for x in files["serve.sh"].splitlines() if x.startswith("export VLLM_DISABLE_COMPILE_CACHE="))
+        assert "every start compiles" in line and "1.74 GiB" in line and "unset it" in line
+        assert "restart (weights cached, cold compile: VLLM_DISABLE_COMPILE_CACHE=1)" in files["README.md"]
+        assert "find the weights and the compile cache" not in files["README.md"]
+        assert "compile again" in files["README.md"]
+    off = spec_from_plan(_standin("0.33.0", env=(("VLLM_DISABLE_COMPILE_CACHE", "0"),)))
+    assert not off.compile_cache_disabled and off.startup_restart == warm.startup_restart
+    files = render_files(off)
+    assert "export VLLM_DISABLE_COMPILE_CACHE=0  # as planned\n" in files["serve.sh"]
+    assert "restart (weights cached, warm compile)" in files["README.md"]

@@ -32,8 +32,8 @@ from string import Template
 from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
-from kvplan.plan import (check_env_name, parse_mm_limits, parse_speculative_config, speculative_draft, speculative_object,
-                          vllm_quant_method)
+from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, parse_mm_limits, parse_speculative_config,
+                          speculative_draft, speculative_object, vllm_quant_method)
 from kvplan.resolve import is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
 from kvplan.versions import (check_serve_env, check_serve_flags, serve_entrypoint, serve_mm_limits, serve_quantization,
@@ -97,6 +97,10 @@ class ScaffoldSpec:
     draft_model_id: Optional[str] = None
     draft_revision: Optional[str] = None
     draft_weights_bytes: int = 0
+
+    @property
+    def compile_cache_disabled(self) -> bool:
+        return compile_cache_disabled(self.env)
 
     @property
     def download_bytes(self) -> int:
@@ -459,7 +463,8 @@ def spec_from_plan(
 
     first = predict("cold", download=not local_dir)
     from_volume = predict("cold", download=False)
-    restart = predict("warm", download=False)
+    # VLLM_DISABLE_COMPILE_CACHE=1 (ScaffoldSpec.compile_cache_disabled): restarts compile as the first start does
+    restart = predict("cold" if compile_cache_disabled(env) else "warm", download=False)
     return ScaffoldSpec(
         model_id=model_id, revision=str(revision) if revision else None, served_model_name=name, port=port,
         vllm_version=str(plan.vllm_version), gpu_name=str(_get(g, "name", default="?")), gpu_total_bytes=total,
@@ -717,7 +722,7 @@ $vllm_log_plain
 
 Predicted by kvplan's startup model (fitted on 126 public vLLM startups; about +-45 % median error):
 
-| phase | first start (download, cold compile) | restart (weights cached, warm compile) |
+| phase | first start (download, cold compile) | restart (weights cached, $restart_compile) |
 |---|---|---|
 $startup_rows
 
@@ -783,8 +788,29 @@ def _local_notes(spec: ScaffoldSpec) -> str:
             "with `kubectl cp` into a pod that mounts the claim.\n")
 
 
+def compile_cache_disabled(env: Sequence[tuple[str, str]]) -> bool:
+    """VLLM_DISABLE_COMPILE_CACHE on, read as vLLM reads it (bool(int(value)): plan.INT_READ_ENV): no start loads
+    compiled graphs from the cache (vllm/compilation/backends.py), so a restart compiles as the first start does."""
+    value = dict(env).get("VLLM_DISABLE_COMPILE_CACHE")
+    try:
+        return value is not None and bool(int(value))
+    except ValueError:
+        return False
+
+
+def _env_cost(spec: ScaffoldSpec, name: str) -> str:
+    """What an --env variable costs, said beside its export in serve.sh (the plan's warning says it in full)."""
+    if name == "VLLM_DISABLE_COMPILE_CACHE" and spec.compile_cache_disabled:
+        return (f": every start compiles its graphs (restart ~{spec.startup_restart.total_s:.0f} s, and a KV pool up to "
+                f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB smaller than a warm start's); unset it to keep the cache")
+    return ""
+
+
 def _probe_text(spec: ScaffoldSpec) -> str:
-    restart = f"Restarts find the weights and the compile cache on the volume (~{spec.startup_restart.total_s:.0f} s)."
+    restart = (f"Restarts find the weights on the volume but compile again, as VLLM_DISABLE_COMPILE_CACHE=1 loads no "
+               f"compiled graph from the cache (~{spec.startup_restart.total_s:.0f} s; unset it for warm restarts)."
+               if spec.compile_cache_disabled else
+               f"Restarts find the weights and the compile cache on the volume (~{spec.startup_restart.total_s:.0f} s).")
     start = spec.probe_start.total_s
     if spec.local_dir:
         return (f"Kubernetes: the weights are copied onto the PVC beforehand, so no start downloads. The startupProbe allows "
@@ -1084,7 +1110,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
             revision_env="" if local else f"REVISION={shlex.quote(revision)}\n"),
         "serve.sh": SERVE_SH.substitute(common, arithmetic=_comment_block(spec.arithmetic),
                                         vllm_log=_comment_block(spec.vllm_log), flag_lines="\n".join(flag_lines),
-                                        env_lines="".join(f"export {k}={shlex.quote(v)}  # as planned\n" for k, v in spec.env),
+                                        env_lines="".join(f"export {k}={shlex.quote(v)}  # as planned{_env_cost(spec, k)}\n" for k, v in spec.env),
                                         token_sh=Template(TOKEN_SH_GATED if spec.gated else TOKEN_SH_PUBLIC).substitute(token),
                                         model_sh=model_sh, served_sh=served_sh,
                                         revision_sh="" if local else f"REVISION=${{REVISION:-{shlex.quote(revision)}}}\n",
@@ -1112,6 +1138,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
             common, gpu_total=_g(spec.gpu_total_bytes), verdict=verdict,
             arithmetic_plain="\n".join(spec.arithmetic), vllm_log_plain="\n".join(spec.vllm_log) or "(none predicted)",
             startup_rows="\n".join(rows), k8s_desc=k8s_desc, probe_text=_probe_text(spec),
+            restart_compile="cold compile: VLLM_DISABLE_COMPILE_CACHE=1" if spec.compile_cache_disabled else "warm compile",
             model_line=(f"Model: the local {spec.local_what} `{spec.local_dir}`" if local
                         else f"Model `{spec.model_id}` at revision `{revision}`"),
             local_notes=_local_notes(spec),
