@@ -89,3 +89,34 @@ def test_the_awq_kernel_is_the_plans_reading_not_a_keyword_the_api_takes():
     with pytest.raises(InputError) as exc:
         kvplan.fit("Qwen/Qwen3-8B", "L4", awq_kernel="awq")
     assert exc.value.field == "awq_kernel"
+
+
+def test_fit_says_which_awq_kernel_runs_and_how_to_leave_the_plain_one():
+    """fit's flags line read 'quantization awq' for --quantization awq, awq_marlin and none alike, and no assumption
+    said that --quantization awq forces the plain kernel (its float16 weight copy) up to 0.23: the plan now names the
+    kernel in both places, and the fix where the flag alone forces it."""
+    from kvplan import fit
+    from kvplan.render import plan_table
+
+    def run(quantization, version):
+        p = fit("Qwen/Qwen2.5-72B-Instruct-AWQ", "A100-80GB", tensor_parallel_size=4, vllm_version=version,
+                quantization=quantization, detect_gpu=False)
+        return p, [a for a in p.assumptions if a.startswith("AWQ: ")]
+
+    forced, notes = run("awq", "0.20.0")
+    assert forced.args.awq_kernel == "awq" and len(notes) == 1
+    assert "--quantization awq forces it" in notes[0] and "drop --quantization awq" in notes[0]
+    for quantization, version in ((None, "0.20.0"), ("awq_marlin", "0.20.0"), ("awq", "0.25.1")):
+        p, notes = run(quantization, version)
+        assert p.args.awq_kernel == "marlin" and len(notes) == 1 and "converts the Linear layers to AWQ-Marlin" in notes[0]
+    import io
+
+    from rich.console import Console
+
+    def flags_line(p):
+        buf = io.StringIO()
+        Console(file=buf, width=300).print(plan_table(p))
+        return next(line for line in buf.getvalue().splitlines() if "quantization awq" in line)
+
+    assert "quantization awq (plain AWQ kernel)" in flags_line(forced)
+    assert "quantization awq (AWQ-Marlin kernel)" in flags_line(run("awq_marlin", "0.20.0")[0])

@@ -1202,10 +1202,13 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         prefix = False
         notes.append(f"prefix caching off: vLLM {rules.version} does not turn it on for an attention-free model "
                      "(\"Attention free models do not support prefix caching\"), so each sequence holds one state page")
+    awq_kernel = awq_linear_kernel(model, gpu, quant, args.quantization, rules)
+    if awq_kernel is not None and not model.is_moe:
+        notes.append(awq_kernel_note(model, gpu, quant, args.quantization, rules, awq_kernel))
     resolved = replace(args, max_model_len=max_len, enable_prefix_caching=prefix, gpu_memory_utilization=util, tensor_parallel_size=tp,
                        pipeline_parallel_size=pp, kv_cache_dtype=kv_dtype, dtype=dtype,
                        quantization=(quant.method if quant else None), block_size=block_size, max_num_seqs=max_seqs,
-                       awq_kernel=awq_linear_kernel(model, gpu, quant, args.quantization, rules),
+                       awq_kernel=awq_kernel,
                        max_num_batched_tokens=tokens, mamba_ssm_cache_dtype=mamba_dtype,
                        vllm_version=rules.version, num_gpus=args.num_gpus or tp * pp * dp, data_parallel_size=dp)
     return resolved, quant, notes
@@ -2983,6 +2986,28 @@ def awq_linear_kernel(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec | None, g
     from kvplan.api import _marlin_method  # api imports this module
 
     return "marlin" if _marlin_method(replace(model, quant=quant), gpu, rules.version) else "awq"
+
+
+def awq_kernel_note(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec, given: str | None, rules: VersionRules,
+                    kernel: str) -> str:
+    """Which kernel serves an AWQ checkpoint's Linear layers (awq_linear_kernel), said as an assumption: the plain one
+    costs the profile a float16 weight copy (awq_dequant_bytes), and where --quantization awq alone forces it, the
+    note says so and names the fix (vLLM's own log there: "Use quantization=awq_marlin for faster inference",
+    awq_marlin.py override_quantization_method, 0.20.0 wheel)."""
+    if kernel == "marlin":
+        return (f"AWQ: vLLM {rules.version} converts the Linear layers to AWQ-Marlin"
+                + (" (--quantization awq_marlin)" if canonical_quant(given or "") == "awq_marlin" else "")
+                + ", which builds no float16 weight copy")
+    forced = canonical_quant(given or "") == "awq" and rules.release < AWQ_AUTO_MARLIN_SINCE
+    from kvplan.api import _marlin_method  # api imports this module
+    would_convert = forced and _marlin_method(replace(model, quant=quant), gpu, rules.version) is not None
+    return (f"AWQ: vLLM {rules.version} serves the Linear layers with its plain AWQ kernel"
+            + (" because --quantization awq forces it (before 0.24)" if forced else
+               " (no AWQ-Marlin conversion for this GPU or checkpoint)")
+            + f": at {AWQ_DEQUANT_MIN_TOKENS} or more batched tokens it multiplies through a float16 copy of each "
+            "weight, counted in the activation peak"
+            + ("; drop --quantization awq (or give awq_marlin) and vLLM converts them to AWQ-Marlin, faster and "
+               "without the copy" if would_convert else ""))
 
 
 def awq_dequant_bytes(model: ModelSpec, args: EngineArgs) -> tuple[int, str]:

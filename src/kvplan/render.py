@@ -115,7 +115,8 @@ def plan_table(p: Plan) -> Table:
     t.add_row("flags", f"max_model_len {a.max_model_len:,} · gpu_memory_utilization {a.gpu_memory_utilization} · TP {a.tensor_parallel_size}"
                        f" · PP {a.pipeline_parallel_size} · DP {p.engines} · dtype {a.dtype} · kv_cache_dtype {a.kv_cache_dtype} · block_size {p.block_size}"
                        f" · max_num_seqs {a.max_num_seqs} · max_num_batched_tokens {a.max_num_batched_tokens}"
-                       + (" · enforce_eager" if a.enforce_eager else "") + (f" · quantization {a.quantization}" if a.quantization else ""))
+                       + (" · enforce_eager" if a.enforce_eager else "") + (f" · quantization {a.quantization}" if a.quantization else "")
+                       + {"awq": " (plain AWQ kernel)", "marlin": " (AWQ-Marlin kernel)"}.get(a.awq_kernel or "", ""))
     t.add_row("KV per token", kv_per_token_text(p))
     t.add_row("weights", f"{p.weights_bytes / scale:.2f} {unit} per rank ({p.weights_bytes:,} B, {'exact' if p.weights_exact else 'estimate'})")
     # named as --explain names it: "requested" (vLLM's word) in vLLM's arithmetic, "budget" in the seed's
