@@ -64,6 +64,24 @@ def test_a_sweeps_refused_rows_say_why():
     assert "does not start" not in run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=4096").stdout
 
 
+def test_sweep_varies_quantization_as_fit_plans_each_method():
+    """--vary quantization=awq,awq_marlin was refused ('cannot vary'), though an AWQ checkpoint's two kernels plan
+    differently (the plain one's float16 weight copy up to 0.23); each row is fit's plan with that --quantization, and
+    a method the checkpoint is not is that row's error."""
+    common = ("Qwen/Qwen2.5-72B-Instruct-AWQ", "--gpu", "A100-80GB", "--vllm-version", "0.20.0",
+              "--tensor-parallel-size", "2", "--max-model-len", "32768")
+    r = run("sweep", *common, "--vary", "quantization=awq,awq_marlin,gptq", "--json")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)["rows"]
+    assert [row["quantization"] for row in rows] == ["awq", "awq_marlin", "gptq"]
+    for row in rows[:2]:
+        p = kvplan.fit(common[0], "A100-80GB", vllm_version="0.20.0", tensor_parallel_size=2, max_model_len=32768,
+                       quantization=row["quantization"], fixes=False)
+        assert row["kv_cache_bytes"] == p.kv_cache_bytes
+    assert rows[0]["kv_cache_bytes"] < rows[1]["kv_cache_bytes"]  # the plain kernel's weight copy
+    assert "not gptq" in rows[2]["error_input"]
+
+
 def test_sweep_range_written_high_to_low_runs_downwards():
     r = run("sweep", "Qwen/Qwen3-8B", "--gpu", "H100", "--vary", "max_model_len=32768..4096", "--json")
     assert r.returncode == 0, r.stderr

@@ -10,7 +10,7 @@ import typer
 
 from kvplan.cli import FitFlags, app, console, err_console, fit_options, fit_options_gpu_auto
 
-SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size")
+SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size", "quantization")
 
 
 def _engine_kwargs_and_gpu(flags: FitFlags) -> tuple[dict, Optional[str], Optional[float], Optional[float], Optional[str]]:
