@@ -454,6 +454,8 @@ def test_a_disabled_compile_cache_makes_every_start_the_cold_one():
     for p, refused in ((edge, True), (roomy, False)):
         every = [w for w in p.warnings if w.startswith(EVERY_START_COLD_WARNING)]
         assert len(every) == 1 and ("may be refused" in every[0]) is refused
+        # the fix names the variable (it read 'or let vLLM keep its compile cache')
+        assert ("or unset VLLM_DISABLE_COMPILE_CACHE" in every[0]) is refused
         assert not any(w.startswith(COLD_START_WARNING) for w in p.warnings)
         assert not any("planned as a start that loads its compiled graphs" in a for a in p.assumptions)
     found = pf.check_plan(facts(), pf.request_from_plan(edge))
@@ -466,6 +468,7 @@ def test_a_disabled_compile_cache_makes_every_start_the_cold_one():
     every = [w for w in auto.warnings if w.startswith(EVERY_START_COLD_WARNING)]
     assert len(every) == 1 and "may be refused" not in every[0] and "auto-fit" in every[0]
     assert f"instead of the {auto.args.max_model_len:,} planned here" in every[0]
+    assert "or unset VLLM_DISABLE_COMPILE_CACHE" in every[0]
     assert [(f.check, f.status) for f in pf.check_plan(facts(), pf.request_from_plan(auto))] == [
         ("plan", "pass"), ("every start", "warn")]
     # eager starts compile nothing: no warning either way

@@ -2568,6 +2568,7 @@ COLD_START_POOL_LOSS_BYTES = int(1.74 * GIB)
 # 'first start' check finds the plan's warning by it
 COLD_START_WARNING = "a first start compiles its torch.compile graphs inside the memory profile"
 # and how it begins where VLLM_DISABLE_COMPILE_CACHE=1 makes every start a first one
+_KEEP_COMPILE_CACHE = "unset VLLM_DISABLE_COMPILE_CACHE (then only a first start compiles)"
 EVERY_START_COLD_WARNING = "VLLM_DISABLE_COMPILE_CACHE=1: every start compiles its torch.compile graphs inside the memory profile"
 
 COMPILE_CACHE_NOTE = ("torch.compile: planned as a start that loads its compiled graphs from vLLM's compile cache "
@@ -3484,10 +3485,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                          "(public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29)"
                          + (f"; vLLM's auto-fit (--max-model-len -1) would size max_model_len from that smaller pool on "
                             f"every start: about {cold_check[2]:,} tokens instead of the {max_len:,} planned here; leave "
-                            "that much more room (a higher --gpu-memory-utilization) or let vLLM keep its compile cache"
+                            f"that much more room (a higher --gpu-memory-utilization) or {_KEEP_COMPILE_CACHE}"
                             if shorter else
                             "; with that much less this pool would not start, so any start may be refused: leave that "
-                            "much more room (a higher --gpu-memory-utilization) or let vLLM keep its compile cache"
+                            f"much more room (a higher --gpu-memory-utilization) or {_KEEP_COMPILE_CACHE}"
                             if refused else "; expect the pool below the plan on every start"))
         elif auto_fit and not cold_check[0]:
             # --max-model-len -1: vLLM sizes the length from the pool the profile left (section 4, "Auto-fit"), so a
