@@ -934,7 +934,7 @@ def test_multimodal_profile_pass_is_charged_and_follows_limit_mm_per_prompt():
     g = kvplan.fit("mistralai/Mistral-Small-3.1-24B-Instruct-2503", "H100", max_model_len=8192, max_num_batched_tokens=8192,
                    vllm_version="0.19.0", fixes=False)
     note = next(a for a in g.assumptions if a.startswith("multimodal"))
-    assert "2 item(s) of 3,025 tokens (24,200 patches)" in note and "1.09 GiB patches x patches mask" in note
+    assert "2 item(s) of 3,025 tokens each (24,200 patches in all)" in note and "1.09 GiB patches x patches mask" in note
     # a tower kvplan does not compute is said, not guessed: Gemma 4's
     g4v = kvplan.fit("google/gemma-4-26B-A4B", "H100", max_model_len=8192, fixes=False)
     assert any("is not modelled" in a for a in g4v.assumptions if a.startswith("multimodal"))
@@ -943,7 +943,7 @@ def test_multimodal_profile_pass_is_charged_and_follows_limit_mm_per_prompt():
     g3 = kvplan.fit("google/gemma-3-27b-it", "H200", max_model_len=8192, max_num_batched_tokens=8192, max_num_seqs=256,
                     fixes=False)
     note = next(a for a in g3.assumptions if a.startswith("multimodal"))
-    assert "32 item(s) of 256 tokens (131,072 patches)" in note
+    assert "32 item(s) of 256 tokens each (131,072 patches in all)" in note
     assert g3.activation_peak_bytes > kvplan.fit("google/gemma-3-27b-it", "H200", max_model_len=8192, max_num_batched_tokens=8192,
                                                  max_num_seqs=256, limit_mm_per_prompt='{"image": 0}',
                                                  fixes=False).activation_peak_bytes + GIB
@@ -1016,7 +1016,7 @@ def test_qwen2_5_vl_profile_pixels_by_release_and_the_l4_startups(tmp_path):
     enc = {}
     for version in ("0.8.5", "0.9.0.1"):
         note = _multimodal_profile_bytes(model, args, rules_for(version), 0)[1]
-        assert "1 item(s) of 16,384 tokens (65,536 patches)" in note
+        assert "1 item(s) of 16,384 tokens each (65,536 patches in all)" in note
         enc[version] = float(note.split("encoder peak ")[1].split(" GiB")[0])
     assert abs((enc["0.8.5"] - enc["0.9.0.1"]) - 4 * values / GIB) < 0.011
     # the two L4 startups of 0.9.0.1 (tests/data/extra_records.jsonl, the OpenShift AI demo logs): "Available KV cache
@@ -1260,7 +1260,7 @@ def test_qwen25_vl_says_its_video_profile_is_not_computed(tmp_path):
         p = kvplan.fit(str(tmp_path), "H100", vllm_version="0.19.0", fixes=False, **kw)
         return next(a for a in p.assumptions if a.startswith("multimodal"))
 
-    assert "16,384 tokens (65,536 patches)" in note() and "video of up to 114,688 tokens" in note()
+    assert "16,384 tokens each (65,536 patches in all)" in note() and "video of up to 114,688 tokens" in note()
     assert "video of up to" not in note(limit_mm_per_prompt='{"video": 0}')
     assert "video of up to" not in note(max_model_len=16384)  # the video no longer outnumbers the image
 
@@ -1295,7 +1295,7 @@ def test_v0_profiles_as_many_dummy_images_as_the_token_budget_holds():
         assert p.rules.engine == "v0"
         return next(a for a in p.assumptions if a.startswith("multimodal"))
 
-    assert re.search(r"encodes 7 item\(s\) of 576 tokens \(4,039 patches\)", mm_note())  # 4096 // 576
+    assert re.search(r"encodes 7 item\(s\) of 576 tokens each \(4,039 patches in all\)", mm_note())  # 4096 // 576
     assert re.search(r"encodes 14 item\(s\)", mm_note(max_num_batched_tokens=8192))
     assert re.search(r"encodes 2 item\(s\)", mm_note(max_num_batched_tokens=8192, max_num_seqs=2))
     assert re.search(r"encodes 1 item\(s\)", mm_note(max_num_batched_tokens=4096, limit_mm_per_prompt='{"image": 1}',
@@ -1725,7 +1725,7 @@ def test_pixtral_and_llava_next_profile_passes_are_computed_from_the_source(tmp_
                       dtype="bfloat16")
     new = _multimodal_profile_bytes(model, args, rules_for("0.19.0"), 10 * GIB)[0]
     old, note = _multimodal_profile_bytes(model, args, rules_for("0.11.0"), 10 * GIB)
-    assert "2 item(s) of 3,025 tokens (24,200 patches)" in note and "without a patches x patches mask" in note
+    assert "2 item(s) of 3,025 tokens each (24,200 patches in all)" in note and "without a patches x patches mask" in note
     # below a large text peak both charge the cached outputs (2 x 3,025 features x 5,120 x 2 B) and the pixels alone
     assert new == old == 2 * 3025 * 5120 * 2 + 2 * 3 * 1540 * 1540 * 2
     # with no text peak the encoder is the peak, and the mask (24,200^2 x 2 B) is the 0.12+ difference
@@ -1751,7 +1751,7 @@ def test_pixtral_and_llava_next_profile_passes_are_computed_from_the_source(tmp_
     llm = EngineArgs(tensor_parallel_size=1, max_model_len=4096, max_num_seqs=256, max_num_batched_tokens=16384,
                      dtype="float16")
     extra, note = _multimodal_profile_bytes(nxt, llm, rules_for("0.10.2"), 0)
-    assert "5 item(s) of 2,928 tokens (14,425 patches)" in note
+    assert "5 item(s) of 2,928 tokens each (14,425 patches in all)" in note
     # with a text peak above the encoder's, the pass adds the cached outputs (5 x 2,928 x 4,096 x 2 B) and the pixels
     assert _multimodal_profile_bytes(nxt, llm, rules_for("0.10.2"), 2 * GIB)[0] == 5 * 2928 * 4096 * 2 + 25 * 3 * 336 * 336 * 2
 

@@ -2012,11 +2012,11 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     cached = 2 * items * (per_item_tokens + padded_tokens) * width
     pixels = pixel_bytes * n * pixels_per_patch if rules.mm_pixels_held and not v0 else 0
     extra = max(0, int(max(encoder, text_peak + cached + pixels) - text_peak))
-    what = f"{items} item(s) of {per_item_tokens:,} tokens ({n:,} patches)"
+    what = f"{items} item(s) of {per_item_tokens:,} tokens each ({n:,} patches in all)"
     caution = ""
     if tower == "pixtral":
-        caution = (f"; the tower attends through a {mask / GIB:.2f} GiB patches x patches mask (SDPA: xformers is no "
-                   "vLLM dependency from 0.12), inside the encoder peak" if mask else
+        caution = (f"; the tower attends through a {mask / GIB:.2f} GiB patches x patches mask (PyTorch's SDPA: "
+                   "xformers is no longer a vLLM dependency from 0.12), inside the encoder peak" if mask else
                    "; xformers (a vLLM dependency up to 0.11) attends without a patches x patches mask")
     if tower in ("qwen2", "qwen2_5") and video_ok and image_ok and rules.release >= (0, 11, 0) and args.max_model_len > 16384:
         # qwen2_vl.py get_mm_max_tokens_per_item: a video of up to 14 frames sized from max_model_len outnumbers the
@@ -2025,9 +2025,9 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         caution = (f"; vLLM profiles a video of up to {video_tokens:,} tokens instead, whose frame size comes from the video "
                    "processor and is not computed: the peak may be much higher (--limit-mm-per-prompt "
                    "'{\"video\": 0}' makes the image the profiled item)")
-    return extra, (f"multimodal: the profile run encodes {what}: encoder peak {encoder / GIB:.2f} GiB, cached outputs "
-                   f"{cached / GIB:.2f} GiB{' (padded)' if padded_tokens else ''}, pixels {pixels / GIB:.2f} GiB; "
-                   f"{extra / GIB:.2f} GiB above the text peak{caution}")
+    return extra, (f"multimodal: the profile run encodes {what}: encoder peak {encoder / GIB:.2f} GiB, its outputs "
+                   f"kept for the text pass {cached / GIB:.2f} GiB{' (padded)' if padded_tokens else ''}, pixels "
+                   f"{pixels / GIB:.2f} GiB; the activation peak is {extra / GIB:.2f} GiB above the text-only one{caution}")
 
 
 def _mllama_v0_profile_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, text_peak: int) -> tuple[int, str]:
