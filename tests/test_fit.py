@@ -214,6 +214,8 @@ def test_a_hybrid_with_fewer_state_blocks_than_max_num_seqs_is_refused_from_0_20
     # pool's blocks, but fewer sequences leave a larger pool, so more than that starts, and one more does not
     seqs = fixes["lower max_num_seqs"].flags["max_num_seqs"]
     assert fixes["lower max_num_seqs"].fits and p.num_gpu_blocks < seqs < 1024
+    # ... and it says so, or the offer reads as a misprint of the error's 'at most N'
+    assert f"more than the {p.num_gpu_blocks:,} vLLM's message names" in fixes["lower max_num_seqs"].effect
     assert kvplan.fit("Qwen/Qwen3.5-27B", "H100", max_model_len=131072, max_num_seqs=seqs).fits
     assert kvplan.fit("Qwen/Qwen3.5-27B", "H100", max_model_len=131072, max_num_seqs=seqs + 1).failure == "state_blocks"
     assert fix_command_text(fixes["no CUDA graphs"].flags) == "--enforce-eager" and fixes["no CUDA graphs"].fits

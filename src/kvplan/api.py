@@ -241,6 +241,9 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
         # the largest count that starts, as for a pool short of memory: vLLM's message names the blocks of this pool
         # ("at most N"), but fewer sequences leave a larger one (a smaller sampler peak, fewer graphs captured)
         fix = _max_num_seqs_fix(p)
+        if fix is not None and fix.flags["max_num_seqs"] > p.num_gpu_blocks:  # said, or it reads as a misprint of N
+            fix = replace(fix, effect=fix.effect + f" (more than the {p.num_gpu_blocks:,} vLLM's message names: fewer "
+                                                   "sequences leave a larger pool)")
         if fix is None and p.num_gpu_blocks > 0:  # not even one sequence starts: what vLLM's message offers, and why not
             q = _try(p, max_num_seqs=p.num_gpu_blocks)
             fix = Fix("lower max_num_seqs", {"max_num_seqs": p.num_gpu_blocks}, _effect(q), q.fits) if q else None
