@@ -196,6 +196,14 @@ def test_env_help_names_every_variable_kvplan_models():
         assert sorted(modelled) == sorted(ENV_EFFECTS), name
 
 
+def test_readme_lists_the_sweep_axes_sweep_takes():
+    from kvplan.cli.fit import SWEEPABLE
+
+    row = next(line for line in README.splitlines() if line.startswith("| `kvplan sweep"))
+    listed = row.split("one or two flags varied (", 1)[1].split(")", 1)[0]
+    assert [x.strip() for x in listed.split(",")] == list(SWEEPABLE)
+
+
 def test_ci_runs_the_readme_test_command():
     # the README's second set-up line is what CI runs (.ci/run may only add pip's -q)
     setup = README.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
