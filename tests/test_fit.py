@@ -1770,3 +1770,24 @@ def test_pixtral_tower_weights_are_whole_on_every_rank_as_its_profile_pass_takes
         return dict(weights_per_rank(spec, tp=tp).by_use).get("vision", 0)
 
     assert vision(model, 1) > 0.7 * GIB and vision(model, 2) == vision(model, 1)
+
+
+def test_a_plan_with_no_room_left_shows_no_negative_pool():
+    """Where the weights alone pass the requested memory (Gemma-4-26B-A4B, 48.5 GiB, on an L4's 20.2 GiB) the box said
+    'KV cache -30.02 GiB'; it now says there is none and by how much the other terms exceed the requested memory, while
+    --json keeps the signed figure, whose terms add up."""
+    from rich.console import Console
+
+    from kvplan.render import plan_table
+
+    p = kvplan.fit("google/gemma-4-26B-A4B", "L4", fixes=False)
+    assert p.kv_cache_bytes < 0
+    console = Console(width=200, record=True)
+    console.print(plan_table(p))
+    text = console.export_text()
+    line = next(l for l in text.splitlines() if "KV cache" in l)
+    assert "none:" in line and f"by {-p.kv_cache_bytes / GIB:.2f} GiB" in line and "-" not in line.split("KV cache")[1].split("none")[0]
+    ok = kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "L4", fixes=False)
+    console = Console(width=200, record=True)
+    console.print(plan_table(ok))
+    assert f"{ok.kv_cache_bytes / GIB:.2f} GiB" in next(l for l in console.export_text().splitlines() if "KV cache" in l)
