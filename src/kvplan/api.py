@@ -254,12 +254,11 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
             fixes.append(Fix("no CUDA graphs", {"enforce_eager": True}, _effect(q) + " (slower decode)", q.fits))
         fix = _utilization_fix(p, "less headroom")
         return tuple(fixes + ([fix] if fix else []))
-    best_len = largest_max_model_len(p)
-    if best_len:
-        q = _try(p, max_model_len=best_len)
-        if q and q.fits:
-            fixes.append(Fix("lower max_model_len", {"max_model_len": best_len},
-                             f"starts: {q.kv_cache_tokens:,} tokens, {q.max_concurrency:.2f}x concurrency at {best_len:,}", True))
+    found = _largest_max_model_len_plan(p)
+    if found:
+        best_len, q = found
+        fixes.append(Fix("lower max_model_len", {"max_model_len": best_len},
+                         f"starts: {q.kv_cache_tokens:,} tokens, {q.max_concurrency:.2f}x concurrency at {best_len:,}", True))
     fix = _max_num_seqs_fix(p) if p.failure != "load" else None
     if fix:
         fixes.append(fix)
@@ -292,10 +291,10 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
 def _max_num_seqs_fix(p: Plan) -> Fix | None:
     """The largest max_num_seqs that starts the plan (largest_max_num_seqs), with its effect, or None: one offer for a
     pool short of memory and for a hybrid's state blocks below max_num_seqs alike."""
-    seqs = largest_max_num_seqs(p)
-    if not seqs:
+    found = _largest_max_num_seqs_plan(p)
+    if found is None:
         return None
-    q = _try(p, max_num_seqs=seqs)
+    seqs, q = found
     return Fix("lower max_num_seqs", {"max_num_seqs": seqs}, _effect(q) + f", {seqs} sequences at a time", True)
 
 
@@ -441,6 +440,21 @@ def _effect(q: Plan | None) -> str:
     return f"starts: {q.kv_cache_tokens:,} tokens, {q.max_concurrency:.2f}x concurrency at {q.args.max_model_len:,}"
 
 
+def _largest(lo: int, hi: int, plan_at, ok=lambda q: q.fits) -> tuple[int, Plan | None]:
+    """The largest n in [lo, hi] whose plan_at(n) is `ok`, taking lo's as ok (the caller has seen it, or asks for
+    nothing below it) and ok as holding up to the answer and not past it; with the plan found at n, None where no n
+    above lo was. The bisection every "largest flag that still starts" search here shares."""
+    best = None
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        q = plan_at(mid)
+        if q is not None and ok(q):
+            lo, best = mid, q
+        else:
+            hi = mid - 1
+    return lo, best
+
+
 def largest_max_model_len(p: Plan) -> int | None:
     """The largest max_model_len that starts, with everything else unchanged (a multiple of the block size): from the
     length vLLM's error estimates (what the pool sized at the length given holds), searched upward below the length
@@ -449,6 +463,12 @@ def largest_max_model_len(p: Plan) -> int | None:
     so the profiled peak falls with the length (Phi-3.5-mini on an H200 at 0.7.1 and 0.3 utilization: the estimate
     74,240 starts, and so does 81,920, the answer; 81,936 does not). None where vLLM estimates no length or the
     estimate itself does not start."""
+    found = _largest_max_model_len_plan(p)
+    return found[0] if found else None
+
+
+def _largest_max_model_len_plan(p: Plan) -> tuple[int, Plan] | None:
+    """largest_max_model_len with the plan at that length."""
     if not p.estimated_max_model_len:
         return None
     bs = p.block_size
@@ -456,15 +476,9 @@ def largest_max_model_len(p: Plan) -> int | None:
     q = _try(p, max_model_len=lo)
     if q is None or not q.fits:
         return None  # even the length the pool holds does not start: something other than the length stands in the way
-    a, b = lo // bs, (p.args.max_model_len - 1) // bs  # in blocks; the length given does not start
-    while a < b:  # only lengths seen to start become the answer
-        mid = (a + b + 1) // 2
-        q = _try(p, max_model_len=mid * bs)
-        if q is not None and q.fits:
-            a = mid
-        else:
-            b = mid - 1
-    return a * bs
+    # in blocks; the length given does not start; only lengths seen to start become the answer
+    blocks, best = _largest(lo // bs, (p.args.max_model_len - 1) // bs, lambda n: _try(p, max_model_len=n * bs))
+    return blocks * bs, best or q
 
 
 def largest_max_num_seqs(p: Plan) -> int | None:
@@ -472,18 +486,17 @@ def largest_max_num_seqs(p: Plan) -> int | None:
     fewer sequences shrink the profile run's sampler peak (one row of logits per sequence) and the CUDA graphs
     captured up to it, which can be the memory the pool lacks (Qwen3.5-27B on an H100 at 262,144 tokens). None
     when even one sequence does not start."""
+    found = _largest_max_num_seqs_plan(p)
+    return found[0] if found else None
+
+
+def _largest_max_num_seqs_plan(p: Plan) -> tuple[int, Plan] | None:
+    """largest_max_num_seqs with the plan at that count."""
     q = _try(p, max_num_seqs=1)
     if q is None or not q.fits:
         return None
-    lo, hi = 1, p.args.max_num_seqs - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        q = _try(p, max_num_seqs=mid)
-        if q is not None and q.fits:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    seqs, best = _largest(1, p.args.max_num_seqs - 1, lambda n: _try(p, max_num_seqs=n))
+    return seqs, best or q
 
 
 def max_model_len_for_concurrency(p: Plan, concurrency: float) -> int | None:
@@ -499,15 +512,8 @@ def max_model_len_for_concurrency(p: Plan, concurrency: float) -> int | None:
         raise InputError("--concurrency", f"{concurrency:g} requests at once, but vLLM runs at most max_num_seqs "
                          f"({p.args.max_num_seqs}) at a time", f"give --max-num-seqs {int(concurrency)} as well, or "
                          f"--concurrency {p.args.max_num_seqs} or less")
-    limit = context_limit(p.model).tokens
-    lo, hi = 0, limit
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        q = _try(p, max_model_len=mid)
-        if q is not None and q.fits and q.max_concurrency >= concurrency:
-            lo = mid
-        else:
-            hi = mid - 1
+    lo, _ = _largest(0, context_limit(p.model).tokens, lambda n: _try(p, max_model_len=n),
+                     ok=lambda q: q.fits and q.max_concurrency >= concurrency)
     return lo if lo >= p.block_size else None
 
 
