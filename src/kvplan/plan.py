@@ -2567,6 +2567,8 @@ COLD_START_POOL_LOSS_BYTES = int(1.74 * GIB)
 # how fit's cold-first-start warning begins, in both its forms (a given length, --max-model-len -1): preflight's
 # 'first start' check finds the plan's warning by it
 COLD_START_WARNING = "a first start compiles its torch.compile graphs inside the memory profile"
+# where the margin comes from, as both forms of the warning say it
+_COLD_START_EVIDENCE = "(public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29)"
 # and how it begins where VLLM_DISABLE_COMPILE_CACHE=1 makes every start a first one
 _KEEP_COMPILE_CACHE = "unset VLLM_DISABLE_COMPILE_CACHE (then only a first start compiles)"
 EVERY_START_COLD_WARNING = "VLLM_DISABLE_COMPILE_CACHE=1: every start compiles its torch.compile graphs inside the memory profile"
@@ -2575,6 +2577,63 @@ COMPILE_CACHE_NOTE = ("torch.compile: planned as a start that loads its compiled
                       "(VLLM_CACHE_ROOT); a first start compiles them inside the memory profile and has logged 0.8-1.7 GiB "
                       "less KV pool (public cold/warm pairs: RTX 4090 0.23.0, RTX 5090 0.29.0); keep the cache on a "
                       "persistent volume")
+
+
+def _cold_start_warning(groups, available: float, bytes_per_block: int, resolved: EngineArgs, rules: VersionRules,
+                   gpu: GPUSpec, max_len: int, auto_fit: bool) -> str | None:
+    """What a compiling start, with COLD_START_POOL_LOSS_BYTES less pool than planned, does to a plan that starts warm:
+    a first start that may be refused (or, under --max-model-len -1, served a shorter length); under
+    VLLM_DISABLE_COMPILE_CACHE=1 every start, said whether or not its colder pool still starts. None where nothing
+    is to be said."""
+    cold = available - COLD_START_POOL_LOSS_BYTES
+    cold_blocks = max(0, int(cold // bytes_per_block))
+    cold_check = _fit_check(groups, cold, bytes_per_block, cold_blocks, resolved, rules)
+    cold_head = (f"{COLD_START_WARNING} and has logged up to {COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool "
+                 f"than the warm restart planned here {_COLD_START_EVIDENCE}")
+    # a hybrid's colder pool also holds fewer state blocks: the state-block check (state_blocks_refusal) refuses a
+    # first start whose blocks fall below max_num_seqs, at any length (auto-fit's shorter one included)
+    cold_state = state_blocks_refusal(groups, cold_blocks, resolved, rules, gpu) if cold_check[0] else None
+    if resolved.env_on("VLLM_DISABLE_COMPILE_CACHE"):
+        # vllm/compilation/backends.py: with the variable set no compiled graph is loaded or saved ("torch.compile
+        # cache is disabled"), so the warm start planned here never happens
+        # --max-model-len -1 sizes the length from the colder pool instead of refusing it (as in the first-start
+        # form below), unless not even one block is left or the state blocks fall short
+        shorter = auto_fit and not cold_check[0] and cold_check[2] > 0 and not cold_state
+        refused = (not cold_check[0] or cold_state) and not shorter
+        return (f"{EVERY_START_COLD_WARNING}, as a first start does, and such starts have logged up to "
+                f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool than the warm start planned here "
+                f"{_COLD_START_EVIDENCE}"
+                + (f"; vLLM's auto-fit (--max-model-len -1) would size max_model_len from that smaller pool on "
+                   f"every start: about {cold_check[2]:,} tokens instead of the {max_len:,} planned here; leave "
+                   f"that much more room (a higher --gpu-memory-utilization) or {_KEEP_COMPILE_CACHE}"
+                   if shorter else
+                   "; with that much less this pool would not start, so any start may be refused: leave that "
+                   f"much more room (a higher --gpu-memory-utilization) or {_KEEP_COMPILE_CACHE}"
+                   if refused else "; expect the pool below the plan on every start"))
+    if auto_fit and not cold_check[0]:
+        # --max-model-len -1: vLLM sizes the length from the pool the profile left (section 4, "Auto-fit"), so a
+        # colder pool is a shorter length, not a refusal, unless not even one block is left
+        shorter = (f"vLLM's auto-fit (--max-model-len -1) would size max_model_len from that smaller pool: about "
+                   f"{cold_check[2]:,} tokens on the very first start instead of the {max_len:,} planned here"
+                   if cold_check[2] > 0 else "vLLM's auto-fit (--max-model-len -1) would find no length at all and "
+                   "refuse the very first start")
+        return (f"{cold_head}; {shorter}. The compile cache a "
+                "start writes (VLLM_CACHE_ROOT, on a persistent volume in kvplan scaffold's files) makes later "
+                "starts warm, at the planned length; a length given instead of -1 is the same on every start, "
+                "but a first start whose pool cannot hold it is refused")
+    if not cold_check[0]:
+        return (f"{cold_head}; with that much less this pool would not hold one {max_len:,}-token request, so "
+                "the very first start may be refused. The compile cache a start writes (VLLM_CACHE_ROOT, on a "
+                "persistent volume in kvplan scaffold's files; keyed on the model config, max_model_len included) "
+                "makes later starts warm; for the first, leave that much more room (a higher "
+                "--gpu-memory-utilization) or expect one retry")
+    if cold_state:
+        return (f"{cold_head}; with that much less this pool would hold {cold_blocks:,} Mamba cache blocks, "
+                f"below max_num_seqs ({resolved.max_num_seqs}), which vLLM's state-block check refuses, so the "
+                "very first start may be refused. The compile cache a start writes (VLLM_CACHE_ROOT) makes later "
+                "starts warm; for the first, leave that much more room (a higher --gpu-memory-utilization), "
+                f"give --max-num-seqs {cold_blocks} or less, or expect one retry")
+    return None
 
 
 def inductor_compiles(args: EngineArgs) -> bool:
@@ -3465,54 +3524,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     elif arch:  # ModelConfig refuses it while reading the config: before any worker, GPU check or load
         fits, error, failure = False, arch[1], "architecture"
     if fits and rules.engine != "v0" and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None:
-        cold = available - COLD_START_POOL_LOSS_BYTES
-        cold_check = _fit_check(groups, cold, bytes_per_block, int(cold // bytes_per_block), resolved, rules)
-        cold_head = (f"{COLD_START_WARNING} and has logged up to {COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool "
-                     "than the warm restart planned here (public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29)")
-        # a hybrid's colder pool also holds fewer state blocks: the state-block check (state_blocks_refusal) refuses a
-        # first start whose blocks fall below max_num_seqs, at any length (auto-fit's shorter one included)
-        cold_blocks = max(0, int(cold // bytes_per_block))
-        cold_state = state_blocks_refusal(groups, cold_blocks, resolved, rules, gpu) if cold_check[0] else None
-        if resolved.env_on("VLLM_DISABLE_COMPILE_CACHE"):
-            # vllm/compilation/backends.py: with the variable set no compiled graph is loaded or saved ("torch.compile
-            # cache is disabled"), so the warm start planned here never happens
-            # --max-model-len -1 sizes the length from the colder pool instead of refusing it (as in the first-start
-            # form below), unless not even one block is left or the state blocks fall short
-            shorter = auto_fit and not cold_check[0] and cold_check[2] > 0 and not cold_state
-            refused = (not cold_check[0] or cold_state) and not shorter
-            warns.append(f"{EVERY_START_COLD_WARNING}, as a first start does, and such starts have logged up to "
-                         f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool than the warm start planned here "
-                         "(public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29)"
-                         + (f"; vLLM's auto-fit (--max-model-len -1) would size max_model_len from that smaller pool on "
-                            f"every start: about {cold_check[2]:,} tokens instead of the {max_len:,} planned here; leave "
-                            f"that much more room (a higher --gpu-memory-utilization) or {_KEEP_COMPILE_CACHE}"
-                            if shorter else
-                            "; with that much less this pool would not start, so any start may be refused: leave that "
-                            f"much more room (a higher --gpu-memory-utilization) or {_KEEP_COMPILE_CACHE}"
-                            if refused else "; expect the pool below the plan on every start"))
-        elif auto_fit and not cold_check[0]:
-            # --max-model-len -1: vLLM sizes the length from the pool the profile left (section 4, "Auto-fit"), so a
-            # colder pool is a shorter length, not a refusal, unless not even one block is left
-            shorter = (f"vLLM's auto-fit (--max-model-len -1) would size max_model_len from that smaller pool: about "
-                       f"{cold_check[2]:,} tokens on the very first start instead of the {max_len:,} planned here"
-                       if cold_check[2] > 0 else "vLLM's auto-fit (--max-model-len -1) would find no length at all and "
-                       "refuse the very first start")
-            warns.append(f"{cold_head}; {shorter}. The compile cache a "
-                         "start writes (VLLM_CACHE_ROOT, on a persistent volume in kvplan scaffold's files) makes later "
-                         "starts warm, at the planned length; a length given instead of -1 is the same on every start, "
-                         "but a first start whose pool cannot hold it is refused")
-        elif not cold_check[0]:
-            warns.append(f"{cold_head}; with that much less this pool would not hold one {max_len:,}-token request, so "
-                         "the very first start may be refused. The compile cache a start writes (VLLM_CACHE_ROOT, on a "
-                         "persistent volume in kvplan scaffold's files; keyed on the model config, max_model_len included) "
-                         "makes later starts warm; for the first, leave that much more room (a higher "
-                         "--gpu-memory-utilization) or expect one retry")
-        elif cold_state:
-            warns.append(f"{cold_head}; with that much less this pool would hold {cold_blocks:,} Mamba cache blocks, "
-                         f"below max_num_seqs ({resolved.max_num_seqs}), which vLLM's state-block check refuses, so the "
-                         "very first start may be refused. The compile cache a start writes (VLLM_CACHE_ROOT) makes later "
-                         "starts warm; for the first, leave that much more room (a higher --gpu-memory-utilization), "
-                         f"give --max-num-seqs {cold_blocks} or less, or expect one retry")
+        cold_warning = _cold_start_warning(groups, available, bytes_per_block, resolved, rules, gpu, max_len, auto_fit)
+        if cold_warning:
+            warns.append(cold_warning)
     if fits and conc < 1:
         # the release's own check passed (0.14-0.18 count only the first KV group's need), yet its log prints a
         # concurrency below 1x: the pool cannot hold one request of max_model_len in all its groups
