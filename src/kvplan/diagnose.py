@@ -261,6 +261,15 @@ def _enrich_groups(groups: Mapping[str, Optional[str]]) -> dict:
     return g
 
 
+def _reread_as(drafts: dict[str, _Draft], old_key: str, draft: _Draft) -> None:
+    """A draft a decider re-read as another symptom: out from under its old key, in under its new one unless a draft
+    at least as confident already holds it."""
+    del drafts[old_key]
+    other = drafts.get(draft.symptom)
+    if other is None or other.confidence < draft.confidence:
+        drafts[draft.symptom] = draft
+
+
 def _decide_driver(draft: _Draft, log: StartupLog, context: dict) -> None:
     """Who owns a driver/runtime mismatch: the host driver, or the runtime the image/wheel brings."""
     names = {h.signature for h in draft.hits}
@@ -378,16 +387,13 @@ def _decide_weights_format(drafts: dict[str, _Draft], log: StartupLog) -> None:
     fmt = str(fmt).rsplit(".", 1)[-1].lower() if fmt is not None else None
     if not fmt or fmt == "auto":
         return
-    del drafts["weights_not_cached"]
     draft.symptom, draft.layer = "invalid_engine_flags", "vllm_version_flags"
     draft.cause = (f"--load-format {fmt} makes vLLM look only for that format's files, and the checkpoint at the path has none "
                    "(e.g. .bin shards where safetensors were asked for).")
     draft.fix = "Drop --load-format (auto takes safetensors, else .bin), or convert the checkpoint to the format named."
     draft.decided_by = f"load_format {fmt} is set"
     draft.confidence = max(draft.confidence, 0.8)
-    other = drafts.get("invalid_engine_flags")
-    if other is None or other.confidence < draft.confidence:
-        drafts["invalid_engine_flags"] = draft
+    _reread_as(drafts, "weights_not_cached", draft)
 
 
 def _architectures_listed_as_supported(arch: Optional[_Draft]) -> list[str]:
@@ -503,10 +509,7 @@ def _decide_backend_reasons(drafts: dict[str, _Draft], log: StartupLog) -> None:
         draft.fix = gpu.fix
         draft.hits = draft.hits + [wrapped]
         draft.decided_by = "the reasons wrapped onto a following line name the compute capability"
-        del drafts["attention_backend_fallback"]
-        other = drafts.get(draft.symptom)
-        if other is None or other.confidence < draft.confidence:
-            drafts[draft.symptom] = draft
+        _reread_as(drafts, "attention_backend_fallback", draft)
         return
     draft.confidence = min(draft.confidence, 0.5)
     draft.cause = ("No attention backend of this vLLM accepted this model's attention, and the reasons are not on the line "
@@ -691,10 +694,7 @@ def _decide_triton_image_on_old_gpu(drafts: dict[str, _Draft], log: StartupLog) 
                  "TRITON_PTXAS_PATH at the ptxas of a CUDA the driver supports; clear ~/.triton/cache.")
     draft.decided_by = "a Triton cubin refused on a pre-Ampere GPU: the driver, as a hint"
     draft.hits = draft.hits + list(log.hits_of("fa2_below_cc8"))[:1]
-    del drafts["unsupported_gpu"]
-    other = drafts.get(draft.symptom)
-    if other is None or other.confidence < draft.confidence:
-        drafts[draft.symptom] = draft
+    _reread_as(drafts, "unsupported_gpu", draft)
 
 
 _SITE_PYTHON = re.compile(r"/python(?P<ver>3\.\d+)/(?:site|dist)-packages/")
