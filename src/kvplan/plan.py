@@ -2579,6 +2579,36 @@ COMPILE_CACHE_NOTE = ("torch.compile: planned as a start that loads its compiled
                       "persistent volume")
 
 
+def block_size_backend(model: ModelSpec, gpu: GPUSpec, block_size: int | None, resolved: EngineArgs,
+                       rules: VersionRules) -> tuple[str | None, str | None]:
+    """What a given --block-size off the standard kernels' multiple (rules attention_block_multiple) does on NVIDIA's V1
+    attention backends: (vLLM's refusal, None) where no backend takes it, (None, a warning) where it runs on
+    FlexAttention, (None, None) otherwise. MLA backends have sizes of their own, and a recurrent hybrid's attention
+    block size is vLLM's, not the flag's."""
+    multiple = rules.attention_block_multiple
+    if not (block_size and multiple and block_size % multiple and rules.engine == "v1" and not model.uses_mla
+            and "recurrent" not in model.cache_kinds and gpu.vendor.upper() != "AMD"):
+        return None, None
+    # FlexAttention, last in the list, refuses the block size too from 0.21 (versions.py
+    # flex_attention_block_multiple), and an fp8 KV cache from 0.16 (flex_attention_kv_dtypes): then vLLM's
+    # backend selection finds none and stops (kvplan's wording of its reasons, not its AttentionSelectorConfig repr;
+    # validate_configuration lists the dtype before the block size)
+    flex_dtypes, flex_multiple = rules.flex_attention_kv_dtypes, rules.flex_attention_block_multiple
+    flex_reasons = ((["kv_cache_dtype not supported"] if flex_dtypes and resolved.kv_cache_dtype not in flex_dtypes
+                     else []) + (["block_size not supported"] if flex_multiple and block_size % flex_multiple else []))
+    if flex_reasons:
+        return (f"No valid attention backend found for cuda with block_size={block_size}, "
+                f"kv_cache_dtype={resolved.kv_cache_dtype}. Reasons: FLASH_ATTN, FLASHINFER, TRITON_ATTN: "
+                f"[block_size not supported]; FLEX_ATTENTION: [{', '.join(flex_reasons)}]."), None
+    # the fallback is said for models FlexAttention serves alike; sliding-window models (gpt-oss's sinks, Gemma 2's
+    # soft-capping) may find no backend instead, which kvplan has not read for every family: no claim there
+    if model.is_hybrid:
+        return None, None
+    return None, (f"--block-size {block_size} is not a multiple of {multiple}, which FlashAttention, FlashInfer and "
+                  "Triton attention need: vLLM falls back to FlexAttention, much slower (versions.py "
+                  f"attention_block_multiple); {multiple}, 32 or 64 keep the fast kernels")
+
+
 def _cold_start_warning(groups, available: float, bytes_per_block: int, resolved: EngineArgs, rules: VersionRules,
                    gpu: GPUSpec, max_len: int, auto_fit: bool) -> str | None:
     """What a compiling start, with COLD_START_POOL_LOSS_BYTES less pool than planned, does to a plan that starts warm:
@@ -3283,31 +3313,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                      "the CUDA-graph memory per layer and capture size is still the one fitted on the releases' default mode")
     if why_v0:  # vLLM's own warning (engine/arg_utils.py _raise_or_fallback)
         warns.append(f"{why_v0} is not supported by the V1 Engine. Falling back to V0.")
-    multiple = rules.attention_block_multiple
-    backend_error = None
-    # a --block-size off the standard kernels' multiple, on NVIDIA's V1 attention backends (MLA backends have sizes of
-    # their own; a recurrent hybrid's attention block size is vLLM's, not the flag's)
-    off_multiple = bool(args.block_size and multiple and args.block_size % multiple and rules.engine == "v1"
-                        and not model.uses_mla and "recurrent" not in model.cache_kinds and gpu.vendor.upper() != "AMD")
-    if off_multiple:
-        # FlexAttention, last in the list, refuses the block size too from 0.21 (versions.py
-        # flex_attention_block_multiple), and an fp8 KV cache from 0.16 (flex_attention_kv_dtypes): then vLLM's
-        # backend selection finds none and stops (kvplan's wording of its reasons, not its AttentionSelectorConfig repr;
-        # validate_configuration lists the dtype before the block size)
-        flex_dtypes, flex_multiple = rules.flex_attention_kv_dtypes, rules.flex_attention_block_multiple
-        flex_reasons = ((["kv_cache_dtype not supported"] if flex_dtypes and resolved.kv_cache_dtype not in flex_dtypes
-                         else []) + (["block_size not supported"] if flex_multiple and args.block_size % flex_multiple
-                                     else []))
-        if flex_reasons:
-            backend_error = (f"No valid attention backend found for cuda with block_size={args.block_size}, "
-                             f"kv_cache_dtype={resolved.kv_cache_dtype}. Reasons: FLASH_ATTN, FLASHINFER, TRITON_ATTN: "
-                             f"[block_size not supported]; FLEX_ATTENTION: [{', '.join(flex_reasons)}].")
-    # the fallback is said for models FlexAttention serves alike; sliding-window models (gpt-oss's sinks, Gemma 2's
-    # soft-capping) may find no backend instead, which kvplan has not read for every family: no claim there
-    if backend_error is None and off_multiple and not model.is_hybrid:
-        warns.append(f"--block-size {args.block_size} is not a multiple of {multiple}, which FlashAttention, FlashInfer "
-                     "and Triton attention need: vLLM falls back to FlexAttention, much slower (versions.py "
-                     f"attention_block_multiple); {multiple}, 32 or 64 keep the fast kernels")
+    backend_error, block_warning = block_size_backend(model, gpu, args.block_size, resolved, rules)
+    if block_warning:
+        warns.append(block_warning)
     if quant is not None and quant.method == "gguf" and resolved.dtype == "bfloat16" and gpu.cc and gpu.cc >= (10, 0):
         # GGUFConfig.get_supported_act_dtypes drops bfloat16 on Blackwell (vLLM PR #30408, Dec 2025; the GGUF plugin
         # later restored it): which releases refuse is not pinned, so this is said, not planned
