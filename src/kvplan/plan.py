@@ -26,7 +26,7 @@ from kvplan.resolve import (BNB_IN_FLIGHT, DTYPE_BYTES, GB, MAX_MEMORY_BYTES, GP
                             heads_per_rank)
 from kvplan.versions import (INTEGRATED_MEMORY_CC, V0_ONLY_ARCHITECTURES, VersionRules, architecture_refusal,
                              as_v0_engine, batch_defaults, canonical_quant, check_serve_env, check_serve_values, first_release_where, newer_than_read, parse_version, quant_method_last_read, quant_min_capability, quantization_methods, release_from, rules_for)
-from kvplan.weights import (RankWeights, allocator_rounding_bytes, drafter_weights, eagle_aux_states, kv_dtype_bytes, lora_buffer_bytes, padded_vocab, pp_layer_split,
+from kvplan.weights import (MXFP4_MARLIN_ALIGN, RankWeights, allocator_rounding_bytes, drafter_weights, eagle_aux_states, kv_dtype_bytes, lora_buffer_bytes, mxfp4_moe_backend, padded_vocab, pp_layer_split,
                             vision_bnb_only_params, vision_linear_params, vision_mlp_gated, weights_per_rank)
 
 KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
@@ -2965,12 +2965,11 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
         return ("ct_wna16_marlin", int(width), model.hidden_size)
     if q.method != "mxfp4":
         return None
-    cc, forced = gpu.cc, mxfp4_marlin_forced(args, rules, gpu.cc)
-    if (10, 0) <= cc < (11, 0) and not forced:
-        return ("mxfp4_flashinfer", int(width), model.hidden_size)
-    if cc == (9, 0) and rules.mxfp4_hopper_backend == "triton" and not forced:
-        return ("mxfp4_triton", int(width), model.hidden_size)
-    return ("mxfp4_marlin", -(-int(width) // 128) * 128, -(-model.hidden_size // 256) * 256)
+    backend = mxfp4_moe_backend(gpu.cc, rules.mxfp4_hopper_backend, mxfp4_marlin_forced(args, rules, gpu.cc))
+    if backend != "marlin":
+        return (f"mxfp4_{backend}", int(width), model.hidden_size)
+    i_align, h_align = MXFP4_MARLIN_ALIGN
+    return ("mxfp4_marlin", -(-int(width) // i_align) * i_align, -(-model.hidden_size // h_align) * h_align)
 
 
 def moe_workspace_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, m_full: int, width: float) -> float:

@@ -639,6 +639,27 @@ def _round_up(x: int, a: int) -> int:
     return -(-x // a) * a
 
 
+# Marlin's MXFP4 experts: the per-rank intermediate size padded to 128, the hidden size to 256
+# (mxfp4_round_up_hidden_size_and_intermediate_size, fused_moe/oracle/mxfp4.py 0.19.1)
+MXFP4_MARLIN_ALIGN = (128, 256)
+
+
+def mxfp4_moe_backend(gpu_cc: tuple[int, int] | None, hopper_backend: str = "triton",
+                      marlin_forced: bool = False) -> str | None:
+    """The kernel family that runs MXFP4 MoE experts on a CUDA GPU (quantization/mxfp4.py get_mxfp4_backend 0.16-0.18,
+    fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend 0.19.1-0.33.0): "flashinfer" on Blackwell 10.x, "triton" on
+    Hopper where the release ships the Triton kernels (rules mxfp4_hopper_backend), "marlin" on every other GPU and
+    wherever VLLM_MXFP4_USE_MARLIN=1 forces it (`marlin_forced`, plan.mxfp4_marlin_forced); None without a GPU.
+    The weights' layout (mxfp4_expert_layout) and the experts' workspace (plan.quantized_moe_experts) both follow it."""
+    if gpu_cc is None:
+        return None
+    if (10, 0) <= gpu_cc < (11, 0) and not marlin_forced:
+        return "flashinfer"
+    if gpu_cc == (9, 0) and hopper_backend == "triton" and not marlin_forced:
+        return "triton"
+    return "marlin"
+
+
 @dataclass(frozen=True)
 class Mxfp4Layout:
     """An MXFP4 expert as the MoE backend holds it on one rank after loading (mxfp4_expert_layout)."""
@@ -673,13 +694,14 @@ def mxfp4_expert_layout(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None
     """
     i, h = spec.moe_intermediate_size, spec.hidden_size
     i_rank = i // tp
-    if gpu_cc is None or not i_rank or not h:
+    backend = mxfp4_moe_backend(gpu_cc, hopper_backend, marlin_forced)
+    if backend is None or not i_rank or not h:
         return None
     unpadded = 3 * h * i_rank * (0.5 + 1 / 32)
-    if gpu_cc >= (10, 0) and gpu_cc < (11, 0) and not marlin_forced:
+    if backend == "flashinfer":
         i_pad, h_pad = _round_up(i_rank, 256), _round_up(h, 256)
         return Mxfp4Layout("FlashInfer (SM100)", i_pad, h_pad, (i_pad * h_pad) / (i_rank * h), 4)
-    if gpu_cc == (9, 0) and hopper_backend == "triton" and not marlin_forced:
+    if backend == "triton":
         i_pad = _round_up(i_rank, 64)
         a = max(1, swizzle_align)
 
@@ -694,7 +716,7 @@ def mxfp4_expert_layout(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None
         what = ("Triton (SM90)" + (", loaded scales kept" if keeps_scales else "")
                 + (f", {a}-byte swizzle pre-pad" if a > 1 else ""))
         return Mxfp4Layout(what, i_pad, h, (w13 + w2 + scales + kept) / unpadded, 4)
-    i_pad, h_pad = _round_up(i_rank, 128), _round_up(h, 256)
+    i_pad, h_pad = _round_up(i_rank, MXFP4_MARLIN_ALIGN[0]), _round_up(h, MXFP4_MARLIN_ALIGN[1])
     return Mxfp4Layout("Marlin", i_pad, h_pad, (i_pad * h_pad) / (i_rank * h), dtype_bytes)
 
 
