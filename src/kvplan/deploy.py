@@ -32,7 +32,7 @@ from string import Template
 from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
-from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, parse_mm_limits, parse_speculative_config,
+from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, env_flag_on, parse_mm_limits, parse_speculative_config,
                           speculative_draft, speculative_object, vllm_quant_method)
 from kvplan.resolve import is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
@@ -789,13 +789,9 @@ def _local_notes(spec: ScaffoldSpec) -> str:
 
 
 def compile_cache_disabled(env: Sequence[tuple[str, str]]) -> bool:
-    """VLLM_DISABLE_COMPILE_CACHE on, read as vLLM reads it (bool(int(value)): plan.INT_READ_ENV): no start loads
-    compiled graphs from the cache (vllm/compilation/backends.py), so a restart compiles as the first start does."""
-    value = dict(env).get("VLLM_DISABLE_COMPILE_CACHE")
-    try:
-        return value is not None and bool(int(value))
-    except ValueError:
-        return False
+    """VLLM_DISABLE_COMPILE_CACHE on, read as the plan reads it (plan.env_flag_on): no start loads compiled graphs from
+    the cache (vllm/compilation/backends.py), so a restart compiles as the first start does."""
+    return env_flag_on(env, "VLLM_DISABLE_COMPILE_CACHE")
 
 
 def _env_cost(spec: ScaffoldSpec, name: str) -> str:

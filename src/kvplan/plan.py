@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, fields, replace
 from fractions import Fraction
 from functools import cached_property
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from kvplan.calibration import CAPTURE_G_CONST, CAPTURE_G_PER, GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
@@ -514,6 +514,18 @@ def parse_env(value) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(out.items()))
 
 
+def env_flag_on(env: Sequence[tuple[str, str]], name: str) -> bool:
+    """Whether the server's environment `env` turns switch `name` on: bool(int(value)) for the variables vLLM reads so
+    (INT_READ_ENV; a value int() refuses is refused in _env_rules), else 1 / true / yes / on."""
+    value = str(dict(env).get(name) or "").strip()
+    if name in INT_READ_ENV:
+        try:
+            return bool(int(value))
+        except ValueError:
+            return False
+    return value.lower() in ("1", "true", "yes", "on")
+
+
 @dataclass(frozen=True)
 class EngineArgs:
     """The `vllm serve` flags kvplan models. None means "that vLLM version's default"."""
@@ -560,13 +572,7 @@ class EngineArgs:
         return dict(self.env).get(name)
 
     def env_on(self, name: str) -> bool:
-        value = str(self.env_value(name) or "").strip()
-        if name in INT_READ_ENV:  # bool(int(value)), as vLLM reads them; a value int() refuses is refused in _env_rules
-            try:
-                return bool(int(value))
-            except ValueError:
-                return False
-        return value.lower() in ("1", "true", "yes", "on")
+        return env_flag_on(self.env, name)
 
     @cached_property
     def mm_limits(self) -> dict[str, int] | None:
