@@ -161,6 +161,10 @@ def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
 # tower planned) and the three quantized ones are ARCHITECTURE STAND-INS whose quantization maps are not known (the NVFP4
 # builds keep more in higher precision than the stand-in: 17.8 GiB planned, 24.6 GiB on disk), stated in SOURCES-logs.md
 # (fifteenth round), not a tolerance: the tokens and concurrency p90 bounds move from 8 / 8.5 to 8.5 / 9 %; the rest stay.
+# With the three eighteenth-round records (Qwen3-0.6B on an L40S under a Red Hat AI Inference Server build, version not
+# printed; Qwen2.5-1.5B-Instruct-AWQ on an RTX 3090, 0.13.0; Qwen2.5-72B-Instruct-AWQ on one L20, 0.8.5.post1, tokens and
+# concurrency only; scored before any change: tokens +2.71 / -0.66 / +8.70 %) the ninety-one measure 0.01/0.68/11.66
+# (weights, 77), 0.56/5.77/18.88 (KV GiB, 81), 0.70/7.88/64.25 (tokens, 90), 0.65/8.74/64.09 (concurrency). The bounds hold.
 BOUNDS = [("weights_gib", 0.5, 2.0, 14.0), ("kv_cache_gib", 4.5, 7.0, 19.5), ("kv_cache_tokens", 4.5, 8.5, 67.0),
           ("max_concurrency", 4.5, 9.0, 67.0)]
 
@@ -196,9 +200,10 @@ def test_given_the_blind_pools_the_kv_arithmetic_is_within_rounding(blind):
     # pool. Its DeepSeek-R1-0528 TP8 row on 0.20.0 reads +2.28 % (tokens) given the printed pool, its 616,096 tokens being
     # 40.32 GiB of MLA pages, not 41.24 (SOURCES-logs.md, tenth round); its two Llama-3.3-70B TP4 rows read 0.00 %. Those
     # are held to 2.5 %; every other record to the rounding of the printed GiB.
-    # (the fifteenth round adds three more, the RTX PRO 6000 recipe table's tokens and concurrency without a pool GiB)
+    # (the fifteenth round adds three more, the RTX PRO 6000 recipe table's tokens and concurrency without a pool GiB;
+    # the eighteenth one more, an L20 Qwen2.5-72B-AWQ throughput note that quotes the token and concurrency lines only)
     pooled = [rec for rec in blind if rec["observed"]["kv_cache_gib"]]
-    assert len(pooled) >= len(blind) - 9
+    assert len(pooled) >= len(blind) - 10
     one_worker = [rec for rec in pooled if (rec["args"].get("tensor_parallel_size") or 1) > 1
                   and "the pool of whichever worker logged first" in rec["notes"]]
     assert len(one_worker) <= 3
