@@ -679,6 +679,13 @@ def test_a_disabled_compile_cache_makes_every_restart_compile(tmp_path):
         assert "restart (weights cached, cold compile: VLLM_DISABLE_COMPILE_CACHE=1)" in files["README.md"]
         assert "find the weights and the compile cache" not in files["README.md"]
         assert "compile again" in files["README.md"]
+    # a plan that carries its own cold-start margin (Plan.first_start, plan.cold_start_pool_loss_bytes) is said with
+    # it; the line above, from a plan without one, fell back to the public pairs' largest (1.74 GiB)
+    own = _standin("0.33.0", env=(("VLLM_DISABLE_COMPILE_CACHE", "1"),))
+    own.first_start = {"loss_bytes_most": int(0.44 * 2**30)}
+    line = next(x for x in render_files(spec_from_plan(own))["serve.sh"].splitlines()
+                if x.startswith("export VLLM_DISABLE_COMPILE_CACHE="))
+    assert "0.44 GiB smaller" in line and "1.74 GiB" not in line
     off = spec_from_plan(_standin("0.33.0", env=(("VLLM_DISABLE_COMPILE_CACHE", "0"),)))
     assert not off.compile_cache_disabled and off.startup_restart == warm.startup_restart
     files = render_files(off)

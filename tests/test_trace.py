@@ -87,6 +87,28 @@ def test_explain_prints_every_source_whole_on_a_narrow_terminal():
         assert re.sub(r"\s", "", term.source) in joined, term.name
 
 
+def test_explain_and_json_give_the_first_starts_pool_beside_the_warm_one():
+    # a compiling first start loses loss_bytes_least .. loss_bytes_most of the warm pool (plan.cold_start_pool_loss_bytes):
+    # --json first_start carries both ends, --explain prints them under the kv_cache term; an eager start has none
+    from kvplan.render import explain_table
+
+    p = kvplan.fit("Qwen/Qwen3-8B", "RTX 4090", max_model_len=8192, vllm_version="0.27.1", fixes=False)
+    first = p.to_dict()["first_start"]
+    assert first["kv_cache_bytes_least"] == p.kv_cache_bytes - first["loss_bytes_most"]
+    assert first["kv_cache_bytes_most"] == p.kv_cache_bytes - first["loss_bytes_least"]
+    assert 0 < first["loss_bytes_least"] < first["loss_bytes_most"]
+    console = Console(width=300, record=True, color_system=None)
+    console.print(explain_table(p))
+    row = next(line for line in console.export_text().splitlines() if "kv_cache (first start)" in line)
+    assert (f"{first['kv_cache_bytes_least'] / 2**30:,.2f}-{first['kv_cache_bytes_most'] / 2**30:,.2f} GiB" in row
+            and "cold_start_pool_loss_bytes" in row)
+    eager = kvplan.fit("Qwen/Qwen3-8B", "RTX 4090", max_model_len=8192, enforce_eager=True, fixes=False)
+    assert eager.to_dict()["first_start"] is None
+    console = Console(width=300, record=True, color_system=None)
+    console.print(explain_table(eager))
+    assert "first start" not in console.export_text()
+
+
 def test_a_given_kv_pool_says_so_in_its_term():
     p = kvplan.fit("Qwen/Qwen3-8B", "H100", kv_cache_memory_bytes=20 * 1024 ** 3, fixes=False)
     term = {t.name: t for t in p.terms}["kv_cache"]

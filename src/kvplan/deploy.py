@@ -97,6 +97,8 @@ class ScaffoldSpec:
     draft_model_id: Optional[str] = None
     draft_revision: Optional[str] = None
     draft_weights_bytes: int = 0
+    # the most KV pool a compiling start loses against the warm one planned (the plan's first_start), per rank
+    cold_start_loss_bytes: int = COLD_START_POOL_LOSS_BYTES
 
     @property
     def compile_cache_disabled(self) -> bool:
@@ -474,7 +476,16 @@ def spec_from_plan(
         gpus_per_node=gpus_per_node, fits=bool(plan.fits), plan_error=_get(plan, "error"), data_parallel_size=dp,
         pooling=pooling, local_dir=str(local_dir) if local_dir else None, startup_first_from_volume=from_volume,
         draft_model_id=draft_id, draft_revision=draft_revision, draft_weights_bytes=draft_bytes,
+        cold_start_loss_bytes=_cold_start_loss(plan),
     )
+
+
+def _cold_start_loss(plan: Any) -> int:
+    """The plan's most pool lost by a compiling start (Plan.first_start loss_bytes_most); the public pairs' largest
+    (plan.COLD_START_POOL_LOSS_BYTES) where the plan carries none."""
+    first = _get(plan, "first_start")
+    return int(first["loss_bytes_most"]) if isinstance(first, dict) and "loss_bytes_most" in first \
+        else COLD_START_POOL_LOSS_BYTES
 
 
 def hub_drafter(plan: Any) -> tuple[Optional[str], Optional[str], int]:
@@ -798,7 +809,7 @@ def _env_cost(spec: ScaffoldSpec, name: str) -> str:
     """What an --env variable costs, said beside its export in serve.sh (the plan's warning says it in full)."""
     if name == "VLLM_DISABLE_COMPILE_CACHE" and spec.compile_cache_disabled:
         return (f": every start compiles its graphs (restart ~{spec.startup_restart.total_s:.0f} s, and a KV pool up to "
-                f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB smaller than a warm start's); unset it to keep the cache")
+                f"{spec.cold_start_loss_bytes / GIB:.2f} GiB smaller than a warm start's); unset it to keep the cache")
     return ""
 
 

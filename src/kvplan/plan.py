@@ -772,6 +772,9 @@ class Plan:
     site_calibration: bool = field(default=False, compare=False, repr=False)
     # the CUDA graphs captured: effective mode, capture sizes, the drafter's graphs, their bytes (CudaGraphPlan.to_dict)
     cudagraphs: dict | None = None
+    # a compiling (cold) first start's pool beside the warm one planned here (ColdStartLoss.to_dict); None where no
+    # start compiles (--enforce-eager, V0, compilation off) or the pool is given (--kv-cache-memory-bytes)
+    first_start: dict | None = None
 
     @property
     def vllm_version(self) -> str:
@@ -860,6 +863,7 @@ class Plan:
             "fixes": [asdict(f) for f in self.fixes],
             "speculative": self.speculative,
             "cudagraphs": self.cudagraphs,
+            "first_start": self.first_start,
             # the offsets `kvplan reconcile --calibrate` stored for this GPU and model, where this plan applied them
             # (the same key in fit --json, sweep --json rows and the web API's answers)
             "site_calibration": site_calibration_dict(self.site_offsets),
@@ -2568,13 +2572,83 @@ def _drafter_decoder_layers(model: ModelSpec, args: EngineArgs) -> int:
 # The most KV pool a cold first start (Inductor compiling inside the memory profile) has logged below the warm restart of
 # the same command on a discrete GPU: 0.78 GiB (RTX 4090, 0.23.0), 0.99 and 1.05 GiB (RTX 4090, 0.27.1) and 1.74 GiB
 # (RTX 5090, 0.29.0) in the public pairs listed at reconcile.py COLD_COMPILE_GAP_GIB and tests/data/SOURCES-logs.md.
-# The largest of them, not a fit: a plan that holds one max_model_len request only with more than this is not warned.
+# The largest of them, not a fit: what a release without the rule cold_compile_embedding_copy is warned with
+# (cold_start_pool_loss_bytes gives the mechanism's bytes where the rule holds).
 COLD_START_POOL_LOSS_BYTES = int(1.74 * GIB)
+
+
+@dataclass(frozen=True)
+class ColdStartLoss:
+    """How much less KV pool a compiling (cold) first start gets than the warm restart a plan describes, per rank:
+    at least `least`, at most `most`; `embedding_copy` is the random embedding table Inductor allocates (0: none)."""
+
+    least: int
+    most: int
+    embedding_copy: int
+    formula: str
+    modelled: bool  # False: the release has no rule; `most` is the public pairs' largest (COLD_START_POOL_LOSS_BYTES)
+
+    def to_dict(self, warm_pool: float) -> dict:
+        return {"kv_cache_bytes_least": max(0.0, warm_pool - self.most), "kv_cache_bytes_most": max(0.0, warm_pool - self.least),
+                "loss_bytes_least": self.least, "loss_bytes_most": self.most, "embedding_copy_bytes": self.embedding_copy,
+                "formula": self.formula, "modelled": self.modelled}
+
+
+def cold_start_pool_loss_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, activation_peak: int) -> ColdStartLoss:
+    """What a compiling start costs the pool against a warm one (args resolved; activation_peak the plan's term).
+
+    Where the rule cold_compile_embedding_copy holds (vLLM 0.11.1+), Inductor's combo-kernel benchmark runs while the
+    first forward compiles, inside the memory profile, on rand_strided copies of each benchmarked kernel's buffers
+    (torch 2.13 _inductor/codegen/triton.py benchmark_codegened_module, codegen_kernel_benchmark get_args): the
+    embedding gather's, a padded_vocab / TP x hidden table in the activation dtype (VocabParallelEmbedding's shard),
+    and its max_num_batched_tokens x hidden output. The allocator's peak takes that copy where it passes the forward's
+    own peak: `least` = copy + output - activation peak (at least 0). Freed, the copy's segment can stay reserved
+    (empty_cache releases only whole free segments, and a later allocation the profile keeps may be carved from it),
+    and then the consumed memory (v1/worker/gpu_worker.py determine_available_memory, utils/mem_utils.py
+    memory_profiling: free memory before creation minus after profiling) holds it once more: `most` = least + copy.
+    Public cold/warm pairs: Qwen3-8B RTX 4090 0.27.1 0.99 GiB (least 1.00: peak 0.19 -> 1.18, non-torch unchanged),
+    Qwen2.5-Coder-7B RTX 4090 0.23.0 0.78 (least 0.79), Qwen3-1.7B RTX 4090 0.27.1 1.05 (most 1.08: +0.50 peak, +0.56
+    non-torch), Qwen2.5-7B RTX 5090 0.29.0 1.74 (most 1.80: +0.76 peak, +0.98 consumed). A multimodal model's profile
+    passes inputs_embeds (gpu_model_runner.py _dummy_run / _prepare_mm_inputs, 0.27.1): no gather is compiled, no copy.
+    Where the rule does not hold, 0 to COLD_START_POOL_LOSS_BYTES (the pairs' largest)."""
+    if not rules.cold_compile_embedding_copy:
+        return ColdStartLoss(0, COLD_START_POOL_LOSS_BYTES, 0, f"vLLM {rules.version}: no mechanism read; up to the public "
+                             "cold/warm pairs' largest (RTX 4090 and 5090, vLLM 0.23-0.29)", False)
+    inductor = compilation_object(args.compilation_config).get("inductor_compile_config")
+    inductor = inductor if isinstance(inductor, dict) else {}
+    # vLLM sets both only where neither is given (config/compilation.py __post_init__); Inductor's defaults are off
+    given = "combo_kernels" in inductor or "benchmark_combo_kernel" in inductor
+    if given and not (inductor.get("combo_kernels") and inductor.get("benchmark_combo_kernel")):
+        return ColdStartLoss(0, 0, 0, "inductor_compile_config leaves Inductor's combo-kernel benchmark off: no random "
+                             "copies in the profile", True)
+    if model.is_multimodal and not _mm_limits_all_off(model, args):
+        return ColdStartLoss(0, 0, 0, "a multimodal model's profile passes inputs_embeds: the embedding table is not "
+                             "in the compiled graph, so no copy of it is benchmarked", True)
+    width = DTYPE_BYTES.get(args.dtype, 2)
+    tp = max(1, args.tensor_parallel_size or 1)
+    copy = padded_vocab(model) // tp * model.hidden_size * width
+    out = (args.max_num_batched_tokens or 0) * model.hidden_size * width
+    least = max(0, copy + out - int(activation_peak))
+    return ColdStartLoss(least, least + copy, copy,
+                         f"a random copy of the embedding table, {padded_vocab(model):,}{f' / {tp}' if tp > 1 else ''} x "
+                         f"{model.hidden_size:,} x {width} B = {copy / GIB:.2f} GiB, and its {args.max_num_batched_tokens:,}-token "
+                         f"output ({out / GIB:.2f} GiB) in Inductor's combo-kernel benchmark: {least / GIB:.2f} GiB above the "
+                         f"{activation_peak / GIB:.2f} GiB activation peak, {(least + copy) / GIB:.2f} GiB where the freed "
+                         "copy's segment stays reserved", True)
 # how fit's cold-first-start warning begins, in both its forms (a given length, --max-model-len -1): preflight's
 # 'first start' check finds the plan's warning by it
 COLD_START_WARNING = "a first start compiles its torch.compile graphs inside the memory profile"
-# where the margin comes from, as both forms of the warning say it
+# where the margin comes from, as both forms of the warning say it where no mechanism is modelled for the release
 _COLD_START_EVIDENCE = "(public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29)"
+
+
+def _cold_start_evidence(loss: ColdStartLoss) -> str:
+    """Where a warning's cold-start margin comes from: the mechanism's bytes, or the public pairs' largest."""
+    if not loss.modelled:
+        return _COLD_START_EVIDENCE
+    return (f"(Inductor's combo-kernel benchmark allocates a random copy of the {loss.embedding_copy / GIB:.2f} GiB "
+            f"embedding table inside the profile: {loss.least / GIB:.2f} GiB more peak, up to {loss.most / GIB:.2f} GiB "
+            "where the freed copy stays reserved; public cold/warm pairs, vLLM 0.23-0.29)")
 # and how it begins where VLLM_DISABLE_COMPILE_CACHE=1 makes every start a first one
 _KEEP_COMPILE_CACHE = "unset VLLM_DISABLE_COMPILE_CACHE (then only a first start compiles)"
 EVERY_START_COLD_WARNING = "VLLM_DISABLE_COMPILE_CACHE=1: every start compiles its torch.compile graphs inside the memory profile"
@@ -2616,16 +2690,19 @@ def block_size_backend(model: ModelSpec, gpu: GPUSpec, block_size: int | None, r
 
 
 def _cold_start_warning(groups, available: float, bytes_per_block: int, resolved: EngineArgs, rules: VersionRules,
-                   gpu: GPUSpec, max_len: int, auto_fit: bool) -> str | None:
-    """What a compiling start, with COLD_START_POOL_LOSS_BYTES less pool than planned, does to a plan that starts warm:
-    a first start that may be refused (or, under --max-model-len -1, served a shorter length); under
+                   gpu: GPUSpec, max_len: int, auto_fit: bool, loss: ColdStartLoss) -> str | None:
+    """What a compiling start, with loss.most less pool than planned (cold_start_pool_loss_bytes), does to a plan that
+    starts warm: a first start that may be refused (or, under --max-model-len -1, served a shorter length); under
     VLLM_DISABLE_COMPILE_CACHE=1 every start, said whether or not its colder pool still starts. None where nothing
-    is to be said."""
-    cold = available - COLD_START_POOL_LOSS_BYTES
+    is to be said (a compiling start that costs the pool nothing included)."""
+    if loss.most <= 0:
+        return None
+    margin = f"{loss.most / GIB:.2f} GiB less KV pool"
+    evidence = _cold_start_evidence(loss)
+    cold = available - loss.most
     cold_blocks = max(0, int(cold // bytes_per_block))
     cold_check = _fit_check(groups, cold, bytes_per_block, cold_blocks, resolved, rules)
-    cold_head = (f"{COLD_START_WARNING} and has logged up to {COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool "
-                 f"than the warm restart planned here {_COLD_START_EVIDENCE}")
+    cold_head = f"{COLD_START_WARNING} and can get up to {margin} than the warm restart planned here {evidence}"
     # a hybrid's colder pool also holds fewer state blocks: the state-block check (state_blocks_refusal) refuses a
     # first start whose blocks fall below max_num_seqs, at any length (auto-fit's shorter one included)
     cold_state = state_blocks_refusal(groups, cold_blocks, resolved, rules, gpu) if cold_check[0] else None
@@ -2636,9 +2713,8 @@ def _cold_start_warning(groups, available: float, bytes_per_block: int, resolved
         # form below), unless not even one block is left or the state blocks fall short
         shorter = auto_fit and not cold_check[0] and cold_check[2] > 0 and not cold_state
         refused = (not cold_check[0] or cold_state) and not shorter
-        return (f"{EVERY_START_COLD_WARNING}, as a first start does, and such starts have logged up to "
-                f"{COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool than the warm start planned here "
-                f"{_COLD_START_EVIDENCE}"
+        return (f"{EVERY_START_COLD_WARNING}, as a first start does, and such starts can get up to "
+                f"{margin} than the warm start planned here {evidence}"
                 + (f"; vLLM's auto-fit (--max-model-len -1) would size max_model_len from that smaller pool on "
                    f"every start: about {cold_check[2]:,} tokens instead of the {max_len:,} planned here; leave "
                    f"that much more room (a higher --gpu-memory-utilization) or {_KEEP_COMPILE_CACHE}"
@@ -3536,8 +3612,12 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         warns.append(arch[1])
     elif arch:  # ModelConfig refuses it while reading the config: before any worker, GPU check or load
         fits, error, failure = False, arch[1], "architecture"
-    if fits and rules.engine != "v0" and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None:
-        cold_warning = _cold_start_warning(groups, available, bytes_per_block, resolved, rules, gpu, max_len, auto_fit)
+    # a compiling first start's pool beside the warm one planned here (fit --json first_start, --explain)
+    cold_loss = (cold_start_pool_loss_bytes(model, resolved, rules, act) if rules.engine != "v0"
+                 and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None else None)
+    if fits and cold_loss is not None:
+        cold_warning = _cold_start_warning(groups, available, bytes_per_block, resolved, rules, gpu, max_len, auto_fit,
+                                           cold_loss)
         if cold_warning:
             warns.append(cold_warning)
     if fits and conc < 1:
@@ -3583,7 +3663,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                 bytes_per_block=bytes_per_block, num_gpu_blocks=num_blocks, kv_cache_tokens=tokens, max_concurrency=conc,
                 kv_bytes_per_token=kv_per_token, state_bytes_per_sequence=state_per_seq, fits=fits, error=error,
                 estimated_max_model_len=est_len, vllm_log=log, terms=terms, assumptions=tuple(dict.fromkeys(notes)),
-                warnings=tuple(warns), failure=failure, speculative=spec_info, cudagraphs=graph_info)
+                warnings=tuple(warns), failure=failure, speculative=spec_info, cudagraphs=graph_info,
+                first_start=cold_loss.to_dict(available) if cold_loss is not None else None)
 
 
 def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,

@@ -387,6 +387,7 @@ class Request:
     plan_summary: Optional[str] = None
     plan_gpu_fallback: bool = False  # no GPU found here and none given: planned for the fallback card
     plan_cold_start: Optional[str] = None  # the plan's warning that a cold first start (compiling) may not hold it
+    plan_cold_start_bytes: Optional[int] = None  # the most pool such a start loses (plan first_start loss_bytes_most)
 
 
 def _gib(n: Optional[float]) -> str:
@@ -650,7 +651,9 @@ def check_plan(facts: MachineFacts, req: Request) -> list[Finding]:
         if req.plan_cold_start:  # a machine's first start is the cold one: the plan holds its length only warm
             from kvplan.plan import COLD_START_POOL_LOSS_BYTES, EVERY_START_COLD_WARNING
 
-            room = f"leave about {COLD_START_POOL_LOSS_BYTES / 2**30:.2f} GiB more room"
+            # the plan's own margin (plan.cold_start_pool_loss_bytes), the public pairs' largest where none came with it
+            margin = req.plan_cold_start_bytes if req.plan_cold_start_bytes is not None else COLD_START_POOL_LOSS_BYTES
+            room = f"leave about {margin / 2**30:.2f} GiB more room"
             every = req.plan_cold_start.startswith(EVERY_START_COLD_WARNING)  # no compile cache: every start is cold
             out.append(Finding("every start" if every else "first start", WARN, req.plan_cold_start.split("; ")[0]
                                if every else req.plan_cold_start.split(". ")[0],
@@ -719,4 +722,11 @@ def request_from_plan(plan: Any, flags_revision: Optional[str] = None) -> Reques
                               if str(w).startswith(cold_start_warning)
                               or (str(w).startswith(every_start_warning)
                                   and ("may be refused" in str(w) or "auto-fit" in str(w)))), None),
+        plan_cold_start_bytes=_cold_start_bytes(plan),
     )
+
+
+def _cold_start_bytes(plan) -> Optional[int]:
+    """The most KV pool the plan's compiling first start loses (Plan.first_start), None where the plan has none."""
+    first = getattr(plan, "first_start", None)
+    return int(first["loss_bytes_most"]) if isinstance(first, dict) and "loss_bytes_most" in first else None

@@ -197,7 +197,11 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
 # raw/engine-logs/2026-09-27-7b-baseline.log and -rerun.log); about 5 % of the pool, 0.47 GiB per GPU, Qwen3-32B-AWQ TP2 on RTX 4090s, 0.28 (vLLM issue
 # #54383); 3.53 -> 6.03 GiB, Qwen3.8-27B-NVFP4 on a Quadro RTX 8000 (1CatAI/1Cat-vLLM PR #518); and no difference where
 # the model's own forward peak is the larger one: Llama-3-70B TP4 35.76 / 35.76 GiB and Qwen3-235B-A22B TP8 13.22 /
-# 13.21 GiB on H100 (anyscale/ray-serve-llm-perf-examples, replica_initialization/experiment_terminal_output). Said only
+# 13.21 GiB on H100 (anyscale/ray-serve-llm-perf-examples, replica_initialization/experiment_terminal_output). The
+# scratch is Inductor's random copy of the embedding table (plan.cold_start_pool_loss_bytes: the copy above the
+# forward's peak, plus the copy again where its freed segment stays reserved; Llama-3.1-70B at TP4 and Qwen3-235B at
+# TP8 shard a 0.49 / 0.14 GiB table under an 8,192-token forward peak of 1.96 / 3.32 GiB: least 0, as those pairs
+# show). Said only
 # where the log shows the cold compile and the pool is below the plan (or the peak above it) by more than this:
 COLD_COMPILE_GAP_GIB = 0.1
 

@@ -150,6 +150,12 @@ def explain_table(p: Plan) -> Table:
         else:
             val = f"{term.value:,.0f} {term.unit}"
         t.add_row(term.name, val, term.formula, term.source)  # whole: a source cut short cites nothing
+    first = p.first_start
+    if first and p.mode == "vllm":  # the pool a compiling first start gets, beside the warm restart's kv_cache above
+        lo, hi = first["kv_cache_bytes_least"] / GIB, first["kv_cache_bytes_most"] / GIB
+        t.add_row("kv_cache (first start)", f"{lo:,.2f}-{hi:,.2f} GiB" if round(lo, 2) != round(hi, 2) else f"{hi:,.2f} GiB",
+                  f"kv_cache - {first['loss_bytes_most'] / GIB:.2f} .. {first['loss_bytes_least'] / GIB:.2f} GiB: "
+                  f"{first['formula']}", "plan.py cold_start_pool_loss_bytes")
     return t
 
 

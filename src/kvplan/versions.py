@@ -673,6 +673,16 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "mm_pixels_model_dtype": [((0, 0, 0), False), ((0, 9, 0), True)],
     "dsv4_rocm_logit_rows": [((0, 0, 0), "tokens"), ((0, 30, 0), "seqs")],
     "dsv4_indexer_factor": [((0, 0, 0), "fixed"), ((0, 32, 0), "by_length")],
+    # Whether a compiling (cold) start's memory profile holds a random copy of the input-embedding table: vLLM sets
+    # Inductor's combo_kernels and benchmark_combo_kernel when neither is given and torch >= 2.9
+    # (config/compilation.py CompilationConfig.__post_init__, read in the 0.11.1, 0.11.2, 0.12.0-0.16.0 and
+    # 0.17.0-0.33.0 wheels; absent from the 0.10.2 and 0.11.0 wheels; 0.32+ leave the benchmark off under Inductor's
+    # deterministic mode), and Inductor then benchmarks the candidate kernels on `get_args()` tensors, rand_strided
+    # copies of every buffer argument at its size hint, the embedding gather's weight included (torch 2.13
+    # _inductor/codegen/triton.py TritonScheduling.benchmark_fused_nodes / benchmark_codegened_module,
+    # codegen_kernel_benchmark; scheduler.py Scheduler.speedup_by_combo_kernel), inside the profile's first forward.
+    # plan.cold_start_pool_loss_bytes gives the bytes
+    "cold_compile_embedding_copy": [((0, 0, 0), False), ((0, 11, 1), True)],
     # Whole prompt must fit at admission from 0.19 (section 6).
     "admit_whole_prompt": [((0, 0, 0), True), ((0, 8, 0), False), ((0, 19, 0), True)],
 }
@@ -789,6 +799,7 @@ class VersionRules:
     dsv4_accounting: str
     dsv4_rocm_logit_rows: str
     dsv4_indexer_factor: str
+    cold_compile_embedding_copy: bool
     notes: tuple[str, ...]
 
     @property
