@@ -2653,10 +2653,22 @@ def _cold_start_evidence(loss: ColdStartLoss) -> str:
 _KEEP_COMPILE_CACHE = "unset VLLM_DISABLE_COMPILE_CACHE (then only a first start compiles)"
 EVERY_START_COLD_WARNING = "VLLM_DISABLE_COMPILE_CACHE=1: every start compiles its torch.compile graphs inside the memory profile"
 
+# how the compile-cache assumption begins; compile_cache_note completes it with what a first start costs the plan
 COMPILE_CACHE_NOTE = ("torch.compile: planned as a start that loads its compiled graphs from vLLM's compile cache "
-                      "(VLLM_CACHE_ROOT); a first start compiles them inside the memory profile and has logged 0.8-1.7 GiB "
-                      "less KV pool (public cold/warm pairs: RTX 4090 0.23.0, RTX 5090 0.29.0); keep the cache on a "
-                      "persistent volume")
+                      "(VLLM_CACHE_ROOT)")
+
+
+def compile_cache_note(loss: ColdStartLoss | None) -> str:
+    """The compile-cache assumption with what a compiling first start costs this plan's pool (cold_start_pool_loss_bytes),
+    or the public pairs' range where the release has no mechanism read."""
+    if loss is None or not loss.modelled:
+        cost = "has logged 0.8-1.7 GiB less KV pool (public cold/warm pairs: RTX 4090 0.23.0, RTX 5090 0.29.0)"
+    elif loss.most <= 0:
+        cost = f"costs the pool nothing kvplan has read ({loss.formula})"
+    else:
+        cost = (f"leaves {loss.least / GIB:.2f}-{loss.most / GIB:.2f} GiB less KV pool here (kv_cache (first start) in "
+                "--explain, first_start in --json)")
+    return f"{COMPILE_CACHE_NOTE}; a first start compiles them inside the memory profile and {cost}; keep the cache on a persistent volume"
 
 
 def block_size_backend(model: ModelSpec, gpu: GPUSpec, block_size: int | None, resolved: EngineArgs,
@@ -3427,7 +3439,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                      f"{resolved.data_parallel_size} x the concurrency in all")
     notes.append(f"weights: {w.method}")
     if rules.engine != "v0" and inductor_compiles(resolved) and not resolved.env_on("VLLM_DISABLE_COMPILE_CACHE"):
-        notes.append(COMPILE_CACHE_NOTE)
+        notes.append(compile_cache_note(None))  # completed below, once the plan's cold-start loss is known
     # in bytes, so the parts add up to the term: the checkpoint's share per rank, then what loading adds or moves
     w_formula = f"{w.bytes:,} B per rank (TP={tp}, PP={pp}; rotary cache {w.rotary_bytes / 1024 ** 2:.1f} MiB included)"
     if quant is None or quant.bits == 8 and quant.scheme.startswith("fp8"):  # linear weights of 2 or 1 byte(s)
@@ -3615,6 +3627,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     # a compiling first start's pool beside the warm one planned here (fit --json first_start, --explain)
     cold_loss = (cold_start_pool_loss_bytes(model, resolved, rules, act) if rules.engine != "v0"
                  and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None else None)
+    if cold_loss is not None and compile_cache_note(None) in notes:
+        notes[notes.index(compile_cache_note(None))] = compile_cache_note(cold_loss)
     if fits and cold_loss is not None:
         cold_warning = _cold_start_warning(groups, available, bytes_per_block, resolved, rules, gpu, max_len, auto_fit,
                                            cold_loss)
