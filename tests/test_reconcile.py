@@ -617,6 +617,11 @@ def test_a_cold_start_below_the_plan_names_the_compile():
     assert plan.kv_cache_bytes / GIB > 6.06 + 0.1  # the plan's pool is above the cold start's
     assert any("compiled its torch.compile graphs cold" in n for n in cold.notes)
     assert cold.to_dict()["compile_cache"] == "cold"
+    # and where the logged pool falls in the plan's first-start range (plan.cold_start_pool_loss_bytes)
+    first = plan.first_start
+    low, high = first["kv_cache_bytes_least"] / GIB, first["kv_cache_bytes_most"] / GIB
+    note = next(n for n in cold.notes if "compiled its torch.compile graphs cold" in n)
+    assert f"a {low:.2f}-{high:.2f} GiB pool; the logged 6.06 GiB is {6.06 - high:.2f} GiB above it" in note
     warm = reconcile(parse_log(WARM_LOG), plan)
     assert not any("torch.compile" in n for n in warm.notes)
     # a cold start whose pool is not below the plan (the plan made smaller): nothing to explain

@@ -162,7 +162,7 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
             notes.append(f"the log is vLLM {log.vllm_version}; the plan used vLLM {plan_version}'s rules")
         if log.fits is not None and getattr(plan, "fits", None) is not None and bool(plan.fits) != bool(log.fits):
             notes.append(f"the plan says fits={plan.fits}, the log shows fits={log.fits}")
-        compile_note = cold_compile_note(log, rows)
+        compile_note = cold_compile_note(log, rows, getattr(plan, "first_start", None))
         if compile_note:
             notes.append(compile_note)
     record = log.to_record()
@@ -206,9 +206,10 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
 COLD_COMPILE_GAP_GIB = 0.1
 
 
-def cold_compile_note(log: StartupLog, rows) -> Optional[str]:
+def cold_compile_note(log: StartupLog, rows, first_start: dict | None = None) -> Optional[str]:
     """Why a cold start's pool can be below the plan, where the log shows that Inductor compiled the graphs and the
-    pool is smaller (or the activation peak larger) than planned; None otherwise."""
+    pool is smaller (or the activation peak larger) than planned; None otherwise. With the plan's first_start (the
+    pool range plan.cold_start_pool_loss_bytes gives a compiling start), it says where the logged pool falls in it."""
     if log.compile_cache != "cold":
         return None
     by_term = {r.term: r for r in rows}
@@ -221,8 +222,20 @@ def cold_compile_note(log: StartupLog, rows) -> Optional[str]:
             "so the compiler's scratch can count in the peak and the consumed memory and come out of the KV pool: "
             "restarted with the cache warm, the same command got 0.78 GiB more pool on an RTX 4090 (vLLM 0.23.0), 1.74 GiB "
             "more on an RTX 5090 (0.29.0) and about 5 % more in vLLM issue #54383 (0.28), and no more where the model's "
-            "own forward peak is larger (70B TP4, 235B TP8 on H100). Restart "
-            "with VLLM_CACHE_ROOT kept (kvplan scaffold puts it on a persistent volume) before reading this gap as the plan's")
+            "own forward peak is larger (70B TP4, 235B TP8 on H100)." + _first_start_fit(by_term["kv_cache_gib"].observed, first_start)
+            + " Restart with VLLM_CACHE_ROOT kept (kvplan scaffold puts it on a persistent volume) before reading this gap "
+            "as the plan's")
+
+
+def _first_start_fit(logged_pool_gib: float | None, first_start: dict | None) -> str:
+    """Where a cold start's logged pool falls in the plan's first-start range (plan.cold_start_pool_loss_bytes)."""
+    if logged_pool_gib is None or not first_start or not first_start.get("modelled"):
+        return ""
+    low, high = first_start["kv_cache_bytes_least"] / GIB, first_start["kv_cache_bytes_most"] / GIB
+    where = ("inside it" if low - 0.005 <= logged_pool_gib <= high + 0.005 else
+             f"{low - logged_pool_gib:.2f} GiB below it" if logged_pool_gib < low else f"{logged_pool_gib - high:.2f} GiB above it")
+    return (f" kvplan's first start for this plan (Inductor's copy of the embedding table, plan first_start): a "
+            f"{low:.2f}-{high:.2f} GiB pool; the logged {logged_pool_gib:.2f} GiB is {where}.")
 
 
 UNMEASURED_CAUSE = ("the pool absorbed terms this log does not print (activation peak, non-torch) or a different "
