@@ -26,7 +26,8 @@ from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, En
                          parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
                             model_catalog, normalize, resolve_model)
-from kvplan.versions import NEWEST_KNOWN, OLDEST_READ, canonical_quant, parse_version, source_date, untagged_source_build
+from kvplan.versions import (NEWEST_KNOWN, OLDEST_READ, _version_match, canonical_quant, parse_version, source_date,
+                             untagged_source_build)
 from kvplan.weights import kv_dtype_bytes
 
 FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
@@ -172,6 +173,8 @@ def _startup_record(rec, where: str) -> dict:
     if missing:
         raise InputError("FILE", f"{where} is not a startup record: no {' and no '.join(repr(k) for k in missing)} field",
                          "add " + " and ".join(repr(k) for k in missing) + " as docs/startup-record-format.md shows")
+    if rec.get("id") is None:  # named by where it stands, so that its row and any skip say which record it is
+        rec = dict(rec, id=f"{where} (no id)")
     return rec
 
 
@@ -221,6 +224,12 @@ def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
             notes.append(f"vLLM version {v!r} is not a release number: read as a record without a version")
         else:
             if not (release < (0, 2, 0) or (release[0] == 0 and release[1] <= 1)):
+                if _version_match(v).group(3) is None:  # '0.11': parse_version reads it as the series' first release
+                    notes.append(f"vLLM {v!r} names no patch release: {release[0]}.{release[1]}.0's rules applied "
+                                 f"(give the full release the log prints, e.g. {release[0]}.{release[1]}.1, if a later one ran)")
+                if release > parse_version(NEWEST_KNOWN):
+                    notes.append(f"vLLM {v} is newer than the newest release kvplan has read ({NEWEST_KNOWN}): its "
+                                 "rules applied, what changed since is not modelled (check the version for a typo)")
                 return v, "stated"
             notes.append(f"vLLM {v} is a source build without a release number: read as a record without a version")
     # the log format bounds the era; the date of the vLLM issue the record comes from names the release then current
@@ -532,6 +541,9 @@ def clean_record(rec: dict) -> dict:
     for k in _FLOAT_OBSERVED:
         if obs.get(k) is not None:
             obs[k] = _as_float(obs[k], f"observed.{k}")
+            if not math.isfinite(obs[k]):  # NaN or Infinity: no figure a log prints, and no error to score against it
+                raise InputError(f"observed.{k}", f"must be a finite number, got {obs[k]!r}",
+                                 "copy the figure as the log printed it, or null where the log shows none")
     for k in _INT_OBSERVED:
         if obs.get(k) is not None:
             obs[k] = _as_int(obs[k], f"observed.{k}")
@@ -541,8 +553,16 @@ def clean_record(rec: dict) -> dict:
     gpu = dict(rec.get("gpu") if isinstance(rec.get("gpu"), dict) else {})
     if gpu.get("total_gib") is not None:
         gpu["total_gib"] = _as_float(gpu["total_gib"], "gpu.total_gib")
+        # 0 would read as "not given" (the catalog's total), a negative one as a GPU with no memory, NaN or Infinity
+        # as no size at all: each a mistake in the record, never a total vLLM printed
+        if not (math.isfinite(gpu["total_gib"] * GIB) and gpu["total_gib"] > 0):  # 1e308 GiB is no number of bytes
+            raise InputError("gpu.total_gib", f"must be a positive, finite number of GiB, got {gpu['total_gib']!r}",
+                             "give the total vLLM logged for the GPU (e.g. 79.25), or null to take the catalog's")
     if gpu.get("count") is not None:
         gpu["count"] = _as_int(gpu["count"], "gpu.count")
+        if gpu["count"] < 1:  # 0 would read as "not given" (one GPU, or the count in the name) and plan anyway
+            raise InputError("gpu.count", f"must be 1 or more, got {gpu['count']}",
+                             "give the number of GPUs the startup ran on (tensor x pipeline x data parallel size), or null")
     out["gpu"] = gpu
     model = dict(rec.get("model") if isinstance(rec.get("model"), dict) else {})
     for k in ("quant_config", "config"):
@@ -550,9 +570,16 @@ def clean_record(rec: dict) -> dict:
             raise InputError(f"model.{k}", f"must be a JSON object, got {type(model[k]).__name__}", "fix the record")
     if model.get("weights_bytes") is not None:
         model["weights_bytes"] = _as_int(model["weights_bytes"], "model.weights_bytes")
+        if model["weights_bytes"] <= 0:
+            raise InputError("model.weights_bytes", f"must be a positive number of bytes, got {model['weights_bytes']}",
+                             "give the checkpoint's total tensor bytes as a public source states them, or null")
     out["model"] = model
     if out.get("vllm_version") is not None:
-        out["vllm_version"] = str(out["vllm_version"]).strip()
+        if not isinstance(out["vllm_version"], str):  # a JSON number loses the release's digits: 0.10 is read as 0.1
+            raise InputError("vllm_version", f"must be text, got the {type(out['vllm_version']).__name__} "
+                             f"{out['vllm_version']!r}", 'quote the release as vLLM prints it, e.g. "0.10.1.1" (a JSON '
+                             "number drops trailing zeros: 0.10 reads as 0.1)")
+        out["vllm_version"] = out["vllm_version"].strip()
     return out
 
 
@@ -678,11 +705,12 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
     records = list(records)
     cleaned = [_cleaned_or_error(rec) for rec in records]  # each record is cleaned and checked once, here
     siblings = sibling_versions([c for c in cleaned if isinstance(c, dict)])
-    for rec, clean in zip(records, cleaned):
+    for n, (rec, clean) in enumerate(zip(records, cleaned), 1):
         model, gpu, observed = (rec.get(k) if isinstance(rec.get(k), dict) else {} for k in ("model", "gpu", "observed"))
-        r = RecordResult(id=rec.get("id", "?"), label={"model": model.get("id"), "gpu": gpu.get("name"),
+        r = RecordResult(id=rec.get("id") if rec.get("id") is not None else f"record {n} (no id)", label={"model": model.get("id"), "gpu": gpu.get("name"),
                                                          "vllm_version": rec.get("vllm_version")})
-        r.observed = {k: v for k, v in observed.items() if v is not None}
+        # as written, but a NaN or Infinity (clean_record's skip reason) left out: it is not JSON
+        r.observed = {k: v for k, v in observed.items() if v is not None and not (isinstance(v, float) and not math.isfinite(v))}
         try:
             if isinstance(clean, Exception):
                 raise clean

@@ -1,0 +1,99 @@
+"""`kvplan validate` on records with the mistakes a user writing one by hand makes: each is a skip naming the record,
+the field and the fix (or a note saying what was read), never a traceback, a non-JSON number or a silent guess."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cli_runner import run_cli
+from kvplan.validate import load_records, validate_records
+
+HERE = Path(__file__).parent
+
+
+def _record(**changes) -> dict:
+    rec = json.loads((HERE / "data" / "blind_records.jsonl").read_text().splitlines()[0])
+    for path, value in changes.items():
+        part = rec
+        *outer, last = path.split("__")
+        for key in outer:
+            part = part[key]
+        part[last] = value
+    return rec
+
+
+@pytest.mark.parametrize("changes, field, says", [
+    # a JSON number drops the release's trailing zero: 0.10 was read as 0.1, a "source build", and the newest rules ran
+    ({"vllm_version": 0.10}, "vllm_version", "0.10 reads as 0.1"),
+    ({"vllm_version": 0.11}, "vllm_version", "quote the release"),
+    # 0 read as "not given" (the catalog's total), NaN and 1e308 crashed the planner ("internal: OverflowError")
+    ({"gpu__total_gib": 0}, "gpu.total_gib", "positive, finite number of GiB"),
+    ({"gpu__total_gib": -5}, "gpu.total_gib", "positive, finite number of GiB"),
+    ({"gpu__total_gib": float("nan")}, "gpu.total_gib", "positive, finite number of GiB"),
+    ({"gpu__total_gib": 1e308}, "gpu.total_gib", "positive, finite number of GiB"),
+    # 0 GPUs was read as one, a negative count too
+    ({"gpu__count": 0}, "gpu.count", "must be 1 or more"),
+    ({"gpu__count": -1}, "gpu.count", "must be 1 or more"),
+    # a NaN or Infinity figure was scored into a NaN error and written as NaN, which is not JSON
+    ({"observed__kv_cache_gib": float("nan")}, "observed.kv_cache_gib", "finite number"),
+    ({"observed__max_concurrency": float("inf")}, "observed.max_concurrency", "finite number"),
+    ({"model__weights_bytes": -5}, "model.weights_bytes", "positive number of bytes"),
+])
+def test_a_mistaken_field_is_a_skip_naming_it_and_the_fix(monkeypatch, capsys, tmp_path, changes, field, says):
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps(_record(id="mine", **changes)) + "\n")
+    code, out, err = run_cli(monkeypatch, capsys, "validate", str(path), "--json")
+    assert code == 0 and "Traceback" not in out + err
+    # strict JSON: no NaN or Infinity anywhere in the output
+    data = json.loads(out, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c} in validate --json"))
+    (rec,) = data["records"]
+    assert rec["id"] == "mine" and rec["skipped"].startswith(f"{field}: ") and says in rec["skipped"], rec["skipped"]
+    assert "internal" not in rec["skipped"]
+    assert data["summary"]["skipped"] == 1
+
+
+def test_the_table_names_the_skipped_record_field_and_fix(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps(_record(id="mine", gpu__count=0)) + "\n")
+    code, out, err = run_cli(monkeypatch, capsys, "validate", str(path), "--no-rows")
+    text = " ".join((out + err).split())
+    assert code == 0 and "skipped mine: gpu.count: must be 1 or more, got 0 (give the number of GPUs" in text, text
+
+
+def test_a_record_without_an_id_is_named_by_its_line(monkeypatch, capsys, tmp_path):
+    rec = _record()
+    del rec["id"]
+    bad = _record(gpu__count=0)
+    del bad["id"]
+    path = tmp_path / "noid.jsonl"
+    path.write_text(json.dumps(_record(id="first")) + "\n\n" + json.dumps(rec) + "\n" + json.dumps(bad) + "\n")
+    code, out, err = run_cli(monkeypatch, capsys, "validate", str(path), "--json")
+    ids = [r["id"] for r in json.loads(out)["records"]]
+    assert ids == ["first", f"{path}:3 (no id)", f"{path}:4 (no id)"]  # the blank line 2 counts: the editor's line
+    assert json.loads(out)["records"][2]["skipped"].startswith("gpu.count: ")
+    # records handed to the API without an id are named by their place
+    (r,) = validate_records([rec])
+    assert r.id == "record 1 (no id)"
+
+
+def test_load_records_keeps_a_records_own_id():
+    recs = load_records(HERE / "data" / "blind_records.jsonl")
+    assert all("(no id)" not in r["id"] for r in recs)
+
+
+@pytest.mark.parametrize("version, says", [
+    ("0.11", "vLLM '0.11' names no patch release: 0.11.0's rules applied"),
+    ("0.99.0", "vLLM 0.99.0 is newer than the newest release kvplan has read"),
+])
+def test_a_version_kvplan_reads_with_a_guess_says_so(version, says):
+    (r,) = validate_records([_record(id="v", vllm_version=version)])
+    assert r.skipped is None and any(says in a for a in r.assumptions), r.assumptions
+
+
+@pytest.mark.parametrize("version", ["0.10.1.1", "v0.10.1.1", "vllm/vllm-openai:v0.10.1.1"])
+def test_a_full_release_takes_no_note(version):
+    (r,) = validate_records([_record(id="v", vllm_version=version)])
+    assert r.skipped is None and r.assumptions == []
