@@ -97,3 +97,29 @@ def test_a_version_kvplan_reads_with_a_guess_says_so(version, says):
 def test_a_full_release_takes_no_note(version):
     (r,) = validate_records([_record(id="v", vllm_version=version)])
     assert r.skipped is None and r.assumptions == []
+
+
+# ---- the validated band `kvplan fit` prints: which startups it speaks for, and where it speaks for none
+
+
+def test_the_band_names_its_family_and_era(monkeypatch, capsys):
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4",
+                             "--max-model-len", "8192", "--vllm-version", "0.10.1.1", "--json")
+    band = json.loads(out)["uncertainty"]
+    assert band["family"] == "dense" and band["era"] == "V1 <= 0.10" and band["outside_validation"] is False
+    assert band["text"].startswith(f"validated band (p10–p90 of {band['n']} real dense startups, vLLM V1 <= 0.10)")
+
+
+@pytest.mark.parametrize("version, says", [
+    ("0.99.0", "outside what was validated: vLLM 0.99.0 is newer than the newest release kvplan has read"),
+    ("0.2.0", "outside what was validated: vLLM 0.2.0 is older than the oldest release kvplan has read"),
+])
+def test_a_release_kvplan_never_read_is_outside_the_validated_band(monkeypatch, capsys, version, says):
+    # 0.99.0 was banded with the V1 >= 0.11 records, 0.2.0 with the V0 ones, each called validated
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4",
+                             "--max-model-len", "8192", "--vllm-version", version, "--json")
+    band = json.loads(out)["uncertainty"]
+    assert band["outside_validation"] is True and says in band["text"], band
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4",
+                             "--max-model-len", "8192", "--vllm-version", version)
+    assert says in " ".join(out.replace("│", " ").split())

@@ -841,27 +841,33 @@ def uncertainty_band(p: Plan) -> dict | None:
         outside.append(f"no validated records for {fam} models in the {era} era")
     if p.model.quant is not None and p.model.quant.method == "gguf":
         outside.append("no GGUF startup among the validated records")
+    # a release beyond the ones whose rules were read was never validated either, whatever its era's records say
+    if p.rules.release > parse_version(NEWEST_KNOWN):
+        outside.append(f"vLLM {p.rules.version} is newer than the newest release kvplan has read ({NEWEST_KNOWN})")
+    elif p.rules.release < parse_version(OLDEST_READ):
+        outside.append(f"vLLM {p.rules.version} is older than the oldest release kvplan has read ({OLDEST_READ})")
     if entry is None:
-        return {"lo": None, "hi": None, "n": 0, "outside_validation": True,
+        return {"lo": None, "hi": None, "n": 0, "outside_validation": True, "family": fam, "era": era,
                 "text": "outside what was validated: " + "; ".join(outside or ["no records"])}
     lo, hi = entry["p10_pct"] / 100, entry["p90_pct"] / 100
     kv = p.kv_cache_bytes / GIB
     if kv <= 0:  # the residuals are relative to a pool: none to scale
-        return {"lo": None, "hi": None, "n": entry["n"], "outside_validation": bool(outside),
+        return {"lo": None, "hi": None, "n": entry["n"], "outside_validation": bool(outside), "family": fam, "era": era,
                 "text": f"no validated band: the predicted KV pool is {kv:.2f} GiB, none to scale by the "
                         f"p10–p90 residuals of {entry['n']} real {fam} startups"}
     kv_band = list(band_bounds(kv, {"lo": lo, "hi": hi}))
     conc_band = list(band_bounds(p.max_concurrency, {"lo": lo, "hi": hi}))
-    text = (f"validated band (p10–p90 of {entry['n']} real {fam} startups{'' if key in table else ', all eras'}): KV pool "
+    # the family and the era whose residuals these are: a user reads which startups the band speaks for
+    text = (f"validated band (p10–p90 of {entry['n']} real {fam} startups, {f'vLLM {era}' if key in table else 'all eras'}): KV pool "
             f"{kv_band[0]:.2f}–{kv_band[1]:.2f} GiB, concurrency {conc_band[0]:.2f}–{conc_band[1]:.2f}x")
     if p.fits and conc_band[0] < 1 <= p.max_concurrency:
         text += " — near the edge: within the band vLLM may refuse this start (one max_model_len request may not fit)"
     elif not p.fits and p.failure == "memory" and conc_band[1] >= 1 > p.max_concurrency:
         text += " — near the edge: within the band vLLM may start after all"
     if outside:
-        text += " — " + "; ".join(outside)
-    return {"lo": lo, "hi": hi, "n": entry["n"], "outside_validation": bool(outside), "text": text,
-            "kv_cache_gib": kv_band, "max_concurrency": conc_band}
+        text += " — outside what was validated: " + "; ".join(outside)
+    return {"lo": lo, "hi": hi, "n": entry["n"], "outside_validation": bool(outside), "family": fam,
+            "era": era if key in table else "all eras", "text": text, "kv_cache_gib": kv_band, "max_concurrency": conc_band}
 
 
 def residual_table(results: list[RecordResult]) -> dict:
