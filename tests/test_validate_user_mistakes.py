@@ -123,3 +123,31 @@ def test_a_release_kvplan_never_read_is_outside_the_validated_band(monkeypatch, 
     code, out, err = run_cli(monkeypatch, capsys, "fit", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4",
                              "--max-model-len", "8192", "--vllm-version", version)
     assert says in " ".join(out.replace("│", " ").split())
+
+
+# ---- the README's reproduce commands on a clean checkout: the repository alone, no shared/ beside it
+
+
+def test_the_calibration_copy_is_the_shared_file():
+    shared = HERE.parents[1] / "shared" / "data" / "vllm_logs" / "calibration.jsonl"
+    if not shared.is_file():
+        pytest.skip("no shared/ beside this checkout")
+    assert (HERE / "data" / "calibration.jsonl").read_bytes() == shared.read_bytes()
+
+
+def test_the_fit_script_reads_the_checkouts_calibration_copy_without_shared(tmp_path):
+    # python tools/readme_accuracy.py and bench/band_coverage.py stopped with "no such file: ../shared/data/..."
+    import shutil
+
+    from repo_scripts import load_script
+
+    tool = load_script("tools/fit_calibration.py", "fit_calibration_clean_checkout_under_test")
+    full, bare = tmp_path / "full", tmp_path / "bare"
+    for base, names in ((full, tool.PEAK_FILES), (bare, tool.PEAK_FILES[1:])):
+        for rel in names:
+            (base / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(HERE / "data" / Path(rel).name, base / rel)
+    assert not (bare / tool.PEAK_FILES[0]).exists()
+    assert tool.located(bare, tool.PEAK_FILES[0]) == tool.CHECKOUT / "tests" / "data" / "calibration.jsonl"
+    fixing = tool.records_fixing_coefficients(bare)
+    assert fixing and fixing == tool.records_fixing_coefficients(full)
