@@ -151,3 +151,18 @@ def test_the_fit_script_reads_the_checkouts_calibration_copy_without_shared(tmp_
     assert tool.located(bare, tool.PEAK_FILES[0]) == tool.CHECKOUT / "tests" / "data" / "calibration.jsonl"
     fixing = tool.records_fixing_coefficients(bare)
     assert fixing and fixing == tool.records_fixing_coefficients(full)
+
+
+def test_the_out_of_sample_table_has_a_command_that_reproduces_it(tmp_path, capsys):
+    # the README said "reproduce any table with the command above it", and the out-of-sample table had none
+    from repo_scripts import load_script
+
+    readme = (HERE.parent / "README.md").read_text()
+    assert "python tools/readme_accuracy.py --out-of-sample\n/tmp/out-of-sample.jsonl && kvplan validate" in readme
+    tool = load_script("tools/readme_accuracy.py", "readme_accuracy_out_of_sample_under_test")
+    out = tmp_path / "oos.jsonl"
+    tool.main(["--out-of-sample", str(out)])
+    kept = [json.loads(line)["id"] for line in out.read_text().splitlines() if line.strip()]
+    every = [r["id"] for r in load_records(HERE / "data" / "extra_records.jsonl")]
+    assert 0 < len(kept) < len(every) and set(kept) < set(every)
+    assert f"The {len(kept)} of them that fix no coefficient" in readme
