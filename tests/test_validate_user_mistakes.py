@@ -166,3 +166,15 @@ def test_the_out_of_sample_table_has_a_command_that_reproduces_it(tmp_path, caps
     every = [r["id"] for r in load_records(HERE / "data" / "extra_records.jsonl")]
     assert 0 < len(kept) < len(every) and set(kept) < set(every)
     assert f"The {len(kept)} of them that fix no coefficient" in readme
+
+
+def test_the_summary_says_the_seed_is_given_the_weights(monkeypatch, capsys, tmp_path):
+    # the terminal's summary showed the seed's weights at 0.00 % (it is handed the logged weights), the README "(given)"
+    code, out, err = run_cli(monkeypatch, capsys, "validate", str(HERE / "data" / "blind_records.jsonl"), "--no-rows",
+                             "--markdown", str(tmp_path / "t.md"))
+    weights = next(line for line in (tmp_path / "t.md").read_text().splitlines() if line.startswith("| weights GiB"))
+    assert weights.split("|")[6:9] == [" (given) "] * 3, weights
+    assert "0.00 %" not in weights.split("|", 6)[-1]
+    code, out, err = run_cli(monkeypatch, capsys, "validate", str(HERE / "data" / "blind_records.jsonl"), "--no-rows",
+                             "--given-kv", "--markdown", str(tmp_path / "g.md"))
+    assert "(given)" not in (tmp_path / "g.md").read_text()  # no seed columns there

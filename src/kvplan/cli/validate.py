@@ -149,6 +149,9 @@ def summary_grid(summary: dict, seed: dict | None, given_kv: bool) -> tuple[list
     for f in _figures(given_kv):
         row = [_FIG_LABEL[f], str(summary[f]["n"])]
         for s in [summary] + ([seed] if seed else []):
+            if s is seed and f == "weights_gib" and s[f]["n"]:  # the seed is handed the logged weights (seed_predict):
+                row += ["(given)"] * 3                           # its 0.00 % there measures nothing
+                continue
             row += [_pct(s[f][k]) for k in ("median_abs_pct", "p90_abs_pct", "max_abs_pct")]
         rows.append(row)
     return head, rows
