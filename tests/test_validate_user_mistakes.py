@@ -178,3 +178,21 @@ def test_the_summary_says_the_seed_is_given_the_weights(monkeypatch, capsys, tmp
     code, out, err = run_cli(monkeypatch, capsys, "validate", str(HERE / "data" / "blind_records.jsonl"), "--no-rows",
                              "--given-kv", "--markdown", str(tmp_path / "g.md"))
     assert "(given)" not in (tmp_path / "g.md").read_text()  # no seed columns there
+
+
+def test_an_id_two_records_carry_is_noted_on_stderr(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "dup.jsonl"
+    path.write_text((json.dumps(_record(id="same")) + "\n") * 2 + json.dumps(_record(id="other")) + "\n")
+    code, out, err = run_cli(monkeypatch, capsys, "validate", str(path), "--json")
+    assert [r["id"] for r in json.loads(out)["records"]] == ["same", "same", "other"]  # stdout stays one JSON document
+    assert "2 records carry the id 'same'" in " ".join(err.split()) and "other" not in err
+
+
+def test_a_record_without_args_is_a_skip_not_every_default(monkeypatch, capsys, tmp_path):
+    # it was planned at the model's full length and the release's utilization: +455 % on the pool, no word said
+    rec = _record(id="noargs")
+    del rec["args"]
+    (r,) = validate_records([rec])
+    assert r.skipped.startswith("args: the record has no args") and "{} if every one was left at its default" in r.skipped
+    (r,) = validate_records([dict(rec, args={})])  # an empty section: every argument at its default, as stated
+    assert r.skipped is None

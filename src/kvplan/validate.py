@@ -509,6 +509,11 @@ _TEXT_FIELDS = ("id", "source")
 def clean_record(rec: dict) -> dict:
     """A copy of `rec` with its values in the types the planner takes; InputError naming the field otherwise."""
     _check_fields(rec)
+    if "args" not in rec:  # a null argument is vLLM's default, said so; a record without the section forgot them all
+        raise InputError("args", "the record has no args: every engine argument would take vLLM's default (max_model_len "
+                         "the model's limit, the release's gpu_memory_utilization), a guess at the command that ran",
+                         'add "args" with the engine arguments the log shows, as docs/startup-record-format.md does '
+                         '({} if every one was left at its default)')
     for key in _TEXT_FIELDS:  # read as text (the source's date, the release's rules): a number there is a mistake
         if rec.get(key) is not None and not isinstance(rec[key], str):
             raise InputError(key, f"must be text, got {rec[key]!r}", "see docs/startup-record-format.md")
