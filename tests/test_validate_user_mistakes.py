@@ -196,3 +196,11 @@ def test_a_record_without_args_is_a_skip_not_every_default(monkeypatch, capsys, 
     assert r.skipped.startswith("args: the record has no args") and "{} if every one was left at its default" in r.skipped
     (r,) = validate_records([dict(rec, args={})])  # an empty section: every argument at its default, as stated
     assert r.skipped is None
+
+
+def test_a_misspelt_gpu_name_is_answered_with_the_catalogs_nearest():
+    (r,) = validate_records([_record(id="typo", gpu__name="RTX 4080 Supr", gpu__total_gib=None)])
+    assert r.skipped.startswith("gpu.name: unknown GPU 'RTX 4080 Supr'") and "nearest: RTX 4080 Super" in r.skipped
+    assert "--gpu-gib" not in r.skipped  # a flag of kvplan fit, no field of a record
+    (r,) = validate_records([_record(id="far", gpu__name="Huawei Ascend 910B", gpu__total_gib=None)])
+    assert r.skipped.endswith("(add gpu.total_gib as vLLM logged it)")  # nothing near: the fix as before

@@ -289,12 +289,15 @@ def sibling_versions(records: list[dict]) -> dict[str, tuple[str, int]]:
 def _record_gpu(rec: dict) -> GPUSpec:
     g = rec.get("gpu") or {}
     name, total = g.get("name"), g.get("total_gib")
-    base, why = None, None
+    base, why, near = None, None, None
     if name:
         try:
             base = find_gpu(name, total_bytes=int(round(total * GIB)) if total else None)
         except KvplanError as exc:
             why = exc.message if hasattr(exc, "message") else str(exc)
+            # find_gpu's catalog names nearest a misspelt one ('RTX 4080 Supr'); its --gpu-gib is no record field
+            fix = getattr(exc, "fix", None) or ""
+            near = fix.split(";")[0] if fix.startswith("nearest:") else None
     if total:
         if base is not None:
             return replace(base, total_bytes=int(round(total * GIB)), total_source=f"record: {total} GiB as logged")
@@ -304,7 +307,8 @@ def _record_gpu(rec: dict) -> GPUSpec:
             raise InputError("gpu", "the record names no GPU and gives no total_gib: no memory to plan with",
                              "add gpu.name as nvidia-smi prints it, or gpu.total_gib as vLLM logged it")
         raise InputError("gpu.name", f"{why or f'GPU {name!r} is not in kvplan catalog'}; the record gives no total_gib",
-                         "add gpu.total_gib as vLLM logged it")
+                         "add gpu.total_gib as vLLM logged it" + (f", or name the GPU as kvplan's catalog does ({near})"
+                                                                  if near else ""))
     return base
 
 
