@@ -204,3 +204,19 @@ def test_a_misspelt_gpu_name_is_answered_with_the_catalogs_nearest():
     assert "--gpu-gib" not in r.skipped  # a flag of kvplan fit, no field of a record
     (r,) = validate_records([_record(id="far", gpu__name="Huawei Ascend 910B", gpu__total_gib=None)])
     assert r.skipped.endswith("(add gpu.total_gib as vLLM logged it)")  # nothing near: the fix as before
+
+
+@pytest.mark.parametrize("model, arch", [
+    ("mistralai/Mistral-7B-Instruct-v0.3", "MistralForCausalLM"),  # dense, banded by Llama and Qwen startups
+    ("ibm-granite/granite-4.0-h-tiny", "GraniteMoeHybridForCausalLM"),  # Mamba hybrid, banded by GDN/sliding ones
+])
+def test_an_architecture_with_no_validated_startup_is_outside_the_band(model, arch):
+    import kvplan
+    from kvplan.validate import uncertainty_band
+
+    band = uncertainty_band(kvplan.fit(model, "H100", max_model_len=8192, fixes=False))
+    assert band["outside_validation"] is True and band["kv_cache_gib"]  # the family's band, still shown
+    assert band["text"].startswith("band (p10–p90 of")  # not called "validated"
+    assert band["text"].endswith(f"outside what was validated: no validated startup of the {arch} architecture")
+    same = uncertainty_band(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, fixes=False))
+    assert same["outside_validation"] is False and same["text"].startswith("validated band (")

@@ -731,7 +731,7 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
             r.predicted = _predicted(p)
             r.assumptions = notes
             r.label["rules_applied"] = p.rules.version
-            r.band_keys = (f"{_family(p.model)}|{_era_group(p.era)}", f"{_family(p.model)}|*")
+            r.band_keys = (f"{_family(p.model)}|{_era_group(p.era)}", f"{_family(p.model)}|*", f"arch|{_architecture(p.model)}")
             for f in FIGURES:
                 if given_kv and f == "kv_cache_gib":
                     continue
@@ -805,6 +805,11 @@ def _family(model) -> str:
     return "moe" if model.is_moe else "dense"
 
 
+def _architecture(model) -> str:
+    """The model's architecture as its config names it (its model_type where the config names none)."""
+    return model.architectures[0] if model.architectures else str(model.model_type)
+
+
 def _era_group(era: str) -> str:
     return {"V0-a": "V0", "V0-b": "V0", "V0-c": "V0", "V1-a": "V1 <= 0.10", "V1-b": "V1 <= 0.10"}.get(era, "V1 >= 0.11")
 
@@ -850,6 +855,11 @@ def uncertainty_band(p: Plan) -> dict | None:
         outside.append(f"no validated records for {fam} models in the {era} era")
     if p.model.quant is not None and p.model.quant.method == "gguf":
         outside.append("no GGUF startup among the validated records")
+    # the family's residuals speak for the architectures they were measured on: a Mamba hybrid is banded by GDN and
+    # sliding-window startups, a new dense architecture by Llama and Qwen ones (residual_table's "arch|" entries)
+    arch = _architecture(p.model)
+    if any(k.startswith("arch|") for k in table) and f"arch|{arch}" not in table:
+        outside.append(f"no validated startup of the {arch} architecture")
     # a release beyond the ones whose rules were read was never validated either, whatever its era's records say
     if p.rules.release > parse_version(NEWEST_KNOWN):
         outside.append(f"vLLM {p.rules.version} is newer than the newest release kvplan has read ({NEWEST_KNOWN})")
@@ -867,7 +877,8 @@ def uncertainty_band(p: Plan) -> dict | None:
     kv_band = list(band_bounds(kv, {"lo": lo, "hi": hi}))
     conc_band = list(band_bounds(p.max_concurrency, {"lo": lo, "hi": hi}))
     # the family and the era whose residuals these are: a user reads which startups the band speaks for
-    text = (f"validated band (p10–p90 of {entry['n']} real {fam} startups, {f'vLLM {era}' if key in table else 'all eras'}): KV pool "
+    which = f"vLLM {era}" if key in table else "all eras"
+    text = (f"{'band' if outside else 'validated band'} (p10–p90 of {entry['n']} real {fam} startups, {which}): KV pool "
             f"{kv_band[0]:.2f}–{kv_band[1]:.2f} GiB, concurrency {conc_band[0]:.2f}–{conc_band[1]:.2f}x")
     if p.fits and conc_band[0] < 1 <= p.max_concurrency:
         text += " — near the edge: within the band vLLM may refuse this start (one max_model_len request may not fit)"
