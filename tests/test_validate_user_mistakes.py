@@ -220,3 +220,34 @@ def test_an_architecture_with_no_validated_startup_is_outside_the_band(model, ar
     assert band["text"].endswith(f"outside what was validated: no validated startup of the {arch} architecture")
     same = uncertainty_band(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", max_model_len=8192, fixes=False))
     assert same["outside_validation"] is False and same["text"].startswith("validated band (")
+
+
+# ---- files that are not JSON lines of records
+
+
+def test_one_pretty_printed_record_is_read_and_several_are_named(monkeypatch, capsys, tmp_path):
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(_record(id="pretty"), indent=2) + "\n")
+    assert [r["id"] for r in load_records(one)] == ["pretty"]  # one JSON object, as a JSON array of them is read
+    two = tmp_path / "two.jsonl"
+    two.write_text(json.dumps(_record(id="a"), indent=2) + "\n" + json.dumps(_record(id="b"), indent=2) + "\n")
+    code, out, err = run_cli(monkeypatch, capsys, "validate", str(two))
+    text = " ".join(err.split())
+    assert code == 2 and "Traceback" not in text
+    assert f"{two}:1 starts a record written over several lines (pretty-printed JSON)" in text and "jq -c ." in text
+
+
+def test_a_vllm_log_given_as_records_points_to_reconcile(monkeypatch, capsys):
+    log = HERE / "data" / "compile_warm_rtx4090_v0230.log"
+    code, out, err = run_cli(monkeypatch, capsys, "validate", str(log))
+    text = " ".join(err.split())
+    assert code == 2 and f"{log}:1 is a line of a vLLM log, not a startup record" in text
+    assert f"kvplan reconcile {log} MODEL --record records.jsonl" in text
+
+
+def test_a_broken_record_line_beside_records_quoting_a_log_is_still_called_not_json(monkeypatch, capsys, tmp_path):
+    quoting = _record(id="q", notes="INFO 07-06 09:41:03 [core.py:113] Initializing a V1 LLM engine")
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"id": "broken", \n' + json.dumps(quoting) + "\n")
+    code, out, err = run_cli(monkeypatch, capsys, "validate", str(path))
+    assert code == 2 and f"{path}:1 is not JSON" in " ".join(err.split())

@@ -136,23 +136,48 @@ def load_records(path: str | Path) -> list[dict]:
     # gzip, and UTF-16 with a byte-order mark (Windows PowerShell 5's `>`), are read; a UTF-8 byte-order mark is not content
     text = read_text(p, "startup records as JSON lines (docs/startup-record-format.md)",
                      "write the records as UTF-8 JSON lines (PowerShell: Out-File -Encoding utf8)")
-    if text.lstrip().startswith("["):  # a JSON array of records rather than JSON lines
+    if text.lstrip().startswith(("[", "{")):  # a JSON array of records, or one record, rather than JSON lines
         try:
             whole = json.loads(text)
         except json.JSONDecodeError:
             whole = None
         if isinstance(whole, list):
             return _some([_startup_record(rec, f"{path}:{n}") for n, rec in enumerate(whole, 1)], path)
+        if isinstance(whole, dict) and "\n" in text.strip():  # one record written over several lines
+            return [_startup_record(whole, f"{path}:1")]
     out = []
-    for n, line in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    for n, line in enumerate(lines, 1):
         if not line.strip() or line.lstrip().startswith(("#", "//")):  # blank lines and comment lines
             continue
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError("FILE", f"{path}:{n} is not JSON ({exc.msg})", "one startup record per line") from None
+            raise _not_a_record_line(path, n, lines, exc) from None
         out.append(_startup_record(rec, f"{path}:{n}"))
     return _some(out, path)
+
+
+# a line of vLLM's own log: "INFO 07-06 09:41:03 [core.py:113] ..." (before 0.8: "INFO 07-06 09:41:03 core.py:113] ...")
+_VLLM_LOG_LINE = re.compile(r"\b(?:INFO|WARNING|ERROR|DEBUG)\b.*\b[\w./-]+\.py:\d+\]")
+
+
+def _not_a_record_line(path, n: int, lines: list[str], exc: json.JSONDecodeError) -> InputError:
+    """The InputError for line `n` that is no JSON: what the file seems to be instead where that is clear (a record
+    written over several lines, a vLLM log), with the way to a record file."""
+    # the failing line or the next lines that are no JSON object (a record's notes may quote a log line)
+    if any(_VLLM_LOG_LINE.search(line) for line in lines[n - 1:n + 49] if not line.lstrip().startswith("{")):
+        return InputError("FILE", f"{path}:{n} is a line of a vLLM log, not a startup record",
+                          f"kvplan reconcile {path} MODEL --record records.jsonl writes the log's startup as a record")
+    if lines[n - 1].strip() in ("{", "["):
+        try:
+            json.JSONDecoder().raw_decode("\n".join(lines[n - 1:]).lstrip())
+        except json.JSONDecodeError:
+            pass
+        else:
+            return InputError("FILE", f"{path}:{n} starts a record written over several lines (pretty-printed JSON)",
+                              f"one startup record per line: jq -c . {path} > records.jsonl")
+    return InputError("FILE", f"{path}:{n} is not JSON ({exc.msg})", "one startup record per line")
 
 
 def _some(records: list[dict], path) -> list[dict]:
