@@ -55,9 +55,10 @@ def main(argv: list[str]) -> None:
     if argv:
         files = [(Path(a).name, a) for a in argv]
     else:
+        from fit_calibration import PEAK_FILES, located
         from readme_accuracy import blind_records
 
-        files = [("calibration", str(ROOT.parent / "shared/data/vllm_logs/calibration.jsonl")),
+        files = [("calibration", str(located(ROOT.parent, PEAK_FILES[0]))),
                  ("out of sample", blind_records()[0]),
                  ("blind", str(ROOT / "tests/data/blind_records.jsonl"))]
     for name, path in files:

@@ -775,4 +775,4 @@ def test_the_cli_prints_why_each_record_was_skipped_whole(tmp_path, monkeypatch,
     text = " ".join(out.split())
     assert code == 0, err
     assert ("skipped my-start, my-other-start: gpu.name: unknown GPU 'NVIDIA Foo 9000'; the record gives no total_gib "
-            "(add gpu.total_gib as vLLM logged it)") in text
+            "(add gpu.total_gib as vLLM logged it, or name the GPU as kvplan's catalog does (nearest: ") in text

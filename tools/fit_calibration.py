@@ -172,6 +172,17 @@ def fit_group(rs, a_s_fixed=None, n_c_fixed=None, n_int_fixed=None):
 CHECKOUT = Path(__file__).resolve().parents[1]  # this checkout, whatever its folder is called (main, a worktree)
 ROOT = CHECKOUT.parent  # the folder holding shared/ and this checkout
 PEAK_FILES = ("shared/data/vllm_logs/calibration.jsonl", f"{CHECKOUT.name}/tests/data/extra_records.jsonl")
+
+
+def located(root: Path, name: str) -> Path:
+    """root / name, or, for the calibration file where `root` holds no shared/ (a clean checkout of this repository
+    alone), this checkout's copy of it, tests/data/calibration.jsonl (tests/test_validate.py keeps the two the same)."""
+    path = root / name
+    if name == PEAK_FILES[0] and not path.exists():
+        return CHECKOUT / "tests" / "data" / "calibration.jsonl"
+    return path
+
+
 # V1's sampler and its dummy run are the same code from 0.8 to 0.16 (the 0.10.2 and 0.14.1 startups log the same
 # bytes per logit), so those two groups share one sampler coefficient; 0.17 changed the profiled sampler path.
 SAMPLER_POOL = {"V1 0.9.1-0.10": "V1 0.8-0.16", "V1 0.8-0.9.0": "V1 0.8-0.16", "V1 0.11-0.17": "V1 0.8-0.16"}
@@ -192,7 +203,7 @@ def _logging(root: Path, field: str, keep=None):
     """(record id, plan, term features, era group, logged GiB) of every record in PEAK_FILES that logs `field`, that
     `keep` (a test of the record) keeps and that kvplan predicts; V0 startups from V0_FILES only."""
     for name in PEAK_FILES:
-        kept = [rec for rec in load_records(root / name) if keep is None or keep(rec)]
+        kept = [rec for rec in load_records(located(root, name)) if keep is None or keep(rec)]
         for rec, p in planned_logging(kept, field):
             group = next(g for g, eras in GROUPS.items() if p.era in eras)
             if p.rules.engine != "v1" and name not in V0_FILES:
@@ -248,7 +259,7 @@ def _implied_beyond_other_terms(root: Path, keep, with_integrated: bool) -> tupl
 
     each = []
     for name in PEAK_FILES:
-        for r in rows(load_records(root / name)):
+        for r in rows(load_records(located(root, name))):
             if not keep(r):
                 continue
             c = coefficients_for(r["era"])
@@ -314,7 +325,7 @@ def records_fixing_coefficients(root: Path) -> set[str]:
 
 
 def main():
-    path = next((a for a in sys.argv[1:] if not a.startswith("--")), None) or str(ROOT / "shared/data/vllm_logs/calibration.jsonl")
+    path = next((a for a in sys.argv[1:] if not a.startswith("--")), None) or str(located(ROOT, PEAK_FILES[0]))
     rs = rows(load_records(path))
     peaks = sampler_peaks(ROOT)
     non_torch = logged_non_torch(ROOT)
@@ -558,4 +569,4 @@ def write_residuals(path: str) -> None:
 
 
 if __name__ == "__main__" and "--write-residuals" in sys.argv:
-    write_residuals(next((a for a in sys.argv[1:] if not a.startswith("--")), str(ROOT / "shared/data/vllm_logs/calibration.jsonl")))
+    write_residuals(next((a for a in sys.argv[1:] if not a.startswith("--")), str(located(ROOT, PEAK_FILES[0]))))

@@ -1,6 +1,7 @@
 """Refresh the README's accuracy tables from `kvplan validate` itself.
 
     python tools/readme_accuracy.py
+    python tools/readme_accuracy.py --out-of-sample FILE   # write the out-of-sample records to FILE, README untouched
 
 Runs `kvplan validate --markdown` on the calibration records and on the out-of-sample records, end to end
 and given the logged pool, and replaces the text between the README's accuracy markers.
@@ -56,7 +57,20 @@ def blind_records() -> tuple[str, int, int]:
     return fh.name, len(kept), len(lines) - len(kept)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    import sys
+
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--out-of-sample"]:  # the README's out-of-sample table, to reproduce with kvplan validate FILE
+        if len(argv) != 2:
+            sys.exit("usage: python tools/readme_accuracy.py --out-of-sample FILE")
+        blind, n_blind, n_used = blind_records()
+        Path(argv[1]).write_text(Path(blind).read_text())
+        Path(blind).unlink()
+        print(f"{argv[1]}: the {n_blind} records of tests/data/extra_records.jsonl that fix no coefficient ({n_used} left out)")
+        return
+    if argv:
+        sys.exit("usage: python tools/readme_accuracy.py [--out-of-sample FILE]")
     blind, n_blind, n_used = blind_records()
     text = f"""{START}
 `kvplan validate tests/data/calibration.jsonl`: the {_count("calibration.jsonl")} real startups of `calibration.jsonl` (absolute % error,
@@ -79,7 +93,8 @@ and given the logged pool:
 
 {table("extra_records.jsonl", True)}
 
-**Out of sample.** The {n_blind} of them that fix no coefficient:
+**Out of sample.** The {n_blind} of them that fix no coefficient (`python tools/readme_accuracy.py --out-of-sample
+/tmp/out-of-sample.jsonl && kvplan validate /tmp/out-of-sample.jsonl`):
 
 {table(blind, False)}
 

@@ -26,7 +26,8 @@ from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, En
                          parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
                             model_catalog, normalize, resolve_model)
-from kvplan.versions import NEWEST_KNOWN, OLDEST_READ, canonical_quant, parse_version, source_date, untagged_source_build
+from kvplan.versions import (NEWEST_KNOWN, OLDEST_READ, _version_match, canonical_quant, parse_version, source_date,
+                             untagged_source_build)
 from kvplan.weights import kv_dtype_bytes
 
 FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
@@ -135,23 +136,48 @@ def load_records(path: str | Path) -> list[dict]:
     # gzip, and UTF-16 with a byte-order mark (Windows PowerShell 5's `>`), are read; a UTF-8 byte-order mark is not content
     text = read_text(p, "startup records as JSON lines (docs/startup-record-format.md)",
                      "write the records as UTF-8 JSON lines (PowerShell: Out-File -Encoding utf8)")
-    if text.lstrip().startswith("["):  # a JSON array of records rather than JSON lines
+    if text.lstrip().startswith(("[", "{")):  # a JSON array of records, or one record, rather than JSON lines
         try:
             whole = json.loads(text)
         except json.JSONDecodeError:
             whole = None
         if isinstance(whole, list):
             return _some([_startup_record(rec, f"{path}:{n}") for n, rec in enumerate(whole, 1)], path)
+        if isinstance(whole, dict) and "\n" in text.strip():  # one record written over several lines
+            return [_startup_record(whole, f"{path}:1")]
     out = []
-    for n, line in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    for n, line in enumerate(lines, 1):
         if not line.strip() or line.lstrip().startswith(("#", "//")):  # blank lines and comment lines
             continue
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError("FILE", f"{path}:{n} is not JSON ({exc.msg})", "one startup record per line") from None
+            raise _not_a_record_line(path, n, lines, exc) from None
         out.append(_startup_record(rec, f"{path}:{n}"))
     return _some(out, path)
+
+
+# a line of vLLM's own log: "INFO 07-06 09:41:03 [core.py:113] ..." (before 0.8: "INFO 07-06 09:41:03 core.py:113] ...")
+_VLLM_LOG_LINE = re.compile(r"\b(?:INFO|WARNING|ERROR|DEBUG)\b.*\b[\w./-]+\.py:\d+\]")
+
+
+def _not_a_record_line(path, n: int, lines: list[str], exc: json.JSONDecodeError) -> InputError:
+    """The InputError for line `n` that is no JSON: what the file seems to be instead where that is clear (a record
+    written over several lines, a vLLM log), with the way to a record file."""
+    # the failing line or the next lines that are no JSON object (a record's notes may quote a log line)
+    if any(_VLLM_LOG_LINE.search(line) for line in lines[n - 1:n + 49] if not line.lstrip().startswith("{")):
+        return InputError("FILE", f"{path}:{n} is a line of a vLLM log, not a startup record",
+                          f"kvplan reconcile {path} MODEL --record records.jsonl writes the log's startup as a record")
+    if lines[n - 1].strip() in ("{", "["):
+        try:
+            json.JSONDecoder().raw_decode("\n".join(lines[n - 1:]).lstrip())
+        except json.JSONDecodeError:
+            pass
+        else:
+            return InputError("FILE", f"{path}:{n} starts a record written over several lines (pretty-printed JSON)",
+                              f"one startup record per line: jq -c . {path} > records.jsonl")
+    return InputError("FILE", f"{path}:{n} is not JSON ({exc.msg})", "one startup record per line")
 
 
 def _some(records: list[dict], path) -> list[dict]:
@@ -172,6 +198,8 @@ def _startup_record(rec, where: str) -> dict:
     if missing:
         raise InputError("FILE", f"{where} is not a startup record: no {' and no '.join(repr(k) for k in missing)} field",
                          "add " + " and ".join(repr(k) for k in missing) + " as docs/startup-record-format.md shows")
+    if rec.get("id") is None:  # named by where it stands, so that its row and any skip say which record it is
+        rec = dict(rec, id=f"{where} (no id)")
     return rec
 
 
@@ -221,6 +249,12 @@ def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
             notes.append(f"vLLM version {v!r} is not a release number: read as a record without a version")
         else:
             if not (release < (0, 2, 0) or (release[0] == 0 and release[1] <= 1)):
+                if _version_match(v).group(3) is None:  # '0.11': parse_version reads it as the series' first release
+                    notes.append(f"vLLM {v!r} names no patch release: {release[0]}.{release[1]}.0's rules applied "
+                                 f"(give the full release the log prints, e.g. {release[0]}.{release[1]}.1, if a later one ran)")
+                if release > parse_version(NEWEST_KNOWN):
+                    notes.append(f"vLLM {v} is newer than the newest release kvplan has read ({NEWEST_KNOWN}): its "
+                                 "rules applied, what changed since is not modelled (check the version for a typo)")
                 return v, "stated"
             notes.append(f"vLLM {v} is a source build without a release number: read as a record without a version")
     # the log format bounds the era; the date of the vLLM issue the record comes from names the release then current
@@ -280,12 +314,15 @@ def sibling_versions(records: list[dict]) -> dict[str, tuple[str, int]]:
 def _record_gpu(rec: dict) -> GPUSpec:
     g = rec.get("gpu") or {}
     name, total = g.get("name"), g.get("total_gib")
-    base, why = None, None
+    base, why, near = None, None, None
     if name:
         try:
             base = find_gpu(name, total_bytes=int(round(total * GIB)) if total else None)
         except KvplanError as exc:
             why = exc.message if hasattr(exc, "message") else str(exc)
+            # find_gpu's catalog names nearest a misspelt one ('RTX 4080 Supr'); its --gpu-gib is no record field
+            fix = getattr(exc, "fix", None) or ""
+            near = fix.split(";")[0] if fix.startswith("nearest:") else None
     if total:
         if base is not None:
             return replace(base, total_bytes=int(round(total * GIB)), total_source=f"record: {total} GiB as logged")
@@ -295,7 +332,8 @@ def _record_gpu(rec: dict) -> GPUSpec:
             raise InputError("gpu", "the record names no GPU and gives no total_gib: no memory to plan with",
                              "add gpu.name as nvidia-smi prints it, or gpu.total_gib as vLLM logged it")
         raise InputError("gpu.name", f"{why or f'GPU {name!r} is not in kvplan catalog'}; the record gives no total_gib",
-                         "add gpu.total_gib as vLLM logged it")
+                         "add gpu.total_gib as vLLM logged it" + (f", or name the GPU as kvplan's catalog does ({near})"
+                                                                  if near else ""))
     return base
 
 
@@ -500,6 +538,11 @@ _TEXT_FIELDS = ("id", "source")
 def clean_record(rec: dict) -> dict:
     """A copy of `rec` with its values in the types the planner takes; InputError naming the field otherwise."""
     _check_fields(rec)
+    if "args" not in rec:  # a null argument is vLLM's default, said so; a record without the section forgot them all
+        raise InputError("args", "the record has no args: every engine argument would take vLLM's default (max_model_len "
+                         "the model's limit, the release's gpu_memory_utilization), a guess at the command that ran",
+                         'add "args" with the engine arguments the log shows, as docs/startup-record-format.md does '
+                         '({} if every one was left at its default)')
     for key in _TEXT_FIELDS:  # read as text (the source's date, the release's rules): a number there is a mistake
         if rec.get(key) is not None and not isinstance(rec[key], str):
             raise InputError(key, f"must be text, got {rec[key]!r}", "see docs/startup-record-format.md")
@@ -532,6 +575,9 @@ def clean_record(rec: dict) -> dict:
     for k in _FLOAT_OBSERVED:
         if obs.get(k) is not None:
             obs[k] = _as_float(obs[k], f"observed.{k}")
+            if not math.isfinite(obs[k]):  # NaN or Infinity: no figure a log prints, and no error to score against it
+                raise InputError(f"observed.{k}", f"must be a finite number, got {obs[k]!r}",
+                                 "copy the figure as the log printed it, or null where the log shows none")
     for k in _INT_OBSERVED:
         if obs.get(k) is not None:
             obs[k] = _as_int(obs[k], f"observed.{k}")
@@ -541,8 +587,16 @@ def clean_record(rec: dict) -> dict:
     gpu = dict(rec.get("gpu") if isinstance(rec.get("gpu"), dict) else {})
     if gpu.get("total_gib") is not None:
         gpu["total_gib"] = _as_float(gpu["total_gib"], "gpu.total_gib")
+        # 0 would read as "not given" (the catalog's total), a negative one as a GPU with no memory, NaN or Infinity
+        # as no size at all: each a mistake in the record, never a total vLLM printed
+        if not (math.isfinite(gpu["total_gib"] * GIB) and gpu["total_gib"] > 0):  # 1e308 GiB is no number of bytes
+            raise InputError("gpu.total_gib", f"must be a positive, finite number of GiB, got {gpu['total_gib']!r}",
+                             "give the total vLLM logged for the GPU (e.g. 79.25), or null to take the catalog's")
     if gpu.get("count") is not None:
         gpu["count"] = _as_int(gpu["count"], "gpu.count")
+        if gpu["count"] < 1:  # 0 would read as "not given" (one GPU, or the count in the name) and plan anyway
+            raise InputError("gpu.count", f"must be 1 or more, got {gpu['count']}",
+                             "give the number of GPUs the startup ran on (tensor x pipeline x data parallel size), or null")
     out["gpu"] = gpu
     model = dict(rec.get("model") if isinstance(rec.get("model"), dict) else {})
     for k in ("quant_config", "config"):
@@ -550,9 +604,16 @@ def clean_record(rec: dict) -> dict:
             raise InputError(f"model.{k}", f"must be a JSON object, got {type(model[k]).__name__}", "fix the record")
     if model.get("weights_bytes") is not None:
         model["weights_bytes"] = _as_int(model["weights_bytes"], "model.weights_bytes")
+        if model["weights_bytes"] <= 0:
+            raise InputError("model.weights_bytes", f"must be a positive number of bytes, got {model['weights_bytes']}",
+                             "give the checkpoint's total tensor bytes as a public source states them, or null")
     out["model"] = model
     if out.get("vllm_version") is not None:
-        out["vllm_version"] = str(out["vllm_version"]).strip()
+        if not isinstance(out["vllm_version"], str):  # a JSON number loses the release's digits: 0.10 is read as 0.1
+            raise InputError("vllm_version", f"must be text, got the {type(out['vllm_version']).__name__} "
+                             f"{out['vllm_version']!r}", 'quote the release as vLLM prints it, e.g. "0.10.1.1" (a JSON '
+                             "number drops trailing zeros: 0.10 reads as 0.1)")
+        out["vllm_version"] = out["vllm_version"].strip()
     return out
 
 
@@ -678,11 +739,12 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
     records = list(records)
     cleaned = [_cleaned_or_error(rec) for rec in records]  # each record is cleaned and checked once, here
     siblings = sibling_versions([c for c in cleaned if isinstance(c, dict)])
-    for rec, clean in zip(records, cleaned):
+    for n, (rec, clean) in enumerate(zip(records, cleaned), 1):
         model, gpu, observed = (rec.get(k) if isinstance(rec.get(k), dict) else {} for k in ("model", "gpu", "observed"))
-        r = RecordResult(id=rec.get("id", "?"), label={"model": model.get("id"), "gpu": gpu.get("name"),
+        r = RecordResult(id=rec.get("id") if rec.get("id") is not None else f"record {n} (no id)", label={"model": model.get("id"), "gpu": gpu.get("name"),
                                                          "vllm_version": rec.get("vllm_version")})
-        r.observed = {k: v for k, v in observed.items() if v is not None}
+        # as written, but a NaN or Infinity (clean_record's skip reason) left out: it is not JSON
+        r.observed = {k: v for k, v in observed.items() if v is not None and not (isinstance(v, float) and not math.isfinite(v))}
         try:
             if isinstance(clean, Exception):
                 raise clean
@@ -694,7 +756,7 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
             r.predicted = _predicted(p)
             r.assumptions = notes
             r.label["rules_applied"] = p.rules.version
-            r.band_keys = (f"{_family(p.model)}|{_era_group(p.era)}", f"{_family(p.model)}|*")
+            r.band_keys = (f"{_family(p.model)}|{_era_group(p.era)}", f"{_family(p.model)}|*", f"arch|{_architecture(p.model)}")
             for f in FIGURES:
                 if given_kv and f == "kv_cache_gib":
                     continue
@@ -768,6 +830,11 @@ def _family(model) -> str:
     return "moe" if model.is_moe else "dense"
 
 
+def _architecture(model) -> str:
+    """The model's architecture as its config names it (its model_type where the config names none)."""
+    return model.architectures[0] if model.architectures else str(model.model_type)
+
+
 def _era_group(era: str) -> str:
     return {"V0-a": "V0", "V0-b": "V0", "V0-c": "V0", "V1-a": "V1 <= 0.10", "V1-b": "V1 <= 0.10"}.get(era, "V1 >= 0.11")
 
@@ -813,27 +880,39 @@ def uncertainty_band(p: Plan) -> dict | None:
         outside.append(f"no validated records for {fam} models in the {era} era")
     if p.model.quant is not None and p.model.quant.method == "gguf":
         outside.append("no GGUF startup among the validated records")
+    # the family's residuals speak for the architectures they were measured on: a Mamba hybrid is banded by GDN and
+    # sliding-window startups, a new dense architecture by Llama and Qwen ones (residual_table's "arch|" entries)
+    arch = _architecture(p.model)
+    if any(k.startswith("arch|") for k in table) and f"arch|{arch}" not in table:
+        outside.append(f"no validated startup of the {arch} architecture")
+    # a release beyond the ones whose rules were read was never validated either, whatever its era's records say
+    if p.rules.release > parse_version(NEWEST_KNOWN):
+        outside.append(f"vLLM {p.rules.version} is newer than the newest release kvplan has read ({NEWEST_KNOWN})")
+    elif p.rules.release < parse_version(OLDEST_READ):
+        outside.append(f"vLLM {p.rules.version} is older than the oldest release kvplan has read ({OLDEST_READ})")
     if entry is None:
-        return {"lo": None, "hi": None, "n": 0, "outside_validation": True,
+        return {"lo": None, "hi": None, "n": 0, "outside_validation": True, "family": fam, "era": era,
                 "text": "outside what was validated: " + "; ".join(outside or ["no records"])}
     lo, hi = entry["p10_pct"] / 100, entry["p90_pct"] / 100
     kv = p.kv_cache_bytes / GIB
     if kv <= 0:  # the residuals are relative to a pool: none to scale
-        return {"lo": None, "hi": None, "n": entry["n"], "outside_validation": bool(outside),
+        return {"lo": None, "hi": None, "n": entry["n"], "outside_validation": bool(outside), "family": fam, "era": era,
                 "text": f"no validated band: the predicted KV pool is {kv:.2f} GiB, none to scale by the "
                         f"p10–p90 residuals of {entry['n']} real {fam} startups"}
     kv_band = list(band_bounds(kv, {"lo": lo, "hi": hi}))
     conc_band = list(band_bounds(p.max_concurrency, {"lo": lo, "hi": hi}))
-    text = (f"validated band (p10–p90 of {entry['n']} real {fam} startups{'' if key in table else ', all eras'}): KV pool "
+    # the family and the era whose residuals these are: a user reads which startups the band speaks for
+    which = f"vLLM {era}" if key in table else "all eras"
+    text = (f"{'band' if outside else 'validated band'} (p10–p90 of {entry['n']} real {fam} startups, {which}): KV pool "
             f"{kv_band[0]:.2f}–{kv_band[1]:.2f} GiB, concurrency {conc_band[0]:.2f}–{conc_band[1]:.2f}x")
     if p.fits and conc_band[0] < 1 <= p.max_concurrency:
         text += " — near the edge: within the band vLLM may refuse this start (one max_model_len request may not fit)"
     elif not p.fits and p.failure == "memory" and conc_band[1] >= 1 > p.max_concurrency:
         text += " — near the edge: within the band vLLM may start after all"
     if outside:
-        text += " — " + "; ".join(outside)
-    return {"lo": lo, "hi": hi, "n": entry["n"], "outside_validation": bool(outside), "text": text,
-            "kv_cache_gib": kv_band, "max_concurrency": conc_band}
+        text += " — outside what was validated: " + "; ".join(outside)
+    return {"lo": lo, "hi": hi, "n": entry["n"], "outside_validation": bool(outside), "family": fam,
+            "era": era if key in table else "all eras", "text": text, "kv_cache_gib": kv_band, "max_concurrency": conc_band}
 
 
 def residual_table(results: list[RecordResult]) -> dict:

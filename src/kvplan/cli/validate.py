@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from kvplan.cli import app, console
+from kvplan.cli import app, console, err_console
 
 _FIG_LABEL = {"weights_gib": "weights GiB", "kv_cache_gib": "KV-cache GiB", "num_gpu_blocks": "blocks",
               "kv_cache_tokens": "tokens", "max_concurrency": "concurrency"}
@@ -55,6 +55,8 @@ def validate(
             results = validate_records(records, given_kv=given_kv, progress=lambda: progress.advance(task))
     summary = summarize(results)
     seed = None if given_kv else summarize(results, seed=True)
+    for line in duplicate_id_lines(results):  # on stderr: --json stays one JSON document
+        err_console.print(line, style="yellow", soft_wrap=True, highlight=False, markup=False)
     if json_out:
         out = {"mode": "given_kv" if given_kv else "end_to_end", "records": [r.to_dict() for r in results], "summary": summary}
         if seed:
@@ -108,6 +110,15 @@ def skipped_lines(results) -> list[str]:
     return [f"skipped {', '.join(ids)}: {why}" for why, ids in reasons.items()]
 
 
+def duplicate_id_lines(results) -> list[str]:
+    """A note for each id more than one record carries: rows and --json entries keyed by it cannot be told apart."""
+    from collections import Counter
+
+    counts = Counter(str(r.id) for r in results)
+    return [f"note: {n} records carry the id {rid!r}: their rows (and --json entries) cannot be told apart; give each "
+            "record its own id" for rid, n in counts.items() if n > 1]
+
+
 def _check_markdown_target(path: str) -> None:
     """--markdown names a file that can be written: not a folder, in a folder that exists."""
     from pathlib import Path
@@ -149,6 +160,9 @@ def summary_grid(summary: dict, seed: dict | None, given_kv: bool) -> tuple[list
     for f in _figures(given_kv):
         row = [_FIG_LABEL[f], str(summary[f]["n"])]
         for s in [summary] + ([seed] if seed else []):
+            if s is seed and f == "weights_gib" and s[f]["n"]:  # the seed is handed the logged weights (seed_predict):
+                row += ["(given)"] * 3                           # its 0.00 % there measures nothing
+                continue
             row += [_pct(s[f][k]) for k in ("median_abs_pct", "p90_abs_pct", "max_abs_pct")]
         rows.append(row)
     return head, rows
