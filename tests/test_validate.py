@@ -67,6 +67,22 @@ def test_cli_json_shape():
     assert "fits_accuracy" in d["summary"] and "skipped" in d["summary"]
 
 
+def test_each_record_says_which_defaults_its_plan_took():
+    # the record format: a null field takes that release's default, "and says which default it used"
+    rec = {"id": "defaults", "source": "hand-written", "vllm_version": "0.20.0",
+           "model": {"id": "Qwen/Qwen2.5-7B-Instruct", "config": None, "quant_config": None, "weights_bytes": None},
+           "gpu": {"name": "NVIDIA L4", "total_gib": None, "count": 1},
+           "args": {"max_model_len": 4096, "gpu_memory_utilization": None, "max_num_seqs": 8},
+           "observed": {"kv_cache_gib": 5.0}}
+    (r,) = validate_records([rec])
+    out = r.to_dict()
+    assert any(a.startswith("gpu_memory_utilization 0.") and "(vLLM 0.20.0 default)" in a for a in out["plan_assumptions"])
+    assert any(a.startswith("max_num_batched_tokens") for a in out["plan_assumptions"])
+    # a stated flag is no default: max_num_seqs 8 is not listed as one
+    assert not any(a.startswith("max_num_seqs") for a in out["plan_assumptions"])
+    assert not set(out["assumptions"]) & set(out["plan_assumptions"])
+
+
 def test_fit_shows_the_validated_band_and_says_when_outside():
     import kvplan
 

@@ -121,6 +121,9 @@ class RecordResult:
     seed_predicted: dict = field(default_factory=dict)
     seed_error_pct: dict = field(default_factory=dict)
     assumptions: list = field(default_factory=list)
+    # what the plan took for what the record leaves out (the release's defaults for its null args, estimates), beside
+    # the record-level notes above: the record format's "says which default it used"
+    plan_assumptions: list = field(default_factory=list)
     # the residual groups of the plan the record was scored with (family and era, and the family's all-eras group),
     # which residual_table files its KV residual under; not part of the output
     band_keys: tuple[str, ...] = ()
@@ -128,7 +131,8 @@ class RecordResult:
     def to_dict(self) -> dict:
         return {"id": self.id, **self.label, "predicted": self.predicted, "observed": self.observed,
                 "error_pct": self.error_pct, "skipped": self.skipped, "seed_predicted": self.seed_predicted,
-                "seed_error_pct": self.seed_error_pct, "assumptions": list(self.assumptions)}
+                "seed_error_pct": self.seed_error_pct, "assumptions": list(self.assumptions),
+                "plan_assumptions": list(self.plan_assumptions)}
 
 
 def load_records(path: str | Path) -> list[dict]:
@@ -755,6 +759,7 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
             _refuse_implausible_batch(p, raw_args)
             r.predicted = _predicted(p)
             r.assumptions = notes
+            r.plan_assumptions = [a for a in p.assumptions if a not in notes]
             r.label["rules_applied"] = p.rules.version
             r.band_keys = (f"{_family(p.model)}|{_era_group(p.era)}", f"{_family(p.model)}|*", f"arch|{_architecture(p.model)}")
             for f in FIGURES:
