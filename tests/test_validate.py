@@ -67,6 +67,20 @@ def test_cli_json_shape():
     assert "fits_accuracy" in d["summary"] and "skipped" in d["summary"]
 
 
+def test_a_band_is_never_read_from_too_few_startups():
+    import kvplan
+    from kvplan.validate import MIN_BAND_RECORDS, _residuals
+
+    # the hybrid family holds one startup of the V1 <= 0.10 era: its p10-p90 would be a band of width 0
+    assert 0 < _residuals()["hybrid|V1 <= 0.10"]["n"] < MIN_BAND_RECORDS
+    p = kvplan.fit("google/gemma-3-27b-it", "H100", vllm_version="0.10.1.1", max_model_len=8192, fixes=False)
+    band = uncertainty_band(p)
+    assert band["era"] == "all eras" and band["n"] == _residuals()["hybrid|*"]["n"] >= MIN_BAND_RECORDS
+    assert band["kv_cache_gib"][0] < band["kv_cache_gib"][1]
+    assert band["outside_validation"] and "too few for a p10–p90" in band["text"]
+    assert band["text"].startswith("band (")  # not called validated
+
+
 def test_each_record_says_which_defaults_its_plan_took():
     # the record format: a null field takes that release's default, "and says which default it used"
     rec = {"id": "defaults", "source": "hand-written", "vllm_version": "0.20.0",

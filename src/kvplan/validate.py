@@ -864,6 +864,10 @@ def band_bounds(value: float, band: dict) -> tuple[float, float]:
     return (a, b) if a <= b else (b, a)
 
 
+# the fewest residuals a family-and-era band is read from (uncertainty_band)
+MIN_BAND_RECORDS = 5
+
+
 def uncertainty_band(p: Plan) -> dict | None:
     """p10-p90 of the KV-pool residuals validated for this family and era (None in simple mode)."""
     if p.mode != "vllm" or p.failure not in (None, "memory"):  # refused or failed before any pool is sized: none to band
@@ -879,10 +883,16 @@ def uncertainty_band(p: Plan) -> dict | None:
     table = _residuals()
     fam, era = _family(p.model), _era_group(p.era)
     key = f"{fam}|{era}"
+    # a p10-p90 of fewer than MIN_BAND_RECORDS residuals is their extremes (or one residual, a band of width 0): the
+    # family's all-eras residuals speak for it instead, and the era counts as not validated
+    table = {k: v for k, v in table.items() if not isinstance(v, dict) or k.startswith("arch|") or v["n"] >= MIN_BAND_RECORDS}
     entry = table.get(key) or table.get(f"{fam}|*")
     outside = []
     if key not in table:
-        outside.append(f"no validated records for {fam} models in the {era} era")
+        held = _residuals().get(key, {}).get("n", 0)
+        outside.append(f"no validated records for {fam} models in the {era} era" if not held else
+                       f"only {held} validated {fam} startup{'s' if held > 1 else ''} in the {era} era, too few "
+                       f"for a p10–p90 (fewer than {MIN_BAND_RECORDS})")
     if p.model.quant is not None and p.model.quant.method == "gguf":
         outside.append("no GGUF startup among the validated records")
     # the family's residuals speak for the architectures they were measured on: a Mamba hybrid is banded by GDN and
