@@ -32,8 +32,8 @@ from string import Template
 from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
-from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, env_flag_on, parse_mm_limits, parse_speculative_config,
-                          speculative_draft, speculative_object, vllm_quant_method)
+from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, cold_start_margin_bytes, env_flag_on, parse_mm_limits,
+                          parse_speculative_config, speculative_draft, speculative_object, vllm_quant_method)
 from kvplan.resolve import is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
 from kvplan.versions import (check_serve_env, check_serve_flags, serve_entrypoint, serve_mm_limits, serve_quantization,
@@ -476,16 +476,8 @@ def spec_from_plan(
         gpus_per_node=gpus_per_node, fits=bool(plan.fits), plan_error=_get(plan, "error"), data_parallel_size=dp,
         pooling=pooling, local_dir=str(local_dir) if local_dir else None, startup_first_from_volume=from_volume,
         draft_model_id=draft_id, draft_revision=draft_revision, draft_weights_bytes=draft_bytes,
-        cold_start_loss_bytes=_cold_start_loss(plan),
+        cold_start_loss_bytes=cold_start_margin_bytes(plan),
     )
-
-
-def _cold_start_loss(plan: Any) -> int:
-    """The plan's most pool lost by a compiling start (Plan.first_start loss_bytes_most); the public pairs' largest
-    (plan.COLD_START_POOL_LOSS_BYTES) where the plan carries none."""
-    first = _get(plan, "first_start")
-    return int(first["loss_bytes_most"]) if isinstance(first, dict) and "loss_bytes_most" in first \
-        else COLD_START_POOL_LOSS_BYTES
 
 
 def hub_drafter(plan: Any) -> tuple[Optional[str], Optional[str], int]:

@@ -2635,6 +2635,14 @@ def cold_start_pool_loss_bytes(model: ModelSpec, args: EngineArgs, rules: Versio
                          f"output ({out / GIB:.2f} GiB) in Inductor's combo-kernel benchmark: {least / GIB:.2f} GiB above the "
                          f"{activation_peak / GIB:.2f} GiB activation peak, {(least + copy) / GIB:.2f} GiB where the freed "
                          "copy's segment stays reserved", True)
+def cold_start_margin_bytes(plan) -> int:
+    """The most KV pool a plan's compiling first start loses (its first_start loss_bytes_most, per rank); the public
+    pairs' largest (COLD_START_POOL_LOSS_BYTES) for a plan that carries none (V0, eager, a given pool)."""
+    first = getattr(plan, "first_start", None)
+    return int(first["loss_bytes_most"]) if isinstance(first, dict) and "loss_bytes_most" in first \
+        else COLD_START_POOL_LOSS_BYTES
+
+
 # how fit's cold-first-start warning begins, in both its forms (a given length, --max-model-len -1): preflight's
 # 'first start' check finds the plan's warning by it
 COLD_START_WARNING = "a first start compiles its torch.compile graphs inside the memory profile"

@@ -695,6 +695,7 @@ def request_from_plan(plan: Any, flags_revision: Optional[str] = None) -> Reques
         flag_text = fix_command_text(dict(getattr(f0, "flags", {}) or {}))
         fix = f"{flag_text} ({getattr(f0, 'effect', '')})".strip()
     from kvplan.plan import COLD_START_WARNING as cold_start_warning, EVERY_START_COLD_WARNING as every_start_warning
+    from kvplan.plan import cold_start_margin_bytes
 
     tp = int(getattr(args, "tensor_parallel_size", 1) or 1)
     pp = int(getattr(args, "pipeline_parallel_size", 1) or 1)
@@ -722,11 +723,5 @@ def request_from_plan(plan: Any, flags_revision: Optional[str] = None) -> Reques
                               if str(w).startswith(cold_start_warning)
                               or (str(w).startswith(every_start_warning)
                                   and ("may be refused" in str(w) or "auto-fit" in str(w)))), None),
-        plan_cold_start_bytes=_cold_start_bytes(plan),
+        plan_cold_start_bytes=cold_start_margin_bytes(plan),
     )
-
-
-def _cold_start_bytes(plan) -> Optional[int]:
-    """The most KV pool the plan's compiling first start loses (Plan.first_start), None where the plan has none."""
-    first = getattr(plan, "first_start", None)
-    return int(first["loss_bytes_most"]) if isinstance(first, dict) and "loss_bytes_most" in first else None
