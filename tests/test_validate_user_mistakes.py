@@ -251,3 +251,18 @@ def test_a_broken_record_line_beside_records_quoting_a_log_is_still_called_not_j
     path.write_text('{"id": "broken", \n' + json.dumps(quoting) + "\n")
     code, out, err = run_cli(monkeypatch, capsys, "validate", str(path))
     assert code == 2 and f"{path}:1 is not JSON" in " ".join(err.split())
+
+
+def test_records_read_from_a_pipe(tmp_path):
+    # `kvplan validate <(zcat records.jsonl.gz)` names /dev/fd/N, a pipe and not a regular file: it is read, not refused
+    import subprocess
+    import sys
+
+    line = Path(__file__).parent.joinpath("data", "blind_records.jsonl").read_text().splitlines()[0]
+    out = subprocess.run([sys.executable, "-m", "kvplan", "validate", "/dev/stdin", "--json"], input=line + "\n",
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert len(json.loads(out.stdout)["records"]) == 1
+    missing = subprocess.run([sys.executable, "-m", "kvplan", "validate", str(tmp_path / "nothing.jsonl")],
+                             capture_output=True, text=True, timeout=120)
+    assert missing.returncode == 2 and "no such file" in missing.stderr

@@ -42,7 +42,8 @@ def existing_file(ref, field: str, fix: str) -> Path:
     path = Path(ref)
     if path.is_dir():
         raise InputError(field, f"{ref} is a folder, not a file", fix)
-    if not path.is_file():
+    # a pipe (`<(zcat x.gz)`, /dev/stdin) reads as a file does; only a name that is nothing is refused
+    if not path.exists():
         raise InputError(field, f"no such file: {ref}", fix)
     return path
 
