@@ -266,3 +266,26 @@ def test_records_read_from_a_pipe(tmp_path):
     missing = subprocess.run([sys.executable, "-m", "kvplan", "validate", str(tmp_path / "nothing.jsonl")],
                              capture_output=True, text=True, timeout=120)
     assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+def test_the_rows_fit_a_narrow_terminal_and_show_both_figures_on_a_wide_one():
+    import os
+    import subprocess
+    import sys
+
+    data = str(Path(__file__).parent / "data" / "calibration.jsonl")
+
+    def run(columns: int) -> str:
+        out = subprocess.run([sys.executable, "-m", "kvplan", "validate", data], capture_output=True, text=True,
+                             timeout=300, env={**os.environ, "COLUMNS": str(columns)})
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    narrow = run(80)
+    table = narrow[:narrow.index("Summary")]
+    # every line of the rows table within 80 columns, no column cut off: the fits verdict is on each row
+    assert max(len(line) for line in table.splitlines()) <= 80
+    assert "signed % error against the log" in table and "fits" in table and table.count("right") >= 40
+    assert "-0.9" in table  # Llama-3.1-8B on an RTX 3090: KV 3.78 predicted, 3.81 logged
+    wide = run(200)
+    assert "pred / logged" in wide and "3.78 / 3.81" in wide and "signed % error" not in wide

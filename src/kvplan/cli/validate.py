@@ -13,6 +13,11 @@ _FIG_LABEL = {"weights_gib": "weights GiB", "kv_cache_gib": "KV-cache GiB", "num
               "kv_cache_tokens": "tokens", "max_concurrency": "concurrency"}
 
 
+# the narrow table's headers (its title says the cells are signed % errors)
+_SHORT_LABEL = {"weights_gib": "wts", "kv_cache_gib": "KV", "num_gpu_blocks": "blk", "kv_cache_tokens": "tok",
+                "max_concurrency": "conc", "fits": "fits"}
+
+
 def _fmt(v) -> str:
     if v is None:
         return "—"
@@ -39,7 +44,6 @@ def validate(
     $ kvplan validate records.jsonl --json
     """
     from rich.progress import Progress
-    from rich.table import Table
 
     from kvplan.render import to_json
     from kvplan.validate import load_records, summarize, validate_records
@@ -66,38 +70,59 @@ def validate(
             _write_markdown(markdown, summary_markdown(summary, seed, given_kv))
         return
     if rows:
-        t = Table(title=f"kvplan validate {'--given-kv ' if given_kv else ''}{file}", show_lines=False)
-        for c in ("record", "GPU", "vLLM"):
-            t.add_column(c, overflow="fold", max_width=34 if c == "record" else 18)
-        for f in _figures(given_kv) + ("fits",):
-            t.add_column(_FIG_LABEL.get(f, f) + "\npred / logged", justify="right")
-        for r in results:
-            stated, applied = r.label.get("vllm_version"), r.label.get("rules_applied")
-            version = stated or (f"— ({applied} rules)" if applied else "—")
-            cells = [r.id, str(r.label.get("gpu") or "—"), version]
-            for f in _figures(given_kv) + ("fits",):
-                if r.skipped:
-                    cells.append("")
-                    continue
-                obs = r.observed.get(f)
-                pred = r.predicted.get(f)
-                err = r.error_pct.get(f)
-                if obs is None:
-                    cells.append(f"[dim]{_fmt(pred)}[/]")
-                else:
-                    colour = "green" if err is None or abs(err) <= 3 else ("yellow" if abs(err) <= 12 else "red")
-                    if f == "fits":
-                        colour = "green" if pred == obs else "red"
-                    cells.append(f"[{colour}]{_fmt(pred)} / {_fmt(obs)}[/]")
-            if r.skipped:
-                cells[-1] = "[red]skipped (below)[/]"
-            t.add_row(*cells)
-        console.print(t)
+        console.print(rows_table(results, given_kv, file, compact=console.width < FULL_ROWS_WIDTH))
     console.print(summary_table(summary, seed, given_kv))
     for line in skipped_lines(results):
         console.print(line, style="red", soft_wrap=True, highlight=False, markup=False)
     if markdown:
         _write_markdown(markdown, summary_markdown(summary, seed, given_kv))
+
+
+# the terminal width the rows' predicted / logged figures need unfolded; a narrower one gets the signed errors alone
+FULL_ROWS_WIDTH = 190
+
+
+def rows_table(results, given_kv: bool, file: str, compact: bool = False):
+    """One row per record: predicted / logged per figure, or (compact, for a narrow terminal) the signed % error,
+    coloured as the full table is (green within 3 %, yellow within 12 %, red beyond)."""
+    from rich import box
+    from rich.table import Table
+
+    title = f"kvplan validate {'--given-kv ' if given_kv else ''}{file}"
+    if compact:
+        title += (f"\nsigned % error against the log: weights, KV GiB, blocks, tokens, concurrency; fits: the verdict "
+                  f"right or wrong (COLUMNS={FULL_ROWS_WIDTH} shows both figures, --json every one)")
+    # compact: no vertical rules, and the release under the record's id, so that 80 columns hold a row
+    t = Table(title=title, show_lines=False, **({"box": box.SIMPLE_HEAD, "pad_edge": False} if compact else {}))
+    t.add_column("record" if not compact else "record, vLLM", overflow="fold", max_width=34 if not compact else 40,
+                 min_width=None if not compact else 20)
+    if not compact:
+        t.add_column("GPU", overflow="fold", max_width=18)
+        t.add_column("vLLM", overflow="fold", max_width=18)
+    for f in _figures(given_kv) + ("fits",):
+        t.add_column(_FIG_LABEL.get(f, f) + "\npred / logged" if not compact else _SHORT_LABEL.get(f, f), justify="right")
+    for r in results:
+        stated, applied = r.label.get("vllm_version"), r.label.get("rules_applied")
+        version = stated or (f"— ({applied} rules)" if applied else "—")
+        cells = [r.id, str(r.label.get("gpu") or "—"), version] if not compact else [f"{r.id}\n[dim]{version}[/]"]
+        for f in _figures(given_kv) + ("fits",):
+            if r.skipped:
+                cells.append("")
+                continue
+            obs, pred, err = r.observed.get(f), r.predicted.get(f), r.error_pct.get(f)
+            if obs is None:
+                cells.append(f"[dim]{_fmt(pred) if not compact else '—'}[/]")
+                continue
+            colour = "green" if err is None or abs(err) <= 3 else ("yellow" if abs(err) <= 12 else "red")
+            if f == "fits":
+                colour = "green" if pred == obs else "red"
+            shown = (f"{_fmt(pred)} / {_fmt(obs)}" if not compact else ("right" if pred == obs else "wrong") if f == "fits"
+                     else "—" if err is None else f"{err:+.1f}")
+            cells.append(f"[{colour}]{shown}[/]")
+        if r.skipped:
+            cells[-1] = "[red]skipped (below)[/]" if not compact else "[red]skip[/]"
+        t.add_row(*cells)
+    return t
 
 
 def skipped_lines(results) -> list[str]:
