@@ -289,3 +289,18 @@ def test_the_rows_fit_a_narrow_terminal_and_show_both_figures_on_a_wide_one():
     assert "-0.9" in table  # Llama-3.1-8B on an RTX 3090: KV 3.78 predicted, 3.81 logged
     wide = run(200)
     assert "pred / logged" in wide and "3.78 / 3.81" in wide and "signed % error" not in wide
+
+
+def test_a_gpu_outside_the_catalog_is_said_where_its_total_is_given():
+    rec = {"id": "vgpu", "source": "hand-written", "vllm_version": "0.10.2",
+           "model": {"id": "Qwen/Qwen2.5-7B-Instruct", "config": None, "quant_config": None, "weights_bytes": None},
+           "gpu": {"name": "NVIDIA A40-48Q", "total_gib": 47.74, "count": 1},
+           "args": {"max_model_len": 4096}, "observed": {"kv_cache_gib": 30.0}}
+    (r,) = validate_records([rec])
+    assert r.skipped is None
+    said = [a for a in r.assumptions if "not in kvplan's catalog" in a]
+    assert said and "47.74 GiB" in said[0] and "no compute capability" in said[0] and "NVIDIA A40" in said[0]
+    # a catalog GPU with its logged total is no such case
+    rec["gpu"]["name"] = "NVIDIA A40"
+    (r,) = validate_records([rec])
+    assert not any("not in kvplan's catalog" in a for a in r.assumptions)

@@ -315,7 +315,7 @@ def sibling_versions(records: list[dict]) -> dict[str, tuple[str, int]]:
     return {src: c.most_common(1)[0] for src, c in by_source.items()}
 
 
-def _record_gpu(rec: dict) -> GPUSpec:
+def _record_gpu(rec: dict, notes: list[str] | None = None) -> GPUSpec:
     g = rec.get("gpu") or {}
     name, total = g.get("name"), g.get("total_gib")
     base, why, near = None, None, None
@@ -330,6 +330,11 @@ def _record_gpu(rec: dict) -> GPUSpec:
     if total:
         if base is not None:
             return replace(base, total_bytes=int(round(total * GIB)), total_source=f"record: {total} GiB as logged")
+        if notes is not None:
+            notes.append((f"GPU {name!r} is not in kvplan's catalog" if name else "the record names no GPU")
+                         + f": planned with the record's {total} GiB and no compute capability (kernel choices keyed "
+                         "on one, Marlin, FP8, attention, take kvplan's defaults; no capability gate is checked)"
+                         + (f" (nearest catalog names: {near.removeprefix('nearest:').strip()})" if near else ""))
         return GPUSpec(id="record", name=name or f"{total} GiB GPU", total_bytes=int(round(total * GIB)), total_source="record")
     if base is None:
         if not name:
@@ -636,7 +641,7 @@ def _plan_record(rec: dict, *, given_kv: bool) -> tuple[Plan, list[str]]:
         notes.append(f"engine argument(s) {', '.join(aside)} put aside: without effect on the startup's memory, or at "
                      "vLLM's default")
     spec, raw_args = _record_model(rec, raw_args, notes)
-    gpu = _record_gpu(rec)
+    gpu = _record_gpu(rec, notes)
     count = (rec.get("gpu") or {}).get("count")
     named = gpu_count_in_name((rec.get("gpu") or {}).get("name"))
     if not count and named:  # "4x H100": the count written into the name
