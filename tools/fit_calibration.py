@@ -1,6 +1,8 @@
 """Fit the measured-term coefficients (kvplan/calibration.py) on real startups, era group by era group.
 
     python tools/fit_calibration.py [calibration.jsonl]
+    python tools/fit_calibration.py --graphs       # the CUDA-graph capture term on every record that logs it
+    python tools/fit_calibration.py --estimates    # the estimate term against vLLM's own logged estimate
 
 For every record that logs its KV-cache GiB, the memory vLLM did not give the KV cache is
     implied = requested - weights - kv_cache          (weights: logged where logged, else predicted)
@@ -15,6 +17,7 @@ each group's fit prints the records it used and the residual of every one.
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import sys
 import warnings
@@ -550,7 +553,132 @@ def graph_report() -> None:
               f"{r['predicted'] / GIB:5.2f}  {r['logged'] / 1024 ** 2 / _layer_sizes(r):6.3f}")
 
 
-if __name__ == "__main__" and "--graphs" in sys.argv:
+# ----------------------------------------------------------------------------- vLLM's own CUDA-graph estimate
+# From 0.19 the V1 model runner measures a CUDA-graph estimate during profiling ("Estimated CUDA graph memory: X GiB
+# total"), and from 0.20 kvplan's rules (versions.py cudagraph_subtracted) take it out of the KV budget. The estimate
+# (v1/worker/gpu_model_runner.py profile_cudagraph_memory, the same arithmetic in the 0.19.0-0.33.0 wheels) captures
+# the first two graphs of each mode (PIECEWISE: every capture size; FULL: the uniform-decode sizes up to max_num_seqs)
+# largest first into a throwaway pool, each measured as the free memory it costs, and returns the largest mode's
+# first capture plus, per mode, (graphs - 1) x the second capture (at least 1 MiB). Model runner v2 estimates
+# otherwise (v1/worker/gpu/cudagraph_utils.py profile_cudagraph_memory, 0.29.0), so its startups are left out. Every
+# startup of the record files that states the estimate: its notes' quote of the estimate line or of the pool line
+# ("CUDA graph pool memory: A GiB (actual), B GiB (estimated)"), the "equivalent to --gpu-memory-utilization=X" line
+# (the estimate over the GPU's memory), or the log excerpt of the same source (tests/data/vllm_log_excerpts.jsonl, the
+# shared file's copy; the compile-cache log pair of SOURCES-logs.md for the 0.23.0 RTX 4090 record).
+_EXCERPTS = _DATA / "vllm_log_excerpts.jsonl"
+_LOGS_OF = {"qwen2.5-coder-7b-instruct-rtx4090-udef-tp1-l32k-seqs32": _DATA / "compile_cold_rtx4090_v0230.log"}
+_ESTIMATE_RE = re.compile(r"Estimated CUDA graph(?: memory:)? ([0-9.]+) GiB")
+_POOL_RE = re.compile(r"CUDA graph pool memory: ([0-9.]+) GiB \(actual\), ([0-9.]+) GiB \(estimated\)")
+_EQUIV_RE = re.compile(r"--gpu-memory-utilization=([0-9.]+) is equivalent to --gpu-memory-utilization=([0-9.]+)")
+
+
+def stated_estimate(text: str, total_bytes: float) -> tuple[float | None, float | None]:
+    """(vLLM's CUDA-graph estimate, the graph pool it then captured), bytes, as `text` states them (None: not
+    stated): the estimate line, else the pool line's estimate, else the utilisation line's difference x total_bytes."""
+    est, pool, equiv = _ESTIMATE_RE.search(text), _POOL_RE.search(text), _EQUIV_RE.search(text)
+    value = (float(est.group(1)) * GIB if est else float(pool.group(2)) * GIB if pool
+             else (float(equiv.group(1)) - float(equiv.group(2))) * total_bytes if equiv else None)
+    return value, float(pool.group(1)) * GIB if pool else None
+
+
+def estimate_records(files=GRAPH_FILES) -> list[dict]:
+    """One row per V1-runner startup that states vLLM's CUDA-graph estimate: its graphs per mode, largest size, layers,
+    and the estimate kvplan's term gives (calibration.py ESTIMATE_G_CONST + ESTIMATE_G_PER x layers x sizes, whether or
+    not the release subtracts it)."""
+    from kvplan.plan import _full_graph_sizes
+
+    excerpts: dict[str, str] = {}
+    for line in _EXCERPTS.read_text().splitlines():
+        if line.strip():
+            d = json.loads(line)
+            excerpts[d["source_url"]] = excerpts.get(d["source_url"], "") + "\n".join(d["lines"])
+    out = []
+    for tag, path in files:
+        records = load_records(path)
+        plans: dict[str, object] | None = None
+        for rec in records:
+            text = json.dumps(rec.get("notes", "")) + excerpts.get(rec.get("source", ""), "")
+            if rec["id"] in _LOGS_OF:
+                text += _LOGS_OF[rec["id"]].read_text()
+            if not (_ESTIMATE_RE.search(text) or _POOL_RE.search(text) or _EQUIV_RE.search(text)):
+                continue
+            if plans is None:  # planned as validate plans them (sibling versions), once per file
+                plans = {r["id"]: q for field in ("cudagraph_gib", "kv_cache_gib") for r, q in planned_logging(records, field)}
+            p = plans.get(rec["id"])
+            if p is None or model_runner(p.model, p.args, p.rules) != "v1":
+                continue
+            f = term_features(p.model, p.gpu, p.args, p.rules)
+            g = f.graphs
+            if not f.n_sizes or g is None:
+                continue
+            logged, pool = stated_estimate(text, p.total_bytes)
+            k = p.args.speculative[1] if p.args.speculative else 0
+            pw = len(g.sizes) if g.mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0
+            full = _full_graph_sizes(g.sizes, p.args.max_num_seqs, 1 + k) if g.mode in _FULL_MODES else 0
+            out.append({"file": tag, "id": rec["id"], "release": p.rules.release, "gpu": p.gpu.name, "mode": g.mode,
+                        "tp": p.args.tensor_parallel_size, "pw": pw, "full": full, "n": f.n_sizes, "largest": g.largest,
+                        "layers": f.n_layers, "recurrent": sum(1 for layer in p.model.layers if layer.kind == "recurrent"),
+                        "drafter": g.drafter_layers * g.drafter_graphs, "hidden": p.model.hidden_size,
+                        "quant": p.model.quant.method if p.model.quant else None, "moe": p.model.is_moe,
+                        "integrated": f.integrated_memory, "logged": logged, "pool": pool,
+                        "charged": ESTIMATE_G_CONST + ESTIMATE_G_PER * f.graph_layer_sizes,
+                        "subtracted": p.rules.cudagraph_subtracted})
+    return out
+
+
+_FULL_MODES = ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
+
+
+def _extrapolated_graphs(r) -> int:
+    """The graphs vLLM's estimate extrapolates: (graphs - 1) per mode that captures any."""
+    return max(r["pw"] - 1, 0) + max(r["full"] - 1, 0)
+
+
+# candidate forms of the estimate (bytes): name -> (parameter grids, prediction from the parameters)
+ESTIMATE_FORMULAS = {
+    "g_c + g_p x layers x sizes (calibration.py ESTIMATE_G_*)": (
+        ([x * GIB / 100 for x in range(0, 101)], [x * 1024 ** 2 / 100 for x in range(0, 101)]),
+        lambda r, c, per: c + per * _layer_sizes(r)),
+    "g_c + g_g x extrapolated graphs (both modes)": (
+        ([x * GIB / 100 for x in range(0, 101)], [x * 1024 ** 2 / 4 for x in range(0, 81)]),
+        lambda r, c, per: c + per * _extrapolated_graphs(r)),
+    "g_c + g_p x layers x extrapolated graphs": (
+        ([x * GIB / 100 for x in range(0, 101)], [x * 1024 ** 2 / 100 for x in range(0, 101)]),
+        lambda r, c, per: c + per * r["layers"] * _extrapolated_graphs(r)),
+    "g_c + g_t x largest size (the first capture's batch)": (
+        ([x * GIB / 100 for x in range(0, 101)], [x * 1024 ** 2 / 20 for x in range(0, 101)]),
+        lambda r, c, per: c + per * r["largest"]),
+}
+
+
+def estimate_report() -> None:
+    """kvplan's estimate term against every V1-runner estimate vLLM states, per record, then each candidate form fitted
+    (L1) on all of them and scored on all, on those of releases that subtract it, and without integrated-memory GPUs
+    (whose free memory is the OS's, so each capture's measure moves with it)."""
+    rows = estimate_records()
+    sub = [r for r in rows if r["subtracted"]]
+    discrete = [r for r in rows if not r["integrated"]]
+    print(f"## vLLM's CUDA-graph estimate stated by {len(rows)} V1-runner startups ({len(sub)} of releases that subtract it)")
+    print("   record                                                    vLLM   GPU                      TP mode       "
+          "PW/FULL largest layers  estimate  pool  kvplan")
+    for r in sorted(rows, key=lambda r: (r["release"], r["id"])):
+        pool = f"{r['pool'] / GIB:5.2f}" if r["pool"] is not None else "    -"
+        print(f"   {r['id'][:57]:57} {'.'.join(map(str, r['release'])):6} {str(r['gpu'])[:24]:24} {r['tp']:2} "
+              f"{str(r['mode'])[:10]:10} {r['pw']:3}/{r['full']:<3} {r['largest']:5} {r['layers']:5}   {r['logged'] / GIB:5.2f}  "
+              f"{pool}  {r['charged'] / GIB:5.2f}")
+    signed = statistics.median((r["charged"] - r["logged"]) / GIB for r in rows)
+    print(f"   kvplan as it stands: all {graph_errors(rows, lambda r: r['charged'])}; signed median {signed:+.2f} GiB")
+    print(f"                        subtracted {graph_errors(sub, lambda r: r['charged'])}")
+    for label, (grids, formula) in ESTIMATE_FORMULAS.items():
+        params = _fit_l1(rows, grids, formula)
+        print(f"   {label}: {params[0] / GIB:.2f} GiB, {params[1] / 1024 ** 2:.3f} MiB")
+        for name, group in (("all", rows), ("subtracted", sub), ("discrete GPUs", discrete)):
+            print(f"     {name:14} {graph_errors(group, lambda r: formula(r, *params))}")
+
+
+if __name__ == "__main__" and "--estimates" in sys.argv:
+    estimate_report()
+elif __name__ == "__main__" and "--graphs" in sys.argv:
     graph_report()
 elif __name__ == "__main__" and "--write-residuals" not in sys.argv:
     main()

@@ -84,6 +84,20 @@ CAPTURE_G_CONST, CAPTURE_G_PER = _G_CONST, _G_PER
 # estimate, where the 0.25.1 GB10 startups log it ("Estimated CUDA graph memory"), is above both for three of four
 # (Laguna-S-2.1 0.86 and 0.93 GiB, Qwen3.6-35B-A3B 0.74 GiB: 0.40, 0.40 and 0.37 GiB charged) and below for
 # Qwen3.8-27B (0.22 GiB, 0.45 charged); too few to fit the estimate on its own.
+# Checked against every V1-runner startup that states vLLM's estimate (tools/fit_calibration.py --estimates: 25, 10 of
+# releases that subtract it; the estimate's arithmetic is the same in the 0.19.0-0.33.0 wheels, gpu_model_runner.py
+# profile_cudagraph_memory: the largest mode's first capture + (graphs - 1) x the second capture, at least 1 MiB, per
+# mode): |error| median 0.26 GiB, p90 1.34, signed median -0.11 (0.30 / 0.53 on the 10). The estimate is mostly not
+# the term's shape: one startup's DEBUG lines (tests/data/plfail_gpt_oss_20b_tp1_h100_v0190_failed.log, 24 layers)
+# give 186 MiB first + 82 x 6 MiB PIECEWISE and 82 x 8 MiB FULL, 0.25-0.33 MiB per layer and graph, while the
+# 64-layer RTX 5090 Laptop start (blind, 0.21.1, 84 graphs extrapolated, 0.49 GiB in all) leaves at most 0.09, and the
+# rest, the first capture, differs tenfold between like startups (Llama-3.1-8B on H100 TP2 1.69 GiB, TP4 0.57; Qwen3-8B
+# 0.50 on H100, 2.35 on A100). Refitted on the 25 (L1), no form wins on both the estimates and the pools: layers x
+# sizes 0.33 GiB + 0.310 MiB (estimates: median 0.32, p90 1.16 GiB; blind KV max 53.6 -> 66.8 %), 0.39 GiB + 5 MiB per
+# extrapolated graph of both modes (estimates 0.31 / 1.55, on the 10 0.30 / 0.39; KV: calibration median 1.33 -> 1.10 %,
+# p90 30.92 -> 30.72, blind max 53.6 -> 22.6 %, out-of-sample tokens p90 10.46 -> 10.71 %), 0.04 GiB + 0.240 MiB per
+# layer and extrapolated graph (0.22 / 1.11; blind KV p90 6.10 -> 7.74 %), 0.23 GiB + 1.3 MiB per token of the largest
+# size (0.31 / 1.47): the coefficients stay.
 ESTIMATE_G_CONST, ESTIMATE_G_PER = 0.25 * GIB, 0.00028 * GIB
 
 

@@ -1,0 +1,59 @@
+"""vLLM's own CUDA-graph estimate against kvplan's estimate term (tools/fit_calibration.py --estimates): the lines that
+state it are read in each of their three forms, every V1-runner startup of the record files that states it is
+collected, and kvplan's graph counts per mode agree with the ones vLLM logs."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from kvplan.calibration import GIB
+from repo_scripts import load_script
+
+
+@pytest.fixture(scope="module")
+def tool():
+    return load_script("tools/fit_calibration.py", "fit_calibration_estimates_under_test")
+
+
+@pytest.fixture(scope="module")
+def rows(tool):
+    return tool.estimate_records()
+
+
+def test_each_form_of_the_estimate_line_is_read(tool):
+    est, pool = tool.stated_estimate("[gpu_model_runner.py:6517] Estimated CUDA graph memory: 0.13 GiB total", 24 * GIB)
+    assert (est, pool) == (0.13 * GIB, None)
+    est, pool = tool.stated_estimate("CUDA graph pool memory: 0.95 GiB (actual), 0.49 GiB (estimated), difference: "
+                                     "0.46 GiB (48.7%)", 24 * GIB)
+    assert (est, pool) == (0.49 * GIB, 0.95 * GIB)
+    est, _ = tool.stated_estimate("The current --gpu-memory-utilization=0.8800 is equivalent to "
+                                  "--gpu-memory-utilization=0.8596 without CUDA graph memory profiling", 24 * GIB)
+    assert est == pytest.approx(0.0204 * 24 * GIB)
+    assert tool.stated_estimate("Graph capturing finished in 15 secs, took 0.95 GiB", 24 * GIB) == (None, None)
+
+
+def test_every_v1_startup_that_states_the_estimate_is_collected(rows):
+    assert len(rows) >= 25 and {r["file"] for r in rows} == {"calibration", "extra", "blind"}
+    assert sum(r["subtracted"] for r in rows) >= 10
+    assert all(r["logged"] > 0 and r["pw"] + r["full"] > 0 for r in rows)
+    # the nineteenth blind round's laptop start: vLLM estimated 0.49 GiB and captured 0.95; kvplan's term charges 1.16
+    laptop = next(r for r in rows if r["id"].startswith("qwen2.5-32b-instruct-gptq-int4-rtx5090laptop"))
+    assert laptop["logged"] == 0.49 * GIB and laptop["pool"] == 0.95 * GIB
+    assert laptop["charged"] / GIB == pytest.approx(1.16, abs=0.01)
+    assert (laptop["pw"], laptop["full"], laptop["layers"]) == (51, 35, 64)
+
+
+def test_the_graph_counts_are_the_ones_vllm_logs(tool, rows):
+    # "Profiling CUDA graph memory: PIECEWISE=11 (largest=64), FULL=7 (largest=32)" (vLLM 0.23.0, --max-num-seqs 32)
+    log = (tool._DATA / "compile_cold_rtx4090_v0230.log").read_text()
+    m = re.search(r"Profiling CUDA graph memory: PIECEWISE=(\d+) \(largest=(\d+)\), FULL=(\d+)", log)
+    r = next(r for r in rows if r["id"] == "qwen2.5-coder-7b-instruct-rtx4090-udef-tp1-l32k-seqs32")
+    assert (r["pw"], r["largest"], r["full"]) == (int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    assert r["logged"] == 0.13 * GIB
+
+
+def test_the_estimate_report_prints_every_candidate(tool, capsys):
+    tool.estimate_report()
+    out = capsys.readouterr().out
+    assert "kvplan as it stands" in out and all(label in out for label in tool.ESTIMATE_FORMULAS)
