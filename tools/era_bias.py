@@ -50,6 +50,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "qwen3-1.7b-rtx4090-u092-tp1-l2k-seqs256-cold": ("cold", "swaps-compile.json a: 'Compiling a graph for compile range (1, 2048) takes 17.59 s'"),
     "qwen3-1.7b-rtx4090-u092-tp1-l2k-seqs256-warm": ("warm", "swaps-compile.json b: 'Directly load AOT compilation'"),
     "qwen2.5-0.5b-instruct-rtx4090wsl-u085-tp1-l2k": ("warm", "record notes: compilation 0.11 s, the cache filled by attempts 4-6 (most likely warm)"),
+    "llama-3.2-3b-instruct-l4-udef-tp1-l20k": ("cold", "vllm.log: 'Compiling a graph for compile range (1, 2048) takes 10.51 s'"),
+    "llama-3.2-3b-instruct-l4-udef-tp1-eager-nopc-l20k": ("eager", "record args: enforce_eager"),
 }
 
 
