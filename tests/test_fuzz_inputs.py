@@ -12,6 +12,7 @@ import time
 import pytest
 
 from cli_runner import hub_offline, refused, run_cli
+from nested import set_nested
 from kvplan.errors import OfflineError
 from kvplan.resolve import model_catalog
 
@@ -153,11 +154,7 @@ def test_web_refuses_an_empty_host(monkeypatch, capsys, host):
 
 def _config_with(model_id: str, path: str, value) -> dict:
     config = copy.deepcopy(model_catalog()[model_id]["config"])
-    *parents, key = path.split(".")
-    node = config
-    for p in parents:
-        node = node[p]
-    node[key] = value
+    set_nested(config, path.split("."), value)
     return config
 
 

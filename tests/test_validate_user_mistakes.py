@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from cli_runner import run_cli
+from nested import set_nested
 from kvplan.validate import load_records, validate_records
 
 HERE = Path(__file__).parent
@@ -17,11 +18,7 @@ HERE = Path(__file__).parent
 def _record(**changes) -> dict:
     rec = json.loads((HERE / "data" / "blind_records.jsonl").read_text().splitlines()[0])
     for path, value in changes.items():
-        part = rec
-        *outer, last = path.split("__")
-        for key in outer:
-            part = part[key]
-        part[last] = value
+        set_nested(rec, path.split("__"), value)
     return rec
 
 
