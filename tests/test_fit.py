@@ -1846,3 +1846,19 @@ def test_a_plan_with_no_room_left_shows_no_negative_pool():
     console = Console(width=200, record=True)
     console.print(plan_table(ok))
     assert f"{ok.kv_cache_bytes / GIB:.2f} GiB" in next(l for l in console.export_text().splitlines() if "KV cache" in l)
+
+
+def test_the_box_shows_a_first_starts_pool_beside_the_planned_one():
+    from kvplan.api import fit
+    from kvplan.render import first_start_text
+
+    plan = fit("Qwen/Qwen3-8B", gpu="RTX 4090", vllm_version="0.27.1", max_model_len=8192, site_calibration=False)
+    first = plan.first_start
+    text = first_start_text(plan)
+    assert f"{first['kv_cache_bytes_least'] / 2**30:.2f}–{first['kv_cache_bytes_most'] / 2**30:.2f} GiB" in text
+    assert first["kv_cache_bytes_most"] < plan.kv_cache_bytes  # the compiling start's pool is the smaller
+    # nothing compiles eager, nor on V0; a multimodal profile compiles no gather: no first-start text
+    assert first_start_text(fit("Qwen/Qwen3-8B", gpu="RTX 4090", vllm_version="0.27.1", enforce_eager=True,
+                                site_calibration=False)) == ""
+    assert first_start_text(fit("Qwen/Qwen3-8B", gpu="RTX 4090", vllm_version="0.6.4", site_calibration=False)) == ""
+    assert first_start_text(fit("Qwen/Qwen3.5-27B", gpu="H100", vllm_version="0.27.1", site_calibration=False)) == ""

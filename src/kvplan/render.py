@@ -101,6 +101,16 @@ def kv_per_token_text(p: Plan) -> str:
     return text
 
 
+def first_start_text(p: Plan) -> str:
+    """Beside the planned (warm-restart) pool: the pool a first start that compiles its graphs gets
+    (plan.cold_start_pool_loss_bytes), where that is modelled and smaller; '' otherwise."""
+    first = p.first_start
+    if p.mode != "vllm" or not first or not first.get("modelled") or first["loss_bytes_most"] <= 0:
+        return ""
+    lo, hi = first["kv_cache_bytes_least"] / GIB, first["kv_cache_bytes_most"] / GIB
+    return f"  [dim](a first start, compiling: {lo:.2f}–{hi:.2f} GiB)[/]"
+
+
 def plan_table(p: Plan) -> Table:
     t = Table(show_header=False, box=None, pad_edge=False)
     t.add_column(style="bold")
@@ -126,7 +136,7 @@ def plan_table(p: Plan) -> Table:
         t.add_row("KV cache", f"none: the weights and the other terms exceed the "
                               f"{'budget' if p.mode == 'simple' else 'requested memory'} by {-p.kv_cache_bytes / scale:.2f} {unit}")
     else:
-        t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{per_engine_text(p)}")
+        t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{per_engine_text(p)}{first_start_text(p)}")
     if p.mode == "vllm":
         t.add_row("blocks", f"{p.num_gpu_blocks:,} × {p.bytes_per_block:,} B ({len(p.groups)} KV group(s)){per_engine_text(p)}")
     t.add_row("tokens", f"{p.kv_cache_tokens:,}{per_engine_text(p, p.kv_cache_tokens)}")
