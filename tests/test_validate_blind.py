@@ -39,7 +39,10 @@ def test_blind_records_are_well_formed_and_not_in_the_fitted_sets(blind):
         assert rec["source"].startswith("https://") and rec["source"] not in fitted_sources
         # the pool's size in tokens, or in blocks where the log is a V0 one that prints '# CUDA blocks' and no token line
         # (the eighth round's vLLM 0.7.2 TP2 startup)
-        assert (rec["observed"]["kv_cache_tokens"] or rec["observed"]["num_gpu_blocks"]) and rec["observed"]["max_concurrency"]
+        assert rec["observed"]["kv_cache_tokens"] or rec["observed"]["num_gpu_blocks"]
+        # the concurrency line wherever the source prints it; the twenty-first round added a startup whose source quotes
+        # the weights, pool GiB and token lines only (an article's 'core log' excerpt), and its notes say so
+        assert rec["observed"]["max_concurrency"] or "concurrency line is not quoted" in rec["notes"]
         # the pool's GiB wherever the source prints it; the seventh round added three startups whose source quotes the
         # token and concurrency lines only (a blog post's grep of its logs), and their notes say so
         assert rec["observed"]["kv_cache_gib"] or "kv_cache_gib null" in rec["notes"]
@@ -51,7 +54,7 @@ def test_blind_records_are_well_formed_and_not_in_the_fitted_sets(blind):
 def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
     # a record is either predicted (every figure it logs has an error) or skipped with a sentence saying why
     unexplained = [r.id for r in scored if not (r.skipped and len(r.skipped) > 10)
-                   and not (r.predicted and set(r.error_pct) >= {"max_concurrency"}
+                   and not (r.predicted and set(r.error_pct) >= ({"max_concurrency"} if r.observed.get("max_concurrency") is not None else set())
                             | ({"kv_cache_tokens"} if r.observed.get("kv_cache_tokens") is not None else {"num_gpu_blocks"})
                             | ({"kv_cache_gib"} if r.observed.get("kv_cache_gib") is not None else set()))]
     assert unexplained == []
@@ -192,17 +195,20 @@ def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
 # 0.12 GiB plus the band's 0.63 GiB (Inductor's copy of the 128,256 x 3,072 embedding table and its output); validate
 # plans the warm start. A known miss, stated in SOURCES-logs.md (twentieth round), not a tolerance: the KV GiB p90
 # bound moves from 7.5 to 8 %, the tokens p90 bound from 9 to 9.5 % and the concurrency p90 bound from 9.5 to 10 %.
-# With the twenty-first round's two records (cldr-steven-matison/cldr-steven-matison.github.io: Qwen2.5-3B-Instruct
+# With the twenty-first round's three records (cldr-steven-matison/cldr-steven-matison.github.io: Qwen2.5-3B-Instruct
 # quantized in flight by bitsandbytes on an RTX 4060 under WSL2/Minikube, vLLM 0.18.0, 0.8, eager, 4,096;
 # johnpfeiffer/source.johnpfeiffer.github.io: google/gemma-4-31B-it on a B300, 0.26.0, 0.92, 16,384, no images, a cold
-# compiling start; scored before any change: KV GiB -12.58 / +1.96 %, given the pool tokens -0.04 / -0.00 %) the
-# ninety-eight measure 0.01/0.68/11.66 (weights, 82), 0.58/8.41/53.64 (KV GiB, 88), 0.75/9.71/64.25 (tokens, 97),
-# 0.77/10.21/64.09 (concurrency); with the RTX 4060 record alone, ninety-seven: 0.57/8.55/53.64 (KV GiB), 0.75/9.78/64.25
-# (tokens), 0.75/10.24/64.09 (concurrency). On the RTX 4060 kvplan plans 0.58 GiB of activation peak and 0.20 GiB
-# non-torch where the log leaves 0.28 GiB for both (6.10 GiB budget - 2.07 weights - 3.75 pool); the start runs under
-# WSL2, and no vLLM source was found wrong in the plan in the time this round had. A known miss, stated in
-# SOURCES-logs.md (twenty-first round), not a tolerance: the KV GiB p90 bound moves from 8 to 9 %, the tokens p90 bound
-# from 9.5 to 10 % and the concurrency p90 bound from 10 to 10.5 %; the rest stay.
+# compiling start; men16922/llmso-study: google/gemma-4-31B-it with online FP8 and an fp8 cache on a Cloud Run RTX PRO
+# 6000, 0.17.2rc1.dev133, 0.95, 32,767, 8 sequences, no concurrency line quoted; scored before any change: KV GiB
+# -12.58 / +1.96 / +0.68 %, given the pool tokens -0.04 / -0.00 / 0.00 %) the ninety-nine measure 0.01/0.68/11.66
+# (weights, 83), 0.59/8.27/53.64 (KV GiB, 89), 0.75/9.65/64.25 (tokens, 98), 0.77/10.21/64.09 (concurrency, 98); with the
+# RTX 4060 record alone, ninety-seven: 0.57/8.55/53.64 (KV GiB), 0.75/9.78/64.25 (tokens), 0.75/10.24/64.09
+# (concurrency). On the RTX 4060 kvplan plans 0.58 GiB of activation peak (the 0.18-0.19 sampler term, 16 B x 256 x
+# 151,936) and 0.20 GiB non-torch where the log leaves 0.28 GiB for both (6.10 GiB budget - 2.07 weights - 3.75 pool);
+# vLLM 0.18.0 runs that sampler pass inside profile_run (gpu_model_runner.py GPUModelRunner.profile_run ->
+# _dummy_sampler_run), so the gap is not a missing term; the start runs under WSL2, and no vLLM source was found wrong in
+# the plan. A known miss, stated in SOURCES-logs.md (twenty-first round), not a tolerance: the KV GiB p90 bound moves
+# from 8 to 9 %, the tokens p90 bound from 9.5 to 10 % and the concurrency p90 bound from 10 to 10.5 %; the rest stay.
 BOUNDS = [("weights_gib", 0.5, 2.0, 14.0), ("kv_cache_gib", 4.5, 9.0, 54.0), ("kv_cache_tokens", 4.5, 10.0, 67.0),
           ("max_concurrency", 4.5, 10.5, 67.0)]
 
