@@ -468,6 +468,10 @@ def test_a_disabled_compile_cache_makes_every_start_the_cold_one():
     found = pf.check_plan(facts(), pf.request_from_plan(edge))
     assert [(f.check, f.status) for f in found] == [("plan", "pass"), ("every start", "warn")]
     assert "unset VLLM_DISABLE_COMPILE_CACHE" in found[1].fix and "restart" not in found[1].fix
+    # the modelled evidence has a '; ' inside its parentheses: the message ended '...stays reserved' with the
+    # parenthesis left open (a split at the first '; '); it keeps the evidence whole
+    assert found[1].message.count("(") == found[1].message.count(")") and found[1].message.endswith(")")
+    assert "public cold/warm pairs" in found[1].message
     assert [(f.check, f.status) for f in pf.check_plan(facts(), pf.request_from_plan(roomy))] == [("plan", "pass")]
     # --max-model-len -1: vLLM sizes the length from the colder pool on every start instead of refusing it (it said
     # 'any start may be refused' for Qwen3-32B H100, which auto-fits 34,512 warm)
