@@ -107,6 +107,15 @@ def test_explain_and_json_give_the_first_starts_pool_beside_the_warm_one():
     console = Console(width=300, record=True, color_system=None)
     console.print(explain_table(eager))
     assert "first start" not in console.export_text()
+    # a compiling start that costs nothing (a multimodal profile, the combo-kernel benchmark off) says so, not
+    # 'kv_cache - 0.00 .. 0.00 GiB'
+    off = kvplan.fit("Qwen/Qwen3-8B", "RTX 4090", max_model_len=8192, fixes=False,
+                     compilation_config='{"inductor_compile_config": {"combo_kernels": false}}')
+    assert off.to_dict()["first_start"]["loss_bytes_most"] == 0
+    console = Console(width=300, record=True, color_system=None)
+    console.print(explain_table(off))
+    row = next(line for line in console.export_text().splitlines() if "kv_cache (first start)" in line)
+    assert "0.00 .. 0.00" not in row and "no loss" in row and "combo-kernel benchmark off" in row
 
 
 def test_a_given_kv_pool_says_so_in_its_term():
