@@ -123,6 +123,12 @@ def test_a_given_kv_pool_says_so_in_its_term():
     term = {t.name: t for t in p.terms}["kv_cache"]
     assert term.value == 20 * 1024 ** 3
     assert "requested - weights" not in term.formula and "--kv-cache-memory-bytes 21,474,836,480" in term.formula
+    # vLLM skips the memory profile for a given pool (gpu_worker.py determine_available_memory): the compile-cache
+    # note said a first start 'has logged 0.8-1.7 GiB less KV pool', which a given pool does not lose
+    from kvplan.plan import COMPILE_CACHE_NOTE
+    note = next(a for a in p.assumptions if a.startswith(COMPILE_CACHE_NOTE))
+    assert "less KV pool" not in note and "--kv-cache-memory-bytes" in note and "same pool" in note
+    assert p.first_start is None
 
 
 # ---- capacity: the percentile it prints is in its JSON, as the bisection compared it

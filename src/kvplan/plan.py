@@ -2666,9 +2666,16 @@ COMPILE_CACHE_NOTE = ("torch.compile: planned as a start that loads its compiled
                       "(VLLM_CACHE_ROOT)")
 
 
-def compile_cache_note(loss: ColdStartLoss | None) -> str:
+def compile_cache_note(loss: ColdStartLoss | None, given_pool: bool = False) -> str:
     """The compile-cache assumption with what a compiling first start costs this plan's pool (cold_start_pool_loss_bytes),
-    or the public pairs' range where the release has no mechanism read."""
+    or the public pairs' range where the release has no mechanism read. With a given pool (--kv-cache-memory-bytes)
+    vLLM still runs the profile run, which compiles, but returns the given bytes without measuring memory
+    (v1/worker/gpu_worker.py Worker.determine_available_memory, 0.11+: 'still need a profile run which compiles the
+    model', then 'skipped memory profiling'): a first start gets the same pool."""
+    if given_pool:
+        return (f"{COMPILE_CACHE_NOTE}; a first start compiles them in its profile run, but the KV pool is the one "
+                "--kv-cache-memory-bytes gives (vLLM skips the memory profile), so a first start gets the same pool; "
+                "keep the cache on a persistent volume for faster restarts")
     if loss is None or not loss.modelled:
         cost = "has logged 0.8-1.7 GiB less KV pool (public cold/warm pairs: RTX 4090 0.23.0, RTX 5090 0.29.0)"
     elif loss.most <= 0:
@@ -3637,6 +3644,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                  and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None else None)
     if cold_loss is not None and compile_cache_note(None) in notes:
         notes[notes.index(compile_cache_note(None))] = compile_cache_note(cold_loss)
+    elif resolved.kv_cache_memory_bytes is not None and compile_cache_note(None) in notes:
+        notes[notes.index(compile_cache_note(None))] = compile_cache_note(None, given_pool=True)
     if fits and cold_loss is not None:
         cold_warning = _cold_start_warning(groups, available, bytes_per_block, resolved, rules, gpu, max_len, auto_fit,
                                            cold_loss)
