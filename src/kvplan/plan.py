@@ -2654,8 +2654,11 @@ def _cold_start_evidence(loss: ColdStartLoss) -> str:
     """Where a warning's cold-start margin comes from: the mechanism's bytes, or the public pairs' largest."""
     if not loss.modelled:
         return _COLD_START_EVIDENCE
+    # where the forward's own peak covers the copy, 'no more peak' (it read '0.00 GiB more peak, up to ...')
+    peak = (f"{loss.least / GIB:.2f} GiB more peak" if round(loss.least / GIB, 2) > 0
+            else "no more peak than the forward's own")
     return (f"(Inductor's combo-kernel benchmark allocates a random copy of the {loss.embedding_copy / GIB:.2f} GiB "
-            f"embedding table inside the profile: {loss.least / GIB:.2f} GiB more peak, up to {loss.most / GIB:.2f} GiB "
+            f"embedding table inside the profile: {peak}, up to {loss.most / GIB:.2f} GiB "
             "where the freed copy stays reserved; public cold/warm pairs, vLLM 0.23-0.29)")
 # and how it begins where VLLM_DISABLE_COMPILE_CACHE=1 makes every start a first one
 _KEEP_COMPILE_CACHE = "unset VLLM_DISABLE_COMPILE_CACHE (then only a first start compiles)"
