@@ -686,6 +686,19 @@ def test_a_disabled_compile_cache_makes_every_restart_compile(tmp_path):
     line = next(x for x in render_files(spec_from_plan(own))["serve.sh"].splitlines()
                 if x.startswith("export VLLM_DISABLE_COMPILE_CACHE="))
     assert "0.44 GiB smaller" in line and "1.74 GiB" not in line
+    # where a compiling start costs the pool nothing, or compiles nothing, the line says so: it read 'a KV pool up to
+    # 0.00 GiB smaller' (a multimodal profile, combo kernels off), 'up to 1.74 GiB smaller' of a given pool, and
+    # 'every start compiles its graphs ... up to 1.74 GiB smaller' of an eager start
+    own.first_start = {"loss_bytes_most": 0}
+    for plan, said, unsaid in (
+            (own, "kvplan reads no KV pool loss", "GiB smaller"),
+            (_standin("0.33.0", env=(("VLLM_DISABLE_COMPILE_CACHE", "1"),), kv_cache_memory_bytes=3 * 2**30),
+             "stays the one --kv-cache-memory-bytes gives", "GiB smaller"),
+            (_standin("0.33.0", env=(("VLLM_DISABLE_COMPILE_CACHE", "1"),), enforce_eager=True),
+             "no effect here: --enforce-eager", "every start compiles")):
+        line = next(x for x in render_files(spec_from_plan(plan))["serve.sh"].splitlines()
+                    if x.startswith("export VLLM_DISABLE_COMPILE_CACHE="))
+        assert said in line and unsaid not in line, line
     off = spec_from_plan(_standin("0.33.0", env=(("VLLM_DISABLE_COMPILE_CACHE", "0"),)))
     assert not off.compile_cache_disabled and off.startup_restart == warm.startup_restart
     files = render_files(off)

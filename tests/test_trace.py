@@ -107,6 +107,15 @@ def test_explain_and_json_give_the_first_starts_pool_beside_the_warm_one():
     console = Console(width=300, record=True, color_system=None)
     console.print(explain_table(eager))
     assert "first start" not in console.export_text()
+    # a compiling start that costs nothing (a multimodal profile, the combo-kernel benchmark off) says so, not
+    # 'kv_cache - 0.00 .. 0.00 GiB'
+    off = kvplan.fit("Qwen/Qwen3-8B", "RTX 4090", max_model_len=8192, fixes=False,
+                     compilation_config='{"inductor_compile_config": {"combo_kernels": false}}')
+    assert off.to_dict()["first_start"]["loss_bytes_most"] == 0
+    console = Console(width=300, record=True, color_system=None)
+    console.print(explain_table(off))
+    row = next(line for line in console.export_text().splitlines() if "kv_cache (first start)" in line)
+    assert "0.00 .. 0.00" not in row and "no loss" in row and "combo-kernel benchmark off" in row
 
 
 def test_a_given_kv_pool_says_so_in_its_term():
@@ -114,6 +123,12 @@ def test_a_given_kv_pool_says_so_in_its_term():
     term = {t.name: t for t in p.terms}["kv_cache"]
     assert term.value == 20 * 1024 ** 3
     assert "requested - weights" not in term.formula and "--kv-cache-memory-bytes 21,474,836,480" in term.formula
+    # vLLM skips the memory profile for a given pool (gpu_worker.py determine_available_memory): the compile-cache
+    # note said a first start 'has logged 0.8-1.7 GiB less KV pool', which a given pool does not lose
+    from kvplan.plan import COMPILE_CACHE_NOTE
+    note = next(a for a in p.assumptions if a.startswith(COMPILE_CACHE_NOTE))
+    assert "less KV pool" not in note and "--kv-cache-memory-bytes" in note and "same pool" in note
+    assert p.first_start is None
 
 
 # ---- capacity: the percentile it prints is in its JSON, as the bisection compared it

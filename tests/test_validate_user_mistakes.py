@@ -260,6 +260,11 @@ def test_records_read_from_a_pipe(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert len(json.loads(out.stdout)["records"]) == 1
+    # '-' is standard input, as reconcile and diagnose read it (validate said 'no such file: -')
+    dash = subprocess.run([sys.executable, "-m", "kvplan", "validate", "-", "--json"], input=line + "\n",
+                          capture_output=True, text=True, timeout=120)
+    assert dash.returncode == 0, dash.stderr
+    assert json.loads(dash.stdout)["records"] == json.loads(out.stdout)["records"]
     missing = subprocess.run([sys.executable, "-m", "kvplan", "validate", str(tmp_path / "nothing.jsonl")],
                              capture_output=True, text=True, timeout=120)
     assert missing.returncode == 2 and "no such file" in missing.stderr

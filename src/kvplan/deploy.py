@@ -29,11 +29,13 @@ import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
 from string import Template
+from types import SimpleNamespace
 from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
-from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, cold_start_margin_bytes, env_flag_on, parse_mm_limits,
-                          parse_speculative_config, speculative_draft, speculative_object, vllm_quant_method)
+from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, cold_start_margin_bytes, env_flag_on,
+                          inductor_compiles, parse_mm_limits, parse_speculative_config, speculative_draft,
+                          speculative_object, vllm_quant_method)
 from kvplan.resolve import is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
 from kvplan.versions import (check_serve_env, check_serve_flags, serve_entrypoint, serve_mm_limits, serve_quantization,
@@ -99,6 +101,11 @@ class ScaffoldSpec:
     draft_weights_bytes: int = 0
     # the most KV pool a compiling start loses against the warm one planned (the plan's first_start), per rank
     cold_start_loss_bytes: int = COLD_START_POOL_LOSS_BYTES
+    # whether a start compiles torch.compile graphs (not with --enforce-eager or a compilation mode of none:
+    # plan.inductor_compiles), and whether the pool is given (--kv-cache-memory-bytes: vLLM measures no memory then,
+    # so a compiling start gets the same pool): what serve.sh says beside VLLM_DISABLE_COMPILE_CACHE=1
+    compiles: bool = True
+    kv_cache_given: bool = False
 
     @property
     def compile_cache_disabled(self) -> bool:
@@ -477,6 +484,8 @@ def spec_from_plan(
         pooling=pooling, local_dir=str(local_dir) if local_dir else None, startup_first_from_volume=from_volume,
         draft_model_id=draft_id, draft_revision=draft_revision, draft_weights_bytes=draft_bytes,
         cold_start_loss_bytes=cold_start_margin_bytes(plan),
+        compiles=inductor_compiles(SimpleNamespace(enforce_eager=eager, compilation_config=_get(a, "compilation_config"))),
+        kv_cache_given=_get(a, "kv_cache_memory_bytes") is not None,
     )
 
 
@@ -800,8 +809,13 @@ def compile_cache_disabled(env: Sequence[tuple[str, str]]) -> bool:
 def _env_cost(spec: ScaffoldSpec, name: str) -> str:
     """What an --env variable costs, said beside its export in serve.sh (the plan's warning says it in full)."""
     if name == "VLLM_DISABLE_COMPILE_CACHE" and spec.compile_cache_disabled:
-        return (f": every start compiles its graphs (restart ~{spec.startup_restart.total_s:.0f} s, and a KV pool up to "
-                f"{spec.cold_start_loss_bytes / GIB:.2f} GiB smaller than a warm start's); unset it to keep the cache")
+        if not spec.compiles:  # it said 'every start compiles its graphs ... up to 1.74 GiB smaller' of eager starts
+            return (": no effect here: --enforce-eager (or a compilation mode of none) builds no torch.compile graphs, "
+                    "so there is no compile cache to skip")
+        pool = ("; the KV pool stays the one --kv-cache-memory-bytes gives" if spec.kv_cache_given
+                else "; kvplan reads no KV pool loss from compiling for this plan" if spec.cold_start_loss_bytes <= 0
+                else f", and a KV pool up to {spec.cold_start_loss_bytes / GIB:.2f} GiB smaller than a warm start's")
+        return f": every start compiles its graphs (restart ~{spec.startup_restart.total_s:.0f} s{pool}); unset it to keep the cache"
     return ""
 
 

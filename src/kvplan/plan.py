@@ -2654,8 +2654,11 @@ def _cold_start_evidence(loss: ColdStartLoss) -> str:
     """Where a warning's cold-start margin comes from: the mechanism's bytes, or the public pairs' largest."""
     if not loss.modelled:
         return _COLD_START_EVIDENCE
+    # where the forward's own peak covers the copy, 'no more peak' (it read '0.00 GiB more peak, up to ...')
+    peak = (f"{loss.least / GIB:.2f} GiB more peak" if round(loss.least / GIB, 2) > 0
+            else "no more peak than the forward's own")
     return (f"(Inductor's combo-kernel benchmark allocates a random copy of the {loss.embedding_copy / GIB:.2f} GiB "
-            f"embedding table inside the profile: {loss.least / GIB:.2f} GiB more peak, up to {loss.most / GIB:.2f} GiB "
+            f"embedding table inside the profile: {peak}, up to {loss.most / GIB:.2f} GiB "
             "where the freed copy stays reserved; public cold/warm pairs, vLLM 0.23-0.29)")
 # and how it begins where VLLM_DISABLE_COMPILE_CACHE=1 makes every start a first one
 _KEEP_COMPILE_CACHE = "unset VLLM_DISABLE_COMPILE_CACHE (then only a first start compiles)"
@@ -2666,9 +2669,16 @@ COMPILE_CACHE_NOTE = ("torch.compile: planned as a start that loads its compiled
                       "(VLLM_CACHE_ROOT)")
 
 
-def compile_cache_note(loss: ColdStartLoss | None) -> str:
+def compile_cache_note(loss: ColdStartLoss | None, given_pool: bool = False) -> str:
     """The compile-cache assumption with what a compiling first start costs this plan's pool (cold_start_pool_loss_bytes),
-    or the public pairs' range where the release has no mechanism read."""
+    or the public pairs' range where the release has no mechanism read. With a given pool (--kv-cache-memory-bytes)
+    vLLM still runs the profile run, which compiles, but returns the given bytes without measuring memory
+    (v1/worker/gpu_worker.py Worker.determine_available_memory, 0.11+: 'still need a profile run which compiles the
+    model', then 'skipped memory profiling'): a first start gets the same pool."""
+    if given_pool:
+        return (f"{COMPILE_CACHE_NOTE}; a first start compiles them in its profile run, but the KV pool is the one "
+                "--kv-cache-memory-bytes gives (vLLM skips the memory profile), so a first start gets the same pool; "
+                "keep the cache on a persistent volume for faster restarts")
     if loss is None or not loss.modelled:
         cost = "has logged 0.8-1.7 GiB less KV pool (public cold/warm pairs: RTX 4090 0.23.0, RTX 5090 0.29.0)"
     elif loss.most <= 0:
@@ -3637,6 +3647,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                  and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None else None)
     if cold_loss is not None and compile_cache_note(None) in notes:
         notes[notes.index(compile_cache_note(None))] = compile_cache_note(cold_loss)
+    elif resolved.kv_cache_memory_bytes is not None and compile_cache_note(None) in notes:
+        notes[notes.index(compile_cache_note(None))] = compile_cache_note(None, given_pool=True)
     if fits and cold_loss is not None:
         cold_warning = _cold_start_warning(groups, available, bytes_per_block, resolved, rules, gpu, max_len, auto_fit,
                                            cold_loss)

@@ -655,14 +655,25 @@ def check_plan(facts: MachineFacts, req: Request) -> list[Finding]:
             margin = req.plan_cold_start_bytes if req.plan_cold_start_bytes is not None else COLD_START_POOL_LOSS_BYTES
             room = f"leave about {margin / 2**30:.2f} GiB more room"
             every = req.plan_cold_start.startswith(EVERY_START_COLD_WARNING)  # no compile cache: every start is cold
-            out.append(Finding("every start" if every else "first start", WARN, req.plan_cold_start.split("; ")[0]
-                               if every else req.plan_cold_start.split(". ")[0],
+            out.append(Finding("every start" if every else "first start", WARN,
+                               _first_clause(req.plan_cold_start, "; " if every else ". "),
                                f"{room} (a higher --gpu-memory-utilization), or unset VLLM_DISABLE_COMPILE_CACHE" if every
                                else f"{room} for the first start (a higher --gpu-memory-utilization), or let it fill the "
                                "compile cache (VLLM_CACHE_ROOT) and restart"))
         return out
     return [Finding("plan", FAIL, f"does not fit{on}: {req.plan_error or ''}".rstrip(": "),
                     req.plan_fix or "run kvplan fit for the options")]
+
+
+def _first_clause(text: str, sep: str) -> str:
+    """text up to the first sep outside parentheses: the warning's head with its evidence whole (the modelled
+    evidence, plan._cold_start_evidence, has a '; ' of its own, where a plain split cut the message mid-parenthesis)."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and text.startswith(sep, i):
+            return text[:i]
+    return text
 
 
 CHECKS = (check_gpus, check_compute_capability, check_driver, check_memory_free, check_platform,

@@ -164,8 +164,9 @@ def explain_table(p: Plan) -> Table:
     if first and p.mode == "vllm":  # the pool a compiling first start gets, beside the warm restart's kv_cache above
         lo, hi = first["kv_cache_bytes_least"] / GIB, first["kv_cache_bytes_most"] / GIB
         t.add_row("kv_cache (first start)", f"{lo:,.2f}-{hi:,.2f} GiB" if round(lo, 2) != round(hi, 2) else f"{hi:,.2f} GiB",
-                  f"kv_cache - {first['loss_bytes_most'] / GIB:.2f} .. {first['loss_bytes_least'] / GIB:.2f} GiB: "
-                  f"{first['formula']}", "plan.py cold_start_pool_loss_bytes")
+                  (f"kv_cache - {first['loss_bytes_most'] / GIB:.2f} .. {first['loss_bytes_least'] / GIB:.2f} GiB: "
+                   if first["loss_bytes_most"] > 0 else "= kv_cache, no loss: ")  # not 'kv_cache - 0.00 .. 0.00 GiB'
+                  + f"{first['formula']}", "plan.py cold_start_pool_loss_bytes")
     return t
 
 

@@ -13,6 +13,7 @@ import json
 import math
 import re
 import statistics
+import sys
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
@@ -136,7 +137,9 @@ class RecordResult:
 
 
 def load_records(path: str | Path) -> list[dict]:
-    p = existing_file(path, "FILE", "give a JSONL file of startup records")
+    # '-' is standard input, as reconcile and diagnose read it (logs.read_log); validate said 'no such file: -'
+    p = sys.stdin.buffer if str(path) == "-" else existing_file(
+        path, "FILE", "give a JSONL file of startup records, or - to read standard input")
     # gzip, and UTF-16 with a byte-order mark (Windows PowerShell 5's `>`), are read; a UTF-8 byte-order mark is not content
     text = read_text(p, "startup records as JSON lines (docs/startup-record-format.md)",
                      "write the records as UTF-8 JSON lines (PowerShell: Out-File -Encoding utf8)")

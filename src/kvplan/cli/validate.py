@@ -30,7 +30,7 @@ def _fmt(v) -> str:
 
 @app.command()
 def validate(
-    file: str = typer.Argument(..., help="Startup records (JSONL, docs/startup-record-format.md), e.g. calibration.jsonl."),
+    file: str = typer.Argument(..., help="Startup records (JSONL, docs/startup-record-format.md), e.g. calibration.jsonl; - reads standard input."),
     given_kv: bool = typer.Option(False, "--given-kv", help="Take each record's logged KV-cache GiB as given: score only the pool arithmetic."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output: every record's predictions and errors."),
     rows: bool = typer.Option(True, "--rows/--no-rows", help="Print one row per record."),
