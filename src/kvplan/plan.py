@@ -2680,7 +2680,10 @@ def compile_cache_note(loss: ColdStartLoss | None, given_pool: bool = False) -> 
                 "--kv-cache-memory-bytes gives (vLLM skips the memory profile), so a first start gets the same pool; "
                 "keep the cache on a persistent volume for faster restarts")
     if loss is None or not loss.modelled:
-        cost = "has logged 0.8-1.7 GiB less KV pool (public cold/warm pairs: RTX 4090 0.23.0, RTX 5090 0.29.0)"
+        # the top as the warning, preflight, serve.sh and first_start in --json give it (COLD_START_POOL_LOSS_BYTES);
+        # it read '0.8-1.7 GiB' beside their 1.74
+        cost = (f"has logged up to {COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool (public cold/warm pairs, "
+                "0.78-1.74 GiB: RTX 4090 0.23.0 and 0.27.1, RTX 5090 0.29.0)")
     elif loss.most <= 0:
         cost = f"costs the pool nothing kvplan has read ({loss.formula})"
     else:
