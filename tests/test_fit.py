@@ -1862,3 +1862,23 @@ def test_the_box_shows_a_first_starts_pool_beside_the_planned_one():
                                 site_calibration=False)) == ""
     assert first_start_text(fit("Qwen/Qwen3-8B", gpu="RTX 4090", vllm_version="0.6.4", site_calibration=False)) == ""
     assert first_start_text(fit("Qwen/Qwen3.5-27B", gpu="H100", vllm_version="0.27.1", site_calibration=False)) == ""
+
+
+def test_a_text_only_deployment_zeroes_the_modalities_the_model_takes():
+    # Gemma 3's processor takes images only (gemma3_mm.py get_supported_mm_limits): {"image": 0} is text-only there,
+    # while Qwen3-VL also takes video, so it stays multimodal until video is 0 too
+    from kvplan.api import fit
+    from kvplan.plan import supported_modalities
+
+    def text_only(model_id, limits):
+        plan = fit(model_id, gpu="H100", vllm_version="0.27.1", limit_mm_per_prompt=limits, site_calibration=False)
+        return any(a.startswith("text-only mode") for a in plan.assumptions), plan
+
+    gemma, plan = text_only("google/gemma-3-27b-it", '{"image": 0}')
+    assert gemma and supported_modalities(plan.model) == ("image",)
+    # text-only: no tower loaded, so the weights drop, and the profile compiles the embedding gather again
+    multimodal = fit("google/gemma-3-27b-it", gpu="H100", vllm_version="0.27.1", site_calibration=False)
+    assert plan.weights_bytes < multimodal.weights_bytes
+    assert plan.first_start["loss_bytes_most"] > 0 == multimodal.first_start["loss_bytes_most"]
+    assert not text_only("Qwen/Qwen3-VL-2B-Instruct", '{"image": 0}')[0]
+    assert text_only("Qwen/Qwen3-VL-2B-Instruct", '{"image": 0, "video": 0}')[0]

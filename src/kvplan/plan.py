@@ -1774,12 +1774,31 @@ _GEMMA4_ARCH_TYPES = ("gemma4", "gemma4_text", "gemma4_unified", "gemma4_unified
                       "diffusion_gemma_text")
 
 
+# The modalities each multimodal family's processor supports (its ProcessingInfo.get_supported_mm_limits, read in the
+# 0.33.0 wheel's model_executor/models: gemma3_mm.py, llava.py (LLaVA-NeXT through BaseLlavaProcessingInfo),
+# mllama4.py, mistral3.py, pixtral.py {"image"}; qwen2_vl.py (Qwen2.5-VL, Qwen3-VL and Qwen3.5/3.6 inherit it),
+# llava_onevision.py {"image", "video"}; gemma4_mm.py image and video, and audio where the config has an audio tower).
+# A text-only deployment sets 0 for each of them; a family not listed is taken to have image and video.
+_SUPPORTED_MODALITIES: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("gemma3", "llava", "llava_next", "llama4", "mistral3", "pixtral", "mllama"), ("image",)),
+    **dict.fromkeys(("qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe", "llava_onevision"),
+                    ("image", "video")),
+}
+
+
+def supported_modalities(model: ModelSpec) -> tuple[str, ...]:
+    """The modalities vLLM's processor takes for this multimodal model (_SUPPORTED_MODALITIES)."""
+    kind = _hf_model_type(model)
+    if kind in _GEMMA4_ARCH_TYPES:
+        return ("image", "video") + (("audio",) if model.raw_config.get("audio_config") else ())
+    return _SUPPORTED_MODALITIES.get(kind, ("image", "video"))
+
+
 def _mm_limits_all_off(model: ModelSpec, args: EngineArgs) -> bool:
     """vLLM's text-only deployment of a multimodal model: --language-model-only, or a 0 limit for every modality the
     processor supports (config/model.py ModelConfig._supports_multimodal_inputs, 0.27.0-0.33.0; a modality not given
-    is 999). Gemma 4 supports image and video, and audio where its config has an audio tower (models/gemma4_mm.py
-    Gemma4ProcessingInfo.get_supported_mm_limits). --enable-mm-embeds, which keeps it multimodal, is not modelled."""
-    return _modalities_off(args, ("image", "video") + (("audio",) if model.raw_config.get("audio_config") else ()))
+    is 999; supported_modalities). --enable-mm-embeds, which keeps it multimodal, is not modelled."""
+    return _modalities_off(args, supported_modalities(model))
 
 
 def _modalities_off(args: EngineArgs, modalities: tuple[str, ...]) -> bool:
@@ -1895,7 +1914,7 @@ def _text_only(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> bool:
     model classes), every tower marked with _mark_tower_model from 0.15 (model_executor/models/interfaces.py)."""
     if not model.is_multimodal:
         return False
-    if not _modalities_off(args, ("image", "video")):
+    if not _modalities_off(args, supported_modalities(model)):
         return False
     return rules.release >= (0, 15, 0) or (rules.release >= (0, 10, 1) and _mm_tower(model) in ("qwen2_5", "qwen3"))
 
