@@ -233,39 +233,38 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
         given = f"{room // 2**20}M"  # whole MiB, as vllm serve reads it (M = 2**20)
         q = _try(p, kv_cache_memory_bytes=room) if room else None
         if q:
-            fixes.append(Fix("lower --kv-cache-memory-bytes", {"kv_cache_memory_bytes": given}, _effect(q), q.fits))
+            fixes.append(_first_start_note(Fix("lower --kv-cache-memory-bytes", {"kv_cache_memory_bytes": given}, _effect(q), q.fits), q))
         fixes += _quantization_fixes(p)
         fix = _tensor_parallel_fix(p, gpus_available)
         return tuple(fixes + ([fix] if fix else []))
     if p.failure == "state_blocks":  # fewer state blocks than max_num_seqs (plan.state_blocks_refusal)
         # the largest count that starts, as for a pool short of memory: vLLM's message names the blocks of this pool
         # ("at most N"), but fewer sequences leave a larger one (a smaller sampler peak, fewer graphs captured)
-        fix = _max_num_seqs_fix(p)
-        if fix is not None and fix.flags["max_num_seqs"] > p.num_gpu_blocks:  # said, or it reads as a misprint of N
-            fix = replace(fix, effect=fix.effect + f" (more than the {p.num_gpu_blocks:,} vLLM's message names: fewer "
-                                                   "sequences leave a larger pool)")
+        # a count above the blocks vLLM's message names is said as such, or it reads as a misprint of N
+        fix = _max_num_seqs_fix(p, named_blocks=p.num_gpu_blocks)
         if fix is None and p.num_gpu_blocks > 0:  # not even one sequence starts: what vLLM's message offers, and why not
             q = _try(p, max_num_seqs=p.num_gpu_blocks)
-            fix = Fix("lower max_num_seqs", {"max_num_seqs": p.num_gpu_blocks}, _effect(q), q.fits) if q else None
+            fix = _first_start_note(Fix("lower max_num_seqs", {"max_num_seqs": p.num_gpu_blocks}, _effect(q), q.fits), q) if q else None
         if fix:
             fixes.append(fix)
         q = _try(p, enforce_eager=True)
         if q:
-            fixes.append(Fix("no CUDA graphs", {"enforce_eager": True}, _effect(q) + " (slower decode)", q.fits))
+            fixes.append(_first_start_note(Fix("no CUDA graphs", {"enforce_eager": True}, _effect(q) + " (slower decode)", q.fits), q))
         fix = _utilization_fix(p, "less headroom")
         return tuple(fixes + ([fix] if fix else []))
     found = _largest_max_model_len_plan(p)
     if found:
         best_len, q = found
-        fixes.append(Fix("lower max_model_len", {"max_model_len": best_len},
-                         f"starts: {q.kv_cache_tokens:,} tokens, {q.max_concurrency:.2f}x concurrency at {best_len:,}", True))
+        fixes.append(_first_start_note(Fix("lower max_model_len", {"max_model_len": best_len},
+                                           f"starts: {q.kv_cache_tokens:,} tokens, {q.max_concurrency:.2f}x concurrency "
+                                           f"at {best_len:,}", True), q, p, "max_model_len", best_len))
     fix = _max_num_seqs_fix(p) if p.failure != "load" else None
     if fix:
         fixes.append(fix)
     if a.kv_cache_dtype == "auto" and p.gpu.cc and p.gpu.cc >= (8, 9) and p.failure != "load":  # the pool, not the weights
         q = _try(p, kv_cache_dtype="fp8")
         if q:
-            fixes.append(Fix("fp8 KV cache", {"kv_cache_dtype": "fp8"}, _effect(q), q.fits))
+            fixes.append(_first_start_note(Fix("fp8 KV cache", {"kv_cache_dtype": "fp8"}, _effect(q), q.fits), q))
     fix = _utilization_fix(p, "less headroom; OOM risk under load") if p.failure != "load" else None
     if fix:
         fixes.append(fix)
@@ -283,19 +282,23 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
             other = [f"{name} {getattr(q.args, name):,}" for name in ("max_num_seqs", "max_num_batched_tokens")
                      if getattr(q.args, name, None) != getattr(a, name, None) and getattr(q.args, name, None)]
             why = f"; its defaults: {', '.join(other)}" if other else ""
-            fixes.append(Fix("another GPU" if same_size else "a larger GPU", {"gpu": g.name},
-                             _effect(q) + f" on {g.name} ({g.total_gib:.1f} GiB{why})", q.fits))
+            fixes.append(_first_start_note(Fix("another GPU" if same_size else "a larger GPU", {"gpu": g.name},
+                                               _effect(q) + f" on {g.name} ({g.total_gib:.1f} GiB{why})", q.fits), q))
     return tuple(fixes)
 
 
-def _max_num_seqs_fix(p: Plan) -> Fix | None:
+def _max_num_seqs_fix(p: Plan, named_blocks: int | None = None) -> Fix | None:
     """The largest max_num_seqs that starts the plan (largest_max_num_seqs), with its effect, or None: one offer for a
-    pool short of memory and for a hybrid's state blocks below max_num_seqs alike."""
+    pool short of memory and for a hybrid's state blocks below max_num_seqs alike (`named_blocks`: the blocks vLLM's
+    state-block message names, said where the count found is above them); then its first start (_first_start_note)."""
     found = _largest_max_num_seqs_plan(p)
     if found is None:
         return None
     seqs, q = found
-    return Fix("lower max_num_seqs", {"max_num_seqs": seqs}, _effect(q) + f", {seqs} sequences at a time", True)
+    effect = _effect(q) + f", {seqs} sequences at a time"
+    if named_blocks is not None and seqs > named_blocks:
+        effect += f" (more than the {named_blocks:,} vLLM's message names: fewer sequences leave a larger pool)"
+    return _first_start_note(Fix("lower max_num_seqs", {"max_num_seqs": seqs}, effect, True), q, p, "max_num_seqs", seqs)
 
 
 def _utilization_fix(p: Plan, caution: str) -> Fix | None:
@@ -306,7 +309,8 @@ def _utilization_fix(p: Plan, caution: str) -> Fix | None:
     if u is None:
         return None
     q = _try(p, gpu_memory_utilization=u)
-    return Fix("raise gpu_memory_utilization", {"gpu_memory_utilization": u}, _effect(q) + f" ({caution})", True)
+    return _first_start_note(Fix("raise gpu_memory_utilization", {"gpu_memory_utilization": u}, _effect(q) + f" ({caution})",
+                                 True), q, p, "gpu_memory_utilization", u)
 
 
 def _quantization_fixes(p: Plan) -> list[Fix]:
@@ -326,7 +330,7 @@ def _quantization_fixes(p: Plan) -> list[Fix]:
         q = _try(p, quantization="fp8")
         # only where FP8 weights are smaller than the plan's own: not over a 4-bit online method given (bitsandbytes)
         if q and q.weights_bytes < p.weights_bytes:
-            out.append(Fix("online FP8 weights", {"quantization": "fp8"}, _effect(q), q.fits))
+            out.append(_first_start_note(Fix("online FP8 weights", {"quantization": "fp8"}, _effect(q), q.fits), q))
             if q.fits:
                 return out
     prefix = p.model.id.lower() + "-"
@@ -344,7 +348,7 @@ def _quantization_fixes(p: Plan) -> list[Fix]:
             flags["quantization"] = _checkpoint_quant_flag(spec, p.gpu, p.rules.version)
         q = _try(p, model=spec, quantization=flags.get("quantization"))
         if q and q.weights_bytes < p.weights_bytes:  # a checkpoint with larger weights than the plan's cannot help
-            out.append(Fix(f"serve {cid} ({spec.quant.method} checkpoint of this model)", flags, _effect(q), q.fits))
+            out.append(_first_start_note(Fix(f"serve {cid} ({spec.quant.method} checkpoint of this model)", flags, _effect(q), q.fits), q))
             if q.fits:
                 break
     return out
@@ -417,11 +421,68 @@ def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> Fix | None:
         if gpus_available and need > gpus_available:
             flags["num_gpus"] = need
             where += f" (needs {need} GPUs; {gpus_available} available)"
-        return Fix(f"tensor parallel {tp}", flags, _effect(q) + where, True)
+        return _first_start_note(Fix(f"tensor parallel {tp}", flags, _effect(q) + where, True), q)
     if last is None:
         return None
     tp, q = last  # none of them starts: the largest accepted, to show how far it is
     return Fix(f"tensor parallel {tp}", {"tensor_parallel_size": tp}, _effect(q) + f" on {q.gpus_used} x {p.gpu.name}", False)
+
+
+def first_start_holds(q: Plan | None) -> bool:
+    """The plan starts, and so does its first, compiling start (no cold-start refusal: Plan.first_start_refused, from
+    the plan's own first-start loss, cold_start_pool_loss_bytes)."""
+    return q is not None and q.fits and not q.first_start_refused
+
+
+# how a fix's effect says where its first start may be refused (Fix.first_start_refused)
+FIRST_START_NOTE = "a first, compiling start"
+
+
+def _first_start_value(p: Plan, flag: str, bound) -> int | float | None:
+    """The value of `flag` nearest the fix's `bound` (the warm answer) at which the plan's first, compiling start also
+    holds one request (first_start_holds): the largest --max-model-len (in blocks) or --max-num-seqs up to it, the
+    smallest --gpu-memory-utilization (2 decimals, up to 0.98) from it; the same bisection as the warm fix (_largest),
+    None where none is found."""
+    if flag == "max_model_len":
+        bs = p.block_size
+        n, best = _largest(0, bound // bs, lambda n: _try(p, max_model_len=n * bs), ok=first_start_holds)
+        return n * bs if best is not None else None
+    if flag == "max_num_seqs":
+        n, best = _largest(0, bound - 1, lambda n: _try(p, max_num_seqs=n), ok=first_start_holds)
+        return n if best is not None else None
+    if flag == "gpu_memory_utilization":
+        # the smallest u in (the warm answer, 0.98] that holds, as smallest_utilization searches it
+        lo, hi = int(round(bound * 100)), 98
+        if not first_start_holds(_try(p, gpu_memory_utilization=hi / 100)):
+            return None
+        low = lo + 1
+        while low < hi:
+            mid = (low + hi) // 2
+            if first_start_holds(_try(p, gpu_memory_utilization=mid / 100)):
+                hi = mid
+            else:
+                low = mid + 1
+        return hi / 100
+    return None
+
+
+def _first_start_note(fix: Fix, q: Plan | None, p: Plan | None = None, flag: str | None = None, bound=None) -> Fix:
+    """`fix` as offered, plus where its plan `q` starts warm but its first, compiling start may be refused (the
+    cold-start warning): the effect says so, with the value of `flag` at which a first start also holds one request
+    (_first_start_value, searched from the plan `p` the fixes are for), and the fix carries both (first_start_refused,
+    first_start_flags). The fix's own value and 'starts' are unchanged: kvplan plans the warm restart."""
+    if q is None or not q.fits or not q.first_start_refused:
+        return fix
+    value = _first_start_value(p, flag, bound) if p is not None and flag else None
+    if value is None:
+        where = (f"; {FIRST_START_NOTE} with it may be refused (fit with these flags shows the cold-start warning)"
+                 if flag is None else f" ({FIRST_START_NOTE} may be refused at any {flag.replace('_', '-')} here: "
+                 "leave more room or expect one retry)")
+        return replace(fix, effect=fix.effect + where, first_start_refused=True)
+    shown = f"{value:,}" if isinstance(value, int) else f"{value:g}"
+    side = "or more" if flag == "gpu_memory_utilization" else "or less"
+    return replace(fix, effect=fix.effect + f" ({FIRST_START_NOTE} needs --{flag.replace('_', '-')} {shown} {side})",
+                   first_start_refused=True, first_start_flags={flag: value})
 
 
 def _effect(q: Plan | None) -> str:
@@ -499,12 +560,13 @@ def _largest_max_num_seqs_plan(p: Plan) -> tuple[int, Plan] | None:
     return seqs, best or q
 
 
-def max_model_len_for_concurrency(p: Plan, concurrency: float) -> int | None:
+def max_model_len_for_concurrency(p: Plan, concurrency: float, *, first_start: bool = False) -> int | None:
     """The largest max_model_len at which `concurrency` full-length requests fit the pool. vLLM runs at most
     max_num_seqs requests at once (SchedulerConfig), so a concurrency above it is refused rather than promised.
     None below one block: a shorter context can start where one block does not (from 0.12 max_num_batched_tokens, and
     with it the CUDA graphs, shrinks to max_num_seqs x max_model_len), but holds no prompt worth serving; the plan at
-    one block (refused_at_any_length) then says what stands in the way."""
+    one block (refused_at_any_length) then says what stands in the way. With `first_start`, the largest at which a
+    first, compiling start also holds them (first_start_holds: no cold-start refusal, from the plan's own loss)."""
     if isinstance(concurrency, bool) or not isinstance(concurrency, (int, float)) or not math.isfinite(concurrency) \
             or concurrency < 1 or concurrency != int(concurrency):
         raise InputError("--concurrency", f"must be a whole number of requests, 1 or more, got {concurrency!r}", "e.g. --concurrency 16")
@@ -513,7 +575,7 @@ def max_model_len_for_concurrency(p: Plan, concurrency: float) -> int | None:
                          f"({p.args.max_num_seqs}) at a time", f"give --max-num-seqs {int(concurrency)} as well, or "
                          f"--concurrency {p.args.max_num_seqs} or less")
     lo, _ = _largest(0, context_limit(p.model).tokens, lambda n: _try(p, max_model_len=n),
-                     ok=lambda q: q.fits and q.max_concurrency >= concurrency)
+                     ok=lambda q: (first_start_holds(q) if first_start else q.fits) and q.max_concurrency >= concurrency)
     return lo if lo >= p.block_size else None
 
 

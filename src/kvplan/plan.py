@@ -705,6 +705,11 @@ class Fix:
     flags: dict
     effect: str
     fits: bool
+    # the fix's plan starts warm, but its first (compiling) start may be refused (Plan.first_start_refused: the
+    # cold-start warning), and the flags at which a first start also holds one request (the same search with that
+    # as the test: api._first_start_note); None where no such value was searched or none was found
+    first_start_refused: bool = False
+    first_start_flags: dict | None = None
 
     @property
     def command_text(self) -> str:
@@ -775,6 +780,9 @@ class Plan:
     # a compiling (cold) first start's pool beside the warm one planned here (ColdStartLoss.to_dict); None where no
     # start compiles (--enforce-eager, V0, compilation off) or the pool is given (--kv-cache-memory-bytes)
     first_start: dict | None = None
+    # whether that compiling first start may be refused where this warm plan starts (the cold-start warning says so:
+    # its pool, first_start's loss_bytes_most smaller, fails vLLM's checks); False where it starts or nothing compiles
+    first_start_refused: bool = False
 
     @property
     def vllm_version(self) -> str:
@@ -2741,6 +2749,25 @@ def block_size_backend(model: ModelSpec, gpu: GPUSpec, block_size: int | None, r
                   f"attention_block_multiple); {multiple}, 32 or 64 keep the fast kernels")
 
 
+def _cold_start_outcome(groups, available: float, bytes_per_block: int, resolved: EngineArgs, rules: VersionRules,
+                        gpu: GPUSpec, auto_fit: bool, loss: ColdStartLoss):
+    """A compiling start's pool, loss.most below the warm one planned (`available`), put through the same checks:
+    (its fit check, its blocks, its state-block refusal or None, whether --max-model-len -1 would serve a shorter
+    length instead of refusing, whether it is refused). The one reading _cold_start_warning words and
+    Plan.first_start_refused carries."""
+    cold = available - loss.most
+    cold_blocks = max(0, int(cold // bytes_per_block))
+    cold_check = _fit_check(groups, cold, bytes_per_block, cold_blocks, resolved, rules)
+    # a hybrid's colder pool also holds fewer state blocks: the state-block check (state_blocks_refusal) refuses a
+    # first start whose blocks fall below max_num_seqs, at any length (auto-fit's shorter one included)
+    cold_state = state_blocks_refusal(groups, cold_blocks, resolved, rules, gpu) if cold_check[0] else None
+    # --max-model-len -1 sizes the length from the colder pool instead of refusing it, unless not even one block is
+    # left or the state blocks fall short
+    shorter = auto_fit and not cold_check[0] and cold_check[2] > 0 and not cold_state
+    refused = bool(not cold_check[0] or cold_state) and not shorter
+    return cold_check, cold_blocks, cold_state, shorter, refused
+
+
 def _cold_start_warning(groups, available: float, bytes_per_block: int, resolved: EngineArgs, rules: VersionRules,
                    gpu: GPUSpec, max_len: int, auto_fit: bool, loss: ColdStartLoss) -> str | None:
     """What a compiling start, with loss.most less pool than planned (cold_start_pool_loss_bytes), does to a plan that
@@ -2751,20 +2778,12 @@ def _cold_start_warning(groups, available: float, bytes_per_block: int, resolved
         return None
     margin = f"{loss.most / GIB:.2f} GiB less KV pool"
     evidence = _cold_start_evidence(loss)
-    cold = available - loss.most
-    cold_blocks = max(0, int(cold // bytes_per_block))
-    cold_check = _fit_check(groups, cold, bytes_per_block, cold_blocks, resolved, rules)
+    cold_check, cold_blocks, cold_state, shorter, refused = _cold_start_outcome(groups, available, bytes_per_block,
+                                                                                resolved, rules, gpu, auto_fit, loss)
     cold_head = f"{COLD_START_WARNING} and can get up to {margin} than the warm restart planned here {evidence}"
-    # a hybrid's colder pool also holds fewer state blocks: the state-block check (state_blocks_refusal) refuses a
-    # first start whose blocks fall below max_num_seqs, at any length (auto-fit's shorter one included)
-    cold_state = state_blocks_refusal(groups, cold_blocks, resolved, rules, gpu) if cold_check[0] else None
     if resolved.env_on("VLLM_DISABLE_COMPILE_CACHE"):
         # vllm/compilation/backends.py: with the variable set no compiled graph is loaded or saved ("torch.compile
         # cache is disabled"), so the warm start planned here never happens
-        # --max-model-len -1 sizes the length from the colder pool instead of refusing it (as in the first-start
-        # form below), unless not even one block is left or the state blocks fall short
-        shorter = auto_fit and not cold_check[0] and cold_check[2] > 0 and not cold_state
-        refused = (not cold_check[0] or cold_state) and not shorter
         return (f"{EVERY_START_COLD_WARNING}, as a first start does, and such starts can get up to "
                 f"{margin} than the warm start planned here {evidence}"
                 + (f"; vLLM's auto-fit (--max-model-len -1) would size max_model_len from that smaller pool on "
@@ -3671,11 +3690,14 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes[notes.index(compile_cache_note(None))] = compile_cache_note(cold_loss)
     elif resolved.kv_cache_memory_bytes is not None and compile_cache_note(None) in notes:
         notes[notes.index(compile_cache_note(None))] = compile_cache_note(None, given_pool=True)
+    first_refused = False
     if fits and cold_loss is not None:
         cold_warning = _cold_start_warning(groups, available, bytes_per_block, resolved, rules, gpu, max_len, auto_fit,
                                            cold_loss)
         if cold_warning:
             warns.append(cold_warning)
+            first_refused = _cold_start_outcome(groups, available, bytes_per_block, resolved, rules, gpu, auto_fit,
+                                                cold_loss)[4]
     if fits and conc < 1:
         # the release's own check passed (0.14-0.18 count only the first KV group's need), yet its log prints a
         # concurrency below 1x: the pool cannot hold one request of max_model_len in all its groups
@@ -3720,7 +3742,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                 kv_bytes_per_token=kv_per_token, state_bytes_per_sequence=state_per_seq, fits=fits, error=error,
                 estimated_max_model_len=est_len, vllm_log=log, terms=terms, assumptions=tuple(dict.fromkeys(notes)),
                 warnings=tuple(warns), failure=failure, speculative=spec_info, cudagraphs=graph_info,
-                first_start=cold_loss.to_dict(available) if cold_loss is not None else None)
+                first_start=cold_loss.to_dict(available) if cold_loss is not None else None,
+                first_start_refused=first_refused)
 
 
 def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,

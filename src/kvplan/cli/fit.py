@@ -70,7 +70,12 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
                              "concurrency", "lower --concurrency or change the GPU")
         kw["max_model_len"] = best
         p = api.fit(base.model, base.gpu, **kw)
-        return p, f"--max-model-len auto: {best:,} is the largest context at which {concurrency:g} full-length {'request fits' if concurrency == 1 else 'requests fit'}"
+        note = f"--max-model-len auto: {best:,} is the largest context at which {concurrency:g} full-length {'request fits' if concurrency == 1 else 'requests fit'}"
+        if p.first_start_refused:  # the warm restart planned holds them; a first, compiling start may be refused there
+            first = api.max_model_len_for_concurrency(base, concurrency, first_start=True)
+            note += (f" (a first, compiling start needs --max-model-len {first:,} or less)" if first else
+                     " (a first, compiling start may be refused at any length here: see the cold-start warning)")
+        return p, note
     return api.fit(model, gpu, gpu_gib=gib, gpu_gb=gb, revision=revision, **kw), None
 
 

@@ -1,0 +1,128 @@
+"""The nearest fixes and a cold first start: a fix whose warm plan starts but whose first, compiling start may be
+refused (the cold-start warning) says so, with the value whose first start also holds one request."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import kvplan
+from kvplan.api import first_start_holds, largest_max_model_len, max_model_len_for_concurrency, replan
+from kvplan.plan import COLD_START_WARNING
+from tests.cli_runner import run_cli
+
+
+def _cold_refusal(q) -> bool:
+    """The plan's own words: a cold-start warning that says the first start may be refused."""
+    return any(w.startswith(COLD_START_WARNING) and "may be refused" in w for w in q.warnings)
+
+
+@pytest.fixture(scope="module")
+def llama_l4():
+    # Llama-3.1-8B at its 131,072 default on an L4: the largest length that starts warm is 33,632 tokens, a pool of
+    # one request; a compiling first start has 1.5+ GiB less (Inductor's copy of the 128k x 4096 embedding table)
+    return kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4")
+
+
+def test_max_model_len_fix_gives_the_first_start_length(llama_l4):
+    p = llama_l4
+    fix = next(f for f in p.fixes if f.name == "lower max_model_len")
+    warm = fix.flags["max_model_len"]
+    assert warm == largest_max_model_len(p)  # the warm answer is unchanged: kvplan plans the warm restart
+    q = replan(p, max_model_len=warm)
+    assert q.fits and q.first_start_refused and _cold_refusal(q)
+    assert fix.first_start_refused
+    first = fix.first_start_flags["max_model_len"]
+    assert 0 < first < warm and first % p.block_size == 0
+    assert fix.effect.startswith(f"starts: {q.kv_cache_tokens:,} tokens")
+    assert fix.effect.endswith(f"(a first, compiling start needs --max-model-len {first:,} or less)")
+    # the value given starts cold too (no cold-start warning at all), and one block more does not
+    at = replan(p, max_model_len=first)
+    assert first_start_holds(at) and not any(w.startswith(COLD_START_WARNING) for w in at.warnings)
+    above = replan(p, max_model_len=first + p.block_size)
+    assert above.fits and above.first_start_refused and _cold_refusal(above)
+
+
+def test_first_start_refused_is_the_warning(llama_l4):
+    # Plan.first_start_refused says what the warning says, in both directions, across lengths
+    for length in (8192, 16384, 21472, 21488, 30000, 33632):
+        q = replan(llama_l4, max_model_len=length)
+        assert q.first_start_refused == _cold_refusal(q), length
+
+
+def test_fix_json_carries_the_first_start(llama_l4):
+    d = json.loads(json.dumps(llama_l4.to_dict()))
+    fix = next(f for f in d["fixes"] if f["name"] == "lower max_model_len")
+    assert fix["first_start_refused"] is True and fix["first_start_flags"] == {"max_model_len": 21472}
+    # a fix whose plan starts cold as well carries no first-start figure
+    others = [f for f in d["fixes"] if f["name"] != "lower max_model_len"]
+    assert others and all(f["first_start_refused"] is False and f["first_start_flags"] is None for f in others)
+
+
+def test_fix_without_first_start_refusal_is_unchanged():
+    # deepseek-coder-6.7b at its 65,536 limit on an L4: the H100 and TP 4 offered start cold as well (no note), while
+    # a shorter length's pool is thin enough for the note
+    p = kvplan.fit("deepseek-ai/deepseek-coder-6.7b-instruct", "L4")
+    for name in ("a larger GPU", "tensor parallel 4"):
+        fix = next(f for f in p.fixes if f.name == name)
+        assert fix.fits and not fix.first_start_refused and fix.first_start_flags is None
+        assert "first, compiling start" not in fix.effect
+    assert next(f for f in p.fixes if f.name == "lower max_model_len").first_start_refused
+
+
+def test_other_fix_says_its_first_start_may_be_refused():
+    # a fix with no value to search (a larger GPU) whose plan carries the cold-start refusal says so, without a figure
+    p = kvplan.fit("Qwen/Qwen2.5-14B-Instruct", "T4")
+    fix = next(f for f in p.fixes if f.name == "a larger GPU")
+    q = replan(p, gpu=kvplan.api.resolve_gpu(fix.flags["gpu"])[0])
+    assert q.fits and _cold_refusal(q)
+    assert fix.fits and fix.first_start_refused and fix.first_start_flags is None
+    assert fix.effect.endswith("; a first, compiling start with it may be refused (fit with these flags shows the "
+                               "cold-start warning)")
+
+
+def test_max_num_seqs_fix_first_start_after_the_blocks_named():
+    # a hybrid's state blocks below max_num_seqs: the warm count is above the blocks vLLM's message names (said
+    # first), and a first start, with fewer blocks, needs fewer sequences (said after)
+    p = kvplan.fit("nvidia/Nemotron-H-56B-Base-8K", "H200")
+    assert p.failure == "state_blocks"
+    fix = next(f for f in p.fixes if f.name == "lower max_num_seqs")
+    warm, first = fix.flags["max_num_seqs"], fix.first_start_flags["max_num_seqs"]
+    assert first < warm and fix.first_start_refused
+    assert fix.effect.endswith(f"(more than the {p.num_gpu_blocks:,} vLLM's message names: fewer sequences leave a "
+                               f"larger pool) (a first, compiling start needs --max-num-seqs {first:,} or less)")
+    assert first_start_holds(replan(p, max_num_seqs=first))
+    assert replan(p, max_num_seqs=first + 1).first_start_refused
+    assert replan(p, max_num_seqs=warm).fits
+
+
+def test_utilization_fix_first_start_needs_more():
+    p = kvplan.fit("Qwen/Qwen3-32B", "H100")
+    fix = next(f for f in p.fixes if f.name == "raise gpu_memory_utilization")
+    warm, first = fix.flags["gpu_memory_utilization"], fix.first_start_flags["gpu_memory_utilization"]
+    assert warm < first <= 0.98
+    assert fix.effect.endswith(f"(a first, compiling start needs --gpu-memory-utilization {first:g} or more)")
+    assert first_start_holds(replan(p, gpu_memory_utilization=first))
+    assert replan(p, gpu_memory_utilization=round(first - 0.01, 2)).first_start_refused
+
+
+def test_no_length_holds_a_first_start_is_said():
+    # a pool so thin that the compiling start's loss leaves no block at any length
+    p = kvplan.fit("meta-llama/Llama-2-7b-hf", "T4")
+    fix = next(f for f in p.fixes if f.name == "lower max_model_len")
+    assert fix.fits and fix.first_start_refused and fix.first_start_flags is None
+    assert "a first, compiling start may be refused at any max-model-len here" in fix.effect
+    assert not first_start_holds(replan(p, max_model_len=p.block_size))
+
+
+def test_concurrency_inverse_with_first_start(llama_l4, monkeypatch, capsys):
+    base = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", fixes=False)
+    warm = max_model_len_for_concurrency(base, 1)
+    first = max_model_len_for_concurrency(base, 1, first_start=True)
+    assert first < warm and first_start_holds(replan(base, max_model_len=first))
+    code, out, _ = run_cli(monkeypatch, capsys, "fit", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4",
+                           "--max-model-len", "auto", "--concurrency", "1", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["args"]["max_model_len"] == warm
+    assert d["inverse"].endswith(f"(a first, compiling start needs --max-model-len {first:,} or less)")
