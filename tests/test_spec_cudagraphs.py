@@ -158,6 +158,29 @@ def test_an_eagle3_head_adds_its_piecewise_graphs(tmp_path: Path):
     assert fdo.cudagraphs["drafter_graphs"] == 0 and fdo.cudagraphs["drafter_layers"] == 1
 
 
+def test_a_draft_model_drafter_captures_graphs_from_0_26_only():
+    """A draft_model drafter's dispatcher keys are initialized only from 0.26.0 (gpu_model_runner.py
+    _check_and_update_cudagraph_mode adds uses_draft_model() there); before, dispatch returns NONE and the drafter runs
+    eagerly: no drafter graphs in the estimate. men16922/llmso-study's 0.23.0 pair shows it: with a Qwen2.5-0.5B draft
+    model the graph estimate is (0.85 - 0.8165) x total, no more than n-gram drafting's (0.85 - 0.8153) x total."""
+    spec = json.dumps({"method": "draft_model", "model": "Qwen/Qwen2.5-0.5B-Instruct", "num_speculative_tokens": 5})
+    ngram = json.dumps({"method": "ngram", "num_speculative_tokens": 5})
+    kw = dict(max_model_len=4096, gpu_memory_utilization=0.85, max_num_seqs=64, fixes=False)
+    for version, captures in (("0.23.0", False), ("0.25.1", False), ("0.26.0", True), ("0.29.0", True)):
+        p = kvplan.fit("Qwen/Qwen2.5-1.5B-Instruct", "RTX 4080 Laptop", speculative_config=spec, vllm_version=version, **kw)
+        n = kvplan.fit("Qwen/Qwen2.5-1.5B-Instruct", "RTX 4080 Laptop", speculative_config=ngram, vllm_version=version, **kw)
+        g = p.cudagraphs
+        assert g["drafter_layers"] == 24
+        assert g["model_runner"] == "v1" and g["num_capture_sizes"] == n.cudagraphs["num_capture_sizes"]
+        if captures:
+            assert g["drafter_graphs"] == g["num_capture_sizes"] > 0
+            assert p.cudagraph_bytes > n.cudagraph_bytes
+        else:
+            assert g["drafter_graphs"] == 0 and p.cudagraph_bytes == n.cudagraph_bytes
+            assert not any("PIECEWISE graphs of their own" in a for a in p.assumptions)
+    assert not rules_for("0.25.1").draft_model_cuda_graphs and rules_for("0.26.0").draft_model_cuda_graphs
+
+
 def test_no_graphs_no_graph_plan():
     p = kvplan.fit(LLAMA, "H100", max_model_len=8192, speculative_config=NGRAM3, enforce_eager=True, fixes=False)
     assert p.cudagraphs is None and p.to_dict()["cudagraphs"] is None and p.cudagraph_capture_bytes == 0

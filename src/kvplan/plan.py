@@ -2839,7 +2839,8 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
     backend lacks uniform multi-token decode graphs, _spec_decode_piecewise), the capture sizes
     (cudagraph_capture_sizes), rounded to multiples of 1 + num_speculative_tokens where the release does so for that
     mode and model runner (rows cudagraph_spec_round_modes / _runners), and the drafter's PIECEWISE graphs (row
-    drafter_cuda_graphs), one per capture size, while the mode's mixed part is PIECEWISE."""
+    drafter_cuda_graphs; a draft_model drafter's from 0.26.0, row draft_model_cuda_graphs), one per capture size, while
+    the mode's mixed part is PIECEWISE."""
     if not args.captures_cuda_graphs:
         return CudaGraphPlan(mode=None, sizes=(), rounded_to=1)
     spec = args.speculative
@@ -2863,7 +2864,11 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
     # model runner v2's speculators keep CUDA-graph managers of their own (v1/worker/gpu/spec_decode/*/speculator.py),
     # measured inside its profile_cudagraph_memory's one pool (v1/worker/gpu/cudagraph_utils.py, 0.33.0), which
     # kvplan's v2 estimate (measured_terms) does not split: their graphs are not counted here
-    graphs = (len(sizes) if rules.drafter_cuda_graphs and layers and runner == "v1"
+    # a draft_model drafter captures none before 0.26.0: its dispatcher keys are never initialized (row
+    # draft_model_cuda_graphs, v1/worker/gpu_model_runner.py _check_and_update_cudagraph_mode)
+    drafter_captures = rules.drafter_cuda_graphs and (not spec or spec[0] != "draft_model"
+                                                      or rules.draft_model_cuda_graphs)
+    graphs = (len(sizes) if drafter_captures and layers and runner == "v1"
               and mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0)
     return CudaGraphPlan(mode=mode, sizes=tuple(sizes), rounded_to=rounded_to, drafter_layers=layers,
                          drafter_graphs=graphs, mode_note=note)

@@ -356,7 +356,8 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # from 0.12.0 q itself where it fits the largest size, else ValueError "No valid cudagraph sizes after rounding to
     # multiple of q ..." ("raise"; the message names sequence parallelism in 0.12.0-0.31.0, not from 0.32.0)
     "cudagraph_spec_round_none_kept": [((0, 0, 0), "keep"), ((0, 12, 0), "raise"), ((0, 32, 0), "raise_no_sp")],
-    # The drafter of an EAGLE-family proposer (eagle, eagle3, the MTP methods; draft_model from 0.15) compiles its
+    # The drafter of an EAGLE-family proposer (eagle, eagle3, the MTP methods; draft_model from 0.26.0, row
+    # draft_model_cuda_graphs) compiles its
     # own layers and captures PIECEWISE graphs in the target's capture: gpu_model_runner.py _dummy_run calls
     # drafter.dummy_run(num_tokens, use_cudagraphs=..., is_graph_capturing=True) for each capture size, with
     # cudagraphs only while the target captures PIECEWISE graphs; the drafter's dispatcher gets PIECEWISE keys when the
@@ -364,6 +365,16 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 0.19.0, 0.27.1, 0.33.0; in 0.9.0 and 0.10.2 eagle.py use_cuda_graph with CompilationLevel.PIECEWISE). Its
     # CUDAGraphWrapper draws on the same global graph pool as the target's. n-gram drafting has no model.
     "drafter_cuda_graphs": [((0, 0, 0), False), ((0, 9, 0), True)],
+    # ... but a "draft_model" drafter (an independent small model, V1 from 0.15) gets no graphs before 0.26.0: the
+    # drafter's dispatcher keys are initialized only `if self.speculative_config and (use_eagle() or
+    # uses_extract_hidden_states())` (v1/worker/gpu_model_runner.py _check_and_update_cudagraph_mode), use_eagle() being
+    # eagle/eagle3/mtp (and dflash, dspark later; config/speculative.py), so its CudagraphDispatcher.dispatch finds
+    # keys_initialized false and returns NONE (v1/cudagraph_dispatcher.py): it runs eagerly, in the profile's graph
+    # estimate and in the capture. uses_draft_model() joins that condition in 0.26.0. Read in the 0.15.0, 0.17.0, 0.19.0,
+    # 0.20.0, 0.22.0, 0.23.0, 0.24.0, 0.25.0, 0.25.1 (without) and 0.26.0, 0.27.0, 0.27.1, 0.28.0, 0.33.0 (with) wheels.
+    # Public check: men16922/llmso-study's 0.23.0 pair (RTX 4080 Laptop, 0.85, Qwen2.5-1.5B): the utilization message
+    # puts the graph estimate at (0.85 - 0.8165) x total with a Qwen2.5-0.5B draft model, no more than n-gram's 0.8153.
+    "draft_model_cuda_graphs": [((0, 0, 0), False), ((0, 26, 0), True)],
     # Mamba pages per sequence and group (section 3.4): "none" mode 1; "align" mode 2 (+1 prefill checkpoint page for
     # the kinds in mamba_checkpoint_page, below); "all" mode one per block of the request. As read in the wheels:
     # - prefix caching is on by default for generative hybrids from 0.26.0 (config/model.py
@@ -719,6 +730,7 @@ class VersionRules:
     cudagraph_spec_round_with_tp: bool
     cudagraph_spec_round_none_kept: str
     drafter_cuda_graphs: bool
+    draft_model_cuda_graphs: bool
     fit_need_formula: str
     fit_check_sees_windows: bool
     fused_moe_chunk_tokens: int
