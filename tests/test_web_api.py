@@ -21,7 +21,8 @@ from kvplan.web.app import MAX_UPLOAD_BYTES, create_app  # noqa: E402
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 PLAN_KEYS = ("kv_cache_tokens", "max_concurrency", "num_gpu_blocks", "kv_cache_bytes", "weights_bytes", "fits", "error",
-             "activation_peak_bytes", "non_torch_bytes", "cudagraph_bytes", "requested_bytes", "vllm_log", "fixes", "args")
+             "activation_peak_bytes", "non_torch_bytes", "cudagraph_bytes", "requested_bytes", "vllm_log", "fixes", "args",
+             "first_start")
 
 
 @pytest.fixture(scope="module")
@@ -114,6 +115,14 @@ def test_a_sweep_says_which_form_field_its_vary_replaced(client):
     assert [r["max_model_len"] for r in own["rows"]] == [2048, 8192]
     js = (Path(kvplan.__file__).parent / "web" / "static" / "app.js").read_text()
     assert "data.notes" in js  # the GPU table shows them
+
+
+def test_the_page_shows_a_first_starts_pool(client):
+    got = client.post("/api/plan", json={"model": LLAMA, "gpu": "L4", "max_model_len": 8192}).json()
+    first = got["first_start"]
+    assert first["modelled"] and 0 < first["loss_bytes_most"] and first["kv_cache_bytes_most"] < got["kv_cache_bytes"]
+    js = (Path(kvplan.__file__).parent / "web" / "static" / "app.js").read_text()
+    assert "p.first_start" in js and "first.kv_cache_bytes_least" in js and "first.kv_cache_bytes_most" in js
 
 
 def test_catalogs(client):

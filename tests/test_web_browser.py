@@ -244,3 +244,13 @@ def test_the_skip_mm_profiling_box_plans_as_the_cli_flag(page, server_url):
     _wait_for_plan(page, plain)
     _assert_matches_cli(page, plain)
     assert "skip_mm_profiling" not in page.url
+
+
+def test_the_page_shows_a_first_starts_pool_beside_the_plan(page, server_url):
+    plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", gpu="l4", max_model_len=8192)
+    page.goto(server_url + "/?model=meta-llama/Llama-3.1-8B-Instruct&gpu=l4&max_model_len=8192")
+    _wait_for_plan(page, plan)
+    first = plan.first_start
+    summary = page.inner_text("#summary")
+    assert "first start" in summary
+    assert f"{first['kv_cache_bytes_least'] / 2**30:.2f} GiB – {first['kv_cache_bytes_most'] / 2**30:.2f} GiB" in summary

@@ -136,6 +136,10 @@ function renderPlan(p) {
   const rows = [["model", `${p.model} (${p.model_source.split(":")[0]})`], ["GPU", `${p.gpu} × ${a.tensor_parallel_size * a.pipeline_parallel_size}`],
     ["vLLM", `${p.vllm_version} (era ${p.era})`], ["KV cache", `${fmtGiB(p.kv_cache_bytes)} · ${fmtInt(p.num_gpu_blocks)} blocks × ${p.block_size} tokens`],
     ["tokens", fmtInt(p.kv_cache_tokens)], ["concurrency", `${p.max_concurrency.toFixed(2)}× at max_model_len ${fmtInt(a.max_model_len)}`]];
+  // the pool a first start that compiles its graphs gets, beside the planned warm restart's (fit's box says the same)
+  const first = p.first_start;
+  if (first && first.modelled && first.loss_bytes_most > 0 && p.kv_cache_bytes > 0)
+    rows.splice(4, 0, ["first start", `${fmtGiB(first.kv_cache_bytes_least)} – ${fmtGiB(first.kv_cache_bytes_most)} of KV cache while it compiles its graphs (restarts load them from the compile cache)`]);
   if (p.inverse) rows.unshift(["note", p.inverse]);
   for (const [k, val] of rows) {
     const d = document.createElement("div");
