@@ -3447,6 +3447,13 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
           auto_fit: bool = False) -> Plan:
     rules = rules or rules_for(args.vllm_version)
     rules, env_notes = _env_rules(args, rules)
+    if rules.cudagraph_subtracted and not rules.cudagraph_subtracted_rocm and (gpu.vendor or "").upper() == "AMD":
+        # 0.20-0.25 profile no CUDA-graph memory on ROCm (rules row cudagraph_subtracted_rocm): the graphs are captured
+        # after the KV allocation, beyond the budget, as before 0.20
+        rules = replace(rules, cudagraph_subtracted=False)
+        env_notes = env_notes + [f"ROCm: vLLM {rules.version} takes no CUDA-graph memory estimate on ROCm "
+                                 "(gpu_worker.py determine_available_memory profiles it on CUDA only until 0.26.0); "
+                                 "the graphs are captured after the KV allocation, beyond the budget"]
     why_v0 = v1_fallback(model, gpu, args, rules)
     if why_v0:
         rules = as_v0_engine(rules, why_v0)

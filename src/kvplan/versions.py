@@ -109,6 +109,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "requested_is_ceil": [((0, 0, 0), False), ((0, 14, 0), True)],
     # CUDA-graph memory estimate subtracted from the budget (section 1.5: env default 1 from 0.20).
     "cudagraph_subtracted": [((0, 0, 0), False), ((0, 20, 0), True)],
+    # ... and on ROCm (vllm/v1/worker/gpu_worker.py determine_available_memory, the guard before
+    # profile_cudagraph_memory): excluded with `not current_platform.is_rocm()` in 0.20.0 and `current_platform.is_cuda()`
+    # in 0.21.0-0.25.1, so a ROCm start subtracts no estimate and logs no 'CUDA graph memory profiling' line (a Gemma-3
+    # MI300X start on 0.23.0 logs none: blind record gemma-3-4b-it-mi300x-udef-tp1-l8k); `is_cuda_alike()` from 0.26.0
+    # takes ROCm in (read in the 0.20.0, 0.21.0, 0.22.0, 0.23.0, 0.24.0, 0.25.1, 0.26.0, 0.27.1, 0.28.0, 0.29.0 and
+    # 0.30.0 wheels)
+    "cudagraph_subtracted_rocm": [((0, 0, 0), False), ((0, 26, 0), True)],
     # NCCL / custom all-reduce buffers charged to the budget: snapshot before NCCL init up to 0.10
     # (section 1.2, section 7 item 2).
     "nccl_charged": [((0, 0, 0), True), ((0, 11, 0), False)],
@@ -710,6 +717,7 @@ class VersionRules:
     default_gpu_memory_utilization: float
     requested_is_ceil: bool
     cudagraph_subtracted: bool
+    cudagraph_subtracted_rocm: bool
     nccl_charged: bool
     other_tenants: str
     tokens_formula: str
