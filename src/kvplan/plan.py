@@ -3309,6 +3309,18 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         nt_formula += f" + {nvls_term / GIB:.2f} GiB NCCL NVLink SHARP buffers (TP>2 on an NVSwitch, charged in {rules.era})"
     if f.integrated_memory:
         nt_formula += f" + {c.n_integrated / GIB:.2f} GiB (integrated memory: CPU-side use counts as consumed)"
+    if ws and rules.budget_counts_runner_buffers:
+        # 0.27+: the budget charges total_consumed (free memory at the init snapshot minus free memory after the profile)
+        # plus only the transient headroom (torch peak minus torch allocated after the profile)
+        # (utils/mem_utils.py memory_profiling, v1/worker/gpu_worker.py determine_available_memory, 0.30.0 wheel). The
+        # fused-MoE workspace stays allocated after the profile (v1/worker/workspace.py WorkspaceManager keeps
+        # _current_workspaces, 0.30.0), so vLLM's summary counts it in 'consumed memory (weights + non-torch)', not in
+        # 'peak activation': the same bytes, filed where the log prints them (the KV budget is unchanged)
+        act -= ws
+        nt += ws
+        act_formula = act_formula.split(f" + {ws / GIB:.2f} GiB fused-MoE workspace kept from the forward")[0]
+        nt_formula += (f" + {ws / GIB:.2f} GiB fused-MoE workspace kept after the profile (T({f.t}) x top-k("
+                       f"{model.num_experts_per_tok}) x {db} B x (max(I_e, H) + max(2 I_e, H)), WorkspaceManager; consumed memory in {rules.era})")
     fi_ws, fi_text = fi_allreduce_workspace_bytes(model, gpu, args, rules)
     if fi_ws:
         nt += fi_ws
@@ -3355,7 +3367,7 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                           "decode graphs x 1 MiB")
     return {
         # the peak of a rank that runs no sampler (a pipeline stage before the last: profile_run samples on the last rank)
-        "activation_no_sampler": (int(forward + c.a_const + ws), "", c.source),
+        "activation_no_sampler": (int(forward + c.a_const + (0 if ws and rules.budget_counts_runner_buffers else ws)), "", c.source),
         "activation_peak": (int(act), act_formula, c.source),
         "non_torch": (int(nt), nt_formula, c.source),
         # a rank before the last pipeline stage builds no sampler, so it holds no sampler state
@@ -3363,6 +3375,9 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         # the estimate the budget subtracts (where the era subtracts one) and the graphs' real capture
         "cudagraph": (int(estimate), cg_formula, c.source),
         "cudagraph_capture": (int(capture), cg_formula, c.source),
+        # the fused-MoE workspace filed under non-torch (0.27+) but allocated during the profile's forward: part of the
+        # allocator's peak a cold start's Inductor copies are measured against (cold_start_pool_loss_bytes)
+        "moe_workspace_in_non_torch": (int(ws if ws and rules.budget_counts_runner_buffers else 0), "", c.source),
     }
 
 
@@ -3696,7 +3711,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     elif arch:  # ModelConfig refuses it while reading the config: before any worker, GPU check or load
         fits, error, failure = False, arch[1], "architecture"
     # a compiling first start's pool beside the warm one planned here (fit --json first_start, --explain)
-    cold_loss = (cold_start_pool_loss_bytes(model, resolved, rules, act) if rules.engine != "v0"
+    cold_loss = (cold_start_pool_loss_bytes(model, resolved, rules, act + measured.get("moe_workspace_in_non_torch", (0,))[0])
+                 if rules.engine != "v0"
                  and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None else None)
     if cold_loss is not None and compile_cache_note(None) in notes:
         notes[notes.index(compile_cache_note(None))] = compile_cache_note(cold_loss)

@@ -35,7 +35,9 @@ LIKELY_CAUSE: Mapping[str, str] = {
                            "max_num_seqs x vocabulary peak, torch.compile changing the live set, or the CUDA-graph estimate folded "
                            "into 'peak activation' in >= 0.20 (§2.2, §7.4-7.5)",
     "non_torch_gib": "NCCL and custom-allreduce buffers (charged at TP>1 in <= 0.10), the CUDA context, and allocator "
-                     "fragmentation counted as non-torch (§1.2, §7.2, §7.6)",
+                     "fragmentation counted as non-torch, and from 0.27 every torch buffer still allocated after the profile "
+                     "(model runner v2's sampler state, the fused-MoE workspace), which the summary's 'consumed memory' holds "
+                     "(§1.2, §7.2, §7.6)",
     "cudagraph_gib": "the number of capture sizes (from max_num_seqs), FULL vs PIECEWISE mode, model depth and TP; the "
                      "size is empirical (§1.5, §7.1)",
     "kv_cache_gib": "the pool is the remainder of the budget, so it moves with the terms above; in V0 0.6.4 and V1 0.7-0.9.0 "
