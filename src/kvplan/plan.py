@@ -2662,6 +2662,8 @@ def cold_start_pool_loss_bytes(model: ModelSpec, args: EngineArgs, rules: Versio
                          f"output ({out / GIB:.2f} GiB) in Inductor's combo-kernel benchmark: {least / GIB:.2f} GiB above the "
                          f"{activation_peak / GIB:.2f} GiB activation peak, {(least + copy) / GIB:.2f} GiB where the freed "
                          "copy's segment stays reserved", True)
+
+
 def cold_start_margin_bytes(plan) -> int:
     """The most KV pool a plan's compiling first start loses (its first_start loss_bytes_most, per rank); the public
     pairs' largest (COLD_START_POOL_LOSS_BYTES) for a plan that carries none (V0, eager, a given pool)."""
@@ -2768,8 +2770,7 @@ def _cold_start_outcome(groups, available: float, bytes_per_block: int, resolved
     return cold_check, cold_blocks, cold_state, shorter, refused
 
 
-def _cold_start_warning(groups, available: float, bytes_per_block: int, resolved: EngineArgs, rules: VersionRules,
-                   gpu: GPUSpec, max_len: int, auto_fit: bool, loss: ColdStartLoss) -> str | None:
+def _cold_start_warning(resolved: EngineArgs, max_len: int, auto_fit: bool, loss: ColdStartLoss, outcome) -> str | None:
     """What a compiling start, with loss.most less pool than planned (cold_start_pool_loss_bytes), does to a plan that
     starts warm: a first start that may be refused (or, under --max-model-len -1, served a shorter length); under
     VLLM_DISABLE_COMPILE_CACHE=1 every start, said whether or not its colder pool still starts. None where nothing
@@ -2778,8 +2779,7 @@ def _cold_start_warning(groups, available: float, bytes_per_block: int, resolved
         return None
     margin = f"{loss.most / GIB:.2f} GiB less KV pool"
     evidence = _cold_start_evidence(loss)
-    cold_check, cold_blocks, cold_state, shorter, refused = _cold_start_outcome(groups, available, bytes_per_block,
-                                                                                resolved, rules, gpu, auto_fit, loss)
+    cold_check, cold_blocks, cold_state, shorter, refused = outcome  # _cold_start_outcome
     cold_head = f"{COLD_START_WARNING} and can get up to {margin} than the warm restart planned here {evidence}"
     if resolved.env_on("VLLM_DISABLE_COMPILE_CACHE"):
         # vllm/compilation/backends.py: with the variable set no compiled graph is loaded or saved ("torch.compile
@@ -3285,7 +3285,15 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     forward = c.a_forward * f.forward_bytes + c.a_moe * f.moe_bytes + awq_copy
     a_sampler, sampler = profile_sampler_term(model, args, rules, c, f.s)
     ws = f.moe_workspace_bytes  # held from the forward through the sampler run: beside the larger of the two
-    act = max(forward, a_sampler * f.sampler_elements) + c.a_const + ws
+    # 0.27+: the budget charges total_consumed (free memory at the init snapshot minus free memory after the profile)
+    # plus only the transient headroom (torch peak minus torch allocated after the profile)
+    # (utils/mem_utils.py memory_profiling, v1/worker/gpu_worker.py determine_available_memory, 0.30.0 wheel). The
+    # fused-MoE workspace stays allocated after the profile (v1/worker/workspace.py WorkspaceManager keeps
+    # _current_workspaces, 0.30.0), so vLLM's summary counts it in 'consumed memory (weights + non-torch)', not in
+    # 'peak activation': the same bytes, filed where the log prints them (the KV budget is unchanged)
+    ws_nt = ws if rules.budget_counts_runner_buffers else 0
+    ws_act = ws - ws_nt
+    act = max(forward, a_sampler * f.sampler_elements) + c.a_const + ws_act
     act_formula = "max(" + (f"{c.a_forward:g} x T({f.t}) x {db} B x (2 x {h} + 3 x {model.intermediate_size}/{tp})" if not model.is_moe
                             else "0" if ws else
                             f"{c.a_moe:g} x T({f.t}) x top-k({model.num_experts_per_tok}) x {db} B x (3 x {model.moe_intermediate_size}/{tp} + {h})")
@@ -3297,7 +3305,7 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                        else " Triton top-k/top-p" if sampler == "triton" and a_sampler != c.a_sampler else "") + ")"
                     + (f" + {c.a_const / GIB:.2f} GiB" if c.a_const else "")
                     + (f" + {ws / GIB:.2f} GiB fused-MoE workspace kept from the forward (T({f.t}) x top-k("
-                       f"{model.num_experts_per_tok}) x {db} B x (max(I_e, H) + max(2 I_e, H)), WorkspaceManager)" if ws else ""))
+                       f"{model.num_experts_per_tok}) x {db} B x (max(I_e, H) + max(2 I_e, H)), WorkspaceManager)" if ws_act else ""))
     tp_term = c.n_tp if f.tp_gt_1 and rules.nccl_charged else 0.0
     nvls_term = c.n_nvls if f.nvls and rules.nccl_charged else 0.0
     nvlink_term = c.n_nvlink_tp if f.nvlink_tp else 0.0
@@ -3309,16 +3317,8 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         nt_formula += f" + {nvls_term / GIB:.2f} GiB NCCL NVLink SHARP buffers (TP>2 on an NVSwitch, charged in {rules.era})"
     if f.integrated_memory:
         nt_formula += f" + {c.n_integrated / GIB:.2f} GiB (integrated memory: CPU-side use counts as consumed)"
-    if ws and rules.budget_counts_runner_buffers:
-        # 0.27+: the budget charges total_consumed (free memory at the init snapshot minus free memory after the profile)
-        # plus only the transient headroom (torch peak minus torch allocated after the profile)
-        # (utils/mem_utils.py memory_profiling, v1/worker/gpu_worker.py determine_available_memory, 0.30.0 wheel). The
-        # fused-MoE workspace stays allocated after the profile (v1/worker/workspace.py WorkspaceManager keeps
-        # _current_workspaces, 0.30.0), so vLLM's summary counts it in 'consumed memory (weights + non-torch)', not in
-        # 'peak activation': the same bytes, filed where the log prints them (the KV budget is unchanged)
-        act -= ws
-        nt += ws
-        act_formula = act_formula.split(f" + {ws / GIB:.2f} GiB fused-MoE workspace kept from the forward")[0]
+    if ws_nt:
+        nt += ws_nt
         nt_formula += (f" + {ws / GIB:.2f} GiB fused-MoE workspace kept after the profile (T({f.t}) x top-k("
                        f"{model.num_experts_per_tok}) x {db} B x (max(I_e, H) + max(2 I_e, H)), WorkspaceManager; consumed memory in {rules.era})")
     fi_ws, fi_text = fi_allreduce_workspace_bytes(model, gpu, args, rules)
@@ -3367,7 +3367,7 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                           "decode graphs x 1 MiB")
     return {
         # the peak of a rank that runs no sampler (a pipeline stage before the last: profile_run samples on the last rank)
-        "activation_no_sampler": (int(forward + c.a_const + (0 if ws and rules.budget_counts_runner_buffers else ws)), "", c.source),
+        "activation_no_sampler": (int(forward + c.a_const + ws_act), "", c.source),
         "activation_peak": (int(act), act_formula, c.source),
         "non_torch": (int(nt), nt_formula, c.source),
         # a rank before the last pipeline stage builds no sampler, so it holds no sampler state
@@ -3377,7 +3377,7 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         "cudagraph_capture": (int(capture), cg_formula, c.source),
         # the fused-MoE workspace filed under non-torch (0.27+) but allocated during the profile's forward: part of the
         # allocator's peak a cold start's Inductor copies are measured against (cold_start_pool_loss_bytes)
-        "moe_workspace_in_non_torch": (int(ws if ws and rules.budget_counts_runner_buffers else 0), "", c.source),
+        "moe_workspace_in_non_torch": (int(ws_nt), "", c.source),
     }
 
 
@@ -3720,12 +3720,11 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes[notes.index(compile_cache_note(None))] = compile_cache_note(None, given_pool=True)
     first_refused = False
     if fits and cold_loss is not None:
-        cold_warning = _cold_start_warning(groups, available, bytes_per_block, resolved, rules, gpu, max_len, auto_fit,
-                                           cold_loss)
+        outcome = _cold_start_outcome(groups, available, bytes_per_block, resolved, rules, gpu, auto_fit, cold_loss)
+        cold_warning = _cold_start_warning(resolved, max_len, auto_fit, cold_loss, outcome)
         if cold_warning:
             warns.append(cold_warning)
-            first_refused = _cold_start_outcome(groups, available, bytes_per_block, resolved, rules, gpu, auto_fit,
-                                                cold_loss)[4]
+        first_refused = outcome[4]  # refused implies a warning: the one reading of both
     if fits and conc < 1:
         # the release's own check passed (0.14-0.18 count only the first KV group's need), yet its log prints a
         # concurrency below 1x: the pool cannot hold one request of max_model_len in all its groups
