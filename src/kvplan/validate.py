@@ -27,7 +27,7 @@ from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, En
                          parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
                             model_catalog, normalize, resolve_model)
-from kvplan.versions import (NEWEST_KNOWN, OLDEST_READ, _version_match, canonical_quant, parse_version, source_date,
+from kvplan.versions import (NEWEST_KNOWN, OLDEST_READ, canonical_quant, names_patch_release, parse_version, source_date,
                              untagged_source_build)
 from kvplan.weights import kv_dtype_bytes
 
@@ -256,7 +256,7 @@ def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
             notes.append(f"vLLM version {v!r} is not a release number: read as a record without a version")
         else:
             if not (release < (0, 2, 0) or (release[0] == 0 and release[1] <= 1)):
-                if _version_match(v).group(3) is None:  # '0.11': parse_version reads it as the series' first release
+                if not names_patch_release(v):  # '0.11': parse_version reads it as the series' first release
                     notes.append(f"vLLM {v!r} names no patch release: {release[0]}.{release[1]}.0's rules applied "
                                  f"(give the full release the log prints, e.g. {release[0]}.{release[1]}.1, if a later one ran)")
                 if release > parse_version(NEWEST_KNOWN):

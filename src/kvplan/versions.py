@@ -55,6 +55,12 @@ def _version_match(text: str) -> re.Match:
     return m
 
 
+def names_patch_release(text: str) -> bool:
+    """Whether a version names its patch release ('0.11.2'), not only its series ('0.11', which parse_version reads
+    as the series' first release)."""
+    return _version_match(text).group(3) is not None
+
+
 def parse_version(text: str) -> V:
     """'0.10.2' -> (0, 10, 2); 'vllm/vllm-openai:v0.10.1.1' -> (0, 10, 1). A development build with no release
     candidate in its name ('0.11.0.dev123+gabc', setuptools_scm's name for main after the last tag, here 0.10.x) holds
