@@ -441,8 +441,8 @@ FIRST_START_NOTE = "a first, compiling start"
 def _first_start_value(p: Plan, flag: str, bound) -> int | float | None:
     """The value of `flag` nearest the fix's `bound` (the warm answer) at which the plan's first, compiling start also
     holds one request (first_start_holds): the largest --max-model-len (in blocks) or --max-num-seqs up to it, the
-    smallest --gpu-memory-utilization (2 decimals, up to 0.98) from it; the same bisection as the warm fix (_largest),
-    None where none is found."""
+    smallest --gpu-memory-utilization (2 decimals, up to 0.98) from it; the same searches as the warm fix (_largest,
+    smallest_utilization), None where none is found."""
     if flag == "max_model_len":
         bs = p.block_size
         n, best = _largest(0, bound // bs, lambda n: _try(p, max_model_len=n * bs), ok=first_start_holds)
@@ -450,19 +450,8 @@ def _first_start_value(p: Plan, flag: str, bound) -> int | float | None:
     if flag == "max_num_seqs":
         n, best = _largest(0, bound - 1, lambda n: _try(p, max_num_seqs=n), ok=first_start_holds)
         return n if best is not None else None
-    if flag == "gpu_memory_utilization":
-        # the smallest u in (the warm answer, 0.98] that holds, as smallest_utilization searches it
-        lo, hi = int(round(bound * 100)), 98
-        if not first_start_holds(_try(p, gpu_memory_utilization=hi / 100)):
-            return None
-        low = lo + 1
-        while low < hi:
-            mid = (low + hi) // 2
-            if first_start_holds(_try(p, gpu_memory_utilization=mid / 100)):
-                hi = mid
-            else:
-                low = mid + 1
-        return hi / 100
+    if flag == "gpu_memory_utilization":  # from the warm answer, which the first start does not hold, up to 0.98
+        return smallest_utilization(p, floor=bound, ok=first_start_holds)
     return None
 
 
@@ -587,16 +576,16 @@ def refused_at_any_length(p: Plan) -> Plan | None:
     return q if q is not None and not q.fits else None
 
 
-def smallest_utilization(p: Plan, ceiling: float = 0.98) -> float | None:
-    """The smallest gpu_memory_utilization (2 decimals, <= ceiling) at which the plan starts."""
-    lo, hi = int(round(p.args.gpu_memory_utilization * 100)), int(ceiling * 100)
-    q = _try(p, gpu_memory_utilization=hi / 100)
-    if q is None or not q.fits:
+def smallest_utilization(p: Plan, ceiling: float = 0.98, *, floor: float | None = None, ok=None) -> float | None:
+    """The smallest gpu_memory_utilization (2 decimals, from `floor`, the plan's own by default, up to `ceiling`) at
+    which the plan passes `ok` (starts, by default; first_start_holds for a first start's)."""
+    ok = ok or (lambda q: q is not None and q.fits)
+    lo, hi = int(round((p.args.gpu_memory_utilization if floor is None else floor) * 100)), int(ceiling * 100)
+    if not ok(_try(p, gpu_memory_utilization=hi / 100)):
         return None
     while lo < hi:
         mid = (lo + hi) // 2
-        q = _try(p, gpu_memory_utilization=mid / 100)
-        if q is not None and q.fits:
+        if ok(_try(p, gpu_memory_utilization=mid / 100)):
             hi = mid
         else:
             lo = mid + 1
