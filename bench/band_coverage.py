@@ -1,8 +1,10 @@
 """How often the validated band `kvplan fit` prints holds what vLLM logged.
 
 For every record of a startup-record file that logs its KV pool and that kvplan plans, the plan's p10-p90 band
-(validate.uncertainty_band, built from the calibration residuals of the plan's family and era) is compared with the
-logged pool. A p10-p90 band that describes the error honestly holds about 80 % of them.
+(validate.uncertainty_band, built from the residuals of the plan's family and era over calibration.jsonl and
+tests/data/extra_records.jsonl) is compared with the logged pool. A p10-p90 band that describes the error honestly
+holds about 80 % of them; the blind records are the ones it was not built from. The band's width (as a share of the
+predicted pool) says how much it tells: a band that holds 80 % by being wide says little.
 
     python bench/band_coverage.py            # calibration, the out-of-sample records, the blind records
     python bench/band_coverage.py FILE ...   # any record files
@@ -10,6 +12,7 @@ logged pool. A p10-p90 band that describes the error honestly holds about 80 % o
 
 from __future__ import annotations
 
+import statistics
 import sys
 from pathlib import Path
 
@@ -24,9 +27,10 @@ from kvplan.validate import (GIB, load_records, predict_record, sibling_versions
 PRINT_TOLERANCE_GIB = 0.005
 
 
-def coverage(path: str) -> tuple[int, int, list[tuple[str, float, float, float, float]]]:
+def coverage(path: str, widths: list[float] | None = None) -> tuple[int, int, list[tuple[str, float, float, float, float]]]:
     """(inside, banded, outside rows: id, predicted, logged, low, high) for one record file, each record planned as
-    `kvplan validate` plans it (a version-less record takes its source's sibling version)."""
+    `kvplan validate` plans it (a version-less record takes its source's sibling version); `widths`, where given,
+    gathers each band's width as % of its predicted pool."""
     inside, banded, outside = 0, 0, []
     records = load_records(path)
     siblings = sibling_versions(records)
@@ -44,6 +48,8 @@ def coverage(path: str) -> tuple[int, int, list[tuple[str, float, float, float, 
             continue
         low, high = band["kv_cache_gib"]
         banded += 1
+        if widths is not None and plan.kv_cache_bytes > 0:
+            widths.append((high - low) / (plan.kv_cache_bytes / GIB) * 100)
         if low - PRINT_TOLERANCE_GIB <= logged <= high + PRINT_TOLERANCE_GIB:
             inside += 1
         else:
@@ -65,9 +71,11 @@ def main(argv: list[str]) -> None:
         if not Path(path).exists():
             print(f"{name}: {path} not found")
             continue
-        inside, banded, outside = coverage(path)
+        widths: list[float] = []
+        inside, banded, outside = coverage(path, widths)
         share = f"{inside / banded:.0%}" if banded else "-"
-        print(f"{name}: {inside} of {banded} logged pools inside their band ({share})")
+        width = f", median width {statistics.median(widths):.1f} % of the pool" if widths else ""
+        print(f"{name}: {inside} of {banded} logged pools inside their band ({share}){width}")
         for rid, predicted, logged, low, high in outside:
             print(f"    {rid}: logged {logged:.2f} GiB, predicted {predicted:.2f}, band {low:.2f}-{high:.2f}")
 

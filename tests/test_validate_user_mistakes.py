@@ -204,7 +204,7 @@ def test_a_misspelt_gpu_name_is_answered_with_the_catalogs_nearest():
 
 
 @pytest.mark.parametrize("model, arch", [
-    ("mistralai/Mistral-7B-Instruct-v0.3", "MistralForCausalLM"),  # dense, banded by Llama and Qwen startups
+    ("mistralai/Mistral-Small-3.1-24B-Instruct-2503", "Mistral3ForConditionalGeneration"),  # dense, banded by others
     ("ibm-granite/granite-4.0-h-tiny", "GraniteMoeHybridForCausalLM"),  # Mamba hybrid, banded by GDN/sliding ones
 ])
 def test_an_architecture_with_no_validated_startup_is_outside_the_band(model, arch):

@@ -684,17 +684,22 @@ elif __name__ == "__main__" and "--write-residuals" not in sys.argv:
     main()
 
 
-def write_residuals(path: str) -> None:
-    """The KV-pool residuals by family and era, with the coefficients now in calibration.py, for `kvplan fit`'s band."""
+def write_residuals(paths: list[str]) -> None:
+    """The KV-pool residuals by family and era, with the coefficients now in calibration.py, for `kvplan fit`'s band:
+    those of every startup kvplan was validated on before shipping (the calibration file and extra_records.jsonl; the
+    blind records stay out, so bench/band_coverage.py still measures the band on startups it was not built from)."""
     from kvplan.validate import residual_table, validate_records
 
-    records = load_records(path)
-    results = validate_records(records)
+    results = []
+    for path in paths:
+        results += validate_records(load_records(path))
     table = residual_table(results)
     out = Path(__file__).resolve().parents[1] / "src" / "kvplan" / "data" / "residuals.json"
-    out.write_text(json.dumps({"source": "tools/fit_calibration.py on calibration.jsonl", **table}, indent=1) + "\n")
+    names = " and ".join(Path(p).name for p in paths)
+    out.write_text(json.dumps({"source": f"tools/fit_calibration.py --write-residuals on {names}", **table}, indent=1) + "\n")
     print(f"wrote {out}: " + ", ".join(f"{k} n={v['n']}" for k, v in table.items()))
 
 
 if __name__ == "__main__" and "--write-residuals" in sys.argv:
-    write_residuals(next((a for a in sys.argv[1:] if not a.startswith("--")), str(located(ROOT, PEAK_FILES[0]))))
+    write_residuals([a for a in sys.argv[1:] if not a.startswith("--")]
+                    or [str(located(ROOT, name)) for name in PEAK_FILES])
