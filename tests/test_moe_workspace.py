@@ -262,3 +262,20 @@ def test_the_blind_0_30_h100_moe_start_moves_the_workspace_toward_the_logged_spl
     assert abs(ws / GIB - 0.5) < 1e-9  # T(8192) x top-k 8 x 2 B x (2048 + 2048)
     assert abs(p.non_torch_bytes / GIB - 1.56) < abs((p.non_torch_bytes - ws) / GIB - 1.56)
     assert abs(p.activation_peak_bytes / GIB - 0.34) <= abs((p.activation_peak_bytes + ws) / GIB - 0.34) + 0.05
+
+
+def test_gemma4_moe_reads_its_experts_per_token_from_top_k_experts():
+    # Gemma 4's config names the routed experts per token top_k_experts; vLLM's Gemma4MoE passes it to FusedMoE as
+    # top_k (model_executor/models/gemma4.py, 0.20.2 and 0.25.1 wheels). Read as 0, the fused-MoE forward term and the
+    # workspace were missing from the profile's peak.
+    from kvplan.resolve import resolve_model
+    m = resolve_model("google/gemma-4-26B-A4B")
+    assert m.num_experts == 128 and m.num_experts_per_tok == 8 and m.moe_intermediate_size == 704
+    # tests/data/extra_records.jsonl: the -it checkpoint on an H200 with vLLM 0.20.2, 0.9, 32,768 ('Available KV cache
+    # memory: 71.67 GiB'); with top-k 0 kvplan planned 72.47 GiB (+1.11 %), with top-k 8 its peak carries the workspace
+    import json
+    from pathlib import Path
+    rec = next(json.loads(line) for line in (Path(__file__).parent / "data" / "extra_records.jsonl").open()
+               if json.loads(line)["id"] == "gemma-4-26b-a4b-it-h200-u090-tp1")
+    p, _ = predict_record(rec)
+    assert abs(p.kv_cache_bytes / GIB - 71.67) / 71.67 < 0.005

@@ -1430,7 +1430,10 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
     max_pos = _max_position(text)
 
     n_experts = _size(text, "num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
-    top_k = _size(text, "num_experts_per_tok", "experts_per_token", "moe_top_k", "num_experts_per_token")
+    # Gemma 4 names its routed experts per token top_k_experts: vLLM builds its MoE block with
+    # FusedMoE(num_experts=config.num_experts, top_k=config.top_k_experts, ...) (model_executor/models/gemma4.py,
+    # Gemma4MoE.__init__, read in the 0.20.2 and 0.25.1 wheels)
+    top_k = _size(text, "num_experts_per_tok", "experts_per_token", "moe_top_k", "num_experts_per_token", "top_k_experts")
     moe_inter = _size(text, "moe_intermediate_size", "expert_intermediate_size")
     if n_experts and not moe_inter:
         moe_inter = inter
