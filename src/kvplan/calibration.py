@@ -100,6 +100,19 @@ CAPTURE_G_CONST, CAPTURE_G_PER = _G_CONST, _G_PER
 # size (0.31 / 1.47): the coefficients stay.
 ESTIMATE_G_CONST, ESTIMATE_G_PER = 0.25 * GIB, 0.00028 * GIB
 
+# ROCm from 0.26 (the releases whose budget subtracts vLLM's graph estimate on ROCm too, versions.py
+# cudagraph_subtracted_rocm): every captured hipGraph holds memory of its own, so the pool grows by a fixed amount per
+# graph, not per token (vLLM issue #19579: piecewise capture on MI300 several times CUDA's, FULL graphs not; ROCm/pytorch
+# issue #2286, 2025-07-08: "hipGraph requires memory each time one is captured", the HSA fragment allocator hiding part
+# of it). vLLM 0.26-0.33 measure that on ROCm too: model runner v2 (0.29+) captures every PIECEWISE graph against a
+# throwaway pool (v1/worker/gpu/cudagraph_utils.py profile_cudagraph_memory, 0.30.0), the V1 runner extrapolates the
+# second capture of each mode (v1/worker/gpu_model_runner.py profile_cudagraph_memory, 0.30.0), which on ROCm costs what
+# every later one does. kvplan: the era's pool constant + ROCM_G_PER_GRAPH x graphs, a PIECEWISE capture size counting
+# (decoder layers + 1) graphs (one per piece between attention splits) and a FULL one 1 (plan.rocm_graph_units). The
+# rate is the median of what the ROCm records of 0.26+ that log the pool imply (tools/fit_calibration.py
+# rocm_graph_family, extra_records.jsonl: the two MI300X 0.30.0 ROCM_AITER_FA starts and an RX 7900 XT 0.27 dev start).
+ROCM_G_PER_GRAPH = 2.06 * MIB
+
 
 def _fitted(a_sampler: float, n_const_gib: float, n_tp_gib: float, records: str, n_integrated_gib: float = 0.0,
             n_nvls_gib: float = 0.0, n_nvlink_tp_gib: float = 0.0,
