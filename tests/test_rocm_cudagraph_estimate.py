@@ -24,6 +24,8 @@ def _plan(gpu, version, **kw):
 def test_the_row_steps_at_0_26():
     assert [rules_for(v).cudagraph_subtracted_rocm for v in ("0.20.0", "0.23.0", "0.25.1", "0.26.0", "0.30.0")] == \
         [False, False, False, True, True]
+    assert [rules_for(v).cudagraph_rocm_cost for v in ("0.11.0", "0.23.0", "0.25.1", "0.26.0", "0.33.0")] == \
+        ["pool", "pool", "pool", "per_graph", "per_graph"]
 
 
 @pytest.mark.parametrize("version", ["0.20.0", "0.23.0", "0.25.1"])
@@ -77,6 +79,13 @@ def test_rocm_0_30_charges_the_per_graph_rate_and_cuda_is_unchanged():
     assert 5.0 * GIB < rocm.cudagraph_bytes < 5.6 * GIB
     assert cuda.cudagraph_bytes < 1 * GIB  # CUDA's shared pool: model runner v2's constant, untouched
     assert any("hipGraphs" in t.formula for t in rocm.terms if t.name == "cudagraph")
+
+
+def test_before_0_26_the_rocm_capture_keeps_the_cuda_formula():
+    p = kvplan.fit(MODEL, gpu="MI300X", max_model_len=16384, gpu_memory_utilization=0.9, vllm_version="0.25.1",
+                   detect_gpu=False, max_num_seqs=256)
+    assert p.cudagraph_bytes == 0 and 0 < p.cudagraph_capture_bytes < 1.5 * GIB
+    assert not any("hipGraphs" in t.formula for t in p.terms if t.name == "cudagraph")
 
 
 def test_model_runner_v2_before_0_29_on_rocm_subtracts_nothing_but_captures_per_graph():

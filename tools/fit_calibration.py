@@ -323,7 +323,7 @@ def rocm_graph_family(root: Path) -> tuple[float, list[tuple[str, float]]]:
 
     each = []
     for rid, p, f, _, logged in _logging(root, "cudagraph_gib"):
-        if (p.gpu.vendor or "").upper() != "AMD" or not p.rules.cudagraph_subtracted_rocm or not p.args.captures_cuda_graphs:
+        if (p.gpu.vendor or "").upper() != "AMD" or p.rules.cudagraph_rocm_cost != "per_graph" or not p.args.captures_cuda_graphs:
             continue
         spec = p.args.speculative
         units = rocm_graph_units(f.graphs, f.n_layers, p.args.max_num_seqs, 1 + (spec[1] if spec else 0))

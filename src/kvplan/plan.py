@@ -3379,10 +3379,11 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
             capture = estimate = c.g_const + max(full - 1, 0) * 1024 ** 2
             cg_formula = (f"model runner v2: {c.g_const / GIB:.2f} GiB (one shared pool) + {max(full - 1, 0)} further FULL "
                           "decode graphs x 1 MiB")
-    if (args.captures_cuda_graphs and g is not None and rules.cudagraph_subtracted_rocm
+    if (args.captures_cuda_graphs and g is not None and rules.cudagraph_rocm_cost == "per_graph"
             and (gpu.vendor or "").upper() == "AMD"):
-        # ROCm from 0.26 (the releases that profile the graphs on ROCm too): a fixed cost per hipGraph, not CUDA's
-        # shared pool (calibration.py ROCM_G_PER_GRAPH); the estimate, where the release subtracts one, is a capture
+        # ROCm from 0.26 (rules row cudagraph_rocm_cost; the releases that profile the graphs on ROCm too): a fixed cost
+        # per hipGraph, not CUDA's shared pool (calibration.py ROCM_G_PER_GRAPH); the estimate, where the release
+        # subtracts one, is a capture
         # of the same graphs (model runner v2 0.29+) or the second capture of each mode extrapolated (the V1 runner),
         # each costing what every graph does
         spec = args.speculative
