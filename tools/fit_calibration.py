@@ -313,9 +313,31 @@ def fi_workspace_family(root: Path) -> tuple[float, list[tuple[str, float]]]:
     return 2 ** round(math.log2(median)), each
 
 
+def rocm_graph_family(root: Path) -> tuple[float, list[tuple[str, float]]]:
+    """The ROCm CUDA-graph rate of 0.26+ (calibration.py ROCM_G_PER_GRAPH, plan.rocm_graph_units): over the ROCm
+    startups of those releases that log their graph pool (both record files), what each implies per hipGraph beyond
+    the era's pool constant, (logged - constant) / graphs. Returns (the median rounded to 0.01 MiB, in bytes,
+    [(record id, implied bytes per graph)])."""
+    from kvplan.calibration import ROCM_G_PER_GRAPH
+    from kvplan.plan import rocm_graph_units
+
+    each = []
+    for rid, p, f, _, logged in _logging(root, "cudagraph_gib"):
+        if (p.gpu.vendor or "").upper() != "AMD" or p.rules.cudagraph_rocm_cost != "per_graph" or not p.args.captures_cuda_graphs:
+            continue
+        spec = p.args.speculative
+        units = rocm_graph_units(f.graphs, f.n_layers, p.args.max_num_seqs, 1 + (spec[1] if spec else 0))
+        base = p.cudagraph_capture_bytes - ROCM_G_PER_GRAPH * units
+        each.append((rid, (logged * GIB - base) / units))
+    if not each:
+        return 0.0, each
+    return round(statistics.median(v for _, v in each) / 1024 ** 2, 2) * 1024 ** 2, each
+
+
 def records_fixing_coefficients(root: Path) -> set[str]:
     """The ids of the records that fix a coefficient in the stages above (sampler and non-torch medians of groups with
-    at least 5, the integrated-memory and NVLink-TP medians): the rest of tests/data/extra_records.jsonl stays blind."""
+    at least 5, the integrated-memory and NVLink-TP medians, the FlashInfer workspace and ROCm graph families): the
+    rest of tests/data/extra_records.jsonl stays blind."""
     ids: set[str] = set()
     for pools in (sampler_peaks(root), logged_non_torch(root)):  # V0's come from the calibration file alone
         for values in pools.values():
@@ -324,6 +346,7 @@ def records_fixing_coefficients(root: Path) -> set[str]:
     ids |= {i for i, _ in integrated_before_0_20(root)[1]}
     ids |= {i for i, _ in nvlink_tp_term(root)[1]}
     ids |= {i for i, _ in fi_workspace_family(root)[1]}
+    ids |= {i for i, _ in rocm_graph_family(root)[1]}
     return ids
 
 
@@ -347,6 +370,12 @@ def main():
               + ", ".join(f"{i[:45]} {v / 1024 ** 2:.0f} MiB" for i, v in each)
               + f" -> granularity {gran / 1024 ** 2:.0f} MiB (plan.FI_AR_MULTICAST_GRANULARITY "
               f"{FI_AR_MULTICAST_GRANULARITY / 1024 ** 2:.0f} MiB)")
+    rate, each = rocm_graph_family(ROOT)
+    if each:
+        from kvplan.calibration import ROCM_G_PER_GRAPH
+        print(f"## ROCm CUDA graphs, 0.26+: per hipGraph beyond the era's pool constant, the median of {len(each)} logged pools, "
+              + ", ".join(f"{i[:45]} {v / 1024 ** 2:.2f} MiB" for i, v in each)
+              + f" -> {rate / 1024 ** 2:.2f} MiB (calibration.py ROCM_G_PER_GRAPH {ROCM_G_PER_GRAPH / 1024 ** 2:.2f} MiB)")
     for r in rs:  # held fixed in the group fits below
         if r["f"].nvlink_tp and not r["era"].startswith("V0"):
             r["implied"] -= n_nvlink_tp

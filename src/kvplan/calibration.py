@@ -100,6 +100,26 @@ CAPTURE_G_CONST, CAPTURE_G_PER = _G_CONST, _G_PER
 # size (0.31 / 1.47): the coefficients stay.
 ESTIMATE_G_CONST, ESTIMATE_G_PER = 0.25 * GIB, 0.00028 * GIB
 
+# ROCm from 0.26 (versions.py cudagraph_rocm_cost; the releases whose budget subtracts vLLM's graph estimate on ROCm
+# too, row cudagraph_subtracted_rocm): every captured hipGraph holds memory of its own, so the pool grows by a fixed
+# amount per graph, not with the batch (vLLM issue #19579, 0.9.1 on MI300: PIECEWISE capture several times CUDA's,
+# FULL graphs not; ROCm/pytorch issue #2286, comment of 2025-07-08: the hipGraph implementation with the HSA fragment
+# allocator, "hipGraph requires memory each time one is captured"). vLLM measures it on ROCm as on CUDA: model runner
+# v2 (0.29+) captures every PIECEWISE graph against a throwaway pool and extrapolates FULL graphs past two samples
+# (v1/worker/gpu/cudagraph_utils.py profile_cudagraph_memory, 0.29.0-0.33.0 wheels); the V1 runner extrapolates each
+# mode's second capture (v1/worker/gpu_model_runner.py profile_cudagraph_memory, 0.26.0-0.33.0), which on ROCm costs
+# what every later capture does. kvplan: the era's pool constant + ROCM_G_PER_GRAPH per graph, a PIECEWISE capture
+# size counting (decoder layers + 1) graphs (the pieces between attention splits) and a FULL one 1
+# (plan.rocm_graph_units). The rate is the median of what the ROCm records of 0.26+ that log their pool imply beyond
+# the pool constant (tools/fit_calibration.py rocm_graph_family, extra_records.jsonl): the Llama-3.3-70B FP8 MI300X
+# 0.30.0 start 2.06 MiB (8.65 GiB, 81 x 51 + 35 graphs), the Qwen3-Coder-30B-A3B FP8 one 2.04 (5.29 GiB, 49 x 51 + 35),
+# an RX 7900 XT (RDNA3) Qwen3-8B 0.27 dev start 3.03 (0.90 GiB, 37 x 7 + 5): 2.06 MiB. The two MI300X records are
+# twins (another attention backend) of the blind 0.30.0 MI300X starts, which therefore no longer test the rate on
+# their own; the independent MI300X figures agree: a Gemma-4-E2B-it start (0.29.1 nightly, not a record, config in no
+# catalog) 2.00 MiB, the blind gemma-3-4b-it 0.23.0 start's capture 1.96 MiB (tests/data/SOURCES-logs.md, ROCm
+# CUDA-graph round). RDNA3's 3.0 MiB says the rate is the card's: a Radeon start is undercounted by a third.
+ROCM_G_PER_GRAPH = 2.06 * MIB
+
 
 def _fitted(a_sampler: float, n_const_gib: float, n_tp_gib: float, records: str, n_integrated_gib: float = 0.0,
             n_nvls_gib: float = 0.0, n_nvlink_tp_gib: float = 0.0,

@@ -20,7 +20,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Iterable, Sequence
 
-from kvplan.calibration import CAPTURE_G_CONST, CAPTURE_G_PER, GIB, coefficients_for
+from kvplan.calibration import CAPTURE_G_CONST, CAPTURE_G_PER, GIB, ROCM_G_PER_GRAPH, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.resolve import (BNB_IN_FLIGHT, DTYPE_BYTES, GB, MAX_MEMORY_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, context_limit,
                             heads_per_rank)
@@ -2439,6 +2439,20 @@ def _full_graph_sizes(sizes: Iterable[int], max_num_seqs: int, q: int = 1) -> in
     return len({cdiv(s, q) * q for s in sizes if cdiv(s, q) * q <= top})
 
 
+def rocm_graph_units(graphs: "CudaGraphPlan", n_layers: int, max_num_seqs: int, q: int = 1) -> int:
+    """The hipGraphs a ROCm capture holds (calibration.py ROCM_G_PER_GRAPH): a PIECEWISE capture size is one graph per
+    piece of the split model, decoder layers + 1 (the attention ops split it: config/compilation.py splitting_ops), a
+    FULL one a single graph; FULL_AND_PIECEWISE captures every size PIECEWISE and the uniform-decode sizes FULL
+    (_full_graph_sizes), FULL_DECODE_ONLY only the latter, FULL every size once. The drafter's PIECEWISE graphs count
+    one per drafter layer and graph, as the CUDA formula counts them."""
+    mode = graphs.mode or "PIECEWISE"
+    n = len(graphs.sizes)
+    full = _full_graph_sizes(graphs.sizes, max_num_seqs, q)
+    piecewise = n if mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0
+    whole = full if mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY") else n if mode == "FULL" else 0
+    return (n_layers + 1) * piecewise + whole + graphs.drafter_layers * graphs.drafter_graphs
+
+
 def model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str:
     """"v1" or "v2": the GPU model runner the release picks by default (config/vllm.py use_v2_model_runner, read in
     the 0.22-0.33 wheels; rules rows model_runner_v2 and mrv2_architectures). 0.22-0.24: listed architectures of
@@ -3365,6 +3379,26 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
             capture = estimate = c.g_const + max(full - 1, 0) * 1024 ** 2
             cg_formula = (f"model runner v2: {c.g_const / GIB:.2f} GiB (one shared pool) + {max(full - 1, 0)} further FULL "
                           "decode graphs x 1 MiB")
+    if (args.captures_cuda_graphs and g is not None and rules.cudagraph_rocm_cost == "per_graph"
+            and (gpu.vendor or "").upper() == "AMD"):
+        # ROCm from 0.26 (rules row cudagraph_rocm_cost; the releases that profile the graphs on ROCm too): a fixed cost
+        # per hipGraph, not CUDA's shared pool (calibration.py ROCM_G_PER_GRAPH); the estimate, where the release
+        # subtracts one, is a capture
+        # of the same graphs (model runner v2 0.29+) or the second capture of each mode extrapolated (the V1 runner),
+        # each costing what every graph does
+        spec = args.speculative
+        units = rocm_graph_units(g, f.n_layers, args.max_num_seqs, 1 + (spec[1] if spec else 0))
+        capture = gc.g_const + ROCM_G_PER_GRAPH * units
+        rocm_formula = (f"{gc.g_const / GIB:.2f} GiB + {ROCM_G_PER_GRAPH / 1024 ** 2:.2f} MiB x {units:,} hipGraphs (ROCm: "
+                        f"{f.n_layers} layers + 1 pieces per PIECEWISE size, 1 per FULL size) [{g.mode or 'PIECEWISE'}, "
+                        f"largest {g.largest}]")
+        if runner == "v2" and rules.cudagraph_subtracted and rules.release < (0, 29, 0):
+            estimate = 0.0
+            cg_formula = ("0: model runner v2 before 0.29 estimates no CUDA-graph memory (profile_cudagraph_memory returns "
+                          f"0); its capture, after the KV allocation, ~{capture / GIB:.2f} GiB = " + rocm_formula)
+        else:
+            estimate = capture
+            cg_formula = rocm_formula
     return {
         # the peak of a rank that runs no sampler (a pipeline stage before the last: profile_run samples on the last rank)
         "activation_no_sampler": (int(forward + c.a_const + ws_act), "", c.source),

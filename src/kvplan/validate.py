@@ -338,7 +338,11 @@ def _record_gpu(rec: dict, notes: list[str] | None = None) -> GPUSpec:
                          + f": planned with the record's {total} GiB and no compute capability (kernel choices keyed "
                          "on one, Marlin, FP8, attention, take kvplan's defaults; no capability gate is checked)"
                          + (f" (nearest catalog names: {near.removeprefix('nearest:').strip()})" if near else ""))
-        return GPUSpec(id="record", name=name or f"{total} GiB GPU", total_bytes=int(round(total * GIB)), total_source="record")
+        # a card the catalog lacks keeps the vendor its name states (an AMD Radeon/Instinct card runs vLLM's ROCm
+        # build: ROCm's rules apply, e.g. versions.py cudagraph_subtracted_rocm), else kvplan's default, NVIDIA
+        vendor = "AMD" if name and re.search(r"\b(AMD|Radeon|Instinct)\b", name, re.IGNORECASE) else "NVIDIA"
+        return GPUSpec(id="record", name=name or f"{total} GiB GPU", total_bytes=int(round(total * GIB)), total_source="record",
+                       vendor=vendor)
     if base is None:
         if not name:
             raise InputError("gpu", "the record names no GPU and gives no total_gib: no memory to plan with",

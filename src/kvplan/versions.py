@@ -122,6 +122,14 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # takes ROCm in (read in the 0.20.0, 0.21.0, 0.22.0, 0.23.0, 0.24.0, 0.25.1, 0.26.0, 0.27.1, 0.28.0, 0.29.0 and
     # 0.30.0 wheels)
     "cudagraph_subtracted_rocm": [((0, 0, 0), False), ((0, 26, 0), True)],
+    # ROCm's graph memory as kvplan charges it: "pool", the CUDA formula (a shared pool), or "per_graph", the era's
+    # pool constant + calibration.py ROCM_G_PER_GRAPH per hipGraph (plan.rocm_graph_units). Every hipGraph holds memory
+    # of its own (vLLM issue #19579, 0.9.1 on MI300; ROCm/pytorch issue #2286), a property of the ROCm runtime, not of
+    # vLLM; kvplan applies it from 0.26.0, where the estimate moves the KV pool on ROCm (row above) and the rate is fitted
+    # (three 0.27-0.30 startups). Before 0.26 the capture lies beyond the budget and the records disagree: a 0.23.0
+    # MI300X start logs ~2 MiB per graph (blind gemma-3-4b-it-mi300x-udef-tp1-l8k, 3.74 GiB), a 0.11.0rc2 one ~0.25 MiB
+    # per layer and size (blind gemma-3-27b-it-mi300x-udef-tp1-l4k-img2, 1.02 GiB); the CUDA formula stays there.
+    "cudagraph_rocm_cost": [((0, 0, 0), "pool"), ((0, 26, 0), "per_graph")],
     # NCCL / custom all-reduce buffers charged to the budget: snapshot before NCCL init up to 0.10
     # (section 1.2, section 7 item 2).
     "nccl_charged": [((0, 0, 0), True), ((0, 11, 0), False)],
@@ -724,6 +732,7 @@ class VersionRules:
     requested_is_ceil: bool
     cudagraph_subtracted: bool
     cudagraph_subtracted_rocm: bool
+    cudagraph_rocm_cost: str
     nccl_charged: bool
     other_tenants: str
     tokens_formula: str
