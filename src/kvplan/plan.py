@@ -3391,7 +3391,8 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         capture = gc.g_const + ROCM_G_PER_GRAPH * units
         rocm_formula = (f"{gc.g_const / GIB:.2f} GiB + {ROCM_G_PER_GRAPH / 1024 ** 2:.2f} MiB x {units:,} hipGraphs (ROCm: "
                         f"{f.n_layers} layers + 1 pieces per PIECEWISE size, 1 per FULL size) [{g.mode or 'PIECEWISE'}, "
-                        f"largest {g.largest}]")
+                        f"largest {g.largest}]; the per-graph rate fitted on 3 ROCm startups of 0.27-0.30 "
+                        "(calibration.py ROCM_G_PER_GRAPH)")
         if runner == "v2" and rules.cudagraph_subtracted and rules.release < (0, 29, 0):
             estimate = 0.0
             cg_formula = ("0: model runner v2 before 0.29 estimates no CUDA-graph memory (profile_cudagraph_memory returns "
