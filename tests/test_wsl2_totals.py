@@ -87,6 +87,7 @@ def _fake_nvml(name, total, reserved):
 def test_detection_reads_wsl2_from_the_kernel(monkeypatch):
     import platform
 
+    monkeypatch.undo()  # conftest's stand-in: the real kernel reading
     monkeypatch.setattr(platform, "system", lambda: "Linux")
     monkeypatch.setattr(platform, "release", lambda: "5.15.153.1-microsoft-standard-WSL2")
     assert r.running_under_wsl2()
