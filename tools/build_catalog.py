@@ -878,6 +878,56 @@ EXTRA_TOTALS = {"gb10": (121.7, "solved from four vLLM 0.25.1 DGX Spark logs (CU
                 "rtx-2080ti": (10.57, "https://github.com/vllm-project/vllm/issues/19445 (torch OOM under vLLM v0.13.0: "
                                       "'GPU 0 has a total capacity of 10.57 GiB')")}
 
+# nvidia-smi's memory.total (MiB) of a card, with its source. It is the total CUDA, and so vLLM, reports under WSL2 (the
+# Windows driver's WDDM model), where native Linux reports 0.25-0.75 GiB less (gpu-facts.md section 1): vLLM under
+# WSL2 printed 'Free memory on device (22.45/23.99 GiB)' on an RTX 4090 whose nvidia-smi shows 24564 MiB, 30.12/31.84
+# GiB on an RTX 5090 (32607 MiB) and 6.93/8.0 GiB on an RTX 4060 Laptop (8188 MiB); a WSL2 torch total_memory=24563MB
+# on an RTX A5000 (24564 MiB). `kvplan fit --wsl2` plans a card with it (resolve.wsl2_gpu). The shared rows carry it
+# with their own sources (build_gpus reads them); the extra cards' figures and sources are these. A card missing here
+# has no nvidia-smi total in the package catalog, and --wsl2 asks for --gpu-gib rather than guess one.
+NVIDIA_SMI_TOTALS = {
+    "rtx-4080": (16376, "https://github.com/akiyax/kvcache-lab/blob/f3d3cd01c47600601771662b35c85f5f791952a6/docs/phase1-baseline.md "
+                        "('RTX 4080 16376 MiB', Windows 11 + WSL2; the doc's '15.99 总量' is vLLM's total there)"),
+    "rtx-4060": (8188, "nvidia-smi (Windows, driver 591.86): public GitHub file found by exact-string search (index id "
+                       "66489823453): 'Runtime GPU | NVIDIA GeForce RTX 4060, compute capability 8.9, 8188 MiB'; an "
+                       "nvidia-smi csv fixture (index id 58507109806): '0, NVIDIA GeForce RTX 4060, 7, 1388, 8188, 30, [N/A], "
+                       "115.00'"),
+    "rtx-4060-laptop": (8188, "WSL2 + vLLM 0.28.0 notes, public GitHub file found by exact-string search (index id "
+                              "69578286789): 'Usable VRAM | ~7950 MB, **not** the 8188 MB nvidia-smi advertises', vLLM: "
+                              "'Free memory on device cuda:0 (6.93/8.0 GiB)'"),
+    "rtx-4070-laptop": (8188, "https://github.com/Jesse3692/MultiLanguageLearning/blob/46c9289fab118c5fabceaa15f11a0d44101cef43/"
+                              "cuda-c/docs/nvidia-smi.md (nvidia-smi -q under WSL, driver 566.36, WDDM: 'FB Memory Usage / "
+                              "Total : 8188 MiB / Reserved : 240 MiB')"),
+    "rtx-4080-laptop": (12282, "https://github.com/men16922/llmso-study (labs/wsl2-vllm-baseline, results/environment.md: "
+                               "'NVIDIA GeForce RTX 4080 Laptop GPU, 12282 MiB, 581.57', WSL2)"),
+    "rtx-4090-laptop": (16376, "nvidia-smi (Linux driver 580.173.02), public GitHub file found by exact-string search (index id "
+                               "63636683260): '(NVIDIA GeForce RTX 4090 Laptop GPU, 580.173.02, 16376 MiB)'; WSL deviceQuery "
+                               "(index id 53124659440): '16376 MBytes (17170956288 bytes)'"),
+    "rtx-5090-laptop": (24463, "https://github.com/noonghunna/club-3090/pull/99 (rig report, kernel 6.6.87.2-microsoft-standard-WSL2: "
+                               "'NVIDIA GeForce RTX 5090 Laptop GPU | 24463 MiB | driver 596.36')"),
+    "rtx-a5000": (24564, "WSL2 audit, public GitHub file found by exact-string search (index id 60733841830): nvidia-smi in WSL2 "
+                         "'NVIDIA RTX A5000 17MiB / 24564MiB' (driver 595.71), torch 'total_memory=24563MB'"),
+    "rtx-5060": (8151, "nvidia-smi (Linux driver 595.71.05), public GitHub file found by exact-string search (index id "
+                       "56694176032): 'NVIDIA GeForce RTX 5060, compute capability 12.0, 8151 MiB'"),
+    "rtx-5000-ada-laptop": (16376, "nvidia-smi, public GitHub file found by exact-string search (index id 60894202974): 'RTX 5000 "
+                                   "Ada Generation Laptop GPU, 16376 MiB total VRAM'"),
+    "rtx-4500-ada": (24570, "nvidia-smi (driver 580.119.02), public GitHub file found by exact-string search (index id "
+                            "54522518529): '- GPU: NVIDIA RTX 4500 Ada Generation, 24,570 MiB.'"),
+    "rtx-pro-4000-blackwell": (24467, "nvidia-smi (driver 580.173.02), public GitHub file found by exact-string search (index "
+                                      "id 71315649740): '| GPU | NVIDIA RTX PRO 4000 Blackwell, 24,467MiB |'"),
+    "rtx-5000-ada": (32760, "public GitHub file found by exact-string search: '- GPU: `NVIDIA RTX 5000 Ada Generation, 32760 MiB`.'"),
+    "rtx-pro-5000-blackwell": (48935, "public GitHub file found by exact-string search: 'NVIDIA RTX PRO 5000 Blackwell, 595.71.05, "
+                                      "48935 MiB'"),
+    "rtx-4070-super": (12282, "public GitHub file found by exact-string search: 'GPU: NVIDIA GeForce RTX 4070 SUPER, 12282 MiB, "
+                              "sm_89' (nvidia-smi)"),
+    "rtx-5070": (12227, "public GitHub file found by exact-string search: '| GPU available | NVIDIA GeForce RTX 5070, 12227 MiB "
+                        "VRAM, compute capability 12.0 (Blackwell), driver 595.84 | detected: `nvidia-smi` |'"),
+    "rtx-3090": (24576, "nvidia-smi (Linux driver 535.288.01), public GitHub file found by exact-string search (index id "
+                        "67015699811): '| `nvidia_smi` | ok | NVIDIA GeForce RTX 3090, 24576 MiB, 535.288.01 |'; a WSL2/Docker "
+                        "host (driver 610.74, index id 58673792092): 'GPU: NVIDIA GeForce RTX 3090, 24576 MiB VRAM'"),
+    "l20": (46068, "https://github.com/vllm-project/vllm/issues/14011 (nvidia-smi, driver 550.54.15: 'NVIDIA L20 ... 45040MiB /  46068MiB')"),
+}
+
 # Tensor-core throughput the public GPU facts file lacks (docs/gpu-facts.md: "TFLOPS not retrieved"), from a public
 # spec table; it agrees with NVIDIA's own headline for the card (4,000 AI TOPS = FP4 sparse = 8 x the BF16 dense rate).
 EXTRA_TFLOPS = {
@@ -994,6 +1044,21 @@ def _merged(shared_row: dict | None, extra: dict) -> dict:
     return merged
 
 
+def _nvidia_smi_total(gid: str, row: dict) -> dict:
+    """nvidia-smi's memory.total of a card (MiB) and its source: NVIDIA_SMI_TOTALS for the extra cards, else the shared
+    row's figure with the source the shared file gives for it; None where no source gives one."""
+    if gid in NVIDIA_SMI_TOTALS:
+        mib, src = NVIDIA_SMI_TOTALS[gid]
+        return {"nvidia_smi_total_mib": mib, "nvidia_smi_total_source": src}
+    for s in row.get("sources") or []:
+        if isinstance(s, dict) and "nvidia_smi_total_mib" in (s.get("fields") or []) and row.get("nvidia_smi_total_mib"):
+            src = s.get("url") or f"public GitHub file found by exact-string search: '{s.get('quote')}'"
+            if src.startswith("../docs/gpu-facts.md"):
+                src = "gpu-facts.md section 3 (first-hand H200 observation, nvidia-smi memory.total 143771 MiB)"
+            return {"nvidia_smi_total_mib": int(row["nvidia_smi_total_mib"]), "nvidia_smi_total_source": src}
+    return {"nvidia_smi_total_mib": None, "nvidia_smi_total_source": None}
+
+
 def build_gpus(shared: Path) -> list[dict]:
     rows = json.loads((shared / "data" / "gpus.json").read_text())
     # A card in EXTRA_GPUS is merged onto the shared row of the same id (so no id appears twice in the catalog):
@@ -1037,6 +1102,7 @@ def build_gpus(shared: Path) -> list[dict]:
             "fp8_tflops": g.get("fp8_tflops_dense"),
             "fp4_tflops": g.get("fp4_tflops_dense"),
             "interconnect": g.get("interconnect"),
+            **_nvidia_smi_total(gid, g),
             "sources": ((g.get("sources") or [])[:8] + ([{"fields": sorted(flops), "url": flops_source}] if flops_source else [])
                         + ([f"aliases {EXTRA_ALIASES[gid][0]}: {EXTRA_ALIASES[gid][1]}"] if gid in EXTRA_ALIASES else [])
                         + ([f"also sold with {OTHER_MEMORY_GB[gid][0]} GB: {OTHER_MEMORY_GB[gid][1]}"] if gid in OTHER_MEMORY_GB else [])),

@@ -93,7 +93,7 @@ def engine_args(**kwargs) -> EngineArgs:
 
 def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, *, gpu_gib: float | None = None,
         gpu_gb: float | None = None, revision: str | None = None, fixes: bool = True, detect_gpu: bool = True,
-        site_calibration: bool = True, **flags) -> Plan:
+        site_calibration: bool = True, wsl2: bool = False, **flags) -> Plan:
     """Predict vLLM's startup for `model` on `gpu` with `vllm serve` flags (snake_case keywords).
 
     >>> p = fit("Qwen/Qwen2.5-0.5B-Instruct", gpu="T4", max_model_len=4096)
@@ -109,7 +109,7 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
     if isinstance(gpu, GPUSpec):
         gspec = gpu
     else:
-        gspec, gpu_notes = resolve_gpu(gpu, gib=gpu_gib, gb=gpu_gb, detect=detect_gpu)
+        gspec, gpu_notes = resolve_gpu(gpu, gib=gpu_gib, gb=gpu_gb, detect=detect_gpu, wsl2=wsl2)
         notes += gpu_notes
         named_count = gpu_count_in_name(gpu)
         if named_count and flags.get("num_gpus") is None:

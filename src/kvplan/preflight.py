@@ -21,7 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace as dc_replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
@@ -59,6 +59,7 @@ class GPUInfo:
     compute_capability: str  # "8.9"
     driver_version: Optional[str] = None
     memory_reserved_bytes: Optional[int] = None  # the driver's reserve (NVML v2); None where it was not read
+    wsl2: bool = False  # read under WSL2, where CUDA's total is NVML's whole (resolve.machine_gpu)
 
     @property
     def cc(self) -> tuple[int, int]:
@@ -70,7 +71,8 @@ class GPUInfo:
         less the driver's reserve where read, else the catalog's or an estimate."""
         from kvplan.resolve import machine_gpu
 
-        return machine_gpu(self.name, self.memory_total_bytes, self.compute_capability, self.memory_reserved_bytes)
+        return machine_gpu(self.name, self.memory_total_bytes, self.compute_capability, self.memory_reserved_bytes,
+                           wsl2=self.wsl2)
 
     @property
     def cuda_total_bytes(self) -> int:
@@ -78,7 +80,7 @@ class GPUInfo:
         return self.gpu_spec.total_bytes
 
     def label(self) -> str:
-        size = (f"{_gib(self.cuda_total_bytes)} as CUDA reports it" if self.memory_reserved_bytes is not None
+        size = (f"{_gib(self.cuda_total_bytes)} as CUDA reports it" if self.memory_reserved_bytes is not None or self.wsl2
                 else _gib(self.memory_total_bytes))
         return f"{self.index}: {self.name} ({size}, cc {self.compute_capability})"
 
@@ -320,6 +322,9 @@ def gather_facts(
     token_blank = token is not None and not token.strip()  # huggingface_hub reads a blank token as none
     token_present = bool((token or "").strip()) or is_file(token_file)
     problem, created_under = cache_state(cache, can_write)
+    wsl = detect_wsl(kernel_release, proc_version) if os_name == "Linux" else None
+    if wsl == "WSL2":  # CUDA's total under WSL2 is NVML's whole (resolve.machine_gpu)
+        gpus = tuple(dc_replace(g, wsl2=True) for g in gpus)
     return MachineFacts(
         gpus=gpus,
         gpu_source=source,
@@ -327,7 +332,7 @@ def gather_facts(
         driver_version=driver,
         os_name=os_name,
         kernel_release=kernel_release,
-        wsl=detect_wsl(kernel_release, proc_version) if os_name == "Linux" else None,
+        wsl=wsl,
         python_version=python_version or tuple(sys.version_info[:3]),
         torch_version=installed_version("torch"),
         vllm_version_installed=installed_version("vllm"),
@@ -503,8 +508,16 @@ def check_platform(facts: MachineFacts, req: Request) -> list[Finding]:
         out.append(Finding("os", FAIL, f"{facts.os_name}: vLLM is Linux-only",
                            "use WSL2, Docker or a Linux host"))
     elif facts.wsl == "WSL2":
-        out.append(Finding("os", WARN, f"Linux under WSL2 ({facts.kernel_release}): works, with WSL's pinned-memory and shared-GPU limits",
-                           "for production use a native Linux host"))
+        # CUDA's total under WSL2 is nvidia-smi's memory.total (resolve.machine_gpu, its sources), and the Windows
+        # desktop's own memory on the same card is counted as used: vLLM's start-up check compares the free memory
+        # with utilization x that total ('Free memory on device (22.45/23.99 GiB) ... is less than desired GPU memory
+        # utilization (0.95, 22.79 GiB)' on a WSL2 RTX 4090, public file, index id 66296924232)
+        total = (f"; CUDA's total here is nvidia-smi's memory.total ({facts.gpus[0].memory_total_bytes / 1024 ** 3:.2f} GiB on GPU 0), "
+                 "which vLLM multiplies by --gpu-memory-utilization, and what Windows holds on the card is not free"
+                 if facts.gpus else "; CUDA's total here is nvidia-smi's memory.total, not that less a driver reserve")
+        out.append(Finding("os", WARN, f"Linux under WSL2 ({facts.kernel_release}): works, with WSL's pinned-memory and "
+                           f"shared-GPU limits{total}", "for production use a native Linux host; plan a WSL2 box from "
+                           "another machine with `kvplan fit MODEL --gpu NAME --wsl2`"))
     elif facts.wsl == "WSL1":
         out.append(Finding("os", FAIL, "WSL1 has no GPU access", "wsl --set-version <distro> 2"))
     else:

@@ -36,6 +36,7 @@ from kvplan.inputs import read_json_file
 from kvplan.versions import INTEGRATED_MEMORY_CC
 
 GIB = 1024 ** 3
+MIB = 1024 ** 2
 GB = 1000 ** 3
 # a memory size past any machine's (a pebibyte) is a typo, and its bytes would overflow the plan's floats
 MAX_MEMORY_BYTES = 1024 ** 5
@@ -79,6 +80,9 @@ class GPUSpec:
     aliases: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
     other_memory_gb: tuple[int, ...] = ()  # the same name is also sold with this memory, which the catalog lacks
+    # nvidia-smi's memory.total (MiB), with its source: CUDA's total under WSL2 (wsl2_gpu); None where no source gives it
+    nvidia_smi_total_mib: int | None = None
+    nvidia_smi_total_source: str | None = None
 
     @property
     def total_gib(self) -> float:
@@ -141,6 +145,7 @@ def gpu_catalog() -> tuple[GPUSpec, ...]:
             memory_gb_marketing=r.get("memory_gb_marketing"), interconnect=r.get("interconnect"),
             aliases=tuple(r.get("aliases") or ()), sources=tuple(r.get("sources") or ()),
             other_memory_gb=tuple(r.get("other_memory_gb") or ()),
+            nvidia_smi_total_mib=r.get("nvidia_smi_total_mib"), nvidia_smi_total_source=r.get("nvidia_smi_total_source"),
         ))
     return tuple(out)
 
@@ -175,9 +180,13 @@ _GPU_PREFERENCE = ["h100-sxm", "a100-80gb-sxm", "a100-40gb-sxm", "h200", "b200",
 
 
 def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float | None = None,
-                detect: bool = True) -> tuple[GPUSpec, list[str]]:
-    """A GPU reference -> (GPUSpec, assumptions). Custom sizes win; no reference -> NVML, else a T4."""
+                detect: bool = True, wsl2: bool = False) -> tuple[GPUSpec, list[str]]:
+    """A GPU reference -> (GPUSpec, assumptions). Custom sizes win; no reference -> NVML, else a T4. `wsl2`: the card
+    runs under WSL2, whose CUDA total is nvidia-smi's memory.total (wsl2_gpu)."""
     notes: list[str] = []
+    if wsl2 and (gib is not None or gb is not None):
+        notes.append(f"--wsl2: the total given ({'--gpu-gib' if gib is not None else '--gpu-gb'}) is planned as given, "
+                     "as vLLM's total under WSL2")
     if gib is not None or gb is not None:
         if gib is not None and gb is not None:
             raise InputError("--gpu-gib/--gpu-gb", "both given", "give one size: --gpu-gib (as CUDA reports it) or --gpu-gb (decimal GB)")
@@ -203,14 +212,50 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
         return spec, notes
     if ref is None:
         if detect:
-            found = detect_gpu()
+            found = detect_gpu(wsl2=True) if wsl2 else detect_gpu()  # (tests replace detect_gpu by a bare lambda)
             if found is not None:
                 notes.append(f"GPU detected through NVML: {found.name}")
                 return found, notes
         notes.append(f"{NO_GPU_NOTE}: planning for a 16 GB Tesla T4 (the seed's example card)")
-        return find_gpu(FALLBACK_GPU), notes
+        spec = find_gpu(FALLBACK_GPU)
+        return (wsl2_gpu(spec) if wsl2 else spec), notes
     spec, found_notes = _find_gpu(ref)
+    if wsl2:
+        spec = wsl2_gpu(spec, ref)
+        notes.append(f"--wsl2: {spec.name} planned with the total CUDA reports under WSL2, nvidia-smi's memory.total "
+                     f"{spec.total_gib:.2f} GiB (native Linux reports 0.25-0.75 GiB less)")
     return spec, notes + found_notes
+
+
+# Under WSL2 CUDA's total (cudaMemGetInfo, torch's total_memory, the total vLLM multiplies by --gpu-memory-utilization)
+# is nvidia-smi's memory.total, not that less the driver's reserve as on native Linux. Public observations:
+#   vLLM 'Free memory on device (22.45/23.99 GiB)' on a WSL2 RTX 4090 whose nvidia-smi shows 24564 MiB (23.99 GiB)
+#     (https://github.com/enginrect/llmso/blob/06bc0e5821294198e2b574a35a113bcfaa1316b3/labs/environment-setup.md);
+#   vLLM '(30.12/31.84 GiB)' on a WSL2 RTX 5090, 32607 MiB (https://github.com/Alex8791-cyber/cognithor/pull/318), and
+#     '(30.2/31.84 GiB)' in another WSL2 RTX 5090 vLLM 0.20.0 report (public file, index id 60827304595);
+#   vLLM '(6.93/8.0 GiB)' on a WSL2 RTX 4060 Laptop 'not the 8188 MB nvidia-smi advertises' (index id 69578286789);
+#   vLLM '(13.88/15.99 GiB)' and '15.99 总量' on a WSL2 RTX 4080, nvidia-smi 16376 MiB
+#     (https://github.com/akiyax/kvcache-lab/blob/f3d3cd01c47600601771662b35c85f5f791952a6/docs/phase1-baseline.md);
+#   a WSL vLLM 0.10.2 log of an RTX 4080 at 15.99 GiB ('Using pin_memory=False as WSL is detected',
+#     https://github.com/mrpid12org/imageworks/blob/4fdc8eb92f03/vllm_llava_debug.log);
+#   torch 'total_memory=24563MB' on two WSL2 RTX A5000 whose nvidia-smi shows 24564MiB (index id 60733841830);
+#   WSL deviceQuery '16376 MBytes' on an RTX 4090 Laptop, nvidia-smi 16376 MiB (index ids 53124659440, 63636683260).
+# Native Linux totals of the same cards are 0.25-0.75 GiB lower (RTX 4090 23.52-23.65 GiB; gpu-facts.md section 1).
+
+
+def wsl2_gpu(spec: GPUSpec, ref: str | None = None) -> GPUSpec:
+    """A catalog card as vLLM sees it under WSL2: CUDA's total is the card's nvidia-smi memory.total there (the sources
+    above). A card whose nvidia-smi total the catalog lacks is refused, not guessed."""
+    if not spec.nvidia_smi_total_mib:
+        raise UnknownGPUError(
+            "--wsl2", f"kvplan's catalog has no nvidia-smi memory.total for {spec.name}, which is the total CUDA reports "
+            f"under WSL2 (its {spec.total_gib:.2f} GiB is native Linux's)",
+            f"give the total vLLM prints under WSL2 (nvidia-smi --query-gpu=memory.total, in GiB): --gpu "
+            f"{(ref or spec.id)!r} --gpu-gib N")
+    total = spec.nvidia_smi_total_mib * MIB
+    return replace(spec, total_bytes=total, total_source=(
+        f"under WSL2: nvidia-smi's memory.total {spec.nvidia_smi_total_mib:,} MiB, CUDA's total there "
+        f"({spec.nvidia_smi_total_source})"))
 
 
 def find_gpu(ref: str, *, total_bytes: int | None = None) -> GPUSpec:
@@ -387,7 +432,7 @@ _DRIVER_RESERVE_ESTIMATE_BYTES = int(0.6 * GIB)
 
 
 def machine_gpu(name: str, nvml_total_bytes: int, compute_capability: str,
-                reserved_bytes: int | None = None) -> GPUSpec:
+                reserved_bytes: int | None = None, *, wsl2: bool = False) -> GPUSpec:
     """A GPU as NVML reports it on this machine, matched to the catalog, with the total vLLM will see.
 
     vLLM multiplies CUDA's total (torch.cuda.mem_get_info) by --gpu-memory-utilization. NVML's total includes what
@@ -395,8 +440,18 @@ def machine_gpu(name: str, nvml_total_bytes: int, compute_capability: str,
     bench/probe_gpu.py: 150,754,820,096 - 644,939,776 = 150,109,880,320 B, torch's total). That figure is this
     machine's truth and wins over the catalog's (the reserve varies with the driver: an A10 shows 22,731 MiB under
     R470 and 23,028 MiB under R555, gpu-facts.md). Without it the total is an estimate, NVML's less 0.6 GiB.
+
+    Under WSL2 (`wsl2`) CUDA's total is NVML's total whole: NVML still states a reserve there (nvidia-smi -q under
+    WSL: 'Total : 8188 MiB / Reserved : 240 MiB' on an RTX 4070 Laptop, https://github.com/Jesse3692/MultiLanguageLearning
+    /blob/46c9289fab118c5fabceaa15f11a0d44101cef43/cuda-c/docs/nvidia-smi.md; '~232 MB' on a WSL2 RTX 4060 Laptop whose
+    vLLM total is 8.0 GiB, index id 69578286789), but vLLM prints nvidia-smi's total (the sources above wsl2_gpu).
     """
-    if reserved_bytes is not None:
+    if wsl2:
+        cuda_total = nvml_total_bytes
+        source = (f"this machine, under WSL2: NVML's total {nvml_total_bytes / GIB:.2f} GiB, which CUDA reports whole "
+                  "there (no driver reserve subtracted" + (f"; NVML states {reserved_bytes / GIB:.2f} GiB reserved"
+                                                          if reserved_bytes else "") + ")")
+    elif reserved_bytes is not None:
         cuda_total = nvml_total_bytes - reserved_bytes
         source = (f"this machine: NVML's total {nvml_total_bytes / GIB:.2f} GiB less the driver's reserved "
                   f"{reserved_bytes / GIB:.2f} GiB (CUDA's total)")
@@ -411,14 +466,32 @@ def machine_gpu(name: str, nvml_total_bytes: int, compute_capability: str,
     if abs(spec.total_bytes - nvml_total_bytes) / nvml_total_bytes > 0.15:
         # same name, other memory (an 8 GB 4060 Ti, a re-fitted 4090)
         return replace(spec, id="detected", name=f"{name} ({nvml_total_bytes / GIB:.0f} GiB)", **measured)
-    if reserved_bytes is not None and cuda_total != spec.total_bytes:
+    if (reserved_bytes is not None or wsl2) and cuda_total != spec.total_bytes:
+        other = "native Linux's" if wsl2 else "another driver's"
         return replace(spec, total_bytes=int(cuda_total),
-                       total_source=f"{source}; the catalog's {spec.total_bytes / GIB:.2f} GiB is another driver's")
+                       total_source=f"{source}; the catalog's {spec.total_bytes / GIB:.2f} GiB is {other}")
     return spec
 
 
-def detect_gpu() -> GPUSpec | None:
-    """The first GPU NVML sees, matched to the catalog, with this machine's CUDA total where NVML states it."""
+def running_under_wsl2() -> bool:
+    """Whether this process runs in WSL2 (preflight.detect_wsl on the kernel release and /proc/version)."""
+    import platform
+
+    from kvplan.preflight import detect_wsl
+
+    if platform.system() != "Linux":
+        return False
+    try:
+        with open("/proc/version", encoding="utf-8", errors="replace") as f:
+            proc_version = f.read()
+    except OSError:
+        proc_version = ""
+    return detect_wsl(platform.release(), proc_version) == "WSL2"
+
+
+def detect_gpu(wsl2: bool | None = None) -> GPUSpec | None:
+    """The first GPU NVML sees, matched to the catalog, with this machine's CUDA total where NVML states it (under
+    WSL2, NVML's total: machine_gpu). `wsl2`: None reads whether this machine runs WSL2, True plans it as if so."""
     try:
         import pynvml  # nvidia-ml-py
         pynvml.nvmlInit()
@@ -440,7 +513,8 @@ def detect_gpu() -> GPUSpec | None:
             pynvml.nvmlShutdown()
         except Exception:
             pass
-    return machine_gpu(name, total, f"{major}.{minor}", reserved)
+    return machine_gpu(name, total, f"{major}.{minor}", reserved,
+                       wsl2=running_under_wsl2() if wsl2 is None else wsl2)
 
 
 # --------------------------------------------------------------------------- models

@@ -45,6 +45,7 @@ class FitFlags:
     gpu: Optional[str] = None
     gpu_gib: Optional[float] = None
     gpu_gb: Optional[float] = None
+    wsl2: bool = False
     num_gpus: Optional[int] = None
     max_model_len: Optional[str] = None
     gpu_memory_utilization: Optional[float] = None
@@ -91,6 +92,7 @@ FIT_PARAMS: list[tuple[str, object, object]] = [
     ("gpu", Optional[str], typer.Option(None, "--gpu", help=GPU_HELP + " Default: the GPU NVML detects, else a 16 GB T4.", rich_help_panel="GPU")),
     ("gpu_gib", Optional[float], typer.Option(None, "--gpu-gib", help="A custom GPU: total memory in GiB as CUDA reports it.", rich_help_panel="GPU")),
     ("gpu_gb", Optional[float], typer.Option(None, "--gpu-gb", help="A custom GPU: total memory in decimal GB (as the seed's arithmetic counts it).", rich_help_panel="GPU")),
+    ("wsl2", bool, typer.Option(False, "--wsl2", help="The GPU runs under WSL2 (Windows), where CUDA's total is nvidia-smi's memory.total, 0.25-0.75 GiB above native Linux's: --gpu NAME is planned with that total (from the catalog, which says where it has none: then give --gpu-gib).", rich_help_panel="GPU")),
     ("num_gpus", Optional[int], typer.Option(None, "--num-gpus", help="GPUs available (default: tensor x pipeline x data parallel size).", rich_help_panel="GPU")),
     ("max_model_len", Optional[str], typer.Option(None, "--max-model-len", help="Context length to serve (vLLM default: the model's limit), read as vllm serve reads it: 32k = 32,000, 32K = 32,768, -1 = vLLM's auto-fit. 'auto' (kvplan fit, with --concurrency N) asks for the longest at which N requests fit.", rich_help_panel="vllm serve flags")),
     ("gpu_memory_utilization", Optional[float], typer.Option(None, "--gpu-memory-utilization", help="Fraction of total GPU memory vLLM may claim (0.90 before vLLM 0.20, 0.92 after).", rich_help_panel="vllm serve flags")),

@@ -37,6 +37,9 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
             raise InputError("--gpu", "auto picks the GPU for a given length; with --max-model-len auto both would be "
                              "unknown", "give --max-model-len N with --gpu auto, or a GPU with --max-model-len auto "
                              "--concurrency N")
+        if kw.pop("wsl2", False):  # (no engine argument: engine_args below would refuse it)
+            raise InputError("--wsl2", "--gpu auto searches the catalog's native-Linux totals, not the WSL2 ones",
+                             "name the GPU: --gpu NAME --wsl2 (its nvidia-smi total), or drop --wsl2")
         if concurrency is not None:
             raise InputError("--concurrency", "goes with --max-model-len auto (with --gpu auto it would be ignored)",
                              "drop --concurrency, or give a GPU with --max-model-len auto --concurrency N")

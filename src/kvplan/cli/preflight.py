@@ -18,6 +18,10 @@ def plan_for_machine(model: str, flags: FitFlags, facts):
     if flags.gpu or flags.gpu_gib or flags.gpu_gb or not facts.gpus:
         return plan_from_flags(model, flags, "preflight"), None
     g = facts.gpus[0]
+    if flags.wsl2 and not g.wsl2:  # --wsl2 on this machine's card: planned as under WSL2 (NVML's total whole)
+        from dataclasses import replace
+
+        g = replace(g, wsl2=True)
     spec = g.gpu_spec
     note = None
     if spec.id == "detected":
