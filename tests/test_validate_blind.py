@@ -241,8 +241,18 @@ def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
 # (calibration.py V1-e), which this start's note puts near 1.1 GiB for non-torch and peak together (SOURCES-logs.md,
 # twenty-fourth round). The one hundred and eight measure 0.72/10.18/53.64 (KV GiB), 0.90/10.31/64.25 (tokens): a known
 # miss, not a tolerance: the KV GiB p90 bound moves from 10 to 10.5 %; the rest stay.
-BOUNDS = [("weights_gib", 0.5, 2.0, 14.0), ("kv_cache_gib", 4.5, 10.5, 54.0), ("kv_cache_tokens", 4.5, 10.5, 67.0),
-          ("max_concurrency", 4.5, 10.5, 67.0)]
+# With the twenty-fifth round's four records (orca3/llm-model-serving notebooks: Qwen2.5-7B on an L4, 0.8.5.post1, and
+# Qwen3-14B / Qwen3-14B-AWQ on an L40S, a build between 0.11.0 and 0.11.1 printing no version; bhatti/vllm-tutorial: Phi-2
+# on an L4, 0.5.4; scored before any change: tokens -6.20 / +9.44 / +3.78 %, blocks -3.85 %) the one hundred and twelve
+# measure 0.72/9.48/53.64 (KV GiB, 100), 0.94/10.13/64.25 (tokens, 110). The bounds hold.
+# Five WSL2 starts that print no total now carry gpu.wsl2 (their sources say WSL2; the field was added after they were
+# scored), and a record so marked is planned on the card's nvidia-smi memory.total, CUDA's total under WSL2 (resolve.py
+# wsl2_gpu, from public observations on other machines, none of these records): RTX 5090 Laptop -53.64 -> -8.52 %, RTX
+# 4060 -12.58 -> -4.64 %, RTX 4080 Laptop -8.23 / -8.73 / -10.43 -> -0.50 / -0.62 / -0.93 % (KV GiB). The one hundred and
+# twelve measure 0.64/8.04/18.88 (KV GiB), 0.77/8.81/64.25 (tokens), 0.79/9.07/64.09 (concurrency): the KV GiB p90 and
+# worst-case bounds come down from 10.5 / 54 to 8.5 / 19.5 %, the tokens and concurrency p90 bounds from 10.5 to 9.5 %.
+BOUNDS = [("weights_gib", 0.5, 2.0, 14.0), ("kv_cache_gib", 4.5, 8.5, 19.5), ("kv_cache_tokens", 4.5, 9.5, 67.0),
+          ("max_concurrency", 4.5, 9.5, 67.0)]
 
 
 @pytest.mark.parametrize("figure, median, p90, worst", BOUNDS)

@@ -130,3 +130,34 @@ def test_cli_fit_wsl2(monkeypatch, capsys):
     refused(monkeypatch, capsys, "--wsl2", "fit", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "RTX 4070 Ti", "--wsl2")
     refused(monkeypatch, capsys, "--wsl2", "fit", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "auto", "--wsl2",
             "--max-model-len", "4096")
+
+
+def _a_wsl2_record(**gpu) -> dict:
+    rec = json.loads(json.dumps(next(x for x in RECORDS if x["gpu"].get("wsl2"))))
+    rec["gpu"].update(gpu)
+    return rec
+
+
+def test_a_record_marked_wsl2_that_logs_no_total_is_planned_with_the_cards_wsl2_total():
+    from kvplan.validate import predict_record, validate_records
+
+    rec = _a_wsl2_record()
+    assert rec["gpu"]["total_gib"] is None
+    card = find_gpu(rec["gpu"]["name"])
+    plan, _ = predict_record(rec)
+    assert plan.gpu.total_bytes == card.nvidia_smi_total_mib * MIB != card.total_bytes
+    native, _ = predict_record(_a_wsl2_record(wsl2=False))
+    assert native.gpu.total_bytes == card.total_bytes and plan.kv_cache_bytes > native.kv_cache_bytes
+    # a total the log printed wins over the flag
+    logged, _ = predict_record(_a_wsl2_record(total_gib=20.0))
+    assert logged.gpu.total_bytes == int(20.0 * GIB)
+    (r_,) = validate_records([_a_wsl2_record(wsl2="yes please")])
+    assert r_.skipped and r_.skipped.startswith("gpu.wsl2")
+
+
+def test_a_record_marked_wsl2_on_a_card_without_an_nvidia_smi_total_is_a_skip_naming_the_fix():
+    from kvplan.validate import validate_records
+
+    assert find_gpu("NVIDIA GeForce RTX 3060").nvidia_smi_total_mib is None  # no public nvidia-smi total in the catalog
+    (res,) = validate_records([_a_wsl2_record(name="NVIDIA GeForce RTX 3060")])
+    assert res.skipped.startswith("gpu.wsl2") and "add gpu.total_gib as vLLM logged it under WSL2" in res.skipped

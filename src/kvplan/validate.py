@@ -26,7 +26,7 @@ from kvplan.logs import RECORD_ARG_NAMES, as_int
 from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, EngineArgs, Plan, accepted_tp_sizes, human_int,
                          parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
-                            model_catalog, normalize, resolve_model)
+                            model_catalog, normalize, resolve_model, wsl2_gpu)
 from kvplan.versions import (NEWEST_KNOWN, OLDEST_READ, canonical_quant, names_patch_release, parse_version, source_date,
                              untagged_source_build)
 from kvplan.weights import kv_dtype_bytes
@@ -343,6 +343,14 @@ def _record_gpu(rec: dict, notes: list[str] | None = None) -> GPUSpec:
         vendor = "AMD" if name and re.search(r"\b(AMD|Radeon|Instinct)\b", name, re.IGNORECASE) else "NVIDIA"
         return GPUSpec(id="record", name=name or f"{total} GiB GPU", total_bytes=int(round(total * GIB)), total_source="record",
                        vendor=vendor)
+    if base is not None and g.get("wsl2"):
+        # a start under WSL2 whose log prints no total: CUDA's total there is the card's nvidia-smi memory.total
+        # (resolve.wsl2_gpu), what `kvplan fit --wsl2` plans with; a logged total above wins over it
+        try:
+            return wsl2_gpu(base, name)
+        except KvplanError as exc:
+            raise InputError("gpu.wsl2", f"{getattr(exc, 'message', exc)}; the record gives no total_gib",
+                             "add gpu.total_gib as vLLM logged it under WSL2") from None
     if base is None:
         if not name:
             raise InputError("gpu", "the record names no GPU and gives no total_gib: no memory to plan with",
@@ -451,7 +459,7 @@ _INT_OBSERVED = ("num_gpu_blocks", "kv_cache_tokens")
 RECORD_FIELDS = {
     "": ("id", "source", "vllm_version", "model", "gpu", "args", "observed", "notes"),
     "model": ("id", "config", "quant_config", "weights_bytes"),
-    "gpu": ("name", "total_gib", "count"),
+    "gpu": ("name", "total_gib", "count", "wsl2"),
     "args": ARG_FIELDS,
     "observed": _FLOAT_OBSERVED + _INT_OBSERVED + ("fits",),
 }
@@ -608,6 +616,8 @@ def clean_record(rec: dict) -> dict:
         if not (math.isfinite(gpu["total_gib"] * GIB) and gpu["total_gib"] > 0):  # 1e308 GiB is no number of bytes
             raise InputError("gpu.total_gib", f"must be a positive, finite number of GiB, got {gpu['total_gib']!r}",
                              "give the total vLLM logged for the GPU (e.g. 79.25), or null to take the catalog's")
+    if gpu.get("wsl2") is not None:
+        gpu["wsl2"] = _as_bool(gpu["wsl2"], "gpu.wsl2")
     if gpu.get("count") is not None:
         gpu["count"] = _as_int(gpu["count"], "gpu.count")
         if gpu["count"] < 1:  # 0 would read as "not given" (one GPU, or the count in the name) and plan anyway
