@@ -43,7 +43,14 @@ EXTRA_GPUS = [
         "id": "rtx-4080", "name": "NVIDIA GeForce RTX 4080", "aliases": ["RTX 4080", "GeForce RTX 4080", "4080", "RTX 4080 16GB"],
         "vendor": "NVIDIA", "memory_gb_marketing": 16, "compute_capability": "8.9",
         "hbm_bandwidth_tbps": 0.717, "bf16_tflops_dense": 97.5, "fp16_tflops_dense": 97.5, "fp8_tflops_dense": 195,
-        "fp4_tflops_dense": None, "memory_total_bytes_reported": None, "nvidia_smi_total_mib": 16376,
+        # CUDA's total on a native driver: torch's total_memory=16049MB (MiB), 327 MiB below nvidia-smi's 16376 as a
+        # driver's reserve is (gpu-facts.md: RTX 4090 354 MiB); the 15.99 GiB the imageworks log prints is the WSL2 total
+        # (that log: "Using 'pin_memory=False' as WSL is detected"; CUDA's total under WSL2 is nvidia-smi's, resolve.py)
+        "fp4_tflops_dense": None, "memory_total_bytes_reported": 16049 * 1024 ** 2, "nvidia_smi_total_mib": 16376,
+        "memory_source": ("torch: public GitHub file found by exact-string search (the index returns no repository/path; "
+                          "index id 22567041692): \"_CudaDeviceProperties(name='NVIDIA GeForce RTX 4080', major=8, minor=9, total_memory=16049MB, "
+                          "multi_processor_count=76)\" (platform not stated; "
+                          "327 MiB below nvidia-smi's 16376 MiB, a native driver's reserve)"),
         "interconnect": "PCIe 4.0 x16; no NVLink",
         "sources": ["https://github.com/mrpid12org/imageworks/blob/4fdc8eb92f03/vllm_llava_debug.log",
                     "https://www.nvidia.com/en-us/geforce/graphics-cards/40-series/rtx-4080-family/"],
@@ -870,7 +877,6 @@ OTHER_MEMORY_GB = {
 EXTRA_TOTALS = {"gb10": (121.7, "solved from four vLLM 0.25.1 DGX Spark logs (CUDA-graph utilization-equivalence lines)"),
                 'rtx-5070-ti': (15.47, 'https://github.com/stevenvo780/jarvisIAV2/blob/a52c045db28bd7c8fe31798974de27c109f142d2/WEB_TEST_RESULTS.md: "ValueError: Free memory on device (0.9/15.47 GiB) on startup is less than desired GPU memory utilization  [same report: \'| **GPU utilizada** | GPU 0 (RTX 5070 Ti 16GB) |\', vLLM engine on GPU 0]"'),
                 'mi355x': (287.98, 'public GitHub file found by exact-string search (the index returns no repository/path): \'# at worker init with "Free memory on device cuda:N (272.0-272.4/287.98 GiB) on\\n# startup is less than desired GPU memory utilization" -- these mi355x-amds\\n# nodes free only ~272 of 288 GiB and 0.95 asks for ~273.6. Know\''),
-                "rtx-4080": (15.99, "https://github.com/mrpid12org/imageworks/blob/4fdc8eb92f03/vllm_llava_debug.log"),
                 "rtx-3060": (11.63, "https://github.com/vllm-project/vllm/issues/27934 ('Free memory on device (6.44/11.63 GiB)')"),
                 # torch's "total capacity" in an OOM raised inside a vLLM worker: the same cudaMemGetInfo total vLLM uses.
                 "rtx-5080": (15.48, "https://github.com/vllm-project/vllm/issues/14452 (torch OOM in a vLLM worker: "
