@@ -40,13 +40,17 @@ def budget_segments(p: Plan) -> list[tuple[str, float]]:
     kv = max(0.0, p.kv_cache_bytes)
     used = p.weights_bytes + p.activation_peak_bytes + p.non_torch_bytes + p.cudagraph_bytes
     over = max(0.0, used - p.requested_bytes)  # weights etc. beyond the budget: shown, never hidden
+    # a pool given by --kv-cache-memory-bytes is not what the requested memory leaves: vLLM allocates it as given, so
+    # the card's unclaimed rest is the headroom (total - the others - the pool), not total - requested
+    headroom = (p.total_bytes - used - kv if p.args.kv_cache_memory_bytes is not None
+                else p.total_bytes - p.requested_bytes - over)
     return [
         ("weights", float(p.weights_bytes)),
         ("activation", float(p.activation_peak_bytes)),
         ("non-torch", float(p.non_torch_bytes)),
         ("CUDA graphs", float(p.cudagraph_bytes)),
         ("KV pool", kv),
-        ("headroom", max(0.0, p.total_bytes - p.requested_bytes - over)),
+        ("headroom", max(0.0, headroom)),
     ]
 
 
