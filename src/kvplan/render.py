@@ -115,6 +115,16 @@ def first_start_text(p: Plan) -> str:
     return f"  [dim](a first start, compiling: {lo:.2f}–{hi:.2f} GiB)[/]"
 
 
+def _speculative_flag(p: Plan) -> str:
+    """' · speculative ngram, 4 tokens' where --speculative-config applied (its drafter, graphs and pool are in the
+    numbers below, so the flags row names it as it names the other flags), else ''."""
+    spec = p.speculative
+    if not spec:
+        return ""
+    n = spec.get("num_speculative_tokens")
+    return f" · speculative {spec.get('method')}" + (f", {n} token{'s' if n != 1 else ''}" if n else "")
+
+
 def plan_table(p: Plan) -> Table:
     t = Table(show_header=False, box=None, pad_edge=False)
     t.add_column(style="bold")
@@ -130,7 +140,8 @@ def plan_table(p: Plan) -> Table:
                        f" · PP {a.pipeline_parallel_size} · DP {p.engines} · dtype {a.dtype} · kv_cache_dtype {a.kv_cache_dtype} · block_size {p.block_size}"
                        f" · max_num_seqs {a.max_num_seqs} · max_num_batched_tokens {a.max_num_batched_tokens}"
                        + (" · enforce_eager" if a.enforce_eager else "") + (f" · quantization {a.quantization}" if a.quantization else "")
-                       + {"awq": " (plain AWQ kernel)", "marlin": " (AWQ-Marlin kernel)"}.get(a.awq_kernel or "", ""))
+                       + {"awq": " (plain AWQ kernel)", "marlin": " (AWQ-Marlin kernel)"}.get(a.awq_kernel or "", "")
+                       + _speculative_flag(p))
     t.add_row("KV per token", kv_per_token_text(p))
     t.add_row("weights", f"{p.weights_bytes / scale:.2f} {unit} per rank ({p.weights_bytes:,} B, {'exact' if p.weights_exact else 'estimate'})")
     # named as --explain names it: "requested" (vLLM's word) in vLLM's arithmetic, "budget" in the seed's
