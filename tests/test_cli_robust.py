@@ -445,3 +445,21 @@ def test_a_catalog_id_with_a_revision_offline_says_the_catalog_is_not_read_for_a
     text = refused(monkeypatch, capsys, "model", "fit", "Qwen/Qwen3-8B", "--gpu", "L4", "--revision", "abc123")
     assert "did you mean" not in text
     assert "Qwen/Qwen3-8B at revision abc123" in text and "drop --revision to plan from the catalog's copy" in text
+
+
+@pytest.mark.parametrize("version, shown", [
+    ("0.34.0", "0.34.0 — planned with 0.33.0's rules, the newest kvplan holds (era V1-f)"),
+    ("0.2.0", "0.2.0 — planned with the oldest rules kvplan holds (era V0-a)"),
+    ("0.33.0", "0.33.0 rules (era V1-f)"),
+])
+def test_the_vllm_row_says_whose_rules_planned_a_release_kvplan_has_not_read(monkeypatch, capsys, version, shown):
+    """fit's panel said "vLLM 0.34.0 rules (era V1-f)" while the warning under it said 0.33.0's rules were applied."""
+    from kvplan.cli import console
+    from kvplan.versions import NEWEST_KNOWN
+
+    assert NEWEST_KNOWN == "0.33.0"  # the newest release read: move the cases with it
+    monkeypatch.setattr(console, "_width", 200)
+    _, out, _ = run_cli(monkeypatch, capsys, "fit", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "--max-model-len",
+                        "4096", "--vllm-version", version)
+    row = next(line for line in out.splitlines() if line.startswith("│ vLLM "))
+    assert " ".join(row.strip("│ ").split()) == f"vLLM {shown}", row

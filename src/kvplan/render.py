@@ -115,6 +115,20 @@ def first_start_text(p: Plan) -> str:
     return f"  [dim](a first start, compiling: {lo:.2f}–{hi:.2f} GiB)[/]"
 
 
+def _rules_text(p: Plan) -> str:
+    """'rules' for a release kvplan read; for one newer (or older) than those, whose rules it applies instead: the
+    panel said "0.34.0 rules" while the warning below said 0.33.0's were applied."""
+    from kvplan.versions import NEWEST_KNOWN, OLDEST_READ, parse_version
+
+    if p.mode != "vllm":
+        return "rules"
+    if p.rules.release > parse_version(NEWEST_KNOWN):
+        return f"— planned with {NEWEST_KNOWN}'s rules, the newest kvplan holds"
+    if p.rules.release < parse_version(OLDEST_READ):
+        return "— planned with the oldest rules kvplan holds"
+    return "rules"
+
+
 def _speculative_flag(p: Plan) -> str:
     """' · speculative ngram, 4 tokens' where --speculative-config applied (its drafter, graphs and pool are in the
     numbers below, so the flags row names it as it names the other flags), else ''."""
@@ -135,7 +149,7 @@ def plan_table(p: Plan) -> Table:
     layout = f" (TP {a.tensor_parallel_size} × PP {a.pipeline_parallel_size} × DP {p.engines})" if p.gpus_used > 1 else ""
     t.add_row("GPU", f"{p.gpu.name} × {p.gpus_used}{layout}  "
                      f"[dim]{p.total_bytes / scale:.2f} {unit} each ({source_label(p.gpu.total_source)})[/]")
-    t.add_row("vLLM", f"{p.vllm_version} rules (era {p.era})" + ("  [dim]simple arithmetic (--overhead-gb)[/]" if p.mode == "simple" else ""))
+    t.add_row("vLLM", f"{p.vllm_version} {_rules_text(p)} (era {p.era})" + ("  [dim]simple arithmetic (--overhead-gb)[/]" if p.mode == "simple" else ""))
     t.add_row("flags", f"max_model_len {a.max_model_len:,} · gpu_memory_utilization {a.gpu_memory_utilization} · TP {a.tensor_parallel_size}"
                        f" · PP {a.pipeline_parallel_size} · DP {p.engines} · dtype {a.dtype} · kv_cache_dtype {a.kv_cache_dtype} · block_size {p.block_size}"
                        f" · max_num_seqs {a.max_num_seqs} · max_num_batched_tokens {a.max_num_batched_tokens}"
