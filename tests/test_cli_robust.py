@@ -463,3 +463,13 @@ def test_the_vllm_row_says_whose_rules_planned_a_release_kvplan_has_not_read(mon
                         "4096", "--vllm-version", version)
     row = next(line for line in out.splitlines() if line.startswith("│ vLLM "))
     assert " ".join(row.strip("│ ").split()) == f"vLLM {shown}", row
+
+
+def test_models_lists_the_catalog_in_alphabetical_order_whatever_the_case(monkeypatch, capsys):
+    """`kvplan models` sorted by code point: ai21labs/Jamba and deepseek-ai/... came after Qwen/..., zai-org last."""
+    import json
+
+    code, out, _ = run_cli(monkeypatch, capsys, "models", "--json")
+    ids = [m["id"] for m in json.loads(out)]
+    assert code == 0 and ids == sorted(ids, key=str.lower)
+    assert ids.index("ai21labs/Jamba-v0.1") < ids.index("MiniMaxAI/MiniMax-M2.5") < ids.index("Qwen/Qwen3-8B")

@@ -319,7 +319,10 @@ def models(search: Optional[str] = typer.Argument(None, help="Filter by substrin
     from kvplan.render import to_json
     from kvplan.resolve import model_catalog
 
-    rows = [(k, v) for k, v in sorted(model_catalog().items()) if not search or search.lower() in k.lower()]
+    # alphabetical as people read it: a plain sort put every lower-case org (ai21labs, deepseek-ai, google, ...) after
+    # the capitalised ones (MiniMaxAI, Qwen)
+    rows = [(k, v) for k, v in sorted(model_catalog().items(), key=lambda kv: (kv[0].lower(), kv[0]))
+            if not search or search.lower() in k.lower()]
     if json_out:
         sys.stdout.write(to_json([{"id": k, "source": v["source"], "gated": v.get("gated")} for k, v in rows]) + "\n")
         return
