@@ -473,3 +473,13 @@ def test_models_lists_the_catalog_in_alphabetical_order_whatever_the_case(monkey
     ids = [m["id"] for m in json.loads(out)]
     assert code == 0 and ids == sorted(ids, key=str.lower)
     assert ids.index("ai21labs/Jamba-v0.1") < ids.index("MiniMaxAI/MiniMax-M2.5") < ids.index("Qwen/Qwen3-8B")
+
+
+@pytest.mark.parametrize("flag, value, hint", [
+    ("--block-size", "0", "e.g. 16"), ("--max-num-seqs", "-1", "e.g. 256"), ("--max-num-batched-tokens", "0", "e.g. 8192"),
+    ("--tensor-parallel-size", "0", "e.g. 1, 2, 4 or 8"),
+])
+def test_a_count_below_one_is_refused_with_a_value_the_flag_takes(monkeypatch, capsys, flag, value, hint):
+    """Every count flag's refusal said "(e.g. 1)": a block size or token budget no one would give."""
+    text = refused(monkeypatch, capsys, flag, "fit", "Qwen/Qwen3-8B", "--gpu", "L40S", flag, value)
+    assert f"must be a positive integer, got {value} ({hint}" in text
