@@ -483,3 +483,10 @@ def test_a_count_below_one_is_refused_with_a_value_the_flag_takes(monkeypatch, c
     """Every count flag's refusal said "(e.g. 1)": a block size or token budget no one would give."""
     text = refused(monkeypatch, capsys, flag, "fit", "Qwen/Qwen3-8B", "--gpu", "L40S", flag, value)
     assert f"must be a positive integer, got {value} ({hint}" in text
+
+
+@pytest.mark.parametrize("method, says", [("awq", "pick an AWQ checkpoint"), ("gptq", "pick a GPTQ checkpoint")])
+def test_a_quantization_the_checkpoint_lacks_names_the_checkpoint_to_pick(monkeypatch, capsys, method, says):
+    """It read "pick a AWQ checkpoint of this model"."""
+    text = refused(monkeypatch, capsys, "--quantization", "fit", "Qwen/Qwen3-8B", "--gpu", "L40S", "--quantization", method)
+    assert says in text

@@ -940,6 +940,11 @@ def _pin_release_fix(last: str) -> str:
     return f"pin --vllm-version {last} or earlier, or serve a checkpoint quantized another way"
 
 
+def _article(acronym: str) -> str:
+    """'a' or 'an' before an acronym read letter by letter: an AWQ, an MXFP4, a GPTQ."""
+    return "an" if acronym[:1] in set("AEFHILMNORSX") else "a"
+
+
 def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: GPUSpec, version: str) -> QuantSpec | None:
     q = model.quant
     if not given:
@@ -978,7 +983,7 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
         return BNB_IN_FLIGHT
     online_fp8 = ("" if quant_capability_error("fp8", gpu, version) else ", or use --quantization fp8 for online FP8")
     raise InputError("--quantization", f"{given} needs a checkpoint quantized with {given}, and {model.id} is not",
-                     f"pick a {given.upper()} checkpoint of this model{online_fp8}")
+                     f"pick {_article(given.upper())} {given.upper()} checkpoint of this model{online_fp8}")
 
 
 def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> tuple[int, str]:
