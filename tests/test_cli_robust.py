@@ -490,3 +490,19 @@ def test_a_quantization_the_checkpoint_lacks_names_the_checkpoint_to_pick(monkey
     """It read "pick a AWQ checkpoint of this model"."""
     text = refused(monkeypatch, capsys, "--quantization", "fit", "Qwen/Qwen3-8B", "--gpu", "L40S", "--quantization", method)
     assert says in text
+
+
+def test_kvplans_own_python_warnings_print_as_warning_lines(monkeypatch, capsys, tmp_path):
+    """A config.json whose model_type transformers does not know printed Python's warning format to the user: the
+    source file and line ("/.../kvplan/resolve.py:728: UserWarning: ...") and the code line under it."""
+    import json
+
+    config = {"architectures": ["FooBarForCausalLM"], "model_type": "foobar", "hidden_size": 4096, "num_hidden_layers": 32,
+              "num_attention_heads": 32, "intermediate_size": 14336, "vocab_size": 128256, "max_position_embeddings": 8192}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    code, out, err = run_cli(monkeypatch, capsys, "fit", str(path), "--gpu", "L4", "--max-model-len", "4096")
+    assert code == 0
+    text = " ".join(err.split())
+    assert "warning: transformers' AutoConfig does not know model_type 'foobar'" in text, err
+    assert "UserWarning" not in err and ".py:" not in err, err
