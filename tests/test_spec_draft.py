@@ -340,3 +340,15 @@ def test_the_flags_row_names_the_speculative_config():
                       speculative_config={"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4})
     assert flags_row(spec).endswith("· speculative ngram, 4 tokens")
     assert "speculative" not in flags_row(kvplan.fit("Qwen/Qwen3-8B", "L4", max_model_len=16384))
+
+
+def test_a_misspelt_method_is_named_before_a_missing_token_count():
+    """{"method": "eagel"} was told "num_speculative_tokens must be a whole number >= 1, got None", and only after
+    adding one that the method is unknown."""
+    with pytest.raises(InputError) as e:
+        parse_speculative_config({"method": "eagel"})
+    assert "method 'eagel' is not modelled by kvplan" in str(e.value)
+    with pytest.raises(InputError) as e:
+        parse_speculative_config({"method": "ngram"})
+    assert "num_speculative_tokens must be a whole number >= 1, got None" in str(e.value)
+    assert parse_speculative_config({"method": "ngram", "num_speculative_tokens": 4}) == ("ngram", 4)

@@ -167,11 +167,16 @@ def parse_speculative_config(value) -> tuple[str, int] | None:
     value = speculative_object(value)
     if value is None:
         return None
+    method = _speculative_method(value)
+    known = method in _MTP_METHODS or method.endswith("_mtp") or method in _WEIGHTLESS_METHODS or method in DRAFT_METHODS
+    if not known:  # before the token count: a misspelt method without one was told to add the count first
+        raise InputError("--speculative-config", f"method {method or '(none)'!r} is not modelled by kvplan",
+                         "kvplan models mtp (the checkpoint's MTP layers), ngram/suffix drafting, and a drafter checkpoint "
+                         f"named by \"model\" with method {', '.join(DRAFT_METHODS)}")
     n = value.get("num_speculative_tokens")
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise InputError("--speculative-config", f"num_speculative_tokens must be a whole number >= 1, got {n!r}",
                          'e.g. {"method": "mtp", "num_speculative_tokens": 3}')
-    method = _speculative_method(value)
     if method in _MTP_METHODS or method.endswith("_mtp"):
         return "mtp", n
     if method in _WEIGHTLESS_METHODS:
@@ -182,9 +187,7 @@ def parse_speculative_config(value) -> tuple[str, int] | None:
             raise InputError("--speculative-config", f'method {method!r} needs "model": the draft model\'s own checkpoint '
                              "(a Hub id, a local folder or its config.json), whose config kvplan reads", _SPEC_EXAMPLE)
         return method, n
-    raise InputError("--speculative-config", f"method {method or '(none)'!r} is not modelled by kvplan",
-                     "kvplan models mtp (the checkpoint's MTP layers), ngram/suffix drafting, and a drafter checkpoint "
-                     f"named by \"model\" with method {', '.join(DRAFT_METHODS)}")
+    raise AssertionError(method)  # every known method returned above
 
 
 def speculative_draft(value) -> tuple[str, str | None] | None:
