@@ -506,3 +506,17 @@ def test_kvplans_own_python_warnings_print_as_warning_lines(monkeypatch, capsys,
     text = " ".join(err.split())
     assert "warning: transformers' AutoConfig does not know model_type 'foobar'" in text, err
     assert "UserWarning" not in err and ".py:" not in err, err
+
+
+@pytest.mark.parametrize("search, expected", [
+    ("llama4", {"meta-llama/Llama-4-Maverick-17B-128E-Instruct", "meta-llama/Llama-4-Scout-17B-16E-Instruct"}),
+    ("gptoss", {"openai/gpt-oss-120b", "openai/gpt-oss-20b"}),
+    ("qwen3.8", {"Qwen/Qwen3.8-27B", "Qwen/Qwen3.8-2.4T-A95B", "Qwen/Qwen3.8-2.4T-A95B-FP8"}),
+])
+def test_models_search_reads_the_type_column_and_spellings_without_dashes(monkeypatch, capsys, search, expected):
+    """`kvplan models llama4` (the type column's spelling) and `kvplan models gptoss` listed nothing; a dotted
+    version still matches only its own ids (qwen3.8 is not Qwen3-8B)."""
+    import json
+
+    code, out, _ = run_cli(monkeypatch, capsys, "models", search, "--json")
+    assert code == 0 and {m["id"] for m in json.loads(out)} == expected
