@@ -679,3 +679,14 @@ def test_cli_table_folds_a_long_fix_at_80_columns_instead_of_cutting_it(monkeypa
     assert "…" not in res.output, res.output
     fix_column = "".join(line.split("│")[-2].strip() for line in res.output.splitlines() if line.count("│") == 5)
     assert "HF_HOME=/path/on/a/persistent/volume" in fix_column, res.output
+
+
+def test_the_plan_row_gives_concurrency_as_fit_does():
+    """preflight said "max concurrency 4.0x at max_model_len 65536" where fit says 3.98x at 65,536: one decimal
+    rounded up to a concurrency the plan does not reach."""
+    import kvplan
+
+    plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=8192)
+    r = pf.request_from_plan(plan, flags_revision=None)
+    row = by_check(pf.run_checks(facts(), r), "plan")
+    assert f"max concurrency {plan.max_concurrency:.2f}x at max_model_len 8,192" in row.message, row.message
