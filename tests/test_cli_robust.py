@@ -520,3 +520,19 @@ def test_models_search_reads_the_type_column_and_spellings_without_dashes(monkey
 
     code, out, _ = run_cli(monkeypatch, capsys, "models", search, "--json")
     assert code == 0 and {m["id"] for m in json.loads(out)} == expected
+
+
+@pytest.mark.parametrize("ref, meant", [
+    ("Qwen/Qwen3.5-27B-Instruct", "Qwen/Qwen3.5-27B"),  # was: Qwen/Qwen2.5-7B-Instruct
+    ("meta-llama/Llama-4-Scout", "meta-llama/Llama-4-Scout-17B-16E-Instruct"),  # was: no suggestion
+    ("google/gemma-3-27b", "google/gemma-3-27b-it"),  # was: google/gemma-2-27b
+])
+def test_a_shortened_or_suffixed_catalog_id_offline_names_the_model_meant(monkeypatch, capsys, offline, ref, meant):
+    """Offline, a name that shortens a catalog id or adds a suffix to one got difflib's nearest string instead."""
+    out = refused(monkeypatch, capsys, "model", "fit", ref, "--gpu", "H100")
+    assert f"did you mean the catalog id {meant}?" in out
+
+
+def test_a_bare_shortened_name_lists_the_catalog_id_it_shortens_first(monkeypatch, capsys):
+    out = refused(monkeypatch, capsys, "model", "fit", "Llama-4-Scout", "--gpu", "H100")
+    assert "nearest catalog ids: meta-llama/Llama-4-Scout-17B-16E-Instruct," in out
