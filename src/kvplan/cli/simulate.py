@@ -162,7 +162,7 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
 
 
 def _step_line(e: dict) -> str:
-    what = (f"decode step of {e['decode_seqs']} requests at {e['decode_context_tokens'] // max(1, e['decode_seqs']):,} tokens "
+    what = (f"decode step of {e['decode_seqs']} request{'s' if e['decode_seqs'] != 1 else ''} at {e['decode_context_tokens'] // max(1, e['decode_seqs']):,} tokens "
             "of context" if e["decode_seqs"] else f"prefill step of {e['prefill_chunks'][0][0]:,} tokens")
     parts = ", ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in e["terms_ms"].items())
     return f"{what}: {e['total_ms']:.2f} ms ({parts})"
