@@ -1876,3 +1876,13 @@ def test_cli_findings_keep_their_ids_whole_at_every_width(monkeypatch, capsys, w
     if width < 160:  # the cause and fix read as sentences, not one column among six
         assert ("The sampler warm-up with 1024 dummy requests ran out of memory after the CUDA graphs were captured"
                 in " ".join(out.split())), out
+
+
+@pytest.mark.parametrize("fits, says", [(True, "kvplan's plan for these flags starts"),
+                                        (False, "kvplan's plan for these flags does not start")])
+def test_the_plans_note_says_its_verdict_in_words(fits, says):
+    """The note read "plan: NVIDIA H100 80GB SXM5, vLLM 0.19.0, fits=True"."""
+    log = parse_lines(EXCERPTS[83]["lines"])
+    result = sharpen_with_plan(diagnose(log), "/data/qwen3-8b", plan_factory=lambda m, **o: _fake_plan(fits=fits))
+    note = next(n for n in result.notes if str(n).startswith("plan: "))
+    assert note.endswith(says) and "fits=" not in note, note
