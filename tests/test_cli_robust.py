@@ -536,3 +536,21 @@ def test_a_shortened_or_suffixed_catalog_id_offline_names_the_model_meant(monkey
 def test_a_bare_shortened_name_lists_the_catalog_id_it_shortens_first(monkeypatch, capsys):
     out = refused(monkeypatch, capsys, "model", "fit", "Llama-4-Scout", "--gpu", "H100")
     assert "nearest catalog ids: meta-llama/Llama-4-Scout-17B-16E-Instruct," in out
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_the_budget_legend_never_splits_an_item_across_lines(width):
+    """Wrapped as one text, the legend split "■ CUDA" from "graphs 0.30 GiB" at 80 columns and "■" from "headroom" at
+    120: each item is whole on its line now, and every item is there."""
+    from rich.console import Console
+
+    import kvplan
+    from kvplan.render import budget_segments, print_plan
+
+    p = kvplan.fit("Qwen/Qwen3.5-27B", "H100", max_model_len=32768)
+    console = Console(width=width, record=True, color_system=None)
+    print_plan(console, p)
+    lines = [line.strip("│ ") for line in console.export_text().splitlines() if "■" in line]
+    items = [item.strip() for line in lines for item in line.split("■")[1:]]
+    assert [item.rsplit(" ", 2)[0] for item in items] == [label for label, _ in budget_segments(p)], lines
+    assert all(len(line) <= width for line in console.export_text().splitlines())

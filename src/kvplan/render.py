@@ -66,12 +66,35 @@ def memory_bar(p: Plan, width: int = 60) -> Text:
         n = min(n, width - cells_used)
         cells_used += n
         bar.append("█" * n, style=colour)
-    legend = Text()
     unit, scale = ("GB", GB) if p.mode == "simple" else ("GiB", GIB)
-    for (label, b), (_, colour) in zip(segs, SEGMENTS):
-        legend.append("■ ", style=colour)
-        legend.append(f"{label} {b / scale:.2f} {unit}  ")
-    return Text.assemble(bar, "\n", legend)
+    items = [Text.assemble(("■ ", colour), f"{label} {b / scale:.2f} {unit}")
+             for (label, b), (_, colour) in zip(segs, SEGMENTS)]
+    return Group(bar, _Legend(items))
+
+
+class _Legend:
+    """The bar's legend, its items packed into lines of the width given, never one item across two lines: wrapped as
+    one text it split "■ CUDA" from "graphs 0.30 GiB" at 80 columns, and "■" from "headroom" at 120."""
+
+    def __init__(self, items: list[Text]):
+        self.items = items
+
+    def __rich_console__(self, console, options):
+        line = Text()
+        for item in self.items:
+            if line.cell_len and line.cell_len + 2 + item.cell_len > options.max_width:
+                yield line
+                line = Text()
+            if line.cell_len:
+                line.append("  ")
+            line.append_text(item)
+        if line.cell_len:
+            yield line
+
+    def __rich_measure__(self, console, options):
+        from rich.measure import Measurement
+
+        return Measurement(max(i.cell_len for i in self.items), sum(i.cell_len + 2 for i in self.items))
 
 
 def verdict_text(p: Plan) -> Text:
