@@ -445,3 +445,112 @@ def test_a_catalog_id_with_a_revision_offline_says_the_catalog_is_not_read_for_a
     text = refused(monkeypatch, capsys, "model", "fit", "Qwen/Qwen3-8B", "--gpu", "L4", "--revision", "abc123")
     assert "did you mean" not in text
     assert "Qwen/Qwen3-8B at revision abc123" in text and "drop --revision to plan from the catalog's copy" in text
+
+
+@pytest.mark.parametrize("version, shown", [
+    ("0.34.0", "0.34.0 — planned with 0.33.0's rules, the newest kvplan holds (era V1-f)"),
+    ("0.2.0", "0.2.0 — planned with the oldest rules kvplan holds (era V0-a)"),
+    ("0.33.0", "0.33.0 rules (era V1-f)"),
+])
+def test_the_vllm_row_says_whose_rules_planned_a_release_kvplan_has_not_read(monkeypatch, capsys, version, shown):
+    """fit's panel said "vLLM 0.34.0 rules (era V1-f)" while the warning under it said 0.33.0's rules were applied."""
+    from kvplan.cli import console
+    from kvplan.versions import NEWEST_KNOWN
+
+    assert NEWEST_KNOWN == "0.33.0"  # the newest release read: move the cases with it
+    monkeypatch.setattr(console, "_width", 200)
+    _, out, _ = run_cli(monkeypatch, capsys, "fit", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "--max-model-len",
+                        "4096", "--vllm-version", version)
+    row = next(line for line in out.splitlines() if line.startswith("│ vLLM "))
+    assert " ".join(row.strip("│ ").split()) == f"vLLM {shown}", row
+
+
+def test_models_lists_the_catalog_in_alphabetical_order_whatever_the_case(monkeypatch, capsys):
+    """`kvplan models` sorted by code point: ai21labs/Jamba and deepseek-ai/... came after Qwen/..., zai-org last."""
+    import json
+
+    code, out, _ = run_cli(monkeypatch, capsys, "models", "--json")
+    ids = [m["id"] for m in json.loads(out)]
+    assert code == 0 and ids == sorted(ids, key=str.lower)
+    assert ids.index("ai21labs/Jamba-v0.1") < ids.index("MiniMaxAI/MiniMax-M2.5") < ids.index("Qwen/Qwen3-8B")
+
+
+@pytest.mark.parametrize("flag, value, hint", [
+    ("--block-size", "0", "e.g. 16"), ("--max-num-seqs", "-1", "e.g. 256"), ("--max-num-batched-tokens", "0", "e.g. 8192"),
+    ("--tensor-parallel-size", "0", "e.g. 1, 2, 4 or 8"),
+])
+def test_a_count_below_one_is_refused_with_a_value_the_flag_takes(monkeypatch, capsys, flag, value, hint):
+    """Every count flag's refusal said "(e.g. 1)": a block size or token budget no one would give."""
+    text = refused(monkeypatch, capsys, flag, "fit", "Qwen/Qwen3-8B", "--gpu", "L40S", flag, value)
+    assert f"must be a positive integer, got {value} ({hint}" in text
+
+
+@pytest.mark.parametrize("method, says", [("awq", "pick an AWQ checkpoint"), ("gptq", "pick a GPTQ checkpoint")])
+def test_a_quantization_the_checkpoint_lacks_names_the_checkpoint_to_pick(monkeypatch, capsys, method, says):
+    """It read "pick a AWQ checkpoint of this model"."""
+    text = refused(monkeypatch, capsys, "--quantization", "fit", "Qwen/Qwen3-8B", "--gpu", "L40S", "--quantization", method)
+    assert says in text
+
+
+def test_kvplans_own_python_warnings_print_as_warning_lines(monkeypatch, capsys, tmp_path):
+    """A config.json whose model_type transformers does not know printed Python's warning format to the user: the
+    source file and line ("/.../kvplan/resolve.py:728: UserWarning: ...") and the code line under it."""
+    import json
+
+    config = {"architectures": ["FooBarForCausalLM"], "model_type": "foobar", "hidden_size": 4096, "num_hidden_layers": 32,
+              "num_attention_heads": 32, "intermediate_size": 14336, "vocab_size": 128256, "max_position_embeddings": 8192}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    code, out, err = run_cli(monkeypatch, capsys, "fit", str(path), "--gpu", "L4", "--max-model-len", "4096")
+    assert code == 0
+    text = " ".join(err.split())
+    assert "warning: transformers' AutoConfig does not know model_type 'foobar'" in text, err
+    assert "UserWarning" not in err and ".py:" not in err, err
+
+
+@pytest.mark.parametrize("search, expected", [
+    ("llama4", {"meta-llama/Llama-4-Maverick-17B-128E-Instruct", "meta-llama/Llama-4-Scout-17B-16E-Instruct"}),
+    ("gptoss", {"openai/gpt-oss-120b", "openai/gpt-oss-20b"}),
+    ("qwen3.8", {"Qwen/Qwen3.8-27B", "Qwen/Qwen3.8-2.4T-A95B", "Qwen/Qwen3.8-2.4T-A95B-FP8"}),
+])
+def test_models_search_reads_the_type_column_and_spellings_without_dashes(monkeypatch, capsys, search, expected):
+    """`kvplan models llama4` (the type column's spelling) and `kvplan models gptoss` listed nothing; a dotted
+    version still matches only its own ids (qwen3.8 is not Qwen3-8B)."""
+    import json
+
+    code, out, _ = run_cli(monkeypatch, capsys, "models", search, "--json")
+    assert code == 0 and {m["id"] for m in json.loads(out)} == expected
+
+
+@pytest.mark.parametrize("ref, meant", [
+    ("Qwen/Qwen3.5-27B-Instruct", "Qwen/Qwen3.5-27B"),  # was: Qwen/Qwen2.5-7B-Instruct
+    ("meta-llama/Llama-4-Scout", "meta-llama/Llama-4-Scout-17B-16E-Instruct"),  # was: no suggestion
+    ("google/gemma-3-27b", "google/gemma-3-27b-it"),  # was: google/gemma-2-27b
+])
+def test_a_shortened_or_suffixed_catalog_id_offline_names_the_model_meant(monkeypatch, capsys, offline, ref, meant):
+    """Offline, a name that shortens a catalog id or adds a suffix to one got difflib's nearest string instead."""
+    out = refused(monkeypatch, capsys, "model", "fit", ref, "--gpu", "H100")
+    assert f"did you mean the catalog id {meant}?" in out
+
+
+def test_a_bare_shortened_name_lists_the_catalog_id_it_shortens_first(monkeypatch, capsys):
+    out = refused(monkeypatch, capsys, "model", "fit", "Llama-4-Scout", "--gpu", "H100")
+    assert "nearest catalog ids: meta-llama/Llama-4-Scout-17B-16E-Instruct," in out
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_the_budget_legend_never_splits_an_item_across_lines(width):
+    """Wrapped as one text, the legend split "■ CUDA" from "graphs 0.30 GiB" at 80 columns and "■" from "headroom" at
+    120: each item is whole on its line now, and every item is there."""
+    from rich.console import Console
+
+    import kvplan
+    from kvplan.render import budget_segments, print_plan
+
+    p = kvplan.fit("Qwen/Qwen3.5-27B", "H100", max_model_len=32768)
+    console = Console(width=width, record=True, color_system=None)
+    print_plan(console, p)
+    lines = [line.strip("│ ") for line in console.export_text().splitlines() if "■" in line]
+    items = [item.strip() for line in lines for item in line.split("■")[1:]]
+    assert [item.rsplit(" ", 2)[0] for item in items] == [label for label, _ in budget_segments(p)], lines
+    assert all(len(line) <= width for line in console.export_text().splitlines())

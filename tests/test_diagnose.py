@@ -1856,3 +1856,33 @@ def test_the_weights_over_budget_reading_takes_the_releases_own_default_utilizat
 
     assert _default_utilization("0.13.0") == 0.9 and _default_utilization("0.27.1") == 0.92
     assert _default_utilization(None) == 0.92 and _default_utilization("not a version") == 0.92
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+def test_cli_findings_keep_their_ids_whole_at_every_width(monkeypatch, capsys, width):
+    """At 80 columns the six-column findings table folded the ids mid-word ("import_undefi" / "ned_symbol") and ran
+    the cause a few words a line; under 160 columns each finding is now a block of labelled rows, and the wide table
+    keeps the symptom and layer on one line."""
+    from cli_runner import run_cli
+
+    from kvplan.cli import console
+
+    monkeypatch.setattr(console, "_width", width)
+    code, out, _ = run_cli(monkeypatch, capsys, "diagnose", str(DATA / "plfail_gpt_oss_20b_tp1_h100_v0190_failed.log"))
+    assert code == 1
+    assert "oom_graph_capture_or_profiling" in out and "memory_budget" in out, out
+    assert "evidence #1" in out and "Graph capturing finished in 40 secs, took 1.84 GiB" in out
+    assert all(len(line.rstrip()) <= width for line in out.splitlines() if not line.startswith("  ")), out
+    if width < 160:  # the cause and fix read as sentences, not one column among six
+        assert ("The sampler warm-up with 1024 dummy requests ran out of memory after the CUDA graphs were captured"
+                in " ".join(out.split())), out
+
+
+@pytest.mark.parametrize("fits, says", [(True, "kvplan's plan for these flags starts"),
+                                        (False, "kvplan's plan for these flags does not start")])
+def test_the_plans_note_says_its_verdict_in_words(fits, says):
+    """The note read "plan: NVIDIA H100 80GB SXM5, vLLM 0.19.0, fits=True"."""
+    log = parse_lines(EXCERPTS[83]["lines"])
+    result = sharpen_with_plan(diagnose(log), "/data/qwen3-8b", plan_factory=lambda m, **o: _fake_plan(fits=fits))
+    note = next(n for n in result.notes if str(n).startswith("plan: "))
+    assert note.endswith(says) and "fits=" not in note, note

@@ -87,3 +87,18 @@ def test_reconcile_plans_a_log_with_the_pool_it_was_given():
     assert p.kv_cache_tokens == 349_520  # 4 GiB / 196,608 B blocks = 21,845 blocks of 16
     gaps = {row.term: row for row in reconcile(log, p).rows}
     assert gaps["kv_cache_tokens"].predicted == gaps["kv_cache_tokens"].observed == 349_520
+
+
+@pytest.mark.parametrize("pool", [2 * GIB, 4 * GIB])
+def test_the_budget_bar_of_a_given_pool_adds_up_to_the_card(pool):
+    """The bar's headroom was total - requested whatever the pool: a 2 GiB pool on an L4 drew 18.6 of its 21.95 GiB
+    (the rest unshown)."""
+    from kvplan.render import budget_segments
+
+    p = kvplan.fit("Qwen/Qwen3-8B", "L4", max_model_len=8192, kv_cache_memory_bytes=pool)
+    assert p.fits
+    segments = dict(budget_segments(p))
+    assert segments["KV pool"] == pool
+    assert sum(segments.values()) == pytest.approx(p.total_bytes, abs=1)
+    assert segments["headroom"] == pytest.approx(p.total_bytes - p.weights_bytes - p.activation_peak_bytes
+                                                 - p.non_torch_bytes - p.cudagraph_bytes - pool, abs=1)

@@ -662,3 +662,31 @@ def test_cli_prints_vllms_bracketed_reasons_as_text_not_markup(monkeypatch, tmp_
     assert res.exit_code == 1 and not (tmp_path / "out").exists()
     assert "TRITON_ATTN: [block_size not supported]; FLEX_ATTENTION: [block_size not supported]." in " ".join(
         res.output.split()), res.output
+
+
+def test_cli_table_folds_a_long_fix_at_80_columns_instead_of_cutting_it(monkeypatch):
+    """At 80 columns rich cut an unbreakable word with an ellipsis: the HF_HOME row's fix read
+    "export HF_HOME=/path/on/a/persiste…", and a path in the finding lost its tail. They fold onto the next line."""
+    app = _cli_app()
+    from typer.testing import CliRunner
+
+    from kvplan.cli import console
+
+    recorded = facts(env={"HOME": "/root"}, mounts="")  # HF_HOME unset: the row whose fix is a long export line
+    monkeypatch.setattr(pf, "gather_facts", lambda: recorded)
+    monkeypatch.setattr(console, "_width", 80)
+    res = CliRunner().invoke(app, ["preflight", "--dtype", "bfloat16"])
+    assert "…" not in res.output, res.output
+    fix_column = "".join(line.split("│")[-2].strip() for line in res.output.splitlines() if line.count("│") == 5)
+    assert "HF_HOME=/path/on/a/persistent/volume" in fix_column, res.output
+
+
+def test_the_plan_row_gives_concurrency_as_fit_does():
+    """preflight said "max concurrency 4.0x at max_model_len 65536" where fit says 3.98x at 65,536: one decimal
+    rounded up to a concurrency the plan does not reach."""
+    import kvplan
+
+    plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=8192)
+    r = pf.request_from_plan(plan, flags_revision=None)
+    row = by_check(pf.run_checks(facts(), r), "plan")
+    assert f"max concurrency {plan.max_concurrency:.2f}x at max_model_len 8,192" in row.message, row.message

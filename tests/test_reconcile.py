@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -686,3 +687,21 @@ def test_an_agreement_says_when_the_plan_left_out_a_log_argument(tmp_path):
     log.write_text("\n".join(EXCERPTS[100]["lines"]) + "\n")
     out = " ".join(run_cli("reconcile", str(log), "Qwen/Qwen3-30B-A3B-Instruct-2507", *gpu, home=tmp_path).stdout.split())
     assert "the plan agrees with the log" in out and "leaves out" not in out
+
+
+def test_cli_names_the_rules_applied_to_a_log_newer_than_kvplan_read(tmp_path):
+    """A log of vLLM 0.34.0 was compared "with vLLM 0.34.0 rules" (and --json "vllm_rules": "0.34.0") while the plan
+    applied 0.33.0's, the newest kvplan holds."""
+    from kvplan.versions import NEWEST_KNOWN
+
+    text = "\n".join(EXCERPTS[98]["lines"])
+    version = next(v for v in ("0.34.0", "0.99.0") if v != NEWEST_KNOWN)
+    log = tmp_path / "x.log"
+    log.write_text(re.sub(r"(version |\(v)\d+\.\d+\.\d+", lambda m: m.group(1) + version, text))
+    args = ("reconcile", str(log), "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "A100-40GB", "--vllm-version", version)
+    proc = run_cli(*args, "--json", home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["plan"]["vllm_rules"] == NEWEST_KNOWN
+    proc = run_cli(*args, home=tmp_path)
+    assert (f"vLLM {NEWEST_KNOWN} rules (vLLM {version} is newer than the rules kvplan holds)"
+            in " ".join(proc.stdout.split())), proc.stdout

@@ -270,3 +270,27 @@ def test_the_plans_warnings_reach_the_simulation():
                     "-w", "azure-conv", "-n", "50", "--json")
     assert code == 0, out
     assert any(n.startswith("plan: ") and "39 GiB" in n for n in json.loads(out[out.index("{"):])["notes"])
+
+
+def test_capacity_gives_the_plans_warnings_as_fit_does():
+    """capacity said nothing of a release kvplan has no rules for, nor of the GPU variant it picked for 'A100':
+    fit and scaffold print them, simulate lists them among its notes."""
+    args = ["capacity", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "A100", "--max-model-len", "8192", "-w", "azure-conv",
+            "-n", "100", "--slo", "ttft=1s", "--vllm-version", "0.34.0"]
+    code, out = run(*args)
+    assert code == 0, out
+    text = " ".join(out.split())
+    assert "warning: kvplan's rules stop at vLLM 0.33.0" in text and "warning: GPU 'A100' names cards" in text, out
+    code, out = run(*args, "--json")
+    d = json.loads(out[out.index("{"):])
+    assert any(w.startswith("kvplan's rules stop at vLLM 0.33.0") for w in d["warnings"])
+
+
+def test_the_step_line_counts_one_request_in_the_singular():
+    """"decode step of 1 requests at 1,260 tokens of context" (a pool that admits no request decodes one)."""
+    from kvplan.cli.simulate import _step_line
+
+    line = _step_line({"decode_seqs": 1, "decode_context_tokens": 1260, "total_ms": 21.84, "terms_ms": {"kernel_launches": 1.84}})
+    assert line.startswith("decode step of 1 request at 1,260 tokens of context: 21.84 ms")
+    assert _step_line({"decode_seqs": 18, "decode_context_tokens": 18 * 1260, "total_ms": 8.68,
+                       "terms_ms": {}}).startswith("decode step of 18 requests at 1,260 tokens")

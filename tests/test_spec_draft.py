@@ -321,3 +321,34 @@ def test_scaffold_pins_a_hub_drafter_at_the_commit_its_config_was_read_at(tmp_pa
     serve = render_files(spec_from_plan(catalog))["serve.sh"]
     flag = next(line for line in serve.splitlines() if "--speculative-config" in line)
     assert "the drafter NOT pinned (no revision: main moves under you)" in serve and '"revision"' not in flag
+
+
+def test_the_flags_row_names_the_speculative_config():
+    """`kvplan fit ... --speculative-config '{"method": "ngram", ...}'` planned the drafter's graphs and pool, but
+    nothing in the table said speculative decoding was on: the flags row now names it as it names the other flags."""
+    from rich.console import Console
+
+    from kvplan.render import plan_table
+
+    def flags_row(p) -> str:
+        console = Console(width=400, record=True, color_system=None)
+        console.print(plan_table(p))
+        text = " ".join(console.export_text().split())
+        return text[text.index("flags "):text.index(" KV per token")]
+
+    spec = kvplan.fit("Qwen/Qwen3-8B", "L4", max_model_len=16384,
+                      speculative_config={"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4})
+    assert flags_row(spec).endswith("· speculative ngram, 4 tokens")
+    assert "speculative" not in flags_row(kvplan.fit("Qwen/Qwen3-8B", "L4", max_model_len=16384))
+
+
+def test_a_misspelt_method_is_named_before_a_missing_token_count():
+    """{"method": "eagel"} was told "num_speculative_tokens must be a whole number >= 1, got None", and only after
+    adding one that the method is unknown."""
+    with pytest.raises(InputError) as e:
+        parse_speculative_config({"method": "eagel"})
+    assert "method 'eagel' is not modelled by kvplan" in str(e.value)
+    with pytest.raises(InputError) as e:
+        parse_speculative_config({"method": "ngram"})
+    assert "num_speculative_tokens must be a whole number >= 1, got None" in str(e.value)
+    assert parse_speculative_config({"method": "ngram", "num_speculative_tokens": 4}) == ("ngram", 4)

@@ -306,3 +306,25 @@ def test_a_gpu_outside_the_catalog_is_said_where_its_total_is_given():
     rec["gpu"]["name"] = "NVIDIA A40"
     (r,) = validate_records([rec])
     assert not any("not in kvplan's catalog" in a for a in r.assumptions)
+
+
+def test_the_summary_keeps_its_words_and_figures_whole_at_80_columns(monkeypatch, capsys, tmp_path):
+    """At 80 columns the summary's ruled table cut "KV-cache GiB" and "concurrency" to "KV-cac…" and "concur…" and
+    wrapped "1213.04 %"; a narrow terminal gets it without vertical rules and the title's % for every cell."""
+    from cli_runner import run_cli
+
+    from kvplan.cli import console
+
+    lines = (Path(__file__).parent / "data" / "blind_records.jsonl").read_text().splitlines()[:12]
+    records = tmp_path / "some.jsonl"
+    records.write_text("\n".join(lines) + "\n")
+    for width, ruled in ((80, False), (140, True)):
+        monkeypatch.setattr(console, "_width", width)
+        code, out, _ = run_cli(monkeypatch, capsys, "validate", str(records))
+        assert code == 0
+        summary = out[out.index("Summary"):]
+        assert "…" not in summary and max(len(line.rstrip()) for line in summary.splitlines()) <= width, summary
+        for figure in ("weights GiB", "KV-cache GiB", "concurrency"):
+            assert any(line.split("│")[1 if ruled else 0].strip().startswith(figure) for line in summary.splitlines()
+                       if len(line.split("│")) > (1 if ruled else 0)), summary
+        assert ("┃" in summary) == ruled and (" %" in summary.split("\n", 1)[1].rsplit("fit verdict", 1)[0]) == ruled

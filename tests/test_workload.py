@@ -190,3 +190,18 @@ def test_bundled_traces_answer_to_the_names_people_write():
     with pytest.raises(InputError) as e:
         build_workload(WorkloadSpec(workload="mooncake-convo", rate_per_s=1.0))
     assert "did you mean mooncake-conv?" in str(e.value)
+
+
+@pytest.mark.parametrize("text, missing, fix", [
+    ('{"prompt_tokens": 10}\n', "no completion token column among ['prompt_tokens']", "add a column named completion_tokens"),
+    ("completion_tokens,x\n1,2\n", "no prompt token column among ['completion_tokens', 'x']", "add a column named prompt_tokens"),
+    ("prompt,completion\n1,2\n", "no prompt/completion token columns", "name them prompt_tokens and completion_tokens"),
+])
+def test_a_missing_token_column_is_named(tmp_path, text, missing, fix):
+    """A file with prompt_tokens alone was refused with "no prompt/completion token columns among ['prompt_tokens']"
+    and told to name the columns prompt_tokens and completion_tokens: the one it lacks is named now."""
+    p = tmp_path / ("w.jsonl" if text.startswith("{") else "w.csv")
+    p.write_text(text)
+    with pytest.raises(InputError) as e:
+        load_workload_file(p)
+    assert missing in str(e.value) and fix in str(e.value)

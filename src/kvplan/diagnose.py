@@ -1141,8 +1141,10 @@ def sharpen_with_plan(diagnosis: Diagnosis, model: Optional[str], flags=None, *,
         notes.append(f"no plan: kvplan.api is not available ({exc})")
         return replace(diagnosis, notes=tuple(notes))
     findings = [_sharpen_one(f, plan, diagnosis.log, plan_factory, model) for f in diagnosis.findings]
-    notes.append(f"plan: {getattr(plan.gpu, 'name', '?')}, vLLM {getattr(plan, 'vllm_version', '?')}, "
-                 f"fits={getattr(plan, 'fits', '?')}")
+    # in words ("fits=True" read as Python, and beside a failed log as if kvplan disagreed without saying so)
+    verdict = {True: "starts", False: "does not start"}.get(getattr(plan, "fits", None), "has no verdict")
+    notes.append(f"plan: {getattr(plan.gpu, 'name', '?')}, vLLM {getattr(plan, 'vllm_version', '?')}: kvplan's plan for "
+                 f"these flags {verdict}")
     notes += plan_notes  # plan_from_log's: the version it planned with where the log does not print one, ...
     return replace(diagnosis, findings=tuple(findings), notes=tuple(notes))
 

@@ -167,11 +167,16 @@ def parse_speculative_config(value) -> tuple[str, int] | None:
     value = speculative_object(value)
     if value is None:
         return None
+    method = _speculative_method(value)
+    known = method in _MTP_METHODS or method.endswith("_mtp") or method in _WEIGHTLESS_METHODS or method in DRAFT_METHODS
+    if not known:  # before the token count: a misspelt method without one was told to add the count first
+        raise InputError("--speculative-config", f"method {method or '(none)'!r} is not modelled by kvplan",
+                         "kvplan models mtp (the checkpoint's MTP layers), ngram/suffix drafting, and a drafter checkpoint "
+                         f"named by \"model\" with method {', '.join(DRAFT_METHODS)}")
     n = value.get("num_speculative_tokens")
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise InputError("--speculative-config", f"num_speculative_tokens must be a whole number >= 1, got {n!r}",
                          'e.g. {"method": "mtp", "num_speculative_tokens": 3}')
-    method = _speculative_method(value)
     if method in _MTP_METHODS or method.endswith("_mtp"):
         return "mtp", n
     if method in _WEIGHTLESS_METHODS:
@@ -182,9 +187,7 @@ def parse_speculative_config(value) -> tuple[str, int] | None:
             raise InputError("--speculative-config", f'method {method!r} needs "model": the draft model\'s own checkpoint '
                              "(a Hub id, a local folder or its config.json), whose config kvplan reads", _SPEC_EXAMPLE)
         return method, n
-    raise InputError("--speculative-config", f"method {method or '(none)'!r} is not modelled by kvplan",
-                     "kvplan models mtp (the checkpoint's MTP layers), ngram/suffix drafting, and a drafter checkpoint "
-                     f"named by \"model\" with method {', '.join(DRAFT_METHODS)}")
+    raise AssertionError(method)  # every known method returned above
 
 
 def speculative_draft(value) -> tuple[str, str | None] | None:
@@ -526,6 +529,14 @@ def env_flag_on(env: Sequence[tuple[str, str]], name: str) -> bool:
     return value.lower() in ("1", "true", "yes", "on")
 
 
+# a value each count flag takes, for its refusal's hint ("e.g. 1" for --block-size named a size no backend takes)
+_COUNT_EXAMPLES = {
+    "tensor_parallel_size": "e.g. 1, 2, 4 or 8", "pipeline_parallel_size": "e.g. 1 or 2", "data_parallel_size": "e.g. 1 or 2",
+    "max_num_seqs": "e.g. 256", "max_num_batched_tokens": "e.g. 8192", "block_size": "e.g. 16 (vLLM's default)",
+    "num_gpus": "e.g. 1", "max_model_len": "e.g. 4096",
+}
+
+
 @dataclass(frozen=True)
 class EngineArgs:
     """The `vllm serve` flags kvplan models. None means "that vLLM version's default"."""
@@ -634,11 +645,11 @@ class EngineArgs:
                      "block_size", "num_gpus", "max_model_len"):
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-                raise InputError("--" + name.replace("_", "-"), f"must be a whole number, got {v!r}", "e.g. 4096")
+                raise InputError("--" + name.replace("_", "-"), f"must be a whole number, got {v!r}", _COUNT_EXAMPLES[name])
             if name == "max_model_len":
                 continue
             if v is not None and v < 1:
-                raise InputError("--" + name.replace("_", "-"), f"must be a positive integer, got {v}", "e.g. 1")
+                raise InputError("--" + name.replace("_", "-"), f"must be a positive integer, got {v}", _COUNT_EXAMPLES[name])
         if self.max_model_len is not None and self.max_model_len < 1 and self.max_model_len != AUTO_FIT:
             raise InputError("--max-model-len", f"must be a positive integer, got {self.max_model_len}",
                              "e.g. 4096 (or -1: vLLM >= 0.14 fits the longest length the KV pool holds)")
@@ -932,6 +943,11 @@ def _pin_release_fix(last: str) -> str:
     return f"pin --vllm-version {last} or earlier, or serve a checkpoint quantized another way"
 
 
+def _article(acronym: str) -> str:
+    """'a' or 'an' before an acronym read letter by letter: an AWQ, an MXFP4, a GPTQ."""
+    return "an" if acronym[:1] in set("AEFHILMNORSX") else "a"
+
+
 def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: GPUSpec, version: str) -> QuantSpec | None:
     q = model.quant
     if not given:
@@ -970,7 +986,7 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
         return BNB_IN_FLIGHT
     online_fp8 = ("" if quant_capability_error("fp8", gpu, version) else ", or use --quantization fp8 for online FP8")
     raise InputError("--quantization", f"{given} needs a checkpoint quantized with {given}, and {model.id} is not",
-                     f"pick a {given.upper()} checkpoint of this model{online_fp8}")
+                     f"pick {_article(given.upper())} {given.upper()} checkpoint of this model{online_fp8}")
 
 
 def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> tuple[int, str]:

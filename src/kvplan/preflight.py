@@ -725,8 +725,10 @@ def request_from_plan(plan: Any, flags_revision: Optional[str] = None) -> Reques
     pp = int(getattr(args, "pipeline_parallel_size", 1) or 1)
     summary = None
     if plan.fits:
-        summary = (f"{plan.kv_cache_tokens:,} KV tokens, max concurrency {plan.max_concurrency:.1f}x "
-                   f"at max_model_len {getattr(args, 'max_model_len', '?')}")
+        # as fit prints them (3.98x, 65,536): one decimal rounded 3.98x up to "4.0x", a concurrency the plan lacks
+        max_len = getattr(args, "max_model_len", None)
+        summary = (f"{plan.kv_cache_tokens:,} KV tokens, max concurrency {plan.max_concurrency:.2f}x "
+                   f"at max_model_len {f'{max_len:,}' if isinstance(max_len, int) else '?'}")
     return Request(
         vllm_version=str(plan.vllm_version),
         dtype=str(getattr(args, "dtype", None) or getattr(model, "dtype", "") or "") or None,

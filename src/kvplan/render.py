@@ -40,13 +40,17 @@ def budget_segments(p: Plan) -> list[tuple[str, float]]:
     kv = max(0.0, p.kv_cache_bytes)
     used = p.weights_bytes + p.activation_peak_bytes + p.non_torch_bytes + p.cudagraph_bytes
     over = max(0.0, used - p.requested_bytes)  # weights etc. beyond the budget: shown, never hidden
+    # a pool given by --kv-cache-memory-bytes is not what the requested memory leaves: vLLM allocates it as given, so
+    # the card's unclaimed rest is the headroom (total - the others - the pool), not total - requested
+    headroom = (p.total_bytes - used - kv if p.args.kv_cache_memory_bytes is not None
+                else p.total_bytes - p.requested_bytes - over)
     return [
         ("weights", float(p.weights_bytes)),
         ("activation", float(p.activation_peak_bytes)),
         ("non-torch", float(p.non_torch_bytes)),
         ("CUDA graphs", float(p.cudagraph_bytes)),
         ("KV pool", kv),
-        ("headroom", max(0.0, p.total_bytes - p.requested_bytes - over)),
+        ("headroom", max(0.0, headroom)),
     ]
 
 
@@ -62,12 +66,35 @@ def memory_bar(p: Plan, width: int = 60) -> Text:
         n = min(n, width - cells_used)
         cells_used += n
         bar.append("█" * n, style=colour)
-    legend = Text()
     unit, scale = ("GB", GB) if p.mode == "simple" else ("GiB", GIB)
-    for (label, b), (_, colour) in zip(segs, SEGMENTS):
-        legend.append("■ ", style=colour)
-        legend.append(f"{label} {b / scale:.2f} {unit}  ")
-    return Text.assemble(bar, "\n", legend)
+    items = [Text.assemble(("■ ", colour), f"{label} {b / scale:.2f} {unit}")
+             for (label, b), (_, colour) in zip(segs, SEGMENTS)]
+    return Group(bar, _Legend(items))
+
+
+class _Legend:
+    """The bar's legend, its items packed into lines of the width given, never one item across two lines: wrapped as
+    one text it split "■ CUDA" from "graphs 0.30 GiB" at 80 columns, and "■" from "headroom" at 120."""
+
+    def __init__(self, items: list[Text]):
+        self.items = items
+
+    def __rich_console__(self, console, options):
+        line = Text()
+        for item in self.items:
+            if line.cell_len and line.cell_len + 2 + item.cell_len > options.max_width:
+                yield line
+                line = Text()
+            if line.cell_len:
+                line.append("  ")
+            line.append_text(item)
+        if line.cell_len:
+            yield line
+
+    def __rich_measure__(self, console, options):
+        from rich.measure import Measurement
+
+        return Measurement(max(i.cell_len for i in self.items), sum(i.cell_len + 2 for i in self.items))
 
 
 def verdict_text(p: Plan) -> Text:
@@ -111,6 +138,30 @@ def first_start_text(p: Plan) -> str:
     return f"  [dim](a first start, compiling: {lo:.2f}–{hi:.2f} GiB)[/]"
 
 
+def _rules_text(p: Plan) -> str:
+    """'rules' for a release kvplan read; for one newer (or older) than those, whose rules it applies instead: the
+    panel said "0.34.0 rules" while the warning below said 0.33.0's were applied."""
+    from kvplan.versions import NEWEST_KNOWN, OLDEST_READ, parse_version
+
+    if p.mode != "vllm":
+        return "rules"
+    if p.rules.release > parse_version(NEWEST_KNOWN):
+        return f"— planned with {NEWEST_KNOWN}'s rules, the newest kvplan holds"
+    if p.rules.release < parse_version(OLDEST_READ):
+        return "— planned with the oldest rules kvplan holds"
+    return "rules"
+
+
+def _speculative_flag(p: Plan) -> str:
+    """' · speculative ngram, 4 tokens' where --speculative-config applied (its drafter, graphs and pool are in the
+    numbers below, so the flags row names it as it names the other flags), else ''."""
+    spec = p.speculative
+    if not spec:
+        return ""
+    n = spec.get("num_speculative_tokens")
+    return f" · speculative {spec.get('method')}" + (f", {n} token{'s' if n != 1 else ''}" if n else "")
+
+
 def plan_table(p: Plan) -> Table:
     t = Table(show_header=False, box=None, pad_edge=False)
     t.add_column(style="bold")
@@ -121,12 +172,13 @@ def plan_table(p: Plan) -> Table:
     layout = f" (TP {a.tensor_parallel_size} × PP {a.pipeline_parallel_size} × DP {p.engines})" if p.gpus_used > 1 else ""
     t.add_row("GPU", f"{p.gpu.name} × {p.gpus_used}{layout}  "
                      f"[dim]{p.total_bytes / scale:.2f} {unit} each ({source_label(p.gpu.total_source)})[/]")
-    t.add_row("vLLM", f"{p.vllm_version} rules (era {p.era})" + ("  [dim]simple arithmetic (--overhead-gb)[/]" if p.mode == "simple" else ""))
+    t.add_row("vLLM", f"{p.vllm_version} {_rules_text(p)} (era {p.era})" + ("  [dim]simple arithmetic (--overhead-gb)[/]" if p.mode == "simple" else ""))
     t.add_row("flags", f"max_model_len {a.max_model_len:,} · gpu_memory_utilization {a.gpu_memory_utilization} · TP {a.tensor_parallel_size}"
                        f" · PP {a.pipeline_parallel_size} · DP {p.engines} · dtype {a.dtype} · kv_cache_dtype {a.kv_cache_dtype} · block_size {p.block_size}"
                        f" · max_num_seqs {a.max_num_seqs} · max_num_batched_tokens {a.max_num_batched_tokens}"
                        + (" · enforce_eager" if a.enforce_eager else "") + (f" · quantization {a.quantization}" if a.quantization else "")
-                       + {"awq": " (plain AWQ kernel)", "marlin": " (AWQ-Marlin kernel)"}.get(a.awq_kernel or "", ""))
+                       + {"awq": " (plain AWQ kernel)", "marlin": " (AWQ-Marlin kernel)"}.get(a.awq_kernel or "", "")
+                       + _speculative_flag(p))
     t.add_row("KV per token", kv_per_token_text(p))
     t.add_row("weights", f"{p.weights_bytes / scale:.2f} {unit} per rank ({p.weights_bytes:,} B, {'exact' if p.weights_exact else 'estimate'})")
     # named as --explain names it: "requested" (vLLM's word) in vLLM's arithmetic, "budget" in the seed's

@@ -751,6 +751,26 @@ def catalog_ids() -> list[str]:
     return sorted(model_catalog())
 
 
+def nearest_catalog_ids(ref: str, n: int = 3, cutoff: float = 0.4) -> list[str]:
+    """Catalog ids a mistyped or shortened name most likely means: a one-letter slip of an id, then the ids that
+    extend it (meta-llama/Llama-4-Scout -> ...-Scout-17B-16E-Instruct, google/gemma-3-27b -> google/gemma-3-27b-it) or
+    that it extends by a suffix (Qwen/Qwen3.5-27B-Instruct -> Qwen/Qwen3.5-27B), then difflib's closest. difflib alone
+    offered Qwen2.5-7B-Instruct for Qwen3.5-27B-Instruct, gemma-2-27b for gemma-3-27b and nothing for Llama-4-Scout."""
+    ids = catalog_ids()
+    low = ref.strip().lower()
+
+    def name(i: str) -> str:  # the id as the ref spells it: with its org, or the name alone for a bare name
+        return i.lower() if "/" in low else i.lower().split("/", 1)[-1]
+
+    extending = sorted((i for i in ids if name(i).startswith(low) and name(i) != low), key=len) if len(low) >= 4 else []
+    extended = sorted((i for i in ids if low.startswith(name(i) + "-")), key=len, reverse=True)
+    # a one-letter slip of a whole id (Llama-3.1-8B-Instrcut: 0.97; gpt-oss-200b: 0.97) still comes first: a shortened
+    # or suffixed name scores lower against the id difflib would pick (Qwen3.5-27B-Instruct vs Qwen2.5-7B-Instruct: 0.94)
+    typos = difflib.get_close_matches(ref, ids, n=n, cutoff=max(cutoff, 0.95))
+    near = typos + extending + extended + difflib.get_close_matches(ref, ids, n=n, cutoff=cutoff)
+    return list(dict.fromkeys(near))[:n]
+
+
 def _catalog_lookup(ref: str) -> dict | None:
     cat = model_catalog()
     if ref in cat:
@@ -851,7 +871,7 @@ def is_hub_id(ref: str) -> bool:
 
 def unknown_model(ref: str) -> UnknownModelError:
     """The error for a name that is no model kvplan can find, with the nearest catalog ids."""
-    near = difflib.get_close_matches(ref, catalog_ids(), n=3, cutoff=0.3)
+    near = nearest_catalog_ids(ref, n=3, cutoff=0.3)
     shown = ref if len(ref) <= 80 else ref[:77] + "..."
     return UnknownModelError("model", f"unknown model {shown!r}",
                              (f"nearest catalog ids: {', '.join(near)}; " if near else "")
@@ -1098,7 +1118,7 @@ def _hub_error(exc: Exception, repo: str, revision: str | None) -> Exception:
     if isinstance(exc, hf_errors.RevisionNotFoundError):
         return InputError("--revision", f"{repo} has no revision {revision!r}", "give a commit hash, tag or branch that exists")
     if isinstance(exc, hf_errors.RepositoryNotFoundError) or status == 404:
-        near = difflib.get_close_matches(repo, catalog_ids(), n=3, cutoff=0.4)
+        near = nearest_catalog_ids(repo, n=3, cutoff=0.4)
         return UnknownModelError("model", f"{repo} was not found on the Hub",
                                  (f"nearest catalog ids: {', '.join(near)}" if near else "check the spelling (org/name)"))
     if isinstance(exc, (hf_errors.OfflineModeIsEnabled, hf_errors.LocalEntryNotFoundError)) or "offline" in str(exc).lower():
@@ -1111,7 +1131,7 @@ def _hub_error(exc: Exception, repo: str, revision: str | None) -> Exception:
                                 "drop --revision to plan from the catalog's copy (then pin serve.sh's REVISION by hand), "
                                 "or fetch the revision once where the Hub answers: kvplan then reads the HF cache by itself")
         # a near miss of a catalog id (a typo of its name) is named first: offline, the catalog is what resolves
-        near = difflib.get_close_matches(repo, catalog_ids(), n=1, cutoff=0.85)
+        near = nearest_catalog_ids(repo, n=1, cutoff=0.85)
         return OfflineError(f"cannot reach the Hugging Face Hub for {repo}, and the HF cache (HF_HOME) does not hold it",
                             (f"did you mean the catalog id {near[0]}? " if near else "")
                             + f"use a catalog id (`kvplan models`), {LOCAL_MODEL_REFS}; "

@@ -362,9 +362,15 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
     pk, ck = _pick(_PROMPT_KEYS, names), _pick(_COMPLETION_KEYS, names)
     if pk is None or ck is None:
         other = next((sep for sep in (";", "\t", "|") if len(names) == 1 and sep in names[0]), None)
-        raise InputError(flag, f"{p.name}: no prompt/completion token columns among {names}",
+        # name the column that is missing: a file with prompt_tokens alone read "no prompt/completion token columns
+        # among ['prompt_tokens']", and its fix named the column it already had
+        missing = ("prompt/completion token columns" if pk is None and ck is None
+                   else "prompt token column" if pk is None else "completion token column")
+        raise InputError(flag, f"{p.name}: no {missing} among {names}",
                          f"separate the columns with commas (this header uses {other!r})" if other else
-                         "name them prompt_tokens and completion_tokens")
+                         "name them prompt_tokens and completion_tokens" if pk is None and ck is None else
+                         f"add a column named {'prompt_tokens' if pk is None else 'completion_tokens'} "
+                         f"(or one of {', '.join(_PROMPT_KEYS[1:] if pk is None else _COMPLETION_KEYS[1:])})")
     prompt, completion = _token_counts(cols[pk], p.name, pk, flag), _token_counts(cols[ck], p.name, ck, flag)
     if prompt.size == 0:
         raise InputError(flag, f"{p.name} has no requests", "add rows")

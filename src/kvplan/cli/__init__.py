@@ -228,9 +228,37 @@ def _as_flag(exc: KvplanError) -> KvplanError:
     return InputError(flag, exc.message.replace(f"{field}=", f"{flag} "), fix)
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _kvplan_warning_as_a_line(default_show):
+    """warnings.showwarning that prints kvplan's own warnings (a config transformers' AutoConfig cannot read, ...) as
+    the commands print theirs, "warning: ...": Python's default showed the source file, line and code to a user
+    ("/.../kvplan/resolve.py:728: UserWarning: ..." and the line "spec = normalize(config, ...)")."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        if not str(filename).startswith(_PACKAGE_DIR):
+            return default_show(message, category, filename, lineno, file, line)
+        from kvplan.render import warning_text
+
+        err_console.print(warning_text(str(message)), highlight=False, soft_wrap=True)
+    return show
+
+
 def main() -> None:
     """Console-script entry: run the app, turning kvplan's errors into one-line messages."""
+    import warnings
+
     debug = os.environ.get("KVPLAN_DEBUG") == "1"
+    default_show = warnings.showwarning
+    if not debug:
+        warnings.showwarning = _kvplan_warning_as_a_line(default_show)
+    try:
+        _run(debug)
+    finally:
+        warnings.showwarning = default_show
+
+
+def _run(debug: bool) -> None:
     try:
         rv = app(standalone_mode=False)
         if isinstance(rv, int) and rv:

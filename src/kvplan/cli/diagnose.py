@@ -43,6 +43,18 @@ def diagnose(
     raise typer.Exit(1 if result.failed else 0)
 
 
+# narrower than this, the findings table's six columns fold the symptom and layer ids and leave the cause and fix a
+# few words a line (the ids take up to 30 and 23 characters)
+_TABLE_MIN_WIDTH = 160
+
+
+def _print_evidence(i: int, finding) -> None:
+    """The log lines a finding rests on, whole (soft-wrapped: a terminal wraps them, nothing is cut)."""
+    console.print(f"[bold]evidence #{i}[/]")
+    for line in finding.evidence:
+        console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
+
+
 def render_diagnosis(result) -> None:
     from rich.table import Table
     from rich.text import Text
@@ -52,10 +64,27 @@ def render_diagnosis(result) -> None:
         result.verdict, result.verdict)  # the word --json gives as "verdict"
     version = f"vLLM {log.vllm_version}" if log.vllm_version else "vLLM version not in the log"
     console.print(f"[bold]{head}[/] · {version} · {log.lines_read} lines read")
-    if result.findings:
+    if result.findings and console.width < _TABLE_MIN_WIDTH:
+        # six columns at 80: the symptom and layer ids folded mid-word ("import_undefi / ned_symbol") and the cause
+        # ran one word a line; each finding is a block of labelled rows instead
+        console.print("[bold]Findings, most likely first[/]")
+        for i, f in enumerate(result.findings, 1):
+            block = Table(show_header=False, box=None, pad_edge=False, padding=(0, 2, 0, 0))
+            block.add_column(style="bold", no_wrap=True)
+            block.add_column(overflow="fold")
+            block.add_row("symptom", Text(f.symptom))
+            block.add_row("layer", Text(f.layer))
+            block.add_row("cause", Text(f.cause))
+            if f.decided_by:
+                block.add_row("decided by", Text(f.decided_by, style="dim"))
+            block.add_row("fix", Text(f.fix))
+            console.print(f"[bold]#{i}[/] · confidence {f.confidence:.2f} ({f.confidence_label})")
+            console.print(block)
+            _print_evidence(i, f)
+    elif result.findings:
         table = Table(show_lines=True, title="Findings, most likely first")
         for name in ("#", "symptom", "layer", "cause", "fix", "confidence"):
-            table.add_column(name, overflow="fold")
+            table.add_column(name, overflow="fold", no_wrap=name in ("symptom", "layer"))
         for i, f in enumerate(result.findings, 1):
             cause = Text(f.cause)
             if f.decided_by:
@@ -63,9 +92,7 @@ def render_diagnosis(result) -> None:
             table.add_row(str(i), f.symptom, f.layer, cause, Text(f.fix), f"{f.confidence:.2f} ({f.confidence_label})")
         console.print(table)
         for i, f in enumerate(result.findings, 1):
-            console.print(f"[bold]evidence #{i}[/]")
-            for line in f.evidence:
-                console.print(f"  {line}", highlight=False, markup=False, soft_wrap=True)
+            _print_evidence(i, f)
     if not result.recognised and result.error_lines:
         console.print("[bold]lines that look like errors:[/]")
         for line in result.error_lines:

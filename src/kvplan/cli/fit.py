@@ -309,6 +309,18 @@ def _check_plot_target(plot: str) -> None:
         raise InputError("--plot", f"the folder {Path(plot).parent} does not exist", "create it first, or write elsewhere")
 
 
+def _squash(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def _model_matches(search: str, model_id: str, entry: dict) -> bool:
+    """SEARCH in the id or the model type (the table's two columns): "llama4", the type column's spelling, found
+    nothing among the Llama-4 ids."""
+    cfg = entry.get("resolved_config") or entry["config"]
+    needle = search.lower()
+    return needle in model_id.lower() or needle in str(cfg.get("model_type") or "").lower()
+
+
 @app.command()
 def models(search: Optional[str] = typer.Argument(None, help="Filter by substring."), json_out: bool = typer.Option(False, "--json", help="Machine-readable output.")):
     """List the embedded model catalog (works offline).
@@ -322,7 +334,12 @@ def models(search: Optional[str] = typer.Argument(None, help="Filter by substrin
     from kvplan.render import to_json
     from kvplan.resolve import model_catalog
 
-    rows = [(k, v) for k, v in sorted(model_catalog().items()) if not search or search.lower() in k.lower()]
+    # alphabetical as people read it: a plain sort put every lower-case org (ai21labs, deepseek-ai, google, ...) after
+    # the capitalised ones (MiniMaxAI, Qwen)
+    catalog = sorted(model_catalog().items(), key=lambda kv: (kv[0].lower(), kv[0]))
+    rows = [(k, v) for k, v in catalog if not search or _model_matches(search, k, v)]
+    if search and not rows:  # "gptoss", "llama-4-scout": the id with '-', '_' and '.' ignored, only when nothing matched
+        rows = [(k, v) for k, v in catalog if _squash(search) and _squash(search) in _squash(k)]
     if json_out:
         sys.stdout.write(to_json([{"id": k, "source": v["source"], "gated": v.get("gated")} for k, v in rows]) + "\n")
         return

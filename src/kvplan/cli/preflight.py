@@ -93,8 +93,10 @@ def preflight(
                   show_lines=False, expand=False)
     table.add_column("", no_wrap=True)
     table.add_column("check", no_wrap=True)
-    table.add_column("finding")
-    table.add_column("fix")
+    # a path, URL or flag longer than its column folds onto the next line: an ellipsis hid the fix to copy
+    # ("export HF_HOME=/path/on/a/persiste…" at 80 columns)
+    table.add_column("finding", overflow="fold")
+    table.add_column("fix", overflow="fold")
     from rich.markup import escape
 
     for f in findings:  # a message is text, not markup: vLLM's "Reasons: ...: [block_size not supported]" was dropped

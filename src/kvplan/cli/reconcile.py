@@ -115,8 +115,10 @@ def render_reconciliation(result, plan=None) -> None:
     planned = plan is not None
     if planned:
         h = _plan_header(plan)
+        beyond = (f" (vLLM {plan.rules.version} is newer than the rules kvplan holds)"
+                  if h["vllm_rules"] != plan.rules.version else "")
         console.print(f"plan: {h['model']} on {h['gpu']} ({h['gpu_total_gib']:.2f} GiB), TP {h['tensor_parallel_size']}"
-                      f" · PP {h['pipeline_parallel_size']}, vLLM {h['vllm_rules']} rules", highlight=False)
+                      f" · PP {h['pipeline_parallel_size']}, vLLM {h['vllm_rules']} rules{beyond}", highlight=False)
     table = Table(title="Startup, term by term (per rank)")
     table.add_column("term")
     table.add_column("log", justify="right")
@@ -157,10 +159,14 @@ def render_reconciliation(result, plan=None) -> None:
 
 
 def _plan_header(plan) -> dict:
-    """What a comparison was made with: the model, the GPU and its total, the parallel sizes, the rules' release."""
+    """What a comparison was made with: the model, the GPU and its total, the parallel sizes, the rules' release (for
+    a release newer than kvplan read, the newest it holds, whose rules were applied: it said "vLLM 0.34.0 rules")."""
+    from kvplan.versions import NEWEST_KNOWN, parse_version
+
+    rules = NEWEST_KNOWN if plan.rules.release > parse_version(NEWEST_KNOWN) else plan.rules.version
     return {"model": plan.model.id, "gpu": plan.gpu.name, "gpu_total_gib": round(plan.gpu.total_gib, 2),
             "tensor_parallel_size": plan.args.tensor_parallel_size,
-            "pipeline_parallel_size": plan.args.pipeline_parallel_size, "vllm_rules": plan.rules.version}
+            "pipeline_parallel_size": plan.args.pipeline_parallel_size, "vllm_rules": rules}
 
 
 def _fmt(value, unit: str) -> str:

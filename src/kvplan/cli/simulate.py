@@ -162,7 +162,7 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
 
 
 def _step_line(e: dict) -> str:
-    what = (f"decode step of {e['decode_seqs']} requests at {e['decode_context_tokens'] // max(1, e['decode_seqs']):,} tokens "
+    what = (f"decode step of {e['decode_seqs']} request{'s' if e['decode_seqs'] != 1 else ''} at {e['decode_context_tokens'] // max(1, e['decode_seqs']):,} tokens "
             "of context" if e["decode_seqs"] else f"prefill step of {e['prefill_chunks'][0][0]:,} tokens")
     parts = ", ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in e["terms_ms"].items())
     return f"{what}: {e['total_ms']:.2f} ms ({parts})"
@@ -399,7 +399,7 @@ def capacity(
                         worst_case_concurrency=_worst_case(p, cfg))
     d = cap.to_dict()
     d.update(model=p.model.id, gpu=p.gpu.name, tensor_parallel_size=p.args.tensor_parallel_size, workload=base.name,
-             worst_case_concurrency=_worst_case(p, cfg))
+             worst_case_concurrency=_worst_case(p, cfg), warnings=list(p.warnings))
     if json_out:
         sys.stdout.write(to_json(d) + "\n")
     else:
@@ -429,5 +429,11 @@ def capacity(
                 console.print(f"target {target_rate:g} req/s: [bold]{cap.replicas_needed} replicas[/] ({router} router)", highlight=False)
             else:
                 console.print(f"target {target_rate:g} req/s: not met with up to 256 replicas", highlight=False)
+        from kvplan.render import warning_text
+
+        # the plan's warnings, after the answer as fit prints them: capacity said nothing of a release kvplan has no
+        # rules for (--vllm-version 0.34.0) or of the GPU variant it picked ('A100')
+        for w in p.warnings:
+            err_console.print(warning_text(str(w)), highlight=False, soft_wrap=True)
     raise typer.Exit(0 if cap.max_rate_per_s > 0 else 1)
 

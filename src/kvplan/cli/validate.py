@@ -71,7 +71,7 @@ def validate(
         return
     if rows:
         console.print(rows_table(results, given_kv, file, compact=console.width < FULL_ROWS_WIDTH))
-    console.print(summary_table(summary, seed, given_kv))
+    console.print(summary_table(summary, seed, given_kv, compact=console.width < SUMMARY_RULED_WIDTH))
     for line in skipped_lines(results):
         console.print(line, style="red", soft_wrap=True, highlight=False, markup=False)
     if markdown:
@@ -193,15 +193,23 @@ def summary_grid(summary: dict, seed: dict | None, given_kv: bool) -> tuple[list
     return head, rows
 
 
-def summary_table(summary: dict, seed: dict | None, given_kv: bool):
+# the terminal width the summary's ruled table needs; a narrower one drops the vertical rules, as rows_table does
+SUMMARY_RULED_WIDTH = 100
+
+
+def summary_table(summary: dict, seed: dict | None, given_kv: bool, compact: bool = False):
+    from rich import box
     from rich.table import Table
 
-    t = Table(title="Summary: absolute % error (" + ("pool arithmetic, logged KV GiB given" if given_kv else "end to end") + ")")
+    t = Table(title="Summary: absolute % error (" + ("pool arithmetic, logged KV GiB given" if given_kv else "end to end") + ")",
+              **({"box": box.SIMPLE_HEAD, "pad_edge": False} if compact else {}))
     head, rows = summary_grid(summary, seed, given_kv)
+    # the figure's longest word whole: at 80 columns "KV-cache GiB" and "concurrency" were cut to "KV-cac…", "concur…"
+    longest = max((len(word) for row in rows for word in row[0].split()), default=0)
     for i, name in enumerate(head):
-        t.add_column(name, justify="right" if i else "left")
-    for row in rows:
-        t.add_row(*row)
+        t.add_column(name, justify="right" if i else "left", **({} if i else {"min_width": longest, "no_wrap": compact}))
+    for row in rows:  # compact: the title's "%" stands for every cell's, which left no room for "(given)" at 80
+        t.add_row(*(cell.removesuffix(" %") for cell in row) if compact else row)
     fits = f"{summary['fits_accuracy'] * 100:.1f} % of {summary['fits_n']}" if summary["fits_accuracy"] is not None else "—"
     seed_fits = f"{seed['fits_accuracy'] * 100:.1f} %" if seed and seed["fits_accuracy"] is not None else ""
     t.caption = f"fit verdict right: {fits}" + (f" (seed: {seed_fits})" if seed_fits else "") + f" · skipped: {summary['skipped']} of {summary['records']}"
