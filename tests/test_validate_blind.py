@@ -289,9 +289,10 @@ def test_given_the_blind_pools_the_kv_arithmetic_is_within_rounding(blind):
     # (the fifteenth round adds three more, the RTX PRO 6000 recipe table's tokens and concurrency without a pool GiB;
     # the eighteenth one more, an L20 Qwen2.5-72B-AWQ throughput note that quotes the token and concurrency lines only;
     # the twenty-fifth two more, an L4 0.8.5.post1 notebook start, a release that prints no 'Available KV cache memory',
-    # and an L4 0.5.4 start that logs '# GPU blocks' only)
+    # and an L4 0.5.4 start that logs '# GPU blocks' only; the twenty-seventh three more, a WSL2 RTX 5080 Laptop lab's
+    # benchmark JSON that keeps vLLM's /metrics block and token counts only, no startup log)
     pooled = [rec for rec in blind if rec["observed"]["kv_cache_gib"]]
-    assert len(pooled) >= len(blind) - 12
+    assert len(pooled) >= len(blind) - 15
     one_worker = [rec for rec in pooled if (rec["args"].get("tensor_parallel_size") or 1) > 1
                   and "the pool of whichever worker logged first" in rec["notes"]]
     assert len(one_worker) <= 3
