@@ -141,13 +141,12 @@ def first_start_text(p: Plan) -> str:
 def _rules_text(p: Plan) -> str:
     """'rules' for a release kvplan read; for one newer (or older) than those, whose rules it applies instead: the
     panel said "0.34.0 rules" while the warning below said 0.33.0's were applied."""
-    from kvplan.versions import NEWEST_KNOWN, OLDEST_READ, parse_version
+    from kvplan.versions import NEWEST_KNOWN, outside_read
 
-    if p.mode != "vllm":
-        return "rules"
-    if p.rules.release > parse_version(NEWEST_KNOWN):
+    where = outside_read(p.rules) if p.mode == "vllm" else None
+    if where == "newer":
         return f"— planned with {NEWEST_KNOWN}'s rules, the newest kvplan holds"
-    if p.rules.release < parse_version(OLDEST_READ):
+    if where == "older":
         return "— planned with the oldest rules kvplan holds"
     return "rules"
 
