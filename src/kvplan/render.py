@@ -54,7 +54,8 @@ def budget_segments(p: Plan) -> list[tuple[str, float]]:
     ]
 
 
-def memory_bar(p: Plan, width: int = 60) -> Text:
+def memory_bar(p: Plan, width: int = 60) -> Group:
+    """The budget as a bar of `width` cells over its legend (_Legend)."""
     segs = budget_segments(p)
     total = sum(b for _, b in segs) or 1
     bar = Text()
@@ -94,7 +95,8 @@ class _Legend:
     def __rich_measure__(self, console, options):
         from rich.measure import Measurement
 
-        return Measurement(max(i.cell_len for i in self.items), sum(i.cell_len + 2 for i in self.items))
+        # widest: every item on one line, two spaces between each
+        return Measurement(max(i.cell_len for i in self.items), sum(i.cell_len for i in self.items) + 2 * (len(self.items) - 1))
 
 
 def verdict_text(p: Plan) -> Text:
