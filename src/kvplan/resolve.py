@@ -206,8 +206,12 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
         spec = GPUSpec(
             id="custom", name=(f"{base.name} ({label})" if base else f"custom {label} GPU"), total_bytes=total,
             total_source=f"given: {label}", compute_capability=base.compute_capability if base else None,
+            # the vendor too: an AMD card given a size still runs vLLM's ROCm build (its rules: cudagraph_subtracted_rocm,
+            # the per-hipGraph cost); it was planned as an NVIDIA one
+            vendor=base.vendor if base else GPUSpec.vendor,
             hbm_bandwidth_tbps=base.hbm_bandwidth_tbps if base else None, bf16_tflops=base.bf16_tflops if base else None,
             fp16_tflops=base.fp16_tflops if base else None, fp8_tflops=base.fp8_tflops if base else None,
+            fp4_tflops=base.fp4_tflops if base else None,
         )
         return spec, notes
     if ref is None:
