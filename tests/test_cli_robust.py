@@ -485,7 +485,8 @@ def test_a_count_below_one_is_refused_with_a_value_the_flag_takes(monkeypatch, c
     assert f"must be a positive integer, got {value} ({hint}" in text
 
 
-@pytest.mark.parametrize("method, says", [("awq", "pick an AWQ checkpoint"), ("gptq", "pick a GPTQ checkpoint")])
+@pytest.mark.parametrize("method, says", [("awq", "pick an AWQ checkpoint"), ("gptq", "pick a GPTQ checkpoint"),
+                                          ("modelopt", "pick a MODELOPT checkpoint"), ("moe_wna16", "pick a MOE_WNA16 checkpoint")])
 def test_a_quantization_the_checkpoint_lacks_names_the_checkpoint_to_pick(monkeypatch, capsys, method, says):
     """It read "pick a AWQ checkpoint of this model"."""
     text = refused(monkeypatch, capsys, "--quantization", "fit", "Qwen/Qwen3-8B", "--gpu", "L40S", "--quantization", method)

@@ -950,8 +950,15 @@ def _pin_release_fix(last: str) -> str:
     return f"pin --vllm-version {last} or earlier, or serve a checkpoint quantized another way"
 
 
+# method names said as words, not letter by letter, whose first letter's name starts with a vowel sound ("em", "aitch"):
+# a ModelOpt, a MoE-WNA16, a Humming checkpoint
+_SAID_AS_WORDS = ("MODELOPT", "MOE", "HUMMING", "MARLIN")
+
+
 def _article(acronym: str) -> str:
-    """'a' or 'an' before an acronym read letter by letter: an AWQ, an MXFP4, a GPTQ."""
+    """'a' or 'an' before an acronym read letter by letter: an AWQ, an MXFP4, a GPTQ; a MODELOPT (said as a word)."""
+    if acronym.upper().startswith(_SAID_AS_WORDS):
+        return "a"
     return "an" if acronym[:1] in set("AEFHILMNORSX") else "a"
 
 
