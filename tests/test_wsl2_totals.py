@@ -55,6 +55,8 @@ def test_wsl2_without_an_nvidia_smi_total_asks_for_the_size():
     with pytest.raises(UnknownGPUError) as exc:
         resolve_gpu("RTX 4070 Ti", wsl2=True)
     assert exc.value.field == "--wsl2" and "--gpu-gib" in exc.value.fix and "native" in exc.value.message
+    # nvidia-smi's query prints MiB, --gpu-gib takes GiB: the fix says how to turn one into the other
+    assert "prints MiB: divide by 1024" in exc.value.fix
 
 
 def test_a_size_given_with_wsl2_is_planned_as_given():

@@ -254,7 +254,8 @@ def wsl2_gpu(spec: GPUSpec, ref: str | None = None) -> GPUSpec:
         raise UnknownGPUError(
             "--wsl2", f"kvplan's catalog has no nvidia-smi memory.total for {spec.name}, which is the total CUDA reports "
             f"under WSL2 (its {spec.total_gib:.2f} GiB is native Linux's)",
-            f"give the total vLLM prints under WSL2 (nvidia-smi --query-gpu=memory.total, in GiB): --gpu "
+            f"give the total vLLM prints under WSL2 in GiB (nvidia-smi --query-gpu=memory.total prints MiB: divide by "
+            f"1024, e.g. 24564 MiB = 23.99 GiB): --gpu "
             f"{(ref or spec.id)!r} --gpu-gib N")
     total = spec.nvidia_smi_total_mib * MIB
     return replace(spec, total_bytes=total, total_source=(
