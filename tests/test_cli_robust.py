@@ -523,6 +523,17 @@ def test_models_search_reads_the_type_column_and_spellings_without_dashes(monkey
     assert code == 0 and {m["id"] for m in json.loads(out)} == expected
 
 
+def test_models_help_says_what_its_search_matches(monkeypatch, capsys):
+    """The help said "Filter by substring." of a search that also reads the model type and the id without dashes."""
+    from kvplan.cli import console
+
+    monkeypatch.setattr(console, "_width", 200)
+    monkeypatch.setenv("COLUMNS", "200")
+    _, out, _ = run_cli(monkeypatch, capsys, "models", "--help")
+    text = " ".join(out.replace("│", " ").split())
+    assert "model type" in text and "gptoss" in text, out
+
+
 @pytest.mark.parametrize("ref, meant", [
     ("Qwen/Qwen3.5-27B-Instruct", "Qwen/Qwen3.5-27B"),  # was: Qwen/Qwen2.5-7B-Instruct
     ("meta-llama/Llama-4-Scout", "meta-llama/Llama-4-Scout-17B-16E-Instruct"),  # was: no suggestion
