@@ -222,13 +222,21 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
                 return found, notes
         notes.append(f"{NO_GPU_NOTE}: planning for a 16 GB Tesla T4 (the seed's example card)")
         spec = find_gpu(FALLBACK_GPU)
-        return (wsl2_gpu(spec) if wsl2 else spec), notes
+        if wsl2:  # said as for a card named: the total planned is not the catalog's
+            spec = wsl2_gpu(spec)
+            notes.append(_wsl2_note(spec))
+        return spec, notes
     spec, found_notes = _find_gpu(ref)
     if wsl2:
         spec = wsl2_gpu(spec, ref)
-        notes.append(f"--wsl2: {spec.name} planned with the total CUDA reports under WSL2, nvidia-smi's memory.total "
-                     f"{spec.total_gib:.2f} GiB (native Linux reports 0.25-0.75 GiB less)")
+        notes.append(_wsl2_note(spec))
     return spec, notes + found_notes
+
+
+def _wsl2_note(spec: GPUSpec) -> str:
+    """The assumption a catalog card planned under --wsl2 carries (wsl2_gpu gave it its total)."""
+    return (f"--wsl2: {spec.name} planned with the total CUDA reports under WSL2, nvidia-smi's memory.total "
+            f"{spec.total_gib:.2f} GiB (native Linux reports 0.25-0.75 GiB less)")
 
 
 # Under WSL2 CUDA's total (cudaMemGetInfo, torch's total_memory, the total vLLM multiplies by --gpu-memory-utilization)
