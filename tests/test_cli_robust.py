@@ -485,7 +485,8 @@ def test_a_count_below_one_is_refused_with_a_value_the_flag_takes(monkeypatch, c
     assert f"must be a positive integer, got {value} ({hint}" in text
 
 
-@pytest.mark.parametrize("method, says", [("awq", "pick an AWQ checkpoint"), ("gptq", "pick a GPTQ checkpoint")])
+@pytest.mark.parametrize("method, says", [("awq", "pick an AWQ checkpoint"), ("gptq", "pick a GPTQ checkpoint"),
+                                          ("modelopt", "pick a MODELOPT checkpoint"), ("moe_wna16", "pick a MOE_WNA16 checkpoint")])
 def test_a_quantization_the_checkpoint_lacks_names_the_checkpoint_to_pick(monkeypatch, capsys, method, says):
     """It read "pick a AWQ checkpoint of this model"."""
     text = refused(monkeypatch, capsys, "--quantization", "fit", "Qwen/Qwen3-8B", "--gpu", "L40S", "--quantization", method)
@@ -520,6 +521,17 @@ def test_models_search_reads_the_type_column_and_spellings_without_dashes(monkey
 
     code, out, _ = run_cli(monkeypatch, capsys, "models", search, "--json")
     assert code == 0 and {m["id"] for m in json.loads(out)} == expected
+
+
+def test_models_help_says_what_its_search_matches(monkeypatch, capsys):
+    """The help said "Filter by substring." of a search that also reads the model type and the id without dashes."""
+    from kvplan.cli import console
+
+    monkeypatch.setattr(console, "_width", 200)
+    monkeypatch.setenv("COLUMNS", "200")
+    _, out, _ = run_cli(monkeypatch, capsys, "models", "--help")
+    text = " ".join(out.replace("│", " ").split())
+    assert "model type" in text and "gptoss" in text, out
 
 
 @pytest.mark.parametrize("ref, meant", [

@@ -705,3 +705,19 @@ def test_cli_names_the_rules_applied_to_a_log_newer_than_kvplan_read(tmp_path):
     proc = run_cli(*args, home=tmp_path)
     assert (f"vLLM {NEWEST_KNOWN} rules (vLLM {version} is newer than the rules kvplan holds)"
             in " ".join(proc.stdout.split())), proc.stdout
+
+
+def test_cli_says_a_log_older_than_kvplan_read_was_planned_with_the_oldest_rules(tmp_path):
+    """fit's vLLM row says "0.5.0 — planned with the oldest rules kvplan holds"; reconcile's plan line said "vLLM 0.5.0
+    rules" as if kvplan had read them."""
+    from kvplan.versions import OLDEST_READ, parse_version
+
+    version = "0.5.0"
+    assert parse_version(version) < parse_version(OLDEST_READ)
+    log = tmp_path / "x.log"
+    log.write_text(re.sub(r"(version |\(v)\d+\.\d+\.\d+", lambda m: m.group(1) + version, "\n".join(EXCERPTS[98]["lines"])))
+    args = ("reconcile", str(log), "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "A100-40GB", "--vllm-version", version)
+    proc = run_cli(*args, home=tmp_path)
+    assert proc.returncode in (0, 1), proc.stderr
+    out = " ".join(proc.stdout.split())
+    assert f"vLLM {version} rules (older than vLLM {OLDEST_READ}, the oldest release kvplan read: planned with the oldest rules kvplan holds)" in out, out

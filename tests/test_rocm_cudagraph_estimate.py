@@ -115,3 +115,16 @@ def test_an_uncatalogued_amd_card_in_a_record_plans_as_rocm():
     from kvplan.validate import _record_gpu
     assert _record_gpu({"gpu": {"name": "AMD Radeon RX 7900 XT", "total_gib": 19.98}}).vendor == "AMD"
     assert _record_gpu({"gpu": {"name": "Some Card", "total_gib": 20.0}}).vendor == "NVIDIA"
+
+
+def test_a_size_given_to_an_amd_card_keeps_it_an_amd_card():
+    """`--gpu MI300X --gpu-gib N` built a custom GPU without the card's vendor, so it was planned as an NVIDIA one:
+    CUDA's shared graph pool (0.30 GiB) instead of the per-hipGraph cost (3.74 GiB) of the same card named alone."""
+    import kvplan
+
+    named = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "MI300X", vllm_version="0.30.0")
+    sized = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "MI300X", gpu_gib=191.5, vllm_version="0.30.0")
+    assert named.gpu.vendor == sized.gpu.vendor == "AMD"
+    assert sized.cudagraph_bytes == named.cudagraph_bytes
+    assert sized.gpu.fp4_tflops == named.gpu.fp4_tflops
+    assert kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", gpu_gib=40).gpu.vendor == "NVIDIA"  # no card named: the default

@@ -58,6 +58,8 @@ def test_wsl2_without_an_nvidia_smi_total_asks_for_the_size():
     with pytest.raises(UnknownGPUError) as exc:
         resolve_gpu("RTX 4070 Ti", wsl2=True)
     assert exc.value.field == "--wsl2" and "--gpu-gib" in exc.value.fix and "native" in exc.value.message
+    # nvidia-smi's query prints MiB, --gpu-gib takes GiB: the fix says how to turn one into the other
+    assert "prints MiB: divide by 1024" in exc.value.fix
 
 
 def test_a_size_given_with_wsl2_is_planned_as_given():
@@ -164,3 +166,10 @@ def test_a_record_marked_wsl2_on_a_card_without_an_nvidia_smi_total_is_a_skip_na
     assert find_gpu("NVIDIA GeForce RTX 3060").nvidia_smi_total_mib is None  # no public nvidia-smi total in the catalog
     (res,) = validate_records([_a_wsl2_record(name="NVIDIA GeForce RTX 3060")])
     assert res.skipped.startswith("gpu.wsl2") and "add gpu.total_gib as vLLM logged it under WSL2" in res.skipped
+
+
+def test_the_fallback_card_under_wsl2_says_its_total_as_a_named_card_does():
+    """With no GPU named or detected, --wsl2 planned the T4 on its nvidia-smi total without the note a named card gets."""
+    spec, notes = resolve_gpu(None, detect=False, wsl2=True)
+    assert spec.total_bytes == find_gpu("T4").nvidia_smi_total_mib * MIB
+    assert any(n.startswith("--wsl2: ") and f"{spec.total_gib:.2f} GiB" in n for n in notes), notes

@@ -1058,10 +1058,13 @@ def _nvidia_smi_total(gid: str, row: dict) -> dict:
         return {"nvidia_smi_total_mib": mib, "nvidia_smi_total_source": src}
     for s in row.get("sources") or []:
         if isinstance(s, dict) and "nvidia_smi_total_mib" in (s.get("fields") or []) and row.get("nvidia_smi_total_mib"):
+            mib = int(row["nvidia_smi_total_mib"])
             src = s.get("url") or f"public GitHub file found by exact-string search: '{s.get('quote')}'"
-            if src.startswith("../docs/gpu-facts.md"):
-                src = "gpu-facts.md section 3 (first-hand H200 observation, nvidia-smi memory.total 143771 MiB)"
-            return {"nvidia_smi_total_mib": int(row["nvidia_smi_total_mib"]), "nvidia_smi_total_source": src}
+            if src.startswith("../docs/gpu-facts.md"):  # the shared docs' own observation, cited as the package cites it
+                what = src.removeprefix("../docs/gpu-facts.md").strip(" ()")  # "first-hand H200 observation"
+                section = " section 3" if what.startswith("first-hand") else ""  # gpu-facts.md 3: First-hand observation
+                src = f"gpu-facts.md{section} ({what + ', ' if what else ''}nvidia-smi memory.total {mib} MiB)"
+            return {"nvidia_smi_total_mib": mib, "nvidia_smi_total_source": src}
     return {"nvidia_smi_total_mib": None, "nvidia_smi_total_source": None}
 
 

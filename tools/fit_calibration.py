@@ -325,8 +325,7 @@ def rocm_graph_family(root: Path) -> tuple[float, list[tuple[str, float]]]:
     for rid, p, f, _, logged in _logging(root, "cudagraph_gib"):
         if (p.gpu.vendor or "").upper() != "AMD" or p.rules.cudagraph_rocm_cost != "per_graph" or not p.args.captures_cuda_graphs:
             continue
-        spec = p.args.speculative
-        units = rocm_graph_units(f.graphs, f.n_layers, p.args.max_num_seqs, 1 + (spec[1] if spec else 0))
+        units = rocm_graph_units(f.graphs, f.n_layers, p.args.max_num_seqs, p.args.decode_query_len)
         base = p.cudagraph_capture_bytes - ROCM_G_PER_GRAPH * units
         each.append((rid, (logged * GIB - base) / units))
     if not each:

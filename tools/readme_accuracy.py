@@ -85,7 +85,7 @@ Given the logged KV-cache GiB (`--given-kv`: page sizes, groups, block rounding,
 **Other public logs.** `kvplan validate tests/data/extra_records.jsonl`: {_count("extra_records.jsonl")} startups from other public
 logs, each with its source URL. {n_used} of them now fix a coefficient (the V1 sampler's bytes per logit and non-torch
 constant where startups log them, the integrated-memory and NVLink-TP terms, the FlashInfer all-reduce workspace's
-granularity: `tools/fit_calibration.py` names them):
+granularity, the ROCm rate per hipGraph: `tools/fit_calibration.py` names them):
 
 {table("extra_records.jsonl", False)}
 

@@ -596,6 +596,13 @@ class EngineArgs:
         weights or KV); None without speculative decoding."""
         return parse_speculative_config(self.speculative_config)
 
+    @property
+    def decode_query_len(self) -> int:
+        """Tokens one request decodes per step: 1 + num_speculative_tokens (the q of the uniform-decode FULL graphs,
+        _full_graph_sizes, and of the speculative rounding of the capture sizes)."""
+        spec = self.speculative
+        return 1 + (spec[1] if spec else 0)
+
     @cached_property
     def draft(self) -> ModelSpec | None:
         """The drafter checkpoint --speculative-config's "model" names (methods eagle, eagle3, draft_model), resolved
@@ -943,8 +950,15 @@ def _pin_release_fix(last: str) -> str:
     return f"pin --vllm-version {last} or earlier, or serve a checkpoint quantized another way"
 
 
+# method names said as words, not letter by letter, whose first letter's name starts with a vowel sound ("em", "aitch"):
+# a ModelOpt, a MoE-WNA16, a Humming checkpoint
+_SAID_AS_WORDS = ("MODELOPT", "MOE", "HUMMING", "MARLIN")
+
+
 def _article(acronym: str) -> str:
-    """'a' or 'an' before an acronym read letter by letter: an AWQ, an MXFP4, a GPTQ."""
+    """'a' or 'an' before an acronym read letter by letter: an AWQ, an MXFP4, a GPTQ; a MODELOPT (said as a word)."""
+    if acronym.upper().startswith(_SAID_AS_WORDS):
+        return "a"
     return "an" if acronym[:1] in set("AEFHILMNORSX") else "a"
 
 
@@ -3390,8 +3404,7 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         else:
             # 0.29+: the real capture against a throwaway pool (all piecewise graphs measured, one shared pool), FULL
             # graphs past the second extrapolated at >= 1 MiB each (v1/worker/gpu/cudagraph_utils.py)
-            spec = args.speculative
-            full = _full_graph_sizes(g.sizes, args.max_num_seqs, 1 + (spec[1] if spec else 0))
+            full = _full_graph_sizes(g.sizes, args.max_num_seqs, args.decode_query_len)
             capture = estimate = c.g_const + max(full - 1, 0) * 1024 ** 2
             cg_formula = (f"model runner v2: {c.g_const / GIB:.2f} GiB (one shared pool) + {max(full - 1, 0)} further FULL "
                           "decode graphs x 1 MiB")
@@ -3399,11 +3412,9 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
             and (gpu.vendor or "").upper() == "AMD"):
         # ROCm from 0.26 (rules row cudagraph_rocm_cost; the releases that profile the graphs on ROCm too): a fixed cost
         # per hipGraph, not CUDA's shared pool (calibration.py ROCM_G_PER_GRAPH); the estimate, where the release
-        # subtracts one, is a capture
-        # of the same graphs (model runner v2 0.29+) or the second capture of each mode extrapolated (the V1 runner),
-        # each costing what every graph does
-        spec = args.speculative
-        units = rocm_graph_units(g, f.n_layers, args.max_num_seqs, 1 + (spec[1] if spec else 0))
+        # subtracts one, is a capture of the same graphs (model runner v2 0.29+) or the second capture of each mode
+        # extrapolated (the V1 runner), each costing what every graph does
+        units = rocm_graph_units(g, f.n_layers, args.max_num_seqs, args.decode_query_len)
         capture = gc.g_const + ROCM_G_PER_GRAPH * units
         rocm_formula = (f"{gc.g_const / GIB:.2f} GiB + {ROCM_G_PER_GRAPH / 1024 ** 2:.2f} MiB x {units:,} hipGraphs (ROCm: "
                         f"{f.n_layers} layers + 1 pieces per PIECEWISE size, 1 per FULL size) [{g.mode or 'PIECEWISE'}, "

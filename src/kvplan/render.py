@@ -54,7 +54,8 @@ def budget_segments(p: Plan) -> list[tuple[str, float]]:
     ]
 
 
-def memory_bar(p: Plan, width: int = 60) -> Text:
+def memory_bar(p: Plan, width: int = 60) -> Group:
+    """The budget as a bar of `width` cells over its legend (_Legend)."""
     segs = budget_segments(p)
     total = sum(b for _, b in segs) or 1
     bar = Text()
@@ -94,7 +95,8 @@ class _Legend:
     def __rich_measure__(self, console, options):
         from rich.measure import Measurement
 
-        return Measurement(max(i.cell_len for i in self.items), sum(i.cell_len + 2 for i in self.items))
+        # widest: every item on one line, two spaces between each
+        return Measurement(max(i.cell_len for i in self.items), sum(i.cell_len for i in self.items) + 2 * (len(self.items) - 1))
 
 
 def verdict_text(p: Plan) -> Text:
@@ -141,13 +143,12 @@ def first_start_text(p: Plan) -> str:
 def _rules_text(p: Plan) -> str:
     """'rules' for a release kvplan read; for one newer (or older) than those, whose rules it applies instead: the
     panel said "0.34.0 rules" while the warning below said 0.33.0's were applied."""
-    from kvplan.versions import NEWEST_KNOWN, OLDEST_READ, parse_version
+    from kvplan.versions import NEWEST_KNOWN, outside_read
 
-    if p.mode != "vllm":
-        return "rules"
-    if p.rules.release > parse_version(NEWEST_KNOWN):
+    where = outside_read(p.rules) if p.mode == "vllm" else None
+    if where == "newer":
         return f"— planned with {NEWEST_KNOWN}'s rules, the newest kvplan holds"
-    if p.rules.release < parse_version(OLDEST_READ):
+    if where == "older":
         return "— planned with the oldest rules kvplan holds"
     return "rules"
 

@@ -206,8 +206,12 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
         spec = GPUSpec(
             id="custom", name=(f"{base.name} ({label})" if base else f"custom {label} GPU"), total_bytes=total,
             total_source=f"given: {label}", compute_capability=base.compute_capability if base else None,
+            # the vendor too: an AMD card given a size still runs vLLM's ROCm build (its rules: cudagraph_subtracted_rocm,
+            # the per-hipGraph cost); it was planned as an NVIDIA one
+            vendor=base.vendor if base else GPUSpec.vendor,
             hbm_bandwidth_tbps=base.hbm_bandwidth_tbps if base else None, bf16_tflops=base.bf16_tflops if base else None,
             fp16_tflops=base.fp16_tflops if base else None, fp8_tflops=base.fp8_tflops if base else None,
+            fp4_tflops=base.fp4_tflops if base else None,
         )
         return spec, notes
     if ref is None:
@@ -218,13 +222,21 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
                 return found, notes
         notes.append(f"{NO_GPU_NOTE}: planning for a 16 GB Tesla T4 (the seed's example card)")
         spec = find_gpu(FALLBACK_GPU)
-        return (wsl2_gpu(spec) if wsl2 else spec), notes
+        if wsl2:  # said as for a card named: the total planned is not the catalog's
+            spec = wsl2_gpu(spec)
+            notes.append(_wsl2_note(spec))
+        return spec, notes
     spec, found_notes = _find_gpu(ref)
     if wsl2:
         spec = wsl2_gpu(spec, ref)
-        notes.append(f"--wsl2: {spec.name} planned with the total CUDA reports under WSL2, nvidia-smi's memory.total "
-                     f"{spec.total_gib:.2f} GiB (native Linux reports 0.25-0.75 GiB less)")
+        notes.append(_wsl2_note(spec))
     return spec, notes + found_notes
+
+
+def _wsl2_note(spec: GPUSpec) -> str:
+    """The assumption a catalog card planned under --wsl2 carries (wsl2_gpu gave it its total)."""
+    return (f"--wsl2: {spec.name} planned with the total CUDA reports under WSL2, nvidia-smi's memory.total "
+            f"{spec.total_gib:.2f} GiB (native Linux reports 0.25-0.75 GiB less)")
 
 
 # Under WSL2 CUDA's total (cudaMemGetInfo, torch's total_memory, the total vLLM multiplies by --gpu-memory-utilization)
@@ -250,7 +262,8 @@ def wsl2_gpu(spec: GPUSpec, ref: str | None = None) -> GPUSpec:
         raise UnknownGPUError(
             "--wsl2", f"kvplan's catalog has no nvidia-smi memory.total for {spec.name}, which is the total CUDA reports "
             f"under WSL2 (its {spec.total_gib:.2f} GiB is native Linux's)",
-            f"give the total vLLM prints under WSL2 (nvidia-smi --query-gpu=memory.total, in GiB): --gpu "
+            f"give the total vLLM prints under WSL2 in GiB (nvidia-smi --query-gpu=memory.total prints MiB: divide by "
+            f"1024, e.g. 24564 MiB = 23.99 GiB): --gpu "
             f"{(ref or spec.id)!r} --gpu-gib N")
     total = spec.nvidia_smi_total_mib * MIB
     return replace(spec, total_bytes=total, total_source=(

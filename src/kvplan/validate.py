@@ -27,7 +27,7 @@ from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, En
                          parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
                             model_catalog, normalize, resolve_model, wsl2_gpu)
-from kvplan.versions import (NEWEST_KNOWN, OLDEST_READ, canonical_quant, names_patch_release, parse_version, source_date,
+from kvplan.versions import (NEWEST_KNOWN, OLDEST_READ, canonical_quant, names_patch_release, outside_read, parse_version, source_date,
                              untagged_source_build)
 from kvplan.weights import kv_dtype_bytes
 
@@ -923,9 +923,10 @@ def uncertainty_band(p: Plan) -> dict | None:
     if any(k.startswith("arch|") for k in table) and f"arch|{arch}" not in table:
         outside.append(f"no validated startup of the {arch} architecture")
     # a release beyond the ones whose rules were read was never validated either, whatever its era's records say
-    if p.rules.release > parse_version(NEWEST_KNOWN):
+    where = outside_read(p.rules)
+    if where == "newer":
         outside.append(f"vLLM {p.rules.version} is newer than the newest release kvplan has read ({NEWEST_KNOWN})")
-    elif p.rules.release < parse_version(OLDEST_READ):
+    elif where == "older":
         outside.append(f"vLLM {p.rules.version} is older than the oldest release kvplan has read ({OLDEST_READ})")
     if entry is None:
         return {"lo": None, "hi": None, "n": 0, "outside_validation": True, "family": fam, "era": era,

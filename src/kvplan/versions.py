@@ -921,15 +921,27 @@ def rules_for(version: str | None = None) -> VersionRules:
     return VersionRules(version=text, release=release, notes=tuple(notes), **values)
 
 
+def outside_read(rules: VersionRules) -> str | None:
+    """Where a release lies beyond the ones kvplan read: "newer" than NEWEST_KNOWN (whose rules apply), "older" than
+    OLDEST_READ (the oldest rules kvplan holds apply), else None. The one test behind newer_than_read's warning, fit's
+    vLLM row (render), reconcile's plan line and the band's "outside what was validated" (validate.uncertainty_band)."""
+    if rules.release > parse_version(NEWEST_KNOWN):
+        return "newer"
+    if rules.release < parse_version(OLDEST_READ):
+        return "older"
+    return None
+
+
 def newer_than_read(rules: VersionRules) -> str | None:
     """The warning for a release outside the ones kvplan read: newer than every one (NEWEST_KNOWN's rules apply) or
     older (OLDEST_READ's apply); None otherwise."""
-    if rules.release < parse_version(OLDEST_READ):
+    where = outside_read(rules)
+    if where == "older":
         # not OLDEST_READ's rules as such: a row whose first step is older (v0_long_context_chunked_skips at 0.5.4)
         # still gives the release its own value
         return (f"kvplan's rules start at vLLM {OLDEST_READ}; planned with the oldest rules kvplan holds (vLLM "
                 f"{rules.version} is older: what differed before {OLDEST_READ} is not modelled)")
-    if rules.release <= parse_version(NEWEST_KNOWN):
+    if where is None:
         return None
     return (f"kvplan's rules stop at vLLM {NEWEST_KNOWN}; planned with {NEWEST_KNOWN}'s rules (vLLM {rules.version} "
             "is newer: what changed since is not modelled)")

@@ -322,7 +322,7 @@ def _model_matches(search: str, model_id: str, entry: dict) -> bool:
 
 
 @app.command()
-def models(search: Optional[str] = typer.Argument(None, help="Filter by substring."), json_out: bool = typer.Option(False, "--json", help="Machine-readable output.")):
+def models(search: Optional[str] = typer.Argument(None, help="Filter: a substring of the id or of the model type (llama4); where none matches, of the id with '-', '_' and '.' ignored (gptoss)."), json_out: bool = typer.Option(False, "--json", help="Machine-readable output.")):
     """List the embedded model catalog (works offline).
 
     Examples:

@@ -115,8 +115,13 @@ def render_reconciliation(result, plan=None) -> None:
     planned = plan is not None
     if planned:
         h = _plan_header(plan)
-        beyond = (f" (vLLM {plan.rules.version} is newer than the rules kvplan holds)"
-                  if h["vllm_rules"] != plan.rules.version else "")
+        # as fit's vLLM row says it (render._rules_text): a release outside the ones kvplan read is named beside the
+        # rules applied to it
+        from kvplan.versions import OLDEST_READ, outside_read
+
+        beyond = {"newer": f" (vLLM {plan.rules.version} is newer than the rules kvplan holds)",
+                  "older": f" (older than vLLM {OLDEST_READ}, the oldest release kvplan read: planned with the oldest "
+                           "rules kvplan holds)"}.get(outside_read(plan.rules), "")
         console.print(f"plan: {h['model']} on {h['gpu']} ({h['gpu_total_gib']:.2f} GiB), TP {h['tensor_parallel_size']}"
                       f" · PP {h['pipeline_parallel_size']}, vLLM {h['vllm_rules']} rules{beyond}", highlight=False)
     table = Table(title="Startup, term by term (per rank)")
@@ -161,9 +166,9 @@ def render_reconciliation(result, plan=None) -> None:
 def _plan_header(plan) -> dict:
     """What a comparison was made with: the model, the GPU and its total, the parallel sizes, the rules' release (for
     a release newer than kvplan read, the newest it holds, whose rules were applied: it said "vLLM 0.34.0 rules")."""
-    from kvplan.versions import NEWEST_KNOWN, parse_version
+    from kvplan.versions import NEWEST_KNOWN, outside_read
 
-    rules = NEWEST_KNOWN if plan.rules.release > parse_version(NEWEST_KNOWN) else plan.rules.version
+    rules = NEWEST_KNOWN if outside_read(plan.rules) == "newer" else plan.rules.version
     return {"model": plan.model.id, "gpu": plan.gpu.name, "gpu_total_gib": round(plan.gpu.total_gib, 2),
             "tensor_parallel_size": plan.args.tensor_parallel_size,
             "pipeline_parallel_size": plan.args.pipeline_parallel_size, "vllm_rules": rules}
