@@ -2588,13 +2588,14 @@ _DP_ENGINE = re.compile(r"_DP\d*\b|\bEngineCore_\d+\b")
 #     ROCM_AITER_UNIFIED_ATTN (vllm/platforms/rocm.py get_attn_backend_cls 'Using %s backend out of potential
 #     backends', 0.27.1) and V0's 'Using ROCmFlashAttention backend.' (rocm.py, 0.6-0.9); a list of valid options in an
 #     error names them all and does not count (the 'Using' is required);
-#   a gfx target ('gfx942', 'gfx90a', 'gfx1151': torch's gcnArchName, hipBLASLt's TensileLibrary_lazy_gfx942.dat, AITER's
+#   a gfx target ('gfx942', 'gfx90a', 'gfx1151': torch's gcnArchName, hipBLASLt's TensileLibrary_lazy_gfx942.dat (after
+#     an underscore), AITER's
 #     'requires gfx950 (CDNA4), got gfx942'), 'hipGraph', HIP's 'HIP out of memory' and an AMD card's name
 #     ('AMD Instinct MI300X', 'AMD_Instinct_MI300X' in a fused-MoE config file's name); VLLM_ROCM_* variables do not
 #     count (an environment dump lists them on every platform, the H100 log above included).
 _ROCM_LINE = re.compile(
     r"(?<![\w.])rocm\.py:\d+\]|Automatically detected platform rocm\b|Using (?:ROCM_\w+|ROCmFlashAttention)\w* backend"
-    r"|\bgfx(?:9[0-9a-f]{2}|1[0-2][0-9a-f]{2})\b|\bhipGraph|\bHIP out of memory|\bAMD[ _](?:Instinct|Radeon)\b")
+    r"|(?<![A-Za-z0-9])gfx(?:9[0-9a-f]{2}|1[0-2][0-9a-f]{2})(?![0-9a-f])|\bhipGraph|\bHIP out of memory|\bAMD[ _](?:Instinct|Radeon)\b")
 _AMD_CARD = re.compile(r"\bAMD[ _](?:Instinct[ _]MI\d+[A-Z]*|Radeon[ _](?:RX[ _]\d{4}(?:[ _]XTX?|[ _]GRE)?|PRO[ _][A-Z]?\d+\w*))")
 # Lines that show a start under WSL2: vLLM's notice 'Using 'pin_memory=False' as WSL is detected. This may slow down the
 # performance.' (vllm/platforms/interface.py Platform.is_pin_memory_available, printed where in_wsl(): 'microsoft' in
