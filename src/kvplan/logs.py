@@ -1838,6 +1838,10 @@ class _ReadStats:
     text_lines: int = 0
     # (startup's first line, the fatal line) of each earlier startup in the text that failed: only its last is read
     earlier_failures: list = field(default_factory=list)
+    # (line number, line) of the first line showing vLLM's ROCm build / WSL, and the AMD card a line names (platform_evidence)
+    rocm_line: Optional[tuple] = None
+    wsl2_line: Optional[tuple] = None
+    amd_device_name: Optional[str] = None
 
 
 class _Cont(str):
@@ -2021,6 +2025,11 @@ class StartupLog:
     first_line: int = 1  # where the last startup begins
     text_lines: int = 0  # lines with text once prefixes are stripped
     undecodable_lines: int = 0  # lines holding bytes that are not text
+    # the platform the whole text shows (any of its startups: one machine's output), as (line number, line) of the first
+    # line that shows it, and the AMD card a line names ('AMD Instinct MI300X'): _platform_evidence
+    rocm_line: Optional[tuple[int, str]] = None
+    wsl2_line: Optional[tuple[int, str]] = None
+    amd_device_name: Optional[str] = None
 
     # ---- views ------------------------------------------------------------------------
     @property
@@ -2154,7 +2163,8 @@ class StartupLog:
             "source": None,
             "vllm_version": self.vllm_version,
             "model": {"id": self.model, "config": None, "quant_config": None, "weights_bytes": None},
-            "gpu": {"name": None, "total_gib": self.total_gib, "count": count},
+            "gpu": {"name": None, "total_gib": self.total_gib, "count": count,
+                    **({"wsl2": True} if self.wsl2_line else {})},  # validate plans it with the card's WSL2 total
             "args": args,
             "observed": {
                 "weights_gib": self.weights_gib,
@@ -2566,6 +2576,48 @@ def _opens_startup(name: str, process: Optional[str]) -> bool:
 _DP_ENGINE = re.compile(r"_DP\d*\b|\bEngineCore_\d+\b")
 
 
+# Lines that show a start ran vLLM's ROCm build (an AMD GPU), each only printed there:
+#   the logger's file prefix 'rocm.py:N]': vllm/platforms/rocm.py (RocmPlatform, loaded only when the ROCm platform is
+#     the one detected: vllm/platforms/__init__.py resolve_current_platform_cls_qualname) logs the attention backend it
+#     picks, 'INFO 02-05 09:08:19 rocm.py:121] Using Triton MLA backend.' (vLLM issue #12773, MI300A) and
+#     '[rocm.py:292] Using Triton Attention backend on V1 engine.' (apollo-mg/Project-Apollo vllm_results_fp8_redhat.log,
+#     RX 9070 XT); a bare 'rocm.py', so vllm/platforms/__init__.py's 'ROCm platform is not available' DEBUG line on a CUDA
+#     host (tests/data/plfail_gpt_oss_20b_tp1_h100_v0190_failed.log) and rocm_aiter_*.py modules do not count;
+#   'Automatically detected platform rocm.' (vllm/platforms/__init__.py, 0.6-0.27; ROCm/legacy-rocm-build#4386);
+#   the ROCm attention backends chosen, 'Using ROCM_ATTN backend ...' / ROCM_AITER_FA / ROCM_AITER_MLA /
+#     ROCM_AITER_UNIFIED_ATTN (vllm/platforms/rocm.py get_attn_backend_cls 'Using %s backend out of potential
+#     backends', 0.27.1) and V0's 'Using ROCmFlashAttention backend.' (rocm.py, 0.6-0.9); a list of valid options in an
+#     error names them all and does not count (the 'Using' is required);
+#   a gfx target ('gfx942', 'gfx90a', 'gfx1151': torch's gcnArchName, hipBLASLt's TensileLibrary_lazy_gfx942.dat (after
+#     an underscore), AITER's
+#     'requires gfx950 (CDNA4), got gfx942'), 'hipGraph', HIP's 'HIP out of memory' and an AMD card's name
+#     ('AMD Instinct MI300X', 'AMD_Instinct_MI300X' in a fused-MoE config file's name); VLLM_ROCM_* variables do not
+#     count (an environment dump lists them on every platform, the H100 log above included).
+_ROCM_LINE = re.compile(
+    r"(?<![\w.])rocm\.py:\d+\]|Automatically detected platform rocm\b|Using (?:ROCM_\w+|ROCmFlashAttention)\w* backend"
+    r"|(?<![A-Za-z0-9])gfx(?:9[0-9a-f]{2}|1[0-2][0-9a-f]{2})(?![0-9a-f])|\bhipGraph|\bHIP out of memory|\bAMD[ _](?:Instinct|Radeon)\b")
+_AMD_CARD = re.compile(r"\bAMD[ _](?:Instinct[ _]MI\d+[A-Z]*|Radeon[ _](?:RX[ _]\d{4}(?:[ _]XTX?|[ _]GRE)?|PRO[ _][A-Z]?\d+\w*))")
+# Lines that show a start under WSL2: vLLM's notice 'Using 'pin_memory=False' as WSL is detected. This may slow down the
+# performance.' (vllm/platforms/interface.py Platform.is_pin_memory_available, printed where in_wsl(): 'microsoft' in
+# platform.uname(), 0.4-0.27.1; tests/data/wlog_qwen2_5_7b_fp16_6gib_wsl_v0160_failed.log line 15), the fork reason 'WSL is
+# detected and NVML is not compatible with fork' (vllm/utils/system_utils.py, 0.27.1), and the kernel string WSL2
+# kernels carry ('5.15.167.4-microsoft-standard-WSL2', in uname and collect_env output)
+_WSL2_LINE = re.compile(r"as WSL is detected|WSL is detected and NVML|microsoft-standard-WSL2", re.IGNORECASE)
+
+
+def _platform_evidence(stats: _ReadStats, line: LogLine) -> None:
+    """Note the first line showing ROCm, the first showing WSL2, and the first AMD card named (on the line with its
+    logger prefix: the ROCm platform's file name is in it)."""
+    text = _ANSI.sub("", line.raw)
+    if stats.rocm_line is None and _ROCM_LINE.search(text) and "Failed to import from" not in text:
+        # (rocm.py's own import warnings would print wherever the module were imported; vLLM imports it on ROCm only)
+        stats.rocm_line = (line.number, line.message[:KEPT_LINE_CHARS])
+    if stats.wsl2_line is None and _WSL2_LINE.search(text):
+        stats.wsl2_line = (line.number, line.message[:KEPT_LINE_CHARS])
+    if stats.amd_device_name is None and (m := _AMD_CARD.search(text)):
+        stats.amd_device_name = m.group(0).replace("_", " ")
+
+
 def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> StartupLog:
     """Parse already-split lines (see `parse_log` for files and streams). A text holding several startups
     is read as its last one; `startups` counts them and `first_line` says where the last began."""
@@ -2586,6 +2638,7 @@ def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> Sta
         if not message:
             continue
         stats.text_lines += 1
+        _platform_evidence(stats, line)
         matched = match_line(message)
         opened = {sig.name for sig, _ in matched if _opens_startup(sig.name, line.process)}
         if opened & openers:  # a new startup: what the earlier one said does not describe this one
@@ -2832,6 +2885,9 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
         first_line=stats.first_line,
         text_lines=stats.text_lines,
         undecodable_lines=stats.undecodable_lines,
+        rocm_line=stats.rocm_line,
+        wsl2_line=stats.wsl2_line,
+        amd_device_name=stats.amd_device_name,
     )
 
 

@@ -83,6 +83,7 @@ class Reconciliation:
             "model": self.log.model,
             "started": self.log.started,
             "compile_cache": self.log.compile_cache,  # "cold", "warm" or None (StartupLog.compile_cache)
+            "platform": platform_read(self.log),  # ROCm / WSL2 as the log shows them, with the line read
             "figures": self.log.figures,
             "comparison": [r.to_dict() for r in self.rows],
             "largest_gap": self.largest_gap,
@@ -154,7 +155,7 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
     if lens.observed and lens.predicted and int(lens.observed) != int(lens.predicted) and rows[-3].gap is not None:
         rows[-3] = replace(rows[-3], note=f"not compared: the log's concurrency is at max_model_len {int(lens.observed):,}, "
                                           f"the plan's at {int(lens.predicted):,}")
-    notes = []
+    notes = platform_notes(log)
     largest = headline = None
     if plan is not None:
         largest = largest_gap(rows)
@@ -364,11 +365,28 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
         inferred = version_from_log_format(log)
         if inferred:
             kwargs["vllm_version"] = inferred[0]
+    named = gpu_named_by_log(log)
     if log.total_gib:
         kwargs["gpu_gib"] = log.total_gib
-    elif named := gpu_named_by_log(log):
+        if log.rocm_line:  # a total alone is planned as an NVIDIA card (resolve_gpu): a ROCm log keeps its vendor
+            kwargs["gpu"] = named if _named_vendor(named) == "AMD" else rocm_gpu(log, log.total_gib)
+            if not isinstance(kwargs["gpu"], str):
+                del kwargs["gpu_gib"]  # the spec carries the total
+    elif named:
         kwargs["gpu"] = named
+    if log.wsl2_line and not log.total_gib:
+        # under WSL2 CUDA's total is the card's nvidia-smi memory.total (resolve.wsl2_gpu), what --wsl2 plans; a printed
+        # total is the log's own and wins
+        kwargs["wsl2"] = True
     given = given_flags(flags)
+    if not isinstance(kwargs.get("gpu", ""), str) and {"gpu", "gpu_gib", "gpu_gb"} & set(given):
+        kwargs.pop("gpu")  # the ROCm stand-in is the log's total: a GPU or size given replaces it
+    if log.rocm_line and "gpu" not in given and ("gpu_gib" in given or "gpu_gb" in given):
+        # a size given for a ROCm log is an AMD card's (resolve_gpu alone would plan it as NVIDIA)
+        gib = given["gpu_gib"] if "gpu_gib" in given else given["gpu_gb"] * 1e9 / (1 << 30)
+        given = {k: v for k, v in given.items() if k not in ("gpu_gib", "gpu_gb")}
+        kwargs.pop("gpu_gib", None)
+        kwargs["gpu"] = rocm_gpu(log, gib)
     if "max_model_len" in kwargs and "max_model_len" not in given and (log.max_model_len or log_sized_a_pool(log)):
         # vLLM accepted the log's length ("Using max model len N" is printed after its check, and a pool is sized after
         # it), so a length above the config's limit was allowed there (a rope_scaling / hf_overrides argument kvplan
@@ -397,17 +415,66 @@ def _longer_than_config(plan) -> Optional[tuple[int, int]]:
 
 
 def gpu_named_by_log(log: StartupLog) -> Optional[str]:
-    """The catalog GPU the log's fused-MoE config file names (device_name=NVIDIA_GeForce_RTX_3090), where that name
-    resolves to one card without a guess (a name sold with several memory sizes does not); else None."""
-    if not log.moe_device_name:
-        return None
+    """The catalog GPU the log's fused-MoE config file names (device_name=NVIDIA_GeForce_RTX_3090), else the AMD card a
+    line names ('AMD Instinct MI300X': StartupLog.amd_device_name), where that name resolves to one card without a guess
+    (a name sold with several memory sizes does not); else None."""
     from kvplan.resolve import resolve_gpu
 
+    for name in (log.moe_device_name, log.amd_device_name):
+        if not name:
+            continue
+        try:
+            gpu, assumptions = resolve_gpu(name.replace("_", " "), detect=False)
+        except InputError:
+            continue
+        if not assumptions:
+            return gpu.name
+    return None
+
+
+def _gpu_name_source(log: StartupLog) -> str:
+    """Where gpu_named_by_log found the card, in words."""
+    if log.moe_device_name and gpu_named_by_log(replace(log, amd_device_name=None)):
+        return f"only in its fused-MoE config file's name (device_name={log.moe_device_name})"
+    return f"as {log.amd_device_name!r}"
+
+
+def _named_vendor(name: Optional[str]) -> Optional[str]:
+    from kvplan.resolve import find_gpu
+
     try:
-        gpu, assumptions = resolve_gpu(log.moe_device_name.replace("_", " "), detect=False)
+        return find_gpu(name).vendor if name else None
     except InputError:
         return None
-    return None if assumptions else gpu.name
+
+
+def rocm_gpu(log: StartupLog, total_gib: float):
+    """The GPU a ROCm log with a printed total and no card kvplan can name is planned as: that total, vendor AMD (vLLM's
+    ROCm build: versions.py cudagraph_subtracted_rocm, plan.rocm_graph_units), named so a record of it is planned as an
+    AMD card again (validate reads a catalog-less name with 'AMD' as AMD)."""
+    from kvplan.resolve import resolve_gpu
+
+    spec, _ = resolve_gpu(None, gib=total_gib, detect=False)
+    return replace(spec, vendor="AMD", name=f"AMD GPU, ROCm ({total_gib:g} GiB)")
+
+
+def platform_read(log: StartupLog) -> dict:
+    """What the log shows of its platform, with the line that shows it: {"rocm": {"line", "text"} or None, "wsl2": ...,
+    "amd_device": the AMD card a line names or None} (StartupLog.rocm_line / wsl2_line / amd_device_name)."""
+    def at(found):
+        return {"line": found[0], "text": found[1]} if found else None
+    return {"rocm": at(log.rocm_line), "wsl2": at(log.wsl2_line), "amd_device": log.amd_device_name}
+
+
+def platform_notes(log: StartupLog) -> list[str]:
+    """The platform read from the log, said with its line (reconcile's text and --json notes)."""
+    notes = []
+    if log.rocm_line:
+        notes.append(f"platform: ROCm (vLLM's AMD build), read from line {log.rocm_line[0]}: {log.rocm_line[1]!r}")
+    if log.wsl2_line:
+        notes.append(f"platform: WSL2, read from line {log.wsl2_line[0]}: {log.wsl2_line[1]!r} (a record written "
+                     "says gpu.wsl2: true)")
+    return notes
 
 
 def log_sized_a_pool(log: StartupLog) -> bool:
@@ -585,8 +652,13 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
     if version_unstated and "vllm_version" in kwargs:
         notes.append(f"{unstated}; {version_from_log_format(log)[1]}, planned with vLLM {kwargs['vllm_version']}")
     if not log.total_gib and kwargs.get("gpu") and "gpu" not in given_flags(flags):  # the GPU plan_kwargs_from_log read
-        notes.append(f"the log names its GPU only in its fused-MoE config file's name (device_name={log.moe_device_name}): "
-                     f"planned for {kwargs['gpu']} (pass --gpu if it is another card)")
+        notes.append(f"the log names its GPU {_gpu_name_source(log)}: planned for {kwargs['gpu']} (pass --gpu if it is "
+                     "another card)")
+    if log.rocm_line and "gpu" in kwargs and "gpu" not in given_flags(flags):
+        gpu = kwargs["gpu"]
+        notes.append(f"the log ran on vLLM's ROCm build (line {log.rocm_line[0]}): planned for "
+                     + (f"the {gpu} the log names" if isinstance(gpu, str) else "an AMD GPU of the log's total")
+                     + " with ROCm's rules (CUDA-graph memory as ROCm accounts it)")
     missing = unstated_plan_flags(log, kwargs)
     if "--tensor-parallel-size" in missing:
         ranks = log.worker_ranks_seen
@@ -600,6 +672,11 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
         from kvplan.resolve import detect_gpu
 
         here = detect_gpu()
+        if here is not None and log.rocm_line and here.vendor != "AMD":
+            raise InputError("--gpu", f"the log ran on vLLM's ROCm build (line {log.rocm_line[0]}: "
+                             f"{log.rocm_line[1][:120]!r}) but names neither its AMD card nor its total, and the GPU "
+                             f"detected here is {here.name}", "give the GPU the log came from: --gpu NAME (e.g. --gpu "
+                             "MI300X) or --gpu-gib N")
         if here is None:
             raise InputError("--gpu", "the log prints neither its GPU nor the GPU's total memory (vLLM's 'total_gpu_memory="
                              "...' or 'Free memory on device (x/y GiB)' lines, or a fused-MoE config file's device_name=...), "
@@ -625,6 +702,10 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
             notes.append(f"the log ran at max_model_len {longer[0]:,}, above the {longer[1]:,} its config allows (vLLM "
                          "accepted it: a rope_scaling or hf_overrides argument, or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); "
                          "planned at the log's length")
+        if kwargs.get("wsl2") and log.wsl2_line:  # (dropped above, with a note, where the catalog lacks the card's total)
+            notes.append(f"the log ran under WSL2 (line {log.wsl2_line[0]}) and prints no total: planned for "
+                         f"{plan.gpu.name} with its total under WSL2, nvidia-smi's memory.total "
+                         f"{plan.gpu.total_gib:.2f} GiB (as --wsl2)")
         mismatch = gpu_total_mismatch(log, plan, given)
         if mismatch:
             notes.append(mismatch)
