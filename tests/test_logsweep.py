@@ -365,3 +365,12 @@ def test_the_graph_profiles_minimal_cache_override_is_not_the_pools_block_count(
             "with num_gpu_blocks_override=1000")
     log = parse_lines((_GRAPH_PROFILE_0190 + user).splitlines())
     assert (log.num_gpu_blocks, log.overridden_gpu_blocks) == (1000, 29751)
+
+
+def test_the_anchor_index_holds_each_anchors_signatures_in_order():
+    # logs._SIGNATURES_BY_ANCHOR is built in one pass over the signatures (import time); it must be what asking every
+    # signature about every anchor gives, keys and order included
+    from kvplan import logs
+
+    naive = {a: tuple(s for s in logs.SIGNATURES if a in s.anchors) for a in logs._ANCHORS}
+    assert list(logs._SIGNATURES_BY_ANCHOR.items()) == list(naive.items())
