@@ -490,16 +490,11 @@ def running_under_wsl2() -> bool:
     """Whether this process runs in WSL2 (preflight.detect_wsl on the kernel release and /proc/version)."""
     import platform
 
-    from kvplan.preflight import detect_wsl
+    from kvplan.preflight import _read_text, detect_wsl
 
     if platform.system() != "Linux":
         return False
-    try:
-        with open("/proc/version", encoding="utf-8", errors="replace") as f:
-            proc_version = f.read()
-    except OSError:
-        proc_version = ""
-    return detect_wsl(platform.release(), proc_version) == "WSL2"
+    return detect_wsl(platform.release(), _read_text("/proc/version")) == "WSL2"
 
 
 def detect_gpu(wsl2: bool | None = None) -> GPUSpec | None:
