@@ -145,7 +145,7 @@ def _rules_text(p: Plan) -> str:
     panel said "0.34.0 rules" while the warning below said 0.33.0's were applied."""
     from kvplan.versions import NEWEST_KNOWN, outside_read
 
-    where = outside_read(p.rules) if p.mode == "vllm" else None
+    where = outside_read(p.rules.release) if p.mode == "vllm" else None
     if where == "newer":
         return f"— planned with {NEWEST_KNOWN}'s rules, the newest kvplan holds"
     if where == "older":

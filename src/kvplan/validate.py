@@ -259,7 +259,7 @@ def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
                 if not names_patch_release(v):  # '0.11': parse_version reads it as the series' first release
                     notes.append(f"vLLM {v!r} names no patch release: {release[0]}.{release[1]}.0's rules applied "
                                  f"(give the full release the log prints, e.g. {release[0]}.{release[1]}.1, if a later one ran)")
-                if release > parse_version(NEWEST_KNOWN):
+                if outside_read(release) == "newer":
                     notes.append(f"vLLM {v} is newer than the newest release kvplan has read ({NEWEST_KNOWN}): its "
                                  "rules applied, what changed since is not modelled (check the version for a typo)")
                 return v, "stated"
@@ -923,7 +923,7 @@ def uncertainty_band(p: Plan) -> dict | None:
     if any(k.startswith("arch|") for k in table) and f"arch|{arch}" not in table:
         outside.append(f"no validated startup of the {arch} architecture")
     # a release beyond the ones whose rules were read was never validated either, whatever its era's records say
-    where = outside_read(p.rules)
+    where = outside_read(p.rules.release)
     if where == "newer":
         outside.append(f"vLLM {p.rules.version} is newer than the newest release kvplan has read ({NEWEST_KNOWN})")
     elif where == "older":

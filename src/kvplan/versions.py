@@ -921,13 +921,14 @@ def rules_for(version: str | None = None) -> VersionRules:
     return VersionRules(version=text, release=release, notes=tuple(notes), **values)
 
 
-def outside_read(rules: VersionRules) -> str | None:
+def outside_read(release: V) -> str | None:
     """Where a release lies beyond the ones kvplan read: "newer" than NEWEST_KNOWN (whose rules apply), "older" than
     OLDEST_READ (the oldest rules kvplan holds apply), else None. The one test behind newer_than_read's warning, fit's
-    vLLM row (render), reconcile's plan line and the band's "outside what was validated" (validate.uncertainty_band)."""
-    if rules.release > parse_version(NEWEST_KNOWN):
+    vLLM row (render), reconcile's plan line, the band's "outside what was validated" (validate.uncertainty_band) and
+    a record's stated version (validate.version_basis)."""
+    if release > parse_version(NEWEST_KNOWN):
         return "newer"
-    if rules.release < parse_version(OLDEST_READ):
+    if release < parse_version(OLDEST_READ):
         return "older"
     return None
 
@@ -935,7 +936,7 @@ def outside_read(rules: VersionRules) -> str | None:
 def newer_than_read(rules: VersionRules) -> str | None:
     """The warning for a release outside the ones kvplan read: newer than every one (NEWEST_KNOWN's rules apply) or
     older (OLDEST_READ's apply); None otherwise."""
-    where = outside_read(rules)
+    where = outside_read(rules.release)
     if where == "older":
         # not OLDEST_READ's rules as such: a row whose first step is older (v0_long_context_chunked_skips at 0.5.4)
         # still gives the release its own value

@@ -121,7 +121,7 @@ def render_reconciliation(result, plan=None) -> None:
 
         beyond = {"newer": f" (vLLM {plan.rules.version} is newer than the rules kvplan holds)",
                   "older": f" (older than vLLM {OLDEST_READ}, the oldest release kvplan read: planned with the oldest "
-                           "rules kvplan holds)"}.get(outside_read(plan.rules), "")
+                           "rules kvplan holds)"}.get(outside_read(plan.rules.release), "")
         console.print(f"plan: {h['model']} on {h['gpu']} ({h['gpu_total_gib']:.2f} GiB), TP {h['tensor_parallel_size']}"
                       f" · PP {h['pipeline_parallel_size']}, vLLM {h['vllm_rules']} rules{beyond}", highlight=False)
     table = Table(title="Startup, term by term (per rank)")
@@ -168,7 +168,7 @@ def _plan_header(plan) -> dict:
     a release newer than kvplan read, the newest it holds, whose rules were applied: it said "vLLM 0.34.0 rules")."""
     from kvplan.versions import NEWEST_KNOWN, outside_read
 
-    rules = NEWEST_KNOWN if outside_read(plan.rules) == "newer" else plan.rules.version
+    rules = NEWEST_KNOWN if outside_read(plan.rules.release) == "newer" else plan.rules.version
     return {"model": plan.model.id, "gpu": plan.gpu.name, "gpu_total_gib": round(plan.gpu.total_gib, 2),
             "tensor_parallel_size": plan.args.tensor_parallel_size,
             "pipeline_parallel_size": plan.args.pipeline_parallel_size, "vllm_rules": rules}
