@@ -640,9 +640,8 @@ def estimate_records(files=GRAPH_FILES) -> list[dict]:
             if not f.n_sizes or g is None:
                 continue
             logged, pool = stated_estimate(text, p.total_bytes)
-            k = p.args.speculative[1] if p.args.speculative else 0
             pw = len(g.sizes) if g.mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0
-            full = _full_graph_sizes(g.sizes, p.args.max_num_seqs, 1 + k) if g.mode in _FULL_MODES else 0
+            full = _full_graph_sizes(g.sizes, p.args.max_num_seqs, p.args.decode_query_len) if g.mode in _FULL_MODES else 0
             out.append({"file": tag, "id": rec["id"], "release": p.rules.release, "gpu": p.gpu.name, "mode": g.mode,
                         "tp": p.args.tensor_parallel_size, "pw": pw, "full": full, "n": f.n_sizes, "largest": g.largest,
                         "layers": f.n_layers, "recurrent": sum(1 for layer in p.model.layers if layer.kind == "recurrent"),
