@@ -168,8 +168,9 @@ def parse_speculative_config(value) -> tuple[str, int] | None:
     if value is None:
         return None
     method = _speculative_method(value)
-    known = method in _MTP_METHODS or method.endswith("_mtp") or method in _WEIGHTLESS_METHODS or method in DRAFT_METHODS
-    if not known:  # before the token count: a misspelt method without one was told to add the count first
+    kind = ("mtp" if method in _MTP_METHODS or method.endswith("_mtp") else "ngram" if method in _WEIGHTLESS_METHODS
+            else method if method in DRAFT_METHODS else None)
+    if kind is None:  # before the token count: a misspelt method without one was told to add the count first
         raise InputError("--speculative-config", f"method {method or '(none)'!r} is not modelled by kvplan",
                          "kvplan models mtp (the checkpoint's MTP layers), ngram/suffix drafting, and a drafter checkpoint "
                          f"named by \"model\" with method {', '.join(DRAFT_METHODS)}")
@@ -177,17 +178,12 @@ def parse_speculative_config(value) -> tuple[str, int] | None:
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise InputError("--speculative-config", f"num_speculative_tokens must be a whole number >= 1, got {n!r}",
                          'e.g. {"method": "mtp", "num_speculative_tokens": 3}')
-    if method in _MTP_METHODS or method.endswith("_mtp"):
-        return "mtp", n
-    if method in _WEIGHTLESS_METHODS:
-        return "ngram", n
-    if method in DRAFT_METHODS:
+    if kind in DRAFT_METHODS:
         model = value.get("model")
         if not isinstance(model, str) or not model.strip():
             raise InputError("--speculative-config", f'method {method!r} needs "model": the draft model\'s own checkpoint '
                              "(a Hub id, a local folder or its config.json), whose config kvplan reads", _SPEC_EXAMPLE)
-        return method, n
-    raise AssertionError(method)  # every known method returned above
+    return kind, n
 
 
 def speculative_draft(value) -> tuple[str, str | None] | None:
