@@ -210,8 +210,8 @@ def test_a_hybrid_with_fewer_state_blocks_than_max_num_seqs_is_refused_from_0_20
     top = diagnose(list(p.vllm_log)).top  # the predicted log reads back as the same refusal
     assert (top.symptom, top.layer, top.fatal) == ("state_blocks_below_max_num_seqs", "memory_budget", True)
     fixes = {f.name: f for f in p.fixes}
-    # the largest count that starts, as the memory path offers it (api.largest_max_num_seqs): vLLM's message names this
-    # pool's blocks, but fewer sequences leave a larger pool, so more than that starts, and one more does not
+    # the largest count that starts, as the memory path offers it (api._largest_max_num_seqs_plan): vLLM's message
+    # names this pool's blocks, but fewer sequences leave a larger pool, so more than that starts, and one more does not
     seqs = fixes["lower max_num_seqs"].flags["max_num_seqs"]
     assert fixes["lower max_num_seqs"].fits and p.num_gpu_blocks < seqs < 1024
     # ... and it says so, or the offer reads as a misprint of the error's 'at most N'

@@ -288,7 +288,7 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
 
 
 def _max_num_seqs_fix(p: Plan, named_blocks: int | None = None) -> Fix | None:
-    """The largest max_num_seqs that starts the plan (largest_max_num_seqs), with its effect, or None: one offer for a
+    """The largest max_num_seqs that starts the plan (_largest_max_num_seqs_plan), with its effect, or None: one offer for a
     pool short of memory and for a hybrid's state blocks below max_num_seqs alike (`named_blocks`: the blocks vLLM's
     state-block message names, said where the count found is above them); then its first start (_first_start_note)."""
     found = _largest_max_num_seqs_plan(p)
@@ -531,17 +531,11 @@ def _largest_max_model_len_plan(p: Plan) -> tuple[int, Plan] | None:
     return blocks * bs, best or q
 
 
-def largest_max_num_seqs(p: Plan) -> int | None:
-    """The largest max_num_seqs below the one given that starts the plan at its own length, everything else unchanged:
-    fewer sequences shrink the profile run's sampler peak (one row of logits per sequence) and the CUDA graphs
-    captured up to it, which can be the memory the pool lacks (Qwen3.5-27B on an H100 at 262,144 tokens). None
-    when even one sequence does not start."""
-    found = _largest_max_num_seqs_plan(p)
-    return found[0] if found else None
-
-
 def _largest_max_num_seqs_plan(p: Plan) -> tuple[int, Plan] | None:
-    """largest_max_num_seqs with the plan at that count."""
+    """The largest max_num_seqs below the one given that starts the plan at its own length, everything else unchanged,
+    with the plan at that count: fewer sequences shrink the profile run's sampler peak (one row of logits per sequence)
+    and the CUDA graphs captured up to it, which can be the memory the pool lacks (Qwen3.5-27B on an H100 at 262,144
+    tokens). None when even one sequence does not start."""
     q = _try(p, max_num_seqs=1)
     if q is None or not q.fits:
         return None

@@ -168,8 +168,9 @@ def parse_speculative_config(value) -> tuple[str, int] | None:
     if value is None:
         return None
     method = _speculative_method(value)
-    known = method in _MTP_METHODS or method.endswith("_mtp") or method in _WEIGHTLESS_METHODS or method in DRAFT_METHODS
-    if not known:  # before the token count: a misspelt method without one was told to add the count first
+    kind = ("mtp" if method in _MTP_METHODS or method.endswith("_mtp") else "ngram" if method in _WEIGHTLESS_METHODS
+            else method if method in DRAFT_METHODS else None)
+    if kind is None:  # before the token count: a misspelt method without one was told to add the count first
         raise InputError("--speculative-config", f"method {method or '(none)'!r} is not modelled by kvplan",
                          "kvplan models mtp (the checkpoint's MTP layers), ngram/suffix drafting, and a drafter checkpoint "
                          f"named by \"model\" with method {', '.join(DRAFT_METHODS)}")
@@ -177,17 +178,12 @@ def parse_speculative_config(value) -> tuple[str, int] | None:
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise InputError("--speculative-config", f"num_speculative_tokens must be a whole number >= 1, got {n!r}",
                          'e.g. {"method": "mtp", "num_speculative_tokens": 3}')
-    if method in _MTP_METHODS or method.endswith("_mtp"):
-        return "mtp", n
-    if method in _WEIGHTLESS_METHODS:
-        return "ngram", n
-    if method in DRAFT_METHODS:
+    if kind in DRAFT_METHODS:
         model = value.get("model")
         if not isinstance(model, str) or not model.strip():
             raise InputError("--speculative-config", f'method {method!r} needs "model": the draft model\'s own checkpoint '
                              "(a Hub id, a local folder or its config.json), whose config kvplan reads", _SPEC_EXAMPLE)
-        return method, n
-    raise AssertionError(method)  # every known method returned above
+    return kind, n
 
 
 def speculative_draft(value) -> tuple[str, str | None] | None:
@@ -3587,7 +3583,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                      f"{resolved.data_parallel_size} x the concurrency in all")
     notes.append(f"weights: {w.method}")
     if rules.engine != "v0" and inductor_compiles(resolved) and not resolved.env_on("VLLM_DISABLE_COMPILE_CACHE"):
-        notes.append(compile_cache_note(None))  # completed below, once the plan's cold-start loss is known
+        # whole here where the pool is given; else completed below, once the plan's cold-start loss is known
+        notes.append(compile_cache_note(None, given_pool=resolved.kv_cache_memory_bytes is not None))
     # in bytes, so the parts add up to the term: the checkpoint's share per rank, then what loading adds or moves
     w_formula = f"{w.bytes:,} B per rank (TP={tp}, PP={pp}; rotary cache {w.rotary_bytes / 1024 ** 2:.1f} MiB included)"
     if quant is None or quant.bits == 8 and quant.scheme.startswith("fp8"):  # linear weights of 2 or 1 byte(s)
@@ -3776,10 +3773,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     cold_loss = (cold_start_pool_loss_bytes(model, resolved, rules, act + measured.get("moe_workspace_in_non_torch", (0,))[0])
                  if rules.engine != "v0"
                  and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None else None)
-    if cold_loss is not None and compile_cache_note(None) in notes:
-        notes[notes.index(compile_cache_note(None))] = compile_cache_note(cold_loss)
-    elif resolved.kv_cache_memory_bytes is not None and compile_cache_note(None) in notes:
-        notes[notes.index(compile_cache_note(None))] = compile_cache_note(None, given_pool=True)
+    cache_note = compile_cache_note(None)
+    if cold_loss is not None and cache_note in notes:
+        notes[notes.index(cache_note)] = compile_cache_note(cold_loss)
     first_refused = False
     if fits and cold_loss is not None:
         outcome = _cold_start_outcome(groups, available, bytes_per_block, resolved, rules, gpu, auto_fit, cold_loss)
