@@ -1,0 +1,41 @@
+"""The blind set's MIG-slice startups (SOURCES-logs.md, thirtieth round: ssaketh-ch/llama31b-benchmark, Llama-3.1-8B on an
+H200 NVL MIG 3g.71gb slice, vLLM 0.17.1, vllm.LLM in an MLPerf harness).
+
+vLLM sizes the LLM class's default max_num_batched_tokens by the memory CUDA reports (vllm/engine/arg_utils.py
+EngineArgs._set_default_args, 0.17.0: 'if device_memory >= 70 * GiB_bytes and "a100" not in device_name'), and a
+MIG slice reports its own memory (69.75 GiB here), not the card's: the slice gets the small-device default 8192, which
+the logs show ('Chunked prefill is enabled with max_num_batched_tokens=8192', 'compile range (1, 8192)'); the whole
+H200 NVL would get 16384.
+"""
+import json
+from pathlib import Path
+
+from kvplan.resolve import GIB
+from kvplan.validate import predict_record
+
+DATA = Path(__file__).parent / "data"
+
+
+def _mig_records():
+    recs = [json.loads(line) for line in (DATA / "blind_records.jsonl").read_text().splitlines() if line.strip()]
+    return [r for r in recs if " MIG " in (r["gpu"]["name"] or "")]
+
+
+def test_mig_slice_records_plan_on_the_slice_total():
+    recs = _mig_records()
+    assert len(recs) == 4
+    for rec in recs:
+        p, _ = predict_record(rec)
+        assert p.total_bytes == int(round(69.75 * GIB))
+
+
+def test_mig_slice_gets_the_small_device_batched_tokens_default():
+    rec = next(r for r in _mig_records() if r["id"] == "llama-3.1-8b-instruct-h200nvl-mig3g71-udef-tp1-l128k-llm-warm")
+    assert rec["args"]["max_num_batched_tokens"] is None and rec["args"]["entrypoint"] == "llm"
+    p, _ = predict_record(rec)
+    assert p.args.max_num_batched_tokens == 8192  # the log's 'Chunked prefill is enabled with max_num_batched_tokens=8192'
+    whole = dict(rec, gpu={"name": "NVIDIA H200 NVL", "total_gib": None, "count": 1})
+    q, _ = predict_record(whole)
+    assert q.args.max_num_batched_tokens == 16384
+    # the logged pool, 46.78 GiB, is matched within 1 % by the plan on the slice
+    assert abs(p.kv_cache_bytes / GIB - rec["observed"]["kv_cache_gib"]) / rec["observed"]["kv_cache_gib"] < 0.01
