@@ -3314,6 +3314,54 @@ def awq_dequant_bytes(model: ModelSpec, args: EngineArgs) -> tuple[int, str]:
                    f"I/TP({inter:g}) x {db} B x max(H({h}), 2 H - T), awq_dequantize + torch.matmul)")
 
 
+# Model types whose vLLM dense MLP keeps gate_up_proj's output referenced through the down_proj call: Qwen2MLP
+# (models/qwen2.py, imported by qwen3.py as Qwen3MLP) and Qwen2MoeMLP (models/qwen2_moe.py, imported by qwen3_5.py and
+# qwen3_next.py as Qwen3NextMLP), whose forward binds gate_up and the activation to different names (0.17.0, 0.21.0,
+# 0.27.1 wheels). LlamaMLP (models/llama.py) rebinds one name, so gate_up is freed before down_proj and a copy made there
+# stays below the peak at the activation (not listed).
+GATE_UP_HELD_MODEL_TYPES = frozenset({"qwen2", "qwen3", "qwen3_5", "qwen3_5_text"})
+
+
+def _eager_forward(args: EngineArgs) -> bool:
+    """Whether V1 runs the profile forward eagerly, op by op (--enforce-eager, or a --compilation-config mode NONE), so
+    each Python-level tensor lives until its name is dropped; compiled (Inductor) graphs free a tensor after its last
+    use and fuse the activation with its quantization."""
+    if args.enforce_eager:
+        return True
+    cfg = compilation_object(args.compilation_config)
+    mode = cfg.get("mode", cfg.get("level"))
+    return mode is not None and str(mode).strip().upper() in ("0", "NONE", "NO_COMPILATION")
+
+
+def fp8_act_quant_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[int, str]:
+    """The FP8 copy of down_proj's input that a W8A8 FP8 Linear method adds to an eager profile forward's live set.
+
+    Fp8LinearMethod and Fp8OnlineLinearMethod (layers/quantization/fp8.py, 0.17.0-0.27.1) on NVIDIA compute capability
+    8.9 or later run a kernel that quantizes the activation into a new FP8 tensor before its GEMM, and keep neither a
+    workspace nor a 16-bit weight copy: per-tensor weights (online FP8) on CUTLASS with per-token activation scales
+    (kernels/linear/scaled_mm/cutlass.py CutlassFP8ScaledMMLinearKernel, FP8ScaledMMLinearKernel.apply_weights'
+    quant_fp8, 0.17.0-0.27.1; FlashInfer's per-tensor kernel needs per-tensor activation scales; the 0.29.0 RTX 5090
+    log names CUTLASS), block weights on CUTLASS or Triton (Fp8BlockScaledMMLinearKernel.apply_weights, 0.21.0/0.27.1;
+    12.0 has no DeepGEMM, platforms/cuda.py support_deep_gemm 9.0 / 10.x, so not the FlashInfer + DeepGEMM kernel
+    either), DeepGEMM on 9.0. Below 8.9 the weights go to FP8 Marlin, which keeps activations in 16 bits
+    (MarlinFP8ScaledMMLinearKernel.is_supported, 0.21.0/0.27.1), as VLLM_TEST_FORCE_FP8_MARLIN=1 forces. The copy,
+    T x I/TP x 1 B (its scales, 4 B per token or per 128 values, are under 4 % of it), is made while gate_up_proj's
+    output, the activation and the residual stream are alive (GATE_UP_HELD_MODEL_TYPES), the live set term_features
+    counts. Only where the forward is eager (_eager_forward): compiled, the graph frees gate_up after its last use, and
+    vLLM's compiling RTX 5090 FP8 start on 0.29.0 logs a peak no larger than the BF16 one's (Qwen2.5-7B,
+    tests/data/blind_records.jsonl notes: 1.36 against 1.4 GiB). V0 and other vendors: not read, 0."""
+    q = model.quant
+    t = args.max_num_batched_tokens or 0
+    if (q is None or q.method != "fp8" or model.is_moe or not model.intermediate_size or not rules.is_v1
+            or model.model_type not in GATE_UP_HELD_MODEL_TYPES or not _eager_forward(args)
+            or gpu.vendor != "NVIDIA" or gpu.cc is None or gpu.cc < (8, 9) or args.env_on("VLLM_TEST_FORCE_FP8_MARLIN")):
+        return 0, ""
+    inter = model.intermediate_size / args.tensor_parallel_size
+    extra = int(t * inter)
+    return extra, (f" + {extra / GIB:.3f} GiB FP8 copy of down_proj's input (T({t}) x I/TP({inter:g}) x 1 B, "
+                   "eager forward, gate_up still held)")
+
+
 def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> dict[str, tuple[int, str, str]]:
     """Activation peak, non-torch and CUDA-graph bytes per rank, each with its formula and source."""
     c = coefficients_for(rules.era)
@@ -3322,7 +3370,8 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     runner = model_runner(model, args, rules)
     # the forward's live set and the sampler's logits are not alive at once: the peak is the larger
     awq_copy, awq_formula = awq_dequant_bytes(model, args)
-    forward = c.a_forward * f.forward_bytes + c.a_moe * f.moe_bytes + awq_copy
+    fp8_copy, fp8_formula = fp8_act_quant_bytes(model, gpu, args, rules)
+    forward = c.a_forward * f.forward_bytes + c.a_moe * f.moe_bytes + awq_copy + fp8_copy
     a_sampler, sampler = profile_sampler_term(model, args, rules, c, f.s)
     ws = f.moe_workspace_bytes  # held from the forward through the sampler run: beside the larger of the two
     # 0.27+: the budget charges total_consumed (free memory at the init snapshot minus free memory after the profile)
@@ -3337,7 +3386,7 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     act_formula = "max(" + (f"{c.a_forward:g} x T({f.t}) x {db} B x (2 x {h} + 3 x {model.intermediate_size}/{tp})" if not model.is_moe
                             else "0" if ws else
                             f"{c.a_moe:g} x T({f.t}) x top-k({model.num_experts_per_tok}) x {db} B x (3 x {model.moe_intermediate_size}/{tp} + {h})")
-    act_formula += awq_formula
+    act_formula += awq_formula + fp8_formula
     act_formula += (f", {a_sampler:.3g} B x S({f.s}) x V_pad({f.v_pad})"
                     + (" model runner v2: " + ("model-dtype logits + their fp32 copy" if rules.mrv2_profile_sampler == "fp32_copy"
                                                else "model-dtype logits, no top-k/top-p") if sampler == "mrv2"
