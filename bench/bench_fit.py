@@ -4,6 +4,11 @@
 
 Goals (issue 2): `kvplan fit` on a catalog model under 0.5 s wall (the process included: never import
 torch, import transformers only when needed); a 1,000-point sweep under 2 s.
+
+The subprocesses inherit the environment, PYTHONPATH included: `PYTHONPATH=$PWD/src python bench/bench_fit.py` times
+that tree. `kvplan` is timed as found on PATH (a version manager's shim, such as pyenv's, adds its own start-up) and as
+the same entry point run by this Python (`python -m kvplan.cli`), which is kvplan's own share; the import line is a
+fresh process's `import kvplan.cli` (the package, its command modules, Typer and Rich).
 """
 
 from __future__ import annotations
@@ -14,14 +19,23 @@ import sys
 import time
 
 
-def fit_wall_s(runs: int = 7) -> list[float]:
+FIT_ARGS = ["fit", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--max-model-len", "16384", "--json"]
+
+
+def fit_wall_s(runs: int = 7, command: tuple[str, ...] = ("kvplan",)) -> list[float]:
     times = []
     for _ in range(runs):
         t = time.perf_counter()
-        subprocess.run(["kvplan", "fit", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--max-model-len", "16384", "--json"],
-                       check=False, capture_output=True)
+        subprocess.run([*command, *FIT_ARGS], check=False, capture_output=True)
         times.append(time.perf_counter() - t)
     return times
+
+
+def cli_import_s(runs: int = 7) -> list[float]:
+    """`import kvplan.cli` in a fresh process, as the process itself times it."""
+    code = "import time; t = time.perf_counter(); import kvplan.cli; print(time.perf_counter() - t)"
+    return [float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout)
+            for _ in range(runs)]
 
 
 def sweep_1000_s() -> float:
@@ -40,6 +54,11 @@ def main() -> None:
     walls = fit_wall_s()
     print(f"kvplan fit (catalog model, whole process): median {statistics.median(walls):.3f} s, "
           f"min {min(walls):.3f} s, max {max(walls):.3f} s over {len(walls)} runs  (goal < 0.5 s)")
+    direct = fit_wall_s(command=(sys.executable, "-m", "kvplan.cli"))
+    print(f"  the same, python -m kvplan.cli (no launcher shim): median {statistics.median(direct):.3f} s, "
+          f"min {min(direct):.3f} s")
+    imports = cli_import_s()
+    print(f"  import kvplan.cli in a fresh process: median {statistics.median(imports):.3f} s, min {min(imports):.3f} s")
     t = time.perf_counter()
     import kvplan  # noqa: F401
 

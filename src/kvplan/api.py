@@ -160,7 +160,7 @@ def site_offsets_for(gpu: GPUSpec, model: ModelSpec, args: EngineArgs | None = N
     if args is not None and args.overhead_gb is not None:
         return None, None
     try:
-        from kvplan.reconcile import load_site_calibration
+        from kvplan.site_calibration import load_site_calibration
     except ImportError:
         return None, None
     try:

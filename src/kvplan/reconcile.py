@@ -5,7 +5,7 @@
 concurrency, block size, max_model_len), names the largest memory gap and its likely
 cause (vllm-memory-model.md §7), and flags a silent fall-back to a slower attention
 backend. `store_site_calibration` keeps, per GPU and model, the observed-minus-predicted
-of the measured terms; `load_site_calibration` gives them back to `kvplan fit`.
+of the measured terms; `load_site_calibration` (kvplan.site_calibration) gives them back to `kvplan fit`.
 """
 
 from __future__ import annotations
@@ -13,16 +13,17 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
-import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from kvplan.errors import InputError
-from kvplan.inputs import read_json_file
 from kvplan.logs import StartupLog, as_int
 from kvplan.plan import INT_ENGINE_ARGS, human_int, parse_env
+# the file's path and reader live in kvplan.site_calibration (read by every plan without this module); they stay
+# importable from here beside store_site_calibration, which writes the file
+from kvplan.site_calibration import calibration_path, load_site_calibration
 from kvplan.versions import untagged_source_build
 
 GIB = 1024 ** 3
@@ -714,37 +715,6 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
 
 
 # ---- site calibration ---------------------------------------------------------------------------------
-
-
-def calibration_path() -> Path:
-    """$KVPLAN_HOME/calibration.json, else ~/.config/kvplan/calibration.json."""
-    home = os.environ.get("KVPLAN_HOME")
-    base = Path(home) if home else Path.home() / ".config" / "kvplan"
-    return base / "calibration.json"
-
-
-def load_site_calibration(gpu_name: Optional[str] = None, model_id: Optional[str] = None,
-                          path: Optional[Path] = None) -> dict:
-    """The stored calibration: all of it, one GPU's, or one (GPU, model) entry ({} when none).
-
-    An entry holds, per measured term, the mean observed-minus-predicted GiB and how many
-    startups it came from: {"terms": {"activation_peak_gib": -0.4, ...}, "n": 2, ...}.
-    """
-    path = path or calibration_path()
-    if not path.is_file():
-        return {}
-    try:
-        data = read_json_file(path)
-    except (OSError, ValueError) as exc:
-        raise InputError("calibration", f"cannot read {path}: {exc}", "delete the file or fix its JSON") from exc
-    if not isinstance(data, dict):
-        raise InputError("calibration", f"{path} is not a JSON object", "delete the file")
-    if gpu_name is None:
-        return data
-    gpu = data.get(gpu_name, {})
-    if model_id is None:
-        return gpu
-    return gpu.get(model_id, {})
 
 
 def store_site_calibration(reconciliation: Reconciliation, gpu_name: str, model_id: str,

@@ -344,7 +344,7 @@ def plot_sweep(rows: Sequence[dict], varied: Sequence[str], path: str, band: dic
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from kvplan.validate import band_bounds
+    from kvplan.band import band_bounds
 
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
     kept = [r for r in rows if not r.get("error_input")]

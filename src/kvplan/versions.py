@@ -924,7 +924,7 @@ def rules_for(version: str | None = None) -> VersionRules:
 def outside_read(release: V) -> str | None:
     """Where a release lies beyond the ones kvplan read: "newer" than NEWEST_KNOWN (whose rules apply), "older" than
     OLDEST_READ (the oldest rules kvplan holds apply), else None. The one test behind newer_than_read's warning, fit's
-    vLLM row (render), reconcile's plan line, the band's "outside what was validated" (validate.uncertainty_band) and
+    vLLM row (render), reconcile's plan line, the band's "outside what was validated" (band.uncertainty_band) and
     a record's stated version (validate.version_basis)."""
     if release > parse_version(NEWEST_KNOWN):
         return "newer"

@@ -95,7 +95,7 @@ def plan_json(p, note: Optional[str], band: Optional[dict]) -> dict:
 
 def uncertainty_band_of(p):
     try:
-        from kvplan.validate import uncertainty_band
+        from kvplan.band import uncertainty_band
     except ImportError:
         return None
     return uncertainty_band(p)

@@ -13,7 +13,7 @@ from html import escape
 from typing import Sequence
 
 from kvplan.render import GB, GIB, budget_segments, concurrency_wants_log_scale
-from kvplan.validate import band_bounds
+from kvplan.band import band_bounds
 
 SEGMENT_COLOURS = {  # the same order and hues as render.SEGMENTS (the terminal bar)
     "weights": "#b45cc8",
