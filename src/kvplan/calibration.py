@@ -232,7 +232,11 @@ _V1_SAMPLER_FLASHINFER_B = 14.0
 # the first in calibration.jsonl, the others in tests/data/extra_records.jsonl, so no longer blind tests of it). The
 # 0.11 GB10 startup logs "Using FlashInfer for top-p & top-k sampling" and is charged that kernel's sampler term (it
 # was +2.65 charged the PyTorch-native one); the Jetson one logs it too but its record does not carry the variable.
-# From 0.20 the term is fitted on its own group (4.0 GiB below).
+# From 0.20 the term is fitted on its own group (4.0 GiB below). The groups are eras, not vLLM's free-memory measure
+# (MemorySnapshot.measure reads the OS's available memory on cc 8.7 / 11.0 / 12.1 from the 0.11.1 wheel, utils/mem_utils.py,
+# cudaMemGetInfo before): one term per measure, the median of its startups (2.60 GiB over 2, 3.05 over 9), fits the
+# records worse (calibration KV p90 30.9 -> 33.6 %, extra 11.9 -> 12.5 %; the 0.13 GB10 pair implies 1.8-1.9 GiB, the
+# 0.25.1 starts 2.9-4.0) and the blind GB10 starts no better (tools/card_terms.py prints the table).
 _INTEGRATED_BEFORE_0_20_GIB = 2.15
 # V1's non-torch constant where single-GPU startups log it (at least 5 in a group; tools/fit_calibration.py): 0.02 GiB
 # for 0.8-0.10 (five startups, 0.02-0.07 GiB) and 0.13 GiB for 0.11-0.17 (six H100 startups of one benchmark, 0.13-0.14
