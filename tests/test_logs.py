@@ -224,6 +224,16 @@ def test_clean_line_strips_colours_and_prefixes():
     assert line.level == "ERROR" and line.message.startswith("ValueError: No available memory")
 
 
+def test_a_coloured_rocm_line_is_read_from_the_line_clean_line_uncolours():
+    # the ROCm platform's file name is in the logger prefix, which only LogLine.plain keeps (colours stripped once, in
+    # clean_line); a colour code inside the prefix does not hide it
+    raw = "\x1b[1;36m(EngineCore_DP0 pid=7)\x1b[0;0m INFO 01-01 00:00:00 [\x1b[32mrocm.py:628\x1b[0m] Using ROCM_AITER_FA backend"
+    line = clean_line(raw, 3)
+    assert line.raw == raw and "\x1b" not in line.plain and "[rocm.py:628]" in line.plain
+    assert line.message == "Using ROCM_AITER_FA backend"
+    assert parse_lines(["INFO 01-01 00:00:00 [gpu_worker.py:1] x", raw]).rocm_line == (2, "Using ROCM_AITER_FA backend")
+
+
 # ---- bad input ---------------------------------------------------------------------------------
 
 

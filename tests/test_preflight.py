@@ -449,6 +449,31 @@ def test_a_plan_that_a_cold_first_start_may_not_hold_is_a_first_start_warning():
     assert [(f.check, f.status) for f in pf.check_plan(facts(), roomy)] == [("plan", "pass")]
 
 
+def test_the_first_start_check_reads_the_warnings_data_not_its_wording():
+    """preflight's 'first start' / 'every start' finding is the head the cold-start warning carries (plan.ColdStartWarning),
+    not a cut of its prose: a head with its own '. ' or '; ', or without the words 'may be refused', is said whole."""
+    import copy
+    import json
+    import pickle
+    from dataclasses import asdict, replace
+
+    import kvplan
+    from kvplan.plan import ColdStartWarning
+
+    edge = pf.request_from_plan(kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=32768, detect_gpu=False))
+    cold = edge.plan_cold_start
+    assert isinstance(cold, ColdStartWarning) and cold.changes_start and not cold.every_start
+    assert str(cold).startswith(cold.head + ". The compile cache") and pf.check_plan(facts(), edge)[1].message == cold.head
+    for every in (False, True):
+        reworded = ColdStartWarning("Cold starts differ. Here; the head", ". A tail (with; parts). More", every, True)
+        found = pf.check_plan(facts(), replace(edge, plan_cold_start=reworded))[1]
+        assert (found.check, found.message) == ("every start" if every else "first start", "Cold starts differ. Here; the head")
+    # preflight --json prints the request (dataclasses.asdict deep-copies it): the warning's text, as before
+    assert json.loads(json.dumps(asdict(edge)))["plan_cold_start"] == str(cold)
+    for again in (copy.deepcopy(cold), pickle.loads(pickle.dumps(cold))):
+        assert again == cold and (again.head, again.every_start, again.changes_start) == (cold.head, False, True)
+
+
 def test_a_disabled_compile_cache_makes_every_start_the_cold_one():
     """VLLM_DISABLE_COMPILE_CACHE=1 loads no compiled graph (vllm/compilation/backends.py): every start compiles inside
     the memory profile, so fit says so for every plan it compiles (not only those near the edge), preflight warns of

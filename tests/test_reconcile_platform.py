@@ -77,6 +77,24 @@ def test_an_amd_card_a_line_names_is_the_logs_card():
     assert gpu_named_by_log(log) == "AMD Instinct MI250X" and plan_kwargs_from_log(log)["gpu"] == "AMD Instinct MI250X"
 
 
+def test_the_gpu_a_log_is_planned_on_is_decided_once_from_its_evidence_and_the_flags():
+    # the decisions of plan_kwargs_from_log's one GPU step (reconcile._gpu_kwargs), each kept where it was read
+    mi250x = ("_CudaDeviceProperties(name='AMD Instinct MI250X', major=9, minor=0, gcnArchName='gfx90a:sramecc+:xnack-', "
+              "total_memory=65520MB, multi_processor_count=110)")
+    named_amd = parse_lines([mi250x, MI300X_LINES[-1]])  # a card a line names, and a printed total
+    kwargs = plan_kwargs_from_log(named_amd)
+    assert kwargs["gpu"] == "AMD Instinct MI250X" and kwargs["gpu_gib"] == 191.69
+    by_gb = plan_kwargs_from_log(parse_lines(MI300X_LINES), FitFlags(gpu_gb=80.0))  # a decimal size: still an AMD card
+    assert by_gb["gpu"].vendor == "AMD" and by_gb["gpu"].total_gib == pytest.approx(80e9 / 2**30)
+    assert not {"gpu_gib", "gpu_gb"} & set(by_gb)
+    both = plan_kwargs_from_log(parse_lines(MI300X_LINES), FitFlags(gpu="H100", gpu_gib=80.0))  # given whole
+    assert (both["gpu"], both["gpu_gib"]) == ("H100", 80.0)
+    cuda = parse_lines([MI300X_LINES[-1]])  # a total and no ROCm line: the size given replaces it
+    assert plan_kwargs_from_log(cuda)["gpu_gib"] == 191.69 and "gpu" not in plan_kwargs_from_log(cuda)
+    sized = plan_kwargs_from_log(cuda, FitFlags(gpu_gb=80.0))
+    assert sized["gpu_gb"] == 80.0 and not {"gpu", "gpu_gib"} & set(sized)
+
+
 @pytest.mark.parametrize("lines", [
     [EXCERPTS[i]["lines"][1] for i, e in enumerate(EXCERPTS) if e["source_url"].endswith("/issues/12773")],  # MI300A, V0
     [line for line in FAILURES["wlog3-apollo-deepseek-r1-14b-fp8-rx9070xt-weights-over-budget-hip-oom"]["log_lines"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -123,6 +124,23 @@ def test_the_page_shows_a_first_starts_pool(client):
     assert first["modelled"] and 0 < first["loss_bytes_most"] and first["kv_cache_bytes_most"] < got["kv_cache_bytes"]
     js = (Path(kvplan.__file__).parent / "web" / "static" / "app.js").read_text()
     assert "p.first_start" in js and "first.kv_cache_bytes_least" in js and "first.kv_cache_bytes_most" in js
+
+
+def test_the_pages_wsl2_switch_plans_as_fit_wsl2(client):
+    # the GPU box's switch sends the request field `wsl2`, fit's --wsl2: the card planned with its nvidia-smi total
+    page = client.get("/").text
+    assert re.search(r'<input id="wsl2" name="wsl2" type="checkbox">', page) and 'data-for="wsl2"' in page
+    js = client.get("/static/app.js").text
+    assert '"wsl2"' in re.search(r"const FIELDS = \[(.*?)\];", js, re.S).group(1)  # read, sent and kept in the URL
+    body = {"model": "Qwen/Qwen2.5-0.5B-Instruct", "gpu": "rtx-4060", "max_model_len": 4096}
+    got = {w: client.post("/api/plan", json={**body, "wsl2": w}).json() for w in (True, False)}
+    for w in (True, False):
+        want = json.loads(json.dumps(kvplan.fit(body["model"], gpu="rtx-4060", max_model_len=4096, wsl2=w).to_dict()))
+        assert {k: got[w][k] for k in PLAN_KEYS} == {k: want[k] for k in PLAN_KEYS}
+    assert got[True]["kv_cache_bytes"] > got[False]["kv_cache_bytes"] + 0.3 * 2**30  # 8.00 GiB, not 7.62
+    # a card the catalog has no nvidia-smi total for: the error names the switch's field (shown beside it)
+    r = client.post("/api/plan", json={**body, "gpu": "rtx-4070-ti", "wsl2": True})
+    assert r.status_code == 400 and r.json()["field"] == "--wsl2" and "--gpu-gib" in r.json()["fix"]
 
 
 def test_catalogs(client):

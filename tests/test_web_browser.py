@@ -246,6 +246,26 @@ def test_the_skip_mm_profiling_box_plans_as_the_cli_flag(page, server_url):
     assert "skip_mm_profiling" not in page.url
 
 
+def test_the_wsl2_switch_plans_as_fit_wsl2(page, server_url):
+    model = "Qwen/Qwen2.5-0.5B-Instruct"
+    wsl = kvplan.fit(model, gpu="rtx-4060", max_model_len=4096, wsl2=True)
+    page.goto(server_url + f"/?model={model}&gpu=rtx-4060&max_model_len=4096&wsl2=1")
+    _wait_for_plan(page, wsl)
+    _assert_matches_cli(page, wsl)
+    assert page.is_checked("#wsl2")
+    page.uncheck("#wsl2")
+    native = kvplan.fit(model, gpu="rtx-4060", max_model_len=4096)
+    assert native.kv_cache_bytes < wsl.kv_cache_bytes
+    _wait_for_plan(page, native)
+    _assert_matches_cli(page, native)
+    assert "wsl2" not in page.url
+    page.check("#wsl2")  # a card without a WSL2 total in the catalog: the reason is shown beside the switch
+    page.select_option("#gpu", "rtx-4070-ti")
+    slot = page.locator(".err[data-for='wsl2']")
+    slot.wait_for(state="visible")
+    assert "nvidia-smi" in slot.text_content() and "the GiB box" in slot.text_content()
+
+
 def test_the_page_shows_a_first_starts_pool_beside_the_plan(page, server_url):
     plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", gpu="l4", max_model_len=8192)
     page.goto(server_url + "/?model=meta-llama/Llama-3.1-8B-Instruct&gpu=l4&max_model_len=8192")

@@ -137,6 +137,29 @@ def test_cli_fit_wsl2(monkeypatch, capsys):
             "--max-model-len", "4096")
 
 
+def test_cli_preflight_plans_a_named_gpu_under_wsl2_as_fit_does(monkeypatch, capsys):
+    # a WSL2 box whose NVML does not load (no GPU found here): --gpu NAME --wsl2 plans the card with its nvidia-smi total,
+    # as `kvplan fit --gpu NAME --wsl2` does, not the native total
+    import kvplan
+    from kvplan.cli import FitFlags
+    from kvplan.cli.preflight import plan_for_machine
+    from test_preflight import facts
+
+    here = facts(smi=None, kernel="5.15.167.4-microsoft-standard-WSL2")
+    assert here.wsl == "WSL2" and not here.gpus
+    monkeypatch.setattr(pf, "gather_facts", lambda: here)
+    card = find_gpu("RTX 4060")
+    flags = ("Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "RTX 4060", "--max-model-len", "4096")
+    fit = {w: kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "RTX 4060", max_model_len=4096, wsl2=w, detect_gpu=False)
+           for w in (True, False)}
+    assert fit[True].gpu.total_bytes == card.nvidia_smi_total_mib * MIB != fit[False].gpu.total_bytes
+    for wsl in (True, False):
+        plan, _ = plan_for_machine(flags[0], FitFlags(gpu="RTX 4060", max_model_len="4096", wsl2=wsl), here)
+        assert plan.gpu.total_bytes == fit[wsl].gpu.total_bytes and plan.kv_cache_tokens == fit[wsl].kv_cache_tokens
+        _, out, _ = run_cli(monkeypatch, capsys, "preflight", *flags, *(["--wsl2"] if wsl else []), "--json")
+        assert json.loads(out)["request"]["plan_summary"].startswith(f"{fit[wsl].kv_cache_tokens:,} KV tokens")
+
+
 def _a_wsl2_record(**gpu) -> dict:
     rec = json.loads(json.dumps(next(x for x in RECORDS if x["gpu"].get("wsl2"))))
     rec["gpu"].update(gpu)

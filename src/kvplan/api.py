@@ -6,6 +6,7 @@ import difflib
 import inspect
 import math
 from dataclasses import fields, replace
+from typing import NamedTuple
 
 from kvplan.errors import InputError
 from kvplan.plan import (INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, parse_env,
@@ -194,21 +195,38 @@ def _try(p: Plan, **kw) -> Plan | None:
         return None
 
 
+class _Offer(NamedTuple):
+    """A fix as found, with the plan `q` it gives (None: said as it is) and, for a value searched up to the warm answer,
+    the flag and that answer (`bound`): compute_fixes adds its first start to it (_first_start_note), once for all."""
+
+    fix: Fix
+    q: Plan | None = None
+    flag: str | None = None
+    bound: int | float | None = None
+
+
 def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]:
     """The nearest changes that make (or keep) the plan starting, each with its computed effect and written as the
-    user can pass it. `gpus_available` (--num-gpus, '8x H200') bounds the tensor-parallel fix."""
-    fixes: list[Fix] = []
+    user can pass it, and where its first, compiling start may be refused (_first_start_note). `gpus_available`
+    (--num-gpus, '8x H200') bounds the tensor-parallel fix."""
+    return tuple(_first_start_note(o.fix, o.q, p, o.flag, o.bound) for o in _offers(p, gpus_available))
+
+
+def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
+    """compute_fixes' fixes, as found."""
+    fixes: list[_Offer] = []
     a = p.args
     if p.fits:
-        return ()
+        return []
     if p.failure == "architecture":  # a release that registers the architecture (versions.architecture_refusal)
         from kvplan.versions import architecture_refusal
 
         release = architecture_refusal(p.model.architectures, p.rules.release)[2]
         q = _try(p, vllm_version=release)
         if q:
-            fixes.append(Fix(f"a vLLM release with {p.model.architectures[0]}", {"vllm_version": release}, _effect(q), q.fits))
-        return tuple(fixes)
+            fixes.append(_Offer(Fix(f"a vLLM release with {p.model.architectures[0]}", {"vllm_version": release}, _effect(q),
+                                     q.fits)))
+        return fixes
     if p.failure == "platform":
         if (p.error or "").startswith("No valid attention backend"):  # a block size no backend takes (FlexAttention
             # from 0.21), or one only FlexAttention takes with an fp8 KV cache it cannot store: on no card
@@ -217,26 +235,27 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
                                 ("auto KV-cache dtype (FlexAttention, slower)", {"kv_cache_dtype": "auto"})):
                 q = _try(p, **flags)
                 if q and q.fits:  # from 0.21 FlexAttention refuses the block size too: only the block size helps
-                    fixes.append(Fix(name, flags, _effect(q), q.fits))
-            return tuple(fixes)
+                    fixes.append(_Offer(Fix(name, flags, _effect(q), q.fits)))
+            return fixes
         if a.dtype == "bfloat16" and p.gpu.cc and p.gpu.cc < (8, 0):
             q = _try(p, dtype="float16")
             if q:
-                fixes.append(Fix("float16 instead of bfloat16", {"dtype": "half"}, _effect(q), q.fits))
+                fixes.append(_Offer(Fix("float16 instead of bfloat16", {"dtype": "half"}, _effect(q), q.fits)))
         g = smallest_gpu(p, any_size=True)
         if g is not None:
             q = _try(p, gpu=g)
-            fixes.append(Fix("a supported GPU", {"gpu": g.name}, _effect(q) + f" on {g.name} (compute capability {g.compute_capability})", True))
-        return tuple(fixes)
+            fixes.append(_Offer(Fix("a supported GPU", {"gpu": g.name},
+                                    _effect(q) + f" on {g.name} (compute capability {g.compute_capability})", True)))
+        return fixes
     if p.failure == "kv_alloc":  # the given pool does not fit on the card: a smaller one, or more room for it
         room = largest_given_pool_bytes(p)
         given = f"{room // 2**20}M"  # whole MiB, as vllm serve reads it (M = 2**20)
         q = _try(p, kv_cache_memory_bytes=room) if room else None
         if q:
-            fixes.append(_first_start_note(Fix("lower --kv-cache-memory-bytes", {"kv_cache_memory_bytes": given}, _effect(q), q.fits), q))
+            fixes.append(_Offer(Fix("lower --kv-cache-memory-bytes", {"kv_cache_memory_bytes": given}, _effect(q), q.fits), q))
         fixes += _quantization_fixes(p)
         fix = _tensor_parallel_fix(p, gpus_available)
-        return tuple(fixes + ([fix] if fix else []))
+        return fixes + ([fix] if fix else [])
     if p.failure == "state_blocks":  # fewer state blocks than max_num_seqs (plan.state_blocks_refusal)
         # the largest count that starts, as for a pool short of memory: vLLM's message names the blocks of this pool
         # ("at most N"), but fewer sequences leave a larger one (a smaller sampler peak, fewer graphs captured)
@@ -244,27 +263,27 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
         fix = _max_num_seqs_fix(p, named_blocks=p.num_gpu_blocks)
         if fix is None and p.num_gpu_blocks > 0:  # not even one sequence starts: what vLLM's message offers, and why not
             q = _try(p, max_num_seqs=p.num_gpu_blocks)
-            fix = _first_start_note(Fix("lower max_num_seqs", {"max_num_seqs": p.num_gpu_blocks}, _effect(q), q.fits), q) if q else None
+            fix = _Offer(Fix("lower max_num_seqs", {"max_num_seqs": p.num_gpu_blocks}, _effect(q), q.fits), q) if q else None
         if fix:
             fixes.append(fix)
         q = _try(p, enforce_eager=True)
         if q:
-            fixes.append(_first_start_note(Fix("no CUDA graphs", {"enforce_eager": True}, _effect(q) + " (slower decode)", q.fits), q))
+            fixes.append(_Offer(Fix("no CUDA graphs", {"enforce_eager": True}, _effect(q) + " (slower decode)", q.fits), q))
         fix = _utilization_fix(p, "less headroom")
-        return tuple(fixes + ([fix] if fix else []))
+        return fixes + ([fix] if fix else [])
     found = _largest_max_model_len_plan(p)
     if found:
         best_len, q = found
-        fixes.append(_first_start_note(Fix("lower max_model_len", {"max_model_len": best_len},
-                                           f"starts: {q.kv_cache_tokens:,} tokens, {q.max_concurrency:.2f}x concurrency "
-                                           f"at {best_len:,}", True), q, p, "max_model_len", best_len))
+        fixes.append(_Offer(Fix("lower max_model_len", {"max_model_len": best_len},
+                                f"starts: {q.kv_cache_tokens:,} tokens, {q.max_concurrency:.2f}x concurrency at "
+                                f"{best_len:,}", True), q, "max_model_len", best_len))
     fix = _max_num_seqs_fix(p) if p.failure != "load" else None
     if fix:
         fixes.append(fix)
     if a.kv_cache_dtype == "auto" and p.gpu.cc and p.gpu.cc >= (8, 9) and p.failure != "load":  # the pool, not the weights
         q = _try(p, kv_cache_dtype="fp8")
         if q:
-            fixes.append(_first_start_note(Fix("fp8 KV cache", {"kv_cache_dtype": "fp8"}, _effect(q), q.fits), q))
+            fixes.append(_Offer(Fix("fp8 KV cache", {"kv_cache_dtype": "fp8"}, _effect(q), q.fits), q))
     fix = _utilization_fix(p, "less headroom; OOM risk under load") if p.failure != "load" else None
     if fix:
         fixes.append(fix)
@@ -282,15 +301,15 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
             other = [f"{name} {getattr(q.args, name):,}" for name in ("max_num_seqs", "max_num_batched_tokens")
                      if getattr(q.args, name, None) != getattr(a, name, None) and getattr(q.args, name, None)]
             why = f"; its defaults: {', '.join(other)}" if other else ""
-            fixes.append(_first_start_note(Fix("another GPU" if same_size else "a larger GPU", {"gpu": g.name},
-                                               _effect(q) + f" on {g.name} ({g.total_gib:.1f} GiB{why})", q.fits), q))
-    return tuple(fixes)
+            fixes.append(_Offer(Fix("another GPU" if same_size else "a larger GPU", {"gpu": g.name},
+                                    _effect(q) + f" on {g.name} ({g.total_gib:.1f} GiB{why})", q.fits), q))
+    return fixes
 
 
-def _max_num_seqs_fix(p: Plan, named_blocks: int | None = None) -> Fix | None:
+def _max_num_seqs_fix(p: Plan, named_blocks: int | None = None) -> _Offer | None:
     """The largest max_num_seqs that starts the plan (_largest_max_num_seqs_plan), with its effect, or None: one offer for a
     pool short of memory and for a hybrid's state blocks below max_num_seqs alike (`named_blocks`: the blocks vLLM's
-    state-block message names, said where the count found is above them); then its first start (_first_start_note)."""
+    state-block message names, said where the count found is above them)."""
     found = _largest_max_num_seqs_plan(p)
     if found is None:
         return None
@@ -298,10 +317,10 @@ def _max_num_seqs_fix(p: Plan, named_blocks: int | None = None) -> Fix | None:
     effect = _effect(q) + f", {seqs} sequences at a time"
     if named_blocks is not None and seqs > named_blocks:
         effect += f" (more than the {named_blocks:,} vLLM's message names: fewer sequences leave a larger pool)"
-    return _first_start_note(Fix("lower max_num_seqs", {"max_num_seqs": seqs}, effect, True), q, p, "max_num_seqs", seqs)
+    return _Offer(Fix("lower max_num_seqs", {"max_num_seqs": seqs}, effect, True), q, "max_num_seqs", seqs)
 
 
-def _utilization_fix(p: Plan, caution: str) -> Fix | None:
+def _utilization_fix(p: Plan, caution: str) -> _Offer | None:
     """The smallest gpu_memory_utilization (up to 0.98) at which the plan starts, with what it costs, or None."""
     if p.args.gpu_memory_utilization >= 0.98:
         return None
@@ -309,11 +328,11 @@ def _utilization_fix(p: Plan, caution: str) -> Fix | None:
     if u is None:
         return None
     q = _try(p, gpu_memory_utilization=u)
-    return _first_start_note(Fix("raise gpu_memory_utilization", {"gpu_memory_utilization": u}, _effect(q) + f" ({caution})",
-                                 True), q, p, "gpu_memory_utilization", u)
+    return _Offer(Fix("raise gpu_memory_utilization", {"gpu_memory_utilization": u}, _effect(q) + f" ({caution})", True),
+                  q, "gpu_memory_utilization", u)
 
 
-def _quantization_fixes(p: Plan) -> list[Fix]:
+def _quantization_fixes(p: Plan) -> list[_Offer]:
     """Smaller weights, as something the user can pass: online FP8 (--quantization fp8 on this unquantized checkpoint,
     which vLLM quantizes at load) and the quantized checkpoints of this model that the catalog holds (its id plus a
     suffix, e.g. Qwen/Qwen3-32B -> Qwen/Qwen3-32B-FP8). No fix names a method the checkpoint lacks; online FP8 and
@@ -324,13 +343,13 @@ def _quantization_fixes(p: Plan) -> list[Fix]:
 
     if p.model.quant is not None:
         return []
-    out: list[Fix] = []
+    out: list[_Offer] = []
     given = (p.given_args or p.args).quantization  # an online method asked for (--quantization fp8 / bitsandbytes)
     if p.gpu.cc and p.gpu.cc >= (8, 9) and (given is None or canonical_quant(given) != "fp8"):  # not the flag given
         q = _try(p, quantization="fp8")
         # only where FP8 weights are smaller than the plan's own: not over a 4-bit online method given (bitsandbytes)
         if q and q.weights_bytes < p.weights_bytes:
-            out.append(_first_start_note(Fix("online FP8 weights", {"quantization": "fp8"}, _effect(q), q.fits), q))
+            out.append(_Offer(Fix("online FP8 weights", {"quantization": "fp8"}, _effect(q), q.fits), q))
             if q.fits:
                 return out
     prefix = p.model.id.lower() + "-"
@@ -348,7 +367,7 @@ def _quantization_fixes(p: Plan) -> list[Fix]:
             flags["quantization"] = _checkpoint_quant_flag(spec, p.gpu, p.rules.version)
         q = _try(p, model=spec, quantization=flags.get("quantization"))
         if q and q.weights_bytes < p.weights_bytes:  # a checkpoint with larger weights than the plan's cannot help
-            out.append(_first_start_note(Fix(f"serve {cid} ({spec.quant.method} checkpoint of this model)", flags, _effect(q), q.fits), q))
+            out.append(_Offer(Fix(f"serve {cid} ({spec.quant.method} checkpoint of this model)", flags, _effect(q), q.fits), q))
             if q.fits:
                 break
     return out
@@ -400,7 +419,7 @@ def _marlin_method(spec: ModelSpec, gpu: GPUSpec, version: str) -> str | None:
     return marlin if fits else None
 
 
-def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> Fix | None:
+def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> _Offer | None:
     """The smallest TP size the model accepts (plan.accepted_tp_sizes) above this one that starts: within the GPUs
     available when they are known, else the smallest at all, with the GPU count it needs stated."""
     from kvplan.plan import accepted_tp_sizes
@@ -421,11 +440,12 @@ def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> Fix | None:
         if gpus_available and need > gpus_available:
             flags["num_gpus"] = need
             where += f" (needs {need} GPUs; {gpus_available} available)"
-        return _first_start_note(Fix(f"tensor parallel {tp}", flags, _effect(q) + where, True), q)
+        return _Offer(Fix(f"tensor parallel {tp}", flags, _effect(q) + where, True), q)
     if last is None:
         return None
     tp, q = last  # none of them starts: the largest accepted, to show how far it is
-    return Fix(f"tensor parallel {tp}", {"tensor_parallel_size": tp}, _effect(q) + f" on {q.gpus_used} x {p.gpu.name}", False)
+    return _Offer(Fix(f"tensor parallel {tp}", {"tensor_parallel_size": tp}, _effect(q) + f" on {q.gpus_used} x {p.gpu.name}",
+                      False))
 
 
 def first_start_holds(q: Plan | None) -> bool:

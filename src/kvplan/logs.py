@@ -1784,18 +1784,22 @@ MAX_HITS = 5000
 
 @dataclass(frozen=True)
 class LogLine:
-    """One cleaned line: its number in the input, the level, the process tag and the message."""
+    """One cleaned line: its number in the input, the level, the process tag and the message; the line as read, and
+    without its colours but with its prefixes (the platform evidence reads the logger prefix: _platform_evidence)."""
 
     number: int
     level: Optional[str]
     process: Optional[str]
     message: str
     raw: str
+    plain: str
 
 
 def clean_line(raw: str, number: int = 0) -> LogLine:
-    """Strip colours and the container, process and logger prefixes of one line."""
-    text = _ANSI.sub("", raw).replace("\x00", "").rstrip()
+    """Strip colours and the container, process and logger prefixes of one line (the one place colours are stripped)."""
+    raw = raw.rstrip("\r\n")
+    plain = _ANSI.sub("", raw)
+    text = plain.replace("\x00", "").rstrip()
     for _ in range(3):
         stripped = _OUTER_PREFIX.sub("", text, count=1)
         if stripped == text:
@@ -1817,7 +1821,7 @@ def clean_line(raw: str, number: int = 0) -> LogLine:
         if m2:
             process = m2.group("proc")
             text = text[m2.end():]
-    return LogLine(number=number, level=level, process=process, message=text.strip(), raw=raw.rstrip("\r\n"))
+    return LogLine(number=number, level=level, process=process, message=text.strip(), raw=raw, plain=plain)
 
 
 def _rank_of(process: Optional[str]) -> Optional[str]:
@@ -2617,8 +2621,8 @@ _WSL2_LINE = re.compile(r"as WSL is detected|WSL is detected and NVML|microsoft-
 
 def _platform_evidence(stats: _ReadStats, line: LogLine) -> None:
     """Note the first line showing ROCm, the first showing WSL2, and the first AMD card named (on the line with its
-    logger prefix: the ROCm platform's file name is in it)."""
-    text = _ANSI.sub("", line.raw)
+    logger prefix: the ROCm platform's file name is in it, LogLine.plain)."""
+    text = line.plain
     if stats.rocm_line is None and _ROCM_LINE.search(text) and "Failed to import from" not in text:
         # (rocm.py's own import warnings would print wherever the module were imported; vLLM imports it on ROCm only)
         stats.rocm_line = (line.number, line.message[:KEPT_LINE_CHARS])

@@ -2712,8 +2712,7 @@ def cold_start_margin_bytes(plan) -> int:
         else COLD_START_POOL_LOSS_BYTES
 
 
-# how fit's cold-first-start warning begins, in both its forms (a given length, --max-model-len -1): preflight's
-# 'first start' check finds the plan's warning by it
+# how fit's cold-first-start warning begins, in both its forms (a given length, --max-model-len -1)
 COLD_START_WARNING = "a first start compiles its torch.compile graphs inside the memory profile"
 # where the margin comes from, as both forms of the warning say it where no mechanism is modelled for the release
 _COLD_START_EVIDENCE = "(public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29)"
@@ -2791,26 +2790,54 @@ def block_size_backend(model: ModelSpec, gpu: GPUSpec, block_size: int | None, r
                   f"attention_block_multiple); {multiple}, 32 or 64 keep the fast kernels")
 
 
+@dataclass(frozen=True)
+class ColdStartOutcome:
+    """A compiling start's pool, loss.most below the warm one planned, put through the plan's checks
+    (_cold_start_outcome): the one reading _cold_start_warning words and Plan.first_start_refused carries."""
+
+    fits: bool                    # the fit check (_fit_check) holds one max_model_len request in the colder pool
+    estimated_max_model_len: int  # the longest length the colder pool holds (_fit_check's estimate; auto-fit's length)
+    blocks: int                   # the colder pool's blocks
+    state_refusal: str | None     # the state-block check's refusal of those blocks (a hybrid's), else None
+    shorter: bool                 # --max-model-len -1 serves a shorter length instead of refusing the start
+    refused: bool                 # the start is refused
+
+
 def _cold_start_outcome(groups, available: float, bytes_per_block: int, resolved: EngineArgs, rules: VersionRules,
-                        gpu: GPUSpec, auto_fit: bool, loss: ColdStartLoss):
-    """A compiling start's pool, loss.most below the warm one planned (`available`), put through the same checks:
-    (its fit check, its blocks, its state-block refusal or None, whether --max-model-len -1 would serve a shorter
-    length instead of refusing, whether it is refused). The one reading _cold_start_warning words and
-    Plan.first_start_refused carries."""
+                        gpu: GPUSpec, auto_fit: bool, loss: ColdStartLoss) -> ColdStartOutcome:
+    """A compiling start's pool, loss.most below the warm one planned (`available`), put through the same checks."""
     cold = available - loss.most
     cold_blocks = max(0, int(cold // bytes_per_block))
-    cold_check = _fit_check(groups, cold, bytes_per_block, cold_blocks, resolved, rules)
+    cold_fits, _, cold_len = _fit_check(groups, cold, bytes_per_block, cold_blocks, resolved, rules)
     # a hybrid's colder pool also holds fewer state blocks: the state-block check (state_blocks_refusal) refuses a
     # first start whose blocks fall below max_num_seqs, at any length (auto-fit's shorter one included)
-    cold_state = state_blocks_refusal(groups, cold_blocks, resolved, rules, gpu) if cold_check[0] else None
+    cold_state = state_blocks_refusal(groups, cold_blocks, resolved, rules, gpu) if cold_fits else None
     # --max-model-len -1 sizes the length from the colder pool instead of refusing it, unless not even one block is
     # left or the state blocks fall short
-    shorter = auto_fit and not cold_check[0] and cold_check[2] > 0 and not cold_state
-    refused = bool(not cold_check[0] or cold_state) and not shorter
-    return cold_check, cold_blocks, cold_state, shorter, refused
+    shorter = auto_fit and not cold_fits and cold_len > 0 and not cold_state
+    refused = bool(not cold_fits or cold_state) and not shorter
+    return ColdStartOutcome(fits=cold_fits, estimated_max_model_len=cold_len, blocks=cold_blocks,
+                            state_refusal=cold_state, shorter=shorter, refused=refused)
 
 
-def _cold_start_warning(resolved: EngineArgs, max_len: int, auto_fit: bool, loss: ColdStartLoss, outcome) -> str | None:
+class ColdStartWarning(str):
+    """fit's cold-start warning (_cold_start_warning) as Plan.warnings holds it, a str, carrying what preflight's 'first
+    start' / 'every start' check says of it as data, so that check reads none of its wording: `head`, the warning up to
+    its advice (the check's message); `every_start`, whether every start compiles (VLLM_DISABLE_COMPILE_CACHE=1), not
+    only the first; `changes_start`, whether the colder pool refuses the start or (auto-fit) serves a shorter length
+    (ColdStartOutcome refused / shorter), not only a smaller pool."""
+
+    def __new__(cls, head: str, rest: str, every_start: bool, changes_start: bool):
+        self = super().__new__(cls, head + rest)
+        self.head, self.every_start, self.changes_start = head, every_start, changes_start
+        return self
+
+    def __getnewargs__(self):  # copy, deepcopy (dataclasses.asdict: preflight --json's request) and pickle keep it whole
+        return self.head, str(self)[len(self.head):], self.every_start, self.changes_start
+
+
+def _cold_start_warning(resolved: EngineArgs, max_len: int, auto_fit: bool, loss: ColdStartLoss,
+                        outcome: ColdStartOutcome) -> ColdStartWarning | None:
     """What a compiling start, with loss.most less pool than planned (cold_start_pool_loss_bytes), does to a plan that
     starts warm: a first start that may be refused (or, under --max-model-len -1, served a shorter length); under
     VLLM_DISABLE_COMPILE_CACHE=1 every start, said whether or not its colder pool still starts. None where nothing
@@ -2819,43 +2846,46 @@ def _cold_start_warning(resolved: EngineArgs, max_len: int, auto_fit: bool, loss
         return None
     margin = f"{loss.most / GIB:.2f} GiB less KV pool"
     evidence = _cold_start_evidence(loss)
-    cold_check, cold_blocks, cold_state, shorter, refused = outcome  # _cold_start_outcome
     cold_head = f"{COLD_START_WARNING} and can get up to {margin} than the warm restart planned here {evidence}"
+    changes_start = outcome.refused or outcome.shorter
     if resolved.env_on("VLLM_DISABLE_COMPILE_CACHE"):
         # vllm/compilation/backends.py: with the variable set no compiled graph is loaded or saved ("torch.compile
         # cache is disabled"), so the warm start planned here never happens
-        return (f"{EVERY_START_COLD_WARNING}, as a first start does, and such starts can get up to "
-                f"{margin} than the warm start planned here {evidence}"
-                + (f"; vLLM's auto-fit (--max-model-len -1) would size max_model_len from that smaller pool on "
-                   f"every start: about {cold_check[2]:,} tokens instead of the {max_len:,} planned here; leave "
-                   f"that much more room (a higher --gpu-memory-utilization) or {_KEEP_COMPILE_CACHE}"
-                   if shorter else
+        head = (f"{EVERY_START_COLD_WARNING}, as a first start does, and such starts can get up to "
+                f"{margin} than the warm start planned here {evidence}")
+        return ColdStartWarning(
+            head, (f"; vLLM's auto-fit (--max-model-len -1) would size max_model_len from that smaller pool on "
+                   f"every start: about {outcome.estimated_max_model_len:,} tokens instead of the {max_len:,} planned "
+                   f"here; leave that much more room (a higher --gpu-memory-utilization) or {_KEEP_COMPILE_CACHE}"
+                   if outcome.shorter else
                    "; with that much less this pool would not start, so any start may be refused: leave that "
                    f"much more room (a higher --gpu-memory-utilization) or {_KEEP_COMPILE_CACHE}"
-                   if refused else "; expect the pool below the plan on every start"))
-    if auto_fit and not cold_check[0]:
+                   if outcome.refused else "; expect the pool below the plan on every start"), True, changes_start)
+    if auto_fit and not outcome.fits:
         # --max-model-len -1: vLLM sizes the length from the pool the profile left (section 4, "Auto-fit"), so a
         # colder pool is a shorter length, not a refusal, unless not even one block is left
         shorter = (f"vLLM's auto-fit (--max-model-len -1) would size max_model_len from that smaller pool: about "
-                   f"{cold_check[2]:,} tokens on the very first start instead of the {max_len:,} planned here"
-                   if cold_check[2] > 0 else "vLLM's auto-fit (--max-model-len -1) would find no length at all and "
-                   "refuse the very first start")
-        return (f"{cold_head}; {shorter}. The compile cache a "
-                "start writes (VLLM_CACHE_ROOT, on a persistent volume in kvplan scaffold's files) makes later "
-                "starts warm, at the planned length; a length given instead of -1 is the same on every start, "
-                "but a first start whose pool cannot hold it is refused")
-    if not cold_check[0]:
-        return (f"{cold_head}; with that much less this pool would not hold one {max_len:,}-token request, so "
-                "the very first start may be refused. The compile cache a start writes (VLLM_CACHE_ROOT, on a "
-                "persistent volume in kvplan scaffold's files; keyed on the model config, max_model_len included) "
-                "makes later starts warm; for the first, leave that much more room (a higher "
-                "--gpu-memory-utilization) or expect one retry")
-    if cold_state:
-        return (f"{cold_head}; with that much less this pool would hold {cold_blocks:,} Mamba cache blocks, "
-                f"below max_num_seqs ({resolved.max_num_seqs}), which vLLM's state-block check refuses, so the "
-                "very first start may be refused. The compile cache a start writes (VLLM_CACHE_ROOT) makes later "
-                "starts warm; for the first, leave that much more room (a higher --gpu-memory-utilization), "
-                f"give --max-num-seqs {cold_blocks} or less, or expect one retry")
+                   f"{outcome.estimated_max_model_len:,} tokens on the very first start instead of the {max_len:,} "
+                   "planned here" if outcome.estimated_max_model_len > 0
+                   else "vLLM's auto-fit (--max-model-len -1) would find no length at all and refuse the very first start")
+        return ColdStartWarning(f"{cold_head}; {shorter}", ". The compile cache a start writes (VLLM_CACHE_ROOT, on a "
+                                "persistent volume in kvplan scaffold's files) makes later starts warm, at the planned "
+                                "length; a length given instead of -1 is the same on every start, but a first start "
+                                "whose pool cannot hold it is refused", False, changes_start)
+    if not outcome.fits:
+        return ColdStartWarning(
+            f"{cold_head}; with that much less this pool would not hold one {max_len:,}-token request, so the very "
+            "first start may be refused", ". The compile cache a start writes (VLLM_CACHE_ROOT, on a persistent volume "
+            "in kvplan scaffold's files; keyed on the model config, max_model_len included) makes later starts warm; "
+            "for the first, leave that much more room (a higher --gpu-memory-utilization) or expect one retry",
+            False, changes_start)
+    if outcome.state_refusal:
+        return ColdStartWarning(
+            f"{cold_head}; with that much less this pool would hold {outcome.blocks:,} Mamba cache blocks, below "
+            f"max_num_seqs ({resolved.max_num_seqs}), which vLLM's state-block check refuses, so the very first start "
+            "may be refused", ". The compile cache a start writes (VLLM_CACHE_ROOT) makes later starts warm; for the "
+            "first, leave that much more room (a higher --gpu-memory-utilization), give --max-num-seqs "
+            f"{outcome.blocks} or less, or expect one retry", False, changes_start)
     return None
 
 
@@ -3831,7 +3861,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         cold_warning = _cold_start_warning(resolved, max_len, auto_fit, cold_loss, outcome)
         if cold_warning:
             warns.append(cold_warning)
-        first_refused = outcome[4]  # refused implies a warning: the one reading of both
+        first_refused = outcome.refused  # refused implies a warning: the one reading of both
     if fits and conc < 1:
         # the release's own check passed (0.14-0.18 count only the first KV group's need), yet its log prints a
         # concurrency below 1x: the pool cannot hold one request of max_model_len in all its groups

@@ -23,10 +23,13 @@ import subprocess
 import sys
 from dataclasses import asdict, dataclass, replace as dc_replace
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
 from kvplan.resolve import is_commit_sha, nvml_reserved_bytes
 from kvplan.versions import MIN_DRIVER_BY_CUDA, MINOR_COMPAT_DRIVER_BY_CUDA_MAJOR, quant_min_capability, rules_for
+
+if TYPE_CHECKING:
+    from kvplan.plan import ColdStartWarning
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
 GIB = 1024**3
@@ -391,7 +394,9 @@ class Request:
     plan_gpu: Optional[str] = None
     plan_summary: Optional[str] = None
     plan_gpu_fallback: bool = False  # no GPU found here and none given: planned for the fallback card
-    plan_cold_start: Optional[str] = None  # the plan's warning that a cold first start (compiling) may not hold it
+    # the plan's warning that a cold (compiling) first start, or every start, may not hold it: a str, with the head
+    # check_plan says and whether every start compiles as data
+    plan_cold_start: Optional[ColdStartWarning] = None
     plan_cold_start_bytes: Optional[int] = None  # the most pool such a start loses (plan first_start loss_bytes_most)
 
 
@@ -661,32 +666,21 @@ def check_plan(facts: MachineFacts, req: Request) -> list[Finding]:
                         "pass --gpu NAME (the GPU you will run on) for a plan that counts")]
     if req.plan_fits:
         out = [Finding("plan", PASS, f"fits{on}: {req.plan_summary or ''}".rstrip(": "))]
-        if req.plan_cold_start:  # a machine's first start is the cold one: the plan holds its length only warm
-            from kvplan.plan import COLD_START_POOL_LOSS_BYTES, EVERY_START_COLD_WARNING
+        cold = req.plan_cold_start
+        if cold:  # a machine's first start is the cold one: the plan holds its length only warm
+            from kvplan.plan import COLD_START_POOL_LOSS_BYTES
 
             # the plan's own margin (plan.cold_start_pool_loss_bytes), the public pairs' largest where none came with it
             margin = req.plan_cold_start_bytes if req.plan_cold_start_bytes is not None else COLD_START_POOL_LOSS_BYTES
             room = f"leave about {margin / 2**30:.2f} GiB more room"
-            every = req.plan_cold_start.startswith(EVERY_START_COLD_WARNING)  # no compile cache: every start is cold
-            out.append(Finding("every start" if every else "first start", WARN,
-                               _first_clause(req.plan_cold_start, "; " if every else ". "),
+            every = cold.every_start  # no compile cache: every start is cold
+            out.append(Finding("every start" if every else "first start", WARN, cold.head,
                                f"{room} (a higher --gpu-memory-utilization), or unset VLLM_DISABLE_COMPILE_CACHE" if every
                                else f"{room} for the first start (a higher --gpu-memory-utilization), or let it fill the "
                                "compile cache (VLLM_CACHE_ROOT) and restart"))
         return out
     return [Finding("plan", FAIL, f"does not fit{on}: {req.plan_error or ''}".rstrip(": "),
                     req.plan_fix or "run kvplan fit for the options")]
-
-
-def _first_clause(text: str, sep: str) -> str:
-    """text up to the first sep outside parentheses: the warning's head with its evidence whole (the modelled
-    evidence, plan._cold_start_evidence, has a '; ' of its own, where a plain split cut the message mid-parenthesis)."""
-    depth = 0
-    for i, ch in enumerate(text):
-        depth += (ch == "(") - (ch == ")")
-        if depth == 0 and text.startswith(sep, i):
-            return text[:i]
-    return text
 
 
 CHECKS = (check_gpus, check_compute_capability, check_driver, check_memory_free, check_platform,
@@ -718,8 +712,7 @@ def request_from_plan(plan: Any, flags_revision: Optional[str] = None) -> Reques
         # catalog name: '--gpu NVIDIA B300 (Blackwell Ultra)' was a shell syntax error)
         flag_text = fix_command_text(dict(getattr(f0, "flags", {}) or {}))
         fix = f"{flag_text} ({getattr(f0, 'effect', '')})".strip()
-    from kvplan.plan import COLD_START_WARNING as cold_start_warning, EVERY_START_COLD_WARNING as every_start_warning
-    from kvplan.plan import cold_start_margin_bytes
+    from kvplan.plan import ColdStartWarning, cold_start_margin_bytes
 
     tp = int(getattr(args, "tensor_parallel_size", 1) or 1)
     pp = int(getattr(args, "pipeline_parallel_size", 1) or 1)
@@ -745,9 +738,8 @@ def request_from_plan(plan: Any, flags_revision: Optional[str] = None) -> Reques
         plan_fix=fix,
         plan_gpu=getattr(plan.gpu, "name", None),
         plan_summary=summary,
-        plan_cold_start=next((str(w) for w in (getattr(plan, "warnings", None) or ())
-                              if str(w).startswith(cold_start_warning)
-                              or (str(w).startswith(every_start_warning)
-                                  and ("may be refused" in str(w) or "auto-fit" in str(w)))), None),
+        # where the colder pool refuses the start or shortens auto-fit's length (not where it only leaves less pool)
+        plan_cold_start=next((w for w in (getattr(plan, "warnings", None) or ())
+                              if isinstance(w, ColdStartWarning) and w.changes_start), None),
         plan_cold_start_bytes=cold_start_margin_bytes(plan),
     )

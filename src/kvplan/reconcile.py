@@ -366,42 +366,52 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
         inferred = version_from_log_format(log)
         if inferred:
             kwargs["vllm_version"] = inferred[0]
-    named = gpu_named_by_log(log)
-    if log.total_gib:
-        kwargs["gpu_gib"] = log.total_gib
-        if log.rocm_line:  # a total alone is planned as an NVIDIA card (resolve_gpu): a ROCm log keeps its vendor
-            kwargs["gpu"] = named if _named_vendor(named) == "AMD" else rocm_gpu(log, log.total_gib)
-            if not isinstance(kwargs["gpu"], str):
-                del kwargs["gpu_gib"]  # the spec carries the total
-    elif named:
-        kwargs["gpu"] = named
-    if log.wsl2_line and not log.total_gib:
-        # under WSL2 CUDA's total is the card's nvidia-smi memory.total (resolve.wsl2_gpu), what --wsl2 plans; a printed
-        # total is the log's own and wins
-        kwargs["wsl2"] = True
     given = given_flags(flags)
-    if not isinstance(kwargs.get("gpu", ""), str) and {"gpu", "gpu_gib", "gpu_gb"} & set(given):
-        kwargs.pop("gpu")  # the ROCm stand-in is the log's total: a GPU or size given replaces it
-    if log.rocm_line and "gpu" not in given and ("gpu_gib" in given or "gpu_gb" in given):
-        # a size given for a ROCm log is an AMD card's (resolve_gpu alone would plan it as NVIDIA)
-        gib = given["gpu_gib"] if "gpu_gib" in given else given["gpu_gb"] * 1e9 / (1 << 30)
-        given = {k: v for k, v in given.items() if k not in ("gpu_gib", "gpu_gb")}
-        kwargs.pop("gpu_gib", None)
-        kwargs["gpu"] = rocm_gpu(log, gib)
+    kwargs.update(_gpu_kwargs(log, given))
     if "max_model_len" in kwargs and "max_model_len" not in given and (log.max_model_len or log_sized_a_pool(log)):
         # vLLM accepted the log's length ("Using max model len N" is printed after its check, and a pool is sized after
         # it), so a length above the config's limit was allowed there (a rope_scaling / hf_overrides argument kvplan
         # does not read, or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1): planned at it, as `kvplan validate` plans a record
         kwargs["allow_long_max_model_len"] = True
-    if "gpu" in given or "gpu_gb" in given:
-        kwargs.pop("gpu_gib", None)
-    kwargs.update(given)
+    kwargs.update({k: v for k, v in given.items() if k not in _GPU_FLAGS})  # (_gpu_kwargs took those)
     env = parse_env(kwargs.get("env"))
     if log.flashinfer_sampling and "VLLM_USE_FLASHINFER_SAMPLER" not in dict(env):
         # the sampler logged FlashInfer's top-k/top-p kernel: planned as VLLM_USE_FLASHINFER_SAMPLER=1 runs it (where a
         # release takes it unset whenever flashinfer imports, 0.7-0.11.0, that is the same path: versions.py)
         kwargs["env"] = env + (("VLLM_USE_FLASHINFER_SAMPLER", "1"),)
     return kwargs
+
+
+# the flags that name the GPU or its total
+_GPU_FLAGS = ("gpu", "gpu_gib", "gpu_gb")
+
+
+def _gpu_kwargs(log: StartupLog, given: Mapping[str, Any]) -> dict:
+    """The GPU and platform keyword arguments of a plan of `log`, decided in one place from the flags given and the log's
+    evidence: a GPU given, with any size given beside it; else a size given, for a ROCm log as an AMD card of that size
+    (resolve_gpu alone would plan a bare size as an NVIDIA card), else beside the card the log names where it prints no
+    total; else the log's own: on a ROCm log with a printed total, the AMD card a line names at that total or an AMD card
+    of the total (rocm_gpu); a printed total (the card a line names is then not read); the card the log names
+    (gpu_named_by_log). Under WSL2 without a printed total, wsl2 as well: CUDA's total there is the card's nvidia-smi
+    memory.total (resolve.wsl2_gpu), what --wsl2 plans; a printed total is the log's own and wins."""
+    platform = {"wsl2": True} if log.wsl2_line and not log.total_gib else {}
+    if "gpu" in given:
+        return {**{k: given[k] for k in _GPU_FLAGS if k in given}, **platform}
+    sizes = {k: given[k] for k in ("gpu_gib", "gpu_gb") if k in given}
+    if sizes and log.rocm_line:
+        gib = sizes["gpu_gib"] if "gpu_gib" in sizes else sizes["gpu_gb"] * 1e9 / (1 << 30)
+        return {"gpu": rocm_gpu(log, gib), **platform}
+    named = None if log.total_gib and not log.rocm_line else gpu_named_by_log(log)
+    if sizes:
+        return {**({"gpu": named} if named else {}), **sizes, **platform}
+    if log.total_gib and log.rocm_line:
+        own = ({"gpu_gib": log.total_gib, "gpu": named} if _named_vendor(named) == "AMD"
+               else {"gpu": rocm_gpu(log, log.total_gib)})
+    elif log.total_gib:
+        own = {"gpu_gib": log.total_gib}
+    else:
+        own = {"gpu": named} if named else {}
+    return {**own, **platform}
 
 
 def _longer_than_config(plan) -> Optional[tuple[int, int]]:
