@@ -167,7 +167,7 @@ def test_the_fit_charges_a_flashinfer_startup_the_kernels_term_not_the_fitted_on
     a_s = c.a_sampler
     gap = tool.model(native, a_s, 0, 0, 0, 0, 0) - tool.model(with_kernel, a_s, 0, 0, 0, 0, 0)
     assert gap == pytest.approx(f.sampler_elements * a_s - max(f.forward_bytes + f.moe_bytes, f.sampler_elements * 14.0))
-    assert gap > 0.1 * 1024 ** 3
+    assert gap > 0.08 * 1024 ** 3  # 0.09 GiB beyond the forward's T x (3 H + 3 I), 0.10 beyond 2 H + 3 I
 
 
 def test_the_fit_reads_no_sampler_peak_from_a_summary_that_adds_the_cuda_graph_estimate():

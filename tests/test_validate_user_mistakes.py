@@ -288,9 +288,12 @@ def test_the_rows_fit_a_narrow_terminal_and_show_both_figures_on_a_wide_one():
     # every line of the rows table within 80 columns, no column cut off: the fits verdict is on each row
     assert max(len(line) for line in table.splitlines()) <= 80
     assert "signed % error against the log" in table and "fits" in table and table.count("right") >= 40
-    assert "-0.9" in table  # Llama-3.1-8B on an RTX 3090: KV 3.78 predicted, 3.81 logged
+    # Llama-3.1-8B on an RTX 3090: KV 3.82 predicted, 3.81 logged (+0.3 %; 3.78, -0.9 %, before the dense live set's
+    # third T x H row and V0 <= 0.6.4's non-torch constant at its logged 0.35 GiB)
+    row = next(line for line in table.splitlines() if line.lstrip().startswith("llama-3.1-8b-instruct-rtx3"))
+    assert row.split()[2] == "+0.3"
     wide = run(200)
-    assert "pred / logged" in wide and "3.78 / 3.81" in wide and "signed % error" not in wide
+    assert "pred / logged" in wide and "3.82 / 3.81" in wide and "signed % error" not in wide
 
 
 def test_a_gpu_outside_the_catalog_is_said_where_its_total_is_given():

@@ -10,7 +10,7 @@ prints the records each coefficient came from and the residuals on all of them).
 
 Formulas (bytes, per rank):
 
-    activation = max(a_forward * T * dtype * (2 H + 3 I_rank)        (dense MLP live set)
+    activation = max(a_forward * T * dtype * (3 H + 3 I_rank)        (dense MLP live set)
                    + a_moe   * T * topk * dtype * (3 I_e / TP + H), (fused-MoE caches)
                      a_sampler * S * V_pad)                          (logits + fp32 copy + sort, bytes per logit)
                + a_const
@@ -133,7 +133,8 @@ def _fitted(a_sampler: float, n_const_gib: float, n_tp_gib: float, records: str,
 
 
 # Fitted by tools/fit_calibration.py on shared/data/vllm_logs/calibration.jsonl (the script prints every record's
-# residual). a_forward = a_moe = 1 (the live-set shapes of docs/vllm-memory-model.md section 2.2 are used as they are).
+# residual). a_forward = a_moe = 1 (the live-set shapes of docs/vllm-memory-model.md section 2.2 are used as they are,
+# with the third T x H tensor the dense one holds: plan.term_features).
 COEFFICIENTS: dict[str, TermCoefficients] = {}
 # NCCL's NVLink SHARP (NVLS) buffers: NCCL enables NVLS for communicators of more than 2 GPUs on Hopper-or-later
 # NVSwitch systems (vLLM issue #9699, measured on H100/H200), and up to 0.10 they are allocated after the baseline
@@ -173,8 +174,8 @@ _FI_AR_WORKSPACE_RECORDS = ("llama-3.1-8b-instruct-h100-u095-tp2-l8k-noprefix", 
 # (Llama-3.2-3B T4 0.8.2 0.05, Qwen2.5-14B 0.7.2 0.09, Qwen2.5-14B 0.7.3 0.11 and 0.11, Qwen2.5-3B T4 0.6.6 0.13 GiB;
 # the KV-pool fit had put one constant for all of V0 at 0.45). The sampler, 40 B per logit, is then fitted on the KV
 # pools of the group (tools/fit_calibration.py prints every residual): the TP1 records come out at -0.04 .. +0.05 GiB
-# but for Qwen2.5-14B at T 32768 (+0.62 GiB), whose forward-dominated peak is logged at 3.79 GiB against the 3.16
-# GiB of the live-set formula. The two single-GPU startups whose logged peak is the sampler's by the script's test say
+# but for Qwen2.5-14B at T 32768 (+0.31 GiB), whose forward-dominated peak is logged at 3.79 GiB against the 3.47
+# GiB of the live-set formula (3.16 before the third T x H tensor, plan.term_features). The two single-GPU startups whose logged peak is the sampler's by the script's test say
 # the same: Qwen2.5-3B T4 38.6 and Llama-3.2-3B T4 39.2 B per logit (too few to fix the term alone); so do Qwen2.5-14B
 # 0.7.3's 1.49 GiB, 41 B per logit. Only calibration.jsonl feeds these, so no out-of-sample record fixes them.
 # The one TP2 record logs 0.25 GiB of non-torch memory, no more than the TP1 records, and the fit gives the NCCL term 0.
@@ -199,12 +200,13 @@ COEFFICIENTS["V0-c"] = _fitted(40, 0.11, 0.0, "5 V0 records of vLLM 0.6.5-0.7 (Q
 # V0 up to 0.6.4 (V0-a: the free memory lost since init_device; V0-b: device-wide used memory less torch's allocated
 # bytes after the profile, which counts the CUDA context, worker/worker.py determine_num_available_blocks 0.6.4.post1;
 # docs/vllm-memory-model.md section 1.3): the same sampler (one code path, 0.6.4-0.8.2), and non-torch
-# 0.55 GiB fitted on the KV pools of the two calibration records (Llama-3.1-8B on an RTX 3090, 0.6.4, residuals -0.03
-# and +0.03 GiB). They log 0.35 GiB of non-torch memory; the rest is their forward-dominated peak, logged 8 % above the
-# live-set formula (2.07 and 2.99 GiB against 1.91 and 2.77). No record of these eras runs TP > 1 in the calibration
+# 0.35 GiB fitted on the KV pools of the two calibration records (Llama-3.1-8B on an RTX 3090, 0.6.4, residuals +0.01
+# and +0.01 GiB), the 0.35 GiB both log. Their forward-dominated peaks (2.07 and 2.99 GiB at T 20,000 and 29,000) are
+# the live set with three T x H tensors (2.06 and 2.99, plan.term_features); counted with two (1.91 and 2.77) the fit
+# had put the constant at 0.55, taking in the missing T x H. No record of these eras runs TP > 1 in the calibration
 # file; the NCCL term stays 0, as the 0.6.5+ fit gives it.
 for _era in ("V0-a", "V0-b"):
-    COEFFICIENTS[_era] = _fitted(40, 0.55, 0.0, "2 V0 records of vLLM 0.6.4 (Llama-3.1-8B on an RTX 3090)",
+    COEFFICIENTS[_era] = _fitted(40, 0.35, 0.0, "2 V0 records of vLLM 0.6.4 (Llama-3.1-8B on an RTX 3090)",
                                  n_nvls_gib=_NVLS_GIB + _NVLINK_TP_GIB)
 # V1's sampler, 0.8-0.17: 38.5 bytes per logit, the median of the 11 startups that log the profile's peak where the
 # sampler's logits make it (1,024 sequences; 0.10.2 and 0.14.1 on H100/H200; vocabularies of 128K, 152K and 201K;

@@ -2948,7 +2948,7 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
 class TermFeatures:
     """The shapes the measured terms scale with (per rank); coefficients turn them into bytes."""
 
-    forward_bytes: float        # dense MLP live set: T x dtype x (2 H + 3 I / TP)
+    forward_bytes: float        # dense MLP live set: T x dtype x (3 H + 3 I / TP)
     moe_bytes: float            # fused-MoE caches: T x top-k x dtype x (3 I_e / TP + H)
     sampler_elements: float     # logits of the profile's sequences: S x V_pad
     tp_gt_1: bool
@@ -3087,7 +3087,22 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
         if workspace:
             moe = 0.0
     else:
-        fwd, moe, workspace = t * db * (2 * h + 3 * model.intermediate_size / tp), 0.0, 0.0
+        # the dense MLP's live set at SiluAndMul: gate_up's output (2 I / TP) and the activation's (I / TP) beside three
+        # T x H tensors. Eager (V0, --enforce-eager): the residual (updated in place by fused_add_rms_norm,
+        # _custom_ops.py / layers/layernorm.py RMSNorm.forward_cuda), the attention output that post_attention_layernorm
+        # normalises in place and the decoder layer hands to self.mlp, and the layer's input, which
+        # LlamaModel.forward's loop variable still holds while the layer runs (models/llama.py LlamaModel.forward /
+        # LlamaDecoderLayer.forward, read in the 0.6.4.post1, 0.7.2 and 0.17.0 wheels; Qwen2's the same). Compiled
+        # (V1): compilation/backends.py split_graph cuts the graph at the attention ops (torch.fx split_module, 0.10.2
+        # and 0.17.0 wheels), so the piece that runs a layer's MLP takes the attention output and the residual as
+        # inputs, which the split module's frame holds through the piece, and keeps the new residual (o_proj output +
+        # residual, RMSNorm.forward_native) for the layer's last add. Counted with 2 H until round 30: the logged peaks
+        # of the forward-dominated startups sit one T x H above that (Llama-3.1-8B 0.6.4 at T 20,000 / 29,000: 2.07 /
+        # 2.99 GiB logged, 3 H + 3 I 2.06 / 2.99). Not read in the source, so not counted: at 65,536-131,072 tokens the
+        # logs show one T x H more again (Llama-3.1-8B on an H200 NVL MIG slice, vLLM 0.10.0, warm: 40.44 GiB at 65,536
+        # and 33.19 at 131,072, T x 2 B x (4 H + 3 I) apart; the 0.9.2 ROCm V0 start at 131,072 logs 14.63 GiB), where
+        # 0.17.1's 8,192- and 16,384-token starts are 3 H + 3 I apart
+        fwd, moe, workspace = t * db * (3 * h + 3 * model.intermediate_size / tp), 0.0, 0.0
     graphs = cudagraph_plan(model, gpu, args, rules)
     n_sizes = len(graphs.sizes)
     n_layers = len([l for l in model.layers if l.kind != "none"])
@@ -3329,7 +3344,7 @@ def awq_kernel_note(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec, given: str
 
 def awq_dequant_bytes(model: ModelSpec, args: EngineArgs) -> tuple[int, str]:
     """The float16 weight copy the plain AWQ method adds to the profile forward's live set (AWQ_DEQUANT_MIN_TOKENS):
-    the dense MLP's live set (term_features: T x (2 H + 3 I)) is what stays alive through Qwen2MLP.forward's down_proj
+    the dense MLP's live set (term_features: T x (3 H + 3 I)) is what stays alive through Qwen2MLP.forward's down_proj
     call (gate_up is still referenced there, models/qwen2.py, 0.20.0-0.29.0 wheels), which adds down_proj's copy
     (I x H); at gate_up_proj's call x, the residual, gate_up_proj's copy (H x 2 I) and its output are alive, T x I less
     than the live set. The larger of the two, with I the rank's slice. 0 for other kernels, MoE models (their experts
@@ -3413,7 +3428,7 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     ws_nt = ws if rules.budget_counts_runner_buffers else 0
     ws_act = ws - ws_nt
     act = max(forward, a_sampler * f.sampler_elements) + c.a_const + ws_act
-    act_formula = "max(" + (f"{c.a_forward:g} x T({f.t}) x {db} B x (2 x {h} + 3 x {model.intermediate_size}/{tp})" if not model.is_moe
+    act_formula = "max(" + (f"{c.a_forward:g} x T({f.t}) x {db} B x (3 x {h} + 3 x {model.intermediate_size}/{tp})" if not model.is_moe
                             else "0" if ws else
                             f"{c.a_moe:g} x T({f.t}) x top-k({model.num_experts_per_tok}) x {db} B x (3 x {model.moe_intermediate_size}/{tp} + {h})")
     act_formula += awq_formula + fp8_formula
