@@ -58,7 +58,8 @@ def test_the_eager_fp8_qwen35_startups_come_closer_without_overshooting():
         rec = _record(path, rid)
         p, _ = predict_record(rec)
         h, i, t = p.model.hidden_size, p.model.intermediate_size, p.args.max_num_batched_tokens
-        assert p.activation_peak_bytes == t * 2 * (2 * h + 3 * i) + t * i, rid
+        assert p.activation_peak_bytes == t * 2 * (3 * h + 3 * i) + t * i, rid  # the dense live set + the FP8 copy
         obs = rec["observed"]["kv_cache_gib"]
-        # before the copy: +10.43 % (RTX 5090, 0.21.0) and +0.97 % (H100, 0.27.1); still above the logged pools
+        # before the copy and the third T x H row: +10.43 % (RTX 5090, 0.21.0) and +0.97 % (H100, 0.27.1); still above
+        # the logged pools
         assert 0 < p.kv_cache_bytes / GIB / obs - 1 < (0.08 if rid == BLIND_ID else 0.009), rid
