@@ -293,6 +293,31 @@ def test_cli_record_to_stdout_without_a_model():
     assert record["vllm_version"] == "0.12.0"
 
 
+def test_cli_record_carries_the_flags_the_plan_was_given(tmp_path):
+    """--record wrote only the log's arguments: a TP 8 log that prints no size (reconcile asks for
+    --tensor-parallel-size) was compared at TP 8, fp8 and vLLM 0.10.0 rules, but its record was scored by `kvplan
+    validate` at TP 1 with the newest rules (+694 % weights, -99 % tokens)."""
+    from kvplan.validate import predict_record
+
+    log = tmp_path / "tp8.log"
+    log.write_text("\n".join(EXCERPTS[30]["lines"]))  # Qwen3-32B on 8 H100s, vLLM 0.10.0, fp8 KV cache
+    out = tmp_path / "r.jsonl"
+    proc = run_cli("reconcile", str(log), "Qwen/Qwen3-32B", "-tp", "8", "--vllm-version", "0.10.0", "--max-model-len",
+                   "32K", "--gpu", "H100", "--kv-cache-dtype", "fp8", "--record", str(out), home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rec = json.loads(out.read_text())
+    assert rec["vllm_version"] == "0.10.0" and rec["gpu"]["count"] == 8 and rec["gpu"]["total_gib"] is None
+    assert rec["args"]["tensor_parallel_size"] == 8 and rec["args"]["kv_cache_dtype"] == "fp8"
+    assert rec["args"]["max_model_len"] == 32768  # as the plan read '32K'
+    p, _ = predict_record(rec)
+    assert abs(p.kv_cache_tokens / rec["observed"]["kv_cache_tokens"] - 1) < 0.01  # scored as reconcile compared it
+    assert abs(p.weights_bytes / GIB - rec["observed"]["weights_gib"]) < 0.05
+    # a size given is written as the plan's total, exactly
+    proc = run_cli("reconcile", str(log), "Qwen/Qwen3-32B", "-tp", "8", "--gpu-gib", "79.5", "--record", "-", home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["gpu"]["total_gib"] == 79.5
+
+
 def test_cli_a_path_that_cannot_be_written_is_a_clear_error(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
