@@ -112,7 +112,10 @@ def test_a_rocm_log_naming_no_card_or_total_is_not_planned_on_the_nvidia_card_he
 def test_a_wsl2_log_without_a_total_is_planned_with_the_cards_wsl2_total(tmp_path, monkeypatch):
     # before: planned with the native total (RTX 4080 15.67 GiB), and the record written had no gpu.wsl2
     monkeypatch.setenv("KVPLAN_HOME", str(tmp_path))
-    log = read_log(str(WSL_LOG))
+    # the log's torch out-of-memory message states its 6 GiB card's total (test_logs.py): left out here, the log
+    # prints none
+    log = parse_lines([line for line in WSL_LOG.read_text().splitlines() if "total capacity" not in line])
+    assert read_log(str(WSL_LOG)).total_gib == 6.0
     assert log.total_gib is None and log.wsl2_line[0] == 15 and "as WSL is detected" in log.wsl2_line[1]
     assert log.to_record()["gpu"]["wsl2"] is True
     assert plan_kwargs_from_log(log)["wsl2"] is True
