@@ -329,6 +329,11 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
                                   "vLLM sees the slice's memory, which its profile name does not state exactly",
                                   "give the slice's total as vLLM logged it: --gpu-gib, or gpu.total_gib in a record")
         parent, notes = _find_gpu(ref[:mig.start()])
+        if total_bytes > parent.total_bytes:  # a slice is a part of its card's memory, never more than the whole
+            raise UnknownGPUError("--gpu-gib", f"the MIG {mig.group(1)} slice's total given, {total_bytes / GIB:.2f} "
+                                  f"GiB, is more than the whole {parent.name}'s {parent.total_gib:.2f} GiB",
+                                  "give the slice's total as vLLM logged it (y in its 'Free memory on device (x/y "
+                                  "GiB)' line), or name the card the slice is cut from")
         return replace(parent, name=f"{parent.name} MIG {mig.group(1)}", total_bytes=total_bytes,
                        total_source=f"the MIG {mig.group(1)} slice's total as given"), notes
     # "H100-80G", "A100 80G": a memory size written without the B (a separate number, unlike the A10G's)
