@@ -109,6 +109,19 @@ def test_a_rocm_log_naming_no_card_or_total_is_not_planned_on_the_nvidia_card_he
     assert e.value.field == "--gpu" and "ROCm" in str(e.value) and "NVIDIA L4" in str(e.value)
 
 
+def test_a_rocm_log_naming_no_card_or_total_read_without_a_gpu_asks_for_an_amd_card(monkeypatch):
+    """Read on a machine without a GPU, a ROCm log's --gpu error said 'e.g. --gpu H100': an NVIDIA card."""
+    import kvplan.resolve
+
+    lines = [line for line in FAILURES["wlog3-apollo-deepseek-r1-14b-fp8-rx9070xt-weights-over-budget-hip-oom"]["log_lines"]
+             if "rocm.py" in line or "non-default args" in line]
+    monkeypatch.setattr(kvplan.resolve, "detect_gpu", lambda: None)
+    with pytest.raises(InputError) as e:
+        plan_from_log(parse_lines(lines), "m", fit=lambda *a, **k: None)
+    assert e.value.field == "--gpu" and "ROCm build" in str(e.value) and "--gpu MI300X" in str(e.value)
+    assert "H100" not in str(e.value)
+
+
 def test_a_wsl2_log_without_a_total_is_planned_with_the_cards_wsl2_total(tmp_path, monkeypatch):
     # before: planned with the native total (RTX 4080 15.67 GiB), and the record written had no gpu.wsl2
     monkeypatch.setenv("KVPLAN_HOME", str(tmp_path))

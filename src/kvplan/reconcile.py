@@ -678,11 +678,12 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
                              f"{log.rocm_line[1][:120]!r}) but names neither its AMD card nor its total, and the GPU "
                              f"detected here is {here.name}", "give the GPU the log came from: --gpu NAME (e.g. --gpu "
                              "MI300X) or --gpu-gib N")
-        if here is None:
+        if here is None:  # a ROCm log's example is an AMD card (an NVIDIA one would be planned with CUDA's rules)
+            rocm = f", and ran on vLLM's ROCm build (line {log.rocm_line[0]})" if log.rocm_line else ""
             raise InputError("--gpu", "the log prints neither its GPU nor the GPU's total memory (vLLM's 'total_gpu_memory="
-                             "...' or 'Free memory on device (x/y GiB)' lines, or a fused-MoE config file's device_name=...), "
-                             "and no GPU is detected here",
-                             "give the GPU the log came from: --gpu NAME (e.g. --gpu H100) or --gpu-gib N")
+                             "...' or 'Free memory on device (x/y GiB)' lines, or a fused-MoE config file's device_name=...)"
+                             f"{rocm}, and no GPU is detected here", "give the GPU the log came from: --gpu NAME (e.g. "
+                             f"--gpu {'MI300X' if log.rocm_line else 'H100'}) or --gpu-gib N")
         notes.append(f"the log does not say which GPU it ran on: planned for {here.name}, the GPU detected here "
                      "(pass --gpu if the log came from another machine)")
     given = given_flags(flags)
