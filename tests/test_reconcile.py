@@ -318,6 +318,18 @@ def test_cli_record_carries_the_flags_the_plan_was_given(tmp_path):
     assert json.loads(proc.stdout)["gpu"]["total_gib"] == 79.5
 
 
+def test_cli_names_no_memory_gap_that_rounds_to_zero(tmp_path):
+    """A 0.6.3 log printing its weights (15.39 GiB, planned exactly) and blocks only: the text added 'largest memory
+    gap: weights_gib -0.00 GiB; likely cause: the checkpoint's real tensor bytes differ ...'."""
+    log = tmp_path / "v063.log"
+    log.write_text("\n".join(EXCERPTS[38]["lines"]))
+    proc = run_cli("reconcile", str(log), "Qwen/Qwen2.5-32B-Instruct", "-tp", "4", "--gpu", "A100-80GB",
+                   "--vllm-version", "0.6.3.post1", "--max-model-len", "32768", home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    said = " ".join(proc.stdout.split())
+    assert "largest gap: num_gpu_blocks" in said and "largest memory gap" not in said
+
+
 def test_cli_a_path_that_cannot_be_written_is_a_clear_error(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
