@@ -330,6 +330,16 @@ def test_cli_names_no_memory_gap_that_rounds_to_zero(tmp_path):
     assert "largest gap: num_gpu_blocks" in said and "largest memory gap" not in said
 
 
+def test_cli_plan_header_names_data_parallelism(tmp_path):
+    """A DP 2 log (vLLM 0.10.1.1) was compared with a plan said to be 'TP 1 · PP 1': its two engines went unsaid."""
+    log = DATA / "dp2_engine_core_n_v0101.log"
+    proc = run_cli("reconcile", str(log), "Qwen/Qwen2.5-7B-Instruct", "--gpu", "A100-80GB", home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "TP 1 · PP 1 · DP 2" in " ".join(proc.stdout.split())
+    proc = run_cli("reconcile", str(log), "Qwen/Qwen2.5-7B-Instruct", "--gpu", "A100-80GB", "--json", home=tmp_path)
+    assert json.loads(proc.stdout)["plan"]["data_parallel_size"] == 2
+
+
 def test_cli_a_path_that_cannot_be_written_is_a_clear_error(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")

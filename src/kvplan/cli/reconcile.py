@@ -127,7 +127,9 @@ def render_reconciliation(result, plan=None) -> None:
                   "older": f" (older than vLLM {OLDEST_READ}, the oldest release kvplan read: planned with the oldest "
                            "rules kvplan holds)"}.get(outside_read(plan.rules.release), "")
         console.print(f"plan: {h['model']} on {h['gpu']} ({h['gpu_total_gib']:.2f} GiB), TP {h['tensor_parallel_size']}"
-                      f" · PP {h['pipeline_parallel_size']}, vLLM {h['vllm_rules']} rules{beyond}", highlight=False)
+                      f" · PP {h['pipeline_parallel_size']}"
+                      + (f" · DP {h['data_parallel_size']}" if h["data_parallel_size"] > 1 else "")
+                      + f", vLLM {h['vllm_rules']} rules{beyond}", highlight=False)
     table = Table(title="Startup, term by term (per rank)")
     table.add_column("term")
     table.add_column("log", justify="right")
@@ -205,7 +207,8 @@ def _plan_header(plan) -> dict:
     rules = NEWEST_KNOWN if outside_read(plan.rules.release) == "newer" else plan.rules.version
     return {"model": plan.model.id, "gpu": plan.gpu.name, "gpu_total_gib": round(plan.gpu.total_gib, 2),
             "tensor_parallel_size": plan.args.tensor_parallel_size,
-            "pipeline_parallel_size": plan.args.pipeline_parallel_size, "vllm_rules": rules}
+            "pipeline_parallel_size": plan.args.pipeline_parallel_size,
+            "data_parallel_size": getattr(plan.args, "data_parallel_size", None) or 1, "vllm_rules": rules}
 
 
 def _fmt(value, unit: str) -> str:
