@@ -1895,5 +1895,5 @@ def test_the_unrecognised_lines_note_points_where_they_are_listed():
 
     d = diagnose(parse_log(DATA / "plfail_gpt_oss_20b_tp1_h100_v0190_failed.log"))
     (note,) = [n for n in d.notes if "not recognised" in n and "memory-related" in n]
-    assert "see unrecognised" not in note and "`kvplan reconcile LOG` lists them" in note
+    assert "see unrecognised" not in note and "`kvplan reconcile` lists them" in note
     assert "unrecognised" not in d.to_dict()  # nothing in --json to see
