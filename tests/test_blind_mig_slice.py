@@ -39,3 +39,17 @@ def test_mig_slice_gets_the_small_device_batched_tokens_default():
     assert q.args.max_num_batched_tokens == 16384
     # the logged pool, 46.78 GiB, is matched within 1 % by the plan on the slice
     assert abs(p.kv_cache_bytes / GIB - rec["observed"]["kv_cache_gib"]) / rec["observed"]["kv_cache_gib"] < 0.01
+
+
+def test_a_slice_total_above_the_whole_card_is_refused():
+    """--gpu 'A100 40GB MIG 3g.20gb' --gpu-gib 60 was planned as a 60 GiB slice of a 39.38 GiB card."""
+    import pytest
+
+    from kvplan.errors import InputError
+    from kvplan.resolve import find_gpu
+
+    with pytest.raises(InputError) as e:
+        find_gpu("A100 40GB MIG 3g.20gb", total_bytes=60 * GIB)
+    assert e.value.field == "--gpu-gib" and "60.00 GiB" in str(e.value) and "A100 40GB" in str(e.value)
+    ok = find_gpu("A100 40GB MIG 3g.20gb", total_bytes=int(19.5 * GIB))
+    assert ok.total_bytes == int(19.5 * GIB) and ok.name.endswith("MIG 3g.20gb")

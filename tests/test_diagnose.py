@@ -1886,3 +1886,14 @@ def test_the_plans_note_says_its_verdict_in_words(fits, says):
     result = sharpen_with_plan(diagnose(log), "/data/qwen3-8b", plan_factory=lambda m, **o: _fake_plan(fits=fits))
     note = next(n for n in result.notes if str(n).startswith("plan: "))
     assert note.endswith(says) and "fits=" not in note, note
+
+
+def test_the_unrecognised_lines_note_points_where_they_are_listed():
+    """diagnose's note said '21 memory-related line(s) not recognised (see unrecognised)', but neither its text nor its
+    --json lists them: reconcile does."""
+    from kvplan.logs import parse_log
+
+    d = diagnose(parse_log(DATA / "plfail_gpt_oss_20b_tp1_h100_v0190_failed.log"))
+    (note,) = [n for n in d.notes if "not recognised" in n and "memory-related" in n]
+    assert "see unrecognised" not in note and "`kvplan reconcile` lists them" in note
+    assert "unrecognised" not in d.to_dict()  # nothing in --json to see

@@ -486,3 +486,19 @@ def test_the_027_summary_activation_keeps_an_estimate_that_was_not_applied_or_no
         assert log.activation_peak_gib == 2.32 and not log.parse_warnings, line
     captured = parse_lines([engine % "FULL_AND_PIECEWISE: (2, 1)", summary])
     assert captured.activation_peak_gib is None and captured.parse_warnings
+
+
+def test_torchs_out_of_memory_message_gives_the_cards_total():
+    """A start that failed loading its weights prints no vLLM total, but torch's message states the card's: reconcile
+    of such a log (a 6 GiB card under WSL2, tests/data/wlog_qwen2_5_7b_fp16_6gib_wsl_v0160_failed.log) asked for --gpu,
+    saying the log prints no total."""
+    wsl = parse_log(DATA / "wlog_qwen2_5_7b_fp16_6gib_wsl_v0160_failed.log")
+    assert wsl.total_gib == 6.0 and wsl.to_record()["gpu"]["total_gib"] == 6.0
+    new = parse_lines(["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total "
+                       "capacity of 23.65 GiB of which 3.06 MiB is free. Including non-PyTorch memory, this process has "
+                       "23.62 GiB memory in use."])
+    assert new.total_gib == 23.65
+    old = parse_lines(["RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB (GPU 0; 15109 MiB total capacity; "
+                       "14.2 GiB already allocated; 1.81 MiB free; 14.3 GiB reserved in total by PyTorch)"])
+    assert math.isclose(old.total_gib, 15109 / 1024, abs_tol=1e-4)
+    assert parse_lines(["INFO Available KV cache memory: 6.06 GiB"]).total_gib is None

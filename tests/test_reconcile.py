@@ -293,6 +293,53 @@ def test_cli_record_to_stdout_without_a_model():
     assert record["vllm_version"] == "0.12.0"
 
 
+def test_cli_record_carries_the_flags_the_plan_was_given(tmp_path):
+    """--record wrote only the log's arguments: a TP 8 log that prints no size (reconcile asks for
+    --tensor-parallel-size) was compared at TP 8, fp8 and vLLM 0.10.0 rules, but its record was scored by `kvplan
+    validate` at TP 1 with the newest rules (+694 % weights, -99 % tokens)."""
+    from kvplan.validate import predict_record
+
+    log = tmp_path / "tp8.log"
+    log.write_text("\n".join(EXCERPTS[30]["lines"]))  # Qwen3-32B on 8 H100s, vLLM 0.10.0, fp8 KV cache
+    out = tmp_path / "r.jsonl"
+    proc = run_cli("reconcile", str(log), "Qwen/Qwen3-32B", "-tp", "8", "--vllm-version", "0.10.0", "--max-model-len",
+                   "32K", "--gpu", "H100", "--kv-cache-dtype", "fp8", "--record", str(out), home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rec = json.loads(out.read_text())
+    assert rec["vllm_version"] == "0.10.0" and rec["gpu"]["count"] == 8 and rec["gpu"]["total_gib"] is None
+    assert rec["args"]["tensor_parallel_size"] == 8 and rec["args"]["kv_cache_dtype"] == "fp8"
+    assert rec["args"]["max_model_len"] == 32768  # as the plan read '32K'
+    p, _ = predict_record(rec)
+    assert abs(p.kv_cache_tokens / rec["observed"]["kv_cache_tokens"] - 1) < 0.01  # scored as reconcile compared it
+    assert abs(p.weights_bytes / GIB - rec["observed"]["weights_gib"]) < 0.05
+    # a size given is written as the plan's total, exactly
+    proc = run_cli("reconcile", str(log), "Qwen/Qwen3-32B", "-tp", "8", "--gpu-gib", "79.5", "--record", "-", home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["gpu"]["total_gib"] == 79.5
+
+
+def test_cli_names_no_memory_gap_that_rounds_to_zero(tmp_path):
+    """A 0.6.3 log printing its weights (15.39 GiB, planned exactly) and blocks only: the text added 'largest memory
+    gap: weights_gib -0.00 GiB; likely cause: the checkpoint's real tensor bytes differ ...'."""
+    log = tmp_path / "v063.log"
+    log.write_text("\n".join(EXCERPTS[38]["lines"]))
+    proc = run_cli("reconcile", str(log), "Qwen/Qwen2.5-32B-Instruct", "-tp", "4", "--gpu", "A100-80GB",
+                   "--vllm-version", "0.6.3.post1", "--max-model-len", "32768", home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    said = " ".join(proc.stdout.split())
+    assert "largest gap: num_gpu_blocks" in said and "largest memory gap" not in said
+
+
+def test_cli_plan_header_names_data_parallelism(tmp_path):
+    """A DP 2 log (vLLM 0.10.1.1) was compared with a plan said to be 'TP 1 · PP 1': its two engines went unsaid."""
+    log = DATA / "dp2_engine_core_n_v0101.log"
+    proc = run_cli("reconcile", str(log), "Qwen/Qwen2.5-7B-Instruct", "--gpu", "A100-80GB", home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "TP 1 · PP 1 · DP 2" in " ".join(proc.stdout.split())
+    proc = run_cli("reconcile", str(log), "Qwen/Qwen2.5-7B-Instruct", "--gpu", "A100-80GB", "--json", home=tmp_path)
+    assert json.loads(proc.stdout)["plan"]["data_parallel_size"] == 2
+
+
 def test_cli_a_path_that_cannot_be_written_is_a_clear_error(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")

@@ -573,3 +573,24 @@ def test_an_attention_free_mamba_v1_model_is_planned_on_v1_and_refused_on_v0_nam
     with pytest.raises(InputError) as exc:
         kvplan.fit(spec, "H100", max_model_len=8192, vllm_version="0.10.1", fixes=False)
     assert exc.value.field == "model" and "V0 engine" in str(exc.value) and "0.10.2" in exc.value.fix
+
+
+def test_an_unknown_name_given_with_a_size_says_to_drop_the_name():
+    """--gpu 'GRID A100D-20C' --gpu-gib 19.5 (a vGPU profile) was refused with 'or give --gpu-gib N for a custom card':
+    the size was given, and giving it again changed nothing."""
+    import pytest
+
+    from kvplan.errors import InputError
+    from kvplan.resolve import resolve_gpu
+
+    with pytest.raises(InputError) as e:
+        resolve_gpu("GRID A100D-20C", gib=19.5)
+    assert "give --gpu-gib" not in str(e.value) and "leave out --gpu: --gpu-gib alone" in str(e.value)
+    with pytest.raises(InputError) as e:
+        resolve_gpu("GRID A100D-20C", gb=20)
+    assert "--gpu-gb alone" in str(e.value)
+    with pytest.raises(InputError) as e:  # without a size, the size is the fix
+        resolve_gpu("GRID A100D-20C")
+    assert "give --gpu-gib N for a custom card" in str(e.value)
+    spec, _ = resolve_gpu(None, gib=19.5)
+    assert spec.total_bytes == int(19.5 * 2**30)

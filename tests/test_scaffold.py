@@ -423,7 +423,7 @@ def test_cli_scaffold_llama_8b_on_l4(tmp_path):
 
     out = tmp_path / "x"
     res = CliRunner().invoke(app, ["scaffold", str(out), "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4",
-                                   "--max-model-len", "8192"])
+                                   "--max-model-len", "8192"], env={"COLUMNS": "80"})
     assert res.exit_code == 0, res.output
     assert {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()} == EXPECTED
     text = (out / "serve.sh").read_text()
@@ -438,6 +438,8 @@ def test_cli_scaffold_llama_8b_on_l4(tmp_path):
     assert probe >= 2 * probe_start - 1 and grace >= 2 * first - 1 and probe_start < first
     assert f"start_period: {grace:.0f}s" in (out / "docker-compose.yml").read_text()
     assert f"failureThreshold: {probe / 10:.0f}" in (out / "k8s" / "deployment.yaml").read_text()
+    # kvplan's own summary is wrapped between words, not left to the terminal to cut mid-word at 80 columns
+    assert max(map(len, res.output.splitlines())) <= 80, res.output
     assert "L4" in text
     assert subprocess.run(["bash", "-n", str(out / "serve.sh")]).returncode == 0
     for p in list((out / "k8s").glob("*.yaml")) + [out / "docker-compose.yml"]:

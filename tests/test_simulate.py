@@ -1051,3 +1051,19 @@ def test_the_measured_kernel_table_is_what_its_fit_script_prints():
         if eta_moe is not None:
             assert table["eta_moe_compute"] == round(eta_moe, 3), gpu_id
         assert table.get("eta_expert_stream") == (None if eta_expert is None else round(eta_expert, 3)), gpu_id
+
+
+def test_capacity_sizes_no_replicas_when_no_rate_meets_the_slo(monkeypatch):
+    """capacity printed 'no probed rate meets ... (even 0.05 req/s)' and then 'target 10 req/s: 102 replicas': the
+    replica search ran anyway and met the SLO by the luck of a smaller sample."""
+    import kvplan.simulate as sim
+    from kvplan.workload import with_rate
+
+    rng = np.random.default_rng(0)
+    n = 100
+    base = wl(rng.integers(50, 400, n), rng.integers(10, 100, n), np.sort(rng.uniform(0, n, n)))
+    calls = []
+    monkeypatch.setattr(sim, "simulate_replicas", lambda *a, **k: calls.append(a) or pytest.fail("searched replicas"))
+    slo = parse_slo("ttft=0.001ms", 90)  # no rate meets it
+    cap = find_capacity(lambda r: with_rate(base, r), cfg(), SM, slo, R19, target_rate_per_s=10)
+    assert cap.max_rate_per_s <= 0 and cap.replicas_needed is None and not calls

@@ -998,7 +998,8 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     crashed = _crash_after_sizing(log) if log.started else None
     if crashed and crashed[0]:  # sized its pool, then died before it was ready: the server never came up
         started = False
-    notes = list(log.parse_warnings)
+    # the parser's pointer names reconcile's list of those lines, which diagnose neither prints nor puts in --json
+    notes = [n.replace("(see unrecognised)", "(`kvplan reconcile` lists them)") for n in log.parse_warnings]
     if started:
         # what reconcile will need that this log does not say (it refuses to plan on a guess)
         from kvplan.reconcile import UNSTATED_PLAN_FLAGS, plan_kwargs_from_log, unstated_plan_flags

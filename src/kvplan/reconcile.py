@@ -662,13 +662,15 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
                 "0.1.dev<commits>)" if untagged else "the log does not print its version")
     if version_unstated and "vllm_version" in kwargs:
         notes.append(f"{unstated}; {version_from_log_format(log)[1]}, planned with vLLM {kwargs['vllm_version']}")
-    if not log.total_gib and kwargs.get("gpu") and "gpu" not in given_flags(flags):  # the GPU plan_kwargs_from_log read
+    # a size given (--gpu-gib) for a ROCm log is an AMD card plan_kwargs_from_log built: the user's, not the log's
+    sized = bool({"gpu_gib", "gpu_gb"} & set(given_flags(flags)))
+    if not log.total_gib and kwargs.get("gpu") and "gpu" not in given_flags(flags) and not sized:  # the GPU the log named
         notes.append(f"the log names its GPU {_gpu_name_source(log)}: planned for {kwargs['gpu']} (pass --gpu if it is "
                      "another card)")
     if log.rocm_line and "gpu" in kwargs and "gpu" not in given_flags(flags):
-        gpu = kwargs["gpu"]
+        gpu, total = kwargs["gpu"], "the total given" if sized else "the log's total"
         notes.append(f"the log ran on vLLM's ROCm build (line {log.rocm_line[0]}): planned for "
-                     + (f"the {gpu} the log names" if isinstance(gpu, str) else "an AMD GPU of the log's total")
+                     + (f"the {gpu} the log names" if isinstance(gpu, str) else f"an AMD GPU of {total}")
                      + " with ROCm's rules (CUDA-graph memory as ROCm accounts it)")
     missing = unstated_plan_flags(log, kwargs)
     if "--tensor-parallel-size" in missing:
@@ -688,11 +690,12 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
                              f"{log.rocm_line[1][:120]!r}) but names neither its AMD card nor its total, and the GPU "
                              f"detected here is {here.name}", "give the GPU the log came from: --gpu NAME (e.g. --gpu "
                              "MI300X) or --gpu-gib N")
-        if here is None:
+        if here is None:  # a ROCm log's example is an AMD card (an NVIDIA one would be planned with CUDA's rules)
+            rocm = f", and ran on vLLM's ROCm build (line {log.rocm_line[0]})" if log.rocm_line else ""
             raise InputError("--gpu", "the log prints neither its GPU nor the GPU's total memory (vLLM's 'total_gpu_memory="
-                             "...' or 'Free memory on device (x/y GiB)' lines, or a fused-MoE config file's device_name=...), "
-                             "and no GPU is detected here",
-                             "give the GPU the log came from: --gpu NAME (e.g. --gpu H100) or --gpu-gib N")
+                             "...' or 'Free memory on device (x/y GiB)' lines, or a fused-MoE config file's device_name=...)"
+                             f"{rocm}, and no GPU is detected here", "give the GPU the log came from: --gpu NAME (e.g. "
+                             f"--gpu {'MI300X' if log.rocm_line else 'H100'}) or --gpu-gib N")
         notes.append(f"the log does not say which GPU it ran on: planned for {here.name}, the GPU detected here "
                      "(pass --gpu if the log came from another machine)")
     given = given_flags(flags)

@@ -200,7 +200,16 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
         total = int(round(gib * GIB)) if gib is not None else int(round(gb * GB))
         # the card named supplies what the size does not; its count ('2x L40S') still stands, its variant choice not
         mig = ref and _MIG_SLICE.search(_gpu_count_and_name(ref)[1])  # a MIG slice is found with its total, not without
-        base, base_notes = _find_gpu(ref, total if mig else None) if ref else (None, [])
+        try:
+            base, base_notes = _find_gpu(ref, total if mig else None) if ref else (None, [])
+        except UnknownGPUError as exc:
+            if mig or not (exc.fix or "").endswith("; or give --gpu-gib N for a custom card"):
+                raise
+            # the size is given already: the fix to say is to drop the name ('GRID A100D-20C', a vGPU profile, is
+            # no catalog card), not to give the size again
+            raise UnknownGPUError("--gpu", exc.message, exc.fix.removesuffix("; or give --gpu-gib N for a custom card")
+                                  + f"; or leave out --gpu: {'--gpu-gib' if gib is not None else '--gpu-gb'} alone plans "
+                                  "a custom card of that size") from None
         notes += [n for n in base_notes if not isinstance(n, ChoiceNote)]
         label = f"{gib:g} GiB" if gib is not None else f"{gb:g} GB"
         spec = GPUSpec(
@@ -329,6 +338,11 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
                                   "vLLM sees the slice's memory, which its profile name does not state exactly",
                                   "give the slice's total as vLLM logged it: --gpu-gib, or gpu.total_gib in a record")
         parent, notes = _find_gpu(ref[:mig.start()])
+        if total_bytes > parent.total_bytes:  # a slice is a part of its card's memory, never more than the whole
+            raise UnknownGPUError("--gpu-gib", f"the MIG {mig.group(1)} slice's total given, {total_bytes / GIB:.2f} "
+                                  f"GiB, is more than the whole {parent.name}'s {parent.total_gib:.2f} GiB",
+                                  "give the slice's total as vLLM logged it (y in its 'Free memory on device (x/y "
+                                  "GiB)' line), or name the card the slice is cut from")
         return replace(parent, name=f"{parent.name} MIG {mig.group(1)}", total_bytes=total_bytes,
                        total_source=f"the MIG {mig.group(1)} slice's total as given"), notes
     # "H100-80G", "A100 80G": a memory size written without the B (a separate number, unlike the A10G's)

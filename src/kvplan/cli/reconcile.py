@@ -72,6 +72,10 @@ def reconcile(
     result = run_reconcile(log, plan)
     result = replace(result, notes=tuple(plan_notes) + result.notes)
     if record:
+        if plan is not None:
+            from kvplan.reconcile import given_flags
+
+            _given_into_record(result.record, given_flags(flags), plan)
         text = json.dumps(result.record, default=str) + "\n"
         if record == "-":
             sys.stdout.write(text)
@@ -123,7 +127,9 @@ def render_reconciliation(result, plan=None) -> None:
                   "older": f" (older than vLLM {OLDEST_READ}, the oldest release kvplan read: planned with the oldest "
                            "rules kvplan holds)"}.get(outside_read(plan.rules.release), "")
         console.print(f"plan: {h['model']} on {h['gpu']} ({h['gpu_total_gib']:.2f} GiB), TP {h['tensor_parallel_size']}"
-                      f" · PP {h['pipeline_parallel_size']}, vLLM {h['vllm_rules']} rules{beyond}", highlight=False)
+                      f" · PP {h['pipeline_parallel_size']}"
+                      + (f" · DP {h['data_parallel_size']}" if h["data_parallel_size"] > 1 else "")
+                      + f", vLLM {h['vllm_rules']} rules{beyond}", highlight=False)
     table = Table(title="Startup, term by term (per rank)")
     table.add_column("term")
     table.add_column("log", justify="right")
@@ -148,7 +154,8 @@ def render_reconciliation(result, plan=None) -> None:
     elif h:
         console.print(f"largest gap: [bold]{h['term']}[/] {_fmt(h['observed'], h['unit'])} logged vs {_fmt(h['predicted'], h['unit'])} "
                       f"planned ({h['relative']:.0%} off); likely cause: {h['likely_cause']}", highlight=False)
-    if g and (not h or h["term"] != g["term"]):
+    # a gap that rounds to 0.00 GiB is no gap to explain ("largest memory gap: weights_gib -0.00 GiB; likely cause: ...")
+    if g and (not h or h["term"] != g["term"]) and abs(g["gap_gib"]) >= 0.005:
         console.print(f"largest memory gap: [bold]{g['term']}[/] {g['gap_gib']:+.2f} GiB; likely cause: {g['likely_cause']}", highlight=False)
     for row in result.rows:
         if row.note and planned:
@@ -163,6 +170,35 @@ def render_reconciliation(result, plan=None) -> None:
         console.print(f"[dim]note:[/] {escape(str(note))}", highlight=False)
 
 
+def _given_into_record(record: dict, given: dict, plan) -> None:
+    """The flags given on the command line (they override the log's arguments in the plan compared with:
+    reconcile.plan_kwargs_from_log) written into the record too, so `kvplan validate` of it plans the startup reconcile
+    compared (a TP 8 log that prints no size, scored at TP 1, read 694 % off its weights)."""
+    from kvplan.validate import ARG_FIELDS
+
+    args = record.setdefault("args", {})
+    for name, value in given.items():
+        if name not in ARG_FIELDS:
+            continue
+        planned = getattr(plan.args, name, None)  # as the plan read it ('32K' -> 32768)
+        args[name] = planned if isinstance(planned, (bool, int, float, str)) else value
+    if given.get("vllm_version"):
+        record["vllm_version"] = str(given["vllm_version"])
+    gpu = record.setdefault("gpu", {})
+    if {"gpu", "gpu_gib", "gpu_gb", "wsl2"} & set(given):  # the card the plan was given, with its total where one was
+        gpu["name"] = plan.gpu.name
+        sized = bool({"gpu_gib", "gpu_gb"} & set(given))
+        # a catalog card (its WSL2 total with --wsl2) is read back from its name; a total given is written exactly
+        gpu["total_gib"] = plan.gpu.total_bytes / (1 << 30) if sized else None
+        if given.get("wsl2") and not sized:
+            gpu["wsl2"] = True
+        else:
+            gpu.pop("wsl2", None)
+    if {"tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"} & set(given):
+        gpu["count"] = ((args.get("tensor_parallel_size") or 1) * (args.get("pipeline_parallel_size") or 1)
+                        * (args.get("data_parallel_size") or 1))
+
+
 def _plan_header(plan) -> dict:
     """What a comparison was made with: the model, the GPU and its total, the parallel sizes, the rules' release (for
     a release newer than kvplan read, the newest it holds, whose rules were applied: it said "vLLM 0.34.0 rules")."""
@@ -171,7 +207,8 @@ def _plan_header(plan) -> dict:
     rules = NEWEST_KNOWN if outside_read(plan.rules.release) == "newer" else plan.rules.version
     return {"model": plan.model.id, "gpu": plan.gpu.name, "gpu_total_gib": round(plan.gpu.total_gib, 2),
             "tensor_parallel_size": plan.args.tensor_parallel_size,
-            "pipeline_parallel_size": plan.args.pipeline_parallel_size, "vllm_rules": rules}
+            "pipeline_parallel_size": plan.args.pipeline_parallel_size,
+            "data_parallel_size": getattr(plan.args, "data_parallel_size", None) or 1, "vllm_rules": rules}
 
 
 def _fmt(value, unit: str) -> str:

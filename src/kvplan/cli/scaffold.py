@@ -63,4 +63,4 @@ def scaffold(
     console.print(f"Predicted startup: ~{spec.startup_first.total_s:.0f} s first start ({first}), "
                   f"~{spec.startup_restart.total_s:.0f} s restart. The k8s startupProbe allows {spec.probe_budget_s} s "
                   f"({PROBE_MARGIN:g}x the ~{spec.probe_start.total_s:.0f} s start from the volume), the compose healthcheck "
-                  f"{spec.compose_start_period_s} s.", highlight=False, soft_wrap=True)
+                  f"{spec.compose_start_period_s} s.", highlight=False)  # kvplan's words: wrapped between words

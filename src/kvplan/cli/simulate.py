@@ -427,6 +427,9 @@ def capacity(
         if target_rate is not None:
             if cap.replicas_needed:
                 console.print(f"target {target_rate:g} req/s: [bold]{cap.replicas_needed} replicas[/] ({router} router)", highlight=False)
+            elif cap.max_rate_per_s <= 0:
+                console.print(f"target {target_rate:g} req/s: no number of replicas meets the SLO (one replica misses "
+                              "it at the lowest rate probed, and more replicas only lower each one's rate)", highlight=False)
             else:
                 console.print(f"target {target_rate:g} req/s: not met with up to 256 replicas", highlight=False)
         from kvplan.render import warning_text
