@@ -121,7 +121,7 @@ def _not_fitted(rec, p) -> str | None:
 
 def model(r, a_s, n_c, n_tp, n_int, g_c, g_p, n_nvls=0.0):
     f = r["f"]
-    act = max(f.forward_bytes + f.moe_bytes, (r["a_s_kernel"] or a_s) * f.sampler_elements) + f.moe_workspace_bytes
+    act = max(f.forward_peak_bytes + f.moe_bytes, (r["a_s_kernel"] or a_s) * f.sampler_elements) + f.moe_workspace_bytes
     nt = n_c + (n_tp if f.tp_gt_1 and r["nccl"] else 0) + (n_int if f.integrated_memory else 0) + (n_nvls if f.nvls and r["nccl"] else 0)
     cg = (g_c + g_p * f.graph_layer_sizes) if r["cg"] and f.n_sizes else 0
     return act + nt + cg
@@ -232,7 +232,7 @@ def sampler_peaks(root: Path) -> dict[str, list[tuple[str, float]]]:
 
     out: dict[str, list[tuple[str, float]]] = {}
     for rid, p, f, group, peak in _logging(root, "activation_peak_gib", _profile_peak_alone):
-        if f.sampler_elements * 32 < 3 * (f.forward_bytes + f.moe_bytes) or (p.rules.engine != "v1" and f.tp_gt_1):
+        if f.sampler_elements * 32 < 3 * (f.forward_peak_bytes + f.moe_bytes) or (p.rules.engine != "v1" and f.tp_gt_1):
             continue
         _, term = profile_sampler_term(p.model, p.args, p.rules, coefficients_for(p.era), f.s)
         if term == "mrv2":

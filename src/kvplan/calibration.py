@@ -10,7 +10,10 @@ prints the records each coefficient came from and the residuals on all of them).
 
 Formulas (bytes, per rank):
 
-    activation = max(a_forward * T * dtype * (3 H + 3 I_rank)        (dense MLP live set)
+    activation = max(a_forward * T * dtype * (3 H + 3 I_rank)        (dense MLP live set; an eager forward at TP > 1
+                                                                      from 0.6.5: at least 5 H + I_rank [+ 2 I_rank
+                                                                      Qwen2MLP] at down_proj's out-of-place all-reduce,
+                                                                      read from the code: plan.allreduce_live_bytes)
                    + a_moe   * T * topk * dtype * (3 I_e / TP + H), (fused-MoE caches)
                      a_sampler * S * V_pad)                          (logits + fp32 copy + sort, bytes per logit)
                + a_const

@@ -2965,6 +2965,13 @@ class TermFeatures:
     graphs: CudaGraphPlan | None = None  # the mode, capture sizes and drafter graphs behind n_sizes
     moe_workspace_bytes: float = 0.0  # the persistent fused-MoE workspace (rules moe_workspace_persistent), held under
                                       # the sampler too; moe_bytes is 0 where it is set
+    reduce_bytes: float = 0.0   # dense live set at down_proj's out-of-place all-reduce (allreduce_live_bytes; 0 where
+                                # not counted): the forward's peak is the larger of it and forward_bytes
+
+    @property
+    def forward_peak_bytes(self) -> float:
+        """The dense forward's peak live set: the MLP's at SiluAndMul or, where counted, at down_proj's all-reduce."""
+        return max(self.forward_bytes, self.reduce_bytes)
 
 
 def nvlink_tp_capable(gpu: GPUSpec) -> bool:
@@ -3061,6 +3068,44 @@ def fi_allreduce_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArg
                    + ", ".join(f"{s / 1024 ** 2:.1f}" for s in sizes) + f" MiB, {how})")
 
 
+def _profile_forward_eager(args: EngineArgs, rules: VersionRules) -> bool:
+    """Whether the profile run's forward runs op by op in Python: V1 where _eager_forward says so; V0 unless a
+    --compilation-config asks for a compilation level (V0 compiles nothing by default)."""
+    if rules.is_v1:
+        return _eager_forward(args)
+    cfg = compilation_object(args.compilation_config)
+    mode = cfg.get("mode", cfg.get("level"))
+    return mode is None or str(mode).strip().upper() in ("0", "NONE", "NO_COMPILATION")
+
+
+def allreduce_live_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> int:
+    """Per rank: the dense live set of an eager profile forward at down_proj's all-reduce, where TP > 1 and the
+    all-reduce writes a new tensor (rules allreduce_out_of_place); 0 elsewhere.
+
+    RowParallelLinear.forward (model_executor/layers/linear.py, read in the 0.6.5, 0.7.2 and 0.22.1 wheels; LoRA's
+    RowParallelLinearWithLoRA the same, lora/layers/row_parallel_linear.py 0.22.1) keeps its GEMM output
+    (output_parallel, T x H) referenced while tensor_model_parallel_all_reduce returns the reduced copy, so both are
+    alive at once. Whichever path reduces it writes a new tensor (versions.py allreduce_out_of_place): the custom
+    all-reduce (up to 8 MiB by default, custom_all_reduce.py CustomAllreduce.all_reduce: torch.empty_like, 0.6.5 and
+    0.7.2 wheels) and pynccl past it (a T x H bfloat16 tensor is 80-640 MiB at T 8,192-32,768). Run eagerly, the
+    caller's frames hold the three T x H rows of the live set (term_features) and the MLP's activation (I/TP), which
+    down_proj is called with; Qwen2MLP also keeps gate_up (2 I/TP) under its own name (GATE_UP_HELD_MODEL_TYPES;
+    models/qwen2.py Qwen2MLP.forward, 0.7.2 wheel too): T x dtype x (5 H + I/TP [+ 2 I/TP]). That passes the
+    SiluAndMul point (3 H + 3 I/TP) for Qwen2-style MLPs at any TP > 1, for the others only where I/TP < H (LlamaMLP
+    rebinds x, so gate_up is gone). The V0 Qwen2 TP 2 startups log it: Qwen2.5-14B, 0.7.2, T 32,768: 2.84 GiB (this
+    term 2.83, the SiluAndMul point 2.20); Qwen2.5-32B, 0.7.1, T 10,000: 1.26 (1.25 / 1.06); DeepSeek-R1-Distill-
+    Qwen-14B, 0.7.2, T 2,048: 0.19 (0.18 / 0.14). A compiled forward (Inductor frees the activation after its GEMM and
+    the graph's own buffers differ) is not counted: its live set there is not read. At TP 1 the GEMM output beside a
+    held gate_up (4 H + 3 I) is not counted either (bigbatch's note: it helps the V0 starts, the V1 eager Qwen pools
+    move the other way)."""
+    if (model.is_moe or not model.intermediate_size or args.tensor_parallel_size <= 1
+            or not rules.allreduce_out_of_place or not _profile_forward_eager(args, rules)):
+        return 0
+    inter = model.intermediate_size / args.tensor_parallel_size
+    held = 2 * inter if model.model_type in GATE_UP_HELD_MODEL_TYPES else 0.0
+    return int(args.max_num_batched_tokens * DTYPE_BYTES[args.dtype] * (5 * model.hidden_size + inter + held))
+
+
 def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> TermFeatures:
     tp = args.tensor_parallel_size
     db = DTYPE_BYTES[args.dtype]
@@ -3111,7 +3156,8 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
                         graphs=graphs,
                         integrated_memory=(gpu.compute_capability in INTEGRATED_MEMORY_CC), t=t, s=s, v_pad=v_pad,
                         n_layers=n_layers, n_sizes=n_sizes, nvls=tp > 2 and nvls_capable(gpu),
-                        nvlink_tp=tp > 1 and nvlink_tp_capable(gpu))
+                        nvlink_tp=tp > 1 and nvlink_tp_capable(gpu),
+                        reduce_bytes=float(allreduce_live_bytes(model, args, rules)))
 
 
 def modular_workspace_bytes(m_full: int, chunk: int, top_k: int, n_half: int, k: int, db: int) -> int:
@@ -3416,7 +3462,8 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     # the forward's live set and the sampler's logits are not alive at once: the peak is the larger
     awq_copy, awq_formula = awq_dequant_bytes(model, args)
     fp8_copy, fp8_formula = fp8_act_quant_bytes(model, gpu, args, rules)
-    forward = c.a_forward * f.forward_bytes + c.a_moe * f.moe_bytes + awq_copy + fp8_copy
+    # the AWQ and FP8 copies live only inside down_proj's GEMM call, gone before its all-reduce
+    forward = max(c.a_forward * f.forward_bytes + awq_copy + fp8_copy, c.a_forward * f.reduce_bytes) + c.a_moe * f.moe_bytes
     a_sampler, sampler = profile_sampler_term(model, args, rules, c, f.s)
     ws = f.moe_workspace_bytes  # held from the forward through the sampler run: beside the larger of the two
     # 0.27+: the budget charges total_consumed (free memory at the init snapshot minus free memory after the profile)
@@ -3432,6 +3479,11 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                             else "0" if ws else
                             f"{c.a_moe:g} x T({f.t}) x top-k({model.num_experts_per_tok}) x {db} B x (3 x {model.moe_intermediate_size}/{tp} + {h})")
     act_formula += awq_formula + fp8_formula
+    if f.reduce_bytes:
+        held = model.model_type in GATE_UP_HELD_MODEL_TYPES
+        act_formula += (f", {c.a_forward:g} x T({f.t}) x {db} B x (5 x {h} + {'3' if held else '1'} x "
+                        f"{model.intermediate_size}/{tp}) at down_proj's out-of-place all-reduce (eager: its GEMM output"
+                        " and the reduced copy beside the live set" + (", gate_up still held" if held else "") + ")")
     act_formula += (f", {a_sampler:.3g} B x S({f.s}) x V_pad({f.v_pad})"
                     + (" model runner v2: " + ("model-dtype logits + their fp32 copy" if rules.mrv2_profile_sampler == "fp32_copy"
                                                else "model-dtype logits, no top-k/top-p") if sampler == "mrv2"

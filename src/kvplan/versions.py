@@ -133,6 +133,16 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # NCCL / custom all-reduce buffers charged to the budget: snapshot before NCCL init up to 0.10
     # (section 1.2, section 7 item 2).
     "nccl_charged": [((0, 0, 0), True), ((0, 11, 0), False)],
+    # Whether a tensor-parallel all-reduce of a tensor past the custom all-reduce's limit (8 MiB by default) writes a new
+    # tensor: from 0.6.5 GroupCoordinator.all_reduce always calls torch.ops.vllm.all_reduce -> _all_reduce_out_place,
+    # whose fallback PyNcclCommunicator.all_reduce makes its output with torch.empty_like(in_tensor)
+    # (distributed/parallel_state.py, device_communicators/pynccl.py, read in the 0.6.5, 0.6.6.post1, 0.7.1, 0.7.2 and
+    # 0.7.3 wheels; V1's CudaCommunicator.all_reduce keeps every path out-of-place: custom, symmetric-memory and
+    # FlashInfer all-reduce return a new tensor, pynccl empty_like, the torch.distributed fallback a clone,
+    # device_communicators/cuda_communicator.py 0.17.0, 0.19.0, 0.33.0). Up to 0.6.4 a tensor the custom all-reduce does
+    # not take is reduced in place (_all_reduce_in_place / inplace_all_reduce: pynccl or torch.distributed on the input
+    # itself, 0.6.1 and 0.6.4.post1 wheels). plan.allreduce_live_bytes counts the output
+    "allreduce_out_of_place": [((0, 0, 0), False), ((0, 6, 5), True)],
     # Other processes' memory shrinks the pool (V0-b, V1-a) or is refused at startup (V1-b on).
     "other_tenants": [((0, 0, 0), "ignored"), ((0, 6, 4), "subtracted"), ((0, 6, 5), "ignored"),
                       ((0, 8, 0), "subtracted"), ((0, 9, 1), "refused")],
@@ -734,6 +744,7 @@ class VersionRules:
     cudagraph_subtracted_rocm: bool
     cudagraph_rocm_cost: str
     nccl_charged: bool
+    allreduce_out_of_place: bool
     other_tenants: str
     tokens_formula: str
     uniform_spec_tokens_block: str
