@@ -3,6 +3,7 @@ sampler's bytes per logit shared by every V0 era, and no record of tests/data/ex
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import statistics
 from pathlib import Path
@@ -82,3 +83,37 @@ def test_a_v0_startup_is_charged_its_logged_terms():
     assert p.non_torch_bytes / GIB == pytest.approx(rec["observed"]["non_torch_gib"], abs=0.03)
     assert p.activation_peak_bytes / GIB == pytest.approx(rec["observed"]["activation_peak_gib"], rel=0.05)
     assert p.kv_cache_bytes / GIB == pytest.approx(rec["observed"]["kv_cache_gib"], rel=0.01)
+
+
+def _rank_peaks(notes: str) -> tuple[float, float, float]:
+    """(weights GiB, rank 0's peak_torch_memory GiB, the other ranks' GiB) of a 0.6.4 startup whose notes quote rank 0's
+    'Memory profiling results' line and then the other ranks' peak (peak_torch_memory is torch's allocated peak, weights
+    included: worker/worker.py Worker.determine_num_available_blocks, 0.6.4.post1)."""
+    weights = float(re.search(r"Loading model weights took ([\d.]+) GB", notes).group(1))
+    peaks = [float(v) for v in re.findall(r"peak_torch(?:_memory=| )([\d.]+) ?GiB", notes)]
+    assert len(peaks) == 2, notes
+    return weights, peaks[0], peaks[1]
+
+
+def test_v0_chunked_prefill_profile_still_samples_every_dummy_sequence():
+    # V0's profile run under chunked prefill splits max_num_batched_tokens over max_num_seqs dummy prompts (512 / 256 = 2
+    # tokens each in 0.6.4, 2048 / 256 = 8 in 0.6.5+), each a whole prompt that is sampled with top-k/top-p
+    # (worker/model_runner.py GPUModelRunnerBase._dummy_run; sequence.py SequenceGroupMetadata: do_sample True,
+    # token_chunk_size the prompt's length; model_executor/sampling_metadata.py _prepare_seq_groups: one sample index per
+    # prompt; 0.6.4.post1-0.8.2 wheels), so the sampler's S x V logits make the peak as without chunking. The two
+    # 0.6.4.post1 MapCoder startups at TP2 / TP4 log it on rank 0, the driver that samples (1.19 / 1.18 GiB, about 38.7 B
+    # per logit), while their other ranks, which stop before the sampler, log 0.06 / 0.03 GiB.
+    extra = _records("extra_records.jsonl")
+    a_s = coefficients_for("V0-b").a_sampler
+    for rid in ("llama-3.1-8b-instruct-gpu44g-u090-tp2-l128k", "llama-3.1-8b-instruct-gpu44g-u090-tp4-l128k"):
+        rec = extra[rid]
+        weights, rank0, other = _rank_peaks(rec["notes"])
+        p, _ = predict_record(rec)
+        assert p.rules.engine == "v0" and p.args.max_num_batched_tokens == 512 and p.args.max_num_seqs == 256, rid
+        logits = p.args.max_num_seqs * p.model.vocab_size  # 128,256: already a multiple of the padding
+        assert 36 < (rank0 - weights) * GIB / logits < 41, rid  # the driver's peak is the sampler's
+        assert other - weights < 0.1, rid                       # the non-driver's is the forward and logits alone
+        # kvplan charges the sampler term, and the driver's pool (the engine's) lands within 1.5 %; without it the pool
+        # would come out 1.2 GiB (about 4 %) larger
+        assert p.activation_peak_bytes == pytest.approx(a_s * logits, rel=0.01), rid
+        assert p.kv_cache_bytes / GIB == pytest.approx(rec["observed"]["kv_cache_gib"], rel=0.015), rid
