@@ -332,8 +332,9 @@ def _find_gpu(ref: str, total_bytes: int | None = None, size_flag: str | None = 
                                   "give the slice's total as vLLM logged it: --gpu-gib, or gpu.total_gib in a record")
         parent, notes = _find_gpu(ref[:mig.start()])
         if total_bytes > parent.total_bytes:  # a slice is a part of its card's memory, never more than the whole
-            raise UnknownGPUError("--gpu-gib", f"the MIG {mig.group(1)} slice's total given, {total_bytes / GIB:.2f} "
-                                  f"GiB, is more than the whole {parent.name}'s {parent.total_gib:.2f} GiB",
+            raise UnknownGPUError(size_flag or "--gpu-gib", f"the MIG {mig.group(1)} slice's total given, "
+                                  f"{total_bytes / GIB:.2f} GiB, is more than the whole {parent.name}'s "
+                                  f"{parent.total_gib:.2f} GiB",
                                   "give the slice's total as vLLM logged it (y in its 'Free memory on device (x/y "
                                   "GiB)' line), or name the card the slice is cut from")
         return replace(parent, name=f"{parent.name} MIG {mig.group(1)}", total_bytes=total_bytes,
