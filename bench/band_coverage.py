@@ -1,7 +1,7 @@
 """How often the validated band `kvplan fit` prints holds what vLLM logged.
 
 For every record of a startup-record file that logs its KV pool and that kvplan plans, the plan's p10-p90 band
-(validate.uncertainty_band, built from the residuals of the plan's family and era over calibration.jsonl and
+(band.uncertainty_band, built from the residuals of the plan's family and era over calibration.jsonl and
 tests/data/extra_records.jsonl) is compared with the logged pool. A p10-p90 band that describes the error honestly
 holds about 80 % of them; the blind records are the ones it was not built from. The band's width (as a share of the
 predicted pool) says how much it tells: a band that holds 80 % by being wide says little.
@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
 from kvplan.errors import KvplanError  # noqa: E402
-from kvplan.validate import (GIB, load_records, predict_record, sibling_versions, uncertainty_band,  # noqa: E402
-                             with_sibling_version)
+from kvplan.band import uncertainty_band  # noqa: E402
+from kvplan.validate import GIB, load_records, predict_record, sibling_versions, with_sibling_version  # noqa: E402
 
 # a pool printed to 2 decimals is within half a hundredth of a GiB of the real one
 PRINT_TOLERANCE_GIB = 0.005

@@ -53,3 +53,16 @@ def test_a_slice_total_above_the_whole_card_is_refused():
     assert e.value.field == "--gpu-gib" and "60.00 GiB" in str(e.value) and "A100 40GB" in str(e.value)
     ok = find_gpu("A100 40GB MIG 3g.20gb", total_bytes=int(19.5 * GIB))
     assert ok.total_bytes == int(19.5 * GIB) and ok.name.endswith("MIG 3g.20gb")
+
+
+def test_a_slice_total_above_the_whole_card_names_the_size_flag_given():
+    """--gpu 'A100 40GB MIG 3g.20gb' --gpu-gb 80 was refused as '--gpu-gib: ...', a flag not given."""
+    import pytest
+
+    from kvplan.errors import InputError
+    from kvplan.resolve import resolve_gpu
+
+    for kw, flag in (({"gb": 80}, "--gpu-gb"), ({"gib": 60}, "--gpu-gib")):
+        with pytest.raises(InputError) as e:
+            resolve_gpu("A100 40GB MIG 3g.20gb", **kw)
+        assert e.value.field == flag and "more than the whole" in str(e.value)

@@ -768,3 +768,19 @@ def test_cli_says_a_log_older_than_kvplan_read_was_planned_with_the_oldest_rules
     assert proc.returncode in (0, 1), proc.stderr
     out = " ".join(proc.stdout.split())
     assert f"vLLM {version} rules (older than vLLM {OLDEST_READ}, the oldest release kvplan read: planned with the oldest rules kvplan holds)" in out, out
+
+
+def test_cli_json_record_is_the_record_written(tmp_path):
+    """--json's `record` is what --record writes: it lacked the flags given (TP 8, fp8, vLLM 0.10.0), and had them only
+    when --record was given beside --json."""
+    log = tmp_path / "tp8.log"
+    log.write_text("\n".join(EXCERPTS[30]["lines"]))  # Qwen3-32B on 8 H100s, vLLM 0.10.0, fp8 KV cache
+    flags = ("Qwen/Qwen3-32B", "-tp", "8", "--vllm-version", "0.10.0", "--gpu", "H100", "--kv-cache-dtype", "fp8")
+    proc = run_cli("reconcile", str(log), *flags, "--json", home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    shown = json.loads(proc.stdout)["record"]
+    assert shown["args"]["tensor_parallel_size"] == 8 and shown["vllm_version"] == "0.10.0"
+    assert shown["gpu"]["count"] == 8 and shown["args"]["kv_cache_dtype"] == "fp8"
+    proc = run_cli("reconcile", str(log), *flags, "--record", "-", home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == shown

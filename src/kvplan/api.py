@@ -196,11 +196,11 @@ def _try(p: Plan, **kw) -> Plan | None:
 
 
 class _Offer(NamedTuple):
-    """A fix as found, with the plan `q` it gives (None: said as it is) and, for a value searched up to the warm answer,
+    """A fix as found, with the plan it gives (None: said as it is) and, for a value searched up to the warm answer,
     the flag and that answer (`bound`): compute_fixes adds its first start to it (_first_start_note), once for all."""
 
     fix: Fix
-    q: Plan | None = None
+    plan: Plan | None = None
     flag: str | None = None
     bound: int | float | None = None
 
@@ -209,7 +209,7 @@ def compute_fixes(p: Plan, gpus_available: int | None = None) -> tuple[Fix, ...]
     """The nearest changes that make (or keep) the plan starting, each with its computed effect and written as the
     user can pass it, and where its first, compiling start may be refused (_first_start_note). `gpus_available`
     (--num-gpus, '8x H200') bounds the tensor-parallel fix."""
-    return tuple(_first_start_note(o.fix, o.q, p, o.flag, o.bound) for o in _offers(p, gpus_available))
+    return tuple(_first_start_note(o.fix, o.plan, p, o.flag, o.bound) for o in _offers(p, gpus_available))
 
 
 def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:

@@ -14,7 +14,7 @@ from importlib import resources
 
 from kvplan.plan import Plan
 from kvplan.resolve import GIB
-from kvplan.versions import NEWEST_KNOWN, OLDEST_READ, outside_read
+from kvplan.versions import NEWEST_KNOWN, OLDEST_READ, architecture_refusal, outside_read
 
 
 def _family(model) -> str:
@@ -62,8 +62,6 @@ def uncertainty_band(p: Plan) -> dict | None:
     """p10-p90 of the KV-pool residuals validated for this family and era (None in simple mode)."""
     if p.mode != "vllm" or p.failure not in (None, "memory"):  # refused or failed before any pool is sized: none to band
         return None
-    from kvplan.versions import architecture_refusal
-
     if architecture_refusal(p.model.architectures, p.rules.release):  # an architecture no release kvplan read registers
         return None
     if p.args.kv_cache_memory_bytes is not None:  # nothing profiled sizes it: the residuals of profiling do not apply

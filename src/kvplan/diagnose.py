@@ -22,6 +22,7 @@ from typing import Any, Iterable, Mapping, Optional
 from kvplan.logs import (
     KEPT_LINE_CHARS,
     SIGNATURES_BY_NAME,
+    UNIT_GIB,
     SignatureHit,
     Source,
     StartupLog,
@@ -650,7 +651,7 @@ def _decide_weights_over_budget(draft: _Draft, log: StartupLog) -> None:
     total = log.total_gib
     m = _OOM_TOTAL.search(ooms[0].text)
     if m:
-        total = float(m.group("total")) * _UNIT_GIB[m.group("u")]
+        total = float(m.group("total")) * UNIT_GIB[m.group("u")]
     if not total:
         return
     util = log.gpu_memory_utilization or log.engine_args.get("gpu_memory_utilization")
@@ -792,7 +793,6 @@ def _decide_free_memory(draft: _Draft, log: StartupLog) -> None:
         draft.decided_by = f"{held:.2f} GiB held by other processes at startup"
 
 
-_UNIT_GIB = {"bytes": 1 / 2**30, "KiB": 1 / 2**20, "MiB": 1 / 2**10, "GiB": 1.0}
 # Memory outside this process's PyTorch reserve that one vLLM process can hold itself (CUDA context, NCCL and cuBLAS
 # buffers: well under this); beyond it, in an OOM message that counts only PyTorch's reserve, another process holds it.
 OWN_NON_TORCH_GIB = 4.0
@@ -805,8 +805,8 @@ def _held_elsewhere_gib(log: StartupLog) -> Optional[tuple[float, float, Signatu
     reserve only, so this process's own non-PyTorch memory (OWN_NON_TORCH_GIB at most) is allowed for."""
     for hit in log.hits_of("oom_accounting_new", "oom_accounting_old"):
         g = hit.groups
-        total = float(g["total"]) * _UNIT_GIB[g["total_u"]]
-        held = total - float(g["free"]) * _UNIT_GIB[g["free_u"]] - float(g["own"]) * _UNIT_GIB[g["own_u"]]
+        total = float(g["total"]) * UNIT_GIB[g["total_u"]]
+        held = total - float(g["free"]) * UNIT_GIB[g["free_u"]] - float(g["own"]) * UNIT_GIB[g["own_u"]]
         margin = 0.5 if hit.signature == "oom_accounting_new" else OWN_NON_TORCH_GIB  # 0.5: the message's rounding
         if held > max(margin, 0.1 * total):
             return round(held, 2), round(total, 2), hit

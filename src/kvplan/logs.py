@@ -2517,17 +2517,21 @@ def _h_autofit(acc, g):
     acc.values["max_model_len"] = _i(g["new"])
 
 
-# Rows whose line needs more than _FIGURE_READS: arguments, a unit, the last setting winning, a warning.
+# GiB per unit of torch's out-of-memory messages (oom_accounting_old / _new; diagnose reads their other figures)
+UNIT_GIB = MappingProxyType({"bytes": 1 / 2**30, "KiB": 1 / 2**20, "MiB": 1 / 2**10, "GiB": 1.0})
+
+
 def _h_oom_total(acc, g):
     # torch's out-of-memory message states the device's total (torch/csrc/cuda/CUDACachingAllocator.cpp, the
     # "total capacity" of cudaMemGetInfo, the total vLLM multiplies by gpu_memory_utilization): a failed start that
     # prints no other total still names its card's size (a 6 GiB card under WSL2, say)
-    scale = {"KiB": 1 / (1 << 20), "MiB": 1 / 1024, "GiB": 1.0}.get(g.get("total_u") or "", None)
+    scale = UNIT_GIB.get(g.get("total_u") or "")
     total = _f(g.get("total"))
     if scale is not None and total:
         acc.put("total_gib", round(total * scale, 4))
 
 
+# Rows whose line needs more than _FIGURE_READS: arguments, a unit, the last setting winning, a warning.
 _FIGURE_HANDLERS: Mapping[str, Callable[[_Accumulator, Mapping[str, Optional[str]]], None]] = MappingProxyType({
     "oom_accounting_old": _h_oom_total,
     "oom_accounting_new": _h_oom_total,

@@ -2894,13 +2894,9 @@ def inductor_compiles(args: EngineArgs) -> bool:
     and vLLM's compile cache saves): not with --enforce-eager, nor with a --compilation-config mode (or level) NONE / 0,
     'No torch.compile compilation is applied' (config/compilation.py CompilationMode, 0.11+; level 0 NO_COMPILATION
     before), nor with the backend "eager", which 'turns off TorchInductor' (docs/design/debug_vllm_compile.md, 0.11+)."""
-    if args.enforce_eager:
+    if _eager_forward(args):  # --enforce-eager or mode NONE
         return False
-    cfg = compilation_object(args.compilation_config)
-    mode = cfg.get("mode", cfg.get("level"))
-    if mode is not None and str(mode).strip().upper() in ("0", "NONE", "NO_COMPILATION"):
-        return False
-    return str(cfg.get("backend") or "").strip().lower() != "eager"
+    return str(compilation_object(args.compilation_config).get("backend") or "").strip().lower() != "eager"
 
 
 def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules) -> CudaGraphPlan:

@@ -655,6 +655,7 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
     if fit is None:
         from kvplan.api import fit
     kwargs = plan_kwargs_from_log(log, flags)
+    given = given_flags(flags)
     untagged = bool(log.vllm_version) and untagged_source_build(log.vllm_version)
     version_unstated = (not log.vllm_version or untagged) and not (flags is not None and flags.vllm_version)
     notes = []
@@ -663,11 +664,11 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
     if version_unstated and "vllm_version" in kwargs:
         notes.append(f"{unstated}; {version_from_log_format(log)[1]}, planned with vLLM {kwargs['vllm_version']}")
     # a size given (--gpu-gib) for a ROCm log is an AMD card plan_kwargs_from_log built: the user's, not the log's
-    sized = bool({"gpu_gib", "gpu_gb"} & set(given_flags(flags)))
-    if not log.total_gib and kwargs.get("gpu") and "gpu" not in given_flags(flags) and not sized:  # the GPU the log named
+    sized = bool({"gpu_gib", "gpu_gb"} & set(given))
+    if not log.total_gib and kwargs.get("gpu") and "gpu" not in given and not sized:  # the GPU the log named
         notes.append(f"the log names its GPU {_gpu_name_source(log)}: planned for {kwargs['gpu']} (pass --gpu if it is "
                      "another card)")
-    if log.rocm_line and "gpu" in kwargs and "gpu" not in given_flags(flags):
+    if log.rocm_line and "gpu" in kwargs and "gpu" not in given:
         gpu, total = kwargs["gpu"], "the total given" if sized else "the log's total"
         notes.append(f"the log ran on vLLM's ROCm build (line {log.rocm_line[0]}): planned for "
                      + (f"the {gpu} the log names" if isinstance(gpu, str) else f"an AMD GPU of {total}")
@@ -698,7 +699,6 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
                              f"--gpu {'MI300X' if log.rocm_line else 'H100'}) or --gpu-gib N")
         notes.append(f"the log does not say which GPU it ran on: planned for {here.name}, the GPU detected here "
                      "(pass --gpu if the log came from another machine)")
-    given = given_flags(flags)
     for _ in range(len(kwargs) + 1):
         try:
             plan = fit(model, site_calibration=site_calibration, **kwargs)

@@ -200,16 +200,8 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
         total = int(round(gib * GIB)) if gib is not None else int(round(gb * GB))
         # the card named supplies what the size does not; its count ('2x L40S') still stands, its variant choice not
         mig = ref and _MIG_SLICE.search(_gpu_count_and_name(ref)[1])  # a MIG slice is found with its total, not without
-        try:
-            base, base_notes = _find_gpu(ref, total if mig else None) if ref else (None, [])
-        except UnknownGPUError as exc:
-            if mig or not (exc.fix or "").endswith("; or give --gpu-gib N for a custom card"):
-                raise
-            # the size is given already: the fix to say is to drop the name ('GRID A100D-20C', a vGPU profile, is
-            # no catalog card), not to give the size again
-            raise UnknownGPUError("--gpu", exc.message, exc.fix.removesuffix("; or give --gpu-gib N for a custom card")
-                                  + f"; or leave out --gpu: {'--gpu-gib' if gib is not None else '--gpu-gb'} alone plans "
-                                  "a custom card of that size") from None
+        base, base_notes = (_find_gpu(ref, total if mig else None, size_flag="--gpu-gib" if gib is not None else "--gpu-gb")
+                            if ref else (None, []))
         notes += [n for n in base_notes if not isinstance(n, ChoiceNote)]
         label = f"{gib:g} GiB" if gib is not None else f"{gb:g} GB"
         spec = GPUSpec(
@@ -321,9 +313,10 @@ class ChoiceNote(str):
 _MIG_SLICE = re.compile(r"\s+MIG\s+((?:\d+c\.)?\d+g\.\d+gb(?:\+\w+)?)\s*$", re.I)
 
 
-def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[str]]:
+def _find_gpu(ref: str, total_bytes: int | None = None, size_flag: str | None = None) -> tuple[GPUSpec, list[str]]:
     """find_gpu, and notes: a ChoiceNote when the card was picked among variants of other memory by the cloud
-    default, and what a count in the name ('2x L40S') was taken to mean."""
+    default, and what a count in the name ('2x L40S') was taken to mean. `size_flag`: the size flag given beside the
+    name (resolve_gpu), which an unknown name's fix then says to use alone instead of asking for a size."""
     catalog = gpu_catalog()
     given = ref
     count, ref = _gpu_count_and_name(ref)  # "4x H100", "8 x A100", "H100 x 8": the card, not the count
@@ -339,8 +332,9 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
                                   "give the slice's total as vLLM logged it: --gpu-gib, or gpu.total_gib in a record")
         parent, notes = _find_gpu(ref[:mig.start()])
         if total_bytes > parent.total_bytes:  # a slice is a part of its card's memory, never more than the whole
-            raise UnknownGPUError("--gpu-gib", f"the MIG {mig.group(1)} slice's total given, {total_bytes / GIB:.2f} "
-                                  f"GiB, is more than the whole {parent.name}'s {parent.total_gib:.2f} GiB",
+            raise UnknownGPUError(size_flag or "--gpu-gib", f"the MIG {mig.group(1)} slice's total given, "
+                                  f"{total_bytes / GIB:.2f} GiB, is more than the whole {parent.name}'s "
+                                  f"{parent.total_gib:.2f} GiB",
                                   "give the slice's total as vLLM logged it (y in its 'Free memory on device (x/y "
                                   "GiB)' line), or name the card the slice is cut from")
         return replace(parent, name=f"{parent.name} MIG {mig.group(1)}", total_bytes=total_bytes,
@@ -388,7 +382,10 @@ def _find_gpu(ref: str, total_bytes: int | None = None) -> tuple[GPUSpec, list[s
                               "run `kvplan fit MODEL ... --gpu auto` and give the GPU and TP it prints")
     near = _nearest_gpu_names(bare, catalog)
     hint = f"nearest: {', '.join(near)}" if near else "see `kvplan gpus`"
-    raise UnknownGPUError("--gpu", f"unknown GPU {ref!r}", f"{hint}; or give --gpu-gib N for a custom card")
+    # with a size given the fix is to drop the name ('GRID A100D-20C', a vGPU profile, is no catalog card), not to give
+    # the size again
+    raise UnknownGPUError("--gpu", f"unknown GPU {ref!r}", f"{hint}; or leave out --gpu: {size_flag} alone plans a custom "
+                          "card of that size" if size_flag else f"{hint}; or give --gpu-gib N for a custom card")
 
 
 def _nearest_gpu_names(ref: str, catalog: tuple[GPUSpec, ...]) -> list[str]:

@@ -848,7 +848,7 @@ def summarize(results: list[RecordResult], *, seed: bool = False) -> dict:
     return out
 
 
-# ---- the uncertainty band `kvplan fit` shows
+# ---- the residual table `kvplan fit`'s band is read from (kvplan.band)
 
 
 def residual_table(results: list[RecordResult]) -> dict:

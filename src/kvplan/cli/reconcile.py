@@ -45,13 +45,11 @@ def reconcile(
     from dataclasses import replace
 
     from kvplan.logs import read_log
-    from kvplan.reconcile import check_model, plan_from_log, reconcile as run_reconcile, store_site_calibration
+    from kvplan.reconcile import check_model, given_flags, plan_from_log, reconcile as run_reconcile, store_site_calibration
 
     if calibrate and not model:
         raise InputError("--calibrate", "a calibration needs the model to compare with", "pass MODEL after LOGFILE")
     if not model:
-        from kvplan.reconcile import given_flags
-
         given = ["--" + name.replace("_", "-") for name in given_flags(flags)]
         if given:  # without MODEL there is no plan for them to shape: they would be dropped unread
             raise InputError(given[0], f"{', '.join(given)} shape{'s' if len(given) == 1 else ''} the plan the log is "
@@ -71,11 +69,9 @@ def reconcile(
         plan_notes += more_notes
     result = run_reconcile(log, plan)
     result = replace(result, notes=tuple(plan_notes) + result.notes)
+    if plan is not None:  # the record --record writes and --json shows is the startup as compared
+        _given_into_record(result.record, given_flags(flags), plan)
     if record:
-        if plan is not None:
-            from kvplan.reconcile import given_flags
-
-            _given_into_record(result.record, given_flags(flags), plan)
         text = json.dumps(result.record, default=str) + "\n"
         if record == "-":
             sys.stdout.write(text)
