@@ -3137,10 +3137,11 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
         # (V1): compilation/backends.py split_graph cuts the graph at the attention ops (torch.fx split_module, 0.10.2
         # and 0.17.0 wheels), so the piece that runs a layer's MLP takes the attention output and the residual as
         # inputs, which the split module's frame holds through the piece, and keeps the new residual (o_proj output +
-        # residual, RMSNorm.forward_native) for the layer's last add. Counted with 2 H until round 30: the logged peaks
-        # of the forward-dominated startups sit one T x H above that (Llama-3.1-8B 0.6.4 at T 20,000 / 29,000: 2.07 /
+        # residual, RMSNorm.forward_native) for the layer's last add. kvplan counted 2 H until stop 27; the logged
+        # peaks of the forward-dominated startups sit one T x H above that (Llama-3.1-8B 0.6.4 at T 20,000 / 29,000: 2.07 /
         # 2.99 GiB logged, 3 H + 3 I 2.06 / 2.99). Not read in the source, so not counted: at 65,536-131,072 tokens the
-        # logs show one T x H more again (Llama-3.1-8B on an H200 NVL MIG slice, vLLM 0.10.0, warm: 40.44 GiB at 65,536
+        # logs show one T x H more again (Llama-3.1-8B on an H200 NVL MIG slice, vLLM 0.10.0, warm, ssaketh-ch/llama31b-benchmark
+        # logs that are not records (tests/data/SOURCES-logs.md, Thirtieth round): 40.44 GiB at 65,536
         # and 33.19 at 131,072, T x 2 B x (4 H + 3 I) apart; the 0.9.2 ROCm V0 start at 131,072 logs 14.63 GiB), where
         # 0.17.1's 8,192- and 16,384-token starts are 3 H + 3 I apart
         fwd, moe, workspace = t * db * (3 * h + 3 * model.intermediate_size / tp), 0.0, 0.0
