@@ -16,18 +16,15 @@ import pytest
 
 from kvplan.calibration import COEFFICIENTS, GIB
 from kvplan.plan import term_features
-from kvplan.validate import load_records, predict_record
+from kvplan.validate import predict_record
+from named_records import record
 
 DATA = Path(__file__).parent / "data"
 CALIBRATION = DATA / "calibration.jsonl"  # a copy of shared/data/vllm_logs/calibration.jsonl
 
 
-def _record(path: Path, rid: str) -> dict:
-    return next(r for r in load_records(path) if r["id"] == rid)
-
-
 def test_the_live_set_counts_three_hidden_rows_beside_the_mlp():
-    rec = _record(DATA / "blind_records.jsonl", "llama-3.1-8b-instruct-h200nvl-mig3g71-udef-tp1-l2668-mbt64k-llm-cold")
+    rec = record(DATA / "blind_records.jsonl", "llama-3.1-8b-instruct-h200nvl-mig3g71-udef-tp1-l2668-mbt64k-llm-cold")
     p, _ = predict_record(rec)
     f = term_features(p.model, p.gpu, p.args, p.rules)
     assert p.args.max_num_batched_tokens == 65536
@@ -41,7 +38,7 @@ def test_the_live_set_counts_three_hidden_rows_beside_the_mlp():
 def test_the_65536_token_mig_start_moves_toward_its_log():
     # logged 40.34 GiB; kvplan planned 41.41 (+2.64 %) with two T x H tensors, 40.91 (+1.4 %) with three; the rest is
     # inside the first start's compile range the plan states
-    rec = _record(DATA / "blind_records.jsonl", "llama-3.1-8b-instruct-h200nvl-mig3g71-udef-tp1-l2668-mbt64k-llm-cold")
+    rec = record(DATA / "blind_records.jsonl", "llama-3.1-8b-instruct-h200nvl-mig3g71-udef-tp1-l2668-mbt64k-llm-cold")
     p, _ = predict_record(rec)
     err = p.kv_cache_bytes / GIB / rec["observed"]["kv_cache_gib"] - 1
     assert 0.0 < err < 0.015
@@ -54,7 +51,7 @@ def test_the_v0_6_4_llama_peaks_are_the_live_set_and_the_constant_is_their_logge
     # of weights at T 20,000 / 29,000 (no chunked prefill: T = max_model_len), 'non_torch_memory takes 0.35GiB'
     for rid, logged in (("llama-3.1-8b-instruct-rtx3090-u090-tpx", 17.06 - 14.99),
                         ("llama-3.1-8b-instruct-rtx3090-u090-tpx-l28k", 17.98 - 14.99)):
-        rec = _record(CALIBRATION, rid)
+        rec = record(CALIBRATION, rid)
         p, _ = predict_record(rec)
         assert p.era in ("V0-a", "V0-b")
         assert abs(p.activation_peak_bytes / GIB - logged) < 0.02, rid  # two T x H rows: 0.16 / 0.22 GiB short
@@ -71,7 +68,7 @@ def test_an_eager_v1_start_logs_the_live_set():
     # 4 H + 3 I 0.406, 3 H + 3 I 0.375) say four rows; 0.30.0 logs torch's peak less what is allocated after the
     # profile (utils/mem_utils.py memory_profiling transient_peak_headroom), so a T x H-sized (8 MiB) allocation kept
     # from after the peak would account for it
-    rec = _record(DATA / "blind_records.jsonl", "qwen2.5-3b-instruct-awq-8gb-u045-tp1-eager-l1k")
+    rec = record(DATA / "blind_records.jsonl", "qwen2.5-3b-instruct-awq-8gb-u045-tp1-eager-l1k")
     p, _ = predict_record(rec)
     assert p.activation_peak_bytes == 2048 * 2 * (4 * 2048 + 3 * 11008)
     assert abs(p.activation_peak_bytes / GIB - rec["observed"]["activation_peak_gib"]) < 0.01

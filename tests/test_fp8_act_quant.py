@@ -13,8 +13,9 @@ from pathlib import Path
 
 from kvplan.plan import fp8_act_quant_bytes
 from kvplan.resolve import resolve_gpu
-from kvplan.validate import load_records, predict_record
+from kvplan.validate import predict_record
 from kvplan.versions import rules_for
+from named_records import record
 
 DATA = Path(__file__).parent / "data"
 GIB = 1024 ** 3
@@ -22,12 +23,8 @@ BLIND_ID = "qwen3.6-27b-fp8-rtx5090-u098-tp1-eager-l4k-seqs1"
 H100_ID = "qwen3.6-27b-fp8-h100-u088-tp1-eager-l4k"
 
 
-def _record(path: str, rid: str) -> dict:
-    return next(r for r in load_records(DATA / path) if r["id"] == rid)
-
-
 def _blind_plan():
-    return predict_record(_record("blind_records.jsonl", BLIND_ID))[0]
+    return predict_record(record("blind_records.jsonl", BLIND_ID))[0]
 
 
 def test_the_copy_is_t_x_i_per_rank_and_only_where_the_source_makes_it():
@@ -55,7 +52,7 @@ def test_the_copy_is_t_x_i_per_rank_and_only_where_the_source_makes_it():
 
 def test_the_eager_fp8_qwen35_startups_come_closer_without_overshooting():
     for path, rid in (("blind_records.jsonl", BLIND_ID), ("extra_records.jsonl", H100_ID)):
-        rec = _record(path, rid)
+        rec = record(path, rid)
         p, _ = predict_record(rec)
         h, i, t = p.model.hidden_size, p.model.intermediate_size, p.args.max_num_batched_tokens
         # the dense live set at down_proj's GEMM (its output beside the held gate_up, plan.dense_hidden_rows) + the FP8 copy

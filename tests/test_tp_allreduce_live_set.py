@@ -13,21 +13,16 @@ import pytest
 
 from kvplan.calibration import GIB
 from kvplan.plan import measured_terms, term_features
-from kvplan.validate import load_records, predict_record
 from kvplan.versions import rules_for
+from named_records import record_plan
 
 DATA = Path(__file__).parent / "data"
-
-
-def _plan(path: Path, rid: str):
-    rec = next(r for r in load_records(path) if r["id"] == rid)
-    return rec, predict_record(rec)[0]
 
 
 def test_the_qwen2_5_14b_tp2_v0_start_logs_the_all_reduce_live_set():
     # vLLM 0.7.2 V0, TP 2, T 32,768: 'PyTorch activation peak memory takes 2.84GiB'; the SiluAndMul point
     # (3 H + 3 I/2) is 2.20 GiB, down_proj's all-reduce point (5 H + 3 I/2) 2.83
-    rec, p = _plan(DATA / "blind_records.jsonl", "qwen2.5-14b-instruct-gpu39g-u090-tp2")
+    rec, p = record_plan(DATA / "blind_records.jsonl", "qwen2.5-14b-instruct-gpu39g-u090-tp2")
     f = term_features(p.model, p.gpu, p.args, p.rules)
     # V0 runs eagerly and Qwen2MLP holds gate_up: the GEMM point is 4 H + 3 I/2 (plan.dense_hidden_rows), still below
     assert f.forward_bytes == 32768 * 2 * (4 * 5120 + 3 * 13824 / 2)
@@ -48,7 +43,7 @@ def test_the_qwen2_5_14b_tp2_v0_start_logs_the_all_reduce_live_set():
 ])
 def test_the_other_v0_qwen2_tp2_forwards_match_their_logs(path, rid, logged):
     # kvplan still plans the V0 sampler (40 B per logit, 1.45 GiB) above these two forwards; the logs show the forward
-    _, p = _plan(path, rid)
+    _, p = record_plan(path, rid)
     f = term_features(p.model, p.gpu, p.args, p.rules)
     assert f.reduce_bytes > f.forward_bytes
     assert abs(f.forward_peak_bytes / GIB - logged) < 0.015
@@ -58,7 +53,7 @@ def test_the_other_v0_qwen2_tp2_forwards_match_their_logs(path, rid, logged):
 
 
 def test_in_place_releases_compiled_forwards_and_tp1_count_no_all_reduce_output():
-    _, p = _plan(DATA / "blind_records.jsonl", "qwen2.5-14b-instruct-gpu39g-u090-tp2")
+    _, p = record_plan(DATA / "blind_records.jsonl", "qwen2.5-14b-instruct-gpu39g-u090-tp2")
     assert rules_for("0.6.5").allreduce_out_of_place and not rules_for("0.6.4.post1").allreduce_out_of_place
     assert term_features(p.model, p.gpu, p.args, rules_for("0.6.4.post1")).reduce_bytes == 0
     assert term_features(p.model, p.gpu, p.args, rules_for("0.6.5")).reduce_bytes == p.args.max_num_batched_tokens * 2 * (
@@ -71,7 +66,7 @@ def test_in_place_releases_compiled_forwards_and_tp1_count_no_all_reduce_output(
 
 
 def test_a_llama_mlp_frees_gate_up_so_the_all_reduce_point_passes_silu_only_where_i_per_rank_is_below_h():
-    _, p = _plan(DATA / "calibration.jsonl", "llama-3.1-8b-instruct-rtx3090-u090-tpx")  # H 4096, I 14336
+    _, p = record_plan(DATA / "calibration.jsonl", "llama-3.1-8b-instruct-rtx3090-u090-tpx")  # H 4096, I 14336
     rules, t = rules_for("0.7.3"), p.args.max_num_batched_tokens
     tp2 = term_features(p.model, p.gpu, replace(p.args, tensor_parallel_size=2), rules)
     assert tp2.reduce_bytes == t * 2 * (5 * 4096 + 14336 / 2)
@@ -83,7 +78,7 @@ def test_a_llama_mlp_frees_gate_up_so_the_all_reduce_point_passes_silu_only_wher
 def test_the_awq_copy_lives_in_the_gemm_not_beside_the_all_reduce():
     # the plain AWQ kernel's float16 weight copy is freed when down_proj's GEMM returns: it adds to the SiluAndMul /
     # GEMM point, not to the all-reduce point
-    _, p = _plan(DATA / "blind_records.jsonl", "qwen2.5-14b-instruct-gpu39g-u090-tp2")
+    _, p = record_plan(DATA / "blind_records.jsonl", "qwen2.5-14b-instruct-gpu39g-u090-tp2")
     args = replace(p.args, awq_kernel="awq")
     f = term_features(p.model, p.gpu, args, p.rules)
     forward = measured_terms(p.model, p.gpu, args, p.rules)["activation_no_sampler"][0]
