@@ -540,7 +540,7 @@ def check_platform(facts: MachineFacts, req: Request) -> list[Finding]:
                            f"torch {facts.torch_version} is already installed here; pip install vllm replaces it with its pinned build",
                            "install vLLM into a fresh virtualenv: python -m venv .venv && . .venv/bin/activate"))
     else:
-        out.append(Finding("torch", PASS, "no torch in this environment"))
+        out.append(Finding("torch", PASS, "no torch installed yet: pip install vllm brings its pinned build"))
     if facts.vllm_version_installed and _version_tuple(facts.vllm_version_installed)[:3] != _version_tuple(req.vllm_version)[:3]:
         out.append(Finding("vllm", WARN,
                            f"vllm {facts.vllm_version_installed} is installed; the plan is for {req.vllm_version}",
