@@ -2961,6 +2961,7 @@ class TermFeatures:
     graphs: CudaGraphPlan | None = None  # the mode, capture sizes and drafter graphs behind n_sizes
     moe_workspace_bytes: float = 0.0  # the persistent fused-MoE workspace (rules moe_workspace_persistent), held under
                                       # the sampler too; moe_bytes is 0 where it is set
+    hidden_rows: int = 3        # the T x H rows forward_bytes counts (dense_hidden_rows; 3 for MoE models)
     reduce_bytes: float = 0.0   # dense live set at down_proj's out-of-place all-reduce (allreduce_live_bytes; 0 where
                                 # not counted): the forward's peak is the larger of it and forward_bytes
 
@@ -3069,9 +3070,8 @@ def _profile_forward_eager(args: EngineArgs, rules: VersionRules) -> bool:
     --compilation-config asks for a compilation level (V0 compiles nothing by default)."""
     if rules.is_v1:
         return _eager_forward(args)
-    cfg = compilation_object(args.compilation_config)
-    mode = cfg.get("mode", cfg.get("level"))
-    return mode is None or str(mode).strip().upper() in ("0", "NONE", "NO_COMPILATION")
+    mode = _compilation_mode(args)
+    return mode is None or mode in _NO_COMPILATION_MODES
 
 
 def allreduce_live_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> int:
@@ -3124,6 +3124,7 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
     s = min(args.max_num_seqs, t) if rules.is_v1 else args.max_num_seqs
     h = model.hidden_size
     v_pad = padded_vocab(model)
+    rows = 3  # the dense live set's T x H rows (dense_hidden_rows); MoE models count none of them
     if model.is_moe:
         # fused-MoE caches are sized by the tokens the layer holds (fused_moe.py fused_experts_impl: M x top-k x width):
         # with DP > 1 the dispatch gathers every engine's batch (layer.py naive / all-gather dispatch), up to the
@@ -3159,7 +3160,9 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
         # logs that are not records (tests/data/SOURCES-logs.md, Thirtieth round): 40.44 GiB at 65,536
         # and 33.19 at 131,072, T x 2 B x (4 H + 3 I) apart; the 0.9.2 ROCm V0 start at 131,072 logs 14.63 GiB), where
         # 0.17.1's 8,192- and 16,384-token starts are 3 H + 3 I apart
-        fwd, moe, workspace = t * db * (dense_hidden_rows(model, args, rules) * h + 3 * model.intermediate_size / tp), 0.0, 0.0
+        if model.intermediate_size:
+            rows = dense_hidden_rows(model, args, rules)
+        fwd, moe, workspace = t * db * (rows * h + 3 * model.intermediate_size / tp), 0.0, 0.0
     graphs = cudagraph_plan(model, gpu, args, rules)
     n_sizes = len(graphs.sizes)
     n_layers = len([l for l in model.layers if l.kind != "none"])
@@ -3169,7 +3172,7 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
                         integrated_memory=(gpu.compute_capability in INTEGRATED_MEMORY_CC), t=t, s=s, v_pad=v_pad,
                         n_layers=n_layers, n_sizes=n_sizes, nvls=tp > 2 and nvls_capable(gpu),
                         nvlink_tp=tp > 1 and nvlink_tp_capable(gpu),
-                        reduce_bytes=float(allreduce_live_bytes(model, args, rules)))
+                        hidden_rows=rows, reduce_bytes=float(allreduce_live_bytes(model, args, rules)))
 
 
 def modular_workspace_bytes(m_full: int, chunk: int, top_k: int, n_half: int, k: int, db: int) -> int:
@@ -3431,15 +3434,22 @@ def awq_dequant_bytes(model: ModelSpec, args: EngineArgs, rows: int = 3) -> tupl
 GATE_UP_HELD_MODEL_TYPES = frozenset({"qwen2", "qwen3", "qwen3_5", "qwen3_5_text"})
 
 
+# a --compilation-config mode (or level) that compiles nothing: CompilationMode.NONE (0.11+), level 0 NO_COMPILATION
+_NO_COMPILATION_MODES = ("0", "NONE", "NO_COMPILATION")
+
+
+def _compilation_mode(args: EngineArgs) -> str | None:
+    """The --compilation-config mode (or, before 0.11, level) given, upper-cased; None where none is given."""
+    cfg = compilation_object(args.compilation_config)
+    mode = cfg.get("mode", cfg.get("level"))
+    return None if mode is None else str(mode).strip().upper()
+
+
 def _eager_forward(args: EngineArgs) -> bool:
     """Whether V1 runs the profile forward eagerly, op by op (--enforce-eager, or a --compilation-config mode NONE), so
     each Python-level tensor lives until its name is dropped; compiled (Inductor) graphs free a tensor after its last
     use and fuse the activation with its quantization."""
-    if args.enforce_eager:
-        return True
-    cfg = compilation_object(args.compilation_config)
-    mode = cfg.get("mode", cfg.get("level"))
-    return mode is not None and str(mode).strip().upper() in ("0", "NONE", "NO_COMPILATION")
+    return args.enforce_eager or _compilation_mode(args) in _NO_COMPILATION_MODES
 
 
 def fp8_act_quant_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[int, str]:
@@ -3478,7 +3488,7 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     tp, db, h = args.tensor_parallel_size, DTYPE_BYTES[args.dtype], model.hidden_size
     runner = model_runner(model, args, rules)
     # the forward's live set and the sampler's logits are not alive at once: the peak is the larger
-    rows = 3 if model.is_moe or not model.intermediate_size else dense_hidden_rows(model, args, rules)
+    rows = f.hidden_rows
     awq_copy, awq_formula = awq_dequant_bytes(model, args, rows)
     fp8_copy, fp8_formula = fp8_act_quant_bytes(model, gpu, args, rules)
     # the AWQ and FP8 copies live only inside down_proj's GEMM call, gone before its all-reduce
