@@ -69,7 +69,7 @@ def test_cli_json_shape():
 
 def test_a_band_is_never_read_from_too_few_startups():
     import kvplan
-    from kvplan.validate import MIN_BAND_RECORDS, _residuals
+    from kvplan.band import MIN_BAND_RECORDS, _residuals
 
     # the hybrid family holds one startup of the V1 <= 0.10 era: its p10-p90 would be a band of width 0
     assert 0 < _residuals()["hybrid|V1 <= 0.10"]["n"] < MIN_BAND_RECORDS

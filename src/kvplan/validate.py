@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Iterable
 
 # the band lives in kvplan.band (read by `kvplan fit` without this module); validate writes its table (residual_table)
-# and scores each record under its keys, and its names stay importable from here
-from kvplan.band import (MIN_BAND_RECORDS, _architecture, _era_group, _family, _residuals, band_bounds,  # noqa: F401
-                         uncertainty_band)
+# and scores each record under its keys; its public names (uncertainty_band, band_bounds) stay importable from here
+from kvplan.band import _architecture, _era_group, _family, band_bounds, uncertainty_band  # noqa: F401
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
 from kvplan.inputs import existing_file, read_text
 from kvplan.logs import RECORD_ARG_NAMES, as_int
