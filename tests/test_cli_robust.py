@@ -325,8 +325,9 @@ def test_gpu_auto_is_answered_as_fit_and_the_page_answer_it(monkeypatch, capsys,
             "capacity": ["capacity", M, "-w", "azure-conv", "-n", "20", "--slo", "tpot=500ms", "--json"]}[command]
     code, out = cli(monkeypatch, capsys, *args, "--gpu", "auto", "--max-model-len", "8192")
     assert code == 0, out
-    assert f"--gpu auto: the smallest catalog GPU x TP that starts is {chosen['args']['tensor_parallel_size']} x " \
-           f"{chosen['gpu']}" in out
+    assert chosen["inverse"].startswith("--gpu auto: the smallest catalog GPU x TP that starts")  # fit's own answer,
+    assert chosen["inverse"] in out  # said alike (with the card passed over where its first start may be refused)
+    assert f" is {chosen['args']['tensor_parallel_size']} x {chosen['gpu']}" in out
     if command == "scaffold":
         assert chosen["gpu"] in (tmp_path / "d" / "serve.sh").read_text()
 

@@ -45,13 +45,23 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
                              "drop --concurrency, or give a GPU with --max-model-len auto --concurrency N")
         spec = resolve_model(model, revision=revision)
         args = api.engine_args(**kw)
-        found = api.smallest_gpu_and_tp(spec, args)
-        if found is None:
+        cold, warm = api.gpu_and_tp_choices(spec, args)
+        if warm is None:
             raise InputError("--gpu", "no catalog GPU with TP up to 8 fits this plan", "lower --max-model-len or use a quantized checkpoint")
-        g, tp, _ = found
+        # a card whose first, compiling start would be refused is not chosen where a larger one starts cold too
+        g, tp, _ = cold or warm
         kw["tensor_parallel_size"] = tp
         p = api.fit(spec, g, revision=revision, **kw)
-        return p, f"--gpu auto: the smallest catalog GPU x TP that starts is {tp} x {g.name}"
+        if cold is None:
+            note = (f"--gpu auto: the smallest catalog GPU x TP that starts is {tp} x {g.name}, but its first, compiling "
+                    "start may be refused (see the cold-start warning), as on every catalog GPU x TP up to 8 that starts")
+        elif cold is not warm:
+            note = (f"--gpu auto: the smallest catalog GPU x TP that starts, its first (compiling) start included, is "
+                    f"{tp} x {g.name} ({warm[1]} x {warm[0].name} is smaller and starts warm, but its first start may be "
+                    "refused)")
+        else:
+            note = f"--gpu auto: the smallest catalog GPU x TP that starts is {tp} x {g.name}"
+        return p, note
     want_auto_len = is_auto_length(kw.get("max_model_len"))
     if want_auto_len and concurrency is None:
         raise InputError("--max-model-len", "auto needs --concurrency N (how many full-length requests must fit)", "e.g. --max-model-len auto --concurrency 16")
