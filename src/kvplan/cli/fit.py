@@ -226,6 +226,9 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
         row.update({"fits": p.fits, "kv_cache_bytes": p.kv_cache_bytes, "kv_cache_tokens": p.kv_cache_tokens,
                     "max_concurrency": p.max_concurrency, "num_gpu_blocks": p.num_gpu_blocks, "weights_bytes": p.weights_bytes,
                     "model": setting.get("model", p.model.id), "gpu": setting.get("gpu", p.gpu.name),
+                    # the total planned per GPU (under --wsl2 the card's WSL2 total, not the catalog's native one)
+                    # and whether a first, compiling start may be refused where this warm plan starts
+                    "gpu_total_bytes": p.total_bytes, "first_start_refused": p.first_start_refused,
                     "max_model_len": p.args.max_model_len, "gpu_memory_utilization": p.args.gpu_memory_utilization,
                     "kv_cache_dtype": p.args.kv_cache_dtype, "tensor_parallel_size": p.args.tensor_parallel_size,
                     "vllm_version": p.vllm_version, "warnings": [str(w) for w in p.warnings],
