@@ -179,6 +179,17 @@ def _gpu_key(text: str) -> str:
 _GPU_PREFERENCE = ["h100-sxm", "a100-80gb-sxm", "a100-40gb-sxm", "h200", "b200", "l40s", "l4", "tesla-t4"]
 
 
+# what a plan of a size without a card (--gpu-gib alone, a log that prints only its total) assumes: no compute
+# capability, so vLLM's capability gates are not applied and its capability-keyed choices take kvplan's defaults
+# (plan.py: _resolve_dtype, v1_fallback, platform_refusal, _default_block_size, _mla_latent_bytes, moe_kernel_shapes,
+# awq_linear_method, _fi_allreduce_workspace, cudagraph_capture_sizes read gpu.cc and skip or default without it)
+CUSTOM_GPU_NO_CC = ("a {size} GPU with no card named: its compute capability is unknown, so vLLM's capability checks "
+                    "are not applied (bfloat16, FP8 and the quantization kernels taken as supported, V1 kept) and the "
+                    "choices keyed on it (MLA's block size and FP8 latent as on Hopper; no Marlin, FP8-copy, MoE-expert "
+                    "or FlashInfer all-reduce workspace; the 512-token CUDA-graph ceiling) take kvplan's defaults; "
+                    "name the card as well (--gpu NAME {flag} {value}) to plan its own")
+
+
 def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float | None = None,
                 detect: bool = True, wsl2: bool = False) -> tuple[GPUSpec, list[str]]:
     """A GPU reference -> (GPUSpec, assumptions). Custom sizes win; no reference -> NVML, else a T4. `wsl2`: the card
@@ -204,6 +215,8 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
                             if ref else (None, []))
         notes += [n for n in base_notes if not isinstance(n, ChoiceNote)]
         label = f"{gib:g} GiB" if gib is not None else f"{gb:g} GB"
+        if base is None:  # a size alone: the choices vLLM keys on the card's compute capability are not known
+            notes.append(CUSTOM_GPU_NO_CC.format(size=label, flag="--gpu-gib" if gib is not None else "--gpu-gb", value=f"{size:g}"))
         spec = GPUSpec(
             id="custom", name=(f"{base.name} ({label})" if base else f"custom {label} GPU"), total_bytes=total,
             total_source=f"given: {label}", compute_capability=base.compute_capability if base else None,
