@@ -149,3 +149,11 @@ def test_gpu_auto_prefers_a_card_whose_first_start_holds_too(monkeypatch, capsys
     assert d["gpu"] == cold[0].name and not any("may be refused" in w for w in d["warnings"])
     assert f"is 1 x {cold[0].name} (1 x {warm[0].name} is smaller and starts warm, but its first start may be refused)" \
         in d["inverse"]
+    # where the smallest warm start's first start holds too, it is the answer, said once (DeepSeek-V3 at 4,096 tokens
+    # on 4 x B200 read '4 x NVIDIA B200 (4 x NVIDIA B200 is smaller and starts warm, but ...)')
+    spec = resolve_model("deepseek-ai/DeepSeek-V3")
+    cold, warm = gpu_and_tp_choices(spec, engine_args(max_model_len=4096))
+    assert cold is warm and first_start_holds(cold[2])
+    code, out, _ = run_cli(monkeypatch, capsys, "fit", "deepseek-ai/DeepSeek-V3", "--gpu", "auto", "--max-model-len", "4096",
+                           "--json")
+    assert json.loads(out)["inverse"] == f"--gpu auto: the smallest catalog GPU x TP that starts is {cold[1]} x {cold[0].name}"

@@ -669,7 +669,7 @@ def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA
             continue
         warm = warm or (g, tp, q)
         if first_start_holds(q):
-            return (g, tp, q), warm
+            return (warm if warm[2] is q else (g, tp, q)), warm
     return None, warm
 
 

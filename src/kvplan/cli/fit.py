@@ -55,7 +55,7 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
         if cold is None:
             note = (f"--gpu auto: the smallest catalog GPU x TP that starts is {tp} x {g.name}, but its first, compiling "
                     "start may be refused (see the cold-start warning), as on every catalog GPU x TP up to 8 that starts")
-        elif cold is not warm:
+        elif cold[:2] != warm[:2]:
             note = (f"--gpu auto: the smallest catalog GPU x TP that starts, its first (compiling) start included, is "
                     f"{tp} x {g.name} ({warm[1]} x {warm[0].name} is smaller and starts warm, but its first start may be "
                     "refused)")
