@@ -173,6 +173,11 @@ def test_catalog_listings_say_when_nothing_matches(monkeypatch, capsys):
     assert code == 0 and "no GPU contains 'A10O' (nearest: A10" in out
     code, out = cli(monkeypatch, capsys, "gpus", "h100")  # gpus takes a filter as models does (was a usage error)
     assert code == 0 and "H100 PCIe" in out and "L4" not in out
+    # MIG slices are no catalog entries: 'gpus mig' said "no GPU contains 'mig' (nearest: mi250, ...)"
+    code, out = cli(monkeypatch, capsys, "gpus", "mig")
+    assert code == 0 and "--gpu 'CARD MIG PROFILE' --gpu-gib N" in out and "NVIDIA A30: 1g.6gb, 2g.12gb, 4g.24gb" in out
+    code, out = cli(monkeypatch, capsys, "gpus", "H100 MIG")
+    assert "NVIDIA H100 NVL: 1g.12gb" in out and "A30" not in out
 
 
 def test_a_config_that_is_not_utf8_is_called_so(monkeypatch, capsys, tmp_path):

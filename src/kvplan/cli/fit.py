@@ -384,6 +384,8 @@ def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring 
     from kvplan.resolve import gpu_catalog
 
     cat = sorted(gpu_catalog(), key=lambda g: g.total_bytes)
+    if search and not json_out and _mig_search(search):
+        return
     if search:  # as `kvplan models SEARCH` filters its catalog
         needle = search.lower()
         names = [n for g in cat for n in (g.name, *g.aliases)]
@@ -402,6 +404,30 @@ def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring 
     for g in cat:
         t.add_row(g.name, f"{g.total_gib:.2f}", g.compute_capability or "—", f"{g.hbm_bandwidth_tbps or '—'}", ", ".join(g.aliases[:3]))
     console.print(t)
+
+
+def _mig_search(search: str) -> bool:
+    """`kvplan gpus mig`, `kvplan gpus 'H100 MIG'`: MIG slices are no catalog entries (each is planned on its own total),
+    so say how one is given and the profiles of the cards named (resolve.MIG_PROFILES), instead of 'no GPU contains'.
+    False where the search names no MIG."""
+    import re
+
+    from kvplan.resolve import MIG_PROFILES, gpu_catalog
+
+    m = re.search(r"\bmig\b", search, re.I)
+    if not m:
+        return False
+    card = search[:m.start()].strip().lower()
+    rows = [(g, MIG_PROFILES[g.id]) for g in sorted(gpu_catalog(), key=lambda g: g.total_bytes) if g.id in MIG_PROFILES
+            and (not card or any(card in n.lower() for n in (g.id, g.name, *g.aliases)))]
+    console.print("A MIG slice is planned on its own total: --gpu 'CARD MIG PROFILE' --gpu-gib N (N: the slice's total "
+                  "as vLLM logs it, 'Free memory on device (x/N GiB)'), e.g. --gpu 'H100 MIG 3g.40gb' --gpu-gib 39.5",
+                  highlight=False)
+    if not rows:
+        console.print(f"no MIG-capable catalog GPU matches {card!r}", highlight=False)
+    for g, profiles in rows:
+        console.print(f"  {g.name}: {', '.join(profiles)}", highlight=False)
+    return True
 
 
 def _no_match(what: str, search: str, names: list[str], hint: str) -> None:
