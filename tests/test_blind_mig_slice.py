@@ -92,7 +92,10 @@ def test_a_valid_profile_plans_on_the_card_its_memory_names():
 
     for name, card in (("H100 MIG 3g.40gb", "NVIDIA H100 80GB SXM5"), ("H200 MIG 1g.18gb", "NVIDIA H200 141GB"),
                        ("A100 MIG 3g.20gb", "NVIDIA A100 40GB SXM4"), ("A100 MIG 3g.40gb", "NVIDIA A100 80GB SXM4"),
-                       ("H100 MIG 1g.12gb", "NVIDIA H100 NVL"), ("NVIDIA H100 80GB HBM3 MIG 1c.3g.40gb", "NVIDIA H100 80GB SXM5")):
+                       ("H100 MIG 1g.12gb", "NVIDIA H100 NVL"), ("NVIDIA H100 80GB HBM3 MIG 1c.3g.40gb", "NVIDIA H100 80GB SXM5"),
+                       # RTX PRO Blackwell's '-me' and '+me.all' profiles were read as no MIG, and '1g' as '1GB'
+                       ("RTX PRO 6000 MIG 1g.24gb-me", "NVIDIA RTX PRO 6000 Blackwell"),
+                       ("RTX PRO 6000 MIG 2g.48gb+me.all", "NVIDIA RTX PRO 6000 Blackwell")):
         spec, notes = resolve_gpu(name, gib=9.5)
         assert spec.name.startswith(card + " MIG ") and spec.total_bytes == int(9.5 * GIB)
         # the profile's memory picked the variant: no 'names cards with ... as well' note

@@ -323,7 +323,8 @@ class ChoiceNote(str):
 
 # A MIG slice as CUDA names it: the card, then "MIG" and the profile ("NVIDIA A100-SXM4-40GB MIG 3g.20gb", "NVIDIA H100
 # 80GB HBM3 MIG 1g.10gb+me", a compute instance "MIG 1c.3g.20gb"). CUDA, and so vLLM, sees the slice's memory alone.
-_MIG_SLICE = re.compile(r"\s+MIG\s+((?:\d+c\.)?\d+g\.\d+gb(?:\+\w+)?)\s*$", re.I)
+# (RTX PRO Blackwell's profiles add '+gfx', '-me' and '+me.all': mig-parted's config-default.yaml)
+_MIG_SLICE = re.compile(r"\s+MIG\s+((?:\d+c\.)?\d+g\.\d+gb(?:[+-]\w+(?:\.\w+)?)?)\s*$", re.I)
 
 # The GPU instance profiles each MIG-capable catalog card offers (without their media/graphics variants, '+me',
 # '+gfx', '-me', '+me.all', which name the same slice of memory): NVIDIA's Multi-Instance GPU User Guide, 'Supported
