@@ -158,6 +158,7 @@ def test_the_gpu_table_and_list_show_the_totals_the_plans_use_under_wsl2(client)
     assert wsl["rtx-4060"]["first_start_refused"] is False
     js = client.get("/static/app.js").text
     assert "r.gpu_total_bytes" in js and "r.first_start_refused" in js and "under WSL2" in js
+    assert "smallest GPU × TP that starts, first start included" in js  # the list's auto entry says what it answers
     gpus = {g["id"]: g for g in client.get("/api/gpus").json()}
     assert gpus["rtx-4060"]["wsl2_total_bytes"] == wsl2_gpu(find_gpu("rtx-4060")).total_bytes
     assert gpus["rtx-4070-ti"]["wsl2_total_bytes"] is None  # no nvidia-smi total in the catalog

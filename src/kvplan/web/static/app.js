@@ -465,7 +465,7 @@ async function loadCatalogs() {
   state.gpus = gpus; state.features = features;
   for (const m of models) { const o = document.createElement("option"); o.value = m.id; $("model-list").appendChild(o); }
   const sel = $("gpu");
-  const auto = new Option("auto: the smallest GPU × TP that starts", "auto");
+  const auto = new Option("auto: the smallest GPU × TP that starts, first start included", "auto");
   sel.appendChild(auto);
   for (const g of gpus) sel.appendChild(new Option(gpuLabel(g, false), g.id));
   sel.appendChild(new Option("custom size…", "custom"));
