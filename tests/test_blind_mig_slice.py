@@ -66,3 +66,37 @@ def test_a_slice_total_above_the_whole_card_names_the_size_flag_given():
         with pytest.raises(InputError) as e:
             resolve_gpu("A100 40GB MIG 3g.20gb", **kw)
         assert e.value.field == flag and "more than the whole" in str(e.value)
+
+
+def test_a_profile_the_card_does_not_offer_is_refused_with_its_profiles():
+    """'A100 MIG 9g.80gb' (no 9g profile on any card) and 'H100 MIG 3g.41gb' (the H100's 3g slice is 3g.40gb) were
+    planned as slices of the card with whatever total was given; NVIDIA's MIG user guide and mig-parted's profile
+    lists (resolve.MIG_PROFILES) have neither."""
+    import pytest
+
+    from kvplan.errors import InputError
+    from kvplan.resolve import resolve_gpu
+
+    for name, listed in (("A100 MIG 9g.80gb", "3g.40gb, 4g.40gb, 7g.80gb"), ("H100 MIG 3g.41gb", "3g.40gb"),
+                         ("H100 MIG 4c.3g.40gb", "3g.40gb")):
+        for kw in ({}, {"gib": 30.0}):  # refused for the profile before a total is asked for
+            with pytest.raises(InputError) as e:
+                resolve_gpu(name, **kw)
+            assert e.value.field == "--gpu" and name in str(e.value) and listed in str(e.value)
+    with pytest.raises(InputError, match="the NVIDIA L4 has no MIG"):
+        resolve_gpu("L4 MIG 1g.6gb", gib=5.0)
+
+
+def test_a_valid_profile_plans_on_the_card_its_memory_names():
+    from kvplan.resolve import GIB, resolve_gpu
+
+    for name, card in (("H100 MIG 3g.40gb", "NVIDIA H100 80GB SXM5"), ("H200 MIG 1g.18gb", "NVIDIA H200 141GB"),
+                       ("A100 MIG 3g.20gb", "NVIDIA A100 40GB SXM4"), ("A100 MIG 3g.40gb", "NVIDIA A100 80GB SXM4"),
+                       ("H100 MIG 1g.12gb", "NVIDIA H100 NVL"), ("NVIDIA H100 80GB HBM3 MIG 1c.3g.40gb", "NVIDIA H100 80GB SXM5"),
+                       # RTX PRO Blackwell's '-me' and '+me.all' profiles were read as no MIG, and '1g' as '1GB'
+                       ("RTX PRO 6000 MIG 1g.24gb-me", "NVIDIA RTX PRO 6000 Blackwell"),
+                       ("RTX PRO 6000 MIG 2g.48gb+me.all", "NVIDIA RTX PRO 6000 Blackwell")):
+        spec, notes = resolve_gpu(name, gib=9.5)
+        assert spec.name.startswith(card + " MIG ") and spec.total_bytes == int(9.5 * GIB)
+        # the profile's memory picked the variant: no 'names cards with ... as well' note
+        assert not any("as well" in n for n in notes), (name, notes)

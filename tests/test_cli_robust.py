@@ -173,6 +173,11 @@ def test_catalog_listings_say_when_nothing_matches(monkeypatch, capsys):
     assert code == 0 and "no GPU contains 'A10O' (nearest: A10" in out
     code, out = cli(monkeypatch, capsys, "gpus", "h100")  # gpus takes a filter as models does (was a usage error)
     assert code == 0 and "H100 PCIe" in out and "L4" not in out
+    # MIG slices are no catalog entries: 'gpus mig' said "no GPU contains 'mig' (nearest: mi250, ...)"
+    code, out = cli(monkeypatch, capsys, "gpus", "mig")
+    assert code == 0 and "--gpu 'CARD MIG PROFILE' --gpu-gib N" in out and "NVIDIA A30: 1g.6gb, 2g.12gb, 4g.24gb" in out
+    code, out = cli(monkeypatch, capsys, "gpus", "H100 MIG")
+    assert "NVIDIA H100 NVL: 1g.12gb" in out and "A30" not in out
 
 
 def test_a_config_that_is_not_utf8_is_called_so(monkeypatch, capsys, tmp_path):
@@ -325,8 +330,9 @@ def test_gpu_auto_is_answered_as_fit_and_the_page_answer_it(monkeypatch, capsys,
             "capacity": ["capacity", M, "-w", "azure-conv", "-n", "20", "--slo", "tpot=500ms", "--json"]}[command]
     code, out = cli(monkeypatch, capsys, *args, "--gpu", "auto", "--max-model-len", "8192")
     assert code == 0, out
-    assert f"--gpu auto: the smallest catalog GPU x TP that starts is {chosen['args']['tensor_parallel_size']} x " \
-           f"{chosen['gpu']}" in out
+    assert chosen["inverse"].startswith("--gpu auto: the smallest catalog GPU x TP that starts")  # fit's own answer,
+    assert chosen["inverse"] in out  # said alike (with the card passed over where its first start may be refused)
+    assert f" is {chosen['args']['tensor_parallel_size']} x {chosen['gpu']}" in out
     if command == "scaffold":
         assert chosen["gpu"] in (tmp_path / "d" / "serve.sh").read_text()
 

@@ -121,6 +121,18 @@ def test_sweep_prints_an_error_two_rows_share_once_naming_both():
     assert out.count("User-specified max_model_len") == 1
 
 
+def test_sweep_names_a_warnings_rows_as_its_errors_and_leaves_an_unloaded_rows_pool_blank():
+    # a warning's rows read 'max_model_len=16384' beside the errors' 'max_model_len=65,536'; and a row whose weights
+    # do not load (Qwen3-8B on a T4) showed a pool of -3.09 GiB, 0 tokens and 0.00x, figures no startup reaches
+    r = run("sweep", "Qwen/Qwen3-8B", "--vary", "max_model_len=16384,32768", "--vary", "gpu=T4,L4")
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    assert "warning (max_model_len=16,384, gpu=L4): a first start compiles" in out
+    t4 = [line.split("│")[3:-1] for line in r.stdout.splitlines() if line.startswith("│") and "T4" in line]
+    assert len(t4) == 2 and all([c.strip() for c in cells] == ["no", "—", "—", "—", "—"] for cells in t4)
+    assert "CUDA out of memory while loading the model weights" in out  # why, under the table
+
+
 def test_sweep_ratios_are_against_the_first_row_whose_pool_holds_a_request():
     # at 0.3 the pool is negative (0x): every ratio printed '—', the 0.99 and 0.95 rows' included
     r = run("sweep", "Qwen/Qwen3-8B", "--gpu", "L4", "--max-model-len", "8192",

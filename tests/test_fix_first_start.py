@@ -126,3 +126,34 @@ def test_concurrency_inverse_with_first_start(llama_l4, monkeypatch, capsys):
     d = json.loads(out)
     assert code == 0 and d["args"]["max_model_len"] == warm
     assert d["inverse"].endswith(f"(a first, compiling start needs --max-model-len {first:,} or less)")
+
+
+def test_gpu_auto_prefers_a_card_whose_first_start_holds_too(monkeypatch, capsys):
+    """`--gpu auto` picked the smallest card that starts warm (an A10 for Llama-3.1-8B at 33,000 tokens), whose first,
+    compiling start the cold-start warning said may be refused; it now takes the smallest whose first start holds as
+    well, and says which smaller card it passed over and why."""
+    from kvplan.api import engine_args, gpu_and_tp_choices, smallest_gpu_and_tp
+    from kvplan.resolve import resolve_model
+
+    spec = resolve_model("meta-llama/Llama-3.1-8B-Instruct")
+    args = engine_args(max_model_len=33000)
+    cold, warm = gpu_and_tp_choices(spec, args)
+    assert warm[2].fits and warm[2].first_start_refused and _cold_refusal(warm[2])
+    assert cold[2].fits and first_start_holds(cold[2]) and not _cold_refusal(cold[2])
+    assert cold[0].total_bytes * cold[1] > warm[0].total_bytes * warm[1]
+    assert smallest_gpu_and_tp(spec, args)[:2] == cold[:2]
+    assert smallest_gpu_and_tp(spec, args, first_start=False)[:2] == warm[:2]
+    code, out, _ = run_cli(monkeypatch, capsys, "fit", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "auto",
+                           "--max-model-len", "33000", "--json")
+    d = json.loads(out)
+    assert d["gpu"] == cold[0].name and not any("may be refused" in w for w in d["warnings"])
+    assert f"is 1 x {cold[0].name} (1 x {warm[0].name} is smaller and starts warm, but its first start may be refused)" \
+        in d["inverse"]
+    # where the smallest warm start's first start holds too, it is the answer, said once (DeepSeek-V3 at 4,096 tokens
+    # on 4 x B200 read '4 x NVIDIA B200 (4 x NVIDIA B200 is smaller and starts warm, but ...)')
+    spec = resolve_model("deepseek-ai/DeepSeek-V3")
+    cold, warm = gpu_and_tp_choices(spec, engine_args(max_model_len=4096))
+    assert cold is warm and first_start_holds(cold[2])
+    code, out, _ = run_cli(monkeypatch, capsys, "fit", "deepseek-ai/DeepSeek-V3", "--gpu", "auto", "--max-model-len", "4096",
+                           "--json")
+    assert json.loads(out)["inverse"] == f"--gpu auto: the smallest catalog GPU x TP that starts is {cold[1]} x {cold[0].name}"

@@ -177,6 +177,27 @@ def test_a_wsl2_log_without_a_total_is_planned_with_the_cards_wsl2_total(tmp_pat
     assert scored.skipped is None
 
 
+def test_a_log_that_prints_only_its_total_says_what_the_plan_assumes_without_a_card(tmp_path, monkeypatch):
+    """A CUDA log with a total and no card name was planned on a bare size, silently without a compute capability
+    (no capability check; MLA, FP8, Marlin and MoE kernel choices at kvplan's defaults): reconcile now says so and
+    how to name the card, and the plan's assumptions carry resolve.CUSTOM_GPU_NO_CC (as fit --gpu-gib alone does)."""
+    monkeypatch.setenv("KVPLAN_HOME", str(tmp_path))
+    lines = [MI300X_LINES[0], *MI300X_LINES[2:]]  # the MI300X lines without the ROCm one: a total, no card, no platform
+    log = parse_lines(lines)
+    assert log.total_gib == 191.69 and not log.rocm_line
+    flags = FitFlags(vllm_version="0.30.0", quantization="fp8")
+    plan, notes = plan_from_log(log, _config(tmp_path, MI300X_RECORD), flags)
+    assert plan.gpu.compute_capability is None and plan.gpu.total_gib == pytest.approx(191.69, abs=0.01)
+    said = [n for n in notes if "not which card" in n]
+    assert len(said) == 1 and "no compute capability" in said[0] and "--gpu NAME --gpu-gib 191.69" in said[0]
+    assert any(a.startswith("a 191.69 GiB GPU with no card named: its compute capability is unknown")
+               for a in plan.assumptions)
+    named, notes = plan_from_log(log, _config(tmp_path, MI300X_RECORD),
+                                 FitFlags(vllm_version="0.30.0", quantization="fp8", gpu="B200", gpu_gib=191.69))
+    assert named.gpu.compute_capability == "10.0" and not any("not which card" in n for n in notes)
+    assert not any("compute capability is unknown" in a for a in named.assumptions)
+
+
 def test_a_wsl2_log_that_prints_its_total_keeps_it():
     # vLLM 0.10.2 under WSL2 (mrpid12org/imageworks nohup.out): 'Free memory on device (13.58/15.99 GiB)'
     log = parse_lines(FAILURES["wlog2-mrpid12org-llava-awq-wsl-free-memory-0.01-gib-short"]["log_lines"])

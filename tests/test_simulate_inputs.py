@@ -294,3 +294,13 @@ def test_the_step_line_counts_one_request_in_the_singular():
     assert line.startswith("decode step of 1 request at 1,260 tokens of context: 21.84 ms")
     assert _step_line({"decode_seqs": 18, "decode_context_tokens": 18 * 1260, "total_ms": 8.68,
                        "terms_ms": {}}).startswith("decode step of 18 requests at 1,260 tokens")
+
+
+def test_a_bare_slo_number_is_said_to_be_read_as_milliseconds():
+    # 'ttft=1' is 1 ms (parse_slo), which a user meaning a second only learnt from 'ttft<=1ms' in the search line
+    code, out = run("capacity", *SMALL, "-w", "azure-conv", "-n", "30", "--slo", "ttft=1,tpot=50ms")
+    assert "note: --slo ttft=1: a bare number is read as milliseconds" in " ".join(out.split())
+    code, out = run("simulate", *SMALL, "-w", "azure-conv", "-n", "30", "--slo", "ttft=2s,tpot=50ms")
+    assert code == 0 and "bare number" not in out
+    code, out = run("simulate", *SMALL, "-w", "azure-conv", "-n", "30", "--slo", "e2e=9000")
+    assert code == 0 and "note: --slo e2e=9000: a bare number is read as milliseconds" in " ".join(out.split())

@@ -143,6 +143,30 @@ def test_the_pages_wsl2_switch_plans_as_fit_wsl2(client):
     assert r.status_code == 400 and r.json()["field"] == "--wsl2" and "--gpu-gib" in r.json()["fix"]
 
 
+def test_the_gpu_table_and_list_show_the_totals_the_plans_use_under_wsl2(client):
+    """The table of catalog GPUs that start the plan showed each card's native total (the catalog's) while its rows
+    were planned, with the wsl2 box checked, on the card's WSL2 total; and it did not mark the rows whose first,
+    compiling start may be refused. Each sweep row now carries the total planned and that flag, the table reads them,
+    and /api/gpus gives the WSL2 totals the GPU list shows while the box is checked."""
+    from kvplan.resolve import find_gpu, wsl2_gpu
+
+    body = {"model": "Qwen/Qwen2.5-0.5B-Instruct", "max_model_len": 4096, "vary": ["gpu=rtx-4060,l4"]}
+    native = {r["gpu"]: r for r in client.post("/api/sweep", json=body).json()["rows"]}
+    wsl = {r["gpu"]: r for r in client.post("/api/sweep", json={**body, "wsl2": True}).json()["rows"]}
+    assert native["rtx-4060"]["gpu_total_bytes"] == find_gpu("rtx-4060").total_bytes
+    assert wsl["rtx-4060"]["gpu_total_bytes"] == wsl2_gpu(find_gpu("rtx-4060")).total_bytes > find_gpu("rtx-4060").total_bytes
+    assert wsl["rtx-4060"]["first_start_refused"] is False
+    js = client.get("/static/app.js").text
+    assert "r.gpu_total_bytes" in js and "r.first_start_refused" in js and "under WSL2" in js
+    assert "smallest GPU × TP that starts, first start included" in js  # the list's auto entry says what it answers
+    gpus = {g["id"]: g for g in client.get("/api/gpus").json()}
+    assert gpus["rtx-4060"]["wsl2_total_bytes"] == wsl2_gpu(find_gpu("rtx-4060")).total_bytes
+    assert gpus["rtx-4070-ti"]["wsl2_total_bytes"] is None  # no nvidia-smi total in the catalog
+    # a row whose first start may be refused says so (Llama-3.1-8B at 33,000 tokens on an A10, as fit --gpu A10 warns)
+    cold = client.post("/api/sweep", json={"model": LLAMA, "max_model_len": 33000, "vary": ["gpu=a10"]}).json()["rows"][0]
+    assert cold["fits"] and cold["first_start_refused"] is True
+
+
 def test_catalogs(client):
     models = client.get("/api/models").json()
     assert {m["id"] for m in models} == set(model_catalog())

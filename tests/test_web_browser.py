@@ -253,6 +253,14 @@ def test_the_wsl2_switch_plans_as_fit_wsl2(page, server_url):
     _wait_for_plan(page, wsl)
     _assert_matches_cli(page, wsl)
     assert page.is_checked("#wsl2")
+    # the table of GPUs that start the plan, and the GPU list, show the WSL2 totals the plans use, not the native ones
+    page.wait_for_function("(key) => { const t = document.querySelector('#gpu-table');"
+                           " return t.dataset.state === 'ready' && t.dataset.key === key; }",
+                           arg=json.dumps([model, "rtx-4060", "4096"], separators=(",", ":")))
+    row = page.locator("#gpu-table tr.chosen td")
+    assert row.nth(0).text_content() == wsl.gpu.name and row.nth(2).text_content() == f"{wsl.total_bytes / 2**30:.1f}"
+    assert "WSL2" in page.text_content("#gpu-table-note")
+    assert page.locator("#gpu option[value='rtx-4060']").text_content().endswith(f"{wsl.total_bytes / 2**30:.1f} GiB under WSL2")
     page.uncheck("#wsl2")
     native = kvplan.fit(model, gpu="rtx-4060", max_model_len=4096)
     assert native.kv_cache_bytes < wsl.kv_cache_bytes

@@ -636,9 +636,20 @@ def smallest_gpu(p: Plan, *, any_size: bool = False) -> GPUSpec | None:
 
 
 def smallest_gpu_and_tp(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA", *,
-                        site_calibration: bool = True) -> tuple[GPUSpec, int, Plan] | None:
+                        site_calibration: bool = True, first_start: bool = True) -> tuple[GPUSpec, int, Plan] | None:
     """`--gpu auto`: the smallest catalog GPU x TP (1, 2, 4, 8) that starts, by total memory, each GPU planned with
-    its site calibration (site_offsets_for) as `kvplan fit --gpu THAT` plans it."""
+    its site calibration (site_offsets_for) as `kvplan fit --gpu THAT` plans it. With `first_start` (the default), the
+    smallest whose first, compiling start holds one request too (first_start_holds: no cold-start refusal), where one
+    does; else the smallest that starts warm, whose plan then carries the cold-start warning (gpu_and_tp_choices)."""
+    cold, warm = gpu_and_tp_choices(model, args, vendor, site_calibration=site_calibration)
+    return (cold or warm) if first_start else warm
+
+
+def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA", *, site_calibration: bool = True
+                       ) -> tuple[tuple[GPUSpec, int, Plan] | None, tuple[GPUSpec, int, Plan] | None]:
+    """(the smallest catalog GPU x TP whose first, compiling start also holds one request, the smallest that starts
+    warm), by total memory, each None where no catalog GPU x TP up to 8 is one; the same where the smallest warm
+    start's first start holds too. The search smallest_gpu_and_tp answers from."""
     options = []
     for g in gpu_catalog():
         if g.vendor != vendor:
@@ -647,15 +658,19 @@ def smallest_gpu_and_tp(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDI
             if tp > 1 and g.one_per_machine:
                 continue
             options.append((g.total_bytes * tp, tp, g))
+    warm = None
     for _, tp, g in sorted(options, key=lambda o: (o[0], o[1])):
         offsets = site_offsets_for(g, model, args)[0] if site_calibration else None
         try:
             q = plan(model, g, replace(args, tensor_parallel_size=tp, num_gpus=None), site_offsets=offsets)
         except InputError:
             continue
-        if q.fits:
-            return g, tp, q
-    return None
+        if not q.fits:
+            continue
+        warm = warm or (g, tp, q)
+        if first_start_holds(q):
+            return (warm if warm[2] is q else (g, tp, q)), warm
+    return None, warm
 
 
 def known_versions() -> list[str]:
@@ -665,4 +680,4 @@ def known_versions() -> list[str]:
 
 
 __all__ = ["fit", "replan", "compute_fixes", "largest_max_model_len", "max_model_len_for_concurrency",
-           "smallest_utilization", "smallest_gpu", "smallest_gpu_and_tp", "engine_args", "rules_for", "site_offsets_for"]
+           "smallest_utilization", "smallest_gpu", "smallest_gpu_and_tp", "gpu_and_tp_choices", "engine_args", "rules_for", "site_offsets_for"]

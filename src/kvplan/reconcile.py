@@ -720,6 +720,13 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
             notes.append(f"the log ran under WSL2 (line {log.wsl2_line[0]}) and prints no total: planned for "
                          f"{plan.gpu.name} with its total under WSL2, nvidia-smi's memory.total "
                          f"{plan.gpu.total_gib:.2f} GiB (as --wsl2)")
+        if "gpu_gib" in kwargs and not kwargs.get("gpu") and not set(_GPU_FLAGS) & set(given):
+            # the log's total alone: no card, so no compute capability (resolve.CUSTOM_GPU_NO_CC, in the plan's
+            # assumptions) for the kernel and capability choices vLLM keys on it
+            notes.append(f"the log prints its GPU's total ({log.total_gib:g} GiB) but not which card: planned as a "
+                         "GPU of that total with no compute capability (no capability check; FP8, Marlin, MoE and "
+                         "attention kernel choices take kvplan's defaults); pass --gpu NAME --gpu-gib "
+                         f"{log.total_gib:g} to plan the card's own")
         mismatch = gpu_total_mismatch(log, plan, given)
         if mismatch:
             notes.append(mismatch)

@@ -263,8 +263,7 @@ def sweep_warnings(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
     planned = [r for r in rows if not r.get("error_input")]
     out = []
     for w, rs in seen.items():
-        where = "all rows" if len(rs) == len(planned) and len(planned) > 1 else \
-            "; ".join(", ".join(f"{v}={r[v]}" for v in varied) for r in rs)
+        where = "all rows" if len(rs) == len(planned) and len(planned) > 1 else _rows_named(rs, varied)
         out.append(warning_text(w, where))
     return out
 
@@ -322,8 +321,11 @@ def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int
                       Text("see below", style="red"))
             continue
         ratio = f"{r['max_concurrency'] / base:.2f}×" if base else "—"
-        t.add_row(*[_sweep_value(r[v]) for v in varied],
-                  Text("yes" if r["fits"] else "no", style="green" if r["fits"] else "red"),
+        verdict = Text("yes" if r["fits"] else "no", style="green" if r["fits"] else "red")
+        if r.get("failure") == "load":  # the weights do not load: no pool is profiled (its -3.09 GiB read as a pool)
+            t.add_row(*[_sweep_value(r[v]) for v in varied], verdict, "—", "—", "—", "—")
+            continue
+        t.add_row(*[_sweep_value(r[v]) for v in varied], verdict,
                   f"{r['kv_cache_bytes'] / GIB:.2f}", f"{r['kv_cache_tokens']:,}", f"{r['max_concurrency']:.2f}", ratio)
     return t
 

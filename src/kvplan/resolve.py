@@ -179,6 +179,17 @@ def _gpu_key(text: str) -> str:
 _GPU_PREFERENCE = ["h100-sxm", "a100-80gb-sxm", "a100-40gb-sxm", "h200", "b200", "l40s", "l4", "tesla-t4"]
 
 
+# what a plan of a size without a card (--gpu-gib alone, a log that prints only its total) assumes: no compute
+# capability, so vLLM's capability gates are not applied and its capability-keyed choices take kvplan's defaults
+# (plan.py: _resolve_dtype, v1_fallback, platform_refusal, _default_block_size, _mla_latent_bytes, moe_kernel_shapes,
+# awq_linear_method, _fi_allreduce_workspace, cudagraph_capture_sizes read gpu.cc and skip or default without it)
+CUSTOM_GPU_NO_CC = ("a {size} GPU with no card named: its compute capability is unknown, so vLLM's capability checks "
+                    "are not applied (bfloat16, FP8 and the quantization kernels taken as supported, V1 kept) and the "
+                    "choices keyed on it (MLA's block size and FP8 latent as on Hopper; no Marlin, FP8-copy, MoE-expert "
+                    "or FlashInfer all-reduce workspace; the 512-token CUDA-graph ceiling) take kvplan's defaults; "
+                    "name the card as well (--gpu NAME {flag} {value}) to plan its own")
+
+
 def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float | None = None,
                 detect: bool = True, wsl2: bool = False) -> tuple[GPUSpec, list[str]]:
     """A GPU reference -> (GPUSpec, assumptions). Custom sizes win; no reference -> NVML, else a T4. `wsl2`: the card
@@ -204,6 +215,8 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
                             if ref else (None, []))
         notes += [n for n in base_notes if not isinstance(n, ChoiceNote)]
         label = f"{gib:g} GiB" if gib is not None else f"{gb:g} GB"
+        if base is None:  # a size alone: the choices vLLM keys on the card's compute capability are not known
+            notes.append(CUSTOM_GPU_NO_CC.format(size=label, flag="--gpu-gib" if gib is not None else "--gpu-gb", value=f"{size:g}"))
         spec = GPUSpec(
             id="custom", name=(f"{base.name} ({label})" if base else f"custom {label} GPU"), total_bytes=total,
             total_source=f"given: {label}", compute_capability=base.compute_capability if base else None,
@@ -310,7 +323,69 @@ class ChoiceNote(str):
 
 # A MIG slice as CUDA names it: the card, then "MIG" and the profile ("NVIDIA A100-SXM4-40GB MIG 3g.20gb", "NVIDIA H100
 # 80GB HBM3 MIG 1g.10gb+me", a compute instance "MIG 1c.3g.20gb"). CUDA, and so vLLM, sees the slice's memory alone.
-_MIG_SLICE = re.compile(r"\s+MIG\s+((?:\d+c\.)?\d+g\.\d+gb(?:\+\w+)?)\s*$", re.I)
+# (RTX PRO Blackwell's profiles add '+gfx', '-me' and '+me.all': mig-parted's config-default.yaml)
+_MIG_SLICE = re.compile(r"\s+MIG\s+((?:\d+c\.)?\d+g\.\d+gb(?:[+-]\w+(?:\.\w+)?)?)\s*$", re.I)
+
+# The GPU instance profiles each MIG-capable catalog card offers (without their media/graphics variants, '+me',
+# '+gfx', '-me', '+me.all', which name the same slice of memory): NVIDIA's Multi-Instance GPU User Guide, 'Supported
+# GPUs' and 'Supported MIG Profiles' (docs.nvidia.com/datacenter/tesla/mig-user-guide, R590), and NVIDIA/mig-parted's
+# deployments/systemd/config-default.yaml @5ffc59f (per-card profile lists; GB200 HGX's two sets as that file and
+# deployments/container/nvidia-mig-manager-example-hopper-blackwell.yaml @0d9252a list them). A card the guide lists
+# whose profiles are not read here (B300, RTX PRO 5000/4500 Blackwell, H20-3e) is in _MIG_UNREAD: its profile is taken
+# as given. A profile outside its card's list is refused (nvidia-smi mig -cgi cannot create it).
+_MIG_A100_40 = ("1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb")
+_MIG_80 = ("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb")
+_MIG_96 = ("1g.12gb", "1g.24gb", "2g.24gb", "3g.48gb", "4g.48gb", "7g.96gb")
+MIG_PROFILES: dict[str, tuple[str, ...]] = {
+    "a30": ("1g.6gb", "2g.12gb", "4g.24gb"),
+    **dict.fromkeys(("a100-40gb-pcie", "a100-40gb-sxm", "a800-40gb-pcie"), _MIG_A100_40),
+    **dict.fromkeys(("a100-80gb-pcie", "a100-80gb-sxm", "a800-80gb-sxm", "h100-pcie", "h100-sxm", "h800-sxm",
+                     "h800-pcie"), _MIG_80),
+    "h100-nvl": ("1g.12gb", "1g.24gb", "2g.24gb", "3g.47gb", "4g.47gb", "7g.94gb"),
+    **dict.fromkeys(("gh200-96gb", "h20"), _MIG_96),
+    "h200": ("1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb"),  # H200 SXM and H200 NVL alike
+    **dict.fromkeys(("gh200-144gb", "gh200-141gb"), ("1g.18gb", "1g.36gb", "2g.36gb", "3g.72gb", "4g.72gb", "7g.144gb")),
+    "b200": ("1g.23gb", "1g.45gb", "2g.45gb", "3g.90gb", "4g.90gb", "7g.180gb"),
+    "gb200": ("1g.23gb", "1g.24gb", "1g.47gb", "2g.47gb", "3g.93gb", "3g.95gb", "4g.93gb", "4g.95gb", "7g.186gb",
+              "7g.189gb"),
+    "rtx-pro-6000-blackwell": ("1g.24gb", "2g.48gb", "4g.96gb"),
+}
+_MIG_UNREAD = frozenset({"b300", "gb300", "rtx-pro-5000-blackwell", "rtx-pro-4500-blackwell", "h20-3e"})
+_MIG_PROFILE_PARTS = re.compile(r"^(?:(\d+)c\.)?(\d+g\.\d+gb)((?:[+-]\w+(?:\.\w+)?)?)$", re.I)
+
+
+def _mig_profile_refusal(parent: GPUSpec, profile: str, given: str) -> UnknownGPUError | None:
+    """Why `profile` ('3g.40gb', '1c.3g.40gb', '1g.10gb+me') is no MIG slice of `parent` (MIG_PROFILES), as the
+    --gpu error to raise; None where it is one, or where the card's profiles are not read (_MIG_UNREAD)."""
+    if parent.id in _MIG_UNREAD or parent.vendor != "NVIDIA":
+        return None
+    known = MIG_PROFILES.get(parent.id)
+    if known is None:
+        return UnknownGPUError("--gpu", f"{given!r}: the {parent.name} has no MIG (NVIDIA's MIG user guide lists A30, "
+                               "A100/A800, H100/H800, H20, H200, GH200, B200/B300, GB200 and RTX PRO Blackwell cards)",
+                               f"name the card without 'MIG {profile}', or a MIG-capable card's slice (e.g. 'H100 MIG "
+                               "3g.40gb' with --gpu-gib N)")
+    parts = _MIG_PROFILE_PARTS.match(profile)
+    instance = parts.group(2).lower() if parts else profile.lower()
+    compute = int(parts.group(1)) if parts and parts.group(1) else None
+    slices = int(instance.split("g.")[0]) if parts else 0
+    if instance in known and (compute is None or 1 <= compute <= slices):
+        return None
+    why = (f"a {compute}c compute instance takes {compute} compute slices, and the {instance} GPU instance has {slices}"
+           if instance in known else f"{instance} is not a MIG profile of the {parent.name}")
+    return UnknownGPUError("--gpu", f"{given!r}: {why}",
+                           f"its MIG profiles: {', '.join(known)}; nvidia-smi mig -lgip lists a card's")
+
+
+def _mig_holders(base: str, profile: str) -> list[GPUSpec]:
+    """The catalog cards `base` names ('A100': 40 and 80 GB, PCIe and SXM) whose MIG profiles hold `profile`: the
+    profile's memory names the variant ('A100 MIG 3g.20gb' is a 40 GB card's slice)."""
+    parts = _MIG_PROFILE_PARTS.match(profile)
+    if not parts:
+        return []
+    want = set(_gpu_tokens(base))
+    return [g for g in gpu_catalog() if parts.group(2).lower() in MIG_PROFILES.get(g.id, ())
+            and any(want <= set(_gpu_tokens(n)) for n in (g.id, g.name, *g.aliases))]
 
 
 def _find_gpu(ref: str, total_bytes: int | None = None, size_flag: str | None = None) -> tuple[GPUSpec, list[str]]:
@@ -324,13 +399,23 @@ def _find_gpu(ref: str, total_bytes: int | None = None, size_flag: str | None = 
         raise UnknownGPUError("--gpu", f"{given!r} names no GPUs", "a count of 1 or more, e.g. --gpu '2x H100'")
     mig = _MIG_SLICE.search(ref)
     if mig:
+        # the card and its profile first: a profile the card has not (MIG_PROFILES) is refused whatever the total
+        base = ref[:mig.start()]
+        parent, notes = _find_gpu(base)
+        holders = _mig_holders(base, mig.group(1))
+        if holders and parent not in holders:
+            parent = _prefer(holders)
+        if holders and len({round(g.total_gib) for g in holders}) == 1:  # the profile named the card's memory
+            notes = [n for n in notes if not isinstance(n, ChoiceNote)]
+        refusal = _mig_profile_refusal(parent, mig.group(1), given)
+        if refusal is not None:
+            raise refusal
         # the profile's name states a nominal size only: the memory CUDA reports for a slice differs from it (an
         # H100 NVL 1g.12gb lists 10.75 GiB in nvidia-smi mig -lgip) and is not the card's share of CUDA's total
         if total_bytes is None:
-            raise UnknownGPUError("--gpu", f"{given!r} is a MIG slice ({mig.group(1)}) of the {ref[:mig.start()].strip()}: "
+            raise UnknownGPUError("--gpu", f"{given!r} is a MIG slice ({mig.group(1)}) of the {base.strip()}: "
                                   "vLLM sees the slice's memory, which its profile name does not state exactly",
                                   "give the slice's total as vLLM logged it: --gpu-gib, or gpu.total_gib in a record")
-        parent, notes = _find_gpu(ref[:mig.start()])
         if total_bytes > parent.total_bytes:  # a slice is a part of its card's memory, never more than the whole
             raise UnknownGPUError(size_flag or "--gpu-gib", f"the MIG {mig.group(1)} slice's total given, "
                                   f"{total_bytes / GIB:.2f} GiB, is more than the whole {parent.name}'s "

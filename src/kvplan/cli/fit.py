@@ -45,13 +45,23 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
                              "drop --concurrency, or give a GPU with --max-model-len auto --concurrency N")
         spec = resolve_model(model, revision=revision)
         args = api.engine_args(**kw)
-        found = api.smallest_gpu_and_tp(spec, args)
-        if found is None:
+        cold, warm = api.gpu_and_tp_choices(spec, args)
+        if warm is None:
             raise InputError("--gpu", "no catalog GPU with TP up to 8 fits this plan", "lower --max-model-len or use a quantized checkpoint")
-        g, tp, _ = found
+        # a card whose first, compiling start would be refused is not chosen where a larger one starts cold too
+        g, tp, _ = cold or warm
         kw["tensor_parallel_size"] = tp
         p = api.fit(spec, g, revision=revision, **kw)
-        return p, f"--gpu auto: the smallest catalog GPU x TP that starts is {tp} x {g.name}"
+        if cold is None:
+            note = (f"--gpu auto: the smallest catalog GPU x TP that starts is {tp} x {g.name}, but its first, compiling "
+                    "start may be refused (see the cold-start warning), as on every catalog GPU x TP up to 8 that starts")
+        elif cold[:2] != warm[:2]:
+            note = (f"--gpu auto: the smallest catalog GPU x TP that starts, its first (compiling) start included, is "
+                    f"{tp} x {g.name} ({warm[1]} x {warm[0].name} is smaller and starts warm, but its first start may be "
+                    "refused)")
+        else:
+            note = f"--gpu auto: the smallest catalog GPU x TP that starts is {tp} x {g.name}"
+        return p, note
     want_auto_len = is_auto_length(kw.get("max_model_len"))
     if want_auto_len and concurrency is None:
         raise InputError("--max-model-len", "auto needs --concurrency N (how many full-length requests must fit)", "e.g. --max-model-len auto --concurrency 16")
@@ -216,6 +226,9 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
         row.update({"fits": p.fits, "kv_cache_bytes": p.kv_cache_bytes, "kv_cache_tokens": p.kv_cache_tokens,
                     "max_concurrency": p.max_concurrency, "num_gpu_blocks": p.num_gpu_blocks, "weights_bytes": p.weights_bytes,
                     "model": setting.get("model", p.model.id), "gpu": setting.get("gpu", p.gpu.name),
+                    # the total planned per GPU (under --wsl2 the card's WSL2 total, not the catalog's native one)
+                    # and whether a first, compiling start may be refused where this warm plan starts
+                    "gpu_total_bytes": p.total_bytes, "first_start_refused": p.first_start_refused,
                     "max_model_len": p.args.max_model_len, "gpu_memory_utilization": p.args.gpu_memory_utilization,
                     "kv_cache_dtype": p.args.kv_cache_dtype, "tensor_parallel_size": p.args.tensor_parallel_size,
                     "vllm_version": p.vllm_version, "warnings": [str(w) for w in p.warnings],
@@ -371,6 +384,8 @@ def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring 
     from kvplan.resolve import gpu_catalog
 
     cat = sorted(gpu_catalog(), key=lambda g: g.total_bytes)
+    if search and not json_out and _mig_search(search):
+        return
     if search:  # as `kvplan models SEARCH` filters its catalog
         needle = search.lower()
         names = [n for g in cat for n in (g.name, *g.aliases)]
@@ -389,6 +404,30 @@ def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring 
     for g in cat:
         t.add_row(g.name, f"{g.total_gib:.2f}", g.compute_capability or "—", f"{g.hbm_bandwidth_tbps or '—'}", ", ".join(g.aliases[:3]))
     console.print(t)
+
+
+def _mig_search(search: str) -> bool:
+    """`kvplan gpus mig`, `kvplan gpus 'H100 MIG'`: MIG slices are no catalog entries (each is planned on its own total),
+    so say how one is given and the profiles of the cards named (resolve.MIG_PROFILES), instead of 'no GPU contains'.
+    False where the search names no MIG."""
+    import re
+
+    from kvplan.resolve import MIG_PROFILES, gpu_catalog
+
+    m = re.search(r"\bmig\b", search, re.I)
+    if not m:
+        return False
+    card = search[:m.start()].strip().lower()
+    rows = [(g, MIG_PROFILES[g.id]) for g in sorted(gpu_catalog(), key=lambda g: g.total_bytes) if g.id in MIG_PROFILES
+            and (not card or any(card in n.lower() for n in (g.id, g.name, *g.aliases)))]
+    console.print("A MIG slice is planned on its own total: --gpu 'CARD MIG PROFILE' --gpu-gib N (N: the slice's total "
+                  "as vLLM logs it, 'Free memory on device (x/N GiB)'), e.g. --gpu 'H100 MIG 3g.40gb' --gpu-gib 39.5",
+                  highlight=False)
+    if not rows:
+        console.print(f"no MIG-capable catalog GPU matches {card!r}", highlight=False)
+    for g, profiles in rows:
+        console.print(f"  {g.name}: {', '.join(profiles)}", highlight=False)
+    return True
 
 
 def _no_match(what: str, search: str, names: list[str], hint: str) -> None:

@@ -272,6 +272,17 @@ class _Progress:
             self._bar.__exit__(*exc)
 
 
+def _note_bare_slo(slo: str | None) -> None:
+    """Say, on stderr, how an SLO given as a bare number was read: as milliseconds (simulate.parse_slo), so 'ttft=1'
+    is 1 ms, where a user may have meant a second; printed beside the run, not refused."""
+    import re
+
+    bare = [part.strip() for part in (slo or "").split(",") if re.fullmatch(r"\s*\w+\s*=\s*[\d.]+\s*", part)]
+    if bare:
+        err_console.print(f"note: --slo {', '.join(bare)}: a bare number is read as milliseconds (write e.g. 1s or "
+                          "500ms to say the unit)", highlight=False, soft_wrap=True)
+
+
 @app.command()
 @fit_options_gpu_auto
 @option_group(_WORKLOAD_PARAMS, _workload_spec, "workload_spec")
@@ -280,7 +291,7 @@ def simulate(
     num_gpu_blocks: Optional[int] = typer.Option(None, "--num-gpu-blocks", help="Use this KV pool (e.g. from vLLM's startup log) instead of the plan's.", rich_help_panel=_SIM),
     prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", help=_PREFIX_CACHING_ALIAS, hidden=True),
     long_prefill_threshold: int = typer.Option(0, "--long-prefill-token-threshold", help="Per-request prefill chunk cap (vLLM flag; 0 = none).", rich_help_panel=_SIM),
-    slo: Optional[str] = typer.Option(None, "--slo", help="Service-level objectives for goodput, e.g. ttft=500ms,tpot=50ms.", rich_help_panel=_SIM),
+    slo: Optional[str] = typer.Option(None, "--slo", help="Service-level objectives for goodput, e.g. ttft=500ms,tpot=50ms (ms or s; a bare number is ms).", rich_help_panel=_SIM),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Write PNGs (concurrency, KV usage, latency CDFs) to this folder."),
     requests_csv: Optional[str] = typer.Option(None, "--requests", help="Write one CSV row per request (arrival, first token, finish, queue/TTFT/TPOT/end-to-end ms, preemptions): the data the percentiles are taken over."),
@@ -316,6 +327,8 @@ def simulate(
             raise InputError("--plot", f"cannot make the folder {plot}: {exc.strerror or exc}",
                              "give a folder that can be written, e.g. --plot figs/") from None
     slo_spec = parse_slo(slo)
+    if not json_out:
+        _note_bare_slo(slo)
     wl = build_workload(workload_spec)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, long_prefill_threshold, json_out)
     with _Progress(len(wl), enabled=(not json_out) and len(wl) >= 100_000 and sys.stderr.isatty()) as prog:
@@ -347,7 +360,7 @@ def simulate(
               max_requests=typer.Option(5000, "--max-requests", "-n", help="Requests per probe simulation.", rich_help_panel=_WL))
 def capacity(
     model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id, checkpoint folder or config.json."),
-    slo: str = typer.Option("ttft=1s,tpot=50ms", "--slo", help="The objectives every probe must meet at --percentile.", rich_help_panel=_SIM),
+    slo: str = typer.Option("ttft=1s,tpot=50ms", "--slo", help="The objectives every probe must meet at --percentile (ms or s; a bare number is ms).", rich_help_panel=_SIM),
     percentile: float = typer.Option(99.0, "--percentile", help="Which percentile must meet the SLO.", rich_help_panel=_SIM),
     target_rate: Optional[float] = typer.Option(None, "--target-rate", help="Also size the fleet for this many req/s.", rich_help_panel=_SIM),
     router: str = typer.Option("round-robin", "--router", help="round-robin | least-loaded (across replicas).", rich_help_panel=_SIM),
@@ -394,6 +407,7 @@ def capacity(
             err_console.print(f"  {r:8.3f} req/s: {'meets' if ok else 'misses'} the SLO", highlight=False)
 
     if not json_out:
+        _note_bare_slo(slo)
         err_console.print(f"bisecting the request rate for {slo_spec.describe()} ({len(base):,} requests per probe)", highlight=False)
     cap = plan_capacity(p, at, cfg, sm, slo_spec, rules, target_rate_per_s=target_rate, router=router, on_probe=on_probe,
                         worst_case_concurrency=_worst_case(p, cfg))

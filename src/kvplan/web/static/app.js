@@ -208,6 +208,7 @@ function applyFix(flags) {
     }
   }
   syncCustomGpu();
+  syncGpuLabels();
   syncConcurrency();
   syncSliderFromNumber();
   schedule(0);
@@ -236,8 +237,9 @@ async function refreshGpuTable(values, seq) {
   const byId = Object.fromEntries(state.gpus.map((g) => [g.id, g]));
   // one laptop or integrated-memory GPU to a machine: no tensor-parallel rows for them
   const fit = data.rows.filter((r) => r.fits && byId[r.gpu] && !(byId[r.gpu].one_per_machine && r.tensor_parallel_size > 1));
-  fit.sort((a, b) => byId[a.gpu].total_bytes * a.tensor_parallel_size - byId[b.gpu].total_bytes * b.tensor_parallel_size
-    || a.tensor_parallel_size - b.tensor_parallel_size);
+  // each row's total is the one its plan used (under wsl2 the card's WSL2 total, not the catalog's native one)
+  const total = (r) => (r.gpu_total_bytes ?? byId[r.gpu].total_bytes) * r.tensor_parallel_size;
+  fit.sort((a, b) => total(a) - total(b) || a.tensor_parallel_size - b.tensor_parallel_size);
   const tbody = document.querySelector("#gpu-table tbody");
   tbody.innerHTML = "";
   const shown = state.showAllGpus ? fit : fit.slice(0, GPU_TABLE_ROWS);
@@ -245,13 +247,18 @@ async function refreshGpuTable(values, seq) {
     const g = byId[r.gpu];
     const tr = document.createElement("tr");
     if (g.id === $("gpu").value && String(r.tensor_parallel_size) === ($("tensor_parallel_size").value || "1")) tr.className = "chosen";
-    for (const cell of [g.name, r.tensor_parallel_size, (g.total_gib * r.tensor_parallel_size).toFixed(1), fmtInt(r.kv_cache_tokens), r.max_concurrency.toFixed(2) + "×"]) {
+    // a card that starts warm but whose first, compiling start may be refused (fit's cold-start warning) is marked
+    const mark = r.first_start_refused ? " †" : "";
+    if (r.first_start_refused) { tr.classList.add("cold-risk"); tr.title = "starts warm; a first, compiling start may be refused (fit's cold-start warning)"; }
+    for (const cell of [g.name, r.tensor_parallel_size, (total(r) / 2 ** 30).toFixed(1), fmtInt(r.kv_cache_tokens), r.max_concurrency.toFixed(2) + "×" + mark]) {
       const td = document.createElement("td"); td.textContent = cell; tr.appendChild(td);
     }
     tbody.appendChild(tr);
   }
   const replaced = (data.notes || []).length ? `; ${data.notes.join("; ")}` : "";
-  $("gpu-table-note").textContent = `(${fit.length} of ${data.rows.length} GPU × TP combinations start, sorted by total memory${replaced})`;
+  const totals = body.wsl2 ? "; GiB total: CUDA's totals under WSL2 (nvidia-smi's memory.total), as the plans use" : "";
+  const cold = fit.some((r) => r.first_start_refused) ? "; † starts warm, but a first, compiling start may be refused" : "";
+  $("gpu-table-note").textContent = `(${fit.length} of ${data.rows.length} GPU × TP combinations start, sorted by total memory${totals}${cold}${replaced})`;
   $("gpu-more").hidden = fit.length <= GPU_TABLE_ROWS;
   $("gpu-more").textContent = state.showAllGpus ? "show fewer" : `show all ${fit.length}`;
   table.dataset.key = JSON.stringify([values.model || "", values.gpu || "", values.max_model_len || ""]);
@@ -442,14 +449,25 @@ function wireTabs() {
   }));
 }
 
+// a GPU's entry in the list: the total its plan uses, under wsl2 the card's WSL2 total (nvidia-smi's memory.total)
+function gpuLabel(g, wsl2) {
+  if (!wsl2) return `${g.name} — ${g.total_gib.toFixed(1)} GiB`;
+  return g.wsl2_total_bytes ? `${g.name} — ${(g.wsl2_total_bytes / 2 ** 30).toFixed(1)} GiB under WSL2` : `${g.name} — no WSL2 total known`;
+}
+
+function syncGpuLabels() {
+  const byId = Object.fromEntries(state.gpus.map((g) => [g.id, g]));
+  for (const o of $("gpu").options) if (byId[o.value]) o.textContent = gpuLabel(byId[o.value], $("wsl2").checked);
+}
+
 async function loadCatalogs() {
   const [models, gpus, features] = await Promise.all([api("/api/models"), api("/api/gpus"), api("/api/features")]);
   state.gpus = gpus; state.features = features;
   for (const m of models) { const o = document.createElement("option"); o.value = m.id; $("model-list").appendChild(o); }
   const sel = $("gpu");
-  const auto = new Option("auto: the smallest GPU × TP that starts", "auto");
+  const auto = new Option("auto: the smallest GPU × TP that starts, first start included", "auto");
   sel.appendChild(auto);
-  for (const g of gpus) sel.appendChild(new Option(`${g.name} — ${g.total_gib.toFixed(1)} GiB`, g.id));
+  for (const g of gpus) sel.appendChild(new Option(gpuLabel(g, false), g.id));
   sel.appendChild(new Option("custom size…", "custom"));
   for (const v of features.vllm_versions || []) { const o = document.createElement("option"); o.value = v; $("version-list").appendChild(o); }
   $("tab-traffic").hidden = !features.simulate;
@@ -463,11 +481,13 @@ async function main() {
   wireDrop();
   await loadCatalogs();
   writeForm(formFromUrl());
+  syncGpuLabels();
   const form = $("form");
   form.addEventListener("input", (e) => {
     if (e.target.id === "max_model_len_slider") $("max_model_len").value = String(sliderToTokens(Number(e.target.value)));
     else if (e.target.id === "max_model_len") { syncSliderFromNumber(); syncConcurrency(); }
     if (e.target.id === "gpu") syncCustomGpu();
+    if (e.target.id === "wsl2") syncGpuLabels();
     if (e.target.id !== "config-file") schedule();
   });
   form.addEventListener("change", (e) => { if (e.target.id === "gpu") syncCustomGpu(); });
