@@ -138,8 +138,10 @@ def backend_fallback(log: StartupLog) -> Optional[str]:
     return None
 
 
-def reconcile(log: StartupLog, plan=None) -> Reconciliation:
-    """Line up the log's figures with the plan's (or only read the log when there is no plan)."""
+def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
+    """Line up the log's figures with the plan's (or only read the log when there is no plan). `flags`: those the plan
+    was made with (`plan_from_log(log, model, flags)`), which override the log's arguments there; the record is the
+    startup as compared, so they are in it too (_given_into_record)."""
     observed = observed_terms(log)
     predicted = predicted_terms(plan) if plan is not None else dict.fromkeys(observed)
     rows = [TermRow(term, observed[term], predicted[term], "GiB") for term in MEMORY_TERMS]
@@ -172,6 +174,8 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
     record = log.to_record()
     if plan is not None and getattr(plan, "gpu", None) is not None:
         record["gpu"]["name"] = getattr(plan.gpu, "name", None)
+    if plan is not None:
+        _given_into_record(record, given_flags(flags), plan)
     model = getattr(plan, "model", None)
     if getattr(model, "raw_config", None) and not record["model"].get("config"):
         # the record a log alone gives has no config, which `kvplan validate` needs: carry the one the plan read
@@ -190,6 +194,35 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
     return Reconciliation(log=log, rows=tuple(rows), largest_gap=largest, backend_fallback=backend_fallback(log),
                           notes=tuple(notes), record=record, headline_gap=headline)
 
+
+
+def _given_into_record(record: dict, given: Mapping[str, Any], plan) -> None:
+    """The flags given (they override the log's arguments in the plan compared with: plan_kwargs_from_log) written
+    into the record as the plan read them, so `kvplan validate` of it plans the startup reconcile compared (a TP 8 log
+    that prints no size, scored at TP 1, read 694 % off its weights)."""
+    from kvplan.validate import ARG_FIELDS
+
+    args = record.setdefault("args", {})
+    for name, value in given.items():
+        if name not in ARG_FIELDS:
+            continue
+        planned = getattr(plan.args, name, None)  # as the plan read it ('32K' -> 32768)
+        args[name] = planned if isinstance(planned, (bool, int, float, str)) else value
+    if given.get("vllm_version"):
+        record["vllm_version"] = str(given["vllm_version"])
+    gpu = record.setdefault("gpu", {})
+    if {"gpu", "gpu_gib", "gpu_gb", "wsl2"} & set(given):  # the card the plan was given, with its total where one was
+        gpu["name"] = plan.gpu.name
+        sized = bool({"gpu_gib", "gpu_gb"} & set(given))
+        # a catalog card (its WSL2 total with --wsl2) is read back from its name; a total given is written exactly
+        gpu["total_gib"] = plan.gpu.total_bytes / (1 << 30) if sized else None
+        if given.get("wsl2") and not sized:
+            gpu["wsl2"] = True
+        else:
+            gpu.pop("wsl2", None)
+    if {"tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"} & set(given):
+        gpu["count"] = ((args.get("tensor_parallel_size") or 1) * (args.get("pipeline_parallel_size") or 1)
+                        * (args.get("data_parallel_size") or 1))
 
 # A start that compiled its torch.compile graphs cold (StartupLog.compile_cache) runs that compile inside vLLM's memory
 # profile, whose run is the model's first forward (vllm/compilation/decorators.py, v1/worker/gpu_worker.py
