@@ -175,7 +175,7 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
     if plan is not None and getattr(plan, "gpu", None) is not None:
         record["gpu"]["name"] = getattr(plan.gpu, "name", None)
     if plan is not None:
-        _given_into_record(record, given_flags(flags), plan)
+        _given_into_record(record, given_flags(flags), plan, log)
     model = getattr(plan, "model", None)
     if getattr(model, "raw_config", None) and not record["model"].get("config"):
         # the record a log alone gives has no config, which `kvplan validate` needs: carry the one the plan read
@@ -196,7 +196,7 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
 
 
 
-def _given_into_record(record: dict, given: Mapping[str, Any], plan) -> None:
+def _given_into_record(record: dict, given: Mapping[str, Any], plan, log: StartupLog) -> None:
     """The flags given (they override the log's arguments in the plan compared with: plan_kwargs_from_log) written
     into the record as the plan read them, so `kvplan validate` of it plans the startup reconcile compared (a TP 8 log
     that prints no size, scored at TP 1, read 694 % off its weights)."""
@@ -216,7 +216,9 @@ def _given_into_record(record: dict, given: Mapping[str, Any], plan) -> None:
         sized = bool({"gpu_gib", "gpu_gb"} & set(given))
         # a catalog card (its WSL2 total with --wsl2) is read back from its name; a total given is written exactly
         gpu["total_gib"] = plan.gpu.total_bytes / (1 << 30) if sized else None
-        if given.get("wsl2") and not sized:
+        # planned under WSL2 where --wsl2 says so or the log shows it and prints no total (_gpu_kwargs, as the plan was
+        # made): a --gpu given for a WSL2 log without a total dropped gpu.wsl2, and validate planned the native total
+        if (given.get("wsl2") or _gpu_kwargs(log, given).get("wsl2")) and not sized:
             gpu["wsl2"] = True
         else:
             gpu.pop("wsl2", None)
