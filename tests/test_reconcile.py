@@ -344,6 +344,12 @@ def test_cli_names_no_memory_gap_that_rounds_to_zero(tmp_path):
     assert proc.returncode == 0, proc.stderr
     said = " ".join(proc.stdout.split())
     assert "largest gap: num_gpu_blocks" in said and "largest memory gap" not in said
+    # --json agrees: it named {"term": "weights_gib", "gap_gib": -0.0, ...} as the largest gap
+    proc = run_cli("reconcile", str(log), "Qwen/Qwen2.5-32B-Instruct", "-tp", "4", "--gpu", "A100-80GB",
+                   "--vllm-version", "0.6.3.post1", "--max-model-len", "32768", "--json", home=tmp_path)
+    out = json.loads(proc.stdout)
+    assert out["largest_gap"] is None and out["headline_gap"]["term"] == "num_gpu_blocks"
+    assert next(r for r in out["comparison"] if r["term"] == "weights_gib")["gap"] is not None  # compared, no gap to name
 
 
 def test_cli_plan_header_names_data_parallelism(tmp_path):

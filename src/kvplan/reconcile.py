@@ -72,7 +72,7 @@ class TermRow:
 class Reconciliation:
     log: StartupLog
     rows: tuple[TermRow, ...]
-    largest_gap: Optional[dict]
+    largest_gap: Optional[dict]  # None where no memory gap reaches GAP_NAMED_GIB
     backend_fallback: Optional[str]
     notes: tuple[str, ...] = ()
     record: Mapping[str, Any] = field(default_factory=dict)
@@ -163,6 +163,8 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
     if plan is not None:
         largest = largest_gap(rows)
         headline = headline_gap(rows, largest)
+        if largest is not None and abs(largest["gap_gib"]) < GAP_NAMED_GIB:
+            largest = None  # (the headline keeps its cause: a figure off beside a term planned to the hundredth)
         plan_version = getattr(plan, "vllm_version", None)
         if log.vllm_version and plan_version and str(plan_version) != str(log.vllm_version):
             notes.append(f"the log is vLLM {log.vllm_version}; the plan used vLLM {plan_version}'s rules")
@@ -279,6 +281,11 @@ def _first_start_fit(logged_pool_gib: float | None, first_start: dict | None) ->
 
 UNMEASURED_CAUSE = ("the pool absorbed terms this log does not print (activation peak, non-torch) or a different "
                     "budget (gpu_memory_utilization default, total memory, the version's accounting era)")
+
+
+# a memory gap that rounds to 0.00 GiB is no gap to name ("largest memory gap: weights_gib -0.00 GiB; likely cause:
+# ..."): Reconciliation.largest_gap, which --json shows and the table prints, is None for it
+GAP_NAMED_GIB = 0.005
 
 
 def largest_gap(rows) -> Optional[dict]:

@@ -148,8 +148,7 @@ def render_reconciliation(result, plan=None) -> None:
     elif h:
         console.print(f"largest gap: [bold]{h['term']}[/] {_fmt(h['observed'], h['unit'])} logged vs {_fmt(h['predicted'], h['unit'])} "
                       f"planned ({h['relative']:.0%} off); likely cause: {h['likely_cause']}", highlight=False)
-    # a gap that rounds to 0.00 GiB is no gap to explain ("largest memory gap: weights_gib -0.00 GiB; likely cause: ...")
-    if g and (not h or h["term"] != g["term"]) and abs(g["gap_gib"]) >= 0.005:
+    if g and (not h or h["term"] != g["term"]):  # (none where the gap rounds to 0.00 GiB: reconcile.GAP_NAMED_GIB)
         console.print(f"largest memory gap: [bold]{g['term']}[/] {g['gap_gib']:+.2f} GiB; likely cause: {g['likely_cause']}", highlight=False)
     for row in result.rows:
         if row.note and planned:
