@@ -4,8 +4,10 @@
 (weights, activation peak, non-torch, CUDA graphs, KV pool, blocks, tokens,
 concurrency, block size, max_model_len), names the largest memory gap and its likely
 cause (vllm-memory-model.md §7), and flags a silent fall-back to a slower attention
-backend. `store_site_calibration` keeps, per GPU and model, the observed-minus-predicted
-of the measured terms; `load_site_calibration` (kvplan.site_calibration) gives them back to `kvplan fit`.
+backend; its record (`kvplan reconcile --record`) is the startup as compared, with the flags
+the plan was given (`reconcile(log, plan, flags)`). `store_site_calibration` keeps, per GPU
+and model, the observed-minus-predicted of the measured terms; `load_site_calibration`
+(kvplan.site_calibration) gives them back to `kvplan fit`.
 """
 
 from __future__ import annotations
