@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -11,6 +12,8 @@ REPO = Path(__file__).resolve().parents[1]
 def load_script(relative_path: str, name: str | None = None) -> ModuleType:
     """The script at `relative_path` (from the repository root), executed as a module named `name`."""
     path = REPO / relative_path
+    if str(path.parent) not in sys.path:  # its folder's modules importable, as `python tools/x.py` makes them
+        sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location(name or path.stem + "_under_test", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -39,3 +39,15 @@ def test_warm_starts_unbiased_cold_starts_high():
     cold = [g for _, r, k, g in rows if k == "cold" and "GB10" not in str(r.label.get("gpu", ""))]
     assert abs(statistics.median(warm)) < 0.1  # GiB
     assert statistics.median(cold) > 0.3
+
+
+def test_the_tools_read_one_table_of_record_files():
+    """card_terms, era_bias and fit_calibration each named the three record files in a table of their own
+    (tools/_records.py holds the one they read)."""
+    from repo_scripts import load_script
+
+    card_terms = load_script("tools/card_terms.py", "card_terms_table_under_test")
+    fit = load_script("tools/fit_calibration.py", "fit_calibration_table_under_test")
+    assert era_bias.FILES == card_terms.FILES == dict(fit.GRAPH_FILES) and list(era_bias.FILES) == ["calibration", "extra", "blind"]
+    assert [fit.located(fit.ROOT, name) for name in fit.PEAK_FILES] == [era_bias.FILES["calibration"], era_bias.FILES["extra"]]
+    assert all(path.exists() for path in era_bias.FILES.values())

@@ -502,3 +502,33 @@ def test_torchs_out_of_memory_message_gives_the_cards_total():
                        "14.2 GiB already allocated; 1.81 MiB free; 14.3 GiB reserved in total by PyTorch)"])
     assert math.isclose(old.total_gib, 15109 / 1024, abs_tol=1e-4)
     assert parse_lines(["INFO Available KV cache memory: 6.06 GiB"]).total_gib is None
+
+
+@pytest.mark.parametrize("line, total", [
+    # cut after the total (vLLM issue excerpts), HIP's form, the form listing processes: no oom_accounting row reads
+    # them, and diagnose read the total with a regex of its own
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. GPU 6 has a total capacity of 44.53 GiB "
+     "of which 448.00 KiB is free.", 44.53),
+    ("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 80.00 MiB. GPU 0 has a total capacity of 15.92 GiB "
+     "of which 0 bytes is free. Of the allocated memory 15.63 GiB is allocated by PyTorch", 15.92),
+    ("ERROR CUDA out of memory. Tried to allocate 1.95 GiB. GPU 1 has a total capacity of 22.09 GiB of which 758.44 MiB "
+     "is free. Process 2751070 has 21.35 GiB memory in use.", 22.09),
+    ("RuntimeError: CUDA error: out of memory", None),
+    ("RuntimeError: CUDA out of memory. Tried to allocate 2.00 MiB (GPU 0; 15109 MiB total capacity; 14.2 GiB already "
+     "allocated; 1.81 MiB free; 14.3 GiB reserved in total by PyTorch)", None),  # oom_accounting_old's to read
+])
+def test_the_oom_line_holds_torchs_total_for_diagnose(line, total):
+    from kvplan.logs import torch_gib
+
+    (hit,) = parse_lines([line]).hits_of("err_cuda_oom")
+    assert torch_gib(hit.groups, "total") == total
+    assert torch_gib({"free": "448.00", "free_u": "KiB"}, "free") == 448 / 2**20 and torch_gib({}, "free") is None
+
+
+def test_a_reader_that_does_not_list_the_unrecognised_lines_points_elsewhere():
+    log = parse_lines(["INFO Available KV cache memory: 6.06 GiB", "INFO the KV cache memory rose by 2 GiB somehow",
+                       "WARNING truncated"])
+    assert log.unrecognised_count == 1 and "1 memory-related line(s) not recognised (see unrecognised)" in log.parse_warnings
+    listed = log.parse_warnings_listed("`kvplan reconcile` lists them")
+    assert "1 memory-related line(s) not recognised (`kvplan reconcile` lists them)" in listed
+    assert len(listed) == len(log.parse_warnings) and not any("see unrecognised" in w for w in listed)

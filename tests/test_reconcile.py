@@ -318,6 +318,22 @@ def test_cli_record_carries_the_flags_the_plan_was_given(tmp_path):
     assert json.loads(proc.stdout)["gpu"]["total_gib"] == 79.5
 
 
+def test_the_record_reconcile_makes_carries_the_flags_for_every_caller():
+    """reconcile.reconcile made the record from the log alone; only the CLI wrote the flags in after the fact, so a
+    caller of plan_from_log + reconcile got a TP 8 startup compared at TP 8 on an H100 but recorded at TP 1 on no
+    named card, the GPU's count 1."""
+    log = excerpt(30)  # Qwen3-32B on 8 H100s, vLLM 0.10.0, fp8 KV cache, no size printed
+    flags = FitFlags(tensor_parallel_size=8, vllm_version="0.10.0", max_model_len="32K", gpu="H100", kv_cache_dtype="fp8")
+    plan, _ = plan_from_log(log, "Qwen/Qwen3-32B", flags, site_calibration=False)
+    rec = reconcile(log, plan, flags).record
+    assert rec["args"]["tensor_parallel_size"] == 8 and rec["gpu"]["count"] == 8 and rec["vllm_version"] == "0.10.0"
+    assert rec["args"]["max_model_len"] == 32768 and rec["args"]["kv_cache_dtype"] == "fp8"
+    assert rec["gpu"]["name"] == plan.gpu.name and rec["gpu"]["total_gib"] is None  # the catalog card, read back by name
+    # no flags: the log's own arguments (it states no parallel size)
+    bare = reconcile(log, plan).record
+    assert bare["args"]["tensor_parallel_size"] is None and bare["gpu"]["count"] is None and bare["vllm_version"] is None
+
+
 def test_cli_names_no_memory_gap_that_rounds_to_zero(tmp_path):
     """A 0.6.3 log printing its weights (15.39 GiB, planned exactly) and blocks only: the text added 'largest memory
     gap: weights_gib -0.00 GiB; likely cause: the checkpoint's real tensor bytes differ ...'."""
@@ -328,6 +344,12 @@ def test_cli_names_no_memory_gap_that_rounds_to_zero(tmp_path):
     assert proc.returncode == 0, proc.stderr
     said = " ".join(proc.stdout.split())
     assert "largest gap: num_gpu_blocks" in said and "largest memory gap" not in said
+    # --json agrees: it named {"term": "weights_gib", "gap_gib": -0.0, ...} as the largest gap
+    proc = run_cli("reconcile", str(log), "Qwen/Qwen2.5-32B-Instruct", "-tp", "4", "--gpu", "A100-80GB",
+                   "--vllm-version", "0.6.3.post1", "--max-model-len", "32768", "--json", home=tmp_path)
+    out = json.loads(proc.stdout)
+    assert out["largest_gap"] is None and out["headline_gap"]["term"] == "num_gpu_blocks"
+    assert next(r for r in out["comparison"] if r["term"] == "weights_gib")["gap"] is not None  # compared, no gap to name
 
 
 def test_cli_plan_header_names_data_parallelism(tmp_path):

@@ -168,13 +168,20 @@ def test_a_wsl2_log_without_a_total_is_planned_with_the_cards_wsl2_total(tmp_pat
     plan, notes = plan_from_log(log, "Qwen/Qwen2.5-7B-Instruct", FitFlags(gpu="RTX 4080"))
     assert plan.gpu.total_bytes == 16376 * 2**20  # nvidia-smi's memory.total, CUDA's total under WSL2
     assert any("WSL2 (line 15)" in n and "16376" not in n and "15.99 GiB" in n for n in notes), notes
-    result = reconcile(log, plan)
+    result = reconcile(log, plan, FitFlags(gpu="RTX 4080"))
+    # the record of a --gpu given kept no gpu.wsl2, so validate planned the card's native 15.67 GiB
     assert result.record["gpu"]["wsl2"] is True and any("platform: WSL2, read from line 15" in n for n in result.notes)
     # validate plans that record as reconcile did
-    from kvplan.validate import validate_records
+    from kvplan.validate import predict_record, validate_records
 
     (scored,) = validate_records([dict(result.record, id="wsl")])
     assert scored.skipped is None
+    assert predict_record(dict(result.record, id="wsl"))[0].gpu.total_bytes == plan.gpu.total_bytes
+    # a log that prints its total is planned with it (no WSL2 total): a --gpu given is the native card's
+    printed = read_log(str(WSL_LOG))
+    plan, _ = plan_from_log(printed, "Qwen/Qwen2.5-7B-Instruct", FitFlags(gpu="RTX 4080"))
+    record = reconcile(printed, plan, FitFlags(gpu="RTX 4080")).record
+    assert "wsl2" not in record["gpu"] and predict_record(dict(record, id="wsl"))[0].gpu.total_bytes == plan.gpu.total_bytes
 
 
 def test_a_log_that_prints_only_its_total_says_what_the_plan_assumes_without_a_card(tmp_path, monkeypatch):

@@ -32,12 +32,10 @@ from pathlib import Path
 
 warnings.simplefilter("ignore")
 
+from _records import record_files  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
-FILES = {
-    "calibration": REPO.parent / "shared" / "data" / "vllm_logs" / "calibration.jsonl",
-    "extra": REPO / "tests" / "data" / "extra_records.jsonl",
-    "blind": REPO / "tests" / "data" / "blind_records.jsonl",
-}
+FILES = record_files()
 EXCERPTS = REPO.parent / "shared" / "data" / "vllm_logs" / "log_excerpts.jsonl"
 # records kept out of (b)'s fit, as out of the 4.0 GiB term's reading: architecture stand-ins of a 2-node TP2 start
 # whose pool is paraphrased by the reporter (calibration.jsonl notes), 13.6-13.7 GiB above every other GB10 start

@@ -18,12 +18,10 @@ import statistics
 import sys
 from pathlib import Path
 
+from _records import record_files
+
 REPO = Path(__file__).resolve().parents[1]
-FILES = {
-    "calibration": REPO.parent / "shared" / "data" / "vllm_logs" / "calibration.jsonl",
-    "extra": REPO / "tests" / "data" / "extra_records.jsonl",
-    "blind": REPO / "tests" / "data" / "blind_records.jsonl",
-}
+FILES = record_files()
 
 # record id -> (kind, the line of its source that shows it)
 KINDS: dict[str, tuple[str, str]] = {

@@ -172,18 +172,9 @@ def fit_group(rs, a_s_fixed=None, n_c_fixed=None, n_int_fixed=None):
 # sampler's logits dominate it (S x V_pad x 16 B above 3 x the forward live set): the peak is then a_sampler x S x V_pad
 # alone, with nothing else to share the residual. Read from the project's public records, the calibration file and
 # tests/data/extra_records.jsonl (every record with its source), per era group.
-CHECKOUT = Path(__file__).resolve().parents[1]  # this checkout, whatever its folder is called (main, a worktree)
-ROOT = CHECKOUT.parent  # the folder holding shared/ and this checkout
-PEAK_FILES = ("shared/data/vllm_logs/calibration.jsonl", f"{CHECKOUT.name}/tests/data/extra_records.jsonl")
+from _records import CHECKOUT, RECORD_FILES, ROOT, located, record_files  # noqa: E402 (the tools' one table)
 
-
-def located(root: Path, name: str) -> Path:
-    """root / name, or, for the calibration file where `root` holds no shared/ (a clean checkout of this repository
-    alone), this checkout's copy of it, tests/data/calibration.jsonl (tests/test_validate.py keeps the two the same)."""
-    path = root / name
-    if name == PEAK_FILES[0] and not path.exists():
-        return CHECKOUT / "tests" / "data" / "calibration.jsonl"
-    return path
+PEAK_FILES = (RECORD_FILES["calibration"], RECORD_FILES["extra"])
 
 
 # V1's sampler and its dummy run are the same code from 0.8 to 0.16 (the 0.10.2 and 0.14.1 startups log the same
@@ -453,9 +444,8 @@ def main():
 # the releases that do not subtract the graphs from the budget (V0, V1 up to 0.19), whose figure is the capture alone;
 # the other files are scored only. From 0.20 the budget subtracts vLLM's estimate and calibration.py keeps the
 # coefficients the KV-pool fit of that group was made with (ESTIMATE_G_CONST, ESTIMATE_G_PER): the refit is scored there, not applied.
-_DATA = Path(__file__).resolve().parents[1] / "tests/data"  # this checkout's copies (calibration.jsonl: the shared file's)
-GRAPH_FILES = (("calibration", _DATA / "calibration.jsonl"), ("extra", _DATA / "extra_records.jsonl"),
-               ("blind", _DATA / "blind_records.jsonl"))
+_DATA = CHECKOUT / "tests/data"  # this checkout's data (the log excerpts: the shared file's copy)
+GRAPH_FILES = tuple(record_files().items())
 GRAPH_GROUPS = (("V0", ("V0-a", "V0-b", "V0-c")), ("V1 0.8-0.10", ("V1-a", "V1-b")), ("V1 0.11-0.17", ("V1-c",)),
                 ("V1 0.18-0.19", ("V1-d",)), ("V1 >= 0.20", ("V1-e", "V1-f")))
 

@@ -22,12 +22,12 @@ from typing import Any, Iterable, Mapping, Optional
 from kvplan.logs import (
     KEPT_LINE_CHARS,
     SIGNATURES_BY_NAME,
-    UNIT_GIB,
     SignatureHit,
     Source,
     StartupLog,
     fill_template,
     parse_log,
+    torch_gib,
 )
 from kvplan.versions import MIN_DRIVER_BY_CUDA, wheel_cuda
 
@@ -619,7 +619,6 @@ def _decide_sampler_after_uncounted_graphs(draft: _Draft, log: StartupLog) -> No
     draft.hits = draft.hits + graphs[:1] + list(log.hits_of("graph_future_default"))[:1]
 
 
-_OOM_TOTAL = re.compile(r"total capacity of (?P<total>[\d.]+) (?P<u>[KMG]iB)")
 def _default_utilization(version: str | None) -> float:
     """vLLM's gpu_memory_utilization default for the log's release (versions.py default_gpu_memory_utilization); a log
     that names no release gets the largest default any release has, so the weights must pass the larger budget."""
@@ -648,10 +647,9 @@ def _decide_weights_over_budget(draft: _Draft, log: StartupLog) -> None:
     loaded = [h.line_number for h in log.hits_of("weights", "weights_old")]
     if not loaded or min(loaded) > ooms[0].line_number:
         return
-    total = log.total_gib
-    m = _OOM_TOTAL.search(ooms[0].text)
-    if m:
-        total = float(m.group("total")) * UNIT_GIB[m.group("u")]
+    total = torch_gib(ooms[0].groups, "total")  # the OOM message's own total, else the log's
+    if total is None:
+        total = log.total_gib
     if not total:
         return
     util = log.gpu_memory_utilization or log.engine_args.get("gpu_memory_utilization")
@@ -805,8 +803,8 @@ def _held_elsewhere_gib(log: StartupLog) -> Optional[tuple[float, float, Signatu
     reserve only, so this process's own non-PyTorch memory (OWN_NON_TORCH_GIB at most) is allowed for."""
     for hit in log.hits_of("oom_accounting_new", "oom_accounting_old"):
         g = hit.groups
-        total = float(g["total"]) * UNIT_GIB[g["total_u"]]
-        held = total - float(g["free"]) * UNIT_GIB[g["free_u"]] - float(g["own"]) * UNIT_GIB[g["own_u"]]
+        total = torch_gib(g, "total")
+        held = total - torch_gib(g, "free") - torch_gib(g, "own")
         margin = 0.5 if hit.signature == "oom_accounting_new" else OWN_NON_TORCH_GIB  # 0.5: the message's rounding
         if held > max(margin, 0.1 * total):
             return round(held, 2), round(total, 2), hit
@@ -998,8 +996,8 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     crashed = _crash_after_sizing(log) if log.started else None
     if crashed and crashed[0]:  # sized its pool, then died before it was ready: the server never came up
         started = False
-    # the parser's pointer names reconcile's list of those lines, which diagnose neither prints nor puts in --json
-    notes = [n.replace("(see unrecognised)", "(`kvplan reconcile` lists them)") for n in log.parse_warnings]
+    # the lines not recognised are reconcile's to list: diagnose neither prints them nor puts them in --json
+    notes = list(log.parse_warnings_listed("`kvplan reconcile` lists them"))
     if started:
         # what reconcile will need that this log does not say (it refuses to plan on a guess)
         from kvplan.reconcile import UNSTATED_PLAN_FLAGS, plan_kwargs_from_log, unstated_plan_flags

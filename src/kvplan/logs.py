@@ -276,7 +276,10 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The GPU ran out of memory while the weights were loading: the checkpoint (in the dtype it is loaded in) does not fit in the memory this GPU has free, before any KV cache, profiling or CUDA graph.",
          fix="Serve a smaller model or a quantized checkpoint (AWQ/GPTQ/FP8) that fits, shard it over more GPUs (--tensor-parallel-size), or free the GPU of other processes; --enforce-eager and a lower --gpu-memory-utilization do not help here.",
          versions=">=0.16", source="vllm/v1/worker/gpu_model_runner.py GPUModelRunner.load_model (0.16.0)"),
-    _sig("err_cuda_oom", "out of memory|outofmemoryerror", r"(?:OutOfMemoryError|CUDA out of memory\. Tried to allocate (?P<alloc>[\d.]+ [KMG]iB)|CUDA error: out of memory)", ERROR,
+    # torch's message (torch/csrc/cuda/CUDACachingAllocator.cpp) states the device's total further on, in every form
+    # ('GPU 0 has a total capacity of T of which F is free.', cut or not, with or without the accounting the
+    # oom_accounting rows read, HIP's too): total / total_u hold it where the line does (torch_gib)
+    _sig("err_cuda_oom", "out of memory|outofmemoryerror", r"(?:OutOfMemoryError|CUDA out of memory\. Tried to allocate (?P<alloc>[\d.]+ [KMG]iB)|CUDA error: out of memory)(?=(?:.*?total capacity of (?P<total>[\d.]+) (?P<total_u>[KMG]iB))?)", ERROR,
          symptom="oom_graph_capture_or_profiling", layer="memory_budget", weight=0.7, fatal=True,
          cause="The GPU ran out of memory during startup (profiling, CUDA-graph capture or warm-up), outside the budget vLLM computed: CUDA graphs and warm-up buffers come on top of it.",
          fix="Try --enforce-eager (no CUDA graphs), lower --gpu-memory-utilization by 0.02-0.05, or lower --max-num-seqs.",
@@ -2074,6 +2077,12 @@ class StartupLog:
     def hits_of(self, *names: str) -> tuple[SignatureHit, ...]:
         return tuple(h for h in self.hits if h.signature in names)
 
+    def parse_warnings_listed(self, where: str) -> tuple[str, ...]:
+        """parse_warnings as a reader that does not list `unrecognised` words them: the count of lines not recognised
+        points to `where` they are listed instead (kvplan diagnose: "`kvplan reconcile` lists them")."""
+        own = unrecognised_warning(self.unrecognised_count)
+        return tuple(unrecognised_warning(self.unrecognised_count, where) if w == own else w for w in self.parse_warnings)
+
     def has(self, *names: str) -> bool:
         return any(h.signature in names for h in self.hits)
 
@@ -2517,18 +2526,24 @@ def _h_autofit(acc, g):
     acc.values["max_model_len"] = _i(g["new"])
 
 
-# GiB per unit of torch's out-of-memory messages (oom_accounting_old / _new; diagnose reads their other figures)
+# GiB per unit of torch's out-of-memory messages (err_cuda_oom, oom_accounting_old / _new)
 UNIT_GIB = MappingProxyType({"bytes": 1 / 2**30, "KiB": 1 / 2**20, "MiB": 1 / 2**10, "GiB": 1.0})
+
+
+def torch_gib(groups: Mapping[str, Optional[str]], key: str) -> Optional[float]:
+    """GiB of a figure torch's out-of-memory message states (err_cuda_oom's and the oom_accounting rows' groups: the
+    figure in `key`, its unit in `key`_u); None where the line does not state it."""
+    scale, value = UNIT_GIB.get(groups.get(f"{key}_u") or ""), _f(groups.get(key))
+    return None if scale is None or value is None else value * scale
 
 
 def _h_oom_total(acc, g):
     # torch's out-of-memory message states the device's total (torch/csrc/cuda/CUDACachingAllocator.cpp, the
     # "total capacity" of cudaMemGetInfo, the total vLLM multiplies by gpu_memory_utilization): a failed start that
     # prints no other total still names its card's size (a 6 GiB card under WSL2, say)
-    scale = UNIT_GIB.get(g.get("total_u") or "")
-    total = _f(g.get("total"))
-    if scale is not None and total:
-        acc.put("total_gib", round(total * scale, 4))
+    total = torch_gib(g, "total")
+    if total:
+        acc.put("total_gib", round(total, 4))
 
 
 # Rows whose line needs more than _FIGURE_READS: arguments, a unit, the last setting winning, a warning.
@@ -2856,7 +2871,7 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
             parse_warnings.append(f"the startup from line {begun} failed ({sig.symptom}, line {failed.line_number}: "
                                   f"{failed.text[:160]!r}); `kvplan diagnose` on those lines alone reads it")
     if acc.unrecognised_count:
-        parse_warnings.append(f"{acc.unrecognised_count} memory-related line(s) not recognised (see unrecognised)")
+        parse_warnings.append(unrecognised_warning(acc.unrecognised_count))
     if stats.lines and not acc.hits:
         parse_warnings.append("no vLLM startup line was recognised in this text")
     ranks = v.get("_ranks", set())
@@ -2919,6 +2934,13 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
         wsl2_line=stats.wsl2_line,
         amd_device_name=stats.amd_device_name,
     )
+
+
+def unrecognised_warning(count: int, where: str = "see unrecognised") -> str:
+    """The parse warning on memory-related lines not recognised, pointing to where they are listed: by default the
+    log's own `unrecognised`, which `kvplan reconcile` prints and puts in its --json (StartupLog.parse_warnings_listed
+    names another place)."""
+    return f"{count} memory-related line(s) not recognised ({where})"
 
 
 def fill_template(template: str, groups: Mapping[str, Any]) -> str:

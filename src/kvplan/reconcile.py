@@ -4,8 +4,10 @@
 (weights, activation peak, non-torch, CUDA graphs, KV pool, blocks, tokens,
 concurrency, block size, max_model_len), names the largest memory gap and its likely
 cause (vllm-memory-model.md §7), and flags a silent fall-back to a slower attention
-backend. `store_site_calibration` keeps, per GPU and model, the observed-minus-predicted
-of the measured terms; `load_site_calibration` (kvplan.site_calibration) gives them back to `kvplan fit`.
+backend; its record (`kvplan reconcile --record`) is the startup as compared, with the flags
+the plan was given (`reconcile(log, plan, flags)`). `store_site_calibration` keeps, per GPU
+and model, the observed-minus-predicted of the measured terms; `load_site_calibration`
+(kvplan.site_calibration) gives them back to `kvplan fit`.
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ class TermRow:
 class Reconciliation:
     log: StartupLog
     rows: tuple[TermRow, ...]
-    largest_gap: Optional[dict]
+    largest_gap: Optional[dict]  # None where no memory gap reaches GAP_NAMED_GIB
     backend_fallback: Optional[str]
     notes: tuple[str, ...] = ()
     record: Mapping[str, Any] = field(default_factory=dict)
@@ -138,8 +140,10 @@ def backend_fallback(log: StartupLog) -> Optional[str]:
     return None
 
 
-def reconcile(log: StartupLog, plan=None) -> Reconciliation:
-    """Line up the log's figures with the plan's (or only read the log when there is no plan)."""
+def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
+    """Line up the log's figures with the plan's (or only read the log when there is no plan). `flags`: those the plan
+    was made with (`plan_from_log(log, model, flags)`), which override the log's arguments there; the record is the
+    startup as compared, so they are in it too (_given_into_record)."""
     observed = observed_terms(log)
     predicted = predicted_terms(plan) if plan is not None else dict.fromkeys(observed)
     rows = [TermRow(term, observed[term], predicted[term], "GiB") for term in MEMORY_TERMS]
@@ -161,6 +165,8 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
     if plan is not None:
         largest = largest_gap(rows)
         headline = headline_gap(rows, largest)
+        if largest is not None and abs(largest["gap_gib"]) < GAP_NAMED_GIB:
+            largest = None  # (the headline keeps its cause: a figure off beside a term planned to the hundredth)
         plan_version = getattr(plan, "vllm_version", None)
         if log.vllm_version and plan_version and str(plan_version) != str(log.vllm_version):
             notes.append(f"the log is vLLM {log.vllm_version}; the plan used vLLM {plan_version}'s rules")
@@ -172,6 +178,8 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
     record = log.to_record()
     if plan is not None and getattr(plan, "gpu", None) is not None:
         record["gpu"]["name"] = getattr(plan.gpu, "name", None)
+    if plan is not None:
+        _given_into_record(record, given_flags(flags), plan, log)
     model = getattr(plan, "model", None)
     if getattr(model, "raw_config", None) and not record["model"].get("config"):
         # the record a log alone gives has no config, which `kvplan validate` needs: carry the one the plan read
@@ -190,6 +198,37 @@ def reconcile(log: StartupLog, plan=None) -> Reconciliation:
     return Reconciliation(log=log, rows=tuple(rows), largest_gap=largest, backend_fallback=backend_fallback(log),
                           notes=tuple(notes), record=record, headline_gap=headline)
 
+
+
+def _given_into_record(record: dict, given: Mapping[str, Any], plan, log: StartupLog) -> None:
+    """The flags given (they override the log's arguments in the plan compared with: plan_kwargs_from_log) written
+    into the record as the plan read them, so `kvplan validate` of it plans the startup reconcile compared (a TP 8 log
+    that prints no size, scored at TP 1, read 694 % off its weights)."""
+    from kvplan.validate import ARG_FIELDS
+
+    args = record.setdefault("args", {})
+    for name, value in given.items():
+        if name not in ARG_FIELDS:
+            continue
+        planned = getattr(plan.args, name, None)  # as the plan read it ('32K' -> 32768)
+        args[name] = planned if isinstance(planned, (bool, int, float, str)) else value
+    if given.get("vllm_version"):
+        record["vllm_version"] = str(given["vllm_version"])
+    gpu = record.setdefault("gpu", {})
+    if {"gpu", "gpu_gib", "gpu_gb", "wsl2"} & set(given):  # the card the plan was given, with its total where one was
+        gpu["name"] = plan.gpu.name
+        sized = bool({"gpu_gib", "gpu_gb"} & set(given))
+        # a catalog card (its WSL2 total with --wsl2) is read back from its name; a total given is written exactly
+        gpu["total_gib"] = plan.gpu.total_bytes / (1 << 30) if sized else None
+        # planned under WSL2 where --wsl2 says so or the log shows it and prints no total (_gpu_kwargs, as the plan was
+        # made): a --gpu given for a WSL2 log without a total dropped gpu.wsl2, and validate planned the native total
+        if (given.get("wsl2") or _gpu_kwargs(log, given).get("wsl2")) and not sized:
+            gpu["wsl2"] = True
+        else:
+            gpu.pop("wsl2", None)
+    if {"tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"} & set(given):
+        gpu["count"] = ((args.get("tensor_parallel_size") or 1) * (args.get("pipeline_parallel_size") or 1)
+                        * (args.get("data_parallel_size") or 1))
 
 # A start that compiled its torch.compile graphs cold (StartupLog.compile_cache) runs that compile inside vLLM's memory
 # profile, whose run is the model's first forward (vllm/compilation/decorators.py, v1/worker/gpu_worker.py
@@ -244,6 +283,11 @@ def _first_start_fit(logged_pool_gib: float | None, first_start: dict | None) ->
 
 UNMEASURED_CAUSE = ("the pool absorbed terms this log does not print (activation peak, non-torch) or a different "
                     "budget (gpu_memory_utilization default, total memory, the version's accounting era)")
+
+
+# a memory gap that rounds to 0.00 GiB is no gap to name ("largest memory gap: weights_gib -0.00 GiB; likely cause:
+# ..."): Reconciliation.largest_gap, which --json shows and the table prints, is None for it
+GAP_NAMED_GIB = 0.005
 
 
 def largest_gap(rows) -> Optional[dict]:

@@ -67,10 +67,8 @@ def reconcile(
         # with --calibrate compare against the uncalibrated plan, so the stored offsets are the whole gap
         plan, more_notes = plan_from_log(log, model, flags, site_calibration=not calibrate)
         plan_notes += more_notes
-    result = run_reconcile(log, plan)
+    result = run_reconcile(log, plan, flags)  # its record (--record, --json) is the startup as compared: flags included
     result = replace(result, notes=tuple(plan_notes) + result.notes)
-    if plan is not None:  # the record --record writes and --json shows is the startup as compared
-        _given_into_record(result.record, given_flags(flags), plan)
     if record:
         text = json.dumps(result.record, default=str) + "\n"
         if record == "-":
@@ -150,8 +148,7 @@ def render_reconciliation(result, plan=None) -> None:
     elif h:
         console.print(f"largest gap: [bold]{h['term']}[/] {_fmt(h['observed'], h['unit'])} logged vs {_fmt(h['predicted'], h['unit'])} "
                       f"planned ({h['relative']:.0%} off); likely cause: {h['likely_cause']}", highlight=False)
-    # a gap that rounds to 0.00 GiB is no gap to explain ("largest memory gap: weights_gib -0.00 GiB; likely cause: ...")
-    if g and (not h or h["term"] != g["term"]) and abs(g["gap_gib"]) >= 0.005:
+    if g and (not h or h["term"] != g["term"]):  # (none where the gap rounds to 0.00 GiB: reconcile.GAP_NAMED_GIB)
         console.print(f"largest memory gap: [bold]{g['term']}[/] {g['gap_gib']:+.2f} GiB; likely cause: {g['likely_cause']}", highlight=False)
     for row in result.rows:
         if row.note and planned:
@@ -164,35 +161,6 @@ def render_reconciliation(result, plan=None) -> None:
         console.print(f"[dim]unrecognised:[/] {escape(str(line))}", highlight=False, markup=True)
     for note in tuple(result.notes) + tuple(log.parse_warnings):
         console.print(f"[dim]note:[/] {escape(str(note))}", highlight=False)
-
-
-def _given_into_record(record: dict, given: dict, plan) -> None:
-    """The flags given on the command line (they override the log's arguments in the plan compared with:
-    reconcile.plan_kwargs_from_log) written into the record too, so `kvplan validate` of it plans the startup reconcile
-    compared (a TP 8 log that prints no size, scored at TP 1, read 694 % off its weights)."""
-    from kvplan.validate import ARG_FIELDS
-
-    args = record.setdefault("args", {})
-    for name, value in given.items():
-        if name not in ARG_FIELDS:
-            continue
-        planned = getattr(plan.args, name, None)  # as the plan read it ('32K' -> 32768)
-        args[name] = planned if isinstance(planned, (bool, int, float, str)) else value
-    if given.get("vllm_version"):
-        record["vllm_version"] = str(given["vllm_version"])
-    gpu = record.setdefault("gpu", {})
-    if {"gpu", "gpu_gib", "gpu_gb", "wsl2"} & set(given):  # the card the plan was given, with its total where one was
-        gpu["name"] = plan.gpu.name
-        sized = bool({"gpu_gib", "gpu_gb"} & set(given))
-        # a catalog card (its WSL2 total with --wsl2) is read back from its name; a total given is written exactly
-        gpu["total_gib"] = plan.gpu.total_bytes / (1 << 30) if sized else None
-        if given.get("wsl2") and not sized:
-            gpu["wsl2"] = True
-        else:
-            gpu.pop("wsl2", None)
-    if {"tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"} & set(given):
-        gpu["count"] = ((args.get("tensor_parallel_size") or 1) * (args.get("pipeline_parallel_size") or 1)
-                        * (args.get("data_parallel_size") or 1))
 
 
 def _plan_header(plan) -> dict:
