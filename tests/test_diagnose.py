@@ -1897,3 +1897,17 @@ def test_the_unrecognised_lines_note_points_where_they_are_listed():
     (note,) = [n for n in d.notes if "not recognised" in n and "memory-related" in n]
     assert "see unrecognised" not in note and "`kvplan reconcile` lists them" in note
     assert "unrecognised" not in d.to_dict()  # nothing in --json to see
+
+
+@pytest.mark.parametrize("lines, says", [(["ValueError: Total number of attention heads (40) must be divisible by "
+                                           "tensor parallel size (3)."], "· 1 line read"),
+                                         (["INFO vLLM API server version 0.33.0", "ValueError: Total number of attention "
+                                           "heads (40) must be divisible by tensor parallel size (3)."], "· 2 lines read")])
+def test_cli_header_counts_lines_in_words(monkeypatch, capsys, tmp_path, lines, says):
+    """A one-line log was '1 lines read'."""
+    from cli_runner import run_cli
+
+    log = tmp_path / "vllm.log"
+    log.write_text("\n".join(lines) + "\n")
+    _, out, _ = run_cli(monkeypatch, capsys, "diagnose", str(log))
+    assert says in out.splitlines()[0], out

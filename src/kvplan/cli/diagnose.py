@@ -63,7 +63,7 @@ def render_diagnosis(result) -> None:
     head = {"degraded": "degraded (the start itself is not in the log)", "not_recognised": "not recognised"}.get(
         result.verdict, result.verdict)  # the word --json gives as "verdict"
     version = f"vLLM {log.vllm_version}" if log.vllm_version else "vLLM version not in the log"
-    console.print(f"[bold]{head}[/] · {version} · {log.lines_read} lines read")
+    console.print(f"[bold]{head}[/] · {version} · {log.lines_read} line{'' if log.lines_read == 1 else 's'} read")
     if result.findings and console.width < _TABLE_MIN_WIDTH:
         # six columns at 80: the symptom and layer ids folded mid-word ("import_undefi / ned_symbol") and the cause
         # ran one word a line; each finding is a block of labelled rows instead
