@@ -64,6 +64,8 @@ class FitFlags:
     revision: Optional[str] = None
     speculative_config: Optional[str] = None
     compilation_config: Optional[str] = None
+    cudagraph_capture_sizes: Optional[str] = None  # "1,2,4,8" (vllm serve: --cudagraph-capture-sizes 1 2 4 8)
+    max_cudagraph_capture_size: Optional[int] = None
     enable_prefix_caching: Optional[bool] = None
     enable_chunked_prefill: Optional[bool] = None
     env: Optional[list[str]] = None
@@ -111,6 +113,8 @@ FIT_PARAMS: list[tuple[str, object, object]] = [
     ("revision", Optional[str], typer.Option(None, "--revision", help="Model revision (commit, tag or branch) to resolve on the Hub.", rich_help_panel="vllm serve flags")),
     ("speculative_config", Optional[str], typer.Option(None, "--speculative-config", help='Speculative decoding, as vLLM takes it: \'{"method": "mtp", "num_speculative_tokens": 3}\' (the checkpoint\'s MTP layers), method ngram, or a drafter checkpoint named by "model" (methods eagle, eagle3, draft_model: its weights, KV layers and buffers are counted).', rich_help_panel="vllm serve flags")),
     ("compilation_config", Optional[str], typer.Option(None, "--compilation-config", help='vLLM\'s compilation config as JSON; kvplan reads its cudagraph_mode (\'{"cudagraph_mode": "PIECEWISE"}\': no FULL decode graphs, so no hybrid state-block check).', rich_help_panel="vllm serve flags")),
+    ("cudagraph_capture_sizes", Optional[str], typer.Option(None, "--cudagraph-capture-sizes", help="vLLM >= 0.11.1: the batch sizes CUDA graphs are captured at, comma-separated (1,2,4,8; vllm serve spells it --cudagraph-capture-sizes 1 2 4 8, and scaffold writes it so). As vLLM does: sizes above max_num_batched_tokens are dropped, nothing else is added; fewer or smaller sizes, less CUDA-graph memory and a larger KV pool. Default: the release's own list.", rich_help_panel="vllm serve flags")),
+    ("max_cudagraph_capture_size", Optional[int], typer.Option(None, "--max-cudagraph-capture-size", help="vLLM >= 0.11.1: the largest CUDA-graph batch size; vLLM's default grid (1, 2, 4, multiples of 8, then of 16) up to it, capped at max_num_batched_tokens. Default: 2 x max_num_seqs, at most 512.", rich_help_panel="vllm serve flags")),
     ("enable_prefix_caching", Optional[bool], typer.Option(None, "--enable-prefix-caching/--no-enable-prefix-caching", help="Prefix caching (default: the version's; for hybrid Mamba/GDN models it sets how many state pages a sequence holds; simulate and capacity model its hits from the workload's block hashes).", rich_help_panel="vllm serve flags")),
     ("enable_chunked_prefill", Optional[bool], typer.Option(None, "--enable-chunked-prefill/--no-enable-chunked-prefill", help="Chunked prefill (default: the version's; without it the profile run and each prefill take a whole prompt, max_num_batched_tokens >= max_model_len).", rich_help_panel="vllm serve flags")),
     ("env", Optional[list[str]], typer.Option(None, "--env", help="An environment variable the server runs with, KEY=VALUE (repeatable). Modelled: VLLM_USE_V1, VLLM_ALLOW_LONG_MAX_MODEL_LEN, VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE, VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, VLLM_MXFP4_USE_MARLIN, VLLM_USE_DEEP_GEMM, VLLM_MOE_USE_DEEP_GEMM, VLLM_USE_FLASHINFER_SAMPLER, VLLM_DISABLE_COMPILE_CACHE, VLLM_PP_LAYER_PARTITION; others are carried into serve.sh.", rich_help_panel="vllm serve flags")),
