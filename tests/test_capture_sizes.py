@@ -173,3 +173,20 @@ def test_validate_scores_a_record_that_sets_them():
     with pytest.raises(InputError) as e:
         predict_record(bad)
     assert e.value.field == "args.cudagraph_capture_sizes"
+
+
+def test_compilation_config_sets_them_too_and_not_beside_the_flags():
+    """The flags only fill CompilationConfig's fields (vllm/engine/arg_utils.py create_engine_config, 0.11.1-0.33.0):
+    the same fields in --compilation-config are taken alike, and both at once are vLLM's 'mutually exclusive'."""
+    p = _fit(compilation_config='{"cudagraph_capture_sizes": [1, 2, 4, 8]}')
+    assert p.cudagraphs["capture_sizes"] == [1, 2, 4, 8]
+    assert p.cudagraphs["capture_sizes_source"] == "--compilation-config cudagraph_capture_sizes"
+    assert p.cudagraph_bytes == _fit(cudagraph_capture_sizes="1,2,4,8").cudagraph_bytes
+    assert _fit(compilation_config={"max_cudagraph_capture_size": 64}).cudagraphs["capture_sizes"] == GRID_64
+    with pytest.raises(RefusedByVLLMError, match="cudagraph_capture_sizes and compilation_config.cudagraph_capture_sizes "
+                                                 "are mutually exclusive"):
+        _fit(cudagraph_capture_sizes="1,2", compilation_config='{"cudagraph_capture_sizes": [1, 2]}')
+    with pytest.raises(InputError, match="--compilation-config"):
+        _fit(compilation_config='{"max_cudagraph_capture_size": 0}')
+    # before 0.11.1 (no max_cudagraph_capture_size, no cut at the token budget) kvplan keeps the release's default
+    assert _fit("0.11.0", compilation_config={"cudagraph_capture_sizes": [1, 2]}).cudagraphs["capture_sizes_source"] == "default"

@@ -388,7 +388,7 @@ def spec_from_plan(
     comp_config = _get(a, "compilation_config")  # given as JSON text or as a dict
     if comp_config:
         text = comp_config if isinstance(comp_config, str) else json.dumps(comp_config, separators=(",", ":"))
-        flags.append(Flag("--compilation-config", text, "as given (kvplan reads its cudagraph_mode)"))
+        flags.append(Flag("--compilation-config", text, "as given (kvplan reads its cudagraph_mode and, from vLLM 0.11.1, its capture sizes)"))
     capture_sizes = _get(a, "cudagraph_capture_sizes")
     if capture_sizes:
         from kvplan.plan import parse_capture_sizes

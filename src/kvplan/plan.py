@@ -590,6 +590,7 @@ class EngineArgs:
     allow_long_max_model_len: bool = False     # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope-scaling override)
     speculative_config: str | dict | None = None  # vLLM's --speculative-config JSON: {"method": ..., "num_speculative_tokens": N}
     compilation_config: str | dict | None = None  # vLLM's --compilation-config JSON; kvplan reads its cudagraph_mode
+    # and (0.11.1+) its cudagraph_capture_sizes / max_cudagraph_capture_size (_capture_settings)
     # vLLM's --cudagraph-capture-sizes (0.11.1+): the batch sizes CUDA graphs are captured at, as given ("1,2,4,8",
     # "1 2 4 8" or a sequence of ints); None: the release derives them (cudagraph_capture_sizes)
     cudagraph_capture_sizes: str | tuple[int, ...] | list[int] | None = None
@@ -2592,6 +2593,38 @@ def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculati
     return sorted(set(sizes))
 
 
+def _capture_settings(args: EngineArgs, rules: VersionRules) -> tuple[tuple[int, ...] | None, int | None, tuple[str, str]]:
+    """(the capture sizes given, the largest size given, the names they were given by): the flags, else the same
+    fields of --compilation-config, which the flags only fill in (vllm/engine/arg_utils.py create_engine_config,
+    0.11.1-0.33.0: each flag copied into CompilationConfig, refused with "... are mutually exclusive" where the JSON
+    sets the field too). --compilation-config's fields are read from 0.11.1, the first release whose CompilationConfig
+    has max_cudagraph_capture_size and filters a given list at max_num_batched_tokens (rules row cudagraph_size_grid
+    "grid"); before it kvplan keeps the release's default sizes."""
+    comp = compilation_object(args.compilation_config) if rules.cudagraph_size_grid == "grid" else {}
+    sizes, top = args.capture_sizes_given, args.max_cudagraph_capture_size
+    names = ["--cudagraph-capture-sizes", "--max-cudagraph-capture-size"]
+    for i, (key, flag_value) in enumerate((("cudagraph_capture_sizes", sizes), ("max_cudagraph_capture_size", top))):
+        if comp.get(key) is None:
+            continue
+        if flag_value is not None:
+            raise RefusedByVLLMError(names[i], f"{key} and compilation_config.{key} are mutually exclusive",
+                                     f"give {names[i]} or --compilation-config's {key}, not both",
+                                     rule="capture-size flag and --compilation-config")
+        names[i] = f"--compilation-config {key}"
+        if key == "cudagraph_capture_sizes":
+            try:
+                sizes = parse_capture_sizes(comp[key])
+            except InputError as exc:
+                raise InputError("--compilation-config", f"cudagraph_capture_sizes: {exc.message}", exc.fix) from None
+        else:
+            v = comp[key]
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise InputError("--compilation-config", f"max_cudagraph_capture_size must be a positive whole number, "
+                                 f"got {v!r}", 'e.g. {"max_cudagraph_capture_size": 64}')
+            top = v
+    return sizes, top, (names[0], names[1])
+
+
 def given_capture_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int], str] | None:
     """The capture sizes vLLM takes from --cudagraph-capture-sizes / --max-cudagraph-capture-size (0.11.1 on), before
     any speculative-decoding rounding, and what they came from; None where neither is given (the release's default,
@@ -2606,7 +2639,7 @@ def given_capture_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int
       not scaled by the decode query length, and no uniform decode sizes are added (0.29.0 on: only for the default);
     - both given: the largest kept size must equal the given largest, else vLLM raises "customized
       max_cudagraph_capture_size(=N) should be consistent with the max value of cudagraph_capture_sizes(=M)"."""
-    given, top = args.capture_sizes_given, args.max_cudagraph_capture_size
+    given, top, via = _capture_settings(args, rules)
     if given is None and top is None:
         return None
     mnbt = int(args.max_num_batched_tokens)
@@ -2622,7 +2655,7 @@ def given_capture_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int
                 "give only one of --cudagraph-capture-sizes and --max-cudagraph-capture-size, or a largest size equal "
                 f"to the largest capture size within max_num_batched_tokens {mnbt:,}",
                 rule="max_cudagraph_capture_size and cudagraph_capture_sizes")
-        source = "--cudagraph-capture-sizes" + (" with --max-cudagraph-capture-size" if top is not None else "")
+        source = via[0] + (f" with {via[1]}" if top is not None else "")
         if dropped:
             source += (f"; {', '.join(map(str, dropped))} dropped, above max_num_batched_tokens {mnbt:,} (vLLM warns "
                        "'cudagraph_capture_sizes specified in compilation_config ... is overridden by config')")
@@ -2632,7 +2665,7 @@ def given_capture_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int
     if rules.cudagraph_capture_max_tokens and mnbt <= largest:
         sizes.append(mnbt)
     sizes = sorted(set(sizes))
-    source = f"--max-cudagraph-capture-size {top}: vLLM's grid up to it"
+    source = f"{via[1]} {top}: vLLM's grid up to it"
     if sizes and sizes[-1] != top:
         source += (f", truncated to {sizes[-1]:,} (max_num_batched_tokens {mnbt:,}; vLLM warns 'Truncating "
                    "max_cudagraph_capture_size')" if top > mnbt else f", whose largest size is {sizes[-1]:,}")
