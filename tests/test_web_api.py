@@ -47,6 +47,10 @@ def client(tmp_path_factory):
      {"gpu": "H100", "max_model_len": 32768, "limit_mm_per_prompt": '{"image": 0, "video": 0}'}),
     ({"model": "Qwen/Qwen3-VL-30B-A3B-Instruct", "gpu": "H100", "max_model_len": 32768, "skip_mm_profiling": True},
      {"gpu": "H100", "max_model_len": 32768, "skip_mm_profiling": True}),
+    ({"model": LLAMA, "gpu": "L4", "max_model_len": 8192, "cudagraph_capture_sizes": "1,2,4,8"},
+     {"gpu": "L4", "max_model_len": 8192, "cudagraph_capture_sizes": "1,2,4,8"}),
+    ({"model": LLAMA, "gpu": "L4", "max_model_len": 8192, "max_cudagraph_capture_size": 64},
+     {"gpu": "L4", "max_model_len": 8192, "max_cudagraph_capture_size": 64}),
 ])
 def test_plan_equals_fit(client, body, fit_kwargs):
     r = client.post("/api/plan", json=body)

@@ -55,6 +55,11 @@ DOWNLOAD_PATTERNS = ("*.json", "*.safetensors", "*.model", "*.tiktoken", "*.txt"
 DOWNLOAD_IGNORE = ("original/*",)
 
 
+# vllm serve flags that take several values, each its own argument (vllm/engine/arg_utils.py, 0.11.1-0.33.0: the
+# list[int] fields of CompilationConfig become nargs="+")
+MULTI_VALUE_FLAGS = frozenset({"--cudagraph-capture-sizes"})
+
+
 @dataclass(frozen=True)
 class Flag:
     """One `vllm serve` flag, its value (None for a switch) and the reason for the number."""
@@ -64,7 +69,10 @@ class Flag:
     why: str = ""
 
     def argv(self) -> list[str]:
-        return [self.name] if self.value is None else [self.name, self.value]
+        if self.value is None:
+            return [self.name]
+        # a flag argparse reads with nargs="+" (--cudagraph-capture-sizes 1 2 4 8): one argument per value
+        return [self.name, *self.value.split()] if self.name in MULTI_VALUE_FLAGS else [self.name, self.value]
 
 
 @dataclass(frozen=True)
@@ -380,7 +388,19 @@ def spec_from_plan(
     comp_config = _get(a, "compilation_config")  # given as JSON text or as a dict
     if comp_config:
         text = comp_config if isinstance(comp_config, str) else json.dumps(comp_config, separators=(",", ":"))
-        flags.append(Flag("--compilation-config", text, "as given (kvplan reads its cudagraph_mode)"))
+        flags.append(Flag("--compilation-config", text, "as given (kvplan reads its cudagraph_mode and, from vLLM 0.11.1, its capture sizes)"))
+    capture_sizes = _get(a, "cudagraph_capture_sizes")
+    if capture_sizes:
+        from kvplan.plan import parse_capture_sizes
+
+        sizes = parse_capture_sizes(capture_sizes)
+        flags.append(Flag("--cudagraph-capture-sizes", " ".join(map(str, sizes)),
+                          "the batch sizes CUDA graphs are captured at, as planned (sizes above "
+                          "max_num_batched_tokens are dropped)"))
+    top = _get(a, "max_cudagraph_capture_size")
+    if top:
+        flags.append(Flag("--max-cudagraph-capture-size", str(top), "vLLM's capture-size grid up to this batch size, "
+                          "as planned"))
     mm_limits = _get(a, "limit_mm_per_prompt")
     if mm_limits:
         flags.append(Flag("--limit-mm-per-prompt", serve_mm_limits(mm_limits, parse_mm_limits(mm_limits), version),
@@ -1094,7 +1114,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
         if f.why:
             flag_lines.append(f"  # {f.why}")
         value = {"--revision": '"$REVISION"', "--served-model-name": '"$SERVED_MODEL_NAME"',
-                 "--port": '"$PORT"'}.get(f.name, shlex.quote(f.value) if f.value is not None else None)
+                 "--port": '"$PORT"'}.get(f.name, " ".join(map(shlex.quote, f.argv()[1:])) if f.value is not None else None)
         flag_lines.append(f"  {f.name}" + (f" {value}" if value is not None else ""))
     first_s = f"{spec.startup_first.total_s:.0f}"
     restart_s = f"{spec.startup_restart.total_s:.0f}"

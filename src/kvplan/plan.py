@@ -118,6 +118,36 @@ def parse_compilation_config(value) -> str | None:
     return mode.strip().upper()
 
 
+_CAPTURE_SIZES_EXAMPLE = "e.g. 1,2,4,8 (vllm serve spells it --cudagraph-capture-sizes 1 2 4 8)"
+
+
+def parse_capture_sizes(value) -> tuple[int, ...] | None:
+    """--cudagraph-capture-sizes as given: text of whole numbers separated by commas and/or spaces ("1,2,4,8",
+    "1 2 4 8", "[1, 2, 4, 8]" as a record or JSON writes it) or a sequence of ints -> a tuple of positive ints in the
+    order given; None (or "") where not given. vLLM asserts the list is not empty (config/vllm.py
+    VllmConfig._set_cudagraph_sizes, 0.11.1-0.33.0)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, str):
+        parts = [p for p in re.split(r"[,\s]+", value.strip().strip("[]()")) if p]
+    elif isinstance(value, (list, tuple)):
+        parts = list(value)
+    else:
+        raise InputError("--cudagraph-capture-sizes", f"must be a list of batch sizes, got {value!r}", _CAPTURE_SIZES_EXAMPLE)
+    sizes = []
+    for part in parts:
+        if isinstance(part, bool) or not isinstance(part, (int, str)) or not str(part).strip().isdigit():
+            raise InputError("--cudagraph-capture-sizes", f"{part!r} is not a whole number", _CAPTURE_SIZES_EXAMPLE)
+        if int(part) < 1:
+            raise InputError("--cudagraph-capture-sizes", f"a capture size must be at least 1, got {part}",
+                             _CAPTURE_SIZES_EXAMPLE)
+        sizes.append(int(part))
+    if not sizes:
+        raise InputError("--cudagraph-capture-sizes", "no size given (vLLM: 'cudagraph_capture_sizes should contain "
+                         "at least one element when using cuda graph')", _CAPTURE_SIZES_EXAMPLE)
+    return tuple(sizes)
+
+
 # Speculative methods whose drafter is a separate checkpoint named by --speculative-config's "model": an EAGLE head
 # (one or more decoder layers fed the target's hidden states), an EAGLE-3 head (fed three of the target's hidden
 # states, with its own reduced draft vocabulary), or an independent small model ("draft_model").
@@ -560,6 +590,11 @@ class EngineArgs:
     allow_long_max_model_len: bool = False     # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope-scaling override)
     speculative_config: str | dict | None = None  # vLLM's --speculative-config JSON: {"method": ..., "num_speculative_tokens": N}
     compilation_config: str | dict | None = None  # vLLM's --compilation-config JSON; kvplan reads its cudagraph_mode
+    # and (0.11.1+) its cudagraph_capture_sizes / max_cudagraph_capture_size (_capture_settings)
+    # vLLM's --cudagraph-capture-sizes (0.11.1+): the batch sizes CUDA graphs are captured at, as given ("1,2,4,8",
+    # "1 2 4 8" or a sequence of ints); None: the release derives them (cudagraph_capture_sizes)
+    cudagraph_capture_sizes: str | tuple[int, ...] | list[int] | None = None
+    max_cudagraph_capture_size: int | None = None  # vLLM's --max-cudagraph-capture-size (0.11.1+): the default grid's top
     runner: str | None = None  # vLLM's --runner: auto (None), generate or pooling; --task embed/classify/score/reward map to pooling
     cpu_offload_gb: float | None = None  # vLLM's --cpu-offload-gb: GiB of weights per GPU kept in CPU memory (UVA)
     enable_lora: bool = False            # --enable-lora: max_loras slots of max_lora_rank on every supported layer
@@ -574,6 +609,10 @@ class EngineArgs:
     # plain AWQ method, "marlin" where AWQ-Marlin converts them (awq_linear_kernel); None for other checkpoints
     awq_kernel: str | None = None
     env: tuple[tuple[str, str], ...] = ()  # environment variables the server runs with (ENV_EFFECTS: those that move memory)
+
+    def __post_init__(self):
+        if isinstance(self.cudagraph_capture_sizes, list):  # as JSON gives it: kept hashable, as a frozen dataclass is
+            object.__setattr__(self, "cudagraph_capture_sizes", tuple(self.cudagraph_capture_sizes))
 
     def env_value(self, name: str) -> str | None:
         return dict(self.env).get(name)
@@ -616,6 +655,11 @@ class EngineArgs:
         for the release's default."""
         return parse_compilation_config(self.compilation_config)
 
+    @cached_property
+    def capture_sizes_given(self) -> tuple[int, ...] | None:
+        """--cudagraph-capture-sizes as a tuple of ints in the order given (None: not given)."""
+        return parse_capture_sizes(self.cudagraph_capture_sizes)
+
     @property
     def captures_cuda_graphs(self) -> bool:
         """Whether vLLM captures CUDA graphs: not with --enforce-eager, nor with --compilation-config cudagraph_mode
@@ -640,6 +684,7 @@ class EngineArgs:
         self.speculative  # raises on a malformed or unmodelled --speculative-config
         self.cudagraph_mode  # raises on a malformed --compilation-config or an unknown cudagraph_mode
         self.mm_limits  # raises on a malformed --limit-mm-per-prompt
+        self.capture_sizes_given  # raises on a malformed --cudagraph-capture-sizes
         self.runner_type  # raises on an unknown --runner
         u = self.gpu_memory_utilization
         if u is not None and not (0 < u <= 1):
@@ -664,10 +709,11 @@ class EngineArgs:
             raise InputError("--mamba-ssm-cache-dtype", f"unknown dtype {self.mamba_ssm_cache_dtype!r}", f"one of {', '.join(MAMBA_DTYPES)}")
         # --block-size: a positive int (above); which sizes a release takes is its own (versions.BLOCK_SIZE_CHOICES,
         # checked with the release: any positive int from 0.18, e.g. 96 starts gpt-oss-20b on 0.29 with TRITON_ATTN)
-        for name in ("max_loras", "max_lora_rank"):
+        for name, example in (("max_loras", "e.g. 4"), ("max_lora_rank", "e.g. 4"),
+                              ("max_cudagraph_capture_size", "e.g. 64 (graphs at batch sizes 1, 2, 4, 8, ... 64)")):
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-                raise InputError("--" + name.replace("_", "-"), f"must be a positive whole number, got {v!r}", "e.g. 4")
+                raise InputError("--" + name.replace("_", "-"), f"must be a positive whole number, got {v!r}", example)
         if self.max_lora_rank is not None and self.max_lora_rank not in _LORA_RANKS:
             raise InputError("--max-lora-rank", f"vLLM accepts ranks {', '.join(map(str, _LORA_RANKS))}, got {self.max_lora_rank}", "e.g. 16")
         if (self.max_loras or self.max_lora_rank or self.fully_sharded_loras) and not self.enable_lora:
@@ -2547,6 +2593,85 @@ def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculati
     return sorted(set(sizes))
 
 
+def _capture_settings(args: EngineArgs, rules: VersionRules) -> tuple[tuple[int, ...] | None, int | None, tuple[str, str]]:
+    """(the capture sizes given, the largest size given, the names they were given by): the flags, else the same
+    fields of --compilation-config, which the flags only fill in (vllm/engine/arg_utils.py create_engine_config,
+    0.11.1-0.33.0: each flag copied into CompilationConfig, refused with "... are mutually exclusive" where the JSON
+    sets the field too). --compilation-config's fields are read from 0.11.1, the first release whose CompilationConfig
+    has max_cudagraph_capture_size and filters a given list at max_num_batched_tokens (rules row cudagraph_size_grid
+    "grid"); before it kvplan keeps the release's default sizes."""
+    comp = compilation_object(args.compilation_config) if rules.cudagraph_size_grid == "grid" else {}
+    sizes, top = args.capture_sizes_given, args.max_cudagraph_capture_size
+    names = ["--cudagraph-capture-sizes", "--max-cudagraph-capture-size"]
+    for i, (key, flag_value) in enumerate((("cudagraph_capture_sizes", sizes), ("max_cudagraph_capture_size", top))):
+        if comp.get(key) is None:
+            continue
+        if flag_value is not None:
+            raise RefusedByVLLMError(names[i], f"{key} and compilation_config.{key} are mutually exclusive",
+                                     f"give {names[i]} or --compilation-config's {key}, not both",
+                                     rule="capture-size flag and --compilation-config")
+        names[i] = f"--compilation-config {key}"
+        if key == "cudagraph_capture_sizes":
+            try:
+                sizes = parse_capture_sizes(comp[key])
+            except InputError as exc:
+                raise InputError("--compilation-config", f"cudagraph_capture_sizes: {exc.message}", exc.fix) from None
+        else:
+            v = comp[key]
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise InputError("--compilation-config", f"max_cudagraph_capture_size must be a positive whole number, "
+                                 f"got {v!r}", 'e.g. {"max_cudagraph_capture_size": 64}')
+            top = v
+    return sizes, top, (names[0], names[1])
+
+
+def given_capture_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int], str] | None:
+    """The capture sizes vLLM takes from --cudagraph-capture-sizes / --max-cudagraph-capture-size (0.11.1 on), before
+    any speculative-decoding rounding, and what they came from; None where neither is given (the release's default,
+    cudagraph_capture_sizes). As config/vllm.py VllmConfig._set_cudagraph_sizes does it (0.11.1, 0.13.0, 0.21.0,
+    0.25.1, 0.29.0, 0.33.0 wheels read):
+    - a given list is deduplicated, sorted, and every size above max_num_batched_tokens dropped (with a warning);
+      nothing else caps it: not max_num_seqs, not the 512 ceiling, and nothing is added to it (neither
+      max_num_batched_tokens nor the uniform decode sizes, which only the default gets);
+    - a given largest size alone is capped at max_num_batched_tokens ("Truncating max_cudagraph_capture_size") and
+      builds the default grid up to it (1, 2, 4, multiples of 8 below 256, of 16 from 256), with
+      max_num_batched_tokens appended where within it (0.21.0 on, rules row cudagraph_capture_max_tokens); it is
+      not scaled by the decode query length, and no uniform decode sizes are added (0.29.0 on: only for the default);
+    - both given: the largest kept size must equal the given largest, else vLLM raises "customized
+      max_cudagraph_capture_size(=N) should be consistent with the max value of cudagraph_capture_sizes(=M)"."""
+    given, top, via = _capture_settings(args, rules)
+    if given is None and top is None:
+        return None
+    mnbt = int(args.max_num_batched_tokens)
+    if given is not None:
+        sizes = sorted({s for s in given if s <= mnbt})
+        valid = sizes[-1] if sizes else 0
+        dropped = sorted({s for s in given if s > mnbt})
+        if top is not None and top != valid:
+            raise RefusedByVLLMError(
+                "--max-cudagraph-capture-size",
+                f"customized max_cudagraph_capture_size(={top}) should be consistent with the max value of "
+                f"cudagraph_capture_sizes(={valid})",
+                "give only one of --cudagraph-capture-sizes and --max-cudagraph-capture-size, or a largest size equal "
+                f"to the largest capture size within max_num_batched_tokens {mnbt:,}",
+                rule="max_cudagraph_capture_size and cudagraph_capture_sizes")
+        source = via[0] + (f" with {via[1]}" if top is not None else "")
+        if dropped:
+            source += (f"; {', '.join(map(str, dropped))} dropped, above max_num_batched_tokens {mnbt:,} (vLLM warns "
+                       "'cudagraph_capture_sizes specified in compilation_config ... is overridden by config')")
+        return sizes, source
+    largest = min(mnbt, top)
+    sizes = _size_grid(largest)
+    if rules.cudagraph_capture_max_tokens and mnbt <= largest:
+        sizes.append(mnbt)
+    sizes = sorted(set(sizes))
+    source = f"{via[1]} {top}: vLLM's grid up to it"
+    if sizes and sizes[-1] != top:
+        source += (f", truncated to {sizes[-1]:,} (max_num_batched_tokens {mnbt:,}; vLLM warns 'Truncating "
+                   "max_cudagraph_capture_size')" if top > mnbt else f", whose largest size is {sizes[-1]:,}")
+    return sizes, source
+
+
 def round_sizes_for_spec_decode(sizes: Iterable[int], q: int) -> list[int]:
     """vLLM's rounding of the capture sizes to multiples of the decode query length q (compilation.py
     CompilationConfig.adjust_cudagraph_sizes_for_spec_decode, 0.11.1-0.33.0 wheels): each size rounded up, kept while
@@ -2607,6 +2732,7 @@ class CudaGraphPlan:
     drafter_layers: int = 0            # decoder layers of the drafter (MTP layers, an EAGLE head, a draft model)
     drafter_graphs: int = 0            # the drafter's PIECEWISE graphs (one per capture size)
     mode_note: str = ""                # why the mode differs from the requested/default one
+    source: str = "default"            # where the sizes came from: "default" (the release's own list) or the flags
 
     @property
     def largest(self) -> int:
@@ -2616,7 +2742,7 @@ class CudaGraphPlan:
         return {"mode": self.mode, "capture_sizes": list(self.sizes), "num_capture_sizes": len(self.sizes),
                 "largest": self.largest, "rounded_to_multiple_of": self.rounded_to,
                 "drafter_layers": self.drafter_layers, "drafter_graphs": self.drafter_graphs,
-                "drafter_shares_graph_pool": bool(self.drafter_graphs)}
+                "drafter_shares_graph_pool": bool(self.drafter_graphs), "capture_sizes_source": self.source}
 
 
 def _drafter_decoder_layers(model: ModelSpec, args: EngineArgs) -> int:
@@ -2911,10 +3037,15 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
         return CudaGraphPlan(mode=None, sizes=(), rounded_to=1)
     spec = args.speculative
     k = spec[1] if spec else 0
-    sizes = cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens, num_speculative_tokens=k, rules=rules,
-                                    gpu=gpu)
+    given = given_capture_sizes(args, rules)
+    if given is not None:
+        sizes, source = given
+    else:
+        sizes = cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens, num_speculative_tokens=k,
+                                        rules=rules, gpu=gpu)
+        source = "default"
     if not rules.is_v1:
-        return CudaGraphPlan(mode=None, sizes=tuple(sizes), rounded_to=1)
+        return CudaGraphPlan(mode=None, sizes=tuple(sizes), rounded_to=1, source=source)
     pooling = args.runner_type == "pooling" or model.is_pooling
     mode = args.cudagraph_mode or ("PIECEWISE" if pooling else rules.cudagraph_mode_default)
     note = ""
@@ -2924,7 +3055,9 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
             mode, note = "PIECEWISE", f"with speculative decoding {why}, so vLLM downgrades the graphs to PIECEWISE"
     q, rounded_to = 1 + k, 1
     runner = model_runner(model, args, rules)
-    if q > 1 and mode in rules.cudagraph_spec_round_modes and runner in rules.cudagraph_spec_round_runners:
+    # an empty list (every given size above max_num_batched_tokens) is left as it is: adjust_cudagraph_sizes_for_spec_decode
+    # returns at once on no sizes (config/compilation.py, 0.11.1-0.33.0)
+    if q > 1 and sizes and mode in rules.cudagraph_spec_round_modes and runner in rules.cudagraph_spec_round_runners:
         sizes, rounded_to = _spec_rounded_sizes(sizes, q, args.tensor_parallel_size, rules)
     layers = _drafter_decoder_layers(model, args)
     # model runner v2's speculators keep CUDA-graph managers of their own (v1/worker/gpu/spec_decode/*/speculator.py),
@@ -2937,7 +3070,7 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
     graphs = (len(sizes) if drafter_captures and layers and runner == "v1"
               and mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0)
     return CudaGraphPlan(mode=mode, sizes=tuple(sizes), rounded_to=rounded_to, drafter_layers=layers,
-                         drafter_graphs=graphs, mode_note=note)
+                         drafter_graphs=graphs, mode_note=note, source=source)
 
 
 @dataclass(frozen=True)
@@ -3562,7 +3695,8 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                            f"{g.drafter_graphs} PIECEWISE graphs ({gc.g_per_layer_size * g.drafter_layers * g.drafter_graphs / GIB:.3f} "
                            "GiB, in the same graph pool)")
         cg_formula += (f" [{g.mode + ', ' if g.mode else ''}largest {g.largest}"
-                       + (f", rounded to multiples of {g.rounded_to}" if g.rounded_to > 1 else "") + "]")
+                       + (f", rounded to multiples of {g.rounded_to}" if g.rounded_to > 1 else "")
+                       + (f", sizes from {g.source.split(';')[0]}" if g.source != "default" else "") + "]")
     estimate = capture  # what the budget subtracts where the era does: the same formula, but for model runner v2
     if runner == "v2" and args.captures_cuda_graphs and rules.cudagraph_subtracted:
         if rules.release < (0, 29, 0):
@@ -3645,6 +3779,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
                             "--enable-expert-parallel": True if args.enable_expert_parallel else None,
                             "--speculative-config": args.speculative_config or None,
                             "--compilation-config": args.compilation_config or None,
+                            "--cudagraph-capture-sizes": args.capture_sizes_given,
+                            "--max-cudagraph-capture-size": args.max_cudagraph_capture_size,
                             "--limit-mm-per-prompt": args.limit_mm_per_prompt or None,
                             "--language-model-only": True if args.language_model_only else None,
                             "--cpu-offload-gb": args.cpu_offload_gb or None}, version)
@@ -3861,6 +3997,11 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             spec_info.update(drafter_cudagraphs=graphs.drafter_graphs, drafter_cudagraph_bytes=drafter_graph_bytes)
         if graphs.mode_note:
             notes.append(f"CUDA graphs: {graphs.mode_note}")
+        if graphs.source != "default":
+            shown = ", ".join(map(str, graphs.sizes)) if len(graphs.sizes) <= 12 else (
+                f"{', '.join(map(str, graphs.sizes[:6]))}, ... {graphs.sizes[-1]}")
+            notes.append(f"CUDA graphs: {len(graphs.sizes)} capture size(s) ({shown or 'none'}) from {graphs.source} "
+                         "(config/vllm.py VllmConfig._set_cudagraph_sizes), not vLLM's default list")
         if graphs.rounded_to > 1:
             how = (f"1 + {spec[1]} = {graphs.rounded_to}" if graphs.rounded_to == 1 + spec[1] else
                    f"max(1 + {spec[1]}, TP {resolved.tensor_parallel_size}) = {graphs.rounded_to}")

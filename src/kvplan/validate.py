@@ -25,7 +25,7 @@ from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
 from kvplan.inputs import existing_file, read_text
 from kvplan.logs import RECORD_ARG_NAMES, as_int
 from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, EngineArgs, Plan, accepted_tp_sizes, human_int,
-                         parse_env, parse_max_model_len, plan)
+                         parse_capture_sizes, parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
                             model_catalog, normalize, resolve_model, wsl2_gpu)
 from kvplan.versions import (NEWEST_KNOWN, OLDEST_READ, canonical_quant, names_patch_release, outside_read, parse_version, source_date,
@@ -37,7 +37,8 @@ FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "
 ARG_FIELDS = RECORD_ARG_NAMES + (
     "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "cpu_offload_gb",
     "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "enable_expert_parallel",
-    "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "skip_mm_profiling")
+    "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "skip_mm_profiling",
+    "cudagraph_capture_sizes", "max_cudagraph_capture_size")
 
 # Other vLLM engine arguments a record may carry (EngineArgs in vllm/engine/arg_utils.py, 0.11.0; the OpenAI server's
 # own flags in vllm/entrypoints/openai/cli_args.py, same release; a few older ones where marked), by what they do to
@@ -70,8 +71,10 @@ ARGS_NOT_MODELLED = {
     "disable_hybrid_kv_cache_manager": False,  # one page size for all groups instead of the hybrid allocator
     "kv_sharing_fast_prefill": False,
     "mamba_cache_dtype": "auto", "mamba_block_size": None,
-    "compilation_config": None, "cuda_graph_sizes": None, "cudagraph_capture_sizes": None,
-    "max_cudagraph_capture_size": None, "max_seq_len_to_capture": 8192,  # 0.6-0.10: the CUDA-graph capture range
+    # cuda_graph_sizes: 0.9.0-0.12.0's flag (SchedulerConfig, then CompilationConfig's deprecated alias); the 0.11.1+
+    # --cudagraph-capture-sizes / --max-cudagraph-capture-size are modelled (ARG_FIELDS, plan.given_capture_sizes)
+    "compilation_config": None, "cuda_graph_sizes": None,
+    "max_seq_len_to_capture": 8192,  # 0.6-0.10: the longest sequence a CUDA graph covers
     "enable_sleep_mode": False,  # the CuMem allocator
     "rope_scaling": None, "rope_theta": None, "hf_overrides": None, "hf_config_path": None,  # the config as served
     "model_impl": "auto",  # the Transformers backend's layers instead of vLLM's
@@ -593,6 +596,11 @@ def clean_record(rec: dict) -> dict:
         args["dtype"] = _DTYPE_SPELLINGS[args["dtype"]]
     if str(args.get("quantization", "")).lower() in ("none", "null"):  # the flag's value as a log prints an unset one
         del args["quantization"]
+    if "cudagraph_capture_sizes" in args:  # [1, 2, 4, 8] as a config writes it, or "1 2 4 8" as a command line
+        try:
+            args["cudagraph_capture_sizes"] = parse_capture_sizes(args["cudagraph_capture_sizes"])
+        except InputError as exc:
+            raise InputError("args.cudagraph_capture_sizes", exc.message, exc.fix) from None
     if "env" in args:  # the server's environment: {"VLLM_USE_V1": "0"} or ["KEY=VALUE", ...]
         args["env"] = parse_env(args["env"])
     out["args"] = args

@@ -1169,6 +1169,24 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     "--skip-mm-profiling": (0, 10, 1),
     # --compilation-config / -O: vLLM PR #10437 ("torch.compile rollout to users"), merged 2024-11-19, after 0.6.4.post1
     "--compilation-config": (0, 6, 5),
+    # CompilationConfig.cudagraph_capture_sizes / max_cudagraph_capture_size as flags of their own: added to
+    # vllm/engine/arg_utils.py in 0.11.1 (absent from the 0.11.0 wheel's, present in 0.11.1-0.33.0's), where the
+    # SchedulerConfig.cuda_graph_sizes flag of 0.9.0-0.11.0 became their deprecated alias (removed in 0.13.0)
+    "--cudagraph-capture-sizes": (0, 11, 1), "--max-cudagraph-capture-size": (0, 11, 1),
+}
+
+# What a release older than a flag had in its place, named when that flag is refused (_check_flag_exists): steps of
+# (first release, text), the last step at or below the release applying. --cuda-graph-sizes: SchedulerConfig.cuda_graph_sizes
+# (vllm/config.py 0.9.0-0.10.1, vllm/config/scheduler.py 0.10.2-0.11.0; not in the 0.8.5 wheel), read by
+# VllmConfig._set_cudagraph_sizes: one value N captures 1, 2, 4 and the multiples of 8 up to N, several are the sizes
+# themselves, all within max_num_batched_tokens. 0.6-0.10's --max-seq-len-to-capture is the longest sequence a graph
+# covers, not a batch size.
+_CAPTURE_SIZES_BEFORE = [((0, 0, 0), "it has no capture-size flag (--max-seq-len-to-capture is the longest sequence a "
+                                     "CUDA graph covers, not a batch size); kvplan plans its default sizes"),
+                         ((0, 9, 0), "it had --cuda-graph-sizes N [N ...] instead (one value: 1, 2, 4 and the multiples "
+                                     "of 8 up to N; several: those sizes), which kvplan does not model")]
+SERVE_FLAG_BEFORE: dict[str, list[tuple[V, str]]] = {
+    "--cudagraph-capture-sizes": _CAPTURE_SIZES_BEFORE, "--max-cudagraph-capture-size": _CAPTURE_SIZES_BEFORE,
 }
 
 
@@ -1303,8 +1321,10 @@ def _check_flag_exists(name: str, release: V, version: str) -> None:
     first = SERVE_FLAG_SINCE.get(name)
     if first is not None and release < first:
         since = ".".join(map(str, first))
+        before = _value_at(SERVE_FLAG_BEFORE[name], release) if name in SERVE_FLAG_BEFORE else None
         raise InputError(name, f"vLLM {version} has no {name} flag (first in vLLM {since}), so its server would "
-                         "refuse the launch command", f"drop {name} or use --vllm-version {since} or later")
+                         "refuse the launch command" + (f"; {before}" if before else ""),
+                         f"drop {name} or use --vllm-version {since} or later")
 
 
 def check_serve_values(values, version: str) -> None:

@@ -1,0 +1,192 @@
+"""--cudagraph-capture-sizes / --max-cudagraph-capture-size (CompilationConfig.cudagraph_capture_sizes and
+max_cudagraph_capture_size, flags of `vllm serve` from 0.11.1): plan.given_capture_sizes, cudagraph_plan, the version
+gate (versions.SERVE_FLAG_SINCE / SERVE_FLAG_BEFORE), the launch files and `kvplan validate`'s record args.
+
+vLLM's use of them, read in config/vllm.py VllmConfig._set_cudagraph_sizes (0.11.1, 0.13.0, 0.21.0, 0.29.0, 0.33.0
+wheels): a given list is deduplicated, sorted and cut at max_num_batched_tokens, nothing else; a given largest size
+alone builds the default grid up to min(it, max_num_batched_tokens); both given must agree on the largest size."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+import kvplan
+from kvplan.calibration import coefficients_for
+from kvplan.errors import InputError, RefusedByVLLMError
+from kvplan.validate import ARGS_NOT_MODELLED, predict_record, validate_records
+from kvplan.versions import rules_for
+
+from cli_runner import refused, run_cli
+
+QWEN = "Qwen/Qwen2.5-0.5B-Instruct"
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+GRID_64 = [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64]
+
+
+def _fit(version="0.20.0", **kw):
+    kw.setdefault("max_model_len", 4096)
+    return kvplan.fit(QWEN, "T4", vllm_version=version, fixes=False, site_calibration=False, **kw)
+
+
+def test_given_sizes_change_the_graph_term_by_their_count():
+    """0.20.0 (V1 runner, its graph estimate subtracted from the budget): the term is g_const + g_per x layers x sizes,
+    so 4 given sizes instead of the default 51 take 47 x layers x g_per off it, and the pool grows by as much."""
+    base, given = _fit(), _fit(cudagraph_capture_sizes="1,2,4,8")
+    assert base.cudagraphs["num_capture_sizes"] == 51 and base.cudagraphs["capture_sizes_source"] == "default"
+    assert given.cudagraphs["capture_sizes"] == [1, 2, 4, 8]
+    assert given.cudagraphs["capture_sizes_source"] == "--cudagraph-capture-sizes"
+    g_per = coefficients_for(rules_for("0.20.0").era).g_per_layer_size
+    layers = base.model.num_layers
+    expected = g_per * layers * (51 - 4)
+    assert abs((base.cudagraph_bytes - given.cudagraph_bytes) - expected) <= 2
+    assert given.kv_cache_bytes > base.kv_cache_bytes
+    assert any("4 capture size(s) (1, 2, 4, 8) from --cudagraph-capture-sizes" in n for n in given.assumptions)
+    # a list, a tuple and vllm serve's spaces read alike
+    assert _fit(cudagraph_capture_sizes=[8, 4, 2, 1, 4]).cudagraph_bytes == given.cudagraph_bytes
+    assert _fit(cudagraph_capture_sizes="1 2 4 8").cudagraph_bytes == given.cudagraph_bytes
+
+
+def test_a_largest_size_alone_builds_the_grid_up_to_it():
+    p = _fit(max_cudagraph_capture_size=64)
+    assert p.cudagraphs["capture_sizes"] == GRID_64
+    assert p.cudagraphs["capture_sizes_source"].startswith("--max-cudagraph-capture-size 64")
+    # not scaled by max_num_seqs: above the default's 2 x 16 = 32
+    assert _fit(max_num_seqs=16, max_cudagraph_capture_size=64).cudagraphs["largest"] == 64
+    assert _fit(max_num_seqs=16).cudagraphs["largest"] == 32
+
+
+def test_a_given_size_above_max_num_batched_tokens_is_dropped_as_vllm_does():
+    """The given list is cut at max_num_batched_tokens (vLLM warns that the config overrides it); a largest size above
+    the budget is truncated to it, and from 0.21.0 the budget itself is captured (max_num_batched_tokens appended)."""
+    p = _fit(max_num_batched_tokens=4096, cudagraph_capture_sizes="1,2,8,8192")
+    assert p.cudagraphs["capture_sizes"] == [1, 2, 8]
+    assert "8192 dropped, above max_num_batched_tokens 4,096" in p.cudagraphs["capture_sizes_source"]
+    # nothing caps a given list but the budget: not 2 x max_num_seqs, not the 512 ceiling
+    big = _fit(max_num_seqs=16, max_num_batched_tokens=4096, cudagraph_capture_sizes="1,1024,4096")
+    assert big.cudagraphs["capture_sizes"] == [1, 1024, 4096]
+    # --max-cudagraph-capture-size above the budget: the grid up to the budget, plus the budget from 0.21.0
+    old = _fit("0.20.0", max_model_len=300, max_num_batched_tokens=300, max_cudagraph_capture_size=1000)
+    new = _fit("0.21.0", max_model_len=300, max_num_batched_tokens=300, max_cudagraph_capture_size=1000)
+    assert old.cudagraphs["largest"] == 288 and new.cudagraphs["largest"] == 300
+    assert "truncated to 300" in new.cudagraphs["capture_sizes_source"]
+    # both given: the largest kept size must be the given largest, else vLLM's ValueError
+    with pytest.raises(RefusedByVLLMError, match=r"max_cudagraph_capture_size\(=8192\) should be consistent with the "
+                                                 r"max value of cudagraph_capture_sizes\(=8\)"):
+        _fit(max_num_batched_tokens=4096, cudagraph_capture_sizes="1,2,8,8192", max_cudagraph_capture_size=8192)
+    assert _fit(cudagraph_capture_sizes="1,2,8", max_cudagraph_capture_size=8).cudagraphs["capture_sizes"] == [1, 2, 8]
+
+
+def test_the_full_decode_split_follows_the_given_largest_size():
+    """Model runner v2 (0.29+) estimates its graphs as one shared pool plus 1 MiB per FULL decode graph past the first,
+    the capture sizes up to max_num_seqs: fewer given sizes, fewer FULL graphs."""
+    base = _fit("0.33.0")
+    given = _fit("0.33.0", cudagraph_capture_sizes="1,2,4,8")
+    assert given.cudagraphs["model_runner"] == "v2"
+    full_base = len([s for s in base.cudagraphs["capture_sizes"] if s <= base.args.max_num_seqs])
+    assert base.cudagraph_bytes - given.cudagraph_bytes == (full_base - 4) * 1024 ** 2
+
+
+def test_speculative_rounding_applies_to_given_sizes():
+    """adjust_cudagraph_sizes_for_spec_decode rounds the final list, given or not (config/compilation.py 0.11.1+)."""
+    p = kvplan.fit(LLAMA, "H100", max_model_len=8192, vllm_version="0.20.0", fixes=False, site_calibration=False,
+                   speculative_config='{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}',
+                   cudagraph_capture_sizes="1,2,3,5,8")
+    assert p.cudagraphs["capture_sizes"] == [4, 8] and p.cudagraphs["rounded_to_multiple_of"] == 4
+
+
+@pytest.mark.parametrize("version, had", [("0.11.0", "--cuda-graph-sizes"), ("0.10.2", "--cuda-graph-sizes"),
+                                          ("0.9.0", "--cuda-graph-sizes"), ("0.8.5", "--max-seq-len-to-capture")])
+@pytest.mark.parametrize("flag, value", [("cudagraph_capture_sizes", "1,2,4"), ("max_cudagraph_capture_size", 64)])
+def test_a_release_before_0_11_1_refuses_the_flags_naming_what_it_had(version, had, flag, value):
+    with pytest.raises(InputError) as e:
+        _fit(version, **{flag: value})
+    name = "--" + flag.replace("_", "-")
+    assert e.value.field == name
+    assert f"vLLM {version} has no {name} flag (first in vLLM 0.11.1)" in e.value.message and had in e.value.message
+    assert _fit("0.11.1", **{flag: value}).cudagraphs["capture_sizes_source"] != "default"
+
+
+@pytest.mark.parametrize("value", ["1,x", "0,2", "", "[]"])
+def test_malformed_sizes_are_refused(value):
+    if value == "":  # an empty value on the command line is refused by the CLI; the API reads it as not given
+        assert _fit(cudagraph_capture_sizes=value).cudagraphs["capture_sizes_source"] == "default"
+        return
+    with pytest.raises(InputError) as e:
+        _fit(cudagraph_capture_sizes=value)
+    assert e.value.field == "--cudagraph-capture-sizes"
+
+
+def test_the_command_line_json_and_launch_files(monkeypatch, capsys):
+    code, out, _ = run_cli(monkeypatch, capsys, "fit", QWEN, "--gpu", "T4", "--max-model-len", "4096",
+                           "--cudagraph-capture-sizes", "1,2,4,8", "--json")
+    assert code == 0
+    graphs = json.loads(out)["cudagraphs"] if "cudagraphs" in json.loads(out) else json.loads(out)["plan"]["cudagraphs"]
+    assert graphs["capture_sizes"] == [1, 2, 4, 8] and graphs["capture_sizes_source"] == "--cudagraph-capture-sizes"
+    text = refused(monkeypatch, capsys, "--max-cudagraph-capture-size", "fit", QWEN, "--gpu", "T4",
+                   "--vllm-version", "0.10.2", "--max-cudagraph-capture-size", "64")
+    assert "--cuda-graph-sizes" in text
+    from kvplan.deploy import render_files, spec_from_plan
+
+    spec = spec_from_plan(_fit("0.20.0", cudagraph_capture_sizes="8,1,2,4", max_cudagraph_capture_size=8))
+    argv = spec.serve_argv()
+    i = argv.index("--cudagraph-capture-sizes")
+    assert argv[i + 1:i + 5] == ["8", "1", "2", "4"]  # as given, one argument per size (vLLM's nargs="+")
+    assert argv[argv.index("--max-cudagraph-capture-size") + 1] == "8"
+    serve = render_files(spec)["serve.sh"]
+    line = next(ln for ln in serve.splitlines() if "--cudagraph-capture-sizes" in ln)
+    assert shlex.split(line)[1:] == ["8", "1", "2", "4"]
+
+
+def _blind_record(rid="qwen2.5-7b-instruct-a10g-u092-tp1-l2k-seqs128-mbt2k"):
+    path = Path(__file__).parent / "data" / "blind_records.jsonl"
+    return next(json.loads(line) for line in path.read_text().splitlines()
+                if line.strip() and json.loads(line)["id"] == rid)
+
+
+def test_validate_scores_a_record_that_sets_them():
+    """A copy of a blind record (0.22.0, A10G) with the field added, in this test only: scored, not skipped, and
+    planned with the sizes given."""
+    assert "cudagraph_capture_sizes" not in ARGS_NOT_MODELLED and "max_cudagraph_capture_size" not in ARGS_NOT_MODELLED
+    base = _blind_record()
+    rec = json.loads(json.dumps(base))
+    rec["args"]["cudagraph_capture_sizes"] = [1, 2, 4, 8]
+    p, _ = predict_record(rec)
+    p0, _ = predict_record(base)
+    assert p.cudagraphs["capture_sizes"] == [1, 2, 4, 8] and p0.cudagraphs["num_capture_sizes"] > 4
+    assert p.kv_cache_bytes > p0.kv_cache_bytes
+    top = json.loads(json.dumps(base))
+    top["args"]["max_cudagraph_capture_size"] = "64"
+    assert predict_record(top)[0].cudagraphs["capture_sizes"] == GRID_64
+    scored, scored_top = validate_records([rec, top])
+    assert scored.skipped is None and scored.error_pct and scored_top.skipped is None
+    # 0.9-0.12's --cuda-graph-sizes is still put aside as unmodelled: the record is skipped naming it
+    old = json.loads(json.dumps(base))
+    old["args"]["cuda_graph_sizes"] = [1, 2, 4]
+    (skipped,) = validate_records([old])
+    assert skipped.skipped and skipped.skipped.startswith("args.cuda_graph_sizes:")
+    bad = json.loads(json.dumps(base))
+    bad["args"]["cudagraph_capture_sizes"] = ["a"]
+    with pytest.raises(InputError) as e:
+        predict_record(bad)
+    assert e.value.field == "args.cudagraph_capture_sizes"
+
+
+def test_compilation_config_sets_them_too_and_not_beside_the_flags():
+    """The flags only fill CompilationConfig's fields (vllm/engine/arg_utils.py create_engine_config, 0.11.1-0.33.0):
+    the same fields in --compilation-config are taken alike, and both at once are vLLM's 'mutually exclusive'."""
+    p = _fit(compilation_config='{"cudagraph_capture_sizes": [1, 2, 4, 8]}')
+    assert p.cudagraphs["capture_sizes"] == [1, 2, 4, 8]
+    assert p.cudagraphs["capture_sizes_source"] == "--compilation-config cudagraph_capture_sizes"
+    assert p.cudagraph_bytes == _fit(cudagraph_capture_sizes="1,2,4,8").cudagraph_bytes
+    assert _fit(compilation_config={"max_cudagraph_capture_size": 64}).cudagraphs["capture_sizes"] == GRID_64
+    with pytest.raises(RefusedByVLLMError, match="cudagraph_capture_sizes and compilation_config.cudagraph_capture_sizes "
+                                                 "are mutually exclusive"):
+        _fit(cudagraph_capture_sizes="1,2", compilation_config='{"cudagraph_capture_sizes": [1, 2]}')
+    with pytest.raises(InputError, match="--compilation-config"):
+        _fit(compilation_config='{"max_cudagraph_capture_size": 0}')
+    # before 0.11.1 (no max_cudagraph_capture_size, no cut at the token budget) kvplan keeps the release's default
+    assert _fit("0.11.0", compilation_config={"cudagraph_capture_sizes": [1, 2]}).cudagraphs["capture_sizes_source"] == "default"
