@@ -141,6 +141,16 @@ def test_the_command_line_json_and_launch_files(monkeypatch, capsys):
     assert shlex.split(line)[1:] == ["8", "1", "2", "4"]
 
 
+def test_the_table_names_the_capture_flags_given(monkeypatch, capsys):
+    """The flags row listed every engine flag but the capture sizes a user gave."""
+    _, out, _ = run_cli(monkeypatch, capsys, "fit", QWEN, "--gpu", "T4", "--max-model-len", "4096",
+                        "--cudagraph-capture-sizes", "1,2,4,8", "--max-cudagraph-capture-size", "8")
+    flat = " ".join(line.strip("│ ") for line in out.splitlines())
+    assert "cudagraph_capture_sizes 1,2,4,8" in flat and "max_cudagraph_capture_size 8" in flat, out
+    _, out, _ = run_cli(monkeypatch, capsys, "fit", QWEN, "--gpu", "T4", "--max-model-len", "4096")
+    assert "capture_size" not in out
+
+
 def _blind_record(rid="qwen2.5-7b-instruct-a10g-u092-tp1-l2k-seqs128-mbt2k"):
     path = Path(__file__).parent / "data" / "blind_records.jsonl"
     return next(json.loads(line) for line in path.read_text().splitlines()

@@ -163,6 +163,13 @@ def _speculative_flag(p: Plan) -> str:
     return f" · speculative {spec.get('method')}" + (f", {n} token{'s' if n != 1 else ''}" if n else "")
 
 
+def _capture_flags(a) -> str:
+    """The CUDA-graph capture flags given (--cudagraph-capture-sizes, --max-cudagraph-capture-size), for the flags row."""
+    sizes = a.capture_sizes_given
+    return ((f" · cudagraph_capture_sizes {','.join(map(str, sizes))}" if sizes is not None else "")
+            + (f" · max_cudagraph_capture_size {a.max_cudagraph_capture_size}" if a.max_cudagraph_capture_size else ""))
+
+
 def plan_table(p: Plan) -> Table:
     t = Table(show_header=False, box=None, pad_edge=False)
     t.add_column(style="bold")
@@ -179,7 +186,7 @@ def plan_table(p: Plan) -> Table:
                        f" · max_num_seqs {a.max_num_seqs} · max_num_batched_tokens {a.max_num_batched_tokens}"
                        + (" · enforce_eager" if a.enforce_eager else "") + (f" · quantization {a.quantization}" if a.quantization else "")
                        + {"awq": " (plain AWQ kernel)", "marlin": " (AWQ-Marlin kernel)"}.get(a.awq_kernel or "", "")
-                       + _speculative_flag(p))
+                       + _capture_flags(a) + _speculative_flag(p))
     t.add_row("KV per token", kv_per_token_text(p))
     t.add_row("weights", f"{p.weights_bytes / scale:.2f} {unit} per rank ({p.weights_bytes:,} B, {'exact' if p.weights_exact else 'estimate'})")
     # named as --explain names it: "requested" (vLLM's word) in vLLM's arithmetic, "budget" in the seed's
