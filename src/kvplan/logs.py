@@ -2311,7 +2311,7 @@ class StartupLog:
         return tuple(h for h in self.hits if h.signature in names)
 
     def parse_warnings_listed(self, where: str) -> tuple[str, ...]:
-        """parse_warnings as a reader that does not list `unrecognised` words them: the count of lines not recognised
+        """parse_warnings for a reader that does not list `unrecognised` itself: the warning on the lines not recognised
         points to `where` they are listed instead (kvplan diagnose: "`kvplan reconcile` lists them")."""
         own = unrecognised_warning(self.unrecognised_count)
         return tuple(unrecognised_warning(self.unrecognised_count, where) if w == own else w for w in self.parse_warnings)
