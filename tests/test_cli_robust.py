@@ -3,6 +3,7 @@ the field and the fix (exit 2), never a traceback, an empty answer with exit 0, 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -178,6 +179,12 @@ def test_catalog_listings_say_when_nothing_matches(monkeypatch, capsys):
     assert code == 0 and "--gpu 'CARD MIG PROFILE' --gpu-gib N" in out and "NVIDIA A30: 1g.6gb, 2g.12gb, 4g.24gb" in out
     code, out = cli(monkeypatch, capsys, "gpus", "H100 MIG")
     assert "NVIDIA H100 NVL: 1g.12gb" in out and "A30" not in out
+    # --json lists the cards the table names, each with its profiles (it printed [] where the table listed them)
+    code, out = cli(monkeypatch, capsys, "gpus", "H100 MIG", "--json")
+    rows = {r["name"]: r["mig_profiles"] for r in json.loads(out)}
+    assert code == 0 and rows["NVIDIA H100 NVL"][0] == "1g.12gb" and "NVIDIA A30" not in rows and len(rows) == 3
+    code, out = cli(monkeypatch, capsys, "gpus", "L4", "--json")
+    assert code == 0 and all(r["mig_profiles"] is None for r in json.loads(out))
 
 
 def test_a_config_that_is_not_utf8_is_called_so(monkeypatch, capsys, tmp_path):

@@ -29,6 +29,8 @@ from kvplan.calibration import GIB  # noqa: E402
 from kvplan.plan import fi_allreduce_workspace_bytes, model_runner, term_features  # noqa: E402
 from kvplan.validate import load_records, log_format_era, predict_record  # noqa: E402
 
+from _records import CHECKOUT, RECORD_FILES, ROOT, located, record_files  # noqa: E402 (the tools' record files, named once)
+
 # V0 in two groups by how its non-torch memory is charged (docs/vllm-memory-model.md section 1.3): up to 0.6.4 from
 # device-level reads (V0-a: the free memory lost since init_device; V0-b: device-wide used memory, which counts the
 # CUDA context), from 0.6.5 (V0-c) as the increase over the baseline snapshot taken after the context was created.
@@ -172,8 +174,6 @@ def fit_group(rs, a_s_fixed=None, n_c_fixed=None, n_int_fixed=None):
 # sampler's logits dominate it (S x V_pad x 16 B above 3 x the forward live set): the peak is then a_sampler x S x V_pad
 # alone, with nothing else to share the residual. Read from the project's public records, the calibration file and
 # tests/data/extra_records.jsonl (every record with its source), per era group.
-from _records import CHECKOUT, RECORD_FILES, ROOT, located, record_files  # noqa: E402 (the tools' one table)
-
 PEAK_FILES = (RECORD_FILES["calibration"], RECORD_FILES["extra"])
 
 

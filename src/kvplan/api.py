@@ -667,9 +667,10 @@ def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA
             continue
         if not q.fits:
             continue
-        warm = warm or (g, tp, q)
+        found = (g, tp, q)
+        warm = warm or found  # (the first that starts: `found` itself, so `cold is warm` where its first start holds)
         if first_start_holds(q):
-            return (warm if warm[2] is q else (g, tp, q)), warm
+            return found, warm
     return None, warm
 
 

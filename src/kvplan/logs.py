@@ -1914,16 +1914,16 @@ SIGNATURES: tuple[Signature, ...] = (
          fix="Pass --load-format runai_streamer (install vllm[runai]), or download the model to a local path first.",
          versions="0.27.1, 0.33.0", source="vllm/config/vllm.py VllmConfig.try_verify_and_update_config (0.27.1, 0.33.0)"),
     # the Hub's 404 (and, for a client without a token, its 401) for a repository id it does not show this client
-    # (huggingface_hub utils/_http.py hf_raise_for_status "Repository Not Found for url: ..."), and Transformers' wording
-    # of the same (transformers utils/hub.py cached_files: "X is not a local folder and is not a valid model identifier
-    # listed on 'https://huggingface.co/models'"). Owners: a misspelt id, a local path missing in the container, or a
+    # (huggingface_hub utils/_http.py hf_raise_for_status "Repository Not Found for url: ...", read in 2.4.0), and
+    # Transformers' wording of the same (transformers utils/hub.py cached_files, read in 5.24.0: "X is not a local
+    # folder and is not a valid model identifier listed on 'https://huggingface.co/models'"). Owners: a misspelt id, a local path missing in the container, or a
     # private repository without a token: a hint
     _sig("hub_repo_not_found", "repository not found for url|is not a valid model identifier listed on",
          r"Repository Not Found for url: \S+|\S+ is not a local folder and is not a valid model identifier listed on", ERROR,
          symptom="download_failed", layer="model_weights", weight=0.55, fatal=True,
          cause="The model argument names no repository the Hub shows this client and no local directory: a misspelt id, a local path that does not exist where vLLM runs (a container without the mount), or a private repository asked for without a token.",
          fix="Check the model id's spelling (org/name, as on its Hub page) or mount the local path into the container; for a private repository set HF_TOKEN to a token with access.",
-         source="huggingface_hub utils/_http.py hf_raise_for_status; transformers utils/hub.py cached_files"),
+         source="huggingface_hub utils/_http.py hf_raise_for_status (2.4.0); transformers utils/hub.py cached_files (5.24.0)"),
     _sig("src_sleep_mode_platform", "sleep mode is not supported on current platform", r"Sleep mode is not supported on current platform", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
          cause="--enable-sleep-mode was asked on a platform without the CUDA memory allocator it needs.",
@@ -2311,7 +2311,7 @@ class StartupLog:
         return tuple(h for h in self.hits if h.signature in names)
 
     def parse_warnings_listed(self, where: str) -> tuple[str, ...]:
-        """parse_warnings as a reader that does not list `unrecognised` words them: the count of lines not recognised
+        """parse_warnings for a reader that does not list `unrecognised` itself: the warning on the lines not recognised
         points to `where` they are listed instead (kvplan diagnose: "`kvplan reconcile` lists them")."""
         own = unrecognised_warning(self.unrecognised_count)
         return tuple(unrecognised_warning(self.unrecognised_count, where) if w == own else w for w in self.parse_warnings)

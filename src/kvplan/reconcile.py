@@ -199,7 +199,6 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
                           notes=tuple(notes), record=record, headline_gap=headline)
 
 
-
 def _given_into_record(record: dict, given: Mapping[str, Any], plan, log: StartupLog) -> None:
     """The flags given (they override the log's arguments in the plan compared with: plan_kwargs_from_log) written
     into the record as the plan read them, so `kvplan validate` of it plans the startup reconcile compared (a TP 8 log
@@ -229,6 +228,7 @@ def _given_into_record(record: dict, given: Mapping[str, Any], plan, log: Startu
     if {"tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"} & set(given):
         gpu["count"] = ((args.get("tensor_parallel_size") or 1) * (args.get("pipeline_parallel_size") or 1)
                         * (args.get("data_parallel_size") or 1))
+
 
 # A start that compiled its torch.compile graphs cold (StartupLog.compile_cache) runs that compile inside vLLM's memory
 # profile, whose run is the model's first forward (vllm/compilation/decorators.py, v1/worker/gpu_worker.py
@@ -765,12 +765,13 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
                          f"{plan.gpu.name} with its total under WSL2, nvidia-smi's memory.total "
                          f"{plan.gpu.total_gib:.2f} GiB (as --wsl2)")
         if "gpu_gib" in kwargs and not kwargs.get("gpu") and not set(_GPU_FLAGS) & set(given):
-            # the log's total alone: no card, so no compute capability (resolve.CUSTOM_GPU_NO_CC, in the plan's
-            # assumptions) for the kernel and capability choices vLLM keys on it
-            notes.append(f"the log prints its GPU's total ({log.total_gib:g} GiB) but not which card: planned as a "
-                         "GPU of that total with no compute capability (no capability check; FP8, Marlin, MoE and "
-                         "attention kernel choices take kvplan's defaults); pass --gpu NAME --gpu-gib "
-                         f"{log.total_gib:g} to plan the card's own")
+            # the log's total alone: no card, so no compute capability for the kernel and capability choices vLLM
+            # keys on it, said as the plan's assumptions say it (resolve.CUSTOM_GPU_NO_CC, one wording)
+            from kvplan.resolve import CUSTOM_GPU_NO_CC
+
+            size = f"{kwargs['gpu_gib']:g}"
+            notes.append("the log prints its GPU's total but not which card: planned as "
+                         + CUSTOM_GPU_NO_CC.format(size=f"{size} GiB", flag="--gpu-gib", value=size))
         mismatch = gpu_total_mismatch(log, plan, given)
         if mismatch:
             notes.append(mismatch)

@@ -384,9 +384,13 @@ def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring 
     from kvplan.resolve import gpu_catalog
 
     cat = sorted(gpu_catalog(), key=lambda g: g.total_bytes)
-    if search and not json_out and _mig_search(search):
+    mig = _mig_cards(search) if search else None
+    if mig is not None and not json_out:
+        _print_mig(*mig)
         return
-    if search:  # as `kvplan models SEARCH` filters its catalog
+    if mig is not None:  # --json: the same cards the table names, each with its profiles
+        cat = mig[1]
+    elif search:  # as `kvplan models SEARCH` filters its catalog
         needle = search.lower()
         names = [n for g in cat for n in (g.name, *g.aliases)]
         cat = [g for g in cat if any(needle in n.lower() for n in (g.name, g.id, *g.aliases))]
@@ -396,7 +400,7 @@ def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring 
     if json_out:
         sys.stdout.write(to_json([{"id": g.id, "name": g.name, "total_gib": round(g.total_gib, 3), "compute_capability": g.compute_capability,
                                     "hbm_bandwidth_tbps": g.hbm_bandwidth_tbps, "aliases": list(g.aliases), "total_source": g.total_source,
-                                    "form": g.form} for g in cat]) + "\n")
+                                    "form": g.form, "mig_profiles": _mig_profiles(g)} for g in cat]) + "\n")
         return
     t = Table(title="GPU catalog")
     for c in ("name", "GiB (CUDA)", "cc", "TB/s", "aliases"):
@@ -406,28 +410,39 @@ def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring 
     console.print(t)
 
 
-def _mig_search(search: str) -> bool:
+def _mig_profiles(g) -> list[str] | None:
+    """The MIG profiles of a catalog card (resolve.MIG_PROFILES), None where kvplan has read none (no MIG, or a
+    card whose profiles it has not read)."""
+    from kvplan.resolve import MIG_PROFILES
+
+    return list(MIG_PROFILES[g.id]) if g.id in MIG_PROFILES else None
+
+
+def _mig_cards(search: str) -> tuple[str, list] | None:
     """`kvplan gpus mig`, `kvplan gpus 'H100 MIG'`: MIG slices are no catalog entries (each is planned on its own total),
-    so say how one is given and the profiles of the cards named (resolve.MIG_PROFILES), instead of 'no GPU contains'.
-    False where the search names no MIG."""
+    so the listing is of the MIG-capable cards the words before 'MIG' name, with their profiles (resolve.MIG_PROFILES),
+    instead of 'no GPU contains': (the card words, those cards). None where the search names no MIG."""
     import re
 
-    from kvplan.resolve import MIG_PROFILES, gpu_catalog
+    from kvplan.resolve import gpu_catalog
 
     m = re.search(r"\bmig\b", search, re.I)
     if not m:
-        return False
+        return None
     card = search[:m.start()].strip().lower()
-    rows = [(g, MIG_PROFILES[g.id]) for g in sorted(gpu_catalog(), key=lambda g: g.total_bytes) if g.id in MIG_PROFILES
-            and (not card or any(card in n.lower() for n in (g.id, g.name, *g.aliases)))]
+    return card, [g for g in sorted(gpu_catalog(), key=lambda g: g.total_bytes) if _mig_profiles(g)
+                  and (not card or any(card in n.lower() for n in (g.id, g.name, *g.aliases)))]
+
+
+def _print_mig(card: str, cards: list) -> None:
+    """How a MIG slice is given, then each card's profiles (_mig_cards)."""
     console.print("A MIG slice is planned on its own total: --gpu 'CARD MIG PROFILE' --gpu-gib N (N: the slice's total "
                   "as vLLM logs it, 'Free memory on device (x/N GiB)'), e.g. --gpu 'H100 MIG 3g.40gb' --gpu-gib 39.5",
                   highlight=False)
-    if not rows:
+    if not cards:
         console.print(f"no MIG-capable catalog GPU matches {card!r}", highlight=False)
-    for g, profiles in rows:
-        console.print(f"  {g.name}: {', '.join(profiles)}", highlight=False)
-    return True
+    for g in cards:
+        console.print(f"  {g.name}: {', '.join(_mig_profiles(g))}", highlight=False)
 
 
 def _no_match(what: str, search: str, names: list[str], hint: str) -> None:
