@@ -1822,12 +1822,15 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="--speculative-config names method {method}, which this vLLM release does not implement.",
          fix="Use a method the release lists (ngram, eagle, eagle3, mtp, draft_model, medusa, suffix, ...), or a release that has {method}.",
          versions="0.27.1, 0.33.0", source="vllm/config/speculative.py SpeculativeConfig.__post_init__ (0.27.1, 0.33.0)"),
-    _sig("src_spec_no_token_slots", "based on the speculative decoding settings|not have enough slots to schedule a token",
-         r"max_num_scheduled_tokens is set to (?P<n>-?\d+) based on the speculative decoding settings|does not have enough slots to schedule a token and support the speculative decoding settings", ERROR,
+    # The refusal's two clauses are both vLLM's (_set_max_num_scheduled_tokens raises "max_num_scheduled_tokens is set to
+    # N based on the speculative decoding settings, which does not allow any tokens to be scheduled. Increase ...",
+    # 0.25.1-0.33.0); threads quote it with the middle clause left out (vllm#50708), so the second clause anchors too
+    _sig("src_spec_no_token_slots", "based on the speculative decoding settings|not have enough slots to schedule a token|which does not allow any tokens to be scheduled",
+         r"max_num_scheduled_tokens is set to (?P<n>-?\d+)(?: based on the speculative decoding settings|,? which does not allow any tokens to be scheduled)|does not have enough slots to schedule a token and support the speculative decoding settings", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
          cause="--max-num-batched-tokens leaves no room for a token once each sequence's draft-token slots (num_speculative_tokens per sequence x max_num_seqs) are reserved.",
          fix="Raise --max-num-batched-tokens, or lower num_speculative_tokens or --max-num-seqs.",
-         versions="0.27.1, 0.33.0", source="vllm/config/vllm.py VllmConfig._set_max_num_scheduled_tokens (0.27.1, 0.33.0)"),
+         versions="0.25.1-0.33.0", source="vllm/config/vllm.py VllmConfig._set_max_num_scheduled_tokens (0.25.1, 0.27.1, 0.33.0)"),
     _sig("src_spec_cudagraph_sizes", "no valid cudagraph sizes after rounding", r"No valid cudagraph sizes after rounding to multiple of (?P<mult>\d+) \(num_speculative_tokens \+ 1\)", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
          cause="With speculative decoding the CUDA-graph sizes are rounded to multiples of {mult} (num_speculative_tokens + 1), and none of the sizes asked for (max_cudagraph_capture_size / cudagraph_capture_sizes) is left.",
@@ -1924,6 +1927,24 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The model argument names no repository the Hub shows this client and no local directory: a misspelt id, a local path that does not exist where vLLM runs (a container without the mount), or a private repository asked for without a token.",
          fix="Check the model id's spelling (org/name, as on its Hub page) or mount the local path into the container; for a private repository set HF_TOKEN to a token with access.",
          source="huggingface_hub utils/_http.py hf_raise_for_status (2.4.0); transformers utils/hub.py cached_files (5.24.0)"),
+    # huggingface_hub's hf_raise_for_status (utils/_http.py, read in 2.4.0) turns a 401 into RepositoryNotFoundError
+    # only when the Hub's message is NOT "Invalid credentials in Authorization header" and the URL is a repository's: the
+    # Hub answers 401 for a repository it does not show an unauthenticated client (missing, private or gated). So a
+    # "RepositoryNotFoundError: 401" line is not a rejected token: it only shadows hf_401, and the "Repository Not Found
+    # for url" line huggingface_hub prints with it reads as hub_repo_not_found (a hint: several owners)
+    _sig("hub_401_repo_not_found", "repositorynotfounderror: 401",
+         r"RepositoryNotFoundError: 401 Client Error", ERROR,
+         source="huggingface_hub utils/_http.py hf_raise_for_status (2.4.0): 401 without 'Invalid credentials in Authorization header' on a repository URL -> RepositoryNotFoundError"),
+    # vllm-ascend's check_kv_extra_config (vllm_ascend/utils.py, read in 0.18.0rc1) compares kv_connector_extra_config's
+    # 'prefill' (producer) or 'decode' (consumer) tp_size/dp_size with the process's own tensor/data-parallel size. The
+    # extra config, the launch flags, or how the release counts DP on that node (vllm-ascend#8344/#8345 are open and
+    # triaged) can each be wrong: a hint
+    _sig("ascend_kv_extra_config_conflict", "config has a conflicting",
+         r"KV transfer '(?P<role>\w+)' config has a conflicting (?P<what>tensor|data) parallel size\. Expected (?P<expected>\d+), but got (?P<got>\d+)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.55, fatal=True,
+         cause="--kv-transfer-config's kv_connector_extra_config gives the '{role}' side {what}-parallel size {got}, but this process runs with {expected}.",
+         fix="Make kv_connector_extra_config's '{role}' tp_size/dp_size match the node's --tensor-parallel-size/--data-parallel-size (the values this process sees).",
+         versions="vllm-ascend 0.18.0rc1", source="vllm_ascend/utils.py check_kv_extra_config (vllm-ascend 0.18.0rc1)"),
     _sig("src_sleep_mode_platform", "sleep mode is not supported on current platform", r"Sleep mode is not supported on current platform", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
          cause="--enable-sleep-mode was asked on a platform without the CUDA memory allocator it needs.",
@@ -2810,7 +2831,7 @@ _SHADOWED_BY = {
     "no_cuda_gpus": ("nvml_missing",),
     "disk_full": ("nccl_shm",),
     "hf_gated": ("hf_not_logged_in", "hf_not_authorized"),
-    "hf_401": ("hf_not_logged_in", "hf_not_authorized"),
+    "hf_401": ("hf_not_logged_in", "hf_not_authorized", "hub_401_repo_not_found"),
     "arch_unsupported": ("transformers_unknown_model_type",),
     "weights_not_cached_offline": ("offline_hub_api",),
     "quant_arg_mismatch": ("quant_arg_mismatch_gguf",),
