@@ -87,6 +87,22 @@ def test_a_profile_the_card_does_not_offer_is_refused_with_its_profiles():
         resolve_gpu("L4 MIG 1g.6gb", gib=5.0)
 
 
+def test_a_refused_profile_lists_every_named_cards_profiles():
+    """'A100 MIG 5g.20gb' listed only the 80 GB A100's profiles (the card 'A100' resolves to), so a 40 GB card's
+    user did not see theirs; a reference naming one variant ('A100 80GB') lists that one's alone."""
+    import pytest
+
+    from kvplan.errors import InputError
+    from kvplan.resolve import resolve_gpu
+
+    with pytest.raises(InputError) as e:
+        resolve_gpu("A100 MIG 5g.20gb", gib=19.0)
+    assert "1g.5gb, 1g.10gb, 2g.10gb, 3g.20gb" in str(e.value) and "3g.40gb, 4g.40gb, 7g.80gb" in str(e.value)
+    with pytest.raises(InputError) as e:
+        resolve_gpu("A100 80GB MIG 3g.20gb", gib=19.0)
+    assert "3g.40gb" in str(e.value) and "1g.5gb" not in str(e.value)
+
+
 def test_a_valid_profile_plans_on_the_card_its_memory_names():
     from kvplan.resolve import GIB, resolve_gpu
 

@@ -354,9 +354,10 @@ _MIG_UNREAD = frozenset({"b300", "gb300", "rtx-pro-5000-blackwell", "rtx-pro-450
 _MIG_PROFILE_PARTS = re.compile(r"^(?:(\d+)c\.)?(\d+g\.\d+gb)((?:[+-]\w+(?:\.\w+)?)?)$", re.I)
 
 
-def _mig_profile_refusal(parent: GPUSpec, profile: str, given: str) -> UnknownGPUError | None:
+def _mig_profile_refusal(parent: GPUSpec, profile: str, given: str, named: list[GPUSpec] = ()) -> UnknownGPUError | None:
     """Why `profile` ('3g.40gb', '1c.3g.40gb', '1g.10gb+me') is no MIG slice of `parent` (MIG_PROFILES), as the
-    --gpu error to raise; None where it is one, or where the card's profiles are not read (_MIG_UNREAD)."""
+    --gpu error to raise; None where it is one, or where the card's profiles are not read (_MIG_UNREAD). `named`: every
+    catalog card the reference names ('A100': 40 and 80 GB), whose other profile lists the refusal gives as well."""
     if parent.id in _MIG_UNREAD or parent.vendor != "NVIDIA":
         return None
     known = MIG_PROFILES.get(parent.id)
@@ -373,19 +374,28 @@ def _mig_profile_refusal(parent: GPUSpec, profile: str, given: str) -> UnknownGP
         return None
     why = (f"a {compute}c compute instance takes {compute} compute slices, and the {instance} GPU instance has {slices}"
            if instance in known else f"{instance} is not a MIG profile of the {parent.name}")
-    return UnknownGPUError("--gpu", f"{given!r}: {why}",
-                           f"its MIG profiles: {', '.join(known)}; nvidia-smi mig -lgip lists a card's")
+    # the other lists of the cards the reference names, each once: 'A100' names 40 GB cards too, whose profiles differ
+    others = {} if instance in known else {MIG_PROFILES[g.id]: g.name for g in named
+                                           if g.id in MIG_PROFILES and MIG_PROFILES[g.id] != known}
+    if others:
+        why += " nor of " + ", ".join(f"the {name}" for name in others.values())
+    lists = f"its MIG profiles: {', '.join(known)}" + "".join(f"; the {name}'s: {', '.join(profiles)}"
+                                                              for profiles, name in others.items())
+    return UnknownGPUError("--gpu", f"{given!r}: {why}", f"{lists}; nvidia-smi mig -lgip lists a card's")
+
+
+def _mig_named(base: str) -> list[GPUSpec]:
+    """The MIG-capable catalog cards `base` names ('A100': the 40 and 80 GB cards, PCIe and SXM), in catalog order."""
+    want = set(_gpu_tokens(base))
+    return [g for g in gpu_catalog() if g.id in MIG_PROFILES
+            and any(want <= set(_gpu_tokens(n)) for n in (g.id, g.name, *g.aliases))]
 
 
 def _mig_holders(base: str, profile: str) -> list[GPUSpec]:
     """The catalog cards `base` names ('A100': 40 and 80 GB, PCIe and SXM) whose MIG profiles hold `profile`: the
     profile's memory names the variant ('A100 MIG 3g.20gb' is a 40 GB card's slice)."""
     parts = _MIG_PROFILE_PARTS.match(profile)
-    if not parts:
-        return []
-    want = set(_gpu_tokens(base))
-    return [g for g in gpu_catalog() if parts.group(2).lower() in MIG_PROFILES.get(g.id, ())
-            and any(want <= set(_gpu_tokens(n)) for n in (g.id, g.name, *g.aliases))]
+    return [g for g in _mig_named(base) if parts.group(2).lower() in MIG_PROFILES[g.id]] if parts else []
 
 
 def _find_gpu(ref: str, total_bytes: int | None = None, size_flag: str | None = None) -> tuple[GPUSpec, list[str]]:
@@ -407,7 +417,7 @@ def _find_gpu(ref: str, total_bytes: int | None = None, size_flag: str | None = 
             parent = _prefer(holders)
         if holders and len({round(g.total_gib) for g in holders}) == 1:  # the profile named the card's memory
             notes = [n for n in notes if not isinstance(n, ChoiceNote)]
-        refusal = _mig_profile_refusal(parent, mig.group(1), given)
+        refusal = _mig_profile_refusal(parent, mig.group(1), given, _mig_named(base))
         if refusal is not None:
             raise refusal
         # the profile's name states a nominal size only: the memory CUDA reports for a slice differs from it (an
