@@ -1122,6 +1122,9 @@ def pp_speculative_refusal(model: ModelSpec, args: EngineArgs, rules: VersionRul
                  first_release_where("mrv2_v1_spec_methods", lambda v: spec[0] not in v) or "0"), key=parse_version)
     crash = ("'GPUModelRunner' object has no attribute 'drafter' (model runner v1 builds the drafter on the last "
              "pipeline stage only, and the profile run of every other stage reaches it)")
+    if rules.pp_spec_drafter == "mrv2" and mrv2_env_value(args, rules) is False:  # v1 forced by the environment
+        return crash, (f"VLLM_USE_V2_MODEL_RUNNER=0 runs model runner v1, whose {spec[0]} drafter does not start with PP: "
+                       f"unset it (vLLM {rules.version}'s model runner v2 runs the drafter on the last stage), or {fix}")
     if rules.pp_spec_drafter == "mrv2":  # model runner v1 kept for this method (rules row mrv2_v1_spec_methods)
         return crash, (f"vLLM {rules.version} keeps model runner v1 for method {spec[0]!r}, whose drafter does not start "
                        f"with PP: {fix}, or a release whose model runner v2 serves {spec[0]}")
