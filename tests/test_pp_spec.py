@@ -117,3 +117,11 @@ def test_eagle3_on_a_decoder_that_relays_no_aux_states_is_warned(eagle3):
     p = kvplan.fit("Qwen/Qwen3-30B-A3B", "H100", speculative_config=eagle3, **PP2)
     assert any("does not support eagle3 with pipeline parallelism" in w for w in p.warnings)
     assert not any("EAGLE-3 with pipeline" in w for w in kvplan.fit(LLAMA, "H100", speculative_config=eagle3, **PP2).warnings)
+
+
+def test_v1_forced_by_the_environment_cannot_start_a_drafter_under_pp(eagle3):
+    # 0.33 builds the EAGLE-3 head on the last stage with model runner v2; VLLM_USE_V2_MODEL_RUNNER=0 runs v1
+    kvplan.fit(LLAMA, "H100", speculative_config=eagle3, vllm_version="0.33.0", **PP2)
+    with pytest.raises(RefusedByVLLMError, match="VLLM_USE_V2_MODEL_RUNNER=0 runs model runner v1") as e:
+        kvplan.fit(LLAMA, "H100", speculative_config=eagle3, vllm_version="0.33.0", env=["VLLM_USE_V2_MODEL_RUNNER=0"], **PP2)
+    assert e.value.rule == PP_SPECULATIVE and "unset it" in e.value.fix

@@ -256,6 +256,10 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
         inert = name == "VLLM_USE_V1" and (rules.release >= (0, 11, 1) or not rules.is_v1
                                            or (rules.release >= (0, 11, 0) and value.strip() != "0"))
         unread = name == "VLLM_MXFP4_USE_MARLIN" and not rules.mxfp4_marlin_env  # rules row mxfp4_marlin_env
+        if name == MRV2_ENV:
+            if rules.mrv2_env == "unread":  # rules row mrv2_env: envs.py has it from 0.12
+                notes.append(f"environment {name}={value}: not read by vLLM {rules.version} (from 0.12): model runner v1")
+            continue  # otherwise _plan says which runner it selects, and why (model_runner_choice)
         notes.append(f"environment {name}={value}" + (f": no effect in vLLM {rules.version}, which has one engine" if inert
                                                       else f": not read by vLLM {rules.version}" if unread else ""))
     for name in INT_READ_ENV:
@@ -267,6 +271,15 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
         except ValueError:
             raise InputError(f"--env {name}", f"{value!r} is not a value vLLM reads (it takes int(value)): the server "
                              "stops with a ValueError", f"{name}=1 (on) or {name}=0 (off)") from None
+    mrv2 = args.env_value(MRV2_ENV)
+    if mrv2 is not None and rules.mrv2_env != "unread":
+        # vllm/envs.py reads it as bool(int(value)) (0.12-0.21) or maybe_convert_bool (0.22+), the same int()
+        try:
+            int(mrv2.strip())
+        except ValueError:
+            raise InputError(f"--env {MRV2_ENV}", f"{mrv2!r} is not a value vLLM {rules.version} reads (it takes "
+                             "int(value)): the server stops with a ValueError",
+                             f"{MRV2_ENV}=1 (model runner v2) or =0 (v1), or unset (the release's default)") from None
     use_v1 = args.env_value("VLLM_USE_V1")
     if use_v1 is not None and (0, 6, 4) <= rules.release < (0, 11, 1):
         # vllm/envs.py reads it as bool(int(value)) in 0.6.4-0.11.0 (read in the 0.6.4.post1, 0.7.3, 0.8.2 and 0.11.0
@@ -454,6 +467,8 @@ ENV_EFFECTS = {
     "VLLM_MOE_USE_DEEP_GEMM": "0 / 1 removes / forces DeepGEMM for block-FP8 MoE experts (their persistent workspace, 0.17+)",
     "VLLM_PP_LAYER_PARTITION": "the decoder layers of each pipeline stage (its weights and KV layers), e.g. 16,32",
     "VLLM_USE_FLASHINFER_SAMPLER": "1 / 0 selects FlashInfer's / the PyTorch-native top-k/top-p sampler (its profile peak, V1 0.8-0.17)",
+    "VLLM_USE_V2_MODEL_RUNNER": "1 / 0 forces model runner v2 / v1 from 0.22 (=1 opts in to v2 in 0.12-0.21): its sampler "
+                                "state and profile, CUDA-graph estimate and capture, in-flight window (model_runner_choice)",
     "VLLM_DISABLE_COMPILE_CACHE": "1 loads no compiled graph from the cache: every start compiles inside the memory profile, "
                                   "as a first start does (the cold-start warning then speaks of every start)",
 }
@@ -837,6 +852,9 @@ class Plan:
     site_calibration: bool = field(default=False, compare=False, repr=False)
     # the CUDA graphs captured: effective mode, capture sizes, the drafter's graphs, their bytes (CudaGraphPlan.to_dict)
     cudagraphs: dict | None = None
+    # the GPU model runner planned, {"runner": "v1" | "v2", "why": ...} (model_runner_choice: the release's default
+    # and VLLM_USE_V2_MODEL_RUNNER); None for the seed's arithmetic and V0
+    model_runner: dict | None = None
     # a compiling (cold) first start's pool beside the warm one planned here (ColdStartLoss.to_dict); None where no
     # start compiles (--enforce-eager, V0, compilation off) or the pool is given (--kv-cache-memory-bytes)
     first_start: dict | None = None
@@ -931,6 +949,7 @@ class Plan:
             "fixes": [asdict(f) for f in self.fixes],
             "speculative": self.speculative,
             "cudagraphs": self.cudagraphs,
+            "model_runner": self.model_runner,
             "first_start": self.first_start,
             # the offsets `kvplan reconcile --calibrate` stored for this GPU and model, where this plan applied them
             # (the same key in fit --json, sweep --json rows and the web API's answers)
@@ -1103,6 +1122,9 @@ def pp_speculative_refusal(model: ModelSpec, args: EngineArgs, rules: VersionRul
                  first_release_where("mrv2_v1_spec_methods", lambda v: spec[0] not in v) or "0"), key=parse_version)
     crash = ("'GPUModelRunner' object has no attribute 'drafter' (model runner v1 builds the drafter on the last "
              "pipeline stage only, and the profile run of every other stage reaches it)")
+    if rules.pp_spec_drafter == "mrv2" and mrv2_env_value(args, rules) is False:  # v1 forced by the environment
+        return crash, (f"VLLM_USE_V2_MODEL_RUNNER=0 runs model runner v1, whose {spec[0]} drafter does not start with PP: "
+                       f"unset it (vLLM {rules.version}'s model runner v2 runs the drafter on the last stage), or {fix}")
     if rules.pp_spec_drafter == "mrv2":  # model runner v1 kept for this method (rules row mrv2_v1_spec_methods)
         return crash, (f"vLLM {rules.version} keeps model runner v1 for method {spec[0]!r}, whose drafter does not start "
                        f"with PP: {fix}, or a release whose model runner v2 serves {spec[0]}")
@@ -2525,29 +2547,116 @@ def rocm_graph_units(graphs: "CudaGraphPlan", n_layers: int, max_num_seqs: int, 
     return (n_layers + 1) * piecewise + whole + graphs.drafter_layers * graphs.drafter_graphs
 
 
-def model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str:
-    """"v1" or "v2": the GPU model runner the release picks by default (config/vllm.py use_v2_model_runner, read in
-    the 0.22-0.33 wheels; rules rows model_runner_v2 and mrv2_architectures). 0.22-0.24: listed architectures of
-    generate models (0.22-0.23 unquantized dense only); 0.25-0.28: generate models that are not hybrid and not MoE
-    (or listed); 0.29+: every model. In each, a speculative method model runner v2 lacks keeps v1 (rules row
-    mrv2_v1_spec_methods: n-gram to 0.31, suffix, a draft model to 0.30)."""
+MRV2_ENV = "VLLM_USE_V2_MODEL_RUNNER"
+
+
+def mrv2_env_value(args: EngineArgs, rules: VersionRules) -> bool | None:
+    """VLLM_USE_V2_MODEL_RUNNER as the release reads it (rules row mrv2_env): bool(int(value)), or None where it is
+    unset or the release does not read it (before 0.12). A value int() refuses is refused in _env_rules."""
+    value = args.env_value(MRV2_ENV)
+    if value is None or rules.mrv2_env == "unread":
+        return None
+    try:
+        return bool(int(value.strip()))
+    except ValueError:
+        return None
+
+
+def _default_model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[str, str]:
+    """(runner, why) as the release picks it with VLLM_USE_V2_MODEL_RUNNER unset (see model_runner_choice)."""
     mode = rules.model_runner_v2
-    if mode == "none" or args.runner_type == "pooling" or model.is_pooling:
-        return "v1"
+    if mode == "none":
+        return "v1", f"vLLM {rules.version} runs model runner v1 (v2 is opt-in or absent)"
+    if args.runner_type == "pooling" or model.is_pooling:
+        return "v1", "a pooling model: kvplan plans model runner v1's terms"
     spec = args.speculative
     if spec:
         method = "mtp" if spec[0] == "mtp" else _speculative_method(speculative_object(args.speculative_config))
         if method in rules.mrv2_v1_spec_methods:
-            return "v1"
+            return "v1", (f"vLLM {rules.version} keeps model runner v1 for speculative method {method!r} "
+                          "(model runner v2 does not yet support it)")
     if mode == "all":
-        return "v2"
+        return "v2", f"vLLM {rules.version}'s default for every model"
     listed = bool(set(model.architectures or ()) & set(rules.mrv2_architectures))
     if mode == "dense":
         hybrid = any(l.kind == "recurrent" for l in model.layers)
-        return "v2" if not hybrid and (not model.is_moe or listed) else "v1"
+        v2 = not hybrid and (not model.is_moe or listed)
+        return ("v2", f"vLLM {rules.version}'s default for a model neither hybrid nor MoE (or listed)") if v2 else \
+            ("v1", f"vLLM {rules.version} keeps model runner v1 for a " + ("hybrid" if hybrid else "MoE") + " model")
     if mode == "listed_dense":
-        return "v2" if listed and not model.is_moe and model.quant is None else "v1"
-    return "v2" if listed else "v1"
+        v2 = listed and not model.is_moe and model.quant is None
+        return ("v2", f"vLLM {rules.version}'s default for {'/'.join(model.architectures)}, unquantized dense") if v2 else \
+            ("v1", f"vLLM {rules.version} runs model runner v2 by default only for unquantized dense "
+                   f"{', '.join(rules.mrv2_architectures)}")
+    return ("v2", f"vLLM {rules.version}'s default for {'/'.join(model.architectures)}") if listed else \
+        ("v1", f"vLLM {rules.version} runs model runner v2 by default only for {', '.join(rules.mrv2_architectures)}")
+
+
+def model_runner_choice(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[str, str]:
+    """("v1" or "v2", why): the GPU model runner vLLM builds, which every model-runner-v2 term follows (the sampler
+    profile and penalty state, the CUDA-graph estimate and capture, the in-flight window, a drafter beside PP).
+
+    The release's default (config/vllm.py use_v2_model_runner and DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES, read in
+    the 0.22-0.33 wheels; rules rows model_runner_v2 and mrv2_architectures): 0.22-0.24 listed architectures of
+    generate models (0.22-0.23 unquantized dense only); 0.25-0.28 generate models that are not hybrid and not MoE (or
+    listed); 0.29+ every model. In each, a speculative method model runner v2 lacks keeps v1 (rules row
+    mrv2_v1_spec_methods: n-gram to 0.31, suffix, a draft model to 0.30).
+
+    VLLM_USE_V2_MODEL_RUNNER (rules row mrv2_env): not read before 0.12; 0.12-0.21 =1 builds model runner v2
+    (v1/worker/gpu_worker.py Worker.__init__), =0 is the default; from 0.22 VllmConfig.use_v2_model_runner returns a
+    set value before every default check, so =1 forces v2 and =0 forces v1 (features the forced runner lacks are
+    refused: check_model_runner_env). kvplan keeps a pooling model on v1's terms either way (v2's pooling runner is
+    not modelled)."""
+    default, why = _default_model_runner(model, args, rules)
+    forced = mrv2_env_value(args, rules)
+    if forced is None:
+        return default, why
+    runner = "v2" if forced else "v1"
+    setting = f"{MRV2_ENV}={args.env_value(MRV2_ENV)}"
+    if args.runner_type == "pooling" or model.is_pooling:
+        return "v1", f"{setting}; a pooling model: kvplan plans model runner v1's terms (v2's pooling runner is not modelled)"
+    if rules.mrv2_env == "opt_in":
+        return runner, (f"{setting}: vLLM {rules.version} builds its experimental model runner v2 (opt-in until 0.22; "
+                        "kvplan charges v2's terms as read in the 0.22+ wheels)" if forced
+                        else f"{setting}, vLLM {rules.version}'s default")
+    if runner == default:
+        return runner, f"{setting}, as unset would ({why})"
+    return runner, f"{setting} (unset, vLLM {rules.version} would run {default}: {why})"
+
+
+def model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str:
+    """"v1" or "v2": the GPU model runner vLLM builds for this deployment (model_runner_choice)."""
+    return model_runner_choice(model, args, rules)[0]
+
+
+def check_model_runner_env(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> None:
+    """InputError where VLLM_USE_V2_MODEL_RUNNER=1 forces model runner v2 on a deployment vLLM refuses it for
+    (VllmConfig._validate_v2_model_runner, config/vllm.py, from 0.20; "VLLM_USE_V2_MODEL_RUNNER does not yet
+    support: ..." in 0.20-0.22, "Model Runner V2 does not yet support: ..." from 0.23): a speculative method it lacks
+    (0.20-0.21 anything but eagle, eagle3 and mtp, read in the 0.20.0 and 0.21.0 wheels; then rules row
+    mrv2_v1_spec_methods) and hybrid/mamba models (has_inner_state, 0.20-0.23; 0.24 only with mamba_cache_mode
+    align, gone in 0.25: 0.24.0 and 0.25.1 wheels)."""
+    if not mrv2_env_value(args, rules) or args.runner_type == "pooling" or model.is_pooling:
+        return
+    if rules.release < (0, 20, 0):
+        return
+    unsupported = []
+    spec = args.speculative
+    if spec:
+        method = "mtp" if spec[0] == "mtp" else _speculative_method(speculative_object(args.speculative_config))
+        if rules.release >= (0, 22, 0):
+            lacks = method in rules.mrv2_v1_spec_methods
+        else:  # 0.20-0.21: every method but these
+            lacks = method not in ("eagle", "eagle3", "mtp")
+        if lacks:
+            unsupported.append("ngram/ngram_gpu speculative decoding" if method == "ngram" and (0, 22, 0) <= rules.release < (0, 31, 0)
+                               else f"speculative method '{method}'")
+    if rules.release < (0, 24, 0) and any(l.kind == "recurrent" for l in model.layers):
+        unsupported.append("hybrid/mamba models")
+    if unsupported:
+        prefix = "VLLM_USE_V2_MODEL_RUNNER" if rules.release < (0, 23, 0) else "Model Runner V2"
+        raise InputError(f"--env {MRV2_ENV}", f"vLLM {rules.version} refuses it: ValueError: {prefix} does not yet "
+                         f"support: {', '.join(unsupported)}", f"unset {MRV2_ENV} (or =0), or drop what model runner v2 lacks")
 
 
 def _size_grid(largest: int) -> list[int]:
@@ -3850,6 +3959,14 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes.append(runner_note)
     if model.is_pooling and resolved.runner_type != "pooling":
         resolved = replace(resolved, runner="pooling")  # resolved: vLLM's auto choice, made explicit
+    check_model_runner_env(model, resolved, rules)
+    runner, runner_why = model_runner_choice(model, resolved, rules)
+    if rules.window_inflight != "one":
+        # the steps in flight follow the runner built (config/vllm.py VllmConfig.max_concurrent_batches, 0.26.0,
+        # 0.29.0 and 0.33.0 wheels: pp + 1 on model runner v2, else 2 at PP=1 / pp): section 3.4
+        rules = replace(rules, window_inflight="mrv2" if runner == "v2" else "mrv1-async")
+    if resolved.env_value(MRV2_ENV) is not None and rules.mrv2_env != "unread":
+        env_notes = env_notes + [f"model runner {runner}: {runner_why}"]
     notes = list(extra_assumptions) + list(rules.notes) + env_notes + notes + list(model.notes)
     beyond = newer_than_read(rules)
     if resolved.overhead_gb is not None:  # the seed's arithmetic has no warnings: said among its assumptions
@@ -4144,6 +4261,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                 kv_bytes_per_token=kv_per_token, state_bytes_per_sequence=state_per_seq, fits=fits, error=error,
                 estimated_max_model_len=est_len, vllm_log=log, terms=terms, assumptions=tuple(dict.fromkeys(notes)),
                 warnings=tuple(warns), failure=failure, speculative=spec_info, cudagraphs=graph_info,
+                model_runner={"runner": runner, "why": runner_why} if rules.is_v1 else None,
                 first_start=cold_loss.to_dict(available) if cold_loss is not None else None,
                 first_start_refused=first_refused)
 

@@ -596,6 +596,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # in 0.22-0.23; the listed ones in 0.24; generate models neither hybrid nor MoE (or listed) in 0.25-0.28; all from 0.29
     "model_runner_v2": [((0, 0, 0), "none"), ((0, 22, 0), "listed_dense"), ((0, 24, 0), "listed"), ((0, 25, 0), "dense"),
                         ((0, 29, 0), "all")],
+    # How a release reads VLLM_USE_V2_MODEL_RUNNER (see plan.model_runner_choice): "unread" before 0.12 (not in
+    # vllm/envs.py, read in the 0.11.1 and 0.11.2 wheels); "opt_in" in 0.12-0.21, bool(int(value)) defaulting to "0"
+    # (envs.py), which v1/worker/gpu_worker.py Worker.__init__ copies to use_v2_model_runner: =1 builds model runner v2
+    # (v1/worker/gpu/model_runner.py), =0 is the default (read in the 0.12.0, 0.14.1, 0.16.0, 0.19.0, 0.20.2, 0.21.0
+    # wheels); "override" from 0.22, maybe_convert_bool (unset: None), and VllmConfig.use_v2_model_runner
+    # (config/vllm.py) returns a set value before any default check (architecture, Triton, unsupported features), so
+    # =1 forces v2 and =0 forces v1 for every model (read in the 0.22.0, 0.24.0, 0.25.1, 0.27.1, 0.28.0, 0.29.0,
+    # 0.31.0 and 0.33.0 wheels). A value int() refuses stops the server with a ValueError wherever it is read.
+    "mrv2_env": [((0, 0, 0), "unread"), ((0, 12, 0), "opt_in"), ((0, 22, 0), "override")],
     "mrv2_architectures": [((0, 0, 0), ()), ((0, 22, 0), ("Qwen3ForCausalLM",)),
                            ((0, 23, 0), ("Qwen3ForCausalLM", "LlamaForCausalLM", "MistralForCausalLM")),
                            ((0, 24, 0), ("Qwen3ForCausalLM", "LlamaForCausalLM", "MistralForCausalLM", "DeepseekV2ForCausalLM",
@@ -823,6 +832,7 @@ class VersionRules:
     v0_for_quantization: tuple[str, ...]
     v0_for_recurrent: bool
     model_runner_v2: str
+    mrv2_env: str
     mrv2_architectures: tuple[str, ...]
     mrv2_v1_spec_methods: tuple[str, ...]
     mrv2_profile_sampler: str
