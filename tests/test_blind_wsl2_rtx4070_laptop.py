@@ -6,7 +6,9 @@ Four starts of one model on one card and image: the CUDA-graph default at 16,384
 volume, so the three compiled starts are most likely first (cold) starts, while kvplan plans a warm restart and states the
 first start's range beside it (Plan.first_start, plan.py cold_start_pool_loss_bytes). What the four show at first scoring:
 the eager start, where nothing compiles, is within 2 % of its logged pool; the two compiled starts without speculation
-land inside the first-start range; the n-gram start lies 0.23 GiB below its range, while the pool kvplan's warm plan
+land inside the first-start range (since V1-f's non-torch constant went from 0.20 to 0.15 GiB, the median of five logged
+0.27+ consumed figures, the warm plan and the range sit 0.05 GiB higher and the two starts lie 0.02-0.04 GiB below the
+range's lower end); the n-gram start lies 0.23 GiB below its range, while the pool kvplan's warm plan
 takes for the speculation (the two warm plans' difference) matches the logged difference within 0.1 GiB.
 """
 import json
@@ -49,8 +51,12 @@ def test_the_compiled_starts_land_in_the_first_start_range():
         logged = rec["observed"]["kv_cache_gib"] * GIB
         assert p.kv_cache_bytes > logged  # the warm plan is above the (most likely cold) start
         fs = p.first_start
-        # the printed GiB has two decimals: half a hundredth either side
-        assert fs["kv_cache_bytes_least"] - 0.005 * GIB <= logged <= fs["kv_cache_bytes_most"] + 0.005 * GIB
+        # the printed GiB has two decimals: half a hundredth either side. Charged 0.20 GiB of non-torch memory (V1-f's
+        # constant until five 0.27+ startups logged theirs) both starts fell inside the range; charged 0.15 (their
+        # median, calibration.py) the range's lower end is 1.97 GiB and the starts log 1.93 and 1.95: below it by
+        # 0.04 and 0.02 GiB, which this bound (0.05 GiB) states rather than hides
+        assert fs["kv_cache_bytes_least"] - 0.05 * GIB <= logged <= fs["kv_cache_bytes_most"] + 0.005 * GIB
+        assert logged < fs["kv_cache_bytes_least"] - 0.005 * GIB  # both: below it, beyond the print rounding
 
 
 def test_the_ngram_cost_matches_the_logged_difference():

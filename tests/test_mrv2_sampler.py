@@ -53,10 +53,12 @@ def test_blind_awq_8gb_startup_charges_the_forward_not_a_top_k_top_p_sampler():
     # the dense live set with its third T x H tensor (plan.term_features): 0.149 GiB (0.141 with two); eager Qwen2MLP
     # keeps gate_up beside down_proj's output (plan.dense_hidden_rows): 0.157, 0.007 above the log (test_dense_live_set)
     assert abs(p.activation_peak_bytes / GIB - rec["observed"]["activation_peak_gib"]) < 0.01
-    # the pool's -9.4 % (-8.7 % with three T x H rows) is the non-torch charge (0.35 GiB against the 0.25 logged), not
-    # the peak
-    assert abs(p.kv_cache_bytes / GIB - rec["observed"]["kv_cache_gib"]) / rec["observed"]["kv_cache_gib"] < 0.095
-    assert p.non_torch_bytes / GIB - rec["observed"]["non_torch_gib"] > 0.09
+    # the pool's -9.4 % with V1-f's constant at 0.20 GiB was the non-torch charge (0.35 GiB against the 0.25 logged),
+    # not the peak; with the constant set from five logged 0.27+ consumed figures (0.15, calibration.py) it charges
+    # 0.30 and the pool is -4.9 %: the charge is still 0.05 GiB above the log (an eager start: the 0.10-0.11 the blind
+    # eager 0.27+ starts imply beyond kvplan's computed terms, SOURCES-logs.md), and the rest of the miss
+    assert abs(p.kv_cache_bytes / GIB - rec["observed"]["kv_cache_gib"]) / rec["observed"]["kv_cache_gib"] < 0.055
+    assert 0.04 < p.non_torch_bytes / GIB - rec["observed"]["non_torch_gib"] < 0.06
     assert "model runner v2" in _peak(p).formula
 
 

@@ -41,6 +41,15 @@ from _records import CHECKOUT, RECORD_FILES, ROOT, located, record_files  # noqa
 GROUPS = {"V0 >= 0.6.5": ("V0-c",), "V0 <= 0.6.4": ("V0-a", "V0-b"), "V1 0.9.1-0.10": ("V1-b",), "V1 0.8-0.9.0": ("V1-a",),
           "V1 0.11-0.17": ("V1-c",), "V1 0.18-0.19": ("V1-d",), "V1 >= 0.20": ("V1-e", "V1-f")}
 NON_TORCH_POOL = {"V1 0.8-0.9.0": "V0 <= 0.6.4"}
+# From 0.27 (era V1-f) vLLM charges and logs another quantity than 0.20-0.26 (V1-e): total_consumed, the free device
+# memory lost from the init snapshot to the end of the profile (utils/mem_utils.py memory_profiling, 0.27.1 wheel),
+# which holds the weights, the non-torch increase, the allocator's reserved-but-free slack and every persistent torch
+# tensor the profile keeps; 0.26.0's budget charges non_torch_increase alone (the same function, 0.26.0 wheel: CUDA-used
+# less torch reserved, over the init snapshot), the persistent tensors falling in its torch peak. So 0.27+'s logged
+# figures (consumed - weights) form a pool of their own, each net of what kvplan computes apart (model runner v2's
+# penalty state, the fused-MoE workspace kept after the profile, FlashInfer's all-reduce workspace: plan.measured_terms'
+# non-torch less the era's constant), and they set V1-f's constant alone; V1-e keeps the group's.
+CONSUMED_POOL, CONSUMED_ERA = "V1 >= 0.27 (consumed)", "V1-f"
 
 
 def planned_logging(records, field: str):
@@ -124,7 +133,7 @@ def _not_fitted(rec, p) -> str | None:
 def model(r, a_s, n_c, n_tp, n_int, g_c, g_p, n_nvls=0.0):
     f = r["f"]
     act = max(f.forward_peak_bytes + f.moe_bytes, (r["a_s_kernel"] or a_s) * f.sampler_elements) + f.moe_workspace_bytes
-    nt = n_c + (n_tp if f.tp_gt_1 and r["nccl"] else 0) + (n_int if f.integrated_memory else 0) + (n_nvls if f.nvls and r["nccl"] else 0)
+    nt = (n_c if r.get("n_c") is None else r["n_c"]) + (n_tp if f.tp_gt_1 and r["nccl"] else 0) + (n_int if f.integrated_memory else 0) + (n_nvls if f.nvls and r["nccl"] else 0)
     cg = (g_c + g_p * f.graph_layer_sizes) if r["cg"] and f.n_sizes else 0
     return act + nt + cg
 
@@ -239,10 +248,17 @@ def sampler_peaks(root: Path) -> dict[str, list[tuple[str, float]]]:
 def logged_non_torch(root: Path) -> dict[str, list[tuple[str, float]]]:
     """{era group: [(record id, logged non-torch bytes), ...]} over single-GPU startups on discrete GPUs (no NCCL, no
     integrated-memory term): the logged value is then n_const alone."""
+    from kvplan.calibration import coefficients_for
+    from kvplan.plan import measured_terms
+
     out: dict[str, list[tuple[str, float]]] = {}
     for rid, p, f, group, nt in _logging(root, "non_torch_gib"):
         if not (f.tp_gt_1 or f.integrated_memory or p.gpu.vendor != "NVIDIA"):
-            out.setdefault(group, []).append((rid, nt * GIB))
+            if p.era == CONSUMED_ERA:  # consumed - weights, less the terms kvplan computes apart (CONSUMED_POOL)
+                computed = measured_terms(p.model, p.gpu, p.args, p.rules)["non_torch"][0] - coefficients_for(p.era).n_const
+                out.setdefault(CONSUMED_POOL, []).append((rid, nt * GIB - computed))
+            else:
+                out.setdefault(group, []).append((rid, nt * GIB))
     return out
 
 
@@ -389,10 +405,11 @@ def main():
             print(f"\n## {group}: sampler peaks logged by {len(logged)} startups ({pool}): "
                   + ", ".join(f"{i[:40]} {v:.1f}" for i, v in sorted(peaks[pool], key=lambda x: x[1]))
                   + (f" B/logit -> median {a_s_logged:.1f}" if a_s_logged else " (too few to fix the coefficient)"))
-        # >= 0.20: most records there state no version or serve a stand-in config, and none logs its non-torch
-        # memory apart (the >= 0.27 summary folds it into "consumed"), so the sampler's bytes per logit and the
-        # non-torch constant are carried over from 0.18-0.19 (the same code paths) and only the integrated-memory
-        # term, which no earlier group can constrain, is fitted here.
+        # >= 0.20: most records there state no version or serve a stand-in config, and no 0.20-0.26 startup of the
+        # fitting files logs its non-torch memory, so the sampler's bytes per logit and the non-torch constant are
+        # carried over from 0.18-0.19 (the same code paths) and only the integrated-memory term, which no earlier group
+        # can constrain, is fitted here; 0.27+ (V1-f) takes its own constant from its logged consumed figures
+        # (CONSUMED_POOL, below).
         prev = fitted.get("V1 0.18-0.19", {}) if group == "V1 >= 0.20" else ({"a_s": a_s_logged} if a_s_logged else {})
         # V0 before 0.6.5: the same sampler term as 0.6.5+ (SAMPLER_POOL), which its records (forward-dominated
         # profiles) cannot fit
@@ -410,6 +427,21 @@ def main():
                   + (f" GiB -> median {n_c_logged / GIB:.2f} GiB" if n_c_logged is not None else " GiB (not used)"))
             if n_c_logged is not None:
                 prev = dict(prev, n_c=n_c_logged)
+        # >= 0.27 (V1-f): its own constant, the median of its logged consumed - weights net of the computed terms
+        # (CONSUMED_POOL), where at least 5 single-GPU startups give it; its rows are modelled with it
+        consumed = sorted(v for _, v in non_torch.get(CONSUMED_POOL, [])) if CONSUMED_ERA in eras else []
+        n_c_own = None
+        if consumed:
+            n_c_own = round(statistics.median(consumed) / GIB * 100) / 100 * GIB if len(consumed) >= 5 else None
+            print(f"\n## {CONSUMED_POOL}: consumed - weights less the terms kvplan computes apart, logged by "
+                  f"{len(consumed)} single-GPU startups: "
+                  + ", ".join(f"{i[:40]} {v / GIB:.3f}" for i, v in sorted(non_torch[CONSUMED_POOL], key=lambda x: x[1]))
+                  + (f" GiB -> median {statistics.median(consumed) / GIB:.3f}, {CONSUMED_ERA} n_const {n_c_own / GIB:.2f} GiB"
+                     if n_c_own is not None else " GiB (fewer than 5: not used)"))
+            if n_c_own is not None:
+                for r in scored:
+                    if r["era"] == CONSUMED_ERA:
+                        r["n_c"] = n_c_own
         # NCCL's NVLink SHARP buffers (more than 2 TP ranks on a Hopper-or-later NVSwitch, where NCCL is charged) are
         # fitted in a second stage on the records they apply to, the other terms being fitted without those records,
         # so that the few NVLS runs do not pull the sampler or non-torch coefficients.
@@ -423,6 +455,8 @@ def main():
                                    key=lambda v: loss(nvls, [params[k] for k in keys[:-1]] + [v]))
             used["n_nvls"] = True
         fitted[group] = params
+        if n_c_own is not None:
+            fitted[CONSUMED_POOL] = {"n_c": n_c_own}
         print(f"\n## {group}: {len(g)} records")
         print("   " + ", ".join(f"{k}={v / GIB:.3f} GiB" if k not in ("a_s", "g_p") else (f"{k}={v:.0f} B/elem" if k == "a_s" else f"{k}={v / 1024 ** 2:.3f} MiB")
                                 for k, v in params.items() if used[k]))

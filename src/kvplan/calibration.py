@@ -284,16 +284,30 @@ COEFFICIENTS["V1-d"] = _fitted(_V1_SAMPLER_TRITON_B, 0.2, 0.0, "5 V1 records of 
 # V1 >= 0.20 (12 records; many serve a stand-in config, some state no version that the log or the source dates). Sampler bytes per logit and the
 # non-torch constant carried over from 0.18-0.19, where the profiled sampler peak dropped; later changes keep it
 # small: FlashInfer top-k/top-p (no full sort) became the default (vLLM PR #40376) and MRV2's profile run skips the
-# fp32 logits path (noted in vLLM PR #57926). No record of this group logs its non-torch memory apart (the >= 0.27
-# summary folds it into "consumed"). The integrated-memory term (4.0 GiB, 6 DGX Spark / GB10 records, where free
+# fp32 logits path (noted in vLLM PR #57926). No record of 0.20-0.26 in the fitting files logs its non-torch memory
+# (0.27+ log "consumed": below). The integrated-memory term (4.0 GiB, 6 DGX Spark / GB10 records, where free
 # memory is the OS's available memory and CPU-side allocations during startup count as consumed) is fitted, after
 # taking out what kvplan computes (the multimodal encoder pass of the Qwen3.6 GB10 record). Its records run vLLM's
 # small batch defaults (2048 tokens, 256 sequences: NVML has no memory query on integrated parts, versions.py
 # batch_defaults), so the sampler peak is a quarter of a 1,024-sequence one; fitted with 1,024 the term came out at
 # 3.25 GiB, with the same residuals (-1.1 to +0.0 GiB on the GB10 records but the two MiniMax-M2.7 AWQ stand-ins).
-for _era in ("V1-e", "V1-f"):
-    COEFFICIENTS[_era] = _fitted(16, 0.20, 0.0, "12 V1 records of vLLM >= 0.20 (or of no version the log or the source dates)",
-                                 n_integrated_gib=4.0, n_nvlink_tp_gib=_NVLINK_TP_GIB, graphs_estimated=True)
+# From 0.27 (V1-f) the constant is set from logged values, as the rule above asks (at least 5 single-GPU startups of the
+# fitting files): vLLM 0.27+ charges total_consumed, the free memory lost from the init snapshot to the end of the
+# profile (utils/mem_utils.py memory_profiling, 0.27.1 wheel; "X GiB for consumed memory (weights + non-torch)" in
+# v1/worker/gpu_worker.py's summary), and each startup's consumed - weights, less what kvplan computes apart (model
+# runner v2's penalty state, the fused-MoE workspace kept after the profile: plan.measured_terms), gives 0.111 (T4,
+# Qwen2.5-1.5B-Instruct, 0.30.0), 0.150 (RTX 4050 Laptop under WSL2, Qwen2.5-3B-Instruct-AWQ, 0.29.0, model runner v1,
+# warm), 0.151 (RTX 4090 under WSL2, Qwen2.5-0.5B, 0.27.1, vllm.LLM), 0.181 (a 40 GB card, Qwen2.5-Coder-1.5B-Instruct,
+# 0.31.0) and 1.730 GiB (RTX 5090, Qwen3.8-27B NVFP4 with its MTP drafter, 0.27.1): median 0.151 -> 0.15 GiB
+# (tools/fit_calibration.py CONSUMED_POOL; tests/data/SOURCES-logs.md, Non-torch >= 0.20 round). 0.20-0.26 (V1-e) do not
+# share the measure: their budget charges non_torch_increase alone (memory_profiling, 0.26.0 wheel: CUDA-used less
+# torch reserved over the init snapshot; persistent torch tensors fall in the torch peak), which no single-GPU startup
+# of the fitting files logs, so V1-e keeps the 0.20 carried over. The integrated-memory term refits to the same 4.0 GiB.
+COEFFICIENTS["V1-e"] = _fitted(16, 0.20, 0.0, "12 V1 records of vLLM >= 0.20 (or of no version the log or the source dates)",
+                               n_integrated_gib=4.0, n_nvlink_tp_gib=_NVLINK_TP_GIB, graphs_estimated=True)
+COEFFICIENTS["V1-f"] = _fitted(16, 0.15, 0.0, "12 V1 records of vLLM >= 0.20 (or of no version the log or the source "
+                               "dates); non-torch: the median of 5 logged 0.27+ consumed figures",
+                               n_integrated_gib=4.0, n_nvlink_tp_gib=_NVLINK_TP_GIB, graphs_estimated=True)
 
 _DEFAULT = COEFFICIENTS["V1-f"]
 
