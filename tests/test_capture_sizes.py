@@ -200,3 +200,78 @@ def test_compilation_config_sets_them_too_and_not_beside_the_flags():
         _fit(compilation_config='{"max_cudagraph_capture_size": 0}')
     # before 0.11.1 (no max_cudagraph_capture_size, no cut at the token budget) kvplan keeps the release's default
     assert _fit("0.11.0", compilation_config={"cudagraph_capture_sizes": [1, 2]}).cudagraphs["capture_sizes_source"] == "default"
+
+
+# a real 0.23.0 start (RTX 4090, tests/data/compile_warm_rtx4090_v0230.log: StellaLee/vllm-experiment, as
+# test_reconcile.py cites it), its 'non-default args' line given capture settings; its engine-config line prints the
+# resolved grid (compilation_config 'cudagraph_capture_sizes': [1, ..., 64], 'max_cudagraph_capture_size': 64)
+WARM_LOG = Path(__file__).parent / "data" / "compile_warm_rtx4090_v0230.log"
+WARM_ARGS = "'max_num_seqs': 32}"
+
+
+def _warm_log(tmp_path, extra: str) -> Path:
+    text = WARM_LOG.read_text(encoding="utf-8")
+    assert text.count(WARM_ARGS) == 1
+    path = tmp_path / "capture.log"
+    path.write_text(text.replace(WARM_ARGS, "'max_num_seqs': 32, " + extra + "}"), encoding="utf-8")
+    return path
+
+
+def _plan_of_log(path):
+    from kvplan.cli import FitFlags
+    from kvplan.logs import parse_log
+    from kvplan.reconcile import plan_from_log
+
+    plan, _notes = plan_from_log(parse_log(path), "Qwen/Qwen2.5-7B-Instruct", FitFlags(gpu="RTX 4090"),
+                                 site_calibration=False)
+    return plan
+
+
+def test_reconcile_plans_the_capture_settings_the_log_was_given(tmp_path):
+    """`kvplan reconcile` plans with the log's --cudagraph-capture-sizes / --max-cudagraph-capture-size (its
+    non-default args), so its graph term is the 4 sizes' and not the default grid's 11 (max_num_seqs 32 -> 64)."""
+    from kvplan.logs import parse_log
+
+    base = _plan_of_log(WARM_LOG)
+    # the engine-config line's resolved grid is vLLM's result, not a setting: the plan keeps its default
+    assert base.cudagraphs["capture_sizes"] == GRID_64 and base.cudagraphs["capture_sizes_source"] == "default"
+    assert not {"cudagraph_capture_sizes", "max_cudagraph_capture_size"} & set(parse_log(WARM_LOG).to_record()["args"])
+    given = _plan_of_log(_warm_log(tmp_path, "'cudagraph_capture_sizes': [1, 2, 4, 8], 'max_cudagraph_capture_size': 8"))
+    assert given.cudagraphs["capture_sizes"] == [1, 2, 4, 8]
+    assert given.cudagraphs["capture_sizes_source"] == "--cudagraph-capture-sizes with --max-cudagraph-capture-size"
+    assert given.cudagraph_bytes < base.cudagraph_bytes and given.kv_cache_bytes > base.kv_cache_bytes
+    top = _plan_of_log(_warm_log(tmp_path, "'max_cudagraph_capture_size': 16"))
+    assert top.cudagraphs["capture_sizes"] == [1, 2, 4, 8, 16]
+    # given inside --compilation-config (-cc): read alike
+    comp = _plan_of_log(_warm_log(tmp_path, "'compilation_config': {'cudagraph_capture_sizes': [1, 2, 4, 8]}"))
+    assert comp.cudagraphs["capture_sizes"] == [1, 2, 4, 8]
+
+
+def test_a_command_line_gives_the_sizes_as_vllm_serve_spells_them():
+    from kvplan.logs import parse_command_args, parse_lines
+
+    args = parse_command_args("vllm serve m --cudagraph-capture-sizes 1 2 4 8 --max-num-seqs 4")
+    assert args["cudagraph_capture_sizes"] == "1 2 4 8" and args["max_num_seqs"] == 4
+    assert parse_capture_sizes_of(args["cudagraph_capture_sizes"]) == (1, 2, 4, 8)
+    log = parse_lines(['non-default args: {"model": "m", "compilation_config": '
+                       '"{\\"max_cudagraph_capture_size\\": 32, \\"cudagraph_mode\\": null}"}'])
+    assert log.to_record()["args"]["max_cudagraph_capture_size"] == 32
+
+
+def parse_capture_sizes_of(value):
+    from kvplan.plan import parse_capture_sizes
+
+    return parse_capture_sizes(value)
+
+
+def test_reconcile_record_carries_them_and_validate_scores_it(monkeypatch, capsys, tmp_path):
+    log = _warm_log(tmp_path, "'cudagraph_capture_sizes': [1, 2, 4, 8]")
+    out = tmp_path / "startup.jsonl"
+    code, _stdout, stderr = run_cli(monkeypatch, capsys, "reconcile", str(log), "Qwen/Qwen2.5-7B-Instruct", "--force-model",
+                                    "--gpu", "RTX 4090", "--record", str(out))
+    assert code == 0, stderr
+    (record,) = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    assert record["args"]["cudagraph_capture_sizes"] == [1, 2, 4, 8]
+    (scored,) = validate_records([record])
+    assert scored.skipped is None and scored.error_pct
+    assert predict_record(record)[0].cudagraphs["capture_sizes"] == [1, 2, 4, 8]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import io
+import json
 import os
 import re
 import shlex
@@ -2385,6 +2386,29 @@ class StartupLog:
             return "generate"
         return None
 
+    def capture_settings_given(self) -> dict:
+        """--cudagraph-capture-sizes / --max-cudagraph-capture-size (flags of `vllm serve` from 0.11.1, vllm/engine/
+        arg_utils.py EngineArgs.cudagraph_capture_sizes / max_cudagraph_capture_size) as the server was given them: its
+        'non-default args' dict (or Namespace line) or command line, or the --compilation-config (-cc) it was given,
+        {"cudagraph_capture_sizes": [...]} (CompilationConfig fields of the same names). Not the engine-config line's
+        compilation_config: from 0.11.1 it prints the sizes vLLM resolved on every start (the default grid included,
+        [] where nothing is captured), a result and not a setting; a plan given it would call the default grid given."""
+        found: dict[str, Any] = {}
+        for source in (self.engine_args, self.command_args):
+            comp = source.get("compilation_config")
+            if isinstance(comp, str) and comp.strip().startswith("{"):
+                comp = _literal(comp.strip())
+                if not isinstance(comp, dict):  # JSON's true/false/null: read as JSON where Python's literal fails
+                    try:
+                        comp = json.loads(source["compilation_config"])
+                    except ValueError:
+                        comp = None
+            for name in ("cudagraph_capture_sizes", "max_cudagraph_capture_size"):
+                for value in (source.get(name), comp.get(name) if isinstance(comp, dict) else None):
+                    if value not in (None, "", [], ()) and name not in found:
+                        found[name] = list(value) if isinstance(value, tuple) else value
+        return found
+
     def to_record(self) -> dict:
         """The realized startup in the startup-record format; what the log does not say is null."""
         tp = as_int(self.arg("tensor_parallel_size"))
@@ -2416,6 +2440,7 @@ class StartupLog:
             args["data_parallel_size"] = as_int(self.arg("data_parallel_size"))
         if self.arg("enable_expert_parallel"):
             args["enable_expert_parallel"] = self.arg("enable_expert_parallel")
+        args.update(self.capture_settings_given())  # the CUDA-graph capture sizes the server was told to capture at
         for name in PRINTED_ARGS:
             args[name] = self.arg_or_printed(name)
         if args["max_model_len"] is None:  # else the concurrency line's length: vLLM prints it for max_model_len
@@ -2520,6 +2545,11 @@ def parse_keyword_args(body: str) -> dict:
     return result
 
 
+# flags that take several values (vllm/engine/arg_utils.py EngineArgs.add_cli_args, 0.11.1: cudagraph_capture_sizes is
+# list[int], so argparse nargs="+")
+_LIST_FLAGS = frozenset({"cudagraph_capture_sizes"})
+
+
 def parse_command_args(cmd: str) -> dict:
     """Flags of a `vllm serve ...` / `python -m vllm.entrypoints...` command line."""
     try:
@@ -2535,6 +2565,14 @@ def parse_command_args(cmd: str) -> dict:
         if tok.startswith("--") and len(tok) > 2:
             name, eq, value = tok[2:].partition("=")
             name = name.replace("-", "_")
+            if not eq and name in _LIST_FLAGS:  # nargs="+": '--cudagraph-capture-sizes 1 2 4 8'
+                values = []
+                while i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
+                    values.append(tokens[i + 1])
+                    i += 1
+                result[name] = " ".join(values) or "True"
+                i += 1
+                continue
             if not eq:
                 if i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
                     value = tokens[i + 1]
