@@ -173,11 +173,11 @@ def test_validate_scores_a_record_that_sets_them():
     assert predict_record(top)[0].cudagraphs["capture_sizes"] == GRID_64
     scored, scored_top = validate_records([rec, top])
     assert scored.skipped is None and scored.error_pct and scored_top.skipped is None
-    # 0.9-0.12's --cuda-graph-sizes is still put aside as unmodelled: the record is skipped naming it
+    # 0.9-0.12's --cuda-graph-sizes on this 0.22.0 record: the release has no such flag, so it is skipped naming it
     old = json.loads(json.dumps(base))
     old["args"]["cuda_graph_sizes"] = [1, 2, 4]
     (skipped,) = validate_records([old])
-    assert skipped.skipped and skipped.skipped.startswith("args.cuda_graph_sizes:")
+    assert skipped.skipped and skipped.skipped.startswith("--cuda-graph-sizes: vLLM 0.22.0 has no --cuda-graph-sizes")
     bad = json.loads(json.dumps(base))
     bad["args"]["cudagraph_capture_sizes"] = ["a"]
     with pytest.raises(InputError) as e:
@@ -275,3 +275,99 @@ def test_reconcile_record_carries_them_and_validate_scores_it(monkeypatch, capsy
     (scored,) = validate_records([record])
     assert scored.skipped is None and scored.error_pct
     assert predict_record(record)[0].cudagraphs["capture_sizes"] == [1, 2, 4, 8]
+
+
+def _fit_l4(version, **kw):
+    kw.setdefault("max_model_len", 4096)
+    return kvplan.fit(QWEN, "L4", vllm_version=version, fixes=False, site_calibration=False, **kw)
+
+
+GRID8_64 = [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64]
+
+
+@pytest.mark.parametrize("version", ["0.9.0", "0.10.0", "0.11.0"])
+def test_cuda_graph_sizes_before_0_11_1_one_value_is_the_step_8_grid(version):
+    """SchedulerConfig.cuda_graph_sizes read by VllmConfig._set_cudagraph_sizes (vllm/config.py 0.9.0.1, 0.10.0,
+    vllm/config/__init__.py 0.11.0 wheels): one value N -> 1, 2, 4 and the multiples of 8 up to N; several -> the sizes
+    sorted; then only the sizes within max_num_batched_tokens. The graphs are captured after the pool is sized in these
+    releases, so the captured bytes move, not the pool."""
+    base = _fit_l4(version)
+    one = _fit_l4(version, cuda_graph_sizes="64")
+    assert base.cudagraphs["num_capture_sizes"] == 67 and one.cudagraphs["capture_sizes"] == GRID8_64
+    assert one.cudagraphs["capture_sizes_source"].startswith("--cuda-graph-sizes 64")
+    several = _fit_l4(version, cuda_graph_sizes=[8, 4, 2, 1, 4])
+    assert several.cudagraphs["capture_sizes"] == [1, 2, 4, 8]
+    assert several.cudagraph_capture_bytes < one.cudagraph_capture_bytes < base.cudagraph_capture_bytes
+    cut = _fit_l4(version, cuda_graph_sizes="1,2,8192", max_num_batched_tokens=4096)
+    assert cut.cudagraphs["capture_sizes"] == [1, 2] and "above max_num_batched_tokens 4,096 dropped" in \
+        cut.cudagraphs["capture_sizes_source"]
+    # a value above 512 is not capped (no max_num_seqs, no 512 ceiling): within the token budget
+    assert _fit_l4(version, cuda_graph_sizes="1024", max_num_batched_tokens=8192).cudagraphs["largest"] == 1024
+
+
+@pytest.mark.parametrize("version", ["0.11.1", "0.12.0"])
+def test_cuda_graph_sizes_from_0_11_1_is_the_capture_sizes_alias(version):
+    """0.11.1-0.12.x copy --cuda-graph-sizes into CompilationConfig.cudagraph_capture_sizes (vllm/engine/arg_utils.py
+    EngineArgs.create_engine_config, 0.11.1 and 0.12.0 wheels): one value is that size alone, and it excludes the
+    other ways of giving the list."""
+    assert _fit_l4(version, cuda_graph_sizes="64").cudagraphs["capture_sizes"] == [64]
+    alias, new = _fit_l4(version, cuda_graph_sizes="1,2,4,8"), _fit_l4(version, cudagraph_capture_sizes="1,2,4,8")
+    assert alias.cudagraphs["capture_sizes"] == [1, 2, 4, 8] and alias.cudagraph_bytes == new.cudagraph_bytes
+    assert alias.cudagraphs["capture_sizes_source"] == "--cuda-graph-sizes"
+    with pytest.raises(RefusedByVLLMError, match="cudagraph_capture_sizes and compilation_config.cudagraph_capture_sizes"):
+        _fit_l4(version, cuda_graph_sizes="1,2", cudagraph_capture_sizes="1,2")
+    with pytest.raises(RefusedByVLLMError, match="cuda_graph_sizes and compilation_config.cudagraph_capture_sizes"):
+        _fit_l4(version, cuda_graph_sizes="1,2", compilation_config={"cudagraph_capture_sizes": [1, 2]})
+
+
+def test_cuda_graph_sizes_is_refused_where_the_release_lacks_it(monkeypatch, capsys):
+    for version, word in (("0.8.5", "first in vLLM 0.9.0"), ("0.13.0", "removed in vLLM 0.13.0"),
+                          ("0.20.0", "removed in vLLM 0.13.0")):
+        with pytest.raises(InputError, match=word) as e:
+            _fit_l4(version, cuda_graph_sizes="64")
+        assert e.value.field == "--cuda-graph-sizes"
+    with pytest.raises(InputError, match="not a whole number") as e:
+        _fit_l4("0.10.0", cuda_graph_sizes="a")
+    assert e.value.field == "--cuda-graph-sizes"
+    out = refused(monkeypatch, capsys, "--cuda-graph-sizes", "fit", QWEN, "--gpu", "L4", "--vllm-version", "0.13.0",
+                  "--cuda-graph-sizes", "64")
+    assert "removed in vLLM 0.13.0" in out
+    code, stdout, _ = run_cli(monkeypatch, capsys, "fit", QWEN, "--gpu", "L4", "--vllm-version", "0.10.0",
+                              "--max-model-len", "4096", "--cuda-graph-sizes", "64", "--json")
+    assert code == 0 and json.loads(stdout)["cudagraphs"]["capture_sizes"] == GRID8_64
+    _, out, _ = run_cli(monkeypatch, capsys, "fit", QWEN, "--gpu", "L4", "--vllm-version", "0.10.0", "--max-model-len",
+                        "4096", "--cuda-graph-sizes", "1,2,4,8")
+    assert "cuda_graph_sizes 1,2,4,8" in " ".join(line.strip("│ ") for line in out.splitlines()), out
+    # the launch files write it as vllm serve reads it: one argument per size (nargs="+")
+    from kvplan.deploy import render_files, spec_from_plan
+
+    spec = spec_from_plan(_fit_l4("0.10.0", cuda_graph_sizes="1,2,4,8"))
+    argv = spec.serve_argv()
+    i = argv.index("--cuda-graph-sizes")
+    assert argv[i + 1:i + 5] == ["1", "2", "4", "8"]
+    line = next(ln for ln in render_files(spec)["serve.sh"].splitlines() if "--cuda-graph-sizes" in ln)
+    assert shlex.split(line)[1:] == ["1", "2", "4", "8"]
+
+
+def test_validate_scores_a_record_with_cuda_graph_sizes():
+    assert "cuda_graph_sizes" not in ARGS_NOT_MODELLED
+    rec = json.loads(json.dumps(_blind_record()))
+    rec["vllm_version"] = "0.10.0"
+    rec["args"]["cuda_graph_sizes"] = [64]
+    p, _ = predict_record(rec)
+    assert p.cudagraphs["capture_sizes"] == GRID8_64
+    (scored,) = validate_records([rec])
+    assert scored.skipped is None
+    bad = json.loads(json.dumps(rec))
+    bad["args"]["cuda_graph_sizes"] = ["x"]
+    with pytest.raises(InputError) as e:
+        predict_record(bad)
+    assert e.value.field == "args.cuda_graph_sizes"
+
+
+def test_a_0_10_log_gives_its_cuda_graph_sizes_to_reconcile():
+    from kvplan.logs import parse_command_args, parse_lines
+
+    assert parse_command_args("vllm serve m --cuda-graph-sizes 1 2 4")["cuda_graph_sizes"] == "1 2 4"
+    log = parse_lines(["INFO 08-01 10:00:00 [cli_args.py:261] non-default args: {'model': 'm', 'cuda_graph_sizes': [64]}"])
+    assert log.to_record()["args"]["cuda_graph_sizes"] == [64]

@@ -56,8 +56,8 @@ DOWNLOAD_IGNORE = ("original/*",)
 
 
 # vllm serve flags that take several values, each its own argument (vllm/engine/arg_utils.py, 0.11.1-0.33.0: the
-# list[int] fields of CompilationConfig become nargs="+")
-MULTI_VALUE_FLAGS = frozenset({"--cudagraph-capture-sizes"})
+# list[int] fields of CompilationConfig become nargs="+"; 0.9.0-0.12.0: SchedulerConfig.cuda_graph_sizes, list[int], the same)
+MULTI_VALUE_FLAGS = frozenset({"--cudagraph-capture-sizes", "--cuda-graph-sizes"})
 
 
 @dataclass(frozen=True)
@@ -397,6 +397,13 @@ def spec_from_plan(
         flags.append(Flag("--cudagraph-capture-sizes", " ".join(map(str, sizes)),
                           "the batch sizes CUDA graphs are captured at, as planned (sizes above "
                           "max_num_batched_tokens are dropped)"))
+    old_sizes = _get(a, "cuda_graph_sizes")
+    if old_sizes:
+        from kvplan.plan import parse_capture_sizes
+
+        flags.append(Flag("--cuda-graph-sizes", " ".join(map(str, parse_capture_sizes(old_sizes))),
+                          "vLLM 0.9.0-0.12.x's CUDA-graph batch sizes (before 0.11.1 one value N: 1, 2, 4 and the "
+                          "multiples of 8 up to N), as planned"))
     top = _get(a, "max_cudagraph_capture_size")
     if top:
         flags.append(Flag("--max-cudagraph-capture-size", str(top), "vLLM's capture-size grid up to this batch size, "

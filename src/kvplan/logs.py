@@ -2390,7 +2390,9 @@ class StartupLog:
         """--cudagraph-capture-sizes / --max-cudagraph-capture-size (flags of `vllm serve` from 0.11.1, vllm/engine/
         arg_utils.py EngineArgs.cudagraph_capture_sizes / max_cudagraph_capture_size) as the server was given them: its
         'non-default args' dict (or Namespace line) or command line, or the --compilation-config (-cc) it was given,
-        {"cudagraph_capture_sizes": [...]} (CompilationConfig fields of the same names). Not the engine-config line's
+        {"cudagraph_capture_sizes": [...]} (CompilationConfig fields of the same names); and 0.9.0-0.12.x's
+        --cuda-graph-sizes (EngineArgs.cuda_graph_sizes, a list whose default, [512] in 0.9 and [] from 0.10, non-default
+        args leaves out). Not the engine-config line's
         compilation_config: from 0.11.1 it prints the sizes vLLM resolved on every start (the default grid included,
         [] where nothing is captured), a result and not a setting; a plan given it would call the default grid given."""
         found: dict[str, Any] = {}
@@ -2403,7 +2405,7 @@ class StartupLog:
                         comp = json.loads(source["compilation_config"])
                     except ValueError:
                         comp = None
-            for name in ("cudagraph_capture_sizes", "max_cudagraph_capture_size"):
+            for name in ("cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes"):
                 for value in (source.get(name), comp.get(name) if isinstance(comp, dict) else None):
                     if value not in (None, "", [], ()) and name not in found:
                         found[name] = list(value) if isinstance(value, tuple) else value
@@ -2545,9 +2547,9 @@ def parse_keyword_args(body: str) -> dict:
     return result
 
 
-# flags that take several values (vllm/engine/arg_utils.py EngineArgs.add_cli_args, 0.11.1: cudagraph_capture_sizes is
-# list[int], so argparse nargs="+")
-_LIST_FLAGS = frozenset({"cudagraph_capture_sizes"})
+# flags that take several values (vllm/engine/arg_utils.py EngineArgs.add_cli_args: cudagraph_capture_sizes, 0.11.1,
+# and cuda_graph_sizes, 0.9.0-0.12.0, are list[int], so argparse nargs="+")
+_LIST_FLAGS = frozenset({"cudagraph_capture_sizes", "cuda_graph_sizes"})
 
 
 def parse_command_args(cmd: str) -> dict:

@@ -610,6 +610,9 @@ class EngineArgs:
     # "1 2 4 8" or a sequence of ints); None: the release derives them (cudagraph_capture_sizes)
     cudagraph_capture_sizes: str | tuple[int, ...] | list[int] | None = None
     max_cudagraph_capture_size: int | None = None  # vLLM's --max-cudagraph-capture-size (0.11.1+): the default grid's top
+    # vLLM's --cuda-graph-sizes (0.9.0-0.12.x, as --cudagraph-capture-sizes takes it): one value N, the grid up to N
+    # before 0.11.1; several, the sizes (_cuda_graph_sizes)
+    cuda_graph_sizes: str | tuple[int, ...] | list[int] | None = None
     runner: str | None = None  # vLLM's --runner: auto (None), generate or pooling; --task embed/classify/score/reward map to pooling
     cpu_offload_gb: float | None = None  # vLLM's --cpu-offload-gb: GiB of weights per GPU kept in CPU memory (UVA)
     enable_lora: bool = False            # --enable-lora: max_loras slots of max_lora_rank on every supported layer
@@ -628,6 +631,8 @@ class EngineArgs:
     def __post_init__(self):
         if isinstance(self.cudagraph_capture_sizes, list):  # as JSON gives it: kept hashable, as a frozen dataclass is
             object.__setattr__(self, "cudagraph_capture_sizes", tuple(self.cudagraph_capture_sizes))
+        if isinstance(self.cuda_graph_sizes, list):
+            object.__setattr__(self, "cuda_graph_sizes", tuple(self.cuda_graph_sizes))
 
     def env_value(self, name: str) -> str | None:
         return dict(self.env).get(name)
@@ -675,6 +680,16 @@ class EngineArgs:
         """--cudagraph-capture-sizes as a tuple of ints in the order given (None: not given)."""
         return parse_capture_sizes(self.cudagraph_capture_sizes)
 
+    @cached_property
+    def cuda_graph_sizes_given(self) -> tuple[int, ...] | None:
+        """--cuda-graph-sizes (0.9.0-0.12.x) as a tuple of ints in the order given (None: not given)."""
+        try:
+            return parse_capture_sizes(self.cuda_graph_sizes)
+        except InputError as exc:
+            raise InputError("--cuda-graph-sizes", exc.message.replace("cudagraph_capture_sizes", "cuda_graph_sizes"),
+                             "e.g. 1,2,4,8 (vllm serve spells it --cuda-graph-sizes 1 2 4 8; one value N: the sizes 1, "
+                             "2, 4 and the multiples of 8 up to N before vLLM 0.11.1, N alone from 0.11.1)") from None
+
     @property
     def captures_cuda_graphs(self) -> bool:
         """Whether vLLM captures CUDA graphs: not with --enforce-eager, nor with --compilation-config cudagraph_mode
@@ -700,6 +715,7 @@ class EngineArgs:
         self.cudagraph_mode  # raises on a malformed --compilation-config or an unknown cudagraph_mode
         self.mm_limits  # raises on a malformed --limit-mm-per-prompt
         self.capture_sizes_given  # raises on a malformed --cudagraph-capture-sizes
+        self.cuda_graph_sizes_given  # raises on a malformed --cuda-graph-sizes
         self.runner_type  # raises on an unknown --runner
         u = self.gpu_memory_utilization
         if u is not None and not (0 < u <= 1):
@@ -2712,6 +2728,20 @@ def _capture_settings(args: EngineArgs, rules: VersionRules) -> tuple[tuple[int,
     comp = compilation_object(args.compilation_config) if rules.cudagraph_size_grid == "grid" else {}
     sizes, top = args.capture_sizes_given, args.max_cudagraph_capture_size
     names = ["--cudagraph-capture-sizes", "--max-cudagraph-capture-size"]
+    old = args.cuda_graph_sizes_given
+    if old is not None and rules.cudagraph_size_grid == "grid":
+        # 0.11.1-0.12.x: --cuda-graph-sizes is CompilationConfig.cudagraph_capture_sizes' deprecated alias, copied into
+        # it first (vllm/engine/arg_utils.py EngineArgs.create_engine_config, 0.11.1 and 0.12.0 wheels: "cuda_graph_sizes
+        # and compilation_config.cudagraph_capture_sizes are mutually exclusive" beside the JSON's field, then
+        # "cudagraph_capture_sizes and compilation_config.cudagraph_capture_sizes ..." beside --cudagraph-capture-sizes),
+        # so one value N is the one size N, not a grid
+        if comp.get("cudagraph_capture_sizes") is not None or sizes is not None:
+            first = "cuda_graph_sizes" if comp.get("cudagraph_capture_sizes") is not None else "cudagraph_capture_sizes"
+            raise RefusedByVLLMError("--cuda-graph-sizes", f"{first} and compilation_config.cudagraph_capture_sizes are "
+                                     "mutually exclusive", "give one of --cuda-graph-sizes, --cudagraph-capture-sizes and "
+                                     "--compilation-config's cudagraph_capture_sizes",
+                                     rule="capture-size flag and --compilation-config")
+        sizes, names[0] = old, "--cuda-graph-sizes"
     for i, (key, flag_value) in enumerate((("cudagraph_capture_sizes", sizes), ("max_cudagraph_capture_size", top))):
         if comp.get(key) is None:
             continue
@@ -2748,6 +2778,8 @@ def given_capture_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int
       not scaled by the decode query length, and no uniform decode sizes are added (0.29.0 on: only for the default);
     - both given: the largest kept size must equal the given largest, else vLLM raises "customized
       max_cudagraph_capture_size(=N) should be consistent with the max value of cudagraph_capture_sizes(=M)"."""
+    if rules.cudagraph_size_grid != "grid" and args.cuda_graph_sizes_given is not None:
+        return _cuda_graph_sizes(args, rules)
     given, top, via = _capture_settings(args, rules)
     if given is None and top is None:
         return None
@@ -2778,6 +2810,30 @@ def given_capture_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int
     if sizes and sizes[-1] != top:
         source += (f", truncated to {sizes[-1]:,} (max_num_batched_tokens {mnbt:,}; vLLM warns 'Truncating "
                    "max_cudagraph_capture_size')" if top > mnbt else f", whose largest size is {sizes[-1]:,}")
+    return sizes, source
+
+
+def _cuda_graph_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int], str]:
+    """--cuda-graph-sizes before 0.11.1 (SchedulerConfig.cuda_graph_sizes, read by VllmConfig._set_cudagraph_sizes'
+    V1 branch: vllm/config.py 0.9.0.1 and 0.10.0, vllm/config/__init__.py 0.11.0 wheels): one value N captures 1, 2, 4
+    and the multiples of 8 up to N, several values are the sizes, sorted; either way only the sizes within
+    max_num_batched_tokens are kept (no max_num_seqs, no 512 ceiling). The V0 engine's branch does not read it (its
+    sizes follow max_num_seqs): the release's default there, said so. vLLM sorts a list without deduplicating it;
+    kvplan counts each size once."""
+    if rules.engine == "v0":
+        return (cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens, rules=rules),
+                "default (the V0 engine's sizes follow max_num_seqs; it does not read --cuda-graph-sizes)")
+    given = args.cuda_graph_sizes_given
+    mnbt = int(args.max_num_batched_tokens)
+    if len(given) == 1:
+        grid = [1, 2, 4] + list(range(8, given[0] + 1, 8))
+        source = f"--cuda-graph-sizes {given[0]}: vLLM's sizes 1, 2, 4 and the multiples of 8 up to it"
+    else:
+        grid, source = list(given), "--cuda-graph-sizes"
+    sizes = sorted({s for s in grid if s <= mnbt})
+    dropped = sorted({s for s in grid if s > mnbt})
+    if dropped:
+        source += f"; {len(dropped)} size(s) above max_num_batched_tokens {mnbt:,} dropped"
     return sizes, source
 
 
@@ -3890,6 +3946,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
                             "--compilation-config": args.compilation_config or None,
                             "--cudagraph-capture-sizes": args.capture_sizes_given,
                             "--max-cudagraph-capture-size": args.max_cudagraph_capture_size,
+                            "--cuda-graph-sizes": args.cuda_graph_sizes_given,
                             "--limit-mm-per-prompt": args.limit_mm_per_prompt or None,
                             "--language-model-only": True if args.language_model_only else None,
                             "--cpu-offload-gb": args.cpu_offload_gb or None}, version)

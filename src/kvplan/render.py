@@ -164,10 +164,13 @@ def _speculative_flag(p: Plan) -> str:
 
 
 def _capture_flags(a) -> str:
-    """The CUDA-graph capture flags given (--cudagraph-capture-sizes, --max-cudagraph-capture-size), for the flags row."""
+    """The CUDA-graph capture flags given (--cudagraph-capture-sizes, --max-cudagraph-capture-size, --cuda-graph-sizes),
+    for the flags row."""
     sizes = a.capture_sizes_given
     return ((f" · cudagraph_capture_sizes {','.join(map(str, sizes))}" if sizes is not None else "")
-            + (f" · max_cudagraph_capture_size {a.max_cudagraph_capture_size}" if a.max_cudagraph_capture_size else ""))
+            + (f" · max_cudagraph_capture_size {a.max_cudagraph_capture_size}" if a.max_cudagraph_capture_size else "")
+            + (f" · cuda_graph_sizes {','.join(map(str, a.cuda_graph_sizes_given))}"
+               if getattr(a, "cuda_graph_sizes_given", None) is not None else ""))
 
 
 def plan_table(p: Plan) -> Table:

@@ -38,7 +38,7 @@ ARG_FIELDS = RECORD_ARG_NAMES + (
     "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "cpu_offload_gb",
     "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "enable_expert_parallel",
     "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "skip_mm_profiling",
-    "cudagraph_capture_sizes", "max_cudagraph_capture_size")
+    "cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes")
 
 # Other vLLM engine arguments a record may carry (EngineArgs in vllm/engine/arg_utils.py, 0.11.0; the OpenAI server's
 # own flags in vllm/entrypoints/openai/cli_args.py, same release; a few older ones where marked), by what they do to
@@ -71,9 +71,9 @@ ARGS_NOT_MODELLED = {
     "disable_hybrid_kv_cache_manager": False,  # one page size for all groups instead of the hybrid allocator
     "kv_sharing_fast_prefill": False,
     "mamba_cache_dtype": "auto", "mamba_block_size": None,
-    # cuda_graph_sizes: 0.9.0-0.12.0's flag (SchedulerConfig, then CompilationConfig's deprecated alias); the 0.11.1+
-    # --cudagraph-capture-sizes / --max-cudagraph-capture-size are modelled (ARG_FIELDS, plan.given_capture_sizes)
-    "compilation_config": None, "cuda_graph_sizes": None,
+    # --cudagraph-capture-sizes / --max-cudagraph-capture-size (0.11.1+) and 0.9.0-0.12.x's --cuda-graph-sizes are
+    # modelled (ARG_FIELDS, plan.given_capture_sizes)
+    "compilation_config": None,
     "max_seq_len_to_capture": 8192,  # 0.6-0.10: the longest sequence a CUDA graph covers
     "enable_sleep_mode": False,  # the CuMem allocator
     "rope_scaling": None, "rope_theta": None, "hf_overrides": None, "hf_config_path": None,  # the config as served
@@ -596,11 +596,12 @@ def clean_record(rec: dict) -> dict:
         args["dtype"] = _DTYPE_SPELLINGS[args["dtype"]]
     if str(args.get("quantization", "")).lower() in ("none", "null"):  # the flag's value as a log prints an unset one
         del args["quantization"]
-    if "cudagraph_capture_sizes" in args:  # [1, 2, 4, 8] as a config writes it, or "1 2 4 8" as a command line
-        try:
-            args["cudagraph_capture_sizes"] = parse_capture_sizes(args["cudagraph_capture_sizes"])
-        except InputError as exc:
-            raise InputError("args.cudagraph_capture_sizes", exc.message, exc.fix) from None
+    for key in ("cudagraph_capture_sizes", "cuda_graph_sizes"):  # [1, 2, 4, 8] as a config writes it, "1 2 4 8" as
+        if key in args:  # a command line, [512] for the older flag's one value
+            try:
+                args[key] = parse_capture_sizes(args[key])
+            except InputError as exc:
+                raise InputError(f"args.{key}", exc.message, exc.fix) from None
     if "env" in args:  # the server's environment: {"VLLM_USE_V1": "0"} or ["KEY=VALUE", ...]
         args["env"] = parse_env(args["env"])
     out["args"] = args

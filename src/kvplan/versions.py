@@ -1183,6 +1183,17 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # vllm/engine/arg_utils.py in 0.11.1 (absent from the 0.11.0 wheel's, present in 0.11.1-0.33.0's), where the
     # SchedulerConfig.cuda_graph_sizes flag of 0.9.0-0.11.0 became their deprecated alias (removed in 0.13.0)
     "--cudagraph-capture-sizes": (0, 11, 1), "--max-cudagraph-capture-size": (0, 11, 1),
+    # SchedulerConfig.cuda_graph_sizes: in the 0.9.0 / 0.9.0.1 wheels' vllm/config.py and engine/arg_utils.py (EngineArgs
+    # .cuda_graph_sizes), not in 0.8.5's; gone from 0.13.0's engine/arg_utils.py (SERVE_FLAG_UNTIL)
+    "--cuda-graph-sizes": (0, 9, 0),
+}
+
+# Flags a later release removed: the first release without them. --cuda-graph-sizes: 0.12.0 warns it "is deprecated
+# and will be removed in v0.13.0" (vllm/engine/arg_utils.py EngineArgs.create_engine_config), and the 0.13.0 wheel's
+# engine/arg_utils.py has no cuda_graph_sizes.
+SERVE_FLAG_UNTIL: dict[str, tuple[V, str]] = {
+    "--cuda-graph-sizes": ((0, 13, 0), "use --cudagraph-capture-sizes (the sizes) or --max-cudagraph-capture-size N "
+                                       "(the grid up to N)"),
 }
 
 # What a release older than a flag had in its place, named when that flag is refused (_check_flag_exists): steps of
@@ -1194,7 +1205,7 @@ SERVE_FLAG_SINCE: dict[str, V] = {
 _CAPTURE_SIZES_BEFORE = [((0, 0, 0), "it has no capture-size flag (--max-seq-len-to-capture is the longest sequence a "
                                      "CUDA graph covers, not a batch size); kvplan plans its default sizes"),
                          ((0, 9, 0), "it had --cuda-graph-sizes N [N ...] instead (one value: 1, 2, 4 and the multiples "
-                                     "of 8 up to N; several: those sizes), which kvplan does not model")]
+                                     "of 8 up to N; several: those sizes), which kvplan plans as --cuda-graph-sizes")]
 SERVE_FLAG_BEFORE: dict[str, list[tuple[V, str]]] = {
     "--cudagraph-capture-sizes": _CAPTURE_SIZES_BEFORE, "--max-cudagraph-capture-size": _CAPTURE_SIZES_BEFORE,
 }
@@ -1335,6 +1346,11 @@ def _check_flag_exists(name: str, release: V, version: str) -> None:
         raise InputError(name, f"vLLM {version} has no {name} flag (first in vLLM {since}), so its server would "
                          "refuse the launch command" + (f"; {before}" if before else ""),
                          f"drop {name} or use --vllm-version {since} or later")
+    gone = SERVE_FLAG_UNTIL.get(name)
+    if gone is not None and release >= gone[0]:
+        last = ".".join(map(str, gone[0]))
+        raise InputError(name, f"vLLM {version} has no {name} flag (removed in vLLM {last}), so its server would "
+                         "refuse the launch command", f"{gone[1]}, or use a --vllm-version before {last}")
 
 
 def check_serve_values(values, version: str) -> None:
