@@ -8,10 +8,19 @@ from kvplan.validate import load_records, predict_record
 DATA = Path(__file__).parent / "data"
 
 
+def _located(path: Path | str) -> Path:
+    """`path` as given where absolute, else a name under tests/data."""
+    return Path(path) if Path(path).is_absolute() else DATA / path
+
+
 def record(path: Path | str, rid: str) -> dict:
     """The record `rid` of the file at `path` (a name is read under tests/data)."""
-    path = Path(path) if Path(path).is_absolute() else DATA / path
-    return next(r for r in load_records(path) if r["id"] == rid)
+    return next(r for r in load_records(_located(path)) if r["id"] == rid)
+
+
+def records(path: Path | str, ids) -> dict[str, dict]:
+    """The records of the file at `path` whose id is one of `ids`, by id (those the file holds: a test counts them)."""
+    return {r["id"]: r for r in load_records(_located(path)) if r["id"] in ids}
 
 
 def record_plan(path: Path | str, rid: str):

@@ -12,20 +12,17 @@ At first scoring both pools were within 1 % (+0.99, +0.85) and exact given the p
 estimate: kvplan's activation peak equals the log's peak less the estimate (2.27 - 0.77 = 1.50 GiB), while kvplan's
 estimate is 0.28 GiB against the logged 0.77.
 """
-import json
-from pathlib import Path
 
 from kvplan.resolve import GIB
 from kvplan.validate import predict_record
+from named_records import records
 
-DATA = Path(__file__).parent / "data"
 QWEN3 = "qwen3-8b-dummy-h100-u090-tp1-l32k-seqs256-mbt16k-cold"
 LORA = "qwen2.5-7b-instruct-lora-h100-u090-tp1-l4k"
 
 
 def _records():
-    recs = [json.loads(line) for line in (DATA / "blind_records.jsonl").read_text().splitlines() if line.strip()]
-    return {r["id"]: r for r in recs if r["id"] in (QWEN3, LORA)}
+    return records("blind_records.jsonl", (QWEN3, LORA))
 
 
 def test_both_pools_within_one_and_a_half_percent_and_the_arithmetic_exact():

@@ -11,21 +11,18 @@ At first scoring both pools were under by 1.5 % and exact given the pool. 0.24.0
 from the budget, and kvplan's estimate term (calibration.ESTIMATE_G_CONST + ESTIMATE_G_PER x layers x sizes) is above
 the two logged estimates by about what the pools are short.
 """
-import json
-from pathlib import Path
 
 from kvplan.resolve import GIB
 from kvplan.validate import predict_record
+from named_records import records
 
-DATA = Path(__file__).parent / "data"
 SMALL = "qwen2.5-0.5b-instruct-rtx4090-u085-tp1-l2k-cold"
 LARGE = "qwen2.5-7b-instruct-rtx4090-u085-tp1-l2k"
 LOGGED_ESTIMATE_GIB = {SMALL: 0.28, LARGE: 0.53}
 
 
 def _records():
-    recs = [json.loads(line) for line in (DATA / "blind_records.jsonl").read_text().splitlines() if line.strip()]
-    return {r["id"]: r for r in recs if r["id"] in (SMALL, LARGE)}
+    return records("blind_records.jsonl", (SMALL, LARGE))
 
 
 def test_both_pools_within_two_percent_and_the_arithmetic_exact():

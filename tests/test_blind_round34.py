@@ -14,13 +14,11 @@ kvplan plans the warm restart, so the cold start scores +2.8 %; its loss against
 the peak) is the least of kvplan's first-start bracket (plan.cold_start_pool_loss_bytes: Inductor's combo-kernel
 benchmark copy of the embedding table, 1.02 GiB, above the 0.26 GiB activation peak).
 """
-import json
-from pathlib import Path
 
 from kvplan.resolve import GIB
 from kvplan.validate import predict_record
+from named_records import records
 
-DATA = Path(__file__).parent / "data"
 IDS = ("qwen2.5-7b-instruct-a40-u090-tp1-l4k-seqs128-nopc",
        "qwen2.5-7b-instruct-awq-a40-u090-tp1-l4k-seqs128-nopc",
        "qwen2.5-7b-instruct-gptq-int8-a40-u090-tp1-l4k-seqs128-nopc")
@@ -29,8 +27,7 @@ LOGGED_GRAPH_ESTIMATE_GIB = {IDS[0]: 0.27, IDS[1]: 0.26, IDS[2]: 0.26}
 
 
 def _records():
-    recs = [json.loads(line) for line in (DATA / "blind_records.jsonl").read_text().splitlines() if line.strip()]
-    return {r["id"]: r for r in recs if r["id"] in IDS + (COLD,)}
+    return records("blind_records.jsonl", IDS + (COLD,))
 
 
 def test_three_pools_within_half_a_percent_and_the_arithmetic_exact():
