@@ -2675,6 +2675,12 @@ def check_model_runner_env(model: ModelSpec, args: EngineArgs, rules: VersionRul
                          f"support: {', '.join(unsupported)}", f"unset {MRV2_ENV} (or =0), or drop what model runner v2 lacks")
 
 
+def _step8_grid(top: int) -> list[int]:
+    """0.8-0.11.0's grid (V1's SchedulerConfig.cuda_graph_sizes of one value N): 1, 2, 4 and the multiples of 8 up to
+    `top`."""
+    return [1, 2, 4] + list(range(8, top + 1, 8))
+
+
 def _size_grid(largest: int) -> list[int]:
     """vLLM's default grid: 1, 2, 4, multiples of 8 below 256, multiples of 16 from 256, up to `largest`."""
     return [s for s in [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, largest + 1, 16)) if s <= largest]
@@ -2698,7 +2704,7 @@ def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculati
         return [s for s in possible if s <= top]
     if rules.cudagraph_size_grid != "grid":  # 0.8-0.11.0: every multiple of 8, within max_num_batched_tokens
         top = 512 if rules.cudagraph_size_grid == "step8_512" else min(max_num_seqs * 2, 512)
-        return [s for s in [1, 2, 4] + list(range(8, top + 1, 8)) if s <= max_tokens]
+        return [s for s in _step8_grid(top) if s <= max_tokens]
     q = 1 + num_speculative_tokens if rules.cudagraph_max_size_spec_query else 1
     cc10 = gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
     ceiling = rules.cudagraph_max_size_cc10 if cc10 else 512
@@ -2826,7 +2832,7 @@ def _cuda_graph_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int],
     given = args.cuda_graph_sizes_given
     mnbt = int(args.max_num_batched_tokens)
     if len(given) == 1:
-        grid = [1, 2, 4] + list(range(8, given[0] + 1, 8))
+        grid = _step8_grid(given[0])
         source = f"--cuda-graph-sizes {given[0]}: vLLM's sizes 1, 2, 4 and the multiples of 8 up to it"
     else:
         grid, source = list(given), "--cuda-graph-sizes"

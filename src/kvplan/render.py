@@ -170,7 +170,7 @@ def _capture_flags(a) -> str:
     return ((f" · cudagraph_capture_sizes {','.join(map(str, sizes))}" if sizes is not None else "")
             + (f" · max_cudagraph_capture_size {a.max_cudagraph_capture_size}" if a.max_cudagraph_capture_size else "")
             + (f" · cuda_graph_sizes {','.join(map(str, a.cuda_graph_sizes_given))}"
-               if getattr(a, "cuda_graph_sizes_given", None) is not None else ""))
+               if a.cuda_graph_sizes_given is not None else ""))
 
 
 def plan_table(p: Plan) -> Table:
