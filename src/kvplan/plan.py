@@ -121,11 +121,12 @@ def parse_compilation_config(value) -> str | None:
 _CAPTURE_SIZES_EXAMPLE = "e.g. 1,2,4,8 (vllm serve spells it --cudagraph-capture-sizes 1 2 4 8)"
 
 
-def parse_capture_sizes(value) -> tuple[int, ...] | None:
-    """--cudagraph-capture-sizes as given: text of whole numbers separated by commas and/or spaces ("1,2,4,8",
-    "1 2 4 8", "[1, 2, 4, 8]" as a record or JSON writes it) or a sequence of ints -> a tuple of positive ints in the
-    order given; None (or "") where not given. vLLM asserts the list is not empty (config/vllm.py
-    VllmConfig._set_cudagraph_sizes, 0.11.1-0.33.0)."""
+def parse_capture_sizes(value, flag: str = "--cudagraph-capture-sizes",
+                        example: str = _CAPTURE_SIZES_EXAMPLE) -> tuple[int, ...] | None:
+    """--cudagraph-capture-sizes (or `flag`, --cuda-graph-sizes) as given: text of whole numbers separated by commas
+    and/or spaces ("1,2,4,8", "1 2 4 8", "[1, 2, 4, 8]" as a record or JSON writes it) or a sequence of ints -> a tuple
+    of positive ints in the order given; None (or "") where not given. Errors name `flag` and give `example`. vLLM
+    asserts the list is not empty (config/vllm.py VllmConfig._set_cudagraph_sizes, 0.11.1-0.33.0)."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, str):
@@ -133,18 +134,17 @@ def parse_capture_sizes(value) -> tuple[int, ...] | None:
     elif isinstance(value, (list, tuple)):
         parts = list(value)
     else:
-        raise InputError("--cudagraph-capture-sizes", f"must be a list of batch sizes, got {value!r}", _CAPTURE_SIZES_EXAMPLE)
+        raise InputError(flag, f"must be a list of batch sizes, got {value!r}", example)
     sizes = []
     for part in parts:
         if isinstance(part, bool) or not isinstance(part, (int, str)) or not str(part).strip().isdigit():
-            raise InputError("--cudagraph-capture-sizes", f"{part!r} is not a whole number", _CAPTURE_SIZES_EXAMPLE)
+            raise InputError(flag, f"{part!r} is not a whole number", example)
         if int(part) < 1:
-            raise InputError("--cudagraph-capture-sizes", f"a capture size must be at least 1, got {part}",
-                             _CAPTURE_SIZES_EXAMPLE)
+            raise InputError(flag, f"a capture size must be at least 1, got {part}", example)
         sizes.append(int(part))
     if not sizes:
-        raise InputError("--cudagraph-capture-sizes", "no size given (vLLM: 'cudagraph_capture_sizes should contain "
-                         "at least one element when using cuda graph')", _CAPTURE_SIZES_EXAMPLE)
+        raise InputError(flag, f"no size given (vLLM: '{flag.lstrip('-').replace('-', '_')} should contain at least "
+                         "one element when using cuda graph')", example)
     return tuple(sizes)
 
 
@@ -683,12 +683,9 @@ class EngineArgs:
     @cached_property
     def cuda_graph_sizes_given(self) -> tuple[int, ...] | None:
         """--cuda-graph-sizes (0.9.0-0.12.x) as a tuple of ints in the order given (None: not given)."""
-        try:
-            return parse_capture_sizes(self.cuda_graph_sizes)
-        except InputError as exc:
-            raise InputError("--cuda-graph-sizes", exc.message.replace("cudagraph_capture_sizes", "cuda_graph_sizes"),
-                             "e.g. 1,2,4,8 (vllm serve spells it --cuda-graph-sizes 1 2 4 8; one value N: the sizes 1, "
-                             "2, 4 and the multiples of 8 up to N before vLLM 0.11.1, N alone from 0.11.1)") from None
+        return parse_capture_sizes(self.cuda_graph_sizes, "--cuda-graph-sizes",
+                                   "e.g. 1,2,4,8 (vllm serve spells it --cuda-graph-sizes 1 2 4 8; one value N: the "
+                                   "sizes 1, 2, 4 and the multiples of 8 up to N before vLLM 0.11.1, N alone from 0.11.1)")
 
     @property
     def captures_cuda_graphs(self) -> bool:
