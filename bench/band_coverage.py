@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from kvplan.errors import KvplanError  # noqa: E402
 from kvplan.band import uncertainty_band  # noqa: E402
-from kvplan.validate import GIB, load_records, predict_record, sibling_versions, with_sibling_version  # noqa: E402
+from kvplan.validate import GIB, load_records, predict_record  # noqa: E402
 
 # a pool printed to 2 decimals is within half a hundredth of a GiB of the real one
 PRINT_TOLERANCE_GIB = 0.005
@@ -29,13 +29,10 @@ PRINT_TOLERANCE_GIB = 0.005
 
 def coverage(path: str, widths: list[float] | None = None) -> tuple[int, int, list[tuple[str, float, float, float, float]]]:
     """(inside, banded, outside rows: id, predicted, logged, low, high) for one record file, each record planned as
-    `kvplan validate` plans it (a version-less record takes its source's sibling version); `widths`, where given,
+    `kvplan validate` plans it (from the record's fields alone); `widths`, where given,
     gathers each band's width as % of its predicted pool."""
     inside, banded, outside = 0, 0, []
-    records = load_records(path)
-    siblings = sibling_versions(records)
-    for rec in records:
-        rec = with_sibling_version(rec, siblings)
+    for rec in load_records(path):
         logged = (rec.get("observed") or {}).get("kv_cache_gib")
         if logged is None:
             continue

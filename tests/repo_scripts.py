@@ -18,3 +18,15 @@ def load_script(relative_path: str, name: str | None = None) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def source_dated_version(rec: dict) -> tuple[str, str]:
+    """(release, basis) the fitting tools plan a record with (tools/record_dating.py: a version-less record's source
+    dates it), for tests of a rule on the release a startup ran; `kvplan validate` plans such a record from its fields
+    alone."""
+    tools = str(REPO / "tools")
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
+    import record_dating
+
+    return record_dating.fitting_version(rec, {})

@@ -58,12 +58,19 @@ def _rows():
     from kvplan.validate import load_records, validate_records
     from kvplan.versions import parse_version
 
+    from record_dating import fitting_version, sibling_versions
+
     out = []
     for name, path in FILES.items():
-        for r in validate_records(load_records(path)):
+        records = load_records(path)
+        siblings = sibling_versions(records)
+        # the release each startup ran as the fit reads it (its source's date where its log states none): kvplan
+        # validate plans a version-less record with the newest rules, which says nothing of the release it ran
+        ran = {rec["id"]: fitting_version(rec, siblings)[0] for rec in records}
+        for r in validate_records(records):
             if r.skipped or r.observed.get("kv_cache_gib") is None or r.error_pct.get("kv_cache_gib") is None:
                 continue
-            if parse_version(r.label.get("rules_applied") or "0") < (0, 22, 0):
+            if parse_version(ran.get(r.id) or r.label.get("rules_applied") or "0") < (0, 22, 0):
                 continue
             kind = KINDS.get(r.id, ("unknown", ""))[0]
             gib = r.predicted["kv_cache_gib"] - r.observed["kv_cache_gib"]

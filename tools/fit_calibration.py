@@ -53,21 +53,23 @@ CONSUMED_POOL, CONSUMED_ERA = "V1 >= 0.27 (consumed)", "V1-f"
 
 
 def planned_logging(records, field: str):
-    """(record, plan) of every record that logs `field` and that kvplan predicts, each planned as `kvplan validate`
-    plans it: with its source's sibling version (validate.sibling_versions)."""
-    from kvplan.validate import sibling_versions, with_sibling_version
+    """(record, plan) of every record that logs `field` and that kvplan predicts. A record whose log states no
+    version is planned with the release its source dates (tools/record_dating.py: the issue's day, a dated report,
+    its siblings' version), which `kvplan validate` does not read; the record yielded carries that reading under
+    "_fitting_version" (`_not_fitted` reads it)."""
+    from record_dating import fitting_version, sibling_versions
 
     records = list(records)
     siblings = sibling_versions(records)
     for rec in records:
         if rec["observed"].get(field) is None:
             continue
-        rec = with_sibling_version(rec, siblings)
         try:
-            p, _ = predict_record(rec)
+            version = fitting_version(rec, siblings)
+            p, _ = predict_record(rec, version=version)
         except Exception:
             continue
-        yield rec, p
+        yield dict(rec, _fitting_version=version), p
 
 
 def rows(records):
@@ -118,9 +120,7 @@ def _not_fitted(rec, p) -> str | None:
     """Records scored with a group's coefficients but kept out of its fit: a release inferred only from the date of
     the vLLM issue the record comes from (a guess of the version, not a statement), and a 0.8-0.10 release running its
     V0 engine (V0's terms were fitted on 0.6-0.7 records; one or two such startups cannot refit them)."""
-    from kvplan.validate import version_basis
-
-    basis = version_basis(rec)[1]
+    basis = rec["_fitting_version"][1]
     if basis == "issue date":
         return "version inferred from the date of its vLLM issue"
     if basis == "same source":
@@ -654,7 +654,7 @@ def estimate_records(files=GRAPH_FILES) -> list[dict]:
                 text += _LOGS_OF[rec["id"]].read_text()
             if not (_ESTIMATE_RE.search(text) or _POOL_RE.search(text) or _EQUIV_RE.search(text)):
                 continue
-            if plans is None:  # planned as validate plans them (sibling versions), once per file
+            if plans is None:  # planned as the fit plans them (their sources' dates), once per file
                 plans = {r["id"]: q for field in ("cudagraph_gib", "kv_cache_gib") for r, q in planned_logging(records, field)}
             p = plans.get(rec["id"])
             if p is None or model_runner(p.model, p.args, p.rules) != "v1":
@@ -735,16 +735,28 @@ elif __name__ == "__main__" and "--write-residuals" not in sys.argv:
     main()
 
 
+def residual_results(paths: list[str]):
+    """The validate results the band's residuals come from: every record of `paths` scored as `kvplan validate`
+    scores it, except that a version-less one is planned with the release its source dates, as the fit plans it
+    (tools/record_dating.py): the band is kvplan's error on the release that ran, not the newest rules' on an older
+    startup."""
+    from kvplan.validate import validate_records
+    from record_dating import fitting_version, sibling_versions
+
+    def dated(cleaned: list[dict]):
+        siblings = sibling_versions(cleaned)
+        return lambda rec: fitting_version(rec, siblings)
+
+    return [r for path in paths for r in validate_records(load_records(path), version_of=dated)]
+
+
 def write_residuals(paths: list[str]) -> None:
     """The KV-pool residuals by family and era, with the coefficients now in calibration.py, for `kvplan fit`'s band:
     those of every startup kvplan was validated on before shipping (the calibration file and extra_records.jsonl; the
     blind records stay out, so bench/band_coverage.py still measures the band on startups it was not built from)."""
-    from kvplan.validate import residual_table, validate_records
+    from kvplan.validate import residual_table
 
-    results = []
-    for path in paths:
-        results += validate_records(load_records(path))
-    table = residual_table(results)
+    table = residual_table(residual_results(paths))
     out = Path(__file__).resolve().parents[1] / "src" / "kvplan" / "data" / "residuals.json"
     names = " and ".join(Path(p).name for p in paths)
     out.write_text(json.dumps({"source": f"tools/fit_calibration.py --write-residuals on {names}", **table}, indent=1) + "\n")

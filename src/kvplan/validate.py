@@ -16,7 +16,7 @@ import statistics
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 # the band lives in kvplan.band (read by `kvplan fit` without this module); validate writes its table (residual_table)
 # and scores each record under its keys; its public names (uncertainty_band, band_bounds) stay importable from here
@@ -28,7 +28,7 @@ from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, En
                          parse_capture_sizes, parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
                             model_catalog, normalize, resolve_model, wsl2_gpu)
-from kvplan.versions import (NEWEST_KNOWN, OLDEST_READ, canonical_quant, names_patch_release, outside_read, parse_version, source_date,
+from kvplan.versions import (NEWEST_KNOWN, OLDEST_READ, canonical_quant, names_patch_release, outside_read, parse_version,
                              untagged_source_build)
 from kvplan.weights import kv_dtype_bytes
 
@@ -247,8 +247,8 @@ def log_format_era(obs: dict) -> tuple[str, str, str, str] | None:
 
 
 def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
-    """(the release whose rules a record is planned with, what says so): "stated", "log format",
-    "log format and issue date", "issue date" or "newest". What was inferred is added to `notes`."""
+    """(the release whose rules a record is planned with, what says so): "stated", "log format" or "newest" (the
+    record format's rule). What was inferred is added to `notes`."""
     notes = notes if notes is not None else []
     v = rec.get("vllm_version")
     if v and untagged_source_build(v):
@@ -268,58 +268,15 @@ def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
                                  "rules applied, what changed since is not modelled (check the version for a typo)")
                 return v, "stated"
             notes.append(f"vLLM {v} is a source build without a release number: read as a record without a version")
-    # the log format bounds the era; the date of the vLLM issue the record comes from names the release then current
+    # the log format bounds the era; nothing else of the record names it: its id and source are not read
+    # (docs/startup-record-format.md; the fitting tools date a calibration record by its source, tools/record_dating.py)
     fmt = log_format_era(rec.get("observed") or {})
-    dated = source_date(rec.get("source"))
     if fmt:
-        rules, first, last, what = fmt
-        # a '# GPU blocks' line alone is older than the oldest release read (OLDEST_READ): an issue date before it stands
-        if dated and parse_version(first) <= parse_version(dated.release) <= parse_version(last):
-            notes.append(f"vLLM version not stated; {what}; its source, {dated.describe()}, narrows it to {dated.release}")
-            return dated.release, "log format and issue date"
+        rules, _, _, what = fmt
         notes.append(f"vLLM version not stated; {what}")
         return rules, "log format"
-    if dated:
-        notes.append(f"vLLM version not stated; its source is {dated.describe()}: {dated.release} rules applied")
-        return dated.release, "issue date"
-    sibling = rec.get("_sibling_version")
-    if sibling:
-        version, count = sibling
-        notes.append(f"vLLM version not stated; {count} other startup(s) from the same source ran {version}: its rules applied")
-        return version, "same source"
     notes.append(f"vLLM version not stated: newest rules ({NEWEST_KNOWN}) applied")
     return NEWEST_KNOWN, "newest"
-
-
-def _source_of(rec: dict) -> str:
-    """The document a record comes from: its source without a '#fragment'."""
-    return str(rec.get("source") or "").split("#")[0].strip()
-
-
-def with_sibling_version(rec: dict, siblings: dict[str, tuple[str, int]]) -> dict:
-    """`rec` carrying its source's sibling version (`sibling_versions`) where that source has one."""
-    source = _source_of(rec)
-    return dict(rec, _sibling_version=siblings[source]) if source in siblings else rec
-
-
-def sibling_versions(records: list[dict]) -> dict[str, tuple[str, int]]:
-    """The version most startups from one source (a log file, a report, an issue) state or their log lines identify:
-    the same document's runs share a setup, so a run of it that states nothing is planned with that version.
-    `records` are cleaned (`clean_record`)."""
-    from collections import Counter
-
-    by_source: dict[str, Counter] = {}
-    for rec in records:
-        source = _source_of(rec)
-        if not source:
-            continue
-        try:
-            version, basis = version_basis(rec)
-        except KvplanError:
-            continue
-        if basis in ("stated", "log format", "log format and issue date"):
-            by_source.setdefault(source, Counter())[version] += 1
-    return {src: c.most_common(1)[0] for src, c in by_source.items()}
 
 
 def _record_gpu(rec: dict, notes: list[str] | None = None) -> GPUSpec:
@@ -467,7 +424,6 @@ RECORD_FIELDS = {
     "args": ARG_FIELDS,
     "observed": _FLOAT_OBSERVED + _INT_OBSERVED + ("fits",),
 }
-_INTERNAL_FIELDS = ("_sibling_version",)  # added by validate_records itself
 
 
 def _check_fields(rec: dict) -> None:
@@ -483,7 +439,7 @@ def _check_fields(rec: dict) -> None:
             raise InputError(section, f"must be a JSON object, got {type(part).__name__}",
                              "see docs/startup-record-format.md")
         for key in part:
-            if key in known or (not section and key in _INTERNAL_FIELDS):
+            if key in known:
                 continue
             if section == "args" and key in ARGS_WITHOUT_MEMORY_EFFECT:
                 continue  # noted by _plan_record
@@ -653,15 +609,22 @@ def clean_record(rec: dict) -> dict:
     return out
 
 
-def predict_record(rec: dict, *, given_kv: bool = False) -> tuple[Plan, list[str]]:
-    """The plan of a startup record and the assumptions it took (the record is cleaned first)."""
-    return _plan_record(clean_record(rec), given_kv=given_kv)
+def predict_record(rec: dict, *, given_kv: bool = False, version: tuple[str, str] | None = None) -> tuple[Plan, list[str]]:
+    """The plan of a startup record and the assumptions it took (the record is cleaned first). `version`, (release,
+    what says so), plans a record without a stated version with a release read from outside it (the fitting tools
+    date calibration records by their source: tools/record_dating.py); by default the record's fields decide
+    (`version_basis`)."""
+    return _plan_record(clean_record(rec), given_kv=given_kv, version=version)
 
 
-def _plan_record(rec: dict, *, given_kv: bool) -> tuple[Plan, list[str]]:
+def _plan_record(rec: dict, *, given_kv: bool, version: tuple[str, str] | None = None) -> tuple[Plan, list[str]]:
     """`predict_record` of a record `clean_record` returned."""
     notes: list[str] = []
-    version, how = version_basis(rec, notes)
+    basis = version_basis(rec, notes)
+    if version is not None and basis[1] != "stated":
+        notes.append(f"vLLM {version[0]} from outside the record ({version[1]})")
+        basis = version
+    version, how = basis
     raw_args = {k: v for k, v in (rec.get("args") or {}).items() if k in ARG_FIELDS and v is not None}
     aside = sorted(k for k in (rec.get("args") or {}) if k in ARGS_WITHOUT_MEMORY_EFFECT or k in ARGS_NOT_MODELLED)
     if aside:
@@ -770,11 +733,15 @@ def _refuse_implausible_batch(p: Plan, raw_args: dict) -> None:
                          "check the record's args against the log (8m is 8,000,000 tokens, 8K 8,192)")
 
 
-def validate_records(records: Iterable[dict], *, given_kv: bool = False, progress=None) -> list[RecordResult]:
+def validate_records(records: Iterable[dict], *, given_kv: bool = False, progress=None,
+                     version_of: Callable[[list[dict]], Callable[[dict], tuple[str, str] | None]] | None = None) -> list[RecordResult]:
+    """Each record scored as `kvplan validate` scores it, from its fields alone. `version_of`, for the fitting tools
+    only, is given the cleaned records and returns what release each version-less one is planned with (a release
+    read from outside it, e.g. its source's date: tools/record_dating.py); kvplan itself never passes one."""
     results = []
     records = list(records)
     cleaned = [_cleaned_or_error(rec) for rec in records]  # each record is cleaned and checked once, here
-    siblings = sibling_versions([c for c in cleaned if isinstance(c, dict)])
+    outside = version_of([c for c in cleaned if isinstance(c, dict)]) if version_of else (lambda rec: None)
     for n, (rec, clean) in enumerate(zip(records, cleaned), 1):
         model, gpu, observed = (rec.get(k) if isinstance(rec.get(k), dict) else {} for k in ("model", "gpu", "observed"))
         r = RecordResult(id=rec.get("id") if rec.get("id") is not None else f"record {n} (no id)", label={"model": model.get("id"), "gpu": gpu.get("name"),
@@ -785,9 +752,9 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
             if isinstance(clean, Exception):
                 raise clean
             raw_args = rec.get("args") if isinstance(rec.get("args"), dict) else {}
-            rec = with_sibling_version(clean, siblings)
+            rec = clean
             r.observed = {k: v for k, v in rec["observed"].items() if v is not None}
-            p, notes = _plan_record(rec, given_kv=given_kv)
+            p, notes = _plan_record(rec, given_kv=given_kv, version=outside(rec))
             _refuse_implausible_batch(p, raw_args)
             r.predicted = _predicted(p)
             r.assumptions = notes

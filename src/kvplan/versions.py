@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import date, timedelta
 from functools import lru_cache
 
 from packaging.version import InvalidVersion, Version
@@ -899,8 +898,8 @@ def as_v0_engine(rules: VersionRules, why: str) -> VersionRules:
 
 
 def _value_at(steps, at):
-    """The value a stepped table ([(first version, value), ...] in version order, or [(date, release), ...] in date
-    order) holds `at` a version (or date): that of the last step at or before it; None before the first step."""
+    """The value a stepped table ([(first version, value), ...] in version order) holds `at` a version: that of the
+    last step at or before it; None before the first step."""
     value = None
     for first, v in steps:
         if at >= first:
@@ -1019,75 +1018,12 @@ def _serve_batch_defaults(rules: VersionRules, gpu_total_gib: float, gpu_name: s
 INTEGRATED_MEMORY_CC = ("12.1", "11.0", "8.7")
 
 
-# ---- dating a startup by its source: which release was current when a vLLM issue was opened
-
-_VLLM_REFERENCE = re.compile(r"github\.com/vllm-project/vllm/(?:issues|pull|discussions)/(\d+)", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class SourceDate:
-    """A vLLM issue (or PR, discussion) a record comes from, or another dated source (a commit of a report that ran
-    vLLM's latest image), its date and the newest release then."""
-
-    number: int
-    day: date
-    release: str
-    what: str = ""
-
-    def describe(self) -> str:
-        if self.what:
-            return f"{self.what}, dated {self.day.isoformat()}, when the newest release was {self.release}"
-        return f"vLLM issue #{self.number}, opened about {self.day.isoformat()}, when the newest release was {self.release}"
-
-
 @lru_cache(maxsize=None)
 def _data_file(name: str) -> dict:
     """One of kvplan's data files (src/kvplan/data), read once."""
     from importlib import resources
 
     return json.loads(resources.files("kvplan.data").joinpath(name).read_text())
-
-
-@lru_cache(maxsize=1)
-def _dates() -> tuple[tuple[tuple[date, str], ...], tuple[tuple[int, date], ...]]:
-    """(release dates, issue-number anchors) from data/vllm_release_dates.json, each with its public source."""
-    data = _data_file("vllm_release_dates.json")
-    releases = sorted((date.fromisoformat(r["date"]), r["version"]) for r in data["releases"] if r.get("kind", "exact") == "exact")
-    anchors = sorted((int(a["number"]), date.fromisoformat(a["date"])) for a in data["issue_anchors"])
-    return tuple(releases), tuple(anchors)
-
-
-def issue_opened(number: int) -> date | None:
-    """The opening date of vllm-project/vllm issue `number`, interpolated between dated issues (GitHub numbers
-    issues and pull requests in one sequence, in time order). None outside the dated range."""
-    _, anchors = _dates()
-    for (n0, d0), (n1, d1) in zip(anchors, anchors[1:]):
-        if n0 <= number <= n1:
-            return d0 + timedelta(days=(d1 - d0).days * (number - n0) / max(n1 - n0, 1))
-    return None
-
-
-def release_on(day: date) -> str | None:
-    """The newest vLLM release published on or before `day` (None before the first dated one)."""
-    return _value_at(_dates()[0], day)
-
-
-def source_date(source: str | None) -> SourceDate | None:
-    """The release current when the vLLM issue named in `source` (a URL) was opened, or when another dated source
-    (data/vllm_release_dates.json source_anchors: a report's commit that ran vLLM's latest image) was written; None
-    if it names neither."""
-    m = _VLLM_REFERENCE.search(source or "")
-    if not m:
-        for anchor in _data_file("vllm_release_dates.json").get("source_anchors", []):
-            if (source or "").startswith(anchor["url_prefix"]):
-                day = date.fromisoformat(anchor["date"])
-                release = release_on(day)
-                return SourceDate(0, day, release, anchor["what"]) if release else None
-        return None
-    number = int(m.group(1))
-    day = issue_opened(number)
-    release = release_on(day) if day else None
-    return SourceDate(number, day, release) if release else None
 
 
 # --------------------------------------------------------------------------- architectures each release registers
