@@ -727,7 +727,7 @@ def _teardown_sigterm(drafts: dict[str, _Draft], log: StartupLog) -> bool:
 _HANG_EVIDENCE = frozenset({"nccl_timeout", "nccl_shm", "ray_shm_request", "bus_error", "gloo_full_mesh", "ray_node_no_gpu",
                             "ray_driver_without_gpu", "ray_node_unknown", "oneccl_exception", "ray_version_mismatch",
                             "hipblaslt_load_open_files", "nvlink_uncorrectable", "ray_pg_timeout",
-                            "tma_descriptor_nvlink"})
+                            "tma_descriptor_nvlink", "src_shm_insufficient"})
 
 
 def _decide_hang(drafts: dict[str, _Draft], log: StartupLog) -> None:
