@@ -1421,12 +1421,15 @@ SIGNATURES: tuple[Signature, ...] = (
          versions="0.19.0 (read)", source="vllm/v1/worker/gpu_worker.py Worker.init_device (0.19.0)"),
     # vllm/distributed/utils.py ensure_divisibility (0.19.0): `assert numerator % denominator == 0, "{} is not divisible
     # by {}"`, called through divide() wherever a tensor- or pipeline-parallel size splits a model dimension (the
-    # embedding's vocabulary in vocab_parallel_embedding.py vocab_range_from_global_vocab_size, heads, MLP widths)
+    # embedding's vocabulary in vocab_parallel_embedding.py vocab_range_from_global_vocab_size, heads, MLP widths).
+    # The message names neither the dimension nor who chose the parallel size, and public threads show three owners:
+    # the user's --tensor-parallel-size, a launcher that picked it (GPUStack's scheduler, gpustack#3777) and the
+    # release's own split (InternViT's 25 heads under TP, vllm#8097, fixed by PR #8061): a hint
     _sig("parallel_not_divisible", "is not divisible by", r"AssertionError: (?P<num>\d+) is not divisible by (?P<den>\d+)\s*$", ERROR,
-         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.7, fatal=True,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.55, fatal=True,
          cause="A dimension of the model ({num}) must split evenly across {den} parallel ranks and does not: the parallel size {den} does not divide it.",
-         fix="Use a tensor/pipeline-parallel size that divides the model's dimensions (heads, KV heads, vocabulary, MLP width); powers of two usually do.",
-         source="vllm/distributed/utils.py ensure_divisibility (0.19.0)"),
+         fix="Use a tensor/pipeline-parallel size that divides the model's dimensions (heads, KV heads, vocabulary, MLP width); powers of two usually do. Where a launcher or scheduler chose the size (GPUStack, a Helm chart), set it there.",
+         source="vllm/distributed/utils.py ensure_divisibility (0.19.0, 0.27.1, 0.33.0)"),
     _sig("vocab_shard_frame", "vocab_range_from_global_vocab_size", r"in vocab_range_from_global_vocab_size", CONTEXT,
          source="vllm/model_executor/layers/vocab_parallel_embedding.py vocab_range_from_global_vocab_size (0.19.0)"),
     # PyTorch's dispatcher (aten/src/ATen/core/dispatch/OperatorEntry.cpp OperatorEntry::reportError): "Could not run
