@@ -587,6 +587,9 @@ def _decide_parallel_divisibility(draft: _Draft, log: StartupLog) -> None:
                  "the attention and KV heads.")
     draft.decided_by = "the assertion is raised from vocab_range_from_global_vocab_size (the vocabulary split across TP ranks)"
     draft.hits = draft.hits + list(log.hits_of("vocab_shard_frame"))[:1]
+    # the frame rules out the release's own splits of an encoder (the bare line's third owner): what is left is the
+    # deployment's TP size, as the line read before the bare line became a hint
+    draft.confidence = max(draft.confidence, 0.7)
 
 
 def _decide_sampler_after_uncounted_graphs(draft: _Draft, log: StartupLog) -> None:
@@ -727,7 +730,7 @@ def _teardown_sigterm(drafts: dict[str, _Draft], log: StartupLog) -> bool:
 _HANG_EVIDENCE = frozenset({"nccl_timeout", "nccl_shm", "ray_shm_request", "bus_error", "gloo_full_mesh", "ray_node_no_gpu",
                             "ray_driver_without_gpu", "ray_node_unknown", "oneccl_exception", "ray_version_mismatch",
                             "hipblaslt_load_open_files", "nvlink_uncorrectable", "ray_pg_timeout",
-                            "tma_descriptor_nvlink"})
+                            "tma_descriptor_nvlink", "src_shm_insufficient"})
 
 
 def _decide_hang(drafts: dict[str, _Draft], log: StartupLog) -> None:
