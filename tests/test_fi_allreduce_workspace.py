@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import kvplan
-from kvplan.calibration import _FI_AR_WORKSPACE_RECORDS, GIB
+from kvplan.calibration import GIB
 from kvplan.plan import FI_AR_FUSION_MAX_MB, FI_AR_MULTICAST_GRANULARITY, fi_allreduce_workspace_bytes
 from kvplan.validate import validate_records
 from kvplan.versions import rules_for
@@ -76,6 +76,12 @@ def test_torch_symmetric_memory_releases_round_to_2_mib_only():
     # the allocator's signal pad in front, rounded to 2 MiB (so one granule more for the two exact multiples)
     ws, _ = _ws(version="0.24.0")
     assert ws == (130 + 2 + 386) * 1024 ** 2
+
+
+# the llm-d-planner 0.19.0 H100 startups the workspace term was checked on (calibration.py, beside the term)
+_FI_AR_WORKSPACE_RECORDS = ("llama-3.1-8b-instruct-h100-u095-tp2-l8k-noprefix", "llama-3.1-8b-instruct-h100-u095-tp4-l8k-noprefix",
+                            "qwen2.5-7b-instruct-h100-u095-tp2-l8k-noprefix", "qwen2.5-7b-instruct-h100-u095-tp4-l8k-noprefix",
+                            "gpt-oss-20b-h100-udef-tp2-l8k-noprefix")
 
 
 def test_the_planner_family_is_in_the_fitted_records_and_comes_within_a_percent():

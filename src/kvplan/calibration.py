@@ -169,9 +169,8 @@ _NVLINK_TP_GIB = 0.55
 # (tests/data/blind_records.jsonl, which therefore no longer test this term blind either). With it the five come within
 # -0.19 to -0.30 GiB of their logged pools (they were +1.27 to +1.31 GiB); charged 2.25 GiB of non-torch memory against
 # the 2.06-2.13 logged, i.e. what they log beyond the workspace at TP > 1 (0.36-0.43 GiB) is below the 0.55 above.
-_FI_AR_WORKSPACE_RECORDS = ("llama-3.1-8b-instruct-h100-u095-tp2-l8k-noprefix", "llama-3.1-8b-instruct-h100-u095-tp4-l8k-noprefix",
-                            "qwen2.5-7b-instruct-h100-u095-tp2-l8k-noprefix", "qwen2.5-7b-instruct-h100-u095-tp4-l8k-noprefix",
-                            "gpt-oss-20b-h100-udef-tp2-l8k-noprefix")
+# (The five: Llama-3.1-8B and Qwen2.5-7B at TP2 and TP4, gpt-oss-20b at TP2; tests/test_fi_allreduce_workspace.py names
+# their records. kvplan reads no record's id.)
 # V0, 0.6.5-0.10 (era V0-c, which charges the non-torch increase over a baseline snapshot taken after the CUDA context
 # was created, worker/worker.py init_device 0.7.1): non-torch 0.11 GiB, the median of the five single-GPU startups of calibration.jsonl that log it
 # (Llama-3.2-3B T4 0.8.2 0.05, Qwen2.5-14B 0.7.2 0.09, Qwen2.5-14B 0.7.3 0.11 and 0.11, Qwen2.5-3B T4 0.6.6 0.13 GiB;

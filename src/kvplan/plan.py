@@ -3300,7 +3300,7 @@ FI_AR_FUSION_MAX_MB = {"0.17": _FI_AR_MAX_MB_017, "0.19": _FI_AR_MAX_MB_019, "0.
 # cuMulticastGetGranularity(CU_MULTICAST_GRANULARITY_RECOMMENDED)): 512 MiB, as the workspace addresses logged in
 # sgl-project/sglang PR #18341 (TP2, the same flashinfer allocator) show, each buffer 0x20000000 bytes past the last,
 # the 2 MiB flag buffer included. The llm-d-planner 0.19.0 H100 sweep agrees (tests/data/extra_records.jsonl,
-# calibration.py _FI_AR_WORKSPACE_RECORDS): TP2/TP4 startups log 2.06-2.21 GiB of non-torch
+# the five beside calibration.py's workspace note): TP2/TP4 startups log 2.06-2.21 GiB of non-torch
 # memory against 0.24-0.27 at TP1 and 0.54-0.55 at TP2 before 0.17, i.e. 1.4-1.6 GiB more, three such buffers.
 FI_AR_MULTICAST_GRANULARITY = 512 * 1024 ** 2
 _ALLOC_GRANULARITY = 2 * 1024 ** 2   # cuMemGetAllocationGranularity(RECOMMENDED) on these GPUs
