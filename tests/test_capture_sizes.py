@@ -371,3 +371,25 @@ def test_a_0_10_log_gives_its_cuda_graph_sizes_to_reconcile():
     assert parse_command_args("vllm serve m --cuda-graph-sizes 1 2 4")["cuda_graph_sizes"] == "1 2 4"
     log = parse_lines(["INFO 08-01 10:00:00 [cli_args.py:261] non-default args: {'model': 'm', 'cuda_graph_sizes': [64]}"])
     assert log.to_record()["args"]["cuda_graph_sizes"] == [64]
+
+
+def test_every_flag_serve_sh_writes_as_several_words_is_read_back_as_a_list():
+    """One fact (versions.MULTI_VALUE_FLAGS, vLLM's nargs="+" flags) for both directions: the launch files write each
+    of these flags as one argument per value, and a log's command line read by logs.parse_command_args gathers the
+    words back into the one flag, not the first word alone."""
+    from kvplan import deploy, logs, versions
+    from kvplan.deploy import spec_from_plan
+    from kvplan.logs import parse_command_args
+
+    assert deploy.MULTI_VALUE_FLAGS is versions.MULTI_VALUE_FLAGS
+    assert logs._LIST_FLAGS == {flag[2:].replace("-", "_") for flag in versions.MULTI_VALUE_FLAGS}
+    for flag in versions.MULTI_VALUE_FLAGS:
+        argv = deploy.Flag(flag, "8 1 2 4").argv()
+        assert argv == [flag, "8", "1", "2", "4"]
+        args = parse_command_args(shlex.join(["vllm", "serve", "m", *argv, "--max-num-seqs", "4"]))
+        assert args[flag[2:].replace("-", "_")] == "8 1 2 4" and args["max_num_seqs"] == 4, (flag, args)
+    # the launch files of a plan that sets each one (--cuda-graph-sizes is a 0.9.0-0.12.x flag)
+    for version, field in (("0.20.0", "cudagraph_capture_sizes"), ("0.10.2", "cuda_graph_sizes")):
+        spec = spec_from_plan(_fit(version, **{field: "8 1 2 4"}))
+        args = parse_command_args(shlex.join(["vllm", "serve", *spec.serve_argv()]))
+        assert args[field] == "8 1 2 4" and args["max_num_batched_tokens"] == 2048, (version, args)

@@ -304,3 +304,16 @@ def test_a_bare_slo_number_is_said_to_be_read_as_milliseconds():
     assert code == 0 and "bare number" not in out
     code, out = run("simulate", *SMALL, "-w", "azure-conv", "-n", "30", "--slo", "e2e=9000")
     assert code == 0 and "note: --slo e2e=9000: a bare number is read as milliseconds" in " ".join(out.split())
+
+
+def test_the_bare_slo_note_says_what_parse_slo_read_without_a_unit():
+    # one fact: the note lists the parts parse_slo read as milliseconds for want of a unit (SLO.bare_ms), where the CLI
+    # once matched its own pattern beside the parser and missed numbers the parser reads bare ('1e3', '1_000')
+    assert parse_slo("ttft=500").bare_ms == ("ttft=500",)
+    assert parse_slo("ttft=500ms,tpot=0.05s").bare_ms == ()
+    assert parse_slo(" ttft = 1e3 ,tpot=50ms,e2e=9000").bare_ms == ("ttft = 1e3", "e2e=9000")
+    assert parse_slo("ttft=1e3").ttft_ms == 1000.0 and parse_slo("ttft=1e3") == parse_slo("ttft=1s")  # not in the objective
+    code, out = run("simulate", *SMALL, "-w", "azure-conv", "-n", "30", "--slo", "ttft=1e3,tpot=50ms")
+    assert code == 0 and "note: --slo ttft=1e3: a bare number is read as milliseconds" in " ".join(out.split())
+    code, out = run("simulate", *SMALL, "-w", "azure-conv", "-n", "30", "--slo", "ttft_p99<2s")
+    assert code == 2 and "bare number" not in out and "cannot read 'ttft_p99<2s'" in out

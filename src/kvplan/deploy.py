@@ -38,8 +38,8 @@ from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, cold_start_
                           speculative_object, vllm_quant_method)
 from kvplan.resolve import is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
-from kvplan.versions import (check_serve_env, check_serve_flags, serve_entrypoint, serve_mm_limits, serve_quantization,
-                             serve_switch)
+from kvplan.versions import (MULTI_VALUE_FLAGS, check_serve_env, check_serve_flags, serve_entrypoint, serve_mm_limits,
+                             serve_quantization, serve_switch)
 
 GIB = 1024**3
 GPUS_PER_NODE = 8  # HGX / DGX nodes; above this a plan spans nodes (vLLM: TP within, PP across)
@@ -55,11 +55,6 @@ DOWNLOAD_PATTERNS = ("*.json", "*.safetensors", "*.model", "*.tiktoken", "*.txt"
 DOWNLOAD_IGNORE = ("original/*",)
 
 
-# vllm serve flags that take several values, each its own argument (vllm/engine/arg_utils.py, 0.11.1-0.33.0: the
-# list[int] fields of CompilationConfig become nargs="+"; 0.9.0-0.12.0: SchedulerConfig.cuda_graph_sizes, list[int], the same)
-MULTI_VALUE_FLAGS = frozenset({"--cudagraph-capture-sizes", "--cuda-graph-sizes"})
-
-
 @dataclass(frozen=True)
 class Flag:
     """One `vllm serve` flag, its value (None for a switch) and the reason for the number."""
@@ -71,7 +66,8 @@ class Flag:
     def argv(self) -> list[str]:
         if self.value is None:
             return [self.name]
-        # a flag argparse reads with nargs="+" (--cudagraph-capture-sizes 1 2 4 8): one argument per value
+        # a flag argparse reads with nargs="+" (versions.MULTI_VALUE_FLAGS: --cudagraph-capture-sizes 1 2 4 8): one
+        # argument per value
         return [self.name, *self.value.split()] if self.name in MULTI_VALUE_FLAGS else [self.name, self.value]
 
 

@@ -2773,9 +2773,9 @@ def parse_keyword_args(body: str) -> dict:
     return result
 
 
-# flags that take several values (vllm/engine/arg_utils.py EngineArgs.add_cli_args: cudagraph_capture_sizes, 0.11.1,
-# and cuda_graph_sizes, 0.9.0-0.12.0, are list[int], so argparse nargs="+")
-_LIST_FLAGS = frozenset({"cudagraph_capture_sizes", "cuda_graph_sizes"})
+# flags that take several values (versions.MULTI_VALUE_FLAGS, argparse nargs="+"), keyed as parse_command_args keys them
+from kvplan.versions import MULTI_VALUE_FLAGS as _MULTI_VALUE_FLAGS  # noqa: E402 (beside its one use)
+_LIST_FLAGS = frozenset(flag[2:].replace("-", "_") for flag in _MULTI_VALUE_FLAGS)
 
 
 def parse_command_args(cmd: str) -> dict:

@@ -6,9 +6,12 @@ No arithmetic lives here: every number shown comes from a `Plan` (or a list of t
 from __future__ import annotations
 
 import json
+import re
 from typing import Iterable, Sequence
 
+from rich.cells import cell_len
 from rich.console import Console, Group
+from rich.measure import Measurement
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -27,6 +30,67 @@ SEGMENTS = (  # (label, colour, attribute or callable)
     ("headroom", "grey50"),
 )
 
+
+def _split_after(word: str, chars: str) -> list[str]:
+    """`word` cut after each of `chars`: 'a/b/c' -> ['a/', 'b/', 'c']."""
+    pieces, start = [], 0
+    for i, ch in enumerate(word):
+        if ch in chars:
+            pieces.append(word[start:i + 1])
+            start = i + 1
+    if start < len(word):
+        pieces.append(word[start:])
+    return pieces
+
+
+def _break_word(word: str, width: int, groups: Sequence[str]) -> list[str]:
+    """`word`, longer than `width`, as lines of at most `width` cut after the characters of groups[0] (a path's '/'),
+    a piece still too long after those of groups[1], and so on; a piece with none of them stays whole (rich folds it)."""
+    if cell_len(word) <= width or not groups:
+        return [word]
+    lines, line = [], ""
+    for seg in _split_after(word, groups[0]):
+        for part in _break_word(seg, width, groups[1:]):
+            if line and cell_len(line) + cell_len(part) > width:
+                lines.append(line)
+                line = ""
+            line += part
+    lines.append(line)
+    return lines
+
+
+class Breakable:
+    """Text (markup, as a table cell's string is read) whose words too long for the width they get break after the
+    characters given: a path or URL after '/', a list of sizes after ','. Rich folds such a word at the last column
+    it reaches: mid-name, mid-hash, a size '136' as '1' and '36'. Words that fit, and everything else about the text,
+    are as rich prints them; a piece with none of the characters still folds (never an ellipsis, where the column
+    says fold)."""
+
+    def __init__(self, text: str, *groups: str):
+        self.text = text
+        self.groups = groups or ("/",)
+
+    def _text(self, console: Console, options) -> Text:
+        # as rich reads a string in this place (a table cell: markup, no highlighting)
+        return console.render_str(self.text, highlight=options.highlight, markup=options.markup)
+
+    def __rich_measure__(self, console: Console, options) -> Measurement:
+        plain = self._text(console, options).plain
+        chars = "".join(self.groups)
+        least = max((cell_len(piece) for word in plain.split() for piece in _split_after(word, chars)), default=1)
+        most = max((cell_len(line) for line in plain.splitlines()), default=1)
+        return Measurement(least, max(least, most)).with_maximum(options.max_width)
+
+    def __rich_console__(self, console: Console, options):
+        text, width = self._text(console, options), options.max_width
+        cuts = []
+        for m in re.finditer(r"\S+", text.plain):
+            if cell_len(m.group()) > width:
+                at = m.start()
+                for line in _break_word(m.group(), width, self.groups)[:-1]:
+                    at += len(line)
+                    cuts.append(at)
+        yield Text("\n").join(text.divide(cuts)) if cuts else text
 
 
 def source_label(source: str) -> str:
@@ -176,20 +240,20 @@ def _capture_flags(a) -> str:
 def plan_table(p: Plan) -> Table:
     t = Table(show_header=False, box=None, pad_edge=False)
     t.add_column(style="bold")
-    t.add_column()
+    t.add_column(overflow="fold")  # a long local path or size list folds onto the next line: an ellipsis cut it short
     scale, unit = (GB, "GB") if p.mode == "simple" else (GIB, "GiB")
     a = p.args
-    t.add_row("model", f"{p.model.id}  [dim]({p.model.source.split(':')[0]})[/]")
+    t.add_row("model", Breakable(f"{p.model.id}  [dim]({p.model.source.split(':')[0]})[/]", "/"))
     layout = f" (TP {a.tensor_parallel_size} × PP {a.pipeline_parallel_size} × DP {p.engines})" if p.gpus_used > 1 else ""
     t.add_row("GPU", f"{p.gpu.name} × {p.gpus_used}{layout}  "
                      f"[dim]{p.total_bytes / scale:.2f} {unit} each ({source_label(p.gpu.total_source)})[/]")
     t.add_row("vLLM", f"{p.vllm_version} {_rules_text(p)} (era {p.era})" + ("  [dim]simple arithmetic (--overhead-gb)[/]" if p.mode == "simple" else ""))
-    t.add_row("flags", f"max_model_len {a.max_model_len:,} · gpu_memory_utilization {a.gpu_memory_utilization} · TP {a.tensor_parallel_size}"
+    t.add_row("flags", Breakable(f"max_model_len {a.max_model_len:,} · gpu_memory_utilization {a.gpu_memory_utilization} · TP {a.tensor_parallel_size}"
                        f" · PP {a.pipeline_parallel_size} · DP {p.engines} · dtype {a.dtype} · kv_cache_dtype {a.kv_cache_dtype} · block_size {p.block_size}"
                        f" · max_num_seqs {a.max_num_seqs} · max_num_batched_tokens {a.max_num_batched_tokens}"
                        + (" · enforce_eager" if a.enforce_eager else "") + (f" · quantization {a.quantization}" if a.quantization else "")
                        + {"awq": " (plain AWQ kernel)", "marlin": " (AWQ-Marlin kernel)"}.get(a.awq_kernel or "", "")
-                       + _capture_flags(a) + _speculative_flag(p))
+                       + _capture_flags(a) + _speculative_flag(p), ","))  # a long size list breaks after a comma
     t.add_row("KV per token", kv_per_token_text(p))
     t.add_row("weights", f"{p.weights_bytes / scale:.2f} {unit} per rank ({p.weights_bytes:,} B, {'exact' if p.weights_exact else 'estimate'})")
     # named as --explain names it: "requested" (vLLM's word) in vLLM's arithmetic, "budget" in the seed's
@@ -210,6 +274,9 @@ def plan_table(p: Plan) -> Table:
 
 def explain_table(p: Plan) -> Table:
     t = Table(title="How each number was produced", show_lines=False)
+    # A narrow terminal squeezes the four columns: a word too long for its column breaks after '/' (a path, a URL) or
+    # '_' (a term or function name), then '-', where rich folded it at the last column ("kv_bytes_per_toke" / "n", a
+    # commit hash in two). The values wrap at their spaces ("14.56" / "GiB"), as before.
     t.add_column("term", style="bold", overflow="fold")
     t.add_column("value", justify="right", overflow="fold")
     t.add_column("formula", overflow="fold")
@@ -222,14 +289,15 @@ def explain_table(p: Plan) -> Table:
             val = f"{term.value:,.2f}x"
         else:
             val = f"{term.value:,.0f} {term.unit}"
-        t.add_row(term.name, val, term.formula, term.source)  # whole: a source cut short cites nothing
+        t.add_row(Breakable(term.name, "_"), val, Breakable(term.formula, "/_", "-"),
+                  Breakable(term.source, "/", "_-"))  # whole: a source cut short cites nothing
     first = p.first_start
     if first and p.mode == "vllm":  # the pool a compiling first start gets, beside the warm restart's kv_cache above
         lo, hi = first["kv_cache_bytes_least"] / GIB, first["kv_cache_bytes_most"] / GIB
         t.add_row("kv_cache (first start)", f"{lo:,.2f}-{hi:,.2f} GiB" if round(lo, 2) != round(hi, 2) else f"{hi:,.2f} GiB",
                   (f"kv_cache - {first['loss_bytes_most'] / GIB:.2f} .. {first['loss_bytes_least'] / GIB:.2f} GiB: "
                    if first["loss_bytes_most"] > 0 else "= kv_cache, no loss: ")  # not 'kv_cache - 0.00 .. 0.00 GiB'
-                  + f"{first['formula']}", "plan.py cold_start_pool_loss_bytes")
+                  + f"{first['formula']}", Breakable("plan.py cold_start_pool_loss_bytes", "/", "_-"))
     return t
 
 

@@ -57,7 +57,7 @@ import math
 import re
 import time as _time
 from collections import OrderedDict, deque
-from dataclasses import asdict, dataclass, is_dataclass, replace
+from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from typing import Callable, Optional, Sequence
 
 import numpy as np
@@ -930,6 +930,9 @@ class SLO:
     tpot_ms: Optional[float] = None
     e2e_ms: Optional[float] = None
     percentile: float = 99.0  # capacity: the percentile that must meet the SLO
+    # The parts of the --slo text whose number had no unit and so was read as milliseconds (parse_slo), as written:
+    # the CLI's note says so from these, so what was parsed and what is said cannot disagree. Not part of the objective.
+    bare_ms: tuple[str, ...] = field(default=(), compare=False)
 
     def met_by(self, ttft_s: np.ndarray, tpot_s: np.ndarray, e2e_s: np.ndarray) -> np.ndarray:
         ok = np.ones(ttft_s.shape, dtype=bool)
@@ -947,10 +950,11 @@ class SLO:
 
 
 def parse_slo(text: Optional[str], percentile: float = 99.0) -> SLO:
-    """'ttft=500ms,tpot=50ms' (units ms or s; bare numbers are ms)."""
+    """'ttft=500ms,tpot=50ms' (units ms or s; bare numbers are ms, and the parts that had one are kept in SLO.bare_ms)."""
     if not text:
         return SLO(percentile=percentile)
     vals = {}
+    bare = []
     for part in text.split(","):
         key, _, raw = part.strip().partition("=")
         key = key.strip().lower()
@@ -969,12 +973,14 @@ def parse_slo(text: Optional[str], percentile: float = 99.0) -> SLO:
                 v = float(raw[:-1]) * 1e3
             else:
                 v = float(raw)
+                bare.append(part.strip())
         except ValueError:
             raise InputError("--slo", f"cannot read the number in {part!r}", "e.g. ttft=500ms or ttft=0.5s")
         if not (math.isfinite(v) and v > 0):
             raise InputError("--slo", f"{key} must be a positive number, got {raw!r}", "e.g. tpot=50ms")
         vals[key] = v
-    return SLO(ttft_ms=vals.get("ttft"), tpot_ms=vals.get("tpot"), e2e_ms=vals.get("e2e"), percentile=percentile)
+    return SLO(ttft_ms=vals.get("ttft"), tpot_ms=vals.get("tpot"), e2e_ms=vals.get("e2e"), percentile=percentile,
+               bare_ms=tuple(bare))
 
 
 @dataclass(frozen=True, eq=False)

@@ -1132,6 +1132,13 @@ SERVE_FLAG_UNTIL: dict[str, tuple[V, str]] = {
                                        "(the grid up to N)"),
 }
 
+# vllm serve flags that take several values, each its own argument ('--cudagraph-capture-sizes 1 2 4 8'): a list[int]
+# config field gets argparse nargs="+" (vllm/engine/arg_utils.py _compute_kwargs; read in the 0.11.0 and 0.33.0
+# wheels). CompilationConfig.cudagraph_capture_sizes is such a flag from 0.11.1 (SERVE_FLAG_SINCE), and
+# SchedulerConfig.cuda_graph_sizes in 0.9.0-0.12.x. One fact for both directions: deploy writes these as several words
+# in serve.sh, logs reads them back from a log's command line (as cudagraph_capture_sizes, cuda_graph_sizes).
+MULTI_VALUE_FLAGS = frozenset({"--cudagraph-capture-sizes", "--cuda-graph-sizes"})
+
 # What a release older than a flag had in its place, named when that flag is refused (_check_flag_exists): steps of
 # (first release, text), the last step at or below the release applying. --cuda-graph-sizes: SchedulerConfig.cuda_graph_sizes
 # (vllm/config.py 0.9.0-0.10.1, vllm/config/scheduler.py 0.10.2-0.11.0; not in the 0.8.5 wheel), read by

@@ -99,8 +99,13 @@ def preflight(
     table.add_column("fix", overflow="fold")
     from rich.markup import escape
 
+    from kvplan.render import Breakable
+
     for f in findings:  # a message is text, not markup: vLLM's "Reasons: ...: [block_size not supported]" was dropped
-        table.add_row(_ICON[f.status], escape(f.check), escape(f.message), escape(f.fix))
+        # ... and a path or flag too long for its column breaks after a '/' ("/root/.cache/huggingface/" / "hub"),
+        # then '=', '_' or '-', where rich folded it at the last column ("/root/.cache/huggingface/hu" / "b")
+        table.add_row(_ICON[f.status], escape(f.check), Breakable(escape(f.message), "/", "=_-"),
+                      Breakable(escape(f.fix), "/", "=_-"))
     console.print(table)
     counts = {s: sum(f.status == s for f in findings) for s in ("pass", "warn", "fail")}
     verdict = "[bold red]not ready[/]" if code else "[green]ready[/]"

@@ -48,14 +48,18 @@ def scaffold(
         raise SystemExit(1)
     spec = spec_from_plan(plan, served_model_name=served_model_name, port=port)
     written = write_files(directory, render_files(spec), force=force)
-    from kvplan.render import warning_text
+    from rich.markup import escape
+
+    from kvplan.render import Breakable, warning_text
 
     for w in plan.warnings:  # as fit and sweep print them (a release kvplan has no rules for, a site calibration, ...)
         err_console.print(warning_text(str(w)), highlight=False, soft_wrap=True)
-    console.print(f"Wrote {len(written)} files to {directory} for {spec.model_id} on "
-                  f"{spec.gpus} x {spec.gpu_name} (vLLM {spec.vllm_version}):", highlight=False)
+    # a folder, file or model id longer than the line breaks after a '/' (then a '-' or '_'), where rich folded it at
+    # the last column ("...-of-this-mod" / "el/serve.sh")
+    console.print(Breakable(escape(f"Wrote {len(written)} files to {directory} for {spec.model_id} on "
+                                   f"{spec.gpus} x {spec.gpu_name} (vLLM {spec.vllm_version}):"), "/", "-_"), highlight=False)
     for path in written:
-        console.print(f"  {path}", highlight=False)
+        console.print(Breakable(escape(f"  {path}"), "/", "-_"), highlight=False)
     # the k8s probe starts after the init container's download (the weights are on the volume by then); compose's
     # grace covers the download too: say which start each covers, or 140 s < 162 s reads as a bug
     download = spec.startup_first.download_s

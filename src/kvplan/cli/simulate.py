@@ -272,15 +272,13 @@ class _Progress:
             self._bar.__exit__(*exc)
 
 
-def _note_bare_slo(slo: str | None) -> None:
-    """Say, on stderr, how an SLO given as a bare number was read: as milliseconds (simulate.parse_slo), so 'ttft=1'
-    is 1 ms, where a user may have meant a second; printed beside the run, not refused."""
-    import re
-
-    bare = [part.strip() for part in (slo or "").split(",") if re.fullmatch(r"\s*\w+\s*=\s*[\d.]+\s*", part)]
-    if bare:
-        err_console.print(f"note: --slo {', '.join(bare)}: a bare number is read as milliseconds (write e.g. 1s or "
-                          "500ms to say the unit)", highlight=False, soft_wrap=True)
+def _note_bare_slo(slo_spec) -> None:
+    """Say, on stderr, how an SLO given as a bare number was read: as milliseconds, so 'ttft=1' is 1 ms, where a user
+    may have meant a second; printed beside the run, not refused. The parts are those simulate.parse_slo read without a
+    unit (SLO.bare_ms), not a second reading of the text."""
+    if slo_spec.bare_ms:
+        err_console.print(f"note: --slo {', '.join(slo_spec.bare_ms)}: a bare number is read as milliseconds (write e.g. "
+                          "1s or 500ms to say the unit)", highlight=False, soft_wrap=True)
 
 
 @app.command()
@@ -328,7 +326,7 @@ def simulate(
                              "give a folder that can be written, e.g. --plot figs/") from None
     slo_spec = parse_slo(slo)
     if not json_out:
-        _note_bare_slo(slo)
+        _note_bare_slo(slo_spec)
     wl = build_workload(workload_spec)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, long_prefill_threshold, json_out)
     with _Progress(len(wl), enabled=(not json_out) and len(wl) >= 100_000 and sys.stderr.isatty()) as prog:
@@ -407,7 +405,7 @@ def capacity(
             err_console.print(f"  {r:8.3f} req/s: {'meets' if ok else 'misses'} the SLO", highlight=False)
 
     if not json_out:
-        _note_bare_slo(slo)
+        _note_bare_slo(slo_spec)
         err_console.print(f"bisecting the request rate for {slo_spec.describe()} ({len(base):,} requests per probe)", highlight=False)
     cap = plan_capacity(p, at, cfg, sm, slo_spec, rules, target_rate_per_s=target_rate, router=router, on_probe=on_probe,
                         worst_case_concurrency=_worst_case(p, cfg))

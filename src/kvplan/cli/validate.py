@@ -88,6 +88,8 @@ def rows_table(results, given_kv: bool, file: str, compact: bool = False):
     from rich import box
     from rich.table import Table
 
+    from kvplan.render import Breakable
+
     title = f"kvplan validate {'--given-kv ' if given_kv else ''}{file}"
     if compact:
         title += (f"\nsigned % error against the log: weights, KV GiB, blocks, tokens, concurrency; fits: the verdict "
@@ -104,7 +106,10 @@ def rows_table(results, given_kv: bool, file: str, compact: bool = False):
     for r in results:
         stated, applied = r.label.get("vllm_version"), r.label.get("rules_applied")
         version = stated or (f"— ({applied} rules)" if applied else "—")
-        cells = [r.id, str(r.label.get("gpu") or "—"), version] if not compact else [f"{r.id}\n[dim]{version}[/]"]
+        # a record id longer than its column breaks after a '-' ("...-tp1-" / "l32k"), where rich folded it at the last
+        # column ("...-tp1-l32" / "k")
+        cells = ([Breakable(str(r.id), "-", "_."), str(r.label.get("gpu") or "—"), version] if not compact
+                 else [Breakable(f"{r.id}\n[dim]{version}[/]", "-", "_.")])
         for f in _figures(given_kv) + ("fits",):
             if r.skipped:
                 cells.append("")
