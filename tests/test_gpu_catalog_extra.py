@@ -258,3 +258,20 @@ def test_pascal_cards_are_known_so_the_refusal_can_be_explained():
     # the Volta TITAN V runs releases built for 7.0 (up to 0.19), not the 7.5 wheels after
     assert kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "TITAN V", max_model_len=4096, vllm_version="0.19.0").fits
     assert kvplan.fit("Qwen/Qwen2.5-0.5B-Instruct", "TITAN V", max_model_len=4096, vllm_version="0.20.0").failure == "platform"
+
+
+def test_a_desktop_device_name_is_not_read_as_the_laptop_part_of_its_number():
+    # the catalog holds the RTX 3050 only as a laptop part (3.68 GiB); the desktop card (8 GB) is another card, and a
+    # laptop part's device name says 'Laptop GPU', so CUDA's desktop name was planned on 3.68 GiB without a word
+    import pytest
+
+    from kvplan.errors import KvplanError
+    from kvplan.resolve import _find_gpu, find_gpu
+
+    with pytest.raises(KvplanError, match="laptop part"):
+        find_gpu("NVIDIA GeForce RTX 3050")
+    laptop, notes = _find_gpu("RTX 3050")  # a short name: the laptop card, said
+    assert "Laptop" in laptop.name and any("only the laptop part" in n for n in notes)
+    assert _find_gpu("NVIDIA GeForce RTX 3050 Laptop GPU")[1] == []
+    # where a desktop card of the number is in the catalog, the name without 'Laptop' is that card, as before
+    assert "Laptop" not in find_gpu("NVIDIA GeForce RTX 4070").name and "Laptop" not in find_gpu("RTX 4090").name

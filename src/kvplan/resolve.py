@@ -449,6 +449,9 @@ def _find_gpu(ref: str, total_bytes: int | None = None, size_flag: str | None = 
         exact = [g for g in catalog if key in {_gpu_key(n) for n in (g.id, g.name, *g.aliases)}]
         want = set(_gpu_tokens(variant))
         cands = exact or [g for g in catalog if any(want <= set(_gpu_tokens(n)) for n in (g.id, g.name, *g.aliases))]
+        laptop_note = None
+        if not exact and not want & _LAPTOP_WORDS:
+            cands, laptop_note = _desktop_first(variant, cands, catalog)
         by_id = [g for g in exact if g.id == variant.strip().lower()]  # a catalog id, as written, names one card
         if by_id:
             cands = exact = by_id
@@ -466,6 +469,8 @@ def _find_gpu(ref: str, total_bytes: int | None = None, size_flag: str | None = 
                     f"GPU {ref!r} names cards with {', '.join(others)} as well: planning for {chosen.name} "
                     f"({chosen.total_gib:.2f} GiB), the variant clouds rent most; name the variant (e.g. its size) "
                     "to plan another"))
+            if laptop_note:
+                notes.append(laptop_note)
             if count:
                 notes.append(f"{given.strip()!r}: {count} x {chosen.name} available (--num-gpus "
                              f"{count}); the ranks vLLM uses are still --tensor-parallel-size x "
@@ -481,6 +486,36 @@ def _find_gpu(ref: str, total_bytes: int | None = None, size_flag: str | None = 
     # the size again
     raise UnknownGPUError("--gpu", f"unknown GPU {ref!r}", f"{hint}; or leave out --gpu: {size_flag} alone plans a custom "
                           "card of that size" if size_flag else f"{hint}; or give --gpu-gib N for a custom card")
+
+
+# A notebook part's device name says so ("NVIDIA GeForce RTX 3050 Laptop GPU", as CUDA and nvidia-smi print it); the
+# desktop card of the same number is another card (the desktop RTX 3050 has 8 GB, the laptop one 4)
+_LAPTOP_WORDS = frozenset({"laptop", "mobile"})
+_FULL_DEVICE_NAME = re.compile(r"^\s*nvidia\s+(?:geforce\s+)?rtx\b", re.I)
+
+
+def _is_laptop(gpu: GPUSpec) -> bool:
+    return bool(_LAPTOP_WORDS & set(_gpu_tokens(gpu.name)))
+
+
+def _desktop_first(ref: str, cands: list[GPUSpec], catalog: tuple[GPUSpec, ...]) -> tuple[list[GPUSpec], str | None]:
+    """The cards a name without 'Laptop' matches by its words: the desktop ones where there are any. Where only a
+    laptop card matches, a device name as CUDA prints it ('NVIDIA GeForce RTX 3050') is refused, since the laptop
+    part's own name would say 'Laptop GPU', and a short name ('RTX 4050') takes the laptop card with a note."""
+    laptops = [g for g in cands if _is_laptop(g)]
+    if not laptops:
+        return cands, None
+    desktops = [g for g in cands if not _is_laptop(g)]
+    if desktops:
+        return desktops, None
+    names = ", ".join(sorted({g.name for g in laptops}))
+    if _FULL_DEVICE_NAME.match(ref):
+        raise UnknownGPUError("--gpu", f"{ref.strip()!r} is a desktop card's name that kvplan's catalog does not hold; the "
+                              f"catalog has only the laptop part ({names}), whose device name says 'Laptop GPU'",
+                              "give the card's total as vLLM logged it (--gpu-gib, or gpu.total_gib in a record), or "
+                              "the laptop part's name if it is one")
+    return laptops, (f"GPU {ref.strip()!r}: only the laptop part is in the catalog ({names}); planning for it. A desktop "
+                     "card of that number is another card: give --gpu-gib N for it")
 
 
 def _nearest_gpu_names(ref: str, catalog: tuple[GPUSpec, ...]) -> list[str]:
