@@ -393,3 +393,20 @@ def test_every_flag_serve_sh_writes_as_several_words_is_read_back_as_a_list():
         spec = spec_from_plan(_fit(version, **{field: "8 1 2 4"}))
         args = parse_command_args(shlex.join(["vllm", "serve", *spec.serve_argv()]))
         assert args[field] == "8 1 2 4" and args["max_num_batched_tokens"] == 2048, (version, args)
+
+
+def test_a_records_malformed_older_sizes_flag_is_explained_with_its_own_spelling():
+    # clean_record read args.cuda_graph_sizes with --cudagraph-capture-sizes' example, naming the other flag
+    import json
+    from pathlib import Path
+
+    from kvplan.errors import InputError
+    from kvplan.validate import clean_record
+
+    rec = json.loads((Path(__file__).parent / "data" / "calibration.jsonl").read_text().splitlines()[0])
+    for key, flag in (("cuda_graph_sizes", "--cuda-graph-sizes"), ("cudagraph_capture_sizes", "--cudagraph-capture-sizes")):
+        bad = json.loads(json.dumps(rec))
+        bad["args"][key] = "1,x"
+        with pytest.raises(InputError) as err:
+            clean_record(bad)
+        assert err.value.field == f"args.{key}" and f"spells it {flag} 1 2 4 8" in str(err.value)

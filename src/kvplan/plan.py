@@ -119,6 +119,11 @@ def parse_compilation_config(value) -> str | None:
 
 
 _CAPTURE_SIZES_EXAMPLE = "e.g. 1,2,4,8 (vllm serve spells it --cudagraph-capture-sizes 1 2 4 8)"
+_CUDA_GRAPH_SIZES_EXAMPLE = ("e.g. 1,2,4,8 (vllm serve spells it --cuda-graph-sizes 1 2 4 8; one value N: the sizes 1, "
+                             "2, 4 and the multiples of 8 up to N before vLLM 0.11.1, N alone from 0.11.1)")
+# the engine argument (as a record or EngineArgs field names it) -> (its flag, the example its errors give)
+CAPTURE_SIZE_ARGS = {"cudagraph_capture_sizes": ("--cudagraph-capture-sizes", _CAPTURE_SIZES_EXAMPLE),
+                     "cuda_graph_sizes": ("--cuda-graph-sizes", _CUDA_GRAPH_SIZES_EXAMPLE)}
 
 
 def parse_capture_sizes(value, flag: str = "--cudagraph-capture-sizes",
@@ -683,9 +688,7 @@ class EngineArgs:
     @cached_property
     def cuda_graph_sizes_given(self) -> tuple[int, ...] | None:
         """--cuda-graph-sizes (0.9.0-0.12.x) as a tuple of ints in the order given (None: not given)."""
-        return parse_capture_sizes(self.cuda_graph_sizes, "--cuda-graph-sizes",
-                                   "e.g. 1,2,4,8 (vllm serve spells it --cuda-graph-sizes 1 2 4 8; one value N: the "
-                                   "sizes 1, 2, 4 and the multiples of 8 up to N before vLLM 0.11.1, N alone from 0.11.1)")
+        return parse_capture_sizes(self.cuda_graph_sizes, *CAPTURE_SIZE_ARGS["cuda_graph_sizes"])
 
     @property
     def captures_cuda_graphs(self) -> bool:

@@ -24,7 +24,7 @@ from kvplan.band import _architecture, _era_group, _family, band_bounds, uncerta
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
 from kvplan.inputs import existing_file, read_text
 from kvplan.logs import RECORD_ARG_NAMES, as_int
-from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, INT_ENGINE_ARGS, EngineArgs, Plan, accepted_tp_sizes, human_int,
+from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, CAPTURE_SIZE_ARGS, INT_ENGINE_ARGS, EngineArgs, Plan, accepted_tp_sizes, human_int,
                          parse_capture_sizes, parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
                             model_catalog, normalize, resolve_model, wsl2_gpu)
@@ -552,10 +552,10 @@ def clean_record(rec: dict) -> dict:
         args["dtype"] = _DTYPE_SPELLINGS[args["dtype"]]
     if str(args.get("quantization", "")).lower() in ("none", "null"):  # the flag's value as a log prints an unset one
         del args["quantization"]
-    for key in ("cudagraph_capture_sizes", "cuda_graph_sizes"):  # [1, 2, 4, 8] as a config writes it, "1 2 4 8" as
+    for key, (flag, example) in CAPTURE_SIZE_ARGS.items():  # [1, 2, 4, 8] as a config writes it, "1 2 4 8" as
         if key in args:  # a command line, [512] for the older flag's one value
             try:
-                args[key] = parse_capture_sizes(args[key])
+                args[key] = parse_capture_sizes(args[key], flag, example)
             except InputError as exc:
                 raise InputError(f"args.{key}", exc.message, exc.fix) from None
     if "env" in args:  # the server's environment: {"VLLM_USE_V1": "0"} or ["KEY=VALUE", ...]
