@@ -282,3 +282,26 @@ def test_the_page_shows_a_first_starts_pool_beside_the_plan(page, server_url):
     summary = page.inner_text("#summary")
     assert "first start" in summary
     assert f"{first['kv_cache_bytes_least'] / 2**30:.2f} GiB – {first['kv_cache_bytes_most'] / 2**30:.2f} GiB" in summary
+
+
+def test_the_capture_size_boxes_plan_as_the_cli_flags(page, server_url):
+    # the page had no input for --cudagraph-capture-sizes / --max-cudagraph-capture-size (the API took them)
+    model = "Qwen/Qwen2.5-0.5B-Instruct"
+    few = kvplan.fit(model, gpu="tesla-t4", max_model_len=4096, cudagraph_capture_sizes="1,2,4,8")
+    page.goto(server_url + f"/?model={model}&gpu=tesla-t4&max_model_len=4096&cudagraph_capture_sizes=1%2C2%2C4%2C8")
+    _wait_for_plan(page, few)
+    _assert_matches_cli(page, few)
+    assert page.input_value("#cudagraph_capture_sizes") == "1,2,4,8"
+    page.fill("#cudagraph_capture_sizes", "")
+    page.fill("#max_cudagraph_capture_size", "16")
+    upto16 = kvplan.fit(model, gpu="tesla-t4", max_model_len=4096, max_cudagraph_capture_size=16)
+    default = kvplan.fit(model, gpu="tesla-t4", max_model_len=4096)
+    assert default.kv_cache_bytes < upto16.kv_cache_bytes and few.kv_cache_bytes != default.kv_cache_bytes
+    _wait_for_plan(page, upto16)
+    _assert_matches_cli(page, upto16)
+    assert "max_cudagraph_capture_size=16" in page.url and "cudagraph_capture_sizes" not in page.url
+    page.fill("#max_cudagraph_capture_size", "")
+    page.fill("#cudagraph_capture_sizes", "1,x")  # refused as the CLI refuses it, beside the box
+    slot = page.locator(".err[data-for='cudagraph_capture_sizes']")
+    slot.wait_for(state="visible")
+    assert "whole number" in slot.text_content()

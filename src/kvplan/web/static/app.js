@@ -4,10 +4,11 @@
 
 const FIELDS = ["model", "revision", "gpu", "gpu_gib", "num_gpus", "wsl2", "max_model_len", "concurrency",
   "gpu_memory_utilization", "kv_cache_dtype", "tensor_parallel_size", "max_num_seqs", "dtype", "quantization", "enforce_eager",
-  "kv_cache_memory_bytes", "compilation_config", "speculative_config", "limit_mm_per_prompt", "skip_mm_profiling", "entrypoint",
+  "kv_cache_memory_bytes", "compilation_config", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "speculative_config", "limit_mm_per_prompt", "skip_mm_profiling", "entrypoint",
   "runner", "vllm_version"];
 // sent as JSON numbers; max_model_len goes as typed (32k, 32K, -1, auto): the server reads it as the CLI does
-const NUMBERS = new Set(["gpu_gib", "num_gpus", "concurrency", "gpu_memory_utilization", "tensor_parallel_size", "max_num_seqs"]);
+const NUMBERS = new Set(["gpu_gib", "num_gpus", "concurrency", "gpu_memory_utilization", "tensor_parallel_size", "max_num_seqs",
+  "max_cudagraph_capture_size"]);
 const DEFAULTS = { model: "Qwen/Qwen2.5-0.5B-Instruct", gpu: "tesla-t4", max_model_len: "4096" };
 const SLIDER_MIN_TOKENS = 256;
 const GPU_TABLE_ROWS = 12;
