@@ -198,8 +198,8 @@ def test_compilation_config_sets_them_too_and_not_beside_the_flags():
         _fit(cudagraph_capture_sizes="1,2", compilation_config='{"cudagraph_capture_sizes": [1, 2]}')
     with pytest.raises(InputError, match="--compilation-config"):
         _fit(compilation_config='{"max_cudagraph_capture_size": 0}')
-    # before 0.11.1 (no max_cudagraph_capture_size, no cut at the token budget) kvplan keeps the release's default
-    assert _fit("0.11.0", compilation_config={"cudagraph_capture_sizes": [1, 2]}).cudagraphs["capture_sizes_source"] == "default"
+    # before 0.11.1 the JSON's list is kept whole (test_compilation_config_sizes_before_0_11_1_are_kept_whole)
+    assert _fit("0.11.0", compilation_config={"cudagraph_capture_sizes": [1, 2]}).cudagraphs["capture_sizes"] == [1, 2]
 
 
 # a real 0.23.0 start (RTX 4090, tests/data/compile_warm_rtx4090_v0230.log: StellaLee/vllm-experiment, as
@@ -410,3 +410,29 @@ def test_a_records_malformed_older_sizes_flag_is_explained_with_its_own_spelling
         with pytest.raises(InputError) as err:
             clean_record(bad)
         assert err.value.field == f"args.{key}" and f"spells it {flag} 1 2 4 8" in str(err.value)
+
+
+@pytest.mark.parametrize("version", ["0.6.6", "0.7.3", "0.8.5", "0.9.0", "0.10.0", "0.11.0"])
+def test_compilation_config_sizes_before_0_11_1_are_kept_whole(version):
+    """CompilationConfig.init_with_cudagraph_sizes (vllm/config.py 0.6.6.post1-0.10.0, config/compilation.py 0.11.0)
+    keeps a given cudagraph_capture_sizes in place of the sizes the engine derived (V0's from max_num_seqs, V1's from
+    --cuda-graph-sizes), each size once and not cut at max_num_batched_tokens; kvplan had planned the default sizes
+    without a word."""
+    base = _fit_l4(version)
+    given = _fit_l4(version, compilation_config={"cudagraph_capture_sizes": [8, 4, 2, 1, 4, 8192]},
+                    max_num_batched_tokens=4096)
+    assert given.cudagraphs["capture_sizes"] == [1, 2, 4, 8, 8192]
+    assert given.cudagraphs["capture_sizes_source"].startswith("--compilation-config cudagraph_capture_sizes (kept whole")
+    assert base.cudagraphs["capture_sizes_source"] == "default" and base.cudagraphs["num_capture_sizes"] > 5
+    assert given.cudagraph_capture_bytes != base.cudagraph_capture_bytes
+    if version not in ("0.6.6", "0.7.3", "0.8.5"):  # V1 0.9+: it overrides --cuda-graph-sizes, as vLLM logs
+        both = _fit_l4(version, cuda_graph_sizes="64", compilation_config={"cudagraph_capture_sizes": [1, 2]})
+        assert both.cudagraphs["capture_sizes"] == [1, 2] and "overrides --cuda-graph-sizes" in \
+            both.cudagraphs["capture_sizes_source"]
+    with pytest.raises(InputError, match="--compilation-config"):
+        _fit_l4(version, compilation_config={"cudagraph_capture_sizes": [0]})
+
+
+def test_compilation_config_sizes_before_the_oldest_release_read_with_them_are_said_to_be_unread():
+    p = _fit_l4("0.6.5", compilation_config={"cudagraph_capture_sizes": [1, 2]})
+    assert p.cudagraphs["capture_sizes"] != [1, 2] and "not read for vLLM 0.6.5" in p.cudagraphs["capture_sizes_source"]

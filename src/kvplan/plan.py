@@ -2784,8 +2784,12 @@ def given_capture_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int
       not scaled by the decode query length, and no uniform decode sizes are added (0.29.0 on: only for the default);
     - both given: the largest kept size must equal the given largest, else vLLM raises "customized
       max_cudagraph_capture_size(=N) should be consistent with the max value of cudagraph_capture_sizes(=M)"."""
-    if rules.cudagraph_size_grid != "grid" and args.cuda_graph_sizes_given is not None:
-        return _cuda_graph_sizes(args, rules)
+    if rules.cudagraph_size_grid != "grid":
+        whole = _compilation_sizes_before_grid(args, rules)
+        if whole is not None:
+            return whole
+        if args.cuda_graph_sizes_given is not None:
+            return _cuda_graph_sizes(args, rules)
     given, top, via = _capture_settings(args, rules)
     if given is None and top is None:
         return None
@@ -2817,6 +2821,27 @@ def given_capture_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int
         source += (f", truncated to {sizes[-1]:,} (max_num_batched_tokens {mnbt:,}; vLLM warns 'Truncating "
                    "max_cudagraph_capture_size')" if top > mnbt else f", whose largest size is {sizes[-1]:,}")
     return sizes, source
+
+
+def _compilation_sizes_before_grid(args: EngineArgs, rules: VersionRules) -> tuple[list[int], str] | None:
+    """--compilation-config's cudagraph_capture_sizes before 0.11.1 (rules row compilation_capture_sizes_whole): the
+    list itself, each size once, in place of the engine's own sizes and of --cuda-graph-sizes', not capped; None where
+    the JSON gives none. Before 0.6.6 (no release read with the field) the release's default sizes, said so."""
+    given = compilation_object(args.compilation_config).get("cudagraph_capture_sizes")
+    if given is None:
+        return None
+    if not rules.compilation_capture_sizes_whole:
+        return (cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens, rules=rules),
+                f"default (--compilation-config's cudagraph_capture_sizes is not read for vLLM {rules.version}: the "
+                "oldest release kvplan read with the field is 0.6.6)")
+    try:
+        sizes = parse_capture_sizes(given)
+    except InputError as exc:
+        raise InputError("--compilation-config", f"cudagraph_capture_sizes: {exc.message}", exc.fix) from None
+    source = "--compilation-config cudagraph_capture_sizes (kept whole before vLLM 0.11.1"
+    if args.cuda_graph_sizes_given is not None:
+        source += "; it overrides --cuda-graph-sizes"
+    return sorted(set(sizes)), source + ")"
 
 
 def _cuda_graph_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int], str]:

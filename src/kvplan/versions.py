@@ -349,6 +349,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   one of them (worker/model_runner.py _get_max_graph_batch_size 0.6.4.post1; config.py _set_cudagraph_sizes'
     #   V0 branch 0.7.3-0.10.0), whatever max_num_batched_tokens is: plan.cudagraph_capture_sizes reads rules.engine.
     "cudagraph_size_grid": [((0, 0, 0), "step8_512"), ((0, 10, 0), "step8"), ((0, 11, 1), "grid")],
+    # - --compilation-config's own cudagraph_capture_sizes before 0.11.1: CompilationConfig.init_with_cudagraph_sizes
+    #   keeps a given list in place of the sizes the engine derived (V0's or V1's, --cuda-graph-sizes' too: "cudagraph
+    #   sizes specified by model runner ... is overridden by config"), whole: neither max_num_batched_tokens nor
+    #   max_num_seqs caps it (vllm/config.py 0.6.6.post1, 0.7.1, 0.7.3, 0.8.5, 0.9.0, 0.10.0; vllm/config/compilation.py
+    #   and __init__.py 0.11.0). 0.6.6.post1 is the oldest release read with the field. From 0.11.1 the list is capped
+    #   as --cudagraph-capture-sizes is (plan.given_capture_sizes).
+    "compilation_capture_sizes_whole": [((0, 0, 0), False), ((0, 6, 6), True), ((0, 11, 1), False)],
     # - the ceiling is 512, or 1024 on a compute-capability-10.x GPU (is_device_capability_family(100)) from 0.28.0
     "cudagraph_max_size_cc10": [((0, 0, 0), 512), ((0, 28, 0), 1024)],
     # - from 0.21.0 max_num_batched_tokens itself is appended when it is within the largest size ("ensure
@@ -765,6 +772,7 @@ class VersionRules:
     cudagraph_max_size_cc10: int
     cudagraph_capture_max_tokens: bool
     cudagraph_size_grid: str
+    compilation_capture_sizes_whole: bool
     cudagraph_uniform_decode_sizes: str
     cudagraph_mode_default: str
     cudagraph_spec_round_modes: tuple[str, ...]
