@@ -758,3 +758,22 @@ def test_the_cli_prints_why_each_record_was_skipped_whole(tmp_path, monkeypatch,
     assert code == 0, err
     assert ("skipped my-start, my-other-start: gpu.name: unknown GPU 'NVIDIA Foo 9000'; the record gives no total_gib "
             "(add gpu.total_gib as vLLM logged it, or name the GPU as kvplan's catalog does (nearest: ") in text
+
+
+def test_the_summary_says_how_many_records_were_planned_without_a_stated_version(records, monkeypatch, capsys):
+    # with a record's source unread, a version-less record's rules come from its log format or are the newest: the
+    # summary counts them (JSON summary.version_basis, each record's version_basis) and the table's caption says so
+    from kvplan.validate import summarize
+
+    base = next(r for r in records if r["id"] == "meta-llama-3.1-8b-instruct-l4-u092-tp1")
+    summary_line = {"weights_gib": 15.0, "non_torch_gib": 0.13, "activation_peak_gib": 4.8, "cudagraph_gib": 0.1}
+    recs = [base, _versionless(base) | {"id": "bare"}, _versionless(base, **summary_line) | {"id": "dated-by-format"}]
+    results = validate_records(recs)
+    assert [r.label["version_basis"] for r in results] == ["stated", "newest", "log format"]
+    assert summarize(results)["version_basis"] == {"stated": 1, "newest": 1, "log format": 1}
+    assert all(r.to_dict()["version_basis"] for r in results)
+    from kvplan.cli.validate import summary_table
+
+    caption = summary_table(summarize(results), None, False).caption
+    assert "no version stated: 1 planned with the newest rules, 1 planned with the era their log format names" in caption
+    assert "no version stated" not in summary_table(summarize(results[:1]), None, False).caption

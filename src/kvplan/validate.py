@@ -754,12 +754,17 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
             raw_args = rec.get("args") if isinstance(rec.get("args"), dict) else {}
             rec = clean
             r.observed = {k: v for k, v in rec["observed"].items() if v is not None}
-            p, notes = _plan_record(rec, given_kv=given_kv, version=outside(rec))
+            given_version = outside(rec)
+            p, notes = _plan_record(rec, given_kv=given_kv, version=given_version)
             _refuse_implausible_batch(p, raw_args)
             r.predicted = _predicted(p)
             r.assumptions = notes
             r.plan_assumptions = [a for a in p.assumptions if a not in notes]
             r.label["rules_applied"] = p.rules.version
+            # what named those rules: "stated", "log format" or "newest" (a record that states no version and whose
+            # figures name no era), or the fitting tools' reading from outside the record
+            basis = version_basis(rec)[1]
+            r.label["version_basis"] = given_version[1] if given_version and basis != "stated" else basis
             r.band_keys = (f"{_family(p.model)}|{_era_group(p.era)}", f"{_family(p.model)}|*", f"arch|{_architecture(p.model)}")
             for f in FIGURES:
                 if given_kv and f == "kv_cache_gib":
@@ -820,6 +825,13 @@ def summarize(results: list[RecordResult], *, seed: bool = False) -> dict:
     out["fits_n"] = len(judged)
     out["skipped"] = sum(1 for r in results if r.skipped)
     out["records"] = len(results)
+    # how the scored records' rules were named: a record that states no version is planned with its log format's
+    # era, else the newest rules (docs/startup-record-format.md), which its figures may say nothing of
+    bases: dict[str, int] = {}
+    for r in results:
+        if not r.skipped and r.label.get("version_basis"):
+            bases[r.label["version_basis"]] = bases.get(r.label["version_basis"], 0) + 1
+    out["version_basis"] = dict(sorted(bases.items(), key=lambda kv: -kv[1]))
     return out
 
 

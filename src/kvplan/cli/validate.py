@@ -218,6 +218,11 @@ def summary_table(summary: dict, seed: dict | None, given_kv: bool, compact: boo
     fits = f"{summary['fits_accuracy'] * 100:.1f} % of {summary['fits_n']}" if summary["fits_accuracy"] is not None else "—"
     seed_fits = f"{seed['fits_accuracy'] * 100:.1f} %" if seed and seed["fits_accuracy"] is not None else ""
     t.caption = f"fit verdict right: {fits}" + (f" (seed: {seed_fits})" if seed_fits else "") + f" · skipped: {summary['skipped']} of {summary['records']}"
+    unstated = {k: n for k, n in (summary.get("version_basis") or {}).items() if k != "stated"}
+    if unstated:  # the records planned without a stated version, and with what
+        named = {"log format": "the era their log format names", "newest": "the newest rules"}
+        t.caption += "\nno version stated: " + ", ".join(f"{n} planned with {named.get(k, k)}" for k, n in unstated.items())
+    return t
     return t
 
 
