@@ -50,6 +50,10 @@ KINDS: dict[str, tuple[str, str]] = {
     "qwen2.5-0.5b-instruct-rtx4090wsl-u085-tp1-l2k": ("warm", "record notes: compilation 0.11 s, the cache filled by attempts 4-6 (most likely warm)"),
     "llama-3.2-3b-instruct-l4-udef-tp1-l20k": ("cold", "vllm.log: 'Compiling a graph for compile range (1, 2048) takes 10.51 s'"),
     "llama-3.2-3b-instruct-l4-udef-tp1-eager-nopc-l20k": ("eager", "record args: enforce_eager"),
+    "qwen2.5-coder-1.5b-instruct-awq-rtx3060-u085-tp1-eager-l8k-seqs16": ("eager", "record args: enforce_eager"),
+    "qwen2.5-coder-1.5b-instruct-awq-gtx1660super-u085-tp1-eager-l8k-seqs16": ("eager", "record args: enforce_eager"),
+    "qwen2.5-coder-3b-instruct-awq-gtx1660super-udef-tp1-eager-l2k-seqs8": ("eager", "record args: enforce_eager"),
+    "qwen2.5-coder-1.5b-instruct-awq-rtx3060-u085-tp1-l1k-seqs128-cold": ("cold", "srv2-1.5B-stage2.jsonl: 'saved AOT compiled function', 'torch.compile took 25.78 s in total'"),
 }
 
 
