@@ -27,3 +27,11 @@ def record_plan(path: Path | str, rid: str):
     """(the record, kvplan's plan of it)."""
     rec = record(path, rid)
     return rec, predict_record(rec)[0]
+
+
+def tokens_per_gib_error(plan, observed: dict) -> float:
+    """How far the plan's tokens per GiB of pool are from the log's (relative): the pool's page arithmetic, which
+    should match within the rounding of the printed GiB whatever the pool's size."""
+    per_gib_plan = plan.kv_cache_tokens / (plan.kv_cache_bytes / 1024 ** 3)
+    per_gib_log = observed["kv_cache_tokens"] / observed["kv_cache_gib"]
+    return abs(per_gib_plan - per_gib_log) / per_gib_log

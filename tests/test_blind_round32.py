@@ -15,7 +15,7 @@ estimate is 0.28 GiB against the logged 0.77.
 
 from kvplan.resolve import GIB
 from kvplan.validate import predict_record
-from named_records import records
+from named_records import records, tokens_per_gib_error
 
 QWEN3 = "qwen3-8b-dummy-h100-u090-tp1-l32k-seqs256-mbt16k-cold"
 LORA = "qwen2.5-7b-instruct-lora-h100-u090-tp1-l4k"
@@ -33,9 +33,7 @@ def test_both_pools_within_one_and_a_half_percent_and_the_arithmetic_exact():
         obs = rec["observed"]
         assert abs(p.kv_cache_bytes / GIB - obs["kv_cache_gib"]) / obs["kv_cache_gib"] < 0.015
         # the pool's page arithmetic: tokens per GiB of pool as the log's, within the rounding of the printed GiB
-        per_gib_plan = p.kv_cache_tokens / (p.kv_cache_bytes / GIB)
-        per_gib_log = obs["kv_cache_tokens"] / obs["kv_cache_gib"]
-        assert abs(per_gib_plan - per_gib_log) / per_gib_log < 0.002
+        assert tokens_per_gib_error(p, obs) < 0.002
 
 
 def test_the_qwen3_budget_splits_as_the_log_itemises_it():
