@@ -614,11 +614,13 @@ def predict_record(rec: dict, *, given_kv: bool = False, version: tuple[str, str
     what says so), plans a record without a stated version with a release read from outside it (the fitting tools
     date calibration records by their source: tools/record_dating.py); by default the record's fields decide
     (`version_basis`)."""
-    return _plan_record(clean_record(rec), given_kv=given_kv, version=version)
+    p, notes, _ = _plan_record(clean_record(rec), given_kv=given_kv, version=version)
+    return p, notes
 
 
-def _plan_record(rec: dict, *, given_kv: bool, version: tuple[str, str] | None = None) -> tuple[Plan, list[str]]:
-    """`predict_record` of a record `clean_record` returned."""
+def _plan_record(rec: dict, *, given_kv: bool, version: tuple[str, str] | None = None) -> tuple[Plan, list[str], str]:
+    """`predict_record` of a record `clean_record` returned, and what named its rules (`version_basis`'s word, or the
+    outside version's)."""
     notes: list[str] = []
     basis = version_basis(rec, notes)
     if version is not None and basis[1] != "stated":
@@ -662,7 +664,8 @@ def _plan_record(rec: dict, *, given_kv: bool, version: tuple[str, str] | None =
             # an inferred version stands for its era; the record's own release registered its architecture (it ran).
             # No site calibration (api.site_offsets_for): the records are other machines' startups, and the accuracy
             # measured is kvplan's own
-            return plan(spec, gpu, args, extra_assumptions=notes, check_architecture=how == "stated", pool_given=given_kv), notes
+            return (plan(spec, gpu, args, extra_assumptions=notes, check_architecture=how == "stated", pool_given=given_kv),
+                    notes, how)
         except InputError as exc:
             if (isinstance(exc, RefusedByVLLMError) and exc.rule == BATCHED_TOKENS_BELOW_MAX_MODEL_LEN
                     and args.enable_chunked_prefill is None):
@@ -754,8 +757,7 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
             raw_args = rec.get("args") if isinstance(rec.get("args"), dict) else {}
             rec = clean
             r.observed = {k: v for k, v in rec["observed"].items() if v is not None}
-            given_version = outside(rec)
-            p, notes = _plan_record(rec, given_kv=given_kv, version=given_version)
+            p, notes, basis = _plan_record(rec, given_kv=given_kv, version=outside(rec))
             _refuse_implausible_batch(p, raw_args)
             r.predicted = _predicted(p)
             r.assumptions = notes
@@ -763,8 +765,7 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
             r.label["rules_applied"] = p.rules.version
             # what named those rules: "stated", "log format" or "newest" (a record that states no version and whose
             # figures name no era), or the fitting tools' reading from outside the record
-            basis = version_basis(rec)[1]
-            r.label["version_basis"] = given_version[1] if given_version and basis != "stated" else basis
+            r.label["version_basis"] = basis
             r.band_keys = (f"{_family(p.model)}|{_era_group(p.era)}", f"{_family(p.model)}|*", f"arch|{_architecture(p.model)}")
             for f in FIGURES:
                 if given_kv and f == "kv_cache_gib":
