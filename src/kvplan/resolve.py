@@ -451,7 +451,7 @@ def _find_gpu(ref: str, total_bytes: int | None = None, size_flag: str | None = 
         cands = exact or [g for g in catalog if any(want <= set(_gpu_tokens(n)) for n in (g.id, g.name, *g.aliases))]
         laptop_note = None
         if not exact and not want & _LAPTOP_WORDS:
-            cands, laptop_note = _desktop_first(variant, cands, catalog)
+            cands, laptop_note = _desktop_first(variant, cands)
         by_id = [g for g in exact if g.id == variant.strip().lower()]  # a catalog id, as written, names one card
         if by_id:
             cands = exact = by_id
@@ -498,7 +498,7 @@ def _is_laptop(gpu: GPUSpec) -> bool:
     return bool(_LAPTOP_WORDS & set(_gpu_tokens(gpu.name)))
 
 
-def _desktop_first(ref: str, cands: list[GPUSpec], catalog: tuple[GPUSpec, ...]) -> tuple[list[GPUSpec], str | None]:
+def _desktop_first(ref: str, cands: list[GPUSpec]) -> tuple[list[GPUSpec], str | None]:
     """The cards a name without 'Laptop' matches by its words: the desktop ones where there are any. Where only a
     laptop card matches, a device name as CUDA prints it ('NVIDIA GeForce RTX 3050') is refused, since the laptop
     part's own name would say 'Laptop GPU', and a short name ('RTX 4050') takes the laptop card with a note."""
