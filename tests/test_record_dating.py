@@ -94,6 +94,8 @@ def test_a_versionless_record_is_fitted_with_the_version_its_sources_other_start
     assert siblings == {source: ("0.12.0", 1)}
     assert dating.fitting_version(bare, siblings) == ("0.12.0", "same source")
     assert dating.fitting_version(alone, siblings) == (NEWEST_KNOWN, "newest")  # nothing to borrow from
+    reader = dating.version_reader([dated, bare, alone])  # the same, as validate_records(version_of=...) takes it
+    assert reader(bare) == ("0.12.0", "same source") and reader(alone) == (NEWEST_KNOWN, "newest")
 
 
 def test_the_fit_keeps_guessed_versions_out_and_plans_dated_ones_with_their_release():

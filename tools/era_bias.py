@@ -62,15 +62,15 @@ def _rows():
     from kvplan.validate import load_records, validate_records
     from kvplan.versions import parse_version
 
-    from record_dating import fitting_version, sibling_versions
+    from record_dating import version_reader
 
     out = []
     for name, path in FILES.items():
         records = load_records(path)
-        siblings = sibling_versions(records)
         # the release each startup ran as the fit reads it (its source's date where its log states none): kvplan
         # validate plans a version-less record with the newest rules, which says nothing of the release it ran
-        ran = {rec["id"]: fitting_version(rec, siblings)[0] for rec in records}
+        fitted = version_reader(records)
+        ran = {rec["id"]: fitted(rec)[0] for rec in records}
         for r in validate_records(records):
             if r.skipped or r.observed.get("kv_cache_gib") is None or r.error_pct.get("kv_cache_gib") is None:
                 continue

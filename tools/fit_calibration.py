@@ -57,15 +57,15 @@ def planned_logging(records, field: str):
     version is planned with the release its source dates (tools/record_dating.py: the issue's day, a dated report,
     its siblings' version), which `kvplan validate` does not read; the record yielded carries that reading under
     "_fitting_version" (`_not_fitted` reads it)."""
-    from record_dating import fitting_version, sibling_versions
+    from record_dating import version_reader
 
     records = list(records)
-    siblings = sibling_versions(records)
+    fitted = version_reader(records)
     for rec in records:
         if rec["observed"].get(field) is None:
             continue
         try:
-            version = fitting_version(rec, siblings)
+            version = fitted(rec)
             p, _ = predict_record(rec, version=version)
         except Exception:
             continue
@@ -741,13 +741,9 @@ def residual_results(paths: list[str]):
     (tools/record_dating.py): the band is kvplan's error on the release that ran, not the newest rules' on an older
     startup."""
     from kvplan.validate import validate_records
-    from record_dating import fitting_version, sibling_versions
+    from record_dating import version_reader
 
-    def dated(cleaned: list[dict]):
-        siblings = sibling_versions(cleaned)
-        return lambda rec: fitting_version(rec, siblings)
-
-    return [r for path in paths for r in validate_records(load_records(path), version_of=dated)]
+    return [r for path in paths for r in validate_records(load_records(path), version_of=version_reader)]
 
 
 def write_residuals(paths: list[str]) -> None:

@@ -148,3 +148,10 @@ def fitting_version(rec: dict, siblings: dict[str, tuple[str, int]]) -> tuple[st
     if basis == "newest" and _source_of(rec) in siblings:
         return siblings[_source_of(rec)][0], "same source"
     return version, basis
+
+
+def version_reader(records: list[dict]):
+    """The release each of `records` is fitted with (`fitting_version`, its siblings read from `records` once), as a
+    function of a record: what `validate.validate_records(version_of=...)` takes."""
+    siblings = sibling_versions(records)
+    return lambda rec: fitting_version(rec, siblings)
