@@ -422,11 +422,20 @@ def main():
             prev = dict(prev, n_c=round(statistics.median(pooled) / GIB * 100) / 100 * GIB)
         if nts:
             n_c_logged = round(statistics.median(nts) / GIB * 100) / 100 * GIB if len(nts) >= 5 else None
-            print(f"\n## {group}: non-torch memory logged by {len(nts)} single-GPU startups: "
+            what = "non-torch memory of 0.20-0.26 (V1-e)" if group == "V1 >= 0.20" else "non-torch memory"
+            print(f"\n## {group}: {what} logged by {len(nts)} single-GPU startups: "
                   + ", ".join(f"{i[:40]} {v / GIB:.2f}" for i, v in sorted(non_torch[group], key=lambda x: x[1]))
-                  + (f" GiB -> median {n_c_logged / GIB:.2f} GiB" if n_c_logged is not None else " GiB (not used)"))
+                  + (f" GiB -> median {n_c_logged / GIB:.2f} GiB" if n_c_logged is not None
+                     else " GiB (too few to fix the constant)"))
             if n_c_logged is not None:
                 prev = dict(prev, n_c=n_c_logged)
+        elif group == "V1 >= 0.20":
+            # 0.20-0.26 (V1-e) pool here (0.27+ in CONSUMED_POOL): their logged figure is non_torch_increase, the
+            # quantity the budget charges (utils/mem_utils.py memory_profiling, 0.26.0), and kvplan computes nothing
+            # apart from the constant on a single discrete GPU, so a fifth startup would fix it from the raw median
+            print(f"\n## {group}: non-torch memory of 0.20-0.26 (V1-e) logged by 0 single-GPU startups of the "
+                  f"fitting files (too few to fix the constant: V1-e keeps {prev['n_c'] / GIB:.2f} "
+                  f"GiB from 0.18-0.19)")
         # >= 0.27 (V1-f): its own constant, the median of its logged consumed - weights net of the computed terms
         # (CONSUMED_POOL), where at least 5 single-GPU startups give it; its rows are modelled with it
         consumed = sorted(v for _, v in non_torch.get(CONSUMED_POOL, [])) if CONSUMED_ERA in eras else []

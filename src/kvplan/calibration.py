@@ -301,7 +301,12 @@ COEFFICIENTS["V1-d"] = _fitted(_V1_SAMPLER_TRITON_B, 0.2, 0.0, "5 V1 records of 
 # (tools/fit_calibration.py CONSUMED_POOL; tests/data/SOURCES-logs.md, Non-torch >= 0.20 round). 0.20-0.26 (V1-e) do not
 # share the measure: their budget charges non_torch_increase alone (memory_profiling, 0.26.0 wheel: CUDA-used less
 # torch reserved over the init snapshot; persistent torch tensors fall in the torch peak), which no single-GPU startup
-# of the fitting files logs, so V1-e keeps the 0.20 carried over. The integrated-memory term refits to the same 4.0 GiB.
+# of the fitting files logs, so V1-e keeps the 0.20 carried over. A search for public 0.20-0.26 single-GPU startups that
+# print it (0.19-0.25 at DEBUG, 0.26.0 at INFO; tests/data/SOURCES-logs.md, Non-torch 0.20-0.26 round) found none that
+# could be recorded; the blind file's five 0.26.0 starts that print it log 0.04, 0.04, 0.05, 0.06 (small cards) and 0.25
+# GiB (B300), which score only. Five fitting startups would set it from their raw median: on one discrete card kvplan
+# charges this constant and nothing beside it under non-torch (tools/fit_calibration.py prints the count, now 0).
+# The integrated-memory term refits to the same 4.0 GiB.
 COEFFICIENTS["V1-e"] = _fitted(16, 0.20, 0.0, "12 V1 records of vLLM >= 0.20 (or of no version the log or the source dates)",
                                n_integrated_gib=4.0, n_nvlink_tp_gib=_NVLINK_TP_GIB, graphs_estimated=True)
 COEFFICIENTS["V1-f"] = _fitted(16, 0.15, 0.0, "12 V1 records of vLLM >= 0.20 (or of no version the log or the source "
