@@ -166,6 +166,35 @@ def test_block_fp8_off_hopper_by_gpu_class_and_deep_gemm():
     assert fb.moe_workspace_bytes == 0 and fh.moe_workspace_bytes == 0 and fb.moe_bytes > 0
 
 
+def test_block_fp8_takes_triton_experts_on_12x_and_8_9_from_0_16_not_on_hopper():
+    # 0.16.0's select_fp8_moe_backend (oracle/fp8.py: AITER, FLASHINFER_TRTLLM, FLASHINFER_CUTLASS, DEEPGEMM,
+    # VLLM_CUTLASS off, TRITON) finds none before TRITON for block FP8 on cc 12.x / 8.9, and Fp8MoEMethod builds a
+    # FusedMoEModularKernel of it (quantization/fp8.py make_fp8_moe_kernel), buffers from the WorkspaceManager
+    for gpu in ("RTX PRO 6000", "L40S"):
+        p16, f16 = _fp8("0.16.0", gpu)
+        _, f17 = _fp8("0.17.0", gpu)
+        assert f16.moe_workspace_bytes == f17.moe_workspace_bytes == 2 * p16.args.max_num_batched_tokens * 8 * 2048 * 2
+        assert f16.moe_bytes == 0
+    # on Hopper 0.16.0 FlashInfer CUTLASS (block scales on 9.0) and DeepGEMM come first: not charged; 0.15 not read
+    _, fh16 = _fp8("0.16.0", "H100")
+    _, f15 = _fp8("0.15.1", "RTX PRO 6000")
+    assert fh16.moe_workspace_bytes == 0 and f15.moe_workspace_bytes == 0
+
+
+def test_minimax_m2_5_fp8_tp4_rtx_pro_6000_under_0_16_rules():
+    # blind record minimax-m2.5-rtxpro6000bw-udef-tp4 (no version stated; the page's first commit is 2026-03-09, two days
+    # after 0.17.0's upload): under 0.16.0 rules the 0.75 GiB TritonExperts workspace (8192 x 8 x 3072 x 2 B x 2) joins
+    # the sampler's 7.35 GiB and the pool lands on the logged 23.62 GiB (+3.08 % without it)
+    import json
+    from pathlib import Path
+    rec = next(json.loads(l) for l in (Path(__file__).parent / "data/blind_records.jsonl").read_text().splitlines()
+               if l.startswith('{"id": "minimax-m2.5-rtxpro6000bw-udef-tp4"'))
+    plan, _ = predict_record(rec, version=("0.16.0", "test"))
+    f = term_features(plan.model, plan.gpu, plan.args, plan.rules)
+    assert f.moe_workspace_bytes == 2 * 8192 * 8 * 3072 * 2
+    assert abs(plan.kv_cache_bytes / GIB / 23.62 - 1) < 0.01
+
+
 def test_qwen3_235b_fp8_tp4_on_rtx_pro_6000_0_27_1_pool():
     # the kubesimplify startup (tests/data/extra_records.jsonl, VLLM_USE_DEEP_GEMM=0): TritonExperts' buffers at TP4,
     # (8192, 8, 4096) x 2 in bf16 = 1.0 GiB; the pool was +4.11 % charged the per-call caches, +2.56 % with them.
