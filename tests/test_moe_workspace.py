@@ -8,7 +8,7 @@ whose caches are freed after each layer. The profile's sampler run therefore sit
 
 Quantized checkpoints whose experts run the same way (rules row moe_quant_workspace, plan.quantized_moe_experts):
 gpt-oss's MXFP4 on MarlinExperts (0.17+), block FP8 on TritonExperts (0.17+: Hopper without EP, cc 8.9, cc 12.x where
-DeepGEMM does not run) and compressed-tensors int4 w4a16 on MarlinExperts (0.23+).
+DeepGEMM does not run; cc 8.9 and 12.x from 0.14) and compressed-tensors int4 w4a16 on MarlinExperts (0.23+).
 """
 
 from __future__ import annotations
@@ -166,19 +166,22 @@ def test_block_fp8_off_hopper_by_gpu_class_and_deep_gemm():
     assert fb.moe_workspace_bytes == 0 and fh.moe_workspace_bytes == 0 and fb.moe_bytes > 0
 
 
-def test_block_fp8_takes_triton_experts_on_12x_and_8_9_from_0_16_not_on_hopper():
-    # 0.16.0's select_fp8_moe_backend (oracle/fp8.py: AITER, FLASHINFER_TRTLLM, FLASHINFER_CUTLASS, DEEPGEMM,
-    # VLLM_CUTLASS off, TRITON) finds none before TRITON for block FP8 on cc 12.x / 8.9, and Fp8MoEMethod builds a
-    # FusedMoEModularKernel of it (quantization/fp8.py make_fp8_moe_kernel), buffers from the WorkspaceManager
+def test_block_fp8_takes_triton_experts_on_12x_and_8_9_from_0_14_not_on_hopper():
+    # 0.15.0-0.16.0's select_fp8_moe_backend (oracle/fp8.py: AITER, FLASHINFER_TRTLLM, FLASHINFER_CUTLASS, DEEPGEMM,
+    # VLLM_CUTLASS off, TRITON) and 0.14.0's if-chain find nothing before TRITON for block FP8 on cc 12.x / 8.9, and
+    # Fp8MoEMethod builds a FusedMoEModularKernel of it (oracle/fp8.py make_fp8_moe_kernel), buffers from the
+    # WorkspaceManager
     for gpu in ("RTX PRO 6000", "L40S"):
-        p16, f16 = _fp8("0.16.0", gpu)
-        _, f17 = _fp8("0.17.0", gpu)
-        assert f16.moe_workspace_bytes == f17.moe_workspace_bytes == 2 * p16.args.max_num_batched_tokens * 8 * 2048 * 2
-        assert f16.moe_bytes == 0
-    # on Hopper 0.16.0 FlashInfer CUTLASS (block scales on 9.0) and DeepGEMM come first: not charged; 0.15 not read
+        for version in ("0.14.0", "0.15.1", "0.16.0"):
+            p, f = _fp8(version, gpu)
+            _, f17 = _fp8("0.17.0", gpu)
+            assert f.moe_workspace_bytes == f17.moe_workspace_bytes == 2 * p.args.max_num_batched_tokens * 8 * 2048 * 2
+            assert f.moe_bytes == 0
+    # on Hopper before 0.17 FlashInfer CUTLASS (block scales on 9.0) and DeepGEMM come first: not charged; 0.13.0
+    # calls fused_experts() (per-call caches)
     _, fh16 = _fp8("0.16.0", "H100")
-    _, f15 = _fp8("0.15.1", "RTX PRO 6000")
-    assert fh16.moe_workspace_bytes == 0 and f15.moe_workspace_bytes == 0
+    _, f13 = _fp8("0.13.0", "RTX PRO 6000")
+    assert fh16.moe_workspace_bytes == 0 and f13.moe_workspace_bytes == 0 and f13.moe_bytes > 0
 
 
 def test_minimax_m2_5_fp8_tp4_rtx_pro_6000_under_0_16_rules():

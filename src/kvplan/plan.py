@@ -3529,17 +3529,18 @@ def modular_workspace_bytes(m_full: int, chunk: int, top_k: int, n_half: int, k:
 
 def _fp8_block_moe_experts(cc: tuple[int, int], args: EngineArgs, rules: VersionRules, width: float,
                            hidden: int) -> tuple[str, int, int]:
-    """Block FP8 ([128, 128]) experts by GPU class, in fused_moe/oracle/fp8.py select_fp8_moe_backend's order (0.16.0,
-    0.17.0, 0.19.1, 0.20.0, 0.22.1, 0.23.0, 0.24.0, 0.27.1, 0.28.0, 0.29.0, 0.33.0 wheels: AITER, FLASHINFER_TRTLLM,
+    """Block FP8 ([128, 128]) experts by GPU class, in fused_moe/oracle/fp8.py select_fp8_moe_backend's order (0.17.0,
+    0.19.1, 0.20.0, 0.22.1, 0.23.0, 0.24.0, 0.27.1, 0.28.0, 0.29.0, 0.33.0 wheels: AITER, FLASHINFER_TRTLLM,
     FLASHINFER_CUTLASS, DEEPGEMM, VLLM_CUTLASS, TRITON, MARLIN, the first whose experts class supports the device and
     the scheme). "fp8_block_triton" (TritonExperts, FusedMoEKernel built by make_fp8_moe_kernel): Hopper without expert
     parallelism (_get_priority_backends moves TRITON to the front: "On Hopper for Block Fp8, prefer Triton for TP and
     FI CUTLASS for EP"), and cc 8.9 / 12.x, where FlashInfer TRTLLM (Blackwell family 100 only) and CUTLASS (block
     scales on 9.0 only) do not run it, VLLM_CUTLASS (CutlassExpertsFp8) takes no block scales, and DeepGEMM runs on 9.0
     and 10.x only up to 0.23 and on 12.x too from 0.24 (platforms/cuda.py support_deep_gemm; rules deep_gemm_sm12x)
-    with VLLM_USE_DEEP_GEMM on (its default). 0.16.0 has no Hopper preference (rules fp8_block_hopper_triton): FlashInfer
-    CUTLASS (block scales on 9.0) and DeepGEMM come before Triton there, so Hopper gets "fp8_block_flashinfer"; cc 8.9
-    and 12.x get TritonExperts in 0.16.0 too (rules moe_quant_workspace). Not charged: "fp8_block_deepgemm" (TritonOrDeepGemmExperts, whose
+    with VLLM_USE_DEEP_GEMM on (its default). Before 0.17 there is no Hopper preference (rules fp8_block_hopper_triton):
+    FlashInfer CUTLASS (block scales on 9.0) and DeepGEMM come before Triton there, so Hopper gets
+    "fp8_block_flashinfer"; cc 8.9 and 12.x get TritonExperts from 0.14.0 too (0.14.0-0.16.0 wheels; rules
+    moe_quant_workspace). Not charged: "fp8_block_deepgemm" (TritonOrDeepGemmExperts, whose
     DeepGEMM buffers are 'strictly larger than the triton workspaces' and padded per expert: not counted here),
     "fp8_block_flashinfer" (Hopper with EP, Blackwell 10.x: the workspace inside flashinfer) and "fp8_block_marlin"
     (below cc 8.9, TritonExperts needing current_platform.supports_fp8(): no startup to check it on). VLLM_USE_DEEP_GEMM
@@ -3551,7 +3552,7 @@ def _fp8_block_moe_experts(cc: tuple[int, int], args: EngineArgs, rules: Version
     if deep_gemm_forced:
         return ("fp8_block_deepgemm", n_half, hidden)
     if cc == (9, 0) and not rules.fp8_block_hopper_triton:
-        # 0.16.0: FlashInfer CUTLASS, then DeepGEMM, ahead of Triton (rules fp8_block_hopper_triton): not charged
+        # before 0.17: FlashInfer CUTLASS, then DeepGEMM, ahead of Triton (rules fp8_block_hopper_triton): not charged
         return ("fp8_block_flashinfer", n_half, hidden)
     if cc == (9, 0):
         # ep_size > 1 in the oracle: --enable-expert-parallel splits the experts only over more than one rank
