@@ -8,7 +8,7 @@ whose caches are freed after each layer. The profile's sampler run therefore sit
 
 Quantized checkpoints whose experts run the same way (rules row moe_quant_workspace, plan.quantized_moe_experts):
 gpt-oss's MXFP4 on MarlinExperts (0.17+), block FP8 on TritonExperts (0.17+: Hopper without EP, cc 8.9, cc 12.x where
-DeepGEMM does not run) and compressed-tensors int4 w4a16 on MarlinExperts (0.23+).
+DeepGEMM does not run; cc 8.9 and 12.x from 0.14) and compressed-tensors int4 w4a16 on MarlinExperts (0.23+).
 """
 
 from __future__ import annotations
@@ -164,6 +164,38 @@ def test_block_fp8_off_hopper_by_gpu_class_and_deep_gemm():
     _, fb = _fp8("0.19.0", "B200")
     _, fh = _fp8("0.19.0", "H100", env=("VLLM_USE_DEEP_GEMM=1",))
     assert fb.moe_workspace_bytes == 0 and fh.moe_workspace_bytes == 0 and fb.moe_bytes > 0
+
+
+def test_block_fp8_takes_triton_experts_on_12x_and_8_9_from_0_14_not_on_hopper():
+    # 0.15.0-0.16.0's select_fp8_moe_backend (oracle/fp8.py: AITER, FLASHINFER_TRTLLM, FLASHINFER_CUTLASS, DEEPGEMM,
+    # VLLM_CUTLASS off, TRITON) and 0.14.0's if-chain find nothing before TRITON for block FP8 on cc 12.x / 8.9, and
+    # Fp8MoEMethod builds a FusedMoEModularKernel of it (oracle/fp8.py make_fp8_moe_kernel), buffers from the
+    # WorkspaceManager
+    for gpu in ("RTX PRO 6000", "L40S"):
+        for version in ("0.14.0", "0.15.1", "0.16.0"):
+            p, f = _fp8(version, gpu)
+            _, f17 = _fp8("0.17.0", gpu)
+            assert f.moe_workspace_bytes == f17.moe_workspace_bytes == 2 * p.args.max_num_batched_tokens * 8 * 2048 * 2
+            assert f.moe_bytes == 0
+    # on Hopper before 0.17 FlashInfer CUTLASS (block scales on 9.0) and DeepGEMM come first: not charged; 0.13.0
+    # calls fused_experts() (per-call caches)
+    _, fh16 = _fp8("0.16.0", "H100")
+    _, f13 = _fp8("0.13.0", "RTX PRO 6000")
+    assert fh16.moe_workspace_bytes == 0 and f13.moe_workspace_bytes == 0 and f13.moe_bytes > 0
+
+
+def test_minimax_m2_5_fp8_tp4_rtx_pro_6000_under_0_16_rules():
+    # blind record minimax-m2.5-rtxpro6000bw-udef-tp4 (no version stated; the page's first commit is 2026-03-09, two days
+    # after 0.17.0's upload): under 0.16.0 rules the 0.75 GiB TritonExperts workspace (8192 x 8 x 3072 x 2 B x 2) joins
+    # the sampler's 7.35 GiB and the pool lands on the logged 23.62 GiB (+3.08 % without it)
+    import json
+    from pathlib import Path
+    rec = next(json.loads(l) for l in (Path(__file__).parent / "data/blind_records.jsonl").read_text().splitlines()
+               if l.startswith('{"id": "minimax-m2.5-rtxpro6000bw-udef-tp4"'))
+    plan, _ = predict_record(rec, version=("0.16.0", "test"))
+    f = term_features(plan.model, plan.gpu, plan.args, plan.rules)
+    assert f.moe_workspace_bytes == 2 * 8192 * 8 * 3072 * 2
+    assert abs(plan.kv_cache_bytes / GIB / 23.62 - 1) < 0.01
 
 
 def test_qwen3_235b_fp8_tp4_on_rtx_pro_6000_0_27_1_pool():

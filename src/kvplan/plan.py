@@ -3537,7 +3537,10 @@ def _fp8_block_moe_experts(cc: tuple[int, int], args: EngineArgs, rules: Version
     FI CUTLASS for EP"), and cc 8.9 / 12.x, where FlashInfer TRTLLM (Blackwell family 100 only) and CUTLASS (block
     scales on 9.0 only) do not run it, VLLM_CUTLASS (CutlassExpertsFp8) takes no block scales, and DeepGEMM runs on 9.0
     and 10.x only up to 0.23 and on 12.x too from 0.24 (platforms/cuda.py support_deep_gemm; rules deep_gemm_sm12x)
-    with VLLM_USE_DEEP_GEMM on (its default). Not charged: "fp8_block_deepgemm" (TritonOrDeepGemmExperts, whose
+    with VLLM_USE_DEEP_GEMM on (its default). Before 0.17 there is no Hopper preference (rules fp8_block_hopper_triton):
+    FlashInfer CUTLASS (block scales on 9.0) and DeepGEMM come before Triton there, so Hopper gets
+    "fp8_block_flashinfer"; cc 8.9 and 12.x get TritonExperts from 0.14.0 too (0.14.0-0.16.0 wheels; rules
+    moe_quant_workspace). Not charged: "fp8_block_deepgemm" (TritonOrDeepGemmExperts, whose
     DeepGEMM buffers are 'strictly larger than the triton workspaces' and padded per expert: not counted here),
     "fp8_block_flashinfer" (Hopper with EP, Blackwell 10.x: the workspace inside flashinfer) and "fp8_block_marlin"
     (below cc 8.9, TritonExperts needing current_platform.supports_fp8(): no startup to check it on). VLLM_USE_DEEP_GEMM
@@ -3548,6 +3551,9 @@ def _fp8_block_moe_experts(cc: tuple[int, int], args: EngineArgs, rules: Version
     n_half = int(width)
     if deep_gemm_forced:
         return ("fp8_block_deepgemm", n_half, hidden)
+    if cc == (9, 0) and not rules.fp8_block_hopper_triton:
+        # before 0.17: FlashInfer CUTLASS, then DeepGEMM, ahead of Triton (rules fp8_block_hopper_triton): not charged
+        return ("fp8_block_flashinfer", n_half, hidden)
     if cc == (9, 0):
         # ep_size > 1 in the oracle: --enable-expert-parallel splits the experts only over more than one rank
         # (fused_moe/config.py FusedMoEParallelConfig.make: use_ep = dp x pcp x tp > 1 and enable_expert_parallel,

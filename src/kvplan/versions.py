@@ -201,15 +201,32 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # "fp8_block_triton": block FP8 experts on TritonExperts (plan._fp8_block_moe_experts: Hopper without EP, cc 8.9 and
     # 12.x where DeepGEMM does not run), a FusedMoEKernel from make_fp8_moe_kernel (fused_moe/oracle/fp8.py and
     # quantization/fp8.py Fp8MoEMethod, 0.17.0-0.33.0); its workspace_shapes are the unquantized ones, in the
-    # activation dtype. 0.16.0's oracle orders the backends otherwise (not pinned: not charged before 0.17).
+    # activation dtype. Before 0.17 the oracle orders the backends otherwise, but off Hopper it lands on the same
+    # TritonExperts in a FusedMoEModularKernel (quantization/fp8.py Fp8MoEMethod -> oracle/fp8.py make_fp8_moe_kernel,
+    # buffers from the WorkspaceManager; 0.14.0, 0.15.0, 0.15.1 and 0.16.0 wheels): 0.15.0-0.16.0's
+    # select_fp8_moe_backend tries AITER, FLASHINFER_TRTLLM, FLASHINFER_CUTLASS, DEEPGEMM, VLLM_CUTLASS (Fp8MoEMethod
+    # passes allow_vllm_cutlass=False), TRITON, and on cc 8.9 and 12.x none before TRITON takes block FP8 (TRTLLM: family
+    # 100 only, flashinfer_trtllm_moe.py _supports_current_device; FlashInferExperts: block scales on 9.0 only,
+    # flashinfer_cutlass_moe.py _supports_quant_scheme; TritonOrDeepGemmExperts needs DeepGEMM's device too,
+    # fallback.py FallbackExperts._supports_current_device, which is 9.0 / family 100, utils/deep_gemm.py
+    # is_deep_gemm_supported); 0.14.0's if-chain (FlashInfer on 9.0 / family 100, Marlin below 8.9, DeepGEMM where
+    # supported, AITER, VLLM_CUTLASS without block scales) ends in "default to Triton" there. Hopper: row
+    # fp8_block_hopper_triton. 0.13.0 and before: fused_experts() per call (not read for FP8: not charged).
     # "ct_wna16_marlin": compressed-tensors int4 w4a16 experts on MarlinExperts from 0.23.0 (0.22.1 calls
     # fused_marlin_moe() directly; plan.quantized_moe_experts).
-    "moe_quant_workspace": [((0, 0, 0), ()), ((0, 17, 0), ("mxfp4_marlin", "fp8_block_triton")),
+    "moe_quant_workspace": [((0, 0, 0), ()), ((0, 14, 0), ("fp8_block_triton",)),
+                            ((0, 17, 0), ("mxfp4_marlin", "fp8_block_triton")),
                             ((0, 23, 0), ("mxfp4_marlin", "fp8_block_triton", "ct_wna16_marlin"))],
     # DeepGEMM on Blackwell workstation parts (cc 12.x): platforms/cuda.py support_deep_gemm lists 9.0 and family 100
     # up to 0.23.0, family 120 too from 0.24.0 (read in the 0.22.1, 0.23.0, 0.24.0, 0.25.0, 0.26.0, 0.27.1 and 0.33.0
     # wheels); with VLLM_USE_DEEP_GEMM at its default (1) block FP8 MoE then runs TritonOrDeepGemmExperts there
     "deep_gemm_sm12x": [((0, 0, 0), False), ((0, 24, 0), True)],
+    # Block FP8 experts on Hopper (cc 9.0) without expert parallelism: TRITON first from 0.17.0 (oracle/fp8.py
+    # _get_priority_backends, "On Hopper for Block Fp8, prefer Triton for TP", 0.17.0 wheel); 0.15.0-0.16.0's fixed
+    # order puts FLASHINFER_CUTLASS (block scales on 9.0, flashinfer_cutlass_moe.py FlashInferExperts
+    # ._supports_quant_scheme) and DEEPGEMM ahead of it, 0.14.0's chain FlashInfer (VLLM_USE_FLASHINFER_MOE_FP8) and
+    # DeepGEMM, each taken where its package is installed: not pinned, not charged (plan._fp8_block_moe_experts)
+    "fp8_block_hopper_triton": [((0, 0, 0), False), ((0, 17, 0), True)],
     # V0 turns chunked prefill on by itself for contexts > 32K (engine/arg_utils.py create_engine_config), except for
     # the listed cases, where the profile run takes max(max_model_len, 2048) tokens at once. None: never (before
     # vLLM PR #6666, merged 2024-07-23, first in 0.5.4). Exclusions: sliding window, speculative decoding and LoRA from
@@ -787,6 +804,7 @@ class VersionRules:
     moe_workspace_persistent: bool
     moe_quant_workspace: tuple[str, ...]
     deep_gemm_sm12x: bool
+    fp8_block_hopper_triton: bool
     v0_long_context_chunked_skips: tuple[str, ...] | None
     mxfp4_hopper_backend: str
     mxfp4_triton_keeps_scales: bool
