@@ -2098,6 +2098,14 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         kind = str(w.get("type") or "int")
         g = w.get("group_size")
         kv = bool(qc.get("kv_cache_scheme"))
+        if kind == "float" and bits == 4 and g and int(g) == 32:
+            # FP4 in groups of 32 is MXFP4 W4A4, not NVFP4 (whose groups are 16): compressed_tensors.py
+            # CompressedTensorsConfig._is_mxfp4 (4-bit float, group strategy, group_size 32, symmetric) selects
+            # schemes/compressed_tensors_w4a4_mxfp4.py CompressedTensorsW4A4Mxfp4, whose create_weights holds the
+            # weight packed two to a uint8 and one uint8 E8M0 scale per 32 (vLLM 0.27.1, 0.29.0, 0.31.0 wheels; the
+            # FlashInfer kernel's process_weights_after_loading only swizzles the scales, the rows padded to 128,
+            # kernels/linear/mxfp4/flashinfer.py 0.31.0)
+            return QuantSpec("compressed-tensors", 4, 32, "mxfp4 w4a4 (compressed-tensors)", skip, kv_cache_fp8=kv)
         if kind == "float" and bits == 4:
             return QuantSpec("compressed-tensors", 4, int(g or 16), "nvfp4 (compressed-tensors)", skip, kv_cache_fp8=kv)
         if kind == "float":

@@ -539,8 +539,8 @@ def bytes_per_quantized_param(q: QuantSpec, bnb_nested_absmax: str = "float32") 
     g = q.group_size
     if q.scheme.startswith("nvfp4"):
         return 0.5 + 1 / 16                          # fp8 scale per 16 values
-    if q.method == "mxfp4":
-        return 0.5 + 1 / 32                          # e8m0 scale per 32 values
+    if q.method == "mxfp4" or q.scheme.startswith("mxfp4"):
+        return 0.5 + 1 / 32                          # e8m0 scale per 32 values (gpt-oss experts; compressed-tensors W4A4)
     if q.method == "bitsandbytes":
         # 8-bit: int8 weights (Int8Params) and a float32 SCB per output row, under 0.1 % of the weight
         return 0.5 + bnb_statistics_bytes(q, bnb_nested_absmax) if q.bits == 4 else 1.0
