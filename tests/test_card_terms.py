@@ -53,3 +53,23 @@ def test_free_memory_measure_follows_the_source():
     assert card_terms.free_memory_measure("0.13.0+faa43dbf.nv26.01").startswith("psutil available (cc")
     assert card_terms.free_memory_measure("0.19.1rc1.dev301+g60995c05b").startswith("psutil available (cc")
     assert card_terms.free_memory_measure("0.20.2") == "psutil available (is_integrated)"
+
+
+def test_integrated_excess_does_not_scale_with_the_budget():
+    # vLLM's budget on an integrated part is utilization x CUDA's total (v1/worker/utils.py request_memory, 0.20.2) and
+    # the charge a fall of the OS's available memory (utils/mem_utils.py memory_profiling): nothing in the source
+    # scales it with the utilization, and the startups that log their weights (budgets 30-108 GiB) show no such slope
+    if not card_terms.FILES["calibration"].exists():
+        pytest.skip("shared calibration records not present")
+    fit = [r for r in card_terms.integrated_excess() if r["file"] != "blind" and r["weights"]
+           and r["measure"].startswith("psutil available") and r["id"] not in card_terms.INTEGRATED_LEFT_OUT]
+    assert max(r["requested"] for r in fit) - min(r["requested"] for r in fit) > 60
+    _, slope = card_terms.l1_line([r["requested"] for r in fit], [r["excess"] for r in fit])
+    assert abs(slope) < 0.05, slope  # a share of the budget (a term x utilization) would give the share itself
+
+
+def test_integrated_term_is_one_constant_from_0_20():
+    from kvplan.calibration import _INTEGRATED_FROM_0_20_GIB, GIB, coefficients_for
+
+    assert coefficients_for("V1-e").n_integrated == coefficients_for("V1-f").n_integrated == _INTEGRATED_FROM_0_20_GIB * GIB
+    assert coefficients_for("V1-c").n_integrated < coefficients_for("V1-e").n_integrated

@@ -306,12 +306,33 @@ COEFFICIENTS["V1-d"] = _fitted(_V1_SAMPLER_TRITON_B, 0.2, 0.0, "5 V1 records of 
 # could be recorded; the blind file's five 0.26.0 starts that print it log 0.04, 0.04, 0.05, 0.06 (small cards) and 0.25
 # GiB (B300), which score only. Five fitting startups would set it from their raw median: on one discrete card kvplan
 # charges this constant and nothing beside it under non-torch (tools/fit_calibration.py prints the count, now 0).
-# The integrated-memory term refits to the same 4.0 GiB.
+# The integrated-memory term from 0.20 (6 DGX Spark / GB10 startups of calibration.jsonl) is 4.0 GiB, the L1 fit of
+# tools/fit_calibration.py (grid 0.25 GiB).
+# What vLLM's source does there, release by release (it charges no formula kvplan could compute instead):
+# - free memory: MemorySnapshot.measure (utils/mem_utils.py) reads cudaMemGetInfo's free memory in the 0.10.2 and
+#   0.11.0 wheels (utils/__init__.py), psutil.virtual_memory().available on compute capability 8.7 / 11.0 / 12.1 in
+#   the 0.11.1-0.19.1 wheels, and on every device whose torch properties say is_integrated from 0.20.0
+#   (platforms/cuda.py is_integrated_gpu; the 0.20.0-0.33.0 wheels); the total stays cudaMemGetInfo's, and the budget
+#   is gpu_memory_utilization x that total (v1/worker/utils.py request_memory, 0.20.2: math.ceil(total x utilization),
+#   refused where the free memory is below it), not a share of the free memory.
+# - what is charged: 0.20-0.26 non_torch_increase, the growth of (total - available) - torch reserved from the init
+#   snapshot (taken in Worker.init_device after NCCL) to after the profile (memory_profiling, 0.20.2 / 0.26.0 wheels);
+#   0.27+ total_consumed, the fall in available memory over the same span, weights included (memory_profiling, 0.27.1
+#   / 0.31.0 wheels). On an integrated part both count every process's host-side growth (the engine's Python heap,
+#   torch.compile's in-process state and compile workers, pinned buffers) beside the CUDA allocations outside torch;
+#   the weights' safetensors page cache is reclaimable and counted as available, so it is not consumed from 0.11.1
+#   (the psutil startups' excess has no slope on the weights: tools/card_terms.py, +0.02 GiB per GiB). vLLM's own
+#   host allocations that scale with the arguments are MiB-sized (the model runner's pinned CpuGpuBuffers of
+#   max_num_batched_tokens x hidden size), and nothing scales with the utilization. 0.26.0 adds
+#   release_device_memory_under_pressure (empty_cache when available < 20 % of total), which changes no reading above.
+# So the term stays a fitted constant per era group; its spread (gemma-4 GB10 starts 2.05-2.16, Qwen3.8 4.01) is
+# the host-side state of each machine (co-resident containers, a cold or warm compile cache), which no record states.
+_INTEGRATED_FROM_0_20_GIB = 4.0
 COEFFICIENTS["V1-e"] = _fitted(16, 0.20, 0.0, "12 V1 records of vLLM >= 0.20 (or of no version the log or the source dates)",
-                               n_integrated_gib=4.0, n_nvlink_tp_gib=_NVLINK_TP_GIB, graphs_estimated=True)
+                               n_integrated_gib=_INTEGRATED_FROM_0_20_GIB, n_nvlink_tp_gib=_NVLINK_TP_GIB, graphs_estimated=True)
 COEFFICIENTS["V1-f"] = _fitted(16, 0.15, 0.0, "12 V1 records of vLLM >= 0.20 (or of no version the log or the source "
                                "dates); non-torch: the median of 5 logged 0.27+ consumed figures",
-                               n_integrated_gib=4.0, n_nvlink_tp_gib=_NVLINK_TP_GIB, graphs_estimated=True)
+                               n_integrated_gib=_INTEGRATED_FROM_0_20_GIB, n_nvlink_tp_gib=_NVLINK_TP_GIB, graphs_estimated=True)
 
 _DEFAULT = COEFFICIENTS["V1-f"]
 
