@@ -53,3 +53,42 @@ def test_free_memory_measure_follows_the_source():
     assert card_terms.free_memory_measure("0.13.0+faa43dbf.nv26.01").startswith("psutil available (cc")
     assert card_terms.free_memory_measure("0.19.1rc1.dev301+g60995c05b").startswith("psutil available (cc")
     assert card_terms.free_memory_measure("0.20.2") == "psutil available (is_integrated)"
+
+
+def test_integrated_excess_does_not_scale_with_the_budget():
+    # vLLM's budget on an integrated part is utilization x CUDA's total (v1/worker/utils.py request_memory, 0.20.2) and
+    # the charge a fall of the OS's available memory (utils/mem_utils.py memory_profiling): nothing in the source
+    # scales it with the utilization, and the startups that log their weights (budgets 30-108 GiB) show no such slope
+    if not card_terms.FILES["calibration"].exists():
+        pytest.skip("shared calibration records not present")
+    fit = [r for r in card_terms.integrated_excess() if r["file"] != "blind" and r["weights"]
+           and r["measure"].startswith("psutil available") and r["id"] not in card_terms.INTEGRATED_LEFT_OUT]
+    assert max(r["requested"] for r in fit) - min(r["requested"] for r in fit) > 60
+    _, slope = card_terms.l1_line([r["requested"] for r in fit], [r["excess"] for r in fit])
+    assert abs(slope) < 0.05, slope  # a share of the budget (a term x utilization) would give the share itself
+
+
+def test_integrated_term_is_one_constant_from_0_20():
+    from kvplan.calibration import _INTEGRATED_FROM_0_20_GIB, GIB, coefficients_for
+
+    assert coefficients_for("V1-e").n_integrated == coefficients_for("V1-f").n_integrated == _INTEGRATED_FROM_0_20_GIB * GIB
+    assert coefficients_for("V1-c").n_integrated < coefficients_for("V1-e").n_integrated
+
+
+def test_integrated_starts_without_logged_weights_are_scored_not_fitted():
+    # the 0.20+ integrated-memory term is what free memory loses beyond the weights: the MiniMax-M2.7 AWQ GB10 stand-ins
+    # (no weights logged) would fit their planned weights' error as that term; left out, the GB10 starts that log
+    # their weights (2.89-4.01 GiB) fit 3.25 GiB, as calibration.py charges
+    if not card_terms.FILES["calibration"].exists():
+        pytest.skip("shared calibration records not present")
+    fc = card_terms._fit_tools()
+    from kvplan.calibration import _INTEGRATED_FROM_0_20_GIB, GIB
+
+    rows = fc.rows(fc.load_records(card_terms.FILES["calibration"]))
+    gb10 = [r for r in rows if r["f"].integrated_memory and r["era"] in ("V1-e", "V1-f")]
+    left = {r["id"] for r in gb10 if r["why_not_fitted"]}
+    assert left == set(card_terms.INTEGRATED_LEFT_OUT)
+    fitted = [r for r in gb10 if not r["why_not_fitted"]]
+    assert len(fitted) >= 4
+    params, used = fc.fit_group(fitted, 16, 0.20 * GIB)
+    assert used["n_int"] and params["n_int"] == _INTEGRATED_FROM_0_20_GIB * GIB
