@@ -238,7 +238,7 @@ def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
 # Gemma4MoE passes config.top_k_experts to FusedMoE, models/gemma4.py; kvplan had read 0, so no fused-MoE forward term or
 # workspace) moves the fitted Gemma-4-26B starts toward their logs (calibration A100 +0.73 -> -0.07 %, extra_records H200
 # +1.11 -> +0.16 %) and the blind GB10 AWQ one (+0.23 -> -0.02 %), but the new GB10 BF16 start from -8.97 to -10.66 % and
-# the GB10 NVFP4 one from -1.86 to -1.93 %: on the GB10 the budget's rest is the fitted 4.0 GiB (now 3.25) integrated term
+# the GB10 NVFP4 one from -1.86 to -1.93 %: on the GB10 the budget's rest is the fitted 4.0 GiB integrated-memory term
 # (calibration.py V1-e), which this start's note puts near 1.1 GiB for non-torch and peak together (SOURCES-logs.md,
 # twenty-fourth round). The one hundred and eight measure 0.72/10.18/53.64 (KV GiB), 0.90/10.31/64.25 (tokens): a known
 # miss, not a tolerance: the KV GiB p90 bound moves from 10 to 10.5 %; the rest stay.

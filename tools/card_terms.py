@@ -8,7 +8,7 @@
     V1 release, what the budget leaves beyond kvplan's terms (implied - modelled, as tools/fit_calibration.py computes
     it; the blind file scored only). A card term would need startups of >= 2 cards, several each, that log the figure
     in one release group, and the same card to keep its residual across releases.
-(b) The integrated-memory term (GB10, Jetson: 2.15 GiB before 0.20, 3.25 GiB from 0.20). Prints what each integrated
+(b) The integrated-memory term (GB10, Jetson: 2.15 GiB before 0.20, 4.0 GiB from 0.20). Prints what each integrated
     startup implies beyond its era's other terms, its weights and budget, and how its release measures free memory
     (vLLM's MemorySnapshot.measure: cudaMemGetInfo's free memory in the 0.10.2 and 0.11.0 wheels, utils/__init__.py;
     psutil's available memory on compute capability 8.7 / 11.0 / 12.1 (Orin, Thor, Spark) in the 0.11.1-0.19.1 wheels,
@@ -37,9 +37,8 @@ from _records import record_files  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 FILES = record_files()
 EXCERPTS = REPO.parent / "shared" / "data" / "vllm_logs" / "log_excerpts.jsonl"
-# records kept out of (b)'s fit, as out of the 3.25 GiB term's fit (fit_calibration._not_fitted: no weights logged):
-# architecture stand-ins of a 2-node TP2 start whose pool is paraphrased by the reporter (calibration.jsonl notes),
-# 13.6-13.7 GiB above every other GB10 start
+# records kept out of (b)'s fit, as out of the 4.0 GiB term's reading: architecture stand-ins of a 2-node TP2 start
+# whose pool is paraphrased by the reporter (calibration.jsonl notes), 13.6-13.7 GiB above every other GB10 start
 INTEGRATED_LEFT_OUT = ("minimax-m2.7-awq-gb10-u080-tp2", "minimax-m2.7-awq-gb10-u085-tp2")
 
 

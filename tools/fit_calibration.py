@@ -28,7 +28,6 @@ warnings.simplefilter("ignore")
 from kvplan.calibration import GIB  # noqa: E402
 from kvplan.plan import fi_allreduce_workspace_bytes, model_runner, term_features  # noqa: E402
 from kvplan.validate import load_records, log_format_era, predict_record  # noqa: E402
-from kvplan.versions import INTEGRATED_MEMORY_CC  # noqa: E402
 
 from _records import CHECKOUT, RECORD_FILES, ROOT, located, record_files  # noqa: E402 (the tools' record files, named once)
 
@@ -120,12 +119,7 @@ def _computed_extras(p) -> float:
 def _not_fitted(rec, p) -> str | None:
     """Records scored with a group's coefficients but kept out of its fit: a release inferred only from the date of
     the vLLM issue the record comes from (a guess of the version, not a statement), and a 0.8-0.10 release running its
-    V0 engine (V0's terms were fitted on 0.6-0.7 records; one or two such startups cannot refit them), and an
-    integrated-memory startup (GB10, Jetson) that logs no weights figure: the integrated-memory term is what its free
-    memory loses beyond the weights and the computed terms, so with the weights planned from a stand-in config (the two
-    MiniMax-M2.7 AWQ GB10 starts: the base model's config, the AWQ checkpoint's own not available) the stand-in's
-    weights error would be fitted as that term (they implied 17.6-17.8 GiB beyond the other terms; the GB10 starts
-    that log their weights 2.9-4.0)."""
+    V0 engine (V0's terms were fitted on 0.6-0.7 records; one or two such startups cannot refit them)."""
     basis = rec["_fitting_version"][1]
     if basis == "issue date":
         return "version inferred from the date of its vLLM issue"
@@ -133,8 +127,6 @@ def _not_fitted(rec, p) -> str | None:
         return "version taken from other startups of the same source"
     if p.rules.engine == "v0" and p.rules.release >= (0, 8, 0):
         return f"vLLM {p.rules.version} on its V0 engine"
-    if p.gpu.compute_capability in INTEGRATED_MEMORY_CC and not rec["observed"].get("weights_gib"):
-        return "integrated-memory startup without a logged weights figure"
     return None
 
 

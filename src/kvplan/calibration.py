@@ -236,7 +236,7 @@ _V1_SAMPLER_FLASHINFER_B = 14.0
 # the first in calibration.jsonl, the others in tests/data/extra_records.jsonl, so no longer blind tests of it). The
 # 0.11 GB10 startup logs "Using FlashInfer for top-p & top-k sampling" and is charged that kernel's sampler term (it
 # was +2.65 charged the PyTorch-native one); the Jetson one logs it too but its record does not carry the variable.
-# From 0.20 the term is fitted on its own group (3.25 GiB below). The groups are eras, not vLLM's free-memory measure
+# From 0.20 the term is fitted on its own group (4.0 GiB below). The groups are eras, not vLLM's free-memory measure
 # (MemorySnapshot.measure reads the OS's available memory on cc 8.7 / 11.0 / 12.1 from the 0.11.1 wheel, utils/mem_utils.py,
 # cudaMemGetInfo before): one term per measure, the median of its startups (2.60 GiB over 2, 3.05 over 9), fits the
 # records worse (calibration KV p90 30.9 -> 33.6 %, extra 11.9 -> 12.5 %; the 0.13 GB10 pair implies 1.8-1.9 GiB, the
@@ -284,12 +284,12 @@ COEFFICIENTS["V1-d"] = _fitted(_V1_SAMPLER_TRITON_B, 0.2, 0.0, "5 V1 records of 
 # non-torch constant carried over from 0.18-0.19, where the profiled sampler peak dropped; later changes keep it
 # small: FlashInfer top-k/top-p (no full sort) became the default (vLLM PR #40376) and MRV2's profile run skips the
 # fp32 logits path (noted in vLLM PR #57926). No record of 0.20-0.26 in the fitting files logs its non-torch memory
-# (0.27+ log "consumed": below). The integrated-memory term (3.25 GiB, 4 DGX Spark / GB10 records, where free
+# (0.27+ log "consumed": below). The integrated-memory term (4.0 GiB, 6 DGX Spark / GB10 records, where free
 # memory is the OS's available memory and CPU-side allocations during startup count as consumed) is fitted, after
 # taking out what kvplan computes (the multimodal encoder pass of the Qwen3.6 GB10 record). Its records run vLLM's
 # small batch defaults (2048 tokens, 256 sequences: NVML has no memory query on integrated parts, versions.py
-# batch_defaults), so the sampler peak is a quarter of a 1,024-sequence one (fitted with 1,024 and the MiniMax-M2.7 AWQ
-# stand-ins in the fit, the term had come out at 3.25 GiB rather than 4.0, the same residuals on the other GB10 records).
+# batch_defaults), so the sampler peak is a quarter of a 1,024-sequence one; fitted with 1,024 the term came out at
+# 3.25 GiB, with the same residuals (-1.1 to +0.0 GiB on the GB10 records but the two MiniMax-M2.7 AWQ stand-ins).
 # From 0.27 (V1-f) the constant is set from logged values, as the rule above asks (at least 5 single-GPU startups of the
 # fitting files): vLLM 0.27+ charges total_consumed, the free memory lost from the init snapshot to the end of the
 # profile (utils/mem_utils.py memory_profiling, 0.27.1 wheel; "X GiB for consumed memory (weights + non-torch)" in
@@ -306,11 +306,8 @@ COEFFICIENTS["V1-d"] = _fitted(_V1_SAMPLER_TRITON_B, 0.2, 0.0, "5 V1 records of 
 # could be recorded; the blind file's five 0.26.0 starts that print it log 0.04, 0.04, 0.05, 0.06 (small cards) and 0.25
 # GiB (B300), which score only. Five fitting startups would set it from their raw median: on one discrete card kvplan
 # charges this constant and nothing beside it under non-torch (tools/fit_calibration.py prints the count, now 0).
-# The integrated-memory term from 0.20 (DGX Spark / GB10 startups of calibration.jsonl that log their weights: 4 of
-# 0.25.1) is 3.25 GiB, the L1 fit of tools/fit_calibration.py (grid 0.25 GiB): the four imply 2.89, 3.03, 3.33 and 4.01
-# GiB beyond the other terms. The two MiniMax-M2.7 AWQ GB10 starts (TP2 over two nodes, the base model's config as a
-# stand-in, no weights logged) are scored but left out of the fit (fit_calibration._not_fitted): they implied 17.6-17.8
-# GiB, the stand-in's weights error, and held the fit at 4.0 GiB (the top of the four's median interval).
+# The integrated-memory term from 0.20 (6 DGX Spark / GB10 startups of calibration.jsonl) is 4.0 GiB, the L1 fit of
+# tools/fit_calibration.py (grid 0.25 GiB).
 # What vLLM's source does there, release by release (it charges no formula kvplan could compute instead):
 # - free memory: MemorySnapshot.measure (utils/mem_utils.py) reads cudaMemGetInfo's free memory in the 0.10.2 and
 #   0.11.0 wheels (utils/__init__.py), psutil.virtual_memory().available on compute capability 8.7 / 11.0 / 12.1 in
@@ -330,7 +327,7 @@ COEFFICIENTS["V1-d"] = _fitted(_V1_SAMPLER_TRITON_B, 0.2, 0.0, "5 V1 records of 
 #   release_device_memory_under_pressure (empty_cache when available < 20 % of total), which changes no reading above.
 # So the term stays a fitted constant per era group; its spread (gemma-4 GB10 starts 2.05-2.16, Qwen3.8 4.01) is
 # the host-side state of each machine (co-resident containers, a cold or warm compile cache), which no record states.
-_INTEGRATED_FROM_0_20_GIB = 3.25
+_INTEGRATED_FROM_0_20_GIB = 4.0
 COEFFICIENTS["V1-e"] = _fitted(16, 0.20, 0.0, "12 V1 records of vLLM >= 0.20 (or of no version the log or the source dates)",
                                n_integrated_gib=_INTEGRATED_FROM_0_20_GIB, n_nvlink_tp_gib=_NVLINK_TP_GIB, graphs_estimated=True)
 COEFFICIENTS["V1-f"] = _fitted(16, 0.15, 0.0, "12 V1 records of vLLM >= 0.20 (or of no version the log or the source "
