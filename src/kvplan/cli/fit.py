@@ -344,7 +344,7 @@ def models(search: Optional[str] = typer.Argument(None, help="Filter: a substrin
     """
     from rich.table import Table
 
-    from kvplan.render import to_json
+    from kvplan.render import Breakable, to_json, whole_cells
     from kvplan.resolve import model_catalog
 
     # alphabetical as people read it: a plain sort put every lower-case org (ai21labs, deepseek-ai, google, ...) after
@@ -365,8 +365,8 @@ def models(search: Optional[str] = typer.Argument(None, help="Filter: a substrin
     t.add_column("gated")
     for k, v in rows:
         cfg = v.get("resolved_config") or v["config"]
-        t.add_row(k, str(cfg.get("model_type")), "yes" if v.get("gated") else "")
-    console.print(t)
+        t.add_row(Breakable(k, "/", "-"), str(cfg.get("model_type")), "yes" if v.get("gated") else "")
+    console.print(whole_cells(t))
 
 
 @app.command()
@@ -407,7 +407,9 @@ def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring 
         t.add_column(c)
     for g in cat:
         t.add_row(g.name, f"{g.total_gib:.2f}", g.compute_capability or "—", f"{g.hbm_bandwidth_tbps or '—'}", ", ".join(g.aliases[:3]))
-    console.print(t)
+    from kvplan.render import whole_cells
+
+    console.print(whole_cells(t))
 
 
 def _mig_profiles(g) -> list[str] | None:

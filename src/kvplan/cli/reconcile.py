@@ -135,7 +135,9 @@ def render_reconciliation(result, plan=None) -> None:
         if planned:
             cells += [_fmt(row.predicted, row.unit), _fmt(row.gap, row.unit)]
         table.add_row(*cells)
-    console.print(table)
+    from kvplan.render import whole_cells
+
+    console.print(whole_cells(table))
     h, g = result.headline_gap, result.largest_gap
     if h and h.get("agrees"):
         from kvplan.reconcile import NOT_USABLE

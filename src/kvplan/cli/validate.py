@@ -88,7 +88,7 @@ def rows_table(results, given_kv: bool, file: str, compact: bool = False):
     from rich import box
     from rich.table import Table
 
-    from kvplan.render import Breakable
+    from kvplan.render import Breakable, whole_cells
 
     title = f"kvplan validate {'--given-kv ' if given_kv else ''}{file}"
     if compact:
@@ -127,7 +127,7 @@ def rows_table(results, given_kv: bool, file: str, compact: bool = False):
         if r.skipped:
             cells[-1] = "[red]skipped (below)[/]" if not compact else "[red]skip[/]"
         t.add_row(*cells)
-    return t
+    return whole_cells(t)
 
 
 def skipped_lines(results) -> list[str]:
@@ -206,6 +206,8 @@ def summary_table(summary: dict, seed: dict | None, given_kv: bool, compact: boo
     from rich import box
     from rich.table import Table
 
+    from kvplan.render import whole_cells
+
     t = Table(title="Summary: absolute % error (" + ("pool arithmetic, logged KV GiB given" if given_kv else "end to end") + ")",
               **({"box": box.SIMPLE_HEAD, "pad_edge": False} if compact else {}))
     head, rows = summary_grid(summary, seed, given_kv)
@@ -222,8 +224,7 @@ def summary_table(summary: dict, seed: dict | None, given_kv: bool, compact: boo
     if unstated:  # the records planned without a stated version, and with what
         named = {"log format": "the era their log format names", "newest": "the newest rules"}
         t.caption += "\nno version stated: " + ", ".join(f"{n} planned with {named.get(k, k)}" for k, n in unstated.items())
-    return t
-    return t
+    return whole_cells(t)
 
 
 def summary_markdown(summary: dict, seed: dict | None, given_kv: bool) -> str:
