@@ -394,6 +394,11 @@ def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring 
         needle = search.lower()
         names = [n for g in cat for n in (g.name, *g.aliases)]
         cat = [g for g in cat if any(needle in n.lower() for n in (g.name, g.id, *g.aliases))]
+        read_as = _gpu_as_flag_reads_it(search) if not cat else None
+        if read_as is not None:  # 'h100-80gb', 'A100 80G': no name holds it as written, but --gpu plans it as this card
+            cat = [read_as]
+            err_console.print(f"no GPU name contains {search!r} as written; --gpu {search!r} is read as {read_as.name}",
+                              highlight=False, soft_wrap=True)
         if not cat and not json_out:
             _no_match("GPU", search, names, "or give --gpu-gib N for a custom card")
             return
@@ -410,6 +415,19 @@ def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring 
     from kvplan.render import whole_cells
 
     console.print(whole_cells(t))
+
+
+def _gpu_as_flag_reads_it(search: str):
+    """The catalog card `--gpu SEARCH` plans (resolve.find_gpu: spacing, dashes, a size as '80gb' or '80G', a count
+    or nvidia-smi's 'GPU 0:' prefix forgiven), None where --gpu refuses it too. The listing's substring filter alone
+    answered 'no GPU contains' for names the planning commands take ('h100-80gb', 'NVIDIA H100 80GB')."""
+    from kvplan.errors import KvplanError
+    from kvplan.resolve import find_gpu
+
+    try:
+        return find_gpu(search)
+    except KvplanError:
+        return None
 
 
 def _mig_profiles(g) -> list[str] | None:
