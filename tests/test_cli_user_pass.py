@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from cli_runner import run_cli
+from cli_runner import refused, run_cli
 
 
 @pytest.mark.parametrize("name, card", [("h100-80gb", "NVIDIA H100 80GB SXM5"), ("rtx4090", "NVIDIA GeForce RTX 4090"),
@@ -24,3 +24,32 @@ def test_gpus_lists_the_card_a_gpu_flag_of_that_name_plans(monkeypatch, capsys, 
 def test_gpus_still_says_when_nothing_matches(monkeypatch, capsys):
     code, out, err = run_cli(monkeypatch, capsys, "gpus", "zzz")
     assert code == 0 and "no GPU contains 'zzz'" in err and "read as" not in err
+
+
+def test_a_utilization_given_as_a_percentage_is_answered_with_the_fraction(monkeypatch, capsys):
+    """--gpu-memory-utilization 95 was answered 'e.g. 0.9': the user meant 0.95."""
+    out = refused(monkeypatch, capsys, "--gpu-memory-utilization", "fit", "Qwen/Qwen3-8B", "--gpu", "L4",
+                  "--gpu-memory-utilization", "95")
+    assert "--gpu-memory-utilization 0.95 for 95 %" in out
+    out = refused(monkeypatch, capsys, "--gpu-memory-utilization", "fit", "Qwen/Qwen3-8B", "--gpu", "L4",
+                  "--gpu-memory-utilization", "0")
+    assert "e.g. 0.9" in out and "percentage" not in out
+
+
+def test_a_range_of_utilizations_names_what_ranges_are_for(monkeypatch, capsys):
+    """--vary gpu_memory_utilization=0.8..0.95 said 'gpu_memory_utilization takes float values' of two floats."""
+    out = refused(monkeypatch, capsys, "--vary", "sweep", "Qwen/Qwen3-8B", "--vary", "gpu_memory_utilization=0.8..0.95")
+    assert "max_model_len or tensor_parallel_size" in out and "gpu_memory_utilization=0.8,0.85,0.9,0.95" in out
+    assert "takes float values" not in out
+
+
+@pytest.mark.parametrize("vary, code", [
+    (("--vary", "gpu_memory_utilization=90,95"), 2),  # every row bad input, each its own refusal: was exit 0
+    (("--gpu", "T4", "--vary", "max_model_len=4k,8k"), 1),  # no row starts (the weights do not load): was exit 0
+    (("--gpu", "L4", "--vary", "max_model_len=4k,32K"), 0),  # one row starts
+])
+def test_sweep_exit_codes_say_whether_any_row_starts(monkeypatch, capsys, vary, code):
+    got, out, err = run_cli(monkeypatch, capsys, "sweep", "Qwen/Qwen3-8B", *vary)
+    assert got == code, out + err
+    got, out, err = run_cli(monkeypatch, capsys, "sweep", "Qwen/Qwen3-8B", *vary, "--json")
+    assert got == code and json.loads(out)["rows"], out + err

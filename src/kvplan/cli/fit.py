@@ -160,7 +160,12 @@ def parse_vary(specs: List[str]) -> list[tuple[str, list]]:
             raise InputError("--vary", f"no values for {name}", f"e.g. --vary {name}=a,b,c")
         from kvplan.plan import parse_max_model_len
 
-        if ".." in values and name in ("max_model_len", "tensor_parallel_size"):
+        if ".." in values and name not in ("max_model_len", "tensor_parallel_size", "model"):  # a model path may hold '..'
+            # 'gpu_memory_utilization=0.8..0.95' was answered "gpu_memory_utilization takes float values"
+            example = {"gpu_memory_utilization": "0.8,0.85,0.9,0.95"}.get(name, "a,b,c")
+            raise InputError("--vary", f"a range (a..b, doubling) runs over max_model_len or tensor_parallel_size, not "
+                             f"{name}", f"list its values: --vary {name}={example}")
+        if ".." in values:
             try:
                 lo, hi = (parse_max_model_len(x.strip()) if name == "max_model_len" else int(x) for x in values.split(".."))
             except (ValueError, InputError):
@@ -257,6 +262,8 @@ def sweep(
 ):
     """Vary one or two flags and compare: concurrency and the ratio to the first row, like the seed's max_model_len table.
 
+    Exit code: 0 when a row starts, 1 when none does, 2 when every row's values are refused as input.
+
     Examples:
     $ kvplan sweep Qwen/Qwen3-8B --gpu L4 --vary max_model_len=4096..131072
     $ kvplan sweep --vary max_model_len=4096..131072 --vary gpu=T4,L4,H100
@@ -295,6 +302,12 @@ def sweep(
         except OSError as exc:
             raise InputError("--plot", f"cannot write {plot}: {exc.strerror or exc}", "give a writable file path") from None
         err_console.print(f"wrote {plot}")
+    # as fit's: a sweep of which no row starts was exit 0, and so was one whose every row was bad input
+    # (--vary gpu_memory_utilization=90,95: two different refusals, so sweep_rows printed them instead of raising one)
+    if all(r.get("error_input") for r in rows):
+        raise typer.Exit(2)
+    if not any(r.get("fits") for r in rows):
+        raise typer.Exit(1)
 
 
 def refuse_replaced_flags(model: Optional[str], flags: FitFlags, varied: list[tuple[str, list]]) -> None:
