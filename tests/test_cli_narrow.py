@@ -84,3 +84,33 @@ def test_validate_and_simulate_tables_keep_their_figures_whole_at_60_columns(mon
     code, out, _ = run_cli(monkeypatch, capsys, "simulate", M, "--gpu", "H100", "-w", "azure-conv", "--rate", "4",
                            "-n", "200", "--max-model-len", "16k")
     assert code == 0 and "…" not in out.replace("and … seconds", "").replace("finished in …", ""), out
+
+
+@pytest.mark.parametrize("command", ["fit", "simulate", "reconcile"])
+def test_command_help_at_80_columns_names_every_option_whole(monkeypatch, capsys, command):
+    """`kvplan fit --help` at 80 columns printed '--gpu-memory-util…', '--tensor-parallel…', '--max-num-batched…' and
+    --env's variables as 'VLLM_ALLOW_LONG_…': typer's help table cut what did not fit its column. Every option name
+    (and each variable --env models) must be readable, folded if need be."""
+    import re
+
+    from kvplan.cli import app
+    from kvplan.plan import ENV_EFFECTS
+
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run_cli(monkeypatch, capsys, command, "--help")
+    assert code == 0 and "…" not in out, out
+    # the options column's text, its folded pieces joined: each row's first cell, then the next rows' while they continue
+    cells = "".join(line.split("│")[1].strip().split("  ")[0] for line in out.splitlines() if line.count("│") >= 2)
+    import typer.main
+
+    cmd = typer.main.get_command(app).commands[command]
+    for param in cmd.params:
+        if getattr(param, "hidden", False):  # an old spelling kept for scripts, not shown
+            continue
+        for opt in param.opts:
+            if opt.startswith("--"):
+                assert opt in cells, (opt, cells[:2000])
+    if command == "fit":
+        flat = re.sub(r"\s*│\s*", "", out)
+        for name in ENV_EFFECTS:
+            assert name in flat.replace(" ", ""), name
