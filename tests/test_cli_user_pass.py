@@ -53,3 +53,17 @@ def test_sweep_exit_codes_say_whether_any_row_starts(monkeypatch, capsys, vary, 
     assert got == code, out + err
     got, out, err = run_cli(monkeypatch, capsys, "sweep", "Qwen/Qwen3-8B", *vary, "--json")
     assert got == code and json.loads(out)["rows"], out + err
+
+
+def test_a_missing_relative_path_is_called_missing(monkeypatch, capsys, tmp_path):
+    """'models/qwen/config.jsn' (a typo of a relative path) was 'unknown model ... (or give a Hub id ...)': a Hub id
+    has one '/', so a name with more is a path, and it is not there. A name with no catalog id near it reads 'give a
+    Hub id', not '(or give ...'."""
+    from cli_runner import hub_offline
+
+    hub_offline(monkeypatch, tmp_path)
+    monkeypatch.chdir(tmp_path)
+    out = refused(monkeypatch, capsys, "model", "fit", "models/qwen/config.jsn", "--gpu", "L4")
+    assert "no such file or folder: models/qwen/config.jsn" in out
+    out = refused(monkeypatch, capsys, "model", "fit", "zzzz", "--gpu", "L4")
+    assert "unknown model 'zzzz' (give a Hub id" in out

@@ -978,7 +978,9 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
         raise InputError("model", f"{ref} is a {path.suffix or 'plain'} file, not a config.json",
                          "give the checkpoint's folder (config.json and safetensors), its config.json, a .gguf file, a "
                          "catalog id or a Hub id")
-    if path.suffix == ".json" or ref.startswith((".", "/", "~")):
+    # a Hub id has one '/': 'models/qwen/config.jsn' or 'ckpts/llama/8b' is a local path that is not there (it was
+    # called an unknown model, with the nearest catalog ids)
+    if path.suffix == ".json" or ref.startswith((".", "/", "~")) or ref.rstrip("/").count("/") > 1:
         raise InputError("model", f"no such file or folder: {ref}", f"give a catalog id, a Hub id, {LOCAL_MODEL_REFS}")
     entry = None if revision else _catalog_lookup(ref)
     if entry is not None:
@@ -1023,8 +1025,8 @@ def unknown_model(ref: str) -> UnknownModelError:
     near = nearest_catalog_ids(ref, n=3, cutoff=0.3)
     shown = ref if len(ref) <= 80 else ref[:77] + "..."
     return UnknownModelError("model", f"unknown model {shown!r}",
-                             (f"nearest catalog ids: {', '.join(near)}; " if near else "")
-                             + f"or give a Hub id (org/name), {LOCAL_MODEL_REFS}")
+                             (f"nearest catalog ids: {', '.join(near)}; or give" if near else "give")
+                             + f" a Hub id (org/name), {LOCAL_MODEL_REFS}")
 
 
 def _from_catalog(entry: dict) -> ModelSpec:
