@@ -67,3 +67,15 @@ def test_a_missing_relative_path_is_called_missing(monkeypatch, capsys, tmp_path
     assert "no such file or folder: models/qwen/config.jsn" in out
     out = refused(monkeypatch, capsys, "model", "fit", "zzzz", "--gpu", "L4")
     assert "unknown model 'zzzz' (give a Hub id" in out
+
+
+def test_scaffold_readme_says_the_download_rate_it_assumed(monkeypatch, capsys, tmp_path):
+    """The README's startup table said 'download | 96 s' with no rate: 96 s is 15.3 GiB at the public startups' median
+    download rate (startup.COEFFICIENTS), which the user's own network replaces."""
+    from kvplan.startup import COEFFICIENTS
+
+    code, out, err = run_cli(monkeypatch, capsys, "scaffold", str(tmp_path / "d"), "Qwen/Qwen3-8B", "--gpu", "L4",
+                             "--max-model-len", "8k")
+    assert code == 0, out + err
+    row = next(line for line in (tmp_path / "d" / "README.md").read_text().splitlines() if line.startswith("| download"))
+    assert f"GiB at {COEFFICIENTS.download_gib_per_s:g} GiB/s" in row and "your network" in row, row
