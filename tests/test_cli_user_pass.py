@@ -79,3 +79,22 @@ def test_scaffold_readme_says_the_download_rate_it_assumed(monkeypatch, capsys, 
     assert code == 0, out + err
     row = next(line for line in (tmp_path / "d" / "README.md").read_text().splitlines() if line.startswith("| download"))
     assert f"GiB at {COEFFICIENTS.download_gib_per_s:g} GiB/s" in row and "your network" in row, row
+
+
+@pytest.mark.parametrize("command", [("fit", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "L4"),
+                                     ("scaffold", "{tmp}/d", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "L4")])
+def test_a_release_vllm_never_published_is_refused_with_its_series(monkeypatch, capsys, tmp_path, command):
+    """--vllm-version 0.10.3 (vLLM went 0.10.2 -> 0.11.0) was planned as '0.10.3 rules' without a word, and scaffold
+    pinned vllm==0.10.3 and the image v0.10.3, neither of which exists."""
+    args = [a.replace("{tmp}", str(tmp_path)) for a in command]
+    out = refused(monkeypatch, capsys, "--vllm-version", *args, "--max-model-len", "8k", "--vllm-version", "0.10.3")
+    assert "0.10.3 is no published release (the 0.10 series: 0.10.0, 0.10.1, 0.10.1.1, 0.10.2)" in out
+    assert not (tmp_path / "d").exists()
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.10.1.1", "0.9.0.1", "0.8.5.post1", "0.10", "0.11.0.dev5", "0.20.0rc1",
+                                     "0.11.0+cu128", "0.33.1", "0.4.0"])
+def test_releases_series_and_builds_are_still_planned(monkeypatch, capsys, version):
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "L40S", "--max-model-len",
+                             "8k", "--vllm-version", version)
+    assert code in (0, 1) and "no published release" not in out + err, out + err
