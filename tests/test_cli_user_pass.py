@@ -98,3 +98,22 @@ def test_releases_series_and_builds_are_still_planned(monkeypatch, capsys, versi
     code, out, err = run_cli(monkeypatch, capsys, "fit", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "L40S", "--max-model-len",
                              "8k", "--vllm-version", version)
     assert code in (0, 1) and "no published release" not in out + err, out + err
+
+
+def test_validate_of_records_none_of_which_can_be_planned_is_bad_input(monkeypatch, capsys, tmp_path):
+    """A file whose every record is skipped (here: no GPU named, no total) printed a summary of n = 0 and dashes and
+    exited 0, which a script reads as a validation that passed."""
+    from pathlib import Path
+
+    rec = json.loads((Path(__file__).parent / "data" / "calibration.jsonl").read_text().splitlines()[0])
+    rec.pop("gpu")
+    f = tmp_path / "mine.jsonl"
+    f.write_text(json.dumps(rec) + "\n")
+    for extra in ((), ("--json",)):
+        code, out, err = run_cli(monkeypatch, capsys, "validate", str(f), *extra)
+        assert code == 2 and "none of its 1 record(s) could be planned" in " ".join(err.split()), out + err
+    # one record planned beside it: the file is scored, exit 0 as before
+    good = (Path(__file__).parent / "data" / "calibration.jsonl").read_text().splitlines()[0]
+    f.write_text(good + "\n" + json.dumps(rec) + "\n")
+    code, out, err = run_cli(monkeypatch, capsys, "validate", str(f))
+    assert code == 0 and "skipped" in out, out + err

@@ -68,6 +68,7 @@ def validate(
         sys.stdout.write(to_json(out) + "\n")
         if markdown:  # --json --markdown writes both (the table was dropped unwritten)
             _write_markdown(markdown, summary_markdown(summary, seed, given_kv))
+        _exit_if_none_planned(results, json_out=True)
         return
     if rows:
         console.print(rows_table(results, given_kv, file, compact=console.width < FULL_ROWS_WIDTH))
@@ -76,6 +77,17 @@ def validate(
         console.print(line, style="red", soft_wrap=True, highlight=False, markup=False)
     if markdown:
         _write_markdown(markdown, summary_markdown(summary, seed, given_kv))
+    _exit_if_none_planned(results)
+
+
+def _exit_if_none_planned(results, json_out: bool = False) -> None:
+    """Exit 2 where every record was skipped: a file none of whose records kvplan can plan is input it cannot use. It
+    exited 0 under a summary of n = 0 rows and dashes, which a script read as a validation that passed."""
+    if results and all(r.skipped for r in results):
+        where = "under records[].skipped" if json_out else "in the 'skipped' lines above"
+        err_console.print(f"error: FILE: none of its {len(results)} record(s) could be planned (each one's reason is "
+                          f"{where}; fix those fields)", style="red", soft_wrap=True, highlight=False, markup=False)
+        raise typer.Exit(2)
 
 
 # the terminal width the rows' predicted / logged figures need unfolded; a narrower one gets the signed errors alone
