@@ -117,3 +117,15 @@ def test_validate_of_records_none_of_which_can_be_planned_is_bad_input(monkeypat
     f.write_text(good + "\n" + json.dumps(rec) + "\n")
     code, out, err = run_cli(monkeypatch, capsys, "validate", str(f))
     assert code == 0 and "skipped" in out, out + err
+
+
+@pytest.mark.parametrize("name, count", [("7900 XTX", None), ("2x 7900 XTX", 2), ("4xH100", 4), ("8 x A100", 8),
+                                         ("2 × L4", 2), ("H100 x 4", 4)])
+def test_a_card_whose_name_has_an_x_word_is_not_read_as_a_count(name, count):
+    """--gpu '7900 XTX' (as people call the Radeon RX 7900 XTX) answered "unknown GPU 'TX'": the '7900 X' was read as a
+    count of 7900 GPUs."""
+    from kvplan.resolve import find_gpu, gpu_count_in_name
+
+    assert gpu_count_in_name(name) == count
+    if "7900" in name:
+        assert find_gpu(name).name == "AMD Radeon RX 7900 XTX"
