@@ -129,3 +129,18 @@ def test_a_card_whose_name_has_an_x_word_is_not_read_as_a_count(name, count):
     assert gpu_count_in_name(name) == count
     if "7900" in name:
         assert find_gpu(name).name == "AMD Radeon RX 7900 XTX"
+
+
+def test_reconcile_calibrate_says_what_it_stored_in_gib_and_where(monkeypatch, capsys, tmp_path):
+    """It printed the stored terms as a Python dict ("{'weights_gib': 0.0, 'non_torch_gib': 0.0, 'kv_cache_gib':
+    -0.0133}"): no unit, nothing of where they went or what reads them."""
+    from pathlib import Path
+
+    monkeypatch.setenv("KVPLAN_HOME", str(tmp_path))
+    log = str(Path(__file__).parent / "data" / "dp2_engine_core_n_v0101.log")
+    code, out, err = run_cli(monkeypatch, capsys, "reconcile", log, "Qwen/Qwen2.5-7B-Instruct", "--gpu", "H100",
+                             "--calibrate")
+    text = " ".join(out.split())
+    assert code == 0 and "{'" not in text, text
+    assert "site calibration stored (1 startup(s)): weights " in text and " GiB (logged minus planned, per rank)" in text
+    assert f"{tmp_path / 'calibration.json'} now holds it for NVIDIA H100" in text, text

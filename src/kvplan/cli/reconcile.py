@@ -98,7 +98,14 @@ def reconcile(
         return
     render_reconciliation(result, plan)
     if stored is not None:
-        console.print(f"site calibration stored ({stored['n']} startup(s)): {stored['terms']}", highlight=False)
+        # each term as a signed GiB figure with its name: the Python dict it printed ({'weights_gib': 0.0, ...}) named
+        # no unit and said nothing of where it goes
+        from kvplan.site_calibration import calibration_path
+
+        terms = ", ".join(f"{t.removesuffix('_gib').replace('_', ' ')} {v:+.2f} GiB" for t, v in stored["terms"].items())
+        console.print(f"site calibration stored ({stored['n']} startup(s)): {terms or 'no term'} (logged minus planned, per "
+                      f"rank); {calibration_path()} now holds it for {gpu_name} and {model_id}, and every planning "
+                      "command applies it", highlight=False)
 
 
 def render_reconciliation(result, plan=None) -> None:
