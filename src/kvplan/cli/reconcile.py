@@ -102,7 +102,9 @@ def reconcile(
         # no unit and said nothing of where it goes
         from kvplan.site_calibration import calibration_path
 
-        terms = ", ".join(f"{t.removesuffix('_gib').replace('_', ' ')} {v:+.2f} GiB" for t, v in stored["terms"].items())
+        names = {"non_torch_gib": "non-torch", "kv_cache_gib": "KV cache", "cudagraph_gib": "CUDA graphs"}
+        terms = ", ".join(f"{names.get(t, t.removesuffix('_gib').replace('_', ' '))} {v:+.2f} GiB"
+                          for t, v in stored["terms"].items())
         console.print(f"site calibration stored ({stored['n']} startup(s)): {terms or 'no term'} (logged minus planned, per "
                       f"rank); {calibration_path()} now holds it for {gpu_name} and {model_id}, and every planning "
                       "command applies it", highlight=False)
