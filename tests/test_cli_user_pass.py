@@ -144,3 +144,10 @@ def test_reconcile_calibrate_says_what_it_stored_in_gib_and_where(monkeypatch, c
     assert code == 0 and "{'" not in text, text
     assert "site calibration stored (1 startup(s)): weights " in text and " GiB (logged minus planned, per rank)" in text
     assert f"{tmp_path / 'calibration.json'} now holds it for NVIDIA H100" in text, text
+
+
+@pytest.mark.parametrize("ref", ["Qwen/Qwen3-8B ", " qwen3-8b", "Qwen/Qwen3-8B\n"])
+def test_a_model_id_pasted_with_spaces_is_read_without_them(monkeypatch, capsys, ref):
+    """'Qwen/Qwen3-8B ' (copied with a trailing space) was 'unknown model ... (nearest catalog ids: Qwen/Qwen3-8B, ...)'."""
+    code, out, err = run_cli(monkeypatch, capsys, "fit", ref, "--gpu", "H100", "--max-model-len", "4k", "--json")
+    assert code == 0 and json.loads(out)["model"] == "Qwen/Qwen3-8B", out + err

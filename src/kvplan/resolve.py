@@ -958,6 +958,8 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
     elif not isinstance(ref, str) or not ref.strip():  # "" is a name left out by mistake, not "the default model"
         raise InputError("model", f"{ref!r} names no model", f"give a catalog id, a Hub id (org/name), {LOCAL_MODEL_REFS}; "
                          "or leave the model out for the default")
+    if ref != ref.strip() and not Path(ref).expanduser().exists():
+        ref = ref.strip()  # 'Qwen/Qwen3-8B ' pasted with a space was an unknown model (nearest: Qwen/Qwen3-8B)
     path = Path(ref).expanduser()
     try:
         path.is_file()
