@@ -151,3 +151,10 @@ def test_a_model_id_pasted_with_spaces_is_read_without_them(monkeypatch, capsys,
     """'Qwen/Qwen3-8B ' (copied with a trailing space) was 'unknown model ... (nearest catalog ids: Qwen/Qwen3-8B, ...)'."""
     code, out, err = run_cli(monkeypatch, capsys, "fit", ref, "--gpu", "H100", "--max-model-len", "4k", "--json")
     assert code == 0 and json.loads(out)["model"] == "Qwen/Qwen3-8B", out + err
+
+
+def test_capacity_help_does_not_name_a_rate_flag_it_lacks(monkeypatch, capsys):
+    """capacity --help said a trace's timing is 'scaled to --rate'; capacity has no --rate (it probes the rates)."""
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = run_cli(monkeypatch, capsys, "capacity", "--help")
+    assert code == 0 and "scaled to each probed rate" in out and "scaled to --rate" not in out and "--rate " not in out

@@ -357,7 +357,11 @@ def simulate(
 @app.command()
 @fit_options_gpu_auto
 @option_group(_WORKLOAD_PARAMS, _workload_spec, "workload_spec", rate=None,
-              max_requests=typer.Option(5000, "--max-requests", "-n", help="Requests per probe simulation.", rich_help_panel=_WL))
+              max_requests=typer.Option(5000, "--max-requests", "-n", help="Requests per probe simulation.", rich_help_panel=_WL),
+              # capacity has no --rate (it probes rates): its help said a trace's timing was "scaled to --rate"
+              arrivals=typer.Option(None, "--arrivals", help="poisson | gamma (uses --burstiness) | trace. Default: a "
+                                    "trace's own timing (scaled to each probed rate), else gamma (Poisson at --burstiness 1).",
+                                    rich_help_panel=_WL))
 def capacity(
     model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id, checkpoint folder or config.json."),
     slo: str = typer.Option("ttft=1s,tpot=50ms", "--slo", help="The objectives every probe must meet at --percentile (ms or s; a bare number is ms).", rich_help_panel=_SIM),
