@@ -755,7 +755,7 @@ def test_the_cli_prints_why_each_record_was_skipped_whole(tmp_path, monkeypatch,
     path.write_text(json.dumps(rec) + "\n" + json.dumps(dict(rec, id="my-other-start")) + "\n")
     code, out, err = run_cli(monkeypatch, capsys, "validate", str(path), rows)
     text = " ".join(out.split())
-    assert code == 0, err
+    assert code == 2, err  # both records skipped: nothing was validated (was exit 0)
     assert ("skipped my-start, my-other-start: gpu.name: unknown GPU 'NVIDIA Foo 9000'; the record gives no total_gib "
             "(add gpu.total_gib as vLLM logged it, or name the GPU as kvplan's catalog does (nearest: ") in text
 

@@ -43,7 +43,7 @@ def test_a_mistaken_field_is_a_skip_naming_it_and_the_fix(monkeypatch, capsys, t
     path = tmp_path / "mine.jsonl"
     path.write_text(json.dumps(_record(id="mine", **changes)) + "\n")
     code, out, err = run_cli(monkeypatch, capsys, "validate", str(path), "--json")
-    assert code == 0 and "Traceback" not in out + err
+    assert code == 2 and "Traceback" not in out + err  # its one record skipped: nothing validated (was exit 0)
     # strict JSON: no NaN or Infinity anywhere in the output
     data = json.loads(out, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c} in validate --json"))
     (rec,) = data["records"]
@@ -57,7 +57,7 @@ def test_the_table_names_the_skipped_record_field_and_fix(monkeypatch, capsys, t
     path.write_text(json.dumps(_record(id="mine", gpu__count=0)) + "\n")
     code, out, err = run_cli(monkeypatch, capsys, "validate", str(path), "--no-rows")
     text = " ".join((out + err).split())
-    assert code == 0 and "skipped mine: gpu.count: must be 1 or more, got 0 (give the number of GPUs" in text, text
+    assert code == 2 and "skipped mine: gpu.count: must be 1 or more, got 0 (give the number of GPUs" in text, text
 
 
 def test_a_record_without_an_id_is_named_by_its_line(monkeypatch, capsys, tmp_path):

@@ -93,6 +93,17 @@ class Breakable:
         yield Text("\n").join(text.divide(cuts)) if cuts else text
 
 
+def whole_cells(table: Table) -> Table:
+    """`table` with every column folding a cell too long for the width rich gives it onto the next line, where rich's
+    default cut it with an ellipsis: at 70 columns a sweep printed 1,993,776 tokens as '1,993,7…', at 60 a fix's flag
+    as '--gpu-memory-ut… 0.96' and a catalog id as 'deepseek-ai/DeepSeek-R1-Dist…'. A table that fits is unchanged, and
+    so is a column kept on one line (no_wrap), which a fold would crop without a mark."""
+    for column in table.columns:
+        if not column.no_wrap:
+            column.overflow = "fold"
+    return table
+
+
 def source_label(source: str) -> str:
     """The kind of a source, to show in brackets: its text before the first ':', with any brackets of its own turned
     into a comma ("CUDA total (deviceQuery / torch): ..." -> "CUDA total, deviceQuery / torch")."""
@@ -317,7 +328,7 @@ def print_plan(console: Console, p: Plan, *, explain: bool = False, band: dict |
         for f in p.fixes:
             ft.add_row(f.name, f.command_text,
                        Text(f.effect, style="green" if f.fits else "yellow"))
-        console.print(ft)
+        console.print(whole_cells(ft))
     for w in p.warnings:
         console.print(warning_text(w), soft_wrap=True)
     if explain:
@@ -385,8 +396,8 @@ def sweep_refusals(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
 
 def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int = 0) -> Table:
     t = Table(title="kvplan sweep")
-    for v in varied:
-        t.add_column(v)
+    for v in varied:  # a narrow terminal breaks a flag's name after its '_' and a count after its ',' (whole_cells)
+        t.add_column(Breakable(v, "_"))
     for c in ("fits", "KV GiB", "tokens", "concurrency", "ratio"):
         t.add_column(c, justify="right")
     # the first row that planned with a pool: an error row has no number, and a row whose pool holds no request (a
@@ -404,8 +415,9 @@ def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int
             t.add_row(*[_sweep_value(r[v]) for v in varied], verdict, "—", "—", "—", "—")
             continue
         t.add_row(*[_sweep_value(r[v]) for v in varied], verdict,
-                  f"{r['kv_cache_bytes'] / GIB:.2f}", f"{r['kv_cache_tokens']:,}", f"{r['max_concurrency']:.2f}", ratio)
-    return t
+                  f"{r['kv_cache_bytes'] / GIB:.2f}", Breakable(f"{r['kv_cache_tokens']:,}", ","), f"{r['max_concurrency']:.2f}",
+                  ratio)
+    return whole_cells(t)
 
 
 def concurrency_wants_log_scale(values: Iterable[float]) -> bool:

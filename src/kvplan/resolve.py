@@ -292,7 +292,9 @@ def find_gpu(ref: str, *, total_bytes: int | None = None) -> GPUSpec:
     return _find_gpu(ref, total_bytes)[0]
 
 
-_GPU_COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*[x×*]\s*(?=\S)", re.I)
+# the count before the name: '4x H100', '4xH100', '8 x A100', '2 × L4', '2*L4'; an 'x' that starts a word after a
+# space is the card's own ('7900 XTX' was read as 7900 GPUs named 'TX')
+_GPU_COUNT_PREFIX = re.compile(r"^\s*(\d+)(?:\s*[×*]\s*|x\s*|\s+x\s+)(?=\S)", re.I)
 # the count written after the name ('H100 x 8', 'A100-SXM4-80GB *4'), and nvidia-smi -L's index ('GPU 0: ...')
 _GPU_COUNT_SUFFIX = re.compile(r"\s+[x×*]\s*(\d+)\s*$", re.I)
 _GPU_INDEX_PREFIX = re.compile(r"^\s*GPU\s*\d+\s*:\s*", re.I)
@@ -956,6 +958,8 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
     elif not isinstance(ref, str) or not ref.strip():  # "" is a name left out by mistake, not "the default model"
         raise InputError("model", f"{ref!r} names no model", f"give a catalog id, a Hub id (org/name), {LOCAL_MODEL_REFS}; "
                          "or leave the model out for the default")
+    if ref != ref.strip() and not Path(ref).expanduser().exists():
+        ref = ref.strip()  # 'Qwen/Qwen3-8B ' pasted with a space was an unknown model (nearest: Qwen/Qwen3-8B)
     path = Path(ref).expanduser()
     try:
         path.is_file()
@@ -978,7 +982,9 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
         raise InputError("model", f"{ref} is a {path.suffix or 'plain'} file, not a config.json",
                          "give the checkpoint's folder (config.json and safetensors), its config.json, a .gguf file, a "
                          "catalog id or a Hub id")
-    if path.suffix == ".json" or ref.startswith((".", "/", "~")):
+    # a Hub id has one '/': 'models/qwen/config.jsn' or 'ckpts/llama/8b' is a local path that is not there (it was
+    # called an unknown model, with the nearest catalog ids)
+    if path.suffix == ".json" or ref.startswith((".", "/", "~")) or ref.rstrip("/").count("/") > 1:
         raise InputError("model", f"no such file or folder: {ref}", f"give a catalog id, a Hub id, {LOCAL_MODEL_REFS}")
     entry = None if revision else _catalog_lookup(ref)
     if entry is not None:
@@ -1023,8 +1029,8 @@ def unknown_model(ref: str) -> UnknownModelError:
     near = nearest_catalog_ids(ref, n=3, cutoff=0.3)
     shown = ref if len(ref) <= 80 else ref[:77] + "..."
     return UnknownModelError("model", f"unknown model {shown!r}",
-                             (f"nearest catalog ids: {', '.join(near)}; " if near else "")
-                             + f"or give a Hub id (org/name), {LOCAL_MODEL_REFS}")
+                             (f"nearest catalog ids: {', '.join(near)}; or give" if near else "give")
+                             + f" a Hub id (org/name), {LOCAL_MODEL_REFS}")
 
 
 def _from_catalog(entry: dict) -> ModelSpec:

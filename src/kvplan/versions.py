@@ -34,6 +34,18 @@ RELEASES_READ = (
 
 V = tuple[int, int, int]
 
+# The releases vLLM published on PyPI from OLDEST_READ to NEWEST_KNOWN (`pip index versions vllm`, read 2026-12-02). A
+# release number between them that is none of these ('0.10.3', '0.9.9') names no wheel, image or pin: kvplan planned it
+# without a word and scaffold pinned vllm==0.10.3, which pip cannot install (unpublished_release).
+PUBLISHED_RELEASES = (
+    "0.6.3", "0.6.3.post1", "0.6.4", "0.6.4.post1", "0.6.5", "0.6.6", "0.6.6.post1", "0.7.0", "0.7.1", "0.7.2", "0.7.3",
+    "0.8.0", "0.8.1", "0.8.2", "0.8.3", "0.8.4", "0.8.5", "0.8.5.post1", "0.9.0", "0.9.0.1", "0.9.1", "0.9.2", "0.10.0",
+    "0.10.1", "0.10.1.1", "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0", "0.13.0", "0.14.0", "0.14.1", "0.15.0",
+    "0.15.1", "0.16.0", "0.17.0", "0.17.1", "0.18.0", "0.18.1", "0.19.0", "0.19.1", "0.20.0", "0.20.1", "0.20.2",
+    "0.21.0", "0.22.0", "0.22.1", "0.23.0", "0.24.0", "0.25.0", "0.25.1", "0.26.0", "0.27.0", "0.27.1", "0.28.0",
+    "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0",
+)
+
 
 # a container image reference before its tag: [registry[:port]/]path/name: ("vllm/vllm-openai:", "docker.io/vllm/
 # vllm-openai:", "localhost:5000/vllm-openai:"). vLLM's own images are tagged v<release> on Docker Hub
@@ -965,6 +977,22 @@ def rules_for(version: str | None = None) -> VersionRules:
         notes.append(f"vLLM {text} is older than the oldest release kvplan has read ({OLDEST_READ}): the rules of its era as first read are applied")
     values = {field: _value_at(steps, release) for field, steps in _RULES.items()}
     return VersionRules(version=text, release=release, notes=tuple(notes), **values)
+
+
+def unpublished_release(text: str) -> str | None:
+    """Why `text`, a plain release number ('0.10.3', 'v0.9.9') between OLDEST_READ and NEWEST_KNOWN, is no release
+    vLLM published (PUBLISHED_RELEASES), with its series' releases; None for a published one, a series alone ('0.10'),
+    a development, candidate or local build ('0.11.0.dev5', '0.20.0rc1', '0.11.0+cu128'), a container image reference
+    or a release outside that span (newer_than_read speaks of those)."""
+    m = re.fullmatch(r"\s*v?(\d+)\.(\d+)\.(\d+)(?:\.(?:post)?\d+)?\s*", str(text), re.IGNORECASE)
+    if not m:
+        return None
+    release = (int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    if outside_read(release) is not None or any(parse_version(r) == release for r in PUBLISHED_RELEASES):
+        return None
+    series = [r for r in PUBLISHED_RELEASES if parse_version(r)[:2] == release[:2]]
+    return (f"vLLM {str(text).strip()} is no published release"
+            + (f" (the {release[0]}.{release[1]} series: {', '.join(series)})" if series else ""))
 
 
 def outside_read(release: V) -> str | None:

@@ -38,6 +38,29 @@ console = Console()
 err_console = Console(stderr=True)
 
 
+def _help_cells_fold() -> None:
+    """`kvplan COMMAND --help` keeps every option name and help word whole: typer's rich help table cut a cell too long
+    for its column with an ellipsis, which at 80 columns left fit's options as '--gpu-memory-util…' and
+    '--tensor-parallel…' and --env's variables as 'VLLM_ALLOW_LONG_…'; they now fold onto the next line. Typer builds
+    those cells with rich_utils.highlighter / negative_highlighter (option names) and _get_parameter_help (the help
+    text); where a typer release has not these, its help is left as it prints it."""
+    from typer import rich_utils
+
+    def folding(make):
+        def wrapper(*args, **kwargs):
+            out = make(*args, **kwargs)
+            for text in getattr(out, "renderables", [out]):  # _get_parameter_help: rich Columns of Text
+                if hasattr(text, "overflow"):
+                    text.overflow = "fold"
+            return out
+        return wrapper
+
+    for name in ("highlighter", "negative_highlighter", "_get_parameter_help"):
+        if callable(getattr(rich_utils, name, None)):
+            setattr(rich_utils, name, folding(getattr(rich_utils, name)))
+    rich_utils._kvplan_folds = True
+
+
 @dataclass(frozen=True)
 class FitFlags:
     """The `vllm serve` flags (plus kvplan's own GPU and version choices) a plan takes."""
@@ -160,6 +183,15 @@ def option_group(params: list[tuple[str, object, object]], build, target: str, *
 
                     flag = "--" + name.replace("_", "-")
                     raise InputError(flag, "an empty value", f"give a value, or leave {flag} out for the default")
+            if values.get("vllm_version"):  # '0.10.3': no wheel, image or pin of that number exists
+                from kvplan.versions import NEWEST_KNOWN, unpublished_release
+
+                why = unpublished_release(values["vllm_version"])
+                if why:
+                    from kvplan.errors import InputError
+
+                    raise InputError("--vllm-version", why, f"give the release you run (`pip show vllm`), e.g. "
+                                     f"{NEWEST_KNOWN}; a development build as its own name (0.11.0.dev5) is planned too")
             return func(*args, **{target: build(**values)}, **kwargs)
 
         wrapper.__signature__ = sig.replace(parameters=own + added)
@@ -255,6 +287,8 @@ def main() -> None:
     import warnings
 
     debug = os.environ.get("KVPLAN_DEBUG") == "1"
+    if "--help" in sys.argv[1:] and not getattr(sys.modules.get("typer.rich_utils"), "_kvplan_folds", False):
+        _help_cells_fold()  # only for help: typer's rich_utils (50 ms of imports) is not loaded to plan
     default_show = warnings.showwarning
     if not debug:
         warnings.showwarning = _kvplan_warning_as_a_line(default_show)

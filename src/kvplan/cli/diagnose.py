@@ -90,7 +90,9 @@ def render_diagnosis(result) -> None:
             if f.decided_by:
                 cause.append(f"\ndecided by: {f.decided_by}", style="dim")
             table.add_row(str(i), f.symptom, f.layer, cause, Text(f.fix), f"{f.confidence:.2f} ({f.confidence_label})")
-        console.print(table)
+        from kvplan.render import whole_cells
+
+        console.print(whole_cells(table))
         for i, f in enumerate(result.findings, 1):
             _print_evidence(i, f)
     if not result.recognised and result.error_lines:

@@ -160,7 +160,12 @@ def parse_vary(specs: List[str]) -> list[tuple[str, list]]:
             raise InputError("--vary", f"no values for {name}", f"e.g. --vary {name}=a,b,c")
         from kvplan.plan import parse_max_model_len
 
-        if ".." in values and name in ("max_model_len", "tensor_parallel_size"):
+        if ".." in values and name not in ("max_model_len", "tensor_parallel_size", "model"):  # a model path may hold '..'
+            # 'gpu_memory_utilization=0.8..0.95' was answered "gpu_memory_utilization takes float values"
+            example = {"gpu_memory_utilization": "0.8,0.85,0.9,0.95"}.get(name, "a,b,c")
+            raise InputError("--vary", f"a range (a..b, doubling) runs over max_model_len or tensor_parallel_size, not "
+                             f"{name}", f"list its values: --vary {name}={example}")
+        if ".." in values:
             try:
                 lo, hi = (parse_max_model_len(x.strip()) if name == "max_model_len" else int(x) for x in values.split(".."))
             except (ValueError, InputError):
@@ -257,6 +262,8 @@ def sweep(
 ):
     """Vary one or two flags and compare: concurrency and the ratio to the first row, like the seed's max_model_len table.
 
+    Exit code: 0 when a row starts, 1 when none does, 2 when every row's values are refused as input.
+
     Examples:
     $ kvplan sweep Qwen/Qwen3-8B --gpu L4 --vary max_model_len=4096..131072
     $ kvplan sweep --vary max_model_len=4096..131072 --vary gpu=T4,L4,H100
@@ -295,6 +302,12 @@ def sweep(
         except OSError as exc:
             raise InputError("--plot", f"cannot write {plot}: {exc.strerror or exc}", "give a writable file path") from None
         err_console.print(f"wrote {plot}")
+    # as fit's: a sweep of which no row starts was exit 0, and so was one whose every row was bad input
+    # (--vary gpu_memory_utilization=90,95: two different refusals, so sweep_rows printed them instead of raising one)
+    if all(r.get("error_input") for r in rows):
+        raise typer.Exit(2)
+    if not any(r.get("fits") for r in rows):
+        raise typer.Exit(1)
 
 
 def refuse_replaced_flags(model: Optional[str], flags: FitFlags, varied: list[tuple[str, list]]) -> None:
@@ -344,7 +357,7 @@ def models(search: Optional[str] = typer.Argument(None, help="Filter: a substrin
     """
     from rich.table import Table
 
-    from kvplan.render import to_json
+    from kvplan.render import Breakable, to_json, whole_cells
     from kvplan.resolve import model_catalog
 
     # alphabetical as people read it: a plain sort put every lower-case org (ai21labs, deepseek-ai, google, ...) after
@@ -365,8 +378,8 @@ def models(search: Optional[str] = typer.Argument(None, help="Filter: a substrin
     t.add_column("gated")
     for k, v in rows:
         cfg = v.get("resolved_config") or v["config"]
-        t.add_row(k, str(cfg.get("model_type")), "yes" if v.get("gated") else "")
-    console.print(t)
+        t.add_row(Breakable(k, "/", "-"), str(cfg.get("model_type")), "yes" if v.get("gated") else "")
+    console.print(whole_cells(t))
 
 
 @app.command()
@@ -394,6 +407,11 @@ def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring 
         needle = search.lower()
         names = [n for g in cat for n in (g.name, *g.aliases)]
         cat = [g for g in cat if any(needle in n.lower() for n in (g.name, g.id, *g.aliases))]
+        read_as = _gpu_as_flag_reads_it(search) if not cat else None
+        if read_as is not None:  # 'h100-80gb', 'A100 80G': no name holds it as written, but --gpu plans it as this card
+            cat = [read_as]
+            err_console.print(f"no GPU name contains {search!r} as written; --gpu {search!r} is read as {read_as.name}",
+                              highlight=False, soft_wrap=True)
         if not cat and not json_out:
             _no_match("GPU", search, names, "or give --gpu-gib N for a custom card")
             return
@@ -407,7 +425,22 @@ def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring 
         t.add_column(c)
     for g in cat:
         t.add_row(g.name, f"{g.total_gib:.2f}", g.compute_capability or "—", f"{g.hbm_bandwidth_tbps or '—'}", ", ".join(g.aliases[:3]))
-    console.print(t)
+    from kvplan.render import whole_cells
+
+    console.print(whole_cells(t))
+
+
+def _gpu_as_flag_reads_it(search: str):
+    """The catalog card `--gpu SEARCH` plans (resolve.find_gpu: spacing, dashes, a size as '80gb' or '80G', a count
+    or nvidia-smi's 'GPU 0:' prefix forgiven), None where --gpu refuses it too. The listing's substring filter alone
+    answered 'no GPU contains' for names the planning commands take ('h100-80gb', 'NVIDIA H100 80GB')."""
+    from kvplan.errors import KvplanError
+    from kvplan.resolve import find_gpu
+
+    try:
+        return find_gpu(search)
+    except KvplanError:
+        return None
 
 
 def _mig_profiles(g) -> list[str] | None:

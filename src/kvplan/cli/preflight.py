@@ -99,14 +99,14 @@ def preflight(
     table.add_column("fix", overflow="fold")
     from rich.markup import escape
 
-    from kvplan.render import Breakable
+    from kvplan.render import Breakable, whole_cells
 
     for f in findings:  # a message is text, not markup: vLLM's "Reasons: ...: [block_size not supported]" was dropped
         # ... and a path or flag too long for its column breaks after a '/' ("/root/.cache/huggingface/" / "hub"),
         # then '=', '_' or '-', where rich folded it at the last column ("/root/.cache/huggingface/hu" / "b")
         table.add_row(_ICON[f.status], escape(f.check), Breakable(escape(f.message), "/", "=_-"),
                       Breakable(escape(f.fix), "/", "=_-"))
-    console.print(table)
+    console.print(whole_cells(table))
     counts = {s: sum(f.status == s for f in findings) for s in ("pass", "warn", "fail")}
     verdict = "[bold red]not ready[/]" if code else "[green]ready[/]"
     console.print(f"{counts['pass']} pass, {counts['warn']} warn, {counts['fail']} fail: {verdict}")

@@ -98,7 +98,16 @@ def reconcile(
         return
     render_reconciliation(result, plan)
     if stored is not None:
-        console.print(f"site calibration stored ({stored['n']} startup(s)): {stored['terms']}", highlight=False)
+        # each term as a signed GiB figure with its name: the Python dict it printed ({'weights_gib': 0.0, ...}) named
+        # no unit and said nothing of where it goes
+        from kvplan.site_calibration import calibration_path
+
+        names = {"non_torch_gib": "non-torch", "kv_cache_gib": "KV cache", "cudagraph_gib": "CUDA graphs"}
+        terms = ", ".join(f"{names.get(t, t.removesuffix('_gib').replace('_', ' '))} {v:+.2f} GiB"
+                          for t, v in stored["terms"].items())
+        console.print(f"site calibration stored ({stored['n']} startup(s)): {terms or 'no term'} (logged minus planned, per "
+                      f"rank); {calibration_path()} now holds it for {gpu_name} and {model_id}, and every planning "
+                      "command applies it", highlight=False)
 
 
 def render_reconciliation(result, plan=None) -> None:
@@ -135,7 +144,9 @@ def render_reconciliation(result, plan=None) -> None:
         if planned:
             cells += [_fmt(row.predicted, row.unit), _fmt(row.gap, row.unit)]
         table.add_row(*cells)
-    console.print(table)
+    from kvplan.render import whole_cells
+
+    console.print(whole_cells(table))
     h, g = result.headline_gap, result.largest_gap
     if h and h.get("agrees"):
         from kvplan.reconcile import NOT_USABLE

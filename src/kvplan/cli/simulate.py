@@ -137,7 +137,9 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     if d["prefix_hit_tokens"]:
         t.add_row("prefix-cache hit tokens", f"{d['prefix_hit_tokens']:,}")
     t.add_row("requests completed / rejected", f"{d['requests_completed']:,} / {d['requests_rejected']:,}")
-    console.print(t)
+    from kvplan.render import whole_cells
+
+    console.print(whole_cells(t))
     lt = Table(title="Latency", header_style="bold")
     for col in ("", "mean", "p50", "p90", "p99"):
         lt.add_column(col, justify="right" if col else "left")
@@ -145,7 +147,7 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
         v = d[key]
         row_in_seconds = max((v[q] or 0) for q in ("mean", "p50", "p90", "p99")) >= 10_000
         lt.add_row(label, *(_fmt_ms(v[q], row_in_seconds) for q in ("mean", "p50", "p90", "p99")))
-    console.print(lt)
+    console.print(whole_cells(lt))
     line = (f"throughput {d['requests_per_s']:.2f} req/s, {d['input_tokens_per_s']:,.0f} input + "
             f"{d['output_tokens_per_s']:,.0f} output tokens/s over {d['duration_s']:,.1f} s (busy {d['busy_fraction'] * 100:.0f} %)")
     console.print(line, highlight=False)
@@ -355,7 +357,11 @@ def simulate(
 @app.command()
 @fit_options_gpu_auto
 @option_group(_WORKLOAD_PARAMS, _workload_spec, "workload_spec", rate=None,
-              max_requests=typer.Option(5000, "--max-requests", "-n", help="Requests per probe simulation.", rich_help_panel=_WL))
+              max_requests=typer.Option(5000, "--max-requests", "-n", help="Requests per probe simulation.", rich_help_panel=_WL),
+              # capacity has no --rate (it probes rates): its help said a trace's timing was "scaled to --rate"
+              arrivals=typer.Option(None, "--arrivals", help="poisson | gamma (uses --burstiness) | trace. Default: a "
+                                    "trace's own timing (scaled to each probed rate), else gamma (Poisson at --burstiness 1).",
+                                    rich_help_panel=_WL))
 def capacity(
     model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id, checkpoint folder or config.json."),
     slo: str = typer.Option("ttft=1s,tpot=50ms", "--slo", help="The objectives every probe must meet at --percentile (ms or s; a bare number is ms).", rich_help_panel=_SIM),

@@ -68,6 +68,7 @@ def validate(
         sys.stdout.write(to_json(out) + "\n")
         if markdown:  # --json --markdown writes both (the table was dropped unwritten)
             _write_markdown(markdown, summary_markdown(summary, seed, given_kv))
+        _exit_if_none_planned(results, json_out=True)
         return
     if rows:
         console.print(rows_table(results, given_kv, file, compact=console.width < FULL_ROWS_WIDTH))
@@ -76,6 +77,17 @@ def validate(
         console.print(line, style="red", soft_wrap=True, highlight=False, markup=False)
     if markdown:
         _write_markdown(markdown, summary_markdown(summary, seed, given_kv))
+    _exit_if_none_planned(results)
+
+
+def _exit_if_none_planned(results, json_out: bool = False) -> None:
+    """Exit 2 where every record was skipped: a file none of whose records kvplan can plan is input it cannot use. It
+    exited 0 under a summary of n = 0 rows and dashes, which a script read as a validation that passed."""
+    if results and all(r.skipped for r in results):
+        where = "under records[].skipped" if json_out else "in the 'skipped' lines above"
+        err_console.print(f"error: FILE: none of its {len(results)} record(s) could be planned (each one's reason is "
+                          f"{where}; fix those fields)", style="red", soft_wrap=True, highlight=False, markup=False)
+        raise typer.Exit(2)
 
 
 # the terminal width the rows' predicted / logged figures need unfolded; a narrower one gets the signed errors alone
@@ -88,7 +100,7 @@ def rows_table(results, given_kv: bool, file: str, compact: bool = False):
     from rich import box
     from rich.table import Table
 
-    from kvplan.render import Breakable
+    from kvplan.render import Breakable, whole_cells
 
     title = f"kvplan validate {'--given-kv ' if given_kv else ''}{file}"
     if compact:
@@ -127,7 +139,7 @@ def rows_table(results, given_kv: bool, file: str, compact: bool = False):
         if r.skipped:
             cells[-1] = "[red]skipped (below)[/]" if not compact else "[red]skip[/]"
         t.add_row(*cells)
-    return t
+    return whole_cells(t)
 
 
 def skipped_lines(results) -> list[str]:
@@ -206,6 +218,8 @@ def summary_table(summary: dict, seed: dict | None, given_kv: bool, compact: boo
     from rich import box
     from rich.table import Table
 
+    from kvplan.render import whole_cells
+
     t = Table(title="Summary: absolute % error (" + ("pool arithmetic, logged KV GiB given" if given_kv else "end to end") + ")",
               **({"box": box.SIMPLE_HEAD, "pad_edge": False} if compact else {}))
     head, rows = summary_grid(summary, seed, given_kv)
@@ -222,8 +236,7 @@ def summary_table(summary: dict, seed: dict | None, given_kv: bool, compact: boo
     if unstated:  # the records planned without a stated version, and with what
         named = {"log format": "the era their log format names", "newest": "the newest rules"}
         t.caption += "\nno version stated: " + ", ".join(f"{n} planned with {named.get(k, k)}" for k, n in unstated.items())
-    return t
-    return t
+    return whole_cells(t)
 
 
 def summary_markdown(summary: dict, seed: dict | None, given_kv: bool) -> str:

@@ -1,0 +1,116 @@
+"""kvplan's tables at a narrow terminal (COLUMNS=60, 70): a cell rich has to narrow folds onto the next line instead of
+being cut with an ellipsis, so no number, flag or id a user reads or copies loses its end (render.whole_cells)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli_runner import run_cli
+
+M = "Qwen/Qwen3-8B"
+
+
+def _narrow(monkeypatch, width: int) -> None:
+    from kvplan.cli import console
+
+    monkeypatch.setattr(console, "_width", width)
+
+
+def _rows(out: str) -> list[list[str]]:
+    """A boxed table's rows, each cell's folded lines joined: a line whose first cell is empty continues the row."""
+    rows: list[list[str]] = []
+    for line in out.splitlines():
+        if not line.startswith("│"):
+            continue
+        cells = [c.strip() for c in line.strip("│").split("│")]
+        if cells[0] or not rows:
+            rows.append(cells)
+        else:
+            rows[-1] = [a + b for a, b in zip(rows[-1], cells)]
+    return rows
+
+
+@pytest.mark.parametrize("width", [60, 70])
+def test_a_sweep_prints_every_digit_of_its_numbers(monkeypatch, capsys, width):
+    """At 70 columns the tokens column printed 1,993,760 as '1,993,7…', at 60 '1,99…' and the ratio 72.74x as '72.7…'."""
+    args = ("sweep", M, "--gpu", "L4", "--vary", "tensor_parallel_size=1,8", "--vary", "kv_cache_dtype=auto,fp8")
+    code, out, _ = run_cli(monkeypatch, capsys, *args, "--json")
+    assert code == 0
+    want = [(f"{r['kv_cache_tokens']:,}", f"{r['max_concurrency']:.2f}") for r in json.loads(out)["rows"]]
+    _narrow(monkeypatch, width)
+    code, out, _ = run_cli(monkeypatch, capsys, *args)
+    table = out[:out.index("└")]
+    assert code == 0 and "…" not in table, table
+    rows = _rows(table)
+    assert [(r[4], r[5]) for r in rows] == want, table
+    assert [r[6] for r in rows][-1] == "72.74×", table
+
+
+def test_a_fix_s_flag_is_printed_whole_at_60_columns(monkeypatch, capsys):
+    """The nearest fixes' flags column printed '--gpu-memory-ut… 0.96' and '--tensor-parall… 2': nothing to copy."""
+    _narrow(monkeypatch, 60)
+    code, out, _ = run_cli(monkeypatch, capsys, "fit", M, "--gpu", "L4", "--max-model-len", "32K")
+    assert code == 1
+    fixes = out[out.index("Nearest fixes"):]
+    assert "…" not in fixes, fixes
+    flags = "".join(line.split("│")[2].strip() for line in fixes.splitlines() if line.startswith("│"))
+    assert "--tensor-parallel-size 2" in flags and "--gpu-memory-utilization 0.9" in flags, flags
+
+
+@pytest.mark.parametrize("command", [("models", "deepseek"), ("gpus", "V100")])
+def test_catalog_names_are_printed_whole_at_60_columns(monkeypatch, capsys, command):
+    """'deepseek-ai/DeepSeek-R1-Dist…' (models) and 'V100S-PCIE-…' (gpus) were cut: the id to pass was not on screen."""
+    _narrow(monkeypatch, 60)
+    code, out, _ = run_cli(monkeypatch, capsys, *command)
+    assert code == 0 and "…" not in out, out
+    if command[0] == "models":  # an id too long for its column breaks after a '/' or '-', as the page's ids read
+        ids = "".join(line.split("│")[1].strip() for line in out.splitlines() if line.startswith("│"))
+        assert "deepseek-ai/DeepSeek-R1-Distill-Qwen-14Bdeepseek-ai/DeepSeek-R1-Distill-Qwen-7B" in ids, out
+        assert "Distill-Qw" not in out.replace("Distill-Qwen", ""), out
+
+
+def test_validate_and_simulate_tables_keep_their_figures_whole_at_60_columns(monkeypatch, capsys, tmp_path):
+    """validate's summary printed '11.…' and '39.…' for errors of 11.79 and 39.16 %; simulate's latency rows
+    'end-to-e…'."""
+    from pathlib import Path
+
+    records = Path(__file__).parent / "data" / "calibration.jsonl"
+    (tmp_path / "three.jsonl").write_text("".join(records.read_text().splitlines(True)[:3]))
+    _narrow(monkeypatch, 60)
+    code, out, _ = run_cli(monkeypatch, capsys, "validate", str(tmp_path / "three.jsonl"), "--no-rows")
+    assert code == 0 and "…" not in out, out
+    code, out, _ = run_cli(monkeypatch, capsys, "simulate", M, "--gpu", "H100", "-w", "azure-conv", "--rate", "4",
+                           "-n", "200", "--max-model-len", "16k")
+    assert code == 0 and "…" not in out.replace("and … seconds", "").replace("finished in …", ""), out
+
+
+@pytest.mark.parametrize("command", ["fit", "simulate", "reconcile"])
+def test_command_help_at_80_columns_names_every_option_whole(monkeypatch, capsys, command):
+    """`kvplan fit --help` at 80 columns printed '--gpu-memory-util…', '--tensor-parallel…', '--max-num-batched…' and
+    --env's variables as 'VLLM_ALLOW_LONG_…': typer's help table cut what did not fit its column. Every option name
+    (and each variable --env models) must be readable, folded if need be."""
+    import re
+
+    from kvplan.cli import app
+    from kvplan.plan import ENV_EFFECTS
+
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run_cli(monkeypatch, capsys, command, "--help")
+    assert code == 0 and "…" not in out, out
+    # the options column's text, its folded pieces joined: each row's first cell, then the next rows' while they continue
+    cells = "".join(line.split("│")[1].strip().split("  ")[0] for line in out.splitlines() if line.count("│") >= 2)
+    import typer.main
+
+    cmd = typer.main.get_command(app).commands[command]
+    for param in cmd.params:
+        if getattr(param, "hidden", False):  # an old spelling kept for scripts, not shown
+            continue
+        for opt in param.opts:
+            if opt.startswith("--"):
+                assert opt in cells, (opt, cells[:2000])
+    if command == "fit":
+        flat = re.sub(r"\s*│\s*", "", out)
+        for name in ENV_EFFECTS:
+            assert name in flat.replace(" ", ""), name
