@@ -311,3 +311,31 @@ def test_gemma4_moe_reads_its_experts_per_token_from_top_k_experts():
                if json.loads(line)["id"] == "gemma-4-26b-a4b-it-h200-u090-tp1")
     p, _ = predict_record(rec)
     assert abs(p.kv_cache_bytes / GIB - 71.67) / 71.67 < 0.005
+
+
+def test_cutlass_nvfp4_experts_buffers_for_gemma4_on_blackwell_in_0_20():
+    """vLLM 0.20.2 serves Gemma 4's NVFP4 experts (gated GELU) with VLLM_CUTLASS on Blackwell: FlashInfer's NVFP4
+    backends take no GELU (oracle/nvfp4.py, flashinfer_cutlass_moe.py); CutlassExpertsFp4's workspace and
+    run_cutlass_moe_fp4's expanded copies (cutlass_moe.py) are charged; 0.25.1 (FlashInfer takes GELU_TANH from 0.24)
+    and Hopper keep the generic term."""
+    import json
+    from pathlib import Path
+
+    from kvplan.plan import cutlass_fp4_moe_bytes, term_features
+    from kvplan.validate import predict_record
+
+    ws, tr = cutlass_fp4_moe_bytes(16384, 8, 704, 2816, 2)
+    assert ws == 16384 * 8 * (2816 + 704) * 2
+    assert tr == 16384 * 2 * (3 * 8 * 2816 + 2 * 2816)
+    rec = next(json.loads(l) for l in open(Path(__file__).parent / "data" / "blind_records.jsonl")
+               if "gemma-4-26b-a4b-nvfp4-rtx5090-wsl2" in l)
+    plan, _ = predict_record(rec)
+    f = term_features(plan.model, plan.gpu, plan.args, plan.rules)
+    assert f.moe_path == "nvfp4_vllm_cutlass" and (f.moe_workspace_bytes, f.moe_bytes) == (ws, tr)
+    from dataclasses import replace
+
+    from kvplan.versions import rules_for
+    later = term_features(plan.model, plan.gpu, plan.args, rules_for("0.25.1"))
+    assert later.moe_path == "" and later.moe_bytes == 16384 * 8 * 2 * (3 * 704 + 2816)
+    hopper = replace(plan.gpu, compute_capability="9.0")
+    assert term_features(plan.model, hopper, plan.args, plan.rules).moe_path == ""

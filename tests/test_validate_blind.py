@@ -281,8 +281,11 @@ def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
 # about 2.9 GiB of profile peak is not placed (not the vision encoder's forward, which vLLM runs one 630-patch frame at
 # a time; tests/test_blind_round38.py). A term not yet found, not a tolerance: the one hundred and fifty-nine measure KV GiB 1.01/9.08/63.63 (143), tokens 1.09/10.52/66.35 (157),
 # concurrency 1.03/10.24/66.18 (150), so the KV GiB p90 and worst-case bounds move from 9 / 54.5 to 9.5 / 64 % and the
-# tokens p90 from 10.5 to 11 %; the rest stay.
-BOUNDS = [("weights_gib", 0.5, 2.0, 30.0), ("kv_cache_gib", 4.5, 9.5, 64.0), ("kv_cache_tokens", 4.5, 11.0, 67.0),
+# tokens p90 from 10.5 to 11 %; the rest stay. The VLLM_CUTLASS NVFP4 experts' workspace and expanded copies
+# (plan.cutlass_fp4_moe_bytes, read in vLLM 0.20.2's fused_moe/experts/cutlass_moe.py) then place 1.89 GiB of it: the
+# Gemma-4 start +63.63 -> +22.35 % KV GiB, no other record moves, and the KV GiB worst case (54.20 %, the AEON-7 stand-in)
+# bound comes back from 64 to 54.5 %; the p90s are unchanged (9.08 / 10.52 %).
+BOUNDS = [("weights_gib", 0.5, 2.0, 30.0), ("kv_cache_gib", 4.5, 9.5, 54.5), ("kv_cache_tokens", 4.5, 11.0, 67.0),
           ("max_concurrency", 4.5, 10.5, 67.0)]
 
 

@@ -3296,6 +3296,7 @@ class TermFeatures:
     hidden_rows: int = 3        # the T x H rows forward_bytes counts (dense_hidden_rows; 3 for MoE models)
     reduce_bytes: float = 0.0   # dense live set at down_proj's out-of-place all-reduce (allreduce_live_bytes; 0 where
                                 # not counted): the forward's peak is the larger of it and forward_bytes
+    moe_path: str = ""          # the quantized fused-MoE path (quantized_moe_experts' name) where it sets the terms
 
     @property
     def forward_peak_bytes(self) -> float:
@@ -3457,6 +3458,7 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
     h = model.hidden_size
     v_pad = padded_vocab(model)
     rows = 3  # the dense live set's T x H rows (dense_hidden_rows); MoE models count none of them
+    moe_path = ""
     if model.is_moe:
         # fused-MoE caches are sized by the tokens the layer holds (fused_moe.py fused_experts_impl: M x top-k x width):
         # with DP > 1 the dispatch gathers every engine's batch (layer.py naive / all-gather dispatch), up to the
@@ -3473,7 +3475,11 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
         if quantized and quantized[0] in rules.moe_quant_workspace:
             workspace = float(modular_workspace_bytes(t * dp, rules.fused_moe_chunk_tokens, model.num_experts_per_tok,
                                                       quantized[1], quantized[2], DTYPE_BYTES[args.dtype]))
-        if workspace:
+        if quantized and quantized[0] == "nvfp4_vllm_cutlass":
+            # its workspace (persistent) and its own copies (transient) replace the generic fused-MoE cache term
+            workspace, moe = cutlass_fp4_moe_bytes(t * dp, model.num_experts_per_tok, quantized[1], quantized[2], db)
+            moe_path = quantized[0]
+        elif workspace:
             moe = 0.0
     else:
         # the dense MLP's live set at SiluAndMul: gate_up's output (2 I / TP) and the activation's (I / TP) beside three
@@ -3504,7 +3510,7 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
                         integrated_memory=(gpu.compute_capability in INTEGRATED_MEMORY_CC), t=t, s=s, v_pad=v_pad,
                         n_layers=n_layers, n_sizes=n_sizes, nvls=tp > 2 and nvls_capable(gpu),
                         nvlink_tp=tp > 1 and nvlink_tp_capable(gpu),
-                        hidden_rows=rows, reduce_bytes=float(allreduce_live_bytes(model, args, rules)))
+                        hidden_rows=rows, reduce_bytes=float(allreduce_live_bytes(model, args, rules)), moe_path=moe_path)
 
 
 def modular_workspace_bytes(m_full: int, chunk: int, top_k: int, n_half: int, k: int, db: int) -> int:
@@ -3528,6 +3534,31 @@ def modular_workspace_bytes(m_full: int, chunk: int, top_k: int, n_half: int, k:
     if m == m_full:
         return r256(max(ws13, m_full * k * db)) + r256(ws2)
     return r256(ws13) + r256(ws2) + r256(m_full * k * db)
+
+
+def cutlass_fp4_moe_bytes(m: int, top_k: int, n: int, k: int, db: int) -> tuple[float, float]:
+    """(persistent workspace, transient peak) bytes of vLLM's CUTLASS NVFP4 experts (CutlassExpertsFp4 in a
+    FusedMoEKernelModularImpl) for m tokens, n the expert's intermediate width, k the hidden size (read in the 0.20.2
+    wheel; 0.24.0's run_cutlass_moe_fp4 is the same).
+
+    Workspace: CutlassExpertsFp4.workspace_shapes (fused_moe/experts/cutlass_moe.py) asks workspace13 (M x top-k,
+    max(2N, K)), workspace2 (M x top-k, N) and the output (M, K); FusedMoEKernelModularImpl._allocate_buffers
+    (modular_kernel.py; no chunking there in 0.20.2) takes workspace13 and the output as one buffer of the larger size
+    beside workspace2 from the WorkspaceManager, which keeps them (each rounded up to 256 B).
+
+    Transient: run_cutlass_moe_fp4 allocates outside the workspace. `a = ops.shuffle_rows(a, a_map)` expands the input
+    to (M x top-k, K) in the activation dtype (_custom_ops.py shuffle_rows: torch.empty of the map's length) and keeps
+    it bound to `a` to the end; after the second GEMM `c3 = ops.shuffle_rows(c3, c_map)` makes another (M x top-k, K);
+    the output is then `(c3.view(m, top-k, k) * topk_weights...).sum(dim=1)`, a third (M, top-k, K) and its (M, K) sum,
+    beside the (M, K) output FusedMoEKernelModularImpl.apply made with torch.empty_like(hidden_states). The FP4 copies
+    of the input (M x top-k x K/2 B, scaled_fp4_experts_quant) are freed before the second GEMM, below that point."""
+
+    def r256(x: float) -> int:
+        return -(-int(x) // 256) * 256
+
+    workspace = r256(max(m * top_k * max(2 * n, k), m * k) * db) + r256(m * top_k * n * db)
+    transient = m * db * (3 * top_k * k + 2 * k)
+    return float(workspace), float(transient)
 
 
 def _fp8_block_moe_experts(cc: tuple[int, int], args: EngineArgs, rules: VersionRules, width: float,
@@ -3596,6 +3627,12 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
         return None
     if q.method == "fp8" and q.weight_block:
         return _fp8_block_moe_experts(gpu.cc, args, rules, width, model.hidden_size)
+    if (q.bits == 4 and "nvfp4" in str(q.scheme or "") and q.method in ("modelopt", "compressed-tensors")
+            and model.model_type.startswith("gemma4") and (10, 0) <= gpu.cc < (13, 0) and rules.nvfp4_gelu_vllm_cutlass):
+        # NVFP4 experts with Gemma 4's gated GELU on Blackwell: VLLM_CUTLASS, the first NVFP4 backend that takes GELU
+        # (rules nvfp4_gelu_vllm_cutlass; the RTX 5090 0.20.2 start logs "Using 'VLLM_CUTLASS' NvFp4 MoE backend");
+        # its buffers: cutlass_fp4_moe_bytes
+        return ("nvfp4_vllm_cutlass", int(width), model.hidden_size)
     if (q.method == "compressed-tensors" and q.bits == 4 and str(q.scheme or "").startswith("int4 w4a16")
             and (7, 5) <= gpu.cc and not (10, 0) <= gpu.cc < (11, 0)):
         # compressed-tensors int4 weight-only experts: CompressedTensorsWNA16MarlinMoEMethod (compressed_tensors_moe/
@@ -3844,6 +3881,9 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     act = max(forward, a_sampler * f.sampler_elements) + c.a_const + ws_act
     act_formula = "max(" + (f"{c.a_forward:g} x T({f.t}) x {db} B x ({rows} x {h} + 3 x {model.intermediate_size}/{tp})"
                             + (" at down_proj's GEMM (eager, gate_up still held)" if rows == 4 else "") if not model.is_moe
+                            else f"{c.a_moe:g} x T({f.t}) x {db} B x (3 x top-k({model.num_experts_per_tok}) x H({h}) + 2 x H)"
+                            " CUTLASS NVFP4 experts' expanded input, expanded output, weighted product, sum and output"
+                            " (run_cutlass_moe_fp4)" if f.moe_path == "nvfp4_vllm_cutlass"
                             else "0" if ws else
                             f"{c.a_moe:g} x T({f.t}) x top-k({model.num_experts_per_tok}) x {db} B x (3 x {model.moe_intermediate_size}/{tp} + {h})")
     act_formula += awq_formula + fp8_formula
@@ -3858,8 +3898,11 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                        else " FlashInfer top-k/top-p" if sampler == "flashinfer" and a_sampler != c.a_sampler
                        else " Triton top-k/top-p" if sampler == "triton" and a_sampler != c.a_sampler else "") + ")"
                     + (f" + {c.a_const / GIB:.2f} GiB" if c.a_const else "")
-                    + (f" + {ws / GIB:.2f} GiB fused-MoE workspace kept from the forward (T({f.t}) x top-k("
-                       f"{model.num_experts_per_tok}) x {db} B x (max(I_e, H) + max(2 I_e, H)), WorkspaceManager)" if ws_act else ""))
+                    + ((f" + {ws / GIB:.2f} GiB CUTLASS NVFP4 MoE workspace kept from the forward (T({f.t}) x top-k("
+                        f"{model.num_experts_per_tok}) x {db} B x (max(2 I_e, H) + I_e), WorkspaceManager)"
+                        if f.moe_path == "nvfp4_vllm_cutlass" else
+                        f" + {ws / GIB:.2f} GiB fused-MoE workspace kept from the forward (T({f.t}) x top-k("
+                        f"{model.num_experts_per_tok}) x {db} B x (max(I_e, H) + max(2 I_e, H)), WorkspaceManager)") if ws_act else ""))
     tp_term = c.n_tp if f.tp_gt_1 and rules.nccl_charged else 0.0
     nvls_term = c.n_nvls if f.nvls and rules.nccl_charged else 0.0
     nvlink_term = c.n_nvlink_tp if f.nvlink_tp else 0.0

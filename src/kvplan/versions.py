@@ -233,6 +233,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # up to 0.23.0, family 120 too from 0.24.0 (read in the 0.22.1, 0.23.0, 0.24.0, 0.25.0, 0.26.0, 0.27.1 and 0.33.0
     # wheels); with VLLM_USE_DEEP_GEMM at its default (1) block FP8 MoE then runs TritonOrDeepGemmExperts there
     "deep_gemm_sm12x": [((0, 0, 0), False), ((0, 24, 0), True)],
+    # NVFP4 experts with a gated GELU (Gemma 4's MoE: FusedMoE(..., activation="gelu"), models/gemma4.py Gemma4MoE,
+    # 0.20.2 wheel) on Blackwell (cc 10.x-12.x) run vLLM's own CUTLASS kernel (CutlassExpertsFp4): select_nvfp4_moe_backend
+    # (fused_moe/oracle/nvfp4.py, 0.20.2) tries FLASHINFER_TRTLLM and the two CUTEDSL kernels (family 100 only, SiLU /
+    # ReLU^2 only) and FLASHINFER_CUTLASS (FlashInferExperts._supports_activation: SiLU, ReLU^2 no-mul, SwiGLU-OAI) before
+    # VLLM_CUTLASS, which takes GELU; 0.24.0's FlashInferExperts adds GELU_TANH (Gemma 4's gelu_pytorch_tanh), so the
+    # window closes there (0.21-0.23 not read); before 0.20 not read (plan.cutlass_fp4_moe_bytes)
+    "nvfp4_gelu_vllm_cutlass": [((0, 0, 0), False), ((0, 20, 0), True), ((0, 24, 0), False)],
     # Block FP8 experts on Hopper (cc 9.0) without expert parallelism: TRITON first from 0.17.0 (oracle/fp8.py
     # _get_priority_backends, "On Hopper for Block Fp8, prefer Triton for TP", 0.17.0 wheel); 0.15.0-0.16.0's fixed
     # order puts FLASHINFER_CUTLASS (block scales on 9.0, flashinfer_cutlass_moe.py FlashInferExperts
@@ -816,6 +823,7 @@ class VersionRules:
     moe_workspace_persistent: bool
     moe_quant_workspace: tuple[str, ...]
     deep_gemm_sm12x: bool
+    nvfp4_gelu_vllm_cutlass: bool
     fp8_block_hopper_triton: bool
     v0_long_context_chunked_skips: tuple[str, ...] | None
     mxfp4_hopper_backend: str
