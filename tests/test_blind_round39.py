@@ -1,0 +1,68 @@
+"""The blind set's thirty-ninth round (SOURCES-logs.md): five starts from three repositories new to the record files.
+
+neuralmagic/Mistral-7B-Instruct-v0.3-FP8 on an RTX 4070 SUPER (vLLM 0.15.1, Dielabs/dielabs.github.io's case study),
+a Llama-3.1-8B fine-tune on an RTX 6000 Ada (0.15.1, igabhix001/Finetuning_LLama's RunPod log), and MiniMax-M2 /
+MiniMax-M2.5 at TP4 on four H100 80GB HBM3 across 0.11.2, a 0.16.0rc2 nightly and a 0.19.1rc1 nightly
+(Joshi004/ModelService_MinMax-M2's committed service.log and its capacity note).
+
+At first scoring every pool was within 0.2 % given its GiB; end to end the RTX 6000 Ada start +0.09 %, the 0.11.2 and
+0.19.1rc1 MiniMax starts +2.1 / +2.3 %, the Mistral start -6.8 % (the card's total is an estimate) and the 0.16.0rc2
+nightly's MiniMax-M2 start +14.7 %: that nightly already ran FlashInfer's all-reduce + RMSNorm fusion
+('fuse_allreduce_rms': True in its engine line, the flashinfer Lamport workspaces in its log), which kvplan places
+from 0.17.0 (versions.py fi_allreduce_fusion, read as off in the 0.16.0 wheel).
+"""
+
+import json
+
+from kvplan.validate import predict_record, validate_records
+from named_records import records
+
+MISTRAL = "mistral-7b-instruct-v0.3-fp8-rtx4070super-u085-tp1-l19k"
+LLAMA = "llama-3.1-8b-finetune-rtx6000ada-udef-tp1-l8k-warm"
+M2_0112 = "minimax-m2-h100-u095-tp4-l128k-seqs16-v0112-warm"
+M2_016 = "minimax-m2-h100-u095-tp4-l128k-seqs16-v016dev-warm"
+M25_019 = "minimax-m2.5-h100-u095-tp4-l128k-seqs10-v0191dev"
+IDS = (MISTRAL, LLAMA, M2_0112, M2_016, M25_019)
+
+
+def _records():
+    return records("blind_records.jsonl", IDS)
+
+
+def test_five_records_with_their_printed_versions_and_the_pool_arithmetic_exact():
+    recs = _records()
+    assert len(recs) == 5
+    versions = {rid: predict_record(rec)[0].rules.version for rid, rec in recs.items()}
+    assert versions == {MISTRAL: "0.15.1", LLAMA: "0.15.1", M2_0112: "0.11.2",
+                        M2_016: "0.16.0rc2.dev305+g23210a911", M25_019: "0.19.1rc1.dev71+gdd9342e6b"}
+    for r in validate_records(list(recs.values()), given_kv=True):
+        assert not r.skipped
+        assert abs(r.error_pct["kv_cache_tokens"]) < 0.3  # 0.16 % at most at first scoring
+
+
+def test_weights_and_the_pools_that_land():
+    recs = _records()
+    for r in validate_records([recs[rid] for rid in (LLAMA, M2_0112, M25_019)]):
+        assert abs(r.error_pct["weights_gib"]) < 0.5  # 14.99 / 53.75 GiB
+        assert abs(r.error_pct["kv_cache_gib"]) < 3.0  # +0.09 / +2.06 / +2.31 % at first scoring
+
+
+def test_the_mistral_miss_is_the_estimated_rtx_4070_super_total():
+    rec = _records()[MISTRAL]
+    (r,) = validate_records([rec])
+    assert abs(r.error_pct["weights_gib"]) < 0.5  # 7.01 GiB
+    assert -9 < r.error_pct["kv_cache_gib"] < -4 and r.predicted["fits"] is False  # -6.8 %, verdict wrong
+    # with the RTX 4070's Linux CUDA total (11,866 MiB; the same 12,282 MiB under nvidia-smi) the logged pool comes out
+    rec = json.loads(json.dumps(rec))
+    rec["gpu"]["total_gib"] = 11866 / 1024
+    (r,) = validate_records([rec])
+    assert abs(r.error_pct["kv_cache_gib"]) < 0.5 and r.predicted["fits"] is True
+
+
+def test_the_0_16_nightly_minimax_start_is_over_by_the_fusion_workspace_it_ran():
+    recs = _records()
+    r016, r0112 = validate_records([recs[M2_016], recs[M2_0112]])
+    # the same flags and host: 17.79 GiB on the 0.16.0rc2 nightly against 20.00 on 0.11.2; kvplan plans both alike
+    assert abs(r016.predicted["kv_cache_gib"] - r0112.predicted["kv_cache_gib"]) < 0.05
+    # +14.7 % at first scoring; a change that places the nightly's fusion workspace should move this test with it
+    assert r016.error_pct["kv_cache_gib"] > 10
