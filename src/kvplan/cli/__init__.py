@@ -43,14 +43,20 @@ def _help_cells_fold() -> None:
     for its column with an ellipsis, which at 80 columns left fit's options as '--gpu-memory-util…' and
     '--tensor-parallel…' and --env's variables as 'VLLM_ALLOW_LONG_…'; they now fold onto the next line. Typer builds
     those cells with rich_utils.highlighter / negative_highlighter (option names) and _get_parameter_help (the help
-    text); where a typer release has not these, its help is left as it prints it."""
-    from typer import rich_utils
+    text); where a typer release has not these, or builds its help otherwise (typer>=0.12 is all pyproject.toml asks),
+    its help is left as it prints it: this never stops --help."""
+    try:
+        from typer import rich_utils
+    except Exception:  # a typer without rich_utils (or whose import fails here): its own help, unchanged
+        return
+    from rich.text import Text
 
     def folding(make):
         def wrapper(*args, **kwargs):
             out = make(*args, **kwargs)
-            for text in getattr(out, "renderables", [out]):  # _get_parameter_help: rich Columns of Text
-                if hasattr(text, "overflow"):
+            parts = getattr(out, "renderables", None)  # _get_parameter_help: rich Columns of Text
+            for text in parts if isinstance(parts, list) else [out]:
+                if isinstance(text, Text):
                     text.overflow = "fold"
             return out
         return wrapper
