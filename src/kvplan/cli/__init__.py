@@ -189,15 +189,6 @@ def option_group(params: list[tuple[str, object, object]], build, target: str, *
 
                     flag = "--" + name.replace("_", "-")
                     raise InputError(flag, "an empty value", f"give a value, or leave {flag} out for the default")
-            if values.get("vllm_version"):  # '0.10.3': no wheel, image or pin of that number exists
-                from kvplan.versions import NEWEST_KNOWN, unpublished_release
-
-                why = unpublished_release(values["vllm_version"])
-                if why:
-                    from kvplan.errors import InputError
-
-                    raise InputError("--vllm-version", why, f"give the release you run (`pip show vllm`), e.g. "
-                                     f"{NEWEST_KNOWN}; a development build as its own name (0.11.0.dev5) is planned too")
             return func(*args, **{target: build(**values)}, **kwargs)
 
         wrapper.__signature__ = sig.replace(parameters=own + added)
