@@ -172,19 +172,3 @@ def test_capacity_help_does_not_name_a_rate_flag_it_lacks(monkeypatch, capsys):
     monkeypatch.setenv("COLUMNS", "200")
     code, out, _ = run_cli(monkeypatch, capsys, "capacity", "--help")
     assert code == 0 and "scaled to each probed rate" in out and "scaled to --rate" not in out and "--rate " not in out
-
-
-def test_the_page_and_the_api_refuse_an_unpublished_release_as_the_cli_does():
-    """The refusal sat in the CLI's option decorator: kvplan.api.fit and the page (FitFlags straight to a plan) planned
-    --vllm-version 0.10.3 as '0.10.3 rules' without a word."""
-    from kvplan import api
-    from kvplan.cli import FitFlags
-    from kvplan.cli.fit import plan_from_flags_and_inverse
-    from kvplan.errors import InputError
-
-    with pytest.raises(InputError, match=r"0\.10\.3 is no published release \(the 0\.10 series"):
-        api.fit("Qwen/Qwen2.5-7B-Instruct", gpu="L4", max_model_len=8192, vllm_version="0.10.3")
-    with pytest.raises(InputError, match="no published release"):
-        plan_from_flags_and_inverse("Qwen/Qwen2.5-7B-Instruct", FitFlags(gpu="L4", max_model_len="8k",
-                                                                         vllm_version="0.10.3"), None)
-    assert api.fit("Qwen/Qwen2.5-7B-Instruct", gpu="L4", max_model_len=8192, vllm_version="0.10.2").vllm_version == "0.10.2"

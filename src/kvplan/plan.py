@@ -717,14 +717,6 @@ class EngineArgs:
         self.capture_sizes_given  # raises on a malformed --cudagraph-capture-sizes
         self.cuda_graph_sizes_given  # raises on a malformed --cuda-graph-sizes
         self.runner_type  # raises on an unknown --runner
-        if self.vllm_version:  # '0.10.3': no wheel, image or pin of that number exists; refused here, so that the CLI,
-            # the page and kvplan.api.fit answer alike (the page and the API planned it as '0.10.3 rules' without a word)
-            from kvplan.versions import NEWEST_KNOWN, unpublished_release
-
-            why = unpublished_release(self.vllm_version)
-            if why:
-                raise InputError("--vllm-version", why, f"give the release you run (`pip show vllm`), e.g. {NEWEST_KNOWN}; "
-                                 "a development build as its own name (0.11.0.dev5) is planned too")
         u = self.gpu_memory_utilization
         if u is not None and not (0 < u <= 1):
             # 95 is a percentage written where vLLM takes a fraction: the fix is that fraction, not an example of 0.9

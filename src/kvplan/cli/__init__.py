@@ -165,6 +165,22 @@ FIT_PARAMS: list[tuple[str, object, object]] = [
 ]
 
 
+def refuse_unpublished_version(version: str | None) -> None:
+    """--vllm-version as a user types it (the CLI's options, the page's field): '0.10.3' names no wheel, image or pin
+    (versions.unpublished_release), and scaffold would pin it. Records and kvplan.api.fit are not refused: a public
+    report can carry a number PyPI never had (tests/data/hybrid_state_blocks.jsonl's ROCm start says 0.23.1)."""
+    if not version:
+        return
+    from kvplan.versions import NEWEST_KNOWN, unpublished_release
+
+    why = unpublished_release(version)
+    if why:
+        from kvplan.errors import InputError
+
+        raise InputError("--vllm-version", why, f"give the release you run (`pip show vllm`), e.g. {NEWEST_KNOWN}; a "
+                         "development build as its own name (0.11.0.dev5) is planned too")
+
+
 def option_group(params: list[tuple[str, object, object]], build, target: str, **overrides):
     """A decorator that gives a command a shared group of options, received as one object `target` = build(**values).
 
@@ -189,6 +205,7 @@ def option_group(params: list[tuple[str, object, object]], build, target: str, *
 
                     flag = "--" + name.replace("_", "-")
                     raise InputError(flag, "an empty value", f"give a value, or leave {flag} out for the default")
+            refuse_unpublished_version(values.get("vllm_version"))
             return func(*args, **{target: build(**values)}, **kwargs)
 
         wrapper.__signature__ = sig.replace(parameters=own + added)
