@@ -114,3 +114,30 @@ def test_command_help_at_80_columns_names_every_option_whole(monkeypatch, capsys
         flat = re.sub(r"\s*│\s*", "", out)
         for name in ENV_EFFECTS:
             assert name in flat.replace(" ", ""), name
+
+
+def test_help_folding_never_stops_help_where_typer_differs(monkeypatch):
+    """pyproject.toml asks typer>=0.12 only: a typer whose rich_utils is missing, or whose help builder returns
+    something other than Columns of Text, must get its own help unchanged, not an exception under --help (the patch
+    raised ImportError, and TypeError on a `renderables` that is not a list)."""
+    import sys
+
+    import typer
+    from typer import rich_utils
+
+    from kvplan.cli import _help_cells_fold
+
+    for name in ("highlighter", "negative_highlighter", "_get_parameter_help", "_kvplan_folds"):
+        monkeypatch.setattr(rich_utils, name, getattr(rich_utils, name, None), raising=False)
+
+    class Other:  # a help builder's result of another shape
+        renderables = None
+
+    monkeypatch.setattr(rich_utils, "_get_parameter_help", lambda *a, **k: Other())
+    _help_cells_fold()
+    assert isinstance(rich_utils._get_parameter_help(), Other)
+    assert rich_utils.highlighter("--gpu-memory-utilization").overflow == "fold"
+
+    monkeypatch.delattr(typer, "rich_utils")
+    monkeypatch.setitem(sys.modules, "typer.rich_utils", None)  # `from typer import rich_utils` raises ImportError
+    _help_cells_fold()

@@ -43,6 +43,15 @@ def test_a_range_of_utilizations_names_what_ranges_are_for(monkeypatch, capsys):
     assert "takes float values" not in out
 
 
+def test_a_model_path_with_dots_is_still_a_value_of_vary_model():
+    """The range refusal above made every '..' a range: --vary model=../ckpt/config.json,Qwen/Qwen3-8B was 'bad range
+    in ...' (it was the two models before)."""
+    from kvplan.cli.fit import parse_vary
+
+    assert parse_vary(["model=../ckpt/config.json,Qwen/Qwen3-8B"]) == [("model", ["../ckpt/config.json", "Qwen/Qwen3-8B"])]
+    assert parse_vary(["max_model_len=4k..16k"]) == [("max_model_len", [4000, 8000, 16000])]
+
+
 @pytest.mark.parametrize("vary, code", [
     (("--vary", "gpu_memory_utilization=90,95"), 2),  # every row bad input, each its own refusal: was exit 0
     (("--gpu", "T4", "--vary", "max_model_len=4k,8k"), 1),  # no row starts (the weights do not load): was exit 0
@@ -120,15 +129,20 @@ def test_validate_of_records_none_of_which_can_be_planned_is_bad_input(monkeypat
 
 
 @pytest.mark.parametrize("name, count", [("7900 XTX", None), ("2x 7900 XTX", 2), ("4xH100", 4), ("8 x A100", 8),
-                                         ("2 × L4", 2), ("H100 x 4", 4)])
+                                         ("2 × L4", 2), ("H100 x 4", 4),
+                                         # the catalog's own alias '7900XTX' was 'unknown GPU TX', and the first fix
+                                         # of '7900 XTX' refused '8 xA100' (a count before it read since 2x H100 was)
+                                         ("7900XTX", None), ("2x7900XTX", 2), ("8 xA100", 8), ("4 xH100", 4), ("4xT4", 4),
+                                         ("4X H100", 4), ("2*L4", 2)])
 def test_a_card_whose_name_has_an_x_word_is_not_read_as_a_count(name, count):
     """--gpu '7900 XTX' (as people call the Radeon RX 7900 XTX) answered "unknown GPU 'TX'": the '7900 X' was read as a
     count of 7900 GPUs."""
     from kvplan.resolve import find_gpu, gpu_count_in_name
 
     assert gpu_count_in_name(name) == count
+    card = find_gpu(name).name
     if "7900" in name:
-        assert find_gpu(name).name == "AMD Radeon RX 7900 XTX"
+        assert card == "AMD Radeon RX 7900 XTX"
 
 
 def test_reconcile_calibrate_says_what_it_stored_in_gib_and_where(monkeypatch, capsys, tmp_path):

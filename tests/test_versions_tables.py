@@ -160,3 +160,23 @@ def test_an_untagged_source_build_with_a_prefix_or_a_remark_names_no_release(giv
     with pytest.raises(InputError, match="names no release"):
         parse_version(given)
     assert not untagged_source_build("0.1.7") and not untagged_source_build("0.1.dev1x")
+
+
+def test_the_published_releases_agree_with_the_releases_kvplan_reads_and_dates():
+    """versions.PUBLISHED_RELEASES decides which --vllm-version numbers are refused as never published: raising
+    NEWEST_KNOWN (or reading a release) without adding it there would refuse the newest release itself. The package
+    cannot read tools/data/vllm_release_dates.json (PyPI upload dates, not installed), so the two lists are held
+    alike here, over OLDEST_READ..NEWEST_KNOWN."""
+    import json
+    from pathlib import Path
+
+    from kvplan.versions import (NEWEST_KNOWN, OLDEST_READ, PUBLISHED_RELEASES, RELEASES_READ, parse_version,
+                                 unpublished_release)
+
+    assert NEWEST_KNOWN in PUBLISHED_RELEASES and OLDEST_READ in PUBLISHED_RELEASES
+    assert not [r for r in RELEASES_READ if r not in PUBLISHED_RELEASES]
+    assert not [r for r in PUBLISHED_RELEASES if unpublished_release(r)]
+    dates = json.loads((Path(__file__).parents[1] / "tools" / "data" / "vllm_release_dates.json").read_text())
+    lo, hi = parse_version(OLDEST_READ), parse_version(NEWEST_KNOWN)
+    dated = [r["version"] for r in dates["releases"] if lo <= parse_version(r["version"]) <= hi]
+    assert set(dated) == set(PUBLISHED_RELEASES) and len(dated) == len(PUBLISHED_RELEASES)

@@ -331,3 +331,13 @@ def test_the_model_limit_shown_is_the_length_vllm_derives(client):
     plan = client.post("/api/plan", json={"model": r.json()["model"], "gpu": "H100", "max_model_len": 32768})
     assert plan.status_code == 200, plan.text
     assert plan.json()["model_max_model_len"] == 65536
+
+
+def test_the_page_refuses_an_unpublished_release_as_the_cli_does(client):
+    """`--vllm-version 0.10.3` is refused on the command line (vLLM went 0.10.2 -> 0.11.0); the page's field planned it
+    as '0.10.3 rules' without a word. kvplan.api.fit still plans it (a record may carry such a number)."""
+    body = {"model": LLAMA, "gpu": "L4", "max_model_len": 8192, "curve": False}
+    r = client.post("/api/plan", json={**body, "vllm_version": "0.10.3"})
+    assert r.status_code == 400 and r.json()["field"] == "--vllm-version", r.text
+    assert "0.10.3 is no published release (the 0.10 series" in r.json()["message"]
+    assert client.post("/api/plan", json={**body, "vllm_version": "0.10.2"}).status_code == 200

@@ -292,9 +292,10 @@ def find_gpu(ref: str, *, total_bytes: int | None = None) -> GPUSpec:
     return _find_gpu(ref, total_bytes)[0]
 
 
-# the count before the name: '4x H100', '4xH100', '8 x A100', '2 × L4', '2*L4'; an 'x' that starts a word after a
-# space is the card's own ('7900 XTX' was read as 7900 GPUs named 'TX')
-_GPU_COUNT_PREFIX = re.compile(r"^\s*(\d+)(?:\s*[×*]\s*|x\s*|\s+x\s+)(?=\S)", re.I)
+# the count before the name: '4x H100', '4xH100', '8 x A100', '8 xA100', '2 × L4', '2*L4', '4xT4'; an 'x' that begins
+# the Radeon suffix XT / XTX is the card's own ('7900 XTX' and the catalog's alias '7900XTX' were read as 7900 GPUs
+# named 'TX')
+_GPU_COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*(?:[×*]|x(?!tx?\b))\s*(?=\S)", re.I)
 # the count written after the name ('H100 x 8', 'A100-SXM4-80GB *4'), and nvidia-smi -L's index ('GPU 0: ...')
 _GPU_COUNT_SUFFIX = re.compile(r"\s+[x×*]\s*(\d+)\s*$", re.I)
 _GPU_INDEX_PREFIX = re.compile(r"^\s*GPU\s*\d+\s*:\s*", re.I)

@@ -43,14 +43,20 @@ def _help_cells_fold() -> None:
     for its column with an ellipsis, which at 80 columns left fit's options as '--gpu-memory-util…' and
     '--tensor-parallel…' and --env's variables as 'VLLM_ALLOW_LONG_…'; they now fold onto the next line. Typer builds
     those cells with rich_utils.highlighter / negative_highlighter (option names) and _get_parameter_help (the help
-    text); where a typer release has not these, its help is left as it prints it."""
-    from typer import rich_utils
+    text); where a typer release has not these, or builds its help otherwise (typer>=0.12 is all pyproject.toml asks),
+    its help is left as it prints it: this never stops --help."""
+    try:
+        from typer import rich_utils
+    except Exception:  # a typer without rich_utils (or whose import fails here): its own help, unchanged
+        return
+    from rich.text import Text
 
     def folding(make):
         def wrapper(*args, **kwargs):
             out = make(*args, **kwargs)
-            for text in getattr(out, "renderables", [out]):  # _get_parameter_help: rich Columns of Text
-                if hasattr(text, "overflow"):
+            parts = getattr(out, "renderables", None)  # _get_parameter_help: rich Columns of Text
+            for text in parts if isinstance(parts, list) else [out]:
+                if isinstance(text, Text):
                     text.overflow = "fold"
             return out
         return wrapper
@@ -159,6 +165,22 @@ FIT_PARAMS: list[tuple[str, object, object]] = [
 ]
 
 
+def refuse_unpublished_version(version: str | None) -> None:
+    """--vllm-version as a user types it (the CLI's options, the page's field): '0.10.3' names no wheel, image or pin
+    (versions.unpublished_release), and scaffold would pin it. Records and kvplan.api.fit are not refused: a public
+    report can carry a number PyPI never had (tests/data/hybrid_state_blocks.jsonl's ROCm start says 0.23.1)."""
+    if not version:
+        return
+    from kvplan.versions import NEWEST_KNOWN, unpublished_release
+
+    why = unpublished_release(version)
+    if why:
+        from kvplan.errors import InputError
+
+        raise InputError("--vllm-version", why, f"give the release you run (`pip show vllm`), e.g. {NEWEST_KNOWN}; a "
+                         "development build as its own name (0.11.0.dev5) is planned too")
+
+
 def option_group(params: list[tuple[str, object, object]], build, target: str, **overrides):
     """A decorator that gives a command a shared group of options, received as one object `target` = build(**values).
 
@@ -183,15 +205,7 @@ def option_group(params: list[tuple[str, object, object]], build, target: str, *
 
                     flag = "--" + name.replace("_", "-")
                     raise InputError(flag, "an empty value", f"give a value, or leave {flag} out for the default")
-            if values.get("vllm_version"):  # '0.10.3': no wheel, image or pin of that number exists
-                from kvplan.versions import NEWEST_KNOWN, unpublished_release
-
-                why = unpublished_release(values["vllm_version"])
-                if why:
-                    from kvplan.errors import InputError
-
-                    raise InputError("--vllm-version", why, f"give the release you run (`pip show vllm`), e.g. "
-                                     f"{NEWEST_KNOWN}; a development build as its own name (0.11.0.dev5) is planned too")
+            refuse_unpublished_version(values.get("vllm_version"))
             return func(*args, **{target: build(**values)}, **kwargs)
 
         wrapper.__signature__ = sig.replace(parameters=own + added)

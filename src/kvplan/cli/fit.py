@@ -160,12 +160,13 @@ def parse_vary(specs: List[str]) -> list[tuple[str, list]]:
             raise InputError("--vary", f"no values for {name}", f"e.g. --vary {name}=a,b,c")
         from kvplan.plan import parse_max_model_len
 
-        if ".." in values and name not in ("max_model_len", "tensor_parallel_size", "model"):  # a model path may hold '..'
+        ranged = name in ("max_model_len", "tensor_parallel_size")
+        if ".." in values and not ranged and name != "model":  # a model path may hold '..': it is a value
             # 'gpu_memory_utilization=0.8..0.95' was answered "gpu_memory_utilization takes float values"
             example = {"gpu_memory_utilization": "0.8,0.85,0.9,0.95"}.get(name, "a,b,c")
             raise InputError("--vary", f"a range (a..b, doubling) runs over max_model_len or tensor_parallel_size, not "
                              f"{name}", f"list its values: --vary {name}={example}")
-        if ".." in values:
+        if ".." in values and ranged:
             try:
                 lo, hi = (parse_max_model_len(x.strip()) if name == "max_model_len" else int(x) for x in values.split(".."))
             except (ValueError, InputError):

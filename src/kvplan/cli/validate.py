@@ -38,6 +38,8 @@ def validate(
 ):
     """Predict every record's logged figures and report how close kvplan (and the seed's arithmetic) comes.
 
+    Exit code: 0 when any record was planned, 2 when none could be (each skip's reason is printed) or the file is bad.
+
     Examples:
     $ kvplan validate tests/data/calibration.jsonl
     $ kvplan validate tests/data/blind_records.jsonl --given-kv --no-rows

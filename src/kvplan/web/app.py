@@ -33,7 +33,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from kvplan.cli import FIT_PARAMS, FitFlags
+from kvplan.cli import FIT_PARAMS, FitFlags, refuse_unpublished_version
 from kvplan.cli.fit import SWEEPABLE, parse_vary, plan_from_flags_and_inverse, plan_json, sweep_rows, uncertainty_band_of
 from kvplan.errors import GatedModelError, HubError, InputError, KvplanError
 from kvplan.resolve import context_limit
@@ -312,6 +312,7 @@ class Planner:
                 data[name] = str(data[name])
         if (data.get("revision") or "").strip() in ("", "main") and _catalog_lookup((data.get("model") or "").strip()):
             data["revision"] = None  # a catalog model is read offline at its recorded commit: 'main' asks for nothing else
+        refuse_unpublished_version(data.get("vllm_version"))  # as --vllm-version: the page planned '0.10.3' silently
         return self.model_ref(data.get("model")), FitFlags(**{k: data[k] for k in _FLAG_NAMES})
 
     def plan(self, req: BaseModel):
