@@ -32,31 +32,45 @@ def _rows(out: str) -> list[list[str]]:
     return rows
 
 
+def _stacked(out: str, header: str) -> list[str]:
+    """The values printed under `header` in a stacked table (render.WholeOrStacked: a row a block, '  header value')."""
+    return [line.strip()[len(header):].strip() for line in out.splitlines() if line.startswith(f"  {header} ")]
+
+
 @pytest.mark.parametrize("width", [60, 70])
 def test_a_sweep_prints_every_digit_of_its_numbers(monkeypatch, capsys, width):
-    """At 70 columns the tokens column printed 1,993,760 as '1,993,7…', at 60 '1,99…' and the ratio 72.74x as '72.7…'."""
+    """At 70 columns the tokens column printed 1,993,760 as '1,993,7…', at 60 '1,99…' and the ratio 72.74x as '72.7…'.
+    At 70 the table folds a cell onto its next line; at 60, where its words cannot stand whole side by side, each row
+    is printed as a block."""
     args = ("sweep", M, "--gpu", "L4", "--vary", "tensor_parallel_size=1,8", "--vary", "kv_cache_dtype=auto,fp8")
     code, out, _ = run_cli(monkeypatch, capsys, *args, "--json")
     assert code == 0
     want = [(f"{r['kv_cache_tokens']:,}", f"{r['max_concurrency']:.2f}") for r in json.loads(out)["rows"]]
     _narrow(monkeypatch, width)
     code, out, _ = run_cli(monkeypatch, capsys, *args)
-    table = out[:out.index("└")]
-    assert code == 0 and "…" not in table, table
-    rows = _rows(table)
-    assert [(r[4], r[5]) for r in rows] == want, table
-    assert [r[6] for r in rows][-1] == "72.74×", table
+    assert code == 0
+    if "└" in out:
+        table = out[:out.index("└")]
+        assert "…" not in table, table
+        rows = _rows(table)
+        assert [(r[4], r[5]) for r in rows] == want, table
+        assert [r[6] for r in rows][-1] == "72.74×", table
+    else:
+        assert width == 60 and "…" not in out, out
+        assert list(zip(_stacked(out, "tokens"), _stacked(out, "concurrency"))) == want, out
+        assert _stacked(out, "ratio")[-1] == "72.74×", out
 
 
 def test_a_fix_s_flag_is_printed_whole_at_60_columns(monkeypatch, capsys):
-    """The nearest fixes' flags column printed '--gpu-memory-ut… 0.96' and '--tensor-parall… 2': nothing to copy."""
+    """The nearest fixes' flags column printed '--gpu-memory-ut… 0.96' and '--tensor-parall… 2': nothing to copy. At 60
+    columns each fix is now a block with its flags on one line."""
     _narrow(monkeypatch, 60)
     code, out, _ = run_cli(monkeypatch, capsys, "fit", M, "--gpu", "L4", "--max-model-len", "32K")
     assert code == 1
     fixes = out[out.index("Nearest fixes"):]
     assert "…" not in fixes, fixes
-    flags = "".join(line.split("│")[2].strip() for line in fixes.splitlines() if line.startswith("│"))
-    assert "--tensor-parallel-size 2" in flags and "--gpu-memory-utilization 0.9" in flags, flags
+    flags = _stacked(fixes, "flags")
+    assert "--tensor-parallel-size 2" in flags and "--gpu-memory-utilization 0.96" in flags, fixes
 
 
 @pytest.mark.parametrize("command", [("models", "deepseek"), ("gpus", "V100")])
@@ -141,3 +155,18 @@ def test_help_folding_never_stops_help_where_typer_differs(monkeypatch):
     monkeypatch.delattr(typer, "rich_utils")
     monkeypatch.setitem(sys.modules, "typer.rich_utils", None)  # `from typer import rich_utils` raises ImportError
     _help_cells_fold()
+
+
+def test_validate_s_summary_keeps_its_numbers_whole_at_60_columns(monkeypatch, capsys):
+    """At 60 columns the nine-column summary folded '30.92' as '30.9' over '2' and '186.04' as '186' over '.04', and its
+    headers mid-word ('kvpl' over 'an'): a figure read off it was wrong. Now each figure is a block of whole numbers."""
+    import pathlib
+
+    path = str(pathlib.Path(__file__).parent / "data" / "calibration.jsonl")
+    code, out, _ = run_cli(monkeypatch, capsys, "validate", path, "--json")
+    summary = json.loads(out)["summary"]
+    _narrow(monkeypatch, 60)
+    code, out, _ = run_cli(monkeypatch, capsys, "validate", path)
+    assert "kvpl\n" not in out and "…" not in out
+    assert _stacked(out, "kvplan p90")[1] == f"{summary['kv_cache_gib']['p90_abs_pct']:.2f}", out
+    assert _stacked(out, "kvplan max")[1] == f"{summary['kv_cache_gib']['max_abs_pct']:.2f}", out

@@ -12,6 +12,7 @@ from typing import Iterable, Sequence
 from rich.cells import cell_len
 from rich.console import Console, Group
 from rich.measure import Measurement
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -93,15 +94,54 @@ class Breakable:
         yield Text("\n").join(text.divide(cuts)) if cuts else text
 
 
-def whole_cells(table: Table) -> Table:
+def whole_cells(table: Table) -> "WholeOrStacked":
     """`table` with every column folding a cell too long for the width rich gives it onto the next line, where rich's
     default cut it with an ellipsis: at 70 columns a sweep printed 1,993,776 tokens as '1,993,7…', at 60 a fix's flag
     as '--gpu-memory-ut… 0.96' and a catalog id as 'deepseek-ai/DeepSeek-R1-Dist…'. A table that fits is unchanged, and
-    so is a column kept on one line (no_wrap), which a fold would crop without a mark."""
+    so is a column kept on one line (no_wrap), which a fold would crop without a mark. Where even its words cannot
+    stand whole side by side, the table is printed stacked, one row a block (WholeOrStacked)."""
     for column in table.columns:
         if not column.no_wrap:
             column.overflow = "fold"
-    return table
+    return WholeOrStacked(table)
+
+
+class WholeOrStacked:
+    """A table printed as a table where its columns fit the width with every word whole (rich's minimum measure: the
+    longest word of each column, a Breakable's longest piece), else stacked: each row a block, its first cell as the
+    heading and every other cell under its column's header. At 60 columns validate's nine-column summary folded its
+    numbers mid-digit ('30.9' over '2', '186' over '.04') and its headers mid-word ('kvpl' over 'an'). The table's
+    own attributes (caption, title, columns) read through."""
+
+    def __init__(self, table: Table):
+        self.table = table
+
+    def __getattr__(self, name):
+        return getattr(self.table, name)
+
+    def __rich_measure__(self, console: Console, options) -> Measurement:
+        return Measurement.get(console, options, self.table)
+
+    def __rich_console__(self, console: Console, options):
+        t = self.table
+        if Measurement.get(console, options.update(max_width=10 ** 6), t).minimum <= options.max_width:
+            yield t
+            return
+        if t.title:
+            yield Text(str(t.title), style="italic", justify="center")
+        headers = [c.header for c in t.columns]
+        for row in zip(*(c._cells for c in t.columns)):
+            first = console.render_str(row[0]) if isinstance(row[0], str) else row[0]
+            header = headers[0] if isinstance(headers[0], str) else getattr(headers[0], "text", "")
+            yield Text.assemble(("▸ ", "dim"), (f"{header} ", "dim"), first) if isinstance(first, Text) else first
+            grid = Table.grid(padding=(0, 1))
+            grid.add_column(style="dim")
+            grid.add_column(overflow="fold")
+            for header, cell in zip(headers[1:], row[1:]):
+                grid.add_row(header, cell)
+            yield Padding(grid, (0, 0, 1, 2))
+        if t.caption:
+            yield t.caption if not isinstance(t.caption, str) else Text.from_markup(t.caption, justify="center")
 
 
 def source_label(source: str) -> str:
