@@ -588,6 +588,16 @@ EXTRA_GPUS += [
         'sources': ["nvidia-smi total (Windows, driver 591.86): index id 66489823453: 'Runtime GPU | NVIDIA GeForce RTX 4060, compute capability 8.9, 8188 MiB'", "nvidia-smi csv fixture: index id 58507109806: '0, NVIDIA GeForce RTX 4060, 7, 1388, 8188, 30, [N/A], 115.00'", "CC: index id 66489823453 (above) 'compute capability 8.9'", 'index id 66550183593 (GPU_BANDWIDTH_GB_S table, \'official vendor specs\'): \'"RTX 4060":   272,\''],
     },
     {
+        **_NV_DEFAULTS, 'id': 'rtx-4050-laptop', 'name': 'NVIDIA GeForce RTX 4050 Laptop GPU',
+        'aliases': ['RTX 4050 Laptop', 'RTX 4050 Laptop GPU', 'GeForce RTX 4050 Laptop GPU', 'NVIDIA GeForce RTX 4050 Laptop GPU'],
+        'memory_gb_marketing': 6,
+        'compute_capability': '8.9',
+        'hbm_bandwidth_tbps': None,
+        'memory_total_bytes_reported': 6083706880,
+        'memory_source': "native Linux (CachyOS kernel 7.2.2, driver 610.57.04): index id 57879027362: 'GPU: NVIDIA GeForce RTX 4050 Laptop GPU, compute capability 8.9, 6,083,706,880 bytes reported memory, driver 610.57.04'",
+        'sources': ["same card, other machine (Linux, driver 610.57.04): index id 57748865262: 'NVIDIA GeForce RTX 4050 Laptop GPU, compute capability 8.9, 20 SMs, driver 610.57.04, 6,141 MiB reported memory' (nvidia-smi figure)", "Windows (WDDM), PyTorch 2.8.0+cu128: index id 68466149987: 'compute capability 8.9, 6,140.5 MiB CUDA-visible VRAM; driver 581.42'", "under WSL2 vLLM prints 6.0 GiB: Tegdam/pickr_ai tests/bench/runner/test_enginelog.py @641ea05 'Free memory on device (4.95/6.0 GiB) on startup' (records carry that total as gpu.total_gib with wsl2 true)", "CC: index ids 70801799848, 19184070583 ('NVIDIA GeForce RTX 4050 Laptop GPU, compute capability 8.9')"],
+    },
+    {
         **_NV_DEFAULTS, 'id': 'rtx-4060-laptop', 'name': 'NVIDIA GeForce RTX 4060 Laptop GPU',
         'aliases': ['RTX 4060 Laptop', 'RTX 4060 Laptop GPU', 'GeForce RTX 4060 Laptop GPU', 'NVIDIA GeForce RTX 4060 Laptop GPU'],
         'memory_gb_marketing': 8,
@@ -931,6 +941,8 @@ NVIDIA_SMI_TOTALS = {
     "rtx-3090": (24576, "nvidia-smi (Linux driver 535.288.01), public GitHub file found by exact-string search (index id "
                         "67015699811): '| `nvidia_smi` | ok | NVIDIA GeForce RTX 3090, 24576 MiB, 535.288.01 |'; a WSL2/Docker "
                         "host (driver 610.74, index id 58673792092): 'GPU: NVIDIA GeForce RTX 3090, 24576 MiB VRAM'"),
+    "rtx-4050-laptop": (6141, "https://github.com/Tegdam/pickr_ai/blob/54ed83acb410276a5ba38b209ac43fdd7bd49e6d/bench/docs/p0b-engine-verification.md (WSL2, driver 610.88: 'GPU `RTX 4050 Laptop 6141 MiB`'); also index ids 56244042360 (Fedora, driver 610.43.03: '6141 MiB VRAM'), 55425133668 (WSL2: '6141 MiB')"),
+    "rtx-5080-laptop": (16303, "public GitHub file found by exact-string search (index id 65869858289), a WSL2 host's inventory: 'Host | WSL2 Ubuntu 22.04 (kernel 6.6.87.2-microsoft-standard-WSL2)', 'GPU | NVIDIA GeForce RTX 5080 Laptop GPU, 16303 MiB, compute capability 12.0'; the same 16303 in nvidia-smi CSV (index id 62005620721: 'NVIDIA GeForce RTX 5080 Laptop GPU, 16303, 12.0, 610.88') and Windows torch (index id 56949010090: '16303MiB')"),
     "l20": (46068, "https://github.com/vllm-project/vllm/issues/14011 (nvidia-smi, driver 550.54.15: 'NVIDIA L20 ... 45040MiB /  46068MiB')"),
 }
 
