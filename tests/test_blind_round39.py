@@ -47,11 +47,14 @@ def test_weights_and_the_pools_that_land():
         assert abs(r.error_pct["kv_cache_gib"]) < 3.0  # +0.09 / +2.06 / +2.31 % at first scoring
 
 
-def test_the_mistral_miss_is_the_estimated_rtx_4070_super_total():
+def test_the_mistral_start_on_the_estimated_rtx_4070_super_total():
     rec = _records()[MISTRAL]
     (r,) = validate_records([rec])
     assert abs(r.error_pct["weights_gib"]) < 0.5  # 7.01 GiB
-    assert -9 < r.error_pct["kv_cache_gib"] < -4 and r.predicted["fits"] is False  # -6.8 %, verdict wrong
+    # The card's total is still an estimate: nvidia-smi's 12,282 MiB less the reserve fitted over 42 cards
+    # (tools/build_catalog.py reserve_fit: 327 MiB here, 11,955 MiB) plans +3.1 % and says it fits, as it did. With the
+    # flat 0.6 GiB reserve (11,668 MiB) it planned -6.8 % and said it does not fit.
+    assert 0 < r.error_pct["kv_cache_gib"] < 5 and r.predicted["fits"] is True
     # with the RTX 4070's Linux CUDA total (11,866 MiB; the same 12,282 MiB under nvidia-smi) the logged pool comes out
     rec = json.loads(json.dumps(rec))
     rec["gpu"]["total_gib"] = 11866 / 1024

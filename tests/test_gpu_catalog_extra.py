@@ -13,6 +13,12 @@ from kvplan.resolve import find_gpu, gpu_catalog
 
 GIB = 1024 ** 3
 
+
+def _estimated(nvidia_smi_mib: int) -> float:
+    """GiB the catalog estimates from nvidia-smi's total: less the driver reserve fitted in tools/build_catalog.py
+    (289 MiB + 3.22 MiB per GiB of nvidia-smi total; tests/test_gpu_reserve_fit.py)."""
+    return (nvidia_smi_mib - (288.969 + 3.22104 * nvidia_smi_mib / 1024)) / 1024
+
 # id -> (total GiB its source shows, names that must resolve to it: NVML's spelling first)
 ADDED = {
     "rtx-3060": (11.63, ["NVIDIA GeForce RTX 3060", "RTX 3060", "3060", "RTX 3060 12GB"]),
@@ -26,26 +32,26 @@ ADDED = {
     "rtx-a5000": (24114 / 1024, ["NVIDIA RTX A5000", "RTX A5000", "A5000"]),
     "rtx-4000ada": (21125267456 / GIB, ["NVIDIA RTX 4000 Ada Generation", "RTX 4000 Ada", "RTX 4000 Ada Generation"]),
     "rtx-6000-ada": (51002867712 / GIB, ["NVIDIA RTX 6000 Ada Generation", "RTX 6000 Ada", "6000 Ada"]),
-    "l20": (46068 / 1024 - 0.6, ["NVIDIA L20", "L20"]),
+    "l20": (_estimated(46068), ["NVIDIA L20", "L20"]),
     "mi210": (67092480 / 1024 ** 2, ["AMD Instinct MI210", "MI210"]),
     # stop 12: laptop, Turing, workstation and Pascal cards, and the GH200 144GB
     "rtx-4060": (7807 / 1024, ["NVIDIA GeForce RTX 4060", "RTX 4060", "4060"]),
     "rtx-4060-laptop": (7806 / 1024, ["NVIDIA GeForce RTX 4060 Laptop GPU", "RTX 4060 Laptop"]),
-    "rtx-4090-laptop": (16376 / 1024 - 0.6, ["NVIDIA GeForce RTX 4090 Laptop GPU", "RTX 4090 Laptop"]),
+    "rtx-4090-laptop": (_estimated(16376), ["NVIDIA GeForce RTX 4090 Laptop GPU", "RTX 4090 Laptop"]),
     "rtx-3070-ti": (7840 / 1024, ["NVIDIA GeForce RTX 3070 Ti", "RTX 3070 Ti", "3070 Ti"]),
     "rtx-3080-laptop-16gb": (15993 / 1024, ["RTX 3080 Laptop 16GB"]),
     "rtx-2060": (5918 / 1024, ["RTX 2060 6GB"]),
     "rtx-2080-super": (7982 / 1024, ["NVIDIA GeForce RTX 2080 SUPER", "RTX 2080 SUPER"]),
     "rtx-a2000-12gb": (12017 / 1024, ["NVIDIA RTX A2000 12GB", "RTX A2000 12GB"]),
     "rtx-4000-sff-ada": (20055 / 1024, ["NVIDIA RTX 4000 SFF Ada Generation", "RTX 4000 SFF Ada"]),
-    "rtx-pro-4000-blackwell": (24467 / 1024 - 0.6, ["NVIDIA RTX PRO 4000 Blackwell", "RTX PRO 4000 Blackwell"]),
+    "rtx-pro-4000-blackwell": (_estimated(24467), ["NVIDIA RTX PRO 4000 Blackwell", "RTX PRO 4000 Blackwell"]),
     "gh200-144gb": (142.50, ["NVIDIA GH200 144G HBM3e", "GH200 144GB"]),
     "tesla-p100-pcie-16gb": (16269 / 1024, ["Tesla P100-PCIE-16GB", "P100"]),
-    "a800-40gb-pcie": (40960 / 1024 - 0.6, ["NVIDIA A800 40GB Active", "A800 40GB PCIe"]),
+    "a800-40gb-pcie": (_estimated(40960), ["NVIDIA A800 40GB Active", "A800 40GB PCIe"]),
     "gtx-1080-ti": (11714691072 / GIB, ["NVIDIA GeForce GTX 1080 Ti", "GTX 1080 Ti"]),
     "titan-v": (12650414080 / GIB, ["NVIDIA TITAN V", "TITAN V"]),
     "rtx-3060-laptop": (6234832896 / GIB, ["NVIDIA GeForce RTX 3060 Laptop GPU", "RTX 3060 Laptop"]),
-    "quadro-rtx-6000": (24576 / 1024 - 0.6, ["Quadro RTX 6000", "NVIDIA Quadro RTX 6000"]),
+    "quadro-rtx-6000": (_estimated(24576), ["Quadro RTX 6000", "NVIDIA Quadro RTX 6000"]),
 }
 
 

@@ -239,7 +239,8 @@ EXTRA_GPUS += [
 ]
 
 # More cards vLLM users run, sourced the same way (stop 11). A total "seen in a vLLM log" wins; else the CUDA / torch /
-# rocminfo total of the cited capture; else nvidia-smi's total less the 0.6 GiB driver reserve (an estimate, labelled so).
+# rocminfo total of the cited capture; else nvidia-smi's total less the fitted driver reserve (an estimate, labelled so;
+# reserve_fit below).
 # Bandwidth is left None where no fetched source states it. Unified-memory parts (Jetson) report the system memory.
 EXTRA_GPUS += [
     {
@@ -588,6 +589,16 @@ EXTRA_GPUS += [
         'sources': ["nvidia-smi total (Windows, driver 591.86): index id 66489823453: 'Runtime GPU | NVIDIA GeForce RTX 4060, compute capability 8.9, 8188 MiB'", "nvidia-smi csv fixture: index id 58507109806: '0, NVIDIA GeForce RTX 4060, 7, 1388, 8188, 30, [N/A], 115.00'", "CC: index id 66489823453 (above) 'compute capability 8.9'", 'index id 66550183593 (GPU_BANDWIDTH_GB_S table, \'official vendor specs\'): \'"RTX 4060":   272,\''],
     },
     {
+        **_NV_DEFAULTS, 'id': 'rtx-4050-laptop', 'name': 'NVIDIA GeForce RTX 4050 Laptop GPU',
+        'aliases': ['RTX 4050 Laptop', 'RTX 4050 Laptop GPU', 'GeForce RTX 4050 Laptop GPU', 'NVIDIA GeForce RTX 4050 Laptop GPU'],
+        'memory_gb_marketing': 6,
+        'compute_capability': '8.9',
+        'hbm_bandwidth_tbps': None,
+        'memory_total_bytes_reported': 6083706880,
+        'memory_source': "native Linux (CachyOS kernel 7.2.2, driver 610.57.04): index id 57879027362: 'GPU: NVIDIA GeForce RTX 4050 Laptop GPU, compute capability 8.9, 6,083,706,880 bytes reported memory, driver 610.57.04'",
+        'sources': ["same card, other machine (Linux, driver 610.57.04): index id 57748865262: 'NVIDIA GeForce RTX 4050 Laptop GPU, compute capability 8.9, 20 SMs, driver 610.57.04, 6,141 MiB reported memory' (nvidia-smi figure)", "Windows (WDDM), PyTorch 2.8.0+cu128: index id 68466149987: 'compute capability 8.9, 6,140.5 MiB CUDA-visible VRAM; driver 581.42'", "under WSL2 vLLM prints 6.0 GiB: Tegdam/pickr_ai tests/bench/runner/test_enginelog.py @641ea05 'Free memory on device (4.95/6.0 GiB) on startup' (records carry that total as gpu.total_gib with wsl2 true)", "CC: index ids 70801799848, 19184070583 ('NVIDIA GeForce RTX 4050 Laptop GPU, compute capability 8.9')"],
+    },
+    {
         **_NV_DEFAULTS, 'id': 'rtx-4060-laptop', 'name': 'NVIDIA GeForce RTX 4060 Laptop GPU',
         'aliases': ['RTX 4060 Laptop', 'RTX 4060 Laptop GPU', 'GeForce RTX 4060 Laptop GPU', 'NVIDIA GeForce RTX 4060 Laptop GPU'],
         'memory_gb_marketing': 8,
@@ -931,6 +942,8 @@ NVIDIA_SMI_TOTALS = {
     "rtx-3090": (24576, "nvidia-smi (Linux driver 535.288.01), public GitHub file found by exact-string search (index id "
                         "67015699811): '| `nvidia_smi` | ok | NVIDIA GeForce RTX 3090, 24576 MiB, 535.288.01 |'; a WSL2/Docker "
                         "host (driver 610.74, index id 58673792092): 'GPU: NVIDIA GeForce RTX 3090, 24576 MiB VRAM'"),
+    "rtx-4050-laptop": (6141, "https://github.com/Tegdam/pickr_ai/blob/54ed83acb410276a5ba38b209ac43fdd7bd49e6d/bench/docs/p0b-engine-verification.md (WSL2, driver 610.88: 'GPU `RTX 4050 Laptop 6141 MiB`'); also index ids 56244042360 (Fedora, driver 610.43.03: '6141 MiB VRAM'), 55425133668 (WSL2: '6141 MiB')"),
+    "rtx-5080-laptop": (16303, "public GitHub file found by exact-string search (index id 65869858289), a WSL2 host's inventory: 'Host | WSL2 Ubuntu 22.04 (kernel 6.6.87.2-microsoft-standard-WSL2)', 'GPU | NVIDIA GeForce RTX 5080 Laptop GPU, 16303 MiB, compute capability 12.0'; the same 16303 in nvidia-smi CSV (index id 62005620721: 'NVIDIA GeForce RTX 5080 Laptop GPU, 16303, 12.0, 610.88') and Windows torch (index id 56949010090: '16303MiB')"),
     "l20": (46068, "https://github.com/vllm-project/vllm/issues/14011 (nvidia-smi, driver 550.54.15: 'NVIDIA L20 ... 45040MiB /  46068MiB')"),
 }
 
@@ -943,6 +956,84 @@ EXTRA_TFLOPS = {
 }
 
 GIB = 1024 ** 3
+
+# Cards with both an nvidia-smi memory.total (MiB) and a sourced CUDA total (deviceQuery / torch / llama.cpp's
+# totalGlobalMem / a vLLM-printed total, MiB), one pair a card: (id, nvidia-smi MiB, CUDA MiB, where). The first
+# thirteen are gpu-facts.md section 1's observed gaps (and section 3's first-hand H200); the rest are the pairs this
+# catalog's own entries cite (their sources list both figures). Most pairs join two hosts and drivers, so the gap
+# (nvidia-smi - CUDA, the driver's reserve) carries driver noise: the RTX 4070 reads 11866-12002 MiB across drivers.
+_FACTS = "gpu-facts.md section 1 (observed nvidia-smi - CUDA gap)"
+RESERVE_OBSERVATIONS = [
+    ("tesla-t4", 15360, 15102, _FACTS), ("rtx-4090", 24564, 24210, _FACTS), ("a10g", 23028, 22587, _FACTS),
+    ("h100-sxm", 81559, 81106, _FACTS), ("l40s", 46068, 45589, _FACTS), ("rtx-5090", 32607, 32117, _FACTS),
+    ("l4", 23034, 22478, _FACTS), ("h20", 97871, 97285, _FACTS), ("h100-nvl", 95830, 95235, _FACTS),
+    ("a100-40gb-sxm", 40960, 40339, _FACTS), ("b200", 183359, 182642, _FACTS), ("a100-80gb-sxm", 81920, 81158, _FACTS),
+    ("h200", 143771, 143155, "gpu-facts.md section 3 (first-hand, one host, driver 580.159.04)"),
+    ("v100-16gb", 16384, 16160, "shared gpus.json observations (torch 16160MB; nvidia-smi driver 570.211.01)"),
+    ("v100-32gb", 32768, 32510, "shared gpus.json observations (torch 32510MB; nvidia-smi 32768MiB)"),
+    ("rtx-3090", 24576, 24154, "deviceQuery 24154 MBytes (thamada/nvidia-smi RTX3090_deviceQuery.py); nvidia-smi driver 535.288.01"),
+    ("rtx-3080", 10240, 9987, "one host: deviceQuery 9987 MBytes, nvidia-smi FB Total 10240 MiB (catalog rtx-3080)"),
+    ("rtx-4080", 16376, 16049, "torch total_memory=16049MB; nvidia-smi 16376 MiB (catalog rtx-4080)"),
+    ("rtx-a5000", 24564, 24114, "torch total_memory=24114MB; nvidia-smi 24564MiB (catalog rtx-a5000)"),
+    ("rtx-4060", 8188, 7807, "torch 7807MiB (Linux); nvidia-smi 8188 MiB (catalog rtx-4060)"),
+    ("rtx-4060-laptop", 8188, 7806, "torch 7806MiB (Linux); nvidia-smi 8188 (catalog rtx-4060-laptop)"),
+    ("rtx-4070-laptop", 8188, 7806, "torch 7806MiB (Linux); nvidia-smi -q 8188 MiB (catalog rtx-4070-laptop)"),
+    ("rtx-4050-laptop", 6141, 5802, "native Linux driver 610.57.04, both figures (catalog rtx-4050-laptop)"),
+    ("rtx-4070", 12282, 11866, "llama.cpp totalGlobalMem 11866 MiB (Linux); nvidia-smi 12282 MiB (catalog rtx-4070)"),
+    ("rtx-a4000", 16376, 16117, "torch 16117MiB; nvidia-smi 16,376 MiB driver 580.173.02 (catalog rtx-a4000)"),
+    ("titan-rtx", 24576, 24212, "torch 24212MiB; nvidia-smi 24576 MiB (catalog titan-rtx)"),
+    ("v100s-pcie-32gb", 32768, 32501, "torch 32501MiB; nvidia-smi 32768 MiB driver 550.107.02 (catalog v100s-pcie-32gb)"),
+    ("rtx-4000ada", 20475, 20147, "deviceQuery 20147 MBytes; nvidia-smi 20,475 MiB (catalog rtx-4000ada)"),
+    ("rtx-4000-sff-ada", 20475, 20055, "torch 20055MiB; nvidia-smi 20475 MiB driver 580.95.05 (catalog rtx-4000-sff-ada)"),
+    ("rtx-3090-ti", 24564, 24114, "one document: torch total_memory=24114MB, nvidia-smi 24564 MiB driver 590.44.01"),
+    ("rtx-4090-d", 24564, 24111, "torch 24111MiB; nvidia-smi 24564 MiB driver 590.48.01 (catalog rtx-4090-d)"),
+    ("rtx-4070-ti", 12282, 12007, "torch 12007MiB (older driver); nvidia-smi 12282 MiB (catalog rtx-4070-ti)"),
+    ("rtx-4060ti-8gb", 8188, 7806, "torch 7806MiB (Linux); nvidia-smi 8188 MiB (catalog rtx-4060ti-8gb)"),
+    ("gh200-144gb", 146831, 145920, "cuDeviceTotalMem 145920 MiB; nvidia-smi 146831 MiB driver 580.173.02 (catalog gh200-144gb)"),
+    ("rtx-a2000-12gb", 12282, 12017, "torch 12017MiB; nvidia-smi 12282 MiB driver 575.64.05 (catalog rtx-a2000-12gb)"),
+    ("titan-v", 12288, 12064, "torch 12064.375MB; nvidia-smi 12288MiB driver 515.65.01 (catalog titan-v)"),
+    ("rtx-5070-ti", 16303, 15842, "llama.cpp 15842 MiB (= vLLM's 15.47 GiB); nvidia-smi 16,303 MiB driver 610.57.04 (catalog rtx-5070-ti)"),
+    ("rtx-2060", 6144, 5918, "torch 5918MiB; nvidia-smi 6144 MiB driver 595.84 (catalog rtx-2060)"),
+    ("gtx-1080", 8192, 8119, "torch 1.7.1 8119.1875MB; nvidia-smi 8192 MiB (catalog gtx-1080)"),
+    ("rtx-3060-laptop", 6144, 5946, "hashcat cuDeviceTotalMem 5946 MiB (Linux); nvidia-smi 6144 MiB (catalog rtx-3060-laptop)"),
+    ("tesla-p40", 23040, 22917, "ECC on: torch 22.38 GiB; nvidia-smi 23,040 MiB (catalog tesla-p40)"),
+    ("rtx-pro-6000-blackwell", 97887, 97249, "vLLM-printed 94.97 GiB (VLLM_SEEN_TOTAL_GIB); nvidia-smi 97887MiB (catalog)"),
+]
+
+
+def _line_fit(pairs: list[tuple[int, int]]) -> tuple[float, float]:
+    """Least squares of gap (MiB) = a + b x nvidia-smi GiB over (nvidia-smi MiB, CUDA MiB) pairs: (a, b)."""
+    xs, ys = [s / 1024 for s, _ in pairs], [s - c for s, c in pairs]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return my - b * mx, b
+
+
+def reserve_fit(observations: list = RESERVE_OBSERVATIONS) -> dict:
+    """The driver reserve (nvidia-smi total - CUDA total, MiB) fitted as a + b x nvidia-smi GiB over the observations,
+    with its leave-one-out absolute errors (MiB) beside those of the flat 0.6 GiB (614.4 MiB) reserve it replaces."""
+    pairs = [(s, c) for _, s, c, _ in observations]
+    a, b = _line_fit(pairs)
+    loo = []
+    for i, (s, c) in enumerate(pairs):
+        ai, bi = _line_fit(pairs[:i] + pairs[i + 1:])
+        loo.append(abs((s - c) - (ai + bi * s / 1024)))
+    flat = [abs((s - c) - 0.6 * 1024) for s, c in pairs]
+
+    def stats(v: list[float]) -> tuple[float, float, float]:
+        v = sorted(v)
+        k = 0.9 * (len(v) - 1)
+        p90 = v[int(k)] + (v[min(int(k) + 1, len(v) - 1)] - v[int(k)]) * (k - int(k))
+        mid = len(v) // 2
+        return ((v[mid] + v[~mid]) / 2, p90, v[-1])
+
+    return {"a_mib": a, "b_mib_per_gib": b, "n": len(pairs), "loo": stats(loo), "flat": stats(flat)}
+
+
+def estimated_reserve_mib(nvidia_smi_mib: float, fit: dict | None = None) -> float:
+    """The fitted driver reserve (MiB) of a card whose nvidia-smi total is nvidia_smi_mib."""
+    fit = fit or reserve_fit()
+    return fit["a_mib"] + fit["b_mib_per_gib"] * nvidia_smi_mib / 1024
 
 # Exact parameter counts stated by a public source (the seed documents read them from the Hub API).
 KNOWN_PARAMS = {
@@ -1089,9 +1180,18 @@ def build_gpus(shared: Path) -> list[dict]:
             total_bytes = int(g["memory_total_bytes_reported"])
             how, src = "CUDA total (deviceQuery / torch)", g.get("memory_source") or "shared/data/gpus.json"
         elif g.get("nvidia_smi_total_mib"):
-            # nvidia-smi counts driver-reserved memory: 0.25-0.75 GiB above CUDA's total (gpu-facts.md).
-            total_bytes = int(g["nvidia_smi_total_mib"] * 1024 ** 2 - 0.6 * GIB)
-            how, src = "estimate: nvidia-smi total minus 0.6 GiB driver reserve", g.get("memory_source") or "shared/data/gpus.json"
+            # nvidia-smi counts driver-reserved memory, 0.2-0.9 GiB above CUDA's total and growing with the card
+            # (gpu-facts.md section 1; RESERVE_OBSERVATIONS): the reserve fitted over the cards with both totals.
+            fit = reserve_fit()
+            reserve = estimated_reserve_mib(g["nvidia_smi_total_mib"], fit)
+            total_bytes = int((g["nvidia_smi_total_mib"] - reserve) * 1024 ** 2)
+            how = (f"estimate: nvidia-smi total minus a fitted driver reserve of {reserve:.0f} MiB (reserve = "
+                   f"{fit['a_mib']:.0f} MiB + {fit['b_mib_per_gib']:.2f} MiB per GiB of nvidia-smi total, least squares over "
+                   f"{fit['n']} cards with both an nvidia-smi and a sourced CUDA total, tools/build_catalog.py "
+                   f"RESERVE_OBSERVATIONS; leave-one-out error median / p90 / max {fit['loo'][0]:.0f} / {fit['loo'][1]:.0f} / "
+                   f"{fit['loo'][2]:.0f} MiB, a flat 0.6 GiB's {fit['flat'][0]:.0f} / {fit['flat'][1]:.0f} / "
+                   f"{fit['flat'][2]:.0f} MiB)")
+            src = g.get("memory_source") or "shared/data/gpus.json"
         else:
             total_bytes = None
             how, src = "unknown", "shared/data/gpus.json"
