@@ -450,7 +450,7 @@ def sweep_refusals(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
     return out
 
 
-def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int = 0) -> Table:
+def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int = 0) -> "WholeOrStacked":
     t = Table(title="kvplan sweep")
     for v in varied:  # a narrow terminal breaks a flag's name after its '_' and a count after its ',' (whole_cells)
         t.add_column(Breakable(v, "_"))
