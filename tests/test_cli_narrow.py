@@ -40,8 +40,9 @@ def _stacked(out: str, header: str) -> list[str]:
 @pytest.mark.parametrize("width", [60, 70])
 def test_a_sweep_prints_every_digit_of_its_numbers(monkeypatch, capsys, width):
     """At 70 columns the tokens column printed 1,993,760 as '1,993,7…', at 60 '1,99…' and the ratio 72.74x as '72.7…'.
-    At 70 the table folds a cell onto its next line; at 60, where its words cannot stand whole side by side, each row
-    is printed as a block."""
+    A table prints only where rich gives every column its longest word: at 70 the table folded its header
+    'concurrency' mid-word ('concurre' over 'ncy', rich narrows the widest column first, below its longest word while
+    the table's minimum fitted), so at 60 and 70 each row is printed as a block."""
     args = ("sweep", M, "--gpu", "L4", "--vary", "tensor_parallel_size=1,8", "--vary", "kv_cache_dtype=auto,fp8")
     code, out, _ = run_cli(monkeypatch, capsys, *args, "--json")
     assert code == 0
@@ -51,12 +52,12 @@ def test_a_sweep_prints_every_digit_of_its_numbers(monkeypatch, capsys, width):
     assert code == 0
     if "└" in out:
         table = out[:out.index("└")]
-        assert "…" not in table, table
+        assert "…" not in table and "concurrency" in table, table
         rows = _rows(table)
         assert [(r[4], r[5]) for r in rows] == want, table
         assert [r[6] for r in rows][-1] == "72.74×", table
     else:
-        assert width == 60 and "…" not in out, out
+        assert "…" not in out, out
         assert list(zip(_stacked(out, "tokens"), _stacked(out, "concurrency"))) == want, out
         assert _stacked(out, "ratio")[-1] == "72.74×", out
 
@@ -170,3 +171,31 @@ def test_validate_s_summary_keeps_its_numbers_whole_at_60_columns(monkeypatch, c
     assert "kvpl\n" not in out and "…" not in out
     assert _stacked(out, "kvplan p90")[1] == f"{summary['kv_cache_gib']['p90_abs_pct']:.2f}", out
     assert _stacked(out, "kvplan max")[1] == f"{summary['kv_cache_gib']['max_abs_pct']:.2f}", out
+
+
+def test_simulate_s_latency_labels_are_whole_at_50_columns(monkeypatch, capsys):
+    """At 50 columns the latency table's minimum (its longest words, 46 columns) fitted, yet rich narrowed its label
+    column below 'end-to-end' and printed 'queuein' over 'g', 'end-to-' over 'end': WholeOrStacked compared the table's
+    minimum, not the widths rich gives each column. Now each label is whole (the rows stacked where they must)."""
+    _narrow(monkeypatch, 50)
+    code, out, _ = run_cli(monkeypatch, capsys, "simulate", M, "--gpu", "H100", "--prompt-len", "1000",
+                           "--completion-len", "200")
+    assert code == 0
+    latency = out[out.index("Latency"):]
+    words = latency.replace("│", " ").replace("▸", " ").split()
+    for label in ("queueing", "TTFT", "TPOT", "ITL", "end-to-end"):
+        assert label in words, latency
+    assert "queuein" not in words and "end-to-" not in words, latency
+
+
+def test_validate_s_rows_stay_within_70_columns(monkeypatch, capsys):
+    """The compact rows table's first column has a min_width (20): at 70 columns rich's widths for it pass the terminal
+    (its 'fits' column cut to 'ri'), so the widths rich gives must also fit together for the table to print as one."""
+    import pathlib
+
+    from rich.cells import cell_len
+
+    _narrow(monkeypatch, 70)
+    code, out, _ = run_cli(monkeypatch, capsys, "validate", str(pathlib.Path(__file__).parent / "data" / "calibration.jsonl"))
+    shown = out[:out.index("\nskipped ")] if "\nskipped " in out else out
+    assert max(cell_len(line) for line in shown.splitlines()) <= 70, out

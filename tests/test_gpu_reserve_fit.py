@@ -53,3 +53,21 @@ def test_every_estimated_total_is_nvidia_smi_less_the_fitted_reserve():
         smi = g.nvidia_smi_total_mib or raw[g.id]["nvidia_smi_total_mib"]  # the entry's own figure where unexported
         want = (smi - build_catalog.estimated_reserve_mib(smi, fit)) * MIB
         assert g.total_bytes == pytest.approx(want, abs=2), g.id
+
+
+def test_an_unknown_card_without_nvmls_reserve_takes_the_fitted_reserve_too():
+    """resolve.machine_gpu's estimate (a detected card the catalog lacks, NVML stating no reserve) subtracted a flat
+    0.6 GiB from NVML's total, the reserve the catalog's estimated totals no longer take: the same nvidia-smi total now
+    gives the same CUDA total either way (an RTX 4070 SUPER's 12,282 MiB: 11,955 MiB, the flat reserve 11,668)."""
+    from kvplan import resolve
+
+    fit = build_catalog.reserve_fit()
+    a, b = resolve._DRIVER_RESERVE_FIT_MIB
+    assert a == pytest.approx(fit["a_mib"], abs=0.01) and b == pytest.approx(fit["b_mib_per_gib"], abs=1e-4)
+    for smi in (6141, 12282, 24564, 97887, 183359):
+        g = resolve.machine_gpu("NVIDIA Future GPU", smi * MIB, "12.0")
+        assert g.id == "detected" and "fitted" in g.total_source
+        assert g.total_bytes / MIB == pytest.approx(smi - build_catalog.estimated_reserve_mib(smi, fit), abs=1)
+    super_ = find_gpu("NVIDIA GeForce RTX 4070 SUPER")
+    unknown = resolve.machine_gpu("NVIDIA GeForce RTX 4070 SUPER Max-Q", 12282 * MIB, "8.9")
+    assert abs(unknown.total_bytes - super_.total_bytes) <= MIB

@@ -197,3 +197,14 @@ def test_the_fallback_card_under_wsl2_says_its_total_as_a_named_card_does():
     spec, notes = resolve_gpu(None, detect=False, wsl2=True)
     assert spec.total_bytes == find_gpu("T4").nvidia_smi_total_mib * MIB
     assert any(n.startswith("--wsl2: ") and f"{spec.total_gib:.2f} GiB" in n for n in notes), notes
+
+
+def test_the_readme_counts_the_catalog_s_nvidia_smi_totals():
+    """README's --wsl2 entry counts the cards --wsl2 can plan from their nvidia-smi total: it said 40 after the RTX 4050
+    Laptop and RTX 5080 Laptop totals made 42."""
+    import pathlib
+    import re
+
+    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
+    said = int(re.search(r"from the catalog's nvidia-smi totals, (\d+)\s+cards", readme).group(1))
+    assert said == sum(1 for g in r.gpu_catalog() if g.nvidia_smi_total_mib)

@@ -584,8 +584,17 @@ def nvml_reserved_bytes(nvml: Any, handle: Any) -> int | None:
         return None
 
 
-# What the driver reserves when NVML cannot say: 0.25-0.75 GiB across drivers and cards (gpu-facts.md).
-_DRIVER_RESERVE_ESTIMATE_BYTES = int(0.6 * GIB)
+# What the driver reserves when NVML cannot say (nvidia-smi's memory.total less CUDA's): the reserve the catalog's
+# estimated totals take, fitted as a + b x nvidia-smi GiB over 42 cards with both totals (tools/build_catalog.py
+# reserve_fit, RESERVE_OBSERVATIONS: 289 MiB + 3.22 MiB per GiB; leave-one-out error median / max 85 / 251 MiB, a flat
+# 0.6 GiB's 232 / 541). tests/test_gpu_reserve_fit.py holds these to the fit.
+_DRIVER_RESERVE_FIT_MIB = (288.969, 3.22104)
+
+
+def estimated_driver_reserve_bytes(nvml_total_bytes: int) -> int:
+    """The driver reserve (bytes) of a card whose NVML / nvidia-smi total is nvml_total_bytes, where nothing states it."""
+    a, b = _DRIVER_RESERVE_FIT_MIB
+    return int((a + b * nvml_total_bytes / GIB) * 1024 ** 2)
 
 
 def machine_gpu(name: str, nvml_total_bytes: int, compute_capability: str,
@@ -596,7 +605,8 @@ def machine_gpu(name: str, nvml_total_bytes: int, compute_capability: str,
     the driver reserves; less NVML's own reserved figure it is CUDA's total to the byte (an H200, driver 580.159.04,
     bench/probe_gpu.py: 150,754,820,096 - 644,939,776 = 150,109,880,320 B, torch's total). That figure is this
     machine's truth and wins over the catalog's (the reserve varies with the driver: an A10 shows 22,731 MiB under
-    R470 and 23,028 MiB under R555, gpu-facts.md). Without it the total is an estimate, NVML's less 0.6 GiB.
+    R470 and 23,028 MiB under R555, gpu-facts.md). Without it the total is an estimate, NVML's less the fitted reserve
+    the catalog's estimated totals take (estimated_driver_reserve_bytes: 0.31 GiB on an 8 GiB card, 0.72 on a 140 GiB H200).
 
     Under WSL2 (`wsl2`) CUDA's total is NVML's total whole: NVML still states a reserve there (nvidia-smi -q under
     WSL: 'Total : 8188 MiB / Reserved : 240 MiB' on an RTX 4070 Laptop, https://github.com/Jesse3692/MultiLanguageLearning
@@ -613,8 +623,10 @@ def machine_gpu(name: str, nvml_total_bytes: int, compute_capability: str,
         source = (f"this machine: NVML's total {nvml_total_bytes / GIB:.2f} GiB less the driver's reserved "
                   f"{reserved_bytes / GIB:.2f} GiB (CUDA's total)")
     else:
-        cuda_total = nvml_total_bytes - _DRIVER_RESERVE_ESTIMATE_BYTES
-        source = "NVML total minus 0.6 GiB driver reserve (estimate)"
+        reserve = estimated_driver_reserve_bytes(nvml_total_bytes)
+        cuda_total = nvml_total_bytes - reserve
+        source = (f"NVML total minus an estimated {reserve / 1024 ** 2:.0f} MiB driver reserve (fitted over cards with both "
+                  "totals, as the catalog's estimates)")
     measured = dict(total_bytes=int(cuda_total), total_source=source)
     try:
         spec = find_gpu(name, total_bytes=nvml_total_bytes)
