@@ -776,6 +776,12 @@ class QuantSpec:
     # in-flight quantization always asks for it). What the loader keeps of it depends on the release
     # (versions.py "bnb_nested_absmax"; weights.bytes_per_quantized_param).
     double_quant: bool = False
+    # a packed zero point per group beside each scale (AWQ and GPTQ checkpoints carry qzeros). compressed-tensors
+    # symmetric integer weights have none: CompressedTensorsWNA16.create_weights registers weight_zero_point only
+    # `if not self.symmetric` (quantization/compressed_tensors/schemes/compressed_tensors_wNa16.py, vLLM 0.8.5, 0.20.2
+    # and 0.31.0 wheels), and the WNA16 MoE methods accept symmetric weights only ("Only symmetric quantization is
+    # supported for MoE", compressed_tensors_moe_wna16.py / _wna16_marlin.py, 0.20.2) and hold no zero points
+    zero_points: bool = True
 
 
 # --quantization bitsandbytes on an unquantized checkpoint: vLLM quantizes each Linear weight at load with bitsandbytes
@@ -2129,7 +2135,9 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
             return QuantSpec("compressed-tensors", 4, int(g or 16), "nvfp4 (compressed-tensors)", skip, kv_cache_fp8=kv)
         if kind == "float":
             return QuantSpec("compressed-tensors", 8, None, "fp8 (compressed-tensors)", skip, kv_cache_fp8=kv)
-        return QuantSpec("compressed-tensors", bits, int(g) if g else None, f"int{bits} (compressed-tensors)", skip, kv_cache_fp8=kv)
+        # QuantizationArgs.symmetric defaults to True in compressed-tensors; only asymmetric weights store zero points
+        return QuantSpec("compressed-tensors", bits, int(g) if g else None, f"int{bits} (compressed-tensors)", skip, kv_cache_fp8=kv,
+                         zero_points=not bool(w.get("symmetric", True)))
     if method == "bitsandbytes":
         # 8-bit only where load_in_8bit says so: vLLM's loader reads quant_config.get("load_in_8bit", False) and loads
         # every other bitsandbytes checkpoint as 4-bit (model_loader/loader.py BitsAndBytesModelLoader._load_weights,

@@ -551,7 +551,9 @@ def bytes_per_quantized_param(q: QuantSpec, bnb_nested_absmax: str = "float32") 
             return 1.0 + 4 / (q.weight_block[0] * q.weight_block[1])
         return 1.0                                   # per-tensor / per-channel scales: < 0.05 %
     if q.bits in (4, 8) and g:
-        return q.bits / 8 + 2 / g + (q.bits / 8) / g  # fp16 scales and packed zero points per group
+        # fp16 scales per group, and packed zero points per group where the format stores them (QuantSpec.zero_points:
+        # not compressed-tensors' symmetric integer weights)
+        return q.bits / 8 + 2 / g + ((q.bits / 8) / g if q.zero_points else 0.0)
     if q.bits:
         return q.bits / 8
     raise UndeterminedError("quantization", f"cannot size {q.method} weights from the architecture",
