@@ -1020,12 +1020,11 @@ def reserve_fit(observations: list = RESERVE_OBSERVATIONS) -> dict:
         loo.append(abs((s - c) - (ai + bi * s / 1024)))
     flat = [abs((s - c) - 0.6 * 1024) for s, c in pairs]
 
-    def stats(v: list[float]) -> tuple[float, float, float]:
-        v = sorted(v)
-        k = 0.9 * (len(v) - 1)
-        p90 = v[int(k)] + (v[min(int(k) + 1, len(v) - 1)] - v[int(k)]) * (k - int(k))
-        mid = len(v) // 2
-        return ((v[mid] + v[~mid]) / 2, p90, v[-1])
+    def stats(v: list[float]) -> tuple[float, float, float]:  # validate's median / p90 / max of absolute errors
+        from kvplan.validate import _stats
+
+        d = _stats(v)
+        return d["median_abs_pct"], d["p90_abs_pct"], d["max_abs_pct"]
 
     return {"a_mib": a, "b_mib_per_gib": b, "n": len(pairs), "loo": stats(loo), "flat": stats(flat)}
 
@@ -1166,6 +1165,7 @@ def build_gpus(shared: Path) -> list[dict]:
     shared_by_id = {r["id"]: r for r in rows}
     extra_ids = {g["id"] for g in EXTRA_GPUS}
     out = []
+    fit = reserve_fit()  # one fit for every estimated total below
     for g in [r for r in rows if r["id"] not in extra_ids] + [_merged(shared_by_id.get(e["id"]), e) for e in EXTRA_GPUS]:
         gid = g["id"]
         flops, flops_source = EXTRA_TFLOPS.get(gid, ({}, None))
@@ -1182,7 +1182,6 @@ def build_gpus(shared: Path) -> list[dict]:
         elif g.get("nvidia_smi_total_mib"):
             # nvidia-smi counts driver-reserved memory, 0.2-0.9 GiB above CUDA's total and growing with the card
             # (gpu-facts.md section 1; RESERVE_OBSERVATIONS): the reserve fitted over the cards with both totals.
-            fit = reserve_fit()
             reserve = estimated_reserve_mib(g["nvidia_smi_total_mib"], fit)
             total_bytes = int((g["nvidia_smi_total_mib"] - reserve) * 1024 ** 2)
             how = (f"estimate: nvidia-smi total minus a fitted driver reserve of {reserve:.0f} MiB (reserve = "
