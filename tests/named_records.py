@@ -29,6 +29,11 @@ def record_plan(path: Path | str, rid: str):
     return rec, predict_record(rec)[0]
 
 
+def planned_versions(recs: dict[str, dict]) -> dict[str, str]:
+    """{record id: the vLLM release whose rules kvplan plans it with}, for records as records() gives them."""
+    return {rid: predict_record(rec)[0].rules.version for rid, rec in recs.items()}
+
+
 def tokens_per_gib_error(plan, observed: dict) -> float:
     """How far the plan's tokens per GiB of pool are from the log's (relative): the pool's page arithmetic, which
     should match within the rounding of the printed GiB whatever the pool's size."""

@@ -12,7 +12,7 @@ forward; it grows with the 16,384-token profile (SOURCES-logs.md, thirty-eighth 
 """
 
 from kvplan.validate import predict_record, validate_records
-from named_records import records
+from named_records import planned_versions, records
 
 GEMMA = "gemma-4-26b-a4b-nvfp4-rtx5090-wsl2-u085-tp1-fp8kv-l256k-seqs2-cold"
 QWEN35_MTP = "qwen3.6-35b-a3b-nvfp4-gb10-u085-tp1-fp8kv-l256k-seqs5-mtp2-cold"
@@ -28,8 +28,7 @@ def _records():
 def test_four_records_with_the_versions_their_banners_print_and_the_pool_arithmetic_exact():
     recs = _records()
     assert len(recs) == 4
-    versions = {rid: predict_record(rec)[0].rules.version for rid, rec in recs.items()}
-    assert versions == {GEMMA: "0.20.2", QWEN35_MTP: "0.22.1rc1.dev26+g4721bb3aa", QWEN35_RH: "0.20.0", QWEN27_MTP: "0.20.2"}
+    assert planned_versions(recs) == {GEMMA: "0.20.2", QWEN35_MTP: "0.22.1rc1.dev26+g4721bb3aa", QWEN35_RH: "0.20.0", QWEN27_MTP: "0.20.2"}
     for r in validate_records(list(recs.values()), given_kv=True):
         assert not r.skipped
         # the hybrids' page arithmetic (2,128 / 2,096 / 1,584-token attention blocks, padding layers, the MTP layer's KV)

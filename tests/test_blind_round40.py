@@ -18,7 +18,7 @@ start repeats the gap of extra_records.jsonl's 0.28.0 start of the same model, c
 """
 
 from kvplan.validate import predict_record, validate_records
-from named_records import records
+from named_records import planned_versions, records
 
 LLAMA_A100 = "llama-3.1-8b-instruct-a100-40-u090-tp1-eager-l128k-llm"
 QWEN_V100 = "qwen2.5-7b-instruct-v100-32gb-udef-tp1-fp16-eager-l32k-llm"
@@ -36,8 +36,7 @@ def _records():
 def test_two_records_with_their_printed_versions_and_the_pool_arithmetic_exact():
     recs = _records()
     assert len(recs) == 2
-    versions = {rid: predict_record(rec)[0].rules.version for rid, rec in recs.items()}
-    assert versions == {LLAMA_A100: "0.15.1", QWEN_V100: "0.18.0"}
+    assert planned_versions(recs) == {LLAMA_A100: "0.15.1", QWEN_V100: "0.18.0"}
     for r in validate_records(list(recs.values()), given_kv=True):
         assert not r.skipped
         assert abs(r.error_pct["kv_cache_tokens"]) < 0.1  # 0.03 % at most at first scoring
@@ -72,7 +71,7 @@ def test_the_v100_start_plans_float16_on_the_32_gb_card():
 def test_the_l40s_qwen3_14b_starts_exact_given_the_pool():
     recs = records("blind_records.jsonl", L40S_IDS)
     assert len(recs) == 3
-    assert {predict_record(rec)[0].rules.version for rec in recs.values()} == {"0.29.0"}
+    assert set(planned_versions(recs).values()) == {"0.29.0"}
     for r in validate_records(list(recs.values()), given_kv=True):
         assert not r.skipped
         assert abs(r.error_pct["kv_cache_tokens"]) < 0.1  # 0.02 % at most at first scoring
