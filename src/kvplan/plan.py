@@ -3513,6 +3513,12 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
                         hidden_rows=rows, reduce_bytes=float(allreduce_live_bytes(model, args, rules)), moe_path=moe_path)
 
 
+def workspace_rounded(nbytes: float) -> int:
+    """A buffer of the worker's WorkspaceManager as it is allocated: get_simultaneous rounds each size up to 256 B
+    (v1/worker/workspace.py, 0.14.0-0.33.0)."""
+    return cdiv(int(nbytes), 256) * 256
+
+
 def modular_workspace_bytes(m_full: int, chunk: int, top_k: int, n_half: int, k: int, db: int) -> int:
     """What a FusedMoEModularKernel of TritonExperts or MarlinExperts takes from the worker's WorkspaceManager for
     m_full tokens: FusedMoEModularKernel._allocate_buffers (modular_kernel.py 0.14.0-0.33.0) asks the experts'
@@ -3525,15 +3531,11 @@ def modular_workspace_bytes(m_full: int, chunk: int, top_k: int, n_half: int, k:
     (v1/worker/workspace.py). Past `chunk` tokens (VLLM_FUSED_MOE_CHUNK_SIZE, rules fused_moe_chunk_tokens; 0 = no
     chunking) the two are sized for one chunk beside the whole output."""
     m = min(m_full, chunk) if chunk else m_full
-
-    def r256(x: int) -> int:
-        return -(-int(x) // 256) * 256
-
     ws13 = m * top_k * max(n_half, k) * db
     ws2 = m * top_k * max(2 * n_half, k) * db
     if m == m_full:
-        return r256(max(ws13, m_full * k * db)) + r256(ws2)
-    return r256(ws13) + r256(ws2) + r256(m_full * k * db)
+        return workspace_rounded(max(ws13, m_full * k * db)) + workspace_rounded(ws2)
+    return workspace_rounded(ws13) + workspace_rounded(ws2) + workspace_rounded(m_full * k * db)
 
 
 def cutlass_fp4_moe_bytes(m: int, top_k: int, n: int, k: int, db: int) -> tuple[float, float]:
@@ -3552,11 +3554,7 @@ def cutlass_fp4_moe_bytes(m: int, top_k: int, n: int, k: int, db: int) -> tuple[
     the output is then `(c3.view(m, top-k, k) * topk_weights...).sum(dim=1)`, a third (M, top-k, K) and its (M, K) sum,
     beside the (M, K) output FusedMoEKernelModularImpl.apply made with torch.empty_like(hidden_states). The FP4 copies
     of the input (M x top-k x K/2 B, scaled_fp4_experts_quant) are freed before the second GEMM, below that point."""
-
-    def r256(x: float) -> int:
-        return -(-int(x) // 256) * 256
-
-    workspace = r256(max(m * top_k * max(2 * n, k), m * k) * db) + r256(m * top_k * n * db)
+    workspace = workspace_rounded(max(m * top_k * max(2 * n, k), m * k) * db) + workspace_rounded(m * top_k * n * db)
     transient = m * db * (3 * top_k * k + 2 * k)
     return float(workspace), float(transient)
 
