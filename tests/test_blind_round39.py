@@ -61,10 +61,13 @@ def test_the_mistral_start_on_the_estimated_rtx_4070_super_total():
     assert abs(r.error_pct["kv_cache_gib"]) < 0.5 and r.predicted["fits"] is True
 
 
-def test_the_0_16_nightly_minimax_start_is_over_by_the_fusion_workspace_it_ran():
+def test_the_0_16_nightly_minimax_start_is_planned_with_the_fusion_workspace_it_ran():
     recs = _records()
     r016, r0112 = validate_records([recs[M2_016], recs[M2_0112]])
-    # the same flags and host: 17.79 GiB on the 0.16.0rc2 nightly against 20.00 on 0.11.2; kvplan plans both alike
-    assert abs(r016.predicted["kv_cache_gib"] - r0112.predicted["kv_cache_gib"]) < 0.05
-    # +14.7 % at first scoring; a change that places the nightly's fusion workspace should move this test with it
-    assert r016.error_pct["kv_cache_gib"] > 10
+    # the same flags and host: 17.79 GiB on the 0.16.0rc2 nightly against 20.00 on 0.11.2. At first scoring kvplan read
+    # the nightly as 0.16.0 and planned both alike (+14.7 %); a nightly named after a candidate tag is main past it and
+    # now reads as the next release, 0.17.0 (versions.nightly_after_candidate), whose FlashInfer all-reduce fusion
+    # workspace the log shows: +4.7 %, the pool 1.78 GiB under 0.11.2's
+    assert 1.5 < r0112.predicted["kv_cache_gib"] - r016.predicted["kv_cache_gib"] < 2.1
+    assert 0 < r016.error_pct["kv_cache_gib"] < 6
+    assert any("bound for the next release, 0.17.0" in a for a in r016.plan_assumptions)

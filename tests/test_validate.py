@@ -300,7 +300,7 @@ def test_a_record_that_ran_with_fewer_batched_tokens_than_its_context_had_chunke
 
 
 @pytest.mark.parametrize("text, release", [("0.11.0 (docker)", (0, 11, 0)), ("vLLM v0.7.3", (0, 7, 3)),
-                                           ("vllm==0.10.2", (0, 10, 2)), ("0.29.1rc1.dev17+gd2d649e67", (0, 29, 1)),  # after the rc tag: 0.29.1
+                                           ("vllm==0.10.2", (0, 10, 2)), ("0.29.1rc1.dev17+gd2d649e67", (0, 30, 0)),  # main past the tag: the next release
                                            ("vllm/vllm-openai:v0.10.1.1", (0, 10, 1)), ("0.10.1+cu126", (0, 10, 1)),
                                            ("docker.io/vllm/vllm-openai:v0.9.2", (0, 9, 2)),
                                            ("localhost:5000/vllm/vllm-openai:0.8.5", (0, 8, 5))])

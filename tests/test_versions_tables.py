@@ -115,7 +115,6 @@ def test_fit_refuses_a_value_the_release_refuses_as_scaffold_does(kwargs, field,
     ("0.20.0.dev123+gabc1234", 0.90, "0.20.0"),        # main after 0.19.x: the 0.92 default is 0.20.0's
     ("0.20.0rc1", 0.92, None),                         # a release candidate is cut from 0.20.0's branch
     ("vllm/vllm-openai:v0.20.0rc1", 0.92, None),
-    ("0.20.0rc1.dev9+g01d4d1ad3", 0.92, None),         # a nightly after the rc tag holds what the rc holds
     ("0.20.0", 0.92, None),
     ("0.20.0.post1", 0.92, None),                      # .post and +local builds come after their release
     ("0.20.0+cu130", 0.92, None),
@@ -138,6 +137,41 @@ def test_a_development_build_takes_the_rules_of_the_release_before_it(version, u
         else:
             assert (parse_version(token) < parse_version(other)) == (Version(token).release < Version(other).release)
     assert rules_for(version).era == rules_for("0.19.1" if before == "0.20.0" else "0.20.0").era
+
+
+@pytest.mark.parametrize("nightly, reads_as", [
+    ("0.16.0rc2.dev305+g23210a911", "0.17.0"),            # runs 0.17's all-reduce fusion (blind round 39)
+    ("0.26.1rc1.dev156+g0eec856cc.d20260731", "0.27.0"),  # prints 0.27's 'consumed memory' summary (0.26.1: never published)
+    ("0.19.1rc1.dev71+gdd9342e6b", "0.20.0"),
+    ("vllm/vllm-openai:v0.20.0rc1.dev9", "0.20.1"),
+])
+def test_a_nightly_named_after_a_candidate_tag_reads_as_the_next_published_release(nightly, reads_as):
+    from kvplan.versions import nightly_after_candidate, parse_version, rules_for
+
+    assert parse_version(nightly) == parse_version(reads_as)
+    assert nightly_after_candidate(nightly)[1] == reads_as
+    rules = rules_for(nightly)
+    assert rules.era == rules_for(reads_as).era
+    assert any(f"bound for the next release, {reads_as}" in n for n in rules.notes)
+    # a candidate itself, a plain development build and a release are not such nightlies
+    for other in ("0.20.0rc1", "0.20.1.dev4", "0.20.0", "0.20.0.post1"):
+        assert nightly_after_candidate(other) is None
+
+
+def test_a_nightly_after_the_newest_published_release_keeps_its_number():
+    from kvplan.versions import NEWEST_KNOWN, nightly_after_candidate, parse_version, rules_for
+
+    newest = parse_version(NEWEST_KNOWN)
+    text = f"{newest[0]}.{newest[1]}.{newest[2] + 1}rc1.dev5"
+    assert nightly_after_candidate(text) is None
+    assert parse_version(text) == (newest[0], newest[1], newest[2] + 1)
+    assert rules_for(text).era == rules_for(NEWEST_KNOWN).era
+
+
+def test_the_0_26_1_nightly_is_planned_with_the_consumed_memory_measure_of_0_27():
+    from kvplan.versions import rules_for
+
+    assert rules_for("0.26.1rc1.dev156").era == rules_for("0.27.0").era != rules_for("0.26.0").era
 
 
 @pytest.mark.parametrize("given", [" 0.11.0 ", "v0.11.0", "V0.11.0\n"])

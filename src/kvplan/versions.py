@@ -76,16 +76,51 @@ def parse_version(text: str) -> V:
     """'0.10.2' -> (0, 10, 2); 'vllm/vllm-openai:v0.10.1.1' -> (0, 10, 1). A development build with no release
     candidate in its name ('0.11.0.dev123+gabc', setuptools_scm's name for main after the last tag, here 0.10.x) holds
     the release before X.Y.Z plus main, so it reads as the release before it: (0, 11, -1), after every 0.10.x and
-    before 0.11.0. A release candidate ('0.20.0rc1') and a nightly built after one ('0.29.1rc1.dev17+gd2d649e67') are
-    cut after X.Y.Z's branch point, so they hold X.Y.Z's changes and read as X.Y.Z; a .post or +local build is its
-    release ('0.6.4.post2.dev258' -> (0, 6, 4)). Raises InputError on nonsense."""
+    before 0.11.0. A release candidate ('0.20.0rc1') is its release, X.Y.Z. A nightly named after one
+    ('0.26.1rc1.dev156+g0eec856cc') is main past X.Y.Z's branch point and reads as the release after X.Y.Z
+    (nightly_after_candidate). A .post or +local build is its release ('0.6.4.post2.dev258' -> (0, 6, 4)). Raises
+    InputError on nonsense."""
     m = _version_match(text)
     if untagged_source_build(text):
         raise InputError("--vllm-version", f"{text!r} is a source build made where no release tag was reachable "
                          "(setuptools-scm names such a checkout 0.1.dev<commits>): its number names no release",
                          f"give the release it was built after, e.g. --vllm-version {NEWEST_KNOWN}")
     release = (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+    after = nightly_after_candidate(text)
+    if after:
+        return tuple(int(x) for x in after[1].split(".")[:3])
     return (*release[:2], release[2] - 1) if development_build_of(text) else release
+
+
+def _pep440_token(text: str) -> Version | None:
+    """The PEP 440 version at the start of `text` (after a 'vllm' or image prefix), None where packaging cannot read it."""
+    token = re.match(r"[0-9A-Za-z.+!_-]*", str(text)[_version_match(text).start(1):]).group(0)
+    try:
+        return Version(token)
+    except InvalidVersion:
+        return None
+
+
+def nightly_after_candidate(text: str) -> tuple[str, str] | None:
+    """(X.Y.Z, the first release vLLM published after it) for a nightly named after a release candidate
+    ('0.16.0rc2.dev305+g23210a911', '0.29.1rc1.dev17+gd2d649e67'); None for anything else, and where no published
+    release follows X.Y.Z (the newest rules apply then).
+
+    setuptools-scm names a build M commits past the newest tag it reaches, vX.Y.Zrc(N-1), 'X.Y.ZrcN.devM'. vLLM's
+    final release tags are not on main (vLLM issue #25476: 0.10.2's tag 'does not come from any branch', so main's
+    nightlies read 0.10.2rc3.dev377 and a v0.11.0rc1 tag was pushed on main to lift them), while the candidate tags
+    that main reaches are put there when a release is cut: main's nightlies of September 2026 read 0.29.1rc1.dev301
+    (vLLM PR #57397), after 0.29.0, on the way to 0.30.0. So such a build holds X.Y.Z and M of main's commits for the
+    next release. kvplan's records show the next release's behaviour in them: 0.26.1rc1.dev156 prints 0.27's
+    'consumed memory' summary, 0.16.0rc2.dev305 runs 0.17's all-reduce fusion; read as the next release, the four
+    records whose plan moves come closer (tests/data/SOURCES-logs.md, Nightly round). A build only a few commits past
+    the cut holds little of the next release; the plan says which rules it applied (rules_for)."""
+    version = _pep440_token(text)
+    if version is None or version.pre is None or version.dev is None or version.post is not None:
+        return None
+    base = ".".join(map(str, (version.release + (0, 0))[:3]))
+    later = [r for r in PUBLISHED_RELEASES if Version(r).release[:3] > Version(base).release[:3]]
+    return (base, min(later, key=Version)) if later else None
 
 
 def untagged_source_build(text: str) -> bool:
@@ -101,12 +136,10 @@ def development_build_of(text: str) -> str | None:
     """The release 'X.Y.Z' that `text` names a development build of, with no release candidate in its name
     (0.11.0.dev123+gabc: PEP 440 orders it before 0.11.0, and it holds the release before X.Y.Z plus main's commits);
     None for a release, its release candidates and the nightlies built after one (0.20.0rc1, 0.29.1rc1.dev17: cut
-    after X.Y.Z's branch point), its .post and +local builds, and a version packaging cannot read (a '0.10.1-cu128'
+    after X.Y.Z's branch point, nightly_after_candidate), its .post and +local builds, and a version packaging cannot read (a '0.10.1-cu128'
     image tag: its release)."""
-    token = re.match(r"[0-9A-Za-z.+!_-]*", str(text)[_version_match(text).start(1):]).group(0)
-    try:
-        version = Version(token)
-    except InvalidVersion:
+    version = _pep440_token(text)
+    if version is None:
         return None
     base = ".".join(map(str, (version.release + (0, 0))[:3]))
     return base if version.dev is not None and version.pre is None and version.post is None and version < Version(base) else None
@@ -977,7 +1010,10 @@ def rules_for(version: str | None = None) -> VersionRules:
     text = text[1:] if re.match(r"[vV]\d", text) else text  # 'v0.11.0' as a tag spells it: the release 0.11.0
     release = parse_version(text)
     notes: list[str] = []  # (a release newer than NEWEST_KNOWN is a warning of the plan: newer_than_read)
-    before = development_build_of(text)
+    before, after = development_build_of(text), nightly_after_candidate(text)
+    if after:
+        notes.append(f"vLLM {text} is a nightly of main named after the {after[0]} candidate tag it reaches (setuptools-scm): "
+                     f"it holds main's commits past that tag, bound for the next release, {after[1]}, whose rules are applied")
     if before:
         notes.append(f"vLLM {text} is a development build of {before} (main after the release before it; PEP 440 orders "
                      f"it before {before}): the rules of the releases before {before} are applied")
