@@ -417,8 +417,9 @@ def test_scaffold_prints_the_plans_warnings_as_fit_does(monkeypatch, capsys, tmp
     code, out = cli(monkeypatch, capsys, "fit", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4", "--max-model-len", "4096",
                     "--vllm-version", "9.9")
     assert code == 0 and "warning: kvplan's rules stop at vLLM" in out
+    # (a series alone is not pinned: scaffold writes the image tag v<release>, which names a patch release)
     code, out = cli(monkeypatch, capsys, "scaffold", str(tmp_path / "d"), "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "L4",
-                    "--max-model-len", "4096", "--vllm-version", "9.9")
+                    "--max-model-len", "4096", "--vllm-version", "9.9.0")
     assert code == 0 and "warning: kvplan's rules stop at vLLM" in out
 
 
@@ -464,6 +465,10 @@ def test_a_catalog_id_with_a_revision_offline_says_the_catalog_is_not_read_for_a
     ("0.34.0", "0.34.0 — planned with 0.33.0's rules, the newest kvplan holds (era V1-f)"),
     ("0.2.0", "0.2.0 — planned with the oldest rules kvplan holds (era V0-a)"),
     ("0.33.0", "0.33.0 rules (era V1-f)"),
+    # the row named the build's own number with "rules" while another release's rules planned it
+    ("0.26.1rc1.dev156+g0eec856cc", "0.26.1rc1.dev156+g0eec856cc — a nightly of main past the 0.26.1 candidate tag: "
+                                    "0.27.0's rules (era V1-f)"),
+    ("0.20.0.dev5", "0.20.0.dev5 — a development build of 0.20.0: the rules of the releases before it (era V1-d)"),
 ])
 def test_the_vllm_row_says_whose_rules_planned_a_release_kvplan_has_not_read(monkeypatch, capsys, version, shown):
     """fit's panel said "vLLM 0.34.0 rules (era V1-f)" while the warning under it said 0.33.0's rules were applied."""

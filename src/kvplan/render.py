@@ -273,14 +273,19 @@ def first_start_text(p: Plan) -> str:
 
 def _rules_text(p: Plan) -> str:
     """'rules' for a release kvplan read; for one newer (or older) than those, whose rules it applies instead: the
-    panel said "0.34.0 rules" while the warning below said 0.33.0's were applied."""
-    from kvplan.versions import NEWEST_KNOWN, outside_read
+    panel said "0.34.0 rules" while the warning below said 0.33.0's were applied. A development build or a nightly
+    names a release other than the one whose rules apply: the row says which."""
+    from kvplan.versions import NEWEST_KNOWN, development_build_of, nightly_after_candidate, outside_read
 
     where = outside_read(p.rules.release) if p.mode == "vllm" else None
     if where == "newer":
         return f"— planned with {NEWEST_KNOWN}'s rules, the newest kvplan holds"
     if where == "older":
         return "— planned with the oldest rules kvplan holds"
+    if p.mode == "vllm" and (after := nightly_after_candidate(p.vllm_version)):
+        return f"— a nightly of main past the {after[0]} candidate tag: {after[1]}'s rules"
+    if p.mode == "vllm" and (before := development_build_of(p.vllm_version)):
+        return f"— a development build of {before}: the rules of the releases before it"
     return "rules"
 
 
