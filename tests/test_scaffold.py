@@ -71,6 +71,31 @@ def test_pyproject_pins_the_planned_vllm(project):
     assert data["tool"]["kvplan"]["revision"] == SHA
 
 
+@pytest.mark.parametrize("version, pinned", [("vllm/vllm-openai:v0.10.1.1", "0.10.1.1"), ("v0.11.0", "0.11.0"),
+                                             ("0.34.0", "0.34.0")])  # newer than kvplan read: pinned as named
+def test_the_pin_and_the_image_name_the_release_the_version_names(version, pinned):
+    # an image reference was pinned whole: vllm==vllm/vllm-openai:v0.10.1.1 and the image vllm/vllm-openai:vvllm/...
+    spec = spec_from_plan(NS(**{**vars(standin_plan()), "vllm_version": version}))
+    files = render_files(spec)
+    assert f'"vllm=={pinned}"' in files["pyproject.toml"]
+    assert f"image: vllm/vllm-openai:v{pinned}\n" in files["docker-compose.yml"]
+
+
+@pytest.mark.parametrize("version, kind, suggest", [
+    ("0.26.1rc1.dev156+g0eec856cc", "a nightly of main", "0.27.0"),   # the release whose rules planned it
+    ("0.20.0.dev5", "a development build", "0.19.1"),                # the release before it
+    ("0.20.0rc1", "a release candidate", "0.20.0"),
+    ("0.10.2+cu130", "a local build", "0.10.2"),
+    ("0.11", "a series, not a release", "0.11.0"),
+])
+def test_a_version_pip_cannot_install_is_not_pinned(version, kind, suggest):
+    # scaffold wrote vllm==0.26.1rc1.dev156 and the image vllm/vllm-openai:v0.26.1rc1.dev156: neither exists
+    with pytest.raises(InputError) as e:
+        spec_from_plan(NS(**{**vars(standin_plan()), "vllm_version": version}))
+    assert e.value.field == "--vllm-version"
+    assert kind in str(e.value) and f"--vllm-version {suggest}" in str(e.value)
+
+
 def test_env_example_has_no_secret_values(project, monkeypatch, tmp_path_factory):
     root, _ = project
     env = dict(line.split("=", 1) for line in (root / ".env.example").read_text().splitlines()

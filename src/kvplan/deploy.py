@@ -268,6 +268,39 @@ def _pin_drafter(plan: Any, spec_config, text: str) -> tuple[str, str]:
     return text, f'; the drafter NOT pinned ({what}): add "revision": "<commit sha>"'
 
 
+def pinned_release(version: str) -> str:
+    """The release scaffold pins, as pyproject's `vllm==X` and the image `vllm/vllm-openai:vX`: a release vLLM published
+    (versions.PUBLISHED_RELEASES; an image reference or 'v' prefix dropped), or a plain release outside the span kvplan
+    read (newer than its newest, older than its oldest). A nightly, development, candidate or local build (PyPI and Docker Hub serve none: scaffold wrote
+    `vllm==0.26.1rc1.dev156`, and `vllm==vllm/vllm-openai:v0.10.1.1` with the image `vllm/vllm-openai:vvllm/...`) or a
+    series alone ('0.11') raises InputError naming the release to pin."""
+    from packaging.version import Version
+
+    from kvplan.versions import (NEWEST_KNOWN, PUBLISHED_RELEASES, development_build_of, names_patch_release,
+                                 nightly_after_candidate, outside_read, parse_version, release_token)
+
+    token = release_token(version)
+    if token in PUBLISHED_RELEASES:
+        return token
+    planned = parse_version(version)
+    if re.fullmatch(r"\d+\.\d+\.\d+(?:\.post\d+|\.\d+)?", token) and outside_read(planned) is not None:
+        return token  # a release outside the ones kvplan read (PUBLISHED_RELEASES spans those): pinned as named
+    after, before = nightly_after_candidate(version), development_build_of(version)
+    named = ".".join(map(str, planned))
+    if after:
+        kind, suggest = "a nightly of main", after[1]
+    elif before:
+        kind = "a development build"
+        suggest = max((r for r in PUBLISHED_RELEASES if Version(r) < Version(before)), key=Version, default=NEWEST_KNOWN)
+    else:
+        kind = ("a series, not a release" if not names_patch_release(version) else "a local build" if "+" in token
+                else "a release candidate" if re.search(r"rc\d", token) else "no published release")
+        suggest = named if named in PUBLISHED_RELEASES else NEWEST_KNOWN
+    raise InputError("--vllm-version", f"scaffold pins vllm=={token} and the image vllm/vllm-openai:v{token}, which "
+                     f"PyPI and Docker Hub do not serve: {version.strip()} is {kind}",
+                     f"give the published release to pin, e.g. --vllm-version {suggest}")
+
+
 def spec_from_plan(
     plan: Any,
     *,
@@ -499,7 +532,7 @@ def spec_from_plan(
     restart = predict("cold" if compile_cache_disabled(env) else "warm", download=False)
     return ScaffoldSpec(
         model_id=model_id, revision=str(revision) if revision else None, served_model_name=name, port=port,
-        vllm_version=str(plan.vllm_version), gpu_name=str(_get(g, "name", default="?")), gpu_total_bytes=total,
+        vllm_version=pinned_release(version), gpu_name=str(_get(g, "name", default="?")), gpu_total_bytes=total,
         tensor_parallel_size=tp, pipeline_parallel_size=pp, gated=bool(_get(m, "gated", default=False)),
         weights_bytes_total=w_total, flags=tuple(flags), arithmetic=tuple(arithmetic), env=env,
         vllm_log=tuple(_get(plan, "vllm_log", default=()) or ()), startup_first=first, startup_restart=restart,

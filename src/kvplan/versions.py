@@ -92,11 +92,16 @@ def parse_version(text: str) -> V:
     return (*release[:2], release[2] - 1) if development_build_of(text) else release
 
 
+def release_token(text: str) -> str:
+    """The version as written after a 'vllm', 'vllm==' or image-reference prefix and a 'v', up to a space or a remark:
+    'vllm/vllm-openai:v0.10.1.1' -> '0.10.1.1', '0.26.1rc1.dev693 (nightly)' -> '0.26.1rc1.dev693'."""
+    return re.match(r"[0-9A-Za-z.+!_-]*", str(text)[_version_match(text).start(1):]).group(0)
+
+
 def _pep440_token(text: str) -> Version | None:
     """The PEP 440 version at the start of `text` (after a 'vllm' or image prefix), None where packaging cannot read it."""
-    token = re.match(r"[0-9A-Za-z.+!_-]*", str(text)[_version_match(text).start(1):]).group(0)
     try:
-        return Version(token)
+        return Version(release_token(text))
     except InvalidVersion:
         return None
 
