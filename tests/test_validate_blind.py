@@ -360,9 +360,19 @@ def test_given_the_blind_pools_the_kv_arithmetic_is_within_rounding(blind):
                   and "the pool of whichever worker logged first" in rec["notes"]]
     assert len(one_worker) <= 3
     exact = [rec for rec in pooled if rec not in one_worker]
-    s = summarize(validate_records(exact, given_kv=True))
+    scored_exact = validate_records(exact, given_kv=True)
+    s = summarize(scored_exact)
     assert s["skipped"] == 0
-    assert s["kv_cache_tokens"]["max_abs_pct"] <= 0.3
+    # the rounding of the printed GiB moves the count by at most one block: 0.3 % for 16-token blocks, but the
+    # forty-third round's granite-4.0-h-1b hybrid pages 400 tokens across ten KV groups (32.8 MB a block row), so its
+    # printed 4.09 GiB spans 53,200 tokens (4.085-4.0875 GiB, the log) and 53,600 (4.0875-4.095): +0.75 %, one block;
+    # every record is held to 0.3 % or one of its blocks, whichever is larger (bound unchanged for the others)
+    by_id = {rec["id"]: rec for rec in exact}
+    coarse = [r for r in scored_exact if abs(r.error_pct.get("kv_cache_tokens") or 0) > 0.3]
+    assert len(coarse) <= 1
+    for r in coarse:
+        one_block = 100 * predict_record(by_id[r.id])[0].block_size / by_id[r.id]["observed"]["kv_cache_tokens"]
+        assert abs(r.error_pct["kv_cache_tokens"]) <= one_block + 1e-9
     # the thirty-eighth round's Gemma-4 start at 256,000 tokens prints 'Maximum concurrency ...: 1.12x' for 286,007
     # tokens (1.1172x unrounded): kvplan's 1.1162x, given the pool, is -0.09 % from the unrounded figure and -0.34 % from
     # the printed one, whose two decimals carry up to 0.45 % near 1x; the bound is that rounding (0.3 -> 0.5 %)

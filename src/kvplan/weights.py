@@ -1088,6 +1088,11 @@ def _rotary_bytes(spec: ModelSpec, dtype_bytes: int, mrope_cache_factor: int = 4
     t = spec.text_config
     if all(l.kind in ("recurrent", "none") for l in spec.layers):
         return 0
+    if spec.model_type == "granitemoehybrid" and t.get("position_embedding_type") != "rope":
+        # Granite 4.0 hybrids' attention is NoPE: GraniteMoeHybridAttention builds get_rope only `if
+        # config.position_embedding_type == "rope"`, else rotary_emb = None (models/granitemoehybrid.py, 0.9.0.1,
+        # 0.19.1, 0.31.0 and 0.33.0); transformers' GraniteMoeHybridConfig defaults the field to None
+        return 0
     if spec.model_type == "gpt_oss":
         # gpt-oss builds its rotary embedding in float32 whatever the model dtype: get_rope(..., dtype=torch.float32)
         # (models/gpt_oss.py OAIAttention, 0.10.1.1, 0.16.0, 0.19.0, 0.22.0, 0.33.0); YaRN caches
