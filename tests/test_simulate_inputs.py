@@ -114,6 +114,32 @@ def test_rejected_requests_miss_the_slo():
     assert one.meets(parse_slo("ttft=10s", 99)) and not one.meets(parse_slo("ttft=10s", 99.9))
 
 
+def test_the_rejection_note_names_the_limit_and_the_flag_that_lifts_it():
+    """The note said '3 requests rejected: prompt + output exceeds max_model_len 4096 or the KV pool': which limit, and
+    what serves them, was left to the user."""
+    w = wl([100] * 7 + [5000] * 2 + [4000], [20] * 10, np.arange(10) * 1.0)
+    r = simulate(w, cfg(num_gpu_blocks=200), SM, R19)  # 199 usable blocks of 16: 3,184 tokens at most
+    note = next(n for n in r.notes if "refuses" in n)
+    assert note.startswith("vLLM refuses 3 requests"), note
+    assert "2 longer than max_model_len 4,096" in note and "--max-model-len 5020" in note, note
+    assert "1 needing more than the whole KV pool (199 usable blocks" in note, note
+
+
+def test_simulate_refuses_a_workload_vllm_serves_none_of(tmp_path):
+    """Every prompt longer than max_model_len: simulate printed a table of '-' and exited 0."""
+    code, out = run("simulate", *SMALL, "--prompt-len", "constant:20000", "--completion-len", "constant:10", "--rate", "2",
+                    "-n", "20")
+    assert code == 2 and "--max-model-len" in out and "all 20 requests" in out, out
+    assert "--max-model-len 20010 admits them all" in out and "Traceback" not in out, out
+    f = tmp_path / "w.csv"
+    f.write_text("prompt_tokens,completion_tokens\n9000,10\n100000,50\n")
+    code, out = run("simulate", *SMALL, "-w", str(f), "--rate", "2", "--json")
+    assert code == 2 and "9,010 to 100,050 tokens" in out and "100050 admits them all, 9010 the shortest" in out, out
+    f.write_text("prompt_tokens,completion_tokens\n9000,10\n100,50\n")  # one served: simulated, with the note
+    code, out = run("simulate", *SMALL, "-w", str(f), "--rate", "2", "--json")
+    assert code == 0 and json.loads(out)["requests_rejected"] == 1, out
+
+
 # ------------------------------------------------------------------ the version's defaults and the plan
 
 

@@ -310,7 +310,7 @@ def simulate(
     """
     from kvplan.errors import InputError
     from kvplan.render import to_json
-    from kvplan.simulate import parse_slo, simulate_plan, step_model_report
+    from kvplan.simulate import check_servable, parse_slo, simulate_plan, step_model_report
     from kvplan.workload import build_workload
 
     for flag, given in (("--plot", plot), ("--requests", requests_csv)):
@@ -331,6 +331,7 @@ def simulate(
         _note_bare_slo(slo_spec)
     wl = build_workload(workload_spec)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, long_prefill_threshold, json_out)
+    check_servable(p, wl, cfg)  # a workload vLLM refuses whole is an error, not a table of '-'
     with _Progress(len(wl), enabled=(not json_out) and len(wl) >= 100_000 and sys.stderr.isatty()) as prog:
         res = simulate_plan(p, wl, cfg, sm, rules, slo=slo_spec, progress=prog if prog.enabled else None,
                             worst_case_concurrency=_worst_case(p, cfg))
