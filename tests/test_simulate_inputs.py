@@ -140,6 +140,17 @@ def test_simulate_refuses_a_workload_vllm_serves_none_of(tmp_path):
     assert code == 0 and json.loads(out)["requests_rejected"] == 1, out
 
 
+def test_the_decode_step_example_is_at_the_served_requests_context(tmp_path):
+    """One request of 100,050 tokens rejected beside one of 210 served: the example decode step was printed 'at 50,115
+    tokens of context' (the workload's mean, the refused request included) under max_model_len 8,192."""
+    f = tmp_path / "w.csv"
+    f.write_text("prompt_tokens,completion_tokens\n100000,50\n200,10\n")
+    code, out = run("simulate", *SMALL, "-w", str(f), "--rate", "2", "--json")
+    assert code == 0, out
+    decode = json.loads(out)["step_model"]["example_steps"][0]
+    assert decode["decode_context_tokens"] == 205 * decode["decode_seqs"], decode
+
+
 # ------------------------------------------------------------------ the version's defaults and the plan
 
 

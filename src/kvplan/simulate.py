@@ -872,12 +872,20 @@ class StepModel:
         return replace(sm, notes=sm.notes + extra) if extra else sm
 
 
-def step_model_report(step_model: StepModel, config: EngineConfig, mean_running: float, workload_summary: dict) -> dict:
+def step_model_report(step_model: StepModel, config: EngineConfig, mean_running: float, workload_summary: dict,
+                      result: Optional["SimResult"] = None) -> dict:
     """What a run's step times were built from (StepModel.to_dict) and two of its steps split into their terms: a
-    decode step of the realized mean number of running requests at the workload's mean context (prompt + half the
-    output), and a prefill step of one full token budget."""
+    decode step of the realized mean number of running requests at the mean context (prompt + half the output) of the
+    requests served (given the run's `result`; else the workload's), never past max_model_len, and a prefill step of
+    one full token budget. Over the whole workload, rejected requests included, the decode example ran at 50,115
+    tokens of context under max_model_len 8,192."""
     seqs = max(1, round(mean_running))
-    context = round(workload_summary["prompt_tokens"]["mean"] + workload_summary["completion_tokens"]["mean"] / 2)
+    served = result.completed if result is not None else None
+    if served is not None and served.any():
+        context = round(float((result.prompt_tokens[served] + result.completion_tokens[served] / 2).mean()))
+    else:
+        context = round(workload_summary["prompt_tokens"]["mean"] + workload_summary["completion_tokens"]["mean"] / 2)
+    context = min(context, config.max_model_len)
     steps = [step_model.explain_step(seqs, seqs * context), step_model.explain_step(0, 0, [(config.max_num_batched_tokens, 0)])]
     return {**step_model.to_dict(), "example_steps": steps}
 

@@ -340,7 +340,7 @@ def simulate(
     d["gpu"] = p.gpu.name
     d["tensor_parallel_size"] = p.args.tensor_parallel_size
     d["workload_summary"] = wl.summary()
-    d["step_model"] = step_model_report(sm, cfg, d["mean_running"], d["workload_summary"])
+    d["step_model"] = step_model_report(sm, cfg, d["mean_running"], d["workload_summary"], res)
     if plot is not None:
         d["plots"] = [str(x) for x in write_plots(res, plot)]
     if requests_csv is not None:
