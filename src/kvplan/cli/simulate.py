@@ -384,7 +384,7 @@ def capacity(
     """
     from kvplan.errors import InputError
     from kvplan.render import to_json
-    from kvplan.simulate import parse_slo, plan_capacity
+    from kvplan.simulate import check_servable, parse_slo, plan_capacity
     from kvplan.workload import build_workload, with_rate
 
     if not 1 <= percentile <= 100:
@@ -400,6 +400,8 @@ def capacity(
     spec = replace(workload_spec, rate_per_s=1.0)
     base = build_workload(spec)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, 0, json_out)
+    # as simulate refuses it: the bisection's answer was 'no rate meets the SLO; fix: ... or judge a percentile of 0.0'
+    check_servable(p, base, cfg)
 
     def at(rate_per_s: float):
         return with_rate(base, rate_per_s, spec.burstiness, spec.seed)
