@@ -264,6 +264,19 @@ def test_malformed_workload_files_are_clear_errors(tmp_path, rows, needle):
     assert needle in str(e.value)
 
 
+@pytest.mark.parametrize("bad, row", [("nan", 3), ("-inf", 2), ("inf", 4)])
+def test_a_non_finite_arrival_is_blamed_on_its_own_row(tmp_path, bad, row):
+    """A 'nan' in request 3 made every time NaN (all shifted by the NaN minimum) and the error named request 1, whose
+    arrival '0' is fine."""
+    f = tmp_path / "w.csv"
+    times = ["0", "1", "2", "3"]
+    times[row - 1] = bad
+    f.write_text("prompt_tokens,completion_tokens,arrival_s\n" + "".join(f"10,5,{t}\n" for t in times))
+    with pytest.raises(InputError) as e:
+        build_workload(WorkloadSpec(workload=str(f)))
+    assert f"request {row} has arrival time {bad!r}" in str(e.value), str(e.value)
+
+
 def test_a_timestamp_column_is_said_to_be_milliseconds(tmp_path):
     f = tmp_path / "w.jsonl"
     f.write_text("\n".join(json.dumps({"prompt_tokens": 10, "completion_tokens": 5, "timestamp": i * 1000.0})
