@@ -2181,7 +2181,7 @@ def _rejected_note(workload: Workload, cfg: EngineConfig, too_long: np.ndarray, 
     if too_long.any():
         parts.append(f"{int(too_long.sum()):,} longer than max_model_len {cfg.max_model_len:,} (prompt + output; the "
                      f"longest {int(total[too_long].max()):,} tokens: --max-model-len {int(total[too_long].max())} "
-                     "would admit them, where the pool holds it)")
+                     "would admit them, where vLLM starts at that length: `kvplan fit` says)")
     if too_big.any():
         parts.append(f"{int(too_big.sum()):,} needing more than the whole KV pool ({cfg.usable_blocks:,} usable blocks "
                      f"of {cfg.block_size} tokens; a larger pool or shorter requests)")
@@ -2210,7 +2210,7 @@ def check_servable(plan, workload: Workload, cfg: EngineConfig) -> None:
         raise InputError("--max-model-len", f"{every} of workload {served.name} {'is' if n == 1 else 'are'} longer than "
                          f"max_model_len {cfg.max_model_len:,} (prompt + output: {span}), so vLLM refuses "
                          f"{'it' if n == 1 else 'every one'} and nothing is served",
-                         f"{admits} (`kvplan fit` says whether the pool holds that), or give shorter requests "
+                         f"{admits} (`kvplan fit` says whether vLLM starts at that length), or give shorter requests "
                          "(--prompt-len / --completion-len, or the workload's token columns)")
     raise InputError("--workload", f"{every} of workload {served.name} need{'s' if n == 1 else ''} more KV cache than "
                      f"the whole pool holds ({cfg.usable_blocks:,} usable blocks of {cfg.block_size} tokens) or "

@@ -441,7 +441,8 @@ def capacity(
             check = a["slo_check"]  # the values the bisection compared with the SLO (rejected requests ranked last)
             console.print(f"  at that rate: TTFT p{percentile:g} {_fmt_ms(check['ttft_ms'])}, TPOT p{percentile:g} "
                           f"{_fmt_ms(check['tpot_ms'])}, max running {a['max_running']} "
-                          f"(vLLM's startup 'Maximum concurrency', every request max_model_len long: {d['worst_case_concurrency']:.1f}), {a['output_tokens_per_s']:,.0f} output tokens/s, "
+                          f"(vLLM's startup 'Maximum concurrency', every request max_model_len long: "
+                          f"{d['worst_case_concurrency']:.1f}), {a['output_tokens_per_s']:,.0f} output tokens/s, "
                           f"{a['preemptions']} preemptions"
                           + (f", {a['requests_rejected']:,} of {a['requests_total']:,} requests rejected (counted as misses)"
                              if a["requests_rejected"] else ""), highlight=False)
