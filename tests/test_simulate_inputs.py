@@ -162,6 +162,18 @@ def test_capacity_says_what_its_worst_case_figure_is():
     assert "(worst case" not in line and "every request max_model_len long:" in " ".join(out.split()), out
 
 
+def test_with_data_parallelism_the_pool_and_concurrency_rows_say_they_are_one_engines():
+    """DP 2 ran 29 requests at most on each engine (DP 1 at half the rate: 28) and printed 'realized max running 29'
+    and 'pool 1,713 blocks' unlabelled, beside the whole server's throughput."""
+    code, out = run("simulate", *SMALL, "--data-parallel-size", "2", "-w", "azure-conv", "--rate", "4", "-n", "100")
+    assert code == 0, out
+    text = " ".join(out.split())
+    assert "tokens per engine (of 2)," in text and "realized max running per engine" in text, out
+    assert "worst case per engine (pool / max_model_len)" in text and "KV usage peak / mean per engine" in text, out
+    code, out = run("simulate", *SMALL, "-w", "azure-conv", "--rate", "2", "-n", "100")
+    assert code == 0 and "per engine" not in out, out
+
+
 # ------------------------------------------------------------------ the version's defaults and the plan
 
 

@@ -117,7 +117,13 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
 
     console.print(f"[bold]{p.model.id}[/] on {_gpus_text(p)}, vLLM {p.vllm_version} "
                   f"({d['scheduler_rules']['source']})", highlight=False)
-    console.print(f"pool {cfg.num_gpu_blocks:,} blocks x {cfg.block_size} tokens, max_num_seqs {cfg.max_num_seqs}, "
+    # with data parallelism the pool and the concurrency rows are one engine's (simulate_replicas: replica 0's, or the
+    # busiest rank's in lockstep) while throughput and requests cover the whole server: unlabelled, 'realized max
+    # running 29' read as the server's for two engines that ran 29 each
+    dp = int(getattr(p.args, "data_parallel_size", 1) or 1)
+    each = f" per engine (of {dp})" if dp > 1 else ""
+    per = " per engine" if dp > 1 else ""
+    console.print(f"pool {cfg.num_gpu_blocks:,} blocks x {cfg.block_size} tokens{each}, max_num_seqs {cfg.max_num_seqs}, "
                   f"max_num_batched_tokens {cfg.max_num_batched_tokens}, max_model_len {cfg.max_model_len:,}"
                   f"{', prefix caching' if cfg.enable_prefix_caching else ''}", highlight=False)
     console.print(f"workload {wl_summary['name']}: {wl_summary['requests']:,} request{'s' if wl_summary['requests'] != 1 else ''}, prompt mean "
@@ -127,12 +133,12 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     t = Table(title="Concurrency and KV pool", show_header=True, header_style="bold")
     t.add_column("")
     t.add_column("value", justify="right")
-    t.add_row("worst case (pool / max_model_len)", f"{d['worst_case_concurrency']:.1f}")
-    t.add_row("realized max running", f"{d['max_running']}")
-    t.add_row("realized mean / p50 / p90 / p99 running", f"{d['mean_running']:.1f} / {d['running_p50']} / {d['running_p90']} / {d['running_p99']}")
+    t.add_row(f"worst case{per} (pool / max_model_len)", f"{d['worst_case_concurrency']:.1f}")
+    t.add_row(f"realized max running{per}", f"{d['max_running']}")
+    t.add_row(f"realized mean / p50 / p90 / p99 running{per}", f"{d['mean_running']:.1f} / {d['running_p50']} / {d['running_p90']} / {d['running_p99']}")
     if d["realized_over_worst_case"]:
         t.add_row("realized max / worst case", f"{d['realized_over_worst_case']:.1f}x")
-    t.add_row("KV usage peak / mean", f"{d['kv_usage_peak'] * 100:.1f} % / {d['kv_usage_mean'] * 100:.1f} %")
+    t.add_row(f"KV usage peak / mean{per}", f"{d['kv_usage_peak'] * 100:.1f} % / {d['kv_usage_mean'] * 100:.1f} %")
     t.add_row("preemptions (requests) / recomputed tokens", f"{d['preemptions']:,} ({d['requests_preempted']:,}) / {d['recomputed_tokens']:,}")
     if d["prefix_hit_tokens"]:
         t.add_row("prefix-cache hit tokens", f"{d['prefix_hit_tokens']:,}")
