@@ -284,6 +284,19 @@ def test_cli_json_names_the_plan_it_compared_with(tmp_path):
     assert plan["model"] == "meta-llama/Llama-3.1-8B-Instruct" and "A100 40GB" in plan["gpu"] and plan["tensor_parallel_size"] == 1
 
 
+def test_without_a_model_the_text_says_how_to_compare_with_the_plan(tmp_path):
+    """`kvplan reconcile LOG` printed a one-column table of the log's figures and nothing on how to see the plan's."""
+    log = tmp_path / "x.log"
+    log.write_text("\n".join(EXCERPTS[98]["lines"]))
+    proc = run_cli("reconcile", str(log), home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert "pass the model after LOGFILE to compare each with kvplan's plan" in text, proc.stdout
+    assert "the log served /home/data/models/Meta-Llama-3.1-8B-Instruct;" in text, proc.stdout  # its own model line
+    proc = run_cli("reconcile", str(log), "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "A100-40GB", home=tmp_path)
+    assert proc.returncode == 0 and "pass the model after LOGFILE" not in proc.stdout, proc.stdout
+
+
 def test_cli_record_to_stdout_without_a_model():
     text = "\n".join(EXCERPTS[100]["lines"])
     proc = run_cli("reconcile", "-", "--record", "-", stdin=text)

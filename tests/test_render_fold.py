@@ -151,3 +151,43 @@ def test_scaffold_lists_a_long_folder_broken_after_its_slashes(tmp_path):
             assert joined[-1].endswith("/"), lines
             joined[-1] += line
     assert sorted(joined) == sorted(str(p) for p in out_dir.rglob("*") if p.is_file()), joined
+
+
+def _stacked_render(first_cell, header="model", width=40) -> str:
+    from rich.console import Console
+    from rich.table import Table
+
+    from kvplan.render import WholeOrStacked
+
+    t = Table()
+    t.add_column(header)
+    for h in ("max_model_len tokens", "gpu_memory_utilization", "kv_cache_tokens concurrency"):
+        t.add_column(h)
+    t.add_row(first_cell, "131,072", "0.92", "1,993,760")
+    console = Console(width=width, force_terminal=False, color_system=None)
+    with console.capture() as cap:
+        console.print(WholeOrStacked(t))
+    return cap.get()
+
+
+@pytest.mark.parametrize("kind", ["plain", "markup", "text", "text_header", "renderable"])
+def test_the_stacked_view_keeps_the_first_columns_header_whatever_its_cells_are(kind):
+    """Stacked (a width the table cannot fit with whole words), each row's first line is '▸ HEADER VALUE'. A header given
+    as rich Text was read through a `.text` attribute Text does not have and dropped ('▸ Qwen/Qwen3-8B'), and a first cell
+    that is a renderable (a panel) replaced the heading line altogether, header and all."""
+    from rich.panel import Panel
+    from rich.text import Text
+
+    first = {"plain": "Qwen/Qwen3-8B", "markup": "[bold]Qwen/Qwen3-8B[/bold]", "text": Text("Qwen/Qwen3-8B", style="bold"),
+             "text_header": "Qwen/Qwen3-8B", "renderable": Panel("Qwen/Qwen3-8B")}[kind]
+    header = Text("model", style="bold") if kind == "text_header" else "model"
+    out = _stacked_render(first, header)
+    assert "┃" not in out and "│ max" not in out, out  # stacked, not the table
+    lines = out.splitlines()
+    heading = next(line for line in lines if line.startswith("▸"))
+    if kind == "renderable":
+        assert heading.strip() == "▸ model", out
+        assert "Qwen/Qwen3-8B" in lines[lines.index(heading) + 2], out
+    else:
+        assert heading.strip() == "▸ model Qwen/Qwen3-8B", out
+    assert "[bold]" not in out and "1,993,760" in out, out

@@ -569,6 +569,30 @@ def test_a_local_checkpoint_folder_is_served_from_its_path_never_as_a_hub_id(tmp
     assert f"MODEL='{folder}'" in env_example and "REVISION" not in env_example
 
 
+def test_a_checkpoints_config_json_is_served_as_its_folder_never_as_a_hub_id(tmp_path, monkeypatch):
+    """`kvplan scaffold DIR ckpt/config.json` wrote `MODEL=${MODEL:-ckpt}` and `--revision main` (the folder's name
+    served as a Hub id) and a k8s init container that downloaded 'ckpt' from the Hub; the folder itself, given as
+    MODEL, was served from its path. The config.json's folder is now served as that folder is."""
+    app = _cli_app()
+    from typer.testing import CliRunner
+
+    from kvplan.resolve import _catalog_lookup
+
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(_catalog_lookup("meta-llama/Llama-3.1-8B-Instruct")["config"]))
+    monkeypatch.chdir(tmp_path)  # a relative path, as typed
+    res = CliRunner().invoke(app, ["scaffold", str(tmp_path / "out"), "ckpt/config.json", "--gpu", "L4", "--max-model-len", "4096"])
+    assert res.exit_code == 0, res.output
+    serve = (tmp_path / "out" / "serve.sh").read_text()
+    assert f"MODEL=${{MODEL:-{folder}}}" in serve and "--revision" not in serve, serve
+    dep = _k8s(tmp_path / "out")["Deployment"]
+    assert "initContainers" not in dep["spec"]["template"]["spec"]  # nothing to download from the Hub
+    svc = yaml.safe_load((tmp_path / "out" / "docker-compose.yml").read_text())["services"]["vllm"]
+    assert svc["command"][0] == "/models/ckpt" and {"type": "bind", "source": str(folder), "target": "/models/ckpt",
+                                                    "read_only": True} in svc["volumes"]
+
+
 def test_a_local_folder_whose_path_holds_a_colon_is_mounted_with_its_path_intact(tmp_path):
     app = _cli_app()
     from typer.testing import CliRunner

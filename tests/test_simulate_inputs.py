@@ -114,6 +114,66 @@ def test_rejected_requests_miss_the_slo():
     assert one.meets(parse_slo("ttft=10s", 99)) and not one.meets(parse_slo("ttft=10s", 99.9))
 
 
+def test_the_rejection_note_names_the_limit_and_the_flag_that_lifts_it():
+    """The note said '3 requests rejected: prompt + output exceeds max_model_len 4096 or the KV pool': which limit, and
+    what serves them, was left to the user."""
+    w = wl([100] * 7 + [5000] * 2 + [4000], [20] * 10, np.arange(10) * 1.0)
+    r = simulate(w, cfg(num_gpu_blocks=200), SM, R19)  # 199 usable blocks of 16: 3,184 tokens at most
+    note = next(n for n in r.notes if "refuses" in n)
+    assert note.startswith("vLLM refuses 3 requests"), note
+    assert "2 longer than max_model_len 4,096" in note and "--max-model-len 5020" in note, note
+    assert "1 needing more than the whole KV pool (199 usable blocks" in note, note
+
+
+def test_simulate_refuses_a_workload_vllm_serves_none_of(tmp_path):
+    """Every prompt longer than max_model_len: simulate printed a table of '-' and exited 0."""
+    code, out = run("simulate", *SMALL, "--prompt-len", "constant:20000", "--completion-len", "constant:10", "--rate", "2",
+                    "-n", "20")
+    assert code == 2 and "--max-model-len" in out and "all 20 requests" in out, out
+    assert "--max-model-len 20010 admits them all" in out and "Traceback" not in out, out
+    f = tmp_path / "w.csv"
+    f.write_text("prompt_tokens,completion_tokens\n9000,10\n100000,50\n")
+    code, out = run("simulate", *SMALL, "-w", str(f), "--rate", "2", "--json")
+    assert code == 2 and "9,010 to 100,050 tokens" in out and "100050 admits them all, 9010 the shortest" in out, out
+    code, out = run("capacity", *SMALL, "-w", str(f))  # capacity as simulate: it advised 'a percentile of 0.0 or lower'
+    assert code == 2 and "100050 admits them all" in out and "percentile of 0.0" not in out, out
+    f.write_text("prompt_tokens,completion_tokens\n9000,10\n100,50\n")  # one served: simulated, with the note
+    code, out = run("simulate", *SMALL, "-w", str(f), "--rate", "2", "--json")
+    assert code == 0 and json.loads(out)["requests_rejected"] == 1, out
+
+
+def test_the_decode_step_example_is_at_the_served_requests_context(tmp_path):
+    """One request of 100,050 tokens rejected beside one of 210 served: the example decode step was printed 'at 50,115
+    tokens of context' (the workload's mean, the refused request included) under max_model_len 8,192."""
+    f = tmp_path / "w.csv"
+    f.write_text("prompt_tokens,completion_tokens\n100000,50\n200,10\n")
+    code, out = run("simulate", *SMALL, "-w", str(f), "--rate", "2", "--json")
+    assert code == 0, out
+    decode = json.loads(out)["step_model"]["example_steps"][0]
+    assert decode["decode_context_tokens"] == 205 * decode["decode_seqs"], decode
+
+
+def test_capacity_says_what_its_worst_case_figure_is():
+    """'max running 225 (worst case 9.6)': a realized figure 23 times its 'worst case' read as a contradiction; the
+    figure is the pool over max_model_len (vLLM's 'Maximum concurrency' line), which azure-conv's short requests beat."""
+    code, out = run("capacity", *SMALL, "-w", "azure-conv", "-n", "200", "--slo", "ttft=5s")
+    assert code == 0, out
+    line = next(x for x in out.splitlines() if "max running" in x)
+    assert "(worst case" not in line and "every request max_model_len long:" in " ".join(out.split()), out
+
+
+def test_with_data_parallelism_the_pool_and_concurrency_rows_say_they_are_one_engines():
+    """DP 2 ran 29 requests at most on each engine (DP 1 at half the rate: 28) and printed 'realized max running 29'
+    and 'pool 1,713 blocks' unlabelled, beside the whole server's throughput."""
+    code, out = run("simulate", *SMALL, "--data-parallel-size", "2", "-w", "azure-conv", "--rate", "4", "-n", "100")
+    assert code == 0, out
+    text = " ".join(out.split())
+    assert "tokens per engine (of 2)," in text and "realized max running per engine" in text, out
+    assert "worst case per engine (pool / max_model_len)" in text and "KV usage peak / mean per engine" in text, out
+    code, out = run("simulate", *SMALL, "-w", "azure-conv", "--rate", "2", "-n", "100")
+    assert code == 0 and "per engine" not in out, out
+
+
 # ------------------------------------------------------------------ the version's defaults and the plan
 
 
@@ -223,6 +283,19 @@ def test_malformed_workload_files_are_clear_errors(tmp_path, rows, needle):
     with pytest.raises(InputError) as e:
         build_workload(WorkloadSpec(workload=str(f), rate_per_s=1.0))
     assert needle in str(e.value)
+
+
+@pytest.mark.parametrize("bad, row", [("nan", 3), ("-inf", 2), ("inf", 4)])
+def test_a_non_finite_arrival_is_blamed_on_its_own_row(tmp_path, bad, row):
+    """A 'nan' in request 3 made every time NaN (all shifted by the NaN minimum) and the error named request 1, whose
+    arrival '0' is fine."""
+    f = tmp_path / "w.csv"
+    times = ["0", "1", "2", "3"]
+    times[row - 1] = bad
+    f.write_text("prompt_tokens,completion_tokens,arrival_s\n" + "".join(f"10,5,{t}\n" for t in times))
+    with pytest.raises(InputError) as e:
+        build_workload(WorkloadSpec(workload=str(f)))
+    assert f"request {row} has arrival time {bad!r}" in str(e.value), str(e.value)
 
 
 def test_a_timestamp_column_is_said_to_be_milliseconds(tmp_path):

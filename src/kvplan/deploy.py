@@ -316,6 +316,12 @@ def spec_from_plan(
     version = str(plan.vllm_version)
     check_port(port)
     local_dir = _get(m, "local_dir")
+    source = _get(m, "source")
+    if not local_dir and isinstance(source, str) and Path(source).name == "config.json" and Path(source).is_file():
+        # a checkpoint's config.json given by its path is that checkpoint, as its folder is: serve.sh said
+        # `vllm serve cfgdir` (the folder's name, as a Hub id, at --revision main) and the k8s init container
+        # downloaded that name from the Hub
+        local_dir = str(Path(source).absolute().parent)
     model_id = _get(m, "id", default=None) or _get(a, "model", default="model")
     revision = _get(a, "revision") or _get(m, "revision")
     tp = int(_get(a, "tensor_parallel_size", default=1))

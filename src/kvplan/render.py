@@ -146,10 +146,19 @@ class WholeOrStacked:
         if t.title:
             yield Text(str(t.title), style="italic", justify="center")
         headers = [c.header for c in t.columns]
+        # the first column's header, as text: a markup string rendered, a rich Text kept (it has no `.text`, and read
+        # as one it was dropped), any other renderable's header left out
+        head = console.render_str(headers[0]) if isinstance(headers[0], str) else headers[0]
+        head = head if isinstance(head, Text) else Text()
         for row in zip(*(c._cells for c in t.columns)):
             first = console.render_str(row[0]) if isinstance(row[0], str) else row[0]
-            header = headers[0] if isinstance(headers[0], str) else getattr(headers[0], "text", "")
-            yield Text.assemble(("▸ ", "dim"), (f"{header} " if header else "", "dim"), first) if isinstance(first, Text) else first
+            heading = Text.assemble(("▸ ", "dim"), head)
+            heading.stylize("dim", 0, len(heading.plain))
+            if isinstance(first, Text):
+                yield Text.assemble(heading, " " if head.plain else "", first)
+            else:  # a renderable (a panel, a table) under its header's line, never in place of it
+                yield heading
+                yield Padding(first, (0, 0, 0, 2))
             grid = Table.grid(padding=(0, 1))
             grid.add_column(style="dim")
             grid.add_column(overflow="fold")

@@ -872,12 +872,20 @@ class StepModel:
         return replace(sm, notes=sm.notes + extra) if extra else sm
 
 
-def step_model_report(step_model: StepModel, config: EngineConfig, mean_running: float, workload_summary: dict) -> dict:
+def step_model_report(step_model: StepModel, config: EngineConfig, mean_running: float, workload_summary: dict,
+                      result: Optional["SimResult"] = None) -> dict:
     """What a run's step times were built from (StepModel.to_dict) and two of its steps split into their terms: a
-    decode step of the realized mean number of running requests at the workload's mean context (prompt + half the
-    output), and a prefill step of one full token budget."""
+    decode step of the realized mean number of running requests at the mean context (prompt + half the output) of the
+    requests served (given the run's `result`; else the workload's), never past max_model_len, and a prefill step of
+    one full token budget. Over the whole workload, rejected requests included, the decode example ran at 50,115
+    tokens of context under max_model_len 8,192."""
     seqs = max(1, round(mean_running))
-    context = round(workload_summary["prompt_tokens"]["mean"] + workload_summary["completion_tokens"]["mean"] / 2)
+    served = result.completed if result is not None else None
+    if served is not None and served.any():
+        context = round(float((result.prompt_tokens[served] + result.completion_tokens[served] / 2).mean()))
+    else:
+        context = round(workload_summary["prompt_tokens"]["mean"] + workload_summary["completion_tokens"]["mean"] / 2)
+    context = min(context, config.max_model_len)
     steps = [step_model.explain_step(seqs, seqs * context), step_model.explain_step(0, 0, [(config.max_num_batched_tokens, 0)])]
     return {**step_model.to_dict(), "example_steps": steps}
 
@@ -2155,6 +2163,62 @@ def _engine(workload: Workload, cfg: EngineConfig, step_model: StepModel, rules:
     yield -1
 
 
+def _rejections(workload: Workload, cfg: EngineConfig) -> tuple[np.ndarray, np.ndarray]:
+    """(longer than max_model_len, larger than the whole pool though within max_model_len) per request. vLLM's OpenAI
+    server refuses prompt + max_tokens > max_model_len (entrypoints/openai/serving_engine.py `_validate_input`); one
+    that could not fit the pool alone would preempt itself forever."""
+    total = workload.prompt_tokens + workload.completion_tokens
+    too_long = total > cfg.max_model_len
+    return too_long, ~too_long & (cfg.blocks_for_array(total - 1) > cfg.usable_blocks)
+
+
+def _rejected_note(workload: Workload, cfg: EngineConfig, too_long: np.ndarray, too_big: np.ndarray) -> str:
+    """How many requests vLLM refuses, for which limit, and what serves them: it said 'prompt + output exceeds
+    max_model_len 8192 or the KV pool', naming neither which nor the flag that changes it."""
+    total = workload.prompt_tokens + workload.completion_tokens
+    n = int(too_long.sum() + too_big.sum())
+    parts = []
+    if too_long.any():
+        parts.append(f"{int(too_long.sum()):,} longer than max_model_len {cfg.max_model_len:,} (prompt + output; the "
+                     f"longest {int(total[too_long].max()):,} tokens: --max-model-len {int(total[too_long].max())} "
+                     "would admit them, where vLLM starts at that length: `kvplan fit` says)")
+    if too_big.any():
+        parts.append(f"{int(too_big.sum()):,} needing more than the whole KV pool ({cfg.usable_blocks:,} usable blocks "
+                     f"of {cfg.block_size} tokens; a larger pool or shorter requests)")
+    return f"vLLM refuses {n:,} request{'s' if n != 1 else ''} (rejected): " + "; ".join(parts)
+
+
+def check_servable(plan, workload: Workload, cfg: EngineConfig) -> None:
+    """Refuse a workload none of whose requests the planned server admits: simulated, every latency was '-' and the
+    command exited 0, with a note as the only word of why."""
+    from kvplan.errors import InputError
+
+    served = _as_served(plan, workload) if plan is not None else workload
+    if not len(served):
+        return
+    too_long, too_big = _rejections(served, cfg)
+    if not (too_long | too_big).all():
+        return
+    total = served.prompt_tokens + served.completion_tokens
+    n = len(served)
+    every = "the one request" if n == 1 else f"all {n:,} requests"
+    if too_long.all():
+        shortest, longest = int(total.min()), int(total.max())
+        span = f"{shortest:,} tokens" if shortest == longest else f"{shortest:,} to {longest:,} tokens"
+        admits = (f"--max-model-len {longest} admits {'it' if n == 1 else 'them all'}" if shortest == longest else
+                  f"--max-model-len {longest} admits them all, {shortest} the shortest")
+        raise InputError("--max-model-len", f"{every} of workload {served.name} {'is' if n == 1 else 'are'} longer than "
+                         f"max_model_len {cfg.max_model_len:,} (prompt + output: {span}), so vLLM refuses "
+                         f"{'it' if n == 1 else 'every one'} and nothing is served",
+                         f"{admits} (`kvplan fit` says whether vLLM starts at that length), or give shorter requests "
+                         "(--prompt-len / --completion-len, or the workload's token columns)")
+    raise InputError("--workload", f"{every} of workload {served.name} need{'s' if n == 1 else ''} more KV cache than "
+                     f"the whole pool holds ({cfg.usable_blocks:,} usable blocks of {cfg.block_size} tokens) or "
+                     f"exceed{'s' if n == 1 else ''} max_model_len {cfg.max_model_len:,}, so vLLM serves none of them",
+                     "give shorter requests, or a larger pool (--gpu-memory-utilization, a larger GPU, more "
+                     "tensor parallelism; or --num-gpu-blocks from the real startup log)")
+
+
 def _prepare(workload: Workload, cfg: EngineConfig, rules: SchedulerRules, notes: list) -> tuple[np.ndarray, dict]:
     if cfg.num_gpu_blocks < 2:
         raise InputError("--num-gpu-blocks", f"{cfg.num_gpu_blocks} blocks leave none usable", "vLLM needs at least 2 (one is the null block)")
@@ -2163,14 +2227,12 @@ def _prepare(workload: Workload, cfg: EngineConfig, rules: SchedulerRules, notes
     if cfg.max_num_seqs < 1 or cfg.max_num_batched_tokens < 1:
         raise InputError("--max-num-seqs", "max_num_seqs and max_num_batched_tokens must be >= 1", "use vLLM's defaults")
     bs = cfg.block_size
-    total = workload.prompt_tokens + workload.completion_tokens
-    # vLLM's OpenAI server refuses prompt + max_tokens > max_model_len (entrypoints/openai/serving_engine.py
-    # `_validate_input`); one that could not fit the pool alone would preempt itself forever.
-    rejected = (total > cfg.max_model_len) | (cfg.blocks_for_array(total - 1) > cfg.usable_blocks)
+    too_long, too_big = _rejections(workload, cfg)
+    rejected = too_long | too_big
     if cfg.blocks_note:
         notes.append(cfg.blocks_note)
     if rejected.any():
-        notes.append(f"{int(rejected.sum())} requests rejected: prompt + output exceeds max_model_len {cfg.max_model_len} or the KV pool")
+        notes.append(_rejected_note(workload, cfg, too_long, too_big))
     stats = {"arrival_list": workload.arrival_s.tolist(), "prompt_list": workload.prompt_tokens.tolist(),
              "completion_list": workload.completion_tokens.tolist(), "prefix_caching": False}
     if cfg.enable_prefix_caching:

@@ -235,7 +235,10 @@ def _parse_times(key: str, values: list) -> np.ndarray:
     t = np.asarray(values, dtype=np.float64)
     if key == "timestamp":  # Mooncake FAST'25 traces give milliseconds (FAST25-release/README.md)
         t = t / 1000.0
-    return t - t.min() if t.size else t
+    # from the earliest finite time, so that a 'nan' or '-inf' row stays the one the caller names: t.min() made every
+    # row NaN and the error blamed request 1 ("request 1 has arrival time '0'") for a 'nan' in request 3
+    finite = t[np.isfinite(t)]
+    return t - finite.min() if finite.size else t
 
 
 def _columns_from_file(path: Path, flag: str) -> tuple[dict, str]:

@@ -172,6 +172,11 @@ def render_reconciliation(result, plan=None) -> None:
         console.print(f"[dim]unrecognised:[/] {escape(str(line))}", highlight=False, markup=True)
     for note in tuple(result.notes) + tuple(log.parse_warnings):
         console.print(f"[dim]note:[/] {escape(str(note))}", highlight=False)
+    if not planned:  # the log's figures alone: say how to set them beside the plan (the table had one column, unexplained)
+        served = f"the log served {log.model}" if log.model else "the log does not name its model"
+        console.print(f"[dim]note:[/] only the log's figures: pass the model after LOGFILE to compare each with kvplan's "
+                      f"plan ({escape(served)}; a catalog id, a Hub id, a checkpoint folder or its config.json)",
+                      highlight=False)
 
 
 def _plan_header(plan) -> dict:

@@ -117,7 +117,13 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
 
     console.print(f"[bold]{p.model.id}[/] on {_gpus_text(p)}, vLLM {p.vllm_version} "
                   f"({d['scheduler_rules']['source']})", highlight=False)
-    console.print(f"pool {cfg.num_gpu_blocks:,} blocks x {cfg.block_size} tokens, max_num_seqs {cfg.max_num_seqs}, "
+    # with data parallelism the pool and the concurrency rows are one engine's (simulate_replicas: replica 0's, or the
+    # busiest rank's in lockstep) while throughput and requests cover the whole server: unlabelled, 'realized max
+    # running 29' read as the server's for two engines that ran 29 each
+    dp = int(getattr(p.args, "data_parallel_size", 1) or 1)
+    each = f" per engine (of {dp})" if dp > 1 else ""
+    per = " per engine" if dp > 1 else ""
+    console.print(f"pool {cfg.num_gpu_blocks:,} blocks x {cfg.block_size} tokens{each}, max_num_seqs {cfg.max_num_seqs}, "
                   f"max_num_batched_tokens {cfg.max_num_batched_tokens}, max_model_len {cfg.max_model_len:,}"
                   f"{', prefix caching' if cfg.enable_prefix_caching else ''}", highlight=False)
     console.print(f"workload {wl_summary['name']}: {wl_summary['requests']:,} request{'s' if wl_summary['requests'] != 1 else ''}, prompt mean "
@@ -127,12 +133,12 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     t = Table(title="Concurrency and KV pool", show_header=True, header_style="bold")
     t.add_column("")
     t.add_column("value", justify="right")
-    t.add_row("worst case (pool / max_model_len)", f"{d['worst_case_concurrency']:.1f}")
-    t.add_row("realized max running", f"{d['max_running']}")
-    t.add_row("realized mean / p50 / p90 / p99 running", f"{d['mean_running']:.1f} / {d['running_p50']} / {d['running_p90']} / {d['running_p99']}")
+    t.add_row(f"worst case{per} (pool / max_model_len)", f"{d['worst_case_concurrency']:.1f}")
+    t.add_row(f"realized max running{per}", f"{d['max_running']}")
+    t.add_row(f"realized mean / p50 / p90 / p99 running{per}", f"{d['mean_running']:.1f} / {d['running_p50']} / {d['running_p90']} / {d['running_p99']}")
     if d["realized_over_worst_case"]:
         t.add_row("realized max / worst case", f"{d['realized_over_worst_case']:.1f}x")
-    t.add_row("KV usage peak / mean", f"{d['kv_usage_peak'] * 100:.1f} % / {d['kv_usage_mean'] * 100:.1f} %")
+    t.add_row(f"KV usage peak / mean{per}", f"{d['kv_usage_peak'] * 100:.1f} % / {d['kv_usage_mean'] * 100:.1f} %")
     t.add_row("preemptions (requests) / recomputed tokens", f"{d['preemptions']:,} ({d['requests_preempted']:,}) / {d['recomputed_tokens']:,}")
     if d["prefix_hit_tokens"]:
         t.add_row("prefix-cache hit tokens", f"{d['prefix_hit_tokens']:,}")
@@ -310,7 +316,7 @@ def simulate(
     """
     from kvplan.errors import InputError
     from kvplan.render import to_json
-    from kvplan.simulate import parse_slo, simulate_plan, step_model_report
+    from kvplan.simulate import check_servable, parse_slo, simulate_plan, step_model_report
     from kvplan.workload import build_workload
 
     for flag, given in (("--plot", plot), ("--requests", requests_csv)):
@@ -331,6 +337,7 @@ def simulate(
         _note_bare_slo(slo_spec)
     wl = build_workload(workload_spec)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, long_prefill_threshold, json_out)
+    check_servable(p, wl, cfg)  # a workload vLLM refuses whole is an error, not a table of '-'
     with _Progress(len(wl), enabled=(not json_out) and len(wl) >= 100_000 and sys.stderr.isatty()) as prog:
         res = simulate_plan(p, wl, cfg, sm, rules, slo=slo_spec, progress=prog if prog.enabled else None,
                             worst_case_concurrency=_worst_case(p, cfg))
@@ -339,7 +346,7 @@ def simulate(
     d["gpu"] = p.gpu.name
     d["tensor_parallel_size"] = p.args.tensor_parallel_size
     d["workload_summary"] = wl.summary()
-    d["step_model"] = step_model_report(sm, cfg, d["mean_running"], d["workload_summary"])
+    d["step_model"] = step_model_report(sm, cfg, d["mean_running"], d["workload_summary"], res)
     if plot is not None:
         d["plots"] = [str(x) for x in write_plots(res, plot)]
     if requests_csv is not None:
@@ -383,7 +390,7 @@ def capacity(
     """
     from kvplan.errors import InputError
     from kvplan.render import to_json
-    from kvplan.simulate import parse_slo, plan_capacity
+    from kvplan.simulate import check_servable, parse_slo, plan_capacity
     from kvplan.workload import build_workload, with_rate
 
     if not 1 <= percentile <= 100:
@@ -399,6 +406,8 @@ def capacity(
     spec = replace(workload_spec, rate_per_s=1.0)
     base = build_workload(spec)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, 0, json_out)
+    # as simulate refuses it: the bisection's answer was 'no rate meets the SLO; fix: ... or judge a percentile of 0.0'
+    check_servable(p, base, cfg)
 
     def at(rate_per_s: float):
         return with_rate(base, rate_per_s, spec.burstiness, spec.seed)
@@ -438,7 +447,8 @@ def capacity(
             check = a["slo_check"]  # the values the bisection compared with the SLO (rejected requests ranked last)
             console.print(f"  at that rate: TTFT p{percentile:g} {_fmt_ms(check['ttft_ms'])}, TPOT p{percentile:g} "
                           f"{_fmt_ms(check['tpot_ms'])}, max running {a['max_running']} "
-                          f"(worst case {d['worst_case_concurrency']:.1f}), {a['output_tokens_per_s']:,.0f} output tokens/s, "
+                          f"(vLLM's startup 'Maximum concurrency', every request max_model_len long: "
+                          f"{d['worst_case_concurrency']:.1f}), {a['output_tokens_per_s']:,.0f} output tokens/s, "
                           f"{a['preemptions']} preemptions"
                           + (f", {a['requests_rejected']:,} of {a['requests_total']:,} requests rejected (counted as misses)"
                              if a["requests_rejected"] else ""), highlight=False)
