@@ -34,6 +34,10 @@ def test_a_utilization_given_as_a_percentage_is_answered_with_the_fraction(monke
     out = refused(monkeypatch, capsys, "--gpu-memory-utilization", "fit", "Qwen/Qwen3-8B", "--gpu", "L4",
                   "--gpu-memory-utilization", "0")
     assert "e.g. 0.9" in out and "percentage" not in out
+    # 1.5 was answered "0.015 for 1.5 %": a typo over 1, no percentage anyone serves at
+    out = refused(monkeypatch, capsys, "--gpu-memory-utilization", "fit", "Qwen/Qwen3-8B", "--gpu", "L4",
+                  "--gpu-memory-utilization", "1.5")
+    assert "e.g. 0.9" in out and "0.015" not in out
 
 
 def test_a_range_of_utilizations_names_what_ranges_are_for(monkeypatch, capsys):

@@ -719,8 +719,9 @@ class EngineArgs:
         self.runner_type  # raises on an unknown --runner
         u = self.gpu_memory_utilization
         if u is not None and not (0 < u <= 1):
-            # 95 is a percentage written where vLLM takes a fraction: the fix is that fraction, not an example of 0.9
-            fix = (f"a fraction, not a percentage: --gpu-memory-utilization {u / 100:g} for {u:g} %" if 1 < u <= 100
+            # 95 is a percentage written where vLLM takes a fraction: the fix is that fraction, not an example of 0.9.
+            # 1.5 is no percentage anyone serves at (it was answered "0.015 for 1.5 %"): from 10 % up only
+            fix = (f"a fraction, not a percentage: --gpu-memory-utilization {u / 100:g} for {u:g} %" if 10 <= u <= 100
                    else "e.g. 0.9 (the fraction of total GPU memory vLLM may claim)")
             raise InputError("--gpu-memory-utilization", f"must be in (0, 1], got {u}", fix)
         for name in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_num_seqs", "max_num_batched_tokens",
