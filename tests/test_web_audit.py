@@ -311,3 +311,44 @@ def test_a_body_that_is_not_json_is_an_error_of_the_body(client, body, says):
     # the field was the character offset pydantic puts in loc ('0: JSON decode error'), which names no field
     r = raw_post(client, "/api/plan", body)
     assert r.status_code == 422 and r.json()["field"] == "body" and says in r.json()["message"], r.text
+
+
+def test_an_unknown_key_lists_the_keys_of_its_own_endpoint(client):
+    # /api/simulate's list of known keys left out its own rate_per_s, workload, slo, capacity, max_requests and seed
+    r = client.post("/api/simulate", json={**BASE, "rate": 2})
+    assert r.status_code == 422 and r.json()["field"] == "rate"
+    fix = r.json()["fix"]
+    assert all(k in fix for k in ("rate_per_s", "workload", "slo", "capacity", "max_requests", "seed", "max_model_len"))
+    r = client.post("/api/plan", json={**BASE, "rate": 2})
+    assert "rate_per_s" not in r.json()["fix"] and "max_model_len" in r.json()["fix"]
+
+
+def test_a_length_given_as_a_float_is_answered_with_a_length(client):
+    # max_model_len 1e12 was answered "must be a whole number ... (e.g. 4)"
+    r = client.post("/api/plan", json={**BASE, "max_model_len": 1e12})
+    assert r.status_code == 422 and r.json()["field"] == "max_model_len"
+    assert r.json()["fix"] == "e.g. 4096"
+
+
+def test_a_refused_scaffold_names_the_key_its_first_fix_changes(client):
+    # a 70B model on one T4: the fix is tensor parallelism, not max_model_len, which the refusal always named
+    body = {**BASE, "model": "meta-llama/Llama-3.1-70B"}
+    r = client.post("/api/scaffold", json=body)
+    assert r.status_code == 400
+    first_key = r.json()["fix"][4:].split("=", 1)[0]
+    assert r.json()["field"] == first_key != "max_model_len"
+    r = client.post("/api/simulate", json=body)
+    assert r.status_code == 400 and r.json()["field"] == first_key and r.json()["fix"].startswith("set ")
+
+
+def test_the_pages_decode_example_is_that_of_the_requests_served(client):
+    # the page built its decode example from the whole workload's mean context, rejected requests included, where
+    # `kvplan simulate` takes the requests it served: the two answered differently for one request
+    body = {**BASE, "max_model_len": 2048, "workload": "azure-code", "max_requests": 300}
+    r = client.post("/api/simulate", json=body)
+    assert r.status_code == 200, r.text
+    decode = r.json()["step_model"]["example_steps"][0]
+    cli = _run_cli(["simulate", BASE["model"], "--gpu", "T4", "--max-model-len", "2048", "-w", "azure-code", "-n", "300",
+                    "--json"])
+    assert decode == json.loads(cli.stdout)["step_model"]["example_steps"][0]
+    assert decode["decode_seqs"] > 0 and decode["decode_context_tokens"] / decode["decode_seqs"] <= 2048

@@ -576,7 +576,7 @@ def env_flag_on(env: Sequence[tuple[str, str]], name: str) -> bool:
 
 
 # a value each count flag takes, for its refusal's hint ("e.g. 1" for --block-size named a size no backend takes)
-_COUNT_EXAMPLES = {
+COUNT_EXAMPLES = {
     "tensor_parallel_size": "e.g. 1, 2, 4 or 8", "pipeline_parallel_size": "e.g. 1 or 2", "data_parallel_size": "e.g. 1 or 2",
     "max_num_seqs": "e.g. 256", "max_num_batched_tokens": "e.g. 8192", "block_size": "e.g. 16 (vLLM's default)",
     "num_gpus": "e.g. 1", "max_model_len": "e.g. 4096",
@@ -728,11 +728,11 @@ class EngineArgs:
                      "block_size", "num_gpus", "max_model_len"):
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-                raise InputError("--" + name.replace("_", "-"), f"must be a whole number, got {v!r}", _COUNT_EXAMPLES[name])
+                raise InputError("--" + name.replace("_", "-"), f"must be a whole number, got {v!r}", COUNT_EXAMPLES[name])
             if name == "max_model_len":
                 continue
             if v is not None and v < 1:
-                raise InputError("--" + name.replace("_", "-"), f"must be a positive integer, got {v}", _COUNT_EXAMPLES[name])
+                raise InputError("--" + name.replace("_", "-"), f"must be a positive integer, got {v}", COUNT_EXAMPLES[name])
         if self.max_model_len is not None and self.max_model_len < 1 and self.max_model_len != AUTO_FIT:
             raise InputError("--max-model-len", f"must be a positive integer, got {self.max_model_len}",
                              "e.g. 4096 (or -1: vLLM >= 0.14 fits the longest length the KV pool holds)")

@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from kvplan.cli import FIT_PARAMS, FitFlags, refuse_unpublished_version
 from kvplan.cli.fit import SWEEPABLE, parse_vary, plan_from_flags_and_inverse, plan_json, sweep_rows, uncertainty_band_of
 from kvplan.errors import GatedModelError, HubError, InputError, KvplanError
+from kvplan.plan import COUNT_EXAMPLES
 from kvplan.resolve import context_limit
 from kvplan.render import budget_segments, verdict_text
 from kvplan.resolve import LOCAL_MODEL_REFS
@@ -101,7 +102,8 @@ class SimulateRequest(PlanRequest):
     seed: int = 0
 
 
-_REQUEST_ONLY = {"model", "concurrency", "curve"}
+_REQUEST_MODELS = {"/api/plan": PlanRequest, "/api/sweep": SweepRequest, "/api/scaffold": ScaffoldRequest,
+                   "/api/simulate": SimulateRequest}
 _FLAG_NAMES = [f.name for f in fields(FitFlags)]
 
 
@@ -165,7 +167,9 @@ def _on_validation_error(request: Request, exc: RequestValidationError) -> JSONR
     loc = [str(x) for x in first.get("loc", ()) if x != "body"]
     field = loc[0] if loc else "body"  # the request key, not the union member pydantic tried last
     kind = first.get("type", "")
-    known = ", ".join(sorted(set(_FLAG_NAMES) | _REQUEST_ONLY))
+    # the keys of the endpoint's own request: /api/simulate's rate_per_s, workload, slo ... were left out of the list
+    body = _REQUEST_MODELS.get(request.url.path.rstrip("/"), PlanRequest)
+    known = ", ".join(sorted(body.model_fields))
     if kind == "json_invalid":  # loc is ('body', character offset): the offset is no field
         field = "body"
         message = f"not valid JSON (at character {loc[0]}: {first.get('ctx', {}).get('error', 'decode error')})" if loc else "not valid JSON"
@@ -177,7 +181,9 @@ def _on_validation_error(request: Request, exc: RequestValidationError) -> JSONR
     elif kind in _PLAIN:
         given = first.get("input")
         message = _PLAIN[kind] + (f", got {str(given)[:40]!r}" if isinstance(given, (str, int, float)) else "")
-        fix = "e.g. 0.9" if kind.startswith(("float", "finite")) else "e.g. 4" if kind.startswith("int") else "correct the value"
+        # the field's own example (max_model_len 1e12 was answered "e.g. 4")
+        fix = ("e.g. 0.9" if kind.startswith(("float", "finite")) else
+               COUNT_EXAMPLES.get(field, "e.g. 4") if kind.startswith("int") else "correct the value")
     else:
         message, fix = first.get("msg", "invalid request"), "send a JSON object with the CLI's options in snake_case"
     return JSONResponse(_error_body(field, message, fix), status_code=422)
@@ -402,7 +408,7 @@ def scaffold_response(planner: Planner, req: ScaffoldRequest) -> dict:
 
     _, _, p, note = planner.plan(req)
     if not p.fits:
-        raise InputError("max_model_len", "the plan does not start, so no launch files are generated: " + (p.error or "does not fit"),
+        raise InputError(refused_field(p), "the plan does not start, so no launch files are generated: " + (p.error or "does not fit"),
                          request_fixes(p))
     spec = spec_from_plan(p, served_model_name=req.served_model_name, port=req.port)
     return {"model": spec.model_id, "gpu": spec.gpu_name, "gpus": spec.gpus, "vllm_version": spec.vllm_version,
@@ -410,11 +416,23 @@ def scaffold_response(planner: Planner, req: ScaffoldRequest) -> dict:
             "files": render_files(spec)}
 
 
+def _usable_fixes(p) -> list:
+    """The plan's fixes that start it and that a request can pass as written (request keys only)."""
+    known = set(_FLAG_NAMES) | {"model"}
+    return [f for f in p.fixes if f.fits and set(f.flags) <= known]
+
+
+def refused_field(p) -> str:
+    """The request key a plan that does not start is refused under: the first key its first fix changes
+    (tensor_parallel_size where the weights exceed the card), max_model_len where no fix is passable."""
+    usable = _usable_fixes(p)
+    return next(iter(usable[0].flags)) if usable and usable[0].flags else "max_model_len"
+
+
 def request_fixes(p) -> str:
     """The plan's fixes that start it, written as request keys (the fixes are passable as written): 'set
     tensor_parallel_size=4 (starts: ...)'. Only keys a request takes; 'see the Plan tab' when none is left."""
-    known = set(_FLAG_NAMES) | {"model"}
-    usable = [f for f in p.fixes if f.fits and set(f.flags) <= known]
+    usable = _usable_fixes(p)
     if not usable:
         return "no single change makes it start: see the fixes on the Plan tab"
     return "; or ".join("set " + ", ".join(f"{k}={v}" for k, v in f.flags.items()) + f" ({f.effect})" for f in usable[:3])
@@ -440,7 +458,8 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
 
     _, _, p, _ = planner.plan(req)
     if not p.fits:
-        raise InputError("max_model_len", "the plan does not start, so there is nothing to simulate: " + (p.error or ""), "apply one of the fixes first")
+        raise InputError(refused_field(p), "the plan does not start, so there is nothing to simulate: " + (p.error or ""),
+                         request_fixes(p))
     source = str(planner.workloads.get(req.workload, "workload")) if req.workload.startswith("upload:") else req.workload
     if source == req.workload and not bundled_name(source):
         raise InputError("workload", f"unknown bundled trace {req.workload!r}", "one of " + ", ".join(BUNDLED) + ", or upload a CSV")
@@ -458,7 +477,7 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
     out = {"plan": {"model": p.model.id, "gpu": p.gpu.name, "max_concurrency": p.max_concurrency, "kv_cache_tokens": p.kv_cache_tokens,
                     "warnings": [str(w) for w in p.warnings]},  # as `kvplan simulate` notes them ("plan: ...")
            "workload": summary, "result": rd, "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s},
-           "step_model": sim.step_model_report(step_model, config, rd["mean_running"], summary)}
+           "step_model": sim.step_model_report(step_model, config, rd["mean_running"], summary, result)}
     if req.capacity:
         if not req.slo:
             raise InputError("slo", "capacity needs at least one SLO", "e.g. ttft=1s,tpot=50ms")
