@@ -453,6 +453,14 @@ def test_importing_the_package_main_module_runs_nothing():
     assert ran.returncode == 0 and "H200" in ran.stdout
 
 
+@pytest.mark.parametrize("ref", ["Qwen/Qwen3-8B@main", "meta-llama/Llama-3.1-8B-Instruct@0e9e39f2"])
+def test_a_revision_written_after_an_at_sign_names_the_revision_flag(monkeypatch, capsys, ref):
+    # it was "unknown model 'Qwen/Qwen3-8B@main' (nearest catalog ids: Qwen/Qwen3-8B, ...)"
+    text = refused(monkeypatch, capsys, "model", "fit", ref, "--gpu", "L4")
+    model, revision = ref.split("@")
+    assert f"{model} --revision {revision}" in text and "nearest" not in text
+
+
 def test_a_catalog_id_with_a_revision_offline_says_the_catalog_is_not_read_for_a_revision(monkeypatch, capsys, tmp_path):
     # it said "did you mean the catalog id Qwen/Qwen3-8B?" to a user who had typed exactly that id
     hub_offline(monkeypatch, tmp_path)

@@ -1010,6 +1010,10 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
         return _from_catalog(entry)
     if is_hub_id(ref):
         return _from_hub(ref, revision)
+    at = re.fullmatch(r"([\w.\-]+/[\w.\-]+)@([\w.\-/]+)", ref)
+    if at and is_hub_id(at.group(1)):  # 'Qwen/Qwen3-8B@main' was an unknown model with the nearest ids, itself first
+        raise InputError("model", f"{ref} gives a revision after '@', which vLLM and kvplan do not read in the model id",
+                         f"give the id and the revision apart: {at.group(1)} --revision {at.group(2)}")
     if re.fullmatch(r"[\w.\-]+/[\w.\-]+:(?i:(?:UD-)?(?:I?Q\d\w*|B?F16|F32))", ref):  # vLLM's repo_id:quant_type (GGUF)
         raise InputError("model", f"{ref} names a GGUF file in a Hub repository (vLLM's repo_id:quant_type form), which "
                          "kvplan does not fetch", "download that .gguf file (huggingface-cli download REPO FILE) and give "
