@@ -819,3 +819,20 @@ def test_cli_json_record_is_the_record_written(tmp_path):
     proc = run_cli("reconcile", str(log), *flags, "--record", "-", home=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == shown
+
+
+def test_the_v1_to_v0_engine_fallback_is_named_as_the_engines_not_the_backends():
+    # a 0.8.2 T4 start (log_excerpts.jsonl, huggingface/cookbook): it read "attention backend fell back (XFormers):
+    # Compute Capability < 8.0 is not supported by the V1 Engine. Falling back to V0"
+    from kvplan.reconcile import backend_fallback
+
+    lines = ["INFO 05-05 15:15:08 [api_server.py:981] vLLM API server version 0.8.2",
+             "WARNING 05-05 15:15:24 [arg_utils.py:1854] Compute Capability < 8.0 is not supported by the V1 Engine. "
+             "Falling back to V0.",
+             "INFO 05-05 15:15:37 [cuda.py:288] Using XFormers backend."]
+    said = backend_fallback(parse_lines(lines))
+    assert said.startswith("engine fell back from V1 to V0 (attention: XFormers): Compute Capability < 8.0")
+    assert "attention backend" not in said
+    turing = lines + ["INFO 05-05 15:15:37 [cuda.py:240] Cannot use FlashAttention-2 backend for Volta and Turing GPUs."]
+    said = backend_fallback(parse_lines(turing))
+    assert said.startswith("engine fell back from V1 to V0") and "; attention backend fell back (XFormers): Cannot use" in said

@@ -127,10 +127,18 @@ def predicted_terms(plan) -> dict[str, Optional[float]]:
 
 
 def backend_fallback(log: StartupLog) -> Optional[str]:
-    """A sentence when the log shows vLLM settled on a slower attention backend than it prefers."""
-    reasons = [h.text for h in log.hits if h.sig.symptom == "attention_backend_fallback"]
-    if reasons:
-        return f"attention backend fell back ({log.attention_backend or 'slower backend'}): {reasons[0]}"
+    """A sentence when the log shows vLLM settled on a slower attention backend than it prefers, or on its V0 engine
+    (0.8-0.10: the V1 -> V0 fallback shares the symptom, but it is the engine that fell back, not the backend: a T4
+    log read 'attention backend fell back (XFormers): ... Falling back to V0')."""
+    hits = [h for h in log.hits if h.sig.symptom == "attention_backend_fallback"]
+    engine = [h.text for h in hits if h.signature == "fallback_v0"]
+    reasons = [h.text for h in hits if h.signature != "fallback_v0"]
+    backend = f"attention backend fell back ({log.attention_backend or 'slower backend'}): {reasons[0]}" if reasons else None
+    if engine:
+        runs = f" (attention: {log.attention_backend})" if log.attention_backend and not backend else ""
+        return f"engine fell back from V1 to V0{runs}: {engine[0]}" + (f"; {backend}" if backend else "")
+    if backend:
+        return backend
     backend, candidates = log.attention_backend, log.attention_backend_candidates
     if backend and candidates and candidates[0] != backend:
         return (f"vLLM chose {backend} although {candidates[0]} ranks first among its candidates: "

@@ -165,7 +165,7 @@ def render_reconciliation(result, plan=None) -> None:
         if row.note and planned:
             console.print(f"[dim]note:[/] {row.term}: {escape(str(row.note))}", highlight=False)
     if result.backend_fallback:
-        console.print(f"[yellow]backend fallback:[/] {escape(str(result.backend_fallback))}", highlight=False, markup=True)
+        console.print(f"[yellow]fallback:[/] {escape(str(result.backend_fallback))}", highlight=False, markup=True)
     for warning in log.warnings:
         console.print(f"[yellow]warning:[/] {escape(str(warning))}", highlight=False)
     for line in log.unrecognised:
