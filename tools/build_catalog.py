@@ -855,6 +855,171 @@ EXTRA_GPUS += [
     },
 ]
 
+# Stop 13: cards a user in late 2026 types that kvplan refused. RDNA4 Radeons (gfx1201), the 8/16 GB Jetson Orin
+# modules (compute capability 8.7, memory shared with the CPU) and AMD Strix Halo (gfx1151, memory shared with the CPU).
+# A Radeon's total is ROCm's: rocminfo's GPU pool 'Segment: GLOBAL; FLAGS: COARSE GRAINED' is torch's total_memory (the
+# RX 7900 XTX: 25149440 KB = 24560 MiB both ways; the RX 9070 XT below: 16695296 KB = 16304 MiB both ways), and vLLM's
+# total on ROCm is torch's. A Jetson's is CUDA's (deviceQuery / torch) under JetPack 6 (L4T r36, CUDA 12.x): vLLM runs
+# on Orin only through builds made for JetPack 6 (dustynv/vllm:*-r36.x images, https://github.com/dusty-nv/
+# jetson-containers; vLLM issue #8708 comment of 2024-10-18; vLLM PR #7293 asked for 8.7 in vLLM's own build list), and
+# the total depends on the JetPack release (its carve-outs), so another JetPack's figure is a source, not the total.
+# vLLM's gates: kvplan records none by gfx target (versions.py / plan.py key ROCm on the vendor alone) and none for
+# Jetson beyond compute capability 8.7's integrated memory (versions.INTEGRATED_MEMORY_CC); what vLLM's documentation
+# says is in each entry's sources, and no gate is added here.
+_ROCM_DOCS = ("vLLM's ROCm requirements list 'Radeon RX 9000 series (gfx1200/1201)' and 'Ryzen AI MAX / AI 300 Series "
+              "(gfx1151/1150)', the latter 'requires ROCm 7.0.2 or above' (https://docs.vllm.ai/en/v0.14.0/getting_started/"
+              "installation/gpu/ and later docs, e.g. docs/getting_started/installation/gpu.rocm.inc.md on main); the "
+              "first release that lists them is not pinned down here, and kvplan applies no gfx gate")
+_JETSON_VLLM = ("vLLM on Orin: builds for JetPack 6 from jetson-containers (dustynv/vllm images; vLLM issue #8708; "
+                "https://github.com/dusty-nv/jetson-containers/issues/1568: 'Jetson Orin Nano 8GB. L4T 36.4.7', image "
+                "'dustynv/vllm:0.8.6-r36.4.0-cu128-24.04'); vLLM publishes no sm_87 wheel (vLLM PR #7293, superseded "
+                "by #9735); kvplan applies compute capability 8.7's integrated-memory rules (versions.INTEGRATED_MEMORY_CC)")
+_ORIN_BW = (_FOUND + "spec table (index id 57985154165): '| Orin NX 16GB | 102.4 GB/s |', '| Orin NX 8GB | 102.4 GB/s |', "
+            "'| Orin Nano 8GB | 68 GB/s |' (with '| AGX Orin 64GB | 204.8 GB/s |', the catalog's AGX Orin figure)")
+_GFX_TABLE = ("https://github.com/ROCm/legacy-rocm-build/blob/089d7513c55fc7b6edb2a75b83cb40ca883a0ec2/docs/reference/"
+              "gpu-arch-specs.rst")
+EXTRA_GPUS += [
+    {
+        **_NV_DEFAULTS, "vendor": 'AMD', "id": 'radeon-ai-pro-r9700', "name": 'AMD Radeon AI PRO R9700',
+        # vLLM's kernel-config names spell it 'AMD_Radeon_R9700' (device_name=AMD_Radeon_R9700 in its fp8_utils warnings,
+        # https://github.com/kyuz0/amd-r9700-vllm-toolboxes/issues/4)
+        "aliases": ['Radeon AI PRO R9700', 'AI PRO R9700', 'R9700', 'AMD Radeon R9700', 'Radeon R9700',
+                    'AMD Radeon AI PRO R9700 32GB'],
+        "memory_gb_marketing": 32, "compute_capability": None, "hbm_bandwidth_tbps": 0.64,
+        'memory_total_bytes_reported': 33406976 * 1024,
+        "memory_source": "rocminfo (ROCm 7.1.1, three R9700): https://github.com/ROCm/ROCm/issues/5706: 'Name:                    "
+                         "gfx1201 ... Marketing Name:          AMD Radeon AI PRO R9700 ... Pool 1 / Segment: GLOBAL; FLAGS: "
+                         "COARSE GRAINED / Size:                    33406976(0x1fdc000) KB' (= 32624 MiB = 31.86 GiB)",
+        "sources": [_FOUND + "vLLM on 8 x Navi48 (gfx12, 'Serve DeepSeek-V4-Flash on Navi48 with TP=8', index id 57983616173):"
+                    " 'Free memory on device cuda:X (10/31.86 GiB)' (31.86 GiB = 32624 MiB, the rocminfo pool; the 16 GB "
+                    "Navi48 cards report 16304 MiB)",
+                    _FOUND + "rocm-smi era host line (index id 65721263631): 'AMD Radeon AI PRO R9700, 32624 MiB'",
+                    "gfx1201: " + _GFX_TABLE + " '- Radeon AI PRO R9700 / - RDNA4 / - gfx1201 / - 32' (VRAM GiB)",
+                    _FOUND + "bandwidth (index id 52286037764): '| Radeon AI PRO R9700 | 32 GB GDDR6 | 640 GB/s | ... RDNA 4'; "
+                    "32 GB: https://www.amd.com/en/products/graphics/workstations/radeon-ai-pro/ai-9000-series/"
+                    "amd-radeon-ai-pro-r9700.html (cited by ROCm PR #5203, which corrected ROCm's table from 16 to 32 GiB)",
+                    _ROCM_DOCS],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'AMD', "id": 'rx-9070-xt', "name": 'AMD Radeon RX 9070 XT',
+        "aliases": ['Radeon RX 9070 XT', 'RX 9070 XT', '9070 XT', '9070XT', 'AMD Radeon RX 9070XT', 'RX 9070 XT 16GB'],
+        "memory_gb_marketing": 16, "compute_capability": None, "hbm_bandwidth_tbps": 0.64,
+        'memory_total_bytes_reported': 16695296 * 1024,
+        "memory_source": "rocminfo (ROCm 6.4.1): https://github.com/ROCm/ROCm/issues/5388: 'Name:                    gfx1201 "
+                         "... Marketing Name:          AMD Radeon RX 9070 XT ... Pool 1 / Segment: GLOBAL; FLAGS: COARSE "
+                         "GRAINED / Size:                    16695296(0xfec000) KB' (= 16304 MiB)",
+        "sources": ["torch on ROCm 6.4: https://github.com/ROCm/ROCm/issues/5040 (comment of 2025-07-19): "
+                    "\"_CudaDeviceProperties(name='AMD Radeon RX 9070 XT', major=12, minor=0, gcnArchName='gfx1201', "
+                    "total_memory=16304MB, multi_processor_count=32, ...)\" (16304 MiB, the rocminfo pool)",
+                    _FOUND + "Ultralytics on ROCm torch (index id 70686882235): 'CUDA:0 (AMD Radeon RX 9070 XT, 16304MiB)'",
+                    "gfx1201: " + _GFX_TABLE + " '- Radeon RX 9070 XT / - RDNA4 / - gfx1201 / - 16'",
+                    "bandwidth: https://multiplayer.it/notizie/amd-radeon-rx-9070-xt-rx-9070-specifiche.html (RX 9070 XT and "
+                    "RX 9070: '16GB di memoria GDDR6 con clock a 20 Gbps e un bus di memoria a 256 bit, per una larghezza "
+                    "di banda totale di 640 GB/s')",
+                    _ROCM_DOCS],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'AMD', "id": 'rx-9070', "name": 'AMD Radeon RX 9070',
+        "aliases": ['Radeon RX 9070', 'RX 9070', '9070', 'RX 9070 16GB'],
+        "memory_gb_marketing": 16, "compute_capability": None, "hbm_bandwidth_tbps": 0.64,
+        'memory_total_bytes_reported': 16304 * MIB,
+        "memory_source": _FOUND + "a Linux (amdgpu) host's notes, index id 58784575100: 'MEASURED ON DESK 2026-09-02 (RX 9070, "
+                         "16304 MiB)'; the same 16304 MiB as the RX 9070 XT's rocminfo pool and torch total_memory (same "
+                         "Navi 48 board memory, 16 GB GDDR6)",
+        "sources": [_FOUND + "Windows engine notes (index id 70452487546): 'AMD Radeon RX 9070, 16 GB (gfx1201; engine sees "
+                    "16,304 MiB, Windows budgets 15,447 MiB to the process)'",
+                    _FOUND + "rocm-smi --showproductname (index id 61200761709): 'Card Series:          AMD Radeon RX 9070' "
+                    "... 'GFX Version:          gfx1201'",
+                    "gfx1201: " + _GFX_TABLE + " '- Radeon RX 9070 / - RDNA4 / - gfx1201 / - 16'",
+                    "bandwidth: https://multiplayer.it/notizie/amd-radeon-rx-9070-xt-rx-9070-specifiche.html (both cards: "
+                    "256-bit GDDR6 at 20 Gbps, 640 GB/s)",
+                    _ROCM_DOCS],
+    },
+    {
+        **_NV_DEFAULTS, "id": 'jetson-orin-nx-16gb', "name": 'NVIDIA Jetson Orin NX 16GB',
+        # deviceQuery and torch name every Orin module 'Orin': that name stays the AGX Orin's concern (OTHER_MEMORY_GB)
+        "aliases": ['Jetson Orin NX 16GB', 'NVIDIA Jetson Orin NX 16GB', 'Orin NX 16GB', 'Jetson Orin NX'],
+        "memory_gb_marketing": 16, "compute_capability": '8.7', "hbm_bandwidth_tbps": 0.1024,
+        'memory_total_bytes_reported': 16416792576,
+        "memory_source": "deviceQuery under JetPack 6.2.1 (CUDA 12.6), public GitHub file found by exact-string search (index "
+                         "id 12612052448, 'A Guide to Jetson Orin NX Setup'): 'Device 0: \"Orin\" ... CUDA Capability "
+                         "Major/Minor version number:    8.7 / Total amount of global memory:                 15656 MBytes "
+                         "(16416792576 bytes) / (008) Multiprocessors, (128) CUDA Cores/MP:    1024 CUDA Cores'",
+        "sources": ['UNIFIED MEMORY: CUDA total = the 16 GB LPDDR5 Linux leaves after the JetPack carve-outs, shared with the '
+                    'CPU/OS; torch.cuda.mem_get_info()[1] is the same total', 
+                    _FOUND + "torch 2.8.0 under JetPack 6 (TensorRT 10.3.0, index id 66459513854): 'CUDA:0 (Orin, 15655MiB)'",
+                    _FOUND + "JetPack 5 (CUDA 11.4) on an Orin NX 16GB (index id 71210151957, 'I tested on Jetson Orin NX "
+                    "16GB'): 'Total amount of global memory:                 15388 MBytes (16136011776 bytes)': 0.26 GiB "
+                    "less than JetPack 6's, which vLLM's Orin builds need",
+                    _ORIN_BW, _JETSON_VLLM],
+    },
+    {
+        **_NV_DEFAULTS, "id": 'jetson-orin-nx-8gb', "name": 'NVIDIA Jetson Orin NX 8GB',
+        "aliases": ['Jetson Orin NX 8GB', 'NVIDIA Jetson Orin NX 8GB', 'Orin NX 8GB'],
+        "memory_gb_marketing": 8, "compute_capability": '8.7', "hbm_bandwidth_tbps": 0.1024,
+        "sources": ['UNIFIED MEMORY (8 GB LPDDR5 shared with the CPU/OS)',
+                    "module SKU 900-13767-0010-001 'Jetson Orin NX 8GB' (" + _FOUND + "index id 71328906840); BOARDSKU "
+                    "'0001 - Jetson Orin NX 8GB' (index id 33397119255, citing https://docs.nvidia.com/jetson/archives/"
+                    "r36.4.4/DeveloperGuide/index.html#devices-supported-by-this-document)",
+                    _ORIN_BW, _JETSON_VLLM],
+    },
+    {
+        **_NV_DEFAULTS, "id": 'jetson-orin-nano-8gb', "name": 'NVIDIA Jetson Orin Nano 8GB',
+        # no size-less alias ('Jetson Orin Nano', its developer kits): the name is also the 4 GB module's, so a bare
+        # name is asked about (OTHER_MEMORY_GB), as the AGX Orin's is
+        "aliases": ['Jetson Orin Nano 8GB', 'NVIDIA Jetson Orin Nano 8GB', 'Orin Nano 8GB', 'Jetson Orin Nano Super 8GB'],
+        "memory_gb_marketing": 8, "compute_capability": '8.7', "hbm_bandwidth_tbps": 0.068,
+        'memory_total_bytes_reported': 7620 * MIB,
+        "memory_source": _FOUND + "a JetPack 6.2.2 setup guide for the 'Jetson Orin Nano Developer Kit (8GB)' (index id "
+                         "53125500447): deviceQuery 'Device 0: \"Orin\" / CUDA Driver Version / Runtime Version          "
+                         "12.6 / 12.6 / CUDA Capability Major/Minor version number:    8.7 / Total amount of global memory:"
+                         "                 7620 MBytes', tegrastats 'RAM 2840/7620MB' (MiB; the bytes are 7620 x 1048576)",
+        "sources": ['UNIFIED MEMORY (8 GB LPDDR5 shared with the CPU/OS); the dev kits\' MAXN SUPER mode (JetPack 6.2) '
+                    'raises the memory clock, which the bandwidth field does not follow',
+                    _FOUND + "torch builds for JetPack 6: 'Ultralytics 8.3.148 ... torch-2.5.0a0+872d972e41.nv24.08 CUDA:0 "
+                    "(Orin, 7620MiB)' (index id 10974585025), 'torch-2.3.0 CUDA:0 (Orin, 7620MiB)' with '6 CPUs, 7.4 GB "
+                    "RAM' (index id 55554792086)",
+                    _FOUND + "other stacks: Ubuntu 22.04 with Canonical's r36.4 Tegra drivers, deviceQuery '7618 MBytes "
+                    "(7987728384 bytes)' (index id 3548449959); a CUDA 13.2 torch on an Orin Nano, 'torch-2.13.0+cu132 "
+                    "CUDA:0 (Orin, 7546MiB)' (index id 63090704347): the total moves with the software release",
+                    _ORIN_BW, _JETSON_VLLM],
+    },
+    {
+        **_NV_DEFAULTS, "vendor": 'AMD', "id": 'strix-halo', "name": 'AMD Radeon 8060S Graphics',
+        "aliases": ['Strix Halo', 'AMD Strix Halo', 'Radeon 8060S', 'AMD Radeon 8060S', 'Radeon 8060S Graphics',
+                    'AMD Radeon(TM) 8060S Graphics', 'Ryzen AI Max+ 395', 'AMD Ryzen AI Max+ 395', 'Ryzen AI Max 395',
+                    'AMD RYZEN AI MAX+ 395 w/ Radeon 8060S'],
+        "memory_gb_marketing": 128, "compute_capability": None, "hbm_bandwidth_tbps": 0.256,
+        "sources": ['UNIFIED MEMORY: up to 128 GB LPDDR5X shared with the CPU; the GPU\'s share is set per machine (the BIOS '
+                    'UMA carve-out, the kernel\'s GTT / ttm.pages_limit), so no catalog total is kept: --gpu-gib gives it',
+                    _FOUND + "torch's total on gfx1151 across machines: \"_CudaDeviceProperties(name='AMD Radeon Graphics', "
+                    "major=11, minor=5, gcnArchName='gfx1151', total_memory=104906MB\" (index id 43463901779), "
+                    "'total_memory=11828MB' (index id 49569157774), \"name='Radeon 8060S Graphics' ... total_memory=64038MB\" "
+                    "(index id 56824795797), \"name='AMD Radeon(TM) 8060S Graphics' ... total_memory=102129MB\" with "
+                    "'torch.cuda.mem_get_info(0) -> [106927665152, 107090132992]' (index id 67325041134), 'total_memory="
+                    "80065MB' on Windows (index id 70803967867)",
+                    "https://github.com/ROCm/ROCm/issues/5444 (vLLM on Strix Halo, ROCm 7.x): torch's total_memory 15.49 GiB "
+                    "with a small carve-out until a HIP shim reported the GTT pool (88.0 GiB)",
+                    "https://github.com/vllm-project/vllm-omni/pull/6236: 'AMD Ryzen AI Max+ 395 / Radeon 8060S (gfx1151), "
+                    "with 128 GiB unified memory configured as 96 GiB VRAM'",
+                    _FOUND + "bandwidth (index id 56453921007, 'AMD Strix Halo (Ryzen AI Max+ 395)'): '| LPDDR5X-8000, "
+                    "256-bit | 256 GB/s theoretical |'",
+                    _ROCM_DOCS],
+    },
+]
+# What a card with no catalog total says when named without --gpu-gib (resolve._find_gpu asks for the total).
+NO_TOTAL_REASONS = {
+    "jetson-orin-nx-8gb": ("no public deviceQuery / torch total was found for the 8 GB Orin NX module; CUDA's total on an "
+                           "Orin is the LPDDR5 Linux leaves after JetPack's carve-outs (the Orin Nano 8GB reports 7620 MiB "
+                           "under JetPack 6, the Orin NX 16GB 15656), a figure of the module and its JetPack"),
+    "strix-halo": ("the Radeon 8060S shares the machine's memory, and the share ROCm reports is set per machine (the BIOS "
+                   "UMA carve-out and the kernel's GTT / ttm.pages_limit): public torch totals on gfx1151 run from 11828 "
+                   "to 104906 MiB"),
+}
+# Parts whose memory is the system's though no compute capability says so (an AMD APU has none; Jetson and GB10 parts
+# are told by theirs, versions.INTEGRATED_MEMORY_CC).
+INTEGRATED_MEMORY_IDS = {"strix-halo"}
+
 
 EXTRA_ALIASES = {
     "h200": (["H200 NVL", "NVIDIA H200 NVL"], "nvidia-smi 'NVIDIA H200 NVL, 143771 MiB' = the H200 SXM's 143771 MiB (public "
@@ -875,6 +1040,10 @@ EXTRA_ALIASES = {
 OTHER_MEMORY_GB = {
     "jetson-agx-orin-64gb": ([32], _FOUND + "spec table of the AGX Orin 64GB and 32GB modules ('| 内存带宽 | 204.8 GB/s | "
                              "204.8 GB/s |'); deviceQuery names every Orin module 'Orin', so that name is not an alias"),
+    "jetson-orin-nx-16gb": ([8], "the Orin NX is also the 8 GB module (SKU 900-13767-0010-001, catalog jetson-orin-nx-8gb), "
+                            "whose total no public source gives: a bare 'Orin NX' is asked about"),
+    "jetson-orin-nano-8gb": ([4], _FOUND + "module SKUs (index id 71328906840) list 'Jetson Orin Nano 4GB' beside the 8GB; "
+                             "BOARDSKU '0004 - Jetson Orin Nano 4GB' (index id 33397119255)"),
     "rtx-5060ti-16gb": ([8], _FOUND + "retail listing 'MSI GeForce RTX 5060 Ti 8GB VENTUS 2X OC PLUS'"),
     "rtx-3080-laptop-16gb": ([8], _FOUND + "'_CudaDeviceProperties(name='NVIDIA GeForce RTX 3080 Laptop GPU', major=8, "
                              "minor=6, total_memory=8191MB' (index id 39896093339): the same name with 8 GB"),
@@ -1159,6 +1328,8 @@ def _nvidia_smi_total(gid: str, row: dict) -> dict:
 
 
 def build_gpus(shared: Path) -> list[dict]:
+    from kvplan.versions import INTEGRATED_MEMORY_CC
+
     rows = json.loads((shared / "data" / "gpus.json").read_text())
     # A card in EXTRA_GPUS is merged onto the shared row of the same id (so no id appears twice in the catalog):
     # its sourced values win, the shared row's other facts (TFLOPS, aliases, sources) are kept.
@@ -1191,6 +1362,9 @@ def build_gpus(shared: Path) -> list[dict]:
                    f"{fit['loo'][2]:.0f} MiB, a flat 0.6 GiB's {fit['flat'][0]:.0f} / {fit['flat'][1]:.0f} / "
                    f"{fit['flat'][2]:.0f} MiB)")
             src = g.get("memory_source") or "shared/data/gpus.json"
+        elif gid in NO_TOTAL_REASONS:  # a card kvplan knows but plans only with --gpu-gib (resolve._find_gpu asks)
+            total_bytes = None
+            how, src = "unknown", NO_TOTAL_REASONS[gid]
         else:
             total_bytes = None
             how, src = "unknown", "shared/data/gpus.json"
@@ -1204,6 +1378,10 @@ def build_gpus(shared: Path) -> list[dict]:
             "total_bytes": total_bytes,
             "total_source": f"{how}: {src}",
             "compute_capability": g.get("compute_capability"),
+            # memory shared with the CPU: by compute capability (GB10, Jetson) or named (an AMD APU has none)
+            "integrated_memory": g.get("compute_capability") in INTEGRATED_MEMORY_CC or gid in INTEGRATED_MEMORY_IDS,
+            # why a card kvplan knows has no total (it then asks for --gpu-gib); None where a total is sourced
+            "no_total_reason": NO_TOTAL_REASONS.get(gid) if total_bytes is None else None,
             "hbm_bandwidth_tbps": g.get("hbm_bandwidth_tbps"),
             "bf16_tflops": g.get("bf16_tflops_dense"),
             "fp16_tflops": g.get("fp16_tflops_dense"),

@@ -83,6 +83,8 @@ class GPUSpec:
     # nvidia-smi's memory.total (MiB), with its source: CUDA's total under WSL2 (wsl2_gpu); None where no source gives it
     nvidia_smi_total_mib: int | None = None
     nvidia_smi_total_source: str | None = None
+    # memory shared with the CPU where no compute capability says so (an AMD APU: the catalog's integrated_memory)
+    integrated_memory: bool = False
 
     @property
     def total_gib(self) -> float:
@@ -97,7 +99,7 @@ class GPUSpec:
         name = self.name.lower()
         if "laptop" in name:
             return "laptop"
-        if self.compute_capability in INTEGRATED_MEMORY_CC:
+        if self.integrated_memory or self.compute_capability in INTEGRATED_MEMORY_CC:
             return "integrated"
         if re.search(r"geforce|titan|radeon|quadro|rtx a\d|rtx \d+ ?(sff )?ada|rtx \d+ada|rtx pro", name):
             return "desktop"
@@ -130,24 +132,60 @@ class GPUSpec:
         return bool(self.interconnect and "nvlink" in self.interconnect.lower() and "no nvlink" not in self.interconnect.lower())
 
 
+def _catalog_rows() -> list[dict]:
+    return json.loads(resources.files("kvplan.data").joinpath("gpus.json").read_text())
+
+
+def _spec_of_row(r: dict, total_bytes: int, total_source: str) -> GPUSpec:
+    return GPUSpec(
+        id=r["id"], name=r["name"], total_bytes=total_bytes, total_source=total_source,
+        compute_capability=r.get("compute_capability"), vendor=r.get("vendor") or "NVIDIA",
+        hbm_bandwidth_tbps=r.get("hbm_bandwidth_tbps"), bf16_tflops=r.get("bf16_tflops"),
+        fp16_tflops=r.get("fp16_tflops"), fp8_tflops=r.get("fp8_tflops"), fp4_tflops=r.get("fp4_tflops"),
+        memory_gb_marketing=r.get("memory_gb_marketing"), interconnect=r.get("interconnect"),
+        aliases=tuple(r.get("aliases") or ()), sources=tuple(r.get("sources") or ()),
+        other_memory_gb=tuple(r.get("other_memory_gb") or ()),
+        nvidia_smi_total_mib=r.get("nvidia_smi_total_mib"), nvidia_smi_total_source=r.get("nvidia_smi_total_source"),
+        integrated_memory=bool(r.get("integrated_memory")),
+    )
+
+
 @lru_cache(maxsize=1)
 def gpu_catalog() -> tuple[GPUSpec, ...]:
-    rows = json.loads(resources.files("kvplan.data").joinpath("gpus.json").read_text())
-    out = []
-    for r in rows:
-        if not r.get("total_bytes"):
-            continue  # a GPU whose total memory no source gives cannot be planned for
-        out.append(GPUSpec(
-            id=r["id"], name=r["name"], total_bytes=int(r["total_bytes"]), total_source=r["total_source"],
-            compute_capability=r.get("compute_capability"), vendor=r.get("vendor") or "NVIDIA",
-            hbm_bandwidth_tbps=r.get("hbm_bandwidth_tbps"), bf16_tflops=r.get("bf16_tflops"),
-            fp16_tflops=r.get("fp16_tflops"), fp8_tflops=r.get("fp8_tflops"), fp4_tflops=r.get("fp4_tflops"),
-            memory_gb_marketing=r.get("memory_gb_marketing"), interconnect=r.get("interconnect"),
-            aliases=tuple(r.get("aliases") or ()), sources=tuple(r.get("sources") or ()),
-            other_memory_gb=tuple(r.get("other_memory_gb") or ()),
-            nvidia_smi_total_mib=r.get("nvidia_smi_total_mib"), nvidia_smi_total_source=r.get("nvidia_smi_total_source"),
-        ))
-    return tuple(out)
+    # a GPU whose total memory no source gives cannot be planned for on its own (sizeless_gpus: asked for one)
+    return tuple(_spec_of_row(r, int(r["total_bytes"]), r["total_source"]) for r in _catalog_rows() if r.get("total_bytes"))
+
+
+@lru_cache(maxsize=1)
+def sizeless_gpus() -> tuple[GPUSpec, ...]:
+    """Cards kvplan knows whose total no source fixes (tools/build_catalog.py NO_TOTAL_REASONS: a Jetson module no public
+    capture gives a total for, an APU whose GPU share is set per machine): named, they are planned with --gpu-gib
+    (their compute capability, vendor, bandwidth and memory kind the catalog's), named alone they are asked for it.
+    total_bytes is 0 and total_source says why the catalog has no total."""
+    return tuple(_spec_of_row(r, 0, r["no_total_reason"]) for r in _catalog_rows()
+                 if not r.get("total_bytes") and r.get("no_total_reason"))
+
+
+def _sizeless_match(ref: str) -> GPUSpec | None:
+    """The sizeless card a name (its count and remarks in parentheses aside) names exactly, by id, name or alias; None
+    where it names none, or where a catalog card with a total answers to it too (that card is planned, as before)."""
+    name = _gpu_count_and_name(ref)[1]
+    keys = {_gpu_key(v) for v in (name, re.sub(r"\([^)]*\)", " ", name).strip())} - {""}
+    if not keys or any(keys & {_gpu_key(n) for n in (g.id, g.name, *g.aliases)} for g in gpu_catalog()):
+        return None
+    for g in sizeless_gpus():
+        if keys & {_gpu_key(n) for n in (g.id, g.name, *g.aliases)}:
+            return g
+    return None
+
+
+def _sizeless_refusal(given: str, card: GPUSpec, size_flag: str | None = None) -> UnknownGPUError:
+    """What naming a sizeless card without its total says: why there is none, and the flag that gives it."""
+    return UnknownGPUError(
+        size_flag or "--gpu-gib", f"{given.strip()!r} is the {card.name}, which kvplan knows but holds no total memory "
+        f"for: {card.total_source}",
+        f"give the total vLLM sees on this machine: --gpu {card.id!r} --gpu-gib N (N = torch.cuda.mem_get_info()[1] / "
+        "2**30 there, or y of vLLM's 'Free memory on device (x/y GiB)' line)")
 
 
 _GPU_NOISE = re.compile(r"\b(nvidia|geforce|tesla|amd|instinct|intel)\b")
@@ -211,7 +249,9 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
         total = int(round(gib * GIB)) if gib is not None else int(round(gb * GB))
         # the card named supplies what the size does not; its count ('2x L40S') still stands, its variant choice not
         mig = ref and _MIG_SLICE.search(_gpu_count_and_name(ref)[1])  # a MIG slice is found with its total, not without
-        base, base_notes = (_find_gpu(ref, total if mig else None, size_flag="--gpu-gib" if gib is not None else "--gpu-gb")
+        sizeless = ref and _sizeless_match(ref)  # ... and so is a card the catalog holds no total for
+        base, base_notes = (_find_gpu(ref, total if (mig or sizeless) else None,
+                                      size_flag="--gpu-gib" if gib is not None else "--gpu-gb")
                             if ref else (None, []))
         notes += [n for n in base_notes if not isinstance(n, ChoiceNote)]
         label = f"{gib:g} GiB" if gib is not None else f"{gb:g} GB"
@@ -226,6 +266,7 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
             hbm_bandwidth_tbps=base.hbm_bandwidth_tbps if base else None, bf16_tflops=base.bf16_tflops if base else None,
             fp16_tflops=base.fp16_tflops if base else None, fp8_tflops=base.fp8_tflops if base else None,
             fp4_tflops=base.fp4_tflops if base else None,
+            integrated_memory=base.integrated_memory if base else False,  # an APU given its share stays one
         )
         return spec, notes
     if ref is None:
@@ -437,6 +478,13 @@ def _find_gpu(ref: str, total_bytes: int | None = None, size_flag: str | None = 
                                   "GiB)' line), or name the card the slice is cut from")
         return replace(parent, name=f"{parent.name} MIG {mig.group(1)}", total_bytes=total_bytes,
                        total_source=f"the MIG {mig.group(1)} slice's total as given"), notes
+    sizeless = _sizeless_match(ref)
+    if sizeless is not None:  # a card kvplan knows but holds no total for: planned on a total given, else asked
+        if total_bytes is None:
+            raise _sizeless_refusal(given, sizeless, size_flag)
+        notes = ([f"{given.strip()!r}: {count} x {sizeless.name} available (--num-gpus {count})"] if count else [])
+        return replace(sizeless, total_bytes=total_bytes, total_source=f"given: {total_bytes / GIB:.2f} GiB "
+                       f"(kvplan's catalog holds none: {sizeless.total_source})"), notes
     # "H100-80G", "A100 80G": a memory size written without the B (a separate number, unlike the A10G's)
     ref = re.sub(r"(?<=[\s\-_])(\d+)\s*G\b", r"\1GB", ref, flags=re.I)
     if not _gpu_key(ref):
