@@ -137,3 +137,13 @@ def test_the_catalog_rows_say_which_parts_share_memory_with_the_cpu():
         "jetson-orin-nano-8gb", "strix-halo"}
     assert {k for k, r in rows.items() if r["no_total_reason"]} == {"jetson-orin-nx-8gb", "strix-halo"}
     assert all(set(r) == set(rows["l4"]) for r in rows.values())  # identical keys in every row
+
+
+@pytest.mark.parametrize("search", ["Strix Halo", "8060S", "Orin NX 8GB"])
+def test_the_listing_names_a_card_known_without_a_total(monkeypatch, capsys, search):
+    # `kvplan gpus "Strix Halo"` answered "no GPU contains 'Strix Halo'" for a card --gpu knows by that name
+    from cli_runner import run_cli
+
+    code, out, err = run_cli(monkeypatch, capsys, "gpus", search)
+    assert code == 0 and "no GPU contains" not in out + err
+    assert "known, but with no fixed total memory" in out and "--gpu-gib N" in out

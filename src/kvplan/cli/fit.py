@@ -414,7 +414,15 @@ def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring 
             err_console.print(f"no GPU name contains {search!r} as written; --gpu {search!r} is read as {read_as.name}",
                               highlight=False, soft_wrap=True)
         if not cat and not json_out:
-            _no_match("GPU", search, names, "or give --gpu-gib N for a custom card")
+            from kvplan.resolve import sizeless_gpus
+
+            # a card kvplan knows without a total (Strix Halo, Jetson Orin NX 8GB) answered "no GPU contains"
+            known = [g for g in sizeless_gpus() if any(needle in n.lower() for n in (g.name, g.id, *g.aliases))]
+            for g in known:
+                console.print(f"{g.name}: known, but with no fixed total memory ({g.total_source}); plan it with "
+                              f"--gpu {g.id!r} --gpu-gib N", highlight=False, soft_wrap=True)
+            if not known:
+                _no_match("GPU", search, names, "or give --gpu-gib N for a custom card")
             return
     if json_out:
         sys.stdout.write(to_json([{"id": g.id, "name": g.name, "total_gib": round(g.total_gib, 3), "compute_capability": g.compute_capability,
