@@ -755,3 +755,13 @@ def test_a_disabled_compile_cache_makes_every_restart_compile(tmp_path):
     files = render_files(off)
     assert "export VLLM_DISABLE_COMPILE_CACHE=0  # as planned\n" in files["serve.sh"]
     assert "restart (weights cached, warm compile)" in files["README.md"]
+
+
+def test_a_bare_config_file_is_no_model_to_serve(tmp_path):
+    # `kvplan scaffold DIR mymodel.json` wrote `vllm serve mymodel --revision main`, the file's name as a Hub id
+    cfg = tmp_path / "mymodel.json"
+    cfg.write_text("{}")
+    plan = NS(**{**vars(standin_plan()), "model": NS(**{**vars(standin_plan().model), "id": "mymodel", "source": str(cfg)})})
+    with pytest.raises(InputError) as e:
+        spec_from_plan(plan)
+    assert e.value.field == "model" and "config file alone" in str(e.value)

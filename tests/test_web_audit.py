@@ -352,3 +352,15 @@ def test_the_pages_decode_example_is_that_of_the_requests_served(client):
                     "--json"])
     assert decode == json.loads(cli.stdout)["step_model"]["example_steps"][0]
     assert decode["decode_seqs"] > 0 and decode["decode_context_tokens"] / decode["decode_seqs"] <= 2048
+
+
+def test_a_scaffold_of_an_uploaded_config_names_what_it_lacks(client):
+    # an uploaded config was scaffolded as `vllm serve <its file name> --revision main`, a Hub id nobody published
+    from kvplan.resolve import model_catalog
+
+    config = model_catalog()["Qwen/Qwen2.5-0.5B-Instruct"]["config"]
+    handle = client.post("/api/config?name=mine.json", content=json.dumps(config)).json()["model"]
+    assert client.post("/api/plan", json={**BASE, "model": handle}).status_code == 200  # planned as before
+    r = client.post("/api/scaffold", json={**BASE, "model": handle})
+    assert r.status_code == 400 and r.json()["field"] == "model"
+    assert "config file alone" in r.json()["message"] and "Hub id" in r.json()["fix"]

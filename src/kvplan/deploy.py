@@ -322,6 +322,13 @@ def spec_from_plan(
         # `vllm serve cfgdir` (the folder's name, as a Hub id, at --revision main) and the k8s init container
         # downloaded that name from the Hub
         local_dir = str(Path(source).absolute().parent)
+    elif not local_dir and isinstance(source, str) and source.lower().endswith(".json") and Path(source).is_file():
+        # any other JSON file (mymodel.json, a page upload) is a config alone: serve.sh said `vllm serve mymodel
+        # --revision main`, the file's name as a Hub id, and the k8s init container downloaded it
+        raise InputError("model", f"{Path(source).name} is a config file alone: it names no weights for vllm serve to "
+                         "load, so there is no model to write into serve.sh",
+                         "give the Hub id the config belongs to (kvplan scaffold DIR org/name) or the checkpoint "
+                         "folder holding config.json and its safetensors")
     model_id = _get(m, "id", default=None) or _get(a, "model", default="model")
     revision = _get(a, "revision") or _get(m, "revision")
     tp = int(_get(a, "tensor_parallel_size", default=1))
