@@ -765,3 +765,20 @@ def test_a_bare_config_file_is_no_model_to_serve(tmp_path):
     with pytest.raises(InputError) as e:
         spec_from_plan(plan)
     assert e.value.field == "model" and "config file alone" in str(e.value)
+
+
+@pytest.mark.parametrize("name", ['my "chat"', "back\\slash"])  # (quotes and $ are shell-quoted: the test above)
+def test_a_served_name_the_files_cannot_hold_is_refused(name):
+    # 'my "chat"\\x' made client.py (a Python string and docstring) and pyproject.toml (a TOML string) fail to parse
+    with pytest.raises(InputError) as e:
+        spec_from_plan(standin_plan(), served_model_name=name)
+    assert e.value.field == "--served-model-name"
+
+
+def test_a_served_name_with_a_space_is_quoted_where_a_shell_reads_it(tmp_path):
+    import ast
+
+    files = render_files(spec_from_plan(standin_plan(), served_model_name="my chat"))
+    assert "[--model 'my chat']" in files["client.py"]  # the usage line read "[--model my chat]"
+    ast.parse(files["client.py"])
+    assert tomllib.loads(files["pyproject.toml"])["tool"]["kvplan"]["served_model_name"] == "my chat"

@@ -229,6 +229,12 @@ def check_served_name(name: str) -> str:
     if not name.strip() or any(ord(c) < 32 or ord(c) == 127 for c in name):
         raise InputError("--served-model-name", f"{name!r} is empty or holds control characters",
                          "give a printable name such as chat-small")
+    # the name is written into TOML and Python string literals and a shell default: 'my "chat"\x' made client.py and
+    # pyproject.toml fail to parse (vLLM itself takes any string; clients send it as JSON)
+    if bad := sorted({c for c in name if c in "\"\\"}):
+        raise InputError("--served-model-name", f"{name!r} holds {' and '.join(bad)}, which client.py and pyproject.toml "
+                         "would have to escape", "give a name without double quotes or backslashes, such as chat-small "
+                         "or org/model")
     return name
 
 
@@ -745,7 +751,7 @@ CLIENT_PY = Template('''\
 """Smoke test: $smoke_what through the OpenAI client.
 
 Exits 0 only when the server lists the model and returns $smoke_ok; prints latency.
-    python client.py [--base-url http://localhost:$port/v1] [--model $served_model_name]
+    python client.py [--base-url http://localhost:$port/v1] [--model $served_sh]
 """
 
 from __future__ import annotations
@@ -1219,7 +1225,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
             first_what="cold compile; a local folder, no download" if local else "download + cold compile",
             start_period=f"{spec.compose_start_period_s}s"),
         "client.py": CLIENT_PY.substitute(
-            common, request=EMBED_REQUEST if spec.pooling else CHAT_REQUEST,
+            common, served_sh=served_sh, request=EMBED_REQUEST if spec.pooling else CHAT_REQUEST,
             smoke_what="one embedding request" if spec.pooling else "one chat completion",
             smoke_ok="a non-empty vector" if spec.pooling else "a non-empty answer"),
         "README.md": README.substitute(
