@@ -115,8 +115,10 @@ def _gpus_text(p) -> str:
 def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     from rich.table import Table
 
-    console.print(f"[bold]{p.model.id}[/] on {_gpus_text(p)}, vLLM {p.vllm_version} "
-                  f"({d['scheduler_rules']['source']})", highlight=False)
+    # "vLLM 0.33.0 (vllm/v1/core/sched/scheduler.py@0.19 (scheduler_reserve_full_isl; async scheduling on))": the
+    # rules' source, parenthesised inside parentheses, read as part of the version
+    console.print(f"[bold]{p.model.id}[/] on {_gpus_text(p)}, vLLM {p.vllm_version}; scheduler rules from "
+                  f"{d['scheduler_rules']['source']}", highlight=False)
     # with data parallelism the pool and the concurrency rows are one engine's (simulate_replicas: replica 0's, or the
     # busiest rank's in lockstep) while throughput and requests cover the whole server: unlabelled, 'realized max
     # running 29' read as the server's for two engines that ran 29 each
