@@ -62,3 +62,17 @@ def test_pipeline_stages_split_the_layers_and_keep_their_own_pools():
     note = next(a for a in plan.assumptions if a.startswith("pipeline parallel"))
     assert "32 layers" in note and "stage 1" in note  # the warm plan binds on the last stage (the sampler's profile)
     assert plan.kv_cache_tokens % 16 == 0
+
+
+def test_a_pipeline_first_start_copies_the_embedding_on_the_first_stage_only():
+    # models/llama.py / qwen2.py (0.27.1): embed_tokens runs only on the first rank, so Inductor's benchmark copy of
+    # its table (1.45 GiB + a 0.08 GiB output) costs stage 0's pool (8.40 GiB warm), not the binding last stage's (7.80)
+    _, plan = record_plan("blind_records.jsonl", PP2)
+    fs = plan.first_start
+    assert fs["embedding_copy_bytes"] == 151936 * 5120 * 2
+    # stage 0's 8.40 GiB less the copy's 0.12 GiB above its peak stays above stage 1's 7.80: no loss at the least
+    assert fs["kv_cache_bytes_most"] == plan.kv_cache_bytes and fs["loss_bytes_least"] == 0
+    # at the most (the freed copy's segment kept reserved) stage 0 binds at 8.40 - 1.57 = 6.83 GiB; the log's 6.92 is
+    # Worker_PP0's. One pool charged the whole loss to the binding stage instead: 7.80 - 1.57 = 6.23 GiB
+    assert abs(fs["kv_cache_bytes_least"] / GIB - 6.83) < 0.02
+    assert "stage 0 only" in fs["formula"]
