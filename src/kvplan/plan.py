@@ -3673,8 +3673,9 @@ def _pipeline_stage_pool(model: ModelSpec, args: EngineArgs, rules: VersionRules
     less its own weights (the first stage holds the embedding, the last the LM head) and its own profile peak: only the
     last rank runs the dummy sampler (v1/worker/gpu_model_runner.py profile_run, `if get_pp_group().is_last_rank`) and,
     under model runner v2, holds the sampler's state (`nt_other`: the other ranks' non-torch term, default `nt`).
-    Returns (the binding stage's pool, its bytes per block, a note), or None where one pool stands for every rank: no
-    PP, V0, --kv-cache-memory-bytes, per-stage weights unknown, or more than one KV group (the uniform-type path only)."""
+    Returns (the binding stage's pool, its bytes per block, a note, each stage's (pool, bytes per block)), or None where
+    one pool stands for every rank: no PP, V0, --kv-cache-memory-bytes, per-stage weights unknown, or more than one KV
+    group (the uniform-type path only)."""
     pp = args.pipeline_parallel_size or 1
     if (pp <= 1 or not rules.is_v1 or args.kv_cache_memory_bytes is not None or len(groups) != 1
             or len(w.stage_bytes) != pp or groups[0].kind == "recurrent"):
@@ -3717,7 +3718,28 @@ def _pipeline_stage_pool(model: ModelSpec, args: EngineArgs, rules: VersionRules
                                             "layer(s)" + (", its profile buffers" if args.speculative[0] in DRAFT_METHODS
                                                           else "") if drafter else "")) + "); per stage: "
             + ", ".join(f"{p / GIB:.2f} GiB / {k} layers" for _, p, _, k, _ in stages))
-    return pool, bpb, note
+    return pool, bpb, note, [(p, b) for _, p, b, _, _ in stages]
+
+
+def pipeline_cold_start_loss(model: ModelSpec, args: EngineArgs, rules: VersionRules, stages, pool: float, bpb: int,
+                             act_first: int, loss: ColdStartLoss) -> ColdStartLoss:
+    """A compiling first start under pipeline parallelism: only the first stage compiles the embedding gather whose
+    table Inductor's combo-kernel benchmark copies (cold_start_pool_loss_bytes). vLLM's decoders build embed_tokens on
+    the first rank (and, tied, on the last for the LM head) and run it only `if get_pp_group().is_first_rank`; later
+    stages start from the intermediate tensors (models/llama.py LlamaModel and models/qwen2.py Qwen2Model, __init__ and
+    forward, 0.27.1 wheel). So the copy costs the first stage's pool, with its own profile peak (`act_first`: no
+    sampler), and every rank then takes the smallest block count (_pipeline_stage_pool). `stages` holds each stage's
+    (pool, bytes per block), `pool` / `bpb` the warm binding stage's; `loss` the single-pool loss (its formula kept).
+    Returns the loss relative to the warm binding pool, so that first_start, the cold-start checks and the note read it
+    as they read one pool's."""
+    first = cold_start_pool_loss_bytes(model, args, rules, act_first)
+    def cold_pool(cut: int) -> float:  # the binding stage's cold pool, each stage's pool in the binding stage's blocks
+        return min((p - (cut if s == 0 else 0)) / b * bpb for s, (p, b) in enumerate(stages))
+    least, most = (max(0, int(pool - cold_pool(cut))) for cut in (first.least, first.most))
+    return ColdStartLoss(least, most, first.embedding_copy,
+                         f"{first.formula}; pipeline parallel: on stage 0 only, which holds embed_tokens (its pool "
+                         f"{stages[0][0] / GIB:.2f} GiB against the binding {pool / GIB:.2f} GiB), so the ranks' smallest "
+                         f"pool loses {least / GIB:.2f}-{most / GIB:.2f} GiB", True)
 
 
 # vLLM's plain AWQ linear method multiplies through a float16 copy of the weight once a call holds this many tokens:
@@ -4296,11 +4318,11 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes.append(f"KV-cache memory given: {available / GIB:.2f} GiB (--kv-cache-memory-bytes); utilization ignored")
 
     groups, bytes_per_block, block_formula = build_groups(model, resolved, rules, notes, warns, gpu)
-    staged = _pipeline_stage_pool(model, resolved, rules, groups, w, requested, nt, cg, act,
-                                  act - measured["activation_peak"][0] + measured["activation_no_sampler"][0] - drafter_profile,
+    act_first = act - measured["activation_peak"][0] + measured["activation_no_sampler"][0] - drafter_profile
+    staged = _pipeline_stage_pool(model, resolved, rules, groups, w, requested, nt, cg, act, act_first,
                                   nt - measured["non_torch"][0] + measured["non_torch_no_sampler"][0])
     if staged is not None:
-        available, bytes_per_block, stage_note = staged
+        available, bytes_per_block, stage_note, stage_pools = staged
         block_formula += f"; {stage_note}"
         notes.append(stage_note)
     bs = min(g.block_size for g in groups)
@@ -4343,9 +4365,13 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     elif arch:  # ModelConfig refuses it while reading the config: before any worker, GPU check or load
         fits, error, failure = False, arch[1], "architecture"
     # a compiling first start's pool beside the warm one planned here (fit --json first_start, --explain)
-    cold_loss = (cold_start_pool_loss_bytes(model, resolved, rules, act + measured.get("moe_workspace_in_non_torch", (0,))[0])
+    moe_ws = measured.get("moe_workspace_in_non_torch", (0,))[0]
+    cold_loss = (cold_start_pool_loss_bytes(model, resolved, rules, act + moe_ws)
                  if rules.engine != "v0"
                  and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None else None)
+    if cold_loss is not None and staged is not None and cold_loss.modelled and cold_loss.most > 0:
+        cold_loss = pipeline_cold_start_loss(model, resolved, rules, stage_pools, available, bytes_per_block,
+                                             act_first + moe_ws, cold_loss)
     cache_note = compile_cache_note(None)
     if cold_loss is not None and cache_note in notes:
         notes[notes.index(cache_note)] = compile_cache_note(cold_loss)
