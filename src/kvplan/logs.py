@@ -42,8 +42,6 @@ from kvplan.inputs import GZIP_ERRORS, damaged_gzip, existing_file, input_name, 
 # that stops the start, or context (version, arguments, startup markers).
 FIGURE, WARNING, ERROR, CONTEXT = "figure", "warning", "error", "context"
 
-_NUM = r"-?[\d.]+"  # format_gib may print a negative value and 1 or 2 decimals
-
 
 @dataclass(frozen=True)
 class Signature:
