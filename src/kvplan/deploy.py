@@ -197,8 +197,9 @@ def _get(obj: Any, *names: str, default: Any = None) -> Any:
     return default
 
 
-def _g(n: Optional[float]) -> str:
-    return "?" if n is None else f"{n / GIB:.2f} GiB"
+def _gib_text(n_bytes: Optional[float]) -> str:
+    """Bytes as GiB text with 2 decimals ('?' where unknown)."""
+    return "?" if n_bytes is None else f"{n_bytes / GIB:.2f} GiB"
 
 
 def default_served_name(model_id: str) -> str:
@@ -382,12 +383,12 @@ def spec_from_plan(
                           f"KV pool: {conc_s} concurrent sequences of {num(mml)} tokens ({num(kv_tok)} KV-cache tokens "
                           "as vLLM logs them)"))
     flags.append(Flag("--gpu-memory-utilization", f"{util:g}",
-                      f"{util:g} x {_g(total)} = {_g(requested)} for weights + activations + KV cache"))
+                      f"{util:g} x {_gib_text(total)} = {_gib_text(requested)} for weights + activations + KV cache"))
     if tp > 1 or pp > 1:
-        flags.append(Flag("--tensor-parallel-size", str(tp), f"weights split {tp} ways: {_g(w_rank)} per GPU"))
+        flags.append(Flag("--tensor-parallel-size", str(tp), f"weights split {tp} ways: {_gib_text(w_rank)} per GPU"))
         flags.append(Flag("--pipeline-parallel-size", str(pp)))
     else:
-        flags.append(Flag("--tensor-parallel-size", "1", f"{_g(w_rank)} of weights fit on one GPU"))
+        flags.append(Flag("--tensor-parallel-size", "1", f"{_gib_text(w_rank)} of weights fit on one GPU"))
     if dp > 1:
         flags.append(Flag("--data-parallel-size", str(dp), f"{dp} engines, each with its own KV pool"))
     if _get(a, "enable_expert_parallel", default=False):
@@ -484,18 +485,18 @@ def spec_from_plan(
 
     arithmetic = [
         f"GPU              {_get(g, 'name', default='?')} x {tp * pp * dp}"
-        + (f" ({dp} engines of TP {tp} x PP {pp})" if dp > 1 else "") + f": {_g(total)} each as CUDA reports it",
-        f"requested        {util:g} x {_g(total)} = {_g(requested)} per GPU",
-        f"weights          {_g(w_rank)} per GPU as loaded (checkpoint files: {_g(w_total)} in all)",
+        + (f" ({dp} engines of TP {tp} x PP {pp})" if dp > 1 else "") + f": {_gib_text(total)} each as CUDA reports it",
+        f"requested        {util:g} x {_gib_text(total)} = {_gib_text(requested)} per GPU",
+        f"weights          {_gib_text(w_rank)} per GPU as loaded (checkpoint files: {_gib_text(w_total)} in all)",
     ]
     for label, attr in (("activation peak", "activation_peak_bytes"), ("non-torch", "non_torch_bytes"),
                         ("CUDA graphs", "cudagraph_bytes")):
         v = _get(plan, attr)
         if v is not None:
-            arithmetic.append(f"{label:<16} {_g(v)}")
+            arithmetic.append(f"{label:<16} {_gib_text(v)}")
     kvb = _get(plan, "kv_cache_bytes")
     if kvb is not None:
-        arithmetic.append(f"KV cache         requested - the above = {_g(kvb)} per GPU")
+        arithmetic.append(f"KV cache         requested - the above = {_gib_text(kvb)} per GPU")
     if per_tok:
         arithmetic.append(f"KV per token     {num(per_tok)} bytes")
     # blocks, concurrency and tokens as the plan computed them: with window or recurrent groups a request holds more
@@ -1216,7 +1217,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
             smoke_what="one embedding request" if spec.pooling else "one chat completion",
             smoke_ok="a non-empty vector" if spec.pooling else "a non-empty answer"),
         "README.md": README.substitute(
-            common, gpu_total=_g(spec.gpu_total_bytes), verdict=verdict,
+            common, gpu_total=_gib_text(spec.gpu_total_bytes), verdict=verdict,
             arithmetic_plain="\n".join(spec.arithmetic), vllm_log_plain="\n".join(spec.vllm_log) or "(none predicted)",
             startup_rows="\n".join(rows), k8s_desc=k8s_desc, probe_text=_probe_text(spec),
             restart_compile="cold compile: VLLM_DISABLE_COMPILE_CACHE=1" if spec.compile_cache_disabled else "warm compile",
