@@ -12,11 +12,13 @@
 (shared/seeds/anatomy-of-a-vllm-setup.txt, "What a minimal project actually looks like",
 "Dial it in" and "In Production".)
 
-Three pure stages and one I/O edge: `spec_from_plan(plan) -> ScaffoldSpec` reads the plan
+Three stages and one I/O edge: `spec_from_plan(plan) -> ScaffoldSpec` reads the plan
 (duck-typed on the documented `Plan` contract), `render_files(spec) -> {path: text}` fills
 plain string templates, and `write_files(dir, files, force)` is the only function that
-touches the disk. Templates use `string.Template` (`$name`), so shell `${VAR}` is written
-`$${VAR}`.
+writes to the disk. `spec_from_plan` is pure but for two existence checks: a model given as
+a config.json path that is a file is served from its folder, and a drafter reference that
+exists as a local path is not downloaded (hub_drafter). Templates use `string.Template`
+(`$name`), so shell `${VAR}` is written `$${VAR}`.
 """
 
 from __future__ import annotations
@@ -309,7 +311,8 @@ def spec_from_plan(
     port: int = 8000,
     gpus_per_node: int = GPUS_PER_NODE,
 ) -> ScaffoldSpec:
-    """Everything the templates need, read from a plan (pure)."""
+    """Everything the templates need, read from a plan (pure but for the existence checks of a config.json model
+    path and of a local drafter, hub_drafter)."""
     a, m, g = plan.args, plan.model, plan.gpu
     # the flags as given, before the planner filled in vLLM's defaults: what vLLM would choose itself (a checkpoint's
     # quantization, its block size) is left to it (a plan without them: its args stand for both)
