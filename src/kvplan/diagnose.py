@@ -626,14 +626,14 @@ def _default_utilization(version: str | None) -> float:
     """vLLM's gpu_memory_utilization default for the log's release (versions.py default_gpu_memory_utilization); a log
     that names no release gets the largest default any release has, so the weights must pass the larger budget."""
     from kvplan.errors import InputError
-    from kvplan.versions import _RULES, rules_for
+    from kvplan.versions import rule_values, rules_for
 
     if version:
         try:
             return rules_for(version).default_gpu_memory_utilization
         except InputError:  # a version string kvplan cannot place: the conservative default below
             pass
-    return max(value for _, value in _RULES["default_gpu_memory_utilization"])
+    return max(rule_values("default_gpu_memory_utilization"))
 
 
 def _decide_weights_over_budget(draft: _Draft, log: StartupLog) -> None:

@@ -994,6 +994,16 @@ def _value_at(steps, at):
     return value
 
 
+def rule_at(field: str, release: V):
+    """The value rules row `field` holds at `release` (a parsed version); None before its first step."""
+    return _value_at(_RULES[field], release)
+
+
+def rule_values(field: str) -> list:
+    """Every value rules row `field` takes, oldest release first."""
+    return [value for _, value in _RULES[field]]
+
+
 def release_from(field: str, value) -> str:
     """The release from which rules row `field` holds `value` to the newest read: its last step to that value."""
     first = [at for at, v in _RULES[field] if v == value][-1]
