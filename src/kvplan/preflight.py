@@ -25,15 +25,13 @@ from dataclasses import asdict, dataclass, replace as dc_replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
-from kvplan.resolve import is_commit_sha, nvml_reserved_bytes
+from kvplan.resolve import GIB, MIB, is_commit_sha, nvml_reserved_bytes
 from kvplan.versions import MIN_DRIVER_BY_CUDA, MINOR_COMPAT_DRIVER_BY_CUDA_MAJOR, quant_min_capability, rules_for
 
 if TYPE_CHECKING:
     from kvplan.plan import ColdStartWarning
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
-GIB = 1024**3
-MIB = 1024**2
 
 # ------------------------------------------------------------------------------ data tables
 

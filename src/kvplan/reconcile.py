@@ -23,12 +23,11 @@ from typing import Any, Mapping, Optional
 from kvplan.errors import InputError
 from kvplan.logs import StartupLog, as_int
 from kvplan.plan import INT_ENGINE_ARGS, human_int, parse_env
+from kvplan.resolve import GIB
 # the file's path and reader live in kvplan.site_calibration (read by every plan without this module); they stay
 # importable from here beside store_site_calibration, which writes the file
 from kvplan.site_calibration import calibration_path, load_site_calibration
 from kvplan.versions import untagged_source_build
-
-GIB = 1024 ** 3
 
 # Why a term differs from the prediction: vllm-memory-model.md §7 ("Why predicted and real pools differ").
 LIKELY_CAUSE: Mapping[str, str] = {
