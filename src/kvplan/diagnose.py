@@ -714,7 +714,7 @@ def _decide_python_of_generic(draft: _Draft, log: StartupLog) -> None:
             return
 
 
-def _teardown_sigterm(drafts: dict[str, _Draft], log: StartupLog) -> bool:
+def _teardown_sigterm(drafts: dict[str, _Draft]) -> bool:
     """A worker's 'handling signal 15' after another failure is vLLM's own teardown: the executor sends SIGTERM to its
     workers when one of them fails (vllm/v1/executor/multiproc_executor.py _ensure_worker_termination, and worker_main's
     'The parent sends a SIGTERM to all worker processes if any worker dies', 0.19.0), not a probe."""
@@ -986,7 +986,7 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
             interrupted.fatal = False
             interrupted.confidence = min(interrupted.confidence, 0.4)
             interrupted.decided_by = "another failure came first: the interrupt stopped a start that had failed or hung"
-    if "k8s_probe_kill" in drafts and _teardown_sigterm(drafts, log):
+    if "k8s_probe_kill" in drafts and _teardown_sigterm(drafts):
         del drafts["k8s_probe_kill"]
     if "k8s_probe_kill" in drafts:
         if log.started and not drafts["k8s_probe_kill"].fatal:

@@ -443,13 +443,13 @@ def _gpu_kwargs(log: StartupLog, given: Mapping[str, Any]) -> dict:
     sizes = {k: given[k] for k in ("gpu_gib", "gpu_gb") if k in given}
     if sizes and log.rocm_line:
         gib = sizes["gpu_gib"] if "gpu_gib" in sizes else sizes["gpu_gb"] * 1e9 / (1 << 30)
-        return {"gpu": rocm_gpu(log, gib), **platform}
+        return {"gpu": rocm_gpu(gib), **platform}
     named = None if log.total_gib and not log.rocm_line else gpu_named_by_log(log)
     if sizes:
         return {**({"gpu": named} if named else {}), **sizes, **platform}
     if log.total_gib and log.rocm_line:
         own = ({"gpu_gib": log.total_gib, "gpu": named} if _named_vendor(named) == "AMD"
-               else {"gpu": rocm_gpu(log, log.total_gib)})
+               else {"gpu": rocm_gpu(log.total_gib)})
     elif log.total_gib:
         own = {"gpu_gib": log.total_gib}
     else:
@@ -502,7 +502,7 @@ def _named_vendor(name: Optional[str]) -> Optional[str]:
         return None
 
 
-def rocm_gpu(log: StartupLog, total_gib: float):
+def rocm_gpu(total_gib: float):
     """The GPU a ROCm log with a printed total and no card kvplan can name is planned as: that total, vendor AMD (vLLM's
     ROCm build: versions.py cudagraph_subtracted_rocm, plan.rocm_graph_units), named so a record of it is planned as an
     AMD card again (validate reads a catalog-less name with 'AMD' as AMD)."""
