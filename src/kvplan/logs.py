@@ -33,7 +33,7 @@ from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Optional, Uni
 
 from kvplan.errors import InputError
 from kvplan.inputs import GZIP_ERRORS, damaged_gzip, existing_file, input_name, open_binary, utf16_encoding
-from kvplan.versions import rule_at
+from kvplan.versions import MULTI_VALUE_FLAGS, rule_at
 
 # --------------------------------------------------------------------------------------
 # The signature table
@@ -2773,8 +2773,7 @@ def parse_keyword_args(body: str) -> dict:
 
 
 # flags that take several values (versions.MULTI_VALUE_FLAGS, argparse nargs="+"), keyed as parse_command_args keys them
-from kvplan.versions import MULTI_VALUE_FLAGS as _MULTI_VALUE_FLAGS  # noqa: E402 (beside its one use)
-_LIST_FLAGS = frozenset(flag[2:].replace("-", "_") for flag in _MULTI_VALUE_FLAGS)
+_LIST_FLAGS = frozenset(flag[2:].replace("-", "_") for flag in MULTI_VALUE_FLAGS)
 
 
 def parse_command_args(cmd: str) -> dict:
