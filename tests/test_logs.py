@@ -532,3 +532,16 @@ def test_a_reader_that_does_not_list_the_unrecognised_lines_points_elsewhere():
     listed = log.parse_warnings_listed("`kvplan reconcile` lists them")
     assert "1 memory-related line(s) not recognised (`kvplan reconcile` lists them)" in listed
     assert len(listed) == len(log.parse_warnings) and not any("see unrecognised" in w for w in listed)
+
+
+def test_a_stated_version_gives_the_era_of_versions_era_row():
+    # the log's era follows versions.py's era row (one table for both): each V1 era's first release and the one before
+    # it, the V0 eras 0.6.3 / 0.6.4
+    from kvplan.versions import rules_for
+
+    def era_of(version: str) -> str | None:
+        return parse_lines([f"INFO 05-01 10:00:00 [api_server.py:1000] vLLM API server version {version}"]).era
+
+    for version in ("0.8.0", "0.9.0", "0.9.1", "0.10.2", "0.11.0", "0.17.1", "0.18.0", "0.19.1", "0.20.0", "0.26.1",
+                    "0.27.0", "0.33.0", "0.6.3", "0.6.4"):
+        assert era_of(version) == rules_for(version).era, version

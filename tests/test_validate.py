@@ -777,3 +777,19 @@ def test_the_summary_says_how_many_records_were_planned_without_a_stated_version
     caption = summary_table(summarize(results), None, False).caption
     assert "no version stated: 1 planned with the newest rules, 1 planned with the era their log format names" in caption
     assert "no version stated" not in summary_table(summarize(results[:1]), None, False).caption
+
+
+def test_a_stated_version_below_0_2_is_read_as_a_source_build_and_0_2_0_as_stated():
+    # version_basis's boundary: 0.0.x, 0.1.x and 0.2.0's dev builds ((0, 2, -1)) are taken for setuptools-scm's guess
+    # for an untagged checkout (no rules applied from the number); 0.2.0 and later are stated releases
+    from kvplan.validate import version_basis
+
+    def basis(v):
+        notes: list[str] = []
+        return version_basis({"vllm_version": v, "observed": {}}, notes), notes
+
+    for v in ("0.0.9", "0.1.4", "0.1", "0.2.0.dev3", "0.1.dev5+gabc"):
+        (rules, how), notes = basis(v)
+        assert how == "newest" and any("source build without a release number" in n for n in notes), v
+    for v in ("0.2.0", "0.11.2"):
+        assert basis(v)[0] == (v, "stated"), v

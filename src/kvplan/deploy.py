@@ -12,11 +12,13 @@
 (shared/seeds/anatomy-of-a-vllm-setup.txt, "What a minimal project actually looks like",
 "Dial it in" and "In Production".)
 
-Three pure stages and one I/O edge: `spec_from_plan(plan) -> ScaffoldSpec` reads the plan
+Three stages and one I/O edge: `spec_from_plan(plan) -> ScaffoldSpec` reads the plan
 (duck-typed on the documented `Plan` contract), `render_files(spec) -> {path: text}` fills
 plain string templates, and `write_files(dir, files, force)` is the only function that
-touches the disk. Templates use `string.Template` (`$name`), so shell `${VAR}` is written
-`$${VAR}`.
+writes to the disk. `spec_from_plan` is pure but for two existence checks: a model given as
+a config.json path that is a file is served from its folder, and a drafter reference that
+exists as a local path is not downloaded (hub_drafter). Templates use `string.Template`
+(`$name`), so shell `${VAR}` is written `$${VAR}`.
 """
 
 from __future__ import annotations
@@ -36,12 +38,11 @@ from kvplan.errors import InputError
 from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, cold_start_margin_bytes, env_flag_on,
                           inductor_compiles, parse_mm_limits, parse_speculative_config, speculative_draft,
                           speculative_object, vllm_quant_method)
-from kvplan.resolve import is_commit_sha
+from kvplan.resolve import GIB, is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
 from kvplan.versions import (MULTI_VALUE_FLAGS, check_serve_env, check_serve_flags, serve_entrypoint, serve_mm_limits,
                              serve_quantization, serve_switch)
 
-GIB = 1024**3
 GPUS_PER_NODE = 8  # HGX / DGX nodes; above this a plan spans nodes (vLLM: TP within, PP across)
 PROBE_PERIOD_S = 10  # startup-times.md, "Suggested startup-probe sizing"
 PROBE_MARGIN = 2.0  # budget = 2 x predicted (covers 93 % of calibrated starts, startup-times.md)
@@ -197,8 +198,9 @@ def _get(obj: Any, *names: str, default: Any = None) -> Any:
     return default
 
 
-def _g(n: Optional[float]) -> str:
-    return "?" if n is None else f"{n / GIB:.2f} GiB"
+def _gib_text(n_bytes: Optional[float]) -> str:
+    """Bytes as GiB text with 2 decimals ('?' where unknown)."""
+    return "?" if n_bytes is None else f"{n_bytes / GIB:.2f} GiB"
 
 
 def default_served_name(model_id: str) -> str:
@@ -314,7 +316,8 @@ def spec_from_plan(
     port: int = 8000,
     gpus_per_node: int = GPUS_PER_NODE,
 ) -> ScaffoldSpec:
-    """Everything the templates need, read from a plan (pure)."""
+    """Everything the templates need, read from a plan (pure but for the existence checks of a config.json model
+    path and of a local drafter, hub_drafter)."""
     a, m, g = plan.args, plan.model, plan.gpu
     # the flags as given, before the planner filled in vLLM's defaults: what vLLM would choose itself (a checkpoint's
     # quantization, its block size) is left to it (a plan without them: its args stand for both)
@@ -395,12 +398,12 @@ def spec_from_plan(
                           f"KV pool: {conc_s} concurrent sequences of {num(mml)} tokens ({num(kv_tok)} KV-cache tokens "
                           "as vLLM logs them)"))
     flags.append(Flag("--gpu-memory-utilization", f"{util:g}",
-                      f"{util:g} x {_g(total)} = {_g(requested)} for weights + activations + KV cache"))
+                      f"{util:g} x {_gib_text(total)} = {_gib_text(requested)} for weights + activations + KV cache"))
     if tp > 1 or pp > 1:
-        flags.append(Flag("--tensor-parallel-size", str(tp), f"weights split {tp} ways: {_g(w_rank)} per GPU"))
+        flags.append(Flag("--tensor-parallel-size", str(tp), f"weights split {tp} ways: {_gib_text(w_rank)} per GPU"))
         flags.append(Flag("--pipeline-parallel-size", str(pp)))
     else:
-        flags.append(Flag("--tensor-parallel-size", "1", f"{_g(w_rank)} of weights fit on one GPU"))
+        flags.append(Flag("--tensor-parallel-size", "1", f"{_gib_text(w_rank)} of weights fit on one GPU"))
     if dp > 1:
         flags.append(Flag("--data-parallel-size", str(dp), f"{dp} engines, each with its own KV pool"))
     if _get(a, "enable_expert_parallel", default=False):
@@ -497,18 +500,18 @@ def spec_from_plan(
 
     arithmetic = [
         f"GPU              {_get(g, 'name', default='?')} x {tp * pp * dp}"
-        + (f" ({dp} engines of TP {tp} x PP {pp})" if dp > 1 else "") + f": {_g(total)} each as CUDA reports it",
-        f"requested        {util:g} x {_g(total)} = {_g(requested)} per GPU",
-        f"weights          {_g(w_rank)} per GPU as loaded (checkpoint files: {_g(w_total)} in all)",
+        + (f" ({dp} engines of TP {tp} x PP {pp})" if dp > 1 else "") + f": {_gib_text(total)} each as CUDA reports it",
+        f"requested        {util:g} x {_gib_text(total)} = {_gib_text(requested)} per GPU",
+        f"weights          {_gib_text(w_rank)} per GPU as loaded (checkpoint files: {_gib_text(w_total)} in all)",
     ]
     for label, attr in (("activation peak", "activation_peak_bytes"), ("non-torch", "non_torch_bytes"),
                         ("CUDA graphs", "cudagraph_bytes")):
         v = _get(plan, attr)
         if v is not None:
-            arithmetic.append(f"{label:<16} {_g(v)}")
+            arithmetic.append(f"{label:<16} {_gib_text(v)}")
     kvb = _get(plan, "kv_cache_bytes")
     if kvb is not None:
-        arithmetic.append(f"KV cache         requested - the above = {_g(kvb)} per GPU")
+        arithmetic.append(f"KV cache         requested - the above = {_gib_text(kvb)} per GPU")
     if per_tok:
         arithmetic.append(f"KV per token     {num(per_tok)} bytes")
     # blocks, concurrency and tokens as the plan computed them: with window or recurrent groups a request holds more
@@ -1229,7 +1232,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
             smoke_what="one embedding request" if spec.pooling else "one chat completion",
             smoke_ok="a non-empty vector" if spec.pooling else "a non-empty answer"),
         "README.md": README.substitute(
-            common, gpu_total=_g(spec.gpu_total_bytes), verdict=verdict,
+            common, gpu_total=_gib_text(spec.gpu_total_bytes), verdict=verdict,
             arithmetic_plain="\n".join(spec.arithmetic), vllm_log_plain="\n".join(spec.vllm_log) or "(none predicted)",
             startup_rows="\n".join(rows), k8s_desc=k8s_desc, probe_text=_probe_text(spec),
             restart_compile="cold compile: VLLM_DISABLE_COMPILE_CACHE=1" if spec.compile_cache_disabled else "warm compile",

@@ -626,14 +626,14 @@ def _default_utilization(version: str | None) -> float:
     """vLLM's gpu_memory_utilization default for the log's release (versions.py default_gpu_memory_utilization); a log
     that names no release gets the largest default any release has, so the weights must pass the larger budget."""
     from kvplan.errors import InputError
-    from kvplan.versions import _RULES, rules_for
+    from kvplan.versions import rule_values, rules_for
 
     if version:
         try:
             return rules_for(version).default_gpu_memory_utilization
         except InputError:  # a version string kvplan cannot place: the conservative default below
             pass
-    return max(value for _, value in _RULES["default_gpu_memory_utilization"])
+    return max(rule_values("default_gpu_memory_utilization"))
 
 
 def _decide_weights_over_budget(draft: _Draft, log: StartupLog) -> None:
@@ -714,7 +714,7 @@ def _decide_python_of_generic(draft: _Draft, log: StartupLog) -> None:
             return
 
 
-def _teardown_sigterm(drafts: dict[str, _Draft], log: StartupLog) -> bool:
+def _teardown_sigterm(drafts: dict[str, _Draft]) -> bool:
     """A worker's 'handling signal 15' after another failure is vLLM's own teardown: the executor sends SIGTERM to its
     workers when one of them fails (vllm/v1/executor/multiproc_executor.py _ensure_worker_termination, and worker_main's
     'The parent sends a SIGTERM to all worker processes if any worker dies', 0.19.0), not a probe."""
@@ -986,7 +986,7 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
             interrupted.fatal = False
             interrupted.confidence = min(interrupted.confidence, 0.4)
             interrupted.decided_by = "another failure came first: the interrupt stopped a start that had failed or hung"
-    if "k8s_probe_kill" in drafts and _teardown_sigterm(drafts, log):
+    if "k8s_probe_kill" in drafts and _teardown_sigterm(drafts):
         del drafts["k8s_probe_kill"]
     if "k8s_probe_kill" in drafts:
         if log.started and not drafts["k8s_probe_kill"].fatal:

@@ -33,6 +33,7 @@ from typing import IO, Any, Callable, Iterable, Iterator, Mapping, Optional, Uni
 
 from kvplan.errors import InputError
 from kvplan.inputs import GZIP_ERRORS, damaged_gzip, existing_file, input_name, open_binary, utf16_encoding
+from kvplan.versions import MULTI_VALUE_FLAGS, rule_at
 
 # --------------------------------------------------------------------------------------
 # The signature table
@@ -41,8 +42,6 @@ from kvplan.inputs import GZIP_ERRORS, damaged_gzip, existing_file, input_name, 
 # What a row is for: a figure to read, a warning that changes the deployment, an error
 # that stops the start, or context (version, arguments, startup markers).
 FIGURE, WARNING, ERROR, CONTEXT = "figure", "warning", "error", "context"
-
-_NUM = r"-?[\d.]+"  # format_gib may print a negative value and 1 or 2 decimals
 
 
 @dataclass(frozen=True)
@@ -2774,8 +2773,7 @@ def parse_keyword_args(body: str) -> dict:
 
 
 # flags that take several values (versions.MULTI_VALUE_FLAGS, argparse nargs="+"), keyed as parse_command_args keys them
-from kvplan.versions import MULTI_VALUE_FLAGS as _MULTI_VALUE_FLAGS  # noqa: E402 (beside its one use)
-_LIST_FLAGS = frozenset(flag[2:].replace("-", "_") for flag in _MULTI_VALUE_FLAGS)
+_LIST_FLAGS = frozenset(flag[2:].replace("-", "_") for flag in MULTI_VALUE_FLAGS)
 
 
 def parse_command_args(cmd: str) -> dict:
@@ -3299,23 +3297,13 @@ def _era(acc: _Accumulator, version: Optional[str]) -> Optional[str]:
         parts = re.findall(r"\d+", version)[:3]
         if len(parts) >= 2:
             key = tuple(int(p) for p in parts) + (0,) * (3 - len(parts))
-            if key[:2] == (0, 6) and key[2] <= 3:
-                return "V0-a"
-            if key[:2] == (0, 6) and key[2] == 4:
-                return "V0-b"
+            if key[:2] == (0, 6) and key[2] <= 4:
+                return rule_at("era", key)  # V0-a up to 0.6.3, V0-b at 0.6.4 (versions.py's era row)
             if "V0-c" in acc.era_hints:
                 return "V0-c"
-            if key < (0, 9, 1):
-                return "V1-a"
-            if key < (0, 11, 0):
-                return "V1-b"
-            if key < (0, 18, 0):
-                return "V1-c"
-            if key < (0, 20, 0):
-                return "V1-d"
-            if key < (0, 27, 0):
-                return "V1-e"
-            return "V1-f"
+            # any other release is read by the V1 eras of versions.py's era row; one before 0.8 whose log shows no
+            # V0-c line (0.6.5-0.7.x, and below 0.6) is read as the first, V1-a
+            return rule_at("era", max(key, (0, 8, 0)))
     for hint in ("V0-b", "V0-c"):
         if hint in acc.era_hints:
             return hint

@@ -7,7 +7,9 @@
     tokens, concurrency, the fit check and its error text: as that vLLM version computes them
 
 Every step cites docs/vllm-memory-model.md (section numbers in comments). Version
-differences are read from `kvplan.versions.VersionRules`, never from version numbers here.
+differences are read from `kvplan.versions.VersionRules` (the rows of versions._RULES and its
+tables). Some older steps here still compare `rules.release` with a literal release
+(`rules.release >= (0, 22, 0)`); a new difference goes into versions.py as a row, not here.
 """
 
 from __future__ import annotations

@@ -25,15 +25,13 @@ from dataclasses import asdict, dataclass, replace as dc_replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
-from kvplan.resolve import is_commit_sha, nvml_reserved_bytes
+from kvplan.resolve import GIB, MIB, is_commit_sha, nvml_reserved_bytes
 from kvplan.versions import MIN_DRIVER_BY_CUDA, MINOR_COMPAT_DRIVER_BY_CUDA_MAJOR, quant_min_capability, rules_for
 
 if TYPE_CHECKING:
     from kvplan.plan import ColdStartWarning
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
-GIB = 1024**3
-MIB = 1024**2
 
 # ------------------------------------------------------------------------------ data tables
 
@@ -83,8 +81,8 @@ class GPUInfo:
         return self.gpu_spec.total_bytes
 
     def label(self) -> str:
-        size = (f"{_gib(self.cuda_total_bytes)} as CUDA reports it" if self.memory_reserved_bytes is not None or self.wsl2
-                else _gib(self.memory_total_bytes))
+        size = (f"{_gib_text(self.cuda_total_bytes)} as CUDA reports it" if self.memory_reserved_bytes is not None or self.wsl2
+                else _gib_text(self.memory_total_bytes))
         return f"{self.index}: {self.name} ({size}, cc {self.compute_capability})"
 
     @property
@@ -400,8 +398,9 @@ class Request:
     plan_cold_start_bytes: Optional[int] = None  # the most pool such a start loses (plan first_start loss_bytes_most)
 
 
-def _gib(n: Optional[float]) -> str:
-    return "?" if n is None else f"{n / GIB:.1f} GiB"
+def _gib_text(n_bytes: Optional[float]) -> str:
+    """Bytes as GiB text with 1 decimal ('?' where unknown)."""
+    return "?" if n_bytes is None else f"{n_bytes / GIB:.1f} GiB"
 
 
 def check_gpus(facts: MachineFacts, req: Request) -> list[Finding]:
@@ -564,16 +563,16 @@ def check_cache(facts: MachineFacts, req: Request) -> list[Finding]:
         if free is None:
             out.append(Finding("disk", WARN, f"cannot read free space at {facts.cache_dir}", "check df -h on the cache volume"))
         elif free < need:
-            out.append(Finding("disk", FAIL, f"{_gib(free)} free at {facts.cache_dir}; the weights need {_gib(need)}",
+            out.append(Finding("disk", FAIL, f"{_gib_text(free)} free at {facts.cache_dir}; the weights need {_gib_text(need)}",
                                "point HF_HOME (or HF_HUB_CACHE) at a volume with room"))
         elif free < need * 1.2 + 2 * GIB:
-            out.append(Finding("disk", WARN, f"{_gib(free)} free at {facts.cache_dir}; the weights need {_gib(need)}, little margin",
+            out.append(Finding("disk", WARN, f"{_gib_text(free)} free at {facts.cache_dir}; the weights need {_gib_text(need)}, little margin",
                                "free space or move HF_HOME to a larger volume"))
         else:
-            out.append(Finding("disk", PASS, f"{_gib(free)} free at {facts.cache_dir} for {_gib(need)} of weights"))
+            out.append(Finding("disk", PASS, f"{_gib_text(free)} free at {facts.cache_dir} for {_gib_text(need)} of weights"))
     elif free is not None:
         why = "the model could not be resolved" if req.model_id else "no model given"
-        out.append(Finding("disk", PASS, f"{_gib(free)} free at {facts.cache_dir} ({why}: weights not checked)"))
+        out.append(Finding("disk", PASS, f"{_gib_text(free)} free at {facts.cache_dir} ({why}: weights not checked)"))
     if facts.cache_problem:
         out.append(Finding("cache", FAIL, f"the HF cache {facts.cache_dir} cannot be written: {facts.cache_problem}",
                            "point HF_HOME (or HF_HUB_CACHE) at a folder this user can write on a persistent volume"))
@@ -645,12 +644,12 @@ def check_memory_free(facts: MachineFacts, req: Request) -> list[Finding]:
         if g.memory_free_bytes < requested:
             max_util = int(g.memory_free_bytes / total * 100) / 100
             out.append(Finding("gpu memory", FAIL,
-                               f"GPU {g.index}: {_gib(g.memory_free_bytes)} free of {_gib(total)}; "
-                               f"--gpu-memory-utilization {util:.2f} asks for {_gib(requested)}",
+                               f"GPU {g.index}: {_gib_text(g.memory_free_bytes)} free of {_gib_text(total)}; "
+                               f"--gpu-memory-utilization {util:.2f} asks for {_gib_text(requested)}",
                                f"stop the other processes (nvidia-smi) or pass --gpu-memory-utilization {max_util:.2f}"))
         else:
             out.append(Finding("gpu memory", PASS,
-                               f"GPU {g.index}: {_gib(g.memory_free_bytes)} free >= {util:.2f} x {_gib(total)}"))
+                               f"GPU {g.index}: {_gib_text(g.memory_free_bytes)} free >= {util:.2f} x {_gib_text(total)}"))
     return out
 
 

@@ -23,12 +23,11 @@ from typing import Any, Mapping, Optional
 from kvplan.errors import InputError
 from kvplan.logs import StartupLog, as_int
 from kvplan.plan import INT_ENGINE_ARGS, human_int, parse_env
+from kvplan.resolve import GIB
 # the file's path and reader live in kvplan.site_calibration (read by every plan without this module); they stay
 # importable from here beside store_site_calibration, which writes the file
 from kvplan.site_calibration import calibration_path, load_site_calibration
 from kvplan.versions import untagged_source_build
-
-GIB = 1024 ** 3
 
 # Why a term differs from the prediction: vllm-memory-model.md §7 ("Why predicted and real pools differ").
 LIKELY_CAUSE: Mapping[str, str] = {
@@ -452,13 +451,13 @@ def _gpu_kwargs(log: StartupLog, given: Mapping[str, Any]) -> dict:
     sizes = {k: given[k] for k in ("gpu_gib", "gpu_gb") if k in given}
     if sizes and log.rocm_line:
         gib = sizes["gpu_gib"] if "gpu_gib" in sizes else sizes["gpu_gb"] * 1e9 / (1 << 30)
-        return {"gpu": rocm_gpu(log, gib), **platform}
+        return {"gpu": rocm_gpu(gib), **platform}
     named = None if log.total_gib and not log.rocm_line else gpu_named_by_log(log)
     if sizes:
         return {**({"gpu": named} if named else {}), **sizes, **platform}
     if log.total_gib and log.rocm_line:
         own = ({"gpu_gib": log.total_gib, "gpu": named} if _named_vendor(named) == "AMD"
-               else {"gpu": rocm_gpu(log, log.total_gib)})
+               else {"gpu": rocm_gpu(log.total_gib)})
     elif log.total_gib:
         own = {"gpu_gib": log.total_gib}
     else:
@@ -511,7 +510,7 @@ def _named_vendor(name: Optional[str]) -> Optional[str]:
         return None
 
 
-def rocm_gpu(log: StartupLog, total_gib: float):
+def rocm_gpu(total_gib: float):
     """The GPU a ROCm log with a printed total and no card kvplan can name is planned as: that total, vendor AMD (vLLM's
     ROCm build: versions.py cudagraph_subtracted_rocm, plan.rocm_graph_units), named so a record of it is planned as an
     AMD card again (validate reads a catalog-less name with 'AMD' as AMD)."""

@@ -18,9 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kvplan.plan import Plan
-
-GIB = 1024 ** 3
-GB = 1000 ** 3
+from kvplan.resolve import GB, GIB
 
 SEGMENTS = (  # (label, colour, attribute or callable)
     ("weights", "magenta"),

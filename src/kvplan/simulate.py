@@ -2219,7 +2219,7 @@ def check_servable(plan, workload: Workload, cfg: EngineConfig) -> None:
                      "tensor parallelism; or --num-gpu-blocks from the real startup log)")
 
 
-def _prepare(workload: Workload, cfg: EngineConfig, rules: SchedulerRules, notes: list) -> tuple[np.ndarray, dict]:
+def _prepare(workload: Workload, cfg: EngineConfig, notes: list) -> tuple[np.ndarray, dict]:
     if cfg.num_gpu_blocks < 2:
         raise InputError("--num-gpu-blocks", f"{cfg.num_gpu_blocks} blocks leave none usable", "vLLM needs at least 2 (one is the null block)")
     if workload.arrival_s is None:
@@ -2315,7 +2315,7 @@ def simulate(workload: Workload, config: EngineConfig, step_model: StepModel, ru
     wall0 = _time.perf_counter()
     rules = rules or scheduler_rules(None)
     notes = list(workload.notes) + list(getattr(step_model, "notes", ()))
-    rejected, stats = _prepare(workload, config, rules, notes)
+    rejected, stats = _prepare(workload, config, notes)
     out = _Shared(len(workload))
     gen = _engine(workload, config, step_model, rules, list(range(len(workload))), out, rejected.tolist(), stats,
                   sample_interval_s or _auto_interval(workload), progress)
@@ -2540,7 +2540,7 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
                      "rank: " + ("on every step" if pad_up_to == math.inf else
                                  f"on steps of at most {pad_up_to} tokens a rank (CUDA graphs)")
                      + f" (vLLM {rules.version}, dp_utils)")
-    rejected, stats0 = _prepare(workload, config, rules, notes)
+    rejected, stats0 = _prepare(workload, config, notes)
     out = _Shared(len(workload))
     rej_l = rejected.tolist()
     interval = _auto_interval(workload)

@@ -259,7 +259,10 @@ def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
         except InputError:
             notes.append(f"vLLM version {v!r} is not a release number: read as a record without a version")
         else:
-            if not (release < (0, 2, 0) or (release[0] == 0 and release[1] <= 1)):
+            # below 0.2 (0.0.x, 0.1.x, and 0.2.0's dev builds, which parse_version reads as (0, 2, -1)): taken for
+            # setuptools-scm's 0.1 guess for a checkout with no release tag (untagged_source_build above reads its
+            # 0.1.devN form), not a release; vLLM's own 0.1.x releases (2023) predate every rule kvplan holds
+            if release >= (0, 2, 0):
                 if not names_patch_release(v):  # '0.11': parse_version reads it as the series' first release
                     notes.append(f"vLLM {v!r} names no patch release: {release[0]}.{release[1]}.0's rules applied "
                                  f"(give the full release the log prints, e.g. {release[0]}.{release[1]}.1, if a later one ran)")

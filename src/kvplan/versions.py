@@ -1,8 +1,11 @@
 """vLLM's startup rules, version by version, as data.
 
-Every behaviour that changed between vLLM releases is one row of `_RULES`: a field
-name and the list of (first version, value) steps. `rules_for("0.11.0")` folds the
-table into one frozen `VersionRules`; the planner reads fields, never versions.
+Every behaviour that changed between vLLM releases is one row of `_RULES` (a field
+name and the list of (first version, value) steps) or of a table further down (the
+serve flags a release accepts, SERVE_FLAG_SINCE; quantization methods,
+QUANT_MIN_CAPABILITY). `rules_for("0.11.0")` folds `_RULES` into one frozen
+`VersionRules`; the planner reads its fields (plan.py still compares `rules.release`
+with a literal release in some older steps: rows still to move here).
 
 Facts come from `docs/vllm-memory-model.md` (written from the Python sources inside
 vLLM's release wheels 0.6.3.post1 ... 0.33.0); the section of that document is
@@ -989,6 +992,16 @@ def _value_at(steps, at):
         if at >= first:
             value = v
     return value
+
+
+def rule_at(field: str, release: V):
+    """The value rules row `field` holds at `release` (a parsed version); None before its first step."""
+    return _value_at(_RULES[field], release)
+
+
+def rule_values(field: str) -> list:
+    """Every value rules row `field` takes, oldest release first."""
+    return [value for _, value in _RULES[field]]
 
 
 def release_from(field: str, value) -> str:

@@ -221,10 +221,6 @@ def _gemma3_siglip(spec: ModelSpec) -> bool:
         "Gemma3ForConditionalGeneration" in (spec.architectures or ()) or spec.model_type.startswith("gemma3"))
 
 
-def _vision_params(spec: ModelSpec) -> int:
-    return _vision_parts(spec)[0]
-
-
 def vision_bnb_only_params(spec: ModelSpec) -> int:
     """The vision tower's Linear weights that vLLM converts under bitsandbytes (or torchao) but builds unquantized under
     the other methods (Gemma 3's SigLIP MLP, see _vision_parts); 0 for a text model."""

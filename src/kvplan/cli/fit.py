@@ -104,10 +104,10 @@ def plan_json(p, note: Optional[str], band: Optional[dict]) -> dict:
 
 
 def uncertainty_band_of(p):
-    try:
-        from kvplan.band import uncertainty_band
-    except ImportError:
-        return None
+    """The validated band `kvplan fit` shows beside a plan (kvplan.band.uncertainty_band), None where no residuals
+    cover it."""
+    from kvplan.band import uncertainty_band
+
     return uncertainty_band(p)
 
 

@@ -37,9 +37,8 @@ from kvplan.cli import FIT_PARAMS, FitFlags, refuse_unpublished_version
 from kvplan.cli.fit import SWEEPABLE, parse_vary, plan_from_flags_and_inverse, plan_json, sweep_rows, uncertainty_band_of
 from kvplan.errors import GatedModelError, HubError, InputError, KvplanError
 from kvplan.plan import COUNT_EXAMPLES
-from kvplan.resolve import context_limit
 from kvplan.render import budget_segments, verdict_text
-from kvplan.resolve import LOCAL_MODEL_REFS
+from kvplan.resolve import LOCAL_MODEL_REFS, context_limit
 from kvplan.web.svg import budget_bar_svg, concurrency_curve_svg
 
 STATIC_DIR = Path(__file__).parent / "static"

@@ -12,7 +12,8 @@ import math
 from html import escape
 from typing import Sequence
 
-from kvplan.render import GB, GIB, budget_segments, concurrency_wants_log_scale
+from kvplan.render import budget_segments, concurrency_wants_log_scale
+from kvplan.resolve import GB, GIB
 from kvplan.band import band_bounds
 
 SEGMENT_COLOURS = {  # the same order and hues as render.SEGMENTS (the terminal bar)
