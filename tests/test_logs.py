@@ -543,5 +543,7 @@ def test_a_stated_version_gives_the_era_of_versions_era_row():
         return parse_lines([f"INFO 05-01 10:00:00 [api_server.py:1000] vLLM API server version {version}"]).era
 
     for version in ("0.8.0", "0.9.0", "0.9.1", "0.10.2", "0.11.0", "0.17.1", "0.18.0", "0.19.1", "0.20.0", "0.26.1",
-                    "0.27.0", "0.33.0", "0.6.3", "0.6.4"):
+                    "0.27.0", "0.33.0", "0.6.3", "0.6.4", "0.6.5", "0.7.3", "0.5.4"):
         assert era_of(version) == rules_for(version).era, version
+    # a 0.6.5-0.7.x log without V0-c's split line was read as V1-a, an engine those releases do not have
+    assert era_of("0.7.3") == "V0-c" and era_of("0.5.4") == "V0-a"

@@ -3297,13 +3297,11 @@ def _era(acc: _Accumulator, version: Optional[str]) -> Optional[str]:
         parts = re.findall(r"\d+", version)[:3]
         if len(parts) >= 2:
             key = tuple(int(p) for p in parts) + (0,) * (3 - len(parts))
-            if key[:2] == (0, 6) and key[2] <= 4:
-                return rule_at("era", key)  # V0-a up to 0.6.3, V0-b at 0.6.4 (versions.py's era row)
-            if "V0-c" in acc.era_hints:
-                return "V0-c"
-            # any other release is read by the V1 eras of versions.py's era row; one before 0.8 whose log shows no
-            # V0-c line (0.6.5-0.7.x, and below 0.6) is read as the first, V1-a
-            return rule_at("era", max(key, (0, 8, 0)))
+            if "V0-c" in acc.era_hints and key >= (0, 6, 5):
+                return "V0-c"  # a 0.8-0.10 start that fell back to the V0 engine prints V0-c's split line
+            # versions.py's era row (V0-a up to 0.6.3, V0-b at 0.6.4, V0-c 0.6.5-0.7.x, the V1 eras from 0.8): a
+            # 0.6.5-0.7.x log without the split line was read as V1-a, an engine those releases do not have
+            return rule_at("era", key)
     for hint in ("V0-b", "V0-c"):
         if hint in acc.era_hints:
             return hint
