@@ -9,8 +9,8 @@ from dataclasses import fields, replace
 from typing import NamedTuple
 
 from kvplan.errors import InputError
-from kvplan.plan import (INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, parse_env,
-                          parse_max_model_len, plan)
+from kvplan.plan import (INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, marlin_method,
+                          parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, gpu_catalog, gpu_count_in_name,
                             resolve_gpu, resolve_model)
 from kvplan.versions import rules_for
@@ -376,7 +376,7 @@ def _quantization_fixes(p: Plan) -> list[_Offer]:
 def _checkpoint_quant_flag(spec: ModelSpec, gpu: GPUSpec, version: str) -> str:
     """The --quantization value naming the method vLLM `version` itself serves a quantized checkpoint with on `gpu`:
     ModelOpt's NVFP4 and mixed-precision checkpoints are modelopt_fp4 / modelopt_mixed (their hf_quant_config's
-    quant_algo); an AWQ / GPTQ checkpoint the Marlin kernels take is awq_marlin / gptq_marlin (_marlin_method), since
+    quant_algo); an AWQ / GPTQ checkpoint the Marlin kernels take is awq_marlin / gptq_marlin (plan.marlin_method), since
     --quantization awq / gptq would force the slower non-Marlin kernel (versions.py, above HF_QUANT_CONFIG_READ_SINCE);
     others the method their config declares (fp8, awq, compressed-tensors, mxfp4)."""
     q = spec.quant
@@ -384,39 +384,8 @@ def _checkpoint_quant_flag(spec: ModelSpec, gpu: GPUSpec, version: str) -> str:
         scheme = q.scheme.lower()
         return "modelopt_mixed" if "mixed" in scheme else "modelopt_fp4" if "fp4" in scheme else "modelopt"
     if q.method in ("awq", "gptq"):
-        return _marlin_method(spec, gpu, version) or q.method
+        return marlin_method(spec, gpu, version) or q.method
     return q.method
-
-
-# Group sizes the Marlin int4/int8 kernels take (MARLIN_SUPPORTED_GROUP_SIZES, -1 = per channel) and the weight types
-# they convert: AWQ 4-bit with its zero point, GPTQ 4- or 8-bit symmetric -- vLLM 0.20.0 wheel,
-# model_executor/layers/quantization/utils/marlin_utils.py, awq_marlin.py AWQMarlinConfig.TYPE_MAP /
-# is_awq_marlin_compatible and gptq_marlin.py GPTQMarlinConfig.TYPE_MAP / is_gptq_marlin_compatible (each needs the
-# listed keys present in quantization_config, else no conversion).
-_MARLIN_GROUP_SIZES = (-1, 32, 64, 128)
-
-
-def _marlin_method(spec: ModelSpec, gpu: GPUSpec, version: str) -> str | None:
-    """awq_marlin / gptq_marlin where vLLM `version` would convert this AWQ / GPTQ checkpoint to Marlin by itself on
-    `gpu` (its override_quantization_method, which claims the checkpoint when no --quantization or the Marlin name is
-    given): the release has the method and the GPU passes its capability step (versions.QUANT_MIN_CAPABILITY), and
-    the checkpoint's quantization_config is one the Marlin kernels take. None otherwise (vLLM then serves the plain
-    method)."""
-    from kvplan.versions import quant_min_capability
-
-    method = spec.quant.method
-    marlin = f"{method}_marlin"
-    need = quant_min_capability(marlin, version)  # None: the release has no such method
-    if gpu.vendor != "NVIDIA" or gpu.cc is None or need is None or gpu.cc < need:
-        return None
-    qc = spec.raw_config.get("quantization_config") or (spec.text_config or {}).get("quantization_config") or {}
-    if str(qc.get("quant_method", "")).lower() != method or qc.get("group_size") not in _MARLIN_GROUP_SIZES:
-        return None
-    if method == "awq":
-        fits = qc.get("bits") == 4 and qc.get("zero_point") is not None
-    else:
-        fits = qc.get("bits") in (4, 8) and qc.get("sym") is True and qc.get("desc_act") is not None
-    return marlin if fits else None
 
 
 def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> _Offer | None:

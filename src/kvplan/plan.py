@@ -3758,6 +3758,37 @@ AWQ_DEQUANT_MIN_TOKENS = 256
 AWQ_AUTO_MARLIN_SINCE = (0, 24, 0)
 
 
+# Group sizes the Marlin int4/int8 kernels take (MARLIN_SUPPORTED_GROUP_SIZES, -1 = per channel) and the weight types
+# they convert: AWQ 4-bit with its zero point, GPTQ 4- or 8-bit symmetric -- vLLM 0.20.0 wheel,
+# model_executor/layers/quantization/utils/marlin_utils.py, awq_marlin.py AWQMarlinConfig.TYPE_MAP /
+# is_awq_marlin_compatible and gptq_marlin.py GPTQMarlinConfig.TYPE_MAP / is_gptq_marlin_compatible (each needs the
+# listed keys present in quantization_config, else no conversion).
+MARLIN_GROUP_SIZES = (-1, 32, 64, 128)
+
+
+def marlin_method(spec: ModelSpec, gpu: GPUSpec, version: str) -> str | None:
+    """awq_marlin / gptq_marlin where vLLM `version` would convert this AWQ / GPTQ checkpoint to Marlin by itself on
+    `gpu` (its override_quantization_method, which claims the checkpoint when no --quantization or the Marlin name is
+    given): the release has the method and the GPU passes its capability step (versions.QUANT_MIN_CAPABILITY), and
+    the checkpoint's quantization_config is one the Marlin kernels take. None otherwise (vLLM then serves the plain
+    method)."""
+    from kvplan.versions import quant_min_capability
+
+    method = spec.quant.method
+    marlin = f"{method}_marlin"
+    need = quant_min_capability(marlin, version)  # None: the release has no such method
+    if gpu.vendor != "NVIDIA" or gpu.cc is None or need is None or gpu.cc < need:
+        return None
+    qc = spec.raw_config.get("quantization_config") or (spec.text_config or {}).get("quantization_config") or {}
+    if str(qc.get("quant_method", "")).lower() != method or qc.get("group_size") not in MARLIN_GROUP_SIZES:
+        return None
+    if method == "awq":
+        fits = qc.get("bits") == 4 and qc.get("zero_point") is not None
+    else:
+        fits = qc.get("bits") in (4, 8) and qc.get("sym") is True and qc.get("desc_act") is not None
+    return marlin if fits else None
+
+
 def awq_linear_kernel(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec | None, given: str | None,
                       rules: VersionRules) -> str | None:
     """"awq" where vLLM `rules.version` serves this AWQ checkpoint's Linear layers with its plain AWQ method, "marlin"
@@ -3774,9 +3805,7 @@ def awq_linear_kernel(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec | None, g
         return "awq"
     if not (model.raw_config.get("quantization_config") or (model.text_config or {}).get("quantization_config")):
         return None
-    from kvplan.api import _marlin_method  # api imports this module
-
-    return "marlin" if _marlin_method(replace(model, quant=quant), gpu, rules.version) else "awq"
+    return "marlin" if marlin_method(replace(model, quant=quant), gpu, rules.version) else "awq"
 
 
 def awq_kernel_note(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec, given: str | None, rules: VersionRules,
@@ -3790,8 +3819,7 @@ def awq_kernel_note(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec, given: str
                 + (" (--quantization awq_marlin)" if canonical_quant(given or "") == "awq_marlin" else "")
                 + ", which builds no float16 weight copy")
     forced = canonical_quant(given or "") == "awq" and rules.release < AWQ_AUTO_MARLIN_SINCE
-    from kvplan.api import _marlin_method  # api imports this module
-    would_convert = forced and _marlin_method(replace(model, quant=quant), gpu, rules.version) is not None
+    would_convert = forced and marlin_method(replace(model, quant=quant), gpu, rules.version) is not None
     return (f"AWQ: vLLM {rules.version} serves the Linear layers with its plain AWQ kernel"
             + (" because --quantization awq forces it (before 0.24)" if forced else
                " (no AWQ-Marlin conversion for this GPU or checkpoint)")
