@@ -68,6 +68,18 @@ def test_architecture_contract_attributes_exist_on_a_plan():
     assert set(p.to_dict()) >= {"fits", "kv_cache_bytes", "num_gpu_blocks", "max_concurrency", "args"}
 
 
+def test_architecture_names_every_field_of_a_fix():
+    # the contract listed Fix(name, flags, effect) after Fix had gained fits and the first-start fields
+    import dataclasses
+
+    from kvplan.plan import Fix
+
+    contract = ARCHITECTURE.split("```python", 1)[1].split("```", 1)[0]
+    listed = contract.split("Fix(", 1)[1].split(")", 1)[0]
+    names = re.findall(r"([a-z_]+)(?::[^,]*)?(?:,|$)", " ".join(line.split("#", 1)[-1] for line in listed.splitlines()))
+    assert names == [f.name for f in dataclasses.fields(Fix)]
+
+
 def test_every_command_in_the_readme_exists():
     commands = set(_cli_command().commands)
     used = set(re.findall(r"`kvplan ([a-z]+)", README))
