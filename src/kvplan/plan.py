@@ -259,9 +259,10 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
         if name not in ENV_EFFECTS:
             notes.append(f"environment {name}={value}: not modelled (kvplan assumes it does not change memory)")
             continue
-        # (0.11.0 still reads it, and its server stops on 0: versions.SERVE_ENV_REFUSED)
-        inert = name == "VLLM_USE_V1" and (rules.release >= (0, 11, 1) or not rules.is_v1
-                                           or (rules.release >= (0, 11, 0) and value.strip() != "0"))
+        # (0.11.0 still reads it, and its server stops on 0: versions.SERVE_ENV_REFUSED; rules rows use_v1_env_read,
+        # v0_engine_shipped)
+        inert = name == "VLLM_USE_V1" and (not rules.use_v1_env_read or not rules.is_v1
+                                           or (not rules.v0_engine_shipped and value.strip() != "0"))
         unread = name == "VLLM_MXFP4_USE_MARLIN" and not rules.mxfp4_marlin_env  # rules row mxfp4_marlin_env
         if name == MRV2_ENV:
             if rules.mrv2_env == "unread":  # rules row mrv2_env: envs.py has it from 0.12
@@ -288,15 +289,14 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
                              "int(value)): the server stops with a ValueError",
                              f"{MRV2_ENV}=1 (model runner v2) or =0 (v1), or unset (the release's default)") from None
     use_v1 = args.env_value("VLLM_USE_V1")
-    if use_v1 is not None and (0, 6, 4) <= rules.release < (0, 11, 1):
-        # vllm/envs.py reads it as bool(int(value)) in 0.6.4-0.11.0 (read in the 0.6.4.post1, 0.7.3, 0.8.2 and 0.11.0
-        # wheels; 0.6.4's api_server.py reads it at import): a value int() refuses stops the server with a ValueError
+    if use_v1 is not None and rules.use_v1_env_read:
+        # rules row use_v1_env_read (bool(int(value))): a value int() refuses stops the server with a ValueError
         try:
             int(use_v1.strip())
         except ValueError:
             raise InputError("--env VLLM_USE_V1", f"{use_v1!r} is not a value vLLM {rules.version} reads (it takes "
                              "int(value)): the server stops with a ValueError", "VLLM_USE_V1=1 (the V1 engine) or =0 (V0)") from None
-    if use_v1 == "0" and rules.is_v1 and rules.release < (0, 11, 0):
+    if use_v1 == "0" and rules.is_v1 and rules.v0_engine_shipped:
         rules = replace(as_v0_engine(rules, "VLLM_USE_V1=0"), notes=rules.notes + (
             f"VLLM_USE_V1=0: vLLM {rules.version} runs its V0 engine",))
     if args.env_value("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS") == "0" and rules.cudagraph_subtracted:
@@ -413,7 +413,7 @@ def sampler_kernel_note(rules: VersionRules, c, model: ModelSpec) -> str | None:
 def v1_fallback(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> str | None:
     """Why a 0.8-0.10 release (V1 by default) runs this deployment on its V0 engine, in vLLM's words for the
     feature; None where it runs V1 (see the v0_* rules rows and V0_ONLY_ARCHITECTURES)."""
-    if not rules.is_v1 or rules.release >= (0, 11, 0):
+    if not rules.is_v1 or not rules.v0_engine_shipped:  # rules row v0_engine_shipped
         return None
     cc = gpu.cc
     if rules.v0_below_cc_major and gpu.vendor == "NVIDIA" and cc and cc[0] < rules.v0_below_cc_major:

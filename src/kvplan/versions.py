@@ -157,6 +157,13 @@ def development_build_of(text: str) -> str | None:
 _RULES: dict[str, list[tuple[V, object]]] = {
     # Engine: V1 is the default from 0.8.0; V0 removed in 0.11 (section 0).
     "engine": [((0, 0, 0), "v0"), ((0, 8, 0), "v1")],
+    # Whether the release still ships its V0 engine (section 0: removed in 0.11): up to 0.10 a V1 release falls back
+    # to V0 for a feature V1 lacks (EngineArgs._is_v1_supported_oracle, plan.v1_fallback) and VLLM_USE_V1=0 runs V0
+    "v0_engine_shipped": [((0, 0, 0), True), ((0, 11, 0), False)],
+    # Whether vllm/envs.py reads VLLM_USE_V1, as bool(int(value)): 0.6.4-0.11.0 (read in the 0.6.4.post1, 0.7.3, 0.8.2
+    # and 0.11.0 wheels; 0.6.4's api_server.py reads it at import). 0.11.0 still reads it, and its server stops on 0
+    # (SERVE_ENV_REFUSED); from 0.11.1 it has no effect (plan._env_rules)
+    "use_v1_env_read": [((0, 0, 0), False), ((0, 6, 4), True), ((0, 11, 1), False)],
     # How available KV memory is computed (section 0, era map; section 1.3).
     "era": [((0, 0, 0), "V0-a"), ((0, 6, 4), "V0-b"), ((0, 6, 5), "V0-c"), ((0, 8, 0), "V1-a"),
             ((0, 9, 1), "V1-b"), ((0, 11, 0), "V1-c"), ((0, 18, 0), "V1-d"), ((0, 20, 0), "V1-e"),
@@ -829,6 +836,8 @@ class VersionRules:
     version: str
     release: V
     engine: str
+    v0_engine_shipped: bool
+    use_v1_env_read: bool
     era: str
     default_gpu_memory_utilization: float
     requested_is_ceil: bool

@@ -1,0 +1,28 @@
+"""The rules rows that replaced plan.py's inline release comparisons (`rules.release >= (0, 7, 0)`): each row's value at
+every published release and two development builds equals what the old comparison gave. The reference expressions
+below are the old inline ones, written once; the rows in versions._RULES must keep giving the same answers."""
+
+import pytest
+
+from kvplan.versions import PUBLISHED_RELEASES, rules_for
+
+VERSIONS = (*PUBLISHED_RELEASES, "0.20.0.dev5", "0.26.1rc1.dev156", "0.5.4", "0.40.0")
+
+# field -> the old inline expression of the release r (a parsed version tuple)
+OLD = {
+    "v0_engine_shipped": lambda r: r < (0, 11, 0),
+    "use_v1_env_read": lambda r: (0, 6, 4) <= r < (0, 11, 1),
+}
+
+
+@pytest.mark.parametrize("field", sorted(OLD))
+def test_each_moved_row_gives_what_the_old_comparison_gave(field):
+    for version in VERSIONS:
+        rules = rules_for(version)
+        assert getattr(rules, field) == OLD[field](rules.release), (field, version)
+
+
+def test_the_development_builds_read_as_the_releases_around_them():
+    # the two dev builds land on either side of a step: 0.20.0.dev5 is before 0.20.0, 0.26.1rc1.dev156 is 0.27.0
+    assert rules_for("0.20.0.dev5").release == (0, 20, -1)
+    assert rules_for("0.26.1rc1.dev156").release == (0, 27, 0)
