@@ -12,6 +12,11 @@ VERSIONS = (*PUBLISHED_RELEASES, "0.20.0.dev5", "0.26.1rc1.dev156", "0.5.4", "0.
 OLD = {
     "v0_engine_shipped": lambda r: r < (0, 11, 0),
     "use_v1_env_read": lambda r: (0, 6, 4) <= r < (0, 11, 1),
+    "v0_chunked_prefill_tokens": lambda r: 2048 if r >= (0, 6, 5) else 512,
+    "v1_unchunked_batched_tokens": lambda r: "max_model_len" if r < (0, 12, 0) else "max_with_default",
+    "uniform_type_kv_specs": lambda r: r >= (0, 11, 0),
+    "mla_kernels": lambda r: r >= (0, 7, 0),
+    "mla_block_size": lambda r: "forced" if r < (0, 18, 0) else "preferred",
 }
 
 

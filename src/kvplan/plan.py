@@ -1088,9 +1088,9 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
 
 def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> tuple[int, str]:
     """The block size vLLM picks before hybrid alignment (section 2.4)."""
-    if model.uses_mla and rules.release >= (0, 7, 0):  # no MLA kernels before 0.7
+    if model.uses_mla and rules.mla_kernels:  # rules row mla_kernels
         cc = gpu.cc or (9, 0)
-        if rules.release < (0, 18, 0):
+        if rules.mla_block_size == "forced":  # rules row mla_block_size
             if (10, 0) <= cc < (11, 0):
                 return 128, "MLA on Blackwell: CUTLASS_MLA forces block size 128 (vllm/platforms/cuda.py, <= 0.17)"
             if cc == (9, 0):
@@ -1237,15 +1237,15 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     if args.max_num_batched_tokens:
         tokens = args.max_num_batched_tokens
     elif rules.engine == "v0":
-        tokens = (2048 if rules.release >= (0, 6, 5) else 512) if chunked else max(max_len, 2048)
+        tokens = rules.v0_chunked_prefill_tokens if chunked else max(max_len, 2048)
         why = ("chunked prefill" + (" (given)" if args.enable_chunked_prefill else " for contexts > 32K") if chunked else
                "max(max_model_len, 2048)" + ("; --no-enable-chunked-prefill" if args.enable_chunked_prefill is False else
                                             f"; no automatic chunked prefill for {excluded}" if max_len > 32768 and excluded else ""))
         notes.append(f"max_num_batched_tokens {tokens} (V0: {why})")
     elif args.enable_chunked_prefill is False:
-        # V1 without chunked prefill: the whole context in one step (engine/arg_utils.py _set_default_args: up to 0.11
-        # max_model_len; from 0.12 max(max_model_len, the default), then at most max_num_seqs x max_model_len)
-        tokens = max_len if rules.release < (0, 12, 0) or not t_default else min(max(max_len, t_default), max_seqs * max_len)
+        # V1 without chunked prefill: the whole context in one step (rules row v1_unchunked_batched_tokens)
+        tokens = (max_len if rules.v1_unchunked_batched_tokens == "max_model_len" or not t_default
+                  else min(max(max_len, t_default), max_seqs * max_len))
         notes.append(f"max_num_batched_tokens {tokens} (--no-enable-chunked-prefill: a whole max_model_len prompt per step)")
     else:
         tokens = min(t_default, max_seqs * max_len) if t_default else max(max_len, 2048)
@@ -1611,9 +1611,9 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
         return (g,), len(layers) * pages[key], (f"{len(layers)} x {pages[key]:,} B: {len(layers)} {l0.kind} layers' pages "
                                                  f"(block size {block_sizes[key]})")
 
-    # same type, different shapes (UniformTypeKVCacheSpecs, >= 0.11): one group, pages summed
+    # same type, different shapes (rules row uniform_type_kv_specs): one group, pages summed
     kinds = {k[0] for k in buckets}
-    if len(kinds) == 1 and not rec and rules.release >= (0, 11, 0) and kinds <= {"full", "mla"}:
+    if len(kinds) == 1 and not rec and rules.uniform_type_kv_specs and kinds <= {"full", "mla"}:
         total = sum(pages[k] * len(v) for k, v in buckets.items())
         l0 = layers[0]
         return (KVGroup(kind=l0.kind, num_layers=len(layers), block_size=bs, page_bytes=total // len(layers),
@@ -2464,7 +2464,7 @@ def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: 
         raise InputError("model", f"{model.id} keeps no attention KV cache in vLLM's V0 engine", "plan with --vllm-version 0.8 or newer")
     per_token = 0
     for l in attn:
-        if l.kind == "mla" and rules.release < (0, 7, 0):
+        if l.kind == "mla" and not rules.mla_kernels:
             heads = heads_per_rank(model.num_attention_heads, tp)
             per_token += 2 * heads * 256 * kvb
         elif l.kind == "mla":
@@ -2472,7 +2472,7 @@ def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: 
         else:
             per_token += _attention_page_per_token(l, tp, kvb)
     if any(l.kind == "mla" for l in attn):
-        notes.append("V0 engine: " + ("DeepSeek MLA disabled, heads padded to 256" if rules.release < (0, 7, 0)
+        notes.append("V0 engine: " + ("DeepSeek MLA disabled, heads padded to 256" if not rules.mla_kernels
                                       else "the MLA entry padded to a multiple of 256 bytes"))
     if any(l.kind in ("sliding", "chunked") for l in attn):
         notes.append("V0 engine: sliding-window layers hold every token (no per-window saving)")

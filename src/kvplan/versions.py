@@ -236,6 +236,22 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # in 0.10.1-0.13) is charged only its window, so a start can pass the check with a pool smaller than one
     # max-length request. From 0.14 the check runs on the groups (kv_cache_utils._check_enough_kv_cache_memory).
     "fit_check_sees_windows": [((0, 0, 0), True), ((0, 14, 0), False)],
+    # V0's max_num_batched_tokens with chunked prefill on (section 2.3): 512 up to 0.6.4, 2048 from 0.6.5
+    "v0_chunked_prefill_tokens": [((0, 0, 0), 512), ((0, 6, 5), 2048)],
+    # V1's max_num_batched_tokens with --no-enable-chunked-prefill, the whole context in one step (engine/arg_utils.py
+    # _set_default_args): max_model_len up to 0.11; from 0.12 max(max_model_len, the default), then at most
+    # max_num_seqs x max_model_len ("max_with_default")
+    "v1_unchunked_batched_tokens": [((0, 0, 0), "max_model_len"), ((0, 12, 0), "max_with_default")],
+    # Layers of one attention type but different page shapes form one KV-cache group with their pages summed
+    # (UniformTypeKVCacheSpecs) from 0.11
+    "uniform_type_kv_specs": [((0, 0, 0), False), ((0, 11, 0), True)],
+    # MLA models run MLA kernels from 0.7; before, V0 disables DeepSeek's MLA and pads its heads to 256 (plan.py's V0
+    # page and the block size default)
+    "mla_kernels": [((0, 0, 0), False), ((0, 7, 0), True)],
+    # The MLA block size (plan._default_block_size): "forced" up to 0.17 (vllm/platforms/cuda.py: CUTLASS_MLA forces
+    # 128 on Blackwell, FlashMLA 64 on Hopper, Triton MLA 16 elsewhere); "preferred" from 0.18 (FLASHINFER_MLA prefers
+    # 32 on Blackwell, FLASH_ATTN_MLA / TRITON_MLA 16)
+    "mla_block_size": [((0, 0, 0), "forced"), ((0, 18, 0), "preferred")],
     # Tokens one fused-MoE call sizes its caches for (fused_moe.py fused_experts_impl "M = min(num_tokens, CHUNK_SIZE)"):
     # VLLM_FUSED_MOE_CHUNK_SIZE 32768 up to 0.11, 16384 in 0.12-0.17; from 0.18 "M = num_tokens" (0 = no cap).
     "fused_moe_chunk_tokens": [((0, 0, 0), 32768), ((0, 12, 0), 16384), ((0, 18, 0), 0)],
@@ -869,6 +885,11 @@ class VersionRules:
     draft_model_cuda_graphs: bool
     fit_need_formula: str
     fit_check_sees_windows: bool
+    v0_chunked_prefill_tokens: int
+    v1_unchunked_batched_tokens: str
+    uniform_type_kv_specs: bool
+    mla_kernels: bool
+    mla_block_size: str
     fused_moe_chunk_tokens: int
     moe_workspace_persistent: bool
     moe_quant_workspace: tuple[str, ...]
