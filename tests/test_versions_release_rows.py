@@ -17,6 +17,17 @@ OLD = {
     "uniform_type_kv_specs": lambda r: r >= (0, 11, 0),
     "mla_kernels": lambda r: r >= (0, 7, 0),
     "mla_block_size": lambda r: "forced" if r < (0, 18, 0) else "preferred",
+    "dsv4_sparse_buffers_read": lambda r: r >= (0, 28, 0),
+    "deepseek_v4_served": lambda r: not r < (0, 20, 0),
+    "sparse_mla_served": lambda r: not r < (0, 11, 0),
+    "sparse_mla_cache_layout": lambda r: "fp8_ds_mla" if r < (0, 11, 1) else "by_dtype",
+    "sparse_mla_flashinfer_blackwell": lambda r: r >= (0, 33, 0),
+    "sparse_mla_shared_workspace": lambda r: not r < (0, 13, 0),
+    "sparse_mla_workspace_factor": lambda r: "fixed" if r < (0, 32, 0) else "by_length",
+    "sparse_mla_prefill_q_concat": lambda r: r >= (0, 18, 0),
+    "sparse_mla_prefill_token_buffers": lambda r: r >= (0, 31, 0),
+    "sparse_mla_logits_buffer": lambda r: r >= (0, 19, 0),
+    "sparse_mla_tp_topk_exchange": lambda r: r >= (0, 32, 0),
 }
 
 

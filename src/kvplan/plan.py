@@ -1675,7 +1675,7 @@ def _sparse_mla_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineAr
     """DeepSeek-V3.2: per layer the latent cache and the indexer's keys (index_head_dim fp8 + 4 B scale), both in
     64-token blocks and so one KV-cache group; one pool block is the sum of every layer's pages, and a request holds
     cdiv(L, 64) of them (read in the 0.11-0.33 wheels: models/deepseek_v2.py, v1/core/kv_cache_utils.py)."""
-    if rules.release < (0, 11, 0):
+    if not rules.sparse_mla_served:  # rules row sparse_mla_served
         raise InputError("model", f"{model.id}: DeepSeek-V3.2 (sparse MLA) is served by vLLM 0.11 and newer",
                          "plan with --vllm-version 0.11 or newer")
     latent = _sparse_mla_latent_bytes(args, rules, gpu)
@@ -1711,7 +1711,7 @@ def _deepseek_v4_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineA
     window-type pages are padded to the next attention page size, the pool is divided by the layer tuple
     (0.20-0.22) or by each page size times its slots (0.23-0.26), and a request's share of the pool is its pages
     weighted by each group's bytes over the attention group's."""
-    if rules.release < (0, 20, 0):
+    if not rules.deepseek_v4_served:  # rules row deepseek_v4_served
         raise InputError("model", f"{model.id}: DeepSeek-V4 is served by vLLM 0.20 and newer", "plan with --vllm-version 0.20 or newer")
     kv = (args.kv_cache_dtype or "auto").lower()
     if kv not in ("auto", "fp8", "fp8_e4m3", "fp8_ds_mla"):
@@ -2336,20 +2336,20 @@ def _sparse_mla_buffers(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules:
     topk = int(model.text_config.get("index_topk") or 2048)
     key_bytes = layer.index_head_dim + 4
     total = t * topk * 4
-    if rules.release < (0, 13, 0):
+    if not rules.sparse_mla_shared_workspace:  # the rows sparse_mla_* of versions.py
         total += 2 * length * key_bytes
     else:
-        factor = 5 if rules.release < (0, 32, 0) or length <= 262144 else 2
+        factor = 5 if rules.sparse_mla_workspace_factor == "fixed" or length <= 262144 else 2
         prefill = 0
         if _sparse_mla_latent_bytes(args, rules, gpu) == 656:  # FlashMLA sparse: bf16 prefill gathers
             heads = heads_per_rank(model.num_attention_heads, args.tensor_parallel_size)
             prefill = factor * length * 576 * 2
-            prefill += t * heads * 576 * 2 if rules.release >= (0, 18, 0) else 0  # q_concat
-            prefill += t * 64 * 576 * 2 if rules.release >= (0, 31, 0) else 0     # per-token buffers, heads padded to 64
+            prefill += t * heads * 576 * 2 if rules.sparse_mla_prefill_q_concat else 0  # q_concat
+            prefill += t * 64 * 576 * 2 if rules.sparse_mla_prefill_token_buffers else 0  # per-token buffers, heads padded to 64
         total += max(8 * factor * length * key_bytes, prefill)
-        if rules.release >= (0, 19, 0):
+        if rules.sparse_mla_logits_buffer:
             total += 512 * 1024 ** 2
-        if rules.release >= (0, 32, 0) and args.tensor_parallel_size > 1:
+        if rules.sparse_mla_tp_topk_exchange and args.tensor_parallel_size > 1:
             total += 2 * t * topk * 4
     return total, (f"sparse MLA (DeepSeek-V3.2): indexer buffers {total / GIB:.2f} GiB per rank in the profile run "
                    f"(max_model_len {length:,}, {t:,} batched tokens)")
@@ -2360,11 +2360,11 @@ def _sparse_mla_latent_bytes(args: EngineArgs, rules: VersionRules, gpu: GPUSpec
     rope; 0.11.0 turns every cache dtype into it, later releases only fp8), 576 x 2 in bf16; 576 with FlashInfer's
     sparse MLA on Blackwell in 0.33 (models/config.py, mla_attention.py, platforms/cuda.py)."""
     kv = (args.kv_cache_dtype or "auto").lower()
-    if rules.release < (0, 11, 1) or kv == "fp8_ds_mla":
+    if rules.sparse_mla_cache_layout == "fp8_ds_mla" or kv == "fp8_ds_mla":  # rules row sparse_mla_cache_layout
         return 656
     if kv.startswith("fp8"):
         cc = (gpu.cc if gpu else None) or (9, 0)
-        return 576 if rules.release >= (0, 33, 0) and (10, 0) <= cc < (11, 0) else 656
+        return 576 if rules.sparse_mla_flashinfer_blackwell and (10, 0) <= cc < (11, 0) else 656
     return 576 * 2
 
 
@@ -2399,7 +2399,7 @@ def _dsv4_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
     workspace, which = max((gather, "attention gather"), (index_keys, "indexer prefill keys"),
                            (logits, f"ROCm decode logits ({rows:,} rows)"))
     total = fixed + workspace + 512 * 1024 ** 2
-    era = "" if rules.release >= (0, 28, 0) else f"; as read in 0.28-0.33, applied to {rules.version}"
+    era = "" if rules.dsv4_sparse_buffers_read else f"; as read in 0.28-0.33, applied to {rules.version}"
     return total, (f"DeepSeek-V4 sparse-attention buffers: {total / GIB:.2f} GiB per rank in the profile run (largest: the "
                    f"{which}, {workspace / GIB:.2f} GiB, at max_model_len {length:,} and {t:,} batched tokens{era})")
 

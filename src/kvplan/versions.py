@@ -830,6 +830,34 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "mm_pixels_model_dtype": [((0, 0, 0), False), ((0, 9, 0), True)],
     "dsv4_rocm_logit_rows": [((0, 0, 0), "tokens"), ((0, 30, 0), "seqs")],
     "dsv4_indexer_factor": [((0, 0, 0), "fixed"), ((0, 32, 0), "by_length")],
+    # Whether the release's DeepSeek-V4 sparse-attention buffers are among those read (the 0.28-0.33 wheels, above):
+    # older releases get them as read there, said so (plan._dsv4_workspace_bytes)
+    "dsv4_sparse_buffers_read": [((0, 0, 0), False), ((0, 28, 0), True)],
+    # DeepSeek-V4 is served from 0.20 (read in the 0.20-0.33 wheels, v1/core/kv_cache_utils.py; rules row
+    # dsv4_accounting)
+    "deepseek_v4_served": [((0, 0, 0), False), ((0, 20, 0), True)],
+    # DeepSeek-V3.2 (sparse MLA), read in the 0.11-0.33 wheels (models/deepseek_v2.py, v1/core/kv_cache_utils.py,
+    # v1/attention/backends/mla/indexer.py and flashmla_sparse.py, layers/sparse_attn_indexer.py; models/config.py,
+    # mla_attention.py and platforms/cuda.py for the cache layout): served from 0.11;
+    "sparse_mla_served": [((0, 0, 0), False), ((0, 11, 0), True)],
+    # its latent cache in the fp8_ds_mla layout (656 B a token) whatever the cache dtype in 0.11.0, only for an fp8
+    # cache from 0.11.1 ("by_dtype"; bf16 576 x 2 otherwise);
+    "sparse_mla_cache_layout": [((0, 0, 0), "fp8_ds_mla"), ((0, 11, 1), "by_dtype")],
+    # FlashInfer's sparse MLA on Blackwell (cc 10.x) with an fp8 cache, 576 B a token, from 0.33;
+    "sparse_mla_flashinfer_blackwell": [((0, 0, 0), False), ((0, 33, 0), True)],
+    # the lightning indexer's profile buffers: up to 0.12 a 2 L x 132 B indexer stand-in, from 0.13 one shared
+    # workspace (the larger of the indexer's keys and FlashMLA's bf16 prefill buffers);
+    "sparse_mla_shared_workspace": [((0, 0, 0), False), ((0, 13, 0), True)],
+    # its factor 5, from 0.32 sparse_mla_prefill_workspace_factor (5 up to 256K tokens, else 2; config/vllm.py);
+    "sparse_mla_workspace_factor": [((0, 0, 0), "fixed"), ((0, 32, 0), "by_length")],
+    # FlashMLA's prefill q_concat, T x heads x 576 in bf16, from 0.18;
+    "sparse_mla_prefill_q_concat": [((0, 0, 0), False), ((0, 18, 0), True)],
+    # its per-token buffers, T x 64 (heads padded to 64) x 576 in bf16, from 0.31;
+    "sparse_mla_prefill_token_buffers": [((0, 0, 0), False), ((0, 31, 0), True)],
+    # a 512 MiB logits buffer from 0.19;
+    "sparse_mla_logits_buffer": [((0, 0, 0), False), ((0, 19, 0), True)],
+    # with TP > 1 a 2 x T x index_topk fp32 exchange from 0.32
+    "sparse_mla_tp_topk_exchange": [((0, 0, 0), False), ((0, 32, 0), True)],
     # Whether a compiling (cold) start's memory profile holds a random copy of the input-embedding table: vLLM sets
     # Inductor's combo_kernels and benchmark_combo_kernel when neither is given and torch >= 2.9
     # (config/compilation.py CompilationConfig.__post_init__, read in the 0.11.1, 0.11.2, 0.12.0-0.16.0 and
@@ -971,6 +999,17 @@ class VersionRules:
     dsv4_accounting: str
     dsv4_rocm_logit_rows: str
     dsv4_indexer_factor: str
+    dsv4_sparse_buffers_read: bool
+    deepseek_v4_served: bool
+    sparse_mla_served: bool
+    sparse_mla_cache_layout: str
+    sparse_mla_flashinfer_blackwell: bool
+    sparse_mla_shared_workspace: bool
+    sparse_mla_workspace_factor: str
+    sparse_mla_prefill_q_concat: bool
+    sparse_mla_prefill_token_buffers: bool
+    sparse_mla_logits_buffer: bool
+    sparse_mla_tp_topk_exchange: bool
     cold_compile_embedding_copy: bool
     notes: tuple[str, ...]
 
