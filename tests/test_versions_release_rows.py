@@ -28,6 +28,12 @@ OLD = {
     "sparse_mla_prefill_token_buffers": lambda r: r >= (0, 31, 0),
     "sparse_mla_logits_buffer": lambda r: r >= (0, 19, 0),
     "sparse_mla_tp_topk_exchange": lambda r: r >= (0, 32, 0),
+    "qwen3_vl_deepstack_buffers": lambda r: not r < (0, 11, 0),
+    "qwen2_vl_video_profile": lambda r: r >= (0, 11, 0),
+    "mm_text_only_towers": lambda r: "all" if r >= (0, 15, 0) else "qwen2_5_qwen3" if r >= (0, 10, 1) else "none",
+    "mm_prefix_lm_text_only_off": lambda r: r >= (0, 27, 0),
+    "mm_prefix_lm_batched_tokens_raise": lambda r: not r < (0, 22, 0),
+    "mm_prefix_lm_item_refusal": lambda r: not r < (0, 22, 0),
 }
 
 

@@ -1882,7 +1882,7 @@ def deepstack_buffer_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRul
     Qwen3-VL-30B-A3B: 3 x 2,048 x 2,048 x 2 B = 24 MiB at the A100 / RTX 3090 default token budget, 96 MiB at
     the H100's 8,192."""
     levels = len((model.vision_config or {}).get("deepstack_visual_indexes") or [])
-    if not levels or text_only or not model.is_multimodal or rules.release < (0, 11, 0):
+    if not levels or text_only or not model.is_multimodal or not rules.qwen3_vl_deepstack_buffers:
         return 0
     return levels * args.max_num_batched_tokens * model.hidden_size * DTYPE_BYTES.get(args.dtype, 2)
 
@@ -1938,7 +1938,7 @@ def _is_mm_prefix_lm(model: ModelSpec, args: EngineArgs, rules: VersionRules) ->
     deployment is still a prefix-LM to vLLM."""
     if not model.is_multimodal:
         return False
-    if rules.release >= (0, 27, 0) and _mm_limits_all_off(model, args):
+    if rules.mm_prefix_lm_text_only_off and _mm_limits_all_off(model, args):
         return False
     kind = _hf_model_type(model)
     if kind in _GEMMA4_ARCH_TYPES:
@@ -1985,7 +1985,7 @@ def _prefix_lm_item_tokens(model: ModelSpec, args: EngineArgs, rules: VersionRul
     --limit-mm-per-prompt allows, so a 0 video limit still raises to a video item; only a text-only deployment from
     0.27.0 (_is_mm_prefix_lm) escapes it. Gemma 3's processor states no maxima, so vLLM keeps its default there.
     0 when vLLM raises nothing."""
-    if rules.release < (0, 22, 0) or not _is_mm_prefix_lm(model, args, rules):
+    if not rules.mm_prefix_lm_batched_tokens_raise or not _is_mm_prefix_lm(model, args, rules):
         return 0
     return max(_mm_items_tokens(model, args).values(), default=0)
 
@@ -1998,7 +1998,7 @@ def _largest_active_mm_item(model: ModelSpec, args: EngineArgs, rules: VersionRu
     compute_mm_encoder_budget raises "Chunked MM input disabled but max_tokens_per_mm_item (...) is larger than
     max_num_batched_tokens (...)" (read in 0.22.0 and 0.33.0; vllm-project/recipes issue #441 shows it before 0.22,
     which kvplan does not apply: those releases were not read). None when nothing is refused."""
-    if rules.release < (0, 22, 0) or not _is_mm_prefix_lm(model, args, rules) or args.language_model_only:
+    if not rules.mm_prefix_lm_item_refusal or not _is_mm_prefix_lm(model, args, rules) or args.language_model_only:
         return None
     limits = args.mm_limits or {}
     active = {m: n for m, n in _mm_items_tokens(model, args).items() if limits.get(m, 999) > 0}
@@ -2035,12 +2035,14 @@ def _mm_limit_warnings(model: ModelSpec, args: EngineArgs) -> list[str]:
 def _text_only(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> bool:
     """vLLM's text-only mode: every modality's limit is 0 (or --language-model-only), so the vision tower is not built
     or loaded. Qwen2.5-VL and Qwen3-VL skip it from 0.10.1 (multimodal/registry.py "running in text-only mode", their
-    model classes), every tower marked with _mark_tower_model from 0.15 (model_executor/models/interfaces.py)."""
+    model classes), every tower marked with _mark_tower_model from 0.15 (model_executor/models/interfaces.py): rules row
+    mm_text_only_towers."""
     if not model.is_multimodal:
         return False
     if not _modalities_off(args, supported_modalities(model)):
         return False
-    return rules.release >= (0, 15, 0) or (rules.release >= (0, 10, 1) and _mm_tower(model) in ("qwen2_5", "qwen3"))
+    return rules.mm_text_only_towers == "all" or (rules.mm_text_only_towers == "qwen2_5_qwen3"
+                                                  and _mm_tower(model) in ("qwen2_5", "qwen3"))
 
 
 def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, text_peak: int) -> tuple[int, str] | None:
@@ -2171,8 +2173,8 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         caution = (f"; the tower attends through a {mask / GIB:.2f} GiB patches x patches mask (PyTorch's SDPA: "
                    "xformers is no longer a vLLM dependency from 0.12), inside the encoder peak" if mask else
                    "; xformers (a vLLM dependency up to 0.11) attends without a patches x patches mask")
-    if tower in ("qwen2", "qwen2_5") and video_ok and image_ok and rules.release >= (0, 11, 0) and args.max_model_len > 16384:
-        # qwen2_vl.py get_mm_max_tokens_per_item: a video of up to 14 frames sized from max_model_len outnumbers the
+    if tower in ("qwen2", "qwen2_5") and video_ok and image_ok and rules.qwen2_vl_video_profile and args.max_model_len > 16384:
+        # qwen2_vl.py get_mm_max_tokens_per_item (rules row qwen2_vl_video_profile): a video of up to 14 frames sized from max_model_len outnumbers the
         # image (114,688 tokens at 128K); its frames' size comes from the HF video processor, so it is not computed
         video_tokens = min(7, args.max_model_len // per_item_tokens) * per_item_tokens  # 14 frames = 7 temporal patches
         caution = (f"; vLLM profiles a video of up to {video_tokens:,} tokens instead, whose frame size comes from the video "

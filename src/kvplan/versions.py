@@ -781,6 +781,30 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 0.32.0 and 0.33.0 wheels
     "qwen3_mrope_positions_one": [((0, 0, 0), False), ((0, 32, 0), True)],
     "mm_video_padding": [((0, 0, 0), False), ((0, 11, 0), True), ((0, 13, 0), False)],
+    # Qwen3-VL's deepstack input buffers, allocated while the model is built (models/qwen3_vl.py
+    # Qwen3VLForConditionalGeneration.__init__ "register buffer for deepstack", which qwen3_vl_moe.py shares; read in
+    # the 0.11.0, 0.12.0, 0.17.0-0.20.0 and 0.33.0 wheels): none before 0.11 (plan.deepstack_buffer_bytes)
+    "qwen3_vl_deepstack_buffers": [((0, 0, 0), False), ((0, 11, 0), True)],
+    # Qwen2/2.5-VL's profiled item with video and image allowed: from 0.11 a video of up to 14 frames sized from
+    # max_model_len (qwen2_vl.py get_mm_max_tokens_per_item), which outnumbers the image past 16K tokens
+    "qwen2_vl_video_profile": [((0, 0, 0), False), ((0, 11, 0), True)],
+    # Which multimodal models skip building their vision tower in text-only mode (every modality's limit 0, or
+    # --language-model-only): Qwen2.5-VL and Qwen3-VL from 0.10.1 (multimodal/registry.py "running in text-only mode",
+    # their model classes), every tower marked with _mark_tower_model from 0.15 (model_executor/models/interfaces.py)
+    "mm_text_only_towers": [((0, 0, 0), "none"), ((0, 10, 1), "qwen2_5_qwen3"), ((0, 15, 0), "all")],
+    # A multimodal prefix-LM (plan._is_mm_prefix_lm) with multimodal inputs configuration-disabled is no prefix-LM to
+    # vLLM from 0.27.0 (ModelConfig._supports_multimodal_for_mm_prefix, "Disabled mm_prefix attention mode because
+    # multimodal inputs are configuration-disabled"; absent from 0.26.0)
+    "mm_prefix_lm_text_only_off": [((0, 0, 0), False), ((0, 27, 0), True)],
+    # For a multimodal prefix-LM vLLM raises its own max_num_batched_tokens default to the largest multimodal item
+    # (engine/arg_utils.py _set_default_max_num_seqs_and_batched_tokens_args -> EngineArgs._get_min_mm_batched_tokens,
+    # vLLM PR #43051; read in the 0.22.0, 0.25.1 and 0.33.0 wheels, absent from 0.21.0)
+    "mm_prefix_lm_batched_tokens_raise": [((0, 0, 0), False), ((0, 22, 0), True)],
+    # ... and refuses a max_num_batched_tokens below the largest item it will not chunk (v1/core/encoder_cache_manager.py
+    # compute_mm_encoder_budget "Chunked MM input disabled but max_tokens_per_mm_item (...) is larger than
+    # max_num_batched_tokens (...)", read in 0.22.0 and 0.33.0; vllm-project/recipes issue #441 shows it before 0.22,
+    # which kvplan does not apply: those releases were not read)
+    "mm_prefix_lm_item_refusal": [((0, 0, 0), False), ((0, 22, 0), True)],
     # How many items of the profiled modality (T tokens each) the V1 profile run encodes, budget = max(
     # max_num_batched_tokens, T) (compute_encoder_budget), limit = --limit-mm-per-prompt (999 unset on V1):
     # "ceil": min(cdiv(budget, T), max_num_seqs x limit) (v1/worker/gpu_model_runner.py profile_run, read in the 0.8.5,
@@ -988,6 +1012,12 @@ class VersionRules:
     mla_kv_b_copy: bool
     qwen3_mrope_positions_one: bool
     mm_video_padding: bool
+    qwen3_vl_deepstack_buffers: bool
+    qwen2_vl_video_profile: bool
+    mm_text_only_towers: str
+    mm_prefix_lm_text_only_off: bool
+    mm_prefix_lm_batched_tokens_raise: bool
+    mm_prefix_lm_item_refusal: bool
     mm_profile_items: str
     mllama_v0_pixel_copies: int
     mm_pixels_held: bool
