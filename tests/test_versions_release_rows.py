@@ -34,6 +34,12 @@ OLD = {
     "mm_prefix_lm_text_only_off": lambda r: r >= (0, 27, 0),
     "mm_prefix_lm_batched_tokens_raise": lambda r: not r < (0, 22, 0),
     "mm_prefix_lm_item_refusal": lambda r: not r < (0, 22, 0),
+    "mrv2_cudagraph_estimate": lambda r: not r < (0, 29, 0),
+    "mrv2_forced_refusals": lambda r: "none" if r < (0, 20, 0) else "listed" if r >= (0, 22, 0) else "eagle_mtp_only",
+    "mrv2_refusal_ngram_gpu": lambda r: (0, 22, 0) <= r < (0, 31, 0),
+    # (before 0.20 the check returns first: the value there is read by no one)
+    "mrv2_refuses_hybrid": lambda r: r < (0, 24, 0),
+    "mrv2_refusal_prefix": lambda r: "VLLM_USE_V2_MODEL_RUNNER" if r < (0, 23, 0) else "Model Runner V2",
 }
 
 

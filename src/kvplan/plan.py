@@ -2662,23 +2662,23 @@ def check_model_runner_env(model: ModelSpec, args: EngineArgs, rules: VersionRul
     align, gone in 0.25: 0.24.0 and 0.25.1 wheels)."""
     if not mrv2_env_value(args, rules) or args.runner_type == "pooling" or model.is_pooling:
         return
-    if rules.release < (0, 20, 0):
+    if rules.mrv2_forced_refusals == "none":  # rules rows mrv2_forced_refusals, mrv2_refusal_*
         return
     unsupported = []
     spec = args.speculative
     if spec:
         method = "mtp" if spec[0] == "mtp" else _speculative_method(speculative_object(args.speculative_config))
-        if rules.release >= (0, 22, 0):
+        if rules.mrv2_forced_refusals == "listed":
             lacks = method in rules.mrv2_v1_spec_methods
         else:  # 0.20-0.21: every method but these
             lacks = method not in ("eagle", "eagle3", "mtp")
         if lacks:
-            unsupported.append("ngram/ngram_gpu speculative decoding" if method == "ngram" and (0, 22, 0) <= rules.release < (0, 31, 0)
+            unsupported.append("ngram/ngram_gpu speculative decoding" if method == "ngram" and rules.mrv2_refusal_ngram_gpu
                                else f"speculative method '{method}'")
-    if rules.release < (0, 24, 0) and any(l.kind == "recurrent" for l in model.layers):
+    if rules.mrv2_refuses_hybrid and any(l.kind == "recurrent" for l in model.layers):
         unsupported.append("hybrid/mamba models")
     if unsupported:
-        prefix = "VLLM_USE_V2_MODEL_RUNNER" if rules.release < (0, 23, 0) else "Model Runner V2"
+        prefix = rules.mrv2_refusal_prefix
         raise InputError(f"--env {MRV2_ENV}", f"vLLM {rules.version} refuses it: ValueError: {prefix} does not yet "
                          f"support: {', '.join(unsupported)}", f"unset {MRV2_ENV} (or =0), or drop what model runner v2 lacks")
 
@@ -3981,8 +3981,8 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         nt_formula += (f" + {state / GIB:.2f} GiB model runner v2 penalty state (S({args.max_num_seqs}) x (4 x V({model.vocab_size})"
                        " + 4 x ceil(V/32)) B, held from load; consumed memory in " + rules.era + ")")
     gc = c  # the graph coefficients: the estimate's where the budget subtracts it, the capture's where it only captures
-    if runner == "v2" and rules.cudagraph_subtracted and rules.release < (0, 29, 0):
-        # model runner v2 before 0.29 subtracts no estimate and captures after the KV allocation (below), as the eras
+    if runner == "v2" and rules.cudagraph_subtracted and not rules.mrv2_cudagraph_estimate:
+        # model runner v2 before 0.29 (rules row mrv2_cudagraph_estimate) subtracts no estimate and captures after the KV allocation (below), as the eras
         # that subtract none do: the capture fit of those eras (calibration.py _G_CONST), not V1-e/f's estimate's
         gc = replace(c, g_const=CAPTURE_G_CONST, g_per_layer_size=CAPTURE_G_PER)
     capture = gc.g_const + gc.g_per_layer_size * f.graph_layer_sizes if args.captures_cuda_graphs else 0.0
@@ -4000,7 +4000,7 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                        + (f", sizes from {g.source.split(';')[0]}" if g.source != "default" else "") + "]")
     estimate = capture  # what the budget subtracts where the era does: the same formula, but for model runner v2
     if runner == "v2" and args.captures_cuda_graphs and rules.cudagraph_subtracted:
-        if rules.release < (0, 29, 0):
+        if not rules.mrv2_cudagraph_estimate:
             # the estimate is 0 (v1/worker/gpu/model_runner.py profile_cudagraph_memory returns 0, 0.26.0 and 0.28.0
             # wheels), but capture_model still captures PIECEWISE then FULL graphs into the global pool after the KV
             # allocation (v1/worker/gpu/cudagraph_utils.py CudaGraphManager.capture, 0.26.0), as the V1 runner does: the
@@ -4027,7 +4027,7 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                         f"{f.n_layers} layers + 1 pieces per PIECEWISE size, 1 per FULL size) [{g.mode or 'PIECEWISE'}, "
                         f"largest {g.largest}]; the per-graph rate fitted on 3 ROCm startups of 0.27-0.30 "
                         "(calibration.py ROCM_G_PER_GRAPH)")
-        if runner == "v2" and rules.cudagraph_subtracted and rules.release < (0, 29, 0):
+        if runner == "v2" and rules.cudagraph_subtracted and not rules.mrv2_cudagraph_estimate:
             estimate = 0.0
             cg_formula = ("0: model runner v2 before 0.29 estimates no CUDA-graph memory (profile_cudagraph_memory returns "
                           f"0); its capture, after the KV allocation, ~{capture / GIB:.2f} GiB = " + rocm_formula)

@@ -739,6 +739,24 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 0.33 adds a second pass with SamplingParams.for_sampler_warmup (fp32 logits, penalties, top-k/top-p, logprobs;
     # "warmup", read in 0.33.0), which kvplan charges with the era's fitted sampler term.
     "mrv2_profile_sampler": [((0, 0, 0), "fp32_copy"), ((0, 26, 0), "logits"), ((0, 33, 0), "warmup")],
+    # Whether model runner v2 estimates its CUDA-graph memory before the KV allocation: not before 0.29
+    # (v1/worker/gpu/model_runner.py profile_cudagraph_memory returns 0, 0.26.0 and 0.28.0 wheels; capture_model still
+    # captures PIECEWISE then FULL graphs into the global pool after it, v1/worker/gpu/cudagraph_utils.py
+    # CudaGraphManager.capture, 0.26.0); from 0.29 the real capture against a throwaway pool, FULL graphs past the
+    # second extrapolated at >= 1 MiB each (v1/worker/gpu/cudagraph_utils.py)
+    "mrv2_cudagraph_estimate": [((0, 0, 0), False), ((0, 29, 0), True)],
+    # What VLLM_USE_V2_MODEL_RUNNER=1 forcing model runner v2 is refused for (VllmConfig._validate_v2_model_runner,
+    # config/vllm.py, from 0.20; plan.check_model_runner_env): "eagle_mtp_only", any speculative method but eagle, eagle3 and
+    # mtp in 0.20-0.21 (read in the 0.20.0 and 0.21.0 wheels); "listed", those of rules row mrv2_v1_spec_methods from 0.22
+    "mrv2_forced_refusals": [((0, 0, 0), "none"), ((0, 20, 0), "eagle_mtp_only"), ((0, 22, 0), "listed")],
+    # ... its message names ngram "ngram/ngram_gpu speculative decoding" in 0.22-0.30
+    "mrv2_refusal_ngram_gpu": [((0, 0, 0), False), ((0, 22, 0), True), ((0, 31, 0), False)],
+    # ... hybrid/mamba models (has_inner_state) are refused in 0.20-0.23; 0.24 only with mamba_cache_mode align, gone in
+    # 0.25 (0.24.0 and 0.25.1 wheels)
+    "mrv2_refuses_hybrid": [((0, 0, 0), True), ((0, 24, 0), False)],
+    # ... and its message begins "VLLM_USE_V2_MODEL_RUNNER does not yet support: ..." in 0.20-0.22, "Model Runner V2
+    # does not yet support: ..." from 0.23
+    "mrv2_refusal_prefix": [((0, 0, 0), "VLLM_USE_V2_MODEL_RUNNER"), ((0, 23, 0), "Model Runner V2")],
     "allocator_split_limit": [((0, 0, 0), False), ((0, 21, 0), True)],
     # Whether what the model runner allocates after the worker's init snapshot and outside the weight load and the
     # profile run (model runner v2's sampler state, plan.mrv2_sampler_state_bytes) shrinks the KV budget: from 0.27
@@ -1004,6 +1022,11 @@ class VersionRules:
     mrv2_architectures: tuple[str, ...]
     mrv2_v1_spec_methods: tuple[str, ...]
     mrv2_profile_sampler: str
+    mrv2_cudagraph_estimate: bool
+    mrv2_forced_refusals: str
+    mrv2_refusal_ngram_gpu: bool
+    mrv2_refuses_hybrid: bool
+    mrv2_refusal_prefix: str
     allocator_split_limit: bool
     budget_counts_runner_buffers: bool
     mrope_cache_factor: int
