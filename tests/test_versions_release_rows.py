@@ -40,6 +40,10 @@ OLD = {
     # (before 0.20 the check returns first: the value there is read by no one)
     "mrv2_refuses_hybrid": lambda r: r < (0, 24, 0),
     "mrv2_refusal_prefix": lambda r: "VLLM_USE_V2_MODEL_RUNNER" if r < (0, 23, 0) else "Model Runner V2",
+    "awq_auto_marlin": lambda r: not r < (0, 24, 0),  # AWQ_AUTO_MARLIN_SINCE = (0, 24, 0)
+    "log_cudagraph_estimate": lambda r: r >= (0, 20, 0),
+    "available_kv_log": lambda r: ("format_gib" if r >= (0, 14, 0) else "2f") if r >= (0, 9, 1) else "",
+    "v0_blocks_log_device": lambda r: "GPU" if r < (0, 7, 0) else "cuda",
 }
 
 

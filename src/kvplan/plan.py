@@ -3753,11 +3753,6 @@ def pipeline_cold_start_loss(model: ModelSpec, args: EngineArgs, rules: VersionR
 # weight in the activation dtype and torch.matmul multiplies it; fewer tokens run ops.awq_gemm without the copy.
 # The Marlin methods (awq_marlin.py, auto_awq.py AutoAWQMarlinLinearMethod) never build it.
 AWQ_DEQUANT_MIN_TOKENS = 256
-# From 0.24.0 AutoAWQConfig serves --quantization awq and awq_marlin alike and takes Marlin wherever
-# check_marlin_supported passes (auto_awq.py get_quant_method, 0.24.0/0.25.1/0.33.0 wheels); up to 0.23
-# AWQMarlinConfig.override_quantization_method claims the checkpoint unless --quantization awq was given ("... you
-# specified quantization=awq explicitly, so forcing awq", awq_marlin.py, 0.20.0/0.22.1/0.23.0 wheels)
-AWQ_AUTO_MARLIN_SINCE = (0, 24, 0)
 
 
 # Group sizes the Marlin int4/int8 kernels take (MARLIN_SUPPORTED_GROUP_SIZES, -1 = per channel) and the weight types
@@ -3794,7 +3789,7 @@ def marlin_method(spec: ModelSpec, gpu: GPUSpec, version: str) -> str | None:
 def awq_linear_kernel(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec | None, given: str | None,
                       rules: VersionRules) -> str | None:
     """"awq" where vLLM `rules.version` serves this AWQ checkpoint's Linear layers with its plain AWQ method, "marlin"
-    where AWQ-Marlin converts them (AWQ_AUTO_MARLIN_SINCE; --quantization awq_marlin names Marlin itself). None where
+    where AWQ-Marlin converts them (rules row awq_auto_marlin; --quantization awq_marlin names Marlin itself). None where
     it is not known: a checkpoint that is not AWQ, a GPU not NVIDIA's (ROCm's Triton AWQ path not read) or of unknown
     capability, or a config without its quantization_config when no flag decides (the checkpoint's group size and
     zero point, which Marlin's conversion checks, are then unread)."""
@@ -3803,7 +3798,7 @@ def awq_linear_kernel(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec | None, g
     flag = canonical_quant(given or "")
     if flag == "awq_marlin":
         return "marlin"
-    if flag == "awq" and rules.release < AWQ_AUTO_MARLIN_SINCE:
+    if flag == "awq" and not rules.awq_auto_marlin:
         return "awq"
     if not (model.raw_config.get("quantization_config") or (model.text_config or {}).get("quantization_config")):
         return None
@@ -3820,7 +3815,7 @@ def awq_kernel_note(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec, given: str
         return (f"AWQ: vLLM {rules.version} converts the Linear layers to AWQ-Marlin"
                 + (" (--quantization awq_marlin)" if canonical_quant(given or "") == "awq_marlin" else "")
                 + ", which builds no float16 weight copy")
-    forced = canonical_quant(given or "") == "awq" and rules.release < AWQ_AUTO_MARLIN_SINCE
+    forced = canonical_quant(given or "") == "awq" and not rules.awq_auto_marlin
     would_convert = forced and marlin_method(replace(model, quant=quant), gpu, rules.version) is not None
     return (f"AWQ: vLLM {rules.version} serves the Linear layers with its plain AWQ kernel"
             + (" because --quantization awq forces it (before 0.24)" if forced else
@@ -4746,16 +4741,16 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
                      f"gpu_memory_utilization ({util:.2f}) = {requested / GIB:.2f}GiB\nmodel weights take {w:.2f}GiB; non_torch_memory takes "
                      f"{nt / GIB:.2f}GiB; PyTorch activation peak memory takes {act / GIB:.2f}GiB; the rest of the memory reserved for KV Cache is "
                      f"{available / GIB:.2f}GiB.")
-    if rules.is_v1 and rules.release >= (0, 20, 0) and cg and runner == "v1":
+    if rules.is_v1 and rules.log_cudagraph_estimate and cg and runner == "v1":
         lines.append(f"Estimated CUDA graph memory: {cg / GIB:.2f} GiB total")
     if rules.is_v1 and args.kv_cache_memory_bytes is not None:  # gpu_worker's determine_available_memory (>= 0.10.2)
         lines.append(f"Initial free memory … GiB, reserved {available / GIB:.2f} GiB memory for KV Cache as specified by "
                      "kv_cache_memory_bytes config and skipped memory profiling.")
-    elif rules.is_v1 and rules.release >= (0, 9, 1):
-        lines.append(f"Available KV cache memory: {_format_gib(available) if rules.release >= (0, 14, 0) else f'{available / GIB:.2f}'} GiB")
+    elif rules.is_v1 and rules.available_kv_log:  # rules row available_kv_log
+        lines.append(f"Available KV cache memory: {_format_gib(available) if rules.available_kv_log == 'format_gib' else f'{available / GIB:.2f}'} GiB")
     if rules.engine == "v0":
         cpu_blocks = int(4 * GIB // bytes_per_block) if bytes_per_block else 0
-        dev = "GPU" if rules.release < (0, 7, 0) else "cuda"
+        dev = rules.v0_blocks_log_device
         lines.append(f"# {dev} blocks: {num_blocks}, # CPU blocks: {cpu_blocks}")
         lines.append(f"Maximum concurrency for {max_len} tokens per request: {conc:.2f}x")
     elif error:

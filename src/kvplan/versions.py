@@ -554,6 +554,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                            ((0, 14, 0), "gib-round-memory")],
     "kv_log_format": [((0, 0, 0), "v0-blocks"), ((0, 6, 6), "v0-blocks"), ((0, 8, 0), "v1-two-lines"),
                       ((0, 28, 0), "v1-one-line")],
+    # V0's block line names the device "# GPU blocks: N, # CPU blocks: M" up to 0.6.x, current_platform.device_name
+    # "# cuda blocks: ..." from 0.7 (section 0, log eras)
+    "v0_blocks_log_device": [((0, 0, 0), "GPU"), ((0, 7, 0), "cuda")],
+    # V1's "Available KV cache memory: X GiB" line (plan._log_lines): none before 0.9.1, "%.2f" up to 0.13,
+    # format_gib (str(round(x, 2)), section 5) from 0.14
+    "available_kv_log": [((0, 0, 0), ""), ((0, 9, 1), "2f"), ((0, 14, 0), "format_gib")],
+    # "Estimated CUDA graph memory: %.2f GiB total" in the predicted log of model runner v1 from 0.20, where the
+    # estimate is subtracted (section 1.5; the section has the line on MRV1 from 0.18, where it is only logged)
+    "log_cudagraph_estimate": [((0, 0, 0), False), ((0, 20, 0), True)],
     # Scheduler defaults for `vllm serve` (section 2.3); see `batch_defaults`.
     # (the >= 160 GiB class is in the 0.28.0 wheel's EngineArgs.get_batch_defaults; from 0.33.0 an integrated part
     # whose NVML has no memory query is sized by its CUDA total, GB10 (cc 12.1) excepted: NvmlCudaPlatform.
@@ -783,6 +792,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # for LinearBase layers only up to 0.9.2 (FusedMoE keeps the model dtype), BitsAndBytesMoEMethod for FusedMoE from
     # 0.10.0 (layers/quantization/bitsandbytes.py; 4-bit in-flight only there)
     "bnb_quantizes_experts": [((0, 0, 0), False), ((0, 10, 0), True)],
+    # From 0.24.0 AutoAWQConfig serves --quantization awq and awq_marlin alike and takes Marlin wherever
+    # check_marlin_supported passes (auto_awq.py get_quant_method, 0.24.0/0.25.1/0.33.0 wheels); up to 0.23
+    # AWQMarlinConfig.override_quantization_method claims the checkpoint unless --quantization awq was given ("... you
+    # specified quantization=awq explicitly, so forcing awq", awq_marlin.py, 0.20.0/0.22.1/0.23.0 wheels;
+    # plan.awq_linear_kernel)
+    "awq_auto_marlin": [((0, 0, 0), False), ((0, 24, 0), True)],
     # MLA keeps a model-dtype copy of a quantized kv_b_proj: process_weights_after_loading dequantizes it
     # (get_and_maybe_dequant_weights: "we currently do not have quantized bmm's which are needed for `W_UV` and
     # `W_UK_T`, we just store fp16/bf16 copies") and keeps W_UV / W_UK_T as views of that copy, inside the model load
@@ -987,6 +1002,9 @@ class VersionRules:
     no_memory_error_format: str
     weights_log_format: str
     kv_log_format: str
+    v0_blocks_log_device: str
+    available_kv_log: str
+    log_cudagraph_estimate: bool
     batch_defaults: str
     admit_whole_prompt: bool
     kv_cache_auto_follows_checkpoint: tuple[str, ...]
@@ -1032,6 +1050,7 @@ class VersionRules:
     mrope_cache_factor: int
     bnb_nested_absmax: str
     bnb_quantizes_experts: bool
+    awq_auto_marlin: bool
     mla_kv_b_copy: bool
     qwen3_mrope_positions_one: bool
     mm_video_padding: bool
