@@ -58,3 +58,17 @@ def test_the_development_builds_read_as_the_releases_around_them():
     # the two dev builds land on either side of a step: 0.20.0.dev5 is before 0.20.0, 0.26.1rc1.dev156 is 0.27.0
     assert rules_for("0.20.0.dev5").release == (0, 20, -1)
     assert rules_for("0.26.1rc1.dev156").release == (0, 27, 0)
+
+
+def test_a_record_version_below_the_first_release_number_is_no_release():
+    # validate.version_basis reads a stated version from versions.RELEASE_NUMBERS_FROM (0.2) on: below it, setuptools-scm's
+    # 0.1 guess for an untagged checkout, planned as a record without a version
+    from kvplan.validate import version_basis
+    from kvplan.versions import RELEASE_NUMBERS_FROM
+
+    assert RELEASE_NUMBERS_FROM == (0, 2, 0)
+    assert version_basis({"vllm_version": "0.2.0"}) == ("0.2.0", "stated")
+    for below in ("0.1.7", "0.2.0.dev3", "0.0.1"):
+        notes = []
+        assert version_basis({"vllm_version": below}, notes)[1] != "stated"
+        assert any("source build without a release number" in n for n in notes)

@@ -8,8 +8,9 @@
 
 Every step cites docs/vllm-memory-model.md (section numbers in comments). Version
 differences are read from `kvplan.versions.VersionRules` (the rows of versions._RULES and its
-tables). Some older steps here still compare `rules.release` with a literal release
-(`rules.release >= (0, 22, 0)`); a new difference goes into versions.py as a row, not here.
+tables): no step here compares `rules.release` with a literal release; a new difference goes into
+versions.py as a row (tests/test_versions_release_rows.py holds the rows moved here from inline
+comparisons to what those comparisons gave), not here.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Every behaviour that changed between vLLM releases is one row of `_RULES` (a fie
 name and the list of (first version, value) steps) or of a table further down (the
 serve flags a release accepts, SERVE_FLAG_SINCE; quantization methods,
 QUANT_MIN_CAPABILITY). `rules_for("0.11.0")` folds `_RULES` into one frozen
-`VersionRules`; the planner reads its fields (plan.py still compares `rules.release`
-with a literal release in some older steps: rows still to move here).
+`VersionRules`; the planner reads its fields (plan.py compares `rules.release` with no
+literal release: the version tables, e.g. V0_ONLY_ARCHITECTURES, are looked up with it).
 
 Facts come from `docs/vllm-memory-model.md` (written from the Python sources inside
 vLLM's release wheels 0.6.3.post1 ... 0.33.0); the section of that document is
@@ -129,6 +129,13 @@ def nightly_after_candidate(text: str) -> tuple[str, str] | None:
     base = ".".join(map(str, (version.release + (0, 0))[:3]))
     later = [r for r in PUBLISHED_RELEASES if Version(r).release[:3] > Version(base).release[:3]]
     return (base, min(later, key=Version)) if later else None
+
+
+# The lowest number read as a vLLM release in a record (validate.version_basis): below it (0.0.x, 0.1.x, and 0.2.0's dev
+# builds, which parse_version reads as (0, 2, -1)) a version is taken for setuptools-scm's 0.1 guess for a checkout with
+# no release tag (untagged_source_build reads its 0.1.devN form), not a release; vLLM's own 0.1.x releases (2023)
+# predate every rule kvplan holds
+RELEASE_NUMBERS_FROM: V = (0, 2, 0)
 
 
 def untagged_source_build(text: str) -> bool:
