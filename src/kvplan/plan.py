@@ -8,8 +8,9 @@
 
 Every step cites docs/vllm-memory-model.md (section numbers in comments). Version
 differences are read from `kvplan.versions.VersionRules` (the rows of versions._RULES and its
-tables). Some older steps here still compare `rules.release` with a literal release
-(`rules.release >= (0, 22, 0)`); a new difference goes into versions.py as a row, not here.
+tables): no step here compares `rules.release` with a literal release; a new difference goes into
+versions.py as a row (tests/test_versions_release_rows.py holds the rows moved here from inline
+comparisons to what those comparisons gave), not here.
 """
 
 from __future__ import annotations
@@ -259,9 +260,10 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
         if name not in ENV_EFFECTS:
             notes.append(f"environment {name}={value}: not modelled (kvplan assumes it does not change memory)")
             continue
-        # (0.11.0 still reads it, and its server stops on 0: versions.SERVE_ENV_REFUSED)
-        inert = name == "VLLM_USE_V1" and (rules.release >= (0, 11, 1) or not rules.is_v1
-                                           or (rules.release >= (0, 11, 0) and value.strip() != "0"))
+        # (0.11.0 still reads it, and its server stops on 0: versions.SERVE_ENV_REFUSED; rules rows use_v1_env_read,
+        # v0_engine_shipped)
+        inert = name == "VLLM_USE_V1" and (not rules.use_v1_env_read or not rules.is_v1
+                                           or (not rules.v0_engine_shipped and value.strip() != "0"))
         unread = name == "VLLM_MXFP4_USE_MARLIN" and not rules.mxfp4_marlin_env  # rules row mxfp4_marlin_env
         if name == MRV2_ENV:
             if rules.mrv2_env == "unread":  # rules row mrv2_env: envs.py has it from 0.12
@@ -288,15 +290,14 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
                              "int(value)): the server stops with a ValueError",
                              f"{MRV2_ENV}=1 (model runner v2) or =0 (v1), or unset (the release's default)") from None
     use_v1 = args.env_value("VLLM_USE_V1")
-    if use_v1 is not None and (0, 6, 4) <= rules.release < (0, 11, 1):
-        # vllm/envs.py reads it as bool(int(value)) in 0.6.4-0.11.0 (read in the 0.6.4.post1, 0.7.3, 0.8.2 and 0.11.0
-        # wheels; 0.6.4's api_server.py reads it at import): a value int() refuses stops the server with a ValueError
+    if use_v1 is not None and rules.use_v1_env_read:
+        # rules row use_v1_env_read (bool(int(value))): a value int() refuses stops the server with a ValueError
         try:
             int(use_v1.strip())
         except ValueError:
             raise InputError("--env VLLM_USE_V1", f"{use_v1!r} is not a value vLLM {rules.version} reads (it takes "
                              "int(value)): the server stops with a ValueError", "VLLM_USE_V1=1 (the V1 engine) or =0 (V0)") from None
-    if use_v1 == "0" and rules.is_v1 and rules.release < (0, 11, 0):
+    if use_v1 == "0" and rules.is_v1 and rules.v0_engine_shipped:
         rules = replace(as_v0_engine(rules, "VLLM_USE_V1=0"), notes=rules.notes + (
             f"VLLM_USE_V1=0: vLLM {rules.version} runs its V0 engine",))
     if args.env_value("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS") == "0" and rules.cudagraph_subtracted:
@@ -413,7 +414,7 @@ def sampler_kernel_note(rules: VersionRules, c, model: ModelSpec) -> str | None:
 def v1_fallback(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> str | None:
     """Why a 0.8-0.10 release (V1 by default) runs this deployment on its V0 engine, in vLLM's words for the
     feature; None where it runs V1 (see the v0_* rules rows and V0_ONLY_ARCHITECTURES)."""
-    if not rules.is_v1 or rules.release >= (0, 11, 0):
+    if not rules.is_v1 or not rules.v0_engine_shipped:  # rules row v0_engine_shipped
         return None
     cc = gpu.cc
     if rules.v0_below_cc_major and gpu.vendor == "NVIDIA" and cc and cc[0] < rules.v0_below_cc_major:
@@ -1088,9 +1089,9 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
 
 def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> tuple[int, str]:
     """The block size vLLM picks before hybrid alignment (section 2.4)."""
-    if model.uses_mla and rules.release >= (0, 7, 0):  # no MLA kernels before 0.7
+    if model.uses_mla and rules.mla_kernels:  # rules row mla_kernels
         cc = gpu.cc or (9, 0)
-        if rules.release < (0, 18, 0):
+        if rules.mla_block_size == "forced":  # rules row mla_block_size
             if (10, 0) <= cc < (11, 0):
                 return 128, "MLA on Blackwell: CUTLASS_MLA forces block size 128 (vllm/platforms/cuda.py, <= 0.17)"
             if cc == (9, 0):
@@ -1237,15 +1238,15 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     if args.max_num_batched_tokens:
         tokens = args.max_num_batched_tokens
     elif rules.engine == "v0":
-        tokens = (2048 if rules.release >= (0, 6, 5) else 512) if chunked else max(max_len, 2048)
+        tokens = rules.v0_chunked_prefill_tokens if chunked else max(max_len, 2048)
         why = ("chunked prefill" + (" (given)" if args.enable_chunked_prefill else " for contexts > 32K") if chunked else
                "max(max_model_len, 2048)" + ("; --no-enable-chunked-prefill" if args.enable_chunked_prefill is False else
                                             f"; no automatic chunked prefill for {excluded}" if max_len > 32768 and excluded else ""))
         notes.append(f"max_num_batched_tokens {tokens} (V0: {why})")
     elif args.enable_chunked_prefill is False:
-        # V1 without chunked prefill: the whole context in one step (engine/arg_utils.py _set_default_args: up to 0.11
-        # max_model_len; from 0.12 max(max_model_len, the default), then at most max_num_seqs x max_model_len)
-        tokens = max_len if rules.release < (0, 12, 0) or not t_default else min(max(max_len, t_default), max_seqs * max_len)
+        # V1 without chunked prefill: the whole context in one step (rules row v1_unchunked_batched_tokens)
+        tokens = (max_len if rules.v1_unchunked_batched_tokens == "max_model_len" or not t_default
+                  else min(max(max_len, t_default), max_seqs * max_len))
         notes.append(f"max_num_batched_tokens {tokens} (--no-enable-chunked-prefill: a whole max_model_len prompt per step)")
     else:
         tokens = min(t_default, max_seqs * max_len) if t_default else max(max_len, 2048)
@@ -1611,9 +1612,9 @@ def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes:
         return (g,), len(layers) * pages[key], (f"{len(layers)} x {pages[key]:,} B: {len(layers)} {l0.kind} layers' pages "
                                                  f"(block size {block_sizes[key]})")
 
-    # same type, different shapes (UniformTypeKVCacheSpecs, >= 0.11): one group, pages summed
+    # same type, different shapes (rules row uniform_type_kv_specs): one group, pages summed
     kinds = {k[0] for k in buckets}
-    if len(kinds) == 1 and not rec and rules.release >= (0, 11, 0) and kinds <= {"full", "mla"}:
+    if len(kinds) == 1 and not rec and rules.uniform_type_kv_specs and kinds <= {"full", "mla"}:
         total = sum(pages[k] * len(v) for k, v in buckets.items())
         l0 = layers[0]
         return (KVGroup(kind=l0.kind, num_layers=len(layers), block_size=bs, page_bytes=total // len(layers),
@@ -1675,7 +1676,7 @@ def _sparse_mla_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineAr
     """DeepSeek-V3.2: per layer the latent cache and the indexer's keys (index_head_dim fp8 + 4 B scale), both in
     64-token blocks and so one KV-cache group; one pool block is the sum of every layer's pages, and a request holds
     cdiv(L, 64) of them (read in the 0.11-0.33 wheels: models/deepseek_v2.py, v1/core/kv_cache_utils.py)."""
-    if rules.release < (0, 11, 0):
+    if not rules.sparse_mla_served:  # rules row sparse_mla_served
         raise InputError("model", f"{model.id}: DeepSeek-V3.2 (sparse MLA) is served by vLLM 0.11 and newer",
                          "plan with --vllm-version 0.11 or newer")
     latent = _sparse_mla_latent_bytes(args, rules, gpu)
@@ -1711,7 +1712,7 @@ def _deepseek_v4_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineA
     window-type pages are padded to the next attention page size, the pool is divided by the layer tuple
     (0.20-0.22) or by each page size times its slots (0.23-0.26), and a request's share of the pool is its pages
     weighted by each group's bytes over the attention group's."""
-    if rules.release < (0, 20, 0):
+    if not rules.deepseek_v4_served:  # rules row deepseek_v4_served
         raise InputError("model", f"{model.id}: DeepSeek-V4 is served by vLLM 0.20 and newer", "plan with --vllm-version 0.20 or newer")
     kv = (args.kv_cache_dtype or "auto").lower()
     if kv not in ("auto", "fp8", "fp8_e4m3", "fp8_ds_mla"):
@@ -1882,7 +1883,7 @@ def deepstack_buffer_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRul
     Qwen3-VL-30B-A3B: 3 x 2,048 x 2,048 x 2 B = 24 MiB at the A100 / RTX 3090 default token budget, 96 MiB at
     the H100's 8,192."""
     levels = len((model.vision_config or {}).get("deepstack_visual_indexes") or [])
-    if not levels or text_only or not model.is_multimodal or rules.release < (0, 11, 0):
+    if not levels or text_only or not model.is_multimodal or not rules.qwen3_vl_deepstack_buffers:
         return 0
     return levels * args.max_num_batched_tokens * model.hidden_size * DTYPE_BYTES.get(args.dtype, 2)
 
@@ -1938,7 +1939,7 @@ def _is_mm_prefix_lm(model: ModelSpec, args: EngineArgs, rules: VersionRules) ->
     deployment is still a prefix-LM to vLLM."""
     if not model.is_multimodal:
         return False
-    if rules.release >= (0, 27, 0) and _mm_limits_all_off(model, args):
+    if rules.mm_prefix_lm_text_only_off and _mm_limits_all_off(model, args):
         return False
     kind = _hf_model_type(model)
     if kind in _GEMMA4_ARCH_TYPES:
@@ -1985,7 +1986,7 @@ def _prefix_lm_item_tokens(model: ModelSpec, args: EngineArgs, rules: VersionRul
     --limit-mm-per-prompt allows, so a 0 video limit still raises to a video item; only a text-only deployment from
     0.27.0 (_is_mm_prefix_lm) escapes it. Gemma 3's processor states no maxima, so vLLM keeps its default there.
     0 when vLLM raises nothing."""
-    if rules.release < (0, 22, 0) or not _is_mm_prefix_lm(model, args, rules):
+    if not rules.mm_prefix_lm_batched_tokens_raise or not _is_mm_prefix_lm(model, args, rules):
         return 0
     return max(_mm_items_tokens(model, args).values(), default=0)
 
@@ -1998,7 +1999,7 @@ def _largest_active_mm_item(model: ModelSpec, args: EngineArgs, rules: VersionRu
     compute_mm_encoder_budget raises "Chunked MM input disabled but max_tokens_per_mm_item (...) is larger than
     max_num_batched_tokens (...)" (read in 0.22.0 and 0.33.0; vllm-project/recipes issue #441 shows it before 0.22,
     which kvplan does not apply: those releases were not read). None when nothing is refused."""
-    if rules.release < (0, 22, 0) or not _is_mm_prefix_lm(model, args, rules) or args.language_model_only:
+    if not rules.mm_prefix_lm_item_refusal or not _is_mm_prefix_lm(model, args, rules) or args.language_model_only:
         return None
     limits = args.mm_limits or {}
     active = {m: n for m, n in _mm_items_tokens(model, args).items() if limits.get(m, 999) > 0}
@@ -2035,12 +2036,14 @@ def _mm_limit_warnings(model: ModelSpec, args: EngineArgs) -> list[str]:
 def _text_only(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> bool:
     """vLLM's text-only mode: every modality's limit is 0 (or --language-model-only), so the vision tower is not built
     or loaded. Qwen2.5-VL and Qwen3-VL skip it from 0.10.1 (multimodal/registry.py "running in text-only mode", their
-    model classes), every tower marked with _mark_tower_model from 0.15 (model_executor/models/interfaces.py)."""
+    model classes), every tower marked with _mark_tower_model from 0.15 (model_executor/models/interfaces.py): rules row
+    mm_text_only_towers."""
     if not model.is_multimodal:
         return False
     if not _modalities_off(args, supported_modalities(model)):
         return False
-    return rules.release >= (0, 15, 0) or (rules.release >= (0, 10, 1) and _mm_tower(model) in ("qwen2_5", "qwen3"))
+    return rules.mm_text_only_towers == "all" or (rules.mm_text_only_towers == "qwen2_5_qwen3"
+                                                  and _mm_tower(model) in ("qwen2_5", "qwen3"))
 
 
 def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, text_peak: int) -> tuple[int, str] | None:
@@ -2171,8 +2174,8 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
         caution = (f"; the tower attends through a {mask / GIB:.2f} GiB patches x patches mask (PyTorch's SDPA: "
                    "xformers is no longer a vLLM dependency from 0.12), inside the encoder peak" if mask else
                    "; xformers (a vLLM dependency up to 0.11) attends without a patches x patches mask")
-    if tower in ("qwen2", "qwen2_5") and video_ok and image_ok and rules.release >= (0, 11, 0) and args.max_model_len > 16384:
-        # qwen2_vl.py get_mm_max_tokens_per_item: a video of up to 14 frames sized from max_model_len outnumbers the
+    if tower in ("qwen2", "qwen2_5") and video_ok and image_ok and rules.qwen2_vl_video_profile and args.max_model_len > 16384:
+        # qwen2_vl.py get_mm_max_tokens_per_item (rules row qwen2_vl_video_profile): a video of up to 14 frames sized from max_model_len outnumbers the
         # image (114,688 tokens at 128K); its frames' size comes from the HF video processor, so it is not computed
         video_tokens = min(7, args.max_model_len // per_item_tokens) * per_item_tokens  # 14 frames = 7 temporal patches
         caution = (f"; vLLM profiles a video of up to {video_tokens:,} tokens instead, whose frame size comes from the video "
@@ -2336,20 +2339,20 @@ def _sparse_mla_buffers(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules:
     topk = int(model.text_config.get("index_topk") or 2048)
     key_bytes = layer.index_head_dim + 4
     total = t * topk * 4
-    if rules.release < (0, 13, 0):
+    if not rules.sparse_mla_shared_workspace:  # the rows sparse_mla_* of versions.py
         total += 2 * length * key_bytes
     else:
-        factor = 5 if rules.release < (0, 32, 0) or length <= 262144 else 2
+        factor = 5 if rules.sparse_mla_workspace_factor == "fixed" or length <= 262144 else 2
         prefill = 0
         if _sparse_mla_latent_bytes(args, rules, gpu) == 656:  # FlashMLA sparse: bf16 prefill gathers
             heads = heads_per_rank(model.num_attention_heads, args.tensor_parallel_size)
             prefill = factor * length * 576 * 2
-            prefill += t * heads * 576 * 2 if rules.release >= (0, 18, 0) else 0  # q_concat
-            prefill += t * 64 * 576 * 2 if rules.release >= (0, 31, 0) else 0     # per-token buffers, heads padded to 64
+            prefill += t * heads * 576 * 2 if rules.sparse_mla_prefill_q_concat else 0  # q_concat
+            prefill += t * 64 * 576 * 2 if rules.sparse_mla_prefill_token_buffers else 0  # per-token buffers, heads padded to 64
         total += max(8 * factor * length * key_bytes, prefill)
-        if rules.release >= (0, 19, 0):
+        if rules.sparse_mla_logits_buffer:
             total += 512 * 1024 ** 2
-        if rules.release >= (0, 32, 0) and args.tensor_parallel_size > 1:
+        if rules.sparse_mla_tp_topk_exchange and args.tensor_parallel_size > 1:
             total += 2 * t * topk * 4
     return total, (f"sparse MLA (DeepSeek-V3.2): indexer buffers {total / GIB:.2f} GiB per rank in the profile run "
                    f"(max_model_len {length:,}, {t:,} batched tokens)")
@@ -2360,11 +2363,11 @@ def _sparse_mla_latent_bytes(args: EngineArgs, rules: VersionRules, gpu: GPUSpec
     rope; 0.11.0 turns every cache dtype into it, later releases only fp8), 576 x 2 in bf16; 576 with FlashInfer's
     sparse MLA on Blackwell in 0.33 (models/config.py, mla_attention.py, platforms/cuda.py)."""
     kv = (args.kv_cache_dtype or "auto").lower()
-    if rules.release < (0, 11, 1) or kv == "fp8_ds_mla":
+    if rules.sparse_mla_cache_layout == "fp8_ds_mla" or kv == "fp8_ds_mla":  # rules row sparse_mla_cache_layout
         return 656
     if kv.startswith("fp8"):
         cc = (gpu.cc if gpu else None) or (9, 0)
-        return 576 if rules.release >= (0, 33, 0) and (10, 0) <= cc < (11, 0) else 656
+        return 576 if rules.sparse_mla_flashinfer_blackwell and (10, 0) <= cc < (11, 0) else 656
     return 576 * 2
 
 
@@ -2399,7 +2402,7 @@ def _dsv4_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
     workspace, which = max((gather, "attention gather"), (index_keys, "indexer prefill keys"),
                            (logits, f"ROCm decode logits ({rows:,} rows)"))
     total = fixed + workspace + 512 * 1024 ** 2
-    era = "" if rules.release >= (0, 28, 0) else f"; as read in 0.28-0.33, applied to {rules.version}"
+    era = "" if rules.dsv4_sparse_buffers_read else f"; as read in 0.28-0.33, applied to {rules.version}"
     return total, (f"DeepSeek-V4 sparse-attention buffers: {total / GIB:.2f} GiB per rank in the profile run (largest: the "
                    f"{which}, {workspace / GIB:.2f} GiB, at max_model_len {length:,} and {t:,} batched tokens{era})")
 
@@ -2464,7 +2467,7 @@ def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: 
         raise InputError("model", f"{model.id} keeps no attention KV cache in vLLM's V0 engine", "plan with --vllm-version 0.8 or newer")
     per_token = 0
     for l in attn:
-        if l.kind == "mla" and rules.release < (0, 7, 0):
+        if l.kind == "mla" and not rules.mla_kernels:
             heads = heads_per_rank(model.num_attention_heads, tp)
             per_token += 2 * heads * 256 * kvb
         elif l.kind == "mla":
@@ -2472,7 +2475,7 @@ def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: 
         else:
             per_token += _attention_page_per_token(l, tp, kvb)
     if any(l.kind == "mla" for l in attn):
-        notes.append("V0 engine: " + ("DeepSeek MLA disabled, heads padded to 256" if rules.release < (0, 7, 0)
+        notes.append("V0 engine: " + ("DeepSeek MLA disabled, heads padded to 256" if not rules.mla_kernels
                                       else "the MLA entry padded to a multiple of 256 bytes"))
     if any(l.kind in ("sliding", "chunked") for l in attn):
         notes.append("V0 engine: sliding-window layers hold every token (no per-window saving)")
@@ -2660,23 +2663,23 @@ def check_model_runner_env(model: ModelSpec, args: EngineArgs, rules: VersionRul
     align, gone in 0.25: 0.24.0 and 0.25.1 wheels)."""
     if not mrv2_env_value(args, rules) or args.runner_type == "pooling" or model.is_pooling:
         return
-    if rules.release < (0, 20, 0):
+    if rules.mrv2_forced_refusals == "none":  # rules rows mrv2_forced_refusals, mrv2_refusal_*
         return
     unsupported = []
     spec = args.speculative
     if spec:
         method = "mtp" if spec[0] == "mtp" else _speculative_method(speculative_object(args.speculative_config))
-        if rules.release >= (0, 22, 0):
+        if rules.mrv2_forced_refusals == "listed":
             lacks = method in rules.mrv2_v1_spec_methods
         else:  # 0.20-0.21: every method but these
             lacks = method not in ("eagle", "eagle3", "mtp")
         if lacks:
-            unsupported.append("ngram/ngram_gpu speculative decoding" if method == "ngram" and (0, 22, 0) <= rules.release < (0, 31, 0)
+            unsupported.append("ngram/ngram_gpu speculative decoding" if method == "ngram" and rules.mrv2_refusal_ngram_gpu
                                else f"speculative method '{method}'")
-    if rules.release < (0, 24, 0) and any(l.kind == "recurrent" for l in model.layers):
+    if rules.mrv2_refuses_hybrid and any(l.kind == "recurrent" for l in model.layers):
         unsupported.append("hybrid/mamba models")
     if unsupported:
-        prefix = "VLLM_USE_V2_MODEL_RUNNER" if rules.release < (0, 23, 0) else "Model Runner V2"
+        prefix = rules.mrv2_refusal_prefix
         raise InputError(f"--env {MRV2_ENV}", f"vLLM {rules.version} refuses it: ValueError: {prefix} does not yet "
                          f"support: {', '.join(unsupported)}", f"unset {MRV2_ENV} (or =0), or drop what model runner v2 lacks")
 
@@ -3751,11 +3754,6 @@ def pipeline_cold_start_loss(model: ModelSpec, args: EngineArgs, rules: VersionR
 # weight in the activation dtype and torch.matmul multiplies it; fewer tokens run ops.awq_gemm without the copy.
 # The Marlin methods (awq_marlin.py, auto_awq.py AutoAWQMarlinLinearMethod) never build it.
 AWQ_DEQUANT_MIN_TOKENS = 256
-# From 0.24.0 AutoAWQConfig serves --quantization awq and awq_marlin alike and takes Marlin wherever
-# check_marlin_supported passes (auto_awq.py get_quant_method, 0.24.0/0.25.1/0.33.0 wheels); up to 0.23
-# AWQMarlinConfig.override_quantization_method claims the checkpoint unless --quantization awq was given ("... you
-# specified quantization=awq explicitly, so forcing awq", awq_marlin.py, 0.20.0/0.22.1/0.23.0 wheels)
-AWQ_AUTO_MARLIN_SINCE = (0, 24, 0)
 
 
 # Group sizes the Marlin int4/int8 kernels take (MARLIN_SUPPORTED_GROUP_SIZES, -1 = per channel) and the weight types
@@ -3792,7 +3790,7 @@ def marlin_method(spec: ModelSpec, gpu: GPUSpec, version: str) -> str | None:
 def awq_linear_kernel(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec | None, given: str | None,
                       rules: VersionRules) -> str | None:
     """"awq" where vLLM `rules.version` serves this AWQ checkpoint's Linear layers with its plain AWQ method, "marlin"
-    where AWQ-Marlin converts them (AWQ_AUTO_MARLIN_SINCE; --quantization awq_marlin names Marlin itself). None where
+    where AWQ-Marlin converts them (rules row awq_auto_marlin; --quantization awq_marlin names Marlin itself). None where
     it is not known: a checkpoint that is not AWQ, a GPU not NVIDIA's (ROCm's Triton AWQ path not read) or of unknown
     capability, or a config without its quantization_config when no flag decides (the checkpoint's group size and
     zero point, which Marlin's conversion checks, are then unread)."""
@@ -3801,7 +3799,7 @@ def awq_linear_kernel(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec | None, g
     flag = canonical_quant(given or "")
     if flag == "awq_marlin":
         return "marlin"
-    if flag == "awq" and rules.release < AWQ_AUTO_MARLIN_SINCE:
+    if flag == "awq" and not rules.awq_auto_marlin:
         return "awq"
     if not (model.raw_config.get("quantization_config") or (model.text_config or {}).get("quantization_config")):
         return None
@@ -3818,7 +3816,7 @@ def awq_kernel_note(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec, given: str
         return (f"AWQ: vLLM {rules.version} converts the Linear layers to AWQ-Marlin"
                 + (" (--quantization awq_marlin)" if canonical_quant(given or "") == "awq_marlin" else "")
                 + ", which builds no float16 weight copy")
-    forced = canonical_quant(given or "") == "awq" and rules.release < AWQ_AUTO_MARLIN_SINCE
+    forced = canonical_quant(given or "") == "awq" and not rules.awq_auto_marlin
     would_convert = forced and marlin_method(replace(model, quant=quant), gpu, rules.version) is not None
     return (f"AWQ: vLLM {rules.version} serves the Linear layers with its plain AWQ kernel"
             + (" because --quantization awq forces it (before 0.24)" if forced else
@@ -3979,8 +3977,8 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         nt_formula += (f" + {state / GIB:.2f} GiB model runner v2 penalty state (S({args.max_num_seqs}) x (4 x V({model.vocab_size})"
                        " + 4 x ceil(V/32)) B, held from load; consumed memory in " + rules.era + ")")
     gc = c  # the graph coefficients: the estimate's where the budget subtracts it, the capture's where it only captures
-    if runner == "v2" and rules.cudagraph_subtracted and rules.release < (0, 29, 0):
-        # model runner v2 before 0.29 subtracts no estimate and captures after the KV allocation (below), as the eras
+    if runner == "v2" and rules.cudagraph_subtracted and not rules.mrv2_cudagraph_estimate:
+        # model runner v2 before 0.29 (rules row mrv2_cudagraph_estimate) subtracts no estimate and captures after the KV allocation (below), as the eras
         # that subtract none do: the capture fit of those eras (calibration.py _G_CONST), not V1-e/f's estimate's
         gc = replace(c, g_const=CAPTURE_G_CONST, g_per_layer_size=CAPTURE_G_PER)
     capture = gc.g_const + gc.g_per_layer_size * f.graph_layer_sizes if args.captures_cuda_graphs else 0.0
@@ -3998,7 +3996,7 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                        + (f", sizes from {g.source.split(';')[0]}" if g.source != "default" else "") + "]")
     estimate = capture  # what the budget subtracts where the era does: the same formula, but for model runner v2
     if runner == "v2" and args.captures_cuda_graphs and rules.cudagraph_subtracted:
-        if rules.release < (0, 29, 0):
+        if not rules.mrv2_cudagraph_estimate:
             # the estimate is 0 (v1/worker/gpu/model_runner.py profile_cudagraph_memory returns 0, 0.26.0 and 0.28.0
             # wheels), but capture_model still captures PIECEWISE then FULL graphs into the global pool after the KV
             # allocation (v1/worker/gpu/cudagraph_utils.py CudaGraphManager.capture, 0.26.0), as the V1 runner does: the
@@ -4025,7 +4023,7 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                         f"{f.n_layers} layers + 1 pieces per PIECEWISE size, 1 per FULL size) [{g.mode or 'PIECEWISE'}, "
                         f"largest {g.largest}]; the per-graph rate fitted on 3 ROCm startups of 0.27-0.30 "
                         "(calibration.py ROCM_G_PER_GRAPH)")
-        if runner == "v2" and rules.cudagraph_subtracted and rules.release < (0, 29, 0):
+        if runner == "v2" and rules.cudagraph_subtracted and not rules.mrv2_cudagraph_estimate:
             estimate = 0.0
             cg_formula = ("0: model runner v2 before 0.29 estimates no CUDA-graph memory (profile_cudagraph_memory returns "
                           f"0); its capture, after the KV allocation, ~{capture / GIB:.2f} GiB = " + rocm_formula)
@@ -4744,16 +4742,16 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
                      f"gpu_memory_utilization ({util:.2f}) = {requested / GIB:.2f}GiB\nmodel weights take {w:.2f}GiB; non_torch_memory takes "
                      f"{nt / GIB:.2f}GiB; PyTorch activation peak memory takes {act / GIB:.2f}GiB; the rest of the memory reserved for KV Cache is "
                      f"{available / GIB:.2f}GiB.")
-    if rules.is_v1 and rules.release >= (0, 20, 0) and cg and runner == "v1":
+    if rules.is_v1 and rules.log_cudagraph_estimate and cg and runner == "v1":
         lines.append(f"Estimated CUDA graph memory: {cg / GIB:.2f} GiB total")
     if rules.is_v1 and args.kv_cache_memory_bytes is not None:  # gpu_worker's determine_available_memory (>= 0.10.2)
         lines.append(f"Initial free memory … GiB, reserved {available / GIB:.2f} GiB memory for KV Cache as specified by "
                      "kv_cache_memory_bytes config and skipped memory profiling.")
-    elif rules.is_v1 and rules.release >= (0, 9, 1):
-        lines.append(f"Available KV cache memory: {_format_gib(available) if rules.release >= (0, 14, 0) else f'{available / GIB:.2f}'} GiB")
+    elif rules.is_v1 and rules.available_kv_log:  # rules row available_kv_log
+        lines.append(f"Available KV cache memory: {_format_gib(available) if rules.available_kv_log == 'format_gib' else f'{available / GIB:.2f}'} GiB")
     if rules.engine == "v0":
         cpu_blocks = int(4 * GIB // bytes_per_block) if bytes_per_block else 0
-        dev = "GPU" if rules.release < (0, 7, 0) else "cuda"
+        dev = rules.v0_blocks_log_device
         lines.append(f"# {dev} blocks: {num_blocks}, # CPU blocks: {cpu_blocks}")
         lines.append(f"Maximum concurrency for {max_len} tokens per request: {conc:.2f}x")
     elif error:

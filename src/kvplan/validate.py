@@ -28,8 +28,8 @@ from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, CAPTURE_SIZE_ARGS, 
                          parse_capture_sizes, parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
                             model_catalog, normalize, resolve_model, wsl2_gpu)
-from kvplan.versions import (NEWEST_KNOWN, OLDEST_READ, canonical_quant, names_patch_release, outside_read, parse_version,
-                             untagged_source_build)
+from kvplan.versions import (NEWEST_KNOWN, OLDEST_READ, RELEASE_NUMBERS_FROM, canonical_quant, names_patch_release, outside_read,
+                             parse_version, untagged_source_build)
 from kvplan.weights import kv_dtype_bytes
 
 FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
@@ -259,10 +259,8 @@ def version_basis(rec: dict, notes: list[str] | None = None) -> tuple[str, str]:
         except InputError:
             notes.append(f"vLLM version {v!r} is not a release number: read as a record without a version")
         else:
-            # below 0.2 (0.0.x, 0.1.x, and 0.2.0's dev builds, which parse_version reads as (0, 2, -1)): taken for
-            # setuptools-scm's 0.1 guess for a checkout with no release tag (untagged_source_build above reads its
-            # 0.1.devN form), not a release; vLLM's own 0.1.x releases (2023) predate every rule kvplan holds
-            if release >= (0, 2, 0):
+            # below versions.RELEASE_NUMBERS_FROM (0.2): setuptools-scm's 0.1 guess for an untagged checkout, not a release
+            if release >= RELEASE_NUMBERS_FROM:
                 if not names_patch_release(v):  # '0.11': parse_version reads it as the series' first release
                     notes.append(f"vLLM {v!r} names no patch release: {release[0]}.{release[1]}.0's rules applied "
                                  f"(give the full release the log prints, e.g. {release[0]}.{release[1]}.1, if a later one ran)")

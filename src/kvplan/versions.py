@@ -4,8 +4,8 @@ Every behaviour that changed between vLLM releases is one row of `_RULES` (a fie
 name and the list of (first version, value) steps) or of a table further down (the
 serve flags a release accepts, SERVE_FLAG_SINCE; quantization methods,
 QUANT_MIN_CAPABILITY). `rules_for("0.11.0")` folds `_RULES` into one frozen
-`VersionRules`; the planner reads its fields (plan.py still compares `rules.release`
-with a literal release in some older steps: rows still to move here).
+`VersionRules`; the planner reads its fields (plan.py compares `rules.release` with no
+literal release: the version tables, e.g. V0_ONLY_ARCHITECTURES, are looked up with it).
 
 Facts come from `docs/vllm-memory-model.md` (written from the Python sources inside
 vLLM's release wheels 0.6.3.post1 ... 0.33.0); the section of that document is
@@ -131,6 +131,13 @@ def nightly_after_candidate(text: str) -> tuple[str, str] | None:
     return (base, min(later, key=Version)) if later else None
 
 
+# The lowest number read as a vLLM release in a record (validate.version_basis): below it (0.0.x, 0.1.x, and 0.2.0's dev
+# builds, which parse_version reads as (0, 2, -1)) a version is taken for setuptools-scm's 0.1 guess for a checkout with
+# no release tag (untagged_source_build reads its 0.1.devN form), not a release; vLLM's own 0.1.x releases (2023)
+# predate every rule kvplan holds
+RELEASE_NUMBERS_FROM: V = (0, 2, 0)
+
+
 def untagged_source_build(text: str) -> bool:
     """Whether `text` is setuptools-scm's name for a checkout with no release tag reachable: '0.1.dev10446+g2dcd12d35'
     (its default guess 0.1, .dev and the number of commits; an Anyscale Ray Serve log of October 2025 prints one). vLLM's
@@ -157,6 +164,13 @@ def development_build_of(text: str) -> str | None:
 _RULES: dict[str, list[tuple[V, object]]] = {
     # Engine: V1 is the default from 0.8.0; V0 removed in 0.11 (section 0).
     "engine": [((0, 0, 0), "v0"), ((0, 8, 0), "v1")],
+    # Whether the release still ships its V0 engine (section 0: removed in 0.11): up to 0.10 a V1 release falls back
+    # to V0 for a feature V1 lacks (EngineArgs._is_v1_supported_oracle, plan.v1_fallback) and VLLM_USE_V1=0 runs V0
+    "v0_engine_shipped": [((0, 0, 0), True), ((0, 11, 0), False)],
+    # Whether vllm/envs.py reads VLLM_USE_V1, as bool(int(value)): 0.6.4-0.11.0 (read in the 0.6.4.post1, 0.7.3, 0.8.2
+    # and 0.11.0 wheels; 0.6.4's api_server.py reads it at import). 0.11.0 still reads it, and its server stops on 0
+    # (SERVE_ENV_REFUSED); from 0.11.1 it has no effect (plan._env_rules)
+    "use_v1_env_read": [((0, 0, 0), False), ((0, 6, 4), True), ((0, 11, 1), False)],
     # How available KV memory is computed (section 0, era map; section 1.3).
     "era": [((0, 0, 0), "V0-a"), ((0, 6, 4), "V0-b"), ((0, 6, 5), "V0-c"), ((0, 8, 0), "V1-a"),
             ((0, 9, 1), "V1-b"), ((0, 11, 0), "V1-c"), ((0, 18, 0), "V1-d"), ((0, 20, 0), "V1-e"),
@@ -229,6 +243,22 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # in 0.10.1-0.13) is charged only its window, so a start can pass the check with a pool smaller than one
     # max-length request. From 0.14 the check runs on the groups (kv_cache_utils._check_enough_kv_cache_memory).
     "fit_check_sees_windows": [((0, 0, 0), True), ((0, 14, 0), False)],
+    # V0's max_num_batched_tokens with chunked prefill on (section 2.3): 512 up to 0.6.4, 2048 from 0.6.5
+    "v0_chunked_prefill_tokens": [((0, 0, 0), 512), ((0, 6, 5), 2048)],
+    # V1's max_num_batched_tokens with --no-enable-chunked-prefill, the whole context in one step (engine/arg_utils.py
+    # _set_default_args): max_model_len up to 0.11; from 0.12 max(max_model_len, the default), then at most
+    # max_num_seqs x max_model_len ("max_with_default")
+    "v1_unchunked_batched_tokens": [((0, 0, 0), "max_model_len"), ((0, 12, 0), "max_with_default")],
+    # Layers of one attention type but different page shapes form one KV-cache group with their pages summed
+    # (UniformTypeKVCacheSpecs) from 0.11
+    "uniform_type_kv_specs": [((0, 0, 0), False), ((0, 11, 0), True)],
+    # MLA models run MLA kernels from 0.7; before, V0 disables DeepSeek's MLA and pads its heads to 256 (plan.py's V0
+    # page and the block size default)
+    "mla_kernels": [((0, 0, 0), False), ((0, 7, 0), True)],
+    # The MLA block size (plan._default_block_size): "forced" up to 0.17 (vllm/platforms/cuda.py: CUTLASS_MLA forces
+    # 128 on Blackwell, FlashMLA 64 on Hopper, Triton MLA 16 elsewhere); "preferred" from 0.18 (FLASHINFER_MLA prefers
+    # 32 on Blackwell, FLASH_ATTN_MLA / TRITON_MLA 16)
+    "mla_block_size": [((0, 0, 0), "forced"), ((0, 18, 0), "preferred")],
     # Tokens one fused-MoE call sizes its caches for (fused_moe.py fused_experts_impl "M = min(num_tokens, CHUNK_SIZE)"):
     # VLLM_FUSED_MOE_CHUNK_SIZE 32768 up to 0.11, 16384 in 0.12-0.17; from 0.18 "M = num_tokens" (0 = no cap).
     "fused_moe_chunk_tokens": [((0, 0, 0), 32768), ((0, 12, 0), 16384), ((0, 18, 0), 0)],
@@ -531,6 +561,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                            ((0, 14, 0), "gib-round-memory")],
     "kv_log_format": [((0, 0, 0), "v0-blocks"), ((0, 6, 6), "v0-blocks"), ((0, 8, 0), "v1-two-lines"),
                       ((0, 28, 0), "v1-one-line")],
+    # V0's block line names the device "# GPU blocks: N, # CPU blocks: M" up to 0.6.x, current_platform.device_name
+    # "# cuda blocks: ..." from 0.7 (section 0, log eras)
+    "v0_blocks_log_device": [((0, 0, 0), "GPU"), ((0, 7, 0), "cuda")],
+    # V1's "Available KV cache memory: X GiB" line (plan._log_lines): none before 0.9.1, "%.2f" up to 0.13,
+    # format_gib (str(round(x, 2)), section 5) from 0.14
+    "available_kv_log": [((0, 0, 0), ""), ((0, 9, 1), "2f"), ((0, 14, 0), "format_gib")],
+    # "Estimated CUDA graph memory: %.2f GiB total" in the predicted log of model runner v1 from 0.20, where the
+    # estimate is subtracted (section 1.5; the section has the line on MRV1 from 0.18, where it is only logged)
+    "log_cudagraph_estimate": [((0, 0, 0), False), ((0, 20, 0), True)],
     # Scheduler defaults for `vllm serve` (section 2.3); see `batch_defaults`.
     # (the >= 160 GiB class is in the 0.28.0 wheel's EngineArgs.get_batch_defaults; from 0.33.0 an integrated part
     # whose NVML has no memory query is sized by its CUDA total, GB10 (cc 12.1) excepted: NvmlCudaPlatform.
@@ -716,6 +755,24 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 0.33 adds a second pass with SamplingParams.for_sampler_warmup (fp32 logits, penalties, top-k/top-p, logprobs;
     # "warmup", read in 0.33.0), which kvplan charges with the era's fitted sampler term.
     "mrv2_profile_sampler": [((0, 0, 0), "fp32_copy"), ((0, 26, 0), "logits"), ((0, 33, 0), "warmup")],
+    # Whether model runner v2 estimates its CUDA-graph memory before the KV allocation: not before 0.29
+    # (v1/worker/gpu/model_runner.py profile_cudagraph_memory returns 0, 0.26.0 and 0.28.0 wheels; capture_model still
+    # captures PIECEWISE then FULL graphs into the global pool after it, v1/worker/gpu/cudagraph_utils.py
+    # CudaGraphManager.capture, 0.26.0); from 0.29 the real capture against a throwaway pool, FULL graphs past the
+    # second extrapolated at >= 1 MiB each (v1/worker/gpu/cudagraph_utils.py)
+    "mrv2_cudagraph_estimate": [((0, 0, 0), False), ((0, 29, 0), True)],
+    # What VLLM_USE_V2_MODEL_RUNNER=1 forcing model runner v2 is refused for (VllmConfig._validate_v2_model_runner,
+    # config/vllm.py, from 0.20; plan.check_model_runner_env): "eagle_mtp_only", any speculative method but eagle, eagle3 and
+    # mtp in 0.20-0.21 (read in the 0.20.0 and 0.21.0 wheels); "listed", those of rules row mrv2_v1_spec_methods from 0.22
+    "mrv2_forced_refusals": [((0, 0, 0), "none"), ((0, 20, 0), "eagle_mtp_only"), ((0, 22, 0), "listed")],
+    # ... its message names ngram "ngram/ngram_gpu speculative decoding" in 0.22-0.30
+    "mrv2_refusal_ngram_gpu": [((0, 0, 0), False), ((0, 22, 0), True), ((0, 31, 0), False)],
+    # ... hybrid/mamba models (has_inner_state) are refused in 0.20-0.23; 0.24 only with mamba_cache_mode align, gone in
+    # 0.25 (0.24.0 and 0.25.1 wheels)
+    "mrv2_refuses_hybrid": [((0, 0, 0), True), ((0, 24, 0), False)],
+    # ... and its message begins "VLLM_USE_V2_MODEL_RUNNER does not yet support: ..." in 0.20-0.22, "Model Runner V2
+    # does not yet support: ..." from 0.23
+    "mrv2_refusal_prefix": [((0, 0, 0), "VLLM_USE_V2_MODEL_RUNNER"), ((0, 23, 0), "Model Runner V2")],
     "allocator_split_limit": [((0, 0, 0), False), ((0, 21, 0), True)],
     # Whether what the model runner allocates after the worker's init snapshot and outside the weight load and the
     # profile run (model runner v2's sampler state, plan.mrv2_sampler_state_bytes) shrinks the KV budget: from 0.27
@@ -742,6 +799,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # for LinearBase layers only up to 0.9.2 (FusedMoE keeps the model dtype), BitsAndBytesMoEMethod for FusedMoE from
     # 0.10.0 (layers/quantization/bitsandbytes.py; 4-bit in-flight only there)
     "bnb_quantizes_experts": [((0, 0, 0), False), ((0, 10, 0), True)],
+    # From 0.24.0 AutoAWQConfig serves --quantization awq and awq_marlin alike and takes Marlin wherever
+    # check_marlin_supported passes (auto_awq.py get_quant_method, 0.24.0/0.25.1/0.33.0 wheels); up to 0.23
+    # AWQMarlinConfig.override_quantization_method claims the checkpoint unless --quantization awq was given ("... you
+    # specified quantization=awq explicitly, so forcing awq", awq_marlin.py, 0.20.0/0.22.1/0.23.0 wheels;
+    # plan.awq_linear_kernel)
+    "awq_auto_marlin": [((0, 0, 0), False), ((0, 24, 0), True)],
     # MLA keeps a model-dtype copy of a quantized kv_b_proj: process_weights_after_loading dequantizes it
     # (get_and_maybe_dequant_weights: "we currently do not have quantized bmm's which are needed for `W_UV` and
     # `W_UK_T`, we just store fp16/bf16 copies") and keeps W_UV / W_UK_T as views of that copy, inside the model load
@@ -758,6 +821,30 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 0.32.0 and 0.33.0 wheels
     "qwen3_mrope_positions_one": [((0, 0, 0), False), ((0, 32, 0), True)],
     "mm_video_padding": [((0, 0, 0), False), ((0, 11, 0), True), ((0, 13, 0), False)],
+    # Qwen3-VL's deepstack input buffers, allocated while the model is built (models/qwen3_vl.py
+    # Qwen3VLForConditionalGeneration.__init__ "register buffer for deepstack", which qwen3_vl_moe.py shares; read in
+    # the 0.11.0, 0.12.0, 0.17.0-0.20.0 and 0.33.0 wheels): none before 0.11 (plan.deepstack_buffer_bytes)
+    "qwen3_vl_deepstack_buffers": [((0, 0, 0), False), ((0, 11, 0), True)],
+    # Qwen2/2.5-VL's profiled item with video and image allowed: from 0.11 a video of up to 14 frames sized from
+    # max_model_len (qwen2_vl.py get_mm_max_tokens_per_item), which outnumbers the image past 16K tokens
+    "qwen2_vl_video_profile": [((0, 0, 0), False), ((0, 11, 0), True)],
+    # Which multimodal models skip building their vision tower in text-only mode (every modality's limit 0, or
+    # --language-model-only): Qwen2.5-VL and Qwen3-VL from 0.10.1 (multimodal/registry.py "running in text-only mode",
+    # their model classes), every tower marked with _mark_tower_model from 0.15 (model_executor/models/interfaces.py)
+    "mm_text_only_towers": [((0, 0, 0), "none"), ((0, 10, 1), "qwen2_5_qwen3"), ((0, 15, 0), "all")],
+    # A multimodal prefix-LM (plan._is_mm_prefix_lm) with multimodal inputs configuration-disabled is no prefix-LM to
+    # vLLM from 0.27.0 (ModelConfig._supports_multimodal_for_mm_prefix, "Disabled mm_prefix attention mode because
+    # multimodal inputs are configuration-disabled"; absent from 0.26.0)
+    "mm_prefix_lm_text_only_off": [((0, 0, 0), False), ((0, 27, 0), True)],
+    # For a multimodal prefix-LM vLLM raises its own max_num_batched_tokens default to the largest multimodal item
+    # (engine/arg_utils.py _set_default_max_num_seqs_and_batched_tokens_args -> EngineArgs._get_min_mm_batched_tokens,
+    # vLLM PR #43051; read in the 0.22.0, 0.25.1 and 0.33.0 wheels, absent from 0.21.0)
+    "mm_prefix_lm_batched_tokens_raise": [((0, 0, 0), False), ((0, 22, 0), True)],
+    # ... and refuses a max_num_batched_tokens below the largest item it will not chunk (v1/core/encoder_cache_manager.py
+    # compute_mm_encoder_budget "Chunked MM input disabled but max_tokens_per_mm_item (...) is larger than
+    # max_num_batched_tokens (...)", read in 0.22.0 and 0.33.0; vllm-project/recipes issue #441 shows it before 0.22,
+    # which kvplan does not apply: those releases were not read)
+    "mm_prefix_lm_item_refusal": [((0, 0, 0), False), ((0, 22, 0), True)],
     # How many items of the profiled modality (T tokens each) the V1 profile run encodes, budget = max(
     # max_num_batched_tokens, T) (compute_encoder_budget), limit = --limit-mm-per-prompt (999 unset on V1):
     # "ceil": min(cdiv(budget, T), max_num_seqs x limit) (v1/worker/gpu_model_runner.py profile_run, read in the 0.8.5,
@@ -807,6 +894,34 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "mm_pixels_model_dtype": [((0, 0, 0), False), ((0, 9, 0), True)],
     "dsv4_rocm_logit_rows": [((0, 0, 0), "tokens"), ((0, 30, 0), "seqs")],
     "dsv4_indexer_factor": [((0, 0, 0), "fixed"), ((0, 32, 0), "by_length")],
+    # Whether the release's DeepSeek-V4 sparse-attention buffers are among those read (the 0.28-0.33 wheels, above):
+    # older releases get them as read there, said so (plan._dsv4_workspace_bytes)
+    "dsv4_sparse_buffers_read": [((0, 0, 0), False), ((0, 28, 0), True)],
+    # DeepSeek-V4 is served from 0.20 (read in the 0.20-0.33 wheels, v1/core/kv_cache_utils.py; rules row
+    # dsv4_accounting)
+    "deepseek_v4_served": [((0, 0, 0), False), ((0, 20, 0), True)],
+    # DeepSeek-V3.2 (sparse MLA), read in the 0.11-0.33 wheels (models/deepseek_v2.py, v1/core/kv_cache_utils.py,
+    # v1/attention/backends/mla/indexer.py and flashmla_sparse.py, layers/sparse_attn_indexer.py; models/config.py,
+    # mla_attention.py and platforms/cuda.py for the cache layout): served from 0.11;
+    "sparse_mla_served": [((0, 0, 0), False), ((0, 11, 0), True)],
+    # its latent cache in the fp8_ds_mla layout (656 B a token) whatever the cache dtype in 0.11.0, only for an fp8
+    # cache from 0.11.1 ("by_dtype"; bf16 576 x 2 otherwise);
+    "sparse_mla_cache_layout": [((0, 0, 0), "fp8_ds_mla"), ((0, 11, 1), "by_dtype")],
+    # FlashInfer's sparse MLA on Blackwell (cc 10.x) with an fp8 cache, 576 B a token, from 0.33;
+    "sparse_mla_flashinfer_blackwell": [((0, 0, 0), False), ((0, 33, 0), True)],
+    # the lightning indexer's profile buffers: up to 0.12 a 2 L x 132 B indexer stand-in, from 0.13 one shared
+    # workspace (the larger of the indexer's keys and FlashMLA's bf16 prefill buffers);
+    "sparse_mla_shared_workspace": [((0, 0, 0), False), ((0, 13, 0), True)],
+    # its factor 5, from 0.32 sparse_mla_prefill_workspace_factor (5 up to 256K tokens, else 2; config/vllm.py);
+    "sparse_mla_workspace_factor": [((0, 0, 0), "fixed"), ((0, 32, 0), "by_length")],
+    # FlashMLA's prefill q_concat, T x heads x 576 in bf16, from 0.18;
+    "sparse_mla_prefill_q_concat": [((0, 0, 0), False), ((0, 18, 0), True)],
+    # its per-token buffers, T x 64 (heads padded to 64) x 576 in bf16, from 0.31;
+    "sparse_mla_prefill_token_buffers": [((0, 0, 0), False), ((0, 31, 0), True)],
+    # a 512 MiB logits buffer from 0.19;
+    "sparse_mla_logits_buffer": [((0, 0, 0), False), ((0, 19, 0), True)],
+    # with TP > 1 a 2 x T x index_topk fp32 exchange from 0.32
+    "sparse_mla_tp_topk_exchange": [((0, 0, 0), False), ((0, 32, 0), True)],
     # Whether a compiling (cold) start's memory profile holds a random copy of the input-embedding table: vLLM sets
     # Inductor's combo_kernels and benchmark_combo_kernel when neither is given and torch >= 2.9
     # (config/compilation.py CompilationConfig.__post_init__, read in the 0.11.1, 0.11.2, 0.12.0-0.16.0 and
@@ -829,6 +944,8 @@ class VersionRules:
     version: str
     release: V
     engine: str
+    v0_engine_shipped: bool
+    use_v1_env_read: bool
     era: str
     default_gpu_memory_utilization: float
     requested_is_ceil: bool
@@ -860,6 +977,11 @@ class VersionRules:
     draft_model_cuda_graphs: bool
     fit_need_formula: str
     fit_check_sees_windows: bool
+    v0_chunked_prefill_tokens: int
+    v1_unchunked_batched_tokens: str
+    uniform_type_kv_specs: bool
+    mla_kernels: bool
+    mla_block_size: str
     fused_moe_chunk_tokens: int
     moe_workspace_persistent: bool
     moe_quant_workspace: tuple[str, ...]
@@ -887,6 +1009,9 @@ class VersionRules:
     no_memory_error_format: str
     weights_log_format: str
     kv_log_format: str
+    v0_blocks_log_device: str
+    available_kv_log: str
+    log_cudagraph_estimate: bool
     batch_defaults: str
     admit_whole_prompt: bool
     kv_cache_auto_follows_checkpoint: tuple[str, ...]
@@ -922,14 +1047,26 @@ class VersionRules:
     mrv2_architectures: tuple[str, ...]
     mrv2_v1_spec_methods: tuple[str, ...]
     mrv2_profile_sampler: str
+    mrv2_cudagraph_estimate: bool
+    mrv2_forced_refusals: str
+    mrv2_refusal_ngram_gpu: bool
+    mrv2_refuses_hybrid: bool
+    mrv2_refusal_prefix: str
     allocator_split_limit: bool
     budget_counts_runner_buffers: bool
     mrope_cache_factor: int
     bnb_nested_absmax: str
     bnb_quantizes_experts: bool
+    awq_auto_marlin: bool
     mla_kv_b_copy: bool
     qwen3_mrope_positions_one: bool
     mm_video_padding: bool
+    qwen3_vl_deepstack_buffers: bool
+    qwen2_vl_video_profile: bool
+    mm_text_only_towers: str
+    mm_prefix_lm_text_only_off: bool
+    mm_prefix_lm_batched_tokens_raise: bool
+    mm_prefix_lm_item_refusal: bool
     mm_profile_items: str
     mllama_v0_pixel_copies: int
     mm_pixels_held: bool
@@ -941,6 +1078,17 @@ class VersionRules:
     dsv4_accounting: str
     dsv4_rocm_logit_rows: str
     dsv4_indexer_factor: str
+    dsv4_sparse_buffers_read: bool
+    deepseek_v4_served: bool
+    sparse_mla_served: bool
+    sparse_mla_cache_layout: str
+    sparse_mla_flashinfer_blackwell: bool
+    sparse_mla_shared_workspace: bool
+    sparse_mla_workspace_factor: str
+    sparse_mla_prefill_q_concat: bool
+    sparse_mla_prefill_token_buffers: bool
+    sparse_mla_logits_buffer: bool
+    sparse_mla_tp_topk_exchange: bool
     cold_compile_embedding_copy: bool
     notes: tuple[str, ...]
 
