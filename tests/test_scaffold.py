@@ -377,6 +377,33 @@ def test_client_fails_when_the_model_is_not_served(project):
     assert res.returncode == 1 and "not served" in res.stderr
 
 
+def test_client_says_no_server_answers_instead_of_a_traceback(project):
+    # vLLM listens only once it is ready, so a smoke test run during its start met a refused connection, and
+    # client.py ended in openai's traceback ("openai.APIConnectionError: Connection error.", no URL)
+    root, _ = project
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    server.server_close()  # a port nothing listens on
+    res = _run_client(root, server)
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    assert f"FAIL: no server answers at http://127.0.0.1:{server.server_address[1]}/v1" in res.stderr
+    assert "./serve.sh" in res.stderr and "kubectl port-forward svc/chat-small 8123" in res.stderr
+
+
+def test_client_names_the_status_a_wrong_url_answers(project):
+    root, _ = project
+    server = _stub_server("Paris", "chat-small")
+    try:  # a base URL without /v1: the stub (as a server) answers 404
+        pytest.importorskip("openai")
+        env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+        res = subprocess.run([sys.executable, str(root / "client.py"), "--base-url",
+                              f"http://127.0.0.1:{server.server_address[1]}", "--timeout", "10"],
+                             capture_output=True, text=True, env={**env, "NO_PROXY": "127.0.0.1"}, timeout=60)
+    finally:
+        server.shutdown()
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    assert "/models answered HTTP 404" in res.stderr
+
+
 # ----------------------------------------------------------------------------- the startup model
 
 

@@ -764,7 +764,7 @@ import os
 import sys
 import time
 
-from openai import BadRequestError, OpenAI  # noqa: F401 (BadRequestError: the chat smoke test)
+from openai import APIConnectionError, APIStatusError, BadRequestError, OpenAI  # noqa: F401 (BadRequestError: the chat smoke test)
 
 
 def main(argv=None) -> int:
@@ -777,7 +777,16 @@ def main(argv=None) -> int:
 
     client = OpenAI(base_url=args.base_url, api_key=os.environ.get("VLLM_API_KEY", "EMPTY"),
                     timeout=args.timeout, max_retries=0)
-    served = [m.id for m in client.models.list().data]
+    try:
+        served = [m.id for m in client.models.list().data]
+    except APIConnectionError as exc:  # vLLM listens only once it is ready: refused while it loads, profiles, captures
+        print(f"FAIL: no server answers at {args.base_url} ({exc.__cause__ or exc}): start it (./serve.sh or docker "
+              "compose up -d; Kubernetes: kubectl port-forward svc/$k8s_name $port) and wait until /health answers",
+              file=sys.stderr)
+        return 1
+    except APIStatusError as exc:
+        print(f"FAIL: {args.base_url}/models answered HTTP {exc.status_code}: {exc.message}", file=sys.stderr)
+        return 1
     if args.model not in served:
         print(f"FAIL: model {args.model!r} not served; the server lists {served}", file=sys.stderr)
         return 1
@@ -928,8 +937,13 @@ def _pvc_gib(spec: ScaffoldSpec) -> int:
     return int(math.ceil(spec.download_bytes / GIB * 1.5 + 20))
 
 
+def _k8s_name(spec: ScaffoldSpec) -> str:
+    """The Kubernetes objects' name (Deployment, Service, the PVC's prefix): the served name as a DNS label."""
+    return re.sub(r"[^a-z0-9-]+", "-", spec.served_model_name.lower()).strip("-")[:50] or "vllm"
+
+
 def _k8s_files(spec: ScaffoldSpec) -> dict[str, str]:
-    name = re.sub(r"[^a-z0-9-]+", "-", spec.served_model_name.lower()).strip("-")[:50] or "vllm"
+    name = _k8s_name(spec)
     labels = f"app.kubernetes.io/name: {name}"
     token_optional = "false" if spec.gated else "true"
     files = {}
@@ -1228,7 +1242,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
             first_what="cold compile; a local folder, no download" if local else "download + cold compile",
             start_period=f"{spec.compose_start_period_s}s"),
         "client.py": CLIENT_PY.substitute(
-            common, served_sh=served_sh, request=EMBED_REQUEST if spec.pooling else CHAT_REQUEST,
+            common, served_sh=served_sh, k8s_name=_k8s_name(spec), request=EMBED_REQUEST if spec.pooling else CHAT_REQUEST,
             smoke_what="one embedding request" if spec.pooling else "one chat completion",
             smoke_ok="a non-empty vector" if spec.pooling else "a non-empty answer"),
         "README.md": README.substitute(
