@@ -226,6 +226,21 @@ def test_k8s_deployment_probes_cover_the_predicted_startup(project):
     assert docs["Service"]["spec"]["ports"][0]["port"] == 8123
 
 
+@pytest.mark.parametrize("tp, pp", [(1, 1), (8, 2)])  # a Deployment; a LeaderWorkerSet's leader
+def test_k8s_probes_wait_for_health_as_long_as_compose_does(tmp_path, tp, pp):
+    # no timeoutSeconds: the kubelet's 1 s, which a busy vLLM's /health misses (three misses restart a serving pod),
+    # where compose's healthcheck waits 5 s
+    files = render_files(spec_from_plan(standin_plan(tp=tp, pp=pp)))
+    compose = yaml.safe_load(files["docker-compose.yml"])["services"]["vllm"]["healthcheck"]
+    assert compose["timeout"] == "5s" and "timeout=5)" in compose["test"][-1]
+    doc = yaml.safe_load(files["k8s/deployment.yaml" if tp == 1 else "k8s/leaderworkerset.yaml"])
+    pod = doc["spec"]["template"]["spec"] if tp == 1 else doc["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]
+    c = pod["containers"][0]
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert c[probe]["timeoutSeconds"] == 5, probe
+        assert c[probe]["timeoutSeconds"] < c[probe]["periodSeconds"]
+
+
 def test_multi_node_plan_gets_a_leaderworkerset_with_ray(tmp_path):
     spec = spec_from_plan(standin_plan(tp=8, pp=2))
     assert spec.multi_node and spec.nodes == 2

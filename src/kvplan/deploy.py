@@ -46,6 +46,11 @@ from kvplan.versions import (MULTI_VALUE_FLAGS, check_serve_env, check_serve_fla
 GPUS_PER_NODE = 8  # HGX / DGX nodes; above this a plan spans nodes (vLLM: TP within, PP across)
 PROBE_PERIOD_S = 10  # startup-times.md, "Suggested startup-probe sizing"
 PROBE_MARGIN = 2.0  # budget = 2 x predicted (covers 93 % of calibrated starts, startup-times.md)
+# Seconds a probe waits for /health, in k8s as in compose's healthcheck (timeout: 5s). Kubernetes' default is 1 s, which
+# vLLM under load misses: its /health is served by the API server process that also tokenizes and streams (scaleapi/
+# llm-engine PR #255: "vLLM docker sometimes can't respond within 1s during high load"; llm-d/llm-d-benchmark PR #1734:
+# a saturated vLLM missed three 1 s checks and was marked NotReady)
+PROBE_TIMEOUT_S = 5
 CONTAINER_HF_HOME = "/data/huggingface"
 CONTAINER_VLLM_CACHE = "/data/vllm-cache"
 COMPOSE_MODELS = "/models"  # a local checkpoint folder is bind-mounted read-only under this in the container
@@ -738,9 +743,9 @@ $compose_model_mount    ports:
               count: $gpus
               capabilities: [gpu]
     healthcheck:
-      test: ["CMD", "python3", "-c", "import urllib.request; urllib.request.urlopen('http://localhost:$port/health', timeout=5)"]
+      test: ["CMD", "python3", "-c", "import urllib.request; urllib.request.urlopen('http://localhost:$port/health', timeout=$probe_timeout)"]
       interval: 15s
-      timeout: 5s
+      timeout: ${probe_timeout}s
       retries: 3
       # predicted first start ~$first_s s ($first_what), x2 margin
       start_period: $start_period
@@ -992,23 +997,28 @@ spec:
           # vLLM loads weights, profiles memory and captures CUDA graphs before /health answers. {where[0].upper() + where[1:]},
           # so no start downloads: predicted first start ~{spec.probe_start.total_s:.0f} s (cold compile cache), restarts
           # ~{spec.startup_restart.total_s:.0f} s; the probe allows {spec.probe_failure_threshold} x {PROBE_PERIOD_S} s = {spec.probe_budget_s} s (2x the first) before restarting the pod.
+          # timeoutSeconds as compose's healthcheck: the kubelet's default, 1 s, is missed by a busy server's /health
+          # (its API process also tokenizes and streams), and three misses restart a pod that was serving
           startupProbe:
             httpGet:
               path: /health
               port: {spec.port}
             periodSeconds: {PROBE_PERIOD_S}
+            timeoutSeconds: {PROBE_TIMEOUT_S}
             failureThreshold: {spec.probe_failure_threshold}
           readinessProbe:
             httpGet:
               path: /health
               port: {spec.port}
             periodSeconds: 10
+            timeoutSeconds: {PROBE_TIMEOUT_S}
             failureThreshold: 3
           livenessProbe:
             httpGet:
               path: /health
               port: {spec.port}
             periodSeconds: 30
+            timeoutSeconds: {PROBE_TIMEOUT_S}
             failureThreshold: 3"""
     volumes = f"""\
       volumes:
@@ -1240,6 +1250,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
                                  f"        target: {_compose_str(spec.model_ref('compose'))}\n        read_only: true\n"
                                  if local else ""),
             first_what="cold compile; a local folder, no download" if local else "download + cold compile",
+            probe_timeout=PROBE_TIMEOUT_S,
             start_period=f"{spec.compose_start_period_s}s"),
         "client.py": CLIENT_PY.substitute(
             common, served_sh=served_sh, k8s_name=_k8s_name(spec), request=EMBED_REQUEST if spec.pooling else CHAT_REQUEST,
