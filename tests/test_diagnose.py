@@ -2008,3 +2008,21 @@ def test_cli_header_counts_lines_in_words(monkeypatch, capsys, tmp_path, lines, 
     log.write_text("\n".join(lines) + "\n")
     _, out, _ = run_cli(monkeypatch, capsys, "diagnose", str(log))
     assert says in out.splitlines()[0], out
+
+
+@pytest.mark.parametrize("line, about", [
+    # 0.7.3 prints no estimate (vllm_failures: kv-serve-one-request-regression-083-4x4090): the fix read
+    # "Lower --max-model-len (to about ? tokens here)"; now len x available / needed, at 16-token blocks
+    ("ValueError: To serve at least one request with the models's max seq len (32768), (2.00 GB KV cache is needed, "
+     "which is larger than the available KV cache memory (0.78 GB). Try increasing `gpu_memory_utilization` or "
+     "decreasing `max_model_len` when initializing the engine.", "12768"),
+    # where vLLM prints its own estimate, that one (122080; the ratio alone would give 122064)
+    ("ValueError: To serve at least one request with the models's max seq len (221000), (10.12 GiB KV cache is needed, "
+     "which is larger than the available KV cache memory (5.59 GiB). Based on the available memory, the estimated "
+     "maximum model length is 122080. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+     "initializing the engine.", "122080"),
+])
+def test_the_one_request_refusal_names_a_length_to_lower_to(line, about):
+    top = diagnose([line]).top
+    assert top.symptom == "max_seq_len_exceeds_kv" and "?" not in top.fix
+    assert f"Lower --max-model-len (to about {about} tokens here)" in top.fix

@@ -254,6 +254,18 @@ def _drafts_from_hits(log: StartupLog) -> dict[str, _Draft]:
 
 def _enrich_groups(groups: Mapping[str, Optional[str]]) -> dict:
     g = dict(groups)
+    if g.get("len") and g.get("need") and g.get("avail") and not g.get("est"):
+        # vLLM's one-request check without its estimate (0.7.3 prints none; later releases omit it when it is 0): the
+        # fix read "Lower --max-model-len (to about ? tokens here)". vLLM's estimate is the largest length whose KV
+        # needs fit the available memory, for a dense model block_size x floor(available / (layers x page))
+        # (../shared/docs/vllm-memory-model.md section 4, _check_enough_kv_cache_memory): about len x available / needed,
+        # at 16-token blocks, from the two figures the line prints to the hundredth
+        try:
+            length, need, avail = int(g["len"]), float(g["need"]), float(g["avail"])
+        except ValueError:
+            length = need = avail = 0
+        if need > 0 and avail > 0 and (est := int(length * avail / need) // 16 * 16) > 0:
+            g["est"] = str(est)
     if g.get("found"):
         g["found_cuda"] = _cuda_of_found_version(int(g["found"]))
     for key in ("min", "cur"):
