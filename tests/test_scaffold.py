@@ -7,6 +7,7 @@ import dataclasses
 import http.server
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -158,15 +159,31 @@ def test_serve_sh_runs_vllm_with_every_flag(project, tmp_path):
     assert res.returncode != 0 and "HF_HOME" in res.stderr
 
 
+def compose_values(value, env=None):
+    """A compose file's value as docker compose reads it with `env` as .env: ${VAR:-default} is env's VAR or the
+    default, $$ a literal $ (the interpolation compose applies to every value)."""
+    env = env or {}
+    if isinstance(value, list):
+        return [compose_values(v, env) for v in value]
+
+    def one(m):
+        if m.group(0) == "$$":
+            return "$"
+        name, default = m.group(1), m.group(2)
+        return env.get(name) or default
+
+    return re.sub(r"\$\$|\$\{(\w+):-([^}$]*)\}", one, value)
+
+
 def test_compose_file(project):
     root, spec = project
     docs = list(yaml.safe_load_all((root / "docker-compose.yml").read_text()))
     assert len(docs) == 1
     svc = docs[0]["services"]["vllm"]
     assert svc["image"] == "vllm/vllm-openai:v0.33.0"
-    assert svc["entrypoint"] == ["vllm", "serve"] and svc["command"] == spec.serve_argv()
+    assert svc["entrypoint"] == ["vllm", "serve"] and compose_values(svc["command"]) == spec.serve_argv()
     assert svc["ipc"] == "host"
-    assert svc["ports"] == ["8123:8123"]
+    assert compose_values(svc["ports"]) == ["8123:8123"]
     dev = svc["deploy"]["resources"]["reservations"]["devices"][0]
     assert dev["driver"] == "nvidia" and dev["count"] == 1 and "gpu" in dev["capabilities"]
     assert any(v.startswith("hf-cache:") for v in svc["volumes"]) and "hf-cache" in docs[0]["volumes"]
@@ -673,7 +690,7 @@ def test_before_0_5_2_the_server_is_the_api_server_module_with_model_as_a_flag(t
     assert ran.stdout.split("\n")[1:-1] == ["-m", "vllm.entrypoints.openai.api_server"] + spec.serve_argv()
     svc = yaml.safe_load((tmp_path / "docker-compose.yml").read_text())["services"]["vllm"]
     assert svc["entrypoint"] == ["python3", "-m", "vllm.entrypoints.openai.api_server"]
-    assert svc["command"] == spec.serve_argv()
+    assert compose_values(svc["command"]) == spec.serve_argv()
     c = _k8s(tmp_path)["Deployment"]["spec"]["template"]["spec"]["containers"][0]
     assert c["command"] == svc["entrypoint"] and c["args"] == spec.serve_argv()
     later = render_files(spec_from_plan(_standin("0.5.2")))
@@ -824,3 +841,25 @@ def test_a_served_name_with_a_space_is_quoted_where_a_shell_reads_it(tmp_path):
     assert "[--model 'my chat']" in files["client.py"]  # the usage line read "[--model my chat]"
     ast.parse(files["client.py"])
     assert tomllib.loads(files["pyproject.toml"])["tool"]["kvplan"]["served_model_name"] == "my chat"
+
+
+def test_compose_serves_what_env_sets_as_serve_sh_does(tmp_path):
+    # .env.example's MODEL, REVISION, SERVED_MODEL_NAME and PORT were read by serve.sh alone: compose wrote the planned
+    # values, so a revision pinned in .env (as serve.sh's 'NOT pinned' comment asks) was served by serve.sh and not by
+    # `docker compose up`, and VLLM_LOGGING_LEVEL never reached the container
+    spec = spec_from_plan(standin_plan(revision=None, gated=False), served_model_name="chat-small", port=8123)
+    write_files(tmp_path, render_files(spec))
+    svc = yaml.safe_load((tmp_path / "docker-compose.yml").read_text())["services"]["vllm"]
+    env = {"MODEL": "org/other", "REVISION": "f" * 40, "SERVED_MODEL_NAME": "chat", "PORT": "9001"}
+    ran = subprocess.run(["bash", str(tmp_path / "serve.sh")], capture_output=True, text=True,
+                         env={**_fake_server_bin(tmp_path), **env})
+    assert ran.returncode == 0, ran.stderr
+    assert compose_values(svc["command"], env) == ran.stdout.split("\n")[2:-1]  # the same arguments as serve.sh's
+    assert compose_values(svc["command"], env)[:3] == ["org/other", "--revision", "f" * 40]
+    assert compose_values(svc["ports"], env) == ["9001:9001"]
+    assert "http://localhost:9001/health" in compose_values(svc["healthcheck"]["test"], env)[-1]
+    assert compose_values(svc["environment"]["VLLM_LOGGING_LEVEL"], {"VLLM_LOGGING_LEVEL": "DEBUG"}) == "DEBUG"
+    # without a .env, the values planned
+    assert compose_values(svc["command"]) == spec.serve_argv() and compose_values(svc["ports"]) == ["8123:8123"]
+    assert "Reads MODEL, REVISION, SERVED_MODEL_NAME, PORT, VLLM_LOGGING_LEVEL from .env" in (
+        tmp_path / "docker-compose.yml").read_text()

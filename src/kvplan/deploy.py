@@ -657,7 +657,8 @@ vllm_version = "$vllm_version"
 ENV_EXAMPLE = Template('''\
 # Copy to .env and fill in. Never commit .env; in production the token comes from a secret store.
 $token_lines
-# Where weights are cached: a large, persistent volume, not the container root filesystem.
+# Where serve.sh caches the weights: a large, persistent volume, not the root filesystem (docker compose keeps them
+# on its named volume hf-cache; it reads $compose_reads below).
 HF_HOME=/mnt/models/huggingface
 MODEL=$model_sh
 ${revision_env}SERVED_MODEL_NAME=$served_sh
@@ -720,6 +721,7 @@ exec $entry_sh "$$MODEL" "$${args[@]}" "$$@"
 COMPOSE = Template('''\
 # docker compose up -d ; then: python client.py
 # Sized for $gpu_desc with vLLM $vllm_version (see README.md for the arithmetic).
+# Reads ${env_read} from .env (docker compose interpolates $${VAR:-default}), as serve.sh does.
 services:
   vllm:
     image: vllm/vllm-openai:v$vllm_version
@@ -729,10 +731,11 @@ services:
 $compose_token
       HF_HOME: $container_hf_home
       VLLM_CACHE_ROOT: $container_vllm_cache
+      VLLM_LOGGING_LEVEL: "$${VLLM_LOGGING_LEVEL:-INFO}"
 ${compose_env}    volumes:
       - hf-cache:/data
 $compose_model_mount    ports:
-      - "$port:$port"
+      - "$compose_port:$compose_port"
     # PyTorch shares tensors between vLLM's processes through /dev/shm.
     ipc: host
     deploy:
@@ -743,7 +746,7 @@ $compose_model_mount    ports:
               count: $gpus
               capabilities: [gpu]
     healthcheck:
-      test: ["CMD", "python3", "-c", "import urllib.request; urllib.request.urlopen('http://localhost:$port/health', timeout=$probe_timeout)"]
+      test: ["CMD", "python3", "-c", "import urllib.request; urllib.request.urlopen('http://localhost:$compose_port/health', timeout=$probe_timeout)"]
       interval: 15s
       timeout: ${probe_timeout}s
       retries: 3
@@ -874,6 +877,33 @@ def _flow_list(items: Sequence[str], quote) -> str:
 def _compose_str(s: str, escape: bool = True) -> str:
     """A compose-file string: docker compose interpolates $VAR and ${VAR} in every value, so a literal $ is $$."""
     return _yq(s.replace("$", "$$") if escape else s)
+
+
+# serve.sh's variables that .env.example sets, by the flag whose value each one is (the model: its first argument)
+_ENV_OF_FLAG = {"--revision": "REVISION", "--served-model-name": "SERVED_MODEL_NAME", "--port": "PORT"}
+
+
+def _compose_var(name: str, default: str) -> str:
+    """$${NAME:-default}: .env's NAME where it sets one, else the value planned; a default holding '$' or '}' cannot be
+    written inside the braces, and is written as itself (a literal $ as $$)."""
+    if "$" in default or "}" in default:
+        return _compose_str(default)
+    return _yq(f"${{{name}:-{default}}}")
+
+
+def _compose_command(spec: ScaffoldSpec) -> str:
+    """compose's command: serve.sh's arguments, with the values .env sets (MODEL for a Hub id, REVISION,
+    SERVED_MODEL_NAME, PORT) read from it as serve.sh reads them; a pin or a name set in .env was served by serve.sh and
+    not by compose, which wrote the planned values."""
+    out = [_compose_str(x) for x in spec.model_flag]
+    model = spec.model_ref("compose")  # a local folder is mounted at a fixed path: .env's MODEL is the host's
+    out.append(_compose_str(model) if spec.local_dir else _compose_var("MODEL", model))
+    for f in spec.flags:
+        if f.name in _ENV_OF_FLAG and f.value is not None:
+            out += [_compose_str(f.name), _compose_var(_ENV_OF_FLAG[f.name], f.value)]
+        else:
+            out += [_compose_str(x) for x in f.argv()]
+    return "[" + ", ".join(out) + "]"
 
 
 def _k8s_str(s: str) -> str:
@@ -1228,7 +1258,8 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
         ".env.example": ENV_EXAMPLE.substitute(
             common, model_sh=model_sh, served_sh=served_sh,
             token_lines=Template(TOKEN_ENV_GATED if spec.gated else TOKEN_ENV_PUBLIC).substitute(token),
-            revision_env="" if local else f"REVISION={shlex.quote(revision)}\n"),
+            revision_env="" if local else f"REVISION={shlex.quote(revision)}\n",
+            compose_reads="the name, port and log level" if local else "the model, revision, name, port and log level"),
         "serve.sh": SERVE_SH.substitute(common, arithmetic=_comment_block(spec.arithmetic),
                                         vllm_log=_comment_block(spec.vllm_log), flag_lines="\n".join(flag_lines),
                                         env_lines="".join(f"export {k}={shlex.quote(v)}  # as planned{_env_cost(spec, k)}\n" for k, v in spec.env),
@@ -1237,7 +1268,11 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
                                         revision_sh="" if local else f"REVISION=${{REVISION:-{shlex.quote(revision)}}}\n",
                                         entry_sh=" ".join([*spec.entrypoint, *spec.model_flag])),
         "docker-compose.yml": COMPOSE.substitute(
-            common, entrypoint=_flow_list(spec.entrypoint, _compose_str), command=_flow_list(spec.serve_argv("compose"), _compose_str),
+            common, entrypoint=_flow_list(spec.entrypoint, _compose_str), command=_compose_command(spec),
+            compose_port=f"${{PORT:-{spec.port}}}",
+            env_read=", ".join([*([] if local else ["MODEL"]), *(v for k, v in _ENV_OF_FLAG.items()
+                                                                  if any(f.name == k for f in spec.flags)),
+                                "VLLM_LOGGING_LEVEL"]),
             container_hf_home=CONTAINER_HF_HOME, container_vllm_cache=CONTAINER_VLLM_CACHE,
             compose_env="".join(f"      {k}: {_compose_str(v)}\n" for k, v in spec.env),
             compose_token=(f"      HF_TOKEN: {_compose_str(chr(36) + '{HF_TOKEN:?set HF_TOKEN in .env: this model is gated}', escape=False)}"
