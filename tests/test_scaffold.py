@@ -863,3 +863,21 @@ def test_compose_serves_what_env_sets_as_serve_sh_does(tmp_path):
     assert compose_values(svc["command"]) == spec.serve_argv() and compose_values(svc["ports"]) == ["8123:8123"]
     assert "Reads MODEL, REVISION, SERVED_MODEL_NAME, PORT, VLLM_LOGGING_LEVEL from .env" in (
         tmp_path / "docker-compose.yml").read_text()
+
+
+def test_the_expected_log_lines_say_what_a_compiling_first_start_logs():
+    # fit prints "KV cache 4.16 GiB (a first start, compiling: 2.67-3.65 GiB)"; serve.sh and README listed only the
+    # 4.16 GiB line to expect, and a new volume's first start (every new pod's, in Kubernetes) logs the smaller pool
+    import kvplan
+    from kvplan.render import first_start_text
+
+    plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=16384)
+    shown = re.search(r"compiling: ([\d.]+)–([\d.]+) GiB", first_start_text(plan)).groups()
+    files = render_files(spec_from_plan(plan))
+    assert f"a first start (empty compile cache): Available KV cache memory {shown[0]}-{shown[1]} GiB" in files["serve.sh"]
+    assert f"`Available KV cache memory` between {shown[0]} and {shown[1]} GiB" in files["README.md"]
+    assert float(shown[1]) < plan.kv_cache_bytes / 2**30  # smaller than the line listed
+    for eager in (render_files(spec_from_plan(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=16384,
+                                                                  enforce_eager=True))),
+                  render_files(spec_from_plan(standin_plan()))):  # nothing compiles; a plan that models no loss
+        assert "empty compile cache" not in eager["serve.sh"] and "compiles them" not in eager["README.md"]

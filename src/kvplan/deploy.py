@@ -116,6 +116,9 @@ class ScaffoldSpec:
     # so a compiling start gets the same pool): what serve.sh says beside VLLM_DISABLE_COMPILE_CACHE=1
     compiles: bool = True
     kv_cache_given: bool = False
+    # the pool a compiling start logs (least, most bytes per rank; plan.first_start), where the plan models one smaller
+    # than the planned (warm-restart) pool, as fit's panel shows it: None otherwise
+    first_start_kv_bytes: Optional[tuple[int, int]] = None
 
     @property
     def compile_cache_disabled(self) -> bool:
@@ -569,7 +572,37 @@ def spec_from_plan(
         cold_start_loss_bytes=cold_start_margin_bytes(plan),
         compiles=inductor_compiles(SimpleNamespace(enforce_eager=eager, compilation_config=_get(a, "compilation_config"))),
         kv_cache_given=_get(a, "kv_cache_memory_bytes") is not None,
+        first_start_kv_bytes=_first_start_pool(plan),
     )
+
+
+def _first_start_pool(plan: Any) -> Optional[tuple[int, int]]:
+    """(least, most) bytes of the KV pool a start that compiles its torch.compile graphs logs, where the plan models it
+    below the planned pool (the range fit's panel prints beside the pool, render.first_start_text); else None."""
+    first = _get(plan, "first_start")
+    if _get(plan, "mode", default="vllm") != "vllm" or not isinstance(first, dict) or not first.get("modelled") \
+            or not first.get("loss_bytes_most", 0) > 0:
+        return None
+    return int(first["kv_cache_bytes_least"]), int(first["kv_cache_bytes_most"])
+
+
+def _first_start_log_note(spec: ScaffoldSpec, readme: bool = False) -> str:
+    """What a compiling start logs instead of the expected pool: the lines above are a restart's (warm compile cache),
+    while the first start of a new volume (or every start, with VLLM_DISABLE_COMPILE_CACHE=1) compiles inside vLLM's
+    memory profile and logs a smaller pool; '' where the plan models none."""
+    if not spec.first_start_kv_bytes or not spec.compiles or spec.kv_cache_given:
+        return ""
+    lo, hi = (b / GIB for b in spec.first_start_kv_bytes)
+    which = ("every start (VLLM_DISABLE_COMPILE_CACHE=1 loads no compiled graph)" if spec.compile_cache_disabled
+             else "a first start (empty compile cache)")
+    if readme:
+        planned = ("The pool above is a start's that loads its compiled graphs from the cache, which "
+                   "VLLM_DISABLE_COMPILE_CACHE=1 prevents: every start" if spec.compile_cache_disabled else
+                   "The pool above is a restart's, which loads its compiled graphs from the cache; a first start (empty "
+                   "compile cache)")
+        return (f"\n{planned} compiles them inside vLLM's memory profile and logs a smaller one: `Available KV cache "
+                f"memory` between {lo:.2f} and {hi:.2f} GiB (`kvplan fit` shows the same range beside the pool).\n")
+    return f"\n#   {which}: Available KV cache memory {lo:.2f}-{hi:.2f} GiB (compiling inside the memory profile)"
 
 
 def hub_drafter(plan: Any) -> tuple[Optional[str], Optional[str], int]:
@@ -694,7 +727,7 @@ $arithmetic
 #   first start, empty cache: ~$first_s s   restart, weights cached: ~$restart_s s
 #
 # Startup lines to expect in the log (compare them with the numbers above):
-$vllm_log
+$vllm_log$first_start_sh
 set -euo pipefail
 cd "$$(dirname "$$0")"
 
@@ -824,7 +857,7 @@ The authoritative numbers are the startup log's; these are the lines to expect:
 ```
 $vllm_log_plain
 ```
-
+$first_start_md
 ## Startup time
 
 Predicted by kvplan's startup model (fitted on 126 public vLLM startups; about +-45 % median error):
@@ -1261,6 +1294,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
             revision_env="" if local else f"REVISION={shlex.quote(revision)}\n",
             compose_reads="the name, port and log level" if local else "the model, revision, name, port and log level"),
         "serve.sh": SERVE_SH.substitute(common, arithmetic=_comment_block(spec.arithmetic),
+                                        first_start_sh=_first_start_log_note(spec),
                                         vllm_log=_comment_block(spec.vllm_log), flag_lines="\n".join(flag_lines),
                                         env_lines="".join(f"export {k}={shlex.quote(v)}  # as planned{_env_cost(spec, k)}\n" for k, v in spec.env),
                                         token_sh=Template(TOKEN_SH_GATED if spec.gated else TOKEN_SH_PUBLIC).substitute(token),
@@ -1294,6 +1328,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
         "README.md": README.substitute(
             common, gpu_total=_gib_text(spec.gpu_total_bytes), verdict=verdict,
             arithmetic_plain="\n".join(spec.arithmetic), vllm_log_plain="\n".join(spec.vllm_log) or "(none predicted)",
+            first_start_md=_first_start_log_note(spec, readme=True),
             startup_rows="\n".join(rows), k8s_desc=k8s_desc, probe_text=_probe_text(spec),
             restart_compile="cold compile: VLLM_DISABLE_COMPILE_CACHE=1" if spec.compile_cache_disabled else "warm compile",
             model_line=(f"Model: the local {spec.local_what} `{spec.local_dir}`" if local
