@@ -178,7 +178,13 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
         if log.vllm_version and plan_version and str(plan_version) != str(log.vllm_version):
             notes.append(f"the log is vLLM {log.vllm_version}; the plan used vLLM {plan_version}'s rules")
         if log.fits is not None and getattr(plan, "fits", None) is not None and bool(plan.fits) != bool(log.fits):
-            notes.append(f"the plan says fits={plan.fits}, the log shows fits={log.fits}")
+            # in words: "the plan says fits=False, the log shows fits=True" read as Python and named neither why the
+            # plan refused nor where to look
+            why = re.split(r"(?<=[.)])\s+(?=[A-Z])", str(getattr(plan, "error", None) or "no KV cache"))[0].rstrip(".")
+            notes.append(f"kvplan's plan refuses this start ({why}), yet the "
+                         "log shows vLLM started: the plan is short here, by the gaps above" if log.fits else
+                         "kvplan's plan starts, yet the log shows vLLM failed: `kvplan diagnose LOG` names the failure "
+                         "and its fix")
         compile_note = cold_compile_note(log, rows, getattr(plan, "first_start", None))
         if compile_note:
             notes.append(compile_note)
