@@ -772,6 +772,18 @@ def test_plan_adds_the_largest_context_that_fits():
     assert "--max-model-len 35600" in top.fix
 
 
+def test_a_plan_length_above_the_logs_own_cap_is_not_offered():
+    # the plan's pool was larger than the one this start measured: 'Lower --max-model-len to at most 23648 ... Plan:
+    # lower max_model_len: --max-model-len 27200 (starts ...)', a length vLLM would refuse again
+    case = next(c for c in CASES if c["id"] == "kv-maxlen-29k-3090-llama31-8b")
+    fix = SimpleNamespace(name="lower max_model_len", flags={"max_model_len": 27200}, effect="starts: 27,200 tokens")
+    top = sharpen_with_plan(diagnose(case["log_lines"]), "meta-llama/Llama-3.1-8B-Instruct",
+                            plan_factory=lambda m, **o: _fake_plan(fixes=(fix,))).top
+    assert "--max-model-len 27200" not in top.fix and "Plan: lower max_model_len: --max-model-len 23648" in top.fix
+    assert "the plan's 27,200 is above it" in top.fix
+    assert top.details["largest_max_model_len_that_fits"] == 23648
+
+
 def test_a_state_block_refusal_is_sharpened_with_the_plans_fixes():
     import kvplan
 

@@ -1182,14 +1182,25 @@ def _sharpen_one(finding: Finding, plan, log: StartupLog, plan_factory, model) -
     if finding.symptom in ("max_seq_len_exceeds_kv", "no_cache_blocks", "state_blocks_below_max_num_seqs"):
         from kvplan.plan import fix_command_text
 
-        fixes = [f"{fx.name}: {fix_command_text(fx.flags)} ({fx.effect})"
-                 for fx in getattr(plan, "fixes", ())]
+        cap = _logged_length_cap(finding)
+        fixes = []
+        for fx in getattr(plan, "fixes", ()):
+            length = fx.flags.get("max_model_len") if isinstance(getattr(fx, "flags", None), Mapping) else None
+            if cap and isinstance(length, int) and length > cap:
+                # the plan's pool is larger than the one this start measured: its length would be refused again (case
+                # kv-maxlen-29k-3090-llama31-8b read 'Lower --max-model-len to at most 23648 ... Plan: --max-model-len
+                # 27200 (starts ...)'); the log's own figure is the one to lower to
+                fixes.append(f"{fx.name}: {fix_command_text({**fx.flags, 'max_model_len': cap})} (the length this log "
+                             f"measured room for; the plan's {length:,} is above it: its pool is larger than the log's, and its other "
+                             "figures here are as optimistic)")
+                continue
+            fixes.append(f"{fx.name}: {fix_command_text(fx.flags)} ({fx.effect})")
         if fixes:
             details["plan_fixes"] = fixes
             fix = fix + " Plan: " + "; ".join(fixes[:4])
         largest = _largest_max_model_len(plan)
         if largest:
-            details["largest_max_model_len_that_fits"] = largest
+            details["largest_max_model_len_that_fits"] = min(largest, cap) if cap else largest
     elif finding.symptom == "free_memory_below_utilization":
         util = details.get("utilization_that_starts")
         if util:
@@ -1216,6 +1227,17 @@ def _sharpen_one(finding: Finding, plan, log: StartupLog, plan_factory, model) -
         details.update(probe_advice(log, plan))
         fix = details["advice"]
     return replace(finding, fix=fix, details=details)
+
+
+def _logged_length_cap(finding: Finding) -> Optional[int]:
+    """The longest max_model_len the failed start's own figures leave room for: V0's token capacity, V1's estimate (or,
+    where vLLM prints none, the fix's 'to about N tokens', _enrich_groups); None where the log states none."""
+    for line in finding.evidence:
+        m = re.search(r"stored in KV cache \((\d+)\)|estimated maximum model length is (\d+)", line)
+        if m:
+            return int(m.group(1) or m.group(2))
+    m = re.search(r"--max-model-len \(to about (\d+) tokens here\)", finding.fix)
+    return int(m.group(1)) if m else None
 
 
 def _largest_max_model_len(plan) -> Optional[int]:
