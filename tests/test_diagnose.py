@@ -2038,3 +2038,15 @@ def test_the_one_request_refusal_names_a_length_to_lower_to(line, about):
     top = diagnose([line]).top
     assert top.symptom == "max_seq_len_exceeds_kv" and "?" not in top.fix
     assert f"Lower --max-model-len (to about {about} tokens here)" in top.fix
+
+
+def test_a_lone_no_platform_line_names_gke_s_library_path_fix():
+    # both GKE threads of the shared cases (vllm#18859 on an L4, #23935) were this: the fix named only a DEBUG restart
+    from kvplan.versions import wheel_cuda
+
+    case = next(c for c in CASES if c["id"] == "noplatform-gke-l4-090")
+    top = diagnose(case["log_lines"]).top
+    assert (top.symptom, top.layer, top.confidence) == ("gpu_not_detected_in_container", "nvidia_driver", 0.55)
+    assert "VLLM_LOGGING_LEVEL=DEBUG" in top.fix
+    assert "On GKE" in top.fix and "LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/usr/local/cuda/lib64" in top.fix
+    assert wheel_cuda("0.9.0") == "12.8" and wheel_cuda("0.19.1").startswith("12.") and wheel_cuda("0.20.0") == "13.0"

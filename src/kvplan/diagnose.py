@@ -558,8 +558,15 @@ def _decide_lone_platform_line(draft: _Draft) -> None:
                    "installed under another name), a host without a GPU that needs --device cpu, a host without an NVIDIA "
                    "GPU at all running vLLM's CUDA build (a TPU VM needs the TPU build, vllm-tpu), or a Kubernetes pod "
                    "without the nvidia runtime class.")
+    # GKE mounts the driver under /usr/local/nvidia, which the vllm/vllm-openai images built on CUDA 12.8-12.9 (0.9.0
+    # on; CUDA 13.0 reverted the change) leave off LD_LIBRARY_PATH: both lone-line GKE threads (vllm#18859, 0.9.0 on an
+    # L4; #23935), whose fix the on-call engineer can run, where the DEBUG restart only says more (the releases on CUDA
+    # 12.8-12.9: versions.wheel_cuda, 0.9.0-0.19.x)
     draft.fix = ("Start again with VLLM_LOGGING_LEVEL=DEBUG: vLLM then logs why each platform was rejected (for CUDA, e.g. "
-                 "'NVML Shared Library Not Found'); check nvidia-smi and torch.cuda.is_available() in the same environment.")
+                 "'NVML Shared Library Not Found'); check nvidia-smi and torch.cuda.is_available() in the same environment. "
+                 "On GKE with a vllm/vllm-openai image on CUDA 12.8-12.9 (0.9.0 to 0.19.x), whose LD_LIBRARY_PATH leaves out "
+                 "the driver GKE mounts at /usr/local/nvidia: set LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/usr/local/cuda/lib64 "
+                 "in the container's env (vLLM issues 18859, 23935).")
     draft.decided_by = "one no-platform line and nothing else about the GPU: several owners in public threads"
 
 
