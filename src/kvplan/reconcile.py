@@ -795,6 +795,12 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
 # ---- site calibration ---------------------------------------------------------------------------------
 
 
+# The stored terms a plan applies (`kvplan.plan.plan(site_offsets=...)`, bytes per rank), by the key it reads; the
+# weights' and the KV pool's gaps are stored beside them but not applied (the pool follows from the terms)
+APPLIED_TERMS = {"activation_peak_gib": "activation_peak_bytes", "non_torch_gib": "non_torch_bytes",
+                 "cudagraph_gib": "cudagraph_bytes"}
+
+
 def store_site_calibration(reconciliation: Reconciliation, gpu_name: str, model_id: str,
                            path: Optional[Path] = None, startup_id: Optional[str] = None) -> dict:
     """Fold this startup's observed-minus-predicted terms into the site calibration file. `startup_id` (a digest of
@@ -818,8 +824,7 @@ def store_site_calibration(reconciliation: Reconciliation, gpu_name: str, model_
         entry["counts"][term] = n + 1
     entry["n"] = max(entry["counts"].values())
     # The keys `kvplan.plan.plan(site_offsets=...)` applies (bytes per rank).
-    for term, key in (("activation_peak_gib", "activation_peak_bytes"), ("non_torch_gib", "non_torch_bytes"),
-                      ("cudagraph_gib", "cudagraph_bytes")):
+    for term, key in APPLIED_TERMS.items():
         if term in entry["terms"]:
             entry[key] = int(entry["terms"][term] * GIB)
     entry["source"] = f"kvplan reconcile --calibrate ({entry['n']} startup(s), {path})"

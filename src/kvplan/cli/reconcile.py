@@ -102,12 +102,23 @@ def reconcile(
         # no unit and said nothing of where it goes
         from kvplan.site_calibration import calibration_path
 
+        # ... and which of them a plan applies: 'KV cache +0.59 GiB ... every planning command applies it' read as a
+        # larger pool to come, where fit applied the CUDA-graph term alone and its pool came out 0.10 GiB smaller
+        from kvplan.reconcile import APPLIED_TERMS
+
         names = {"non_torch_gib": "non-torch", "kv_cache_gib": "KV cache", "cudagraph_gib": "CUDA graphs"}
-        terms = ", ".join(f"{names.get(t, t.removesuffix('_gib').replace('_', ' '))} {v:+.2f} GiB"
-                          for t, v in stored["terms"].items())
-        console.print(f"site calibration stored ({stored['n']} startup(s)): {terms or 'no term'} (logged minus planned, per "
-                      f"rank); {calibration_path()} now holds it for {gpu_name} and {model_id}, and every planning "
-                      "command applies it", highlight=False)
+
+        def listed(applied: bool) -> str:
+            return ", ".join(f"{names.get(t, t.removesuffix('_gib').replace('_', ' '))} {v:+.2f} GiB"
+                             for t, v in stored["terms"].items() if (t in APPLIED_TERMS) == applied)
+
+        applied = listed(True) or "none of its terms (this log prints no activation, non-torch or CUDA-graph figure)"
+        kept = listed(False)
+        console.print(f"site calibration stored ({stored['n']} startup(s); logged minus planned, per rank): every planning "
+                      f"command applies {applied}"
+                      + (f"; recorded, not applied: {kept} (the weights are read from the checkpoint, and the pool "
+                         "follows from the terms above)" if kept else "")
+                      + f". {calibration_path()} now holds it for {gpu_name} and {model_id}", highlight=False)
 
 
 def render_reconciliation(result, plan=None) -> None:
