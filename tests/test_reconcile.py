@@ -852,3 +852,19 @@ def test_a_plan_that_disagrees_with_the_log_on_starting_says_so_in_words():
     failed = reconcile(parse_lines(CASES[22]["log_lines"]), fake_plan(weights=14.99))  # the plan starts; vLLM refused
     assert any("kvplan's plan starts, yet the log shows vLLM failed: `kvplan diagnose LOG`" in n for n in failed.notes)
     assert not any("fits=" in n for n in refused.notes + failed.notes)
+
+
+def test_cli_calibrate_needs_the_version_that_wrote_the_log(tmp_path):
+    # a log without its version line was calibrated against the newest rules, whatever release wrote it: excerpt 24
+    # (an L4's 0.11.0 start) stored CUDA graphs +0.10 GiB, where 0.11.0's rules give -0.26, for every later plan
+    log = tmp_path / "x.log"
+    log.write_text("\n".join(EXCERPTS[24]["lines"]))
+    assert parse_lines(EXCERPTS[24]["lines"]).vllm_version is None
+    args = ("reconcile", str(log), "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--calibrate")
+    proc = run_cli(*args, home=tmp_path)
+    assert proc.returncode == 2 and "--calibrate: the log does not print its vLLM version" in proc.stderr
+    assert "pass --vllm-version" in proc.stderr and not (tmp_path / "calibration.json").exists()
+    proc = run_cli(*args, "--vllm-version", "0.11.0", home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    stored = json.loads((tmp_path / "calibration.json").read_text())["NVIDIA L4"]["meta-llama/Llama-3.1-8B-Instruct"]
+    assert stored["terms"]["cudagraph_gib"] < 0 and stored["vllm_version"] == "0.11.0"  # was None: the log names none

@@ -828,7 +828,8 @@ def store_site_calibration(reconciliation: Reconciliation, gpu_name: str, model_
         if term in entry["terms"]:
             entry[key] = int(entry["terms"][term] * GIB)
     entry["source"] = f"kvplan reconcile --calibrate ({entry['n']} startup(s), {path})"
-    entry["vllm_version"] = reconciliation.log.vllm_version
+    # the release the gaps were measured against: the log's, or the --vllm-version given for a log without one
+    entry["vllm_version"] = reconciliation.log.vllm_version or (reconciliation.record or {}).get("vllm_version")
     entry["updated"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -61,6 +61,15 @@ def reconcile(
         raise InputError("LOGFILE", f"no vLLM startup line was recognised in {shown} ({log.text_lines:,} line(s) read)",
                          "pass the vLLM server's own output, e.g. docker logs CONTAINER > vllm.log 2>&1; "
                          "`kvplan diagnose` reads a failed start's error lines")
+    if calibrate and not log.vllm_version and not flags.vllm_version:
+        # its gaps would be measured against the newest rules, whatever release wrote the log, and applied to every plan
+        # after: vllm_logs excerpt 24 (an L4's 0.11.0 start, no version line) stored CUDA graphs +0.10 GiB against
+        # 0.33.0's rules where 0.11.0's give -0.26
+        from kvplan.versions import NEWEST_KNOWN
+
+        raise InputError("--calibrate", f"the log does not print its vLLM version, so its gaps would be measured against "
+                         f"vLLM {NEWEST_KNOWN}'s rules, whichever release wrote it, and stored for every later plan",
+                         "pass --vllm-version with the release that ran: pip show vllm, or the image's tag")
     plan, plan_notes = None, []
     if model:
         plan_notes = check_model(log, model, force=force_model, calibrate=calibrate)
