@@ -406,7 +406,7 @@ def test_one_startup_is_calibrated_once(monkeypatch, capsys, tmp_path):
     log = str(Path(__file__).parent / "data" / "dp2_engine_core_n_v0101.log")
     args = ["reconcile", log, "Qwen/Qwen2.5-7B-Instruct", "--gpu", "H100", "--calibrate"]
     code, out = cli(monkeypatch, capsys, *args)
-    assert code == 0 and "site calibration stored (1 startup(s))" in out
+    assert code == 0 and "site calibration stored (1 startup(s);" in out
     out = refused(monkeypatch, capsys, "--calibrate", *args)  # it was stored again as a second startup
     assert "this log is already in the site calibration" in out
 

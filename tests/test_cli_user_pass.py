@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -160,8 +161,33 @@ def test_reconcile_calibrate_says_what_it_stored_in_gib_and_where(monkeypatch, c
                              "--calibrate")
     text = " ".join(out.split())
     assert code == 0 and "{'" not in text, text
-    assert "site calibration stored (1 startup(s)): weights " in text and " GiB (logged minus planned, per rank)" in text
+    assert "site calibration stored (1 startup(s); logged minus planned, per rank): " in text and " GiB" in text
     assert f"{tmp_path / 'calibration.json'} now holds it for NVIDIA H100" in text, text
+
+
+def test_reconcile_calibrate_says_which_terms_a_plan_applies(monkeypatch, capsys, tmp_path):
+    """'site calibration stored (1 startup(s)): weights +0.00 GiB, CUDA graphs -0.06 GiB, KV cache +1.58 GiB ...; every
+    planning command applies it' read as a pool 1.58 GiB larger to come: a plan applies the CUDA-graph term alone (the
+    activation, non-torch and graph terms; the pool follows from them), and fit's pool came out smaller, not larger."""
+    from pathlib import Path
+
+    import kvplan
+
+    monkeypatch.setenv("KVPLAN_HOME", str(tmp_path))
+    log = str(Path(__file__).parent / "data" / "dp2_engine_core_n_v0101.log")
+    code, out, err = run_cli(monkeypatch, capsys, "reconcile", log, "Qwen/Qwen2.5-7B-Instruct", "--gpu", "H100",
+                             "--calibrate")
+    text = " ".join(out.split())
+    assert code == 0 and "every planning command applies it" not in text, text
+    applied = re.search(r"every planning command applies CUDA graphs ([-+][\d.]+) GiB; recorded, not applied: weights "
+                        r"\+0\.00 GiB, KV cache \+[\d.]+ GiB", text)
+    assert applied, text
+    entry = json.loads((tmp_path / "calibration.json").read_text())["NVIDIA H100 80GB SXM5"]["Qwen/Qwen2.5-7B-Instruct"]
+    assert set(entry) & {"activation_peak_bytes", "non_torch_bytes", "cudagraph_bytes", "kv_cache_bytes"} == {"cudagraph_bytes"}
+    plain = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "H100", max_model_len=4096, site_calibration=False)
+    calibrated = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "H100", max_model_len=4096)
+    # the pool moves by the applied graph term alone (its sign opposite), not by the recorded KV gap
+    assert (calibrated.kv_cache_bytes - plain.kv_cache_bytes) / 2**30 == pytest.approx(-float(applied.group(1)), abs=0.01)
 
 
 @pytest.mark.parametrize("ref", ["Qwen/Qwen3-8B ", " qwen3-8b", "Qwen/Qwen3-8B\n"])

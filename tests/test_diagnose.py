@@ -772,6 +772,18 @@ def test_plan_adds_the_largest_context_that_fits():
     assert "--max-model-len 35600" in top.fix
 
 
+def test_a_plan_length_above_the_logs_own_cap_is_not_offered():
+    # the plan's pool was larger than the one this start measured: 'Lower --max-model-len to at most 23648 ... Plan:
+    # lower max_model_len: --max-model-len 27200 (starts ...)', a length vLLM would refuse again
+    case = next(c for c in CASES if c["id"] == "kv-maxlen-29k-3090-llama31-8b")
+    fix = SimpleNamespace(name="lower max_model_len", flags={"max_model_len": 27200}, effect="starts: 27,200 tokens")
+    top = sharpen_with_plan(diagnose(case["log_lines"]), "meta-llama/Llama-3.1-8B-Instruct",
+                            plan_factory=lambda m, **o: _fake_plan(fixes=(fix,))).top
+    assert "--max-model-len 27200" not in top.fix and "Plan: lower max_model_len: --max-model-len 23648" in top.fix
+    assert "the plan's 27,200 is above it" in top.fix
+    assert top.details["largest_max_model_len_that_fits"] == 23648
+
+
 def test_a_state_block_refusal_is_sharpened_with_the_plans_fixes():
     import kvplan
 
@@ -2008,3 +2020,33 @@ def test_cli_header_counts_lines_in_words(monkeypatch, capsys, tmp_path, lines, 
     log.write_text("\n".join(lines) + "\n")
     _, out, _ = run_cli(monkeypatch, capsys, "diagnose", str(log))
     assert says in out.splitlines()[0], out
+
+
+@pytest.mark.parametrize("line, about", [
+    # 0.7.3 prints no estimate (vllm_failures: kv-serve-one-request-regression-083-4x4090): the fix read
+    # "Lower --max-model-len (to about ? tokens here)"; now len x available / needed, at 16-token blocks
+    ("ValueError: To serve at least one request with the models's max seq len (32768), (2.00 GB KV cache is needed, "
+     "which is larger than the available KV cache memory (0.78 GB). Try increasing `gpu_memory_utilization` or "
+     "decreasing `max_model_len` when initializing the engine.", "12768"),
+    # where vLLM prints its own estimate, that one (122080; the ratio alone would give 122064)
+    ("ValueError: To serve at least one request with the models's max seq len (221000), (10.12 GiB KV cache is needed, "
+     "which is larger than the available KV cache memory (5.59 GiB). Based on the available memory, the estimated "
+     "maximum model length is 122080. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+     "initializing the engine.", "122080"),
+])
+def test_the_one_request_refusal_names_a_length_to_lower_to(line, about):
+    top = diagnose([line]).top
+    assert top.symptom == "max_seq_len_exceeds_kv" and "?" not in top.fix
+    assert f"Lower --max-model-len (to about {about} tokens here)" in top.fix
+
+
+def test_a_lone_no_platform_line_names_gke_s_library_path_fix():
+    # both GKE threads of the shared cases (vllm#18859 on an L4, #23935) were this: the fix named only a DEBUG restart
+    from kvplan.versions import wheel_cuda
+
+    case = next(c for c in CASES if c["id"] == "noplatform-gke-l4-090")
+    top = diagnose(case["log_lines"]).top
+    assert (top.symptom, top.layer, top.confidence) == ("gpu_not_detected_in_container", "nvidia_driver", 0.55)
+    assert "VLLM_LOGGING_LEVEL=DEBUG" in top.fix
+    assert "On GKE" in top.fix and "LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/usr/local/cuda/lib64" in top.fix
+    assert wheel_cuda("0.9.0") == "12.8" and wheel_cuda("0.19.1").startswith("12.") and wheel_cuda("0.20.0") == "13.0"

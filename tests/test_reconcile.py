@@ -836,3 +836,35 @@ def test_the_v1_to_v0_engine_fallback_is_named_as_the_engines_not_the_backends()
     turing = lines + ["INFO 05-05 15:15:37 [cuda.py:240] Cannot use FlashAttention-2 backend for Volta and Turing GPUs."]
     said = backend_fallback(parse_lines(turing))
     assert said.startswith("engine fell back from V1 to V0") and "; attention backend fell back (XFormers): Cannot use" in said
+
+
+def test_a_plan_that_disagrees_with_the_log_on_starting_says_so_in_words():
+    # the note read "the plan says fits=False, the log shows fits=True": Python's words, and neither why the plan refused
+    # nor where to look (vllm_logs excerpt 24, Llama-3.1-8B on an L4 at 32,000, planned with 0.11.0's rules)
+    error = ("To serve at least one request with the models's max seq len (32000), (3.91 GiB KV cache is needed, which "
+             "is larger than the available KV cache memory (3.46 GiB). Based on the available memory, the estimated "
+             "maximum model length is 28336. Try increasing `gpu_memory_utilization` ...")
+    refused = reconcile(excerpt(24), SimpleNamespace(**{**vars(fake_plan(weights=14.99)), "fits": False, "error": error}))
+    note = next(n for n in refused.notes if "refuses" in n)
+    assert "fits=" not in note and "yet the log shows vLLM started" in note
+    assert "(To serve at least one request with the models's max seq len (32000), (3.91 GiB KV cache is needed, which " \
+           "is larger than the available KV cache memory (3.46 GiB))" in note and "estimated" not in note
+    failed = reconcile(parse_lines(CASES[22]["log_lines"]), fake_plan(weights=14.99))  # the plan starts; vLLM refused
+    assert any("kvplan's plan starts, yet the log shows vLLM failed: `kvplan diagnose LOG`" in n for n in failed.notes)
+    assert not any("fits=" in n for n in refused.notes + failed.notes)
+
+
+def test_cli_calibrate_needs_the_version_that_wrote_the_log(tmp_path):
+    # a log without its version line was calibrated against the newest rules, whatever release wrote it: excerpt 24
+    # (an L4's 0.11.0 start) stored CUDA graphs +0.10 GiB, where 0.11.0's rules give -0.26, for every later plan
+    log = tmp_path / "x.log"
+    log.write_text("\n".join(EXCERPTS[24]["lines"]))
+    assert parse_lines(EXCERPTS[24]["lines"]).vllm_version is None
+    args = ("reconcile", str(log), "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--calibrate")
+    proc = run_cli(*args, home=tmp_path)
+    assert proc.returncode == 2 and "--calibrate: the log does not print its vLLM version" in proc.stderr
+    assert "pass --vllm-version" in proc.stderr and not (tmp_path / "calibration.json").exists()
+    proc = run_cli(*args, "--vllm-version", "0.11.0", home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    stored = json.loads((tmp_path / "calibration.json").read_text())["NVIDIA L4"]["meta-llama/Llama-3.1-8B-Instruct"]
+    assert stored["terms"]["cudagraph_gib"] < 0 and stored["vllm_version"] == "0.11.0"  # was None: the log names none

@@ -7,6 +7,7 @@ import dataclasses
 import http.server
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -158,15 +159,31 @@ def test_serve_sh_runs_vllm_with_every_flag(project, tmp_path):
     assert res.returncode != 0 and "HF_HOME" in res.stderr
 
 
+def compose_values(value, env=None):
+    """A compose file's value as docker compose reads it with `env` as .env: ${VAR:-default} is env's VAR or the
+    default, $$ a literal $ (the interpolation compose applies to every value)."""
+    env = env or {}
+    if isinstance(value, list):
+        return [compose_values(v, env) for v in value]
+
+    def one(m):
+        if m.group(0) == "$$":
+            return "$"
+        name, default = m.group(1), m.group(2)
+        return env.get(name) or default
+
+    return re.sub(r"\$\$|\$\{(\w+):-([^}$]*)\}", one, value)
+
+
 def test_compose_file(project):
     root, spec = project
     docs = list(yaml.safe_load_all((root / "docker-compose.yml").read_text()))
     assert len(docs) == 1
     svc = docs[0]["services"]["vllm"]
     assert svc["image"] == "vllm/vllm-openai:v0.33.0"
-    assert svc["entrypoint"] == ["vllm", "serve"] and svc["command"] == spec.serve_argv()
+    assert svc["entrypoint"] == ["vllm", "serve"] and compose_values(svc["command"]) == spec.serve_argv()
     assert svc["ipc"] == "host"
-    assert svc["ports"] == ["8123:8123"]
+    assert compose_values(svc["ports"]) == ["8123:8123"]
     dev = svc["deploy"]["resources"]["reservations"]["devices"][0]
     assert dev["driver"] == "nvidia" and dev["count"] == 1 and "gpu" in dev["capabilities"]
     assert any(v.startswith("hf-cache:") for v in svc["volumes"]) and "hf-cache" in docs[0]["volumes"]
@@ -224,6 +241,21 @@ def test_k8s_deployment_probes_cover_the_predicted_startup(project):
     size_gi = int(docs["PersistentVolumeClaim"]["spec"]["resources"]["requests"]["storage"].rstrip("Gi"))
     assert size_gi * 1024**3 > LLAMA8B_BYTES
     assert docs["Service"]["spec"]["ports"][0]["port"] == 8123
+
+
+@pytest.mark.parametrize("tp, pp", [(1, 1), (8, 2)])  # a Deployment; a LeaderWorkerSet's leader
+def test_k8s_probes_wait_for_health_as_long_as_compose_does(tmp_path, tp, pp):
+    # no timeoutSeconds: the kubelet's 1 s, which a busy vLLM's /health misses (three misses restart a serving pod),
+    # where compose's healthcheck waits 5 s
+    files = render_files(spec_from_plan(standin_plan(tp=tp, pp=pp)))
+    compose = yaml.safe_load(files["docker-compose.yml"])["services"]["vllm"]["healthcheck"]
+    assert compose["timeout"] == "5s" and "timeout=5)" in compose["test"][-1]
+    doc = yaml.safe_load(files["k8s/deployment.yaml" if tp == 1 else "k8s/leaderworkerset.yaml"])
+    pod = doc["spec"]["template"]["spec"] if tp == 1 else doc["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]
+    c = pod["containers"][0]
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert c[probe]["timeoutSeconds"] == 5, probe
+        assert c[probe]["timeoutSeconds"] < c[probe]["periodSeconds"]
 
 
 def test_multi_node_plan_gets_a_leaderworkerset_with_ray(tmp_path):
@@ -375,6 +407,33 @@ def test_client_fails_when_the_model_is_not_served(project):
     finally:
         server.shutdown()
     assert res.returncode == 1 and "not served" in res.stderr
+
+
+def test_client_says_no_server_answers_instead_of_a_traceback(project):
+    # vLLM listens only once it is ready, so a smoke test run during its start met a refused connection, and
+    # client.py ended in openai's traceback ("openai.APIConnectionError: Connection error.", no URL)
+    root, _ = project
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    server.server_close()  # a port nothing listens on
+    res = _run_client(root, server)
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    assert f"FAIL: no server answers at http://127.0.0.1:{server.server_address[1]}/v1" in res.stderr
+    assert "./serve.sh" in res.stderr and "kubectl port-forward svc/chat-small 8123" in res.stderr
+
+
+def test_client_names_the_status_a_wrong_url_answers(project):
+    root, _ = project
+    server = _stub_server("Paris", "chat-small")
+    try:  # a base URL without /v1: the stub (as a server) answers 404
+        pytest.importorskip("openai")
+        env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+        res = subprocess.run([sys.executable, str(root / "client.py"), "--base-url",
+                              f"http://127.0.0.1:{server.server_address[1]}", "--timeout", "10"],
+                             capture_output=True, text=True, env={**env, "NO_PROXY": "127.0.0.1"}, timeout=60)
+    finally:
+        server.shutdown()
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    assert "/models answered HTTP 404" in res.stderr
 
 
 # ----------------------------------------------------------------------------- the startup model
@@ -631,7 +690,7 @@ def test_before_0_5_2_the_server_is_the_api_server_module_with_model_as_a_flag(t
     assert ran.stdout.split("\n")[1:-1] == ["-m", "vllm.entrypoints.openai.api_server"] + spec.serve_argv()
     svc = yaml.safe_load((tmp_path / "docker-compose.yml").read_text())["services"]["vllm"]
     assert svc["entrypoint"] == ["python3", "-m", "vllm.entrypoints.openai.api_server"]
-    assert svc["command"] == spec.serve_argv()
+    assert compose_values(svc["command"]) == spec.serve_argv()
     c = _k8s(tmp_path)["Deployment"]["spec"]["template"]["spec"]["containers"][0]
     assert c["command"] == svc["entrypoint"] and c["args"] == spec.serve_argv()
     later = render_files(spec_from_plan(_standin("0.5.2")))
@@ -782,3 +841,43 @@ def test_a_served_name_with_a_space_is_quoted_where_a_shell_reads_it(tmp_path):
     assert "[--model 'my chat']" in files["client.py"]  # the usage line read "[--model my chat]"
     ast.parse(files["client.py"])
     assert tomllib.loads(files["pyproject.toml"])["tool"]["kvplan"]["served_model_name"] == "my chat"
+
+
+def test_compose_serves_what_env_sets_as_serve_sh_does(tmp_path):
+    # .env.example's MODEL, REVISION, SERVED_MODEL_NAME and PORT were read by serve.sh alone: compose wrote the planned
+    # values, so a revision pinned in .env (as serve.sh's 'NOT pinned' comment asks) was served by serve.sh and not by
+    # `docker compose up`, and VLLM_LOGGING_LEVEL never reached the container
+    spec = spec_from_plan(standin_plan(revision=None, gated=False), served_model_name="chat-small", port=8123)
+    write_files(tmp_path, render_files(spec))
+    svc = yaml.safe_load((tmp_path / "docker-compose.yml").read_text())["services"]["vllm"]
+    env = {"MODEL": "org/other", "REVISION": "f" * 40, "SERVED_MODEL_NAME": "chat", "PORT": "9001"}
+    ran = subprocess.run(["bash", str(tmp_path / "serve.sh")], capture_output=True, text=True,
+                         env={**_fake_server_bin(tmp_path), **env})
+    assert ran.returncode == 0, ran.stderr
+    assert compose_values(svc["command"], env) == ran.stdout.split("\n")[2:-1]  # the same arguments as serve.sh's
+    assert compose_values(svc["command"], env)[:3] == ["org/other", "--revision", "f" * 40]
+    assert compose_values(svc["ports"], env) == ["9001:9001"]
+    assert "http://localhost:9001/health" in compose_values(svc["healthcheck"]["test"], env)[-1]
+    assert compose_values(svc["environment"]["VLLM_LOGGING_LEVEL"], {"VLLM_LOGGING_LEVEL": "DEBUG"}) == "DEBUG"
+    # without a .env, the values planned
+    assert compose_values(svc["command"]) == spec.serve_argv() and compose_values(svc["ports"]) == ["8123:8123"]
+    assert "Reads MODEL, REVISION, SERVED_MODEL_NAME, PORT, VLLM_LOGGING_LEVEL from .env" in (
+        tmp_path / "docker-compose.yml").read_text()
+
+
+def test_the_expected_log_lines_say_what_a_compiling_first_start_logs():
+    # fit prints "KV cache 4.16 GiB (a first start, compiling: 2.67-3.65 GiB)"; serve.sh and README listed only the
+    # 4.16 GiB line to expect, and a new volume's first start (every new pod's, in Kubernetes) logs the smaller pool
+    import kvplan
+    from kvplan.render import first_start_text
+
+    plan = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=16384)
+    shown = re.search(r"compiling: ([\d.]+)–([\d.]+) GiB", first_start_text(plan)).groups()
+    files = render_files(spec_from_plan(plan))
+    assert f"a first start (empty compile cache): Available KV cache memory {shown[0]}-{shown[1]} GiB" in files["serve.sh"]
+    assert f"`Available KV cache memory` between {shown[0]} and {shown[1]} GiB" in files["README.md"]
+    assert float(shown[1]) < plan.kv_cache_bytes / 2**30  # smaller than the line listed
+    for eager in (render_files(spec_from_plan(kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=16384,
+                                                                  enforce_eager=True))),
+                  render_files(spec_from_plan(standin_plan()))):  # nothing compiles; a plan that models no loss
+        assert "empty compile cache" not in eager["serve.sh"] and "compiles them" not in eager["README.md"]

@@ -46,6 +46,11 @@ from kvplan.versions import (MULTI_VALUE_FLAGS, check_serve_env, check_serve_fla
 GPUS_PER_NODE = 8  # HGX / DGX nodes; above this a plan spans nodes (vLLM: TP within, PP across)
 PROBE_PERIOD_S = 10  # startup-times.md, "Suggested startup-probe sizing"
 PROBE_MARGIN = 2.0  # budget = 2 x predicted (covers 93 % of calibrated starts, startup-times.md)
+# Seconds a probe waits for /health, in k8s as in compose's healthcheck (timeout: 5s). Kubernetes' default is 1 s, which
+# vLLM under load misses: its /health is served by the API server process that also tokenizes and streams (scaleapi/
+# llm-engine PR #255: "vLLM docker sometimes can't respond within 1s during high load"; llm-d/llm-d-benchmark PR #1734:
+# a saturated vLLM missed three 1 s checks and was marked NotReady)
+PROBE_TIMEOUT_S = 5
 CONTAINER_HF_HOME = "/data/huggingface"
 CONTAINER_VLLM_CACHE = "/data/vllm-cache"
 COMPOSE_MODELS = "/models"  # a local checkpoint folder is bind-mounted read-only under this in the container
@@ -111,6 +116,9 @@ class ScaffoldSpec:
     # so a compiling start gets the same pool): what serve.sh says beside VLLM_DISABLE_COMPILE_CACHE=1
     compiles: bool = True
     kv_cache_given: bool = False
+    # the pool a compiling start logs (least, most bytes per rank; plan.first_start), where the plan models one smaller
+    # than the planned (warm-restart) pool, as fit's panel shows it: None otherwise
+    first_start_kv_bytes: Optional[tuple[int, int]] = None
 
     @property
     def compile_cache_disabled(self) -> bool:
@@ -564,7 +572,37 @@ def spec_from_plan(
         cold_start_loss_bytes=cold_start_margin_bytes(plan),
         compiles=inductor_compiles(SimpleNamespace(enforce_eager=eager, compilation_config=_get(a, "compilation_config"))),
         kv_cache_given=_get(a, "kv_cache_memory_bytes") is not None,
+        first_start_kv_bytes=_first_start_pool(plan),
     )
+
+
+def _first_start_pool(plan: Any) -> Optional[tuple[int, int]]:
+    """(least, most) bytes of the KV pool a start that compiles its torch.compile graphs logs, where the plan models it
+    below the planned pool (the range fit's panel prints beside the pool, render.first_start_text); else None."""
+    first = _get(plan, "first_start")
+    if _get(plan, "mode", default="vllm") != "vllm" or not isinstance(first, dict) or not first.get("modelled") \
+            or not first.get("loss_bytes_most", 0) > 0:
+        return None
+    return int(first["kv_cache_bytes_least"]), int(first["kv_cache_bytes_most"])
+
+
+def _first_start_log_note(spec: ScaffoldSpec, readme: bool = False) -> str:
+    """What a compiling start logs instead of the expected pool: the lines above are a restart's (warm compile cache),
+    while the first start of a new volume (or every start, with VLLM_DISABLE_COMPILE_CACHE=1) compiles inside vLLM's
+    memory profile and logs a smaller pool; '' where the plan models none."""
+    if not spec.first_start_kv_bytes or not spec.compiles or spec.kv_cache_given:
+        return ""
+    lo, hi = (b / GIB for b in spec.first_start_kv_bytes)
+    which = ("every start (VLLM_DISABLE_COMPILE_CACHE=1 loads no compiled graph)" if spec.compile_cache_disabled
+             else "a first start (empty compile cache)")
+    if readme:
+        planned = ("The pool above is a start's that loads its compiled graphs from the cache, which "
+                   "VLLM_DISABLE_COMPILE_CACHE=1 prevents: every start" if spec.compile_cache_disabled else
+                   "The pool above is a restart's, which loads its compiled graphs from the cache; a first start (empty "
+                   "compile cache)")
+        return (f"\n{planned} compiles them inside vLLM's memory profile and logs a smaller one: `Available KV cache "
+                f"memory` between {lo:.2f} and {hi:.2f} GiB (`kvplan fit` shows the same range beside the pool).\n")
+    return f"\n#   {which}: Available KV cache memory {lo:.2f}-{hi:.2f} GiB (compiling inside the memory profile)"
 
 
 def hub_drafter(plan: Any) -> tuple[Optional[str], Optional[str], int]:
@@ -652,7 +690,8 @@ vllm_version = "$vllm_version"
 ENV_EXAMPLE = Template('''\
 # Copy to .env and fill in. Never commit .env; in production the token comes from a secret store.
 $token_lines
-# Where weights are cached: a large, persistent volume, not the container root filesystem.
+# Where serve.sh caches the weights: a large, persistent volume, not the root filesystem (docker compose keeps them
+# on its named volume hf-cache; it reads $compose_reads below).
 HF_HOME=/mnt/models/huggingface
 MODEL=$model_sh
 ${revision_env}SERVED_MODEL_NAME=$served_sh
@@ -688,7 +727,7 @@ $arithmetic
 #   first start, empty cache: ~$first_s s   restart, weights cached: ~$restart_s s
 #
 # Startup lines to expect in the log (compare them with the numbers above):
-$vllm_log
+$vllm_log$first_start_sh
 set -euo pipefail
 cd "$$(dirname "$$0")"
 
@@ -715,6 +754,7 @@ exec $entry_sh "$$MODEL" "$${args[@]}" "$$@"
 COMPOSE = Template('''\
 # docker compose up -d ; then: python client.py
 # Sized for $gpu_desc with vLLM $vllm_version (see README.md for the arithmetic).
+# Reads ${env_read} from .env (docker compose interpolates $${VAR:-default}), as serve.sh does.
 services:
   vllm:
     image: vllm/vllm-openai:v$vllm_version
@@ -724,10 +764,11 @@ services:
 $compose_token
       HF_HOME: $container_hf_home
       VLLM_CACHE_ROOT: $container_vllm_cache
+      VLLM_LOGGING_LEVEL: "$${VLLM_LOGGING_LEVEL:-INFO}"
 ${compose_env}    volumes:
       - hf-cache:/data
 $compose_model_mount    ports:
-      - "$port:$port"
+      - "$compose_port:$compose_port"
     # PyTorch shares tensors between vLLM's processes through /dev/shm.
     ipc: host
     deploy:
@@ -738,9 +779,9 @@ $compose_model_mount    ports:
               count: $gpus
               capabilities: [gpu]
     healthcheck:
-      test: ["CMD", "python3", "-c", "import urllib.request; urllib.request.urlopen('http://localhost:$port/health', timeout=5)"]
+      test: ["CMD", "python3", "-c", "import urllib.request; urllib.request.urlopen('http://localhost:$compose_port/health', timeout=$probe_timeout)"]
       interval: 15s
-      timeout: 5s
+      timeout: ${probe_timeout}s
       retries: 3
       # predicted first start ~$first_s s ($first_what), x2 margin
       start_period: $start_period
@@ -764,7 +805,7 @@ import os
 import sys
 import time
 
-from openai import BadRequestError, OpenAI  # noqa: F401 (BadRequestError: the chat smoke test)
+from openai import APIConnectionError, APIStatusError, BadRequestError, OpenAI  # noqa: F401 (BadRequestError: the chat smoke test)
 
 
 def main(argv=None) -> int:
@@ -777,7 +818,16 @@ def main(argv=None) -> int:
 
     client = OpenAI(base_url=args.base_url, api_key=os.environ.get("VLLM_API_KEY", "EMPTY"),
                     timeout=args.timeout, max_retries=0)
-    served = [m.id for m in client.models.list().data]
+    try:
+        served = [m.id for m in client.models.list().data]
+    except APIConnectionError as exc:  # vLLM listens only once it is ready: refused while it loads, profiles, captures
+        print(f"FAIL: no server answers at {args.base_url} ({exc.__cause__ or exc}): start it (./serve.sh or docker "
+              "compose up -d; Kubernetes: kubectl port-forward svc/$k8s_name $port) and wait until /health answers",
+              file=sys.stderr)
+        return 1
+    except APIStatusError as exc:
+        print(f"FAIL: {args.base_url}/models answered HTTP {exc.status_code}: {exc.message}", file=sys.stderr)
+        return 1
     if args.model not in served:
         print(f"FAIL: model {args.model!r} not served; the server lists {served}", file=sys.stderr)
         return 1
@@ -807,7 +857,7 @@ The authoritative numbers are the startup log's; these are the lines to expect:
 ```
 $vllm_log_plain
 ```
-
+$first_start_md
 ## Startup time
 
 Predicted by kvplan's startup model (fitted on 126 public vLLM startups; about +-45 % median error):
@@ -860,6 +910,33 @@ def _flow_list(items: Sequence[str], quote) -> str:
 def _compose_str(s: str, escape: bool = True) -> str:
     """A compose-file string: docker compose interpolates $VAR and ${VAR} in every value, so a literal $ is $$."""
     return _yq(s.replace("$", "$$") if escape else s)
+
+
+# serve.sh's variables that .env.example sets, by the flag whose value each one is (the model: its first argument)
+_ENV_OF_FLAG = {"--revision": "REVISION", "--served-model-name": "SERVED_MODEL_NAME", "--port": "PORT"}
+
+
+def _compose_var(name: str, default: str) -> str:
+    """$${NAME:-default}: .env's NAME where it sets one, else the value planned; a default holding '$' or '}' cannot be
+    written inside the braces, and is written as itself (a literal $ as $$)."""
+    if "$" in default or "}" in default:
+        return _compose_str(default)
+    return _yq(f"${{{name}:-{default}}}")
+
+
+def _compose_command(spec: ScaffoldSpec) -> str:
+    """compose's command: serve.sh's arguments, with the values .env sets (MODEL for a Hub id, REVISION,
+    SERVED_MODEL_NAME, PORT) read from it as serve.sh reads them; a pin or a name set in .env was served by serve.sh and
+    not by compose, which wrote the planned values."""
+    out = [_compose_str(x) for x in spec.model_flag]
+    model = spec.model_ref("compose")  # a local folder is mounted at a fixed path: .env's MODEL is the host's
+    out.append(_compose_str(model) if spec.local_dir else _compose_var("MODEL", model))
+    for f in spec.flags:
+        if f.name in _ENV_OF_FLAG and f.value is not None:
+            out += [_compose_str(f.name), _compose_var(_ENV_OF_FLAG[f.name], f.value)]
+        else:
+            out += [_compose_str(x) for x in f.argv()]
+    return "[" + ", ".join(out) + "]"
 
 
 def _k8s_str(s: str) -> str:
@@ -928,8 +1005,13 @@ def _pvc_gib(spec: ScaffoldSpec) -> int:
     return int(math.ceil(spec.download_bytes / GIB * 1.5 + 20))
 
 
+def _k8s_name(spec: ScaffoldSpec) -> str:
+    """The Kubernetes objects' name (Deployment, Service, the PVC's prefix): the served name as a DNS label."""
+    return re.sub(r"[^a-z0-9-]+", "-", spec.served_model_name.lower()).strip("-")[:50] or "vllm"
+
+
 def _k8s_files(spec: ScaffoldSpec) -> dict[str, str]:
-    name = re.sub(r"[^a-z0-9-]+", "-", spec.served_model_name.lower()).strip("-")[:50] or "vllm"
+    name = _k8s_name(spec)
     labels = f"app.kubernetes.io/name: {name}"
     token_optional = "false" if spec.gated else "true"
     files = {}
@@ -978,23 +1060,28 @@ spec:
           # vLLM loads weights, profiles memory and captures CUDA graphs before /health answers. {where[0].upper() + where[1:]},
           # so no start downloads: predicted first start ~{spec.probe_start.total_s:.0f} s (cold compile cache), restarts
           # ~{spec.startup_restart.total_s:.0f} s; the probe allows {spec.probe_failure_threshold} x {PROBE_PERIOD_S} s = {spec.probe_budget_s} s (2x the first) before restarting the pod.
+          # timeoutSeconds as compose's healthcheck: the kubelet's default, 1 s, is missed by a busy server's /health
+          # (its API process also tokenizes and streams), and three misses restart a pod that was serving
           startupProbe:
             httpGet:
               path: /health
               port: {spec.port}
             periodSeconds: {PROBE_PERIOD_S}
+            timeoutSeconds: {PROBE_TIMEOUT_S}
             failureThreshold: {spec.probe_failure_threshold}
           readinessProbe:
             httpGet:
               path: /health
               port: {spec.port}
             periodSeconds: 10
+            timeoutSeconds: {PROBE_TIMEOUT_S}
             failureThreshold: 3
           livenessProbe:
             httpGet:
               path: /health
               port: {spec.port}
             periodSeconds: 30
+            timeoutSeconds: {PROBE_TIMEOUT_S}
             failureThreshold: 3"""
     volumes = f"""\
       volumes:
@@ -1204,8 +1291,10 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
         ".env.example": ENV_EXAMPLE.substitute(
             common, model_sh=model_sh, served_sh=served_sh,
             token_lines=Template(TOKEN_ENV_GATED if spec.gated else TOKEN_ENV_PUBLIC).substitute(token),
-            revision_env="" if local else f"REVISION={shlex.quote(revision)}\n"),
+            revision_env="" if local else f"REVISION={shlex.quote(revision)}\n",
+            compose_reads="the name, port and log level" if local else "the model, revision, name, port and log level"),
         "serve.sh": SERVE_SH.substitute(common, arithmetic=_comment_block(spec.arithmetic),
+                                        first_start_sh=_first_start_log_note(spec),
                                         vllm_log=_comment_block(spec.vllm_log), flag_lines="\n".join(flag_lines),
                                         env_lines="".join(f"export {k}={shlex.quote(v)}  # as planned{_env_cost(spec, k)}\n" for k, v in spec.env),
                                         token_sh=Template(TOKEN_SH_GATED if spec.gated else TOKEN_SH_PUBLIC).substitute(token),
@@ -1213,7 +1302,11 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
                                         revision_sh="" if local else f"REVISION=${{REVISION:-{shlex.quote(revision)}}}\n",
                                         entry_sh=" ".join([*spec.entrypoint, *spec.model_flag])),
         "docker-compose.yml": COMPOSE.substitute(
-            common, entrypoint=_flow_list(spec.entrypoint, _compose_str), command=_flow_list(spec.serve_argv("compose"), _compose_str),
+            common, entrypoint=_flow_list(spec.entrypoint, _compose_str), command=_compose_command(spec),
+            compose_port=f"${{PORT:-{spec.port}}}",
+            env_read=", ".join([*([] if local else ["MODEL"]), *(v for k, v in _ENV_OF_FLAG.items()
+                                                                  if any(f.name == k for f in spec.flags)),
+                                "VLLM_LOGGING_LEVEL"]),
             container_hf_home=CONTAINER_HF_HOME, container_vllm_cache=CONTAINER_VLLM_CACHE,
             compose_env="".join(f"      {k}: {_compose_str(v)}\n" for k, v in spec.env),
             compose_token=(f"      HF_TOKEN: {_compose_str(chr(36) + '{HF_TOKEN:?set HF_TOKEN in .env: this model is gated}', escape=False)}"
@@ -1226,14 +1319,16 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
                                  f"        target: {_compose_str(spec.model_ref('compose'))}\n        read_only: true\n"
                                  if local else ""),
             first_what="cold compile; a local folder, no download" if local else "download + cold compile",
+            probe_timeout=PROBE_TIMEOUT_S,
             start_period=f"{spec.compose_start_period_s}s"),
         "client.py": CLIENT_PY.substitute(
-            common, served_sh=served_sh, request=EMBED_REQUEST if spec.pooling else CHAT_REQUEST,
+            common, served_sh=served_sh, k8s_name=_k8s_name(spec), request=EMBED_REQUEST if spec.pooling else CHAT_REQUEST,
             smoke_what="one embedding request" if spec.pooling else "one chat completion",
             smoke_ok="a non-empty vector" if spec.pooling else "a non-empty answer"),
         "README.md": README.substitute(
             common, gpu_total=_gib_text(spec.gpu_total_bytes), verdict=verdict,
             arithmetic_plain="\n".join(spec.arithmetic), vllm_log_plain="\n".join(spec.vllm_log) or "(none predicted)",
+            first_start_md=_first_start_log_note(spec, readme=True),
             startup_rows="\n".join(rows), k8s_desc=k8s_desc, probe_text=_probe_text(spec),
             restart_compile="cold compile: VLLM_DISABLE_COMPILE_CACHE=1" if spec.compile_cache_disabled else "warm compile",
             model_line=(f"Model: the local {spec.local_what} `{spec.local_dir}`" if local

@@ -254,6 +254,18 @@ def _drafts_from_hits(log: StartupLog) -> dict[str, _Draft]:
 
 def _enrich_groups(groups: Mapping[str, Optional[str]]) -> dict:
     g = dict(groups)
+    if g.get("len") and g.get("need") and g.get("avail") and not g.get("est"):
+        # vLLM's one-request check without its estimate (0.7.3 prints none; later releases omit it when it is 0): the
+        # fix read "Lower --max-model-len (to about ? tokens here)". vLLM's estimate is the largest length whose KV
+        # needs fit the available memory, for a dense model block_size x floor(available / (layers x page))
+        # (../shared/docs/vllm-memory-model.md section 4, _check_enough_kv_cache_memory): about len x available / needed,
+        # at 16-token blocks, from the two figures the line prints to the hundredth
+        try:
+            length, need, avail = int(g["len"]), float(g["need"]), float(g["avail"])
+        except ValueError:
+            length = need = avail = 0
+        if need > 0 and avail > 0 and (est := int(length * avail / need) // 16 * 16) > 0:
+            g["est"] = str(est)
     if g.get("found"):
         g["found_cuda"] = _cuda_of_found_version(int(g["found"]))
     for key in ("min", "cur"):
@@ -546,8 +558,15 @@ def _decide_lone_platform_line(draft: _Draft) -> None:
                    "installed under another name), a host without a GPU that needs --device cpu, a host without an NVIDIA "
                    "GPU at all running vLLM's CUDA build (a TPU VM needs the TPU build, vllm-tpu), or a Kubernetes pod "
                    "without the nvidia runtime class.")
+    # GKE mounts the driver under /usr/local/nvidia, which the vllm/vllm-openai images built on CUDA 12.8-12.9 (0.9.0
+    # on; CUDA 13.0 reverted the change) leave off LD_LIBRARY_PATH: both lone-line GKE threads (vllm#18859, 0.9.0 on an
+    # L4; #23935), whose fix the on-call engineer can run, where the DEBUG restart only says more (the releases on CUDA
+    # 12.8-12.9: versions.wheel_cuda, 0.9.0-0.19.x)
     draft.fix = ("Start again with VLLM_LOGGING_LEVEL=DEBUG: vLLM then logs why each platform was rejected (for CUDA, e.g. "
-                 "'NVML Shared Library Not Found'); check nvidia-smi and torch.cuda.is_available() in the same environment.")
+                 "'NVML Shared Library Not Found'); check nvidia-smi and torch.cuda.is_available() in the same environment. "
+                 "On GKE with a vllm/vllm-openai image on CUDA 12.8-12.9 (0.9.0 to 0.19.x), whose LD_LIBRARY_PATH leaves out "
+                 "the driver GKE mounts at /usr/local/nvidia: set LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/usr/local/cuda/lib64 "
+                 "in the container's env (vLLM issues 18859, 23935).")
     draft.decided_by = "one no-platform line and nothing else about the GPU: several owners in public threads"
 
 
@@ -1170,14 +1189,25 @@ def _sharpen_one(finding: Finding, plan, log: StartupLog, plan_factory, model) -
     if finding.symptom in ("max_seq_len_exceeds_kv", "no_cache_blocks", "state_blocks_below_max_num_seqs"):
         from kvplan.plan import fix_command_text
 
-        fixes = [f"{fx.name}: {fix_command_text(fx.flags)} ({fx.effect})"
-                 for fx in getattr(plan, "fixes", ())]
+        cap = _logged_length_cap(finding)
+        fixes = []
+        for fx in getattr(plan, "fixes", ()):
+            length = fx.flags.get("max_model_len") if isinstance(getattr(fx, "flags", None), Mapping) else None
+            if cap and isinstance(length, int) and length > cap:
+                # the plan's pool is larger than the one this start measured: its length would be refused again (case
+                # kv-maxlen-29k-3090-llama31-8b read 'Lower --max-model-len to at most 23648 ... Plan: --max-model-len
+                # 27200 (starts ...)'); the log's own figure is the one to lower to
+                fixes.append(f"{fx.name}: {fix_command_text({**fx.flags, 'max_model_len': cap})} (the length this log "
+                             f"measured room for; the plan's {length:,} is above it: its pool is larger than the log's, and its other "
+                             "figures here are as optimistic)")
+                continue
+            fixes.append(f"{fx.name}: {fix_command_text(fx.flags)} ({fx.effect})")
         if fixes:
             details["plan_fixes"] = fixes
             fix = fix + " Plan: " + "; ".join(fixes[:4])
         largest = _largest_max_model_len(plan)
         if largest:
-            details["largest_max_model_len_that_fits"] = largest
+            details["largest_max_model_len_that_fits"] = min(largest, cap) if cap else largest
     elif finding.symptom == "free_memory_below_utilization":
         util = details.get("utilization_that_starts")
         if util:
@@ -1204,6 +1234,17 @@ def _sharpen_one(finding: Finding, plan, log: StartupLog, plan_factory, model) -
         details.update(probe_advice(log, plan))
         fix = details["advice"]
     return replace(finding, fix=fix, details=details)
+
+
+def _logged_length_cap(finding: Finding) -> Optional[int]:
+    """The longest max_model_len the failed start's own figures leave room for: V0's token capacity, V1's estimate (or,
+    where vLLM prints none, the fix's 'to about N tokens', _enrich_groups); None where the log states none."""
+    for line in finding.evidence:
+        m = re.search(r"stored in KV cache \((\d+)\)|estimated maximum model length is (\d+)", line)
+        if m:
+            return int(m.group(1) or m.group(2))
+    m = re.search(r"--max-model-len \(to about (\d+) tokens here\)", finding.fix)
+    return int(m.group(1)) if m else None
 
 
 def _largest_max_model_len(plan) -> Optional[int]:

@@ -178,7 +178,13 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
         if log.vllm_version and plan_version and str(plan_version) != str(log.vllm_version):
             notes.append(f"the log is vLLM {log.vllm_version}; the plan used vLLM {plan_version}'s rules")
         if log.fits is not None and getattr(plan, "fits", None) is not None and bool(plan.fits) != bool(log.fits):
-            notes.append(f"the plan says fits={plan.fits}, the log shows fits={log.fits}")
+            # in words: "the plan says fits=False, the log shows fits=True" read as Python and named neither why the
+            # plan refused nor where to look
+            why = re.split(r"(?<=[.)])\s+(?=[A-Z])", str(getattr(plan, "error", None) or "no KV cache"))[0].rstrip(".")
+            notes.append(f"kvplan's plan refuses this start ({why}), yet the "
+                         "log shows vLLM started: the plan is short here, by the gaps above" if log.fits else
+                         "kvplan's plan starts, yet the log shows vLLM failed: `kvplan diagnose LOG` names the failure "
+                         "and its fix")
         compile_note = cold_compile_note(log, rows, getattr(plan, "first_start", None))
         if compile_note:
             notes.append(compile_note)
@@ -789,6 +795,12 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
 # ---- site calibration ---------------------------------------------------------------------------------
 
 
+# The stored terms a plan applies (`kvplan.plan.plan(site_offsets=...)`, bytes per rank), by the key it reads; the
+# weights' and the KV pool's gaps are stored beside them but not applied (the pool follows from the terms)
+APPLIED_TERMS = {"activation_peak_gib": "activation_peak_bytes", "non_torch_gib": "non_torch_bytes",
+                 "cudagraph_gib": "cudagraph_bytes"}
+
+
 def store_site_calibration(reconciliation: Reconciliation, gpu_name: str, model_id: str,
                            path: Optional[Path] = None, startup_id: Optional[str] = None) -> dict:
     """Fold this startup's observed-minus-predicted terms into the site calibration file. `startup_id` (a digest of
@@ -812,12 +824,12 @@ def store_site_calibration(reconciliation: Reconciliation, gpu_name: str, model_
         entry["counts"][term] = n + 1
     entry["n"] = max(entry["counts"].values())
     # The keys `kvplan.plan.plan(site_offsets=...)` applies (bytes per rank).
-    for term, key in (("activation_peak_gib", "activation_peak_bytes"), ("non_torch_gib", "non_torch_bytes"),
-                      ("cudagraph_gib", "cudagraph_bytes")):
+    for term, key in APPLIED_TERMS.items():
         if term in entry["terms"]:
             entry[key] = int(entry["terms"][term] * GIB)
     entry["source"] = f"kvplan reconcile --calibrate ({entry['n']} startup(s), {path})"
-    entry["vllm_version"] = reconciliation.log.vllm_version
+    # the release the gaps were measured against: the log's, or the --vllm-version given for a log without one
+    entry["vllm_version"] = reconciliation.log.vllm_version or (reconciliation.record or {}).get("vllm_version")
     entry["updated"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

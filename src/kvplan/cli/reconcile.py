@@ -61,6 +61,15 @@ def reconcile(
         raise InputError("LOGFILE", f"no vLLM startup line was recognised in {shown} ({log.text_lines:,} line(s) read)",
                          "pass the vLLM server's own output, e.g. docker logs CONTAINER > vllm.log 2>&1; "
                          "`kvplan diagnose` reads a failed start's error lines")
+    if calibrate and not log.vllm_version and not flags.vllm_version:
+        # its gaps would be measured against the newest rules, whatever release wrote the log, and applied to every plan
+        # after: vllm_logs excerpt 24 (an L4's 0.11.0 start, no version line) stored CUDA graphs +0.10 GiB against
+        # 0.33.0's rules where 0.11.0's give -0.26
+        from kvplan.versions import NEWEST_KNOWN
+
+        raise InputError("--calibrate", f"the log does not print its vLLM version, so its gaps would be measured against "
+                         f"vLLM {NEWEST_KNOWN}'s rules, whichever release wrote it, and stored for every later plan",
+                         "pass --vllm-version with the release that ran: pip show vllm, or the image's tag")
     plan, plan_notes = None, []
     if model:
         plan_notes = check_model(log, model, force=force_model, calibrate=calibrate)
@@ -102,12 +111,23 @@ def reconcile(
         # no unit and said nothing of where it goes
         from kvplan.site_calibration import calibration_path
 
+        # ... and which of them a plan applies: 'KV cache +0.59 GiB ... every planning command applies it' read as a
+        # larger pool to come, where fit applied the CUDA-graph term alone and its pool came out 0.10 GiB smaller
+        from kvplan.reconcile import APPLIED_TERMS
+
         names = {"non_torch_gib": "non-torch", "kv_cache_gib": "KV cache", "cudagraph_gib": "CUDA graphs"}
-        terms = ", ".join(f"{names.get(t, t.removesuffix('_gib').replace('_', ' '))} {v:+.2f} GiB"
-                          for t, v in stored["terms"].items())
-        console.print(f"site calibration stored ({stored['n']} startup(s)): {terms or 'no term'} (logged minus planned, per "
-                      f"rank); {calibration_path()} now holds it for {gpu_name} and {model_id}, and every planning "
-                      "command applies it", highlight=False)
+
+        def listed(applied: bool) -> str:
+            return ", ".join(f"{names.get(t, t.removesuffix('_gib').replace('_', ' '))} {v:+.2f} GiB"
+                             for t, v in stored["terms"].items() if (t in APPLIED_TERMS) == applied)
+
+        applied = listed(True) or "none of its terms (this log prints no activation, non-torch or CUDA-graph figure)"
+        kept = listed(False)
+        console.print(f"site calibration stored ({stored['n']} startup(s); logged minus planned, per rank): every planning "
+                      f"command applies {applied}"
+                      + (f"; recorded, not applied: {kept} (the weights are read from the checkpoint, and the pool "
+                         "follows from the terms above)" if kept else "")
+                      + f". {calibration_path()} now holds it for {gpu_name} and {model_id}", highlight=False)
 
 
 def render_reconciliation(result, plan=None) -> None:
