@@ -547,3 +547,14 @@ def test_a_stated_version_gives_the_era_of_versions_era_row():
         assert era_of(version) == rules_for(version).era, version
     # a 0.6.5-0.7.x log without V0-c's split line was read as V1-a, an engine those releases do not have
     assert era_of("0.7.3") == "V0-c" and era_of("0.5.4") == "V0-a"
+
+
+def test_a_hub_401_is_not_blamed_on_a_missing_token_alone():
+    # "HF_TOKEN is missing, empty or invalid": a missing token draws no 401 for a public model; the Hub answers 401 for
+    # an invalid token, or for a private, gated or misspelled repository asked without one
+    from kvplan.logs import SIGNATURES_BY_NAME
+
+    sig = SIGNATURES_BY_NAME["hf_401"]
+    assert "missing, empty or invalid" not in sig.cause
+    assert "does not exist" in sig.cause and "public model does not need a token" in sig.cause
+    assert sig.fix.startswith("Check the repository id")

@@ -801,8 +801,8 @@ SIGNATURES: tuple[Signature, ...] = (
          source="huggingface_hub file_download (cache dir under HF_HOME); vllm/envs.py VLLM_CACHE_ROOT; https://github.com/huggingface/inference-benchmarker/pull/47, https://github.com/vllm-project/vllm/issues/20127"),
     _sig("hf_401", "401 client error|client error '401", r"401 Client Error(?:: Unauthorized for url: (?P<url>\S+))?|Client error '401 Unauthorized' for url(?:\s*$| '?(?P<hurl>https?://(?:[\w-]+\.)?(?:huggingface\.co|hf\.co)\S*))", ERROR,
          symptom="gated_repo_auth", layer="client_code", weight=0.55, fatal=True,
-         cause="The Hugging Face Hub rejected the request's credential (HTTP 401): HF_TOKEN is missing, empty or invalid in the environment vLLM runs in.",
-         fix="Set a valid HF_TOKEN (or run huggingface-cli login) in the environment of the vLLM process; unset it rather than leave it empty.",
+         cause="The Hugging Face Hub answered HTTP 401: the HF_TOKEN vLLM sent is invalid, expired or empty, or none was sent for a repository the Hub shows only to a signed-in account (private, gated, or an id that does not exist: the Hub answers those with 401 too). A public model does not need a token.",
+         fix="Check the repository id; set a valid HF_TOKEN (or run huggingface-cli login) in the environment of the vLLM process, and unset an empty one.",
          source="huggingface_hub HTTP errors; https://github.com/vllm-project/vllm/issues/20190"),
     # huggingface_hub >= 1.0 uses httpx, whose raise_for_status prints "Client error '403 Forbidden' for url '...'"
     # (the requests wording was "403 Client Error: Forbidden for url"); the url may be cut at the line end
