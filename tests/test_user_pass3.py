@@ -18,3 +18,35 @@ def test_a_fix_that_still_does_not_fit_says_what_one_request_needs():
     v0 = kvplan.fit("Qwen/Qwen3-32B", "L40S", max_model_len=32768, vllm_version="0.8.0", env={"VLLM_USE_V1": "0"})
     fp8 = next(f for f in v0.fixes if f.flags == {"quantization": "fp8"})
     assert not fp8.fits and "tokens, one request needs 32,768)" in fp8.effect and "; it holds " in fp8.effect
+
+
+def test_the_sweep_plot_does_not_draw_a_row_without_a_pool_as_a_line_falling_off_its_log_axis(tmp_path, monkeypatch):
+    """--vary gpu=L4,...,B200,'RTX 4090' --vary model=Qwen3-32B,...: the rows whose weights do not load (concurrency
+    0) were plotted at 0 on the log axis, so each line fell as a vertical stroke from B200 to nothing and the L4 and
+    RTX 4090 rows showed no mark. They now break the line and are marked at the axis' foot; and a line missing a row
+    (a value refused as input) keeps its points under their own GPU's tick, where each line counted 0..n-1."""
+    import math
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from kvplan.render import plot_sweep
+
+    rows = [{"gpu": "L4", "model": "a", "max_concurrency": 0.0, "fits": False},
+            {"gpu": "H100", "model": "a", "max_concurrency": 1.1, "fits": True},
+            {"gpu": "B200", "model": "a", "max_concurrency": 30.0, "fits": True},
+            {"gpu": "L4", "model": "b", "error_input": "bad"},
+            {"gpu": "H100", "model": "b", "max_concurrency": 5.0, "fits": True},
+            {"gpu": "B200", "model": "b", "max_concurrency": 40.0, "fits": True}]
+    seen = {}
+    monkeypatch.setattr(plt, "close", lambda fig: seen.setdefault("ax", fig.axes[0]))
+    plot_sweep(rows, ["gpu", "model"], str(tmp_path / "s.png"))
+    ax = seen["ax"]
+    assert ax.get_yscale() == "log"
+    a, b = ax.get_lines()[:2]
+    assert list(a.get_xdata()) == [0, 1, 2] and math.isnan(a.get_ydata()[0]) and list(a.get_ydata()[1:]) == [1.1, 30.0]
+    assert list(b.get_xdata()) == [1, 2]  # under H100 and B200, not under L4 and H100
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["L4", "H100", "B200"]
+    assert "x: no KV pool" in ax.get_title()

@@ -516,30 +516,43 @@ def plot_sweep(rows: Sequence[dict], varied: Sequence[str], path: str, band: dic
         series.setdefault(key, []).append(r)
     numeric = all(isinstance(r[x_name], (int, float)) for s in series.values() for r in s)
     shade = bool(band and band.get("lo") is not None and numeric)
+    # one position per category across every line: each line's own 0..n-1 put a line missing a row (a varied value
+    # refused as input) under the next category's tick
+    categories = list(dict.fromkeys(str(r[x_name]) for s in series.values() for r in s))
+    log_y = concurrency_wants_log_scale(r["max_concurrency"] for s in series.values() for r in s)
+    import math
+
     for label, rs in series.items():
-        xs = [r[x_name] for r in rs] if numeric else list(range(len(rs)))
-        ys = [r["max_concurrency"] for r in rs]
+        xs = [r[x_name] for r in rs] if numeric else [categories.index(str(r[x_name])) for r in rs]
+        # a row with no pool (its weights do not load, no memory left) has no concurrency to draw on a log axis:
+        # plotted at 0 its line fell off the axis as a vertical stroke at the neighbouring point; it breaks the line
+        # and is marked red at the axis' foot instead
+        ys = [r["max_concurrency"] if r["max_concurrency"] > 0 or not log_y else math.nan for r in rs]
         ax.plot(xs, ys, marker="o", label=label)
         if shade:
             bounds = [band_bounds(y, band) for y in ys]
             ax.fill_between(xs, [b[0] for b in bounds], [b[1] for b in bounds], alpha=0.15)
-        if not numeric:
-            ax.set_xticks(xs, [str(r[x_name]) for r in rs], rotation=30, ha="right")
         for r, x, y in zip(rs, xs, ys):
-            if not r["fits"]:
+            if not r["fits"] and not math.isnan(y):
                 ax.scatter([x], [y], color="red", zorder=3)
+            elif not r["fits"]:
+                ax.scatter([x], [0.02], color="red", marker="x", zorder=3, transform=ax.get_xaxis_transform(),
+                           clip_on=False)
+    if not numeric:
+        ax.set_xticks(range(len(categories)), categories, rotation=30, ha="right")
     if numeric and x_name == "max_model_len":
         ax.set_xscale("log", base=2)
         ticks = sorted({r[x_name] for s in series.values() for r in s})
         ax.set_xticks(ticks, [f"{t:,}" for t in ticks], rotation=30 if len(ticks) > 6 else 0)
         ax.minorticks_off()
-    if concurrency_wants_log_scale(r["max_concurrency"] for s in series.values() for r in s):
+    if log_y:
         ax.set_yscale("log")
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
     ax.set_xlabel(x_name)
     ax.set_ylabel("max concurrency (full-length requests)")
     shaded = "\nshaded: p10-p90 of the validated residuals" if shade else ""
-    ax.set_title("Concurrency vs " + x_name + " (red: does not start)" + shaded, fontsize=10 if shaded else None)
+    ax.set_title("Concurrency vs " + x_name + " (red: does not start" + (", x: no KV pool" if log_y and any(
+        r["max_concurrency"] <= 0 for s in series.values() for r in s) else "") + ")" + shaded, fontsize=10 if shaded else None)
     if len(series) > 1:
         ax.legend(title=varied[1], fontsize=8)
     ax.grid(alpha=0.3)
