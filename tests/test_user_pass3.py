@@ -50,3 +50,19 @@ def test_the_sweep_plot_does_not_draw_a_row_without_a_pool_as_a_line_falling_off
     assert list(b.get_xdata()) == [1, 2]  # under H100 and B200, not under L4 and H100
     assert [t.get_text() for t in ax.get_xticklabels()] == ["L4", "H100", "B200"]
     assert "x: no KV pool" in ax.get_title()
+
+
+def test_a_quantization_sweep_takes_none_for_the_checkpoints_own(monkeypatch, capsys):
+    """--vary quantization=none,fp8 (bf16 against online FP8) refused the 'none' row as an unknown method whose fix,
+    'drop --quantization', a sweep row cannot take: the comparison could not be made in one sweep."""
+    import json
+
+    from cli_runner import run_cli
+
+    code, out, err = run_cli(monkeypatch, capsys, "sweep", "Qwen/Qwen3-32B", "--gpu", "H100", "--max-model-len", "32768",
+                             "--vary", "quantization=none,fp8", "--json")
+    assert code == 0, err
+    rows = json.loads(out)["rows"]
+    assert [r["quantization"] for r in rows] == ["none", "fp8"] and not any(r.get("error_input") for r in rows)
+    plain = kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=32768, fixes=False)
+    assert rows[0]["kv_cache_tokens"] == plain.kv_cache_tokens and rows[1]["kv_cache_tokens"] > plain.kv_cache_tokens
