@@ -66,3 +66,30 @@ def test_a_quantization_sweep_takes_none_for_the_checkpoints_own(monkeypatch, ca
     assert [r["quantization"] for r in rows] == ["none", "fp8"] and not any(r.get("error_input") for r in rows)
     plain = kvplan.fit("Qwen/Qwen3-32B", "H100", max_model_len=32768, fixes=False)
     assert rows[0]["kv_cache_tokens"] == plain.kv_cache_tokens and rows[1]["kv_cache_tokens"] > plain.kv_cache_tokens
+
+
+def test_the_latency_cdfs_read_as_plain_milliseconds_and_show_the_slo(tmp_path, monkeypatch, capsys):
+    """simulate --plot --slo ttft=1s,tpot=50ms: the TTFT axis (15-500 ms) printed matplotlib's minor labels
+    '2x10^1 3x10^1 4x10^1 6x10^1' on top of each other, the TPOT axis (15-50 ms) had no power of ten in view, and
+    neither CDF showed the objective the goodput line checks."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from cli_runner import run_cli
+
+    figs = []
+    monkeypatch.setattr(plt, "close", lambda fig: figs.append(fig))
+    code, out, err = run_cli(monkeypatch, capsys, "simulate", "Qwen/Qwen3-32B-FP8", "--gpu", "H100", "--max-model-len", "32768",
+                             "-w", "azure-conv", "--rate", "4", "-n", "600", "--slo", "ttft=1s,tpot=50ms", "--plot", str(tmp_path))
+    assert code == 0, err
+    axes = figs[-1].axes
+    figs[-1].canvas.draw()
+    for ax, slo in zip(axes, ("SLO TTFT <= 1,000 ms", "SLO TPOT <= 50 ms", None)):
+        labels = [t.get_text() for t in ax.get_xticklabels(minor=True) + ax.get_xticklabels() if t.get_text()]
+        lo, hi = ax.get_xlim()
+        assert labels and not any("times" in t or "^" in t for t in labels), labels
+        assert all(float(t.replace(",", "")) > 0 for t in labels)
+        legend = ax.get_legend()
+        assert (slo is None and legend is None) or slo in [t.get_text() for t in legend.get_texts()]

@@ -219,12 +219,28 @@ def write_plots(res, out_dir: Path) -> list[Path]:
     fig.savefig(paths[-1], dpi=110)
     plt.close(fig)
 
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
     fig, axes = plt.subplots(1, 3, figsize=(12, 4))
-    for ax, (vals, label) in zip(axes, ((res.ttft_s, "TTFT"), (res.tpot_s, "TPOT"), (res.e2e_s, "end-to-end"))):
+    slo = getattr(res, "slo", None)
+    for ax, (vals, label, limit) in zip(axes, ((res.ttft_s, "TTFT", slo and slo.ttft_ms), (res.tpot_s, "TPOT", slo and slo.tpot_ms),
+                                               (res.e2e_s, "end-to-end", slo and slo.e2e_ms))):
         v = np.sort(vals * 1e3)
         if v.size:
             ax.plot(v, np.arange(1, v.size + 1) / v.size)
         ax.set_xscale("log")
+        # plain numbers on the major ticks and none on the minor ones: matplotlib's '2x10^1 3x10^1 4x10^1' minor labels
+        # overlapped into one unreadable string under a TTFT axis spanning 15-500 ms
+        plain = FuncFormatter(lambda x, _: f"{x:,.0f}" if x >= 1 else f"{x:g}")
+        ax.xaxis.set_major_formatter(plain)
+        if limit:  # the --slo objective the goodput line checks, where the reader looks for it
+            ax.axvline(limit, color="red", ls="--", lw=1, label=f"SLO {label} <= {limit:,.0f} ms")
+            ax.legend(loc="lower right", fontsize=8)
+        lo, hi = ax.get_xlim()
+        # within less than a decade no power of ten is in view: label the 2s and 5s between instead
+        ax.xaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
+        decades = [10.0 ** k for k in range(-3, 8) if lo <= 10.0 ** k <= hi]
+        ax.xaxis.set_minor_formatter(plain if len(decades) < 2 else NullFormatter())
         ax.set_xlabel(f"{label} (ms)")
         ax.set_ylabel("fraction of requests")
         ax.grid(alpha=0.3)
