@@ -93,3 +93,23 @@ def test_the_latency_cdfs_read_as_plain_milliseconds_and_show_the_slo(tmp_path, 
         assert all(float(t.replace(",", "")) > 0 for t in labels)
         legend = ax.get_legend()
         assert (slo is None and legend is None) or slo in [t.get_text() for t in legend.get_texts()]
+
+
+def test_simulate_and_capacity_print_the_worst_case_concurrency_as_fit_does(monkeypatch, capsys):
+    """fit said 'concurrency 4.68x at 32,768 tokens per request' (Qwen3-32B-FP8 on an H100), simulate 'worst case
+    (pool / max_model_len) 4.7' and capacity '... every request max_model_len long: 4.7)': one figure, pasted twice
+    into a design doc, read as two."""
+    from cli_runner import run_cli
+
+    p = kvplan.fit("Qwen/Qwen3-32B-FP8", "H100", max_model_len=32768, fixes=False)
+    fit_text = f"{p.max_concurrency:.2f}x"
+    assert fit_text == "4.68x"
+    common = ("Qwen/Qwen3-32B-FP8", "--gpu", "H100", "--max-model-len", "32768", "-w", "azure-conv", "-n", "300")
+    code, out, err = run_cli(monkeypatch, capsys, "simulate", *common, "--rate", "4")
+    assert code == 0, err
+    import re
+
+    assert re.search(r"worst case \(pool / max_model_len\)\s*│\s*4\.68x\s*│", out), out
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", *common, "--slo", "ttft=1s,tpot=50ms")
+    assert code == 0, err
+    assert f"every request max_model_len long: {fit_text})" in " ".join(out.split()), out
