@@ -132,3 +132,15 @@ def test_capacity_does_not_offer_a_length_this_pool_cannot_start_at_as_the_fix(m
                              "--slo", "ttft=2s,tpot=60ms")
     text = " ".join(out.split())
     assert "(the workload's longest prompt + output), or judge" in text and "larger GPU" not in text, text
+
+
+def test_gpu_auto_with_a_length_over_the_models_limit_names_the_length(monkeypatch, capsys):
+    """fit Qwen3-32B-FP8 --gpu auto --max-model-len 43213 (a workload's longest request, as capacity's fix named it)
+    said 'no catalog GPU with TP up to 8 fits this plan': every card's plan was refused as input for the model's
+    40,960-token limit, and the search dropped that refusal. A model no card holds still gets the GPU answer."""
+    from cli_runner import refused
+
+    text = refused(monkeypatch, capsys, "--max-model-len", "fit", "Qwen/Qwen3-32B-FP8", "--gpu", "auto", "--max-model-len", "43213")
+    assert "max_position_embeddings=40960" in text and "no catalog GPU" not in text
+    text = refused(monkeypatch, capsys, "--gpu", "fit", "Qwen/Qwen3.8-2.4T-A95B", "--gpu", "auto", "--max-model-len", "8192")
+    assert "no catalog GPU with TP up to 8 fits this plan" in text
