@@ -144,3 +144,28 @@ def test_gpu_auto_with_a_length_over_the_models_limit_names_the_length(monkeypat
     assert "max_position_embeddings=40960" in text and "no catalog GPU" not in text
     text = refused(monkeypatch, capsys, "--gpu", "fit", "Qwen/Qwen3.8-2.4T-A95B", "--gpu", "auto", "--max-model-len", "8192")
     assert "no catalog GPU with TP up to 8 fits this plan" in text
+
+
+def test_the_sweep_plot_names_what_every_row_shares(tmp_path, monkeypatch):
+    """A sweep figure pasted alone named neither the model, the GPU nor the length: over GPUs, 'full-length requests'
+    did not say how long; over lengths, not on which card. The title now carries what every row shares, and the
+    length axis its unit."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from kvplan.render import plot_sweep
+
+    rows = [{"gpu": g, "model": "Qwen/Qwen3-32B-FP8", "max_model_len": 32768, "kv_cache_dtype": "auto",
+             "max_concurrency": c, "fits": True} for g, c in (("H100", 4.7), ("H200", 11.6))]
+    seen = {}
+    monkeypatch.setattr(plt, "close", lambda fig: seen.setdefault("ax", fig.axes[0]))
+    plot_sweep(rows, ["gpu"], str(tmp_path / "s.png"))
+    assert "Qwen/Qwen3-32B-FP8 · max_model_len 32,768 · kv_cache_dtype auto" in seen["ax"].get_title()
+    seen.clear()
+    rows = [{"gpu": "NVIDIA H100 80GB SXM5", "model": "m", "max_model_len": n, "max_concurrency": 8.0 * 4096 / n, "fits": True}
+            for n in (4096, 8192)]
+    plot_sweep(rows, ["max_model_len"], str(tmp_path / "s.png"))
+    assert "m · NVIDIA H100 80GB SXM5" in seen["ax"].get_title() and "max_model_len 4" not in seen["ax"].get_title()
+    assert seen["ax"].get_xlabel() == "max_model_len (tokens)"

@@ -548,11 +548,21 @@ def plot_sweep(rows: Sequence[dict], varied: Sequence[str], path: str, band: dic
     if log_y:
         ax.set_yscale("log")
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel(x_name)
+    ax.set_xlabel({"max_model_len": "max_model_len (tokens)"}.get(x_name, x_name))
     ax.set_ylabel("max concurrency (full-length requests)")
+    # what every row shares (the model, the GPU, the length...): the figure pasted alone named none of them, so
+    # 'full-length requests' of a sweep over GPUs did not say how long, nor a sweep over lengths on which card
+    fixed = []
+    for name in ("model", "gpu", "max_model_len", "kv_cache_dtype", "quantization", "tensor_parallel_size"):
+        values = {r.get(name) for r in kept}
+        if name not in varied and len(values) == 1 and None not in values:
+            v = values.pop()
+            fixed.append(f"{name} {v:,}" if isinstance(v, int) else str(v) if name in ("model", "gpu") else f"{name} {v}")
+    fixed_line = ("\n" + " · ".join(fixed)) if fixed else ""
     shaded = "\nshaded: p10-p90 of the validated residuals" if shade else ""
+    shaded = fixed_line + shaded
     ax.set_title("Concurrency vs " + x_name + " (red: does not start" + (", x: no KV pool" if log_y and any(
-        r["max_concurrency"] <= 0 for s in series.values() for r in s) else "") + ")" + shaded, fontsize=10 if shaded else None)
+        r["max_concurrency"] <= 0 for s in series.values() for r in s) else "") + ")" + shaded, fontsize=9 if shaded else None)
     if len(series) > 1:
         ax.legend(title=varied[1], fontsize=8)
     ax.grid(alpha=0.3)
