@@ -169,3 +169,18 @@ def test_the_sweep_plot_names_what_every_row_shares(tmp_path, monkeypatch):
     plot_sweep(rows, ["max_model_len"], str(tmp_path / "s.png"))
     assert "m · NVIDIA H100 80GB SXM5" in seen["ax"].get_title() and "max_model_len 4" not in seen["ax"].get_title()
     assert seen["ax"].get_xlabel() == "max_model_len (tokens)"
+
+
+def test_on_several_gpus_the_fit_card_says_the_pool_is_each_ranks(monkeypatch, capsys):
+    """fit Qwen2.5-72B-Instruct-AWQ on 2 x H100 printed 'KV cache 48.09 GiB' beside 'tokens 315,136' (the engine's):
+    the pool read as the server's, which holds 2 x 48.09 GiB; 'requested 72.88 GiB' likewise. One GPU is unchanged."""
+    from cli_runner import run_cli
+
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "Qwen/Qwen2.5-72B-Instruct-AWQ", "--gpu", "H100", "-tp", "2",
+                             "--max-model-len", "32768")
+    assert code == 0, err
+    text = " ".join(out.split())
+    assert "requested 72.88 GiB = 79.22 × 0.92 per GPU" in text and "KV cache 48.09 GiB per rank" in text, text
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "Qwen/Qwen3-32B-FP8", "--gpu", "H100", "--max-model-len", "32768")
+    text = " ".join(out.split())
+    assert "requested 72.88 GiB = 79.22 × 0.92 │" in text and "KV cache 37.48 GiB (a first" in text, text

@@ -336,13 +336,16 @@ def plan_table(p: Plan) -> Table:
     t.add_row("KV per token", kv_per_token_text(p))
     t.add_row("weights", f"{p.weights_bytes / scale:.2f} {unit} per rank ({p.weights_bytes:,} B, {'exact' if p.weights_exact else 'estimate'})")
     # named as --explain names it: "requested" (vLLM's word) in vLLM's arithmetic, "budget" in the seed's
+    # on several GPUs the requested memory and the pool are each GPU's (rank's), beside tokens and concurrency that are
+    # the engine's: unlabelled, 'KV cache 48.09 GiB' on TP 2 read as the server's pool (it holds 2 x 48.09 GiB)
+    rank = " per GPU" if p.gpus_used > 1 else ""
     t.add_row("budget" if p.mode == "simple" else "requested",
-              f"{p.requested_bytes / scale:.2f} {unit} = {p.total_bytes / scale:.2f} × {a.gpu_memory_utilization}")
+              f"{p.requested_bytes / scale:.2f} {unit} = {p.total_bytes / scale:.2f} × {a.gpu_memory_utilization}{rank}")
     if p.kv_cache_bytes < 0:  # the other terms alone pass the budget: no pool (the signed figure stays in --json)
         t.add_row("KV cache", f"none: the weights and the other terms exceed the "
                               f"{'budget' if p.mode == 'simple' else 'requested memory'} by {-p.kv_cache_bytes / scale:.2f} {unit}")
     else:
-        t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{per_engine_text(p)}{first_start_text(p)}")
+        t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{' per rank' if a.tensor_parallel_size * a.pipeline_parallel_size > 1 else ''}{per_engine_text(p)}{first_start_text(p)}")
     if p.mode == "vllm":
         t.add_row("blocks", f"{p.num_gpu_blocks:,} × {p.bytes_per_block:,} B ({len(p.groups)} KV group(s)){per_engine_text(p)}")
     t.add_row("tokens", f"{p.kv_cache_tokens:,}{per_engine_text(p, p.kv_cache_tokens)}")
