@@ -184,3 +184,21 @@ def test_on_several_gpus_the_fit_card_says_the_pool_is_each_ranks(monkeypatch, c
     code, out, err = run_cli(monkeypatch, capsys, "fit", "Qwen/Qwen3-32B-FP8", "--gpu", "H100", "--max-model-len", "32768")
     text = " ".join(out.split())
     assert "requested 72.88 GiB = 79.22 × 0.92 │" in text and "KV cache 37.48 GiB (a first" in text, text
+
+
+def test_a_sweep_over_tensor_parallel_sizes_says_its_pool_column_is_per_rank(monkeypatch, capsys):
+    """--vary tensor_parallel_size=1,2,4 (Qwen2.5-72B-Instruct-AWQ on L40S): 'KV GiB 20.22 -> 29.91' beside
+    'tokens 132,528 -> 392,000' read as one server's pool growing 1.5x for 3x the tokens; each rank holds that pool."""
+    import json
+
+    from cli_runner import run_cli
+
+    monkeypatch.setenv("COLUMNS", "120")
+    args = ("sweep", "Qwen/Qwen2.5-72B-Instruct-AWQ", "--gpu", "L40S", "--max-model-len", "32768")
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--vary", "tensor_parallel_size=1,2,4")
+    assert "KV GiB per rank" in out, out
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--vary", "tensor_parallel_size=1,2,4", "--json")
+    rows = json.loads(out)["rows"]
+    assert rows[2]["kv_cache_tokens"] > 2.9 * rows[1]["kv_cache_tokens"] and rows[2]["kv_cache_bytes"] < 1.6 * rows[1]["kv_cache_bytes"]
+    code, out, err = run_cli(monkeypatch, capsys, "sweep", "Qwen/Qwen3-8B", "--gpu", "L4", "--vary", "max_model_len=4096,8192")
+    assert "KV GiB" in out and "per rank" not in out  # one GPU: unchanged

@@ -469,7 +469,10 @@ def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int
     t = Table(title="kvplan sweep")
     for v in varied:  # a narrow terminal breaks a flag's name after its '_' and a count after its ',' (whole_cells)
         t.add_column(Breakable(v, "_"))
-    for c in ("fits", "KV GiB", "tokens", "concurrency", "ratio"):
+    # with tensor parallelism the pool is each rank's, the tokens the engine's: over --vary tensor_parallel_size=2,4
+    # 'KV GiB 20.22 -> 29.91' beside 'tokens 132,528 -> 392,000' read as one server's pool growing 1.5x for 3x the tokens
+    ranks = any((r.get("tensor_parallel_size") or 1) > 1 for r in rows if not r.get("error_input"))
+    for c in ("fits", "KV GiB per rank" if ranks else "KV GiB", "tokens", "concurrency", "ratio"):
         t.add_column(c, justify="right")
     # the first row that planned with a pool: an error row has no number, and a row whose pool holds no request (a
     # negative budget's 0x) is no base a ratio can be taken against, which left every ratio '—'
