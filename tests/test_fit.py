@@ -1495,7 +1495,7 @@ def test_sweep_plot_puts_the_context_on_the_x_axis_whichever_flag_came_first(tmp
     monkeypatch.setattr(plt, "close", lambda fig: seen.setdefault("ax", fig.axes[0]))
     plot_sweep(rows, ["gpu", "max_model_len"], str(tmp_path / "s.png"))
     ax = seen["ax"]
-    assert ax.get_xlabel() == "max_model_len" and ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert ax.get_xlabel() == "max_model_len (tokens)" and ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["L4", "H100"]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["4,096", "16,384", "131,072"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import math
+import re
 from dataclasses import fields, replace
 from typing import NamedTuple
 
@@ -463,6 +464,20 @@ def _first_start_note(fix: Fix, q: Plan | None, p: Plan | None = None, flag: str
                    first_start_refused=True, first_start_flags={flag: value})
 
 
+def _one_request_need(q: Plan) -> str:
+    """What one max_model_len request needs beside a refused fix's pool, so that the reader sees how far short it is:
+    the need vLLM's own check prints (V1: "(X GiB KV cache is needed, ...)"), else the tokens the pool holds (V0:
+    "... stored in KV cache (N)"); '' where neither message was predicted."""
+    n = q.args.max_model_len
+    m = re.search(r"\(([\d.]+) GiB KV cache is needed", q.error or "")
+    if m:
+        return f"; one {n:,}-token request needs {float(m.group(1)):.2f} GiB"
+    m = re.search(r"stored in KV cache \((\d+)\)", q.error or "")
+    if m:
+        return f"; it holds {int(m.group(1)):,} tokens, one request needs {n:,}"
+    return ""
+
+
 def _effect(q: Plan | None) -> str:
     if q is None:
         return "not possible with these flags"
@@ -475,7 +490,7 @@ def _effect(q: Plan | None) -> str:
     if not q.fits and q.kv_cache_bytes <= 0:
         return f"still does not fit (no memory left for the KV cache: {-q.kv_cache_bytes / 1024 ** 3:.2f} GiB short)"
     if not q.fits:
-        return f"still does not fit ({q.kv_cache_bytes / 1024 ** 3:.2f} GiB for KV)"
+        return f"still does not fit ({q.kv_cache_bytes / 1024 ** 3:.2f} GiB for KV{_one_request_need(q)})"
     return f"starts: {q.kv_cache_tokens:,} tokens, {q.max_concurrency:.2f}x concurrency at {q.args.max_model_len:,}"
 
 

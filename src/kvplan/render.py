@@ -336,13 +336,16 @@ def plan_table(p: Plan) -> Table:
     t.add_row("KV per token", kv_per_token_text(p))
     t.add_row("weights", f"{p.weights_bytes / scale:.2f} {unit} per rank ({p.weights_bytes:,} B, {'exact' if p.weights_exact else 'estimate'})")
     # named as --explain names it: "requested" (vLLM's word) in vLLM's arithmetic, "budget" in the seed's
+    # on several GPUs the requested memory and the pool are each GPU's (rank's), beside tokens and concurrency that are
+    # the engine's: unlabelled, 'KV cache 48.09 GiB' on TP 2 read as the server's pool (it holds 2 x 48.09 GiB)
+    rank = " per GPU" if p.gpus_used > 1 else ""
     t.add_row("budget" if p.mode == "simple" else "requested",
-              f"{p.requested_bytes / scale:.2f} {unit} = {p.total_bytes / scale:.2f} × {a.gpu_memory_utilization}")
+              f"{p.requested_bytes / scale:.2f} {unit} = {p.total_bytes / scale:.2f} × {a.gpu_memory_utilization}{rank}")
     if p.kv_cache_bytes < 0:  # the other terms alone pass the budget: no pool (the signed figure stays in --json)
         t.add_row("KV cache", f"none: the weights and the other terms exceed the "
                               f"{'budget' if p.mode == 'simple' else 'requested memory'} by {-p.kv_cache_bytes / scale:.2f} {unit}")
     else:
-        t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{per_engine_text(p)}{first_start_text(p)}")
+        t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{' per rank' if a.tensor_parallel_size * a.pipeline_parallel_size > 1 else ''}{per_engine_text(p)}{first_start_text(p)}")
     if p.mode == "vllm":
         t.add_row("blocks", f"{p.num_gpu_blocks:,} × {p.bytes_per_block:,} B ({len(p.groups)} KV group(s)){per_engine_text(p)}")
     t.add_row("tokens", f"{p.kv_cache_tokens:,}{per_engine_text(p, p.kv_cache_tokens)}")
@@ -466,7 +469,10 @@ def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int
     t = Table(title="kvplan sweep")
     for v in varied:  # a narrow terminal breaks a flag's name after its '_' and a count after its ',' (whole_cells)
         t.add_column(Breakable(v, "_"))
-    for c in ("fits", "KV GiB", "tokens", "concurrency", "ratio"):
+    # with tensor parallelism the pool is each rank's, the tokens the engine's: over --vary tensor_parallel_size=2,4
+    # 'KV GiB 20.22 -> 29.91' beside 'tokens 132,528 -> 392,000' read as one server's pool growing 1.5x for 3x the tokens
+    ranks = any((r.get("tensor_parallel_size") or 1) > 1 for r in rows if not r.get("error_input"))
+    for c in ("fits", "KV GiB per rank" if ranks else "KV GiB", "tokens", "concurrency", "ratio"):
         t.add_column(c, justify="right")
     # the first row that planned with a pool: an error row has no number, and a row whose pool holds no request (a
     # negative budget's 0x) is no base a ratio can be taken against, which left every ratio '—'
@@ -516,30 +522,53 @@ def plot_sweep(rows: Sequence[dict], varied: Sequence[str], path: str, band: dic
         series.setdefault(key, []).append(r)
     numeric = all(isinstance(r[x_name], (int, float)) for s in series.values() for r in s)
     shade = bool(band and band.get("lo") is not None and numeric)
+    # one position per category across every line: each line's own 0..n-1 put a line missing a row (a varied value
+    # refused as input) under the next category's tick
+    categories = list(dict.fromkeys(str(r[x_name]) for s in series.values() for r in s))
+    log_y = concurrency_wants_log_scale(r["max_concurrency"] for s in series.values() for r in s)
+    import math
+
     for label, rs in series.items():
-        xs = [r[x_name] for r in rs] if numeric else list(range(len(rs)))
-        ys = [r["max_concurrency"] for r in rs]
+        xs = [r[x_name] for r in rs] if numeric else [categories.index(str(r[x_name])) for r in rs]
+        # a row with no pool (its weights do not load, no memory left) has no concurrency to draw on a log axis:
+        # plotted at 0 its line fell off the axis as a vertical stroke at the neighbouring point; it breaks the line
+        # and is marked red at the axis' foot instead
+        ys = [r["max_concurrency"] if r["max_concurrency"] > 0 or not log_y else math.nan for r in rs]
         ax.plot(xs, ys, marker="o", label=label)
         if shade:
             bounds = [band_bounds(y, band) for y in ys]
             ax.fill_between(xs, [b[0] for b in bounds], [b[1] for b in bounds], alpha=0.15)
-        if not numeric:
-            ax.set_xticks(xs, [str(r[x_name]) for r in rs], rotation=30, ha="right")
         for r, x, y in zip(rs, xs, ys):
-            if not r["fits"]:
+            if not r["fits"] and not math.isnan(y):
                 ax.scatter([x], [y], color="red", zorder=3)
+            elif not r["fits"]:
+                ax.scatter([x], [0.02], color="red", marker="x", zorder=3, transform=ax.get_xaxis_transform(),
+                           clip_on=False)
+    if not numeric:
+        ax.set_xticks(range(len(categories)), categories, rotation=30, ha="right")
     if numeric and x_name == "max_model_len":
         ax.set_xscale("log", base=2)
         ticks = sorted({r[x_name] for s in series.values() for r in s})
         ax.set_xticks(ticks, [f"{t:,}" for t in ticks], rotation=30 if len(ticks) > 6 else 0)
         ax.minorticks_off()
-    if concurrency_wants_log_scale(r["max_concurrency"] for s in series.values() for r in s):
+    if log_y:
         ax.set_yscale("log")
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel(x_name)
+    ax.set_xlabel({"max_model_len": "max_model_len (tokens)"}.get(x_name, x_name))
     ax.set_ylabel("max concurrency (full-length requests)")
+    # what every row shares (the model, the GPU, the length...): the figure pasted alone named none of them, so
+    # 'full-length requests' of a sweep over GPUs did not say how long, nor a sweep over lengths on which card
+    fixed = []
+    for name in ("model", "gpu", "max_model_len", "kv_cache_dtype", "quantization", "tensor_parallel_size"):
+        values = {r.get(name) for r in kept}
+        if name not in varied and len(values) == 1 and None not in values:
+            v = values.pop()
+            fixed.append(f"{name} {v:,}" if isinstance(v, int) else str(v) if name in ("model", "gpu") else f"{name} {v}")
+    fixed_line = ("\n" + " · ".join(fixed)) if fixed else ""
     shaded = "\nshaded: p10-p90 of the validated residuals" if shade else ""
-    ax.set_title("Concurrency vs " + x_name + " (red: does not start)" + shaded, fontsize=10 if shaded else None)
+    shaded = fixed_line + shaded
+    ax.set_title("Concurrency vs " + x_name + " (red: does not start" + (", x: no KV pool" if log_y and any(
+        r["max_concurrency"] <= 0 for s in series.values() for r in s) else "") + ")" + shaded, fontsize=9 if shaded else None)
     if len(series) > 1:
         ax.legend(title=varied[1], fontsize=8)
     ax.grid(alpha=0.3)

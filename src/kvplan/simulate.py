@@ -2688,7 +2688,14 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
         reason = (f"{n_rejected:,} of {n_total:,} requests ({100 * rejected_fraction:.1f}%) are rejected by vLLM (prompt + "
                   f"output over max_model_len {config.max_model_len:,} or the KV pool) and count as misses, so "
                   f"p{slo.percentile:g} of requests cannot meet the SLO at any rate")
-        fix = (f"raise max_model_len to at least {longest:,} (the workload's longest prompt + output), or judge a "
+        # a length this pool cannot hold one request of does not start (vLLM's one-request check at startup): the
+        # fix then names a larger pool, where it read as a flag to raise on this GPU
+        need = int(config.blocks_for_array(np.array([longest - 1]))[0])
+        where = "" if need <= config.usable_blocks else (
+            f" on a larger GPU or tensor-parallel size: one request that long needs {need:,} KV blocks and this pool has "
+            f"{config.usable_blocks:,}, so vLLM does not start at that length here (`kvplan fit --gpu auto "
+            f"--max-model-len {longest}` finds one)")
+        fix = (f"raise max_model_len to at least {longest:,} (the workload's longest prompt + output){where}, or judge a "
                f"percentile of {100 * (1 - rejected_fraction):.1f} or lower")
     served = int(saturated.completed.sum())
     saturation = served / saturated.makespan_s if saturated.makespan_s > 0 and served else math.inf

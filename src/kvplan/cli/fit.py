@@ -47,6 +47,13 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
         args = api.engine_args(**kw)
         cold, warm = api.gpu_and_tp_choices(spec, args)
         if warm is None:
+            # the search skips a GPU x TP whose plan is refused as input; where the flags are refused on the largest
+            # catalog card too (a --max-model-len above the model's limit), that refusal, which names the flag and its
+            # fix, is the answer: 'no catalog GPU ... fits' sent the reader to a GPU for a length no GPU serves
+            from kvplan.resolve import gpu_catalog
+
+            largest = max((g for g in gpu_catalog() if g.vendor == "NVIDIA"), key=lambda g: g.total_bytes)
+            api.fit(spec, largest, revision=revision, fixes=False, **dict(kw, tensor_parallel_size=1))
             raise InputError("--gpu", "no catalog GPU with TP up to 8 fits this plan", "lower --max-model-len or use a quantized checkpoint")
         # a card whose first, compiling start would be refused is not chosen where a larger one starts cold too
         g, tp, _ = cold or warm
@@ -219,6 +226,10 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
         setting = dict(zip(names, combo))
         args_kw = dict(kw)
         args_kw.update({k: v for k, v in setting.items() if k not in ("gpu", "model")})
+        if str(setting.get("quantization", "")).lower() == "none":
+            # --vary quantization=none,fp8: the checkpoint's own (no --quantization), the row a comparison needs;
+            # refused as an unknown method whose fix, "drop --quantization", a sweep row cannot take
+            args_kw["quantization"] = None
         row = dict(setting)
         gpu = setting.get("gpu", gpu_ref)
         size = {"gpu_gib": gib, "gpu_gb": gb} if gpu == gpu_ref else {}  # a custom size belongs to --gpu, not a varied one
@@ -254,7 +265,7 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
 @fit_options
 def sweep(
     model: Optional[str] = typer.Argument(None, help="Model reference (as for fit)."),
-    vary: List[str] = typer.Option([], "--vary", help="NAME=v1,v2,... (or max_model_len=1024..131072, doubling). One or two of: " + ", ".join(SWEEPABLE) + "."),
+    vary: List[str] = typer.Option([], "--vary", help="NAME=v1,v2,... (or max_model_len=1024..131072, doubling). One or two of: " + ", ".join(SWEEPABLE) + " (quantization=none,fp8: none is the checkpoint's own)."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output: one plan per row."),
     csv_out: bool = typer.Option(False, "--csv", help="The table as CSV."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Write concurrency vs the first varied parameter to FILE (.png or .svg)."),

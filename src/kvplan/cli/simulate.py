@@ -135,7 +135,7 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     t = Table(title="Concurrency and KV pool", show_header=True, header_style="bold")
     t.add_column("")
     t.add_column("value", justify="right")
-    t.add_row(f"worst case{per} (pool / max_model_len)", f"{d['worst_case_concurrency']:.1f}")
+    t.add_row(f"worst case{per} (pool / max_model_len)", f"{d['worst_case_concurrency']:.2f}x")  # as fit prints it
     t.add_row(f"realized max running{per}", f"{d['max_running']}")
     t.add_row(f"realized mean / p50 / p90 / p99 running{per}", f"{d['mean_running']:.1f} / {d['running_p50']} / {d['running_p90']} / {d['running_p99']}")
     if d["realized_over_worst_case"]:
@@ -191,7 +191,7 @@ def write_plots(res, out_dir: Path) -> list[Path]:
     fig, ax = plt.subplots(figsize=(9, 4))
     ax.plot(res.ts_t_s, res.ts_running, label="running (sampled)", lw=1)
     ax.plot(res.ts_t_s, res.ts_waiting, label="waiting", lw=1, alpha=0.7)
-    ax.axhline(res.worst_case_concurrency, color="red", ls="--", lw=1, label=f"worst case {res.worst_case_concurrency:.1f}")
+    ax.axhline(res.worst_case_concurrency, color="red", ls="--", lw=1, label=f"worst case {res.worst_case_concurrency:.2f}x")
     # the series are sampled at intervals: a peak between two samples is drawn as the line the text's figure gives
     ax.axhline(res.max_running, color="tab:blue", ls=":", lw=1, label=f"realized max running {res.max_running}")
     top = max(int(res.ts_running.max(initial=0)), int(res.ts_waiting.max(initial=0)), 1)
@@ -219,12 +219,28 @@ def write_plots(res, out_dir: Path) -> list[Path]:
     fig.savefig(paths[-1], dpi=110)
     plt.close(fig)
 
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
     fig, axes = plt.subplots(1, 3, figsize=(12, 4))
-    for ax, (vals, label) in zip(axes, ((res.ttft_s, "TTFT"), (res.tpot_s, "TPOT"), (res.e2e_s, "end-to-end"))):
+    slo = getattr(res, "slo", None)
+    for ax, (vals, label, limit) in zip(axes, ((res.ttft_s, "TTFT", slo and slo.ttft_ms), (res.tpot_s, "TPOT", slo and slo.tpot_ms),
+                                               (res.e2e_s, "end-to-end", slo and slo.e2e_ms))):
         v = np.sort(vals * 1e3)
         if v.size:
             ax.plot(v, np.arange(1, v.size + 1) / v.size)
         ax.set_xscale("log")
+        # plain numbers on the major ticks and none on the minor ones: matplotlib's '2x10^1 3x10^1 4x10^1' minor labels
+        # overlapped into one unreadable string under a TTFT axis spanning 15-500 ms
+        plain = FuncFormatter(lambda x, _: f"{x:,.0f}" if x >= 1 else f"{x:g}")
+        ax.xaxis.set_major_formatter(plain)
+        if limit:  # the --slo objective the goodput line checks, where the reader looks for it
+            ax.axvline(limit, color="red", ls="--", lw=1, label=f"SLO {label} <= {limit:,.0f} ms")
+            ax.legend(loc="lower right", fontsize=8)
+        lo, hi = ax.get_xlim()
+        # within less than a decade no power of ten is in view: label the 2s and 5s between instead
+        ax.xaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
+        decades = [10.0 ** k for k in range(-3, 8) if lo <= 10.0 ** k <= hi]
+        ax.xaxis.set_minor_formatter(plain if len(decades) < 2 else NullFormatter())
         ax.set_xlabel(f"{label} (ms)")
         ax.set_ylabel("fraction of requests")
         ax.grid(alpha=0.3)
@@ -450,7 +466,7 @@ def capacity(
             console.print(f"  at that rate: TTFT p{percentile:g} {_fmt_ms(check['ttft_ms'])}, TPOT p{percentile:g} "
                           f"{_fmt_ms(check['tpot_ms'])}, max running {a['max_running']} "
                           f"(vLLM's startup 'Maximum concurrency', every request max_model_len long: "
-                          f"{d['worst_case_concurrency']:.1f}), {a['output_tokens_per_s']:,.0f} output tokens/s, "
+                          f"{d['worst_case_concurrency']:.2f}x), {a['output_tokens_per_s']:,.0f} output tokens/s, "
                           f"{a['preemptions']} preemptions"
                           + (f", {a['requests_rejected']:,} of {a['requests_total']:,} requests rejected (counted as misses)"
                              if a["requests_rejected"] else ""), highlight=False)
