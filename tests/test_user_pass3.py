@@ -202,3 +202,11 @@ def test_a_sweep_over_tensor_parallel_sizes_says_its_pool_column_is_per_rank(mon
     assert rows[2]["kv_cache_tokens"] > 2.9 * rows[1]["kv_cache_tokens"] and rows[2]["kv_cache_bytes"] < 1.6 * rows[1]["kv_cache_bytes"]
     code, out, err = run_cli(monkeypatch, capsys, "sweep", "Qwen/Qwen3-8B", "--gpu", "L4", "--vary", "max_model_len=4096,8192")
     assert "KV GiB" in out and "per rank" not in out  # one GPU: unchanged
+
+
+def test_capacity_prints_its_rate_rounded_down():
+    # 5.6292 req/s was printed 5.63, a rate above the one the search found within the SLO
+    from kvplan.cli.simulate import _rate_down
+
+    assert _rate_down(5.6292) == "5.62" and _rate_down(5.6299) == "5.62" and _rate_down(5.62) == "5.62"
+    assert _rate_down(0.0071) == "0.007" and _rate_down(12.0) == "12.00" and _rate_down(0.29) == "0.29"

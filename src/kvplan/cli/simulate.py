@@ -94,6 +94,14 @@ def _worst_case(p, cfg) -> float:
     return cfg.usable_blocks / max(1, p.blocks_for_tokens(cfg.max_model_len))
 
 
+def _rate_down(rate: float) -> str:
+    """A rate with two decimals, rounded down (toward one the SLO was met at); three where that would read 0.00."""
+    import math
+
+    digits = 2 if rate >= 0.01 else 3
+    return f"{math.floor(rate * 10 ** digits + 1e-9) / 10 ** digits:.{digits}f}"  # (0.29 x 100 is 28.999...)
+
+
 def _fmt_ms(v, in_seconds: bool | None = None) -> str:
     """Milliseconds, or seconds from 10 s on; `in_seconds` makes one table row use one unit."""
     if v is None:
@@ -457,9 +465,11 @@ def capacity(
             a = cap.at_max.to_dict()
             dp = p.args.data_parallel_size or 1
             unit = f"per replica of {dp} data-parallel engines" if dp > 1 else "per replica"
-            console.print(f"capacity: [bold]{cap.max_rate_per_s:.2f} req/s[/] {unit} within {slo_spec.describe()}", highlight=False)
+            # rounded down: 5.6292 printed as 5.63, a rate the search did not find within the SLO
+            shown = _rate_down(cap.max_rate_per_s)
+            console.print(f"capacity: [bold]{shown} req/s[/] {unit} within {slo_spec.describe()}", highlight=False)
             if not cap.slo_binding:
-                console.print(f"  the SLO does not bind: it holds up to {cap.max_rate_per_s:.2f} req/s, what the replica "
+                console.print(f"  the SLO does not bind: it holds up to {shown} req/s, what the replica "
                               "serves with every request queued at once; past that its queue grows without end, so the "
                               "server, not the SLO, sets the capacity", highlight=False)
             check = a["slo_check"]  # the values the bisection compared with the SLO (rejected requests ranked last)
