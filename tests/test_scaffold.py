@@ -76,10 +76,15 @@ def test_pyproject_pins_the_planned_vllm(project):
                                              ("0.34.0", "0.34.0")])  # newer than kvplan read: pinned as named
 def test_the_pin_and_the_image_name_the_release_the_version_names(version, pinned):
     # an image reference was pinned whole: vllm==vllm/vllm-openai:v0.10.1.1 and the image vllm/vllm-openai:vvllm/...
-    spec = spec_from_plan(NS(**{**vars(standin_plan()), "vllm_version": version}))
+    # (given_args without --max-num-seqs: serve.sh names the release whose default it is)
+    spec = spec_from_plan(NS(**{**vars(standin_plan()), "vllm_version": version, "given_args": NS(max_model_len=32768)}))
     files = render_files(spec)
     assert f'"vllm=={pinned}"' in files["pyproject.toml"]
+    assert f"(vLLM {pinned}'s default for this GPU)" in files["serve.sh"]
     assert f"image: vllm/vllm-openai:v{pinned}\n" in files["docker-compose.yml"]
+    # every file names the release, not the reference given: serve.sh's --max-num-seqs line read "(vLLM
+    # vllm/vllm-openai:v0.10.1.1's default for this GPU)"
+    assert version == pinned or not [name for name, text in files.items() if f"vLLM {version}" in text]
 
 
 @pytest.mark.parametrize("version, kind, suggest", [
