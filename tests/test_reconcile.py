@@ -889,3 +889,9 @@ def test_cli_calibrate_names_the_rules_a_version_less_log_would_be_measured_agai
                    home=tmp_path)
     assert proc.returncode == 2 and "0.1.dev10446+g2dcd12d35" in proc.stderr and "pass --vllm-version" in proc.stderr
     assert not (tmp_path / "calibration.json").exists()
+    proc = run_cli("reconcile", str(untagged), "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--calibrate",
+                   "--vllm-version", "0.11.0", home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    # the release the gaps were measured against, the one given: it stored the log's 0.1.dev10446+g2dcd12d35
+    stored = json.loads((tmp_path / "calibration.json").read_text())["NVIDIA L4"]["meta-llama/Llama-3.1-8B-Instruct"]
+    assert stored["vllm_version"] == "0.11.0"
