@@ -147,3 +147,14 @@ def test_the_listing_names_a_card_known_without_a_total(monkeypatch, capsys, sea
     code, out, err = run_cli(monkeypatch, capsys, "gpus", search)
     assert code == 0 and "no GPU contains" not in out + err
     assert "known, but with no fixed total memory" in out and "--gpu-gib N" in out
+
+
+@pytest.mark.parametrize("search", ["Orin NX", "Jetson", "Radeon"])
+def test_the_listing_names_a_card_known_without_a_total_beside_the_cards_found(monkeypatch, capsys, search):
+    # `kvplan gpus "Orin NX"` listed the 16 GB module alone: the 8 GB one, which --gpu knows, was named only where no
+    # catalog card matched the search
+    from cli_runner import run_cli
+
+    code, out, err = run_cli(monkeypatch, capsys, "gpus", search)
+    assert code == 0 and "GPU catalog" in out
+    assert "known, but with no fixed total memory" in out and "--gpu-gib N" in out

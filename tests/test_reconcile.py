@@ -868,3 +868,30 @@ def test_cli_calibrate_needs_the_version_that_wrote_the_log(tmp_path):
     assert proc.returncode == 0, proc.stderr
     stored = json.loads((tmp_path / "calibration.json").read_text())["NVIDIA L4"]["meta-llama/Llama-3.1-8B-Instruct"]
     assert stored["terms"]["cudagraph_gib"] < 0 and stored["vllm_version"] == "0.11.0"  # was None: the log names none
+
+
+def test_cli_calibrate_names_the_rules_a_version_less_log_would_be_measured_against(tmp_path):
+    # the refusal said "measured against vLLM 0.33.0's rules" for a log whose format names its era (excerpt 0, V0-b:
+    # planned with 0.6.4.post1), and let through a log that prints an untagged source build (0.1.dev...), which is
+    # planned as one without a version
+    from kvplan.versions import NEWEST_KNOWN
+
+    log = tmp_path / "v0b.log"
+    log.write_text("\n".join(EXCERPTS[0]["lines"]))
+    proc = run_cli("reconcile", str(log), "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "RTX 4090", "--calibrate",
+                   home=tmp_path)
+    assert proc.returncode == 2 and "vLLM 0.6.4.post1's rules" in proc.stderr, proc.stderr
+    assert f"vLLM {NEWEST_KNOWN}'s" not in proc.stderr
+    untagged = tmp_path / "untagged.log"
+    untagged.write_text("INFO 10-15 00:00:00 [core.py:1] Initializing a V1 LLM engine (v0.1.dev10446+g2dcd12d35) with "
+                        "config: model='meta-llama/Llama-3.1-8B-Instruct'\n" + "\n".join(EXCERPTS[24]["lines"]))
+    proc = run_cli("reconcile", str(untagged), "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--calibrate",
+                   home=tmp_path)
+    assert proc.returncode == 2 and "0.1.dev10446+g2dcd12d35" in proc.stderr and "pass --vllm-version" in proc.stderr
+    assert not (tmp_path / "calibration.json").exists()
+    proc = run_cli("reconcile", str(untagged), "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--calibrate",
+                   "--vllm-version", "0.11.0", home=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    # the release the gaps were measured against, the one given: it stored the log's 0.1.dev10446+g2dcd12d35
+    stored = json.loads((tmp_path / "calibration.json").read_text())["NVIDIA L4"]["meta-llama/Llama-3.1-8B-Instruct"]
+    assert stored["vllm_version"] == "0.11.0"

@@ -76,16 +76,23 @@ def test_pyproject_pins_the_planned_vllm(project):
                                              ("0.34.0", "0.34.0")])  # newer than kvplan read: pinned as named
 def test_the_pin_and_the_image_name_the_release_the_version_names(version, pinned):
     # an image reference was pinned whole: vllm==vllm/vllm-openai:v0.10.1.1 and the image vllm/vllm-openai:vvllm/...
-    spec = spec_from_plan(NS(**{**vars(standin_plan()), "vllm_version": version}))
+    # (given_args without --max-num-seqs: serve.sh names the release whose default it is)
+    spec = spec_from_plan(NS(**{**vars(standin_plan()), "vllm_version": version, "given_args": NS(max_model_len=32768)}))
     files = render_files(spec)
     assert f'"vllm=={pinned}"' in files["pyproject.toml"]
+    assert f"(vLLM {pinned}'s default for this GPU)" in files["serve.sh"]
     assert f"image: vllm/vllm-openai:v{pinned}\n" in files["docker-compose.yml"]
+    # every file names the release, not the reference given: serve.sh's --max-num-seqs line read "(vLLM
+    # vllm/vllm-openai:v0.10.1.1's default for this GPU)"
+    assert version == pinned or not [name for name, text in files.items() if f"vLLM {version}" in text]
 
 
 @pytest.mark.parametrize("version, kind, suggest", [
     ("0.26.1rc1.dev156+g0eec856cc", "a nightly of main", "0.27.0"),   # the release whose rules planned it
     ("0.20.0.dev5", "a development build", "0.19.1"),                # the release before it
     ("0.20.0rc1", "a release candidate", "0.20.0"),
+    # a nightly past the newest release kvplan knows (no release after its candidate tag yet): it read "a release candidate"
+    ("0.33.1rc1.dev5+g0123abc", "a nightly of main", "0.33.0"),
     ("0.10.2+cu130", "a local build", "0.10.2"),
     ("0.11", "a series, not a release", "0.11.0"),
 ])

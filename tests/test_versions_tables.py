@@ -168,6 +168,18 @@ def test_a_nightly_after_the_newest_published_release_keeps_its_number():
     assert rules_for(text).era == rules_for(NEWEST_KNOWN).era
 
 
+def test_a_nightly_before_the_oldest_release_read_keeps_its_number():
+    # PUBLISHED_RELEASES starts at OLDEST_READ: '0.5.0rc1.dev3' read as the next release after 0.5.0 took 0.6.3 (vLLM
+    # published 0.5.1-0.6.2 between them) and lost the warning that kvplan's rules start at 0.6.3
+    from kvplan.versions import OLDEST_READ, newer_than_read, nightly_after_candidate, outside_read, parse_version, rules_for
+
+    for text in ("0.5.0rc1.dev3", "0.6.2rc1.dev10+gabc"):
+        assert nightly_after_candidate(text) is None
+        assert outside_read(parse_version(text)) == "older"
+        assert OLDEST_READ in (newer_than_read(rules_for(text)) or "")
+    assert nightly_after_candidate("0.6.3rc1.dev1") == ("0.6.3", "0.6.4")  # from the oldest read on: the next release
+
+
 def test_the_0_26_1_nightly_is_planned_with_the_consumed_memory_measure_of_0_27():
     from kvplan.versions import rules_for
 

@@ -273,6 +273,17 @@ def test_simulate_is_bounded(client):
     assert r.status_code == 400 and r.json()["field"] == "workload"
 
 
+def test_simulate_refuses_a_workload_vllm_serves_none_of(client):
+    # `kvplan simulate` and `capacity` refuse it (simulate.check_servable); the page answered 200 with 19,365 of
+    # 19,366 requests rejected and every figure near 0, and its capacity search bisected over nothing
+    csv = "prompt_tokens,completion_tokens,arrival_s\n" + "".join(f"{9000 + i},{20},{i * 0.1}\n" for i in range(20))
+    handle = client.post("/api/workload?name=long.csv", content=csv, headers={"Content-Type": "text/csv"}).json()["workload"]
+    for extra in ({}, {"capacity": True, "slo": "ttft=1s"}):
+        r = client.post("/api/simulate", json={"model": LLAMA, "gpu": "L4", "max_model_len": 8192, "workload": handle, **extra})
+        assert r.status_code == 400, r.text
+        assert r.json()["field"] == "max_model_len" and "--max-model-len 9039" in r.json()["fix"]
+
+
 def test_simulate_stops_at_the_time_limit(tmp_path):
     slow = TestClient(create_app(upload_dir=str(tmp_path), simulate_seconds=0.0))
     r = slow.post("/api/simulate", json={"model": LLAMA, "gpu": "L4", "max_model_len": 8192, "max_requests": 500})

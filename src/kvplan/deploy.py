@@ -309,7 +309,9 @@ def pinned_release(version: str) -> str:
         kind = "a development build"
         suggest = max((r for r in PUBLISHED_RELEASES if Version(r) < Version(before)), key=Version, default=NEWEST_KNOWN)
     else:
-        kind = ("a series, not a release" if not names_patch_release(version) else "a local build" if "+" in token
+        # (a nightly past the newest release kvplan knows, '0.33.1rc1.dev5': nightly_after_candidate has no release after it)
+        kind = ("a series, not a release" if not names_patch_release(version) else
+                "a nightly of main" if re.search(r"rc\d+\.dev\d", token) else "a local build" if "+" in token
                 else "a release candidate" if re.search(r"rc\d", token) else "no published release")
         suggest = named if named in PUBLISHED_RELEASES else NEWEST_KNOWN
     raise InputError("--vllm-version", f"scaffold pins vllm=={token} and the image vllm/vllm-openai:v{token}, which "
@@ -331,6 +333,9 @@ def spec_from_plan(
     # quantization, its block size) is left to it (a plan without them: its args stand for both)
     given = _get(plan, "given_args") or a
     version = str(plan.vllm_version)
+    # the release pinned and named in the files ('vllm/vllm-openai:v0.10.1.1' -> 0.10.1.1); `version` as given stays
+    # the key of the version tables below, which read either
+    release = pinned_release(version)
     check_port(port)
     local_dir = _get(m, "local_dir")
     source = _get(m, "source")
@@ -430,7 +435,7 @@ def spec_from_plan(
     mns = _get(a, "max_num_seqs")
     if mns:
         flags.append(Flag("--max-num-seqs", str(mns), "sequences per scheduler step" + (
-            " (as given)" if _get(given, "max_num_seqs") else f" (vLLM {version}'s default for this GPU)")))
+            " (as given)" if _get(given, "max_num_seqs") else f" (vLLM {release}'s default for this GPU)")))
     mnbt = _get(a, "max_num_batched_tokens")
     if mnbt:
         flags.append(Flag("--max-num-batched-tokens", str(mnbt), "tokens per step; sizes the activation peak"))
@@ -562,7 +567,7 @@ def spec_from_plan(
     restart = predict("cold" if compile_cache_disabled(env) else "warm", download=False)
     return ScaffoldSpec(
         model_id=model_id, revision=str(revision) if revision else None, served_model_name=name, port=port,
-        vllm_version=pinned_release(version), gpu_name=str(_get(g, "name", default="?")), gpu_total_bytes=total,
+        vllm_version=release, gpu_name=str(_get(g, "name", default="?")), gpu_total_bytes=total,
         tensor_parallel_size=tp, pipeline_parallel_size=pp, gated=bool(_get(m, "gated", default=False)),
         weights_bytes_total=w_total, flags=tuple(flags), arithmetic=tuple(arithmetic), env=env,
         vllm_log=tuple(_get(plan, "vllm_log", default=()) or ()), startup_first=first, startup_restart=restart,

@@ -828,8 +828,10 @@ def store_site_calibration(reconciliation: Reconciliation, gpu_name: str, model_
         if term in entry["terms"]:
             entry[key] = int(entry["terms"][term] * GIB)
     entry["source"] = f"kvplan reconcile --calibrate ({entry['n']} startup(s), {path})"
-    # the release the gaps were measured against: the log's, or the --vllm-version given for a log without one
-    entry["vllm_version"] = reconciliation.log.vllm_version or (reconciliation.record or {}).get("vllm_version")
+    # the release the gaps were measured against: the --vllm-version given (the record holds it, _given_into_record),
+    # else the log's; the log's number stood first, so a log printing an untagged source build (0.1.dev<commits>)
+    # stored that where --vllm-version had named the release
+    entry["vllm_version"] = (reconciliation.record or {}).get("vllm_version") or reconciliation.log.vllm_version
     entry["updated"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -111,8 +111,9 @@ def _pep440_token(text: str) -> Version | None:
 
 def nightly_after_candidate(text: str) -> tuple[str, str] | None:
     """(X.Y.Z, the first release vLLM published after it) for a nightly named after a release candidate
-    ('0.16.0rc2.dev305+g23210a911', '0.29.1rc1.dev17+gd2d649e67'); None for anything else, and where no published
-    release follows X.Y.Z (the newest rules apply then).
+    ('0.16.0rc2.dev305+g23210a911', '0.29.1rc1.dev17+gd2d649e67'); None for anything else, where no published
+    release follows X.Y.Z (the newest rules apply then), and where X.Y.Z is older than OLDEST_READ (PUBLISHED_RELEASES
+    does not hold the release after it; the oldest rules apply, with newer_than_read's warning)
 
     setuptools-scm names a build M commits past the newest tag it reaches, vX.Y.Zrc(N-1), 'X.Y.ZrcN.devM'. vLLM's
     final release tags are not on main (vLLM issue #25476: 0.10.2's tag 'does not come from any branch', so main's
@@ -127,6 +128,8 @@ def nightly_after_candidate(text: str) -> tuple[str, str] | None:
     if version is None or version.pre is None or version.dev is None or version.post is not None:
         return None
     base = ".".join(map(str, (version.release + (0, 0))[:3]))
+    if Version(base) < Version(OLDEST_READ):
+        return None  # PUBLISHED_RELEASES starts at OLDEST_READ: the release after an older X.Y.Z is not among them
     later = [r for r in PUBLISHED_RELEASES if Version(r).release[:3] > Version(base).release[:3]]
     return (base, min(later, key=Version)) if later else None
 

@@ -409,6 +409,7 @@ def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring 
     from kvplan.resolve import gpu_catalog
 
     cat = sorted(gpu_catalog(), key=lambda g: g.total_bytes)
+    known = []  # cards kvplan knows without a total (Strix Halo, Jetson Orin NX 8GB) whose name holds the search
     mig = _mig_cards(search) if search else None
     if mig is not None and not json_out:
         _print_mig(*mig)
@@ -424,14 +425,12 @@ def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring 
             cat = [read_as]
             err_console.print(f"no GPU name contains {search!r} as written; --gpu {search!r} is read as {read_as.name}",
                               highlight=False, soft_wrap=True)
-        if not cat and not json_out:
-            from kvplan.resolve import sizeless_gpus
+        from kvplan.resolve import sizeless_gpus
 
-            # a card kvplan knows without a total (Strix Halo, Jetson Orin NX 8GB) answered "no GPU contains"
-            known = [g for g in sizeless_gpus() if any(needle in n.lower() for n in (g.name, g.id, *g.aliases))]
-            for g in known:
-                console.print(f"{g.name}: known, but with no fixed total memory ({g.total_source}); plan it with "
-                              f"--gpu {g.id!r} --gpu-gib N", highlight=False, soft_wrap=True)
+        # named beside the cards found, or alone: "no GPU contains 'Strix Halo'", and 'Orin NX' listed the 16 GB module only
+        known = [g for g in sizeless_gpus() if any(needle in n.lower() for n in (g.name, g.id, *g.aliases))]
+        if not cat and not json_out:
+            _print_sizeless(known)
             if not known:
                 _no_match("GPU", search, names, "or give --gpu-gib N for a custom card")
             return
@@ -448,6 +447,13 @@ def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring 
     from kvplan.render import whole_cells
 
     console.print(whole_cells(t))
+    _print_sizeless(known)
+
+
+def _print_sizeless(cards) -> None:
+    for g in cards:
+        console.print(f"{g.name}: known, but with no fixed total memory ({g.total_source}); plan it with "
+                      f"--gpu {g.id!r} --gpu-gib N", highlight=False, soft_wrap=True)
 
 
 def _gpu_as_flag_reads_it(search: str):

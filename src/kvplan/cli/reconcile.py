@@ -46,6 +46,7 @@ def reconcile(
 
     from kvplan.logs import read_log
     from kvplan.reconcile import check_model, given_flags, plan_from_log, reconcile as run_reconcile, store_site_calibration
+    from kvplan.versions import untagged_source_build
 
     if calibrate and not model:
         raise InputError("--calibrate", "a calibration needs the model to compare with", "pass MODEL after LOGFILE")
@@ -61,14 +62,19 @@ def reconcile(
         raise InputError("LOGFILE", f"no vLLM startup line was recognised in {shown} ({log.text_lines:,} line(s) read)",
                          "pass the vLLM server's own output, e.g. docker logs CONTAINER > vllm.log 2>&1; "
                          "`kvplan diagnose` reads a failed start's error lines")
-    if calibrate and not log.vllm_version and not flags.vllm_version:
-        # its gaps would be measured against the newest rules, whatever release wrote the log, and applied to every plan
-        # after: vllm_logs excerpt 24 (an L4's 0.11.0 start, no version line) stored CUDA graphs +0.10 GiB against
-        # 0.33.0's rules where 0.11.0's give -0.26
+    if calibrate and not flags.vllm_version and (not log.vllm_version or untagged_source_build(log.vllm_version)):
+        # its gaps would be measured against a guessed release's rules (its format's era, else the newest), and applied to every plan after: vllm_logs excerpt 24 (an L4's 0.11.0 start, no version line) stored CUDA
+        # graphs +0.10 GiB against 0.33.0's rules where 0.11.0's give -0.26. A log printing an untagged source build
+        # (0.1.dev<commits>) is planned as one without a version (plan_from_log)
+        from kvplan.reconcile import version_from_log_format
         from kvplan.versions import NEWEST_KNOWN
 
-        raise InputError("--calibrate", f"the log does not print its vLLM version, so its gaps would be measured against "
-                         f"vLLM {NEWEST_KNOWN}'s rules, whichever release wrote it, and stored for every later plan",
+        inferred = version_from_log_format(log)
+        rules = (f"vLLM {inferred[0]}'s rules ({inferred[1]})" if inferred else f"vLLM {NEWEST_KNOWN}'s rules, the newest")
+        unstated = (f"the log's vLLM {log.vllm_version} is a source build whose number names no release" if log.vllm_version
+                    else "the log does not print its vLLM version")
+        raise InputError("--calibrate", f"{unstated}, so its gaps would be measured against {rules}, whichever release "
+                         "wrote it, and stored for every later plan",
                          "pass --vllm-version with the release that ran: pip show vllm, or the image's tag")
     plan, plan_notes = None, []
     if model:
