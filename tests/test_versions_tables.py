@@ -226,3 +226,14 @@ def test_the_published_releases_agree_with_the_releases_kvplan_reads_and_dates()
     lo, hi = parse_version(OLDEST_READ), parse_version(NEWEST_KNOWN)
     dated = [r["version"] for r in dates["releases"] if lo <= parse_version(r["version"]) <= hi]
     assert set(dated) == set(PUBLISHED_RELEASES) and len(dated) == len(PUBLISHED_RELEASES)
+
+
+@pytest.mark.parametrize("given", ["nightly", "latest"])
+def test_an_image_tag_that_names_no_release_says_how_to_read_the_builds_number(given):
+    # 'nightly' was answered 'give a release such as 0.33.0' only: a nightly user has no release to give
+    from kvplan.errors import InputError
+    from kvplan.versions import parse_version
+
+    with pytest.raises(InputError) as e:
+        parse_version(given)
+    assert "vllm.__version__" in e.value.fix and "rc1.dev" in e.value.fix

@@ -64,8 +64,10 @@ def _version_match(text: str) -> re.Match:
                  re.IGNORECASE)
     if not m:
         shown = str(text) if len(str(text)) <= 40 else str(text)[:40] + "..."
+        # 'nightly' / 'latest' (image tags) name no release: the build's own number is what vLLM prints
         raise InputError("--vllm-version", f"cannot read a vLLM version from {shown!r}",
-                         f"give a release such as {NEWEST_KNOWN}")
+                         f"give a release such as {NEWEST_KNOWN}, or the number the build prints (`python -c 'import vllm; "
+                         "print(vllm.__version__)'` in its image, e.g. 0.26.1rc1.dev156 for a nightly)")
     return m
 
 
