@@ -210,3 +210,16 @@ def test_capacity_prints_its_rate_rounded_down():
 
     assert _rate_down(5.6292) == "5.62" and _rate_down(5.6299) == "5.62" and _rate_down(5.62) == "5.62"
     assert _rate_down(0.0071) == "0.007" and _rate_down(12.0) == "12.00" and _rate_down(0.29) == "0.29"
+
+
+def test_a_workload_refused_on_both_limits_says_how_many_fail_which(monkeypatch, capsys):
+    # it said every request needs more KV cache than the pool "or exceeds max_model_len" where none was over the length,
+    # and named no --max-model-len where some were
+    from cli_runner import run_cli
+
+    common = ["simulate", "Qwen/Qwen2.5-0.5B-Instruct", "--gpu", "T4", "--max-model-len", "4096", "--completion-len",
+              "constant:100", "--num-gpu-blocks", "10", "--rate", "1"]
+    code, out, err = run_cli(monkeypatch, capsys, *common, "--prompt-len", "constant:3000", "-n", "5")
+    assert code == 2 and "5 need more KV cache than the whole pool" in err and "longer than max_model_len" not in err
+    code, out, err = run_cli(monkeypatch, capsys, *common, "--prompt-len", "uniform:3000,6000", "-n", "20")
+    assert code == 2 and "are longer than max_model_len 4,096" in err and "--max-model-len of at least" in err

@@ -2212,11 +2212,18 @@ def check_servable(plan, workload: Workload, cfg: EngineConfig) -> None:
                          f"{'it' if n == 1 else 'every one'} and nothing is served",
                          f"{admits} (`kvplan fit` says whether vLLM starts at that length), or give shorter requests "
                          "(--prompt-len / --completion-len, or the workload's token columns)")
-    raise InputError("--workload", f"{every} of workload {served.name} need{'s' if n == 1 else ''} more KV cache than "
-                     f"the whole pool holds ({cfg.usable_blocks:,} usable blocks of {cfg.block_size} tokens) or "
-                     f"exceed{'s' if n == 1 else ''} max_model_len {cfg.max_model_len:,}, so vLLM serves none of them",
-                     "give shorter requests, or a larger pool (--gpu-memory-utilization, a larger GPU, more "
-                     "tensor parallelism; or --num-gpu-blocks from the real startup log)")
+    # each request fails one limit or the other: say how many fail which (it said "more KV cache than the whole pool
+    # ... or exceed max_model_len" where none was over the length, and named no --max-model-len where some were)
+    n_long, n_big = int(too_long.sum()), int((too_big & ~too_long).sum())
+    parts = ([f"{n_big:,} need more KV cache than the whole pool holds ({cfg.usable_blocks:,} usable blocks of "
+              f"{cfg.block_size} tokens)"] if n_big else []) + (
+             [f"{n_long:,} are longer than max_model_len {cfg.max_model_len:,}"] if n_long else [])
+    fixes = ["a larger pool (--gpu-memory-utilization, a larger GPU, more tensor parallelism; or --num-gpu-blocks from "
+             "the real startup log)"] + ([f"a --max-model-len of at least {int(total[too_long].max())} for the "
+                                          "longer ones"] if n_long else [])
+    raise InputError("--workload", f"of workload {served.name}'s {n:,} request{'s' if n != 1 else ''}, "
+                     + " and ".join(parts) + ", so vLLM serves none of them",
+                     "give shorter requests, or " + ", or ".join(fixes))
 
 
 def _prepare(workload: Workload, cfg: EngineConfig, notes: list) -> tuple[np.ndarray, dict]:
