@@ -158,3 +158,15 @@ def test_the_listing_names_a_card_known_without_a_total_beside_the_cards_found(m
     code, out, err = run_cli(monkeypatch, capsys, "gpus", search)
     assert code == 0 and "GPU catalog" in out
     assert "known, but with no fixed total memory" in out and "--gpu-gib N" in out
+
+
+def test_the_json_listing_holds_the_cards_the_table_names_without_a_total(monkeypatch, capsys):
+    # 'gpus "Strix Halo" --json' printed [] while the table named the card; 'Orin NX' --json held the 16 GB module only
+    from cli_runner import run_cli
+
+    code, out, err = run_cli(monkeypatch, capsys, "gpus", "Orin NX", "--json")
+    rows = {r["id"]: r for r in json.loads(out)}
+    assert code == 0 and rows["jetson-orin-nx-16gb"]["total_gib"] > 15 and rows["jetson-orin-nx-8gb"]["total_gib"] is None
+    assert rows["jetson-orin-nx-8gb"]["total_source"]
+    code, out, err = run_cli(monkeypatch, capsys, "gpus", "Strix Halo", "--json")
+    assert [r["id"] for r in json.loads(out)] == ["strix-halo"]
