@@ -633,7 +633,9 @@ def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA
                        ) -> tuple[tuple[GPUSpec, int, Plan] | None, tuple[GPUSpec, int, Plan] | None]:
     """(the smallest catalog GPU x TP whose first, compiling start also holds one request, the smallest that starts
     warm), by total memory, each None where no catalog GPU x TP up to 8 is one; the same where the smallest warm
-    start's first start holds too. The search smallest_gpu_and_tp answers from."""
+    start's first start holds too. The search smallest_gpu_and_tp answers from. Where the flags are refused as input on
+    every catalog GPU x TP (a --max-model-len above the model's limit), that refusal is raised: it names the flag and
+    its fix, where 'no GPU fits' would send the reader to a GPU for a length no GPU serves."""
     options = []
     for g in gpu_catalog():
         if g.vendor != vendor:
@@ -642,19 +644,23 @@ def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA
             if tp > 1 and g.one_per_machine:
                 continue
             options.append((g.total_bytes * tp, tp, g))
-    warm = None
+    warm, refused, planned = None, None, False
     for _, tp, g in sorted(options, key=lambda o: (o[0], o[1])):
         offsets = site_offsets_for(g, model, args)[0] if site_calibration else None
         try:
             q = plan(model, g, replace(args, tensor_parallel_size=tp, num_gpus=None), site_offsets=offsets)
-        except InputError:
+        except InputError as exc:
+            refused = exc  # (the largest option's, by the search's order)
             continue
+        planned = True
         if not q.fits:
             continue
         found = (g, tp, q)
         warm = warm or found  # (the first that starts: `found` itself, so `cold is warm` where its first start holds)
         if first_start_holds(q):
             return found, warm
+    if not planned and refused is not None:
+        raise refused
     return None, warm
 
 

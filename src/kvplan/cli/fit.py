@@ -46,14 +46,7 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
         spec = resolve_model(model, revision=revision)
         args = api.engine_args(**kw)
         cold, warm = api.gpu_and_tp_choices(spec, args)
-        if warm is None:
-            # the search skips a GPU x TP whose plan is refused as input; where the flags are refused on the largest
-            # catalog card too (a --max-model-len above the model's limit), that refusal, which names the flag and its
-            # fix, is the answer: 'no catalog GPU ... fits' sent the reader to a GPU for a length no GPU serves
-            from kvplan.resolve import gpu_catalog
-
-            largest = max((g for g in gpu_catalog() if g.vendor == "NVIDIA"), key=lambda g: g.total_bytes)
-            api.fit(spec, largest, revision=revision, fixes=False, **dict(kw, tensor_parallel_size=1))
+        if warm is None:  # (flags refused as input on every card are raised by the search itself)
             raise InputError("--gpu", "no catalog GPU with TP up to 8 fits this plan", "lower --max-model-len or use a quantized checkpoint")
         # a card whose first, compiling start would be refused is not chosen where a larger one starts cold too
         g, tp, _ = cold or warm
