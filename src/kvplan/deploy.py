@@ -339,15 +339,17 @@ def spec_from_plan(
     check_port(port)
     local_dir = _get(m, "local_dir")
     source = _get(m, "source")
-    if not local_dir and isinstance(source, str) and Path(source).name == "config.json" and Path(source).is_file():
+    config_file = (Path(source) if not local_dir and isinstance(source, str) and source.lower().endswith(".json")
+                   and Path(source).is_file() else None)
+    if config_file is not None and config_file.name == "config.json":
         # a checkpoint's config.json given by its path is that checkpoint, as its folder is: serve.sh said
         # `vllm serve cfgdir` (the folder's name, as a Hub id, at --revision main) and the k8s init container
         # downloaded that name from the Hub
-        local_dir = str(Path(source).absolute().parent)
-    elif not local_dir and isinstance(source, str) and source.lower().endswith(".json") and Path(source).is_file():
+        local_dir = str(config_file.absolute().parent)
+    elif config_file is not None:
         # any other JSON file (mymodel.json, a page upload) is a config alone: serve.sh said `vllm serve mymodel
         # --revision main`, the file's name as a Hub id, and the k8s init container downloaded it
-        raise InputError("model", f"{Path(source).name} is a config file alone: it names no weights for vllm serve to "
+        raise InputError("model", f"{config_file.name} is a config file alone: it names no weights for vllm serve to "
                          "load, so there is no model to write into serve.sh",
                          "give the Hub id the config belongs to (kvplan scaffold DIR org/name) or the checkpoint "
                          "folder holding config.json and its safetensors")
