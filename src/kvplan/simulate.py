@@ -2214,7 +2214,7 @@ def check_servable(plan, workload: Workload, cfg: EngineConfig) -> None:
                          "(--prompt-len / --completion-len, or the workload's token columns)")
     # each request fails one limit or the other: say how many fail which (it said "more KV cache than the whole pool
     # ... or exceed max_model_len" where none was over the length, and named no --max-model-len where some were)
-    n_long, n_big = int(too_long.sum()), int((too_big & ~too_long).sum())
+    n_long, n_big = int(too_long.sum()), int(too_big.sum())  # (_rejections: too_big holds none too long)
     parts = ([f"{n_big:,} need more KV cache than the whole pool holds ({cfg.usable_blocks:,} usable blocks of "
               f"{cfg.block_size} tokens)"] if n_big else []) + (
              [f"{n_long:,} are longer than max_model_len {cfg.max_model_len:,}"] if n_long else [])
