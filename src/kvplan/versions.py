@@ -77,6 +77,7 @@ def names_patch_release(text: str) -> bool:
     return _version_match(text).group(3) is not None
 
 
+@lru_cache(maxsize=256)  # read on every plan by many rules (each read parses the PEP 440 token twice): pure in `text`
 def parse_version(text: str) -> V:
     """'0.10.2' -> (0, 10, 2); 'vllm/vllm-openai:v0.10.1.1' -> (0, 10, 1). A development build with no release
     candidate in its name ('0.11.0.dev123+gabc', setuptools_scm's name for main after the last tag, here 0.10.x) holds
