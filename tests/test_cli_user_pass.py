@@ -150,16 +150,21 @@ def test_a_card_whose_name_has_an_x_word_is_not_read_as_a_count(name, count):
         assert card == "AMD Radeon RX 7900 XTX"
 
 
-def test_reconcile_calibrate_says_what_it_stored_in_gib_and_where(monkeypatch, capsys, tmp_path):
-    """It printed the stored terms as a Python dict ("{'weights_gib': 0.0, 'non_torch_gib': 0.0, 'kv_cache_gib':
-    -0.0133}"): no unit, nothing of where they went or what reads them."""
+def _calibrate_dp2_log(monkeypatch, capsys, tmp_path) -> tuple[int, str]:
+    """`reconcile --calibrate` of the DP2 0.10.1 log with a site calibration under tmp_path: (exit code, stdout's words)."""
     from pathlib import Path
 
     monkeypatch.setenv("KVPLAN_HOME", str(tmp_path))
     log = str(Path(__file__).parent / "data" / "dp2_engine_core_n_v0101.log")
     code, out, err = run_cli(monkeypatch, capsys, "reconcile", log, "Qwen/Qwen2.5-7B-Instruct", "--gpu", "H100",
                              "--calibrate")
-    text = " ".join(out.split())
+    return code, " ".join(out.split())
+
+
+def test_reconcile_calibrate_says_what_it_stored_in_gib_and_where(monkeypatch, capsys, tmp_path):
+    """It printed the stored terms as a Python dict ("{'weights_gib': 0.0, 'non_torch_gib': 0.0, 'kv_cache_gib':
+    -0.0133}"): no unit, nothing of where they went or what reads them."""
+    code, text = _calibrate_dp2_log(monkeypatch, capsys, tmp_path)
     assert code == 0 and "{'" not in text, text
     assert "site calibration stored (1 startup(s); logged minus planned, per rank): " in text and " GiB" in text
     assert f"{tmp_path / 'calibration.json'} now holds it for NVIDIA H100" in text, text
@@ -169,15 +174,9 @@ def test_reconcile_calibrate_says_which_terms_a_plan_applies(monkeypatch, capsys
     """'site calibration stored (1 startup(s)): weights +0.00 GiB, CUDA graphs -0.06 GiB, KV cache +1.58 GiB ...; every
     planning command applies it' read as a pool 1.58 GiB larger to come: a plan applies the CUDA-graph term alone (the
     activation, non-torch and graph terms; the pool follows from them), and fit's pool came out smaller, not larger."""
-    from pathlib import Path
-
     import kvplan
 
-    monkeypatch.setenv("KVPLAN_HOME", str(tmp_path))
-    log = str(Path(__file__).parent / "data" / "dp2_engine_core_n_v0101.log")
-    code, out, err = run_cli(monkeypatch, capsys, "reconcile", log, "Qwen/Qwen2.5-7B-Instruct", "--gpu", "H100",
-                             "--calibrate")
-    text = " ".join(out.split())
+    code, text = _calibrate_dp2_log(monkeypatch, capsys, tmp_path)
     assert code == 0 and "every planning command applies it" not in text, text
     applied = re.search(r"every planning command applies CUDA graphs ([-+][\d.]+) GiB; recorded, not applied: weights "
                         r"\+0\.00 GiB, KV cache \+[\d.]+ GiB", text)
