@@ -1,0 +1,734 @@
+"""The engine arguments as a user gives them to `vllm serve`, before vLLM's config classes resolve them.
+
+`EngineArgs` (kvplan's frozen copy of vLLM's EngineArgs fields that the startup arithmetic reads), the parsers
+for flags given as text (--max-model-len, --limit-mm-per-prompt, --compilation-config, --cudagraph-capture-sizes,
+--speculative-config, -e NAME=VALUE), the environment variables a plan reads (ENV_EFFECTS, _env_rules), which
+engine serves the model (serve_as, v1_fallback), and the small dataclasses a plan is made of (KVGroup, Term,
+Fix). The first module of kvplan.plan: it imports none of the others.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields, replace
+from fractions import Fraction
+from functools import cached_property
+from typing import Sequence
+
+from kvplan.calibration import GIB
+from kvplan.errors import InputError
+from kvplan.resolve import MAX_MEMORY_BYTES, GPUSpec, ModelSpec
+from kvplan.versions import V0_ONLY_ARCHITECTURES, VersionRules, as_v0_engine, canonical_quant
+
+
+KV_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")  # vLLM CacheDType (fp8_inc: Intel Gaudi)
+MODEL_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
+_DTYPE_ALIASES = {"half": "float16", "float": "float32"}  # vLLM's --dtype short names
+MAMBA_DTYPES = ("auto", "float32", "float16", "bfloat16")
+DEFAULT_BLOCK_SIZE = 16  # CacheConfig.DEFAULT_BLOCK_SIZE (section 2.4)
+AUTO_FIT = -1  # --max-model-len -1 (section 4, "Auto-fit")
+# SchedulerConfig._verify_args's refusal that chunked prefill lifts (RefusedByVLLMError.rule)
+BATCHED_TOKENS_BELOW_MAX_MODEL_LEN = "max_num_batched_tokens < max_model_len without chunked prefill"
+# a multimodal prefix-LM's largest allowed item above max_num_batched_tokens (plan._largest_active_mm_item)
+MM_ITEM_ABOVE_BATCHED_TOKENS = "max_tokens_per_mm_item > max_num_batched_tokens with chunked MM input disabled"
+# Speculative methods whose drafter is the checkpoint's own MTP layers (vLLM's SpeculativeConfig method names), and
+# those that draft without weights or KV.
+_MTP_METHODS = ("mtp", "deepseek_mtp", "qwen3_next_mtp", "qwen3_5_mtp", "glm4_moe_mtp", "mimo_mtp", "ernie_mtp",
+                "longcat_flash_mtp", "minimax_m2_mtp")
+_WEIGHTLESS_METHODS = ("ngram", "suffix")
+
+
+def _mm_limits_object(value) -> dict | None:
+    """--limit-mm-per-prompt as given (JSON text, "image=2,video=0", or a dict) -> its dict, entries unread ({"video":
+    {"count": 1, "num_frames": 8}} stays so); None when not given."""
+    if value in (None, "", {}):
+        return None
+    raw = value
+    if isinstance(value, str):
+        import json
+
+        text = value.strip()
+        try:
+            raw = json.loads(text) if text.startswith("{") else dict(part.split("=", 1) for part in text.split(",") if part.strip())
+        except (ValueError, TypeError):
+            raise InputError("--limit-mm-per-prompt", f"cannot read {value!r}", '\'{"image": 2, "video": 0}\' or image=2,video=0') from None
+    if not isinstance(raw, dict):
+        raise InputError("--limit-mm-per-prompt", f"expected items per modality, got {value!r}", '\'{"image": 2, "video": 0}\'')
+    return raw
+
+
+def parse_mm_limits(value) -> dict[str, int] | None:
+    """--limit-mm-per-prompt (JSON text, "image=2,video=0", or a dict) -> {modality: items}; None when not given."""
+    raw = _mm_limits_object(value)
+    if raw is None:
+        return None
+    out = {}
+    for k, v in raw.items():
+        count = v.get("count") if isinstance(v, dict) else v  # newer vLLM also takes {"image": {"count": 2, ...}}
+        number = human_int(count) if isinstance(count, (int, float, str)) else None  # 2.0 counts; 2.5, inf, NaN do not
+        if number is None:
+            raise InputError("--limit-mm-per-prompt", f"{k}: {v!r} is not a whole number of items", '\'{"image": 2, "video": 0}\'')
+        out[str(k).strip().lower()] = number
+        if out[str(k).strip().lower()] < 0:
+            raise InputError("--limit-mm-per-prompt", f"{k}: a negative limit", "0 (off) or more items")
+    return out
+
+
+def _json_object(value, flag: str, example: str, not_object: str, object_example: str | None = None) -> dict:
+    """A JSON-object flag (JSON text or a dict) as a dict; InputError naming `flag` when it is not JSON or no object."""
+    if isinstance(value, str):
+        import json
+
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise InputError(flag, f"not JSON ({exc.msg})", example) from None
+    if not isinstance(value, dict):
+        raise InputError(flag, not_object, object_example or example)
+    return value
+
+
+CUDAGRAPH_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")  # vLLM's CUDAGraphMode
+
+
+def compilation_object(value) -> dict:
+    """--compilation-config (JSON text or a dict) as a dict, {} where it is not given."""
+    if value in (None, "", {}):
+        return {}
+    return _json_object(value, "--compilation-config", 'e.g. \'{"cudagraph_mode": "PIECEWISE"}\'',
+                        "kvplan reads a JSON object (not an optimization level)")
+
+
+def parse_compilation_config(value) -> str | None:
+    """--compilation-config (JSON text or a dict) -> its cudagraph_mode (one of CUDAGRAPH_MODES), or None where it sets
+    none (vLLM's default for the release)."""
+    mode = compilation_object(value).get("cudagraph_mode")
+    if mode is None:
+        return None
+    if not isinstance(mode, str) or mode.strip().upper() not in CUDAGRAPH_MODES:
+        raise InputError("--compilation-config", f"unknown cudagraph_mode {mode!r}", f"one of {', '.join(CUDAGRAPH_MODES)}")
+    return mode.strip().upper()
+
+
+_CAPTURE_SIZES_EXAMPLE = "e.g. 1,2,4,8 (vllm serve spells it --cudagraph-capture-sizes 1 2 4 8)"
+_CUDA_GRAPH_SIZES_EXAMPLE = ("e.g. 1,2,4,8 (vllm serve spells it --cuda-graph-sizes 1 2 4 8; one value N: the sizes 1, "
+                             "2, 4 and the multiples of 8 up to N before vLLM 0.11.1, N alone from 0.11.1)")
+# the engine argument (as a record or EngineArgs field names it) -> (its flag, the example its errors give)
+CAPTURE_SIZE_ARGS = {"cudagraph_capture_sizes": ("--cudagraph-capture-sizes", _CAPTURE_SIZES_EXAMPLE),
+                     "cuda_graph_sizes": ("--cuda-graph-sizes", _CUDA_GRAPH_SIZES_EXAMPLE)}
+
+
+def parse_capture_sizes(value, flag: str = "--cudagraph-capture-sizes",
+                        example: str = _CAPTURE_SIZES_EXAMPLE) -> tuple[int, ...] | None:
+    """--cudagraph-capture-sizes (or `flag`, --cuda-graph-sizes) as given: text of whole numbers separated by commas
+    and/or spaces ("1,2,4,8", "1 2 4 8", "[1, 2, 4, 8]" as a record or JSON writes it) or a sequence of ints -> a tuple
+    of positive ints in the order given; None (or "") where not given. Errors name `flag` and give `example`. vLLM
+    asserts the list is not empty (config/vllm.py VllmConfig._set_cudagraph_sizes, 0.11.1-0.33.0)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, str):
+        parts = [p for p in re.split(r"[,\s]+", value.strip().strip("[]()")) if p]
+    elif isinstance(value, (list, tuple)):
+        parts = list(value)
+    else:
+        raise InputError(flag, f"must be a list of batch sizes, got {value!r}", example)
+    sizes = []
+    for part in parts:
+        if isinstance(part, bool) or not isinstance(part, (int, str)) or not str(part).strip().isdigit():
+            raise InputError(flag, f"{part!r} is not a whole number", example)
+        if int(part) < 1:
+            raise InputError(flag, f"a capture size must be at least 1, got {part}", example)
+        sizes.append(int(part))
+    if not sizes:
+        raise InputError(flag, f"no size given (vLLM: '{flag.lstrip('-').replace('-', '_')} should contain at least "
+                         "one element when using cuda graph')", example)
+    return tuple(sizes)
+
+
+# Speculative methods whose drafter is a separate checkpoint named by --speculative-config's "model": an EAGLE head
+# (one or more decoder layers fed the target's hidden states), an EAGLE-3 head (fed three of the target's hidden
+# states, with its own reduced draft vocabulary), or an independent small model ("draft_model").
+DRAFT_METHODS = ("eagle", "eagle3", "draft_model")
+_SPEC_EXAMPLE = 'e.g. {"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}'
+
+
+def speculative_object(value) -> dict | None:
+    """--speculative-config as a dict (JSON text or a dict); None when not given."""
+    if value in (None, "", {}):
+        return None
+    return _json_object(value, "--speculative-config", 'e.g. \'{"method": "mtp", "num_speculative_tokens": 3}\'',
+                        "must be a JSON object", 'e.g. {"method": "mtp", "num_speculative_tokens": 3}')
+
+
+def _speculative_method(value: dict, *, eagle3_by_name: bool = True) -> str:
+    """The method as vLLM settles it (vllm/config/speculative.py SpeculativeConfig.__post_init__, read in 0.19.0 and
+    0.33.0): none given -> "ngram" for the model "ngram", else "draft_model"; a "draft_model" whose model name holds
+    "eagle-" is "eagle", one holding "eagle3" is "eagle3". `eagle3_by_name` False: the rule up to 0.10.1 (rules row
+    spec_infers_eagle3_by_name), where a name holding "eagle-" or "eagle3-" is "eagle"."""
+    model = value.get("model")
+    method = str(value.get("method") or "").strip().lower()
+    if not method:
+        if str(model or "").strip().lower() in ("ngram", "[ngram]"):
+            return "ngram"
+        method = "draft_model" if model else ""
+    if method == "draft_model" and isinstance(model, str):
+        name = model.lower()
+        if "eagle-" in name or (not eagle3_by_name and "eagle3-" in name):
+            return "eagle"
+        if eagle3_by_name and "eagle3" in name:
+            return "eagle3"
+    return method
+
+
+def speculative_method_given(value) -> bool:
+    """Whether --speculative-config names its "method" (vLLM's release checks read the key as given, not the method
+    its __post_init__ infers: v1_fallback, resolve_args)."""
+    obj = speculative_object(value)
+    return bool(obj and str(obj.get("method") or "").strip())
+
+
+def parse_speculative_config(value) -> tuple[str, int] | None:
+    """--speculative-config (JSON text or a dict) -> (kind, num_speculative_tokens), or None. kind: "mtp" (the
+    checkpoint's own MTP layers), "ngram" (ngram/suffix: no drafter weights or KV), or one of DRAFT_METHODS (a drafter
+    checkpoint named by "model": speculative_draft gives it)."""
+    value = speculative_object(value)
+    if value is None:
+        return None
+    method = _speculative_method(value)
+    kind = ("mtp" if method in _MTP_METHODS or method.endswith("_mtp") else "ngram" if method in _WEIGHTLESS_METHODS
+            else method if method in DRAFT_METHODS else None)
+    if kind is None:  # before the token count: a misspelt method without one was told to add the count first
+        raise InputError("--speculative-config", f"method {method or '(none)'!r} is not modelled by kvplan",
+                         "kvplan models mtp (the checkpoint's MTP layers), ngram/suffix drafting, and a drafter checkpoint "
+                         f"named by \"model\" with method {', '.join(DRAFT_METHODS)}")
+    n = value.get("num_speculative_tokens")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise InputError("--speculative-config", f"num_speculative_tokens must be a whole number >= 1, got {n!r}",
+                         'e.g. {"method": "mtp", "num_speculative_tokens": 3}')
+    if kind in DRAFT_METHODS:
+        model = value.get("model")
+        if not isinstance(model, str) or not model.strip():
+            raise InputError("--speculative-config", f'method {method!r} needs "model": the draft model\'s own checkpoint '
+                             "(a Hub id, a local folder or its config.json), whose config kvplan reads", _SPEC_EXAMPLE)
+    return kind, n
+
+
+def speculative_draft(value) -> tuple[str, str | None] | None:
+    """(the drafter's model reference, its revision) for a --speculative-config whose method loads a drafter
+    checkpoint (DRAFT_METHODS); None otherwise."""
+    spec = parse_speculative_config(value)
+    if spec is None or spec[0] not in DRAFT_METHODS:
+        return None
+    obj = speculative_object(value)
+    revision = obj.get("revision")
+    return obj["model"].strip(), str(revision) if revision else None
+
+
+_POOLING_TASKS = ("embed", "embedding", "classify", "score", "reward", "encode")
+_LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)  # vllm/config/lora.py MaxLoRARanks (0.33)
+
+
+def serve_as(model: ModelSpec, args: EngineArgs) -> tuple[ModelSpec, str | None]:
+    """The model as --runner serves it: a pooling model loads no lm_head and runs no sampler in the profile run
+    (gpu_model_runner profile_run: a dummy pooler instead of a dummy sampler). Returns it and what was assumed."""
+    kind = args.runner_type
+    if kind is None:
+        return model, ("served as a pooling model (vLLM's --runner auto): no lm_head, no sampler in the profile run"
+                       if model.is_pooling else None)
+    if (kind == "pooling") == model.is_pooling:
+        return model, None
+    if kind == "pooling":
+        return replace(model, is_pooling=True), "--runner pooling: no lm_head loaded, no sampler in the profile run"
+    return replace(model, is_pooling=False), "--runner generate: served as a generative model (lm_head and sampler counted)"
+
+
+def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, list[str]]:
+    """The release's rules as the server's environment changes them (ENV_EFFECTS), and a note for each variable."""
+    notes = []
+    for name, value in args.env:
+        if name not in ENV_EFFECTS:
+            notes.append(f"environment {name}={value}: not modelled (kvplan assumes it does not change memory)")
+            continue
+        # (0.11.0 still reads it, and its server stops on 0: versions.SERVE_ENV_REFUSED; rules rows use_v1_env_read,
+        # v0_engine_shipped)
+        inert = name == "VLLM_USE_V1" and (not rules.use_v1_env_read or not rules.is_v1
+                                           or (not rules.v0_engine_shipped and value.strip() != "0"))
+        unread = name == "VLLM_MXFP4_USE_MARLIN" and not rules.mxfp4_marlin_env  # rules row mxfp4_marlin_env
+        if name == MRV2_ENV:
+            if rules.mrv2_env == "unread":  # rules row mrv2_env: envs.py has it from 0.12
+                notes.append(f"environment {name}={value}: not read by vLLM {rules.version} (from 0.12): model runner v1")
+            continue  # otherwise _plan says which runner it selects, and why (model_runner_choice)
+        notes.append(f"environment {name}={value}" + (f": no effect in vLLM {rules.version}, which has one engine" if inert
+                                                      else f": not read by vLLM {rules.version}" if unread else ""))
+    for name in INT_READ_ENV:
+        value = args.env_value(name)
+        if value is None or (name == "VLLM_MXFP4_USE_MARLIN" and not rules.mxfp4_marlin_env):
+            continue
+        try:
+            int(value)
+        except ValueError:
+            raise InputError(f"--env {name}", f"{value!r} is not a value vLLM reads (it takes int(value)): the server "
+                             "stops with a ValueError", f"{name}=1 (on) or {name}=0 (off)") from None
+    mrv2 = args.env_value(MRV2_ENV)
+    if mrv2 is not None and rules.mrv2_env != "unread":
+        # vllm/envs.py reads it as bool(int(value)) (0.12-0.21) or maybe_convert_bool (0.22+), the same int()
+        try:
+            int(mrv2.strip())
+        except ValueError:
+            raise InputError(f"--env {MRV2_ENV}", f"{mrv2!r} is not a value vLLM {rules.version} reads (it takes "
+                             "int(value)): the server stops with a ValueError",
+                             f"{MRV2_ENV}=1 (model runner v2) or =0 (v1), or unset (the release's default)") from None
+    use_v1 = args.env_value("VLLM_USE_V1")
+    if use_v1 is not None and rules.use_v1_env_read:
+        # rules row use_v1_env_read (bool(int(value))): a value int() refuses stops the server with a ValueError
+        try:
+            int(use_v1.strip())
+        except ValueError:
+            raise InputError("--env VLLM_USE_V1", f"{use_v1!r} is not a value vLLM {rules.version} reads (it takes "
+                             "int(value)): the server stops with a ValueError", "VLLM_USE_V1=1 (the V1 engine) or =0 (V0)") from None
+    if use_v1 == "0" and rules.is_v1 and rules.v0_engine_shipped:
+        rules = replace(as_v0_engine(rules, "VLLM_USE_V1=0"), notes=rules.notes + (
+            f"VLLM_USE_V1=0: vLLM {rules.version} runs its V0 engine",))
+    if args.env_value("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS") == "0" and rules.cudagraph_subtracted:
+        rules = replace(rules, cudagraph_subtracted=False)
+    sampler = args.env_value("VLLM_USE_FLASHINFER_SAMPLER")
+    if sampler is not None:
+        # vllm/envs.py reads it as bool(int(value)); set either way it decides the V1 sampler's kernel (rules row
+        # flashinfer_sampler), where V0's sampler keeps the one term of its era
+        on = _FLASHINFER_SAMPLER_VALUES.get(sampler.strip().lower())
+        if on is None:
+            raise InputError("--env VLLM_USE_FLASHINFER_SAMPLER", f"{sampler!r} is not a value vLLM reads (it takes int(value))",
+                             "VLLM_USE_FLASHINFER_SAMPLER=1 (FlashInfer's top-k/top-p kernel) or =0 (PyTorch-native)")
+        if rules.is_v1:
+            rules = replace(rules, flashinfer_sampler="on" if on else "off")
+    if args.env_on("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE") and rules.chunked_local_spec == "manager_off":
+        rules = replace(rules, chunked_local_spec="kept")
+    return rules, notes
+
+
+# Variables vLLM reads as bool(int(value)) (vllm/envs.py: disable_compile_cache() for VLLM_DISABLE_COMPILE_CACHE,
+# maybe_convert_bool for VLLM_MXFP4_USE_MARLIN, the VLLM_USE_DEEP_GEMM / VLLM_MOE_USE_DEEP_GEMM lambdas; 0.10.1.1,
+# 0.11.1, 0.24.0 and 0.27.1 wheels): '2' is on, and a value int() refuses ('yes', 'true') raises a ValueError where
+# vLLM reads it (in 0.24.0 and 0.27.1 envs.compile_factors reads every variable it knows for the compile cache key)
+INT_READ_ENV = ("VLLM_DISABLE_COMPILE_CACHE", "VLLM_MXFP4_USE_MARLIN", "VLLM_USE_DEEP_GEMM", "VLLM_MOE_USE_DEEP_GEMM")
+
+
+# VLLM_USE_FLASHINFER_SAMPLER as vLLM reads it (bool(int(value))): on or off
+_FLASHINFER_SAMPLER_VALUES = {"1": True, "0": False}
+
+
+def v1_fallback(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> str | None:
+    """Why a 0.8-0.10 release (V1 by default) runs this deployment on its V0 engine, in vLLM's words for the
+    feature; None where it runs V1 (see the v0_* rules rows and V0_ONLY_ARCHITECTURES)."""
+    if not rules.is_v1 or not rules.v0_engine_shipped:  # rules row v0_engine_shipped
+        return None
+    cc = gpu.cc
+    if rules.v0_below_cc_major and gpu.vendor == "NVIDIA" and cc and cc[0] < rules.v0_below_cc_major:
+        return "Compute Capability < 8.0"
+    kv = (args.kv_cache_dtype or "auto").lower()
+    if kv != "auto" and rules.v1_kv_dtype != "any":
+        mode, fp8_on_hopper = rules.v1_kv_dtype, kv.startswith("fp8") and bool(cc) and cc[0] == 9
+        kept = (mode != "auto_only" and fp8_on_hopper) or ("10.0" in mode and cc == (10, 0)) or (
+            mode.endswith("_mla") and model.uses_mla)
+        if not kept:
+            return "--kv-cache-dtype"
+    kind = args.runner_type
+    if rules.v0_for_pooling and (kind == "pooling" or (kind is None and model.is_pooling)):
+        return "--task embed"
+    spec = args.speculative
+    # 0.9.x's oracle (engine/arg_utils.py _is_v1_supported_oracle, 0.9.0 and 0.9.2 wheels) reads "method" as given:
+    # none given keeps V1 only for the model "ngram"; an inferred eagle/eagle3/draft_model goes to V0
+    inferred = spec and spec[0] != "ngram" and not speculative_method_given(args.speculative_config)
+    if spec and (rules.v0_for_speculative == "all" or (rules.v0_for_speculative == "not_ngram_mtp" and (
+            inferred or spec[0] not in ("ngram", "mtp", "eagle", "eagle3")))):
+        return "Speculative Decoding"
+    if rules.v0_for_lora and args.enable_lora:
+        return "LORA"
+    if rules.v0_for_cpu_offload and args.cpu_offload_gb:
+        return "--cpu-offload-gb"
+    if rules.v0_for_pipeline_parallel and (args.pipeline_parallel_size or 1) > 1:
+        return "PP"
+    if rules.v0_for_float32 and _DTYPE_ALIASES.get(args.dtype, args.dtype) == "float32":
+        return "--dtype torch.float32"
+    quant = canonical_quant(args.quantization or (model.quant.method if model.quant else ""))
+    if quant in rules.v0_for_quantization:
+        return f"--quantization {quant}"
+    if rules.v0_for_recurrent and any(l.kind == "recurrent" for l in model.layers):
+        return str(list(model.architectures) or [model.model_type])
+    for arch, first, last in V0_ONLY_ARCHITECTURES:
+        if arch in model.architectures and first <= rules.release <= last:
+            return str(list(model.architectures))
+    return None
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+# vLLM environment variables that change what a startup allocates, and what kvplan does with each (the rest are
+# carried into serve.sh and noted as not modelled)
+ENV_EFFECTS = {
+    "VLLM_USE_V1": "0 runs a 0.8-0.10 release on its V0 engine",
+    "VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1 allows a max_model_len beyond the model's limit",
+    "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "1 keeps chunked local attention as windows in 0.10.1-0.13",
+    "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": "0 leaves CUDA-graph memory out of the budget where it is subtracted",
+    "VLLM_MXFP4_USE_MARLIN": "1 selects Marlin (its padding and workspace) for MXFP4 experts: on any GPU in 0.10.1 and "
+                             "0.19-0.23, on Hopper in 0.11.1-0.18; not read in 0.10.2-0.11.0 nor from 0.24",
+    "VLLM_USE_DEEP_GEMM": "0 / 1 removes / forces DeepGEMM for block-FP8 MoE experts (their persistent workspace, 0.17+)",
+    "VLLM_MOE_USE_DEEP_GEMM": "0 / 1 removes / forces DeepGEMM for block-FP8 MoE experts (their persistent workspace, 0.17+)",
+    "VLLM_PP_LAYER_PARTITION": "the decoder layers of each pipeline stage (its weights and KV layers), e.g. 16,32",
+    "VLLM_USE_FLASHINFER_SAMPLER": "1 / 0 selects FlashInfer's / the PyTorch-native top-k/top-p sampler (its profile peak, V1 0.8-0.17)",
+    "VLLM_USE_V2_MODEL_RUNNER": "1 / 0 forces model runner v2 / v1 from 0.22 (=1 opts in to v2 in 0.12-0.21): its sampler "
+                                "state and profile, CUDA-graph estimate and capture, in-flight window (model_runner_choice)",
+    "VLLM_DISABLE_COMPILE_CACHE": "1 loads no compiled graph from the cache: every start compiles inside the memory profile, "
+                                  "as a first start does (the cold-start warning then speaks of every start)",
+}
+
+
+# `vllm serve --max-model-len` reads "human-readable" integers: one letter, a lowercase suffix decimal (32k = 32,000,
+# 8m = 8,000,000), an uppercase one binary (32K = 32,768); decimals only with decimal suffixes; anything else ('32Ki',
+# '32 k') goes to int() and is refused (vllm/engine/arg_utils.py, human_readable_int: fullmatch
+# r"(\d+(?:\.\d+)?)([kKmMgGtT])").
+_HUMAN_INT = re.compile(r"(\d+(?:\.\d+)?)([kmgtKMGT])?")
+_DECIMAL = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+_BINARY = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def is_auto_length(value) -> bool:
+    """Whether a max_model_len as given asks for 'auto' (the largest length at which N requests fit)."""
+    return isinstance(value, str) and value.strip().lower() == "auto"
+
+
+def parse_max_model_len(value) -> int | None:
+    """--max-model-len as vllm serve reads it: None for auto, -1 for auto-fit, else tokens."""
+    if value is None or isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if is_auto_length(value):
+        return None
+    text = str(value).strip().replace(",", "").replace("_", "")
+    if text == "-1":
+        return -1
+    if len(text) > 24:  # no context length has more digits; refused before any arithmetic overflows
+        raise InputError("--max-model-len", f"{text[:12]}... ({len(text)} characters) is not a context length",
+                         "e.g. 4096, 32k (= 32,000), 32K (= 32,768), -1 (auto-fit), or auto with --concurrency")
+    number = human_int(text)
+    if number is None:
+        raise InputError("--max-model-len", f"not a length vllm serve reads: {value!r}",
+                         "e.g. 4096, 32k (= 32,000), 32K (= 32,768), -1 (auto-fit), or auto with --concurrency")
+    return number
+
+
+def human_int(value) -> int | None:
+    """A whole number as vllm serve's integer flags read it (8k = 8,000, 8K = 8,192, not 8Ki; 4,096 and 4_096 too),
+    None when it is not one. vLLM >= 0.11 parses every int engine argument (--max-num-batched-tokens,
+    --max-num-seqs, ...) this way (vllm/engine/arg_utils.py: int fields take human_readable_int as argparse type)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None  # inf and NaN are not integers
+    m = _HUMAN_INT.fullmatch(str(value).strip().replace(",", "").replace("_", ""))
+    number, suffix = (m.group(1), m.group(2)) if m else (None, None)
+    if number is not None and (suffix in _DECIMAL or (suffix is None and "." not in number)):
+        return int(Fraction(number) * _DECIMAL.get(suffix, 1))  # exact: no float overflow or rounding
+    if number is not None and suffix in _BINARY and "." not in number:
+        return int(number) * _BINARY[suffix]
+    return None
+
+
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def check_env_name(name: str, field: str = "--env") -> str:
+    """`name` if it can be an environment variable (a shell and a compose file can export it), else InputError."""
+    if not ENV_NAME.fullmatch(name):
+        raise InputError(field, f"{name!r} is not an environment variable name",
+                         "use letters, digits and _ only, not starting with a digit (e.g. VLLM_USE_V1)")
+    return name
+
+
+def parse_env(value) -> tuple[tuple[str, str], ...]:
+    """--env KEY=VALUE (repeatable), a dict, or pairs -> sorted (key, value) pairs; InputError naming a bad entry."""
+    if not value:
+        return ()
+    if isinstance(value, str):  # "A=1 B=2" or "A=1,B=2"; a comma not followed by KEY= is the value's (16,32)
+        value = [v for v in re.split(r"\s+|,(?=\s*[A-Za-z_][A-Za-z0-9_]*=)", value) if v and v.strip()]
+    items = value.items() if isinstance(value, dict) else value
+    out = {}
+    for item in items:
+        if isinstance(item, str):
+            key, sep, val = item.partition("=")
+            if not sep or not key.strip():
+                raise InputError("--env", f"{item!r} is not KEY=VALUE", "e.g. --env VLLM_USE_V1=0")
+        else:
+            key, val = item
+        out[check_env_name(str(key).strip())] = str(val).strip()
+    return tuple(sorted(out.items()))
+
+
+def env_flag_on(env: Sequence[tuple[str, str]], name: str) -> bool:
+    """Whether the server's environment `env` turns switch `name` on: bool(int(value)) for the variables vLLM reads so
+    (INT_READ_ENV; a value int() refuses is refused in _env_rules), else 1 / true / yes / on."""
+    value = str(dict(env).get(name) or "").strip()
+    if name in INT_READ_ENV:
+        try:
+            return bool(int(value))
+        except ValueError:
+            return False
+    return value.lower() in ("1", "true", "yes", "on")
+
+
+# a value each count flag takes, for its refusal's hint ("e.g. 1" for --block-size named a size no backend takes)
+COUNT_EXAMPLES = {
+    "tensor_parallel_size": "e.g. 1, 2, 4 or 8", "pipeline_parallel_size": "e.g. 1 or 2", "data_parallel_size": "e.g. 1 or 2",
+    "max_num_seqs": "e.g. 256", "max_num_batched_tokens": "e.g. 8192", "block_size": "e.g. 16 (vLLM's default)",
+    "num_gpus": "e.g. 1", "max_model_len": "e.g. 4096",
+}
+
+
+@dataclass(frozen=True)
+class EngineArgs:
+    """The `vllm serve` flags kvplan models. None means "that vLLM version's default"."""
+
+    max_model_len: int | None = None
+    gpu_memory_utilization: float | None = None
+    tensor_parallel_size: int | None = None
+    pipeline_parallel_size: int | None = None
+    kv_cache_dtype: str | None = None
+    dtype: str | None = None
+    quantization: str | None = None
+    enforce_eager: bool = False
+    block_size: int | None = None
+    max_num_seqs: int | None = None
+    max_num_batched_tokens: int | None = None
+    mamba_ssm_cache_dtype: str | None = None
+    enable_prefix_caching: bool | None = None
+    enable_chunked_prefill: bool | None = None  # None: the release's default (V1 always; V0 for contexts > 32K)
+    vllm_version: str | None = None
+    num_gpus: int | None = None
+    data_parallel_size: int | None = None      # engines, each with its own KV pool (vllm serve -dp)
+    enable_expert_parallel: bool = False       # experts split over TP x DP ranks instead of sliced by TP
+    overhead_gb: float | None = None
+    kv_cache_memory_bytes: int | None = None  # vLLM's --kv-cache-memory-bytes (>= 0.10.2): the pool, exactly
+    allow_long_max_model_len: bool = False     # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope-scaling override)
+    speculative_config: str | dict | None = None  # vLLM's --speculative-config JSON: {"method": ..., "num_speculative_tokens": N}
+    compilation_config: str | dict | None = None  # vLLM's --compilation-config JSON; kvplan reads its cudagraph_mode
+    # and (0.11.1+) its cudagraph_capture_sizes / max_cudagraph_capture_size (_capture_settings)
+    # vLLM's --cudagraph-capture-sizes (0.11.1+): the batch sizes CUDA graphs are captured at, as given ("1,2,4,8",
+    # "1 2 4 8" or a sequence of ints); None: the release derives them (cudagraph_capture_sizes)
+    cudagraph_capture_sizes: str | tuple[int, ...] | list[int] | None = None
+    max_cudagraph_capture_size: int | None = None  # vLLM's --max-cudagraph-capture-size (0.11.1+): the default grid's top
+    # vLLM's --cuda-graph-sizes (0.9.0-0.12.x, as --cudagraph-capture-sizes takes it): one value N, the grid up to N
+    # before 0.11.1; several, the sizes (_cuda_graph_sizes)
+    cuda_graph_sizes: str | tuple[int, ...] | list[int] | None = None
+    runner: str | None = None  # vLLM's --runner: auto (None), generate or pooling; --task embed/classify/score/reward map to pooling
+    cpu_offload_gb: float | None = None  # vLLM's --cpu-offload-gb: GiB of weights per GPU kept in CPU memory (UVA)
+    enable_lora: bool = False            # --enable-lora: max_loras slots of max_lora_rank on every supported layer
+    max_loras: int | None = None         # vLLM default 1
+    max_lora_rank: int | None = None     # vLLM default 16
+    fully_sharded_loras: bool = False
+    limit_mm_per_prompt: str | dict | None = None  # vLLM's --limit-mm-per-prompt: items per modality ('{"image": 2}')
+    language_model_only: bool = False  # vLLM's --language-model-only (>= 0.17): every modality's limit is 0
+    skip_mm_profiling: bool = False  # vLLM's --skip-mm-profiling (>= 0.10.1): the profile run encodes no items
+    entrypoint: str | None = None  # "serve" (vllm serve, the default) or "llm" (vllm.LLM in Python: larger token budget)
+    # set by resolve_args, not a vllm serve flag: "awq" where vLLM serves an AWQ checkpoint's Linear layers with its
+    # plain AWQ method, "marlin" where AWQ-Marlin converts them (awq_linear_kernel); None for other checkpoints
+    awq_kernel: str | None = None
+    env: tuple[tuple[str, str], ...] = ()  # environment variables the server runs with (ENV_EFFECTS: those that move memory)
+
+    def __post_init__(self):
+        if isinstance(self.cudagraph_capture_sizes, list):  # as JSON gives it: kept hashable, as a frozen dataclass is
+            object.__setattr__(self, "cudagraph_capture_sizes", tuple(self.cudagraph_capture_sizes))
+        if isinstance(self.cuda_graph_sizes, list):
+            object.__setattr__(self, "cuda_graph_sizes", tuple(self.cuda_graph_sizes))
+
+    def env_value(self, name: str) -> str | None:
+        return dict(self.env).get(name)
+
+    def env_on(self, name: str) -> bool:
+        return env_flag_on(self.env, name)
+
+    @cached_property
+    def mm_limits(self) -> dict[str, int] | None:
+        """--limit-mm-per-prompt as {modality: items}: JSON ('{"image": 2, "video": 0}') or the older image=2,video=0."""
+        return parse_mm_limits(self.limit_mm_per_prompt)
+
+    @cached_property  # read per KV group and per request length by the planner: parse the JSON once
+    def speculative(self) -> tuple[str, int] | None:
+        """(kind, num_speculative_tokens): kind "mtp" (the checkpoint's own MTP layers draft) or "ngram" (no drafter
+        weights or KV); None without speculative decoding."""
+        return parse_speculative_config(self.speculative_config)
+
+    @property
+    def decode_query_len(self) -> int:
+        """Tokens one request decodes per step: 1 + num_speculative_tokens (the q of the uniform-decode FULL graphs,
+        _full_graph_sizes, and of the speculative rounding of the capture sizes)."""
+        spec = self.speculative
+        return 1 + (spec[1] if spec else 0)
+
+    @cached_property
+    def draft(self) -> ModelSpec | None:
+        """The drafter checkpoint --speculative-config's "model" names (methods eagle, eagle3, draft_model), resolved
+        like any model reference (resolve.resolve_draft: catalog, local config, the Hub); None for other methods."""
+        ref = speculative_draft(self.speculative_config)
+        if ref is None:
+            return None
+        from kvplan.resolve import resolve_draft
+
+        return resolve_draft(*ref)
+
+    @cached_property
+    def cudagraph_mode(self) -> str | None:
+        """--compilation-config's cudagraph_mode (NONE, PIECEWISE, FULL, FULL_DECODE_ONLY, FULL_AND_PIECEWISE), or None
+        for the release's default."""
+        return parse_compilation_config(self.compilation_config)
+
+    @cached_property
+    def capture_sizes_given(self) -> tuple[int, ...] | None:
+        """--cudagraph-capture-sizes as a tuple of ints in the order given (None: not given)."""
+        return parse_capture_sizes(self.cudagraph_capture_sizes)
+
+    @cached_property
+    def cuda_graph_sizes_given(self) -> tuple[int, ...] | None:
+        """--cuda-graph-sizes (0.9.0-0.12.x) as a tuple of ints in the order given (None: not given)."""
+        return parse_capture_sizes(self.cuda_graph_sizes, *CAPTURE_SIZE_ARGS["cuda_graph_sizes"])
+
+    @property
+    def captures_cuda_graphs(self) -> bool:
+        """Whether vLLM captures CUDA graphs: not with --enforce-eager, nor with --compilation-config cudagraph_mode
+        NONE (config/compilation.py CUDAGraphMode.NONE: no capture, so no graph memory and no capture line)."""
+        return not self.enforce_eager and self.cudagraph_mode != "NONE"
+
+    @property
+    def runner_type(self) -> str | None:
+        """"generate", "pooling", or None for vLLM's auto choice (from the architecture and a sentence-transformers
+        Pooling module). The older --task values map as vLLM's deprecation did (PR #21470)."""
+        r = str(self.runner or "auto").strip().lower()
+        if r == "auto":
+            return None
+        if r in ("generate", "pooling"):
+            return r
+        if r in _POOLING_TASKS:
+            return "pooling"
+        raise InputError("--runner", f"unknown runner {self.runner!r}",
+                         "auto, generate or pooling (older vLLM: --task embed, classify, score or reward = pooling)")
+
+    def validate(self) -> None:
+        self.speculative  # raises on a malformed or unmodelled --speculative-config
+        self.cudagraph_mode  # raises on a malformed --compilation-config or an unknown cudagraph_mode
+        self.mm_limits  # raises on a malformed --limit-mm-per-prompt
+        self.capture_sizes_given  # raises on a malformed --cudagraph-capture-sizes
+        self.cuda_graph_sizes_given  # raises on a malformed --cuda-graph-sizes
+        self.runner_type  # raises on an unknown --runner
+        u = self.gpu_memory_utilization
+        if u is not None and not (0 < u <= 1):
+            # 95 is a percentage written where vLLM takes a fraction: the fix is that fraction, not an example of 0.9.
+            # 1.5 is no percentage anyone serves at (it was answered "0.015 for 1.5 %"): from 10 % up only
+            fix = (f"a fraction, not a percentage: --gpu-memory-utilization {u / 100:g} for {u:g} %" if 10 <= u <= 100
+                   else "e.g. 0.9 (the fraction of total GPU memory vLLM may claim)")
+            raise InputError("--gpu-memory-utilization", f"must be in (0, 1], got {u}", fix)
+        for name in ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_num_seqs", "max_num_batched_tokens",
+                     "block_size", "num_gpus", "max_model_len"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+                raise InputError("--" + name.replace("_", "-"), f"must be a whole number, got {v!r}", COUNT_EXAMPLES[name])
+            if name == "max_model_len":
+                continue
+            if v is not None and v < 1:
+                raise InputError("--" + name.replace("_", "-"), f"must be a positive integer, got {v}", COUNT_EXAMPLES[name])
+        if self.max_model_len is not None and self.max_model_len < 1 and self.max_model_len != AUTO_FIT:
+            raise InputError("--max-model-len", f"must be a positive integer, got {self.max_model_len}",
+                             "e.g. 4096 (or -1: vLLM >= 0.14 fits the longest length the KV pool holds)")
+        if self.kv_cache_dtype is not None and self.kv_cache_dtype not in KV_CACHE_DTYPES:
+            raise InputError("--kv-cache-dtype", f"unknown KV-cache dtype {self.kv_cache_dtype!r}", f"one of {', '.join(KV_CACHE_DTYPES)}")
+        if self.dtype is not None and self.dtype not in MODEL_DTYPES:
+            raise InputError("--dtype", f"unknown dtype {self.dtype!r}", f"one of {', '.join(MODEL_DTYPES)}")
+        if self.mamba_ssm_cache_dtype is not None and self.mamba_ssm_cache_dtype not in MAMBA_DTYPES:
+            raise InputError("--mamba-ssm-cache-dtype", f"unknown dtype {self.mamba_ssm_cache_dtype!r}", f"one of {', '.join(MAMBA_DTYPES)}")
+        # --block-size: a positive int (above); which sizes a release takes is its own (versions.BLOCK_SIZE_CHOICES,
+        # checked with the release: any positive int from 0.18, e.g. 96 starts gpt-oss-20b on 0.29 with TRITON_ATTN)
+        for name, example in (("max_loras", "e.g. 4"), ("max_lora_rank", "e.g. 4"),
+                              ("max_cudagraph_capture_size", "e.g. 64 (graphs at batch sizes 1, 2, 4, 8, ... 64)")):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+                raise InputError("--" + name.replace("_", "-"), f"must be a positive whole number, got {v!r}", example)
+        if self.max_lora_rank is not None and self.max_lora_rank not in _LORA_RANKS:
+            raise InputError("--max-lora-rank", f"vLLM accepts ranks {', '.join(map(str, _LORA_RANKS))}, got {self.max_lora_rank}", "e.g. 16")
+        if (self.max_loras or self.max_lora_rank or self.fully_sharded_loras) and not self.enable_lora:
+            raise InputError("--enable-lora", "LoRA settings given without --enable-lora", "add --enable-lora (vLLM ignores them otherwise)")
+        for flag, value, unit, fix in (("--cpu-offload-gb", self.cpu_offload_gb, " GiB", "e.g. 10 (GiB of weights per GPU kept in CPU memory)"),
+                                       ("--overhead-gb", self.overhead_gb, "", "the seed uses 1")):
+            if value is not None and (isinstance(value, bool) or not 0 <= value * GIB <= MAX_MEMORY_BYTES):
+                raise InputError(flag, f"must be a finite number >= 0{unit} (at most {MAX_MEMORY_BYTES // GIB:,}), got {value!r}",
+                                 fix)
+
+# the integer engine arguments (EngineArgs' "int | None" fields), which human_int reads as vllm serve does
+# (max_model_len apart: parse_max_model_len also takes auto and -1)
+INT_ENGINE_ARGS = tuple(f.name for f in fields(EngineArgs) if f.type == "int | None" and f.name != "max_model_len")
+
+
+@dataclass(frozen=True)
+class KVGroup:
+    """Layers that share one block table (section 3.2)."""
+
+    kind: str               # full, sliding, chunked, mla, recurrent
+    num_layers: int         # layers in this group (padding slots excluded)
+    block_size: int         # tokens per block of this group
+    page_bytes: int         # bytes of one block of one layer (after unification)
+    window: int | None = None
+    recurrent_kind: str | None = None  # mamba1, mamba2, gdn, linear (recurrent groups)
+    fit_unit_bytes: int = 0  # DeepSeek-V4 up to 0.28: bytes the fit check charges per block a request holds
+    # members held as full attention whose own window the fit check still charges (rules row fit_check_sees_windows):
+    # (kind, window, layers)
+    checked_windows: tuple[tuple[str, int, int], ...] = ()
+    # a recurrent group whose layers can export a prefill checkpoint (Qwen's GDN in 0.33: FlashInfer's GDN prefill
+    # kernel; see _gdn_exports_checkpoints); read with rules.mamba_checkpoint_page by mamba_pages
+    checkpoint_capable: bool = True
+
+
+@dataclass(frozen=True)
+class Term:
+    """One number in the plan and how it was produced (for --explain and JSON)."""
+
+    name: str
+    value: float
+    unit: str
+    formula: str
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Fix:
+    name: str
+    flags: dict
+    effect: str
+    fits: bool
+    # the fix's plan starts warm, but its first (compiling) start may be refused (Plan.first_start_refused: the
+    # cold-start warning), and the flags at which a first start also holds one request (the same search with that
+    # as the test: api._first_start_note); None where no such value was searched or none was found
+    first_start_refused: bool = False
+    first_start_flags: dict | None = None
+
+    @property
+    def command_text(self) -> str:
+        return fix_command_text(self.flags)
+
+
+def fix_command_text(flags: dict) -> str:
+    """A fix's change as the user types it: a model first (the positional argument), then --flags."""
+    import shlex  # a value as a shell reads it: a GPU's catalog name has spaces ('--gpu NVIDIA A100 80GB SXM4' ran
+    # as --gpu NVIDIA with three stray arguments); the page's renderFixes (web/static/app.js) quotes alike
+
+    model = flags.get("model")
+    rest = " ".join(f"--{k.replace('_', '-')}" if v is True else f"--{k.replace('_', '-')} {shlex.quote(str(v))}"  # a switch: no value
+                    for k, v in flags.items() if k != "model")
+    return " ".join(x for x in (shlex.quote(str(model)) if model else "", rest) if x)
+
+
+MRV2_ENV = "VLLM_USE_V2_MODEL_RUNNER"

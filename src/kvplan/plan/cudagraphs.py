@@ -1,0 +1,767 @@
+"""The model runner, CUDA graphs and the cold start: what vLLM does after the memory profile.
+
+Which GPU model runner a release picks (model_runner_choice; VLLM_USE_V2_MODEL_RUNNER), the capture sizes it
+derives or is given (cudagraph_capture_sizes, given_capture_sizes, the spec-decode rounding), the graphs a
+start captures (CudaGraphPlan, cudagraph_plan), whether Inductor compiles, and the cold start: the pool a first
+start loses to the compile inside the profile (ColdStartLoss, cold_start_pool_loss_bytes) and its warning.
+Imports kvplan.plan.args and kvplan.plan.multimodal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from kvplan.calibration import GIB
+from kvplan.errors import InputError, RefusedByVLLMError
+from kvplan.plan.args import (MRV2_ENV, EngineArgs, _speculative_method, cdiv, compilation_object, parse_capture_sizes,
+                              speculative_object)
+from kvplan.plan.multimodal import _mm_limits_all_off
+from kvplan.resolve import DTYPE_BYTES, GPUSpec, ModelSpec
+from kvplan.versions import VersionRules
+from kvplan.weights import padded_vocab
+
+
+# --------------------------------------------------------------------------- measured terms
+
+
+def _full_graph_sizes(sizes: Iterable[int], max_num_seqs: int, q: int = 1) -> int:
+    """Model runner v2's FULL uniform-decode graphs: each capture size rounded up to a multiple of the decode query
+    length q, kept while it is within max_num_seqs x q tokens and the largest size, deduplicated (q = 1: the sizes up
+    to max_num_seqs). v1/worker/gpu/cudagraph_utils.py CudaGraphManager._init_candidates (0.29.0, 0.33.0 wheels)."""
+    sizes = list(sizes)
+    if not sizes:
+        return 0
+    top = min(max_num_seqs * q, max(sizes))
+    return len({cdiv(s, q) * q for s in sizes if cdiv(s, q) * q <= top})
+
+
+def rocm_graph_units(graphs: "CudaGraphPlan", n_layers: int, max_num_seqs: int, q: int = 1) -> int:
+    """The hipGraphs a ROCm capture holds (calibration.py ROCM_G_PER_GRAPH): a PIECEWISE capture size is one graph per
+    piece of the split model, decoder layers + 1 (the attention ops split it: config/compilation.py splitting_ops), a
+    FULL one a single graph; FULL_AND_PIECEWISE captures every size PIECEWISE and the uniform-decode sizes FULL
+    (_full_graph_sizes), FULL_DECODE_ONLY only the latter, FULL every size once. The drafter's PIECEWISE graphs count
+    one per drafter layer and graph, as the CUDA formula counts them."""
+    mode = graphs.mode or "PIECEWISE"
+    n = len(graphs.sizes)
+    full = _full_graph_sizes(graphs.sizes, max_num_seqs, q)
+    piecewise = n if mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0
+    whole = full if mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY") else n if mode == "FULL" else 0
+    return (n_layers + 1) * piecewise + whole + graphs.drafter_layers * graphs.drafter_graphs
+
+
+def mrv2_env_value(args: EngineArgs, rules: VersionRules) -> bool | None:
+    """VLLM_USE_V2_MODEL_RUNNER as the release reads it (rules row mrv2_env): bool(int(value)), or None where it is
+    unset or the release does not read it (before 0.12). A value int() refuses is refused in _env_rules."""
+    value = args.env_value(MRV2_ENV)
+    if value is None or rules.mrv2_env == "unread":
+        return None
+    try:
+        return bool(int(value.strip()))
+    except ValueError:
+        return None
+
+
+def _default_model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[str, str]:
+    """(runner, why) as the release picks it with VLLM_USE_V2_MODEL_RUNNER unset (see model_runner_choice)."""
+    mode = rules.model_runner_v2
+    if mode == "none":
+        return "v1", f"vLLM {rules.version} runs model runner v1 (v2 is opt-in or absent)"
+    if args.runner_type == "pooling" or model.is_pooling:
+        return "v1", "a pooling model: kvplan plans model runner v1's terms"
+    spec = args.speculative
+    if spec:
+        method = "mtp" if spec[0] == "mtp" else _speculative_method(speculative_object(args.speculative_config))
+        if method in rules.mrv2_v1_spec_methods:
+            return "v1", (f"vLLM {rules.version} keeps model runner v1 for speculative method {method!r} "
+                          "(model runner v2 does not yet support it)")
+    if mode == "all":
+        return "v2", f"vLLM {rules.version}'s default for every model"
+    listed = bool(set(model.architectures or ()) & set(rules.mrv2_architectures))
+    if mode == "dense":
+        hybrid = any(l.kind == "recurrent" for l in model.layers)
+        v2 = not hybrid and (not model.is_moe or listed)
+        return ("v2", f"vLLM {rules.version}'s default for a model neither hybrid nor MoE (or listed)") if v2 else \
+            ("v1", f"vLLM {rules.version} keeps model runner v1 for a " + ("hybrid" if hybrid else "MoE") + " model")
+    if mode == "listed_dense":
+        v2 = listed and not model.is_moe and model.quant is None
+        return ("v2", f"vLLM {rules.version}'s default for {'/'.join(model.architectures)}, unquantized dense") if v2 else \
+            ("v1", f"vLLM {rules.version} runs model runner v2 by default only for unquantized dense "
+                   f"{', '.join(rules.mrv2_architectures)}")
+    return ("v2", f"vLLM {rules.version}'s default for {'/'.join(model.architectures)}") if listed else \
+        ("v1", f"vLLM {rules.version} runs model runner v2 by default only for {', '.join(rules.mrv2_architectures)}")
+
+
+def model_runner_choice(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[str, str]:
+    """("v1" or "v2", why): the GPU model runner vLLM builds, which every model-runner-v2 term follows (the sampler
+    profile and penalty state, the CUDA-graph estimate and capture, the in-flight window, a drafter beside PP).
+
+    The release's default (config/vllm.py use_v2_model_runner and DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES, read in
+    the 0.22-0.33 wheels; rules rows model_runner_v2 and mrv2_architectures): 0.22-0.24 listed architectures of
+    generate models (0.22-0.23 unquantized dense only); 0.25-0.28 generate models that are not hybrid and not MoE (or
+    listed); 0.29+ every model. In each, a speculative method model runner v2 lacks keeps v1 (rules row
+    mrv2_v1_spec_methods: n-gram to 0.31, suffix, a draft model to 0.30).
+
+    VLLM_USE_V2_MODEL_RUNNER (rules row mrv2_env): not read before 0.12; 0.12-0.21 =1 builds model runner v2
+    (v1/worker/gpu_worker.py Worker.__init__), =0 is the default; from 0.22 VllmConfig.use_v2_model_runner returns a
+    set value before every default check, so =1 forces v2 and =0 forces v1 (features the forced runner lacks are
+    refused: check_model_runner_env). kvplan keeps a pooling model on v1's terms either way (v2's pooling runner is
+    not modelled)."""
+    default, why = _default_model_runner(model, args, rules)
+    forced = mrv2_env_value(args, rules)
+    if forced is None:
+        return default, why
+    runner = "v2" if forced else "v1"
+    setting = f"{MRV2_ENV}={args.env_value(MRV2_ENV)}"
+    if args.runner_type == "pooling" or model.is_pooling:
+        return "v1", f"{setting}; a pooling model: kvplan plans model runner v1's terms (v2's pooling runner is not modelled)"
+    if rules.mrv2_env == "opt_in":
+        return runner, (f"{setting}: vLLM {rules.version} builds its experimental model runner v2 (opt-in until 0.22; "
+                        "kvplan charges v2's terms as read in the 0.22+ wheels)" if forced
+                        else f"{setting}, vLLM {rules.version}'s default")
+    if runner == default:
+        return runner, f"{setting}, as unset would ({why})"
+    return runner, f"{setting} (unset, vLLM {rules.version} would run {default}: {why})"
+
+
+def model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str:
+    """"v1" or "v2": the GPU model runner vLLM builds for this deployment (model_runner_choice)."""
+    return model_runner_choice(model, args, rules)[0]
+
+
+def check_model_runner_env(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> None:
+    """InputError where VLLM_USE_V2_MODEL_RUNNER=1 forces model runner v2 on a deployment vLLM refuses it for
+    (VllmConfig._validate_v2_model_runner, config/vllm.py, from 0.20; "VLLM_USE_V2_MODEL_RUNNER does not yet
+    support: ..." in 0.20-0.22, "Model Runner V2 does not yet support: ..." from 0.23): a speculative method it lacks
+    (0.20-0.21 anything but eagle, eagle3 and mtp, read in the 0.20.0 and 0.21.0 wheels; then rules row
+    mrv2_v1_spec_methods) and hybrid/mamba models (has_inner_state, 0.20-0.23; 0.24 only with mamba_cache_mode
+    align, gone in 0.25: 0.24.0 and 0.25.1 wheels)."""
+    if not mrv2_env_value(args, rules) or args.runner_type == "pooling" or model.is_pooling:
+        return
+    if rules.mrv2_forced_refusals == "none":  # rules rows mrv2_forced_refusals, mrv2_refusal_*
+        return
+    unsupported = []
+    spec = args.speculative
+    if spec:
+        method = "mtp" if spec[0] == "mtp" else _speculative_method(speculative_object(args.speculative_config))
+        if rules.mrv2_forced_refusals == "listed":
+            lacks = method in rules.mrv2_v1_spec_methods
+        else:  # 0.20-0.21: every method but these
+            lacks = method not in ("eagle", "eagle3", "mtp")
+        if lacks:
+            unsupported.append("ngram/ngram_gpu speculative decoding" if method == "ngram" and rules.mrv2_refusal_ngram_gpu
+                               else f"speculative method '{method}'")
+    if rules.mrv2_refuses_hybrid and any(l.kind == "recurrent" for l in model.layers):
+        unsupported.append("hybrid/mamba models")
+    if unsupported:
+        prefix = rules.mrv2_refusal_prefix
+        raise InputError(f"--env {MRV2_ENV}", f"vLLM {rules.version} refuses it: ValueError: {prefix} does not yet "
+                         f"support: {', '.join(unsupported)}", f"unset {MRV2_ENV} (or =0), or drop what model runner v2 lacks")
+
+
+def _step8_grid(top: int) -> list[int]:
+    """0.8-0.11.0's grid (V1's SchedulerConfig.cuda_graph_sizes of one value N): 1, 2, 4 and the multiples of 8 up to
+    `top`."""
+    return [1, 2, 4] + list(range(8, top + 1, 8))
+
+
+def _size_grid(largest: int) -> list[int]:
+    """vLLM's default grid: 1, 2, 4, multiples of 8 below 256, multiples of 16 from 256, up to `largest`."""
+    return [s for s in [1, 2, 4] + list(range(8, 256, 8)) + list(range(256, largest + 1, 16)) if s <= largest]
+
+
+def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculative_tokens: int = 0,
+                            rules: VersionRules | None = None, gpu: GPUSpec | None = None) -> list[int]:
+    """vLLM's default CUDA-graph capture sizes before any speculative-decoding rounding (vllm/config/vllm.py
+    VllmConfig._set_cudagraph_sizes, section 1.5). Without `rules`: the grid up to min(2 x max_num_seqs, 512,
+    max_num_batched_tokens) that every release shares without speculative decoding. With them, the release's rows
+    (versions.py cudagraph_max_size_spec_query, cudagraph_max_size_cc10, cudagraph_capture_max_tokens,
+    cudagraph_uniform_decode_sizes): the decode query length q = 1 + num_speculative_tokens widens the largest size to
+    2 x max_num_seqs x q (0.13.0 on), a compute-capability-10.x GPU raises the 512 ceiling to 1024 (0.28.0 on),
+    max_num_batched_tokens is appended when within the largest size (0.21.0 on), and the uniform decode sizes n x q
+    (0.29.0 on; max_num_seqs itself without speculative decoding, 0.31.0 on)."""
+    if rules is None:
+        return _size_grid(min(max_num_seqs * 2, 512, max_tokens))
+    if rules.engine == "v0":  # one FULL graph per batch size up to max_num_seqs padded (versions.py cudagraph_size_grid)
+        possible = [1, 2, 4] + [8 * i for i in range(1, 1025)]
+        top = next((s for s in possible if s >= max_num_seqs), possible[-1])
+        return [s for s in possible if s <= top]
+    if rules.cudagraph_size_grid != "grid":  # 0.8-0.11.0: every multiple of 8, within max_num_batched_tokens
+        top = 512 if rules.cudagraph_size_grid == "step8_512" else min(max_num_seqs * 2, 512)
+        return [s for s in _step8_grid(top) if s <= max_tokens]
+    q = 1 + num_speculative_tokens if rules.cudagraph_max_size_spec_query else 1
+    cc10 = gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
+    ceiling = rules.cudagraph_max_size_cc10 if cc10 else 512
+    base = min(max_num_seqs * q * 2, ceiling)
+    largest = min(max_tokens, base)
+    sizes = _size_grid(largest)
+    if rules.cudagraph_capture_max_tokens and max_tokens <= largest:
+        sizes.append(max_tokens)
+    if rules.cudagraph_uniform_decode_sizes != "none":
+        decode: list[int] = []
+        if q > 1:
+            reqs = min(max_num_seqs, ceiling)
+            decode = [n * q for n in set(_size_grid(reqs) + [reqs]) if n * q <= base]
+        elif rules.cudagraph_uniform_decode_sizes == "spec_and_seqs" and max_num_seqs <= base:
+            decode = [max_num_seqs]
+        sizes += [d for d in decode if d <= max_tokens]
+    return sorted(set(sizes))
+
+
+def _capture_settings(args: EngineArgs, rules: VersionRules) -> tuple[tuple[int, ...] | None, int | None, tuple[str, str]]:
+    """(the capture sizes given, the largest size given, the names they were given by): the flags, else the same
+    fields of --compilation-config, which the flags only fill in (vllm/engine/arg_utils.py create_engine_config,
+    0.11.1-0.33.0: each flag copied into CompilationConfig, refused with "... are mutually exclusive" where the JSON
+    sets the field too). --compilation-config's fields are read from 0.11.1, the first release whose CompilationConfig
+    has max_cudagraph_capture_size and filters a given list at max_num_batched_tokens (rules row cudagraph_size_grid
+    "grid"); before it kvplan keeps the release's default sizes."""
+    comp = compilation_object(args.compilation_config) if rules.cudagraph_size_grid == "grid" else {}
+    sizes, top = args.capture_sizes_given, args.max_cudagraph_capture_size
+    names = ["--cudagraph-capture-sizes", "--max-cudagraph-capture-size"]
+    old = args.cuda_graph_sizes_given
+    if old is not None and rules.cudagraph_size_grid == "grid":
+        # 0.11.1-0.12.x: --cuda-graph-sizes is CompilationConfig.cudagraph_capture_sizes' deprecated alias, copied into
+        # it first (vllm/engine/arg_utils.py EngineArgs.create_engine_config, 0.11.1 and 0.12.0 wheels: "cuda_graph_sizes
+        # and compilation_config.cudagraph_capture_sizes are mutually exclusive" beside the JSON's field, then
+        # "cudagraph_capture_sizes and compilation_config.cudagraph_capture_sizes ..." beside --cudagraph-capture-sizes),
+        # so one value N is the one size N, not a grid
+        if comp.get("cudagraph_capture_sizes") is not None or sizes is not None:
+            first = "cuda_graph_sizes" if comp.get("cudagraph_capture_sizes") is not None else "cudagraph_capture_sizes"
+            raise RefusedByVLLMError("--cuda-graph-sizes", f"{first} and compilation_config.cudagraph_capture_sizes are "
+                                     "mutually exclusive", "give one of --cuda-graph-sizes, --cudagraph-capture-sizes and "
+                                     "--compilation-config's cudagraph_capture_sizes",
+                                     rule="capture-size flag and --compilation-config")
+        sizes, names[0] = old, "--cuda-graph-sizes"
+    for i, (key, flag_value) in enumerate((("cudagraph_capture_sizes", sizes), ("max_cudagraph_capture_size", top))):
+        if comp.get(key) is None:
+            continue
+        if flag_value is not None:
+            raise RefusedByVLLMError(names[i], f"{key} and compilation_config.{key} are mutually exclusive",
+                                     f"give {names[i]} or --compilation-config's {key}, not both",
+                                     rule="capture-size flag and --compilation-config")
+        names[i] = f"--compilation-config {key}"
+        if key == "cudagraph_capture_sizes":
+            try:
+                sizes = parse_capture_sizes(comp[key])
+            except InputError as exc:
+                raise InputError("--compilation-config", f"cudagraph_capture_sizes: {exc.message}", exc.fix) from None
+        else:
+            v = comp[key]
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise InputError("--compilation-config", f"max_cudagraph_capture_size must be a positive whole number, "
+                                 f"got {v!r}", 'e.g. {"max_cudagraph_capture_size": 64}')
+            top = v
+    return sizes, top, (names[0], names[1])
+
+
+def given_capture_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int], str] | None:
+    """The capture sizes vLLM takes from --cudagraph-capture-sizes / --max-cudagraph-capture-size (0.11.1 on), before
+    any speculative-decoding rounding, and what they came from; None where neither is given (the release's default,
+    cudagraph_capture_sizes). As config/vllm.py VllmConfig._set_cudagraph_sizes does it (0.11.1, 0.13.0, 0.21.0,
+    0.25.1, 0.29.0, 0.33.0 wheels read):
+    - a given list is deduplicated, sorted, and every size above max_num_batched_tokens dropped (with a warning);
+      nothing else caps it: not max_num_seqs, not the 512 ceiling, and nothing is added to it (neither
+      max_num_batched_tokens nor the uniform decode sizes, which only the default gets);
+    - a given largest size alone is capped at max_num_batched_tokens ("Truncating max_cudagraph_capture_size") and
+      builds the default grid up to it (1, 2, 4, multiples of 8 below 256, of 16 from 256), with
+      max_num_batched_tokens appended where within it (0.21.0 on, rules row cudagraph_capture_max_tokens); it is
+      not scaled by the decode query length, and no uniform decode sizes are added (0.29.0 on: only for the default);
+    - both given: the largest kept size must equal the given largest, else vLLM raises "customized
+      max_cudagraph_capture_size(=N) should be consistent with the max value of cudagraph_capture_sizes(=M)"."""
+    if rules.cudagraph_size_grid != "grid":
+        whole = _compilation_sizes_before_grid(args, rules)
+        if whole is not None:
+            return whole
+        if args.cuda_graph_sizes_given is not None:
+            return _cuda_graph_sizes(args, rules)
+    given, top, via = _capture_settings(args, rules)
+    if given is None and top is None:
+        return None
+    mnbt = int(args.max_num_batched_tokens)
+    if given is not None:
+        sizes = sorted({s for s in given if s <= mnbt})
+        valid = sizes[-1] if sizes else 0
+        dropped = sorted({s for s in given if s > mnbt})
+        if top is not None and top != valid:
+            raise RefusedByVLLMError(
+                "--max-cudagraph-capture-size",
+                f"customized max_cudagraph_capture_size(={top}) should be consistent with the max value of "
+                f"cudagraph_capture_sizes(={valid})",
+                "give only one of --cudagraph-capture-sizes and --max-cudagraph-capture-size, or a largest size equal "
+                f"to the largest capture size within max_num_batched_tokens {mnbt:,}",
+                rule="max_cudagraph_capture_size and cudagraph_capture_sizes")
+        source = via[0] + (f" with {via[1]}" if top is not None else "")
+        if dropped:
+            source += (f"; {', '.join(map(str, dropped))} dropped, above max_num_batched_tokens {mnbt:,} (vLLM warns "
+                       "'cudagraph_capture_sizes specified in compilation_config ... is overridden by config')")
+        return sizes, source
+    largest = min(mnbt, top)
+    sizes = _size_grid(largest)
+    if rules.cudagraph_capture_max_tokens and mnbt <= largest:
+        sizes.append(mnbt)
+    sizes = sorted(set(sizes))
+    source = f"{via[1]} {top}: vLLM's grid up to it"
+    if sizes and sizes[-1] != top:
+        source += (f", truncated to {sizes[-1]:,} (max_num_batched_tokens {mnbt:,}; vLLM warns 'Truncating "
+                   "max_cudagraph_capture_size')" if top > mnbt else f", whose largest size is {sizes[-1]:,}")
+    return sizes, source
+
+
+def _compilation_sizes_before_grid(args: EngineArgs, rules: VersionRules) -> tuple[list[int], str] | None:
+    """--compilation-config's cudagraph_capture_sizes before 0.11.1 (rules row compilation_capture_sizes_whole): the
+    list itself, each size once, in place of the engine's own sizes and of --cuda-graph-sizes', not capped; None where
+    the JSON gives none. Before 0.6.6 (no release read with the field) the release's default sizes, said so."""
+    given = compilation_object(args.compilation_config).get("cudagraph_capture_sizes")
+    if given is None:
+        return None
+    if not rules.compilation_capture_sizes_whole:
+        return (cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens, rules=rules),
+                f"default (--compilation-config's cudagraph_capture_sizes is not read for vLLM {rules.version}: the "
+                "oldest release kvplan read with the field is 0.6.6)")
+    try:
+        sizes = parse_capture_sizes(given)
+    except InputError as exc:
+        raise InputError("--compilation-config", f"cudagraph_capture_sizes: {exc.message}", exc.fix) from None
+    source = "--compilation-config cudagraph_capture_sizes (kept whole before vLLM 0.11.1"
+    if args.cuda_graph_sizes_given is not None:
+        source += "; it overrides --cuda-graph-sizes"
+    return sorted(set(sizes)), source + ")"
+
+
+def _cuda_graph_sizes(args: EngineArgs, rules: VersionRules) -> tuple[list[int], str]:
+    """--cuda-graph-sizes before 0.11.1 (SchedulerConfig.cuda_graph_sizes, read by VllmConfig._set_cudagraph_sizes'
+    V1 branch: vllm/config.py 0.9.0.1 and 0.10.0, vllm/config/__init__.py 0.11.0 wheels): one value N captures 1, 2, 4
+    and the multiples of 8 up to N, several values are the sizes, sorted; either way only the sizes within
+    max_num_batched_tokens are kept (no max_num_seqs, no 512 ceiling). The V0 engine's branch does not read it (its
+    sizes follow max_num_seqs): the release's default there, said so. vLLM sorts a list without deduplicating it;
+    kvplan counts each size once."""
+    if rules.engine == "v0":
+        return (cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens, rules=rules),
+                "default (the V0 engine's sizes follow max_num_seqs; it does not read --cuda-graph-sizes)")
+    given = args.cuda_graph_sizes_given
+    mnbt = int(args.max_num_batched_tokens)
+    if len(given) == 1:
+        grid = _step8_grid(given[0])
+        source = f"--cuda-graph-sizes {given[0]}: vLLM's sizes 1, 2, 4 and the multiples of 8 up to it"
+    else:
+        grid, source = list(given), "--cuda-graph-sizes"
+    sizes = sorted({s for s in grid if s <= mnbt})
+    dropped = sorted({s for s in grid if s > mnbt})
+    if dropped:
+        source += f"; {len(dropped)} size(s) above max_num_batched_tokens {mnbt:,} dropped"
+    return sizes, source
+
+
+def round_sizes_for_spec_decode(sizes: Iterable[int], q: int) -> list[int]:
+    """vLLM's rounding of the capture sizes to multiples of the decode query length q (compilation.py
+    CompilationConfig.adjust_cudagraph_sizes_for_spec_decode, 0.11.1-0.33.0 wheels): each size rounded up, kept while
+    within the largest size, deduplicated; q itself when none is kept but q fits. Empty where vLLM raises "No valid
+    cudagraph sizes after rounding" (q above the largest size)."""
+    sizes = list(sizes)
+    if q <= 1 or not sizes:
+        return sizes
+    largest = max(sizes)
+    rounded = sorted({cdiv(s, q) * q for s in sizes if cdiv(s, q) * q <= largest})
+    return rounded or ([q] if q <= largest else [])
+
+
+def _spec_rounded_sizes(sizes: list[int], q: int, tp: int, rules: VersionRules) -> tuple[list[int], int]:
+    """The capture sizes after the speculative-decoding rounding, and the multiple they were rounded to (1: kept
+    unrounded), as the release does it (rows cudagraph_spec_round_with_tp, cudagraph_spec_round_none_kept); a
+    RefusedByVLLMError with vLLM's ValueError where it refuses (compilation.py adjust_cudagraph_sizes_for_spec_decode)."""
+    multiple = q
+    if rules.cudagraph_spec_round_with_tp and tp > 1:
+        multiple = max(q, tp)
+        if multiple % q or multiple % tp:
+            raise RefusedByVLLMError(
+                "--speculative-config",
+                f"Can't determine cudagraph shapes that are both a multiple of {q} (num_speculative_tokens + 1) required "
+                f"by spec-decode and {tp} (tensor_parallel_size) required by sequence parallelism please adjust "
+                "num_speculative_tokens or disable sequence parallelism",
+                f"vLLM {rules.version} rounds the CUDA-graph sizes to a multiple of both at any TP > 1 (0.12.0 on: only "
+                f"with sequence parallelism): give num_speculative_tokens so that 1 + it divides {tp} or is a multiple "
+                "of it, use vLLM 0.12.0 or newer, or --enforce-eager", rule="spec-decode capture sizes and TP")
+    rounded = round_sizes_for_spec_decode(sizes, multiple)
+    if rounded:
+        return rounded, multiple
+    if rules.cudagraph_spec_round_none_kept == "keep":  # 0.11.1-0.11.2: a warning, the sizes stay as they were
+        return list(sizes), 1
+    sp = " or tp if sequence parallelism is enabled" if rules.cudagraph_spec_round_none_kept == "raise" else ""
+    largest = max(sizes) if sizes else 0
+    raise RefusedByVLLMError(
+        "--speculative-config",
+        f"No valid cudagraph sizes after rounding to multiple of {multiple} (num_speculative_tokens + 1{sp}) please "
+        f"adjust num_speculative_tokens ({q - 1}) or max_cudagraph_capture_size ({largest}) or cudagraph_capture_sizes "
+        f"({sorted(sizes)})",
+        f"the largest capture size, {largest} (2 x max_num_seqs, 512 or max_num_batched_tokens at most), is below "
+        f"1 + num_speculative_tokens = {q}: raise --max-num-seqs, lower num_speculative_tokens, or --enforce-eager",
+        rule="spec-decode capture sizes after rounding")
+
+
+_FULL_DECODE_MODES = ("FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
+
+
+@dataclass(frozen=True)
+class CudaGraphPlan:
+    """The CUDA graphs vLLM captures at startup, per rank: the effective cudagraph_mode, the capture sizes (after the
+    speculative-decoding rounding where it applies) and the drafter's own PIECEWISE graphs."""
+
+    mode: str | None                   # effective cudagraph_mode (None: no graphs, or V0, which has no mode)
+    sizes: tuple[int, ...]             # the capture sizes the target's graphs are captured at
+    rounded_to: int                    # the multiple the sizes were rounded to (1: not rounded)
+    drafter_layers: int = 0            # decoder layers of the drafter (MTP layers, an EAGLE head, a draft model)
+    drafter_graphs: int = 0            # the drafter's PIECEWISE graphs (one per capture size)
+    mode_note: str = ""                # why the mode differs from the requested/default one
+    source: str = "default"            # where the sizes came from: "default" (the release's own list) or the flags
+
+    @property
+    def largest(self) -> int:
+        return max(self.sizes) if self.sizes else 0
+
+    def to_dict(self) -> dict:
+        return {"mode": self.mode, "capture_sizes": list(self.sizes), "num_capture_sizes": len(self.sizes),
+                "largest": self.largest, "rounded_to_multiple_of": self.rounded_to,
+                "drafter_layers": self.drafter_layers, "drafter_graphs": self.drafter_graphs,
+                "drafter_shares_graph_pool": bool(self.drafter_graphs), "capture_sizes_source": self.source}
+
+
+def _drafter_decoder_layers(model: ModelSpec, args: EngineArgs) -> int:
+    """Decoder layers of the speculative drafter's model (0 for n-gram drafting, which has none)."""
+    spec = args.speculative
+    if not spec or spec[0] == "ngram":
+        return 0
+    if spec[0] == "mtp":
+        return model.mtp_layers
+    return args.draft.num_layers if args.draft is not None else 0
+
+
+# V1 compiles the model with torch.compile unless --enforce-eager, and the memory profile's run is the model's first
+# forward, where the graphs are compiled or loaded from vLLM's compile cache (vllm/compilation/decorators.py,
+# v1/worker/gpu_worker.py determine_available_memory): a compiling start counts the compiler's scratch. Two public starts
+# of one command, cold then warm: Qwen2.5-Coder-7B RTX 4090 0.23.0, 6.06 -> 6.84 GiB (StellaLee/vllm-experiment
+# findings/chunk_20260706_093754 server_dynchunk0/1.log; kvplan 6.69, -2.2 % of the warm); Qwen2.5-7B RTX 5090 0.29.0,
+# 11.17 -> 12.91 GiB, +0.98 GiB consumed and +0.76 GiB peak cold (wrbooth/vllm-serve-bench raw/engine-logs
+# 2026-09-27-7b-baseline.log and -rerun.log; kvplan +1.1 % of the warm); vLLM issue #54383 (0.28) about 5 %.
+# The most KV pool a cold first start (Inductor compiling inside the memory profile) has logged below the warm restart of
+# the same command on a discrete GPU: 0.78 GiB (RTX 4090, 0.23.0), 0.99 and 1.05 GiB (RTX 4090, 0.27.1) and 1.74 GiB
+# (RTX 5090, 0.29.0) in the public pairs listed at reconcile.py COLD_COMPILE_GAP_GIB and tests/data/SOURCES-logs.md.
+# The largest of them, not a fit: what a release without the rule cold_compile_embedding_copy is warned with
+# (cold_start_pool_loss_bytes gives the mechanism's bytes where the rule holds).
+COLD_START_POOL_LOSS_BYTES = int(1.74 * GIB)
+
+
+@dataclass(frozen=True)
+class ColdStartLoss:
+    """How much less KV pool a compiling (cold) first start gets than the warm restart a plan describes, per rank:
+    at least `least`, at most `most`; `embedding_copy` is the random embedding table Inductor allocates (0: none)."""
+
+    least: int
+    most: int
+    embedding_copy: int
+    formula: str
+    modelled: bool  # False: the release has no rule; `most` is the public pairs' largest (COLD_START_POOL_LOSS_BYTES)
+
+    def to_dict(self, warm_pool: float) -> dict:
+        return {"kv_cache_bytes_least": max(0.0, warm_pool - self.most), "kv_cache_bytes_most": max(0.0, warm_pool - self.least),
+                "loss_bytes_least": self.least, "loss_bytes_most": self.most, "embedding_copy_bytes": self.embedding_copy,
+                "formula": self.formula, "modelled": self.modelled}
+
+
+def cold_start_pool_loss_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, activation_peak: int) -> ColdStartLoss:
+    """What a compiling start costs the pool against a warm one (args resolved; activation_peak the plan's term).
+
+    Where the rule cold_compile_embedding_copy holds (vLLM 0.11.1+), Inductor's combo-kernel benchmark runs while the
+    first forward compiles, inside the memory profile, on rand_strided copies of each benchmarked kernel's buffers
+    (torch 2.13 _inductor/codegen/triton.py benchmark_codegened_module, codegen_kernel_benchmark get_args): the
+    embedding gather's, a padded_vocab / TP x hidden table in the activation dtype (VocabParallelEmbedding's shard),
+    and its max_num_batched_tokens x hidden output. The allocator's peak takes that copy where it passes the forward's
+    own peak: `least` = copy + output - activation peak (at least 0). Freed, the copy's segment can stay reserved
+    (empty_cache releases only whole free segments, and a later allocation the profile keeps may be carved from it),
+    and then the consumed memory (v1/worker/gpu_worker.py determine_available_memory, utils/mem_utils.py
+    memory_profiling: free memory before creation minus after profiling) holds it once more: `most` = least + copy.
+    Public cold/warm pairs: Qwen3-8B RTX 4090 0.27.1 0.99 GiB (least 1.00: peak 0.19 -> 1.18, non-torch unchanged),
+    Qwen2.5-Coder-7B RTX 4090 0.23.0 0.78 (least 0.79), Qwen3-1.7B RTX 4090 0.27.1 1.05 (most 1.08: +0.50 peak, +0.56
+    non-torch), Qwen2.5-7B RTX 5090 0.29.0 1.74 (most 1.80: +0.76 peak, +0.98 consumed). A multimodal model's profile
+    passes inputs_embeds (gpu_model_runner.py _dummy_run / _prepare_mm_inputs, 0.27.1): no gather is compiled, no copy.
+    Where the rule does not hold, 0 to COLD_START_POOL_LOSS_BYTES (the pairs' largest)."""
+    if not rules.cold_compile_embedding_copy:
+        return ColdStartLoss(0, COLD_START_POOL_LOSS_BYTES, 0, f"vLLM {rules.version}: no mechanism read; up to the public "
+                             "cold/warm pairs' largest (RTX 4090 and 5090, vLLM 0.23-0.29)", False)
+    inductor = compilation_object(args.compilation_config).get("inductor_compile_config")
+    inductor = inductor if isinstance(inductor, dict) else {}
+    # vLLM sets both only where neither is given (config/compilation.py __post_init__); Inductor's defaults are off
+    given = "combo_kernels" in inductor or "benchmark_combo_kernel" in inductor
+    if given and not (inductor.get("combo_kernels") and inductor.get("benchmark_combo_kernel")):
+        return ColdStartLoss(0, 0, 0, "inductor_compile_config leaves Inductor's combo-kernel benchmark off: no random "
+                             "copies in the profile", True)
+    if model.is_multimodal and not _mm_limits_all_off(model, args):
+        return ColdStartLoss(0, 0, 0, "a multimodal model's profile passes inputs_embeds: the embedding table is not "
+                             "in the compiled graph, so no copy of it is benchmarked", True)
+    width = DTYPE_BYTES.get(args.dtype, 2)
+    tp = max(1, args.tensor_parallel_size or 1)
+    copy = padded_vocab(model) // tp * model.hidden_size * width
+    out = (args.max_num_batched_tokens or 0) * model.hidden_size * width
+    least = max(0, copy + out - int(activation_peak))
+    return ColdStartLoss(least, least + copy, copy,
+                         f"a random copy of the embedding table, {padded_vocab(model):,}{f' / {tp}' if tp > 1 else ''} x "
+                         f"{model.hidden_size:,} x {width} B = {copy / GIB:.2f} GiB, and its {args.max_num_batched_tokens:,}-token "
+                         f"output ({out / GIB:.2f} GiB) in Inductor's combo-kernel benchmark: {least / GIB:.2f} GiB above the "
+                         f"{activation_peak / GIB:.2f} GiB activation peak, {(least + copy) / GIB:.2f} GiB where the freed "
+                         "copy's segment stays reserved", True)
+
+
+# how fit's cold-first-start warning begins, in both its forms (a given length, --max-model-len -1)
+COLD_START_WARNING = "a first start compiles its torch.compile graphs inside the memory profile"
+# where the margin comes from, as both forms of the warning say it where no mechanism is modelled for the release
+_COLD_START_EVIDENCE = "(public cold/warm pairs, RTX 4090 and 5090, vLLM 0.23-0.29)"
+
+
+def _cold_start_evidence(loss: ColdStartLoss) -> str:
+    """Where a warning's cold-start margin comes from: the mechanism's bytes, or the public pairs' largest."""
+    if not loss.modelled:
+        return _COLD_START_EVIDENCE
+    # where the forward's own peak covers the copy, 'no more peak' (it read '0.00 GiB more peak, up to ...')
+    peak = (f"{loss.least / GIB:.2f} GiB more peak" if round(loss.least / GIB, 2) > 0
+            else "no more peak than the forward's own")
+    return (f"(Inductor's combo-kernel benchmark allocates a random copy of the {loss.embedding_copy / GIB:.2f} GiB "
+            f"embedding table inside the profile: {peak}, up to {loss.most / GIB:.2f} GiB "
+            "where the freed copy stays reserved; public cold/warm pairs, vLLM 0.23-0.29)")
+# and how it begins where VLLM_DISABLE_COMPILE_CACHE=1 makes every start a first one
+_KEEP_COMPILE_CACHE = "unset VLLM_DISABLE_COMPILE_CACHE (then only a first start compiles)"
+EVERY_START_COLD_WARNING = "VLLM_DISABLE_COMPILE_CACHE=1: every start compiles its torch.compile graphs inside the memory profile"
+
+# how the compile-cache assumption begins; compile_cache_note completes it with what a first start costs the plan
+COMPILE_CACHE_NOTE = ("torch.compile: planned as a start that loads its compiled graphs from vLLM's compile cache "
+                      "(VLLM_CACHE_ROOT)")
+
+
+def compile_cache_note(loss: ColdStartLoss | None, given_pool: bool = False) -> str:
+    """The compile-cache assumption with what a compiling first start costs this plan's pool (cold_start_pool_loss_bytes),
+    or the public pairs' range where the release has no mechanism read. With a given pool (--kv-cache-memory-bytes)
+    vLLM still runs the profile run, which compiles, but returns the given bytes without measuring memory
+    (v1/worker/gpu_worker.py Worker.determine_available_memory, 0.11+: 'still need a profile run which compiles the
+    model', then 'skipped memory profiling'): a first start gets the same pool."""
+    if given_pool:
+        return (f"{COMPILE_CACHE_NOTE}; a first start compiles them in its profile run, but the KV pool is the one "
+                "--kv-cache-memory-bytes gives (vLLM skips the memory profile), so a first start gets the same pool; "
+                "keep the cache on a persistent volume for faster restarts")
+    if loss is None or not loss.modelled:
+        # the top as the warning, preflight, serve.sh and first_start in --json give it (COLD_START_POOL_LOSS_BYTES);
+        # it read '0.8-1.7 GiB' beside their 1.74
+        cost = (f"has logged up to {COLD_START_POOL_LOSS_BYTES / GIB:.2f} GiB less KV pool (public cold/warm pairs, "
+                "0.78-1.74 GiB: RTX 4090 0.23.0 and 0.27.1, RTX 5090 0.29.0)")
+    elif loss.most <= 0:
+        cost = f"costs the pool nothing kvplan has read ({loss.formula})"
+    else:
+        cost = (f"leaves {loss.least / GIB:.2f}-{loss.most / GIB:.2f} GiB less KV pool here (kv_cache (first start) in "
+                "--explain, first_start in --json)")
+    return f"{COMPILE_CACHE_NOTE}; a first start compiles them inside the memory profile and {cost}; keep the cache on a persistent volume"
+
+
+def block_size_backend(model: ModelSpec, gpu: GPUSpec, block_size: int | None, resolved: EngineArgs,
+                       rules: VersionRules) -> tuple[str | None, str | None]:
+    """What a given --block-size off the standard kernels' multiple (rules attention_block_multiple) does on NVIDIA's V1
+    attention backends: (vLLM's refusal, None) where no backend takes it, (None, a warning) where it runs on
+    FlexAttention, (None, None) otherwise. MLA backends have sizes of their own, and a recurrent hybrid's attention
+    block size is vLLM's, not the flag's."""
+    multiple = rules.attention_block_multiple
+    if not (block_size and multiple and block_size % multiple and rules.engine == "v1" and not model.uses_mla
+            and "recurrent" not in model.cache_kinds and gpu.vendor.upper() != "AMD"):
+        return None, None
+    # FlexAttention, last in the list, refuses the block size too from 0.21 (versions.py
+    # flex_attention_block_multiple), and an fp8 KV cache from 0.16 (flex_attention_kv_dtypes): then vLLM's
+    # backend selection finds none and stops (kvplan's wording of its reasons, not its AttentionSelectorConfig repr;
+    # validate_configuration lists the dtype before the block size)
+    flex_dtypes, flex_multiple = rules.flex_attention_kv_dtypes, rules.flex_attention_block_multiple
+    flex_reasons = ((["kv_cache_dtype not supported"] if flex_dtypes and resolved.kv_cache_dtype not in flex_dtypes
+                     else []) + (["block_size not supported"] if flex_multiple and block_size % flex_multiple else []))
+    if flex_reasons:
+        return (f"No valid attention backend found for cuda with block_size={block_size}, "
+                f"kv_cache_dtype={resolved.kv_cache_dtype}. Reasons: FLASH_ATTN, FLASHINFER, TRITON_ATTN: "
+                f"[block_size not supported]; FLEX_ATTENTION: [{', '.join(flex_reasons)}]."), None
+    # the fallback is said for models FlexAttention serves alike; sliding-window models (gpt-oss's sinks, Gemma 2's
+    # soft-capping) may find no backend instead, which kvplan has not read for every family: no claim there
+    if model.is_hybrid:
+        return None, None
+    return None, (f"--block-size {block_size} is not a multiple of {multiple}, which FlashAttention, FlashInfer and "
+                  "Triton attention need: vLLM falls back to FlexAttention, much slower (versions.py "
+                  f"attention_block_multiple); {multiple}, 32 or 64 keep the fast kernels")
+
+
+@dataclass(frozen=True)
+class ColdStartOutcome:
+    """A compiling start's pool, loss.most below the warm one planned, put through the plan's checks
+    (_cold_start_outcome): the one reading _cold_start_warning words and Plan.first_start_refused carries."""
+
+    fits: bool                    # the fit check (_fit_check) holds one max_model_len request in the colder pool
+    estimated_max_model_len: int  # the longest length the colder pool holds (_fit_check's estimate; auto-fit's length)
+    blocks: int                   # the colder pool's blocks
+    state_refusal: str | None     # the state-block check's refusal of those blocks (a hybrid's), else None
+    shorter: bool                 # --max-model-len -1 serves a shorter length instead of refusing the start
+    refused: bool                 # the start is refused
+
+
+class ColdStartWarning(str):
+    """fit's cold-start warning (_cold_start_warning) as Plan.warnings holds it, a str, carrying what preflight's 'first
+    start' / 'every start' check says of it as data, so that check reads none of its wording: `head`, the warning up to
+    its advice (the check's message); `every_start`, whether every start compiles (VLLM_DISABLE_COMPILE_CACHE=1), not
+    only the first; `changes_start`, whether the colder pool refuses the start or (auto-fit) serves a shorter length
+    (ColdStartOutcome refused / shorter), not only a smaller pool."""
+
+    def __new__(cls, head: str, rest: str, every_start: bool, changes_start: bool):
+        self = super().__new__(cls, head + rest)
+        self.head, self.every_start, self.changes_start = head, every_start, changes_start
+        return self
+
+    def __getnewargs__(self):  # copy, deepcopy (dataclasses.asdict: preflight --json's request) and pickle keep it whole
+        return self.head, str(self)[len(self.head):], self.every_start, self.changes_start
+
+
+def _cold_start_warning(resolved: EngineArgs, max_len: int, auto_fit: bool, loss: ColdStartLoss,
+                        outcome: ColdStartOutcome) -> ColdStartWarning | None:
+    """What a compiling start, with loss.most less pool than planned (cold_start_pool_loss_bytes), does to a plan that
+    starts warm: a first start that may be refused (or, under --max-model-len -1, served a shorter length); under
+    VLLM_DISABLE_COMPILE_CACHE=1 every start, said whether or not its colder pool still starts. None where nothing
+    is to be said (a compiling start that costs the pool nothing included)."""
+    if loss.most <= 0:
+        return None
+    margin = f"{loss.most / GIB:.2f} GiB less KV pool"
+    evidence = _cold_start_evidence(loss)
+    cold_head = f"{COLD_START_WARNING} and can get up to {margin} than the warm restart planned here {evidence}"
+    changes_start = outcome.refused or outcome.shorter
+    if resolved.env_on("VLLM_DISABLE_COMPILE_CACHE"):
+        # vllm/compilation/backends.py: with the variable set no compiled graph is loaded or saved ("torch.compile
+        # cache is disabled"), so the warm start planned here never happens
+        head = (f"{EVERY_START_COLD_WARNING}, as a first start does, and such starts can get up to "
+                f"{margin} than the warm start planned here {evidence}")
+        return ColdStartWarning(
+            head, (f"; vLLM's auto-fit (--max-model-len -1) would size max_model_len from that smaller pool on "
+                   f"every start: about {outcome.estimated_max_model_len:,} tokens instead of the {max_len:,} planned "
+                   f"here; leave that much more room (a higher --gpu-memory-utilization) or {_KEEP_COMPILE_CACHE}"
+                   if outcome.shorter else
+                   "; with that much less this pool would not start, so any start may be refused: leave that "
+                   f"much more room (a higher --gpu-memory-utilization) or {_KEEP_COMPILE_CACHE}"
+                   if outcome.refused else "; expect the pool below the plan on every start"), True, changes_start)
+    if auto_fit and not outcome.fits:
+        # --max-model-len -1: vLLM sizes the length from the pool the profile left (section 4, "Auto-fit"), so a
+        # colder pool is a shorter length, not a refusal, unless not even one block is left
+        shorter = (f"vLLM's auto-fit (--max-model-len -1) would size max_model_len from that smaller pool: about "
+                   f"{outcome.estimated_max_model_len:,} tokens on the very first start instead of the {max_len:,} "
+                   "planned here" if outcome.estimated_max_model_len > 0
+                   else "vLLM's auto-fit (--max-model-len -1) would find no length at all and refuse the very first start")
+        return ColdStartWarning(f"{cold_head}; {shorter}", ". The compile cache a start writes (VLLM_CACHE_ROOT, on a "
+                                "persistent volume in kvplan scaffold's files) makes later starts warm, at the planned "
+                                "length; a length given instead of -1 is the same on every start, but a first start "
+                                "whose pool cannot hold it is refused", False, changes_start)
+    if not outcome.fits:
+        return ColdStartWarning(
+            f"{cold_head}; with that much less this pool would not hold one {max_len:,}-token request, so the very "
+            "first start may be refused", ". The compile cache a start writes (VLLM_CACHE_ROOT, on a persistent volume "
+            "in kvplan scaffold's files; keyed on the model config, max_model_len included) makes later starts warm; "
+            "for the first, leave that much more room (a higher --gpu-memory-utilization) or expect one retry",
+            False, changes_start)
+    if outcome.state_refusal:
+        return ColdStartWarning(
+            f"{cold_head}; with that much less this pool would hold {outcome.blocks:,} Mamba cache blocks, below "
+            f"max_num_seqs ({resolved.max_num_seqs}), which vLLM's state-block check refuses, so the very first start "
+            "may be refused", ". The compile cache a start writes (VLLM_CACHE_ROOT) makes later starts warm; for the "
+            "first, leave that much more room (a higher --gpu-memory-utilization), give --max-num-seqs "
+            f"{outcome.blocks} or less, or expect one retry", False, changes_start)
+    return None
+
+
+def inductor_compiles(args: EngineArgs) -> bool:
+    """Whether a V1 start compiles the model with TorchInductor inside its memory profile (what a cold first start pays
+    and vLLM's compile cache saves): not with --enforce-eager, nor with a --compilation-config mode (or level) NONE / 0,
+    'No torch.compile compilation is applied' (config/compilation.py CompilationMode, 0.11+; level 0 NO_COMPILATION
+    before), nor with the backend "eager", which 'turns off TorchInductor' (docs/design/debug_vllm_compile.md, 0.11+)."""
+    if _eager_forward(args):  # --enforce-eager or mode NONE
+        return False
+    return str(compilation_object(args.compilation_config).get("backend") or "").strip().lower() != "eager"
+
+
+def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rules: VersionRules) -> CudaGraphPlan:
+    """Which CUDA graphs vLLM captures: the effective mode (--compilation-config's, else the release's default,
+    PIECEWISE for pooling models; speculative decoding downgrades FULL decode graphs to PIECEWISE where an attention
+    backend lacks uniform multi-token decode graphs, _spec_decode_piecewise), the capture sizes
+    (cudagraph_capture_sizes), rounded to multiples of 1 + num_speculative_tokens where the release does so for that
+    mode and model runner (rows cudagraph_spec_round_modes / _runners), and the drafter's PIECEWISE graphs (row
+    drafter_cuda_graphs; a draft_model drafter's from 0.26.0, row draft_model_cuda_graphs), one per capture size, while
+    the mode's mixed part is PIECEWISE."""
+    if not args.captures_cuda_graphs:
+        return CudaGraphPlan(mode=None, sizes=(), rounded_to=1)
+    spec = args.speculative
+    k = spec[1] if spec else 0
+    given = given_capture_sizes(args, rules)
+    if given is not None:
+        sizes, source = given
+    else:
+        sizes = cudagraph_capture_sizes(args.max_num_seqs, args.max_num_batched_tokens, num_speculative_tokens=k,
+                                        rules=rules, gpu=gpu)
+        source = "default"
+    if not rules.is_v1:
+        return CudaGraphPlan(mode=None, sizes=tuple(sizes), rounded_to=1, source=source)
+    pooling = args.runner_type == "pooling" or model.is_pooling
+    mode = args.cudagraph_mode or ("PIECEWISE" if pooling else rules.cudagraph_mode_default)
+    note = ""
+    if spec and mode in _FULL_DECODE_MODES:
+        why = _spec_decode_piecewise({l.recurrent.kind for l in model.layers if l.recurrent}, args, rules, gpu)
+        if why:
+            mode, note = "PIECEWISE", f"with speculative decoding {why}, so vLLM downgrades the graphs to PIECEWISE"
+    q, rounded_to = 1 + k, 1
+    runner = model_runner(model, args, rules)
+    # an empty list (every given size above max_num_batched_tokens) is left as it is: adjust_cudagraph_sizes_for_spec_decode
+    # returns at once on no sizes (config/compilation.py, 0.11.1-0.33.0)
+    if q > 1 and sizes and mode in rules.cudagraph_spec_round_modes and runner in rules.cudagraph_spec_round_runners:
+        sizes, rounded_to = _spec_rounded_sizes(sizes, q, args.tensor_parallel_size, rules)
+    layers = _drafter_decoder_layers(model, args)
+    # model runner v2's speculators keep CUDA-graph managers of their own (v1/worker/gpu/spec_decode/*/speculator.py),
+    # measured inside its profile_cudagraph_memory's one pool (v1/worker/gpu/cudagraph_utils.py, 0.33.0), which
+    # kvplan's v2 estimate (measured_terms) does not split: their graphs are not counted here
+    # a draft_model drafter captures none before 0.26.0: its dispatcher keys are never initialized (row
+    # draft_model_cuda_graphs, v1/worker/gpu_model_runner.py _check_and_update_cudagraph_mode)
+    drafter_captures = rules.drafter_cuda_graphs and (not spec or spec[0] != "draft_model"
+                                                      or rules.draft_model_cuda_graphs)
+    graphs = (len(sizes) if drafter_captures and layers and runner == "v1"
+              and mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0)
+    return CudaGraphPlan(mode=mode, sizes=tuple(sizes), rounded_to=rounded_to, drafter_layers=layers,
+                         drafter_graphs=graphs, mode_note=note, source=source)
+
+
+# a --compilation-config mode (or level) that compiles nothing: CompilationMode.NONE (0.11+), level 0 NO_COMPILATION
+_NO_COMPILATION_MODES = ("0", "NONE", "NO_COMPILATION")
+
+
+def _compilation_mode(args: EngineArgs) -> str | None:
+    """The --compilation-config mode (or, before 0.11, level) given, upper-cased; None where none is given."""
+    cfg = compilation_object(args.compilation_config)
+    mode = cfg.get("mode", cfg.get("level"))
+    return None if mode is None else str(mode).strip().upper()
+
+
+def _eager_forward(args: EngineArgs) -> bool:
+    """Whether V1 runs the profile forward eagerly, op by op (--enforce-eager, or a --compilation-config mode NONE), so
+    each Python-level tensor lives until its name is dropped; compiled (Inductor) graphs free a tensor after its last
+    use and fuse the activation with its quantization."""
+    return args.enforce_eager or _compilation_mode(args) in _NO_COMPILATION_MODES
+
+
+_FP8_KV = ("fp8", "fp8_e4m3", "fp8_e5m2")
+
+
+def _spec_decode_piecewise(recurrent_kinds: Iterable[str | None], args: EngineArgs, rules: VersionRules,
+                           gpu: GPUSpec | None) -> str | None:
+    """Why speculative decoding leaves no FULL decode graphs (an attention backend below UNIFORM_BATCH graph support;
+    rules spec_decode_piecewise_*), or None where kvplan expects vLLM to keep them. `recurrent_kinds`: the model's
+    recurrent layer kinds (mamba1, mamba2, gdn, linear)."""
+    kinds = sorted({k for k in recurrent_kinds if k in rules.spec_decode_piecewise_recurrent_kinds})
+    if kinds:
+        return (f"the {', '.join(kinds)} recurrent layers' metadata builder supports single-token decode graphs only "
+                "(UNIFORM_SINGLE_TOKEN_DECODE, v1/attention/backends/linear_attn.py)")
+    kv = (args.kv_cache_dtype or "auto").lower()
+    if (gpu is not None and gpu.vendor == "NVIDIA" and gpu.cc and gpu.cc[0] in rules.spec_decode_piecewise_fp8_kv_cc_majors
+            and kv in _FP8_KV):
+        return (f"the {kv} KV cache on {gpu.name} (compute capability {gpu.compute_capability}) is served by FlashInfer "
+                "(FlashAttention takes fp8 KV only on Hopper) without TRTLLM kernels, whose graphs cover single-token "
+                "decode only (UNIFORM_SINGLE_TOKEN_DECODE)")
+    return None

@@ -1,0 +1,398 @@
+"""resolve_args: the arguments as vLLM's config classes leave them, the release's defaults applied.
+
+What vLLM's EngineArgs.create_engine_config and the config classes' __post_init__ / _verify_args do to the
+arguments given, before any memory is counted: the dtype (_resolve_dtype), the quantization method and its
+capability gate (_resolve_quant, quant_capability_error), the block size, the tensor- and pipeline-parallel
+refusals (accepted_tp_sizes, pp_speculative_refusal), the batch defaults and the multimodal item checks. Runs
+first in _plan; imports kvplan.plan.args, multimodal, cudagraphs and terms (the AWQ kernel choice).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kvplan.errors import InputError, RefusedByVLLMError
+from kvplan.plan.args import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, DEFAULT_BLOCK_SIZE, DRAFT_METHODS,
+                              MM_ITEM_ABOVE_BATCHED_TOKENS, _DTYPE_ALIASES, EngineArgs, _speculative_method,
+                              speculative_method_given, speculative_object)
+from kvplan.plan.cudagraphs import model_runner, mrv2_env_value
+from kvplan.plan.multimodal import _largest_active_mm_item, _mm_items_tokens, _prefix_lm_item_tokens
+from kvplan.plan.terms import awq_kernel_note, awq_linear_kernel
+from kvplan.resolve import BNB_IN_FLIGHT, GPUSpec, ModelSpec, QuantSpec, context_limit
+from kvplan.versions import (VersionRules, batch_defaults, canonical_quant, first_release_where, parse_version,
+                             quant_method_last_read, quant_min_capability, quantization_methods, release_from)
+from kvplan.weights import vision_bnb_only_params, vision_linear_params
+
+
+# --------------------------------------------------------------------------- defaults
+
+
+def _resolve_dtype(model: ModelSpec, gpu: GPUSpec, given: str | None, notes: list[str]) -> str:
+    """vLLM's --dtype auto: the checkpoint dtype; fp32 checkpoints run in bf16/fp16; bf16 needs cc >= 8.0."""
+    given = given or "auto"
+    if given != "auto":
+        return _DTYPE_ALIASES.get(given, given)
+    dt = model.dtype
+    if dt == "float32":
+        dt = "bfloat16"
+        notes.append("--dtype auto: a float32 checkpoint is served in bfloat16")
+    cc = gpu.cc
+    if dt == "bfloat16" and cc is not None and cc < (8, 0):
+        notes.append(f"--dtype auto: {gpu.name} (compute capability {gpu.compute_capability}) has no bfloat16, so float16 is used")
+        dt = "float16"
+    return dt
+
+
+# Checkpoint quantization methods that no other method's override claims: vLLM's ModelConfig._verify_quantization
+# takes the config's quant_method as the method when no --quantization is given, lets each listed method's
+# override_quantization_method claim the config, and otherwise raises "Unknown quantization method: ..." for a name
+# QUANTIZATION_METHODS lacks (config/model.py and model_executor/layers/quantization/, vLLM 0.28.0 wheel: bitsandbytes
+# is gone from the list and no override there reads a bitsandbytes config). Others a release dropped (auto-round,
+# gguf) are served another way (an override, a load format) and are not refused here.
+_CHECKPOINT_METHODS_NO_OVERRIDE = frozenset({"bitsandbytes"})
+
+
+def _dropped_since(method: str, version: str) -> str | None:
+    """The newest release read that lists quantization `method` where vLLM `version`'s list no longer does
+    (versions.quant_method_last_read); None where the release lists it, no list is known, or no earlier list had it."""
+    known = quantization_methods(version)
+    if known is None or canonical_quant(method) in known:
+        return None
+    return quant_method_last_read(method, version)
+
+
+def _pin_release_fix(last: str) -> str:
+    return f"pin --vllm-version {last} or earlier, or serve a checkpoint quantized another way"
+
+
+# method names said as words, not letter by letter, whose first letter's name starts with a vowel sound ("em", "aitch"):
+# a ModelOpt, a MoE-WNA16, a Humming checkpoint
+_SAID_AS_WORDS = ("MODELOPT", "MOE", "HUMMING", "MARLIN")
+
+
+def _article(acronym: str) -> str:
+    """'a' or 'an' before an acronym read letter by letter: an AWQ, an MXFP4, a GPTQ; a MODELOPT (said as a word)."""
+    if acronym.upper().startswith(_SAID_AS_WORDS):
+        return "a"
+    return "an" if acronym[:1] in set("AEFHILMNORSX") else "a"
+
+
+def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: GPUSpec, version: str) -> QuantSpec | None:
+    q = model.quant
+    if not given:
+        last = _dropped_since(q.method, version) if q is not None and q.method in _CHECKPOINT_METHODS_NO_OVERRIDE else None
+        if last is not None:
+            raise InputError("model", f"{model.id} is a {q.method} checkpoint (its config's quant_method), and vLLM "
+                             f"{version} no longer has that method (the newest release read that has it is {last}): "
+                             f"vLLM refuses it as an unknown quantization method", _pin_release_fix(last))
+        return q
+    known = quantization_methods(version)
+    method = canonical_quant(given)
+    if known is not None and method not in known:
+        last = _dropped_since(method, version)
+        if last is not None:
+            raise InputError("--quantization", f"vLLM {version} no longer has quantization method {given!r} (the "
+                             f"newest release read that has it is {last})", _pin_release_fix(last))
+        raise InputError("--quantization", f"unknown quantization method {given!r} for vLLM {version} "
+                         f"(known: {', '.join(sorted(known))})", "drop --quantization to use the checkpoint's own")
+    # the QuantSpec.method (resolve.quant_from_config) of the checkpoints the method serves
+    family = {"awq_marlin": "awq", "gptq_marlin": "gptq", "modelopt_fp4": "modelopt", "auto-round": "auto_round"}.get(method, method)
+    if q is not None:
+        if family in (q.method, q.method.replace("-", "_")) or (family == "fp8" and "fp8" in q.scheme):
+            return q
+        raise InputError("--quantization", f"the checkpoint is {q.method}-quantized ({q.scheme}), not {given}",
+                         f"drop --quantization, or pass --quantization {q.method}")
+    tower = ("" if not model.is_multimodal else ", the vision tower's Linear layers included" if vision_linear_params(model)
+             else "; the vision tower is counted in the model dtype (kvplan converts only the Qwen and Gemma 3 towers' "
+             "Linear layers)")
+    if family == "fp8":
+        kept = (" but its MLP, which vLLM builds unquantized (SigLIP sizes not multiples of 64)"
+                if vision_bnb_only_params(model) else "")
+        notes.append("--quantization fp8 on an unquantized checkpoint: weights quantized to FP8 at load time" + tower + kept)
+        return QuantSpec("fp8", 8, None, "fp8 per-tensor (online)", applies_to="all_linear")
+    if family == "bitsandbytes":
+        notes.append("--quantization bitsandbytes on an unquantized checkpoint: 4-bit NF4 weights at load time" + tower)
+        return BNB_IN_FLIGHT
+    online_fp8 = ("" if quant_capability_error("fp8", gpu, version) else ", or use --quantization fp8 for online FP8")
+    raise InputError("--quantization", f"{given} needs a checkpoint quantized with {given}, and {model.id} is not",
+                     f"pick {_article(given.upper())} {given.upper()} checkpoint of this model{online_fp8}")
+
+
+def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> tuple[int, str]:
+    """The block size vLLM picks before hybrid alignment (section 2.4)."""
+    if model.uses_mla and rules.mla_kernels:  # rules row mla_kernels
+        cc = gpu.cc or (9, 0)
+        if rules.mla_block_size == "forced":  # rules row mla_block_size
+            if (10, 0) <= cc < (11, 0):
+                return 128, "MLA on Blackwell: CUTLASS_MLA forces block size 128 (vllm/platforms/cuda.py, <= 0.17)"
+            if cc == (9, 0):
+                return 64, "MLA on Hopper: FlashMLA forces block size 64 (vllm/platforms/cuda.py, <= 0.17)"
+            return 16, "MLA on pre-Hopper GPUs: Triton MLA, block size 16"
+        if (10, 0) <= cc < (11, 0):
+            return 32, "MLA on Blackwell: FLASHINFER_MLA prefers block size 32 (>= 0.18)"
+        return 16, "MLA: FLASH_ATTN_MLA / TRITON_MLA prefer block size 16 (>= 0.18)"
+    return DEFAULT_BLOCK_SIZE, "default block size 16 (CacheConfig.DEFAULT_BLOCK_SIZE)"
+
+
+def _tp_refusal(heads: int, kv_heads: int, tp: int) -> str | None:
+    """Why vLLM cannot split these heads over `tp` ranks, or None: TP must divide the attention heads, and the KV
+    heads must divide by TP or, fewer than TP, be replicated tp / kv_heads times exactly (QKVParallelLinear)."""
+    if heads % tp:
+        return f"{heads} attention heads are not divisible by TP={tp}"
+    if kv_heads and kv_heads >= tp and kv_heads % tp:
+        return f"{kv_heads} KV heads are not divisible by TP={tp}"
+    if kv_heads and kv_heads < tp and tp % kv_heads:
+        return f"TP={tp} cannot replicate {kv_heads} KV heads evenly (vLLM fails loading the model)"
+    return None
+
+
+def accepted_tp_sizes(model: ModelSpec, upto: int = 16) -> list[int]:
+    """The tensor-parallel sizes up to `upto` that vLLM can split this model's heads over (_tp_refusal)."""
+    return [t for t in range(1, upto + 1) if not _tp_refusal(model.num_attention_heads, model.num_kv_heads, t)]
+
+
+PP_SPECULATIVE = "speculative decoding with pipeline parallelism"  # the rule of pp_speculative_refusal's refusals
+
+
+def pp_speculative_refusal(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[str, str] | None:
+    """(vLLM's message, the fix) where the release cannot start speculative decoding with pipeline parallelism, else
+    None. Rules rows pp_spec_v0_refusal (V0: every method), pp_spec_drafter (V1: a drafter, i.e. MTP layers or a
+    checkpoint of DRAFT_METHODS; n-gram holds no drafter and is planned) and pp_eagle3_aux_architectures (said, not
+    refused: see plan's warning). Read in the wheels those rows name."""
+    spec = args.speculative
+    if not spec or (args.pipeline_parallel_size or 1) <= 1:
+        return None
+    fix = "--pipeline-parallel-size 1 (tensor parallelism instead), or no --speculative-config"
+    if not rules.is_v1:
+        if rules.pp_spec_v0_refusal:  # spec_decode/spec_decode_worker.py create_spec_worker's NotImplementedError
+            return rules.pp_spec_v0_refusal, fix
+        return None
+    if spec[0] == "ngram" or (spec[0] == "mtp" and not model.mtp_layers):
+        return None  # n-gram: no drafter anywhere; MTP without MTP layers: refused as such (resolve_args)
+    runner = model_runner(model, args, rules)
+    if rules.pp_spec_drafter == "mrv2" and runner == "v2":
+        return None
+    later = max((first_release_where("pp_spec_drafter", lambda v: v == "mrv2"),
+                 first_release_where("mrv2_v1_spec_methods", lambda v: spec[0] not in v) or "0"), key=parse_version)
+    crash = ("'GPUModelRunner' object has no attribute 'drafter' (model runner v1 builds the drafter on the last "
+             "pipeline stage only, and the profile run of every other stage reaches it)")
+    if rules.pp_spec_drafter == "mrv2" and mrv2_env_value(args, rules) is False:  # v1 forced by the environment
+        return crash, (f"VLLM_USE_V2_MODEL_RUNNER=0 runs model runner v1, whose {spec[0]} drafter does not start with PP: "
+                       f"unset it (vLLM {rules.version}'s model runner v2 runs the drafter on the last stage), or {fix}")
+    if rules.pp_spec_drafter == "mrv2":  # model runner v1 kept for this method (rules row mrv2_v1_spec_methods)
+        return crash, (f"vLLM {rules.version} keeps model runner v1 for method {spec[0]!r}, whose drafter does not start "
+                       f"with PP: {fix}, or a release whose model runner v2 serves {spec[0]}")
+    if spec[0] == "draft_model":
+        return crash, f"{fix}; or vLLM {later} or newer (model runner v2 runs the drafter on the last stage)"
+    # the drafter's config inherits the target's PP and its class (an EAGLE head, an MTP module) lacks SupportsPP
+    return ("Pipeline parallelism is not supported for this model. Supported models implement the `SupportsPP` "
+            f"interface. (the {spec[0]} drafter's config inherits --pipeline-parallel-size)",
+            f"{fix}; or vLLM {later} or newer (model runner v2 runs the drafter on the last stage; an MTP module that "
+            "implements SupportsPP passes this check and fails in the profile run instead)")
+
+
+def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[EngineArgs, QuantSpec | None, list[str]]:
+    """Apply every default the vLLM version would; return the resolved args and what was assumed."""
+    args.validate()
+    notes: list[str] = []
+    tp = args.tensor_parallel_size or 1
+    pp = args.pipeline_parallel_size or 1
+    dp = args.data_parallel_size or 1
+    if args.num_gpus is not None and tp * pp * dp > args.num_gpus:
+        raise InputError("--num-gpus", f"tensor x pipeline x data parallel = {tp * pp * dp} ranks but only {args.num_gpus} GPU(s)",
+                         f"use --num-gpus {tp * pp * dp} or smaller parallel sizes")
+    if args.enable_expert_parallel and not model.is_moe:
+        raise InputError("--enable-expert-parallel", f"{model.id} has no experts", "drop the flag (it only applies to MoE models)")
+    why_not = _tp_refusal(model.num_attention_heads, model.num_kv_heads, tp)
+    if why_not:
+        raise InputError("--tensor-parallel-size", why_not,
+                         f"TP sizes up to 16 that vLLM accepts for this model: {', '.join(map(str, accepted_tp_sizes(model)))}")
+    util = args.gpu_memory_utilization
+    if util is None and args.overhead_gb is not None:
+        util = 0.90
+        notes.append("gpu_memory_utilization 0.9 (the seed's arithmetic uses vLLM's long-standing default)")
+    elif util is None:
+        util = rules.default_gpu_memory_utilization
+        notes.append(f"gpu_memory_utilization {util} (vLLM {rules.version} default)")
+    context = context_limit(model)
+    limit = context.tokens
+    max_len = args.max_model_len
+    if max_len is None and rules.longrope_default_original and context.longrope_original:
+        max_len = context.longrope_original
+        notes.append(f"max_model_len {max_len:,}: vLLM {rules.version} serves a LongRoPE model at its "
+                     f"original_max_position_embeddings by default (its limit is {limit:,})")
+    elif max_len is None:
+        max_len = limit
+        notes.append(f"max_model_len {limit:,} (the model's limit, vLLM's default: {context.how})")
+    elif max_len > limit and not context.stated:
+        notes.append(f"max_model_len {max_len:,} as given: the config states no context length, and vLLM takes the "
+                     f"one given (it assumes {limit:,} only when none is)")
+    elif max_len > limit and (args.allow_long_max_model_len or args.env_on("VLLM_ALLOW_LONG_MAX_MODEL_LEN")):
+        notes.append(f"max_model_len {max_len:,} exceeds the model's {limit:,} (allowed: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 or a rope-scaling override)")
+    elif max_len > limit:
+        raise InputError("--max-model-len",
+                         f"User-specified max_model_len ({max_len}) is greater than the derived max_model_len "
+                         f"({context.how} in model's config.json)",
+                         f"use --max-model-len {limit} or less (vLLM refuses longer contexts unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
+    dtype = _resolve_dtype(model, gpu, args.dtype, notes)
+    quant = _resolve_quant(model, args.quantization, notes, gpu, rules.version)
+    kv_dtype = args.kv_cache_dtype or "auto"
+    if (kv_dtype == "auto" and quant is not None and quant.kv_cache_fp8
+            and ("modelopt" if quant.method.startswith("modelopt") else quant.method) in rules.kv_cache_auto_follows_checkpoint):
+        kv_dtype = "fp8"
+        notes.append(f"kv_cache_dtype auto -> fp8: the checkpoint declares an FP8 KV cache and vLLM {rules.version} follows it")
+    elif args.kv_cache_dtype is None:
+        notes.append(f"kv_cache_dtype auto ({dtype})")
+    block_size, why = (args.block_size, "given") if args.block_size else _default_block_size(model, gpu, rules)
+    if not args.block_size:
+        notes.append(why)
+    entry = (args.entrypoint or "serve").strip().lower()
+    if entry not in ("serve", "llm"):
+        raise InputError("--entrypoint", f"unknown entrypoint {args.entrypoint!r}", "serve (vllm serve) or llm (vllm.LLM in Python)")
+    t_default, s_default = batch_defaults(rules, gpu.total_gib, gpu.name, gpu.compute_capability or "", entry)
+    who = "vllm.LLM" if entry == "llm" else "vllm serve"
+    max_seqs = args.max_num_seqs or s_default
+    chunked = args.enable_chunked_prefill is not False  # V1: on unless turned off; V0 decides below
+    if rules.engine == "v0":
+        # V0 turns chunked prefill on by itself for contexts > 32K, except in the cases its release lists (rules row
+        # v0_long_context_chunked_skips); otherwise the profile run takes max(max_model_len, 2048) tokens at once
+        skips = rules.v0_long_context_chunked_skips
+        cases = {"rocm": (gpu.vendor.upper() == "AMD", "a ROCm GPU"),
+                 "multimodal": (model.is_multimodal, "a multimodal model"),
+                 "mla": (model.uses_mla, "an MLA model"),
+                 "sliding": (any(l.kind == "sliding" for l in model.layers), "a sliding-window model"),
+                 "speculative": (bool(args.speculative), "speculative decoding"), "lora": (bool(args.enable_lora), "LoRA"),
+                 "pooling": (model.is_pooling or args.runner_type == "pooling", "a pooling model")}
+        excluded = ("this release" if skips is None else
+                    next((what for key, (hit, what) in cases.items() if key in skips and hit), None))
+        chunked = max_len > 32768 and excluded is None if args.enable_chunked_prefill is None else args.enable_chunked_prefill
+    if args.max_num_batched_tokens:
+        tokens = args.max_num_batched_tokens
+    elif rules.engine == "v0":
+        tokens = rules.v0_chunked_prefill_tokens if chunked else max(max_len, 2048)
+        why = ("chunked prefill" + (" (given)" if args.enable_chunked_prefill else " for contexts > 32K") if chunked else
+               "max(max_model_len, 2048)" + ("; --no-enable-chunked-prefill" if args.enable_chunked_prefill is False else
+                                            f"; no automatic chunked prefill for {excluded}" if max_len > 32768 and excluded else ""))
+        notes.append(f"max_num_batched_tokens {tokens} (V0: {why})")
+    elif args.enable_chunked_prefill is False:
+        # V1 without chunked prefill: the whole context in one step (rules row v1_unchunked_batched_tokens)
+        tokens = (max_len if rules.v1_unchunked_batched_tokens == "max_model_len" or not t_default
+                  else min(max(max_len, t_default), max_seqs * max_len))
+        notes.append(f"max_num_batched_tokens {tokens} (--no-enable-chunked-prefill: a whole max_model_len prompt per step)")
+    else:
+        tokens = min(t_default, max_seqs * max_len) if t_default else max(max_len, 2048)
+        notes.append(f"max_num_batched_tokens {tokens} ({who} default on {gpu.name} for {rules.version})")
+    floor = _prefix_lm_item_tokens(model, args, rules)
+    if floor and not args.max_num_batched_tokens and rules.engine != "v0" and floor > tokens:
+        # raised before vLLM's cap at max_num_seqs x max_model_len (engine/arg_utils.py, same function)
+        raised = min(floor, max_seqs * max_len)  # floor > tokens: the test above
+        if raised > tokens:
+            modality = max((t, m) for m, t in _mm_items_tokens(model, args).items())[1]
+            notes.append(f"max_num_batched_tokens raised from {tokens} to {raised}: one {floor}-token {modality} item of "
+                         f"this prefix-LM multimodal model must fit in a batch (vLLM's 'Raising max_num_batched_tokens ... "
+                         f"to accommodate '{modality}' input for prefix-LM model', from 0.22.0)")
+            tokens = raised
+    if not args.max_num_seqs:
+        if rules.is_v1:
+            max_seqs = min(max_seqs, tokens)
+        notes.append(f"max_num_seqs {max_seqs} ({who} default)")
+    # SchedulerConfig._verify_args (config/scheduler.py; config.py before 0.10): vLLM refuses these before loading
+    if tokens < max_len and not chunked:
+        raise RefusedByVLLMError("--max-num-batched-tokens",
+                         f"max_num_batched_tokens ({tokens}) is smaller than max_model_len ({max_len}). This effectively "
+                         "limits the maximum sequence length to max_num_batched_tokens and makes vLLM reject longer "
+                         "sequences. Please increase max_num_batched_tokens or decrease max_model_len.",
+                         f"with chunked prefill off, give --max-num-batched-tokens {max_len} or more, or a shorter --max-model-len",
+                         rule=BATCHED_TOKENS_BELOW_MAX_MODEL_LEN)
+    if tokens < max_seqs:
+        raise RefusedByVLLMError("--max-num-batched-tokens",
+                                 f"max_num_batched_tokens ({tokens}) must be greater than or equal to max_num_seqs ({max_seqs}).",
+                                 f"give --max-num-batched-tokens {max_seqs} or more, or --max-num-seqs {tokens} or less",
+                                 rule="max_num_batched_tokens < max_num_seqs")
+    item = _largest_active_mm_item(model, args, rules)
+    if item and item[0] > tokens:
+        raise RefusedByVLLMError("--max-num-batched-tokens",
+                                 f"Chunked MM input disabled but max_tokens_per_mm_item ({item[0]}) is larger than "
+                                 f"max_num_batched_tokens ({tokens}). Please increase max_num_batched_tokens.",
+                                 f"give --max-num-batched-tokens {item[0]} or more (one {item[1]} item of this prefix-LM "
+                                 f"model is never split across steps), or turn {item[1]} off with --limit-mm-per-prompt",
+                                 rule=MM_ITEM_ABOVE_BATCHED_TOKENS)
+    spec = args.speculative
+    refusal = pp_speculative_refusal(model, args, rules)
+    if refusal:
+        raise RefusedByVLLMError("--speculative-config", refusal[0], refusal[1], rule=PP_SPECULATIVE)
+    if spec and spec[0] == "mtp":
+        if not model.mtp_layers:
+            raise InputError("--speculative-config", f"{model.id}'s config declares no MTP layers (mtp_num_hidden_layers, "
+                             "num_nextn_predict_layers or num_mtp_modules)", "use ngram, or a checkpoint that ships MTP layers")
+        notes.append(f"speculative decoding: the checkpoint's {model.mtp_layers} MTP layer(s) draft {spec[1]} token(s) per step; "
+                     "their weights and KV layers are counted (section 7 item 8)")
+    elif spec and spec[0] in DRAFT_METHODS:
+        given = speculative_method_given(args.speculative_config)
+        if spec[0] not in rules.spec_draft_methods or not rules.is_v1:
+            # the first release whose V1 engine serves the method (rules row spec_draft_methods: 0.9.0, draft_model 0.15.0)
+            first = first_release_where("spec_draft_methods", lambda methods: spec[0] in methods)
+            if spec[0] == "draft_model" and rules.draft_model_refusal and rules.is_v1:
+                message = (rules.draft_model_refusal if given else
+                           "Unknown speculative decoding method: draft_model")  # the V1 model runner's ValueError
+                raise RefusedByVLLMError("--speculative-config", message,
+                                         f"use vLLM {first} or newer, or an eagle/eagle3 head",
+                                         rule="draft model speculative decoding before 0.15")
+            fix = (f"plan with --vllm-version {first} or newer (the V1 engine's drafter)"
+                   if spec[0] not in rules.spec_draft_methods else
+                   "kvplan models the V1 engine's drafter; " + next(
+                       (n for n in rules.notes if "runs this on its V0 engine" in n), "this plan runs V0")
+                   + ("" if given else f'; vLLM {rules.version} keeps V1 only with "method" given'))
+            raise InputError("--speculative-config", f"vLLM {rules.version} serves method {spec[0]!r} on its V0 engine "
+                             "(spec_decode_worker, which splits the blocks between draft and target), which kvplan does "
+                             "not model", fix)
+        if not given:
+            # the method this release infers from the drafter's name (rules row spec_infers_eagle3_by_name)
+            obj = speculative_object(args.speculative_config)
+            inferred = _speculative_method(obj, eagle3_by_name=rules.spec_infers_eagle3_by_name)
+            if inferred != spec[0]:
+                raise InputError("--speculative-config", f'no "method" given: vLLM {rules.version} infers {inferred!r} '
+                                 f"from the drafter's name {obj.get('model')!r}, not {spec[0]!r} (a name holding "
+                                 f"\"eagle3\" is read as eagle3 from vLLM {release_from('spec_infers_eagle3_by_name', True)})",
+                                 f'give the method: {{"method": "{spec[0]}", "model": "{obj.get("model")}", ...}}')
+        draft = args.draft
+        notes.append(f"speculative decoding: {spec[0]} drafter {draft.id} ({draft.num_layers} decoder layer(s)) drafts "
+                     f"{spec[1]} token(s) per step; its weights, KV layers and profile buffers are counted (section 7 "
+                     f"item 8); the scheduler reserves {spec[1]} lookahead slot(s) per running sequence beyond its tokens "
+                     "(config/vllm.py num_lookahead_tokens), which the pool, the fit check and the concurrency line do not count")
+    elif spec:
+        notes.append(f"speculative decoding: {spec[1]} n-gram draft token(s) per step (no drafter weights or KV)")
+    mamba_dtype = args.mamba_ssm_cache_dtype or "auto"
+    prefix = args.enable_prefix_caching
+    if prefix is None and model.is_attention_free and rules.is_v1 and not rules.attention_free_prefix_caching_default:
+        prefix = False
+        notes.append(f"prefix caching off: vLLM {rules.version} does not turn it on for an attention-free model "
+                     "(\"Attention free models do not support prefix caching\"), so each sequence holds one state page")
+    awq_kernel = awq_linear_kernel(model, gpu, quant, args.quantization, rules)
+    if awq_kernel is not None and not model.is_moe:
+        notes.append(awq_kernel_note(model, gpu, quant, args.quantization, rules, awq_kernel))
+    resolved = replace(args, max_model_len=max_len, enable_prefix_caching=prefix, gpu_memory_utilization=util, tensor_parallel_size=tp,
+                       pipeline_parallel_size=pp, kv_cache_dtype=kv_dtype, dtype=dtype,
+                       quantization=(quant.method if quant else None), block_size=block_size, max_num_seqs=max_seqs,
+                       awq_kernel=awq_kernel,
+                       max_num_batched_tokens=tokens, mamba_ssm_cache_dtype=mamba_dtype,
+                       vllm_version=rules.version, num_gpus=args.num_gpus or tp * pp * dp, data_parallel_size=dp)
+    return resolved, quant, notes
+
+
+def vllm_quant_method(quant: QuantSpec | None) -> str | None:
+    """The --quantization name vLLM serves a checkpoint's quantization with (None: unquantized or unknown)."""
+    if quant is None:
+        return None
+    if quant.method == "modelopt":  # ModelOpt FP8 and NVFP4 are two methods in vLLM; mixed precision a third
+        return "modelopt" if quant.bits == 8 else ("modelopt_fp4" if "nvfp4" in quant.scheme else None)
+    return quant.method
+
+
+def quant_capability_error(method: str | None, gpu: GPUSpec, version: str) -> str | None:
+    """vLLM's refusal when `method` needs a newer GPU than `gpu` (versions.QUANT_MIN_CAPABILITY), else None."""
+    need = quant_min_capability(method, version)
+    if need is None or gpu.cc is None or gpu.vendor != "NVIDIA" or gpu.cc >= need:
+        return None
+    return (f"The quantization method {method} is not supported for the current GPU. Minimum capability: "
+            f"{need[0]}{need[1]}. Current capability: {gpu.cc[0]}{gpu.cc[1]}. ({gpu.name}; vLLM {version})")

@@ -1,0 +1,604 @@
+"""KV-cache specs and groups: what one block of each layer holds once the weights are loaded.
+
+Pipeline stages and the layers each holds, the weights per rank, the KV groups vLLM's KVCacheConfig builds
+(build_groups: full attention, sliding windows, mamba / linear-attention state, DeepSeek-V4's compressed and
+sparse-MLA groups), which windows a release keeps, the V0 cache, mamba pages and the blocks each group takes
+per request. Imports kvplan.plan.args and kvplan.plan.multimodal.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import replace
+from typing import Iterable
+
+from kvplan.errors import InputError
+from kvplan.plan.args import DEFAULT_BLOCK_SIZE, DRAFT_METHODS, EngineArgs, KVGroup, cdiv
+from kvplan.plan.multimodal import _text_only, mrope_cache_factor
+from kvplan.resolve import DTYPE_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, heads_per_rank
+from kvplan.versions import VersionRules, release_from
+from kvplan.weights import RankWeights, kv_dtype_bytes, pp_layer_split, weights_per_rank
+
+
+# --------------------------------------------------------------------------- KV specs and groups
+
+
+def _attention_page_per_token(layer: LayerSpec, tp: int, kv_bytes: int) -> int:
+    """Bytes per token of one attention layer on one rank (section 3.1)."""
+    if layer.kind == "mla":
+        return layer.head_dim * kv_bytes  # one latent, not split by TP
+    heads = heads_per_rank(layer.num_kv_heads, tp)
+    return heads * (layer.head_dim + (layer.head_dim_v or layer.head_dim)) * kv_bytes
+
+
+def _state_bytes(layer: LayerSpec, tp: int, conv_bytes: int, ssm_bytes: int, spec_tokens: int = 0) -> int:
+    conv, ssm = layer.recurrent.shapes(tp, spec_tokens)
+    return math.prod(conv) * conv_bytes * (1 if any(conv) else 0) + math.prod(ssm) * ssm_bytes
+
+
+def _v0_state_seqs(args: EngineArgs) -> int:
+    """Sequences V0's MambaCacheManager holds: max_num_seqs, padded to a CUDA-graph batch size (multiples of 8)."""
+    n = args.max_num_seqs
+    return n if args.enforce_eager or n <= 2 else (4 if n <= 4 else cdiv(n, 8) * 8)
+
+
+def pp_stages(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> list[tuple[int, int]]:
+    """The decoder layers [lo, hi) of each pipeline stage: VLLM_PP_LAYER_PARTITION where set, else the release's split
+    (weights.pp_layer_split, rules row pp_remainder). The one split that the weights per stage, the KV layers per
+    stage and the binding stage's KV groups all read. Raises InputError on a partition vLLM refuses
+    (vllm/distributed/utils.py get_pp_indices checks its count against pp and its sum against the layers; kvplan also
+    refuses a stage of no layer, as it refuses more stages than layers)."""
+    pp = args.pipeline_parallel_size or 1
+    n = model.num_layers  # vLLM splits num_hidden_layers (decoder layers), not cache layers (stage_cache_layers)
+    text = args.env_value("VLLM_PP_LAYER_PARTITION")
+    partition = None
+    if text is not None:
+        field = "--env VLLM_PP_LAYER_PARTITION"
+        try:
+            partition = tuple(int(x) for x in text.split(","))
+        except ValueError:
+            raise InputError(field, f"{text!r} is not a comma-separated list of layer counts (vLLM: 'Invalid partition "
+                             "string')", f"one count per stage adding up to {n}, e.g. {_even_partition(n, pp)}") from None
+        if len(partition) != pp:
+            raise InputError(field, f"{len(partition)} stage(s) given for --pipeline-parallel-size {pp} (vLLM: "
+                             f"'len(partitions)={len(partition)} does not match pp_size={pp}')",
+                             f"one count per stage, e.g. {_even_partition(n, pp)}")
+        if sum(partition) != n:
+            raise InputError(field, f"the counts add up to {sum(partition)}, not the model's {n} decoder layers (vLLM: "
+                             f"'sum(partitions)={sum(partition)} does not match num_hidden_layers={n}')",
+                             f"counts adding up to {n}, e.g. {_even_partition(n, pp)}")
+        if min(partition) < 1:
+            raise InputError(field, f"{text!r} leaves a stage without a decoder layer",
+                             f"at least one layer per stage, e.g. {_even_partition(n, pp)}")
+    return pp_layer_split(n, pp, remainder=rules.pp_remainder, partition=partition)
+
+
+def stage_cache_layers(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> list[tuple[LayerSpec, ...]]:
+    """The cache layers (model.layers) of each pipeline stage: a decoder layer that keeps attention and Mamba state side
+    by side (Falcon-H1, kind "both") is two cache layers, so the decoder split of pp_stages is scaled by them."""
+    stages = pp_stages(model, args, rules)
+    n, k = model.num_layers, len(model.layers) // max(1, model.num_layers)
+    if n and len(model.layers) != k * n:  # cache layers that do not map onto decoder layers: split them as they are
+        return [tuple(model.layers[lo:hi]) for lo, hi in pp_layer_split(len(model.layers), len(stages),
+                                                                           remainder=rules.pp_remainder)]
+    return [tuple(model.layers[lo * k:hi * k]) for lo, hi in stages]
+
+
+def _even_partition(n: int, pp: int) -> str:
+    return "VLLM_PP_LAYER_PARTITION=" + ",".join(str(hi - lo) for lo, hi in pp_layer_split(n, max(1, pp)))
+
+
+def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: QuantSpec | None, *,
+                 pipeline: bool = True) -> RankWeights:
+    """The weights on the busiest rank as the release loads them on this GPU: the kernels' padding (MXFP4 experts by
+    compute capability and the release's Hopper backend, VLLM_MXFP4_USE_MARLIN included; DeepSeek-V4's by vendor), the
+    rotary cache, bitsandbytes' statistics, the MTP drafter, the vision tower unless text-only, experts over TP x DP or
+    EP. The full plan and the seed's arithmetic (`pipeline=False`: every layer on the rank, TP only) both count with it."""
+    tp = args.tensor_parallel_size
+    pp = args.pipeline_parallel_size if pipeline else 1
+    spec = args.speculative
+    return weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[args.dtype] if not model.checkpoint else None,
+                            gpu_cc=gpu.cc, ep=tp * args.data_parallel_size if args.enable_expert_parallel else 1,
+                            mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
+                            vision=not _text_only(model, args, rules), dp=args.data_parallel_size,
+                            mxfp4_hopper_backend=rules.mxfp4_hopper_backend,
+                            mxfp4_triton_keeps_scales=rules.mxfp4_triton_keeps_scales,
+                            mxfp4_triton_swizzle_align=rules.mxfp4_triton_swizzle_align,
+                            mxfp4_marlin_forced=mxfp4_marlin_forced(args, rules, gpu.cc),
+                            mrope_cache_factor=mrope_cache_factor(model, rules),
+                            bnb_nested_absmax=rules.bnb_nested_absmax, bnb_experts=rules.bnb_quantizes_experts,
+                            stages=pp_stages(model, args, rules) if pp > 1 else None,
+                            mla_kv_b_copy=rules.mla_kv_b_copy)
+
+
+def mxfp4_marlin_forced(args: EngineArgs, rules: VersionRules, cc: tuple[int, int] | None) -> bool:
+    """Whether --env VLLM_MXFP4_USE_MARLIN=1 puts MXFP4 experts on Marlin on a GPU of compute capability `cc` where
+    the release would pick another kernel (rules row mxfp4_marlin_env: any GPU in 0.10.1, not read in 0.10.2-0.11.0,
+    Hopper only in 0.11.1-0.18, any GPU in 0.19-0.23, not read from 0.24); the weights' padding and the experts'
+    workspace both follow it."""
+    scope = rules.mxfp4_marlin_env
+    return bool(scope and cc is not None and args.env_on("VLLM_MXFP4_USE_MARLIN") and (scope == "any" or cc == (9, 0)))
+
+
+def _v0_mamba_cache_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> int:
+    """V0 keeps recurrent state outside the KV cache: conv and SSM state of every Mamba-type layer for the padded
+    max_num_seqs, in the model dtype (MambaCacheManager, allocated on the first forward)."""
+    if rules.engine != "v0":
+        return 0
+    rec = [l for l in model.layers if l.kind in ("recurrent", "both") and l.recurrent is not None]
+    if not rec:
+        return 0
+    b = DTYPE_BYTES[args.dtype]
+    # the busiest stage's recurrent layers (every stage allocates for its own)
+    per_pp = max(sum(1 for l in layers if l.kind in ("recurrent", "both") and l.recurrent is not None)
+                 for layers in stage_cache_layers(model, args, rules))
+    return per_pp * _v0_state_seqs(args) * _state_bytes(rec[0], args.tensor_parallel_size, b, b)
+
+
+def _ssm_dtype(model: ModelSpec, args: EngineArgs) -> str:
+    """--mamba-ssm-cache-dtype, else the model's rule: NemotronH and Qwen3.5+ keep fp32 SSM state (section 3.1)."""
+    if args.mamba_ssm_cache_dtype and args.mamba_ssm_cache_dtype != "auto":
+        return args.mamba_ssm_cache_dtype
+    if model.mamba_ssm_dtype:
+        return str(model.mamba_ssm_dtype).replace("torch.", "")
+    if model.model_type == "nemotron_h":
+        return "float32"
+    return args.dtype
+
+
+def _gdn_exports_checkpoints(layers: list[LayerSpec], gpu: GPUSpec | None) -> bool:
+    """Whether Qwen's GDN layers export prefill checkpoints, so that (in 0.33) each holds a checkpoint page in align mode:
+    only with FlashInfer's GDN prefill kernel, which _resolve_gdn_prefill_backend (mamba/gdn/qwen_gdn_linear_attn.py,
+    0.33.0 wheel) picks on CUDA at compute capability 9.0, or 10.x / 12.x when linear_key_head_dim is 128 (and the CUDA
+    runtime is 13, as the 0.33.0 wheel's cu13 dependencies give); Triton/FLA elsewhere (ROCm, Ampere, Ada). And only
+    when every recurrent layer can (get_mamba_prefill_checkpoint_alignment is None otherwise). An unknown GPU keeps
+    the page."""
+    rec = [l.recurrent for l in layers if l.kind == "recurrent" and l.recurrent is not None]
+    if not rec or any(r.kind != "gdn" for r in rec):
+        return False
+    if gpu is None:
+        return True
+    cc = gpu.compute_capability or ""
+    if (gpu.vendor or "NVIDIA").upper() != "NVIDIA" or not cc:
+        return False
+    major = cc.split(".")[0]
+    return cc == "9.0" or (major in ("10", "12") and all(r.key_head_dim == 128 for r in rec))
+
+
+def drafter_kv_layers(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> list[LayerSpec]:
+    """The KV-cache layers a drafter adds (V1), all on the last pipeline stage, which builds the drafter:
+    - MTP: the checkpoint's MTP decoder layers keep KV like its full-attention (or MLA) layers (section 7 item 8: "an
+      EAGLE layer adds one layer to a dense group");
+    - a drafter checkpoint (DRAFT_METHODS): its attention layers are registered beside the target's, so
+      get_kv_cache_spec returns them too (v1/spec_decode/llm_base_proposer.py load_model: the layers it adds are the
+      draft layers, 0.33.0; v1/spec_decode/eagle.py load_model, 0.19.0); one of the same shape joins the target's
+      group, another shape of the same type makes one group of summed pages (UniformTypeKVCacheSpecs), a different
+      type its own group (build_groups)."""
+    spec = args.speculative
+    if not spec or not rules.is_v1:
+        return []
+    if spec[0] == "mtp":
+        template = next((l for l in model.layers if l.kind in ("full", "mla")), None)
+        return [template] * model.mtp_layers if template is not None else []
+    if spec[0] in DRAFT_METHODS:
+        return [l for l in args.draft.layers if l.kind != "none"]
+    return []
+
+
+def build_groups(model: ModelSpec, args: EngineArgs, rules: VersionRules, notes: list[str], warns: list[str],
+                 gpu: GPUSpec | None = None) -> tuple[tuple[KVGroup, ...], int, str]:
+    """Per-layer specs -> KV-cache groups, bytes per block and how that block was sized (sections 2.4, 3.1, 3.2, 3.3).
+
+    The formula opens with the arithmetic that gives the bytes ("36 x 65,536 B", "25 x 98,304 B + 5 x 196,608 B"),
+    then ": " and what its terms are, so --explain shows a product that adds up for every model."""
+    tp = args.tensor_parallel_size
+    kvb = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
+    bs = args.block_size
+    all_layers = [l for l in model.layers if l.kind != "none"]
+    # Mamba2 always can; GDN as _gdn_exports_checkpoints says (rules row mamba_checkpoint_page: which kinds, from when)
+    ckpt_capable = not any(l.recurrent is not None and l.recurrent.kind == "gdn" for l in all_layers) \
+        or _gdn_exports_checkpoints(all_layers, gpu)
+    # pipeline parallelism: each stage holds its own layers (pp_stages, the split the weights per stage use too); the
+    # stage with most KV layers (the first of those) bounds N
+    stage_layers = [[l for l in layers if l.kind != "none"] for layers in stage_cache_layers(model, args, rules)]
+    layers = max(stage_layers, key=len)
+    spec = args.speculative
+    spec_tokens = spec[1] if spec else 0
+    drafter_kv = drafter_kv_layers(model, args, rules)  # the drafter's KV layers, which live on the last pipeline stage
+    if spec and spec[0] == "mtp" and drafter_kv:
+        notes.append(f"{model.mtp_layers} MTP drafter layer(s) added to the KV cache as {drafter_kv[0].kind} attention")
+    if spec and spec[0] in DRAFT_METHODS and rules.is_v1:
+        draft = args.draft
+        shapes = sorted({(l.kind, l.num_kv_heads, l.head_dim) for l in drafter_kv})
+        notes.append(f"{len(drafter_kv)} {spec[0]} drafter layer(s) of {draft.id} added to the KV cache ("
+                     + ", ".join(f"{k}: {n} KV heads x {d}" for k, n, d in shapes) + ")")
+    if drafter_kv:
+        # the drafter runs on the last pipeline stage (its weights too: _plan), so its layers join that stage's; the
+        # stage with most KV layers then bounds N (with one stage: the model's layers and the drafter's)
+        layers = max(layers, stage_layers[-1] + drafter_kv, key=len) if len(stage_layers) > 1 else layers + drafter_kv
+    attn = [l for l in layers if l.is_attention]
+    rec = [l for l in layers if l.kind == "recurrent"]
+    if model.is_encoder_only:
+        raise InputError("model", f"{model.id} is an encoder-only model ({model.model_type}): vLLM keeps no KV cache for "
+                         "it, so there is no pool, block count or concurrency to predict",
+                         "kvplan plans decoder models; decoder-based embedding models such as Qwen3-Embedding plan")
+    if not layers:
+        raise InputError("model", f"{model.id} has no layers that keep a KV cache", "kvplan plans decoder models")
+    if model.compressed_attention:
+        return _deepseek_v4_groups(model, layers, args, rules, notes)
+    if model.sparse_mla:
+        return _sparse_mla_groups(model, layers, args, rules, notes, gpu)
+    if (args.kv_cache_dtype or "").lower() == "fp8_ds_mla":
+        raise InputError("--kv-cache-dtype", "fp8_ds_mla is DeepSeek's sparse-attention cache layout; kvplan models it for "
+                         "DeepSeek-V3.2 and -V4 only", "use fp8 (or auto) for this model")
+    if rules.engine == "v0":
+        return _v0_cache(model, attn, args, rules, notes)
+    layers, checked = _windows_kept(layers, rules, notes, warns)
+
+    # buckets of identical specs
+    buckets: dict[tuple, list[LayerSpec]] = {}
+    bucket_checked: dict[tuple, Counter] = {}
+    for l, c in zip(layers, checked):
+        key = (l.kind, l.window, l.num_kv_heads, l.head_dim, l.head_dim_v) if l.is_attention else ("recurrent",)
+        buckets.setdefault(key, []).append(l)
+        if c:
+            bucket_checked.setdefault(key, Counter())[c] += 1
+
+    def windows_of(keys) -> tuple[tuple[str, int, int], ...]:
+        total = sum((bucket_checked.get(k, Counter()) for k in keys), Counter())
+        return tuple((kind, window, n) for (kind, window), n in sorted(total.items()))
+
+    pages: dict[tuple, int] = {}
+    block_sizes: dict[tuple, int] = {}
+    if rec:
+        conv_b = DTYPE_BYTES[args.dtype]
+        ssm_b = DTYPE_BYTES[_ssm_dtype(model, args)]
+        mamba_page = _state_bytes(rec[0], tp, conv_b, ssm_b, spec_tokens if rules.mamba_spec_pages else 0)
+        if attn:
+            # hybrid: raise the attention block size until its page holds the Mamba state (section 2.4)
+            per_token = max(_attention_page_per_token(l, tp, kvb) for l in attn)
+            align = max(bs, DEFAULT_BLOCK_SIZE)
+            bs = align * cdiv(mamba_page, align * per_token)
+            notes.append(f"hybrid model: attention block size raised to {bs} tokens so one attention page "
+                         f"({bs} x {per_token:,} B) holds one sequence's recurrent state ({mamba_page:,} B)")
+            pad = bs * per_token - mamba_page
+            if pad:
+                warns.append(f"Padding mamba page size by {100 * pad / mamba_page:.2f}% to ensure that mamba page size and attention page size are exactly equal.")
+            mamba_page = bs * per_token
+        for key in buckets:
+            if key[0] == "recurrent":
+                pages[key], block_sizes[key] = mamba_page, bs
+    for key, ls in buckets.items():
+        if key[0] != "recurrent":
+            pages[key] = bs * _attention_page_per_token(ls[0], tp, kvb)
+            block_sizes[key] = bs
+
+    # uniform: one group of all layers
+    if len(buckets) == 1:
+        key = next(iter(buckets))
+        l0 = buckets[key][0]
+        g = KVGroup(kind=l0.kind, num_layers=len(layers), block_size=block_sizes[key], page_bytes=pages[key], window=l0.window,
+                    recurrent_kind=l0.recurrent.kind if l0.recurrent else None, checked_windows=windows_of([key]),
+                    checkpoint_capable=ckpt_capable)
+        return (g,), len(layers) * pages[key], (f"{len(layers)} x {pages[key]:,} B: {len(layers)} {l0.kind} layers' pages "
+                                                 f"(block size {block_sizes[key]})")
+
+    # same type, different shapes (rules row uniform_type_kv_specs): one group, pages summed
+    kinds = {k[0] for k in buckets}
+    if len(kinds) == 1 and not rec and rules.uniform_type_kv_specs and kinds <= {"full", "mla"}:
+        total = sum(pages[k] * len(v) for k, v in buckets.items())
+        l0 = layers[0]
+        return (KVGroup(kind=l0.kind, num_layers=len(layers), block_size=bs, page_bytes=total // len(layers),
+                        checked_windows=windows_of(buckets)),), total, (
+            " + ".join(f"{len(v)} x {pages[k]:,} B" for k, v in buckets.items())
+            + f": one group of {len(layers)} {l0.kind} layers of {len(buckets)} page sizes, summed (block size {bs})")
+
+    # hybrid: unify page sizes (scale the block size by an integer ratio, else pad), then split buckets into groups
+    top = max(pages.values())
+    for key in list(pages):
+        if pages[key] != top:
+            ratio = top / pages[key]
+            if ratio == int(ratio) and key[0] != "recurrent":
+                block_sizes[key] = int(block_sizes[key] * ratio)
+            else:
+                warns.append(f"KV page of {key[0]} layers padded from {pages[key]:,} to {top:,} bytes")
+            pages[key] = top
+    sizes = [len(v) for v in buckets.values()]
+    group_size = min(sizes)
+    if rules.group_size_max_ratio and max(sizes) < rules.group_size_max_ratio * min(sizes):
+        group_size = max(sizes)
+    groups: list[KVGroup] = []
+    padding = 0
+    for key, ls in buckets.items():
+        n_groups = cdiv(len(ls), group_size)
+        padding += n_groups * group_size - len(ls)
+        for gi in range(n_groups):
+            members = len(ls[gi::n_groups])
+            groups.append(KVGroup(kind=ls[0].kind, num_layers=members, block_size=block_sizes[key], page_bytes=pages[key], window=ls[0].window,
+                                  recurrent_kind=ls[0].recurrent.kind if ls[0].recurrent else None,
+                                  checkpoint_capable=ckpt_capable,
+                                  checked_windows=windows_of([key]) if gi == 0 else ()))
+    if padding:
+        warns.append(f"Add {padding} padding layers, may waste at most {100 * padding / (len(groups) * group_size):.2f}% KV cache memory")
+    kinds_text = ", ".join(f"{n} {kind}" for kind, n in Counter(g.kind for g in groups).items())
+    return tuple(groups), group_size * top, (f"{group_size} x {top:,} B: {len(groups)} groups ({kinds_text}) of up to "
+                                             f"{group_size} layers share each block, one page per layer slot "
+                                             f"(block size {min(block_sizes.values())})")
+
+
+# DeepSeek-V4's cache in the fp8_ds_mla layout vLLM uses with FlashMLA (CUDA) and on ROCm, read in the 0.33.0 wheel
+# (models/deepseek_v4, v1/attention/backends/mla, kv_cache_interface, kv_cache_planning; the 0.28-0.32 wheels give the
+# same pages and groups): a state is 584 B (448 fp8 latent + 64 bf16 rope + 8 scale bytes), pages are padded to a
+# multiple of 576 B, the attention block is 256 tokens. Per layer of compression ratio r:
+#   sliding window of the latent: block 64, window sliding_window;   compressed latent: 256 / r states per block;
+#   compressor state (fp32): r = 4: block 4, 8,192 B, window 8;  r = 128: block 8, 4,096 B, window 128;
+#   r = 4 also: indexer keys, 256 / r states of index_head_dim + 4 B; indexer compressor state: block 4, 2,048 B, window 8.
+_DSV4_STATE_BYTES, _DSV4_ALIGN, _DSV4_BLOCK = 584, 576, 256
+_DSV4_COMPRESSOR = {4: (4, 8192, 8), 128: (8, 4096, 128)}   # ratio -> (block, bytes per state, window)
+_DSV4_INDEXER_COMPRESSOR = (4, 2048, 8)
+
+
+def _dsv4_page(states: int, state_bytes: int) -> int:
+    return cdiv(states * state_bytes, _DSV4_ALIGN) * _DSV4_ALIGN
+
+
+def _sparse_mla_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineArgs, rules: VersionRules,
+                       notes: list[str], gpu: GPUSpec | None) -> tuple[tuple[KVGroup, ...], int]:
+    """DeepSeek-V3.2: per layer the latent cache and the indexer's keys (index_head_dim fp8 + 4 B scale), both in
+    64-token blocks and so one KV-cache group; one pool block is the sum of every layer's pages, and a request holds
+    cdiv(L, 64) of them (read in the 0.11-0.33 wheels: models/deepseek_v2.py, v1/core/kv_cache_utils.py)."""
+    if not rules.sparse_mla_served:  # rules row sparse_mla_served
+        raise InputError("model", f"{model.id}: DeepSeek-V3.2 (sparse MLA) is served by vLLM 0.11 and newer",
+                         "plan with --vllm-version 0.11 or newer")
+    latent = _sparse_mla_latent_bytes(args, rules, gpu)
+    per_token = latent + layers[0].index_head_dim + 4
+    notes.append(f"sparse MLA (DeepSeek-V3.2): {latent} B of latent and {layers[0].index_head_dim + 4} B of indexer keys "
+                 f"per token and layer, 64-token blocks")
+    page = 64 * per_token
+    return (KVGroup("mla", len(layers), 64, page),), len(layers) * page, (
+        f"{len(layers)} x 64 x {per_token:,} B: {len(layers)} layers' pages of 64 tokens (latent and indexer keys)")
+
+
+def _approximate_gcd(values: list[int], lower_bound: int) -> int:
+    """The chunk d >= lower_bound that pads the values least when each is rounded up to a multiple of d, ties to the
+    larger d (v1/core/kv_cache_utils.py::_approximate_gcd, in every release from 0.20 to 0.33)."""
+    best, best_pad = lower_bound, None
+    for d in range(lower_bound, max(values) + 1):
+        pad = sum(cdiv(x, d) * d - x for x in values)
+        if best_pad is None or pad <= best_pad:
+            best, best_pad = d, pad
+    return best
+
+
+def _deepseek_v4_groups(model: ModelSpec, layers: list[LayerSpec], args: EngineArgs, rules: VersionRules,
+                        notes: list[str]) -> tuple[tuple[KVGroup, ...], int]:
+    """DeepSeek-V4's KV-cache groups: every attention-type page (compressed latents and indexer keys, block 256) in
+    one group; the sliding windows split into groups of N "layer tuples", N the approximate GCD of the groups' tuple
+    counts; the ratio-128 compressor states; the ratio-4 compressor and indexer states together. A request holds
+    blocks in every group.
+
+    How a block is sized depends on the release (the rules row dsv4_accounting, read in the 0.20-0.33 wheels,
+    v1/core/kv_cache_utils.py). From 0.27 one block of the pool is the largest group's bytes; up to 0.28 the fit check
+    charges N x (one page of each attention size) per block a request holds, from 0.29 one pool block. Up to 0.26
+    window-type pages are padded to the next attention page size, the pool is divided by the layer tuple
+    (0.20-0.22) or by each page size times its slots (0.23-0.26), and a request's share of the pool is its pages
+    weighted by each group's bytes over the attention group's."""
+    if not rules.deepseek_v4_served:  # rules row deepseek_v4_served
+        raise InputError("model", f"{model.id}: DeepSeek-V4 is served by vLLM 0.20 and newer", "plan with --vllm-version 0.20 or newer")
+    kv = (args.kv_cache_dtype or "auto").lower()
+    if kv not in ("auto", "fp8", "fp8_e4m3", "fp8_ds_mla"):
+        raise InputError("--kv-cache-dtype", f"DeepSeek-V4 runs its cache as fp8_ds_mla; {kv} is not modelled", "use auto or fp8")
+    notes.append("DeepSeek-V4: fp8_ds_mla cache layout (FlashMLA / ROCm default; 'auto' resolves to it)")
+    csa = [l for l in layers if l.kind == "csa"]
+    hca = [l for l in layers if l.kind == "hca"]
+    window_only = [l for l in layers if l.kind == "swa"]  # ratio-0 layers: a sliding window, nothing compressed
+    n_swa = len(csa) + len(hca) + len(window_only)
+    spec = args.speculative
+    if spec and spec[0] == "mtp" and model.mtp_layers:
+        n_swa += model.mtp_layers  # the MTP layer keeps a sliding window only
+        notes.append(f"{model.mtp_layers} MTP drafter layer(s): a sliding window each")
+    window = (csa or hca)[0].window
+    # attention-type pages by size, with the layers holding each
+    attn_pages: dict[int, int] = {}
+    if csa:
+        for page in (_dsv4_page(_DSV4_BLOCK // 4, _DSV4_STATE_BYTES), _dsv4_page(_DSV4_BLOCK // 4, csa[0].index_head_dim + 4)):
+            attn_pages[page] = attn_pages.get(page, 0) + len(csa)
+    if hca:
+        page = _dsv4_page(_DSV4_BLOCK // 128, _DSV4_STATE_BYTES)
+        attn_pages[page] = attn_pages.get(page, 0) + len(hca)
+    tuples_full = max(attn_pages.values())
+    counts = [tuples_full, n_swa] + ([len(csa)] if csa else []) + ([len(hca)] if hca else [])
+    n_tuple = _approximate_gcd(counts, tuples_full)
+    layer_tuple = sum(attn_pages)  # one page of each attention size
+    old = rules.dsv4_accounting in ("layer_tuple", "page_slots")  # up to 0.26
+
+    def padded(page: int) -> int:  # up to 0.26 a window-type page takes the next attention page size
+        return min((a for a in attn_pages if a >= page), default=page) if old else page
+
+    groups = [KVGroup("mla", 1, _DSV4_BLOCK, sum(p * n for p, n in attn_pages.items()),
+                      fit_unit_bytes=n_tuple * layer_tuple if rules.dsv4_accounting != "stride" else 0)]
+    slots = dict(attn_pages)  # page size -> the most layers of that size in one group (0.23-0.26 pool divisor)
+    swa_page = padded(_dsv4_page(64, _DSV4_STATE_BYTES))
+    n_swa_groups = cdiv(n_swa, n_tuple)
+    for i in range(n_swa_groups):
+        members = len(range(i, n_swa, n_swa_groups))
+        groups.append(KVGroup("sliding", 1, 64, members * swa_page, window=window))
+        slots[swa_page] = max(slots.get(swa_page, 0), members)
+    if hca:
+        block, nbytes, w = _DSV4_COMPRESSOR[128]
+        page = padded(_dsv4_page(block, nbytes))
+        groups.append(KVGroup("sliding", 1, block, len(hca) * page, window=w))
+        slots[page] = max(slots.get(page, 0), len(hca))
+    if csa:
+        block, nbytes, w = _DSV4_COMPRESSOR[4]
+        iblock, ibytes, _ = _DSV4_INDEXER_COMPRESSOR
+        state, index_state = padded(_dsv4_page(block, nbytes)), padded(_dsv4_page(iblock, ibytes))
+        groups.append(KVGroup("sliding", 1, block, len(csa) * (state + index_state), window=w))
+        for page in (state, index_state):
+            slots[page] = max(slots.get(page, 0), len(csa))
+    if rules.dsv4_accounting == "layer_tuple":
+        block_bytes = n_tuple * layer_tuple
+        formula = f"{n_tuple} x {layer_tuple:,} B: {n_tuple} layer tuples of one page of each attention size"
+    elif rules.dsv4_accounting == "page_slots":
+        block_bytes = sum(p * n for p, n in slots.items())
+        formula = " + ".join(f"{n} x {p:,} B" for p, n in slots.items()) + ": each page size times its most layers in a group"
+    else:
+        block_bytes = max(g.page_bytes for g in groups)
+        formula = (f"max({', '.join(f'{g.page_bytes:,} B' for g in groups)}): the largest of the {len(groups)} groups' "
+                   "pages (block size 256)")
+    if rules.dsv4_accounting != "stride":
+        notes.append(f"DeepSeek-V4 on vLLM {rules.version}: the fit check charges layer tuples, {n_tuple} x {layer_tuple:,} B "
+                     f"per block{'; window pages padded to attention page sizes' if old else ''}; a block of the pool is "
+                     f"{block_bytes:,} B")
+    return tuple(groups), block_bytes, formula
+
+
+def _sparse_mla_latent_bytes(args: EngineArgs, rules: VersionRules, gpu: GPUSpec | None) -> int:
+    """Bytes per token of DeepSeek-V3.2's latent cache: 656 in the fp8_ds_mla layout (512 fp8 + 16 scale + 128 bf16
+    rope; 0.11.0 turns every cache dtype into it, later releases only fp8), 576 x 2 in bf16; 576 with FlashInfer's
+    sparse MLA on Blackwell in 0.33 (models/config.py, mla_attention.py, platforms/cuda.py)."""
+    kv = (args.kv_cache_dtype or "auto").lower()
+    if rules.sparse_mla_cache_layout == "fp8_ds_mla" or kv == "fp8_ds_mla":  # rules row sparse_mla_cache_layout
+        return 656
+    if kv.startswith("fp8"):
+        cc = (gpu.cc if gpu else None) or (9, 0)
+        return 576 if rules.sparse_mla_flashinfer_blackwell and (10, 0) <= cc < (11, 0) else 656
+    return 576 * 2
+
+
+def _windows_kept(layers: list[LayerSpec], rules: VersionRules, notes: list[str],
+                  warns: list[str]) -> tuple[list[LayerSpec], list[tuple[str, int] | None]]:
+    """Windowed layers as the release keeps them: a window layer V1 cannot keep as one holds every token, like a
+    full-attention layer (see the rules rows sliding_window_spec, chunked_local_spec and hybrid_kv_manager). Also,
+    per layer, the (kind, window) the fit check still charges where the release has the window spec but holds the
+    layer as full attention after the check (rules row fit_check_sees_windows), else None."""
+    kinds = {l.kind for l in layers}
+    specced = set()  # kinds whose window spec exists (the check sees them) but which are held as full attention
+    promote = set()
+    if "sliding" in kinds and not rules.sliding_window_spec:
+        promote.add("sliding")
+        notes.append(f"vLLM {rules.version} has no sliding-window KV spec: window layers hold every token")
+    manager_off = "chunked" in kinds and rules.chunked_local_spec == "manager_off"
+    if "chunked" in kinds and rules.chunked_local_spec == "none":
+        promote.add("chunked")
+        notes.append(f"vLLM {rules.version} has no chunked-local KV spec: chunked attention layers hold every token")
+    if manager_off:
+        specced |= {"chunked", "sliding"} - promote
+        promote |= {"chunked", "sliding"}
+        notes.append(f"vLLM {rules.version} turns the hybrid KV-cache manager off for chunked local attention (unless "
+                     "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1): its layers hold every token")
+    windows, whole = kinds & {"sliding", "chunked"} - promote, kinds & {"full", "mla"}
+    if windows and (whole or promote) and not rules.hybrid_kv_manager:
+        specced |= windows
+        promote |= windows
+        notes.append(f"vLLM {rules.version} has no hybrid KV-cache manager: window layers beside full-attention ones "
+                     "hold every token")
+    if not promote:
+        return layers, [None] * len(layers)
+    if manager_off:  # the manager exists but is off for this model: vLLM says so
+        warns.append("Hybrid KV cache manager is disabled for this hybrid model, This means we do not enable any "
+                     "optimizations for saving KV cache memory (e.g., dropping the KV cache outside the sliding window). "
+                     "The compute of layers like sliding window is still saved.")
+    seen = specced if rules.fit_check_sees_windows else set()
+    if seen and any(l.kind in seen for l in layers):
+        notes.append(f"vLLM {rules.version} runs the fit check before it holds the window layers as full attention: "
+                     "they are charged only their window there, so a start can pass with a pool smaller than one "
+                     "max-length request")
+    checked = [(l.kind, l.window) if l.kind in seen and l.window else None for l in layers]
+    return [replace(l, kind="full", window=None) if l.kind in promote else l for l in layers], checked
+
+
+def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: VersionRules, notes: list[str]):
+    """V0's one cache: every attention layer holds every token (no window saving, no groups; section 3.3).
+
+    cache_block_size = L_attn x bs x (K_entry + V_entry) x b. DeepSeek's MLA entry was padded to 256 bytes
+    (0.7-0.10); 0.6.x ran DeepSeek-V2 without MLA, all heads at head size 256 (section 3.1).
+    """
+    tp, bs = args.tensor_parallel_size, args.block_size
+    kvb = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
+    if not attn and model.is_attention_free:
+        first = release_from("v0_for_recurrent", False)
+        raise InputError("model", f"vLLM {rules.version} runs {model.id} on its V0 engine, which keeps a Mamba model's "
+                         "state outside the KV cache (model_executor/models/mamba_cache.py): an attention-free model has "
+                         f"no KV blocks there to plan, and V1 runs it only from {first}",
+                         f"plan with --vllm-version {first} or newer")
+    if not attn:
+        raise InputError("model", f"{model.id} keeps no attention KV cache in vLLM's V0 engine", "plan with --vllm-version 0.8 or newer")
+    per_token = 0
+    for l in attn:
+        if l.kind == "mla" and not rules.mla_kernels:
+            heads = heads_per_rank(model.num_attention_heads, tp)
+            per_token += 2 * heads * 256 * kvb
+        elif l.kind == "mla":
+            per_token += cdiv(l.head_dim * kvb, 256) * 256
+        else:
+            per_token += _attention_page_per_token(l, tp, kvb)
+    if any(l.kind == "mla" for l in attn):
+        notes.append("V0 engine: " + ("DeepSeek MLA disabled, heads padded to 256" if not rules.mla_kernels
+                                      else "the MLA entry padded to a multiple of 256 bytes"))
+    if any(l.kind in ("sliding", "chunked") for l in attn):
+        notes.append("V0 engine: sliding-window layers hold every token (no per-window saving)")
+    page = per_token * bs
+    return (KVGroup("full", len(attn), bs, page // len(attn)),), page, (
+        f"{bs} x {per_token:,} B: {bs} tokens x every attention layer's bytes per token ({len(attn)} layers, one cache)")
+
+
+def prefix_caching_on(args: EngineArgs, rules: VersionRules, hybrid: bool) -> bool:
+    """Whether the engine caches prefixes: the flag where given, else the version's default -- on in the V1 engine
+    ("V1 turns on prefix caching by default", vLLM tests/v1/engine/test_engine_args.py), off in V0
+    (EngineArgs.enable_prefix_caching = False), and for hybrid models per the rules row hybrid_prefix_caching_default."""
+    if args.enable_prefix_caching is not None:
+        return bool(args.enable_prefix_caching)
+    if rules.engine != "v1":
+        return False
+    return rules.hybrid_prefix_caching_default if hybrid else True
+
+
+def mamba_cache_mode(g: KVGroup, args: EngineArgs, rules: VersionRules) -> str:
+    """vLLM's mamba_cache_mode for a recurrent group: "none" without prefix caching, else "align", or "all" for the
+    Mamba1/2 families in 0.15-0.27 (see the rules rows hybrid_prefix_caching_default and mamba_cache_mode)."""
+    on = prefix_caching_on(args, rules, hybrid=True)
+    if not on or rules.mamba_cache_mode == "none":
+        return "none"
+    supported = g.recurrent_kind in ("mamba1", "mamba2")  # the families that implement Mamba prefix caching
+    if rules.mamba_cache_mode.startswith("all_if_supported") and supported:
+        return "all"
+    return "none" if rules.mamba_cache_mode.endswith("_else_none") else "align"
+
+
+def mamba_pages(g: KVGroup, args: EngineArgs, rules: VersionRules, num_tokens: int = 0) -> int:
+    """Pages one sequence of `num_tokens` holds in a recurrent group: 1 in "none" mode; 2 in "align" mode, plus a
+    prefill-checkpoint page for the Mamba2 mixer from 0.32 and for GDN from 0.33 where its layers export checkpoints
+    (rules row mamba_checkpoint_page); one per block in "all" mode (sections 2.4, 3.4)."""
+    mode = mamba_cache_mode(g, args, rules)
+    spec = args.speculative
+    extra = spec[1] if spec and rules.mamba_spec_pages else 0  # one page per speculative token (>= 0.17)
+    if mode == "none":
+        return 1 + extra
+    if mode == "all":
+        return cdiv(max(num_tokens, 1), g.block_size) + extra
+    return 2 + extra + (1 if g.recurrent_kind in rules.mamba_checkpoint_page and g.checkpoint_capable else 0)
+
+
+def window_extra_tokens(args: EngineArgs, rules: VersionRules) -> int:
+    """Tokens a window group may hold beyond the window: in-flight batches x max_num_batched_tokens (section 3.4)."""
+    pp = args.pipeline_parallel_size or 1
+    kind = "one" if args.runner_type == "pooling" else rules.window_inflight  # pooling models run no async scheduling
+    batches = {"one": 1, "mrv1-async": 2 if pp == 1 else pp, "mrv2": pp + 1}[kind]
+    return batches * args.max_num_batched_tokens
+
+
+def _group_blocks(g: KVGroup, num_tokens: int, args: EngineArgs, rules: VersionRules) -> int:
+    """Blocks one request of `num_tokens` tokens holds in one group (per layer slot; section 3.4)."""
+    if g.kind == "recurrent":
+        return mamba_pages(g, args, rules, num_tokens)
+    if g.kind == "sliding":
+        return cdiv(min(g.window - 1 + window_extra_tokens(args, rules), num_tokens), g.block_size) + 1
+    if g.kind == "chunked":
+        return cdiv(min(g.window + window_extra_tokens(args, rules), num_tokens), g.block_size)
+    return cdiv(num_tokens, g.block_size)
+
+
+def _blocks_per_request(groups: Iterable[KVGroup], num_tokens: int, args: EngineArgs, rules: VersionRules) -> int:
+    return sum(_group_blocks(g, num_tokens, args, rules) for g in groups)

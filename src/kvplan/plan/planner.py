@@ -1,0 +1,973 @@
+"""The plan itself: the last module of kvplan.plan, which imports the others (none imports it).
+
+`Plan` (the frozen result), plan() and _plan (the budget, the KV pool, tokens and concurrency, era by era),
+--max-model-len auto and a given pool, the refusals vLLM raises at startup, the fit check and its error text,
+capacity, the log lines vLLM prints, the cold-start outcome and margin, and the seed's simple plan.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import asdict, dataclass, field, replace
+from typing import Iterable
+
+from kvplan.calibration import GIB, coefficients_for
+from kvplan.errors import InputError
+from kvplan.plan.args import (AUTO_FIT, DEFAULT_BLOCK_SIZE, DRAFT_METHODS, MRV2_ENV, EngineArgs, Fix, KVGroup, Term,
+                              _env_rules, cdiv, serve_as, v1_fallback)
+from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
+                                    _spec_decode_piecewise, block_size_backend, check_model_runner_env,
+                                    cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, inductor_compiles,
+                                    model_runner, model_runner_choice)
+from kvplan.plan.defaults import quant_capability_error, resolve_args, vllm_quant_method
+from kvplan.plan.kv import (_DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
+                            build_groups, mamba_cache_mode, rank_weights)
+from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
+from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _pipeline_stage_pool,
+                               computed_profile_terms, measured_terms, pipeline_cold_start_loss, sampler_kernel_note)
+from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank
+from kvplan.versions import (VersionRules, architecture_refusal, as_v0_engine, canonical_quant, check_serve_env,
+                             check_serve_values, newer_than_read, rules_for)
+from kvplan.weights import RankWeights, allocator_rounding_bytes, drafter_weights, kv_dtype_bytes, lora_buffer_bytes
+
+
+PER_ENGINE_FIELDS = ("kv_cache_bytes", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What vLLM will do at startup, with every term that produced it."""
+
+    model: ModelSpec
+    gpu: GPUSpec
+    args: EngineArgs                 # every default applied
+    rules: VersionRules
+    mode: str                        # "vllm" or "simple" (the seed's arithmetic)
+    total_bytes: int
+    requested_bytes: float
+    weights_bytes: int               # per rank
+    weights_exact: bool
+    activation_peak_bytes: int
+    non_torch_bytes: int
+    cudagraph_bytes: int             # subtracted from the budget (0 where the era does not)
+    cudagraph_capture_bytes: int     # predicted real capture (beyond the budget where not subtracted)
+    kv_cache_bytes: float            # available KV memory per rank
+    groups: tuple[KVGroup, ...]
+    bytes_per_block: int
+    num_gpu_blocks: int
+    kv_cache_tokens: int
+    max_concurrency: float
+    kv_bytes_per_token: float        # grows with context: full-attention and MLA layers (per rank)
+    state_bytes_per_sequence: int    # fixed per sequence: recurrent state, window-capped layers (per rank)
+    fits: bool
+    error: str | None
+    estimated_max_model_len: int | None
+    vllm_log: tuple[str, ...]
+    terms: tuple[Term, ...]
+    assumptions: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
+    fixes: tuple[Fix, ...] = ()
+    failure: str | None = None       # None (starts), "memory" (the KV-cache checks), "load" (weights beyond the GPU),
+                                     # "platform" (GPU generation, dtype), "architecture" (not registered) or
+                                     # "state_blocks" (a hybrid's state blocks below max_num_seqs)
+    weights_by_use: tuple[tuple[str, int], ...] = ()  # per rank, by what a decode step does with them (RankWeights.by_use)
+    given_args: EngineArgs | None = None  # the flags as given, before defaults (a replan re-derives the defaults)
+    # speculative decoding's own terms (method, tokens; a drafter checkpoint's weights, KV layers and profile bytes)
+    speculative: dict | None = None
+    # the site calibration (kvplan reconcile --calibrate) this plan applied, for its replans on the same GPU and model
+    site_offsets: dict | None = field(default=None, compare=False, repr=False)
+    # whether this plan looked its GPU and model up in the site calibration (api.fit's default, which every planning
+    # command goes through): its replans on another GPU or model then look theirs up too (api.replan)
+    site_calibration: bool = field(default=False, compare=False, repr=False)
+    # the CUDA graphs captured: effective mode, capture sizes, the drafter's graphs, their bytes (CudaGraphPlan.to_dict)
+    cudagraphs: dict | None = None
+    # the GPU model runner planned, {"runner": "v1" | "v2", "why": ...} (model_runner_choice: the release's default
+    # and VLLM_USE_V2_MODEL_RUNNER); None for the seed's arithmetic and V0
+    model_runner: dict | None = None
+    # a compiling (cold) first start's pool beside the warm one planned here (ColdStartLoss.to_dict); None where no
+    # start compiles (--enforce-eager, V0, compilation off) or the pool is given (--kv-cache-memory-bytes)
+    first_start: dict | None = None
+    # whether that compiling first start may be refused where this warm plan starts (the cold-start warning says so:
+    # its pool, first_start's loss_bytes_most smaller, fails vLLM's checks); False where it starts or nothing compiles
+    first_start_refused: bool = False
+
+    @property
+    def vllm_version(self) -> str:
+        return self.rules.version
+
+    @property
+    def era(self) -> str:
+        return self.rules.era
+
+    @property
+    def block_size(self) -> int:
+        return self.args.block_size or DEFAULT_BLOCK_SIZE
+
+    @property
+    def window_kv_per_token(self) -> tuple[float, int, int]:
+        """(bytes per token per rank of the window-capped attention layers, the tokens per sequence they keep at most,
+        the tokens' worth of pages vLLM reserves per sequence in them): their pages grow with each token up to the
+        window, then stop; a sequence's reservation is the window plus the tokens of the steps in flight, in whole
+        blocks (section 3.4), which is what state_bytes_per_sequence counts."""
+        wins = [g for g in self.groups if g.kind in ("sliding", "chunked") and g.window]
+        if not wins or self.mode != "vllm":
+            return 0.0, 0, 0
+        return (sum(g.num_layers * g.page_bytes / g.block_size for g in wins),
+                max(min(g.window, self.args.max_model_len) for g in wins),
+                max(_group_blocks(g, self.args.max_model_len, self.args, self.rules) * g.block_size for g in wins))
+
+    def blocks_for_tokens(self, num_tokens: int) -> int:
+        """Blocks one request holding `num_tokens` tokens takes across all KV groups (section 3.4)."""
+        return sum(_group_blocks(g, num_tokens, self.args, self.rules) for g in self.groups)
+
+    @property
+    def engines(self) -> int:
+        """Data-parallel engines (vllm serve -dp): each holds its own weights and its own KV pool, so the pool,
+        blocks, tokens and concurrency of this plan are per engine."""
+        return self.args.data_parallel_size or 1
+
+    @property
+    def gpus_used(self) -> int:
+        """GPUs vLLM occupies: TP x PP ranks per engine, times the engines."""
+        return self.args.tensor_parallel_size * self.args.pipeline_parallel_size * self.engines
+
+    def with_fixes(self, fixes: tuple[Fix, ...]) -> "Plan":
+        return replace(self, fixes=fixes)
+
+    def to_dict(self) -> dict:
+        a = {k: v for k, v in asdict(self.args).items()}
+        return {
+            "model": self.model.id,
+            "model_source": self.model.source,
+            "gpu": self.gpu.name,
+            "gpu_total_bytes": self.total_bytes,
+            "vllm_version": self.vllm_version,
+            "era": self.era,
+            "mode": self.mode,
+            "args": a,
+            "kv_bytes_per_token": self.kv_bytes_per_token,
+            "state_bytes_per_sequence": self.state_bytes_per_sequence,
+            "weights_bytes": self.weights_bytes,
+            "weights_exact": self.weights_exact,
+            "budget_bytes": self.requested_bytes,
+            "requested_bytes": self.requested_bytes,
+            "activation_peak_bytes": self.activation_peak_bytes,
+            "non_torch_bytes": self.non_torch_bytes,
+            "cudagraph_bytes": self.cudagraph_bytes,
+            "cudagraph_capture_bytes": self.cudagraph_capture_bytes,
+            "kv_cache_bytes": self.kv_cache_bytes,
+            "block_size": self.block_size,
+            "bytes_per_block": self.bytes_per_block,
+            "kv_cache_groups": [asdict(g) for g in self.groups],
+            "num_gpu_blocks": self.num_gpu_blocks,
+            "kv_cache_tokens": self.kv_cache_tokens,
+            "max_concurrency": self.max_concurrency,
+            "gpus_used": self.gpus_used,
+            "engines": self.engines,
+            "per_engine": list(PER_ENGINE_FIELDS),  # with data parallelism, these are each engine's (of `engines`)
+            "kv_cache_tokens_all_engines": self.kv_cache_tokens * self.engines,
+            "max_concurrency_all_engines": self.max_concurrency * self.engines,
+            "fits": self.fits,
+            "error": self.error,
+            "failure": self.failure,
+            "estimated_max_model_len": self.estimated_max_model_len,
+            "vllm_log": list(self.vllm_log),
+            "terms": [asdict(t) for t in self.terms],
+            "assumptions": list(self.assumptions),
+            "warnings": list(self.warnings),
+            "fixes": [asdict(f) for f in self.fixes],
+            "speculative": self.speculative,
+            "cudagraphs": self.cudagraphs,
+            "model_runner": self.model_runner,
+            "first_start": self.first_start,
+            # the offsets `kvplan reconcile --calibrate` stored for this GPU and model, where this plan applied them
+            # (the same key in fit --json, sweep --json rows and the web API's answers)
+            "site_calibration": site_calibration_dict(self.site_offsets),
+        }
+
+
+def site_calibration_dict(offsets: dict | None) -> dict | None:
+    """The site calibration a plan applied, as its JSON says it: where it came from and the bytes per rank it added
+    to each measured term; None where none was applied."""
+    if not offsets:
+        return None
+    out = {"source": offsets.get("source", "kvplan reconcile --calibrate")}
+    for key in ("activation_peak_bytes", "non_torch_bytes", "cudagraph_bytes"):
+        out[key] = int(offsets.get(key, 0))
+    if offsets.get("n") is not None:
+        out["startups"] = offsets.get("n")
+    return out
+
+
+def cold_start_margin_bytes(plan) -> int:
+    """The most KV pool a plan's compiling first start loses (its first_start loss_bytes_most, per rank); the public
+    pairs' largest (COLD_START_POOL_LOSS_BYTES) for a plan that carries none (V0, eager, a given pool)."""
+    first = getattr(plan, "first_start", None)
+    return int(first["loss_bytes_most"]) if isinstance(first, dict) and "loss_bytes_most" in first \
+        else COLD_START_POOL_LOSS_BYTES
+
+
+def _cold_start_outcome(groups, available: float, bytes_per_block: int, resolved: EngineArgs, rules: VersionRules,
+                        gpu: GPUSpec, auto_fit: bool, loss: ColdStartLoss) -> ColdStartOutcome:
+    """A compiling start's pool, loss.most below the warm one planned (`available`), put through the same checks."""
+    cold = available - loss.most
+    cold_blocks = max(0, int(cold // bytes_per_block))
+    cold_fits, _, cold_len = _fit_check(groups, cold, bytes_per_block, cold_blocks, resolved, rules)
+    # a hybrid's colder pool also holds fewer state blocks: the state-block check (state_blocks_refusal) refuses a
+    # first start whose blocks fall below max_num_seqs, at any length (auto-fit's shorter one included)
+    cold_state = state_blocks_refusal(groups, cold_blocks, resolved, rules, gpu) if cold_fits else None
+    # --max-model-len -1 sizes the length from the colder pool instead of refusing it, unless not even one block is
+    # left or the state blocks fall short
+    shorter = auto_fit and not cold_fits and cold_len > 0 and not cold_state
+    refused = bool(not cold_fits or cold_state) and not shorter
+    return ColdStartOutcome(fits=cold_fits, estimated_max_model_len=cold_len, blocks=cold_blocks,
+                            state_refusal=cold_state, shorter=shorter, refused=refused)
+
+
+# --------------------------------------------------------------------------- the plan
+
+
+def _format_gib(x: float) -> str:
+    """vLLM's format_gib: str(round(x, 2)) (section 5)."""
+    return str(round(x / GIB, 2))
+
+
+def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRules | None = None,
+         extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None, check_architecture: bool = True,
+         pool_given: bool = False) -> Plan:
+    """vLLM's startup for `model` on `gpu` with `args` (None fields = the version's defaults). `check_architecture`
+    False: the release stands for an era (a record without a version), so neither its registry nor its argparse is
+    checked. `pool_given`: args.kv_cache_memory_bytes is the pool a startup log recorded, taken as given to check the
+    arithmetic after it (validate --given-kv), not vLLM's --kv-cache-memory-bytes, which the release may lack."""
+    if check_architecture:  # the release is the one the user runs (validate infers some: not held to their argparse)
+        # a flag or value `vllm serve` of this release refuses before sizing anything: refused here as the launch
+        # files refuse it
+        version = (rules or rules_for(args.vllm_version)).version
+        check_serve_values({"--kv-cache-dtype": args.kv_cache_dtype, "--block-size": args.block_size,
+                            "--max-lora-rank": args.max_lora_rank if args.enable_lora else None,
+                            "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype,
+                            "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes,
+                            "--skip-mm-profiling": True if args.skip_mm_profiling else None,
+                            # written by the launch files (deploy.spec_from_plan) under the same conditions, so fit
+                            # refuses what scaffold refuses (a release older than the flag: SERVE_FLAG_SINCE)
+                            "--data-parallel-size": args.data_parallel_size if (args.data_parallel_size or 1) > 1 else None,
+                            "--enable-expert-parallel": True if args.enable_expert_parallel else None,
+                            "--speculative-config": args.speculative_config or None,
+                            "--compilation-config": args.compilation_config or None,
+                            "--cudagraph-capture-sizes": args.capture_sizes_given,
+                            "--max-cudagraph-capture-size": args.max_cudagraph_capture_size,
+                            "--cuda-graph-sizes": args.cuda_graph_sizes_given,
+                            "--limit-mm-per-prompt": args.limit_mm_per_prompt or None,
+                            "--language-model-only": True if args.language_model_only else None,
+                            "--cpu-offload-gb": args.cpu_offload_gb or None}, version)
+        check_serve_env(args.env, version)
+    p = _plan(model, gpu, args, rules=rules, extra_assumptions=extra_assumptions, site_offsets=site_offsets,
+              check_architecture=check_architecture)
+    if p.fits and p.args.kv_cache_memory_bytes is not None and not pool_given:
+        p = _given_pool_allocation(p)
+    # the flags as given (-1 too), not what an auto-fit planned with; the site calibration, for replans
+    return replace(p, given_args=args, site_offsets=site_offsets or None)
+
+
+def largest_given_pool_bytes(p: Plan) -> int:
+    """The largest --kv-cache-memory-bytes whose blocks, CUDA graphs and a full step's activation peak still fit beside
+    the weights and non-torch memory on the card (whole MiB)."""
+    room = p.total_bytes - p.weights_bytes - p.non_torch_bytes - p.cudagraph_capture_bytes - p.activation_peak_bytes
+    return max(0, int(room) // 2**20 * 2**20)
+
+
+def _given_pool_allocation(p: Plan) -> Plan:
+    """--kv-cache-memory-bytes (vLLM >= 0.10.2, PR #21489): gpu_worker's determine_available_memory returns the given
+    bytes without checking them against the card ("This does not respect the gpu_memory_utilization config ... If
+    OOM'ed, check the difference of initial free memory"). After the profile run frees its activations, the blocks
+    are allocated beside the weights and non-torch memory, then the CUDA graphs are captured: a pool beyond what is
+    left fails there with PyTorch's "CUDA out of memory", and one that leaves no room for the activation peak of a
+    full step fails on the first such step."""
+    pool = p.num_gpu_blocks * p.bytes_per_block
+    resident = p.weights_bytes + p.non_torch_bytes + p.cudagraph_capture_bytes + pool
+    if resident > p.total_bytes:
+        error = (f"CUDA out of memory while allocating the KV cache: --kv-cache-memory-bytes {pool / GIB:.2f} GiB of "
+                 f"blocks beside {p.weights_bytes / GIB:.2f} GiB of weights, {p.non_torch_bytes / GIB:.2f} GiB non-torch "
+                 f"and {p.cudagraph_capture_bytes / GIB:.2f} GiB of CUDA graphs exceed the {p.total_bytes / GIB:.2f} GiB of "
+                 f"{p.gpu.name} (the flag ignores gpu_memory_utilization; {largest_given_pool_bytes(p) / GIB:.2f} GiB leaves room for a full "
+                 f"step's activations)")
+        before_capture = tuple(line for line in p.vllm_log if not line.startswith("Graph capturing"))
+        return replace(p, fits=False, error=error, failure="kv_alloc",
+                       vllm_log=before_capture + ("torch.OutOfMemoryError: " + error,))
+    if resident + p.activation_peak_bytes > p.total_bytes:
+        short = resident + p.activation_peak_bytes - p.total_bytes
+        return replace(p, warnings=p.warnings + (
+            f"--kv-cache-memory-bytes leaves {(p.total_bytes - resident) / GIB:.2f} GiB for a step's activations, "
+            f"{short / GIB:.2f} GiB less than the profiled peak of {p.activation_peak_bytes / GIB:.2f} GiB: the first "
+            f"full step of max_num_batched_tokens may fail with CUDA out of memory",))
+    return p
+
+
+def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRules | None = None,
+          extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None, check_architecture: bool = True,
+          auto_fit: bool = False) -> Plan:
+    rules = rules or rules_for(args.vllm_version)
+    rules, env_notes = _env_rules(args, rules)
+    if rules.cudagraph_subtracted and not rules.cudagraph_subtracted_rocm and (gpu.vendor or "").upper() == "AMD":
+        # 0.20-0.25 profile no CUDA-graph memory on ROCm (rules row cudagraph_subtracted_rocm): the graphs are captured
+        # after the KV allocation, beyond the budget, as before 0.20
+        rules = replace(rules, cudagraph_subtracted=False)
+        env_notes = env_notes + [f"ROCm: vLLM {rules.version} takes no CUDA-graph memory estimate on ROCm "
+                                 "(gpu_worker.py determine_available_memory profiles it on CUDA only until 0.26.0); "
+                                 "the graphs are captured after the KV allocation, beyond the budget"]
+    why_v0 = v1_fallback(model, gpu, args, rules)
+    if why_v0:
+        rules = as_v0_engine(rules, why_v0)
+    if args.max_model_len == AUTO_FIT:
+        return _auto_fit_plan(model, gpu, args, rules, extra_assumptions, site_offsets, check_architecture)
+    resolved, quant, notes = resolve_args(model, gpu, args, rules)
+    model, runner_note = serve_as(model, resolved)
+    if runner_note:
+        notes.append(runner_note)
+    if model.is_pooling and resolved.runner_type != "pooling":
+        resolved = replace(resolved, runner="pooling")  # resolved: vLLM's auto choice, made explicit
+    check_model_runner_env(model, resolved, rules)
+    runner, runner_why = model_runner_choice(model, resolved, rules)
+    if rules.window_inflight != "one":
+        # the steps in flight follow the runner built (config/vllm.py VllmConfig.max_concurrent_batches, 0.26.0,
+        # 0.29.0 and 0.33.0 wheels: pp + 1 on model runner v2, else 2 at PP=1 / pp): section 3.4
+        rules = replace(rules, window_inflight="mrv2" if runner == "v2" else "mrv1-async")
+    if resolved.env_value(MRV2_ENV) is not None and rules.mrv2_env != "unread":
+        env_notes = env_notes + [f"model runner {runner}: {runner_why}"]
+    notes = list(extra_assumptions) + list(rules.notes) + env_notes + notes + list(model.notes)
+    beyond = newer_than_read(rules)
+    if resolved.overhead_gb is not None:  # the seed's arithmetic has no warnings: said among its assumptions
+        _refuse_what_the_seed_ignores(model, args)
+        return _simple_plan(model, gpu, resolved, rules, quant, notes + ([beyond] if beyond else []))
+    warns: list[str] = [beyond] if beyond else []
+    if resolved.cudagraph_mode and resolved.captures_cuda_graphs:  # NONE is modelled: no graphs, no graph memory
+        warns.append(f"--compilation-config cudagraph_mode {resolved.cudagraph_mode}: kvplan reads it for the hybrid "
+                     "state-block check, the speculative-decoding rounding of the capture sizes and the drafter's graphs; "
+                     "the CUDA-graph memory per layer and capture size is still the one fitted on the releases' default mode")
+    if why_v0:  # vLLM's own warning (engine/arg_utils.py _raise_or_fallback)
+        warns.append(f"{why_v0} is not supported by the V1 Engine. Falling back to V0.")
+    backend_error, block_warning = block_size_backend(model, gpu, args.block_size, resolved, rules)
+    if block_warning:
+        warns.append(block_warning)
+    if quant is not None and quant.method == "gguf" and resolved.dtype == "bfloat16" and gpu.cc and gpu.cc >= (10, 0):
+        # GGUFConfig.get_supported_act_dtypes drops bfloat16 on Blackwell (vLLM PR #30408, Dec 2025; the GGUF plugin
+        # later restored it): which releases refuse is not pinned, so this is said, not planned
+        warns.append("GGUF on a Blackwell GPU: vLLM releases since PR #30408 (Dec 2025) refuse bfloat16 for GGUF "
+                     "weights there ('torch.bfloat16 is not supported for quantization method gguf'); pass --dtype float16")
+    warns += _mm_limit_warnings(model, resolved)
+    tp, pp = resolved.tensor_parallel_size, resolved.pipeline_parallel_size
+    if pp > model.num_layers:  # a stage would hold no decoder layer: not a split kvplan can plan (nor one worth GPUs)
+        raise InputError("--pipeline-parallel-size", f"{pp:,} stages for {model.num_layers} decoder layers leave stages "
+                         "without a layer", f"at most {model.num_layers} (one layer per stage)")
+    total = gpu.total_bytes
+    util = resolved.gpu_memory_utilization
+    requested = math.ceil(total * util) if rules.requested_is_ceil else total * util
+    ep = tp * resolved.data_parallel_size if resolved.enable_expert_parallel else 1
+    spec = resolved.speculative
+    text_only = _text_only(model, resolved, rules)
+    w: RankWeights = rank_weights(model, gpu, resolved, rules, quant)
+    if not 0.5 <= w.checkpoint_ratio <= 2.0:  # the bytes are the files', which then describe another model than the config
+        files = model.checkpoint.total_bytes
+        warns.append(f"the checkpoint's weight files hold {files / GIB:,.2f} GiB, but its config.json counts "
+                     f"{files / w.checkpoint_ratio / GIB:,.2f} GiB of weights: a partial download (shards missing), or files "
+                     "and config of different models? The plan uses the files' bytes")
+    if text_only:
+        notes.append("text-only mode (--limit-mm-per-prompt 0 for every modality, or --language-model-only): vLLM loads no "
+                     "vision tower and profiles no encoder pass")
+    if resolved.data_parallel_size > 1:
+        notes.append(f"data parallel: {resolved.data_parallel_size} engines, each with the pool below; "
+                     f"{resolved.data_parallel_size} x the concurrency in all")
+    notes.append(f"weights: {w.method}")
+    if rules.engine != "v0" and inductor_compiles(resolved) and not resolved.env_on("VLLM_DISABLE_COMPILE_CACHE"):
+        # whole here where the pool is given; else completed below, once the plan's cold-start loss is known
+        notes.append(compile_cache_note(None, given_pool=resolved.kv_cache_memory_bytes is not None))
+    # in bytes, so the parts add up to the term: the checkpoint's share per rank, then what loading adds or moves
+    w_formula = f"{w.bytes:,} B per rank (TP={tp}, PP={pp}; rotary cache {w.rotary_bytes / 1024 ** 2:.1f} MiB included)"
+    if quant is None or quant.bits == 8 and quant.scheme.startswith("fp8"):  # linear weights of 2 or 1 byte(s)
+        rounding = allocator_rounding_bytes(model, tp=tp, dtype_bytes=1 if quant is not None else DTYPE_BYTES[resolved.dtype],
+                                            ep=ep, dp=resolved.data_parallel_size, split_limit=rules.allocator_split_limit,
+                                            embed_bytes=DTYPE_BYTES[resolved.dtype])
+        if rounding:
+            w = replace(w, bytes=w.bytes + rounding)
+            w_formula += f" + {rounding:,} B allocator rounding"
+            notes.append(f"weights load under a 20 MiB allocator split limit: tensors of 20 MiB or more are rounded up to "
+                         f"2 MiB blocks, {rounding / 1024 ** 2:.1f} MiB per rank" if rules.allocator_split_limit else
+                         f"the caching allocator keeps the rest (1 MiB or less) of the 2 MiB-rounded blocks of weight tensors "
+                         f"of 10 MiB or more: {rounding / 1024 ** 2:.1f} MiB per rank")
+    spec_info = {"method": spec[0], "num_speculative_tokens": spec[1]} if spec else None
+    if (spec and spec[0] == "eagle3" and pp > 1 and rules.pp_spec_drafter == "mrv2"
+            and not set(model.architectures or ()) & set(rules.pp_eagle3_aux_architectures)):
+        # model runner v2 relays the target's auxiliary hidden states to the last stage only for decoders that can
+        # (rules row pp_eagle3_aux_architectures; eagle3_utils.py verify_supports_aux_hidden_states_over_pp)
+        warns.append(f"EAGLE-3 with pipeline parallelism: vLLM {rules.version} starts it only where the target's decoder "
+                     "relays its auxiliary hidden states between stages (supports_aux_hidden_states_over_pp: LlamaModel, "
+                     f"Qwen2Model and their subclasses); {'/'.join(model.architectures or ()) or model.id} is not among "
+                     "the architectures kvplan read as doing so, and vLLM refuses it otherwise ('... does not support "
+                     "eagle3 with pipeline parallelism')")
+    if spec and spec[0] in DRAFT_METHODS:
+        d_bytes, d_parts, d_notes = drafter_weights(resolved.draft, model, spec[0], tp=tp, pp=pp, dtype_bytes=DTYPE_BYTES[resolved.dtype],
+                                              gpu_cc=gpu.cc, gpu_vendor=gpu.vendor)
+        # the drafter loads on the last pipeline stage: the busiest rank grows only as far as that stage outgrows it
+        stages = tuple(w.stage_bytes[:-1]) + (w.stage_bytes[-1] + d_bytes,) if w.stage_bytes else ()
+        busiest = w.bytes - max(w.stage_bytes) + max(stages) if stages else w.bytes + d_bytes
+        w = replace(w, bytes=busiest, exact=w.exact and spec[0] == "draft_model" and resolved.draft.checkpoint is not None,
+                    by_use=tuple(w.by_use) + (("drafter", d_bytes),) if w.by_use else w.by_use, stage_bytes=stages)
+        w_formula += f" + {d_bytes:,} B {spec[0]} drafter ({resolved.draft.id})"
+        spec_info.update(draft_model=resolved.draft.id, draft_source=resolved.draft.source, draft_commit=resolved.draft.commit,
+                         draft_decoder_layers=resolved.draft.num_layers,
+                         draft_kv_layers=sum(l.kind != "none" for l in resolved.draft.layers) if rules.is_v1 else 0,
+                         draft_weights_bytes=d_bytes, draft_weights_parts=dict(d_parts),
+                         draft_profile_bytes=(_drafter_profile_bytes(model, resolved, rules) or (0,))[0],
+                         lookahead_slots_per_sequence=spec[1])
+        notes.extend(d_notes)
+    if resolved.enable_lora:
+        loras, rank = resolved.max_loras or 1, resolved.max_lora_rank or 16
+        lora = lora_buffer_bytes(model, max_loras=loras, max_lora_rank=rank, dtype_bytes=DTYPE_BYTES[resolved.dtype], tp=tp,
+                                 fully_sharded=resolved.fully_sharded_loras, extra_vocab=rules.lora_extra_vocab,
+                                 moe_lora=rules.lora_moe)
+        w = replace(w, bytes=w.bytes + lora)
+        w_formula += f" + {lora:,} B LoRA slots"
+        notes.append(f"--enable-lora: {lora / GIB:.2f} GiB of LoRA slots per rank ({loras} x rank {rank} on every supported "
+                     "layer, embedding and lm_head), allocated while the model loads")
+    deepstack = deepstack_buffer_bytes(model, resolved, rules, text_only)
+    if deepstack:
+        w = replace(w, bytes=w.bytes + deepstack)
+        w_formula += f" + {deepstack:,} B deepstack buffers"
+        notes.append(f"Qwen3-VL deepstack buffers: {len(model.vision_config['deepstack_visual_indexes'])} x "
+                     f"{resolved.max_num_batched_tokens:,} tokens x {model.hidden_size:,} x "
+                     f"{DTYPE_BYTES.get(resolved.dtype, 2)} B = {deepstack / 1024 ** 2:.0f} MiB per rank, allocated while the "
+                     "model loads (models/qwen3_vl.py)")
+    if resolved.cpu_offload_gb:
+        # UVA offload moves whole parameters to pinned CPU memory until the budget is reached (model_executor/offloader/
+        # uva.py), so the GPU keeps the rest; the last parameter moved can overshoot the budget by its own size
+        moved = min(w.bytes, int(resolved.cpu_offload_gb * GIB))
+        w = replace(w, bytes=w.bytes - moved)
+        w_formula += f" - {moved:,} B CPU offload"
+        notes.append(f"--cpu-offload-gb {resolved.cpu_offload_gb:g}: {moved / GIB:.2f} GiB of weights per GPU stay in CPU memory "
+                     "(streamed over PCIe every forward; up to one parameter more may move)")
+    notes += list(w.notes)
+    measured = measured_terms(model, gpu, resolved, rules)
+    act, act_f, src = measured["activation_peak"]
+    sampler_note = sampler_kernel_note(rules, coefficients_for(rules.era), model)
+    if sampler_note:
+        notes.append(sampler_note)
+    nt, nt_f, _ = measured["non_torch"]
+    estimate, cg_f, _ = measured["cudagraph"]
+    capture = measured["cudagraph_capture"][0]
+    if site_offsets:
+        act += int(site_offsets.get("activation_peak_bytes", 0))
+        nt += int(site_offsets.get("non_torch_bytes", 0))
+        estimate += int(site_offsets.get("cudagraph_bytes", 0))
+        capture += int(site_offsets.get("cudagraph_bytes", 0))
+        notes.append(f"site calibration applied: {site_offsets.get('source', 'kvplan reconcile --calibrate')}")
+        # shown, not only listed: the numbers differ from an uncalibrated plan's (`kvplan validate`'s, --overhead-gb's)
+        moved = [f"{name} {int(site_offsets.get(key, 0)) / GIB:+.2f} GiB" for key, name in
+                 (("activation_peak_bytes", "activation"), ("non_torch_bytes", "non-torch"), ("cudagraph_bytes", "CUDA graphs"))
+                 if int(site_offsets.get(key, 0))]
+        warns.append(f"site calibration applied ({site_offsets.get('source', 'kvplan reconcile --calibrate')}): "
+                     + (", ".join(moved) if moved else "no term moved") + " per rank, as those startups measured")
+    cg = estimate if rules.cudagraph_subtracted else 0
+    graphs = cudagraph_plan(model, gpu, resolved, rules)
+    runner = model_runner(model, resolved, rules)
+    graph_info = None
+    if resolved.captures_cuda_graphs:
+        g_per = coefficients_for(rules.era).g_per_layer_size
+        drafter_graph_bytes = int(g_per * graphs.drafter_layers * graphs.drafter_graphs)
+        graph_info = dict(graphs.to_dict(), capture_bytes=capture, drafter_graph_bytes=drafter_graph_bytes,
+                          model_runner=runner)
+        if runner == "v2" and rules.cudagraph_subtracted:
+            graph_info["drafter_graph_bytes"] = drafter_graph_bytes = 0  # v2's estimate is its own (measured_terms)
+        if spec_info is not None:
+            spec_info.update(drafter_cudagraphs=graphs.drafter_graphs, drafter_cudagraph_bytes=drafter_graph_bytes)
+        if graphs.mode_note:
+            notes.append(f"CUDA graphs: {graphs.mode_note}")
+        if graphs.source != "default":
+            shown = ", ".join(map(str, graphs.sizes)) if len(graphs.sizes) <= 12 else (
+                f"{', '.join(map(str, graphs.sizes[:6]))}, ... {graphs.sizes[-1]}")
+            notes.append(f"CUDA graphs: {len(graphs.sizes)} capture size(s) ({shown or 'none'}) from {graphs.source} "
+                         "(config/vllm.py VllmConfig._set_cudagraph_sizes), not vLLM's default list")
+        if graphs.rounded_to > 1:
+            how = (f"1 + {spec[1]} = {graphs.rounded_to}" if graphs.rounded_to == 1 + spec[1] else
+                   f"max(1 + {spec[1]}, TP {resolved.tensor_parallel_size}) = {graphs.rounded_to}")
+            notes.append(f"CUDA graphs: speculative decoding rounds the capture sizes to multiples of {how} "
+                         f"({len(graphs.sizes)} sizes, largest {graphs.largest}; compilation.py "
+                         "adjust_cudagraph_sizes_for_spec_decode)")
+        if graphs.drafter_layers and not graphs.drafter_graphs and runner == "v2":
+            notes.append("CUDA graphs: model runner v2 captures the drafter's graphs with its speculator's own graph "
+                         "managers, measured in the same pool as the target's (v1/worker/gpu/cudagraph_utils.py "
+                         "profile_cudagraph_memory, 0.33.0); kvplan's v2 estimate does not count them apart")
+        if graphs.drafter_graphs:
+            notes.append(f"CUDA graphs: the drafter's {graphs.drafter_layers} layer(s) capture {graphs.drafter_graphs} "
+                         f"PIECEWISE graphs of their own in the target's graph pool ({drafter_graph_bytes / GIB:.3f} GiB "
+                         "at the per-layer graph rate; llm_base_proposer.py initialize_cudagraph_keys)")
+    v0_state = _v0_mamba_cache_bytes(model, resolved, rules)
+    if v0_state:
+        act += v0_state
+        act_f += f" + V0 Mamba cache {v0_state / GIB:.2f} GiB"
+        notes.append(f"V0 engine: the Mamba state of {_v0_state_seqs(resolved)} sequences ({v0_state / GIB:.2f} GiB) is allocated on the "
+                     "profile run's first forward, so it is part of the peak (model_executor/models/mamba_cache.py)")
+    drafter_profile = 0  # the drafter's profile buffers: on the last pipeline stage only, where the drafter is built
+    for label, extra, note in computed_profile_terms(model, gpu, resolved, rules, act):
+        act += extra
+        if label == DRAFTER_PROFILE_LABEL:
+            drafter_profile = extra
+        if extra:
+            act_f += f" + {label} {extra / GIB:.2f} GiB"
+        notes.append(note)
+    skip_note, skip_warning = skip_mm_profiling_says(model, resolved, rules, act)
+    notes += [skip_note] if skip_note else []
+    warns += [skip_warning] if skip_warning else []
+    available = requested - w.bytes - nt - act - cg
+    if resolved.kv_cache_memory_bytes is not None:
+        # --kv-cache-memory-bytes: profiling still runs, but the pool is exactly this (section 1.3)
+        available = float(resolved.kv_cache_memory_bytes)
+        notes.append(f"KV-cache memory given: {available / GIB:.2f} GiB (--kv-cache-memory-bytes); utilization ignored")
+
+    groups, bytes_per_block, block_formula = build_groups(model, resolved, rules, notes, warns, gpu)
+    act_first = act - measured["activation_peak"][0] + measured["activation_no_sampler"][0] - drafter_profile
+    staged = _pipeline_stage_pool(model, resolved, rules, groups, w, requested, nt, cg, act, act_first,
+                                  nt - measured["non_torch"][0] + measured["non_torch_no_sampler"][0])
+    if staged is not None:
+        available, bytes_per_block, stage_note, stage_pools = staged
+        block_formula += f"; {stage_note}"
+        notes.append(stage_note)
+    bs = min(g.block_size for g in groups)
+    if model.compressed_attention:
+        bs = _DSV4_BLOCK  # "Setting kv cache block size to 256 for DEEPSEEK_SPARSE_SWA backend": the attention block
+    resolved = replace(resolved, block_size=bs)
+    num_blocks = max(0, int(available // bytes_per_block)) if available > 0 else 0
+    max_len = resolved.max_model_len
+    group_blocks = [_group_blocks(g, max_len, resolved, rules) for g in groups]
+    per_req = sum(group_blocks)
+    # its formula: each group's blocks, equal groups counted ("6 x 1,089 sliding"), so the parts add up to the term
+    per_kind = Counter((g.kind, b) for g, b in zip(groups, group_blocks))
+    per_req_formula = (" + ".join(f"{n} x {b:,} {kind}" if n > 1 else f"{b:,} {kind}" for (kind, b), n in per_kind.items())
+                       + f": one {max_len:,}-token request's blocks in each of {len(groups)} group(s)")
+    if rules.dsv4_accounting in ("layer_tuple", "page_slots") and groups[0].fit_unit_bytes:
+        # DeepSeek-V4 up to 0.26: a request's blocks weighted by each group's bytes over the attention group's
+        per_req = cdiv(sum(b * g.page_bytes for g, b in zip(groups, group_blocks)), groups[0].page_bytes)
+        per_req_formula = (f"cdiv({' + '.join(f'{b:,} x {g.page_bytes:,} B' for g, b in zip(groups, group_blocks))}, "
+                           f"{groups[0].page_bytes:,} B): each group's blocks weighted by its page over the attention group's")
+    logged_block = [_logged_block_size(g, max_len, resolved, rules) for g in groups]
+    conc, tokens, conc_formula, tokens_formula = _capacity(groups, num_blocks, per_req, max_len, bs, rules, logged_block)
+
+    kv_per_token, state_per_seq = _per_token_and_state(groups, resolved, rules)
+    kv_per_token_formula = _per_token_formula(model, groups, resolved)
+    fits, error, est_len = _fit_check(groups, available, bytes_per_block, num_blocks, resolved, rules)
+    failure = None if fits else "memory"
+    if fits:
+        state_error = state_blocks_refusal(groups, num_blocks, resolved, rules, gpu, notes, warns)
+        if state_error:
+            fits, error, failure = False, state_error, "state_blocks"
+    load_error = _load_oom(gpu, w.bytes)
+    if load_error:
+        fits, error, failure, est_len = False, load_error, "load", None
+    startup_error = _startup_error(gpu, resolved, rules, quant, args.quantization) or backend_error
+    if startup_error:
+        fits, error, failure = False, startup_error, "platform"
+    arch = architecture_refusal(model.architectures, rules.release) if check_architecture else None
+    if arch and arch[0] == "unknown":
+        warns.append(arch[1])
+    elif arch:  # ModelConfig refuses it while reading the config: before any worker, GPU check or load
+        fits, error, failure = False, arch[1], "architecture"
+    # a compiling first start's pool beside the warm one planned here (fit --json first_start, --explain)
+    moe_ws = measured.get("moe_workspace_in_non_torch", (0,))[0]
+    cold_loss = (cold_start_pool_loss_bytes(model, resolved, rules, act + moe_ws)
+                 if rules.engine != "v0"
+                 and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None else None)
+    if cold_loss is not None and staged is not None and cold_loss.modelled and cold_loss.most > 0:
+        cold_loss = pipeline_cold_start_loss(model, resolved, rules, stage_pools, available, bytes_per_block,
+                                             act_first + moe_ws, cold_loss)
+    cache_note = compile_cache_note(None)
+    if cold_loss is not None and cache_note in notes:
+        notes[notes.index(cache_note)] = compile_cache_note(cold_loss)
+    first_refused = False
+    if fits and cold_loss is not None:
+        outcome = _cold_start_outcome(groups, available, bytes_per_block, resolved, rules, gpu, auto_fit, cold_loss)
+        cold_warning = _cold_start_warning(resolved, max_len, auto_fit, cold_loss, outcome)
+        if cold_warning:
+            warns.append(cold_warning)
+        first_refused = outcome.refused  # refused implies a warning: the one reading of both
+    if fits and conc < 1:
+        # the release's own check passed (0.14-0.18 count only the first KV group's need), yet its log prints a
+        # concurrency below 1x: the pool cannot hold one request of max_model_len in all its groups
+        warns.append(f"vLLM {rules.version} starts, but the pool holds {conc:.2f}x of one {max_len:,}-token request "
+                     f"({num_blocks:,} of the {per_req:,} blocks it needs): a request that long cannot be held whole; "
+                     "--max-model-len auto --concurrency 1 gives the length that can")
+    terms = (
+        Term("total", total, "bytes", f"{gpu.name}: {total / GIB:.2f} GiB", gpu.total_source),
+        Term("requested", requested, "bytes", f"{'ceil(' if rules.requested_is_ceil else ''}{total / GIB:.2f} GiB x {util}{')' if rules.requested_is_ceil else ''}", "vllm-memory-model.md §1.2"),
+        Term("weights", w.bytes, "bytes", w_formula, w.method),
+        Term("non_torch", nt, "bytes", nt_f, src),
+        Term("activation_peak", act, "bytes", act_f, src),
+        Term("cudagraph", cg, "bytes", cg_f if rules.cudagraph_subtracted else f"not subtracted in {rules.era} (captured after the KV allocation: ~{capture / GIB:.2f} GiB beyond the budget)", src),
+        Term("kv_cache", available, "bytes", "requested - weights - non_torch - activation_peak - cudagraph"
+             if resolved.kv_cache_memory_bytes is None else f"--kv-cache-memory-bytes {resolved.kv_cache_memory_bytes:,} as given "
+             "(the budget's other terms are profiled, not subtracted)", "vllm-memory-model.md §1.3"),
+        Term("kv_bytes_per_token", kv_per_token, "B/token", kv_per_token_formula, "vllm-memory-model.md §3.1"),
+        Term("bytes_per_block", bytes_per_block, "B", block_formula, "vllm-memory-model.md §3.1-3.3"),
+        Term("num_gpu_blocks", num_blocks, "blocks", f"floor({available / GIB:.4f} GiB / {bytes_per_block:,} B)", "vllm-memory-model.md §3.3"),
+        Term("blocks_per_request", per_req, "blocks", per_req_formula, "vllm-memory-model.md §3.4"),
+        Term("max_concurrency", conc, "x", conc_formula, "vllm-memory-model.md §3.5"),
+        Term("kv_cache_tokens", tokens, "tokens", tokens_formula, "vllm-memory-model.md §3.5"),
+    )
+    # a state-block refusal comes while the CUDA graphs are set up, after the pool is sized and logged: the pool's lines,
+    # then vLLM's ValueError (not a KV-cache check's error line)
+    state_refused = failure == "state_blocks"
+    log = _log_lines(rules, gpu, util, requested, w.bytes, nt, act, cg, capture, available, num_blocks, bytes_per_block,
+                     tokens, conc, max_len, fits, None if state_refused else error, bs, resolved,
+                     runner=runner)
+    if state_refused:
+        log += ("ValueError: " + error,)
+    if failure == "load":  # the weights' allocations fail mid-load: no "Model loading took", budget or pool line
+        log = ("torch.OutOfMemoryError: " + error,)
+    if failure == "architecture":
+        log = ("ValueError: " + error,)
+    if failure == "platform":  # stopped at worker start (dtype check) or its first kernel: nothing is loaded or sized
+        log = (("RuntimeError: " if "no kernel image" in error else "ValueError: ") + error,)
+    return Plan(model=model, gpu=gpu, args=resolved, rules=rules, mode="vllm", total_bytes=total, requested_bytes=requested,
+                weights_bytes=w.bytes, weights_exact=w.exact, weights_by_use=w.by_use, activation_peak_bytes=act, non_torch_bytes=nt,
+                cudagraph_bytes=cg, cudagraph_capture_bytes=capture, kv_cache_bytes=available, groups=groups,
+                bytes_per_block=bytes_per_block, num_gpu_blocks=num_blocks, kv_cache_tokens=tokens, max_concurrency=conc,
+                kv_bytes_per_token=kv_per_token, state_bytes_per_sequence=state_per_seq, fits=fits, error=error,
+                estimated_max_model_len=est_len, vllm_log=log, terms=terms, assumptions=tuple(dict.fromkeys(notes)),
+                warnings=tuple(warns), failure=failure, speculative=spec_info, cudagraphs=graph_info,
+                model_runner={"runner": runner, "why": runner_why} if rules.is_v1 else None,
+                first_start=cold_loss.to_dict(available) if cold_loss is not None else None,
+                first_start_refused=first_refused)
+
+
+def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
+                   extra_assumptions: Iterable[str], site_offsets: dict | None, check_architecture: bool) -> Plan:
+    """--max-model-len -1 (>= 0.14, section 4): plan at the model's limit; when one request of that length does not
+    fit, vLLM takes the estimated maximum length the fit check computes (a binary search of the same need) instead."""
+    if not rules.max_model_len_auto_fit:
+        raise InputError("--max-model-len", f"-1 (auto-fit) is not a vLLM {rules.version} option",
+                         "give a length, or plan with --vllm-version 0.14 or newer")
+    full = _plan(model, gpu, replace(args, max_model_len=None), rules=rules, extra_assumptions=extra_assumptions,
+                 site_offsets=site_offsets, check_architecture=check_architecture, auto_fit=True)
+    limit = full.args.max_model_len
+    if not full.fits and (full.failure != "memory" or full.kv_cache_bytes <= 0):
+        return full  # a platform error, or "No available memory for the cache blocks", comes first
+    if full.fits:
+        note = f"Auto-fit max_model_len: full model context length {limit} fits in available KV cache memory"
+        return replace(full, assumptions=full.assumptions + (note,), vllm_log=full.vllm_log + (note,))
+    if not full.estimated_max_model_len:
+        error = ("Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. "
+                 "Try increasing `gpu_memory_utilization`.")
+        return replace(full, error=error, vllm_log=full.vllm_log + (error,))
+    fitted = _plan(model, gpu, replace(args, max_model_len=full.estimated_max_model_len), rules=rules,
+                   extra_assumptions=extra_assumptions, site_offsets=site_offsets, check_architecture=check_architecture,
+                   auto_fit=True)
+    note = (f"Auto-fit max_model_len: reduced from {limit} to {fitted.args.max_model_len} to fit in available KV cache "
+            f"memory ({fitted.kv_cache_bytes / GIB:.2f} GiB GPU)")
+    log = list(fitted.vllm_log)
+    at = next((i for i, line in enumerate(log) if "KV cache size" in line or "Maximum concurrency" in line), len(log))
+    log.insert(at, note)  # logged while the KV-cache config is built, before the capacity lines
+    return replace(fitted, assumptions=fitted.assumptions + (note,), vllm_log=tuple(log))
+
+
+def state_blocks_refusal(groups, num_blocks: int, args: EngineArgs, rules: VersionRules, gpu: GPUSpec | None = None,
+                         notes: list[str] | None = None, warns: list[str] | None = None) -> str | None:
+    """vLLM's refusal (rule state_blocks_refuse_max_num_seqs) of a hybrid model whose pool holds fewer blocks than
+    max_num_seqs: each decoding sequence holds one recurrent-state block in a full CUDA graph, so the graphs cannot
+    be captured; None when it does not apply (no recurrent group, --enforce-eager, a release before the check, or
+    speculative decoding that downgrades the graphs to PIECEWISE: _spec_decode_piecewise, noted in `notes`). Refused
+    with speculative decoding, a warning in `warns` names the attention-backend choice kvplan does not model."""
+    if not rules.state_blocks_refuse_max_num_seqs or args.enforce_eager:
+        return None
+    if not any(g.kind == "recurrent" for g in groups) or num_blocks >= args.max_num_seqs:
+        return None
+    seqs = f"max_num_seqs ({args.max_num_seqs}) above the {num_blocks} Mamba cache blocks"
+    if args.cudagraph_mode in ("NONE", "PIECEWISE"):
+        if notes is not None:
+            notes.append(f"{seqs} not refused: --compilation-config cudagraph_mode {args.cudagraph_mode} captures no FULL "
+                         "decode graphs, and vLLM's state-block check runs only with them (config/compilation.py "
+                         "resolve_cudagraph_mode_and_sizes: cudagraph_mode.has_full_cudagraphs())")
+        return None
+    if args.speculative:
+        why = _spec_decode_piecewise((g.recurrent_kind for g in groups), args, rules, gpu)
+        if why:
+            if notes is not None:
+                notes.append(f"{seqs} not refused: with speculative decoding {why}, so vLLM {rules.version} downgrades "
+                             "the CUDA graphs to PIECEWISE ('not supported with spec-decode ...; setting "
+                             "cudagraph_mode=PIECEWISE'), and its state-block check runs only with FULL decode graphs "
+                             "(config/compilation.py resolve_cudagraph_mode_and_sizes)")
+            return None
+        if warns is not None:
+            warns.append(f"{seqs} with speculative decoding: refused as vLLM does when it keeps FULL decode CUDA graphs, "
+                         "which needs every attention backend to support uniform multi-token decode graphs "
+                         "(UNIFORM_BATCH). kvplan expects the backend vLLM picks by default here to support them "
+                         "(FlashAttention; FlashInfer with TRTLLM kernels on Blackwell) and does not model a fallback "
+                         "or an --attention-backend choice without that support (e.g. FlashInfer without TRTLLM "
+                         "kernels), under which vLLM downgrades to PIECEWISE graphs and starts (vLLM issue #49547)")
+    return (f"max_num_seqs ({args.max_num_seqs}) exceeds available Mamba cache blocks ({num_blocks}). Each decode sequence "
+            "requires one Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most "
+            f"{num_blocks} or increase gpu_memory_utilization.")
+
+
+def _load_oom(gpu: GPUSpec, weights_per_rank: int) -> str | None:
+    """Weights per rank beyond the GPU's whole memory: the load itself fails (PyTorch's caching allocator raises
+    torch.OutOfMemoryError, "CUDA out of memory. Tried to allocate ..."), before vLLM profiles or sizes a KV pool, so
+    gpu_memory_utilization cannot help. Weights within the card but beyond the budget load, and vLLM then reports
+    "No available memory for the cache blocks" (the memory check of _fit_check)."""
+    total = gpu.total_bytes
+    if weights_per_rank <= total:
+        return None
+    return (f"CUDA out of memory while loading the model weights: {weights_per_rank / GIB:.2f} GiB per rank do not fit "
+            f"in the {total / GIB:.2f} GiB of {gpu.name}")
+
+
+def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: QuantSpec | None = None,
+                   given_quant: str | None = None) -> str | None:
+    """Errors vLLM stops with before it sizes anything: the GPU generation, the dtype and the quantization method it
+    supports."""
+    if gpu.cc is None or gpu.vendor != "NVIDIA":
+        return None
+    floor = rules.min_compute_capability
+    if gpu.cc < floor:
+        return (f"{gpu.name} has compute capability {gpu.compute_capability}, below the {floor[0]}.{floor[1]} that vLLM {rules.version}'s "
+                f"wheels are built for (CUDA error: no kernel image is available for execution on the device)")
+    if args.dtype == "bfloat16" and gpu.cc < (8, 0):
+        return (f"Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your {gpu.name} GPU has compute "
+                f"capability {gpu.compute_capability}. You can use float16 instead by explicitly setting the `dtype` flag in CLI, "
+                f"for example: --dtype=half.")
+    method = canonical_quant(given_quant) if given_quant else vllm_quant_method(quant)
+    return quant_capability_error(method, gpu, rules.version)
+
+
+def _logged_block_size(g: KVGroup, max_len: int, args: EngineArgs, rules: VersionRules) -> int:
+    """The block size of a group's spec as vLLM holds it: a Mamba group's is max_model_len in "none" mode (one page a
+    sequence: cache_config.mamba_block_size = max_model_len), the attention block size otherwise."""
+    if g.kind == "recurrent" and mamba_cache_mode(g, args, rules) == "none":
+        return max_len
+    return g.block_size
+
+
+def _capacity(groups, num_blocks: int, per_req: int, max_len: int, bs: int,
+              rules: VersionRules, logged_block: list[int]) -> tuple[float, int, str, str]:
+    """(max concurrency, KV-cache tokens) exactly as the version computes them (section 3.5), each with its formula
+    in words and in the numbers that give it. `logged_block`: each group's spec block size (_logged_block_size)."""
+    if rules.tokens_formula == "blocks_x_block_size":
+        tokens = num_blocks * bs
+        return (tokens / max_len, tokens, f"{num_blocks:,} x {bs} / {max_len:,}",
+                f"num_gpu_blocks x block_size = {num_blocks:,} x {bs}")
+    conc = num_blocks / per_req if per_req else 0.0
+    conc_formula = f"{num_blocks:,} / {per_req:,}"
+    if rules.tokens_formula == "blocks_per_group_x_block_size":
+        if len(groups) == 1 and rules.uniform_spec_tokens_block == "cache":  # one spec: the cache's block size
+            return (conc, num_blocks * bs, conc_formula, f"num_gpu_blocks x block_size = {num_blocks:,} x {bs}")
+        min_bs = min(logged_block)
+        return (conc, num_blocks // len(groups) * min_bs, conc_formula,
+                f"num_gpu_blocks // num_groups x min block size = {num_blocks:,} // {len(groups)} x {min_bs}")
+    return conc, int(conc * max_len), conc_formula, f"int(max_concurrency x max_model_len) = int({conc_formula} x {max_len:,})"
+
+
+def _per_token_and_state(groups, args: EngineArgs, rules: VersionRules) -> tuple[float, int]:
+    """Bytes that grow with each token (full attention, MLA) vs fixed per sequence (state, windows)."""
+    per_token = 0.0
+    state = 0
+    for g in groups:
+        if g.kind in ("full", "mla"):
+            per_token += g.num_layers * g.page_bytes / g.block_size
+        else:
+            state += g.num_layers * g.page_bytes * _group_blocks(g, args.max_model_len, args, rules)
+    return per_token, state
+
+
+def _per_token_formula(model: ModelSpec, groups, args: EngineArgs) -> str:
+    """How kv_bytes_per_token adds up: each growing group's layers x its bytes per token and layer (page / block size),
+    with one attention layer's bytes spelled out (section 3.1)."""
+    growing = [g for g in groups if g.kind in ("full", "mla")]
+    if not growing:
+        return "0: no layer keeps every token (window and state layers are a fixed cost per sequence)"
+    per_layer = [g.page_bytes / g.block_size for g in growing]
+    sums = " + ".join(f"{g.num_layers} x " + f"{b:,.4f}".rstrip("0").rstrip(".") + " B" for g, b in zip(growing, per_layer))
+    shapes = {(l.num_kv_heads, l.head_dim, l.head_dim_v) for l in model.layers if l.is_attention}
+    layer = next((l for l in model.layers if l.kind == growing[0].kind), None) if len(shapes) == 1 else None
+    kvb = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
+    if layer is None or model.compressed_attention or model.sparse_mla:
+        how = "layers x bytes per token and layer (mean over the layers' shapes where they differ)"
+    elif layer.kind == "mla":
+        how = f"layers x one latent of {layer.head_dim} x {kvb} B per token, on every rank"
+    else:
+        heads = heads_per_rank(layer.num_kv_heads, args.tensor_parallel_size)
+        how = (f"layers x {heads} KV head(s) per rank x (K {layer.head_dim} + V {layer.head_dim_v or layer.head_dim}) "
+               f"x {kvb} B per token")
+    return f"{sums}: {how}"
+
+
+def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, args: EngineArgs, rules: VersionRules):
+    """Does one max_model_len request fit? (section 4) -> (fits, vLLM's error text, estimated max length)."""
+    max_len = args.max_model_len
+    bs = min(g.block_size for g in groups)
+    # V1 stops on available <= 0; V0 on no whole block (section 4)
+    if available <= 0 or (rules.engine == "v0" and num_blocks <= 0):
+        text = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine."
+        if rules.no_memory_error_format == "short-see":
+            text += " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
+        if rules.no_memory_error_format == "long":
+            text = ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine "
+                    "(this flag also controls CPU memory reservation on the CPU backend, despite its name). "
+                    "See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.")
+        return False, text, 0
+    if rules.fit_error_format == "v0":
+        pp = args.pipeline_parallel_size if rules.v0_capacity_per_stage else 1
+        capacity = bs * (num_blocks // pp)
+        if max_len > capacity:
+            return False, (f"The model's max seq len ({max_len}) is larger than the maximum number of tokens that can be stored in KV cache "
+                           f"({capacity}). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."), capacity
+        return True, None, capacity
+    avail = available - (bytes_per_block if rules.null_block_in_fit_check else 0)
+
+    def needed(length: int) -> int:
+        """Memory one request of `length` tokens needs, as this version's check computes it (section 4)."""
+        if groups[0].fit_unit_bytes:  # DeepSeek-V4 up to 0.28: layer tuples
+            return groups[0].fit_unit_bytes * _blocks_per_request(groups, length, args, rules)
+        if rules.fit_need_formula == "sum_layers":  # each real layer's own need: padding slots do not count
+            need = sum(g.num_layers * g.page_bytes * _group_blocks(g, length, args, rules) for g in groups)
+            for g in groups:  # window layers held as full attention, charged their own window (fit_check_sees_windows)
+                full = _group_blocks(g, length, args, rules)
+                for kind, window, n in g.checked_windows:
+                    need -= n * g.page_bytes * (full - _group_blocks(replace(g, kind=kind, window=window), length, args, rules))
+            return need
+        if rules.fit_need_formula == "first_group":
+            return bytes_per_block * _group_blocks(groups[0], length, args, rules)
+        return bytes_per_block * _blocks_per_request(groups, length, args, rules)
+
+    need = needed(max_len)
+    if need <= avail:
+        return True, None, None
+    lo, hi = 0, max_len
+    while lo < hi:  # largest length whose need fits
+        mid = (lo + hi + 1) // 2
+        if needed(mid) <= avail:
+            lo = mid
+        else:
+            hi = mid - 1
+    est = lo
+    fmt = rules.fit_error_format
+    est_text = f"Based on the available memory, the estimated maximum model length is {est}. " if est else ""
+    if fmt in ("v1-models-2f", "v1-models-2f-see"):
+        see = " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details." if fmt.endswith("-see") else ""
+        return False, (f"To serve at least one request with the models's max seq len ({max_len}), ({need / GIB:.2f} GiB KV cache is needed, "
+                       f"which is larger than the available KV cache memory ({avail / GIB:.2f} GiB). {est_text}Try increasing "
+                       f"`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.{see}"), est
+    if fmt == "v1-models-gib":
+        return False, (f"To serve at least one request with the models's max seq len ({max_len}), ({_format_gib(need)} GiB KV cache is needed, "
+                       f"which is larger than the available KV cache memory ({_format_gib(avail)} GiB). {est_text}Try increasing "
+                       f"`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine. "
+                       f"See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."), est
+    return False, (f"To serve at least one request with the model's max seq len ({max_len}), ({_format_gib(need)} GiB KV cache is needed, "
+                   f"which is larger than the available KV cache memory ({_format_gib(avail)} GiB). {est_text}Try increasing "
+                   f"`gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or decreasing `max_model_len` when "
+                   f"initializing the engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."), est
+
+
+def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float, weights: int, nt: int, act: int, cg: int,
+               capture: int, available: float, num_blocks: int, bytes_per_block: int, tokens: int, conc: float,
+               max_len: int, fits: bool, error: str | None, bs: int, args: EngineArgs, runner: str = "v1") -> tuple[str, ...]:
+    """The startup lines this vLLM version would print (formats: section 8). Model runner v2 prints no "Estimated CUDA
+    graph memory" line (v1/worker/gpu/model_runner.py)."""
+    lines = []
+    fmt = rules.weights_log_format
+    w = weights / GIB
+    lines.append({"gb": f"Loading model weights took {w:.4f} GB",
+                  "gib-4f": f"Model loading took {w:.4f} GiB and … seconds",
+                  "gib-4f-memory": f"Model loading took {w:.4f} GiB memory and … seconds",
+                  "gib-round-memory": f"Model loading took {round(w, 2)} GiB memory and … seconds"}[fmt])
+    if rules.engine == "v0" and rules.era == "V0-c":
+        lines.append(f"Memory profiling takes … seconds\nthe current vLLM instance can use total_gpu_memory ({gpu.total_gib:.2f}GiB) x "
+                     f"gpu_memory_utilization ({util:.2f}) = {requested / GIB:.2f}GiB\nmodel weights take {w:.2f}GiB; non_torch_memory takes "
+                     f"{nt / GIB:.2f}GiB; PyTorch activation peak memory takes {act / GIB:.2f}GiB; the rest of the memory reserved for KV Cache is "
+                     f"{available / GIB:.2f}GiB.")
+    if rules.is_v1 and rules.log_cudagraph_estimate and cg and runner == "v1":
+        lines.append(f"Estimated CUDA graph memory: {cg / GIB:.2f} GiB total")
+    if rules.is_v1 and args.kv_cache_memory_bytes is not None:  # gpu_worker's determine_available_memory (>= 0.10.2)
+        lines.append(f"Initial free memory … GiB, reserved {available / GIB:.2f} GiB memory for KV Cache as specified by "
+                     "kv_cache_memory_bytes config and skipped memory profiling.")
+    elif rules.is_v1 and rules.available_kv_log:  # rules row available_kv_log
+        lines.append(f"Available KV cache memory: {_format_gib(available) if rules.available_kv_log == 'format_gib' else f'{available / GIB:.2f}'} GiB")
+    if rules.engine == "v0":
+        cpu_blocks = int(4 * GIB // bytes_per_block) if bytes_per_block else 0
+        dev = rules.v0_blocks_log_device
+        lines.append(f"# {dev} blocks: {num_blocks}, # CPU blocks: {cpu_blocks}")
+        lines.append(f"Maximum concurrency for {max_len} tokens per request: {conc:.2f}x")
+    elif error:
+        pass  # V1 raises in get_kv_cache_config's memory check, before it logs the KV cache size
+    elif rules.kv_log_format == "v1-one-line":
+        lines.append(f"GPU KV cache size: {tokens:,} tokens, Maximum concurrency for {max_len:,} tokens per request: {conc:.2f}x")
+    else:
+        lines.append(f"GPU KV cache size: {tokens:,} tokens")
+        lines.append(f"Maximum concurrency for {max_len:,} tokens per request: {conc:.2f}x")
+    if args.captures_cuda_graphs and fits:
+        lines.append(f"Graph capturing finished in … secs, took {capture / GIB:.2f} GiB")
+    if error:
+        lines.append(("ValueError: " if not error.startswith("No available") else "ValueError: ") + error)
+    return tuple(lines)
+
+
+def _refuse_what_the_seed_ignores(model: ModelSpec, args: EngineArgs) -> None:
+    """The seed's arithmetic (--overhead-gb: GPU GB x utilization - weights / TP - overhead) has no pipeline stages,
+    LoRA slots, given pool, CPU offload, online quantization or drafter: a flag for one would be dropped unread, and
+    the numbers silently those of a deployment without it. InputError naming the first."""
+    spec = args.speculative
+    ignored = [("--pipeline-parallel-size", (args.pipeline_parallel_size or 1) > 1, "pipeline stages"),
+               ("--enable-lora", args.enable_lora, "LoRA slots"),
+               ("--kv-cache-memory-bytes", args.kv_cache_memory_bytes is not None, "given KV pool"),
+               ("--cpu-offload-gb", bool(args.cpu_offload_gb), "CPU offload"),
+               ("--quantization", args.quantization is not None and model.quant is None,
+                "online quantization (it counts the checkpoint's own weights)"),
+               ("--speculative-config", bool(spec and (spec[0] == "mtp" or spec[0] in DRAFT_METHODS)),
+                f"{spec[0] if spec else ''} drafter")]
+    for flag, given, what in ignored:
+        if given:
+            raise InputError(flag, f"the seed's arithmetic (--overhead-gb) has no {what}, so {flag} would be ignored",
+                             f"drop --overhead-gb to plan {flag} as vLLM starts it, or drop {flag}")
+
+
+def _simple_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: QuantSpec | None,
+                 notes: list[str]) -> Plan:
+    """The seed's arithmetic (anatomy-of-a-vllm-setup.txt, "Try It"), in decimal GB as it prints.
+
+    KV bytes/token = 2 x layers x kv_heads x head_dim x dtype bytes (all layers full attention);
+    budget = GPU GB x utilization; KV = budget - weights - overhead; tokens = KV / per-token;
+    concurrency = tokens / max_model_len.
+    """
+    tp = args.tensor_parallel_size
+    kv_dtype = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
+    heads = heads_per_rank(model.num_kv_heads, tp)
+    per_token = 2 * model.num_layers * heads * model.head_dim * kv_dtype
+    # a quantized model, catalog or checkpoint: its weights as the full plan loads them (rank_weights: this GPU's MXFP4
+    # backend and its padding too, the rotary cache), all layers on the rank; unquantized, the seed's parameter bytes
+    weights = model.weights_bytes // tp if model.quant is None else rank_weights(
+        model, gpu, args, rules, quant, pipeline=False).bytes
+    total_gb = gpu.total_bytes / GB
+    budget = total_gb * args.gpu_memory_utilization * GB
+    overhead = args.overhead_gb * GB
+    kv = budget - weights - overhead
+    tokens_f = kv / per_token if kv > 0 else 0.0
+    conc = tokens_f / args.max_model_len
+    fits = tokens_f >= args.max_model_len
+    error = None if fits else (f"KV budget {kv / GB:.2f} GB holds {tokens_f:,.0f} tokens, fewer than one {args.max_model_len:,}-token request"
+                               if kv > 0 else f"weights and overhead exceed the budget: {kv / GB:.2f} GB left for the KV cache")
+    notes = notes + [f"simple arithmetic (the seed's): {args.overhead_gb:g} GB overhead, all {model.num_layers} layers full attention, decimal GB"]
+    terms = (
+        Term("kv_bytes_per_token", per_token, "B/token", f"2 x {model.num_layers} layers x {heads} kv_heads x {model.head_dim} head_dim x {kv_dtype} B", "seed"),
+        Term("weights", weights, "bytes", f"{weights / GB:.2f} GB ({weights:,} bytes)", "seed: real parameter bytes"),
+        Term("budget", budget, "bytes", f"{total_gb:.2f} GB x {args.gpu_memory_utilization} = {budget / GB:.2f} GB", "seed"),
+        Term("kv_cache", kv, "bytes", f"{budget / GB:.2f} - {weights / GB:.2f} - {args.overhead_gb:g} = {kv / GB:.2f} GB", "seed"),
+        Term("kv_cache_tokens", tokens_f, "tokens", f"{kv:,.0f} B / {per_token:,} B = {tokens_f:,.0f}", "seed"),
+        Term("max_concurrency", conc, "x", f"{tokens_f:,.0f} / {args.max_model_len:,} = {conc:,.0f}", "seed"),
+    )
+    log = (f"KV per token         : {per_token / 1024:.1f} KB", f"weights              : {weights / GB:.2f} GB",
+           f"budget @ {args.gpu_memory_utilization:.0%}         : {budget / GB:.2f} GB", f"available for KV     : {kv / GB:.2f} GB",
+           f"total cacheable tokens   : {tokens_f:,.0f}", f"concurrent seqs @ {args.max_model_len:<6}: {conc:,.0f}")
+    return Plan(model=model, gpu=gpu, args=args, rules=rules, mode="simple", total_bytes=gpu.total_bytes, requested_bytes=budget,
+                weights_bytes=int(weights), weights_exact=model.checkpoint is not None, activation_peak_bytes=0, non_torch_bytes=int(overhead),
+                cudagraph_bytes=0, cudagraph_capture_bytes=0, kv_cache_bytes=kv, groups=(KVGroup("full", model.num_layers, args.block_size, per_token // model.num_layers * args.block_size),),
+                bytes_per_block=per_token * args.block_size, num_gpu_blocks=max(0, int(kv // (per_token * args.block_size))),
+                kv_cache_tokens=int(round(tokens_f)), max_concurrency=conc, kv_bytes_per_token=per_token, state_bytes_per_sequence=0,
+                fits=fits, error=error, estimated_max_model_len=int(tokens_f) if not fits else None, vllm_log=log, terms=terms,
+                assumptions=tuple(dict.fromkeys(notes)), failure=None if fits else "memory")
