@@ -4,7 +4,7 @@ and GIO443/speculative-statecraft, Qwen2.5-1.5B-Instruct BF16 at 0.8 in vllm/vll
 Four starts of one model on one card and image: the CUDA-graph default at 16,384 and at 4,096, the same with
 --enforce-eager, and with n-gram speculation (k = 3). Each runs in a fresh container whose compile cache is not on a kept
 volume, so the three compiled starts are most likely first (cold) starts, while kvplan plans a warm restart and states the
-first start's range beside it (Plan.first_start, plan.py cold_start_pool_loss_bytes). What the four show at first scoring:
+first start's range beside it (Plan.first_start, kvplan.plan.cudagraphs cold_start_pool_loss_bytes). What the four show at first scoring:
 the eager start, where nothing compiles, is within 2 % of its logged pool; the two compiled starts without speculation
 land inside the first-start range (since V1-f's non-torch constant went from 0.20 to 0.15 GiB, the median of five logged
 0.27+ consumed figures, the warm plan and the range sit 0.05 GiB higher and the two starts lie 0.02-0.04 GiB below the

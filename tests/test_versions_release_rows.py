@@ -1,4 +1,4 @@
-"""The rules rows that replaced plan.py's inline release comparisons (`rules.release >= (0, 7, 0)`): each row's value at
+"""The rules rows that replaced kvplan.plan's inline release comparisons (`rules.release >= (0, 7, 0)`): each row's value at
 every published release and two development builds equals what the old comparison gave. The reference expressions
 below are the old inline ones, written once; the rows in versions._RULES must keep giving the same answers."""
 

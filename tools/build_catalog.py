@@ -863,7 +863,7 @@ EXTRA_GPUS += [
 # on Orin only through builds made for JetPack 6 (dustynv/vllm:*-r36.x images, https://github.com/dusty-nv/
 # jetson-containers; vLLM issue #8708 comment of 2024-10-18; vLLM PR #7293 asked for 8.7 in vLLM's own build list), and
 # the total depends on the JetPack release (its carve-outs), so another JetPack's figure is a source, not the total.
-# vLLM's gates: kvplan records none by gfx target (versions.py / plan.py key ROCm on the vendor alone) and none for
+# vLLM's gates: kvplan records none by gfx target (versions.py / kvplan.plan key ROCm on the vendor alone) and none for
 # Jetson beyond compute capability 8.7's integrated memory (versions.INTEGRATED_MEMORY_CC); what vLLM's documentation
 # says is in each entry's sources, and no gate is added here.
 _ROCM_DOCS = ("vLLM's ROCm requirements list 'Radeon RX 9000 series (gfx1200/1201)' and 'Ryzen AI MAX / AI 300 Series "

@@ -222,7 +222,7 @@ def _plan_block_structure(plan, block_size: int, max_model_len: int,
     """(fixed, per-boundary, window caps, note) from the plan's KV groups (see `EngineConfig`).
 
     Each group's own block count comes from the plan (`plan.blocks_for_tokens` of a plan holding
-    that group alone, i.e. `kvplan.plan._group_blocks`): a constant `off` plus growth that is at most
+    that group alone, i.e. `kvplan.plan.kv._group_blocks`): a constant `off` plus growth that is at most
     one block per block_size tokens, up to `cap` blocks. A group whose cap is not reached within
     max_model_len counts as growing for ever, so full-attention-only models keep blocks_per_boundary
     (and the simulator's fast path) unchanged. `window_caps=False` lets windowed groups grow

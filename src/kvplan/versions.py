@@ -4,7 +4,7 @@ Every behaviour that changed between vLLM releases is one row of `_RULES` (a fie
 name and the list of (first version, value) steps) or of a table further down (the
 serve flags a release accepts, SERVE_FLAG_SINCE; quantization methods,
 QUANT_MIN_CAPABILITY). `rules_for("0.11.0")` folds `_RULES` into one frozen
-`VersionRules`; the planner reads its fields (plan.py compares `rules.release` with no
+`VersionRules`; the planner reads its fields (kvplan.plan compares `rules.release` with no
 literal release: the version tables, e.g. V0_ONLY_ARCHITECTURES, are looked up with it).
 
 Facts come from `docs/vllm-memory-model.md` (written from the Python sources inside
@@ -258,7 +258,7 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # Layers of one attention type but different page shapes form one KV-cache group with their pages summed
     # (UniformTypeKVCacheSpecs) from 0.11
     "uniform_type_kv_specs": [((0, 0, 0), False), ((0, 11, 0), True)],
-    # MLA models run MLA kernels from 0.7; before, V0 disables DeepSeek's MLA and pads its heads to 256 (plan.py's V0
+    # MLA models run MLA kernels from 0.7; before, V0 disables DeepSeek's MLA and pads its heads to 256 (kvplan.plan.kv's V0
     # page and the block size default)
     "mla_kernels": [((0, 0, 0), False), ((0, 7, 0), True)],
     # The MLA block size (plan._default_block_size): "forced" up to 0.17 (vllm/platforms/cuda.py: CUTLASS_MLA forces
@@ -286,7 +286,7 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # from 0.19.1 as OAITritonMxfp4ExpertsMonolithic, gpt_oss_triton_kernels_moe.py, no workspace_shapes), which the two
     # 0.14.1 H100 gpt-oss startups confirm (their logged peaks are the sampler's alone, 38.48 B per logit against
     # 38.37-38.92 for dense models of the same sweep); FlashInfer's SM100 MXFP4 kernels (monolithic, their workspace
-    # inside flashinfer, not read); FP8, NVFP4 and int4 Marlin/Triton/CUTLASS experts (not pinned: see plan.py).
+    # inside flashinfer, not read); FP8, NVFP4 and int4 Marlin/Triton/CUTLASS experts (not pinned: see kvplan.plan.terms).
     # "fp8_block_triton": block FP8 experts on TritonExperts (plan._fp8_block_moe_experts: Hopper without EP, cc 8.9 and
     # 12.x where DeepGEMM does not run), a FusedMoEKernel from make_fp8_moe_kernel (fused_moe/oracle/fp8.py and
     # quantization/fp8.py Fp8MoEMethod, 0.17.0-0.33.0); its workspace_shapes are the unquantized ones, in the
