@@ -309,13 +309,13 @@ class Planner:
         return ref
 
     def flags(self, req: BaseModel) -> tuple[Optional[str], FitFlags]:
-        from kvplan.resolve import _catalog_lookup
+        from kvplan.resolve import catalog_lookup
 
         data = req.model_dump()
         for name in ("max_model_len", "max_num_batched_tokens"):
             if isinstance(data.get(name), int):
                 data[name] = str(data[name])
-        if (data.get("revision") or "").strip() in ("", "main") and _catalog_lookup((data.get("model") or "").strip()):
+        if (data.get("revision") or "").strip() in ("", "main") and catalog_lookup((data.get("model") or "").strip()):
             data["revision"] = None  # a catalog model is read offline at its recorded commit: 'main' asks for nothing else
         refuse_unpublished_version(data.get("vllm_version"))  # as --vllm-version: the page planned '0.10.3' silently
         return self.model_ref(data.get("model")), FitFlags(**{k: data[k] for k in _FLAG_NAMES})
