@@ -39,8 +39,7 @@ def cli_import_s(runs: int = 7) -> list[float]:
 
 
 def sweep_1000_s() -> float:
-    from kvplan.cli import FitFlags
-    from kvplan.cli.fit import sweep_rows
+    from kvplan.api import FitFlags, sweep_rows
 
     lengths = list(range(1024, 1024 + 1000 * 128, 128))
     t = time.perf_counter()

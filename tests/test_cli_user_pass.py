@@ -51,7 +51,7 @@ def test_a_range_of_utilizations_names_what_ranges_are_for(monkeypatch, capsys):
 def test_a_model_path_with_dots_is_still_a_value_of_vary_model():
     """The range refusal above made every '..' a range: --vary model=../ckpt/config.json,Qwen/Qwen3-8B was 'bad range
     in ...' (it was the two models before)."""
-    from kvplan.cli.fit import parse_vary
+    from kvplan.api import parse_vary
 
     assert parse_vary(["model=../ckpt/config.json,Qwen/Qwen3-8B"]) == [("model", ["../ckpt/config.json", "Qwen/Qwen3-8B"])]
     assert parse_vary(["max_model_len=4k..16k"]) == [("max_model_len", [4000, 8000, 16000])]

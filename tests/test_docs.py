@@ -209,7 +209,7 @@ def test_env_help_names_every_variable_kvplan_models():
 
 
 def test_readme_lists_the_sweep_axes_sweep_takes():
-    from kvplan.cli.fit import SWEEPABLE
+    from kvplan.api import SWEEPABLE
 
     row = next(line for line in README.splitlines() if line.startswith("| `kvplan sweep"))
     listed = row.split("one or two flags varied (", 1)[1].split(")", 1)[0]

@@ -958,9 +958,9 @@ def test_multimodal_profile_pass_is_charged_and_follows_limit_mm_per_prompt():
     import tempfile
     from pathlib import Path
 
-    from kvplan.resolve import _catalog_lookup
+    from kvplan.resolve import catalog_lookup
 
-    bare = {k: v for k, v in _catalog_lookup("google/gemma-3-4b-it")["config"].items() if k != "vision_config"}
+    bare = {k: v for k, v in catalog_lookup("google/gemma-3-4b-it")["config"].items() if k != "vision_config"}
     with tempfile.TemporaryDirectory() as d:
         (Path(d) / "config.json").write_text(json.dumps(bare))
         local = kvplan.fit(d, "L4", max_model_len=8192, fixes=False)

@@ -291,7 +291,7 @@ def test_infinite_concurrency_is_an_error():
 
 def test_a_catalog_config_without_architectures_takes_transformers_class_for_its_model_type():
     # the catalog's Granite 4.0-H and Falcon-H1 excerpts leave "architectures" out; vLLM reads the checkpoint's own
-    from kvplan.cli.fit import uncertainty_band_of
+    from kvplan.api import uncertainty_band_of
     p = kvplan.fit("ibm-granite/granite-4.0-h-tiny", "L4", detect_gpu=False, fixes=False)
     assert p.model.architectures == ("GraniteMoeHybridForCausalLM",) and uncertainty_band_of(p) is not None
     old = kvplan.fit("ibm-granite/granite-4.0-h-tiny", "L4", detect_gpu=False, fixes=False, vllm_version="0.7.3")
@@ -312,8 +312,7 @@ def test_a_sweep_whose_every_row_fails_alike_is_the_error_itself():
     r = subprocess.run(["kvplan", "sweep", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "nonexistent", "--vary",
                         "max_model_len=4096,8192"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "--gpu" in r.stderr and not r.stdout.strip()
-    from kvplan.cli import FitFlags
-    from kvplan.cli.fit import sweep_rows
+    from kvplan.api import FitFlags, sweep_rows
     rows = sweep_rows("Qwen/Qwen2.5-7B-Instruct", FitFlags(gpu="L4"), [("max_model_len", [4096, 999999999])])
     assert "error_input" in rows[1] and rows[0]["fits"]  # one bad value: its row says so, the others stand
 
@@ -344,7 +343,7 @@ def test_a_sweep_that_varies_one_flag_twice_is_refused_as_the_page_refuses_it():
     first silently (two entries of max_model_len made one 2048 row). parse_vary refuses it, for the CLI and the page."""
     import pytest
 
-    from kvplan.cli.fit import parse_vary
+    from kvplan.api import parse_vary
     from kvplan.errors import InputError
 
     with pytest.raises(InputError) as exc:

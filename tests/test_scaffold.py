@@ -607,11 +607,11 @@ def test_a_local_checkpoint_folder_is_served_from_its_path_never_as_a_hub_id(tmp
     app = _cli_app()
     from typer.testing import CliRunner
 
-    from kvplan.resolve import _catalog_lookup
+    from kvplan.resolve import catalog_lookup
 
     folder = tmp_path / "my ckpts" / "mymodel"
     folder.mkdir(parents=True)
-    (folder / "config.json").write_text(json.dumps(_catalog_lookup("meta-llama/Llama-3.1-8B-Instruct")["config"]))
+    (folder / "config.json").write_text(json.dumps(catalog_lookup("meta-llama/Llama-3.1-8B-Instruct")["config"]))
     out = tmp_path / "sc6"
     res = CliRunner().invoke(app, ["scaffold", str(out), str(folder), "--gpu", "L4", "--max-model-len", "4096"])
     assert res.exit_code == 0, res.output
@@ -642,11 +642,11 @@ def test_a_checkpoints_config_json_is_served_as_its_folder_never_as_a_hub_id(tmp
     app = _cli_app()
     from typer.testing import CliRunner
 
-    from kvplan.resolve import _catalog_lookup
+    from kvplan.resolve import catalog_lookup
 
     folder = tmp_path / "ckpt"
     folder.mkdir()
-    (folder / "config.json").write_text(json.dumps(_catalog_lookup("meta-llama/Llama-3.1-8B-Instruct")["config"]))
+    (folder / "config.json").write_text(json.dumps(catalog_lookup("meta-llama/Llama-3.1-8B-Instruct")["config"]))
     monkeypatch.chdir(tmp_path)  # a relative path, as typed
     res = CliRunner().invoke(app, ["scaffold", str(tmp_path / "out"), "ckpt/config.json", "--gpu", "L4", "--max-model-len", "4096"])
     assert res.exit_code == 0, res.output
@@ -663,11 +663,11 @@ def test_a_local_folder_whose_path_holds_a_colon_is_mounted_with_its_path_intact
     app = _cli_app()
     from typer.testing import CliRunner
 
-    from kvplan.resolve import _catalog_lookup
+    from kvplan.resolve import catalog_lookup
 
     folder = tmp_path / "run:2024-01-01 $HOME" / "mymodel"  # ':' splits compose's short HOST:CONTAINER:ro volume form
     folder.mkdir(parents=True)
-    (folder / "config.json").write_text(json.dumps(_catalog_lookup("meta-llama/Llama-3.1-8B-Instruct")["config"]))
+    (folder / "config.json").write_text(json.dumps(catalog_lookup("meta-llama/Llama-3.1-8B-Instruct")["config"]))
     out = tmp_path / "sc-colon"
     res = CliRunner().invoke(app, ["scaffold", str(out), str(folder), "--gpu", "L4", "--max-model-len", "4096"])
     assert res.exit_code == 0, res.output

@@ -15,7 +15,7 @@ import pytest
 import kvplan
 from kvplan.deploy import render_files, spec_from_plan
 from kvplan.render import source_label
-from kvplan.resolve import _catalog_lookup
+from kvplan.resolve import catalog_lookup
 from kvplan.versions import serve_quantization
 
 
@@ -34,7 +34,7 @@ def test_a_checkpoint_that_declares_its_quantization_in_config_json_gets_no_quan
     modelopt_fp4); for an AWQ checkpoint `--quantization awq`, which makes 0.5-0.21 force the slow AWQ kernels
     instead of the awq_marlin ones they pick themselves (awq_marlin.py: "you specified quantization=awq explicitly,
     so forcing awq")."""
-    config = _catalog_lookup("nvidia/Gemma-4-31B-IT-NVFP4")["config"]
+    config = catalog_lookup("nvidia/Gemma-4-31B-IT-NVFP4")["config"]
     assert config["quantization_config"]["quant_method"] == "modelopt"  # declared in config.json
     nvfp4 = kvplan.fit("nvidia/Gemma-4-31B-IT-NVFP4", "B200", max_model_len=8192, vllm_version="0.33.0")
     assert nvfp4.fits and "--quantization" not in _argv(nvfp4)
@@ -53,7 +53,7 @@ def test_a_modelopt_checkpoint_declared_only_in_hf_quant_config_needs_the_flag_b
     """vLLM reads hf_quant_config.json itself from 0.10.1 (transformers_utils/config.py get_config; not in the 0.10.0
     wheel): before, a ModelOpt export whose config.json has no quantization_config loads as unquantized unless
     --quantization names vLLM's ModelOpt method."""
-    assert "quantization_config" not in _catalog_lookup("nvidia/Llama-3.1-70B-Instruct-FP8")["config"]
+    assert "quantization_config" not in catalog_lookup("nvidia/Llama-3.1-70B-Instruct-FP8")["config"]
     for version, expected in (("0.9.2", "modelopt"), ("0.10.0", "modelopt"), ("0.10.1", None), ("0.33.0", None)):
         plan = kvplan.fit("nvidia/Llama-3.1-70B-Instruct-FP8", "H100", max_model_len=8192, tensor_parallel_size=4,
                           vllm_version=version)

@@ -98,9 +98,9 @@ def test_a_config_path_reads_the_modelopt_quantization_file_beside_it(tmp_path, 
     # nvidia/Llama-3.1-70B-Instruct-FP8 declares its FP8 only in hf_quant_config.json (config.json has no
     # quantization_config), which vLLM reads. Given as a config path, kvplan read config.json alone and planned the
     # 16-bit weights: 131.45 GiB per rank where the checkpoint loads 67.70 GiB, refused where it starts.
-    from kvplan.resolve import _catalog_lookup
+    from kvplan.resolve import catalog_lookup
 
-    entry = _catalog_lookup("nvidia/Llama-3.1-70B-Instruct-FP8")
+    entry = catalog_lookup("nvidia/Llama-3.1-70B-Instruct-FP8")
     assert "quantization_config" not in entry["config"] and entry["hf_quant_config"]  # the premise
     if layout == "checkpoint":  # a checkpoint's own files, side by side
         config, quant = tmp_path / "config.json", tmp_path / "hf_quant_config.json"

@@ -14,8 +14,7 @@ pytest.importorskip("httpx", reason="fastapi.testclient needs httpx")
 from fastapi.testclient import TestClient  # noqa: E402
 
 import kvplan  # noqa: E402
-from kvplan.cli import FitFlags  # noqa: E402
-from kvplan.cli.fit import sweep_rows  # noqa: E402
+from kvplan.api import FitFlags, sweep_rows  # noqa: E402
 from kvplan.render import budget_segments, verdict_text  # noqa: E402
 from kvplan.resolve import model_catalog  # noqa: E402
 from kvplan.web.app import MAX_UPLOAD_BYTES, create_app  # noqa: E402

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import itertools
 import math
 import re
-from dataclasses import fields, replace
-from typing import NamedTuple
+from dataclasses import dataclass, fields, replace
+from typing import List, NamedTuple, Optional
 
 from kvplan.errors import InputError
 from kvplan.plan import (INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, marlin_method,
@@ -670,5 +671,335 @@ def known_versions() -> list[str]:
     return list(RELEASES_READ)
 
 
+# --------------------------------------------------------------------------- the flags a consumer plans with
+# The command line (kvplan.cli) and the page (kvplan.web) both take these and ask the same questions with them;
+# neither imports the other.
+
+
+@dataclass(frozen=True)
+class FitFlags:
+    """The `vllm serve` flags (plus kvplan's own GPU and version choices) a plan takes."""
+
+    gpu: Optional[str] = None
+    gpu_gib: Optional[float] = None
+    gpu_gb: Optional[float] = None
+    wsl2: bool = False
+    num_gpus: Optional[int] = None
+    max_model_len: Optional[str] = None
+    gpu_memory_utilization: Optional[float] = None
+    tensor_parallel_size: Optional[int] = None
+    pipeline_parallel_size: Optional[int] = None
+    data_parallel_size: Optional[int] = None
+    enable_expert_parallel: bool = False
+    kv_cache_dtype: Optional[str] = None
+    max_num_seqs: Optional[int] = None
+    max_num_batched_tokens: Optional[str] = None  # read as vllm serve reads it: 8k = 8,000, 8K = 8,192
+    block_size: Optional[int] = None
+    enforce_eager: bool = False
+    quantization: Optional[str] = None
+    dtype: Optional[str] = None
+    mamba_ssm_cache_dtype: Optional[str] = None
+    revision: Optional[str] = None
+    speculative_config: Optional[str] = None
+    compilation_config: Optional[str] = None
+    cudagraph_capture_sizes: Optional[str] = None  # "1,2,4,8" (vllm serve: --cudagraph-capture-sizes 1 2 4 8)
+    max_cudagraph_capture_size: Optional[int] = None
+    cuda_graph_sizes: Optional[str] = None  # "1,2,4,8" or "256" (vLLM 0.9.0-0.12.x: --cuda-graph-sizes 1 2 4 8)
+    enable_prefix_caching: Optional[bool] = None
+    enable_chunked_prefill: Optional[bool] = None
+    env: Optional[list[str]] = None
+    cpu_offload_gb: Optional[float] = None
+    kv_cache_memory_bytes: Optional[str] = None  # read as vllm serve reads it: 8G = 8 GiB, 8g = 8e9
+    enable_lora: bool = False
+    max_loras: Optional[int] = None
+    max_lora_rank: Optional[int] = None
+    fully_sharded_loras: bool = False
+    runner: Optional[str] = None
+    limit_mm_per_prompt: Optional[str] = None
+    language_model_only: bool = False
+    skip_mm_profiling: bool = False
+    entrypoint: Optional[str] = None
+    vllm_version: Optional[str] = None
+    overhead_gb: Optional[float] = None
+
+    def engine_kwargs(self) -> dict:
+        """The flags as keyword arguments of `kvplan.fit` (None = the version's default)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+class FitParam(NamedTuple):
+    """One of FitFlags' flags as a consumer offers it: its annotation and default, how the command line spells it
+    (`--tensor-parallel-size`, `-tp`), its help text and the help panel it is listed under. `kvplan`'s options are
+    built from these (cli.FIT_OPTIONS), and so are the page's request fields and their descriptions (web.app)."""
+
+    name: str
+    annotation: object
+    default: object
+    flags: tuple[str, ...]
+    help: str
+    panel: str
+
+
+GPU_HELP = "GPU name or alias from the catalog (e.g. L4, H100, 'A100-80GB'; `kvplan gpus` lists them)."
+FIT_PARAMS: list[FitParam] = [
+    FitParam("gpu", Optional[str], None, ("--gpu",), GPU_HELP + " Default: the GPU NVML detects, else a 16 GB T4.", "GPU"),
+    FitParam("gpu_gib", Optional[float], None, ("--gpu-gib",), "A custom GPU: total memory in GiB as CUDA reports it.", "GPU"),
+    FitParam("gpu_gb", Optional[float], None, ("--gpu-gb",), "A custom GPU: total memory in decimal GB (as the seed's arithmetic counts it).", "GPU"),
+    FitParam("wsl2", bool, False, ("--wsl2",), "The GPU runs under WSL2 (Windows), where CUDA's total is nvidia-smi's memory.total, 0.25-0.75 GiB above native Linux's: --gpu NAME is planned with that total (from the catalog, which says where it has none: then give --gpu-gib).", "GPU"),
+    FitParam("num_gpus", Optional[int], None, ("--num-gpus",), "GPUs available (default: tensor x pipeline x data parallel size).", "GPU"),
+    FitParam("max_model_len", Optional[str], None, ("--max-model-len",), "Context length to serve (vLLM default: the model's limit), read as vllm serve reads it: 32k = 32,000, 32K = 32,768, -1 = vLLM's auto-fit. 'auto' (kvplan fit, with --concurrency N) asks for the longest at which N requests fit.", "vllm serve flags"),
+    FitParam("gpu_memory_utilization", Optional[float], None, ("--gpu-memory-utilization",), "Fraction of total GPU memory vLLM may claim (0.90 before vLLM 0.20, 0.92 after).", "vllm serve flags"),
+    FitParam("tensor_parallel_size", Optional[int], None, ("--tensor-parallel-size", "-tp"), "Tensor-parallel ranks.", "vllm serve flags"),
+    FitParam("pipeline_parallel_size", Optional[int], None, ("--pipeline-parallel-size", "-pp"), "Pipeline-parallel stages.", "vllm serve flags"),
+    FitParam("data_parallel_size", Optional[int], None, ("--data-parallel-size", "-dp"), "Data-parallel engines (each with its own KV pool).", "vllm serve flags"),
+    FitParam("enable_expert_parallel", bool, False, ("--enable-expert-parallel",), "Split MoE experts over TP x DP ranks.", "vllm serve flags"),
+    FitParam("kv_cache_dtype", Optional[str], None, ("--kv-cache-dtype",), "auto, fp8, fp8_e4m3 or fp8_e5m2.", "vllm serve flags"),
+    FitParam("max_num_seqs", Optional[int], None, ("--max-num-seqs",), "Sequence cap per step.", "vllm serve flags"),
+    FitParam("max_num_batched_tokens", Optional[str], None, ("--max-num-batched-tokens",), "Token budget per step, read as vllm serve reads it (8k = 8,000, 8K = 8,192).", "vllm serve flags"),
+    FitParam("block_size", Optional[int], None, ("--block-size",), "KV-cache block size in tokens.", "vllm serve flags"),
+    FitParam("enforce_eager", bool, False, ("--enforce-eager",), "No CUDA graphs.", "vllm serve flags"),
+    FitParam("quantization", Optional[str], None, ("--quantization", "-q"), "Weight quantization method (awq, gptq, fp8, ...). Default: the checkpoint's own.", "vllm serve flags"),
+    FitParam("dtype", Optional[str], None, ("--dtype",), "auto, half, float16, bfloat16, float32.", "vllm serve flags"),
+    FitParam("mamba_ssm_cache_dtype", Optional[str], None, ("--mamba-ssm-cache-dtype",), "auto, float32, float16, bfloat16 (recurrent state of Mamba / Gated DeltaNet layers).", "vllm serve flags"),
+    FitParam("revision", Optional[str], None, ("--revision",), "Model revision (commit, tag or branch) to resolve on the Hub.", "vllm serve flags"),
+    FitParam("speculative_config", Optional[str], None, ("--speculative-config",), 'Speculative decoding, as vLLM takes it: \'{"method": "mtp", "num_speculative_tokens": 3}\' (the checkpoint\'s MTP layers), method ngram, or a drafter checkpoint named by "model" (methods eagle, eagle3, draft_model: its weights, KV layers and buffers are counted).', "vllm serve flags"),
+    FitParam("compilation_config", Optional[str], None, ("--compilation-config",), 'vLLM\'s compilation config as JSON; kvplan reads its cudagraph_mode (\'{"cudagraph_mode": "PIECEWISE"}\': no FULL decode graphs, so no hybrid state-block check) and, from vLLM 0.11.1, its cudagraph_capture_sizes and max_cudagraph_capture_size (as the two flags below).', "vllm serve flags"),
+    FitParam("cudagraph_capture_sizes", Optional[str], None, ("--cudagraph-capture-sizes",), "vLLM >= 0.11.1: the batch sizes CUDA graphs are captured at, comma-separated (1,2,4,8; vllm serve spells it --cudagraph-capture-sizes 1 2 4 8, and scaffold writes it so). As vLLM does: sizes above max_num_batched_tokens are dropped, nothing else is added; fewer or smaller sizes, less CUDA-graph memory and a larger KV pool. Default: the release's own list.", "vllm serve flags"),
+    FitParam("max_cudagraph_capture_size", Optional[int], None, ("--max-cudagraph-capture-size",), "vLLM >= 0.11.1: the largest CUDA-graph batch size; vLLM's default grid (1, 2, 4, multiples of 8, then of 16) up to it, capped at max_num_batched_tokens. Default: the release's own (2 x max_num_seqs, at most 512 on most GPUs).", "vllm serve flags"),
+    FitParam("cuda_graph_sizes", Optional[str], None, ("--cuda-graph-sizes",), "vLLM 0.9.0-0.12.x: the CUDA-graph batch sizes, comma-separated (vllm serve spells it --cuda-graph-sizes 1 2 4 8). Before 0.11.1 one value N means vLLM's sizes 1, 2, 4 and the multiples of 8 up to N, several are the sizes; from 0.11.1 it is --cudagraph-capture-sizes' deprecated alias (one value: that size alone). Sizes above max_num_batched_tokens are dropped. Refused by the releases without it.", "vllm serve flags"),
+    FitParam("enable_prefix_caching", Optional[bool], None, ("--enable-prefix-caching/--no-enable-prefix-caching",), "Prefix caching (default: the version's; for hybrid Mamba/GDN models it sets how many state pages a sequence holds; simulate and capacity model its hits from the workload's block hashes).", "vllm serve flags"),
+    FitParam("enable_chunked_prefill", Optional[bool], None, ("--enable-chunked-prefill/--no-enable-chunked-prefill",), "Chunked prefill (default: the version's; without it the profile run and each prefill take a whole prompt, max_num_batched_tokens >= max_model_len).", "vllm serve flags"),
+    FitParam("env", Optional[list[str]], None, ("--env",), "An environment variable the server runs with, KEY=VALUE (repeatable). Modelled: VLLM_USE_V1, VLLM_ALLOW_LONG_MAX_MODEL_LEN, VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE, VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, VLLM_MXFP4_USE_MARLIN, VLLM_USE_DEEP_GEMM, VLLM_MOE_USE_DEEP_GEMM, VLLM_USE_FLASHINFER_SAMPLER, VLLM_DISABLE_COMPILE_CACHE, VLLM_PP_LAYER_PARTITION, VLLM_USE_V2_MODEL_RUNNER; others are carried into serve.sh.", "vllm serve flags"),
+    FitParam("cpu_offload_gb", Optional[float], None, ("--cpu-offload-gb",), "GiB of weights per GPU kept in CPU memory (vLLM's UVA offload): less on the GPU, streamed every forward.", "vllm serve flags"),
+    FitParam("kv_cache_memory_bytes", Optional[str], None, ("--kv-cache-memory-bytes",), "The KV-cache pool per GPU in bytes (vLLM >= 0.10.2; 8G = 8 GiB, 8g = 8e9), taken as given: gpu_memory_utilization no longer sizes it.", "vllm serve flags"),
+    FitParam("enable_lora", bool, False, ("--enable-lora",), "Serve LoRA adapters: vLLM allocates max_loras slots on every supported layer at startup.", "vllm serve flags"),
+    FitParam("max_loras", Optional[int], None, ("--max-loras",), "LoRA adapters in one batch (vLLM default 1).", "vllm serve flags"),
+    FitParam("max_lora_rank", Optional[int], None, ("--max-lora-rank",), "Largest adapter rank (vLLM default 16).", "vllm serve flags"),
+    FitParam("fully_sharded_loras", bool, False, ("--fully-sharded-loras",), "Shard both LoRA matrices over TP ranks.", "vllm serve flags"),
+    FitParam("runner", Optional[str], None, ("--runner",), "auto, generate or pooling: pooling serves an embedding/classification model (no lm_head, no sampler; --task embed before vLLM 0.10.1). auto: vLLM's choice from the architecture and a sentence-transformers modules.json.", "vllm serve flags"),
+    FitParam("limit_mm_per_prompt", Optional[str], None, ("--limit-mm-per-prompt",), 'Items per modality a multimodal prompt may carry, as vLLM takes it: \'{"image": 2, "video": 0}\'. The profile run encodes the largest allowed items; all 0 = none.', "vllm serve flags"),
+    FitParam("language_model_only", bool, False, ("--language-model-only",), "Serve a multimodal checkpoint as text only (vLLM >= 0.17; the same as every --limit-mm-per-prompt at 0): no vision tower loaded, no encoder pass profiled.", "vllm serve flags"),
+    FitParam("skip_mm_profiling", bool, False, ("--skip-mm-profiling",), "vLLM >= 0.10.1: the profile run skips the multimodal encoder pass, so the KV pool takes the memory it would have held; requests with images or video may then run out of memory (vLLM: the user's responsibility).", "vllm serve flags"),
+    FitParam("entrypoint", Optional[str], None, ("--entrypoint",), "serve (vllm serve, default) or llm (vllm.LLM in Python, whose default token budget is 16384 where serve's is 8192, 8192 where it is 2048).", "vllm serve flags"),
+    FitParam("vllm_version", Optional[str], None, ("--vllm-version",), "Which vLLM release's rules to apply (default: the newest kvplan knows).", "kvplan"),
+    FitParam("overhead_gb", Optional[float], None, ("--overhead-gb",), "The seed's simple arithmetic: budget = GPU GB x utilization - weights - this many GB, all layers full attention.", "kvplan"),
+]
+
+
+def refuse_unpublished_version(version: str | None) -> None:
+    """--vllm-version as a user types it (the CLI's options, the page's field): '0.10.3' names no wheel, image or pin
+    (versions.unpublished_release), and scaffold would pin it. Records and kvplan.api.fit are not refused: a public
+    report can carry a number PyPI never had (tests/data/hybrid_state_blocks.jsonl's ROCm start says 0.23.1)."""
+    if not version:
+        return
+    from kvplan.versions import NEWEST_KNOWN, unpublished_release
+
+    why = unpublished_release(version)
+    if why:
+        raise InputError("--vllm-version", why, f"give the release you run (`pip show vllm`), e.g. {NEWEST_KNOWN}; a "
+                         "development build as its own name (0.11.0.dev5) is planned too")
+
+
+def refuse_auto_length(flags: FitFlags, command: str) -> None:
+    """`--max-model-len auto` is answered by `kvplan fit ... --concurrency N` alone: other commands take a length."""
+    from kvplan.plan import is_auto_length
+
+    if is_auto_length(flags.max_model_len):
+        raise InputError("--max-model-len", f"'auto' asks for the largest length at which N requests fit, which "
+                         f"`kvplan fit` answers (it takes --concurrency N); {command} takes a length",
+                         "run `kvplan fit MODEL ... --max-model-len auto --concurrency N` and give the length it prints")
+
+
+SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size", "quantization")
+
+
+def _engine_kwargs_and_gpu(flags: FitFlags) -> tuple[dict, Optional[str], Optional[float], Optional[float], Optional[str]]:
+    """The flags as kvplan.fit's engine keywords, and apart from them --gpu, --gpu-gib, --gpu-gb and --revision."""
+    kw = flags.engine_kwargs()
+    return kw, kw.pop("gpu"), kw.pop("gpu_gib"), kw.pop("gpu_gb"), kw.pop("revision")
+
+
+def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurrency: Optional[float]):
+    """The plan the flags describe, answering the inverse questions (`--gpu auto`, `--max-model-len auto`)."""
+    from kvplan.plan import is_auto_length
+
+    kw, gpu, gib, gb, revision = _engine_kwargs_and_gpu(flags)
+    if gpu and gpu.lower() == "auto":
+        # --gpu auto answers one unknown: a size it would not read, or a second unknown, is refused, not dropped
+        if gib is not None or gb is not None:
+            flag = "--gpu-gib" if gib is not None else "--gpu-gb"
+            raise InputError(flag, "--gpu auto picks a catalog GPU, so a custom size would be ignored",
+                             f"drop --gpu auto ({flag} alone plans that card), or drop {flag}")
+        if is_auto_length(kw.get("max_model_len")):
+            raise InputError("--gpu", "auto picks the GPU for a given length; with --max-model-len auto both would be "
+                             "unknown", "give --max-model-len N with --gpu auto, or a GPU with --max-model-len auto "
+                             "--concurrency N")
+        if kw.pop("wsl2", False):  # (no engine argument: engine_args below would refuse it)
+            raise InputError("--wsl2", "--gpu auto searches the catalog's native-Linux totals, not the WSL2 ones",
+                             "name the GPU: --gpu NAME --wsl2 (its nvidia-smi total), or drop --wsl2")
+        if concurrency is not None:
+            raise InputError("--concurrency", "goes with --max-model-len auto (with --gpu auto it would be ignored)",
+                             "drop --concurrency, or give a GPU with --max-model-len auto --concurrency N")
+        spec = resolve_model(model, revision=revision)
+        args = engine_args(**kw)
+        cold, warm = gpu_and_tp_choices(spec, args)
+        if warm is None:  # (flags refused as input on every card are raised by the search itself)
+            raise InputError("--gpu", "no catalog GPU with TP up to 8 fits this plan", "lower --max-model-len or use a quantized checkpoint")
+        # a card whose first, compiling start would be refused is not chosen where a larger one starts cold too
+        g, tp, _ = cold or warm
+        kw["tensor_parallel_size"] = tp
+        p = fit(spec, g, revision=revision, **kw)
+        if cold is None:
+            note = (f"--gpu auto: the smallest catalog GPU x TP that starts is {tp} x {g.name}, but its first, compiling "
+                    "start may be refused (see the cold-start warning), as on every catalog GPU x TP up to 8 that starts")
+        elif cold[:2] != warm[:2]:
+            note = (f"--gpu auto: the smallest catalog GPU x TP that starts, its first (compiling) start included, is "
+                    f"{tp} x {g.name} ({warm[1]} x {warm[0].name} is smaller and starts warm, but its first start may be "
+                    "refused)")
+        else:
+            note = f"--gpu auto: the smallest catalog GPU x TP that starts is {tp} x {g.name}"
+        return p, note
+    want_auto_len = is_auto_length(kw.get("max_model_len"))
+    if want_auto_len and concurrency is None:
+        raise InputError("--max-model-len", "auto needs --concurrency N (how many full-length requests must fit)", "e.g. --max-model-len auto --concurrency 16")
+    if concurrency is not None and not want_auto_len:
+        raise InputError("--concurrency", "goes with --max-model-len auto", "e.g. --max-model-len auto --concurrency 16")
+    if want_auto_len:
+        kw["max_model_len"] = None
+        base = fit(model, gpu, gpu_gib=gib, gpu_gb=gb, revision=revision, fixes=False, **kw)
+        best = max_model_len_for_concurrency(base, concurrency)
+        if not best:
+            refused = refused_at_any_length(base)
+            if refused is not None:  # not a question of length: the plan (exit 1) names vLLM's own refusal and its fixes
+                shortest = refused.args.max_model_len
+                kw["max_model_len"] = shortest
+                p = fit(base.model, base.gpu, **kw)
+                return p, (f"--max-model-len auto: no context length starts, not even {shortest:,} tokens; the refusal "
+                           "below is not the length's")
+            raise InputError("--concurrency", f"even {base.block_size}-token requests (one block) do not reach {concurrency:g}x "
+                             "concurrency", "lower --concurrency or change the GPU")
+        kw["max_model_len"] = best
+        p = fit(base.model, base.gpu, **kw)
+        note = f"--max-model-len auto: {best:,} is the largest context at which {concurrency:g} full-length {'request fits' if concurrency == 1 else 'requests fit'}"
+        if p.first_start_refused:  # the warm restart planned holds them; a first, compiling start may be refused there
+            first = max_model_len_for_concurrency(base, concurrency, first_start=True)
+            note += (f" (a first, compiling start needs --max-model-len {first:,} or less)" if first else
+                     " (a first, compiling start may be refused at any length here: see the cold-start warning)")
+        return p, note
+    return fit(model, gpu, gpu_gib=gib, gpu_gb=gb, revision=revision, **kw), None
+
+
+def uncertainty_band_of(p):
+    """The validated band `kvplan fit` shows beside a plan (kvplan.band.uncertainty_band), None where no residuals
+    cover it."""
+    from kvplan.band import uncertainty_band
+
+    return uncertainty_band(p)
+
+
+def parse_vary(specs: List[str]) -> list[tuple[str, list]]:
+    out = []
+    for spec in specs:
+        name, _, values = spec.partition("=")
+        name = name.strip().replace("-", "_").lstrip("_")
+        if name not in SWEEPABLE:
+            raise InputError("--vary", f"cannot vary {name!r}", f"one of {', '.join(SWEEPABLE)} (e.g. --vary max_model_len=2048,4096)")
+        if name in (n for n, _ in out):  # one row per combination: a second entry would overwrite the first
+            raise InputError("--vary", f"{name} is varied twice", f"give all its values in one entry, e.g. {name}=a,b,c")
+        vals = [v.strip() for v in values.split(",") if v.strip()]
+        if not vals:
+            raise InputError("--vary", f"no values for {name}", f"e.g. --vary {name}=a,b,c")
+        ranged = name in ("max_model_len", "tensor_parallel_size")
+        if ".." in values and not ranged and name != "model":  # a model path may hold '..': it is a value
+            # 'gpu_memory_utilization=0.8..0.95' was answered "gpu_memory_utilization takes float values"
+            example = {"gpu_memory_utilization": "0.8,0.85,0.9,0.95"}.get(name, "a,b,c")
+            raise InputError("--vary", f"a range (a..b, doubling) runs over max_model_len or tensor_parallel_size, not "
+                             f"{name}", f"list its values: --vary {name}={example}")
+        if ".." in values and ranged:
+            try:
+                lo, hi = (parse_max_model_len(x.strip()) if name == "max_model_len" else int(x) for x in values.split(".."))
+            except (ValueError, InputError):
+                raise InputError("--vary", f"bad range in {spec!r}", f"e.g. --vary {name}=1024..131072") from None
+            if lo < 1 or hi < 1:
+                raise InputError("--vary", f"a range runs over positive values, got {spec!r}", f"e.g. --vary {name}=1024..131072")
+            # doubling from the first end to the second; a range written high..low runs downwards, halving
+            vals = []
+            v = lo
+            while (v <= hi) if lo <= hi else (v >= hi):
+                vals.append(v)
+                v = v * 2 if lo <= hi else v // 2
+        conv = {"max_model_len": parse_max_model_len, "tensor_parallel_size": int, "gpu_memory_utilization": float}.get(name, str)
+        try:
+            out.append((name, [conv(v) if isinstance(v, str) else v for v in vals]))
+        except (ValueError, InputError):
+            raise InputError("--vary", f"bad value in {spec!r}", f"{name} takes {'lengths such as 4096 or 32k' if name == 'max_model_len' else conv.__name__ + ' values'}") from None
+    if len(out) > 2:
+        raise InputError("--vary", "at most two parameters at once", "vary one or two of " + ", ".join(SWEEPABLE))
+    return out
+
+
+def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, list]], plans: Optional[list] = None) -> list[dict]:
+    """One plan per combination of the varied values, planned as `fit` plans it (with fit's warnings, per row under
+    "warnings", a refused row's reason under "error" and "failure", and each row's GPU and model's site calibration,
+    api.site_offsets_for, under "site_calibration");
+    bad combinations become rows with the error. `plans`, when given, collects the plans made (in row order, errors
+    left out)."""
+    from kvplan.errors import HubError
+    from kvplan.plan import site_calibration_dict
+
+    if "max_model_len" not in [n for n, _ in varied]:
+        refuse_auto_length(flags, "a sweep")
+    kw, gpu_ref, gib, gb, revision = _engine_kwargs_and_gpu(flags)
+    models = {}
+
+    def get_model(ref):
+        if ref not in models:
+            models[ref] = resolve_model(ref, revision=revision)
+        return models[ref]
+
+    names = [n for n, _ in varied]
+    rows: list[dict] = []
+    errors: list[InputError | HubError] = []
+    for combo in itertools.product(*[vals for _, vals in varied]):
+        setting = dict(zip(names, combo))
+        args_kw = dict(kw)
+        args_kw.update({k: v for k, v in setting.items() if k not in ("gpu", "model")})
+        if str(setting.get("quantization", "")).lower() == "none":
+            # --vary quantization=none,fp8: the checkpoint's own (no --quantization), the row a comparison needs;
+            # refused as an unknown method whose fix, "drop --quantization", a sweep row cannot take
+            args_kw["quantization"] = None
+        row = dict(setting)
+        gpu = setting.get("gpu", gpu_ref)
+        size = {"gpu_gib": gib, "gpu_gb": gb} if gpu == gpu_ref else {}  # a custom size belongs to --gpu, not a varied one
+        try:
+            p = fit(get_model(setting.get("model", model)), gpu, fixes=False, **size, **args_kw)
+        except (InputError, HubError) as exc:  # a varied model the Hub cannot supply is that row's error, as a GPU's is
+            row["error_input"] = str(exc)
+            rows.append(row)
+            errors.append(exc)
+            continue
+        row.update({"fits": p.fits, "kv_cache_bytes": p.kv_cache_bytes, "kv_cache_tokens": p.kv_cache_tokens,
+                    "max_concurrency": p.max_concurrency, "num_gpu_blocks": p.num_gpu_blocks, "weights_bytes": p.weights_bytes,
+                    "model": setting.get("model", p.model.id), "gpu": setting.get("gpu", p.gpu.name),
+                    # the total planned per GPU (under --wsl2 the card's WSL2 total, not the catalog's native one)
+                    # and whether a first, compiling start may be refused where this warm plan starts
+                    "gpu_total_bytes": p.total_bytes, "first_start_refused": p.first_start_refused,
+                    "max_model_len": p.args.max_model_len, "gpu_memory_utilization": p.args.gpu_memory_utilization,
+                    "kv_cache_dtype": p.args.kv_cache_dtype, "tensor_parallel_size": p.args.tensor_parallel_size,
+                    "vllm_version": p.vllm_version, "warnings": [str(w) for w in p.warnings],
+                    # why a row does not start (fit's error line): a refused row's "no" beside a pool and a
+                    # concurrency above 1x (a hybrid's state blocks below max_num_seqs) said nothing of the reason
+                    "failure": None if p.fits else p.failure, "error": None if p.fits else (p.error or p.failure),
+                    "site_calibration": site_calibration_dict(p.site_offsets)})
+        rows.append(row)
+        if plans is not None:
+            plans.append(p)
+    if rows and len(errors) == len(rows) and len({str(e) for e in errors}) == 1:
+        raise errors[0]  # every row failed alike: the fixed flags are at fault, not a varied value
+    return rows
+
+
 __all__ = ["fit", "replan", "compute_fixes", "largest_max_model_len", "max_model_len_for_concurrency",
-           "smallest_utilization", "smallest_gpu", "smallest_gpu_and_tp", "gpu_and_tp_choices", "engine_args", "rules_for", "site_offsets_for"]
+           "smallest_utilization", "smallest_gpu", "smallest_gpu_and_tp", "gpu_and_tp_choices", "engine_args", "rules_for", "site_offsets_for",
+           "FitFlags", "FitParam", "FIT_PARAMS", "GPU_HELP", "refuse_unpublished_version", "refuse_auto_length", "SWEEPABLE",
+           "plan_from_flags_and_inverse", "uncertainty_band_of", "parse_vary", "sweep_rows"]

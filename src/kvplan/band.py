@@ -17,7 +17,7 @@ from kvplan.resolve import GIB
 from kvplan.versions import NEWEST_KNOWN, OLDEST_READ, architecture_refusal, outside_read
 
 
-def _family(model) -> str:
+def model_family(model) -> str:
     if model.compressed_attention:
         return "compressed-attention (DeepSeek-V4)"  # no startup with a logged pool yet
     if model.is_hybrid:
@@ -25,12 +25,12 @@ def _family(model) -> str:
     return "moe" if model.is_moe else "dense"
 
 
-def _architecture(model) -> str:
+def model_architecture(model) -> str:
     """The model's architecture as its config names it (its model_type where the config names none)."""
     return model.architectures[0] if model.architectures else str(model.model_type)
 
 
-def _era_group(era: str) -> str:
+def era_group(era: str) -> str:
     return {"V0-a": "V0", "V0-b": "V0", "V0-c": "V0", "V1-a": "V1 <= 0.10", "V1-b": "V1 <= 0.10"}.get(era, "V1 >= 0.11")
 
 
@@ -69,7 +69,7 @@ def uncertainty_band(p: Plan) -> dict | None:
                 "text": "no band: the pool is given (--kv-cache-memory-bytes), not profiled; tokens and concurrency follow "
                         "from it by the block arithmetic (validate --given-kv scores that part)"}
     table = _residuals()
-    fam, era = _family(p.model), _era_group(p.era)
+    fam, era = model_family(p.model), era_group(p.era)
     key = f"{fam}|{era}"
     # a p10-p90 of fewer than MIN_BAND_RECORDS residuals is their extremes (or one residual, a band of width 0): the
     # family's all-eras residuals speak for it instead, and the era counts as not validated
@@ -85,7 +85,7 @@ def uncertainty_band(p: Plan) -> dict | None:
         outside.append("no GGUF startup among the validated records")
     # the family's residuals speak for the architectures they were measured on: a Mamba hybrid is banded by GDN and
     # sliding-window startups, a new dense architecture by Llama and Qwen ones (residual_table's "arch|" entries)
-    arch = _architecture(p.model)
+    arch = model_architecture(p.model)
     if any(k.startswith("arch|") for k in table) and f"arch|{arch}" not in table:
         outside.append(f"no validated startup of the {arch} architecture")
     # a release beyond the ones whose rules were read was never validated either, whatever its era's records say

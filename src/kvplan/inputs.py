@@ -11,7 +11,7 @@ import zlib
 from pathlib import Path
 from typing import IO, Optional
 
-from kvplan.errors import InputError
+from kvplan.errors import ConfigError, InputError
 
 GZIP_MAGIC = b"\x1f\x8b"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -89,3 +89,30 @@ def read_json_file(path) -> object:
     """A JSON file (config.json, modules.json, ...), decoded as UTF-8 with a byte-order mark dropped (as some Windows
     editors write one). Raises what reading it raises: OSError, UnicodeDecodeError, json.JSONDecodeError."""
     return json.loads(Path(path).read_bytes().decode("utf-8-sig"))
+
+
+def read_json_object(path: Path, field_name: str) -> dict:
+    """A config file (config.json, hf_quant_config.json) that must hold a JSON object, as `read_json_file` reads it;
+    what goes wrong is a one-line error naming `field_name`: ConfigError for bytes that are no UTF-8, invalid JSON or
+    no object, InputError for a file that cannot be read."""
+    try:
+        data = read_json_file(path)
+    except UnicodeDecodeError:  # not a permissions problem: the bytes are no UTF-8 text
+        raise ConfigError(field_name, f"{path} is not UTF-8 text (a config.json is JSON text)",
+                          "download the checkpoint's config.json again, or save it as UTF-8") from None
+    except OSError as exc:
+        raise InputError(field_name, f"cannot read {path}: {exc.strerror or exc}", "check the path and permissions") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(field_name, f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})", "fix the file or download it again") from None
+    if not isinstance(data, dict):
+        raise ConfigError(field_name, f"{path} does not hold a JSON object", "a config.json is a JSON object of model settings")
+    return data
+
+
+def read_text_or_empty(path: str) -> str:
+    """A system file's text (/proc/version, /proc/mounts), undecodable bytes replaced; "" where it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        return ""

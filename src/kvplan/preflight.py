@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, replace as dc_replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
+from kvplan.inputs import read_text_or_empty
 from kvplan.resolve import GIB, MIB, is_commit_sha, nvml_reserved_bytes
 from kvplan.versions import MIN_DRIVER_BY_CUDA, MINOR_COMPAT_DRIVER_BY_CUDA_MAJOR, quant_min_capability, rules_for
 
@@ -307,9 +308,9 @@ def gather_facts(
     os_name = os_name or platform.system()
     kernel_release = kernel_release if kernel_release is not None else platform.release()
     if proc_version is None:
-        proc_version = _read_text("/proc/version")
+        proc_version = read_text_or_empty("/proc/version")
     if mounts_text is None:
-        mounts_text = _read_text("/proc/mounts")
+        mounts_text = read_text_or_empty("/proc/mounts")
     home = home or env.get("HOME") or os.path.expanduser("~")
     cache = hf_cache_dir(env, home)
     free: Optional[int]
@@ -349,14 +350,6 @@ def gather_facts(
         cache_created_under=created_under,
         hf_token_blank=token_blank,
     )
-
-
-def _read_text(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read()
-    except OSError:
-        return ""
 
 
 # ------------------------------------------------------------------------------ checks

@@ -618,11 +618,12 @@ def local_model_names(model: str) -> Optional[list[str]]:
     except (OSError, ValueError):
         return None
     from kvplan.errors import KvplanError
-    from kvplan.resolve import _read_json, local_model_id
+    from kvplan.inputs import read_json_object
+    from kvplan.resolve import local_model_id
 
     config = path / "config.json" if path.is_dir() else path
     try:  # read as `kvplan fit` reads it; one it cannot read names nothing (the plan then says why)
-        data = _read_json(config, "model") if config.is_file() else {}
+        data = read_json_object(config, "model") if config.is_file() else {}
     except KvplanError:
         data = {}
     names = [value.strip() for value in (data.get(key) for key in ("_name_or_path", "name_or_path", "id"))

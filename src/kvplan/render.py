@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Iterable, Sequence
+from typing import Iterable, Optional, Sequence
 
 from rich.cells import cell_len
 from rich.console import Console, Group
@@ -426,6 +426,17 @@ def sweep_warnings(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
         where = "all rows" if len(rs) == len(planned) and len(planned) > 1 else _rows_named(rs, varied)
         out.append(warning_text(w, where))
     return out
+
+
+def plan_json(p, note: Optional[str], band: Optional[dict]) -> dict:
+    """`kvplan fit --json` (the web API's /api/plan adds its charts): the plan, the answer to an inverse question
+    (`note`), the validated band."""
+    d = p.to_dict()
+    if note:
+        d["inverse"] = note
+    if band:
+        d["uncertainty"] = band
+    return d
 
 
 def to_json(obj) -> str:

@@ -32,7 +32,7 @@ from kvplan.errors import (
     UnknownGPUError,
     UnknownModelError,
 )
-from kvplan.inputs import read_json_file
+from kvplan.inputs import read_json_file, read_json_object
 from kvplan.versions import INTEGRATED_MEMORY_CC
 
 GIB = 1024 ** 3
@@ -694,11 +694,12 @@ def running_under_wsl2() -> bool:
     """Whether this process runs in WSL2 (preflight.detect_wsl on the kernel release and /proc/version)."""
     import platform
 
-    from kvplan.preflight import _read_text, detect_wsl
+    from kvplan.inputs import read_text_or_empty
+    from kvplan.preflight import detect_wsl
 
     if platform.system() != "Linux":
         return False
-    return detect_wsl(platform.release(), _read_text("/proc/version")) == "WSL2"
+    return detect_wsl(platform.release(), read_text_or_empty("/proc/version")) == "WSL2"
 
 
 def detect_gpu(wsl2: bool | None = None) -> GPUSpec | None:
@@ -989,7 +990,7 @@ def nearest_catalog_ids(ref: str, n: int = 3, cutoff: float = 0.4) -> list[str]:
     return list(dict.fromkeys(near))[:n]
 
 
-def _catalog_lookup(ref: str) -> dict | None:
+def catalog_lookup(ref: str) -> dict | None:
     cat = model_catalog()
     if ref in cat:
         return cat[ref]
@@ -1036,9 +1037,9 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
     if path.is_dir():
         return _from_folder(path)
     if path.suffix == ".json" and path.is_file():
-        config = _read_json(path, "model")
+        config = read_json_object(path, "model")
         quant_path = _hf_quant_config_beside(path)
-        hfq = _read_json(quant_path, "hf_quant_config.json") if quant_path else None
+        hfq = read_json_object(quant_path, "hf_quant_config.json") if quant_path else None
         spec = normalize(config, model_id=local_model_id(path), source=str(path), hf_quant_config=hfq)
         if spec.quant is not None and spec.quant.hf_quant_config_only:  # (config.json's own quantization_config wins)
             spec = replace(spec, notes=spec.notes + (f"quantization read from {quant_path.name} beside the config",))
@@ -1053,7 +1054,7 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
     # called an unknown model, with the nearest catalog ids)
     if path.suffix == ".json" or ref.startswith((".", "/", "~")) or ref.rstrip("/").count("/") > 1:
         raise InputError("model", f"no such file or folder: {ref}", f"give a catalog id, a Hub id, {LOCAL_MODEL_REFS}")
-    entry = None if revision else _catalog_lookup(ref)
+    entry = None if revision else catalog_lookup(ref)
     if entry is not None:
         return _from_catalog(entry)
     if is_hub_id(ref):
@@ -1138,21 +1139,6 @@ def local_model_id(path: Path) -> str:
     return path.stem
 
 
-def _read_json(path: Path, field_name: str) -> dict:
-    try:
-        data = read_json_file(path)
-    except UnicodeDecodeError:  # not a permissions problem: the bytes are no UTF-8 text
-        raise ConfigError(field_name, f"{path} is not UTF-8 text (a config.json is JSON text)",
-                          "download the checkpoint's config.json again, or save it as UTF-8") from None
-    except OSError as exc:
-        raise InputError(field_name, f"cannot read {path}: {exc.strerror or exc}", "check the path and permissions") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(field_name, f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})", "fix the file or download it again") from None
-    if not isinstance(data, dict):
-        raise ConfigError(field_name, f"{path} does not hold a JSON object", "a config.json is a JSON object of model settings")
-    return data
-
-
 def read_safetensors_header(path: Path) -> dict:
     """The JSON header of one .safetensors file: 8-byte little-endian length, then JSON. No tensors read."""
     with open(path, "rb") as fh:
@@ -1234,14 +1220,14 @@ def _from_folder(folder: Path) -> ModelSpec:
     cfg_path = folder / "config.json"
     if not cfg_path.is_file():
         raise InputError("model", f"{folder} has no config.json", "point at a Hugging Face checkpoint folder")
-    config = _read_json(cfg_path, "config.json")
+    config = read_json_object(cfg_path, "config.json")
     files = sorted(folder.glob("*.safetensors"))
     ckpt = None
     if files:
         ckpt = checkpoint_from_tensors(_header_tensors(read_safetensors_header(f) for f in files), config,
                                        source=f"safetensors headers of {len(files)} file(s) in {folder}")
     quant_path = folder / "hf_quant_config.json"
-    hfq = _read_json(quant_path, "hf_quant_config.json") if quant_path.is_file() else None
+    hfq = read_json_object(quant_path, "hf_quant_config.json") if quant_path.is_file() else None
     modules_path = folder / "modules.json"
     pooling = modules_path.is_file() and has_pooling_module(_read_modules(modules_path))
     spec = normalize(config, model_id=local_model_id(folder), source=str(folder), hf_quant_config=hfq, checkpoint=ckpt,
@@ -1348,7 +1334,7 @@ def _hub_error(exc: Exception, repo: str, revision: str | None) -> Exception:
         return UnknownModelError("model", f"{repo} was not found on the Hub",
                                  (f"nearest catalog ids: {', '.join(near)}" if near else "check the spelling (org/name)"))
     if isinstance(exc, (hf_errors.OfflineModeIsEnabled, hf_errors.LocalEntryNotFoundError)) or "offline" in str(exc).lower():
-        if revision and _catalog_lookup(repo) is not None:
+        if revision and catalog_lookup(repo) is not None:
             # the catalog's copy of the config is of no commit, so a --revision sends even a catalog id to the Hub
             # (resolve_model); "did you mean the catalog id" named the id given
             return OfflineError(f"cannot reach the Hugging Face Hub for {repo} at revision {revision}, and the HF cache "
@@ -1397,15 +1383,15 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
         cfg_file = hf_hub_download(repo, "config.json", revision=revision, local_files_only=cache_only)
     except Exception as exc:  # network, auth, not found: mapped to one clear error
         raise _hub_error(exc, repo, revision) from None
-    config = _read_json(Path(cfg_file), "config.json")
+    config = read_json_object(Path(cfg_file), "config.json")
     # the HF cache keeps files under snapshots/<commit>/: the commit `revision` (None: main) pointed at; the other
     # files and the safetensors headers are read at that commit too, so the plan is of one state of the repository
     commit = Path(cfg_file).parent.name if is_commit_sha(Path(cfg_file).parent.name) else None
     revision_read = commit or revision
     hfq = None
     try:
-        hfq = _read_json(Path(hf_hub_download(repo, "hf_quant_config.json", revision=revision_read, local_files_only=cache_only)),
-                         "hf_quant_config.json")
+        hfq = read_json_object(Path(hf_hub_download(repo, "hf_quant_config.json", revision=revision_read, local_files_only=cache_only)),
+                               "hf_quant_config.json")
     except Exception:
         pass  # most checkpoints have none
     pooling = False
@@ -1430,7 +1416,7 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
             raise err from None
         notes.append(f"safetensors metadata unavailable ({type(exc).__name__}): weights counted from the architecture")
     gated = None
-    entry = _catalog_lookup(repo)
+    entry = catalog_lookup(repo)
     if entry is not None:
         gated = entry.get("gated")
     spec = normalize(config, model_id=repo, source=f"hub: {repo}@{revision or 'main'}" + (f" (commit {commit[:12]})" if commit and commit != revision else ""),

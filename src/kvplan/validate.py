@@ -20,7 +20,7 @@ from typing import Callable, Iterable
 
 # the band lives in kvplan.band (read by `kvplan fit` without this module); validate writes its table (residual_table)
 # and scores each record under its keys; its public names (uncertainty_band, band_bounds) stay importable from here
-from kvplan.band import _architecture, _era_group, _family, band_bounds, uncertainty_band  # noqa: F401
+from kvplan.band import band_bounds, era_group, model_architecture, model_family, uncertainty_band  # noqa: F401
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
 from kvplan.inputs import existing_file, read_text
 from kvplan.logs import RECORD_ARG_NAMES, as_int
@@ -767,7 +767,7 @@ def validate_records(records: Iterable[dict], *, given_kv: bool = False, progres
             # what named those rules: "stated", "log format" or "newest" (a record that states no version and whose
             # figures name no era), or the fitting tools' reading from outside the record
             r.label["version_basis"] = basis
-            r.band_keys = (f"{_family(p.model)}|{_era_group(p.era)}", f"{_family(p.model)}|*", f"arch|{_architecture(p.model)}")
+            r.band_keys = (f"{model_family(p.model)}|{era_group(p.era)}", f"{model_family(p.model)}|*", f"arch|{model_architecture(p.model)}")
             for f in FIGURES:
                 if given_kv and f == "kv_cache_gib":
                     continue

@@ -2,113 +2,13 @@
 
 from __future__ import annotations
 
-import itertools
 import sys
 from typing import List, Optional
 
 import typer
 
+from kvplan.api import SWEEPABLE, parse_vary, plan_from_flags_and_inverse, sweep_rows, uncertainty_band_of
 from kvplan.cli import FitFlags, app, console, err_console, fit_options, fit_options_gpu_auto
-
-SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size", "quantization")
-
-
-def _engine_kwargs_and_gpu(flags: FitFlags) -> tuple[dict, Optional[str], Optional[float], Optional[float], Optional[str]]:
-    """The flags as kvplan.fit's engine keywords, and apart from them --gpu, --gpu-gib, --gpu-gb and --revision."""
-    kw = flags.engine_kwargs()
-    return kw, kw.pop("gpu"), kw.pop("gpu_gib"), kw.pop("gpu_gb"), kw.pop("revision")
-
-
-def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurrency: Optional[float]):
-    """The plan the flags describe, answering the inverse questions (`--gpu auto`, `--max-model-len auto`)."""
-    from kvplan import api
-    from kvplan.errors import InputError
-    from kvplan.plan import is_auto_length
-    from kvplan.resolve import resolve_model
-
-    kw, gpu, gib, gb, revision = _engine_kwargs_and_gpu(flags)
-    if gpu and gpu.lower() == "auto":
-        # --gpu auto answers one unknown: a size it would not read, or a second unknown, is refused, not dropped
-        if gib is not None or gb is not None:
-            flag = "--gpu-gib" if gib is not None else "--gpu-gb"
-            raise InputError(flag, "--gpu auto picks a catalog GPU, so a custom size would be ignored",
-                             f"drop --gpu auto ({flag} alone plans that card), or drop {flag}")
-        if is_auto_length(kw.get("max_model_len")):
-            raise InputError("--gpu", "auto picks the GPU for a given length; with --max-model-len auto both would be "
-                             "unknown", "give --max-model-len N with --gpu auto, or a GPU with --max-model-len auto "
-                             "--concurrency N")
-        if kw.pop("wsl2", False):  # (no engine argument: engine_args below would refuse it)
-            raise InputError("--wsl2", "--gpu auto searches the catalog's native-Linux totals, not the WSL2 ones",
-                             "name the GPU: --gpu NAME --wsl2 (its nvidia-smi total), or drop --wsl2")
-        if concurrency is not None:
-            raise InputError("--concurrency", "goes with --max-model-len auto (with --gpu auto it would be ignored)",
-                             "drop --concurrency, or give a GPU with --max-model-len auto --concurrency N")
-        spec = resolve_model(model, revision=revision)
-        args = api.engine_args(**kw)
-        cold, warm = api.gpu_and_tp_choices(spec, args)
-        if warm is None:  # (flags refused as input on every card are raised by the search itself)
-            raise InputError("--gpu", "no catalog GPU with TP up to 8 fits this plan", "lower --max-model-len or use a quantized checkpoint")
-        # a card whose first, compiling start would be refused is not chosen where a larger one starts cold too
-        g, tp, _ = cold or warm
-        kw["tensor_parallel_size"] = tp
-        p = api.fit(spec, g, revision=revision, **kw)
-        if cold is None:
-            note = (f"--gpu auto: the smallest catalog GPU x TP that starts is {tp} x {g.name}, but its first, compiling "
-                    "start may be refused (see the cold-start warning), as on every catalog GPU x TP up to 8 that starts")
-        elif cold[:2] != warm[:2]:
-            note = (f"--gpu auto: the smallest catalog GPU x TP that starts, its first (compiling) start included, is "
-                    f"{tp} x {g.name} ({warm[1]} x {warm[0].name} is smaller and starts warm, but its first start may be "
-                    "refused)")
-        else:
-            note = f"--gpu auto: the smallest catalog GPU x TP that starts is {tp} x {g.name}"
-        return p, note
-    want_auto_len = is_auto_length(kw.get("max_model_len"))
-    if want_auto_len and concurrency is None:
-        raise InputError("--max-model-len", "auto needs --concurrency N (how many full-length requests must fit)", "e.g. --max-model-len auto --concurrency 16")
-    if concurrency is not None and not want_auto_len:
-        raise InputError("--concurrency", "goes with --max-model-len auto", "e.g. --max-model-len auto --concurrency 16")
-    if want_auto_len:
-        kw["max_model_len"] = None
-        base = api.fit(model, gpu, gpu_gib=gib, gpu_gb=gb, revision=revision, fixes=False, **kw)
-        best = api.max_model_len_for_concurrency(base, concurrency)
-        if not best:
-            refused = api.refused_at_any_length(base)
-            if refused is not None:  # not a question of length: the plan (exit 1) names vLLM's own refusal and its fixes
-                shortest = refused.args.max_model_len
-                kw["max_model_len"] = shortest
-                p = api.fit(base.model, base.gpu, **kw)
-                return p, (f"--max-model-len auto: no context length starts, not even {shortest:,} tokens; the refusal "
-                           "below is not the length's")
-            raise InputError("--concurrency", f"even {base.block_size}-token requests (one block) do not reach {concurrency:g}x "
-                             "concurrency", "lower --concurrency or change the GPU")
-        kw["max_model_len"] = best
-        p = api.fit(base.model, base.gpu, **kw)
-        note = f"--max-model-len auto: {best:,} is the largest context at which {concurrency:g} full-length {'request fits' if concurrency == 1 else 'requests fit'}"
-        if p.first_start_refused:  # the warm restart planned holds them; a first, compiling start may be refused there
-            first = api.max_model_len_for_concurrency(base, concurrency, first_start=True)
-            note += (f" (a first, compiling start needs --max-model-len {first:,} or less)" if first else
-                     " (a first, compiling start may be refused at any length here: see the cold-start warning)")
-        return p, note
-    return api.fit(model, gpu, gpu_gib=gib, gpu_gb=gb, revision=revision, **kw), None
-
-
-def plan_json(p, note: Optional[str], band: Optional[dict]) -> dict:
-    """`kvplan fit --json` (the web API's /api/plan adds its charts): the plan, the answer to an inverse question
-    (`note`), the validated band."""
-    d = p.to_dict()
-    if note:
-        d["inverse"] = note
-    if band:
-        d["uncertainty"] = band
-    return d
-
-
-def uncertainty_band_of(p):
-    """The validated band `kvplan fit` shows beside a plan (kvplan.band.uncertainty_band), None where no residuals
-    cover it."""
-    from kvplan.band import uncertainty_band
-
-    return uncertainty_band(p)
 
 
 @app.command()
@@ -131,7 +31,7 @@ def fit(
     $ kvplan fit Qwen/Qwen3-8B --gpu auto --max-model-len 32768 --json
     $ kvplan fit --gpu-gb 16 --overhead-gb 1     # the seed's own arithmetic
     """
-    from kvplan.render import print_plan, to_json
+    from kvplan.render import plan_json, print_plan, to_json
 
     p, note = plan_from_flags_and_inverse(model, flags, concurrency)
     band = uncertainty_band_of(p)
@@ -142,116 +42,6 @@ def fit(
             console.print(f"[bold]{note}[/]")
         print_plan(console, p, explain=explain, band=band)
     raise typer.Exit(0 if p.fits else 1)
-
-
-def parse_vary(specs: List[str]) -> list[tuple[str, list]]:
-    from kvplan.errors import InputError
-
-    out = []
-    for spec in specs:
-        name, _, values = spec.partition("=")
-        name = name.strip().replace("-", "_").lstrip("_")
-        if name not in SWEEPABLE:
-            raise InputError("--vary", f"cannot vary {name!r}", f"one of {', '.join(SWEEPABLE)} (e.g. --vary max_model_len=2048,4096)")
-        if name in (n for n, _ in out):  # one row per combination: a second entry would overwrite the first
-            raise InputError("--vary", f"{name} is varied twice", f"give all its values in one entry, e.g. {name}=a,b,c")
-        vals = [v.strip() for v in values.split(",") if v.strip()]
-        if not vals:
-            raise InputError("--vary", f"no values for {name}", f"e.g. --vary {name}=a,b,c")
-        from kvplan.plan import parse_max_model_len
-
-        ranged = name in ("max_model_len", "tensor_parallel_size")
-        if ".." in values and not ranged and name != "model":  # a model path may hold '..': it is a value
-            # 'gpu_memory_utilization=0.8..0.95' was answered "gpu_memory_utilization takes float values"
-            example = {"gpu_memory_utilization": "0.8,0.85,0.9,0.95"}.get(name, "a,b,c")
-            raise InputError("--vary", f"a range (a..b, doubling) runs over max_model_len or tensor_parallel_size, not "
-                             f"{name}", f"list its values: --vary {name}={example}")
-        if ".." in values and ranged:
-            try:
-                lo, hi = (parse_max_model_len(x.strip()) if name == "max_model_len" else int(x) for x in values.split(".."))
-            except (ValueError, InputError):
-                raise InputError("--vary", f"bad range in {spec!r}", f"e.g. --vary {name}=1024..131072") from None
-            if lo < 1 or hi < 1:
-                raise InputError("--vary", f"a range runs over positive values, got {spec!r}", f"e.g. --vary {name}=1024..131072")
-            # doubling from the first end to the second; a range written high..low runs downwards, halving
-            vals = []
-            v = lo
-            while (v <= hi) if lo <= hi else (v >= hi):
-                vals.append(v)
-                v = v * 2 if lo <= hi else v // 2
-        conv = {"max_model_len": parse_max_model_len, "tensor_parallel_size": int, "gpu_memory_utilization": float}.get(name, str)
-        try:
-            out.append((name, [conv(v) if isinstance(v, str) else v for v in vals]))
-        except (ValueError, InputError):
-            raise InputError("--vary", f"bad value in {spec!r}", f"{name} takes {'lengths such as 4096 or 32k' if name == 'max_model_len' else conv.__name__ + ' values'}") from None
-    if len(out) > 2:
-        raise InputError("--vary", "at most two parameters at once", "vary one or two of " + ", ".join(SWEEPABLE))
-    return out
-
-
-def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, list]], plans: Optional[list] = None) -> list[dict]:
-    """One plan per combination of the varied values, planned as `fit` plans it (with fit's warnings, per row under
-    "warnings", a refused row's reason under "error" and "failure", and each row's GPU and model's site calibration,
-    api.site_offsets_for, under "site_calibration");
-    bad combinations become rows with the error. `plans`, when given, collects the plans made (in row order, errors
-    left out)."""
-    from kvplan import api
-    from kvplan.errors import HubError, InputError
-    from kvplan.plan import site_calibration_dict
-    from kvplan.resolve import resolve_model
-
-    from kvplan.cli import refuse_auto_length
-
-    if "max_model_len" not in [n for n, _ in varied]:
-        refuse_auto_length(flags, "a sweep")
-    kw, gpu_ref, gib, gb, revision = _engine_kwargs_and_gpu(flags)
-    models = {}
-
-    def get_model(ref):
-        if ref not in models:
-            models[ref] = resolve_model(ref, revision=revision)
-        return models[ref]
-
-    names = [n for n, _ in varied]
-    rows: list[dict] = []
-    errors: list[InputError | HubError] = []
-    for combo in itertools.product(*[vals for _, vals in varied]):
-        setting = dict(zip(names, combo))
-        args_kw = dict(kw)
-        args_kw.update({k: v for k, v in setting.items() if k not in ("gpu", "model")})
-        if str(setting.get("quantization", "")).lower() == "none":
-            # --vary quantization=none,fp8: the checkpoint's own (no --quantization), the row a comparison needs;
-            # refused as an unknown method whose fix, "drop --quantization", a sweep row cannot take
-            args_kw["quantization"] = None
-        row = dict(setting)
-        gpu = setting.get("gpu", gpu_ref)
-        size = {"gpu_gib": gib, "gpu_gb": gb} if gpu == gpu_ref else {}  # a custom size belongs to --gpu, not a varied one
-        try:
-            p = api.fit(get_model(setting.get("model", model)), gpu, fixes=False, **size, **args_kw)
-        except (InputError, HubError) as exc:  # a varied model the Hub cannot supply is that row's error, as a GPU's is
-            row["error_input"] = str(exc)
-            rows.append(row)
-            errors.append(exc)
-            continue
-        row.update({"fits": p.fits, "kv_cache_bytes": p.kv_cache_bytes, "kv_cache_tokens": p.kv_cache_tokens,
-                    "max_concurrency": p.max_concurrency, "num_gpu_blocks": p.num_gpu_blocks, "weights_bytes": p.weights_bytes,
-                    "model": setting.get("model", p.model.id), "gpu": setting.get("gpu", p.gpu.name),
-                    # the total planned per GPU (under --wsl2 the card's WSL2 total, not the catalog's native one)
-                    # and whether a first, compiling start may be refused where this warm plan starts
-                    "gpu_total_bytes": p.total_bytes, "first_start_refused": p.first_start_refused,
-                    "max_model_len": p.args.max_model_len, "gpu_memory_utilization": p.args.gpu_memory_utilization,
-                    "kv_cache_dtype": p.args.kv_cache_dtype, "tensor_parallel_size": p.args.tensor_parallel_size,
-                    "vllm_version": p.vllm_version, "warnings": [str(w) for w in p.warnings],
-                    # why a row does not start (fit's error line): a refused row's "no" beside a pool and a
-                    # concurrency above 1x (a hybrid's state blocks below max_num_seqs) said nothing of the reason
-                    "failure": None if p.fits else p.failure, "error": None if p.fits else (p.error or p.failure),
-                    "site_calibration": site_calibration_dict(p.site_offsets)})
-        rows.append(row)
-        if plans is not None:
-            plans.append(p)
-    if rows and len(errors) == len(rows) and len({str(e) for e in errors}) == 1:
-        raise errors[0]  # every row failed alike: the fixed flags are at fault, not a varied value
-    return rows
 
 
 @app.command()

@@ -10,13 +10,13 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from kvplan.cli import FIT_PARAMS, GPU_HELP, FitFlags, app, console, option_group
+from kvplan.cli import FIT_OPTIONS, GPU_HELP, FitFlags, app, console, option_group
 from kvplan.errors import InputError
 
 
 # the GPU is the log's: kvplan.reconcile.plan_from_log takes the GPU or total the log prints, else the one NVML detects
 # here (with a note), and refuses rather than plan another machine's log on the default T4
-_reconcile_options = option_group(FIT_PARAMS, FitFlags, "flags", gpu=typer.Option(
+_reconcile_options = option_group(FIT_OPTIONS, FitFlags, "flags", gpu=typer.Option(
     None, "--gpu", help=GPU_HELP + " Default: the GPU or total memory the log prints, else the GPU NVML detects here "
     "(a log that states neither, read on a machine without a GPU, needs --gpu or --gpu-gib).", rich_help_panel="GPU"))
 

@@ -65,8 +65,8 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
     p = plan_from_flags(model, flags, gpu_auto=True)
     if num_gpu_blocks is None and not p.fits:
         if json_out:  # the same JSON as `kvplan fit --json` for these flags (plan_json: the band included)
-            from kvplan.cli.fit import plan_json, uncertainty_band_of
-            from kvplan.render import to_json
+            from kvplan.api import uncertainty_band_of
+            from kvplan.render import plan_json, to_json
 
             sys.stdout.write(to_json(plan_json(p, None, uncertainty_band_of(p))) + "\n")
         err_console.print(f"[bold red]the plan does not start:[/] {escape(str(p.error))}", highlight=False, soft_wrap=True)

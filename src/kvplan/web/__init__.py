@@ -2,7 +2,7 @@
 
 `create_app()` (in `kvplan.web.app`) builds the FastAPI application; `kvplan.web.svg`
 draws the charts server-side. The page adds no arithmetic of its own: every number
-comes from `kvplan.api.fit`, `kvplan.cli.fit.sweep_rows` and `kvplan.render`.
+comes from `kvplan.api.fit`, `kvplan.api.sweep_rows` and `kvplan.render`.
 Needs the optional extra: `pip install '.[web]'` in the checkout.
 """
 

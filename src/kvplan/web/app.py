@@ -2,7 +2,7 @@
 
 Request bodies use the CLI's option names in snake_case; answers are the CLI's `--json`
 (`Plan.to_dict()`, sweep rows) plus the server-rendered charts. No arithmetic lives here:
-plans come from `kvplan.cli.fit.plan_from_flags_and_inverse` (the same path as `kvplan fit`, including
+plans come from `kvplan.api.plan_from_flags_and_inverse` (the same path as `kvplan fit`, including
 `--gpu auto` and `--max-model-len auto`), curves and tables from `sweep_rows`, the bar from
 `render.budget_segments`.
 
@@ -33,11 +33,11 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from kvplan.cli import FIT_PARAMS, FitFlags, refuse_unpublished_version
-from kvplan.cli.fit import SWEEPABLE, parse_vary, plan_from_flags_and_inverse, plan_json, sweep_rows, uncertainty_band_of
+from kvplan.api import (FIT_PARAMS, SWEEPABLE, FitFlags, parse_vary, plan_from_flags_and_inverse, refuse_unpublished_version,
+                        sweep_rows, uncertainty_band_of)
 from kvplan.errors import GatedModelError, HubError, InputError, KvplanError
 from kvplan.plan import COUNT_EXAMPLES
-from kvplan.render import budget_segments, verdict_text
+from kvplan.render import budget_segments, plan_json, verdict_text
 from kvplan.resolve import LOCAL_MODEL_REFS, context_limit
 from kvplan.web.svg import budget_bar_svg, concurrency_curve_svg
 
@@ -58,7 +58,7 @@ CURVE_MIN_TOKENS = 1024
 def _flag_fields() -> dict[str, tuple[Any, Any]]:
     """FitFlags as pydantic fields, described with the CLI's own help texts."""
     hints = typing.get_type_hints(FitFlags)
-    helps = {name: getattr(opt, "help", None) for name, _, opt in FIT_PARAMS}
+    helps = {p.name: p.help for p in FIT_PARAMS}
     out: dict[str, tuple[Any, Any]] = {}
     for f in fields(FitFlags):
         ann = hints[f.name]
@@ -309,13 +309,13 @@ class Planner:
         return ref
 
     def flags(self, req: BaseModel) -> tuple[Optional[str], FitFlags]:
-        from kvplan.resolve import _catalog_lookup
+        from kvplan.resolve import catalog_lookup
 
         data = req.model_dump()
         for name in ("max_model_len", "max_num_batched_tokens"):
             if isinstance(data.get(name), int):
                 data[name] = str(data[name])
-        if (data.get("revision") or "").strip() in ("", "main") and _catalog_lookup((data.get("model") or "").strip()):
+        if (data.get("revision") or "").strip() in ("", "main") and catalog_lookup((data.get("model") or "").strip()):
             data["revision"] = None  # a catalog model is read offline at its recorded commit: 'main' asks for nothing else
         refuse_unpublished_version(data.get("vllm_version"))  # as --vllm-version: the page planned '0.10.3' silently
         return self.model_ref(data.get("model")), FitFlags(**{k: data[k] for k in _FLAG_NAMES})

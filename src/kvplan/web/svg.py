@@ -1,7 +1,7 @@
 """Server-rendered SVG charts for the page: the memory-budget bar and the concurrency curve.
 
 Pure string building, no arithmetic about vLLM: the bar draws `render.budget_segments(plan)`,
-the curve draws the rows of `cli.fit.sweep_rows` (one plan per max_model_len) and marks the
+the curve draws the rows of `api.sweep_rows` (one plan per max_model_len) and marks the
 chosen plan. Every shape carries a <title> (the browser's hover tooltip) and data-* attributes
 with the exact numbers, so tests and scripts can read them back.
 """
