@@ -245,8 +245,9 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
         g = smallest_gpu(p, any_size=True)
         if g is not None:
             q = _try(p, gpu=g)
+            cards = f"{q.gpus_used} x " if q and q.gpus_used > 1 else ""
             fixes.append(_Offer(Fix("a supported GPU", {"gpu": g.name},
-                                    _effect(q) + f" on {g.name} (compute capability {g.compute_capability})", True)))
+                                    _effect(q) + f" on {cards}{g.name} (compute capability {g.compute_capability})", True)))
         return fixes
     if p.failure == "kv_alloc":  # the given pool does not fit on the card: a smaller one, or more room for it
         room = largest_given_pool_bytes(p)
@@ -302,8 +303,9 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
             other = [f"{name} {getattr(q.args, name):,}" for name in ("max_num_seqs", "max_num_batched_tokens")
                      if getattr(q.args, name, None) != getattr(a, name, None) and getattr(q.args, name, None)]
             why = f"; its defaults: {', '.join(other)}" if other else ""
+            cards = f"{q.gpus_used} x " if q.gpus_used > 1 else ""  # TP / PP kept: that many of them, as the TP fix says
             fixes.append(_Offer(Fix("another GPU" if same_size else "a larger GPU", {"gpu": g.name},
-                                    _effect(q) + f" on {g.name} ({g.total_gib:.1f} GiB{why})", q.fits), q))
+                                    _effect(q) + f" on {cards}{g.name} ({g.total_gib:.1f} GiB{why})", q.fits), q))
     return fixes
 
 
