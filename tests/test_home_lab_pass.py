@@ -62,3 +62,24 @@ def test_preflight_under_wsl2_without_a_gpu_points_at_the_windows_driver():
                                           rocm_device=False))
     assert gpu.status == "fail" and "driver on Windows" in gpu.fix and "/usr/lib/wsl/lib/nvidia-smi" in gpu.fix
     assert "--gpus all" not in gpu.fix
+
+
+def test_scaffold_refuses_an_amd_gpu_instead_of_writing_nvidia_files(monkeypatch, capsys, tmp_path):
+    # an RX 7900 XTX got vllm==0.33.0 from PyPI (the CUDA build), the vllm/vllm-openai image, compose's
+    # 'driver: nvidia' and k8s's nvidia.com/gpu: none of them starts on a Radeon
+    import pytest
+
+    from kvplan.deploy import spec_from_plan
+    from kvplan.errors import InputError
+
+    p = kvplan.fit("Qwen/Qwen3-4B", "7900 XTX", max_model_len=8192)
+    assert p.fits
+    with pytest.raises(InputError) as exc:
+        spec_from_plan(p)
+    assert exc.value.field == "--gpu" and "AMD GPU" in exc.value.message and "kvplan fit" in exc.value.fix
+    # the same through the CLI: exit 2, nothing written
+    from cli_runner import refused
+
+    out = tmp_path / "deploy"
+    refused(monkeypatch, capsys, "--gpu", "scaffold", str(out), "Qwen/Qwen3-4B", "--gpu", "7900 XTX", "--max-model-len", "8192")
+    assert not out.exists()

@@ -337,6 +337,15 @@ def spec_from_plan(
     # the key of the version tables below, which read either
     release = pinned_release(version)
     check_port(port)
+    if str(_get(g, "vendor", default="NVIDIA")).upper() == "AMD":
+        # every file below is NVIDIA's: PyPI's vllm wheel is the CUDA build, vllm/vllm-openai the CUDA image, and compose
+        # and k8s ask for an NVIDIA device; vLLM on ROCm is a ROCm build (AMD's rocm/vllm images, tagged per ROCm
+        # release and GPU target), whose launch files kvplan does not write
+        raise InputError("--gpu", f"{g.name} is an AMD GPU; kvplan scaffold writes NVIDIA launch files (PyPI's CUDA build "
+                         f"of vllm=={release}, the vllm/vllm-openai image, docker compose's nvidia device and k8s's "
+                         "nvidia.com/gpu), which would not start on it",
+                         "take the flags from kvplan fit MODEL --gpu NAME (planned with ROCm's rules) into vLLM's ROCm "
+                         "build (AMD's rocm/vllm images, tagged per ROCm release and GPU target)")
     local_dir = _get(m, "local_dir")
     source = _get(m, "source")
     config_file = (Path(source) if not local_dir and isinstance(source, str) and source.lower().endswith(".json")
