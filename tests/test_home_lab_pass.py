@@ -83,3 +83,37 @@ def test_scaffold_refuses_an_amd_gpu_instead_of_writing_nvidia_files(monkeypatch
     out = tmp_path / "deploy"
     refused(monkeypatch, capsys, "--gpu", "scaffold", str(out), "Qwen/Qwen3-4B", "--gpu", "7900 XTX", "--max-model-len", "8192")
     assert not out.exists()
+
+
+# an RTX 4090 startup of Qwen2.5-3B under vLLM 0.10.2 (log_excerpts.jsonl, the AutoDL experiment): its last line prints
+# every term, the activation peak and non-torch memory included
+RTX4090_LOG = """\
+(EngineCore_DP0 pid=17709) INFO 09-29 00:29:15 [gpu_model_runner.py:2392] Model loading took 5.7916 GiB and 2.339718 seconds
+(EngineCore_DP0 pid=17709) INFO 09-29 00:29:31 [gpu_worker.py:298] Available KV cache memory: 15.31 GiB
+(EngineCore_DP0 pid=17709) INFO 09-29 00:29:31 [kv_cache_utils.py:864] GPU KV cache size: 445,968 tokens
+(EngineCore_DP0 pid=17709) INFO 09-29 00:29:31 [kv_cache_utils.py:868] Maximum concurrency for 4,096 tokens per request: 108.88x
+(EngineCore_DP0 pid=17709) INFO 09-29 00:29:32 [gpu_model_runner.py:3118] Graph capturing finished in 1 secs, took 0.14 GiB
+(EngineCore_DP0 pid=17709) INFO 09-29 00:29:32 [gpu_worker.py:391] Free memory on device (23.21/23.65 GiB) on startup. \
+Desired GPU memory utilization is (0.9, 21.28 GiB). Actual usage is 5.79 GiB for weight, 0.17 GiB for peak activation, \
+0.02 GiB for non-torch memory, and 0.14 GiB for CUDAGraph memory. Replace gpu_memory_utilization config with \
+`--kv-cache-memory=16130110668` to fit into requested memory, or `--kv-cache-memory=18192115712` to fully utilize gpu \
+memory. Current kv cache memory in use is 16440489164 bytes.
+"""
+
+
+def test_reconcile_names_the_printed_term_behind_the_pool_gap_not_terms_the_log_does_not_print():
+    # planned with the default 256 sequences the activation peak is 1.39 GiB where the log printed 0.17: the pool's
+    # +1.23 GiB is that term's, but the headline said 'the pool absorbed terms this log does not print (activation
+    # peak, non-torch)' beside a table showing both
+    from kvplan.logs import parse_log
+    from kvplan.reconcile import reconcile
+
+    log = parse_log(RTX4090_LOG)
+    plan = kvplan.fit("Qwen/Qwen2.5-3B", "RTX 4090", vllm_version="0.10.2", max_model_len=4096,
+                      gpu_memory_utilization=0.9)
+    r = reconcile(log, plan)
+    gaps = {row.term: row.gap for row in r.rows}
+    assert gaps["activation_peak_gib"] < -1.0 and gaps["kv_cache_gib"] > 1.0 and gaps["non_torch_gib"] is not None
+    assert r.largest_gap["term"] == "activation_peak_gib", r.largest_gap
+    assert "does not print" not in r.largest_gap["likely_cause"] and "profile batch" in r.largest_gap["likely_cause"]
+    assert r.headline_gap["term"] == "activation_peak_gib"
