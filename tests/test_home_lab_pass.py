@@ -117,3 +117,77 @@ def test_reconcile_names_the_printed_term_behind_the_pool_gap_not_terms_the_log_
     assert r.largest_gap["term"] == "activation_peak_gib", r.largest_gap
     assert "does not print" not in r.largest_gap["likely_cause"] and "profile batch" in r.largest_gap["likely_cause"]
     assert r.headline_gap["term"] == "activation_peak_gib"
+
+
+def _write_safetensors_header(path, tensors):
+    """A .safetensors file's header alone (kvplan reads no tensor): {name: (shape)} of bf16 tensors."""
+    import json
+    import struct
+
+    header, offset = {}, 0
+    for name, shape in tensors.items():
+        n = 2
+        for s in shape:
+            n *= s
+        header[name] = {"dtype": "BF16", "shape": list(shape), "data_offsets": [offset, offset + n]}
+        offset += n
+    raw = json.dumps(header).encode()
+    path.write_bytes(struct.pack("<Q", len(raw)) + raw)
+
+
+def _downloaded_folder(tmp_path):
+    """A Qwen3-0.6B folder as downloaded: config.json, two shards and their index."""
+    import json
+
+    cfg = kvplan.resolve_model("Qwen/Qwen3-0.6B").raw_config
+    folder = tmp_path / "Qwen3-0.6B"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(cfg))
+    h, v, i = cfg["hidden_size"], cfg["vocab_size"], cfg["intermediate_size"]
+    q, kv = cfg["num_attention_heads"] * cfg["head_dim"], cfg["num_key_value_heads"] * cfg["head_dim"]
+    tensors = {"model.embed_tokens.weight": (v, h), "model.norm.weight": (h,)}
+    for layer in range(cfg["num_hidden_layers"]):
+        p = f"model.layers.{layer}."
+        tensors.update({p + "self_attn.q_proj.weight": (q, h), p + "self_attn.k_proj.weight": (kv, h),
+                        p + "self_attn.v_proj.weight": (kv, h), p + "self_attn.o_proj.weight": (h, q),
+                        p + "mlp.gate_proj.weight": (i, h), p + "mlp.up_proj.weight": (i, h),
+                        p + "mlp.down_proj.weight": (h, i)})
+    names = sorted(tensors)
+    shards = {n: f"model-0000{1 + (k >= len(names) // 2)}-of-00002.safetensors" for k, n in enumerate(names)}
+    for shard in sorted(set(shards.values())):
+        _write_safetensors_header(folder / shard, {n: tensors[n] for n in names if shards[n] == shard})
+    (folder / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": shards}))
+    return folder, tensors
+
+
+def test_a_folder_with_a_consolidated_file_beside_the_shards_counts_the_weights_once(tmp_path):
+    # Mistral repositories ship consolidated.safetensors beside the HF shards, and a full download holds both; vLLM
+    # loads only the files model.safetensors.index.json names, kvplan summed every .safetensors: twice the weights
+    folder, tensors = _downloaded_folder(tmp_path)
+    once = kvplan.resolve_model(str(folder)).weights_bytes
+    assert once == sum(2 * __import__("math").prod(s) for s in tensors.values())
+    _write_safetensors_header(folder / "consolidated.safetensors", tensors)
+    assert kvplan.resolve_model(str(folder)).weights_bytes == once
+
+
+def test_a_folder_whose_index_names_a_missing_shard_is_refused_not_undercounted(tmp_path):
+    # an unfinished download (one of two shards there) planned 0.75 GB of weights for a 1.19 GB model, and 'starts'
+    import pytest
+
+    from kvplan.errors import InputError
+
+    folder, _ = _downloaded_folder(tmp_path)
+    (folder / "model-00002-of-00002.safetensors").unlink()
+    with pytest.raises(InputError) as exc:
+        kvplan.resolve_model(str(folder))
+    assert "model-00002-of-00002.safetensors" in exc.value.message and "finish the download" in exc.value.fix
+
+
+def test_a_folder_without_weight_files_says_its_weights_are_estimated(tmp_path):
+    import json
+
+    folder = tmp_path / "cfg-only"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(kvplan.resolve_model("Qwen/Qwen3-0.6B").raw_config))
+    spec = kvplan.resolve_model(str(folder))
+    assert any("holds no .safetensors file" in n and "vllm serve needs the weight files" in n for n in spec.notes)
