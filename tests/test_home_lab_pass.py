@@ -191,3 +191,18 @@ def test_a_folder_without_weight_files_says_its_weights_are_estimated(tmp_path):
     (folder / "config.json").write_text(json.dumps(kvplan.resolve_model("Qwen/Qwen3-0.6B").raw_config))
     spec = kvplan.resolve_model(str(folder))
     assert any("holds no .safetensors file" in n and "vllm serve needs the weight files" in n for n in spec.notes)
+
+
+def test_scaffold_for_a_card_under_wsl2_says_what_differs_there():
+    # a 4060 Ti 16GB under WSL2 (--wsl2 --gpu-gib 16): serve.sh and the README said nothing of WSL2, where what Windows
+    # holds on the card is not free and vLLM stops at startup below utilization x total
+    from kvplan.deploy import render_files, spec_from_plan
+
+    for p in (kvplan.fit("Qwen/Qwen3-4B", "RTX 4060 Ti 16GB", gpu_gib=16, wsl2=True, max_model_len=8192),
+              kvplan.fit("Qwen/Qwen3-4B", "RTX 4090", wsl2=True, max_model_len=8192)):
+        files = render_files(spec_from_plan(p))
+        assert "Under WSL2:" in files["README.md"] and "/usr/lib/wsl/lib/nvidia-smi" in files["README.md"]
+        assert "Free memory on device" in files["README.md"]
+        assert "under WSL2 what Windows holds on the card is not free" in files["serve.sh"]
+    native = render_files(spec_from_plan(kvplan.fit("Qwen/Qwen3-4B", "RTX 4090", max_model_len=8192)))
+    assert "WSL" not in native["README.md"] + native["serve.sh"]
