@@ -206,3 +206,18 @@ def test_scaffold_for_a_card_under_wsl2_says_what_differs_there():
         assert "under WSL2 what Windows holds on the card is not free" in files["serve.sh"]
     native = render_files(spec_from_plan(kvplan.fit("Qwen/Qwen3-4B", "RTX 4090", max_model_len=8192)))
     assert "WSL" not in native["README.md"] + native["serve.sh"]
+
+
+def test_auto_length_refused_at_any_length_answers_each_fix_as_asked():
+    # Qwen3-14B (bf16) on one 3090 with --max-model-len auto --concurrency 4: no length starts, and the fixes were
+    # planned at the one-block length, 'tensor parallel 2: starts: 87,152 tokens, 5447.00x concurrency at 16'
+    from kvplan import api
+    from kvplan.cli import FitFlags
+    from kvplan.cli.fit import plan_from_flags_and_inverse
+
+    p, note = plan_from_flags_and_inverse("Qwen/Qwen3-14B", FitFlags(gpu="RTX 3090", max_model_len="auto"), 4)
+    assert not p.fits and "no context length starts" in note
+    tp = next(f for f in p.fixes if f.flags.get("tensor_parallel_size") == 2)
+    want = api.max_model_len_for_concurrency(kvplan.fit("Qwen/Qwen3-14B", "RTX 3090", tensor_parallel_size=2), 4)
+    assert want and tp.effect == f"starts: with it, {want:,} is the longest context at which 4 requests fit"
+    assert not any("x concurrency at 16" in f.effect for f in p.fixes)
