@@ -221,3 +221,21 @@ def test_auto_length_refused_at_any_length_answers_each_fix_as_asked():
     want = api.max_model_len_for_concurrency(kvplan.fit("Qwen/Qwen3-14B", "RTX 3090", tensor_parallel_size=2), 4)
     assert want and tp.effect == f"starts: with it, {want:,} is the longest context at which 4 requests fit"
     assert not any("x concurrency at 16" in f.effect for f in p.fixes)
+
+
+def test_reconcile_of_a_wsl2_log_with_the_card_named_points_at_wsl2_not_another_gpu():
+    # a WSL2 log (vLLM's pin_memory notice) whose OOM message prints the card's 6.00 GiB, reconciled with --gpu 'RTX
+    # 4050 Laptop' (5.67 GiB native): 'the log may come from another GPU'; 6.00 GiB is that card's WSL2 total
+    from pathlib import Path
+
+    from kvplan.logs import parse_log
+    from kvplan.reconcile import gpu_total_mismatch
+
+    log = parse_log(Path(__file__).parent / "data" / "wlog_qwen2_5_7b_fp16_6gib_wsl_v0160_failed.log")
+    assert log.wsl2_line and log.total_gib == 6.0
+    plan = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "RTX 4050 Laptop", max_model_len=2048, vllm_version="0.16.0")
+    note = gpu_total_mismatch(log, plan, {"gpu": "RTX 4050 Laptop"})
+    assert note and "ran under WSL2" in note and "add --wsl2" in note and "another GPU" not in note
+    # with --wsl2 the card's WSL2 total is the log's: nothing to note
+    wsl = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "RTX 4050 Laptop", wsl2=True, max_model_len=2048, vllm_version="0.16.0")
+    assert gpu_total_mismatch(log, wsl, {"gpu": "RTX 4050 Laptop", "wsl2": True}) is None

@@ -708,6 +708,12 @@ def gpu_total_mismatch(log: StartupLog, plan, given: Mapping[str, Any]) -> Optio
     if abs(planned - log.total_gib) <= GPU_TOTAL_MISMATCH * log.total_gib:
         return None
     flag = "--gpu" if "gpu" in given else "--gpu-gib" if "gpu_gib" in given else "--gpu-gb"
+    if log.wsl2_line and flag == "--gpu" and not given.get("wsl2"):
+        # under WSL2 CUDA's total is the card's nvidia-smi memory.total, above native Linux's (resolve.wsl2_gpu): a WSL2
+        # log of the card named reads as 'another GPU' against its native total
+        return (f"the log's GPU has {log.total_gib:.2f} GiB in all, the {gpu.name} planned (--gpu) {planned:.2f} GiB, "
+                f"its native Linux total; the log ran under WSL2 (line {log.wsl2_line[0]}), where CUDA's total is the "
+                "card's nvidia-smi memory.total: add --wsl2 to plan that, or drop --gpu to plan with the log's own total")
     return (f"the log's GPU has {log.total_gib:.2f} GiB in all, the {gpu.name} planned ({flag}) {planned:.2f} GiB: the "
             f"log may come from another GPU, and the gaps then include the difference (drop {flag} to plan with the "
             "log's own total)")
@@ -786,7 +792,8 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
                          "accepted it: a rope_scaling or hf_overrides argument, or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); "
                          "planned at the log's length")
         if kwargs.get("wsl2") and log.wsl2_line:  # (dropped above, with a note, where the catalog lacks the card's total)
-            notes.append(f"the log ran under WSL2 (line {log.wsl2_line[0]}) and prints no total: planned for "
+            notes.append(f"the log ran under WSL2 (line {log.wsl2_line[0]})"
+                         f"{' and prints no total' if not log.total_gib else ''}: planned for "
                          f"{plan.gpu.name} with its total under WSL2, nvidia-smi's memory.total "
                          f"{plan.gpu.total_gib:.2f} GiB (as --wsl2)")
         if "gpu_gib" in kwargs and not kwargs.get("gpu") and not set(_GPU_FLAGS) & set(given):
