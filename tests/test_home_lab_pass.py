@@ -239,3 +239,20 @@ def test_reconcile_of_a_wsl2_log_with_the_card_named_points_at_wsl2_not_another_
     # with --wsl2 the card's WSL2 total is the log's: nothing to note
     wsl = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "RTX 4050 Laptop", wsl2=True, max_model_len=2048, vllm_version="0.16.0")
     assert gpu_total_mismatch(log, wsl, {"gpu": "RTX 4050 Laptop", "wsl2": True}) is None
+
+
+def test_scaffold_refuses_a_jetson_orin_whose_vllm_is_not_pypis():
+    # a Jetson Orin Nano got vllm==0.33.0 from PyPI and the vllm/vllm-openai image; JetPack 6 needs NVIDIA's Jetson
+    # builds (jetson-containers' dustynv/vllm); a Jetson Thor (cc 11.0) and desktop cards are written as before
+    import pytest
+
+    from kvplan.deploy import render_files, spec_from_plan
+    from kvplan.errors import InputError
+
+    p = kvplan.fit("Qwen/Qwen3-0.6B", "Jetson Orin Nano 8GB", max_model_len=4096)
+    assert p.fits
+    with pytest.raises(InputError) as exc:
+        spec_from_plan(p)
+    assert exc.value.field == "--gpu" and "Jetson Orin" in exc.value.message and "dustynv/vllm" in exc.value.fix
+    assert "vllm==0.33.0" in render_files(spec_from_plan(kvplan.fit("Qwen/Qwen3-0.6B", "RTX 3090", max_model_len=4096)))[
+        "pyproject.toml"]

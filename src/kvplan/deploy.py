@@ -348,6 +348,14 @@ def spec_from_plan(
                          "nvidia.com/gpu), which would not start on it",
                          "take the flags from kvplan fit MODEL --gpu NAME (planned with ROCm's rules) into vLLM's ROCm "
                          "build (AMD's rocm/vllm images, tagged per ROCm release and GPU target)")
+    if tuple(_get(g, "cc", default=()) or ()) == (8, 7):
+        # compute capability 8.7 is Jetson Orin's alone: JetPack 6 needs NVIDIA's Jetson builds of PyTorch and vLLM; PyPI's
+        # aarch64 wheels are not built for it ('can not pip install vllm' on an Orin Nano, vLLM issue #23376; PyPI's
+        # torch fails torch.cuda.is_available there, dusty-nv/jetson-containers #1514), nor is the vllm/vllm-openai image
+        raise InputError("--gpu", f"{g.name} is a Jetson Orin (JetPack 6); kvplan scaffold writes PyPI's vllm=={release} "
+                         "and the vllm/vllm-openai image, neither built for it, so the files would not start there",
+                         "take the flags from kvplan fit MODEL --gpu NAME into a Jetson build of vLLM (jetson-containers' "
+                         "dustynv/vllm images, or the Jetson AI Lab pip index)")
     local_dir = _get(m, "local_dir")
     source = _get(m, "source")
     config_file = (Path(source) if not local_dir and isinstance(source, str) and source.lower().endswith(".json")
