@@ -256,3 +256,19 @@ def test_scaffold_refuses_a_jetson_orin_whose_vllm_is_not_pypis():
     assert exc.value.field == "--gpu" and "Jetson Orin" in exc.value.message and "dustynv/vllm" in exc.value.fix
     assert "vllm==0.33.0" in render_files(spec_from_plan(kvplan.fit("Qwen/Qwen3-0.6B", "RTX 3090", max_model_len=4096)))[
         "pyproject.toml"]
+
+
+def test_diagnose_memory_fix_names_the_fp8_kv_cache_an_rtx_3090_takes():
+    # a 3090 startup refused for its length (vllm_failures kv-maxlen-29k-3090-llama31-8b) was told 'use --kv-cache-dtype
+    # fp8': e4m3 fails on an RTX 3090 in vLLM V1's Triton kernels (vLLM issue #26431); fp8_e5m2 is what 3090s run
+    from kvplan.diagnose import diagnose
+    from kvplan.logs import parse_lines
+
+    lines = ["The model's max seq len (29000) is larger than the maximum number of tokens that can be stored in KV cache "
+             "(23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+             "ValueError: To serve at least one request with the models's max seq len (32768), (2.00 GB KV cache is "
+             "needed, which is larger than the available KV cache memory (0.78 GB). Try increasing "
+             "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."]
+    for line in lines:
+        fixes = [f.fix for f in diagnose(parse_lines([line])).findings]
+        assert any("fp8_e5m2 on a GPU below compute capability 8.9" in f for f in fixes), fixes
