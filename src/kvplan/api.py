@@ -13,8 +13,8 @@ from typing import List, NamedTuple, Optional
 from kvplan.errors import InputError
 from kvplan.plan import (INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, marlin_method,
                           parse_env, parse_max_model_len, plan)
-from kvplan.resolve import (NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, gpu_catalog, gpu_count_in_name,
-                            resolve_gpu, resolve_model)
+from kvplan.resolve import (NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, find_gpu, gpu_catalog,
+                            gpu_count_in_name, resolve_gpu, resolve_model)
 from kvplan.versions import rules_for
 
 # the flags a caller gives; awq_kernel is the plan's own reading of the checkpoint (plan.awq_linear_kernel), not a flag
@@ -246,8 +246,9 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
         g = smallest_gpu(p, any_size=True)
         if g is not None:
             q = _try(p, gpu=g)
+            cards = f"{q.gpus_used} x " if q and q.gpus_used > 1 else ""
             fixes.append(_Offer(Fix("a supported GPU", {"gpu": g.name},
-                                    _effect(q) + f" on {g.name} (compute capability {g.compute_capability})", True)))
+                                    _effect(q) + f" on {cards}{g.name} (compute capability {g.compute_capability})", True)))
         return fixes
     if p.failure == "kv_alloc":  # the given pool does not fit on the card: a smaller one, or more room for it
         room = largest_given_pool_bytes(p)
@@ -303,8 +304,9 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
             other = [f"{name} {getattr(q.args, name):,}" for name in ("max_num_seqs", "max_num_batched_tokens")
                      if getattr(q.args, name, None) != getattr(a, name, None) and getattr(q.args, name, None)]
             why = f"; its defaults: {', '.join(other)}" if other else ""
+            cards = f"{q.gpus_used} x " if q.gpus_used > 1 else ""  # TP / PP kept: that many of them, as the TP fix says
             fixes.append(_Offer(Fix("another GPU" if same_size else "a larger GPU", {"gpu": g.name},
-                                    _effect(q) + f" on {g.name} ({g.total_gib:.1f} GiB{why})", q.fits), q))
+                                    _effect(q) + f" on {cards}{g.name} ({g.total_gib:.1f} GiB{why})", q.fits), q))
     return fixes
 
 
@@ -874,8 +876,9 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
                 shortest = refused.args.max_model_len
                 kw["max_model_len"] = shortest
                 p = fit(base.model, base.gpu, **kw)
-                return p, (f"--max-model-len auto: no context length starts, not even {shortest:,} tokens; the refusal "
-                           "below is not the length's")
+                return _fixes_answered(p, base, concurrency), (
+                    f"--max-model-len auto: no context length starts, not even {shortest:,} tokens; the refusal below "
+                    f"is not the length's, and each fix says the longest context at which {concurrency:g} requests fit with it")
             raise InputError("--concurrency", f"even {base.block_size}-token requests (one block) do not reach {concurrency:g}x "
                              "concurrency", "lower --concurrency or change the GPU")
         kw["max_model_len"] = best
@@ -887,6 +890,30 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
                      " (a first, compiling start may be refused at any length here: see the cold-start warning)")
         return p, note
     return fit(model, gpu, gpu_gib=gib, gpu_gb=gb, revision=revision, **kw), None
+
+
+def _fixes_answered(p: Plan, base: Plan, concurrency: float) -> Plan:
+    """`p` (planned at one block, where no length starts) with each fix that starts answered as --max-model-len auto
+    --concurrency N asked: the longest context at which N requests fit with it (its effect at one block read '5447.00x
+    concurrency at 16' for TP 2 of a 14B on two 3090s)."""
+    fixes = []
+    for f in p.fixes:
+        best = None
+        if f.fits:
+            changes = dict(f.flags)
+            try:
+                if isinstance(changes.get("gpu"), str):
+                    changes["gpu"] = find_gpu(changes["gpu"])
+                if isinstance(changes.get("model"), str):
+                    changes["model"] = resolve_model(changes["model"])
+                best = max_model_len_for_concurrency(replan(base, **changes), concurrency)
+            except InputError:
+                best = None
+        cold = "; a first, compiling start with it may be refused (fit with these flags shows the cold-start warning)"
+        fixes.append(replace(f, effect=f"starts: with it, {best:,} is the longest context at which {concurrency:g} "
+                             f"{'request fits' if concurrency == 1 else 'requests fit'}"
+                             + (cold if f.first_start_refused else "")) if best else f)
+    return p.with_fixes(tuple(fixes))
 
 
 def uncertainty_band_of(p):

@@ -119,6 +119,8 @@ class ScaffoldSpec:
     # the pool a compiling start logs (least, most bytes per rank; plan.first_start), where the plan models one smaller
     # than the planned (warm-restart) pool, as fit's panel shows it: None otherwise
     first_start_kv_bytes: Optional[tuple[int, int]] = None
+    # planned for a card under WSL2 (--wsl2, or this machine's card read under WSL2): the README's WSL2 notes
+    wsl2: bool = False
 
     @property
     def compile_cache_disabled(self) -> bool:
@@ -337,6 +339,23 @@ def spec_from_plan(
     # the key of the version tables below, which read either
     release = pinned_release(version)
     check_port(port)
+    if str(_get(g, "vendor", default="NVIDIA")).upper() == "AMD":
+        # every file below is NVIDIA's: PyPI's vllm wheel is the CUDA build, vllm/vllm-openai the CUDA image, and compose
+        # and k8s ask for an NVIDIA device; vLLM on ROCm is a ROCm build (AMD's rocm/vllm images, tagged per ROCm
+        # release and GPU target), whose launch files kvplan does not write
+        raise InputError("--gpu", f"{g.name} is an AMD GPU; kvplan scaffold writes NVIDIA launch files (PyPI's CUDA build "
+                         f"of vllm=={release}, the vllm/vllm-openai image, docker compose's nvidia device and k8s's "
+                         "nvidia.com/gpu), which would not start on it",
+                         "take the flags from kvplan fit MODEL --gpu NAME (planned with ROCm's rules) into vLLM's ROCm "
+                         "build (AMD's rocm/vllm images, tagged per ROCm release and GPU target)")
+    if tuple(_get(g, "cc", default=()) or ()) == (8, 7):
+        # compute capability 8.7 is Jetson Orin's alone: JetPack 6 needs NVIDIA's Jetson builds of PyTorch and vLLM; PyPI's
+        # aarch64 wheels are not built for it ('can not pip install vllm' on an Orin Nano, vLLM issue #23376; PyPI's
+        # torch fails torch.cuda.is_available there, dusty-nv/jetson-containers #1514), nor is the vllm/vllm-openai image
+        raise InputError("--gpu", f"{g.name} is a Jetson Orin (JetPack 6); kvplan scaffold writes PyPI's vllm=={release} "
+                         "and the vllm/vllm-openai image, neither built for it, so the files would not start there",
+                         "take the flags from kvplan fit MODEL --gpu NAME into a Jetson build of vLLM (jetson-containers' "
+                         "dustynv/vllm images, or the Jetson AI Lab pip index)")
     local_dir = _get(m, "local_dir")
     source = _get(m, "source")
     config_file = (Path(source) if not local_dir and isinstance(source, str) and source.lower().endswith(".json")
@@ -412,8 +431,11 @@ def spec_from_plan(
                           # token count is blocks per group, the two are counted apart (the arithmetic below)
                           f"KV pool: {conc_s} concurrent sequences of {num(mml)} tokens ({num(kv_tok)} KV-cache tokens "
                           "as vLLM logs them)"))
+    wsl2 = planned_under_wsl2(plan)
     flags.append(Flag("--gpu-memory-utilization", f"{util:g}",
-                      f"{util:g} x {_gib_text(total)} = {_gib_text(requested)} for weights + activations + KV cache"))
+                      f"{util:g} x {_gib_text(total)} = {_gib_text(requested)} for weights + activations + KV cache"
+                      + ("; under WSL2 what Windows holds on the card is not free, and vLLM stops when the free memory "
+                         "is below this (README.md, WSL2)" if wsl2 else "")))
     if tp > 1 or pp > 1:
         flags.append(Flag("--tensor-parallel-size", str(tp), f"weights split {tp} ways: {_gib_text(w_rank)} per GPU"))
         flags.append(Flag("--pipeline-parallel-size", str(pp)))
@@ -580,7 +602,35 @@ def spec_from_plan(
         compiles=inductor_compiles(SimpleNamespace(enforce_eager=eager, compilation_config=_get(a, "compilation_config"))),
         kv_cache_given=_get(a, "kv_cache_memory_bytes") is not None,
         first_start_kv_bytes=_first_start_pool(plan),
+        wsl2=wsl2,
     )
+
+
+def planned_under_wsl2(plan: Any) -> bool:
+    """Whether the plan's card runs under WSL2: --wsl2 (its assumption, resolve_gpu) or this machine's card read under
+    WSL2 (resolve.machine_gpu's total source)."""
+    return (any(str(n).startswith("--wsl2:") for n in (_get(plan, "assumptions", default=()) or ()))
+            or "under WSL2" in str(_get(_get(plan, "gpu"), "total_source", default="") or ""))
+
+
+# Under WSL2 (sources: resolve.py above wsl2_gpu, preflight.check_platform): CUDA's total is nvidia-smi's memory.total and
+# what Windows holds on the card counts as used, so vLLM's start-up check ('Free memory on device (x/y GiB) on startup
+# ... is less than desired GPU memory utilization', worker/gpu_worker.py) stops a start that Linux would allow; vLLM turns
+# pinned memory off there ("Using 'pin_memory=False' as WSL is detected", platforms/interface.py); the GPU comes from the
+# Windows driver (NVIDIA's CUDA on WSL user guide: no Linux display driver inside WSL).
+WSL2_README = """
+Under WSL2:
+
+- the GPU comes from the NVIDIA driver on Windows: install no Linux display driver inside WSL; `nvidia-smi` there is
+  `/usr/lib/wsl/lib/nvidia-smi`.
+- what Windows holds on the card (the desktop, a browser) counts as used, and vLLM stops at startup when the free memory
+  is below `--gpu-memory-utilization` x the total (`Free memory on device (x/y GiB) on startup ... is less than desired
+  GPU memory utilization`): check `nvidia-smi` first, close what holds the card, or lower the utilization in serve.sh
+  to below free / total (a smaller KV pool: re-plan with `kvplan fit ... --wsl2 --gpu-memory-utilization U`).
+- vLLM turns pinned memory off under WSL (`Using 'pin_memory=False' as WSL is detected`): slower host transfers.
+- `docker compose up -d` needs Docker with GPU support under WSL2 (Docker Desktop's WSL2 backend, or Docker Engine and
+  the NVIDIA Container Toolkit inside WSL); `k8s/` is for a Linux cluster.
+"""
 
 
 def _first_start_pool(plan: Any) -> Optional[tuple[int, int]]:
@@ -902,7 +952,7 @@ Kubernetes:
 kubectl create secret generic hf-token --from-literal=HF_TOKEN="$$HF_TOKEN"   # from your secret store
 kubectl apply -f k8s/
 ```
-''')
+$wsl2_notes''')
 
 
 def _yaml_list(items: Sequence[str], indent: int, quote=None) -> str:
@@ -1343,7 +1393,8 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
             local_notes=_local_notes(spec),
             token_row="HF_TOKEN (required: gated model)" if spec.gated else "HF_TOKEN (commented out: only for gated models)",
             revision_row="" if local else ", revision",
-            token_run=" and HF_TOKEN (the model is gated)" if spec.gated else ""),
+            token_run=" and HF_TOKEN (the model is gated)" if spec.gated else "",
+            wsl2_notes=WSL2_README if spec.wsl2 else ""),
     }
     files.update(_k8s_files(spec))
     return files

@@ -82,6 +82,11 @@ def _sig(name, anchor, pattern, kind, *, flags=0, **kw) -> Signature:
 _I = re.IGNORECASE
 _MM = "vllm-memory-model.md §8 (vLLM wheels 0.6.3-0.33.0)"
 
+# the FP8 KV cache a memory fix offers: e4m3 (fp8) needs compute capability 8.9 in the Triton kernels vLLM V1 runs on
+# older GPUs ("type fp8e4nv not supported in this architecture" on an RTX 3090, vLLM issue #26431, 0.11.0; the
+# triton_fp8_type_unsupported signature below), where e5m2 is stored (the RTX 3090 startups of calibration.jsonl run fp8_e5m2)
+_FP8_KV = "--kv-cache-dtype fp8; fp8_e5m2 on a GPU below compute capability 8.9, an RTX 3090 or A100"
+
 SIGNATURES: tuple[Signature, ...] = (
     # ---- context: version, arguments, startup progress --------------------------------
     _sig("version_api_server", "vllm api server version", r"vLLM API server version (?P<version>\d[\w.+\-]*)", CONTEXT, source="vllm/entrypoints/openai/api_server.py"),
@@ -216,12 +221,12 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("err_fit", "kv cache is needed", r"To serve at least one request with the models?'s max seq len \((?P<len>\d+)\), \(?(?P<need>[\d.]+) Gi?B KV cache is needed(?:, which is larger than the available KV cache memory \((?P<avail>-?[\d.]+) Gi?B\))?(?:\. ?(?:Based on the available memory, the estimated maximum model length is (?P<est>\d+))?)?", ERROR,
          symptom="max_seq_len_exceeds_kv", layer="memory_budget", weight=0.95, fatal=True,
          cause="One request of max_model_len={len} tokens needs {need} GiB of KV cache, but only {avail} GiB was left after weights, activations and overheads.",
-         fix="Lower --max-model-len (to about {est} tokens here), raise --gpu-memory-utilization, use --kv-cache-dtype fp8, or add GPUs (tensor parallel).",
+         fix="Lower --max-model-len (to about {est} tokens here), raise --gpu-memory-utilization, use an FP8 KV cache (" + _FP8_KV + "), or add GPUs (tensor parallel).",
          versions=">=0.7 (V1)", source=_MM + " ERR_FIT"),
     _sig("err_v0_max_seq", "is larger than the maximum number of tokens", r"The model's max seq len \((?P<len>\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((?P<cap>\d+)\)", ERROR,
          symptom="max_seq_len_exceeds_kv", layer="memory_budget", weight=0.95, fatal=True,
          cause="max_model_len={len} does not fit: the KV cache holds only {cap} tokens after weights, activations and overheads.",
-         fix="Lower --max-model-len to at most {cap}, raise --gpu-memory-utilization, use --kv-cache-dtype fp8, or add GPUs (tensor parallel).",
+         fix="Lower --max-model-len to at most {cap}, raise --gpu-memory-utilization, use an FP8 KV cache (" + _FP8_KV + "), or add GPUs (tensor parallel).",
          versions="<=0.10 (V0)", source=_MM + " ERR_V0"),
     # the CPU backend's KV cache given explicitly (vllm/v1/worker/cpu_worker.py CPUWorker.determine_available_memory,
     # 0.25.1: "Explicitly set (X/Y) GiB for KV cache on node N", from --kv-cache-memory-bytes or the legacy

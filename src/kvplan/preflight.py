@@ -116,6 +116,7 @@ class MachineFacts:
     cache_problem: Optional[str] = None  # why weights cannot be written to cache_dir (read-only, a file in the way)
     cache_created_under: Optional[str] = None  # cache_dir does not exist yet: the existing folder it will be made in
     hf_token_blank: bool = False  # HF_TOKEN set to blanks: huggingface_hub treats it as none
+    rocm_device: bool = False  # /dev/kfd, the device node of AMD's ROCm driver: an AMD GPU, which NVML does not see
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -301,6 +302,7 @@ def gather_facts(
     home: Optional[str] = None,
     is_file: Callable[[str], bool] = os.path.isfile,
     can_write: Callable[[str], bool] = _can_write,
+    rocm_device: Optional[bool] = None,
 ) -> MachineFacts:
     """Probe the machine once. Every source can be replaced (tests replay recorded outputs)."""
     env = dict(os.environ if env is None else env)
@@ -349,6 +351,8 @@ def gather_facts(
         cache_problem=problem,
         cache_created_under=created_under,
         hf_token_blank=token_blank,
+        # ROCm's kernel driver (amdgpu's KFD) exposes /dev/kfd; a ROCm container is given it with --device /dev/kfd
+        rocm_device=os.path.exists("/dev/kfd") if rocm_device is None else rocm_device,
     )
 
 
@@ -399,9 +403,20 @@ def _gib_text(n_bytes: Optional[float]) -> str:
 def check_gpus(facts: MachineFacts, req: Request) -> list[Finding]:
     if not facts.gpus:
         why = "; ".join(facts.gpu_probe_errors) or "no devices"
-        return [Finding("gpu", FAIL, f"no NVIDIA GPU visible ({why})",
-                        "run on a host with an NVIDIA GPU (compute capability >= 7.5) and its driver; in Docker "
-                        "pass --gpus all; check CUDA_VISIBLE_DEVICES")]
+        # the checks that need the GPU are left out, not guessed: say which, and where they can be made
+        unchecked = "compute capability, driver and free GPU memory are not checked here"
+        if facts.rocm_device:  # an AMD GPU: NVIDIA's advice (its driver, --gpus all) does not apply
+            return [Finding("gpu", WARN, f"no NVIDIA GPU visible ({why}), but ROCm's /dev/kfd is: an AMD GPU, which "
+                            f"preflight does not read (NVML and nvidia-smi are NVIDIA's); {unchecked}",
+                            "plan the card by name: --gpu NAME (e.g. --gpu '7900 XTX'; `kvplan gpus` lists the AMD "
+                            "cards); rocm-smi --showmeminfo vram shows its memory")]
+        if facts.wsl == "WSL2":  # the GPU comes from the Windows driver (NVIDIA's CUDA on WSL user guide)
+            fix = ("install or update the NVIDIA driver on Windows (WSL2 takes the GPU from it; install no Linux "
+                   "display driver inside WSL), then run wsl --shutdown in Windows and reopen it; nvidia-smi is /usr/lib/wsl/lib/nvidia-smi")
+        else:
+            fix = ("run kvplan preflight on the machine with the NVIDIA GPU (compute capability >= 7.5) and its "
+                   "driver, with the same model and flags; in Docker pass --gpus all; check CUDA_VISIBLE_DEVICES")
+        return [Finding("gpu", FAIL, f"no NVIDIA GPU visible ({why}); {unchecked}", fix)]
     names = ", ".join(g.label() for g in facts.gpus)
     out = [Finding("gpu", PASS, f"{len(facts.gpus)} GPU(s) via {facts.gpu_source}: {names}")]
     if len(facts.gpus) < req.gpus_needed:

@@ -296,6 +296,9 @@ def _first_start_fit(logged_pool_gib: float | None, first_start: dict | None) ->
 
 UNMEASURED_CAUSE = ("the pool absorbed terms this log does not print (activation peak, non-torch) or a different "
                     "budget (gpu_memory_utilization default, total memory, the version's accounting era)")
+# the log prints the activation peak and non-torch too: nothing unprinted is left to absorb the gap
+BUDGET_CAUSE = ("a different budget (gpu_memory_utilization default, total memory, the version's accounting era): the log "
+                "prints the weights, activation peak and non-torch memory the pool is the remainder of")
 
 
 # a memory gap that rounds to 0.00 GiB is no gap to name ("largest memory gap: weights_gib -0.00 GiB; likely cause:
@@ -311,7 +314,16 @@ def largest_gap(rows) -> Optional[dict]:
     kv = by_term["kv_cache_gib"]
     worst = max(measured, key=lambda r: abs(r.gap), default=None)
     if kv.gap is not None and (worst is None or abs(kv.gap) > abs(worst.gap)):
-        cause = LIKELY_CAUSE["kv_cache_gib"] if worst is None else UNMEASURED_CAUSE
+        unprinted = [label for t, label in (("activation_peak_gib", "activation peak"), ("non_torch_gib", "non-torch"))
+                     if by_term[t].gap is None]
+        if worst is not None and not unprinted and worst.gap * kv.gap < 0 and abs(worst.gap) >= 0.5 * abs(kv.gap):
+            # every term the pool is the remainder of is printed (vLLM's 'Actual usage is ...' line): the pool moved with
+            # the furthest of them, which is the gap to name; it read "terms this log does not print (activation
+            # peak, non-torch)" beside a log printing both, a 0.17 GiB activation peak planned at 1.39
+            return {"term": worst.term, "gap_gib": round(worst.gap, 3),
+                    "likely_cause": LIKELY_CAUSE[worst.term] + f"; the KV pool's {kv.gap:+.2f} GiB follows from it"}
+        cause = (LIKELY_CAUSE["kv_cache_gib"] if worst is None else BUDGET_CAUSE if not unprinted
+                 else UNMEASURED_CAUSE.replace("(activation peak, non-torch)", f"({', '.join(unprinted)})"))
         return {"term": "kv_cache_gib", "gap_gib": round(kv.gap, 3), "likely_cause": cause}
     if worst is None:
         return None
@@ -697,6 +709,12 @@ def gpu_total_mismatch(log: StartupLog, plan, given: Mapping[str, Any]) -> Optio
     if abs(planned - log.total_gib) <= GPU_TOTAL_MISMATCH * log.total_gib:
         return None
     flag = "--gpu" if "gpu" in given else "--gpu-gib" if "gpu_gib" in given else "--gpu-gb"
+    if log.wsl2_line and flag == "--gpu" and not given.get("wsl2"):
+        # under WSL2 CUDA's total is the card's nvidia-smi memory.total, above native Linux's (resolve.wsl2_gpu): a WSL2
+        # log of the card named reads as 'another GPU' against its native total
+        return (f"the log's GPU has {log.total_gib:.2f} GiB in all, the {gpu.name} planned (--gpu) {planned:.2f} GiB, "
+                f"its native Linux total; the log ran under WSL2 (line {log.wsl2_line[0]}), where CUDA's total is the "
+                "card's nvidia-smi memory.total: add --wsl2 to plan that, or drop --gpu to plan with the log's own total")
     return (f"the log's GPU has {log.total_gib:.2f} GiB in all, the {gpu.name} planned ({flag}) {planned:.2f} GiB: the "
             f"log may come from another GPU, and the gaps then include the difference (drop {flag} to plan with the "
             "log's own total)")
@@ -775,7 +793,8 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
                          "accepted it: a rope_scaling or hf_overrides argument, or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); "
                          "planned at the log's length")
         if kwargs.get("wsl2") and log.wsl2_line:  # (dropped above, with a note, where the catalog lacks the card's total)
-            notes.append(f"the log ran under WSL2 (line {log.wsl2_line[0]}) and prints no total: planned for "
+            notes.append(f"the log ran under WSL2 (line {log.wsl2_line[0]})"
+                         f"{' and prints no total' if not log.total_gib else ''}: planned for "
                          f"{plan.gpu.name} with its total under WSL2, nvidia-smi's memory.total "
                          f"{plan.gpu.total_gib:.2f} GiB (as --wsl2)")
         if "gpu_gib" in kwargs and not kwargs.get("gpu") and not set(_GPU_FLAGS) & set(given):

@@ -1221,18 +1221,50 @@ def _from_folder(folder: Path) -> ModelSpec:
     if not cfg_path.is_file():
         raise InputError("model", f"{folder} has no config.json", "point at a Hugging Face checkpoint folder")
     config = read_json_object(cfg_path, "config.json")
-    files = sorted(folder.glob("*.safetensors"))
+    files = _indexed_safetensors(folder, sorted(folder.glob("*.safetensors")))
     ckpt = None
+    notes = []
     if files:
         ckpt = checkpoint_from_tensors(_header_tensors(read_safetensors_header(f) for f in files), config,
                                        source=f"safetensors headers of {len(files)} file(s) in {folder}")
+    else:  # a config alone, as a bare config.json is: planned from the architecture, and said so
+        others = sorted(p.name for p in folder.glob("*") if p.suffix in (".bin", ".pt", ".pth", ".gguf"))
+        notes.append(f"{folder} holds no .safetensors file: weights counted from the architecture"
+                     + (f" ({', '.join(others[:3])}{', ...' if len(others) > 3 else ''} not read)" if others else
+                        "; vllm serve needs the weight files there"))
     quant_path = folder / "hf_quant_config.json"
     hfq = read_json_object(quant_path, "hf_quant_config.json") if quant_path.is_file() else None
     modules_path = folder / "modules.json"
     pooling = modules_path.is_file() and has_pooling_module(_read_modules(modules_path))
     spec = normalize(config, model_id=local_model_id(folder), source=str(folder), hf_quant_config=hfq, checkpoint=ckpt,
-                     sentence_transformers_pooling=pooling)
+                     sentence_transformers_pooling=pooling, extra_notes=notes)
     return replace(spec, local_dir=str(folder.resolve()))
+
+
+SAFETENSORS_INDEX = "model.safetensors.index.json"
+
+
+def _indexed_safetensors(folder: Path, files: list[Path]) -> list[Path]:
+    """The .safetensors files of a folder that vLLM loads: where model.safetensors.index.json is there, only the files
+    its weight_map names (vLLM's filter_duplicate_safetensors_files, model_executor/model_loader/weight_utils.py, every
+    release since 0.3: a Mistral download holds consolidated.safetensors beside the shards, which summed twice counted
+    the weights twice). A file the index names that the folder lacks is an unfinished download, refused: its
+    weights would be missing from the count, and vLLM's load stops."""
+    index = folder / SAFETENSORS_INDEX
+    if not index.is_file():
+        return files
+    weight_map = read_json_object(index, SAFETENSORS_INDEX).get("weight_map")
+    if not isinstance(weight_map, dict) or not weight_map:
+        raise ConfigError("checkpoint", f"{SAFETENSORS_INDEX} in {folder} has no weight_map", "re-download it")
+    named = sorted({str(v) for v in weight_map.values()})
+    missing = [n for n in named if not (folder / n).is_file()]
+    if missing:
+        raise ConfigError("checkpoint", f"{folder}: {SAFETENSORS_INDEX} names {len(named)} weight file(s), "
+                          f"{len(missing)} of them not in the folder ({', '.join(missing[:3])}"
+                          f"{', ...' if len(missing) > 3 else ''})",
+                          "finish the download (e.g. huggingface-cli download ORG/NAME --local-dir FOLDER fetches "
+                          "what is missing), or give the Hub id")
+    return [folder / n for n in named]
 
 
 # GGUF's architecture names where transformers' model_type differs (transformers' GGUF loader renames these too)
