@@ -59,6 +59,16 @@ def test_importing_the_page_loads_no_cli_module():
     assert r.stdout.strip() == "[]", "importing kvplan.web.app loaded " + r.stdout.strip()
 
 
+def _unit(module: str) -> str:
+    """The unit a private name may be shared in: a top-level module, or a whole subpackage of kvplan (kvplan.plan's
+    submodules are the plan stage cut into files, and share its helpers as one module's functions would)."""
+    return ".".join(module.split(".")[:2])
+
+
+def _same_unit(module: str, own: str) -> bool:
+    return module == own or (_unit(module) == _unit(own) and (SRC / Path(*_unit(own).split("."))).is_dir())
+
+
 def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
@@ -71,7 +81,7 @@ def private_names_reached(path: Path) -> list[str]:
     where = f"{path.relative_to(SRC)}"
     out = []
     for line, module, name in imported_modules(path):
-        if module.split(".")[0] == "kvplan" and module != own and _private(name):
+        if module.split(".")[0] == "kvplan" and not _same_unit(module, own) and _private(name):
             out.append(f"{where}:{line}: from {module} import {name}")
     modules = {}  # a local name -> the kvplan module it is bound to
     for node in ast.walk(tree):
@@ -90,7 +100,7 @@ def private_names_reached(path: Path) -> list[str]:
             while isinstance(value, ast.Attribute):
                 dotted.insert(0, value.attr)
                 value = value.value
-            if isinstance(value, ast.Name) and value.id in modules and modules[value.id] != own:
+            if isinstance(value, ast.Name) and value.id in modules and not _same_unit(modules[value.id], own):
                 out.append(f"{where}:{node.lineno}: {value.id}.{'.'.join(dotted)} (of {modules[value.id]})")
     return out
 
@@ -110,7 +120,9 @@ def test_the_private_import_check_sees_what_it_is_for(tmp_path, monkeypatch):
     (pkg / "sub").mkdir(parents=True)
     for f in ("__init__.py", "other.py", "sub/__init__.py"):
         (pkg / f).write_text("")
+    (pkg / "sub" / "sibling.py").write_text("def _shared():\n    return 0\n")
     (pkg / "sub" / "mod.py").write_text(
+        "from kvplan.sub.sibling import _shared\n"
         "from kvplan.other import _hidden, public\n"
         "from ..other import _relative\n"
         "from kvplan import other\n"
