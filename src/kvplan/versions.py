@@ -484,6 +484,24 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # "default to full and piecewise for most models"; pooling and encoder-decoder models keep PIECEWISE). V0 has no
     # mode.
     "cudagraph_mode_default": [((0, 0, 0), "PIECEWISE"), ((0, 11, 0), "FULL_AND_PIECEWISE")],
+    # How many times --enable-lora captures each CUDA graph (plan.cudagraphs.lora_graph_cases), with
+    # CompilationConfig.cudagraph_specialize_lora at its default True (config/compilation.py, absent in the 0.11.0
+    # wheel, default True from 0.11.1 through 0.33.0). Model runner v1: "one" to 0.11.0 (no LoRA case in capture_model,
+    # 0.10.2 and 0.11.0 wheels); "with_without" from 0.11.1, each size with and without active LoRA (lora_cases
+    # [True, False]; v1/cudagraph_dispatcher.py and v1/worker/gpu_model_runner.py capture_model, 0.11.1-0.14.1 wheels);
+    # "active_counts" from 0.16.0, v1/cudagraph_dispatcher.py _get_lora_cases: 0 plus lora/utils.py
+    # get_captured_lora_counts(max_loras, LoRAConfig.specialize_active_lora), [max_loras + 1] where that flag is off
+    # (its default), so 2 cases again (0.16.0, 0.21.0, 0.33.0 wheels; 0.15.x's dispatcher not read, its LoRAConfig
+    # has no specialize_active_lora). The 0.21+ profiled estimate captures the dispatcher's descriptors, so it counts
+    # them too (gpu_model_runner.py profile_cudagraph_memory, 0.21.0). With cudagraph_specialize_lora false v1
+    # captures one (LoRA) graph per size. Round 47's L40S start on 0.14.0 logs 102 = 2 x 51 PIECEWISE and 70 = 2 x 35
+    # FULL graphs.
+    "cudagraph_lora_cases": [((0, 0, 0), "one"), ((0, 11, 1), "with_without"), ((0, 16, 0), "active_counts")],
+    # ... model runner v2: one has_lora graph per size in 0.22.x-0.23.0 (v1/worker/gpu/cudagraph_utils.py
+    # CudaGraphManager.capture has_lora=, model_runner.py; 0.22.1 and 0.23.0 wheels); from 0.24.0
+    # v1/worker/gpu/lora_utils.py get_lora_capture_cases, [0] + get_captured_lora_counts(...) (2 by default), and
+    # [0, max_loras + 1] with cudagraph_specialize_lora false (0.24.0, 0.25.0, 0.33.0 wheels)
+    "mrv2_lora_cases": [((0, 0, 0), "one"), ((0, 24, 0), "active_counts")],
     # Speculative decoding rounds the capture sizes up to multiples of q = 1 + num_speculative_tokens, drops those
     # above the largest size and dedups them (compilation.py CompilationConfig.adjust_cudagraph_sizes_for_spec_decode,
     # vLLM issue #28207's temporary fix), when FULL decode graphs are kept: the modes listed here (0.11.1-0.19: the
@@ -975,6 +993,8 @@ class VersionRules:
     compilation_capture_sizes_whole: bool
     cudagraph_uniform_decode_sizes: str
     cudagraph_mode_default: str
+    cudagraph_lora_cases: str
+    mrv2_lora_cases: str
     cudagraph_spec_round_modes: tuple[str, ...]
     cudagraph_spec_round_runners: tuple[str, ...]
     cudagraph_spec_round_with_tp: bool

@@ -482,6 +482,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             spec_info.update(drafter_cudagraphs=graphs.drafter_graphs, drafter_cudagraph_bytes=drafter_graph_bytes)
         if graphs.mode_note:
             notes.append(f"CUDA graphs: {graphs.mode_note}")
+        if graphs.lora_cases > 1:
+            notes.append(f"CUDA graphs: --enable-lora captures each size {graphs.lora_cases} times, without and with "
+                         "active LoRA (CompilationConfig.cudagraph_specialize_lora, on by default; "
+                         "v1/cudagraph_dispatcher.py), so twice the graphs and their memory")
         if graphs.source != "default":
             shown = ", ".join(map(str, graphs.sizes)) if len(graphs.sizes) <= 12 else (
                 f"{', '.join(map(str, graphs.sizes[:6]))}, ... {graphs.sizes[-1]}")
