@@ -709,6 +709,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                                                   "IQuestCoderForCausalLM", "TeleChat2ForCausalLM",
                                                   "TeleChat3ForCausalLM", "TeleFLMForCausalLM"))],
     "v0_for_cpu_offload": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 3), False)],
+    # What --cpu-offload-gb may move to CPU memory: the parameters of the modules vLLM wraps, which are the decoder
+    # layers make_layers builds (model_executor/models/utils.py make_layers -> maybe_offload_to_cpu, 0.8.5, 0.10.2 and
+    # 0.16.0 wheels; -> get_offloader().wrap_modules, offloader/uva.py UVAOffloader, 0.17.0, 0.21.0, 0.33.0), never the
+    # embedding, lm_head or final norm; from 0.30 also a multimodal model's towers (models/interfaces.py
+    # _mark_tower_model wraps them where the offloader supports_tower_offload, UVA's does; absent in the 0.28.0 wheel,
+    # present in 0.30.0, 0.31.0 and 0.33.0, 0.29 not read). Each wrapped module moves parameter by parameter, checking
+    # the budget before each, so whole parameters move until the bytes moved reach cpu_offload_gb: the last one can
+    # overshoot by its own size (plan: min(budget, eligible bytes)).
+    "cpu_offload_towers": [((0, 0, 0), False), ((0, 30, 0), True)],
     "v0_for_lora": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 3), False)],
     "v0_for_float32": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 2), False)],
     "v0_for_quantization": [((0, 0, 0), ()), ((0, 8, 0), ("bitsandbytes", "gguf")), ((0, 8, 3), ("gguf",)), ((0, 9, 0), ())],
@@ -1062,6 +1071,7 @@ class VersionRules:
     pp_spec_drafter: str
     pp_eagle3_aux_architectures: tuple[str, ...]
     v0_for_cpu_offload: bool
+    cpu_offload_towers: bool
     v0_for_lora: bool
     lora_extra_vocab: int
     lora_moe: bool

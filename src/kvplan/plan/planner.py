@@ -439,13 +439,26 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                      f"{DTYPE_BYTES.get(resolved.dtype, 2)} B = {deepstack / 1024 ** 2:.0f} MiB per rank, allocated while the "
                      "model loads (models/qwen3_vl.py)")
     if resolved.cpu_offload_gb:
-        # UVA offload moves whole parameters to pinned CPU memory until the budget is reached (model_executor/offloader/
-        # uva.py), so the GPU keeps the rest; the last parameter moved can overshoot the budget by its own size
-        moved = min(w.bytes, int(resolved.cpu_offload_gb * GIB))
+        # only the parameters of the modules vLLM wraps move: the decoder layers make_layers builds, in layer order and
+        # parameter by parameter until the bytes moved reach the budget, and from 0.30 a multimodal tower (rules row
+        # cpu_offload_towers; model_executor/models/utils.py maybe_offload_to_cpu, offloader/uva.py UVAOffloader.
+        # _maybe_offload_to_cpu); the embedding, lm_head, final norm, rotary cache, LoRA slots and a drafter stay. The
+        # last parameter moved can overshoot the budget by its own size, which kvplan does not add
+        budget = int(resolved.cpu_offload_gb * GIB)
+        vision = dict(w.by_use).get("vision", 0) if rules.cpu_offload_towers else 0
+        eligible = w.layer_bytes + vision if w.layer_bytes is not None else w.bytes
+        moved = min(eligible, budget)
+        outside = w.bytes - eligible
         w = replace(w, bytes=w.bytes - moved)
         w_formula += f" - {moved:,} B CPU offload"
-        notes.append(f"--cpu-offload-gb {resolved.cpu_offload_gb:g}: {moved / GIB:.2f} GiB of weights per GPU stay in CPU memory "
-                     "(streamed over PCIe every forward; up to one parameter more may move)")
+        parts = "decoder layers" + (" and vision tower" if vision else "")
+        kept = (f"; {w.bytes / GIB:.2f} GiB stay on the GPU, {outside / GIB:.2f} GiB of them outside the {parts} (the "
+                "embedding, lm_head, final norm and anything else vLLM does not offload)" if w.layer_bytes is not None else
+                "; kvplan could not split this architecture's weights, so it counts the whole budget as moved")
+        capped = (f", all {eligible / GIB:.2f} GiB of its {parts}" if eligible < budget else
+                  ", whole parameters until the budget is reached: up to one parameter more may move")
+        notes.append(f"--cpu-offload-gb {resolved.cpu_offload_gb:g}: {moved / GIB:.2f} GiB of weights per GPU move to CPU "
+                     f"memory (streamed over PCIe every forward){capped if w.layer_bytes is not None else ''}{kept}")
     notes += list(w.notes)
     measured = measured_terms(model, gpu, resolved, rules)
     act, act_f, src = measured["activation_peak"]
