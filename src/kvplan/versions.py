@@ -483,6 +483,19 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # __post_init__, 0.10.2 wheel), FULL_AND_PIECEWISE from 0.11.0 (config/__init__.py VllmConfig.__post_init__
     # "default to full and piecewise for most models"; pooling and encoder-decoder models keep PIECEWISE). V0 has no
     # mode.
+    # An FP8 e4m3 KV cache (--kv-cache-dtype fp8 / fp8_e4m3) on an NVIDIA GPU of compute capability 8.0-8.8 (Ampere):
+    # which V1 attention backend vLLM picks for it. "triton" in 0.11.0: platforms/cuda.py get_attn_backend_cls returns
+    # TRITON_ATTN for any fp8 KV cache from cc 8.0 except 9.0, whose Triton reshape_and_cache kernel cannot cast to
+    # e4m3 below 8.9 ("type fp8e4nv not supported in this architecture", vLLM issue #26431 on an RTX 3090 with 0.11.0):
+    # plan.planner refuses the start (fp8_e5m2, Triton's fp8e5, is stored). "flashinfer" from 0.11.1: the backend
+    # priorities FLASH_ATTN, FLASHINFER, TRITON_ATTN (cuda.py _get_backend_priorities), FlashAttention 2 takes no fp8
+    # KV cache (flash_attn.py supports_kv_cache_dtype: flash_attn_supports_fp8, FA3 only) and FlashInfer, a dependency of
+    # the wheel from 0.11.1 (flashinfer-python 0.5.2), takes fp8 / fp8_e4m3 / fp8_e5m2 on cc 7.5-12.1 (flashinfer.py;
+    # read in 0.11.1, 0.16.0, 0.21.0, 0.33.0): whether its kernels run e4m3 on cc 8.x is FlashInfer's, not in vLLM's
+    # source, so kvplan warns and names the issue. From 0.27.1 TritonAttentionImpl refuses any fp8 KV cache below 8.9
+    # ("FP8 KV cache is not supported by the Triton attention backend", triton_attn.py; absent in 0.22.1). "none"
+    # before 0.11: kvplan plans an fp8 KV cache there on V0.
+    "fp8_e4m3_kv_pre_ada": [((0, 0, 0), "none"), ((0, 11, 0), "triton"), ((0, 11, 1), "flashinfer")],
     "cudagraph_mode_default": [((0, 0, 0), "PIECEWISE"), ((0, 11, 0), "FULL_AND_PIECEWISE")],
     # How many times --enable-lora captures each CUDA graph (plan.cudagraphs.lora_graph_cases), with
     # CompilationConfig.cudagraph_specialize_lora at its default True (config/compilation.py, absent in the 0.11.0
@@ -1001,6 +1014,7 @@ class VersionRules:
     cudagraph_size_grid: str
     compilation_capture_sizes_whole: bool
     cudagraph_uniform_decode_sizes: str
+    fp8_e4m3_kv_pre_ada: str
     cudagraph_mode_default: str
     cudagraph_lora_cases: str
     mrv2_lora_cases: str

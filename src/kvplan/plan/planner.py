@@ -580,7 +580,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     load_error = _load_oom(gpu, w.bytes)
     if load_error:
         fits, error, failure, est_len = False, load_error, "load", None
-    startup_error = _startup_error(gpu, resolved, rules, quant, args.quantization) or backend_error
+    fp8_error = _fp8_e4m3_kv_error(gpu, resolved, rules, warns)
+    startup_error = _startup_error(gpu, resolved, rules, quant, args.quantization) or backend_error or fp8_error
     if startup_error:
         fits, error, failure = False, startup_error, "platform"
     arch = architecture_refusal(model.architectures, rules.release) if check_architecture else None
@@ -752,6 +753,30 @@ def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: Q
                 f"for example: --dtype=half.")
     method = canonical_quant(given_quant) if given_quant else vllm_quant_method(quant)
     return quant_capability_error(method, gpu, rules.version)
+
+
+FP8E4NV_ERROR = "type fp8e4nv not supported in this architecture"
+
+
+def _fp8_e4m3_kv_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, warns: list[str]) -> str | None:
+    """An FP8 e4m3 KV cache (--kv-cache-dtype fp8 / fp8_e4m3, e4m3 on NVIDIA) below compute capability 8.9 (rules row
+    fp8_e4m3_kv_pre_ada): refused where the release sends it to the Triton backend (0.11.0), whose kernels cannot cast
+    to e4m3 there; a warning where it picks FlashInfer (0.11.1+), whose e4m3 kernels on these GPUs vLLM's source does
+    not settle (vLLM issue #26431)."""
+    if (args.kv_cache_dtype not in ("fp8", "fp8_e4m3") or gpu.vendor != "NVIDIA" or gpu.cc is None
+            or not (8, 0) <= gpu.cc < (8, 9) or rules.fp8_e4m3_kv_pre_ada == "none"):
+        return None
+    where = f"{gpu.name} (compute capability {gpu.compute_capability}, below 8.9)"
+    if rules.fp8_e4m3_kv_pre_ada == "triton":
+        return (f"--kv-cache-dtype {args.kv_cache_dtype}: vLLM {rules.version} runs an FP8 KV cache on {where} with its "
+                f"Triton attention backend, whose kernels cannot store e4m3 there: the first forward fails with "
+                f"'{FP8E4NV_ERROR}. The supported fp8 dtypes are (\'fp8e4b15\', \'fp8e5\')' (vLLM issue #26431); "
+                "--kv-cache-dtype fp8_e5m2 starts")
+    warns.append(f"--kv-cache-dtype {args.kv_cache_dtype} on {where}: vLLM {rules.version} picks FlashInfer for an FP8 KV "
+                 "cache here (FlashAttention 2 takes none); e4m3 fails wherever it reaches vLLM's Triton attention "
+                 f"('{FP8E4NV_ERROR}', vLLM issue #26431; a forced TRITON_ATTN backend, or a model FlashInfer cannot "
+                 "serve). --kv-cache-dtype fp8_e5m2 is the FP8 KV cache RTX 3090 owners run")
+    return None
 
 
 def _logged_block_size(g: KVGroup, max_len: int, args: EngineArgs, rules: VersionRules) -> int:
