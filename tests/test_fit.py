@@ -865,6 +865,25 @@ def test_cpu_offload_keeps_weights_off_the_gpu_and_is_said_everywhere():
         kvplan.fit("Qwen/Qwen2.5-14B-Instruct", "L40S", cpu_offload_gb=-1)
 
 
+def test_cpu_offload_moves_only_decoder_layers():
+    # vLLM offloads the parameters of the modules make_layers builds (models/utils.py maybe_offload_to_cpu, 0.10.2;
+    # offloader/uva.py UVAOffloader via wrap_modules, 0.21.0, 0.33.0): a budget beyond them leaves the embedding and
+    # lm_head (2 x 151,936 x 4,096 x 2 B for Qwen3-8B) on the GPU, where kvplan used to move everything
+    p = kvplan.fit("Qwen/Qwen3-8B", "RTX 3090", cpu_offload_gb=30)
+    assert p.weights_bytes >= 2 * 151936 * 4096 * 2
+    assert "Model loading took 2.33 GiB memory and … seconds" in p.vllm_log
+    said = next(a for a in p.assumptions if a.startswith("--cpu-offload-gb 30"))
+    assert "all 12.94 GiB of its decoder layers" in said and "2.33 GiB stay on the GPU" in said
+    # within the layers the budget is what moves
+    base = kvplan.fit("Qwen/Qwen3-8B", "RTX 3090")
+    assert base.weights_bytes - kvplan.fit("Qwen/Qwen3-8B", "RTX 3090", cpu_offload_gb=4).weights_bytes == 4 * GIB
+    # from 0.30 a multimodal tower is wrapped too (models/interfaces.py _mark_tower_model; 0.28.0 does not)
+    old, new = (kvplan.fit("google/gemma-3-4b-it", "L40S", cpu_offload_gb=40, max_model_len=8192, vllm_version=v)
+                for v in ("0.28.0", "0.33.0"))
+    assert old.weights_bytes - new.weights_bytes > 0.5 * GIB  # the SigLIP tower (~0.8 GiB) moves too
+    assert any("decoder layers and vision tower" in a for a in new.assumptions)
+
+
 def test_lora_slots_are_taken_from_the_budget_as_vllm_allocates_them():
     # vllm/lora in the 0.33 wheel: every supported layer, the embedding and lm_head get max_loras slots of
     # max_lora_rank at startup; Llama-3.1-8B bf16, 4 x rank 64 = 1,477,705,728 B

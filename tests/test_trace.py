@@ -101,7 +101,7 @@ def test_explain_and_json_give_the_first_starts_pool_beside_the_warm_one():
     console.print(explain_table(p))
     row = next(line for line in console.export_text().splitlines() if "kv_cache (first start)" in line)
     assert (f"{first['kv_cache_bytes_least'] / 2**30:,.2f}-{first['kv_cache_bytes_most'] / 2**30:,.2f} GiB" in row
-            and "cold_start_pool_loss_bytes" in row)
+            and "kvplan.plan.cudagraphs cold_start_pool_loss_bytes" in row)
     eager = kvplan.fit("Qwen/Qwen3-8B", "RTX 4090", max_model_len=8192, enforce_eager=True, fixes=False)
     assert eager.to_dict()["first_start"] is None
     console = Console(width=300, record=True, color_system=None)

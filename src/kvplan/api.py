@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields, replace
 from typing import List, NamedTuple, Optional
 
 from kvplan.errors import InputError
-from kvplan.plan import (INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, marlin_method,
+from kvplan.plan import (FP8E4NV_ERROR, INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, marlin_method,
                           parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, find_gpu, gpu_catalog,
                             gpu_count_in_name, resolve_gpu, resolve_model)
@@ -239,6 +239,11 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
                 if q and q.fits:  # from 0.21 FlexAttention refuses the block size too: only the block size helps
                     fixes.append(_Offer(Fix(name, flags, _effect(q), q.fits)))
             return fixes
+        if FP8E4NV_ERROR in (p.error or ""):  # e4m3 in Triton below cc 8.9 (plan.planner._fp8_e4m3_kv_error)
+            q = _try(p, kv_cache_dtype="fp8_e5m2")
+            if q:
+                fixes.append(_Offer(Fix("fp8_e5m2 KV cache", {"kv_cache_dtype": "fp8_e5m2"}, _effect(q), q.fits), q))
+                return fixes
         if a.dtype == "bfloat16" and p.gpu.cc and p.gpu.cc < (8, 0):
             q = _try(p, dtype="float16")
             if q:
@@ -283,10 +288,13 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
     fix = _max_num_seqs_fix(p) if p.failure != "load" else None
     if fix:
         fixes.append(fix)
-    if a.kv_cache_dtype == "auto" and p.gpu.cc and p.gpu.cc >= (8, 9) and p.failure != "load":  # the pool, not the weights
-        q = _try(p, kv_cache_dtype="fp8")
+    if a.kv_cache_dtype == "auto" and p.gpu.cc and p.failure != "load":  # the pool, not the weights
+        # e4m3 (fp8) from compute capability 8.9; below it e5m2, which vLLM's Triton kernels can store (vLLM issue
+        # #26431; plan.planner._fp8_e4m3_kv_error)
+        kv = "fp8" if p.gpu.cc >= (8, 9) else "fp8_e5m2"
+        q = _try(p, kv_cache_dtype=kv) if p.gpu.cc >= (7, 5) else None  # FlashInfer's floor (vLLM 0.11.1+)
         if q:
-            fixes.append(_Offer(Fix("fp8 KV cache", {"kv_cache_dtype": "fp8"}, _effect(q), q.fits), q))
+            fixes.append(_Offer(Fix(f"{kv} KV cache", {"kv_cache_dtype": kv}, _effect(q), q.fits), q))
     fix = _utilization_fix(p, "less headroom; OOM risk under load") if p.failure != "load" else None
     if fix:
         fixes.append(fix)

@@ -379,7 +379,7 @@ def explain_table(p: Plan) -> Table:
         t.add_row("kv_cache (first start)", f"{lo:,.2f}-{hi:,.2f} GiB" if round(lo, 2) != round(hi, 2) else f"{hi:,.2f} GiB",
                   (f"kv_cache - {first['loss_bytes_most'] / GIB:.2f} .. {first['loss_bytes_least'] / GIB:.2f} GiB: "
                    if first["loss_bytes_most"] > 0 else "= kv_cache, no loss: ")  # not 'kv_cache - 0.00 .. 0.00 GiB'
-                  + f"{first['formula']}", Breakable("plan.py cold_start_pool_loss_bytes", "/", "_-"))
+                  + f"{first['formula']}", Breakable("kvplan.plan.cudagraphs cold_start_pool_loss_bytes", "/.", "_-"))
     return t
 
 

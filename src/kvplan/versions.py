@@ -483,7 +483,38 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # __post_init__, 0.10.2 wheel), FULL_AND_PIECEWISE from 0.11.0 (config/__init__.py VllmConfig.__post_init__
     # "default to full and piecewise for most models"; pooling and encoder-decoder models keep PIECEWISE). V0 has no
     # mode.
+    # An FP8 e4m3 KV cache (--kv-cache-dtype fp8 / fp8_e4m3) on an NVIDIA GPU of compute capability 8.0-8.8 (Ampere):
+    # which V1 attention backend vLLM picks for it. "triton" in 0.11.0: platforms/cuda.py get_attn_backend_cls returns
+    # TRITON_ATTN for any fp8 KV cache from cc 8.0 except 9.0, whose Triton reshape_and_cache kernel cannot cast to
+    # e4m3 below 8.9 ("type fp8e4nv not supported in this architecture", vLLM issue #26431 on an RTX 3090 with 0.11.0):
+    # plan.planner refuses the start (fp8_e5m2, Triton's fp8e5, is stored). "flashinfer" from 0.11.1: the backend
+    # priorities FLASH_ATTN, FLASHINFER, TRITON_ATTN (cuda.py _get_backend_priorities), FlashAttention 2 takes no fp8
+    # KV cache (flash_attn.py supports_kv_cache_dtype: flash_attn_supports_fp8, FA3 only) and FlashInfer, a dependency of
+    # the wheel from 0.11.1 (flashinfer-python 0.5.2), takes fp8 / fp8_e4m3 / fp8_e5m2 on cc 7.5-12.1 (flashinfer.py;
+    # read in 0.11.1, 0.16.0, 0.21.0, 0.33.0): whether its kernels run e4m3 on cc 8.x is FlashInfer's, not in vLLM's
+    # source, so kvplan warns and names the issue. From 0.27.1 TritonAttentionImpl refuses any fp8 KV cache below 8.9
+    # ("FP8 KV cache is not supported by the Triton attention backend", triton_attn.py; absent in 0.22.1). "none"
+    # before 0.11: kvplan plans an fp8 KV cache there on V0.
+    "fp8_e4m3_kv_pre_ada": [((0, 0, 0), "none"), ((0, 11, 0), "triton"), ((0, 11, 1), "flashinfer")],
     "cudagraph_mode_default": [((0, 0, 0), "PIECEWISE"), ((0, 11, 0), "FULL_AND_PIECEWISE")],
+    # How many times --enable-lora captures each CUDA graph (plan.cudagraphs.lora_graph_cases), with
+    # CompilationConfig.cudagraph_specialize_lora at its default True (config/compilation.py, absent in the 0.11.0
+    # wheel, default True from 0.11.1 through 0.33.0). Model runner v1: "one" to 0.11.0 (no LoRA case in capture_model,
+    # 0.10.2 and 0.11.0 wheels); "with_without" from 0.11.1, each size with and without active LoRA (lora_cases
+    # [True, False]; v1/cudagraph_dispatcher.py and v1/worker/gpu_model_runner.py capture_model, 0.11.1-0.14.1 wheels);
+    # "active_counts" from 0.16.0, v1/cudagraph_dispatcher.py _get_lora_cases: 0 plus lora/utils.py
+    # get_captured_lora_counts(max_loras, LoRAConfig.specialize_active_lora), [max_loras + 1] where that flag is off
+    # (its default), so 2 cases again (0.16.0, 0.21.0, 0.33.0 wheels; 0.15.x's dispatcher not read, its LoRAConfig
+    # has no specialize_active_lora). The 0.21+ profiled estimate captures the dispatcher's descriptors, so it counts
+    # them too (gpu_model_runner.py profile_cudagraph_memory, 0.21.0). With cudagraph_specialize_lora false v1
+    # captures one (LoRA) graph per size. Round 47's L40S start on 0.14.0 logs 102 = 2 x 51 PIECEWISE and 70 = 2 x 35
+    # FULL graphs.
+    "cudagraph_lora_cases": [((0, 0, 0), "one"), ((0, 11, 1), "with_without"), ((0, 16, 0), "active_counts")],
+    # ... model runner v2: one has_lora graph per size in 0.22.x-0.23.0 (v1/worker/gpu/cudagraph_utils.py
+    # CudaGraphManager.capture has_lora=, model_runner.py; 0.22.1 and 0.23.0 wheels); from 0.24.0
+    # v1/worker/gpu/lora_utils.py get_lora_capture_cases, [0] + get_captured_lora_counts(...) (2 by default), and
+    # [0, max_loras + 1] with cudagraph_specialize_lora false (0.24.0, 0.25.0, 0.33.0 wheels)
+    "mrv2_lora_cases": [((0, 0, 0), "one"), ((0, 24, 0), "active_counts")],
     # Speculative decoding rounds the capture sizes up to multiples of q = 1 + num_speculative_tokens, drops those
     # above the largest size and dedups them (compilation.py CompilationConfig.adjust_cudagraph_sizes_for_spec_decode,
     # vLLM issue #28207's temporary fix), when FULL decode graphs are kept: the modes listed here (0.11.1-0.19: the
@@ -691,6 +722,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                                                   "IQuestCoderForCausalLM", "TeleChat2ForCausalLM",
                                                   "TeleChat3ForCausalLM", "TeleFLMForCausalLM"))],
     "v0_for_cpu_offload": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 3), False)],
+    # What --cpu-offload-gb may move to CPU memory: the parameters of the modules vLLM wraps, which are the decoder
+    # layers make_layers builds (model_executor/models/utils.py make_layers -> maybe_offload_to_cpu, 0.8.5, 0.10.2 and
+    # 0.16.0 wheels; -> get_offloader().wrap_modules, offloader/uva.py UVAOffloader, 0.17.0, 0.21.0, 0.33.0), never the
+    # embedding, lm_head or final norm; from 0.30 also a multimodal model's towers (models/interfaces.py
+    # _mark_tower_model wraps them where the offloader supports_tower_offload, UVA's does; absent in the 0.28.0 wheel,
+    # present in 0.30.0, 0.31.0 and 0.33.0, 0.29 not read). Each wrapped module moves parameter by parameter, checking
+    # the budget before each, so whole parameters move until the bytes moved reach cpu_offload_gb: the last one can
+    # overshoot by its own size (plan: min(budget, eligible bytes)).
+    "cpu_offload_towers": [((0, 0, 0), False), ((0, 30, 0), True)],
     "v0_for_lora": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 8, 3), False)],
     "v0_for_float32": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 2), False)],
     "v0_for_quantization": [((0, 0, 0), ()), ((0, 8, 0), ("bitsandbytes", "gguf")), ((0, 8, 3), ("gguf",)), ((0, 9, 0), ())],
@@ -974,7 +1014,10 @@ class VersionRules:
     cudagraph_size_grid: str
     compilation_capture_sizes_whole: bool
     cudagraph_uniform_decode_sizes: str
+    fp8_e4m3_kv_pre_ada: str
     cudagraph_mode_default: str
+    cudagraph_lora_cases: str
+    mrv2_lora_cases: str
     cudagraph_spec_round_modes: tuple[str, ...]
     cudagraph_spec_round_runners: tuple[str, ...]
     cudagraph_spec_round_with_tp: bool
@@ -1042,6 +1085,7 @@ class VersionRules:
     pp_spec_drafter: str
     pp_eagle3_aux_architectures: tuple[str, ...]
     v0_for_cpu_offload: bool
+    cpu_offload_towers: bool
     v0_for_lora: bool
     lora_extra_vocab: int
     lora_moe: bool

@@ -631,6 +631,9 @@ class RankWeights:
     # a checkpoint's bytes over what its config counts (1.0 without a checkpoint): far from 1 the files and the config
     # describe different models (a partial download, a config of another size)
     checkpoint_ratio: float = 1.0
+    # the busiest rank's decoder-layer parameters (what make_layers builds; None where the architecture was not
+    # counted): all --cpu-offload-gb may move to CPU memory, with a tower from the releases that offload it (by_use)
+    layer_bytes: int | None = None
 
 
 def _round_up(x: int, a: int) -> int:
@@ -889,8 +892,10 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     stage_bytes = []
     stage_widened: list[float] = []  # per stage: what loading adds to the stored bytes (bitsandbytes statistics)
     stage_uses: list[dict[str, float]] = []
+    stage_layers: list[float] = []  # per stage: its decoder layers' bytes
     for s, (lo, hi) in enumerate(stages):
         total = 0.0
+        layers = 0.0
         widen = 0.0
         uses: dict[str, float] = {}
         for c in count.components:
@@ -905,11 +910,14 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                 continue
             b = bytes_of(c, True)
             total += b
+            if c.layer is not None:
+                layers += b
             use = use_of(c)
             uses[use] = uses.get(use, 0.0) + b
             if widened:
                 widen += b - bytes_of(c, True, as_stored)
         stage_bytes.append(total)
+        stage_layers.append(layers)
         stage_widened.append(widen)
         stage_uses.append(uses)
     # what the files hold: a tensor vLLM copies at load from another is not in them (it scales with the checkpoint's
@@ -942,6 +950,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
             scale = ckpt_bytes / stored_total
             loaded = [(b - w) * scale + w for b, w in zip(stage_bytes, stage_widened)]
             stage_uses = [{k: v * (n / b if b else 1.0) for k, v in u.items()} for u, b, n in zip(stage_uses, stage_bytes, loaded)]
+            stage_layers = [v * (n / b if b else 1.0) for v, b, n in zip(stage_layers, stage_bytes, loaded)]
             stage_bytes = loaded
             notes.append(f"bitsandbytes double-quantized statistics dequantized to float32 at load: "
                          f"+{max(stage_widened) / 1024 ** 3:.2f} GiB over the checkpoint's bytes per rank")
@@ -949,6 +958,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
             scale = ckpt_bytes / counted_total
             stage_bytes = [b * scale for b in stage_bytes]
             stage_uses = [{k: v * scale for k, v in u.items()} for u in stage_uses]
+            stage_layers = [v * scale for v in stage_layers]
         if any(kv_b_copy):  # made at load, not in the files
             stage_bytes = [b + k for b, k in zip(stage_bytes, kv_b_copy)]
             for u, k in zip(stage_uses, kv_b_copy):
@@ -964,7 +974,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                            method=f"exact: {spec.checkpoint.source}", rotary_bytes=rotary, notes=tuple(notes),
                            by_use=_busiest_uses(stage_bytes, stage_uses),
                            stage_bytes=tuple(int(round(b)) + rotary for b in stage_bytes),
-                           checkpoint_ratio=1.0 if unsized else float(scale))
+                           checkpoint_ratio=1.0 if unsized else float(scale),
+                           layer_bytes=int(round(stage_layers[stage_bytes.index(max(stage_bytes))])))
     if any(kv_b_copy):
         stage_bytes = [b + k for b, k in zip(stage_bytes, kv_b_copy)]
         for u, k in zip(stage_uses, kv_b_copy):
@@ -974,13 +985,14 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         stage_bytes[-1] += drafter_rank
         stage_uses[-1]["drafter"] = drafter_rank
     counted_rank = max(stage_bytes)
+    busiest_layers = int(round(stage_layers[stage_bytes.index(counted_rank)]))
     how = "counted from the architecture"
     if quant is not None and quant.bits:
         how += (f" with {quant.scheme} weights ({bytes_per_quantized_param(quant, bnb_nested_absmax):.4g} B per "
                 "quantized weight)")
     return RankWeights(int(round(counted_rank)) + rotary, exact=False, method=f"estimate: {how}",
                        rotary_bytes=rotary, notes=tuple(notes), by_use=_busiest_uses(stage_bytes, stage_uses),
-                       stage_bytes=tuple(int(round(b)) + rotary for b in stage_bytes))
+                       stage_bytes=tuple(int(round(b)) + rotary for b in stage_bytes), layer_bytes=busiest_layers)
 
 
 def _busiest_uses(stage_bytes: list[float], stage_uses: list[dict[str, float]]) -> tuple[tuple[str, int], ...]:

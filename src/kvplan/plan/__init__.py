@@ -52,14 +52,14 @@ from kvplan.plan.terms import (AWQ_DEQUANT_MIN_TOKENS, FI_AR_FUSION_MAX_MB, FI_A
                                measured_terms, mrv2_sampler_bytes_per_logit, mrv2_sampler_state_bytes,
                                profile_sampler_term, quantized_moe_experts, term_features)
 from kvplan.plan.defaults import PP_SPECULATIVE, accepted_tp_sizes, resolve_args, vllm_quant_method
-from kvplan.plan.planner import (Plan, cold_start_margin_bytes, largest_given_pool_bytes, plan, site_calibration_dict,
+from kvplan.plan.planner import (FP8E4NV_ERROR, Plan, cold_start_margin_bytes, largest_given_pool_bytes, plan, site_calibration_dict,
                                  state_blocks_refusal)
 
 # the names other modules (src/, tests/, tools/, bench/) import from kvplan.plan
 __all__ = [
     "AWQ_DEQUANT_MIN_TOKENS", "BATCHED_TOKENS_BELOW_MAX_MODEL_LEN", "CAPTURE_SIZE_ARGS", "COLD_START_POOL_LOSS_BYTES",
     "COLD_START_WARNING", "COMPILE_CACHE_NOTE", "COUNT_EXAMPLES", "ColdStartWarning", "CudaGraphPlan", "ENV_EFFECTS",
-    "EVERY_START_COLD_WARNING", "EngineArgs", "FI_AR_FUSION_MAX_MB", "FI_AR_MULTICAST_GRANULARITY", "Fix",
+    "EVERY_START_COLD_WARNING", "EngineArgs", "FI_AR_FUSION_MAX_MB", "FP8E4NV_ERROR", "FI_AR_MULTICAST_GRANULARITY", "Fix",
     "INT_ENGINE_ARGS", "KVGroup", "MM_ITEM_ABOVE_BATCHED_TOKENS", "PP_SPECULATIVE", "Plan", "_full_graph_sizes",
     "_is_mm_prefix_lm", "_llava_next_item", "_multimodal_profile_bytes", "_pixtral_item", "_prefix_lm_item_tokens",
     "_state_bytes", "accepted_tp_sizes", "awq_dequant_bytes", "awq_linear_kernel", "build_groups", "cdiv",

@@ -41,13 +41,14 @@ def rocm_graph_units(graphs: "CudaGraphPlan", n_layers: int, max_num_seqs: int, 
     piece of the split model, decoder layers + 1 (the attention ops split it: config/compilation.py splitting_ops), a
     FULL one a single graph; FULL_AND_PIECEWISE captures every size PIECEWISE and the uniform-decode sizes FULL
     (_full_graph_sizes), FULL_DECODE_ONLY only the latter, FULL every size once. The drafter's PIECEWISE graphs count
-    one per drafter layer and graph, as the CUDA formula counts them."""
+    one per drafter layer and graph, as the CUDA formula counts them. --enable-lora captures the target's graphs once
+    per LoRA case (CudaGraphPlan.lora_cases)."""
     mode = graphs.mode or "PIECEWISE"
     n = len(graphs.sizes)
     full = _full_graph_sizes(graphs.sizes, max_num_seqs, q)
     piecewise = n if mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0
     whole = full if mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY") else n if mode == "FULL" else 0
-    return (n_layers + 1) * piecewise + whole + graphs.drafter_layers * graphs.drafter_graphs
+    return graphs.lora_cases * ((n_layers + 1) * piecewise + whole) + graphs.drafter_layers * graphs.drafter_graphs
 
 
 def mrv2_env_value(args: EngineArgs, rules: VersionRules) -> bool | None:
@@ -413,6 +414,7 @@ class CudaGraphPlan:
     drafter_graphs: int = 0            # the drafter's PIECEWISE graphs (one per capture size)
     mode_note: str = ""                # why the mode differs from the requested/default one
     source: str = "default"            # where the sizes came from: "default" (the release's own list) or the flags
+    lora_cases: int = 1                # --enable-lora: the graphs captured per size (lora_graph_cases)
 
     @property
     def largest(self) -> int:
@@ -422,7 +424,27 @@ class CudaGraphPlan:
         return {"mode": self.mode, "capture_sizes": list(self.sizes), "num_capture_sizes": len(self.sizes),
                 "largest": self.largest, "rounded_to_multiple_of": self.rounded_to,
                 "drafter_layers": self.drafter_layers, "drafter_graphs": self.drafter_graphs,
-                "drafter_shares_graph_pool": bool(self.drafter_graphs), "capture_sizes_source": self.source}
+                "drafter_shares_graph_pool": bool(self.drafter_graphs), "capture_sizes_source": self.source,
+                "lora_cases": self.lora_cases}
+
+
+def lora_graph_cases(args: EngineArgs, rules: VersionRules, runner: str) -> int:
+    """How many graphs --enable-lora captures per capture size and mode (rules rows cudagraph_lora_cases for model
+    runner v1, mrv2_lora_cases for v2): one without LoRA, where --compilation-config's cudagraph_specialize_lora is on
+    (its default), plus one per active-LoRA count captured, which is only max_loras + 1 while
+    LoRAConfig.specialize_active_lora is off (lora/utils.py get_captured_lora_counts, 0.16.0-0.33.0; kvplan takes no
+    --specialize-active-lora, which captures powers of 2 up to max_loras besides). So 2 with the defaults from 0.11.1
+    (v1) or 0.24.0 (v2); 1 before, without LoRA, and on v1 with cudagraph_specialize_lora false; v2 keeps 2 then
+    (v1/worker/gpu/lora_utils.py get_lora_capture_cases, [0, max_loras + 1])."""
+    if not args.enable_lora:
+        return 1
+    mode = rules.mrv2_lora_cases if runner == "v2" else rules.cudagraph_lora_cases
+    if mode == "one":
+        return 1
+    specialize = compilation_object(args.compilation_config).get("cudagraph_specialize_lora", True)
+    if specialize in (False, "false", "False", 0):
+        return 2 if runner == "v2" else 1
+    return 2
 
 
 def _drafter_decoder_layers(model: ModelSpec, args: EngineArgs) -> int:
@@ -725,7 +747,8 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
     graphs = (len(sizes) if drafter_captures and layers and runner == "v1"
               and mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0)
     return CudaGraphPlan(mode=mode, sizes=tuple(sizes), rounded_to=rounded_to, drafter_layers=layers,
-                         drafter_graphs=graphs, mode_note=note, source=source)
+                         drafter_graphs=graphs, mode_note=note, source=source,
+                         lora_cases=lora_graph_cases(args, rules, runner))
 
 
 # a --compilation-config mode (or level) that compiles nothing: CompilationMode.NONE (0.11+), level 0 NO_COMPILATION

@@ -439,13 +439,26 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                      f"{DTYPE_BYTES.get(resolved.dtype, 2)} B = {deepstack / 1024 ** 2:.0f} MiB per rank, allocated while the "
                      "model loads (models/qwen3_vl.py)")
     if resolved.cpu_offload_gb:
-        # UVA offload moves whole parameters to pinned CPU memory until the budget is reached (model_executor/offloader/
-        # uva.py), so the GPU keeps the rest; the last parameter moved can overshoot the budget by its own size
-        moved = min(w.bytes, int(resolved.cpu_offload_gb * GIB))
+        # only the parameters of the modules vLLM wraps move: the decoder layers make_layers builds, in layer order and
+        # parameter by parameter until the bytes moved reach the budget, and from 0.30 a multimodal tower (rules row
+        # cpu_offload_towers; model_executor/models/utils.py maybe_offload_to_cpu, offloader/uva.py UVAOffloader.
+        # _maybe_offload_to_cpu); the embedding, lm_head, final norm, rotary cache, LoRA slots and a drafter stay. The
+        # last parameter moved can overshoot the budget by its own size, which kvplan does not add
+        budget = int(resolved.cpu_offload_gb * GIB)
+        vision = dict(w.by_use).get("vision", 0) if rules.cpu_offload_towers else 0
+        eligible = w.layer_bytes + vision if w.layer_bytes is not None else w.bytes
+        moved = min(eligible, budget)
+        outside = w.bytes - eligible
         w = replace(w, bytes=w.bytes - moved)
         w_formula += f" - {moved:,} B CPU offload"
-        notes.append(f"--cpu-offload-gb {resolved.cpu_offload_gb:g}: {moved / GIB:.2f} GiB of weights per GPU stay in CPU memory "
-                     "(streamed over PCIe every forward; up to one parameter more may move)")
+        parts = "decoder layers" + (" and vision tower" if vision else "")
+        kept = (f"; {w.bytes / GIB:.2f} GiB stay on the GPU, {outside / GIB:.2f} GiB of them outside the {parts} (the "
+                "embedding, lm_head, final norm and anything else vLLM does not offload)" if w.layer_bytes is not None else
+                "; kvplan could not split this architecture's weights, so it counts the whole budget as moved")
+        capped = (f", all {eligible / GIB:.2f} GiB of its {parts}" if eligible < budget else
+                  ", whole parameters until the budget is reached: up to one parameter more may move")
+        notes.append(f"--cpu-offload-gb {resolved.cpu_offload_gb:g}: {moved / GIB:.2f} GiB of weights per GPU move to CPU "
+                     f"memory (streamed over PCIe every forward){capped if w.layer_bytes is not None else ''}{kept}")
     notes += list(w.notes)
     measured = measured_terms(model, gpu, resolved, rules)
     act, act_f, src = measured["activation_peak"]
@@ -482,6 +495,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             spec_info.update(drafter_cudagraphs=graphs.drafter_graphs, drafter_cudagraph_bytes=drafter_graph_bytes)
         if graphs.mode_note:
             notes.append(f"CUDA graphs: {graphs.mode_note}")
+        if graphs.lora_cases > 1:
+            notes.append(f"CUDA graphs: --enable-lora captures each size {graphs.lora_cases} times, without and with "
+                         "active LoRA (CompilationConfig.cudagraph_specialize_lora, on by default; "
+                         "v1/cudagraph_dispatcher.py), so twice the graphs and their memory")
         if graphs.source != "default":
             shown = ", ".join(map(str, graphs.sizes)) if len(graphs.sizes) <= 12 else (
                 f"{', '.join(map(str, graphs.sizes[:6]))}, ... {graphs.sizes[-1]}")
@@ -563,7 +580,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     load_error = _load_oom(gpu, w.bytes)
     if load_error:
         fits, error, failure, est_len = False, load_error, "load", None
-    startup_error = _startup_error(gpu, resolved, rules, quant, args.quantization) or backend_error
+    fp8_error = _fp8_e4m3_kv_error(gpu, resolved, rules, warns)
+    startup_error = _startup_error(gpu, resolved, rules, quant, args.quantization) or backend_error or fp8_error
     if startup_error:
         fits, error, failure = False, startup_error, "platform"
     arch = architecture_refusal(model.architectures, rules.release) if check_architecture else None
@@ -735,6 +753,30 @@ def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: Q
                 f"for example: --dtype=half.")
     method = canonical_quant(given_quant) if given_quant else vllm_quant_method(quant)
     return quant_capability_error(method, gpu, rules.version)
+
+
+FP8E4NV_ERROR = "type fp8e4nv not supported in this architecture"
+
+
+def _fp8_e4m3_kv_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, warns: list[str]) -> str | None:
+    """An FP8 e4m3 KV cache (--kv-cache-dtype fp8 / fp8_e4m3, e4m3 on NVIDIA) below compute capability 8.9 (rules row
+    fp8_e4m3_kv_pre_ada): refused where the release sends it to the Triton backend (0.11.0), whose kernels cannot cast
+    to e4m3 there; a warning where it picks FlashInfer (0.11.1+), whose e4m3 kernels on these GPUs vLLM's source does
+    not settle (vLLM issue #26431)."""
+    if (args.kv_cache_dtype not in ("fp8", "fp8_e4m3") or gpu.vendor != "NVIDIA" or gpu.cc is None
+            or not (8, 0) <= gpu.cc < (8, 9) or rules.fp8_e4m3_kv_pre_ada == "none"):
+        return None
+    where = f"{gpu.name} (compute capability {gpu.compute_capability}, below 8.9)"
+    if rules.fp8_e4m3_kv_pre_ada == "triton":
+        return (f"--kv-cache-dtype {args.kv_cache_dtype}: vLLM {rules.version} runs an FP8 KV cache on {where} with its "
+                f"Triton attention backend, whose kernels cannot store e4m3 there: the first forward fails with "
+                f"'{FP8E4NV_ERROR}. The supported fp8 dtypes are (\'fp8e4b15\', \'fp8e5\')' (vLLM issue #26431); "
+                "--kv-cache-dtype fp8_e5m2 starts")
+    warns.append(f"--kv-cache-dtype {args.kv_cache_dtype} on {where}: vLLM {rules.version} picks FlashInfer for an FP8 KV "
+                 "cache here (FlashAttention 2 takes none); e4m3 fails wherever it reaches vLLM's Triton attention "
+                 f"('{FP8E4NV_ERROR}', vLLM issue #26431; a forced TRITON_ATTN backend, or a model FlashInfer cannot "
+                 "serve). --kv-cache-dtype fp8_e5m2 is the FP8 KV cache RTX 3090 owners run")
+    return None
 
 
 def _logged_block_size(g: KVGroup, max_len: int, args: EngineArgs, rules: VersionRules) -> int:

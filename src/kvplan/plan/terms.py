@@ -235,8 +235,9 @@ class TermFeatures:
     moe_bytes: float            # fused-MoE caches: T x top-k x dtype x (3 I_e / TP + H)
     sampler_elements: float     # logits of the profile's sequences: S x V_pad
     tp_gt_1: bool
-    graph_layer_sizes: float    # decoder layers x CUDA-graph capture sizes (0 with --enforce-eager), the drafter's
-                                # layers x its PIECEWISE graphs included
+    graph_layer_sizes: float    # decoder layers x CUDA-graph capture sizes (0 with --enforce-eager) x LoRA cases (the
+                                # graphs --enable-lora captures per size), the drafter's layers x its PIECEWISE graphs
+                                # included
     integrated_memory: bool     # GPU shares memory with the CPU (GB10, Jetson): free memory is the OS's
     t: int
     s: int
@@ -460,7 +461,8 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
     n_sizes = len(graphs.sizes)
     n_layers = len([l for l in model.layers if l.kind != "none"])
     return TermFeatures(forward_bytes=fwd, moe_bytes=moe, moe_workspace_bytes=workspace, sampler_elements=0.0 if model.is_pooling else float(s * v_pad),
-                        tp_gt_1=tp > 1, graph_layer_sizes=float(n_layers * n_sizes + graphs.drafter_layers * graphs.drafter_graphs),
+                        tp_gt_1=tp > 1, graph_layer_sizes=float(n_layers * n_sizes * graphs.lora_cases
+                                                                 + graphs.drafter_layers * graphs.drafter_graphs),
                         graphs=graphs,
                         integrated_memory=(gpu.compute_capability in INTEGRATED_MEMORY_CC), t=t, s=s, v_pad=v_pad,
                         n_layers=n_layers, n_sizes=n_sizes, nvls=tp > 2 and nvls_capable(gpu),
@@ -914,7 +916,9 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         gc = replace(c, g_const=CAPTURE_G_CONST, g_per_layer_size=CAPTURE_G_PER)
     capture = gc.g_const + gc.g_per_layer_size * f.graph_layer_sizes if args.captures_cuda_graphs else 0.0
     g = f.graphs
+    lora_cases = g.lora_cases if g is not None else 1
     cg_formula = (f"{gc.g_const / GIB:.2f} GiB + {gc.g_per_layer_size / 1024 ** 2:.3f} MiB x {f.n_layers} layers x {f.n_sizes} capture sizes"
+                  + (f" x {lora_cases} LoRA cases (with and without active LoRA)" if lora_cases > 1 else "")
                   if args.captures_cuda_graphs else "0 (--enforce-eager: no CUDA graphs)" if args.enforce_eager
                   else "0 (--compilation-config cudagraph_mode NONE: no CUDA graphs)")
     if args.captures_cuda_graphs and g is not None:
@@ -938,10 +942,10 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         else:
             # 0.29+: the real capture against a throwaway pool (all piecewise graphs measured, one shared pool), FULL
             # graphs past the second extrapolated at >= 1 MiB each (v1/worker/gpu/cudagraph_utils.py)
-            full = _full_graph_sizes(g.sizes, args.max_num_seqs, args.decode_query_len)
+            full = _full_graph_sizes(g.sizes, args.max_num_seqs, args.decode_query_len) * g.lora_cases
             capture = estimate = c.g_const + max(full - 1, 0) * 1024 ** 2
             cg_formula = (f"model runner v2: {c.g_const / GIB:.2f} GiB (one shared pool) + {max(full - 1, 0)} further FULL "
-                          "decode graphs x 1 MiB")
+                          "decode graphs x 1 MiB" + (f" ({g.lora_cases} LoRA cases per size)" if g.lora_cases > 1 else ""))
     if (args.captures_cuda_graphs and g is not None and rules.cudagraph_rocm_cost == "per_graph"
             and (gpu.vendor or "").upper() == "AMD"):
         # ROCm from 0.26 (rules row cudagraph_rocm_cost; the releases that profile the graphs on ROCm too): a fixed cost
