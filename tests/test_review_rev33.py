@@ -1,0 +1,26 @@
+"""A reviewer's reread of the morning's merges (plan package split, page/CLI split, home-lab pass): each test is a
+finding of that reread, failing before its fix."""
+
+from __future__ import annotations
+
+import kvplan
+
+
+def test_auto_length_fixes_refused_at_any_length_say_where_a_first_start_needs_a_shorter_context():
+    # Qwen3-14B (bf16) on an L4, --max-model-len auto --concurrency 1: nothing starts, and the online-FP8 fix was
+    # answered '24,240 is the longest context' with no word of the first start, whose cold-start flag was read off the
+    # fix's plan at one block (16 tokens): a first, compiling start with fp8 weights holds one request only up to 8,912
+    from kvplan.api import FitFlags, max_model_len_for_concurrency, plan_from_flags_and_inverse
+
+    p, note = plan_from_flags_and_inverse("Qwen/Qwen3-14B", FitFlags(gpu="L4", max_model_len="auto"), 1)
+    assert not p.fits and "no context length starts" in note
+    fp8 = next(f for f in p.fixes if f.flags == {"quantization": "fp8"})
+    q = kvplan.fit("Qwen/Qwen3-14B", "L4", quantization="fp8", fixes=False)
+    best, first = max_model_len_for_concurrency(q, 1), max_model_len_for_concurrency(q, 1, first_start=True)
+    assert first and best and first < best  # the premise: the first start needs a shorter context
+    assert fp8.effect == (f"starts: with it, {best:,} is the longest context at which 1 request fits (a first, "
+                          f"compiling start with it needs --max-model-len {first:,} or less)"), fp8.effect
+    assert fp8.first_start_refused and fp8.first_start_flags == {"quantization": "fp8", "max_model_len": first}
+    # a fix whose first start holds at the length answered carries no cold-start note
+    tp = next(f for f in p.fixes if f.flags == {"tensor_parallel_size": 2})
+    assert not tp.first_start_refused and "first" not in tp.effect
