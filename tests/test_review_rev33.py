@@ -24,3 +24,13 @@ def test_auto_length_fixes_refused_at_any_length_say_where_a_first_start_needs_a
     # a fix whose first start holds at the length answered carries no cold-start note
     tp = next(f for f in p.fixes if f.flags == {"tensor_parallel_size": 2})
     assert not tp.first_start_refused and "first" not in tp.effect
+
+
+def test_auto_length_refused_at_any_length_says_one_request_in_the_singular():
+    # '--max-model-len auto --concurrency 1' where nothing starts read 'the longest context at which 1 requests fit'
+    from kvplan.api import FitFlags, plan_from_flags_and_inverse
+
+    _, note = plan_from_flags_and_inverse("Qwen/Qwen3-14B", FitFlags(gpu="RTX 3090", max_model_len="auto"), 1)
+    assert note.endswith("the longest context at which 1 request fits with it"), note
+    _, note = plan_from_flags_and_inverse("Qwen/Qwen3-14B", FitFlags(gpu="RTX 3090", max_model_len="auto"), 4)
+    assert note.endswith("the longest context at which 4 requests fit with it"), note

@@ -878,7 +878,8 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
                 p = fit(base.model, base.gpu, **kw)
                 return _fixes_answered(p, base, concurrency), (
                     f"--max-model-len auto: no context length starts, not even {shortest:,} tokens; the refusal below "
-                    f"is not the length's, and each fix says the longest context at which {concurrency:g} requests fit with it")
+                    f"is not the length's, and each fix says the longest context at which {concurrency:g} "
+                    f"{'request fits' if concurrency == 1 else 'requests fit'} with it")
             raise InputError("--concurrency", f"even {base.block_size}-token requests (one block) do not reach {concurrency:g}x "
                              "concurrency", "lower --concurrency or change the GPU")
         kw["max_model_len"] = best
