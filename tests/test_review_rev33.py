@@ -34,3 +34,18 @@ def test_auto_length_refused_at_any_length_says_one_request_in_the_singular():
     assert note.endswith("the longest context at which 1 request fits with it"), note
     _, note = plan_from_flags_and_inverse("Qwen/Qwen3-14B", FitFlags(gpu="RTX 3090", max_model_len="auto"), 4)
     assert note.endswith("the longest context at which 4 requests fit with it"), note
+
+
+def test_no_comment_in_src_names_the_plan_module_that_is_now_a_package():
+    # f7a63c7 renamed 'plan.py' to kvplan.plan (or its submodule) in docs and comments; reconcile.py's compile-cache note
+    # and resolve.py's custom-GPU note still sent a reader to plan.py, which no longer exists
+    import io
+    import tokenize
+    from pathlib import Path
+
+    src = Path(kvplan.__file__).parent
+    assert not (src / "plan.py").exists()
+    hits = [f"{path.relative_to(src)}:{tok.start[0]}" for path in sorted(src.rglob("*.py"))
+            for tok in tokenize.generate_tokens(io.StringIO(path.read_text(encoding="utf-8")).readline)
+            if tok.type == tokenize.COMMENT and "plan.py" in tok.string]
+    assert not hits, hits

@@ -246,7 +246,7 @@ def _given_into_record(record: dict, given: Mapping[str, Any], plan, log: Startu
 # A start that compiled its torch.compile graphs cold (StartupLog.compile_cache) runs that compile inside vLLM's memory
 # profile, whose run is the model's first forward (vllm/compilation/decorators.py, v1/worker/gpu_worker.py
 # determine_available_memory, 0.8-0.33), so Inductor's scratch can count in the peak (and, from 0.27, in the consumed
-# memory) and come out of the pool; a restart that loads the compile cache measures the forward alone (plan.py
+# memory) and come out of the pool; a restart that loads the compile cache measures the forward alone (kvplan.plan.cudagraphs
 # COMPILE_CACHE_NOTE). Public pairs of one command started cold and warm: Qwen2.5-Coder-7B on an RTX 4090, vLLM 0.23.0,
 # 6.06 -> 6.84 GiB (StellaLee/vllm-experiment, findings/chunk_20260706_093754, server_dynchunk0/1.log); Qwen2.5-7B on an
 # RTX 5090, 0.29.0, 11.17 -> 12.91 GiB, 0.98 GiB more consumed and 0.76 GiB more peak cold (wrbooth/vllm-serve-bench,

@@ -219,7 +219,7 @@ _GPU_PREFERENCE = ["h100-sxm", "a100-80gb-sxm", "a100-40gb-sxm", "h200", "b200",
 
 # what a plan of a size without a card (--gpu-gib alone, a log that prints only its total) assumes: no compute
 # capability, so vLLM's capability gates are not applied and its capability-keyed choices take kvplan's defaults
-# (plan.py's capability-keyed choices read gpu.cc and skip or default without it: the dtype, the V1 fallback, the
+# (kvplan.plan's capability-keyed choices read gpu.cc and skip or default without it: the dtype, the V1 fallback, the
 # block size, MLA's latent, the MoE and AWQ kernels, FlashInfer's all-reduce workspace, the CUDA-graph capture sizes)
 CUSTOM_GPU_NO_CC = ("a {size} GPU with no card named: its compute capability is unknown, so vLLM's capability checks "
                     "are not applied (bfloat16, FP8 and the quantization kernels taken as supported, V1 kept) and the "
