@@ -69,3 +69,34 @@ def test_the_architecture_doc_names_what_moved_where_it_now_lives():
     assert "`plan_json`" in rows["render"]
     assert "`read_json_object`" in rows["inputs"] and "`read_text_or_empty`" in rows["inputs"]
     assert "FIT_PARAMS" in rows["cli.*"] and "`kvplan.cli`" in rows["web"]
+
+
+def test_preflight_with_amdgpus_kfd_beside_an_nvidia_card_keeps_nvidias_advice(tmp_path):
+    # amdgpu makes /dev/kfd when it loads, for a Ryzen CPU's integrated GPU too: a Ryzen box with an RTX card whose
+    # NVIDIA driver is missing read 'an AMD GPU' (a warning, exit 0: ready) where its card needs the NVIDIA driver
+    from kvplan import preflight as pf
+
+    def gpu_finding(**kw):
+        facts = pf.gather_facts({"HOME": "/root", "HF_HOME": "/mnt/models/hf"}, nvml=None,
+                                run_nvidia_smi=lambda: (_ for _ in ()).throw(FileNotFoundError("not found on PATH")),
+                                mounts_text="", proc_version="", python_version=(3, 12, 3),
+                                installed_version=lambda d: None, disk_free=lambda p: 500 * 2 ** 30, home="/root",
+                                is_file=lambda p: False, os_name="Linux", kernel_release="6.8.0", **kw)
+        findings = pf.run_checks(facts, pf.Request(vllm_version="0.33.0", dtype="bfloat16", gpu_memory_utilization=0.92))
+        return next(f for f in findings if f.check == "gpu"), pf.exit_code(findings)
+
+    gpu, code = gpu_finding(rocm_device=True, nvidia_pci_device=True)
+    assert gpu.status == "fail" and code == 1 and "AMD" not in gpu.message
+    assert gpu.fix.startswith("run kvplan preflight on the machine with the NVIDIA GPU")
+    gpu, code = gpu_finding(rocm_device=True, nvidia_pci_device=False)  # a Radeon box: as before
+    assert gpu.status == "warn" and code == 0 and "AMD GPU" in gpu.message
+    # the sysfs reading: an NVIDIA VGA controller counts, an NVIDIA bridge (NVSwitch) or an AMD card does not
+    for name, vendor, klass in (("0000:01:00.0", "0x1002", "0x030000"), ("0000:02:00.0", "0x10de", "0x068000")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "vendor").write_text(vendor + "\n")
+        (tmp_path / name / "class").write_text(klass + "\n")
+    assert not pf._nvidia_display_on_pci(str(tmp_path))
+    (tmp_path / "0000:03:00.0").mkdir()
+    (tmp_path / "0000:03:00.0" / "vendor").write_text("0x10de\n")
+    (tmp_path / "0000:03:00.0" / "class").write_text("0x030000\n")
+    assert pf._nvidia_display_on_pci(str(tmp_path)) and not pf._nvidia_display_on_pci(str(tmp_path / "none"))
