@@ -307,8 +307,10 @@ GAP_NAMED_GIB = 0.005
 
 
 def largest_gap(rows) -> Optional[dict]:
-    """The measured term furthest from the plan, or the KV pool when the pool's gap is larger
-    than any measured term explains (then the cause lies in what the log does not print)."""
+    """The measured term furthest from the plan, or the KV pool when the pool's gap is larger than any measured term
+    explains: its cause then lies in what the log does not print, named (activation peak, non-torch); where the log
+    prints them all, in the furthest printed term when that one moved the pool (the opposite sign, at least half the
+    pool's gap: that term is named), else in a different budget (BUDGET_CAUSE)."""
     by_term = {r.term: r for r in rows}
     measured = [by_term[t] for t in MEMORY_TERMS if t != "kv_cache_gib" and by_term[t].gap is not None]
     kv = by_term["kv_cache_gib"]
