@@ -121,3 +121,31 @@ def test_reconcile_names_no_cuda_graph_gap_as_the_pools_cause_where_graphs_are_n
     assert gaps["cudagraph_gib"] < -0.1 and gaps["kv_cache_gib"] > 0.2 and abs(gaps["activation_peak_gib"]) < 0.05
     assert r.largest_gap["term"] == "kv_cache_gib" and "follows from it" not in r.largest_gap["likely_cause"], r.largest_gap
     assert "different budget" in r.largest_gap["likely_cause"]
+
+
+def test_scaffold_refuses_a_jetson_or_amd_card_before_offering_fixes_for_it(monkeypatch, capsys, tmp_path):
+    # Qwen3-8B on a Jetson Orin NX 16GB does not start: scaffold printed 'does not fit' (exit 1) and offered
+    # '--tensor-parallel-size 2 (... on 2 x NVIDIA Jetson Orin NX 16GB)' and a larger Jetson, each of which scaffold then
+    # refuses (no launch files it writes start on a Jetson Orin); the card's refusal comes first now, as for a plan that fits
+    import pytest
+    from cli_runner import refused
+
+    assert not kvplan.fit("Qwen/Qwen3-8B", "Jetson Orin NX 16GB", max_model_len=8192).fits  # the premise
+    out = tmp_path / "deploy"
+    text = refused(monkeypatch, capsys, "--gpu", "scaffold", str(out), "Qwen/Qwen3-8B", "--gpu", "Jetson Orin NX 16GB",
+                   "--max-model-len", "8192")
+    assert "Jetson Orin" in text and "try:" not in text and not out.exists()
+    assert not kvplan.fit("Qwen/Qwen3-32B", "7900 XTX", max_model_len=8192).fits
+    text = refused(monkeypatch, capsys, "--gpu", "scaffold", str(out), "Qwen/Qwen3-32B", "--gpu", "7900 XTX",
+                   "--max-model-len", "8192")
+    assert "AMD GPU" in text and "try:" not in text and not out.exists()
+    # the page's /api/scaffold answers the same
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    from fastapi.testclient import TestClient
+
+    from kvplan.web.app import create_app
+
+    r = TestClient(create_app()).post("/api/scaffold", json={"model": "Qwen/Qwen3-8B", "gpu": "Jetson Orin NX 16GB",
+                                                             "max_model_len": 8192})
+    assert r.status_code == 400 and r.json()["field"] == "--gpu" and "Jetson Orin" in r.json()["message"], r.json()
