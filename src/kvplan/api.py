@@ -886,7 +886,8 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
                 p = fit(base.model, base.gpu, **kw)
                 return _fixes_answered(p, base, concurrency), (
                     f"--max-model-len auto: no context length starts, not even {shortest:,} tokens; the refusal below "
-                    f"is not the length's, and each fix says the longest context at which {concurrency:g} requests fit with it")
+                    f"is not the length's, and each fix says the longest context at which {concurrency:g} "
+                    f"{'request fits' if concurrency == 1 else 'requests fit'} with it")
             raise InputError("--concurrency", f"even {base.block_size}-token requests (one block) do not reach {concurrency:g}x "
                              "concurrency", "lower --concurrency or change the GPU")
         kw["max_model_len"] = best
@@ -903,10 +904,12 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
 def _fixes_answered(p: Plan, base: Plan, concurrency: float) -> Plan:
     """`p` (planned at one block, where no length starts) with each fix that starts answered as --max-model-len auto
     --concurrency N asked: the longest context at which N requests fit with it (its effect at one block read '5447.00x
-    concurrency at 16' for TP 2 of a 14B on two 3090s)."""
+    concurrency at 16' for TP 2 of a 14B on two 3090s), and, as the question's own answer says, the longest at which a
+    first, compiling start with it also holds them where that is shorter (max_model_len_for_concurrency first_start:
+    the fix's cold-start flag was its plan's at one block, which said nothing of the length answered)."""
     fixes = []
     for f in p.fixes:
-        best = None
+        best = first = None
         if f.fits:
             changes = dict(f.flags)
             try:
@@ -914,13 +917,24 @@ def _fixes_answered(p: Plan, base: Plan, concurrency: float) -> Plan:
                     changes["gpu"] = find_gpu(changes["gpu"])
                 if isinstance(changes.get("model"), str):
                     changes["model"] = resolve_model(changes["model"])
-                best = max_model_len_for_concurrency(replan(base, **changes), concurrency)
+                q = replan(base, **changes)
+                best = max_model_len_for_concurrency(q, concurrency)
+                first = max_model_len_for_concurrency(q, concurrency, first_start=True) if best else None
             except InputError:
                 best = None
-        cold = "; a first, compiling start with it may be refused (fit with these flags shows the cold-start warning)"
-        fixes.append(replace(f, effect=f"starts: with it, {best:,} is the longest context at which {concurrency:g} "
-                             f"{'request fits' if concurrency == 1 else 'requests fit'}"
-                             + (cold if f.first_start_refused else "")) if best else f)
+        if not best:
+            fixes.append(f)
+            continue
+        effect = (f"starts: with it, {best:,} is the longest context at which {concurrency:g} "
+                  f"{'request fits' if concurrency == 1 else 'requests fit'}")
+        if first == best:
+            fixes.append(replace(f, effect=effect, first_start_refused=False, first_start_flags=None))
+        elif first:
+            fixes.append(replace(f, effect=effect + f" ({FIRST_START_NOTE} with it needs --max-model-len {first:,} or less)",
+                                 first_start_refused=True, first_start_flags={**f.flags, "max_model_len": first}))
+        else:
+            fixes.append(replace(f, effect=effect + f"; {FIRST_START_NOTE} with it may be refused at any length (fit with "
+                                 "these flags shows the cold-start warning)", first_start_refused=True, first_start_flags=None))
     return p.with_fixes(tuple(fixes))
 
 

@@ -321,6 +321,31 @@ def pinned_release(version: str) -> str:
                      f"give the published release to pin, e.g. --vllm-version {suggest}")
 
 
+def refuse_platform(gpu: Any, version: str) -> None:
+    """A card whose vLLM is not the build scaffold writes (PyPI's CUDA wheel, the vllm/vllm-openai image) is refused,
+    field --gpu: an AMD GPU, a Jetson Orin. Checked before the plan's verdict too (kvplan scaffold, the page's
+    /api/scaffold): a plan that does not start on such a card offered fixes (TP 2 over two Jetsons, a larger Jetson)
+    whose files would be refused all the same."""
+    release = pinned_release(version)
+    if str(_get(gpu, "vendor", default="NVIDIA")).upper() == "AMD":
+        # every file scaffold writes is NVIDIA's: PyPI's vllm wheel is the CUDA build, vllm/vllm-openai the CUDA image, and compose
+        # and k8s ask for an NVIDIA device; vLLM on ROCm is a ROCm build (AMD's rocm/vllm images, tagged per ROCm
+        # release and GPU target), whose launch files kvplan does not write
+        raise InputError("--gpu", f"{gpu.name} is an AMD GPU; kvplan scaffold writes NVIDIA launch files (PyPI's CUDA build "
+                         f"of vllm=={release}, the vllm/vllm-openai image, docker compose's nvidia device and k8s's "
+                         "nvidia.com/gpu), which would not start on it",
+                         "take the flags from kvplan fit MODEL --gpu NAME (planned with ROCm's rules) into vLLM's ROCm "
+                         "build (AMD's rocm/vllm images, tagged per ROCm release and GPU target)")
+    if tuple(_get(gpu, "cc", default=()) or ()) == (8, 7):
+        # compute capability 8.7 is Jetson Orin's alone: JetPack 6 needs NVIDIA's Jetson builds of PyTorch and vLLM; PyPI's
+        # aarch64 wheels are not built for it ('can not pip install vllm' on an Orin Nano, vLLM issue #23376; PyPI's
+        # torch fails torch.cuda.is_available there, dusty-nv/jetson-containers #1514), nor is the vllm/vllm-openai image
+        raise InputError("--gpu", f"{gpu.name} is a Jetson Orin (JetPack 6); kvplan scaffold writes PyPI's vllm=={release} "
+                         "and the vllm/vllm-openai image, neither built for it, so the files would not start there",
+                         "take the flags from kvplan fit MODEL --gpu NAME into a Jetson build of vLLM (jetson-containers' "
+                         "dustynv/vllm images, or the Jetson AI Lab pip index)")
+
+
 def spec_from_plan(
     plan: Any,
     *,
@@ -339,23 +364,7 @@ def spec_from_plan(
     # the key of the version tables below, which read either
     release = pinned_release(version)
     check_port(port)
-    if str(_get(g, "vendor", default="NVIDIA")).upper() == "AMD":
-        # every file below is NVIDIA's: PyPI's vllm wheel is the CUDA build, vllm/vllm-openai the CUDA image, and compose
-        # and k8s ask for an NVIDIA device; vLLM on ROCm is a ROCm build (AMD's rocm/vllm images, tagged per ROCm
-        # release and GPU target), whose launch files kvplan does not write
-        raise InputError("--gpu", f"{g.name} is an AMD GPU; kvplan scaffold writes NVIDIA launch files (PyPI's CUDA build "
-                         f"of vllm=={release}, the vllm/vllm-openai image, docker compose's nvidia device and k8s's "
-                         "nvidia.com/gpu), which would not start on it",
-                         "take the flags from kvplan fit MODEL --gpu NAME (planned with ROCm's rules) into vLLM's ROCm "
-                         "build (AMD's rocm/vllm images, tagged per ROCm release and GPU target)")
-    if tuple(_get(g, "cc", default=()) or ()) == (8, 7):
-        # compute capability 8.7 is Jetson Orin's alone: JetPack 6 needs NVIDIA's Jetson builds of PyTorch and vLLM; PyPI's
-        # aarch64 wheels are not built for it ('can not pip install vllm' on an Orin Nano, vLLM issue #23376; PyPI's
-        # torch fails torch.cuda.is_available there, dusty-nv/jetson-containers #1514), nor is the vllm/vllm-openai image
-        raise InputError("--gpu", f"{g.name} is a Jetson Orin (JetPack 6); kvplan scaffold writes PyPI's vllm=={release} "
-                         "and the vllm/vllm-openai image, neither built for it, so the files would not start there",
-                         "take the flags from kvplan fit MODEL --gpu NAME into a Jetson build of vLLM (jetson-containers' "
-                         "dustynv/vllm images, or the Jetson AI Lab pip index)")
+    refuse_platform(g, version)
     local_dir = _get(m, "local_dir")
     source = _get(m, "source")
     config_file = (Path(source) if not local_dir and isinstance(source, str) and source.lower().endswith(".json")

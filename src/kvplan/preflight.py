@@ -117,6 +117,11 @@ class MachineFacts:
     cache_created_under: Optional[str] = None  # cache_dir does not exist yet: the existing folder it will be made in
     hf_token_blank: bool = False  # HF_TOKEN set to blanks: huggingface_hub treats it as none
     rocm_device: bool = False  # /dev/kfd, the device node of AMD's ROCm driver: an AMD GPU, which NVML does not see
+    # an NVIDIA display controller on the PCI bus (sysfs: vendor 0x10de, class 0x03xxxx), seen without its driver: the
+    # card NVML would read once the driver runs. Beside /dev/kfd it is the GPU meant: amdgpu makes /dev/kfd when it
+    # loads (amdgpu_init -> amdgpu_amdkfd_init -> kgd2kfd_init -> kfd_chardev_init, drivers/gpu/drm/amd), for a
+    # Ryzen CPU's integrated GPU too
+    nvidia_pci_device: bool = False
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -303,6 +308,7 @@ def gather_facts(
     is_file: Callable[[str], bool] = os.path.isfile,
     can_write: Callable[[str], bool] = _can_write,
     rocm_device: Optional[bool] = None,
+    nvidia_pci_device: Optional[bool] = None,
 ) -> MachineFacts:
     """Probe the machine once. Every source can be replaced (tests replay recorded outputs)."""
     env = dict(os.environ if env is None else env)
@@ -353,7 +359,23 @@ def gather_facts(
         hf_token_blank=token_blank,
         # ROCm's kernel driver (amdgpu's KFD) exposes /dev/kfd; a ROCm container is given it with --device /dev/kfd
         rocm_device=os.path.exists("/dev/kfd") if rocm_device is None else rocm_device,
+        nvidia_pci_device=_nvidia_display_on_pci() if nvidia_pci_device is None else nvidia_pci_device,
     )
+
+
+def _nvidia_display_on_pci(root: str = "/sys/bus/pci/devices") -> bool:
+    """Whether sysfs lists an NVIDIA display controller (PCI vendor 0x10de, class 0x03: VGA or 3D), with or without its
+    driver; False where sysfs cannot be read (not Linux)."""
+    try:
+        devices = os.listdir(root)
+    except OSError:
+        return False
+    for dev in devices:
+        vendor = read_text_or_empty(os.path.join(root, dev, "vendor")).strip().lower()
+        klass = read_text_or_empty(os.path.join(root, dev, "class")).strip().lower()
+        if vendor == "0x10de" and klass.startswith("0x03"):
+            return True
+    return False
 
 
 # ------------------------------------------------------------------------------ checks
@@ -405,7 +427,7 @@ def check_gpus(facts: MachineFacts, req: Request) -> list[Finding]:
         why = "; ".join(facts.gpu_probe_errors) or "no devices"
         # the checks that need the GPU are left out, not guessed: say which, and where they can be made
         unchecked = "compute capability, driver and free GPU memory are not checked here"
-        if facts.rocm_device:  # an AMD GPU: NVIDIA's advice (its driver, --gpus all) does not apply
+        if facts.rocm_device and not facts.nvidia_pci_device:  # an AMD GPU: NVIDIA's advice (its driver, --gpus all) does not apply
             return [Finding("gpu", WARN, f"no NVIDIA GPU visible ({why}), but ROCm's /dev/kfd is: an AMD GPU, which "
                             f"preflight does not read (NVML and nvidia-smi are NVIDIA's); {unchecked}",
                             "plan the card by name: --gpu NAME (e.g. --gpu '7900 XTX'; `kvplan gpus` lists the AMD "

@@ -170,7 +170,7 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
     notes = platform_notes(log)
     largest = headline = None
     if plan is not None:
-        largest = largest_gap(rows)
+        largest = largest_gap(rows, graphs_in_pool=bool(getattr(plan, "cudagraph_bytes", 0)))
         headline = headline_gap(rows, largest)
         if largest is not None and abs(largest["gap_gib"]) < GAP_NAMED_GIB:
             largest = None  # (the headline keeps its cause: a figure off beside a term planned to the hundredth)
@@ -306,9 +306,14 @@ BUDGET_CAUSE = ("a different budget (gpu_memory_utilization default, total memor
 GAP_NAMED_GIB = 0.005
 
 
-def largest_gap(rows) -> Optional[dict]:
-    """The measured term furthest from the plan, or the KV pool when the pool's gap is larger
-    than any measured term explains (then the cause lies in what the log does not print)."""
+def largest_gap(rows, graphs_in_pool: bool = True) -> Optional[dict]:
+    """The measured term furthest from the plan, or the KV pool when the pool's gap is larger than any measured term
+    explains: its cause then lies in what the log does not print, named (activation peak, non-torch); where the log
+    prints them all, in the furthest printed term when that one moved the pool (the opposite sign, at least half the
+    pool's gap: that term is named), else in a different budget (BUDGET_CAUSE). `graphs_in_pool`: whether the plan's
+    budget subtracts the CUDA graphs (Plan.cudagraph_bytes, versions' cudagraph_subtracted rows); where they are captured
+    after the KV allocation (before 0.20, on ROCm before 0.26, with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0) their
+    gap moves no pool and is not named as its cause."""
     by_term = {r.term: r for r in rows}
     measured = [by_term[t] for t in MEMORY_TERMS if t != "kv_cache_gib" and by_term[t].gap is not None]
     kv = by_term["kv_cache_gib"]
@@ -316,12 +321,14 @@ def largest_gap(rows) -> Optional[dict]:
     if kv.gap is not None and (worst is None or abs(kv.gap) > abs(worst.gap)):
         unprinted = [label for t, label in (("activation_peak_gib", "activation peak"), ("non_torch_gib", "non-torch"))
                      if by_term[t].gap is None]
-        if worst is not None and not unprinted and worst.gap * kv.gap < 0 and abs(worst.gap) >= 0.5 * abs(kv.gap):
+        mover = max((r for r in measured if graphs_in_pool or r.term != "cudagraph_gib"), key=lambda r: abs(r.gap),
+                    default=None)
+        if mover is not None and not unprinted and mover.gap * kv.gap < 0 and abs(mover.gap) >= 0.5 * abs(kv.gap):
             # every term the pool is the remainder of is printed (vLLM's 'Actual usage is ...' line): the pool moved with
             # the furthest of them, which is the gap to name; it read "terms this log does not print (activation
             # peak, non-torch)" beside a log printing both, a 0.17 GiB activation peak planned at 1.39
-            return {"term": worst.term, "gap_gib": round(worst.gap, 3),
-                    "likely_cause": LIKELY_CAUSE[worst.term] + f"; the KV pool's {kv.gap:+.2f} GiB follows from it"}
+            return {"term": mover.term, "gap_gib": round(mover.gap, 3),
+                    "likely_cause": LIKELY_CAUSE[mover.term] + f"; the KV pool's {kv.gap:+.2f} GiB follows from it"}
         cause = (LIKELY_CAUSE["kv_cache_gib"] if worst is None else BUDGET_CAUSE if not unprinted
                  else UNMEASURED_CAUSE.replace("(activation peak, non-torch)", f"({', '.join(unprinted)})"))
         return {"term": "kv_cache_gib", "gap_gib": round(kv.gap, 3), "likely_cause": cause}

@@ -27,7 +27,7 @@ def scaffold(
     $ kvplan scaffold deploy Qwen/Qwen3-8B --gpu L4 --max-model-len 16384
     $ kvplan scaffold out Qwen/Qwen3-32B --gpu H100 -tp 2 --served-model-name qwen
     """
-    from kvplan.deploy import PROBE_MARGIN, render_files, spec_from_plan, write_files
+    from kvplan.deploy import PROBE_MARGIN, refuse_platform, render_files, spec_from_plan, write_files
     from kvplan.errors import InputError
 
     if not directory.strip():  # Path("") is the current folder: an unset shell variable would write the files here
@@ -37,6 +37,7 @@ def scaffold(
         raise InputError("--served-model-name", "an empty name (clients could not name the model)",
                          "give a name, or leave the flag out for the model's repo name")
     plan = plan_from_flags(model, flags, gpu_auto=True)
+    refuse_platform(plan.gpu, str(plan.vllm_version))  # before the verdict: no fix makes files for this card start
     if not plan.fits:
         # Never write a launch command that vLLM refuses at startup.
         from rich.markup import escape  # vLLM's words are text, not markup: "Reasons: ...: [block_size not supported]"

@@ -403,9 +403,10 @@ def optional_module(name: str):
 
 
 def scaffold_response(planner: Planner, req: ScaffoldRequest) -> dict:
-    from kvplan.deploy import render_files, spec_from_plan
+    from kvplan.deploy import refuse_platform, render_files, spec_from_plan
 
     _, _, p, note = planner.plan(req)
+    refuse_platform(p.gpu, str(p.vllm_version))  # as kvplan scaffold: before the verdict
     if not p.fits:
         raise InputError(refused_field(p), "the plan does not start, so no launch files are generated: " + (p.error or "does not fit"),
                          request_fixes(p))
