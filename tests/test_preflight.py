@@ -82,7 +82,7 @@ def facts(smi=SMI_L4, env=None, mounts=MOUNTS_CONTAINER, os_name="Linux", kernel
         run_nvidia_smi=(lambda: smi) if smi is not None else no_smi,
         mounts_text=mounts, os_name=os_name, kernel_release=kernel, proc_version="",
         python_version=python, installed_version=versions.get, disk_free=lambda p: free, home="/root",
-        is_file=lambda p: False,
+        is_file=lambda p: False, rocm_device=False, nvidia_pci_device=False,  # (not this host's /dev/kfd or PCI bus)
     )
 
 
@@ -318,7 +318,7 @@ def test_token_file_counts_as_a_token():
     f = pf.gather_facts({"HOME": "/root", "HF_HOME": "/mnt/models/hf"}, nvml=fake_nvml([], fail=True),
                         run_nvidia_smi=lambda: SMI_L4, mounts_text="", os_name="Linux", kernel_release="6.8",
                         proc_version="", installed_version=lambda d: None, disk_free=lambda p: 0,
-                        is_file=lambda p: p == "/mnt/models/hf/token")
+                        is_file=lambda p: p == "/mnt/models/hf/token", rocm_device=False, nvidia_pci_device=False)
     assert f.hf_token_present
 
 
