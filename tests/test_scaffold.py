@@ -287,6 +287,25 @@ def test_multi_node_plan_gets_a_leaderworkerset_with_ray(tmp_path):
     assert docs["PersistentVolumeClaim"]["spec"]["accessModes"] == ["ReadWriteMany"]
 
 
+def test_multi_node_plan_says_how_the_other_node_joins_outside_k8s(tmp_path, project):
+    # serve.sh and the README start the Ray cluster before vllm serve on the head node; compose, which reserves GPUs on
+    # one host, says it cannot start a plan of two nodes (it asked for 16 GPUs of one machine without a word)
+    spec = spec_from_plan(standin_plan(tp=8, pp=2))
+    files = render_files(spec)
+    sh, readme, compose = files["serve.sh"], files["README.md"], files["docker-compose.yml"]
+    for text in (sh, readme):
+        assert "ray start --head --port=6379" in text and "ray start --address=HEAD_NODE_IP:6379" in text
+        assert "16 GPUs" in text and "head node only" in text
+    assert "--tensor-parallel-size 8" in sh and "--pipeline-parallel-size 2" in sh
+    assert "# or: docker compose up -d" not in readme
+    assert compose.splitlines()[3].startswith("# NOT for one host: this plan spans 2 nodes of 8 GPUs")
+    write_files(tmp_path / "two", files)
+    assert subprocess.run(["bash", "-n", str(tmp_path / "two" / "serve.sh")]).returncode == 0
+    one = project[0]  # a one-node plan is unchanged
+    assert "ray start" not in (one / "serve.sh").read_text() + (one / "README.md").read_text()
+    assert "NOT for one host" not in (one / "docker-compose.yml").read_text()
+
+
 def test_never_overwrites_without_force(project):
     root, spec = project
     (root / "serve.sh").write_text("# my edits\n")

@@ -784,7 +784,7 @@ $arithmetic
 #   first start, empty cache: ~$first_s s   restart, weights cached: ~$restart_s s
 #
 # Startup lines to expect in the log (compare them with the numbers above):
-$vllm_log$first_start_sh
+$vllm_log$first_start_sh$multi_node_sh
 set -euo pipefail
 cd "$$(dirname "$$0")"
 
@@ -812,7 +812,7 @@ COMPOSE = Template('''\
 # docker compose up -d ; then: python client.py
 # Sized for $gpu_desc with vLLM $vllm_version (see README.md for the arithmetic).
 # Reads ${env_read} from .env (docker compose interpolates $${VAR:-default}), as serve.sh does.
-services:
+${multi_node_compose}services:
   vllm:
     image: vllm/vllm-openai:v$vllm_version
     entrypoint: $entrypoint
@@ -938,11 +938,11 @@ Re-size it from the first real startup log.
 | `k8s/` | $k8s_desc |
 
 ## Run
-
+$multi_node_md
 ```bash
 python -m venv .venv && . .venv/bin/activate && pip install -e .
 cp .env.example .env          # set HF_HOME$token_run
-./serve.sh                    # or: docker compose up -d
+$run_serve
 python client.py
 ```
 
@@ -1307,6 +1307,22 @@ def _comment_block(lines: Sequence[str], prefix: str = "#   ") -> str:
     return "\n".join(f"{prefix}{line}".rstrip() for line in lines) if lines else f"{prefix}(none predicted)"
 
 
+def _multi_node_steps(spec: ScaffoldSpec) -> list[str]:
+    """How the other nodes join a plan that spans nodes (vLLM's multi-node path: a Ray cluster the head node's
+    `vllm serve` finds; vLLM docs, serving/parallelism_scaling.md 'Multi-node deployment', and
+    examples/online_serving/run_cluster.sh), or [] for a plan one node holds."""
+    if not spec.multi_node:
+        return []
+    others = "the other node" if spec.nodes == 2 else f"each of the other {spec.nodes - 1} nodes"
+    return [f"This plan spans {spec.nodes} nodes of {spec.gpus_per_node} GPUs ({spec.gpus} in all): one vLLM server over a "
+            "Ray cluster, started before serve.sh.",
+            "On the head node: ray start --head --port=6379",
+            f"On {others}: ray start --address=HEAD_NODE_IP:6379",
+            f"Check `ray status` lists {spec.gpus} GPUs; every node needs the same vLLM {spec.vllm_version}, the same",
+            "HF_HOME holding the weights and a network NCCL reaches (set VLLM_HOST_IP / NCCL_SOCKET_IFNAME",
+            "where a node has several interfaces). Then run ./serve.sh on the head node only."]
+
+
 def render_files(spec: ScaffoldSpec) -> dict[str, str]:
     """Every file of the project, by relative path (pure)."""
     gpu_desc = f"{spec.gpus} x {spec.gpu_name}" if spec.gpus > 1 else f"1 x {spec.gpu_name}"
@@ -1341,6 +1357,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
     rows.append(f"| **total** | **{spec.startup_first.total_s:.0f} s** | **{spec.startup_restart.total_s:.0f} s** |")
     verdict = ("" if spec.fits else
                f"\n**Warning: the plan does not fit** -- vLLM will refuse to start: {spec.plan_error or ''}\n")
+    steps = _multi_node_steps(spec)
     k8s_desc = ("PVC for the HF cache, LeaderWorkerSet (Ray, multi-node), Service" if spec.multi_node
                 else "PVC for the HF cache, Deployment (token from a Secret, startup/readiness probes), Service")
     files = {
@@ -1351,6 +1368,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
             revision_env="" if local else f"REVISION={shlex.quote(revision)}\n",
             compose_reads="the name, port and log level" if local else "the model, revision, name, port and log level"),
         "serve.sh": SERVE_SH.substitute(common, arithmetic=_comment_block(spec.arithmetic),
+                                        multi_node_sh=("\n#\n# Multi-node:\n" + _comment_block(steps)) if steps else "",
                                         first_start_sh=_first_start_log_note(spec),
                                         vllm_log=_comment_block(spec.vllm_log), flag_lines="\n".join(flag_lines),
                                         env_lines="".join(f"export {k}={shlex.quote(v)}  # as planned{_env_cost(spec, k)}\n" for k, v in spec.env),
@@ -1360,6 +1378,9 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
                                         entry_sh=" ".join([*spec.entrypoint, *spec.model_flag])),
         "docker-compose.yml": COMPOSE.substitute(
             common, entrypoint=_flow_list(spec.entrypoint, _compose_str), command=_compose_command(spec),
+            multi_node_compose=(f"# NOT for one host: this plan spans {spec.nodes} nodes of {spec.gpus_per_node} GPUs and compose "
+                                f"reserves devices on one machine only; use k8s/ (LeaderWorkerSet) or serve.sh on a Ray "
+                                f"cluster (see serve.sh).\n" if steps else ""),
             compose_port=f"${{PORT:-{spec.port}}}",
             env_read=", ".join([*([] if local else ["MODEL"]), *(v for k, v in _ENV_OF_FLAG.items()
                                                                   if any(f.name == k for f in spec.flags)),
@@ -1394,7 +1415,14 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
             token_row="HF_TOKEN (required: gated model)" if spec.gated else "HF_TOKEN (commented out: only for gated models)",
             revision_row="" if local else ", revision",
             token_run=" and HF_TOKEN (the model is gated)" if spec.gated else "",
-            wsl2_notes=WSL2_README if spec.wsl2 else ""),
+            wsl2_notes=WSL2_README if spec.wsl2 else "",
+            run_serve=("./serve.sh                    # on the head node, once `ray status` lists every GPU" if steps else
+                       "./serve.sh                    # or: docker compose up -d"),
+            multi_node_md=("\n" + "\n".join(["**Multi-node.** " + steps[0], "", "```bash",
+                                                *(f"{line.split(':', 1)[1].strip():<40} # {line.split(':', 1)[0].lower()}"
+                                                  for line in steps[1:3]), "```", "", " ".join(steps[3:]),
+                                                "docker compose reserves GPUs on one host and cannot start this plan.",
+                                                ""]) if steps else "")),
     }
     files.update(_k8s_files(spec))
     return files
