@@ -306,6 +306,18 @@ def test_multi_node_plan_says_how_the_other_node_joins_outside_k8s(tmp_path, pro
     assert "NOT for one host" not in (one / "docker-compose.yml").read_text()
 
 
+def test_per_gpu_figures_of_a_parallel_plan_say_per_gpu(project):
+    # KV per token, the blocks and the profile terms of a TP x PP plan are one GPU's; the weights comment counted the
+    # TP split alone ("split 8 ways" for TP 8 x PP 2, whose 16 GPUs each hold 1/16)
+    sh = render_files(spec_from_plan(standin_plan(tp=8, pp=2)))["serve.sh"]
+    assert "#   KV per token     131,072 bytes per GPU" in sh
+    assert "#   blocks           1,536 of 16 tokens on every GPU" in sh
+    assert "#   activation peak  1.20 GiB per GPU" in sh and "#   non-torch        0.20 GiB per GPU" in sh
+    assert "# weights split 16 ways (TP 8 x PP 2 stages)" in sh and "131,072 bytes of KV per token per GPU" in sh
+    one = (project[0] / "serve.sh").read_text()  # one GPU: nothing to qualify
+    assert "#   KV per token     131,072 bytes\n" in one and "per GPU (its share" not in one
+
+
 def test_never_overwrites_without_force(project):
     root, spec = project
     (root / "serve.sh").write_text("# my edits\n")

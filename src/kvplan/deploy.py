@@ -437,7 +437,8 @@ def spec_from_plan(
                       + ("; under WSL2 what Windows holds on the card is not free, and vLLM stops when the free memory "
                          "is below this (README.md, WSL2)" if wsl2 else "")))
     if tp > 1 or pp > 1:
-        flags.append(Flag("--tensor-parallel-size", str(tp), f"weights split {tp} ways: {_gib_text(w_rank)} per GPU"))
+        split = f"{tp} ways" if pp == 1 else f"{tp * pp} ways (TP {tp} x PP {pp} stages)"
+        flags.append(Flag("--tensor-parallel-size", str(tp), f"weights split {split}: {_gib_text(w_rank)} per GPU"))
         flags.append(Flag("--pipeline-parallel-size", str(pp)))
     else:
         flags.append(Flag("--tensor-parallel-size", "1", f"{_gib_text(w_rank)} of weights fit on one GPU"))
@@ -448,7 +449,7 @@ def spec_from_plan(
     kvd = _get(a, "kv_cache_dtype")
     if kvd:
         flags.append(Flag("--kv-cache-dtype", str(kvd),
-                          f"{num(per_tok)} bytes of KV per token" if per_tok else ""))
+                          f"{num(per_tok)} bytes of KV per token" + (" per GPU" if tp * pp > 1 else "") if per_tok else ""))
     if bsz and _get(given, "block_size"):  # else vLLM's own choice, as planned (its attention backend's, a hybrid's
         # alignment): a written --block-size 272 is refused by argparse up to 0.17 (choices 1-256, config/cache.py
         # BlockSize), and from 0.18 it is "user specified" and skips the backend's preferred size
@@ -545,19 +546,20 @@ def spec_from_plan(
                         ("CUDA graphs", "cudagraph_bytes")):
         v = _get(plan, attr)
         if v is not None:
-            arithmetic.append(f"{label:<16} {_gib_text(v)}")
+            arithmetic.append(f"{label:<16} {_gib_text(v)}" + (" per GPU" if tp * pp * dp > 1 else ""))
     kvb = _get(plan, "kv_cache_bytes")
     if kvb is not None:
         arithmetic.append(f"KV cache         requested - the above = {_gib_text(kvb)} per GPU")
     if per_tok:
-        arithmetic.append(f"KV per token     {num(per_tok)} bytes")
+        arithmetic.append(f"KV per token     {num(per_tok)} bytes"
+                          + (" per GPU (its share of the KV heads and layers)" if tp * pp > 1 else ""))
     # blocks, concurrency and tokens as the plan computed them: with window or recurrent groups a request holds more
     # blocks than its length / block size, so "blocks x block size" is not the tokens there
     terms = {t.name: t for t in (_get(plan, "terms", default=()) or ())}
     per_engine = f" per engine (x {dp} engines)" if dp > 1 else ""
     per_req = terms.get("blocks_per_request")
     if blocks is not None:
-        arithmetic.append(f"blocks           {num(blocks)} of {bsz} tokens"
+        arithmetic.append(f"blocks           {num(blocks)} of {bsz} tokens" + (" on every GPU" if tp * pp > 1 else "")
                           + (f"; one {num(mml)}-token request holds {num(per_req.value)}" if per_req and mml else ""))
     if conc is not None and mml:
         how = terms["max_concurrency"].formula if "max_concurrency" in terms else f"{num(kv_tok)} / {num(mml)}"
