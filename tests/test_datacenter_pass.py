@@ -17,3 +17,23 @@ def test_the_fit_card_says_the_blocks_bytes_are_each_ranks(monkeypatch, capsys):
     assert "blocks 97,594 × 276,480 B per rank (1 KV group(s))" in text, text
     code, out, err = run_cli(monkeypatch, capsys, "fit", "Qwen/Qwen3-8B", "--gpu", "H100", "--max-model-len", "32768")
     assert "B per rank (1 KV" not in " ".join(out.split())  # one GPU: unchanged
+
+
+def test_capacity_replicas_say_their_gpus_and_simulate_calls_dp_engines_engines(monkeypatch, capsys):
+    """capacity at TP 4 x DP 2 said 'capacity ... per replica of 2 data-parallel engines' then 'target 40 req/s: 4
+    replicas' without the 8 GPUs each replica takes, while simulate of the same flags said 'note: 2 replicas, vllm-dp
+    router': the one server's two DP engines called replicas, the word capacity uses for whole servers."""
+    from cli_runner import run_cli
+
+    monkeypatch.setenv("COLUMNS", "200")
+    flags = ("meta-llama/Llama-3.1-70B", "--gpu", "H100", "-tp", "4", "-dp", "2", "--max-model-len", "32768",
+             "--workload", "azure-conv", "-n", "400")
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", *flags, "--slo", "ttft=2s,tpot=50ms", "--target-rate", "40")
+    assert code == 0, err
+    line = next(ln for ln in out.splitlines() if ln.startswith("target 40 req/s"))
+    n = int(line.split(": ")[1].split()[0])
+    assert f"{n} replicas of 8 GPUs each ({8 * n} GPUs)" in line, line
+    code, out, err = run_cli(monkeypatch, capsys, "simulate", *flags, "--rate", "4")
+    text = " ".join((out + err).split())
+    assert "2 data-parallel engines of one server, vllm-dp router; time series and concurrency are engine 0's" in text
+    assert "2 replicas, vllm-dp" not in text
