@@ -3,6 +3,8 @@ TP8 x PP2 over two nodes). Each test is a finding that read wrong before its fix
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 def test_the_fit_card_says_the_blocks_bytes_are_each_ranks(monkeypatch, capsys):
     """fit DeepSeek-R1 on TP 8 x PP 2 printed 'blocks 97,594 × 276,480 B' beside 'KV cache 25.13 GiB per rank': the
@@ -37,3 +39,20 @@ def test_capacity_replicas_say_their_gpus_and_simulate_calls_dp_engines_engines(
     text = " ".join((out + err).split())
     assert "2 data-parallel engines of one server, vllm-dp router; time series and concurrency are engine 0's" in text
     assert "2 replicas, vllm-dp" not in text
+
+
+def test_reconcile_title_says_tokens_and_concurrency_are_the_servers(monkeypatch, capsys, tmp_path):
+    """reconcile of a Qwen3-235B-A22B-FP8 TP 4 start (vLLM issue #21348) titled its table 'Startup, term by term (per
+    rank)' over 'kv_cache_tokens 178,880', the server's figure (vLLM logs the tokens per engine)."""
+    from cli_runner import run_cli
+
+    monkeypatch.setenv("COLUMNS", "200")
+    log = tmp_path / "tp4.log"
+    log.write_text("Available KV cache memory: 8.11 GiB\nGPU KV cache size: 178,880 tokens\n")
+    code, out, err = run_cli(monkeypatch, capsys, "reconcile", str(log), "Qwen/Qwen3-235B-A22B-FP8", "--gpu", "H100", "-tp", "4")
+    assert code == 0, err
+    text = " ".join(out.split())
+    assert "(GiB and blocks per rank; tokens and concurrency the server's)" in text and "(per rank)" not in text
+    code, out, err = run_cli(monkeypatch, capsys, "reconcile",
+                             str(Path(__file__).parent / "data" / "dp2_engine_core_n_v0101.log"))
+    assert "tokens and concurrency per engine)" in " ".join(out.split())  # data parallel: each engine logs its own
