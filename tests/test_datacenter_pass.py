@@ -56,3 +56,22 @@ def test_reconcile_title_says_tokens_and_concurrency_are_the_servers(monkeypatch
     code, out, err = run_cli(monkeypatch, capsys, "reconcile",
                              str(Path(__file__).parent / "data" / "dp2_engine_core_n_v0101.log"))
     assert "tokens and concurrency per engine)" in " ".join(out.split())  # data parallel: each engine logs its own
+
+
+def test_gpu_auto_searches_within_the_gpus_given(monkeypatch, capsys):
+    """fit Llama-3.1-70B --gpu auto --num-gpus 2 answered 'error: --num-gpus: tensor x pipeline x data parallel = 8
+    ranks but only 2 GPU(s)': the search chose TP 8 the user never asked for, then refused it against their budget."""
+    from cli_runner import run_cli
+
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "meta-llama/Llama-3.1-70B", "--gpu", "auto", "--num-gpus", "2",
+                             "--max-model-len", "32768", "--json")
+    assert code == 0, err
+    import json
+
+    d = json.loads(out)
+    assert d["fits"] and d["gpus_used"] <= 2, d["gpus_used"]
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "deepseek-ai/DeepSeek-R1", "--gpu", "auto", "--num-gpus", "1",
+                             "--max-model-len", "32768")
+    assert code == 2
+    assert "no catalog GPU with TP up to 1 (--num-gpus 1) fits this plan" in " ".join((out + err).split())

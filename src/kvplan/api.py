@@ -632,6 +632,13 @@ def smallest_gpu_and_tp(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDI
     return (cold or warm) if first_start else warm
 
 
+def auto_tp_cap(args: EngineArgs) -> int:
+    """The largest TP `--gpu auto` tries: 8 (one node), or fewer where --num-gpus leaves fewer GPUs per PP x DP."""
+    if not args.num_gpus:
+        return 8
+    return min(8, args.num_gpus // ((args.pipeline_parallel_size or 1) * (args.data_parallel_size or 1)))
+
+
 def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA", *, site_calibration: bool = True
                        ) -> tuple[tuple[GPUSpec, int, Plan] | None, tuple[GPUSpec, int, Plan] | None]:
     """(the smallest catalog GPU x TP whose first, compiling start also holds one request, the smallest that starts
@@ -640,11 +647,13 @@ def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA
     every catalog GPU x TP (a --max-model-len above the model's limit), that refusal is raised: it names the flag and
     its fix, where 'no GPU fits' would send the reader to a GPU for a length no GPU serves."""
     options = []
+    # --num-gpus bounds the search: TP x PP x DP ranks within the GPUs available (without it, TP up to 8: one node)
+    tp_cap = auto_tp_cap(args)
     for g in gpu_catalog():
         if g.vendor != vendor:
             continue
         for tp in (1, 2, 4, 8):
-            if tp > 1 and g.one_per_machine:
+            if (tp > 1 and g.one_per_machine) or tp > tp_cap:
                 continue
             options.append((g.total_bytes * tp, tp, g))
     warm, refused, planned = None, None, False
@@ -846,6 +855,10 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
         args = engine_args(**kw)
         cold, warm = gpu_and_tp_choices(spec, args)
         if warm is None:  # (flags refused as input on every card are raised by the search itself)
+            cap = auto_tp_cap(args)
+            if cap < 8:
+                raise InputError("--gpu", f"no catalog GPU with TP up to {cap} (--num-gpus {args.num_gpus}) fits this plan",
+                                 "allow more GPUs (--num-gpus), lower --max-model-len or use a quantized checkpoint")
             raise InputError("--gpu", "no catalog GPU with TP up to 8 fits this plan", "lower --max-model-len or use a quantized checkpoint")
         # a card whose first, compiling start would be refused is not chosen where a larger one starts cold too
         g, tp, _ = cold or warm
