@@ -75,3 +75,21 @@ def test_gpu_auto_searches_within_the_gpus_given(monkeypatch, capsys):
                              "--max-model-len", "32768")
     assert code == 2
     assert "no catalog GPU with TP up to 1 (--num-gpus 1) fits this plan" in " ".join((out + err).split())
+
+
+def test_a_model_too_large_for_one_node_is_offered_tp_within_nodes_and_pp_across():
+    """DeepSeek-V3 on 8 x H100 (weights 79.55 GiB per rank) was offered '--tensor-parallel-size 16' alone, one TP group
+    over two nodes, where vLLM's multi-node layout (and kvplan scaffold's LeaderWorkerSet) is TP 8 x PP 2."""
+    import kvplan
+
+    p = kvplan.fit("deepseek-ai/DeepSeek-V3", "H100", tensor_parallel_size=8, max_model_len=32768)
+    assert not p.fits
+    fix = next(f for f in p.fixes if "pipeline" in f.name)
+    assert fix.flags == {"tensor_parallel_size": 8, "pipeline_parallel_size": 2} and fix.fits
+    assert "2 nodes of 8, TP 8 within each node and PP 2 across them" in fix.effect
+    q = kvplan.fit("deepseek-ai/DeepSeek-V3", "H100", max_model_len=32768, **fix.flags)
+    assert q.fits and f"{q.kv_cache_tokens:,} tokens" in fix.effect
+    assert not any(f.flags.get("tensor_parallel_size") == 16 for f in p.fixes)
+    # within one node the TP fix is unchanged
+    small = kvplan.fit("meta-llama/Llama-3.1-70B", "H100", tensor_parallel_size=1, max_model_len=32768)
+    assert any(f.name == "tensor parallel 2" or f.name == "tensor parallel 4" for f in small.fixes), [f.name for f in small.fixes]

@@ -410,6 +410,20 @@ def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> _Offer | None:
         need = q.gpus_used
         flags: dict = {"tensor_parallel_size": tp}
         where = f" on {need} x {p.gpu.name}"
+        node = 8  # GPUs of one HGX / DGX node (deploy.GPUS_PER_NODE)
+        if tp > node and tp % node == 0 and a.pipeline_parallel_size == 1 and not p.gpu.one_per_machine:
+            # more ranks than a node holds: vLLM's multi-node layout is TP within a node and PP across nodes (vLLM docs,
+            # serving/parallelism_scaling.md), as `kvplan scaffold` writes it; offered where that split starts too
+            staged = _try(p, tensor_parallel_size=node, pipeline_parallel_size=tp // node, num_gpus=None)
+            if staged is not None and staged.fits:
+                flags = {"tensor_parallel_size": node, "pipeline_parallel_size": tp // node}
+                where = (f" on {need} x {p.gpu.name}: {tp // node} nodes of {node}, TP {node} within each node and PP "
+                         f"{tp // node} across them, vLLM's multi-node layout")
+                if gpus_available and need > gpus_available:
+                    flags["num_gpus"] = need
+                    where += f" (needs {need} GPUs; {gpus_available} available)"
+                return _Offer(Fix(f"tensor parallel {node} x pipeline parallel {tp // node}", flags, _effect(staged) + where,
+                                  True), staged)
         if gpus_available and need > gpus_available:
             flags["num_gpus"] = need
             where += f" (needs {need} GPUs; {gpus_available} available)"
