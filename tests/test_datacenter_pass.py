@@ -93,3 +93,17 @@ def test_a_model_too_large_for_one_node_is_offered_tp_within_nodes_and_pp_across
     # within one node the TP fix is unchanged
     small = kvplan.fit("meta-llama/Llama-3.1-70B", "H100", tensor_parallel_size=1, max_model_len=32768)
     assert any(f.name == "tensor parallel 2" or f.name == "tensor parallel 4" for f in small.fixes), [f.name for f in small.fixes]
+
+
+def test_scaffold_weights_comment_counts_the_experts_over_every_dp_rank():
+    """scaffold Qwen3-30B-A3B -tp 2 -dp 4 --enable-expert-parallel wrote '# weights split 2 ways: 8.21 GiB per GPU' for a
+    56.87 GiB checkpoint (2 ways would be 28 GiB): the experts are spread over all 8 TP x DP ranks."""
+    import kvplan
+    from kvplan.deploy import render_files, spec_from_plan
+
+    p = kvplan.fit("Qwen/Qwen3-30B-A3B", "H100", tensor_parallel_size=2, data_parallel_size=4, enable_expert_parallel=True,
+                   max_model_len=32768)
+    sh = render_files(spec_from_plan(p))["serve.sh"]
+    assert "# weights split 2 ways; the experts over all 8 TP x DP ranks: 8.21 GiB per GPU" in sh
+    dense = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", data_parallel_size=2, max_model_len=32768)
+    assert "of weights fit on one GPU" in render_files(spec_from_plan(dense))["serve.sh"]  # no experts: unchanged

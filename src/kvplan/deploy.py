@@ -436,12 +436,17 @@ def spec_from_plan(
                       f"{util:g} x {_gib_text(total)} = {_gib_text(requested)} for weights + activations + KV cache"
                       + ("; under WSL2 what Windows holds on the card is not free, and vLLM stops when the free memory "
                          "is below this (README.md, WSL2)" if wsl2 else "")))
+    # a MoE model's experts are split over every TP x DP rank (whole experts with expert parallelism, else sliced:
+    # weights.rank_weights), not over TP alone
+    experts = (f"; the experts over all {tp * dp} TP x DP ranks" if dp > 1 and _get(plan.model, "is_moe", default=False)
+               else "")
     if tp > 1 or pp > 1:
         split = f"{tp} ways" if pp == 1 else f"{tp * pp} ways (TP {tp} x PP {pp} stages)"
-        flags.append(Flag("--tensor-parallel-size", str(tp), f"weights split {split}: {_gib_text(w_rank)} per GPU"))
+        flags.append(Flag("--tensor-parallel-size", str(tp), f"weights split {split}{experts}: {_gib_text(w_rank)} per GPU"))
         flags.append(Flag("--pipeline-parallel-size", str(pp)))
     else:
-        flags.append(Flag("--tensor-parallel-size", "1", f"{_gib_text(w_rank)} of weights fit on one GPU"))
+        flags.append(Flag("--tensor-parallel-size", "1", f"{_gib_text(w_rank)} of weights "
+                          + (f"per GPU{experts}" if experts else "fit on one GPU")))
     if dp > 1:
         flags.append(Flag("--data-parallel-size", str(dp), f"{dp} engines, each with its own KV pool"))
     if _get(a, "enable_expert_parallel", default=False):
