@@ -119,6 +119,25 @@ def test_tp_divides_kv_heads_and_replicates_when_fewer():
     assert "14 attention heads are not divisible by TP=8" in str(e.value) and e.value.fix.endswith(": 1, 2, 14")
 
 
+def test_block_fp8_experts_must_split_into_whole_blocks():
+    # Qwen3-235B-A22B-FP8: moe_intermediate_size 1536, weight_block_size [128, 128]; at TP 8 each rank's slice is 192,
+    # which vLLM's Fp8MoEMethod refuses; expert parallelism keeps experts whole, TP 4 gives 384 = 3 x 128
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen3-235B-A22B-FP8", "H100", tensor_parallel_size=8, max_model_len=32768, fixes=False)
+    assert e.value.field == "--tensor-parallel-size"
+    assert "weight = 192 is not divisible by weight quantization block_n = 128" in str(e.value)
+    assert "--enable-expert-parallel" in e.value.fix and e.value.fix.endswith("of 1, 2, 4")
+    with pytest.raises(InputError) as e:  # without EP the experts are split over TP x DP ranks
+        kvplan.fit("Qwen/Qwen3-235B-A22B-FP8", "H100", tensor_parallel_size=4, data_parallel_size=2,
+                   max_model_len=32768, fixes=False)
+    assert "TP 4 x DP 2 is 192 per rank" in str(e.value)
+    assert kvplan.fit("Qwen/Qwen3-235B-A22B-FP8", "H100", tensor_parallel_size=8, enable_expert_parallel=True,
+                      max_model_len=32768, fixes=False).fits
+    assert kvplan.fit("Qwen/Qwen3-235B-A22B-FP8", "H100", tensor_parallel_size=4, max_model_len=32768, fixes=False).fits
+    # the unquantized checkpoint has no blocks to split
+    assert kvplan.fit("Qwen/Qwen3-235B-A22B", "H200", tensor_parallel_size=8, max_model_len=32768, fixes=False).fits
+
+
 def test_quantized_weights_are_smaller_and_labelled():
     awq = resolve_model("Qwen/Qwen2.5-72B-Instruct-AWQ")
     p = kvplan.fit(awq, "H100", max_model_len=8192, fixes=False)

@@ -287,6 +287,37 @@ def test_multi_node_plan_gets_a_leaderworkerset_with_ray(tmp_path):
     assert docs["PersistentVolumeClaim"]["spec"]["accessModes"] == ["ReadWriteMany"]
 
 
+def test_multi_node_plan_says_how_the_other_node_joins_outside_k8s(tmp_path, project):
+    # serve.sh and the README start the Ray cluster before vllm serve on the head node; compose, which reserves GPUs on
+    # one host, says it cannot start a plan of two nodes (it asked for 16 GPUs of one machine without a word)
+    spec = spec_from_plan(standin_plan(tp=8, pp=2))
+    files = render_files(spec)
+    sh, readme, compose = files["serve.sh"], files["README.md"], files["docker-compose.yml"]
+    for text in (sh, readme):
+        assert "ray start --head --port=6379" in text and "ray start --address=HEAD_NODE_IP:6379" in text
+        assert "16 GPUs" in text and "head node only" in text
+    assert "--tensor-parallel-size 8" in sh and "--pipeline-parallel-size 2" in sh
+    assert "# or: docker compose up -d" not in readme
+    assert compose.splitlines()[3].startswith("# NOT for one host: this plan spans 2 nodes of 8 GPUs")
+    write_files(tmp_path / "two", files)
+    assert subprocess.run(["bash", "-n", str(tmp_path / "two" / "serve.sh")]).returncode == 0
+    one = project[0]  # a one-node plan is unchanged
+    assert "ray start" not in (one / "serve.sh").read_text() + (one / "README.md").read_text()
+    assert "NOT for one host" not in (one / "docker-compose.yml").read_text()
+
+
+def test_per_gpu_figures_of_a_parallel_plan_say_per_gpu(project):
+    # KV per token, the blocks and the profile terms of a TP x PP plan are one GPU's; the weights comment counted the
+    # TP split alone ("split 8 ways" for TP 8 x PP 2, whose 16 GPUs each hold 1/16)
+    sh = render_files(spec_from_plan(standin_plan(tp=8, pp=2)))["serve.sh"]
+    assert "#   KV per token     131,072 bytes per GPU" in sh
+    assert "#   blocks           1,536 of 16 tokens on every GPU" in sh
+    assert "#   activation peak  1.20 GiB per GPU" in sh and "#   non-torch        0.20 GiB per GPU" in sh
+    assert "# weights split 16 ways (TP 8 x PP 2 stages)" in sh and "131,072 bytes of KV per token per GPU" in sh
+    one = (project[0] / "serve.sh").read_text()  # one GPU: nothing to qualify
+    assert "#   KV per token     131,072 bytes\n" in one and "per GPU (its share" not in one
+
+
 def test_never_overwrites_without_force(project):
     root, spec = project
     (root / "serve.sh").write_text("# my edits\n")

@@ -418,6 +418,20 @@ def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> _Offer | None:
         need = q.gpus_used
         flags: dict = {"tensor_parallel_size": tp}
         where = f" on {need} x {p.gpu.name}"
+        node = 8  # GPUs of one HGX / DGX node (deploy.GPUS_PER_NODE)
+        if tp > node and tp % node == 0 and a.pipeline_parallel_size == 1 and not p.gpu.one_per_machine:
+            # more ranks than a node holds: vLLM's multi-node layout is TP within a node and PP across nodes (vLLM docs,
+            # serving/parallelism_scaling.md), as `kvplan scaffold` writes it; offered where that split starts too
+            staged = _try(p, tensor_parallel_size=node, pipeline_parallel_size=tp // node, num_gpus=None)
+            if staged is not None and staged.fits:
+                flags = {"tensor_parallel_size": node, "pipeline_parallel_size": tp // node}
+                where = (f" on {need} x {p.gpu.name}: {tp // node} nodes of {node}, TP {node} within each node and PP "
+                         f"{tp // node} across them, vLLM's multi-node layout")
+                if gpus_available and need > gpus_available:
+                    flags["num_gpus"] = need
+                    where += f" (needs {need} GPUs; {gpus_available} available)"
+                return _Offer(Fix(f"tensor parallel {node} x pipeline parallel {tp // node}", flags, _effect(staged) + where,
+                                  True), staged)
         if gpus_available and need > gpus_available:
             flags["num_gpus"] = need
             where += f" (needs {need} GPUs; {gpus_available} available)"
@@ -640,6 +654,13 @@ def smallest_gpu_and_tp(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDI
     return (cold or warm) if first_start else warm
 
 
+def auto_tp_cap(args: EngineArgs) -> int:
+    """The largest TP `--gpu auto` tries: 8 (one node), or fewer where --num-gpus leaves fewer GPUs per PP x DP."""
+    if not args.num_gpus:
+        return 8
+    return min(8, args.num_gpus // ((args.pipeline_parallel_size or 1) * (args.data_parallel_size or 1)))
+
+
 def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA", *, site_calibration: bool = True
                        ) -> tuple[tuple[GPUSpec, int, Plan] | None, tuple[GPUSpec, int, Plan] | None]:
     """(the smallest catalog GPU x TP whose first, compiling start also holds one request, the smallest that starts
@@ -648,11 +669,13 @@ def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA
     every catalog GPU x TP (a --max-model-len above the model's limit), that refusal is raised: it names the flag and
     its fix, where 'no GPU fits' would send the reader to a GPU for a length no GPU serves."""
     options = []
+    # --num-gpus bounds the search: TP x PP x DP ranks within the GPUs available (without it, TP up to 8: one node)
+    tp_cap = auto_tp_cap(args)
     for g in gpu_catalog():
         if g.vendor != vendor:
             continue
         for tp in (1, 2, 4, 8):
-            if tp > 1 and g.one_per_machine:
+            if (tp > 1 and g.one_per_machine) or tp > tp_cap:
                 continue
             options.append((g.total_bytes * tp, tp, g))
     warm, refused, planned = None, None, False
@@ -854,6 +877,10 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
         args = engine_args(**kw)
         cold, warm = gpu_and_tp_choices(spec, args)
         if warm is None:  # (flags refused as input on every card are raised by the search itself)
+            cap = auto_tp_cap(args)
+            if cap < 8:
+                raise InputError("--gpu", f"no catalog GPU with TP up to {cap} (--num-gpus {args.num_gpus}) fits this plan",
+                                 "allow more GPUs (--num-gpus), lower --max-model-len or use a quantized checkpoint")
             raise InputError("--gpu", "no catalog GPU with TP up to 8 fits this plan", "lower --max-model-len or use a quantized checkpoint")
         # a card whose first, compiling start would be refused is not chosen where a larger one starts cold too
         g, tp, _ = cold or warm

@@ -445,11 +445,17 @@ def spec_from_plan(
                       f"{util:g} x {_gib_text(total)} = {_gib_text(requested)} for weights + activations + KV cache"
                       + ("; under WSL2 what Windows holds on the card is not free, and vLLM stops when the free memory "
                          "is below this (README.md, WSL2)" if wsl2 else "")))
+    # a MoE model's experts are split over every TP x DP rank (whole experts with expert parallelism, else sliced:
+    # weights.rank_weights), not over TP alone
+    experts = (f"; the experts over all {tp * dp} TP x DP ranks" if dp > 1 and _get(plan.model, "is_moe", default=False)
+               else "")
     if tp > 1 or pp > 1:
-        flags.append(Flag("--tensor-parallel-size", str(tp), f"weights split {tp} ways: {_gib_text(w_rank)} per GPU"))
+        split = f"{tp} ways" if pp == 1 else f"{tp * pp} ways (TP {tp} x PP {pp} stages)"
+        flags.append(Flag("--tensor-parallel-size", str(tp), f"weights split {split}{experts}: {_gib_text(w_rank)} per GPU"))
         flags.append(Flag("--pipeline-parallel-size", str(pp)))
     else:
-        flags.append(Flag("--tensor-parallel-size", "1", f"{_gib_text(w_rank)} of weights fit on one GPU"))
+        flags.append(Flag("--tensor-parallel-size", "1", f"{_gib_text(w_rank)} of weights "
+                          + (f"per GPU{experts}" if experts else "fit on one GPU")))
     if dp > 1:
         flags.append(Flag("--data-parallel-size", str(dp), f"{dp} engines, each with its own KV pool"))
     if _get(a, "enable_expert_parallel", default=False):
@@ -457,7 +463,7 @@ def spec_from_plan(
     kvd = _get(a, "kv_cache_dtype")
     if kvd:
         flags.append(Flag("--kv-cache-dtype", str(kvd),
-                          f"{num(per_tok)} bytes of KV per token" if per_tok else ""))
+                          f"{num(per_tok)} bytes of KV per token" + (" per GPU" if tp * pp > 1 else "") if per_tok else ""))
     if bsz and _get(given, "block_size"):  # else vLLM's own choice, as planned (its attention backend's, a hybrid's
         # alignment): a written --block-size 272 is refused by argparse up to 0.17 (choices 1-256, config/cache.py
         # BlockSize), and from 0.18 it is "user specified" and skips the backend's preferred size
@@ -554,19 +560,20 @@ def spec_from_plan(
                         ("CUDA graphs", "cudagraph_bytes")):
         v = _get(plan, attr)
         if v is not None:
-            arithmetic.append(f"{label:<16} {_gib_text(v)}")
+            arithmetic.append(f"{label:<16} {_gib_text(v)}" + (" per GPU" if tp * pp * dp > 1 else ""))
     kvb = _get(plan, "kv_cache_bytes")
     if kvb is not None:
         arithmetic.append(f"KV cache         requested - the above = {_gib_text(kvb)} per GPU")
     if per_tok:
-        arithmetic.append(f"KV per token     {num(per_tok)} bytes")
+        arithmetic.append(f"KV per token     {num(per_tok)} bytes"
+                          + (" per GPU (its share of the KV heads and layers)" if tp * pp > 1 else ""))
     # blocks, concurrency and tokens as the plan computed them: with window or recurrent groups a request holds more
     # blocks than its length / block size, so "blocks x block size" is not the tokens there
     terms = {t.name: t for t in (_get(plan, "terms", default=()) or ())}
     per_engine = f" per engine (x {dp} engines)" if dp > 1 else ""
     per_req = terms.get("blocks_per_request")
     if blocks is not None:
-        arithmetic.append(f"blocks           {num(blocks)} of {bsz} tokens"
+        arithmetic.append(f"blocks           {num(blocks)} of {bsz} tokens" + (" on every GPU" if tp * pp > 1 else "")
                           + (f"; one {num(mml)}-token request holds {num(per_req.value)}" if per_req and mml else ""))
     if conc is not None and mml:
         how = terms["max_concurrency"].formula if "max_concurrency" in terms else f"{num(kv_tok)} / {num(mml)}"
@@ -793,7 +800,7 @@ $arithmetic
 #   first start, empty cache: ~$first_s s   restart, weights cached: ~$restart_s s
 #
 # Startup lines to expect in the log (compare them with the numbers above):
-$vllm_log$first_start_sh
+$vllm_log$first_start_sh$multi_node_sh
 set -euo pipefail
 cd "$$(dirname "$$0")"
 
@@ -821,7 +828,7 @@ COMPOSE = Template('''\
 # docker compose up -d ; then: python client.py
 # Sized for $gpu_desc with vLLM $vllm_version (see README.md for the arithmetic).
 # Reads ${env_read} from .env (docker compose interpolates $${VAR:-default}), as serve.sh does.
-services:
+${multi_node_compose}services:
   vllm:
     image: vllm/vllm-openai:v$vllm_version
     entrypoint: $entrypoint
@@ -947,11 +954,11 @@ Re-size it from the first real startup log.
 | `k8s/` | $k8s_desc |
 
 ## Run
-
+$multi_node_md
 ```bash
 python -m venv .venv && . .venv/bin/activate && pip install -e .
 cp .env.example .env          # set HF_HOME$token_run
-./serve.sh                    # or: docker compose up -d
+$run_serve
 python client.py
 ```
 
@@ -1316,6 +1323,22 @@ def _comment_block(lines: Sequence[str], prefix: str = "#   ") -> str:
     return "\n".join(f"{prefix}{line}".rstrip() for line in lines) if lines else f"{prefix}(none predicted)"
 
 
+def _multi_node_steps(spec: ScaffoldSpec) -> list[str]:
+    """How the other nodes join a plan that spans nodes (vLLM's multi-node path: a Ray cluster the head node's
+    `vllm serve` finds; vLLM docs, serving/parallelism_scaling.md 'Multi-node deployment', and
+    examples/online_serving/run_cluster.sh), or [] for a plan one node holds."""
+    if not spec.multi_node:
+        return []
+    others = "the other node" if spec.nodes == 2 else f"each of the other {spec.nodes - 1} nodes"
+    return [f"This plan spans {spec.nodes} nodes of {spec.gpus_per_node} GPUs ({spec.gpus} in all): one vLLM server over a "
+            "Ray cluster, started before serve.sh.",
+            "On the head node: ray start --head --port=6379",
+            f"On {others}: ray start --address=HEAD_NODE_IP:6379",
+            f"Check `ray status` lists {spec.gpus} GPUs; every node needs the same vLLM {spec.vllm_version}, the same",
+            "HF_HOME holding the weights and a network NCCL reaches (set VLLM_HOST_IP / NCCL_SOCKET_IFNAME",
+            "where a node has several interfaces). Then run ./serve.sh on the head node only."]
+
+
 def render_files(spec: ScaffoldSpec) -> dict[str, str]:
     """Every file of the project, by relative path (pure)."""
     gpu_desc = f"{spec.gpus} x {spec.gpu_name}" if spec.gpus > 1 else f"1 x {spec.gpu_name}"
@@ -1350,6 +1373,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
     rows.append(f"| **total** | **{spec.startup_first.total_s:.0f} s** | **{spec.startup_restart.total_s:.0f} s** |")
     verdict = ("" if spec.fits else
                f"\n**Warning: the plan does not fit** -- vLLM will refuse to start: {spec.plan_error or ''}\n")
+    steps = _multi_node_steps(spec)
     k8s_desc = ("PVC for the HF cache, LeaderWorkerSet (Ray, multi-node), Service" if spec.multi_node
                 else "PVC for the HF cache, Deployment (token from a Secret, startup/readiness probes), Service")
     files = {
@@ -1360,6 +1384,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
             revision_env="" if local else f"REVISION={shlex.quote(revision)}\n",
             compose_reads="the name, port and log level" if local else "the model, revision, name, port and log level"),
         "serve.sh": SERVE_SH.substitute(common, arithmetic=_comment_block(spec.arithmetic),
+                                        multi_node_sh=("\n#\n# Multi-node:\n" + _comment_block(steps)) if steps else "",
                                         first_start_sh=_first_start_log_note(spec),
                                         vllm_log=_comment_block(spec.vllm_log), flag_lines="\n".join(flag_lines),
                                         env_lines="".join(f"export {k}={shlex.quote(v)}  # as planned{_env_cost(spec, k)}\n" for k, v in spec.env),
@@ -1369,6 +1394,9 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
                                         entry_sh=" ".join([*spec.entrypoint, *spec.model_flag])),
         "docker-compose.yml": COMPOSE.substitute(
             common, entrypoint=_flow_list(spec.entrypoint, _compose_str), command=_compose_command(spec),
+            multi_node_compose=(f"# NOT for one host: this plan spans {spec.nodes} nodes of {spec.gpus_per_node} GPUs and compose "
+                                f"reserves devices on one machine only; use k8s/ (LeaderWorkerSet) or serve.sh on a Ray "
+                                f"cluster (see serve.sh).\n" if steps else ""),
             compose_port=f"${{PORT:-{spec.port}}}",
             env_read=", ".join([*([] if local else ["MODEL"]), *(v for k, v in _ENV_OF_FLAG.items()
                                                                   if any(f.name == k for f in spec.flags)),
@@ -1403,7 +1431,14 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
             token_row="HF_TOKEN (required: gated model)" if spec.gated else "HF_TOKEN (commented out: only for gated models)",
             revision_row="" if local else ", revision",
             token_run=" and HF_TOKEN (the model is gated)" if spec.gated else "",
-            wsl2_notes=WSL2_README if spec.wsl2 else ""),
+            wsl2_notes=WSL2_README if spec.wsl2 else "",
+            run_serve=("./serve.sh                    # on the head node, once `ray status` lists every GPU" if steps else
+                       "./serve.sh                    # or: docker compose up -d"),
+            multi_node_md=("\n" + "\n".join(["**Multi-node.** " + steps[0], "", "```bash",
+                                                *(f"{line.split(':', 1)[1].strip():<40} # {line.split(':', 1)[0].lower()}"
+                                                  for line in steps[1:3]), "```", "", " ".join(steps[3:]),
+                                                "docker compose reserves GPUs on one host and cannot start this plan.",
+                                                ""]) if steps else "")),
     }
     files.update(_k8s_files(spec))
     return files

@@ -347,7 +347,9 @@ def plan_table(p: Plan) -> Table:
     else:
         t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{' per rank' if a.tensor_parallel_size * a.pipeline_parallel_size > 1 else ''}{per_engine_text(p)}{first_start_text(p)}")
     if p.mode == "vllm":
-        t.add_row("blocks", f"{p.num_gpu_blocks:,} × {p.bytes_per_block:,} B ({len(p.groups)} KV group(s)){per_engine_text(p)}")
+        t.add_row("blocks", f"{p.num_gpu_blocks:,} × {p.bytes_per_block:,} B"
+                  f"{' per rank' if a.tensor_parallel_size * a.pipeline_parallel_size > 1 else ''}"
+                  f" ({len(p.groups)} KV group(s)){per_engine_text(p)}")
     t.add_row("tokens", f"{p.kv_cache_tokens:,}{per_engine_text(p, p.kv_cache_tokens)}")
     t.add_row("concurrency", f"{p.max_concurrency:.2f}x at {a.max_model_len:,} tokens per request"
                              f"{per_engine_text(p, p.max_concurrency, ',.2f', 'x')}")

@@ -2536,9 +2536,13 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
     wall0 = _time.perf_counter()
     rules = rules or scheduler_rules(None)
     what = ("running and waiting series summed over the ranks, KV usage averaged; max running and KV peak are the busiest "
-            "rank's, mean running and KV mean per rank") if lockstep else "time series and concurrency are replica 0's"
+            "rank's, mean running and KV mean per rank") if lockstep else (
+            "time series and concurrency are engine 0's" if router == "vllm-dp" else "time series and concurrency are replica 0's")
+    # vllm-dp: one server's data-parallel engines (capacity calls the whole server one replica), not separate replicas
+    unit = ("lockstep data-parallel ranks" if lockstep else
+            "data-parallel engines of one server" if router == "vllm-dp" else "replicas")
     notes = (list(workload.notes) + list(getattr(step_model, "notes", ()))
-             + [f"{replicas} {'lockstep data-parallel ranks' if lockstep else 'replicas'}, {router} router; {what}"])
+             + [f"{replicas} {unit}, {router} router; {what}"])
     # the largest rank's batch up to which the ranks pad (`_run_lockstep`): none eager, else per the version's rule
     pad_up_to = {"every_step": math.inf, "graph_steps": config.cudagraph_max_tokens}.get(rules.dp_padding, 0) \
         if config.cudagraph_max_tokens else 0

@@ -116,7 +116,7 @@ fit_options = option_group(FIT_OPTIONS, FitFlags, "flags")
 # The same, for the commands that answer `--gpu auto` (fit, scaffold, simulate, capacity: plan_from_flags(gpu_auto=True)).
 fit_options_gpu_auto = option_group(FIT_OPTIONS, FitFlags, "flags", gpu=typer.Option(
     None, "--gpu", help=GPU_HELP + " Default: the GPU NVML detects, else a 16 GB T4. 'auto': the smallest catalog GPU x "
-    "tensor-parallel size (up to 8) that starts.", rich_help_panel="GPU"))
+    "tensor-parallel size (up to 8, or within --num-gpus) that starts.", rich_help_panel="GPU"))
 
 
 def plan_from_flags(model: Optional[str], flags: FitFlags, command: str = "this command", *, gpu_auto: bool = False,

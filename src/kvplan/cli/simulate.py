@@ -482,7 +482,10 @@ def capacity(
                              if a["requests_rejected"] else ""), highlight=False)
         if target_rate is not None:
             if cap.replicas_needed:
-                console.print(f"target {target_rate:g} req/s: [bold]{cap.replicas_needed} replicas[/] ({router} router)", highlight=False)
+                gpus = p.gpus_used  # each replica is one whole server: TP x PP x DP GPUs
+                console.print(f"target {target_rate:g} req/s: [bold]{cap.replicas_needed} replicas[/]"
+                              + (f" of {gpus} GPUs each ({cap.replicas_needed * gpus} GPUs)" if gpus > 1 else "")
+                              + f" ({router} router)", highlight=False)
             elif cap.max_rate_per_s <= 0:
                 console.print(f"target {target_rate:g} req/s: no number of replicas meets the SLO (one replica misses "
                               "it at the lowest rate probed, and more replicas only lower each one's rate)", highlight=False)

@@ -146,6 +146,37 @@ def _tp_refusal(heads: int, kv_heads: int, tp: int) -> str | None:
     return None
 
 
+def _block_fp8_moe_refusal(model: ModelSpec, quant: QuantSpec | None, tp: int, dp: int,
+                           expert_parallel: bool) -> tuple[str, str] | None:
+    """(vLLM's refusal, the fix) where a block-FP8 checkpoint's experts, split over the ranks, are not whole quantization
+    blocks, else None. vLLM's Fp8MoEMethod.create_weights (vllm/model_executor/layers/quantization/fp8.py, from the
+    block-FP8 MoE support of 0.7 through the newest release kvplan knows) raises "The output_size of gate's and up's
+    weight = N is not divisible by weight quantization block_n = B" when the per-rank intermediate size N is not a
+    multiple of block_n (and, with more than one rank, of block_k). Without expert parallelism the experts are split
+    over TP x DP ranks (FusedMoEParallelConfig, flatten_tp_across_dp); with it each rank holds whole experts. The
+    padding proposed in vLLM PRs #39046 and #48173 was closed unmerged, #52915 (open) pads dense layers only."""
+    if (quant is None or quant.method != "fp8" or not quant.weight_block or not model.is_moe
+            or not model.moe_intermediate_size or expert_parallel):
+        return None
+    block_n, block_k = quant.weight_block
+    moe_tp = tp * max(1, dp)
+    part = model.moe_intermediate_size / moe_tp
+
+    def whole(n: float, ranks: int) -> bool:
+        return n == int(n) and int(n) % block_n == 0 and (ranks == 1 or int(n) % block_k == 0)
+
+    if whole(part, moe_tp):
+        return None
+    ok = [t for t in accepted_tp_sizes(model) if whole(model.moe_intermediate_size / (t * max(1, dp)), t * max(1, dp))]
+    over = f"TP {tp} x DP {dp}" if dp > 1 else f"TP {tp}"
+    return (f"the experts' intermediate size {model.moe_intermediate_size} split over {over} is {part:g} per rank, not a "
+            f"multiple of the checkpoint's FP8 block {block_n} (weight_block_size {list(quant.weight_block)}): vLLM "
+            f"refuses with \"The output_size of gate's and up's weight = {part:g} is not divisible by weight quantization "
+            f"block_n = {block_n}\"",
+            "add --enable-expert-parallel (each rank then holds whole experts)"
+            + (f", or a --tensor-parallel-size of {', '.join(map(str, ok))}" if ok else ""))
+
+
 def accepted_tp_sizes(model: ModelSpec, upto: int = 16) -> list[int]:
     """The tensor-parallel sizes up to `upto` that vLLM can split this model's heads over (_tp_refusal)."""
     return [t for t in range(1, upto + 1) if not _tp_refusal(model.num_attention_heads, model.num_kv_heads, t)]
@@ -236,6 +267,9 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                          f"use --max-model-len {limit} or less (vLLM refuses longer contexts unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
     dtype = _resolve_dtype(model, gpu, args.dtype, notes)
     quant = _resolve_quant(model, args.quantization, notes, gpu, rules.version)
+    why_not = _block_fp8_moe_refusal(model, quant, tp, dp, bool(args.enable_expert_parallel))
+    if why_not:
+        raise InputError("--tensor-parallel-size", *why_not)
     kv_dtype = args.kv_cache_dtype or "auto"
     if (kv_dtype == "auto" and quant is not None and quant.kv_cache_fp8
             and ("modelopt" if quant.method.startswith("modelopt") else quant.method) in rules.kv_cache_auto_follows_checkpoint):
