@@ -9,6 +9,10 @@ MoE speculative-decoding experiments: Qwen3-30B-A3B-Instruct-2507 BF16 on an RTX
 
 At first scoring, before any change: Qwen3.5-4B pool -2.21 %, weights +0.03 %; the offload pair weights +0.65 /
 +0.66 %, pool +21.35 % (0.16.0), tokens +21.33 / +22.54 %; given the pool, tokens within 0.01 %.
+
+The offload pair's 2.5 GiB was the card's, not the offload's: the repository's docs give its RTX A6000 44.55 GiB usable
+(ECC on; kvplan's catalog total, 47.54 GiB, is the card with ECC off), and the records carry it as gpu.total_gib: pool
+-1.61 %, tokens -1.63 / -0.80 %.
 """
 
 from kvplan.validate import validate_records
@@ -54,7 +58,21 @@ def test_end_to_end_pools():
     got = {res.id: res for res in validate_records(list(_records().values()))}
     assert abs(got[QWEN35].error_pct["weights_gib"]) < 0.5
     assert abs(got[QWEN35].error_pct["kv_cache_gib"]) < 4.0  # -2.21 % at first scoring
-    # the offload pair: about 2.5 GiB of non-KV memory kvplan does not place yet (a term not found, SOURCES-logs.md);
-    # the bound is the first scoring's, so a change that moves them the wrong way fails here
-    assert 0 < got[OFF16].error_pct["kv_cache_gib"] < 23.0  # +21.35 % at first scoring
-    assert 0 < got[OFF085].error_pct["kv_cache_tokens"] < 24.0  # +22.54 % at first scoring
+    # the offload pair on the card's own total (44.55 GiB, ECC on): +21.35 / +22.54 % on the catalog's 47.54 GiB
+    assert abs(got[OFF16].error_pct["kv_cache_gib"]) < 3.0  # -1.61 %
+    assert abs(got[OFF085].error_pct["kv_cache_tokens"]) < 3.0  # -0.80 %
+
+
+def test_the_offload_pair_is_planned_on_the_cards_total():
+    # vLLM 0.16.0 and 0.8.5 charge --cpu-offload-gb nothing but the weights it leaves on the GPU (maybe_offload_to_cpu
+    # keeps UVA views of pinned CPU copies; determine_available_memory / memory_profiling count weights, the profile's
+    # allocated peak and non-torch use): what the log leaves besides weights and pool at 0.9 of the card's 44.55 GiB,
+    # 0.9 x 44.55 - 26.76 - 11.7 = 1.64 GiB, is what kvplan plans for peak and non-torch memory (1.65 GiB)
+    recs = _records()
+    for rid in (OFF16, OFF085):
+        assert recs[rid]["gpu"]["total_gib"] == 44.55, rid
+    res = {r.id: r for r in validate_records([recs[OFF16]])}[OFF16]
+    obs = recs[OFF16]["observed"]
+    left = 0.9 * 44.55 - obs["weights_gib"] - obs["kv_cache_gib"]
+    planned = res.predicted["non_torch_gib"] + res.predicted["activation_peak_gib"]
+    assert abs(planned - left) < 0.1, (planned, left)

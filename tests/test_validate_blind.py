@@ -307,8 +307,15 @@ def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
 # not show where it goes. A term not yet found, not a tolerance: the one hundred and eighty-five measure tokens
 # 1.12/11.03/66.35 (183) and concurrency 1.03/11.12/66.18 (174), so the tokens and concurrency p90 bounds move from 11
 # to 11.5 %; the KV GiB p90 (9.41 %) and every other bound stay.
-BOUNDS = [("weights_gib", 0.5, 2.0, 30.0), ("kv_cache_gib", 4.5, 10.0, 58.0), ("kv_cache_tokens", 4.5, 11.5, 67.0),
-          ("max_concurrency", 4.5, 11.5, 67.0)]
+# Not offload: the card. vLLM 0.16.0 and 0.8.5 (model_executor/models/utils.py maybe_offload_to_cpu, v1/worker
+# gpu_worker.py determine_available_memory, utils/mem_utils.py memory_profiling) charge nothing for the offload beyond
+# the weights left on the GPU; the repository's own docs give the card 44.55 GiB usable (an RTX A6000 with ECC on, as
+# its 0.9 / 0.85 EAGLE-3 starts confirm; kvplan's catalog total, 47.54 GiB, is the card with ECC off), and the records
+# carry that total: pool +21.35 -> -1.61 %, tokens +21.33 / +22.54 -> -1.63 / -0.80 %; the one hundred and eighty-five
+# measure KV GiB 1.02/8.73/57.71, tokens 1.09/10.38/66.35, concurrency 1.02/10.22/66.18, so the tokens and concurrency
+# p90 bounds are back at 11 %.
+BOUNDS = [("weights_gib", 0.5, 2.0, 30.0), ("kv_cache_gib", 4.5, 10.0, 58.0), ("kv_cache_tokens", 4.5, 11.0, 67.0),
+          ("max_concurrency", 4.5, 11.0, 67.0)]
 
 
 @pytest.mark.parametrize("figure, median, p90, worst", BOUNDS)
