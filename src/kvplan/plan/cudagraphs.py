@@ -490,7 +490,9 @@ class ColdStartLoss:
 
 
 def cold_start_pool_loss_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules, activation_peak: int) -> ColdStartLoss:
-    """What a compiling start costs the pool against a warm one (args resolved; activation_peak the plan's term).
+    """What a compiling start costs the pool against a warm one (args resolved; activation_peak the profile's own peak:
+    the plan's activation term plus the fused-MoE workspace the profile allocates, which the plan books under non-torch,
+    so the note names it the profile's peak rather than the activation row's figure).
 
     Where the rule cold_compile_embedding_copy holds (vLLM 0.11.1+), Inductor's combo-kernel benchmark runs while the
     first forward compiles, inside the memory profile, on rand_strided copies of each benchmarked kernel's buffers
@@ -528,7 +530,7 @@ def cold_start_pool_loss_bytes(model: ModelSpec, args: EngineArgs, rules: Versio
                          f"a random copy of the embedding table, {padded_vocab(model):,}{f' / {tp}' if tp > 1 else ''} x "
                          f"{model.hidden_size:,} x {width} B = {copy / GIB:.2f} GiB, and its {args.max_num_batched_tokens:,}-token "
                          f"output ({out / GIB:.2f} GiB) in Inductor's combo-kernel benchmark: {least / GIB:.2f} GiB above the "
-                         f"{activation_peak / GIB:.2f} GiB activation peak, {(least + copy) / GIB:.2f} GiB where the freed "
+                         f"profile's own {activation_peak / GIB:.2f} GiB peak, {(least + copy) / GIB:.2f} GiB where the freed "
                          "copy's segment stays reserved", True)
 
 
