@@ -107,3 +107,16 @@ def test_scaffold_weights_comment_counts_the_experts_over_every_dp_rank():
     assert "# weights split 2 ways; the experts over all 8 TP x DP ranks: 8.21 GiB per GPU" in sh
     dense = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", data_parallel_size=2, max_model_len=32768)
     assert "of weights fit on one GPU" in render_files(spec_from_plan(dense))["serve.sh"]  # no experts: unchanged
+
+
+def test_tensor_parallel_fix_on_a_one_per_machine_gpu_says_machines():
+    # a Jetson module or a laptop's GPU comes one to a machine: the fix read 'on 4 x NVIDIA Jetson Orin NX 16GB', as
+    # if four modules sat in one host; it is a multi-node server over the network
+    import kvplan
+
+    p = kvplan.fit("Qwen/Qwen3-8B", "Jetson Orin NX 16GB")
+    tp = [f for f in p.fixes if f.flags.get("tensor_parallel_size")]
+    assert tp and " x NVIDIA Jetson" not in tp[0].effect
+    assert "machines with one NVIDIA Jetson Orin NX 16GB each" in tp[0].effect
+    q = kvplan.fit("Qwen/Qwen3-32B", "L4")  # a card of which a host holds several: unchanged
+    assert any(" x NVIDIA L4" in f.effect for f in q.fixes if f.flags.get("tensor_parallel_size"))

@@ -919,3 +919,18 @@ def test_the_expected_log_lines_say_what_a_compiling_first_start_logs():
                                                                   enforce_eager=True))),
                   render_files(spec_from_plan(standin_plan()))):  # nothing compiles; a plan that models no loss
         assert "empty compile cache" not in eager["serve.sh"] and "compiles them" not in eager["README.md"]
+
+
+def test_two_dgx_sparks_at_tp2_are_two_nodes_of_one_gpu(tmp_path):
+    # a GPU that comes one to a machine spans a node per rank: serve.sh wrote TP 2 as two GPUs of one host, with no Ray
+    # cluster, for two DGX Sparks (the blind MiniMax-M2.7 starts ran TP 2 over two GB10s)
+    import kvplan
+
+    p = kvplan.fit("Qwen/Qwen3-8B", "DGX Spark", tensor_parallel_size=2, max_model_len=8192)
+    spec = spec_from_plan(p)
+    assert spec.multi_node and spec.nodes == 2 and spec.nodes_text == "2 nodes of 1 GPU"
+    files = render_files(spec)
+    assert "This plan spans 2 nodes of 1 GPU (2 in all)" in files["serve.sh"]
+    assert "ray start --address=HEAD_NODE_IP:6379" in files["serve.sh"]
+    one = spec_from_plan(kvplan.fit("Qwen/Qwen3-8B", "DGX Spark", max_model_len=8192))
+    assert not one.multi_node and "ray start" not in render_files(one)["serve.sh"]

@@ -417,7 +417,7 @@ def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> _Offer | None:
             continue
         need = q.gpus_used
         flags: dict = {"tensor_parallel_size": tp}
-        where = f" on {need} x {p.gpu.name}"
+        where = _cards_text(need, p.gpu)
         node = 8  # GPUs of one HGX / DGX node (deploy.GPUS_PER_NODE)
         if tp > node and tp % node == 0 and a.pipeline_parallel_size == 1 and not p.gpu.one_per_machine:
             # more ranks than a node holds: vLLM's multi-node layout is TP within a node and PP across nodes (vLLM docs,
@@ -439,8 +439,18 @@ def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> _Offer | None:
     if last is None:
         return None
     tp, q = last  # none of them starts: the largest accepted, to show how far it is
-    return _Offer(Fix(f"tensor parallel {tp}", {"tensor_parallel_size": tp}, _effect(q) + f" on {q.gpus_used} x {p.gpu.name}",
+    return _Offer(Fix(f"tensor parallel {tp}", {"tensor_parallel_size": tp}, _effect(q) + _cards_text(q.gpus_used, p.gpu),
                       False))
+
+
+def _cards_text(need: int, gpu: GPUSpec) -> str:
+    """Where a tensor-parallel fix runs: `need` cards of one machine, or, for a GPU that comes one to a machine (a
+    laptop's, a Jetson module, a DGX Spark), as many machines joined over the network, which vLLM runs as one
+    multi-node server (a Ray cluster, as `kvplan scaffold` writes it)."""
+    if gpu.one_per_machine:
+        return (f" over {need} machines with one {gpu.name} each (tensor parallelism across the network: a multi-node "
+                "server on a Ray cluster)")
+    return f" on {need} x {gpu.name}"
 
 
 def first_start_holds(q: Plan | None) -> bool:

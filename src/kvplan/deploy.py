@@ -144,6 +144,11 @@ class ScaffoldSpec:
         return math.ceil(self.gpus / self.gpus_per_node)
 
     @property
+    def nodes_text(self) -> str:
+        """'2 nodes of 8 GPUs', '2 nodes of 1 GPU' (DGX Sparks)."""
+        return f"{self.nodes} nodes of {self.gpus_per_node} GPU{'' if self.gpus_per_node == 1 else 's'}"
+
+    @property
     def probe_start(self) -> StartupPrediction:
         """The start the Kubernetes startupProbe covers: the weights are on the PVC before vLLM starts (the init
         container downloaded them, or the operator copied a local folder there), so never a download."""
@@ -611,7 +616,9 @@ def spec_from_plan(
         tensor_parallel_size=tp, pipeline_parallel_size=pp, gated=bool(_get(m, "gated", default=False)),
         weights_bytes_total=w_total, flags=tuple(flags), arithmetic=tuple(arithmetic), env=env,
         vllm_log=tuple(_get(plan, "vllm_log", default=()) or ()), startup_first=first, startup_restart=restart,
-        gpus_per_node=gpus_per_node, fits=bool(plan.fits), plan_error=_get(plan, "error"), data_parallel_size=dp,
+        # a GPU that comes one to a machine (a DGX Spark, a laptop's) spans a node per rank: two Sparks at TP 2 are a
+        # two-node server on a Ray cluster, not two GPUs of one host
+        gpus_per_node=1 if _get(g, "one_per_machine", default=False) else gpus_per_node, fits=bool(plan.fits), plan_error=_get(plan, "error"), data_parallel_size=dp,
         pooling=pooling, local_dir=str(local_dir) if local_dir else None, startup_first_from_volume=from_volume,
         draft_model_id=draft_id, draft_revision=draft_revision, draft_weights_bytes=draft_bytes,
         cold_start_loss_bytes=cold_start_margin_bytes(plan),
@@ -1228,7 +1235,7 @@ spec:
         worker_cmd = ("bash /vllm-workspace/examples/online_serving/multi-node-serving.sh worker "
                       "--ray_address=$(LWS_LEADER_ADDRESS)")
         files["k8s/leaderworkerset.yaml"] = f"""\
-# {spec.model_id} on {spec.gpus} x {spec.gpu_name} = {spec.nodes} nodes of {per_node}: more GPUs than one node has,
+# {spec.model_id} on {spec.gpus} x {spec.gpu_name} = {spec.nodes_text}: more GPUs than one node has,
 # so one vLLM instance spans nodes with Ray, as vLLM documents it (docs/deployment/frameworks/lws.md:
 # LeaderWorkerSet + examples/online_serving/multi-node-serving.sh; TP within a node, PP across nodes).
 # Needs the LeaderWorkerSet controller: https://github.com/kubernetes-sigs/lws
@@ -1330,7 +1337,7 @@ def _multi_node_steps(spec: ScaffoldSpec) -> list[str]:
     if not spec.multi_node:
         return []
     others = "the other node" if spec.nodes == 2 else f"each of the other {spec.nodes - 1} nodes"
-    return [f"This plan spans {spec.nodes} nodes of {spec.gpus_per_node} GPUs ({spec.gpus} in all): one vLLM server over a "
+    return [f"This plan spans {spec.nodes_text} ({spec.gpus} in all): one vLLM server over a "
             "Ray cluster, started before serve.sh.",
             "On the head node: ray start --head --port=6379",
             f"On {others}: ray start --address=HEAD_NODE_IP:6379",
@@ -1394,7 +1401,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
                                         entry_sh=" ".join([*spec.entrypoint, *spec.model_flag])),
         "docker-compose.yml": COMPOSE.substitute(
             common, entrypoint=_flow_list(spec.entrypoint, _compose_str), command=_compose_command(spec),
-            multi_node_compose=(f"# NOT for one host: this plan spans {spec.nodes} nodes of {spec.gpus_per_node} GPUs and compose "
+            multi_node_compose=(f"# NOT for one host: this plan spans {spec.nodes_text} and compose "
                                 f"reserves devices on one machine only; use k8s/ (LeaderWorkerSet) or serve.sh on a Ray "
                                 f"cluster (see serve.sh).\n" if steps else ""),
             compose_port=f"${{PORT:-{spec.port}}}",
