@@ -272,3 +272,19 @@ def test_diagnose_memory_fix_names_the_fp8_kv_cache_an_rtx_3090_takes():
     for line in lines:
         fixes = [f.fix for f in diagnose(parse_lines([line])).findings]
         assert any("fp8_e5m2 on a GPU below compute capability 8.9" in f for f in fixes), fixes
+
+
+def test_reconcile_names_ecc_where_the_logs_total_is_15_16_of_the_card_named():
+    # an RTX A6000 with ECC on has 44.55 GiB (the blind MoE-SD host; 46,068 of 49,140 MiB): reconciled with --gpu
+    # 'RTX A6000' it read 'the log may come from another GPU'
+    from dataclasses import replace
+
+    from kvplan.logs import StartupLog
+    from kvplan.reconcile import gpu_total_mismatch
+
+    plan = kvplan.fit("Qwen/Qwen3-8B", "RTX A6000", max_model_len=4096)
+    log = replace(StartupLog(), total_gib=round(plan.gpu.total_bytes / (1 << 30) * 15 / 16, 2))
+    note = gpu_total_mismatch(log, plan, {"gpu": "RTX A6000"})
+    assert note and "ECC turned on" in note and f"--gpu-gib {log.total_gib:.2f}" in note and "another GPU" not in note
+    other = replace(StartupLog(), total_gib=round(plan.gpu.total_bytes / (1 << 30) * 0.8, 2))  # not ECC's share
+    assert "another GPU" in gpu_total_mismatch(other, plan, {"gpu": "RTX A6000"})

@@ -704,6 +704,8 @@ def unstated_plan_flags(log: StartupLog, kwargs: Mapping[str, Any]) -> tuple[str
 # how far a GPU's total (the catalog's, or --gpu-gib / --gpu-gb) may sit from the total the log printed before reconcile
 # says the log may come from another GPU: the catalog's totals are CUDA's to within about 1 % (driver reserves, ECC)
 GPU_TOTAL_MISMATCH = 0.03
+# the share of a GDDR card's memory left with ECC on (inline ECC keeps 1/16 for the check bits)
+ECC_SHARE = 15 / 16
 
 
 def gpu_total_mismatch(log: StartupLog, plan, given: Mapping[str, Any]) -> Optional[str]:
@@ -722,6 +724,13 @@ def gpu_total_mismatch(log: StartupLog, plan, given: Mapping[str, Any]) -> Optio
         return (f"the log's GPU has {log.total_gib:.2f} GiB in all, the {gpu.name} planned (--gpu) {planned:.2f} GiB, "
                 f"its native Linux total; the log ran under WSL2 (line {log.wsl2_line[0]}), where CUDA's total is the "
                 "card's nvidia-smi memory.total: add --wsl2 to plan that, or drop --gpu to plan with the log's own total")
+    if flag == "--gpu" and abs(log.total_gib / planned - ECC_SHARE) <= 0.005:
+        # GDDR cards keep ECC in the memory itself and give up 1/16 of it when ECC is on: an RTX A6000 reports 49,140 MiB
+        # with ECC off and 46,068 with it on (public nvidia-smi outputs; tests/data/SOURCES-logs.md, Forty-eighth round,
+        # the MoE-SD host at 44.55 GiB against the catalog's 47.54); the catalog holds the total seen in a public log
+        return (f"the log's GPU has {log.total_gib:.2f} GiB in all, 15/16 of the {gpu.name}'s {planned:.2f} GiB planned "
+                "(--gpu): that card with ECC turned on, which takes 1/16 of a GDDR card's memory (nvidia-smi -q -d ECC "
+                f"shows the mode); plan it with --gpu-gib {log.total_gib:.2f}, or drop --gpu to plan with the log's own total")
     return (f"the log's GPU has {log.total_gib:.2f} GiB in all, the {gpu.name} planned ({flag}) {planned:.2f} GiB: the "
             f"log may come from another GPU, and the gaps then include the difference (drop {flag} to plan with the "
             "log's own total)")
