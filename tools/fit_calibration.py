@@ -736,8 +736,71 @@ def estimate_report() -> None:
             print(f"     {name:14} {graph_errors(group, lambda r: formula(r, *params))}")
 
 
+_PROFILE_CAPTURE_RE = re.compile(r"Graph capturing finished in [0-9.]+ secs?, took ([0-9.]+) GiB")
+
+
+def mrv2_estimate_records(files=GRAPH_FILES) -> list[dict]:
+    """One row per CUDA startup of model runner v2 with its own estimate (0.29+, versions.py mrv2_cudagraph_estimate)
+    that states it (the pool line), with kvplan's estimate (plan.measured_terms: the capture fit's formula for the
+    profile's capture + 1 MiB per FULL graph past the two sampled, plan.cudagraphs.mrv2_graph_estimate_bytes) and, where
+    the log also quotes the profile's own capture (the first 'Graph capturing finished ... took X GiB', printed by the
+    capture_model() that profile_cudagraph_memory runs), the per-FULL-graph cost that vLLM extrapolated:
+    (estimate - profile capture) / (FULL graphs - 2) (v1/worker/gpu/cudagraph_utils.py _extrapolate_full_graph_memory,
+    0.29.0: measured - (s0 + s1) + s0 + (n - 1) x s1), which vLLM's source floors at 1 MiB and does not otherwise give."""
+    from kvplan.plan import _full_graph_sizes, measured_terms
+
+    excerpts: dict[str, str] = {}
+    for line in _EXCERPTS.read_text().splitlines():
+        if line.strip():
+            d = json.loads(line)
+            excerpts[d["source_url"]] = excerpts.get(d["source_url"], "") + "\n".join(d["lines"])
+    out = []
+    for tag, path in files:
+        records = load_records(path)
+        plans: dict[str, object] | None = None
+        for rec in records:
+            text = json.dumps(rec.get("notes", "")) + excerpts.get(rec.get("source", ""), "")
+            pool = _POOL_RE.search(text)
+            if not pool:
+                continue
+            if plans is None:
+                plans = {r["id"]: q for field in ("cudagraph_gib", "kv_cache_gib") for r, q in planned_logging(records, field)}
+            p = plans.get(rec["id"])
+            if (p is None or model_runner(p.model, p.args, p.rules) != "v2" or not p.rules.mrv2_cudagraph_estimate
+                    or (p.gpu.vendor or "").upper() == "AMD"):
+                continue
+            f = term_features(p.model, p.gpu, p.args, p.rules)
+            g = f.graphs
+            if not f.n_sizes or g is None:
+                continue
+            full = _full_graph_sizes(g.sizes, p.args.max_num_seqs, p.args.decode_query_len) * g.lora_cases
+            capture = _PROFILE_CAPTURE_RE.search(text)
+            logged, profile = float(pool.group(2)) * GIB, float(capture.group(1)) * GIB if capture else None
+            out.append({"file": tag, "id": rec["id"], "release": p.rules.release, "gpu": p.gpu.name, "pw": len(g.sizes),
+                        "full": full, "layers": f.n_layers, "logged": logged, "actual": float(pool.group(1)) * GIB,
+                        "profile": profile, "charged": measured_terms(p.model, p.gpu, p.args, p.rules)["cudagraph"][0],
+                        "per_graph": (logged - profile) / (full - 2) if profile is not None and full > 2 else None})
+    return out
+
+
+def mrv2_estimate_report() -> None:
+    rows = mrv2_estimate_records()
+    print(f"## model runner v2's own CUDA-graph estimate (0.29+) stated by {len(rows)} CUDA startups")
+    print("   record                                                    vLLM   PW/FULL layers  estimate  profile  actual  "
+          "kvplan  per FULL graph past two")
+    for r in sorted(rows, key=lambda r: (r["release"], r["id"])):
+        prof = f"{r['profile'] / GIB:5.2f}" if r["profile"] is not None else "    -"
+        per = f"{r['per_graph'] / 1024 ** 2:5.2f} MiB" if r["per_graph"] is not None else "    -"
+        print(f"   {r['id'][:57]:57} {'.'.join(map(str, r['release'])):6} {r['pw']:3}/{r['full']:<3} {r['layers']:5}   "
+              f"{r['logged'] / GIB:5.2f}    {prof}   {r['actual'] / GIB:5.2f}   {r['charged'] / GIB:5.2f}  {per}")
+    if rows:
+        print(f"   kvplan: {graph_errors(rows, lambda r: r['charged'])}; signed median "
+              f"{statistics.median((r['charged'] - r['logged']) / GIB for r in rows):+.2f} GiB")
+
+
 if __name__ == "__main__" and "--estimates" in sys.argv:
     estimate_report()
+    mrv2_estimate_report()
 elif __name__ == "__main__" and "--graphs" in sys.argv:
     graph_report()
 elif __name__ == "__main__" and "--write-residuals" not in sys.argv:

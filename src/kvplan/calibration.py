@@ -76,7 +76,13 @@ MIB = 1024 ** 2
 # prints each fitted and scored).
 _G_CONST, _G_PER = 0.12 * GIB, 0.25 * MIB
 # the capture alone, for a plan of an era whose coefficients are the estimate's (model runner v2 before 0.29, which
-# subtracts no estimate and captures after the KV allocation: plan.measured_terms)
+# subtracts no estimate and captures after the KV allocation: plan.measured_terms), and the capture model runner v2's
+# own estimate measures from 0.29 (every PIECEWISE graph and the two largest FULL ones, captured against a throwaway
+# pool), to which kvplan adds 1 MiB per further FULL graph (plan.cudagraphs.mrv2_graph_estimate_bytes). On the 14 CUDA
+# startups of 0.29-0.31 that log that estimate (tools/fit_calibration.py --estimates) it charges |error| median 0.12,
+# max 0.17 GiB, signed median +0.12 (the former flat 0.25 GiB + 1 MiB per further FULL graph: 0.06, 0.56, -0.06);
+# refitted there (L1) the slope stays 0.25 MiB and the constant goes to 0 (median 0.03, max 0.29 GiB), a fit not
+# made: those startups include the 0.29.0 Qwen3.5-4B L4 one whose pool the change was checked on
 CAPTURE_G_CONST, CAPTURE_G_PER = _G_CONST, _G_PER
 # From 0.20 the budget subtracts vLLM's estimate (gpu_model_runner.py profile_cudagraph_memory: the first two graphs of
 # each mode measured on a throwaway pool, the rest extrapolated), so the term moves the KV pool, and the KV-pool fit of

@@ -804,8 +804,10 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # Whether model runner v2 estimates its CUDA-graph memory before the KV allocation: not before 0.29
     # (v1/worker/gpu/model_runner.py profile_cudagraph_memory returns 0, 0.26.0 and 0.28.0 wheels; capture_model still
     # captures PIECEWISE then FULL graphs into the global pool after it, v1/worker/gpu/cudagraph_utils.py
-    # CudaGraphManager.capture, 0.26.0); from 0.29 the real capture against a throwaway pool, FULL graphs past the
-    # second extrapolated at >= 1 MiB each (v1/worker/gpu/cudagraph_utils.py)
+    # CudaGraphManager.capture, 0.26.0); from 0.29 the real capture against a throwaway pool, every PIECEWISE graph
+    # measured, FULL graphs past the second extrapolated from the second sample at >= 1 MiB each
+    # (v1/worker/gpu/cudagraph_utils.py profile_cudagraph_memory, _extrapolate_full_graph_memory, 0.29.0 and 0.33.0;
+    # kvplan: plan.cudagraphs.mrv2_graph_estimate_bytes)
     "mrv2_cudagraph_estimate": [((0, 0, 0), False), ((0, 29, 0), True)],
     # What VLLM_USE_V2_MODEL_RUNNER=1 forcing model runner v2 is refused for (VllmConfig._validate_v2_model_runner,
     # config/vllm.py, from 0.20; plan.check_model_runner_env): "eagle_mtp_only", any speculative method but eagle, eagle3 and

@@ -36,6 +36,32 @@ def _full_graph_sizes(sizes: Iterable[int], max_num_seqs: int, q: int = 1) -> in
     return len({cdiv(s, q) * q for s in sizes if cdiv(s, q) * q <= top})
 
 
+# vLLM's floor for the per-graph cost of a FULL graph past the sampled ones, "driver overhead per graph"
+# (v1/worker/gpu/cudagraph_utils.py _MIN_PER_GRAPH_BYTES, 0.29.0 and 0.33.0 wheels; the V1 runner's profile_cudagraph_memory
+# takes the same 1 MiB floor per mode, v1/worker/gpu_model_runner.py, 0.21.0-0.33.0)
+MIN_PER_GRAPH_BYTES = 1 << 20
+# the FULL graphs model runner v2's profile captures (the largest ones) before extrapolating the rest
+# (cudagraph_utils.py _FULL_GRAPH_PROFILING_SAMPLES, 0.29.0 and 0.33.0 wheels)
+MRV2_FULL_SAMPLES = 2
+
+
+def mrv2_graph_estimate_bytes(measured: float, full_graphs: int) -> float:
+    """Model runner v2's CUDA-graph estimate (0.29+), given `measured`, the capture its profile measures, and
+    `full_graphs`, the FULL graphs the real capture takes (_full_graph_sizes x LoRA cases).
+
+    vLLM (v1/worker/gpu/cudagraph_utils.py profile_cudagraph_memory and _extrapolate_full_graph_memory, read in the
+    0.29.0 and 0.33.0 wheels) runs the real capture_model() against a throwaway pool with FULL capture capped at the
+    MRV2_FULL_SAMPLES largest FULL graphs: every PIECEWISE graph (and encoder or speculator graph) is captured and
+    measured in full, beside the two FULL samples s0 >= s1; it returns measured - (s0 + s1) + s0 + (full - 1) x
+    max(s1, 1 MiB). The second sample is the free memory the second FULL graph costs: its activations reuse the pool
+    the PIECEWISE captures (larger batches, captured first) and the first FULL graph left, and the runner's persistent
+    buffers (inputs, attention and GDN metadata, the hidden-states output) are allocated outside the sampled window,
+    so what it measures is the driver's and the allocator's per-graph cost, which nothing in the model or vLLM's
+    source gives; kvplan takes vLLM's floor, so the estimate is measured + (full - 2) x 1 MiB (the logged 0.29-0.31
+    starts imply 1-5 MiB: tools/fit_calibration.py --estimates)."""
+    return measured + max(full_graphs - MRV2_FULL_SAMPLES, 0) * MIN_PER_GRAPH_BYTES
+
+
 def rocm_graph_units(graphs: "CudaGraphPlan", n_layers: int, max_num_seqs: int, q: int = 1) -> int:
     """The hipGraphs a ROCm capture holds (calibration.py ROCM_G_PER_GRAPH): a PIECEWISE capture size is one graph per
     piece of the split model, decoder layers + 1 (the attention ops split it: config/compilation.py splitting_ops), a

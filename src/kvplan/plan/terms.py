@@ -15,7 +15,7 @@ from kvplan.calibration import CAPTURE_G_CONST, CAPTURE_G_PER, GIB, ROCM_G_PER_G
 from kvplan.plan.args import DRAFT_METHODS, EngineArgs, cdiv, compilation_object
 from kvplan.plan.cudagraphs import (_NO_COMPILATION_MODES, ColdStartLoss, CudaGraphPlan, _compilation_mode,
                                     _eager_forward, _full_graph_sizes, cold_start_pool_loss_bytes, cudagraph_plan,
-                                    model_runner, rocm_graph_units)
+                                    MRV2_FULL_SAMPLES, model_runner, mrv2_graph_estimate_bytes, rocm_graph_units)
 from kvplan.plan.kv import (_attention_page_per_token, _sparse_mla_latent_bytes, drafter_kv_layers, mxfp4_marlin_forced,
                             stage_cache_layers)
 from kvplan.plan.multimodal import SKIP_MM_PROFILING_NOTE, _multimodal_profile_bytes, mm_profiling_skipped
@@ -940,12 +940,17 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
             cg_formula = ("0: model runner v2 before 0.29 estimates no CUDA-graph memory (profile_cudagraph_memory "
                           f"returns 0); its capture, after the KV allocation, ~{capture / GIB:.2f} GiB = " + cg_formula)
         else:
-            # 0.29+: the real capture against a throwaway pool (all piecewise graphs measured, one shared pool), FULL
-            # graphs past the second extrapolated at >= 1 MiB each (v1/worker/gpu/cudagraph_utils.py)
+            # 0.29+: the real capture against a throwaway pool, every PIECEWISE graph measured, the two largest FULL
+            # graphs sampled and the rest extrapolated at >= 1 MiB each (cudagraphs.mrv2_graph_estimate_bytes): the
+            # measured part is a capture, so the capture fit's formula (calibration.py CAPTURE_G_*), as for 0.26-0.28
             full = _full_graph_sizes(g.sizes, args.max_num_seqs, args.decode_query_len) * g.lora_cases
-            capture = estimate = c.g_const + max(full - 1, 0) * 1024 ** 2
-            cg_formula = (f"model runner v2: {c.g_const / GIB:.2f} GiB (one shared pool) + {max(full - 1, 0)} further FULL "
-                          "decode graphs x 1 MiB" + (f" ({g.lora_cases} LoRA cases per size)" if g.lora_cases > 1 else ""))
+            measured = CAPTURE_G_CONST + CAPTURE_G_PER * f.graph_layer_sizes
+            capture = estimate = mrv2_graph_estimate_bytes(measured, full)
+            cg_formula = (f"model runner v2: the profile's capture {measured / GIB:.2f} GiB = {CAPTURE_G_CONST / GIB:.2f} GiB + "
+                          f"{CAPTURE_G_PER / 1024 ** 2:.3f} MiB x {f.n_layers} layers x {f.n_sizes} capture sizes"
+                          + (f" x {g.lora_cases} LoRA cases" if g.lora_cases > 1 else "")
+                          + f" (every PIECEWISE graph and the {min(full, MRV2_FULL_SAMPLES)} largest FULL ones), + "
+                          f"{max(full - MRV2_FULL_SAMPLES, 0)} further FULL decode graphs x 1 MiB (vLLM's floor per graph)")
     if (args.captures_cuda_graphs and g is not None and rules.cudagraph_rocm_cost == "per_graph"
             and (gpu.vendor or "").upper() == "AMD"):
         # ROCm from 0.26 (rules row cudagraph_rocm_cost; the releases that profile the graphs on ROCm too): a fixed cost
