@@ -63,14 +63,17 @@ def test_model_runner_v2_estimates_and_the_per_graph_cost_they_imply(tool, capsy
     """0.29+'s model runner v2 estimate (v1/worker/gpu/cudagraph_utils.py) is the profile's capture + (FULL graphs - 2)
     x the second FULL sample: where a log quotes both, the sample vLLM extrapolated is read back. The 0.29.0 Qwen3.5-4B
     L4 start (35 FULL graphs, 0.40 GiB profile capture, 0.47 GiB estimated) extrapolated ~2.2 MiB per graph, above
-    vLLM's 1 MiB floor that kvplan charges; kvplan's estimate is the capture fit's formula + 33 x 1 MiB."""
-    from kvplan.calibration import CAPTURE_G_CONST, CAPTURE_G_PER
+    vLLM's 1 MiB floor that kvplan charges; kvplan's estimate is 0.25 MiB x layers x sizes + 33 x 1 MiB."""
+    from kvplan.calibration import MRV2_G_CONST, MRV2_G_PER
     rows = tool.mrv2_estimate_records()
     assert len(rows) >= 14 and all(r["logged"] > 0 for r in rows)
     l4 = next(r for r in rows if r["id"] == "qwen3.5-4b-l4-udef-tp1-l32k-cold")
     assert (l4["pw"], l4["full"], l4["layers"]) == (51, 35, 32)
     assert (l4["logged"], l4["profile"], l4["actual"]) == (0.47 * GIB, 0.40 * GIB, 0.24 * GIB)
     assert l4["per_graph"] / 1024 ** 2 == pytest.approx(2.17, abs=0.01)
-    assert l4["charged"] == pytest.approx(CAPTURE_G_CONST + CAPTURE_G_PER * 32 * 51 + 33 * 1024 ** 2, abs=2)
+    assert l4["charged"] == pytest.approx(MRV2_G_CONST + MRV2_G_PER * 32 * 51 + 33 * 1024 ** 2, abs=2)
+    # the fit the coefficients come from, on all of them and without the L4 start
+    fits = tool.mrv2_estimate_fits(rows)
+    assert [f[:2] for f in fits.values()] == [(MRV2_G_CONST, MRV2_G_PER)] * 2
     tool.mrv2_estimate_report()
     assert "model runner v2's own CUDA-graph estimate" in capsys.readouterr().out

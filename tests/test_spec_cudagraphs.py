@@ -234,10 +234,11 @@ def test_model_runner_v2_before_0_29_subtracts_nothing_but_still_captures():
 def test_model_runner_v2_estimate_measures_every_piecewise_graph():
     """0.29+'s model runner v2 estimate (v1/worker/gpu/cudagraph_utils.py profile_cudagraph_memory, 0.29.0 and 0.33.0
     wheels) is the real capture against a throwaway pool, every PIECEWISE graph measured and FULL capture capped at the
-    two largest graphs, the rest extrapolated from the second sample at >= 1 MiB each: kvplan charges the capture fit's
-    formula for the measured part, so the estimate grows with layers x PIECEWISE sizes (it was a flat 0.25 GiB + 1 MiB
-    per further FULL graph, whatever the model: the 0.29.0 Qwen3.5-4B L4 start logs 0.47 GiB estimated, kvplan 0.28)."""
-    from kvplan.calibration import CAPTURE_G_CONST, CAPTURE_G_PER
+    two largest graphs, the rest extrapolated from the second sample at >= 1 MiB each: kvplan charges the measured part
+    per layer x capture size (calibration.py MRV2_G_*), so the estimate grows with layers x PIECEWISE sizes (it was a
+    flat 0.25 GiB + 1 MiB per further FULL graph, whatever the model: the 0.29.0 Qwen3.5-4B L4 start logs 0.47 GiB
+    estimated, kvplan 0.28, now 0.43)."""
+    from kvplan.calibration import MRV2_G_CONST, MRV2_G_PER
     from kvplan.plan import _full_graph_sizes
     from kvplan.plan.cudagraphs import mrv2_graph_estimate_bytes
     mib = 1024 ** 2
@@ -253,16 +254,16 @@ def test_model_runner_v2_estimate_measures_every_piecewise_graph():
         n = p.cudagraphs["num_capture_sizes"]
         full = _full_graph_sizes(p.cudagraphs["capture_sizes"], 256)
         assert (n, full) == (51, 35)
-        assert p.cudagraph_bytes == pytest.approx(CAPTURE_G_CONST + CAPTURE_G_PER * p.model.num_layers * n
+        assert p.cudagraph_bytes == pytest.approx(MRV2_G_CONST + MRV2_G_PER * p.model.num_layers * n
                                                   + (full - 2) * mib, abs=2)
         (term,) = [t for t in p.terms if t.name == "cudagraph"]
         assert "33 further FULL decode graphs x 1 MiB" in term.formula
     # 64 layers against 48: 16 x 51 more layer x size captures, 0.25 MiB each
-    assert large.cudagraph_bytes - small.cudagraph_bytes == pytest.approx(16 * 51 * CAPTURE_G_PER, abs=2)
+    assert large.cudagraph_bytes - small.cudagraph_bytes == pytest.approx(16 * 51 * MRV2_G_PER, abs=2)
     # fewer sequences, fewer PIECEWISE sizes (up to 2 x 16) and FULL graphs (up to 16): a smaller estimate
     few = kvplan.fit("Qwen/Qwen3.5-27B", "H200", vllm_version="0.29.0", max_num_seqs=16, **kw)
     assert few.cudagraphs["num_capture_sizes"] == 7  # 1, 2, 4, 8, 16, 24, 32
-    assert few.cudagraph_bytes == pytest.approx(CAPTURE_G_CONST + CAPTURE_G_PER * 64 * 7 + 3 * mib, abs=2)
+    assert few.cudagraph_bytes == pytest.approx(MRV2_G_CONST + MRV2_G_PER * 64 * 7 + 3 * mib, abs=2)
     # 0.23.0 runs model runner v1 for a hybrid: its estimate keeps V1-e's formula
     v1 = kvplan.fit("Qwen/Qwen3.5-27B", "H200", vllm_version="0.23.0", max_num_seqs=256, **kw)
     c = coefficients_for(v1.rules.era)

@@ -783,6 +783,31 @@ def mrv2_estimate_records(files=GRAPH_FILES) -> list[dict]:
     return out
 
 
+def _mrv2_form(r, const, per):
+    """calibration.py MRV2_G_CONST + MRV2_G_PER x layers x capture sizes (the profile's capture) + 1 MiB per FULL graph
+    past the two sampled (plan.cudagraphs.mrv2_graph_estimate_bytes)."""
+    return const + per * r["layers"] * r["pw"] + max(r["full"] - 2, 0) * 1024 ** 2
+
+
+_MRV2_GRIDS = ([x * GIB / 100 for x in range(0, 41)], [x * 1024 ** 2 / 100 for x in range(0, 61)])
+# the start whose pool prompted the term (tests/data/SOURCES-logs.md, forty-sixth round): fitted without it as well
+_MRV2_HELD_OUT = "qwen3.5-4b-l4-udef-tp1-l32k-cold"
+
+
+def _fit_l1_exhaustive(rows, grids, formula) -> tuple[float, float]:
+    """The pair of the two grids minimising sum |predicted - logged| (every pair tried: the sum is flat along a ridge
+    of constant x slope trades, where _fit_l1's coordinate descent stops short)."""
+    return min(((c, p) for c in grids[0] for p in grids[1]),
+               key=lambda cp: sum(abs(formula(r, *cp) - r["logged"]) for r in rows))
+
+
+def mrv2_estimate_fits(rows) -> dict[str, tuple[float, float]]:
+    """The L1 fit of (MRV2_G_CONST, MRV2_G_PER) on every row and on the rows without the held-out start."""
+    return {"all": _fit_l1_exhaustive(rows, _MRV2_GRIDS, _mrv2_form),
+            f"without {_MRV2_HELD_OUT}": _fit_l1_exhaustive([r for r in rows if r["id"] != _MRV2_HELD_OUT], _MRV2_GRIDS,
+                                                              _mrv2_form)}
+
+
 def mrv2_estimate_report() -> None:
     rows = mrv2_estimate_records()
     print(f"## model runner v2's own CUDA-graph estimate (0.29+) stated by {len(rows)} CUDA startups")
@@ -796,6 +821,9 @@ def mrv2_estimate_report() -> None:
     if rows:
         print(f"   kvplan: {graph_errors(rows, lambda r: r['charged'])}; signed median "
               f"{statistics.median((r['charged'] - r['logged']) / GIB for r in rows):+.2f} GiB")
+        for label, (const, per) in mrv2_estimate_fits(rows).items():
+            print(f"   g_c + g_p x layers x sizes + (FULL - 2) x 1 MiB, fitted on {label}: {const / GIB:.2f} GiB, "
+                  f"{per / 1024 ** 2:.3f} MiB; {graph_errors(rows, lambda r: _mrv2_form(r, const, per))}")
 
 
 if __name__ == "__main__" and "--estimates" in sys.argv:

@@ -76,14 +76,20 @@ MIB = 1024 ** 2
 # prints each fitted and scored).
 _G_CONST, _G_PER = 0.12 * GIB, 0.25 * MIB
 # the capture alone, for a plan of an era whose coefficients are the estimate's (model runner v2 before 0.29, which
-# subtracts no estimate and captures after the KV allocation: plan.measured_terms), and the capture model runner v2's
-# own estimate measures from 0.29 (every PIECEWISE graph and the two largest FULL ones, captured against a throwaway
-# pool), to which kvplan adds 1 MiB per further FULL graph (plan.cudagraphs.mrv2_graph_estimate_bytes). On the 14 CUDA
-# startups of 0.29-0.31 that log that estimate (tools/fit_calibration.py --estimates) it charges |error| median 0.12,
-# max 0.17 GiB, signed median +0.12 (the former flat 0.25 GiB + 1 MiB per further FULL graph: 0.06, 0.56, -0.06);
-# refitted there (L1) the slope stays 0.25 MiB and the constant goes to 0 (median 0.03, max 0.29 GiB), a fit not
-# made: those startups include the 0.29.0 Qwen3.5-4B L4 one whose pool the change was checked on
+# subtracts no estimate and captures after the KV allocation: plan.measured_terms)
 CAPTURE_G_CONST, CAPTURE_G_PER = _G_CONST, _G_PER
+# Model runner v2's own estimate from 0.29 (v1/worker/gpu/cudagraph_utils.py profile_cudagraph_memory, 0.29.0 and
+# 0.33.0 wheels): the free memory a capture of every PIECEWISE graph and of the two largest FULL ones costs against a
+# throwaway pool, + (FULL graphs - 2) x the second FULL sample, at least 1 MiB (plan.cudagraphs.mrv2_graph_estimate_bytes,
+# which charges the floor). The measured capture: MRV2_G_CONST + MRV2_G_PER x decoder layers x capture sizes, the L1 fit
+# (tools/fit_calibration.py --estimates) on the 14 CUDA startups of 0.29-0.31 that log the estimate ('CUDA graph pool
+# memory: A GiB (actual), B GiB (estimated)'): 0 GiB + 0.25 MiB, the capture fit's slope without its constant; the same
+# fitted without the 0.29.0 Qwen3.5-4B L4 start (0.47 GiB logged, 0.43 charged) whose pool prompted it. |error| median
+# 0.03, p90 0.21, max 0.29 GiB (Qwen3-8B on H100, 0.77 logged, 0.48 charged; Qwen3-Coder-30B-A3B FP8 on H100 0.84 / 0.63), signed
+# median -0.00, against 0.06 / 0.56 / -0.06 for the former flat 0.25 GiB + 1 MiB per further FULL graph, and 0.12 /
+# 0.17 / +0.12 for the capture fit's 0.12 GiB + 0.25 MiB (the real capture after the KV allocation, which these startups
+# log at about half their estimate: 'Graph capturing finished ... took' 0.24 GiB against 0.47 for the L4 start).
+MRV2_G_CONST, MRV2_G_PER = 0.0, 0.25 * MIB
 # From 0.20 the budget subtracts vLLM's estimate (gpu_model_runner.py profile_cudagraph_memory: the first two graphs of
 # each mode measured on a throwaway pool, the rest extrapolated), so the term moves the KV pool, and the KV-pool fit of
 # that group (no coefficient of which is a graph term) was made with 0.25 GiB + 0.287 MiB per layer x size, the former

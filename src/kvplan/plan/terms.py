@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from kvplan.calibration import CAPTURE_G_CONST, CAPTURE_G_PER, GIB, ROCM_G_PER_GRAPH, coefficients_for
+from kvplan.calibration import (CAPTURE_G_CONST, CAPTURE_G_PER, GIB, MRV2_G_CONST, MRV2_G_PER, ROCM_G_PER_GRAPH,
+                                coefficients_for)
 from kvplan.plan.args import DRAFT_METHODS, EngineArgs, cdiv, compilation_object
 from kvplan.plan.cudagraphs import (_NO_COMPILATION_MODES, ColdStartLoss, CudaGraphPlan, _compilation_mode,
                                     _eager_forward, _full_graph_sizes, cold_start_pool_loss_bytes, cudagraph_plan,
@@ -942,12 +943,12 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         else:
             # 0.29+: the real capture against a throwaway pool, every PIECEWISE graph measured, the two largest FULL
             # graphs sampled and the rest extrapolated at >= 1 MiB each (cudagraphs.mrv2_graph_estimate_bytes): the
-            # measured part is a capture, so the capture fit's formula (calibration.py CAPTURE_G_*), as for 0.26-0.28
+            # measured part grows with layers x capture sizes (calibration.py MRV2_G_*, fitted on the logged estimates)
             full = _full_graph_sizes(g.sizes, args.max_num_seqs, args.decode_query_len) * g.lora_cases
-            measured = CAPTURE_G_CONST + CAPTURE_G_PER * f.graph_layer_sizes
+            measured = MRV2_G_CONST + MRV2_G_PER * f.graph_layer_sizes
             capture = estimate = mrv2_graph_estimate_bytes(measured, full)
-            cg_formula = (f"model runner v2: the profile's capture {measured / GIB:.2f} GiB = {CAPTURE_G_CONST / GIB:.2f} GiB + "
-                          f"{CAPTURE_G_PER / 1024 ** 2:.3f} MiB x {f.n_layers} layers x {f.n_sizes} capture sizes"
+            cg_formula = (f"model runner v2: the profile's capture {measured / GIB:.2f} GiB = {MRV2_G_CONST / GIB:.2f} GiB + "
+                          f"{MRV2_G_PER / 1024 ** 2:.3f} MiB x {f.n_layers} layers x {f.n_sizes} capture sizes"
                           + (f" x {g.lora_cases} LoRA cases" if g.lora_cases > 1 else "")
                           + f" (every PIECEWISE graph and the {min(full, MRV2_FULL_SAMPLES)} largest FULL ones), + "
                           f"{max(full - MRV2_FULL_SAMPLES, 0)} further FULL decode graphs x 1 MiB (vLLM's floor per graph)")
