@@ -81,13 +81,19 @@ def test_a_given_size_above_max_num_batched_tokens_is_dropped_as_vllm_does():
 
 
 def test_the_full_decode_split_follows_the_given_largest_size():
-    """Model runner v2 (0.29+) estimates its graphs as one shared pool plus 1 MiB per FULL decode graph past the first,
-    the capture sizes up to max_num_seqs: fewer given sizes, fewer FULL graphs."""
+    """Model runner v2 (0.29+) estimates its graphs as the profile's capture (0.25 MiB per layer x capture size,
+    calibration.py MRV2_G_PER) plus 1 MiB per FULL decode graph past the two sampled, the capture sizes up to
+    max_num_seqs: fewer given sizes, fewer PIECEWISE captures and FULL graphs."""
     base = _fit("0.33.0")
     given = _fit("0.33.0", cudagraph_capture_sizes="1,2,4,8")
     assert given.cudagraphs["model_runner"] == "v2"
     full_base = len([s for s in base.cudagraphs["capture_sizes"] if s <= base.args.max_num_seqs])
-    assert base.cudagraph_bytes - given.cudagraph_bytes == (full_base - 4) * 1024 ** 2
+    from kvplan.calibration import MRV2_G_PER
+    n_base = base.cudagraphs["num_capture_sizes"]
+    assert given.cudagraphs["num_capture_sizes"] == 4
+    # (n_base - 4) x layers fewer PIECEWISE captures at 0.25 MiB, and (full_base - 2) - (4 - 2) fewer FULL graphs at 1 MiB
+    assert base.cudagraph_bytes - given.cudagraph_bytes == pytest.approx(
+        MRV2_G_PER * base.model.num_layers * (n_base - 4) + (full_base - 4) * 1024 ** 2, abs=2)
 
 
 def test_speculative_rounding_applies_to_given_sizes():
