@@ -154,5 +154,8 @@ def test_a_cold_first_start_that_would_fall_below_max_num_seqs_in_state_blocks_i
     assert f"--max-num-seqs {blocks} or less" in warned[0]
     assert not cold(max_num_seqs=300, language_model_only=True)[1]
     assert not cold(max_num_seqs=400, language_model_only=True, vllm_version="0.19.1")[1]
-    assert not cold(max_num_seqs=400)[1] and cold(max_num_seqs=400)[0].first_start["loss_bytes_most"] == 0
+    # with images on the multimodal profile leaves 389 state blocks (401 before model runner v2's graph estimate charged
+    # 0.25 MiB x 64 layers x sizes, 0.84 GiB against 0.29): 388 sequences sit one block under it, as 400 did under 401
+    with_images, warned = cold(max_num_seqs=388)
+    assert with_images.num_gpu_blocks == 389 and not warned and with_images.first_start["loss_bytes_most"] == 0
     assert not cold(max_num_seqs=400, language_model_only=True, enforce_eager=True)[1]

@@ -68,10 +68,12 @@ def test_auto_length_does_not_answer_a_context_shorter_than_one_block():
 
 
 def test_auto_length_says_one_block_when_even_that_misses_the_concurrency():
-    # Qwen2.5-7B on an L4 at 0.705 utilization: about 27 blocks at a 16-token context (0.7 left none once model runner
-    # v2's sampler state is charged; 0.707 left about 15 while V1-f charged 0.20 GiB of non-torch memory, 78 at its 0.15),
+    # Qwen2.5-7B on an L4 at 0.709 utilization: about 15 blocks at a 16-token context (0.7 left none once model runner
+    # v2's sampler state is charged; 0.707 left about 15 while V1-f charged 0.20 GiB of non-torch memory, 78 at its 0.15;
+    # 0.705 left 27 until model runner v2's graph estimate charged 0.25 MiB x 28 layers x 51 sizes + 33 MiB, 0.38 GiB
+    # against 0.28, and now leaves none; 0.71 leaves 41, which would reach 32x),
     # so 32 requests never fit; the message said "even 1-token requests", a length the search no longer offers
-    r = subprocess.run(["kvplan", "fit", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "L4", "--gpu-memory-utilization", "0.705",
+    r = subprocess.run(["kvplan", "fit", "Qwen/Qwen2.5-7B-Instruct", "--gpu", "L4", "--gpu-memory-utilization", "0.709",
                         "--max-model-len", "auto", "--concurrency", "32"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "--concurrency: even 16-token requests (one block) do not reach 32x" in r.stderr
