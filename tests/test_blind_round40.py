@@ -80,6 +80,7 @@ def test_the_l40s_qwen3_14b_starts_exact_given_the_pool():
     for rid in (Q14_AWQ, Q14_TUNED):
         assert -2.0 < scored[rid].error_pct["weights_gib"] < -1.0  # 9.30 against 9.44 GiB: the AWQ stand-in config
     # over at first scoring: +12.17 / +5.27 / +3.28 %; the BF16 default start about 1.35 GiB (a change that places the
-    # missing profile peak should move this test with it)
-    assert scored[Q14].error_pct["kv_cache_gib"] > 10
+    # missing profile peak should move this test with it). +9.94 % (1.10 GiB) since model runner v2's graph estimate
+    # charges 0.25 MiB x 40 layers x 51 sizes + 33 MiB (0.53 GiB, the flat 0.28 before; the log's capture took 0.44)
+    assert scored[Q14].error_pct["kv_cache_gib"] > 9
     assert 0 < scored[Q14_TUNED].error_pct["kv_cache_gib"] < scored[Q14_AWQ].error_pct["kv_cache_gib"] < 7

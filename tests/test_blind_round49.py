@@ -53,8 +53,12 @@ def test_the_drafter_costs_the_pool():
 
 def test_end_to_end_pools():
     # kvplan's pool is 0.39-0.59 GiB above the log's: its activation peak is 0.5-0.7 GiB short of the logged 2.20-2.36
-    # GiB, partly offset by a CUDA-graph estimate above the logged 0.06-0.18 GiB (SOURCES-logs.md, forty-ninth round);
-    # the bound is the first scoring's, so a change that moves them the wrong way fails here
+    # GiB (SOURCES-logs.md, forty-ninth round). At first scoring (+4.34 / +5.85 / +6.94 %) a flat 0.25 GiB CUDA-graph
+    # estimate, above the logged 0.06-0.18 GiB capture, offset part of that; model runner v2's estimate grows with layers
+    # x capture sizes (16 sequences: 7 sizes; 0.25 MiB x 32 layers x 7 + 3 x 1 MiB = 0.06 GiB, the drafters' graphs on top),
+    # within 0.05 GiB of each logged capture, so the pool carries the peak's miss alone: +6.55 / +7.78 / +8.24 %. The
+    # bound is that scoring's, so a change that moves them the wrong way fails here
     got = {res.id: res for res in validate_records(list(_records().values()))}
-    for rid, first in ((BASE, 4.34), (MTP1, 5.85), (MTP2, 6.94)):
+    for rid, first in ((BASE, 6.55), (MTP1, 7.78), (MTP2, 8.24)):
         assert 0 < got[rid].error_pct["kv_cache_gib"] < first + 1.5, rid
+        assert abs(got[rid].predicted["cudagraph_gib"] - got[rid].observed["cudagraph_gib"]) < 0.05, rid

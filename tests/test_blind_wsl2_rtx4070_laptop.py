@@ -54,9 +54,11 @@ def test_the_compiled_starts_land_in_the_first_start_range():
         # the printed GiB has two decimals: half a hundredth either side. Charged 0.20 GiB of non-torch memory (V1-f's
         # constant until five 0.27+ startups logged theirs) both starts fell inside the range; charged 0.15 (their
         # median, calibration.py) the range's lower end is 1.97 GiB and the starts log 1.93 and 1.95: below it by
-        # 0.04 and 0.02 GiB, which this bound (0.05 GiB) states rather than hides
-        assert fs["kv_cache_bytes_least"] - 0.05 * GIB <= logged <= fs["kv_cache_bytes_most"] + 0.005 * GIB
-        assert logged < fs["kv_cache_bytes_least"] - 0.005 * GIB  # both: below it, beyond the print rounding
+        # 0.04 and 0.02 GiB. With model runner v2's graph estimate (0.30.0: 0.25 MiB x 28 layers x 51 sizes + 33 MiB,
+        # 0.38 GiB against the flat 0.28; a T4 start of this model logs 0.34 estimated) the range's lower end is 1.87 GiB
+        # and both starts lie inside it, within the print rounding
+        assert fs["kv_cache_bytes_least"] - 0.005 * GIB <= logged <= fs["kv_cache_bytes_most"] + 0.005 * GIB
+        assert logged > fs["kv_cache_bytes_least"] + 0.05 * GIB  # 1.93 and 1.95 GiB against 1.87: inside by 0.06+
 
 
 def test_the_ngram_cost_matches_the_logged_difference():
