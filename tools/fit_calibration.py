@@ -642,17 +642,23 @@ def stated_estimate(text: str, total_bytes: float) -> tuple[float | None, float 
     return value, float(pool.group(1)) * GIB if pool else None
 
 
+def _excerpts_by_source() -> dict[str, str]:
+    """log_excerpts.jsonl's lines joined per source URL (a record's `source`), for the estimate tables below."""
+    excerpts: dict[str, str] = {}
+    for line in _EXCERPTS.read_text().splitlines():
+        if line.strip():
+            d = json.loads(line)
+            excerpts[d["source_url"]] = excerpts.get(d["source_url"], "") + "\n".join(d["lines"])
+    return excerpts
+
+
 def estimate_records(files=GRAPH_FILES) -> list[dict]:
     """One row per V1-runner startup that states vLLM's CUDA-graph estimate: its graphs per mode, largest size, layers,
     and the estimate kvplan's term gives (calibration.py ESTIMATE_G_CONST + ESTIMATE_G_PER x layers x sizes, whether or
     not the release subtracts it)."""
     from kvplan.plan import _full_graph_sizes
 
-    excerpts: dict[str, str] = {}
-    for line in _EXCERPTS.read_text().splitlines():
-        if line.strip():
-            d = json.loads(line)
-            excerpts[d["source_url"]] = excerpts.get(d["source_url"], "") + "\n".join(d["lines"])
+    excerpts = _excerpts_by_source()
     out = []
     for tag, path in files:
         records = load_records(path)
@@ -749,11 +755,7 @@ def mrv2_estimate_records(files=GRAPH_FILES) -> list[dict]:
     0.29.0: measured - (s0 + s1) + s0 + (n - 1) x s1), which vLLM's source floors at 1 MiB and does not otherwise give."""
     from kvplan.plan import _full_graph_sizes, measured_terms
 
-    excerpts: dict[str, str] = {}
-    for line in _EXCERPTS.read_text().splitlines():
-        if line.strip():
-            d = json.loads(line)
-            excerpts[d["source_url"]] = excerpts.get(d["source_url"], "") + "\n".join(d["lines"])
+    excerpts = _excerpts_by_source()
     out = []
     for tag, path in files:
         records = load_records(path)
