@@ -652,14 +652,11 @@ def _excerpts_by_source() -> dict[str, str]:
     return excerpts
 
 
-def estimate_records(files=GRAPH_FILES) -> list[dict]:
-    """One row per V1-runner startup that states vLLM's CUDA-graph estimate: its graphs per mode, largest size, layers,
-    and the estimate kvplan's term gives (calibration.py ESTIMATE_G_CONST + ESTIMATE_G_PER x layers x sizes, whether or
-    not the release subtracts it)."""
-    from kvplan.plan import _full_graph_sizes
-
+def _graph_startups(files, stated, planned):
+    """(file tag, record, its text, plan, term features, graph plan) for each record of `files` whose text (its notes,
+    log_excerpts.jsonl's lines for its source, a committed log) passes `stated` and whose plan passes `planned`, with
+    graphs captured: planned as the fit plans them (their sources' dates), once per file."""
     excerpts = _excerpts_by_source()
-    out = []
     for tag, path in files:
         records = load_records(path)
         plans: dict[str, object] | None = None
@@ -667,28 +664,39 @@ def estimate_records(files=GRAPH_FILES) -> list[dict]:
             text = json.dumps(rec.get("notes", "")) + excerpts.get(rec.get("source", ""), "")
             if rec["id"] in _LOGS_OF:
                 text += _LOGS_OF[rec["id"]].read_text()
-            if not (_ESTIMATE_RE.search(text) or _POOL_RE.search(text) or _EQUIV_RE.search(text)):
+            if not stated(text):
                 continue
-            if plans is None:  # planned as the fit plans them (their sources' dates), once per file
+            if plans is None:
                 plans = {r["id"]: q for field in ("cudagraph_gib", "kv_cache_gib") for r, q in planned_logging(records, field)}
             p = plans.get(rec["id"])
-            if p is None or model_runner(p.model, p.args, p.rules) != "v1":
+            if p is None or not planned(p):
                 continue
             f = term_features(p.model, p.gpu, p.args, p.rules)
-            g = f.graphs
-            if not f.n_sizes or g is None:
-                continue
-            logged, pool = stated_estimate(text, p.total_bytes)
-            pw = len(g.sizes) if g.mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0
-            full = _full_graph_sizes(g.sizes, p.args.max_num_seqs, p.args.decode_query_len) if g.mode in _FULL_MODES else 0
-            out.append({"file": tag, "id": rec["id"], "release": p.rules.release, "gpu": p.gpu.name, "mode": g.mode,
-                        "tp": p.args.tensor_parallel_size, "pw": pw, "full": full, "n": f.n_sizes, "largest": g.largest,
-                        "layers": f.n_layers, "recurrent": sum(1 for layer in p.model.layers if layer.kind == "recurrent"),
-                        "drafter": g.drafter_layers * g.drafter_graphs, "hidden": p.model.hidden_size,
-                        "quant": p.model.quant.method if p.model.quant else None, "moe": p.model.is_moe,
-                        "integrated": f.integrated_memory, "logged": logged, "pool": pool,
-                        "charged": ESTIMATE_G_CONST + ESTIMATE_G_PER * f.graph_layer_sizes,
-                        "subtracted": p.rules.cudagraph_subtracted})
+            if f.n_sizes and f.graphs is not None:
+                yield tag, rec, text, p, f, f.graphs
+
+
+def estimate_records(files=GRAPH_FILES) -> list[dict]:
+    """One row per V1-runner startup that states vLLM's CUDA-graph estimate: its graphs per mode, largest size, layers,
+    and the estimate kvplan's term gives (calibration.py ESTIMATE_G_CONST + ESTIMATE_G_PER x layers x sizes, whether or
+    not the release subtracts it)."""
+    from kvplan.plan import _full_graph_sizes
+
+    out = []
+    for tag, rec, text, p, f, g in _graph_startups(
+            files, lambda text: bool(_ESTIMATE_RE.search(text) or _POOL_RE.search(text) or _EQUIV_RE.search(text)),
+            lambda p: model_runner(p.model, p.args, p.rules) == "v1"):
+        logged, pool = stated_estimate(text, p.total_bytes)
+        pw = len(g.sizes) if g.mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else 0
+        full = _full_graph_sizes(g.sizes, p.args.max_num_seqs, p.args.decode_query_len) if g.mode in _FULL_MODES else 0
+        out.append({"file": tag, "id": rec["id"], "release": p.rules.release, "gpu": p.gpu.name, "mode": g.mode,
+                    "tp": p.args.tensor_parallel_size, "pw": pw, "full": full, "n": f.n_sizes, "largest": g.largest,
+                    "layers": f.n_layers, "recurrent": sum(1 for layer in p.model.layers if layer.kind == "recurrent"),
+                    "drafter": g.drafter_layers * g.drafter_graphs, "hidden": p.model.hidden_size,
+                    "quant": p.model.quant.method if p.model.quant else None, "moe": p.model.is_moe,
+                    "integrated": f.integrated_memory, "logged": logged, "pool": pool,
+                    "charged": ESTIMATE_G_CONST + ESTIMATE_G_PER * f.graph_layer_sizes,
+                    "subtracted": p.rules.cudagraph_subtracted})
     return out
 
 
@@ -755,33 +763,19 @@ def mrv2_estimate_records(files=GRAPH_FILES) -> list[dict]:
     0.29.0: measured - (s0 + s1) + s0 + (n - 1) x s1), which vLLM's source floors at 1 MiB and does not otherwise give."""
     from kvplan.plan import _full_graph_sizes, measured_terms
 
-    excerpts = _excerpts_by_source()
     out = []
-    for tag, path in files:
-        records = load_records(path)
-        plans: dict[str, object] | None = None
-        for rec in records:
-            text = json.dumps(rec.get("notes", "")) + excerpts.get(rec.get("source", ""), "")
-            pool = _POOL_RE.search(text)
-            if not pool:
-                continue
-            if plans is None:
-                plans = {r["id"]: q for field in ("cudagraph_gib", "kv_cache_gib") for r, q in planned_logging(records, field)}
-            p = plans.get(rec["id"])
-            if (p is None or model_runner(p.model, p.args, p.rules) != "v2" or not p.rules.mrv2_cudagraph_estimate
-                    or (p.gpu.vendor or "").upper() == "AMD"):
-                continue
-            f = term_features(p.model, p.gpu, p.args, p.rules)
-            g = f.graphs
-            if not f.n_sizes or g is None:
-                continue
-            full = _full_graph_sizes(g.sizes, p.args.max_num_seqs, p.args.decode_query_len) * g.lora_cases
-            capture = _PROFILE_CAPTURE_RE.search(text)
-            logged, profile = float(pool.group(2)) * GIB, float(capture.group(1)) * GIB if capture else None
-            out.append({"file": tag, "id": rec["id"], "release": p.rules.release, "gpu": p.gpu.name, "pw": len(g.sizes),
-                        "full": full, "layers": f.n_layers, "logged": logged, "actual": float(pool.group(1)) * GIB,
-                        "profile": profile, "charged": measured_terms(p.model, p.gpu, p.args, p.rules)["cudagraph"][0],
-                        "per_graph": (logged - profile) / (full - 2) if profile is not None and full > 2 else None})
+    for tag, rec, text, p, f, g in _graph_startups(
+            files, lambda text: bool(_POOL_RE.search(text)),
+            lambda p: (model_runner(p.model, p.args, p.rules) == "v2" and p.rules.mrv2_cudagraph_estimate
+                       and (p.gpu.vendor or "").upper() != "AMD")):
+        pool = _POOL_RE.search(text)
+        full = _full_graph_sizes(g.sizes, p.args.max_num_seqs, p.args.decode_query_len) * g.lora_cases
+        capture = _PROFILE_CAPTURE_RE.search(text)
+        logged, profile = float(pool.group(2)) * GIB, float(capture.group(1)) * GIB if capture else None
+        out.append({"file": tag, "id": rec["id"], "release": p.rules.release, "gpu": p.gpu.name, "pw": len(g.sizes),
+                    "full": full, "layers": f.n_layers, "logged": logged, "actual": float(pool.group(1)) * GIB,
+                    "profile": profile, "charged": measured_terms(p.model, p.gpu, p.args, p.rules)["cudagraph"][0],
+                    "per_graph": (logged - profile) / (full - 2) if profile is not None and full > 2 else None})
     return out
 
 
