@@ -13,14 +13,24 @@ def _located(path: Path | str) -> Path:
     return Path(path) if Path(path).is_absolute() else DATA / path
 
 
+BLIND = "blind_records.jsonl"
+
+
 def record(path: Path | str, rid: str) -> dict:
-    """The record `rid` of the file at `path` (a name is read under tests/data)."""
-    return next(r for r in load_records(_located(path)) if r["id"] == rid)
+    """The record `rid` of the file at `path` (a name is read under tests/data); an AssertionError naming the id and
+    the file where the file holds no such record."""
+    return records(path, (rid,))[rid]
 
 
 def records(path: Path | str, ids) -> dict[str, dict]:
-    """The records of the file at `path` whose id is one of `ids`, by id (those the file holds: a test counts them)."""
-    return {r["id"]: r for r in load_records(_located(path)) if r["id"] in ids}
+    """The records of the file at `path` whose id is one of `ids`, by id in the file's order; an AssertionError naming
+    every id the file does not hold, so a test of named records never runs on fewer than it names."""
+    ids = tuple(ids)
+    found = {r["id"]: r for r in load_records(_located(path)) if r["id"] in ids}
+    missing = [rid for rid in dict.fromkeys(ids) if rid not in found]
+    if missing:
+        raise AssertionError(f"{_located(path).name} holds no record with id {', '.join(missing)}")
+    return found
 
 
 def record_plan(path: Path | str, rid: str):

@@ -15,19 +15,15 @@ estimate is 0.28 GiB against the logged 0.77.
 
 from kvplan.resolve import GIB
 from kvplan.validate import predict_record
-from named_records import records, tokens_per_gib_error
+from named_records import BLIND, record, records, tokens_per_gib_error
 
 QWEN3 = "qwen3-8b-dummy-h100-u090-tp1-l32k-seqs256-mbt16k-cold"
 LORA = "qwen2.5-7b-instruct-lora-h100-u090-tp1-l4k"
-
-
-def _records():
-    return records("blind_records.jsonl", (QWEN3, LORA))
+RIDS = (QWEN3, LORA)
 
 
 def test_both_pools_within_one_and_a_half_percent_and_the_arithmetic_exact():
-    recs = _records()
-    assert len(recs) == 2
+    recs = records(BLIND, RIDS)
     for rec in recs.values():
         p, _ = predict_record(rec)
         obs = rec["observed"]
@@ -37,7 +33,7 @@ def test_both_pools_within_one_and_a_half_percent_and_the_arithmetic_exact():
 
 
 def test_the_qwen3_budget_splits_as_the_log_itemises_it():
-    rec = _records()[QWEN3]
+    rec = record(BLIND, QWEN3)
     p, _ = predict_record(rec)
     assert p.rules.version == "0.31.0"
     # weights within 0.01 GiB of 'Model loading took 15.27 GiB'; weights + non-torch within 0.1 GiB of 15.66

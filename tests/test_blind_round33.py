@@ -14,20 +14,16 @@ the two logged estimates by about what the pools are short.
 
 from kvplan.resolve import GIB
 from kvplan.validate import predict_record
-from named_records import records, tokens_per_gib_error
+from named_records import BLIND, records, tokens_per_gib_error
 
 SMALL = "qwen2.5-0.5b-instruct-rtx4090-u085-tp1-l2k-cold"
 LARGE = "qwen2.5-7b-instruct-rtx4090-u085-tp1-l2k"
+RIDS = (SMALL, LARGE)
 LOGGED_ESTIMATE_GIB = {SMALL: 0.28, LARGE: 0.53}
 
 
-def _records():
-    return records("blind_records.jsonl", (SMALL, LARGE))
-
-
 def test_both_pools_within_two_percent_and_the_arithmetic_exact():
-    recs = _records()
-    assert len(recs) == 2
+    recs = records(BLIND, RIDS)
     for rec in recs.values():
         p, _ = predict_record(rec)
         assert p.rules.version == "0.24.0"
@@ -39,7 +35,7 @@ def test_both_pools_within_two_percent_and_the_arithmetic_exact():
 
 
 def test_the_shortfall_is_the_graph_estimate_kvplan_charges_above_the_logged_one():
-    for rid, rec in _records().items():
+    for rid, rec in records(BLIND, RIDS).items():
         p, _ = predict_record(rec)
         over = p.cudagraph_bytes / GIB - LOGGED_ESTIMATE_GIB[rid]
         short = rec["observed"]["kv_cache_gib"] - p.kv_cache_bytes / GIB

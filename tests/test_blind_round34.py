@@ -17,22 +17,18 @@ benchmark copy of the embedding table, 1.02 GiB, above the 0.26 GiB activation p
 
 from kvplan.resolve import GIB
 from kvplan.validate import predict_record
-from named_records import records, tokens_per_gib_error
+from named_records import BLIND, records, tokens_per_gib_error
 
 IDS = ("qwen2.5-7b-instruct-a40-u090-tp1-l4k-seqs128-nopc",
        "qwen2.5-7b-instruct-awq-a40-u090-tp1-l4k-seqs128-nopc",
        "qwen2.5-7b-instruct-gptq-int8-a40-u090-tp1-l4k-seqs128-nopc")
 COLD = "qwen2.5-7b-instruct-a40-u090-tp1-l4k-seqs128-nopc-cold"
+RIDS = IDS + (COLD,)
 LOGGED_GRAPH_ESTIMATE_GIB = {IDS[0]: 0.27, IDS[1]: 0.26, IDS[2]: 0.26}
 
 
-def _records():
-    return records("blind_records.jsonl", IDS + (COLD,))
-
-
 def test_three_pools_within_half_a_percent_and_the_arithmetic_exact():
-    recs = _records()
-    assert len(recs) == 4
+    recs = records(BLIND, RIDS)
     for rec in (recs[i] for i in IDS):
         p, _ = predict_record(rec)
         assert p.rules.version == "0.31.0"
@@ -44,7 +40,7 @@ def test_three_pools_within_half_a_percent_and_the_arithmetic_exact():
 
 
 def test_the_graph_term_is_the_estimate_vllm_prints():
-    for rid, rec in _records().items():
+    for rid, rec in records(BLIND, RIDS).items():
         if rid == COLD:
             continue
         p, _ = predict_record(rec)
@@ -52,7 +48,7 @@ def test_the_graph_term_is_the_estimate_vllm_prints():
 
 
 def test_the_cold_start_loses_the_least_of_the_first_start_bracket():
-    recs = _records()
+    recs = records(BLIND, RIDS)
     warm, cold = recs[IDS[0]], recs[COLD]
     assert {k: v for k, v in warm["args"].items()} == cold["args"]
     p, _ = predict_record(cold)

@@ -17,21 +17,17 @@ first-start range once that range carries the 0.05 GiB of non-torch memory its e
 
 from kvplan.resolve import GIB
 from kvplan.validate import predict_record
-from named_records import records, tokens_per_gib_error
+from named_records import BLIND, record, records, tokens_per_gib_error
 
 EAGER = ("qwen2.5-coder-1.5b-instruct-awq-rtx3060-u085-tp1-eager-l8k-seqs16",
          "qwen2.5-coder-1.5b-instruct-awq-gtx1660super-u085-tp1-eager-l8k-seqs16",
          "qwen2.5-coder-3b-instruct-awq-gtx1660super-udef-tp1-eager-l2k-seqs8")
 COLD = "qwen2.5-coder-1.5b-instruct-awq-rtx3060-u085-tp1-l1k-seqs128-cold"
-
-
-def _records():
-    return records("blind_records.jsonl", EAGER + (COLD,))
+RIDS = EAGER + (COLD,)
 
 
 def test_four_records_on_0_26_rules_and_the_arithmetic_exact():
-    recs = _records()
-    assert len(recs) == 4
+    recs = records(BLIND, RIDS)
     for rec in recs.values():
         p, _ = predict_record(rec)
         assert p.rules.version == "0.26.0"
@@ -41,7 +37,7 @@ def test_four_records_on_0_26_rules_and_the_arithmetic_exact():
 
 def test_the_eager_shortfall_is_the_non_torch_term():
     for rid in EAGER:
-        rec = _records()[rid]
+        rec = record(BLIND, rid)
         p, _ = predict_record(rec)
         obs = rec["observed"]
         err = (p.kv_cache_bytes / GIB - obs["kv_cache_gib"]) / obs["kv_cache_gib"]
@@ -56,7 +52,7 @@ def test_the_eager_shortfall_is_the_non_torch_term():
 
 
 def test_the_compiled_start_lies_in_the_first_start_range():
-    recs = _records()
+    recs = records(BLIND, RIDS)
     cold, sibling = recs[COLD], recs[EAGER[0]]
     p, _ = predict_record(cold)
     first = p.first_start

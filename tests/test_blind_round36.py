@@ -15,7 +15,7 @@ stand-in's weights), +24.6 % on the undated MiniMax start (planned with the newe
 
 from kvplan.resolve import GIB
 from kvplan.validate import predict_record, validate_records
-from named_records import planned_versions, records
+from named_records import BLIND, planned_versions, record, records
 
 AEON_TP2 = "qwen3.6-27b-nvfp4-aeon-rtxpro4000bw-u092-tp2-fp8kv-l192k-seqs10-mtp3"
 AEON_TP2_128K = "qwen3.6-27b-nvfp4-aeon-rtxpro4000bw-u092-tp2-fp8kv-l128k-seqs2-mtp3"
@@ -24,13 +24,8 @@ MINIMAX = "minimax-m2.5-rtxpro6000bw-udef-tp4"
 IDS = (AEON_TP2, AEON_TP2_128K, AEON_TP4, MINIMAX)
 
 
-def _records():
-    return records("blind_records.jsonl", IDS)
-
-
 def test_four_records_and_the_pool_arithmetic_exact():
-    recs = _records()
-    assert len(recs) == 4
+    recs = records(BLIND, IDS)
     assert {v for rid, v in planned_versions(recs).items() if rid != MINIMAX} == {"0.20.2"}
     # given the logged pool GiB the token and concurrency figures are exact (0.00-0.01 % and up to 0.11 % at first
     # scoring; the 128K start logs no GiB line)
@@ -42,7 +37,7 @@ def test_four_records_and_the_pool_arithmetic_exact():
 
 
 def test_the_tp4_miss_is_the_stand_ins_weights():
-    rec = _records()[AEON_TP4]
+    rec = record(BLIND, AEON_TP4)
     p, _ = predict_record(rec)
     obs = rec["observed"]
     err = (p.kv_cache_bytes / GIB - obs["kv_cache_gib"]) / obs["kv_cache_gib"]
@@ -55,7 +50,7 @@ def test_the_tp4_miss_is_the_stand_ins_weights():
 
 
 def test_the_tp2_starts_share_the_stand_in_and_differ_only_in_length():
-    recs = _records()
+    recs = records(BLIND, IDS)
     p192, _ = predict_record(recs[AEON_TP2])
     p128, _ = predict_record(recs[AEON_TP2_128K])
     assert p192.weights_bytes == p128.weights_bytes
@@ -65,7 +60,7 @@ def test_the_tp2_starts_share_the_stand_in_and_differ_only_in_length():
 
 
 def test_the_undated_minimax_start_is_planned_with_the_newest_rules_and_its_weights_match():
-    rec = _records()[MINIMAX]
+    rec = record(BLIND, MINIMAX)
     assert rec["vllm_version"] is None
     p, _ = predict_record(rec)
     obs = rec["observed"]

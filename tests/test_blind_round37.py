@@ -13,7 +13,7 @@ takes FP4 in groups of 32 as MXFP4 W4A4 (one E8M0 byte per 32), which this round
 from kvplan.resolve import GIB, _quant_spec
 from kvplan.validate import predict_record, validate_records
 from kvplan.weights import bytes_per_quantized_param
-from named_records import planned_versions, records
+from named_records import BLIND, planned_versions, records
 
 NV_WARM = "qwen3-32b-nvfp4-ct-b200-u090-tp1-l4k-seqs512-warm"
 MX_WARM = "qwen3-32b-mxfp4-ct-b200-u090-tp1-l4k-seqs512-warm"
@@ -22,13 +22,8 @@ MX_COLD = "qwen3-32b-mxfp4-ct-b200-u095-tp1-fp8kv-l4k-seqs512-cold"
 IDS = (NV_WARM, MX_WARM, NV_COLD, MX_COLD)
 
 
-def _records():
-    return records("blind_records.jsonl", IDS)
-
-
 def test_four_records_on_0_31_and_the_pool_arithmetic_exact():
-    recs = _records()
-    assert len(recs) == 4
+    recs = records(BLIND, IDS)
     assert set(planned_versions(recs).values()) == {"0.31.0"}
     for r in validate_records(list(recs.values()), given_kv=True):
         assert not r.skipped
@@ -36,7 +31,7 @@ def test_four_records_on_0_31_and_the_pool_arithmetic_exact():
 
 
 def test_fp4_in_groups_of_32_is_mxfp4_not_nvfp4():
-    recs = _records()
+    recs = records(BLIND, IDS)
     nv = _quant_spec(recs[NV_WARM]["model"]["config"], None, [])
     mx = _quant_spec(recs[MX_WARM]["model"]["config"], None, [])
     assert nv.scheme.startswith("nvfp4") and bytes_per_quantized_param(nv) == 0.5 + 1 / 16
@@ -44,7 +39,7 @@ def test_fp4_in_groups_of_32_is_mxfp4_not_nvfp4():
 
 
 def test_the_weights_follow_the_two_formats():
-    recs = _records()
+    recs = records(BLIND, IDS)
     pred = {rid: predict_record(rec)[0].weights_bytes / GIB for rid, rec in recs.items()}
     # both formats land within 1.5 % under the logged figure (19.53 / 18.6 GiB; MXFP4 was +3.5 % before the fix): the
     # rest, about 0.27 GiB in both, is not placed

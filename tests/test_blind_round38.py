@@ -12,7 +12,7 @@ forward; it grows with the 16,384-token profile (SOURCES-logs.md, thirty-eighth 
 """
 
 from kvplan.validate import predict_record, validate_records
-from named_records import planned_versions, records
+from named_records import BLIND, planned_versions, record, records
 
 GEMMA = "gemma-4-26b-a4b-nvfp4-rtx5090-wsl2-u085-tp1-fp8kv-l256k-seqs2-cold"
 QWEN35_MTP = "qwen3.6-35b-a3b-nvfp4-gb10-u085-tp1-fp8kv-l256k-seqs5-mtp2-cold"
@@ -21,13 +21,8 @@ QWEN27_MTP = "qwen3.6-27b-text-nvfp4-mtp-gb10-u065-tp1-fp8kv-l256k-seqs2-mtp1-co
 IDS = (GEMMA, QWEN35_MTP, QWEN35_RH, QWEN27_MTP)
 
 
-def _records():
-    return records("blind_records.jsonl", IDS)
-
-
 def test_four_records_with_the_versions_their_banners_print_and_the_pool_arithmetic_exact():
-    recs = _records()
-    assert len(recs) == 4
+    recs = records(BLIND, IDS)
     assert planned_versions(recs) == {GEMMA: "0.20.2", QWEN35_MTP: "0.22.1rc1.dev26+g4721bb3aa", QWEN35_RH: "0.20.0", QWEN27_MTP: "0.20.2"}
     for r in validate_records(list(recs.values()), given_kv=True):
         assert not r.skipped
@@ -37,13 +32,13 @@ def test_four_records_with_the_versions_their_banners_print_and_the_pool_arithme
 
 
 def test_the_qwen3_6_hybrid_pools_end_to_end():
-    recs = _records()
+    recs = records(BLIND, IDS)
     for r in validate_records([recs[rid] for rid in (QWEN35_MTP, QWEN35_RH, QWEN27_MTP)]):
         assert abs(r.error_pct["kv_cache_gib"]) < 1.0  # +0.50 / +0.50 / +0.26 % at first scoring
 
 
 def test_the_gemma_4_start_charges_the_cutlass_nvfp4_experts_buffers():
-    rec = _records()[GEMMA]
+    rec = record(BLIND, GEMMA)
     (r,) = validate_records([rec])
     assert abs(r.error_pct["weights_gib"]) < 0.5  # 17.89 GiB, exact
     # +63.6 % at first scoring (1.20 GiB of generic fused-MoE caches); the VLLM_CUTLASS NVFP4 experts' workspace and

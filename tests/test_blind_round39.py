@@ -15,7 +15,7 @@ from 0.17.0 (versions.py fi_allreduce_fusion, read as off in the 0.16.0 wheel).
 import json
 
 from kvplan.validate import validate_records
-from named_records import planned_versions, records
+from named_records import BLIND, planned_versions, record, records
 
 MISTRAL = "mistral-7b-instruct-v0.3-fp8-rtx4070super-u085-tp1-l19k"
 LLAMA = "llama-3.1-8b-finetune-rtx6000ada-udef-tp1-l8k-warm"
@@ -25,13 +25,8 @@ M25_019 = "minimax-m2.5-h100-u095-tp4-l128k-seqs10-v0191dev"
 IDS = (MISTRAL, LLAMA, M2_0112, M2_016, M25_019)
 
 
-def _records():
-    return records("blind_records.jsonl", IDS)
-
-
 def test_five_records_with_their_printed_versions_and_the_pool_arithmetic_exact():
-    recs = _records()
-    assert len(recs) == 5
+    recs = records(BLIND, IDS)
     assert planned_versions(recs) == {MISTRAL: "0.15.1", LLAMA: "0.15.1", M2_0112: "0.11.2",
                         M2_016: "0.16.0rc2.dev305+g23210a911", M25_019: "0.19.1rc1.dev71+gdd9342e6b"}
     for r in validate_records(list(recs.values()), given_kv=True):
@@ -40,14 +35,14 @@ def test_five_records_with_their_printed_versions_and_the_pool_arithmetic_exact(
 
 
 def test_weights_and_the_pools_that_land():
-    recs = _records()
+    recs = records(BLIND, IDS)
     for r in validate_records([recs[rid] for rid in (LLAMA, M2_0112, M25_019)]):
         assert abs(r.error_pct["weights_gib"]) < 0.5  # 14.99 / 53.75 GiB
         assert abs(r.error_pct["kv_cache_gib"]) < 3.0  # +0.09 / +2.06 / +2.31 % at first scoring
 
 
 def test_the_mistral_start_on_the_estimated_rtx_4070_super_total():
-    rec = _records()[MISTRAL]
+    rec = record(BLIND, MISTRAL)
     (r,) = validate_records([rec])
     assert abs(r.error_pct["weights_gib"]) < 0.5  # 7.01 GiB
     # The card's total is still an estimate: nvidia-smi's 12,282 MiB less the reserve fitted over 42 cards
@@ -62,7 +57,7 @@ def test_the_mistral_start_on_the_estimated_rtx_4070_super_total():
 
 
 def test_the_0_16_nightly_minimax_start_is_planned_with_the_fusion_workspace_it_ran():
-    recs = _records()
+    recs = records(BLIND, IDS)
     r016, r0112 = validate_records([recs[M2_016], recs[M2_0112]])
     # the same flags and host: 17.79 GiB on the 0.16.0rc2 nightly against 20.00 on 0.11.2. At first scoring kvplan read
     # the nightly as 0.16.0 and planned both alike (+14.7 %); a nightly named after a candidate tag is main past it and

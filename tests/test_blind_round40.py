@@ -18,7 +18,7 @@ start repeats the gap of extra_records.jsonl's 0.28.0 start of the same model, c
 """
 
 from kvplan.validate import predict_record, validate_records
-from named_records import planned_versions, records
+from named_records import BLIND, planned_versions, record, records
 
 LLAMA_A100 = "llama-3.1-8b-instruct-a100-40-u090-tp1-eager-l128k-llm"
 QWEN_V100 = "qwen2.5-7b-instruct-v100-32gb-udef-tp1-fp16-eager-l32k-llm"
@@ -29,13 +29,8 @@ IDS = (LLAMA_A100, QWEN_V100)
 L40S_IDS = (Q14, Q14_AWQ, Q14_TUNED)
 
 
-def _records():
-    return records("blind_records.jsonl", IDS)
-
-
 def test_two_records_with_their_printed_versions_and_the_pool_arithmetic_exact():
-    recs = _records()
-    assert len(recs) == 2
+    recs = records(BLIND, IDS)
     assert planned_versions(recs) == {LLAMA_A100: "0.15.1", QWEN_V100: "0.18.0"}
     for r in validate_records(list(recs.values()), given_kv=True):
         assert not r.skipped
@@ -44,7 +39,7 @@ def test_two_records_with_their_printed_versions_and_the_pool_arithmetic_exact()
 
 
 def test_eager_starts_charge_no_cuda_graphs_and_the_pools_land():
-    recs = _records()
+    recs = records(BLIND, IDS)
     for r in validate_records(list(recs.values())):
         assert r.predicted["cudagraph_gib"] == 0.0  # enforce_eager: 'Cudagraph is disabled under eager mode'
         assert abs(r.error_pct["weights_gib"]) < 0.1  # 14.99 / 14.25 GiB
@@ -53,7 +48,7 @@ def test_eager_starts_charge_no_cuda_graphs_and_the_pools_land():
 
 
 def test_the_v100_start_plans_float16_on_the_32_gb_card():
-    rec = _records()[QWEN_V100]
+    rec = record(BLIND, QWEN_V100)
     plan = predict_record(rec)[0]
     # 2 (K, V) x 28 layers x 4 KV heads x 128 x 2 B (float16) = 57,344 B per token
     assert plan.kv_bytes_per_token == 57344
@@ -69,8 +64,7 @@ def test_the_v100_start_plans_float16_on_the_32_gb_card():
 
 
 def test_the_l40s_qwen3_14b_starts_exact_given_the_pool():
-    recs = records("blind_records.jsonl", L40S_IDS)
-    assert len(recs) == 3
+    recs = records(BLIND, L40S_IDS)
     assert set(planned_versions(recs).values()) == {"0.29.0"}
     for r in validate_records(list(recs.values()), given_kv=True):
         assert not r.skipped

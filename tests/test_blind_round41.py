@@ -11,7 +11,7 @@ right; given the pool, tokens within 0.03 % and concurrency within 0.15 %.
 """
 
 from kvplan.validate import validate_records
-from named_records import planned_versions, records
+from named_records import BLIND, planned_versions, records
 
 LLAMA_ADA = "llama-3.1-8b-instruct-rtx5000ada-u095-tp1-l64k-seqs64-v0120"
 OSS_A100 = "gpt-oss-20b-a100-40gb-udef-tp1-l24k-seqs64-v0120"
@@ -20,13 +20,8 @@ LLAMA_A100 = "llama-3.1-8b-instruct-a100-40gb-u095-tp1-l64k-seqs64-v0120"
 IDS = (LLAMA_ADA, OSS_A100, OSS_3090, LLAMA_A100)
 
 
-def _records():
-    return records("blind_records.jsonl", IDS)
-
-
 def test_four_records_on_0_12_0_and_the_pool_arithmetic_exact():
-    recs = _records()
-    assert len(recs) == 4
+    recs = records(BLIND, IDS)
     assert set(planned_versions(recs).values()) == {"0.12.0"}
     for r in validate_records(list(recs.values()), given_kv=True):
         assert not r.skipped
@@ -35,14 +30,14 @@ def test_four_records_on_0_12_0_and_the_pool_arithmetic_exact():
 
 
 def test_weights_pools_and_verdicts_end_to_end():
-    for r in validate_records(list(_records().values())):
+    for r in validate_records(list(records(BLIND, IDS).values())):
         assert abs(r.error_pct["weights_gib"]) < 0.5  # 14.9889 / 13.7025 / 13.7194 GiB
         assert abs(r.error_pct["kv_cache_gib"]) < 1.5  # -0.35 / +0.28 / +0.55 / +0.04 % at first scoring
         assert r.predicted["fits"] is True
 
 
 def test_the_same_model_and_flags_on_two_cards_keep_their_order():
-    recs = _records()
+    recs = records(BLIND, IDS)
     ada, a100 = validate_records([recs[LLAMA_ADA], recs[LLAMA_A100]])
     # the same command (65,536 tokens, 0.95, 64 sequences): 14.46 GiB on the 32 GB RTX 5000 Ada, 21.99 on the A100 40GB
     assert 7.0 < a100.predicted["kv_cache_gib"] - ada.predicted["kv_cache_gib"] < 8.0

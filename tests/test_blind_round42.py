@@ -16,17 +16,13 @@ logged 15.07 GiB (the source does not say whether this start compiled).
 """
 
 from kvplan.validate import predict_record, validate_records
-from named_records import records
+from named_records import BLIND, record
 
 DEVSTRAL = "devstral-small-2-24b-awq-rtx5090-u098-tp1-l96k-seqs1-noimg-v0151"
 
 
-def _record():
-    return records("blind_records.jsonl", (DEVSTRAL,))[DEVSTRAL]
-
-
 def test_planned_on_0_15_1_text_only_with_the_pool_arithmetic_exact():
-    rec = _record()
+    rec = record(BLIND, DEVSTRAL)
     assert predict_record(rec)[0].rules.version == "0.15.1"
     (r,) = validate_records([rec], given_kv=True)
     assert not r.skipped
@@ -34,7 +30,7 @@ def test_planned_on_0_15_1_text_only_with_the_pool_arithmetic_exact():
 
 
 def test_weights_pool_and_verdict_end_to_end():
-    (r,) = validate_records([_record()])
+    (r,) = validate_records([record(BLIND, DEVSTRAL)])
     # +1.91 % at first scoring (14.56 GiB: a zero point per 32 weights counted); -0.35 % (14.24 / 14.29) without them
     assert abs(r.error_pct["weights_gib"]) < 1.0
     # the warm plan: +3.58 % at first scoring, +5.73 % (15.93 / 15.07 GiB) once the weights are right; what is left is
@@ -46,7 +42,7 @@ def test_weights_pool_and_verdict_end_to_end():
 def test_a_compiling_first_start_covers_the_logged_pool():
     # kvplan's cold-start range (Plan.first_start): Inductor's combo-kernel benchmark copies the 131,072 x 5,120 bf16
     # embedding, 0.84-2.09 GiB under the warm pool; the logged 15.07 GiB lies inside it
-    plan, _ = predict_record(_record())
+    plan, _ = predict_record(record(BLIND, DEVSTRAL))
     fs = plan.first_start
     assert fs and fs["modelled"]
     gib = 1024 ** 3
@@ -58,7 +54,7 @@ def test_symmetric_compressed_tensors_int4_counts_no_zero_points():
     from kvplan.resolve import normalize
     from kvplan.weights import bytes_per_quantized_param
 
-    cfg = _record()["model"]["config"]
+    cfg = record(BLIND, DEVSTRAL)["model"]["config"]
     q = normalize(cfg, model_id="cyankiwi/Devstral-Small-2-24B-Instruct-2512-AWQ-4bit", source="test").quant
     assert q.method == "compressed-tensors" and q.bits == 4 and q.group_size == 32 and q.zero_points is False
     assert bytes_per_quantized_param(q) == 0.5 + 2 / 32  # packed int4 and a bf16 scale per 32

@@ -18,30 +18,26 @@ for them: granite weights +0.09 % (2.722 GiB), pool -2.42 % (3.99 GiB), tokens -
 """
 
 from kvplan.validate import validate_records
-from named_records import planned_versions, record_plan, records
+from named_records import BLIND, planned_versions, record, record_plan, records
 
 QWEN = "qwen3-0.6b-rtx3060-u060-tp1-l4k-seqs8-b1k-eager-v0190"
 GRANITE = "granite-4.0-h-1b-rtx3060-u060-tp1-l4k-seqs2-b2k-eager-v0190"
-
-
-def _records():
-    recs = records("blind_records.jsonl", (QWEN, GRANITE))
-    assert len(recs) == 2
-    return recs
+RIDS = (QWEN, GRANITE)
 
 
 def test_both_planned_on_the_release_the_banner_prints():
-    assert planned_versions(_records()) == {QWEN: "0.19.0", GRANITE: "0.19.0"}
+    assert planned_versions(records(BLIND, RIDS)) == {QWEN: "0.19.0", GRANITE: "0.19.0"}
 
 
 def test_given_the_pool_the_page_arithmetic_holds():
-    by_id = {r.id: r for r in validate_records(list(_records().values()), given_kv=True)}
+    by_id = {r.id: r for r in validate_records(list(records(BLIND, RIDS).values()), given_kv=True)}
     assert not by_id[QWEN].skipped and not by_id[GRANITE].skipped
     assert abs(by_id[QWEN].error_pct["kv_cache_tokens"]) < 0.1  # -0.03 % at first scoring
     # the hybrid's 400-token blocks: the printed 4.09 GiB spans 53,200 tokens (4.085-4.0875 GiB) and 53,600
     # (4.0875-4.095 GiB), so given the printed figure kvplan is one block over (+0.75 %) and no more
     assert abs(by_id[GRANITE].error_pct["kv_cache_tokens"]) <= 100 * 400 / 53200 + 1e-9
-    rec = dict(_records()[GRANITE], observed=dict(_records()[GRANITE]["observed"], kv_cache_gib=4.086))
+    granite = record(BLIND, GRANITE)
+    rec = dict(granite, observed=dict(granite["observed"], kv_cache_gib=4.086))
     (r,) = validate_records([rec], given_kv=True)
     assert r.predicted["kv_cache_tokens"] == 53200  # a pool inside the printed figure's rounding gives the log's count
 
@@ -54,7 +50,7 @@ def test_granite_hybrid_pages_are_400_tokens_as_the_log_says():
 
 
 def test_end_to_end_weights_pools_and_verdicts():
-    by_id = {r.id: r for r in validate_records(list(_records().values()))}
+    by_id = {r.id: r for r in validate_records(list(records(BLIND, RIDS).values()))}
     q, g = by_id[QWEN], by_id[GRANITE]
     assert abs(q.error_pct["weights_gib"]) < 0.5
     assert abs(q.error_pct["kv_cache_gib"]) < 2.0  # -0.83 % at first scoring
@@ -71,7 +67,7 @@ def test_granite_hybrid_attention_holds_no_rotary_cache_unless_its_config_asks_f
     from kvplan.resolve import normalize
     from kvplan.weights import _rotary_bytes
 
-    cfg = _records()[GRANITE]["model"]["config"]
+    cfg = record(BLIND, GRANITE)["model"]["config"]
     assert _rotary_bytes(normalize(cfg, model_id="granite", source="test"), 2) == 0
     nope = dict(cfg, position_embedding_type="nope")
     assert _rotary_bytes(normalize(nope, model_id="granite", source="test"), 2) == 0

@@ -13,25 +13,20 @@ both logged pools, and the containers mounted no compile cache (cold, most likel
 """
 
 from kvplan.validate import validate_records
-from named_records import planned_versions, record_plan, records
+from named_records import BLIND, planned_versions, record_plan, records
 
 TP2 = "qwen3-32b-rtxpro6000-u0426-tp2-l32k-v0271"
 PP2 = "qwen3-32b-rtxpro6000-u0426-pp2-l32k-v0271"
+RIDS = (TP2, PP2)
 GIB = 1024 ** 3
 
 
-def _records():
-    recs = records("blind_records.jsonl", (TP2, PP2))
-    assert len(recs) == 2
-    return recs
-
-
 def test_both_planned_on_the_release_the_post_pins():
-    assert planned_versions(_records()) == {TP2: "0.27.1", PP2: "0.27.1"}
+    assert planned_versions(records(BLIND, RIDS)) == {TP2: "0.27.1", PP2: "0.27.1"}
 
 
 def test_given_the_pool_the_page_arithmetic_holds():
-    by_id = {r.id: r for r in validate_records(list(_records().values()), given_kv=True)}
+    by_id = {r.id: r for r in validate_records(list(records(BLIND, RIDS).values()), given_kv=True)}
     for rid in (TP2, PP2):
         assert not by_id[rid].skipped
         # within the rounding of the printed GiB (0.005 / 6.92 = 0.07 %, one 16-token block 0.03 %)
@@ -39,7 +34,7 @@ def test_given_the_pool_the_page_arithmetic_holds():
 
 
 def test_end_to_end_weights_pools_and_verdicts():
-    by_id = {r.id: r for r in validate_records(list(_records().values()))}
+    by_id = {r.id: r for r in validate_records(list(records(BLIND, RIDS).values()))}
     tp2, pp2 = by_id[TP2], by_id[PP2]
     assert abs(tp2.error_pct["weights_gib"]) < 0.5 and abs(pp2.error_pct["weights_gib"]) < 0.5
     assert abs(tp2.error_pct["kv_cache_gib"]) < 3.0  # +1.23 % at first scoring

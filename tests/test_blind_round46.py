@@ -12,30 +12,25 @@ model runner v2 subtracts (0.47 GiB in the log, kvplan 0.28).
 """
 
 from kvplan.validate import validate_records
-from named_records import planned_versions, record_plan, records
+from named_records import BLIND, planned_versions, record_plan, records
 
 RID = "qwen3.5-4b-l4-udef-tp1-l32k-cold"
-
-
-def _records():
-    recs = records("blind_records.jsonl", (RID,))
-    assert len(recs) == 1
-    return recs
+RIDS = (RID,)
 
 
 def test_planned_on_the_release_the_banner_prints():
-    assert planned_versions(_records()) == {RID: "0.29.0"}
+    assert planned_versions(records(BLIND, RIDS)) == {RID: "0.29.0"}
 
 
 def test_given_the_pool_the_hybrid_page_arithmetic_holds():
-    (res,) = validate_records(list(_records().values()), given_kv=True)
+    (res,) = validate_records(list(records(BLIND, RIDS).values()), given_kv=True)
     assert not res.skipped
     # within the rounding of the printed GiB (0.05 / 9.1 = 0.5 %: the log prints one decimal here)
     assert abs(res.error_pct["kv_cache_tokens"]) < 0.6  # +0.00 % at first scoring
 
 
 def test_end_to_end_weights_pool_and_verdict():
-    (res,) = validate_records(list(_records().values()))
+    (res,) = validate_records(list(records(BLIND, RIDS).values()))
     assert abs(res.error_pct["weights_gib"]) < 0.5  # +0.03 % at first scoring
     assert abs(res.error_pct["kv_cache_gib"]) < 4.0  # +2.09 % at first scoring
     assert res.predicted["fits"] is True

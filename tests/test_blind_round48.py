@@ -16,7 +16,7 @@ The offload pair's 2.5 GiB was the card's, not the offload's: the repository's d
 """
 
 from kvplan.validate import validate_records
-from named_records import planned_versions, records
+from named_records import BLIND, planned_versions, records
 
 QWEN35 = "qwen3.5-4b-rtx4090d-u090-tp1-l4k-cold"
 OFF16 = "qwen3-30b-a3b-instruct-2507-rtxa6000-u090-tp1-l4k-offload30-eager"
@@ -24,18 +24,12 @@ OFF085 = "qwen3-30b-a3b-instruct-2507-rtxa6000-u090-tp1-l4k-offload30-eager-v085
 RIDS = (QWEN35, OFF16, OFF085)
 
 
-def _records():
-    recs = records("blind_records.jsonl", RIDS)
-    assert len(recs) == 3
-    return recs
-
-
 def test_planned_on_the_release_each_log_prints():
-    assert planned_versions(_records()) == {QWEN35: "0.23.0", OFF16: "0.16.0", OFF085: "0.8.5"}
+    assert planned_versions(records(BLIND, RIDS)) == {QWEN35: "0.23.0", OFF16: "0.16.0", OFF085: "0.8.5"}
 
 
 def test_given_the_pool_the_page_arithmetic_holds():
-    got = {res.id: res for res in validate_records(list(_records().values()), given_kv=True)}
+    got = {res.id: res for res in validate_records(list(records(BLIND, RIDS).values()), given_kv=True)}
     for rid in (QWEN35, OFF16):  # the 0.8.5 start prints no pool GiB
         res = got[rid]
         assert not res.skipped
@@ -46,7 +40,7 @@ def test_given_the_pool_the_page_arithmetic_holds():
 def test_the_offloaded_weights_stay_off_the_gpu():
     # --cpu-offload-gb 30: the log's 26.76 GiB is the 56.9 GiB checkpoint less the offloaded parameters; counted as on
     # the GPU they would be over twice the logged figure
-    got = {res.id: res for res in validate_records(list(_records().values()))}
+    got = {res.id: res for res in validate_records(list(records(BLIND, RIDS).values()))}
     for rid in (OFF16, OFF085):
         res = got[rid]
         assert abs(res.error_pct["weights_gib"]) < 1.5, rid  # +0.65 / +0.66 % at first scoring
@@ -55,7 +49,7 @@ def test_the_offloaded_weights_stay_off_the_gpu():
 
 
 def test_end_to_end_pools():
-    got = {res.id: res for res in validate_records(list(_records().values()))}
+    got = {res.id: res for res in validate_records(list(records(BLIND, RIDS).values()))}
     assert abs(got[QWEN35].error_pct["weights_gib"]) < 0.5
     assert abs(got[QWEN35].error_pct["kv_cache_gib"]) < 4.0  # -2.21 % at first scoring
     # the offload pair on the card's own total (44.55 GiB, ECC on): +21.35 / +22.54 % on the catalog's 47.54 GiB
@@ -68,7 +62,7 @@ def test_the_offload_pair_is_planned_on_the_cards_total():
     # keeps UVA views of pinned CPU copies; determine_available_memory / memory_profiling count weights, the profile's
     # allocated peak and non-torch use): what the log leaves besides weights and pool at 0.9 of the card's 44.55 GiB,
     # 0.9 x 44.55 - 26.76 - 11.7 = 1.64 GiB, is what kvplan plans for peak and non-torch memory (1.65 GiB)
-    recs = _records()
+    recs = records(BLIND, RIDS)
     for rid in (OFF16, OFF085):
         assert recs[rid]["gpu"]["total_gib"] == 44.55, rid
     res = {r.id: r for r in validate_records([recs[OFF16]])}[OFF16]

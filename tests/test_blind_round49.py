@@ -11,7 +11,7 @@ At first scoring, before any change: weights +0.03 / -0.26 / -0.26 %, pool +4.34
 """
 
 from kvplan.validate import validate_records
-from named_records import planned_versions, records
+from named_records import BLIND, planned_versions, records
 
 BASE = "qwen3.5-4b-rtxpro4000bw-u085-tp1-fp8kv-l256k-seqs16"
 MTP1 = BASE + "-mtp1"
@@ -19,21 +19,15 @@ MTP2 = BASE + "-mtp2"
 RIDS = (BASE, MTP1, MTP2)
 
 
-def _records():
-    recs = records("blind_records.jsonl", RIDS)
-    assert len(recs) == 3
-    return recs
-
-
 def test_planned_on_the_pinned_release():
-    assert planned_versions(_records()) == {rid: "0.29.0" for rid in RIDS}
+    assert planned_versions(records(BLIND, RIDS)) == {rid: "0.29.0" for rid in RIDS}
 
 
 def test_given_the_pool_the_page_arithmetic_holds():
     # fp8 pages, the MTP layer's KV as one more full-attention layer, and the attention block raised to hold a
     # sequence's recurrent state (1056, 1056, 1072 tokens in the log): the printed GiB's rounding (0.005 / 8.47) is
     # below 0.06 %
-    got = {res.id: res for res in validate_records(list(_records().values()), given_kv=True)}
+    got = {res.id: res for res in validate_records(list(records(BLIND, RIDS).values()), given_kv=True)}
     for rid in RIDS:
         res = got[rid]
         assert not res.skipped
@@ -43,7 +37,7 @@ def test_given_the_pool_the_page_arithmetic_holds():
 def test_the_drafter_costs_the_pool():
     # the log: each draft length takes from the pool (567,464 -> 479,581 -> 469,207 tokens) and the MTP layer's weights
     # load with the model (8.61 -> 8.86 GiB); kvplan must move the same way
-    got = {res.id: res for res in validate_records(list(_records().values()))}
+    got = {res.id: res for res in validate_records(list(records(BLIND, RIDS).values()))}
     toks = [got[rid].predicted["kv_cache_tokens"] for rid in RIDS]
     assert toks[0] > toks[1] > toks[2]
     assert got[MTP1].predicted["weights_gib"] > got[BASE].predicted["weights_gib"]
@@ -58,7 +52,7 @@ def test_end_to_end_pools():
     # x capture sizes (16 sequences: 7 sizes; 0.25 MiB x 32 layers x 7 + 3 x 1 MiB = 0.06 GiB, the drafters' graphs on top),
     # within 0.05 GiB of each logged capture, so the pool carries the peak's miss alone: +6.55 / +7.78 / +8.24 %. The
     # bound is that scoring's, so a change that moves them the wrong way fails here
-    got = {res.id: res for res in validate_records(list(_records().values()))}
+    got = {res.id: res for res in validate_records(list(records(BLIND, RIDS).values()))}
     for rid, first in ((BASE, 6.55), (MTP1, 7.78), (MTP2, 8.24)):
         assert 0 < got[rid].error_pct["kv_cache_gib"] < first + 1.5, rid
         assert abs(got[rid].predicted["cudagraph_gib"] - got[rid].observed["cudagraph_gib"]) < 0.05, rid
