@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields, replace
 from typing import List, NamedTuple, Optional
 
 from kvplan.errors import InputError
-from kvplan.plan import (FP8E4NV_ERROR, INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, marlin_method,
+from kvplan.plan import (INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, marlin_method,
                           parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, find_gpu, gpu_catalog,
                             gpu_count_in_name, resolve_gpu, resolve_model)
@@ -230,7 +230,7 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
                                      q.fits)))
         return fixes
     if p.failure == "platform":
-        if (p.error or "").startswith("No valid attention backend"):  # a block size no backend takes (FlexAttention
+        if p.failure_code == "attention_backend":  # a block size no backend takes (FlexAttention
             # from 0.21), or one only FlexAttention takes with an fp8 KV cache it cannot store: on no card
             multiple = p.rules.attention_block_multiple
             for name, flags in ((f"block size {multiple}", {"block_size": multiple}),
@@ -239,7 +239,7 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
                 if q and q.fits:  # from 0.21 FlexAttention refuses the block size too: only the block size helps
                     fixes.append(_Offer(Fix(name, flags, _effect(q), q.fits)))
             return fixes
-        if FP8E4NV_ERROR in (p.error or ""):  # e4m3 in Triton below cc 8.9 (plan.planner._fp8_e4m3_kv_error)
+        if p.failure_code == "fp8_e4m3_kv":  # e4m3 in Triton below cc 8.9 (plan.planner._fp8_e4m3_kv_error)
             q = _try(p, kv_cache_dtype="fp8_e5m2")
             if q:
                 fixes.append(_Offer(Fix("fp8_e5m2 KV cache", {"kv_cache_dtype": "fp8_e5m2"}, _effect(q), q.fits), q))

@@ -71,6 +71,11 @@ class Plan:
     failure: str | None = None       # None (starts), "memory" (the KV-cache checks), "load" (weights beyond the GPU),
                                      # "platform" (GPU generation, dtype), "architecture" (not registered) or
                                      # "state_blocks" (a hybrid's state blocks below max_num_seqs)
+    # which check refused a "platform" plan, for what acts on the refusal (api's fixes, the log's exception) without
+    # reading its message: "compute_capability" (below the wheels' floor), "bfloat16" (below 8.0), "quantization" (a
+    # method needing a newer GPU), "attention_backend" (no backend takes the block size) or "fp8_e4m3_kv" (e4m3 in
+    # Triton below 8.9); None for every other plan
+    failure_code: str | None = None
     weights_by_use: tuple[tuple[str, int], ...] = ()  # per rank, by what a decode step does with them (RankWeights.by_use)
     given_args: EngineArgs | None = None  # the flags as given, before defaults (a replan re-derives the defaults)
     # speculative decoding's own terms (method, tokens; a drafter checkpoint's weights, KV layers and profile bytes)
@@ -581,14 +586,20 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if load_error:
         fits, error, failure, est_len = False, load_error, "load", None
     fp8_error = _fp8_e4m3_kv_error(gpu, resolved, rules, warns)
-    startup_error = _startup_error(gpu, resolved, rules, quant, args.quantization) or backend_error or fp8_error
-    if startup_error:
-        fits, error, failure = False, startup_error, "platform"
+    refusal = _startup_error(gpu, resolved, rules, quant, args.quantization)  # (Plan.failure_code, message) or None
+    if refusal is None and backend_error:
+        refusal = "attention_backend", backend_error
+    if refusal is None and fp8_error:
+        refusal = "fp8_e4m3_kv", fp8_error
+    failure_code = None
+    if refusal:
+        fits, failure = False, "platform"
+        failure_code, error = refusal
     arch = architecture_refusal(model.architectures, rules.release) if check_architecture else None
     if arch and arch[0] == "unknown":
         warns.append(arch[1])
     elif arch:  # ModelConfig refuses it while reading the config: before any worker, GPU check or load
-        fits, error, failure = False, arch[1], "architecture"
+        fits, error, failure, failure_code = False, arch[1], "architecture", None
     # a compiling first start's pool beside the warm one planned here (fit --json first_start, --explain)
     moe_ws = measured.get("moe_workspace_in_non_torch", (0,))[0]
     cold_loss = (cold_start_pool_loss_bytes(model, resolved, rules, act + moe_ws)
@@ -643,14 +654,14 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if failure == "architecture":
         log = ("ValueError: " + error,)
     if failure == "platform":  # stopped at worker start (dtype check) or its first kernel: nothing is loaded or sized
-        log = (("RuntimeError: " if "no kernel image" in error else "ValueError: ") + error,)
+        log = (("RuntimeError: " if failure_code == "compute_capability" else "ValueError: ") + error,)
     return Plan(model=model, gpu=gpu, args=resolved, rules=rules, mode="vllm", total_bytes=total, requested_bytes=requested,
                 weights_bytes=w.bytes, weights_exact=w.exact, weights_by_use=w.by_use, activation_peak_bytes=act, non_torch_bytes=nt,
                 cudagraph_bytes=cg, cudagraph_capture_bytes=capture, kv_cache_bytes=available, groups=groups,
                 bytes_per_block=bytes_per_block, num_gpu_blocks=num_blocks, kv_cache_tokens=tokens, max_concurrency=conc,
                 kv_bytes_per_token=kv_per_token, state_bytes_per_sequence=state_per_seq, fits=fits, error=error,
                 estimated_max_model_len=est_len, vllm_log=log, terms=terms, assumptions=tuple(dict.fromkeys(notes)),
-                warnings=tuple(warns), failure=failure, speculative=spec_info, cudagraphs=graph_info,
+                warnings=tuple(warns), failure=failure, failure_code=failure_code, speculative=spec_info, cudagraphs=graph_info,
                 model_runner={"runner": runner, "why": runner_why} if rules.is_v1 else None,
                 first_start=cold_loss.to_dict(available) if cold_loss is not None else None,
                 first_start_refused=first_refused)
@@ -738,21 +749,24 @@ def _load_oom(gpu: GPUSpec, weights_per_rank: int) -> str | None:
 
 
 def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: QuantSpec | None = None,
-                   given_quant: str | None = None) -> str | None:
+                   given_quant: str | None = None) -> tuple[str, str] | None:
     """Errors vLLM stops with before it sizes anything: the GPU generation, the dtype and the quantization method it
-    supports."""
+    supports, as (the check's Plan.failure_code, vLLM's message)."""
     if gpu.cc is None or gpu.vendor != "NVIDIA":
         return None
     floor = rules.min_compute_capability
     if gpu.cc < floor:
-        return (f"{gpu.name} has compute capability {gpu.compute_capability}, below the {floor[0]}.{floor[1]} that vLLM {rules.version}'s "
-                f"wheels are built for (CUDA error: no kernel image is available for execution on the device)")
+        return "compute_capability", (
+            f"{gpu.name} has compute capability {gpu.compute_capability}, below the {floor[0]}.{floor[1]} that vLLM {rules.version}'s "
+            f"wheels are built for (CUDA error: no kernel image is available for execution on the device)")
     if args.dtype == "bfloat16" and gpu.cc < (8, 0):
-        return (f"Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your {gpu.name} GPU has compute "
-                f"capability {gpu.compute_capability}. You can use float16 instead by explicitly setting the `dtype` flag in CLI, "
-                f"for example: --dtype=half.")
+        return "bfloat16", (
+            f"Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your {gpu.name} GPU has compute "
+            f"capability {gpu.compute_capability}. You can use float16 instead by explicitly setting the `dtype` flag in CLI, "
+            f"for example: --dtype=half.")
     method = canonical_quant(given_quant) if given_quant else vllm_quant_method(quant)
-    return quant_capability_error(method, gpu, rules.version)
+    error = quant_capability_error(method, gpu, rules.version)
+    return ("quantization", error) if error else None
 
 
 FP8E4NV_ERROR = "type fp8e4nv not supported in this architecture"
@@ -946,7 +960,7 @@ def _log_lines(rules: VersionRules, gpu: GPUSpec, util: float, requested: float,
     if args.captures_cuda_graphs and fits:
         lines.append(f"Graph capturing finished in … secs, took {capture / GIB:.2f} GiB")
     if error:
-        lines.append(("ValueError: " if not error.startswith("No available") else "ValueError: ") + error)
+        lines.append("ValueError: " + error)
     return tuple(lines)
 
 
