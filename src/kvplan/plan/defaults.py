@@ -22,7 +22,7 @@ from kvplan.plan.terms import awq_kernel_note, awq_linear_kernel
 from kvplan.resolve import BNB_IN_FLIGHT, GPUSpec, ModelSpec, QuantSpec, context_limit
 from kvplan.versions import (VersionRules, batch_defaults, canonical_quant, first_release_where, parse_version,
                              quant_method_last_read, quant_min_capability, quantization_methods, release_from)
-from kvplan.weights import vision_bnb_only_params, vision_linear_params
+from kvplan.weights import gated_mlp, moe_layers, vision_bnb_only_params, vision_linear_params
 
 
 # --------------------------------------------------------------------------- defaults
@@ -206,11 +206,9 @@ def _dense_block_slices(model: ModelSpec, tp: int) -> list[tuple[str, str, list[
     "row" (RowParallelLinear: the input is split; o_proj, down_proj), "merged" (MergedColumnParallelLinear /
     QKVParallelLinear: several outputs, each split), "column" (one split output). MoE experts are _block_fp8_moe_refusal's;
     linear-attention and Mamba mixers are not checked here."""
-    from kvplan.weights import _gated_mlp, _moe_layers
-
     t = model.text_config
-    moe = _moe_layers(model) if model.is_moe else set()
-    gated = _gated_mlp(model)
+    moe = moe_layers(model) if model.is_moe else set()
+    gated = gated_mlp(model)
     out: list[tuple[str, str, list[int], int, int]] = []
 
     def mlp(prefix: str, width: int, i: int) -> None:
