@@ -108,3 +108,16 @@ def test_per_tensor_fp8_and_whole_block_splits_are_not_refused():
     # Qwen3-235B-A22B-FP8's dense parts split whole at TP 8 (64 heads x 128 / 8; no dense MLP): only its experts refuse
     q235 = resolve_model("Qwen/Qwen3-235B-A22B-FP8")
     assert _block_fp8_dense_refusal(q235, q235.quant, 8, rules_for("0.33.0")) is None
+
+
+def test_diagnose_reads_both_of_vllm_s_dense_block_messages():
+    # the column-parallel message ("Weight output_partition_size = N", gate_up_proj before 0.14) was not read: diagnose
+    # said "not recognised"; both it and the row-parallel one name the block check now, and the fix names pipeline
+    # parallelism for a dense layer
+    from kvplan.diagnose import diagnose
+
+    for line in ("ValueError: Weight output_partition_size = 1600 is not divisible by weight quantization block_n = 128.",
+                 "ValueError: Weight input_size_per_partition = 1600 is not divisible by weight quantization block_k = 128."):
+        top = diagnose([line]).top
+        assert top is not None and top.fatal and top.layer == "vllm_version_flags", line
+        assert "--pipeline-parallel-size" in top.fix and "does not help a dense layer" in top.fix, line

@@ -1198,10 +1198,13 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="vLLM runs this quantized checkpoint on its Marlin kernel, which needs each weight's per-GPU {dim} size to be a multiple of {tile}; this model's shape, split across the tensor-parallel GPUs, gives {size}.",
          fix="Pick a --tensor-parallel-size whose per-GPU slice is a multiple of {tile} (often a smaller one), or serve on the non-Marlin kernel of the same format (--quantization awq or gptq, as the error suggests), which is slower but has no such tile.",
          source="vllm/model_executor/layers/quantization/utils/marlin_utils.py verify_marlin_supports_shape; https://github.com/vllm-project/vllm/issues/9913"),
-    _sig("quant_block_shape", "is not divisible by", r"(?:Weight (?P<dim>input|output)_size_per_partition|The (?P<what>output_size of gate's and up's weight|input_size of down's weight)) = (?P<size>\d+) is not divisible by(?:\s+weight quantization block_(?P<kn>[kn]) = (?P<block>\d+))?\s*\.?$", ERROR,
+    # vLLM's dense block-FP8 check words its column-parallel refusal "Weight output_partition_size = N" and its
+    # row-parallel one "Weight input_size_per_partition = N" (quantization/fp8.py Fp8LinearMethod.create_weights,
+    # 0.6.6.post1-0.10.2; utils/fp8_utils.py validate_fp8_block_shape, 0.11.0-0.33.0)
+    _sig("quant_block_shape", "is not divisible by", r"(?:Weight (?:(?P<dim>input|output)_size_per_partition|output_partition_size)|The (?P<what>output_size of gate's and up's weight|input_size of down's weight)) = (?P<size>\d+) is not divisible by(?:\s+weight quantization block_(?P<kn>[kn]) = (?P<block>\d+))?\s*\.?$", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.8, fatal=True,
          cause="The checkpoint is block-quantized (FP8 blocks, weight_block_size in its config) and tensor parallelism splits a layer into per-GPU slices of {size}, which is not a whole number of quantization blocks; this vLLM does not pad such slices.",
-         fix="Lower --tensor-parallel-size (or shard the experts with --enable-expert-parallel) so each GPU holds whole quantization blocks, or use a vLLM release that pads partial blocks, or a checkpoint quantized without blocks.",
+         fix="Lower --tensor-parallel-size so each GPU holds whole quantization blocks (--pipeline-parallel-size keeps the GPU count: it splits the layers, not their weights); for the experts' message ('gate's and up's', 'down's'), --enable-expert-parallel keeps each expert whole, which does not help a dense layer's 'Weight ...' message; or use a vLLM release that pads partial blocks, or a checkpoint quantized without blocks.",
          source="vllm/model_executor/layers/quantization/fp8.py validate_fp8_block_shape, fused-MoE block check; vLLM PRs #39046 and #52915 (padding)"),
     _sig("marlin_moe_unsupported", "marlin moe method", r"(?P<what>[A-Z][\w ]*?) (?:is )?not supported for (?:fused )?Marlin MoE method", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.8, fatal=True,
