@@ -131,6 +131,55 @@ def test_command_help_at_80_columns_names_every_option_whole(monkeypatch, capsys
             assert name in flat.replace(" ", ""), name
 
 
+COMMANDS = ("fit", "sweep", "models", "gpus", "preflight", "scaffold", "diagnose", "reconcile", "web", "validate",
+            "simulate", "capacity")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_help_at_80_columns_prints_option_names_and_examples_on_one_line(monkeypatch, capsys, command):
+    """At 80 columns the 'vllm serve flags' panel (six columns, the '--no-enable-chunked-prefill' names among them) left
+    each option name a column of 18: '--gpu-memory-utili' over 'zation', '--tensor-parallel-' over 'size', 20 of the
+    panel's names split in every command that plans, and --env's variables folded in an 18-column help
+    ('VLLM_ALLOW_CHUNKE' over 'D_LOCAL_ATTN_WITH'). Such a panel now prints each option as a block, names and type on
+    one line, help under them: every name, secondary '--no-' names included, stands whole on a line, no line passes 80
+    columns, and each of the command's examples is on one line."""
+    import re
+
+    import typer.main
+
+    from kvplan.cli import app
+
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run_cli(monkeypatch, capsys, command, "--help")
+    assert code == 0 and "…" not in out, out
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 80, out
+    words = {w for line in lines for w in re.findall(r"(?<![\w-])--[\w-]+", line)}
+    cmd = typer.main.get_command(app).commands[command]
+    for param in cmd.params:
+        if not getattr(param, "hidden", False):
+            for opt in (*param.opts, *param.secondary_opts):
+                assert not opt.startswith("--") or opt in words, (opt, out)
+    shown = [line.strip(" │") for line in lines]
+    for example in (line.strip() for line in (cmd.help or "").splitlines() if line.strip().startswith("$ ")):
+        assert any(example.split("  #")[0].strip() in line for line in shown), (example, out)
+
+
+def test_a_help_panel_that_fits_keeps_typer_s_columns(monkeypatch, capsys):
+    """Stacking is for a panel whose words cannot stand whole: at 200 columns each vllm serve flag keeps its help on its
+    own line, and at 80 fit's small GPU panel is still a table."""
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = run_cli(monkeypatch, capsys, "fit", "--help")
+    assert code == 0
+    assert any("--gpu-memory-utilization" in line and "Fraction of total GPU memory" in line for line in out.splitlines())
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run_cli(monkeypatch, capsys, "fit", "--help")
+    lines = out.splitlines()
+    assert any("--gpu-gib" in line and "A custom GPU" in line for line in lines), out
+    at = next(i for i, line in enumerate(lines) if "--gpu-memory-utilization" in line)
+    assert "Fraction of total" not in lines[at] and "Fraction of total" in lines[at + 1], out
+
+
 def test_help_folding_never_stops_help_where_typer_differs(monkeypatch):
     """pyproject.toml asks typer>=0.12 only: a typer whose rich_utils is missing, or whose help builder returns
     something other than Columns of Text, must get its own help unchanged, not an exception under --help (the patch
@@ -142,7 +191,7 @@ def test_help_folding_never_stops_help_where_typer_differs(monkeypatch):
 
     from kvplan.cli import _help_cells_fold
 
-    for name in ("highlighter", "negative_highlighter", "_get_parameter_help", "_kvplan_folds"):
+    for name in ("highlighter", "negative_highlighter", "_get_parameter_help", "_kvplan_folds", "Table"):
         monkeypatch.setattr(rich_utils, name, getattr(rich_utils, name, None), raising=False)
 
     class Other:  # a help builder's result of another shape
@@ -199,3 +248,22 @@ def test_validate_s_rows_stay_within_70_columns(monkeypatch, capsys):
     code, out, _ = run_cli(monkeypatch, capsys, "validate", str(pathlib.Path(__file__).parent / "data" / "calibration.jsonl"))
     shown = out[:out.index("\nskipped ")] if "\nskipped " in out else out
     assert max(cell_len(line) for line in shown.splitlines()) <= 70, out
+
+
+def test_stacking_wraps_typer_s_table_once_and_skips_a_typer_without_one(monkeypatch):
+    """_help_cells_fold wraps rich_utils.Table in a stacking subclass once (a second call keeps it), and a typer whose
+    rich_utils has no Table class gets its help unchanged."""
+    from typer import rich_utils
+
+    from kvplan.cli import _help_cells_fold
+
+    for name in ("highlighter", "negative_highlighter", "_get_parameter_help", "_kvplan_folds", "Table"):
+        monkeypatch.setattr(rich_utils, name, getattr(rich_utils, name, None), raising=False)
+    _help_cells_fold()
+    wrapped = rich_utils.Table
+    assert wrapped._kvplan_stacks and wrapped.__name__ == "StackingTable"
+    _help_cells_fold()
+    assert rich_utils.Table is wrapped
+    monkeypatch.setattr(rich_utils, "Table", None)
+    _help_cells_fold()
+    assert rich_utils.Table is None

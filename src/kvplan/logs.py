@@ -96,6 +96,17 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("namespace_args", "args: namespace(", r"args: Namespace\((?P<body>.*)$", CONTEXT, versions="<=0.8", source="vllm/entrypoints/openai/api_server.py"),
     _sig("engine_config", "with config:", r"Initializing an? (?:V\d )?LLM (?:engine|server)(?: \(v[^)]*\))? with config: (?P<body>.*)$", CONTEXT, source="vllm/engine/llm_engine.py, vllm/v1/engine/core.py"),
     _sig("command_line", "vllm", r"(?:^|\s|\$ )(?P<cmd>(?:vllm serve|python\d?(?:\s+-\w)*\s+-m\s+vllm\.entrypoints\.[\w.]+)\s.*)$", CONTEXT, source="vllm CLI"),
+    # the offline benchmarks, which run the engine in-process as vllm.LLM: `vllm bench latency|throughput` (vllm/benchmarks/
+    # latency.py, throughput.py: EngineArgs.from_cli_args, then LLM(...); read in the 0.10.2, 0.20.0 wheels) and the
+    # older scripts benchmarks/benchmark_latency.py / benchmark_throughput.py of vLLM's repository, run by path
+    _sig("bench_command", "vllm bench|benchmark_latency|benchmark_throughput",
+         r"(?:^|\s|\$ )(?P<cmd>(?:vllm bench (?P<kind>latency|throughput)|python\d?(?:\.\d+)?(?:\s+-\w)*\s+(?:-m\s+)?"
+         r"\S*?benchmark_(?P<script>latency|throughput)(?:\.py)?)(?:\s.*)?)$", CONTEXT,
+         source="vllm/benchmarks/latency.py, throughput.py (vllm bench); benchmarks/benchmark_latency.py, benchmark_throughput.py"),
+    # the old benchmark scripts print their argparse Namespace first (`print(args)` in main), every engine argument
+    # with its value, defaults included, on a line of its own: no logger prefix, unlike the server's "args: Namespace(...)"
+    _sig("bench_namespace", "namespace(", r"^Namespace\((?P<body>.*)$", CONTEXT, versions="<=0.10",
+         source="benchmarks/benchmark_latency.py, benchmark_throughput.py main (print(args))"),
     _sig("load_model_start", "starting to load model", r"Starting to load model (?P<model>\S+?)(?:\.\.\.)?$", CONTEXT,
          source="vllm/v1/worker/gpu_model_runner.py load_model, vllm/worker/model_runner.py load_model"),
     _sig("startup_complete", "application startup complete", r"Application startup complete", CONTEXT, source="uvicorn"),
@@ -1187,10 +1198,13 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="vLLM runs this quantized checkpoint on its Marlin kernel, which needs each weight's per-GPU {dim} size to be a multiple of {tile}; this model's shape, split across the tensor-parallel GPUs, gives {size}.",
          fix="Pick a --tensor-parallel-size whose per-GPU slice is a multiple of {tile} (often a smaller one), or serve on the non-Marlin kernel of the same format (--quantization awq or gptq, as the error suggests), which is slower but has no such tile.",
          source="vllm/model_executor/layers/quantization/utils/marlin_utils.py verify_marlin_supports_shape; https://github.com/vllm-project/vllm/issues/9913"),
-    _sig("quant_block_shape", "is not divisible by", r"(?:Weight (?P<dim>input|output)_size_per_partition|The (?P<what>output_size of gate's and up's weight|input_size of down's weight)) = (?P<size>\d+) is not divisible by(?:\s+weight quantization block_(?P<kn>[kn]) = (?P<block>\d+))?\s*\.?$", ERROR,
+    # vLLM's dense block-FP8 check words its column-parallel refusal "Weight output_partition_size = N" and its
+    # row-parallel one "Weight input_size_per_partition = N" (quantization/fp8.py Fp8LinearMethod.create_weights,
+    # 0.6.6.post1-0.10.2; utils/fp8_utils.py validate_fp8_block_shape, 0.11.0-0.33.0)
+    _sig("quant_block_shape", "is not divisible by", r"(?:Weight (?:(?P<dim>input|output)_size_per_partition|output_partition_size)|The (?P<what>output_size of gate's and up's weight|input_size of down's weight)) = (?P<size>\d+) is not divisible by(?:\s+weight quantization block_(?P<kn>[kn]) = (?P<block>\d+))?\s*\.?$", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.8, fatal=True,
          cause="The checkpoint is block-quantized (FP8 blocks, weight_block_size in its config) and tensor parallelism splits a layer into per-GPU slices of {size}, which is not a whole number of quantization blocks; this vLLM does not pad such slices.",
-         fix="Lower --tensor-parallel-size (or shard the experts with --enable-expert-parallel) so each GPU holds whole quantization blocks, or use a vLLM release that pads partial blocks, or a checkpoint quantized without blocks.",
+         fix="Lower --tensor-parallel-size so each GPU holds whole quantization blocks (--pipeline-parallel-size keeps the GPU count: it splits the layers, not their weights); for the experts' message ('gate's and up's', 'down's'), --enable-expert-parallel keeps each expert whole, which does not help a dense layer's 'Weight ...' message; or use a vLLM release that pads partial blocks, or a checkpoint quantized without blocks.",
          source="vllm/model_executor/layers/quantization/fp8.py validate_fp8_block_shape, fused-MoE block check; vLLM PRs #39046 and #52915 (padding)"),
     _sig("marlin_moe_unsupported", "marlin moe method", r"(?P<what>[A-Z][\w ]*?) (?:is )?not supported for (?:fused )?Marlin MoE method", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.8, fatal=True,
@@ -2592,6 +2606,44 @@ class StartupLog:
         value = self.arg(name)
         return getattr(self, name) if value is None and name in PRINTED_ARGS else value
 
+    @property
+    def benchmark(self) -> Optional[str]:
+        """"latency" or "throughput" where the log is one of vLLM's offline benchmarks (`vllm bench latency|throughput`,
+        benchmarks/benchmark_latency.py / benchmark_throughput.py: the command line, or the script's printed Namespace),
+        "offline" for a printed Namespace that names neither; None for a server's log. Such a run builds the engine
+        in-process with vllm.LLM (vllm/benchmarks/latency.py main: LLM.from_engine_args; 0.10.2, 0.20.0), whose
+        defaults are vllm.LLM's, not vllm serve's (the entrypoint "llm" of a plan)."""
+        for hit in self.hits:
+            if hit.signature == "bench_command":
+                return hit.groups.get("kind") or hit.groups.get("script")
+            if hit.signature == "bench_namespace":
+                body = str(hit.groups.get("body") or "")
+                return ("latency" if re.search(r"\bnum_iters=", body) else
+                        "throughput" if re.search(r"\bnum_prompts=", body) else "offline")
+        return None
+
+    # where each source of `arg` comes from: the signatures whose lines fill it, as a reader names them
+    _ARG_SOURCES = (("engine_args", (("non_default_args", "the 'non-default args' line"),
+                                     ("namespace_args", "the 'args: Namespace(...)' line"),
+                                     ("bench_namespace", "the benchmark's printed Namespace(...)"))),
+                    ("command_args", (("command_line", "the command line"), ("bench_command", "the benchmark command line"))),
+                    ("engine_config", (("engine_config", "the engine's 'with config:' line"),)))
+
+    def arg_origin(self, name: str) -> Optional[str]:
+        """Where `arg(name)` was read: the kind of line and its number ("the benchmark's printed Namespace(...), line
+        8"); for one of PRINTED_ARGS that no argument line states, the engine's own line printing it; None where the log
+        does not state it."""
+        for source, signatures in self._ARG_SOURCES:
+            values = getattr(self, source)
+            if name in values and values[name] is not None:
+                for signature, label in signatures:
+                    hit = next((h for h in self.hits if h.signature == signature), None)
+                    if hit is not None:
+                        return f"{label}, line {hit.line_number}"
+        if name in PRINTED_ARGS and getattr(self, name) is not None:
+            return "printed by the engine"
+        return None
+
     def arg(self, name: str, default=None):
         """An engine argument: as given on the command line or in non-default args, else the resolved config."""
         for source in (self.engine_args, self.command_args, self.engine_config):
@@ -2649,6 +2701,8 @@ class StartupLog:
         args = {name: self.arg(name) for name in RECORD_ARG_NAMES}
         if self.arg("speculative_config"):  # beyond the record format, kept where the log states it
             args["speculative_config"] = self.arg("speculative_config")
+        if self.benchmark:  # beyond the record format: an offline benchmark's engine is vllm.LLM, with its defaults
+            args["entrypoint"] = "llm"
         runner = self.runner
         if runner:  # beyond the record format too: a pooling model loads no lm_head and runs no sampler
             args["runner"] = runner
@@ -2992,6 +3046,19 @@ def _h_engine_config(acc, g):
     _merge_args(acc, acc.engine_config, parse_keyword_args(g["body"]))
 
 
+def _h_bench_command(acc, g):
+    acc.values.setdefault("benchmark", g.get("kind") or g.get("script"))
+    _h_command(acc, g)
+
+
+def _h_bench_namespace(acc, g):
+    args = parse_keyword_args(g["body"])
+    # the latency script's own arguments name it (num_iters, num_iters_warmup), the throughput script's num_prompts
+    kind = "latency" if "num_iters" in args else "throughput" if "num_prompts" in args else "offline"
+    acc.values.setdefault("benchmark", kind)
+    _merge_args(acc, acc.engine_args, args)
+
+
 def _h_command(acc, g):
     args = parse_command_args(g["cmd"])
     for k, v in args.items():
@@ -3076,6 +3143,8 @@ _FIGURE_HANDLERS: Mapping[str, Callable[[_Accumulator, Mapping[str, Optional[str
     "non_default_args": _h_non_default,
     "namespace_args": _h_namespace,
     "engine_config": _h_engine_config,
+    "bench_command": _h_bench_command,
+    "bench_namespace": _h_bench_namespace,
     "command_line": _h_command,
     "kv_in_use": _h_kv_in_use,
     "override_blocks": _h_override_blocks,
@@ -3134,7 +3203,8 @@ def _keep(bucket: list[str], text: str, limit: int = MAX_KEPT_LINES) -> None:
 # Lines a server prints once per start: one seen again opens another startup (a restarted container's
 # `docker logs`, a file appended to by several runs). Data-parallel engine cores each print the engine line,
 # so it counts only from a process without a DP rank (EngineCore_DP1, or EngineCore_1 before vLLM 0.11).
-_STARTUP_OPENERS = frozenset({"version_api_server", "version_banner", "non_default_args", "namespace_args", "version_engine"})
+_STARTUP_OPENERS = frozenset({"version_api_server", "version_banner", "non_default_args", "namespace_args", "version_engine",
+                               "bench_namespace"})
 
 
 def _opens_startup(name: str, process: Optional[str]) -> bool:

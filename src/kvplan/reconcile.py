@@ -167,7 +167,7 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
     if lens.observed and lens.predicted and int(lens.observed) != int(lens.predicted) and rows[-3].gap is not None:
         rows[-3] = replace(rows[-3], note=f"not compared: the log's concurrency is at max_model_len {int(lens.observed):,}, "
                                           f"the plan's at {int(lens.predicted):,}")
-    notes = platform_notes(log)
+    notes = benchmark_notes(log) + platform_notes(log)
     largest = headline = None
     if plan is not None:
         largest = largest_gap(rows, graphs_in_pool=bool(getattr(plan, "cudagraph_bytes", 0)))
@@ -551,6 +551,35 @@ def platform_read(log: StartupLog) -> dict:
     def at(found):
         return {"line": found[0], "text": found[1]} if found else None
     return {"rocm": at(log.rocm_line), "wsl2": at(log.wsl2_line), "amd_device": log.amd_device_name}
+
+
+# the engine arguments a benchmark log is read for, in the order reconcile names them
+BENCHMARK_ARGS = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_size", "enforce_eager", "kv_cache_dtype",
+                  "max_num_seqs", "max_num_batched_tokens", "quantization")
+
+
+def benchmark_notes(log: StartupLog) -> list[str]:
+    """For a log of vLLM's offline benchmarks (StartupLog.benchmark), what kind of run it is and which engine arguments
+    were read from which line, and which it does not state (planned at vllm.LLM's defaults)."""
+    if not log.benchmark:
+        return []
+    kind = log.benchmark
+    run = (f"a `vllm bench {kind}` / benchmarks/benchmark_{kind}.py run" if kind in ("latency", "throughput")
+           else "an offline benchmark run (a printed argparse Namespace)")
+    notes = [f"{run}: vLLM ran in-process as vllm.LLM, so the plan takes vllm.LLM's defaults (entrypoint llm), not "
+             "vllm serve's"]
+    read, unstated = [], []
+    for name in BENCHMARK_ARGS:
+        value, origin = log.arg_or_printed(name), log.arg_origin(name)
+        if value is None or origin is None:
+            unstated.append(name)
+        else:
+            read.append(f"{name}={value!r} ({origin})")
+    if read:
+        notes.append("engine arguments read from the log: " + "; ".join(read))
+    if unstated:
+        notes.append("left at vLLM's defaults or not in the log (planned at the release's defaults): " + ", ".join(unstated))
+    return notes
 
 
 def platform_notes(log: StartupLog) -> list[str]:

@@ -276,6 +276,14 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # v1/worker/gpu_worker.py). The profile's forward leaves it allocated under the sampler run that follows. 0.12.0
     # and 0.13.0 call fused_experts() (torch.empty caches freed after each layer), 0.11.2 too.
     "moe_workspace_persistent": [((0, 0, 0), False), ((0, 14, 0), True)],
+    # Block-FP8 dense Linear layers split by TP: Fp8LinearMethod.create_weights checks each rank's slice against the
+    # checkpoint's weight_block_size (quantization/fp8.py in 0.6.6.post1-0.10.2, then utils/fp8_utils.py
+    # validate_fp8_block_shape, read in 0.11.0-0.33.0): a row-parallel layer's input slice must be a multiple of block_k,
+    # a column-parallel layer's output slices multiples of block_n. From 0.14 (read: absent in 0.13.0, present in
+    # 0.14.1, 0.17.1, 0.20.0, 0.29.0, 0.33.0) ColumnParallelLinear._maybe_allow_fp8_block_shape_mismatch (layers/
+    # linear.py) sets allow_fp8_block_shape_mismatch on a merged layer (gate_up_proj, qkv_proj) whose slices are not
+    # whole blocks, and the check skips it; single-output column layers and row-parallel layers are still checked.
+    "fp8_block_merged_unchecked": [((0, 0, 0), False), ((0, 14, 0), True)],
     # The quantized fused-MoE paths whose experts take their buffers from the same WorkspaceManager in the profile's
     # forward (plan.quantized_moe_experts names the path a checkpoint and GPU get). "mxfp4_marlin": gpt-oss's MXFP4
     # experts on Marlin (compute capability below 9.0 or 11+, Hopper before 0.12, VLLM_MXFP4_USE_MARLIN=1) run as a
@@ -1035,6 +1043,7 @@ class VersionRules:
     mla_block_size: str
     fused_moe_chunk_tokens: int
     moe_workspace_persistent: bool
+    fp8_block_merged_unchecked: bool
     moe_quant_workspace: tuple[str, ...]
     deep_gemm_sm12x: bool
     nvfp4_gelu_vllm_cutlass: bool

@@ -68,7 +68,7 @@ def padded_vocab(spec: ModelSpec) -> int:
     return math.ceil(spec.vocab_size / VOCAB_PADDING) * VOCAB_PADDING if spec.vocab_size else 0
 
 
-def _gated_mlp(spec: ModelSpec) -> bool:
+def gated_mlp(spec: ModelSpec) -> bool:
     act = str(spec.text_config.get("hidden_act") or spec.text_config.get("mlp_hidden_act") or "silu")
     # two-matrix MLPs (up, activation, down) in vLLM's model classes, whatever the activation (model_executor/models:
     # gpt_j.py GPTJMLP fc_in/fc_out, gpt_neox.py GPTNeoXMLP dense_h_to_4h/dense_4h_to_h, mpt.py MPTMLP up_proj/down_proj)
@@ -78,7 +78,7 @@ def _gated_mlp(spec: ModelSpec) -> bool:
     return act in ("silu", "swiglu", "gelu_pytorch_tanh", "geglu", "gelu_new", "gelu") or "gate" in act
 
 
-def _moe_layers(spec: ModelSpec) -> set[int]:
+def moe_layers(spec: ModelSpec) -> set[int]:
     """Indices of decoder layers whose MLP is a mixture of experts."""
     t = spec.text_config
     n = spec.num_layers
@@ -337,9 +337,9 @@ def count_weights(spec: ModelSpec) -> WeightCount:
         # *ForCausalLM as one deletes it (vllm/model_executor/models/adapters.py)
         comps.append(Component("lm_head", v_pad * h, "vocab", None, False))
     comps.append(Component("norm", h, "replicated", None, False))
-    gated = _gated_mlp(spec)
+    gated = gated_mlp(spec)
     mlp_mult = 3 if gated else 2
-    moe = _moe_layers(spec)
+    moe = moe_layers(spec)
     active = 0
     norms_per_layer = 4 if spec.model_type.startswith(("gemma2", "gemma3", "gemma4")) else 2
     layer_kinds = _decoder_layers(spec)
@@ -1063,7 +1063,7 @@ def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: int =
     h, b = spec.hidden_size, dtype_bytes
     v_pad = padded_vocab(spec)
     total = pad(v_pad / tp * h * (embed_bytes or b)) * (1 if spec.tie_word_embeddings or spec.is_pooling else 2)
-    moe = _moe_layers(spec)
+    moe = moe_layers(spec)
     gate = 2 if spec.text_config.get("attn_output_gate") else 1
     for i, kinds in enumerate(_decoder_layers(spec)):
         if any(k in ("full", "sliding", "chunked") for k in kinds):
@@ -1225,8 +1225,8 @@ def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dt
     h, r = spec.hidden_size, max_lora_rank
     a_col = r // tp if fully_sharded else r
     per_layer = 0
-    moe = _moe_layers(spec)
-    gated = _gated_mlp(spec)
+    moe = moe_layers(spec)
+    gated = gated_mlp(spec)
     for i, layer in enumerate(spec.layers):
         if layer.kind == "none":
             continue

@@ -65,7 +65,42 @@ def _help_cells_fold() -> None:
     for name in ("highlighter", "negative_highlighter", "_get_parameter_help"):
         if callable(getattr(rich_utils, name, None)):
             setattr(rich_utils, name, folding(getattr(rich_utils, name)))
+    table = getattr(rich_utils, "Table", None)
+    if isinstance(table, type) and not getattr(table, "_kvplan_stacks", False):
+        rich_utils.Table = _stacking_table(table)
     rich_utils._kvplan_folds = True
+
+
+def _stacking_table(table: type) -> type:
+    """Typer's help table (rich_utils.Table) that, where its columns cannot each hold their longest word side by side,
+    prints every option as a block: its names and type on one line, its help under them, indented, across the width.
+    At 80 columns fit's 'vllm serve flags' panel held six columns, one of them the '--no-enable-chunked-prefill' names:
+    rich narrowed the others below their words, and the names printed as '--gpu-memory-utili' over 'zation' and
+    '--tensor-parallel-' over 'size' beside an 18-column help ('VLLM_ALLOW_CHUNKE' over 'D_LOCAL_ATTN_WITH'). A panel
+    whose words stand whole (render.WholeOrStacked's test) prints as typer lays it out."""
+    from rich.padding import Padding
+    from rich.text import Text
+
+    from kvplan.render import WholeOrStacked
+
+    class StackingTable(table):
+        _kvplan_stacks = True
+
+        def __rich_console__(self, console, options):
+            if self.show_header or WholeOrStacked(self)._words_stand_whole(console, options):
+                yield from super().__rich_console__(console, options)
+                return
+            for row in zip(*(c._cells for c in self.columns)):
+                *names, help_cell = row
+                parts = [console.render_str(c) if isinstance(c, str) else c for c in names]
+                words = [p for p in parts if isinstance(p, Text) and p.plain.strip()]
+                head = Text(" ").join(words)
+                head.no_wrap, head.overflow = False, "fold"
+                yield head
+                yield Padding(help_cell, (0, 0, 0, 4))
+
+    StackingTable.__name__ = StackingTable.__qualname__ = f"Stacking{table.__name__}"
+    return StackingTable
 
 
 _P = inspect.Parameter

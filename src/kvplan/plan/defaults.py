@@ -9,6 +9,7 @@ first in _plan; imports kvplan.plan.args, multimodal, cudagraphs and terms (the 
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from kvplan.errors import InputError, RefusedByVLLMError
@@ -21,7 +22,7 @@ from kvplan.plan.terms import awq_kernel_note, awq_linear_kernel
 from kvplan.resolve import BNB_IN_FLIGHT, GPUSpec, ModelSpec, QuantSpec, context_limit
 from kvplan.versions import (VersionRules, batch_defaults, canonical_quant, first_release_where, parse_version,
                              quant_method_last_read, quant_min_capability, quantization_methods, release_from)
-from kvplan.weights import vision_bnb_only_params, vision_linear_params
+from kvplan.weights import gated_mlp, moe_layers, vision_bnb_only_params, vision_linear_params
 
 
 # --------------------------------------------------------------------------- defaults
@@ -177,6 +178,129 @@ def _block_fp8_moe_refusal(model: ModelSpec, quant: QuantSpec | None, tp: int, d
             + (f", or a --tensor-parallel-size of {', '.join(map(str, ok))}" if ok else ""))
 
 
+def _skipped_module(skip: tuple[str, ...], layer: int, path: str) -> bool:
+    """Whether a checkpoint's skip list (modules_to_not_convert / ignored_layers) keeps decoder layer `layer`'s module
+    `path` ("mlp.down_proj") unquantized: an entry naming it with that layer's index, a regular expression ("re:...")
+    matching it, or an entry without a layer index whose dotted parts close the module's name ("down_proj",
+    "mlp.shared_expert")."""
+    tail = f"layers.{layer}.{path}"
+    for entry in skip:
+        entry = str(entry)
+        if entry.startswith("re:"):
+            try:
+                if re.search(entry[3:], f"model.{tail}"):
+                    return True
+            except re.error:
+                continue
+        elif entry == tail or entry.endswith("." + tail):
+            return True
+        elif not re.search(r"layers\.\d+", entry) and f".{entry}." in f".{tail}.":
+            return True
+    return False
+
+
+def _dense_block_slices(model: ModelSpec, tp: int) -> list[tuple[str, str, list[int], int, int]]:
+    """The TP-split Linear layers of one decoder layer's attention and dense MLPs as vLLM builds them, in build order, for
+    every decoder layer: (the module as a skip list names it, its kind, its per-rank slices, the whole layer's output
+    size, the layer index). Kinds:
+    "row" (RowParallelLinear: the input is split; o_proj, down_proj), "merged" (MergedColumnParallelLinear /
+    QKVParallelLinear: several outputs, each split), "column" (one split output). MoE experts are _block_fp8_moe_refusal's;
+    linear-attention and Mamba mixers are not checked here."""
+    t = model.text_config
+    moe = moe_layers(model) if model.is_moe else set()
+    gated = gated_mlp(model)
+    out: list[tuple[str, str, list[int], int, int]] = []
+
+    def mlp(prefix: str, width: int, i: int) -> None:
+        if not width or width % tp:
+            return
+        if gated:
+            out.append((f"{prefix}.gate_proj", "merged", [width // tp, width // tp], 2 * width, i))
+        else:
+            out.append((f"{prefix}.up_proj", "column", [width // tp], width, i))
+        out.append((f"{prefix}.down_proj", "row", [width // tp], model.hidden_size, i))
+
+    nh = model.num_attention_heads
+    for i, layer in enumerate(model.layers[:model.num_layers]):
+        if layer.kind == "mla":
+            v_dim, nope = int(t.get("v_head_dim", 128)), int(t.get("qk_nope_head_dim", 128))
+            if nh % tp == 0:
+                out.append(("self_attn.kv_b_proj", "column", [nh // tp * (nope + v_dim)], nh * (nope + v_dim), i))
+                out.append(("self_attn.o_proj", "row", [nh // tp * v_dim], model.hidden_size, i))
+        elif layer.kind in ("full", "sliding", "chunked") and nh % tp == 0:
+            hd = layer.head_dim or model.head_dim
+            kv = model.num_kv_heads or nh
+            out.append(("self_attn.q_proj", "merged", [nh // tp * hd, max(1, kv // tp) * hd, max(1, kv // tp) * hd],
+                        (nh + 2 * kv) * hd, i))
+            out.append(("self_attn.o_proj", "row", [nh // tp * hd], model.hidden_size, i))
+        if i in moe:
+            mlp("mlp.shared_expert", model.shared_expert_intermediate_size, i)
+        elif layer.kind != "recurrent" or model.model_type not in ("mamba", "mamba2", "falcon_mamba"):
+            mlp("mlp", model.intermediate_size, i)
+    return out
+
+
+def _block_fp8_dense_refusal(model: ModelSpec, quant: QuantSpec | None, tp: int,
+                             rules: VersionRules) -> tuple[str, str] | None:
+    """(vLLM's refusal, the fix) where a block-FP8 checkpoint's dense Linear layers, split over `tp` ranks, are not whole
+    quantization blocks, else None. Fp8LinearMethod.create_weights (vllm/model_executor/layers/quantization/fp8.py;
+    the check moved to utils/fp8_utils.py validate_fp8_block_shape in 0.11; read in the 0.6.6.post1, 0.10.2, 0.11.0,
+    0.12.0, 0.13.0, 0.14.1, 0.17.1, 0.20.0, 0.29.0 and 0.33.0 wheels) raises, with more than one rank,
+    "Weight input_size_per_partition = K is not divisible by weight quantization block_k = B." for a row-parallel layer
+    (o_proj, down_proj: the input is split) and "Weight output_partition_size = N is not divisible by weight
+    quantization block_n = B." for a column-parallel one (each output slice). Merged layers (gate_up_proj, qkv_proj)
+    are exempt from 0.14 (rules row fp8_block_merged_unchecked), so there the down_proj's input slice is what refuses a
+    too-narrow MLP. vLLM builds the layers in order (attention, then the MLP; a shared expert before the routed
+    experts), and the first one that fails is the message. The padding of vLLM PR #52915 (open) is not in a release."""
+    if quant is None or quant.method != "fp8" or not quant.weight_block:
+        return None
+    block_n, block_k = quant.weight_block
+    for path, kind, parts, full, i in _dense_block_slices(model, tp):
+        if _skipped_module(quant.skip, i, path) or (path.endswith("gate_proj")
+                                                    and _skipped_module(quant.skip, i, path[:-9] + "up_proj")):
+            continue
+        if kind == "row":
+            bad = parts[0] if tp > 1 and parts[0] % block_k else None
+            block, what, side = block_k, "input_size_per_partition", "k"
+        else:
+            if kind == "merged" and rules.fp8_block_merged_unchecked and any(p % block_n for p in parts):
+                continue
+            # "Required by column parallel or enabling merged weights": every slice of a layer split over the ranks
+            # (output_size // sum(output_partition_sizes) == tp), all but the last of a merged layer that is not (KV
+            # heads replicated, or one rank)
+            split = tp > 1 and full // sum(parts) == tp
+            checked = parts if split else parts[:-1] if kind == "merged" else []
+            bad = next((p for p in checked if p % block_n), None)
+            block, what, side = block_n, "output_partition_size", "n"
+        if bad is None:
+            continue
+        module = path.replace("gate_proj", "gate_up_proj").replace("q_proj", "qkv_proj")
+        return (f"{module}'s slice on each of TP {tp} ranks is {bad} {'input' if kind == 'row' else 'output'} columns "
+                f"(layer {i} on), not a multiple of the checkpoint's FP8 block "
+                f"{block} (weight_block_size {list(quant.weight_block)}): vLLM refuses with \"Weight {what} = {bad} is not "
+                f"divisible by weight quantization block_{side} = {block}.\"", "")
+    return None
+
+
+def _block_fp8_refusal(model: ModelSpec, quant: QuantSpec | None, tp: int, dp: int, pp: int, expert_parallel: bool,
+                       rules: VersionRules) -> tuple[str, str] | None:
+    """(vLLM's refusal, the fix) where a block-FP8 checkpoint cannot be split over these ranks: its dense layers
+    (_block_fp8_dense_refusal, built first: layer 0's attention, a shared expert before the routed experts) or its
+    experts (_block_fp8_moe_refusal). The fix names the TP sizes that pass both."""
+    dense = _block_fp8_dense_refusal(model, quant, tp, rules)
+    if dense is None:
+        return _block_fp8_moe_refusal(model, quant, tp, dp, expert_parallel)
+    ok = [t for t in accepted_tp_sizes(model) if not _block_fp8_dense_refusal(model, quant, t, rules)
+          and not _block_fp8_moe_refusal(model, quant, t, dp, expert_parallel)]
+    fit = [t for t in ok if t < tp and tp % t == 0]
+    fix = (f"--tensor-parallel-size {fit[-1]} --pipeline-parallel-size {pp * tp // fit[-1]} (the same {tp * pp} GPUs: "
+           "pipeline stages split the layers, not their weights), or " if fit else "")
+    fix += (f"a --tensor-parallel-size of {', '.join(map(str, ok))}" if ok else "no TP size up to 16 splits it")
+    if model.is_moe and not expert_parallel and "shared_expert" in dense[0]:
+        fix += "; --enable-expert-parallel does not help here: it keeps the routed experts whole, the shared expert is split by TP"
+    return dense[0], fix
+
+
 def accepted_tp_sizes(model: ModelSpec, upto: int = 16) -> list[int]:
     """The tensor-parallel sizes up to `upto` that vLLM can split this model's heads over (_tp_refusal)."""
     return [t for t in range(1, upto + 1) if not _tp_refusal(model.num_attention_heads, model.num_kv_heads, t)]
@@ -267,7 +391,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                          f"use --max-model-len {limit} or less (vLLM refuses longer contexts unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
     dtype = _resolve_dtype(model, gpu, args.dtype, notes)
     quant = _resolve_quant(model, args.quantization, notes, gpu, rules.version)
-    why_not = _block_fp8_moe_refusal(model, quant, tp, dp, bool(args.enable_expert_parallel))
+    why_not = _block_fp8_refusal(model, quant, tp, dp, pp, bool(args.enable_expert_parallel), rules)
     if why_not:
         raise InputError("--tensor-parallel-size", *why_not)
     kv_dtype = args.kv_cache_dtype or "auto"
