@@ -286,6 +286,29 @@ def engine_config_from_plan(plan, num_gpu_blocks: Optional[int] = None, enable_p
         blocks_note=note, window_caps=caps, cudagraph_max_tokens=max(sizes, default=0), cudagraph_sizes=sizes)
 
 
+
+def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token_threshold: int = 0
+                  ) -> tuple[EngineConfig, "StepModel", "SchedulerRules"]:
+    """The engine, step model and scheduler rules of the server a plan describes, as `vllm serve` runs it with the
+    plan's flags: prefix caching on where the flag or the version's default turns it on (`plan.prefix_caching_on`),
+    the plan's warnings among the step model's notes, the release's scheduler rules. Every command that simulates a
+    plan (kvplan simulate and capacity, the page's /api/simulate) builds its server here, so that one set of flags is
+    one simulated server wherever it is asked."""
+    from kvplan.plan import prefix_caching_on
+
+    pc = prefix_caching_on(plan.args, plan.rules, plan.model.is_hybrid)
+    cfg = engine_config_from_plan(plan, num_gpu_blocks=num_gpu_blocks, enable_prefix_caching=pc,
+                                  long_prefill_token_threshold=long_prefill_token_threshold)
+    sm = StepModel.from_plan(plan)
+    notes = tuple(f"plan: {w}" for w in plan.warnings)  # what fit prints beside the verdict (a GPU variant picked, ...)
+    if num_gpu_blocks is not None and not plan.fits:
+        # the pool is the user's, but the plan says this engine never gets that far: say so beside the figures
+        notes += (f"the plan for these flags does not start ({plan.error}); the simulation uses the --num-gpu-blocks "
+                  f"{num_gpu_blocks} given",)
+    if notes:
+        sm = replace(sm, notes=sm.notes + notes)
+    return cfg, sm, scheduler_rules(plan.vllm_version, plan.rules.engine)
+
 # =====================================================================================
 # Step time: a calibrated roofline
 # =====================================================================================

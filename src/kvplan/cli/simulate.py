@@ -48,8 +48,7 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
     """(plan, EngineConfig, StepModel, SchedulerRules). A plan that does not start ends the command (exit 1); with
     --json its JSON, as `kvplan fit --json` prints it (fits false, vLLM's error, the fixes), is the output."""
     from kvplan.errors import InputError
-    from kvplan.plan import prefix_caching_on
-    from kvplan.simulate import StepModel, engine_config_from_plan, scheduler_rules
+    from kvplan.simulate import serving_setup
 
     if prefix_caching is not None:  # the hidden old spelling of vllm serve's --enable-prefix-caching
         old = "--" + ("" if prefix_caching else "no-") + "prefix-caching"
@@ -74,17 +73,8 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
         raise typer.Exit(1)
     if num_gpu_blocks is not None and num_gpu_blocks < 2:
         raise InputError("--num-gpu-blocks", f"{num_gpu_blocks} leaves no usable block", "vLLM needs >= 2 (one is the null block)")
-    pc = prefix_caching_on(p.args, p.rules, p.model.is_hybrid)
-    cfg = engine_config_from_plan(p, num_gpu_blocks=num_gpu_blocks, enable_prefix_caching=pc,
-                                  long_prefill_token_threshold=long_prefill_threshold or 0)
-    sm = StepModel.from_plan(p)
-    if p.warnings:  # what fit would print beside the verdict (a GPU picked among variants, ...)
-        sm = replace(sm, notes=sm.notes + tuple(f"plan: {w}" for w in p.warnings))
-    if num_gpu_blocks is not None and not p.fits:
-        # the pool is the user's, but the plan says this engine never gets that far: say so beside the figures
-        sm = replace(sm, notes=sm.notes + (f"the plan for these flags does not start ({p.error}); the simulation "
-                                           f"uses the --num-gpu-blocks {num_gpu_blocks} given",))
-    return p, cfg, sm, scheduler_rules(p.vllm_version, p.rules.engine)
+    cfg, sm, rules = serving_setup(p, num_gpu_blocks=num_gpu_blocks, long_prefill_token_threshold=long_prefill_threshold or 0)
+    return p, cfg, sm, rules
 
 
 def _worst_case(p, cfg) -> float:

@@ -467,15 +467,14 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
     workload = build_workload(spec)
     if len(workload) > MAX_SIM_REQUESTS:  # no max_requests given and a long trace: keep its first requests
         workload = build_workload(replace(spec, max_requests=MAX_SIM_REQUESTS))
-    config = sim.engine_config_from_plan(p)
+    # the server `kvplan simulate` runs for these flags (prefix caching as the version has it, the plan's warnings)
+    config, step_model, rules = sim.serving_setup(p)
     # a workload vLLM refuses whole is an error, as `kvplan simulate` and `capacity` say, under the request's key
     # (max_model_len or workload): it answered 200 with every request rejected, and the capacity search bisected
     try:
         sim.check_servable(p, workload, config)
     except InputError as e:
         raise InputError(e.field.lstrip("-").replace("-", "_"), e.message, e.fix) from None
-    step_model = sim.StepModel.from_plan(p)
-    rules = sim.scheduler_rules(p.vllm_version, p.rules.engine)
     slo = sim.parse_slo(req.slo)
     check = _deadline(limit_s)
     result = sim.simulate_plan(p, workload, config, step_model, rules, slo=slo, progress=check, worst_case_concurrency=p.max_concurrency)
