@@ -36,3 +36,27 @@ def test_page_simulates_the_server_the_cli_simulates(monkeypatch, capsys):
         assert web[key] == cli[key], key
     for key in ("ttft_ms", "tpot_ms", "e2e_ms"):
         assert web[key]["p99"] == pytest.approx(cli[key]["p99"], rel=1e-9), key
+
+
+def _timed_trace(path, n=400, gap_s=0.25):
+    """A user's own timed trace: n requests, bursts of four at once every second, lengths 300-1,500 / 20-200."""
+    rows = [f"{(i // 4) * 4 * gap_s:.3f},{300 + (i * 37) % 1200},{20 + (i * 13) % 180}" for i in range(n)]
+    path.write_text("arrival_s,prompt_tokens,completion_tokens\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def test_capacity_probes_a_short_trace_as_it_was_recorded(monkeypatch, capsys, tmp_path):
+    """capacity's default sample was 5,000 requests, so a 400-request timed trace was resampled with replacement and
+    its arrivals replaced by Poisson ones, without a word in the text: its bursts were never probed. A trace shorter
+    than the sample is now probed whole, with its own timing scaled; -n above its size still resamples, and says so."""
+    trace = _timed_trace(tmp_path / "mine.csv")
+    args = ["capacity", QWEN8, "--gpu", "L40S", "--max-model-len", "8192", "-w", str(trace), "--slo", "ttft=1s,tpot=50ms"]
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--json")
+    assert code == 0, err
+    at = json.loads(out)["at_max_rate"]
+    assert at["requests_total"] == 400
+    assert not any(n.startswith("resampled") for n in at["notes"]), at["notes"]
+    assert any(n.startswith("arrivals scaled to") for n in at["notes"]), at["notes"]
+    code, out, err = run_cli(monkeypatch, capsys, *args, "-n", "1000")
+    assert code == 0, err
+    assert "(1,000 requests per probe; resampled 1000 requests (with replacement) from 400" in " ".join(err.split())

@@ -456,8 +456,10 @@ class WorkloadSpec:
     seed: int = 0
 
 
-def build_workload(spec: WorkloadSpec) -> Workload:
-    """Load or generate the workload the spec describes (deterministic for a seed)."""
+def build_workload(spec: WorkloadSpec, default_requests: Optional[int] = None) -> Workload:
+    """Load or generate the workload the spec describes (deterministic for a seed). Without `spec.max_requests`, a
+    trace is taken whole, or its first `default_requests` where it is longer (never resampled up to that: a shorter
+    trace keeps its own requests and timing), and a synthetic workload draws `default_requests` (else 1000)."""
     if spec.seed < 0:
         raise InputError("--seed", f"must be >= 0, got {spec.seed}", "e.g. --seed 1")
     rng = np.random.default_rng(spec.seed)
@@ -482,7 +484,7 @@ def build_workload(spec: WorkloadSpec) -> Workload:
             raise InputError("--workload", "no workload given", "name a trace (--workload azure-conv), a file, or give --prompt-len and --completion-len")
         if arrivals_kind == "trace":
             raise InputError("--arrivals", "a synthetic workload has no trace timing", "poisson or gamma (the default)")
-        n = spec.max_requests or 1000
+        n = spec.max_requests or default_requests or 1000
         p = parse_length_dist(spec.prompt_len, "--prompt-len").sample(n, rng)
         c = parse_length_dist(spec.completion_len, "--completion-len").sample(n, rng)
         rate = spec.rate_per_s if spec.rate_per_s is not None else float("inf")
@@ -512,7 +514,7 @@ def build_workload(spec: WorkloadSpec) -> Workload:
     if spec.completion_len is not None:
         w = replace(w, completion_tokens=parse_length_dist(spec.completion_len, "--completion-len").sample(len(w), rng))
 
-    n = spec.max_requests or len(w)
+    n = spec.max_requests or (min(default_requests, len(w)) if default_requests else len(w))
     if n < len(w):
         idx = np.arange(n)  # a cap keeps the first n (trace order)
         notes.append(f"capped to the first {n} of {len(w)} requests")

@@ -21,6 +21,8 @@ _SIM = "Simulation"
 # The simulator's own switch from before the plan commands took vllm serve's --enable-prefix-caching (a11583c); since
 # 3756991 it set the plan's flag too, so the two spelled one thing. vLLM's spelling is the one shown; the old one is a
 # hidden alias kept for scripts that pass it.
+# requests each capacity probe simulates by default: a trace's first ones (all of a shorter trace), or a synthetic draw
+CAPACITY_REQUESTS = 5000
 _PREFIX_CACHING_ALIAS = "Old spelling of --enable-prefix-caching/--no-enable-prefix-caching (kept for scripts)."
 
 
@@ -380,7 +382,10 @@ def simulate(
 @app.command()
 @fit_options_gpu_auto
 @option_group(_WORKLOAD_PARAMS, _workload_spec, "workload_spec", rate=None,
-              max_requests=typer.Option(5000, "--max-requests", "-n", help="Requests per probe simulation.", rich_help_panel=_WL),
+              max_requests=typer.Option(None, "--max-requests", "-n", help=f"Requests per probe simulation (default: a "
+                                        f"trace's first {CAPACITY_REQUESTS:,}, or all of a shorter one; {CAPACITY_REQUESTS:,} "
+                                        "drawn for a synthetic workload). More than a trace holds are resampled from it, "
+                                        "with new arrivals.", rich_help_panel=_WL),
               # capacity has no --rate (it probes rates): its help said a trace's timing was "scaled to --rate"
               arrivals=typer.Option(None, "--arrivals", help="poisson | gamma (uses --burstiness) | trace. Default: a "
                                     "trace's own timing (scaled to each probed rate), else gamma (Poisson at --burstiness 1).",
@@ -420,7 +425,9 @@ def capacity(
     if slo_spec.ttft_ms is None and slo_spec.tpot_ms is None and slo_spec.e2e_ms is None:  # before the search is announced
         raise InputError("--slo", "capacity needs at least one SLO", "e.g. --slo ttft=1s,tpot=50ms")
     spec = replace(workload_spec, rate_per_s=1.0)
-    base = build_workload(spec)
+    # a trace shorter than the default sample is taken whole, its own timing kept: it was resampled to 5,000 requests
+    # with fresh Poisson arrivals, without a word, so a 400-request trace's bursts were never probed
+    base = build_workload(spec, default_requests=CAPACITY_REQUESTS)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, 0, json_out)
     # as simulate refuses it: the bisection's answer was 'no rate meets the SLO; fix: ... or judge a percentile of 0.0'
     check_servable(p, base, cfg)
@@ -437,7 +444,9 @@ def capacity(
 
     if not json_out:
         _note_bare_slo(slo_spec)
-        err_console.print(f"bisecting the request rate for {slo_spec.describe()} ({len(base):,} requests per probe)", highlight=False)
+        sample = [n for n in base.notes if n.startswith(("capped to the first", "resampled "))]  # which requests
+        err_console.print(f"bisecting the request rate for {slo_spec.describe()} ({len(base):,} requests per probe"
+                          + "".join(f"; {n}" for n in sample) + ")", highlight=False)
     cap = plan_capacity(p, at, cfg, sm, slo_spec, rules, target_rate_per_s=target_rate, router=router, on_probe=on_probe,
                         worst_case_concurrency=_worst_case(p, cfg))
     d = cap.to_dict()
