@@ -60,3 +60,28 @@ def test_capacity_probes_a_short_trace_as_it_was_recorded(monkeypatch, capsys, t
     code, out, err = run_cli(monkeypatch, capsys, *args, "-n", "1000")
     assert code == 0, err
     assert "(1,000 requests per probe; resampled 1000 requests (with replacement) from 400" in " ".join(err.split())
+
+
+def test_a_trace_in_milliseconds_keeps_its_timing(tmp_path):
+    """A trace whose arrival column is 'arrival_ms' (or 'timestamp_ms') is read in milliseconds; it was dropped
+    without a word ('has no arrival times; give --rate'), and with --rate the run took Poisson arrivals instead. A
+    time column kvplan cannot read ('time') is named, in a note and in the error that asks for --rate."""
+    from kvplan.errors import InputError
+    from kvplan.workload import WorkloadSpec, build_workload
+
+    seconds = _timed_trace(tmp_path / "s.csv")
+    lines = seconds.read_text().splitlines()
+    for name in ("arrival_ms", "timestamp_ms"):
+        ms = tmp_path / f"{name}.csv"
+        ms.write_text("\n".join([lines[0].replace("arrival_s", name)]
+                                + [f"{float(r.split(',')[0]) * 1000:g}," + r.split(",", 1)[1] for r in lines[1:]]) + "\n")
+        a, b = build_workload(WorkloadSpec(workload=str(seconds))), build_workload(WorkloadSpec(workload=str(ms)))
+        assert b.arrival_s is not None and b.arrival_s == pytest.approx(a.arrival_s)
+        assert b.mean_rate_per_s == pytest.approx(4.0, rel=0.02)
+    unread = tmp_path / "time.csv"
+    unread.write_text(seconds.read_text().replace("arrival_s", "time", 1))
+    with pytest.raises(InputError) as exc:
+        build_workload(WorkloadSpec(workload=str(unread)))
+    assert "column 'time' not read as arrival times" in exc.value.message and "arrival_ms" in exc.value.fix
+    w = build_workload(WorkloadSpec(workload=str(unread), rate_per_s=2.0))
+    assert any("column 'time' not read as arrival times" in n for n in w.notes), w.notes

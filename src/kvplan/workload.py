@@ -216,7 +216,18 @@ def poisson_gamma_arrivals(n: int, rate_per_s: float, burstiness: float, rng: np
 
 _PROMPT_KEYS = ("prompt_tokens", "ContextTokens", "input_length", "num_prefill_tokens", "input_toks", "prompt_len", "input_tokens")
 _COMPLETION_KEYS = ("completion_tokens", "GeneratedTokens", "output_length", "num_decode_tokens", "output_toks", "output_len", "output_tokens")
-_ARRIVAL_KEYS = ("arrival_s", "timestamp", "TIMESTAMP", "arrival_time")
+_ARRIVAL_KEYS = ("arrival_s", "arrival_ms", "timestamp", "TIMESTAMP", "timestamp_ms", "arrival_time", "arrival_time_ms")
+# arrival columns in milliseconds: the Mooncake traces' 'timestamp' (FAST25-release/README.md) and any '_ms' name
+_MS_ARRIVAL_KEYS = ("arrival_ms", "timestamp", "timestamp_ms", "arrival_time_ms")
+_ARRIVAL_KEYS_TEXT = ("arrival_s or arrival_time (seconds), arrival_ms, timestamp_ms or timestamp (milliseconds, as the "
+                      "Mooncake traces), or the Azure traces' TIMESTAMP (a date and time)")
+
+
+def _unread_time_columns(names: Sequence[str]) -> list[str]:
+    """Columns whose name says time but that kvplan does not read as arrivals ('time', 'time_ms', 'arrival_sec'...)."""
+    words = ("time", "arrival", "ts", "sec", "date")
+    return [n for n in names if n not in _ARRIVAL_KEYS and any(w in n.lower().replace("-", "_").split("_") or
+                                                               n.lower().startswith(w) for w in words)]
 _HASH_KEYS = ("block_hashes", "hash_ids")
 
 
@@ -233,7 +244,7 @@ def _parse_times(key: str, values: list) -> np.ndarray:
         t = np.array([str(v).strip().replace(" ", "T")[:26] for v in values], dtype="datetime64[us]")
         return (t - t.min()).astype(np.int64) / 1e6
     t = np.asarray(values, dtype=np.float64)
-    if key == "timestamp":  # Mooncake FAST'25 traces give milliseconds (FAST25-release/README.md)
+    if key in _MS_ARRIVAL_KEYS:
         t = t / 1000.0
     # from the earliest finite time, so that a 'nan' or '-inf' row stays the one the caller names: t.min() made every
     # row NaN and the error blamed request 1 ("request 1 has arrival time '0'") for a 'nan' in request 3
@@ -397,10 +408,16 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
             raise InputError(flag, f"{p.name}: request {i + 1} has arrival time {cols[ak][i]!r}", "finite seconds")
         if arrival.size and float(arrival.max()) > _MAX_SPAN_S:
             raise InputError(flag, f"{p.name}: the arrivals in column {ak} span {_span_text(float(arrival.max()))}",
-                             "give seconds from the first request (arrival_s)")
+                             "give seconds from the first request (arrival_s)" if ak not in _MS_ARRIVAL_KEYS else
+                             "give milliseconds from the first request")
         if ak == "timestamp":
             notes.append("arrival column 'timestamp' read as milliseconds (the Mooncake traces' unit); name it "
                          "arrival_s to give seconds")
+    elif _unread_time_columns(names):
+        # a 'time' or 'time_ms' column was dropped without a word, and the run then took Poisson arrivals
+        unread = _unread_time_columns(names)
+        notes.append(f"column{'s' if len(unread) > 1 else ''} {', '.join(repr(n) for n in unread)} not read as arrival "
+                     f"times: kvplan reads {_ARRIVAL_KEYS_TEXT}; rename the column to keep the trace's timing")
     hk = _pick(_HASH_KEYS, names)
     hashes = None
     if hk is not None:
@@ -546,7 +563,12 @@ def build_workload(spec: WorkloadSpec, default_requests: Optional[int] = None) -
         if spec.rate_per_s is None:
             rate = w.mean_rate_per_s if w.timed else None
             if rate is None or not math.isfinite(rate):
-                raise InputError("--rate", f"workload {w.name} has no arrival times", "give --rate R (requests per second)")
+                unread = [n for n in w.notes if "not read as arrival times" in n]
+                raise InputError("--rate", f"workload {w.name} has no arrival times"
+                                 + (f" ({unread[0].split(': kvplan reads')[0]})" if unread else ""),
+                                 "give --rate R (requests per second)" + (
+                                     f", or name the arrival column as kvplan reads it: {_ARRIVAL_KEYS_TEXT}"
+                                     if unread else ""))
         else:
             rate = spec.rate_per_s
         arrival = poisson_gamma_arrivals(n, rate, burst, rng)
