@@ -85,3 +85,29 @@ def test_a_trace_in_milliseconds_keeps_its_timing(tmp_path):
     assert "column 'time' not read as arrival times" in exc.value.message and "arrival_ms" in exc.value.fix
     w = build_workload(WorkloadSpec(workload=str(unread), rate_per_s=2.0))
     assert any("column 'time' not read as arrival times" in n for n in w.notes), w.notes
+
+
+def test_lengths_from_measured_percentiles(monkeypatch, capsys):
+    """A planner who has only percentiles of the lengths (p50 / p90 / p99 from a dashboard) gives them as such: the
+    draws meet each one, max= bounds them, and percentiles that do not rise are refused by name (no length form took
+    percentiles: 'p50=1020,p90=2734' read 'cannot read length distribution')."""
+    import numpy as np
+
+    from cli_runner import refused
+    from kvplan.workload import parse_length_dist
+
+    given = {50: 1020, 90: 2734, 99: 4142}  # azure-conv's prompt lengths (shared/data/traces/README.md)
+    x = parse_length_dist("p50=1020,p90=2734,p99=4142").sample(200_000, np.random.default_rng(0))
+    for q, v in given.items():
+        assert np.percentile(x, q) == pytest.approx(v, rel=0.01), q
+    y = parse_length_dist("p50=129,p90=424,p99=601,max=900", "--completion-len").sample(200_000, np.random.default_rng(1))
+    assert y.max() <= 900 and np.percentile(y, 99) == pytest.approx(601, rel=0.01)
+    base = ["simulate", QWEN8, "--gpu", "L40S", "--max-model-len", "8192", "--rate", "2", "-n", "200"]
+    text = refused(monkeypatch, capsys, "--prompt-len", *base, "--prompt-len", "p50=3000,p90=2000", "--completion-len", "100")
+    assert "p90=2000 is below p50=3000" in text
+    text = refused(monkeypatch, capsys, "--completion-len", *base, "--prompt-len", "500", "--completion-len", "p50=100")
+    assert "fewer than two percentiles" in text
+    code, out, err = run_cli(monkeypatch, capsys, *base, "--prompt-len", "p50=1020,p90=2734,p99=4142",
+                             "--completion-len", "p50=129,p90=424,p99=601", "--json")
+    assert code == 0, err
+    assert json.loads(out)["requests_completed"] == 200

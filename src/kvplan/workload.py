@@ -153,10 +153,64 @@ class LengthDist:
             x = rng.exponential(p[0], size=n)
         elif k == "zipf":  # a, scale
             x = rng.zipf(p[0], size=n) * (p[1] if len(p) > 1 else 1.0)
+        elif k == "percentiles":  # (q1, v1, q2, v2, ...), q rising: see _percentile_sample
+            x = _percentile_sample(p, rng.standard_normal(n))
         else:  # pragma: no cover - parse_length_dist rejects others
             raise ValueError(k)
         # a zipf tail can pass int64; lengths that long are rejected by any max_model_len, whatever their value
         return np.clip(np.rint(x), 1, _MAX_TOKENS).astype(np.int64)
+
+
+def _percentile_sample(params: tuple[float, ...], z: np.ndarray) -> np.ndarray:
+    """Lengths with the given percentiles, from standard-normal draws `z`: between two given percentiles the log of the
+    length is linear in the normal quantile (so two percentiles alone are a lognormal through both), beyond the
+    outermost interior ones the nearest segment's slope continues; p0 and p100, where given, bound the draws. Each
+    given percentile is met exactly in the limit of many draws."""
+    from statistics import NormalDist
+
+    pts = [(params[i], params[i + 1]) for i in range(0, len(params), 2)]
+    inner = [(NormalDist().inv_cdf(q / 100), math.log(v)) for q, v in pts if 0 < q < 100]
+    zs, lv = np.array([a for a, _ in inner]), np.array([b for _, b in inner])
+    y = np.interp(z, zs, lv)
+    lo_slope = (lv[1] - lv[0]) / (zs[1] - zs[0])
+    hi_slope = (lv[-1] - lv[-2]) / (zs[-1] - zs[-2])
+    y = np.where(z < zs[0], lv[0] + (z - zs[0]) * lo_slope, y)
+    y = np.where(z > zs[-1], lv[-1] + (z - zs[-1]) * hi_slope, y)
+    x = np.exp(np.minimum(y, math.log(_MAX_TOKENS)))
+    bounds = dict(pts)
+    return np.clip(x, bounds.get(0.0, 1.0), bounds.get(100.0, float(_MAX_TOKENS)))
+
+
+def _parse_percentiles(text: str, flag: str) -> "LengthDist":
+    """'p50=1020,p90=2734,p99=4142' (optionally 'percentiles:' first, 'max=' for p100, 'min=' for p0): measured
+    percentiles of a length. At least two between p0 and p100; the percentiles rise, and the lengths with them."""
+    body = text.strip().lower()
+    body = body.split(":", 1)[1] if body.startswith("percentiles:") else body
+    example = "e.g. p50=1000,p90=2700,p99=4100 (the percentile, then the length in tokens)"
+    pts: list[tuple[float, float]] = []
+    for part in (x.strip() for x in body.split(",") if x.strip()):
+        key, _, raw = part.partition("=")
+        key = {"min": "p0", "max": "p100", "median": "p50"}.get(key.strip(), key.strip())
+        try:
+            q, v = float(key[1:]) if key.startswith("p") else float("nan"), float(raw)
+        except ValueError:
+            raise InputError(flag, f"cannot read {part!r} as a percentile", example) from None
+        if not (0 <= q <= 100):
+            raise InputError(flag, f"{part!r}: a percentile is p0 to p100", example)
+        if not (math.isfinite(v) and 1 <= v <= _MAX_TOKENS):
+            raise InputError(flag, f"{part!r}: a length is a token count of at least 1", example)
+        pts.append((q, v))
+    pts.sort()
+    for (q0, v0), (q1, v1) in zip(pts, pts[1:]):
+        if q0 == q1:
+            raise InputError(flag, f"p{q0:g} is given twice in {text!r}", "give each percentile once")
+        if v1 < v0:
+            raise InputError(flag, f"p{q1:g}={v1:g} is below p{q0:g}={v0:g} in {text!r}: a length's percentiles rise "
+                             "with the percentile", f"check the order of the values; {example}")
+    if sum(1 for q, _ in pts if 0 < q < 100) < 2:
+        raise InputError(flag, f"{text!r} gives fewer than two percentiles between p0 and p100, which do not set a "
+                         "spread", example)
+    return LengthDist("percentiles", tuple(x for pt in pts for x in pt))
 
 
 _LEN_KINDS = {"constant": (1, 1), "uniform": (2, 2), "normal": (2, 2), "lognormal": (2, 2), "exponential": (1, 1), "zipf": (1, 2)}
@@ -168,8 +222,11 @@ _LEN_EXAMPLES = {"constant": "constant:512 (every length N)", "uniform": "unifor
 
 def parse_length_dist(text: str, flag: str = "--prompt-len") -> LengthDist:
     """'lognormal:1000,0.8' (median, sigma), 'constant:512', 'uniform:100,2000', 'normal:mean,std',
-    'exponential:mean', 'zipf:a[,scale]'; a bare number means constant."""
+    'exponential:mean', 'zipf:a[,scale]', measured percentiles 'p50=1000,p90=2700,p99=4100' (`_parse_percentiles`);
+    a bare number means constant."""
     s = text.strip().lower()
+    if s.startswith(("percentiles:", "p", "median", "min", "max")) and "=" in s:
+        return _parse_percentiles(text, flag)
     try:
         if ":" not in s:
             return LengthDist("constant", (float(s),))
