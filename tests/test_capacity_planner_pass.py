@@ -111,3 +111,35 @@ def test_lengths_from_measured_percentiles(monkeypatch, capsys):
                              "--completion-len", "p50=129,p90=424,p99=601", "--json")
     assert code == 0, err
     assert json.loads(out)["requests_completed"] == 200
+
+
+def test_replicas_can_be_traced_to_the_rate_printed(monkeypatch, capsys, tmp_path):
+    """Llama-3.1-70B-class AWQ on four L4s served 0.1067 req/s, printed '0.10 req/s', beside '47 replicas' for 5 req/s:
+    5 / 0.10 is 50. The rate now has three significant figures (0.106), the replica line shows the division it rounds
+    up and what the fleet simulated at the target gave, and one replica is 'replica'. A slow trace's own rate read
+    '0.00 req/s' in simulate's workload line."""
+    import math
+    import re
+
+    args = ["capacity", QWEN8, "--gpu", "L4", "--max-model-len", "8192", "-w", "azure-conv", "-n", "1500",
+            "--slo", "ttft=1s,tpot=80ms"]
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--target-rate", "3", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert 0.01 < d["max_rate_per_s"] < 1  # a rate below one request a second, where two decimals lost a digit
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--target-rate", "3")
+    text = " ".join(out.split())
+    shown = re.search(r"capacity: ([0-9.]+) req/s", text).group(1)
+    assert len(shown.lstrip("0.").rstrip("0")) >= 2 and float(shown) <= d["max_rate_per_s"] < float(shown) * 1.01, shown
+    m = re.search(r"3 / ([0-9.]+) req/s per replica = ([0-9.]+), rounded up to (\d+)", text)
+    assert m, text
+    assert int(m.group(3)) == math.ceil(3 / float(m.group(1))) <= d["replicas_needed"]
+    assert f"target 3 req/s: {d['replicas_needed']} replicas" in text
+    assert f"the {d['replicas_needed']} simulated at 3 req/s: TTFT p99" in text
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--target-rate", "0.05")
+    assert "target 0.05 req/s: 1 replica (" in " ".join(out.split())
+    slow = tmp_path / "slow.csv"  # 4 requests a second, its arrival_s written in milliseconds by mistake
+    slow.write_text("arrival_s,prompt_tokens,completion_tokens\n" + "".join(f"{i * 250},{500},{50}\n" for i in range(40)))
+    code, out, err = run_cli(monkeypatch, capsys, "simulate", QWEN8, "--gpu", "L4", "--max-model-len", "8192", "-w", str(slow))
+    assert code == 0, err
+    assert "0.004 req/s" in " ".join(out.split())

@@ -86,12 +86,28 @@ def _worst_case(p, cfg) -> float:
     return cfg.usable_blocks / max(1, p.blocks_for_tokens(cfg.max_model_len))
 
 
-def _rate_down(rate: float) -> str:
-    """A rate with two decimals, rounded down (toward one the SLO was met at); three where that would read 0.00."""
-    import math
+def _rate_digits(rate: float, significant: int = 3) -> int:
+    """Decimals that show a rate to three significant figures, and never fewer than two: 0.1066 -> 3 (0.106), where
+    two decimals read 0.10 and a target's replicas divided by it came out 50 against the 47 printed beside it."""
+    return max(2, significant - 1 - math.floor(math.log10(rate))) if rate > 0 and math.isfinite(rate) else 2
 
-    digits = 2 if rate >= 0.01 else 3
-    return f"{math.floor(rate * 10 ** digits + 1e-9) / 10 ** digits:.{digits}f}"  # (0.29 x 100 is 28.999...)
+
+def _rate_down(rate: float, significant: int = 3) -> str:
+    """A rate to three significant figures (two decimals at least), rounded down (toward one the SLO was met at)."""
+    digits = _rate_digits(rate, significant)
+    return _trim(f"{math.floor(rate * 10 ** digits + 1e-9) / 10 ** digits:.{digits}f}")  # (0.29 x 100 is 28.999...)
+
+
+def _trim(text: str) -> str:
+    """Zeros past the second decimal dropped: 0.290 -> 0.29, 12.00 kept."""
+    whole, _, frac = text.partition(".")
+    return f"{whole}.{frac[:2] + frac[2:].rstrip('0')}" if frac else text
+
+
+def _rate(rate: float) -> str:
+    """A measured rate (requests per second) to three significant figures, two decimals at least: a slow trace's
+    0.00401 req/s read '0.00 req/s'."""
+    return _trim(f"{rate:.{_rate_digits(rate)}f}")
 
 
 def _fmt_ms(v, in_seconds: bool | None = None) -> str:
@@ -131,7 +147,7 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     console.print(f"workload {wl_summary['name']}: {wl_summary['requests']:,} request{'s' if wl_summary['requests'] != 1 else ''}, prompt mean "
                   f"{wl_summary['prompt_tokens']['mean']:.0f} / p99 {wl_summary['prompt_tokens']['p99']:.0f}, output mean "
                   f"{wl_summary['completion_tokens']['mean']:.0f} / p99 {wl_summary['completion_tokens']['p99']:.0f}"
-                  + (f", {wl_summary['mean_rate_per_s']:.2f} req/s" if "mean_rate_per_s" in wl_summary else ""), highlight=False)
+                  + (f", {_rate(wl_summary['mean_rate_per_s'])} req/s" if "mean_rate_per_s" in wl_summary else ""), highlight=False)
     t = Table(title="Concurrency and KV pool", show_header=True, header_style="bold")
     t.add_column("")
     t.add_column("value", justify="right")
@@ -156,13 +172,13 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
         row_in_seconds = max((v[q] or 0) for q in ("mean", "p50", "p90", "p99")) >= 10_000
         lt.add_row(label, *(_fmt_ms(v[q], row_in_seconds) for q in ("mean", "p50", "p90", "p99")))
     console.print(whole_cells(lt))
-    line = (f"throughput {d['requests_per_s']:.2f} req/s, {d['input_tokens_per_s']:,.0f} input + "
+    line = (f"throughput {_rate(d['requests_per_s'])} req/s, {d['input_tokens_per_s']:,.0f} input + "
             f"{d['output_tokens_per_s']:,.0f} output tokens/s over {d['duration_s']:,.1f} s (busy {d['busy_fraction'] * 100:.0f} %)")
     console.print(line, highlight=False)
     slo = d["slo"]
     if any(v is not None for v in slo.values()):
         rejected = (f" (the {d['requests_rejected']:,} rejected count as misses)" if d["requests_rejected"] else "")
-        console.print(f"goodput {d['goodput_requests_per_s']:.2f} req/s: {d['slo_attainment'] * 100:.1f} % of requests meet "
+        console.print(f"goodput {_rate(d['goodput_requests_per_s'])} req/s: {d['slo_attainment'] * 100:.1f} % of requests meet "
                       + ", ".join(f"{k[:-3]} <= {v:g} ms" for k, v in slo.items() if v is not None) + rejected, highlight=False)
     for e in d.get("step_model", {}).get("example_steps", ()):
         console.print(f"[dim]step time: {_step_line(e)}[/]", highlight=False)
@@ -482,9 +498,22 @@ def capacity(
         if target_rate is not None:
             if cap.replicas_needed:
                 gpus = p.gpus_used  # each replica is one whole server: TP x PP x DP GPUs
-                console.print(f"target {target_rate:g} req/s: [bold]{cap.replicas_needed} replicas[/]"
-                              + (f" of {gpus} GPUs each ({cap.replicas_needed * gpus} GPUs)" if gpus > 1 else "")
+                n = cap.replicas_needed
+                console.print(f"target {target_rate:g} req/s: [bold]{n} replica{'s' if n != 1 else ''}[/]"
+                              + (f" of {gpus} GPUs each ({n * gpus} GPUs)" if gpus > 1 else "")
                               + f" ({router} router)", highlight=False)
+                # how the count was reached: the division, then the fleet simulated at the target (find_capacity adds
+                # replicas while that simulation misses the SLO), so the count can be traced to the rate above
+                first = max(1, math.ceil(target_rate / cap.max_rate_per_s))
+                how = (f"  {target_rate:g} / {_rate_down(cap.max_rate_per_s, 4)} req/s per replica = "
+                       f"{target_rate / cap.max_rate_per_s:.2f}, rounded up to {first}")
+                if n > first:
+                    how += f"; {first} simulated at {target_rate:g} req/s missed the SLO, so {n}"
+                if cap.at_target is not None:
+                    t = cap.at_target.slo_check(slo_spec)
+                    how += (f"; the {n} simulated at {target_rate:g} req/s: TTFT p{percentile:g} {_fmt_ms(t['ttft_ms'])}, "
+                            f"TPOT p{percentile:g} {_fmt_ms(t['tpot_ms'])}")
+                console.print(how, highlight=False)
             elif cap.max_rate_per_s <= 0:
                 console.print(f"target {target_rate:g} req/s: no number of replicas meets the SLO (one replica misses "
                               "it at the lowest rate probed, and more replicas only lower each one's rate)", highlight=False)
