@@ -143,3 +143,33 @@ def test_replicas_can_be_traced_to_the_rate_printed(monkeypatch, capsys, tmp_pat
     code, out, err = run_cli(monkeypatch, capsys, "simulate", QWEN8, "--gpu", "L4", "--max-model-len", "8192", "-w", str(slow))
     assert code == 0, err
     assert "0.004 req/s" in " ".join(out.split())
+
+
+def test_page_sizes_the_fleet_as_capacity_does(monkeypatch, capsys):
+    """/api/simulate's capacity search took no target rate and no percentile, so the page could not say how many
+    replicas a rate needs (a target_rate_per_s key was refused as unknown); an untimed trace without a rate was
+    refused under the CLI's flag ('--rate', 'give --rate R') rather than the request's key."""
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    from fastapi.testclient import TestClient
+
+    from kvplan.web.app import create_app
+
+    client = TestClient(create_app())
+    body = {"model": QWEN8, "gpu": "L40S", "max_model_len": 8192, "workload": "azure-conv", "max_requests": 1000,
+            "slo": "ttft=1s,tpot=50ms", "capacity": True, "target_rate_per_s": 10, "percentile": 95}
+    r = client.post("/api/simulate", json=body)
+    assert r.status_code == 200, r.text
+    page = r.json()["capacity"]
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", QWEN8, "--gpu", "L40S", "--max-model-len", "8192",
+                             "-w", "azure-conv", "-n", "1000", "--slo", "ttft=1s,tpot=50ms", "--percentile", "95",
+                             "--target-rate", "10", "--json")
+    assert code == 0, err
+    cli = json.loads(out)
+    assert page["slo"]["percentile"] == 95
+    assert page["max_rate_per_s"] == pytest.approx(cli["max_rate_per_s"], rel=1e-6)
+    assert page["replicas_needed"] == cli["replicas_needed"] >= 2
+    r = client.post("/api/simulate", json={k: v for k, v in body.items() if k != "capacity"})
+    assert r.status_code == 400 and r.json()["field"] == "target_rate_per_s"
+    r = client.post("/api/simulate", json=dict(body, workload="sharegpt"))
+    assert r.status_code == 400 and r.json()["field"] == "rate_per_s" and "--rate" not in r.json()["fix"]
