@@ -173,3 +173,16 @@ def test_page_sizes_the_fleet_as_capacity_does(monkeypatch, capsys):
     assert r.status_code == 400 and r.json()["field"] == "target_rate_per_s"
     r = client.post("/api/simulate", json=dict(body, workload="sharegpt"))
     assert r.status_code == 400 and r.json()["field"] == "rate_per_s" and "--rate" not in r.json()["fix"]
+
+
+def test_an_unmeetable_slo_names_remedies_the_model_can_take(monkeypatch, capsys):
+    """An SLO the lowest rate already misses was answered '... or plan a faster GPU, more tensor parallelism or a
+    quantized model' for a checkpoint that is already AWQ (Qwen2.5-72B on two A100s, TTFT p99 2.7 s against 2 s)."""
+    fixes = {}
+    for model, extra in (("Qwen/Qwen2.5-72B-Instruct-AWQ", ["-tp", "2"]), (QWEN8, [])):
+        code, out, err = run_cli(monkeypatch, capsys, "capacity", model, "--gpu", "A100-80GB", *extra, "--max-model-len",
+                                 "8192", "-w", "sharegpt", "-n", "300", "--slo", "ttft=20ms", "--json")
+        assert code == 1, err
+        fixes[model] = json.loads(out)["fix"]
+    assert fixes["Qwen/Qwen2.5-72B-Instruct-AWQ"].endswith("or plan a faster GPU or more tensor parallelism")
+    assert fixes[QWEN8].endswith("or plan a faster GPU, more tensor parallelism or a quantized model")

@@ -2534,6 +2534,11 @@ def plan_capacity(plan, workload_at: Callable[[float], Workload], config: Engine
     dp = int(getattr(plan.args, "data_parallel_size", 1) or 1)
     workload_of = workload_at
     workload_at = lambda rate: _as_served(plan, workload_of(rate))  # noqa: E731
+    # a checkpoint already quantized (AWQ, GPTQ, FP8, ...) is not made faster by 'a quantized model': Qwen2.5-72B-AWQ
+    # missing a TTFT on two A100s was told to plan one
+    quantized = bool(plan.args.quantization or getattr(plan.model, "quant", None))
+    kw.setdefault("faster", "a faster GPU or more tensor parallelism" if quantized else
+                  "a faster GPU, more tensor parallelism or a quantized model")
     return find_capacity(workload_at, config, step_model, slo, rules, data_parallel_size=dp, lockstep=plan.model.is_moe, **kw)
 
 
@@ -2678,14 +2683,16 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
                   rel_tol: float = 0.03, max_probes: int = 24, target_rate_per_s: Optional[float] = None,
                   router: str = "round-robin", max_replicas: int = 256,
                   on_probe: Optional[Callable[[float, bool], None]] = None, data_parallel_size: int = 1,
-                  lockstep: bool = False, worst_case_concurrency: Optional[float] = None) -> CapacityResult:
+                  lockstep: bool = False, worst_case_concurrency: Optional[float] = None,
+                  faster: str = "a faster GPU, more tensor parallelism or a quantized model") -> CapacityResult:
     """Bisection over the request rate (the SLO is assumed monotone in load). `workload_at(rate)`
     gives the workload at a rate. With a target rate, also the replicas it needs behind `router`.
 
     The search never goes past the replica's saturation rate: the requests per second it serves with every request
     of the workload queued at once (`workload_at(inf)`). Offered more, its queue grows without bound however
     patient the SLO, so a finite run can meet the SLO there only because it ends; where the SLO still holds at the
-    saturation rate, that rate is the capacity and `slo_binding` is False.
+    saturation rate, that rate is the capacity and `slo_binding` is False. `faster`: what the fix names for an SLO
+    the lowest rate already misses (the server's faster variants).
 
     `data_parallel_size` > 1: one replica is a group of that many engines behind vLLM's DP balancer (stepping in
     lockstep for a MoE model); for a target rate, the replicas of the group are sized by giving one group its
@@ -2767,8 +2774,8 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
         if missed:
             reason = (f"at {lowest:g} req/s, the lowest rate probed, " + ", ".join(
                 f"{name} p{slo.percentile:g} is {value:,.1f} ms against {limit:g} ms" for name, value, limit in missed))
-            fix = ("loosen " + " and ".join(f"--slo {name}" for name, _, _ in missed) + " to at least that, or plan a faster "
-                   "GPU, more tensor parallelism or a quantized model")
+            fix = ("loosen " + " and ".join(f"--slo {name}" for name, _, _ in missed) + " to at least that, or plan "
+                   + faster)
     replicas = None
     at_target = None
     if target_rate_per_s is not None and best > 0:
