@@ -186,3 +186,16 @@ def test_an_unmeetable_slo_names_remedies_the_model_can_take(monkeypatch, capsys
         fixes[model] = json.loads(out)["fix"]
     assert fixes["Qwen/Qwen2.5-72B-Instruct-AWQ"].endswith("or plan a faster GPU or more tensor parallelism")
     assert fixes[QWEN8].endswith("or plan a faster GPU, more tensor parallelism or a quantized model")
+
+
+def test_slo_in_vllm_bench_serves_words():
+    """'--slo e2el=20s' (vllm bench serve's name for end-to-end latency) and 'ttft:500,tpot:50' (its --goodput form,
+    milliseconds) were refused ('cannot read'); they now mean what vLLM's benchmark means by them."""
+    from kvplan.errors import InputError
+    from kvplan.simulate import parse_slo
+
+    a = parse_slo("ttft:500,tpot:50,e2el:20000")
+    assert (a.ttft_ms, a.tpot_ms, a.e2e_ms) == (500.0, 50.0, 20000.0)
+    assert parse_slo("latency=20s").e2e_ms == parse_slo("e2e=20s").e2e_ms == 20000.0
+    with pytest.raises(InputError, match="e2e is given twice"):
+        parse_slo("e2el=10s,e2e=5s")

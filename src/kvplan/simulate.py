@@ -980,6 +980,11 @@ class SLO:
         return ", ".join(parts) + f" at p{self.percentile:g}" if parts else "none"
 
 
+# other names of the objectives: vllm bench serve's e2el (its --goodput and --percentile-metrics keys), and the
+# end-to-end latency by its plain names
+_SLO_ALIASES = {"e2el": "e2e", "latency": "e2e", "e2e_latency": "e2e"}
+
+
 def parse_slo(text: Optional[str], percentile: float = 99.0) -> SLO:
     """'ttft=500ms,tpot=50ms' (units ms or s; bare numbers are ms, and the parts that had one are kept in SLO.bare_ms)."""
     if not text:
@@ -987,14 +992,17 @@ def parse_slo(text: Optional[str], percentile: float = 99.0) -> SLO:
     vals = {}
     bare = []
     for part in text.split(","):
-        key, _, raw = part.strip().partition("=")
+        # 'ttft:500' too, as `vllm bench serve --goodput` writes its objectives
+        key, _, raw = part.strip().partition("=" if "=" in part else ":")
         key = key.strip().lower()
+        key = _SLO_ALIASES.get(key, key)
         raw = raw.strip().lower()
         if key == "itl":
             raise InputError("--slo", "itl (the gap between two tokens) is not an objective kvplan checks per request",
                              "use tpot=, the mean gap over a request's output (what vllm bench serve's goodput calls tpot)")
         if key not in ("ttft", "tpot", "e2e") or not raw:
-            raise InputError("--slo", f"cannot read {part!r}", "write e.g. ttft=500ms,tpot=50ms (keys ttft, tpot, e2e)")
+            raise InputError("--slo", f"cannot read {part!r}", "write e.g. ttft=500ms,tpot=50ms (keys ttft, tpot, e2e; "
+                             "e2el or latency for e2e)")
         if key in vals:
             raise InputError("--slo", f"{key} is given twice", f"give one {key}= value")
         try:

@@ -408,7 +408,7 @@ def simulate(
                                     rich_help_panel=_WL))
 def capacity(
     model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id, checkpoint folder or config.json."),
-    slo: str = typer.Option("ttft=1s,tpot=50ms", "--slo", help="The objectives every probe must meet at --percentile (ms or s; a bare number is ms).", rich_help_panel=_SIM),
+    slo: str = typer.Option("ttft=1s,tpot=50ms", "--slo", help="The objectives every probe must meet at --percentile: ttft, tpot, e2e (or e2el, as vllm bench serve) = ms or s; a bare number is ms, as vllm bench serve --goodput reads it.", rich_help_panel=_SIM),
     percentile: float = typer.Option(99.0, "--percentile", help="Which percentile must meet the SLO.", rich_help_panel=_SIM),
     target_rate: Optional[float] = typer.Option(None, "--target-rate", help="Also size the fleet for this many req/s.", rich_help_panel=_SIM),
     router: str = typer.Option("round-robin", "--router", help="round-robin | least-loaded (across replicas).", rich_help_panel=_SIM),
