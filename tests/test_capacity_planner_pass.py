@@ -199,3 +199,22 @@ def test_slo_in_vllm_bench_serves_words():
     assert parse_slo("latency=20s").e2e_ms == parse_slo("e2e=20s").e2e_ms == 20000.0
     with pytest.raises(InputError, match="e2e is given twice"):
         parse_slo("e2el=10s,e2e=5s")
+
+
+def test_a_plan_that_does_not_start_shows_its_fixes(monkeypatch, capsys):
+    """simulate and capacity on a plan vLLM refuses (Qwen3-30B-A3B's 28.46 GiB per rank on two L4s) said only 'run
+    `kvplan fit` with the same flags for the fixes'; they now print the nearest fixes that start, as scaffold does,
+    from one helper (render.try_lines)."""
+    import kvplan
+    from kvplan.render import try_lines
+
+    plan = kvplan.fit("Qwen/Qwen3-30B-A3B", gpu="L4", tensor_parallel_size=2, max_model_len=16384)
+    lines = try_lines(plan)
+    assert not plan.fits and lines and any("--tensor-parallel-size 4" in x for x in lines)
+    for command in ("simulate", "capacity"):
+        args = [command, "Qwen/Qwen3-30B-A3B", "--gpu", "L4", "-tp", "2", "--max-model-len", "16384", "-w", "azure-conv"]
+        code, out, err = run_cli(monkeypatch, capsys, *args, *(["--rate", "2"] if command == "simulate" else []))
+        assert code == 1, err
+        text = " ".join(err.split())
+        for line in lines:
+            assert " ".join(line.split()) in text, (command, line)

@@ -70,8 +70,14 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
             from kvplan.render import plan_json, to_json
 
             sys.stdout.write(to_json(plan_json(p, None, uncertainty_band_of(p))) + "\n")
+        from kvplan.render import try_lines
+
         err_console.print(f"[bold red]the plan does not start:[/] {escape(str(p.error))}", highlight=False, soft_wrap=True)
-        err_console.print("run `kvplan fit` with the same flags for the fixes, or give --num-gpu-blocks N")
+        # the nearest fixes that start it, as scaffold prints them: the command only pointed at `kvplan fit`
+        for line in try_lines(p):
+            err_console.print(escape(line), highlight=False, soft_wrap=True)
+        err_console.print("`kvplan fit` with the same flags lists every fix; or give --num-gpu-blocks N (a pool from "
+                          "vLLM's log)", highlight=False)
         raise typer.Exit(1)
     if num_gpu_blocks is not None and num_gpu_blocks < 2:
         raise InputError("--num-gpu-blocks", f"{num_gpu_blocks} leaves no usable block", "vLLM needs >= 2 (one is the null block)")
