@@ -218,3 +218,20 @@ def test_a_plan_that_does_not_start_shows_its_fixes(monkeypatch, capsys):
         text = " ".join(err.split())
         for line in lines:
             assert " ".join(line.split()) in text, (command, line)
+
+
+def test_capacity_says_how_full_the_pool_runs_at_capacity(monkeypatch, capsys):
+    """capacity's 'at that rate' line gave max running and preemptions but not the KV pool's usage, so a planner could
+    not tell a pool-bound replica (a larger card helps) from a compute-bound one (a faster card helps) without a
+    second run of simulate. The line now carries the mean running and the pool's peak and mean usage, the --json
+    figures of the same run."""
+    args = ["capacity", QWEN8, "--gpu", "L4", "--max-model-len", "8192", "-w", "azure-conv", "-n", "1500",
+            "--num-gpu-blocks", "1500", "--slo", "ttft=2s,tpot=100ms"]
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--json")
+    assert code == 0, err
+    a = json.loads(out)["at_max_rate"]
+    assert a["preemptions"] > 0 and a["kv_usage_peak"] > 0.99  # this small pool binds
+    code, out, err = run_cli(monkeypatch, capsys, *args)
+    text = " ".join(out.split())
+    assert (f"mean running {a['mean_running']:.1f}, KV usage peak {a['kv_usage_peak'] * 100:.1f} % / mean "
+            f"{a['kv_usage_mean'] * 100:.1f} %") in text, text

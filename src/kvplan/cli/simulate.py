@@ -497,8 +497,9 @@ def capacity(
             console.print(f"  at that rate: TTFT p{percentile:g} {_fmt_ms(check['ttft_ms'])}, TPOT p{percentile:g} "
                           f"{_fmt_ms(check['tpot_ms'])}, max running {a['max_running']} "
                           f"(vLLM's startup 'Maximum concurrency', every request max_model_len long: "
-                          f"{d['worst_case_concurrency']:.2f}x), {a['output_tokens_per_s']:,.0f} output tokens/s, "
-                          f"{a['preemptions']} preemptions"
+                          f"{d['worst_case_concurrency']:.2f}x), mean running {a['mean_running']:.1f}, KV usage peak "
+                          f"{a['kv_usage_peak'] * 100:.1f} % / mean {a['kv_usage_mean'] * 100:.1f} %, "
+                          f"{a['output_tokens_per_s']:,.0f} output tokens/s, {a['preemptions']:,} preemptions"
                           + (f", {a['requests_rejected']:,} of {a['requests_total']:,} requests rejected (counted as misses)"
                              if a["requests_rejected"] else ""), highlight=False)
         if target_rate is not None:
