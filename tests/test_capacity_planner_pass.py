@@ -235,3 +235,16 @@ def test_capacity_says_how_full_the_pool_runs_at_capacity(monkeypatch, capsys):
     text = " ".join(out.split())
     assert (f"mean running {a['mean_running']:.1f}, KV usage peak {a['kv_usage_peak'] * 100:.1f} % / mean "
             f"{a['kv_usage_mean'] * 100:.1f} %") in text, text
+
+
+def test_a_target_ruled_out_by_rejections_says_so(monkeypatch, capsys):
+    """Where the requests vLLM rejects (longer than max_model_len) make every rate miss, the replica line said 'one
+    replica misses it at the lowest rate probed, and more replicas only lower each one's rate', a matter of load;
+    it now names the rejections, which no fleet size lifts."""
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", QWEN8, "--gpu", "H100", "--max-model-len", "32768",
+                             "-w", "mooncake-conv", "-n", "1000", "--slo", "ttft=5s,tpot=50ms", "--target-rate", "10")
+    assert code == 1, err
+    text = " ".join(out.split())
+    assert "are rejected by vLLM" in text
+    assert "target 10 req/s: no number of replicas meets the SLO (the requests vLLM rejects, 9.1 % of them," in text
+    assert "more replicas only lower" not in text

@@ -521,6 +521,11 @@ def capacity(
                     how += (f"; the {n} simulated at {target_rate:g} req/s: TTFT p{percentile:g} {_fmt_ms(t['ttft_ms'])}, "
                             f"TPOT p{percentile:g} {_fmt_ms(t['tpot_ms'])}")
                 console.print(how, highlight=False)
+            elif cap.max_rate_per_s <= 0 and cap.rejected_fraction > (100 - percentile) / 100:
+                # the rejections rule every rate out (cap.reason): it read as a matter of load, which replicas do not fix
+                console.print(f"target {target_rate:g} req/s: no number of replicas meets the SLO (the requests vLLM "
+                              f"rejects, {cap.rejected_fraction * 100:.1f} % of them, miss it on any replica; the fix "
+                              "above lifts that)", highlight=False)
             elif cap.max_rate_per_s <= 0:
                 console.print(f"target {target_rate:g} req/s: no number of replicas meets the SLO (one replica misses "
                               "it at the lowest rate probed, and more replicas only lower each one's rate)", highlight=False)
