@@ -248,3 +248,14 @@ def test_a_target_ruled_out_by_rejections_says_so(monkeypatch, capsys):
     assert "are rejected by vLLM" in text
     assert "target 10 req/s: no number of replicas meets the SLO (the requests vLLM rejects, 9.1 % of them," in text
     assert "more replicas only lower" not in text
+
+
+def test_capacity_help_says_what_a_replica_is(monkeypatch, capsys):
+    """capacity --help spoke of replicas without saying what one is (a whole server: TP x PP x DP GPUs) or how the
+    count for --target-rate is reached."""
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", "--help")
+    assert code == 0
+    text = " ".join(out.split())
+    assert "A replica is one whole server as planned (TP x PP x DP GPUs)" in text
+    assert "checked by simulating the fleet at the target" in text

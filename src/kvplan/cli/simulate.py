@@ -427,6 +427,8 @@ def capacity(
 ):
     """The highest request rate one replica serves within the SLOs (bisection over simulations), and replicas for a target rate.
 
+    A replica is one whole server as planned (TP x PP x DP GPUs); the replicas are the target over its rate, rounded up, then checked by simulating the fleet at the target.
+
     Examples:
     $ kvplan capacity Qwen/Qwen3-8B --gpu H100 -w azure-conv --slo tpot=40ms
     $ kvplan capacity Qwen/Qwen3-8B --gpu H100 -w sharegpt --target-rate 40
