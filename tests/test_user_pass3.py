@@ -212,7 +212,8 @@ def test_capacity_prints_its_rate_rounded_down():
     from kvplan.cli.simulate import _rate_down
 
     assert _rate_down(5.6292) == "5.62" and _rate_down(5.6299) == "5.62" and _rate_down(5.62) == "5.62"
-    assert _rate_down(0.0071) == "0.007" and _rate_down(12.0) == "12.00" and _rate_down(0.29) == "0.29"
+    # three significant figures (0.0071, not 0.007): a target's replicas are divided by it
+    assert _rate_down(0.0071) == "0.0071" and _rate_down(12.0) == "12.00" and _rate_down(0.29) == "0.29"
 
 
 def test_a_workload_refused_on_both_limits_says_how_many_fail_which(monkeypatch, capsys):

@@ -411,6 +411,12 @@ def print_plan(console: Console, p: Plan, *, explain: bool = False, band: dict |
             console.print(Text("  • " + a), soft_wrap=True)
 
 
+def try_lines(plan, limit: int = 3) -> list[str]:
+    """A refused plan's nearest fixes that start it, as the commands that cannot go on print them ('  try: FLAGS
+    (EFFECT)'): scaffold, simulate and capacity, beside vLLM's error."""
+    return [f"  try: {f.command_text}  ({f.effect})" for f in [f for f in plan.fixes if f.fits][:limit]]
+
+
 def warning_text(warning: str, where: str = "") -> Text:
     """One warning as fit and sweep print it; `where` says which of several plans it concerns."""
     return Text(f"warning{f' ({where})' if where else ''}: {warning}", style="yellow")

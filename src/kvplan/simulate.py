@@ -286,6 +286,29 @@ def engine_config_from_plan(plan, num_gpu_blocks: Optional[int] = None, enable_p
         blocks_note=note, window_caps=caps, cudagraph_max_tokens=max(sizes, default=0), cudagraph_sizes=sizes)
 
 
+
+def serving_setup(plan, num_gpu_blocks: Optional[int] = None, long_prefill_token_threshold: int = 0
+                  ) -> tuple[EngineConfig, "StepModel", "SchedulerRules"]:
+    """The engine, step model and scheduler rules of the server a plan describes, as `vllm serve` runs it with the
+    plan's flags: prefix caching on where the flag or the version's default turns it on (`plan.prefix_caching_on`),
+    the plan's warnings among the step model's notes, the release's scheduler rules. Every command that simulates a
+    plan (kvplan simulate and capacity, the page's /api/simulate) builds its server here, so that one set of flags is
+    one simulated server wherever it is asked."""
+    from kvplan.plan import prefix_caching_on
+
+    pc = prefix_caching_on(plan.args, plan.rules, plan.model.is_hybrid)
+    cfg = engine_config_from_plan(plan, num_gpu_blocks=num_gpu_blocks, enable_prefix_caching=pc,
+                                  long_prefill_token_threshold=long_prefill_token_threshold)
+    sm = StepModel.from_plan(plan)
+    notes = tuple(f"plan: {w}" for w in plan.warnings)  # what fit prints beside the verdict (a GPU variant picked, ...)
+    if num_gpu_blocks is not None and not plan.fits:
+        # the pool is the user's, but the plan says this engine never gets that far: say so beside the figures
+        notes += (f"the plan for these flags does not start ({plan.error}); the simulation uses the --num-gpu-blocks "
+                  f"{num_gpu_blocks} given",)
+    if notes:
+        sm = replace(sm, notes=sm.notes + notes)
+    return cfg, sm, scheduler_rules(plan.vllm_version, plan.rules.engine)
+
 # =====================================================================================
 # Step time: a calibrated roofline
 # =====================================================================================
@@ -957,6 +980,11 @@ class SLO:
         return ", ".join(parts) + f" at p{self.percentile:g}" if parts else "none"
 
 
+# other names of the objectives: vllm bench serve's e2el (its --goodput and --percentile-metrics keys), and the
+# end-to-end latency by its plain names
+_SLO_ALIASES = {"e2el": "e2e", "latency": "e2e", "e2e_latency": "e2e"}
+
+
 def parse_slo(text: Optional[str], percentile: float = 99.0) -> SLO:
     """'ttft=500ms,tpot=50ms' (units ms or s; bare numbers are ms, and the parts that had one are kept in SLO.bare_ms)."""
     if not text:
@@ -964,14 +992,17 @@ def parse_slo(text: Optional[str], percentile: float = 99.0) -> SLO:
     vals = {}
     bare = []
     for part in text.split(","):
-        key, _, raw = part.strip().partition("=")
+        # 'ttft:500' too, as `vllm bench serve --goodput` writes its objectives
+        key, _, raw = part.strip().partition("=" if "=" in part else ":")
         key = key.strip().lower()
+        key = _SLO_ALIASES.get(key, key)
         raw = raw.strip().lower()
         if key == "itl":
             raise InputError("--slo", "itl (the gap between two tokens) is not an objective kvplan checks per request",
                              "use tpot=, the mean gap over a request's output (what vllm bench serve's goodput calls tpot)")
         if key not in ("ttft", "tpot", "e2e") or not raw:
-            raise InputError("--slo", f"cannot read {part!r}", "write e.g. ttft=500ms,tpot=50ms (keys ttft, tpot, e2e)")
+            raise InputError("--slo", f"cannot read {part!r}", "write e.g. ttft=500ms,tpot=50ms (keys ttft, tpot, e2e; "
+                             "e2el or latency for e2e)")
         if key in vals:
             raise InputError("--slo", f"{key} is given twice", f"give one {key}= value")
         try:
@@ -2511,6 +2542,11 @@ def plan_capacity(plan, workload_at: Callable[[float], Workload], config: Engine
     dp = int(getattr(plan.args, "data_parallel_size", 1) or 1)
     workload_of = workload_at
     workload_at = lambda rate: _as_served(plan, workload_of(rate))  # noqa: E731
+    # a checkpoint already quantized (AWQ, GPTQ, FP8, ...) is not made faster by 'a quantized model': Qwen2.5-72B-AWQ
+    # missing a TTFT on two A100s was told to plan one
+    quantized = bool(plan.args.quantization or getattr(plan.model, "quant", None))
+    kw.setdefault("faster", "a faster GPU or more tensor parallelism" if quantized else
+                  "a faster GPU, more tensor parallelism or a quantized model")
     return find_capacity(workload_at, config, step_model, slo, rules, data_parallel_size=dp, lockstep=plan.model.is_moe, **kw)
 
 
@@ -2655,14 +2691,16 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
                   rel_tol: float = 0.03, max_probes: int = 24, target_rate_per_s: Optional[float] = None,
                   router: str = "round-robin", max_replicas: int = 256,
                   on_probe: Optional[Callable[[float, bool], None]] = None, data_parallel_size: int = 1,
-                  lockstep: bool = False, worst_case_concurrency: Optional[float] = None) -> CapacityResult:
+                  lockstep: bool = False, worst_case_concurrency: Optional[float] = None,
+                  faster: str = "a faster GPU, more tensor parallelism or a quantized model") -> CapacityResult:
     """Bisection over the request rate (the SLO is assumed monotone in load). `workload_at(rate)`
     gives the workload at a rate. With a target rate, also the replicas it needs behind `router`.
 
     The search never goes past the replica's saturation rate: the requests per second it serves with every request
     of the workload queued at once (`workload_at(inf)`). Offered more, its queue grows without bound however
     patient the SLO, so a finite run can meet the SLO there only because it ends; where the SLO still holds at the
-    saturation rate, that rate is the capacity and `slo_binding` is False.
+    saturation rate, that rate is the capacity and `slo_binding` is False. `faster`: what the fix names for an SLO
+    the lowest rate already misses (the server's faster variants).
 
     `data_parallel_size` > 1: one replica is a group of that many engines behind vLLM's DP balancer (stepping in
     lockstep for a MoE model); for a target rate, the replicas of the group are sized by giving one group its
@@ -2744,8 +2782,8 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
         if missed:
             reason = (f"at {lowest:g} req/s, the lowest rate probed, " + ", ".join(
                 f"{name} p{slo.percentile:g} is {value:,.1f} ms against {limit:g} ms" for name, value, limit in missed))
-            fix = ("loosen " + " and ".join(f"--slo {name}" for name, _, _ in missed) + " to at least that, or plan a faster "
-                   "GPU, more tensor parallelism or a quantized model")
+            fix = ("loosen " + " and ".join(f"--slo {name}" for name, _, _ in missed) + " to at least that, or plan "
+                   + faster)
     replicas = None
     at_target = None
     if target_rate_per_s is not None and best > 0:

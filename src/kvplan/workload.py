@@ -153,10 +153,64 @@ class LengthDist:
             x = rng.exponential(p[0], size=n)
         elif k == "zipf":  # a, scale
             x = rng.zipf(p[0], size=n) * (p[1] if len(p) > 1 else 1.0)
+        elif k == "percentiles":  # (q1, v1, q2, v2, ...), q rising: see _percentile_sample
+            x = _percentile_sample(p, rng.standard_normal(n))
         else:  # pragma: no cover - parse_length_dist rejects others
             raise ValueError(k)
         # a zipf tail can pass int64; lengths that long are rejected by any max_model_len, whatever their value
         return np.clip(np.rint(x), 1, _MAX_TOKENS).astype(np.int64)
+
+
+def _percentile_sample(params: tuple[float, ...], z: np.ndarray) -> np.ndarray:
+    """Lengths with the given percentiles, from standard-normal draws `z`: between two given percentiles the log of the
+    length is linear in the normal quantile (so two percentiles alone are a lognormal through both), beyond the
+    outermost interior ones the nearest segment's slope continues; p0 and p100, where given, bound the draws. Each
+    given percentile is met exactly in the limit of many draws."""
+    from statistics import NormalDist
+
+    pts = [(params[i], params[i + 1]) for i in range(0, len(params), 2)]
+    inner = [(NormalDist().inv_cdf(q / 100), math.log(v)) for q, v in pts if 0 < q < 100]
+    zs, lv = np.array([a for a, _ in inner]), np.array([b for _, b in inner])
+    y = np.interp(z, zs, lv)
+    lo_slope = (lv[1] - lv[0]) / (zs[1] - zs[0])
+    hi_slope = (lv[-1] - lv[-2]) / (zs[-1] - zs[-2])
+    y = np.where(z < zs[0], lv[0] + (z - zs[0]) * lo_slope, y)
+    y = np.where(z > zs[-1], lv[-1] + (z - zs[-1]) * hi_slope, y)
+    x = np.exp(np.minimum(y, math.log(_MAX_TOKENS)))
+    bounds = dict(pts)
+    return np.clip(x, bounds.get(0.0, 1.0), bounds.get(100.0, float(_MAX_TOKENS)))
+
+
+def _parse_percentiles(text: str, flag: str) -> "LengthDist":
+    """'p50=1020,p90=2734,p99=4142' (optionally 'percentiles:' first, 'max=' for p100, 'min=' for p0): measured
+    percentiles of a length. At least two between p0 and p100; the percentiles rise, and the lengths with them."""
+    body = text.strip().lower()
+    body = body.split(":", 1)[1] if body.startswith("percentiles:") else body
+    example = "e.g. p50=1000,p90=2700,p99=4100 (the percentile, then the length in tokens)"
+    pts: list[tuple[float, float]] = []
+    for part in (x.strip() for x in body.split(",") if x.strip()):
+        key, _, raw = part.partition("=")
+        key = {"min": "p0", "max": "p100", "median": "p50"}.get(key.strip(), key.strip())
+        try:
+            q, v = float(key[1:]) if key.startswith("p") else float("nan"), float(raw)
+        except ValueError:
+            raise InputError(flag, f"cannot read {part!r} as a percentile", example) from None
+        if not (0 <= q <= 100):
+            raise InputError(flag, f"{part!r}: a percentile is p0 to p100", example)
+        if not (math.isfinite(v) and 1 <= v <= _MAX_TOKENS):
+            raise InputError(flag, f"{part!r}: a length is a token count of at least 1", example)
+        pts.append((q, v))
+    pts.sort()
+    for (q0, v0), (q1, v1) in zip(pts, pts[1:]):
+        if q0 == q1:
+            raise InputError(flag, f"p{q0:g} is given twice in {text!r}", "give each percentile once")
+        if v1 < v0:
+            raise InputError(flag, f"p{q1:g}={v1:g} is below p{q0:g}={v0:g} in {text!r}: a length's percentiles rise "
+                             "with the percentile", f"check the order of the values; {example}")
+    if sum(1 for q, _ in pts if 0 < q < 100) < 2:
+        raise InputError(flag, f"{text!r} gives fewer than two percentiles between p0 and p100, which do not set a "
+                         "spread", example)
+    return LengthDist("percentiles", tuple(x for pt in pts for x in pt))
 
 
 _LEN_KINDS = {"constant": (1, 1), "uniform": (2, 2), "normal": (2, 2), "lognormal": (2, 2), "exponential": (1, 1), "zipf": (1, 2)}
@@ -168,8 +222,11 @@ _LEN_EXAMPLES = {"constant": "constant:512 (every length N)", "uniform": "unifor
 
 def parse_length_dist(text: str, flag: str = "--prompt-len") -> LengthDist:
     """'lognormal:1000,0.8' (median, sigma), 'constant:512', 'uniform:100,2000', 'normal:mean,std',
-    'exponential:mean', 'zipf:a[,scale]'; a bare number means constant."""
+    'exponential:mean', 'zipf:a[,scale]', measured percentiles 'p50=1000,p90=2700,p99=4100' (`_parse_percentiles`);
+    a bare number means constant."""
     s = text.strip().lower()
+    if s.startswith(("percentiles:", "p", "median", "min", "max")) and "=" in s:
+        return _parse_percentiles(text, flag)
     try:
         if ":" not in s:
             return LengthDist("constant", (float(s),))
@@ -216,7 +273,18 @@ def poisson_gamma_arrivals(n: int, rate_per_s: float, burstiness: float, rng: np
 
 _PROMPT_KEYS = ("prompt_tokens", "ContextTokens", "input_length", "num_prefill_tokens", "input_toks", "prompt_len", "input_tokens")
 _COMPLETION_KEYS = ("completion_tokens", "GeneratedTokens", "output_length", "num_decode_tokens", "output_toks", "output_len", "output_tokens")
-_ARRIVAL_KEYS = ("arrival_s", "timestamp", "TIMESTAMP", "arrival_time")
+_ARRIVAL_KEYS = ("arrival_s", "arrival_ms", "timestamp", "TIMESTAMP", "timestamp_ms", "arrival_time", "arrival_time_ms")
+# arrival columns in milliseconds: the Mooncake traces' 'timestamp' (FAST25-release/README.md) and any '_ms' name
+_MS_ARRIVAL_KEYS = ("arrival_ms", "timestamp", "timestamp_ms", "arrival_time_ms")
+_ARRIVAL_KEYS_TEXT = ("arrival_s or arrival_time (seconds), arrival_ms, timestamp_ms or timestamp (milliseconds, as the "
+                      "Mooncake traces), or the Azure traces' TIMESTAMP (a date and time)")
+
+
+def _unread_time_columns(names: Sequence[str]) -> list[str]:
+    """Columns whose name says time but that kvplan does not read as arrivals ('time', 'time_ms', 'arrival_sec'...)."""
+    words = ("time", "arrival", "ts", "sec", "date")
+    return [n for n in names if n not in _ARRIVAL_KEYS and any(w in n.lower().replace("-", "_").split("_") or
+                                                               n.lower().startswith(w) for w in words)]
 _HASH_KEYS = ("block_hashes", "hash_ids")
 
 
@@ -233,7 +301,7 @@ def _parse_times(key: str, values: list) -> np.ndarray:
         t = np.array([str(v).strip().replace(" ", "T")[:26] for v in values], dtype="datetime64[us]")
         return (t - t.min()).astype(np.int64) / 1e6
     t = np.asarray(values, dtype=np.float64)
-    if key == "timestamp":  # Mooncake FAST'25 traces give milliseconds (FAST25-release/README.md)
+    if key in _MS_ARRIVAL_KEYS:
         t = t / 1000.0
     # from the earliest finite time, so that a 'nan' or '-inf' row stays the one the caller names: t.min() made every
     # row NaN and the error blamed request 1 ("request 1 has arrival time '0'") for a 'nan' in request 3
@@ -397,10 +465,16 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
             raise InputError(flag, f"{p.name}: request {i + 1} has arrival time {cols[ak][i]!r}", "finite seconds")
         if arrival.size and float(arrival.max()) > _MAX_SPAN_S:
             raise InputError(flag, f"{p.name}: the arrivals in column {ak} span {_span_text(float(arrival.max()))}",
-                             "give seconds from the first request (arrival_s)")
+                             "give seconds from the first request (arrival_s)" if ak not in _MS_ARRIVAL_KEYS else
+                             "give milliseconds from the first request")
         if ak == "timestamp":
             notes.append("arrival column 'timestamp' read as milliseconds (the Mooncake traces' unit); name it "
                          "arrival_s to give seconds")
+    elif _unread_time_columns(names):
+        # a 'time' or 'time_ms' column was dropped without a word, and the run then took Poisson arrivals
+        unread = _unread_time_columns(names)
+        notes.append(f"column{'s' if len(unread) > 1 else ''} {', '.join(repr(n) for n in unread)} not read as arrival "
+                     f"times: kvplan reads {_ARRIVAL_KEYS_TEXT}; rename the column to keep the trace's timing")
     hk = _pick(_HASH_KEYS, names)
     hashes = None
     if hk is not None:
@@ -456,8 +530,10 @@ class WorkloadSpec:
     seed: int = 0
 
 
-def build_workload(spec: WorkloadSpec) -> Workload:
-    """Load or generate the workload the spec describes (deterministic for a seed)."""
+def build_workload(spec: WorkloadSpec, default_requests: Optional[int] = None) -> Workload:
+    """Load or generate the workload the spec describes (deterministic for a seed). Without `spec.max_requests`, a
+    trace is taken whole, or its first `default_requests` where it is longer (never resampled up to that: a shorter
+    trace keeps its own requests and timing), and a synthetic workload draws `default_requests` (else 1000)."""
     if spec.seed < 0:
         raise InputError("--seed", f"must be >= 0, got {spec.seed}", "e.g. --seed 1")
     rng = np.random.default_rng(spec.seed)
@@ -482,7 +558,7 @@ def build_workload(spec: WorkloadSpec) -> Workload:
             raise InputError("--workload", "no workload given", "name a trace (--workload azure-conv), a file, or give --prompt-len and --completion-len")
         if arrivals_kind == "trace":
             raise InputError("--arrivals", "a synthetic workload has no trace timing", "poisson or gamma (the default)")
-        n = spec.max_requests or 1000
+        n = spec.max_requests or default_requests or 1000
         p = parse_length_dist(spec.prompt_len, "--prompt-len").sample(n, rng)
         c = parse_length_dist(spec.completion_len, "--completion-len").sample(n, rng)
         rate = spec.rate_per_s if spec.rate_per_s is not None else float("inf")
@@ -512,7 +588,7 @@ def build_workload(spec: WorkloadSpec) -> Workload:
     if spec.completion_len is not None:
         w = replace(w, completion_tokens=parse_length_dist(spec.completion_len, "--completion-len").sample(len(w), rng))
 
-    n = spec.max_requests or len(w)
+    n = spec.max_requests or (min(default_requests, len(w)) if default_requests else len(w))
     if n < len(w):
         idx = np.arange(n)  # a cap keeps the first n (trace order)
         notes.append(f"capped to the first {n} of {len(w)} requests")
@@ -544,7 +620,12 @@ def build_workload(spec: WorkloadSpec) -> Workload:
         if spec.rate_per_s is None:
             rate = w.mean_rate_per_s if w.timed else None
             if rate is None or not math.isfinite(rate):
-                raise InputError("--rate", f"workload {w.name} has no arrival times", "give --rate R (requests per second)")
+                unread = [n for n in w.notes if "not read as arrival times" in n]
+                raise InputError("--rate", f"workload {w.name} has no arrival times"
+                                 + (f" ({unread[0].split(': kvplan reads')[0]})" if unread else ""),
+                                 "give --rate R (requests per second)" + (
+                                     f", or name the arrival column as kvplan reads it: {_ARRIVAL_KEYS_TEXT}"
+                                     if unread else ""))
         else:
             rate = spec.rate_per_s
         arrival = poisson_gamma_arrivals(n, rate, burst, rng)

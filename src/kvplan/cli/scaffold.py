@@ -44,8 +44,10 @@ def scaffold(
 
         err_console.print(f"[bold red]error:[/] the plan does not fit, so no files were written. vLLM would say: "
                           f"{escape(plan.error or '')}", highlight=False, soft_wrap=True)
-        for fix in [f for f in plan.fixes if f.fits][:3]:
-            err_console.print(escape(f"  try: {fix.command_text}  ({fix.effect})"), highlight=False, soft_wrap=True)
+        from kvplan.render import try_lines
+
+        for line in try_lines(plan):
+            err_console.print(escape(line), highlight=False, soft_wrap=True)
         raise SystemExit(1)
     spec = spec_from_plan(plan, served_model_name=served_model_name, port=port)
     written = write_files(directory, render_files(spec), force=force)

@@ -21,12 +21,14 @@ _SIM = "Simulation"
 # The simulator's own switch from before the plan commands took vllm serve's --enable-prefix-caching (a11583c); since
 # 3756991 it set the plan's flag too, so the two spelled one thing. vLLM's spelling is the one shown; the old one is a
 # hidden alias kept for scripts that pass it.
+# requests each capacity probe simulates by default: a trace's first ones (all of a shorter trace), or a synthetic draw
+CAPACITY_REQUESTS = 5000
 _PREFIX_CACHING_ALIAS = "Old spelling of --enable-prefix-caching/--no-enable-prefix-caching (kept for scripts)."
 
 
 _WORKLOAD_PARAMS: list[tuple[str, object, object]] = [
-    ("workload", Optional[str], typer.Option(None, "--workload", "-w", help="Bundled trace (azure-conv, azure-code, mooncake-conv, mooncake-synthetic, sharegpt, arxiv-sum, bwb) or a CSV/JSONL file (prompt_tokens, completion_tokens[, arrival_s, block_hashes]).", rich_help_panel=_WL)),
-    ("prompt_len", Optional[str], typer.Option(None, "--prompt-len", help="Synthetic prompt lengths: lognormal:MEDIAN,SIGMA | constant:N | uniform:A,B | normal:MEAN,STD | exponential:MEAN | zipf:A[,SCALE].", rich_help_panel=_WL)),
+    ("workload", Optional[str], typer.Option(None, "--workload", "-w", help="Bundled trace (azure-conv, azure-code, mooncake-conv, mooncake-synthetic, sharegpt, arxiv-sum, bwb) or a CSV/JSONL file (prompt_tokens, completion_tokens[, arrival_s or arrival_ms, block_hashes]).", rich_help_panel=_WL)),
+    ("prompt_len", Optional[str], typer.Option(None, "--prompt-len", help="Synthetic prompt lengths: lognormal:MEDIAN,SIGMA | constant:N | uniform:A,B | normal:MEAN,STD | exponential:MEAN | zipf:A[,SCALE] | measured percentiles p50=N,p90=N,p99=N[,max=N] (two or more; log-length interpolated between them).", rich_help_panel=_WL)),
     ("completion_len", Optional[str], typer.Option(None, "--completion-len", help="Synthetic output lengths (same forms).", rich_help_panel=_WL)),
     ("rate", Optional[float], typer.Option(None, "--rate", help="Mean request rate (req/s). Timed traces are rescaled (burst shape kept); others get Poisson/Gamma arrivals. 'inf' = all at once.", rich_help_panel=_WL)),
     ("burstiness", float, typer.Option(1.0, "--burstiness", help="Gamma shape of inter-arrival gaps, as `vllm bench serve`: 1 = Poisson, < 1 burstier.", rich_help_panel=_WL)),
@@ -48,8 +50,7 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
     """(plan, EngineConfig, StepModel, SchedulerRules). A plan that does not start ends the command (exit 1); with
     --json its JSON, as `kvplan fit --json` prints it (fits false, vLLM's error, the fixes), is the output."""
     from kvplan.errors import InputError
-    from kvplan.plan import prefix_caching_on
-    from kvplan.simulate import StepModel, engine_config_from_plan, scheduler_rules
+    from kvplan.simulate import serving_setup
 
     if prefix_caching is not None:  # the hidden old spelling of vllm serve's --enable-prefix-caching
         old = "--" + ("" if prefix_caching else "no-") + "prefix-caching"
@@ -69,22 +70,19 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
             from kvplan.render import plan_json, to_json
 
             sys.stdout.write(to_json(plan_json(p, None, uncertainty_band_of(p))) + "\n")
+        from kvplan.render import try_lines
+
         err_console.print(f"[bold red]the plan does not start:[/] {escape(str(p.error))}", highlight=False, soft_wrap=True)
-        err_console.print("run `kvplan fit` with the same flags for the fixes, or give --num-gpu-blocks N")
+        # the nearest fixes that start it, as scaffold prints them: the command only pointed at `kvplan fit`
+        for line in try_lines(p):
+            err_console.print(escape(line), highlight=False, soft_wrap=True)
+        err_console.print("`kvplan fit` with the same flags lists every fix; or give --num-gpu-blocks N (a pool from "
+                          "vLLM's log)", highlight=False)
         raise typer.Exit(1)
     if num_gpu_blocks is not None and num_gpu_blocks < 2:
         raise InputError("--num-gpu-blocks", f"{num_gpu_blocks} leaves no usable block", "vLLM needs >= 2 (one is the null block)")
-    pc = prefix_caching_on(p.args, p.rules, p.model.is_hybrid)
-    cfg = engine_config_from_plan(p, num_gpu_blocks=num_gpu_blocks, enable_prefix_caching=pc,
-                                  long_prefill_token_threshold=long_prefill_threshold or 0)
-    sm = StepModel.from_plan(p)
-    if p.warnings:  # what fit would print beside the verdict (a GPU picked among variants, ...)
-        sm = replace(sm, notes=sm.notes + tuple(f"plan: {w}" for w in p.warnings))
-    if num_gpu_blocks is not None and not p.fits:
-        # the pool is the user's, but the plan says this engine never gets that far: say so beside the figures
-        sm = replace(sm, notes=sm.notes + (f"the plan for these flags does not start ({p.error}); the simulation "
-                                           f"uses the --num-gpu-blocks {num_gpu_blocks} given",))
-    return p, cfg, sm, scheduler_rules(p.vllm_version, p.rules.engine)
+    cfg, sm, rules = serving_setup(p, num_gpu_blocks=num_gpu_blocks, long_prefill_token_threshold=long_prefill_threshold or 0)
+    return p, cfg, sm, rules
 
 
 def _worst_case(p, cfg) -> float:
@@ -94,12 +92,28 @@ def _worst_case(p, cfg) -> float:
     return cfg.usable_blocks / max(1, p.blocks_for_tokens(cfg.max_model_len))
 
 
-def _rate_down(rate: float) -> str:
-    """A rate with two decimals, rounded down (toward one the SLO was met at); three where that would read 0.00."""
-    import math
+def _rate_digits(rate: float, significant: int = 3) -> int:
+    """Decimals that show a rate to three significant figures, and never fewer than two: 0.1066 -> 3 (0.106), where
+    two decimals read 0.10 and a target's replicas divided by it came out 50 against the 47 printed beside it."""
+    return max(2, significant - 1 - math.floor(math.log10(rate))) if rate > 0 and math.isfinite(rate) else 2
 
-    digits = 2 if rate >= 0.01 else 3
-    return f"{math.floor(rate * 10 ** digits + 1e-9) / 10 ** digits:.{digits}f}"  # (0.29 x 100 is 28.999...)
+
+def _rate_down(rate: float, significant: int = 3) -> str:
+    """A rate to three significant figures (two decimals at least), rounded down (toward one the SLO was met at)."""
+    digits = _rate_digits(rate, significant)
+    return _trim(f"{math.floor(rate * 10 ** digits + 1e-9) / 10 ** digits:.{digits}f}")  # (0.29 x 100 is 28.999...)
+
+
+def _trim(text: str) -> str:
+    """Zeros past the second decimal dropped: 0.290 -> 0.29, 12.00 kept."""
+    whole, _, frac = text.partition(".")
+    return f"{whole}.{frac[:2] + frac[2:].rstrip('0')}" if frac else text
+
+
+def _rate(rate: float) -> str:
+    """A measured rate (requests per second) to three significant figures, two decimals at least: a slow trace's
+    0.00401 req/s read '0.00 req/s'."""
+    return _trim(f"{rate:.{_rate_digits(rate)}f}")
 
 
 def _fmt_ms(v, in_seconds: bool | None = None) -> str:
@@ -139,7 +153,7 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
     console.print(f"workload {wl_summary['name']}: {wl_summary['requests']:,} request{'s' if wl_summary['requests'] != 1 else ''}, prompt mean "
                   f"{wl_summary['prompt_tokens']['mean']:.0f} / p99 {wl_summary['prompt_tokens']['p99']:.0f}, output mean "
                   f"{wl_summary['completion_tokens']['mean']:.0f} / p99 {wl_summary['completion_tokens']['p99']:.0f}"
-                  + (f", {wl_summary['mean_rate_per_s']:.2f} req/s" if "mean_rate_per_s" in wl_summary else ""), highlight=False)
+                  + (f", {_rate(wl_summary['mean_rate_per_s'])} req/s" if "mean_rate_per_s" in wl_summary else ""), highlight=False)
     t = Table(title="Concurrency and KV pool", show_header=True, header_style="bold")
     t.add_column("")
     t.add_column("value", justify="right")
@@ -164,13 +178,13 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
         row_in_seconds = max((v[q] or 0) for q in ("mean", "p50", "p90", "p99")) >= 10_000
         lt.add_row(label, *(_fmt_ms(v[q], row_in_seconds) for q in ("mean", "p50", "p90", "p99")))
     console.print(whole_cells(lt))
-    line = (f"throughput {d['requests_per_s']:.2f} req/s, {d['input_tokens_per_s']:,.0f} input + "
+    line = (f"throughput {_rate(d['requests_per_s'])} req/s, {d['input_tokens_per_s']:,.0f} input + "
             f"{d['output_tokens_per_s']:,.0f} output tokens/s over {d['duration_s']:,.1f} s (busy {d['busy_fraction'] * 100:.0f} %)")
     console.print(line, highlight=False)
     slo = d["slo"]
     if any(v is not None for v in slo.values()):
         rejected = (f" (the {d['requests_rejected']:,} rejected count as misses)" if d["requests_rejected"] else "")
-        console.print(f"goodput {d['goodput_requests_per_s']:.2f} req/s: {d['slo_attainment'] * 100:.1f} % of requests meet "
+        console.print(f"goodput {_rate(d['goodput_requests_per_s'])} req/s: {d['slo_attainment'] * 100:.1f} % of requests meet "
                       + ", ".join(f"{k[:-3]} <= {v:g} ms" for k, v in slo.items() if v is not None) + rejected, highlight=False)
     for e in d.get("step_model", {}).get("example_steps", ()):
         console.print(f"[dim]step time: {_step_line(e)}[/]", highlight=False)
@@ -390,14 +404,17 @@ def simulate(
 @app.command()
 @fit_options_gpu_auto
 @option_group(_WORKLOAD_PARAMS, _workload_spec, "workload_spec", rate=None,
-              max_requests=typer.Option(5000, "--max-requests", "-n", help="Requests per probe simulation.", rich_help_panel=_WL),
+              max_requests=typer.Option(None, "--max-requests", "-n", help=f"Requests per probe simulation (default: a "
+                                        f"trace's first {CAPACITY_REQUESTS:,}, or all of a shorter one; {CAPACITY_REQUESTS:,} "
+                                        "drawn for a synthetic workload). More than a trace holds are resampled from it, "
+                                        "with new arrivals.", rich_help_panel=_WL),
               # capacity has no --rate (it probes rates): its help said a trace's timing was "scaled to --rate"
               arrivals=typer.Option(None, "--arrivals", help="poisson | gamma (uses --burstiness) | trace. Default: a "
                                     "trace's own timing (scaled to each probed rate), else gamma (Poisson at --burstiness 1).",
                                     rich_help_panel=_WL))
 def capacity(
     model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id, checkpoint folder or config.json."),
-    slo: str = typer.Option("ttft=1s,tpot=50ms", "--slo", help="The objectives every probe must meet at --percentile (ms or s; a bare number is ms).", rich_help_panel=_SIM),
+    slo: str = typer.Option("ttft=1s,tpot=50ms", "--slo", help="The objectives every probe must meet at --percentile: ttft, tpot, e2e (or e2el, as vllm bench serve) = ms or s; a bare number is ms, as vllm bench serve --goodput reads it.", rich_help_panel=_SIM),
     percentile: float = typer.Option(99.0, "--percentile", help="Which percentile must meet the SLO.", rich_help_panel=_SIM),
     target_rate: Optional[float] = typer.Option(None, "--target-rate", help="Also size the fleet for this many req/s.", rich_help_panel=_SIM),
     router: str = typer.Option("round-robin", "--router", help="round-robin | least-loaded (across replicas).", rich_help_panel=_SIM),
@@ -409,6 +426,8 @@ def capacity(
     workload_spec: object,  # kvplan.workload.WorkloadSpec (imported lazily: it loads numpy)
 ):
     """The highest request rate one replica serves within the SLOs (bisection over simulations), and replicas for a target rate.
+
+    A replica is one whole server as planned (TP x PP x DP GPUs); the replicas are the target over its rate, rounded up, then checked by simulating the fleet at the target.
 
     Examples:
     $ kvplan capacity Qwen/Qwen3-8B --gpu H100 -w azure-conv --slo tpot=40ms
@@ -430,7 +449,9 @@ def capacity(
     if slo_spec.ttft_ms is None and slo_spec.tpot_ms is None and slo_spec.e2e_ms is None:  # before the search is announced
         raise InputError("--slo", "capacity needs at least one SLO", "e.g. --slo ttft=1s,tpot=50ms")
     spec = replace(workload_spec, rate_per_s=1.0)
-    base = build_workload(spec)
+    # a trace shorter than the default sample is taken whole, its own timing kept: it was resampled to 5,000 requests
+    # with fresh Poisson arrivals, without a word, so a 400-request trace's bursts were never probed
+    base = build_workload(spec, default_requests=CAPACITY_REQUESTS)
     p, cfg, sm, rules = _setup(model, flags, num_gpu_blocks, prefix_caching, 0, json_out)
     # as simulate refuses it: the bisection's answer was 'no rate meets the SLO; fix: ... or judge a percentile of 0.0'
     check_servable(p, base, cfg)
@@ -447,7 +468,9 @@ def capacity(
 
     if not json_out:
         _note_bare_slo(slo_spec)
-        err_console.print(f"bisecting the request rate for {slo_spec.describe()} ({len(base):,} requests per probe)", highlight=False)
+        sample = [n for n in base.notes if n.startswith(("capped to the first", "resampled "))]  # which requests
+        err_console.print(f"bisecting the request rate for {slo_spec.describe()} ({len(base):,} requests per probe"
+                          + "".join(f"; {n}" for n in sample) + ")", highlight=False)
     cap = plan_capacity(p, at, cfg, sm, slo_spec, rules, target_rate_per_s=target_rate, router=router, on_probe=on_probe,
                         worst_case_concurrency=_worst_case(p, cfg))
     d = cap.to_dict()
@@ -476,16 +499,35 @@ def capacity(
             console.print(f"  at that rate: TTFT p{percentile:g} {_fmt_ms(check['ttft_ms'])}, TPOT p{percentile:g} "
                           f"{_fmt_ms(check['tpot_ms'])}, max running {a['max_running']} "
                           f"(vLLM's startup 'Maximum concurrency', every request max_model_len long: "
-                          f"{d['worst_case_concurrency']:.2f}x), {a['output_tokens_per_s']:,.0f} output tokens/s, "
-                          f"{a['preemptions']} preemptions"
+                          f"{d['worst_case_concurrency']:.2f}x), mean running {a['mean_running']:.1f}, KV usage peak "
+                          f"{a['kv_usage_peak'] * 100:.1f} % / mean {a['kv_usage_mean'] * 100:.1f} %, "
+                          f"{a['output_tokens_per_s']:,.0f} output tokens/s, {a['preemptions']:,} preemptions"
                           + (f", {a['requests_rejected']:,} of {a['requests_total']:,} requests rejected (counted as misses)"
                              if a["requests_rejected"] else ""), highlight=False)
         if target_rate is not None:
             if cap.replicas_needed:
                 gpus = p.gpus_used  # each replica is one whole server: TP x PP x DP GPUs
-                console.print(f"target {target_rate:g} req/s: [bold]{cap.replicas_needed} replicas[/]"
-                              + (f" of {gpus} GPUs each ({cap.replicas_needed * gpus} GPUs)" if gpus > 1 else "")
+                n = cap.replicas_needed
+                console.print(f"target {target_rate:g} req/s: [bold]{n} replica{'s' if n != 1 else ''}[/]"
+                              + (f" of {gpus} GPUs each ({n * gpus} GPUs)" if gpus > 1 else "")
                               + f" ({router} router)", highlight=False)
+                # how the count was reached: the division, then the fleet simulated at the target (find_capacity adds
+                # replicas while that simulation misses the SLO), so the count can be traced to the rate above
+                first = max(1, math.ceil(target_rate / cap.max_rate_per_s))
+                how = (f"  {target_rate:g} / {_rate_down(cap.max_rate_per_s, 4)} req/s per replica = "
+                       f"{target_rate / cap.max_rate_per_s:.2f}, rounded up to {first}")
+                if n > first:
+                    how += f"; {first} simulated at {target_rate:g} req/s missed the SLO, so {n}"
+                if cap.at_target is not None:
+                    t = cap.at_target.slo_check(slo_spec)
+                    how += (f"; the {n} simulated at {target_rate:g} req/s: TTFT p{percentile:g} {_fmt_ms(t['ttft_ms'])}, "
+                            f"TPOT p{percentile:g} {_fmt_ms(t['tpot_ms'])}")
+                console.print(how, highlight=False)
+            elif cap.max_rate_per_s <= 0 and cap.rejected_fraction > (100 - percentile) / 100:
+                # the rejections rule every rate out (cap.reason): it read as a matter of load, which replicas do not fix
+                console.print(f"target {target_rate:g} req/s: no number of replicas meets the SLO (the requests vLLM "
+                              f"rejects, {cap.rejected_fraction * 100:.1f} % of them, miss it on any replica; the fix "
+                              "above lifts that)", highlight=False)
             elif cap.max_rate_per_s <= 0:
                 console.print(f"target {target_rate:g} req/s: no number of replicas meets the SLO (one replica misses "
                               "it at the lowest rate probed, and more replicas only lower each one's rate)", highlight=False)

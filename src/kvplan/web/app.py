@@ -14,6 +14,7 @@ once; Hub access uses the server's environment and no token is ever asked for or
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -98,6 +99,10 @@ class SimulateRequest(PlanRequest):
                                         description=f"Default: the whole workload, capped at the first {MAX_SIM_REQUESTS:,}.")
     slo: Optional[str] = Field(None, description="e.g. ttft=500ms,tpot=50ms")
     capacity: bool = Field(False, description="Also find the highest rate that meets the SLO (needs slo).")
+    percentile: float = Field(99.0, ge=1, le=100, description="With capacity: the percentile that must meet the SLO "
+                              "(as `kvplan capacity --percentile`).")
+    target_rate_per_s: Optional[float] = Field(None, gt=0, description="With capacity: also the replicas this many "
+                                               "requests per second need (as `kvplan capacity --target-rate`).")
     seed: int = 0
 
 
@@ -442,6 +447,27 @@ class SimulationTimeout(InputError):
     pass
 
 
+# the command-line flags the workload and SLO readers name, as /api/simulate's request keys
+_SIM_KEYS = {"--rate": "rate_per_s", "--target-rate": "target_rate_per_s", "--max-requests": "max_requests",
+             "--seed": "seed", "--workload": "workload", "--slo": "slo", "--percentile": "percentile"}
+
+
+@contextlib.contextmanager
+def _request_keys():
+    """An InputError from the workload or SLO readers, which speak the CLI's flags, re-raised under /api/simulate's
+    request key, its fix spelled so too: an untimed trace without a rate answered field '--rate', 'give --rate R'."""
+    try:
+        yield
+    except SimulationTimeout:
+        raise
+    except InputError as e:
+        key = _SIM_KEYS.get(e.field, e.field.lstrip("-").replace("-", "_"))
+        fix = e.fix
+        for flag, name in _SIM_KEYS.items():
+            fix = re.sub(re.escape(flag) + r"(?![\w-])", name, fix) if fix else fix
+        raise InputError(key, e.message, fix) from None
+
+
 def _deadline(limit_s: float):
     """A progress callback that stops a simulation past `limit_s` seconds of wall time."""
     end = time.perf_counter() + limit_s
@@ -463,20 +489,23 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
     source = str(planner.workloads.get(req.workload, "workload")) if req.workload.startswith("upload:") else req.workload
     if source == req.workload and not bundled_name(source):
         raise InputError("workload", f"unknown bundled trace {req.workload!r}", "one of " + ", ".join(BUNDLED) + ", or upload a CSV")
+    if req.target_rate_per_s is not None and not req.capacity:
+        raise InputError("target_rate_per_s", "sizes the replicas a capacity search finds", "add capacity: true")
     spec = WorkloadSpec(workload=source, rate_per_s=req.rate_per_s, max_requests=req.max_requests, seed=req.seed)
-    workload = build_workload(spec)
-    if len(workload) > MAX_SIM_REQUESTS:  # no max_requests given and a long trace: keep its first requests
-        workload = build_workload(replace(spec, max_requests=MAX_SIM_REQUESTS))
-    config = sim.engine_config_from_plan(p)
+    with _request_keys():
+        workload = build_workload(spec)
+        if len(workload) > MAX_SIM_REQUESTS:  # no max_requests given and a long trace: keep its first requests
+            workload = build_workload(replace(spec, max_requests=MAX_SIM_REQUESTS))
+    # the server `kvplan simulate` runs for these flags (prefix caching as the version has it, the plan's warnings)
+    config, step_model, rules = sim.serving_setup(p)
     # a workload vLLM refuses whole is an error, as `kvplan simulate` and `capacity` say, under the request's key
     # (max_model_len or workload): it answered 200 with every request rejected, and the capacity search bisected
     try:
         sim.check_servable(p, workload, config)
     except InputError as e:
         raise InputError(e.field.lstrip("-").replace("-", "_"), e.message, e.fix) from None
-    step_model = sim.StepModel.from_plan(p)
-    rules = sim.scheduler_rules(p.vllm_version, p.rules.engine)
-    slo = sim.parse_slo(req.slo)
+    with _request_keys():
+        slo = sim.parse_slo(req.slo, req.percentile)
     check = _deadline(limit_s)
     result = sim.simulate_plan(p, workload, config, step_model, rules, slo=slo, progress=check, worst_case_concurrency=p.max_concurrency)
     summary, rd = workload.summary(), result.to_dict()
@@ -488,7 +517,8 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
         if not req.slo:
             raise InputError("slo", "capacity needs at least one SLO", "e.g. ttft=1s,tpot=50ms")
         cap = sim.plan_capacity(p, lambda rate: with_rate(workload, rate, seed=req.seed), config, step_model, slo, rules,
-                                max_probes=MAX_CAPACITY_PROBES, on_probe=check)
+                                max_probes=MAX_CAPACITY_PROBES, on_probe=check, target_rate_per_s=req.target_rate_per_s,
+                                worst_case_concurrency=p.max_concurrency)
         out["capacity"] = {k: v for k, v in cap.to_dict().items() if k != "at_max_rate"}
     return out
 
