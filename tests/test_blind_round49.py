@@ -51,7 +51,9 @@ def test_end_to_end_pools():
     # estimate, above the logged 0.06-0.18 GiB capture, offset part of that; model runner v2's estimate grows with layers
     # x capture sizes (16 sequences: 7 sizes; 0.25 MiB x 32 layers x 7 + 3 x 1 MiB = 0.06 GiB, the drafters' graphs on top),
     # within 0.05 GiB of each logged capture, so the pool carries the peak's miss alone: +6.55 / +7.78 / +8.24 %. The
-    # bound is that scoring's, so a change that moves them the wrong way fails here
+    # bound is that scoring's, so a change that moves them the wrong way fails here. The FlashInfer TRTLLM-API workspace
+    # model runner v2's estimate holds (fp8 KV on compute capability 12.x: tests/test_trtllm_workspace_estimate.py)
+    # brings them to +2.22 / +3.28 / +3.70 %
     got = {res.id: res for res in validate_records(list(records(BLIND, RIDS).values()))}
     for rid, first in ((BASE, 6.55), (MTP1, 7.78), (MTP2, 8.24)):
         assert 0 < got[rid].error_pct["kv_cache_gib"] < first + 1.5, rid

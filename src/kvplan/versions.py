@@ -817,6 +817,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # (v1/worker/gpu/cudagraph_utils.py profile_cudagraph_memory, _extrapolate_full_graph_memory, 0.29.0 and 0.33.0;
     # kvplan: plan.cudagraphs.mrv2_graph_estimate_bytes)
     "mrv2_cudagraph_estimate": [((0, 0, 0), False), ((0, 29, 0), True)],
+    # Whether that estimate also holds FlashInfer's TRTLLM-API attention workspace: a module-level buffer of
+    # VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE bytes (envs.py, 394 MiB by default) that v1/attention/backends/flashinfer.py
+    # _get_trtllm_workspace_buffer allocates at the first attention forward running an XQA / TRTLLM-gen kernel and keeps
+    # for the process. The profile run passes no attention metadata (skip_attn), so that first forward is a capture
+    # inside profile_cudagraph_memory's measured capture_model() window (v1/worker/gpu/cudagraph_utils.py); the builders'
+    # own workspace is allocated earlier, in initialize_kv_cache (v1/worker/gpu/attn_utils.py init_attn_backend calls
+    # _get_workspace_buffer), and the real capture_model() finds the global buffer in place, so only the estimate carries
+    # it. Read in the 0.29.0, 0.30.0, 0.31.0 and 0.33.0 wheels (kvplan: plan.terms.mrv2_trtllm_workspace_bytes)
+    "mrv2_estimate_trtllm_workspace": [((0, 0, 0), False), ((0, 29, 0), True)],
     # What VLLM_USE_V2_MODEL_RUNNER=1 forcing model runner v2 is refused for (VllmConfig._validate_v2_model_runner,
     # config/vllm.py, from 0.20; plan.check_model_runner_env): "eagle_mtp_only", any speculative method but eagle, eagle3 and
     # mtp in 0.20-0.21 (read in the 0.20.0 and 0.21.0 wheels); "listed", those of rules row mrv2_v1_spec_methods from 0.22
@@ -1109,6 +1118,7 @@ class VersionRules:
     mrv2_v1_spec_methods: tuple[str, ...]
     mrv2_profile_sampler: str
     mrv2_cudagraph_estimate: bool
+    mrv2_estimate_trtllm_workspace: bool
     mrv2_forced_refusals: str
     mrv2_refusal_ngram_gpu: bool
     mrv2_refuses_hybrid: bool

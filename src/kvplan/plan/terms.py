@@ -355,6 +355,58 @@ def fi_allreduce_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArg
                    + ", ".join(f"{s / 1024 ** 2:.1f}" for s in sizes) + f" MiB, {how})")
 
 
+# FlashInfer's TRTLLM-API attention workspace (v1/attention/backends/flashinfer.py _get_trtllm_workspace_buffer, read in
+# the 0.29.0-0.33.0 wheels): one module-level buffer of VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE bytes, 394 MiB unless the
+# variable says otherwise (envs.py)
+FI_TRTLLM_WORKSPACE_ENV = "VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE"
+FI_TRTLLM_WORKSPACE_DEFAULT = 394 * 1024 ** 2
+# the KV dtypes FlashAttention stores only as FA3 on Hopper or FA4 on compute capability 10.x (v1/attention/backends/
+# fa_utils.py flash_attn_supports_kv_cache_dtype; fp8_e5m2 never), so that FlashInfer serves them on 12.x
+_FI_FP8_KV = ("fp8", "fp8_e4m3")
+
+
+def mrv2_trtllm_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[int, str]:
+    """(bytes, why): FlashInfer's TRTLLM-API workspace inside model runner v2's CUDA-graph estimate (rules row
+    mrv2_estimate_trtllm_workspace), 0 where vLLM's default attention backend runs no XQA / TRTLLM-gen kernel.
+
+    The buffer is allocated at the first attention forward that runs such a kernel (flashinfer.py FlashInferImpl.forward,
+    decode through flashinfer_xqa_batch_decode_with_kv_cache or trtllm_batch_decode_with_kv_cache, prefill through
+    TRTLLM-gen) and kept for the process: the profile run passes no attention metadata, so that forward is a capture in
+    profile_cudagraph_memory's measured window, and the estimate the budget subtracts carries the buffer beside the
+    graphs (the real capture, after it, does not). vLLM's backend, by default (platforms/cuda.py
+    _get_backend_priorities; kvplan takes no --attention-backend): FlashInfer first for causal attention on compute
+    capability 10.x, whose TRTLLM-gen kernels decode and prefill; FlashAttention first elsewhere, but its FA2 stores no
+    fp8 KV cache, so an fp8 (e4m3) cache on 12.x goes to FlashInfer, which decodes through the dedicated XQA kernel where
+    the head size is 16-256 and a multiple of 16 (FlashInferMetadataBuilder.__init__). Both need the TRTLLM cubins
+    (utils/flashinfer.py supports_trtllm_attention: flashinfer-cubin installed or NVIDIA's artifactory reachable), which
+    kvplan takes as present. MLA models run other backends; a model without attention layers has no such forward."""
+    if (not rules.mrv2_estimate_trtllm_workspace or not args.captures_cuda_graphs or model.uses_mla
+            or model.is_attention_free or (gpu.vendor or "").upper() != "NVIDIA" or gpu.cc is None):
+        return 0, ""
+    heads = heads_per_rank(model.num_attention_heads, args.tensor_parallel_size)
+    kv_heads = heads_per_rank(model.num_kv_heads, args.tensor_parallel_size)
+    if not kv_heads or heads % kv_heads:
+        return 0, ""
+    major = gpu.cc[0]
+    kv = (args.kv_cache_dtype or "auto").lower()
+    if major == 10:
+        why = f"FlashInfer, vLLM's attention backend on compute capability {gpu.compute_capability}, with TRTLLM-gen kernels"
+    elif major == 12 and kv in _FI_FP8_KV and 16 <= model.head_dim <= 256 and model.head_dim % 16 == 0:
+        why = (f"FlashInfer, which serves the {kv} KV cache on compute capability {gpu.compute_capability} (FA2 stores "
+               "none), decoding through its XQA kernel")
+    else:
+        return 0, ""
+    size, source = FI_TRTLLM_WORKSPACE_DEFAULT, "394 MiB, vLLM's default"
+    value = args.env_value(FI_TRTLLM_WORKSPACE_ENV)
+    if value is not None:
+        try:
+            size, source = int(value.strip()), f"{FI_TRTLLM_WORKSPACE_ENV}={value.strip()}"
+        except ValueError:
+            pass
+    return size, (f"{size / GIB:.2f} GiB FlashInfer TRTLLM-API workspace ({source}), allocated by the first attention "
+                  f"forward inside the estimate's capture: {why}")
+
+
 def _profile_forward_eager(args: EngineArgs, rules: VersionRules) -> bool:
     """Whether the profile run's forward runs op by op in Python: V1 where _eager_forward says so; V0 unless a
     --compilation-config asks for a compilation level (V0 compiles nothing by default)."""
@@ -952,6 +1004,12 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                           + (f" x {g.lora_cases} LoRA cases" if g.lora_cases > 1 else "")
                           + f" (every PIECEWISE graph and the {min(full, MRV2_FULL_SAMPLES)} largest FULL ones), + "
                           f"{max(full - MRV2_FULL_SAMPLES, 0)} further FULL decode graphs x 1 MiB (vLLM's floor per graph)")
+            # the estimate, not the real capture, holds FlashInfer's TRTLLM-API workspace (rules row
+            # mrv2_estimate_trtllm_workspace)
+            trtllm_ws, trtllm_text = mrv2_trtllm_workspace_bytes(model, gpu, args, rules)
+            if trtllm_ws:
+                estimate += trtllm_ws
+                cg_formula += f", + {trtllm_text}"
     if (args.captures_cuda_graphs and g is not None and rules.cudagraph_rocm_cost == "per_graph"
             and (gpu.vendor or "").upper() == "AMD"):
         # ROCm from 0.26 (rules row cudagraph_rocm_cost; the releases that profile the graphs on ROCm too): a fixed cost
