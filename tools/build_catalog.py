@@ -1295,6 +1295,35 @@ CONFIG_COMPLETIONS = {
                                   _QWEN3_VL_SOURCES + [_QWEN3_VL_2B_COPY]),
 }
 
+# Copies in shared/data/models that hold only the text_config of a multimodal checkpoint: the catalog entry wraps the
+# copy as that text_config under the checkpoint's own top level (architecture, model_type, vision tower, token ids).
+CONFIG_WRAPS = {
+    # The shared copy is Qwen3.8-27B's text_config (model_type qwen3_5_text, labelled Qwen3_5ForCausalLM). The
+    # checkpoint vLLM loads is the multimodal one: three public startups of it resolve
+    # 'Qwen3_5ForConditionalGeneration' and load and profile its vision tower (tests/data/SOURCES-logs.md: the
+    # RTX PRO 6000 record of at0rp1d0i-cell/peephole, the A100 record of Lebhoryi/vllm-sglang-learning, the RTX 5090
+    # NVFP4 record of extra_records.jsonl), and its tensors (55,562,855,904 B at revision 1d4bf0f2ff60, the peephole
+    # report) are the Qwen3.5-27B shape with its vision tower and MTP layer (kvplan counts 55,598,528,224 B for that
+    # shape, 0.06 % over; without the tower it would be 1.7 % under). The text configs agree field for field, so the
+    # top level is Qwen3.5-27B's (shared/data/models/Qwen--Qwen3.5-27B.json).
+    "Qwen/Qwen3.8-27B": ("Qwen--Qwen3.5-27B.json", [
+        "Qwen3_5ForConditionalGeneration, as public vLLM startups of Qwen/Qwen3.8-27B resolve it, with a vision tower "
+        "they load and profile (tests/data/SOURCES-logs.md: at0rp1d0i-cell/peephole reports/p0-model/model-report.md "
+        "@d17615e; Lebhoryi/vllm-sglang-learning week-1 report @9216889; the unsloth NVFP4 start in "
+        "extra_records.jsonl)",
+        "the top level (vision_config, token ids) of Qwen/Qwen3.5-27B's config.json (shared/data/models copy), whose "
+        "text_config matches this copy field for field: the checkpoint's 55,562,855,904 B of tensors (peephole, "
+        "revision 1d4bf0f2ff60) are that shape with its tower and MTP layer (55,598,528,224 B counted, +0.06 %)"]),
+}
+
+
+def _wrapped(config: dict, outer: dict) -> tuple[dict, list[str]]:
+    """`config` (a text_config copy) as the text_config of `outer`'s top level, and the names of the fields added."""
+    text = {k: v for k, v in config.items() if k != "architectures"}
+    top = {k: v for k, v in outer.items() if k != "text_config"}
+    return {**top, "text_config": text}, sorted(top) + ["text_config"]
+
+
 # Repositories that ask users to accept a licence before download (Hub model pages).
 GATED_PREFIXES = ("meta-llama/", "google/gemma", "mistralai/")
 
@@ -1442,6 +1471,10 @@ def build_models(shared: Path) -> dict[str, dict]:
             fields, sources = CONFIG_COMPLETIONS[model_id]
             config, added = _complete(config, fields)
             completion = {"fields": sorted(added), "sources": sources}
+        if model_id in CONFIG_WRAPS:
+            outer_name, sources = CONFIG_WRAPS[model_id]
+            config, added = _wrapped(config, json.loads((folder / outer_name).read_text()))
+            completion = {"fields": added, "sources": sources}
         quant_path = folder / f"{path.stem}.hf_quant_config.json"
         resolved, why = resolve_with_autoconfig(config)
         entry = {
