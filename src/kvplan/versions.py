@@ -824,8 +824,30 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # inside profile_cudagraph_memory's measured capture_model() window (v1/worker/gpu/cudagraph_utils.py); the builders'
     # own workspace is allocated earlier, in initialize_kv_cache (v1/worker/gpu/attn_utils.py init_attn_backend calls
     # _get_workspace_buffer), and the real capture_model() finds the global buffer in place, so only the estimate carries
-    # it. Read in the 0.29.0, 0.30.0, 0.31.0 and 0.33.0 wheels (kvplan: plan.terms.mrv2_trtllm_workspace_bytes)
+    # it. Read in the 0.29.0, 0.30.0, 0.31.0 and 0.33.0 wheels (kvplan: plan.terms.trtllm_workspace_in_estimate_bytes)
     "mrv2_estimate_trtllm_workspace": [((0, 0, 0), False), ((0, 29, 0), True)],
+    # ... and model runner v1's estimate (0.20-0.28 default; any release forced with VLLM_USE_V2_MODEL_RUNNER=0): its
+    # profile run builds no attention metadata either (gpu_model_runner.py _dummy_run builds it only for force_attention
+    # or a FULL runtime mode; profile_run passes neither), so the first attention forward is a warmup inside
+    # profile_cudagraph_memory: it captures PIECEWISE descriptors first, then FULL ones (cudagraph_dispatcher.py
+    # get_capture_descs), and _warmup_and_capture runs the FULL mode's warmups with force_attention, so the largest FULL
+    # graph's warmup allocates the buffer and it lands in that mode's first-capture sample, measured with
+    # cudaMemGetInfo (mem_get_info / torch.accelerator.get_memory_info) around warmup and capture. The estimate is the
+    # larger mode's first capture plus the per-graph rest (max(shared_memory_estimate.values()) + ...), so the buffer
+    # adds at most its size (less where the PIECEWISE first capture exceeds the FULL one by the difference); the real
+    # capture_model() after the KV allocation finds it in place. With no FULL graphs (cudagraph_mode PIECEWISE) no
+    # forward in the window has metadata and the buffer comes after the KV allocation. Read in the 0.20.0, 0.21.0,
+    # 0.24.0, 0.26.0 and 0.28.0 wheels (plan.terms.trtllm_workspace_in_estimate_bytes)
+    "v1_estimate_trtllm_workspace": [((0, 0, 0), False), ((0, 20, 0), True)],
+    # The compute-capability majors whose FlashInfer attention runs an XQA / TRTLLM-gen kernel, and so allocates that
+    # buffer, where FlashInfer serves the attention (utils/flashinfer.py supports_trtllm_attention, decode; the builders
+    # decode through it whenever it holds, flashinfer.py FlashInferMetadataBuilder.__init__
+    # use_trtllm_decode_attention): is_device_capability_family(100) alone in the 0.20.0, 0.21.0, 0.24.0 wheels (and
+    # 0.27.1, versions row spec_decode_piecewise_fp8_kv_cc_majors); 0.26.0 adds XQA decode on 9.0, where FlashAttention
+    # 3, not FlashInfer, is vLLM's backend (fp8 caches included); 0.28.0 adds family 120 (the SM12x XQA decode API,
+    # read in 0.28.0, 0.29.0 and 0.33.0). Earlier releases run the kernels on family 100 too, but no estimate of
+    # theirs holds the buffer (rows cudagraph_subtracted, v1_estimate_trtllm_workspace), so the row starts at 0.20
+    "trtllm_attention_cc_majors": [((0, 0, 0), ()), ((0, 20, 0), (10,)), ((0, 28, 0), (10, 12))],
     # What VLLM_USE_V2_MODEL_RUNNER=1 forcing model runner v2 is refused for (VllmConfig._validate_v2_model_runner,
     # config/vllm.py, from 0.20; plan.check_model_runner_env): "eagle_mtp_only", any speculative method but eagle, eagle3 and
     # mtp in 0.20-0.21 (read in the 0.20.0 and 0.21.0 wheels); "listed", those of rules row mrv2_v1_spec_methods from 0.22
@@ -1119,6 +1141,8 @@ class VersionRules:
     mrv2_profile_sampler: str
     mrv2_cudagraph_estimate: bool
     mrv2_estimate_trtllm_workspace: bool
+    v1_estimate_trtllm_workspace: bool
+    trtllm_attention_cc_majors: tuple
     mrv2_forced_refusals: str
     mrv2_refusal_ngram_gpu: bool
     mrv2_refuses_hybrid: bool
