@@ -376,7 +376,31 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # What an unset variable does in 0.7-0.11.0 depends on the install, which no engine argument states: kvplan
     # charges the PyTorch-native path there (its coefficient's records) and says so in a note. (0.8.x also fell back to
     # PyTorch with FlashInfer >= 0.2.3 installed, until PR #15777 adapted the sampler to that API.)
-    "flashinfer_sampler": [((0, 0, 0), "opt_in"), ((0, 7, 0), "if_installed"), ((0, 11, 1), "opt_in")],
+    # "default_on" from 0.21.0: vllm/envs.py reads an unset variable as True ("Enabled by default when the hardware
+    # supports it"), and the V1 sampler takes FlashInfer's kernel on CUDA wherever FlashInferBackend
+    # .supports_compute_capability holds (row flashinfer_sampler_cc), falling back to the PyTorch-native one quietly
+    # elsewhere (v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.__init__, 0.21.0 and 0.22.0; flashinfer_sampler_supported
+    # from 0.23.0, which from 0.31.0 also falls back on 16 SMs or fewer and where FlashInfer cannot JIT-compile for the
+    # GPU). Read in the 0.20.0 and 0.20.2 wheels (None: opt-in) and 0.21.0, 0.22.0, 0.23.0, 0.24.0, 0.26.0, 0.28.0-0.33.0
+    # (True); an earlier note here that no release before 0.20.0 has it holds. Model runner v2's sampler follows the
+    # same function (v1/worker/gpu/sample/sampler.py Sampler.__init__ use_flashinfer, 0.28.0 and 0.33.0), but its
+    # profile rows have no top-k/top-p (row mrv2_profile_sampler), so no kernel of either kind runs there.
+    "flashinfer_sampler": [((0, 0, 0), "opt_in"), ((0, 7, 0), "if_installed"), ((0, 11, 1), "opt_in"),
+                           ((0, 21, 0), "default_on")],
+    # Whether the V1 runner's profile sampler run also warms the PyTorch-native path: from 0.21.0 _dummy_sampler_run
+    # (v1/worker/gpu_model_runner.py) calls the sampler a second time with a per-request generator ("Also warm
+    # forward_native"), which TopKTopPSampler.forward_cuda hands to forward_native (FlashInfer takes no generators), unless
+    # logprobs_mode is processed_logits / processed_logprobs. The profile's sampler peak is then the larger of the two
+    # kernels', the native one (the Triton mask for 8 or more rows, row topk_topp_triton), whatever the variable says.
+    # Read in the 0.21.0-0.24.0, 0.26.0 and 0.28.0-0.33.0 wheels; absent from 0.17.1, 0.20.0 and 0.20.2.
+    "profile_sampler_warms_native": [((0, 0, 0), False), ((0, 21, 0), True)],
+    # The compute capabilities FlashInfer's sampler runs on, (lowest, highest): FlashInferBackend
+    # .supports_compute_capability (v1/attention/backends/flashinfer.py). VLLM_USE_FLASHINFER_SAMPLER=1 set outside them
+    # stops the server with "FlashInfer does not support compute capability X" (RuntimeError, TopKTopPSampler.__init__,
+    # read in the 0.12.0, 0.13.0, 0.14.1, 0.17.1, 0.20.0-0.22.0; flashinfer_sampler_supported "FlashInfer top-p/top-k
+    # sampling unavailable", 0.23.0-0.33.0); 0.11.0 has no check (0.11.1-0.11.2 not read). 7.5-12.1 in 0.12.0-0.23.0;
+    # 8.0-12.1 from 0.24.0 (Turing: flashinfer-ai/flashinfer issue 3620, the comment in the 0.24.0-0.33.0 wheels).
+    "flashinfer_sampler_cc": [((0, 0, 0), ()), ((0, 12, 0), ((7, 5), (12, 1))), ((0, 24, 0), ((8, 0), (12, 1)))],
     # The top-k/top-p masking V1's PyTorch path runs when FlashInfer's kernel does not: from 0.17.0 an in-place Triton
     # kernel for 8 or more rows (v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p -> topk_topp_triton.py
     # apply_top_k_top_p_triton, which masks the fp32 logits in place with one vocabulary-wide buffer per SM; read in the
@@ -1085,6 +1109,8 @@ class VersionRules:
     mxfp4_triton_swizzle_align: int
     mxfp4_marlin_env: str
     flashinfer_sampler: str
+    profile_sampler_warms_native: bool
+    flashinfer_sampler_cc: tuple
     topk_topp_triton: bool
     fi_allreduce_fusion: str
     fi_allreduce_fusion_pp_dp_1: bool

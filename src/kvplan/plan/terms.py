@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from kvplan.calibration import (CAPTURE_G_CONST, CAPTURE_G_PER, GIB, MRV2_G_CONST, MRV2_G_PER, ROCM_G_PER_GRAPH,
                                 coefficients_for)
+from kvplan.errors import InputError
 from kvplan.plan.args import DRAFT_METHODS, EngineArgs, cdiv, compilation_object
 from kvplan.plan.cudagraphs import (_FULL_DECODE_MODES, _NO_COMPILATION_MODES, ColdStartLoss, CudaGraphPlan, _compilation_mode,
                                     _eager_forward, _full_graph_sizes, cold_start_pool_loss_bytes, cudagraph_plan,
@@ -36,8 +37,11 @@ def _sampler_term(c, rules: VersionRules, sequences: int | None = None) -> tuple
     where the sampler runs FlashInfer's top-k/top-p kernel (VLLM_USE_FLASHINFER_SAMPLER=1, rules row
     flashinfer_sampler "on") and the era has one apart; "triton", the Triton term where the release masks in place
     with its Triton kernel (rules row topk_topp_triton, `sequences` >= 8 rows) and the era's own term was measured on
-    the sort; else "fitted", the era's term."""
-    if rules.flashinfer_sampler == "on" and c.a_sampler_flashinfer is not None:
+    the sort; else "fitted", the era's term. From 0.21 the profile runs the PyTorch-native path too (rules row
+    profile_sampler_warms_native), so FlashInfer's kernel, on by default there (row flashinfer_sampler "default_on"),
+    never sets the peak."""
+    if (rules.flashinfer_sampler == "on" and c.a_sampler_flashinfer is not None
+            and not rules.profile_sampler_warms_native):
         return c.a_sampler_flashinfer, "flashinfer"
     if (rules.topk_topp_triton and c.a_sampler_triton is not None
             and (sequences is None or sequences >= TRITON_TOPK_TOPP_MIN_ROWS)):
@@ -96,6 +100,25 @@ def mrv2_sampler_state_bytes(model: ModelSpec, args: EngineArgs, rules: VersionR
         return 0
     v = model.vocab_size
     return args.max_num_seqs * (4 * v + 4 * cdiv(v, 32))
+
+
+def check_flashinfer_sampler_env(model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> None:
+    """InputError where VLLM_USE_FLASHINFER_SAMPLER=1 (rules row flashinfer_sampler "on", set by the variable) asks for
+    FlashInfer's sampler on an NVIDIA GPU outside the compute capabilities it runs on (rules row flashinfer_sampler_cc):
+    vLLM then stops at startup with a RuntimeError ("FlashInfer does not support compute capability X", "unset
+    VLLM_USE_FLASHINFER_SAMPLER=1") where the unset variable falls back to the PyTorch-native kernel."""
+    span = rules.flashinfer_sampler_cc
+    if (rules.flashinfer_sampler != "on" or not span or model.is_pooling or gpu.cc is None
+            or (gpu.vendor or "").upper() != "NVIDIA"):
+        return
+    low, high = span
+    if not low <= tuple(gpu.cc) <= high:
+        raise InputError("--env VLLM_USE_FLASHINFER_SAMPLER",
+                         f"=1 asks for FlashInfer's top-k/top-p sampler, which vLLM {rules.version} runs on compute "
+                         f"capability {low[0]}.{low[1]}-{high[0]}.{high[1]} only: on the {gpu.name} "
+                         f"({gpu.compute_capability}) the server stops at startup with a RuntimeError (FlashInfer's "
+                         f"sampler does not support compute capability {gpu.compute_capability})",
+                         "unset VLLM_USE_FLASHINFER_SAMPLER (vLLM then samples with its PyTorch-native kernel) or set it to 0")
 
 
 def sampler_kernel_note(rules: VersionRules, c, model: ModelSpec) -> str | None:
