@@ -33,6 +33,47 @@ def test_the_release_default_is_a_rules_row():
     assert rules_for("0.11.0").flashinfer_sampler == "if_installed"
     assert rules_for("0.11.1").flashinfer_sampler == "opt_in"
     assert rules_for("0.6.5").flashinfer_sampler == "opt_in"
+    # vllm/envs.py: unset is None (opt-in) in the 0.20.0 and 0.20.2 wheels, True from 0.21.0 (read to 0.33.0)
+    assert rules_for("0.20.2").flashinfer_sampler == "opt_in"
+    assert rules_for("0.21.0").flashinfer_sampler == rules_for("0.33.0").flashinfer_sampler == "default_on"
+    # on the GPUs FlashInferBackend.supports_compute_capability accepts: 7.5-12.1, 8.0-12.1 from 0.24.0
+    assert rules_for("0.11.0").flashinfer_sampler_cc == ()
+    assert rules_for("0.23.0").flashinfer_sampler_cc == ((7, 5), (12, 1))
+    assert rules_for("0.24.0").flashinfer_sampler_cc == rules_for("0.33.0").flashinfer_sampler_cc == ((8, 0), (12, 1))
+
+
+def test_from_0_21_the_profile_also_warms_the_native_path_so_flashinfer_never_sets_the_peak():
+    # _dummy_sampler_run calls the sampler again with a generator, which forward_cuda hands to forward_native
+    # (gpu_model_runner.py, 0.21.0-0.33.0 wheels; not in 0.20.2): the native kernel's peak is the profile's
+    from dataclasses import replace
+    from kvplan.plan.terms import _sampler_term
+    c = coefficients_for("V1-c")  # an era with a FlashInfer term apart
+    assert c.a_sampler_flashinfer is not None
+    early = replace(rules_for("0.17.1"), flashinfer_sampler="on")
+    late = replace(rules_for("0.21.0"), flashinfer_sampler="on")
+    assert not early.profile_sampler_warms_native and late.profile_sampler_warms_native
+    assert _sampler_term(c, early, 256) == (c.a_sampler_flashinfer, "flashinfer")
+    assert _sampler_term(c, late, 256) == (c.a_sampler_triton, "triton")
+    # so unset (default on), =1 and =0 plan the same peak and pool from 0.21
+    model, gpu = "Qwen/Qwen3-8B", "H100"
+    plans = [kvplan.fit(model, gpu, vllm_version="0.24.0", max_model_len=8192, env=env)
+             for env in (None, ["VLLM_USE_FLASHINFER_SAMPLER=1"], ["VLLM_USE_FLASHINFER_SAMPLER=0"])]
+    assert plans[0].rules.flashinfer_sampler == "default_on"
+    assert len({(p.activation_peak_bytes, p.kv_cache_bytes) for p in plans}) == 1
+
+
+def test_forcing_the_flashinfer_sampler_on_a_gpu_it_does_not_run_on_is_refused():
+    # TopKTopPSampler / flashinfer_sampler_supported raise a RuntimeError at startup where the variable is set to 1
+    # and the compute capability is outside the backend's span; unset, vLLM falls back quietly
+    kw = dict(max_model_len=4096)
+    with pytest.raises(InputError, match="VLLM_USE_FLASHINFER_SAMPLER") as e:
+        kvplan.fit("Qwen/Qwen3-8B", "T4", vllm_version="0.24.0", env=["VLLM_USE_FLASHINFER_SAMPLER=1"], **kw)
+    assert "8.0-12.1" in str(e.value) and "unset" in e.value.fix
+    kvplan.fit("Qwen/Qwen3-8B", "T4", vllm_version="0.23.0", env=["VLLM_USE_FLASHINFER_SAMPLER=1"], **kw)
+    kvplan.fit("Qwen/Qwen3-8B", "T4", vllm_version="0.24.0", env=["VLLM_USE_FLASHINFER_SAMPLER=0"], **kw)
+    kvplan.fit("Qwen/Qwen3-8B", "T4", vllm_version="0.24.0", **kw)
+    with pytest.raises(InputError, match="7.5-12.1"):
+        kvplan.fit("Qwen/Qwen3-8B", "V100 32GB", vllm_version="0.21.0", env=["VLLM_USE_FLASHINFER_SAMPLER=1"], **kw)
 
 
 def test_flashinfer_sampler_charges_its_own_bytes_per_logit_in_0_8_to_0_17():
@@ -62,7 +103,7 @@ def test_the_variable_moves_the_term_only_where_the_release_has_a_flashinfer_ter
     flash = kvplan.fit(model, gpu, vllm_version="0.14.1", env={"VLLM_USE_FLASHINFER_SAMPLER": "1"})
     assert flash.activation_peak_bytes < unset.activation_peak_bytes
     assert not any(a.startswith("sampler:") for a in unset.assumptions)
-    # from 0.18 the sampler term is one fitted value, whichever kernel ran
+    # from 0.18 the sampler term is one fitted value, whichever kernel ran (and from 0.21 the profile runs both)
     late = kvplan.fit(model, gpu, vllm_version="0.21.0")
     late_flash = kvplan.fit(model, gpu, vllm_version="0.21.0", env=["VLLM_USE_FLASHINFER_SAMPLER=1"])
     assert late_flash.activation_peak_bytes == late.activation_peak_bytes

@@ -1,5 +1,7 @@
-"""FlashInfer's TRTLLM-API attention workspace inside model runner v2's CUDA-graph estimate (0.29+; rules row
-mrv2_estimate_trtllm_workspace, plan.terms.mrv2_trtllm_workspace_bytes).
+"""FlashInfer's TRTLLM-API attention workspace inside the CUDA-graph estimate the budget subtracts: model runner v2's
+(0.29+; rules row mrv2_estimate_trtllm_workspace) and model runner v1's (0.20+; row v1_estimate_trtllm_workspace), on the
+compute capabilities whose FlashInfer runs XQA / TRTLLM-gen kernels (row trtllm_attention_cc_majors;
+plan.terms.trtllm_workspace_in_estimate_bytes).
 
 vLLM (v1/attention/backends/flashinfer.py _get_trtllm_workspace_buffer, envs.py, read in the 0.29.0-0.33.0 wheels)
 allocates one VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE buffer, 394 MiB by default, at the first attention forward that runs
@@ -10,6 +12,8 @@ capability 10.x, and on 12.x for an fp8 KV cache (FA2 stores none; XQA decode).
 """
 
 import copy
+
+import kvplan
 
 from kvplan.calibration import GIB
 from kvplan.validate import predict_record, validate_records
@@ -51,14 +55,22 @@ def test_the_variable_sizes_the_workspace():
     assert _workspace_in_estimate(rec) == 256 * MIB
 
 
-def test_no_workspace_where_flashattention_serves_or_no_estimate_is_taken():
+def test_no_workspace_where_flashattention_serves_or_no_estimate_holds_it():
     rec = record("blind_records.jsonl", RTX_PRO_4000)
     # a bf16 cache on 12.x: FlashAttention 2 serves it, no TRTLLM-API kernel runs
     assert _workspace_in_estimate(_with(rec, kv_cache_dtype="auto")) == 0
     # fp8_e5m2: not FlashInfer's XQA path kvplan reads
     assert _workspace_in_estimate(_with(rec, kv_cache_dtype="fp8_e5m2")) == 0
-    # 0.28.0: no model runner v2 estimate (rules rows mrv2_cudagraph_estimate, mrv2_estimate_trtllm_workspace)
-    assert _workspace_in_estimate(copy.deepcopy(rec) | {"vllm_version": "0.28.0"}) == 0
+    # 0.28.0 with model runner v2 forced: no v2 estimate (rules rows mrv2_cudagraph_estimate,
+    # mrv2_estimate_trtllm_workspace)
+    forced_v2 = _with(copy.deepcopy(rec) | {"vllm_version": "0.28.0"}, env={"VLLM_USE_V2_MODEL_RUNNER": "1"})
+    plan, _ = predict_record(forced_v2)
+    assert plan.model_runner["runner"] == "v2" and plan.cudagraph_bytes == 0
+    # 0.28.0 by default keeps model runner v1 for this hybrid model, whose estimate holds it (rules rows
+    # v1_estimate_trtllm_workspace, trtllm_attention_cc_majors)
+    assert _workspace_in_estimate(copy.deepcopy(rec) | {"vllm_version": "0.28.0"}) == 394 * MIB
+    # 0.27.1: model runner v1 estimates, but 12.x has no XQA path before 0.28 (rules row trtllm_attention_cc_majors)
+    assert _workspace_in_estimate(copy.deepcopy(rec) | {"vllm_version": "0.27.1"}) == 0
     # --enforce-eager: no graphs, no estimate
     assert _workspace_in_estimate(_with(rec, enforce_eager=True)) == 0
 
@@ -90,3 +102,64 @@ def test_the_b200_pools():
     assert len(recs) == 4
     for res in validate_records(list(recs.values())):
         assert abs(res.error_pct["kv_cache_gib"]) < 0.4, res.id
+
+
+# --- model runner v1's estimate (rules row v1_estimate_trtllm_workspace) -------------------------------------------
+# vLLM's V1 runner builds attention metadata in no profile-run forward (gpu_model_runner.py _dummy_run: only for
+# force_attention or a FULL runtime mode), so the first attention forward is the FULL mode's warmup inside
+# profile_cudagraph_memory, after the PIECEWISE captures (cudagraph_dispatcher.py get_capture_descs), read in the 0.20.0,
+# 0.21.0, 0.24.0, 0.26.0 and 0.28.0 wheels
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+V1 = ["VLLM_USE_V2_MODEL_RUNNER=0"]
+
+
+def _plan_workspace(version: str, gpu: str = "B200", **kw):
+    p = kvplan.fit(LLAMA, gpu, max_model_len=8192, vllm_version=version, fixes=False, **kw)
+    (cg,) = [t for t in p.terms if t.name == "cudagraph"]
+    return (p.cudagraph_bytes - p.cudagraph_capture_bytes if p.cudagraph_bytes else 0), cg.formula, p
+
+
+def test_model_runner_v1_estimates_hold_the_workspace_on_b200_from_0_20():
+    for version, env in (("0.20.0", None), ("0.21.0", None), ("0.24.0", V1), ("0.26.0", V1), ("0.28.0", V1)):
+        ws, formula, p = _plan_workspace(version, env=env)
+        assert p.model_runner["runner"] == "v1", version
+        assert ws == 394 * MIB, version
+        assert "first FULL-graph warmup" in formula, version
+    # 0.19: no estimate is subtracted (rules row cudagraph_subtracted), so nothing holds it in the budget
+    ws, formula, p = _plan_workspace("0.19.0")
+    assert p.cudagraph_bytes == 0 and "TRTLLM-API workspace" not in formula
+    # the KV pool gives the buffer up, byte for byte against a smaller buffer
+    small = _plan_workspace("0.21.0", env=[f"VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE={128 * MIB}"])[2]
+    assert small.kv_cache_bytes - _plan_workspace("0.21.0")[2].kv_cache_bytes == (394 - 128) * MIB
+
+
+def test_model_runner_v1_without_full_graphs_leaves_it_out_of_the_estimate():
+    # PIECEWISE graphs: no warmup in the estimate's window has attention metadata
+    ws, formula, p = _plan_workspace("0.21.0", compilation_config={"cudagraph_mode": "PIECEWISE"})
+    assert p.cudagraphs["mode"] == "PIECEWISE" and p.cudagraph_bytes > 0 and ws == 0
+    ws, _, p = _plan_workspace("0.21.0", compilation_config={"cudagraph_mode": "FULL_DECODE_ONLY"})
+    assert ws == 394 * MIB
+
+
+def test_model_runner_v1_on_12x_takes_it_only_from_0_28_with_an_fp8_cache():
+    # utils/flashinfer.py supports_trtllm_attention: family 100 alone up to 0.27, family 120's XQA decode from 0.28
+    assert _plan_workspace("0.27.1", "RTX 5090", kv_cache_dtype="fp8", env=V1)[0] == 0
+    ws, formula, p = _plan_workspace("0.28.0", "RTX 5090", kv_cache_dtype="fp8", env=V1)
+    assert p.model_runner["runner"] == "v1" and ws == 394 * MIB and "XQA" in formula
+    # a bf16 cache on 12.x: FlashAttention 2 serves it
+    assert _plan_workspace("0.28.0", "RTX 5090", env=V1)[0] == 0
+    # Hopper: FlashAttention 3 serves both cache dtypes
+    assert _plan_workspace("0.28.0", "H100", kv_cache_dtype="fp8", env=V1)[0] == 0
+
+
+def test_gemma4_head_sizes_keep_flashinfer_out():
+    # Gemma 4's two head sizes (256 sliding, 512 global) take FA4 or Triton on every layer (Gemma4Config); the B300
+    # start logs TRITON_ATTN and an estimate 0.06 GiB above its capture (0.76 / 0.70 GiB), no 0.38 GiB buffer
+    rec = record("blind_records.jsonl", "gemma-4-31b-it-b300-u092-tp1-l16k-noimg")
+    plan, _ = predict_record(rec)
+    assert plan.model_runner["runner"] == "v1" and plan.cudagraphs["mode"] == "FULL_AND_PIECEWISE"
+    assert _workspace_in_estimate(rec) == 0
+    # nor in model runner v2's estimate
+    v2 = _with(copy.deepcopy(rec) | {"vllm_version": "0.31.0"}, env={"VLLM_USE_V2_MODEL_RUNNER": "1"})
+    assert predict_record(v2)[0].model_runner["runner"] == "v2"
+    assert _workspace_in_estimate(v2) == 0

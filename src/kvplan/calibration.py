@@ -294,7 +294,8 @@ COEFFICIENTS["V1-d"] = _fitted(_V1_SAMPLER_TRITON_B, 0.2, 0.0, "5 V1 records of 
                                n_nvlink_tp_gib=_NVLINK_TP_GIB)
 # V1 >= 0.20 (12 records; many serve a stand-in config, some state no version that the log or the source dates). Sampler bytes per logit and the
 # non-torch constant carried over from 0.18-0.19, where the profiled sampler peak dropped; later changes keep it
-# small: FlashInfer top-k/top-p (no full sort) became the default (vLLM PR #40376) and MRV2's profile run skips the
+# small: FlashInfer top-k/top-p (no full sort) became the default (vLLM PR #40376, 0.21.0; versions.py flashinfer_sampler),
+# though from 0.21.0 the profile's dummy sampler run warms the native path too (profile_sampler_warms_native), and MRV2's profile run skips the
 # fp32 logits path (noted in vLLM PR #57926). No record of 0.20-0.26 in the fitting files logs its non-torch memory
 # (0.27+ log "consumed": below). The integrated-memory term (4.0 GiB, 6 DGX Spark / GB10 records, where free
 # memory is the OS's available memory and CPU-side allocations during startup count as consumed) is fitted, after

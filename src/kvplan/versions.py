@@ -376,7 +376,31 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # What an unset variable does in 0.7-0.11.0 depends on the install, which no engine argument states: kvplan
     # charges the PyTorch-native path there (its coefficient's records) and says so in a note. (0.8.x also fell back to
     # PyTorch with FlashInfer >= 0.2.3 installed, until PR #15777 adapted the sampler to that API.)
-    "flashinfer_sampler": [((0, 0, 0), "opt_in"), ((0, 7, 0), "if_installed"), ((0, 11, 1), "opt_in")],
+    # "default_on" from 0.21.0: vllm/envs.py reads an unset variable as True ("Enabled by default when the hardware
+    # supports it"), and the V1 sampler takes FlashInfer's kernel on CUDA wherever FlashInferBackend
+    # .supports_compute_capability holds (row flashinfer_sampler_cc), falling back to the PyTorch-native one quietly
+    # elsewhere (v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.__init__, 0.21.0 and 0.22.0; flashinfer_sampler_supported
+    # from 0.23.0, which from 0.31.0 also falls back on 16 SMs or fewer and where FlashInfer cannot JIT-compile for the
+    # GPU). Read in the 0.20.0 and 0.20.2 wheels (None: opt-in) and 0.21.0, 0.22.0, 0.23.0, 0.24.0, 0.26.0, 0.28.0-0.33.0
+    # (True); an earlier note here that no release before 0.20.0 has it holds. Model runner v2's sampler follows the
+    # same function (v1/worker/gpu/sample/sampler.py Sampler.__init__ use_flashinfer, 0.28.0 and 0.33.0), but its
+    # profile rows have no top-k/top-p (row mrv2_profile_sampler), so no kernel of either kind runs there.
+    "flashinfer_sampler": [((0, 0, 0), "opt_in"), ((0, 7, 0), "if_installed"), ((0, 11, 1), "opt_in"),
+                           ((0, 21, 0), "default_on")],
+    # Whether the V1 runner's profile sampler run also warms the PyTorch-native path: from 0.21.0 _dummy_sampler_run
+    # (v1/worker/gpu_model_runner.py) calls the sampler a second time with a per-request generator ("Also warm
+    # forward_native"), which TopKTopPSampler.forward_cuda hands to forward_native (FlashInfer takes no generators), unless
+    # logprobs_mode is processed_logits / processed_logprobs. The profile's sampler peak is then the larger of the two
+    # kernels', the native one (the Triton mask for 8 or more rows, row topk_topp_triton), whatever the variable says.
+    # Read in the 0.21.0-0.24.0, 0.26.0 and 0.28.0-0.33.0 wheels; absent from 0.17.1, 0.20.0 and 0.20.2.
+    "profile_sampler_warms_native": [((0, 0, 0), False), ((0, 21, 0), True)],
+    # The compute capabilities FlashInfer's sampler runs on, (lowest, highest): FlashInferBackend
+    # .supports_compute_capability (v1/attention/backends/flashinfer.py). VLLM_USE_FLASHINFER_SAMPLER=1 set outside them
+    # stops the server with "FlashInfer does not support compute capability X" (RuntimeError, TopKTopPSampler.__init__,
+    # read in the 0.12.0, 0.13.0, 0.14.1, 0.17.1, 0.20.0-0.22.0; flashinfer_sampler_supported "FlashInfer top-p/top-k
+    # sampling unavailable", 0.23.0-0.33.0); 0.11.0 has no check (0.11.1-0.11.2 not read). 7.5-12.1 in 0.12.0-0.23.0;
+    # 8.0-12.1 from 0.24.0 (Turing: flashinfer-ai/flashinfer issue 3620, the comment in the 0.24.0-0.33.0 wheels).
+    "flashinfer_sampler_cc": [((0, 0, 0), ()), ((0, 12, 0), ((7, 5), (12, 1))), ((0, 24, 0), ((8, 0), (12, 1)))],
     # The top-k/top-p masking V1's PyTorch path runs when FlashInfer's kernel does not: from 0.17.0 an in-place Triton
     # kernel for 8 or more rows (v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p -> topk_topp_triton.py
     # apply_top_k_top_p_triton, which masks the fp32 logits in place with one vocabulary-wide buffer per SM; read in the
@@ -824,8 +848,30 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # inside profile_cudagraph_memory's measured capture_model() window (v1/worker/gpu/cudagraph_utils.py); the builders'
     # own workspace is allocated earlier, in initialize_kv_cache (v1/worker/gpu/attn_utils.py init_attn_backend calls
     # _get_workspace_buffer), and the real capture_model() finds the global buffer in place, so only the estimate carries
-    # it. Read in the 0.29.0, 0.30.0, 0.31.0 and 0.33.0 wheels (kvplan: plan.terms.mrv2_trtllm_workspace_bytes)
+    # it. Read in the 0.29.0, 0.30.0, 0.31.0 and 0.33.0 wheels (kvplan: plan.terms.trtllm_workspace_in_estimate_bytes)
     "mrv2_estimate_trtllm_workspace": [((0, 0, 0), False), ((0, 29, 0), True)],
+    # ... and model runner v1's estimate (0.20-0.28 default; any release forced with VLLM_USE_V2_MODEL_RUNNER=0): its
+    # profile run builds no attention metadata either (gpu_model_runner.py _dummy_run builds it only for force_attention
+    # or a FULL runtime mode; profile_run passes neither), so the first attention forward is a warmup inside
+    # profile_cudagraph_memory: it captures PIECEWISE descriptors first, then FULL ones (cudagraph_dispatcher.py
+    # get_capture_descs), and _warmup_and_capture runs the FULL mode's warmups with force_attention, so the largest FULL
+    # graph's warmup allocates the buffer and it lands in that mode's first-capture sample, measured with
+    # cudaMemGetInfo (mem_get_info / torch.accelerator.get_memory_info) around warmup and capture. The estimate is the
+    # larger mode's first capture plus the per-graph rest (max(shared_memory_estimate.values()) + ...), so the buffer
+    # adds at most its size (less where the PIECEWISE first capture exceeds the FULL one by the difference); the real
+    # capture_model() after the KV allocation finds it in place. With no FULL graphs (cudagraph_mode PIECEWISE) no
+    # forward in the window has metadata and the buffer comes after the KV allocation. Read in the 0.20.0, 0.21.0,
+    # 0.24.0, 0.26.0 and 0.28.0 wheels (plan.terms.trtllm_workspace_in_estimate_bytes)
+    "v1_estimate_trtllm_workspace": [((0, 0, 0), False), ((0, 20, 0), True)],
+    # The compute-capability majors whose FlashInfer attention runs an XQA / TRTLLM-gen kernel, and so allocates that
+    # buffer, where FlashInfer serves the attention (utils/flashinfer.py supports_trtllm_attention, decode; the builders
+    # decode through it whenever it holds, flashinfer.py FlashInferMetadataBuilder.__init__
+    # use_trtllm_decode_attention): is_device_capability_family(100) alone in the 0.20.0, 0.21.0, 0.24.0 wheels (and
+    # 0.27.1, versions row spec_decode_piecewise_fp8_kv_cc_majors); 0.26.0 adds XQA decode on 9.0, where FlashAttention
+    # 3, not FlashInfer, is vLLM's backend (fp8 caches included); 0.28.0 adds family 120 (the SM12x XQA decode API,
+    # read in 0.28.0, 0.29.0 and 0.33.0). Earlier releases run the kernels on family 100 too, but no estimate of
+    # theirs holds the buffer (rows cudagraph_subtracted, v1_estimate_trtllm_workspace), so the row starts at 0.20
+    "trtllm_attention_cc_majors": [((0, 0, 0), ()), ((0, 20, 0), (10,)), ((0, 28, 0), (10, 12))],
     # What VLLM_USE_V2_MODEL_RUNNER=1 forcing model runner v2 is refused for (VllmConfig._validate_v2_model_runner,
     # config/vllm.py, from 0.20; plan.check_model_runner_env): "eagle_mtp_only", any speculative method but eagle, eagle3 and
     # mtp in 0.20-0.21 (read in the 0.20.0 and 0.21.0 wheels); "listed", those of rules row mrv2_v1_spec_methods from 0.22
@@ -1063,6 +1109,8 @@ class VersionRules:
     mxfp4_triton_swizzle_align: int
     mxfp4_marlin_env: str
     flashinfer_sampler: str
+    profile_sampler_warms_native: bool
+    flashinfer_sampler_cc: tuple
     topk_topp_triton: bool
     fi_allreduce_fusion: str
     fi_allreduce_fusion_pp_dp_1: bool
@@ -1119,6 +1167,8 @@ class VersionRules:
     mrv2_profile_sampler: str
     mrv2_cudagraph_estimate: bool
     mrv2_estimate_trtllm_workspace: bool
+    v1_estimate_trtllm_workspace: bool
+    trtllm_attention_cc_majors: tuple
     mrv2_forced_refusals: str
     mrv2_refusal_ngram_gpu: bool
     mrv2_refuses_hybrid: bool

@@ -25,7 +25,8 @@ from kvplan.plan.kv import (_DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0
                             build_groups, mamba_cache_mode, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
 from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _pipeline_stage_pool,
-                               computed_profile_terms, measured_terms, pipeline_cold_start_loss, sampler_kernel_note)
+                               check_flashinfer_sampler_env, computed_profile_terms, measured_terms,
+                               pipeline_cold_start_loss, sampler_kernel_note)
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank
 from kvplan.versions import (VersionRules, architecture_refusal, as_v0_engine, canonical_quant, check_serve_env,
                              check_serve_values, newer_than_read, rules_for)
@@ -333,6 +334,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if model.is_pooling and resolved.runner_type != "pooling":
         resolved = replace(resolved, runner="pooling")  # resolved: vLLM's auto choice, made explicit
     check_model_runner_env(model, resolved, rules)
+    check_flashinfer_sampler_env(model, gpu, rules)
     runner, runner_why = model_runner_choice(model, resolved, rules)
     if rules.window_inflight != "one":
         # the steps in flight follow the runner built (config/vllm.py VllmConfig.max_concurrent_batches, 0.26.0,

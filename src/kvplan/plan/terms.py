@@ -13,8 +13,9 @@ from dataclasses import dataclass, replace
 
 from kvplan.calibration import (CAPTURE_G_CONST, CAPTURE_G_PER, GIB, MRV2_G_CONST, MRV2_G_PER, ROCM_G_PER_GRAPH,
                                 coefficients_for)
+from kvplan.errors import InputError
 from kvplan.plan.args import DRAFT_METHODS, EngineArgs, cdiv, compilation_object
-from kvplan.plan.cudagraphs import (_NO_COMPILATION_MODES, ColdStartLoss, CudaGraphPlan, _compilation_mode,
+from kvplan.plan.cudagraphs import (_FULL_DECODE_MODES, _NO_COMPILATION_MODES, ColdStartLoss, CudaGraphPlan, _compilation_mode,
                                     _eager_forward, _full_graph_sizes, cold_start_pool_loss_bytes, cudagraph_plan,
                                     MRV2_FULL_SAMPLES, model_runner, mrv2_graph_estimate_bytes, rocm_graph_units)
 from kvplan.plan.kv import (_attention_page_per_token, _sparse_mla_latent_bytes, drafter_kv_layers, mxfp4_marlin_forced,
@@ -36,8 +37,11 @@ def _sampler_term(c, rules: VersionRules, sequences: int | None = None) -> tuple
     where the sampler runs FlashInfer's top-k/top-p kernel (VLLM_USE_FLASHINFER_SAMPLER=1, rules row
     flashinfer_sampler "on") and the era has one apart; "triton", the Triton term where the release masks in place
     with its Triton kernel (rules row topk_topp_triton, `sequences` >= 8 rows) and the era's own term was measured on
-    the sort; else "fitted", the era's term."""
-    if rules.flashinfer_sampler == "on" and c.a_sampler_flashinfer is not None:
+    the sort; else "fitted", the era's term. From 0.21 the profile runs the PyTorch-native path too (rules row
+    profile_sampler_warms_native), so FlashInfer's kernel, on by default there (row flashinfer_sampler "default_on"),
+    never sets the peak."""
+    if (rules.flashinfer_sampler == "on" and c.a_sampler_flashinfer is not None
+            and not rules.profile_sampler_warms_native):
         return c.a_sampler_flashinfer, "flashinfer"
     if (rules.topk_topp_triton and c.a_sampler_triton is not None
             and (sequences is None or sequences >= TRITON_TOPK_TOPP_MIN_ROWS)):
@@ -96,6 +100,25 @@ def mrv2_sampler_state_bytes(model: ModelSpec, args: EngineArgs, rules: VersionR
         return 0
     v = model.vocab_size
     return args.max_num_seqs * (4 * v + 4 * cdiv(v, 32))
+
+
+def check_flashinfer_sampler_env(model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> None:
+    """InputError where VLLM_USE_FLASHINFER_SAMPLER=1 (rules row flashinfer_sampler "on", set by the variable) asks for
+    FlashInfer's sampler on an NVIDIA GPU outside the compute capabilities it runs on (rules row flashinfer_sampler_cc):
+    vLLM then stops at startup with a RuntimeError ("FlashInfer does not support compute capability X", "unset
+    VLLM_USE_FLASHINFER_SAMPLER=1") where the unset variable falls back to the PyTorch-native kernel."""
+    span = rules.flashinfer_sampler_cc
+    if (rules.flashinfer_sampler != "on" or not span or model.is_pooling or gpu.cc is None
+            or (gpu.vendor or "").upper() != "NVIDIA"):
+        return
+    low, high = span
+    if not low <= tuple(gpu.cc) <= high:
+        raise InputError("--env VLLM_USE_FLASHINFER_SAMPLER",
+                         f"=1 asks for FlashInfer's top-k/top-p sampler, which vLLM {rules.version} runs on compute "
+                         f"capability {low[0]}.{low[1]}-{high[0]}.{high[1]} only: on the {gpu.name} "
+                         f"({gpu.compute_capability}) the server stops at startup with a RuntimeError (FlashInfer's "
+                         f"sampler does not support compute capability {gpu.compute_capability})",
+                         "unset VLLM_USE_FLASHINFER_SAMPLER (vLLM then samples with its PyTorch-native kernel) or set it to 0")
 
 
 def sampler_kernel_note(rules: VersionRules, c, model: ModelSpec) -> str | None:
@@ -365,29 +388,42 @@ FI_TRTLLM_WORKSPACE_DEFAULT = 394 * 1024 ** 2
 _FI_FP8_KV = ("fp8", "fp8_e4m3")
 
 
-def mrv2_trtllm_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[int, str]:
-    """(bytes, why): FlashInfer's TRTLLM-API workspace inside model runner v2's CUDA-graph estimate (rules row
-    mrv2_estimate_trtllm_workspace), 0 where vLLM's default attention backend runs no XQA / TRTLLM-gen kernel.
+def trtllm_workspace_in_estimate_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules,
+                                       runner: str, graphs: CudaGraphPlan | None) -> tuple[int, str]:
+    """(bytes, why): FlashInfer's TRTLLM-API workspace inside the CUDA-graph estimate the budget subtracts (rules rows
+    mrv2_estimate_trtllm_workspace for model runner v2, v1_estimate_trtllm_workspace for v1), 0 where vLLM's default
+    attention backend runs no XQA / TRTLLM-gen kernel or no forward in the estimate's window has attention metadata.
 
     The buffer is allocated at the first attention forward that runs such a kernel (flashinfer.py FlashInferImpl.forward,
     decode through flashinfer_xqa_batch_decode_with_kv_cache or trtllm_batch_decode_with_kv_cache, prefill through
-    TRTLLM-gen) and kept for the process: the profile run passes no attention metadata, so that forward is a capture in
-    profile_cudagraph_memory's measured window, and the estimate the budget subtracts carries the buffer beside the
-    graphs (the real capture, after it, does not). vLLM's backend, by default (platforms/cuda.py
+    TRTLLM-gen) and kept for the process. Neither runner's profile run passes attention metadata, so that forward comes
+    in profile_cudagraph_memory's measured window: model runner v2's capture_model(); model runner v1's first FULL-mode
+    warmup (force_attention), which it runs only where FULL graphs are captured. The estimate carries the buffer beside
+    the graphs (the real capture, after it, does not). vLLM's backend, by default (platforms/cuda.py
     _get_backend_priorities; kvplan takes no --attention-backend): FlashInfer first for causal attention on compute
     capability 10.x, whose TRTLLM-gen kernels decode and prefill; FlashAttention first elsewhere, but its FA2 stores no
     fp8 KV cache, so an fp8 (e4m3) cache on 12.x goes to FlashInfer, which decodes through the dedicated XQA kernel where
-    the head size is 16-256 and a multiple of 16 (FlashInferMetadataBuilder.__init__). Both need the TRTLLM cubins
-    (utils/flashinfer.py supports_trtllm_attention: flashinfer-cubin installed or NVIDIA's artifactory reachable), which
-    kvplan takes as present. MLA models run other backends; a model without attention layers has no such forward."""
-    if (not rules.mrv2_estimate_trtllm_workspace or not args.captures_cuda_graphs or model.uses_mla
+    the head size is 16-256 and a multiple of 16 (FlashInferMetadataBuilder.__init__) from 0.28 (rules row
+    trtllm_attention_cc_majors). Both need the TRTLLM cubins (utils/flashinfer.py supports_trtllm_attention:
+    flashinfer-cubin installed or NVIDIA's artifactory reachable), which kvplan takes as present. MLA models run other
+    backends; a model without attention layers has no such forward; attention layers of two head sizes (Gemma 4's
+    head_dim and global_head_dim) take FlashAttention 4 or Triton on every layer (model_executor/models/config.py
+    Gemma4Config.verify_and_update_config, read in the 0.20.0-0.33.0 wheels: it keeps FlashInfer out)."""
+    row = rules.mrv2_estimate_trtllm_workspace if runner == "v2" else rules.v1_estimate_trtllm_workspace
+    if (not row or not args.captures_cuda_graphs or model.uses_mla
             or model.is_attention_free or (gpu.vendor or "").upper() != "NVIDIA" or gpu.cc is None):
+        return 0, ""
+    if runner != "v2" and (graphs is None or graphs.mode not in _FULL_DECODE_MODES):
+        return 0, ""
+    if len({l.head_dim for l in model.layers if l.kind in ("full", "sliding", "chunked")}) > 1:
         return 0, ""
     heads = heads_per_rank(model.num_attention_heads, args.tensor_parallel_size)
     kv_heads = heads_per_rank(model.num_kv_heads, args.tensor_parallel_size)
     if not kv_heads or heads % kv_heads:
         return 0, ""
     major = gpu.cc[0]
+    if major not in rules.trtllm_attention_cc_majors:
+        return 0, ""
     kv = (args.kv_cache_dtype or "auto").lower()
     if major == 10:
         why = f"FlashInfer, vLLM's attention backend on compute capability {gpu.compute_capability}, with TRTLLM-gen kernels"
@@ -403,8 +439,11 @@ def mrv2_trtllm_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs
             size, source = int(value.strip()), f"{FI_TRTLLM_WORKSPACE_ENV}={value.strip()}"
         except ValueError:
             pass
+    where = ("the estimate's capture" if runner == "v2"
+             else "the estimate's first FULL-graph warmup (at most this much: the estimate takes the larger of the FULL "
+                  "and PIECEWISE first captures)")
     return size, (f"{size / GIB:.2f} GiB FlashInfer TRTLLM-API workspace ({source}), allocated by the first attention "
-                  f"forward inside the estimate's capture: {why}")
+                  f"forward inside {where}: {why}")
 
 
 def _profile_forward_eager(args: EngineArgs, rules: VersionRules) -> bool:
@@ -1004,12 +1043,13 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
                           + (f" x {g.lora_cases} LoRA cases" if g.lora_cases > 1 else "")
                           + f" (every PIECEWISE graph and the {min(full, MRV2_FULL_SAMPLES)} largest FULL ones), + "
                           f"{max(full - MRV2_FULL_SAMPLES, 0)} further FULL decode graphs x 1 MiB (vLLM's floor per graph)")
-            # the estimate, not the real capture, holds FlashInfer's TRTLLM-API workspace (rules row
-            # mrv2_estimate_trtllm_workspace)
-            trtllm_ws, trtllm_text = mrv2_trtllm_workspace_bytes(model, gpu, args, rules)
-            if trtllm_ws:
-                estimate += trtllm_ws
-                cg_formula += f", + {trtllm_text}"
+    if args.captures_cuda_graphs and rules.cudagraph_subtracted and estimate:
+        # the estimate, not the real capture, holds FlashInfer's TRTLLM-API workspace (rules rows
+        # mrv2_estimate_trtllm_workspace, v1_estimate_trtllm_workspace)
+        trtllm_ws, trtllm_text = trtllm_workspace_in_estimate_bytes(model, gpu, args, rules, runner, g)
+        if trtllm_ws:
+            estimate += trtllm_ws
+            cg_formula += f", + {trtllm_text}"
     if (args.captures_cuda_graphs and g is not None and rules.cudagraph_rocm_cost == "per_graph"
             and (gpu.vendor or "").upper() == "AMD"):
         # ROCm from 0.26 (rules row cudagraph_rocm_cost; the releases that profile the graphs on ROCm too): a fixed cost
