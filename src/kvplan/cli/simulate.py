@@ -188,8 +188,9 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
                       + ", ".join(f"{k[:-3]} <= {v:g} ms" for k, v in slo.items() if v is not None) + rejected, highlight=False)
     for e in d.get("step_model", {}).get("example_steps", ()):
         console.print(f"[dim]step time: {_step_line(e)}[/]", highlight=False)
-    for n in d["notes"]:
-        console.print(f"[dim]note: {escape(str(n))}[/]", highlight=False)
+    for n in d["notes"]:  # a workload reader's warning (an arrival unit in doubt) is not dimmed as a note
+        console.print(f"[yellow]{escape(str(n))}[/]" if str(n).startswith("warning: ") else
+                      f"[dim]note: {escape(str(n))}[/]", highlight=False)
     console.print(f"[dim]simulated in {d['simulator_wall_s']:.2f} s[/]")
 
 
@@ -318,6 +319,14 @@ class _Progress:
     def __exit__(self, *exc):
         if self._bar is not None:
             self._bar.__exit__(*exc)
+
+
+def _say_how_read(w) -> None:
+    """On stderr, before a capacity search: how a file was read (an API log's fields) and the reader's warnings (an
+    arrival column whose unit gives an implausible rate); simulate prints them among its notes."""
+    for n in w.notes:
+        if n.startswith(("warning: ", "read as an API log")):
+            err_console.print(n if n.startswith("warning: ") else f"note: {n}", highlight=False, soft_wrap=True)
 
 
 def _note_bare_slo(slo_spec) -> None:
@@ -484,6 +493,7 @@ def capacity(
 
     if not json_out:
         _note_bare_slo(slo_spec)
+        _say_how_read(base)
         sample = [n for n in base.notes if n.startswith(("capped to the first", "resampled "))]  # which requests
         err_console.print(f"bisecting the request rate for {slo_spec.describe()} ({len(base):,} requests per probe"
                           + "".join(f"; {n}" for n in sample) + ")", highlight=False)
@@ -614,6 +624,7 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
 
     if not json_out:
         _note_bare_slo(slo_spec)
+        _say_how_read(base)
         combos = math.prod(len(v) for _, v in varied)
         err_console.print(f"comparing {combos} deployment{'s' if combos != 1 else ''}: a search of the rate within "
                           f"{slo_spec.describe()} for each ({len(base):,} requests per probe)", highlight=False)
