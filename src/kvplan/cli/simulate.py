@@ -443,8 +443,8 @@ def capacity(
     Examples:
     $ kvplan capacity Qwen/Qwen3-8B --gpu H100 -w azure-conv --slo tpot=40ms
     $ kvplan capacity Qwen/Qwen3-8B --gpu H100 -w sharegpt --target-rate 40
-    $ kvplan capacity Qwen/Qwen3-8B -w sharegpt --vary gpu=L4,L40S,H100 --target-rate 20 \\
-        --gpu-hour-usd L4=0.8,L40S=1.9,H100=2.5
+    $ kvplan capacity Qwen/Qwen3-8B -w sharegpt --vary gpu=L4,L40S,H100 \\
+        --target-rate 20 --gpu-hour-usd L4=0.8,L40S=1.9,H100=2.5
     """
     from kvplan.errors import InputError
     from kvplan.render import to_json
