@@ -96,6 +96,7 @@ def test_one_deployment_is_priced_too(monkeypatch, capsys):
     (["--vary", "gpu=L4,H100", "--gpu", "auto"], "--gpu"),
     (["--vary", "gpu=L4,H100", "--num-gpu-blocks", "500"], "--num-gpu-blocks"),
     (["--vary", "tensor_parallel_size=1,2", "--tensor-parallel-size", "2"], "--vary"),
+    (["--vary", "gpu=L4,H100", "--target-rate", "1e-6"], "--target-rate"),  # its arrivals span past what is simulated
 ])
 def test_bad_comparisons_are_refused_by_flag(monkeypatch, capsys, args, field):
     refused(monkeypatch, capsys, field, "capacity", QWEN8, *BASE, *args)

@@ -27,7 +27,7 @@ _PREFIX_CACHING_ALIAS = "Old spelling of --enable-prefix-caching/--no-enable-pre
 
 
 _WORKLOAD_PARAMS: list[tuple[str, object, object]] = [
-    ("workload", Optional[str], typer.Option(None, "--workload", "-w", help="Bundled trace (azure-conv, azure-code, mooncake-conv, mooncake-synthetic, sharegpt, arxiv-sum, bwb) or a CSV/JSONL file (prompt_tokens, completion_tokens[, arrival_s or arrival_ms, block_hashes]).", rich_help_panel=_WL)),
+    ("workload", Optional[str], typer.Option(None, "--workload", "-w", help="Bundled trace (azure-conv, azure-code, mooncake-conv, mooncake-synthetic, sharegpt, arxiv-sum, bwb) or a CSV/JSONL file (prompt_tokens, completion_tokens[, arrival_s or arrival_ms, block_hashes]), or an OpenAI-style API log (usage and created or timestamp).", rich_help_panel=_WL)),
     ("prompt_len", Optional[str], typer.Option(None, "--prompt-len", help="Synthetic prompt lengths: lognormal:MEDIAN,SIGMA | constant:N | uniform:A,B | normal:MEAN,STD | exponential:MEAN | zipf:A[,SCALE] | measured percentiles p50=N,p90=N,p99=N[,max=N] (two or more; log-length interpolated between them).", rich_help_panel=_WL)),
     ("completion_len", Optional[str], typer.Option(None, "--completion-len", help="Synthetic output lengths (same forms).", rich_help_panel=_WL)),
     ("rate", Optional[float], typer.Option(None, "--rate", help="Mean request rate (req/s). Timed traces are rescaled (burst shape kept); others get Poisson/Gamma arrivals. 'inf' = all at once.", rich_help_panel=_WL)),
@@ -595,7 +595,7 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
     from kvplan.errors import InputError
     from kvplan.render import to_json
     from kvplan.simulate import capacity_rows
-    from kvplan.workload import build_workload
+    from kvplan.workload import build_workload, with_rate
 
     if num_gpu_blocks is not None:
         raise InputError("--num-gpu-blocks", "one logged pool cannot stand for every deployment --vary compares",
@@ -609,6 +609,8 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
     refuse_replaced_flags(model, flags, varied)
     spec = replace(workload_spec, rate_per_s=1.0)
     base = build_workload(spec, default_requests=CAPACITY_REQUESTS)
+    if target_rate is not None:  # refused now, as a single run refuses it, not after every row's search
+        with_rate(base, target_rate, spec.burstiness, spec.seed, field="--target-rate")
     names = [n for n, _ in varied]
 
     def on_row(i, n, row):
