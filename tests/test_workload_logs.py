@@ -92,6 +92,18 @@ def test_simulate_reads_an_api_log_and_says_which_fields(monkeypatch, capsys, tm
     assert "workload log.jsonl: 60 requests, prompt mean 800" in text and "1.00 req/s" in text
 
 
+def test_an_api_logs_created_in_milliseconds_is_warned_and_sparse_seconds_are_not(tmp_path):
+    """'created' is Unix seconds (as the API gives it): a log that wrote milliseconds there (1718000000123) is warned,
+    naming the column and the fix; whole seconds a request every five minutes are not."""
+    objs = [{"created": 1718000000123 + 1000 * i, "usage": {"prompt_tokens": 10, "completion_tokens": 5}} for i in range(10)]
+    w = _load(_jsonl(tmp_path / "ms.jsonl", objs))
+    warning = next(n for n in w.notes if n.startswith("warning:"))
+    assert "arrival column 'created' is read in seconds" in warning and "write created in Unix seconds" in warning
+    objs = [{"created": 1718000000 + 300 * i, "usage": {"prompt_tokens": 10, "completion_tokens": 5}} for i in range(10)]
+    w = _load(_jsonl(tmp_path / "sparse.jsonl", objs))
+    assert not [n for n in w.notes if n.startswith("warning:")], w.notes
+
+
 def _csv(path, column, times):
     path.write_text(f"{column},prompt_tokens,completion_tokens\n" + "".join(f"{t},500,50\n" for t in times))
     return str(path)

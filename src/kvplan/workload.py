@@ -386,9 +386,10 @@ _SLOW_RATE_PER_S = 0.01
 _FAST_RATE_PER_S = 1000.0
 
 
-def _unit_warning(column: str, values: list, arrival: np.ndarray) -> Optional[str]:
+def _unit_warning(column: str, values: list, arrival: np.ndarray, fix: Optional[str] = None) -> Optional[str]:
     """A warning naming `column` and the fix where its times read in its unit give an implausible rate: milliseconds
-    under a seconds name (1718000000123, or growing by ~1,000 a request), or seconds under a milliseconds name."""
+    under a seconds name (1718000000123, or growing by ~1,000 a request), or seconds under a milliseconds name.
+    `fix`: an API log's (its 'created' is Unix seconds, whole, however sparse: only the Unix-milliseconds test)."""
     if column == "TIMESTAMP" or arrival.size < 3:
         return None
     try:
@@ -401,16 +402,16 @@ def _unit_warning(column: str, values: list, arrival: np.ndarray) -> Optional[st
     in_ms = column in _MS_ARRIVAL_KEYS
     if not in_ms and float(np.max(np.abs(raw))) > 1e11:
         why = f"reach {np.max(np.abs(raw)):.0f}, a Unix time in milliseconds (as seconds, past the year 5000)"
-    elif not in_ms and whole and rate < _SLOW_RATE_PER_S:
+    elif not in_ms and whole and rate < _SLOW_RATE_PER_S and fix is None:
         why = (f"give {rate:.3g} req/s (a request every {1 / rate:,.0f} s); read as milliseconds they give "
                f"{rate * 1000:.3g} req/s")
-    elif in_ms and not whole and rate > _FAST_RATE_PER_S:
+    elif in_ms and not whole and rate > _FAST_RATE_PER_S and fix is None:
         return (f"warning: arrival column {column!r} is read in milliseconds, and its times give {rate:,.0f} req/s; "
                 f"read as seconds they give {rate / 1000:.3g} req/s. If they are seconds, name the column arrival_s")
     else:
         return None
     return (f"warning: arrival column {column!r} is read in seconds, and its times {why}. If they are milliseconds, "
-            "name the column arrival_ms (or divide them by 1,000)")
+            + (fix or "name the column arrival_ms (or divide them by 1,000)"))
 
 
 def _columns_from_file(path: Path, flag: str) -> tuple[dict, str]:
@@ -579,7 +580,7 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
     bad = (prompt < 1) | (completion < 1)
     ak = _pick(_ARRIVAL_KEYS, names)
     arrival = None
-    log_unit = None
+    log_unit = warning = None
     if api_log:  # its own arrival columns first, else 'created' or a timestamp field (a date, or Unix s / ms)
         ak = _pick(("arrival_s", "arrival_ms", "timestamp_ms", "arrival_time", "arrival_time_ms"), names)
         if ak is None and _log_time_column(names) is not None:
@@ -588,11 +589,15 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
             if arrival.size and float(arrival.max()) > _MAX_SPAN_S:
                 raise InputError(flag, f"{p.name}: the arrivals in column {ak} span {_span_text(float(arrival.max()))}",
                                  f"give {ak} in Unix seconds")
+            warning = _unit_warning(ak, cols[ak], arrival, fix=f"write {ak} in Unix seconds (divide by 1,000)") \
+                if log_unit == "Unix seconds" else None
         notes.append(f"read as an API log: prompt tokens from {pk}, output tokens from {ck}, "
                      + (f"arrivals from {ak}" + (f" ({log_unit})" if log_unit else "") if ak is not None else
                         "no arrival time (none of " + ", ".join(_LOG_TIME_KEYS) + ")")
                      + (f"; dropped {dropped_lines:,} line{'s' if dropped_lines != 1 else ''} without usage"
                         if dropped_lines else ""))
+        if log_unit is not None and warning:
+            notes.append(warning)
     if log_unit is None and ak is not None:
         try:
             arrival = _parse_times(ak, cols[ak])
