@@ -63,7 +63,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from kvplan.errors import InputError
-from kvplan.workload import Workload, lowest_simulated_rate
+from kvplan.workload import Workload, lowest_simulated_rate, with_rate
 
 # =====================================================================================
 # Scheduler rules per vLLM version (data, not scattered ifs)
@@ -2548,6 +2548,157 @@ def plan_capacity(plan, workload_at: Callable[[float], Workload], config: Engine
     kw.setdefault("faster", "a faster GPU or more tensor parallelism" if quantized else
                   "a faster GPU, more tensor parallelism or a quantized model")
     return find_capacity(workload_at, config, step_model, slo, rules, data_parallel_size=dp, lockstep=plan.model.is_moe, **kw)
+
+
+class GpuPrices:
+    """`--gpu-hour-usd`: what one GPU costs per hour, in US dollars. '2.5' prices every GPU alike; 'L4=0.8,H100=2.5'
+    prices each GPU named, each name read as `--gpu` reads it (a catalog id, name or alias)."""
+
+    def __init__(self, text: str, field: str = "--gpu-hour-usd"):
+        self.field = field
+        self.every: Optional[float] = None
+        self.by_gpu: dict[str, tuple[str, float]] = {}  # catalog GPU name -> (the name as given, price)
+        text = (text or "").strip()
+        example = "e.g. 2.5 (every GPU) or L4=0.8,H100=2.5 (per GPU)"
+        if not text:
+            raise InputError(field, "no price given", example)
+        if "=" not in text:
+            self.every = self._price(text, text)
+            return
+        from kvplan.errors import KvplanError
+        from kvplan.resolve import resolve_gpu
+
+        for part in text.split(","):
+            name, eq, raw = part.partition("=")
+            name = name.strip()
+            if not eq or not name:
+                raise InputError(field, f"cannot read {part.strip()!r}", "give every GPU a price as NAME=USD, " + example)
+            try:
+                gpu = resolve_gpu(name, detect=False)[0]
+            except KvplanError as exc:
+                raise InputError(field, getattr(exc, "message", str(exc)),
+                                 "name a GPU as --gpu names it (see `kvplan gpus`)") from None
+            if gpu.name in self.by_gpu:
+                raise InputError(field, f"{name} is priced twice ({self.by_gpu[gpu.name][0]} is the same GPU)",
+                                 "give each GPU one price")
+            self.by_gpu[gpu.name] = (name, self._price(raw, part.strip()))
+
+    def _price(self, raw: str, shown: str) -> float:
+        try:
+            v = float(raw.strip().lstrip("$"))
+        except ValueError:
+            v = math.nan
+        if not (math.isfinite(v) and v > 0):
+            raise InputError(self.field, f"{shown!r} is not a positive price in USD per GPU-hour",
+                             "e.g. 2.5 (every GPU) or L4=0.8,H100=2.5 (per GPU)")
+        return v
+
+    def of(self, gpu) -> Optional[float]:
+        """The price of one hour of this GPU (a GPUSpec), None where none was given for it."""
+        if self.every is not None:
+            return self.every
+        hit = self.by_gpu.get(gpu.name)
+        return hit[1] if hit else None
+
+
+# the short cell of a deployment that does not start, by Plan.failure (its full error is the row's "reason")
+_REFUSAL_CELLS = {"load": "weights too big", "memory": "KV pool too small", "kv_alloc": "KV pool too small",
+                  "state_blocks": "too few states", "platform": "GPU refused"}
+
+
+def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo: SLO, *, burstiness: float = 1.0,
+                  seed: int = 0, target_rate_per_s: Optional[float] = None, router: str = "round-robin",
+                  prices: Optional[GpuPrices] = None, on_row: Optional[Callable[[int, int, dict], None]] = None,
+                  on_probe: Optional[Callable[[float, bool], None]] = None, max_probes: int = 24) -> list[dict]:
+    """`kvplan capacity --vary`: one capacity search per deployment of `kvplan sweep --vary` (api.parse_vary's
+    `varied`, planned by api.sweep_rows, so a row is the server `kvplan fit` plans for its flags), over one workload
+    `base` (scaled to each probed rate, as `kvplan capacity` scales it). Each row: the varied values, "gpu" (as
+    given), "gpu_name" (the catalog's), "model",
+    "gpus_per_replica" (one whole server: TP x PP x DP), "rate_per_replica" (req/s within the SLO), with a target rate "replicas" and "gpus", with
+    `prices` "usd_per_gpu_hour", "usd_per_hour" (the fleet's for the target, else one replica's) and
+    "usd_per_million_requests" (at the target, else at the replica's capacity); a row that does not start or meets
+    the SLO at no rate has "cell" (a few words) and "reason" (the whole of it). Rows are sorted best first (least
+    cost per million requests; without prices, fewest GPUs for the target, else most req/s per GPU), rows without an
+    answer last, and the first answered one has "best": True. `on_row(i, n, row)` is called as row i of n is
+    answered (a progress line); a price missing for a GPU a row plans on is an InputError before any search."""
+    from kvplan.api import sweep_rows
+
+    names = [n for n, _ in varied]
+    plans: list = []
+    rows = sweep_rows(model, flags, varied, plans)
+    left = iter(plans)
+    pairs = [(r, None if r.get("error_input") else next(left)) for r in rows]
+    if prices is not None:
+        unpriced = sorted({p.gpu.name for _, p in pairs if p is not None and p.fits and prices.of(p.gpu) is None})
+        if unpriced:
+            raise InputError(prices.field, "no price for " + ", ".join(unpriced),
+                             "add NAME=USD for " + ("it" if len(unpriced) == 1 else "each") + ", or one price for every GPU")
+    out = []
+    for i, (r, p) in enumerate(pairs):
+        setting = {n: r[n] for n in names}
+        row: dict = {**setting, "model": r.get("model"), "gpu": r.get("gpu"), "gpus_per_replica": None,
+                     "rate_per_replica": None, "replicas": None, "gpus": None, "cell": None, "reason": None}
+        out.append(row)
+        _capacity_row(row, p, r, base, slo, burstiness, seed, target_rate_per_s, router, prices, on_probe, max_probes)
+        if on_row:
+            on_row(i, len(pairs), row)
+
+    def key(row):
+        if prices is not None:
+            v = row.get("usd_per_million_requests")
+        elif target_rate_per_s is not None:
+            v = row["gpus"]
+        else:
+            v = -row["rate_per_replica"] / row["gpus_per_replica"] if row["rate_per_replica"] else None
+        return (v is None, v if v is not None else 0.0)
+
+    out.sort(key=key)  # stable: ties keep the order the deployments were listed in
+    if out and key(out[0])[0] is False:
+        out[0]["best"] = True
+    return out
+
+
+def deployment_cost(usd_per_gpu_hour: float, gpus: int, rate_per_s: float) -> dict:
+    """What `gpus` GPUs at a price per GPU-hour cost per hour, and per million requests served at `rate_per_s`."""
+    per_hour = usd_per_gpu_hour * gpus
+    return {"usd_per_gpu_hour": usd_per_gpu_hour, "usd_per_hour": per_hour,
+            "usd_per_million_requests": per_hour / (rate_per_s * 3600.0) * 1e6}
+
+
+def _capacity_row(row: dict, p, r: dict, base: Workload, slo: SLO, burstiness, seed, target_rate_per_s, router, prices,
+                  on_probe, max_probes) -> None:
+    """One deployment's answer of capacity_rows, filled into `row`."""
+    if p is None:
+        row.update(cell="bad input", reason=r["error_input"])
+        return
+    row.update(gpu_name=p.gpu.name, gpus_per_replica=p.gpus_used, tensor_parallel_size=p.args.tensor_parallel_size)
+    if not p.fits:
+        row.update(cell=_REFUSAL_CELLS.get(p.failure, p.failure or "refused"),
+                   reason=p.error or p.failure)
+        return
+    config, step_model, rules = serving_setup(p)
+    try:
+        check_servable(p, base, config)
+    except InputError as exc:
+        row.update(cell="rejects all requests", reason=f"{exc.message}; {exc.fix}" if exc.fix else exc.message)
+        return
+    cap = plan_capacity(p, lambda rate: with_rate(base, rate, burstiness, seed), config, step_model, slo, rules,
+                        target_rate_per_s=target_rate_per_s, router=router, on_probe=on_probe,
+                        max_probes=max_probes, worst_case_concurrency=p.max_concurrency)
+    row["rate_per_replica"] = cap.max_rate_per_s if cap.max_rate_per_s > 0 else 0.0
+    if cap.max_rate_per_s <= 0:
+        row.update(cell="misses SLO at any rate", reason=f"{cap.reason}; fix: {cap.fix}" if cap.reason else None)
+        return
+    if target_rate_per_s is not None:
+        if cap.replicas_needed is None:
+            row.update(cell="over 256 replicas")
+            return
+        row.update(replicas=cap.replicas_needed, gpus=cap.replicas_needed * p.gpus_used)
+    price = prices.of(p.gpu) if prices is not None else None
+    if price is not None:
+        # the fleet for the target, else one replica at its capacity
+        row.update(deployment_cost(price, row["gpus"] if target_rate_per_s is not None else p.gpus_used,
+                                   target_rate_per_s if target_rate_per_s is not None else cap.max_rate_per_s))
 
 
 def simulate_replicas(workload: Workload, config: EngineConfig, step_model: StepModel, replicas: int,

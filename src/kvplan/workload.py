@@ -309,6 +309,111 @@ def _parse_times(key: str, values: list) -> np.ndarray:
     return t - finite.min() if finite.size else t
 
 
+def _dotted(obj: dict, prefix: str = "", depth: int = 0) -> dict:
+    """The values of nested objects under dotted names: {"usage": {"prompt_tokens": 5}} -> {"usage.prompt_tokens": 5}
+    (top-level keys are not included; at most four levels deep)."""
+    out: dict = {}
+    for k, v in obj.items():
+        if isinstance(v, dict) and depth < 4:
+            for kk, vv in v.items():
+                name = f"{prefix}{k}.{kk}"
+                if isinstance(vv, dict):
+                    out.update(_dotted({kk: vv}, f"{prefix}{k}.", depth + 1))
+                else:
+                    out[name] = vv
+    return out
+
+
+# An OpenAI-style API log: token counts in a usage object (chat/completions: prompt_tokens / completion_tokens; the
+# Responses API: input_tokens / output_tokens), at the top ({"usage": ...}) or under the response ({"response":
+# {"usage": ...}}, the Batch API's output {"response": {"body": {"usage": ...}}}); the arrival in 'created' (Unix
+# seconds, as the API returns it) or a timestamp field (a date and time, or Unix seconds / milliseconds)
+_USAGE_PROMPT = ("prompt_tokens", "input_tokens")
+_USAGE_COMPLETION = ("completion_tokens", "output_tokens")
+_LOG_TIME_KEYS = ("created", "created_at", "timestamp", "request_time", "start_time")
+
+
+def _usage_column(names: Sequence[str], leaves: Sequence[str]) -> Optional[str]:
+    """The dotted column of a usage object's count (the shallowest, then the first named), None where there is none."""
+    hits = [n for n in names if "." in n and n.rsplit(".", 1)[1] in leaves and n.rsplit(".", 2)[-2] == "usage"]
+    return min(hits, key=lambda n: (n.count("."), leaves.index(n.rsplit(".", 1)[1]))) if hits else None
+
+
+def _log_time_column(names: Sequence[str]) -> Optional[str]:
+    """An API log's arrival column: 'created' or a timestamp field, the shallowest (a logger's own top-level time
+    before the response's 'created'), 'created' first among equals."""
+    hits = [n for n in names if n.rsplit(".", 1)[-1] in _LOG_TIME_KEYS and "usage." not in n]
+    return min(hits, key=lambda n: (n.count("."), _LOG_TIME_KEYS.index(n.rsplit(".", 1)[-1]))) if hits else None
+
+
+def _log_times(column: str, values: list, file_name: str, flag: str) -> tuple[np.ndarray, str]:
+    """An API log's arrival seconds from the first request, and the unit read: ISO dates and times, or Unix seconds
+    ('created', as the API gives it), or milliseconds where the numbers are past 1e11 (Unix seconds that large are
+    past the year 5000)."""
+    from datetime import datetime
+
+    if all(isinstance(v, str) for v in values):
+        try:
+            t = np.array([datetime.fromisoformat(v.strip().replace("Z", "+00:00")).timestamp() for v in values])
+        except ValueError:
+            try:
+                t = np.array([float(v) for v in values])
+            except ValueError:
+                raise InputError(flag, f"{file_name}: cannot read {column} as a date and time or a number",
+                                 "ISO 8601 (2024-06-10T12:00:00Z) or Unix seconds") from None
+        else:
+            return t - t.min(), "a date and time"
+    try:
+        t = np.asarray([float(v) for v in values], dtype=np.float64)
+    except (TypeError, ValueError):
+        i = next(i for i, v in enumerate(values) if not isinstance(v, (int, float)) or isinstance(v, bool))
+        raise InputError(flag, f"{file_name}: request {i + 1} has {values[i]!r} in {column}, not a time",
+                         "Unix seconds, or an ISO 8601 date and time, on every line") from None
+    if not np.isfinite(t).all():
+        i = int(np.flatnonzero(~np.isfinite(t))[0])
+        raise InputError(flag, f"{file_name}: request {i + 1} has arrival time {values[i]!r}", "finite seconds")
+    unit = "Unix seconds"
+    if column.rsplit(".", 1)[-1] != "created" and t.size and float(np.median(np.abs(t))) > 1e11:
+        t, unit = t / 1000.0, "Unix milliseconds"
+    return t - t.min(), unit
+
+
+# An arrival column's mean rate past which its unit is doubted: seconds with a request fewer than once in 100 s
+# whose times are whole numbers (milliseconds, as a logger writes them), or milliseconds more than 1,000 requests a
+# second whose times have fractions (seconds). Unix times past 1e11 in a seconds column are milliseconds (as seconds
+# they fall past the year 5000).
+_SLOW_RATE_PER_S = 0.01
+_FAST_RATE_PER_S = 1000.0
+
+
+def _unit_warning(column: str, values: list, arrival: np.ndarray, fix: Optional[str] = None) -> Optional[str]:
+    """A warning naming `column` and the fix where its times read in its unit give an implausible rate: milliseconds
+    under a seconds name (1718000000123, or growing by ~1,000 a request), or seconds under a milliseconds name.
+    `fix`: an API log's (its 'created' is Unix seconds, whole, however sparse: only the Unix-milliseconds test)."""
+    if column == "TIMESTAMP" or arrival.size < 3:
+        return None
+    try:
+        raw = np.asarray([float(v) for v in values], dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    span = float(arrival.max() - arrival.min())
+    rate = (arrival.size - 1) / span if span > 0 else math.inf
+    whole = bool(np.all(raw == np.floor(raw)))
+    in_ms = column in _MS_ARRIVAL_KEYS
+    if not in_ms and float(np.max(np.abs(raw))) > 1e11:
+        why = f"reach {np.max(np.abs(raw)):.0f}, a Unix time in milliseconds (as seconds, past the year 5000)"
+    elif not in_ms and whole and rate < _SLOW_RATE_PER_S and fix is None:
+        why = (f"give {rate:.3g} req/s (a request every {1 / rate:,.0f} s); read as milliseconds they give "
+               f"{rate * 1000:.3g} req/s")
+    elif in_ms and not whole and rate > _FAST_RATE_PER_S and fix is None:
+        return (f"warning: arrival column {column!r} is read in milliseconds, and its times give {rate:,.0f} req/s; "
+                f"read as seconds they give {rate / 1000:.3g} req/s. If they are seconds, name the column arrival_s")
+    else:
+        return None
+    return (f"warning: arrival column {column!r} is read in seconds, and its times {why}. If they are milliseconds, "
+            + (fix or "name the column arrival_ms (or divide them by 1,000)"))
+
+
 def _columns_from_file(path: Path, flag: str) -> tuple[dict, str]:
     """{column: list of values} and the format name ('csv' or 'jsonl'). The file is read as every user file is
     (`inputs.read_text`: gzip by its magic bytes, UTF-8 or UTF-16 with a byte-order mark); what is not a table of
@@ -318,6 +423,7 @@ def _columns_from_file(path: Path, flag: str) -> tuple[dict, str]:
     text = read_text(path, "a workload (CSV or JSON lines)", fix, field=flag)
     if name.endswith((".jsonl", ".json", ".ndjson")):
         cols: dict[str, list] = {}
+        rows = 0
         for lineno, line in enumerate(text.split("\n"), 1):
             line = line.strip()
             if not line:
@@ -329,10 +435,18 @@ def _columns_from_file(path: Path, flag: str) -> tuple[dict, str]:
                                  "one JSON object per line") from None
             if not isinstance(obj, dict):
                 raise InputError(flag, f"{path}: line {lineno} is a JSON {type(obj).__name__}, not an object", fix)
+            # an API log's nested objects ({"usage": {"prompt_tokens": ...}}, {"response": {"body": {"usage": ...}}})
+            # as dotted columns (usage.prompt_tokens), each line's own, so a first line without usage (an error
+            # response) does not hide the column; top-level keys are the first line's, as before
+            nested = _dotted(obj)
             if not cols:
                 cols = {k: [] for k in obj}
+            for k in nested:
+                if k not in cols:
+                    cols[k] = [None] * rows
             for k in cols:
-                cols[k].append(obj.get(k))
+                cols[k].append(obj[k] if k in obj else nested.get(k))
+            rows += 1
         if not cols:
             raise InputError(flag, f"{path} holds no requests (no JSON object)", "give JSON lines: one object per request, "
                              'e.g. {"prompt_tokens": 512, "completion_tokens": 128}')
@@ -431,6 +545,17 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
     cols, _fmt = _columns_from_file(p, flag)
     names = list(cols)
     pk, ck = _pick(_PROMPT_KEYS, names), _pick(_COMPLETION_KEYS, names)
+    api_log = False
+    dropped_lines = 0
+    if pk is None and ck is None:  # an OpenAI-style log: the counts in a usage object
+        upk, uck = _usage_column(names, _USAGE_PROMPT), _usage_column(names, _USAGE_COMPLETION)
+        if upk is not None and uck is not None:
+            pk, ck, api_log = upk, uck, True
+            # a line without usage (an error response, a request still open) served no tokens: dropped, and said
+            keep = [i for i, (a, b) in enumerate(zip(cols[pk], cols[ck])) if a is not None or b is not None]
+            dropped_lines = len(cols[pk]) - len(keep)
+            if dropped_lines and keep:
+                cols = {k: [v[i] for i in keep] for k, v in cols.items()}
     if pk is None or ck is None:
         other = next((sep for sep in (";", "\t", "|") if len(names) == 1 and sep in names[0]), None)
         # name the column that is missing: a file with prompt_tokens alone read "no prompt/completion token columns
@@ -455,7 +580,25 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
     bad = (prompt < 1) | (completion < 1)
     ak = _pick(_ARRIVAL_KEYS, names)
     arrival = None
-    if ak is not None:
+    log_unit = warning = None
+    if api_log:  # its own arrival columns first, else 'created' or a timestamp field (a date, or Unix s / ms)
+        ak = _pick(("arrival_s", "arrival_ms", "timestamp_ms", "arrival_time", "arrival_time_ms"), names)
+        if ak is None and _log_time_column(names) is not None:
+            ak = _log_time_column(names)
+            arrival, log_unit = _log_times(ak, cols[ak], p.name, flag)
+            if arrival.size and float(arrival.max()) > _MAX_SPAN_S:
+                raise InputError(flag, f"{p.name}: the arrivals in column {ak} span {_span_text(float(arrival.max()))}",
+                                 f"give {ak} in Unix seconds")
+            warning = _unit_warning(ak, cols[ak], arrival, fix=f"write {ak} in Unix seconds (divide by 1,000)") \
+                if log_unit == "Unix seconds" else None
+        notes.append(f"read as an API log: prompt tokens from {pk}, output tokens from {ck}, "
+                     + (f"arrivals from {ak}" + (f" ({log_unit})" if log_unit else "") if ak is not None else
+                        "no arrival time (none of " + ", ".join(_LOG_TIME_KEYS) + ")")
+                     + (f"; dropped {dropped_lines:,} line{'s' if dropped_lines != 1 else ''} without usage"
+                        if dropped_lines else ""))
+        if log_unit is not None and warning:
+            notes.append(warning)
+    if log_unit is None and ak is not None:
         try:
             arrival = _parse_times(ak, cols[ak])
         except (TypeError, ValueError):
@@ -465,12 +608,16 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
             raise InputError(flag, f"{p.name}: request {i + 1} has arrival time {cols[ak][i]!r}", "finite seconds")
         if arrival.size and float(arrival.max()) > _MAX_SPAN_S:
             raise InputError(flag, f"{p.name}: the arrivals in column {ak} span {_span_text(float(arrival.max()))}",
-                             "give seconds from the first request (arrival_s)" if ak not in _MS_ARRIVAL_KEYS else
+                             "give seconds from the first request (arrival_s), or name the column arrival_ms if they "
+                             "are milliseconds" if ak not in _MS_ARRIVAL_KEYS else
                              "give milliseconds from the first request")
         if ak == "timestamp":
             notes.append("arrival column 'timestamp' read as milliseconds (the Mooncake traces' unit); name it "
                          "arrival_s to give seconds")
-    elif _unread_time_columns(names):
+        warning = _unit_warning(ak, cols[ak], arrival)
+        if warning:
+            notes.append(warning)
+    elif log_unit is None and _unread_time_columns(names):
         # a 'time' or 'time_ms' column was dropped without a word, and the run then took Poisson arrivals
         unread = _unread_time_columns(names)
         notes.append(f"column{'s' if len(unread) > 1 else ''} {', '.join(repr(n) for n in unread)} not read as arrival "

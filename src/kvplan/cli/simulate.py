@@ -9,7 +9,7 @@ import math
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 from rich.markup import escape
@@ -27,7 +27,7 @@ _PREFIX_CACHING_ALIAS = "Old spelling of --enable-prefix-caching/--no-enable-pre
 
 
 _WORKLOAD_PARAMS: list[tuple[str, object, object]] = [
-    ("workload", Optional[str], typer.Option(None, "--workload", "-w", help="Bundled trace (azure-conv, azure-code, mooncake-conv, mooncake-synthetic, sharegpt, arxiv-sum, bwb) or a CSV/JSONL file (prompt_tokens, completion_tokens[, arrival_s or arrival_ms, block_hashes]).", rich_help_panel=_WL)),
+    ("workload", Optional[str], typer.Option(None, "--workload", "-w", help="Bundled trace (azure-conv, azure-code, mooncake-conv, mooncake-synthetic, sharegpt, arxiv-sum, bwb) or a CSV/JSONL file (prompt_tokens, completion_tokens[, arrival_s or arrival_ms, block_hashes]), or an OpenAI-style API log (usage and created or timestamp).", rich_help_panel=_WL)),
     ("prompt_len", Optional[str], typer.Option(None, "--prompt-len", help="Synthetic prompt lengths: lognormal:MEDIAN,SIGMA | constant:N | uniform:A,B | normal:MEAN,STD | exponential:MEAN | zipf:A[,SCALE] | measured percentiles p50=N,p90=N,p99=N[,max=N] (two or more; log-length interpolated between them).", rich_help_panel=_WL)),
     ("completion_len", Optional[str], typer.Option(None, "--completion-len", help="Synthetic output lengths (same forms).", rich_help_panel=_WL)),
     ("rate", Optional[float], typer.Option(None, "--rate", help="Mean request rate (req/s). Timed traces are rescaled (burst shape kept); others get Poisson/Gamma arrivals. 'inf' = all at once.", rich_help_panel=_WL)),
@@ -188,8 +188,9 @@ def _print_result(p, cfg, d: dict, wl_summary: dict) -> None:
                       + ", ".join(f"{k[:-3]} <= {v:g} ms" for k, v in slo.items() if v is not None) + rejected, highlight=False)
     for e in d.get("step_model", {}).get("example_steps", ()):
         console.print(f"[dim]step time: {_step_line(e)}[/]", highlight=False)
-    for n in d["notes"]:
-        console.print(f"[dim]note: {escape(str(n))}[/]", highlight=False)
+    for n in d["notes"]:  # a workload reader's warning (an arrival unit in doubt) is not dimmed as a note
+        console.print(f"[yellow]{escape(str(n))}[/]" if str(n).startswith("warning: ") else
+                      f"[dim]note: {escape(str(n))}[/]", highlight=False)
     console.print(f"[dim]simulated in {d['simulator_wall_s']:.2f} s[/]")
 
 
@@ -320,6 +321,14 @@ class _Progress:
             self._bar.__exit__(*exc)
 
 
+def _say_how_read(w) -> None:
+    """On stderr, before a capacity search: how a file was read (an API log's fields) and the reader's warnings (an
+    arrival column whose unit gives an implausible rate); simulate prints them among its notes."""
+    for n in w.notes:
+        if n.startswith(("warning: ", "read as an API log")):
+            err_console.print(n if n.startswith("warning: ") else f"note: {n}", highlight=False, soft_wrap=True)
+
+
 def _note_bare_slo(slo_spec) -> None:
     """Say, on stderr, how an SLO given as a bare number was read: as milliseconds, so 'ttft=1' is 1 ms, where a user
     may have meant a second; printed beside the run, not refused. The parts are those simulate.parse_slo read without a
@@ -421,6 +430,8 @@ def capacity(
     num_gpu_blocks: Optional[int] = typer.Option(None, "--num-gpu-blocks", help="Use this KV pool instead of the plan's.", rich_help_panel=_SIM),
     prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", help=_PREFIX_CACHING_ALIAS, hidden=True),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
+    vary: List[str] = typer.Option([], "--vary", help="Compare deployments: NAME=v1,v2,... as kvplan sweep --vary takes it (e.g. gpu=L4,L40S,H100 and tensor_parallel_size=1,2,4; one or two names), one capacity search and one row per combination.", rich_help_panel=_SIM),
+    gpu_hour_usd: Optional[str] = typer.Option(None, "--gpu-hour-usd", help="USD per GPU-hour: one price for every GPU (2.5) or one per GPU (L4=0.8,H100=2.5); adds the cost per hour and per million requests.", rich_help_panel=_SIM),
     *,
     flags: FitFlags,
     workload_spec: object,  # kvplan.workload.WorkloadSpec (imported lazily: it loads numpy)
@@ -432,6 +443,8 @@ def capacity(
     Examples:
     $ kvplan capacity Qwen/Qwen3-8B --gpu H100 -w azure-conv --slo tpot=40ms
     $ kvplan capacity Qwen/Qwen3-8B --gpu H100 -w sharegpt --target-rate 40
+    $ kvplan capacity Qwen/Qwen3-8B -w sharegpt --vary gpu=L4,L40S,H100 \\
+        --target-rate 20 --gpu-hour-usd L4=0.8,L40S=1.9,H100=2.5
     """
     from kvplan.errors import InputError
     from kvplan.render import to_json
@@ -448,6 +461,14 @@ def capacity(
     slo_spec = parse_slo(slo, percentile)
     if slo_spec.ttft_ms is None and slo_spec.tpot_ms is None and slo_spec.e2e_ms is None:  # before the search is announced
         raise InputError("--slo", "capacity needs at least one SLO", "e.g. --slo ttft=1s,tpot=50ms")
+    prices = None
+    if gpu_hour_usd is not None:
+        from kvplan.simulate import GpuPrices
+
+        prices = GpuPrices(gpu_hour_usd)
+    if vary:
+        _capacity_compare(model, flags, vary, workload_spec, slo_spec, target_rate, router, num_gpu_blocks,
+                          prefix_caching, prices, json_out)
     spec = replace(workload_spec, rate_per_s=1.0)
     # a trace shorter than the default sample is taken whole, its own timing kept: it was resampled to 5,000 requests
     # with fresh Poisson arrivals, without a word, so a 400-request trace's bursts were never probed
@@ -459,6 +480,10 @@ def capacity(
     def at(rate_per_s: float):
         return with_rate(base, rate_per_s, spec.burstiness, spec.seed)
 
+    price = prices.of(p.gpu) if prices is not None else None
+    if prices is not None and price is None:  # before the search, not after it
+        raise InputError("--gpu-hour-usd", f"no price for {p.gpu.name}", "add its NAME=USD, or give one price for every GPU")
+
     if target_rate is not None:  # refused now, not after the search, when its arrivals span too long to simulate
         with_rate(base, target_rate, spec.burstiness, spec.seed, field="--target-rate")
 
@@ -468,6 +493,7 @@ def capacity(
 
     if not json_out:
         _note_bare_slo(slo_spec)
+        _say_how_read(base)
         sample = [n for n in base.notes if n.startswith(("capped to the first", "resampled "))]  # which requests
         err_console.print(f"bisecting the request rate for {slo_spec.describe()} ({len(base):,} requests per probe"
                           + "".join(f"; {n}" for n in sample) + ")", highlight=False)
@@ -476,6 +502,16 @@ def capacity(
     d = cap.to_dict()
     d.update(model=p.model.id, gpu=p.gpu.name, tensor_parallel_size=p.args.tensor_parallel_size, workload=base.name,
              worst_case_concurrency=_worst_case(p, cfg), warnings=list(p.warnings))
+    cost = None
+    if price is not None and cap.max_rate_per_s > 0:
+        from kvplan.simulate import deployment_cost
+
+        # the fleet for the target, else one replica at its capacity (as a --vary row prices it)
+        if target_rate is None:
+            cost = deployment_cost(price, p.gpus_used, cap.max_rate_per_s)
+        elif cap.replicas_needed:
+            cost = deployment_cost(price, p.gpus_used * cap.replicas_needed, target_rate)
+        d["cost"] = cost
     if json_out:
         sys.stdout.write(to_json(d) + "\n")
     else:
@@ -533,6 +569,12 @@ def capacity(
                               "it at the lowest rate probed, and more replicas only lower each one's rate)", highlight=False)
             else:
                 console.print(f"target {target_rate:g} req/s: not met with up to 256 replicas", highlight=False)
+        if cost is not None:
+            n_gpus = round(cost["usd_per_hour"] / price)
+            console.print(f"cost at {price:g} USD per GPU-hour: [bold]{cost['usd_per_hour']:,.2f} USD/hour[/] for "
+                          f"{n_gpus} GPU{'s' if n_gpus != 1 else ''}, {cost['usd_per_million_requests']:,.2f} USD per "
+                          "million requests at " + (f"{target_rate:g} req/s" if target_rate is not None else
+                                                     f"{_rate_down(cap.max_rate_per_s)} req/s"), highlight=False)
         from kvplan.render import warning_text
 
         # the plan's warnings, after the answer as fit prints them: capacity said nothing of a release kvplan has no
@@ -541,3 +583,92 @@ def capacity(
             err_console.print(warning_text(str(w)), highlight=False, soft_wrap=True)
     raise typer.Exit(0 if cap.max_rate_per_s > 0 else 1)
 
+
+def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spec, target_rate, router, num_gpu_blocks,
+                      prefix_caching, prices, json_out: bool) -> None:
+    """`kvplan capacity --vary`: one capacity search per deployment (simulate.capacity_rows), a table of them best
+    first (or --json's rows); a progress line per row on stderr. Ends the command: 0 when a row meets the SLO."""
+    from rich.table import Table
+
+    from kvplan.api import parse_vary
+    from kvplan.cli.fit import refuse_replaced_flags
+    from kvplan.errors import InputError
+    from kvplan.render import to_json
+    from kvplan.simulate import capacity_rows
+    from kvplan.workload import build_workload, with_rate
+
+    if num_gpu_blocks is not None:
+        raise InputError("--num-gpu-blocks", "one logged pool cannot stand for every deployment --vary compares",
+                         "drop --num-gpu-blocks (each row plans its own pool), or drop --vary")
+    if prefix_caching is not None:
+        raise InputError("--prefix-caching", "is the old spelling, not read with --vary", "give --enable-prefix-caching")
+    if (flags.gpu or "").strip().lower() == "auto":
+        raise InputError("--gpu", "auto picks one deployment; --vary compares the ones it lists",
+                         "drop --gpu auto and list the GPUs: --vary gpu=L4,L40S,H100")
+    varied = parse_vary(vary)
+    refuse_replaced_flags(model, flags, varied)
+    spec = replace(workload_spec, rate_per_s=1.0)
+    base = build_workload(spec, default_requests=CAPACITY_REQUESTS)
+    if target_rate is not None:  # refused now, as a single run refuses it, not after every row's search
+        with_rate(base, target_rate, spec.burstiness, spec.seed, field="--target-rate")
+    names = [n for n, _ in varied]
+
+    def on_row(i, n, row):
+        if not json_out:
+            shown = ", ".join(f"{k}={row[k]}" for k in names)
+            if row["rate_per_replica"]:
+                said = f"{_rate_down(row['rate_per_replica'])} req/s per replica"
+                if row["replicas"]:
+                    said += f", {row['replicas']} replica{'s' if row['replicas'] != 1 else ''} for {target_rate:g} req/s"
+            else:
+                said = row["cell"]
+            err_console.print(f"[{i + 1}/{n}] {shown}: {said}", highlight=False)
+
+    if not json_out:
+        _note_bare_slo(slo_spec)
+        _say_how_read(base)
+        combos = math.prod(len(v) for _, v in varied)
+        err_console.print(f"comparing {combos} deployment{'s' if combos != 1 else ''}: a search of the rate within "
+                          f"{slo_spec.describe()} for each ({len(base):,} requests per probe)", highlight=False)
+    rows = capacity_rows(model, flags, varied, base, slo_spec, burstiness=spec.burstiness, seed=spec.seed,
+                         target_rate_per_s=target_rate, router=router, prices=prices, on_row=on_row)
+    if json_out:
+        sys.stdout.write(to_json({"varied": names, "workload": base.name, "slo": slo_spec.describe(),
+                                  "target_rate_per_s": target_rate, "rows": rows}) + "\n")
+    else:
+        best = "cheapest" if prices is not None else ("fewest GPUs" if target_rate is not None else "most req/s per GPU")
+        console.print(f"[bold]{rows[0]['model'] if rows else model}[/], workload {base.name}, {slo_spec.describe()}"
+                      + (f", target {target_rate:g} req/s" if target_rate is not None else ""), highlight=False)
+        t = Table(show_edge=False, pad_edge=False, box=None)
+        for n in names:
+            t.add_column(n.replace("_", " ") if n != "tensor_parallel_size" else "TP")
+        t.add_column("GPUs/rep", justify="right", no_wrap=True)
+        t.add_column("req/s/rep", justify="right", no_wrap=True)
+        if target_rate is not None:
+            t.add_column("replicas", justify="right", no_wrap=True)
+            t.add_column("GPUs", justify="right", no_wrap=True)
+        if prices is not None:
+            t.add_column("$/hour", justify="right", no_wrap=True)
+            t.add_column("$/M req", justify="right", no_wrap=True)
+        t.add_column("")
+        for r in rows:
+            cells = [str(r[n]) for n in names]
+            cells += [str(r["gpus_per_replica"] or "-"),
+                      _rate_down(r["rate_per_replica"]) if r["rate_per_replica"] else "-"]
+            if target_rate is not None:
+                cells += [str(r["replicas"] or "-"), str(r["gpus"] or "-")]
+            if prices is not None:
+                cells += [f"{r['usd_per_hour']:,.2f}" if r.get("usd_per_hour") else "-",
+                          f"{r['usd_per_million_requests']:,.2f}" if r.get("usd_per_million_requests") else "-"]
+            cells.append(r["cell"] or (best if r.get("best") else ""))
+            t.add_row(*cells)
+        console.print(t)
+        if prices is not None:
+            console.print("$/hour: " + ("the fleet for the target" if target_rate is not None else "one replica")
+                          + "; $/M req: per million requests at " + ("the target rate" if target_rate is not None
+                                                                      else "the replica's capacity"), highlight=False)
+        for r in rows:
+            if r["reason"]:
+                shown = ", ".join(f"{n}={r[n]}" for n in names)
+                console.print(f"{shown}: {r['cell']}: {r['reason']}", highlight=False, soft_wrap=True)
+    raise typer.Exit(0 if any(r["rate_per_replica"] for r in rows) else 1)

@@ -50,6 +50,7 @@ MAX_SIM_REQUESTS = 20_000
 MAX_SIM_SECONDS = 30.0
 MAX_SIM_RUNNING = 2
 MAX_CAPACITY_PROBES = 12
+MAX_COMPARE_ROWS = 12  # deployments one /api/simulate capacity comparison searches (all within its time limit)
 CURVE_MIN_TOKENS = 1024
 
 
@@ -103,6 +104,12 @@ class SimulateRequest(PlanRequest):
                               "(as `kvplan capacity --percentile`).")
     target_rate_per_s: Optional[float] = Field(None, gt=0, description="With capacity: also the replicas this many "
                                                "requests per second need (as `kvplan capacity --target-rate`).")
+    vary: list[str] = Field(default_factory=list, description="With capacity: deployments to compare, NAME=v1,v2,... "
+                            "as `kvplan capacity --vary` (one capacity search per combination, at most "
+                            f"{MAX_COMPARE_ROWS}); one or two of " + ", ".join(SWEEPABLE))
+    gpu_hour_usd: Optional[str] = Field(None, description="With capacity: USD per GPU-hour, one price (2.5) or one per "
+                                        "GPU (L4=0.8,H100=2.5), as `kvplan capacity --gpu-hour-usd`: adds the cost per "
+                                        "hour and per million requests.")
     seed: int = 0
 
 
@@ -449,7 +456,8 @@ class SimulationTimeout(InputError):
 
 # the command-line flags the workload and SLO readers name, as /api/simulate's request keys
 _SIM_KEYS = {"--rate": "rate_per_s", "--target-rate": "target_rate_per_s", "--max-requests": "max_requests",
-             "--seed": "seed", "--workload": "workload", "--slo": "slo", "--percentile": "percentile"}
+             "--seed": "seed", "--workload": "workload", "--slo": "slo", "--percentile": "percentile",
+             "--gpu-hour-usd": "gpu_hour_usd", "--vary": "vary"}
 
 
 @contextlib.contextmanager
@@ -480,22 +488,19 @@ def _deadline(limit_s: float):
 
 def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) -> dict:
     from kvplan import simulate as sim
-    from kvplan.workload import BUNDLED, WorkloadSpec, build_workload, bundled_name, with_rate
+    from kvplan.workload import with_rate
 
+    if req.vary:
+        return capacity_compare_response(planner, req, limit_s)
     _, _, p, _ = planner.plan(req)
     if not p.fits:
         raise InputError(refused_field(p), "the plan does not start, so there is nothing to simulate: " + (p.error or ""),
                          request_fixes(p))
-    source = str(planner.workloads.get(req.workload, "workload")) if req.workload.startswith("upload:") else req.workload
-    if source == req.workload and not bundled_name(source):
-        raise InputError("workload", f"unknown bundled trace {req.workload!r}", "one of " + ", ".join(BUNDLED) + ", or upload a CSV")
-    if req.target_rate_per_s is not None and not req.capacity:
-        raise InputError("target_rate_per_s", "sizes the replicas a capacity search finds", "add capacity: true")
-    spec = WorkloadSpec(workload=source, rate_per_s=req.rate_per_s, max_requests=req.max_requests, seed=req.seed)
+    workload = _request_workload(planner, req)
     with _request_keys():
-        workload = build_workload(spec)
-        if len(workload) > MAX_SIM_REQUESTS:  # no max_requests given and a long trace: keep its first requests
-            workload = build_workload(replace(spec, max_requests=MAX_SIM_REQUESTS))
+        prices = sim.GpuPrices(req.gpu_hour_usd) if req.gpu_hour_usd is not None else None
+    if prices is not None and prices.of(p.gpu) is None:
+        raise InputError("gpu_hour_usd", f"no price for {p.gpu.name}", "add its NAME=USD, or give one price for every GPU")
     # the server `kvplan simulate` runs for these flags (prefix caching as the version has it, the plan's warnings)
     config, step_model, rules = sim.serving_setup(p)
     # a workload vLLM refuses whole is an error, as `kvplan simulate` and `capacity` say, under the request's key
@@ -520,7 +525,62 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
                                 max_probes=MAX_CAPACITY_PROBES, on_probe=check, target_rate_per_s=req.target_rate_per_s,
                                 worst_case_concurrency=p.max_concurrency)
         out["capacity"] = {k: v for k, v in cap.to_dict().items() if k != "at_max_rate"}
+        if prices is not None and cap.max_rate_per_s > 0:  # as `kvplan capacity --gpu-hour-usd` prices it
+            if req.target_rate_per_s is None:
+                out["capacity"]["cost"] = sim.deployment_cost(prices.of(p.gpu), p.gpus_used, cap.max_rate_per_s)
+            elif cap.replicas_needed:
+                out["capacity"]["cost"] = sim.deployment_cost(prices.of(p.gpu), p.gpus_used * cap.replicas_needed,
+                                                              req.target_rate_per_s)
     return out
+
+
+def _request_workload(planner: Planner, req: SimulateRequest):
+    """The workload a /api/simulate request names (a bundled trace or an upload), capped at MAX_SIM_REQUESTS."""
+    from kvplan.workload import BUNDLED, WorkloadSpec, build_workload, bundled_name
+
+    source = str(planner.workloads.get(req.workload, "workload")) if req.workload.startswith("upload:") else req.workload
+    if source == req.workload and not bundled_name(source):
+        raise InputError("workload", f"unknown bundled trace {req.workload!r}", "one of " + ", ".join(BUNDLED) + ", or upload a CSV")
+    for key, given in (("target_rate_per_s", req.target_rate_per_s), ("vary", req.vary or None),
+                       ("gpu_hour_usd", req.gpu_hour_usd)):
+        if given is not None and not req.capacity:
+            raise InputError(key, "belongs to a capacity search", "add capacity: true")
+    spec = WorkloadSpec(workload=source, rate_per_s=req.rate_per_s, max_requests=req.max_requests, seed=req.seed)
+    with _request_keys():
+        workload = build_workload(spec)
+        if len(workload) > MAX_SIM_REQUESTS:  # no max_requests given and a long trace: keep its first requests
+            workload = build_workload(replace(spec, max_requests=MAX_SIM_REQUESTS))
+    return workload
+
+
+def capacity_compare_response(planner: Planner, req: SimulateRequest, limit_s: float) -> dict:
+    """/api/simulate with capacity and vary: `kvplan capacity --vary --json`'s rows (simulate.capacity_rows), all the
+    searches within the request's time limit, plus which of the request's own fields the vary replaced ("replaced",
+    "notes"), as /api/sweep says it."""
+    from kvplan import simulate as sim
+
+    workload = _request_workload(planner, req)
+    with _request_keys():
+        varied = parse_vary(req.vary)
+        slo = sim.parse_slo(req.slo, req.percentile)
+        prices = sim.GpuPrices(req.gpu_hour_usd) if req.gpu_hour_usd is not None else None
+    if not req.slo:
+        raise InputError("slo", "capacity needs at least one SLO", "e.g. ttft=1s,tpot=50ms")
+    combos = math.prod(len(vals) for _, vals in varied)
+    if combos > MAX_COMPARE_ROWS:
+        raise InputError("vary", f"{combos} deployments; the page searches at most {MAX_COMPARE_ROWS}",
+                         "vary fewer values, or run `kvplan capacity --vary` locally")
+    varied = [(name, [planner.model_ref(v, "vary") for v in vals] if name == "model" else vals) for name, vals in varied]
+    replaced = replaced_by_vary(req, varied)
+    model, flags = planner.flags(req.model_copy(update={r["field"]: None for r in replaced}))
+    with _request_keys():
+        rows = sim.capacity_rows(model, flags, varied, workload, slo, seed=req.seed, target_rate_per_s=req.target_rate_per_s,
+                                 prices=prices, on_probe=_deadline(limit_s), max_probes=MAX_CAPACITY_PROBES)
+    return {"capacity_rows": {"varied": [n for n, _ in varied], "rows": rows, "slo": slo.describe(),
+                              "target_rate_per_s": req.target_rate_per_s},
+            "workload": workload.summary(), "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s},
+            "replaced": replaced,
+            "notes": [f"vary {r['by']} replaced the form's {r['field']} ({r['value']}) in every row" for r in replaced]}
 
 
 # --------------------------------------------------------------------------- the app

@@ -1,0 +1,128 @@
+"""`kvplan capacity --vary`: several deployments compared in one run (one capacity search each, planned as
+`kvplan sweep --vary` plans them), with replicas and GPUs for a target rate and, given --gpu-hour-usd, the cost; and
+the same on /api/simulate."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli_runner import refused, run_cli
+
+QWEN8 = "Qwen/Qwen3-8B"
+# a small sample: each row runs a bisection of simulations
+BASE = ["--max-model-len", "8192", "-w", "azure-conv", "-n", "200", "--slo", "ttft=2s,tpot=80ms"]
+PRICES = {"L4": 0.8, "H100": 2.5}
+
+
+def _single(monkeypatch, capsys, gpu: str, *extra: str) -> dict:
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", QWEN8, "--gpu", gpu, *BASE, *extra, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_vary_rows_are_the_single_runs_priced_and_sorted(monkeypatch, capsys):
+    """Each row holds what `kvplan capacity --gpu X` answers alone (rate per replica, replicas for the target), its
+    GPUs the replicas times the GPUs of one, its cost the GPUs times the price, per million requests at the target;
+    the rows come cheapest first, the first marked best."""
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", QWEN8, *BASE, "--target-rate", "20",
+                             "--vary", "gpu=L4,H100", "--gpu-hour-usd", "L4=0.8,H100=2.5", "--json")
+    assert code == 0, err
+    assert "[1/2]" not in err  # --json is quiet
+    d = json.loads(out)
+    assert d["varied"] == ["gpu"] and d["target_rate_per_s"] == 20
+    rows = {r["gpu"]: r for r in d["rows"]}
+    assert set(rows) == {"L4", "H100"}
+    for gpu, r in rows.items():
+        alone = _single(monkeypatch, capsys, gpu, "--target-rate", "20")
+        assert r["rate_per_replica"] == pytest.approx(alone["max_rate_per_s"], rel=1e-12), gpu
+        assert r["replicas"] == alone["replicas_needed"], gpu
+        assert r["gpus_per_replica"] == 1 and r["gpus"] == r["replicas"]
+        assert r["usd_per_hour"] == pytest.approx(PRICES[gpu] * r["gpus"])
+        assert r["usd_per_million_requests"] == pytest.approx(r["usd_per_hour"] / (20 * 3600) * 1e6)
+    costs = [r["usd_per_million_requests"] for r in d["rows"]]
+    assert costs == sorted(costs)
+    assert d["rows"][0].get("best") is True and not d["rows"][1].get("best")
+    # the L4 serves fewer requests per second than the H100, so it takes more replicas for the same target
+    assert rows["L4"]["rate_per_replica"] < rows["H100"]["rate_per_replica"]
+    assert rows["L4"]["replicas"] > rows["H100"]["replicas"]
+
+
+def test_rows_that_do_not_start_say_why_and_progress_is_shown(monkeypatch, capsys):
+    """Qwen3-32B's 61 GiB of weights fit no single L4: those rows answer 'weights too big' (vLLM's error in full
+    below the table), sort last, and each row's progress line is on stderr."""
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", "Qwen/Qwen3-32B", *BASE, "--vary", "gpu=L4,H100",
+                             "--vary", "tensor_parallel_size=1,2", "--json")
+    assert code == 0, err
+    rows = json.loads(out)["rows"]
+    assert len(rows) == 4
+    by = {(r["gpu"], r["tensor_parallel_size"]): r for r in rows}
+    for tp in (1, 2):
+        r = by[("L4", tp)]
+        assert r["cell"] == "weights too big" and "CUDA out of memory" in r["reason"]
+        assert r["rate_per_replica"] is None
+    h100 = [r for r in rows if r["gpu"] == "H100" and r["rate_per_replica"]]
+    assert h100 and rows[: len(h100)] == h100  # answered rows first: most req/s per GPU without prices or a target
+    per_gpu = [r["rate_per_replica"] / r["gpus_per_replica"] for r in h100]
+    assert per_gpu == sorted(per_gpu, reverse=True)
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", "Qwen/Qwen3-32B", *BASE, "--vary", "gpu=L4,H100",
+                             "--vary", "tensor_parallel_size=1,2")
+    assert code == 0, err
+    text = " ".join(out.split())
+    assert "weights too big" in text and "most req/s per GPU" in text
+    assert "gpu=L4, tensor_parallel_size=1: weights too big: CUDA out of memory" in text
+    progress = [line for line in err.splitlines() if line.startswith("[")]
+    assert [line.split("]")[0] for line in progress] == ["[1/4", "[2/4", "[3/4", "[4/4"]
+
+
+def test_one_deployment_is_priced_too(monkeypatch, capsys):
+    """Without --vary, --gpu-hour-usd prices the one deployment as a row would be priced."""
+    alone = _single(monkeypatch, capsys, "H100", "--target-rate", "20", "--gpu-hour-usd", "2.5")
+    n = alone["replicas_needed"]
+    assert alone["cost"]["usd_per_hour"] == pytest.approx(2.5 * n)
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", QWEN8, "--gpu", "H100", *BASE, "--gpu-hour-usd", "2.5")
+    assert code == 0, err
+    assert "USD per million requests at" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("args,field", [
+    (["--vary", "gpu=L4,H100", "--gpu-hour-usd", "L4=0.8"], "--gpu-hour-usd"),  # no price for the H100
+    (["--vary", "gpu=L4", "--gpu-hour-usd", "cheap"], "--gpu-hour-usd"),
+    (["--vary", "gpu=L4", "--gpu-hour-usd", "L4=-1"], "--gpu-hour-usd"),
+    (["--vary", "gpu=L4", "--gpu-hour-usd", "NoSuchCard=1"], "--gpu-hour-usd"),
+    (["--vary", "gpu=L4", "--gpu-hour-usd", "L4=1,NVIDIA L4=2"], "--gpu-hour-usd"),
+    (["--gpu", "H100", "--gpu-hour-usd", "L4=1"], "--gpu-hour-usd"),
+    (["--vary", "gpu=L4,H100", "--gpu", "auto"], "--gpu"),
+    (["--vary", "gpu=L4,H100", "--num-gpu-blocks", "500"], "--num-gpu-blocks"),
+    (["--vary", "tensor_parallel_size=1,2", "--tensor-parallel-size", "2"], "--vary"),
+    (["--vary", "gpu=L4,H100", "--target-rate", "1e-6"], "--target-rate"),  # its arrivals span past what is simulated
+])
+def test_bad_comparisons_are_refused_by_flag(monkeypatch, capsys, args, field):
+    refused(monkeypatch, capsys, field, "capacity", QWEN8, *BASE, *args)
+
+
+def test_page_compares_as_the_cli(monkeypatch, capsys):
+    """/api/simulate with capacity and vary answers the CLI's rows, and says the form's GPU was replaced."""
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    from fastapi.testclient import TestClient
+
+    from kvplan.web.app import create_app
+
+    body = {"model": QWEN8, "gpu": "H100", "max_model_len": 8192, "workload": "azure-conv", "max_requests": 200,
+            "slo": "ttft=2s,tpot=80ms", "capacity": True, "target_rate_per_s": 20, "vary": ["gpu=L4,H100"],
+            "gpu_hour_usd": "L4=0.8,H100=2.5"}
+    client = TestClient(create_app())
+    page = client.post("/api/simulate", json=body)
+    assert page.status_code == 200, page.text
+    web = page.json()
+    assert web["replaced"][0]["field"] == "gpu"
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", QWEN8, *BASE, "--target-rate", "20",
+                             "--vary", "gpu=L4,H100", "--gpu-hour-usd", "L4=0.8,H100=2.5", "--json")
+    assert code == 0, err
+    assert web["capacity_rows"]["rows"] == json.loads(out)["rows"]
+    bad = client.post("/api/simulate", json={**body, "gpu_hour_usd": "L4=0.8"})
+    assert bad.status_code == 400 and bad.json()["field"] == "gpu_hour_usd"
+    bad = client.post("/api/simulate", json={**body, "capacity": False})
+    assert bad.status_code == 400 and bad.json()["field"] in ("target_rate_per_s", "vary")
