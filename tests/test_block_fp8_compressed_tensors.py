@@ -141,3 +141,22 @@ def test_diagnose_names_compressed_tensors_blocks():
     assert top is not None and top.fatal and "block_structure" in top.cause
     top = diagnose(["NotImplementedError: No compressed-tensors compatible scheme was found."]).top
     assert top is not None and top.fatal and "0.11.0" in top.cause
+
+
+def test_an_ignore_list_naming_part_of_a_fused_layer_is_refused_and_diagnosed():
+    # compressed-tensors' should_ignore_layer (0.10.2-0.33.0) refuses a fused layer whose shards take different
+    # schemes: an ignore list that keeps gate_proj in bfloat16 but not up_proj stops the start (kvplan said "fits")
+    model = _ct_block("Qwen/Qwen3-32B", ["lm_head", r"re:.*mlp\.gate_proj$"])
+    e = _refusal(model, 1)
+    assert e.field == "model" and "model.layers.0.mlp.gate_up_proj" in str(e) and "gate_proj, up_proj" in e.fix
+    assert _fits(_ct_block("Qwen/Qwen3-32B", ["lm_head", r"re:.*mlp\.(gate|up)_proj$"]), 1)
+    from kvplan.diagnose import diagnose
+
+    for line in ("ValueError: Found a different quantization schemes for ['q_proj', 'k_proj', 'v_proj'] in "
+                 "model.layers.0.self_attn.qkv_proj. vLLM requires all to use the same scheme.",
+                 "ValueError: Found different quantization schemes for the shards of model.layers.0.mlp.gate_up_proj. "
+                 "vLLM requires all to use the same scheme.",
+                 "ValueError: Detected some but not all shards of model.layers.0.self_attn.qkv_proj are quantized. All "
+                 "shards of fused layers to have the same precision."):
+        top = diagnose([line]).top
+        assert top is not None and top.fatal and top.layer == "model_weights" and "ignore list" in top.fix, line

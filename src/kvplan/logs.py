@@ -1208,6 +1208,19 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The checkpoint is block-quantized (FP8 blocks: weight_block_size in its config, or a compressed-tensors config group with strategy 'block' and a block_structure) and tensor parallelism splits a layer into per-GPU slices of {size}, which is not a whole number of quantization blocks; this vLLM does not pad such slices.",
          fix="Lower --tensor-parallel-size so each GPU holds whole quantization blocks (--pipeline-parallel-size keeps the GPU count: it splits the layers, not their weights); for the experts' message ('gate's and up's', 'down's'), --enable-expert-parallel keeps each expert whole, which does not help a dense layer's 'Weight ...' message; or use a vLLM release that pads partial blocks, or a checkpoint quantized without blocks.",
          source="vllm/model_executor/layers/quantization/fp8.py validate_fp8_block_shape, fused-MoE block check; compressed_tensors/schemes/compressed_tensors_w8a8_fp8.py and its MoE method (the same messages, 0.11.0-0.33.0); vLLM PRs #39046 and #52915 (padding)"),
+    # a compressed-tensors ignore list that names some shards of a fused layer (q_proj but not k_proj, v_proj of
+    # qkv_proj): compressed_tensors/utils.py should_ignore_layer, "Found a different quantization schemes for [shards]
+    # in <layer>. vLLM requires all to use the same scheme." (0.10.2-0.29.0), "Found different quantization schemes
+    # for the shards of <layer>." (0.33.0); Fp8Config's is_layer_skipped words it "Detected some but not all shards of
+    # <layer> are quantized." (quantization/utils/quant_utils.py, 0.33.0)
+    _sig("fused_shards_mixed_schemes", "quantization schemes for|not all shards of",
+         r"Found (?:a )?different quantization schemes for (?:the shards of )?(?P<layer>\S+?)\.? vLLM requires all to use the same scheme"
+         r"|Found (?:a )?different quantization schemes for .*? in (?P<layer2>\S+?)\. vLLM requires"
+         r"|Detected some but not all shards of (?P<layer3>\S+) are quantized", ERROR,
+         symptom="invalid_engine_flags", layer="model_weights", weight=0.85, fatal=True,
+         cause="The checkpoint's quantization config keeps some shards of a layer vLLM fuses (q_proj, k_proj, v_proj into qkv_proj; gate_proj, up_proj into gate_up_proj) unquantized and quantizes the others; vLLM loads the fused layer with one scheme.",
+         fix="Make the checkpoint's ignore list (compressed-tensors) or modules_to_not_convert name all shards of the fused layer or none, and requantize if the weights differ.",
+         source="vllm/model_executor/layers/quantization/compressed_tensors/utils.py should_ignore_layer (0.10.2-0.33.0); quantization/utils/quant_utils.py is_layer_skipped (0.33.0)"),
     _sig("marlin_moe_unsupported", "marlin moe method", r"(?P<what>[A-Z][\w ]*?) (?:is )?not supported for (?:fused )?Marlin MoE method", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.8, fatal=True,
          cause="The checkpoint's MoE layers run on vLLM's Marlin MoE kernel (AWQ/GPTQ/W4A16 weights), which in this release does not support what the start asks for: {what}.",

@@ -9,6 +9,7 @@ first in _plan; imports kvplan.plan.args, multimodal, cudagraphs and terms (the 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 
@@ -204,16 +205,22 @@ _FUSED_SHARDS = {"qkv_proj": ("q_proj", "k_proj", "v_proj"), "gate_up_proj": ("g
 _CT_PREFIXES = ("model.layers", "model.language_model.layers", "language_model.model.layers")
 
 
-def _ct_pattern_matches(name: str, pattern: str) -> bool:
-    """compressed-tensors' own matching (quantization/utils/config_utils.py is_equal_or_regex_match, 0.33.0;
+@functools.lru_cache(maxsize=32)
+def _ct_index(patterns: tuple[str, ...]) -> tuple[frozenset, tuple]:
+    """An ignore list or targets read once: (the exact names, the compiled "re:" patterns; a broken one names nothing).
+    compressed-tensors' own matching (quantization/utils/config_utils.py is_equal_or_regex_match, 0.33.0;
     compressed_tensors/utils.py before): a "re:" entry is re.match'ed against the whole module name, any other entry
     must equal it."""
-    if pattern.startswith("re:"):
-        try:
-            return re.match(pattern[3:], name) is not None
-        except re.error:
-            return False
-    return pattern == name
+    exact, regexes = set(), []
+    for p in patterns:
+        if p.startswith("re:"):
+            try:
+                regexes.append(re.compile(p[3:]))
+            except re.error:
+                continue
+        else:
+            exact.add(p)
+    return frozenset(exact), tuple(regexes)
 
 
 def _ct_names_module(patterns: tuple[str, ...], layer: int, module: str, class_name: str = "") -> bool:
@@ -223,12 +230,39 @@ def _ct_names_module(patterns: tuple[str, ...], layer: int, module: str, class_n
     the module's class, which matches by containment ("Linear" names every Linear layer)."""
     head, _, last = module.rpartition(".")
     shards = [f"{head}.{p}" if head else p for p in _FUSED_SHARDS.get(last, ())]
+    exact, regexes = _ct_index(patterns)
+
+    def named(name: str) -> bool:
+        return name in exact or any(r.match(name) for r in regexes)
+
     for prefix in _CT_PREFIXES:
-        if any(_ct_pattern_matches(f"{prefix}.{layer}.{module}", p) for p in patterns):
+        if named(f"{prefix}.{layer}.{module}"):
             return True
-        if shards and all(any(_ct_pattern_matches(f"{prefix}.{layer}.{s}", p) for p in patterns) for s in shards):
+        if shards and all(named(f"{prefix}.{layer}.{s}") for s in shards):
             return True
     return bool(class_name) and any(not p.startswith("re:") and p.lower() in class_name.lower() for p in patterns)
+
+
+def _ct_mixed_shards(model: ModelSpec, quant: QuantSpec | None) -> str | None:
+    """The first fused layer (qkv_proj, gate_up_proj, in_proj_qkvz, in_proj_ba) whose shards a compressed-tensors ignore
+    list names only in part, as vLLM would name it, else None: should_ignore_layer raises "Found a different
+    quantization schemes for [shards] in <layer>. vLLM requires all to use the same scheme." (compressed_tensors/
+    utils.py, 0.10.2-0.29.0; "Found different quantization schemes for the shards of <layer>." in 0.33.0)."""
+    if quant is None or quant.method != "compressed-tensors" or not quant.skip:
+        return None
+    ignore = tuple(map(str, quant.skip))
+    for path, _kind, _parts, _full, i in _dense_block_slices(model, 1):
+        head, _, last = path.rpartition(".")
+        shards = _FUSED_SHARDS.get(last)
+        if not shards or _ct_names_module(ignore, i, path):
+            continue
+        exact, regexes = _ct_index(ignore)
+        for prefix in _CT_PREFIXES:
+            named = [f"{prefix}.{i}.{head}.{s}" in exact or any(r.match(f"{prefix}.{i}.{head}.{s}") for r in regexes)
+                     for s in shards]
+            if any(named) and not all(named):
+                return f"{prefix}.{i}.{path}"
+    return None
 
 
 def _ct_quantized(quant: QuantSpec, layer: int, module: str, class_name: str = "Linear",
@@ -251,25 +285,42 @@ def _ct_experts_quantized(model: ModelSpec, quant: QuantSpec) -> bool:
                for i in sorted(moe_layers(model)) for m in ("down_proj",))
 
 
+@functools.lru_cache(maxsize=32)
+def _skip_index(skip: tuple) -> tuple[frozenset, frozenset, tuple]:
+    """A skip list read once (a checkpoint may name every projection of every layer: thousands of entries, asked once
+    per layer and module): (every dotted suffix of the entries that carry a layer index, the entries without one, the
+    compiled "re:" patterns)."""
+    suffixes, names, patterns = set(), set(), []
+    for entry in map(str, skip):
+        if entry.startswith("re:"):
+            try:
+                patterns.append(re.compile(entry[3:]))
+            except re.error:
+                continue
+        elif re.search(r"layers\.\d+", entry):
+            parts = entry.split(".")
+            suffixes.update(".".join(parts[k:]) for k in range(len(parts)))
+        else:
+            names.add(entry)
+    return frozenset(suffixes), frozenset(names), tuple(patterns)
+
+
 def _skipped_module(skip: tuple[str, ...], layer: int, path: str) -> bool:
     """Whether a checkpoint's skip list (modules_to_not_convert / ignored_layers) keeps decoder layer `layer`'s module
     `path` ("mlp.down_proj") unquantized: an entry naming it with that layer's index, a regular expression ("re:...")
     matching it, or an entry without a layer index whose dotted parts close the module's name ("down_proj",
     "mlp.shared_expert")."""
+    try:
+        suffixes, names, patterns = _skip_index(tuple(skip))
+    except TypeError:  # an entry that cannot be hashed
+        suffixes, names, patterns = _skip_index.__wrapped__(tuple(map(str, skip)))
     tail = f"layers.{layer}.{path}"
-    for entry in skip:
-        entry = str(entry)
-        if entry.startswith("re:"):
-            try:
-                if re.search(entry[3:], f"model.{tail}"):
-                    return True
-            except re.error:
-                continue
-        elif entry == tail or entry.endswith("." + tail):
-            return True
-        elif not re.search(r"layers\.\d+", entry) and f".{entry}." in f".{tail}.":
-            return True
-    return False
+    if tail in suffixes:
+        return True
+    parts = tail.split(".")
+    if any(".".join(parts[a:b]) in names for a in range(len(parts)) for b in range(a + 1, len(parts) + 1)):
+        return True
+    return any(p.search(f"model.{tail}") for p in patterns)
 
 
 def _dense_block_slices(model: ModelSpec, tp: int) -> list[tuple[str, str, list[int], int, int]]:
@@ -501,6 +552,14 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                          f"{list(quant.weight_block)}), and vLLM {rules.version} has no scheme for the block strategy: "
                          "it refuses with \"No compressed-tensors compatible scheme was found.\"",
                          f"vLLM {since} or newer (CompressedTensorsW8A8Fp8 reads block FP8 from there)")
+    mixed = _ct_mixed_shards(model, quant)
+    if mixed:
+        head, _, last = mixed.rpartition(".")
+        raise InputError("model", f"{model.id}'s compressed-tensors ignore list names some but not all of "
+                         f"{', '.join(_FUSED_SHARDS[last])} in {head}, which vLLM loads as one layer ({mixed}): it refuses "
+                         "(\"Found different quantization schemes for the shards of ... vLLM requires all to use the same "
+                         "scheme.\")", f"list every one of {', '.join(_FUSED_SHARDS[last])} in the ignore list, "
+                         "or none (the checkpoint's weights must then match)")
     why_not = _block_fp8_refusal(model, quant, tp, dp, pp, bool(args.enable_expert_parallel), rules, gpu.cc)
     if why_not:
         raise InputError("--tensor-parallel-size", *why_not)
