@@ -519,7 +519,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # compressed-tensors package version: a hint.
     _sig("compressed_tensors_no_scheme", "no compressed-tensors compatible scheme", r"No compressed-tensors compatible scheme was found", ERROR,
          symptom="quant_unsupported_on_gpu", layer="vllm_version_flags", weight=0.5, fatal=True,
-         cause="No compressed-tensors scheme of this vLLM accepts the checkpoint's quantization on this GPU: the scheme needs a newer GPU (NVFP4 W4A4 asks for compute capability 10.0 where no fallback exists), the release predates the scheme, or the compressed-tensors package is too old for the checkpoint.",
+         cause="No compressed-tensors scheme of this vLLM accepts the checkpoint's quantization on this GPU: the scheme needs a newer GPU (NVFP4 W4A4 asks for compute capability 10.0 where no fallback exists), the release predates the scheme (block FP8, a weights strategy 'block' with a block_structure, is read from vLLM 0.11.0), or the compressed-tensors package is too old for the checkpoint.",
          fix="Check the checkpoint's quantization_config against the release's supported schemes and the GPU's compute capability; use a newer release (fallback kernels), a GPU that has the scheme, or another quantization of the model.",
          source="vllm/model_executor/layers/quantization/compressed_tensors/compressed_tensors.py _get_scheme_from_parts (0.7.2, 0.8.5.post1, 0.10.0, 0.20.0)"),
     # the interpreter that ran the server has no vllm package: `python -m vllm.entrypoints.openai.api_server` prints
@@ -1200,12 +1200,27 @@ SIGNATURES: tuple[Signature, ...] = (
          source="vllm/model_executor/layers/quantization/utils/marlin_utils.py verify_marlin_supports_shape; https://github.com/vllm-project/vllm/issues/9913"),
     # vLLM's dense block-FP8 check words its column-parallel refusal "Weight output_partition_size = N" and its
     # row-parallel one "Weight input_size_per_partition = N" (quantization/fp8.py Fp8LinearMethod.create_weights,
-    # 0.6.6.post1-0.10.2; utils/fp8_utils.py validate_fp8_block_shape, 0.11.0-0.33.0)
+    # 0.6.6.post1-0.10.2; utils/fp8_utils.py validate_fp8_block_shape, 0.11.0-0.33.0); compressed-tensors block FP8
+    # raises the same four messages (CompressedTensorsW8A8Fp8 / W8A16Fp8 and CompressedTensorsW8A8Fp8MoEMethod
+    # create_weights, 0.11.0-0.33.0)
     _sig("quant_block_shape", "is not divisible by", r"(?:Weight (?:(?P<dim>input|output)_size_per_partition|output_partition_size)|The (?P<what>output_size of gate's and up's weight|input_size of down's weight)) = (?P<size>\d+) is not divisible by(?:\s+weight quantization block_(?P<kn>[kn]) = (?P<block>\d+))?\s*\.?$", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.8, fatal=True,
-         cause="The checkpoint is block-quantized (FP8 blocks, weight_block_size in its config) and tensor parallelism splits a layer into per-GPU slices of {size}, which is not a whole number of quantization blocks; this vLLM does not pad such slices.",
+         cause="The checkpoint is block-quantized (FP8 blocks: weight_block_size in its config, or a compressed-tensors config group with strategy 'block' and a block_structure) and tensor parallelism splits a layer into per-GPU slices of {size}, which is not a whole number of quantization blocks; this vLLM does not pad such slices.",
          fix="Lower --tensor-parallel-size so each GPU holds whole quantization blocks (--pipeline-parallel-size keeps the GPU count: it splits the layers, not their weights); for the experts' message ('gate's and up's', 'down's'), --enable-expert-parallel keeps each expert whole, which does not help a dense layer's 'Weight ...' message; or use a vLLM release that pads partial blocks, or a checkpoint quantized without blocks.",
-         source="vllm/model_executor/layers/quantization/fp8.py validate_fp8_block_shape, fused-MoE block check; vLLM PRs #39046 and #52915 (padding)"),
+         source="vllm/model_executor/layers/quantization/fp8.py validate_fp8_block_shape, fused-MoE block check; compressed_tensors/schemes/compressed_tensors_w8a8_fp8.py and its MoE method (the same messages, 0.11.0-0.33.0); vLLM PRs #39046 and #52915 (padding)"),
+    # a compressed-tensors ignore list that names some shards of a fused layer (q_proj but not k_proj, v_proj of
+    # qkv_proj): compressed_tensors/utils.py should_ignore_layer, "Found a different quantization schemes for [shards]
+    # in <layer>. vLLM requires all to use the same scheme." (0.10.2-0.29.0), "Found different quantization schemes
+    # for the shards of <layer>." (0.33.0); Fp8Config's is_layer_skipped words it "Detected some but not all shards of
+    # <layer> are quantized." (quantization/utils/quant_utils.py, 0.33.0)
+    _sig("fused_shards_mixed_schemes", "quantization schemes for|not all shards of",
+         r"Found (?:a )?different quantization schemes for (?:the shards of )?(?P<layer>\S+?)\.? vLLM requires all to use the same scheme"
+         r"|Found (?:a )?different quantization schemes for .*? in (?P<layer2>\S+?)\. vLLM requires"
+         r"|Detected some but not all shards of (?P<layer3>\S+) are quantized", ERROR,
+         symptom="invalid_engine_flags", layer="model_weights", weight=0.85, fatal=True,
+         cause="The checkpoint's quantization config keeps some shards of a layer vLLM fuses (q_proj, k_proj, v_proj into qkv_proj; gate_proj, up_proj into gate_up_proj) unquantized and quantizes the others; vLLM loads the fused layer with one scheme.",
+         fix="Make the checkpoint's ignore list (compressed-tensors) or modules_to_not_convert name all shards of the fused layer or none, and requantize if the weights differ.",
+         source="vllm/model_executor/layers/quantization/compressed_tensors/utils.py should_ignore_layer (0.10.2-0.33.0); quantization/utils/quant_utils.py is_layer_skipped (0.33.0)"),
     _sig("marlin_moe_unsupported", "marlin moe method", r"(?P<what>[A-Z][\w ]*?) (?:is )?not supported for (?:fused )?Marlin MoE method", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.8, fatal=True,
          cause="The checkpoint's MoE layers run on vLLM's Marlin MoE kernel (AWQ/GPTQ/W4A16 weights), which in this release does not support what the start asks for: {what}.",

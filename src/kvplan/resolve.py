@@ -821,6 +821,9 @@ class QuantSpec:
     hf_quant_config_only: bool = False
     # block-wise FP8 (quantization_config weight_block_size): one float32 weight_scale_inv per block of the weight
     weight_block: tuple[int, int] | None = None
+    # compressed-tensors: the targets of the config group that holds the weights (Linear class names, layer names,
+    # "re:" patterns), which vLLM's find_matched_target matches a layer against (plan.defaults._ct_quantized)
+    targets: tuple[str, ...] = ()
     # bitsandbytes 4-bit with double quantization: each 64-value block's absmax is itself quantized to 8 bits, with a
     # float32 absmax per 256 blocks (bnb_4bit_use_double_quant in a checkpoint's quantization_config; vLLM's own
     # in-flight quantization always asks for it). What the loader keeps of it depends on the release
@@ -2185,10 +2188,11 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         return QuantSpec("modelopt", 4, 16, "nvfp4 (modelopt)", skip, kv_cache_fp8=kv)
     if method == "compressed-tensors":
         groups = qc.get("config_groups") or {}
-        w = {}
+        w, targets = {}, ()
         for grp in groups.values():
             if isinstance(grp, dict) and isinstance(grp.get("weights"), dict):
                 w = grp["weights"]
+                targets = tuple(str(t) for t in (grp.get("targets") or ()) if isinstance(t, str))
                 break
         bits = int(w.get("num_bits") or 8)
         kind = str(w.get("type") or "int")
@@ -2204,8 +2208,16 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
             return QuantSpec("compressed-tensors", 4, 32, "mxfp4 w4a4 (compressed-tensors)", skip, kv_cache_fp8=kv)
         if kind == "float" and bits == 4:
             return QuantSpec("compressed-tensors", 4, int(g or 16), "nvfp4 (compressed-tensors)", skip, kv_cache_fp8=kv)
+        block = w.get("block_structure")
+        if kind == "float" and str(w.get("strategy") or "").lower() == "block" and isinstance(block, list) and len(block) == 2:
+            # block FP8 (llm-compressor's FP8_BLOCK: poolside's Laguna FP8, RedHatAI's -FP8-block checkpoints):
+            # CompressedTensorsW8A8Fp8 keeps a float32 weight_scale per [n, k] block (create_fp8_scale_parameter with
+            # BlockQuantScaleParameter, 0.11.0-0.33.0) and checks TP slices against the block (versions.py ct_fp8_block)
+            return QuantSpec("compressed-tensors", 8, None, f"fp8 block {int(block[0])}x{int(block[1])} (compressed-tensors)",
+                             skip, kv_cache_fp8=kv, weight_block=(int(block[0]), int(block[1])), targets=targets)
         if kind == "float":
-            return QuantSpec("compressed-tensors", 8, None, "fp8 (compressed-tensors)", skip, kv_cache_fp8=kv)
+            return QuantSpec("compressed-tensors", 8, None, "fp8 (compressed-tensors)", skip, kv_cache_fp8=kv,
+                             targets=targets)
         # QuantizationArgs.symmetric defaults to True in compressed-tensors; only asymmetric weights store zero points
         return QuantSpec("compressed-tensors", bits, int(g) if g else None, f"int{bits} (compressed-tensors)", skip, kv_cache_fp8=kv,
                          zero_points=not bool(w.get("symmetric", True)))

@@ -284,6 +284,21 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # linear.py) sets allow_fp8_block_shape_mismatch on a merged layer (gate_up_proj, qkv_proj) whose slices are not
     # whole blocks, and the check skips it; single-output column layers and row-parallel layers are still checked.
     "fp8_block_merged_unchecked": [((0, 0, 0), False), ((0, 14, 0), True)],
+    # compressed-tensors block FP8 (a config group whose weights are "type": "float", 8 bits, "strategy": "block",
+    # "block_structure" [n, k]): 0.10.2's CompressedTensorsConfig._is_fp8_w8a8 / _is_fp8_w8a16 accept only the tensor
+    # and channel strategies, so _get_scheme_from_parts raises "No compressed-tensors compatible scheme was found.";
+    # from 0.11.0 (read in 0.11.0, 0.12.0, 0.13.0, 0.14.1, 0.15.1, 0.16.0, 0.17.1, 0.20.0, 0.24.0, 0.29.0, 0.33.0)
+    # CompressedTensorsW8A8Fp8.create_weights calls validate_fp8_block_shape (the same two messages as Fp8Config) and
+    # CompressedTensorsW8A8Fp8MoEMethod.create_weights the experts' block check (inline until 0.29, fp8_utils
+    # validate_fp8_block_shape_moe in 0.33; the same two messages). The merged-layer exemption of
+    # fp8_block_merged_unchecked never applies: ColumnParallelLinear._maybe_allow_fp8_block_shape_mismatch reads
+    # quant_config.weight_block_size, which CompressedTensorsConfig does not have (0.14.1-0.33.0), so gate_up_proj and
+    # qkv_proj are checked in every release
+    "ct_fp8_block": [((0, 0, 0), False), ((0, 11, 0), True)],
+    # Below compute capability 8.9 (CompressedTensorsW8A8Fp8.get_min_capability 89) the dense layers fall back to
+    # CompressedTensorsW8A16Fp8 (Marlin), whose create_weights calls validate_fp8_block_shape from 0.16.0 (absent in
+    # 0.14.1 and 0.15.1, present in 0.16.0, 0.17.1, 0.20.0, 0.29.0, 0.33.0); the MoE method checks on every GPU
+    "ct_fp8_block_w8a16_checked": [((0, 0, 0), False), ((0, 16, 0), True)],
     # The quantized fused-MoE paths whose experts take their buffers from the same WorkspaceManager in the profile's
     # forward (plan.quantized_moe_experts names the path a checkpoint and GPU get). "mxfp4_marlin": gpt-oss's MXFP4
     # experts on Marlin (compute capability below 9.0 or 11+, Hopper before 0.12, VLLM_MXFP4_USE_MARLIN=1) run as a
@@ -1099,6 +1114,8 @@ class VersionRules:
     fused_moe_chunk_tokens: int
     moe_workspace_persistent: bool
     fp8_block_merged_unchecked: bool
+    ct_fp8_block: bool
+    ct_fp8_block_w8a16_checked: bool
     moe_quant_workspace: tuple[str, ...]
     deep_gemm_sm12x: bool
     nvfp4_gelu_vllm_cutlass: bool

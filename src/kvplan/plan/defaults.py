@@ -9,6 +9,7 @@ first in _plan; imports kvplan.plan.args, multimodal, cudagraphs and terms (the 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 
@@ -148,16 +149,20 @@ def _tp_refusal(heads: int, kv_heads: int, tp: int) -> str | None:
 
 
 def _block_fp8_moe_refusal(model: ModelSpec, quant: QuantSpec | None, tp: int, dp: int,
-                           expert_parallel: bool) -> tuple[str, str] | None:
+                           expert_parallel: bool, rules: VersionRules | None = None) -> tuple[str, str] | None:
     """(vLLM's refusal, the fix) where a block-FP8 checkpoint's experts, split over the ranks, are not whole quantization
     blocks, else None. vLLM's Fp8MoEMethod.create_weights (vllm/model_executor/layers/quantization/fp8.py, from the
     block-FP8 MoE support of 0.7 through the newest release kvplan knows) raises "The output_size of gate's and up's
     weight = N is not divisible by weight quantization block_n = B" when the per-rank intermediate size N is not a
     multiple of block_n (and, with more than one rank, of block_k). Without expert parallelism the experts are split
     over TP x DP ranks (FusedMoEParallelConfig, flatten_tp_across_dp); with it each rank holds whole experts. The
-    padding proposed in vLLM PRs #39046 and #48173 was closed unmerged, #52915 (open) pads dense layers only."""
-    if (quant is None or quant.method != "fp8" or not quant.weight_block or not model.is_moe
-            or not model.moe_intermediate_size or expert_parallel):
+    padding proposed in vLLM PRs #39046 and #48173 was closed unmerged, #52915 (open) pads dense layers only.
+    compressed-tensors block FP8 (CompressedTensorsW8A8Fp8MoEMethod.create_weights, the same check and message from
+    0.11.0: rules row ct_fp8_block) is checked where its experts are quantized (_ct_experts_quantized)."""
+    if (quant is None or not quant.weight_block or not model.is_moe or not model.moe_intermediate_size
+            or expert_parallel or not _block_fp8_checked(quant, rules, None, dense=False)):
+        return None
+    if quant.method == "compressed-tensors" and not _ct_experts_quantized(model, quant):
         return None
     block_n, block_k = quant.weight_block
     moe_tp = tp * max(1, dp)
@@ -171,11 +176,133 @@ def _block_fp8_moe_refusal(model: ModelSpec, quant: QuantSpec | None, tp: int, d
     ok = [t for t in accepted_tp_sizes(model) if whole(model.moe_intermediate_size / (t * max(1, dp)), t * max(1, dp))]
     over = f"TP {tp} x DP {dp}" if dp > 1 else f"TP {tp}"
     return (f"the experts' intermediate size {model.moe_intermediate_size} split over {over} is {part:g} per rank, not a "
-            f"multiple of the checkpoint's FP8 block {block_n} (weight_block_size {list(quant.weight_block)}): vLLM "
+            f"multiple of the checkpoint's FP8 block {block_n} ({_block_field(quant)}): vLLM "
             f"refuses with \"The output_size of gate's and up's weight = {part:g} is not divisible by weight quantization "
             f"block_n = {block_n}\"",
             "add --enable-expert-parallel (each rank then holds whole experts)"
             + (f", or a --tensor-parallel-size of {', '.join(map(str, ok))}" if ok else ""))
+
+
+def _block_fp8_checked(quant: QuantSpec | None, rules: VersionRules | None, cc: tuple[int, int] | None,
+                       dense: bool) -> bool:
+    """Whether this release checks a block-FP8 checkpoint's TP slices: Fp8Config (quant_method fp8) in every release
+    kvplan knows; compressed-tensors block FP8 from 0.11.0 (rules row ct_fp8_block), its dense layers below compute
+    capability 8.9 (the CompressedTensorsW8A16Fp8 fallback) from 0.16.0 (rules row ct_fp8_block_w8a16_checked)."""
+    if quant is None or not quant.weight_block:
+        return False
+    if quant.method == "fp8":
+        return True
+    if quant.method != "compressed-tensors" or (rules is not None and not rules.ct_fp8_block):
+        return False
+    return not dense or cc is None or cc >= (8, 9) or rules is None or rules.ct_fp8_block_w8a16_checked
+
+
+# vLLM's packed_modules_mapping for the fused layers kvplan checks: the fused module -> the checkpoint's shards
+_FUSED_SHARDS = {"qkv_proj": ("q_proj", "k_proj", "v_proj"), "gate_up_proj": ("gate_proj", "up_proj"),
+                 "in_proj_qkvz": ("in_proj_qkv", "in_proj_z"), "in_proj_ba": ("in_proj_b", "in_proj_a")}
+# where a decoder layer's modules sit in the names vLLM matches a compressed-tensors ignore list against (a text model's
+# model.layers, a multimodal one's language model)
+_CT_PREFIXES = ("model.layers", "model.language_model.layers", "language_model.model.layers")
+
+
+@functools.lru_cache(maxsize=32)
+def _ct_index(patterns: tuple[str, ...]) -> tuple[frozenset, tuple]:
+    """An ignore list or targets read once: (the exact names, the compiled "re:" patterns; a broken one names nothing).
+    compressed-tensors' own matching (quantization/utils/config_utils.py is_equal_or_regex_match, 0.33.0;
+    compressed_tensors/utils.py before): a "re:" entry is re.match'ed against the whole module name, any other entry
+    must equal it."""
+    exact, regexes = set(), []
+    for p in patterns:
+        if p.startswith("re:"):
+            try:
+                regexes.append(re.compile(p[3:]))
+            except re.error:
+                continue
+        else:
+            exact.add(p)
+    return frozenset(exact), tuple(regexes)
+
+
+def _ct_names_module(patterns: tuple[str, ...], layer: int, module: str, class_name: str = "") -> bool:
+    """Whether `patterns` (an ignore list, or a config group's targets with `class_name` given) name decoder layer
+    `layer`'s `module` as vLLM reads them (compressed_tensors/utils.py should_ignore_layer / find_matched_target): the
+    module's own name, or every shard of a fused module (qkv_proj: q_proj, k_proj and v_proj); a target may also name
+    the module's class, which matches by containment ("Linear" names every Linear layer)."""
+    head, _, last = module.rpartition(".")
+    shards = [f"{head}.{p}" if head else p for p in _FUSED_SHARDS.get(last, ())]
+    exact, regexes = _ct_index(patterns)
+
+    def named(name: str) -> bool:
+        return name in exact or any(r.match(name) for r in regexes)
+
+    for prefix in _CT_PREFIXES:
+        if named(f"{prefix}.{layer}.{module}"):
+            return True
+        if shards and all(named(f"{prefix}.{layer}.{s}") for s in shards):
+            return True
+    return bool(class_name) and any(not p.startswith("re:") and p.lower() in class_name.lower() for p in patterns)
+
+
+def _ct_mixed_shards(model: ModelSpec, quant: QuantSpec | None) -> str | None:
+    """The first fused layer (qkv_proj, gate_up_proj, in_proj_qkvz, in_proj_ba) whose shards a compressed-tensors ignore
+    list names only in part, as vLLM would name it, else None: should_ignore_layer raises "Found a different
+    quantization schemes for [shards] in <layer>. vLLM requires all to use the same scheme." (compressed_tensors/
+    utils.py, 0.10.2-0.29.0; "Found different quantization schemes for the shards of <layer>." in 0.33.0)."""
+    if quant is None or quant.method != "compressed-tensors" or not quant.skip:
+        return None
+    ignore = tuple(map(str, quant.skip))
+    for path, _kind, _parts, _full, i in _dense_block_slices(model, 1):
+        head, _, last = path.rpartition(".")
+        shards = _FUSED_SHARDS.get(last)
+        if not shards or _ct_names_module(ignore, i, path):
+            continue
+        exact, regexes = _ct_index(ignore)
+        for prefix in _CT_PREFIXES:
+            named = [f"{prefix}.{i}.{head}.{s}" in exact or any(r.match(f"{prefix}.{i}.{head}.{s}") for r in regexes)
+                     for s in shards]
+            if any(named) and not all(named):
+                return f"{prefix}.{i}.{path}"
+    return None
+
+
+def _ct_quantized(quant: QuantSpec, layer: int, module: str, class_name: str = "Linear",
+                  targets: tuple[str, ...] | None = None) -> bool:
+    """Whether a compressed-tensors checkpoint quantizes decoder layer `layer`'s `module` with its weights' scheme:
+    not in its ignore list and named by its config group's targets (a group without targets is read as "Linear")."""
+    return (not _ct_names_module(tuple(map(str, quant.skip)), layer, module)
+            and _ct_names_module(targets or quant.targets or ("Linear",), layer, module, class_name))
+
+
+def _ct_experts_quantized(model: ModelSpec, quant: QuantSpec) -> bool:
+    """Whether any MoE layer's routed experts take the compressed-tensors scheme: CompressedTensorsMoEMethod.get_moe_method
+    matches expert 0's projections ("mlp.experts.0.down_proj", the one whose scheme it keeps) against the ignore list
+    and the targets, where a "Linear" target also names the fused-experts class (_add_fused_moe_to_target_scheme_map:
+    FusedMoE, RoutedExperts in 0.33); an ignored one leaves the layer's experts unquantized."""
+    targets = tuple(quant.targets or ("Linear",))
+    if "Linear" in targets:
+        targets += ("FusedMoE", "RoutedExperts")
+    return any(_ct_quantized(quant, i, f"mlp.experts.0.{m}", "FusedMoE", targets)
+               for i in sorted(moe_layers(model)) for m in ("down_proj",))
+
+
+@functools.lru_cache(maxsize=32)
+def _skip_index(skip: tuple) -> tuple[frozenset, frozenset, tuple]:
+    """A skip list read once (a checkpoint may name every projection of every layer: thousands of entries, asked once
+    per layer and module): (every dotted suffix of the entries that carry a layer index, the entries without one, the
+    compiled "re:" patterns)."""
+    suffixes, names, patterns = set(), set(), []
+    for entry in map(str, skip):
+        if entry.startswith("re:"):
+            try:
+                patterns.append(re.compile(entry[3:]))
+            except re.error:
+                continue
+        elif re.search(r"layers\.\d+", entry):
+            parts = entry.split(".")
+            suffixes.update(".".join(parts[k:]) for k in range(len(parts)))
+        else:
+            names.add(entry)
+    return frozenset(suffixes), frozenset(names), tuple(patterns)
 
 
 def _skipped_module(skip: tuple[str, ...], layer: int, path: str) -> bool:
@@ -183,29 +310,31 @@ def _skipped_module(skip: tuple[str, ...], layer: int, path: str) -> bool:
     `path` ("mlp.down_proj") unquantized: an entry naming it with that layer's index, a regular expression ("re:...")
     matching it, or an entry without a layer index whose dotted parts close the module's name ("down_proj",
     "mlp.shared_expert")."""
+    try:
+        suffixes, names, patterns = _skip_index(tuple(skip))
+    except TypeError:  # an entry that cannot be hashed
+        suffixes, names, patterns = _skip_index.__wrapped__(tuple(map(str, skip)))
     tail = f"layers.{layer}.{path}"
-    for entry in skip:
-        entry = str(entry)
-        if entry.startswith("re:"):
-            try:
-                if re.search(entry[3:], f"model.{tail}"):
-                    return True
-            except re.error:
-                continue
-        elif entry == tail or entry.endswith("." + tail):
-            return True
-        elif not re.search(r"layers\.\d+", entry) and f".{entry}." in f".{tail}.":
-            return True
-    return False
+    if tail in suffixes:
+        return True
+    parts = tail.split(".")
+    if any(".".join(parts[a:b]) in names for a in range(len(parts)) for b in range(a + 1, len(parts) + 1)):
+        return True
+    return any(p.search(f"model.{tail}") for p in patterns)
 
 
 def _dense_block_slices(model: ModelSpec, tp: int) -> list[tuple[str, str, list[int], int, int]]:
-    """The TP-split Linear layers of one decoder layer's attention and dense MLPs as vLLM builds them, in build order, for
-    every decoder layer: (the module as a skip list names it, its kind, its per-rank slices, the whole layer's output
-    size, the layer index). Kinds:
-    "row" (RowParallelLinear: the input is split; o_proj, down_proj), "merged" (MergedColumnParallelLinear /
-    QKVParallelLinear: several outputs, each split), "column" (one split output). MoE experts are _block_fp8_moe_refusal's;
-    linear-attention and Mamba mixers are not checked here."""
+    """The TP-split Linear layers of one decoder layer's attention or linear-attention mixer and dense MLPs as vLLM
+    builds them, in build order, for every decoder layer: (the module as vLLM names it, its kind, its per-rank slices,
+    the whole layer's output size, the layer index). Kinds:
+    "row" (RowParallelLinear: the input is split; o_proj, down_proj, out_proj), "merged" (MergedColumnParallelLinear /
+    QKVParallelLinear: several outputs, each split), "column" (one split output). MoE experts are _block_fp8_moe_refusal's.
+    A query with an output gate (attn_output_gate: Qwen3-Next, Qwen3.5) is twice the heads' width (qwen3_next.py
+    Qwen3NextAttention builds QKVParallelLinear with total_num_heads * (1 + attn_output_gate), 0.33.0). A Gated DeltaNet layer
+    (layers/mamba/gdn/qwen_gdn_linear_attn.py, 0.33.0; models/qwen3_next.py before) holds in_proj_qkvz, in_proj_ba and
+    out_proj: Qwen3.5's checkpoint layout splits them into [key, key, value, value] and [value heads, value heads]
+    (create_qkvz_proj / create_ba_proj), Qwen3-Next's interleaved one keeps one output each; conv1d is built without the
+    quantization config. Mamba mixers are not checked here."""
     t = model.text_config
     moe = moe_layers(model) if model.is_moe else set()
     gated = gated_mlp(model)
@@ -215,13 +344,16 @@ def _dense_block_slices(model: ModelSpec, tp: int) -> list[tuple[str, str, list[
         if not width or width % tp:
             return
         if gated:
-            out.append((f"{prefix}.gate_proj", "merged", [width // tp, width // tp], 2 * width, i))
+            out.append((f"{prefix}.gate_up_proj", "merged", [width // tp, width // tp], 2 * width, i))
         else:
             out.append((f"{prefix}.up_proj", "column", [width // tp], width, i))
         out.append((f"{prefix}.down_proj", "row", [width // tp], model.hidden_size, i))
 
     nh = model.num_attention_heads
+    # Qwen3NextAttention reads getattr(config, "attn_output_gate", True): Qwen3-Next's config does not state it
+    q_gate = 2 if t.get("attn_output_gate", model.model_type.startswith("qwen3_next")) else 1
     for i, layer in enumerate(model.layers[:model.num_layers]):
+        rec = layer.recurrent
         if layer.kind == "mla":
             v_dim, nope = int(t.get("v_head_dim", 128)), int(t.get("qk_nope_head_dim", 128))
             if nh % tp == 0:
@@ -230,9 +362,20 @@ def _dense_block_slices(model: ModelSpec, tp: int) -> list[tuple[str, str, list[
         elif layer.kind in ("full", "sliding", "chunked") and nh % tp == 0:
             hd = layer.head_dim or model.head_dim
             kv = model.num_kv_heads or nh
-            out.append(("self_attn.q_proj", "merged", [nh // tp * hd, max(1, kv // tp) * hd, max(1, kv // tp) * hd],
-                        (nh + 2 * kv) * hd, i))
+            out.append(("self_attn.qkv_proj", "merged",
+                        [nh // tp * hd * q_gate, max(1, kv // tp) * hd, max(1, kv // tp) * hd], (q_gate * nh + 2 * kv) * hd, i))
             out.append(("self_attn.o_proj", "row", [nh // tp * hd], model.hidden_size, i))
+        elif (layer.kind == "recurrent" and rec is not None and rec.kind == "gdn" and rec.key_heads
+              and rec.key_heads % tp == 0 and rec.n_heads % tp == 0):
+            key, val = rec.key_heads * rec.key_head_dim, rec.n_heads * rec.head_dim
+            if model.model_type.startswith("qwen3_next"):  # interleaved: one output each
+                out.append(("linear_attn.in_proj_qkvz", "column", [(2 * key + 2 * val) // tp], 2 * key + 2 * val, i))
+                out.append(("linear_attn.in_proj_ba", "column", [2 * rec.n_heads // tp], 2 * rec.n_heads, i))
+            else:
+                out.append(("linear_attn.in_proj_qkvz", "merged", [key // tp, key // tp, val // tp, val // tp],
+                            2 * key + 2 * val, i))
+                out.append(("linear_attn.in_proj_ba", "merged", [rec.n_heads // tp] * 2, 2 * rec.n_heads, i))
+            out.append(("linear_attn.out_proj", "row", [val // tp], model.hidden_size, i))
         if i in moe:
             mlp("mlp.shared_expert", model.shared_expert_intermediate_size, i)
         elif layer.kind != "recurrent" or model.model_type not in ("mamba", "mamba2", "falcon_mamba"):
@@ -240,8 +383,8 @@ def _dense_block_slices(model: ModelSpec, tp: int) -> list[tuple[str, str, list[
     return out
 
 
-def _block_fp8_dense_refusal(model: ModelSpec, quant: QuantSpec | None, tp: int,
-                             rules: VersionRules) -> tuple[str, str] | None:
+def _block_fp8_dense_refusal(model: ModelSpec, quant: QuantSpec | None, tp: int, rules: VersionRules,
+                             cc: tuple[int, int] | None = None) -> tuple[str, str] | None:
     """(vLLM's refusal, the fix) where a block-FP8 checkpoint's dense Linear layers, split over `tp` ranks, are not whole
     quantization blocks, else None. Fp8LinearMethod.create_weights (vllm/model_executor/layers/quantization/fp8.py;
     the check moved to utils/fp8_utils.py validate_fp8_block_shape in 0.11; read in the 0.6.6.post1, 0.10.2, 0.11.0,
@@ -251,19 +394,27 @@ def _block_fp8_dense_refusal(model: ModelSpec, quant: QuantSpec | None, tp: int,
     quantization block_n = B." for a column-parallel one (each output slice). Merged layers (gate_up_proj, qkv_proj)
     are exempt from 0.14 (rules row fp8_block_merged_unchecked), so there the down_proj's input slice is what refuses a
     too-narrow MLP. vLLM builds the layers in order (attention, then the MLP; a shared expert before the routed
-    experts), and the first one that fails is the message. The padding of vLLM PR #52915 (open) is not in a release."""
-    if quant is None or quant.method != "fp8" or not quant.weight_block:
+    experts), and the first one that fails is the message. The padding of vLLM PR #52915 (open) is not in a release.
+    compressed-tensors block FP8 (CompressedTensorsW8A8Fp8, rules row ct_fp8_block; `cc` decides its fallback below 8.9)
+    runs the same check on the layers its ignore list and targets leave quantized, merged layers included."""
+    if not _block_fp8_checked(quant, rules, cc, dense=True):
         return None
     block_n, block_k = quant.weight_block
+    ct = quant.method == "compressed-tensors"
     for path, kind, parts, full, i in _dense_block_slices(model, tp):
-        if _skipped_module(quant.skip, i, path) or (path.endswith("gate_proj")
-                                                    and _skipped_module(quant.skip, i, path[:-9] + "up_proj")):
+        head, _, last = path.rpartition(".")
+        if ct:
+            if not _ct_quantized(quant, i, path):
+                continue
+        elif _skipped_module(quant.skip, i, path) or any(_skipped_module(quant.skip, i, f"{head}.{s}")
+                                                         for s in _FUSED_SHARDS.get(last, ())):
             continue
         if kind == "row":
             bad = parts[0] if tp > 1 and parts[0] % block_k else None
             block, what, side = block_k, "input_size_per_partition", "k"
         else:
-            if kind == "merged" and rules.fp8_block_merged_unchecked and any(p % block_n for p in parts):
+            if (kind == "merged" and not ct and rules.fp8_block_merged_unchecked
+                    and any(p % block_n for p in parts)):
                 continue
             # "Required by column parallel or enabling merged weights": every slice of a layer split over the ranks
             # (output_size // sum(output_partition_sizes) == tp), all but the last of a merged layer that is not (KV
@@ -274,24 +425,28 @@ def _block_fp8_dense_refusal(model: ModelSpec, quant: QuantSpec | None, tp: int,
             block, what, side = block_n, "output_partition_size", "n"
         if bad is None:
             continue
-        module = path.replace("gate_proj", "gate_up_proj").replace("q_proj", "qkv_proj")
-        return (f"{module}'s slice on each of TP {tp} ranks is {bad} {'input' if kind == 'row' else 'output'} columns "
-                f"(layer {i} on), not a multiple of the checkpoint's FP8 block "
-                f"{block} (weight_block_size {list(quant.weight_block)}): vLLM refuses with \"Weight {what} = {bad} is not "
-                f"divisible by weight quantization block_{side} = {block}.\"", "")
+        return (f"{path}'s slice on each of TP {tp} ranks is {bad} {'input' if kind == 'row' else 'output'} columns "
+                f"(layer {i} on), not a multiple of the checkpoint's FP8 block {block} ({_block_field(quant)}): vLLM "
+                f"refuses with \"Weight {what} = {bad} is not divisible by weight quantization block_{side} = {block}.\"", "")
     return None
 
 
+def _block_field(quant: QuantSpec) -> str:
+    """The config field that declares the checkpoint's FP8 block, as the checkpoint spells it."""
+    name = "block_structure" if quant.method == "compressed-tensors" else "weight_block_size"
+    return f"{name} {list(quant.weight_block)}"
+
+
 def _block_fp8_refusal(model: ModelSpec, quant: QuantSpec | None, tp: int, dp: int, pp: int, expert_parallel: bool,
-                       rules: VersionRules) -> tuple[str, str] | None:
+                       rules: VersionRules, cc: tuple[int, int] | None = None) -> tuple[str, str] | None:
     """(vLLM's refusal, the fix) where a block-FP8 checkpoint cannot be split over these ranks: its dense layers
     (_block_fp8_dense_refusal, built first: layer 0's attention, a shared expert before the routed experts) or its
     experts (_block_fp8_moe_refusal). The fix names the TP sizes that pass both."""
-    dense = _block_fp8_dense_refusal(model, quant, tp, rules)
+    dense = _block_fp8_dense_refusal(model, quant, tp, rules, cc)
     if dense is None:
-        return _block_fp8_moe_refusal(model, quant, tp, dp, expert_parallel)
-    ok = [t for t in accepted_tp_sizes(model) if not _block_fp8_dense_refusal(model, quant, t, rules)
-          and not _block_fp8_moe_refusal(model, quant, t, dp, expert_parallel)]
+        return _block_fp8_moe_refusal(model, quant, tp, dp, expert_parallel, rules)
+    ok = [t for t in accepted_tp_sizes(model) if not _block_fp8_dense_refusal(model, quant, t, rules, cc)
+          and not _block_fp8_moe_refusal(model, quant, t, dp, expert_parallel, rules)]
     fit = [t for t in ok if t < tp and tp % t == 0]
     fix = (f"--tensor-parallel-size {fit[-1]} --pipeline-parallel-size {pp * tp // fit[-1]} (the same {tp * pp} GPUs: "
            "pipeline stages split the layers, not their weights), or " if fit else "")
@@ -391,7 +546,21 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                          f"use --max-model-len {limit} or less (vLLM refuses longer contexts unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
     dtype = _resolve_dtype(model, gpu, args.dtype, notes)
     quant = _resolve_quant(model, args.quantization, notes, gpu, rules.version)
-    why_not = _block_fp8_refusal(model, quant, tp, dp, pp, bool(args.enable_expert_parallel), rules)
+    if quant is not None and quant.method == "compressed-tensors" and quant.weight_block and not rules.ct_fp8_block:
+        since = first_release_where("ct_fp8_block", lambda v: v)
+        raise InputError("--vllm-version", f"{model.id} is a compressed-tensors block-FP8 checkpoint (block_structure "
+                         f"{list(quant.weight_block)}), and vLLM {rules.version} has no scheme for the block strategy: "
+                         "it refuses with \"No compressed-tensors compatible scheme was found.\"",
+                         f"vLLM {since} or newer (CompressedTensorsW8A8Fp8 reads block FP8 from there)")
+    mixed = _ct_mixed_shards(model, quant)
+    if mixed:
+        head, _, last = mixed.rpartition(".")
+        raise InputError("model", f"{model.id}'s compressed-tensors ignore list names some but not all of "
+                         f"{', '.join(_FUSED_SHARDS[last])} in {head}, which vLLM loads as one layer ({mixed}): it refuses "
+                         "(\"Found different quantization schemes for the shards of ... vLLM requires all to use the same "
+                         "scheme.\")", f"list every one of {', '.join(_FUSED_SHARDS[last])} in the ignore list, "
+                         "or none (the checkpoint's weights must then match)")
+    why_not = _block_fp8_refusal(model, quant, tp, dp, pp, bool(args.enable_expert_parallel), rules, gpu.cc)
     if why_not:
         raise InputError("--tensor-parallel-size", *why_not)
     kv_dtype = args.kv_cache_dtype or "auto"
