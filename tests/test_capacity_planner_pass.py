@@ -259,3 +259,19 @@ def test_capacity_help_says_what_a_replica_is(monkeypatch, capsys):
     text = " ".join(out.split())
     assert "A replica is one whole server as planned (TP x PP x DP GPUs)" in text
     assert "checked by simulating the fleet at the target" in text
+
+
+def test_slo_in_vllm_bench_serves_goodput_form_with_spaces(monkeypatch, capsys):
+    """vllm bench serve takes its objectives as `--goodput ttft:500 tpot:50` (argparse nargs="+", pairs separated by
+    spaces); pasted into --slo that was refused ("cannot read the number in 'ttft:500 tpot:50'"). Spaces now separate
+    objectives as commas do, and a space inside one ('ttft = 500 ms') still joins it."""
+    from kvplan.simulate import parse_slo
+
+    spaced, commas = parse_slo("ttft:500 tpot:50 e2el:20000"), parse_slo("ttft:500,tpot:50,e2el:20000")
+    assert (spaced.ttft_ms, spaced.tpot_ms, spaced.e2e_ms) == (commas.ttft_ms, commas.tpot_ms, commas.e2e_ms)
+    assert spaced.bare_ms == commas.bare_ms == ("ttft:500", "tpot:50", "e2el:20000")  # bare numbers are ms, as vLLM's
+    assert (parse_slo("ttft = 500 ms, tpot=0.05 s").ttft_ms, parse_slo("ttft = 500 ms, tpot=0.05 s").tpot_ms) == (500.0, 50.0)
+    code, out, err = run_cli(monkeypatch, capsys, "simulate", QWEN8, "--gpu", "H100", "-w", "sharegpt", "--rate", "2", "-n",
+                              "200", "--slo", "ttft:500 tpot:50", "--json")
+    assert code == 0, err
+    assert json.loads(out)["slo"] == {"ttft_ms": 500.0, "tpot_ms": 50.0, "e2e_ms": None}
