@@ -113,6 +113,23 @@ def test_lengths_from_measured_percentiles(monkeypatch, capsys):
     assert json.loads(out)["requests_completed"] == 200
 
 
+def test_percentiles_copied_with_spaces_or_colons_are_read(monkeypatch, capsys):
+    """'p50=1020 p90=2734 p99=4142' (a dashboard's figures pasted with spaces) was refused as one unreadable percentile,
+    and 'p50:1020,p90:2734' (the distributions' colon) fell through to 'cannot read length distribution' with a fix
+    naming only lognormal and constant; both now read as 'p50=1020,p90=2734,p99=4142' does, and the other forms' errors
+    name the percentile form."""
+    from cli_runner import refused
+    from kvplan.workload import parse_length_dist
+
+    comma = parse_length_dist("p50=1020,p90=2734,p99=4142")
+    for text in ("p50=1020 p90=2734 p99=4142", "p50:1020,p90:2734,p99:4142", "p50 = 1020, p90 = 2734, p99 = 4142"):
+        assert parse_length_dist(text) == comma, text
+    assert parse_length_dist("median=500 max=8000 p99=4000") == parse_length_dist("p50=500,p99=4000,p100=8000")
+    base = ["simulate", QWEN8, "--gpu", "L40S", "--max-model-len", "8192", "--rate", "2", "-n", "200", "--completion-len", "100"]
+    assert "percentiles p50=" in refused(monkeypatch, capsys, "--prompt-len", *base, "--prompt-len", "pareto:2")
+    assert "percentiles p50=" in refused(monkeypatch, capsys, "--prompt-len", *base, "--prompt-len", "lognormal:x")
+
+
 def test_replicas_can_be_traced_to_the_rate_printed(monkeypatch, capsys, tmp_path):
     """Llama-3.1-70B-class AWQ on four L4s served 0.1067 req/s, printed '0.10 req/s', beside '47 replicas' for 5 req/s:
     5 / 0.10 is 50. The rate now has three significant figures (0.106), the replica line shows the division it rounds

@@ -28,7 +28,7 @@ _PREFIX_CACHING_ALIAS = "Old spelling of --enable-prefix-caching/--no-enable-pre
 
 _WORKLOAD_PARAMS: list[tuple[str, object, object]] = [
     ("workload", Optional[str], typer.Option(None, "--workload", "-w", help="Bundled trace (azure-conv, azure-code, mooncake-conv, mooncake-synthetic, sharegpt, arxiv-sum, bwb) or a CSV/JSONL file (prompt_tokens, completion_tokens[, arrival_s or arrival_ms, block_hashes]).", rich_help_panel=_WL)),
-    ("prompt_len", Optional[str], typer.Option(None, "--prompt-len", help="Synthetic prompt lengths: lognormal:MEDIAN,SIGMA | constant:N | uniform:A,B | normal:MEAN,STD | exponential:MEAN | zipf:A[,SCALE] | measured percentiles p50=N,p90=N,p99=N[,max=N] (two or more; log-length interpolated between them).", rich_help_panel=_WL)),
+    ("prompt_len", Optional[str], typer.Option(None, "--prompt-len", help="Synthetic prompt lengths: lognormal:MEDIAN,SIGMA | constant:N | uniform:A,B | normal:MEAN,STD | exponential:MEAN | zipf:A[,SCALE] | measured percentiles p50=N,p90=N,p99=N[,max=N] (two or more, commas or spaces; log-length interpolated between them).", rich_help_panel=_WL)),
     ("completion_len", Optional[str], typer.Option(None, "--completion-len", help="Synthetic output lengths (same forms).", rich_help_panel=_WL)),
     ("rate", Optional[float], typer.Option(None, "--rate", help="Mean request rate (req/s). Timed traces are rescaled (burst shape kept); others get Poisson/Gamma arrivals. 'inf' = all at once.", rich_help_panel=_WL)),
     ("burstiness", float, typer.Option(1.0, "--burstiness", help="Gamma shape of inter-arrival gaps, as `vllm bench serve`: 1 = Poisson, < 1 burstier.", rich_help_panel=_WL)),
