@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from kvplan.calibration import (CAPTURE_G_CONST, CAPTURE_G_PER, GIB, MRV2_G_CONST, MRV2_G_PER, ROCM_G_PER_GRAPH,
                                 coefficients_for)
+from kvplan.errors import InputError
 from kvplan.plan.args import DRAFT_METHODS, EngineArgs, cdiv, compilation_object
 from kvplan.plan.cudagraphs import (_NO_COMPILATION_MODES, ColdStartLoss, CudaGraphPlan, _compilation_mode,
                                     _eager_forward, _full_graph_sizes, cold_start_pool_loss_bytes, cudagraph_plan,
@@ -399,10 +400,19 @@ def mrv2_trtllm_workspace_bytes(model: ModelSpec, gpu: GPUSpec, args: EngineArgs
     size, source = FI_TRTLLM_WORKSPACE_DEFAULT, "394 MiB, vLLM's default"
     value = args.env_value(FI_TRTLLM_WORKSPACE_ENV)
     if value is not None:
+        # envs.py reads it as int(value) where the buffer is made: a value int() refuses stops the server there; it
+        # was taken as the default without a word
         try:
             size, source = int(value.strip()), f"{FI_TRTLLM_WORKSPACE_ENV}={value.strip()}"
         except ValueError:
-            pass
+            raise InputError(f"--env {FI_TRTLLM_WORKSPACE_ENV}", f"{value!r} is not a value vLLM reads (it takes "
+                             f"int(value) when FlashInfer makes its workspace, as it does here: {why}): the server "
+                             "stops with a ValueError", f"a whole number of bytes, e.g. {FI_TRTLLM_WORKSPACE_ENV}="
+                             f"{FI_TRTLLM_WORKSPACE_DEFAULT} (394 MiB, the default), or unset") from None
+        if size < 0:
+            raise InputError(f"--env {FI_TRTLLM_WORKSPACE_ENV}", f"{value!r} is a negative size (torch.empty refuses "
+                             "it when FlashInfer makes its workspace)", f"a whole number of bytes, e.g. "
+                             f"{FI_TRTLLM_WORKSPACE_ENV}={FI_TRTLLM_WORKSPACE_DEFAULT}, or unset") from None
     return size, (f"{size / GIB:.2f} GiB FlashInfer TRTLLM-API workspace ({source}), allocated by the first attention "
                   f"forward inside the estimate's capture: {why}")
 
