@@ -162,6 +162,24 @@ def test_replicas_can_be_traced_to_the_rate_printed(monkeypatch, capsys, tmp_pat
     assert "0.004 req/s" in " ".join(out.split())
 
 
+def test_a_data_parallel_replicas_check_says_it_ran_one_replica_at_its_share(monkeypatch, capsys):
+    """With --data-parallel-size 2, find_capacity checks the replica count by simulating one replica (its DP group) at
+    the target divided by the count; the line read 'the 4 simulated at 20 req/s', a fleet run that never happened. It
+    now names the run made: one replica at 20 / 4 req/s."""
+    import re
+
+    args = ["capacity", QWEN8, "--gpu", "L40S", "--data-parallel-size", "2", "-w", "azure-conv", "-n", "1000",
+            "--target-rate", "20"]
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--json")
+    assert code == 0, err
+    n = json.loads(out)["replicas_needed"]
+    assert n and n > 1
+    code, out, err = run_cli(monkeypatch, capsys, *args)
+    text = " ".join(out.split())
+    assert f"one replica simulated at 20 / {n} = {20 / n:.2f}" in text and "simulated at 20 req/s" not in text, text
+    assert re.search(rf"target 20 req/s: {n} replicas of 2 GPUs each \({2 * n} GPUs\)", text), text
+
+
 def test_page_sizes_the_fleet_as_capacity_does(monkeypatch, capsys):
     """/api/simulate's capacity search took no target rate and no percentile, so the page could not say how many
     replicas a rate needs (a target_rate_per_s key was refused as unknown); an untimed trace without a rate was

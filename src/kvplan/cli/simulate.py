@@ -516,11 +516,18 @@ def capacity(
                 first = max(1, math.ceil(target_rate / cap.max_rate_per_s))
                 how = (f"  {target_rate:g} / {_rate_down(cap.max_rate_per_s, 4)} req/s per replica = "
                        f"{target_rate / cap.max_rate_per_s:.2f}, rounded up to {first}")
+                # a data-parallel replica is checked alone at its share of the target (find_capacity's run_replica),
+                # the others as a fleet behind the router: 'the 4 simulated at 20 req/s' was one group at 5
+                def checked(k: int) -> str:
+                    return (f"one replica simulated at {target_rate:g} / {k} = {_rate(target_rate / k)} req/s"
+                            if (p.args.data_parallel_size or 1) > 1
+                            else f"{'the ' if k == n else ''}{k} simulated at {target_rate:g} req/s")
+
                 if n > first:
-                    how += f"; {first} simulated at {target_rate:g} req/s missed the SLO, so {n}"
+                    how += f"; {checked(first)} missed the SLO, so {n}"
                 if cap.at_target is not None:
                     t = cap.at_target.slo_check(slo_spec)
-                    how += (f"; the {n} simulated at {target_rate:g} req/s: TTFT p{percentile:g} {_fmt_ms(t['ttft_ms'])}, "
+                    how += (f"; {checked(n)}: TTFT p{percentile:g} {_fmt_ms(t['ttft_ms'])}, "
                             f"TPOT p{percentile:g} {_fmt_ms(t['tpot_ms'])}")
                 console.print(how, highlight=False)
             elif cap.max_rate_per_s <= 0 and cap.rejected_fraction > (100 - percentile) / 100:
