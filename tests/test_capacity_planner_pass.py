@@ -85,6 +85,14 @@ def test_a_trace_in_milliseconds_keeps_its_timing(tmp_path):
     assert "column 'time' not read as arrival times" in exc.value.message and "arrival_ms" in exc.value.fix
     w = build_workload(WorkloadSpec(workload=str(unread), rate_per_s=2.0))
     assert any("column 'time' not read as arrival times" in n for n in w.notes), w.notes
+    # a column that only starts like a time word ('second_turn', 'sections') is not named among them: the note listed
+    # 'second_turn' beside 'time' as a time column kvplan had dropped
+    extra = tmp_path / "extra.csv"
+    extra.write_text("\n".join([lines[0].replace("arrival_s", "time", 1) + ",second_turn,sections,latency_ms"]
+                               + [r + ",0,1,20" for r in lines[1:]]) + "\n")
+    w = build_workload(WorkloadSpec(workload=str(extra), rate_per_s=2.0))
+    assert any("column 'time' not read as arrival times" in n for n in w.notes), w.notes
+    assert not any("second_turn" in n or "sections" in n or "latency_ms" in n for n in w.notes), w.notes
 
 
 def test_lengths_from_measured_percentiles(monkeypatch, capsys):

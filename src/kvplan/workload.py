@@ -291,9 +291,10 @@ _ARRIVAL_KEYS_TEXT = ("arrival_s or arrival_time (seconds), arrival_ms, timestam
 
 def _unread_time_columns(names: Sequence[str]) -> list[str]:
     """Columns whose name says time but that kvplan does not read as arrivals ('time', 'time_ms', 'arrival_sec'...)."""
-    words = ("time", "arrival", "ts", "sec", "date")
-    return [n for n in names if n not in _ARRIVAL_KEYS and any(w in n.lower().replace("-", "_").split("_") or
-                                                               n.lower().startswith(w) for w in words)]
+    words = ("time", "arrival", "ts", "sec", "secs", "date")  # a part of the name, between '_'s
+    starts = ("time", "arrival", "date")  # or its start ('timestamp2', 'arrivals', 'datetime'); not 'sec' ('second_turn')
+    return [n for n in names if n not in _ARRIVAL_KEYS and (
+        any(w in n.lower().replace("-", "_").split("_") for w in words) or n.lower().startswith(starts))]
 _HASH_KEYS = ("block_hashes", "hash_ids")
 
 
