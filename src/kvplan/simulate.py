@@ -986,13 +986,12 @@ _SLO_ALIASES = {"e2el": "e2e", "latency": "e2e", "e2e_latency": "e2e"}
 
 
 def _slo_parts(text: str) -> list[str]:
-    """The objectives of an --slo text, one 'key=value' (or 'key:value') each: separated by commas, or by spaces as
-    `vllm bench serve --goodput ttft:500 tpot:50` takes them (argparse nargs="+", "KEY:VALUE pairs ... separated by
-    spaces": vllm/benchmarks/serve.py, read in 0.10.2 and 0.20.0); spaces around '=' or ':' and before a unit
-    ('500 ms') join their part."""
-    joined = re.sub(r"\s*([=:])\s*", r"\1", text.strip())
-    joined = re.sub(r"(?<=[\d.])\s+(?=(?:ms|s)(?![\w.]))", "", joined, flags=re.IGNORECASE)
-    return [p for p in re.split(r"[,\s]+", joined) if p]
+    """The objectives of an --slo text as written, one 'key=value' (or 'key:value') each: separated by commas, or by
+    spaces before the next key, as `vllm bench serve --goodput ttft:500 tpot:50` takes them (argparse nargs="+",
+    "KEY:VALUE pairs ... separated by spaces": vllm/benchmarks/serve.py, read in 0.10.2 and 0.20.0); spaces around
+    '=' or ':' and before a unit ('ttft = 500 ms') stay inside their objective."""
+    return [p.strip() for part in text.split(",") for p in re.split(r"\s+(?=[A-Za-z_]\w*\s*[=:])", part.strip())
+            if p.strip()] or [text]
 
 
 def parse_slo(text: Optional[str], percentile: float = 99.0) -> SLO:
