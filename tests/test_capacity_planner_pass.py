@@ -85,6 +85,14 @@ def test_a_trace_in_milliseconds_keeps_its_timing(tmp_path):
     assert "column 'time' not read as arrival times" in exc.value.message and "arrival_ms" in exc.value.fix
     w = build_workload(WorkloadSpec(workload=str(unread), rate_per_s=2.0))
     assert any("column 'time' not read as arrival times" in n for n in w.notes), w.notes
+    # a column that only starts like a time word ('second_turn', 'sections') is not named among them: the note listed
+    # 'second_turn' beside 'time' as a time column kvplan had dropped
+    extra = tmp_path / "extra.csv"
+    extra.write_text("\n".join([lines[0].replace("arrival_s", "time", 1) + ",second_turn,sections,latency_ms"]
+                               + [r + ",0,1,20" for r in lines[1:]]) + "\n")
+    w = build_workload(WorkloadSpec(workload=str(extra), rate_per_s=2.0))
+    assert any("column 'time' not read as arrival times" in n for n in w.notes), w.notes
+    assert not any("second_turn" in n or "sections" in n or "latency_ms" in n for n in w.notes), w.notes
 
 
 def test_lengths_from_measured_percentiles(monkeypatch, capsys):
@@ -111,6 +119,23 @@ def test_lengths_from_measured_percentiles(monkeypatch, capsys):
                              "--completion-len", "p50=129,p90=424,p99=601", "--json")
     assert code == 0, err
     assert json.loads(out)["requests_completed"] == 200
+
+
+def test_percentiles_copied_with_spaces_or_colons_are_read(monkeypatch, capsys):
+    """'p50=1020 p90=2734 p99=4142' (a dashboard's figures pasted with spaces) was refused as one unreadable percentile,
+    and 'p50:1020,p90:2734' (the distributions' colon) fell through to 'cannot read length distribution' with a fix
+    naming only lognormal and constant; both now read as 'p50=1020,p90=2734,p99=4142' does, and the other forms' errors
+    name the percentile form."""
+    from cli_runner import refused
+    from kvplan.workload import parse_length_dist
+
+    comma = parse_length_dist("p50=1020,p90=2734,p99=4142")
+    for text in ("p50=1020 p90=2734 p99=4142", "p50:1020,p90:2734,p99:4142", "p50 = 1020, p90 = 2734, p99 = 4142"):
+        assert parse_length_dist(text) == comma, text
+    assert parse_length_dist("median=500 max=8000 p99=4000") == parse_length_dist("p50=500,p99=4000,p100=8000")
+    base = ["simulate", QWEN8, "--gpu", "L40S", "--max-model-len", "8192", "--rate", "2", "-n", "200", "--completion-len", "100"]
+    assert "percentiles p50=" in refused(monkeypatch, capsys, "--prompt-len", *base, "--prompt-len", "pareto:2")
+    assert "percentiles p50=" in refused(monkeypatch, capsys, "--prompt-len", *base, "--prompt-len", "lognormal:x")
 
 
 def test_replicas_can_be_traced_to_the_rate_printed(monkeypatch, capsys, tmp_path):
@@ -143,6 +168,24 @@ def test_replicas_can_be_traced_to_the_rate_printed(monkeypatch, capsys, tmp_pat
     code, out, err = run_cli(monkeypatch, capsys, "simulate", QWEN8, "--gpu", "L4", "--max-model-len", "8192", "-w", str(slow))
     assert code == 0, err
     assert "0.004 req/s" in " ".join(out.split())
+
+
+def test_a_data_parallel_replicas_check_says_it_ran_one_replica_at_its_share(monkeypatch, capsys):
+    """With --data-parallel-size 2, find_capacity checks the replica count by simulating one replica (its DP group) at
+    the target divided by the count; the line read 'the 4 simulated at 20 req/s', a fleet run that never happened. It
+    now names the run made: one replica at 20 / 4 req/s."""
+    import re
+
+    args = ["capacity", QWEN8, "--gpu", "L40S", "--data-parallel-size", "2", "-w", "azure-conv", "-n", "1000",
+            "--target-rate", "20"]
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--json")
+    assert code == 0, err
+    n = json.loads(out)["replicas_needed"]
+    assert n and n > 1
+    code, out, err = run_cli(monkeypatch, capsys, *args)
+    text = " ".join(out.split())
+    assert f"one replica simulated at 20 / {n} = {20 / n:.2f}" in text and "simulated at 20 req/s" not in text, text
+    assert re.search(rf"target 20 req/s: {n} replicas of 2 GPUs each \({2 * n} GPUs\)", text), text
 
 
 def test_page_sizes_the_fleet_as_capacity_does(monkeypatch, capsys):
@@ -259,3 +302,19 @@ def test_capacity_help_says_what_a_replica_is(monkeypatch, capsys):
     text = " ".join(out.split())
     assert "A replica is one whole server as planned (TP x PP x DP GPUs)" in text
     assert "checked by simulating the fleet at the target" in text
+
+
+def test_slo_in_vllm_bench_serves_goodput_form_with_spaces(monkeypatch, capsys):
+    """vllm bench serve takes its objectives as `--goodput ttft:500 tpot:50` (argparse nargs="+", pairs separated by
+    spaces); pasted into --slo that was refused ("cannot read the number in 'ttft:500 tpot:50'"). Spaces now separate
+    objectives as commas do, and a space inside one ('ttft = 500 ms') still joins it."""
+    from kvplan.simulate import parse_slo
+
+    spaced, commas = parse_slo("ttft:500 tpot:50 e2el:20000"), parse_slo("ttft:500,tpot:50,e2el:20000")
+    assert (spaced.ttft_ms, spaced.tpot_ms, spaced.e2e_ms) == (commas.ttft_ms, commas.tpot_ms, commas.e2e_ms)
+    assert spaced.bare_ms == commas.bare_ms == ("ttft:500", "tpot:50", "e2el:20000")  # bare numbers are ms, as vLLM's
+    assert (parse_slo("ttft = 500 ms, tpot=0.05 s").ttft_ms, parse_slo("ttft = 500 ms, tpot=0.05 s").tpot_ms) == (500.0, 50.0)
+    code, out, err = run_cli(monkeypatch, capsys, "simulate", QWEN8, "--gpu", "H100", "-w", "sharegpt", "--rate", "2", "-n",
+                              "200", "--slo", "ttft:500 tpot:50", "--json")
+    assert code == 0, err
+    assert json.loads(out)["slo"] == {"ttft_ms": 500.0, "tpot_ms": 50.0, "e2e_ms": None}

@@ -55,6 +55,33 @@ def test_the_variable_sizes_the_workspace():
     assert _workspace_in_estimate(rec) == 256 * MIB
 
 
+def test_the_variable_is_modelled_and_a_value_vllm_cannot_read_is_refused(monkeypatch, capsys):
+    """The plan sized the workspace from VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE, yet its notes said 'not modelled (kvplan
+    assumes it does not change memory)' and --env's help left it out; a value int() refuses ('abc', which stops vLLM's
+    server where envs.py reads it) was taken as the 394 MiB default without a word."""
+    import pytest
+
+    from cli_runner import refused
+    from kvplan.errors import InputError
+    from kvplan.plan import ENV_EFFECTS
+
+    assert "VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE" in ENV_EFFECTS  # --env's help lists ENV_EFFECTS (test_docs)
+    rec = _with(record("blind_records.jsonl", RTX_PRO_4000), env={"VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE": str(256 * MIB)})
+    plan, _ = predict_record(rec)
+    assert not [a for a in plan.assumptions if "FLASHINFER_WORKSPACE" in a and "not modelled" in a], plan.assumptions
+    with pytest.raises(InputError, match="FLASHINFER_WORKSPACE_BUFFER_SIZE"):
+        predict_record(_with(rec, env={"VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE": "394MiB"}))
+    text = refused(monkeypatch, capsys, "--env VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE", "fit", "Qwen/Qwen3-8B", "--gpu",
+                   "B200", "--env", "VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE=abc")
+    assert "int(value)" in text and "=413138944" in text  # the fix is a value vLLM reads: 394 MiB in bytes
+    # where no TRTLLM kernel runs (FlashAttention on an H100) the plan does not read it, and goes on
+    from cli_runner import run_cli
+
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "Qwen/Qwen3-8B", "--gpu", "H100", "--env",
+                             "VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE=abc", "--json")
+    assert code == 0, err
+
+
 def test_no_workspace_where_flashattention_serves_or_no_estimate_holds_it():
     rec = record("blind_records.jsonl", RTX_PRO_4000)
     # a bf16 cache on 12.x: FlashAttention 2 serves it, no TRTLLM-API kernel runs

@@ -351,3 +351,28 @@ def test_the_page_refuses_an_unpublished_release_as_the_cli_does(client):
     assert r.status_code == 400 and r.json()["field"] == "--vllm-version", r.text
     assert "0.10.3 is no published release (the 0.10 series" in r.json()["message"]
     assert client.post("/api/plan", json={**body, "vllm_version": "0.10.2"}).status_code == 200
+
+
+def test_the_traffic_tab_prints_the_capacity_as_the_cli_and_asks_for_replicas(client):
+    """The page printed a capacity with toFixed(2), rounding 0.1066 req/s up to 0.11 (a rate the search did not find
+    within the SLO) beside the CLI's 0.106, and had no field for the target rate /api/simulate now sizes replicas for.
+    Its rateDown gives what `kvplan capacity` prints (cli/simulate.py _rate_down) for the same rates, and the tab sends
+    the target the form holds."""
+    import shutil
+    import subprocess
+
+    from kvplan.cli.simulate import _rate_down
+
+    page, js = client.get("/").text, client.get("/static/app.js").text
+    assert re.search(r'<input id="sim-target" type="number"', page)
+    assert 'body.target_rate_per_s = Number($("sim-target").value)' in js and "c.replicas_needed" in js
+    assert "max_rate_per_s.toFixed" not in js
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the page's rateDown is checked against the CLI's rounding with it")
+    rates = [0.1066, 5.3357, 12.0, 0.00401, 3.5502, 0.29, 123.456, 0.0499999]
+    source = re.search(r"^function rateDown\(.*?^\}", js, re.S | re.M).group(0)
+    script = source + f"\nconsole.log(JSON.stringify({json.dumps(rates)}.map(x => [rateDown(x), rateDown(x, 4)])));"
+    got = json.loads(subprocess.run([node, "-e", script], capture_output=True, text=True, check=True).stdout)
+    assert got == [[_rate_down(x), _rate_down(x, 4)] for x in rates]
+    assert got[0][0] == "0.106"  # not toFixed(2)'s 0.11

@@ -985,13 +985,23 @@ class SLO:
 _SLO_ALIASES = {"e2el": "e2e", "latency": "e2e", "e2e_latency": "e2e"}
 
 
+def _slo_parts(text: str) -> list[str]:
+    """The objectives of an --slo text as written, one 'key=value' (or 'key:value') each: separated by commas, or by
+    spaces before the next key, as `vllm bench serve --goodput ttft:500 tpot:50` takes them (argparse nargs="+",
+    "KEY:VALUE pairs ... separated by spaces": vllm/benchmarks/serve.py, read in 0.10.2 and 0.20.0); spaces around
+    '=' or ':' and before a unit ('ttft = 500 ms') stay inside their objective."""
+    return [p.strip() for part in text.split(",") for p in re.split(r"\s+(?=[A-Za-z_]\w*\s*[=:])", part.strip())
+            if p.strip()] or [text]
+
+
 def parse_slo(text: Optional[str], percentile: float = 99.0) -> SLO:
-    """'ttft=500ms,tpot=50ms' (units ms or s; bare numbers are ms, and the parts that had one are kept in SLO.bare_ms)."""
-    if not text:
+    """'ttft=500ms,tpot=50ms' (units ms or s; bare numbers are ms, and the parts that had one are kept in SLO.bare_ms);
+    vllm bench serve's --goodput form 'ttft:500 tpot:50' (`_slo_parts`) too."""
+    if not text or not text.strip():
         return SLO(percentile=percentile)
     vals = {}
     bare = []
-    for part in text.split(","):
+    for part in _slo_parts(text):
         # 'ttft:500' too, as `vllm bench serve --goodput` writes its objectives
         key, _, raw = part.strip().partition("=" if "=" in part else ":")
         key = key.strip().lower()

@@ -23,6 +23,7 @@ import io
 import json
 import math
 import os
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Optional, Sequence
@@ -188,7 +189,9 @@ def _parse_percentiles(text: str, flag: str) -> "LengthDist":
     body = body.split(":", 1)[1] if body.startswith("percentiles:") else body
     example = "e.g. p50=1000,p90=2700,p99=4100 (the percentile, then the length in tokens)"
     pts: list[tuple[float, float]] = []
-    for part in (x.strip() for x in body.split(",") if x.strip()):
+    # separated by commas or spaces ('p50=1020 p90=2734', as a dashboard's figures are copied), 'p50:1020' as 'p50=1020'
+    body = re.sub(r"\s*([=:])\s*", "=", body)
+    for part in (x for x in re.split(r"[,\s]+", body) if x):
         key, _, raw = part.partition("=")
         key = {"min": "p0", "max": "p100", "median": "p50"}.get(key.strip(), key.strip())
         try:
@@ -220,12 +223,16 @@ _LEN_EXAMPLES = {"constant": "constant:512 (every length N)", "uniform": "unifor
                  "exponential": "exponential:1000 (mean)", "zipf": "zipf:1.5,100 (exponent a > 1, scale)"}
 
 
+# a length given by its percentiles: 'p50=1020,...', 'p50:1020 ...', 'median=...', 'percentiles:...'
+_PERCENTILE_FORM = re.compile(r"(?:percentiles:)?\s*(?:p\d|median|min|max)\S*?\s*[=:]")
+
+
 def parse_length_dist(text: str, flag: str = "--prompt-len") -> LengthDist:
     """'lognormal:1000,0.8' (median, sigma), 'constant:512', 'uniform:100,2000', 'normal:mean,std',
     'exponential:mean', 'zipf:a[,scale]', measured percentiles 'p50=1000,p90=2700,p99=4100' (`_parse_percentiles`);
     a bare number means constant."""
     s = text.strip().lower()
-    if s.startswith(("percentiles:", "p", "median", "min", "max")) and "=" in s:
+    if _PERCENTILE_FORM.match(s):
         return _parse_percentiles(text, flag)
     try:
         if ":" not in s:
@@ -233,9 +240,11 @@ def parse_length_dist(text: str, flag: str = "--prompt-len") -> LengthDist:
         kind, _, rest = s.partition(":")
         params = tuple(float(v) for v in rest.split(",") if v.strip())
     except ValueError:
-        raise InputError(flag, f"cannot read length distribution {text!r}", "write e.g. lognormal:1000,0.8 or constant:512")
+        raise InputError(flag, f"cannot read length distribution {text!r}", "write e.g. lognormal:1000,0.8, constant:512 or measured "
+                         "percentiles p50=1000,p90=2700,p99=4100")
     if kind not in _LEN_KINDS:
-        raise InputError(flag, f"unknown distribution {kind!r}", "use one of " + ", ".join(_LEN_KINDS))
+        raise InputError(flag, f"unknown distribution {kind!r}", "use one of " + ", ".join(_LEN_KINDS)
+                         + ", or measured percentiles p50=N,p90=N,p99=N")
     lo, hi = _LEN_KINDS[kind]
     if not lo <= len(params) <= hi or any(v < 0 for v in params) or (kind != "zipf" and params[0] <= 0):
         count = f"{lo}{'' if lo == hi else f'-{hi}'} positive number{'' if hi == 1 else 's'}"
@@ -282,9 +291,10 @@ _ARRIVAL_KEYS_TEXT = ("arrival_s or arrival_time (seconds), arrival_ms, timestam
 
 def _unread_time_columns(names: Sequence[str]) -> list[str]:
     """Columns whose name says time but that kvplan does not read as arrivals ('time', 'time_ms', 'arrival_sec'...)."""
-    words = ("time", "arrival", "ts", "sec", "date")
-    return [n for n in names if n not in _ARRIVAL_KEYS and any(w in n.lower().replace("-", "_").split("_") or
-                                                               n.lower().startswith(w) for w in words)]
+    words = ("time", "arrival", "ts", "sec", "secs", "date")  # a part of the name, between '_'s
+    starts = ("time", "arrival", "date")  # or its start ('timestamp2', 'arrivals', 'datetime'); not 'sec' ('second_turn')
+    return [n for n in names if n not in _ARRIVAL_KEYS and (
+        any(w in n.lower().replace("-", "_").split("_") for w in words) or n.lower().startswith(starts))]
 _HASH_KEYS = ("block_hashes", "hash_ids")
 
 

@@ -28,7 +28,7 @@ _PREFIX_CACHING_ALIAS = "Old spelling of --enable-prefix-caching/--no-enable-pre
 
 _WORKLOAD_PARAMS: list[tuple[str, object, object]] = [
     ("workload", Optional[str], typer.Option(None, "--workload", "-w", help="Bundled trace (azure-conv, azure-code, mooncake-conv, mooncake-synthetic, sharegpt, arxiv-sum, bwb) or a CSV/JSONL file (prompt_tokens, completion_tokens[, arrival_s or arrival_ms, block_hashes]), or an OpenAI-style API log (usage and created or timestamp).", rich_help_panel=_WL)),
-    ("prompt_len", Optional[str], typer.Option(None, "--prompt-len", help="Synthetic prompt lengths: lognormal:MEDIAN,SIGMA | constant:N | uniform:A,B | normal:MEAN,STD | exponential:MEAN | zipf:A[,SCALE] | measured percentiles p50=N,p90=N,p99=N[,max=N] (two or more; log-length interpolated between them).", rich_help_panel=_WL)),
+    ("prompt_len", Optional[str], typer.Option(None, "--prompt-len", help="Synthetic prompt lengths: lognormal:MEDIAN,SIGMA | constant:N | uniform:A,B | normal:MEAN,STD | exponential:MEAN | zipf:A[,SCALE] | measured percentiles p50=N,p90=N,p99=N[,max=N] (two or more, commas or spaces; log-length interpolated between them).", rich_help_panel=_WL)),
     ("completion_len", Optional[str], typer.Option(None, "--completion-len", help="Synthetic output lengths (same forms).", rich_help_panel=_WL)),
     ("rate", Optional[float], typer.Option(None, "--rate", help="Mean request rate (req/s). Timed traces are rescaled (burst shape kept); others get Poisson/Gamma arrivals. 'inf' = all at once.", rich_help_panel=_WL)),
     ("burstiness", float, typer.Option(1.0, "--burstiness", help="Gamma shape of inter-arrival gaps, as `vllm bench serve`: 1 = Poisson, < 1 burstier.", rich_help_panel=_WL)),
@@ -346,7 +346,7 @@ def simulate(
     num_gpu_blocks: Optional[int] = typer.Option(None, "--num-gpu-blocks", help="Use this KV pool (e.g. from vLLM's startup log) instead of the plan's.", rich_help_panel=_SIM),
     prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", help=_PREFIX_CACHING_ALIAS, hidden=True),
     long_prefill_threshold: int = typer.Option(0, "--long-prefill-token-threshold", help="Per-request prefill chunk cap (vLLM flag; 0 = none).", rich_help_panel=_SIM),
-    slo: Optional[str] = typer.Option(None, "--slo", help="Service-level objectives for goodput, e.g. ttft=500ms,tpot=50ms (ms or s; a bare number is ms).", rich_help_panel=_SIM),
+    slo: Optional[str] = typer.Option(None, "--slo", help="Service-level objectives for goodput, e.g. ttft=500ms,tpot=50ms (ms or s; a bare number is ms), or vllm bench serve --goodput's 'ttft:500 tpot:50'.", rich_help_panel=_SIM),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Write PNGs (concurrency, KV usage, latency CDFs) to this folder."),
     requests_csv: Optional[str] = typer.Option(None, "--requests", help="Write one CSV row per request (arrival, first token, finish, queue/TTFT/TPOT/end-to-end ms, preemptions): the data the percentiles are taken over."),
@@ -423,7 +423,7 @@ def simulate(
                                     rich_help_panel=_WL))
 def capacity(
     model: Optional[str] = typer.Argument(None, help="Catalog id, Hub id, checkpoint folder or config.json."),
-    slo: str = typer.Option("ttft=1s,tpot=50ms", "--slo", help="The objectives every probe must meet at --percentile: ttft, tpot, e2e (or e2el, as vllm bench serve) = ms or s; a bare number is ms, as vllm bench serve --goodput reads it.", rich_help_panel=_SIM),
+    slo: str = typer.Option("ttft=1s,tpot=50ms", "--slo", help="The objectives every probe must meet at --percentile: ttft, tpot, e2e (or e2el, as vllm bench serve) = ms or s; a bare number is ms, as vllm bench serve --goodput reads it ('ttft:500 tpot:50' too).", rich_help_panel=_SIM),
     percentile: float = typer.Option(99.0, "--percentile", help="Which percentile must meet the SLO.", rich_help_panel=_SIM),
     target_rate: Optional[float] = typer.Option(None, "--target-rate", help="Also size the fleet for this many req/s.", rich_help_panel=_SIM),
     router: str = typer.Option("round-robin", "--router", help="round-robin | least-loaded (across replicas).", rich_help_panel=_SIM),
@@ -552,11 +552,18 @@ def capacity(
                 first = max(1, math.ceil(target_rate / cap.max_rate_per_s))
                 how = (f"  {target_rate:g} / {_rate_down(cap.max_rate_per_s, 4)} req/s per replica = "
                        f"{target_rate / cap.max_rate_per_s:.2f}, rounded up to {first}")
+                # a data-parallel replica is checked alone at its share of the target (find_capacity's run_replica),
+                # the others as a fleet behind the router: 'the 4 simulated at 20 req/s' was one group at 5
+                def checked(k: int) -> str:
+                    return (f"one replica simulated at {target_rate:g} / {k} = {_rate(target_rate / k)} req/s"
+                            if (p.args.data_parallel_size or 1) > 1
+                            else f"{'the ' if k == n else ''}{k} simulated at {target_rate:g} req/s")
+
                 if n > first:
-                    how += f"; {first} simulated at {target_rate:g} req/s missed the SLO, so {n}"
+                    how += f"; {checked(first)} missed the SLO, so {n}"
                 if cap.at_target is not None:
                     t = cap.at_target.slo_check(slo_spec)
-                    how += (f"; the {n} simulated at {target_rate:g} req/s: TTFT p{percentile:g} {_fmt_ms(t['ttft_ms'])}, "
+                    how += (f"; {checked(n)}: TTFT p{percentile:g} {_fmt_ms(t['ttft_ms'])}, "
                             f"TPOT p{percentile:g} {_fmt_ms(t['tpot_ms'])}")
                 console.print(how, highlight=False)
             elif cap.max_rate_per_s <= 0 and cap.rejected_fraction > (100 - percentile) / 100:

@@ -385,6 +385,9 @@ ENV_EFFECTS = {
                                 "state and profile, CUDA-graph estimate and capture, in-flight window (model_runner_choice)",
     "VLLM_DISABLE_COMPILE_CACHE": "1 loads no compiled graph from the cache: every start compiles inside the memory profile, "
                                   "as a first start does (the cold-start warning then speaks of every start)",
+    "VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE": "bytes of FlashInfer's TRTLLM-API attention workspace (394 MiB unset), which "
+                                             "model runner v2's CUDA-graph estimate holds from 0.29 where the default "
+                                             "backend runs TRTLLM kernels (plan.terms.mrv2_trtllm_workspace_bytes)",
 }
 
 

@@ -435,10 +435,19 @@ def trtllm_workspace_in_estimate_bytes(model: ModelSpec, gpu: GPUSpec, args: Eng
     size, source = FI_TRTLLM_WORKSPACE_DEFAULT, "394 MiB, vLLM's default"
     value = args.env_value(FI_TRTLLM_WORKSPACE_ENV)
     if value is not None:
+        # envs.py reads it as int(value) where the buffer is made: a value int() refuses stops the server there; it
+        # was taken as the default without a word
         try:
             size, source = int(value.strip()), f"{FI_TRTLLM_WORKSPACE_ENV}={value.strip()}"
         except ValueError:
-            pass
+            raise InputError(f"--env {FI_TRTLLM_WORKSPACE_ENV}", f"{value!r} is not a value vLLM reads (it takes "
+                             f"int(value) when FlashInfer makes its workspace, as it does here: {why}): the server "
+                             "stops with a ValueError", f"a whole number of bytes, e.g. {FI_TRTLLM_WORKSPACE_ENV}="
+                             f"{FI_TRTLLM_WORKSPACE_DEFAULT} (394 MiB, the default), or unset") from None
+        if size < 0:
+            raise InputError(f"--env {FI_TRTLLM_WORKSPACE_ENV}", f"{value!r} is a negative size (torch.empty refuses "
+                             "it when FlashInfer makes its workspace)", f"a whole number of bytes, e.g. "
+                             f"{FI_TRTLLM_WORKSPACE_ENV}={FI_TRTLLM_WORKSPACE_DEFAULT}, or unset") from None
     where = ("the estimate's capture" if runner == "v2"
              else "the estimate's first FULL-graph warmup (at most this much: the estimate takes the larger of the FULL "
                   "and PIECEWISE first captures)")

@@ -362,6 +362,8 @@ async function runSimulation() {
     body.max_requests = Number($("sim-n").value || 2000);
     if ($("sim-slo").value.trim()) body.slo = $("sim-slo").value.trim();
     body.capacity = $("sim-capacity").checked;
+    // the replicas that rate needs, as `kvplan capacity --target-rate` sizes them (the API refuses it without capacity)
+    if (body.capacity && $("sim-target").value) body.target_rate_per_s = Number($("sim-target").value);
     $("sim-run").disabled = true;
     renderSimulation(await api("/api/simulate", body));
   } catch (e) {
@@ -371,6 +373,16 @@ async function runSimulation() {
 }
 
 function ms(x) { return x == null ? "—" : `${x.toFixed(0)} ms`; }
+
+// A rate to three significant figures (two decimals at least), rounded down, as `kvplan capacity` prints it
+// (cli/simulate.py _rate_down): toFixed(2) rounded 0.1066 req/s up to 0.11, a rate the search did not find within the
+// SLO, beside the CLI's 0.106.
+function rateDown(x, significant = 3) {
+  if (!(x > 0) || !isFinite(x)) return (x || 0).toFixed(2);
+  const d = Math.max(2, significant - 1 - Math.floor(Math.log10(x)));
+  const [whole, frac] = (Math.floor(x * 10 ** d + 1e-9) / 10 ** d).toFixed(d).split(".");
+  return `${whole}.${frac.slice(0, 2)}${frac.slice(2).replace(/0+$/, "")}`;
+}
 
 function renderSimulation(d) {
   const r = d.result;
@@ -390,8 +402,15 @@ function renderSimulation(d) {
   ];
   if (d.capacity) {
     const c = d.capacity;
-    rows.push(["capacity at the SLO", `${c.max_rate_per_s.toFixed(2)} req/s per replica`
+    rows.push(["capacity at the SLO", `${rateDown(c.max_rate_per_s)} req/s per replica`
       + (c.reason ? ` — ${c.reason}; fix: ${c.fix}` : "")]);
+    if (c.target_rate_per_s != null) {
+      const n = c.replicas_needed, rate = c.max_rate_per_s;
+      rows.push([`replicas for ${c.target_rate_per_s} req/s`, n
+        ? `${n} replica${n === 1 ? "" : "s"} (${c.router} router): ${c.target_rate_per_s} / ${rateDown(rate, 4)} req/s `
+          + `per replica = ${(c.target_rate_per_s / rate).toFixed(2)}, rounded up, then the fleet simulated at the target`
+        : "no number of replicas meets the SLO"]);
+    }
   }
   const tbody = document.querySelector("#sim-table tbody");
   tbody.innerHTML = "";
