@@ -26,3 +26,23 @@ def test_an_online_fp8_shorthand_on_a_quantized_checkpoint_is_still_refused():
         kvplan.fit("Qwen/Qwen2.5-72B-Instruct-AWQ", "H100", quantization="fp8_per_tensor", max_model_len=8192,
                    fixes=False)
     assert "awq" in str(e.value)
+
+
+def test_online_fp8_up_to_0_15_needs_the_16bit_model_to_fit_on_the_card_while_loading():
+    """vLLM <= 0.15 allocates every Linear weight of an online-FP8 model in bf16 before quantizing (fp8.py
+    create_weights: torch.empty(dtype=params_dtype)); 0.16 materializes layer by layer (meta device)."""
+    old = kvplan.fit("Qwen/Qwen3-32B", "L40S", quantization="fp8", max_model_len=8192, vllm_version="0.15.1")
+    new = kvplan.fit("Qwen/Qwen3-32B", "L40S", quantization="fp8", max_model_len=8192, vllm_version="0.16.0",
+                     fixes=False)
+    bf16 = kvplan.fit("Qwen/Qwen3-32B", "L40S", max_model_len=8192, vllm_version="0.15.1", fixes=False)
+    assert new.fits and new.weights_bytes < 0.55 * bf16.weights_bytes
+    assert bf16.weights_bytes > old.gpu.total_bytes  # 61 GiB of bf16 on a 44 GiB card
+    assert not old.fits and old.failure == "load" and "online FP8" in old.error
+    assert f"{bf16.weights_bytes / 2 ** 30:.2f} GiB per rank" in old.error
+    # a fix offered for it must load: two cards hold 30.5 GiB of bf16 each
+    tp2 = [f for f in old.fixes if f.flags == {"tensor_parallel_size": 2}]
+    assert tp2 and tp2[0].fits
+    # an online 16-bit model that fits on the card loads in either release
+    small = kvplan.fit("Qwen/Qwen3-8B", "L40S", quantization="fp8", max_model_len=8192, vllm_version="0.15.1",
+                       fixes=False)
+    assert small.fits

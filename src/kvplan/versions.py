@@ -860,6 +860,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # every 4-bit quant state) dequantizes them at load to one float32 absmax per 64 weights, 4 B per 64, "at the cost
     # of increased memory usage" (read in 0.10.0, 0.10.1.1, 0.20.0, 0.27.0). The 0.28.0 wheel has no bitsandbytes.
     "bnb_nested_absmax": [((0, 0, 0), "kept"), ((0, 10, 0), "float32")],
+    # Whether online FP8 (--quantization fp8 on a 16-bit checkpoint) first builds every Linear weight in the model
+    # dtype on the GPU: Fp8LinearMethod.create_weights allocates torch.empty(..., dtype=params_dtype) for each layer
+    # when the checkpoint is not FP8-serialized and quantizes after loading (layers/quantization/fp8.py, read in
+    # 0.10.2, 0.12.0, 0.14.1 and 0.15.1, where a patched weight loader quantizes each layer as it fills but every
+    # layer's 16-bit tensor was allocated at model init; vLLM's fp8 docs up to 0.6.x: "we load the model at original
+    # precision before quantizing down to 8-bits, so you need enough memory to load the whole model"). From 0.16.0
+    # Fp8OnlineLinearMethod / Fp8OnlineMoEMethod create the weights on the meta device and materialize one layer at a
+    # time (uses_meta_device; read in 0.16.0, 0.17.1, 0.20.0).
+    "online_fp8_loads_16bit": [((0, 0, 0), True), ((0, 16, 0), False)],
     # Whether --quantization bitsandbytes quantizes MoE experts: BitsAndBytesConfig.get_quant_method returns a method
     # for LinearBase layers only up to 0.9.2 (FusedMoE keeps the model dtype), BitsAndBytesMoEMethod for FusedMoE from
     # 0.10.0 (layers/quantization/bitsandbytes.py; 4-bit in-flight only there)
@@ -1127,6 +1136,7 @@ class VersionRules:
     budget_counts_runner_buffers: bool
     mrope_cache_factor: int
     bnb_nested_absmax: str
+    online_fp8_loads_16bit: bool
     bnb_quantizes_experts: bool
     awq_auto_marlin: bool
     mla_kv_b_copy: bool
