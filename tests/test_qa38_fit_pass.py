@@ -46,3 +46,20 @@ def test_online_fp8_up_to_0_15_needs_the_16bit_model_to_fit_on_the_card_while_lo
     small = kvplan.fit("Qwen/Qwen3-8B", "L40S", quantization="fp8", max_model_len=8192, vllm_version="0.15.1",
                        fixes=False)
     assert small.fits
+
+
+def test_diagnose_reads_an_oom_between_the_start_of_loading_and_the_loaded_weights_as_a_load_failure():
+    """Before 0.16 vLLM prints no "Failed to load model" line: a bare torch OOM after "Starting to load model" and
+    before "Model loading took" is the weights not fitting, which --enforce-eager cannot fix."""
+    from kvplan.diagnose import diagnose
+
+    oom = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 896.00 MiB. GPU 0 has a total capacity of "
+           "79.19 GiB of which 512.00 MiB is free.")
+    start = "INFO 05-02 10:00:01 [gpu_model_runner.py:1800] Starting to load model meta-llama/Llama-3.3-70B-Instruct..."
+    loaded = "INFO 05-02 10:03:01 [gpu_model_runner.py:1900] Model loading took 65.74 GiB and 170.2 seconds"
+    during = diagnose([start, oom]).top
+    assert "while the weights were loading" in during.cause and "--enforce-eager" in during.fix
+    assert "do not help" in during.fix and during.confidence >= 0.85
+    after = diagnose([start, loaded, oom]).top
+    assert "while the weights were loading" not in after.cause
+    assert "Try --enforce-eager" in after.fix
