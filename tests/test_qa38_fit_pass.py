@@ -63,3 +63,14 @@ def test_diagnose_reads_an_oom_between_the_start_of_loading_and_the_loaded_weigh
     after = diagnose([start, loaded, oom]).top
     assert "while the weights were loading" not in after.cause
     assert "Try --enforce-eager" in after.fix
+
+
+def test_the_16bit_load_of_online_fp8_counts_the_cpu_offload():
+    """--cpu-offload-gb moves decoder layers to the CPU as they are built: the 16-bit load peak of online FP8 (vLLM
+    <= 0.15) is the 16-bit weights less the budget, as the planned weights are the FP8 ones less it."""
+    base = dict(quantization="fp8", max_model_len=8192, vllm_version="0.15.1", fixes=False)
+    bf16 = kvplan.fit("meta-llama/Llama-3.1-70B", "H100", max_model_len=8192, vllm_version="0.15.1", fixes=False)
+    ten = kvplan.fit("meta-llama/Llama-3.1-70B", "H100", cpu_offload_gb=10, **base)
+    assert ten.failure == "load" and f"{(bf16.weights_bytes - 10 * 2 ** 30) / 2 ** 30:.2f} GiB per rank" in ten.error
+    sixty = kvplan.fit("meta-llama/Llama-3.1-70B", "H100", cpu_offload_gb=60, **base)
+    assert bf16.weights_bytes - 60 * 2 ** 30 < sixty.gpu.total_bytes and sixty.failure != "load"
