@@ -74,3 +74,18 @@ def test_the_16bit_load_of_online_fp8_counts_the_cpu_offload():
     assert ten.failure == "load" and f"{(bf16.weights_bytes - 10 * 2 ** 30) / 2 ** 30:.2f} GiB per rank" in ten.error
     sixty = kvplan.fit("meta-llama/Llama-3.1-70B", "H100", cpu_offload_gb=60, **base)
     assert bf16.weights_bytes - 60 * 2 ** 30 < sixty.gpu.total_bytes and sixty.failure != "load"
+
+
+def test_the_online_fp8_shorthands_are_refused_before_the_release_that_added_them():
+    """The QuantizationMethods Literal of the 0.19.0 wheel has no fp8_per_tensor; the 0.20.0 wheel's has it. A
+    release kvplan read takes its own list, not the next read's too."""
+    from kvplan.versions import quantization_methods
+
+    assert "fp8_per_tensor" not in quantization_methods("0.19.0")
+    assert {"fp8_per_tensor", "fp8_per_block", "online"} <= quantization_methods("0.20.0")
+    assert "fp8_per_channel" not in quantization_methods("0.20.0") and "fp8_per_channel" in quantization_methods("0.27.0")
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen3-32B", "H100", quantization="fp8_per_tensor", max_model_len=8192, vllm_version="0.19.0")
+    assert "fp8_per_tensor" in str(e.value) and "0.19.0" in str(e.value)
+    assert kvplan.fit("Qwen/Qwen3-32B", "H100", quantization="fp8_per_tensor", max_model_len=8192,
+                      vllm_version="0.20.0", fixes=False).fits

@@ -1693,6 +1693,11 @@ QUANT_METHODS_READ: dict[V, tuple[str, ...]] = {
     (0, 10, 2): ("awq", "deepspeedfp", "tpu_int8", "fp8", "ptpc_fp8", "fbgemm_fp8", "modelopt", "modelopt_fp4", "bitblas", "gguf", "gptq_marlin_24", "gptq_marlin", "gptq_bitblas", "awq_marlin", "gptq", "compressed-tensors", "bitsandbytes", "hqq", "experts_int8", "ipex", "quark", "moe_wna16", "torchao", "auto-round", "rtn", "inc", "mxfp4", "petit_nvfp4"),
     (0, 11, 0): ("awq", "deepspeedfp", "tpu_int8", "fp8", "ptpc_fp8", "fbgemm_fp8", "modelopt", "modelopt_fp4", "bitblas", "gguf", "gptq_marlin_24", "gptq_marlin", "gptq_bitblas", "awq_marlin", "gptq", "compressed-tensors", "bitsandbytes", "hqq", "experts_int8", "ipex", "quark", "moe_wna16", "torchao", "auto-round", "rtn", "inc", "mxfp4", "petit_nvfp4"),
     (0, 12, 0): ("awq", "deepspeedfp", "tpu_int8", "fp8", "ptpc_fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "bitblas", "gguf", "gptq_marlin_24", "gptq_marlin", "gptq_bitblas", "awq_marlin", "gptq", "compressed-tensors", "bitsandbytes", "hqq", "experts_int8", "ipex", "quark", "moe_wna16", "torchao", "auto-round", "rtn", "inc", "mxfp4", "petit_nvfp4", "cpu_gptq", "cpu_awq"),
+    # 0.19.0 has no online shorthand; 0.20.0 adds "online", fp8_per_tensor, fp8_per_block and
+    # int8_per_channel_weight_only (the QuantizationMethods Literal of the 0.19.0 and 0.20.0 wheels); fp8_per_channel
+    # is first read in 0.27.0
+    (0, 19, 0): ("awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "gguf", "gptq_marlin", "awq_marlin", "gptq", "compressed-tensors", "bitsandbytes", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "mxfp8", "petit_nvfp4", "cpu_awq"),
+    (0, 20, 0): ("awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "gguf", "gptq_marlin", "awq_marlin", "gptq", "humming", "compressed-tensors", "bitsandbytes", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "cpu_awq", "online", "fp8_per_tensor", "fp8_per_block", "int8_per_channel_weight_only", "mxfp8"),
     # 0.27.0 is the last release with bitsandbytes (its wheel has layers/quantization/bitsandbytes.py and
     # model_loader/bitsandbytes_loader.py; the 0.28.0 wheel has neither, after RFC vllm#39583)
     (0, 27, 0): ("awq", "auto_awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors", "bitsandbytes", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only", "nvfp4_per_token", "mxfp8"),
@@ -1715,13 +1720,15 @@ def canonical_quant(name: str) -> str:
 
 def quantization_methods(version: str) -> frozenset[str] | None:
     """The --quantization values vLLM `version` accepts, as far as kvplan has read: the list of the release read at
-    or before it, with the list of the next release read (a release between two reads accepts a name either has);
-    None before the first release read (no list known, nothing refused)."""
+    or before it, with the list of the next release read (a release between two reads accepts a name either has; a
+    release read takes its own list alone); None before the first release read (no list known, nothing refused)."""
     release = parse_version(version)
     reads = sorted(QUANT_METHODS_READ.items())
     at = _value_at(reads, release)
     if at is None:
         return None
+    if release in QUANT_METHODS_READ:
+        return frozenset(at)
     after = [names for first, names in reads if first > release]
     return frozenset(at + (after[0] if after else ()))
 
