@@ -89,3 +89,18 @@ def test_the_online_fp8_shorthands_are_refused_before_the_release_that_added_the
     assert "fp8_per_tensor" in str(e.value) and "0.19.0" in str(e.value)
     assert kvplan.fit("Qwen/Qwen3-32B", "H100", quantization="fp8_per_tensor", max_model_len=8192,
                       vllm_version="0.20.0", fixes=False).fits
+
+
+def test_online_fp8_is_offered_as_a_fix_wherever_the_release_runs_it_on_the_gpu():
+    """A 70B in bf16 does not start on one A100-80; vLLM runs --quantization fp8 there as weight-only FP8 Marlin
+    (Fp8Config minimum capability 80 from 0.5.1, 75 from 0.14): the fix is offered, and planned, as on an L40S."""
+    p = kvplan.fit("meta-llama/Llama-3.1-70B", "A100 80GB SXM4", max_model_len=8192)
+    assert not p.fits
+    fp8 = [f for f in p.fixes if f.flags == {"quantization": "fp8"}]
+    assert fp8 and fp8[0].fits
+    assert kvplan.fit("meta-llama/Llama-3.1-70B", "A100 80GB SXM4", max_model_len=8192, quantization="fp8",
+                      fixes=False).fits
+    # a release whose Fp8Config refuses the GPU offers none (T4, 7.5, before 0.14)
+    t4 = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "T4", max_model_len=32768, dtype="float16",
+                    vllm_version="0.11.0")
+    assert all((f.flags or {}).get("quantization") != "fp8" for f in t4.fixes)

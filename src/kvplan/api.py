@@ -350,6 +350,7 @@ def _quantization_fixes(p: Plan) -> list[_Offer]:
     suffix, e.g. Qwen/Qwen3-32B -> Qwen/Qwen3-32B-FP8). No fix names a method the checkpoint lacks; online FP8 and
     a checkpoint are offered only where their weights are smaller than the plan's (not FP8 over --quantization
     bitsandbytes, 4-bit)."""
+    from kvplan.plan.defaults import quant_capability_error
     from kvplan.resolve import model_catalog
     from kvplan.versions import canonical_quant
 
@@ -357,7 +358,10 @@ def _quantization_fixes(p: Plan) -> list[_Offer]:
         return []
     out: list[_Offer] = []
     given = (p.given_args or p.args).quantization  # an online method asked for (--quantization fp8 / bitsandbytes)
-    if p.gpu.cc and p.gpu.cc >= (8, 9) and (given is None or canonical_quant(given) != "fp8"):  # not the flag given
+    # where the release's Fp8Config takes this GPU (versions.QUANT_MIN_CAPABILITY: FP8 W8A8 from compute capability
+    # 8.9, weight-only FP8 Marlin on 8.0 from 0.5.1 and 7.5 from 0.14), not the flag given
+    if (p.gpu.cc and p.gpu.vendor == "NVIDIA" and quant_capability_error("fp8", p.gpu, p.rules.version) is None
+            and (given is None or canonical_quant(given) != "fp8")):
         q = _try(p, quantization="fp8")
         # only where FP8 weights are smaller than the plan's own: not over a 4-bit online method given (bitsandbytes)
         if q and q.weights_bytes < p.weights_bytes:
