@@ -104,3 +104,28 @@ def test_online_fp8_is_offered_as_a_fix_wherever_the_release_runs_it_on_the_gpu(
     t4 = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "T4", max_model_len=32768, dtype="float16",
                     vllm_version="0.11.0")
     assert all((f.flags or {}).get("quantization") != "fp8" for f in t4.fixes)
+
+
+def test_scaffold_gpu_auto_picks_a_card_it_writes_files_for(tmp_path):
+    """`fit --gpu auto` may answer a Jetson Orin (the smallest catalog card that starts); scaffold, which refuses a
+    Jetson's and an AMD card's files, picked the same card and then refused it. It now picks among its own cards."""
+    from typer.testing import CliRunner
+
+    from kvplan.api import FitFlags, plan_from_flags_and_inverse
+    from kvplan.cli import app
+    from kvplan.deploy import refuse_platform
+
+    flags = FitFlags(gpu="auto", num_gpus=2, max_model_len="16384")
+    fit_pick, _ = plan_from_flags_and_inverse("Qwen/Qwen2.5-72B-Instruct-AWQ", flags, None)
+    assert fit_pick.gpu.cc == (8, 7)  # a Jetson Orin: the premise
+    with pytest.raises(InputError):
+        refuse_platform(fit_pick.gpu, "0.33.0")
+    pick, note = plan_from_flags_and_inverse("Qwen/Qwen2.5-72B-Instruct-AWQ", flags, None, deployable=True)
+    assert pick.fits and pick.gpu.cc != (8, 7) and pick.gpu.vendor == "NVIDIA" and pick.gpu.name in note
+    refuse_platform(pick.gpu, "0.33.0")
+    assert pick.gpu.total_bytes * pick.args.tensor_parallel_size >= fit_pick.gpu.total_bytes
+    r = CliRunner().invoke(app, ["scaffold", str(tmp_path / "out"), "Qwen/Qwen2.5-72B-Instruct-AWQ", "--gpu", "auto",
+                                 "--num-gpus", "2", "--max-model-len", "16384"])
+    assert r.exit_code == 0, r.output
+    serve = (tmp_path / "out" / "serve.sh").read_text()
+    assert pick.gpu.name in serve and f"--tensor-parallel-size {pick.args.tensor_parallel_size}" in serve
