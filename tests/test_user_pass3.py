@@ -15,10 +15,12 @@ def test_a_fix_that_still_does_not_fit_says_what_one_request_needs():
     assert not fp8.fits
     # 7.02 GiB for KV since model runner v2's estimate charges 0.25 MiB x 64 layers x 51 capture sizes (7.57 before)
     assert fp8.effect.startswith("still does not fit (7.0") and "GiB for KV; one 32,768-token request needs 8.00 GiB)" in fp8.effect
-    # V0's message counts tokens, not GiB: the effect says how many the pool holds
-    v0 = kvplan.fit("Qwen/Qwen3-32B", "L40S", max_model_len=32768, vllm_version="0.8.0", env={"VLLM_USE_V1": "0"})
+    # V0's message counts tokens, not GiB: the effect says how many the pool holds (Llama-3.1-8B at 131,072 on an L4:
+    # the 32B's online FP8 cannot load on an L40S in 0.8, which builds the model in bfloat16 before quantizing it)
+    v0 = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=131072, vllm_version="0.8.0",
+                    env={"VLLM_USE_V1": "0"})
     fp8 = next(f for f in v0.fixes if f.flags == {"quantization": "fp8"})
-    assert not fp8.fits and "tokens, one request needs 32,768)" in fp8.effect and "; it holds " in fp8.effect
+    assert not fp8.fits and "tokens, one request needs 131,072)" in fp8.effect and "; it holds " in fp8.effect
 
 
 def test_the_sweep_plot_does_not_draw_a_row_without_a_pool_as_a_line_falling_off_its_log_axis(tmp_path, monkeypatch):

@@ -350,6 +350,7 @@ def _quantization_fixes(p: Plan) -> list[_Offer]:
     suffix, e.g. Qwen/Qwen3-32B -> Qwen/Qwen3-32B-FP8). No fix names a method the checkpoint lacks; online FP8 and
     a checkpoint are offered only where their weights are smaller than the plan's (not FP8 over --quantization
     bitsandbytes, 4-bit)."""
+    from kvplan.plan.defaults import quant_capability_error
     from kvplan.resolve import model_catalog
     from kvplan.versions import canonical_quant
 
@@ -357,7 +358,10 @@ def _quantization_fixes(p: Plan) -> list[_Offer]:
         return []
     out: list[_Offer] = []
     given = (p.given_args or p.args).quantization  # an online method asked for (--quantization fp8 / bitsandbytes)
-    if p.gpu.cc and p.gpu.cc >= (8, 9) and (given is None or canonical_quant(given) != "fp8"):  # not the flag given
+    # where the release's Fp8Config takes this GPU (versions.QUANT_MIN_CAPABILITY: FP8 W8A8 from compute capability
+    # 8.9, weight-only FP8 Marlin on 8.0 from 0.5.1 and 7.5 from 0.14), not the flag given
+    if (p.gpu.cc and p.gpu.vendor == "NVIDIA" and quant_capability_error("fp8", p.gpu, p.rules.version) is None
+            and (given is None or canonical_quant(given) != "fp8")):
         q = _try(p, quantization="fp8")
         # only where FP8 weights are smaller than the plan's own: not over a 4-bit online method given (bitsandbytes)
         if q and q.weights_bytes < p.weights_bytes:
@@ -671,18 +675,20 @@ def auto_tp_cap(args: EngineArgs) -> int:
     return min(8, args.num_gpus // ((args.pipeline_parallel_size or 1) * (args.data_parallel_size or 1)))
 
 
-def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA", *, site_calibration: bool = True
+def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA", *, site_calibration: bool = True,
+                       deployable: bool = False
                        ) -> tuple[tuple[GPUSpec, int, Plan] | None, tuple[GPUSpec, int, Plan] | None]:
     """(the smallest catalog GPU x TP whose first, compiling start also holds one request, the smallest that starts
     warm), by total memory, each None where no catalog GPU x TP up to 8 is one; the same where the smallest warm
     start's first start holds too. The search smallest_gpu_and_tp answers from. Where the flags are refused as input on
     every catalog GPU x TP (a --max-model-len above the model's limit), that refusal is raised: it names the flag and
-    its fix, where 'no GPU fits' would send the reader to a GPU for a length no GPU serves."""
+    its fix, where 'no GPU fits' would send the reader to a GPU for a length no GPU serves. `deployable`: only cards
+    whose launch files kvplan scaffold writes (deploy.refuse_platform: no Jetson Orin, no AMD card)."""
     options = []
     # --num-gpus bounds the search: TP x PP x DP ranks within the GPUs available (without it, TP up to 8: one node)
     tp_cap = auto_tp_cap(args)
     for g in gpu_catalog():
-        if g.vendor != vendor:
+        if g.vendor != vendor or (deployable and not _deployable(g, args)):
             continue
         for tp in (1, 2, 4, 8):
             if (tp > 1 and g.one_per_machine) or tp > tp_cap:
@@ -706,6 +712,18 @@ def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA
     if not planned and refused is not None:
         raise refused
     return None, warm
+
+
+def _deployable(gpu: GPUSpec, args: EngineArgs) -> bool:
+    """Whether kvplan scaffold writes launch files for `gpu` (deploy.refuse_platform: PyPI's CUDA wheel and the
+    vllm/vllm-openai image, not a Jetson Orin's or an AMD card's build)."""
+    from kvplan.deploy import refuse_platform
+
+    try:
+        refuse_platform(gpu, rules_for().version)  # (the card alone decides; the release only names the pin)
+    except InputError:
+        return False
+    return True
 
 
 def known_versions() -> list[str]:
@@ -862,8 +880,10 @@ def _engine_kwargs_and_gpu(flags: FitFlags) -> tuple[dict, Optional[str], Option
     return kw, kw.pop("gpu"), kw.pop("gpu_gib"), kw.pop("gpu_gb"), kw.pop("revision")
 
 
-def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurrency: Optional[float]):
-    """The plan the flags describe, answering the inverse questions (`--gpu auto`, `--max-model-len auto`)."""
+def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurrency: Optional[float], *,
+                                deployable: bool = False):
+    """The plan the flags describe, answering the inverse questions (`--gpu auto`, `--max-model-len auto`);
+    `deployable`: `--gpu auto` picks among the cards kvplan scaffold writes launch files for."""
     from kvplan.plan import is_auto_length
 
     kw, gpu, gib, gb, revision = _engine_kwargs_and_gpu(flags)
@@ -885,7 +905,7 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
                              "drop --concurrency, or give a GPU with --max-model-len auto --concurrency N")
         spec = resolve_model(model, revision=revision)
         args = engine_args(**kw)
-        cold, warm = gpu_and_tp_choices(spec, args)
+        cold, warm = gpu_and_tp_choices(spec, args, deployable=deployable)
         if warm is None:  # (flags refused as input on every card are raised by the search itself)
             cap = auto_tp_cap(args)
             if cap < 8:

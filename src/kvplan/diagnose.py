@@ -694,6 +694,38 @@ def _decide_weights_over_budget(draft: _Draft, log: StartupLog) -> None:
     draft.hits = draft.hits + list(log.hits_of("weights", "weights_old"))[:1]
 
 
+_LOADING_FRAME = re.compile(r"\bload_model\(|\bload_weights\(|weight_loader\(|initialize_model\(|Loading safetensors checkpoint shards")
+
+
+def _decide_oom_while_loading(draft: _Draft, log: StartupLog) -> None:
+    """A torch out-of-memory that a release before 0.16 (no "Failed to load model" line, vllm/v1/worker/
+    gpu_model_runner.py GPUModelRunner.load_model in 0.16.0) raises while the weights load: the start's step is read
+    from the log (vLLM logs "Starting to load model" before the loader, the weights' "Model loading took" after it,
+    and profiles, sizes the pool and captures graphs only then: vllm/v1/engine/core.py EngineCore.__init__), or from
+    the traceback's frames. The weights (in the dtype they are loaded in: online FP8 up to 0.15 builds the model in
+    16 bits first) do not fit on the card, so eager mode and a lower utilization cannot help."""
+    ooms = [h for h in draft.hits if h.signature == "err_cuda_oom"]
+    if not ooms or any(h.signature != "err_cuda_oom" for h in draft.hits):
+        return
+    first = ooms[0].line_number
+    started = [h.line_number for h in log.hits_of("load_model_start") if h.line_number < first]
+    loaded = [h.line_number for h in log.hits_of("weights", "weights_old", *_SIZED) if h.line_number < first]
+    frames = [line for line in log.error_lines if _LOADING_FRAME.search(line)]
+    if loaded or not (started or frames):
+        return
+    draft.cause = ("The GPU ran out of memory while the weights were loading (the out-of-memory comes after "
+                   + ("\"Starting to load model\"" if started else "a loading frame of the traceback")
+                   + " and before any \"Model loading took\" line): the checkpoint, in the dtype it is loaded in, does "
+                   "not fit in the memory this GPU has free, before any KV cache, profiling or CUDA graph. Online "
+                   "--quantization fp8 up to vLLM 0.15 first builds the whole model in 16 bits.")
+    draft.fix = ("Serve a smaller model or a quantized checkpoint (AWQ/GPTQ/FP8) that fits, shard it over more GPUs "
+                 "(--tensor-parallel-size), or free the GPU of other processes; --enforce-eager and a lower "
+                 "--gpu-memory-utilization do not help here.")
+    draft.confidence = max(draft.confidence, 0.85)
+    draft.decided_by = "an out-of-memory after the model's load began and before its weights were loaded"
+    draft.hits = draft.hits + list(log.hits_of("load_model_start"))[:1]
+
+
 def _decide_triton_image_on_old_gpu(drafts: dict[str, _Draft], log: StartupLog) -> None:
     """'device kernel image is invalid' from a Triton kernel is the driver refusing the cubin (Triton loads it with
     cuModuleLoadData, third_party/nvidia/backend/driver.c loadBinary): either the GPU is newer than the Triton that built it
@@ -987,6 +1019,7 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     if "oom_graph_capture_or_profiling" in drafts:
         _decide_sampler_after_uncounted_graphs(drafts["oom_graph_capture_or_profiling"], log)
         _decide_weights_over_budget(drafts["oom_graph_capture_or_profiling"], log)
+        _decide_oom_while_loading(drafts["oom_graph_capture_or_profiling"], log)
     if "unsupported_gpu" in drafts:
         _decide_triton_image_on_old_gpu(drafts, log)
     if "import_undefined_symbol" in drafts:

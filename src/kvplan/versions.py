@@ -921,6 +921,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # every 4-bit quant state) dequantizes them at load to one float32 absmax per 64 weights, 4 B per 64, "at the cost
     # of increased memory usage" (read in 0.10.0, 0.10.1.1, 0.20.0, 0.27.0). The 0.28.0 wheel has no bitsandbytes.
     "bnb_nested_absmax": [((0, 0, 0), "kept"), ((0, 10, 0), "float32")],
+    # Whether online FP8 (--quantization fp8 on a 16-bit checkpoint) first builds every Linear weight in the model
+    # dtype on the GPU: Fp8LinearMethod.create_weights allocates torch.empty(..., dtype=params_dtype) for each layer
+    # when the checkpoint is not FP8-serialized and quantizes after loading (layers/quantization/fp8.py, read in
+    # 0.10.2, 0.12.0, 0.14.1 and 0.15.1, where a patched weight loader quantizes each layer as it fills but every
+    # layer's 16-bit tensor was allocated at model init; vLLM's fp8 docs up to 0.6.x: "we load the model at original
+    # precision before quantizing down to 8-bits, so you need enough memory to load the whole model"). From 0.16.0
+    # Fp8OnlineLinearMethod / Fp8OnlineMoEMethod create the weights on the meta device and materialize one layer at a
+    # time (uses_meta_device; read in 0.16.0, 0.17.1, 0.20.0).
+    "online_fp8_loads_16bit": [((0, 0, 0), True), ((0, 16, 0), False)],
     # Whether --quantization bitsandbytes quantizes MoE experts: BitsAndBytesConfig.get_quant_method returns a method
     # for LinearBase layers only up to 0.9.2 (FusedMoE keeps the model dtype), BitsAndBytesMoEMethod for FusedMoE from
     # 0.10.0 (layers/quantization/bitsandbytes.py; 4-bit in-flight only there)
@@ -1194,6 +1203,7 @@ class VersionRules:
     budget_counts_runner_buffers: bool
     mrope_cache_factor: int
     bnb_nested_absmax: str
+    online_fp8_loads_16bit: bool
     bnb_quantizes_experts: bool
     awq_auto_marlin: bool
     mla_kv_b_copy: bool
@@ -1750,6 +1760,11 @@ QUANT_METHODS_READ: dict[V, tuple[str, ...]] = {
     (0, 10, 2): ("awq", "deepspeedfp", "tpu_int8", "fp8", "ptpc_fp8", "fbgemm_fp8", "modelopt", "modelopt_fp4", "bitblas", "gguf", "gptq_marlin_24", "gptq_marlin", "gptq_bitblas", "awq_marlin", "gptq", "compressed-tensors", "bitsandbytes", "hqq", "experts_int8", "ipex", "quark", "moe_wna16", "torchao", "auto-round", "rtn", "inc", "mxfp4", "petit_nvfp4"),
     (0, 11, 0): ("awq", "deepspeedfp", "tpu_int8", "fp8", "ptpc_fp8", "fbgemm_fp8", "modelopt", "modelopt_fp4", "bitblas", "gguf", "gptq_marlin_24", "gptq_marlin", "gptq_bitblas", "awq_marlin", "gptq", "compressed-tensors", "bitsandbytes", "hqq", "experts_int8", "ipex", "quark", "moe_wna16", "torchao", "auto-round", "rtn", "inc", "mxfp4", "petit_nvfp4"),
     (0, 12, 0): ("awq", "deepspeedfp", "tpu_int8", "fp8", "ptpc_fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "bitblas", "gguf", "gptq_marlin_24", "gptq_marlin", "gptq_bitblas", "awq_marlin", "gptq", "compressed-tensors", "bitsandbytes", "hqq", "experts_int8", "ipex", "quark", "moe_wna16", "torchao", "auto-round", "rtn", "inc", "mxfp4", "petit_nvfp4", "cpu_gptq", "cpu_awq"),
+    # 0.19.0 has no online shorthand; 0.20.0 adds "online", fp8_per_tensor, fp8_per_block and
+    # int8_per_channel_weight_only (the QuantizationMethods Literal of the 0.19.0 and 0.20.0 wheels); fp8_per_channel
+    # is first read in 0.27.0
+    (0, 19, 0): ("awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "gguf", "gptq_marlin", "awq_marlin", "gptq", "compressed-tensors", "bitsandbytes", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "mxfp8", "petit_nvfp4", "cpu_awq"),
+    (0, 20, 0): ("awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "gguf", "gptq_marlin", "awq_marlin", "gptq", "humming", "compressed-tensors", "bitsandbytes", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "cpu_awq", "online", "fp8_per_tensor", "fp8_per_block", "int8_per_channel_weight_only", "mxfp8"),
     # 0.27.0 is the last release with bitsandbytes (its wheel has layers/quantization/bitsandbytes.py and
     # model_loader/bitsandbytes_loader.py; the 0.28.0 wheel has neither, after RFC vllm#39583)
     (0, 27, 0): ("awq", "auto_awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors", "bitsandbytes", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only", "nvfp4_per_token", "mxfp8"),
@@ -1772,13 +1787,15 @@ def canonical_quant(name: str) -> str:
 
 def quantization_methods(version: str) -> frozenset[str] | None:
     """The --quantization values vLLM `version` accepts, as far as kvplan has read: the list of the release read at
-    or before it, with the list of the next release read (a release between two reads accepts a name either has);
-    None before the first release read (no list known, nothing refused)."""
+    or before it, with the list of the next release read (a release between two reads accepts a name either has; a
+    release read takes its own list alone); None before the first release read (no list known, nothing refused)."""
     release = parse_version(version)
     reads = sorted(QUANT_METHODS_READ.items())
     at = _value_at(reads, release)
     if at is None:
         return None
+    if release in QUANT_METHODS_READ:
+        return frozenset(at)
     after = [names for first, names in reads if first > release]
     return frozenset(at + (after[0] if after else ()))
 

@@ -79,6 +79,12 @@ def _article(acronym: str) -> str:
     return "an" if acronym[:1] in set("AEFHILMNORSX") else "a"
 
 
+# the online FP8 names of vLLM's --quantization (vllm/config/quantization.py _ONLINE_SHORTHANDS, 0.27-0.33) and the
+# weight scales each keeps
+ONLINE_FP8_SHORTHANDS = {"fp8_per_tensor": "per tensor", "fp8_per_channel": "per output channel",
+                         "fp8_per_block": "per 128x128 block"}
+
+
 def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: GPUSpec, version: str) -> QuantSpec | None:
     q = model.quant
     if not given:
@@ -107,6 +113,16 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
     tower = ("" if not model.is_multimodal else ", the vision tower's Linear layers included" if vision_linear_params(model)
              else "; the vision tower is counted in the model dtype (kvplan converts only the Qwen and Gemma 3 towers' "
              "Linear layers)")
+    if family in ONLINE_FP8_SHORTHANDS:
+        # vLLM >= 0.27's online shorthands (vllm/config/quantization.py _ONLINE_SHORTHANDS, 0.27-0.33): FP8 weights
+        # quantized at load time, per tensor, per output channel or per 128x128 block; from 0.31
+        # (model_loader/weight_utils.py get_quant_config) `--quantization fp8` on an unquantized checkpoint is itself
+        # read as fp8_per_tensor, with the warning "--quantization fp8 is deprecated for online quantization"
+        kept = (" but its MLP, which vLLM builds unquantized (SigLIP sizes not multiples of 64)"
+                if vision_bnb_only_params(model) else "")
+        notes.append(f"--quantization {method} on an unquantized checkpoint: weights quantized to FP8 at load time "
+                     f"({ONLINE_FP8_SHORTHANDS[method]})" + tower + kept)
+        return QuantSpec("fp8", 8, None, f"fp8 {ONLINE_FP8_SHORTHANDS[method]} (online)", applies_to="all_linear")
     if family == "fp8":
         kept = (" but its MLP, which vLLM builds unquantized (SigLIP sizes not multiples of 64)"
                 if vision_bnb_only_params(model) else "")

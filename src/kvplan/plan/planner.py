@@ -585,6 +585,20 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         if state_error:
             fits, error, failure = False, state_error, "state_blocks"
     load_error = _load_oom(gpu, w.bytes)
+    if (load_error is None and rules.online_fp8_loads_16bit and quant is not None and quant.method == "fp8"
+            and quant.scheme.endswith("(online)")):
+        # online FP8 up to 0.15 builds the whole model in its 16-bit dtype first (rules row online_fp8_loads_16bit)
+        w16 = rank_weights(model, gpu, resolved, rules, None)
+        full = w16.bytes
+        if resolved.cpu_offload_gb:  # the 16-bit decoder layers move to the CPU as they are built, up to the budget
+            vision16 = dict(w16.by_use).get("vision", 0) if rules.cpu_offload_towers else 0
+            full -= min(w16.layer_bytes + vision16 if w16.layer_bytes is not None else w16.bytes,
+                        int(resolved.cpu_offload_gb * GIB))
+        load_error = _load_oom(gpu, full)
+        if load_error:
+            load_error += (f" (vLLM {rules.version}'s online FP8 allocates every Linear weight in {resolved.dtype} before "
+                           f"quantizing it to the {w.bytes / GIB:.2f} GiB planned; from vLLM 0.16 it quantizes layer by "
+                           "layer, or serve an FP8 checkpoint)")
     if load_error:
         fits, error, failure, est_len = False, load_error, "load", None
     fp8_error = _fp8_e4m3_kv_error(gpu, resolved, rules, warns)

@@ -332,9 +332,9 @@ class Planner:
         refuse_unpublished_version(data.get("vllm_version"))  # as --vllm-version: the page planned '0.10.3' silently
         return self.model_ref(data.get("model")), FitFlags(**{k: data[k] for k in _FLAG_NAMES})
 
-    def plan(self, req: BaseModel):
+    def plan(self, req: BaseModel, *, deployable: bool = False):
         model, flags = self.flags(req)
-        p, note = plan_from_flags_and_inverse(model, flags, req.concurrency)
+        p, note = plan_from_flags_and_inverse(model, flags, req.concurrency, deployable=deployable)
         return model, flags, p, note
 
     def curve_rows(self, model: Optional[str], flags: FitFlags, p) -> list[dict]:
@@ -417,7 +417,7 @@ def optional_module(name: str):
 def scaffold_response(planner: Planner, req: ScaffoldRequest) -> dict:
     from kvplan.deploy import refuse_platform, render_files, spec_from_plan
 
-    _, _, p, note = planner.plan(req)
+    _, _, p, note = planner.plan(req, deployable=True)  # --gpu auto among the cards scaffold writes files for
     refuse_platform(p.gpu, str(p.vllm_version))  # as kvplan scaffold: before the verdict
     if not p.fits:
         raise InputError(refused_field(p), "the plan does not start, so no launch files are generated: " + (p.error or "does not fit"),
