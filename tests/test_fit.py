@@ -1929,3 +1929,18 @@ def test_a_text_only_deployment_zeroes_the_modalities_the_model_takes():
     assert plan.first_start["loss_bytes_most"] > 0 == multimodal.first_start["loss_bytes_most"]
     assert not text_only("Qwen/Qwen3-VL-2B-Instruct", '{"image": 0}')[0]
     assert text_only("Qwen/Qwen3-VL-2B-Instruct", '{"image": 0, "video": 0}')[0]
+
+
+def test_qwen3_next_query_carries_the_output_gate_its_config_does_not_state():
+    # Qwen3NextAttention reads getattr(config, "attn_output_gate", True) (models/qwen3_next.py, 0.10.2 and 0.29.0) and
+    # Qwen3-Next's config.json does not state it: each of the 12 full-attention layers' q_proj is 2 x 16 heads x 256
+    # wide, 2 x 4,096 x 2,048 parameters, and o_proj 4,096 x 2,048
+    from kvplan.weights import count_weights
+    m = resolve_model("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    assert "attn_output_gate" not in m.text_config
+    attn = [c for c in count_weights(m).components if c.name == "self_attn"]
+    assert len(attn) == 12 and all(c.params == 2 * 4096 * 2048 + 4096 * 2048 for c in attn)
+    # vLLM 0.10.2 logged 'Model loading took 74.2812 GiB' per rank at TP2 on H200 (tests/data/extra_records.jsonl);
+    # without the gate's 12 x 4,096 x 2,048 / 2 x 2 B = 0.094 GiB kvplan counted 74.187
+    p = kvplan.fit(m, "H200", tensor_parallel_size=2, max_model_len=262144, vllm_version="0.10.2", fixes=False)
+    assert abs(p.weights_bytes / GIB - 74.2812) < 0.01

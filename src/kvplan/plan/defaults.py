@@ -23,7 +23,7 @@ from kvplan.plan.terms import awq_kernel_note, awq_linear_kernel
 from kvplan.resolve import BNB_IN_FLIGHT, GPUSpec, ModelSpec, QuantSpec, context_limit
 from kvplan.versions import (VersionRules, batch_defaults, canonical_quant, first_release_where, parse_version,
                              quant_method_last_read, quant_min_capability, quantization_methods, release_from)
-from kvplan.weights import gated_mlp, moe_layers, vision_bnb_only_params, vision_linear_params
+from kvplan.weights import attn_output_gate, gated_mlp, moe_layers, vision_bnb_only_params, vision_linear_params
 
 
 # --------------------------------------------------------------------------- defaults
@@ -350,8 +350,7 @@ def _dense_block_slices(model: ModelSpec, tp: int) -> list[tuple[str, str, list[
         out.append((f"{prefix}.down_proj", "row", [width // tp], model.hidden_size, i))
 
     nh = model.num_attention_heads
-    # Qwen3NextAttention reads getattr(config, "attn_output_gate", True): Qwen3-Next's config does not state it
-    q_gate = 2 if t.get("attn_output_gate", model.model_type.startswith("qwen3_next")) else 1
+    q_gate = 2 if attn_output_gate(model) else 1
     for i, layer in enumerate(model.layers[:model.num_layers]):
         rec = layer.recurrent
         if layer.kind == "mla":
