@@ -1944,3 +1944,26 @@ def test_qwen3_next_query_carries_the_output_gate_its_config_does_not_state():
     # without the gate's 12 x 4,096 x 2,048 / 2 x 2 B = 0.094 GiB kvplan counted 74.187
     p = kvplan.fit(m, "H200", tensor_parallel_size=2, max_model_len=262144, vllm_version="0.10.2", fixes=False)
     assert abs(p.weights_bytes / GIB - 74.2812) < 0.01
+
+
+def test_per_layer_head_counts_must_divide_by_tp_too():
+    # Laguna's sliding-window layers have 72 attention heads, its full-attention ones 48 (num_attention_heads): vLLM's
+    # config check reads 48 only and passes TP 16, then LagunaAttention asserts 72 % 16 == 0 while the model loads
+    # (models/laguna.py, 0.21.0-0.33.0). TP 16 is refused naming the layer kind; 1, 2, 4, 8 divide 48, 72 and the 8 KV
+    # heads (12 divides both head counts but cannot replicate 8 KV heads)
+    from kvplan.plan.defaults import accepted_tp_sizes, per_layer_head_counts
+    m = resolve_model("poolside/Laguna-S-2.1-FP8")
+    assert m.num_attention_heads == 48 and per_layer_head_counts(m) == [(72, "sliding_attention")]
+    assert 48 % 16 == 0 and 72 % 16 != 0
+    # with expert parallelism (the experts' FP8 blocks then stay whole) this was planned as fitting
+    with pytest.raises(InputError) as e:
+        kvplan.fit(m, "H200", tensor_parallel_size=16, enable_expert_parallel=True, max_model_len=8192, fixes=False)
+    assert e.value.field == "--tensor-parallel-size"
+    assert "sliding_attention layers' 72 attention heads" in str(e.value) and "TP=16" in str(e.value)
+    assert e.value.fix.endswith(": 1, 2, 4, 8") and accepted_tp_sizes(m) == [1, 2, 4, 8]
+    assert kvplan.fit(m, "H200", tensor_parallel_size=8, max_model_len=8192, fixes=False).fits
+    # a model without per-layer counts is untouched; the field under a model type whose vLLM class does not read it
+    # is ignored
+    from dataclasses import replace
+    assert per_layer_head_counts(resolve_model("Qwen/Qwen2.5-7B-Instruct")) == []
+    assert per_layer_head_counts(replace(m, model_type="qwen3_moe")) == []
