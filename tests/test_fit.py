@@ -1932,3 +1932,41 @@ def test_a_text_only_deployment_zeroes_the_modalities_the_model_takes():
     assert plan.first_start["loss_bytes_most"] > 0 == multimodal.first_start["loss_bytes_most"]
     assert not text_only("Qwen/Qwen3-VL-2B-Instruct", '{"image": 0}')[0]
     assert text_only("Qwen/Qwen3-VL-2B-Instruct", '{"image": 0, "video": 0}')[0]
+
+
+def test_qwen3_next_query_carries_the_output_gate_its_config_does_not_state():
+    # Qwen3NextAttention reads getattr(config, "attn_output_gate", True) (models/qwen3_next.py, 0.10.2 and 0.29.0) and
+    # Qwen3-Next's config.json does not state it: each of the 12 full-attention layers' q_proj is 2 x 16 heads x 256
+    # wide, 2 x 4,096 x 2,048 parameters, and o_proj 4,096 x 2,048
+    from kvplan.weights import count_weights
+    m = resolve_model("Qwen/Qwen3-Next-80B-A3B-Instruct")
+    assert "attn_output_gate" not in m.text_config
+    attn = [c for c in count_weights(m).components if c.name == "self_attn"]
+    assert len(attn) == 12 and all(c.params == 2 * 4096 * 2048 + 4096 * 2048 for c in attn)
+    # vLLM 0.10.2 logged 'Model loading took 74.2812 GiB' per rank at TP2 on H200 (tests/data/extra_records.jsonl);
+    # without the gate's 12 x 4,096 x 2,048 / 2 x 2 B = 0.094 GiB kvplan counted 74.187
+    p = kvplan.fit(m, "H200", tensor_parallel_size=2, max_model_len=262144, vllm_version="0.10.2", fixes=False)
+    assert abs(p.weights_bytes / GIB - 74.2812) < 0.01
+
+
+def test_per_layer_head_counts_must_divide_by_tp_too():
+    # Laguna's sliding-window layers have 72 attention heads, its full-attention ones 48 (num_attention_heads): vLLM's
+    # config check reads 48 only and passes TP 16, then LagunaAttention asserts 72 % 16 == 0 while the model loads
+    # (models/laguna.py, 0.21.0-0.33.0). TP 16 is refused naming the layer kind; 1, 2, 4, 8 divide 48, 72 and the 8 KV
+    # heads (12 divides both head counts but cannot replicate 8 KV heads)
+    from kvplan.plan.defaults import accepted_tp_sizes, per_layer_head_counts
+    m = resolve_model("poolside/Laguna-S-2.1-FP8")
+    assert m.num_attention_heads == 48 and per_layer_head_counts(m) == [(72, "sliding_attention")]
+    assert 48 % 16 == 0 and 72 % 16 != 0
+    # with expert parallelism (the experts' FP8 blocks then stay whole) this was planned as fitting
+    with pytest.raises(InputError) as e:
+        kvplan.fit(m, "H200", tensor_parallel_size=16, enable_expert_parallel=True, max_model_len=8192, fixes=False)
+    assert e.value.field == "--tensor-parallel-size"
+    assert "sliding_attention layers' 72 attention heads" in str(e.value) and "TP=16" in str(e.value)
+    assert e.value.fix.endswith(": 1, 2, 4, 8") and accepted_tp_sizes(m) == [1, 2, 4, 8]
+    assert kvplan.fit(m, "H200", tensor_parallel_size=8, max_model_len=8192, fixes=False).fits
+    # a model without per-layer counts is untouched; the field under a model type whose vLLM class does not read it
+    # is ignored
+    from dataclasses import replace
+    assert per_layer_head_counts(resolve_model("Qwen/Qwen2.5-7B-Instruct")) == []
+    assert per_layer_head_counts(replace(m, model_type="qwen3_moe")) == []

@@ -339,3 +339,28 @@ def test_cutlass_nvfp4_experts_buffers_for_gemma4_on_blackwell_in_0_20():
     assert later.moe_path == "" and later.moe_bytes == 16384 * 8 * 2 * (3 * 704 + 2816)
     hopper = replace(plan.gpu, compute_capability="9.0")
     assert term_features(plan.model, hopper, plan.args, plan.rules).moe_path == ""
+
+
+def _ct_fp8(version: str, gpu: str, **kw):
+    p = kvplan.fit("poolside/Laguna-S-2.1-FP8", gpu, vllm_version=version, max_model_len=8192, fixes=False, **kw)
+    return p, term_features(p.model, p.gpu, p.args, p.rules)
+
+
+def test_compressed_tensors_block_fp8_experts_take_the_same_triton_experts_buffers():
+    # poolside/Laguna-S-2.1-FP8: a compressed-tensors group of [128, 128] block FP8 weights over every Linear, experts
+    # included. CompressedTensorsW8A8Fp8MoEMethod maps strategy "block" to the same weight and activation keys as
+    # Fp8MoEMethod and asks the same select_fp8_moe_backend, then builds make_fp8_moe_kernel (0.14.0-0.29.0 wheels):
+    # TritonExperts on Hopper without EP from 0.17, top-k 10, N = 2 x 1,024, K = 3,072: both buffers (T, 10, 3072) in bf16
+    p, f = _ct_fp8("0.19.0", "H100")
+    assert p.model.quant.method == "compressed-tensors" and p.model.quant.weight_block == (128, 128)
+    assert f.moe_workspace_bytes == 2 * p.args.max_num_batched_tokens * 10 * 3072 * 2 and f.moe_bytes == 0
+    # the same release rules as the fp8 method's: cc 8.9 from 0.14, Hopper from 0.17, none on 0.13 (fused_experts()
+    # per call) nor on Blackwell 10.x (FlashInfer TRTLLM) nor with EP on Hopper (FlashInfer CUTLASS)
+    pl14, fl14 = _ct_fp8("0.14.1", "L40S")
+    assert fl14.moe_workspace_bytes == 2 * pl14.args.max_num_batched_tokens * 10 * 3072 * 2
+    _, fh16 = _ct_fp8("0.16.0", "H100")
+    _, fl13 = _ct_fp8("0.13.0", "L40S")
+    _, fb = _ct_fp8("0.19.0", "B200")
+    _, fep = _ct_fp8("0.19.0", "H100", enable_expert_parallel=True, tensor_parallel_size=2)
+    assert fh16.moe_workspace_bytes == fl13.moe_workspace_bytes == fb.moe_workspace_bytes == fep.moe_workspace_bytes == 0
+    assert fl13.moe_bytes > 0

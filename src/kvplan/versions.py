@@ -324,6 +324,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # is_deep_gemm_supported); 0.14.0's if-chain (FlashInfer on 9.0 / family 100, Marlin below 8.9, DeepGEMM where
     # supported, AITER, VLLM_CUTLASS without block scales) ends in "default to Triton" there. Hopper: row
     # fp8_block_hopper_triton. 0.13.0 and before: fused_experts() per call (not read for FP8: not charged).
+    # compressed-tensors block FP8 experts (strategy "block") take the same path in the same releases:
+    # CompressedTensorsW8A8Fp8MoEMethod asks the same select_fp8_moe_backend and builds make_fp8_moe_kernel from 0.14.0
+    # (0.14.0, 0.14.1, 0.15.1, 0.16.0, 0.17.1, 0.20.0, 0.24.0, 0.29.0 wheels) and calls fused_experts() in 0.13.0.
     # "ct_wna16_marlin": compressed-tensors int4 w4a16 experts on MarlinExperts from 0.23.0 (0.22.1 calls
     # fused_marlin_moe() directly; plan.quantized_moe_experts).
     "moe_quant_workspace": [((0, 0, 0), ()), ((0, 14, 0), ("fp8_block_triton",)),

@@ -68,6 +68,20 @@ def padded_vocab(spec: ModelSpec) -> int:
     return math.ceil(spec.vocab_size / VOCAB_PADDING) * VOCAB_PADDING if spec.vocab_size else 0
 
 
+# model types whose full-attention layers vLLM builds with Qwen3NextAttention (models/qwen3_next.py; models/qwen3_5.py
+# imports it), which reads getattr(config, "attn_output_gate", True): a config that does not state the gate gets it.
+# Read in the 0.10.2 and 0.29.0 wheels. vLLM's Qwen3NextConfig (transformers_utils/configs/qwen3_next.py) and
+# transformers' (5.24.0) define no such field, so Qwen3-Next's config.json, which does not state it, runs gated;
+# Qwen3.5/3.6/3.8 configs state attn_output_gate: true
+_GATED_QUERY_BY_DEFAULT = ("qwen3_next", "qwen3_5")
+
+
+def attn_output_gate(spec: ModelSpec) -> bool:
+    """Whether vLLM builds the query projection twice the heads' width (the attention output gate's half)."""
+    t = spec.text_config
+    return bool(t.get("attn_output_gate", spec.model_type.startswith(_GATED_QUERY_BY_DEFAULT)))
+
+
 def gated_mlp(spec: ModelSpec) -> bool:
     act = str(spec.text_config.get("hidden_act") or spec.text_config.get("mlp_hidden_act") or "silu")
     # two-matrix MLPs (up, activation, down) in vLLM's model classes, whatever the activation (model_executor/models:
@@ -112,7 +126,7 @@ def _attention_layer_of(spec: ModelSpec, index: int):
 def _attention_params(spec: ModelSpec, n_kv: int, head_dim: int, layer: int, k_eq_v: bool = False) -> list[Component]:
     t = spec.text_config
     h, nh = spec.hidden_size, spec.num_attention_heads
-    q_out = nh * head_dim * (2 if t.get("attn_output_gate") else 1)
+    q_out = nh * head_dim * (2 if attn_output_gate(spec) else 1)
     bias = bool(t.get("attention_bias")) or spec.model_type.startswith("qwen2")
     qo = h * q_out + nh * head_dim * h + (q_out if bias else 0)
     n_proj = 1 if k_eq_v else 2  # attention_k_eq_v: the value projection is the key's (Gemma 4 global layers)
@@ -1064,7 +1078,7 @@ def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: int =
     v_pad = padded_vocab(spec)
     total = pad(v_pad / tp * h * (embed_bytes or b)) * (1 if spec.tie_word_embeddings or spec.is_pooling else 2)
     moe = moe_layers(spec)
-    gate = 2 if spec.text_config.get("attn_output_gate") else 1
+    gate = 2 if attn_output_gate(spec) else 1
     for i, kinds in enumerate(_decoder_layers(spec)):
         if any(k in ("full", "sliding", "chunked") for k in kinds):
             layer = _attention_layer_of(spec, i)

@@ -23,7 +23,7 @@ from kvplan.plan.terms import awq_kernel_note, awq_linear_kernel
 from kvplan.resolve import BNB_IN_FLIGHT, GPUSpec, ModelSpec, QuantSpec, context_limit
 from kvplan.versions import (VersionRules, batch_defaults, canonical_quant, first_release_where, parse_version,
                              quant_method_last_read, quant_min_capability, quantization_methods, release_from)
-from kvplan.weights import gated_mlp, moe_layers, vision_bnb_only_params, vision_linear_params
+from kvplan.weights import attn_output_gate, gated_mlp, moe_layers, vision_bnb_only_params, vision_linear_params
 
 
 # --------------------------------------------------------------------------- defaults
@@ -150,6 +150,43 @@ def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> 
             return 32, "MLA on Blackwell: FLASHINFER_MLA prefers block size 32 (>= 0.18)"
         return 16, "MLA: FLASH_ATTN_MLA / TRITON_MLA prefer block size 16 (>= 0.18)"
     return DEFAULT_BLOCK_SIZE, "default block size 16 (CacheConfig.DEFAULT_BLOCK_SIZE)"
+
+
+# model types whose attention layers vLLM builds with a head count of their own, read from the config's
+# num_attention_heads_per_layer: models/laguna.py LagunaDecoderLayer passes per_layer_heads[layer_idx] to LagunaAttention,
+# which asserts total_num_heads % tp_size == 0 (a bare AssertionError while the model loads; 0.21.0, 0.24.0, 0.29.0 and
+# 0.33.0 wheels; no other model file reads the field). ModelConfig.verify_with_parallel_config checks only
+# num_attention_heads (config/model.py, 0.29.0: "Total number of attention heads (48) must be divisible by tensor
+# parallel size"), so Laguna's 72-head sliding-window layers are refused only at load
+PER_LAYER_HEADS_MODEL_TYPES = ("laguna",)
+
+
+def per_layer_head_counts(model: ModelSpec) -> list[tuple[int, str]]:
+    """Each distinct attention head count a layer kind gets beyond num_attention_heads, as (heads, the layer kind as the
+    config's layer_types names it), where vLLM builds per-layer head counts (PER_LAYER_HEADS_MODEL_TYPES)."""
+    t = model.text_config
+    per_layer = t.get("num_attention_heads_per_layer")
+    if model.model_type not in PER_LAYER_HEADS_MODEL_TYPES or not isinstance(per_layer, list):
+        return []
+    types = t.get("layer_types") if isinstance(t.get("layer_types"), list) else []
+    out: dict[int, str] = {}
+    for i, heads in enumerate(per_layer):
+        if isinstance(heads, int) and heads != model.num_attention_heads and heads not in out:
+            out[heads] = str(types[i]) if i < len(types) else f"layer {i}"
+    return sorted(out.items())
+
+
+def _model_tp_refusal(model: ModelSpec, tp: int) -> str | None:
+    """_tp_refusal for the model's num_attention_heads, then for each per-layer head count (per_layer_head_counts)."""
+    why = _tp_refusal(model.num_attention_heads, model.num_kv_heads, tp)
+    if why:
+        return why
+    for heads, kind in per_layer_head_counts(model):
+        if heads % tp:
+            return (f"the {kind} layers' {heads} attention heads (num_attention_heads_per_layer) are not divisible by "
+                    f"TP={tp}: vLLM's LagunaAttention asserts total_num_heads % tp_size == 0 and the model fails to load "
+                    f"(models/laguna.py); its check of num_attention_heads ({model.num_attention_heads}) alone passes")
+    return None
 
 
 def _tp_refusal(heads: int, kv_heads: int, tp: int) -> str | None:
@@ -366,8 +403,7 @@ def _dense_block_slices(model: ModelSpec, tp: int) -> list[tuple[str, str, list[
         out.append((f"{prefix}.down_proj", "row", [width // tp], model.hidden_size, i))
 
     nh = model.num_attention_heads
-    # Qwen3NextAttention reads getattr(config, "attn_output_gate", True): Qwen3-Next's config does not state it
-    q_gate = 2 if t.get("attn_output_gate", model.model_type.startswith("qwen3_next")) else 1
+    q_gate = 2 if attn_output_gate(model) else 1
     for i, layer in enumerate(model.layers[:model.num_layers]):
         rec = layer.recurrent
         if layer.kind == "mla":
@@ -473,8 +509,8 @@ def _block_fp8_refusal(model: ModelSpec, quant: QuantSpec | None, tp: int, dp: i
 
 
 def accepted_tp_sizes(model: ModelSpec, upto: int = 16) -> list[int]:
-    """The tensor-parallel sizes up to `upto` that vLLM can split this model's heads over (_tp_refusal)."""
-    return [t for t in range(1, upto + 1) if not _tp_refusal(model.num_attention_heads, model.num_kv_heads, t)]
+    """The tensor-parallel sizes up to `upto` that vLLM can split this model's heads over (_model_tp_refusal)."""
+    return [t for t in range(1, upto + 1) if not _model_tp_refusal(model, t)]
 
 
 PP_SPECULATIVE = "speculative decoding with pipeline parallelism"  # the rule of pp_speculative_refusal's refusals
@@ -529,7 +565,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                          f"use --num-gpus {tp * pp * dp} or smaller parallel sizes")
     if args.enable_expert_parallel and not model.is_moe:
         raise InputError("--enable-expert-parallel", f"{model.id} has no experts", "drop the flag (it only applies to MoE models)")
-    why_not = _tp_refusal(model.num_attention_heads, model.num_kv_heads, tp)
+    why_not = _model_tp_refusal(model, tp)
     if why_not:
         raise InputError("--tensor-parallel-size", why_not,
                          f"TP sizes up to 16 that vLLM accepts for this model: {', '.join(map(str, accepted_tp_sizes(model)))}")

@@ -681,7 +681,14 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
     q = model.quant
     if q is None or gpu.vendor != "NVIDIA" or gpu.cc is None or not model.num_experts_per_tok:
         return None
-    if q.method == "fp8" and q.weight_block:
+    if q.method in ("fp8", "compressed-tensors") and q.weight_block:
+        # a compressed-tensors checkpoint whose group is block FP8 (strategy "block"): CompressedTensorsW8A8Fp8MoEMethod
+        # maps it to the same kFp8Static128BlockSym weights and kFp8Dynamic128Sym activations, asks the same
+        # select_fp8_moe_backend and builds the kernel with make_fp8_moe_kernel (compressed_tensors_moe.py 0.14.0-0.17.1,
+        # compressed_tensors_moe/compressed_tensors_moe_w8a8_fp8.py 0.20.0, 0.24.0, 0.29.0 wheels); its
+        # allow_vllm_cutlass=True adds nothing for block scales (CutlassExpertsFp8._supports_quant_scheme: per-tensor
+        # and per-channel only). 0.13.0 calls fused_experts() per call, like Fp8MoEMethod there (rules
+        # moe_quant_workspace, from 0.14)
         return _fp8_block_moe_experts(gpu.cc, args, rules, width, model.hidden_size)
     if (q.bits == 4 and "nvfp4" in str(q.scheme or "") and q.method in ("modelopt", "compressed-tensors")
             and model.model_type.startswith("gemma4") and (10, 0) <= gpu.cc < (13, 0) and rules.nvfp4_gelu_vllm_cutlass):
