@@ -1003,44 +1003,126 @@ def uncertainty_band_of(p):
     return uncertainty_band(p)
 
 
-def parse_vary(specs: List[str]) -> list[tuple[str, list]]:
-    out = []
+def parse_vary(specs: List[str]) -> list[tuple]:
+    """`--vary` entries as (name, values) each, one group of the product: NAME=v1,v2 (or a doubling range a..b of
+    max_model_len or tensor_parallel_size). A paired entry NAME1,NAME2=a1:a2,b1:b2 varies its flags together, one row
+    per tuple (--vary gpu,tensor_parallel_size=L4:4,L40S:2,H100:1 plans 4 x L4, 2 x L40S and 1 x H100, not the nine
+    combinations), and is the group ((NAME1, NAME2), [(a1, a2), (b1, b2)]). Rows are the product of the groups
+    (vary_settings); at most two groups, each flag in one of them."""
+    out: list[tuple] = []
+    seen: list[str] = []
     for spec in specs:
-        name, _, values = spec.partition("=")
-        name = name.strip().replace("-", "_").lstrip("_")
-        if name not in SWEEPABLE:
-            raise InputError("--vary", f"cannot vary {name!r}", f"one of {', '.join(SWEEPABLE)} (e.g. --vary max_model_len=2048,4096)")
-        if name in (n for n, _ in out):  # one row per combination: a second entry would overwrite the first
-            raise InputError("--vary", f"{name} is varied twice", f"give all its values in one entry, e.g. {name}=a,b,c")
-        vals = [v.strip() for v in values.split(",") if v.strip()]
-        if not vals:
-            raise InputError("--vary", f"no values for {name}", f"e.g. --vary {name}=a,b,c")
-        ranged = name in ("max_model_len", "tensor_parallel_size")
-        if ".." in values and not ranged and name != "model":  # a model path may hold '..': it is a value
-            # 'gpu_memory_utilization=0.8..0.95' was answered "gpu_memory_utilization takes float values"
-            example = {"gpu_memory_utilization": "0.8,0.85,0.9,0.95"}.get(name, "a,b,c")
-            raise InputError("--vary", f"a range (a..b, doubling) runs over max_model_len or tensor_parallel_size, not "
-                             f"{name}", f"list its values: --vary {name}={example}")
-        if ".." in values and ranged:
-            try:
-                lo, hi = (parse_max_model_len(x.strip()) if name == "max_model_len" else int(x) for x in values.split(".."))
-            except (ValueError, InputError):
-                raise InputError("--vary", f"bad range in {spec!r}", f"e.g. --vary {name}=1024..131072") from None
-            if lo < 1 or hi < 1:
-                raise InputError("--vary", f"a range runs over positive values, got {spec!r}", f"e.g. --vary {name}=1024..131072")
-            # doubling from the first end to the second; a range written high..low runs downwards, halving
-            vals = []
-            v = lo
-            while (v <= hi) if lo <= hi else (v >= hi):
-                vals.append(v)
-                v = v * 2 if lo <= hi else v // 2
-        conv = {"max_model_len": parse_max_model_len, "tensor_parallel_size": int, "gpu_memory_utilization": float}.get(name, str)
-        try:
-            out.append((name, [conv(v) if isinstance(v, str) else v for v in vals]))
-        except (ValueError, InputError):
-            raise InputError("--vary", f"bad value in {spec!r}", f"{name} takes {'lengths such as 4096 or 32k' if name == 'max_model_len' else conv.__name__ + ' values'}") from None
+        names_part, _, values = spec.partition("=")
+        if "," in names_part:
+            group = _parse_paired(names_part, values, spec)
+            names = list(group[0])
+        else:
+            group = _parse_one(names_part, values, spec)
+            names = [group[0]]
+        for name in names:
+            if name in seen:  # one row per combination: a second entry would overwrite the first
+                raise InputError("--vary", f"{name} is varied twice",
+                                 f"give all its values in one entry, e.g. {name}=a,b,c, or pair it with another flag "
+                                 f"in one entry, e.g. gpu,tensor_parallel_size=L4:4,H100:1")
+            seen.append(name)
+        out.append(group)
     if len(out) > 2:
-        raise InputError("--vary", "at most two parameters at once", "vary one or two of " + ", ".join(SWEEPABLE))
+        raise InputError("--vary", "at most two parameters at once", "vary one or two of " + ", ".join(SWEEPABLE)
+                         + ", or pair flags in one entry (gpu,tensor_parallel_size=L4:4,H100:1)")
+    return out
+
+
+def _vary_name(raw: str) -> str:
+    name = raw.strip().replace("-", "_").lstrip("_")
+    if name not in SWEEPABLE:
+        raise InputError("--vary", f"cannot vary {name!r}", f"one of {', '.join(SWEEPABLE)} (e.g. --vary max_model_len=2048,4096)")
+    return name
+
+
+def _vary_value(name: str, v, spec: str):
+    """One --vary value as its flag reads it: a length (4096, 32k), a count, a fraction, else the text."""
+    conv = {"max_model_len": parse_max_model_len, "tensor_parallel_size": int, "gpu_memory_utilization": float}.get(name, str)
+    try:
+        return conv(v) if isinstance(v, str) else v
+    except (ValueError, InputError):
+        raise InputError("--vary", f"bad value in {spec!r}", f"{name} takes {'lengths such as 4096 or 32k' if name == 'max_model_len' else conv.__name__ + ' values'}") from None
+
+
+def _parse_one(raw_name: str, values: str, spec: str) -> tuple[str, list]:
+    """NAME=v1,v2,... (or a..b, doubling) as (name, values)."""
+    name = _vary_name(raw_name)
+    vals = [v.strip() for v in values.split(",") if v.strip()]
+    if not vals:
+        raise InputError("--vary", f"no values for {name}", f"e.g. --vary {name}=a,b,c")
+    ranged = name in ("max_model_len", "tensor_parallel_size")
+    if ".." in values and not ranged and name != "model":  # a model path may hold '..': it is a value
+        # 'gpu_memory_utilization=0.8..0.95' was answered "gpu_memory_utilization takes float values"
+        example = {"gpu_memory_utilization": "0.8,0.85,0.9,0.95"}.get(name, "a,b,c")
+        raise InputError("--vary", f"a range (a..b, doubling) runs over max_model_len or tensor_parallel_size, not "
+                         f"{name}", f"list its values: --vary {name}={example}")
+    if ".." in values and ranged:
+        try:
+            lo, hi = (parse_max_model_len(x.strip()) if name == "max_model_len" else int(x) for x in values.split(".."))
+        except (ValueError, InputError):
+            raise InputError("--vary", f"bad range in {spec!r}", f"e.g. --vary {name}=1024..131072") from None
+        if lo < 1 or hi < 1:
+            raise InputError("--vary", f"a range runs over positive values, got {spec!r}", f"e.g. --vary {name}=1024..131072")
+        # doubling from the first end to the second; a range written high..low runs downwards, halving
+        vals = []
+        v = lo
+        while (v <= hi) if lo <= hi else (v >= hi):
+            vals.append(v)
+            v = v * 2 if lo <= hi else v // 2
+    return name, [_vary_value(name, v, spec) for v in vals]
+
+
+def _parse_paired(names_part: str, values: str, spec: str) -> tuple[tuple[str, ...], list[tuple]]:
+    """NAME1,NAME2=a1:a2,b1:b2 as ((name1, name2), [(a1, a2), (b1, b2)]): one row per tuple."""
+    names = tuple(_vary_name(n) for n in names_part.split(","))
+    for i, n in enumerate(names):
+        if n in names[:i]:
+            raise InputError("--vary", f"{n} is named twice in {names_part.strip()!r}", "name each flag once")
+    shown = ",".join(names)
+    example = ":".join(f"<{n}>" for n in names)
+    tuples = [t.strip() for t in values.split(",") if t.strip()]
+    if not tuples:
+        raise InputError("--vary", f"no values for {shown}", f"one tuple per row, e.g. --vary {shown}={example},{example}")
+    rows = []
+    for t in tuples:
+        parts = [x.strip() for x in t.split(":")]
+        if len(parts) != len(names) or not all(parts):
+            raise InputError("--vary", f"{t!r} gives {len([x for x in parts if x])} of the {len(names)} values of "
+                             f"{shown}", f"one value per flag, separated by ':', e.g. --vary {shown}={example}")
+        for n, x in zip(names, parts):
+            if ".." in x and n != "model":
+                raise InputError("--vary", f"a range ({x}) cannot be paired: {shown} takes one value per flag in "
+                                 "each tuple", f"list the tuples, e.g. --vary {shown}={example}")
+        rows.append(tuple(_vary_value(n, x, spec) for n, x in zip(names, parts)))
+    return names, rows
+
+
+def vary_names(varied: list[tuple]) -> list[str]:
+    """The flags parse_vary's groups vary, in order (a paired group's names each)."""
+    return [n for name, _ in varied for n in (name if isinstance(name, tuple) else (name,))]
+
+
+def vary_settings(varied: list[tuple]) -> list[dict]:
+    """One {flag: value} per row: the product of parse_vary's groups, a paired group's tuples taken whole."""
+    groups = [[dict(zip(name, t)) for t in vals] if isinstance(name, tuple) else [{name: v} for v in vals]
+              for name, vals in varied]
+    return [{k: v for part in combo for k, v in part.items()} for combo in itertools.product(*groups)]
+
+
+def map_vary_values(varied: list[tuple], flag: str, fn) -> list[tuple]:
+    """parse_vary's groups with `fn` applied to each value of `flag` (paired or not)."""
+    out = []
+    for name, vals in varied:
+        if isinstance(name, tuple) and flag in name:
+            i = name.index(flag)
+            vals = [t[:i] + (fn(t[i]),) + t[i + 1:] for t in vals]
+        elif name == flag:
+            vals = [fn(v) for v in vals]
+        out.append((name, vals))
     return out
 
 
@@ -1053,7 +1135,7 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
     from kvplan.errors import HubError
     from kvplan.plan import site_calibration_dict
 
-    if "max_model_len" not in [n for n, _ in varied]:
+    if "max_model_len" not in vary_names(varied):
         refuse_auto_length(flags, "a sweep")
     kw, gpu_ref, gib, gb, revision = _engine_kwargs_and_gpu(flags)
     models = {}
@@ -1063,11 +1145,9 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
             models[ref] = resolve_model(ref, revision=revision)
         return models[ref]
 
-    names = [n for n, _ in varied]
     rows: list[dict] = []
     errors: list[InputError | HubError] = []
-    for combo in itertools.product(*[vals for _, vals in varied]):
-        setting = dict(zip(names, combo))
+    for setting in vary_settings(varied):
         args_kw = dict(kw)
         args_kw.update({k: v for k, v in setting.items() if k not in ("gpu", "model")})
         if str(setting.get("quantization", "")).lower() == "none":
@@ -1108,4 +1188,5 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
 __all__ = ["fit", "replan", "compute_fixes", "largest_max_model_len", "max_model_len_for_concurrency",
            "smallest_utilization", "smallest_gpu", "smallest_gpu_and_tp", "gpu_and_tp_choices", "engine_args", "rules_for", "site_offsets_for",
            "FitFlags", "FitParam", "FIT_PARAMS", "GPU_HELP", "refuse_unpublished_version", "refuse_auto_length", "SWEEPABLE",
-           "plan_from_flags_and_inverse", "uncertainty_band_of", "parse_vary", "sweep_rows"]
+           "plan_from_flags_and_inverse", "uncertainty_band_of", "parse_vary", "vary_names", "vary_settings",
+           "map_vary_values", "sweep_rows"]

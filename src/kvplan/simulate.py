@@ -2631,9 +2631,9 @@ def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo
     cost per million requests; without prices, fewest GPUs for the target, else most req/s per GPU), rows without an
     answer last, and the first answered one has "best": True. `on_row(i, n, row)` is called as row i of n is
     answered (a progress line); a price missing for a GPU a row plans on is an InputError before any search."""
-    from kvplan.api import sweep_rows
+    from kvplan.api import sweep_rows, vary_names
 
-    names = [n for n, _ in varied]
+    names = vary_names(varied)
     plans: list = []
     rows = sweep_rows(model, flags, varied, plans)
     left = iter(plans)

@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from kvplan.api import SWEEPABLE, parse_vary, plan_from_flags_and_inverse, sweep_rows, uncertainty_band_of
+from kvplan.api import SWEEPABLE, parse_vary, plan_from_flags_and_inverse, sweep_rows, uncertainty_band_of, vary_names
 from kvplan.cli import FitFlags, app, console, err_console, fit_options, fit_options_gpu_auto
 
 
@@ -48,7 +48,7 @@ def fit(
 @fit_options
 def sweep(
     model: Optional[str] = typer.Argument(None, help="Model reference (as for fit)."),
-    vary: List[str] = typer.Option([], "--vary", help="NAME=v1,v2,... (or max_model_len=1024..131072, doubling). One or two of: " + ", ".join(SWEEPABLE) + " (quantization=none,fp8: none is the checkpoint's own)."),
+    vary: List[str] = typer.Option([], "--vary", help="NAME=v1,v2,... (or max_model_len=1024..131072, doubling). One or two of: " + ", ".join(SWEEPABLE) + " (quantization=none,fp8: none is the checkpoint's own). Flags paired, one row per tuple: gpu,tensor_parallel_size=L4:4,H100:1."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output: one plan per row."),
     csv_out: bool = typer.Option(False, "--csv", help="The table as CSV."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Write concurrency vs the first varied parameter to FILE (.png or .svg)."),
@@ -64,6 +64,7 @@ def sweep(
     $ kvplan sweep --vary max_model_len=4096..131072 --vary gpu=T4,L4,H100
     $ kvplan sweep Qwen/Qwen3-8B --vary gpu=L4,A100-80GB,H100 --plot out.png
     $ kvplan sweep Qwen/Qwen3-8B --gpu L4 --vary kv_cache_dtype=auto,fp8 --csv
+    $ kvplan sweep Qwen/Qwen3-32B --vary gpu,tensor_parallel_size=L4:4,H100:1
     """
     from kvplan.errors import InputError
     from kvplan.render import csv_rows, plot_sweep, sweep_errors, sweep_refusals, sweep_table, sweep_warnings, to_json
@@ -78,7 +79,7 @@ def sweep(
         _check_plot_target(plot)
     plans: list = []
     rows = sweep_rows(model, flags, varied, plans)
-    names = [n for n, _ in varied]
+    names = vary_names(varied)
     if json_out:
         sys.stdout.write(to_json({"varied": names, "rows": rows}) + "\n")
     elif csv_out:
@@ -93,7 +94,7 @@ def sweep(
         # the validated band of the first plan's model family and era, unless the sweep changes the model or the release
         band = uncertainty_band_of(plans[0]) if plans and not {"model", "vllm_version"} & set(names) else None
         try:
-            plot_sweep(rows, names, plot, band=band)
+            plot_sweep(*_plot_columns(varied, rows), plot, band=band)
         except OSError as exc:
             raise InputError("--plot", f"cannot write {plot}: {exc.strerror or exc}", "give a writable file path") from None
         err_console.print(f"wrote {plot}")
@@ -105,12 +106,27 @@ def sweep(
         raise typer.Exit(1)
 
 
+def _plot_columns(varied: list, rows: list[dict]) -> tuple[list[dict], list[str]]:
+    """The rows and the varied columns the plot draws: a paired group (gpu,tensor_parallel_size=L4:4,H100:1) is one
+    axis or one line per tuple, its value written as the tuple was given ('L4:4'), so the pairs are not drawn as the
+    product of their flags."""
+    names = []
+    for name, _ in varied:
+        if isinstance(name, tuple):
+            label = ",".join(name)
+            rows = [{**r, label: ":".join(str(r[n]) for n in name)} for r in rows]
+            names.append(label)
+        else:
+            names.append(name)
+    return rows, names
+
+
 def refuse_replaced_flags(model: Optional[str], flags: FitFlags, varied: list[tuple[str, list]]) -> None:
     """InputError for a flag (or MODEL) that --vary replaces in every row: it would be dropped unread. --gpu stays
     allowed beside --vary gpu: its --gpu-gib / --gpu-gb size the row of that GPU."""
     from kvplan.errors import InputError
 
-    for name, _ in varied:
+    for name in vary_names(varied):
         given = model if name == "model" else getattr(flags, name, None) if name != "gpu" else None
         if given is not None:
             shown = f"MODEL {given}" if name == "model" else f"--{name.replace('_', '-')} {given}"

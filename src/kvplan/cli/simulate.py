@@ -430,7 +430,7 @@ def capacity(
     num_gpu_blocks: Optional[int] = typer.Option(None, "--num-gpu-blocks", help="Use this KV pool instead of the plan's.", rich_help_panel=_SIM),
     prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", help=_PREFIX_CACHING_ALIAS, hidden=True),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
-    vary: List[str] = typer.Option([], "--vary", help="Compare deployments: NAME=v1,v2,... as kvplan sweep --vary takes it (e.g. gpu=L4,L40S,H100 and tensor_parallel_size=1,2,4; one or two names), one capacity search and one row per combination.", rich_help_panel=_SIM),
+    vary: List[str] = typer.Option([], "--vary", help="Compare deployments: NAME=v1,v2,... as kvplan sweep --vary takes it (e.g. gpu=L4,L40S,H100 and tensor_parallel_size=1,2,4; one or two names), one capacity search and one row per combination; or flags paired, one row per tuple: gpu,tensor_parallel_size=L4:4,L40S:2,H100:1 (4 x L4 vs 2 x L40S vs 1 x H100).", rich_help_panel=_SIM),
     gpu_hour_usd: Optional[str] = typer.Option(None, "--gpu-hour-usd", help="USD per GPU-hour: one price for every GPU (2.5) or one per GPU (L4=0.8,H100=2.5); adds the cost per hour and per million requests.", rich_help_panel=_SIM),
     *,
     flags: FitFlags,
@@ -445,6 +445,8 @@ def capacity(
     $ kvplan capacity Qwen/Qwen3-8B --gpu H100 -w sharegpt --target-rate 40
     $ kvplan capacity Qwen/Qwen3-8B -w sharegpt --vary gpu=L4,L40S,H100 \\
         --target-rate 20 --gpu-hour-usd L4=0.8,L40S=1.9,H100=2.5
+    $ kvplan capacity Qwen/Qwen3-32B -w sharegpt --target-rate 20 \\
+        --vary gpu,tensor_parallel_size=L4:4,L40S:2,H100:1
     """
     from kvplan.errors import InputError
     from kvplan.render import to_json
@@ -597,7 +599,7 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
     first (or --json's rows); a progress line per row on stderr. Ends the command: 0 when a row meets the SLO."""
     from rich.table import Table
 
-    from kvplan.api import parse_vary
+    from kvplan.api import parse_vary, vary_names
     from kvplan.cli.fit import refuse_replaced_flags
     from kvplan.errors import InputError
     from kvplan.render import to_json
@@ -618,7 +620,7 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
     base = build_workload(spec, default_requests=CAPACITY_REQUESTS)
     if target_rate is not None:  # refused now, as a single run refuses it, not after every row's search
         with_rate(base, target_rate, spec.burstiness, spec.seed, field="--target-rate")
-    names = [n for n, _ in varied]
+    names = vary_names(varied)
 
     def on_row(i, n, row):
         if not json_out:

@@ -34,8 +34,8 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from kvplan.api import (FIT_PARAMS, SWEEPABLE, FitFlags, parse_vary, plan_from_flags_and_inverse, refuse_unpublished_version,
-                        sweep_rows, uncertainty_band_of)
+from kvplan.api import (FIT_PARAMS, SWEEPABLE, FitFlags, map_vary_values, parse_vary, plan_from_flags_and_inverse,
+                        refuse_unpublished_version, sweep_rows, uncertainty_band_of, vary_names)
 from kvplan.errors import GatedModelError, HubError, InputError, KvplanError
 from kvplan.plan import COUNT_EXAMPLES
 from kvplan.render import budget_segments, plan_json, verdict_text
@@ -84,7 +84,8 @@ PlanRequest = create_model(
 
 class SweepRequest(PlanRequest):
     vary: list[str] = Field(default_factory=lambda: ["max_model_len=2048,4096,16384,32768"],
-                            description="NAME=v1,v2,... (as `kvplan sweep --vary`); one or two of " + ", ".join(SWEEPABLE))
+                            description="NAME=v1,v2,... (as `kvplan sweep --vary`); one or two of " + ", ".join(SWEEPABLE)
+                            + "; or flags paired, one row per tuple: gpu,tensor_parallel_size=L4:4,H100:1")
 
 
 class ScaffoldRequest(PlanRequest):
@@ -106,7 +107,8 @@ class SimulateRequest(PlanRequest):
                                                "requests per second need (as `kvplan capacity --target-rate`).")
     vary: list[str] = Field(default_factory=list, description="With capacity: deployments to compare, NAME=v1,v2,... "
                             "as `kvplan capacity --vary` (one capacity search per combination, at most "
-                            f"{MAX_COMPARE_ROWS}); one or two of " + ", ".join(SWEEPABLE))
+                            f"{MAX_COMPARE_ROWS}); one or two of " + ", ".join(SWEEPABLE) + "; or flags paired, one row per tuple: "
+                            "gpu,tensor_parallel_size=L4:4,L40S:2,H100:1")
     gpu_hour_usd: Optional[str] = Field(None, description="With capacity: USD per GPU-hour, one price (2.5) or one per "
                                         "GPU (L4=0.8,H100=2.5), as `kvplan capacity --gpu-hour-usd`: adds the cost per "
                                         "hour and per million requests.")
@@ -378,12 +380,12 @@ class Planner:
 
     def _sweep_rows(self, req: SweepRequest) -> dict:
         varied = parse_vary(req.vary)
-        varied = [(name, [self.model_ref(v, "--vary") for v in vals] if name == "model" else vals) for name, vals in varied]
+        varied = map_vary_values(varied, "model", lambda v: self.model_ref(v, "--vary"))
         combos = math.prod(len(vals) for _, vals in varied)
         if combos > MAX_SWEEP_ROWS:
             raise InputError("--vary", f"{combos} combinations; the page computes at most {MAX_SWEEP_ROWS}", "vary fewer values")
         model, flags = self.flags(req)
-        return {"varied": [n for n, _ in varied], "rows": sweep_rows(model, flags, varied)}
+        return {"varied": vary_names(varied), "rows": sweep_rows(model, flags, varied)}
 
 
 def replaced_by_vary(req: BaseModel, varied: list[tuple[str, list]]) -> list[dict]:
@@ -392,7 +394,7 @@ def replaced_by_vary(req: BaseModel, varied: list[tuple[str, list]]) -> list[dic
     sweeps and says which field the sweep replaced (shown beside the table). The GPU's own size (gpu_gib / gpu_gb)
     goes with it: sweep_rows sizes only the row of the GPU given."""
     out = []
-    for name, _ in varied:
+    for name in vary_names(varied):
         fields_ = ("gpu", "gpu_gib", "gpu_gb") if name == "gpu" else (name,)
         for f in fields_:
             value = getattr(req, f, None)
@@ -570,13 +572,13 @@ def capacity_compare_response(planner: Planner, req: SimulateRequest, limit_s: f
     if combos > MAX_COMPARE_ROWS:
         raise InputError("vary", f"{combos} deployments; the page searches at most {MAX_COMPARE_ROWS}",
                          "vary fewer values, or run `kvplan capacity --vary` locally")
-    varied = [(name, [planner.model_ref(v, "vary") for v in vals] if name == "model" else vals) for name, vals in varied]
+    varied = map_vary_values(varied, "model", lambda v: planner.model_ref(v, "vary"))
     replaced = replaced_by_vary(req, varied)
     model, flags = planner.flags(req.model_copy(update={r["field"]: None for r in replaced}))
     with _request_keys():
         rows = sim.capacity_rows(model, flags, varied, workload, slo, seed=req.seed, target_rate_per_s=req.target_rate_per_s,
                                  prices=prices, on_probe=_deadline(limit_s), max_probes=MAX_CAPACITY_PROBES)
-    return {"capacity_rows": {"varied": [n for n, _ in varied], "rows": rows, "slo": slo.describe(),
+    return {"capacity_rows": {"varied": vary_names(varied), "rows": rows, "slo": slo.describe(),
                               "target_rate_per_s": req.target_rate_per_s},
             "workload": workload.summary(), "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s},
             "replaced": replaced,
