@@ -376,3 +376,23 @@ def test_the_traffic_tab_prints_the_capacity_as_the_cli_and_asks_for_replicas(cl
     got = json.loads(subprocess.run([node, "-e", script], capture_output=True, text=True, check=True).stdout)
     assert got == [[_rate_down(x), _rate_down(x, 4)] for x in rates]
     assert got[0][0] == "0.106"  # not toFixed(2)'s 0.11
+
+
+def test_the_traffic_tab_has_the_capacity_searchs_controls(client):
+    """The page's traffic tab holds a control for each capacity key /api/simulate takes beyond the SLO (percentile,
+    target rate, price, deployments to compare) and a table for the compared rows; app.js sends each under the key
+    the API reads."""
+    from kvplan.web.app import SimulateRequest
+
+    page = client.get("/").text
+    js = client.get("/static/app.js").text
+    for control, key in (("sim-percentile", "percentile"), ("sim-target", "target_rate_per_s"),
+                         ("sim-price", "gpu_hour_usd"), ("sim-vary", "vary")):
+        assert f'id="{control}"' in page, control
+        assert key in SimulateRequest.model_fields, key
+        assert re.search(rf'\$\("{control}"\)', js) and f"body.{key} =" in js, key
+    assert 'id="cap-table"' in page and "renderComparison" in js
+    # the page's own words for the API's fix of a capacity key sent without the search
+    r = client.post("/api/simulate", json={"model": LLAMA, "gpu": "L4", "max_model_len": 8192, "workload": "azure-conv",
+                                           "max_requests": 50, "vary": ["gpu=L4,H100"]})
+    assert r.status_code == 400 and r.json()["fix"] == "add capacity: true" and '"add capacity: true"' in js

@@ -305,3 +305,44 @@ def test_the_capture_size_boxes_plan_as_the_cli_flags(page, server_url):
     slot = page.locator(".err[data-for='cudagraph_capture_sizes']")
     slot.wait_for(state="visible")
     assert "whole number" in slot.text_content()
+
+
+def test_the_traffic_tab_compares_deployments_with_the_cheapest_marked(page, server_url):
+    """The traffic tab's percentile, target rate, price and compare boxes send kvplan capacity --vary's request: the
+    table shows the API's rows in its order (cheapest first), that row marked 'cheapest', the percentile in the note."""
+    from fastapi.testclient import TestClient
+
+    body = {"model": "Qwen/Qwen3-8B", "gpu": "h100", "max_model_len": "8192", "workload": "azure-conv", "max_requests": 200,
+            "slo": "ttft=2s,tpot=80ms", "capacity": True, "percentile": 95, "target_rate_per_s": 20,
+            "gpu_hour_usd": "L4=0.8,H100=2.5", "vary": ["gpu,tensor_parallel_size=L4:2,H100:1"], "curve": False}
+    want = TestClient(create_app()).post("/api/simulate", json=body).json()["capacity_rows"]["rows"]
+    page.goto(server_url + "/?model=Qwen/Qwen3-8B&gpu=h100&max_model_len=8192")
+    page.wait_for_function("document.querySelector('#verdict').dataset.fits === 'true'")
+    page.click("#tab-traffic")
+    page.select_option("#sim-workload", "azure-conv")
+    page.fill("#sim-n", "200")
+    page.fill("#sim-slo", "ttft=2s,tpot=80ms")
+    page.check("#sim-capacity")
+    page.fill("#sim-percentile", "95")
+    page.fill("#sim-target", "20")
+    page.fill("#sim-price", "L4=0.8,H100=2.5")
+    page.fill("#sim-vary", "gpu,tensor_parallel_size=L4:2,H100:1")
+    page.click("#sim-run")
+    page.wait_for_selector("#cap-table tbody tr")
+    heads = page.eval_on_selector_all("#cap-table thead th", "ths => ths.map(t => t.textContent)")
+    cells = page.eval_on_selector_all("#cap-table tbody tr", "trs => trs.map(tr => ({best: tr.className,"
+                                      " cells: [...tr.children].map(td => td.textContent)}))")
+    assert heads[:2] == ["gpu", "TP"] and "$/M req" in heads and "replicas" in heads
+    assert [(c["cells"][0], int(c["cells"][1])) for c in cells] == [(r["gpu"], r["tensor_parallel_size"]) for r in want]
+    col = heads.index("$/M req")
+    for c, r in zip(cells, want):
+        assert c["cells"][col] == f"{r['usd_per_million_requests']:,.2f}"
+        assert c["cells"][heads.index("replicas")] == str(r["replicas"])
+    assert want[0]["best"] is True and cells[0]["best"] == "best" and cells[0]["cells"][-1] == "cheapest"
+    assert all(c["best"] != "best" and c["cells"][-1] == "" for c in cells[1:])
+    assert "at p95" in page.locator("#cap-note").text_content()
+    assert page.locator("#sim-table tbody tr").count() == 0  # one simulation's table gives way to the comparison
+    for box in ("#sim-percentile", "#sim-target", "#sim-price", "#sim-vary"):
+        page.fill(box, "")
+    page.uncheck("#sim-capacity")
+    page.click("nav.tabs button[data-tab='plan']")

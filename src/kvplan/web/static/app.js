@@ -101,7 +101,10 @@ function clearErrors() {
 }
 
 // the CLI's flags in a message, as the boxes of this page
-function pageWords(text) { return String(text).replace(/--gpu-gib( N| [0-9.]+)?/g, "the GiB box"); }
+function pageWords(text) {
+  return String(text).replace(/--gpu-gib( N| [0-9.]+)?/g, "the GiB box")
+    .replace("add capacity: true", "tick 'find the capacity at the SLO'");
+}
 
 function showError(err, fallbackId) {
   const b = err.body || { field: "request", message: err.message };
@@ -362,17 +365,22 @@ async function runSimulation() {
     body.max_requests = Number($("sim-n").value || 2000);
     if ($("sim-slo").value.trim()) body.slo = $("sim-slo").value.trim();
     body.capacity = $("sim-capacity").checked;
-    // the replicas that rate needs, as `kvplan capacity --target-rate` sizes them (the API refuses it without capacity)
-    if (body.capacity && $("sim-target").value) body.target_rate_per_s = Number($("sim-target").value);
+    // the capacity search's own controls, as kvplan capacity's --percentile, --target-rate, --gpu-hour-usd, --vary
+    if ($("sim-percentile").value) body.percentile = Number($("sim-percentile").value);
+    if ($("sim-target").value) body.target_rate_per_s = Number($("sim-target").value);
+    if ($("sim-price").value.trim()) body.gpu_hour_usd = $("sim-price").value.trim();
+    const vary = $("sim-vary").value.split(";").map((s) => s.trim()).filter(Boolean);
+    if (vary.length) body.vary = vary;
     $("sim-run").disabled = true;
-    renderSimulation(await api("/api/simulate", body));
+    renderSimulation(await api("/api/simulate", body), body);
   } catch (e) {
     const b = e.body || {};
-    $("sim-error").textContent = (b.field ? b.field + ": " : "") + (b.message || e.message) + (b.fix ? ` — ${b.fix}` : "");
+    $("sim-error").textContent = pageWords((b.field ? b.field + ": " : "") + (b.message || e.message) + (b.fix ? ` — ${b.fix}` : ""));
   } finally { $("sim-run").disabled = false; }
 }
 
 function ms(x) { return x == null ? "—" : `${x.toFixed(0)} ms`; }
+function usd(x) { return x.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 }); }
 
 // A rate to three significant figures (two decimals at least), rounded down, as `kvplan capacity` prints it
 // (cli/simulate.py _rate_down): toFixed(2) rounded 0.1066 req/s up to 0.11, a rate the search did not find within the
@@ -384,7 +392,10 @@ function rateDown(x, significant = 3) {
   return `${whole}.${frac.slice(0, 2)}${frac.slice(2).replace(/0+$/, "")}`;
 }
 
-function renderSimulation(d) {
+function renderSimulation(d, body = {}) {
+  document.querySelector("#sim-table tbody").innerHTML = "";
+  $("cap-compare").hidden = !d.capacity_rows;
+  if (d.capacity_rows) { renderComparison(d, body); return; }
   const r = d.result;
   const rows = [
     ["workload", `${d.workload.name}: ${fmtInt(d.workload.requests)} requests`],
@@ -411,6 +422,7 @@ function renderSimulation(d) {
           + `per replica = ${(c.target_rate_per_s / rate).toFixed(2)}, rounded up, then the fleet simulated at the target`
         : "no number of replicas meets the SLO"]);
     }
+    if (c.cost) rows.push(["cost", `${usd(c.cost.usd_per_hour)} USD/hour, ${usd(c.cost.usd_per_million_requests)} USD per million requests`]);
   }
   const tbody = document.querySelector("#sim-table tbody");
   tbody.innerHTML = "";
@@ -420,6 +432,50 @@ function renderSimulation(d) {
     tr.children[0].textContent = k; tr.children[1].textContent = v;
     tbody.appendChild(tr);
   }
+}
+
+// the rows of /api/simulate with vary (kvplan capacity --vary): one deployment each, best first, the best marked
+function renderComparison(d, body) {
+  const c = d.capacity_rows;
+  const priced = body.gpu_hour_usd != null;
+  const target = c.target_rate_per_s;
+  const best = priced ? "cheapest" : target != null ? "fewest GPUs" : "most req/s per GPU";
+  const heads = [...c.varied.map((n) => (n === "tensor_parallel_size" ? "TP" : n.replace(/_/g, " "))), "GPUs/rep", "req/s/rep"];
+  if (target != null) heads.push("replicas", "GPUs");
+  if (priced) heads.push("$/hour", "$/M req");
+  heads.push("");
+  const thead = document.querySelector("#cap-table thead");
+  thead.innerHTML = "";
+  const htr = document.createElement("tr");
+  for (const h of heads) { const th = document.createElement("th"); th.textContent = h; htr.appendChild(th); }
+  thead.appendChild(htr);
+  const tbody = document.querySelector("#cap-table tbody");
+  tbody.innerHTML = "";
+  $("cap-reasons").innerHTML = "";
+  for (const r of c.rows) {
+    const tr = document.createElement("tr");
+    if (r.best) tr.className = "best";
+    const cells = c.varied.map((n) => [String(r[n]), ""]);
+    cells.push([r.gpus_per_replica ?? "-", "num"], [r.rate_per_replica ? rateDown(r.rate_per_replica) : "-", "num"]);
+    if (target != null) cells.push([r.replicas ?? "-", "num"], [r.gpus ?? "-", "num"]);
+    if (priced) cells.push([r.usd_per_hour ? usd(r.usd_per_hour) : "-", "num"],
+      [r.usd_per_million_requests ? usd(r.usd_per_million_requests) : "-", "num"]);
+    cells.push(r.cell ? [r.cell, "refused"] : [r.best ? best : "", "mark"]);
+    for (const [text, cls] of cells) {
+      const td = document.createElement("td"); td.textContent = String(text); if (cls) td.className = cls; tr.appendChild(td);
+    }
+    tbody.appendChild(tr);
+    if (r.reason) {
+      const li = document.createElement("li");
+      li.textContent = `${c.varied.map((n) => `${n}=${r[n]}`).join(", ")}: ${r.cell}: ${r.reason}`;
+      $("cap-reasons").appendChild(li);
+    }
+  }
+  const per = priced ? `; $/hour: ${target != null ? "the fleet for the target" : "one replica"}, $/M req: per million `
+    + `requests at ${target != null ? "the target rate" : "the replica's capacity"}` : "";
+  const replaced = (d.notes || []).length ? `; ${d.notes.join("; ")}` : "";
+  $("cap-note").textContent = `(${d.workload.name}, ${fmtInt(d.workload.requests)} requests per probe, ${c.slo}`
+    + (target != null ? `, target ${target} req/s` : "") + `${per}${replaced})`;
 }
 
 // ------------------------------------------------------------------ deploy tab
