@@ -346,3 +346,32 @@ def test_the_traffic_tab_compares_deployments_with_the_cheapest_marked(page, ser
         page.fill(box, "")
     page.uncheck("#sim-capacity")
     page.click("nav.tabs button[data-tab='plan']")
+
+
+def test_one_capacity_search_shows_replicas_and_cost_as_the_api_answers(page, server_url):
+    from fastapi.testclient import TestClient
+
+    body = {"model": "Qwen/Qwen3-8B", "gpu": "h100", "max_model_len": "8192", "workload": "azure-conv", "max_requests": 200,
+            "slo": "ttft=2s,tpot=80ms", "capacity": True, "target_rate_per_s": 20, "gpu_hour_usd": "2.5", "curve": False}
+    cap = TestClient(create_app()).post("/api/simulate", json=body).json()["capacity"]
+    page.goto(server_url + "/?model=Qwen/Qwen3-8B&gpu=h100&max_model_len=8192")
+    page.wait_for_function("document.querySelector('#verdict').dataset.fits === 'true'")
+    page.click("#tab-traffic")
+    page.select_option("#sim-workload", "azure-conv")
+    page.fill("#sim-n", "200")
+    page.fill("#sim-slo", "ttft=2s,tpot=80ms")
+    page.check("#sim-capacity")
+    page.fill("#sim-target", "20")
+    page.fill("#sim-price", "2.5")
+    page.click("#sim-run")
+    page.wait_for_function("document.querySelector('#sim-table').textContent.includes('replicas for 20 req/s')")
+    rows = dict(page.eval_on_selector_all("#sim-table tbody tr", "trs => trs.map(tr => [tr.children[0].textContent,"
+                                          " tr.children[1].textContent])"))
+    assert rows["replicas for 20 req/s"] == f"{cap['replicas_needed']:,}"
+    assert rows["cost"] == (f"{cap['cost']['usd_per_hour']:,.2f} USD/hour, "
+                            f"{cap['cost']['usd_per_million_requests']:,.2f} USD per million requests")
+    assert page.locator("#cap-compare").is_hidden()
+    for box in ("#sim-target", "#sim-price"):
+        page.fill(box, "")
+    page.uncheck("#sim-capacity")
+    page.click("nav.tabs button[data-tab='plan']")
