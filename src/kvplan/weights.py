@@ -82,6 +82,35 @@ def attn_output_gate(spec: ModelSpec) -> bool:
     return bool(t.get("attn_output_gate", spec.model_type.startswith(_GATED_QUERY_BY_DEFAULT)))
 
 
+# model types whose attention layers vLLM builds with a head count of their own, read from the config's
+# num_attention_heads_per_layer: models/laguna.py LagunaDecoderLayer.__init__ passes per_layer_heads[layer_idx] to
+# LagunaAttention, which sizes qkv_proj's query rows, o_proj's input and g_proj's per-head gate from it (0.21.0, 0.24.0,
+# 0.29.0 and 0.33.0 wheels; no other model file reads the field)
+PER_LAYER_HEADS_MODEL_TYPES = ("laguna",)
+
+
+def layer_attention_heads(spec: ModelSpec, index: int) -> int:
+    """The query heads vLLM builds decoder layer `index`'s attention with: num_attention_heads_per_layer[index] where
+    the model type reads it (PER_LAYER_HEADS_MODEL_TYPES), else num_attention_heads."""
+    per_layer = spec.text_config.get("num_attention_heads_per_layer")
+    if (spec.model_type in PER_LAYER_HEADS_MODEL_TYPES and isinstance(per_layer, list) and 0 <= index < len(per_layer)
+            and isinstance(per_layer[index], int) and per_layer[index] > 0):
+        return per_layer[index]
+    return spec.num_attention_heads
+
+
+def head_gate_width(spec: ModelSpec, heads: int, head_dim: int) -> int:
+    """Output width of Laguna's separate attention output gate g_proj (hidden -> this, no bias, split over TP like the
+    query): models/laguna.py LagunaAttention.__init__ (0.29.0) builds it when config.gating is set, one gate per head for
+    gating True or "per-head", one per channel (heads x head_dim) otherwise; 0 for every other model."""
+    if spec.model_type not in PER_LAYER_HEADS_MODEL_TYPES:
+        return 0
+    gating = spec.text_config.get("gating")
+    if not gating:
+        return 0
+    return heads if gating is True or gating in ("per-head", "per_head") else heads * head_dim
+
+
 def gated_mlp(spec: ModelSpec) -> bool:
     act = str(spec.text_config.get("hidden_act") or spec.text_config.get("mlp_hidden_act") or "silu")
     # two-matrix MLPs (up, activation, down) in vLLM's model classes, whatever the activation (model_executor/models:
@@ -125,10 +154,10 @@ def _attention_layer_of(spec: ModelSpec, index: int):
 
 def _attention_params(spec: ModelSpec, n_kv: int, head_dim: int, layer: int, k_eq_v: bool = False) -> list[Component]:
     t = spec.text_config
-    h, nh = spec.hidden_size, spec.num_attention_heads
+    h, nh = spec.hidden_size, layer_attention_heads(spec, layer)
     q_out = nh * head_dim * (2 if attn_output_gate(spec) else 1)
     bias = bool(t.get("attention_bias")) or spec.model_type.startswith("qwen2")
-    qo = h * q_out + nh * head_dim * h + (q_out if bias else 0)
+    qo = h * q_out + nh * head_dim * h + (q_out if bias else 0) + h * head_gate_width(spec, nh, head_dim)
     n_proj = 1 if k_eq_v else 2  # attention_k_eq_v: the value projection is the key's (Gemma 4 global layers)
     kv = n_proj * h * n_kv * head_dim + (n_proj * n_kv * head_dim if bias else 0)
     out = [Component("self_attn", qo, "tp", layer, True), Component("kv_proj", kv, "kv", layer, True)]
@@ -1082,9 +1111,12 @@ def allocator_rounding_bytes(spec: ModelSpec, *, tp: int = 1, dtype_bytes: int =
     for i, kinds in enumerate(_decoder_layers(spec)):
         if any(k in ("full", "sliding", "chunked") for k in kinds):
             layer = _attention_layer_of(spec, i)
-            q_rank = spec.num_attention_heads * layer.head_dim / tp
+            heads = layer_attention_heads(spec, i)
+            q_rank = heads * layer.head_dim / tp
             kv_rank = heads_per_rank(layer.num_kv_heads, tp) * layer.head_dim
             total += pad((gate * q_rank + 2 * kv_rank) * h * b) + pad(q_rank * h * b)
+            g_out = head_gate_width(spec, heads, layer.head_dim)
+            total += pad(g_out / tp * h * b) if g_out else 0
         rec = next((l.recurrent for l in spec.layers if l.recurrent), None) if "recurrent" in kinds else None
         if rec is not None and rec.kind == "gdn":
             key, val = rec.key_heads * rec.key_head_dim, rec.n_heads * rec.head_dim
@@ -1244,7 +1276,7 @@ def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dt
     for i, layer in enumerate(spec.layers):
         if layer.kind == "none":
             continue
-        q = spec.num_attention_heads * layer.head_dim
+        q = layer_attention_heads(spec, i) * layer.head_dim
         kv_rank = heads_per_rank(layer.num_kv_heads, tp) * layer.head_dim
         per_layer += 3 * a_col * h + r * (q // tp + 2 * kv_rank)                       # qkv
         per_layer += r * q // tp + (h // tp if fully_sharded else h) * r                # o_proj

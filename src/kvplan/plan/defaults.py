@@ -23,7 +23,8 @@ from kvplan.plan.terms import awq_kernel_note, awq_linear_kernel
 from kvplan.resolve import BNB_IN_FLIGHT, GPUSpec, ModelSpec, QuantSpec, context_limit
 from kvplan.versions import (VersionRules, batch_defaults, canonical_quant, first_release_where, parse_version,
                              quant_method_last_read, quant_min_capability, quantization_methods, release_from)
-from kvplan.weights import attn_output_gate, gated_mlp, moe_layers, vision_bnb_only_params, vision_linear_params
+from kvplan.weights import (PER_LAYER_HEADS_MODEL_TYPES, attn_output_gate, gated_mlp, head_gate_width,
+                            layer_attention_heads, moe_layers, vision_bnb_only_params, vision_linear_params)
 
 
 # --------------------------------------------------------------------------- defaults
@@ -152,13 +153,11 @@ def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> 
     return DEFAULT_BLOCK_SIZE, "default block size 16 (CacheConfig.DEFAULT_BLOCK_SIZE)"
 
 
-# model types whose attention layers vLLM builds with a head count of their own, read from the config's
-# num_attention_heads_per_layer: models/laguna.py LagunaDecoderLayer passes per_layer_heads[layer_idx] to LagunaAttention,
-# which asserts total_num_heads % tp_size == 0 (a bare AssertionError while the model loads; 0.21.0, 0.24.0, 0.29.0 and
-# 0.33.0 wheels; no other model file reads the field). ModelConfig.verify_with_parallel_config checks only
-# num_attention_heads (config/model.py, 0.29.0: "Total number of attention heads (48) must be divisible by tensor
-# parallel size"), so Laguna's 72-head sliding-window layers are refused only at load
-PER_LAYER_HEADS_MODEL_TYPES = ("laguna",)
+# Laguna's per-layer head counts (weights.PER_LAYER_HEADS_MODEL_TYPES): LagunaAttention asserts
+# total_num_heads % tp_size == 0 (a bare AssertionError while the model loads; 0.21.0, 0.24.0, 0.29.0 and 0.33.0
+# wheels). ModelConfig.verify_with_parallel_config checks only num_attention_heads (config/model.py, 0.29.0: "Total
+# number of attention heads (48) must be divisible by tensor parallel size"), so Laguna's 72-head sliding-window layers
+# are refused only at load
 
 
 def per_layer_head_counts(model: ModelSpec) -> list[tuple[int, str]]:
@@ -411,12 +410,16 @@ def _dense_block_slices(model: ModelSpec, tp: int) -> list[tuple[str, str, list[
             if nh % tp == 0:
                 out.append(("self_attn.kv_b_proj", "column", [nh // tp * (nope + v_dim)], nh * (nope + v_dim), i))
                 out.append(("self_attn.o_proj", "row", [nh // tp * v_dim], model.hidden_size, i))
-        elif layer.kind in ("full", "sliding", "chunked") and nh % tp == 0:
+        elif layer.kind in ("full", "sliding", "chunked") and layer_attention_heads(model, i) % tp == 0:
             hd = layer.head_dim or model.head_dim
-            kv = model.num_kv_heads or nh
+            lh = layer_attention_heads(model, i)
+            kv = model.num_kv_heads or lh
             out.append(("self_attn.qkv_proj", "merged",
-                        [nh // tp * hd * q_gate, max(1, kv // tp) * hd, max(1, kv // tp) * hd], (q_gate * nh + 2 * kv) * hd, i))
-            out.append(("self_attn.o_proj", "row", [nh // tp * hd], model.hidden_size, i))
+                        [lh // tp * hd * q_gate, max(1, kv // tp) * hd, max(1, kv // tp) * hd], (q_gate * lh + 2 * kv) * hd, i))
+            out.append(("self_attn.o_proj", "row", [lh // tp * hd], model.hidden_size, i))
+            g_out = head_gate_width(model, lh, hd)
+            if g_out and g_out % tp == 0:
+                out.append(("self_attn.g_proj", "column", [g_out // tp], g_out, i))
         elif (layer.kind == "recurrent" and rec is not None and rec.kind == "gdn" and rec.key_heads
               and rec.key_heads % tp == 0 and rec.n_heads % tp == 0):
             key, val = rec.key_heads * rec.key_head_dim, rec.n_heads * rec.head_dim
