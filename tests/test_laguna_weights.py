@@ -59,3 +59,24 @@ def test_the_laguna_int4_records_gain_the_72_head_layers_and_stay_below_the_logg
         predicted = plan.weights_bytes / GIB
         assert predicted >= 57.51 + 679_477_248 * 0.5195 / GIB
         assert predicted < rec["observed"]["weights_gib"]
+
+
+def test_regular_expression_ignore_entries_keep_their_modules_unquantized():
+    """Laguna-S-2.1-FP8's compressed-tensors ignore list names its attention projections and shared experts as 're:'
+    regular expressions ('re:.*\\.self_attn\\.q_proj$'), which vLLM matches against each module's whole name
+    (compressed_tensors/utils.py check_equal_or_regex_match). Split on their escaped dots they named no module, so the
+    attention and shared experts were counted as FP8: the plan must equal the one whose list spells the same modules
+    as plain dotted names, and hold more than the one whose list leaves them out."""
+    from kvplan.weights import _pattern_parts
+
+    assert _pattern_parts(r"re:.*\.self_attn\.q_proj$") == ["self_attn", "q_proj"]
+    assert _pattern_parts("model.layers.*.mlp.gate") == ["model", "layers", "mlp", "gate"]
+    m = resolve_model(LAGUNA)
+    regex = [p for p in m.quant.skip if p.startswith("re:")]
+    assert any("self_attn" in p for p in regex) and any("shared_expert" in p for p in regex)
+    plain = tuple(p if not p.startswith("re:") else "model.layers.*." + ".".join(_pattern_parts(p)) for p in m.quant.skip)
+    dropped = tuple(p for p in m.quant.skip if not p.startswith("re:"))
+    as_listed = weights_per_rank(m, tp=1).bytes
+    assert as_listed == weights_per_rank(replace(m, quant=replace(m.quant, skip=plain)), tp=1).bytes
+    # the attention (q, k, v, o, the gate) and the shared experts at 2 bytes, not 1 (plus block scales): about 3 GiB
+    assert 2.5 * GIB < as_listed - weights_per_rank(replace(m, quant=replace(m.quant, skip=dropped)), tp=1).bytes < 3.5 * GIB

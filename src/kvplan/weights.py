@@ -611,6 +611,18 @@ _GDN_SUBMODULES = {"in_proj_a": "in_proj_ba", "in_proj_b": "in_proj_ba", "in_pro
                    "norm": None}
 
 
+def _pattern_parts(pattern: str) -> list[str]:
+    """The dotted module names a skip-list entry spells: 'model.layers.*.mlp.gate' -> model, layers, mlp, gate. A
+    compressed-tensors 're:' entry is a regular expression vLLM matches against the whole module name
+    (vllm/model_executor/layers/quantization/compressed_tensors/utils.py should_ignore_layer -> check_equal_or_regex_match,
+    read in 0.14.1): its escaped dots are dots and its
+    anchors and wildcards name nothing, so 're:.*\\.self_attn\\.q_proj$' -> self_attn, q_proj (split as it stood, on
+    its escaped dots, it gave 'self_attn\\', which names no module)."""
+    if pattern.startswith("re:"):
+        pattern = re.sub(r"[\\^$()?+|\[\]{}]", "", pattern[3:].replace("\\.", "."))
+    return [p for p in pattern.replace("*", "").split(".") if p]
+
+
 def _skip_rules_of(skip) -> tuple[frozenset, frozenset, frozenset]:
     """A skip list read once: (every dotted part of the patterns that name whole components, the Gated DeltaNet parts
     that patterns naming a module inside linear_attn keep unquantized ("?" for a module not known: the whole layer),
@@ -618,7 +630,7 @@ def _skip_rules_of(skip) -> tuple[frozenset, frozenset, frozenset]:
     when one pattern names it, which is when the union of their parts does."""
     whole, subs, sub_parts = set(), set(), set()
     for pattern in skip:
-        names = [p for p in str(pattern).replace("*", "").split(".") if p]
+        names = _pattern_parts(str(pattern))
         if "linear_attn" in names and names[-1] != "linear_attn":
             subs.add(_GDN_SUBMODULES.get(re.sub(r"[^a-z0-9_]", "", names[-1].lower()), "?"))
             sub_parts.update(names)
