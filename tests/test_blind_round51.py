@@ -61,6 +61,11 @@ def test_the_qwen38_weights_are_the_checkpoint_s_with_its_vision_tower():
     assert here.weights_bytes == there.weights_bytes
     assert abs(51.1 - here.weights_bytes / GIB) < 0.05  # 50.99 GiB (54,749,129,440 B) against 51.1 logged
     assert here.model.vision_config["depth"] == 27
+    # and fit --explain says the config is the text_config wrapped, citing why (not 'an excerpt: text_config added')
+    from kvplan.resolve import resolve_model
+
+    notes = resolve_model("Qwen/Qwen3.8-27B").notes
+    assert any("text_config alone: wrapped" in n and "55,562,855,904" in n for n in notes), notes
 
 
 def test_end_to_end_pools():

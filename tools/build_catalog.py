@@ -1474,7 +1474,7 @@ def build_models(shared: Path) -> dict[str, dict]:
         if model_id in CONFIG_WRAPS:
             outer_name, sources = CONFIG_WRAPS[model_id]
             config, added = _wrapped(config, json.loads((folder / outer_name).read_text()))
-            completion = {"fields": added, "sources": sources}
+            completion = {"fields": added, "sources": sources, "wrapped_as": "text_config"}
         quant_path = folder / f"{path.stem}.hf_quant_config.json"
         resolved, why = resolve_with_autoconfig(config)
         entry = {

@@ -1116,8 +1116,13 @@ def _from_catalog(entry: dict) -> ModelSpec:
         notes.append(f"transformers' AutoConfig does not know this config ({entry.get('resolve_note')}); read as the raw dict")
     if entry.get("completed"):
         done = entry["completed"]
-        notes.append(f"the catalog's config copy is an excerpt: {', '.join(done['fields'])} added from "
-                     + "; ".join(done["sources"]))
+        if done.get("wrapped_as"):  # the copy is one sub-config of the checkpoint's (tools/build_catalog.py CONFIG_WRAPS)
+            notes.append(f"the catalog's config copy is the checkpoint's {done['wrapped_as']} alone: wrapped under the "
+                         "checkpoint's top level (" + ", ".join(f for f in done["fields"] if f != done["wrapped_as"])
+                         + ") from " + "; ".join(done["sources"]))
+        else:
+            notes.append(f"the catalog's config copy is an excerpt: {', '.join(done['fields'])} added from "
+                         + "; ".join(done["sources"]))
     ckpt = None
     w = entry.get("weights")
     if w and w.get("params_by_dtype"):
