@@ -63,7 +63,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from kvplan.errors import InputError
-from kvplan.workload import Workload, lowest_simulated_rate, with_rate
+from kvplan.workload import Workload, fleet_workload, lowest_simulated_rate, with_rate
 
 # =====================================================================================
 # Scheduler rules per vLLM version (data, not scattered ifs)
@@ -2552,6 +2552,9 @@ def plan_capacity(plan, workload_at: Callable[[float], Workload], config: Engine
     dp = int(getattr(plan.args, "data_parallel_size", 1) or 1)
     workload_of = workload_at
     workload_at = lambda rate: _as_served(plan, workload_of(rate))  # noqa: E731
+    fleet_of = kw.pop("fleet_at", None)
+    if fleet_of is not None:
+        kw["fleet_at"] = lambda rate, k: (lambda w: None if w is None else _as_served(plan, w))(fleet_of(rate, k))
     # a checkpoint already quantized (AWQ, GPTQ, FP8, ...) is not made faster by 'a quantized model': Qwen2.5-72B-AWQ
     # missing a TTFT on two A100s was told to plan one
     quantized = bool(plan.args.quantization or getattr(plan.model, "quant", None))
@@ -2693,6 +2696,7 @@ def _capacity_row(row: dict, p, r: dict, base: Workload, slo: SLO, burstiness, s
         row.update(cell="rejects all requests", reason=f"{exc.message}; {exc.fix}" if exc.fix else exc.message)
         return
     cap = plan_capacity(p, lambda rate: with_rate(base, rate, burstiness, seed), config, step_model, slo, rules,
+                        fleet_at=lambda rate, k: fleet_workload(base, rate, k, burstiness, seed),
                         target_rate_per_s=target_rate_per_s, router=router, on_probe=on_probe,
                         max_probes=max_probes, worst_case_concurrency=p.max_concurrency)
     row["rate_per_replica"] = cap.max_rate_per_s if cap.max_rate_per_s > 0 else 0.0
@@ -2853,6 +2857,8 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
                   router: str = "round-robin", max_replicas: int = 256,
                   on_probe: Optional[Callable[[float, bool], None]] = None, data_parallel_size: int = 1,
                   lockstep: bool = False, worst_case_concurrency: Optional[float] = None,
+                  fleet_at: Optional[Callable[[float, int], Optional[Workload]]] = None,
+                  on_fleet: Optional[Callable[[int, int, bool], None]] = None,
                   faster: str = "a faster GPU, more tensor parallelism or a quantized model") -> CapacityResult:
     """Bisection over the request rate (the SLO is assumed monotone in load). `workload_at(rate)`
     gives the workload at a rate. With a target rate, also the replicas it needs behind `router`.
@@ -2865,7 +2871,13 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
 
     `data_parallel_size` > 1: one replica is a group of that many engines behind vLLM's DP balancer (stepping in
     lockstep for a MoE model); for a target rate, the replicas of the group are sized by giving one group its
-    share of the rate (a round-robin router thins Poisson arrivals into Poisson arrivals)."""
+    share of the rate (a round-robin router thins Poisson arrivals into Poisson arrivals).
+
+    `fleet_at(rate, replicas)`: the sample the fleet is checked on at the target (workload.fleet_workload: a probe's
+    requests for every replica, not one probe's split among them, whose short runs never built a replica's queue);
+    None from it (a recorded trace, not redrawn) checks one replica at its share of the target with the whole
+    trace, as for data parallelism. Without `fleet_at`, the fleet runs `workload_at(target)`. `on_fleet(replicas,
+    requests, met)` is called after each check at the target (a progress line: one is a probe's run many times over)."""
 
     def run_replica(w: Workload) -> SimResult:
         return _simulate_server(w, config, step_model, rules, data_parallel_size, lockstep, slo=slo,
@@ -2952,13 +2964,16 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
         # already misses the SLO (a search here met it by the luck of a smaller sample: "no probed rate meets ...
         # (even 0.05 req/s)" beside "target 10 req/s: 102 replicas")
         replicas = max(1, int(math.ceil(target_rate_per_s / best)))
-        w = workload_at(target_rate_per_s)
         while replicas <= max_replicas:
-            if data_parallel_size > 1:
+            w = (workload_at(target_rate_per_s) if fleet_at is None or data_parallel_size > 1
+                 else fleet_at(target_rate_per_s, replicas))
+            if data_parallel_size > 1 or w is None:
                 res = run_replica(workload_at(target_rate_per_s / replicas))
             else:
                 res = simulate_replicas(w, config, step_model, replicas, router, rules, slo=slo,
                                         worst_case_concurrency=worst_case_concurrency)
+            if on_fleet:
+                on_fleet(replicas, int(res.rejected.size), res.meets(slo))
             if res.meets(slo):
                 at_target = res
                 break

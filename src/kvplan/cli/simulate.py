@@ -451,7 +451,7 @@ def capacity(
     from kvplan.errors import InputError
     from kvplan.render import to_json
     from kvplan.simulate import check_servable, parse_slo, plan_capacity
-    from kvplan.workload import build_workload, with_rate
+    from kvplan.workload import build_workload, fleet_workload, recorded_arrivals, with_rate
 
     if not 1 <= percentile <= 100:
         raise InputError("--percentile", f"must be a percentile from 1 to 100, got {percentile:g}",
@@ -493,6 +493,12 @@ def capacity(
         if not json_out:
             err_console.print(f"  {r:8.3f} req/s: {'meets' if ok else 'misses'} the SLO", highlight=False)
 
+    def on_fleet(k, n, ok):
+        if not json_out:
+            who = (f"1 replica at {target_rate:g} / {k} req/s" if (p.args.data_parallel_size or 1) > 1 or recorded_arrivals(base)
+                   else f"{k} replica{'s' if k != 1 else ''} at {target_rate:g} req/s")
+            err_console.print(f"  {who} ({n:,} requests): {'meets' if ok else 'misses'} the SLO", highlight=False)
+
     if not json_out:
         _note_bare_slo(slo_spec)
         _say_how_read(base)
@@ -500,6 +506,7 @@ def capacity(
         err_console.print(f"bisecting the request rate for {slo_spec.describe()} ({len(base):,} requests per probe"
                           + "".join(f"; {n}" for n in sample) + ")", highlight=False)
     cap = plan_capacity(p, at, cfg, sm, slo_spec, rules, target_rate_per_s=target_rate, router=router, on_probe=on_probe,
+                        fleet_at=lambda rate, k: fleet_workload(base, rate, k, spec.burstiness, spec.seed), on_fleet=on_fleet,
                         worst_case_concurrency=_worst_case(p, cfg))
     d = cap.to_dict()
     d.update(model=p.model.id, gpu=p.gpu.name, tensor_parallel_size=p.args.tensor_parallel_size, workload=base.name,
@@ -558,7 +565,7 @@ def capacity(
                 # the others as a fleet behind the router: 'the 4 simulated at 20 req/s' was one group at 5
                 def checked(k: int) -> str:
                     return (f"one replica simulated at {target_rate:g} / {k} = {_rate(target_rate / k)} req/s"
-                            if (p.args.data_parallel_size or 1) > 1
+                            if (p.args.data_parallel_size or 1) > 1 or recorded_arrivals(base)
                             else f"{'the ' if k == n else ''}{k} simulated at {target_rate:g} req/s")
 
                 if n > first:

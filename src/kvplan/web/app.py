@@ -490,7 +490,7 @@ def _deadline(limit_s: float):
 
 def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) -> dict:
     from kvplan import simulate as sim
-    from kvplan.workload import with_rate
+    from kvplan.workload import fleet_workload, with_rate
 
     if req.vary:
         return capacity_compare_response(planner, req, limit_s)
@@ -524,6 +524,7 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
         if not req.slo:
             raise InputError("slo", "capacity needs at least one SLO", "e.g. ttft=1s,tpot=50ms")
         cap = sim.plan_capacity(p, lambda rate: with_rate(workload, rate, seed=req.seed), config, step_model, slo, rules,
+                                fleet_at=lambda rate, k: fleet_workload(workload, rate, k, seed=req.seed), on_fleet=check,
                                 max_probes=MAX_CAPACITY_PROBES, on_probe=check, target_rate_per_s=req.target_rate_per_s,
                                 worst_case_concurrency=p.max_concurrency)
         out["capacity"] = {k: v for k, v in cap.to_dict().items() if k != "at_max_rate"}
