@@ -2871,7 +2871,8 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
 
     `data_parallel_size` > 1: one replica is a group of that many engines behind vLLM's DP balancer (stepping in
     lockstep for a MoE model); for a target rate, the replicas of the group are sized by giving one group its
-    share of the rate (a round-robin router thins Poisson arrivals into Poisson arrivals).
+    share of the rate with Poisson arrivals (a round-robin router spaces each group's arrivals more evenly, Erlang
+    rather than Poisson, so this errs on the slow side).
 
     `fleet_at(rate, replicas)`: the sample the fleet is checked on at the target (workload.fleet_workload: a probe's
     requests for every replica, not one probe's split among them, whose short runs never built a replica's queue);

@@ -419,7 +419,7 @@ function renderSimulation(d, body = {}) {
       const n = c.replicas_needed, rate = c.max_rate_per_s;
       rows.push([`replicas for ${c.target_rate_per_s} req/s`, n
         ? `${n} replica${n === 1 ? "" : "s"} (${c.router} router): ${c.target_rate_per_s} / ${rateDown(rate, 4)} req/s `
-          + `per replica = ${(c.target_rate_per_s / rate).toFixed(2)}, rounded up, then the fleet simulated at the target`
+          + `per replica = ${(c.target_rate_per_s / rate).toFixed(2)}, rounded up, then checked at the target (the fleet, or one replica at its share of a recorded trace)`
         : "no number of replicas meets the SLO"]);
     }
     if (c.cost) rows.push(["cost", `${usd(c.cost.usd_per_hour)} USD/hour, ${usd(c.cost.usd_per_million_requests)} USD per million requests`]);
