@@ -129,3 +129,26 @@ def test_scaffold_gpu_auto_picks_a_card_it_writes_files_for(tmp_path):
     assert r.exit_code == 0, r.output
     serve = (tmp_path / "out" / "serve.sh").read_text()
     assert pick.gpu.name in serve and f"--tensor-parallel-size {pick.args.tensor_parallel_size}" in serve
+
+
+def test_scaffold_gpu_auto_says_which_cards_it_searched(tmp_path):
+    """scaffold's --gpu auto passes over the Jetson Orin fit names; its note and --help said 'the smallest catalog GPU
+    x TP that starts' all the same, so fit and scaffold named two different cards as the smallest. Both now say the
+    search ran among the cards scaffold writes files for; fit's note and help keep the whole catalog."""
+    from typer.testing import CliRunner
+
+    from kvplan.api import DEPLOYABLE_CARDS, FitFlags, plan_from_flags_and_inverse
+    from kvplan.cli import app
+
+    flags = FitFlags(gpu="auto", num_gpus=2, max_model_len="16384")
+    fit_pick, fit_note = plan_from_flags_and_inverse("Qwen/Qwen2.5-72B-Instruct-AWQ", flags, None)
+    pick, note = plan_from_flags_and_inverse("Qwen/Qwen2.5-72B-Instruct-AWQ", flags, None, deployable=True)
+    assert fit_pick.gpu.name != pick.gpu.name  # the premise: the two searches answer different cards
+    assert DEPLOYABLE_CARDS in note and "Jetson Orin" in DEPLOYABLE_CARDS and DEPLOYABLE_CARDS not in fit_note
+    r = CliRunner().invoke(app, ["scaffold", str(tmp_path / "out"), "Qwen/Qwen2.5-72B-Instruct-AWQ", "--gpu", "auto",
+                                 "--num-gpus", "2", "--max-model-len", "16384"])
+    assert r.exit_code == 0 and DEPLOYABLE_CARDS in " ".join(r.output.split()), r.output
+    wide = {"COLUMNS": "400"}
+    scaffold_help = " ".join(CliRunner().invoke(app, ["scaffold", "--help"], env=wide).output.split())
+    fit_help = " ".join(CliRunner().invoke(app, ["fit", "--help"], env=wide).output.split())
+    assert DEPLOYABLE_CARDS in scaffold_help and DEPLOYABLE_CARDS not in fit_help and "'auto'" in fit_help

@@ -307,6 +307,18 @@ def test_the_capture_size_boxes_plan_as_the_cli_flags(page, server_url):
     assert "whole number" in slot.text_content()
 
 
+def _open_capacity_search(page, server_url):
+    """The traffic tab of Qwen3-8B on an H100 at 8,192, set for a capacity search over 200 azure-conv requests within
+    ttft=2s,tpot=80ms (the request the capacity tests send /api/simulate)."""
+    page.goto(server_url + "/?model=Qwen/Qwen3-8B&gpu=h100&max_model_len=8192")
+    page.wait_for_function("document.querySelector('#verdict').dataset.fits === 'true'")
+    page.click("#tab-traffic")
+    page.select_option("#sim-workload", "azure-conv")
+    page.fill("#sim-n", "200")
+    page.fill("#sim-slo", "ttft=2s,tpot=80ms")
+    page.check("#sim-capacity")
+
+
 def test_the_traffic_tab_compares_deployments_with_the_cheapest_marked(page, server_url):
     """The traffic tab's percentile, target rate, price and compare boxes send kvplan capacity --vary's request: the
     table shows the API's rows in its order (cheapest first), that row marked 'cheapest', the percentile in the note."""
@@ -316,13 +328,7 @@ def test_the_traffic_tab_compares_deployments_with_the_cheapest_marked(page, ser
             "slo": "ttft=2s,tpot=80ms", "capacity": True, "percentile": 95, "target_rate_per_s": 20,
             "gpu_hour_usd": "L4=0.8,H100=2.5", "vary": ["gpu,tensor_parallel_size=L4:2,H100:1"], "curve": False}
     want = TestClient(create_app()).post("/api/simulate", json=body).json()["capacity_rows"]["rows"]
-    page.goto(server_url + "/?model=Qwen/Qwen3-8B&gpu=h100&max_model_len=8192")
-    page.wait_for_function("document.querySelector('#verdict').dataset.fits === 'true'")
-    page.click("#tab-traffic")
-    page.select_option("#sim-workload", "azure-conv")
-    page.fill("#sim-n", "200")
-    page.fill("#sim-slo", "ttft=2s,tpot=80ms")
-    page.check("#sim-capacity")
+    _open_capacity_search(page, server_url)
     page.fill("#sim-percentile", "95")
     page.fill("#sim-target", "20")
     page.fill("#sim-price", "L4=0.8,H100=2.5")
@@ -354,13 +360,7 @@ def test_one_capacity_search_shows_replicas_and_cost_as_the_api_answers(page, se
     body = {"model": "Qwen/Qwen3-8B", "gpu": "h100", "max_model_len": "8192", "workload": "azure-conv", "max_requests": 200,
             "slo": "ttft=2s,tpot=80ms", "capacity": True, "target_rate_per_s": 20, "gpu_hour_usd": "2.5", "curve": False}
     cap = TestClient(create_app()).post("/api/simulate", json=body).json()["capacity"]
-    page.goto(server_url + "/?model=Qwen/Qwen3-8B&gpu=h100&max_model_len=8192")
-    page.wait_for_function("document.querySelector('#verdict').dataset.fits === 'true'")
-    page.click("#tab-traffic")
-    page.select_option("#sim-workload", "azure-conv")
-    page.fill("#sim-n", "200")
-    page.fill("#sim-slo", "ttft=2s,tpot=80ms")
-    page.check("#sim-capacity")
+    _open_capacity_search(page, server_url)
     page.fill("#sim-target", "20")
     page.fill("#sim-price", "2.5")
     page.click("#sim-run")

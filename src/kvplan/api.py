@@ -714,6 +714,10 @@ def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA
     return None, warm
 
 
+# the cards gpu_and_tp_choices(deployable=True) keeps, as --gpu auto's note and scaffold's --gpu help name them
+DEPLOYABLE_CARDS = "among those kvplan scaffold writes files for (no Jetson Orin, no AMD card)"
+
+
 def _deployable(gpu: GPUSpec, args: EngineArgs) -> bool:
     """Whether kvplan scaffold writes launch files for `gpu` (deploy.refuse_platform: PyPI's CUDA wheel and the
     vllm/vllm-openai image, not a Jetson Orin's or an AMD card's build)."""
@@ -916,15 +920,18 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
         g, tp, _ = cold or warm
         kw["tensor_parallel_size"] = tp
         p = fit(spec, g, revision=revision, **kw)
+        # scaffold's search passes over the cards it writes no files for (a Jetson Orin fit may name): its note says so
+        among = f" {DEPLOYABLE_CARDS}" if deployable else ""
         if cold is None:
-            note = (f"--gpu auto: the smallest catalog GPU x TP that starts is {tp} x {g.name}, but its first, compiling "
-                    "start may be refused (see the cold-start warning), as on every catalog GPU x TP up to 8 that starts")
+            note = (f"--gpu auto: the smallest catalog GPU x TP{among} that starts is {tp} x {g.name}, but its first, "
+                    "compiling start may be refused (see the cold-start warning), as on every catalog GPU x TP up to 8 "
+                    "that starts")
         elif cold[:2] != warm[:2]:
-            note = (f"--gpu auto: the smallest catalog GPU x TP that starts, its first (compiling) start included, is "
-                    f"{tp} x {g.name} ({warm[1]} x {warm[0].name} is smaller and starts warm, but its first start may be "
-                    "refused)")
+            note = (f"--gpu auto: the smallest catalog GPU x TP{among} that starts, its first (compiling) start included, "
+                    f"is {tp} x {g.name} ({warm[1]} x {warm[0].name} is smaller and starts warm, but its first start may "
+                    "be refused)")
         else:
-            note = f"--gpu auto: the smallest catalog GPU x TP that starts is {tp} x {g.name}"
+            note = f"--gpu auto: the smallest catalog GPU x TP{among} that starts is {tp} x {g.name}"
         return p, note
     want_auto_len = is_auto_length(kw.get("max_model_len"))
     if want_auto_len and concurrency is None:
@@ -1189,4 +1196,4 @@ __all__ = ["fit", "replan", "compute_fixes", "largest_max_model_len", "max_model
            "smallest_utilization", "smallest_gpu", "smallest_gpu_and_tp", "gpu_and_tp_choices", "engine_args", "rules_for", "site_offsets_for",
            "FitFlags", "FitParam", "FIT_PARAMS", "GPU_HELP", "refuse_unpublished_version", "refuse_auto_length", "SWEEPABLE",
            "plan_from_flags_and_inverse", "uncertainty_band_of", "parse_vary", "vary_names", "vary_settings",
-           "map_vary_values", "sweep_rows"]
+           "map_vary_values", "sweep_rows", "DEPLOYABLE_CARDS"]

@@ -20,7 +20,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from kvplan.api import FIT_PARAMS, GPU_HELP, FitFlags, refuse_auto_length, refuse_unpublished_version
+from kvplan.api import DEPLOYABLE_CARDS, FIT_PARAMS, GPU_HELP, FitFlags, refuse_auto_length, refuse_unpublished_version
 from kvplan.errors import KvplanError
 
 app = typer.Typer(
@@ -148,10 +148,14 @@ def option_group(params: list[tuple[str, object, object]], build, target: str, *
 
 # Give a command the shared plan flags; the command receives them as `flags: FitFlags`.
 fit_options = option_group(FIT_OPTIONS, FitFlags, "flags")
-# The same, for the commands that answer `--gpu auto` (fit, scaffold, simulate, capacity: plan_from_flags(gpu_auto=True)).
+# The same, for the commands that answer `--gpu auto` (fit, simulate, capacity: plan_from_flags(gpu_auto=True)).
+_GPU_AUTO_HELP = (GPU_HELP + " Default: the GPU NVML detects, else a 16 GB T4. 'auto': the smallest catalog GPU x "
+                  "tensor-parallel size (up to 8, or within --num-gpus){} that starts.")
 fit_options_gpu_auto = option_group(FIT_OPTIONS, FitFlags, "flags", gpu=typer.Option(
-    None, "--gpu", help=GPU_HELP + " Default: the GPU NVML detects, else a 16 GB T4. 'auto': the smallest catalog GPU x "
-    "tensor-parallel size (up to 8, or within --num-gpus) that starts.", rich_help_panel="GPU"))
+    None, "--gpu", help=_GPU_AUTO_HELP.format(""), rich_help_panel="GPU"))
+# scaffold's: its --gpu auto searches the cards it writes launch files for (plan_from_flags(deployable=True))
+fit_options_deployable_auto = option_group(FIT_OPTIONS, FitFlags, "flags", gpu=typer.Option(
+    None, "--gpu", help=_GPU_AUTO_HELP.format(" " + DEPLOYABLE_CARDS), rich_help_panel="GPU"))
 
 
 def plan_from_flags(model: Optional[str], flags: FitFlags, command: str = "this command", *, gpu_auto: bool = False,

@@ -6,11 +6,11 @@ from typing import Optional
 
 import typer
 
-from kvplan.cli import FitFlags, app, console, err_console, fit_options_gpu_auto, plan_from_flags
+from kvplan.cli import FitFlags, app, console, err_console, fit_options_deployable_auto, plan_from_flags
 
 
 @app.command()
-@fit_options_gpu_auto
+@fit_options_deployable_auto
 def scaffold(
     directory: str = typer.Argument(..., metavar="DIR", help="Directory to write the project into."),
     model: str = typer.Argument(..., help="Model (Hub id, catalog name or local folder)."),
