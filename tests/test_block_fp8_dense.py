@@ -95,7 +95,12 @@ def test_skip_list_entries_match_by_layer_pattern_and_name():
     assert _skipped_module(("model.language_model.layers.3.mlp.down_proj",), 3, "mlp.down_proj")
     assert _skipped_module((r"re:.*\.mlp\.shared_expert\.down_proj$",), 7, "mlp.shared_expert.down_proj")
     assert not _skipped_module((r"re:.*\.self_attn\.o_proj$",), 7, "mlp.down_proj")
-    assert _skipped_module(("shared_expert",), 7, "mlp.shared_expert.down_proj")
+    # Fp8Config asks for the whole name (is_layer_skipped, ignored_layers_match_mode "exact": fp8.py 0.14.1, 0.29.0): a
+    # bare part names nothing, every shard of a fused module names it
+    assert not _skipped_module(("shared_expert",), 7, "mlp.shared_expert.down_proj")
+    assert _skipped_module(("model.layers.7.mlp.shared_expert.down_proj",), 7, "mlp.shared_expert.down_proj")
+    assert _skipped_module(tuple(f"model.layers.2.self_attn.{p}_proj" for p in "qkv"), 2, "self_attn.qkv_proj")
+    assert not _skipped_module(tuple(f"model.layers.2.self_attn.{p}_proj" for p in "qk"), 2, "self_attn.qkv_proj")
     assert not _skipped_module(("lm_head", "mlp.gate"), 7, "mlp.gate_proj")
     assert not _skipped_module(("re:[",), 0, "mlp.down_proj")  # a broken pattern names nothing
 

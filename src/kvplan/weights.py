@@ -15,6 +15,7 @@ rotary cos/sin cache is max_position x rotary_dim in the model dtype and is coun
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import math
 import re
@@ -659,13 +660,134 @@ def _names_component(c: Component, names: frozenset) -> bool:
             or (c.name == "vision" and not names.isdisjoint(_VISION_MODULE_NAMES)))
 
 
+# vLLM's packed_modules_mapping for the fused layers a skip list is asked about: the fused module -> the checkpoint's
+# shards, each of which the list must name for the fused module to stay unquantized (quant_utils.py is_layer_skipped,
+# compressed_tensors/utils.py should_ignore_layer, 0.14.1)
+FUSED_SHARDS = {"qkv_proj": ("q_proj", "k_proj", "v_proj"), "gate_up_proj": ("gate_proj", "up_proj"),
+                "in_proj_qkvz": ("in_proj_qkv", "in_proj_z"), "in_proj_ba": ("in_proj_b", "in_proj_a")}
+# where a decoder layer's modules sit in the names vLLM matches a skip list against (a text model's model.layers, a
+# multimodal one's language model)
+LAYER_PREFIXES = ("model.layers", "model.language_model.layers", "language_model.model.layers")
+# methods whose skip list vLLM reads by containment (an entry names every module whose name holds it: "down_proj"
+# names each layer's mlp.down_proj): awq.py / awq_marlin.py is_layer_skipped(skip_with_substr=True), bitsandbytes.py
+# is_layer_skipped_bnb, gguf.py is_layer_skipped_gguf, moe_wna16.py is_layer_skipped_quant (0.14.1). The others
+# (Fp8Config's is_layer_skipped without skip_with_substr, compressed-tensors' check_equal_or_regex_match) ask for the
+# whole name, or a "re:" pattern re.match'ed against it.
+# ModelOpt's is_layer_excluded (modelopt.py, 0.14.1) asks both, then reads each entry as a shell wildcard (fnmatch:
+# "model.layers.0.self_attn*").
+SUBSTRING_SKIP_METHODS = frozenset({"awq", "awq_marlin", "bitsandbytes", "gguf", "moe_wna16", "modelopt"})
+WILDCARD_SKIP_METHODS = frozenset({"modelopt"})
+
+
+@functools.lru_cache(maxsize=64)
+def _module_index(patterns: tuple[str, ...]) -> tuple[frozenset, tuple]:
+    """A skip list, ignore list or targets read once: (the plain entries, the compiled "re:" patterns; a broken one
+    names nothing)."""
+    exact, regexes = set(), []
+    for p in patterns:
+        if p.startswith("re:"):
+            try:
+                regexes.append(re.compile(p[3:]))
+            except re.error:
+                continue
+        else:
+            exact.add(p)
+    return frozenset(exact), tuple(regexes)
+
+
+def names_module(patterns, name: str, *, substring: bool = False, wildcard: bool = False) -> bool:
+    """Whether a list of module patterns names the module `name` ("model.layers.3.self_attn.q_proj") as vLLM reads it:
+    a "re:" entry re.match'ed against the whole name (compressed_tensors/utils.py check_equal_or_regex_match, 0.14.1;
+    quantization/utils/config_utils.py is_equal_or_regex_match, 0.33.0), any other entry equal to it, or with
+    `substring` contained in it (the methods of SUBSTRING_SKIP_METHODS), with `wildcard` matching it as a shell pattern
+    (WILDCARD_SKIP_METHODS)."""
+    try:
+        exact, regexes = _module_index(tuple(patterns))
+    except TypeError:  # an entry that cannot be hashed
+        exact, regexes = _module_index(tuple(map(str, patterns)))
+    if name in exact or any(r.match(name) for r in regexes):
+        return True
+    return ((substring and any(e and e in name for e in exact))
+            or (wildcard and any(fnmatch.fnmatchcase(name, e) for e in exact if any(ch in e for ch in "*?["))))
+
+
+def names_layer_module(patterns, layer: int, module: str, class_name: str = "", *, substring: bool = False,
+                       wildcard: bool = False) -> bool:
+    """Whether `patterns` (a skip list, or a config group's targets with `class_name` given) name decoder layer
+    `layer`'s `module` ("self_attn.qkv_proj") as vLLM asks: the module's own name, or every shard of a fused module
+    (qkv_proj: q_proj, k_proj and v_proj), under any of LAYER_PREFIXES; a target may also name the module's class,
+    which matches by containment ("Linear" names every Linear layer: compressed_tensors find_matched_target)."""
+    head, _, last = module.rpartition(".")
+    shards = [f"{head}.{p}" if head else p for p in FUSED_SHARDS.get(last, ())]
+    for prefix in LAYER_PREFIXES:
+        if names_module(patterns, f"{prefix}.{layer}.{module}", substring=substring, wildcard=wildcard):
+            return True
+        if shards and all(names_module(patterns, f"{prefix}.{layer}.{s}", substring=substring, wildcard=wildcard)
+                          for s in shards):
+            return True
+    return bool(class_name) and any(not p.startswith("re:") and p.lower() in class_name.lower() for p in map(str, patterns))
+
+
+def component_modules(c: Component) -> tuple[str, ...]:
+    """The modules vLLM builds for a decoder-layer component, as named under its layer (the names a skip list is
+    matched against); () for a component kvplan does not map to modules (it is then read by its name alone)."""
+    if c.name in ("self_attn", "kv_proj"):
+        return ("self_attn.qkv_proj", "self_attn.o_proj")
+    if c.name == "mlp":
+        return ("mlp.gate_up_proj", "mlp.down_proj")
+    if c.name == "experts":
+        return ("mlp.experts",)
+    if c.name == "shared_expert":
+        return ("mlp.shared_expert.gate_up_proj", "mlp.shared_expert.down_proj")
+    if c.name == "router":
+        return ("mlp.gate",)
+    if c.name == "linear_attn":
+        return ("linear_attn.in_proj_ba",) if c.kind == "in_proj_ba" else ("linear_attn.in_proj_qkvz", "linear_attn.out_proj")
+    return ()
+
+
+def _module_skipped(c: Component, q: QuantSpec) -> bool:
+    """Whether the skip list names every module vLLM builds for `c` (in c's layer; kvplan sizes every layer alike, so
+    a component outside the layers is asked at layer 0). Routed experts are also named by their expert 0's
+    down_proj (what CompressedTensorsMoEMethod.get_moe_method asks), a shared expert by its plural name."""
+    modules = component_modules(c)
+    how = {"substring": q.method in SUBSTRING_SKIP_METHODS, "wildcard": q.method in WILDCARD_SKIP_METHODS}
+    if not modules:
+        return c.name == "lm_head" and names_module(q.skip, "lm_head", **how)
+    layer = c.layer or 0
+
+    def named(names) -> bool:
+        return all(names_layer_module(q.skip, layer, m, **how) for m in names)
+
+    if c.name == "experts" and (how["substring"] or how["wildcard"]):
+        # where the experts sit differs by architecture (mlp.experts, block_sparse_moe.experts: MiniMax, Mixtral;
+        # moe.experts: Gemma 4), so a containment or wildcard entry naming their parent ("layers.0.mlp*") is not read
+        # as naming them: only an entry that spells "experts", as Fp8Config's is_layer_skipped asks of experts
+        how_listed = tuple(p for p in map(str, q.skip) if "experts" in p)
+        return bool(how_listed) and all(names_layer_module(how_listed, layer, m, **how) for m in modules)
+    if named(modules):
+        return True
+    if c.name == "mlp":  # an MLP without a gate builds up_proj alone (gated_mlp)
+        return named(("mlp.up_proj", "mlp.down_proj"))
+    if c.name == "experts":
+        return named(("mlp.experts.0.down_proj",))
+    if c.name == "shared_expert":
+        return named(tuple(m.replace("shared_expert", "shared_experts") for m in modules))
+    return False
+
+
 def _skipped(c: Component, q: QuantSpec) -> bool:
     if q.applies_to == "experts" and c.kind != "experts":
         return True
     whole, subs, every_part = _skip_rules(q.skip)
     if c.name == "linear_attn":  # a module inside the layer keeps only the part it names unquantized
-        return _names_component(c, whole) or "?" in subs or c.kind in subs
-    return _names_component(c, every_part)
+        if _names_component(c, whole) or "?" in subs or c.kind in subs:
+            return True
+    elif _names_component(c, every_part):
+        return True
+    # an entry the dotted-name reading above cannot place (a regular expression with an alternation, a bare leaf
+    # name): ask the question vLLM asks of each module the component is built of
+    return bool(q.skip) and _module_skipped(c, q)
 
 
 @dataclass(frozen=True)

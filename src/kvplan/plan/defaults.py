@@ -9,8 +9,6 @@ first in _plan; imports kvplan.plan.args, multimodal, cudagraphs and terms (the 
 
 from __future__ import annotations
 
-import functools
-import re
 from dataclasses import replace
 
 from kvplan.errors import InputError, RefusedByVLLMError
@@ -23,8 +21,9 @@ from kvplan.plan.terms import awq_kernel_note, awq_linear_kernel
 from kvplan.resolve import BNB_IN_FLIGHT, GPUSpec, ModelSpec, QuantSpec, context_limit
 from kvplan.versions import (VersionRules, batch_defaults, canonical_quant, first_release_where, parse_version,
                              quant_method_last_read, quant_min_capability, quantization_methods, release_from)
-from kvplan.weights import (PER_LAYER_HEADS_MODEL_TYPES, attn_output_gate, gated_mlp, head_gate_width,
-                            layer_attention_heads, moe_layers, vision_bnb_only_params, vision_linear_params)
+from kvplan.weights import (FUSED_SHARDS, LAYER_PREFIXES, PER_LAYER_HEADS_MODEL_TYPES, attn_output_gate, gated_mlp,
+                            head_gate_width, layer_attention_heads, moe_layers, names_layer_module, names_module,
+                            vision_bnb_only_params, vision_linear_params)
 
 
 # --------------------------------------------------------------------------- defaults
@@ -249,50 +248,15 @@ def _block_fp8_checked(quant: QuantSpec | None, rules: VersionRules | None, cc: 
     return not dense or cc is None or cc >= (8, 9) or rules is None or rules.ct_fp8_block_w8a16_checked
 
 
-# vLLM's packed_modules_mapping for the fused layers kvplan checks: the fused module -> the checkpoint's shards
-_FUSED_SHARDS = {"qkv_proj": ("q_proj", "k_proj", "v_proj"), "gate_up_proj": ("gate_proj", "up_proj"),
-                 "in_proj_qkvz": ("in_proj_qkv", "in_proj_z"), "in_proj_ba": ("in_proj_b", "in_proj_a")}
-# where a decoder layer's modules sit in the names vLLM matches a compressed-tensors ignore list against (a text model's
-# model.layers, a multimodal one's language model)
-_CT_PREFIXES = ("model.layers", "model.language_model.layers", "language_model.model.layers")
-
-
-@functools.lru_cache(maxsize=32)
-def _ct_index(patterns: tuple[str, ...]) -> tuple[frozenset, tuple]:
-    """An ignore list or targets read once: (the exact names, the compiled "re:" patterns; a broken one names nothing).
-    compressed-tensors' own matching (quantization/utils/config_utils.py is_equal_or_regex_match, 0.33.0;
-    compressed_tensors/utils.py before): a "re:" entry is re.match'ed against the whole module name, any other entry
-    must equal it."""
-    exact, regexes = set(), []
-    for p in patterns:
-        if p.startswith("re:"):
-            try:
-                regexes.append(re.compile(p[3:]))
-            except re.error:
-                continue
-        else:
-            exact.add(p)
-    return frozenset(exact), tuple(regexes)
+# the fused modules' shards and the layer prefixes a skip list is matched against: weights.py's, with its matcher
+_FUSED_SHARDS, _CT_PREFIXES = FUSED_SHARDS, LAYER_PREFIXES
 
 
 def _ct_names_module(patterns: tuple[str, ...], layer: int, module: str, class_name: str = "") -> bool:
     """Whether `patterns` (an ignore list, or a config group's targets with `class_name` given) name decoder layer
     `layer`'s `module` as vLLM reads them (compressed_tensors/utils.py should_ignore_layer / find_matched_target): the
-    module's own name, or every shard of a fused module (qkv_proj: q_proj, k_proj and v_proj); a target may also name
-    the module's class, which matches by containment ("Linear" names every Linear layer)."""
-    head, _, last = module.rpartition(".")
-    shards = [f"{head}.{p}" if head else p for p in _FUSED_SHARDS.get(last, ())]
-    exact, regexes = _ct_index(patterns)
-
-    def named(name: str) -> bool:
-        return name in exact or any(r.match(name) for r in regexes)
-
-    for prefix in _CT_PREFIXES:
-        if named(f"{prefix}.{layer}.{module}"):
-            return True
-        if shards and all(named(f"{prefix}.{layer}.{s}") for s in shards):
-            return True
-    return bool(class_name) and any(not p.startswith("re:") and p.lower() in class_name.lower() for p in patterns)
+    weight count's matcher (weights.names_layer_module), exact or "re:" entries."""
+    return names_layer_module(patterns, layer, module, class_name)
 
 
 def _ct_mixed_shards(model: ModelSpec, quant: QuantSpec | None) -> str | None:
@@ -308,10 +272,8 @@ def _ct_mixed_shards(model: ModelSpec, quant: QuantSpec | None) -> str | None:
         shards = _FUSED_SHARDS.get(last)
         if not shards or _ct_names_module(ignore, i, path):
             continue
-        exact, regexes = _ct_index(ignore)
         for prefix in _CT_PREFIXES:
-            named = [f"{prefix}.{i}.{head}.{s}" in exact or any(r.match(f"{prefix}.{i}.{head}.{s}") for r in regexes)
-                     for s in shards]
+            named = [names_module(ignore, f"{prefix}.{i}.{head}.{s}") for s in shards]
             if any(named) and not all(named):
                 return f"{prefix}.{i}.{path}"
     return None
@@ -337,42 +299,12 @@ def _ct_experts_quantized(model: ModelSpec, quant: QuantSpec) -> bool:
                for i in sorted(moe_layers(model)) for m in ("down_proj",))
 
 
-@functools.lru_cache(maxsize=32)
-def _skip_index(skip: tuple) -> tuple[frozenset, frozenset, tuple]:
-    """A skip list read once (a checkpoint may name every projection of every layer: thousands of entries, asked once
-    per layer and module): (every dotted suffix of the entries that carry a layer index, the entries without one, the
-    compiled "re:" patterns)."""
-    suffixes, names, patterns = set(), set(), []
-    for entry in map(str, skip):
-        if entry.startswith("re:"):
-            try:
-                patterns.append(re.compile(entry[3:]))
-            except re.error:
-                continue
-        elif re.search(r"layers\.\d+", entry):
-            parts = entry.split(".")
-            suffixes.update(".".join(parts[k:]) for k in range(len(parts)))
-        else:
-            names.add(entry)
-    return frozenset(suffixes), frozenset(names), tuple(patterns)
-
-
 def _skipped_module(skip: tuple[str, ...], layer: int, path: str) -> bool:
-    """Whether a checkpoint's skip list (modules_to_not_convert / ignored_layers) keeps decoder layer `layer`'s module
-    `path` ("mlp.down_proj") unquantized: an entry naming it with that layer's index, a regular expression ("re:...")
-    matching it, or an entry without a layer index whose dotted parts close the module's name ("down_proj",
-    "mlp.shared_expert")."""
-    try:
-        suffixes, names, patterns = _skip_index(tuple(skip))
-    except TypeError:  # an entry that cannot be hashed
-        suffixes, names, patterns = _skip_index.__wrapped__(tuple(map(str, skip)))
-    tail = f"layers.{layer}.{path}"
-    if tail in suffixes:
-        return True
-    parts = tail.split(".")
-    if any(".".join(parts[a:b]) in names for a in range(len(parts)) for b in range(a + 1, len(parts) + 1)):
-        return True
-    return any(p.search(f"model.{tail}") for p in patterns)
+    """Whether a quant_method fp8 checkpoint's skip list (modules_to_not_convert / ignored_layers) keeps decoder layer
+    `layer`'s module `path` ("mlp.down_proj") unquantized, as Fp8Config asks it: is_layer_skipped with
+    ignored_layers_match_mode "exact" (quantization/fp8.py and utils/quant_utils.py, 0.14.1 and 0.29.0), the whole
+    name or every shard of a fused module; the weight count's matcher (weights.names_layer_module)."""
+    return names_layer_module(tuple(map(str, skip)), layer, path)
 
 
 def _dense_block_slices(model: ModelSpec, tp: int) -> list[tuple[str, str, list[int], int, int]]:
