@@ -177,7 +177,7 @@ def test_an_all_sliding_window_model_states_its_bytes_per_token_up_to_the_window
     per_token = 2 * 32 * 32 * 96 * 2
     text = kv_per_token_text(p)
     assert not text.startswith("0 B")
-    assert f"{per_token:,} B" in text and f"capped at {p.args.max_model_len:,} tokens per sequence" in text
+    assert f"{per_token:,} B" in text and f"at most its last {p.args.max_model_len:,} tokens there" in text
     assert p.kv_bytes_per_token == 0  # the plan's arithmetic is unchanged: window layers are a per-sequence cost
     full = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "H100", fixes=False)
     assert kv_per_token_text(full) == f"{full.kv_bytes_per_token:,.0f} B ({full.kv_bytes_per_token / 1024:.1f} KiB) per rank"

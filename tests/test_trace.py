@@ -248,6 +248,29 @@ def test_window_kv_line_states_the_tokens_its_mib_counts(model):
     assert f"{reserved * per_token / 1024 ** 2:,.1f}" == f"{mib:,.1f}"
 
 
+@pytest.mark.parametrize("model, gpu", [("google/gemma-3-27b-it", "H100"), ("poolside/Laguna-S-2.1-FP8", "H200")])
+def test_window_kv_line_says_why_the_reservation_exceeds_the_window(model, gpu):
+    """The line names the window a sequence attends to and the pages vLLM reserves for it, and the reason the second is
+    larger: vLLM sizes a window layer per sequence for sliding_window - 1 tokens plus every batch in flight
+    (max_concurrent_batches x max_num_batched_tokens), in blocks, + 1 for a window that starts mid-block
+    (v1/kv_cache_interface.py SlidingWindowSpec.max_admission_blocks_per_request, 0.29.0). Both numbers must follow
+    from the figures the line states, the window from the model's config."""
+    from kvplan.render import kv_per_token_text
+
+    p = kvplan.fit(model, gpu, fixes=False)
+    text = kv_per_token_text(p)
+    assert "capped at" not in text
+    window = int(re.search(r"attends to at most its last ([\d,]+) tokens", text).group(1).replace(",", ""))
+    reserved = int(re.search(r"reserves ([\d,]+) tokens' pages", text).group(1).replace(",", ""))
+    batches, mnbt = (int(x.replace(",", "")) for x in re.search(r"the window plus (\d+) × ([\d,]+) tokens of the steps "
+                                                                 r"in flight", text).groups())
+    block = int(re.search(r"in whole (\d+)-token blocks", text).group(1))
+    cfg = p.model.text_config
+    assert window == min(int(cfg["sliding_window"]), p.args.max_model_len)
+    assert mnbt == p.args.max_num_batched_tokens and block == p.block_size and batches >= 1
+    assert reserved == (-(-(window - 1 + batches * mnbt) // block) + 1) * block > window
+
+
 # ---- simulate --plot: the peaks the text prints are drawn, though the series are sampled
 
 

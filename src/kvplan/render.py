@@ -252,19 +252,28 @@ def per_engine_text(p: Plan, total: float | None = None, fmt: str = ",", unit: s
 
 
 def kv_per_token_text(p: Plan) -> str:
-    """Bytes per token per rank as they grow: full-attention layers all the way, window layers up to their window."""
+    """Bytes per token per rank as they grow: full-attention layers all the way, window layers up to their window. A
+    window layer keeps a sequence's last `cap` tokens, but vLLM reserves more pages than that for it: the pages behind
+    the window are freed only once the tokens of every step in flight are processed (Plan.window_in_flight)."""
     win, cap, reserved = p.window_kv_per_token
     parts = []
     if p.kv_bytes_per_token or not win:
         parts.append(f"{p.kv_bytes_per_token:,.0f} B ({p.kv_bytes_per_token / 1024:.1f} KiB) per rank")
     if win:
-        parts.append(f"{win:,.0f} B ({win / 1024:.1f} KiB) per rank up to the window, capped at {cap:,} tokens per sequence")
+        parts.append(f"{win:,.0f} B ({win / 1024:.1f} KiB) per rank up to the window: a sequence attends to at most "
+                     f"its last {cap:,} tokens there")
     text = " + ".join(parts)
     if p.state_bytes_per_sequence:
         mib = p.state_bytes_per_sequence / 1024 ** 2
-        # the MiB is vLLM's reservation, the window plus the steps in flight: say so, or it cannot be recomputed
-        text += (f"  (vLLM reserves {reserved:,} tokens' pages of them per sequence, the window plus the steps in "
-                 f"flight: at most {mib:,.1f} MiB per sequence)" if win else f"  + {mib:,.1f} MiB fixed per sequence")
+        if not win:
+            return text + f"  + {mib:,.1f} MiB fixed per sequence"
+        batches, mnbt = p.window_in_flight
+        # the MiB is vLLM's reservation, not the window: say what it adds, or the two numbers read as a contradiction
+        why = (f"the window plus {batches} × {mnbt:,} tokens of the steps in flight, whose pages are freed only once "
+               f"processed, in whole {p.block_size}-token blocks" if batches and reserved > cap + p.block_size
+               else f"the window in whole {p.block_size}-token blocks")
+        text += (f"  (vLLM still reserves {reserved:,} tokens' pages of them per sequence: {why}; at most {mib:,.1f} "
+                 f"MiB per sequence)")
     return text
 
 

@@ -21,7 +21,7 @@ from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, C
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, inductor_compiles,
                                     model_runner, model_runner_choice)
 from kvplan.plan.defaults import quant_capability_error, resolve_args, vllm_quant_method
-from kvplan.plan.kv import (_DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
+from kvplan.plan.kv import (window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
                             build_groups, mamba_cache_mode, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
 from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _pipeline_stage_pool,
@@ -122,6 +122,15 @@ class Plan:
         return (sum(g.num_layers * g.page_bytes / g.block_size for g in wins),
                 max(min(g.window, self.args.max_model_len) for g in wins),
                 max(_group_blocks(g, self.args.max_model_len, self.args, self.rules) * g.block_size for g in wins))
+
+    @property
+    def window_in_flight(self) -> tuple[int, int]:
+        """(the batches a window layer's reservation counts in flight, max_num_batched_tokens): a window group's pages
+        behind the window are freed as tokens are processed, so vLLM sizes each sequence for the window plus every
+        scheduled-but-unsettled batch (VllmConfig.max_in_flight_tokens: max_concurrent_batches x
+        max_num_batched_tokens; v1/kv_cache_interface.py SlidingWindowSpec.max_admission_blocks_per_request, 0.29.0)."""
+        mnbt = self.args.max_num_batched_tokens
+        return (window_extra_tokens(self.args, self.rules) // mnbt if mnbt else 0), mnbt
 
     def blocks_for_tokens(self, num_tokens: int) -> int:
         """Blocks one request holding `num_tokens` tokens takes across all KV groups (section 3.4)."""
