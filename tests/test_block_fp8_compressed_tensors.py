@@ -7,23 +7,13 @@ from __future__ import annotations
 
 import copy
 
-import pytest
-
 import kvplan
-from kvplan.errors import InputError
 from kvplan.plan.defaults import _ct_names_module, _dense_block_slices
 from kvplan.resolve import normalize, resolve_model
 from kvplan.versions import first_release_where
+from block_fp8 import fits as _fits, fp8_block_checkpoint, refusal as _refusal
 
-
-def _refusal(model, tp: int, gpu: str = "H100", **kw) -> InputError:
-    with pytest.raises(InputError) as e:
-        kvplan.fit(model, gpu, tensor_parallel_size=tp, max_model_len=8192, fixes=False, **kw)
-    return e.value
-
-
-def _fits(model, tp: int, gpu: str = "H100", **kw) -> bool:
-    return kvplan.fit(model, gpu, tensor_parallel_size=tp, max_model_len=8192, fixes=False, **kw).fits
+QWEN3_NEXT = "Qwen/Qwen3-Next-80B-A3B-Instruct"
 
 
 def _ct_block(model_id: str, ignore: list[str], targets: list[str] | None = None) -> kvplan.ModelSpec:
@@ -96,24 +86,17 @@ def test_compressed_tensors_block_fp8_by_release_and_gpu():
     assert "Weight output_partition_size = 1600" in str(e)
 
 
-def _qwen3_next_fp8(skip: list[str]) -> kvplan.ModelSpec:
-    raw = copy.deepcopy(resolve_model("Qwen/Qwen3-Next-80B-A3B-Instruct").raw_config)
-    raw["quantization_config"] = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3",
-                                  "weight_block_size": [128, 128], "modules_to_not_convert": skip}
-    return normalize(raw, model_id="test/Qwen3-Next-80B-A3B-Instruct-FP8", source="test")
-
-
 def test_gated_deltanet_in_proj_ba_is_checked():
     # Qwen3-Next's Gated DeltaNet builds in_proj_ba as one column-parallel output of 2 x 32 value heads = 64 rows
     # (models/qwen3_next.py; "ba_proj doesn't support blockwise fp8 quantization", vLLM PR #25079): block-quantized,
     # TP 2 cuts it to 32 (kvplan said "fits": its check skipped linear-attention layers)
-    model = _qwen3_next_fp8(["lm_head"])
+    model = fp8_block_checkpoint(QWEN3_NEXT, ["lm_head"])
     e = _refusal(model, 2)
     assert "Weight output_partition_size = 32 is not divisible by weight quantization block_n = 128." in str(e)
     assert "linear_attn.in_proj_ba" in str(e) and "(layer 0 on)" in str(e)
     assert _fits(model, 1, "H200")  # one rank, one output: nothing is cut
     # an FP8 release keeps in_proj_ba in bfloat16 (its modules_to_not_convert names each linear-attention layer's)
-    kept = _qwen3_next_fp8(["lm_head"] + [f"model.layers.{i}.linear_attn.in_proj_ba" for i in range(48)])
+    kept = fp8_block_checkpoint(QWEN3_NEXT, ["lm_head"] + [f"model.layers.{i}.linear_attn.in_proj_ba" for i in range(48)])
     assert _fits(kept, 2) and _fits(kept, 4)
 
 

@@ -3,22 +3,20 @@ vLLM's Fp8LinearMethod.create_weights / validate_fp8_block_shape refuses them (p
 
 from __future__ import annotations
 
-import copy
-
-import pytest
-
 import kvplan
 from kvplan.errors import InputError
 from kvplan.plan.defaults import _block_fp8_dense_refusal, _skipped_module
-from kvplan.resolve import normalize, resolve_model
+from kvplan.resolve import resolve_model
 from kvplan.versions import first_release_where, rules_for
+from block_fp8 import fp8_block_checkpoint, refusal
+
+QWEN36_35B = "Qwen/Qwen3.6-35B-A3B"  # with the block-FP8 quantization_config of its FP8 release
 
 
 def _refusal(model, tp: int, **kw) -> InputError:
-    with pytest.raises(InputError) as e:
-        kvplan.fit(model, "H100", tensor_parallel_size=tp, max_model_len=8192, fixes=False, **kw)
-    assert e.value.field == "--tensor-parallel-size"
-    return e.value
+    e = refusal(model, tp, **kw)
+    assert e.field == "--tensor-parallel-size"
+    return e
 
 
 def test_qwen3_32b_fp8_mlp_cannot_split_over_16_ranks():
@@ -52,20 +50,12 @@ def test_before_0_14_the_merged_gate_up_proj_is_checked_first():
         assert text in str(e), version
 
 
-def _qwen36_35b_fp8(skip: list[str]) -> kvplan.ModelSpec:
-    """Qwen3.6-35B-A3B's own config (kvplan's catalog) with the block-FP8 quantization_config of its FP8 release."""
-    raw = copy.deepcopy(resolve_model("Qwen/Qwen3.6-35B-A3B").raw_config)
-    raw["quantization_config"] = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3",
-                                  "weight_block_size": [128, 128], "modules_to_not_convert": skip}
-    return normalize(raw, model_id="test/Qwen3.6-35B-A3B-FP8", source="test")
-
-
 def test_a_shared_expert_narrower_than_a_block_refuses_with_or_without_expert_parallelism():
     # vLLM PR #52915 (open): Qwen/Qwen3.6-35B-A3B-FP8 at --tensor-parallel-size 8 on one H100 node fails with "Weight
     # input_size_per_partition = 64 is not divisible by weight quantization block_k = 128.": the shared expert is 512
     # wide, 512 / 8 = 64. Qwen's MoE block builds it before the routed experts (models/qwen3_next.py, 0.29.0), and
     # expert parallelism, which keeps routed experts whole, leaves it split by TP
-    model = _qwen36_35b_fp8(["lm_head"])
+    model = fp8_block_checkpoint(QWEN36_35B, ["lm_head"])
     assert (model.shared_expert_intermediate_size, model.moe_intermediate_size) == (512, 512)
     for ep in (False, True):
         e = _refusal(model, 8, enable_expert_parallel=ep)
@@ -78,13 +68,13 @@ def test_a_shared_expert_narrower_than_a_block_refuses_with_or_without_expert_pa
     # a checkpoint that keeps every shared expert in bfloat16 (Qwen3.8-2.4T-A95B-FP8's list names each layer's) is not
     # refused for it; its routed experts still need expert parallelism at TP 8
     layers = range(model.num_layers)
-    kept = _qwen36_35b_fp8(["lm_head"] + [f"model.language_model.layers.{i}.mlp.shared_expert.{m}"
+    kept = fp8_block_checkpoint(QWEN36_35B, ["lm_head"] + [f"model.language_model.layers.{i}.mlp.shared_expert.{m}"
                                           for i in layers for m in ("gate_proj", "up_proj", "down_proj")])
     assert _block_fp8_dense_refusal(kept, kept.quant, 8, rules_for("0.33.0")) is None
     e = _refusal(kept, 8)
     assert "The output_size of gate's and up's weight = 64" in str(e) and "--enable-expert-parallel" in e.fix
     # listing layer 0 alone leaves layer 1's shared expert quantized: vLLM fails there
-    one = _qwen36_35b_fp8(["lm_head"] + [f"model.language_model.layers.0.mlp.shared_expert.{m}"
+    one = fp8_block_checkpoint(QWEN36_35B, ["lm_head"] + [f"model.language_model.layers.0.mlp.shared_expert.{m}"
                                          for m in ("gate_proj", "up_proj", "down_proj")])
     assert "(layer 1 on)" in _block_fp8_dense_refusal(one, one.quant, 8, rules_for("0.33.0"))[0]
 
