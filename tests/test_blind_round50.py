@@ -11,21 +11,15 @@ At first scoring, before any change: tokens -1.35 % (TP1) and -0.86 % (TP2), con
 """
 
 from kvplan.validate import predict_record, validate_records
-from named_records import planned_versions, records
+from named_records import BLIND, planned_versions, records
 
 TP1 = "gemma-3-4b-it-w4a16-rtx3090-u090-tp1-l8k-cg32"
 TP2 = "gemma-3-4b-it-w4a16-rtx3090-u090-tp2-l8k-cg32"
 RIDS = (TP1, TP2)
 
 
-def _records():
-    recs = records("blind_records.jsonl", RIDS)
-    assert len(recs) == 2
-    return recs
-
-
 def test_planned_on_the_pinned_release():
-    assert planned_versions(_records()) == {rid: "0.17.1" for rid in RIDS}
+    assert planned_versions(records(BLIND, RIDS)) == {rid: "0.17.1" for rid in RIDS}
 
 
 def test_tokens_per_request_match_the_logged_concurrency():
@@ -34,7 +28,7 @@ def test_tokens_per_request_match_the_logged_concurrency():
     # five full-attention layers and the sliding layers' 1,024-token windows, spread over the hybrid allocator's groups).
     # kvplan's ratio is within the rounding of the printed concurrency (0.005 / 31.65 = 0.016 %; +0.016 % and +0.001 % at
     # first scoring: 3,816.8 and 3,817.0)
-    for rid, rec in _records().items():
+    for rid, rec in records(BLIND, RIDS).items():
         plan = predict_record(rec)[0]
         logged = rec["observed"]["kv_cache_tokens"] / rec["observed"]["max_concurrency"]
         planned = plan.kv_cache_tokens / plan.max_concurrency
@@ -44,7 +38,7 @@ def test_tokens_per_request_match_the_logged_concurrency():
 def test_two_cards_hold_more_than_twice_the_tokens():
     # TP2 halves the weights per rank as well as the KV heads (4 KV heads, 2 per rank): the log's pool grows 2.21x
     # (267,376 / 120,784); kvplan's must grow by more than 2x too (2.22x at first scoring)
-    got = {res.id: res for res in validate_records(list(_records().values()))}
+    got = {res.id: res for res in validate_records(list(records(BLIND, RIDS).values()))}
     ratio = got[TP2].predicted["kv_cache_tokens"] / got[TP1].predicted["kv_cache_tokens"]
     assert 2.0 < ratio < 2.4
     assert got[TP2].predicted["weights_gib"] < got[TP1].predicted["weights_gib"]
@@ -54,7 +48,7 @@ def test_end_to_end_tokens_and_concurrency():
     # kvplan's pool is 0.15-0.22 GiB below the one the logged tokens imply (15.91 against 16.13 GiB on one card, 17.70
     # against 17.85 on two): -1.35 / -0.86 % at first scoring. The bounds are that scoring's, so a change that moves them
     # the wrong way fails here
-    got = {res.id: res for res in validate_records(list(_records().values()))}
+    got = {res.id: res for res in validate_records(list(records(BLIND, RIDS).values()))}
     for rid, first in ((TP1, -1.35), (TP2, -0.86)):
         res = got[rid]
         assert not res.skipped
