@@ -482,9 +482,7 @@ def capacity(
     def at(rate_per_s: float):
         return with_rate(base, rate_per_s, spec.burstiness, spec.seed)
 
-    price = prices.of(p.gpu) if prices is not None else None
-    if prices is not None and price is None:  # before the search, not after it
-        raise InputError("--gpu-hour-usd", f"no price for {p.gpu.name}", "add its NAME=USD, or give one price for every GPU")
+    price = prices.require(p.gpu) if prices is not None else None  # before the search, not after it
 
     if target_rate is not None:  # refused now, not after the search, when its arrivals span too long to simulate
         with_rate(base, target_rate, spec.burstiness, spec.seed, field="--target-rate")
@@ -513,14 +511,10 @@ def capacity(
              worst_case_concurrency=_worst_case(p, cfg), warnings=list(p.warnings))
     cost = None
     if price is not None and cap.max_rate_per_s > 0:
-        from kvplan.simulate import deployment_cost
+        from kvplan.simulate import capacity_cost
 
         # the fleet for the target, else one replica at its capacity (as a --vary row prices it)
-        if target_rate is None:
-            cost = deployment_cost(price, p.gpus_used, cap.max_rate_per_s)
-        elif cap.replicas_needed:
-            cost = deployment_cost(price, p.gpus_used * cap.replicas_needed, target_rate)
-        d["cost"] = cost
+        cost = d["cost"] = capacity_cost(price, p.gpus_used, cap, target_rate)
     if json_out:
         sys.stdout.write(to_json(d) + "\n")
     else:
