@@ -491,9 +491,13 @@ def capacity(
         if not json_out:
             err_console.print(f"  {r:8.3f} req/s: {'meets' if ok else 'misses'} the SLO", highlight=False)
 
+    # the target is checked on one replica at its share of the rate (find_capacity's run_replica) for a data-parallel
+    # server or a recorded trace, else on the fleet behind the router
+    one_checked = (p.args.data_parallel_size or 1) > 1 or recorded_arrivals(base)
+
     def on_fleet(k, n, ok):
         if not json_out:
-            who = (f"1 replica at {target_rate:g} / {k} req/s" if (p.args.data_parallel_size or 1) > 1 or recorded_arrivals(base)
+            who = (f"1 replica at {target_rate:g} / {k} req/s" if one_checked
                    else f"{k} replica{'s' if k != 1 else ''} at {target_rate:g} req/s")
             err_console.print(f"  {who} ({n:,} requests): {'meets' if ok else 'misses'} the SLO", highlight=False)
 
@@ -559,7 +563,7 @@ def capacity(
                 # the others as a fleet behind the router: 'the 4 simulated at 20 req/s' was one group at 5
                 def checked(k: int) -> str:
                     return (f"one replica simulated at {target_rate:g} / {k} = {_rate(target_rate / k)} req/s"
-                            if (p.args.data_parallel_size or 1) > 1 or recorded_arrivals(base)
+                            if one_checked
                             else f"{'the ' if k == n else ''}{k} simulated at {target_rate:g} req/s")
 
                 if n > first:
