@@ -2613,6 +2613,13 @@ class GpuPrices:
         hit = self.by_gpu.get(gpu.name)
         return hit[1] if hit else None
 
+    def require(self, gpu) -> float:
+        """The price of one hour of this GPU, an InputError naming it where none was given (before any search)."""
+        price = self.of(gpu)
+        if price is None:
+            raise InputError(self.field, f"no price for {gpu.name}", "add its NAME=USD, or give one price for every GPU")
+        return price
+
 
 # the short cell of a deployment that does not start, by Plan.failure (its full error is the row's "reason")
 _REFUSAL_CELLS = {"load": "weights too big", "memory": "KV pool too small", "kv_alloc": "KV pool too small",
@@ -2678,6 +2685,19 @@ def deployment_cost(usd_per_gpu_hour: float, gpus: int, rate_per_s: float) -> di
             "usd_per_million_requests": per_hour / (rate_per_s * 3600.0) * 1e6}
 
 
+def capacity_cost(usd_per_gpu_hour: float, gpus_per_replica: int, cap, target_rate_per_s: Optional[float] = None
+                  ) -> Optional[dict]:
+    """deployment_cost of a capacity search's answer `cap`: the fleet for the target, else one replica at its capacity;
+    None where there is no answer to price (no rate meets the SLO, or no number of replicas meets the target)."""
+    if cap.max_rate_per_s <= 0:
+        return None
+    if target_rate_per_s is None:
+        return deployment_cost(usd_per_gpu_hour, gpus_per_replica, cap.max_rate_per_s)
+    if not cap.replicas_needed:
+        return None
+    return deployment_cost(usd_per_gpu_hour, gpus_per_replica * cap.replicas_needed, target_rate_per_s)
+
+
 def _capacity_row(row: dict, p, r: dict, base: Workload, slo: SLO, burstiness, seed, target_rate_per_s, router, prices,
                   on_probe, max_probes) -> None:
     """One deployment's answer of capacity_rows, filled into `row`."""
@@ -2710,9 +2730,7 @@ def _capacity_row(row: dict, p, r: dict, base: Workload, slo: SLO, burstiness, s
         row.update(replicas=cap.replicas_needed, gpus=cap.replicas_needed * p.gpus_used)
     price = prices.of(p.gpu) if prices is not None else None
     if price is not None:
-        # the fleet for the target, else one replica at its capacity
-        row.update(deployment_cost(price, row["gpus"] if target_rate_per_s is not None else p.gpus_used,
-                                   target_rate_per_s if target_rate_per_s is not None else cap.max_rate_per_s))
+        row.update(capacity_cost(price, p.gpus_used, cap, target_rate_per_s))
 
 
 def simulate_replicas(workload: Workload, config: EngineConfig, step_model: StepModel, replicas: int,

@@ -593,8 +593,7 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
     log_unit = warning = None
     if api_log:  # its own arrival columns first, else 'created' or a timestamp field (a date, or Unix s / ms)
         ak = _pick(("arrival_s", "arrival_ms", "timestamp_ms", "arrival_time", "arrival_time_ms"), names)
-        if ak is None and _log_time_column(names) is not None:
-            ak = _log_time_column(names)
+        if ak is None and (ak := _log_time_column(names)) is not None:
             arrival, log_unit = _log_times(ak, cols[ak], p.name, flag)
             if arrival.size and float(arrival.max()) > _MAX_SPAN_S:
                 raise InputError(flag, f"{p.name}: the arrivals in column {ak} span {_span_text(float(arrival.max()))}",
@@ -627,9 +626,8 @@ def load_workload_file(path: str | os.PathLike, flag: str = "--workload", name: 
         warning = _unit_warning(ak, cols[ak], arrival)
         if warning:
             notes.append(warning)
-    elif log_unit is None and _unread_time_columns(names):
+    elif log_unit is None and (unread := _unread_time_columns(names)):
         # a 'time' or 'time_ms' column was dropped without a word, and the run then took Poisson arrivals
-        unread = _unread_time_columns(names)
         notes.append(f"column{'s' if len(unread) > 1 else ''} {', '.join(repr(n) for n in unread)} not read as arrival "
                      f"times: kvplan reads {_ARRIVAL_KEYS_TEXT}; rename the column to keep the trace's timing")
     hk = _pick(_HASH_KEYS, names)

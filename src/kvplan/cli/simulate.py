@@ -482,9 +482,7 @@ def capacity(
     def at(rate_per_s: float):
         return with_rate(base, rate_per_s, spec.burstiness, spec.seed)
 
-    price = prices.of(p.gpu) if prices is not None else None
-    if prices is not None and price is None:  # before the search, not after it
-        raise InputError("--gpu-hour-usd", f"no price for {p.gpu.name}", "add its NAME=USD, or give one price for every GPU")
+    price = prices.require(p.gpu) if prices is not None else None  # before the search, not after it
 
     if target_rate is not None:  # refused now, not after the search, when its arrivals span too long to simulate
         with_rate(base, target_rate, spec.burstiness, spec.seed, field="--target-rate")
@@ -493,9 +491,13 @@ def capacity(
         if not json_out:
             err_console.print(f"  {r:8.3f} req/s: {'meets' if ok else 'misses'} the SLO", highlight=False)
 
+    # the target is checked on one replica at its share of the rate (find_capacity's run_replica) for a data-parallel
+    # server or a recorded trace, else on the fleet behind the router
+    one_checked = (p.args.data_parallel_size or 1) > 1 or recorded_arrivals(base)
+
     def on_fleet(k, n, ok):
         if not json_out:
-            who = (f"1 replica at {target_rate:g} / {k} req/s" if (p.args.data_parallel_size or 1) > 1 or recorded_arrivals(base)
+            who = (f"1 replica at {target_rate:g} / {k} req/s" if one_checked
                    else f"{k} replica{'s' if k != 1 else ''} at {target_rate:g} req/s")
             err_console.print(f"  {who} ({n:,} requests): {'meets' if ok else 'misses'} the SLO", highlight=False)
 
@@ -513,14 +515,10 @@ def capacity(
              worst_case_concurrency=_worst_case(p, cfg), warnings=list(p.warnings))
     cost = None
     if price is not None and cap.max_rate_per_s > 0:
-        from kvplan.simulate import deployment_cost
+        from kvplan.simulate import capacity_cost
 
         # the fleet for the target, else one replica at its capacity (as a --vary row prices it)
-        if target_rate is None:
-            cost = deployment_cost(price, p.gpus_used, cap.max_rate_per_s)
-        elif cap.replicas_needed:
-            cost = deployment_cost(price, p.gpus_used * cap.replicas_needed, target_rate)
-        d["cost"] = cost
+        cost = d["cost"] = capacity_cost(price, p.gpus_used, cap, target_rate)
     if json_out:
         sys.stdout.write(to_json(d) + "\n")
     else:
@@ -565,7 +563,7 @@ def capacity(
                 # the others as a fleet behind the router: 'the 4 simulated at 20 req/s' was one group at 5
                 def checked(k: int) -> str:
                     return (f"one replica simulated at {target_rate:g} / {k} = {_rate(target_rate / k)} req/s"
-                            if (p.args.data_parallel_size or 1) > 1 or recorded_arrivals(base)
+                            if one_checked
                             else f"{'the ' if k == n else ''}{k} simulated at {target_rate:g} req/s")
 
                 if n > first:

@@ -501,8 +501,7 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
     workload = _request_workload(planner, req)
     with _request_keys():
         prices = sim.GpuPrices(req.gpu_hour_usd) if req.gpu_hour_usd is not None else None
-    if prices is not None and prices.of(p.gpu) is None:
-        raise InputError("gpu_hour_usd", f"no price for {p.gpu.name}", "add its NAME=USD, or give one price for every GPU")
+        price = prices.require(p.gpu) if prices is not None else None
     # the server `kvplan simulate` runs for these flags (prefix caching as the version has it, the plan's warnings)
     config, step_model, rules = sim.serving_setup(p)
     # a workload vLLM refuses whole is an error, as `kvplan simulate` and `capacity` say, under the request's key
@@ -528,12 +527,10 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
                                 max_probes=MAX_CAPACITY_PROBES, on_probe=check, target_rate_per_s=req.target_rate_per_s,
                                 worst_case_concurrency=p.max_concurrency)
         out["capacity"] = {k: v for k, v in cap.to_dict().items() if k != "at_max_rate"}
-        if prices is not None and cap.max_rate_per_s > 0:  # as `kvplan capacity --gpu-hour-usd` prices it
-            if req.target_rate_per_s is None:
-                out["capacity"]["cost"] = sim.deployment_cost(prices.of(p.gpu), p.gpus_used, cap.max_rate_per_s)
-            elif cap.replicas_needed:
-                out["capacity"]["cost"] = sim.deployment_cost(prices.of(p.gpu), p.gpus_used * cap.replicas_needed,
-                                                              req.target_rate_per_s)
+        # as `kvplan capacity --gpu-hour-usd` prices it
+        cost = sim.capacity_cost(price, p.gpus_used, cap, req.target_rate_per_s) if price is not None else None
+        if cost is not None:
+            out["capacity"]["cost"] = cost
     return out
 
 
