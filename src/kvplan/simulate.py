@@ -2983,10 +2983,13 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
         # already misses the SLO (a search here met it by the luck of a smaller sample: "no probed rate meets ...
         # (even 0.05 req/s)" beside "target 10 req/s: 102 replicas")
         replicas = max(1, int(math.ceil(target_rate_per_s / best)))
+        # a data-parallel group is checked at its share; otherwise the fleet runs a sample drawn for its size (fleet_at)
+        # or, without fleet_at, the one target-rate sample, drawn once
+        drawn_per_size = fleet_at is not None and data_parallel_size == 1
+        whole = workload_at(target_rate_per_s) if fleet_at is None and data_parallel_size == 1 else None
         while replicas <= max_replicas:
-            w = (workload_at(target_rate_per_s) if fleet_at is None or data_parallel_size > 1
-                 else fleet_at(target_rate_per_s, replicas))
-            if data_parallel_size > 1 or w is None:
+            w = fleet_at(target_rate_per_s, replicas) if drawn_per_size else whole
+            if w is None:
                 res = run_replica(workload_at(target_rate_per_s / replicas))
             else:
                 res = simulate_replicas(w, config, step_model, replicas, router, rules, slo=slo,
