@@ -3061,19 +3061,6 @@ def _h_engine_config(acc, g):
     _merge_args(acc, acc.engine_config, parse_keyword_args(g["body"]))
 
 
-def _h_bench_command(acc, g):
-    acc.values.setdefault("benchmark", g.get("kind") or g.get("script"))
-    _h_command(acc, g)
-
-
-def _h_bench_namespace(acc, g):
-    args = parse_keyword_args(g["body"])
-    # the latency script's own arguments name it (num_iters, num_iters_warmup), the throughput script's num_prompts
-    kind = "latency" if "num_iters" in args else "throughput" if "num_prompts" in args else "offline"
-    acc.values.setdefault("benchmark", kind)
-    _merge_args(acc, acc.engine_args, args)
-
-
 def _h_command(acc, g):
     args = parse_command_args(g["cmd"])
     for k, v in args.items():
@@ -3158,8 +3145,9 @@ _FIGURE_HANDLERS: Mapping[str, Callable[[_Accumulator, Mapping[str, Optional[str
     "non_default_args": _h_non_default,
     "namespace_args": _h_namespace,
     "engine_config": _h_engine_config,
-    "bench_command": _h_bench_command,
-    "bench_namespace": _h_bench_namespace,
+    # (the benchmark's kind is read from these hits themselves: StartupLog.benchmark)
+    "bench_command": _h_command,
+    "bench_namespace": _h_namespace,
     "command_line": _h_command,
     "kv_in_use": _h_kv_in_use,
     "override_blocks": _h_override_blocks,

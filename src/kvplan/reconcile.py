@@ -561,9 +561,9 @@ BENCHMARK_ARGS = ("max_model_len", "gpu_memory_utilization", "tensor_parallel_si
 def benchmark_notes(log: StartupLog) -> list[str]:
     """For a log of vLLM's offline benchmarks (StartupLog.benchmark), what kind of run it is and which engine arguments
     were read from which line, and which it does not state (planned at vllm.LLM's defaults)."""
-    if not log.benchmark:
-        return []
     kind = log.benchmark
+    if not kind:
+        return []
     run = (f"a `vllm bench {kind}` / benchmarks/benchmark_{kind}.py run" if kind in ("latency", "throughput")
            else "an offline benchmark run (a printed argparse Namespace)")
     notes = [f"{run}: vLLM ran in-process as vllm.LLM, so the plan takes vllm.LLM's defaults (entrypoint llm), not "

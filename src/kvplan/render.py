@@ -350,15 +350,15 @@ def plan_table(p: Plan) -> Table:
     rank = " per GPU" if p.gpus_used > 1 else ""
     t.add_row("budget" if p.mode == "simple" else "requested",
               f"{p.requested_bytes / scale:.2f} {unit} = {p.total_bytes / scale:.2f} × {a.gpu_memory_utilization}{rank}")
+    per_rank = " per rank" if a.tensor_parallel_size * a.pipeline_parallel_size > 1 else ""  # the pool and blocks: one rank's
     if p.kv_cache_bytes < 0:  # the other terms alone pass the budget: no pool (the signed figure stays in --json)
         t.add_row("KV cache", f"none: the weights and the other terms exceed the "
                               f"{'budget' if p.mode == 'simple' else 'requested memory'} by {-p.kv_cache_bytes / scale:.2f} {unit}")
     else:
-        t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{' per rank' if a.tensor_parallel_size * a.pipeline_parallel_size > 1 else ''}{per_engine_text(p)}{first_start_text(p)}")
+        t.add_row("KV cache", f"{p.kv_cache_bytes / scale:.2f} {unit}{per_rank}{per_engine_text(p)}{first_start_text(p)}")
     if p.mode == "vllm":
-        t.add_row("blocks", f"{p.num_gpu_blocks:,} × {p.bytes_per_block:,} B"
-                  f"{' per rank' if a.tensor_parallel_size * a.pipeline_parallel_size > 1 else ''}"
-                  f" ({len(p.groups)} KV group(s)){per_engine_text(p)}")
+        t.add_row("blocks", f"{p.num_gpu_blocks:,} × {p.bytes_per_block:,} B{per_rank} ({len(p.groups)} KV group(s))"
+                  f"{per_engine_text(p)}")
     t.add_row("tokens", f"{p.kv_cache_tokens:,}{per_engine_text(p, p.kv_cache_tokens)}")
     t.add_row("concurrency", f"{p.max_concurrency:.2f}x at {a.max_model_len:,} tokens per request"
                              f"{per_engine_text(p, p.max_concurrency, ',.2f', 'x')}")

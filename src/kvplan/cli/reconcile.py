@@ -161,12 +161,14 @@ def render_reconciliation(result, plan=None) -> None:
                       + f", vLLM {h['vllm_rules']} rules{beyond}", highlight=False)
     # the GiB terms and the blocks are one rank's, the tokens and the concurrency the engine's (vLLM logs them so): a
     # title of 'per rank' alone read '178,880 tokens' on TP 4 as one GPU's share
-    logged_dp = (log.engine_args or {}).get("data_parallel_size") or (log.command_args or {}).get("data_parallel_size")
-    try:
-        logged_dp = int(logged_dp or 1)
-    except (TypeError, ValueError):
-        logged_dp = 1
-    dp_engines = (_plan_header(plan)["data_parallel_size"] or 1) > 1 if planned else logged_dp > 1
+    if planned:
+        dp_engines = h["data_parallel_size"] > 1
+    else:
+        logged_dp = (log.engine_args or {}).get("data_parallel_size") or (log.command_args or {}).get("data_parallel_size")
+        try:
+            dp_engines = int(logged_dp or 1) > 1
+        except (TypeError, ValueError):
+            dp_engines = False
     table = Table(title="Startup, term by term (GiB and blocks per rank; tokens and concurrency "
                         + ("per engine)" if dp_engines else "the server's)"))
     table.add_column("term")
