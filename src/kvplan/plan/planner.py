@@ -461,8 +461,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         # _maybe_offload_to_cpu); the embedding, lm_head, final norm, rotary cache, LoRA slots and a drafter stay. The
         # last parameter moved can overshoot the budget by its own size, which kvplan does not add
         budget = int(resolved.cpu_offload_gb * GIB)
-        vision = dict(w.by_use).get("vision", 0) if rules.cpu_offload_towers else 0
-        eligible = w.layer_bytes + vision if w.layer_bytes is not None else w.bytes
+        eligible, vision = _offloadable(w, rules)
         moved = min(eligible, budget)
         outside = w.bytes - eligible
         w = replace(w, bytes=w.bytes - moved)
@@ -600,9 +599,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         w16 = rank_weights(model, gpu, resolved, rules, None)
         full = w16.bytes
         if resolved.cpu_offload_gb:  # the 16-bit decoder layers move to the CPU as they are built, up to the budget
-            vision16 = dict(w16.by_use).get("vision", 0) if rules.cpu_offload_towers else 0
-            full -= min(w16.layer_bytes + vision16 if w16.layer_bytes is not None else w16.bytes,
-                        int(resolved.cpu_offload_gb * GIB))
+            full -= min(_offloadable(w16, rules)[0], int(resolved.cpu_offload_gb * GIB))
         load_error = _load_oom(gpu, full)
         if load_error:
             load_error += (f" (vLLM {rules.version}'s online FP8 allocates every Linear weight in {resolved.dtype} before "
@@ -759,6 +756,14 @@ def state_blocks_refusal(groups, num_blocks: int, args: EngineArgs, rules: Versi
     return (f"max_num_seqs ({args.max_num_seqs}) exceeds available Mamba cache blocks ({num_blocks}). Each decode sequence "
             "requires one Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most "
             f"{num_blocks} or increase gpu_memory_utilization.")
+
+
+def _offloadable(w, rules: VersionRules) -> tuple[int, int]:
+    """(the bytes --cpu-offload-gb may move to CPU memory, the vision tower's share of them): the decoder layers, with
+    the tower from the releases that offload it (rules row cpu_offload_towers); every weight where the count could not
+    split the layers out (RankWeights.layer_bytes None)."""
+    vision = dict(w.by_use).get("vision", 0) if rules.cpu_offload_towers else 0
+    return (w.layer_bytes + vision if w.layer_bytes is not None else w.bytes), vision
 
 
 def _load_oom(gpu: GPUSpec, weights_per_rank: int) -> str | None:
