@@ -1722,6 +1722,27 @@ def test_mllama_v0_profile_vision_pass_from_the_source(tmp_path):
     assert _multimodal_profile_bytes(model, replace(args, limit_mm_per_prompt='{"image": 0}'), rules_for("0.7.0"), 0)[0] == 0
 
 
+def test_mllama_vision_tower_weights_count_both_encoders_and_the_tile_tables(tmp_path):
+    # Llama-3.2-11B-Vision's tower (models/mllama.py MllamaVisionModel, 0.7.1): 32 local and 8 global encoder layers,
+    # a position table per tile and aspect ratio, and a 7680 -> 4096 projector. kvplan had counted the 32 local layers
+    # and a LLaVA-style projector only: 652,459,008 parameters, weights 2.0 % under the 19.86 GiB vLLM PR #12126 logs.
+    from kvplan.weights import _vision_parts
+
+    rec, model = _extra_record_model("llama-3.2-11b-vision-h100-u090-l65k-eager-dummy", tmp_path)
+    v = model.vision_config
+    h, inter, layers = v["hidden_size"], v["intermediate_size"], v["num_hidden_layers"] + v["num_global_layers"]
+    positions = (v["image_size"] // v["patch_size"]) ** 2 + 1  # 1,025 at 448 pixels
+    ratios = len(v["supported_aspect_ratios"]) + 1  # aspect-ratio id 0 is padding
+    encoder = layers * (4 * h * h + (h * inter + inter) + (inter * h + h) + 2 * 2 * h) + 2 * v["num_global_layers"]
+    tables = positions * h + 1 + ratios * v["max_num_tiles"] * positions * h + 2 * (ratios * v["max_num_tiles"] * h + 1)
+    stem = 3 * v["patch_size"] ** 2 * h + h + 2 * 2 * h  # patch projection, class embedding, pre and post LayerNorm
+    projector = v["vision_output_dim"] * model.hidden_size + model.hidden_size
+    assert _vision_parts(model)[0] == encoder + tables + stem + projector
+    p = plan(model, find_gpu("H100"), EngineArgs(max_model_len=65536, max_num_seqs=128, enforce_eager=True,
+                                                 vllm_version="0.7.0"))
+    assert abs(p.weights_bytes / GIB - rec["observed"]["weights_gib"]) / rec["observed"]["weights_gib"] < 0.002
+
+
 def test_a_pool_that_a_cold_first_start_would_not_hold_is_warned():
     """A first start compiles its graphs inside the memory profile and has logged up to 1.74 GiB less pool than the
     warm restart kvplan plans (public cold/warm pairs, 0.23-0.29): a plan that holds one max_model_len request only

@@ -294,6 +294,8 @@ def _vision_parts(spec: ModelSpec) -> tuple[int, int, int]:
     family = str(v.get("model_type") or spec.model_type)
     if family.startswith("gemma4"):
         return _gemma4_vision_params(v, int(h), int(layers), int(inter), spec.hidden_size), 0, 0
+    if family.startswith("mllama"):
+        return _mllama_vision_params(v, int(h), int(layers), int(inter), spec.hidden_size), 0, 0
     per_layer = 4 * h * h + (3 if vision_mlp_gated(spec) else 2) * h * inter + 9 * h + inter
     out_h = v.get("out_hidden_size") or spec.hidden_size
     if family.startswith(_QWEN_VISION) or spec.model_type.startswith(_QWEN_VISION):
@@ -334,6 +336,27 @@ def _vision_parts(spec: ModelSpec) -> tuple[int, int, int]:
         return total, 0, 0
     # the blocks' qkv (3 h x h), proj (h x h) and MLP matrices; their biases and norms stay in the model dtype
     return total, int(layers * (4 * h * h + (3 if vision_mlp_gated(spec) else 2) * h * inter) + linear), 0
+
+
+def _mllama_vision_params(v: dict, h: int, layers: int, inter: int, text_hidden: int) -> int:
+    """Llama-3.2-Vision's tower (MllamaVisionModel) and its projector, tensor by tensor, as models/mllama.py builds them
+    (read in the 0.7.1 wheel): two encoders of the same layer, `num_hidden_layers` local and `num_global_layers` global
+    ones (each a bias-free qkv and o projection, an fc1 / fc2 MLP with biases, two LayerNorms; a global layer adds two
+    scalar gates); a bias-free patch projection (ColumnParallelConv2dPatch); the class embedding; a gated position
+    table of (image_size / patch_size)^2 + 1 rows and its tile table, one row per aspect-ratio id (len(
+    supported_aspect_ratios) + 1) of max_num_tiles x that many positions; the pre- and post-tile aspect-ratio
+    embeddings with their gates; the pre and post LayerNorms; and a projector from vision_output_dim (the last hidden
+    state concatenated with the intermediate ones) to the language model, with a bias."""
+    global_layers = int(v.get("num_global_layers") or 0)
+    per_layer = 4 * h * h + 2 * h * inter + inter + h + 4 * h
+    patch, ch = v.get("patch_size") or 14, v.get("num_channels") or 3
+    positions = (int(v.get("image_size") or 0) // int(patch)) ** 2 + 1
+    tiles = int(v.get("max_num_tiles") or 4)
+    ratio_ids = len(v.get("supported_aspect_ratios") or ()) + 1
+    embeddings = (ch * patch * patch * h + h + positions * h + 1 + ratio_ids * tiles * positions * h
+                  + 2 * (ratio_ids * tiles * h + 1) + 4 * h)
+    out = int(v.get("vision_output_dim") or 0)
+    return (layers + global_layers) * per_layer + 2 * global_layers + embeddings + out * text_hidden + text_hidden
 
 
 def _gemma4_vision_params(v: dict, h: int, layers: int, inter: int, text_hidden: int) -> int:
