@@ -148,18 +148,21 @@ def test_a_gpu_given_that_is_not_the_logs_is_noted(flags, noted):
 def test_a_length_the_log_ran_at_above_the_configs_limit_is_planned_at_that_length():
     # Qwen3-32B served at 131,072 with a yarn rope_scaling override (non-default args) on 4 H100s, vLLM 0.10.0: the
     # length was dropped as 'not usable' and planned at the config's 40,960, so the concurrency was not compared while
-    # the verdict said every figure agreed; `kvplan validate` plans the same startup at the logged length
+    # the verdict said every figure agreed; `kvplan validate` plans the same startup at the logged length. The
+    # override is read from the log and applied to the config, which then derives 32,768 x 4 itself
     log = excerpt(89)
     assert log.max_model_len == 131072 and "rope_scaling" in " ".join(EXCERPTS[89]["lines"])
     plan, notes = plan_from_log(log, "Qwen/Qwen3-32B", FitFlags(gpu="H100"))
     assert plan.args.max_model_len == 131072
-    assert any("the log ran at max_model_len 131,072, above the 40,960 its config allows" in n for n in notes), notes
+    assert plan.config_overrides["changed"]["max_model_len_limit"] == [40960, 32768 * 4]
+    assert not any("above the 40,960 its config allows" in n for n in notes), notes
     assert not any("was not usable" in n for n in notes), notes
     row = {r.term: r for r in reconcile(log, plan).rows}["max_concurrency"]
     assert row.gap is not None and abs(row.gap) < 0.1  # 6.51x logged, compared at the same length
-    # a length the user gives is theirs: vLLM's refusal of it stands
+    # a length the user gives is theirs: planned with the log's override, and vLLM's refusal of one above it stands
+    assert plan_from_log(log, "Qwen/Qwen3-32B", FitFlags(gpu="H100", max_model_len="131072"))[0].args.max_model_len == 131072
     with pytest.raises(InputError):
-        plan_from_log(log, "Qwen/Qwen3-32B", FitFlags(gpu="H100", max_model_len="131072"))
+        plan_from_log(log, "Qwen/Qwen3-32B", FitFlags(gpu="H100", max_model_len=str(32768 * 4 + 1)))
 
 
 @pytest.mark.parametrize("i, named", [(99, "NVIDIA GeForce RTX 3090"), (100, "NVIDIA RTX PRO 6000 Blackwell")])

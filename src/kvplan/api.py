@@ -600,7 +600,7 @@ def max_model_len_for_concurrency(p: Plan, concurrency: float, *, first_start: b
         raise InputError("--concurrency", f"{concurrency:g} requests at once, but vLLM runs at most max_num_seqs "
                          f"({p.args.max_num_seqs}) at a time", f"give --max-num-seqs {int(concurrency)} as well, or "
                          f"--concurrency {p.args.max_num_seqs} or less")
-    lo, _ = _largest(0, context_limit(p.model).tokens, lambda n: _try(p, max_model_len=n),
+    lo, _ = _largest(0, context_limit(p.model, p.rules).tokens, lambda n: _try(p, max_model_len=n),
                      ok=lambda q: (first_start_holds(q) if first_start else q.fits) and q.max_concurrency >= concurrency)
     return lo if lo >= p.block_size else None
 
@@ -784,6 +784,9 @@ class FitFlags:
     language_model_only: bool = False
     skip_mm_profiling: bool = False
     entrypoint: Optional[str] = None
+    hf_overrides: Optional[str] = None  # JSON: keys set on the model's config ('{"rope_scaling": {...}}')
+    rope_scaling: Optional[str] = None  # JSON (vLLM 0.4.3-0.11.0)
+    rope_theta: Optional[float] = None  # vLLM 0.5.0-0.11.0
     vllm_version: Optional[str] = None
     overhead_gb: Optional[float] = None
 
@@ -846,6 +849,9 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("language_model_only", bool, False, ("--language-model-only",), "Serve a multimodal checkpoint as text only (vLLM >= 0.17; the same as every --limit-mm-per-prompt at 0): no vision tower loaded, no encoder pass profiled.", "vllm serve flags"),
     FitParam("skip_mm_profiling", bool, False, ("--skip-mm-profiling",), "vLLM >= 0.10.1: the profile run skips the multimodal encoder pass, so the KV pool takes the memory it would have held; requests with images or video may then run out of memory (vLLM: the user's responsibility).", "vllm serve flags"),
     FitParam("entrypoint", Optional[str], None, ("--entrypoint",), "serve (vllm serve, default) or llm (vllm.LLM in Python, whose default token budget is 16384 where serve's is 8192, 8192 where it is 2048).", "vllm serve flags"),
+    FitParam("hf_overrides", Optional[str], None, ("--hf-overrides",), 'Keys set on the model\'s config before anything is derived from it, as vLLM takes them (JSON): \'{"rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}}\' lengthens the derived max length (up to vLLM 0.29: 32,768 x 4; from 0.30 a YaRN factor is not applied, so give "max_position_embeddings" too); num_key_value_heads, head_dim, sliding_window... change the KV cache as they would in vLLM. A sub-config\'s keys ({"text_config": {...}}) are merged from vLLM 0.11.1.', "vllm serve flags"),
+    FitParam("rope_scaling", Optional[str], None, ("--rope-scaling",), "vLLM 0.4.3-0.11.0: the rope_scaling dict as JSON (set on the config as --hf-overrides '{\"rope_scaling\": ...}'); refused by later releases, which take --hf-overrides.", "vllm serve flags"),
+    FitParam("rope_theta", Optional[float], None, ("--rope-theta",), "vLLM 0.5.0-0.11.0: the config's rope_theta; refused by later releases, which take --hf-overrides '{\"rope_theta\": N}'.", "vllm serve flags"),
     FitParam("vllm_version", Optional[str], None, ("--vllm-version",), "Which vLLM release's rules to apply (default: the newest kvplan knows).", "kvplan"),
     FitParam("overhead_gb", Optional[float], None, ("--overhead-gb",), "The seed's simple arithmetic: budget = GPU GB x utilization - weights - this many GB, all layers full attention.", "kvplan"),
 ]

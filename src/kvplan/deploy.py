@@ -493,6 +493,14 @@ def spec_from_plan(
         text = spec_config if isinstance(spec_config, str) else json.dumps(spec_config, separators=(",", ":"))
         text, pin = _pin_drafter(plan, spec_config, text)
         flags.append(Flag("--speculative-config", text, _speculative_comment(spec_config) + pin))
+    for key, flag in (("hf_overrides", "--hf-overrides"), ("rope_scaling", "--rope-scaling")):
+        value = _get(given, key) or _get(a, key)  # given as JSON text or as a dict
+        if value:
+            text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+            flags.append(Flag(flag, text, _overrides_why(plan)))
+    theta = _get(given, "rope_theta") or _get(a, "rope_theta")
+    if theta:
+        flags.append(Flag("--rope-theta", f"{theta:g}", _overrides_why(plan)))
     comp_config = _get(a, "compilation_config")  # given as JSON text or as a dict
     if comp_config:
         text = comp_config if isinstance(comp_config, str) else json.dumps(comp_config, separators=(",", ":"))
@@ -1024,6 +1032,26 @@ def _k8s_str(s: str) -> str:
     return _yq(s.replace("$(", "$$("))
 
 
+def _overrides_why(plan) -> str:
+    """What --hf-overrides (--rope-scaling, --rope-theta) changed in the plan, for serve.sh's comment and the README."""
+    changed = (getattr(plan, "config_overrides", None) or {}).get("changed") or {}
+    said = "; ".join(f"{what.replace('max_model_len_limit', 'max length')} {a:,} -> {b:,}" if isinstance(a, int) and isinstance(b, int)
+                     else f"{what} {a} -> {b}" for what, (a, b) in changed.items())
+    return "set on the model's config before vLLM derives anything from it" + (f": {said}" if said else "")
+
+
+def _overrides_notes(spec: ScaffoldSpec) -> str:
+    """The README's paragraph on a config override serve.sh passes (--hf-overrides, or 0.4.3-0.11.0's rope flags)."""
+    given = [f for f in spec.flags if f.name in ("--hf-overrides", "--rope-scaling", "--rope-theta")]
+    if not given:
+        return ""
+    return ("\n**The model's config is overridden.** `serve.sh` passes " + ", ".join(
+        f"`{f.name} {shlex.quote(f.value or '')}`" for f in given) + f": vLLM {spec.vllm_version} sets these keys on "
+        f"the checkpoint's config.json before deriving the context length and the KV cache, and kvplan planned with them "
+        f"({given[0].why.partition(': ')[2] or 'nothing it derives changed'}). Serve it without them and vLLM derives another model: keep the flag wherever the command "
+        "is copied (docker-compose.yml and k8s/ carry it too).\n")
+
+
 def _local_notes(spec: ScaffoldSpec) -> str:
     if not spec.local_dir:
         return ""
@@ -1434,7 +1462,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
             restart_compile="cold compile: VLLM_DISABLE_COMPILE_CACHE=1" if spec.compile_cache_disabled else "warm compile",
             model_line=(f"Model: the local {spec.local_what} `{spec.local_dir}`" if local
                         else f"Model `{spec.model_id}` at revision `{revision}`"),
-            local_notes=_local_notes(spec),
+            local_notes=_local_notes(spec) + _overrides_notes(spec),
             token_row="HF_TOKEN (required: gated model)" if spec.gated else "HF_TOKEN (commented out: only for gated models)",
             revision_row="" if local else ", revision",
             token_run=" and HF_TOKEN (the model is gated)" if spec.gated else "",

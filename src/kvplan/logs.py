@@ -93,6 +93,10 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("version_engine", "llm engine (v", r"Initializing an? V\d LLM engine \(v(?P<version>\d[^)\s]*)\)", CONTEXT, source="vllm/v1/engine/core.py, vllm/engine/llm_engine.py"),
     _sig("version_banner", "version", r"█\s+version\s+(?P<version>\d+\.\d+[\w.+\-]*)", CONTEXT, source="vllm/entrypoints/utils.py banner (>=0.16)"),
     _sig("non_default_args", "non-default args:", r"non-default args: (?P<body>\{.*)$", CONTEXT, versions=">=0.9", source="vllm/entrypoints/utils.py::log_non_default_args"),
+    # the keys --hf-overrides (and --rope-scaling / --rope-theta) set on the config, as ModelConfig logs them ("Overriding
+    # HF config with {'architectures': [...]}", config.py:532 in a 0.9.1 development build, vLLM issue #19219; INFO in the
+    # 0.6.6.post1 wheel's ModelConfig.__init__)
+    _sig("hf_config_overridden", "overriding hf config with", r"Overriding HF config with (?P<body>\{.*)$", CONTEXT, source="vllm/config.py ModelConfig"),
     _sig("namespace_args", "args: namespace(", r"args: Namespace\((?P<body>.*)$", CONTEXT, versions="<=0.8", source="vllm/entrypoints/openai/api_server.py"),
     _sig("engine_config", "with config:", r"Initializing an? (?:V\d )?LLM (?:engine|server)(?: \(v[^)]*\))? with config: (?P<body>.*)$", CONTEXT, source="vllm/engine/llm_engine.py, vllm/v1/engine/core.py"),
     _sig("command_line", "vllm", r"(?:^|\s|\$ )(?P<cmd>(?:vllm serve|python\d?(?:\s+-\w)*\s+-m\s+vllm\.entrypoints\.[\w.]+)\s.*)$", CONTEXT, source="vllm CLI"),
@@ -2708,6 +2712,17 @@ class StartupLog:
                         found[name] = list(value) if isinstance(value, tuple) else value
         return found
 
+    def config_overrides_given(self) -> dict:
+        """--hf-overrides / --rope-scaling / --rope-theta as the server was given them: its 'non-default args' dict
+        ({'hf_overrides': {'architectures': [...]}}, vLLM issue #19219, 0.9.1; {'rope_scaling': {'rope_type': 'yarn',
+        ...}} in DaisukeTakai/eval_dataset's vllm.log, 0.10.0), Namespace line or command line; else the
+        keys ModelConfig says it set ('Overriding HF config with {...}'), as --hf-overrides. {} where the log names none."""
+        found = {name: self.arg(name) for name in ("hf_overrides", "rope_scaling", "rope_theta")
+                 if self.arg(name) not in (None, "", {}, "None")}
+        if not found and isinstance(self.arg("hf_config_overridden"), dict):
+            found["hf_overrides"] = self.arg("hf_config_overridden")
+        return found
+
     def to_record(self) -> dict:
         """The realized startup in the startup-record format; what the log does not say is null."""
         tp = as_int(self.arg("tensor_parallel_size"))
@@ -2742,6 +2757,7 @@ class StartupLog:
         if self.arg("enable_expert_parallel"):
             args["enable_expert_parallel"] = self.arg("enable_expert_parallel")
         args.update(self.capture_settings_given())  # the CUDA-graph capture sizes the server was told to capture at
+        args.update(self.config_overrides_given())  # the keys set on the model's config: the plan derives from them
         for name in PRINTED_ARGS:
             args[name] = self.arg_or_printed(name)
         if args["max_model_len"] is None:  # else the concurrency line's length: vLLM prints it for max_model_len
@@ -3054,7 +3070,36 @@ def _h_non_default(acc, g):
 
 
 def _h_namespace(acc, g):
-    _merge_args(acc, acc.engine_args, parse_keyword_args(g["body"]))
+    args = parse_keyword_args(g["body"])
+    for name in _DICT_ARGS:  # a dict value ('hf_overrides={...}, ...'), which parse_keyword_args cuts at its first comma
+        value = _braced_value(g["body"], name)
+        if value is not None:
+            args[name] = value
+    _merge_args(acc, acc.engine_args, args)
+
+
+# engine arguments whose value is a dict, read whole from a Namespace line
+_DICT_ARGS = ("hf_overrides", "rope_scaling")
+
+
+def _braced_value(body: str, name: str):
+    """The dict a `name={...}` of a Namespace line holds (its braces balanced), else None."""
+    m = re.search(rf"(?:^|[\s,(]){name}=\{{", body)
+    if not m:
+        return None
+    start, depth = m.end() - 1, 0
+    for i in range(start, len(body)):
+        depth += {"{": 1, "}": -1}.get(body[i], 0)
+        if depth == 0:
+            value = _literal(body[start:i + 1])
+            return value if isinstance(value, dict) else None
+    return None
+
+
+def _h_hf_config_overridden(acc, g):
+    value = parse_dict_args(g["body"])
+    if value:
+        acc.engine_args.setdefault("hf_config_overridden", value)
 
 
 def _h_engine_config(acc, g):
@@ -3144,6 +3189,7 @@ _FIGURE_HANDLERS: Mapping[str, Callable[[_Accumulator, Mapping[str, Optional[str
     "oom_accounting_new": _h_oom_total,
     "non_default_args": _h_non_default,
     "namespace_args": _h_namespace,
+    "hf_config_overridden": _h_hf_config_overridden,
     "engine_config": _h_engine_config,
     # (the benchmark's kind is read from these hits themselves: StartupLog.benchmark)
     "bench_command": _h_command,

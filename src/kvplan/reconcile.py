@@ -446,8 +446,9 @@ def plan_kwargs_from_log(log: StartupLog, flags=None) -> dict:
     kwargs.update(_gpu_kwargs(log, given))
     if "max_model_len" in kwargs and "max_model_len" not in given and (log.max_model_len or log_sized_a_pool(log)):
         # vLLM accepted the log's length ("Using max model len N" is printed after its check, and a pool is sized after
-        # it), so a length above the config's limit was allowed there (a rope_scaling / hf_overrides argument kvplan
-        # does not read, or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1): planned at it, as `kvplan validate` plans a record
+        # it), so a length above the config's limit was allowed there (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, or a config
+        # override the log does not print; one it prints is applied: StartupLog.config_overrides_given): planned at it,
+        # as `kvplan validate` plans a record
         kwargs["allow_long_max_model_len"] = True
     kwargs.update({k: v for k, v in given.items() if k not in _GPU_FLAGS})  # (_gpu_kwargs took those)
     env = parse_env(kwargs.get("env"))
@@ -497,7 +498,7 @@ def _longer_than_config(plan) -> Optional[tuple[int, int]]:
     length, model = getattr(getattr(plan, "args", None), "max_model_len", None), getattr(plan, "model", None)
     if not length or model is None or not hasattr(model, "raw_config"):
         return None
-    limit = context_limit(model).tokens
+    limit = context_limit(model, getattr(plan, "rules", None)).tokens
     return (length, limit) if limit and length > limit else None
 
 
@@ -835,7 +836,7 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
         longer = _longer_than_config(plan) if kwargs.get("allow_long_max_model_len") else None
         if longer:
             notes.append(f"the log ran at max_model_len {longer[0]:,}, above the {longer[1]:,} its config allows (vLLM "
-                         "accepted it: a rope_scaling or hf_overrides argument, or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1); "
+                         "accepted it: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, or a config override the log does not show); "
                          "planned at the log's length")
         if kwargs.get("wsl2") and log.wsl2_line:  # (dropped above, with a note, where the catalog lacks the card's total)
             notes.append(f"the log ran under WSL2 (line {log.wsl2_line[0]})"

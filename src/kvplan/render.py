@@ -342,6 +342,10 @@ def plan_table(p: Plan) -> Table:
                        + (" · enforce_eager" if a.enforce_eager else "") + (f" · quantization {a.quantization}" if a.quantization else "")
                        + {"awq": " (plain AWQ kernel)", "marlin": " (AWQ-Marlin kernel)"}.get(a.awq_kernel or "", "")
                        + _capture_flags(a) + _speculative_flag(p), ","))  # a long size list breaks after a comma
+    if p.config_overrides:  # --hf-overrides: what the override changed in what kvplan derives from the config
+        t.add_row("config", Breakable("--hf-overrides applied: " + (" · ".join(
+            f"{what.replace('max_model_len_limit', 'max length')} {_override_value(a)} -> {_override_value(b)}"
+            for what, (a, b) in p.config_overrides["changed"].items()) or "nothing kvplan derives changed"), "·"))
     t.add_row("KV per token", kv_per_token_text(p))
     t.add_row("weights", f"{p.weights_bytes / scale:.2f} {unit} per rank ({p.weights_bytes:,} B, {'exact' if p.weights_exact else 'estimate'})")
     # named as --explain names it: "requested" (vLLM's word) in vLLM's arithmetic, "budget" in the seed's
@@ -418,6 +422,10 @@ def print_plan(console: Console, p: Plan, *, explain: bool = False, band: dict |
         console.print(Text("Assumptions (every default applied)", style="bold"))
         for a in p.assumptions:
             console.print(Text("  • " + a), soft_wrap=True)
+
+
+def _override_value(v) -> str:
+    return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
 
 
 def try_lines(plan, limit: int = 3) -> list[str]:

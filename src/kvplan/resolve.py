@@ -906,6 +906,11 @@ class ModelSpec:
     text_config: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
     vision_config: dict | None = field(default=None, compare=False, hash=False, repr=False)
     raw_config: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+    # what normalize() was given (the config, the raw file, its keywords), so that --hf-overrides can be applied to
+    # the config and the spec derived again (apply_config_overrides)
+    normalize_inputs: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+    # the spec before --hf-overrides were applied to its config (None: none were)
+    before_overrides: "ModelSpec | None" = field(default=None, compare=False, hash=False, repr=False)
 
     @property
     def is_moe(self) -> bool:
@@ -1717,6 +1722,9 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
 
     `sentence_transformers_pooling`: the checkpoint ships a modules.json with a Pooling module, which makes vLLM's
     `--runner auto` serve it as a pooling (embedding) model whatever its architecture says."""
+    inputs = dict(config=config, model_id=model_id, source=source, raw=raw, revision=revision,
+                  hf_quant_config=hf_quant_config, checkpoint=checkpoint, gated=gated, autoconfig=autoconfig,
+                  extra_notes=tuple(extra_notes), sentence_transformers_pooling=sentence_transformers_pooling)
     notes = list(extra_notes)
     raw = raw or config
     for c in (raw, config):
@@ -1818,7 +1826,7 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
         mamba_ssm_dtype=_get(text, "mamba_ssm_dtype", default=None), is_multimodal=multimodal, is_pooling=pooling or encoder_only,
         is_encoder_only=encoder_only,
         mtp_layers=_mtp_layers(text),
-        notes=tuple(notes), text_config=text, vision_config=vision, raw_config=raw,
+        notes=tuple(notes), text_config=text, vision_config=vision, raw_config=raw, normalize_inputs=inputs,
     )
 
 
@@ -1848,10 +1856,9 @@ def _max_position(text: dict) -> int | None:
     return min(stated) if stated else None
 
 
-# what vLLM assumes when a config states no length ("Assuming the model's maximum length is 2048"), and the rope
-# types whose factor it does not apply to the stated length (the same function, 0.4-0.33)
+# what vLLM assumes when a config states no length ("Assuming the model's maximum length is 2048"); the rope types
+# whose factor it does not apply to the stated length are the release's (rules row rope_unscaled_types)
 DEFAULT_MAX_MODEL_LEN = 2048
-_ROPE_UNSCALED = ("su", "longrope", "llama3")
 
 
 @dataclass(frozen=True)
@@ -1883,10 +1890,16 @@ def rope_params(text_config: dict) -> dict:
     return found[0] if found else {}
 
 
-def context_limit(spec: "ModelSpec") -> ContextLimit:
-    """vLLM's derived max_model_len (_get_and_verify_max_len): the stated length (DEFAULT_MAX_MODEL_LEN when none),
-    times the rope-scaling factor, a yarn factor applied to its original_max_position_embeddings; su / longrope / llama3
-    rope and Gemma 3 (whose stated length is already the scaled one) keep the stated length."""
+def context_limit(spec: "ModelSpec", rules=None) -> ContextLimit:
+    """vLLM's derived max_model_len (_get_and_verify_max_len) in the release of `rules` (default: the newest kvplan
+    knows): the stated length (DEFAULT_MAX_MODEL_LEN when none), times the rope-scaling factor; up to 0.29 a yarn
+    factor applied to its original_max_position_embeddings (rules row rope_yarn_from_original). The rope types of
+    rules row rope_unscaled_types (su / longrope / llama3; from 0.30 the YaRN variants too) and Gemma 3 (whose stated
+    length is already the scaled one) keep the stated length."""
+    if rules is None:
+        from kvplan.versions import rules_for
+
+        rules = rules_for()
     t = spec.text_config
     stated = spec.max_position_embeddings
     tokens = stated or DEFAULT_MAX_MODEL_LEN
@@ -1904,16 +1917,102 @@ def context_limit(spec: "ModelSpec") -> ContextLimit:
     if ropes and "gemma3" not in spec.model_type:
         factor = 1.0
         for r, kind in zip(ropes, kinds):
-            if kind in _ROPE_UNSCALED:
+            if kind in rules.rope_unscaled_types:
                 continue
             factor = float(r.get("factor") or factor)
-            if kind == "yarn" and isinstance(r.get("original_max_position_embeddings"), (int, float)):
+            if (kind == "yarn" and rules.rope_yarn_from_original
+                    and isinstance(r.get("original_max_position_embeddings"), (int, float))):
                 tokens = int(r["original_max_position_embeddings"])
         if factor != 1.0 or tokens != (stated or DEFAULT_MAX_MODEL_LEN):
             how += f", rope scaling x{factor:g}" + (f" of original_max_position_embeddings {tokens}" if tokens != (
                 stated or DEFAULT_MAX_MODEL_LEN) else "")
             tokens = int(tokens * factor)
     return ContextLimit(tokens, how, longrope, stated=bool(stated))
+
+
+# ---- --hf-overrides: the config as vLLM serves it
+
+
+def _is_sub_config(key: str, value) -> bool:
+    """Whether a config's `key` holds a config object of its own in transformers (text_config, vision_config,
+    audio_config, ...: a dict with a model_type, or a *_config key other than quantization_config, which stays a
+    dict), into which vLLM from 0.11.1 merges a dict override instead of replacing it."""
+    return isinstance(value, dict) and (("model_type" in value) or (key.endswith("_config") and key != "quantization_config"))
+
+
+def _merge_nested(target: dict, updates: dict) -> dict:
+    """`updates` merged into a copy of `target` key by key, recursing where both hold a dict (vLLM's
+    ModelConfig._update_nested, 0.11.1-0.33)."""
+    out = dict(target)
+    for key, value in updates.items():
+        out[key] = _merge_nested(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def overridden_config(config: dict, overrides: dict, *, nested_merge: bool, version: str = "", flag: str = "--hf-overrides") -> dict:
+    """`config` with `overrides` applied as vLLM applies --hf-overrides: each key set as given (a dict-valued parameter
+    such as rope_scaling replaced whole); from 0.11.1 (`nested_merge`, rules row hf_overrides_nested_merge) a dict given
+    for a sub-config merged into it. Before 0.11.1 a dict given for a sub-config would replace the whole sub-config
+    with a plain dict, which vLLM then fails to read: refused, naming the flag."""
+    out = dict(config)
+    for key, value in overrides.items():
+        if _is_sub_config(key, out.get(key)) and isinstance(value, dict):
+            if not nested_merge:
+                raise InputError(flag, f"vLLM {version} sets each key as given (transformers_utils/config.py get_config: "
+                                 f"config.update), so {{\"{key}\": {{...}}}} would replace the model's whole {key} with "
+                                 f"the {len(value)} key(s) given, which vLLM then cannot read as a config",
+                                 f"use --vllm-version 0.11.1 or later (which merges a sub-config's keys), or give "
+                                 f"every key of {key}")
+            out[key] = _merge_nested(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+# ModelSpec fields that do not come from the config: kept from the spec an override is applied to
+_NOT_FROM_CONFIG = frozenset({"id", "source", "revision", "commit", "checkpoint", "gated", "local_dir", "tokenizer", "notes",
+                              "text_config", "vision_config", "raw_config", "normalize_inputs", "before_overrides"})
+_OVERRIDE_CACHE: dict[tuple, tuple["ModelSpec", "ModelSpec"]] = {}
+
+
+def apply_config_overrides(spec: ModelSpec, overrides: dict, *, nested_merge: bool, version: str = "",
+                           flag: str = "--hf-overrides") -> ModelSpec:
+    """`spec` derived again from its config with --hf-overrides applied (overridden_config), as vLLM applies them
+    before deriving anything from the config (ModelConfig.__post_init__, then _get_and_verify_max_len and the model's
+    layers). The fields the override changes are taken from the new derivation; what the caller set beside the config
+    (the checkpoint's weights, a quantization a record names, the local folder) is kept. `before_overrides` holds the
+    spec it was applied to, so that applying again (a replan) starts from there."""
+    base = spec.before_overrides or spec
+    if not overrides:
+        return base
+    key = (id(base), json.dumps(overrides, sort_keys=True, default=str), nested_merge)
+    hit = _OVERRIDE_CACHE.get(key)
+    if hit is not None and hit[0] is base:
+        return hit[1]
+    inputs = base.normalize_inputs
+    if not inputs:
+        raise InputError(flag, f"{base.id} was not read from a config.json ({base.source}), so there is no config to "
+                         "apply the override to", "give the checkpoint's folder, config.json or Hub id")
+    config = overridden_config(inputs["config"], overrides, nested_merge=nested_merge, version=version, flag=flag)
+    raw = (overridden_config(inputs["raw"], overrides, nested_merge=nested_merge, version=version, flag=flag)
+           if inputs.get("raw") is not None else None)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # AutoConfig's notes were said when the model was read
+            unchanged = normalize(**{**inputs, "extra_notes": ()})
+            fresh = normalize(**{**inputs, "config": config, "raw": raw, "extra_notes": ()})
+    except InputError as exc:
+        raise InputError(flag, f"the model's config with the override is not one vLLM can read: {exc.field}: "
+                         f"{exc.message}", f"fix {exc.field} in {flag} (or leave it out)") from None
+    changed = {f: getattr(fresh, f) for f in ModelSpec.__dataclass_fields__
+               if f not in _NOT_FROM_CONFIG and getattr(fresh, f) != getattr(unchanged, f)}
+    new_notes = tuple(n for n in fresh.notes if n not in unchanged.notes)
+    result = replace(base, **changed, text_config=fresh.text_config, vision_config=fresh.vision_config,
+                     raw_config=fresh.raw_config, notes=base.notes + new_notes, before_overrides=base)
+    if len(_OVERRIDE_CACHE) > 64:
+        _OVERRIDE_CACHE.clear()
+    _OVERRIDE_CACHE[key] = (base, result)
+    return result
 
 
 def _layer_kind_list(text: dict, model_type: str, n_layers: int) -> list[str]:

@@ -26,6 +26,7 @@ from kvplan.inputs import existing_file, read_text
 from kvplan.logs import RECORD_ARG_NAMES, as_int
 from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, CAPTURE_SIZE_ARGS, INT_ENGINE_ARGS, EngineArgs, Plan, accepted_tp_sizes, human_int,
                          parse_capture_sizes, parse_env, parse_max_model_len, plan)
+from kvplan.plan.args import hf_overrides_object, rope_scaling_object
 from kvplan.resolve import (BNB_IN_FLIGHT, GB, GIB, CheckpointWeights, GPUSpec, QuantSpec, find_gpu, gpu_count_in_name, heads_per_rank,
                             model_catalog, normalize, resolve_model, wsl2_gpu)
 from kvplan.versions import (NEWEST_KNOWN, OLDEST_READ, RELEASE_NUMBERS_FROM, canonical_quant, names_patch_release, outside_read,
@@ -38,7 +39,7 @@ ARG_FIELDS = RECORD_ARG_NAMES + (
     "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "cpu_offload_gb",
     "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "enable_expert_parallel",
     "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "skip_mm_profiling",
-    "cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes")
+    "cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes", "hf_overrides", "rope_scaling", "rope_theta")
 
 # Other vLLM engine arguments a record may carry (EngineArgs in vllm/engine/arg_utils.py, 0.11.0; the OpenAI server's
 # own flags in vllm/entrypoints/openai/cli_args.py, same release; a few older ones where marked), by what they do to
@@ -76,7 +77,7 @@ ARGS_NOT_MODELLED = {
     "compilation_config": None,
     "max_seq_len_to_capture": 8192,  # 0.6-0.10: the longest sequence a CUDA graph covers
     "enable_sleep_mode": False,  # the CuMem allocator
-    "rope_scaling": None, "rope_theta": None, "hf_overrides": None, "hf_config_path": None,  # the config as served
+    "hf_config_path": None,  # another config than the checkpoint's (--hf-overrides / --rope-scaling are in ARG_FIELDS)
     "model_impl": "auto",  # the Transformers backend's layers instead of vLLM's
     "override_attention_dtype": None,
     "load_format": "auto",  # bitsandbytes, gguf, dummy... load other weights
@@ -559,6 +560,16 @@ def clean_record(rec: dict) -> dict:
                 args[key] = parse_capture_sizes(args[key], flag, example)
             except InputError as exc:
                 raise InputError(f"args.{key}", exc.message, exc.fix) from None
+    for key in ("hf_overrides", "rope_scaling"):  # a dict, or the JSON a command line gives; {} is unset
+        if args.get(key) in ({}, ""):
+            del args[key]
+        elif key in args:
+            try:
+                (hf_overrides_object if key == "hf_overrides" else rope_scaling_object)(args[key])
+            except InputError as exc:
+                raise InputError(f"args.{key}", exc.message, exc.fix) from None
+    if "rope_theta" in args:
+        args["rope_theta"] = _as_float(args["rope_theta"], "args.rope_theta")
     if "env" in args:  # the server's environment: {"VLLM_USE_V1": "0"} or ["KEY=VALUE", ...]
         args["env"] = parse_env(args["env"])
     out["args"] = args

@@ -673,6 +673,23 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # original_max_position_embeddings from 0.11.1 (vLLM PR #27431, merged 2025-10-23, after 0.11.0 of 2025-10-04;
     # config/model.py _get_and_verify_max_len: "For LongRoPE, default to original_max_position_embeddings").
     "longrope_default_original": [((0, 0, 0), False), ((0, 11, 1), True)],
+    # The rope types whose factor _get_and_verify_max_len does not apply to the config's stated length (vllm/config.py
+    # 0.6.3-0.10, vllm/config/model.py from 0.11): su / longrope / llama3 up to 0.29.0 (read in the 0.6.3.post1,
+    # 0.6.6.post1, 0.11.0, 0.11.1, 0.20.0 and 0.29.0 wheels); from 0.30.0 the YaRN variants too, whose
+    # max_position_embeddings is taken as already scaled (vLLM PR #56446, "Align vLLM YaRN with Transformers and stop
+    # re-scaling max_model_len"; read in the 0.30.0 and 0.33.0 wheels).
+    "rope_unscaled_types": [((0, 0, 0), ("su", "longrope", "llama3")),
+                            ((0, 30, 0), ("su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling"))],
+    # A "yarn" rope dict restarts the derived length from its original_max_position_embeddings (then x factor), read
+    # with rope_scaling["original_max_position_embeddings"] (a KeyError where the dict lacks it) up to 0.29.0; gone
+    # from 0.30.0 (the same PR and wheels as rope_unscaled_types).
+    "rope_yarn_from_original": [((0, 0, 0), True), ((0, 30, 0), False)],
+    # How --hf-overrides reaches the config: up to 0.11.0 every key is set as given (transformers_utils/config.py
+    # get_config: config.update(hf_overrides_kw)), so a dict replaces a sub-config whole; from 0.11.1 a dict given for
+    # a sub-config (text_config, vision_config, ...) is merged into it key by key, recursively, while a dict-valued
+    # parameter (rope_scaling) is still replaced (config/model.py ModelConfig._apply_dict_overrides / _update_nested,
+    # read in the 0.11.0, 0.11.1, 0.14.1 and 0.33.0 wheels).
+    "hf_overrides_nested_merge": [((0, 0, 0), False), ((0, 11, 1), True)],
     # The oldest GPU architecture the release wheels are built for: compute capability 7.0 up to 0.19,
     # 7.5 from 0.20 (CUDA 13 wheels; vLLM PR #39878; docs/gpu-facts.md section 5).
     "min_compute_capability": [((0, 0, 0), (7, 0)), ((0, 20, 0), (7, 5))],
@@ -1162,6 +1179,9 @@ class VersionRules:
     admit_whole_prompt: bool
     kv_cache_auto_follows_checkpoint: tuple[str, ...]
     longrope_default_original: bool
+    rope_unscaled_types: tuple[str, ...]
+    rope_yarn_from_original: bool
+    hf_overrides_nested_merge: bool
     max_model_len_auto_fit: bool
     mamba_spec_pages: bool
     min_compute_capability: tuple[int, int]
@@ -1537,12 +1557,21 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # SchedulerConfig.cuda_graph_sizes: in the 0.9.0 / 0.9.0.1 wheels' vllm/config.py and engine/arg_utils.py (EngineArgs
     # .cuda_graph_sizes), not in 0.8.5's; gone from 0.13.0's engine/arg_utils.py (SERVE_FLAG_UNTIL)
     "--cuda-graph-sizes": (0, 9, 0),
+    # ModelConfig's hf_overrides, --hf-overrides JSON: absent from the 0.6.3.post1 wheel's engine/arg_utils.py, present
+    # in 0.6.4.post1's and every later one read. --rope-scaling: absent from 0.4.2's, present in 0.4.3's; --rope-theta:
+    # absent from 0.4.3's, present in 0.5.0's (both gone from 0.11.1: SERVE_FLAG_UNTIL)
+    "--hf-overrides": (0, 6, 4), "--rope-scaling": (0, 4, 3), "--rope-theta": (0, 5, 0),
 }
 
 # Flags a later release removed: the first release without them. --cuda-graph-sizes: 0.12.0 warns it "is deprecated
 # and will be removed in v0.13.0" (vllm/engine/arg_utils.py EngineArgs.create_engine_config), and the 0.13.0 wheel's
 # engine/arg_utils.py has no cuda_graph_sizes.
 SERVE_FLAG_UNTIL: dict[str, tuple[V, str]] = {
+    # --rope-scaling / --rope-theta: deprecated ("`--rope-scaling` will be removed in a future release. Please instead
+    # use `--hf-overrides`", ModelConfig.__init__ / __post_init__ in the 0.6.6.post1 and 0.11.0 wheels), removed by vLLM PR
+    # #28006 (merged 2025-11-04): in the 0.11.0 wheel's engine/arg_utils.py, not in 0.11.1's
+    "--rope-scaling": ((0, 11, 1), "use --hf-overrides '{\"rope_scaling\": {...}}' (the same JSON under that key)"),
+    "--rope-theta": ((0, 11, 1), "use --hf-overrides '{\"rope_theta\": N}'"),
     "--cuda-graph-sizes": ((0, 13, 0), "use --cudagraph-capture-sizes (the sizes) or --max-cudagraph-capture-size N "
                                        "(the grid up to N)"),
 }

@@ -88,6 +88,46 @@ def _json_object(value, flag: str, example: str, not_object: str, object_example
     return value
 
 
+_HF_OVERRIDES_EXAMPLE = ('e.g. \'{"rope_scaling": {"rope_type": "yarn", "factor": 4.0, '
+                         '"original_max_position_embeddings": 32768}}\'')
+
+
+def hf_overrides_object(value) -> dict:
+    """--hf-overrides (JSON text or a dict) as a dict, {} where it is not given. vLLM parses the flag with json.loads
+    into ModelConfig.hf_overrides, a dict of config keys (vllm/engine/arg_utils.py, 0.6.4-0.33)."""
+    if value in (None, "", {}):
+        return {}
+    obj = _json_object(value, "--hf-overrides", _HF_OVERRIDES_EXAMPLE,
+                       f"must be a JSON object of config keys, got {value!r}")
+    for key in obj:
+        if not isinstance(key, str) or not key.strip():
+            raise InputError("--hf-overrides", f"{key!r} is not a config key", _HF_OVERRIDES_EXAMPLE)
+    return obj
+
+
+def rope_scaling_object(value) -> dict | None:
+    """--rope-scaling (vLLM 0.4.3-0.11.0; JSON text or a dict) as a dict, None where not given."""
+    if value in (None, "", {}):
+        return None
+    return _json_object(value, "--rope-scaling", 'e.g. \'{"rope_type": "yarn", "factor": 4.0, '
+                        '"original_max_position_embeddings": 32768}\'', "must be a JSON object (the rope_scaling dict)")
+
+
+def config_overrides(hf_overrides, rope_scaling=None, rope_theta=None) -> dict:
+    """The keys vLLM sets on the model's config: --hf-overrides, then --rope-scaling and --rope-theta on top of it, as
+    ModelConfig did while it had them (hf_overrides_kw.update({"rope_scaling": ...}); config.py 0.6.6.post1,
+    config/model.py 0.11.0)."""
+    out = dict(hf_overrides_object(hf_overrides))
+    rope = rope_scaling_object(rope_scaling)
+    if rope is not None:
+        out["rope_scaling"] = rope
+    if rope_theta is not None:
+        if isinstance(rope_theta, bool) or not isinstance(rope_theta, (int, float)) or not rope_theta > 0:
+            raise InputError("--rope-theta", f"must be a positive number, got {rope_theta!r}", "e.g. 1000000")
+        out["rope_theta"] = float(rope_theta)
+    return out
+
+
 CUDAGRAPH_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")  # vLLM's CUDAGraphMode
 
 
@@ -544,6 +584,11 @@ class EngineArgs:
     # plain AWQ method, "marlin" where AWQ-Marlin converts them (awq_linear_kernel); None for other checkpoints
     awq_kernel: str | None = None
     env: tuple[tuple[str, str], ...] = ()  # environment variables the server runs with (ENV_EFFECTS: those that move memory)
+    # vLLM's --hf-overrides JSON: keys set on the model's config before anything is derived from it (rope_scaling for
+    # a longer context, num_key_value_heads, ...); --rope-scaling / --rope-theta, the older flags of 0.4.3-0.11.0
+    hf_overrides: str | dict | None = None
+    rope_scaling: str | dict | None = None
+    rope_theta: float | None = None
 
     def __post_init__(self):
         if isinstance(self.cudagraph_capture_sizes, list):  # as JSON gives it: kept hashable, as a frozen dataclass is
@@ -567,6 +612,11 @@ class EngineArgs:
         """(kind, num_speculative_tokens): kind "mtp" (the checkpoint's own MTP layers draft) or "ngram" (no drafter
         weights or KV); None without speculative decoding."""
         return parse_speculative_config(self.speculative_config)
+
+    @cached_property
+    def config_overrides(self) -> dict:
+        """The keys --hf-overrides (and --rope-scaling / --rope-theta) set on the model's config; {} for none."""
+        return config_overrides(self.hf_overrides, self.rope_scaling, self.rope_theta)
 
     @property
     def decode_query_len(self) -> int:
@@ -629,6 +679,7 @@ class EngineArgs:
         self.capture_sizes_given  # raises on a malformed --cudagraph-capture-sizes
         self.cuda_graph_sizes_given  # raises on a malformed --cuda-graph-sizes
         self.runner_type  # raises on an unknown --runner
+        self.config_overrides  # raises on a malformed --hf-overrides, --rope-scaling or --rope-theta
         u = self.gpu_memory_utilization
         if u is not None and not (0 < u <= 1):
             # 95 is a percentage written where vLLM takes a fraction: the fix is that fraction, not an example of 0.9.

@@ -511,7 +511,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     elif util is None:
         util = rules.default_gpu_memory_utilization
         notes.append(f"gpu_memory_utilization {util} (vLLM {rules.version} default)")
-    context = context_limit(model)
+    context = context_limit(model, rules)
     limit = context.tokens
     max_len = args.max_model_len
     if max_len is None and rules.longrope_default_original and context.longrope_original:
@@ -527,10 +527,17 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     elif max_len > limit and (args.allow_long_max_model_len or args.env_on("VLLM_ALLOW_LONG_MAX_MODEL_LEN")):
         notes.append(f"max_model_len {max_len:,} exceeds the model's {limit:,} (allowed: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 or a rope-scaling override)")
     elif max_len > limit:
+        fix = f"use --max-model-len {limit} or less (vLLM refuses longer contexts unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)"
+        ropes = [r for r in (model.text_config.get("rope_scaling"), model.text_config.get("rope_parameters"))
+                 if isinstance(r, dict) and r.get("factor")]
+        if args.config_overrides and any(str(r.get("rope_type") or r.get("type")) in rules.rope_unscaled_types for r in ropes):
+            # from 0.30 a YaRN rope dict leaves the stated length as the limit (rules row rope_unscaled_types)
+            fix = (f"use --max-model-len {limit} or less: vLLM {rules.version} applies no {'/'.join(sorted({str(r.get('rope_type') or r.get('type')) for r in ropes}))} "
+                   f"factor to max_position_embeddings (it takes it as already scaled), so add "
+                   f"\"max_position_embeddings\": {max_len} to --hf-overrides, or set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1")
         raise InputError("--max-model-len",
                          f"User-specified max_model_len ({max_len}) is greater than the derived max_model_len "
-                         f"({context.how} in model's config.json)",
-                         f"use --max-model-len {limit} or less (vLLM refuses longer contexts unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
+                         f"({context.how} in model's config.json)", fix)
     dtype = _resolve_dtype(model, gpu, args.dtype, notes)
     quant = _resolve_quant(model, args.quantization, notes, gpu, rules.version)
     if quant is not None and quant.method == "compressed-tensors" and quant.weight_block and not rules.ct_fp8_block:

@@ -7,6 +7,7 @@ capacity, the log lines vLLM prints, the cold-start outcome and margin, and the 
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
@@ -97,6 +98,9 @@ class Plan:
     # whether that compiling first start may be refused where this warm plan starts (the cold-start warning says so:
     # its pool, first_start's loss_bytes_most smaller, fails vLLM's checks); False where it starts or nothing compiles
     first_start_refused: bool = False
+    # --hf-overrides (and --rope-scaling / --rope-theta) as applied to the model's config: {"given": the keys set,
+    # "changed": {what: [before, after]}} (config_overrides_applied); None where none were given
+    config_overrides: dict | None = None
 
     @property
     def vllm_version(self) -> str:
@@ -199,6 +203,7 @@ class Plan:
             # the offsets `kvplan reconcile --calibrate` stored for this GPU and model, where this plan applied them
             # (the same key in fit --json, sweep --json rows and the web API's answers)
             "site_calibration": site_calibration_dict(self.site_offsets),
+            "hf_overrides": self.config_overrides,
         }
 
 
@@ -259,7 +264,9 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
         # a flag or value `vllm serve` of this release refuses before sizing anything: refused here as the launch
         # files refuse it
         version = (rules or rules_for(args.vllm_version)).version
-        check_serve_values({"--kv-cache-dtype": args.kv_cache_dtype, "--block-size": args.block_size,
+        check_serve_values({"--hf-overrides": args.hf_overrides or None, "--rope-scaling": args.rope_scaling or None,
+                            "--rope-theta": args.rope_theta,
+                            "--kv-cache-dtype": args.kv_cache_dtype, "--block-size": args.block_size,
                             "--max-lora-rank": args.max_lora_rank if args.enable_lora else None,
                             "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype,
                             "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes,
@@ -277,12 +284,84 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRule
                             "--language-model-only": True if args.language_model_only else None,
                             "--cpu-offload-gb": args.cpu_offload_gb or None}, version)
         check_serve_env(args.env, version)
-    p = _plan(model, gpu, args, rules=rules, extra_assumptions=extra_assumptions, site_offsets=site_offsets,
-              check_architecture=check_architecture)
+    model, applied, override_notes, override_warnings = config_overrides_applied(model, args, rules or rules_for(args.vllm_version))
+    p = _plan(model, gpu, args, rules=rules, extra_assumptions=tuple(extra_assumptions) + tuple(override_notes),
+              site_offsets=site_offsets, check_architecture=check_architecture)
+    if applied is not None:
+        p = replace(p, config_overrides=applied, warnings=p.warnings + tuple(override_warnings))
     if p.fits and p.args.kv_cache_memory_bytes is not None and not pool_given:
         p = _given_pool_allocation(p)
     # the flags as given (-1 too), not what an auto-fit planned with; the site calibration, for replans
     return replace(p, given_args=args, site_offsets=site_offsets or None)
+
+
+# what an override's change is called in the plan's notes (ModelSpec fields named as the config names them)
+_OVERRIDE_FIELD_NAMES = {"num_kv_heads": "num_key_value_heads", "num_layers": "num_hidden_layers"}
+# keys transformers' PretrainedConfig and vLLM read from any model's config, which a config.json may leave out
+_COMMON_CONFIG_KEYS = frozenset({"rope_scaling", "rope_theta", "rope_parameters", "sliding_window", "max_position_embeddings",
+                                 "architectures", "torch_dtype", "dtype", "head_dim", "num_key_value_heads",
+                                 "tie_word_embeddings", "quantization_config", "layer_types", "max_window_layers",
+                                 "use_sliding_window", "partial_rotary_factor", "original_max_position_embeddings"})
+
+
+def _layers_text(model: ModelSpec) -> str:
+    kinds = Counter((l.kind, l.window) for l in model.layers)
+    return ", ".join(f"{n} {kind}" + (f" (window {window:,})" if window else "") for (kind, window), n in sorted(
+        kinds.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)))
+
+
+def config_overrides_applied(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[ModelSpec, dict | None, list[str], list[str]]:
+    """`model` with --hf-overrides (and --rope-scaling / --rope-theta) applied to its config as vLLM `rules.version`
+    applies them (resolve.apply_config_overrides), and what that changed: (the model, {"given", "changed"} for the
+    plan's JSON, notes, warnings). Without overrides: the model as read (a replan's spec before its overrides)."""
+    from kvplan.resolve import apply_config_overrides, context_limit
+
+    overrides = args.config_overrides
+    base = model.before_overrides or model
+    if not overrides:
+        return base, None, [], []
+    flag = "--hf-overrides" if args.hf_overrides not in (None, "", {}) else "--rope-scaling" if args.rope_scaling else "--rope-theta"
+    new = apply_config_overrides(base, overrides, nested_merge=rules.hf_overrides_nested_merge, version=rules.version, flag=flag)
+    warns: list[str] = []
+    ropes = [r for key, r in overrides.items() if key in ("rope_scaling", "rope_parameters") and isinstance(r, dict)]
+    ropes += [r for sub in overrides.values() if isinstance(sub, dict)
+              for key, r in sub.items() if key in ("rope_scaling", "rope_parameters") and isinstance(r, dict)]
+    for rope in ropes:
+        kind = str(rope.get("rope_type") or rope.get("type") or "")
+        if kind == "yarn" and rules.rope_yarn_from_original and "original_max_position_embeddings" not in rope:
+            # _get_and_verify_max_len reads rope_scaling["original_max_position_embeddings"] for yarn (up to 0.29)
+            raise InputError(flag, f"a yarn rope dict without original_max_position_embeddings: vLLM {rules.version} "
+                             "reads it to derive the model's length (KeyError: 'original_max_position_embeddings')",
+                             'add "original_max_position_embeddings": the length the model was trained at (32768 for Qwen3)')
+    known = set(base.raw_config) | set(base.text_config) | _COMMON_CONFIG_KEYS
+    for key in overrides:
+        if key not in known:
+            import difflib
+
+            near = difflib.get_close_matches(key, sorted(k for k in known if isinstance(k, str)), n=1)
+            warns.append(f"{flag} key {key!r} is not in {base.id}'s config: vLLM sets it all the same (setattr on the "
+                         "config), and nothing kvplan derives reads it" + (f"; did you mean {near[0]!r}?" if near else ""))
+    before, after = context_limit(base, rules), context_limit(new, rules)
+    changed: dict = {}
+    if before.tokens != after.tokens:
+        changed["max_model_len_limit"] = [before.tokens, after.tokens]
+    for name in ("num_kv_heads", "head_dim", "num_attention_heads", "num_layers", "hidden_size", "max_position_embeddings",
+                 "num_experts", "num_experts_per_tok", "vocab_size", "dtype", "model_type", "architectures"):
+        a, b = getattr(base, name), getattr(new, name)
+        if a != b:
+            changed[_OVERRIDE_FIELD_NAMES.get(name, name)] = [list(a) if isinstance(a, tuple) else a,
+                                                              list(b) if isinstance(b, tuple) else b]
+    if _layers_text(base) != _layers_text(new):
+        changed["layers"] = [_layers_text(base), _layers_text(new)]
+    said = "; ".join((f"{what} {a:,} -> {b:,}" if isinstance(a, int) and isinstance(b, int) else f"{what} {a} -> {b}")
+                     .replace("max_model_len_limit", "the derived max length") for what, (a, b) in changed.items())
+    how = ("merges it: a sub-config's keys merged, other keys set as given" if rules.hf_overrides_nested_merge
+           else "sets it: each key as given")
+    note = (f"{flag} {json.dumps(overrides)} applied to {base.id}'s config before anything is derived from it (as vLLM "
+            f"{rules.version} {how}): " + (said or "nothing kvplan derives changed"))
+    if before.tokens != after.tokens:
+        note += f" ({after.how})"
+    return new, {"given": overrides, "changed": changed}, [note], warns
 
 
 def largest_given_pool_bytes(p: Plan) -> int:

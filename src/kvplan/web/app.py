@@ -342,7 +342,7 @@ class Planner:
     def curve_rows(self, model: Optional[str], flags: FitFlags, p) -> list[dict]:
         """`kvplan sweep --vary max_model_len=...` over doubling lengths up to the model's limit."""
         chosen = p.args.max_model_len
-        limit = context_limit(p.model).tokens  # the longest length vLLM accepts for the model
+        limit = context_limit(p.model, p.rules).tokens  # the longest length vLLM accepts for the model
         lengths, n = set(), min(CURVE_MIN_TOKENS, chosen)
         while n < max(limit, chosen):
             lengths.add(n)
@@ -360,7 +360,7 @@ class Planner:
             d["model_source"] = f"upload: {Path(model).name}"
         d["verdict"] = verdict_text(p).plain
         d["budget_segments"] = [{"label": label, "bytes": b} for label, b in budget_segments(p)]
-        d["model_max_model_len"] = context_limit(p.model).tokens
+        d["model_max_model_len"] = context_limit(p.model, p.rules).tokens
         curve = ""
         if req.curve:
             rows = self.curve_rows(model, flags, p)
