@@ -1077,6 +1077,15 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
             # buffer, and the graphs' own estimate where that is larger
             cg_formula = f"max({cg_formula}; {trtllm_text})"
             estimate = max(estimate, trtllm_ws)
+            if any(l.recurrent for l in model.layers):
+                # the profile's builders go with its minimal KV cache (_cleanup_profiling_kv_cache) and the real
+                # ones make their buffer anew; kernel_warmup's "Warming up FlashInfer attention" makes it before
+                # capture_model only where every attention group is FlashInfer (model_executor/warmup/
+                # kernel_warmup.py, 0.20.0-0.24.0), which a hybrid model's recurrent layers are not, so there the
+                # real capture's first FULL warmup makes it and "Graph capturing finished" counts it
+                capture += trtllm_ws
+                cg_formula += ("; the capture holds it too: the recurrent layers' own backend keeps vLLM's FlashInfer "
+                               "warmup from making it before capture_model")
         elif trtllm_ws:
             estimate += trtllm_ws
             cg_formula += f", + {trtllm_text}"
