@@ -114,3 +114,19 @@ def test_the_laptop_start_is_not_charged_twice():
     forced = copy.deepcopy(rec)
     forced["args"]["kv_cache_dtype"] = "auto"
     assert predict_record(forced)[0].cudagraph_bytes == plan.cudagraph_bytes
+
+
+def test_piecewise_only_graphs_warn_that_the_buffer_comes_after_the_kv_cache():
+    # no FULL graphs: nothing in the estimate's window makes the buffer, so vLLM makes it after the KV allocation
+    piecewise = {"cudagraph_mode": "PIECEWISE"}
+    for gpu, kv in (("B200", "auto"), ("RTX 5090", "fp8"), ("L40S", "fp8")):
+        p, _ = _plan("0.21.0", gpu, kv_cache_dtype=kv, compilation_config=piecewise)
+        (w,) = [w for w in p.warnings if "attention workspace is made after the KV cache" in w]
+        assert "0.38 GiB" in w and "--gpu-memory-utilization" in w, gpu
+        assert p.cudagraph_bytes == p.cudagraph_capture_bytes, gpu
+    # FULL graphs (the estimate holds it), FlashAttention (no buffer), no graphs: no warning
+    for gpu, kv, extra in (("RTX 5090", "fp8", {}), ("H100", "fp8", {"compilation_config": piecewise}),
+                           ("RTX 5090", "auto", {"compilation_config": piecewise}),
+                           ("B200", "auto", {"enforce_eager": True})):
+        p, _ = _plan("0.21.0", gpu, kv_cache_dtype=kv, **extra)
+        assert not [w for w in p.warnings if "attention workspace is made after" in w], (gpu, kv, extra)
