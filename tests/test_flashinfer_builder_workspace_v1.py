@@ -130,3 +130,20 @@ def test_piecewise_only_graphs_warn_that_the_buffer_comes_after_the_kv_cache():
                            ("B200", "auto", {"enforce_eager": True})):
         p, _ = _plan("0.21.0", gpu, kv_cache_dtype=kv, **extra)
         assert not [w for w in p.warnings if "attention workspace is made after" in w], (gpu, kv, extra)
+
+
+def test_from_0_26_the_buffer_grows_with_the_prefill_footprint():
+    # FlashInferMetadataBuilder._get_workspace_buffer from 0.26: max(the variable, batched tokens x query heads x head
+    # size x 16 B); Llama-3.1-8B has 32 query heads of 128: 8,192 tokens give 512 MiB, 16,384 tokens 1 GiB
+    for tokens, want in ((2048, 394 * MIB), (8192, 8192 * 32 * 128 * 16), (16384, 16384 * 32 * 128 * 16)):
+        p, formula = _plan("0.26.0", "RTX 5090", kv_cache_dtype="fp8", max_num_seqs=2, max_num_batched_tokens=tokens,
+                           env=V1)
+        assert p.cudagraph_bytes == want, tokens
+        assert ("prefill footprint" in formula) == (want > 394 * MIB), tokens
+    # 0.24: the variable alone
+    p, _ = _plan("0.24.0", "RTX 5090", kv_cache_dtype="fp8", max_num_seqs=2, max_num_batched_tokens=16384, env=V1)
+    assert p.cudagraph_bytes == 394 * MIB
+    # tensor parallelism halves the heads a rank's builder counts
+    p, _ = _plan("0.26.0", "RTX 5090", kv_cache_dtype="fp8", max_num_seqs=2, max_num_batched_tokens=16384, env=V1,
+                 tensor_parallel_size=2)
+    assert p.cudagraph_bytes == 16384 * 16 * 128 * 16

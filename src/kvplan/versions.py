@@ -901,6 +901,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 8.x and 12.x in 0.20-0.27 (read in the 0.20.0, 0.20.2, 0.21.0, 0.22.0 and 0.24.0 wheels); 12.x leaves at 0.28,
     # where decode takes the XQA path (row trtllm_attention_cc_majors) and builds no decode wrapper
     "v1_estimate_fi_wrapper_workspace_cc_majors": [((0, 0, 0), ()), ((0, 20, 0), (8, 12)), ((0, 28, 0), (8,))],
+    # ... whose size from 0.26 is max(the variable, max_num_batched_tokens x query heads per rank x head size x 16 B),
+    # "FlashInfer prefill temp buffers ... scale with the prefill chunk and query-head footprint"
+    # (FlashInferMetadataBuilder._get_workspace_buffer, FLASHINFER_PREFILL_WORKSPACE_BYTES_PER_ELEM = 16; read in the
+    # 0.26.0 and 0.28.0 wheels, not in 0.24.0): 0 before (the variable alone), else the bytes per element
+    "fi_builder_workspace_bytes_per_elem": [((0, 0, 0), 0), ((0, 26, 0), 16)],
     # What VLLM_USE_V2_MODEL_RUNNER=1 forcing model runner v2 is refused for (VllmConfig._validate_v2_model_runner,
     # config/vllm.py, from 0.20; plan.check_model_runner_env): "eagle_mtp_only", any speculative method but eagle, eagle3 and
     # mtp in 0.20-0.21 (read in the 0.20.0 and 0.21.0 wheels); "listed", those of rules row mrv2_v1_spec_methods from 0.22
@@ -1210,6 +1215,7 @@ class VersionRules:
     v1_estimate_trtllm_workspace: bool
     trtllm_attention_cc_majors: tuple
     v1_estimate_fi_wrapper_workspace_cc_majors: tuple
+    fi_builder_workspace_bytes_per_elem: int
     mrv2_forced_refusals: str
     mrv2_refusal_ngram_gpu: bool
     mrv2_refuses_hybrid: bool

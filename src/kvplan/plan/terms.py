@@ -455,6 +455,11 @@ def trtllm_workspace_in_estimate_bytes(model: ModelSpec, gpu: GPUSpec, args: Eng
             raise InputError(f"--env {FI_TRTLLM_WORKSPACE_ENV}", f"{value!r} is a negative size (torch.empty refuses "
                              "it when FlashInfer makes its workspace)", f"a whole number of bytes, e.g. "
                              f"{FI_TRTLLM_WORKSPACE_ENV}={FI_TRTLLM_WORKSPACE_DEFAULT}, or unset") from None
+    per_elem = rules.fi_builder_workspace_bytes_per_elem if label.endswith("metadata-builder workspace") else 0
+    footprint = args.max_num_batched_tokens * heads * model.head_dim * per_elem
+    if footprint > size:
+        size, source = footprint, (f"the prefill footprint, {args.max_num_batched_tokens:,} batched tokens x {heads} query "
+                                   f"heads x {model.head_dim} x {per_elem} B, above {source}")
     where = ("the estimate's capture" if runner == "v2"
              else "the estimate's first FULL-graph warmup (at most this much: the estimate takes the larger of the FULL "
                   "and PIECEWISE first captures)")
