@@ -96,8 +96,13 @@ def test_no_workspace_where_flashattention_serves_or_no_estimate_holds_it():
     # 0.28.0 by default keeps model runner v1 for this hybrid model, whose estimate holds it (rules rows
     # v1_estimate_trtllm_workspace, trtllm_attention_cc_majors)
     assert _workspace_in_estimate(copy.deepcopy(rec) | {"vllm_version": "0.28.0"}) == 394 * MIB
-    # 0.27.1: model runner v1 estimates, but 12.x has no XQA path before 0.28 (rules row trtllm_attention_cc_majors)
-    assert _workspace_in_estimate(copy.deepcopy(rec) | {"vllm_version": "0.27.1"}) == 0
+    # 0.27.1: model runner v1 estimates, but 12.x has no XQA path before 0.28 (rules row trtllm_attention_cc_majors):
+    # FlashInfer decodes through its own wrappers, whose builder's buffer of the same size the estimate holds at least
+    # (row v1_estimate_fi_wrapper_workspace_cc_majors; tests/test_flashinfer_builder_workspace_v1.py)
+    plan, _ = predict_record(copy.deepcopy(rec) | {"vllm_version": "0.27.1"})
+    (cg,) = [t for t in plan.terms if t.name == "cudagraph"]
+    assert plan.cudagraph_bytes >= 394 * MIB and "metadata-builder workspace" in cg.formula
+    assert "TRTLLM-API" not in cg.formula
     # --enforce-eager: no graphs, no estimate
     assert _workspace_in_estimate(_with(rec, enforce_eager=True)) == 0
 
@@ -169,8 +174,10 @@ def test_model_runner_v1_without_full_graphs_leaves_it_out_of_the_estimate():
 
 
 def test_model_runner_v1_on_12x_takes_it_only_from_0_28_with_an_fp8_cache():
-    # utils/flashinfer.py supports_trtllm_attention: family 100 alone up to 0.27, family 120's XQA decode from 0.28
+    # utils/flashinfer.py supports_trtllm_attention: family 100 alone up to 0.27, family 120's XQA decode from 0.28;
+    # before, the builder's own buffer, which these 51 capture sizes' estimate exceeds (no addition)
     assert _plan_workspace("0.27.1", "RTX 5090", kv_cache_dtype="fp8", env=V1)[0] == 0
+    assert "TRTLLM-API" not in _plan_workspace("0.27.1", "RTX 5090", kv_cache_dtype="fp8", env=V1)[1]
     ws, formula, p = _plan_workspace("0.28.0", "RTX 5090", kv_cache_dtype="fp8", env=V1)
     assert p.model_runner["runner"] == "v1" and ws == 394 * MIB and "XQA" in formula
     # a bf16 cache on 12.x: FlashAttention 2 serves it

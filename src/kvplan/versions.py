@@ -907,6 +907,22 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # read in 0.28.0, 0.29.0 and 0.33.0). Earlier releases run the kernels on family 100 too, but no estimate of
     # theirs holds the buffer (rows cudagraph_subtracted, v1_estimate_trtllm_workspace), so the row starts at 0.20
     "trtllm_attention_cc_majors": [((0, 0, 0), ()), ((0, 20, 0), (10,)), ((0, 28, 0), (10, 12))],
+    # ... and the compute-capability majors where FlashInfer serves an fp8 (e4m3) KV cache (FlashAttention 2 stores
+    # none) and decodes through its own wrappers instead (the builder's BatchDecodeWithPagedKVCacheWrapper, not the
+    # XQA / TRTLLM-gen kernels): the metadata builder's own workspace, of the same VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE
+    # bytes, is made at its first wrapper (FlashInferMetadataBuilder._get_workspace_buffer, lazily: model runner v1
+    # calls it nowhere else, v1/worker/gpu_model_runner.py), which the first FULL-mode warmup of
+    # profile_cudagraph_memory builds (_get_decode_wrapper under decode_use_trtllm false), so the estimate holds it as
+    # it holds the TRTLLM buffer (row v1_estimate_trtllm_workspace). The real capture does not: "Warming up FlashInfer
+    # attention" (model_executor/warmup/kernel_warmup.py) builds the real builder's wrappers before capture_model.
+    # 8.x and 12.x in 0.20-0.27 (read in the 0.20.0, 0.20.2, 0.21.0, 0.22.0 and 0.24.0 wheels); 12.x leaves at 0.28,
+    # where decode takes the XQA path (row trtllm_attention_cc_majors) and builds no decode wrapper
+    "v1_estimate_fi_wrapper_workspace_cc_majors": [((0, 0, 0), ()), ((0, 20, 0), (8, 12)), ((0, 28, 0), (8,))],
+    # ... whose size from 0.26 is max(the variable, max_num_batched_tokens x query heads per rank x head size x 16 B),
+    # "FlashInfer prefill temp buffers ... scale with the prefill chunk and query-head footprint"
+    # (FlashInferMetadataBuilder._get_workspace_buffer, FLASHINFER_PREFILL_WORKSPACE_BYTES_PER_ELEM = 16; read in the
+    # 0.26.0 and 0.28.0 wheels, not in 0.24.0): 0 before (the variable alone), else the bytes per element
+    "fi_builder_workspace_bytes_per_elem": [((0, 0, 0), 0), ((0, 26, 0), 16)],
     # What VLLM_USE_V2_MODEL_RUNNER=1 forcing model runner v2 is refused for (VllmConfig._validate_v2_model_runner,
     # config/vllm.py, from 0.20; plan.check_model_runner_env): "eagle_mtp_only", any speculative method but eagle, eagle3 and
     # mtp in 0.20-0.21 (read in the 0.20.0 and 0.21.0 wheels); "listed", those of rules row mrv2_v1_spec_methods from 0.22
@@ -1218,6 +1234,8 @@ class VersionRules:
     mrv2_estimate_trtllm_workspace: bool
     v1_estimate_trtllm_workspace: bool
     trtllm_attention_cc_majors: tuple
+    v1_estimate_fi_wrapper_workspace_cc_majors: tuple
+    fi_builder_workspace_bytes_per_elem: int
     mrv2_forced_refusals: str
     mrv2_refusal_ngram_gpu: bool
     mrv2_refuses_hybrid: bool

@@ -27,7 +27,7 @@ from kvplan.plan.kv import (window_extra_tokens, _DSV4_BLOCK, _blocks_per_reques
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
 from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _pipeline_stage_pool,
                                check_flashinfer_sampler_env, computed_profile_terms, measured_terms,
-                               pipeline_cold_start_loss, sampler_kernel_note)
+                               pipeline_cold_start_loss, sampler_kernel_note, trtllm_workspace_in_estimate_bytes)
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank
 from kvplan.versions import (VersionRules, architecture_refusal, as_v0_engine, canonical_quant, check_serve_env,
                              check_serve_values, newer_than_read, rules_for)
@@ -589,6 +589,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             spec_info.update(drafter_cudagraphs=graphs.drafter_graphs, drafter_cudagraph_bytes=drafter_graph_bytes)
         if graphs.mode_note:
             notes.append(f"CUDA graphs: {graphs.mode_note}")
+        late_ws = _flashinfer_workspace_after_kv(model, gpu, resolved, rules, runner, graphs)
+        if late_ws:
+            warns.append(late_ws)
         if graphs.lora_cases > 1:
             notes.append(f"CUDA graphs: --enable-lora captures each size {graphs.lora_cases} times, without and with "
                          "active LoRA (CompilationConfig.cudagraph_specialize_lora, on by default; "
@@ -879,6 +882,24 @@ def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: Q
 
 
 FP8E4NV_ERROR = "type fp8e4nv not supported in this architecture"
+
+
+def _flashinfer_workspace_after_kv(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules, runner: str,
+                                   graphs) -> str:
+    """A warning where model runner v1 captures PIECEWISE graphs only and FlashInfer serves the attention: its
+    workspace (the TRTLLM-API buffer, or the metadata builder's; plan.terms.trtllm_workspace_in_estimate_bytes) would
+    sit in the estimate's first FULL-mode warmup, but with no FULL graphs no forward inside profile_cudagraph_memory
+    builds attention metadata, so vLLM makes it after the KV allocation (kernel_warmup's FlashInfer warmup, or the
+    first request) and charges it nowhere in the --gpu-memory-utilization budget. '' elsewhere."""
+    if runner != "v1" or graphs.mode != "PIECEWISE" or not rules.cudagraph_subtracted:
+        return ""
+    ws, _ = trtllm_workspace_in_estimate_bytes(model, gpu, args, rules, runner, replace(graphs, mode="FULL_AND_PIECEWISE"))
+    if not ws:
+        return ""
+    return (f"FlashInfer's {ws / GIB:.2f} GiB attention workspace is made after the KV cache: with PIECEWISE-only CUDA "
+            "graphs no warmup inside vLLM's CUDA-graph estimate builds attention metadata, so the buffer comes at vLLM's "
+            "FlashInfer warmup or the first request, beyond the --gpu-memory-utilization budget; leave that much free "
+            "beside it")
 
 
 def _fp8_e4m3_kv_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, warns: list[str]) -> str | None:

@@ -422,16 +422,23 @@ def trtllm_workspace_in_estimate_bytes(model: ModelSpec, gpu: GPUSpec, args: Eng
     if not kv_heads or heads % kv_heads:
         return 0, ""
     major = gpu.cc[0]
-    if major not in rules.trtllm_attention_cc_majors:
-        return 0, ""
     kv = (args.kv_cache_dtype or "auto").lower()
-    if major == 10:
+    if (major not in rules.trtllm_attention_cc_majors and runner == "v1"
+            and major in rules.v1_estimate_fi_wrapper_workspace_cc_majors and kv in _FI_FP8_KV):
+        why = (f"FlashInfer, which serves the {kv} KV cache on compute capability {gpu.compute_capability} (FA2 stores "
+               "none), decoding through its own wrappers, whose metadata builder makes the buffer at its first one")
+        label = "FlashInfer metadata-builder workspace"
+    elif major not in rules.trtllm_attention_cc_majors:
+        return 0, ""
+    elif major == 10:
         why = f"FlashInfer, vLLM's attention backend on compute capability {gpu.compute_capability}, with TRTLLM-gen kernels"
     elif major == 12 and kv in _FI_FP8_KV and 16 <= model.head_dim <= 256 and model.head_dim % 16 == 0:
         why = (f"FlashInfer, which serves the {kv} KV cache on compute capability {gpu.compute_capability} (FA2 stores "
                "none), decoding through its XQA kernel")
     else:
         return 0, ""
+    if major in rules.trtllm_attention_cc_majors:
+        label = "FlashInfer TRTLLM-API workspace"
     size, source = FI_TRTLLM_WORKSPACE_DEFAULT, "394 MiB, vLLM's default"
     value = args.env_value(FI_TRTLLM_WORKSPACE_ENV)
     if value is not None:
@@ -448,10 +455,15 @@ def trtllm_workspace_in_estimate_bytes(model: ModelSpec, gpu: GPUSpec, args: Eng
             raise InputError(f"--env {FI_TRTLLM_WORKSPACE_ENV}", f"{value!r} is a negative size (torch.empty refuses "
                              "it when FlashInfer makes its workspace)", f"a whole number of bytes, e.g. "
                              f"{FI_TRTLLM_WORKSPACE_ENV}={FI_TRTLLM_WORKSPACE_DEFAULT}, or unset") from None
+    per_elem = rules.fi_builder_workspace_bytes_per_elem if label.endswith("metadata-builder workspace") else 0
+    footprint = args.max_num_batched_tokens * heads * model.head_dim * per_elem
+    if footprint > size:
+        size, source = footprint, (f"the prefill footprint, {args.max_num_batched_tokens:,} batched tokens x {heads} query "
+                                   f"heads x {model.head_dim} x {per_elem} B, above {source}")
     where = ("the estimate's capture" if runner == "v2"
              else "the estimate's first FULL-graph warmup (at most this much: the estimate takes the larger of the FULL "
                   "and PIECEWISE first captures)")
-    return size, (f"{size / GIB:.2f} GiB FlashInfer TRTLLM-API workspace ({source}), allocated by the first attention "
+    return size, (f"{size / GIB:.2f} GiB {label} ({source}), allocated by the first attention "
                   f"forward inside {where}: {why}")
 
 
@@ -1063,7 +1075,23 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
         # the estimate, not the real capture, holds FlashInfer's TRTLLM-API workspace (rules rows
         # mrv2_estimate_trtllm_workspace, v1_estimate_trtllm_workspace)
         trtllm_ws, trtllm_text = trtllm_workspace_in_estimate_bytes(model, gpu, args, rules, runner, g)
-        if trtllm_ws:
+        if trtllm_ws and runner == "v1" and gpu.cc[0] not in rules.trtllm_attention_cc_majors:
+            # the metadata builder's buffer (rules row v1_estimate_fi_wrapper_workspace_cc_majors) sits in the FULL
+            # mode's first sample, and vLLM's estimate takes the larger of the two modes' first captures
+            # (profile_cudagraph_memory: max(shared_memory_estimate.values()) + the per-graph rest): at least the
+            # buffer, and the graphs' own estimate where that is larger
+            cg_formula = f"max({cg_formula}; {trtllm_text})"
+            estimate = max(estimate, trtllm_ws)
+            if any(l.recurrent for l in model.layers):
+                # the profile's builders go with its minimal KV cache (_cleanup_profiling_kv_cache) and the real
+                # ones make their buffer anew; kernel_warmup's "Warming up FlashInfer attention" makes it before
+                # capture_model only where every attention group is FlashInfer (model_executor/warmup/
+                # kernel_warmup.py, 0.20.0-0.24.0), which a hybrid model's recurrent layers are not, so there the
+                # real capture's first FULL warmup makes it and "Graph capturing finished" counts it
+                capture += trtllm_ws
+                cg_formula += ("; the capture holds it too: the recurrent layers' own backend keeps vLLM's FlashInfer "
+                               "warmup from making it before capture_model")
+        elif trtllm_ws:
             estimate += trtllm_ws
             cg_formula += f", + {trtllm_text}"
     if (args.captures_cuda_graphs and g is not None and rules.cudagraph_rocm_cost == "per_graph"
