@@ -234,6 +234,13 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
     """A GPU reference -> (GPUSpec, assumptions). Custom sizes win; no reference -> NVML, else a T4. `wsl2`: the card
     runs under WSL2, whose CUDA total is nvidia-smi's memory.total (wsl2_gpu)."""
     notes: list[str] = []
+    # from Python (kvplan.fit(gpu=16), gpu_gib="15"), a value of the wrong type reached string and arithmetic code:
+    # a TypeError from inside the resolver, gpu_gib=True planned a 1 GiB card, and gpu_gb=[16] repeated a list 10**9 times
+    if ref is not None and not isinstance(ref, str):
+        hint = f"gpu_gib={ref}" if isinstance(ref, (int, float)) and not isinstance(ref, bool) else "gpu='L4'"
+        raise InputError("--gpu", f"must be a GPU's name, got {ref!r} ({type(ref).__name__})",
+                         f"e.g. gpu='L4', gpu='2x T4' (`kvplan gpus` lists them), or a size: {hint}")
+    gib, gb = _size_given(gib, "--gpu-gib"), _size_given(gb, "--gpu-gb")
     if wsl2 and (gib is not None or gb is not None):
         notes.append(f"--wsl2: the total given ({'--gpu-gib' if gib is not None else '--gpu-gb'}) is planned as given, "
                      "as vLLM's total under WSL2")
@@ -287,6 +294,19 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
         spec = wsl2_gpu(spec, ref)
         notes.append(_wsl2_note(spec))
     return spec, notes + found_notes
+
+
+def _size_given(size, flag: str) -> float | None:
+    """--gpu-gib / --gpu-gb as a number: an int or float, or a string that reads as one ("15.5"); None stays None."""
+    if size is None or (isinstance(size, (int, float)) and not isinstance(size, bool)):
+        return size
+    if isinstance(size, str):
+        try:
+            return float(size)
+        except ValueError:
+            pass
+    raise InputError(flag, f"must be a number, got {size!r} ({type(size).__name__})",
+                     f"e.g. {flag.lstrip('-').replace('-', '_')}={'14.56' if flag == '--gpu-gib' else '16'}")
 
 
 def _wsl2_note(spec: GPUSpec) -> str:

@@ -1,0 +1,32 @@
+"""kvplan as a Python library, used the way a notebook or a CI script uses it: every wrong input is a
+kvplan.InputError naming the argument and the fix, never an exception from inside."""
+
+from __future__ import annotations
+
+import pytest
+
+import kvplan
+from kvplan import InputError
+
+MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
+
+
+@pytest.mark.parametrize("kw, field, says", [
+    ({"gpu": 16}, "--gpu", "gpu_gib=16"),              # a size where a name goes: the fix names gpu_gib
+    ({"gpu": ("L4",)}, "--gpu", "gpu='L4'"),
+    ({"gpu_gib": True}, "--gpu-gib", "must be a number"),  # was planned as a 1 GiB card
+    ({"gpu_gb": [16]}, "--gpu-gb", "must be a number"),    # was a list repeated 10**9 times (MemoryError)
+    ({"gpu_gib": "x"}, "--gpu-gib", "must be a number"),
+])
+def test_a_gpu_of_the_wrong_type_is_an_input_error(kw, field, says):
+    with pytest.raises(InputError) as e:
+        kvplan.fit(MODEL, detect_gpu=False, **kw)
+    assert e.value.field == field and says in str(e.value)
+
+
+def test_a_gpu_size_given_as_text_reads_as_the_number():
+    """gpu_gib='15' (from a config file or an environment variable) plans the 15 GiB card gpu_gib=15 plans."""
+    as_text = kvplan.fit(MODEL, gpu_gib="15", detect_gpu=False, fixes=False)
+    as_number = kvplan.fit(MODEL, gpu_gib=15, detect_gpu=False, fixes=False)
+    assert as_text.total_bytes == as_number.total_bytes == 15 * 1024 ** 3
+    assert as_text.kv_cache_tokens == as_number.kv_cache_tokens
