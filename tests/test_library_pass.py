@@ -30,3 +30,20 @@ def test_a_gpu_size_given_as_text_reads_as_the_number():
     as_number = kvplan.fit(MODEL, gpu_gib=15, detect_gpu=False, fixes=False)
     assert as_text.total_bytes == as_number.total_bytes == 15 * 1024 ** 3
     assert as_text.kv_cache_tokens == as_number.kv_cache_tokens
+
+
+def test_numpy_scalars_plan_as_the_numbers_they_hold():
+    """A sweep over a DataFrame or np.arange passes NumPy scalars: they were refused ('must be a whole number, got
+    8 (int32)'); each now plans as the Python value it holds, and the plan's JSON stays serialisable."""
+    np = pytest.importorskip("numpy")
+    import json
+
+    as_numpy = kvplan.fit(MODEL, gpu="T4", fixes=False, max_model_len=np.int64(4096), max_num_seqs=np.int32(8),
+                          gpu_memory_utilization=np.float64(0.85), enforce_eager=np.bool_(True), gpu_gib=np.float32(15))
+    plain = kvplan.fit(MODEL, gpu="T4", fixes=False, max_model_len=4096, max_num_seqs=8,
+                       gpu_memory_utilization=0.85, enforce_eager=True, gpu_gib=15)
+    assert as_numpy.to_dict() == plain.to_dict()
+    json.dumps(as_numpy.to_dict())
+    with pytest.raises(InputError) as e:  # an array is not one value
+        kvplan.fit(MODEL, gpu="T4", max_model_len=np.array([4096, 8192]))
+    assert e.value.field == "max_model_len"

@@ -14,7 +14,7 @@ from kvplan.errors import InputError
 from kvplan.plan import (INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, marlin_method,
                           parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, find_gpu, gpu_catalog,
-                            gpu_count_in_name, resolve_gpu, resolve_model)
+                            gpu_count_in_name, python_scalar, resolve_gpu, resolve_model)
 from kvplan.versions import rules_for
 
 # the flags a caller gives; awq_kernel is the plan's own reading of the checkpoint (plan.awq_linear_kernel), not a flag
@@ -42,7 +42,9 @@ def _unknown_keyword(name: str) -> InputError:
 
 def _checked(name: str, value):
     """One engine argument as the Python API takes it: its own type, or a string as vllm serve's command line reads
-    it (ints as human_int reads them: '8k', '8K'; floats such as '0.9'). Booleans must be bool."""
+    it (ints as human_int reads them: '8k', '8K'; floats such as '0.9'). Booleans must be bool. A NumPy scalar (a
+    DataFrame's cell, np.arange's values) is the Python number or bool it holds."""
+    value = python_scalar(value)
     if value is None:
         if name in _NEVER_NONE:
             raise InputError(name, "must be True or False, got None", f"e.g. {name}=True")

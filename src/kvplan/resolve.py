@@ -296,8 +296,18 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
     return spec, notes + found_notes
 
 
+def python_scalar(value):
+    """A NumPy scalar (np.int64(4096), np.float32(0.9), np.bool_(True): what a DataFrame's cells and np.arange hold)
+    as the Python int, float or bool it holds (its .item()); any other value as it is. No NumPy import: a NumPy scalar
+    is known by its dtype and item()."""
+    if hasattr(value, "dtype") and hasattr(value, "item") and getattr(value, "shape", None) == ():
+        return value.item()
+    return value
+
+
 def _size_given(size, flag: str) -> float | None:
     """--gpu-gib / --gpu-gb as a number: an int or float, or a string that reads as one ("15.5"); None stays None."""
+    size = python_scalar(size)
     if size is None or (isinstance(size, (int, float)) and not isinstance(size, bool)):
         return size
     if isinstance(size, str):
