@@ -47,3 +47,32 @@ def test_numpy_scalars_plan_as_the_numbers_they_hold():
     with pytest.raises(InputError) as e:  # an array is not one value
         kvplan.fit(MODEL, gpu="T4", max_model_len=np.array([4096, 8192]))
     assert e.value.field == "max_model_len"
+
+
+def test_replan_checks_its_flags_as_fit_does():
+    p = kvplan.fit(MODEL, gpu="T4", max_model_len=4096, fixes=False)
+    with pytest.raises(InputError) as e:  # was a TypeError from EngineArgs.__init__
+        kvplan.replan(p, max_num_seq=8)
+    assert e.value.field == "max_num_seq" and "did you mean max_num_seqs?" in str(e.value)
+    assert "kvplan.replan" in str(e.value)
+    with pytest.raises(InputError) as e:
+        kvplan.replan(p, enforce_eager="yes")
+    assert e.value.field == "enforce_eager"
+    # '16k' as fit reads it (replan refused it: "must be a whole number, got '16k'")
+    assert kvplan.replan(p, max_model_len="16K").args.max_model_len == 16384
+
+
+def test_replan_on_another_gpu_or_model_named_as_fit_names_them():
+    """replan(p, gpu='A100 40GB') reached the planner with the string ('str' object has no attribute 'cc'); it now
+    plans what fit plans with that GPU (or model) and the same flags."""
+    p = kvplan.fit(MODEL, gpu="T4", max_model_len=4096, fixes=False)
+    moved = kvplan.replan(p, gpu="A100 40GB")
+    direct = kvplan.fit(MODEL, gpu="A100 40GB", max_model_len=4096, fixes=False)
+    assert moved.gpu == direct.gpu and moved.kv_cache_tokens == direct.kv_cache_tokens
+    other = kvplan.replan(p, model="Qwen/Qwen2.5-1.5B-Instruct")
+    assert other.model.id == "Qwen/Qwen2.5-1.5B-Instruct"
+    assert other.kv_cache_tokens == kvplan.fit("Qwen/Qwen2.5-1.5B-Instruct", gpu="T4", max_model_len=4096,
+                                               fixes=False).kv_cache_tokens
+    with pytest.raises(InputError) as e:
+        kvplan.replan(p, gpu="T5")
+    assert e.value.field == "--gpu"

@@ -33,11 +33,12 @@ _STR_FIELDS = _fields_typed("str | None")
 _NEVER_NONE = _fields_typed("bool")  # the "bool | None" fields take None: the release's default
 
 
-def _unknown_keyword(name: str) -> InputError:
-    fit_keywords = {n for n, p in inspect.signature(fit).parameters.items() if p.kind is p.KEYWORD_ONLY}  # gpu_gib, ...
-    near = difflib.get_close_matches(name, sorted(_ENGINE_FIELDS | fit_keywords), n=1)
+def _unknown_keyword(name: str, function=None) -> InputError:
+    function = function or fit
+    keywords = {n for n, p in inspect.signature(function).parameters.items() if p.kind is p.KEYWORD_ONLY}  # gpu_gib, ...
+    near = difflib.get_close_matches(name, sorted(_ENGINE_FIELDS | keywords), n=1)
     hint = f"did you mean {near[0]}?" if near else f"the flags are vllm serve's in snake_case: {', '.join(sorted(_ENGINE_FIELDS))}"
-    return InputError(name, "not an argument kvplan.fit takes", hint)
+    return InputError(name, f"not an argument kvplan.{function.__name__} takes", hint)
 
 
 def _checked(name: str, value):
@@ -176,10 +177,27 @@ def site_offsets_for(gpu: GPUSpec, model: ModelSpec, args: EngineArgs | None = N
         return None, f"site calibration not applied: {type(exc).__name__}: {exc}"
 
 
-def replan(p: Plan, *, model: ModelSpec | None = None, gpu: GPUSpec | None = None, **changes) -> Plan:
-    """The same plan with some flags changed (no fixes computed)."""
+def replan(p: Plan, *, model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, **changes) -> Plan:
+    """The same plan with some flags changed (no fixes computed): `changes` are `fit`'s flags, checked as `fit` checks
+    them (max_model_len='16k', a NumPy scalar; a misspelt name is an InputError with the nearest one); `model` and
+    `gpu`, a reference as `fit` takes it (a catalog id, a folder, 'A100 40GB') or a resolved spec.
+
+    >>> p = fit("Qwen/Qwen2.5-0.5B-Instruct", gpu="T4", max_model_len=4096)
+    >>> replan(p, max_num_seqs=8).args.max_num_seqs
+    8
+    """
     # the flags as given, so that defaults which depend on what changes (the GPU's batch sizes, the context's token
     # budget) are derived again; the release stays the one planned
+    for name in sorted(changes):  # EngineArgs(**given) answered a misspelt flag with a TypeError from inside
+        if name not in _ENGINE_FIELDS:
+            raise _unknown_keyword(name, replan)
+    changes = {name: _checked(name, value) for name, value in changes.items()}
+    if "env" in changes:
+        changes["env"] = parse_env(changes["env"])
+    if model is not None and not isinstance(model, ModelSpec):  # a string reached the planner ('str' has no 'cc')
+        model = resolve_model(model)
+    if gpu is not None and not isinstance(gpu, GPUSpec):
+        gpu = resolve_gpu(gpu, detect=False)[0]
     base = p.given_args or p.args
     given = {k: getattr(base, k) for k in _ENGINE_FIELDS}
     given["vllm_version"] = p.args.vllm_version
