@@ -3,7 +3,12 @@ kvplan.InputError naming the argument and the fix, never an exception from insid
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
+from fake_hub import safetensors_bytes
+from test_resolve import TINY_CONFIG, tiny_param_count, tiny_tensors
 
 import kvplan
 from kvplan import InputError
@@ -36,14 +41,13 @@ def test_numpy_scalars_plan_as_the_numbers_they_hold():
     """A sweep over a DataFrame or np.arange passes NumPy scalars: they were refused ('must be a whole number, got
     8 (int32)'); each now plans as the Python value it holds, and the plan's JSON stays serialisable."""
     np = pytest.importorskip("numpy")
-    import json
 
     as_numpy = kvplan.fit(MODEL, gpu="T4", fixes=False, max_model_len=np.int64(4096), max_num_seqs=np.int32(8),
                           gpu_memory_utilization=np.float64(0.85), enforce_eager=np.bool_(True), gpu_gib=np.float32(15))
     plain = kvplan.fit(MODEL, gpu="T4", fixes=False, max_model_len=4096, max_num_seqs=8,
                        gpu_memory_utilization=0.85, enforce_eager=True, gpu_gib=15)
     assert as_numpy.to_dict() == plain.to_dict()
-    json.dumps(as_numpy.to_dict())
+    json.dumps(as_numpy.to_dict())  # the plan's JSON holds Python numbers
     with pytest.raises(InputError) as e:  # an array is not one value
         kvplan.fit(MODEL, gpu="T4", max_model_len=np.array([4096, 8192]))
     assert e.value.field == "max_model_len"
@@ -76,3 +80,21 @@ def test_replan_on_another_gpu_or_model_named_as_fit_names_them():
     with pytest.raises(InputError) as e:
         kvplan.replan(p, gpu="T5")
     assert e.value.field == "--gpu"
+
+
+def _checkpoint(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(json.dumps(TINY_CONFIG))
+    (folder / "model.safetensors").write_bytes(safetensors_bytes(tiny_tensors()))
+    return folder
+
+
+def test_a_checkpoint_folder_given_as_a_path(tmp_path):
+    """pathlib.Path('/content/model') was refused ("PosixPath(...) names no model"); it reads as its string does."""
+    folder = _checkpoint(tmp_path / "ckpt")
+    by_path = kvplan.resolve_model(folder)
+    assert by_path == kvplan.resolve_model(str(folder))
+    assert by_path.checkpoint.total_bytes == tiny_param_count() * 2
+    p = kvplan.fit(folder, gpu="T4", max_model_len=2048, fixes=False)
+    assert p.weights_exact and p.model.local_dir == str(folder.resolve())
+    assert kvplan.replan(p, model=folder).kv_cache_tokens == p.kv_cache_tokens

@@ -1055,6 +1055,8 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
     - a catalog id (no --revision): the embedded catalog, offline;
     - anything else shaped like org/name: the Hugging Face Hub at `revision`.
     """
+    if isinstance(ref, os.PathLike):  # pathlib.Path('/content/model'), snapshot_download's folder as a Path
+        ref = os.fspath(ref)
     if ref is None:
         ref = DEFAULT_MODEL
     elif not isinstance(ref, str) or not ref.strip():  # "" is a name left out by mistake, not "the default model"
