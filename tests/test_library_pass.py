@@ -98,3 +98,19 @@ def test_a_checkpoint_folder_given_as_a_path(tmp_path):
     p = kvplan.fit(folder, gpu="T4", max_model_len=2048, fixes=False)
     assert p.weights_exact and p.model.local_dir == str(folder.resolve())
     assert kvplan.replan(p, model=folder).kv_cache_tokens == p.kv_cache_tokens
+
+
+def test_plan_called_directly_names_what_it_takes():
+    """kvplan.plan(resolve_model(...), resolve_gpu(...), ...) passed resolve_gpu's (spec, notes) pair and failed inside
+    with "'tuple' object has no attribute 'cc'"; a name or a dict of flags failed alike."""
+    m = kvplan.resolve_model(MODEL)
+    g = kvplan.resolve_gpu("T4", detect=False)
+    cases = [((m, g, None), "gpu", "resolve_gpu(NAME)[0]"), ((MODEL, g[0], None), "model", "resolve_model"),
+             ((m, "T4", None), "gpu", "resolve_gpu"), ((m, g[0], {"max_model_len": 4096}), "args", "EngineArgs(**flags)"),
+             ((m, g[0], kvplan.EngineArgs(gpu_memory_utilization="0.9")), "--gpu-memory-utilization", "must be a number")]
+    for call, field, says in cases:
+        with pytest.raises(InputError) as e:
+            kvplan.plan(*call)
+        assert e.value.field == field and says in str(e.value), call
+    # no args: the release's defaults, as EngineArgs() gives them
+    assert kvplan.plan(m, g[0]).to_dict() == kvplan.plan(m, g[0], kvplan.EngineArgs()).to_dict()

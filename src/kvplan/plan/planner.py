@@ -248,13 +248,37 @@ def _format_gib(x: float) -> str:
     return str(round(x / GIB, 2))
 
 
-def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRules | None = None,
+def _plan_inputs(model, gpu, args) -> tuple[ModelSpec, GPUSpec, EngineArgs]:
+    """plan()'s three inputs, of the types it plans with; anything else is an InputError naming the call that makes
+    the right one (a name reached the planner as a string: "'str' object has no attribute 'cc'", and resolve_gpu's
+    (spec, notes) pair as a tuple)."""
+    if not isinstance(model, ModelSpec):
+        raise InputError("model", f"kvplan.plan takes a resolved model, got {type(model).__name__} {model!r:.60}",
+                         "kvplan.resolve_model(NAME_OR_FOLDER), or kvplan.fit(NAME, GPU, **flags), which resolves it")
+    if isinstance(gpu, tuple) and gpu and isinstance(gpu[0], GPUSpec):
+        raise InputError("gpu", "kvplan.plan takes the GPUSpec, got resolve_gpu's (spec, notes) pair",
+                         "kvplan.resolve_gpu(NAME)[0]")
+    if not isinstance(gpu, GPUSpec):
+        raise InputError("gpu", f"kvplan.plan takes a resolved GPU, got {type(gpu).__name__} {gpu!r:.60}",
+                         "kvplan.resolve_gpu(NAME)[0], or kvplan.fit(MODEL, NAME, **flags), which resolves it")
+    if args is None:
+        args = EngineArgs()
+    elif not isinstance(args, EngineArgs):
+        raise InputError("args", f"kvplan.plan takes EngineArgs, got {type(args).__name__}",
+                         "kvplan.EngineArgs(**flags), or kvplan.fit(MODEL, GPU, **flags), which checks each flag")
+    return model, gpu, args
+
+
+def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rules: VersionRules | None = None,
          extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None, check_architecture: bool = True,
          pool_given: bool = False) -> Plan:
-    """vLLM's startup for `model` on `gpu` with `args` (None fields = the version's defaults). `check_architecture`
+    """vLLM's startup for `model` on `gpu` with `args` (None fields, or no args, = the version's defaults): the
+    planner itself, on a resolved model (kvplan.resolve_model) and GPU (kvplan.resolve_gpu(...)[0]); kvplan.fit
+    resolves names, checks keyword flags and adds the fixes. `check_architecture`
     False: the release stands for an era (a record without a version), so neither its registry nor its argparse is
     checked. `pool_given`: args.kv_cache_memory_bytes is the pool a startup log recorded, taken as given to check the
     arithmetic after it (validate --given-kv), not vLLM's --kv-cache-memory-bytes, which the release may lack."""
+    model, gpu, args = _plan_inputs(model, gpu, args)
     if check_architecture:  # the release is the one the user runs (validate infers some: not held to their argparse)
         # a flag or value `vllm serve` of this release refuses before sizing anything: refused here as the launch
         # files refuse it
