@@ -114,3 +114,91 @@ def test_plan_called_directly_names_what_it_takes():
         assert e.value.field == field and says in str(e.value), call
     # no args: the release's defaults, as EngineArgs() gives them
     assert kvplan.plan(m, g[0]).to_dict() == kvplan.plan(m, g[0], kvplan.EngineArgs()).to_dict()
+
+
+def _sharded(folder: Path) -> tuple[Path, int]:
+    """A two-shard download of the tiny Llama, with model.safetensors.index.json as transformers writes it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(json.dumps(TINY_CONFIG))
+    tensors = tiny_tensors()
+    names = sorted(tensors)
+    shards = {n: f"model-0000{1 + (k >= len(names) // 2)}-of-00002.safetensors" for k, n in enumerate(names)}
+    for shard in sorted(set(shards.values())):
+        (folder / shard).write_bytes(safetensors_bytes({n: tensors[n] for n in names if shards[n] == shard}))
+    total = tiny_param_count() * 2
+    (folder / "model.safetensors.index.json").write_text(json.dumps({"metadata": {"total_size": total},
+                                                                      "weight_map": shards}))
+    return folder, total
+
+
+def test_a_folder_of_the_json_files_alone_plans_with_the_index_total_size(tmp_path):
+    """config.json and model.safetensors.index.json fetched to plan before downloading the weights: refused before
+    ("names 2 weight file(s), 2 of them not in the folder"); now the weights are the index's metadata.total_size,
+    the bytes the headers give, and the plan says the shards are not there."""
+    full, total = _sharded(tmp_path / "full")
+    meta_only, _ = _sharded(tmp_path / "meta")
+    for shard in meta_only.glob("*.safetensors"):
+        shard.unlink()
+    from_headers, from_index = kvplan.resolve_model(full), kvplan.resolve_model(meta_only)
+    assert from_headers.checkpoint.total_bytes == from_index.checkpoint.total_bytes == total
+    assert any("total_size" in n and "vllm serve needs" in n for n in from_index.notes)
+    a = kvplan.fit(full, gpu="T4", max_model_len=2048, fixes=False)
+    b = kvplan.fit(meta_only, gpu="T4", max_model_len=2048, fixes=False)
+    assert a.weights_bytes == b.weights_bytes and a.kv_cache_tokens == b.kv_cache_tokens
+    # one shard of two is an unfinished download: still refused, its weights would be undercounted
+    (full / "model-00002-of-00002.safetensors").unlink()
+    with pytest.raises(InputError) as e:
+        kvplan.resolve_model(full)
+    assert "finish the download" in e.value.fix
+
+
+def test_an_index_without_total_size_counts_from_the_architecture_and_says_why(tmp_path):
+    folder, _ = _sharded(tmp_path / "m")
+    for shard in folder.glob("*.safetensors"):
+        shard.unlink()
+    index = folder / "model.safetensors.index.json"
+    index.write_text(json.dumps({"metadata": {}, "weight_map": json.loads(index.read_text())["weight_map"]}))
+    spec = kvplan.resolve_model(folder)
+    assert spec.checkpoint is None and any("states no metadata.total_size" in n for n in spec.notes)
+
+
+def _hf_cache_snapshot(home: Path, repo: str, commit: str, files: dict[str, bytes]) -> Path:
+    """The HF cache layout huggingface_hub reads offline: refs/main names the commit, snapshots/<commit> holds the files."""
+    root = home / "hub" / ("models--" + repo.replace("/", "--"))
+    (root / "refs").mkdir(parents=True)
+    (root / "refs" / "main").write_text(commit)
+    snap = root / "snapshots" / commit
+    snap.mkdir(parents=True)
+    for name, blob in files.items():
+        (snap / name).write_bytes(blob)
+    return snap
+
+
+def test_hf_hub_offline_reads_the_weights_of_the_snapshot_in_the_hf_cache(tmp_path):
+    """With HF_HUB_OFFLINE=1 a model the notebook had downloaded (snapshot_download) was planned from its
+    architecture ("safetensors metadata unavailable (OfflineModeIsEnabled)"), though its headers were on disk; they
+    are read now, with no request made."""
+    import os
+    import subprocess
+    import sys
+
+    from fake_hub import COMMIT
+
+    home = tmp_path / "hf"
+    cfg = json.dumps(TINY_CONFIG).encode()
+    _hf_cache_snapshot(home, "acme/notebook-llama", COMMIT,
+                       {"config.json": cfg, "model.safetensors": safetensors_bytes(tiny_tensors())})
+    _hf_cache_snapshot(home, "acme/config-only", COMMIT, {"config.json": cfg})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
+    env.update({"HF_HUB_OFFLINE": "1", "HF_HOME": str(home), "PYTHONPATH": str(Path(kvplan.__file__).parents[1])})
+    code = ("import json, kvplan\n"
+            "for repo in ('acme/notebook-llama', 'acme/config-only'):\n"
+            "    p = kvplan.fit(repo, gpu='T4', max_model_len=2048, fixes=False)\n"
+            "    print(json.dumps([p.weights_exact, p.model.checkpoint.total_bytes if p.model.checkpoint else None,"
+            " list(p.model.notes)]))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    cached, config_only = (json.loads(line) for line in r.stdout.splitlines())
+    assert cached[:2] == [True, tiny_param_count() * 2]
+    assert config_only[:2] == [False, None]
+    assert any("no weight files in the HF cache" in n for n in config_only[2])
