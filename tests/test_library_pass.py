@@ -202,3 +202,22 @@ def test_hf_hub_offline_reads_the_weights_of_the_snapshot_in_the_hf_cache(tmp_pa
     assert cached[:2] == [True, tiny_param_count() * 2]
     assert config_only[:2] == [False, None]
     assert any("no weight files in the HF cache" in n for n in config_only[2])
+
+
+def test_an_llm_call_s_keywords_pasted_whole_plan_as_its_memory_flags_do():
+    """vllm.LLM(model, trust_remote_code=True, seed=0, ...) keywords were refused one by one ('trust_remote_code: not
+    an argument kvplan.fit takes', then seed, then tokenizer...); the ones that move no GPU memory are taken and named
+    in the assumptions, and the plan is the one their memory flags give."""
+    llm_kwargs = dict(model="Qwen/Qwen2.5-1.5B-Instruct", gpu_memory_utilization=0.9, max_model_len=8192,
+                      tensor_parallel_size=1, quantization=None, kv_cache_dtype="auto", enforce_eager=True,
+                      max_num_seqs=64, dtype="half", trust_remote_code=True, seed=0, swap_space=4,
+                      tokenizer="Qwen/Qwen2.5-1.5B-Instruct")
+    pasted = kvplan.fit(gpu="T4", entrypoint="llm", fixes=False, **llm_kwargs)
+    memory_only = {k: v for k, v in llm_kwargs.items() if k not in ("trust_remote_code", "seed", "swap_space", "tokenizer")}
+    plain = kvplan.fit(gpu="T4", entrypoint="llm", fixes=False, **memory_only)
+    assert pasted.kv_cache_tokens == plain.kv_cache_tokens and pasted.args == plain.args
+    assert "not planned with, as they move no GPU memory: seed, swap_space, tokenizer, trust_remote_code" in pasted.assumptions
+    # an argument that does move memory kvplan does not model from it is still refused by name
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen2.5-1.5B-Instruct", gpu="T4", max_seq_len_to_capture=8192)
+    assert e.value.field == "max_seq_len_to_capture"

@@ -21,6 +21,18 @@ from kvplan.versions import rules_for
 _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__) - {"awq_kernel"}
 
 
+# vllm.LLM(...) / EngineArgs arguments that move no GPU memory, which a caller pasting their LLM(...) keywords passes
+# along (vllm/entrypoints/llm.py LLM.__init__, 0.6.3 to 0.11: tokenizer, tokenizer_mode, skip_tokenizer_init,
+# trust_remote_code, tokenizer_revision, seed, swap_space (CPU memory for V0's swapped blocks; unused by V1),
+# disable_async_output_proc, and disable_log_stats, which LLM sets itself; engine/arg_utils.py EngineArgs:
+# download_dir, hf_token, served_model_name, code_revision). fit takes them and says they were not planned with.
+# Not here, as they move memory kvplan does not model from them: load_format, mm_processor_kwargs,
+# disable_custom_all_reduce, max_seq_len_to_capture, max_logprobs.
+NO_GPU_MEMORY_ARGS = frozenset({"tokenizer", "tokenizer_mode", "skip_tokenizer_init", "trust_remote_code",
+                                "tokenizer_revision", "code_revision", "seed", "swap_space", "download_dir", "hf_token",
+                                "served_model_name", "disable_log_stats", "disable_async_output_proc"})
+
+
 def _fields_typed(*annotations: str) -> frozenset[str]:
     """The EngineArgs fields declared with one of `annotations` (as written in the class: "int | None")."""
     return frozenset(f.name for f in fields(EngineArgs) if f.type in annotations)
@@ -107,6 +119,11 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
     """
     spec = model if isinstance(model, ModelSpec) else resolve_model(model, revision=revision)
     notes: list[str] = []
+    unplanned = sorted(name for name in flags if name in NO_GPU_MEMORY_ARGS)
+    if unplanned:  # an LLM(...) call's keywords pasted whole: taken, and said to move nothing
+        for name in unplanned:
+            flags.pop(name)
+        notes.append(f"not planned with, as they move no GPU memory: {', '.join(unplanned)}")
     if model is None and flags.get("max_model_len") is None:
         flags["max_model_len"] = 4096
         notes.append("no model given: the seed's example, Qwen/Qwen2.5-0.5B-Instruct at max_model_len 4096")
