@@ -221,3 +221,59 @@ def test_an_llm_call_s_keywords_pasted_whole_plan_as_its_memory_flags_do():
     with pytest.raises(InputError) as e:
         kvplan.fit("Qwen/Qwen2.5-1.5B-Instruct", gpu="T4", max_seq_len_to_capture=8192)
     assert e.value.field == "max_seq_len_to_capture"
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run_doctests(text: str, name: str) -> None:
+    import doctest
+
+    from kvplan import api
+
+    # as `python -m doctest` runs a docstring: in its module's names (fit's examples call fit and replan unqualified)
+    test = doctest.DocTestParser().get_doctest(text, {"fit": api.fit, "replan": api.replan}, name, name, 0)
+    assert test.examples, f"{name} shows no example"
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0, f"{name}'s examples do not print what it shows"
+
+
+def test_the_readme_s_python_section_runs_as_written():
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("## From Python")
+    section = readme[start:readme.index("\n## ", start + 1)]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]  # the fence is not the last example's output
+    _run_doctests(code, "README.md: From Python")
+
+
+def test_the_docstrings_a_notebook_reads_run_as_written():
+    """help(kvplan), help(kvplan.fit) and help(kvplan.replan) show examples whose output is the tool's (fit's had no
+    output line, which doctest reads as 'prints nothing')."""
+    from kvplan import api
+
+    for obj, name in ((kvplan, "kvplan"), (api.fit, "kvplan.fit"), (api.replan, "kvplan.replan")):
+        _run_doctests(obj.__doc__, name)
+    for word in ("max_model_len", "entrypoint='llm'", "InputError", "pathlib.Path", "HF_HUB_OFFLINE"):
+        assert word in api.fit.__doc__
+    for word in ("per rank", "kv_cache_tokens", "max_concurrency", "to_dict()"):
+        assert word in kvplan.Plan.__doc__
+
+
+def test_to_dict_is_the_cli_json_less_its_band():
+    """A script that parses `kvplan fit --json` and a notebook that calls p.to_dict() read the same keys and values."""
+    import os
+    import subprocess
+    import sys
+
+    from kvplan.api import uncertainty_band_of
+
+    args = ["meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--max-model-len", "16384"]
+    env = {**os.environ, "PYTHONPATH": str(Path(kvplan.__file__).parents[1])}
+    r = subprocess.run([sys.executable, "-m", "kvplan.cli", "fit", *args, "--json"], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    cli = json.loads(r.stdout)
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", gpu="L4", max_model_len=16384)
+    assert cli.pop("uncertainty") == json.loads(json.dumps(uncertainty_band_of(p)))
+    assert cli == json.loads(json.dumps(p.to_dict()))

@@ -112,10 +112,38 @@ def engine_args(**kwargs) -> EngineArgs:
 def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, *, gpu_gib: float | None = None,
         gpu_gb: float | None = None, revision: str | None = None, fixes: bool = True, detect_gpu: bool = True,
         site_calibration: bool = True, wsl2: bool = False, **flags) -> Plan:
-    """Predict vLLM's startup for `model` on `gpu` with `vllm serve` flags (snake_case keywords).
+    """Predict vLLM's startup for `model` on `gpu`: what `kvplan fit` prints, as a Plan.
 
-    >>> p = fit("Qwen/Qwen2.5-0.5B-Instruct", gpu="T4", max_model_len=4096)
+    model: a catalog id (offline; `kvplan models`), a Hugging Face Hub id (read at `revision`, honouring HF_TOKEN,
+        HF_HOME and HF_HUB_OFFLINE: a snapshot in the HF cache is read there), a checkpoint folder (str or
+        pathlib.Path: config.json and the safetensors headers, or model.safetensors.index.json's total_size where
+        the shards are not downloaded), a config.json, a .gguf file, or a ModelSpec (resolve_model). None: the
+        seed's example, Qwen/Qwen2.5-0.5B-Instruct at max_model_len 4096.
+    gpu: a catalog name ('T4', 'L4', 'A100 40GB', 'P100'; `kvplan gpus`), with a count ('2x T4') for the GPUs there
+        are, or a GPUSpec (resolve_gpu(...)[0]). None: the GPU NVML detects here (detect_gpu=False: never), else
+        a 16 GB T4. gpu_gib / gpu_gb: a card by its total, in GiB as CUDA reports it or in decimal GB.
+    **flags: the engine arguments, named as vLLM names them (vllm serve's flags in snake_case, as `vllm.LLM(...)`
+        and EngineArgs take them): max_model_len, gpu_memory_utilization, tensor_parallel_size, quantization,
+        kv_cache_dtype, dtype, enforce_eager, max_num_seqs, max_num_batched_tokens, ... (EngineArgs lists them all);
+        vllm_version, the release whose rules apply (default the newest kvplan knows). Values as Python gives them
+        or as the command line reads them (max_model_len='32k'); NumPy scalars are read as their numbers.
+        entrypoint='llm' plans `vllm.LLM(...)` in Python, whose default token budget is larger than vllm serve's.
+        An LLM(...) call's keywords that move no GPU memory (trust_remote_code, seed, tokenizer, ...) are taken
+        and named in the plan's assumptions.
+    fixes: compute the nearest flags that make a refused plan start (Plan.fixes; False is faster in a loop).
+    site_calibration: apply what `kvplan reconcile --calibrate` stored for this GPU and model.
+    wsl2: the card runs under WSL2, whose CUDA total is nvidia-smi's memory.total.
+
+    A plan that does not start is no exception: `fits` is False and `error`, `failure` and `fixes` say why and
+    what would. Bad input raises kvplan.InputError (`.field` names the argument, `.fix` says what to give); a Hub
+    that cannot supply the model raises kvplan.errors.HubError; both are kvplan.KvplanError. `p.to_dict()` is
+    `kvplan fit --json` without its "uncertainty" (kvplan.api.uncertainty_band_of(p)).
+
+    >>> p = fit("Qwen/Qwen2.5-0.5B-Instruct", gpu="T4", max_model_len=4096, vllm_version="0.11.0")
     >>> p.fits, p.kv_cache_tokens, round(p.max_concurrency, 2)
+    (True, 931040, 227.3)
+    >>> round(p.kv_cache_bytes / 2**30, 2), round(p.weights_bytes / 2**30, 2)  # bytes per rank
+    (10.65, 0.92)
     """
     spec = model if isinstance(model, ModelSpec) else resolve_model(model, revision=revision)
     notes: list[str] = []

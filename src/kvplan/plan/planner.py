@@ -38,7 +38,25 @@ PER_ENGINE_FIELDS = ("kv_cache_bytes", "num_gpu_blocks", "kv_cache_tokens", "max
 
 @dataclass(frozen=True)
 class Plan:
-    """What vLLM will do at startup, with every term that produced it."""
+    """What vLLM will do at startup, with every term that produced it (kvplan.fit returns one).
+
+    Bytes are per rank (one GPU's share under tensor or pipeline parallelism), GiB = 2**30 bytes; tokens and
+    concurrency are the server's (each data-parallel engine's where `engines` > 1):
+
+    fits: whether vLLM starts (False: `error` is vLLM's message, `failure` its kind, `fixes` what would start).
+    kv_cache_tokens: tokens the KV cache holds ("GPU KV cache size: N tokens"); num_gpu_blocks its blocks of
+        `block_size` tokens, each bytes_per_block bytes.
+    max_concurrency: requests of max_model_len tokens the cache holds at once ("Maximum concurrency for ...").
+    kv_cache_bytes: the pool ("Available KV cache memory"), bytes per rank; negative where the weights leave none.
+    total_bytes: the GPU's total as CUDA reports it; requested_bytes: total x gpu_memory_utilization.
+    weights_bytes ("Model loading took"), activation_peak_bytes (the profile run's peak), non_torch_bytes,
+        cudagraph_bytes (the CUDA-graph estimate the budget subtracts, where the release does): the budget's
+        terms, bytes per rank; weights_exact: the weights were read from the checkpoint, not counted.
+    kv_bytes_per_token: bytes per token per rank of the layers that grow with the context.
+    args: the engine arguments with every default applied (given_args: as given); vllm_version, era: the rules.
+    vllm_log: the startup lines vLLM would print; assumptions, warnings: what was assumed and what to heed.
+    to_dict(): all of it as `kvplan fit --json` prints it (without its "uncertainty", the validated band).
+    """
 
     model: ModelSpec
     gpu: GPUSpec
