@@ -277,3 +277,15 @@ def test_to_dict_is_the_cli_json_less_its_band():
     p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", gpu="L4", max_model_len=16384)
     assert cli.pop("uncertainty") == json.loads(json.dumps(uncertainty_band_of(p)))
     assert cli == json.loads(json.dumps(p.to_dict()))
+
+
+def test_a_plan_shown_in_a_notebook_cell_is_one_line_of_its_verdict():
+    """A cell ending with `p` printed the dataclass whole (20,520 characters for Llama-3.1-8B on an L4)."""
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", gpu="L4", max_model_len=16384, fixes=False)
+    shown = repr(p)
+    assert len(shown) < 300 and "\n" not in shown
+    assert f"kv_cache_tokens={p.kv_cache_tokens:,}" in shown and "fits=True" in shown and "NVIDIA L4" in shown
+    refused = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", gpu="T4", max_model_len=16384)
+    assert "fits=False, failure='load'" in repr(refused) and f"fixes={len(refused.fixes)}" in repr(refused)
+    two = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", gpu="2x T4", tensor_parallel_size=2, max_model_len=4096, fixes=False)
+    assert "on 2 x 'NVIDIA Tesla T4'" in repr(two)

@@ -116,6 +116,16 @@ class Plan:
     # its pool, first_start's loss_bytes_most smaller, fails vLLM's checks); False where it starts or nothing compiles
     first_start_refused: bool = False
 
+    def __repr__(self) -> str:
+        """The verdict and its figures on one line: a notebook cell that ends with a plan printed the dataclass whole,
+        20,000 characters of model config and terms (p.to_dict() and the attributes hold all of it)."""
+        a = self.args
+        figures = (f"kv_cache_tokens={self.kv_cache_tokens:,}, max_concurrency={self.max_concurrency:.2f}, "
+                   f"kv_cache_gib={self.kv_cache_bytes / GIB:.2f} (per rank), weights_gib={self.weights_bytes / GIB:.2f}")
+        why = "" if self.fits else f", failure={self.failure!r}, fixes={len(self.fixes)}"
+        return (f"Plan({self.model.id!r} on {self.gpus_used} x {self.gpu.name!r}, "
+                f"vLLM {self.vllm_version}, max_model_len={a.max_model_len:,}: fits={self.fits}{why}, {figures})")
+
     @property
     def vllm_version(self) -> str:
         return self.rules.version
