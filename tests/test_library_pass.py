@@ -289,3 +289,22 @@ def test_a_plan_shown_in_a_notebook_cell_is_one_line_of_its_verdict():
     assert "fits=False, failure='load'" in repr(refused) and f"fixes={len(refused.fixes)}" in repr(refused)
     two = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", gpu="2x T4", tensor_parallel_size=2, max_model_len=4096, fixes=False)
     assert "on 2 x 'NVIDIA Tesla T4'" in repr(two)
+
+
+def test_python_callers_get_python_fixes():
+    """gpu='auto' was answered only "run `kvplan fit MODEL ... --gpu auto`" (the caller was running fit) and now also
+    names the function; vllm_version=0.11 was offered vllm_version='auto', tensor_parallel_size='auto'
+    tensor_parallel_size='8K'."""
+    with pytest.raises(InputError) as e:
+        kvplan.fit(MODEL, gpu="auto")
+    assert "kvplan.api.smallest_gpu_and_tp" in e.value.fix
+    from kvplan import api
+
+    found = api.smallest_gpu_and_tp(kvplan.resolve_model(MODEL), api.engine_args(max_model_len=4096))
+    assert found is not None and found[2].fits  # the call the fix names answers
+    with pytest.raises(InputError) as e:
+        kvplan.fit(MODEL, gpu="T4", vllm_version=0.11)
+    assert "vllm_version='0.11.0'" in e.value.fix
+    with pytest.raises(InputError) as e:
+        kvplan.fit(MODEL, gpu="T4", tensor_parallel_size="auto")
+    assert e.value.fix == "e.g. tensor_parallel_size=1"

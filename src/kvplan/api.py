@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields, replace
 from typing import List, NamedTuple, Optional
 
 from kvplan.errors import InputError
-from kvplan.plan import (INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, marlin_method,
+from kvplan.plan import (COUNT_EXAMPLES, INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, marlin_method,
                           parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, find_gpu, gpu_catalog,
                             gpu_count_in_name, python_scalar, resolve_gpu, resolve_model)
@@ -69,7 +69,10 @@ def _checked(name: str, value):
     if name in _INT_FIELDS:
         number = human_int(value) if isinstance(value, (int, str)) else None
         if number is None and isinstance(value, str):  # as a command line gives it: say how vllm serve reads one
-            example = "'8G' (8 GiB)" if name == "kv_cache_memory_bytes" else "'8K' (8,192)"
+            # a count's own example (tensor_parallel_size='auto' was offered tensor_parallel_size='8K')
+            example = ("'8G' (8 GiB)" if name == "kv_cache_memory_bytes" else
+                       COUNT_EXAMPLES[name].removeprefix("e.g. ").split(",")[0].split(" ")[0]
+                       if name in COUNT_EXAMPLES and name != "max_num_batched_tokens" else "'8K' (8,192)")
             raise InputError(name, f"{value!r} is not a whole number as vllm serve reads it (digits, then optionally "
                              "k/m/g/t for x1000 or K/M/G/T for x1024: 8k = 8,000, 8K = 8,192; no sign, no 'iB')",
                              f"e.g. {name}={example}")
@@ -86,7 +89,10 @@ def _checked(name: str, value):
             return value
         raise InputError(name, f"must be a number, got {value!r} ({type(value).__name__})", f"e.g. {name}=0.9")
     if name in _STR_FIELDS and not isinstance(value, str):
-        raise InputError(name, f"must be a string, got {value!r} ({type(value).__name__})", f"e.g. {name}='auto'")
+        # a release given as a number (vllm_version=0.11) was offered vllm_version='auto'; 0.10 as a number is 0.1
+        example = "vllm_version='0.11.0' (a release as text: the number 0.10 reads 0.1)" if name == "vllm_version" \
+            else f"{name}='auto'"
+        raise InputError(name, f"must be a string, got {value!r} ({type(value).__name__})", f"e.g. {example}")
     if name == "max_model_len":
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
             raise InputError(name, f"must be a length, got {value!r} ({type(value).__name__})", "e.g. max_model_len=4096 or '32k'")

@@ -561,7 +561,9 @@ def _find_gpu(ref: str, total_bytes: int | None = None, size_flag: str | None = 
     if bare.strip().lower() == "auto":  # the inverse question fit, scaffold, simulate, capacity (and the page) answer
         raise UnknownGPUError("--gpu", "auto (the smallest catalog GPU and TP that start the plan) is answered by "
                               "`kvplan fit` (and scaffold, simulate, capacity); this command plans a GPU it is given",
-                              "run `kvplan fit MODEL ... --gpu auto` and give the GPU and TP it prints")
+                              "run `kvplan fit MODEL ... --gpu auto` and give the GPU and TP it prints; from Python "
+                              "(kvplan.fit(gpu='auto') arrives here), kvplan.api.smallest_gpu_and_tp(kvplan.resolve_model"
+                              "(MODEL), kvplan.api.engine_args(**flags)) returns (GPU, TP, plan)")
     near = _nearest_gpu_names(bare, catalog)
     hint = f"nearest: {', '.join(near)}" if near else "see `kvplan gpus`"
     # with a size given the fix is to drop the name ('GRID A100D-20C', a vGPU profile, is no catalog card), not to give
