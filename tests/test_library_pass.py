@@ -308,3 +308,48 @@ def test_python_callers_get_python_fixes():
     with pytest.raises(InputError) as e:
         kvplan.fit(MODEL, gpu="T4", tensor_parallel_size="auto")
     assert e.value.fix == "e.g. tensor_parallel_size=1"
+
+
+# a notebook's vllm.LLM(...) start as its cell prints it (the non-default args line of a real offline start, vLLM
+# 0.18.0 on a V100 32GB: tests/data/blind_records.jsonl qwen2.5-7b-instruct-v100-32gb-udef-tp1-fp16-eager-l32k-llm), in
+# colours, with a progress bar and Windows line endings
+_NOTEBOOK_START = [
+    "\x1b[32mINFO\x1b[0m 08-22 10:00:01 [utils.py:326] non-default args: {'trust_remote_code': True, 'dtype': 'float16', "
+    "'disable_log_stats': True, 'enforce_eager': True, 'model': 'Qwen/Qwen2.5-7B-Instruct'}",
+    "\x1b[32mINFO\x1b[0m 08-22 10:00:05 [model.py:1510] Using max model len 32768",
+    "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:02<00:02,  1.1s/it]\r"
+    "Loading safetensors checkpoint shards: 100% Completed | 4/4 [00:04<00:00,  1.1s/it]",
+    "(EngineCore_DP0 pid=812) \x1b[32mINFO\x1b[0m 08-22 10:00:30 [gpu_model_runner.py:2653] Model loading took 14.25 GiB "
+    "and 4.5 seconds",
+]
+
+
+def _parsed(lines: list[str]):
+    from kvplan.logs import parse_log
+
+    return parse_log("\r\n".join(lines) + "\r\n")
+
+
+def test_a_notebook_llm_start_is_reconciled_with_vllm_llm_s_defaults():
+    """A log of vllm.LLM(...) (its non-default args state disable_log_stats=True, which LLM sets itself, and no API
+    server line) was planned as vllm serve, whose token budget is smaller: Qwen2.5-7B on an RTX 4090 at 32,768 under
+    0.23 was planned 0.45 GiB short of activation peak, its pool 0.45 GiB too large. The record and the plan now carry
+    entrypoint llm, as the ten offline starts among the blind records were marked by hand."""
+    from kvplan.api import FitFlags
+    from kvplan.reconcile import plan_kwargs_from_log
+
+    log = _parsed(_NOTEBOOK_START)
+    assert log.offline_llm and log.to_record()["args"]["entrypoint"] == "llm"
+    kwargs = plan_kwargs_from_log(log, FitFlags(gpu="RTX 4090", vllm_version="0.23.0"))
+    assert kwargs["entrypoint"] == "llm"
+    as_logged = kvplan.fit(kwargs.pop("model", "Qwen/Qwen2.5-7B-Instruct"), fixes=False, **kwargs)
+    serve = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", gpu="RTX 4090", vllm_version="0.23.0", max_model_len=32768,
+                       dtype="float16", enforce_eager=True, fixes=False)
+    assert as_logged.args.max_num_batched_tokens > serve.args.max_num_batched_tokens
+    # the same engine lines under vllm serve's front end, or beside its version line, stay vllm serve's
+    for server in (["(APIServer pid=7) " + line for line in _NOTEBOOK_START],
+                   ["INFO 08-22 10:00:00 [api_server.py:1]  vLLM API server version 0.23.0"] + _NOTEBOOK_START):
+        served = _parsed(server)
+        assert not served.offline_llm and "entrypoint" not in served.to_record()["args"]
+    # and a notebook start that did not print disable_log_stats (an older vLLM, or disable_log_stats=False) too
+    assert not _parsed([_NOTEBOOK_START[0].replace("'disable_log_stats': True, ", "")] + _NOTEBOOK_START[1:]).offline_llm
