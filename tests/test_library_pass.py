@@ -353,3 +353,19 @@ def test_a_notebook_llm_start_is_reconciled_with_vllm_llm_s_defaults():
         assert not served.offline_llm and "entrypoint" not in served.to_record()["args"]
     # and a notebook start that did not print disable_log_stats (an older vLLM, or disable_log_stats=False) too
     assert not _parsed([_NOTEBOOK_START[0].replace("'disable_log_stats': True, ", "")] + _NOTEBOOK_START[1:]).offline_llm
+
+
+def test_a_snapshot_download_folder_is_named_by_its_repository(tmp_path):
+    """snapshot_download('acme/notebook-llama') returns .../models--acme--notebook-llama/snapshots/COMMIT, which a
+    notebook passes to vllm.LLM and to kvplan: the plan was named by the 40-character commit; it is now the repo id."""
+    from fake_hub import COMMIT
+
+    snap = _hf_cache_snapshot(tmp_path / "hf", "acme/notebook-llama", COMMIT,
+                              {"config.json": json.dumps(TINY_CONFIG).encode(),
+                               "model.safetensors": safetensors_bytes(tiny_tensors())})
+    p = kvplan.fit(str(snap), gpu="T4", max_model_len=2048, fixes=False)
+    assert p.model.id == "acme/notebook-llama" and p.weights_exact and p.to_dict()["model"] == "acme/notebook-llama"
+    assert kvplan.resolve_model(snap / "config.json").id == "acme/notebook-llama"
+    # a folder merely named like a commit, outside such a layout, keeps its name
+    plain = _checkpoint(tmp_path / COMMIT)
+    assert kvplan.resolve_model(plain).id == COMMIT

@@ -1176,10 +1176,23 @@ def _from_catalog(entry: dict) -> ModelSpec:
 
 def local_model_id(path: Path) -> str:
     """The model id a local checkpoint folder or config file stands for: the folder's name (a config.json's folder),
-    else the file's stem."""
+    else the file's stem. A snapshot in the HF cache, .../models--ORG--NAME/snapshots/COMMIT (the folder
+    huggingface_hub's snapshot_download returns, which a notebook passes to vllm.LLM), is ORG/NAME, not its commit."""
     if path.is_dir() or path.name == "config.json":
-        return (path if path.is_dir() else path.parent).name
+        folder = path if path.is_dir() else path.parent
+        repo = _hf_cache_repo(folder)
+        return repo or folder.name
     return path.stem
+
+
+def _hf_cache_repo(folder: Path) -> str | None:
+    """ORG/NAME for a folder laid out as huggingface_hub's cache keeps a snapshot (models--ORG--NAME/snapshots/COMMIT,
+    constants.REPO_ID_SEPARATOR '--'), else None."""
+    parts = Path(os.path.abspath(folder)).parts
+    if len(parts) >= 3 and parts[-2] == "snapshots" and parts[-3].startswith("models--") and is_commit_sha(parts[-1]):
+        org_name = parts[-3][len("models--"):].split("--", 1)
+        return "/".join(org_name) if all(org_name) else None
+    return None
 
 
 def read_safetensors_header(path: Path) -> dict:
