@@ -1,8 +1,11 @@
 """kvplan: predict what a vLLM deployment will do at startup, before you buy the GPU.
 
     >>> import kvplan
-    >>> p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", gpu="L4", max_model_len=32768)
-    >>> p.fits, p.kv_cache_tokens, p.max_concurrency
+    >>> p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", gpu="L4", max_model_len=16384, vllm_version="0.11.0")
+    >>> p.fits, p.kv_cache_tokens, round(p.max_concurrency, 2)
+    (True, 28336, 1.73)
+
+help(kvplan.fit) for its arguments, help(kvplan.Plan) for what a plan holds (bytes per rank).
 """
 
 from kvplan.api import fit, replan

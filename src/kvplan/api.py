@@ -11,14 +11,26 @@ from dataclasses import dataclass, fields, replace
 from typing import List, NamedTuple, Optional
 
 from kvplan.errors import InputError
-from kvplan.plan import (INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, marlin_method,
+from kvplan.plan import (COUNT_EXAMPLES, INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, marlin_method,
                           parse_env, parse_max_model_len, plan)
 from kvplan.resolve import (NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, find_gpu, gpu_catalog,
-                            gpu_count_in_name, resolve_gpu, resolve_model)
+                            gpu_count_in_name, python_scalar, resolve_gpu, resolve_model)
 from kvplan.versions import rules_for
 
 # the flags a caller gives; awq_kernel is the plan's own reading of the checkpoint (plan.awq_linear_kernel), not a flag
 _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__) - {"awq_kernel"}
+
+
+# vllm.LLM(...) / EngineArgs arguments that move no GPU memory, which a caller pasting their LLM(...) keywords passes
+# along (vllm/entrypoints/llm.py LLM.__init__, 0.6.3 to 0.11: tokenizer, tokenizer_mode, skip_tokenizer_init,
+# trust_remote_code, tokenizer_revision, seed, swap_space (CPU memory for V0's swapped blocks; unused by V1),
+# disable_async_output_proc, and disable_log_stats, which LLM sets itself; engine/arg_utils.py EngineArgs:
+# download_dir, hf_token, served_model_name, code_revision). fit takes them and says they were not planned with.
+# Not here, as they move memory kvplan does not model from them: load_format, mm_processor_kwargs,
+# disable_custom_all_reduce, max_seq_len_to_capture, max_logprobs.
+NO_GPU_MEMORY_ARGS = frozenset({"tokenizer", "tokenizer_mode", "skip_tokenizer_init", "trust_remote_code",
+                                "tokenizer_revision", "code_revision", "seed", "swap_space", "download_dir", "hf_token",
+                                "served_model_name", "disable_log_stats", "disable_async_output_proc"})
 
 
 def _fields_typed(*annotations: str) -> frozenset[str]:
@@ -33,16 +45,19 @@ _STR_FIELDS = _fields_typed("str | None")
 _NEVER_NONE = _fields_typed("bool")  # the "bool | None" fields take None: the release's default
 
 
-def _unknown_keyword(name: str) -> InputError:
-    fit_keywords = {n for n, p in inspect.signature(fit).parameters.items() if p.kind is p.KEYWORD_ONLY}  # gpu_gib, ...
-    near = difflib.get_close_matches(name, sorted(_ENGINE_FIELDS | fit_keywords), n=1)
+def _unknown_keyword(name: str, function=None) -> InputError:
+    function = function or fit
+    keywords = {n for n, p in inspect.signature(function).parameters.items() if p.kind is p.KEYWORD_ONLY}  # gpu_gib, ...
+    near = difflib.get_close_matches(name, sorted(_ENGINE_FIELDS | keywords), n=1)
     hint = f"did you mean {near[0]}?" if near else f"the flags are vllm serve's in snake_case: {', '.join(sorted(_ENGINE_FIELDS))}"
-    return InputError(name, "not an argument kvplan.fit takes", hint)
+    return InputError(name, f"not an argument kvplan.{function.__name__} takes", hint)
 
 
 def _checked(name: str, value):
     """One engine argument as the Python API takes it: its own type, or a string as vllm serve's command line reads
-    it (ints as human_int reads them: '8k', '8K'; floats such as '0.9'). Booleans must be bool."""
+    it (ints as human_int reads them: '8k', '8K'; floats such as '0.9'). Booleans must be bool. A NumPy scalar (a
+    DataFrame's cell, np.arange's values) is the Python number or bool it holds."""
+    value = python_scalar(value)
     if value is None:
         if name in _NEVER_NONE:
             raise InputError(name, "must be True or False, got None", f"e.g. {name}=True")
@@ -54,7 +69,10 @@ def _checked(name: str, value):
     if name in _INT_FIELDS:
         number = human_int(value) if isinstance(value, (int, str)) else None
         if number is None and isinstance(value, str):  # as a command line gives it: say how vllm serve reads one
-            example = "'8G' (8 GiB)" if name == "kv_cache_memory_bytes" else "'8K' (8,192)"
+            # a count's own example (tensor_parallel_size='auto' was offered tensor_parallel_size='8K')
+            example = ("'8G' (8 GiB)" if name == "kv_cache_memory_bytes" else
+                       COUNT_EXAMPLES[name].removeprefix("e.g. ").split(",")[0].split(" ")[0]
+                       if name in COUNT_EXAMPLES and name != "max_num_batched_tokens" else "'8K' (8,192)")
             raise InputError(name, f"{value!r} is not a whole number as vllm serve reads it (digits, then optionally "
                              "k/m/g/t for x1000 or K/M/G/T for x1024: 8k = 8,000, 8K = 8,192; no sign, no 'iB')",
                              f"e.g. {name}={example}")
@@ -71,7 +89,10 @@ def _checked(name: str, value):
             return value
         raise InputError(name, f"must be a number, got {value!r} ({type(value).__name__})", f"e.g. {name}=0.9")
     if name in _STR_FIELDS and not isinstance(value, str):
-        raise InputError(name, f"must be a string, got {value!r} ({type(value).__name__})", f"e.g. {name}='auto'")
+        # a release given as a number (vllm_version=0.11) was offered vllm_version='auto'; 0.10 as a number is 0.1
+        example = "vllm_version='0.11.0' (a release as text: the number 0.10 reads 0.1)" if name == "vllm_version" \
+            else f"{name}='auto'"
+        raise InputError(name, f"must be a string, got {value!r} ({type(value).__name__})", f"e.g. {example}")
     if name == "max_model_len":
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
             raise InputError(name, f"must be a length, got {value!r} ({type(value).__name__})", "e.g. max_model_len=4096 or '32k'")
@@ -97,13 +118,46 @@ def engine_args(**kwargs) -> EngineArgs:
 def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, *, gpu_gib: float | None = None,
         gpu_gb: float | None = None, revision: str | None = None, fixes: bool = True, detect_gpu: bool = True,
         site_calibration: bool = True, wsl2: bool = False, **flags) -> Plan:
-    """Predict vLLM's startup for `model` on `gpu` with `vllm serve` flags (snake_case keywords).
+    """Predict vLLM's startup for `model` on `gpu`: what `kvplan fit` prints, as a Plan.
 
-    >>> p = fit("Qwen/Qwen2.5-0.5B-Instruct", gpu="T4", max_model_len=4096)
+    model: a catalog id (offline; `kvplan models`), a Hugging Face Hub id (read at `revision`, honouring HF_TOKEN,
+        HF_HOME and HF_HUB_OFFLINE: a snapshot in the HF cache is read there), a checkpoint folder (str or
+        pathlib.Path: config.json and the safetensors headers, or model.safetensors.index.json's total_size where
+        the shards are not downloaded), a config.json, a .gguf file, or a ModelSpec (resolve_model). None: the
+        seed's example, Qwen/Qwen2.5-0.5B-Instruct at max_model_len 4096.
+    gpu: a catalog name ('T4', 'L4', 'A100 40GB', 'P100'; `kvplan gpus`), with a count ('2x T4') for the GPUs there
+        are, or a GPUSpec (resolve_gpu(...)[0]). None: the GPU NVML detects here (detect_gpu=False: never), else
+        a 16 GB T4. gpu_gib / gpu_gb: a card by its total, in GiB as CUDA reports it or in decimal GB.
+    **flags: the engine arguments, named as vLLM names them (vllm serve's flags in snake_case, as `vllm.LLM(...)`
+        and EngineArgs take them): max_model_len, gpu_memory_utilization, tensor_parallel_size, quantization,
+        kv_cache_dtype, dtype, enforce_eager, max_num_seqs, max_num_batched_tokens, ... (EngineArgs lists them all);
+        vllm_version, the release whose rules apply (default the newest kvplan knows). Values as Python gives them
+        or as the command line reads them (max_model_len='32k'); NumPy scalars are read as their numbers.
+        entrypoint='llm' plans `vllm.LLM(...)` in Python, whose default token budget is larger than vllm serve's.
+        An LLM(...) call's keywords that move no GPU memory (trust_remote_code, seed, tokenizer, ...) are taken
+        and named in the plan's assumptions.
+    fixes: compute the nearest flags that make a refused plan start (Plan.fixes; False is faster in a loop).
+    site_calibration: apply what `kvplan reconcile --calibrate` stored for this GPU and model.
+    wsl2: the card runs under WSL2, whose CUDA total is nvidia-smi's memory.total.
+
+    A plan that does not start is no exception: `fits` is False and `error`, `failure` and `fixes` say why and
+    what would. Bad input raises kvplan.InputError (`.field` names the argument, `.fix` says what to give); a Hub
+    that cannot supply the model raises kvplan.errors.HubError; both are kvplan.KvplanError. `p.to_dict()` is
+    `kvplan fit --json` without its "uncertainty" (kvplan.api.uncertainty_band_of(p)).
+
+    >>> p = fit("Qwen/Qwen2.5-0.5B-Instruct", gpu="T4", max_model_len=4096, vllm_version="0.11.0")
     >>> p.fits, p.kv_cache_tokens, round(p.max_concurrency, 2)
+    (True, 931040, 227.3)
+    >>> round(p.kv_cache_bytes / 2**30, 2), round(p.weights_bytes / 2**30, 2)  # bytes per rank
+    (10.65, 0.92)
     """
     spec = model if isinstance(model, ModelSpec) else resolve_model(model, revision=revision)
     notes: list[str] = []
+    unplanned = sorted(name for name in flags if name in NO_GPU_MEMORY_ARGS)
+    if unplanned:  # an LLM(...) call's keywords pasted whole: taken, and said to move nothing
+        for name in unplanned:
+            flags.pop(name)
+        notes.append(f"not planned with, as they move no GPU memory: {', '.join(unplanned)}")
     if model is None and flags.get("max_model_len") is None:
         flags["max_model_len"] = 4096
         notes.append("no model given: the seed's example, Qwen/Qwen2.5-0.5B-Instruct at max_model_len 4096")
@@ -174,10 +228,27 @@ def site_offsets_for(gpu: GPUSpec, model: ModelSpec, args: EngineArgs | None = N
         return None, f"site calibration not applied: {type(exc).__name__}: {exc}"
 
 
-def replan(p: Plan, *, model: ModelSpec | None = None, gpu: GPUSpec | None = None, **changes) -> Plan:
-    """The same plan with some flags changed (no fixes computed)."""
+def replan(p: Plan, *, model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, **changes) -> Plan:
+    """The same plan with some flags changed (no fixes computed): `changes` are `fit`'s flags, checked as `fit` checks
+    them (max_model_len='16k', a NumPy scalar; a misspelt name is an InputError with the nearest one); `model` and
+    `gpu`, a reference as `fit` takes it (a catalog id, a folder, 'A100 40GB') or a resolved spec.
+
+    >>> p = fit("Qwen/Qwen2.5-0.5B-Instruct", gpu="T4", max_model_len=4096)
+    >>> replan(p, max_num_seqs=8).args.max_num_seqs
+    8
+    """
     # the flags as given, so that defaults which depend on what changes (the GPU's batch sizes, the context's token
     # budget) are derived again; the release stays the one planned
+    for name in sorted(changes):  # EngineArgs(**given) answered a misspelt flag with a TypeError from inside
+        if name not in _ENGINE_FIELDS:
+            raise _unknown_keyword(name, replan)
+    changes = {name: _checked(name, value) for name, value in changes.items()}
+    if "env" in changes:
+        changes["env"] = parse_env(changes["env"])
+    if model is not None and not isinstance(model, ModelSpec):  # a string reached the planner ('str' has no 'cc')
+        model = resolve_model(model)
+    if gpu is not None and not isinstance(gpu, GPUSpec):
+        gpu = resolve_gpu(gpu, detect=False)[0]
     base = p.given_args or p.args
     given = {k: getattr(base, k) for k in _ENGINE_FIELDS}
     given["vllm_version"] = p.args.vllm_version

@@ -2565,8 +2565,24 @@ class StartupLog:
     rocm_line: Optional[tuple[int, str]] = None
     wsl2_line: Optional[tuple[int, str]] = None
     amd_device_name: Optional[str] = None
+    api_server_seen: bool = False  # a line of this startup carries the (APIServer pid=N) prefix of vllm serve's process
 
     # ---- views ------------------------------------------------------------------------
+    @property
+    def offline_llm(self) -> bool:
+        """Whether the engine was built by vllm.LLM(...) in Python (a notebook, a script): its 'non-default args' line
+        states disable_log_stats=True, which LLM.__init__ sets itself unless given ("if 'disable_log_stats' not in
+        kwargs: kwargs['disable_log_stats'] = True" before log_non_default_args(engine_args), vllm/entrypoints/llm.py,
+        0.6 to 0.33), and no line shows an API server: no (APIServer pid=N) prefix, no 'vLLM API server version' or
+        'Starting vLLM API server' line, no vllm serve or api_server command line. Its defaults are vllm.LLM's (the
+        plan's entrypoint "llm": a larger token budget). A server given --disable-log-stats whose log was cut down to
+        its engine's lines would read as one."""
+        if self.engine_args.get("disable_log_stats") is not True or self.api_server_seen:
+            return False
+        if self.has("version_api_server") or self.has("server_starting"):
+            return False
+        return not any(h.signature == "command_line" for h in self.hits)
+
     @property
     def flashinfer_sampling(self) -> Optional[bool]:
         """Whether the sampler logged FlashInfer's top-k/top-p kernel (True), the PyTorch-native fallback (False), or
@@ -2731,7 +2747,8 @@ class StartupLog:
         args = {name: self.arg(name) for name in RECORD_ARG_NAMES}
         if self.arg("speculative_config"):  # beyond the record format, kept where the log states it
             args["speculative_config"] = self.arg("speculative_config")
-        if self.benchmark:  # beyond the record format: an offline benchmark's engine is vllm.LLM, with its defaults
+        if self.benchmark or self.offline_llm:  # beyond the record format: an offline benchmark's engine, or one a
+            # notebook's vllm.LLM(...) built, is vllm.LLM's, with its defaults
             args["entrypoint"] = "llm"
         runner = self.runner
         if runner:  # beyond the record format too: a pooling model loads no lm_head and runs no sampler
@@ -3336,6 +3353,8 @@ def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> Sta
             acc, openers = _Accumulator(), set()
             startups, first_line = startups + 1, number
         openers |= opened
+        if line.process and line.process.strip().startswith("APIServer"):  # vllm serve's front-end process
+            acc.values["api_server_seen"] = True
         kept = message[:KEPT_LINE_CHARS]
         acc.last_lines.append(kept)
         if len(acc.last_lines) > LAST_LINES_KEPT:
@@ -3564,6 +3583,7 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
         rocm_line=stats.rocm_line,
         wsl2_line=stats.wsl2_line,
         amd_device_name=stats.amd_device_name,
+        api_server_seen=bool(v.get("api_server_seen")),
     )
 
 

@@ -234,6 +234,13 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
     """A GPU reference -> (GPUSpec, assumptions). Custom sizes win; no reference -> NVML, else a T4. `wsl2`: the card
     runs under WSL2, whose CUDA total is nvidia-smi's memory.total (wsl2_gpu)."""
     notes: list[str] = []
+    # from Python (kvplan.fit(gpu=16), gpu_gib="15"), a value of the wrong type reached string and arithmetic code:
+    # a TypeError from inside the resolver, gpu_gib=True planned a 1 GiB card, and gpu_gb=[16] repeated a list 10**9 times
+    if ref is not None and not isinstance(ref, str):
+        hint = f"gpu_gib={ref}" if isinstance(ref, (int, float)) and not isinstance(ref, bool) else "gpu='L4'"
+        raise InputError("--gpu", f"must be a GPU's name, got {ref!r} ({type(ref).__name__})",
+                         f"e.g. gpu='L4', gpu='2x T4' (`kvplan gpus` lists them), or a size: {hint}")
+    gib, gb = _size_given(gib, "--gpu-gib"), _size_given(gb, "--gpu-gb")
     if wsl2 and (gib is not None or gb is not None):
         notes.append(f"--wsl2: the total given ({'--gpu-gib' if gib is not None else '--gpu-gb'}) is planned as given, "
                      "as vLLM's total under WSL2")
@@ -287,6 +294,29 @@ def resolve_gpu(ref: str | None = None, *, gib: float | None = None, gb: float |
         spec = wsl2_gpu(spec, ref)
         notes.append(_wsl2_note(spec))
     return spec, notes + found_notes
+
+
+def python_scalar(value):
+    """A NumPy scalar (np.int64(4096), np.float32(0.9), np.bool_(True): what a DataFrame's cells and np.arange hold)
+    as the Python int, float or bool it holds (its .item()); any other value as it is. No NumPy import: a NumPy scalar
+    is known by its dtype and item()."""
+    if hasattr(value, "dtype") and hasattr(value, "item") and getattr(value, "shape", None) == ():
+        return value.item()
+    return value
+
+
+def _size_given(size, flag: str) -> float | None:
+    """--gpu-gib / --gpu-gb as a number: an int or float, or a string that reads as one ("15.5"); None stays None."""
+    size = python_scalar(size)
+    if size is None or (isinstance(size, (int, float)) and not isinstance(size, bool)):
+        return size
+    if isinstance(size, str):
+        try:
+            return float(size)
+        except ValueError:
+            pass
+    raise InputError(flag, f"must be a number, got {size!r} ({type(size).__name__})",
+                     f"e.g. {flag.lstrip('-').replace('-', '_')}={'14.56' if flag == '--gpu-gib' else '16'}")
 
 
 def _wsl2_note(spec: GPUSpec) -> str:
@@ -531,7 +561,9 @@ def _find_gpu(ref: str, total_bytes: int | None = None, size_flag: str | None = 
     if bare.strip().lower() == "auto":  # the inverse question fit, scaffold, simulate, capacity (and the page) answer
         raise UnknownGPUError("--gpu", "auto (the smallest catalog GPU and TP that start the plan) is answered by "
                               "`kvplan fit` (and scaffold, simulate, capacity); this command plans a GPU it is given",
-                              "run `kvplan fit MODEL ... --gpu auto` and give the GPU and TP it prints")
+                              "run `kvplan fit MODEL ... --gpu auto` and give the GPU and TP it prints; from Python "
+                              "(kvplan.fit(gpu='auto') arrives here), kvplan.api.smallest_gpu_and_tp(kvplan.resolve_model"
+                              "(MODEL), kvplan.api.engine_args(**flags)) returns (GPU, TP, plan)")
     near = _nearest_gpu_names(bare, catalog)
     hint = f"nearest: {', '.join(near)}" if near else "see `kvplan gpus`"
     # with a size given the fix is to drop the name ('GRID A100D-20C', a vGPU profile, is no catalog card), not to give
@@ -1030,6 +1062,8 @@ def resolve_model(ref: str | None = None, *, revision: str | None = None) -> Mod
     - a catalog id (no --revision): the embedded catalog, offline;
     - anything else shaped like org/name: the Hugging Face Hub at `revision`.
     """
+    if isinstance(ref, os.PathLike):  # pathlib.Path('/content/model'), snapshot_download's folder as a Path
+        ref = os.fspath(ref)
     if ref is None:
         ref = DEFAULT_MODEL
     elif not isinstance(ref, str) or not ref.strip():  # "" is a name left out by mistake, not "the default model"
@@ -1147,10 +1181,23 @@ def _from_catalog(entry: dict) -> ModelSpec:
 
 def local_model_id(path: Path) -> str:
     """The model id a local checkpoint folder or config file stands for: the folder's name (a config.json's folder),
-    else the file's stem."""
+    else the file's stem. A snapshot in the HF cache, .../models--ORG--NAME/snapshots/COMMIT (the folder
+    huggingface_hub's snapshot_download returns, which a notebook passes to vllm.LLM), is ORG/NAME, not its commit."""
     if path.is_dir() or path.name == "config.json":
-        return (path if path.is_dir() else path.parent).name
+        folder = path if path.is_dir() else path.parent
+        repo = _hf_cache_repo(folder)
+        return repo or folder.name
     return path.stem
+
+
+def _hf_cache_repo(folder: Path) -> str | None:
+    """ORG/NAME for a folder laid out as huggingface_hub's cache keeps a snapshot (models--ORG--NAME/snapshots/COMMIT,
+    constants.REPO_ID_SEPARATOR '--'), else None."""
+    parts = Path(os.path.abspath(folder)).parts
+    if len(parts) >= 3 and parts[-2] == "snapshots" and parts[-3].startswith("models--") and is_commit_sha(parts[-1]):
+        org_name = parts[-3][len("models--"):].split("--", 1)
+        return "/".join(org_name) if all(org_name) else None
+    return None
 
 
 def read_safetensors_header(path: Path) -> dict:
@@ -1235,27 +1282,71 @@ def _from_folder(folder: Path) -> ModelSpec:
     if not cfg_path.is_file():
         raise InputError("model", f"{folder} has no config.json", "point at a Hugging Face checkpoint folder")
     config = read_json_object(cfg_path, "config.json")
-    files = _indexed_safetensors(folder, sorted(folder.glob("*.safetensors")))
-    ckpt = None
-    notes = []
-    if files:
-        ckpt = checkpoint_from_tensors(_header_tensors(read_safetensors_header(f) for f in files), config,
-                                       source=f"safetensors headers of {len(files)} file(s) in {folder}")
-    else:  # a config alone, as a bare config.json is: planned from the architecture, and said so
-        others = sorted(p.name for p in folder.glob("*") if p.suffix in (".bin", ".pt", ".pth", ".gguf"))
-        notes.append(f"{folder} holds no .safetensors file: weights counted from the architecture"
-                     + (f" ({', '.join(others[:3])}{', ...' if len(others) > 3 else ''} not read)" if others else
-                        "; vllm serve needs the weight files there"))
-    quant_path = folder / "hf_quant_config.json"
-    hfq = read_json_object(quant_path, "hf_quant_config.json") if quant_path.is_file() else None
     modules_path = folder / "modules.json"
     pooling = modules_path.is_file() and has_pooling_module(_read_modules(modules_path))
+    ckpt, notes = folder_checkpoint(folder, config, pooling)
+    quant_path = folder / "hf_quant_config.json"
+    hfq = read_json_object(quant_path, "hf_quant_config.json") if quant_path.is_file() else None
     spec = normalize(config, model_id=local_model_id(folder), source=str(folder), hf_quant_config=hfq, checkpoint=ckpt,
                      sentence_transformers_pooling=pooling, extra_notes=notes)
     return replace(spec, local_dir=str(folder.resolve()))
 
 
 SAFETENSORS_INDEX = "model.safetensors.index.json"
+
+
+def folder_checkpoint(folder: Path, config: dict, pooling: bool = False) -> tuple[CheckpointWeights | None, list[str]]:
+    """The weights a checkpoint folder (a download, or a snapshot in the HF cache) holds, from what is on disk and
+    nothing else: the safetensors headers of the files vLLM loads (_indexed_safetensors); where the shards are not
+    there but model.safetensors.index.json is (a download of the *.json files alone, to plan before fetching the
+    weights), the index's metadata.total_size, the tensors' bytes as the saver summed them; else None, the weights
+    then counted from the architecture. The notes say which."""
+    index = folder / SAFETENSORS_INDEX
+    files = sorted(folder.glob("*.safetensors"))
+    if index.is_file() and not _index_shards_present(folder, index):
+        total, why_not = _index_total_size(index, config, pooling)
+        if total:
+            return (CheckpointWeights((("total_size", total),), source=f"{SAFETENSORS_INDEX} metadata.total_size in "
+                                      f"{folder} (the shards are not there)"),
+                    [f"weights from {SAFETENSORS_INDEX}'s metadata.total_size ({total:,} B): the weight files are not in "
+                     f"{folder}, which vllm serve needs"])
+        return None, [f"{folder} holds no .safetensors file and {SAFETENSORS_INDEX} {why_not}: weights counted from "
+                      "the architecture; vllm serve needs the weight files there"]
+    files = _indexed_safetensors(folder, files)
+    if files:
+        return checkpoint_from_tensors(_header_tensors(read_safetensors_header(f) for f in files), config,
+                                       source=f"safetensors headers of {len(files)} file(s) in {folder}"), []
+    # a config alone, as a bare config.json is: planned from the architecture, and said so
+    others = sorted(p.name for p in folder.glob("*") if p.suffix in (".bin", ".pt", ".pth", ".gguf"))
+    return None, [f"{folder} holds no .safetensors file: weights counted from the architecture"
+                  + (f" ({', '.join(others[:3])}{', ...' if len(others) > 3 else ''} not read)" if others else
+                     "; vllm serve needs the weight files there")]
+
+
+def _index_shards_present(folder: Path, index: Path) -> bool:
+    """Whether any file the index's weight_map names is in the folder (none: the shards were never fetched)."""
+    weight_map = read_json_object(index, SAFETENSORS_INDEX).get("weight_map")
+    return not isinstance(weight_map, dict) or any((folder / str(n)).is_file() for n in set(weight_map.values()))
+
+
+def _index_total_size(index: Path, config: dict, pooling: bool) -> tuple[int | None, str]:
+    """The index's metadata.total_size where it can stand for the target model's bytes; else (None, why not). It
+    cannot where the checkpoint also ships MTP tensors (vLLM loads them apart, as the drafter: their bytes are not
+    known without the headers) or where a pooling model skips its lm_head (likewise)."""
+    data = read_json_object(index, SAFETENSORS_INDEX)
+    total = (data.get("metadata") or {}).get("total_size") if isinstance(data.get("metadata"), dict) else None
+    if isinstance(total, float) and total.is_integer():
+        total = int(total)
+    if isinstance(total, bool) or not isinstance(total, int) or total <= 0:
+        return None, "states no metadata.total_size"
+    names = data.get("weight_map") if isinstance(data.get("weight_map"), dict) else {}
+    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    layers = int(text.get("num_hidden_layers") or config.get("num_hidden_layers") or 0)
+    if any(is_mtp_tensor(str(n), layers) for n in names):
+        return None, "lists MTP tensors, whose bytes only the headers give"
+    if pooling and any(str(n).startswith(("lm_head.", "model.lm_head.")) for n in names):
+        return None, "lists an lm_head the pooling model skips, whose bytes only the headers give"
+    return total, ""
 
 
 def _indexed_safetensors(folder: Path, files: list[Path]) -> list[Path]:
@@ -1447,20 +1538,31 @@ def _from_hub(repo: str, revision: str | None) -> ModelSpec:
     except Exception:
         pass  # only sentence-transformers checkpoints have one
     ckpt = None
-    try:
-        if cache_only:
-            raise hf_errors.OfflineModeIsEnabled("no Hub: safetensors headers not read")
-        meta = get_safetensors_metadata(repo, revision=revision_read)
-        tensors = ((name, t.dtype, t.data_offsets[1] - t.data_offsets[0])
-                   for fmeta in meta.files_metadata.values() for name, t in fmeta.tensors.items())
-        ckpt = checkpoint_from_tensors(tensors, config, source=f"safetensors headers on the Hub ({repo}@{revision or 'main'})")
-    except hf_errors.NotASafetensorsRepoError:
-        notes.append("the repository has no safetensors files: weights counted from the architecture")
-    except Exception as exc:
-        err = _hub_error(exc, repo, revision)
-        if isinstance(err, GatedModelError):
-            raise err from None
-        notes.append(f"safetensors metadata unavailable ({type(exc).__name__}): weights counted from the architecture")
+    if cache_only:
+        # the snapshot in the HF cache is a checkpoint folder: the headers of the shards it holds (a notebook's
+        # snapshot_download) or its index's total_size are read there, not counted from the architecture
+        try:
+            ckpt, cached_notes = folder_checkpoint(Path(cfg_file).parent, config, pooling)
+        except InputError as exc:  # a snapshot the cache holds only part of (an unfinished download): said, not fatal
+            ckpt, cached_notes = None, [f"the HF cache's snapshot was not read ({exc.message})"]
+        if ckpt is not None:
+            notes += cached_notes
+        else:
+            notes += [n for n in cached_notes if "snapshot" in n]
+            notes.append("no Hub and no weight files in the HF cache: weights counted from the architecture")
+    else:
+        try:
+            meta = get_safetensors_metadata(repo, revision=revision_read)
+            tensors = ((name, t.dtype, t.data_offsets[1] - t.data_offsets[0])
+                       for fmeta in meta.files_metadata.values() for name, t in fmeta.tensors.items())
+            ckpt = checkpoint_from_tensors(tensors, config, source=f"safetensors headers on the Hub ({repo}@{revision or 'main'})")
+        except hf_errors.NotASafetensorsRepoError:
+            notes.append("the repository has no safetensors files: weights counted from the architecture")
+        except Exception as exc:
+            err = _hub_error(exc, repo, revision)
+            if isinstance(err, GatedModelError):
+                raise err from None
+            notes.append(f"safetensors metadata unavailable ({type(exc).__name__}): weights counted from the architecture")
     gated = None
     entry = catalog_lookup(repo)
     if entry is not None:

@@ -681,6 +681,9 @@ class EngineArgs:
         self.runner_type  # raises on an unknown --runner
         self.config_overrides  # raises on a malformed --hf-overrides, --rope-scaling or --rope-theta
         u = self.gpu_memory_utilization
+        if u is not None and (isinstance(u, bool) or not isinstance(u, (int, float))):  # EngineArgs(...) built by hand
+            raise InputError("--gpu-memory-utilization", f"must be a number, got {u!r} ({type(u).__name__})",
+                             "e.g. 0.9 (the fraction of total GPU memory vLLM may claim)")
         if u is not None and not (0 < u <= 1):
             # 95 is a percentage written where vLLM takes a fraction: the fix is that fraction, not an example of 0.9.
             # 1.5 is no percentage anyone serves at (it was answered "0.015 for 1.5 %"): from 10 % up only

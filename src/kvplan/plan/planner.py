@@ -39,7 +39,25 @@ PER_ENGINE_FIELDS = ("kv_cache_bytes", "num_gpu_blocks", "kv_cache_tokens", "max
 
 @dataclass(frozen=True)
 class Plan:
-    """What vLLM will do at startup, with every term that produced it."""
+    """What vLLM will do at startup, with every term that produced it (kvplan.fit returns one).
+
+    Bytes are per rank (one GPU's share under tensor or pipeline parallelism), GiB = 2**30 bytes; tokens and
+    concurrency are the server's (each data-parallel engine's where `engines` > 1):
+
+    fits: whether vLLM starts (False: `error` is vLLM's message, `failure` its kind, `fixes` what would start).
+    kv_cache_tokens: tokens the KV cache holds ("GPU KV cache size: N tokens"); num_gpu_blocks its blocks of
+        `block_size` tokens, each bytes_per_block bytes.
+    max_concurrency: requests of max_model_len tokens the cache holds at once ("Maximum concurrency for ...").
+    kv_cache_bytes: the pool ("Available KV cache memory"), bytes per rank; negative where the weights leave none.
+    total_bytes: the GPU's total as CUDA reports it; requested_bytes: total x gpu_memory_utilization.
+    weights_bytes ("Model loading took"), activation_peak_bytes (the profile run's peak), non_torch_bytes,
+        cudagraph_bytes (the CUDA-graph estimate the budget subtracts, where the release does): the budget's
+        terms, bytes per rank; weights_exact: the weights were read from the checkpoint, not counted.
+    kv_bytes_per_token: bytes per token per rank of the layers that grow with the context.
+    args: the engine arguments with every default applied (given_args: as given); vllm_version, era: the rules.
+    vllm_log: the startup lines vLLM would print; assumptions, warnings: what was assumed and what to heed.
+    to_dict(): all of it as `kvplan fit --json` prints it (without its "uncertainty", the validated band).
+    """
 
     model: ModelSpec
     gpu: GPUSpec
@@ -101,6 +119,16 @@ class Plan:
     # --hf-overrides (and --rope-scaling / --rope-theta) as applied to the model's config: {"given": the keys set,
     # "changed": {what: [before, after]}} (config_overrides_applied); None where none were given
     config_overrides: dict | None = None
+
+    def __repr__(self) -> str:
+        """The verdict and its figures on one line: a notebook cell that ends with a plan printed the dataclass whole,
+        20,000 characters of model config and terms (p.to_dict() and the attributes hold all of it)."""
+        a = self.args
+        figures = (f"kv_cache_tokens={self.kv_cache_tokens:,}, max_concurrency={self.max_concurrency:.2f}, "
+                   f"kv_cache_gib={self.kv_cache_bytes / GIB:.2f} (per rank), weights_gib={self.weights_bytes / GIB:.2f}")
+        why = "" if self.fits else f", failure={self.failure!r}, fixes={len(self.fixes)}"
+        return (f"Plan({self.model.id!r} on {self.gpus_used} x {self.gpu.name!r}, "
+                f"vLLM {self.vllm_version}, max_model_len={a.max_model_len:,}: fits={self.fits}{why}, {figures})")
 
     @property
     def vllm_version(self) -> str:
@@ -253,13 +281,37 @@ def _format_gib(x: float) -> str:
     return str(round(x / GIB, 2))
 
 
-def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRules | None = None,
+def _plan_inputs(model, gpu, args) -> tuple[ModelSpec, GPUSpec, EngineArgs]:
+    """plan()'s three inputs, of the types it plans with; anything else is an InputError naming the call that makes
+    the right one (a name reached the planner as a string: "'str' object has no attribute 'cc'", and resolve_gpu's
+    (spec, notes) pair as a tuple)."""
+    if not isinstance(model, ModelSpec):
+        raise InputError("model", f"kvplan.plan takes a resolved model, got {type(model).__name__} {model!r:.60}",
+                         "kvplan.resolve_model(NAME_OR_FOLDER), or kvplan.fit(NAME, GPU, **flags), which resolves it")
+    if isinstance(gpu, tuple) and gpu and isinstance(gpu[0], GPUSpec):
+        raise InputError("gpu", "kvplan.plan takes the GPUSpec, got resolve_gpu's (spec, notes) pair",
+                         "kvplan.resolve_gpu(NAME)[0]")
+    if not isinstance(gpu, GPUSpec):
+        raise InputError("gpu", f"kvplan.plan takes a resolved GPU, got {type(gpu).__name__} {gpu!r:.60}",
+                         "kvplan.resolve_gpu(NAME)[0], or kvplan.fit(MODEL, NAME, **flags), which resolves it")
+    if args is None:
+        args = EngineArgs()
+    elif not isinstance(args, EngineArgs):
+        raise InputError("args", f"kvplan.plan takes EngineArgs, got {type(args).__name__}",
+                         "kvplan.EngineArgs(**flags), or kvplan.fit(MODEL, GPU, **flags), which checks each flag")
+    return model, gpu, args
+
+
+def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rules: VersionRules | None = None,
          extra_assumptions: Iterable[str] = (), site_offsets: dict | None = None, check_architecture: bool = True,
          pool_given: bool = False) -> Plan:
-    """vLLM's startup for `model` on `gpu` with `args` (None fields = the version's defaults). `check_architecture`
+    """vLLM's startup for `model` on `gpu` with `args` (None fields, or no args, = the version's defaults): the
+    planner itself, on a resolved model (kvplan.resolve_model) and GPU (kvplan.resolve_gpu(...)[0]); kvplan.fit
+    resolves names, checks keyword flags and adds the fixes. `check_architecture`
     False: the release stands for an era (a record without a version), so neither its registry nor its argparse is
     checked. `pool_given`: args.kv_cache_memory_bytes is the pool a startup log recorded, taken as given to check the
     arithmetic after it (validate --given-kv), not vLLM's --kv-cache-memory-bytes, which the release may lack."""
+    model, gpu, args = _plan_inputs(model, gpu, args)
     if check_architecture:  # the release is the one the user runs (validate infers some: not held to their argparse)
         # a flag or value `vllm serve` of this release refuses before sizing anything: refused here as the launch
         # files refuse it
