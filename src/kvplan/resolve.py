@@ -45,6 +45,8 @@ DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
 # the web page, which takes no local paths, offers an upload in their place)
 LOCAL_MODEL_REFS = "a checkpoint folder or a config.json path"
 FALLBACK_GPU = "tesla-t4"
+# GPUs of one HGX / DGX node; above this a plan spans nodes (vLLM: TP within, PP across)
+GPUS_PER_NODE = 8
 # how resolve_gpu's note on that fallback begins (api.fit turns the note into a warning when a model is named)
 NO_GPU_NOTE = "no --gpu given and no GPU detected"
 
