@@ -48,10 +48,20 @@ def test_a_checkpoint_config_says_width_and_double_quant():
     # transformers writes bnb_4bit_quant_type into 8-bit configs too: vLLM reads load_in_8bit alone
     _, eight = _qwen25_7b(dict(BNB4_QC, load_in_4bit=False, load_in_8bit=True, bnb_4bit_quant_type="fp4"))
     assert eight.quant.bits == 8 and not eight.quant.double_quant
-    # llm_int8_skip_modules keeps modules in the model dtype; an entry for one layer is said, not applied to all
+    # llm_int8_skip_modules keeps modules in the model dtype; vLLM asks each module's name of it by dotted parts and
+    # leading runs of them (bitsandbytes.py is_layer_skipped_bnb, 0.14.1, 0.27.0): "model.layers.3.mlp" keeps layer
+    # 3's MLP alone (not layer 13's, whose name holds it as a string), "mlp" every layer's, "down" none
     _, skipped = _qwen25_7b(dict(BNB4_QC, llm_int8_skip_modules=["lm_head", "model.layers.3.mlp"]))
-    assert skipped.quant.skip == ("lm_head",)
-    assert any("single layers" in n for n in skipped.notes)
+    assert skipped.quant.skip == ("lm_head", "model.layers.3.mlp")
+    _, none = _qwen25_7b(BNB4_QC)
+    mlp = [c for c in count_weights(none).components if c.name == "mlp"]
+    per_layer = mlp[3].params * (2 - bytes_per_quantized_param(none.quant, "float32"))
+    base = weights_per_rank(none).bytes
+    assert weights_per_rank(skipped).bytes - weights_per_rank(replace(none, quant=replace(none.quant, skip=("lm_head",)))).bytes \
+        == pytest.approx(per_layer, abs=2)
+    assert weights_per_rank(replace(none, quant=replace(none.quant, skip=("mlp",)))).bytes - base \
+        == pytest.approx(len(mlp) * per_layer, abs=len(mlp))
+    assert weights_per_rank(replace(none, quant=replace(none.quant, skip=("down",)))).bytes == base
 
 
 def test_same_checkpoint_two_releases_two_logged_weights():

@@ -66,17 +66,29 @@ def test_regular_expression_ignore_entries_keep_their_modules_unquantized():
     regular expressions ('re:.*\\.self_attn\\.q_proj$'), which vLLM matches against each module's whole name
     (compressed_tensors/utils.py check_equal_or_regex_match). Split on their escaped dots they named no module, so the
     attention and shared experts were counted as FP8: the plan must equal the one whose list spells the same modules
-    as plain dotted names, and hold more than the one whose list leaves them out."""
-    from kvplan.weights import _pattern_parts
+    by their whole names, layer by layer (what an exact entry names: an entry 'model.layers.*.self_attn.q_proj' names
+    no module, as vLLM asks it), and hold more than the one whose list leaves them out."""
+    import re
 
-    assert _pattern_parts(r"re:.*\.self_attn\.q_proj$") == ["self_attn", "q_proj"]
-    assert _pattern_parts("model.layers.*.mlp.gate") == ["model", "layers", "mlp", "gate"]
     m = resolve_model(LAGUNA)
     regex = [p for p in m.quant.skip if p.startswith("re:")]
     assert any("self_attn" in p for p in regex) and any("shared_expert" in p for p in regex)
-    plain = tuple(p if not p.startswith("re:") else "model.layers.*." + ".".join(_pattern_parts(p)) for p in m.quant.skip)
+    modules = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj", "self_attn.g_proj",
+               "mlp.gate", "mlp.shared_expert.gate_proj", "mlp.shared_expert.up_proj", "mlp.shared_expert.down_proj")
+    # each regular expression matches exactly one of these modules' whole names, and each module is matched
+    for p in regex:
+        assert sum(bool(re.match(p[3:], f"model.layers.5.{n}")) for n in modules) == 1
+    assert all(any(re.match(p[3:], f"model.layers.5.{n}") for p in regex) for n in modules)
+    spelled = tuple(p for p in m.quant.skip if not p.startswith("re:")) + tuple(
+        f"model.layers.{i}.{n}" for i in range(m.num_layers) for n in modules)
     dropped = tuple(p for p in m.quant.skip if not p.startswith("re:"))
     as_listed = weights_per_rank(m, tp=1).bytes
-    assert as_listed == weights_per_rank(replace(m, quant=replace(m.quant, skip=plain)), tp=1).bytes
+    assert as_listed == weights_per_rank(replace(m, quant=replace(m.quant, skip=spelled)), tp=1).bytes
+    # a shell-wildcard entry names nothing under compressed-tensors: CompressedTensorsConfig.get_scheme_dict calls
+    # should_ignore_layer without use_fnmatch, so each entry is an equal name or a "re:" match
+    # (compressed_tensors/compressed_tensors.py, compressed_tensors/utils.py, utils/config_utils.py
+    # is_equal_or_regex_match; 0.31.0)
+    starred = tuple(p for p in m.quant.skip if not p.startswith("re:")) + tuple(f"model.layers.*.{n}" for n in modules)
+    assert weights_per_rank(replace(m, quant=replace(m.quant, skip=starred)), tp=1).bytes < as_listed
     # the attention (q, k, v, o, the gate) and the shared experts at 2 bytes, not 1 (plus block scales): about 3 GiB
     assert 2.5 * GIB < as_listed - weights_per_rank(replace(m, quant=replace(m.quant, skip=dropped)), tp=1).bytes < 3.5 * GIB

@@ -1,16 +1,22 @@
 """A checkpoint's skip list is read as vLLM reads it: each module vLLM builds for a component ("model.layers.3.
 self_attn.qkv_proj" and its shards q_proj/k_proj/v_proj, "...o_proj") is asked of the list with one matcher
 (weights.names_module): a "re:" entry re.match'ed against the whole name (compressed-tensors), a plain entry equal to
-it (compressed-tensors, Fp8Config) or contained in it (AWQ, bitsandbytes, GGUF, ModelOpt: skip_with_substr)."""
+it (compressed-tensors, Fp8Config) or contained in it (AWQ, GGUF, moe_wna16, ModelOpt: skip_with_substr), or one of
+its dotted parts or a leading run of them (bitsandbytes)."""
 from dataclasses import replace
 
 from kvplan.plan import defaults
 from kvplan.resolve import resolve_model
-from kvplan.weights import names_layer_module, names_module, weights_per_rank
+import pytest
+
+from kvplan.weights import (Component, bytes_per_quantized_param, component_modules, count_weights, names_layer_module,
+                            names_module, stored_bytes, weights_per_rank)
 
 GIB = 1024 ** 3
 LAGUNA = "poolside/Laguna-S-2.1-FP8"   # compressed-tensors: exact names and "re:" patterns
 QWEN_AWQ = "Qwen/Qwen2.5-72B-Instruct-AWQ"  # AWQ: modules_to_not_convert read by containment
+GEMMA4_NVFP4 = "nvidia/Gemma-4-26B-A4B-NVFP4"  # ModelOpt: exact, containment, shell wildcards
+QWEN_MOE_FP8 = "Qwen/Qwen3-30B-A3B-FP8"  # Fp8Config: exact names
 
 
 def _bytes(model, skip) -> int:
@@ -59,3 +65,71 @@ def test_a_bare_leaf_entry_is_read_by_the_method_that_reads_the_list():
     assert _bytes(q, ["q_proj"]) == _bytes(q, [])
     m = resolve_model(LAGUNA)
     assert _bytes(m, ["lm_head", "q_proj", "k_proj", "v_proj", "o_proj"]) == _bytes(m, ["lm_head"])
+
+
+def _stored(model, skip, method=None) -> int:
+    q = replace(model.quant, skip=tuple(skip), **({"method": method} if method else {}))
+    return stored_bytes(replace(model, quant=q))
+
+
+def test_experts_are_asked_by_the_name_their_architecture_builds():
+    """vLLM names a layer's routed experts where its model file builds them (0.31.0): mlp.experts (qwen3_moe.py,
+    gpt_oss.py, and minimax_m2.py, whose block_sparse_moe is built with prefix "mlp"), block_sparse_moe.experts
+    (mixtral.py), feed_forward.experts (llama4.py), experts directly under the layer (gemma4.py Gemma4DecoderLayer)."""
+    experts = Component("experts", 1, "tp", 3, True, kind="experts")
+    names = {t: component_modules(experts, t) for t in ("qwen3_moe", "gpt_oss", "minimax_m2", "mixtral", "llama4_text",
+                                                         "gemma4_text")}
+    assert names == {"qwen3_moe": ("mlp.experts",), "gpt_oss": ("mlp.experts",), "minimax_m2": ("mlp.experts",),
+                     "mixtral": ("block_sparse_moe.experts",), "llama4_text": ("feed_forward.experts",),
+                     "gemma4_text": ("experts",)}
+    # Gemma-4-26B-A4B-NVFP4 (ModelOpt: exact, containment and shell wildcards) lists 'model.language_model.layers.N.mlp*':
+    # the dense MLP beside the experts stays in bf16, the experts (not under mlp) stay NVFP4
+    m = resolve_model(GEMMA4_NVFP4)
+    assert any(p.endswith(".mlp*") for p in m.quant.skip)
+    listed = _stored(m, m.quant.skip)
+    count = count_weights(m)
+    expert_params = sum(c.params for c in count.components if c.kind == "experts")
+    assert expert_params > 0
+    wide = bytes_per_quantized_param(m.quant)
+    with_experts = _stored(m, m.quant.skip + ("model.language_model.layers.*.experts*",))
+    assert with_experts - listed == pytest.approx(expert_params * (2 - wide), rel=1e-9)
+    # the name another architecture gives its experts names none of Gemma 4's
+    assert _stored(m, m.quant.skip + ("model.language_model.layers.*.mlp.experts",)) == listed
+    assert _stored(m, m.quant.skip + ("model.language_model.layers.*.block_sparse_moe*",)) == listed
+
+
+def test_an_fp8_entry_inside_the_experts_names_them_and_compressed_tensors_asks_expert_0():
+    """Fp8Config asks is_layer_skipped in its exact mode, where a routed-experts module is named by any entry that
+    spells "experts" and holds its name (utils/quant_utils.py is_layer_skipped, 0.31.0); compressed-tensors asks expert
+    0's gate_proj, up_proj and down_proj (compressed_tensors_moe.py CompressedTensorsMoEMethod.get_moe_method, 0.31.0)."""
+    m = resolve_model(QWEN_MOE_FP8)
+    layer5 = next(c for c in count_weights(m).components if c.kind == "experts" and c.layer == 5)
+    delta = layer5.params * (2 - bytes_per_quantized_param(m.quant))
+    base = _stored(m, m.quant.skip)
+    one = m.quant.skip + ("model.layers.5.mlp.experts.3.down_proj",)
+    assert _stored(m, one) - base == pytest.approx(delta, rel=1e-9)
+    assert _stored(m, m.quant.skip + ("model.layers.15.mlp.experts.3.down_proj",)) - base == pytest.approx(delta, rel=1e-9)
+    assert _stored(m, m.quant.skip + ("model.layers.5.mlp.expert.3.down_proj",)) == base  # no "experts" in it
+    assert _stored(m, one, "compressed-tensors") == _stored(m, m.quant.skip, "compressed-tensors")
+    expert0 = tuple(f"model.layers.5.mlp.experts.0.{p}" for p in ("gate_proj", "up_proj", "down_proj"))
+    assert _stored(m, m.quant.skip + expert0, "compressed-tensors") - _stored(m, m.quant.skip, "compressed-tensors") \
+        == pytest.approx(delta, rel=1e-9)
+
+
+def test_mla_attention_is_asked_by_its_own_projections():
+    """DeepSeek's MLA attention is no qkv_proj: vLLM builds q_b_proj (q_proj without a query LoRA), kv_b_proj and o_proj
+    split over TP, and the replicated fused_qkv_a_proj (q_a_proj + kv_a_proj_with_mqa) (models/deepseek_v2.py
+    DeepseekV2MLAAttention, packed_modules_mapping; 0.31.0)."""
+    m = resolve_model("deepseek-ai/DeepSeek-R1")
+    layers = range(m.num_layers)
+    base = _stored(m, ())
+    split = tuple(f"model.layers.{i}.self_attn.{p}" for i in layers for p in ("q_b_proj", "kv_b_proj", "o_proj"))
+    down = tuple(f"model.layers.{i}.self_attn.{p}" for i in layers for p in ("q_a_proj", "kv_a_proj_with_mqa"))
+    comps = count_weights(m).components
+    wide = 2 - bytes_per_quantized_param(m.quant)
+    mla = sum(c.params for c in comps if c.kind == "mla")
+    replicated = sum(c.params for c in comps if c.name == "mla_replicated")
+    assert _stored(m, split) - base == pytest.approx(mla * wide, rel=1e-9)
+    assert _stored(m, down) - base == pytest.approx(replicated * wide, rel=1e-9)
+    assert _stored(m, down[::2]) == base  # q_a_proj alone: one shard of the fused module
+    assert _stored(m, tuple(f"model.layers.{i}.self_attn.{p}" for i in layers for p in ("qkv_proj", "o_proj"))) == base

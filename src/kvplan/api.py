@@ -13,8 +13,8 @@ from typing import List, NamedTuple, Optional
 from kvplan.errors import InputError
 from kvplan.plan import (COUNT_EXAMPLES, INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, marlin_method,
                           parse_env, parse_max_model_len, plan)
-from kvplan.resolve import (NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, find_gpu, gpu_catalog,
-                            gpu_count_in_name, python_scalar, resolve_gpu, resolve_model)
+from kvplan.resolve import (GPUS_PER_NODE, NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, find_gpu,
+                            gpu_catalog, gpu_count_in_name, python_scalar, resolve_gpu, resolve_model)
 from kvplan.versions import rules_for
 
 # the flags a caller gives; awq_kernel is the plan's own reading of the checkpoint (plan.awq_linear_kernel), not a flag
@@ -493,7 +493,7 @@ def _tensor_parallel_fix(p: Plan, gpus_available: int | None) -> _Offer | None:
         need = q.gpus_used
         flags: dict = {"tensor_parallel_size": tp}
         where = _cards_text(need, p.gpu)
-        node = 8  # GPUs of one HGX / DGX node (deploy.GPUS_PER_NODE)
+        node = GPUS_PER_NODE
         if tp > node and tp % node == 0 and a.pipeline_parallel_size == 1 and not p.gpu.one_per_machine:
             # more ranks than a node holds: vLLM's multi-node layout is TP within a node and PP across nodes (vLLM docs,
             # serving/parallelism_scaling.md), as `kvplan scaffold` writes it; offered where that split starts too

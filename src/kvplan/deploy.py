@@ -38,12 +38,11 @@ from kvplan.errors import InputError
 from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, cold_start_margin_bytes, env_flag_on,
                           inductor_compiles, parse_mm_limits, parse_speculative_config, speculative_draft,
                           speculative_object, vllm_quant_method)
-from kvplan.resolve import GIB, is_commit_sha
+from kvplan.resolve import GIB, GPUS_PER_NODE, is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
 from kvplan.versions import (MULTI_VALUE_FLAGS, check_serve_env, check_serve_flags, serve_entrypoint, serve_mm_limits,
                              serve_quantization, serve_switch)
 
-GPUS_PER_NODE = 8  # HGX / DGX nodes; above this a plan spans nodes (vLLM: TP within, PP across)
 PROBE_PERIOD_S = 10  # startup-times.md, "Suggested startup-probe sizing"
 PROBE_MARGIN = 2.0  # budget = 2 x predicted (covers 93 % of calibrated starts, startup-times.md)
 # Seconds a probe waits for /health, in k8s as in compose's healthcheck (timeout: 5s). Kubernetes' default is 1 s, which

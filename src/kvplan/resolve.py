@@ -45,6 +45,8 @@ DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
 # the web page, which takes no local paths, offers an upload in their place)
 LOCAL_MODEL_REFS = "a checkpoint folder or a config.json path"
 FALLBACK_GPU = "tesla-t4"
+# GPUs of one HGX / DGX node; above this a plan spans nodes (vLLM: TP within, PP across)
+GPUS_PER_NODE = 8
 # how resolve_gpu's note on that fallback begins (api.fit turns the note into a warning when a model is named)
 NO_GPU_NOTE = "no --gpu given and no GPU detected"
 
@@ -2434,16 +2436,10 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         # too, so that key says nothing about the width.
         bits = 8 if qc.get("load_in_8bit") else 4
         double = bits == 4 and bool(qc.get("bnb_4bit_use_double_quant"))
-        # modules left in the model dtype: llm_int8_skip_modules, matched per dotted component or prefix
-        # (quantization/bitsandbytes.py is_layer_skipped_bnb, 0.7.3-0.27.0). kvplan's skip rules name components of
-        # every layer, so an entry for one layer (a checkpoint may list 'model.layers.3.mlp' and the
-        # like) is left out and said, not applied to every layer.
-        listed = [str(m) for m in (qc.get("llm_int8_skip_modules") or ()) if m]
-        one_layer = [m for m in listed if re.search(r"\.\d+(\.|$)", m)]
-        skip = skip + tuple(m for m in listed if m not in one_layer)
-        if one_layer:
-            notes.append(f"bitsandbytes: {len(one_layer)} module(s) of single layers that llm_int8_skip_modules keeps "
-                         "unquantized are sized as quantized (kvplan applies skip lists to every layer)")
+        # modules left in the model dtype: llm_int8_skip_modules, matched per dotted part or leading run of parts
+        # (quantization/bitsandbytes.py is_layer_skipped_bnb, 0.7.3-0.27.0; weights.PART_SKIP_METHODS), an entry for
+        # one layer ('model.layers.3.mlp') for that layer alone
+        skip = skip + tuple(str(m) for m in (qc.get("llm_int8_skip_modules") or ()) if m)
         scheme = (f"bitsandbytes 4-bit {qc.get('bnb_4bit_quant_type') or 'fp4'}{', double quant' if double else ''}"
                   if bits == 4 else "bitsandbytes 8-bit")
         return QuantSpec("bitsandbytes", bits, 64 if bits == 4 else None, scheme, skip, applies_to="all_linear",

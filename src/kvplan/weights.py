@@ -40,7 +40,8 @@ class Component:
     quantizable: bool   # a linear weight a weight-quantization method converts
     # "experts" for routed experts (MXFP4 applies only there), "in_proj_ba" for a Gated DeltaNet layer's fused b/a
     # projection (a skip list may keep it alone unquantized), "vision_linear" for a vision tower's Linear weights (only
-    # a quantization of every Linear layer converts them), "vision_linear_bnb" for those only bitsandbytes converts
+    # a quantization of every Linear layer converts them), "fused_qkv_a" for an MLA layer's q_a_proj and
+    # kv_a_proj_with_mqa (one module in vLLM), "vision_linear_bnb" for those only bitsandbytes converts
     # (Gemma 3's SigLIP MLP), LOAD_COPY for a tensor vLLM fills at load from another one (absent from the files);
     # "" for the rest
     kind: str = ""
@@ -193,7 +194,8 @@ def _mla_params(spec: ModelSpec, layer: int) -> list[Component]:
     out = [
         # kind "mla": its kv_b_proj (rank x nh*(nope+v)) is what weights_per_rank's mla_kv_b_copy dequantizes
         Component("self_attn", q + rank * nh * (nope + v_dim) + nh * v_dim * h, "tp", layer, True, kind="mla"),
-        Component("mla_replicated", q_a + h * (rank + rope), "replicated", layer, True),
+        # kind "fused_qkv_a": q_a_proj and kv_a_proj_with_mqa, one fused module (component_modules)
+        Component("mla_replicated", q_a + h * (rank + rope), "replicated", layer, True, kind="fused_qkv_a" if q_rank else ""),
         Component("norm", rank + q_norm, "replicated", layer, False),
     ]
     index_dim = spec.layers[layer].index_head_dim if layer < len(spec.layers) else 0
@@ -216,7 +218,7 @@ def _recurrent_params(spec: ModelSpec, layer: int) -> list[Component]:
         key, val = rec.key_heads * rec.key_head_dim, rec.n_heads * rec.head_dim
         small = (2 * key + val) * k + rec.head_dim
         # in_proj_qkvz and out_proj, then in_proj_ba (h x 2 value heads) apart: a checkpoint may leave it alone
-        # unquantized (_GDN_SUBMODULES)
+        # unquantized (FUSED_SHARDS)
         return [Component("linear_attn", h * (2 * key + 2 * val) + val * h, "tp", layer, True),
                 Component("linear_attn", h * 2 * rec.n_heads, "tp", layer, True, kind="in_proj_ba"),
                 Component("linear_attn_small", small, "tp", layer, False),
@@ -623,89 +625,41 @@ def bytes_per_quantized_param(q: QuantSpec, bnb_nested_absmax: str = "float32") 
                             "give a checkpoint folder or Hub id so kvplan reads the exact bytes")
 
 
-# A Gated DeltaNet layer's modules as a checkpoint's skip list names them -> the part of kvplan's "linear_attn" they
-# are: in_proj_a / in_proj_b (fused by vLLM into in_proj_ba, layers/mamba/gdn_linear_attn.py create_ba_proj), the
-# projections in_proj_qkv / in_proj_z (in_proj_qkvz) and out_proj (""), or no quantizable weight (None: conv1d,
-# A_log, dt_bias, norm). Block-wise FP8 cannot convert in_proj_ba (its 2 x value-heads rows are no multiple of the
-# 128-row block: quantization/utils/fp8_utils.py validate_fp8_block_shape refuses it; gdn_linear_attn.py: "ba_proj
-# doesn't support blockwise fp8 quantization"), so Qwen3.5/3.6 FP8 checkpoints list in_proj_a and in_proj_b of every
-# linear-attention layer in modules_to_not_convert and keep them in bfloat16, the rest of the layer in FP8.
-_GDN_SUBMODULES = {"in_proj_a": "in_proj_ba", "in_proj_b": "in_proj_ba", "in_proj_ba": "in_proj_ba", "in_proj_qkv": "",
-                   "in_proj_z": "", "in_proj_qkvz": "", "out_proj": "", "conv1d": None, "a_log": None, "dt_bias": None,
-                   "norm": None}
-
-
-def _pattern_parts(pattern: str) -> list[str]:
-    """The dotted module names a skip-list entry spells: 'model.layers.*.mlp.gate' -> model, layers, mlp, gate. A
-    compressed-tensors 're:' entry is a regular expression vLLM matches against the whole module name
-    (vllm/model_executor/layers/quantization/compressed_tensors/utils.py should_ignore_layer -> check_equal_or_regex_match,
-    read in 0.14.1): its escaped dots are dots and its
-    anchors and wildcards name nothing, so 're:.*\\.self_attn\\.q_proj$' -> self_attn, q_proj (split as it stood, on
-    its escaped dots, it gave 'self_attn\\', which names no module)."""
-    if pattern.startswith("re:"):
-        pattern = re.sub(r"[\\^$()?+|\[\]{}]", "", pattern[3:].replace("\\.", "."))
-    return [p for p in pattern.replace("*", "").split(".") if p]
-
-
-def _skip_rules_of(skip) -> tuple[frozenset, frozenset, frozenset]:
-    """A skip list read once: (every dotted part of the patterns that name whole components, the Gated DeltaNet parts
-    that patterns naming a module inside linear_attn keep unquantized ("?" for a module not known: the whole layer),
-    the dotted parts of every pattern: what names a component other than linear_attn). 'model.layers.*.mlp.gate' -> model, layers, mlp, gate: a component is skipped
-    when one pattern names it, which is when the union of their parts does."""
-    whole, subs, sub_parts = set(), set(), set()
-    for pattern in skip:
-        names = _pattern_parts(str(pattern))
-        if "linear_attn" in names and names[-1] != "linear_attn":
-            subs.add(_GDN_SUBMODULES.get(re.sub(r"[^a-z0-9_]", "", names[-1].lower()), "?"))
-            sub_parts.update(names)
-        else:
-            whole.update(names)
-    return frozenset(whole), frozenset(subs), frozenset(whole | sub_parts)
-
-
-_skip_rules_cached = functools.lru_cache(maxsize=32)(_skip_rules_of)
-
-
-def _skip_rules(skip) -> tuple[frozenset, frozenset, frozenset]:
-    # a checkpoint lists hundreds of modules (Qwen3-235B-A22B-FP8: one per layer and projection), and a plan asks once
-    # per component and rank: parse the list once, not per question
-    try:
-        return _skip_rules_cached(skip)
-    except TypeError:  # an entry that cannot be hashed
-        return _skip_rules_of(skip)
-
-
-_VISION_MODULE_NAMES = frozenset({"visual", "vision_tower", "vision_model", "vpm"})  # a tower's module as skip lists name it
-
-
-def _names_component(c: Component, names: frozenset) -> bool:
-    return (c.name in names or (c.name == "router" and "gate" in names) or (c.name in ("self_attn", "kv_proj") and "self_attn" in names)
-            or (c.name == "vision" and not names.isdisjoint(_VISION_MODULE_NAMES)))
-
-
 # vLLM's packed_modules_mapping for the fused layers a skip list is asked about: the fused module -> the checkpoint's
 # shards, each of which the list must name for the fused module to stay unquantized (quant_utils.py is_layer_skipped,
-# compressed_tensors/utils.py should_ignore_layer, 0.14.1)
+# compressed_tensors/utils.py should_ignore_layer, 0.14.1 and 0.31.0). A Gated DeltaNet layer's in_proj_a / in_proj_b
+# are fused into in_proj_ba (models/qwen3_5.py packed_modules_mapping, 0.31.0; layers/mamba/gdn_linear_attn.py
+# create_ba_proj): block-wise FP8 cannot convert it (its 2 x value-heads rows are no multiple of the 128-row block:
+# quantization/utils/fp8_utils.py validate_fp8_block_shape; gdn_linear_attn.py "ba_proj doesn't support blockwise fp8
+# quantization"), so Qwen3.5/3.6 FP8 checkpoints list in_proj_a and in_proj_b of every linear-attention layer in
+# modules_to_not_convert and keep them in bfloat16, the rest of the layer in FP8.
 FUSED_SHARDS = {"qkv_proj": ("q_proj", "k_proj", "v_proj"), "gate_up_proj": ("gate_proj", "up_proj"),
-                "in_proj_qkvz": ("in_proj_qkv", "in_proj_z"), "in_proj_ba": ("in_proj_b", "in_proj_a")}
+                "in_proj_qkvz": ("in_proj_qkv", "in_proj_z"), "in_proj_ba": ("in_proj_b", "in_proj_a"),
+                # MLA with a query LoRA: models/deepseek_v2.py DeepseekV2ForCausalLM.packed_modules_mapping (0.31.0)
+                "fused_qkv_a_proj": ("q_a_proj", "kv_a_proj_with_mqa")}
 # where a decoder layer's modules sit in the names vLLM matches a skip list against (a text model's model.layers, a
 # multimodal one's language model)
 LAYER_PREFIXES = ("model.layers", "model.language_model.layers", "language_model.model.layers")
 # methods whose skip list vLLM reads by containment (an entry names every module whose name holds it: "down_proj"
-# names each layer's mlp.down_proj): awq.py / awq_marlin.py is_layer_skipped(skip_with_substr=True), bitsandbytes.py
-# is_layer_skipped_bnb, gguf.py is_layer_skipped_gguf, moe_wna16.py is_layer_skipped_quant (0.14.1). The others
-# (Fp8Config's is_layer_skipped without skip_with_substr, compressed-tensors' check_equal_or_regex_match) ask for the
-# whole name, or a "re:" pattern re.match'ed against it.
-# ModelOpt's is_layer_excluded (modelopt.py, 0.14.1) asks both, then reads each entry as a shell wildcard (fnmatch:
-# "model.layers.0.self_attn*").
-SUBSTRING_SKIP_METHODS = frozenset({"awq", "awq_marlin", "bitsandbytes", "gguf", "moe_wna16", "modelopt"})
+# names each layer's mlp.down_proj): awq.py / awq_marlin.py is_layer_skipped(skip_with_substr=True), gguf.py
+# is_layer_skipped_gguf, moe_wna16.py is_layer_skipped_quant (0.14.1; auto_awq.py match_mode "substring", moe_wna16.py
+# 0.31.0). The others (Fp8Config's is_layer_skipped in its "exact" mode, compressed-tensors' should_ignore_layer) ask
+# for the whole name, or a "re:" pattern re.match'ed against it.
+# ModelOpt's is_layer_excluded (modelopt.py, 0.14.1, 0.31.0) asks both, then reads each entry as a shell wildcard
+# (fnmatch: "model.layers.0.self_attn*").
+SUBSTRING_SKIP_METHODS = frozenset({"awq", "awq_marlin", "gguf", "moe_wna16", "modelopt"})
+# bitsandbytes reads llm_int8_skip_modules by dotted parts: an entry names a module when it equals one part of its
+# name or a leading run of them ("mlp", "vision_tower", "model.layers.3"; not "down", nor "layers.3.mlp"):
+# bitsandbytes.py is_layer_skipped_bnb (0.14.1, 0.27.0)
+PART_SKIP_METHODS = frozenset({"bitsandbytes"})
 WILDCARD_SKIP_METHODS = frozenset({"modelopt"})
 
 
 @functools.lru_cache(maxsize=64)
-def _module_index(patterns: tuple[str, ...]) -> tuple[frozenset, tuple]:
-    """A skip list, ignore list or targets read once: (the plain entries, the compiled "re:" patterns; a broken one
-    names nothing)."""
+def _module_index(patterns: tuple[str, ...]) -> tuple[frozenset, tuple, tuple]:
+    """A skip list, ignore list or targets read once: (the plain entries, the compiled "re:" patterns, the plain
+    entries without a shell wildcard character: what containment can find in a module's name); a broken "re:" entry
+    names nothing."""
     exact, regexes = set(), []
     for p in patterns:
         if p.startswith("re:"):
@@ -715,66 +669,163 @@ def _module_index(patterns: tuple[str, ...]) -> tuple[frozenset, tuple]:
                 continue
         else:
             exact.add(p)
-    return frozenset(exact), tuple(regexes)
+    return frozenset(exact), tuple(regexes), tuple(e for e in exact if e and not any(ch in e for ch in "*?["))
 
 
-def names_module(patterns, name: str, *, substring: bool = False, wildcard: bool = False) -> bool:
+@functools.lru_cache(maxsize=64)
+def _wildcard_index(exact: frozenset) -> tuple[tuple[str, ...], re.Pattern | None]:
+    """The plain entries holding a shell wildcard: (the leading parts of those whose one wildcard is a trailing '*', the
+    rest as one pattern (fnmatch.translate of each), or None)."""
+    wild = [e for e in exact if any(ch in e for ch in "*?[")]
+    heads = tuple(e[:-1] for e in wild if not any(ch in e[:-1] for ch in "*?[") and e.endswith("*"))
+    rest = [fnmatch.translate(e) for e in wild if not (e.endswith("*") and e[:-1] in heads)]
+    return heads, re.compile("|".join(f"(?:{w})" for w in rest)) if rest else None
+
+
+def names_module(patterns, name: str, *, substring: bool = False, wildcard: bool = False, parts: bool = False) -> bool:
     """Whether a list of module patterns names the module `name` ("model.layers.3.self_attn.q_proj") as vLLM reads it:
     a "re:" entry re.match'ed against the whole name (compressed_tensors/utils.py check_equal_or_regex_match, 0.14.1;
-    quantization/utils/config_utils.py is_equal_or_regex_match, 0.33.0), any other entry equal to it, or with
+    quantization/utils/config_utils.py is_equal_or_regex_match, 0.31.0, 0.33.0), any other entry equal to it, or with
     `substring` contained in it (the methods of SUBSTRING_SKIP_METHODS), with `wildcard` matching it as a shell pattern
-    (WILDCARD_SKIP_METHODS)."""
+    (fnmatch: WILDCARD_SKIP_METHODS), with `parts` equal to one of its dotted parts or a leading run of them
+    (PART_SKIP_METHODS)."""
+    return _names(_index_of(patterns), name, substring, wildcard, parts)
+
+
+def _index_of(patterns) -> tuple[frozenset, tuple, tuple]:
     try:
-        exact, regexes = _module_index(tuple(patterns))
+        return _module_index(tuple(patterns))
     except TypeError:  # an entry that cannot be hashed
-        exact, regexes = _module_index(tuple(map(str, patterns)))
+        return _module_index(tuple(map(str, patterns)))
+
+
+def _names(index: tuple[frozenset, tuple, tuple], name: str, substring: bool, wildcard: bool, parts: bool) -> bool:
+    exact, regexes, plain = index
     if name in exact or any(r.match(name) for r in regexes):
         return True
-    return ((substring and any(e and e in name for e in exact))
-            or (wildcard and any(fnmatch.fnmatchcase(name, e) for e in exact if any(ch in e for ch in "*?["))))
+    if parts:
+        pieces = name.split(".")
+        if not exact.isdisjoint(pieces) or not exact.isdisjoint(".".join(pieces[:i]) for i in range(1, len(pieces))):
+            return True
+    if substring and any(e in name for e in plain):
+        return True
+    if not wildcard:
+        return False
+    heads, rest = _wildcard_index(exact)
+    return name.startswith(heads) or (rest is not None and bool(rest.match(name)))
 
 
 def names_layer_module(patterns, layer: int, module: str, class_name: str = "", *, substring: bool = False,
-                       wildcard: bool = False) -> bool:
+                       wildcard: bool = False, parts: bool = False) -> bool:
     """Whether `patterns` (a skip list, or a config group's targets with `class_name` given) name decoder layer
     `layer`'s `module` ("self_attn.qkv_proj") as vLLM asks: the module's own name, or every shard of a fused module
     (qkv_proj: q_proj, k_proj and v_proj), under any of LAYER_PREFIXES; a target may also name the module's class,
     which matches by containment ("Linear" names every Linear layer: compressed_tensors find_matched_target)."""
     head, _, last = module.rpartition(".")
     shards = [f"{head}.{p}" if head else p for p in FUSED_SHARDS.get(last, ())]
+    index, how = _index_of(patterns), (substring, wildcard, parts)
     for prefix in LAYER_PREFIXES:
-        if names_module(patterns, f"{prefix}.{layer}.{module}", substring=substring, wildcard=wildcard):
+        if _names(index, f"{prefix}.{layer}.{module}", *how):
             return True
-        if shards and all(names_module(patterns, f"{prefix}.{layer}.{s}", substring=substring, wildcard=wildcard)
-                          for s in shards):
+        if shards and all(_names(index, f"{prefix}.{layer}.{s}", *how) for s in shards):
             return True
     return bool(class_name) and any(not p.startswith("re:") and p.lower() in class_name.lower() for p in map(str, patterns))
 
 
-def component_modules(c: Component) -> tuple[str, ...]:
-    """The modules vLLM builds for a decoder-layer component, as named under its layer (the names a skip list is
-    matched against); () for a component kvplan does not map to modules (it is then read by its name alone)."""
+# where a decoder layer's parts sit in the module names vLLM hands the quantization config (the prefixes its model
+# files build), by model_type prefix; the rest: attention at self_attn, the dense MLP at mlp, the MoE block (experts,
+# router "gate", shared_expert) at mlp. Read in the 0.31.0 wheel: models/gpt_oss.py TransformerBlock (attn; mlp with
+# router and experts), llama4.py Llama4DecoderLayer (feed_forward: the dense MLP, or Llama4MoE with router, experts and
+# shared_expert), mixtral.py MixtralDecoderLayer (block_sparse_moe: gate, experts), granitemoe.py /
+# granitemoehybrid.py (block_sparse_moe), gemma4.py Gemma4DecoderLayer (mlp, and beside it router and experts
+# directly under the layer), jamba.py JambaAttentionDecoderLayer (qkv_proj, o_proj directly under the layer;
+# feed_forward: JambaMLP or JambaMoE with router, experts), nemotron_h.py (every layer's block is its mixer: attention,
+# MLP or NemotronHMoE with gate, experts, shared_experts), minimax_m2.py MiniMaxM2DecoderLayer (its block_sparse_moe
+# is built with prefix "mlp"), deepseek_v2.py / qwen3_moe.py / qwen3_next.py / laguna.py (mlp: gate, experts,
+# shared_expert(s)).
+_LAYER_PATHS = {"gpt_oss": {"attn": "attn", "router": "mlp.router"},
+                "llama4": {"mlp": "feed_forward", "moe": "feed_forward", "router": "feed_forward.router"},
+                "mixtral": {"moe": "block_sparse_moe"},
+                "granitemoe": {"moe": "block_sparse_moe"},
+                "gemma4": {"moe": "", "router": "router"},
+                "jamba": {"attn": "", "mlp": "feed_forward", "moe": "feed_forward", "router": "feed_forward.router"},
+                "nemotron_h": {"attn": "mixer", "mlp": "mixer", "moe": "mixer"}}
+
+
+def _layer_paths(model_type: str) -> dict[str, str]:
+    return next((v for k, v in _LAYER_PATHS.items() if model_type.startswith(k)), {})
+
+
+def _join(*parts: str) -> str:
+    return ".".join(p for p in parts if p)
+
+
+def component_modules(c: Component, model_type: str = "") -> tuple[str, ...]:
+    """The modules vLLM builds for a decoder-layer component of a `model_type` model, as named under its layer (the
+    names a skip list is matched against: _LAYER_PATHS); () for a component kvplan does not map to modules (it is then
+    read as the LM head or not at all)."""
+    if model_type.startswith("deepseek_v4"):  # its own module tree (models/deepseek_v4), not mapped here
+        return ()
+    paths = _layer_paths(model_type)
+    attn, mlp, moe = paths.get("attn", "self_attn"), paths.get("mlp", "mlp"), paths.get("moe", "mlp")
+    if c.kind == "mla":  # MLA (models/deepseek_v2.py DeepseekV2MLAAttention, 0.31.0): q_b_proj, or q_proj without q LoRA
+        return ("self_attn.q_b_proj", "self_attn.kv_b_proj", "self_attn.o_proj")
+    if c.name == "mla_replicated":  # the down-projections
+        return ("self_attn.fused_qkv_a_proj",) if c.kind else ("self_attn.kv_a_proj_with_mqa",)
     if c.name in ("self_attn", "kv_proj"):
-        return ("self_attn.qkv_proj", "self_attn.o_proj")
+        return (_join(attn, "qkv_proj"), _join(attn, "o_proj"))
     if c.name == "mlp":
-        return ("mlp.gate_up_proj", "mlp.down_proj")
+        return (f"{mlp}.gate_up_proj", f"{mlp}.down_proj")
     if c.name == "experts":
-        return ("mlp.experts",)
+        return (_join(moe, "experts"),)
     if c.name == "shared_expert":
-        return ("mlp.shared_expert.gate_up_proj", "mlp.shared_expert.down_proj")
+        return (_join(moe, "shared_expert.gate_up_proj"), _join(moe, "shared_expert.down_proj"))
     if c.name == "router":
-        return ("mlp.gate",)
+        return (paths.get("router", _join(moe, "gate")),)
     if c.name == "linear_attn":
         return ("linear_attn.in_proj_ba",) if c.kind == "in_proj_ba" else ("linear_attn.in_proj_qkvz", "linear_attn.out_proj")
     return ()
 
 
-def _module_skipped(c: Component, q: QuantSpec) -> bool:
-    """Whether the skip list names every module vLLM builds for `c` (in c's layer; kvplan sizes every layer alike, so
-    a component outside the layers is asked at layer 0). Routed experts are also named by their expert 0's
-    down_proj (what CompressedTensorsMoEMethod.get_moe_method asks), a shared expert by its plural name."""
-    modules = component_modules(c)
-    how = {"substring": q.method in SUBSTRING_SKIP_METHODS, "wildcard": q.method in WILDCARD_SKIP_METHODS}
+def _vision_module(c: Component, model_type: str) -> str:
+    """A Linear module of the vision tower as vLLM names it, for a tower component kvplan may convert (_vision_parts):
+    the Qwen towers' block attention (qwen2_5_vl.py / qwen3_vl.py: visual = ...VisionTransformer(prefix "visual"),
+    blocks.N.attn.qkv), Gemma 3's SigLIP attention and, for the part only bitsandbytes converts, its MLP (gemma3_mm.py
+    vision_tower = SiglipVisionModel(prefix "vision_tower"), siglip.py vision_model.encoder.layers.N.self_attn.qkv_proj,
+    mlp.fc1; 0.31.0). "" for the rest of the tower (no Linear layer kvplan converts)."""
+    if c.kind not in ("vision_linear", "vision_linear_bnb"):
+        return ""
+    if model_type.startswith(_QWEN_VISION):
+        return "visual.blocks.0.attn.qkv"
+    leaf = "mlp.fc1" if c.kind == "vision_linear_bnb" else "self_attn.qkv_proj"
+    return f"vision_tower.vision_model.encoder.layers.0.{leaf}"
+
+
+# methods whose skip list vLLM asks through quant_utils.py is_layer_skipped in its "exact" mode, where a routed-experts
+# module is named by any entry that holds "experts" and contains the module's name ("model.layers.3.mlp.experts.0.
+# down_proj" names "model.layers.3.mlp.experts"): fp8.py Fp8Config.get_quant_method (ignored_layers_match_mode
+# "exact"), modelopt.py is_layer_excluded (asks is_layer_skipped first), mxfp4.py Mxfp4Config (0.31.0)
+EXPERT_ENTRY_METHODS = frozenset({"fp8", "modelopt", "mxfp4"})
+
+
+@functools.lru_cache(maxsize=64)
+def _expert_entries(skip: tuple[str, ...]) -> tuple[str, ...]:
+    """The entries of a skip list that spell "experts" (EXPERT_ENTRY_METHODS)."""
+    return tuple(e for e in skip if "experts" in e)
+
+
+def _module_skipped(c: Component, q: QuantSpec, model_type: str = "") -> bool:
+    """Whether the skip list names every module vLLM builds for `c` (in c's layer; a component outside the layers is
+    asked at layer 0), as q.method's config asks. Routed experts are also named as their method asks of them: by every
+    one of expert 0's gate_proj, up_proj and down_proj (compressed-tensors: compressed_tensors_moe.py
+    CompressedTensorsMoEMethod.get_moe_method, 0.31.0), by an entry spelling "experts" that contains their name
+    (EXPERT_ENTRY_METHODS); a shared expert by its plural name (DeepSeek, GLM: shared_experts)."""
+    modules = component_modules(c, model_type)
+    how = {"substring": q.method in SUBSTRING_SKIP_METHODS, "wildcard": q.method in WILDCARD_SKIP_METHODS,
+           "parts": q.method in PART_SKIP_METHODS}
+    if c.name == "vision":
+        tower = _vision_module(c, model_type)
+        return bool(tower) and names_module(q.skip, tower, **how)
     if not modules:
         return c.name == "lm_head" and names_module(q.skip, "lm_head", **how)
     layer = c.layer or 0
@@ -782,35 +833,41 @@ def _module_skipped(c: Component, q: QuantSpec) -> bool:
     def named(names) -> bool:
         return all(names_layer_module(q.skip, layer, m, **how) for m in names)
 
-    if c.name == "experts" and (how["substring"] or how["wildcard"]):
-        # where the experts sit differs by architecture (mlp.experts, block_sparse_moe.experts: MiniMax, Mixtral;
-        # moe.experts: Gemma 4), so a containment or wildcard entry naming their parent ("layers.0.mlp*") is not read
-        # as naming them: only an entry that spells "experts", as Fp8Config's is_layer_skipped asks of experts
-        how_listed = tuple(p for p in map(str, q.skip) if "experts" in p)
-        return bool(how_listed) and all(names_layer_module(how_listed, layer, m, **how) for m in modules)
     if named(modules):
         return True
     if c.name == "mlp":  # an MLP without a gate builds up_proj alone (gated_mlp)
-        return named(("mlp.up_proj", "mlp.down_proj"))
+        return named((modules[0].replace("gate_up_proj", "up_proj"), modules[1]))
+    if c.kind == "mla":
+        return named(("self_attn.q_proj",) + modules[1:])
     if c.name == "experts":
-        return named(("mlp.experts.0.down_proj",))
+        if q.method in EXPERT_ENTRY_METHODS:
+            names = [f"{prefix}.{layer}.{modules[0]}" for prefix in LAYER_PREFIXES]
+            return any(n in e for e in _expert_entries(tuple(map(str, q.skip))) for n in names)
+        return named(tuple(f"{modules[0]}.0.{p}" for p in ("gate_proj", "up_proj", "down_proj")))
     if c.name == "shared_expert":
         return named(tuple(m.replace("shared_expert", "shared_experts") for m in modules))
     return False
 
 
-def _skipped(c: Component, q: QuantSpec) -> bool:
+def _skipped(c: Component, q: QuantSpec, model_type: str = "") -> bool:
+    """Whether `q` leaves component `c` of a `model_type` model in the model dtype: a method for the experts alone
+    (MXFP4) leaves the rest, and the skip list keeps what it names (_module_skipped)."""
     if q.applies_to == "experts" and c.kind != "experts":
         return True
-    whole, subs, every_part = _skip_rules(q.skip)
-    if c.name == "linear_attn":  # a module inside the layer keeps only the part it names unquantized
-        if _names_component(c, whole) or "?" in subs or c.kind in subs:
-            return True
-    elif _names_component(c, every_part):
-        return True
-    # an entry the dotted-name reading above cannot place (a regular expression with an alternation, a bare leaf
-    # name): ask the question vLLM asks of each module the component is built of
-    return bool(q.skip) and _module_skipped(c, q)
+    if not q.skip:
+        return False
+    try:
+        return _skipped_cached(c.name, c.kind, c.layer, q.method, q.skip, model_type)
+    except TypeError:  # an entry that cannot be hashed
+        return _module_skipped(c, q, model_type)
+
+
+@functools.lru_cache(maxsize=8192)
+def _skipped_cached(name: str, kind: str, layer: int | None, method: str, skip: tuple, model_type: str) -> bool:
+    # a checkpoint lists hundreds of modules (Qwen3-235B-A22B-FP8: 283), and a plan asks of every component per rank
+    # and stage, a sweep per point: each component's answer once per list
+    return _module_skipped(Component(name, 0, "tp", layer, True, kind=kind), QuantSpec(method, 0, None, "", skip),
+                           model_type)
 
 
 @dataclass(frozen=True)
@@ -954,11 +1011,13 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
     return out
 
 
-def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str = "kept", bnb_experts: bool = True):
+def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str = "kept", bnb_experts: bool = True,
+                      model_type: str = ""):
     """Bytes per parameter of a component as stored and loaded: its own dtype where the count fixes one, the
     checkpoint's per-module precision where it lists them, the quantized width where the quantization applies.
     `bnb_nested_absmax` "kept" sizes bitsandbytes statistics as a checkpoint stores them; `bnb_experts` False keeps
-    MoE experts in the model dtype under bitsandbytes (releases before 0.10.0, versions.py "bnb_quantizes_experts")."""
+    MoE experts in the model dtype under bitsandbytes (releases before 0.10.0, versions.py "bnb_quantizes_experts").
+    `model_type` names the modules a skip list is asked about (_LAYER_PATHS)."""
     mixed = dict(quant.module_bytes) if quant is not None else {}
 
     def bytes_per_param(c: Component) -> float:
@@ -971,7 +1030,7 @@ def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str =
             converted = quant is not None and quant.applies_to == "all_linear" and quant.method == "bitsandbytes"
         if quant is not None and quant.method == "bitsandbytes" and c.kind == "experts" and not bnb_experts:
             converted = False
-        if quant is not None and converted and not _skipped(c, quant):
+        if quant is not None and converted and not _skipped(c, quant, model_type):
             return bytes_per_quantized_param(quant, bnb_nested_absmax)  # a method it cannot size (no bits) raises
         return db
 
@@ -982,7 +1041,7 @@ def stored_bytes(spec: ModelSpec) -> int:
     """The checkpoint's weight bytes counted from the architecture, each tensor at its stored precision (its
     quantization applied, no kernel padding, no rotary cache, no MTP layers): what a download and the disk hold."""
     count = count_weights(spec)
-    rule = _param_bytes_rule(spec.quant, spec.dtype_bytes)
+    rule = _param_bytes_rule(spec.quant, spec.dtype_bytes, model_type=spec.model_type)
     return int(round(sum(c.params * rule(c) for c in count.components if c.kind != LOAD_COPY)))
 
 
@@ -1048,10 +1107,10 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     unsized = quant is not None and not quant.bits and not quant.module_bytes  # a method kvplan does not model
     # exact checkpoint bytes are spread as the unquantized count spreads them; without them nothing sizes the weights
     bytes_per_param = _param_bytes_rule(None if unsized and spec.checkpoint is not None else quant, db,
-                                        bnb_nested_absmax, bnb_experts)
+                                        bnb_nested_absmax, bnb_experts, spec.model_type)
     # a double-quantized bitsandbytes checkpoint stores 8-bit statistics that vLLM 0.10+ holds as float32
     widened = quant is not None and quant.method == "bitsandbytes" and quant.double_quant and bnb_nested_absmax != "kept"
-    as_stored = _param_bytes_rule(quant, db, "kept", bnb_experts) if widened else bytes_per_param
+    as_stored = _param_bytes_rule(quant, db, "kept", bnb_experts, spec.model_type) if widened else bytes_per_param
 
     def params_on_rank(c: Component) -> float:
         if c.kind == "expert_bias":
