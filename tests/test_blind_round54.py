@@ -65,20 +65,22 @@ def test_a10g_end_to_end_is_a_first_start_kvplan_plans_warm():
     assert abs(0.92 * rec["gpu"]["total_gib"] - A10G_CONSUMED_GIB - A10G_PEAK_GIB - logged) < 0.02
 
 
-def test_gemma_text_only_int4_miss_is_the_weights_less_a_first_start():
-    # -21.15 % tokens at first scoring: kvplan counts 16.83 GiB of weights (text only: no vision tower) against the
-    # log's 14.8, a warm start's pool of 3.00 GiB; the logged weights and kvplan's own least first-start loss (Inductor's
-    # copy of the 1.38 GiB embedding table, 1.24 GiB above the profile's peak) together give the logged tokens
+def test_gemma_text_only_int4_miss_is_a_first_start_once_the_weights_are_read_right():
+    # -21.15 % tokens at first scoring: kvplan counted 16.83 GiB of weights (text only: no vision tower) against the
+    # log's 14.8. The ignore list names the vision tower's self_attn / mlp projections and every layer's router; the
+    # older skip-list reading pooled the dotted parts of all entries and so kept the text layers' attention and dense
+    # MLP in 16 bits. Read as vLLM reads it (the whole module name), the weights land within 1.5 % of the log, and the
+    # pool is then a warm start's, above the log by kvplan's own least first-start loss (Inductor's copy of the
+    # 1.38 GiB embedding table, 1.24 GiB above the profile's peak): that loss gives the logged tokens
     rec = _recs()[GEMMA]
     got = validate_records([rec])[0]
-    assert -21.15 - 1.5 < got.error_pct["kv_cache_tokens"] < 0
-    assert 0 < got.error_pct["weights_gib"] < 13.69 + 1.5
+    assert abs(got.error_pct["weights_gib"]) < 1.5
+    assert got.error_pct["kv_cache_tokens"] > 0
     plan, _ = predict_record(rec)
     assert any("text-only mode" in a for a in plan.assumptions)
     per_gib = plan.kv_cache_tokens / (plan.kv_cache_bytes / GIB)
-    pool = (plan.kv_cache_bytes + plan.weights_bytes - plan.first_start["loss_bytes_least"]) / GIB \
-        - rec["observed"]["weights_gib"]
-    assert abs(pool * per_gib / rec["observed"]["kv_cache_tokens"] - 1) < 0.02
+    pool = (plan.kv_cache_bytes - plan.first_start["loss_bytes_least"]) / GIB
+    assert abs(pool * per_gib / rec["observed"]["kv_cache_tokens"] - 1) < 0.05
 
 
 def test_the_1660ti_total_is_the_one_the_refusal_printed():
