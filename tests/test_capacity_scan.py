@@ -130,3 +130,16 @@ def test_the_page_answers_the_scanned_capacity_as_the_cli(monkeypatch, capsys):
         assert page[key] == cli[key], key
     assert page["met_above_rate_per_s"] > page["max_rate_per_s"]
     assert "c.met_above_rate_per_s" in client.get("/static/app.js").text  # the page prints it beside the capacity
+
+
+def test_a_compared_deployment_says_a_rate_above_it_met_again(monkeypatch, capsys):
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", MODEL, *FLAGS[2:], "--vary", "gpu=H100,L40S", "--json")
+    assert code == 0, err
+    rows = {r["gpu"]: r for r in json.loads(out)["rows"]}
+    single = json.loads(run_cli(monkeypatch, capsys, "capacity", MODEL, *FLAGS, "--json")[1])
+    assert rows["H100"]["rate_per_replica"] == single["max_rate_per_s"]
+    assert rows["H100"]["met_above_rate_per_s"] == single["met_above_rate_per_s"]
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", MODEL, *FLAGS[2:], "--vary", "gpu=H100,L40S")
+    text = " ".join(out.split())
+    assert "gpu=H100: not monotone in the rate: 0.972 req/s, above its 0.518, met the SLO again" in text
+    assert ("gpu=L40S: not monotone" in text) == ("met_above_rate_per_s" in rows["L40S"])

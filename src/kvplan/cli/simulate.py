@@ -695,7 +695,11 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
                           + "; $/M req: per million requests at " + ("the target rate" if target_rate is not None
                                                                       else "the replica's capacity"), highlight=False)
         for r in rows:
+            shown = ", ".join(f"{n}={r[n]}" for n in names)
             if r["reason"]:
-                shown = ", ".join(f"{n}={r[n]}" for n in names)
                 console.print(f"{shown}: {r['cell']}: {r['reason']}", highlight=False, soft_wrap=True)
+            if r.get("met_above_rate_per_s"):  # as a single search says it: a rate under a met one missed
+                console.print(f"{shown}: not monotone in the rate: {_rate(r['met_above_rate_per_s'])} req/s, above "
+                              f"its {_rate_down(r['rate_per_replica'])}, met the SLO again; the capacity is the highest "
+                              "rate under every probed miss", highlight=False, soft_wrap=True)
     raise typer.Exit(0 if any(r["rate_per_replica"] for r in rows) else 1)
