@@ -146,3 +146,44 @@ def test_the_web_api_takes_paired_entries(monkeypatch, capsys):
     assert d["capacity_rows"]["rows"] == _capacity(monkeypatch, capsys, "--vary", "gpu,tensor_parallel_size=L4:2,H100:1")["rows"]
     bad = client.post("/api/simulate", json={**body, "vary": ["gpu,tensor_parallel_size=L4:2", "gpu=H100"]})
     assert bad.status_code == 400 and bad.json()["field"] == "vary" and "gpu is varied twice" in bad.json()["message"]
+
+
+def test_a_paired_value_holding_a_colon_is_quoted_or_escaped(monkeypatch, capsys, tmp_path):
+    """A value with ':' or ',' in it (a checkpoint folder named qwen3:8b) was split as a separator: 'model,gpu=
+    /ckpt/qwen3:8b:H100' read as three values of two flags. Quoted, or with the ':' after a backslash, it is one
+    value, planned as the same config under its catalog id plans."""
+    from kvplan.resolve import catalog_lookup
+
+    config = tmp_path / "qwen3:8b.json"
+    config.write_text(json.dumps(catalog_lookup(QWEN8)["config"]))
+    escaped = str(config).replace(":", "\\:")
+    with pytest.raises(InputError) as exc:
+        parse_vary([f"model,gpu={config}:H100"])
+    assert "gives 3 of the 2 values" in str(exc.value) and "quotes" in exc.value.fix  # the way out is named
+    for spec in (f'model,gpu="{config}":H100,{QWEN8}:H100', f"model,gpu='{config}':H100,{QWEN8}:H100",
+                 f"model,gpu={escaped}:H100,{QWEN8}:H100"):
+        assert vary_settings(parse_vary([spec])) == [{"model": str(config), "gpu": "H100"},
+                                                     {"model": QWEN8, "gpu": "H100"}], spec
+    # the unpaired form reads the same quoting: a ',' quoted or escaped stays in the value
+    assert vary_settings(parse_vary(['model="/ckpt/a,b",/ckpt/c\\,d,e'])) == [{"model": "/ckpt/a,b"},
+                                                                               {"model": "/ckpt/c,d"}, {"model": "e"}]
+    # quoted, a '..' is part of a value, not a range
+    assert vary_settings(parse_vary(['model="../ckpt"'])) == [{"model": "../ckpt"}]
+    code, out, err = run_cli(monkeypatch, capsys, "sweep", "--max-model-len", "8192", "--vary",
+                             f'model,gpu="{config}":H100,{QWEN8}:H100', "--json")
+    assert code == 0, err
+    rows = json.loads(out)["rows"]
+    assert [r["model"] for r in rows] == [str(config), QWEN8] and all(r["fits"] for r in rows)
+    assert rows[0]["kv_cache_tokens"] == rows[1]["kv_cache_tokens"]  # one config, planned alike
+
+
+@pytest.mark.parametrize("spec, says", [
+    ('model,gpu="/ckpt/q:8b:H100', 'an unclosed "'),
+    ('model,gpu="/ckpt/q"8b:H100', 'text after the quoted value "/ckpt/q"'),
+])
+def test_a_bad_quote_in_vary_is_refused_naming_it(monkeypatch, capsys, spec, says):
+    with pytest.raises(InputError) as exc:
+        parse_vary([spec])
+    assert exc.value.field == "--vary" and says in str(exc.value)
+    text = refused(monkeypatch, capsys, "--vary", "sweep", "--vary", spec)
+    assert says in text

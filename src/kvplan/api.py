@@ -1132,19 +1132,75 @@ def _vary_value(name: str, v, spec: str):
         raise InputError("--vary", f"bad value in {spec!r}", f"{name} takes {'lengths such as 4096 or 32k' if name == 'max_model_len' else conv.__name__ + ' values'}") from None
 
 
+_VARY_QUOTING = ("a value holding ',' or ':' in quotes (gpu,model=H100:\"/ckpt/qwen:8b\") or each such character "
+                 "after a backslash (/ckpt/qwen\\:8b)")
+
+
+def _vary_fields(values: str, spec: str, paired: bool) -> list[list[tuple[str, bool]]]:
+    """The values of one --vary entry, split on ',' (between values or tuples) and, when `paired`, on ':' (between a
+    tuple's values): a list per value or tuple of (text, quoted). A value in double or single quotes is taken as it
+    stands (its ',', ':' and '..' included), and a backslash before ',', ':', a quote or a backslash keeps that one
+    character (other backslashes, as in a Windows path, stay as they are); values are stripped of surrounding
+    spaces, and an empty value or tuple (a trailing ',') is dropped."""
+    out: list[list[tuple[str, bool]]] = []
+    tup: list[tuple[str, bool]] = []
+    buf: list[str] = []
+    quoted = False
+    i, n = 0, len(values)
+
+    def end_field() -> None:
+        nonlocal buf, quoted
+        tup.append(("".join(buf) if quoted else "".join(buf).strip(), quoted))
+        buf, quoted = [], False
+
+    while i < n:
+        c = values[i]
+        if c == "\\" and i + 1 < n and values[i + 1] in ",:\"'\\":
+            buf.append(values[i + 1])
+            i += 2
+            continue
+        if c in "\"'" and not quoted and not "".join(buf).strip():
+            close = values.find(c, i + 1)
+            if close < 0:
+                raise InputError("--vary", f"an unclosed {c} in {spec!r}", f"close the quote: {_VARY_QUOTING}")
+            buf, quoted = [values[i + 1:close]], True
+            start, i = i, close + 1
+            while i < n and values[i].isspace():
+                i += 1
+            if i < n and values[i] not in (",:" if paired else ","):
+                raise InputError("--vary", f"text after the quoted value {values[start:close + 1]} in {spec!r}",
+                                 f"quote the whole value: {_VARY_QUOTING}")
+            continue
+        if c == "," or (c == ":" and paired):
+            end_field()
+            if c == ",":
+                if any(text or q for text, q in tup):
+                    out.append(tup)
+                tup = []
+        else:
+            buf.append(c)
+        i += 1
+    end_field()
+    if any(text or q for text, q in tup):
+        out.append(tup)
+    return out
+
+
 def _parse_one(raw_name: str, values: str, spec: str) -> tuple[str, list]:
-    """NAME=v1,v2,... (or a..b, doubling) as (name, values)."""
+    """NAME=v1,v2,... (or a..b, doubling) as (name, values); a value may be quoted or escaped (_vary_fields)."""
     name = _vary_name(raw_name)
-    vals = [v.strip() for v in values.split(",") if v.strip()]
+    given = [t[0] for t in _vary_fields(values, spec, paired=False)]
+    vals = [v for v, _ in given]
     if not vals:
         raise InputError("--vary", f"no values for {name}", f"e.g. --vary {name}=a,b,c")
     ranged = name in ("max_model_len", "tensor_parallel_size")
-    if ".." in values and not ranged and name != "model":  # a model path may hold '..': it is a value
+    dotted = any(".." in v and not q for v, q in given)  # a quoted value is a value, '..' and all
+    if dotted and not ranged and name != "model":  # a model path may hold '..': it is a value
         # 'gpu_memory_utilization=0.8..0.95' was answered "gpu_memory_utilization takes float values"
         example = {"gpu_memory_utilization": "0.8,0.85,0.9,0.95"}.get(name, "a,b,c")
         raise InputError("--vary", f"a range (a..b, doubling) runs over max_model_len or tensor_parallel_size, not "
                          f"{name}", f"list its values: --vary {name}={example}")
-    if ".." in values and ranged:
+    if dotted and ranged:
         try:
             lo, hi = (parse_max_model_len(x.strip()) if name == "max_model_len" else int(x) for x in values.split(".."))
         except (ValueError, InputError):
@@ -1168,17 +1224,19 @@ def _parse_paired(names_part: str, values: str, spec: str) -> tuple[tuple[str, .
             raise InputError("--vary", f"{n} is named twice in {names_part.strip()!r}", "name each flag once")
     shown = ",".join(names)
     example = ":".join(f"<{n}>" for n in names)
-    tuples = [t.strip() for t in values.split(",") if t.strip()]
+    tuples = _vary_fields(values, spec, paired=True)
     if not tuples:
         raise InputError("--vary", f"no values for {shown}", f"one tuple per row, e.g. --vary {shown}={example},{example}")
     rows = []
-    for t in tuples:
-        parts = [x.strip() for x in t.split(":")]
+    for tup in tuples:
+        parts = [x for x, _ in tup]
+        t = ":".join(parts)
         if len(parts) != len(names) or not all(parts):
             raise InputError("--vary", f"{t!r} gives {len([x for x in parts if x])} of the {len(names)} values of "
-                             f"{shown}", f"one value per flag, separated by ':', e.g. --vary {shown}={example}")
-        for n, x in zip(names, parts):
-            if ".." in x and n != "model":
+                             f"{shown}", f"one value per flag, separated by ':' ({_VARY_QUOTING}), e.g. --vary "
+                             f"{shown}={example}")
+        for n, (x, quoted) in zip(names, tup):
+            if ".." in x and n != "model" and not quoted:
                 raise InputError("--vary", f"a range ({x}) cannot be paired: {shown} takes one value per flag in "
                                  "each tuple", f"list the tuples, e.g. --vary {shown}={example}")
         rows.append(tuple(_vary_value(n, x, spec) for n, x in zip(names, parts)))

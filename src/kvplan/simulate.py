@@ -2637,7 +2637,8 @@ def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo
     "gpus_per_replica" (one whole server: TP x PP x DP), "rate_per_replica" (req/s within the SLO), with a target rate "replicas" and "gpus", with
     `prices` "usd_per_gpu_hour", "usd_per_hour" (the fleet's for the target, else one replica's) and
     "usd_per_million_requests" (at the target, else at the replica's capacity); a row that does not start or meets
-    the SLO at no rate has "cell" (a few words) and "reason" (the whole of it). Rows are sorted best first (least
+    the SLO at no rate has "cell" (a few words) and "reason" (the whole of it); one whose search met the SLO again
+    above its answer (a rate under it missed) "met_above_rate_per_s". Rows are sorted best first (least
     cost per million requests; without prices, fewest GPUs for the target, else most req/s per GPU), rows without an
     answer last, and the first answered one has "best": True. `on_row(i, n, row)` is called as row i of n is
     answered (a progress line); a price missing for a GPU a row plans on is an InputError before any search."""
@@ -2720,6 +2721,8 @@ def _capacity_row(row: dict, p, r: dict, base: Workload, slo: SLO, burstiness, s
                         target_rate_per_s=target_rate_per_s, router=router, on_probe=on_probe,
                         max_probes=max_probes, worst_case_concurrency=p.max_concurrency)
     row["rate_per_replica"] = cap.max_rate_per_s if cap.max_rate_per_s > 0 else 0.0
+    if cap.met_above is not None:  # a probed rate above the answer met the SLO again (find_capacity's scan)
+        row["met_above_rate_per_s"] = cap.met_above
     if cap.max_rate_per_s <= 0:
         row.update(cell="misses SLO at any rate", reason=f"{cap.reason}; fix: {cap.fix}" if cap.reason else None)
         return
@@ -2834,6 +2837,62 @@ def simulate_replicas(workload: Workload, config: EngineConfig, step_model: Step
 # =====================================================================================
 
 
+# The scan below a capacity search's answer (find_capacity, _scan_below): from a quarter of the answer (one step of
+# the search's 4x growth) up to it, no two rates that met the SLO further apart than 4 ** (1/5) (1.32x: four rates
+# between two growth steps), at most SCAN_PROBES probes.
+SCAN_SPAN = 4.0
+SCAN_RATIO = 4.0 ** 0.2
+SCAN_PROBES = 12
+
+
+def _scan_points(best: float, probes: list) -> list[float]:
+    """The rates the scan below `best` probes: geometric fill of every gap wider than SCAN_RATIO between consecutive
+    rates that met (the highest met rate at or below best / SCAN_SPAN anchoring the span), ascending; points under
+    best / SCAN_SPAN are not probed."""
+    floor = best / SCAN_SPAN
+    met = sorted({r for r, m in probes if m and r <= best})
+    anchor = [r for r in met if r <= floor]
+    edges = ([anchor[-1]] if anchor else []) + [r for r in met if r > floor]
+    points = []
+    for a, b in zip(edges, edges[1:]):
+        n = math.ceil(math.log(b / a) / math.log(SCAN_RATIO) - 1e-9) - 1
+        points += [a * (b / a) ** (i / (n + 1)) for i in range(1, n + 1)]
+    return [x for x in points if x >= floor]
+
+
+def _scan_below(best: float, binding: bool, probes: list, ok: Callable[[float], bool], rel_tol: float,
+                budget: int, on_scan: Optional[Callable[[float, int], None]] = None) -> tuple[float, bool]:
+    """Probes the rates below a search's answer `best` that its probes left unchecked (_scan_points), lowest first.
+    Where one misses the SLO, the answer falls below it: bisected between the highest rate that met under the miss
+    and the miss, then scanned again. Returns (answer, binding): the highest probed rate that met with no probed rate
+    under it missing (a scan that finds nothing to miss leaves the search's answer as it was), and False for
+    binding only where the SLO still held at the saturation rate."""
+    spent = 0
+    while spent < budget:
+        missed = None
+        points = _scan_points(best, probes)[:budget - spent]
+        if points and on_scan:
+            on_scan(best, len(points))
+        for x in points:
+            spent += 1
+            if not ok(x):
+                missed = x
+                break
+        if missed is None:
+            break
+        binding = True  # a rate under the answer missed: the SLO binds there, whatever the saturation rate does
+        best = max(r for r, m in probes if m and r < missed)
+        bad = missed
+        while spent < budget and (bad - best) > rel_tol * best:
+            spent += 1
+            mid = math.sqrt(best * bad)
+            if ok(mid):
+                best = mid
+            else:
+                bad = mid
+    return best, binding
+
+
 @dataclass(frozen=True)
 class CapacityResult:
     slo: SLO
@@ -2849,8 +2908,22 @@ class CapacityResult:
     rejected_fraction: float = 0.0  # requests vLLM refuses at any rate (prompt + output > max_model_len or the pool)
     reason: Optional[str] = None  # why no rate meets the SLO: the rejections rule it out, or the lowest rate misses it
     fix: Optional[str] = None
+    searched_probes: Optional[int] = None  # how many of `probes` the search took; the rest are the scan's (_scan_below)
+
+    @property
+    def missed_rates(self) -> list[float]:
+        """The probed rates that missed the SLO, ascending."""
+        return sorted(r for r, m in self.probes if not m)
+
+    @property
+    def met_above(self) -> Optional[float]:
+        """The highest probed rate above the answer that met the SLO (a rate under it missed): None where the probes
+        were monotone in the rate."""
+        above = [r for r, m in self.probes if m and r > self.max_rate_per_s]
+        return max(above) if above else None
 
     def to_dict(self) -> dict:
+        searched = len(self.probes) if self.searched_probes is None else self.searched_probes
         return {
             "rejected_fraction": self.rejected_fraction,
             "reason": self.reason,
@@ -2861,7 +2934,10 @@ class CapacityResult:
                     "percentile": self.slo.percentile},
             "max_rate_per_s": self.max_rate_per_s,
             "at_max_rate": self.at_max.to_dict() if self.at_max is not None else None,
-            "probes": [{"rate_per_s": r, "meets_slo": m} for r, m in self.probes],
+            "probes": [{"rate_per_s": r, "meets_slo": m, "stage": "search" if i < searched else "scan"}
+                       for i, (r, m) in enumerate(self.probes)],
+            "missed_rates_per_s": self.missed_rates,
+            "met_above_rate_per_s": self.met_above,
             "target_rate_per_s": self.target_rate_per_s,
             "replicas_needed": self.replicas_needed,
             "router": self.router,
@@ -2877,9 +2953,13 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
                   lockstep: bool = False, worst_case_concurrency: Optional[float] = None,
                   fleet_at: Optional[Callable[[float, int], Optional[Workload]]] = None,
                   on_fleet: Optional[Callable[[int, int, bool], None]] = None,
-                  faster: str = "a faster GPU, more tensor parallelism or a quantized model") -> CapacityResult:
-    """Bisection over the request rate (the SLO is assumed monotone in load). `workload_at(rate)`
-    gives the workload at a rate. With a target rate, also the replicas it needs behind `router`.
+                  faster: str = "a faster GPU, more tensor parallelism or a quantized model",
+                  scan_probes: int = SCAN_PROBES,
+                  on_scan: Optional[Callable[[float, int], None]] = None) -> CapacityResult:
+    """The highest request rate below which every probed rate met the SLO: a search (the rate grown 4x a probe, then
+    bisected) and a scan below its answer (`_scan_below`: the SLO need not be monotone in the rate, so a rate
+    between two probes that met may miss it; the scan takes up to `scan_probes` probes past `max_probes`).
+    `workload_at(rate)` gives the workload at a rate. With a target rate, also the replicas it needs behind `router`.
 
     The search never goes past the replica's saturation rate: the requests per second it serves with every request
     of the workload queued at once (`workload_at(inf)`). Offered more, its queue grows without bound however
@@ -2896,7 +2976,8 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
     requests for every replica, not one probe's split among them, whose short runs never built a replica's queue);
     None from it (a recorded trace, not redrawn) checks one replica at its share of the target with the whole
     trace, as for data parallelism. Without `fleet_at`, the fleet runs `workload_at(target)`. `on_fleet(replicas,
-    requests, met)` is called after each check at the target (a progress line: one is a probe's run many times over)."""
+    requests, met)` is called after each check at the target (a progress line: one is a probe's run many times over);
+    `on_scan(answer, rates)` before each pass of the scan below the answer that has rates to probe."""
 
     def run_replica(w: Workload) -> SimResult:
         return _simulate_server(w, config, step_model, rules, data_parallel_size, lockstep, slo=slo,
@@ -2963,6 +3044,9 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
                 best = mid
             else:
                 bad = mid
+    searched = len(probes)
+    if best > 0:
+        best, binding = _scan_below(best, binding, probes, ok, rel_tol, scan_probes, on_scan)
     if best <= 0 and reason is None and probes:
         # no rate at all: say which objective the lowest rate already misses, and by how much (an SLO below what one
         # request alone takes cannot be met by any rate)
@@ -3003,6 +3087,7 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
         else:
             replicas = None
     return CapacityResult(slo=slo, max_rate_per_s=best, at_max=cache_res.get(best), probes=tuple(probes),
+                          searched_probes=searched,
                           target_rate_per_s=target_rate_per_s, replicas_needed=replicas, router=router,
                           at_target=at_target, saturation_rate_per_s=saturation if math.isfinite(saturation) else None,
                           slo_binding=binding, rejected_fraction=rejected_fraction, reason=reason, fix=fix)

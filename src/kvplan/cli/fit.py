@@ -48,7 +48,7 @@ def fit(
 @fit_options
 def sweep(
     model: Optional[str] = typer.Argument(None, help="Model reference (as for fit)."),
-    vary: List[str] = typer.Option([], "--vary", help="NAME=v1,v2,... (or max_model_len=1024..131072, doubling). One or two of: " + ", ".join(SWEEPABLE) + " (quantization=none,fp8: none is the checkpoint's own). Flags paired, one row per tuple: gpu,tensor_parallel_size=L4:4,H100:1."),
+    vary: List[str] = typer.Option([], "--vary", help="NAME=v1,v2,... (or max_model_len=1024..131072, doubling). One or two of: " + ", ".join(SWEEPABLE) + " (quantization=none,fp8: none is the checkpoint's own). Flags paired, one row per tuple: gpu,tensor_parallel_size=L4:4,H100:1. A value holding ',' or ':' goes in quotes or escapes them with a backslash: model,gpu=\"/ckpt/qwen:8b\":H100 or /ckpt/qwen\\:8b:H100."),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output: one plan per row."),
     csv_out: bool = typer.Option(False, "--csv", help="The table as CSV."),
     plot: Optional[str] = typer.Option(None, "--plot", help="Write concurrency vs the first varied parameter to FILE (.png or .svg)."),

@@ -430,13 +430,15 @@ def capacity(
     num_gpu_blocks: Optional[int] = typer.Option(None, "--num-gpu-blocks", help="Use this KV pool instead of the plan's.", rich_help_panel=_SIM),
     prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", help=_PREFIX_CACHING_ALIAS, hidden=True),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
-    vary: List[str] = typer.Option([], "--vary", help="Compare deployments: NAME=v1,v2,... as kvplan sweep --vary takes it (e.g. gpu=L4,L40S,H100 and tensor_parallel_size=1,2,4; one or two names), one capacity search and one row per combination; or flags paired, one row per tuple: gpu,tensor_parallel_size=L4:4,L40S:2,H100:1 (4 x L4 vs 2 x L40S vs 1 x H100).", rich_help_panel=_SIM),
+    vary: List[str] = typer.Option([], "--vary", help="Compare deployments: NAME=v1,v2,... as kvplan sweep --vary takes it (e.g. gpu=L4,L40S,H100 and tensor_parallel_size=1,2,4; one or two names), one capacity search and one row per combination; or flags paired, one row per tuple: gpu,tensor_parallel_size=L4:4,L40S:2,H100:1 (4 x L4 vs 2 x L40S vs 1 x H100). A value holding ',' or ':' goes in quotes or escapes them with a backslash: model,gpu=\"/ckpt/qwen:8b\":H100 or /ckpt/qwen\\:8b:H100.", rich_help_panel=_SIM),
     gpu_hour_usd: Optional[str] = typer.Option(None, "--gpu-hour-usd", help="USD per GPU-hour: one price for every GPU (2.5) or one per GPU (L4=0.8,H100=2.5); adds the cost per hour and per million requests.", rich_help_panel=_SIM),
     *,
     flags: FitFlags,
     workload_spec: object,  # kvplan.workload.WorkloadSpec (imported lazily: it loads numpy)
 ):
-    """The highest request rate one replica serves within the SLOs (bisection over simulations), and replicas for a target rate.
+    """The highest request rate one replica serves within the SLOs (bisection over simulations, then a scan of the rates under its answer), and replicas for a target rate.
+
+    The answer is the highest probed rate with no probed rate under it missing the SLO (which need not be monotone in the rate); where a rate above it met the SLO again, the output says so.
 
     A replica is one whole server as planned (TP x PP x DP GPUs); the replicas are the target over its rate, rounded up, then checked by simulating the fleet at the target.
 
@@ -491,6 +493,11 @@ def capacity(
         if not json_out:
             err_console.print(f"  {r:8.3f} req/s: {'meets' if ok else 'misses'} the SLO", highlight=False)
 
+    def on_scan(best, n):
+        if not json_out:
+            err_console.print(f"  scanning {n} rate{'s' if n != 1 else ''} under {best:.3f} req/s that the search "
+                              "stepped over (the SLO need not be monotone in the rate):", highlight=False)
+
     # the target is checked on one replica at its share of the rate (find_capacity's run_replica) for a data-parallel
     # server or a recorded trace, else on the fleet behind the router
     one_checked = (p.args.data_parallel_size or 1) > 1 or recorded_arrivals(base)
@@ -506,8 +513,10 @@ def capacity(
         _say_how_read(base)
         sample = [n for n in base.notes if n.startswith(("capped to the first", "resampled "))]  # which requests
         err_console.print(f"bisecting the request rate for {slo_spec.describe()} ({len(base):,} requests per probe"
-                          + "".join(f"; {n}" for n in sample) + ")", highlight=False)
+                          + "".join(f"; {n}" for n in sample) + "), then scanning the rates under the answer",
+                          highlight=False)
     cap = plan_capacity(p, at, cfg, sm, slo_spec, rules, target_rate_per_s=target_rate, router=router, on_probe=on_probe,
+                        on_scan=on_scan,
                         fleet_at=lambda rate, k: fleet_workload(base, rate, k, spec.burstiness, spec.seed), on_fleet=on_fleet,
                         worst_case_concurrency=_worst_case(p, cfg))
     d = cap.to_dict()
@@ -538,6 +547,10 @@ def capacity(
                 console.print(f"  the SLO does not bind: it holds up to {shown} req/s, what the replica "
                               "serves with every request queued at once; past that its queue grows without end, so the "
                               "server, not the SLO, sets the capacity", highlight=False)
+            if cap.met_above is not None:
+                console.print(f"  not monotone in the rate: {_rate(min(r for r in cap.missed_rates if r > cap.max_rate_per_s))}"
+                              f" req/s missed the SLO and {_rate(cap.met_above)} req/s above it met it again; the "
+                              "capacity is the highest rate under every probed miss", highlight=False)
             check = a["slo_check"]  # the values the bisection compared with the SLO (rejected requests ranked last)
             console.print(f"  at that rate: TTFT p{percentile:g} {_fmt_ms(check['ttft_ms'])}, TPOT p{percentile:g} "
                           f"{_fmt_ms(check['tpot_ms'])}, max running {a['max_running']} "
@@ -682,7 +695,11 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
                           + "; $/M req: per million requests at " + ("the target rate" if target_rate is not None
                                                                       else "the replica's capacity"), highlight=False)
         for r in rows:
+            shown = ", ".join(f"{n}={r[n]}" for n in names)
             if r["reason"]:
-                shown = ", ".join(f"{n}={r[n]}" for n in names)
                 console.print(f"{shown}: {r['cell']}: {r['reason']}", highlight=False, soft_wrap=True)
+            if r.get("met_above_rate_per_s"):  # as a single search says it: a rate under a met one missed
+                console.print(f"{shown}: not monotone in the rate: {_rate(r['met_above_rate_per_s'])} req/s, above "
+                              f"its {_rate_down(r['rate_per_replica'])}, met the SLO again; the capacity is the highest "
+                              "rate under every probed miss", highlight=False, soft_wrap=True)
     raise typer.Exit(0 if any(r["rate_per_replica"] for r in rows) else 1)

@@ -414,7 +414,10 @@ function renderSimulation(d, body = {}) {
   if (d.capacity) {
     const c = d.capacity;
     rows.push(["capacity at the SLO", `${rateDown(c.max_rate_per_s)} req/s per replica`
-      + (c.reason ? ` — ${c.reason}; fix: ${c.fix}` : "")]);
+      + (c.reason ? ` — ${c.reason}; fix: ${c.fix}` : "")
+      // a probed rate under a met one missed (kvplan capacity's 'not monotone in the rate' line)
+      + (c.met_above_rate_per_s != null ? ` — not monotone in the rate: a probed rate above it, `
+        + `${rateDown(c.met_above_rate_per_s)} req/s, met the SLO again; this is the highest rate under every probed miss` : "")]);
     if (c.target_rate_per_s != null) {
       const n = c.replicas_needed, rate = c.max_rate_per_s;
       rows.push([`replicas for ${c.target_rate_per_s} req/s`, n
