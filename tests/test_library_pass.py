@@ -310,6 +310,20 @@ def test_python_callers_get_python_fixes():
     assert e.value.fix == "e.g. tensor_parallel_size=1"
 
 
+@pytest.mark.parametrize("name", ["rope_theta", "cpu_offload_gb", "gpu_memory_utilization"])
+def test_a_number_of_the_wrong_type_is_offered_an_example_of_that_number(name):
+    """Every number-valued keyword was offered NAME=0.9: rope_theta=0.9 (a rope base of 0.9) and cpu_offload_gb=0.9;
+    the example given is one the same keyword takes back (the fix, applied, plans)."""
+    from kvplan.api import FLOAT_EXAMPLES
+
+    with pytest.raises(InputError) as e:
+        kvplan.fit(MODEL, gpu="A100 80GB", fixes=False, **{name: "abc"})
+    assert e.value.field == name and e.value.fix == f"e.g. {name}={FLOAT_EXAMPLES[name]}"
+    version = {"rope_theta": "0.11.0"}.get(name)  # --rope-theta: 0.5.0-0.11.0
+    p = kvplan.fit(MODEL, gpu="A100 80GB", fixes=False, vllm_version=version, **{name: float(FLOAT_EXAMPLES[name])})
+    assert p.fits
+
+
 # a notebook's vllm.LLM(...) start as its cell prints it (the non-default args line of a real offline start, vLLM
 # 0.18.0 on a V100 32GB: tests/data/blind_records.jsonl qwen2.5-7b-instruct-v100-32gb-udef-tp1-fp16-eager-l32k-llm), in
 # colours, with a progress bar and Windows line endings

@@ -33,6 +33,10 @@ NO_GPU_MEMORY_ARGS = frozenset({"tokenizer", "tokenizer_mode", "skip_tokenizer_i
                                 "served_model_name", "disable_log_stats", "disable_async_output_proc"})
 
 
+# each number-valued flag's example in an error (a fraction is no example of a rope base or a size in GiB)
+FLOAT_EXAMPLES = {"gpu_memory_utilization": "0.9", "rope_theta": "1000000.0", "cpu_offload_gb": "10", "overhead_gb": "1.0"}
+
+
 def _fields_typed(*annotations: str) -> frozenset[str]:
     """The EngineArgs fields declared with one of `annotations` (as written in the class: "int | None")."""
     return frozenset(f.name for f in fields(EngineArgs) if f.type in annotations)
@@ -87,7 +91,8 @@ def _checked(name: str, value):
                 pass
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             return value
-        raise InputError(name, f"must be a number, got {value!r} ({type(value).__name__})", f"e.g. {name}=0.9")
+        raise InputError(name, f"must be a number, got {value!r} ({type(value).__name__})",
+                         f"e.g. {name}={FLOAT_EXAMPLES.get(name, '0.9')}")
     if name in _STR_FIELDS and not isinstance(value, str):
         # a release given as a number (vllm_version=0.11) was offered vllm_version='auto'; 0.10 as a number is 0.1
         example = "vllm_version='0.11.0' (a release as text: the number 0.10 reads 0.1)" if name == "vllm_version" \
