@@ -365,6 +365,11 @@ def test_a_notebook_llm_start_is_reconciled_with_vllm_llm_s_defaults():
                    ["INFO 08-22 10:00:00 [api_server.py:1]  vLLM API server version 0.23.0"] + _NOTEBOOK_START):
         served = _parsed(server)
         assert not served.offline_llm and "entrypoint" not in served.to_record()["args"]
+    # nor one whose API server is one of several: `vllm serve --api-server-count N` (or data parallelism) names them
+    # ApiServer_0 ... (its failure traceback, "(ApiServer_0 pid=87) Process ApiServer_0:", in logs vLLM users posted)
+    several = _NOTEBOOK_START + ["(ApiServer_0 pid=87) Process ApiServer_0:", "(ApiServer_0 pid=87) Traceback (most "
+                                "recent call last):"]
+    assert not _parsed(several).offline_llm
     # and a notebook start that did not print disable_log_stats (an older vLLM, or disable_log_stats=False) too
     assert not _parsed([_NOTEBOOK_START[0].replace("'disable_log_stats': True, ", "")] + _NOTEBOOK_START[1:]).offline_llm
 
