@@ -289,6 +289,11 @@ def test_a_plan_shown_in_a_notebook_cell_is_one_line_of_its_verdict():
     assert "fits=False, failure='load'" in repr(refused) and f"fixes={len(refused.fixes)}" in repr(refused)
     two = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", gpu="2x T4", tensor_parallel_size=2, max_model_len=4096, fixes=False)
     assert "on 2 x 'NVIDIA Tesla T4'" in repr(two)
+    # data parallelism: two engines, each with the pool shown (the tokens were read as the server's whole)
+    dp = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", gpu="2x L4", data_parallel_size=2, max_model_len=4096, fixes=False)
+    assert dp.engines == 2 and dp.to_dict()["kv_cache_tokens_all_engines"] == 2 * dp.kv_cache_tokens
+    assert f"engines=2 (figures per engine), kv_cache_tokens={dp.kv_cache_tokens:,}" in repr(dp)
+    assert "engines=" not in repr(two)
 
 
 def test_python_callers_get_python_fixes():

@@ -127,8 +127,10 @@ class Plan:
         figures = (f"kv_cache_tokens={self.kv_cache_tokens:,}, max_concurrency={self.max_concurrency:.2f}, "
                    f"kv_cache_gib={self.kv_cache_bytes / GIB:.2f} (per rank), weights_gib={self.weights_bytes / GIB:.2f}")
         why = "" if self.fits else f", failure={self.failure!r}, fixes={len(self.fixes)}"
+        # data-parallel engines each hold their own pool: the figures are one engine's, as the attributes are
+        engines = f", engines={self.engines} (figures per engine)" if self.engines > 1 else ""
         return (f"Plan({self.model.id!r} on {self.gpus_used} x {self.gpu.name!r}, "
-                f"vLLM {self.vllm_version}, max_model_len={a.max_model_len:,}: fits={self.fits}{why}, {figures})")
+                f"vLLM {self.vllm_version}, max_model_len={a.max_model_len:,}: fits={self.fits}{why}{engines}, {figures})")
 
     @property
     def vllm_version(self) -> str:
