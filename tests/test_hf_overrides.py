@@ -167,6 +167,14 @@ def test_serve_sh_readme_and_compose_carry_the_override():
     assert json.loads(files["docker-compose.yml"].split('"--hf-overrides", ')[1].split("]")[0].replace('\\"', '"')[1:-1]) == {"rope_scaling": YARN}
 
 
+@pytest.mark.parametrize("theta", [1234567.0, 1e6, 10000.5])
+def test_serve_sh_passes_the_rope_theta_planned_digit_for_digit(theta):
+    # serve.sh wrote f"{theta:g}": 1,234,567 became 1.23457e+06, a rope base vLLM would have served instead
+    p = _fit(max_model_len=32768, vllm_version="0.11.0", rope_theta=theta)
+    flag = next(f for f in spec_from_plan(p).flags if f.name == "--rope-theta")
+    assert float(flag.value) == theta == p.config_overrides["given"]["rope_theta"] and "e+" not in flag.value
+
+
 def test_scaffold_writes_a_serve_sh_bash_reads_back(tmp_path, monkeypatch, capsys):
     import shlex
     import subprocess
