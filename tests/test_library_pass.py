@@ -315,18 +315,19 @@ def test_python_callers_get_python_fixes():
     assert e.value.fix == "e.g. tensor_parallel_size=1"
 
 
-@pytest.mark.parametrize("name", ["rope_theta", "cpu_offload_gb", "gpu_memory_utilization"])
-def test_a_number_of_the_wrong_type_is_offered_an_example_of_that_number(name):
-    """Every number-valued keyword was offered NAME=0.9: rope_theta=0.9 (a rope base of 0.9) and cpu_offload_gb=0.9;
-    the example given is one the same keyword takes back (the fix, applied, plans)."""
-    from kvplan.api import FLOAT_EXAMPLES
+@pytest.mark.parametrize("name, wrong", [("rope_theta", "abc"), ("cpu_offload_gb", "abc"), ("gpu_memory_utilization", "abc"),
+                                         ("quantization", 4), ("entrypoint", 4), ("dtype", 4), ("runner", 4)])
+def test_a_keyword_of_the_wrong_type_is_offered_an_example_it_takes_back(name, wrong):
+    """Every number-valued keyword was offered NAME=0.9 (rope_theta=0.9, a rope base of 0.9; cpu_offload_gb=0.9), and
+    every text one NAME='auto', which quantization and entrypoint refuse in turn; the example given now plans."""
+    from kvplan.api import KEYWORD_EXAMPLES
 
     with pytest.raises(InputError) as e:
-        kvplan.fit(MODEL, gpu="A100 80GB", fixes=False, **{name: "abc"})
-    assert e.value.field == name and e.value.fix == f"e.g. {name}={FLOAT_EXAMPLES[name]}"
+        kvplan.fit(MODEL, gpu="A100 80GB", fixes=False, **{name: wrong})
+    example = KEYWORD_EXAMPLES.get(name, "auto")
+    assert e.value.field == name and e.value.fix == f"e.g. {name}={example!r}"
     version = {"rope_theta": "0.11.0"}.get(name)  # --rope-theta: 0.5.0-0.11.0
-    p = kvplan.fit(MODEL, gpu="A100 80GB", fixes=False, vllm_version=version, **{name: float(FLOAT_EXAMPLES[name])})
-    assert p.fits
+    assert kvplan.fit(MODEL, gpu="A100 80GB", fixes=False, vllm_version=version, **{name: example}).fits
 
 
 # a notebook's vllm.LLM(...) start as its cell prints it (the non-default args line of a real offline start, vLLM
