@@ -134,6 +134,21 @@ def test_the_older_rope_flags_are_accepted_where_the_release_has_them(flag, kw, 
     assert e.value.field == flag and "--hf-overrides" in e.value.fix and "removed" in e.value.message
 
 
+def test_the_older_rope_flags_are_named_as_given_in_fit_and_its_notes(monkeypatch, capsys):
+    # fit's "config" row and the plan's note name the flags the user gave (they read "--hf-overrides applied" for a
+    # --rope-scaling / --rope-theta command line)
+    args = ["fit", QWEN3, "--gpu", "H200", "--max-model-len", str(LONG), "--vllm-version", "0.11.0",
+            "--rope-scaling", json.dumps(YARN), "--rope-theta", "1000000"]
+    code, out, _ = run_cli(monkeypatch, capsys, *args)
+    flat = " ".join(out.replace("│", " ").split())
+    assert code == 0 and "--rope-scaling and --rope-theta applied: max length" in flat and "--hf-overrides applied" not in flat
+    p = _fit(vllm_version="0.11.0", rope_scaling=json.dumps(YARN))
+    assert p.args.config_override_flags == ("--rope-scaling",)
+    assert any(a.startswith("--rope-scaling {") for a in p.assumptions)
+    both = _fit(vllm_version="0.11.0", hf_overrides=json.dumps({"rope_theta": 2e6}), rope_scaling=json.dumps(YARN))
+    assert any(a.startswith("--hf-overrides and --rope-scaling {") for a in both.assumptions)
+
+
 def test_hf_overrides_is_refused_by_a_release_before_it():
     first = SERVE_FLAG_SINCE["--hf-overrides"]
     before = "0.6.3"
@@ -150,6 +165,14 @@ def test_serve_sh_readme_and_compose_carry_the_override():
     assert line.strip() == "--hf-overrides '" + OVERRIDE + "'"  # as given, one shell word
     assert "--hf-overrides" in files["README.md"] and f"{LONG:,}" in files["README.md"]
     assert json.loads(files["docker-compose.yml"].split('"--hf-overrides", ')[1].split("]")[0].replace('\\"', '"')[1:-1]) == {"rope_scaling": YARN}
+
+
+@pytest.mark.parametrize("theta", [1234567.0, 1e6, 10000.5])
+def test_serve_sh_passes_the_rope_theta_planned_digit_for_digit(theta):
+    # serve.sh wrote f"{theta:g}": 1,234,567 became 1.23457e+06, a rope base vLLM would have served instead
+    p = _fit(max_model_len=32768, vllm_version="0.11.0", rope_theta=theta)
+    flag = next(f for f in spec_from_plan(p).flags if f.name == "--rope-theta")
+    assert float(flag.value) == theta == p.config_overrides["given"]["rope_theta"] and "e+" not in flag.value
 
 
 def test_scaffold_writes_a_serve_sh_bash_reads_back(tmp_path, monkeypatch, capsys):

@@ -289,6 +289,11 @@ def test_a_plan_shown_in_a_notebook_cell_is_one_line_of_its_verdict():
     assert "fits=False, failure='load'" in repr(refused) and f"fixes={len(refused.fixes)}" in repr(refused)
     two = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", gpu="2x T4", tensor_parallel_size=2, max_model_len=4096, fixes=False)
     assert "on 2 x 'NVIDIA Tesla T4'" in repr(two)
+    # data parallelism: two engines, each with the pool shown (the tokens were read as the server's whole)
+    dp = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", gpu="2x L4", data_parallel_size=2, max_model_len=4096, fixes=False)
+    assert dp.engines == 2 and dp.to_dict()["kv_cache_tokens_all_engines"] == 2 * dp.kv_cache_tokens
+    assert f"engines=2 (figures per engine), kv_cache_tokens={dp.kv_cache_tokens:,}" in repr(dp)
+    assert "engines=" not in repr(two)
 
 
 def test_python_callers_get_python_fixes():
@@ -308,6 +313,21 @@ def test_python_callers_get_python_fixes():
     with pytest.raises(InputError) as e:
         kvplan.fit(MODEL, gpu="T4", tensor_parallel_size="auto")
     assert e.value.fix == "e.g. tensor_parallel_size=1"
+
+
+@pytest.mark.parametrize("name, wrong", [("rope_theta", "abc"), ("cpu_offload_gb", "abc"), ("gpu_memory_utilization", "abc"),
+                                         ("quantization", 4), ("entrypoint", 4), ("dtype", 4), ("runner", 4)])
+def test_a_keyword_of_the_wrong_type_is_offered_an_example_it_takes_back(name, wrong):
+    """Every number-valued keyword was offered NAME=0.9 (rope_theta=0.9, a rope base of 0.9; cpu_offload_gb=0.9), and
+    every text one NAME='auto', which quantization and entrypoint refuse in turn; the example given now plans."""
+    from kvplan.api import KEYWORD_EXAMPLES
+
+    with pytest.raises(InputError) as e:
+        kvplan.fit(MODEL, gpu="A100 80GB", fixes=False, **{name: wrong})
+    example = KEYWORD_EXAMPLES.get(name, "auto")
+    assert e.value.field == name and e.value.fix == f"e.g. {name}={example!r}"
+    version = {"rope_theta": "0.11.0"}.get(name)  # --rope-theta: 0.5.0-0.11.0
+    assert kvplan.fit(MODEL, gpu="A100 80GB", fixes=False, vllm_version=version, **{name: example}).fits
 
 
 # a notebook's vllm.LLM(...) start as its cell prints it (the non-default args line of a real offline start, vLLM
@@ -351,6 +371,11 @@ def test_a_notebook_llm_start_is_reconciled_with_vllm_llm_s_defaults():
                    ["INFO 08-22 10:00:00 [api_server.py:1]  vLLM API server version 0.23.0"] + _NOTEBOOK_START):
         served = _parsed(server)
         assert not served.offline_llm and "entrypoint" not in served.to_record()["args"]
+    # nor one whose API server is one of several: `vllm serve --api-server-count N` (or data parallelism) names them
+    # ApiServer_0 ... (its failure traceback, "(ApiServer_0 pid=87) Process ApiServer_0:", in logs vLLM users posted)
+    several = _NOTEBOOK_START + ["(ApiServer_0 pid=87) Process ApiServer_0:", "(ApiServer_0 pid=87) Traceback (most "
+                                "recent call last):"]
+    assert not _parsed(several).offline_llm
     # and a notebook start that did not print disable_log_stats (an older vLLM, or disable_log_stats=False) too
     assert not _parsed([_NOTEBOOK_START[0].replace("'disable_log_stats': True, ", "")] + _NOTEBOOK_START[1:]).offline_llm
 

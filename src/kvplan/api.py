@@ -33,6 +33,12 @@ NO_GPU_MEMORY_ARGS = frozenset({"tokenizer", "tokenizer_mode", "skip_tokenizer_i
                                 "served_model_name", "disable_log_stats", "disable_async_output_proc"})
 
 
+# a keyword's example in the error a value of the wrong type gets, a value the keyword takes back (a fraction is no
+# rope base or size in GiB; 'auto' is no quantization method or entry point); others: 0.9 for a number, 'auto' for text
+KEYWORD_EXAMPLES = {"gpu_memory_utilization": 0.9, "rope_theta": 1000000.0, "cpu_offload_gb": 10.0, "overhead_gb": 1.0,
+                    "quantization": "fp8", "entrypoint": "llm"}
+
+
 def _fields_typed(*annotations: str) -> frozenset[str]:
     """The EngineArgs fields declared with one of `annotations` (as written in the class: "int | None")."""
     return frozenset(f.name for f in fields(EngineArgs) if f.type in annotations)
@@ -87,11 +93,12 @@ def _checked(name: str, value):
                 pass
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             return value
-        raise InputError(name, f"must be a number, got {value!r} ({type(value).__name__})", f"e.g. {name}=0.9")
+        raise InputError(name, f"must be a number, got {value!r} ({type(value).__name__})",
+                         f"e.g. {name}={KEYWORD_EXAMPLES.get(name, 0.9)!r}")
     if name in _STR_FIELDS and not isinstance(value, str):
         # a release given as a number (vllm_version=0.11) was offered vllm_version='auto'; 0.10 as a number is 0.1
         example = "vllm_version='0.11.0' (a release as text: the number 0.10 reads 0.1)" if name == "vllm_version" \
-            else f"{name}='auto'"
+            else f"{name}={KEYWORD_EXAMPLES.get(name, 'auto')!r}"
         raise InputError(name, f"must be a string, got {value!r} ({type(value).__name__})", f"e.g. {example}")
     if name == "max_model_len":
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):

@@ -499,7 +499,10 @@ def spec_from_plan(
             flags.append(Flag(flag, text, _overrides_why(plan)))
     theta = _get(given, "rope_theta") or _get(a, "rope_theta")
     if theta:
-        flags.append(Flag("--rope-theta", f"{theta:g}", _overrides_why(plan)))
+        # the value as given, every digit: vLLM reads the flag with float(); "{:g}" kept six significant digits
+        # (1234567 was served as 1.23457e+06, another rope base)
+        number = float(theta)
+        flags.append(Flag("--rope-theta", str(int(number)) if number.is_integer() else repr(number), _overrides_why(plan)))
     comp_config = _get(a, "compilation_config")  # given as JSON text or as a dict
     if comp_config:
         text = comp_config if isinstance(comp_config, str) else json.dumps(comp_config, separators=(",", ":"))

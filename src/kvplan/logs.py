@@ -2565,7 +2565,8 @@ class StartupLog:
     rocm_line: Optional[tuple[int, str]] = None
     wsl2_line: Optional[tuple[int, str]] = None
     amd_device_name: Optional[str] = None
-    api_server_seen: bool = False  # a line of this startup carries the (APIServer pid=N) prefix of vllm serve's process
+    api_server_seen: bool = False  # a line of this startup carries the (APIServer pid=N) or (ApiServer_N pid=M) prefix
+    # of vllm serve's front-end process
 
     # ---- views ------------------------------------------------------------------------
     @property
@@ -2573,7 +2574,7 @@ class StartupLog:
         """Whether the engine was built by vllm.LLM(...) in Python (a notebook, a script): its 'non-default args' line
         states disable_log_stats=True, which LLM.__init__ sets itself unless given ("if 'disable_log_stats' not in
         kwargs: kwargs['disable_log_stats'] = True" before log_non_default_args(engine_args), vllm/entrypoints/llm.py,
-        0.6 to 0.33), and no line shows an API server: no (APIServer pid=N) prefix, no 'vLLM API server version' or
+        0.6 to 0.33), and no line shows an API server: no (APIServer pid=N) or (ApiServer_N pid=M) prefix, no 'vLLM API server version' or
         'Starting vLLM API server' line, no vllm serve or api_server command line. Its defaults are vllm.LLM's (the
         plan's entrypoint "llm": a larger token budget). A server given --disable-log-stats whose log was cut down to
         its engine's lines would read as one."""
@@ -3353,7 +3354,8 @@ def parse_lines(lines: Iterable[str], stats: Optional[_ReadStats] = None) -> Sta
             acc, openers = _Accumulator(), set()
             startups, first_line = startups + 1, number
         openers |= opened
-        if line.process and line.process.strip().startswith("APIServer"):  # vllm serve's front-end process
+        if line.process and line.process.strip().lower().startswith("apiserver"):  # vllm serve's front-end process:
+            # (APIServer pid=N), or (ApiServer_0 pid=N) ... where it runs several (--api-server-count, serve.py)
             acc.values["api_server_seen"] = True
         kept = message[:KEPT_LINE_CHARS]
         acc.last_lines.append(kept)

@@ -342,8 +342,9 @@ def plan_table(p: Plan) -> Table:
                        + (" · enforce_eager" if a.enforce_eager else "") + (f" · quantization {a.quantization}" if a.quantization else "")
                        + {"awq": " (plain AWQ kernel)", "marlin": " (AWQ-Marlin kernel)"}.get(a.awq_kernel or "", "")
                        + _capture_flags(a) + _speculative_flag(p), ","))  # a long size list breaks after a comma
-    if p.config_overrides:  # --hf-overrides: what the override changed in what kvplan derives from the config
-        t.add_row("config", Breakable("--hf-overrides applied: " + (" · ".join(
+    if p.config_overrides:  # --hf-overrides (--rope-scaling, --rope-theta): what it changed in what kvplan derives
+        # from the config, under the flags given
+        t.add_row("config", Breakable(" and ".join(p.args.config_override_flags) + " applied: " + (" · ".join(
             f"{what.replace('max_model_len_limit', 'max length')} {_override_value(a)} -> {_override_value(b)}"
             for what, (a, b) in p.config_overrides["changed"].items()) or "nothing kvplan derives changed"), "·"))
     t.add_row("KV per token", kv_per_token_text(p))

@@ -619,6 +619,13 @@ class EngineArgs:
         return config_overrides(self.hf_overrides, self.rope_scaling, self.rope_theta)
 
     @property
+    def config_override_flags(self) -> tuple[str, ...]:
+        """The flags of these args that set keys on the model's config, as vllm serve names them ("--hf-overrides",
+        "--rope-scaling", "--rope-theta"); () for none."""
+        return tuple(flag for flag, value in (("--hf-overrides", self.hf_overrides), ("--rope-scaling", self.rope_scaling),
+                                              ("--rope-theta", self.rope_theta)) if value not in (None, "", {}))
+
+    @property
     def decode_query_len(self) -> int:
         """Tokens one request decodes per step: 1 + num_speculative_tokens (the q of the uniform-decode FULL graphs,
         _full_graph_sizes, and of the speculative rounding of the capture sizes)."""

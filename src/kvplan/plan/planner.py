@@ -127,8 +127,10 @@ class Plan:
         figures = (f"kv_cache_tokens={self.kv_cache_tokens:,}, max_concurrency={self.max_concurrency:.2f}, "
                    f"kv_cache_gib={self.kv_cache_bytes / GIB:.2f} (per rank), weights_gib={self.weights_bytes / GIB:.2f}")
         why = "" if self.fits else f", failure={self.failure!r}, fixes={len(self.fixes)}"
+        # data-parallel engines each hold their own pool: the figures are one engine's, as the attributes are
+        engines = f", engines={self.engines} (figures per engine)" if self.engines > 1 else ""
         return (f"Plan({self.model.id!r} on {self.gpus_used} x {self.gpu.name!r}, "
-                f"vLLM {self.vllm_version}, max_model_len={a.max_model_len:,}: fits={self.fits}{why}, {figures})")
+                f"vLLM {self.vllm_version}, max_model_len={a.max_model_len:,}: fits={self.fits}{why}{engines}, {figures})")
 
     @property
     def vllm_version(self) -> str:
@@ -372,7 +374,8 @@ def config_overrides_applied(model: ModelSpec, args: EngineArgs, rules: VersionR
     base = model.before_overrides or model
     if not overrides:
         return base, None, [], []
-    flag = "--hf-overrides" if args.hf_overrides not in (None, "", {}) else "--rope-scaling" if args.rope_scaling else "--rope-theta"
+    flags = args.config_override_flags
+    flag = flags[0]  # the field an error names
     new = apply_config_overrides(base, overrides, nested_merge=rules.hf_overrides_nested_merge, version=rules.version, flag=flag)
     warns: list[str] = []
     ropes = [r for key, r in overrides.items() if key in ("rope_scaling", "rope_parameters") and isinstance(r, dict)]
@@ -409,7 +412,7 @@ def config_overrides_applied(model: ModelSpec, args: EngineArgs, rules: VersionR
                      .replace("max_model_len_limit", "the derived max length") for what, (a, b) in changed.items())
     how = ("merges it: a sub-config's keys merged, other keys set as given" if rules.hf_overrides_nested_merge
            else "sets it: each key as given")
-    note = (f"{flag} {json.dumps(overrides)} applied to {base.id}'s config before anything is derived from it (as vLLM "
+    note = (f"{' and '.join(flags)} {json.dumps(overrides)} applied to {base.id}'s config before anything is derived from it (as vLLM "
             f"{rules.version} {how}): " + (said or "nothing kvplan derives changed"))
     if before.tokens != after.tokens:
         note += f" ({after.how})"
