@@ -294,6 +294,12 @@ def test_a_plan_shown_in_a_notebook_cell_is_one_line_of_its_verdict():
     assert dp.engines == 2 and dp.to_dict()["kv_cache_tokens_all_engines"] == 2 * dp.kv_cache_tokens
     assert f"engines=2 (figures per engine), kv_cache_tokens={dp.kv_cache_tokens:,}" in repr(dp)
     assert "engines=" not in repr(two)
+    # a replan looks for no fixes: its repr does not say "fixes=0", which reads as "none exist"
+    replanned = kvplan.replan(refused, max_model_len=32768)
+    assert not replanned.fits and not replanned.fixes and "fixes=" not in repr(replanned)
+    # the seed's arithmetic plans no release's startup, so its repr names none
+    seed = kvplan.fit(gpu_gb=16, overhead_gb=1)
+    assert "the seed's arithmetic" in repr(seed) and "vLLM" not in repr(seed)
 
 
 def test_python_callers_get_python_fixes():

@@ -126,11 +126,15 @@ class Plan:
         a = self.args
         figures = (f"kv_cache_tokens={self.kv_cache_tokens:,}, max_concurrency={self.max_concurrency:.2f}, "
                    f"kv_cache_gib={self.kv_cache_bytes / GIB:.2f} (per rank), weights_gib={self.weights_bytes / GIB:.2f}")
-        why = "" if self.fits else f", failure={self.failure!r}, fixes={len(self.fixes)}"
+        # fixes are counted only where they were looked for (fit's default): a replan looks for none, and "fixes=0"
+        # there would read as "none exist"
+        why = "" if self.fits else f", failure={self.failure!r}" + (f", fixes={len(self.fixes)}" if self.fixes else "")
         # data-parallel engines each hold their own pool: the figures are one engine's, as the attributes are
         engines = f", engines={self.engines} (figures per engine)" if self.engines > 1 else ""
+        # the seed's arithmetic (--overhead-gb) plans no release's startup
+        engine = "the seed's arithmetic" if self.mode == "simple" else f"vLLM {self.vllm_version}"
         return (f"Plan({self.model.id!r} on {self.gpus_used} x {self.gpu.name!r}, "
-                f"vLLM {self.vllm_version}, max_model_len={a.max_model_len:,}: fits={self.fits}{why}{engines}, {figures})")
+                f"{engine}, max_model_len={a.max_model_len:,}: fits={self.fits}{why}{engines}, {figures})")
 
     @property
     def vllm_version(self) -> str:
