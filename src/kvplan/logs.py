@@ -1146,6 +1146,17 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The installed Transformers now defines a config named '{key}' that this vLLM (or the fork/plugin importing it) also registers at import, so vllm cannot be imported: the Transformers version is newer than this vLLM supports.",
          fix="Install the Transformers version this vLLM release pins (for 'aimv2': transformers<4.54 with vLLM 0.9.x), or a vLLM release that renamed its config.",
          source="transformers/models/auto/configuration_auto.py _LazyConfigMapping.register; https://github.com/HabanaAI/vllm-fork/pull/1664"),
+    # kernels/layer/layer.py LayerRepository.__init__ and kernels/layer/func.py FuncRepository.__init__ (kernels 0.15.1
+    # read): ValueError("Either a revision or a version must be specified.") when neither is given (the "..., not both."
+    # variant is a caller passing both). Unpinned Hub kernels were deprecated in kernels 0.12 and refused from 0.15;
+    # Transformers' integrations/hub_kernels.py builds its kernel mapping (LayerRepository(...) without either) at
+    # import, so `import transformers` -- and vLLM, which imports it at start -- fails with that pair.
+    _sig("kernels_repository_unpinned", "either a revision or a version must be specified",
+         r"Either a revision or a version must be specified\.", ERROR,
+         symptom="import_undefined_symbol", layer="vllm_version_flags", weight=0.75, fatal=True,
+         cause="The installed `kernels` package (0.15 or newer) refuses a Hub kernel repository given neither a revision nor a version, and the installed Transformers builds its hub_kernels mapping that way at import: the two packages' versions do not go together, so Transformers (and vLLM with it) cannot be imported.",
+         fix="Pin kernels below 0.15 (pip install 'kernels<0.15'), or install a Transformers release whose hub_kernels.py passes a version; pin the set vLLM's release was built with rather than upgrading packages unpinned.",
+         source="kernels/layer/layer.py LayerRepository.__init__, kernels/layer/func.py FuncRepository.__init__ (kernels 0.15.1); https://github.com/huggingface/transformers/issues/46291, https://github.com/sgl-project/sglang/pull/26704"),
     # transformers/modeling_gguf_pytorch_utils.py load_gguf_checkpoint (5.24.0 read): ValueError(f"GGUF model with architecture
     # {architecture} is not supported yet."). vLLM reads a .gguf file's config through it, so the release's Transformers
     # decides which GGUF architectures load (huggingface/transformers#39721 added qwen3moe).
