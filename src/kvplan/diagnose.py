@@ -611,6 +611,34 @@ def _decide_parallel_divisibility(draft: _Draft, log: StartupLog) -> None:
     draft.confidence = max(draft.confidence, 0.7)
 
 
+def _decide_zmq_bind(draft: _Draft, log: StartupLog) -> None:
+    """A bare "ZMQError: Address already in use" is one of vLLM's internal sockets, not the HTTP port, whatever the
+    generic bind-error reading (another process on the host, the environment's) says of the same line; the line has
+    several owners in public threads, so it stays a hint. With the shared-memory broadcast queue's bind in the
+    traceback the socket and the way its port was chosen are known: MessageQueue.__init__ binds the port get_open_port()
+    probed and released, scanning up from VLLM_PORT when that is set (shm_broadcast.py and network_utils.py, 0.10.2-0.26.0),
+    so another process can take it in between, most often a second vLLM seeded with the same VLLM_PORT; 0.28.0 binds
+    port 0 instead."""
+    bare = next((h for h in draft.hits if h.signature == "zmq_port_in_use_bare"), None)
+    if bare is None or any(h.signature == "zmq_port_in_use" for h in draft.hits):
+        return
+    sig = SIGNATURES_BY_NAME["zmq_port_in_use_bare"]
+    draft.layer, draft.confidence = sig.layer, sig.weight
+    draft.cause, draft.fix = sig.cause, sig.fix
+    draft.decided_by = "the bind error is ZeroMQ's: one of vLLM's internal sockets, not the HTTP --port"
+    if not log.has("shm_broadcast_remote_bind_frame"):
+        return
+    draft.cause = ("The shared-memory broadcast queue could not bind the port for its readers on other nodes: this release "
+                   "picks that port by probing one and releasing it (get_open_port, scanning up from VLLM_PORT when it is "
+                   "set), then binds it, and another process took it in between -- most often another vLLM process on "
+                   "the node started with the same VLLM_PORT, as a launcher that sets it for every instance does.")
+    draft.fix = ("Upgrade to vLLM 0.28 or later (the queue binds a port the OS assigns), or do not give several vLLM "
+                 "processes on a node the same VLLM_PORT (unset it in the launcher, or space the values apart); the HTTP "
+                 "--port is not this port.")
+    draft.decided_by = "the ZeroMQ bind is the broadcast queue's remote socket (MessageQueue.__init__), at a port get_open_port probed"
+    draft.hits = draft.hits + list(log.hits_of("shm_broadcast_remote_bind_frame"))[:1]
+
+
 def _decide_sampler_after_uncounted_graphs(draft: _Draft, log: StartupLog) -> None:
     """The sampler warm-up comes after the CUDA-graph capture (vllm/v1/worker/gpu_worker.py compile_or_warm_up_model,
     0.19.0), and the memory profile already ran the sampler (gpu_model_runner.py profile_run). In 0.18-0.19 the
@@ -1009,6 +1037,8 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     if "quant_unsupported_on_gpu" in drafts:
         _decide_quant_minimum(drafts["quant_unsupported_on_gpu"])
         _decide_cutlass_listed_capability(drafts["quant_unsupported_on_gpu"])
+    if "port_in_use" in drafts:
+        _decide_zmq_bind(drafts["port_in_use"], log)
     _decide_nccl_usage(drafts)
     _decide_hang(drafts, log)
     _decide_fatal_without_start(drafts, log)

@@ -1146,6 +1146,17 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The installed Transformers now defines a config named '{key}' that this vLLM (or the fork/plugin importing it) also registers at import, so vllm cannot be imported: the Transformers version is newer than this vLLM supports.",
          fix="Install the Transformers version this vLLM release pins (for 'aimv2': transformers<4.54 with vLLM 0.9.x), or a vLLM release that renamed its config.",
          source="transformers/models/auto/configuration_auto.py _LazyConfigMapping.register; https://github.com/HabanaAI/vllm-fork/pull/1664"),
+    # kernels/layer/layer.py LayerRepository.__init__ and kernels/layer/func.py FuncRepository.__init__ (kernels 0.15.1
+    # read): ValueError("Either a revision or a version must be specified.") when neither is given (the "..., not both."
+    # variant is a caller passing both). Unpinned Hub kernels were deprecated in kernels 0.12 and refused from 0.15;
+    # Transformers' integrations/hub_kernels.py builds its kernel mapping (LayerRepository(...) without either) at
+    # import, so `import transformers` -- and vLLM, which imports it at start -- fails with that pair.
+    _sig("kernels_repository_unpinned", "either a revision or a version must be specified",
+         r"Either a revision or a version must be specified\.", ERROR,
+         symptom="import_undefined_symbol", layer="vllm_version_flags", weight=0.75, fatal=True,
+         cause="The installed `kernels` package (0.15 or newer) refuses a Hub kernel repository given neither a revision nor a version, and the installed Transformers builds its hub_kernels mapping that way at import: the two packages' versions do not go together, so Transformers (and vLLM with it) cannot be imported.",
+         fix="Pin kernels below 0.15 (pip install 'kernels<0.15'), or install a Transformers release whose hub_kernels.py passes a version; pin the set vLLM's release was built with rather than upgrading packages unpinned.",
+         source="kernels/layer/layer.py LayerRepository.__init__, kernels/layer/func.py FuncRepository.__init__ (kernels 0.15.1); https://github.com/huggingface/transformers/issues/46291, https://github.com/sgl-project/sglang/pull/26704"),
     # transformers/modeling_gguf_pytorch_utils.py load_gguf_checkpoint (5.24.0 read): ValueError(f"GGUF model with architecture
     # {architecture} is not supported yet."). vLLM reads a .gguf file's config through it, so the release's Transformers
     # decides which GGUF architectures load (huggingface/transformers#39721 added qwen3moe).
@@ -1674,6 +1685,26 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="One of vLLM's internal ZeroMQ sockets could not bind {host}:{port}: another vLLM instance (or an engine of this one) on the host uses the same internal port, a fixed default in some releases or the same VLLM_PORT / connector port given to both.",
          fix="Give each instance its own internal ports (do not share one VLLM_PORT between instances; a distinct VLLM_RPC_PORT in 0.5.x, distinct connector ports), or use a release that picks free ports; the HTTP --port is not this port.",
          source="pyzmq Socket.bind; https://github.com/vllm-project/vllm/issues/7196, https://github.com/gpustack/gpustack/issues/4312"),
+    # The same pyzmq error without the address: pyzmq's Socket.bind appends " (addr='...')" to the message, which older
+    # pyzmq did not and pasted excerpts often drop (the bare "ZMQError: Address already in use"). A ZeroMQ socket is
+    # one of vLLM's internal ones (never the HTTP --port), and public threads show several owners for its port: a
+    # release's fixed default (5570 in 0.5.x, vllm#7196), a VLLM_PORT a launcher gives every instance
+    # (gpustack#4312, #6019), two instances' connector side channels (vllm#20965), or the release's probe-then-bind
+    # choice; so the line alone is a hint (the shm_broadcast_remote_bind_frame below names the socket).
+    _sig("zmq_port_in_use_bare", "zmqerror: address already in use", r"ZMQError: Address already in use\s*$", ERROR,
+         symptom="port_in_use", layer="vllm_version_flags", weight=0.55, fatal=True,
+         cause="One of vLLM's internal ZeroMQ sockets could not bind its port (the line does not name it): a port another process already holds -- another vLLM instance on the host with the same VLLM_PORT or connector port, a fixed default of the release, or an engine of this one.",
+         fix="Give each instance on a host its own internal ports (no VLLM_PORT shared between instances or set by a launcher for all of them; distinct connector ports), or use a release that binds them atomically; the HTTP --port is not this port.",
+         source="pyzmq Socket.bind (ZMQError EADDRINUSE); https://github.com/vllm-project/vllm/issues/7196, https://github.com/gpustack/gpustack/issues/6019"),
+    # vllm/distributed/device_communicators/shm_broadcast.py MessageQueue.__init__: for readers on other nodes the
+    # writer binds an XPUB socket at `get_open_port()` -- which probes a port with a throwaway socket, closes it and
+    # returns it, scanning up from VLLM_PORT when that is set (vllm/utils/network_utils.py _get_open_port) -- then
+    # `self.remote_socket.bind(socket_addr)` (read in 0.10.2, 0.22, 0.24.0 and 0.26.0). From 0.28.0 it binds
+    # `tcp://{connect_ip}:0` and reads the port the OS gave (0.28.0, 0.29.0, 0.33.0), so no other process can take it
+    # in between.
+    _sig("shm_broadcast_remote_bind_frame", "self.remote_socket.bind(socket_addr)", r"self\.remote_socket\.bind\(socket_addr\)", CONTEXT,
+         versions="<0.28",
+         source="vllm/distributed/device_communicators/shm_broadcast.py MessageQueue.__init__ (0.10.2-0.26.0; 0.28.0+ binds port 0)"),
     # Docker refusing to publish the container's port (`docker run -p 8000:8000`): the container never starts
     _sig("docker_port_allocated", "port is already allocated", r"Bind for (?P<host>\S+?):(?P<port>\d+) failed: port is already allocated", ERROR,
          symptom="port_in_use", layer="container_environment", weight=0.88, fatal=True,
