@@ -675,6 +675,22 @@ def auto_tp_cap(args: EngineArgs) -> int:
     return min(8, args.num_gpus // ((args.pipeline_parallel_size or 1) * (args.data_parallel_size or 1)))
 
 
+def auto_tp_sizes(args: EngineArgs) -> tuple[int, ...]:
+    """The TP sizes `--gpu auto` tries: a --tensor-parallel-size given, alone (the search is then for the card at that
+    size: it had planned 4 x L4 for Qwen3-32B asked at TP 2); else 1, 2, 4 and 8 up to auto_tp_cap."""
+    if args.tensor_parallel_size:
+        return (args.tensor_parallel_size,)
+    return tuple(tp for tp in (1, 2, 4, 8) if tp <= auto_tp_cap(args))
+
+
+def auto_tp_scope(args: EngineArgs) -> str:
+    """How the note and refusal of `--gpu auto` name the TP sizes it searched ('TP up to 8', 'TP 2')."""
+    if args.tensor_parallel_size:
+        return f"TP {args.tensor_parallel_size} (--tensor-parallel-size)"
+    cap = auto_tp_cap(args)
+    return f"TP up to {cap}" + (f" (--num-gpus {args.num_gpus})" if cap < 8 else "")
+
+
 def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA", *, site_calibration: bool = True,
                        deployable: bool = False
                        ) -> tuple[tuple[GPUSpec, int, Plan] | None, tuple[GPUSpec, int, Plan] | None]:
@@ -685,13 +701,13 @@ def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA
     its fix, where 'no GPU fits' would send the reader to a GPU for a length no GPU serves. `deployable`: only cards
     whose launch files kvplan scaffold writes (deploy.refuse_platform: no Jetson Orin, no AMD card)."""
     options = []
-    # --num-gpus bounds the search: TP x PP x DP ranks within the GPUs available (without it, TP up to 8: one node)
-    tp_cap = auto_tp_cap(args)
+    # --num-gpus bounds the search: TP x PP x DP ranks within the GPUs available (without it, TP up to 8: one node);
+    # a --tensor-parallel-size given is the one size searched
     for g in gpu_catalog():
         if g.vendor != vendor or (deployable and not _deployable(g, args)):
             continue
-        for tp in (1, 2, 4, 8):
-            if (tp > 1 and g.one_per_machine) or tp > tp_cap:
+        for tp in auto_tp_sizes(args):
+            if tp > 1 and g.one_per_machine:
                 continue
             options.append((g.total_bytes * tp, tp, g))
     warm, refused, planned = None, None, False
@@ -917,9 +933,12 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
         args = engine_args(**kw)
         cold, warm = gpu_and_tp_choices(spec, args, deployable=deployable)
         if warm is None:  # (flags refused as input on every card are raised by the search itself)
-            cap = auto_tp_cap(args)
-            if cap < 8:
-                raise InputError("--gpu", f"no catalog GPU with TP up to {cap} (--num-gpus {args.num_gpus}) fits this plan",
+            if args.tensor_parallel_size:
+                raise InputError("--gpu", f"no catalog GPU at {auto_tp_scope(args)} fits this plan",
+                                 "drop --tensor-parallel-size (auto then tries 1, 2, 4 and 8), lower --max-model-len "
+                                 "or use a quantized checkpoint")
+            if auto_tp_cap(args) < 8:
+                raise InputError("--gpu", f"no catalog GPU with {auto_tp_scope(args)} fits this plan",
                                  "allow more GPUs (--num-gpus), lower --max-model-len or use a quantized checkpoint")
             raise InputError("--gpu", "no catalog GPU with TP up to 8 fits this plan", "lower --max-model-len or use a quantized checkpoint")
         # a card whose first, compiling start would be refused is not chosen where a larger one starts cold too
@@ -928,16 +947,18 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
         p = fit(spec, g, revision=revision, **kw)
         # scaffold's search passes over the cards it writes no files for (a Jetson Orin fit may name): its note says so
         among = f" {DEPLOYABLE_CARDS}" if deployable else ""
+        # the one TP searched where one was given: 'the smallest catalog GPU at TP 2 (--tensor-parallel-size) ...'
+        what = (f"GPU at {auto_tp_scope(args)}" if args.tensor_parallel_size else "GPU x TP") + among
         if cold is None:
-            note = (f"--gpu auto: the smallest catalog GPU x TP{among} that starts is {tp} x {g.name}, but its first, "
+            note = (f"--gpu auto: the smallest catalog {what} that starts is {tp} x {g.name}, but its first, "
                     "compiling start may be refused (see the cold-start warning), as on every catalog GPU x TP up to 8 "
                     "that starts")
         elif cold[:2] != warm[:2]:
-            note = (f"--gpu auto: the smallest catalog GPU x TP{among} that starts, its first (compiling) start included, "
+            note = (f"--gpu auto: the smallest catalog {what} that starts, its first (compiling) start included, "
                     f"is {tp} x {g.name} ({warm[1]} x {warm[0].name} is smaller and starts warm, but its first start may "
                     "be refused)")
         else:
-            note = f"--gpu auto: the smallest catalog GPU x TP{among} that starts is {tp} x {g.name}"
+            note = f"--gpu auto: the smallest catalog {what} that starts is {tp} x {g.name}"
         return p, note
     want_auto_len = is_auto_length(kw.get("max_model_len"))
     if want_auto_len and concurrency is None:

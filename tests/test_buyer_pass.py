@@ -1,0 +1,48 @@
+"""Choosing the GPUs to buy or rent for a model and a traffic level: `kvplan fit --gpu auto`, `sweep --vary gpu`,
+`capacity --vary gpu --gpu-hour-usd` and the page's capacity search, read as one decision."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cli_runner import run_cli
+
+QWEN32 = "Qwen/Qwen3-32B"
+QWEN8 = "Qwen/Qwen3-8B"
+
+
+def test_gpu_auto_keeps_the_tensor_parallel_size_given(monkeypatch, capsys):
+    """`fit --gpu auto --tensor-parallel-size 2` answered 4 x L4 (TP 4) for Qwen3-32B at 32,768 tokens: the size the
+    user had settled on was replaced by the search's own. It now searches the cards at TP 2 alone, and names it."""
+    from kvplan.api import engine_args, first_start_holds, gpu_and_tp_choices, plan
+    from kvplan.resolve import gpu_catalog, resolve_model
+
+    code, out, err = run_cli(monkeypatch, capsys, "fit", QWEN32, "--gpu", "auto", "--max-model-len", "32768",
+                             "--tensor-parallel-size", "2", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["args"]["tensor_parallel_size"] == 2 and d["fits"]
+    assert "the smallest catalog GPU at TP 2 (--tensor-parallel-size)" in d["inverse"]
+    # the answer is the smallest NVIDIA card whose TP-2 plan starts, its first (compiling) start included
+    spec, args = resolve_model(QWEN32), engine_args(max_model_len=32768)
+    want = None
+    for g in sorted((g for g in gpu_catalog() if g.vendor == "NVIDIA" and not g.one_per_machine),
+                    key=lambda g: g.total_bytes):
+        q = plan(spec, g, engine_args(max_model_len=32768, tensor_parallel_size=2))
+        if q.fits and first_start_holds(q):
+            want = g
+            break
+    assert want is not None and d["gpu"] == want.name
+    # without the flag the search still ranges over TP 1-8 (here a TP other than 2 is the smallest)
+    cold, _ = gpu_and_tp_choices(spec, args)
+    assert cold[1] != 2
+    code, out, err = run_cli(monkeypatch, capsys, "fit", QWEN32, "--gpu", "auto", "--max-model-len", "32768", "--json")
+    assert code == 0 and json.loads(out)["args"]["tensor_parallel_size"] == cold[1]
+    # a size no card holds the model at is refused naming the flag to drop
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "Qwen/Qwen3-235B-A22B", "--gpu", "auto", "--max-model-len",
+                             "32768", "-tp", "1")
+    text = " ".join((out + err).split())
+    assert code == 2 and "no catalog GPU at TP 1 (--tensor-parallel-size) fits this plan" in text
+    assert "drop --tensor-parallel-size" in text
