@@ -46,3 +46,36 @@ def test_gpu_auto_keeps_the_tensor_parallel_size_given(monkeypatch, capsys):
     text = " ".join((out + err).split())
     assert code == 2 and "no catalog GPU at TP 1 (--tensor-parallel-size) fits this plan" in text
     assert "drop --tensor-parallel-size" in text
+
+
+def test_page_capacity_probes_as_the_cli(monkeypatch, capsys):
+    """The page's capacity search simulated the whole trace (azure-conv's 19,366 requests) where `kvplan capacity`
+    probes its first 5,000: for Qwen3-8B on an L40S at 16,384 tokens the page said 2.69 req/s per replica and the
+    command 3.13, and for 10 req/s 8 A10Gs where the command said 9. Both now probe the same requests."""
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    from fastapi.testclient import TestClient
+
+    from kvplan.api import CAPACITY_REQUESTS
+    from kvplan.web.app import create_app
+
+    client = TestClient(create_app(simulate_seconds=300))
+    body = {"model": QWEN8, "gpu": "L40S", "max_model_len": 16384, "workload": "azure-conv",
+            "slo": "ttft=1s,tpot=50ms", "capacity": True, "target_rate_per_s": 10}
+    r = client.post("/api/simulate", json=body)
+    assert r.status_code == 200, r.text
+    web = r.json()
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", QWEN8, "--gpu", "L40S", "--max-model-len", "16384",
+                             "-w", "azure-conv", "--slo", "ttft=1s,tpot=50ms", "--target-rate", "10", "--json")
+    assert code == 0, err
+    cli = json.loads(out)
+    assert web["capacity"]["max_rate_per_s"] == cli["max_rate_per_s"] > 0
+    assert web["capacity"]["replicas_needed"] == cli["replicas_needed"]
+    assert web["capacity"]["probes"] == cli["probes"]
+    # the simulation beside it still runs the whole trace, as `kvplan simulate` does
+    assert web["workload"]["requests"] > CAPACITY_REQUESTS
+    # a comparison probes the same first 5,000, and says so (the page's note: 'N requests per probe')
+    r = client.post("/api/simulate", json={**body, "vary": ["gpu=L40S"]})
+    assert r.status_code == 200, r.text
+    assert r.json()["workload"]["requests"] == CAPACITY_REQUESTS
+    assert r.json()["capacity_rows"]["rows"][0]["rate_per_replica"] == cli["max_rate_per_s"]

@@ -897,6 +897,12 @@ def refuse_auto_length(flags: FitFlags, command: str) -> None:
                          "run `kvplan fit MODEL ... --max-model-len auto --concurrency N` and give the length it prints")
 
 
+# requests each capacity search probe simulates by default (`kvplan capacity` and the page's capacity search alike,
+# so that the two answer one deployment with one rate): a trace's first ones (all of a shorter trace), or a
+# synthetic draw
+CAPACITY_REQUESTS = 5000
+
+
 SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size", "quantization")
 
 
@@ -1221,6 +1227,6 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
 
 __all__ = ["fit", "replan", "compute_fixes", "largest_max_model_len", "max_model_len_for_concurrency",
            "smallest_utilization", "smallest_gpu", "smallest_gpu_and_tp", "gpu_and_tp_choices", "engine_args", "rules_for", "site_offsets_for",
-           "FitFlags", "FitParam", "FIT_PARAMS", "GPU_HELP", "refuse_unpublished_version", "refuse_auto_length", "SWEEPABLE",
+           "FitFlags", "FitParam", "FIT_PARAMS", "GPU_HELP", "CAPACITY_REQUESTS", "refuse_unpublished_version", "refuse_auto_length", "SWEEPABLE",
            "plan_from_flags_and_inverse", "uncertainty_band_of", "parse_vary", "vary_names", "vary_settings",
            "map_vary_values", "sweep_rows", "DEPLOYABLE_CARDS"]

@@ -14,6 +14,7 @@ from typing import List, Optional
 import typer
 from rich.markup import escape
 
+from kvplan.api import CAPACITY_REQUESTS  # requests per capacity probe (the page's too)
 from kvplan.cli import FitFlags, app, console, err_console, fit_options_gpu_auto, option_group, plan_from_flags
 
 _WL = "Workload"
@@ -21,8 +22,6 @@ _SIM = "Simulation"
 # The simulator's own switch from before the plan commands took vllm serve's --enable-prefix-caching (a11583c); since
 # 3756991 it set the plan's flag too, so the two spelled one thing. vLLM's spelling is the one shown; the old one is a
 # hidden alias kept for scripts that pass it.
-# requests each capacity probe simulates by default: a trace's first ones (all of a shorter trace), or a synthetic draw
-CAPACITY_REQUESTS = 5000
 _PREFIX_CACHING_ALIAS = "Old spelling of --enable-prefix-caching/--no-enable-prefix-caching (kept for scripts)."
 
 
