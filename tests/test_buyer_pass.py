@@ -79,3 +79,27 @@ def test_page_capacity_probes_as_the_cli(monkeypatch, capsys):
     assert r.status_code == 200, r.text
     assert r.json()["workload"]["requests"] == CAPACITY_REQUESTS
     assert r.json()["capacity_rows"]["rows"][0]["rate_per_replica"] == cli["max_rate_per_s"]
+
+
+def test_sweep_shows_no_pool_for_a_gpu_vllm_refuses(monkeypatch, capsys):
+    """`sweep openai/gpt-oss-20b --vary gpu=T4,L4`: the T4 row (MXFP4 needs compute capability 8.0, the T4 has 7.5)
+    showed a -1.89 GiB pool, 0 tokens and a 0.00x ratio beside 'no', read as a pool too small, and its reason was cut
+    at its first sentence, before vLLM's 'Minimum capability: 80. Current capability: 75.'. The row now shows no pool,
+    as a row whose weights do not load, and the reason whole."""
+    import kvplan
+
+    monkeypatch.setenv("COLUMNS", "200")
+    t4 = kvplan.fit("openai/gpt-oss-20b", "T4", max_model_len=32768, fixes=False)
+    assert not t4.fits and t4.failure == "platform" and t4.kv_cache_bytes < 0  # what the table had shown
+    code, out, err = run_cli(monkeypatch, capsys, "sweep", "openai/gpt-oss-20b", "--max-model-len", "32768",
+                             "--vary", "gpu=T4,L4")
+    assert code == 0, err
+    lines = {ln.split("│")[1].strip(): ln for ln in out.splitlines() if ln.startswith("│")}
+    cells = [c.strip() for c in lines["T4"].split("│")[2:-1]]
+    assert cells == ["no", "—", "—", "—", "—"], cells
+    assert f"{t4.kv_cache_bytes / 2 ** 30:.2f}" not in lines["T4"]
+    text = " ".join(out.split())
+    assert "does not start (gpu=T4): The quantization method mxfp4 is not supported for the current GPU. Minimum " \
+           "capability: 80. Current capability: 75." in text
+    # the row that starts keeps its numbers
+    assert [c.strip() for c in lines["L4"].split("│")[2:-1]][0] == "yes"
