@@ -103,3 +103,28 @@ def test_sweep_shows_no_pool_for_a_gpu_vllm_refuses(monkeypatch, capsys):
            "capability: 80. Current capability: 75." in text
     # the row that starts keeps its numbers
     assert [c.strip() for c in lines["L4"].split("│")[2:-1]][0] == "yes"
+
+
+def test_capacity_compare_says_which_card_a_bare_name_was_planned_as(monkeypatch, capsys):
+    """`capacity --vary gpu=A100,L40S` planned the A100 as the 80 GB SXM4 card and said nothing (fit, sweep and a
+    single capacity run warn that 'A100' also names a 40 GB card): the buyer of 40 GB cards read the 80 GB card's rate.
+    Each row now carries its plan's warnings, printed under the table as sweep prints them, and listed on the page."""
+    from pathlib import Path
+
+    import kvplan
+
+    monkeypatch.setenv("COLUMNS", "200")
+    args = ("capacity", QWEN8, "--max-model-len", "8192", "-w", "azure-conv", "-n", "200", "--slo", "ttft=2s,tpot=80ms",
+            "--vary", "gpu=A100,L40S")
+    code, out, err = run_cli(monkeypatch, capsys, *args)
+    assert code == 0, err
+    a100 = kvplan.fit(QWEN8, "A100", max_model_len=8192, fixes=False)
+    guess = next(w for w in a100.warnings if "names cards with 39 GiB as well" in str(w))
+    assert f"warning (gpu=A100): {guess}" in " ".join(out.split())
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--json")
+    rows = {r["gpu"]: r for r in json.loads(out)["rows"]}
+    assert rows["A100"]["warnings"] == [str(w) for w in a100.warnings]
+    assert rows["L40S"]["warnings"] == [str(w) for w in kvplan.fit(QWEN8, "L40S", max_model_len=8192, fixes=False).warnings]
+    # the page lists them under its comparison table
+    js = (Path(kvplan.__file__).parent / "web" / "static" / "app.js").read_text()
+    assert "r.warnings" in js[js.index("function renderComparison"):]

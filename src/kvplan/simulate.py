@@ -2637,7 +2637,8 @@ def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo
     "gpus_per_replica" (one whole server: TP x PP x DP), "rate_per_replica" (req/s within the SLO), with a target rate "replicas" and "gpus", with
     `prices` "usd_per_gpu_hour", "usd_per_hour" (the fleet's for the target, else one replica's) and
     "usd_per_million_requests" (at the target, else at the replica's capacity); a row that does not start or meets
-    the SLO at no rate has "cell" (a few words) and "reason" (the whole of it). Rows are sorted best first (least
+    the SLO at no rate has "cell" (a few words) and "reason" (the whole of it), and every row its plan's "warnings".
+    Rows are sorted best first (least
     cost per million requests; without prices, fewest GPUs for the target, else most req/s per GPU), rows without an
     answer last, and the first answered one has "best": True. `on_row(i, n, row)` is called as row i of n is
     answered (a progress line); a price missing for a GPU a row plans on is an InputError before any search."""
@@ -2657,7 +2658,10 @@ def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo
     for i, (r, p) in enumerate(pairs):
         setting = {n: r[n] for n in names}
         row: dict = {**setting, "model": r.get("model"), "gpu": r.get("gpu"), "gpus_per_replica": None,
-                     "rate_per_replica": None, "replicas": None, "gpus": None, "cell": None, "reason": None}
+                     "rate_per_replica": None, "replicas": None, "gpus": None, "cell": None, "reason": None,
+                     # the plan's warnings, as sweep prints them: which card a bare 'A100' was planned as, a first
+                     # (compiling) start that may be refused where the warm start ranked
+                     "warnings": list(r.get("warnings") or ())}
         out.append(row)
         _capacity_row(row, p, r, base, slo, burstiness, seed, target_rate_per_s, router, prices, on_probe, max_probes)
         if on_row:

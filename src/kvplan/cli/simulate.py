@@ -606,7 +606,7 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
     from kvplan.api import parse_vary, vary_names
     from kvplan.cli.fit import refuse_replaced_flags
     from kvplan.errors import InputError
-    from kvplan.render import to_json
+    from kvplan.render import sweep_warnings, to_json
     from kvplan.simulate import capacity_rows
     from kvplan.workload import build_workload, with_rate
 
@@ -684,4 +684,7 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
             if r["reason"]:
                 shown = ", ".join(f"{n}={r[n]}" for n in names)
                 console.print(f"{shown}: {r['cell']}: {r['reason']}", highlight=False, soft_wrap=True)
+        # as sweep prints them: --vary gpu=A100 planned an A100 80GB SXM4 and said nothing of the 40 GB card
+        for w in sweep_warnings(rows, names):
+            console.print(w, highlight=False, soft_wrap=True)
     raise typer.Exit(0 if any(r["rate_per_replica"] for r in rows) else 1)
