@@ -128,3 +128,22 @@ def test_capacity_compare_says_which_card_a_bare_name_was_planned_as(monkeypatch
     # the page lists them under its comparison table
     js = (Path(kvplan.__file__).parent / "web" / "static" / "app.js").read_text()
     assert "r.warnings" in js[js.index("function renderComparison"):]
+
+
+def test_capacity_tie_goes_to_the_fleet_with_more_headroom(monkeypatch, capsys):
+    """Qwen3-8B on L40S at 6.5 req/s: TP 2 (one replica, 7.28 req/s) and TP 1 (two replicas, 5.70 req/s each) both
+    take 2 GPUs at the same dollars, and the one listed first was marked 'cheapest' whatever its headroom. A tie now
+    goes to the more req/s per GPU, whichever order the deployments were listed in."""
+    base = ("capacity", QWEN8, "--gpu", "L40S", "--max-model-len", "8192", "-w", "azure-conv", "-n", "200",
+            "--slo", "ttft=2s,tpot=80ms", "--target-rate", "6.5", "--gpu-hour-usd", "1.9", "--json")
+    orders = []
+    for listed in ("tensor_parallel_size=2,1", "tensor_parallel_size=1,2"):
+        code, out, err = run_cli(monkeypatch, capsys, *base, "--vary", listed)
+        assert code == 0, err
+        rows = json.loads(out)["rows"]
+        a, b = rows
+        assert a["gpus"] == b["gpus"] and a["usd_per_million_requests"] == b["usd_per_million_requests"]  # a tie
+        assert a["rate_per_replica"] / a["gpus_per_replica"] > b["rate_per_replica"] / b["gpus_per_replica"]
+        assert a["best"] and not b.get("best")
+        orders.append([r["tensor_parallel_size"] for r in rows])
+    assert orders[0] == orders[1]

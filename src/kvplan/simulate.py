@@ -2638,9 +2638,9 @@ def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo
     `prices` "usd_per_gpu_hour", "usd_per_hour" (the fleet's for the target, else one replica's) and
     "usd_per_million_requests" (at the target, else at the replica's capacity); a row that does not start or meets
     the SLO at no rate has "cell" (a few words) and "reason" (the whole of it), and every row its plan's "warnings".
-    Rows are sorted best first (least
-    cost per million requests; without prices, fewest GPUs for the target, else most req/s per GPU), rows without an
-    answer last, and the first answered one has "best": True. `on_row(i, n, row)` is called as row i of n is
+    Rows are sorted best first (least cost per million requests; without prices, fewest GPUs for the target, else
+    most req/s per GPU; a tie to the more req/s per GPU), rows without an answer last, and the first answered one has
+    "best": True. `on_row(i, n, row)` is called as row i of n is
     answered (a progress line); a price missing for a GPU a row plans on is an InputError before any search."""
     from kvplan.api import sweep_rows, vary_names
 
@@ -2668,15 +2668,18 @@ def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo
             on_row(i, len(pairs), row)
 
     def key(row):
+        per_gpu = -row["rate_per_replica"] / row["gpus_per_replica"] if row["rate_per_replica"] else None
         if prices is not None:
             v = row.get("usd_per_million_requests")
         elif target_rate_per_s is not None:
             v = row["gpus"]
         else:
-            v = -row["rate_per_replica"] / row["gpus_per_replica"] if row["rate_per_replica"] else None
-        return (v is None, v if v is not None else 0.0)
+            v = per_gpu
+        # a tie (as many GPUs, as many dollars) goes to the more req/s per GPU: the fleet with the more headroom over
+        # the target (2 x L40S at TP 2, 7.28 req/s, was marked cheapest over 2 at TP 1, 11.4 req/s, by listing order)
+        return (v is None, v if v is not None else 0.0, per_gpu if per_gpu is not None else 0.0)
 
-    out.sort(key=key)  # stable: ties keep the order the deployments were listed in
+    out.sort(key=key)  # stable: full ties keep the order the deployments were listed in
     if out and key(out[0])[0] is False:
         out[0]["best"] = True
     return out
