@@ -147,3 +147,25 @@ def test_capacity_tie_goes_to_the_fleet_with_more_headroom(monkeypatch, capsys):
         assert a["best"] and not b.get("best")
         orders.append([r["tensor_parallel_size"] for r in rows])
     assert orders[0] == orders[1]
+
+
+def test_simulate_and_capacity_gpu_auto_pick_a_card_they_can_time(monkeypatch, capsys):
+    """`simulate/capacity openai/gpt-oss-20b --gpu auto` picked the RTX 4000 SFF Ada (as fit does) and then refused it:
+    'kvplan's catalog has no HBM bandwidth for NVIDIA RTX 4000 SFF Ada Generation'. Their search now keeps to the
+    cards whose bandwidth the catalog holds, and says so; fit's and scaffold's are unchanged."""
+    from kvplan.api import engine_args, gpu_and_tp_choices
+    from kvplan.resolve import resolve_model
+
+    spec, args = resolve_model("openai/gpt-oss-20b"), engine_args(max_model_len=32768)
+    fit_pick = gpu_and_tp_choices(spec, args)[0]
+    assert not fit_pick[0].hbm_bandwidth_tbps  # what simulate had been handed
+    sim_pick = gpu_and_tp_choices(spec, args, simulable=True)[0]
+    assert sim_pick[0].hbm_bandwidth_tbps and sim_pick[2].fits
+    code, out, err = run_cli(monkeypatch, capsys, "simulate", "openai/gpt-oss-20b", "--gpu", "auto", "--max-model-len",
+                             "32768", "-w", "azure-conv", "-n", "100", "--rate", "1", "--json")
+    assert code == 0, err
+    assert json.loads(out)["gpu"] == sim_pick[0].name
+    assert "among those whose bandwidth kvplan's catalog holds" in " ".join(err.split())
+    code, out, err = run_cli(monkeypatch, capsys, "fit", "openai/gpt-oss-20b", "--gpu", "auto", "--max-model-len",
+                             "32768", "--json")
+    assert code == 0 and json.loads(out)["gpu"] == fit_pick[0].name

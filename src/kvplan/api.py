@@ -692,19 +692,21 @@ def auto_tp_scope(args: EngineArgs) -> str:
 
 
 def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA", *, site_calibration: bool = True,
-                       deployable: bool = False
+                       deployable: bool = False, simulable: bool = False
                        ) -> tuple[tuple[GPUSpec, int, Plan] | None, tuple[GPUSpec, int, Plan] | None]:
     """(the smallest catalog GPU x TP whose first, compiling start also holds one request, the smallest that starts
     warm), by total memory, each None where no catalog GPU x TP up to 8 is one; the same where the smallest warm
     start's first start holds too. The search smallest_gpu_and_tp answers from. Where the flags are refused as input on
     every catalog GPU x TP (a --max-model-len above the model's limit), that refusal is raised: it names the flag and
     its fix, where 'no GPU fits' would send the reader to a GPU for a length no GPU serves. `deployable`: only cards
-    whose launch files kvplan scaffold writes (deploy.refuse_platform: no Jetson Orin, no AMD card)."""
+    whose launch files kvplan scaffold writes (deploy.refuse_platform: no Jetson Orin, no AMD card). `simulable`: only
+    cards whose HBM bandwidth the catalog holds, which the step-time model of simulate and capacity needs (their
+    --gpu auto picked an RTX 4000 SFF Ada for gpt-oss-20b, then refused it for want of that bandwidth)."""
     options = []
     # --num-gpus bounds the search: TP x PP x DP ranks within the GPUs available (without it, TP up to 8: one node);
     # a --tensor-parallel-size given is the one size searched
     for g in gpu_catalog():
-        if g.vendor != vendor or (deployable and not _deployable(g, args)):
+        if g.vendor != vendor or (deployable and not _deployable(g, args)) or (simulable and not g.hbm_bandwidth_tbps):
             continue
         for tp in auto_tp_sizes(args):
             if tp > 1 and g.one_per_machine:
@@ -732,6 +734,8 @@ def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA
 
 # the cards gpu_and_tp_choices(deployable=True) keeps, as --gpu auto's note and scaffold's --gpu help name them
 DEPLOYABLE_CARDS = "among those kvplan scaffold writes files for (no Jetson Orin, no AMD card)"
+# the cards gpu_and_tp_choices(simulable=True) keeps, as simulate's and capacity's --gpu auto note names them
+SIMULABLE_CARDS = "among those whose bandwidth kvplan's catalog holds (the step-time model needs it)"
 
 
 def _deployable(gpu: GPUSpec, args: EngineArgs) -> bool:
@@ -913,9 +917,10 @@ def _engine_kwargs_and_gpu(flags: FitFlags) -> tuple[dict, Optional[str], Option
 
 
 def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurrency: Optional[float], *,
-                                deployable: bool = False):
+                                deployable: bool = False, simulable: bool = False):
     """The plan the flags describe, answering the inverse questions (`--gpu auto`, `--max-model-len auto`);
-    `deployable`: `--gpu auto` picks among the cards kvplan scaffold writes launch files for."""
+    `deployable`: `--gpu auto` picks among the cards kvplan scaffold writes launch files for; `simulable`: among the
+    cards simulate and capacity can time (their bandwidth known)."""
     from kvplan.plan import is_auto_length
 
     kw, gpu, gib, gb, revision = _engine_kwargs_and_gpu(flags)
@@ -937,7 +942,7 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
                              "drop --concurrency, or give a GPU with --max-model-len auto --concurrency N")
         spec = resolve_model(model, revision=revision)
         args = engine_args(**kw)
-        cold, warm = gpu_and_tp_choices(spec, args, deployable=deployable)
+        cold, warm = gpu_and_tp_choices(spec, args, deployable=deployable, simulable=simulable)
         if warm is None:  # (flags refused as input on every card are raised by the search itself)
             if args.tensor_parallel_size:
                 raise InputError("--gpu", f"no catalog GPU at {auto_tp_scope(args)} fits this plan",
@@ -952,7 +957,7 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
         kw["tensor_parallel_size"] = tp
         p = fit(spec, g, revision=revision, **kw)
         # scaffold's search passes over the cards it writes no files for (a Jetson Orin fit may name): its note says so
-        among = f" {DEPLOYABLE_CARDS}" if deployable else ""
+        among = "".join(f" {words}" for words, on in ((DEPLOYABLE_CARDS, deployable), (SIMULABLE_CARDS, simulable)) if on)
         # the one TP searched where one was given: 'the smallest catalog GPU at TP 2 (--tensor-parallel-size) ...'
         what = (f"GPU at {auto_tp_scope(args)}" if args.tensor_parallel_size else "GPU x TP") + among
         if cold is None:
@@ -1229,4 +1234,4 @@ __all__ = ["fit", "replan", "compute_fixes", "largest_max_model_len", "max_model
            "smallest_utilization", "smallest_gpu", "smallest_gpu_and_tp", "gpu_and_tp_choices", "engine_args", "rules_for", "site_offsets_for",
            "FitFlags", "FitParam", "FIT_PARAMS", "GPU_HELP", "CAPACITY_REQUESTS", "refuse_unpublished_version", "refuse_auto_length", "SWEEPABLE",
            "plan_from_flags_and_inverse", "uncertainty_band_of", "parse_vary", "vary_names", "vary_settings",
-           "map_vary_values", "sweep_rows", "DEPLOYABLE_CARDS"]
+           "map_vary_values", "sweep_rows", "DEPLOYABLE_CARDS", "SIMULABLE_CARDS"]

@@ -62,7 +62,7 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
     if long_prefill_threshold is not None and long_prefill_threshold < 0:
         raise InputError("--long-prefill-token-threshold", f"must be >= 0, got {long_prefill_threshold}",
                          "0 (no cap) or a token count such as 2048")
-    p = plan_from_flags(model, flags, gpu_auto=True)
+    p = plan_from_flags(model, flags, gpu_auto=True, simulable=True)
     if num_gpu_blocks is None and not p.fits:
         if json_out:  # the same JSON as `kvplan fit --json` for these flags (plan_json: the band included)
             from kvplan.api import uncertainty_band_of

@@ -334,9 +334,9 @@ class Planner:
         refuse_unpublished_version(data.get("vllm_version"))  # as --vllm-version: the page planned '0.10.3' silently
         return self.model_ref(data.get("model")), FitFlags(**{k: data[k] for k in _FLAG_NAMES})
 
-    def plan(self, req: BaseModel, *, deployable: bool = False):
+    def plan(self, req: BaseModel, *, deployable: bool = False, simulable: bool = False):
         model, flags = self.flags(req)
-        p, note = plan_from_flags_and_inverse(model, flags, req.concurrency, deployable=deployable)
+        p, note = plan_from_flags_and_inverse(model, flags, req.concurrency, deployable=deployable, simulable=simulable)
         return model, flags, p, note
 
     def curve_rows(self, model: Optional[str], flags: FitFlags, p) -> list[dict]:
@@ -494,7 +494,7 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
 
     if req.vary:
         return capacity_compare_response(planner, req, limit_s)
-    _, _, p, _ = planner.plan(req)
+    _, _, p, _ = planner.plan(req, simulable=True)  # --gpu auto among the cards the step-time model can time
     if not p.fits:
         raise InputError(refused_field(p), "the plan does not start, so there is nothing to simulate: " + (p.error or ""),
                          request_fixes(p))
