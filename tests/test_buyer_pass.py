@@ -127,7 +127,9 @@ def test_capacity_compare_says_which_card_a_bare_name_was_planned_as(monkeypatch
     assert rows["L40S"]["warnings"] == [str(w) for w in kvplan.fit(QWEN8, "L40S", max_model_len=8192, fixes=False).warnings]
     # the page lists them under its comparison table
     js = (Path(kvplan.__file__).parent / "web" / "static" / "app.js").read_text()
-    assert "r.warnings" in js[js.index("function renderComparison"):]
+    body = js[js.index("function renderComparison"):]
+    body = body[:body.index("\n}\n")]
+    assert "warnings" in body and "cap-reasons" in body
 
 
 def test_capacity_tie_goes_to_the_fleet_with_more_headroom(monkeypatch, capsys):
@@ -169,3 +171,28 @@ def test_simulate_and_capacity_gpu_auto_pick_a_card_they_can_time(monkeypatch, c
     code, out, err = run_cli(monkeypatch, capsys, "fit", "openai/gpt-oss-20b", "--gpu", "auto", "--max-model-len",
                              "32768", "--json")
     assert code == 0 and json.loads(out)["gpu"] == fit_pick[0].name
+
+
+def test_capacity_compare_keeps_going_past_a_card_it_cannot_time(monkeypatch, capsys):
+    """`capacity --vary gpu=L4,L20,A10G`: the L20 (no bandwidth in the catalog) ended the whole comparison with an
+    error after the L4's search, and the A10G (no peak FLOPS) was timed on bandwidth alone, its prefills optimistic,
+    without a word, ranked against cards timed on both. The L20 is now its row's answer ('no step model', the reason
+    under the table), and each row carries the step-time model's caveats ("notes"), printed as notes, as simulate
+    prints them; a single `kvplan capacity` prints them too."""
+    monkeypatch.setenv("COLUMNS", "200")
+    args = ("capacity", QWEN8, "--max-model-len", "8192", "-w", "azure-conv", "-n", "200", "--slo", "ttft=2s,tpot=80ms")
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--vary", "gpu=L4,L20,A10G", "--json")
+    assert code == 0, err
+    rows = {r["gpu"]: r for r in json.loads(out)["rows"]}
+    assert rows["L20"]["cell"] == "no step model" and "no HBM bandwidth for NVIDIA L20" in rows["L20"]["reason"]
+    assert rows["L4"]["rate_per_replica"] and rows["A10G"]["rate_per_replica"]
+    optimistic = "no peak FLOPS for this GPU in kvplan's catalog"
+    assert any(optimistic in n for n in rows["A10G"]["notes"])
+    assert not any(optimistic in n for n in rows["L4"]["notes"])
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--vary", "gpu=L4,L20,A10G")
+    text = " ".join(out.split())
+    assert code == 0 and "note (gpu=A10G): no peak FLOPS" in text and "gpu=L20: no step model:" in text
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--gpu", "A10G")
+    assert code == 0 and "note: no peak FLOPS for this GPU" in " ".join(err.split())
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--gpu", "A10G", "--json")
+    assert any(optimistic in n for n in json.loads(out)["notes"])

@@ -439,17 +439,18 @@ def warning_text(warning: str, where: str = "") -> Text:
     return Text(f"warning{f' ({where})' if where else ''}: {warning}", style="yellow")
 
 
-def sweep_warnings(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
-    """The rows' warnings, each once, with the rows it concerns named by their varied values (or "all rows")."""
+def sweep_warnings(rows: Sequence[dict], varied: Sequence[str], key: str = "warnings") -> list[Text]:
+    """The rows' warnings (or another list of theirs, `key`: capacity's "notes" print as notes), each once, with the
+    rows it concerns named by their varied values (or "all rows")."""
     seen: dict[str, list[dict]] = {}
     for r in rows:
-        for w in r.get("warnings") or ():
+        for w in r.get(key) or ():
             seen.setdefault(w, []).append(r)
     planned = [r for r in rows if not r.get("error_input")]
     out = []
     for w, rs in seen.items():
         where = "all rows" if len(rs) == len(planned) and len(planned) > 1 else _rows_named(rs, varied)
-        out.append(warning_text(w, where))
+        out.append(warning_text(w, where) if key == "warnings" else Text(f"note ({where}): {w}", style="dim"))
     return out
 
 

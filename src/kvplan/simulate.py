@@ -2637,7 +2637,8 @@ def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo
     "gpus_per_replica" (one whole server: TP x PP x DP), "rate_per_replica" (req/s within the SLO), with a target rate "replicas" and "gpus", with
     `prices` "usd_per_gpu_hour", "usd_per_hour" (the fleet's for the target, else one replica's) and
     "usd_per_million_requests" (at the target, else at the replica's capacity); a row that does not start or meets
-    the SLO at no rate has "cell" (a few words) and "reason" (the whole of it), and every row its plan's "warnings".
+    the SLO at no rate has "cell" (a few words) and "reason" (the whole of it), and every row its plan's "warnings" and
+    the step-time model's caveats on its rate, "notes".
     Rows are sorted best first (least cost per million requests; without prices, fewest GPUs for the target, else
     most req/s per GPU; a tie to the more req/s per GPU), rows without an answer last, and the first answered one has
     "best": True. `on_row(i, n, row)` is called as row i of n is
@@ -2661,7 +2662,7 @@ def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo
                      "rate_per_replica": None, "replicas": None, "gpus": None, "cell": None, "reason": None,
                      # the plan's warnings, as sweep prints them: which card a bare 'A100' was planned as, a first
                      # (compiling) start that may be refused where the warm start ranked
-                     "warnings": list(r.get("warnings") or ())}
+                     "warnings": list(r.get("warnings") or ()), "notes": []}
         out.append(row)
         _capacity_row(row, p, r, base, slo, burstiness, seed, target_rate_per_s, router, prices, on_probe, max_probes)
         if on_row:
@@ -2716,7 +2717,15 @@ def _capacity_row(row: dict, p, r: dict, base: Workload, slo: SLO, burstiness, s
         row.update(cell=_REFUSAL_CELLS.get(p.failure, p.failure or "refused"),
                    reason=p.error or p.failure)
         return
-    config, step_model, rules = serving_setup(p)
+    try:
+        config, step_model, rules = serving_setup(p)
+    except InputError as exc:  # a card the step-time model cannot time (no bandwidth in the catalog): this row's
+        # answer, where it ended the whole comparison ('capacity --vary gpu=L4,L20' lost the L4's search)
+        row.update(cell="no step model", reason=f"{exc.message}; {exc.fix}" if exc.fix else exc.message)
+        return
+    # the step-time model's caveats on this row's rate (a card without peak FLOPS is timed on bandwidth alone, so its
+    # prefills and TTFT come out optimistic), as `kvplan simulate` notes them; the plan's own warnings are "warnings"
+    row["notes"] = [n for n in step_model.notes if not n.startswith("plan: ")]
     try:
         check_servable(p, base, config)
     except InputError as exc:

@@ -511,7 +511,8 @@ def capacity(
                         worst_case_concurrency=_worst_case(p, cfg))
     d = cap.to_dict()
     d.update(model=p.model.id, gpu=p.gpu.name, tensor_parallel_size=p.args.tensor_parallel_size, workload=base.name,
-             worst_case_concurrency=_worst_case(p, cfg), warnings=list(p.warnings))
+             worst_case_concurrency=_worst_case(p, cfg), warnings=list(p.warnings),
+             notes=[n for n in sm.notes if not n.startswith("plan: ")])
     cost = None
     if price is not None and cap.max_rate_per_s > 0:
         from kvplan.simulate import capacity_cost
@@ -594,6 +595,10 @@ def capacity(
         # rules for (--vllm-version 0.34.0) or of the GPU variant it picked ('A100')
         for w in p.warnings:
             err_console.print(warning_text(str(w)), highlight=False, soft_wrap=True)
+        # the step-time model's caveats on the rate, as `kvplan simulate` notes them: an A10G (no peak FLOPS in the
+        # catalog) was timed on bandwidth alone, its prefills and TTFT optimistic, without a word
+        for n in d["notes"]:
+            err_console.print(f"note: {n}", highlight=False, soft_wrap=True)
     raise typer.Exit(0 if cap.max_rate_per_s > 0 else 1)
 
 
@@ -685,6 +690,6 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
                 shown = ", ".join(f"{n}={r[n]}" for n in names)
                 console.print(f"{shown}: {r['cell']}: {r['reason']}", highlight=False, soft_wrap=True)
         # as sweep prints them: --vary gpu=A100 planned an A100 80GB SXM4 and said nothing of the 40 GB card
-        for w in sweep_warnings(rows, names):
+        for w in sweep_warnings(rows, names) + sweep_warnings(rows, names, "notes"):
             console.print(w, highlight=False, soft_wrap=True)
     raise typer.Exit(0 if any(r["rate_per_replica"] for r in rows) else 1)
