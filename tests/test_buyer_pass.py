@@ -196,3 +196,28 @@ def test_capacity_compare_keeps_going_past_a_card_it_cannot_time(monkeypatch, ca
     assert code == 0 and "note: no peak FLOPS for this GPU" in " ".join(err.split())
     code, out, err = run_cli(monkeypatch, capsys, *args, "--gpu", "A10G", "--json")
     assert any(optimistic in n for n in json.loads(out)["notes"])
+
+
+def test_simulate_and_capacity_say_which_h100_they_time(monkeypatch, capsys):
+    """'H100' plans the H100 SXM; the H100 PCIe has the same memory, so fit's plan is the same, but 2.0 TB/s against
+    3.35, and capacity timed the SXM card without a word (Qwen3-14B at 16,384 tokens, azure-conv: 8.82 req/s per
+    replica against the PCIe card's 5.06). simulate and capacity now note which card the speeds are the name's, single
+    or compared; a name that is one card's alone ('H100 SXM', 'H100 PCIe', 'L40S') gets no note."""
+    from kvplan.resolve import other_speed_note, resolve_gpu
+
+    for name in ("H100 SXM", "H100 PCIe", "NVIDIA H100 80GB HBM3", "L40S", "A100", "RTX PRO 6000"):
+        assert other_speed_note(name, resolve_gpu(name)[0]) is None, name
+    note = other_speed_note("H100", resolve_gpu("H100")[0])
+    assert "NVIDIA H100 80GB SXM5 (3.35 TB/s)" in note and "NVIDIA H100 PCIe (2 TB/s" in note
+    monkeypatch.setenv("COLUMNS", "200")
+    args = ("capacity", QWEN8, "--max-model-len", "8192", "-w", "azure-conv", "-n", "200", "--slo", "ttft=2s,tpot=80ms")
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--vary", "gpu=H100,H100 PCIe", "--json")
+    assert code == 0, err
+    rows = {r["gpu"]: r for r in json.loads(out)["rows"]}
+    assert note in rows["H100"]["notes"] and note not in rows["H100 PCIe"]["notes"]
+    assert rows["H100"]["rate_per_replica"] > rows["H100 PCIe"]["rate_per_replica"]  # the speeds differ
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--gpu", "H100", "--json")
+    assert code == 0 and note in json.loads(out)["notes"]
+    code, out, err = run_cli(monkeypatch, capsys, "simulate", QWEN8, "--gpu", "H100", "--max-model-len", "8192",
+                             "-w", "azure-conv", "-n", "100", "--rate", "1")
+    assert code == 0 and note in " ".join((out + err).split())

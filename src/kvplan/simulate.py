@@ -2665,6 +2665,12 @@ def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo
                      "warnings": list(r.get("warnings") or ()), "notes": []}
         out.append(row)
         _capacity_row(row, p, r, base, slo, burstiness, seed, target_rate_per_s, router, prices, on_probe, max_probes)
+        if p is not None and not row["cell"]:
+            from kvplan.resolve import other_speed_note
+
+            # the name given ('H100'), timed as one card where another of the same memory and other speeds answers
+            speeds = other_speed_note(setting.get("gpu", flags.gpu), p.gpu)
+            row["notes"] += [speeds] if speeds else []
         if on_row:
             on_row(i, len(pairs), row)
 

@@ -81,6 +81,11 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
     if num_gpu_blocks is not None and num_gpu_blocks < 2:
         raise InputError("--num-gpu-blocks", f"{num_gpu_blocks} leaves no usable block", "vLLM needs >= 2 (one is the null block)")
     cfg, sm, rules = serving_setup(p, num_gpu_blocks=num_gpu_blocks, long_prefill_token_threshold=long_prefill_threshold or 0)
+    from kvplan.resolve import other_speed_note
+
+    speeds = other_speed_note(flags.gpu, p.gpu)  # 'H100': timed as the SXM card, where the PCIe one is as named
+    if speeds:
+        sm = replace(sm, notes=sm.notes + (speeds,))
     return p, cfg, sm, rules
 
 
