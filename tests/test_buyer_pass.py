@@ -221,3 +221,19 @@ def test_simulate_and_capacity_say_which_h100_they_time(monkeypatch, capsys):
     code, out, err = run_cli(monkeypatch, capsys, "simulate", QWEN8, "--gpu", "H100", "--max-model-len", "8192",
                              "-w", "azure-conv", "-n", "100", "--rate", "1")
     assert code == 0 and note in " ".join((out + err).split())
+
+
+def test_gpu_auto_note_names_the_sizes_it_searched(monkeypatch):
+    """Where no card's first start holds, --gpu auto's note said 'as on every catalog GPU x TP up to 8 that starts',
+    also when it had searched TP 2 alone (--tensor-parallel-size 2) or TP up to 2 (--num-gpus 2)."""
+    import kvplan.api as api
+
+    monkeypatch.setattr(api, "first_start_holds", lambda q: False)  # every card's first start taken as refused
+    for flags, said in ((api.FitFlags(gpu="auto", max_model_len="32768", tensor_parallel_size=2),
+                         "as on every catalog GPU at TP 2 (--tensor-parallel-size) that starts"),
+                        (api.FitFlags(gpu="auto", max_model_len="32768", num_gpus=2),
+                         "as on every catalog GPU x TP up to 2 (--num-gpus 2) that starts"),
+                        (api.FitFlags(gpu="auto", max_model_len="32768"),
+                         "as on every catalog GPU x TP up to 8 that starts")):
+        p, note = api.plan_from_flags_and_inverse(QWEN32, flags, None)
+        assert p.fits and note.endswith(said), note

@@ -962,8 +962,8 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
         what = (f"GPU at {auto_tp_scope(args)}" if args.tensor_parallel_size else "GPU x TP") + among
         if cold is None:
             note = (f"--gpu auto: the smallest catalog {what} that starts is {tp} x {g.name}, but its first, "
-                    "compiling start may be refused (see the cold-start warning), as on every catalog GPU x TP up to 8 "
-                    "that starts")
+                    "compiling start may be refused (see the cold-start warning), as on every catalog "
+                    f"{'GPU at' if args.tensor_parallel_size else 'GPU x'} {auto_tp_scope(args)} that starts")
         elif cold[:2] != warm[:2]:
             note = (f"--gpu auto: the smallest catalog {what} that starts, its first (compiling) start included, "
                     f"is {tp} x {g.name} ({warm[1]} x {warm[0].name} is smaller and starts warm, but its first start may "
