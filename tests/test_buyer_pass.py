@@ -237,3 +237,19 @@ def test_gpu_auto_note_names_the_sizes_it_searched(monkeypatch):
                          "as on every catalog GPU x TP up to 8 that starts")):
         p, note = api.plan_from_flags_and_inverse(QWEN32, flags, None)
         assert p.fits and note.endswith(said), note
+
+
+def test_capacity_compare_of_models_heads_no_one_model(monkeypatch, capsys):
+    """`capacity --vary model=Qwen/Qwen3-8B,Qwen/Qwen3-14B` headed the table 'Qwen/Qwen3-8B, workload ...', the first
+    row's model, over rows of two models."""
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", "--gpu", "L40S", "--max-model-len", "8192", "-w",
+                             "azure-conv", "-n", "100", "--slo", "ttft=2s,tpot=80ms",
+                             "--vary", f"model={QWEN8},Qwen/Qwen3-14B")
+    assert code == 0, err
+    head = out.splitlines()[0]
+    assert head.startswith("the models listed, workload azure-conv") and QWEN8 not in head
+    # a comparison of one model's deployments still names it
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", QWEN8, "--max-model-len", "8192", "-w", "azure-conv",
+                             "-n", "100", "--slo", "ttft=2s,tpot=80ms", "--vary", "gpu=L40S,H100")
+    assert code == 0 and out.splitlines()[0].startswith(f"{QWEN8}, workload azure-conv")

@@ -660,7 +660,9 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
                                   "target_rate_per_s": target_rate, "rows": rows}) + "\n")
     else:
         best = "cheapest" if prices is not None else ("fewest GPUs" if target_rate is not None else "most req/s per GPU")
-        console.print(f"[bold]{rows[0]['model'] if rows else model}[/], workload {base.name}, {slo_spec.describe()}"
+        # the model the rows share; with --vary model, no one model's (the first row's id headed rows of several)
+        shown_model = "the models listed" if "model" in names else (rows[0]["model"] if rows else model)
+        console.print(f"[bold]{shown_model}[/], workload {base.name}, {slo_spec.describe()}"
                       + (f", target {target_rate:g} req/s" if target_rate is not None else ""), highlight=False)
         t = Table(show_edge=False, pad_edge=False, box=None)
         for n in names:
