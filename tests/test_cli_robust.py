@@ -343,6 +343,13 @@ def test_gpu_auto_is_answered_as_fit_and_the_page_answer_it(monkeypatch, capsys,
     from kvplan.api import DEPLOYABLE_CARDS
 
     said = chosen["inverse"].replace("GPU x TP", f"GPU x TP {DEPLOYABLE_CARDS}", 1) if command == "scaffold" else chosen["inverse"]
+    if command != "scaffold":
+        # simulate and capacity search the cards the step-time model can time (api.SIMULABLE_CARDS): the same answer
+        # here, 2 x RTX 2080Ti, with the smaller warm start it passed over among those cards named
+        from kvplan.api import FitFlags, plan_from_flags_and_inverse
+
+        p, said = plan_from_flags_and_inverse(M, FitFlags(gpu="auto", max_model_len="8192"), None, simulable=True)
+        assert (p.gpu.name, p.args.tensor_parallel_size) == (chosen["gpu"], chosen["args"]["tensor_parallel_size"])
     assert said in " ".join(out.split())
     assert f" is {chosen['args']['tensor_parallel_size']} x {chosen['gpu']}" in out
     if command == "scaffold":

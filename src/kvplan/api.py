@@ -753,23 +753,41 @@ def auto_tp_cap(args: EngineArgs) -> int:
     return min(8, args.num_gpus // ((args.pipeline_parallel_size or 1) * (args.data_parallel_size or 1)))
 
 
+def auto_tp_sizes(args: EngineArgs) -> tuple[int, ...]:
+    """The TP sizes `--gpu auto` tries: a --tensor-parallel-size given, alone (the search is then for the card at that
+    size: it had planned 4 x L4 for Qwen3-32B asked at TP 2); else 1, 2, 4 and 8 up to auto_tp_cap."""
+    if args.tensor_parallel_size:
+        return (args.tensor_parallel_size,)
+    return tuple(tp for tp in (1, 2, 4, 8) if tp <= auto_tp_cap(args))
+
+
+def auto_tp_scope(args: EngineArgs) -> str:
+    """How the note and refusal of `--gpu auto` name the TP sizes it searched ('TP up to 8', 'TP 2')."""
+    if args.tensor_parallel_size:
+        return f"TP {args.tensor_parallel_size} (--tensor-parallel-size)"
+    cap = auto_tp_cap(args)
+    return f"TP up to {cap}" + (f" (--num-gpus {args.num_gpus})" if cap < 8 else "")
+
+
 def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA", *, site_calibration: bool = True,
-                       deployable: bool = False
+                       deployable: bool = False, simulable: bool = False
                        ) -> tuple[tuple[GPUSpec, int, Plan] | None, tuple[GPUSpec, int, Plan] | None]:
     """(the smallest catalog GPU x TP whose first, compiling start also holds one request, the smallest that starts
     warm), by total memory, each None where no catalog GPU x TP up to 8 is one; the same where the smallest warm
     start's first start holds too. The search smallest_gpu_and_tp answers from. Where the flags are refused as input on
     every catalog GPU x TP (a --max-model-len above the model's limit), that refusal is raised: it names the flag and
     its fix, where 'no GPU fits' would send the reader to a GPU for a length no GPU serves. `deployable`: only cards
-    whose launch files kvplan scaffold writes (deploy.refuse_platform: no Jetson Orin, no AMD card)."""
+    whose launch files kvplan scaffold writes (deploy.refuse_platform: no Jetson Orin, no AMD card). `simulable`: only
+    cards whose HBM bandwidth the catalog holds, which the step-time model of simulate and capacity needs (their
+    --gpu auto picked an RTX 4000 SFF Ada for gpt-oss-20b, then refused it for want of that bandwidth)."""
     options = []
-    # --num-gpus bounds the search: TP x PP x DP ranks within the GPUs available (without it, TP up to 8: one node)
-    tp_cap = auto_tp_cap(args)
+    # --num-gpus bounds the search: TP x PP x DP ranks within the GPUs available (without it, TP up to 8: one node);
+    # a --tensor-parallel-size given is the one size searched
     for g in gpu_catalog():
-        if g.vendor != vendor or (deployable and not _deployable(g, args)):
+        if g.vendor != vendor or (deployable and not _deployable(g, args)) or (simulable and not g.hbm_bandwidth_tbps):
             continue
-        for tp in (1, 2, 4, 8):
-            if (tp > 1 and g.one_per_machine) or tp > tp_cap:
+        for tp in auto_tp_sizes(args):
+            if tp > 1 and g.one_per_machine:
                 continue
             options.append((g.total_bytes * tp, tp, g))
     warm, refused, planned = None, None, False
@@ -794,6 +812,8 @@ def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA
 
 # the cards gpu_and_tp_choices(deployable=True) keeps, as --gpu auto's note and scaffold's --gpu help name them
 DEPLOYABLE_CARDS = "among those kvplan scaffold writes files for (no Jetson Orin, no AMD card)"
+# the cards gpu_and_tp_choices(simulable=True) keeps, as simulate's and capacity's --gpu auto note names them
+SIMULABLE_CARDS = "among those whose bandwidth kvplan's catalog holds (the step-time model needs it)"
 
 
 def _deployable(gpu: GPUSpec, args: EngineArgs) -> bool:
@@ -959,6 +979,12 @@ def refuse_auto_length(flags: FitFlags, command: str) -> None:
                          "run `kvplan fit MODEL ... --max-model-len auto --concurrency N` and give the length it prints")
 
 
+# requests each capacity search probe simulates by default (`kvplan capacity` and the page's capacity search alike,
+# so that the two answer one deployment with one rate): a trace's first ones (all of a shorter trace), or a
+# synthetic draw
+CAPACITY_REQUESTS = 5000
+
+
 SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size", "quantization")
 
 
@@ -969,9 +995,10 @@ def _engine_kwargs_and_gpu(flags: FitFlags) -> tuple[dict, Optional[str], Option
 
 
 def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurrency: Optional[float], *,
-                                deployable: bool = False):
+                                deployable: bool = False, simulable: bool = False):
     """The plan the flags describe, answering the inverse questions (`--gpu auto`, `--max-model-len auto`);
-    `deployable`: `--gpu auto` picks among the cards kvplan scaffold writes launch files for."""
+    `deployable`: `--gpu auto` picks among the cards kvplan scaffold writes launch files for; `simulable`: among the
+    cards simulate and capacity can time (their bandwidth known)."""
     from kvplan.plan import is_auto_length
 
     kw, gpu, gib, gb, revision = _engine_kwargs_and_gpu(flags)
@@ -993,11 +1020,14 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
                              "drop --concurrency, or give a GPU with --max-model-len auto --concurrency N")
         spec = resolve_model(model, revision=revision)
         args = engine_args(**kw)
-        cold, warm = gpu_and_tp_choices(spec, args, deployable=deployable)
+        cold, warm = gpu_and_tp_choices(spec, args, deployable=deployable, simulable=simulable)
         if warm is None:  # (flags refused as input on every card are raised by the search itself)
-            cap = auto_tp_cap(args)
-            if cap < 8:
-                raise InputError("--gpu", f"no catalog GPU with TP up to {cap} (--num-gpus {args.num_gpus}) fits this plan",
+            if args.tensor_parallel_size:
+                raise InputError("--gpu", f"no catalog GPU at {auto_tp_scope(args)} fits this plan",
+                                 "drop --tensor-parallel-size (auto then tries 1, 2, 4 and 8), lower --max-model-len "
+                                 "or use a quantized checkpoint")
+            if auto_tp_cap(args) < 8:
+                raise InputError("--gpu", f"no catalog GPU with {auto_tp_scope(args)} fits this plan",
                                  "allow more GPUs (--num-gpus), lower --max-model-len or use a quantized checkpoint")
             raise InputError("--gpu", "no catalog GPU with TP up to 8 fits this plan", "lower --max-model-len or use a quantized checkpoint")
         # a card whose first, compiling start would be refused is not chosen where a larger one starts cold too
@@ -1005,17 +1035,19 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
         kw["tensor_parallel_size"] = tp
         p = fit(spec, g, revision=revision, **kw)
         # scaffold's search passes over the cards it writes no files for (a Jetson Orin fit may name): its note says so
-        among = f" {DEPLOYABLE_CARDS}" if deployable else ""
+        among = "".join(f" {words}" for words, on in ((DEPLOYABLE_CARDS, deployable), (SIMULABLE_CARDS, simulable)) if on)
+        # the one TP searched where one was given: 'the smallest catalog GPU at TP 2 (--tensor-parallel-size) ...'
+        what = (f"GPU at {auto_tp_scope(args)}" if args.tensor_parallel_size else "GPU x TP") + among
         if cold is None:
-            note = (f"--gpu auto: the smallest catalog GPU x TP{among} that starts is {tp} x {g.name}, but its first, "
-                    "compiling start may be refused (see the cold-start warning), as on every catalog GPU x TP up to 8 "
-                    "that starts")
+            note = (f"--gpu auto: the smallest catalog {what} that starts is {tp} x {g.name}, but its first, "
+                    "compiling start may be refused (see the cold-start warning), as on every catalog "
+                    f"{'GPU at' if args.tensor_parallel_size else 'GPU x'} {auto_tp_scope(args)} that starts")
         elif cold[:2] != warm[:2]:
-            note = (f"--gpu auto: the smallest catalog GPU x TP{among} that starts, its first (compiling) start included, "
+            note = (f"--gpu auto: the smallest catalog {what} that starts, its first (compiling) start included, "
                     f"is {tp} x {g.name} ({warm[1]} x {warm[0].name} is smaller and starts warm, but its first start may "
                     "be refused)")
         else:
-            note = f"--gpu auto: the smallest catalog GPU x TP{among} that starts is {tp} x {g.name}"
+            note = f"--gpu auto: the smallest catalog {what} that starts is {tp} x {g.name}"
         return p, note
     want_auto_len = is_auto_length(kw.get("max_model_len"))
     if want_auto_len and concurrency is None:
@@ -1336,6 +1368,6 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
 
 __all__ = ["fit", "replan", "compute_fixes", "largest_max_model_len", "max_model_len_for_concurrency",
            "smallest_utilization", "smallest_gpu", "smallest_gpu_and_tp", "gpu_and_tp_choices", "engine_args", "rules_for", "site_offsets_for",
-           "FitFlags", "FitParam", "FIT_PARAMS", "GPU_HELP", "refuse_unpublished_version", "refuse_auto_length", "SWEEPABLE",
+           "FitFlags", "FitParam", "FIT_PARAMS", "GPU_HELP", "CAPACITY_REQUESTS", "refuse_unpublished_version", "refuse_auto_length", "SWEEPABLE",
            "plan_from_flags_and_inverse", "uncertainty_band_of", "parse_vary", "vary_names", "vary_settings",
-           "map_vary_values", "sweep_rows", "DEPLOYABLE_CARDS"]
+           "map_vary_values", "sweep_rows", "DEPLOYABLE_CARDS", "SIMULABLE_CARDS"]

@@ -440,17 +440,18 @@ def warning_text(warning: str, where: str = "") -> Text:
     return Text(f"warning{f' ({where})' if where else ''}: {warning}", style="yellow")
 
 
-def sweep_warnings(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
-    """The rows' warnings, each once, with the rows it concerns named by their varied values (or "all rows")."""
+def sweep_warnings(rows: Sequence[dict], varied: Sequence[str], key: str = "warnings") -> list[Text]:
+    """The rows' warnings (or another list of theirs, `key`: capacity's "notes" print as notes), each once, with the
+    rows it concerns named by their varied values (or "all rows")."""
     seen: dict[str, list[dict]] = {}
     for r in rows:
-        for w in r.get("warnings") or ():
+        for w in r.get(key) or ():
             seen.setdefault(w, []).append(r)
     planned = [r for r in rows if not r.get("error_input")]
     out = []
     for w, rs in seen.items():
         where = "all rows" if len(rs) == len(planned) and len(planned) > 1 else _rows_named(rs, varied)
-        out.append(warning_text(w, where))
+        out.append(warning_text(w, where) if key == "warnings" else Text(f"note ({where}): {w}", style="dim"))
     return out
 
 
@@ -489,13 +490,20 @@ def sweep_errors(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
     return [Text(f"error ({_rows_named(rs, varied)}): {e}", style="red") for e, rs in seen.items()]
 
 
+# the refusals that come before any pool is sized: the weights do not load, or the GPU (its compute capability, a
+# quantization's minimum capability, the dtype) or the architecture is refused at startup
+_NO_POOL_FAILURES = ("load", "platform", "architecture")
+
+
 def sweep_refusals(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
-    """Why each refused row does not start (its error's first sentence, as fit's fixes quote it), each reason once with
-    the rows it concerns, and where the nearest fixes are: `kvplan fit` with that row's flags."""
+    """Why each refused row does not start (its error's first sentence, as fit's fixes quote it; a GPU refused whole,
+    since vLLM's 'Minimum capability: 80. Current capability: 75.' follows that sentence), each reason once with the
+    rows it concerns, and where the nearest fixes are: `kvplan fit` with that row's flags."""
     seen: dict[str, list[dict]] = {}
     for r in rows:
         if not r.get("error_input") and r.get("fits") is False and r.get("error"):
-            seen.setdefault(str(r["error"]).split(". ")[0].strip().rstrip("."), []).append(r)
+            why = str(r["error"]).strip() if r.get("failure") == "platform" else str(r["error"]).split(". ")[0].strip()
+            seen.setdefault(why.rstrip("."), []).append(r)
     out = [Text(f"does not start ({_rows_named(rs, varied)}): {e}", style="red") for e, rs in seen.items()]
     if out:
         out.append(Text("kvplan fit with a refused row's flags lists its nearest fixes", style="dim"))
@@ -522,7 +530,9 @@ def sweep_table(rows: Sequence[dict], varied: Sequence[str], baseline_index: int
             continue
         ratio = f"{r['max_concurrency'] / base:.2f}×" if base else "—"
         verdict = Text("yes" if r["fits"] else "no", style="green" if r["fits"] else "red")
-        if r.get("failure") == "load":  # the weights do not load: no pool is profiled (its -3.09 GiB read as a pool)
+        # the weights do not load (its -3.09 GiB read as a pool), or vLLM stops before loading them: the GPU or the
+        # architecture is refused (gpt-oss-20b's MXFP4 on a T4 showed a -1.89 GiB pool beside 'no', as if too small)
+        if r.get("failure") in _NO_POOL_FAILURES:
             t.add_row(*[_sweep_value(r[v]) for v in varied], verdict, "—", "—", "—", "—")
             continue
         t.add_row(*[_sweep_value(r[v]) for v in varied], verdict,

@@ -388,6 +388,29 @@ def _gpu_count_and_name(ref: str) -> tuple[int | None, str]:
     return None, ref
 
 
+def other_speed_note(ref: str | None, gpu: GPUSpec) -> str | None:
+    """Where the name given (`ref`) also describes, by its words, another catalog card of the same memory but another
+    HBM bandwidth (over 10 % apart) than the one planned, a note saying which one the speeds are taken from: 'H100'
+    plans the H100 SXM (3.35 TB/s), and the H100 PCIe (2.0 TB/s) answers to it too. The plan is the same for both;
+    simulate's and capacity's step-time model is not (Qwen3-14B at 16,384 tokens on azure-conv: 8.82 against 5.06
+    req/s per replica). None where the name is the card's alone."""
+    if not ref or not gpu.hbm_bandwidth_tbps or gpu.id == "custom":
+        return None
+    want = set(_gpu_tokens(_gpu_count_and_name(ref)[1]))
+    if not want:
+        return None
+    others = [g for g in gpu_catalog()
+              if g.id != gpu.id and g.vendor == gpu.vendor and g.hbm_bandwidth_tbps
+              and round(g.total_gib) == round(gpu.total_gib)
+              and abs(g.hbm_bandwidth_tbps - gpu.hbm_bandwidth_tbps) > 0.10 * gpu.hbm_bandwidth_tbps
+              and any(want <= set(_gpu_tokens(n)) for n in (g.id, g.name, *g.aliases))]
+    if not others:
+        return None
+    named = ", ".join(f"the {g.name} ({g.hbm_bandwidth_tbps:g} TB/s; --gpu {(g.aliases or (g.id,))[0]!r})" for g in others)
+    return (f"GPU {ref.strip()!r} is timed as the {gpu.name} ({gpu.hbm_bandwidth_tbps:g} TB/s); {named} answers to that "
+            "name too, with the same memory but other speeds: name the card you rent to time it")
+
+
 def gpu_count_in_name(name: str | None) -> int | None:
     """The count written with a GPU name ('4x H100', 'H100 x 4' -> 4), else None."""
     return _gpu_count_and_name(name or "")[0]

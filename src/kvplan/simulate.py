@@ -2638,9 +2638,10 @@ def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo
     `prices` "usd_per_gpu_hour", "usd_per_hour" (the fleet's for the target, else one replica's) and
     "usd_per_million_requests" (at the target, else at the replica's capacity); a row that does not start or meets
     the SLO at no rate has "cell" (a few words) and "reason" (the whole of it); one whose search met the SLO again
-    above its answer (a rate under it missed) "met_above_rate_per_s". Rows are sorted best first (least
-    cost per million requests; without prices, fewest GPUs for the target, else most req/s per GPU), rows without an
-    answer last, and the first answered one has "best": True. `on_row(i, n, row)` is called as row i of n is
+    above its answer (a rate under it missed) "met_above_rate_per_s"; every row its plan's "warnings" and the
+    step-time model's caveats on its rate, "notes". Rows are sorted best first (least cost per million requests;
+    without prices, fewest GPUs for the target, else most req/s per GPU; a tie to the more req/s per GPU), rows without
+    an answer last, and the first answered one has "best": True. `on_row(i, n, row)` is called as row i of n is
     answered (a progress line); a price missing for a GPU a row plans on is an InputError before any search."""
     from kvplan.api import sweep_rows, vary_names
 
@@ -2658,22 +2659,34 @@ def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo
     for i, (r, p) in enumerate(pairs):
         setting = {n: r[n] for n in names}
         row: dict = {**setting, "model": r.get("model"), "gpu": r.get("gpu"), "gpus_per_replica": None,
-                     "rate_per_replica": None, "replicas": None, "gpus": None, "cell": None, "reason": None}
+                     "rate_per_replica": None, "replicas": None, "gpus": None, "cell": None, "reason": None,
+                     # the plan's warnings, as sweep prints them: which card a bare 'A100' was planned as, a first
+                     # (compiling) start that may be refused where the warm start ranked
+                     "warnings": list(r.get("warnings") or ()), "notes": []}
         out.append(row)
         _capacity_row(row, p, r, base, slo, burstiness, seed, target_rate_per_s, router, prices, on_probe, max_probes)
+        if p is not None and not row["cell"]:
+            from kvplan.resolve import other_speed_note
+
+            # the name given ('H100'), timed as one card where another of the same memory and other speeds answers
+            speeds = other_speed_note(setting.get("gpu", flags.gpu), p.gpu)
+            row["notes"] += [speeds] if speeds else []
         if on_row:
             on_row(i, len(pairs), row)
 
     def key(row):
+        per_gpu = -row["rate_per_replica"] / row["gpus_per_replica"] if row["rate_per_replica"] else None
         if prices is not None:
             v = row.get("usd_per_million_requests")
         elif target_rate_per_s is not None:
             v = row["gpus"]
         else:
-            v = -row["rate_per_replica"] / row["gpus_per_replica"] if row["rate_per_replica"] else None
-        return (v is None, v if v is not None else 0.0)
+            v = per_gpu
+        # a tie (as many GPUs, as many dollars) goes to the more req/s per GPU: the fleet with the more headroom over
+        # the target (2 x L40S at TP 2, 7.28 req/s, was marked cheapest over 2 at TP 1, 11.4 req/s, by listing order)
+        return (v is None, v if v is not None else 0.0, per_gpu if per_gpu is not None else 0.0)
 
-    out.sort(key=key)  # stable: ties keep the order the deployments were listed in
+    out.sort(key=key)  # stable: full ties keep the order the deployments were listed in
     if out and key(out[0])[0] is False:
         out[0]["best"] = True
     return out
@@ -2710,7 +2723,15 @@ def _capacity_row(row: dict, p, r: dict, base: Workload, slo: SLO, burstiness, s
         row.update(cell=_REFUSAL_CELLS.get(p.failure, p.failure or "refused"),
                    reason=p.error or p.failure)
         return
-    config, step_model, rules = serving_setup(p)
+    try:
+        config, step_model, rules = serving_setup(p)
+    except InputError as exc:  # a card the step-time model cannot time (no bandwidth in the catalog): this row's
+        # answer, where it ended the whole comparison ('capacity --vary gpu=L4,L20' lost the L4's search)
+        row.update(cell="no step model", reason=f"{exc.message}; {exc.fix}" if exc.fix else exc.message)
+        return
+    # the step-time model's caveats on this row's rate (a card without peak FLOPS is timed on bandwidth alone, so its
+    # prefills and TTFT come out optimistic), as `kvplan simulate` notes them; the plan's own warnings are "warnings"
+    row["notes"] = [n for n in step_model.notes if not n.startswith("plan: ")]
     try:
         check_servable(p, base, config)
     except InputError as exc:

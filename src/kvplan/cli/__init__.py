@@ -159,19 +159,20 @@ fit_options_deployable_auto = option_group(FIT_OPTIONS, FitFlags, "flags", gpu=t
 
 
 def plan_from_flags(model: Optional[str], flags: FitFlags, command: str = "this command", *, gpu_auto: bool = False,
-                    deployable: bool = False, **extra):
+                    deployable: bool = False, simulable: bool = False, **extra):
     """Resolve the model and GPU and compute the plan the flags describe (`extra` overrides them: gpu=a GPUSpec).
     `gpu_auto`: `--gpu auto` is answered as `kvplan fit` and the page's scaffold and simulate answer it (the smallest
     catalog GPU x TP that starts, api.plan_from_flags_and_inverse), its choice said on stderr; without it
     (preflight plans this machine's GPU) --gpu auto is refused. `deployable`: the choice is among the cards scaffold
-    writes launch files for (no Jetson Orin, no AMD card)."""
+    writes launch files for (no Jetson Orin, no AMD card); `simulable`: among the cards simulate and capacity can
+    time (api.SIMULABLE_CARDS)."""
     from kvplan.api import fit
 
     refuse_auto_length(flags, command)
     if gpu_auto and not extra and (flags.gpu or "").strip().lower() == "auto":
         from kvplan.api import plan_from_flags_and_inverse
 
-        p, note = plan_from_flags_and_inverse(model, flags, None, deployable=deployable)
+        p, note = plan_from_flags_and_inverse(model, flags, None, deployable=deployable, simulable=simulable)
         err_console.print(note, highlight=False, soft_wrap=True)
         return p
     return fit(model, **{**flags.engine_kwargs(), **extra})

@@ -14,6 +14,7 @@ from typing import List, Optional
 import typer
 from rich.markup import escape
 
+from kvplan.api import CAPACITY_REQUESTS  # requests per capacity probe (the page's too)
 from kvplan.cli import FitFlags, app, console, err_console, fit_options_gpu_auto, option_group, plan_from_flags
 
 _WL = "Workload"
@@ -21,8 +22,6 @@ _SIM = "Simulation"
 # The simulator's own switch from before the plan commands took vllm serve's --enable-prefix-caching (a11583c); since
 # 3756991 it set the plan's flag too, so the two spelled one thing. vLLM's spelling is the one shown; the old one is a
 # hidden alias kept for scripts that pass it.
-# requests each capacity probe simulates by default: a trace's first ones (all of a shorter trace), or a synthetic draw
-CAPACITY_REQUESTS = 5000
 _PREFIX_CACHING_ALIAS = "Old spelling of --enable-prefix-caching/--no-enable-prefix-caching (kept for scripts)."
 
 
@@ -63,7 +62,7 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
     if long_prefill_threshold is not None and long_prefill_threshold < 0:
         raise InputError("--long-prefill-token-threshold", f"must be >= 0, got {long_prefill_threshold}",
                          "0 (no cap) or a token count such as 2048")
-    p = plan_from_flags(model, flags, gpu_auto=True)
+    p = plan_from_flags(model, flags, gpu_auto=True, simulable=True)
     if num_gpu_blocks is None and not p.fits:
         if json_out:  # the same JSON as `kvplan fit --json` for these flags (plan_json: the band included)
             from kvplan.api import uncertainty_band_of
@@ -82,6 +81,11 @@ def _setup(model, flags: FitFlags, num_gpu_blocks, prefix_caching, long_prefill_
     if num_gpu_blocks is not None and num_gpu_blocks < 2:
         raise InputError("--num-gpu-blocks", f"{num_gpu_blocks} leaves no usable block", "vLLM needs >= 2 (one is the null block)")
     cfg, sm, rules = serving_setup(p, num_gpu_blocks=num_gpu_blocks, long_prefill_token_threshold=long_prefill_threshold or 0)
+    from kvplan.resolve import other_speed_note
+
+    speeds = other_speed_note(flags.gpu, p.gpu)  # 'H100': timed as the SXM card, where the PCIe one is as named
+    if speeds:
+        sm = replace(sm, notes=sm.notes + (speeds,))
     return p, cfg, sm, rules
 
 
@@ -521,7 +525,8 @@ def capacity(
                         worst_case_concurrency=_worst_case(p, cfg))
     d = cap.to_dict()
     d.update(model=p.model.id, gpu=p.gpu.name, tensor_parallel_size=p.args.tensor_parallel_size, workload=base.name,
-             worst_case_concurrency=_worst_case(p, cfg), warnings=list(p.warnings))
+             worst_case_concurrency=_worst_case(p, cfg), warnings=list(p.warnings),
+             notes=[n for n in sm.notes if not n.startswith("plan: ")])
     cost = None
     if price is not None and cap.max_rate_per_s > 0:
         from kvplan.simulate import capacity_cost
@@ -608,6 +613,10 @@ def capacity(
         # rules for (--vllm-version 0.34.0) or of the GPU variant it picked ('A100')
         for w in p.warnings:
             err_console.print(warning_text(str(w)), highlight=False, soft_wrap=True)
+        # the step-time model's caveats on the rate, as `kvplan simulate` notes them: an A10G (no peak FLOPS in the
+        # catalog) was timed on bandwidth alone, its prefills and TTFT optimistic, without a word
+        for n in d["notes"]:
+            err_console.print(f"note: {n}", highlight=False, soft_wrap=True)
     raise typer.Exit(0 if cap.max_rate_per_s > 0 else 1)
 
 
@@ -620,7 +629,7 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
     from kvplan.api import parse_vary, vary_names
     from kvplan.cli.fit import refuse_replaced_flags
     from kvplan.errors import InputError
-    from kvplan.render import to_json
+    from kvplan.render import sweep_warnings, to_json
     from kvplan.simulate import capacity_rows
     from kvplan.workload import build_workload, with_rate
 
@@ -664,7 +673,9 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
                                   "target_rate_per_s": target_rate, "rows": rows}) + "\n")
     else:
         best = "cheapest" if prices is not None else ("fewest GPUs" if target_rate is not None else "most req/s per GPU")
-        console.print(f"[bold]{rows[0]['model'] if rows else model}[/], workload {base.name}, {slo_spec.describe()}"
+        # the model the rows share; with --vary model, no one model's (the first row's id headed rows of several)
+        shown_model = "the models listed" if "model" in names else (rows[0]["model"] if rows else model)
+        console.print(f"[bold]{shown_model}[/], workload {base.name}, {slo_spec.describe()}"
                       + (f", target {target_rate:g} req/s" if target_rate is not None else ""), highlight=False)
         t = Table(show_edge=False, pad_edge=False, box=None)
         for n in names:
@@ -702,4 +713,7 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
                 console.print(f"{shown}: not monotone in the rate: {_rate(r['met_above_rate_per_s'])} req/s, above "
                               f"its {_rate_down(r['rate_per_replica'])}, met the SLO again; the capacity is the highest "
                               "rate under every probed miss", highlight=False, soft_wrap=True)
+        # as sweep prints them: --vary gpu=A100 planned an A100 80GB SXM4 and said nothing of the 40 GB card
+        for w in sweep_warnings(rows, names) + sweep_warnings(rows, names, "notes"):
+            console.print(w, highlight=False, soft_wrap=True)
     raise typer.Exit(0 if any(r["rate_per_replica"] for r in rows) else 1)

@@ -334,9 +334,9 @@ class Planner:
         refuse_unpublished_version(data.get("vllm_version"))  # as --vllm-version: the page planned '0.10.3' silently
         return self.model_ref(data.get("model")), FitFlags(**{k: data[k] for k in _FLAG_NAMES})
 
-    def plan(self, req: BaseModel, *, deployable: bool = False):
+    def plan(self, req: BaseModel, *, deployable: bool = False, simulable: bool = False):
         model, flags = self.flags(req)
-        p, note = plan_from_flags_and_inverse(model, flags, req.concurrency, deployable=deployable)
+        p, note = plan_from_flags_and_inverse(model, flags, req.concurrency, deployable=deployable, simulable=simulable)
         return model, flags, p, note
 
     def curve_rows(self, model: Optional[str], flags: FitFlags, p) -> list[dict]:
@@ -494,7 +494,7 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
 
     if req.vary:
         return capacity_compare_response(planner, req, limit_s)
-    _, _, p, _ = planner.plan(req)
+    _, _, p, _ = planner.plan(req, simulable=True)  # --gpu auto among the cards the step-time model can time
     if not p.fits:
         raise InputError(refused_field(p), "the plan does not start, so there is nothing to simulate: " + (p.error or ""),
                          request_fixes(p))
@@ -522,8 +522,11 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
     if req.capacity:
         if not req.slo:
             raise InputError("slo", "capacity needs at least one SLO", "e.g. ttft=1s,tpot=50ms")
-        cap = sim.plan_capacity(p, lambda rate: with_rate(workload, rate, seed=req.seed), config, step_model, slo, rules,
-                                fleet_at=lambda rate, k: fleet_workload(workload, rate, k, seed=req.seed), on_fleet=check,
+        # the requests `kvplan capacity` probes with (a trace's first 5,000 unless max_requests is given), where the
+        # simulation above ran the whole of it, as `kvplan simulate` does
+        probed = _request_workload(planner, req, capacity=True)
+        cap = sim.plan_capacity(p, lambda rate: with_rate(probed, rate, seed=req.seed), config, step_model, slo, rules,
+                                fleet_at=lambda rate, k: fleet_workload(probed, rate, k, seed=req.seed), on_fleet=check,
                                 max_probes=MAX_CAPACITY_PROBES, on_probe=check, target_rate_per_s=req.target_rate_per_s,
                                 worst_case_concurrency=p.max_concurrency)
         out["capacity"] = {k: v for k, v in cap.to_dict().items() if k != "at_max_rate"}
@@ -534,8 +537,13 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
     return out
 
 
-def _request_workload(planner: Planner, req: SimulateRequest):
-    """The workload a /api/simulate request names (a bundled trace or an upload), capped at MAX_SIM_REQUESTS."""
+def _request_workload(planner: Planner, req: SimulateRequest, *, capacity: bool = False):
+    """The workload a /api/simulate request names (a bundled trace or an upload), capped at MAX_SIM_REQUESTS. With
+    `capacity`, the one a capacity search probes: without max_requests a trace's first CAPACITY_REQUESTS (all of a
+    shorter one), as `kvplan capacity` takes it, so the page and the command answer one deployment with one rate (the
+    page's search over the whole azure-conv trace, 19,366 requests, read 2.69 req/s per L40S replica for Qwen3-8B at
+    16,384 tokens, the command's 3.13, and 8 A10G replicas for 10 req/s where the command said 9)."""
+    from kvplan.api import CAPACITY_REQUESTS
     from kvplan.workload import BUNDLED, WorkloadSpec, build_workload, bundled_name
 
     source = str(planner.workloads.get(req.workload, "workload")) if req.workload.startswith("upload:") else req.workload
@@ -547,7 +555,7 @@ def _request_workload(planner: Planner, req: SimulateRequest):
             raise InputError(key, "belongs to a capacity search", "add capacity: true")
     spec = WorkloadSpec(workload=source, rate_per_s=req.rate_per_s, max_requests=req.max_requests, seed=req.seed)
     with _request_keys():
-        workload = build_workload(spec)
+        workload = build_workload(spec, default_requests=CAPACITY_REQUESTS if capacity else None)
         if len(workload) > MAX_SIM_REQUESTS:  # no max_requests given and a long trace: keep its first requests
             workload = build_workload(replace(spec, max_requests=MAX_SIM_REQUESTS))
     return workload
@@ -559,7 +567,7 @@ def capacity_compare_response(planner: Planner, req: SimulateRequest, limit_s: f
     "notes"), as /api/sweep says it."""
     from kvplan import simulate as sim
 
-    workload = _request_workload(planner, req)
+    workload = _request_workload(planner, req, capacity=True)
     with _request_keys():
         varied = parse_vary(req.vary)
         slo = sim.parse_slo(req.slo, req.percentile)

@@ -474,6 +474,19 @@ function renderComparison(d, body) {
       $("cap-reasons").appendChild(li);
     }
   }
+  // each plan's warnings once, with the rows they concern (as `kvplan capacity --vary` prints them): which card a
+  // bare 'A100' was planned as, a first (compiling) start that may be refused;
+  // and the step-time model's caveats on a row's rate ("notes": a card without peak FLOPS timed on bandwidth alone)
+  for (const kind of ["warnings", "notes"]) {
+    const warned = new Map();
+    for (const r of c.rows) for (const w of r[kind] || []) warned.set(w, [...(warned.get(w) || []), r]);
+    for (const [w, rs] of warned) {
+      const li = document.createElement("li");
+      li.className = kind === "warnings" ? "warn" : "note";
+      li.textContent = `${kind === "warnings" ? "warning" : "note"} (${rs.map((r) => c.varied.map((n) => `${n}=${r[n]}`).join(", ")).join("; ")}): ${w}`;
+      $("cap-reasons").appendChild(li);
+    }
+  }
   const per = priced ? `; $/hour: ${target != null ? "the fleet for the target" : "one replica"}, $/M req: per million `
     + `requests at ${target != null ? "the target rate" : "the replica's capacity"}` : "";
   const replaced = (d.notes || []).length ? `; ${d.notes.join("; ")}` : "";
