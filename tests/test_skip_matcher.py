@@ -133,3 +133,39 @@ def test_mla_attention_is_asked_by_its_own_projections():
     assert _stored(m, down) - base == pytest.approx(replicated * wide, rel=1e-9)
     assert _stored(m, down[::2]) == base  # q_a_proj alone: one shard of the fused module
     assert _stored(m, tuple(f"model.layers.{i}.self_attn.{p}" for i in layers for p in ("qkv_proj", "o_proj"))) == base
+
+
+def test_gemma4_experts_are_asked_where_the_release_builds_them():
+    """Gemma 4's routed experts sat in Gemma4MoE at layers.N.moe.experts from 0.19.0 through 0.30.0 and directly under
+    the layer (layers.N.experts) from 0.31.0 (models/gemma4.py Gemma4DecoderLayer): a skip list naming one place keeps
+    the experts unquantized only in the releases that build them there (versions.py "layer_module_paths")."""
+    from kvplan.versions import rules_for
+    m = resolve_model(GEMMA4_NVFP4)
+    experts = Component("experts", 1, "tp", 3, True, kind="experts")
+    old, new = rules_for("0.30.0").layer_module_paths, rules_for("0.31.0").layer_module_paths
+    assert component_modules(experts, m.model_type, old) == ("moe.experts",)
+    assert component_modules(experts, m.model_type, new) == ("experts",)
+    # another architecture's experts do not move
+    assert component_modules(experts, "qwen3_moe", old) == ("mlp.experts",)
+    layers = range(m.num_layers)
+    moe_entries = tuple(f"model.language_model.layers.{i}.moe.experts" for i in layers)
+    flat_entries = tuple(f"model.language_model.layers.{i}.experts" for i in layers)
+    counted = replace(m, checkpoint=None)  # the count, so the skip list decides the experts' width
+
+    def weights(skip, paths) -> int:
+        return weights_per_rank(counted, tp=1, quant=replace(m.quant, skip=m.quant.skip + skip), module_paths=paths).bytes
+
+    expert_params = sum(c.params for c in count_weights(m).components if c.kind == "experts")
+    widen = expert_params * (2 - bytes_per_quantized_param(m.quant))
+    assert weights(moe_entries, old) - weights((), old) == pytest.approx(widen, rel=1e-6)
+    assert weights(moe_entries, new) == weights((), new)
+    assert weights(flat_entries, new) - weights((), new) == pytest.approx(widen, rel=1e-6)
+    # 0.28.0 to 0.30.0 map a checkpoint's "layers.N.experts" entry onto moe.experts (_GEMMA4_EXPERT_PARENT_MAPPER);
+    # 0.19.0 to 0.26.0 have no such mapper, so there it names nothing
+    assert weights(flat_entries, old) - weights((), old) == pytest.approx(widen, rel=1e-6)
+    first = rules_for("0.26.0").layer_module_paths
+    assert weights(flat_entries, first) == weights((), first)
+    assert weights(moe_entries, first) - weights((), first) == pytest.approx(widen, rel=1e-6)
+    # the rewrite reads whole ".experts" entries only: one naming an expert's projection is not rewritten
+    one = tuple(f"model.language_model.layers.{i}.experts.0.down_proj" for i in layers)
+    assert weights(one, old) == weights((), old)

@@ -970,6 +970,20 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # for LinearBase layers only up to 0.9.2 (FusedMoE keeps the model dtype), BitsAndBytesMoEMethod for FusedMoE from
     # 0.10.0 (layers/quantization/bitsandbytes.py; 4-bit in-flight only there)
     "bnb_quantizes_experts": [((0, 0, 0), False), ((0, 10, 0), True)],
+    # Where a release builds a decoder layer's parts, where it differs from the newest (weights._LAYER_PATHS): the
+    # names a checkpoint's skip list is asked about, as (model_type prefix, part, path under the layer). Gemma 4's
+    # routed experts sat in Gemma4MoE, built by Gemma4DecoderLayer with prefix "{prefix}.moe" (so at
+    # "layers.N.moe.experts") from its first release, 0.19.0, through 0.30.0; from 0.31.0 the layer builds the
+    # FusedMoE itself with prefix "{prefix}.experts" (models/gemma4.py Gemma4DecoderLayer.__init__, read in 0.19.0,
+    # 0.20.0, 0.20.2, 0.21.0-0.24.0, 0.26.0, 0.28.0-0.33.0). The fourth field names the path a checkpoint's entry may
+    # still spell, which the model's hf_to_vllm_mapper rewrites onto the module before the list is read: from 0.28.0
+    # through 0.30.0 Gemma4ForConditionalGeneration's mapper (_GEMMA4_EXPERT_PARENT_MAPPER, models/gemma4.py and
+    # gemma4_mm.py) rewrites an entry ending ".experts" to ".moe.experts", which Fp8Config / ModelOptQuantConfig
+    # apply_vllm_mapper apply to their lists (0.26.0 has no such mapper). MiniMax-M2 builds its block_sparse_moe with
+    # prefix "{prefix}.mlp" in every release read (models/minimax_m2.py MiniMaxM2DecoderLayer, 0.14.1, 0.17.1,
+    # 0.18.0-0.33.0): no row.
+    "layer_module_paths": [((0, 0, 0), (("gemma4", "moe", "moe", None),)), ((0, 28, 0), (("gemma4", "moe", "moe", ""),)),
+                           ((0, 31, 0), ())],
     # From 0.24.0 AutoAWQConfig serves --quantization awq and awq_marlin alike and takes Marlin wherever
     # check_marlin_supported passes (auto_awq.py get_quant_method, 0.24.0/0.25.1/0.33.0 wheels); up to 0.23
     # AWQMarlinConfig.override_quantization_method claims the checkpoint unless --quantization awq was given ("... you
@@ -1246,6 +1260,7 @@ class VersionRules:
     bnb_nested_absmax: str
     online_fp8_loads_16bit: bool
     bnb_quantizes_experts: bool
+    layer_module_paths: tuple
     awq_auto_marlin: bool
     mla_kv_b_copy: bool
     qwen3_mrope_positions_one: bool

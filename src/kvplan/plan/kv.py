@@ -108,6 +108,7 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                             mxfp4_marlin_forced=mxfp4_marlin_forced(args, rules, gpu.cc),
                             mrope_cache_factor=mrope_cache_factor(model, rules),
                             bnb_nested_absmax=rules.bnb_nested_absmax, bnb_experts=rules.bnb_quantizes_experts,
+                            module_paths=rules.layer_module_paths,
                             stages=pp_stages(model, args, rules) if pp > 1 else None,
                             mla_kv_b_copy=rules.mla_kv_b_copy)
 
