@@ -169,3 +169,31 @@ def test_gemma4_experts_are_asked_where_the_release_builds_them():
     # the rewrite reads whole ".experts" entries only: one naming an expert's projection is not rewritten
     one = tuple(f"model.language_model.layers.{i}.experts.0.down_proj" for i in layers)
     assert weights(one, old) == weights((), old)
+
+
+def test_a_modelopt_trailing_wildcard_names_by_containment_once_the_mapper_splits_it():
+    """ModelOptQuantConfig.apply_vllm_mapper rewrites "X*" as "X" and "X.*" (modelopt.py, 0.13.0 to 0.33.0), and
+    is_layer_excluded finds "X" by containment: "layers.0.self_attn*" then names model.layers.0.self_attn.qkv_proj,
+    which the shell pattern alone (anchored at the name's start) does not. vLLM hands the config the mapper only for a
+    class with an hf_to_vllm_mapper: MiniMaxM2ForCausalLM from 0.26.0 (data/hf_mappers.json)."""
+    from kvplan.api import fit
+    from kvplan.versions import has_hf_mapper, parse_version
+    from kvplan.weights import modelopt_exclude_split
+    assert modelopt_exclude_split(("a.mlp*", "b.*", "*", "lm_head")) == ("a.mlp", "a.mlp.*", "b.*", "*", "lm_head")
+    arch = ("MiniMaxM2ForCausalLM",)
+    assert not has_hf_mapper(arch, parse_version("0.24.0")) and not has_hf_mapper(arch, parse_version("0.25.1"))
+    assert has_hf_mapper(arch, parse_version("0.26.0")) and has_hf_mapper(arch, parse_version("0.33.0"))
+    m = resolve_model("nvidia/MiniMax-M2.7-NVFP4")  # its list: model.layers.N.self_attn* for every layer
+    attn = [e for e in m.quant.skip if e.endswith(".self_attn*")]
+    assert len(attn) == m.num_layers
+    short = tuple(e[len("model."):] if e in attn else e for e in m.quant.skip)
+
+    def weights(skip, version) -> int:
+        spec = replace(m, checkpoint=None, quant=replace(m.quant, skip=skip))
+        return fit(spec, "H200", tensor_parallel_size=8, vllm_version=version).weights_bytes
+
+    listed = weights(m.quant.skip, "0.26.0")
+    assert weights(short, "0.26.0") == weights(short, "0.33.0") == listed  # split: containment finds the attention
+    for version in ("0.12.0", "0.24.0"):  # no split (0.12.0) / no mapper (0.24.0): the pattern names nothing
+        assert weights(m.quant.skip, version) == listed
+        assert weights(short, version) == weights(tuple(e for e in m.quant.skip if e not in attn), version) < listed

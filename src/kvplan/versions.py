@@ -982,6 +982,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # apply_vllm_mapper apply to their lists (0.26.0 has no such mapper). MiniMax-M2 builds its block_sparse_moe with
     # prefix "{prefix}.mlp" in every release read (models/minimax_m2.py MiniMaxM2DecoderLayer, 0.14.1, 0.17.1,
     # 0.18.0-0.33.0): no row.
+    # Whether ModelOptQuantConfig.apply_vllm_mapper rewrites each exclude_modules entry "X*" (X not ending in ".") as
+    # "X" and "X.*" before the list is read (modelopt.py, read in 0.13.0, 0.14.1, 0.17.1-0.24.0, 0.26.0, 0.28.0-0.33.0;
+    # 0.12.0 has no such rewrite): is_layer_excluded then finds X by containment anywhere in a module's name, where
+    # the shell pattern X* matched only names starting with X. vLLM calls it only for a model class with an
+    # hf_to_vllm_mapper (model_loader/utils.py configure_quant_config; models/interfaces.py SupportsQuant):
+    # has_hf_mapper, data/hf_mappers.json.
+    "modelopt_exclude_split": [((0, 0, 0), False), ((0, 13, 0), True)],
     "layer_module_paths": [((0, 0, 0), (("gemma4", "moe", "moe", None),)), ((0, 28, 0), (("gemma4", "moe", "moe", ""),)),
                            ((0, 31, 0), ())],
     # From 0.24.0 AutoAWQConfig serves --quantization awq and awq_marlin alike and takes Marlin wherever
@@ -1260,6 +1267,7 @@ class VersionRules:
     bnb_nested_absmax: str
     online_fp8_loads_16bit: bool
     bnb_quantizes_experts: bool
+    modelopt_exclude_split: bool
     layer_module_paths: tuple
     awq_auto_marlin: bool
     mla_kv_b_copy: bool
@@ -1492,6 +1500,17 @@ def _data_file(name: str) -> dict:
     from importlib import resources
 
     return json.loads(resources.files("kvplan.data").joinpath(name).read_text())
+
+
+def has_hf_mapper(architectures, release: V) -> bool:
+    """Whether the model class vLLM builds for `architectures` has an hf_to_vllm_mapper in `release`, read at the newest
+    release read at or before it (data/hf_mappers.json, tools/build_hf_mappers.py); False before the first read."""
+    table = _data_file("hf_mappers.json")
+    read = [v for v in table["versions_read"] if parse_version(v) <= release]
+    if not read:
+        return False
+    at = read[-1]
+    return any(at in table["architectures"].get(a, ()) for a in architectures or ())
 
 
 # --------------------------------------------------------------------------- architectures each release registers

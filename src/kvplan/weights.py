@@ -653,6 +653,22 @@ SUBSTRING_SKIP_METHODS = frozenset({"awq", "awq_marlin", "gguf", "moe_wna16", "m
 # bitsandbytes.py is_layer_skipped_bnb (0.14.1, 0.27.0)
 PART_SKIP_METHODS = frozenset({"bitsandbytes"})
 WILDCARD_SKIP_METHODS = frozenset({"modelopt"})
+# methods whose config rewrites a trailing-wildcard entry when handed the model's hf_to_vllm_mapper
+# (modelopt_exclude_split)
+SPLIT_SKIP_METHODS = frozenset({"modelopt"})
+
+
+def modelopt_exclude_split(patterns) -> tuple:
+    """A ModelOpt exclude list as ModelOptQuantConfig.apply_vllm_mapper rewrites it (modelopt.py, 0.13.0 to 0.33.0;
+    versions.py "modelopt_exclude_split"): each "X*" whose X does not end in "." becomes "X" and "X.*", so X then
+    names every module whose name holds it (is_layer_excluded's containment), not only those starting with it."""
+    out: list = []
+    for p in patterns:
+        if isinstance(p, str) and len(p) >= 2 and p[-1] == "*" and p[-2] != ".":
+            out += [p[:-1], p[:-1] + ".*"]
+        else:
+            out.append(p)
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=64)
