@@ -197,3 +197,47 @@ def test_a_modelopt_trailing_wildcard_names_by_containment_once_the_mapper_split
     for version in ("0.12.0", "0.24.0"):  # no split (0.12.0) / no mapper (0.24.0): the pattern names nothing
         assert weights(m.quant.skip, version) == listed
         assert weights(short, version) == weights(tuple(e for e in m.quant.skip if e not in attn), version) < listed
+
+
+def _ct_fp8(model_id: str, ignore: list[str]):
+    """A catalog config with a compressed-tensors FP8 quantization_config (one config group targeting Linear,
+    per-channel weights, dynamic per-token activations) and the given ignore list."""
+    import copy
+
+    from kvplan.resolve import normalize
+    raw = copy.deepcopy(resolve_model(model_id).raw_config)
+    raw["quantization_config"] = {
+        "quant_method": "compressed-tensors", "format": "float-quantized", "quantization_status": "compressed",
+        "config_groups": {"group_0": {
+            "targets": ["Linear"],
+            "weights": {"num_bits": 8, "type": "float", "strategy": "channel", "symmetric": True, "dynamic": False},
+            "input_activations": {"num_bits": 8, "type": "float", "strategy": "token", "symmetric": True,
+                                  "dynamic": True}}},
+        "ignore": ignore}
+    return normalize(raw, model_id=f"test/{model_id.split('/')[1]}-FP8-ct", source="test")
+
+
+def test_an_ignore_list_naming_part_of_expert_0_is_refused_as_vllm_refuses_it():
+    """CompressedTensorsMoEMethod.get_moe_method asks the scheme of expert 0's gate_proj, up_proj and down_proj and
+    raises "All MoE projections need to have same quantization scheme but found multiple" when the ignore list names
+    some of them (compressed_tensors_moe.py, 0.12.0-0.33.0); kvplan read such a list as leaving the experts quantized
+    and planned a start. 0.11.0 matched the experts against the targets alone."""
+    from kvplan.api import fit
+    from kvplan.diagnose import diagnose
+    from kvplan.plan.defaults import MOE_MIXED_SCHEMES_ERROR
+    model = "Qwen/Qwen3-30B-A3B"
+    part = _ct_fp8(model, ["lm_head", r"re:.*mlp\.experts\.0\.gate_proj$"])
+    for version in ("0.12.0", "0.33.0"):
+        p = fit(part, "H200", vllm_version=version)
+        assert not p.fits and p.failure_code == "moe_mixed_schemes" and p.error.startswith(MOE_MIXED_SCHEMES_ERROR)
+        assert "gate_proj" in p.error and "layer 0's mlp.experts.0" in p.error
+        assert p.fixes == ()  # no flag or GPU changes what the checkpoint lists
+    assert fit(part, "H200", vllm_version="0.11.0").fits
+    # all three, or none: one scheme, and the plan starts (the experts in bfloat16 with all three listed)
+    whole = fit(_ct_fp8(model, ["lm_head", r"re:.*mlp\.experts\.0\.(gate|up|down)_proj$"]), "H200")
+    none = fit(_ct_fp8(model, ["lm_head"]), "H200")
+    assert whole.fits and none.fits and whole.weights_bytes > 1.8 * none.weights_bytes
+    # the experts are asked where the release builds them: an entry for another architecture's path names nothing
+    assert fit(_ct_fp8(model, ["lm_head", r"re:.*block_sparse_moe\.experts\.0\.gate_proj$"]), "H200").fits
+    top = diagnose([f"ValueError: {MOE_MIXED_SCHEMES_ERROR}"]).top
+    assert top is not None and top.fatal and top.layer == "model_weights" and "ignore list" in top.fix

@@ -982,6 +982,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # apply_vllm_mapper apply to their lists (0.26.0 has no such mapper). MiniMax-M2 builds its block_sparse_moe with
     # prefix "{prefix}.mlp" in every release read (models/minimax_m2.py MiniMaxM2DecoderLayer, 0.14.1, 0.17.1,
     # 0.18.0-0.33.0): no row.
+    # Whether compressed-tensors refuses a MoE layer whose expert 0 takes different schemes on gate_proj, up_proj and
+    # down_proj (an ignore list naming only some of them): CompressedTensorsMoEMethod.get_moe_method asks
+    # get_scheme_dict of "<experts>.0.gate_proj", ".0.up_proj", ".0.down_proj" (None where should_ignore_layer names it)
+    # and raises ValueError "All MoE projections need to have same quantization scheme but found multiple"
+    # (compressed_tensors_moe.py, read in 0.12.0-0.24.0, 0.26.0, 0.28.0-0.33.0). 0.10.2 and 0.11.0 match the experts
+    # against the config group's targets only, not the ignore list (plan.defaults.ct_moe_mixed_schemes).
+    "ct_moe_mixed_refusal": [((0, 0, 0), False), ((0, 12, 0), True)],
     # Whether ModelOptQuantConfig.apply_vllm_mapper rewrites each exclude_modules entry "X*" (X not ending in ".") as
     # "X" and "X.*" before the list is read (modelopt.py, read in 0.13.0, 0.14.1, 0.17.1-0.24.0, 0.26.0, 0.28.0-0.33.0;
     # 0.12.0 has no such rewrite): is_layer_excluded then finds X by containment anywhere in a module's name, where
@@ -1267,6 +1274,7 @@ class VersionRules:
     bnb_nested_absmax: str
     online_fp8_loads_16bit: bool
     bnb_quantizes_experts: bool
+    ct_moe_mixed_refusal: bool
     modelopt_exclude_split: bool
     layer_module_paths: tuple
     awq_auto_marlin: bool
