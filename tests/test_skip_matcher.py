@@ -241,3 +241,36 @@ def test_an_ignore_list_naming_part_of_expert_0_is_refused_as_vllm_refuses_it():
     assert fit(_ct_fp8(model, ["lm_head", r"re:.*block_sparse_moe\.experts\.0\.gate_proj$"]), "H200").fits
     top = diagnose([f"ValueError: {MOE_MIXED_SCHEMES_ERROR}"]).top
     assert top is not None and top.fatal and top.layer == "model_weights" and "ignore list" in top.fix
+
+
+def test_laguna_g_proj_and_granite_shared_mlp_are_asked_by_their_own_names():
+    """vLLM builds Laguna's per-head output gate as its own Linear, self_attn.g_proj, beside qkv_proj and o_proj
+    (models/laguna.py LagunaAttention, 0.31.0), and Granite-MoE's shared expert as shared_mlp.input_linear /
+    output_linear (granitemoeshared.py, granitemoehybrid.py GraniteMoeSharedMLP, 0.31.0): a skip list names each by
+    those names. kvplan asked g_proj with qkv_proj/o_proj and Granite's shared expert as mlp.shared_expert."""
+    m = resolve_model(LAGUNA)
+    g_entry = r"re:.*\.self_attn\.g_proj$"
+    assert g_entry in m.quant.skip  # Laguna-S-2.1-FP8 lists it apart
+    comps = count_weights(m).components
+    g_params = sum(c.params for c in comps if c.kind == "g_proj")
+    assert g_params > 0
+    wide = 2 - bytes_per_quantized_param(m.quant)
+    without_g = tuple(e for e in m.quant.skip if e != g_entry)
+    assert _stored(m, m.quant.skip) - _stored(m, without_g) == pytest.approx(g_params * wide, rel=1e-9)
+    assert _stored(m, ("lm_head", g_entry)) - _stored(m, ("lm_head",)) == pytest.approx(g_params * wide, rel=1e-9)
+    # the gate is counted once: splitting it out of self_attn keeps the total
+    assert count_weights(m).total_params == sum(c.params for c in comps)
+
+    granite = resolve_model("ibm-granite/granite-4.0-h-small")
+    q = replace(resolve_model(QWEN_MOE_FP8).quant, skip=())
+    shared = Component("shared_expert", 1, "tp", 3, True)
+    assert component_modules(shared, granite.model_type) == ("shared_mlp.input_linear", "shared_mlp.output_linear")
+    spec = replace(granite, quant=q)
+    shared_params = sum(c.params for c in count_weights(granite).components if c.name == "shared_expert")
+    layers = range(granite.num_layers)
+    named = tuple(f"model.layers.{i}.shared_mlp.{p}" for i in layers for p in ("input_linear", "output_linear"))
+    base = stored_bytes(spec)
+    assert stored_bytes(replace(spec, quant=replace(q, skip=named))) - base == \
+        pytest.approx(shared_params * (2 - bytes_per_quantized_param(q)), rel=1e-9)
+    other = tuple(f"model.layers.{i}.block_sparse_moe.shared_expert.{p}" for i in layers for p in ("gate_up_proj", "down_proj"))
+    assert stored_bytes(replace(spec, quant=replace(q, skip=other))) == base

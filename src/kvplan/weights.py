@@ -159,10 +159,13 @@ def _attention_params(spec: ModelSpec, n_kv: int, head_dim: int, layer: int, k_e
     h, nh = spec.hidden_size, layer_attention_heads(spec, layer)
     q_out = nh * head_dim * (2 if attn_output_gate(spec) else 1)
     bias = bool(t.get("attention_bias")) or spec.model_type.startswith("qwen2")
-    qo = h * q_out + nh * head_dim * h + (q_out if bias else 0) + h * head_gate_width(spec, nh, head_dim)
+    qo = h * q_out + nh * head_dim * h + (q_out if bias else 0)
     n_proj = 1 if k_eq_v else 2  # attention_k_eq_v: the value projection is the key's (Gemma 4 global layers)
     kv = n_proj * h * n_kv * head_dim + (n_proj * n_kv * head_dim if bias else 0)
     out = [Component("self_attn", qo, "tp", layer, True), Component("kv_proj", kv, "kv", layer, True)]
+    gate = h * head_gate_width(spec, nh, head_dim)
+    if gate:  # Laguna's g_proj: a Linear of its own, which a skip list names apart (component_modules)
+        out.append(Component("self_attn", gate, "tp", layer, True, kind="g_proj"))
     if k_eq_v:
         # the checkpoint ships no v_proj, but vLLM still builds the V slot of the fused qkv_proj and loads the key's
         # weights into it too (models/gemma4.py Gemma4Attention: QKVParallelLinear(hidden, head_dim, heads, kv_heads),
@@ -753,7 +756,9 @@ def names_layer_module(patterns, layer: int, module: str, class_name: str = "", 
 # router "gate", shared_expert) at mlp. Read in the 0.31.0 wheel: models/gpt_oss.py TransformerBlock (attn; mlp with
 # router and experts), llama4.py Llama4DecoderLayer (feed_forward: the dense MLP, or Llama4MoE with router, experts and
 # shared_expert), mixtral.py MixtralDecoderLayer (block_sparse_moe: gate, experts), granitemoe.py /
-# granitemoehybrid.py (block_sparse_moe), gemma4.py Gemma4DecoderLayer (mlp, and beside it router and experts
+# granitemoehybrid.py (block_sparse_moe; the shared expert is GraniteMoeSharedMLP at shared_mlp, its Linears
+# input_linear and output_linear: granitemoeshared.py, granitemoehybrid.py), laguna.py LagunaAttention (g_proj, the
+# per-head output gate, beside qkv_proj and o_proj), gemma4.py Gemma4DecoderLayer (mlp, and beside it router and experts
 # directly under the layer; before 0.31.0 the experts sat at moe.experts: versions.py "layer_module_paths"), jamba.py JambaAttentionDecoderLayer (qkv_proj, o_proj directly under the layer;
 # feed_forward: JambaMLP or JambaMoE with router, experts), nemotron_h.py (every layer's block is its mixer: attention,
 # MLP or NemotronHMoE with gate, experts, shared_experts), minimax_m2.py MiniMaxM2DecoderLayer (its block_sparse_moe
@@ -762,7 +767,7 @@ def names_layer_module(patterns, layer: int, module: str, class_name: str = "", 
 _LAYER_PATHS = {"gpt_oss": {"attn": "attn", "router": "mlp.router"},
                 "llama4": {"mlp": "feed_forward", "moe": "feed_forward", "router": "feed_forward.router"},
                 "mixtral": {"moe": "block_sparse_moe"},
-                "granitemoe": {"moe": "block_sparse_moe"},
+                "granitemoe": {"moe": "block_sparse_moe", "shared": "shared_mlp"},
                 "gemma4": {"moe": "", "router": "router"},
                 "jamba": {"attn": "", "mlp": "feed_forward", "moe": "feed_forward", "router": "feed_forward.router"},
                 "nemotron_h": {"attn": "mixer", "mlp": "mixer", "moe": "mixer"}}
@@ -798,6 +803,8 @@ def component_modules(c: Component, model_type: str = "", module_paths: tuple = 
         return ("self_attn.q_b_proj", "self_attn.kv_b_proj", "self_attn.o_proj")
     if c.name == "mla_replicated":  # the down-projections
         return ("self_attn.fused_qkv_a_proj",) if c.kind else ("self_attn.kv_a_proj_with_mqa",)
+    if c.kind == "g_proj":
+        return (_join(attn, "g_proj"),)
     if c.name in ("self_attn", "kv_proj"):
         return (_join(attn, "qkv_proj"), _join(attn, "o_proj"))
     if c.name == "mlp":
@@ -805,6 +812,8 @@ def component_modules(c: Component, model_type: str = "", module_paths: tuple = 
     if c.name == "experts":
         return (_join(moe, "experts"),)
     if c.name == "shared_expert":
+        if "shared" in paths:
+            return (f"{paths['shared']}.input_linear", f"{paths['shared']}.output_linear")
         return (_join(moe, "shared_expert.gate_up_proj"), _join(moe, "shared_expert.down_proj"))
     if c.name == "router":
         return (paths.get("router", _join(moe, "gate")),)
