@@ -274,3 +274,24 @@ def test_laguna_g_proj_and_granite_shared_mlp_are_asked_by_their_own_names():
         pytest.approx(shared_params * (2 - bytes_per_quantized_param(q)), rel=1e-9)
     other = tuple(f"model.layers.{i}.block_sparse_moe.shared_expert.{p}" for i in layers for p in ("gate_up_proj", "down_proj"))
     assert stored_bytes(replace(spec, quant=replace(q, skip=other))) == base
+
+
+def test_an_mtp_drafter_is_asked_by_the_names_vllm_builds_for_it():
+    """Qwen3-Next / Qwen3.5 build the MTP drafter's layers at mtp.layers.N (models/qwen3_5_mtp.py, qwen3_next_mtp.py,
+    0.17.1-0.31.0). Qwen3.8-2.4T-A95B-FP8 lists mtp.layers.0's attention and shared expert in modules_to_not_convert:
+    vLLM keeps them in bf16; kvplan asked no name for the drafter and counted them FP8."""
+    from kvplan.weights import _skipped, mtp_components
+    m = resolve_model("Qwen/Qwen3.8-2.4T-A95B-FP8")
+    assert "mtp.layers.0.self_attn.q_proj" in m.quant.skip and m.mtp_layers == 1
+    drafter = {c.name: c for c in mtp_components(m, count_weights(m)) if c.quantizable}
+    kept = {n for n, c in drafter.items() if _skipped(c, m.quant, m.model_type)}
+    assert kept == {"mtp.self_attn", "mtp.kv_proj", "mtp.shared_expert"}  # its experts are not listed: FP8
+    widened = sum(drafter[n].params for n in kept) * (2 - bytes_per_quantized_param(m.quant))
+    with_mtp = weights_per_rank(m, tp=1, mtp=True).bytes - weights_per_rank(m, tp=1).bytes
+    unlisted = replace(m, quant=replace(m.quant, skip=tuple(e for e in m.quant.skip if not e.startswith("mtp."))))
+    assert with_mtp - (weights_per_rank(unlisted, tp=1, mtp=True).bytes - weights_per_rank(unlisted, tp=1).bytes) \
+        == pytest.approx(widened, abs=2)
+    # the drafter's names are its own: the main model's layer 0 entries do not name it
+    layer0 = replace(m, quant=replace(m.quant, skip=("model.layers.0.self_attn.q_proj", "model.layers.0.self_attn.k_proj",
+                                                     "model.layers.0.self_attn.v_proj", "model.layers.0.self_attn.o_proj")))
+    assert not _skipped(drafter["mtp.self_attn"], layer0.quant, m.model_type)

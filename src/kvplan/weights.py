@@ -735,15 +735,16 @@ def _names(index: tuple[frozenset, tuple, tuple], name: str, substring: bool, wi
 
 
 def names_layer_module(patterns, layer: int, module: str, class_name: str = "", *, substring: bool = False,
-                       wildcard: bool = False, parts: bool = False) -> bool:
+                       wildcard: bool = False, parts: bool = False, prefixes: tuple[str, ...] = LAYER_PREFIXES) -> bool:
     """Whether `patterns` (a skip list, or a config group's targets with `class_name` given) name decoder layer
     `layer`'s `module` ("self_attn.qkv_proj") as vLLM asks: the module's own name, or every shard of a fused module
     (qkv_proj: q_proj, k_proj and v_proj), under any of LAYER_PREFIXES; a target may also name the module's class,
-    which matches by containment ("Linear" names every Linear layer: compressed_tensors find_matched_target)."""
+    which matches by containment ("Linear" names every Linear layer: compressed_tensors find_matched_target).
+    `prefixes`: where the layers sit (an MTP drafter's: MTP_LAYER_PREFIXES)."""
     head, _, last = module.rpartition(".")
     shards = [f"{head}.{p}" if head else p for p in FUSED_SHARDS.get(last, ())]
     index, how = _index_of(patterns), (substring, wildcard, parts)
-    for prefix in LAYER_PREFIXES:
+    for prefix in prefixes:
         if _names(index, f"{prefix}.{layer}.{module}", *how):
             return True
         if shards and all(_names(index, f"{prefix}.{layer}.{s}", *how) for s in shards):
@@ -849,12 +850,23 @@ def _expert_entries(skip: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(e for e in skip if "experts" in e)
 
 
-def _module_skipped(c: Component, q: QuantSpec, model_type: str = "", module_paths: tuple = ()) -> bool:
+# where an MTP drafter's decoder layers sit in the names vLLM builds, by model_type prefix: Qwen3-Next / Qwen3.5 build
+# the drafter with prefix "mtp" and its layers at "mtp.layers.N" (models/qwen3_next_mtp.py, qwen3_5_mtp.py, read in
+# 0.17.1, 0.24.0, 0.29.0 and 0.31.0). Others (DeepSeek's layers past num_hidden_layers: deepseek_mtp.py) are not mapped:
+# their drafter is read as the method converts it.
+MTP_LAYER_PREFIXES = {"qwen3_next": ("mtp.layers",), "qwen3_5": ("mtp.layers",)}
+
+
+def _module_skipped(c: Component, q: QuantSpec, model_type: str = "", module_paths: tuple = (),
+                    prefixes: tuple[str, ...] = LAYER_PREFIXES) -> bool:
     """Whether the skip list names every module vLLM builds for `c` (in c's layer; a component outside the layers is
     asked at layer 0), as q.method's config asks. Routed experts are also named as their method asks of them: by every
     one of expert 0's gate_proj, up_proj and down_proj (compressed-tensors: compressed_tensors_moe.py
     CompressedTensorsMoEMethod.get_moe_method, 0.31.0), by an entry spelling "experts" that contains their name
     (EXPERT_ENTRY_METHODS); a shared expert by its plural name (DeepSeek, GLM: shared_experts)."""
+    if c.name.startswith("mtp."):  # the drafter's copy of a decoder-layer component (mtp_components), its layer 0
+        mtp = next((v for k, v in MTP_LAYER_PREFIXES.items() if model_type.startswith(k)), None)
+        return bool(mtp) and _module_skipped(replace(c, name=c.name[4:], layer=0), q, model_type, module_paths, mtp)
     modules = component_modules(c, model_type, module_paths)
     how = {"substring": q.method in SUBSTRING_SKIP_METHODS, "wildcard": q.method in WILDCARD_SKIP_METHODS,
            "parts": q.method in PART_SKIP_METHODS}
@@ -866,7 +878,7 @@ def _module_skipped(c: Component, q: QuantSpec, model_type: str = "", module_pat
     layer = c.layer or 0
 
     def named(names) -> bool:
-        return all(names_layer_module(q.skip, layer, m, **how) for m in names)
+        return all(names_layer_module(q.skip, layer, m, **how, prefixes=prefixes) for m in names)
 
     if named(modules):
         return True
@@ -879,7 +891,7 @@ def _module_skipped(c: Component, q: QuantSpec, model_type: str = "", module_pat
         if "moe" in mapped and named((_join(mapped["moe"], "experts"),)):  # an entry the model's mapper rewrites
             return True
         if q.method in EXPERT_ENTRY_METHODS:
-            names = [f"{prefix}.{layer}.{modules[0]}" for prefix in LAYER_PREFIXES]
+            names = [f"{prefix}.{layer}.{modules[0]}" for prefix in prefixes]
             return any(n in e for e in _expert_entries(tuple(map(str, q.skip))) for n in names)
         return named(tuple(f"{modules[0]}.0.{p}" for p in ("gate_proj", "up_proj", "down_proj")))
     if c.name == "shared_expert":
