@@ -295,3 +295,41 @@ def test_an_mtp_drafter_is_asked_by_the_names_vllm_builds_for_it():
     layer0 = replace(m, quant=replace(m.quant, skip=("model.layers.0.self_attn.q_proj", "model.layers.0.self_attn.k_proj",
                                                      "model.layers.0.self_attn.v_proj", "model.layers.0.self_attn.o_proj")))
     assert not _skipped(drafter["mtp.self_attn"], layer0.quant, m.model_type)
+
+
+def test_a_regex_target_is_matched_against_the_layer_class_and_containment_keeps_its_case():
+    """compressed-tensors matches a config group's targets against the module name, then against the layer's class
+    name with check_contains: a "re:" target re.match'ed, any other contained in it ignoring case
+    (is_equal_or_regex_match, quantization/utils/config_utils.py 0.31.0). kvplan matched no "re:" target against the
+    class, so a group targeting "re:.*Linear" quantized nothing and the block-FP8 slice check passed a TP vLLM refuses.
+    AWQ / GGUF / moe_wna16 containment ('module_name in prefix', is_layer_skipped substring mode, moe_wna16.py
+    is_layer_skipped_quant, gguf.py is_layer_skipped_gguf; 0.31.0) does not lower-case."""
+    import copy
+
+    from kvplan.resolve import normalize
+    from block_fp8 import fits, refusal
+    assert names_layer_module(["re:.*Linear"], 3, "mlp.down_proj", "Linear")
+    assert names_layer_module(["linear"], 3, "mlp.down_proj", "Linear")  # contained, case ignored
+    assert not names_layer_module(["re:.*linear"], 3, "mlp.down_proj", "Linear")  # a regex keeps its case
+    assert not names_layer_module(["re:.*Linear"], 3, "mlp.down_proj")  # a skip list is not asked of the class
+    assert not names_module(["Q_PROJ"], "model.layers.3.self_attn.q_proj", substring=True)
+    assert names_module(["q_proj"], "model.layers.3.self_attn.q_proj", substring=True)
+
+    def block(targets):
+        raw = copy.deepcopy(resolve_model("Qwen/Qwen3-32B").raw_config)
+        raw["quantization_config"] = {
+            "quant_method": "compressed-tensors", "format": "float-quantized", "quantization_status": "compressed",
+            "config_groups": {"group_0": {
+                "targets": targets,
+                "weights": {"num_bits": 8, "type": "float", "strategy": "block", "block_structure": [128, 128],
+                            "symmetric": True, "dynamic": False},
+                "input_activations": {"num_bits": 8, "type": "float", "strategy": "group", "group_size": 128,
+                                      "symmetric": True, "dynamic": True}}},
+            "ignore": ["lm_head"]}
+        return normalize(raw, model_id="test/Qwen3-32B-FP8-block", source="test")
+
+    # 25600 / 16 = 1600 rows of gate_up_proj per rank: no whole number of 128-row blocks
+    for targets in (["Linear"], ["re:.*Linear"]):
+        e = refusal(block(targets), 16)
+        assert "Weight output_partition_size = 1600 is not divisible by weight quantization block_n = 128." in str(e)
+    assert fits(block(["re:.*Attention"]), 16)  # names no Linear class: nothing block-quantized

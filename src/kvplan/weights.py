@@ -749,7 +749,11 @@ def names_layer_module(patterns, layer: int, module: str, class_name: str = "", 
             return True
         if shards and all(_names(index, f"{prefix}.{layer}.{s}", *how) for s in shards):
             return True
-    return bool(class_name) and any(not p.startswith("re:") and p.lower() in class_name.lower() for p in map(str, patterns))
+    # the class name: a "re:" target re.match'ed against it, any other contained in it ignoring case
+    # (compressed_tensors/utils.py find_matched_target -> _find_first_match(check_contains=True);
+    # quantization/utils/config_utils.py is_equal_or_regex_match, 0.31.0)
+    return bool(class_name) and (any(p.lower() in class_name.lower() for p in map(str, patterns) if not p.startswith("re:"))
+                                 or any(r.match(class_name) for r in index[1]))
 
 
 # where a decoder layer's parts sit in the module names vLLM hands the quantization config (the prefixes its model
