@@ -133,3 +133,203 @@ def test_mla_attention_is_asked_by_its_own_projections():
     assert _stored(m, down) - base == pytest.approx(replicated * wide, rel=1e-9)
     assert _stored(m, down[::2]) == base  # q_a_proj alone: one shard of the fused module
     assert _stored(m, tuple(f"model.layers.{i}.self_attn.{p}" for i in layers for p in ("qkv_proj", "o_proj"))) == base
+
+
+def test_gemma4_experts_are_asked_where_the_release_builds_them():
+    """Gemma 4's routed experts sat in Gemma4MoE at layers.N.moe.experts from 0.19.0 through 0.30.0 and directly under
+    the layer (layers.N.experts) from 0.31.0 (models/gemma4.py Gemma4DecoderLayer): a skip list naming one place keeps
+    the experts unquantized only in the releases that build them there (versions.py "layer_module_paths")."""
+    from kvplan.versions import rules_for
+    m = resolve_model(GEMMA4_NVFP4)
+    experts = Component("experts", 1, "tp", 3, True, kind="experts")
+    old, new = rules_for("0.30.0").layer_module_paths, rules_for("0.31.0").layer_module_paths
+    assert component_modules(experts, m.model_type, old) == ("moe.experts",)
+    assert component_modules(experts, m.model_type, new) == ("experts",)
+    # another architecture's experts do not move
+    assert component_modules(experts, "qwen3_moe", old) == ("mlp.experts",)
+    layers = range(m.num_layers)
+    moe_entries = tuple(f"model.language_model.layers.{i}.moe.experts" for i in layers)
+    flat_entries = tuple(f"model.language_model.layers.{i}.experts" for i in layers)
+    counted = replace(m, checkpoint=None)  # the count, so the skip list decides the experts' width
+
+    def weights(skip, paths) -> int:
+        return weights_per_rank(counted, tp=1, quant=replace(m.quant, skip=m.quant.skip + skip), module_paths=paths).bytes
+
+    expert_params = sum(c.params for c in count_weights(m).components if c.kind == "experts")
+    widen = expert_params * (2 - bytes_per_quantized_param(m.quant))
+    assert weights(moe_entries, old) - weights((), old) == pytest.approx(widen, rel=1e-6)
+    assert weights(moe_entries, new) == weights((), new)
+    assert weights(flat_entries, new) - weights((), new) == pytest.approx(widen, rel=1e-6)
+    # 0.28.0 to 0.30.0 map a checkpoint's "layers.N.experts" entry onto moe.experts (_GEMMA4_EXPERT_PARENT_MAPPER);
+    # 0.19.0 to 0.26.0 have no such mapper, so there it names nothing
+    assert weights(flat_entries, old) - weights((), old) == pytest.approx(widen, rel=1e-6)
+    first = rules_for("0.26.0").layer_module_paths
+    assert weights(flat_entries, first) == weights((), first)
+    assert weights(moe_entries, first) - weights((), first) == pytest.approx(widen, rel=1e-6)
+    # the rewrite reads whole ".experts" entries only: one naming an expert's projection is not rewritten
+    one = tuple(f"model.language_model.layers.{i}.experts.0.down_proj" for i in layers)
+    assert weights(one, old) == weights((), old)
+
+
+def test_a_modelopt_trailing_wildcard_names_by_containment_once_the_mapper_splits_it():
+    """ModelOptQuantConfig.apply_vllm_mapper rewrites "X*" as "X" and "X.*" (modelopt.py, 0.13.0 to 0.33.0), and
+    is_layer_excluded finds "X" by containment: "layers.0.self_attn*" then names model.layers.0.self_attn.qkv_proj,
+    which the shell pattern alone (anchored at the name's start) does not. vLLM hands the config the mapper only for a
+    class with an hf_to_vllm_mapper: MiniMaxM2ForCausalLM from 0.26.0 (data/hf_mappers.json)."""
+    from kvplan.api import fit
+    from kvplan.versions import has_hf_mapper, parse_version
+    from kvplan.weights import modelopt_exclude_split
+    assert modelopt_exclude_split(("a.mlp*", "b.*", "*", "lm_head")) == ("a.mlp", "a.mlp.*", "b.*", "*", "lm_head")
+    arch = ("MiniMaxM2ForCausalLM",)
+    assert not has_hf_mapper(arch, parse_version("0.24.0")) and not has_hf_mapper(arch, parse_version("0.25.1"))
+    assert has_hf_mapper(arch, parse_version("0.26.0")) and has_hf_mapper(arch, parse_version("0.33.0"))
+    m = resolve_model("nvidia/MiniMax-M2.7-NVFP4")  # its list: model.layers.N.self_attn* for every layer
+    attn = [e for e in m.quant.skip if e.endswith(".self_attn*")]
+    assert len(attn) == m.num_layers
+    short = tuple(e[len("model."):] if e in attn else e for e in m.quant.skip)
+
+    def weights(skip, version) -> int:
+        spec = replace(m, checkpoint=None, quant=replace(m.quant, skip=skip))
+        return fit(spec, "H200", tensor_parallel_size=8, vllm_version=version).weights_bytes
+
+    listed = weights(m.quant.skip, "0.26.0")
+    assert weights(short, "0.26.0") == weights(short, "0.33.0") == listed  # split: containment finds the attention
+    for version in ("0.12.0", "0.24.0"):  # no split (0.12.0) / no mapper (0.24.0): the pattern names nothing
+        assert weights(m.quant.skip, version) == listed
+        assert weights(short, version) == weights(tuple(e for e in m.quant.skip if e not in attn), version) < listed
+
+
+def _ct_fp8(model_id: str, ignore: list[str]):
+    """A catalog config with a compressed-tensors FP8 quantization_config (one config group targeting Linear,
+    per-channel weights, dynamic per-token activations) and the given ignore list."""
+    import copy
+
+    from kvplan.resolve import normalize
+    raw = copy.deepcopy(resolve_model(model_id).raw_config)
+    raw["quantization_config"] = {
+        "quant_method": "compressed-tensors", "format": "float-quantized", "quantization_status": "compressed",
+        "config_groups": {"group_0": {
+            "targets": ["Linear"],
+            "weights": {"num_bits": 8, "type": "float", "strategy": "channel", "symmetric": True, "dynamic": False},
+            "input_activations": {"num_bits": 8, "type": "float", "strategy": "token", "symmetric": True,
+                                  "dynamic": True}}},
+        "ignore": ignore}
+    return normalize(raw, model_id=f"test/{model_id.split('/')[1]}-FP8-ct", source="test")
+
+
+def test_an_ignore_list_naming_part_of_expert_0_is_refused_as_vllm_refuses_it():
+    """CompressedTensorsMoEMethod.get_moe_method asks the scheme of expert 0's gate_proj, up_proj and down_proj and
+    raises "All MoE projections need to have same quantization scheme but found multiple" when the ignore list names
+    some of them (compressed_tensors_moe.py, 0.12.0-0.33.0); kvplan read such a list as leaving the experts quantized
+    and planned a start. 0.11.0 matched the experts against the targets alone."""
+    from kvplan.api import fit
+    from kvplan.diagnose import diagnose
+    from kvplan.plan.defaults import MOE_MIXED_SCHEMES_ERROR
+    model = "Qwen/Qwen3-30B-A3B"
+    part = _ct_fp8(model, ["lm_head", r"re:.*mlp\.experts\.0\.gate_proj$"])
+    for version in ("0.12.0", "0.33.0"):
+        p = fit(part, "H200", vllm_version=version)
+        assert not p.fits and p.failure_code == "moe_mixed_schemes" and p.error.startswith(MOE_MIXED_SCHEMES_ERROR)
+        assert "gate_proj" in p.error and "layer 0's mlp.experts.0" in p.error
+        assert p.fixes == ()  # no flag or GPU changes what the checkpoint lists
+    assert fit(part, "H200", vllm_version="0.11.0").fits
+    # all three, or none: one scheme, and the plan starts (the experts in bfloat16 with all three listed)
+    whole = fit(_ct_fp8(model, ["lm_head", r"re:.*mlp\.experts\.0\.(gate|up|down)_proj$"]), "H200")
+    none = fit(_ct_fp8(model, ["lm_head"]), "H200")
+    assert whole.fits and none.fits and whole.weights_bytes > 1.8 * none.weights_bytes
+    # the experts are asked where the release builds them: an entry for another architecture's path names nothing
+    assert fit(_ct_fp8(model, ["lm_head", r"re:.*block_sparse_moe\.experts\.0\.gate_proj$"]), "H200").fits
+    top = diagnose([f"ValueError: {MOE_MIXED_SCHEMES_ERROR}"]).top
+    assert top is not None and top.fatal and top.layer == "model_weights" and "ignore list" in top.fix
+
+
+def test_laguna_g_proj_and_granite_shared_mlp_are_asked_by_their_own_names():
+    """vLLM builds Laguna's per-head output gate as its own Linear, self_attn.g_proj, beside qkv_proj and o_proj
+    (models/laguna.py LagunaAttention, 0.31.0), and Granite-MoE's shared expert as shared_mlp.input_linear /
+    output_linear (granitemoeshared.py, granitemoehybrid.py GraniteMoeSharedMLP, 0.31.0): a skip list names each by
+    those names. kvplan asked g_proj with qkv_proj/o_proj and Granite's shared expert as mlp.shared_expert."""
+    m = resolve_model(LAGUNA)
+    g_entry = r"re:.*\.self_attn\.g_proj$"
+    assert g_entry in m.quant.skip  # Laguna-S-2.1-FP8 lists it apart
+    comps = count_weights(m).components
+    g_params = sum(c.params for c in comps if c.kind == "g_proj")
+    assert g_params > 0
+    wide = 2 - bytes_per_quantized_param(m.quant)
+    without_g = tuple(e for e in m.quant.skip if e != g_entry)
+    assert _stored(m, m.quant.skip) - _stored(m, without_g) == pytest.approx(g_params * wide, rel=1e-9)
+    assert _stored(m, ("lm_head", g_entry)) - _stored(m, ("lm_head",)) == pytest.approx(g_params * wide, rel=1e-9)
+    # the gate is counted once: splitting it out of self_attn keeps the total
+    assert count_weights(m).total_params == sum(c.params for c in comps)
+
+    granite = resolve_model("ibm-granite/granite-4.0-h-small")
+    q = replace(resolve_model(QWEN_MOE_FP8).quant, skip=())
+    shared = Component("shared_expert", 1, "tp", 3, True)
+    assert component_modules(shared, granite.model_type) == ("shared_mlp.input_linear", "shared_mlp.output_linear")
+    spec = replace(granite, quant=q)
+    shared_params = sum(c.params for c in count_weights(granite).components if c.name == "shared_expert")
+    layers = range(granite.num_layers)
+    named = tuple(f"model.layers.{i}.shared_mlp.{p}" for i in layers for p in ("input_linear", "output_linear"))
+    base = stored_bytes(spec)
+    assert stored_bytes(replace(spec, quant=replace(q, skip=named))) - base == \
+        pytest.approx(shared_params * (2 - bytes_per_quantized_param(q)), rel=1e-9)
+    other = tuple(f"model.layers.{i}.block_sparse_moe.shared_expert.{p}" for i in layers for p in ("gate_up_proj", "down_proj"))
+    assert stored_bytes(replace(spec, quant=replace(q, skip=other))) == base
+
+
+def test_an_mtp_drafter_is_asked_by_the_names_vllm_builds_for_it():
+    """Qwen3-Next / Qwen3.5 build the MTP drafter's layers at mtp.layers.N (models/qwen3_5_mtp.py, qwen3_next_mtp.py,
+    0.17.1-0.31.0). Qwen3.8-2.4T-A95B-FP8 lists mtp.layers.0's attention and shared expert in modules_to_not_convert:
+    vLLM keeps them in bf16; kvplan asked no name for the drafter and counted them FP8."""
+    from kvplan.weights import _skipped, mtp_components
+    m = resolve_model("Qwen/Qwen3.8-2.4T-A95B-FP8")
+    assert "mtp.layers.0.self_attn.q_proj" in m.quant.skip and m.mtp_layers == 1
+    drafter = {c.name: c for c in mtp_components(m, count_weights(m)) if c.quantizable}
+    kept = {n for n, c in drafter.items() if _skipped(c, m.quant, m.model_type)}
+    assert kept == {"mtp.self_attn", "mtp.kv_proj", "mtp.shared_expert"}  # its experts are not listed: FP8
+    widened = sum(drafter[n].params for n in kept) * (2 - bytes_per_quantized_param(m.quant))
+    with_mtp = weights_per_rank(m, tp=1, mtp=True).bytes - weights_per_rank(m, tp=1).bytes
+    unlisted = replace(m, quant=replace(m.quant, skip=tuple(e for e in m.quant.skip if not e.startswith("mtp."))))
+    assert with_mtp - (weights_per_rank(unlisted, tp=1, mtp=True).bytes - weights_per_rank(unlisted, tp=1).bytes) \
+        == pytest.approx(widened, abs=2)
+    # the drafter's names are its own: the main model's layer 0 entries do not name it
+    layer0 = replace(m, quant=replace(m.quant, skip=("model.layers.0.self_attn.q_proj", "model.layers.0.self_attn.k_proj",
+                                                     "model.layers.0.self_attn.v_proj", "model.layers.0.self_attn.o_proj")))
+    assert not _skipped(drafter["mtp.self_attn"], layer0.quant, m.model_type)
+
+
+def test_a_regex_target_is_matched_against_the_layer_class_and_containment_keeps_its_case():
+    """compressed-tensors matches a config group's targets against the module name, then against the layer's class
+    name with check_contains: a "re:" target re.match'ed, any other contained in it ignoring case
+    (is_equal_or_regex_match, quantization/utils/config_utils.py 0.31.0). kvplan matched no "re:" target against the
+    class, so a group targeting "re:.*Linear" quantized nothing and the block-FP8 slice check passed a TP vLLM refuses.
+    AWQ / GGUF / moe_wna16 containment ('module_name in prefix', is_layer_skipped substring mode, moe_wna16.py
+    is_layer_skipped_quant, gguf.py is_layer_skipped_gguf; 0.31.0) does not lower-case."""
+    import copy
+
+    from kvplan.resolve import normalize
+    from block_fp8 import fits, refusal
+    assert names_layer_module(["re:.*Linear"], 3, "mlp.down_proj", "Linear")
+    assert names_layer_module(["linear"], 3, "mlp.down_proj", "Linear")  # contained, case ignored
+    assert not names_layer_module(["re:.*linear"], 3, "mlp.down_proj", "Linear")  # a regex keeps its case
+    assert not names_layer_module(["re:.*Linear"], 3, "mlp.down_proj")  # a skip list is not asked of the class
+    assert not names_module(["Q_PROJ"], "model.layers.3.self_attn.q_proj", substring=True)
+    assert names_module(["q_proj"], "model.layers.3.self_attn.q_proj", substring=True)
+
+    def block(targets):
+        raw = copy.deepcopy(resolve_model("Qwen/Qwen3-32B").raw_config)
+        raw["quantization_config"] = {
+            "quant_method": "compressed-tensors", "format": "float-quantized", "quantization_status": "compressed",
+            "config_groups": {"group_0": {
+                "targets": targets,
+                "weights": {"num_bits": 8, "type": "float", "strategy": "block", "block_structure": [128, 128],
+                            "symmetric": True, "dynamic": False},
+                "input_activations": {"num_bits": 8, "type": "float", "strategy": "group", "group_size": 128,
+                                      "symmetric": True, "dynamic": True}}},
+            "ignore": ["lm_head"]}
+        return normalize(raw, model_id="test/Qwen3-32B-FP8-block", source="test")
+
+    # 25600 / 16 = 1600 rows of gate_up_proj per rank: no whole number of 128-row blocks
+    for targets in (["Linear"], ["re:.*Linear"]):
+        e = refusal(block(targets), 16)
+        assert "Weight output_partition_size = 1600 is not divisible by weight quantization block_n = 128." in str(e)
+    assert fits(block(["re:.*Attention"]), 16)  # names no Linear class: nothing block-quantized

@@ -322,6 +322,8 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
             if q:
                 fixes.append(_Offer(Fix("fp8_e5m2 KV cache", {"kv_cache_dtype": "fp8_e5m2"}, _effect(q), q.fits), q))
                 return fixes
+        if p.failure_code == "moe_mixed_schemes":  # the checkpoint's ignore list, not a flag or a GPU, decides it
+            return fixes
         if a.dtype == "bfloat16" and p.gpu.cc and p.gpu.cc < (8, 0):
             q = _try(p, dtype="float16")
             if q:

@@ -1236,6 +1236,15 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The checkpoint's quantization config keeps some shards of a layer vLLM fuses (q_proj, k_proj, v_proj into qkv_proj; gate_proj, up_proj into gate_up_proj) unquantized and quantizes the others; vLLM loads the fused layer with one scheme.",
          fix="Make the checkpoint's ignore list (compressed-tensors) or modules_to_not_convert name all shards of the fused layer or none, and requantize if the weights differ.",
          source="vllm/model_executor/layers/quantization/compressed_tensors/utils.py should_ignore_layer (0.10.2-0.33.0); quantization/utils/quant_utils.py is_layer_skipped (0.33.0)"),
+    # a compressed-tensors ignore list that names some but not all of expert 0's gate_proj, up_proj, down_proj:
+    # CompressedTensorsMoEMethod.get_moe_method (compressed_tensors_moe.py, 0.12.0-0.33.0; plan.defaults.
+    # ct_moe_mixed_schemes)
+    _sig("moe_projections_mixed_schemes", "all moe projections need to have same",
+         r"All MoE projections need to have same quantization scheme but found multiple", ERROR,
+         symptom="invalid_engine_flags", layer="model_weights", weight=0.85, fatal=True,
+         cause="The checkpoint's compressed-tensors ignore list keeps some of a MoE layer's expert projections (gate_proj, up_proj, down_proj of expert 0, which vLLM reads for the whole layer's experts) unquantized and quantizes the others; vLLM loads each layer's experts with one scheme.",
+         fix="Make the checkpoint's ignore list name all of the experts' gate_proj, up_proj and down_proj or none of them, and requantize if the weights differ.",
+         source="vllm/model_executor/layers/quantization/compressed_tensors/compressed_tensors_moe.py CompressedTensorsMoEMethod.get_moe_method (0.12.0-0.33.0)"),
     _sig("marlin_moe_unsupported", "marlin moe method", r"(?P<what>[A-Z][\w ]*?) (?:is )?not supported for (?:fused )?Marlin MoE method", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.8, fatal=True,
          cause="The checkpoint's MoE layers run on vLLM's Marlin MoE kernel (AWQ/GPTQ/W4A16 weights), which in this release does not support what the start asks for: {what}.",

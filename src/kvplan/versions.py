@@ -970,6 +970,34 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # for LinearBase layers only up to 0.9.2 (FusedMoE keeps the model dtype), BitsAndBytesMoEMethod for FusedMoE from
     # 0.10.0 (layers/quantization/bitsandbytes.py; 4-bit in-flight only there)
     "bnb_quantizes_experts": [((0, 0, 0), False), ((0, 10, 0), True)],
+    # Where a release builds a decoder layer's parts, where it differs from the newest (weights._LAYER_PATHS): the
+    # names a checkpoint's skip list is asked about, as (model_type prefix, part, path under the layer). Gemma 4's
+    # routed experts sat in Gemma4MoE, built by Gemma4DecoderLayer with prefix "{prefix}.moe" (so at
+    # "layers.N.moe.experts") from its first release, 0.19.0, through 0.30.0; from 0.31.0 the layer builds the
+    # FusedMoE itself with prefix "{prefix}.experts" (models/gemma4.py Gemma4DecoderLayer.__init__, read in 0.19.0,
+    # 0.20.0, 0.20.2, 0.21.0-0.24.0, 0.26.0, 0.28.0-0.33.0). The fourth field names the path a checkpoint's entry may
+    # still spell, which the model's hf_to_vllm_mapper rewrites onto the module before the list is read: from 0.28.0
+    # through 0.30.0 Gemma4ForConditionalGeneration's mapper (_GEMMA4_EXPERT_PARENT_MAPPER, models/gemma4.py and
+    # gemma4_mm.py) rewrites an entry ending ".experts" to ".moe.experts", which Fp8Config / ModelOptQuantConfig
+    # apply_vllm_mapper apply to their lists (0.26.0 has no such mapper). MiniMax-M2 builds its block_sparse_moe with
+    # prefix "{prefix}.mlp" in every release read (models/minimax_m2.py MiniMaxM2DecoderLayer, 0.14.1, 0.17.1,
+    # 0.18.0-0.33.0): no row.
+    # Whether compressed-tensors refuses a MoE layer whose expert 0 takes different schemes on gate_proj, up_proj and
+    # down_proj (an ignore list naming only some of them): CompressedTensorsMoEMethod.get_moe_method asks
+    # get_scheme_dict of "<experts>.0.gate_proj", ".0.up_proj", ".0.down_proj" (None where should_ignore_layer names it)
+    # and raises ValueError "All MoE projections need to have same quantization scheme but found multiple"
+    # (compressed_tensors_moe.py, read in 0.12.0-0.24.0, 0.26.0, 0.28.0-0.33.0). 0.10.2 and 0.11.0 match the experts
+    # against the config group's targets only, not the ignore list (plan.defaults.ct_moe_mixed_schemes).
+    "ct_moe_mixed_refusal": [((0, 0, 0), False), ((0, 12, 0), True)],
+    # Whether ModelOptQuantConfig.apply_vllm_mapper rewrites each exclude_modules entry "X*" (X not ending in ".") as
+    # "X" and "X.*" before the list is read (modelopt.py, read in 0.13.0, 0.14.1, 0.17.1-0.24.0, 0.26.0, 0.28.0-0.33.0;
+    # 0.12.0 has no such rewrite): is_layer_excluded then finds X by containment anywhere in a module's name, where
+    # the shell pattern X* matched only names starting with X. vLLM calls it only for a model class with an
+    # hf_to_vllm_mapper (model_loader/utils.py configure_quant_config; models/interfaces.py SupportsQuant):
+    # has_hf_mapper, data/hf_mappers.json.
+    "modelopt_exclude_split": [((0, 0, 0), False), ((0, 13, 0), True)],
+    "layer_module_paths": [((0, 0, 0), (("gemma4", "moe", "moe", None),)), ((0, 28, 0), (("gemma4", "moe", "moe", ""),)),
+                           ((0, 31, 0), ())],
     # From 0.24.0 AutoAWQConfig serves --quantization awq and awq_marlin alike and takes Marlin wherever
     # check_marlin_supported passes (auto_awq.py get_quant_method, 0.24.0/0.25.1/0.33.0 wheels); up to 0.23
     # AWQMarlinConfig.override_quantization_method claims the checkpoint unless --quantization awq was given ("... you
@@ -1246,6 +1274,9 @@ class VersionRules:
     bnb_nested_absmax: str
     online_fp8_loads_16bit: bool
     bnb_quantizes_experts: bool
+    ct_moe_mixed_refusal: bool
+    modelopt_exclude_split: bool
+    layer_module_paths: tuple
     awq_auto_marlin: bool
     mla_kv_b_copy: bool
     qwen3_mrope_positions_one: bool
@@ -1477,6 +1508,17 @@ def _data_file(name: str) -> dict:
     from importlib import resources
 
     return json.loads(resources.files("kvplan.data").joinpath(name).read_text())
+
+
+def has_hf_mapper(architectures, release: V) -> bool:
+    """Whether the model class vLLM builds for `architectures` has an hf_to_vllm_mapper in `release`, read at the newest
+    release read at or before it (data/hf_mappers.json, tools/build_hf_mappers.py); False before the first read."""
+    table = _data_file("hf_mappers.json")
+    read = [v for v in table["versions_read"] if parse_version(v) <= release]
+    if not read:
+        return False
+    at = read[-1]
+    return any(at in table["architectures"].get(a, ()) for a in architectures or ())
 
 
 # --------------------------------------------------------------------------- architectures each release registers

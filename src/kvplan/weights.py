@@ -159,10 +159,13 @@ def _attention_params(spec: ModelSpec, n_kv: int, head_dim: int, layer: int, k_e
     h, nh = spec.hidden_size, layer_attention_heads(spec, layer)
     q_out = nh * head_dim * (2 if attn_output_gate(spec) else 1)
     bias = bool(t.get("attention_bias")) or spec.model_type.startswith("qwen2")
-    qo = h * q_out + nh * head_dim * h + (q_out if bias else 0) + h * head_gate_width(spec, nh, head_dim)
+    qo = h * q_out + nh * head_dim * h + (q_out if bias else 0)
     n_proj = 1 if k_eq_v else 2  # attention_k_eq_v: the value projection is the key's (Gemma 4 global layers)
     kv = n_proj * h * n_kv * head_dim + (n_proj * n_kv * head_dim if bias else 0)
     out = [Component("self_attn", qo, "tp", layer, True), Component("kv_proj", kv, "kv", layer, True)]
+    gate = h * head_gate_width(spec, nh, head_dim)
+    if gate:  # Laguna's g_proj: a Linear of its own, which a skip list names apart (component_modules)
+        out.append(Component("self_attn", gate, "tp", layer, True, kind="g_proj"))
     if k_eq_v:
         # the checkpoint ships no v_proj, but vLLM still builds the V slot of the fused qkv_proj and loads the key's
         # weights into it too (models/gemma4.py Gemma4Attention: QKVParallelLinear(hidden, head_dim, heads, kv_heads),
@@ -653,6 +656,22 @@ SUBSTRING_SKIP_METHODS = frozenset({"awq", "awq_marlin", "gguf", "moe_wna16", "m
 # bitsandbytes.py is_layer_skipped_bnb (0.14.1, 0.27.0)
 PART_SKIP_METHODS = frozenset({"bitsandbytes"})
 WILDCARD_SKIP_METHODS = frozenset({"modelopt"})
+# methods whose config rewrites a trailing-wildcard entry when handed the model's hf_to_vllm_mapper
+# (modelopt_exclude_split)
+SPLIT_SKIP_METHODS = frozenset({"modelopt"})
+
+
+def modelopt_exclude_split(patterns) -> tuple:
+    """A ModelOpt exclude list as ModelOptQuantConfig.apply_vllm_mapper rewrites it (modelopt.py, 0.13.0 to 0.33.0;
+    versions.py "modelopt_exclude_split"): each "X*" whose X does not end in "." becomes "X" and "X.*", so X then
+    names every module whose name holds it (is_layer_excluded's containment), not only those starting with it."""
+    out: list = []
+    for p in patterns:
+        if isinstance(p, str) and len(p) >= 2 and p[-1] == "*" and p[-2] != ".":
+            out += [p[:-1], p[:-1] + ".*"]
+        else:
+            out.append(p)
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=64)
@@ -716,20 +735,25 @@ def _names(index: tuple[frozenset, tuple, tuple], name: str, substring: bool, wi
 
 
 def names_layer_module(patterns, layer: int, module: str, class_name: str = "", *, substring: bool = False,
-                       wildcard: bool = False, parts: bool = False) -> bool:
+                       wildcard: bool = False, parts: bool = False, prefixes: tuple[str, ...] = LAYER_PREFIXES) -> bool:
     """Whether `patterns` (a skip list, or a config group's targets with `class_name` given) name decoder layer
     `layer`'s `module` ("self_attn.qkv_proj") as vLLM asks: the module's own name, or every shard of a fused module
     (qkv_proj: q_proj, k_proj and v_proj), under any of LAYER_PREFIXES; a target may also name the module's class,
-    which matches by containment ("Linear" names every Linear layer: compressed_tensors find_matched_target)."""
+    which matches by containment ("Linear" names every Linear layer: compressed_tensors find_matched_target).
+    `prefixes`: where the layers sit (an MTP drafter's: MTP_LAYER_PREFIXES)."""
     head, _, last = module.rpartition(".")
     shards = [f"{head}.{p}" if head else p for p in FUSED_SHARDS.get(last, ())]
     index, how = _index_of(patterns), (substring, wildcard, parts)
-    for prefix in LAYER_PREFIXES:
+    for prefix in prefixes:
         if _names(index, f"{prefix}.{layer}.{module}", *how):
             return True
         if shards and all(_names(index, f"{prefix}.{layer}.{s}", *how) for s in shards):
             return True
-    return bool(class_name) and any(not p.startswith("re:") and p.lower() in class_name.lower() for p in map(str, patterns))
+    # the class name: a "re:" target re.match'ed against it, any other contained in it ignoring case
+    # (compressed_tensors/utils.py find_matched_target -> _find_first_match(check_contains=True);
+    # quantization/utils/config_utils.py is_equal_or_regex_match, 0.31.0)
+    return bool(class_name) and (any(p.lower() in class_name.lower() for p in map(str, patterns) if not p.startswith("re:"))
+                                 or any(r.match(class_name) for r in index[1]))
 
 
 # where a decoder layer's parts sit in the module names vLLM hands the quantization config (the prefixes its model
@@ -737,8 +761,10 @@ def names_layer_module(patterns, layer: int, module: str, class_name: str = "", 
 # router "gate", shared_expert) at mlp. Read in the 0.31.0 wheel: models/gpt_oss.py TransformerBlock (attn; mlp with
 # router and experts), llama4.py Llama4DecoderLayer (feed_forward: the dense MLP, or Llama4MoE with router, experts and
 # shared_expert), mixtral.py MixtralDecoderLayer (block_sparse_moe: gate, experts), granitemoe.py /
-# granitemoehybrid.py (block_sparse_moe), gemma4.py Gemma4DecoderLayer (mlp, and beside it router and experts
-# directly under the layer), jamba.py JambaAttentionDecoderLayer (qkv_proj, o_proj directly under the layer;
+# granitemoehybrid.py (block_sparse_moe; the shared expert is GraniteMoeSharedMLP at shared_mlp, its Linears
+# input_linear and output_linear: granitemoeshared.py, granitemoehybrid.py), laguna.py LagunaAttention (g_proj, the
+# per-head output gate, beside qkv_proj and o_proj), gemma4.py Gemma4DecoderLayer (mlp, and beside it router and experts
+# directly under the layer; before 0.31.0 the experts sat at moe.experts: versions.py "layer_module_paths"), jamba.py JambaAttentionDecoderLayer (qkv_proj, o_proj directly under the layer;
 # feed_forward: JambaMLP or JambaMoE with router, experts), nemotron_h.py (every layer's block is its mixer: attention,
 # MLP or NemotronHMoE with gate, experts, shared_experts), minimax_m2.py MiniMaxM2DecoderLayer (its block_sparse_moe
 # is built with prefix "mlp"), deepseek_v2.py / qwen3_moe.py / qwen3_next.py / laguna.py (mlp: gate, experts,
@@ -746,32 +772,44 @@ def names_layer_module(patterns, layer: int, module: str, class_name: str = "", 
 _LAYER_PATHS = {"gpt_oss": {"attn": "attn", "router": "mlp.router"},
                 "llama4": {"mlp": "feed_forward", "moe": "feed_forward", "router": "feed_forward.router"},
                 "mixtral": {"moe": "block_sparse_moe"},
-                "granitemoe": {"moe": "block_sparse_moe"},
+                "granitemoe": {"moe": "block_sparse_moe", "shared": "shared_mlp"},
                 "gemma4": {"moe": "", "router": "router"},
                 "jamba": {"attn": "", "mlp": "feed_forward", "moe": "feed_forward", "router": "feed_forward.router"},
                 "nemotron_h": {"attn": "mixer", "mlp": "mixer", "moe": "mixer"}}
 
 
-def _layer_paths(model_type: str) -> dict[str, str]:
-    return next((v for k, v in _LAYER_PATHS.items() if model_type.startswith(k)), {})
+def _layer_paths(model_type: str, module_paths: tuple = ()) -> dict[str, str]:
+    """Where `model_type`'s layer parts sit in the newest release, with a release's own (model_type prefix, part,
+    path) rows over them (versions.py "layer_module_paths")."""
+    paths = dict(next((v for k, v in _LAYER_PATHS.items() if model_type.startswith(k)), {}))
+    paths.update({part: path for prefix, part, path, _ in module_paths if model_type.startswith(prefix)})
+    return paths
+
+
+def _mapped_paths(model_type: str, module_paths: tuple) -> dict[str, str]:
+    """The paths a release's model maps a checkpoint's entries from onto its own (the fourth field of a
+    "layer_module_paths" row), by part."""
+    return {part: old for prefix, part, _, old in module_paths if old is not None and model_type.startswith(prefix)}
 
 
 def _join(*parts: str) -> str:
     return ".".join(p for p in parts if p)
 
 
-def component_modules(c: Component, model_type: str = "") -> tuple[str, ...]:
+def component_modules(c: Component, model_type: str = "", module_paths: tuple = ()) -> tuple[str, ...]:
     """The modules vLLM builds for a decoder-layer component of a `model_type` model, as named under its layer (the
-    names a skip list is matched against: _LAYER_PATHS); () for a component kvplan does not map to modules (it is then
+    names a skip list is matched against: _LAYER_PATHS, with a release's `module_paths` over them); () for a component kvplan does not map to modules (it is then
     read as the LM head or not at all)."""
     if model_type.startswith("deepseek_v4"):  # its own module tree (models/deepseek_v4), not mapped here
         return ()
-    paths = _layer_paths(model_type)
+    paths = _layer_paths(model_type, module_paths)
     attn, mlp, moe = paths.get("attn", "self_attn"), paths.get("mlp", "mlp"), paths.get("moe", "mlp")
     if c.kind == "mla":  # MLA (models/deepseek_v2.py DeepseekV2MLAAttention, 0.31.0): q_b_proj, or q_proj without q LoRA
         return ("self_attn.q_b_proj", "self_attn.kv_b_proj", "self_attn.o_proj")
     if c.name == "mla_replicated":  # the down-projections
         return ("self_attn.fused_qkv_a_proj",) if c.kind else ("self_attn.kv_a_proj_with_mqa",)
+    if c.kind == "g_proj":
+        return (_join(attn, "g_proj"),)
     if c.name in ("self_attn", "kv_proj"):
         return (_join(attn, "qkv_proj"), _join(attn, "o_proj"))
     if c.name == "mlp":
@@ -779,6 +817,8 @@ def component_modules(c: Component, model_type: str = "") -> tuple[str, ...]:
     if c.name == "experts":
         return (_join(moe, "experts"),)
     if c.name == "shared_expert":
+        if "shared" in paths:
+            return (f"{paths['shared']}.input_linear", f"{paths['shared']}.output_linear")
         return (_join(moe, "shared_expert.gate_up_proj"), _join(moe, "shared_expert.down_proj"))
     if c.name == "router":
         return (paths.get("router", _join(moe, "gate")),)
@@ -814,13 +854,24 @@ def _expert_entries(skip: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(e for e in skip if "experts" in e)
 
 
-def _module_skipped(c: Component, q: QuantSpec, model_type: str = "") -> bool:
+# where an MTP drafter's decoder layers sit in the names vLLM builds, by model_type prefix: Qwen3-Next / Qwen3.5 build
+# the drafter with prefix "mtp" and its layers at "mtp.layers.N" (models/qwen3_next_mtp.py, qwen3_5_mtp.py, read in
+# 0.17.1, 0.24.0, 0.29.0 and 0.31.0). Others (DeepSeek's layers past num_hidden_layers: deepseek_mtp.py) are not mapped:
+# their drafter is read as the method converts it.
+MTP_LAYER_PREFIXES = {"qwen3_next": ("mtp.layers",), "qwen3_5": ("mtp.layers",)}
+
+
+def _module_skipped(c: Component, q: QuantSpec, model_type: str = "", module_paths: tuple = (),
+                    prefixes: tuple[str, ...] = LAYER_PREFIXES) -> bool:
     """Whether the skip list names every module vLLM builds for `c` (in c's layer; a component outside the layers is
     asked at layer 0), as q.method's config asks. Routed experts are also named as their method asks of them: by every
     one of expert 0's gate_proj, up_proj and down_proj (compressed-tensors: compressed_tensors_moe.py
     CompressedTensorsMoEMethod.get_moe_method, 0.31.0), by an entry spelling "experts" that contains their name
     (EXPERT_ENTRY_METHODS); a shared expert by its plural name (DeepSeek, GLM: shared_experts)."""
-    modules = component_modules(c, model_type)
+    if c.name.startswith("mtp."):  # the drafter's copy of a decoder-layer component (mtp_components), its layer 0
+        mtp = next((v for k, v in MTP_LAYER_PREFIXES.items() if model_type.startswith(k)), None)
+        return bool(mtp) and _module_skipped(replace(c, name=c.name[4:], layer=0), q, model_type, module_paths, mtp)
+    modules = component_modules(c, model_type, module_paths)
     how = {"substring": q.method in SUBSTRING_SKIP_METHODS, "wildcard": q.method in WILDCARD_SKIP_METHODS,
            "parts": q.method in PART_SKIP_METHODS}
     if c.name == "vision":
@@ -831,7 +882,7 @@ def _module_skipped(c: Component, q: QuantSpec, model_type: str = "") -> bool:
     layer = c.layer or 0
 
     def named(names) -> bool:
-        return all(names_layer_module(q.skip, layer, m, **how) for m in names)
+        return all(names_layer_module(q.skip, layer, m, **how, prefixes=prefixes) for m in names)
 
     if named(modules):
         return True
@@ -840,8 +891,11 @@ def _module_skipped(c: Component, q: QuantSpec, model_type: str = "") -> bool:
     if c.kind == "mla":
         return named(("self_attn.q_proj",) + modules[1:])
     if c.name == "experts":
+        mapped = _mapped_paths(model_type, module_paths)
+        if "moe" in mapped and named((_join(mapped["moe"], "experts"),)):  # an entry the model's mapper rewrites
+            return True
         if q.method in EXPERT_ENTRY_METHODS:
-            names = [f"{prefix}.{layer}.{modules[0]}" for prefix in LAYER_PREFIXES]
+            names = [f"{prefix}.{layer}.{modules[0]}" for prefix in prefixes]
             return any(n in e for e in _expert_entries(tuple(map(str, q.skip))) for n in names)
         return named(tuple(f"{modules[0]}.0.{p}" for p in ("gate_proj", "up_proj", "down_proj")))
     if c.name == "shared_expert":
@@ -849,7 +903,7 @@ def _module_skipped(c: Component, q: QuantSpec, model_type: str = "") -> bool:
     return False
 
 
-def _skipped(c: Component, q: QuantSpec, model_type: str = "") -> bool:
+def _skipped(c: Component, q: QuantSpec, model_type: str = "", module_paths: tuple = ()) -> bool:
     """Whether `q` leaves component `c` of a `model_type` model in the model dtype: a method for the experts alone
     (MXFP4) leaves the rest, and the skip list keeps what it names (_module_skipped)."""
     if q.applies_to == "experts" and c.kind != "experts":
@@ -857,17 +911,18 @@ def _skipped(c: Component, q: QuantSpec, model_type: str = "") -> bool:
     if not q.skip:
         return False
     try:
-        return _skipped_cached(c.name, c.kind, c.layer, q.method, q.skip, model_type)
+        return _skipped_cached(c.name, c.kind, c.layer, q.method, q.skip, model_type, module_paths)
     except TypeError:  # an entry that cannot be hashed
-        return _module_skipped(c, q, model_type)
+        return _module_skipped(c, q, model_type, module_paths)
 
 
 @functools.lru_cache(maxsize=8192)
-def _skipped_cached(name: str, kind: str, layer: int | None, method: str, skip: tuple, model_type: str) -> bool:
+def _skipped_cached(name: str, kind: str, layer: int | None, method: str, skip: tuple, model_type: str,
+                    module_paths: tuple = ()) -> bool:
     # a checkpoint lists hundreds of modules (Qwen3-235B-A22B-FP8: 283), and a plan asks of every component per rank
     # and stage, a sweep per point: each component's answer once per list
     return _module_skipped(Component(name, 0, "tp", layer, True, kind=kind), QuantSpec(method, 0, None, "", skip),
-                           model_type)
+                           model_type, module_paths)
 
 
 @dataclass(frozen=True)
@@ -1012,12 +1067,12 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
 
 
 def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str = "kept", bnb_experts: bool = True,
-                      model_type: str = ""):
+                      model_type: str = "", module_paths: tuple = ()):
     """Bytes per parameter of a component as stored and loaded: its own dtype where the count fixes one, the
     checkpoint's per-module precision where it lists them, the quantized width where the quantization applies.
     `bnb_nested_absmax` "kept" sizes bitsandbytes statistics as a checkpoint stores them; `bnb_experts` False keeps
     MoE experts in the model dtype under bitsandbytes (releases before 0.10.0, versions.py "bnb_quantizes_experts").
-    `model_type` names the modules a skip list is asked about (_LAYER_PATHS)."""
+    `model_type` and `module_paths` name the modules a skip list is asked about (_LAYER_PATHS)."""
     mixed = dict(quant.module_bytes) if quant is not None else {}
 
     def bytes_per_param(c: Component) -> float:
@@ -1030,7 +1085,7 @@ def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str =
             converted = quant is not None and quant.applies_to == "all_linear" and quant.method == "bitsandbytes"
         if quant is not None and quant.method == "bitsandbytes" and c.kind == "experts" and not bnb_experts:
             converted = False
-        if quant is not None and converted and not _skipped(c, quant, model_type):
+        if quant is not None and converted and not _skipped(c, quant, model_type, module_paths):
             return bytes_per_quantized_param(quant, bnb_nested_absmax)  # a method it cannot size (no bits) raises
         return db
 
@@ -1051,12 +1106,16 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                      mxfp4_hopper_backend: str = "triton", mxfp4_triton_keeps_scales: bool = False,
                      mxfp4_triton_swizzle_align: int = 1, mxfp4_marlin_forced: bool = False, mrope_cache_factor: int = 4,
                      bnb_nested_absmax: str = "float32", bnb_experts: bool = True,
-                     stages: list[tuple[int, int]] | None = None, mla_kv_b_copy: bool = False) -> RankWeights:
+                     stages: list[tuple[int, int]] | None = None, mla_kv_b_copy: bool = False,
+                     module_paths: tuple = ()) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     `bnb_nested_absmax`, `bnb_experts`: the release's bitsandbytes loading (versions.py "bnb_nested_absmax",
     "bnb_quantizes_experts"); a pre-quantized checkpoint's exact bytes are what its files store, so the statistics
     vLLM widens at load are added to them.
+
+    `module_paths`: where the release builds a layer's parts, where it differs from the newest (versions.py
+    "layer_module_paths"): the names a skip list is asked about.
 
     `mla_kv_b_copy`: the release keeps, for every MLA layer whose kv_b_proj is quantized, a model-dtype copy of it
     made at load (versions.py "mla_kv_b_copy"): heads/TP x (qk_nope + v) x kv_lora_rank elements per layer and rank,
@@ -1107,10 +1166,10 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     unsized = quant is not None and not quant.bits and not quant.module_bytes  # a method kvplan does not model
     # exact checkpoint bytes are spread as the unquantized count spreads them; without them nothing sizes the weights
     bytes_per_param = _param_bytes_rule(None if unsized and spec.checkpoint is not None else quant, db,
-                                        bnb_nested_absmax, bnb_experts, spec.model_type)
+                                        bnb_nested_absmax, bnb_experts, spec.model_type, module_paths)
     # a double-quantized bitsandbytes checkpoint stores 8-bit statistics that vLLM 0.10+ holds as float32
     widened = quant is not None and quant.method == "bitsandbytes" and quant.double_quant and bnb_nested_absmax != "kept"
-    as_stored = _param_bytes_rule(quant, db, "kept", bnb_experts, spec.model_type) if widened else bytes_per_param
+    as_stored = _param_bytes_rule(quant, db, "kept", bnb_experts, spec.model_type, module_paths) if widened else bytes_per_param
 
     def params_on_rank(c: Component) -> float:
         if c.kind == "expert_bias":

@@ -21,7 +21,7 @@ from kvplan.plan.terms import awq_kernel_note, awq_linear_kernel
 from kvplan.resolve import BNB_IN_FLIGHT, GPUSpec, ModelSpec, QuantSpec, context_limit
 from kvplan.versions import (VersionRules, batch_defaults, canonical_quant, first_release_where, parse_version,
                              quant_method_last_read, quant_min_capability, quantization_methods, release_from)
-from kvplan.weights import (FUSED_SHARDS, LAYER_PREFIXES, PER_LAYER_HEADS_MODEL_TYPES, attn_output_gate, gated_mlp,
+from kvplan.weights import (FUSED_SHARDS, LAYER_PREFIXES, Component, component_modules, PER_LAYER_HEADS_MODEL_TYPES, attn_output_gate, gated_mlp,
                             head_gate_width, layer_attention_heads, moe_layers, names_layer_module, names_module,
                             vision_bnb_only_params, vision_linear_params)
 
@@ -297,6 +297,36 @@ def _ct_experts_quantized(model: ModelSpec, quant: QuantSpec) -> bool:
         targets += ("FusedMoE", "RoutedExperts")
     return any(_ct_quantized(quant, i, f"mlp.experts.0.{m}", "FusedMoE", targets)
                for i in sorted(moe_layers(model)) for m in ("down_proj",))
+
+
+MOE_MIXED_SCHEMES_ERROR = "All MoE projections need to have same quantization scheme but found multiple"
+
+
+def ct_moe_mixed_schemes(model: ModelSpec, quant: QuantSpec | None, rules: VersionRules) -> str | None:
+    """vLLM's refusal of a compressed-tensors checkpoint whose ignore list names some but not all of expert 0's
+    gate_proj, up_proj and down_proj in a MoE layer (rules row ct_moe_mixed_refusal), as the plan's message, else None:
+    CompressedTensorsMoEMethod.get_moe_method asks the scheme of those three (None for an ignored one) and raises
+    ValueError when they differ (compressed_tensors_moe.py, 0.12.0-0.33.0). The experts are named where the release
+    builds them (weights.component_modules); the first MoE layer built refuses."""
+    if quant is None or quant.method != "compressed-tensors" or not quant.skip or not rules.ct_moe_mixed_refusal:
+        return None
+    targets = tuple(quant.targets or ("Linear",))
+    if "Linear" in targets:
+        targets += ("FusedMoE", "RoutedExperts")
+    projections = ("gate_proj", "up_proj", "down_proj")
+    for i in sorted(moe_layers(model)):
+        experts = component_modules(Component("experts", 0, "tp", i, True, kind="experts"), model.model_type,
+                                    rules.layer_module_paths)
+        if not experts:
+            return None
+        quantized = [_ct_quantized(quant, i, f"{experts[0]}.0.{p}", "FusedMoE", targets) for p in projections]
+        if any(quantized) and not all(quantized):
+            kept = [p for p, q in zip(projections, quantized) if not q]
+            return (f"{MOE_MIXED_SCHEMES_ERROR} ({model.id}: the compressed-tensors ignore list keeps {', '.join(kept)} of "
+                    f"layer {i}'s {experts[0]}.0 unquantized and not {', '.join(p for p in projections if p not in kept)}; "
+                    f"vLLM {rules.version} loads each layer's experts with one scheme, read from expert 0's three "
+                    "projections); list all three in the ignore list, or none")
+    return None
 
 
 def _skipped_module(skip: tuple[str, ...], layer: int, path: str) -> bool:

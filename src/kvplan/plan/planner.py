@@ -21,7 +21,7 @@ from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, C
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, inductor_compiles,
                                     model_runner, model_runner_choice)
-from kvplan.plan.defaults import quant_capability_error, resolve_args, vllm_quant_method
+from kvplan.plan.defaults import ct_moe_mixed_schemes, quant_capability_error, resolve_args, vllm_quant_method
 from kvplan.plan.kv import (window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
                             build_groups, mamba_cache_mode, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
@@ -94,7 +94,8 @@ class Plan:
     # which check refused a "platform" plan, for what acts on the refusal (api's fixes, the log's exception) without
     # reading its message: "compute_capability" (below the wheels' floor), "bfloat16" (below 8.0), "quantization" (a
     # method needing a newer GPU), "attention_backend" (no backend takes the block size) or "fp8_e4m3_kv" (e4m3 in
-    # Triton below 8.9); None for every other plan
+    # Triton below 8.9), "moe_mixed_schemes" (a compressed-tensors ignore list naming part of expert 0: defaults.
+    # ct_moe_mixed_schemes); None for every other plan
     failure_code: str | None = None
     weights_by_use: tuple[tuple[str, int], ...] = ()  # per rank, by what a decode step does with them (RankWeights.by_use)
     given_args: EngineArgs | None = None  # the flags as given, before defaults (a replan re-derives the defaults)
@@ -754,6 +755,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         refusal = "attention_backend", backend_error
     if refusal is None and fp8_error:
         refusal = "fp8_e4m3_kv", fp8_error
+    moe_mixed = ct_moe_mixed_schemes(model, quant, rules) if refusal is None else None
+    if moe_mixed:
+        refusal = "moe_mixed_schemes", moe_mixed
     failure_code = None
     if refusal:
         fits, failure = False, "platform"

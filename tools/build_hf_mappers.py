@@ -1,0 +1,96 @@
+"""Build src/kvplan/data/hf_mappers.json: which vLLM releases give each model architecture's class an
+hf_to_vllm_mapper.
+
+A quantization config is handed the model class's hf_to_vllm_mapper before it reads its skip list
+(model_loader/utils.py configure_quant_config, models/interfaces.py SupportsQuant._maybe_apply_model_mapping), and
+ModelOptQuantConfig.apply_vllm_mapper rewrites its exclude_modules there (weights.modelopt_exclude_split): what a
+ModelOpt skip list names depends on whether the class has one.
+
+Reads vllm/model_executor/models/registry.py and the model files out of vLLM wheels (fetch them once with
+`pip download vllm==X --no-deps -d DIR`); nothing is downloaded here, and nothing at test time.
+
+    python tools/build_hf_mappers.py DIR/vllm-*.whl
+
+A class has a mapper when its body or its __init__ assigns hf_to_vllm_mapper a value other than None, or a base class
+(a class of the models package, by name) has one. Per architecture: the releases read where its class has one.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import sys
+import zipfile
+from pathlib import Path
+
+MODELS = "vllm/model_executor/models/"
+OUT = Path(__file__).resolve().parent.parent / "src" / "kvplan" / "data" / "hf_mappers.json"
+
+
+def _key(v: str) -> tuple:
+    return tuple(int(x) for x in re.findall(r"\d+", v)[:4])
+
+
+def _assigns_mapper(node: ast.AST) -> bool:
+    for n in ast.walk(node):
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AnnAssign) else []
+        value = getattr(n, "value", None)
+        if value is None or (isinstance(value, ast.Constant) and value.value is None):
+            continue
+        for t in targets:
+            if (isinstance(t, ast.Name) and t.id == "hf_to_vllm_mapper") or \
+                    (isinstance(t, ast.Attribute) and t.attr == "hf_to_vllm_mapper"):
+                return True
+    return False
+
+
+def read_wheel(path: str) -> tuple[str, set[str], set[str]]:
+    """(version, registered architectures, those whose class has an hf_to_vllm_mapper)."""
+    version = Path(path).name.split("-")[1]
+    wheel = zipfile.ZipFile(path)
+    classes: dict[str, tuple[list[str], bool]] = {}
+    registered: dict[str, str] = {}
+    for name in wheel.namelist():
+        if not (name.startswith(MODELS) and name.endswith(".py")):
+            continue
+        tree = ast.parse(wheel.read(name).decode())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                bases = [b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases]
+                own = any(_assigns_mapper(s) for s in node.body if not isinstance(s, ast.ClassDef))
+                classes.setdefault(node.name, (bases, own))
+        if name == MODELS + "registry.py":
+            for node in tree.body:
+                target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
+                value = getattr(node, "value", None)
+                if not isinstance(target, ast.Name) or not isinstance(value, ast.Dict) or not target.id.endswith("_MODELS"):
+                    continue
+                for k, v in zip(value.keys, value.values):
+                    if isinstance(k, ast.Constant) and isinstance(v, ast.Tuple) and len(v.elts) >= 2 \
+                            and isinstance(v.elts[1], ast.Constant):
+                        registered.setdefault(k.value, v.elts[1].value)
+
+    def has(cls: str, seen: frozenset = frozenset()) -> bool:
+        if cls in seen or cls not in classes:
+            return False
+        bases, own = classes[cls]
+        return own or any(has(b, seen | {cls}) for b in bases)
+
+    return version, set(registered), {a for a, cls in registered.items() if has(cls)}
+
+
+def build(wheels: list[str]) -> dict:
+    read = sorted((read_wheel(w) for w in wheels), key=lambda r: _key(r[0]))
+    versions = [v for v, _, _ in read]
+    table = {arch: [v for v, _, m in read if arch in m] for arch in sorted(set().union(*(m for _, _, m in read)))}
+    return {"source": "vllm/model_executor/models/*.py of the vLLM wheels " + ", ".join(versions)
+                      + " (pip download vllm==X --no-deps); built by tools/build_hf_mappers.py",
+            "versions_read": versions, "architectures": table}
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    OUT.write_text(json.dumps(build(sys.argv[1:]), indent=1) + "\n")
+    print(f"wrote {OUT}")
