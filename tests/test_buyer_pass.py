@@ -253,3 +253,34 @@ def test_capacity_compare_of_models_heads_no_one_model(monkeypatch, capsys):
     code, out, err = run_cli(monkeypatch, capsys, "capacity", QWEN8, "--max-model-len", "8192", "-w", "azure-conv",
                              "-n", "100", "--slo", "ttft=2s,tpot=80ms", "--vary", "gpu=L40S,H100")
     assert code == 0 and out.splitlines()[0].startswith(f"{QWEN8}, workload azure-conv")
+
+
+def test_a_length_fix_never_names_more_than_the_models_config_allows(monkeypatch, capsys):
+    """capacity told Qwen3-14B on mooncake-conv at 32,768 to 'raise max_model_len to at least 121,213', past the
+    40,960 its config lets vLLM serve (vLLM refuses that length without VLLM_ALLOW_LONG_MAX_MODEL_LEN); simulate's
+    refusal of a workload whose every request is too long named the same impossible flag."""
+    import kvplan
+    from kvplan.errors import InputError
+    from kvplan.resolve import context_limit
+    import numpy as np
+
+    from kvplan.simulate import check_servable, engine_config_from_plan
+    from kvplan.workload import Workload
+
+    p = kvplan.fit("Qwen/Qwen3-14B", "H100", max_model_len=4096, fixes=False)
+    cfg = engine_config_from_plan(p)
+    limit = context_limit(p.model, p.rules).tokens
+    assert cfg.model_len_limit == limit == 40960
+    too_long = Workload(name="long", prompt_tokens=np.full(20, 60000), completion_tokens=np.full(20, 100))
+    with pytest.raises(InputError) as exc:
+        check_servable(p, too_long, cfg)
+    assert "--max-model-len 60100" not in str(exc.value) and "40,960" in str(exc.value)
+    # lifted by the environment variable, the length is the user's to raise again
+    lifted = kvplan.fit("Qwen/Qwen3-14B", "H100", max_model_len=4096, fixes=False,
+                        env="VLLM_ALLOW_LONG_MAX_MODEL_LEN=1")
+    assert engine_config_from_plan(lifted).model_len_limit == 0
+    # capacity's answer where the rejected requests rule out every rate
+    code, out, _ = run_cli(monkeypatch, capsys, "capacity", "Qwen/Qwen3-14B", "--gpu", "H100", "-w", "mooncake-conv",
+                           "--max-model-len", "32768", "-n", "300", "--slo", "ttft=2s", "--json")
+    fix = json.loads(out)["fix"]
+    assert "raise max_model_len" not in fix and "40,960 the model's config lets vLLM serve" in fix

@@ -134,9 +134,15 @@ def test_simulate_refuses_a_workload_vllm_serves_none_of(tmp_path):
     f = tmp_path / "w.csv"
     f.write_text("prompt_tokens,completion_tokens\n9000,10\n100000,50\n")
     code, out = run("simulate", *SMALL, "-w", str(f), "--rate", "2", "--json")
-    assert code == 2 and "9,010 to 100,050 tokens" in out and "100050 admits them all, 9010 the shortest" in out, out
+    # the longest is over the 32,768 the model's config lets vLLM serve: the fix names that limit, not
+    # '--max-model-len 100050', which vLLM refuses without VLLM_ALLOW_LONG_MAX_MODEL_LEN
+    assert code == 2 and "9,010 to 100,050 tokens" in out and "100050 admits" not in out, out
+    assert "at most 32,768 tokens (--max-model-len 32768 admits the requests up to it)" in out, out
     code, out = run("capacity", *SMALL, "-w", str(f))  # capacity as simulate: it advised 'a percentile of 0.0 or lower'
-    assert code == 2 and "100050 admits them all" in out and "percentile of 0.0" not in out, out
+    assert code == 2 and "at most 32,768 tokens" in out and "percentile of 0.0" not in out, out
+    f.write_text("prompt_tokens,completion_tokens\n9000,10\n20000,50\n")  # within the limit: the flag that admits them
+    code, out = run("simulate", *SMALL, "-w", str(f), "--rate", "2", "--json")
+    assert code == 2 and "20050 admits them all, 9010 the shortest" in out, out
     f.write_text("prompt_tokens,completion_tokens\n9000,10\n100,50\n")  # one served: simulated, with the note
     code, out = run("simulate", *SMALL, "-w", str(f), "--rate", "2", "--json")
     assert code == 0 and json.loads(out)["requests_rejected"] == 1, out

@@ -162,6 +162,9 @@ class EngineConfig:
     # the CUDA-graph capture sizes, ascending (): eager, or not known): a step of at most the largest runs the graph of
     # the next size up, its linear layers, collectives and expert layers over the padded tokens (`graph_tokens`)
     cudagraph_sizes: tuple[int, ...] = ()
+    # the longest max_model_len the model's config lets vLLM serve (resolve.context_limit; 0: not known, or raised with
+    # VLLM_ALLOW_LONG_MAX_MODEL_LEN): a fix never names a longer one
+    model_len_limit: int = 0
 
     def graph_tokens(self, tokens: int) -> int:
         """The tokens a step of `tokens` runs its forward pass over: vLLM 0.19 pads a step of at most the largest capture
@@ -283,7 +286,22 @@ def engine_config_from_plan(plan, num_gpu_blocks: Optional[int] = None, enable_p
         block_size=int(plan.block_size), max_num_seqs=int(args.max_num_seqs), max_num_batched_tokens=mnbt,
         max_model_len=max_model_len, long_prefill_token_threshold=long_prefill_token_threshold,
         fixed_blocks_per_seq=fixed, blocks_per_boundary=per, enable_prefix_caching=enable_prefix_caching,
-        blocks_note=note, window_caps=caps, cudagraph_max_tokens=max(sizes, default=0), cudagraph_sizes=sizes)
+        blocks_note=note, window_caps=caps, cudagraph_max_tokens=max(sizes, default=0), cudagraph_sizes=sizes,
+        model_len_limit=_model_len_limit(plan))
+
+
+def _model_len_limit(plan) -> int:
+    """The plan's model's length limit in its release (0 where the plan lifts it or is not a kvplan.Plan)."""
+    from kvplan.resolve import context_limit
+
+    args, model, rules = plan.args, getattr(plan, "model", None), getattr(plan, "rules", None)
+    if model is None or rules is None or args.allow_long_max_model_len or args.env_on("VLLM_ALLOW_LONG_MAX_MODEL_LEN"):
+        return 0
+    try:
+        limit = context_limit(model, rules)
+    except (AttributeError, TypeError, ValueError):
+        return 0
+    return int(limit.tokens) if limit.stated else 0
 
 
 
@@ -2248,11 +2266,15 @@ def check_servable(plan, workload: Workload, cfg: EngineConfig) -> None:
         span = f"{shortest:,} tokens" if shortest == longest else f"{shortest:,} to {longest:,} tokens"
         admits = (f"--max-model-len {longest} admits {'it' if n == 1 else 'them all'}" if shortest == longest else
                   f"--max-model-len {longest} admits them all, {shortest} the shortest")
+        shorter = "give shorter requests (--prompt-len / --completion-len, or the workload's token columns)"
+        fix = f"{admits} (`kvplan fit` says whether vLLM starts at that length), or {shorter}"
+        if cfg.model_len_limit and longest > cfg.model_len_limit:  # no length the model's config lets vLLM serve
+            fix = (f"{shorter}: the model's config lets vLLM serve at most {cfg.model_len_limit:,} tokens"
+                   + (f" (--max-model-len {cfg.model_len_limit} admits the requests up to it)" if shortest <= cfg.model_len_limit
+                      else "") + "; a longer context needs rope scaling (--hf-overrides)")
         raise InputError("--max-model-len", f"{every} of workload {served.name} {'is' if n == 1 else 'are'} longer than "
                          f"max_model_len {cfg.max_model_len:,} (prompt + output: {span}), so vLLM refuses "
-                         f"{'it' if n == 1 else 'every one'} and nothing is served",
-                         f"{admits} (`kvplan fit` says whether vLLM starts at that length), or give shorter requests "
-                         "(--prompt-len / --completion-len, or the workload's token columns)")
+                         f"{'it' if n == 1 else 'every one'} and nothing is served", fix)
     # each request fails one limit or the other: say how many fail which (it said "more KV cache than the whole pool
     # ... or exceed max_model_len" where none was over the length, and named no --max-model-len where some were)
     n_long, n_big = int(too_long.sum()), int(too_big.sum())  # (_rejections: too_big holds none too long)
@@ -2260,8 +2282,9 @@ def check_servable(plan, workload: Workload, cfg: EngineConfig) -> None:
               f"{cfg.block_size} tokens)"] if n_big else []) + (
              [f"{n_long:,} are longer than max_model_len {cfg.max_model_len:,}"] if n_long else [])
     fixes = ["a larger pool (--gpu-memory-utilization, a larger GPU, more tensor parallelism; or --num-gpu-blocks from "
-             "the real startup log)"] + ([f"a --max-model-len of at least {int(total[too_long].max())} for the "
-                                          "longer ones"] if n_long else [])
+             "the real startup log)"]
+    if n_long and not (cfg.model_len_limit and int(total[too_long].max()) > cfg.model_len_limit):
+        fixes.append(f"a --max-model-len of at least {int(total[too_long].max())} for the longer ones")
     raise InputError("--workload", f"of workload {served.name}'s {n:,} request{'s' if n != 1 else ''}, "
                      + " and ".join(parts) + ", so vLLM serves none of them",
                      "give shorter requests, or " + ", or ".join(fixes))
@@ -3038,8 +3061,15 @@ def find_capacity(workload_at: Callable[[float], Workload], config: EngineConfig
             f" on a larger GPU or tensor-parallel size: one request that long needs {need:,} KV blocks and this pool has "
             f"{config.usable_blocks:,}, so vLLM does not start at that length here (`kvplan fit --gpu auto "
             f"--max-model-len {longest}` finds one)")
-        fix = (f"raise max_model_len to at least {longest:,} (the workload's longest prompt + output){where}, or judge a "
-               f"percentile of {100 * (1 - rejected_fraction):.1f} or lower")
+        percentile = f"judge a percentile of {100 * (1 - rejected_fraction):.1f} or lower"
+        if config.model_len_limit and longest > config.model_len_limit:
+            # no flag admits them: the model's config caps max_model_len (a longer one needs rope scaling)
+            fix = (f"{percentile}, or give shorter requests: the workload's longest prompt + output, {longest:,} tokens, "
+                   f"is over the {config.model_len_limit:,} the model's config lets vLLM serve (a longer context needs "
+                   "rope scaling: --hf-overrides)")
+        else:
+            fix = (f"raise max_model_len to at least {longest:,} (the workload's longest prompt + output){where}, or "
+                   f"{percentile}")
     served = int(saturated.completed.sum())
     saturation = served / saturated.makespan_s if saturated.makespan_s > 0 and served else math.inf
     binding = True
