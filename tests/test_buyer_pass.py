@@ -284,3 +284,19 @@ def test_a_length_fix_never_names_more_than_the_models_config_allows(monkeypatch
                            "--max-model-len", "32768", "-n", "300", "--slo", "ttft=2s", "--json")
     fix = json.loads(out)["fix"]
     assert "raise max_model_len" not in fix and "40,960 the model's config lets vLLM serve" in fix
+
+
+def test_a_count_written_against_the_name_is_read():
+    """'H100x2' and 'L4*4' were refused ('unknown GPU') where '2xH100' and 'H100 x 2' read as two H100s; a name that
+    ends in a digit takes the count with no space, and no catalog name is misread by it."""
+    from kvplan.resolve import _gpu_count_and_name, gpu_catalog, gpu_count_in_name
+
+    assert gpu_count_in_name("H100x2") == gpu_count_in_name("H100 x 2") == 2
+    assert gpu_count_in_name("L4*4") == 4 and gpu_count_in_name("RTX 4090x2") == 2
+    for g in gpu_catalog():
+        assert _gpu_count_and_name(g.name) == (None, g.name), g.name
+    assert gpu_count_in_name("MI300X") is None
+    import kvplan
+
+    two = kvplan.fit("Qwen/Qwen3-8B", "H100x2", tensor_parallel_size=2, fixes=False)
+    assert two.gpus_used == 2 and "H100" in two.gpu.name

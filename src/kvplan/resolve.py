@@ -370,8 +370,9 @@ def find_gpu(ref: str, *, total_bytes: int | None = None) -> GPUSpec:
 # the Radeon suffix XT / XTX is the card's own ('7900 XTX' and the catalog's alias '7900XTX' were read as 7900 GPUs
 # named 'TX')
 _GPU_COUNT_PREFIX = re.compile(r"^\s*(\d+)\s*(?:[×*]|x(?!tx?\b))\s*(?=\S)", re.I)
-# the count written after the name ('H100 x 8', 'A100-SXM4-80GB *4'), and nvidia-smi -L's index ('GPU 0: ...')
-_GPU_COUNT_SUFFIX = re.compile(r"\s+[x×*]\s*(\d+)\s*$", re.I)
+# the count written after the name ('H100 x 8', 'A100-SXM4-80GB *4'; 'H100x2' and 'L4*4' where the name ends in a
+# digit, which no catalog name followed by x and digits does), and nvidia-smi -L's index ('GPU 0: ...')
+_GPU_COUNT_SUFFIX = re.compile(r"(?:\s+|(?<=\d))[x×*]\s*(\d+)\s*$", re.I)
 _GPU_INDEX_PREFIX = re.compile(r"^\s*GPU\s*\d+\s*:\s*", re.I)
 
 
