@@ -64,6 +64,25 @@ def test_a_checkpoint_config_says_width_and_double_quant():
     assert weights_per_rank(replace(none, quant=replace(none.quant, skip=("down",)))).bytes == base
 
 
+def test_bitsandbytes_asks_a_fused_module_by_its_own_name():
+    """vLLM's bitsandbytes asks is_layer_skipped_bnb of the fused module's name alone (BitsAndBytesConfig.
+    get_quant_method passes no packed_modules_mapping; bitsandbytes.py, 0.14.1, 0.24.0): q_proj, k_proj and v_proj
+    listed apart name no part of 'model.layers.N.self_attn.qkv_proj', which stays 4-bit, while AWQ, which reads the
+    shards (quant_utils.py is_layer_skipped with the fused mapping), keeps it unquantized."""
+    _, spec = _qwen25_7b(BNB4_QC)
+    base = weights_per_rank(spec).bytes
+
+    def with_skip(*skip, method="bitsandbytes"):
+        return weights_per_rank(replace(spec, quant=replace(spec.quant, skip=skip, method=method))).bytes
+
+    # (kvplan keeps a layer's attention, qkv_proj and o_proj, in the model dtype when both are named)
+    assert with_skip("q_proj", "k_proj", "v_proj", "o_proj") == base
+    # the fused name, or a part of it, is read: every layer's attention (qkv_proj and o_proj) then stays in bf16
+    assert with_skip("qkv_proj", "o_proj") == with_skip("self_attn") > base
+    # the same list under a method that reads shards (AWQ) names the fused module
+    assert with_skip("q_proj", "k_proj", "v_proj", "o_proj", method="awq") > with_skip(method="awq")
+
+
 def test_same_checkpoint_two_releases_two_logged_weights():
     """unsloth/Qwen2.5-7B-Instruct-bnb-4bit logged 'Model loading took 5.46 GiB' on vLLM 0.16.0
     (github.com/AdhyyanNarang/memory_harm vllm.log, 2026-03-04); a local copy of a Qwen2.5-7B-Instruct bnb-4bit

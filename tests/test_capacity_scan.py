@@ -142,4 +142,25 @@ def test_a_compared_deployment_says_a_rate_above_it_met_again(monkeypatch, capsy
     code, out, err = run_cli(monkeypatch, capsys, "capacity", MODEL, *FLAGS[2:], "--vary", "gpu=H100,L40S")
     text = " ".join(out.split())
     assert "gpu=H100: not monotone in the rate: 0.972 req/s, above its 0.518, met the SLO again" in text
-    assert ("gpu=L40S: not monotone" in text) == ("met_above_rate_per_s" in rows["L40S"])
+    # every row names the field, None where its probes were monotone (a row without it read as a missing field)
+    assert all("met_above_rate_per_s" in r for r in rows.values())
+    assert ("gpu=L40S: not monotone" in text) == (rows["L40S"]["met_above_rate_per_s"] is not None)
+
+
+def test_the_page_says_a_compared_deployment_met_again_above_its_answer(monkeypatch, capsys):
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    from fastapi.testclient import TestClient
+
+    from kvplan.web.app import create_app
+
+    client = TestClient(create_app())
+    r = client.post("/api/simulate", json={"model": MODEL, "workload": "azure-conv", "max_requests": 200,
+                                           "capacity": True, "slo": "ttft=41ms", "percentile": 90,
+                                           "vary": ["gpu=H100,L40S"]})
+    assert r.status_code == 200, r.text
+    rows = {row["gpu"]: row for row in r.json()["capacity_rows"]["rows"]}
+    assert rows["H100"]["met_above_rate_per_s"] > rows["H100"]["rate_per_replica"]
+    assert rows["L40S"]["met_above_rate_per_s"] is None
+    # the deployments' table lists the line under the rows, as the CLI prints it
+    assert "r.met_above_rate_per_s != null" in client.get("/static/app.js").text

@@ -2660,12 +2660,12 @@ def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo
     "gpus_per_replica" (one whole server: TP x PP x DP), "rate_per_replica" (req/s within the SLO), with a target rate "replicas" and "gpus", with
     `prices` "usd_per_gpu_hour", "usd_per_hour" (the fleet's for the target, else one replica's) and
     "usd_per_million_requests" (at the target, else at the replica's capacity); a row that does not start or meets
-    the SLO at no rate has "cell" (a few words) and "reason" (the whole of it); one whose search met the SLO again
-    above its answer (a rate under it missed) "met_above_rate_per_s"; every row its plan's "warnings" and the
-    step-time model's caveats on its rate, "notes". Rows are sorted best first (least cost per million requests;
-    without prices, fewest GPUs for the target, else most req/s per GPU; a tie to the more req/s per GPU), rows without
-    an answer last, and the first answered one has "best": True. `on_row(i, n, row)` is called as row i of n is
-    answered (a progress line); a price missing for a GPU a row plans on is an InputError before any search."""
+    the SLO at no rate has "cell" (a few words) and "reason" (the whole of it); "met_above_rate_per_s" is the highest
+    rate above the answer that met the SLO again (a rate under it missed), None where the probes were monotone; every
+    row its plan's "warnings" and the step-time model's caveats on its rate, "notes". Rows are sorted best first (least
+    cost per million requests; without prices, fewest GPUs for the target, else most req/s per GPU; a tie to the more
+    req/s per GPU), rows without an answer last, and the first answered one has "best": True. `on_row(i, n, row)` is
+    called as row i of n is answered (a progress line); a price missing for a GPU a row plans on is an InputError before any search."""
     from kvplan.api import sweep_rows, vary_names
 
     names = vary_names(varied)
@@ -2683,6 +2683,7 @@ def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo
         setting = {n: r[n] for n in names}
         row: dict = {**setting, "model": r.get("model"), "gpu": r.get("gpu"), "gpus_per_replica": None,
                      "rate_per_replica": None, "replicas": None, "gpus": None, "cell": None, "reason": None,
+                     "met_above_rate_per_s": None,
                      # the plan's warnings, as sweep prints them: which card a bare 'A100' was planned as, a first
                      # (compiling) start that may be refused where the warm start ranked
                      "warnings": list(r.get("warnings") or ()), "notes": []}
@@ -2765,8 +2766,7 @@ def _capacity_row(row: dict, p, r: dict, base: Workload, slo: SLO, burstiness, s
                         target_rate_per_s=target_rate_per_s, router=router, on_probe=on_probe,
                         max_probes=max_probes, worst_case_concurrency=p.max_concurrency)
     row["rate_per_replica"] = cap.max_rate_per_s if cap.max_rate_per_s > 0 else 0.0
-    if cap.met_above is not None:  # a probed rate above the answer met the SLO again (find_capacity's scan)
-        row["met_above_rate_per_s"] = cap.met_above
+    row["met_above_rate_per_s"] = cap.met_above  # a probed rate above the answer met the SLO again, else None
     if cap.max_rate_per_s <= 0:
         row.update(cell="misses SLO at any rate", reason=f"{cap.reason}; fix: {cap.fix}" if cap.reason else None)
         return

@@ -740,9 +740,12 @@ def names_layer_module(patterns, layer: int, module: str, class_name: str = "", 
     `layer`'s `module` ("self_attn.qkv_proj") as vLLM asks: the module's own name, or every shard of a fused module
     (qkv_proj: q_proj, k_proj and v_proj), under any of LAYER_PREFIXES; a target may also name the module's class,
     which matches by containment ("Linear" names every Linear layer: compressed_tensors find_matched_target).
-    `prefixes`: where the layers sit (an MTP drafter's: MTP_LAYER_PREFIXES)."""
+    `prefixes`: where the layers sit (an MTP drafter's: MTP_LAYER_PREFIXES). bitsandbytes (`parts`) asks the fused
+    module's own name alone: BitsAndBytesConfig.get_quant_method hands is_layer_skipped_bnb the layer's prefix with no
+    packed_modules_mapping (bitsandbytes.py, 0.14.1, 0.24.0), so q_proj, k_proj and v_proj listed apart leave qkv_proj
+    quantized."""
     head, _, last = module.rpartition(".")
-    shards = [f"{head}.{p}" if head else p for p in FUSED_SHARDS.get(last, ())]
+    shards = [] if parts else [f"{head}.{p}" if head else p for p in FUSED_SHARDS.get(last, ())]
     index, how = _index_of(patterns), (substring, wildcard, parts)
     for prefix in prefixes:
         if _names(index, f"{prefix}.{layer}.{module}", *how):

@@ -473,6 +473,13 @@ function renderComparison(d, body) {
       li.textContent = `${c.varied.map((n) => `${n}=${r[n]}`).join(", ")}: ${r.cell}: ${r.reason}`;
       $("cap-reasons").appendChild(li);
     }
+    if (r.met_above_rate_per_s != null) { // as kvplan capacity --vary says it: a rate under a met one missed
+      const li = document.createElement("li");
+      li.textContent = `${c.varied.map((n) => `${n}=${r[n]}`).join(", ")}: not monotone in the rate: `
+        + `${rateDown(r.met_above_rate_per_s)} req/s, above its ${rateDown(r.rate_per_replica)}, met the SLO again; `
+        + "the capacity is the highest rate under every probed miss";
+      $("cap-reasons").appendChild(li);
+    }
   }
   // each plan's warnings once, with the rows they concern (as `kvplan capacity --vary` prints them): which card a
   // bare 'A100' was planned as, a first (compiling) start that may be refused;
