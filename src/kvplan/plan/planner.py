@@ -128,7 +128,7 @@ class Plan:
         figures = (f"kv_cache_tokens={self.kv_cache_tokens:,}, max_concurrency={self.max_concurrency:.2f}, "
                    f"kv_cache_gib={self.kv_cache_bytes / GIB:.2f} (per rank), weights_gib={self.weights_bytes / GIB:.2f}")
         # fixes are counted where there are some: a replan looks for none, and "fixes=0" there would read as "none
-        # exist" (p.fixes is the list; a refused fit that found none says so in its failure)
+        # exist" (p.fixes holds them)
         why = "" if self.fits else f", failure={self.failure!r}" + (f", fixes={len(self.fixes)}" if self.fixes else "")
         # data-parallel engines each hold their own pool: the figures are one engine's, as the attributes are
         engines = f", engines={self.engines} (figures per engine)" if self.engines > 1 else ""
