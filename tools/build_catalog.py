@@ -1118,10 +1118,30 @@ NVIDIA_SMI_TOTALS = {
 
 # Tensor-core throughput the public GPU facts file lacks (docs/gpu-facts.md: "TFLOPS not retrieved"), from a public
 # spec table; it agrees with NVIDIA's own headline for the card (4,000 AI TOPS = FP4 sparse = 8 x the BF16 dense rate).
+# Peak dense tensor TFLOPS the shared facts file lacks, one source a card (cited in the card's `sources` as
+# {"fields": [...], "url": ...}). Only figures the cited vendor document prints are taken: a datasheet figure marked
+# "with sparsity" is halved (and the source says so). GeForce cards are listed at the FP32-accumulate rate, which is
+# what BF16 GEMMs use (half the FP16-accumulate headline on consumer Ampere / Ada / Blackwell, the whitepapers' own rows);
+# professional and datacenter cards run FP32 accumulation at full rate. A figure no retrieved vendor document prints
+# stays None (a card without any is timed on bandwidth alone, its prefills flagged optimistic).
+_WP_BLACKWELL = ("NVIDIA RTX Blackwell GPU architecture whitepaper, Table 3 (https://images.nvidia.com/aem-dam/Solutions/geforce/"
+                 "blackwell/nvidia-rtx-blackwell-gpu-architecture.pdf), dense/sparse pairs")
 EXTRA_TFLOPS = {
     "rtx-pro-6000-blackwell": ({"bf16_tflops_dense": 503.8, "fp16_tflops_dense": 503.8, "fp8_tflops_dense": 1007.6},
                                "https://hmc-tech.com/gpu/nvidia-rtx-pro-6000-blackwell-vs-amd-radeon-pro-duo-polaris "
                                "(BF16 503.8 TFLOPS Tensor, FP8 1.01 PFLOPS Tensor, dense)"),
+    # datacenter cards: NVIDIA datasheets / product pages
+    "a10": ({"bf16_tflops_dense": 125},
+            "NVIDIA A10 datasheet (https://www.nvidia.com/en-us/data-center/products/a10-gpu/): 'BFLOAT16 Tensor Core "
+            "125 TF | 250 TF*', * with sparsity, so 125 is dense; quoted from a public GitHub file found by exact-string "
+            "search (index id 66603391093)"),
+    "h100-nvl": ({"bf16_tflops_dense": 835.5, "fp16_tflops_dense": 835.5, "fp8_tflops_dense": 1670.5},
+                 "NVIDIA H100 product page / datasheet, H100 NVL column (https://www.nvidia.com/en-us/data-center/h100/; "
+                 "PNY-hosted datasheet https://www.pny.com/file%20library/company/support/product%20brochures/"
+                 "nvidia%20data%20center%20gpus/english/h100-nvl-datasheet.pdf): 'BFLOAT16 Tensor Core 1,671 teraFLOPS', "
+                 "'FP16 Tensor Core 1,671 teraFLOPS', 'FP8 Tensor Core 3,341 teraFLOPS', all '* With sparsity', halved "
+                 "here to the dense 835.5 / 835.5 / 1,670.5; quoted from public GitHub files found by exact-string search "
+                 "(index ids 70974299245, 65910594837)"),
 }
 
 GIB = 1024 ** 3
