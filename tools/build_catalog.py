@@ -1142,6 +1142,26 @@ EXTRA_TFLOPS = {
                  "'FP16 Tensor Core 1,671 teraFLOPS', 'FP8 Tensor Core 3,341 teraFLOPS', all '* With sparsity', halved "
                  "here to the dense 835.5 / 835.5 / 1,670.5; quoted from public GitHub files found by exact-string search "
                  "(index ids 70974299245, 65910594837)"),
+    # GeForce cards: the FP32-accumulate rows of NVIDIA's architecture whitepapers (half the FP16-accumulate rate)
+    "rtx-3090": ({"bf16_tflops_dense": 71.2},
+                 _WP_BLACKWELL + ": RTX 3090 'Peak BF16 Tensor TFLOPS with FP32 Accumulate' 71.2/142.4 (dense 71.2); quoted "
+                 "from a public GitHub file found by exact-string search (index id 68387635605)"),
+    "rtx-5090": ({"bf16_tflops_dense": 209.5, "fp8_tflops_dense": 419, "fp4_tflops_dense": 1676},
+                 _WP_BLACKWELL + ": RTX 5090 'Peak BF16 Tensor TFLOPS with FP32 Accumulate' 209.5/419, FP8 with FP32 "
+                 "accumulate 419/838, FP4 1676/3352 (dense first; the 3352 'AI TOPS' headline is FP4 with sparsity); quoted "
+                 "from public GitHub files found by exact-string search (index ids 68387635605, 69880469454)"),
+    # Turing has no BF16: FP16 with FP32 accumulate (the rate a BF16 checkpoint gets, run in FP16 on CC 7.5)
+    "titan-rtx": ({"fp16_tflops_dense": 130.5},
+                  "NVIDIA Ampere GA102 GPU architecture whitepaper (https://images.nvidia.com/aem-dam/en-zz/Solutions/geforce/"
+                  "ampere/pdf/NVIDIA-ampere-GA102-GPU-Architecture-Whitepaper-V1.pdf), TITAN RTX 'Peak FP16 Tensor TFLOPS "
+                  "with FP32 Accumulate' 130.5 (dense; Turing has no sparsity); quoted in a public GitHub file found by "
+                  "exact-string search (index id 66869711046)"),
+    "rtx-2080ti": ({"fp16_tflops_dense": 53.8},
+                   "NVIDIA Turing GPU architecture whitepaper (https://images.nvidia.com/aem-dam/en-zz/Solutions/"
+                   "design-visualization/technologies/turing-architecture/NVIDIA-Turing-Architecture-Whitepaper.pdf): "
+                   "'peak FP16 Tensor TFLOPS with FP32 Accumulate' 53.8 for the reference-clocked RTX 2080 Ti (factory-"
+                   "overclocked boards run faster); quoted in a public GitHub file found by exact-string search (index id "
+                   "66869711046)"),
 }
 
 GIB = 1024 ** 3
