@@ -1162,6 +1162,17 @@ EXTRA_TFLOPS = {
                    "'peak FP16 Tensor TFLOPS with FP32 Accumulate' 53.8 for the reference-clocked RTX 2080 Ti (factory-"
                    "overclocked boards run faster); quoted in a public GitHub file found by exact-string search (index id "
                    "66869711046)"),
+    # professional (workstation) cards: full-rate FP32 accumulate
+    "rtx-a6000": ({"bf16_tflops_dense": 154.8},
+                  "NVIDIA Ampere GA102 GPU architecture whitepaper v2 (https://www.nvidia.com/content/PDF/nvidia-ampere-ga-102-"
+                  "gpu-architecture-whitepaper-v2.pdf), Table 3: RTX A6000 'Peak BF16 Tensor TFLOPS with FP32 Accumulate' "
+                  "154.8/309.6 (dense 154.8); quoted in public GitHub files found by exact-string search (index ids "
+                  "66603391093, 66869711046)"),
+    "rtx-6000-ada": ({"bf16_tflops_dense": 364},
+                     "NVIDIA RTX PRO Blackwell GPU architecture whitepaper, Table 4 (https://www.nvidia.com/content/dam/en-zz/"
+                     "Solutions/design-visualization/quadro-product-literature/NVIDIA-RTX-Blackwell-PRO-GPU-Architecture-v1.0.pdf): "
+                     "RTX 6000 Ada BF16 with FP32 accumulate 364 dense, 728 with sparsity; quoted from a public GitHub file found "
+                     "by exact-string search (index id 68387635605)"),
 }
 
 GIB = 1024 ** 3
