@@ -222,10 +222,13 @@ EXTRA_GPUS += [
     },
     {
         **_NV_DEFAULTS, "id": "l20", "name": "NVIDIA L20", "aliases": ["L20"],
-        "memory_gb_marketing": 48, "compute_capability": "8.9", "hbm_bandwidth_tbps": None, "nvidia_smi_total_mib": 46068,
+        "memory_gb_marketing": 48, "compute_capability": "8.9", "hbm_bandwidth_tbps": 0.864, "nvidia_smi_total_mib": 46068,
         "memory_source": "https://github.com/vllm-project/vllm/issues/14011 (nvidia-smi, driver 550.54.15: "
                          "'NVIDIA L20 ... 45040MiB /  46068MiB')",
-        "sources": [CUDA_GPUS + " (compute capability)"],
+        # No NVIDIA datasheet for the L20 was retrieved; its tensor TFLOPS stay None.
+        "sources": [CUDA_GPUS + " (compute capability)",
+                    "bandwidth: https://technical.city/pl/video/L20 (third-party spec database, not NVIDIA's): 48 GB GDDR6 "
+                    "at 2.25 GHz on a 384-bit interface, 864.0 GB/s (2250 MHz x 8 transfers x 48 B = 864 GB/s)"],
     },
     {
         "id": "mi210", "name": "AMD Instinct MI210", "aliases": ["MI210", "Instinct MI210"], "vendor": "AMD",
