@@ -173,25 +173,37 @@ def test_simulate_and_capacity_gpu_auto_pick_a_card_they_can_time(monkeypatch, c
     assert code == 0 and json.loads(out)["gpu"] == fit_pick[0].name
 
 
+def _untimed_card() -> str:
+    """A catalog card big enough for Qwen3-8B at 8,192 whose catalog entry has no bandwidth (no step model): the first,
+    by memory, of the NVIDIA cards with at least 24 GB and a total; the L20 was one until its bandwidth was sourced."""
+    from kvplan.resolve import gpu_catalog
+
+    cards = [g for g in gpu_catalog() if g.hbm_bandwidth_tbps is None and g.vendor == "NVIDIA"
+             and (g.total_bytes or 0) >= 24 * 1024 ** 3]
+    assert cards, "every catalog card >= 24 GB now has a bandwidth: pick another way to reach 'no step model'"
+    return min(cards, key=lambda g: (g.total_bytes, g.id)).name
+
+
 def test_capacity_compare_keeps_going_past_a_card_it_cannot_time(monkeypatch, capsys):
-    """`capacity --vary gpu=L4,L20,A10G`: the L20 (no bandwidth in the catalog) ended the whole comparison with an
+    """`capacity --vary gpu=L4,L20,A10G`: the L20 (no bandwidth in the catalog then) ended the whole comparison with an
     error after the L4's search, and the A10G (no peak FLOPS) was timed on bandwidth alone, its prefills optimistic,
-    without a word, ranked against cards timed on both. The L20 is now its row's answer ('no step model', the reason
-    under the table), and each row carries the step-time model's caveats ("notes"), printed as notes, as simulate
-    prints them; a single `kvplan capacity` prints them too."""
+    without a word, ranked against cards timed on both. A card without bandwidth is now its row's answer ('no step
+    model', the reason under the table), and each row carries the step-time model's caveats ("notes"), printed as notes,
+    as simulate prints them; a single `kvplan capacity` prints them too."""
     monkeypatch.setenv("COLUMNS", "200")
+    untimed = _untimed_card()
     args = ("capacity", QWEN8, "--max-model-len", "8192", "-w", "azure-conv", "-n", "200", "--slo", "ttft=2s,tpot=80ms")
-    code, out, err = run_cli(monkeypatch, capsys, *args, "--vary", "gpu=L4,L20,A10G", "--json")
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--vary", f"gpu=L4,{untimed},A10G", "--json")
     assert code == 0, err
     rows = {r["gpu"]: r for r in json.loads(out)["rows"]}
-    assert rows["L20"]["cell"] == "no step model" and "no HBM bandwidth for NVIDIA L20" in rows["L20"]["reason"]
+    assert rows[untimed]["cell"] == "no step model" and f"no HBM bandwidth for {untimed}" in rows[untimed]["reason"]
     assert rows["L4"]["rate_per_replica"] and rows["A10G"]["rate_per_replica"]
     optimistic = "no peak FLOPS for this GPU in kvplan's catalog"
     assert any(optimistic in n for n in rows["A10G"]["notes"])
     assert not any(optimistic in n for n in rows["L4"]["notes"])
-    code, out, err = run_cli(monkeypatch, capsys, *args, "--vary", "gpu=L4,L20,A10G")
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--vary", f"gpu=L4,{untimed},A10G")
     text = " ".join(out.split())
-    assert code == 0 and "note (gpu=A10G): no peak FLOPS" in text and "gpu=L20: no step model:" in text
+    assert code == 0 and "note (gpu=A10G): no peak FLOPS" in text and f"gpu={untimed}: no step model:" in text
     code, out, err = run_cli(monkeypatch, capsys, *args, "--gpu", "A10G")
     assert code == 0 and "note: no peak FLOPS for this GPU" in " ".join(err.split())
     code, out, err = run_cli(monkeypatch, capsys, *args, "--gpu", "A10G", "--json")

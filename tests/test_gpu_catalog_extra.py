@@ -282,3 +282,32 @@ def test_a_desktop_device_name_is_not_read_as_the_laptop_part_of_its_number():
     assert _find_gpu("NVIDIA GeForce RTX 3050 Laptop GPU")[1] == []
     # where a desktop card of the number is in the catalog, the name without 'Laptop' is that card, as before
     assert "Laptop" not in find_gpu("NVIDIA GeForce RTX 4070").name and "Laptop" not in find_gpu("RTX 4090").name
+
+
+# Dense tensor figures sourced from NVIDIA datasheets / whitepapers (tools/build_catalog.py EXTRA_TFLOPS): a datasheet
+# figure printed "with sparsity" is halved; GeForce cards carry the FP32-accumulate row.
+@pytest.mark.parametrize("name,field,dense", [
+    ("A10", "bf16_tflops", 250 / 2),            # datasheet '125 TF | 250 TF*'
+    ("H100 NVL", "bf16_tflops", 1671 / 2),      # datasheet '1,671 teraFLOPS*', * with sparsity
+    ("H100 NVL", "fp8_tflops", 3341 / 2),
+    ("RTX 3090", "bf16_tflops", 142.4 / 2),     # RTX Blackwell whitepaper, FP32 accumulate 71.2/142.4
+    ("RTX 5090", "bf16_tflops", 419 / 2),
+    ("RTX 5090", "fp4_tflops", 3352 / 2),       # the 3352 'AI TOPS' headline is FP4 with sparsity
+    ("RTX A6000", "bf16_tflops", 309.6 / 2),
+    ("RTX 6000 Ada", "bf16_tflops", 728 / 2),
+    ("TITAN RTX", "fp16_tflops", 130.5),        # Turing: no sparsity, no BF16
+])
+def test_sourced_dense_tensor_figures(name: str, field: str, dense: float):
+    spec = find_gpu(name)
+    assert getattr(spec, field) == pytest.approx(dense, abs=0.06)
+    row = next(r for r in _rows() if r["id"] == spec.id)
+    cited = [s for s in row["sources"] if isinstance(s, dict) and f"{field}_dense" in (s.get("fields") or [])]
+    assert cited and "nvidia" in cited[0]["url"].lower()
+    # the step model times the card's prefills on compute now, not on bandwidth alone
+    assert spec.peak_flops("bfloat16") and spec.peak_flops("bfloat16") > 0
+
+
+def _rows() -> list[dict]:
+    import json
+    from importlib import resources
+    return json.loads(resources.files("kvplan.data").joinpath("gpus.json").read_text())

@@ -222,10 +222,13 @@ EXTRA_GPUS += [
     },
     {
         **_NV_DEFAULTS, "id": "l20", "name": "NVIDIA L20", "aliases": ["L20"],
-        "memory_gb_marketing": 48, "compute_capability": "8.9", "hbm_bandwidth_tbps": None, "nvidia_smi_total_mib": 46068,
+        "memory_gb_marketing": 48, "compute_capability": "8.9", "hbm_bandwidth_tbps": 0.864, "nvidia_smi_total_mib": 46068,
         "memory_source": "https://github.com/vllm-project/vllm/issues/14011 (nvidia-smi, driver 550.54.15: "
                          "'NVIDIA L20 ... 45040MiB /  46068MiB')",
-        "sources": [CUDA_GPUS + " (compute capability)"],
+        # No NVIDIA datasheet for the L20 was retrieved; its tensor TFLOPS stay None.
+        "sources": [CUDA_GPUS + " (compute capability)",
+                    "bandwidth: https://technical.city/pl/video/L20 (third-party spec database, not NVIDIA's): 48 GB GDDR6 "
+                    "at 2.25 GHz on a 384-bit interface, 864.0 GB/s (2250 MHz x 8 transfers x 48 B = 864 GB/s)"],
     },
     {
         "id": "mi210", "name": "AMD Instinct MI210", "aliases": ["MI210", "Instinct MI210"], "vendor": "AMD",
@@ -1118,10 +1121,61 @@ NVIDIA_SMI_TOTALS = {
 
 # Tensor-core throughput the public GPU facts file lacks (docs/gpu-facts.md: "TFLOPS not retrieved"), from a public
 # spec table; it agrees with NVIDIA's own headline for the card (4,000 AI TOPS = FP4 sparse = 8 x the BF16 dense rate).
+# Peak dense tensor TFLOPS the shared facts file lacks, one source a card (cited in the card's `sources` as
+# {"fields": [...], "url": ...}). Only figures the cited vendor document prints are taken: a datasheet figure marked
+# "with sparsity" is halved (and the source says so). GeForce cards are listed at the FP32-accumulate rate, which is
+# what BF16 GEMMs use (half the FP16-accumulate headline on consumer Ampere / Ada / Blackwell, the whitepapers' own rows);
+# professional and datacenter cards run FP32 accumulation at full rate. A figure no retrieved vendor document prints
+# stays None (a card without any is timed on bandwidth alone, its prefills flagged optimistic).
+_WP_BLACKWELL = ("NVIDIA RTX Blackwell GPU architecture whitepaper, Table 3 (https://images.nvidia.com/aem-dam/Solutions/geforce/"
+                 "blackwell/nvidia-rtx-blackwell-gpu-architecture.pdf), dense/sparse pairs")
 EXTRA_TFLOPS = {
     "rtx-pro-6000-blackwell": ({"bf16_tflops_dense": 503.8, "fp16_tflops_dense": 503.8, "fp8_tflops_dense": 1007.6},
                                "https://hmc-tech.com/gpu/nvidia-rtx-pro-6000-blackwell-vs-amd-radeon-pro-duo-polaris "
                                "(BF16 503.8 TFLOPS Tensor, FP8 1.01 PFLOPS Tensor, dense)"),
+    # datacenter cards: NVIDIA datasheets / product pages
+    "a10": ({"bf16_tflops_dense": 125},
+            "NVIDIA A10 datasheet (https://www.nvidia.com/en-us/data-center/products/a10-gpu/): 'BFLOAT16 Tensor Core "
+            "125 TF | 250 TF*', * with sparsity, so 125 is dense; quoted from a public GitHub file found by exact-string "
+            "search (index id 66603391093)"),
+    "h100-nvl": ({"bf16_tflops_dense": 835.5, "fp16_tflops_dense": 835.5, "fp8_tflops_dense": 1670.5},
+                 "NVIDIA H100 product page / datasheet, H100 NVL column (https://www.nvidia.com/en-us/data-center/h100/; "
+                 "PNY-hosted datasheet https://www.pny.com/file%20library/company/support/product%20brochures/"
+                 "nvidia%20data%20center%20gpus/english/h100-nvl-datasheet.pdf): 'BFLOAT16 Tensor Core 1,671 teraFLOPS', "
+                 "'FP16 Tensor Core 1,671 teraFLOPS', 'FP8 Tensor Core 3,341 teraFLOPS', all '* With sparsity', halved "
+                 "here to the dense 835.5 / 835.5 / 1,670.5; quoted from public GitHub files found by exact-string search "
+                 "(index ids 70974299245, 65910594837)"),
+    # GeForce cards: the FP32-accumulate rows of NVIDIA's architecture whitepapers (half the FP16-accumulate rate)
+    "rtx-3090": ({"bf16_tflops_dense": 71.2},
+                 _WP_BLACKWELL + ": RTX 3090 'Peak BF16 Tensor TFLOPS with FP32 Accumulate' 71.2/142.4 (dense 71.2); quoted "
+                 "from a public GitHub file found by exact-string search (index id 68387635605)"),
+    "rtx-5090": ({"bf16_tflops_dense": 209.5, "fp8_tflops_dense": 419, "fp4_tflops_dense": 1676},
+                 _WP_BLACKWELL + ": RTX 5090 'Peak BF16 Tensor TFLOPS with FP32 Accumulate' 209.5/419, FP8 with FP32 "
+                 "accumulate 419/838, FP4 1676/3352 (dense first; the 3352 'AI TOPS' headline is FP4 with sparsity); quoted "
+                 "from public GitHub files found by exact-string search (index ids 68387635605, 69880469454)"),
+    # Turing has no BF16: FP16 with FP32 accumulate (the rate a BF16 checkpoint gets, run in FP16 on CC 7.5)
+    "titan-rtx": ({"fp16_tflops_dense": 130.5},
+                  "NVIDIA Ampere GA102 GPU architecture whitepaper (https://images.nvidia.com/aem-dam/en-zz/Solutions/geforce/"
+                  "ampere/pdf/NVIDIA-ampere-GA102-GPU-Architecture-Whitepaper-V1.pdf), TITAN RTX 'Peak FP16 Tensor TFLOPS "
+                  "with FP32 Accumulate' 130.5 (dense; Turing has no sparsity); quoted in a public GitHub file found by "
+                  "exact-string search (index id 66869711046)"),
+    "rtx-2080ti": ({"fp16_tflops_dense": 53.8},
+                   "NVIDIA Turing GPU architecture whitepaper (https://images.nvidia.com/aem-dam/en-zz/Solutions/"
+                   "design-visualization/technologies/turing-architecture/NVIDIA-Turing-Architecture-Whitepaper.pdf): "
+                   "'peak FP16 Tensor TFLOPS with FP32 Accumulate' 53.8 for the reference-clocked RTX 2080 Ti (factory-"
+                   "overclocked boards run faster); quoted in a public GitHub file found by exact-string search (index id "
+                   "66869711046)"),
+    # professional (workstation) cards: full-rate FP32 accumulate
+    "rtx-a6000": ({"bf16_tflops_dense": 154.8},
+                  "NVIDIA Ampere GA102 GPU architecture whitepaper v2 (https://www.nvidia.com/content/PDF/nvidia-ampere-ga-102-"
+                  "gpu-architecture-whitepaper-v2.pdf), Table 3: RTX A6000 'Peak BF16 Tensor TFLOPS with FP32 Accumulate' "
+                  "154.8/309.6 (dense 154.8); quoted in public GitHub files found by exact-string search (index ids "
+                  "66603391093, 66869711046)"),
+    "rtx-6000-ada": ({"bf16_tflops_dense": 364},
+                     "NVIDIA RTX PRO Blackwell GPU architecture whitepaper, Table 4 (https://www.nvidia.com/content/dam/en-zz/"
+                     "Solutions/design-visualization/quadro-product-literature/NVIDIA-RTX-Blackwell-PRO-GPU-Architecture-v1.0.pdf): "
+                     "RTX 6000 Ada BF16 with FP32 accumulate 364 dense, 728 with sparsity; quoted from a public GitHub file found "
+                     "by exact-string search (index id 68387635605)"),
 }
 
 GIB = 1024 ** 3
