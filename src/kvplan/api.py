@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import itertools
 import math
@@ -12,7 +11,7 @@ from typing import List, NamedTuple, Optional
 
 from kvplan.errors import InputError
 from kvplan.plan import (COUNT_EXAMPLES, INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, marlin_method,
-                          parse_env, parse_max_model_len, plan)
+                          parse_env, parse_max_model_len, plan, unknown_keyword)
 from kvplan.resolve import (GPUS_PER_NODE, NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, find_gpu,
                             gpu_catalog, gpu_count_in_name, python_scalar, resolve_gpu, resolve_model)
 from kvplan.versions import rules_for
@@ -54,9 +53,7 @@ _NEVER_NONE = _fields_typed("bool")  # the "bool | None" fields take None: the r
 def _unknown_keyword(name: str, function=None) -> InputError:
     function = function or fit
     keywords = {n for n, p in inspect.signature(function).parameters.items() if p.kind is p.KEYWORD_ONLY}  # gpu_gib, ...
-    near = difflib.get_close_matches(name, sorted(_ENGINE_FIELDS | keywords), n=1)
-    hint = f"did you mean {near[0]}?" if near else f"the flags are vllm serve's in snake_case: {', '.join(sorted(_ENGINE_FIELDS))}"
-    return InputError(name, f"not an argument kvplan.{function.__name__} takes", hint)
+    return unknown_keyword(name, f"kvplan.{function.__name__}", keywords)
 
 
 def _checked(name: str, value):
