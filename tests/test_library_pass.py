@@ -400,3 +400,21 @@ def test_a_snapshot_download_folder_is_named_by_its_repository(tmp_path):
     # a folder merely named like a commit, outside such a layout, keeps its name
     plain = _checkpoint(tmp_path / COMMIT)
     assert kvplan.resolve_model(plain).id == COMMIT
+
+
+def test_engine_args_names_an_unknown_keyword_as_fit_does():
+    """EngineArgs(max_model_length=8192) raised the dataclass's bare TypeError ("unexpected keyword argument"); it is
+    now the InputError fit gives a misspelt flag, naming the keyword and the nearest field."""
+    with pytest.raises(InputError) as e:
+        kvplan.EngineArgs(max_model_length=8192)
+    assert e.value.field == "max_model_length" and "did you mean max_model_len?" in str(e.value)
+    assert "kvplan.EngineArgs" in str(e.value)
+    with pytest.raises(InputError) as fitted:  # the same words as fit's, from one helper
+        kvplan.fit(MODEL, gpu="T4", max_model_length=8192)
+    assert fitted.value.fix == e.value.fix
+    with pytest.raises(InputError) as e:  # nothing near: the flags it takes are listed
+        kvplan.EngineArgs(zzz=1)
+    assert "max_num_seqs" in e.value.fix
+    assert kvplan.EngineArgs(max_model_len=8192).max_model_len == 8192
+    with pytest.raises(TypeError):  # too many positional values is still Python's own error
+        kvplan.EngineArgs(*range(60))
