@@ -1630,10 +1630,14 @@ SERVE_FLAG_UNTIL: dict[str, tuple[V, str]] = {
     # --rope-scaling / --rope-theta: deprecated ("`--rope-scaling` will be removed in a future release. Please instead
     # use `--hf-overrides`", ModelConfig.__init__ / __post_init__ in the 0.6.6.post1 and 0.11.0 wheels), removed by vLLM PR
     # #28006 (merged 2025-11-04): in the 0.11.0 wheel's engine/arg_utils.py, not in 0.11.1's
-    "--rope-scaling": ((0, 11, 1), "use --hf-overrides '{\"rope_scaling\": {...}}' (the same JSON under that key)"),
-    "--rope-theta": ((0, 11, 1), "use --hf-overrides '{\"rope_theta\": N}'"),
+    # each fix in both spellings, the command line's and Python's (kvplan.fit(rope_scaling=...) arrives here too)
+    "--rope-scaling": ((0, 11, 1), "use --hf-overrides '{\"rope_scaling\": {...}}' (the same JSON under that key; from "
+                                   "Python, kvplan.fit(..., hf_overrides={\"rope_scaling\": {...}}))"),
+    "--rope-theta": ((0, 11, 1), "use --hf-overrides '{\"rope_theta\": N}' (from Python, kvplan.fit(..., "
+                                 "hf_overrides={\"rope_theta\": N}))"),
     "--cuda-graph-sizes": ((0, 13, 0), "use --cudagraph-capture-sizes (the sizes) or --max-cudagraph-capture-size N "
-                                       "(the grid up to N)"),
+                                       "(the grid up to N); from Python, cudagraph_capture_sizes=[...] or "
+                                       "max_cudagraph_capture_size=N"),
 }
 
 # vllm serve flags that take several values, each its own argument ('--cudagraph-capture-sizes 1 2 4 8'): a list[int]
