@@ -132,6 +132,8 @@ def test_the_older_rope_flags_are_accepted_where_the_release_has_them(flag, kw, 
     with pytest.raises(InputError) as e:
         _fit(max_model_len=32768, vllm_version=".".join(map(str, gone)), **{kw: value})
     assert e.value.field == flag and "--hf-overrides" in e.value.fix and "removed" in e.value.message
+    # fit is called from Python too: the fix names the keyword form, the same dict under hf_overrides
+    assert f'hf_overrides={{"{kw}": ' in e.value.fix
 
 
 def test_the_older_rope_flags_are_named_as_given_in_fit_and_its_notes(monkeypatch, capsys):

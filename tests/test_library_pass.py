@@ -400,3 +400,68 @@ def test_a_snapshot_download_folder_is_named_by_its_repository(tmp_path):
     # a folder merely named like a commit, outside such a layout, keeps its name
     plain = _checkpoint(tmp_path / COMMIT)
     assert kvplan.resolve_model(plain).id == COMMIT
+
+
+def test_engine_args_names_an_unknown_keyword_as_fit_does():
+    """EngineArgs(max_model_length=8192) raised the dataclass's bare TypeError ("unexpected keyword argument"); it is
+    now the InputError fit gives a misspelt flag, naming the keyword and the nearest field."""
+    with pytest.raises(InputError) as e:
+        kvplan.EngineArgs(max_model_length=8192)
+    assert e.value.field == "max_model_length" and "did you mean max_model_len?" in str(e.value)
+    assert "kvplan.EngineArgs" in str(e.value)
+    with pytest.raises(InputError) as fitted:  # the same words as fit's, from one helper
+        kvplan.fit(MODEL, gpu="T4", max_model_length=8192)
+    assert fitted.value.fix == e.value.fix
+    with pytest.raises(InputError) as e:  # nothing near: the flags it takes are listed
+        kvplan.EngineArgs(zzz=1)
+    assert "max_num_seqs" in e.value.fix
+    assert kvplan.EngineArgs(max_model_len=8192).max_model_len == 8192
+    with pytest.raises(TypeError):  # too many positional values is still Python's own error
+        kvplan.EngineArgs(*range(60))
+
+
+def test_llm_task_keyword_plans_the_runner_it_names_where_the_release_has_it():
+    """vllm.LLM(task=...) was refused as unknown. Where the release has it (0.6.4-0.12), embed/classify/score/reward
+    plan the pooling runner (as runner='pooling' does), generate/auto the default; from 0.13 vLLM has no task and
+    kvplan says what to pass instead."""
+    from kvplan.versions import SERVE_FLAG_UNTIL
+
+    gone = SERVE_FLAG_UNTIL["--task"][0]
+    last = f"0.{gone[1] - 1}.0"  # the last minor release with task (0.12.0)
+    kw = dict(gpu="T4", max_model_len=4096, fixes=False, vllm_version=last)
+    plain = kvplan.fit(MODEL, **kw)
+    pooled = kvplan.fit(MODEL, runner="pooling", **kw)
+    assert pooled.kv_cache_tokens > plain.kv_cache_tokens  # no lm_head or sampler: the task must move the pool
+    for task in ("embed", "classify", "score", "reward", "EMBED"):
+        as_task = kvplan.fit(MODEL, task=task, **kw)
+        assert as_task.kv_cache_tokens == pooled.kv_cache_tokens and as_task.args.runner == "pooling"
+        assert any(f"task={task.lower()!r} planned as runner='pooling'" in a for a in as_task.assumptions)
+    for task in ("generate", "auto"):
+        as_task = kvplan.fit(MODEL, task=task, **kw)
+        assert as_task.kv_cache_tokens == plain.kv_cache_tokens
+        assert any(f"task={task!r} not planned with" in a for a in as_task.assumptions)
+    with pytest.raises(InputError) as e:  # the release that removed it
+        kvplan.fit(MODEL, task="embed", **{**kw, "vllm_version": ".".join(map(str, gone))})
+    assert e.value.field == "--task" and "runner='pooling'" in e.value.fix and "removed" in e.value.message
+    with pytest.raises(InputError) as e:
+        kvplan.fit(MODEL, task="embed", **{**kw, "vllm_version": "0.6.3"})  # before vLLM had it
+    assert e.value.field == "--task" and "0.6.4" in e.value.message
+    with pytest.raises(InputError) as e:
+        kvplan.fit(MODEL, task="chat", **kw)
+    assert e.value.field == "task" and "embed" in e.value.fix
+    with pytest.raises(InputError) as e:  # two answers to one question
+        kvplan.fit(MODEL, task="embed", runner="generate", **kw)
+    assert e.value.field == "task"
+
+
+def test_executor_backend_is_taken_as_moving_no_gpu_memory():
+    """distributed_executor_backend (an LLM(...) keyword) was refused as unknown; the worker's memory profile does not
+    read it, so it is taken, listed with the other such keywords, and a name vLLM does not know is refused."""
+    plain = kvplan.fit(MODEL, gpu="T4", max_model_len=4096, fixes=False)
+    for backend in ("mp", "ray", "uni"):
+        p = kvplan.fit(MODEL, gpu="T4", max_model_len=4096, fixes=False, distributed_executor_backend=backend)
+        assert p.kv_cache_tokens == plain.kv_cache_tokens
+        assert "not planned with, as they move no GPU memory: distributed_executor_backend" in p.assumptions
+    with pytest.raises(InputError) as e:
+        kvplan.fit(MODEL, gpu="T4", distributed_executor_backend="rya")
+    assert e.value.field == "distributed_executor_backend" and "ray" in e.value.fix

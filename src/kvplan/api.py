@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import itertools
 import math
@@ -12,10 +11,10 @@ from typing import List, NamedTuple, Optional
 
 from kvplan.errors import InputError
 from kvplan.plan import (COUNT_EXAMPLES, INT_ENGINE_ARGS, EngineArgs, Fix, Plan, human_int, largest_given_pool_bytes, marlin_method,
-                          parse_env, parse_max_model_len, plan)
+                          parse_env, parse_max_model_len, plan, unknown_keyword)
 from kvplan.resolve import (GPUS_PER_NODE, NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, find_gpu,
                             gpu_catalog, gpu_count_in_name, python_scalar, resolve_gpu, resolve_model)
-from kvplan.versions import rules_for
+from kvplan.versions import check_serve_values, rules_for
 
 # the flags a caller gives; awq_kernel is the plan's own reading of the checkpoint (plan.awq_linear_kernel), not a flag
 _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__) - {"awq_kernel"}
@@ -28,9 +27,22 @@ _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__) - {"awq_kernel"}
 # download_dir, hf_token, served_model_name, code_revision). fit takes them and says they were not planned with.
 # Not here, as they move memory kvplan does not model from them: load_format, mm_processor_kwargs,
 # disable_custom_all_reduce, max_seq_len_to_capture, max_logprobs.
+# distributed_executor_backend (mp, ray, uni, external_launcher) picks how the workers are started (the executor
+# class: vllm/v1/executor/abstract.py Executor.get_class); the worker's memory profile does not read it
+# (vllm/v1/worker/gpu_worker.py Worker.init_device's snapshot and requested memory, determine_available_memory, 0.8-0.11):
+# each rank profiles the same model shard whichever process hosts it.
 NO_GPU_MEMORY_ARGS = frozenset({"tokenizer", "tokenizer_mode", "skip_tokenizer_init", "trust_remote_code",
                                 "tokenizer_revision", "code_revision", "seed", "swap_space", "download_dir", "hf_token",
-                                "served_model_name", "disable_log_stats", "disable_async_output_proc"})
+                                "served_model_name", "disable_log_stats", "disable_async_output_proc",
+                                "distributed_executor_backend"})
+EXECUTOR_BACKENDS = ("mp", "ray", "uni", "external_launcher")  # vllm/config/parallel.py DistributedExecutorBackend
+
+# vllm.LLM(task=...), the older way to ask for a pooling model (vLLM 0.6.4, PR #9424, to 0.12; SERVE_FLAG_SINCE and
+# SERVE_FLAG_UNTIL hold the releases): what kvplan plans for each value. generate and auto are vLLM's default for a
+# generative model, so they move no memory; embed, classify, score and reward (embedding in 0.6.4) are the pooling
+# runner, as vLLM 0.10.1 maps them (PR #21470: no lm_head, no sampler; EngineArgs.runner_type).
+TASK_RUNNERS = {"auto": None, "generate": None, "embedding": "pooling", "embed": "pooling", "classify": "pooling",
+                "score": "pooling", "reward": "pooling"}
 
 
 # a keyword's example in the error a value of the wrong type gets, a value the keyword takes back (a fraction is no
@@ -54,9 +66,7 @@ _NEVER_NONE = _fields_typed("bool")  # the "bool | None" fields take None: the r
 def _unknown_keyword(name: str, function=None) -> InputError:
     function = function or fit
     keywords = {n for n, p in inspect.signature(function).parameters.items() if p.kind is p.KEYWORD_ONLY}  # gpu_gib, ...
-    near = difflib.get_close_matches(name, sorted(_ENGINE_FIELDS | keywords), n=1)
-    hint = f"did you mean {near[0]}?" if near else f"the flags are vllm serve's in snake_case: {', '.join(sorted(_ENGINE_FIELDS))}"
-    return InputError(name, f"not an argument kvplan.{function.__name__} takes", hint)
+    return unknown_keyword(name, f"kvplan.{function.__name__}", keywords)
 
 
 def _checked(name: str, value):
@@ -141,8 +151,9 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
         vllm_version, the release whose rules apply (default the newest kvplan knows). Values as Python gives them
         or as the command line reads them (max_model_len='32k'); NumPy scalars are read as their numbers.
         entrypoint='llm' plans `vllm.LLM(...)` in Python, whose default token budget is larger than vllm serve's.
-        An LLM(...) call's keywords that move no GPU memory (trust_remote_code, seed, tokenizer, ...) are taken
-        and named in the plan's assumptions.
+        An LLM(...) call's keywords that move no GPU memory (trust_remote_code, seed, tokenizer,
+        distributed_executor_backend, ...) are taken and named in the plan's assumptions; task='embed' (classify,
+        score, reward: vLLM 0.6.4-0.12) plans the pooling runner, task='generate' or 'auto' the default.
     fixes: compute the nearest flags that make a refused plan start (Plan.fixes; False is faster in a loop).
     site_calibration: apply what `kvplan reconcile --calibrate` stored for this GPU and model.
     wsl2: the card runs under WSL2, whose CUDA total is nvidia-smi's memory.total.
@@ -160,11 +171,18 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
     """
     spec = model if isinstance(model, ModelSpec) else resolve_model(model, revision=revision)
     notes: list[str] = []
+    executor = flags.get("distributed_executor_backend")
+    if isinstance(executor, str) and executor.strip().lower() not in EXECUTOR_BACKENDS:
+        raise InputError("distributed_executor_backend", f"unknown executor backend {executor!r}",
+                         f"one of {', '.join(EXECUTOR_BACKENDS)} (it moves no GPU memory; vLLM refuses another name)")
+    task = flags.pop("task", None)
     unplanned = sorted(name for name in flags if name in NO_GPU_MEMORY_ARGS)
     if unplanned:  # an LLM(...) call's keywords pasted whole: taken, and said to move nothing
         for name in unplanned:
             flags.pop(name)
         notes.append(f"not planned with, as they move no GPU memory: {', '.join(unplanned)}")
+    if task is not None:
+        notes.append(_task_as_runner(task, flags))
     if model is None and flags.get("max_model_len") is None:
         flags["max_model_len"] = 4096
         notes.append("no model given: the seed's example, Qwen/Qwen2.5-0.5B-Instruct at max_model_len 4096")
@@ -211,6 +229,28 @@ def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, 
     if fixes and p.mode == "vllm":
         p = p.with_fixes(compute_fixes(p, gpus_available=flags.get("num_gpus")))
     return p
+
+
+def _task_as_runner(task, flags: dict) -> str:
+    """vllm.LLM(task=...) as the runner kvplan plans (TASK_RUNNERS), set in `flags`; the note the plan carries. Refused
+    where the release has no task argument (before 0.6.4, from 0.13.0), for a value vLLM never took, and beside a
+    runner that says otherwise."""
+    task = python_scalar(task)
+    if not isinstance(task, str) or task.strip().lower() not in TASK_RUNNERS:
+        raise InputError("task", f"unknown task {task!r}", "generate or auto (vLLM's default for a generative model), or "
+                         "embed, classify, score or reward for a pooling model (from vLLM 0.10.1: runner='pooling')")
+    value = task.strip().lower()
+    version = rules_for(_checked("vllm_version", flags.get("vllm_version"))).version
+    check_serve_values({"--task": value}, version)  # a release without vllm.LLM's task refuses it
+    runner = TASK_RUNNERS[value]
+    if runner is None:
+        return f"task={value!r} not planned with: vLLM's default for a generative model, it moves no GPU memory"
+    given = flags.get("runner")
+    if given is not None and str(given).strip().lower() not in (runner, value):
+        raise InputError("task", f"task={value!r} asks for the {runner} runner, but runner={given!r} was given",
+                         "give one of them")
+    flags["runner"] = runner
+    return f"task={value!r} planned as runner={runner!r} (vLLM 0.10.1 reads it so): no lm_head, no sampler in the profile run"
 
 
 def site_offsets_for(gpu: GPUSpec, model: ModelSpec, args: EngineArgs | None = None) -> tuple[dict | None, str | None]:

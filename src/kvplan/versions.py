@@ -1630,10 +1630,19 @@ SERVE_FLAG_UNTIL: dict[str, tuple[V, str]] = {
     # --rope-scaling / --rope-theta: deprecated ("`--rope-scaling` will be removed in a future release. Please instead
     # use `--hf-overrides`", ModelConfig.__init__ / __post_init__ in the 0.6.6.post1 and 0.11.0 wheels), removed by vLLM PR
     # #28006 (merged 2025-11-04): in the 0.11.0 wheel's engine/arg_utils.py, not in 0.11.1's
-    "--rope-scaling": ((0, 11, 1), "use --hf-overrides '{\"rope_scaling\": {...}}' (the same JSON under that key)"),
-    "--rope-theta": ((0, 11, 1), "use --hf-overrides '{\"rope_theta\": N}'"),
+    # each fix in both spellings, the command line's and Python's (kvplan.fit(rope_scaling=...) arrives here too)
+    "--rope-scaling": ((0, 11, 1), "use --hf-overrides '{\"rope_scaling\": {...}}' (the same JSON under that key; from "
+                                   "Python, kvplan.fit(..., hf_overrides={\"rope_scaling\": {...}}))"),
+    "--rope-theta": ((0, 11, 1), "use --hf-overrides '{\"rope_theta\": N}' (from Python, kvplan.fit(..., "
+                                 "hf_overrides={\"rope_theta\": N}))"),
+    # --task (vllm.LLM(task=...)): deprecated for --runner / --convert by vLLM PR #21470 (0.10.1, which reads embed,
+    # classify, score and reward as the pooling runner), removed by PR #30397 ("Remove deprecated task, seed and MM
+    # settings", merged 2025-12-10): 0.13.0's EngineArgs has no task ("unexpected keyword argument 'task'")
+    "--task": ((0, 13, 0), "drop it: --runner pooling serves an embed, classify, score or reward model, and generate or "
+                           "auto is the default (from Python, runner='pooling', or no task)"),
     "--cuda-graph-sizes": ((0, 13, 0), "use --cudagraph-capture-sizes (the sizes) or --max-cudagraph-capture-size N "
-                                       "(the grid up to N)"),
+                                       "(the grid up to N); from Python, cudagraph_capture_sizes=[...] or "
+                                       "max_cudagraph_capture_size=N"),
 }
 
 # vllm serve flags that take several values, each its own argument ('--cudagraph-capture-sizes 1 2 4 8'): a list[int]
@@ -1716,6 +1725,8 @@ SERVE_VALUE_SINCE: dict[str, dict[str, V]] = {
     # the MambaDType Literal of vllm/config/cache.py: auto and float32 with the flag (0.10.1), float16 from 0.13.0,
     # bfloat16 from 0.22.0
     "--mamba-ssm-cache-dtype": {"float16": (0, 13, 0), "bfloat16": (0, 22, 0)},
+    # --task's TaskOption (vllm/config.py): "embedding" only in 0.6.4, "embed" from 0.6.5 (the pooling_flag row)
+    "--task": {"embed": (0, 6, 5)},
 }
 
 # --block-size's argparse choices, release by release (engine/arg_utils.py choices up to 0.8.4, the BlockSize Literal

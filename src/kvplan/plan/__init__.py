@@ -37,7 +37,7 @@ from kvplan.plan.args import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, CAPTURE_SIZE_A
                               INT_ENGINE_ARGS, MM_ITEM_ABOVE_BATCHED_TOKENS, EngineArgs, Fix, KVGroup, cdiv,
                               check_env_name, env_flag_on, fix_command_text, human_int, is_auto_length,
                               parse_capture_sizes, parse_env, parse_max_model_len, parse_mm_limits,
-                              parse_speculative_config, speculative_draft, speculative_object)
+                              parse_speculative_config, speculative_draft, speculative_object, unknown_keyword)
 from kvplan.plan.multimodal import (_is_mm_prefix_lm, _llava_next_item, _multimodal_profile_bytes, _pixtral_item,
                                     _prefix_lm_item_tokens, deepstack_buffer_bytes, mrope_cache_factor,
                                     supported_modalities)
@@ -71,6 +71,6 @@ __all__ = [
     "parse_capture_sizes", "parse_env", "parse_max_model_len", "parse_mm_limits", "parse_speculative_config", "plan",
     "pp_stages", "prefix_caching_on", "profile_sampler_term", "quantized_moe_experts", "resolve_args",
     "rocm_graph_units", "round_sizes_for_spec_decode", "site_calibration_dict", "speculative_draft",
-    "speculative_object", "stage_cache_layers", "state_blocks_refusal", "supported_modalities", "term_features",
+    "speculative_object", "unknown_keyword", "stage_cache_layers", "state_blocks_refusal", "supported_modalities", "term_features",
     "vllm_quant_method",
 ]

@@ -9,6 +9,8 @@ Fix). The first module of kvplan.plan: it imports none of the others.
 
 from __future__ import annotations
 
+import difflib
+import functools
 import re
 from dataclasses import dataclass, fields, replace
 from fractions import Fraction
@@ -535,6 +537,36 @@ COUNT_EXAMPLES = {
 }
 
 
+def unknown_keyword(name: str, where: str, also=()) -> InputError:
+    """The InputError for a keyword `where` (kvplan.fit, kvplan.EngineArgs, ...) does not take: the nearest engine flag
+    (or name in `also`, `where`'s own keywords) as "did you mean ...?", else the flags it takes."""
+    flags = set(EngineArgs.__dataclass_fields__) - {"awq_kernel"}  # awq_kernel: resolve_args' reading, not a flag
+    near = difflib.get_close_matches(name, sorted(flags | set(also)), n=1)
+    hint = f"did you mean {near[0]}?" if near else f"the flags are vllm serve's in snake_case: {', '.join(sorted(flags))}"
+    return InputError(name, f"not an argument {where} takes", hint)
+
+
+def _keywords_named(cls):
+    """`cls`'s dataclass __init__, with a keyword it has no field for answered as unknown_keyword answers fit's (the
+    bare TypeError "unexpected keyword argument" named no field to give instead). Checked only once the generated
+    __init__ has refused, so a plan's many EngineArgs(...) pay nothing."""
+    init = cls.__init__
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        try:
+            init(self, *args, **kwargs)
+        except TypeError:
+            unknown = sorted(set(kwargs) - set(cls.__dataclass_fields__))
+            if unknown:
+                raise unknown_keyword(unknown[0], f"kvplan.{cls.__name__}") from None
+            raise
+
+    cls.__init__ = __init__
+    return cls
+
+
+@_keywords_named
 @dataclass(frozen=True)
 class EngineArgs:
     """The `vllm serve` flags kvplan models. None means "that vLLM version's default"."""
