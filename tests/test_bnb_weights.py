@@ -10,10 +10,12 @@ import pytest
 import kvplan
 from kvplan.resolve import BNB_IN_FLIGHT, CheckpointWeights, normalize, resolve_model
 from kvplan.versions import rules_for
-from kvplan.weights import bnb_statistics_bytes, bytes_per_quantized_param, count_weights, weights_per_rank
+from kvplan.weights import (bnb_statistics_bytes, bytes_per_quantized_param, count_weights, gated_mlp, stored_bytes,
+                            weights_per_rank)
 
 GIB = 1024 ** 3
 RECORDS = Path(__file__).parent / "data" / "extra_records.jsonl"
+BLIND = Path(__file__).parent / "data" / "blind_records.jsonl"
 BNB_RECORD = "qwen2.5-7b-instruct-bnb4-rtx4060-u070-l4k"
 
 # a 4-bit checkpoint's quantization_config as transformers' BitsAndBytesConfig.to_dict writes it
@@ -81,6 +83,33 @@ def test_bitsandbytes_asks_a_fused_module_by_its_own_name():
     assert with_skip("qkv_proj", "o_proj") == with_skip("self_attn") > base
     # the same list under a method that reads shards (AWQ) names the fused module
     assert with_skip("q_proj", "k_proj", "v_proj", "o_proj", method="awq") > with_skip(method="awq")
+
+
+def test_bitsandbytes_asks_a_gated_mlp_by_its_fused_name():
+    """A gated MLP is built as one gate_up_proj (MergedColumnParallelLinear), which bitsandbytes asks by its own name
+    (no packed_modules_mapping: bitsandbytes.py, 0.24.0): gate_proj, up_proj and down_proj listed apart leave
+    Qwen2.5-7B's MLPs 4-bit. A two-matrix MLP (phi-2: up, activation, down) is asked by its up and down projections,
+    so the same names keep it in the model dtype."""
+    _, spec = _qwen25_7b(BNB4_QC)
+    base, base_stored = weights_per_rank(spec).bytes, stored_bytes(spec)
+
+    def skipping(s, *skip):
+        return replace(s, quant=replace(s.quant, skip=skip))
+
+    listed = skipping(spec, "gate_proj", "up_proj", "down_proj")
+    assert weights_per_rank(listed).bytes == base and stored_bytes(listed) == base_stored
+    # the fused name keeps every layer's MLP in bf16: 2 bytes instead of the 4-bit width (statistics widened at load)
+    mlp = sum(c.params for c in count_weights(spec).components if c.name == "mlp")
+    fused = skipping(spec, "gate_up_proj", "down_proj")
+    assert weights_per_rank(fused).bytes - base == pytest.approx(mlp * (2 - bytes_per_quantized_param(spec.quant, "float32")), abs=2)
+    assert stored_bytes(fused) - base_stored == pytest.approx(mlp * (2 - bytes_per_quantized_param(spec.quant, "kept")), abs=2)
+
+    rec = next(json.loads(line) for line in BLIND.open() if '"microsoft/phi-2"' in line)
+    phi = normalize(dict(rec["model"]["config"], quantization_config=BNB4_QC), model_id="test/phi-2-bnb-4bit", source="test")
+    assert not gated_mlp(phi)
+    phi_mlp = sum(c.params for c in count_weights(phi).components if c.name == "mlp")
+    kept = weights_per_rank(skipping(phi, "up_proj", "down_proj")).bytes - weights_per_rank(phi).bytes
+    assert phi_mlp > 0 and kept == pytest.approx(phi_mlp * (2 - bytes_per_quantized_param(phi.quant, "float32")), abs=2)
 
 
 def test_same_checkpoint_two_releases_two_logged_weights():

@@ -27,6 +27,7 @@ from kvplan.resolve import DTYPE_BYTES, ModelSpec, QuantSpec, heads_per_rank, ro
 VOCAB_PADDING = 64  # vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE
 # Component.kind of a tensor vLLM allocates and fills at load from another checkpoint tensor: on the GPU, not on disk
 LOAD_COPY = "load_copy"
+UNGATED = "ungated"  # Component.kind of a dense MLP without a gate
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,8 @@ class Component:
     # projection (a skip list may keep it alone unquantized), "vision_linear" for a vision tower's Linear weights (only
     # a quantization of every Linear layer converts them), "fused_qkv_a" for an MLA layer's q_a_proj and
     # kv_a_proj_with_mqa (one module in vLLM), "vision_linear_bnb" for those only bitsandbytes converts
-    # (Gemma 3's SigLIP MLP), LOAD_COPY for a tensor vLLM fills at load from another one (absent from the files);
-    # "" for the rest
+    # (Gemma 3's SigLIP MLP), LOAD_COPY for a tensor vLLM fills at load from another one (absent from the files),
+    # UNGATED for a dense MLP without a gate (up_proj and down_proj alone: gated_mlp); "" for the rest
     kind: str = ""
     dtype_bytes: float | None = None  # fixed bytes per element (e.g. fp32 A_log); None = the model dtype
 
@@ -444,7 +445,8 @@ def count_weights(spec: ModelSpec) -> WeightCount:
                 if t.get("enable_moe_block") and spec.intermediate_size:
                     # Gemma 4's MoE layers (enable_moe_block) run a dense MLP of intermediate_size in parallel with
                     # the routed experts, each branch with its own norms; both are in the checkpoint
-                    layer_comps.append(Component("mlp", mlp_mult * h * spec.intermediate_size, "tp", i, True))
+                    layer_comps.append(Component("mlp", mlp_mult * h * spec.intermediate_size, "tp", i, True,
+                                                 kind="" if gated else UNGATED))
                     # and its router's per-dimension input scale (h) and per-expert output scale (E): models/gemma4.py
                     # Gemma4Router.scale, Gemma4MoE.per_expert_scale (0.19.0-0.33.0)
                     layer_comps.append(Component("router", h + e, "replicated", i, False))
@@ -456,7 +458,7 @@ def count_weights(spec: ModelSpec) -> WeightCount:
                 # (vllm/model_executor/models/llama4.py, 0.10.0 to 0.33.0 wheels)
                 width = (int(t["intermediate_size_mlp"]) if spec.model_type.startswith("llama4")
                          and t.get("intermediate_size_mlp") else spec.intermediate_size)
-                layer_comps.append(Component("mlp", mlp_mult * h * width, "tp", i, True))
+                layer_comps.append(Component("mlp", mlp_mult * h * width, "tp", i, True, kind="" if gated else UNGATED))
         layer_comps.append(Component("norm", norms_per_layer * h, "replicated", i, False))
         comps += layer_comps
     vision, vision_linear, vision_bnb = _vision_parts(spec) if spec.is_multimodal else (0, 0, 0)
@@ -889,7 +891,7 @@ def _module_skipped(c: Component, q: QuantSpec, model_type: str = "", module_pat
 
     if named(modules):
         return True
-    if c.name == "mlp":  # an MLP without a gate builds up_proj alone (gated_mlp)
+    if c.name == "mlp" and c.kind == UNGATED:  # an MLP without a gate builds up_proj alone (gated_mlp)
         return named((modules[0].replace("gate_up_proj", "up_proj"), modules[1]))
     if c.kind == "mla":
         return named(("self_attn.q_proj",) + modules[1:])
