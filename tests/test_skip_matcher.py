@@ -199,6 +199,42 @@ def test_a_modelopt_trailing_wildcard_names_by_containment_once_the_mapper_split
         assert weights(short, version) == weights(tuple(e for e in m.quant.skip if e not in attn), version) < listed
 
 
+def test_stored_bytes_read_a_modelopt_exclude_list_as_the_plan_does():
+    """One ModelOpt checkpoint, one reading: stored_bytes (a checkpoint's size without its files) splits "X*" where the
+    release does (weights.quant_as_read: 0.13.0+ and a model class with an hf_to_vllm_mapper, MiniMaxM2ForCausalLM
+    from 0.26.0), as the plan's weights do, so each component is skipped alike in both."""
+    from kvplan.versions import parse_version
+    from kvplan.resolve import CheckpointWeights
+    from kvplan.weights import _param_bytes_rule, _split_skip, quant_as_read
+    m = resolve_model("nvidia/MiniMax-M2.7-NVFP4")
+    attn = [e for e in m.quant.skip if e.endswith(".self_attn*")]
+    short = replace(m, checkpoint=None, quant=replace(m.quant, skip=tuple(e[len("model."):] if e in attn else e
+                                                                          for e in m.quant.skip)))
+    full = replace(short, quant=m.quant)
+    for version, split in (("0.33.0", True), ("0.26.0", True), ("0.24.0", False), ("0.12.0", False)):
+        release = parse_version(version)
+        read = quant_as_read(short.quant, short.architectures, release)
+        assert (read.skip != short.quant.skip) == split
+        # the components stored_bytes keeps in the model dtype are those the plan's weights keep (exclude_split)
+        stored_rule = _param_bytes_rule(read, short.dtype_bytes, model_type=short.model_type)
+        plan_rule = _param_bytes_rule(_split_skip(short.quant) if split else short.quant,
+                                      short.dtype_bytes, model_type=short.model_type)
+        comps = count_weights(short).components
+        assert [stored_rule(c) for c in comps] == [plan_rule(c) for c in comps]
+        # split: the shortened entries name the attention as the listed ones do; unsplit: they name nothing
+        assert (stored_bytes(short, release) == stored_bytes(full, release)) == split
+        assert stored_bytes(short, release) <= stored_bytes(full, release)
+        plan = weights_per_rank(short, exclude_split=split)
+        assert plan.bytes - plan.rotary_bytes == pytest.approx(stored_bytes(short, release), abs=2)
+    assert stored_bytes(short) == stored_bytes(short, parse_version("0.33.0"))  # the newest reading without a release
+    # the checkpoint's own bytes still size the plan when the release rewrites its list (they are one checkpoint)
+    files = replace(short, checkpoint=CheckpointWeights((("total", stored_bytes(short)),), source="test"))
+    exact = weights_per_rank(files, exclude_split=True)
+    assert exact.method.startswith("exact") and exact.bytes - exact.rotary_bytes == pytest.approx(stored_bytes(short), abs=2)
+    from kvplan.api import fit
+    assert fit(replace(files, quant=m.quant), "H200", tensor_parallel_size=8, vllm_version="0.33.0").weights_exact
+
+
 def _ct_fp8(model_id: str, ignore: list[str]):
     """A catalog config with a compressed-tensors FP8 quantization_config (one config group targeting Linear,
     per-channel weights, dynamic per-token activations) and the given ignore list."""

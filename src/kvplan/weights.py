@@ -21,6 +21,7 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 
+from kvplan import versions
 from kvplan.errors import UndeterminedError
 from kvplan.resolve import DTYPE_BYTES, ModelSpec, QuantSpec, heads_per_rank, rope_params
 
@@ -676,6 +677,26 @@ def modelopt_exclude_split(patterns) -> tuple:
     return tuple(out)
 
 
+def quant_as_read(quant: QuantSpec | None, architectures, release=None, exclude_split: bool | None = None) -> QuantSpec | None:
+    """`quant` with its skip list as the release reads it for a model of `architectures`: a ModelOpt exclude list
+    rewritten by modelopt_exclude_split where the release rewrites it (`exclude_split`: versions.py
+    "modelopt_exclude_split" at `release`, the newest release kvplan knows without one) and the model class has an
+    hf_to_vllm_mapper (versions.has_hf_mapper). The plan, the stored bytes and the refusals read one checkpoint this one way."""
+    if quant is None or quant.method not in SPLIT_SKIP_METHODS or not quant.skip:
+        return quant
+    release = release if release is not None else versions.parse_version(versions.NEWEST_KNOWN)
+    if exclude_split is None:
+        exclude_split = bool(versions.rule_at("modelopt_exclude_split", release))
+    return _split_skip(quant) if exclude_split and versions.has_hf_mapper(architectures, release) else quant
+
+
+def _split_skip(quant: QuantSpec | None) -> QuantSpec | None:
+    """`quant` with its exclude list split (modelopt_exclude_split) where its method's config splits it."""
+    if quant is None or quant.method not in SPLIT_SKIP_METHODS or not quant.skip:
+        return quant
+    return replace(quant, skip=modelopt_exclude_split(quant.skip))
+
+
 @functools.lru_cache(maxsize=64)
 def _module_index(patterns: tuple[str, ...]) -> tuple[frozenset, tuple, tuple]:
     """A skip list, ignore list or targets read once: (the plain entries, the compiled "re:" patterns, the plain
@@ -1097,11 +1118,13 @@ def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str =
     return bytes_per_param
 
 
-def stored_bytes(spec: ModelSpec) -> int:
+def stored_bytes(spec: ModelSpec, release=None) -> int:
     """The checkpoint's weight bytes counted from the architecture, each tensor at its stored precision (its
-    quantization applied, no kernel padding, no rotary cache, no MTP layers): what a download and the disk hold."""
+    quantization applied, its skip list read as `release` reads it (quant_as_read; the newest release kvplan knows
+    without one), no kernel padding, no rotary cache, no MTP layers): what a download and the disk hold."""
     count = count_weights(spec)
-    rule = _param_bytes_rule(spec.quant, spec.dtype_bytes, model_type=spec.model_type)
+    rule = _param_bytes_rule(quant_as_read(spec.quant, spec.architectures, release), spec.dtype_bytes,
+                             model_type=spec.model_type)
     return int(round(sum(c.params * rule(c) for c in count.components if c.kind != LOAD_COPY)))
 
 
@@ -1112,7 +1135,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                      mxfp4_triton_swizzle_align: int = 1, mxfp4_marlin_forced: bool = False, mrope_cache_factor: int = 4,
                      bnb_nested_absmax: str = "float32", bnb_experts: bool = True,
                      stages: list[tuple[int, int]] | None = None, mla_kv_b_copy: bool = False,
-                     module_paths: tuple = ()) -> RankWeights:
+                     module_paths: tuple = (), exclude_split: bool = False) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     `bnb_nested_absmax`, `bnb_experts`: the release's bitsandbytes loading (versions.py "bnb_nested_absmax",
@@ -1120,7 +1143,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     vLLM widens at load are added to them.
 
     `module_paths`: where the release builds a layer's parts, where it differs from the newest (versions.py
-    "layer_module_paths"): the names a skip list is asked about.
+    "layer_module_paths"): the names a skip list is asked about. `exclude_split`: the release rewrites a ModelOpt
+    exclude list for this model (quant_as_read); the checkpoint's bytes still belong to its own quantization.
 
     `mla_kv_b_copy`: the release keeps, for every MLA layer whose kv_b_proj is quantized, a model-dtype copy of it
     made at load (versions.py "mla_kv_b_copy"): heads/TP x (qk_nope + v) x kv_lora_rank elements per layer and rank,
@@ -1135,6 +1159,11 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     multi-token-prediction layers are loaded too, as the speculative drafter (on the last stage).
     """
     quant = quant if quant is not None else spec.quant
+    # the checkpoint's bytes are the quantization it was made with, whichever way the release reads its skip list
+    checkpoint_matches = spec.checkpoint is not None and (quant is spec.quant or quant == spec.quant
+                                                          or (exclude_split and _split_skip(quant) == _split_skip(spec.quant)))
+    if exclude_split:
+        quant = _split_skip(quant)
     db = dtype_bytes or spec.dtype_bytes
     notes: list[str] = []
     try:
@@ -1262,7 +1291,6 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         if any(kv_b_copy):
             notes.append(f"MLA: the quantized kv_b_proj dequantized at load to one model-dtype copy per layer "
                          f"(W_UV / W_UK_T): +{max(kv_b_copy) / 1024 ** 3:.2f} GiB per rank")
-    checkpoint_matches = spec.checkpoint is not None and (quant is spec.quant or quant == spec.quant)
     if checkpoint_matches:
         ckpt_bytes = spec.checkpoint.total_bytes
         if spec.is_pooling and spec.checkpoint.lm_head_bytes:

@@ -22,7 +22,7 @@ from kvplan.resolve import BNB_IN_FLIGHT, GPUSpec, ModelSpec, QuantSpec, context
 from kvplan.versions import (VersionRules, batch_defaults, canonical_quant, first_release_where, parse_version,
                              quant_method_last_read, quant_min_capability, quantization_methods, release_from)
 from kvplan.weights import (FUSED_SHARDS, LAYER_PREFIXES, Component, component_modules, PER_LAYER_HEADS_MODEL_TYPES, attn_output_gate, gated_mlp,
-                            head_gate_width, layer_attention_heads, moe_layers, names_layer_module, names_module,
+                            head_gate_width, layer_attention_heads, moe_layers, names_layer_module, names_module, quant_as_read,
                             vision_bnb_only_params, vision_linear_params)
 
 
@@ -584,7 +584,9 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                          "(\"Found different quantization schemes for the shards of ... vLLM requires all to use the same "
                          "scheme.\")", f"list every one of {', '.join(_FUSED_SHARDS[last])} in the ignore list, "
                          "or none (the checkpoint's weights must then match)")
-    why_not = _block_fp8_refusal(model, quant, tp, dp, pp, bool(args.enable_expert_parallel), rules, gpu.cc)
+    # the skip list read as the weights read it (a ModelOpt exclude list split where the release splits it)
+    read = quant_as_read(quant, model.architectures, rules.release, rules.modelopt_exclude_split)
+    why_not = _block_fp8_refusal(model, read, tp, dp, pp, bool(args.enable_expert_parallel), rules, gpu.cc)
     if why_not:
         raise InputError("--tensor-parallel-size", *why_not)
     kv_dtype = args.kv_cache_dtype or "auto"

@@ -18,7 +18,7 @@ from kvplan.plan.args import DEFAULT_BLOCK_SIZE, DRAFT_METHODS, EngineArgs, KVGr
 from kvplan.plan.multimodal import _text_only, mrope_cache_factor
 from kvplan.resolve import DTYPE_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, heads_per_rank
 from kvplan.versions import VersionRules, has_hf_mapper, release_from
-from kvplan.weights import SPLIT_SKIP_METHODS, RankWeights, kv_dtype_bytes, modelopt_exclude_split, pp_layer_split, weights_per_rank
+from kvplan.weights import RankWeights, kv_dtype_bytes, pp_layer_split, weights_per_rank
 
 
 # --------------------------------------------------------------------------- KV specs and groups
@@ -98,10 +98,8 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     tp = args.tensor_parallel_size
     pp = args.pipeline_parallel_size if pipeline else 1
     spec = args.speculative
-    given = quant if quant is not None else model.quant
-    if given is not None and given.method in SPLIT_SKIP_METHODS and given.skip and rules.modelopt_exclude_split \
-            and has_hf_mapper(model.architectures, rules.release):
-        quant = replace(given, skip=modelopt_exclude_split(given.skip))  # as apply_vllm_mapper rewrites the list
+    # a ModelOpt exclude list as apply_vllm_mapper rewrites it (weights.quant_as_read)
+    split = bool(rules.modelopt_exclude_split) and has_hf_mapper(model.architectures, rules.release)
     return weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[args.dtype] if not model.checkpoint else None,
                             gpu_cc=gpu.cc, ep=tp * args.data_parallel_size if args.enable_expert_parallel else 1,
                             mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
@@ -112,7 +110,7 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                             mxfp4_marlin_forced=mxfp4_marlin_forced(args, rules, gpu.cc),
                             mrope_cache_factor=mrope_cache_factor(model, rules),
                             bnb_nested_absmax=rules.bnb_nested_absmax, bnb_experts=rules.bnb_quantizes_experts,
-                            module_paths=rules.layer_module_paths,
+                            module_paths=rules.layer_module_paths, exclude_split=split,
                             stages=pp_stages(model, args, rules) if pp > 1 else None,
                             mla_kv_b_copy=rules.mla_kv_b_copy)
 
