@@ -292,11 +292,16 @@ def _ct_experts_quantized(model: ModelSpec, quant: QuantSpec) -> bool:
     matches expert 0's projections ("mlp.experts.0.down_proj", the one whose scheme it keeps) against the ignore list
     and the targets, where a "Linear" target also names the fused-experts class (_add_fused_moe_to_target_scheme_map:
     FusedMoE, RoutedExperts in 0.33); an ignored one leaves the layer's experts unquantized."""
+    targets = _ct_expert_targets(quant)
+    return any(_ct_quantized(quant, i, "mlp.experts.0.down_proj", "FusedMoE", targets) for i in sorted(moe_layers(model)))
+
+
+def _ct_expert_targets(quant: QuantSpec) -> tuple[str, ...]:
+    """A compressed-tensors config group's targets as vLLM matches the fused experts against them: a group without
+    targets is read as "Linear", and a "Linear" target also names the fused-experts classes FusedMoE and RoutedExperts
+    (_add_fused_moe_to_target_scheme_map; RoutedExperts in 0.33)."""
     targets = tuple(quant.targets or ("Linear",))
-    if "Linear" in targets:
-        targets += ("FusedMoE", "RoutedExperts")
-    return any(_ct_quantized(quant, i, f"mlp.experts.0.{m}", "FusedMoE", targets)
-               for i in sorted(moe_layers(model)) for m in ("down_proj",))
+    return targets + ("FusedMoE", "RoutedExperts") if "Linear" in targets else targets
 
 
 MOE_MIXED_SCHEMES_ERROR = "All MoE projections need to have same quantization scheme but found multiple"
@@ -310,9 +315,7 @@ def ct_moe_mixed_schemes(model: ModelSpec, quant: QuantSpec | None, rules: Versi
     builds them (weights.component_modules); the first MoE layer built refuses."""
     if quant is None or quant.method != "compressed-tensors" or not quant.skip or not rules.ct_moe_mixed_refusal:
         return None
-    targets = tuple(quant.targets or ("Linear",))
-    if "Linear" in targets:
-        targets += ("FusedMoE", "RoutedExperts")
+    targets = _ct_expert_targets(quant)
     projections = ("gate_proj", "up_proj", "down_proj")
     for i in sorted(moe_layers(model)):
         experts = component_modules(Component("experts", 0, "tp", i, True, kind="experts"), model.model_type,
