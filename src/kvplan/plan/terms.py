@@ -423,11 +423,11 @@ def trtllm_workspace_in_estimate_bytes(model: ModelSpec, gpu: GPUSpec, args: Eng
         return 0, ""
     major = gpu.cc[0]
     kv = (args.kv_cache_dtype or "auto").lower()
-    if (major not in rules.trtllm_attention_cc_majors and runner == "v1"
-            and major in rules.v1_estimate_fi_wrapper_workspace_cc_majors and kv in _FI_FP8_KV):
+    builder = (major not in rules.trtllm_attention_cc_majors and runner == "v1"
+               and major in rules.v1_estimate_fi_wrapper_workspace_cc_majors and kv in _FI_FP8_KV)
+    if builder:
         why = (f"FlashInfer, which serves the {kv} KV cache on compute capability {gpu.compute_capability} (FA2 stores "
                "none), decoding through its own wrappers, whose metadata builder makes the buffer at its first one")
-        label = "FlashInfer metadata-builder workspace"
     elif major not in rules.trtllm_attention_cc_majors:
         return 0, ""
     elif major == 10:
@@ -437,8 +437,7 @@ def trtllm_workspace_in_estimate_bytes(model: ModelSpec, gpu: GPUSpec, args: Eng
                "none), decoding through its XQA kernel")
     else:
         return 0, ""
-    if major in rules.trtllm_attention_cc_majors:
-        label = "FlashInfer TRTLLM-API workspace"
+    label = "FlashInfer metadata-builder workspace" if builder else "FlashInfer TRTLLM-API workspace"
     size, source = FI_TRTLLM_WORKSPACE_DEFAULT, "394 MiB, vLLM's default"
     value = args.env_value(FI_TRTLLM_WORKSPACE_ENV)
     if value is not None:
@@ -455,7 +454,7 @@ def trtllm_workspace_in_estimate_bytes(model: ModelSpec, gpu: GPUSpec, args: Eng
             raise InputError(f"--env {FI_TRTLLM_WORKSPACE_ENV}", f"{value!r} is a negative size (torch.empty refuses "
                              "it when FlashInfer makes its workspace)", f"a whole number of bytes, e.g. "
                              f"{FI_TRTLLM_WORKSPACE_ENV}={FI_TRTLLM_WORKSPACE_DEFAULT}, or unset") from None
-    per_elem = rules.fi_builder_workspace_bytes_per_elem if label.endswith("metadata-builder workspace") else 0
+    per_elem = rules.fi_builder_workspace_bytes_per_elem if builder else 0
     footprint = args.max_num_batched_tokens * heads * model.head_dim * per_elem
     if footprint > size:
         size, source = footprint, (f"the prefill footprint, {args.max_num_batched_tokens:,} batched tokens x {heads} query "
