@@ -2620,9 +2620,7 @@ class StartupLog:
         its engine's lines would read as one."""
         if self.engine_args.get("disable_log_stats") is not True or self.api_server_seen:
             return False
-        if self.has("version_api_server") or self.has("server_starting"):
-            return False
-        return not any(h.signature == "command_line" for h in self.hits)
+        return not self.has("version_api_server", "server_starting", "command_line")
 
     @property
     def flashinfer_sampling(self) -> Optional[bool]:
