@@ -2590,14 +2590,15 @@ class GpuPrices:
     """`--gpu-hour-usd`: what one GPU costs per hour, in US dollars. '2.5' prices every GPU alike; 'L4=0.8,H100=2.5'
     prices each GPU named, each name read as `--gpu` reads it (a catalog id, name or alias)."""
 
+    EXAMPLE = "e.g. 2.5 (every GPU) or L4=0.8,H100=2.5 (per GPU)"
+
     def __init__(self, text: str, field: str = "--gpu-hour-usd"):
         self.field = field
         self.every: Optional[float] = None
         self.by_gpu: dict[str, tuple[str, float]] = {}  # catalog GPU name -> (the name as given, price)
         text = (text or "").strip()
-        example = "e.g. 2.5 (every GPU) or L4=0.8,H100=2.5 (per GPU)"
         if not text:
-            raise InputError(field, "no price given", example)
+            raise InputError(field, "no price given", self.EXAMPLE)
         if "=" not in text:
             self.every = self._price(text, text)
             return
@@ -2608,7 +2609,7 @@ class GpuPrices:
             name, eq, raw = part.partition("=")
             name = name.strip()
             if not eq or not name:
-                raise InputError(field, f"cannot read {part.strip()!r}", "give every GPU a price as NAME=USD, " + example)
+                raise InputError(field, f"cannot read {part.strip()!r}", "give every GPU a price as NAME=USD, " + self.EXAMPLE)
             try:
                 gpu = resolve_gpu(name, detect=False)[0]
             except KvplanError as exc:
@@ -2626,7 +2627,7 @@ class GpuPrices:
             v = math.nan
         if not (math.isfinite(v) and v > 0):
             raise InputError(self.field, f"{shown!r} is not a positive price in USD per GPU-hour",
-                             "e.g. 2.5 (every GPU) or L4=0.8,H100=2.5 (per GPU)")
+                             self.EXAMPLE)
         return v
 
     def of(self, gpu) -> Optional[float]:

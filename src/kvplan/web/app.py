@@ -464,8 +464,8 @@ _SIM_KEYS = {"--rate": "rate_per_s", "--target-rate": "target_rate_per_s", "--ma
 
 @contextlib.contextmanager
 def _request_keys():
-    """An InputError from the workload or SLO readers, which speak the CLI's flags, re-raised under /api/simulate's
-    request key, its fix spelled so too: an untimed trace without a rate answered field '--rate', 'give --rate R'."""
+    """An InputError from the workload or SLO readers (or check_servable), which speak the CLI's flags, re-raised under
+    /api/simulate's request key, its fix spelled so too: an untimed trace without a rate answered field '--rate', 'give --rate R'."""
     try:
         yield
     except SimulationTimeout:
@@ -504,13 +504,10 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
         price = prices.require(p.gpu) if prices is not None else None
     # the server `kvplan simulate` runs for these flags (prefix caching as the version has it, the plan's warnings)
     config, step_model, rules = sim.serving_setup(p)
-    # a workload vLLM refuses whole is an error, as `kvplan simulate` and `capacity` say, under the request's key
-    # (max_model_len or workload): it answered 200 with every request rejected, and the capacity search bisected
-    try:
-        sim.check_servable(p, workload, config)
-    except InputError as e:
-        raise InputError(e.field.lstrip("-").replace("-", "_"), e.message, e.fix) from None
     with _request_keys():
+        # a workload vLLM refuses whole is an error, as `kvplan simulate` and `capacity` say, under the request's key
+        # (max_model_len or workload): it answered 200 with every request rejected, and the capacity search bisected
+        sim.check_servable(p, workload, config)
         slo = sim.parse_slo(req.slo, req.percentile)
     check = _deadline(limit_s)
     result = sim.simulate_plan(p, workload, config, step_model, rules, slo=slo, progress=check, worst_case_concurrency=p.max_concurrency)
