@@ -677,17 +677,24 @@ def modelopt_exclude_split(patterns) -> tuple:
     return tuple(out)
 
 
-def quant_as_read(quant: QuantSpec | None, architectures, release=None, exclude_split: bool | None = None) -> QuantSpec | None:
-    """`quant` with its skip list as the release reads it for a model of `architectures`: a ModelOpt exclude list
-    rewritten by modelopt_exclude_split where the release rewrites it (`exclude_split`: versions.py
-    "modelopt_exclude_split" at `release`, the newest release kvplan knows without one) and the model class has an
-    hf_to_vllm_mapper (versions.has_hf_mapper). The plan, the stored bytes and the refusals read one checkpoint this one way."""
+def splits_exclude_list(quant: QuantSpec | None, architectures, release=None, exclude_split: bool | None = None) -> bool:
+    """Whether the release rewrites `quant`'s ModelOpt exclude list (modelopt_exclude_split) for a model of
+    `architectures`: a list to rewrite, the release's rule (`exclude_split`: versions.py "modelopt_exclude_split" at
+    `release`, the newest release kvplan knows without one), and a model class with an hf_to_vllm_mapper
+    (versions.has_hf_mapper)."""
     if quant is None or quant.method not in SPLIT_SKIP_METHODS or not quant.skip:
-        return quant
+        return False
     release = release if release is not None else versions.parse_version(versions.NEWEST_KNOWN)
     if exclude_split is None:
         exclude_split = bool(versions.rule_at("modelopt_exclude_split", release))
-    return _split_skip(quant) if exclude_split and versions.has_hf_mapper(architectures, release) else quant
+    return bool(exclude_split) and versions.has_hf_mapper(architectures, release)
+
+
+def quant_as_read(quant: QuantSpec | None, architectures, release=None, exclude_split: bool | None = None) -> QuantSpec | None:
+    """`quant` with its skip list as the release reads it for a model of `architectures`: a ModelOpt exclude list
+    rewritten by modelopt_exclude_split where the release rewrites it (splits_exclude_list). The plan, the stored
+    bytes and the refusals read one checkpoint this one way."""
+    return _split_skip(quant) if splits_exclude_list(quant, architectures, release, exclude_split) else quant
 
 
 def _split_skip(quant: QuantSpec | None) -> QuantSpec | None:

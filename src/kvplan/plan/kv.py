@@ -17,8 +17,8 @@ from kvplan.errors import InputError
 from kvplan.plan.args import DEFAULT_BLOCK_SIZE, DRAFT_METHODS, EngineArgs, KVGroup, cdiv
 from kvplan.plan.multimodal import _text_only, mrope_cache_factor
 from kvplan.resolve import DTYPE_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, heads_per_rank
-from kvplan.versions import VersionRules, has_hf_mapper, release_from
-from kvplan.weights import RankWeights, kv_dtype_bytes, pp_layer_split, weights_per_rank
+from kvplan.versions import VersionRules, release_from
+from kvplan.weights import RankWeights, kv_dtype_bytes, pp_layer_split, splits_exclude_list, weights_per_rank
 
 
 # --------------------------------------------------------------------------- KV specs and groups
@@ -99,7 +99,7 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     pp = args.pipeline_parallel_size if pipeline else 1
     spec = args.speculative
     # a ModelOpt exclude list as apply_vllm_mapper rewrites it (weights.quant_as_read)
-    split = bool(rules.modelopt_exclude_split) and has_hf_mapper(model.architectures, rules.release)
+    split = splits_exclude_list(quant, model.architectures, rules.release, rules.modelopt_exclude_split)
     return weights_per_rank(model, tp=tp, pp=pp, quant=quant, dtype_bytes=DTYPE_BYTES[args.dtype] if not model.checkpoint else None,
                             gpu_cc=gpu.cc, ep=tp * args.data_parallel_size if args.enable_expert_parallel else 1,
                             mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
