@@ -36,8 +36,8 @@ from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
 from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, cold_start_margin_bytes, env_flag_on,
-                          inductor_compiles, parse_mm_limits, parse_speculative_config, speculative_draft,
-                          speculative_object, vllm_quant_method)
+                          inductor_compiles, override_changes_text, parse_mm_limits, parse_speculative_config,
+                          speculative_draft, speculative_object, vllm_quant_method)
 from kvplan.resolve import GIB, GPUS_PER_NODE, is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
 from kvplan.versions import (MULTI_VALUE_FLAGS, check_serve_env, check_serve_flags, serve_entrypoint, serve_mm_limits,
@@ -1040,8 +1040,7 @@ def _k8s_str(s: str) -> str:
 def _overrides_why(plan) -> str:
     """What --hf-overrides (--rope-scaling, --rope-theta) changed in the plan, for serve.sh's comment and the README."""
     changed = (getattr(plan, "config_overrides", None) or {}).get("changed") or {}
-    said = "; ".join(f"{what.replace('max_model_len_limit', 'max length')} {a:,} -> {b:,}" if isinstance(a, int) and isinstance(b, int)
-                     else f"{what} {a} -> {b}" for what, (a, b) in changed.items())
+    said = override_changes_text(changed, "max length")
     return "set on the model's config before vLLM derives anything from it" + (f": {said}" if said else "")
 
 
