@@ -121,15 +121,21 @@ def _checked(name: str, value):
     return value
 
 
-def engine_args(**kwargs) -> EngineArgs:
-    """EngineArgs from keyword arguments named as `vllm serve` flags in snake_case, each checked (_checked)."""
+def _checked_flags(kwargs: dict, function=None) -> dict:
+    """Engine keywords as `function` (fit, replan) takes them: a name EngineArgs lacks is an InputError with the nearest
+    one (EngineArgs(**kwargs) would answer a TypeError from inside), each value checked (_checked), env parsed."""
     for name in sorted(kwargs):
         if name not in _ENGINE_FIELDS:
-            raise _unknown_keyword(name)
+            raise _unknown_keyword(name, function)
     kwargs = {name: _checked(name, value) for name, value in kwargs.items()}
     if "env" in kwargs:
         kwargs["env"] = parse_env(kwargs["env"])
-    return EngineArgs(**kwargs)
+    return kwargs
+
+
+def engine_args(**kwargs) -> EngineArgs:
+    """EngineArgs from keyword arguments named as `vllm serve` flags in snake_case, each checked (_checked)."""
+    return EngineArgs(**_checked_flags(kwargs))
 
 
 def fit(model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, *, gpu_gib: float | None = None,
@@ -286,12 +292,7 @@ def replan(p: Plan, *, model: str | ModelSpec | None = None, gpu: str | GPUSpec 
     """
     # the flags as given, so that defaults which depend on what changes (the GPU's batch sizes, the context's token
     # budget) are derived again; the release stays the one planned
-    for name in sorted(changes):  # EngineArgs(**given) answered a misspelt flag with a TypeError from inside
-        if name not in _ENGINE_FIELDS:
-            raise _unknown_keyword(name, replan)
-    changes = {name: _checked(name, value) for name, value in changes.items()}
-    if "env" in changes:
-        changes["env"] = parse_env(changes["env"])
+    changes = _checked_flags(changes, replan)
     if model is not None and not isinstance(model, ModelSpec):  # a string reached the planner ('str' has no 'cc')
         model = resolve_model(model)
     if gpu is not None and not isinstance(gpu, GPUSpec):

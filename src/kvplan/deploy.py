@@ -36,8 +36,8 @@ from typing import Any, Mapping, Optional, Sequence
 
 from kvplan.errors import InputError
 from kvplan.plan import (COLD_START_POOL_LOSS_BYTES, check_env_name, cold_start_margin_bytes, env_flag_on,
-                          inductor_compiles, parse_mm_limits, parse_speculative_config, speculative_draft,
-                          speculative_object, vllm_quant_method)
+                          inductor_compiles, override_changes_text, parse_mm_limits, parse_speculative_config,
+                          speculative_draft, speculative_object, vllm_quant_method)
 from kvplan.resolve import GIB, GPUS_PER_NODE, is_commit_sha
 from kvplan.startup import StartupPrediction, predict_startup, probe_failure_threshold
 from kvplan.versions import (MULTI_VALUE_FLAGS, check_serve_env, check_serve_flags, serve_entrypoint, serve_mm_limits,
@@ -202,6 +202,11 @@ class ScaffoldSpec:
 
 
 # ------------------------------------------------------------------------------ plan -> spec
+
+
+def _json_text(value) -> str:
+    """A JSON flag's value as serve.sh passes it: the text as given, or a dict written compactly."""
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
 
 
 def _get(obj: Any, *names: str, default: Any = None) -> Any:
@@ -489,14 +494,13 @@ def spec_from_plan(
         flags.append(Flag("--enforce-eager", None, "no CUDA graphs: faster start, slower decode"))
     spec_config = _get(a, "speculative_config")  # given as JSON text or as a dict
     if spec_config:
-        text = spec_config if isinstance(spec_config, str) else json.dumps(spec_config, separators=(",", ":"))
+        text = _json_text(spec_config)
         text, pin = _pin_drafter(plan, spec_config, text)
         flags.append(Flag("--speculative-config", text, _speculative_comment(spec_config) + pin))
     for key, flag in (("hf_overrides", "--hf-overrides"), ("rope_scaling", "--rope-scaling")):
         value = _get(given, key) or _get(a, key)  # given as JSON text or as a dict
         if value:
-            text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
-            flags.append(Flag(flag, text, _overrides_why(plan)))
+            flags.append(Flag(flag, _json_text(value), _overrides_why(plan)))
     theta = _get(given, "rope_theta") or _get(a, "rope_theta")
     if theta:
         # the value as given, every digit: vLLM reads the flag with float(); "{:g}" kept six significant digits
@@ -505,8 +509,7 @@ def spec_from_plan(
         flags.append(Flag("--rope-theta", str(int(number)) if number.is_integer() else repr(number), _overrides_why(plan)))
     comp_config = _get(a, "compilation_config")  # given as JSON text or as a dict
     if comp_config:
-        text = comp_config if isinstance(comp_config, str) else json.dumps(comp_config, separators=(",", ":"))
-        flags.append(Flag("--compilation-config", text, "as given (kvplan reads its cudagraph_mode and, from vLLM 0.11.1, its capture sizes)"))
+        flags.append(Flag("--compilation-config", _json_text(comp_config), "as given (kvplan reads its cudagraph_mode and, from vLLM 0.11.1, its capture sizes)"))
     capture_sizes = _get(a, "cudagraph_capture_sizes")
     if capture_sizes:
         from kvplan.plan import parse_capture_sizes
@@ -1037,8 +1040,7 @@ def _k8s_str(s: str) -> str:
 def _overrides_why(plan) -> str:
     """What --hf-overrides (--rope-scaling, --rope-theta) changed in the plan, for serve.sh's comment and the README."""
     changed = (getattr(plan, "config_overrides", None) or {}).get("changed") or {}
-    said = "; ".join(f"{what.replace('max_model_len_limit', 'max length')} {a:,} -> {b:,}" if isinstance(a, int) and isinstance(b, int)
-                     else f"{what} {a} -> {b}" for what, (a, b) in changed.items())
+    said = override_changes_text(changed, "max length")
     return "set on the model's config before vLLM derives anything from it" + (f": {said}" if said else "")
 
 

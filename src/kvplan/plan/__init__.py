@@ -52,8 +52,8 @@ from kvplan.plan.terms import (AWQ_DEQUANT_MIN_TOKENS, FI_AR_FUSION_MAX_MB, FI_A
                                measured_terms, mrv2_sampler_bytes_per_logit, mrv2_sampler_state_bytes,
                                profile_sampler_term, quantized_moe_experts, term_features)
 from kvplan.plan.defaults import PP_SPECULATIVE, accepted_tp_sizes, resolve_args, vllm_quant_method
-from kvplan.plan.planner import (FP8E4NV_ERROR, Plan, cold_start_margin_bytes, largest_given_pool_bytes, plan, site_calibration_dict,
-                                 state_blocks_refusal)
+from kvplan.plan.planner import (FP8E4NV_ERROR, Plan, cold_start_margin_bytes, largest_given_pool_bytes,
+                                 override_changes_text, plan, site_calibration_dict, state_blocks_refusal)
 
 # the names other modules (src/, tests/, tools/, bench/) import from kvplan.plan
 __all__ = [
@@ -68,7 +68,7 @@ __all__ = [
     "fi_allreduce_workspace_bytes", "fix_command_text", "fp8_act_quant_bytes", "human_int", "inductor_compiles",
     "is_auto_length", "largest_given_pool_bytes", "marlin_method", "measured_terms", "model_runner",
     "model_runner_choice", "mrope_cache_factor", "mrv2_sampler_bytes_per_logit", "mrv2_sampler_state_bytes",
-    "parse_capture_sizes", "parse_env", "parse_max_model_len", "parse_mm_limits", "parse_speculative_config", "plan",
+    "override_changes_text", "parse_capture_sizes", "parse_env", "parse_max_model_len", "parse_mm_limits", "parse_speculative_config", "plan",
     "pp_stages", "prefix_caching_on", "profile_sampler_term", "quantized_moe_experts", "resolve_args",
     "rocm_graph_units", "round_sizes_for_spec_decode", "site_calibration_dict", "speculative_draft",
     "speculative_object", "unknown_keyword", "stage_cache_layers", "state_blocks_refusal", "supported_modalities", "term_features",

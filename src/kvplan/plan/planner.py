@@ -369,6 +369,13 @@ def _layers_text(model: ModelSpec) -> str:
         kinds.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)))
 
 
+def override_changes_text(changed: dict, length: str) -> str:
+    """What an override changed (config_overrides_applied's {what: [before, after]}) as one line, 'what a -> b; ...',
+    the derived max length ('max_model_len_limit') called `length`: the plan's note and serve.sh's comment."""
+    return "; ".join(f"{length if what == 'max_model_len_limit' else what} " + (
+        f"{a:,} -> {b:,}" if isinstance(a, int) and isinstance(b, int) else f"{a} -> {b}") for what, (a, b) in changed.items())
+
+
 def config_overrides_applied(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[ModelSpec, dict | None, list[str], list[str]]:
     """`model` with --hf-overrides (and --rope-scaling / --rope-theta) applied to its config as vLLM `rules.version`
     applies them (resolve.apply_config_overrides), and what that changed: (the model, {"given", "changed"} for the
@@ -413,8 +420,7 @@ def config_overrides_applied(model: ModelSpec, args: EngineArgs, rules: VersionR
                                                               list(b) if isinstance(b, tuple) else b]
     if _layers_text(base) != _layers_text(new):
         changed["layers"] = [_layers_text(base), _layers_text(new)]
-    said = "; ".join((f"{what} {a:,} -> {b:,}" if isinstance(a, int) and isinstance(b, int) else f"{what} {a} -> {b}")
-                     .replace("max_model_len_limit", "the derived max length") for what, (a, b) in changed.items())
+    said = override_changes_text(changed, "the derived max length")
     how = ("merges it: a sub-config's keys merged, other keys set as given" if rules.hf_overrides_nested_merge
            else "sets it: each key as given")
     note = (f"{' and '.join(flags)} {json.dumps(overrides)} applied to {base.id}'s config before anything is derived from it (as vLLM "
