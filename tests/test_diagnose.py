@@ -2110,3 +2110,15 @@ def test_a_lone_no_platform_line_names_gke_s_library_path_fix():
     assert "VLLM_LOGGING_LEVEL=DEBUG" in top.fix
     assert "On GKE" in top.fix and "LD_LIBRARY_PATH=/usr/local/nvidia/lib64:/usr/local/cuda/lib64" in top.fix
     assert wheel_cuda("0.9.0") == "12.8" and wheel_cuda("0.19.1").startswith("12.") and wheel_cuda("0.20.0") == "13.0"
+
+
+def test_a_container_command_missing_from_the_image_is_the_containers_not_vllms():
+    # Go os/exec's ErrNotFound as runc prints it (vllm-project/production-stack#454) and crun's wording under CRI-O
+    # (production-stack#869): the runtime could not start the command, nothing of vLLM ran. Before round 18: no finding.
+    runc = ('Error: failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create '
+            'failed: unable to start container process: exec: "vllm": executable file not found in $PATH: unknown')
+    crun = "container create failed: executable file `vllm` not found in $PATH: No such file or directory"
+    for line in (runc, crun):
+        top = diagnose([line]).top
+        assert top is not None and (top.symptom, top.layer) == ("import_undefined_symbol", "container_environment")
+        assert top.confidence >= CONFIDENT and "command -v vllm" in top.fix and "'vllm'" in top.cause

@@ -586,6 +586,19 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="CUDA error 804: the image's CUDA runtime is newer than the host driver, and forward compatibility (the cuda-compat package) is not supported on this GPU (consumer GPUs never support it).",
          fix="Update the host driver to the minimum for the image's CUDA runtime, or use an older vLLM image built for a CUDA the driver supports.",
          source="https://github.com/vllm-project/vllm/issues/5252; CUDA forward compatibility docs"),
+    # ---- the container's command ----------------------------------------------------------
+    # The container runtime cannot start the pod's or container's command: the image has no such executable on its
+    # PATH. Go's os/exec (lp_unix.go: ErrNotFound "executable file not found in $PATH", Error.Error() = `exec: "NAME": `
+    # + the error) as runc prints it ("unable to start container process: exec: \"vllm\": executable file not found in
+    # $PATH: unknown", vllm-project/production-stack#454), and crun's own wording under CRI-O ("executable file `NAME`
+    # not found in $PATH: No such file or directory", production-stack#869). Nothing of vLLM ran: the image (its tag, a
+    # virtualenv left off PATH) or the command written for another image owns it.
+    _sig("container_exec_not_found", "not found in $path",
+         r"(?:\"|executable file `)(?P<exe>[^\"`\s]+)(?:\": executable file not found in \$PATH|` not found in \$PATH)", ERROR,
+         symptom="import_undefined_symbol", layer="container_environment", weight=0.8, fatal=True,
+         cause="The container runtime could not start the container's command: the image has no '{exe}' executable on its PATH (an image tag without vLLM or with it in a virtualenv off the PATH, or a command written for another image), so nothing of vLLM ran.",
+         fix="Check the image: docker run --rm --entrypoint sh IMAGE -c 'command -v {exe}'; pin a tag whose PATH has it, call it by its full path (the image's virtualenv bin), or use the image's own entrypoint instead of overriding the command.",
+         source="Go os/exec lp_unix.go (ErrNotFound) as runc prints it; crun under CRI-O; https://github.com/vllm-project/production-stack/issues/454, https://github.com/vllm-project/production-stack/issues/869"),
     # ---- GPU visibility in containers -----------------------------------------------------
     _sig("no_device_type", "failed to infer device type", r"Failed to infer device type", ERROR,
          symptom="gpu_not_detected_in_container", layer="nvidia_driver", weight=0.85, fatal=True,
