@@ -2122,3 +2122,24 @@ def test_a_container_command_missing_from_the_image_is_the_containers_not_vllms(
         top = diagnose([line]).top
         assert top is not None and (top.symptom, top.layer) == ("import_undefined_symbol", "container_environment")
         assert top.confidence >= CONFIDENT and "command -v vllm" in top.fix and "'vllm'" in top.cause
+
+
+def test_a_hub_name_that_does_not_resolve_is_weights_not_on_disk_not_a_timeout():
+    # urllib3 2.x NameResolutionError ("Failed to resolve '{host}' ({reason})") and urllib3 1.x's NewConnectionError with
+    # the resolver's gaierror (vllm#1986). Before round 18 the generic Hub connection-error line read it as a download
+    # that timed out (download_failed, 0.7), which is still how a real timeout reads.
+    v2 = ("requests.exceptions.ConnectionError: (MaxRetryError('HTTPSConnectionPool(host=\\'huggingface.co\\', port=443): "
+          "Max retries exceeded with url: /api/models/meta-llama/Llama-2-13b-chat-hf/revision/main (Caused by "
+          "NameResolutionError(\"<urllib3.connection.HTTPSConnection object at 0x7fb471e53400>: Failed to resolve "
+          "\\'huggingface.co\\' ([Errno -3] Temporary failure in name resolution)\"))'), '(Request ID: 180aa8f1)')")
+    v1 = ("requests.exceptions.ConnectionError: HTTPSConnectionPool(host='huggingface.co', port=443): Max retries exceeded "
+          "with url: /api/models/x (Caused by NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f>: "
+          "Failed to establish a new connection: [Errno -2] Name or service not known'))")
+    for line in (v2, v1):
+        d = diagnose([line])
+        assert [(f.symptom, f.layer) for f in d.findings] == [("weights_not_cached", "model_weights")]
+        assert d.top.confidence >= CONFIDENT and "HF_HUB_OFFLINE=1" in d.top.fix and "huggingface.co" in d.top.cause
+    timeout = diagnose(["requests.exceptions.ReadTimeout: HTTPSConnectionPool(host='huggingface.co', port=443): Read timed out."]).top
+    assert timeout.symptom == "download_failed" and "timed out" in timeout.cause
+    # another host's name failing is not the Hub's
+    assert diagnose(["Failed to resolve 'example.com' ([Errno -3] Temporary failure in name resolution)"]).top is None

@@ -588,6 +588,19 @@ def _decide_hub_lookup_after_refusal(drafts: dict[str, _Draft]) -> None:
         del drafts["download_failed"]
 
 
+def _decide_hub_name_resolution(drafts: dict[str, _Draft]) -> None:
+    """A Hub request that failed because the host could not resolve huggingface.co (urllib3's NameResolutionError, or
+    NewConnectionError with the resolver's gaierror) is not a timeout: the generic Hub connection-error reading of the
+    same line (hub_timeout: 'timed out ... raise HF_HUB_DOWNLOAD_TIMEOUT') tells it again with the wrong cause."""
+    unresolved = drafts.get("weights_not_cached")
+    timeout = drafts.get("download_failed")
+    if unresolved is None or timeout is None:
+        return
+    lines = {h.line_number for h in unresolved.hits if h.signature == "hub_name_resolution"}
+    if lines and all(h.signature == "hub_timeout" and h.line_number in lines for h in timeout.hits):
+        del drafts["download_failed"]
+
+
 def _decide_parallel_divisibility(draft: _Draft, log: StartupLog) -> None:
     """vLLM's ensure_divisibility assertion names two numbers and not what they are; the frame above it does: the
     embedding's vocabulary split across tensor-parallel ranks (vocab_parallel_embedding.py
@@ -1029,6 +1042,7 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     if "gated_repo_auth" in drafts:
         _decide_auth(drafts["gated_repo_auth"], log)
         _decide_hub_lookup_after_refusal(drafts)
+    _decide_hub_name_resolution(drafts)
     if "invalid_engine_flags" in drafts:
         _decide_parallel_divisibility(drafts["invalid_engine_flags"], log)
     if "gpu_not_detected_in_container" in drafts:

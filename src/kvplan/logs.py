@@ -948,6 +948,19 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="openai_harmony (the Harmony format gpt-oss is served with) read a tiktoken vocab file that is not o200k_base ({detail}): a pre-staged or cached copy left empty or holding an error page by a download that failed (computed=e3b0c442... is the SHA-256 of an empty file). The engine had sized its KV cache; the API server failed building its endpoints.",
          fix="Replace the file in TIKTOKEN_ENCODINGS_BASE (or TIKTOKEN_RS_CACHE_DIR) with a verified o200k_base.tiktoken (sha256 446a9538...); download with curl -f and delete the file when the download fails, or allow egress to openaipublic.blob.core.windows.net.",
          source="openai_harmony 0.0.8 (LoadError::InvalidTiktokenVocabFile); vllm 0.15.1 entrypoints/openai/parser/harmony_utils.py get_encoding"),
+    # The host could not resolve the Hub's name: urllib3 2.x NameResolutionError ("Failed to resolve '{host}' ({reason})",
+    # urllib3/exceptions.py, 2.7.0) and urllib3 1.x's NewConnectionError under "HTTPSConnectionPool(host='huggingface.co',
+    # ...)", the reason being the resolver's gaierror (glibc's EAI_AGAIN "Temporary failure in name resolution", EAI_NONAME
+    # "Name or service not known"; macOS "nodename nor servname provided"). Nothing timed out: the host has no name
+    # resolution (no network, an air-gapped pod, a DNS the container cannot reach), so vLLM can only start from weights
+    # already on disk (https://github.com/vllm-project/vllm/issues/1986: "If you don't have internet then --model must
+    # have already been cached").
+    _sig("hub_name_resolution", "name resolution|name or service not known|nodename nor servname",
+         r"(?:Failed to resolve |host=)\\?'(?P<host>(?:[\w-]+\.)*(?:huggingface\.co|hf\.co))\\?'(?=.*(?:name resolution|Name or service not known|nodename nor servname))", ERROR,
+         symptom="weights_not_cached", layer="model_weights", weight=0.75, fatal=True,
+         cause="This host cannot resolve {host} (no network or no DNS inside the container), and vLLM asked the Hub for the model: the weights are not on disk where this start looks for them, or this release still asks the Hub for a cached model.",
+         fix="Download the model on a host with network access (huggingface-cli download) into the HF_HOME this start mounts, then start with HF_HUB_OFFLINE=1 or pass the local snapshot directory as --model; if the host should have network, fix its DNS (or set HF_ENDPOINT to a reachable mirror).",
+         source="urllib3 exceptions.py NameResolutionError (2.7.0); glibc gai_strerror; https://github.com/vllm-project/vllm/issues/1986"),
     _sig("hub_timeout", "huggingface.co", r"(?:ReadTimeout|ConnectTimeout|ConnectionError|Read timed out)[^\n]{0,120}huggingface\.co|huggingface\.co[^\n]{0,120}(?:Read timed out|timed out)", ERROR,
          symptom="download_failed", layer="model_weights", weight=0.7,
          cause="A download from the Hugging Face Hub timed out: a slow or filtered network path to huggingface.co (or its CDN).",
