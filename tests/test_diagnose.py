@@ -2143,3 +2143,16 @@ def test_a_hub_name_that_does_not_resolve_is_weights_not_on_disk_not_a_timeout()
     assert timeout.symptom == "download_failed" and "timed out" in timeout.cause
     # another host's name failing is not the Hub's
     assert diagnose(["Failed to resolve 'example.com' ([Errno -3] Temporary failure in name resolution)"]).top is None
+
+
+def test_an_unknown_weight_in_the_transformers_backend_is_a_model_the_release_does_not_implement():
+    # registry.py resolve_model_cls falls back to the Transformers modeling backend only when no architecture of the
+    # config is registered natively (model_impl auto) or --model-impl transformers is given (0.10.2, 0.14.0, 0.29.0):
+    # vllm#28517 (PaddleOCR-VL before 0.11.1), vllm#54062 (GLM-5.3-Flash before its native class). Before round 18 the
+    # line read as the generic unknown-weight hint (0.5).
+    top = diagnose(["ValueError: There is no module or parameter named 'mlp_AR' in TransformersForCausalLM"]).top
+    assert (top.symptom, top.layer) == ("unsupported_architecture", "vllm_version_flags")
+    assert top.confidence >= CONFIDENT and "Transformers modeling backend (TransformersForCausalLM)" in top.cause
+    # a native class keeps the hint: the checkpoint's extra modules are the other owner there
+    native = diagnose(["ValueError: There is no module or parameter named 'lm_head.weight_scale' in Qwen3ForCausalLM"]).top
+    assert native.layer == "vllm_version_flags" and native.confidence < CONFIDENT

@@ -1437,6 +1437,19 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The weight loader met a checkpoint tensor ('{name}') that the model class has no module or parameter for: this release does not know that part of the checkpoint's layout (a quantized lm_head, a new model's weight names, a remapping bug of one release), or the checkpoint carries modules the architecture does not have (extra modules saved by a fine-tuning tool, another architecture's config).",
          fix="Check which side is new: if the checkpoint is a published one, use a vLLM release that lists it (or the previous release if it loaded there); if it is your own export, save it without the extra modules (merge adapters, drop quantized heads) or with the architecture vLLM expects.",
          source="vllm/model_executor/models/utils.py AutoWeightsLoader._load_module (0.8.2, 0.8.5, 0.9.0.1, 0.33.0)"),
+    # The same loader error in a class of vLLM's Transformers modeling backend (vllm/model_executor/models/transformers/
+    # __init__.py: TransformersForCausalLM, TransformersMoEForCausalLM, TransformersMultiModal[MoE]ForCausalLM, ...,
+    # named by ModelConfig._get_transformers_backend_cls, 0.29.0). The registry builds a model with that backend only
+    # when no architecture the config names is registered natively and model_impl is "auto", or when --model-impl
+    # transformers is given (_ModelRegistry.resolve_model_cls, "Fallback to transformers impl", 0.10.2, 0.14.0, 0.29.0):
+    # a checkpoint tensor the generic backend has no module for is then a model this release does not implement yet
+    # (PaddleOCR-VL before 0.11.1, vllm#28517; GLM-5.3-Flash before its native class, vllm#54062 and PR #53906).
+    _sig("weight_name_unknown_transformers_backend", "there is no module or parameter named",
+         r"There is no module or parameter named '(?P<name>[^']+)' in (?P<cls>Transformers\w+)", ERROR,
+         symptom="unsupported_architecture", layer="vllm_version_flags", weight=0.7, fatal=True,
+         cause="vLLM built this model through its generic Transformers modeling backend ({cls}), which it does when no architecture in the model's config is implemented natively in this release (or --model-impl transformers was given), and that backend has no module for the checkpoint's '{name}': this release does not implement the model yet.",
+         fix="Use a vLLM release (or nightly) whose supported-models list has the model's architecture; if --model-impl transformers was set, drop it so the native class is used.",
+         source="vllm/model_executor/models/registry.py _ModelRegistry.resolve_model_cls (Transformers fallback, 0.10.2, 0.14.0, 0.29.0); vllm/config/model.py _get_transformers_backend_cls (0.29.0); https://github.com/vllm-project/vllm/issues/28517, https://github.com/vllm-project/vllm/issues/54062"),
     # vllm/model_executor/model_loader/weight_utils.py default_weight_loader (0.6.1, 0.7.2, 0.11.0, 0.22.0, 0.33.0):
     # "Attempted to load weight ({loaded}) into parameter ({param})"; vllm/model_executor/layers/linear.py
     # ReplicatedLinear.weight_loader (0.11.0-0.33.0): "Tried to load weights of size {loaded}to a parameter of size {param}";
