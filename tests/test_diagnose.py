@@ -313,16 +313,16 @@ def test_accuracy_on_blind_cases_from_new_threads():
     established, every = _score(BLIND)
     print(f"\n  blind, established: {established}; all rows: {every}")
     assert every["n"] >= 363
-    assert every["symptom"] >= 347  # 347/363 with the r18 rows' first reading; 344/357 after the r17 fixes (343/357 with their first reading); 338/350 (338/350 with the r16 rows' first reading; 330/342 after the second source
+    assert every["symptom"] >= 349  # 349/363 after the r18 fixes (347/363 with their first reading); 344/357 after the r17 fixes (343/357 with their first reading); 338/350 (338/350 with the r16 rows' first reading; 330/342 after the second source
     # pass, which read the two unread r15 held-out rows); 328/342 (325/342 with the r15 rows' first reading); 320/331 (315/331 with the wlog3 rows' first reading); 310/321 (308/321 with the wlog2 rows' first reading); 303/314 (301/314 with the wlog rows' first reading); 289/300; 287/300 with the plfail rows' first reading, 274/285 before them, 263/285 before
     # the fail14 fixes (262/273 after fail13's)
-    assert every["layer"] >= 320  # 320/363 with the r18 rows' first reading; 316/357 after the r17 fixes (315/357 with their first reading); 311/350 (311/350 with the r16 rows' first reading: the two GPUStack launchers' TP
+    assert every["layer"] >= 321  # 321/363 after the r18 fixes (320/363 with their first reading); 316/357 after the r17 fixes (315/357 with their first reading); 311/350 (311/350 with the r16 rows' first reading: the two GPUStack launchers' TP
     # sizes read as the flags'; 305/342 after the second source pass); 303/342 (300/342 with the r15 rows' first reading); 295/331 (290/331 with the wlog3 rows' first reading); 285/321 (283/321 with the wlog2 rows' first reading); 279/314 (276/314 with the wlog rows' first reading); 265/300; 263/300 with the plfail rows' first reading, 250/285 before them, 239/285 before the
     # fail14 fixes (239/273 after fail13's: the hints name one of several owners)
-    assert established["symptom"] >= established["n"] - 5  # 170/175 with the r18 rows' first reading; 169/172 after the r17 fixes (168/172 first reading); 164/166 (159/161 after the second source pass); 158/161 (157/161 with the r15 rows' first reading; the held-out
+    assert established["symptom"] >= established["n"] - 3  # 172/175 after the r18 fixes (170/175 with their first reading); 169/172 after the r17 fixes (168/172 first reading); 164/166 (159/161 after the second source pass); 158/161 (157/161 with the r15 rows' first reading; the held-out
     # Mamba refusal quoted without 'max_num_seqs (N)' is one); 153/155 (150/155 with the wlog3 rows' first reading); 146/148 (145/148 with the wlog2 rows' first reading); 143/145 (142/145 with the wlog rows' first reading); 134/136 (132/136 with the plfail rows' first reading); 122/124 (a bare KeyError on a weight name, held out; the
     # TP=2 stall behind ACS/IOMMU without an error line); 120/124 before the fail14 fixes
-    assert established["layer"] >= established["n"] - 14  # 161/175 with the r18 rows' first reading; 159/172 after the r17 fixes (158/172 first reading); 155/166 (the two GPUStack rows' launcher-chosen TP sizes;
+    assert established["layer"] >= established["n"] - 13  # 162/175 after the r18 fixes (161/175 with their first reading); 159/172 after the r17 fixes (158/172 first reading); 155/166 (the two GPUStack rows' launcher-chosen TP sizes;
     # 152/161 after the second source pass); 151/161 (150/161 with the r15 rows' first reading); 146/155 (143/155 with the wlog3 rows' first reading); 139/148 (138/148 with the wlog2 rows' first reading; the
     # TPU VM behind the CUDA build's missing libcuda, held out, names no TPU); 137/145 (135/145 with the wlog rows' first reading); 128/136 (126/136 with the plfail rows' first reading); 116/124: Ray with no GPU; pynvml, --device cpu and a renamed
     # build behind a bare no-platform line; the held-out KeyError; the TPU's torch_xla behind the same line; an H100
@@ -511,8 +511,12 @@ def test_accuracy_on_blind_cases_from_new_threads():
     # confidently wrong. Read already: the KV-cache refusal of a 128k context (0.95) and the two unknown weight names of
     # the Transformers fallback (the weight_name_unknown hint, 0.5). Not read: the container runtime's 'executable file
     # not found in $PATH' and pynvml's abort (no finding), the Hub's name-resolution failure read as a download timeout.
+    # After (Go os/exec's ErrNotFound as runc and crun print it; urllib3's NameResolutionError for the Hub; the
+    # registry's Transformers fallback named by the class, 0.75): 5/6 and 5/6 (established 3/3 and 3/3). Left: the
+    # abort after pynvml's deprecation warning -- pynvml 13.0.1 is a shim whose meta-path finder only warns and lets
+    # nvidia-ml-py's module load (_pynvml_redirector.py), so the source does not tie the abort to it.
     _, r18_new = _score([c for c in BLIND if c["id"].startswith("r18-")])
-    assert r18_new["n"] == 6 and r18_new["symptom"] >= 3 and r18_new["layer"] >= 4  # 3/6 and 4/6 on first reading
+    assert r18_new["n"] == 6 and r18_new["symptom"] >= 5 and r18_new["layer"] >= 5  # 3/6 and 4/6 on first reading
     assert r18_new["confident_wrong"] == 0
 
 
