@@ -1,0 +1,75 @@
+"""An operator's pass over upgrading a running vLLM 0.8-0.11 deployment to a 0.30-0.33 release: the release
+comparison, the flags the new release refuses, the version strings they type."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+import kvplan
+from kvplan.api import release_changes
+from kvplan.cli import app
+from kvplan.errors import InputError
+
+GIB = 2**30
+
+
+def _cli(*args: str):
+    return CliRunner().invoke(app, list(args), env={"COLUMNS": "80"})
+
+
+def _to_pool(change: str) -> float:
+    m = re.search(r"\(([+-]\d+\.\d+) GiB to the pool", change)
+    return float(m.group(1)) if m else 0.0
+
+
+def test_sweep_varies_the_release_and_names_every_term_that_moved_the_pool():
+    """`kvplan sweep --vary vllm_version=OLD,NEW` was refused ('cannot vary'): an upgrade had no comparison. Each later
+    row now names what moved its pool from the first release, and the moves it names add up to the pool's change."""
+    r = _cli("sweep", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--max-model-len", "8192",
+             "--vary", "vllm_version=0.9.2,0.33.0", "--json")
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.output)["rows"]
+    assert [row["vllm_version"] for row in rows] == ["0.9.2", "0.33.0"]
+    assert rows[0]["release_changes"] is None and rows[1]["compared_with"] == "0.9.2"
+    changes = rows[1]["release_changes"]
+    old = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=8192, vllm_version="0.9.2", fixes=False)
+    new = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=8192, vllm_version="0.33.0", fixes=False)
+    assert rows[0]["kv_cache_bytes"] == old.kv_cache_bytes and rows[1]["kv_cache_bytes"] == new.kv_cache_bytes
+    # the default utilization moved (0.90 -> 0.92 from 0.20), and the CUDA-graph estimate entered the budget
+    assert any("gpu_memory_utilization 0.9 -> 0.92" in c for c in changes)
+    assert old.cudagraph_bytes == 0 < new.cudagraph_bytes
+    assert any(c.startswith("CUDA graphs in the budget") for c in changes)
+    assert any(c.startswith("model runner v1 -> v2") for c in changes)
+    # each named term rounds to 0.01 GiB: their sum is the pool's change within that rounding
+    named = [c for c in changes if "to the pool" in c]
+    assert abs(sum(_to_pool(c) for c in named) - (new.kv_cache_bytes - old.kv_cache_bytes) / GIB) <= 0.005 * len(named)
+    text = _cli("sweep", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--max-model-len", "8192",
+                "--vary", "vllm_version=0.9.2,0.33.0")
+    assert "vllm_version=0.33.0 vs 0.9.2: requested" in " ".join(text.output.split())
+
+
+def test_release_changes_name_nothing_between_plans_that_agree():
+    p = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "A10G", max_model_len=4096, vllm_version="0.10.1.1", fixes=False)
+    q = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "A10G", max_model_len=4096, vllm_version="0.10.1", fixes=False)
+    assert release_changes(p, q) == []
+
+
+def test_a_release_sweep_refuses_an_unpublished_number_as_the_vary_value():
+    r = _cli("sweep", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--max-model-len", "8192",
+             "--vary", "vllm_version=0.10.3,0.33.0")
+    # (the console script's main() turns an InputError into exit 2 and this line)
+    assert isinstance(r.exception, InputError) and r.exception.field == "--vary"
+    assert "vllm_version=0.10.3: vLLM 0.10.3 is no published release" in str(r.exception)
+
+
+@pytest.mark.parametrize("flag", ["--rope-theta"])
+def test_a_release_sweep_row_whose_release_refuses_a_flag_says_which(flag):
+    value = {"--rope-theta": "500000", "--task": "generate"}[flag]
+    r = _cli("sweep", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--max-model-len", "8192", flag, value,
+             "--vary", "vllm_version=0.9.2,0.33.0", "--json")
+    rows = json.loads(r.output)["rows"] if r.exit_code == 0 else None
+    assert rows and rows[0]["fits"] and f"vLLM 0.33.0 has no {flag} flag" in rows[1]["error_input"]
