@@ -73,3 +73,47 @@ def test_a_release_sweep_row_whose_release_refuses_a_flag_says_which(flag):
              "--vary", "vllm_version=0.9.2,0.33.0", "--json")
     rows = json.loads(r.output)["rows"] if r.exit_code == 0 else None
     assert rows and rows[0]["fits"] and f"vLLM 0.33.0 has no {flag} flag" in rows[1]["error_input"]
+
+
+DP2_LOG = "tests/data/dp2_engine_core_n_v0101.log"  # a real vLLM 0.10.1.1 start (Qwen2.5-7B, DP 2)
+
+
+def _old_log_with(tmp_path, extra: str):
+    """The real 0.10.1.1 log, its 'non-default args' line given the flags an older serve.sh carried."""
+    text = open(DP2_LOG).read().replace("'gpu_memory_utilization': 0.8}", "'gpu_memory_utilization': 0.8, " + extra + "}")
+    assert extra in text
+    path = tmp_path / "old.log"
+    path.write_text(text)
+    return str(path)
+
+
+def test_reconciling_an_old_log_under_a_new_release_names_its_flags_the_new_server_refuses(tmp_path):
+    """The log's --swap-space 16 and --task generate were planned under 0.33.0 without a word, though 0.33.0's
+    `vllm serve` refuses both (--swap-space from 0.18.0, --task from 0.13.0): carried over, the launch command fails."""
+    log = _old_log_with(tmp_path, "'swap_space': 16, 'task': 'generate', 'rope_theta': 500000.0")
+    r = _cli("reconcile", log, "Qwen/Qwen2.5-7B-Instruct", "--gpu", "A100-80GB", "--vllm-version", "0.33.0", "--json")
+    assert r.exit_code == 0, r.output
+    notes = json.loads(r.output)["notes"]
+    assert any(n.startswith("the log's server was given --swap-space 16: vLLM 0.33.0 has no --swap-space flag "
+                            "(removed in vLLM 0.18.0)") for n in notes)
+    assert any(n.startswith("the log's server was given --task generate: vLLM 0.33.0 has no --task flag "
+                            "(removed in vLLM 0.13.0)") for n in notes)
+    # --rope-theta is a flag the plan reads: dropped with the plan's own note, not named a second time
+    assert sum("rope-theta" in n or "rope_theta" in n for n in notes) == 1
+    # under the log's own release (and 0.17.1, the last with --swap-space) nothing is refused
+    same = json.loads(_cli("reconcile", log, "Qwen/Qwen2.5-7B-Instruct", "--gpu", "A100-80GB", "--json").output)
+    assert not any("the log's server was given" in n for n in same["notes"])
+    old = json.loads(_cli("reconcile", log, "Qwen/Qwen2.5-7B-Instruct", "--gpu", "A100-80GB", "--vllm-version",
+                          "0.17.1", "--json").output)
+    assert [n.split(":")[0] for n in old["notes"] if "the log's server was given" in n] == [
+        "the log's server was given --task generate"]
+
+
+def test_scaffold_and_fit_read_removed_flags_from_one_table():
+    from kvplan.versions import removed_flag
+
+    assert removed_flag("--swap-space", "0.17.1") is None
+    assert removed_flag("--swap-space", "0.18.0")[2] == "0.18.0"
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "L4", max_model_len=4096, vllm_version="0.33.0", rope_theta=1e6)
+    assert "removed in vLLM 0.11.1" in str(e.value)
