@@ -117,3 +117,26 @@ def test_scaffold_and_fit_read_removed_flags_from_one_table():
     with pytest.raises(InputError) as e:
         kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "L4", max_model_len=4096, vllm_version="0.33.0", rope_theta=1e6)
     assert "removed in vLLM 0.11.1" in str(e.value)
+
+
+@pytest.mark.parametrize("version", ["0.9.2", "0.33.0"])
+def test_scaffold_readme_names_the_host_driver_the_pinned_release_needs(tmp_path, version):
+    """An upgrade from 0.9.2 (CUDA 12.8 wheels) to 0.33.0 (CUDA 13.0 from 0.20.0) stops on a 570-branch host before any
+    memory figure matters; the launch files named no driver."""
+    from kvplan.versions import MIN_DRIVER_BY_CUDA, rules_for
+
+    r = _cli("scaffold", str(tmp_path / "out"), "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "L4", "--max-model-len",
+             "8192", "--vllm-version", version)
+    assert r.exit_code == 0, r.output
+    readme = (tmp_path / "out" / "README.md").read_text()
+    cuda = rules_for(version).wheel_cuda
+    assert f"built with CUDA {cuda}" in readme and f"NVIDIA driver {MIN_DRIVER_BY_CUDA[cuda]} or newer" in readme
+    assert ("cu129" in readme) == (cuda == "13.0")
+
+
+def test_a_release_comparison_names_the_driver_step():
+    old = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=8192, vllm_version="0.11.0", fixes=False)
+    new = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=8192, vllm_version="0.30.0", fixes=False)
+    same = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=8192, vllm_version="0.31.0", fixes=False)
+    assert "default wheel CUDA 12.8 -> 13.0: host driver >= 570.26 -> >= 580.65.06" in " ".join(release_changes(old, new))
+    assert not any("driver" in c for c in release_changes(new, same))

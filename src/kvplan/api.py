@@ -14,7 +14,7 @@ from kvplan.plan import (COUNT_EXAMPLES, INT_ENGINE_ARGS, EngineArgs, Fix, Plan,
                           parse_env, parse_max_model_len, plan, unknown_keyword)
 from kvplan.resolve import (GPUS_PER_NODE, NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, find_gpu,
                             gpu_catalog, gpu_count_in_name, python_scalar, resolve_gpu, resolve_model)
-from kvplan.versions import check_serve_values, rules_for
+from kvplan.versions import check_serve_values, driver_requirement, rules_for
 
 # the flags a caller gives; awq_kernel is the plan's own reading of the checkpoint (plan.awq_linear_kernel), not a flag
 _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__) - {"awq_kernel"}
@@ -1249,6 +1249,10 @@ def release_changes(base: Plan, p: Plan) -> list[str]:
     if (graphs[0].get("mode"), graphs[0].get("num_capture_sizes")) != (graphs[1].get("mode"), graphs[1].get("num_capture_sizes")):
         out.append(f"CUDA graphs {graphs[0].get('mode')} x {graphs[0].get('num_capture_sizes')} sizes -> "
                    f"{graphs[1].get('mode')} x {graphs[1].get('num_capture_sizes')} sizes")
+    drivers = [driver_requirement(plan.vllm_version) for plan in (base, p)]
+    if drivers[0] != drivers[1]:
+        out.append(f"default wheel CUDA {drivers[0][0]} -> {drivers[1][0]}: host driver >= {drivers[0][1]} -> >= "
+                   f"{drivers[1][1]} (kvplan preflight checks it)")
     if base.fits != p.fits:
         out.append("starts under " + (now if p.fits else was) + ", not under " + (was if p.fits else now))
     return out

@@ -1328,6 +1328,14 @@ MIN_DRIVER_BY_CUDA: dict[str, str] = {
 MINOR_COMPAT_DRIVER_BY_CUDA_MAJOR: dict[int, str] = {11: "450.80.02", 12: "525.60.13", 13: "580.65.06"}
 
 
+def driver_requirement(version: str) -> tuple[str, str]:
+    """(the CUDA runtime of vLLM `version`'s default wheel and image, the NVIDIA driver it needs natively): rules row
+    wheel_cuda and MIN_DRIVER_BY_CUDA, the one reading behind preflight's driver check, scaffold's README and a
+    release comparison."""
+    cuda = rules_for(version).wheel_cuda
+    return cuda, MIN_DRIVER_BY_CUDA[cuda]
+
+
 # Architectures that 0.8-0.10 run only on V0 (they implement SupportsV0Only): (class, first, last release).
 V0_ONLY_ARCHITECTURES: tuple[tuple[str, V, V], ...] = (
     ("Gemma3ForConditionalGeneration", (0, 8, 0), (0, 8, 0)),
