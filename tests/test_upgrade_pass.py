@@ -140,3 +140,20 @@ def test_a_release_comparison_names_the_driver_step():
     same = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=8192, vllm_version="0.31.0", fixes=False)
     assert "default wheel CUDA 12.8 -> 13.0: host driver >= 570.26 -> >= 580.65.06" in " ".join(release_changes(old, new))
     assert not any("driver" in c for c in release_changes(new, same))
+
+
+def test_a_release_comparison_says_when_the_logged_tokens_are_counted_another_way():
+    """gpt-oss-20b on an L4 at 16,384: 0.10.1 logs blocks // groups x block size, 0.33.0 max_concurrency x
+    max_model_len, so the same kind of pool reads 91,488 -> 170,424 tokens (+86 %) where its concurrency gains 6 %; the
+    comparison named neither."""
+    old = kvplan.fit("openai/gpt-oss-20b", "L4", max_model_len=16384, vllm_version="0.10.1", fixes=False)
+    new = kvplan.fit("openai/gpt-oss-20b", "L4", max_model_len=16384, vllm_version="0.33.0", fixes=False)
+    tokens_ratio, concurrency_ratio = new.kv_cache_tokens / old.kv_cache_tokens, new.max_concurrency / old.max_concurrency
+    assert tokens_ratio > 1.5 * concurrency_ratio
+    said = [c for c in release_changes(old, new) if c.startswith("'GPU KV cache size' tokens counted another way")]
+    assert len(said) == 1 and f"{old.kv_cache_tokens:,} -> {new.kv_cache_tokens:,} tokens" in said[0]
+    # a dense model's two formulas give the same count: nothing to say
+    dense = [kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", max_model_len=8192, vllm_version=v, fixes=False)
+             for v in ("0.9.2", "0.33.0")]
+    assert dense[0].rules.tokens_formula != dense[1].rules.tokens_formula
+    assert not any("counted another way" in c for c in release_changes(*dense))

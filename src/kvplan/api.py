@@ -1240,6 +1240,16 @@ def release_changes(base: Plan, p: Plan) -> list[str]:
              for plan in (base, p)]
     if None not in terms and terms[0] != terms[1]:
         out.append(f"pages a max_model_len request reserves {terms[0]:,} -> {terms[1]:,} blocks")
+    ratios = [(b / a if a > 0 else None) for a, b in ((base.kv_cache_tokens, p.kv_cache_tokens),
+                                                       (base.max_concurrency, p.max_concurrency))]
+    if (base.rules.tokens_formula != p.rules.tokens_formula and None not in ratios
+            and abs(ratios[0] / ratios[1] - 1) > 0.01):
+        # the same pool logs another token count (from 0.2x, max_concurrency x max_model_len where window groups
+        # share the blocks): a tokens column read as capacity across the two releases would mislead
+        counts = [{t.name: t.formula for t in plan.terms}.get("kv_cache_tokens") for plan in (base, p)]
+        out.append(f"'GPU KV cache size' tokens counted another way ({was}: {counts[0]}; {now}: {counts[1]}): "
+                   f"{base.kv_cache_tokens:,} -> {p.kv_cache_tokens:,} tokens is not the capacity's change, "
+                   f"concurrency {base.max_concurrency:.2f}x -> {p.max_concurrency:.2f}x is")
     if base.rules.engine != p.rules.engine or base.era != p.era:
         out.append(f"engine {base.rules.engine.upper()} (era {base.era}) -> {p.rules.engine.upper()} (era {p.era})")
     runners = [(plan.model_runner or {}).get("runner") for plan in (base, p)]
