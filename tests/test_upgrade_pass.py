@@ -157,3 +157,26 @@ def test_a_release_comparison_says_when_the_logged_tokens_are_counted_another_wa
              for v in ("0.9.2", "0.33.0")]
     assert dense[0].rules.tokens_formula != dense[1].rules.tokens_formula
     assert not any("counted another way" in c for c in release_changes(*dense))
+
+
+def test_diagnose_names_the_release_that_removed_each_flag_of_a_carried_over_command(tmp_path):
+    """An upgrade's first failure is argparse's 'unrecognized arguments' on the old serve.sh; diagnose read the line
+    as a low-confidence hint naming --task and --enable-reasoning whatever the flags were."""
+    log = tmp_path / "new.log"
+    log.write_text("INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.33.0\n"
+                   "vllm: error: unrecognized arguments: --swap-space 16 --task generate\n")
+    finding = json.loads(_cli("diagnose", str(log), "--json").output)["findings"][0]
+    assert finding["symptom"] == "invalid_engine_flags"
+    assert "--swap-space was removed in vLLM 0.18.0" in finding["cause"]
+    assert "--task was removed in vLLM 0.13.0" in finding["cause"]
+    assert finding["confidence"] >= 0.8
+    # a flag kvplan's table does not hold keeps the line a hint, and is named as unread
+    log.write_text("vllm: error: unrecognized arguments: --swap-space 16 --num-scheduler-steps 8\n")
+    finding = json.loads(_cli("diagnose", str(log), "--json").output)["findings"][0]
+    assert "--swap-space was removed" in finding["cause"] and "--num-scheduler-steps" in finding["cause"]
+    assert finding["confidence"] < 0.8
+    # a release the table says still has the flag: not blamed on its removal
+    log.write_text("INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.17.1\n"
+                   "vllm: error: unrecognized arguments: --swap-space 16\n")
+    finding = json.loads(_cli("diagnose", str(log), "--json").output)["findings"][0]
+    assert "was removed" not in finding["cause"]
