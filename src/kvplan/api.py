@@ -1214,7 +1214,7 @@ def release_changes(base: Plan, p: Plan) -> list[str]:
             if formulas[0] != formulas[1] and formulas[1]:
                 causes.append(f"{was}: {formulas[0]}; {now}: {formulas[1]}")
             why = "; ".join(causes) or "the release's profile run (--explain names each term)"
-        elif attr == "non_torch_bytes" and formulas[1] and formulas[0] != formulas[1]:
+        elif attr in ("non_torch_bytes", "weights_bytes") and formulas[1] and formulas[0] != formulas[1]:
             why = f"{was}: {formulas[0]}; {now}: {formulas[1]}"
         elif attr == "cudagraph_bytes":
             if not base.rules.cudagraph_subtracted and p.rules.cudagraph_subtracted:
