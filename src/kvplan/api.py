@@ -1236,10 +1236,10 @@ def release_changes(base: Plan, p: Plan) -> list[str]:
         out.append(f"block size {base.block_size} -> {p.block_size} tokens")
     if base.kv_bytes_per_token != p.kv_bytes_per_token:
         out.append(f"KV bytes per token {base.kv_bytes_per_token:,.0f} -> {p.kv_bytes_per_token:,.0f}")
-    terms = [{t.name: t.value for t in plan.terms if t.name == "blocks_per_request"}.get("blocks_per_request")
-             for plan in (base, p)]
-    if None not in terms and terms[0] != terms[1]:
-        out.append(f"pages a max_model_len request reserves {terms[0]:,} -> {terms[1]:,} blocks")
+    pages = [next(((t.value, t.formula) for t in plan.terms if t.name == "blocks_per_request"), None) for plan in (base, p)]
+    if None not in pages and pages[0][0] != pages[1][0]:
+        out.append(f"pages a max_model_len request reserves {pages[0][0]:,} -> {pages[1][0]:,} blocks ({was}: "
+                   f"{pages[0][1]}; {now}: {pages[1][1]})")
     ratios = [(b / a if a > 0 else None) for a, b in ((base.kv_cache_tokens, p.kv_cache_tokens),
                                                        (base.max_concurrency, p.max_concurrency))]
     if (base.rules.tokens_formula != p.rules.tokens_formula and None not in ratios
