@@ -180,3 +180,26 @@ def test_diagnose_names_the_release_that_removed_each_flag_of_a_carried_over_com
                    "vllm: error: unrecognized arguments: --swap-space 16\n")
     finding = json.loads(_cli("diagnose", str(log), "--json").output)["findings"][0]
     assert "was removed" not in finding["cause"]
+
+
+def test_a_site_calibration_measured_under_the_old_release_is_not_carried_into_another_era(tmp_path, monkeypatch):
+    """The operator calibrates from the running 0.11.0 server's log (Llama-3.1-8B on an L4, a public log), then plans
+    0.33.0: the 0.11.0 CUDA-graph gap (logged 0.38 GiB against 0.64 planned), a term 0.11.0 does not subtract from
+    the budget, was subtracted from 0.33.0's, which does: its pool moved 4.01 -> 4.27 GiB on another release's
+    measurement."""
+    monkeypatch.setenv("KVPLAN_HOME", str(tmp_path / "home"))
+    lines = next(json.loads(line)["lines"] for line in open("tests/data/vllm_log_excerpts.jsonl")
+                 if "demo_env_l4" in line)
+    log = tmp_path / "l4.log"
+    log.write_text("\n".join(lines) + "\n")
+    flags = ["--gpu", "L4", "--max-model-len", "32000", "--gpu-memory-utilization", "0.92"]
+    r = _cli("reconcile", str(log), "meta-llama/Llama-3.1-8B-Instruct", *flags, "--vllm-version", "0.11.0", "--calibrate")
+    assert r.exit_code == 0, r.output
+    kw = dict(max_model_len=32000, gpu_memory_utilization=0.92, fixes=False)
+    same = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", vllm_version="0.11.0", **kw)
+    assert same.site_offsets and same.site_offsets["cudagraph_bytes"] < 0  # the release it was measured on takes it
+    new = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", vllm_version="0.33.0", **kw)
+    bare = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", vllm_version="0.33.0", site_calibration=False, **kw)
+    assert new.kv_cache_bytes == bare.kv_cache_bytes and not new.site_offsets
+    assert any(w.startswith("site calibration not applied: it was measured on a vLLM 0.11.0 startup (era V1-c)")
+               for w in new.warnings)

@@ -274,11 +274,25 @@ def site_offsets_for(gpu: GPUSpec, model: ModelSpec, args: EngineArgs | None = N
     except ImportError:
         return None, None
     try:
-        return load_site_calibration(gpu.name, model.id), None
+        entry = load_site_calibration(gpu.name, model.id)
     except InputError as exc:
         return None, f"site calibration not applied: {exc.message} ({exc.fix})"
     except Exception as exc:  # noqa: BLE001 -- a calibration file must never stop a plan
         return None, f"site calibration not applied: {type(exc).__name__}: {exc}"
+    measured = entry.get("vllm_version") if isinstance(entry, dict) else None
+    if measured and args is not None:
+        # the gaps are of the terms as the measured release accounts them: another era subtracts CUDA graphs from the
+        # budget or not, samples in another dtype, holds other state from load (versions.py era rows), so 0.11.0's
+        # graph gap taken into a 0.33.0 plan moved its pool by the size of a term 0.11.0 never subtracted
+        try:
+            was, now = rules_for(str(measured)), rules_for(args.vllm_version)
+        except InputError:
+            was = now = None
+        if was is not None and was.era != now.era:
+            return None, (f"site calibration not applied: it was measured on a vLLM {measured} startup (era {was.era}), "
+                          f"and vLLM {now.version} (era {now.era}) accounts the terms it measured otherwise; reconcile "
+                          f"a {now.version} startup log with --calibrate to calibrate that release")
+    return entry, None
 
 
 def replan(p: Plan, *, model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, **changes) -> Plan:
