@@ -98,6 +98,9 @@ def test_reconciling_an_old_log_under_a_new_release_names_its_flags_the_new_serv
                             "(removed in vLLM 0.18.0)") for n in notes)
     assert any(n.startswith("the log's server was given --task generate: vLLM 0.33.0 has no --task flag "
                             "(removed in vLLM 0.13.0)") for n in notes)
+    # the gaps mix the two releases' differences with the plan's error: the note points at the comparison naming them
+    assert any(n.startswith("the log is vLLM 0.10.1.1; the plan used vLLM 0.33.0's rules") and
+               "--vary vllm_version=0.10.1.1,0.33.0" in n for n in notes)
     # --rope-theta is a flag the plan reads: dropped with the plan's own note, not named a second time
     assert sum("rope-theta" in n or "rope_theta" in n for n in notes) == 1
     # under the log's own release (and 0.17.1, the last with --swap-space) nothing is refused

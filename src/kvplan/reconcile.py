@@ -27,7 +27,7 @@ from kvplan.resolve import GIB
 # the file's path and reader live in kvplan.site_calibration (read by every plan without this module); they stay
 # importable from here beside store_site_calibration, which writes the file
 from kvplan.site_calibration import calibration_path, load_site_calibration
-from kvplan.versions import removed_flag, untagged_source_build
+from kvplan.versions import release_token, removed_flag, untagged_source_build
 
 # Why a term differs from the prediction: vllm-memory-model.md §7 ("Why predicted and real pools differ").
 LIKELY_CAUSE: Mapping[str, str] = {
@@ -176,7 +176,12 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
             largest = None  # (the headline keeps its cause: a figure off beside a term planned to the hundredth)
         plan_version = getattr(plan, "vllm_version", None)
         if log.vllm_version and plan_version and str(plan_version) != str(log.vllm_version):
-            notes.append(f"the log is vLLM {log.vllm_version}; the plan used vLLM {plan_version}'s rules")
+            # the gaps then hold the two releases' differences beside the plan's own error: the release comparison
+            # names each term that moves between them (api.release_changes)
+            notes.append(f"the log is vLLM {log.vllm_version}; the plan used vLLM {plan_version}'s rules, so the gaps "
+                         "include what moves between the two releases (`kvplan sweep "
+                         f"{getattr(getattr(plan, 'model', None), 'id', 'MODEL')} ... --vary "
+                         f"vllm_version={release_token(log.vllm_version)},{plan_version}` names each term)")
         if log.fits is not None and getattr(plan, "fits", None) is not None and bool(plan.fits) != bool(log.fits):
             # in words: "the plan says fits=False, the log shows fits=True" read as Python and named neither why the
             # plan refused nor where to look
