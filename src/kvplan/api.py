@@ -14,7 +14,7 @@ from kvplan.plan import (COUNT_EXAMPLES, INT_ENGINE_ARGS, EngineArgs, Fix, Plan,
                           parse_env, parse_max_model_len, plan, unknown_keyword)
 from kvplan.resolve import (GPUS_PER_NODE, NO_GPU_NOTE, ChoiceNote, GPUSpec, ModelSpec, context_limit, find_gpu,
                             gpu_catalog, gpu_count_in_name, python_scalar, resolve_gpu, resolve_model)
-from kvplan.versions import check_serve_values, rules_for
+from kvplan.versions import check_serve_values, driver_requirement, rules_for
 
 # the flags a caller gives; awq_kernel is the plan's own reading of the checkpoint (plan.awq_linear_kernel), not a flag
 _ENGINE_FIELDS = set(EngineArgs.__dataclass_fields__) - {"awq_kernel"}
@@ -274,11 +274,25 @@ def site_offsets_for(gpu: GPUSpec, model: ModelSpec, args: EngineArgs | None = N
     except ImportError:
         return None, None
     try:
-        return load_site_calibration(gpu.name, model.id), None
+        entry = load_site_calibration(gpu.name, model.id)
     except InputError as exc:
         return None, f"site calibration not applied: {exc.message} ({exc.fix})"
     except Exception as exc:  # noqa: BLE001 -- a calibration file must never stop a plan
         return None, f"site calibration not applied: {type(exc).__name__}: {exc}"
+    measured = entry.get("vllm_version") if isinstance(entry, dict) else None
+    if measured and args is not None:
+        # the gaps are of the terms as the measured release accounts them: another era subtracts CUDA graphs from the
+        # budget or not, samples in another dtype, holds other state from load (versions.py era rows), so 0.11.0's
+        # graph gap taken into a 0.33.0 plan moved its pool by the size of a term 0.11.0 never subtracted
+        try:
+            was, now = rules_for(str(measured)), rules_for(args.vllm_version)
+        except InputError:
+            was = now = None
+        if was is not None and was.era != now.era:
+            return None, (f"site calibration not applied: it was measured on a vLLM {measured} startup (era {was.era}), "
+                          f"and vLLM {now.version} (era {now.era}) accounts the terms it measured otherwise; reconcile "
+                          f"a {now.version} startup log with --calibrate to calibrate that release")
+    return entry, None
 
 
 def replan(p: Plan, *, model: str | ModelSpec | None = None, gpu: str | GPUSpec | None = None, **changes) -> Plan:
@@ -1028,7 +1042,8 @@ def refuse_auto_length(flags: FitFlags, command: str) -> None:
 CAPACITY_REQUESTS = 5000
 
 
-SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size", "quantization")
+SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size", "quantization",
+             "vllm_version")
 
 
 def _engine_kwargs_and_gpu(flags: FitFlags) -> tuple[dict, Optional[str], Optional[float], Optional[float], Optional[str]]:
@@ -1169,6 +1184,104 @@ def uncertainty_band_of(p):
     return uncertainty_band(p)
 
 
+def _gib(b: float) -> str:
+    return f"{b / 2**30:.2f}"
+
+
+def _signed_gib(b: float) -> str:
+    return f"{b / 2**30:+.2f} GiB"
+
+
+def release_changes(base: Plan, p: Plan) -> list[str]:
+    """What moves the plan `p` from `base`, the same deployment planned under another vLLM release: each budget term
+    that changed (the pool is requested - weights - non_torch - activation_peak - cudagraph, per rank), with the
+    release default or rule behind it, then what changed in the pages (block size, bytes per token, pages a request
+    reserves) and the engine (V0 / V1, model runner, CUDA-graph mode and sizes, a verdict). Terms that did not move
+    are not named; the list's term deltas sum to the pool's (a residual would be named as such)."""
+    if base.mode != "vllm" or p.mode != "vllm":
+        return []
+    out: list[str] = []
+    a, b = base.args, p.args
+    was, now = base.vllm_version, p.vllm_version
+    tol = 0.005 * 2**30  # what rounds to 0.00 GiB in the table is not named
+
+    def moved(x: float, y: float) -> bool:
+        return abs(y - x) >= tol
+
+    if moved(base.requested_bytes, p.requested_bytes):
+        why = (f"gpu_memory_utilization {a.gpu_memory_utilization:g} -> {b.gpu_memory_utilization:g}"
+               if a.gpu_memory_utilization != b.gpu_memory_utilization else "the GPU's total or its rounding")
+        out.append(f"requested {_gib(base.requested_bytes)} -> {_gib(p.requested_bytes)} GiB "
+                   f"({_signed_gib(p.requested_bytes - base.requested_bytes)} to the pool: {why})")
+    deltas = p.requested_bytes - base.requested_bytes
+    for name, attr in (("weights", "weights_bytes"), ("non-torch memory", "non_torch_bytes"),
+                       ("activation peak", "activation_peak_bytes"), ("CUDA graphs in the budget", "cudagraph_bytes")):
+        x, y = getattr(base, attr), getattr(p, attr)
+        deltas -= y - x
+        if not moved(x, y):
+            continue
+        why = ""
+        formulas = [{t.name: t.formula for t in plan.terms}.get(attr[:-len("_bytes")]) for plan in (base, p)]
+        if attr == "activation_peak_bytes":
+            causes = [f"{f} {getattr(a, f):,} -> {getattr(b, f):,}" for f in ("max_num_batched_tokens", "max_num_seqs")
+                      if getattr(a, f) != getattr(b, f)]
+            if formulas[0] != formulas[1] and formulas[1]:
+                causes.append(f"{was}: {formulas[0]}; {now}: {formulas[1]}")
+            why = "; ".join(causes) or "the release's profile run (--explain names each term)"
+        elif attr in ("non_torch_bytes", "weights_bytes") and formulas[1] and formulas[0] != formulas[1]:
+            why = f"{was}: {formulas[0]}; {now}: {formulas[1]}"
+        elif attr == "cudagraph_bytes":
+            if not base.rules.cudagraph_subtracted and p.rules.cudagraph_subtracted:
+                why = (f"{now} subtracts its CUDA-graph estimate before sizing the pool; {was} captured "
+                       f"{_gib(base.cudagraph_capture_bytes)} GiB after allocating it, beyond the budget")
+            elif base.rules.cudagraph_subtracted and not p.rules.cudagraph_subtracted:
+                why = f"{now} captures its CUDA graphs after sizing the pool, beyond the budget"
+            else:
+                why = "capture sizes or graph mode, below"
+        elif attr == "weights_bytes":
+            why = "how the release loads or counts this checkpoint (--explain names it)"
+        else:
+            why = "the release's accounting (--explain names it)"
+        out.append(f"{name} {_gib(x)} -> {_gib(y)} GiB ({_signed_gib(x - y)} to the pool: {why})")
+    residual = (p.kv_cache_bytes - base.kv_cache_bytes) - deltas
+    if moved(0, residual):
+        out.append(f"other budget terms {_signed_gib(residual)} to the pool (--explain names each)")
+    if base.block_size != p.block_size:
+        out.append(f"block size {base.block_size} -> {p.block_size} tokens")
+    if base.kv_bytes_per_token != p.kv_bytes_per_token:
+        out.append(f"KV bytes per token {base.kv_bytes_per_token:,.0f} -> {p.kv_bytes_per_token:,.0f}")
+    pages = [next(((t.value, t.formula) for t in plan.terms if t.name == "blocks_per_request"), None) for plan in (base, p)]
+    if None not in pages and pages[0][0] != pages[1][0]:
+        out.append(f"pages a max_model_len request reserves {pages[0][0]:,} -> {pages[1][0]:,} blocks ({was}: "
+                   f"{pages[0][1]}; {now}: {pages[1][1]})")
+    ratios = [(b / a if a > 0 else None) for a, b in ((base.kv_cache_tokens, p.kv_cache_tokens),
+                                                       (base.max_concurrency, p.max_concurrency))]
+    if (base.rules.tokens_formula != p.rules.tokens_formula and None not in ratios
+            and abs(ratios[0] / ratios[1] - 1) > 0.01):
+        # the same pool logs another token count (from 0.2x, max_concurrency x max_model_len where window groups
+        # share the blocks): a tokens column read as capacity across the two releases would mislead
+        counts = [{t.name: t.formula for t in plan.terms}.get("kv_cache_tokens") for plan in (base, p)]
+        out.append(f"'GPU KV cache size' tokens counted another way ({was}: {counts[0]}; {now}: {counts[1]}): "
+                   f"{base.kv_cache_tokens:,} -> {p.kv_cache_tokens:,} tokens is not the capacity's change, "
+                   f"concurrency {base.max_concurrency:.2f}x -> {p.max_concurrency:.2f}x is")
+    if base.rules.engine != p.rules.engine or base.era != p.era:
+        out.append(f"engine {base.rules.engine.upper()} (era {base.era}) -> {p.rules.engine.upper()} (era {p.era})")
+    runners = [(plan.model_runner or {}).get("runner") for plan in (base, p)]
+    if runners[0] != runners[1]:
+        out.append(f"model runner {runners[0]} -> {runners[1]}")
+    graphs = [plan.cudagraphs or {} for plan in (base, p)]
+    if (graphs[0].get("mode"), graphs[0].get("num_capture_sizes")) != (graphs[1].get("mode"), graphs[1].get("num_capture_sizes")):
+        out.append(f"CUDA graphs {graphs[0].get('mode')} x {graphs[0].get('num_capture_sizes')} sizes -> "
+                   f"{graphs[1].get('mode')} x {graphs[1].get('num_capture_sizes')} sizes")
+    drivers = [driver_requirement(plan.vllm_version) for plan in (base, p)]
+    if drivers[0] != drivers[1]:
+        out.append(f"default wheel CUDA {drivers[0][0]} -> {drivers[1][0]}: host driver >= {drivers[0][1]} -> >= "
+                   f"{drivers[1][1]} (kvplan preflight checks it)")
+    if base.fits != p.fits:
+        out.append("starts under " + (now if p.fits else was) + ", not under " + (was if p.fits else now))
+    return out
+
+
 def parse_vary(specs: List[str]) -> list[tuple]:
     """`--vary` entries as (name, values) each, one group of the product: NAME=v1,v2 (or a doubling range a..b of
     max_model_len or tensor_parallel_size). A paired entry NAME1,NAME2=a1:a2,b1:b2 varies its flags together, one row
@@ -1208,6 +1321,11 @@ def _vary_name(raw: str) -> str:
 def _vary_value(name: str, v, spec: str):
     """One --vary value as its flag reads it: a length (4096, 32k), a count, a fraction, else the text."""
     conv = {"max_model_len": parse_max_model_len, "tensor_parallel_size": int, "gpu_memory_utilization": float}.get(name, str)
+    if name == "vllm_version":  # as --vllm-version reads it: a number vLLM never published is refused, not planned
+        try:
+            refuse_unpublished_version(v)
+        except InputError as exc:
+            raise InputError("--vary", f"vllm_version={v}: {exc.message}", exc.fix) from None
     try:
         return conv(v) if isinstance(v, str) else v
     except (ValueError, InputError):
@@ -1371,6 +1489,8 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
 
     rows: list[dict] = []
     errors: list[InputError | HubError] = []
+    by_release = "vllm_version" in vary_names(varied)
+    baselines: dict[tuple, Plan] = {}  # over --vary vllm_version: each deployment's plan under its first release
     for setting in vary_settings(varied):
         args_kw = dict(kw)
         args_kw.update({k: v for k, v in setting.items() if k not in ("gpu", "model")})
@@ -1401,6 +1521,11 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
                     # concurrency above 1x (a hybrid's state blocks below max_num_seqs) said nothing of the reason
                     "failure": None if p.fits else p.failure, "error": None if p.fits else (p.error or p.failure),
                     "site_calibration": site_calibration_dict(p.site_offsets)})
+        if by_release:  # what moved the pool from the same deployment's first release: every term and default named
+            key = tuple(sorted((k, str(v)) for k, v in setting.items() if k != "vllm_version"))
+            base = baselines.setdefault(key, p)
+            row["release_changes"] = None if base is p else release_changes(base, p)
+            row["compared_with"] = None if base is p else base.vllm_version
         rows.append(row)
         if plans is not None:
             plans.append(p)
@@ -1413,4 +1538,4 @@ __all__ = ["fit", "replan", "compute_fixes", "largest_max_model_len", "max_model
            "smallest_utilization", "smallest_gpu", "smallest_gpu_and_tp", "gpu_and_tp_choices", "engine_args", "rules_for", "site_offsets_for",
            "FitFlags", "FitParam", "FIT_PARAMS", "GPU_HELP", "CAPACITY_REQUESTS", "refuse_unpublished_version", "refuse_auto_length", "SWEEPABLE",
            "plan_from_flags_and_inverse", "uncertainty_band_of", "parse_vary", "vary_names", "vary_settings",
-           "map_vary_values", "sweep_rows", "DEPLOYABLE_CARDS", "SIMULABLE_CARDS"]
+           "map_vary_values", "sweep_rows", "release_changes", "DEPLOYABLE_CARDS", "SIMULABLE_CARDS"]

@@ -937,7 +937,7 @@ README = Template('''\
 
 Sized by kvplan for **$gpu_desc** ($gpu_total per GPU as CUDA reports it).
 $model_line, served as `$served_model_name` on port $port.
-$verdict$local_notes
+$verdict$local_notes$driver_note
 
 ## The arithmetic
 
@@ -1054,6 +1054,21 @@ def _overrides_notes(spec: ScaffoldSpec) -> str:
         f"the checkpoint's config.json before deriving the context length and the KV cache, and kvplan planned with them "
         f"({given[0].why.partition(': ')[2] or 'nothing it derives changed'}). Serve it without them and vLLM derives another model: keep the flag wherever the command "
         "is copied (docker-compose.yml and k8s/ carry it too).\n")
+
+
+def _driver_note(spec: ScaffoldSpec) -> str:
+    """The host driver the pinned release needs (versions.driver_requirement): an upgrade across a CUDA major (0.20.0's
+    CUDA 13 wheels) stops on a host whose driver is older, before any plan figure matters."""
+    from kvplan.versions import MIN_DRIVER_BY_CUDA, driver_requirement
+
+    cuda, need = driver_requirement(spec.vllm_version)
+    alt = (f"; a host on the {MIN_DRIVER_BY_CUDA['12.9'].split('.')[0]} branch can install the release's CUDA 12.9 wheel "
+           f"instead (`pip install vllm=={spec.vllm_version} --extra-index-url https://wheels.vllm.ai/{spec.vllm_version}/cu129`)"
+           if cuda == "13.0" else "")
+    image = ", as is its `vllm/vllm-openai` image" if cuda == "13.0" else ""
+    return (f"\n**Host driver.** vLLM {spec.vllm_version}'s default wheel is built with CUDA {cuda}{image}: the host needs "
+            f"NVIDIA driver {need} or newer (NVIDIA's CUDA Toolkit release notes, Table 3){alt}. `kvplan preflight` "
+            "checks the machine's.\n")
 
 
 def _local_notes(spec: ScaffoldSpec) -> str:
@@ -1466,7 +1481,7 @@ def render_files(spec: ScaffoldSpec) -> dict[str, str]:
             restart_compile="cold compile: VLLM_DISABLE_COMPILE_CACHE=1" if spec.compile_cache_disabled else "warm compile",
             model_line=(f"Model: the local {spec.local_what} `{spec.local_dir}`" if local
                         else f"Model `{spec.model_id}` at revision `{revision}`"),
-            local_notes=_local_notes(spec) + _overrides_notes(spec),
+            local_notes=_local_notes(spec) + _overrides_notes(spec), driver_note=_driver_note(spec),
             token_row="HF_TOKEN (required: gated model)" if spec.gated else "HF_TOKEN (commented out: only for gated models)",
             revision_row="" if local else ", revision",
             token_run=" and HF_TOKEN (the model is gated)" if spec.gated else "",

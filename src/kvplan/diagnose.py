@@ -29,7 +29,7 @@ from kvplan.logs import (
     parse_log,
     torch_gib,
 )
-from kvplan.versions import MIN_DRIVER_BY_CUDA, wheel_cuda
+from kvplan.versions import MIN_DRIVER_BY_CUDA, SERVE_FLAG_UNTIL, removed_flag, wheel_cuda
 
 SYMPTOMS = (
     "import_undefined_symbol", "driver_too_old", "gpu_not_detected_in_container", "unsupported_gpu",
@@ -624,6 +624,41 @@ def _decide_parallel_divisibility(draft: _Draft, log: StartupLog) -> None:
     draft.confidence = max(draft.confidence, 0.7)
 
 
+def _decide_removed_flags(draft: _Draft, log: StartupLog) -> None:
+    """argparse's 'unrecognized arguments' naming flags a release removed (versions.SERVE_FLAG_UNTIL: --task,
+    --swap-space, --rope-scaling...), the usual failure of a launch command carried over an upgrade: each is named with
+    the release that removed it and its replacement. Where every flag refused is such a one and the log prints a
+    release past each removal, the line has one owner, the command's flags for this release."""
+    hit = next((h for h in draft.hits if h.signature == "argparse_unrecognized"), None)
+    if hit is None or max(draft.hits, key=lambda h: SIGNATURES_BY_NAME[h.signature].weight) is not hit:
+        return
+    flags = list(dict.fromkeys(re.findall(r"(?<![\w-])--[a-z][\w-]*", hit.groups.get("args") or "")))
+    version = log.vllm_version
+    removed = {}
+    for flag in flags:
+        if flag not in SERVE_FLAG_UNTIL:
+            continue
+        last = ".".join(map(str, SERVE_FLAG_UNTIL[flag][0]))
+        if version and removed_flag(flag, version) is None:
+            continue  # the table says this release still has it: the refusal is another one's (a plugin, a typo)
+        removed[flag] = (last, SERVE_FLAG_UNTIL[flag][1])
+    if not removed:
+        return
+    said = "; ".join(f"{flag} was removed in vLLM {last} ({fix})" for flag, (last, fix) in removed.items())
+    others = [f for f in flags if f not in removed]
+    draft.cause = (f"The launch command carries flags this vLLM no longer has: {said}."
+                   + (f" Not in kvplan's table of removed flags: {', '.join(others)} (removed too, added after this release, "
+                      "a plugin's, or misspelt)." if others else ""))
+    draft.fix = (f"Drop or replace {', '.join(removed)} as said" + (f", and check {', '.join(others)} against `vllm serve "
+                                                                     "--help` of this release" if others else "")
+                 + "; or pin the release the command was written for.")
+    draft.decided_by = f"{', '.join(removed)}: removed from vllm serve (kvplan's table of removed flags, versions.py)"
+    if not others and version:
+        # the log's own release is past each removal; without it the line keeps its other owner (a flag and its value
+        # passed as one list item reads 'unrecognized arguments: --task embed' alike), and stays a hint
+        draft.confidence = max(draft.confidence, 0.8)
+
+
 def _decide_zmq_bind(draft: _Draft, log: StartupLog) -> None:
     """A bare "ZMQError: Address already in use" is one of vLLM's internal sockets, not the HTTP port, whatever the
     generic bind-error reading (another process on the host, the environment's) says of the same line; the line has
@@ -1045,6 +1080,7 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
     _decide_hub_name_resolution(drafts)
     if "invalid_engine_flags" in drafts:
         _decide_parallel_divisibility(drafts["invalid_engine_flags"], log)
+        _decide_removed_flags(drafts["invalid_engine_flags"], log)
     if "gpu_not_detected_in_container" in drafts:
         _decide_no_gpu(drafts["gpu_not_detected_in_container"], log)
         _decide_lone_platform_line(drafts["gpu_not_detected_in_container"])

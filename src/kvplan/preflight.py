@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
 from kvplan.inputs import read_text_or_empty
 from kvplan.resolve import GIB, MIB, is_commit_sha, nvml_reserved_bytes
-from kvplan.versions import MIN_DRIVER_BY_CUDA, MINOR_COMPAT_DRIVER_BY_CUDA_MAJOR, quant_min_capability, rules_for
+from kvplan.versions import (MIN_DRIVER_BY_CUDA, MINOR_COMPAT_DRIVER_BY_CUDA_MAJOR, driver_requirement, quant_min_capability,
+                             rules_for)
 
 if TYPE_CHECKING:
     from kvplan.plan import ColdStartWarning
@@ -519,8 +520,7 @@ def _quantization_gate(quant: Optional[str], cc: tuple[int, int], gpu: GPUInfo, 
 def check_driver(facts: MachineFacts, req: Request) -> list[Finding]:
     if not facts.gpus or not facts.driver_version:
         return []
-    cuda = rules_for(req.vllm_version).wheel_cuda
-    need = MIN_DRIVER_BY_CUDA[cuda]
+    cuda, need = driver_requirement(req.vllm_version)
     have = _version_tuple(facts.driver_version)
     if have >= _version_tuple(need):
         return [Finding("driver", PASS, f"driver {facts.driver_version} >= {need} (CUDA {cuda}, the vLLM {req.vllm_version} wheel)")]

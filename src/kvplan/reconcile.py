@@ -27,7 +27,7 @@ from kvplan.resolve import GIB
 # the file's path and reader live in kvplan.site_calibration (read by every plan without this module); they stay
 # importable from here beside store_site_calibration, which writes the file
 from kvplan.site_calibration import calibration_path, load_site_calibration
-from kvplan.versions import untagged_source_build
+from kvplan.versions import release_token, removed_flag, untagged_source_build
 
 # Why a term differs from the prediction: vllm-memory-model.md §7 ("Why predicted and real pools differ").
 LIKELY_CAUSE: Mapping[str, str] = {
@@ -176,7 +176,12 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
             largest = None  # (the headline keeps its cause: a figure off beside a term planned to the hundredth)
         plan_version = getattr(plan, "vllm_version", None)
         if log.vllm_version and plan_version and str(plan_version) != str(log.vllm_version):
-            notes.append(f"the log is vLLM {log.vllm_version}; the plan used vLLM {plan_version}'s rules")
+            # the gaps then hold the two releases' differences beside the plan's own error: the release comparison
+            # names each term that moves between them (api.release_changes)
+            notes.append(f"the log is vLLM {log.vllm_version}; the plan used vLLM {plan_version}'s rules, so the gaps "
+                         "include what moves between the two releases (`kvplan sweep "
+                         f"{getattr(getattr(plan, 'model', None), 'id', 'MODEL')} ... --vary "
+                         f"vllm_version={release_token(log.vllm_version)},{plan_version}` names each term)")
         if log.fits is not None and getattr(plan, "fits", None) is not None and bool(plan.fits) != bool(log.fits):
             # in words: "the plan says fits=False, the log shows fits=True" read as Python and named neither why the
             # plan refused nor where to look
@@ -766,6 +771,29 @@ def gpu_total_mismatch(log: StartupLog, plan, given: Mapping[str, Any]) -> Optio
             "log's own total)")
 
 
+def log_flags_removed(log: StartupLog, version: Optional[str], skip=frozenset()) -> list[str]:
+    """A note for each flag the log's server was given (its 'non-default args' line, or its command line) that vLLM
+    `version`'s `vllm serve` no longer has (versions.removed_flag): a launch command carried over from the log's
+    release to `version` would be refused there. The arguments in `skip` (those the plan took, which the plan's own
+    checks refuse or drop with a note) are not named twice. An 'args: Namespace(...)' line (up to 0.8) prints every
+    argument, its defaults included, so it says nothing of which were given."""
+    if not version:
+        return []
+    given: dict[str, Any] = {}
+    if any(h.signature == "non_default_args" for h in log.hits):
+        given.update(log.engine_args)
+    given.update(log.command_args)
+    notes = []
+    for name, value in given.items():
+        if name in skip or value is None:
+            continue
+        gone = removed_flag("--" + name.replace("_", "-"), version)
+        if gone is not None:
+            shown = "" if value is True else f" {value}"
+            notes.append(f"the log's server was given --{name.replace('_', '-')}{shown}: {gone[0]} ({gone[1]})")
+    return notes
+
+
 # the words of plan_from_log's note on a log argument it dropped (the CLI qualifies an agreement with it)
 NOT_USABLE = "was not usable"
 
@@ -821,6 +849,7 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
                              f"--gpu {'MI300X' if log.rocm_line else 'H100'}) or --gpu-gib N")
         notes.append(f"the log does not say which GPU it ran on: planned for {here.name}, the GPU detected here "
                      "(pass --gpu if the log came from another machine)")
+    taken = set(kwargs)  # (one the plan refuses is dropped below with its own note)
     for _ in range(len(kwargs) + 1):
         try:
             plan = fit(model, site_calibration=site_calibration, **kwargs)
@@ -854,6 +883,7 @@ def plan_from_log(log: StartupLog, model: str, flags=None, *, site_calibration: 
         mismatch = gpu_total_mismatch(log, plan, given)
         if mismatch:
             notes.append(mismatch)
+        notes += log_flags_removed(log, getattr(plan, "vllm_version", None), skip=taken | set(given))
         return plan, notes
     raise InputError("MODEL", "could not build a plan from the log's arguments", "pass the flags explicitly")
 

@@ -455,6 +455,18 @@ def sweep_warnings(rows: Sequence[dict], varied: Sequence[str], key: str = "warn
     return out
 
 
+def sweep_release_changes(rows: Sequence[dict], varied: Sequence[str]) -> list[Text]:
+    """Over --vary vllm_version: for each row, what moved its pool from the same deployment's first release
+    (api.release_changes), one line per row."""
+    out = []
+    for r in rows:
+        if r.get("release_changes") is None or r.get("error_input"):
+            continue
+        moved = "; ".join(r["release_changes"]) or "nothing moved"
+        out.append(Text(f"{_rows_named([r], varied)} vs {r['compared_with']}: {moved}"))
+    return out
+
+
 def plan_json(p, note: Optional[str], band: Optional[dict]) -> dict:
     """`kvplan fit --json` (the web API's /api/plan adds its charts): the plan, the answer to an inverse question
     (`note`), the validated band."""

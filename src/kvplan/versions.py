@@ -1328,6 +1328,14 @@ MIN_DRIVER_BY_CUDA: dict[str, str] = {
 MINOR_COMPAT_DRIVER_BY_CUDA_MAJOR: dict[int, str] = {11: "450.80.02", 12: "525.60.13", 13: "580.65.06"}
 
 
+def driver_requirement(version: str) -> tuple[str, str]:
+    """(the CUDA runtime of vLLM `version`'s default wheel and image, the NVIDIA driver it needs natively): rules row
+    wheel_cuda and MIN_DRIVER_BY_CUDA, the one reading behind preflight's driver check, scaffold's README and a
+    release comparison."""
+    cuda = rules_for(version).wheel_cuda
+    return cuda, MIN_DRIVER_BY_CUDA[cuda]
+
+
 # Architectures that 0.8-0.10 run only on V0 (they implement SupportsV0Only): (class, first, last release).
 V0_ONLY_ARCHITECTURES: tuple[tuple[str, V, V], ...] = (
     ("Gemma3ForConditionalGeneration", (0, 8, 0), (0, 8, 0)),
@@ -1640,6 +1648,11 @@ SERVE_FLAG_UNTIL: dict[str, tuple[V, str]] = {
     # settings", merged 2025-12-10): 0.13.0's EngineArgs has no task ("unexpected keyword argument 'task'")
     "--task": ((0, 13, 0), "drop it: --runner pooling serves an embed, classify, score or reward model, and generate or "
                            "auto is the default (from Python, runner='pooling', or no task)"),
+    # --swap-space (CacheConfig.swap_space, CPU blocks for V0's preemption by swapping, never GPU memory): removed by
+    # vLLM PR #36216 ("[V0 Deprecation] Remove unused swap_space parameter", merged 2026-03-06, after 0.17.0's
+    # branch): EngineArgs has it in the 0.15.0-0.17.1 wheels and not from 0.18.0 (unslothai/unsloth-zoo issue #1210,
+    # which read inspect.signature(EngineArgs) in every release 0.15.0-0.29.0)
+    "--swap-space": ((0, 18, 0), "drop it: the V1 engine preempts by recomputing and keeps no CPU swap"),
     "--cuda-graph-sizes": ((0, 13, 0), "use --cudagraph-capture-sizes (the sizes) or --max-cudagraph-capture-size N "
                                        "(the grid up to N); from Python, cudagraph_capture_sizes=[...] or "
                                        "max_cudagraph_capture_size=N"),
@@ -1804,11 +1817,21 @@ def _check_flag_exists(name: str, release: V, version: str) -> None:
         raise InputError(name, f"vLLM {version} has no {name} flag (first in vLLM {since}), so its server would "
                          "refuse the launch command" + (f"; {before}" if before else ""),
                          f"drop {name} or use --vllm-version {since} or later")
+    gone = removed_flag(name, version)
+    if gone is not None:
+        raise InputError(name, gone[0], f"{gone[1]}, or use a --vllm-version before {gone[2]}")
+
+
+def removed_flag(name: str, version: str) -> tuple[str, str, str] | None:
+    """(why, fix, the release that removed it) where vLLM `version`'s `vllm serve` no longer has flag `name`
+    (SERVE_FLAG_UNTIL), else None: the one reading behind a flag refused by fit and scaffold and a log's flag that
+    `kvplan reconcile` carries to a later release."""
     gone = SERVE_FLAG_UNTIL.get(name)
-    if gone is not None and release >= gone[0]:
-        last = ".".join(map(str, gone[0]))
-        raise InputError(name, f"vLLM {version} has no {name} flag (removed in vLLM {last}), so its server would "
-                         "refuse the launch command", f"{gone[1]}, or use a --vllm-version before {last}")
+    if gone is None or parse_version(version) < gone[0]:
+        return None
+    last = ".".join(map(str, gone[0]))
+    return (f"vLLM {version} has no {name} flag (removed in vLLM {last}), so its server would refuse the launch "
+            "command", gone[1], last)
 
 
 def check_serve_values(values, version: str) -> None:

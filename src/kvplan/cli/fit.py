@@ -65,9 +65,11 @@ def sweep(
     $ kvplan sweep Qwen/Qwen3-8B --vary gpu=L4,A100-80GB,H100 --plot out.png
     $ kvplan sweep Qwen/Qwen3-8B --gpu L4 --vary kv_cache_dtype=auto,fp8 --csv
     $ kvplan sweep Qwen/Qwen3-32B --vary gpu,tensor_parallel_size=L4:4,H100:1
+    $ kvplan sweep Qwen/Qwen3-8B --gpu L4 --vary vllm_version=0.9.2,0.33.0  # an upgrade
     """
     from kvplan.errors import InputError
-    from kvplan.render import csv_rows, plot_sweep, sweep_errors, sweep_refusals, sweep_table, sweep_warnings, to_json
+    from kvplan.render import (csv_rows, plot_sweep, sweep_errors, sweep_refusals, sweep_release_changes, sweep_table,
+                               sweep_warnings, to_json)
 
     if not vary:
         vary = ["max_model_len=2048,4096,16384,32768"]
@@ -88,7 +90,8 @@ def sweep(
                                                  "error_input", "failure", "error"]))
     else:
         console.print(sweep_table(rows, names))
-        for line in sweep_errors(rows, names) + sweep_refusals(rows, names) + sweep_warnings(rows, names):
+        for line in (sweep_errors(rows, names) + sweep_refusals(rows, names) + sweep_release_changes(rows, names)
+                     + sweep_warnings(rows, names)):
             console.print(line, soft_wrap=True)
     if plot:
         # the validated band of the first plan's model family and era, unless the sweep changes the model or the release
