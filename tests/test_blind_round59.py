@@ -6,7 +6,8 @@ One author's Colab quick-start notebooks (dongukmoon/misc), committed with their
 peak torch memory, non-torch, pool), the blocks, the concurrency at 1,024 tokens and the graphs' size.
 
 At first scoring, before any change: pools +3.53 % and +3.36 %; blocks +3.60 % and +3.34 %; weights -3.02 % on both;
-given the pool, blocks +0.07 % and -0.02 %. Where each figure sits is tested below.
+given the pool, blocks +0.07 % and -0.02 %. Since kvplan plans GPT2LMHeadModel as a generator (with its sampler), the
+pools are -3.15 % and -0.94 %. Where each figure sits is tested below.
 """
 
 from kvplan.validate import predict_record, validate_records
@@ -62,9 +63,10 @@ def test_given_the_pool_the_page_arithmetic_holds():
 
 
 def test_the_pools_are_within_five_percent_and_the_gap_is_the_consumed_memory():
-    # +3.53 / +3.36 %: kvplan's pool is over the log's by what kvplan's weights + non-torch + activation peak fall short
-    # of the profile's consumed memory (the budget less the logged pool, on the logged totals). V0 captures its graphs
-    # after the pool, so no graph term is taken, and the verdicts hold
+    # +3.53 / +3.36 % at first scoring, -3.15 / -0.94 % since gpt2 is planned as a generator (its sampler's 0.48 GiB
+    # charged; tests/test_generative_arch_suffixes.py): kvplan's pool differs from the log's by what kvplan's weights +
+    # non-torch + activation peak differ from the profile's consumed memory (the budget less the logged pool, on the
+    # logged totals). V0 captures its graphs after the pool, so no graph term is taken, and the verdicts hold
     for rid, rec in _records().items():
         got = validate_records([rec])[0]
         assert -5.0 < got.error_pct["kv_cache_gib"] < FIRST_SCORES[rid] + 1.0, rid
