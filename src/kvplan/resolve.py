@@ -1780,6 +1780,23 @@ _ENCODER_ONLY_TYPES = frozenset({"bert", "roberta", "xlm_roberta", "camembert", 
 _LAYER_KIND_SOURCES = ("layer_types", "layers_block_type", "hybrid_override_pattern", "attn_type_list", "attn_layer_period",
                        "full_attention_interval", "layers_num_attention_heads")
 _POOLING_ARCH = re.compile(r"(ForSequenceClassification|ForEmbedding|Model$|ForRewardModel|ForTokenClassification)")
+# names vLLM serves as generators although they end in 'Model': its suffix table puts 'ChatModel' and 'LMHeadModel'
+# (generate) before the bare 'Model' (pooling) (_SUFFIX_TO_DEFAULTS: vllm/config/__init__.py in 0.10.2,
+# vllm/config/model.py in 0.11.0 and 0.33.0), and its registry lists these '*Model' classes among the text-generation and
+# multimodal generators (model_executor/models/registry.py, _TEXT_GENERATION_MODELS / _MULTIMODAL_MODELS, in the 0.10.2,
+# 0.11.0 and 0.33.0 wheels; AquilaModel until 0.11.0, MossAudioModel in 0.33.0)
+_GENERATIVE_ARCH = re.compile(r"(CausalLM|Conditional|ChatModel$|LMHeadModel$)")
+_GENERATIVE_MODEL_CLASSES = frozenset({"AquilaModel", "ChatGLMModel", "MiDashengLMModel", "MossAudioModel", "Qwen2_5OmniModel",
+                                       "UltravoxModel"})
+
+
+def served_as_pooling(archs) -> bool:
+    """Whether vLLM's `--runner auto` (task 'auto' before 0.10.1) serves a checkpoint of these architectures as a pooling
+    model: every name a pooling one (a classifier, a reward model, a bare '*Model' backbone such as BertModel or
+    Qwen2Model) and none a generator's (GPT2LMHeadModel, InternVLChatModel, ChatGLMModel, any *ForCausalLM)."""
+    archs = list(archs or ())
+    return (bool(archs) and all(_POOLING_ARCH.search(a) for a in archs)
+            and not any(_GENERATIVE_ARCH.search(a) or a in _GENERATIVE_MODEL_CLASSES for a in archs))
 
 
 @lru_cache(maxsize=None)
@@ -1938,7 +1955,7 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
         notes.append(f"the config does not say which layers are attention and which recurrent: transformers' default "
                      f"for {model_type} was used ({', '.join(kinds)}); give the checkpoint's own config.json to be sure")
     quant = _quant_spec(text, hf_quant_config, notes)
-    pooling = bool(archs) and all(_POOLING_ARCH.search(a) for a in archs) and not any("CausalLM" in a or "Conditional" in a for a in archs)
+    pooling = served_as_pooling(archs)
     encoder_only = (model_type.replace("-", "_") in _ENCODER_ONLY_TYPES or _get(text, "is_causal", default=True) is False
                     or any(a.endswith("ForMaskedLM") for a in archs))
     if sentence_transformers_pooling and not pooling:
