@@ -4,6 +4,7 @@ collected, and kvplan's graph counts per mode agree with the ones vLLM logs."""
 from __future__ import annotations
 
 import re
+import statistics
 
 import pytest
 
@@ -59,6 +60,15 @@ def test_the_estimate_report_prints_every_candidate(tool, capsys):
     assert "kvplan as it stands" in out and all(label in out for label in tool.ESTIMATE_FORMULAS)
 
 
+# The fifty-eighth blind round's two RTX 5060 Ti starts of a Qwen3-4B fine-tune (tests/data/SOURCES-logs.md) state the
+# model runner v2 estimate too. Fitted with them, the L1 fit moves from 0 GiB + 0.25 MiB to 0.03 GiB + 0.220 MiB; moving
+# the coefficients moves every 0.29+ CUDA plan of the four record files and the shipped residual bands
+# (tools/fit_calibration.py --write-residuals), a refit of its own. Until then they are scored against the coefficients,
+# not fitted: the coefficients are held to the fit on the other rows, and kvplan's error on all rows to what it is now.
+SCORED_NOT_FITTED = {"typhoon2.5-qwen3-4b-rtx5060ti-wsl2-u070-tp1-l8k-seqs256-xinf-v030",
+                     "typhoon2.5-qwen3-4b-rtx5060ti-wsl2-u070-tp1-l8k-v029-cold"}
+
+
 def test_model_runner_v2_estimates_and_the_per_graph_cost_they_imply(tool, capsys):
     """0.29+'s model runner v2 estimate (v1/worker/gpu/cudagraph_utils.py) is the profile's capture + (FULL graphs - 2)
     x the second FULL sample: where a log quotes both, the sample vLLM extrapolated is read back. The 0.29.0 Qwen3.5-4B
@@ -73,7 +83,18 @@ def test_model_runner_v2_estimates_and_the_per_graph_cost_they_imply(tool, capsy
     assert l4["per_graph"] / 1024 ** 2 == pytest.approx(2.17, abs=0.01)
     assert l4["charged"] == pytest.approx(MRV2_G_CONST + MRV2_G_PER * 32 * 51 + 33 * 1024 ** 2, abs=2)
     # the fit the coefficients come from, on all of them and without the L4 start
-    fits = tool.mrv2_estimate_fits(rows)
+    fitted = [r for r in rows if r["id"] not in SCORED_NOT_FITTED]
+    fits = tool.mrv2_estimate_fits(fitted)
     assert [f[:2] for f in fits.values()] == [(MRV2_G_CONST, MRV2_G_PER)] * 2
+    # the rows scored, not fitted: both state 0.38 GiB and kvplan charges 0.48 (36 layers x 51 sizes x 0.25 MiB + 33 x
+    # 1 MiB); on all sixteen kvplan's |error| is median 0.04, p90 0.21, max 0.29 GiB, and the fit with them (0.03 GiB +
+    # 0.220 MiB) 0.02 / 0.25 / 0.31
+    new = [r for r in rows if r["id"] in SCORED_NOT_FITTED]
+    assert len(new) == len(SCORED_NOT_FITTED)
+    assert all(r["logged"] == 0.38 * GIB and 0.05 < (r["charged"] - r["logged"]) / GIB < 0.15 for r in new)
+    errs = [abs(r["charged"] - r["logged"]) / GIB for r in rows]
+    assert statistics.median(errs) <= 0.05 and max(errs) <= 0.30
+    with_new = tool.mrv2_estimate_fits(rows)["all"]
+    assert with_new != (MRV2_G_CONST, MRV2_G_PER)
     tool.mrv2_estimate_report()
     assert "model runner v2's own CUDA-graph estimate" in capsys.readouterr().out

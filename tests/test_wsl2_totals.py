@@ -32,9 +32,12 @@ def _in_catalog(name: str) -> bool:
 def _wsl_records_with_a_total():
     """The validated startups under WSL that print vLLM's total (the notes say WSL; the GPU is a catalog card). The
     fifty-fourth blind round's GTX 1660 Ti starts carry a total too (6.0 GiB, from the 5.1 GiB vLLM's refusal at 0.85
-    printed: the card's 6,144 MiB), but the catalog has no GTX 1660 Ti to compare it with: test_blind_round54 checks it."""
+    printed: the card's 6,144 MiB), but the catalog has no GTX 1660 Ti to compare it with: test_blind_round54 checks it.
+    The fifty-eighth round's RTX 5060Ti 16GB starts print 15.9 GiB, but the catalog holds no nvidia-smi total for that
+    card (only its native CUDA total, 15.48 GiB): test_blind_round58 checks the 15.9 against the source's own nvidia-smi
+    figure (16,311 MiB) instead. Every WSL record whose catalog card has an nvidia-smi total is checked here."""
     return [x for x in RECORDS if "wsl" in (x["id"] + x.get("notes", "")).lower() and x["gpu"]["total_gib"]
-            and _in_catalog(x["gpu"]["name"])]
+            and _in_catalog(x["gpu"]["name"]) and find_gpu(x["gpu"]["name"]).nvidia_smi_total_mib]
 
 
 def test_the_wsl_records_that_print_a_total_print_nvidia_smis():
