@@ -990,6 +990,26 @@ def _round_up(x: int, a: int) -> int:
 MXFP4_MARLIN_ALIGN = (128, 256)
 
 
+# Marlin's fused-MoE thread tiles: the expert's per-rank intermediate size a multiple of 64 (gate_up N = 2 x I a
+# multiple of 128, down K = I a multiple of 64; quantization/utils/marlin_utils.py check_moe_marlin_supports_config)
+MARLIN_MOE_TILE = 64
+
+
+def marlin_moe_width(i_rank: int, hidden: int, group: int, checked: bool = True) -> int:
+    """The per-rank intermediate size of a fused-MoE layer as the Marlin MoE weight prep holds it, from a release that
+    pads (versions.py "marlin_moe_tile_pad"): `i_rank` rounded up to a multiple of lcm(64, `group`) (`group` -1 or 0:
+    per channel; marlin_utils.py marlin_moe_padded_intermediate, 0.25.0-0.33.0), the weights, scales and zero points
+    zero-filled to it. `checked`: the method first asks check_moe_marlin_supports_layer(allow_tile_padding=True)
+    (AWQ, GPTQ, compressed-tensors WNA16), which takes the layer only with the hidden size a multiple of 128 and
+    `i_rank` a multiple of the group; a layer it refuses runs the Moe WNA16 / non-Marlin method on the checkpoint's
+    own shapes (`i_rank` returned). FP8 weight-only Marlin pads without asking (prepare_fp8_moe_layer_for_marlin)."""
+    if i_rank <= 0:
+        return i_rank
+    if checked and (hidden % 128 or (group > 0 and i_rank % group)):
+        return i_rank
+    return _round_up(i_rank, math.lcm(MARLIN_MOE_TILE, group if group > 0 else 1))
+
+
 def mxfp4_moe_backend(gpu_cc: tuple[int, int] | None, hopper_backend: str = "triton",
                       marlin_forced: bool = False) -> str | None:
     """The kernel family that runs MXFP4 MoE experts on a CUDA GPU (quantization/mxfp4.py get_mxfp4_backend 0.16-0.18,
@@ -1142,7 +1162,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                      mxfp4_triton_swizzle_align: int = 1, mxfp4_marlin_forced: bool = False, mrope_cache_factor: int = 4,
                      bnb_nested_absmax: str = "float32", bnb_experts: bool = True,
                      stages: list[tuple[int, int]] | None = None, mla_kv_b_copy: bool = False,
-                     module_paths: tuple = (), exclude_split: bool = False) -> RankWeights:
+                     module_paths: tuple = (), exclude_split: bool = False,
+                     marlin_moe: tuple[int, bool] | None = None) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     `bnb_nested_absmax`, `bnb_experts`: the release's bitsandbytes loading (versions.py "bnb_nested_absmax",
@@ -1156,6 +1177,10 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     `mla_kv_b_copy`: the release keeps, for every MLA layer whose kv_b_proj is quantized, a model-dtype copy of it
     made at load (versions.py "mla_kv_b_copy"): heads/TP x (qk_nope + v) x kv_lora_rank elements per layer and rank,
     on top of the checkpoint's bytes.
+
+    `marlin_moe`: the routed experts run on Marlin's fused MoE in a release whose weight prep pads them
+    (plan.marlin_moe_experts): (the quantization's group size, -1 per channel; whether the method checks the shape
+    first), read by marlin_moe_width.
 
     `dp`: data-parallel engines. Without expert parallelism vLLM shards a MoE model's experts over all TP x DP ranks
     (fused_moe FusedMoEParallelConfig flatten_tp_across_dp; layer.py "self.tp_size * self.dp_size" from 0.8), so each
@@ -1201,6 +1226,16 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         tile = 256 if gpu_vendor.upper() == "AMD" else 128
         pad = _round_up(i_rank, tile) / i_rank if i_rank else 1.0
         pad_note = f"MXFP4 experts padded to {_round_up(i_rank, tile)} rows per rank (x{pad:.4f})"
+    marlin_padded = False  # the pad is Marlin MoE's: it reaches quantized experts only (unquantized ones run without it)
+    if layout is None and marlin_moe is not None and spec.num_experts and not spec.compressed_attention:
+        # Marlin MoE pads the experts' intermediate size to its thread tiles (marlin_moe_width): the weights, scales
+        # and zero points grow with it, as the MXFP4 layout's do
+        i_rank = spec.moe_intermediate_size // (1 if ep > 1 else moe_tp)
+        width = marlin_moe_width(i_rank, spec.hidden_size, *marlin_moe)
+        if width != i_rank:
+            pad, marlin_padded = width / i_rank, True
+            pad_note = (f"Marlin MoE: each expert's intermediate size on the rank padded {i_rank} -> {width} to the "
+                        f"kernel's thread tiles (x{pad:.4f} on the experts' weights, scales and zero points)")
     if pad_note and pad != 1.0:
         notes.append(pad_note)
 
@@ -1223,7 +1258,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
             # expert parallel: ceil(E / ep) whole experts on the busiest rank (fused_moe determine_expert_map,
             # section 5); otherwise every expert sliced by TP. Kernel padding applies either way.
             share = math.ceil(spec.num_experts / ep) / spec.num_experts if ep > 1 else 1 / moe_tp
-            return c.params * share * pad
+            return c.params * share * (1.0 if marlin_padded and bytes_per_param(c) >= db else pad)
         if c.shard in ("tp", "vocab"):
             return c.params / tp
         if c.shard == "kv":  # KV heads are replicated when there are fewer than TP ranks
