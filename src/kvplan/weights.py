@@ -239,7 +239,10 @@ def _recurrent_params(spec: ModelSpec, layer: int) -> list[Component]:
         dt_rank = int(spec.text_config.get("mamba_dt_rank") or spec.text_config.get("time_step_rank") or math.ceil(h / 16))
         proj = h * 2 * i + i * (dt_rank + 2 * n) + dt_rank * i + i * h
         small = i * (k + 1) + i + i * n + i
-        return [Component("mixer", proj, "tp", layer, True), Component("mixer_small", small, "tp", layer, False)]
+        # vLLM builds a Mamba-1 mixer's in_proj, x_proj, dt_proj and out_proj with no quant_config, so no method
+        # converts them: models/jamba.py JambaMambaMixer (0.6.3), layers/mamba/mamba_mixer.py MambaMixer (0.10.2,
+        # 0.14.1, 0.24.0-0.33.0 wheels; Jamba, Mamba, FalconMamba); Mamba-2's MambaMixer2 passes it to in_proj and out_proj
+        return [Component("mixer", proj, "tp", layer, False), Component("mixer_small", small, "tp", layer, False)]
     if rec.kind == "linear":
         return [Component("self_attn", 4 * h * h, "tp", layer, True)]
     raise UndeterminedError("config", f"cannot count the weights of {rec.kind} layers", "give a checkpoint folder or Hub id for exact bytes")
@@ -808,13 +811,40 @@ _LAYER_PATHS = {"gpt_oss": {"attn": "attn", "router": "mlp.router"},
                 "granitemoe": {"moe": "block_sparse_moe", "shared": "shared_mlp"},
                 "gemma4": {"moe": "", "router": "router"},
                 "jamba": {"attn": "", "mlp": "feed_forward", "moe": "feed_forward", "router": "feed_forward.router"},
-                "nemotron_h": {"attn": "mixer", "mlp": "mixer", "moe": "mixer"}}
+                "nemotron_h": {"attn": "mixer", "mlp": "mixer", "moe": "mixer", "mamba": "mixer"},
+                "mamba2": {"mamba": "mixer", "layers": "backbone.layers"}}
+# model types whose layers vLLM builds with modules of their own names, matched whole (phi is not phi3): where the
+# layers sit ("layers"), the attention's fused QKV and output projections ("qkv", "o"), a two-matrix MLP's up and down
+# projections ("up", "down"), as the model files name them: phi.py PhiAttention qkv_proj / dense, PhiMLP fc1 / fc2;
+# gpt2.py and gpt_bigcode.py transformer.h.N.attn.c_attn / c_proj, mlp.c_fc / c_proj; starcoder2.py mlp.c_fc / c_proj;
+# gpt_neox.py gpt_neox.layers.N.attention.query_key_value / dense, mlp.dense_h_to_4h / dense_4h_to_h; falcon.py and
+# bloom.py transformer.h.N.self_attention.query_key_value / dense, mlp.dense_h_to_4h / dense_4h_to_h; opt.py
+# model.decoder.layers.N.self_attn.qkv_proj / out_proj, fc1 / fc2 under the layer; gpt_j.py transformer.h.N.attn.qkv_proj /
+# out_proj, mlp.fc_in / fc_out; mpt.py transformer.blocks.N.attn.Wqkv / out_proj, ffn.up_proj / down_proj (0.24.0 and
+# 0.31.0 wheels; the releases that serve phi, gpt_neox, starcoder2, gpt_bigcode or mpt through the Transformers backend
+# keep these leaf names, their prefixes not read).
+_OWN_LAYER_PATHS = {
+    "phi": {"o": "dense", "up": "fc1", "down": "fc2"},
+    "gpt2": {"layers": "transformer.h", "attn": "attn", "qkv": "c_attn", "o": "c_proj", "up": "c_fc", "down": "c_proj"},
+    "gpt_bigcode": {"layers": "transformer.h", "attn": "attn", "qkv": "c_attn", "o": "c_proj", "up": "c_fc",
+                    "down": "c_proj"},
+    "starcoder2": {"up": "c_fc", "down": "c_proj"},
+    "gpt_neox": {"layers": "gpt_neox.layers", "attn": "attention", "qkv": "query_key_value", "o": "dense",
+                 "up": "dense_h_to_4h", "down": "dense_4h_to_h"},
+    "falcon": {"layers": "transformer.h", "attn": "self_attention", "qkv": "query_key_value", "o": "dense",
+               "up": "dense_h_to_4h", "down": "dense_4h_to_h"},
+    "bloom": {"layers": "transformer.h", "attn": "self_attention", "qkv": "query_key_value", "o": "dense",
+              "up": "dense_h_to_4h", "down": "dense_4h_to_h"},
+    "opt": {"layers": "model.decoder.layers", "o": "out_proj", "mlp": "", "up": "fc1", "down": "fc2"},
+    "gptj": {"layers": "transformer.h", "attn": "attn", "o": "out_proj", "up": "fc_in", "down": "fc_out"},
+    "mpt": {"layers": "transformer.blocks", "attn": "attn", "qkv": "Wqkv", "o": "out_proj", "mlp": "ffn"},
+}
 
 
 def _layer_paths(model_type: str, module_paths: tuple = ()) -> dict[str, str]:
     """Where `model_type`'s layer parts sit in the newest release, with a release's own (model_type prefix, part,
     path) rows over them (versions.py "layer_module_paths")."""
-    paths = dict(next((v for k, v in _LAYER_PATHS.items() if model_type.startswith(k)), {}))
+    paths = dict(_OWN_LAYER_PATHS.get(model_type) or next((v for k, v in _LAYER_PATHS.items() if model_type.startswith(k)), {}))
     paths.update({part: path for prefix, part, path, _ in module_paths if model_type.startswith(prefix)})
     return paths
 
@@ -844,9 +874,13 @@ def component_modules(c: Component, model_type: str = "", module_paths: tuple = 
     if c.kind == "g_proj":
         return (_join(attn, "g_proj"),)
     if c.name in ("self_attn", "kv_proj"):
-        return (_join(attn, "qkv_proj"), _join(attn, "o_proj"))
+        return (_join(attn, paths.get("qkv", "qkv_proj")), _join(attn, paths.get("o", "o_proj")))
+    if c.name == "mlp" and c.kind == UNGATED:  # an MLP without a gate builds its up projection alone (gated_mlp)
+        return (_join(mlp, paths.get("up", "up_proj")), _join(mlp, paths.get("down", "down_proj")))
     if c.name == "mlp":
-        return (f"{mlp}.gate_up_proj", f"{mlp}.down_proj")
+        return (_join(mlp, "gate_up_proj"), _join(mlp, "down_proj"))
+    if c.name == "mixer":  # a Mamba-2 mixer's projections (layers/mamba/mamba_mixer2.py MambaMixer2: in_proj, out_proj)
+        return (_join(paths.get("mamba", "mamba"), "in_proj"), _join(paths.get("mamba", "mamba"), "out_proj"))
     if c.name == "experts":
         return (_join(moe, "experts"),)
     if c.name == "shared_expert":
@@ -905,6 +939,9 @@ def _module_skipped(c: Component, q: QuantSpec, model_type: str = "", module_pat
         mtp = next((v for k, v in MTP_LAYER_PREFIXES.items() if model_type.startswith(k)), None)
         return bool(mtp) and _module_skipped(replace(c, name=c.name[4:], layer=0), q, model_type, module_paths, mtp)
     modules = component_modules(c, model_type, module_paths)
+    own = _layer_paths(model_type, module_paths).get("layers")
+    if own and prefixes == LAYER_PREFIXES:  # a model whose layers vLLM builds elsewhere (transformer.h, backbone.layers)
+        prefixes = (own,)
     how = {"substring": q.method in SUBSTRING_SKIP_METHODS, "wildcard": q.method in WILDCARD_SKIP_METHODS,
            "parts": q.method in PART_SKIP_METHODS}
     if c.name == "vision":
@@ -919,8 +956,6 @@ def _module_skipped(c: Component, q: QuantSpec, model_type: str = "", module_pat
 
     if named(modules):
         return True
-    if c.name == "mlp" and c.kind == UNGATED:  # an MLP without a gate builds up_proj alone (gated_mlp)
-        return named((modules[0].replace("gate_up_proj", "up_proj"), modules[1]))
     if c.kind == "mla":
         return named(("self_attn.q_proj",) + modules[1:])
     if c.name == "experts":
