@@ -321,7 +321,8 @@ def test_an_mtp_drafter_is_asked_by_the_names_vllm_builds_for_it():
     assert "mtp.layers.0.self_attn.q_proj" in m.quant.skip and m.mtp_layers == 1
     drafter = {c.name: c for c in mtp_components(m, count_weights(m)) if c.quantizable}
     kept = {n for n, c in drafter.items() if _skipped(c, m.quant, m.model_type)}
-    assert kept == {"mtp.self_attn", "mtp.kv_proj", "mtp.shared_expert"}  # its experts are not listed: FP8
+    # its experts are not listed: FP8; mtp.fc (the 2H -> H projection, a quantized ColumnParallelLinear) is listed
+    assert kept == {"mtp.self_attn", "mtp.kv_proj", "mtp.shared_expert", "mtp.eh_proj"}
     widened = sum(drafter[n].params for n in kept) * (2 - bytes_per_quantized_param(m.quant))
     with_mtp = weights_per_rank(m, tp=1, mtp=True).bytes - weights_per_rank(m, tp=1).bytes
     unlisted = replace(m, quant=replace(m.quant, skip=tuple(e for e in m.quant.skip if not e.startswith("mtp."))))

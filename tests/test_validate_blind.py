@@ -314,7 +314,11 @@ def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
 # carry that total: pool +21.35 -> -1.61 %, tokens +21.33 / +22.54 -> -1.63 / -0.80 %; the one hundred and eighty-five
 # measure KV GiB 1.02/8.73/57.71, tokens 1.09/10.38/66.35, concurrency 1.02/10.22/66.18, so the tokens and concurrency
 # p90 bounds are back at 11 %.
-BOUNDS = [("weights_gib", 0.5, 2.0, 30.0), ("kv_cache_gib", 4.5, 10.0, 58.0), ("kv_cache_tokens", 4.5, 11.0, 67.0),
+# Qwen3-Next / Qwen3.5's MTP fc is a ColumnParallelLinear split over TP (qwen3_5_mtp.py, 0.17.1-0.33.0), not a
+# replicated matrix: the AEON-7 stand-ins (ModelOpt NVFP4, their fc bf16 from 0.20.0) hold 1/TP of its 105 MB per rank,
+# moving the worst weights from -29.44 to -30.51 % (TP 4) and the worst KV GiB from 57.71 to 58.48 % (TP 2); the
+# medians and p90s stay. The worst-case bounds move to 31 and 59 %.
+BOUNDS = [("weights_gib", 0.5, 2.0, 31.0), ("kv_cache_gib", 4.5, 10.0, 59.0), ("kv_cache_tokens", 4.5, 11.0, 67.0),
           ("max_concurrency", 4.5, 11.0, 67.0)]
 
 

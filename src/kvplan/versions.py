@@ -1027,6 +1027,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 0.28.0, 0.29.0 wheels); "all": every Marlin MoE layer (allow_tile_padding=True: 0.30.0, 0.31.0, 0.32.0, 0.33.0).
     # weights.marlin_moe_width; plan.marlin_moe_experts.
     "marlin_moe_tile_pad": [((0, 0, 0), ""), ((0, 25, 0), "no_actorder"), ((0, 30, 0), "all")],
+    # The model types whose MTP drafter builds its fc (the 2H -> H projection) without the quant_config when the
+    # checkpoint is ModelOpt NVFP4 (quant_config.get_name() == "modelopt_fp4": fc_quant = None, "mtp.fc is stored as
+    # BF16 in NVFP4 checkpoints but is missing from hf_quant_config.json exclude_modules", vLLM PR #38650): Qwen3.5 from
+    # 0.20.0 (models/qwen3_5_mtp.py; 0.17.1-0.19.0 pass quant_config), Qwen3-Next from 0.25.0 (qwen3_next_mtp.py,
+    # "mirroring the Qwen3.5 MTP handling (PR #38832)"; 0.17.1-0.24.0 pass quant_config); read through 0.33.0.
+    # Every other method quantizes it unless the skip list names mtp.fc (weights.mtp_components).
+    "mtp_fc_nvfp4_unquantized": [((0, 0, 0), ()), ((0, 20, 0), ("qwen3_5",)), ((0, 25, 0), ("qwen3_5", "qwen3_next"))],
     # From 0.32 the Qwen3-VL and Qwen3.5/3.6 decoder layers pass get_rope a positions factor of 1 (4 only with video
     # pruning, --video-pruning-rate > 0: models/qwen3_vl.py mrope_positions_factor, used by qwen3_vl_moe.py and
     # qwen3_5.py Qwen3_5DecoderLayer; rotary_embedding/mrope.py cache_max_position_num = max_position_embeddings x
@@ -1294,6 +1301,7 @@ class VersionRules:
     awq_auto_marlin: bool
     mla_kv_b_copy: bool
     marlin_moe_tile_pad: str
+    mtp_fc_nvfp4_unquantized: tuple[str, ...]
     qwen3_mrope_positions_one: bool
     mm_video_padding: bool
     qwen3_vl_deepstack_buffers: bool

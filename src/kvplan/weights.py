@@ -937,6 +937,9 @@ def _module_skipped(c: Component, q: QuantSpec, model_type: str = "", module_pat
     (EXPERT_ENTRY_METHODS); a shared expert by its plural name (DeepSeek, GLM: shared_experts)."""
     if c.name.startswith("mtp."):  # the drafter's copy of a decoder-layer component (mtp_components), its layer 0
         mtp = next((v for k, v in MTP_LAYER_PREFIXES.items() if model_type.startswith(k)), None)
+        if c.name == "mtp.eh_proj":  # Qwen's drafter builds it as mtp.fc, outside the layers
+            return bool(mtp) and names_module(q.skip, "mtp.fc", substring=q.method in SUBSTRING_SKIP_METHODS,
+                                              wildcard=q.method in WILDCARD_SKIP_METHODS, parts=q.method in PART_SKIP_METHODS)
         return bool(mtp) and _module_skipped(replace(c, name=c.name[4:], layer=0), q, model_type, module_paths, mtp)
     modules = component_modules(c, model_type, module_paths)
     own = _layer_paths(model_type, module_paths).get("layers")
@@ -1145,9 +1148,15 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
     if not full or not spec.mtp_layers:
         return []
     template = [c for c in count.components if c.layer == full[-1]]
+    # the 2H -> H projection: DeepSeek / GLM build eh_proj as a plain nn.Linear, replicated and never quantized
+    # (deepseek_mtp.py, glm4_moe_mtp.py DeepSeekMultiTokenPredictorLayer / Glm4MoeMultiTokenPredictorLayer, 0.33.0);
+    # Qwen3-Next / Qwen3.5 build mtp.fc as a ColumnParallelLinear split over TP with the model's quant_config
+    # (qwen3_next_mtp.py 0.10.2-0.33.0, qwen3_5_mtp.py 0.17.1-0.33.0), which a skip list may name (_module_skipped)
+    qwen = any(spec.model_type.startswith(k) for k in MTP_LAYER_PREFIXES)
+    fc = Component("mtp.eh_proj", 2 * h * h, "tp" if qwen else "replicated", None, qwen)
     for _ in range(spec.mtp_layers):
         out += [replace(c, name=f"mtp.{c.name}", layer=None) for c in template]
-        out += [Component("mtp.eh_proj", 2 * h * h, "replicated", None, False), Component("mtp.norm", 3 * h, "replicated", None, False)]
+        out += [fc, Component("mtp.norm", 3 * h, "replicated", None, False)]
         if spec.model_type.startswith(("deepseek_v3", "deepseek_v32", "kimi_k2")):
             out += [Component("mtp.embed_tokens", v_pad * h, "vocab", None, False),
                     Component("mtp.shared_head", v_pad * h, "vocab", None, False)]
@@ -1198,7 +1207,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                      bnb_nested_absmax: str = "float32", bnb_experts: bool = True,
                      stages: list[tuple[int, int]] | None = None, mla_kv_b_copy: bool = False,
                      module_paths: tuple = (), exclude_split: bool = False,
-                     marlin_moe: tuple[int, bool] | None = None) -> RankWeights:
+                     marlin_moe: tuple[int, bool] | None = None, mtp_fc_unquantized: bool = False) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     `bnb_nested_absmax`, `bnb_experts`: the release's bitsandbytes loading (versions.py "bnb_nested_absmax",
@@ -1216,6 +1225,9 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     `marlin_moe`: the routed experts run on Marlin's fused MoE in a release whose weight prep pads them
     (plan.marlin_moe_experts): (the quantization's group size, -1 per channel; whether the method checks the shape
     first), read by marlin_moe_width.
+
+    `mtp_fc_unquantized`: the release builds the MTP drafter's fc without the quant_config for this checkpoint
+    (versions.py "mtp_fc_nvfp4_unquantized").
 
     `dp`: data-parallel engines. Without expert parallelism vLLM shards a MoE model's experts over all TP x DP ranks
     (fused_moe FusedMoEParallelConfig flatten_tp_across_dp; layer.py "self.tp_size * self.dp_size" from 0.8), so each
@@ -1317,6 +1329,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     if stages is None or len(stages) != pp or stages[-1][1] != count.num_layers:  # a split of other layers: not these
         stages = pp_layer_split(count.num_layers, pp)
     drafter = mtp_components(spec, count) if mtp else []
+    if mtp_fc_unquantized:
+        drafter = [replace(c, quantizable=False) if c.name == "mtp.eh_proj" else c for c in drafter]
     drafter_rank = sum(bytes_of(c, True) for c in drafter)
     stage_bytes = []
     stage_widened: list[float] = []  # per stage: what loading adds to the stored bytes (bitsandbytes statistics)

@@ -113,7 +113,10 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                             module_paths=rules.layer_module_paths, exclude_split=split,
                             stages=pp_stages(model, args, rules) if pp > 1 else None,
                             mla_kv_b_copy=rules.mla_kv_b_copy,
-                            marlin_moe=marlin_moe_experts(model, gpu, rules, quant))
+                            marlin_moe=marlin_moe_experts(model, gpu, rules, quant),
+                            mtp_fc_unquantized=(quant is not None and quant.method == "modelopt"
+                                                and str(quant.scheme or "").startswith("nvfp4")
+                                                and model.model_type.startswith(rules.mtp_fc_nvfp4_unquantized)))
 
 
 def _quantization_config(model: ModelSpec) -> dict:
