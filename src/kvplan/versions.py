@@ -1034,6 +1034,14 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # "mirroring the Qwen3.5 MTP handling (PR #38832)"; 0.17.1-0.24.0 pass quant_config); read through 0.33.0.
     # Every other method quantizes it unless the skip list names mtp.fc (weights.mtp_components).
     "mtp_fc_nvfp4_unquantized": [((0, 0, 0), ()), ((0, 20, 0), ("qwen3_5",)), ((0, 25, 0), ("qwen3_5", "qwen3_next"))],
+    # Whether compressed-tensors asks a MoE layer's experts of the ignore list: from 0.12.0
+    # CompressedTensorsMoEMethod.get_moe_method asks get_scheme_dict of expert 0's gate_proj / up_proj / down_proj
+    # (should_ignore_layer, then the targets; an ignored set runs unquantized). Before, it takes
+    # target_scheme_map["Linear"]'s scheme for every MoE layer whatever the ignore list names (compressed_tensors_moe.py,
+    # read in 0.7.3, 0.9.2, 0.10.2, 0.11.0, 0.11.1, 0.11.2: "TODO ... check if the layer is being ignored"; from 0.10.2
+    # a config without a "Linear" target falls back to a target matching re:.*down_proj.* and the like).
+    # weights_per_rank(ct_experts_ignore).
+    "ct_moe_ignore_read": [((0, 0, 0), False), ((0, 12, 0), True)],
     # From 0.32 the Qwen3-VL and Qwen3.5/3.6 decoder layers pass get_rope a positions factor of 1 (4 only with video
     # pruning, --video-pruning-rate > 0: models/qwen3_vl.py mrope_positions_factor, used by qwen3_vl_moe.py and
     # qwen3_5.py Qwen3_5DecoderLayer; rotary_embedding/mrope.py cache_max_position_num = max_position_embeddings x
@@ -1302,6 +1310,7 @@ class VersionRules:
     mla_kv_b_copy: bool
     marlin_moe_tile_pad: str
     mtp_fc_nvfp4_unquantized: tuple[str, ...]
+    ct_moe_ignore_read: bool
     qwen3_mrope_positions_one: bool
     mm_video_padding: bool
     qwen3_vl_deepstack_buffers: bool

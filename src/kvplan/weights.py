@@ -1164,12 +1164,14 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
 
 
 def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str = "kept", bnb_experts: bool = True,
-                      model_type: str = "", module_paths: tuple = ()):
+                      model_type: str = "", module_paths: tuple = (), experts_skip: bool = True):
     """Bytes per parameter of a component as stored and loaded: its own dtype where the count fixes one, the
     checkpoint's per-module precision where it lists them, the quantized width where the quantization applies.
     `bnb_nested_absmax` "kept" sizes bitsandbytes statistics as a checkpoint stores them; `bnb_experts` False keeps
     MoE experts in the model dtype under bitsandbytes (releases before 0.10.0, versions.py "bnb_quantizes_experts").
-    `model_type` and `module_paths` name the modules a skip list is asked about (_LAYER_PATHS)."""
+    `model_type` and `module_paths` name the modules a skip list is asked about (_LAYER_PATHS). `experts_skip` False:
+    the routed experts are converted whatever the skip list says (compressed-tensors before 0.12.0: versions.py
+    "ct_moe_ignore_read")."""
     mixed = dict(quant.module_bytes) if quant is not None else {}
 
     def bytes_per_param(c: Component) -> float:
@@ -1182,7 +1184,8 @@ def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str =
             converted = quant is not None and quant.applies_to == "all_linear" and quant.method == "bitsandbytes"
         if quant is not None and quant.method == "bitsandbytes" and c.kind == "experts" and not bnb_experts:
             converted = False
-        if quant is not None and converted and not _skipped(c, quant, model_type, module_paths):
+        if (quant is not None and converted
+                and not ((experts_skip or c.kind != "experts") and _skipped(c, quant, model_type, module_paths))):
             return bytes_per_quantized_param(quant, bnb_nested_absmax)  # a method it cannot size (no bits) raises
         return db
 
@@ -1207,7 +1210,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                      bnb_nested_absmax: str = "float32", bnb_experts: bool = True,
                      stages: list[tuple[int, int]] | None = None, mla_kv_b_copy: bool = False,
                      module_paths: tuple = (), exclude_split: bool = False,
-                     marlin_moe: tuple[int, bool] | None = None, mtp_fc_unquantized: bool = False) -> RankWeights:
+                     marlin_moe: tuple[int, bool] | None = None, mtp_fc_unquantized: bool = False,
+                     ct_experts_ignore: bool = True) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     `bnb_nested_absmax`, `bnb_experts`: the release's bitsandbytes loading (versions.py "bnb_nested_absmax",
@@ -1228,6 +1232,10 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
 
     `mtp_fc_unquantized`: the release builds the MTP drafter's fc without the quant_config for this checkpoint
     (versions.py "mtp_fc_nvfp4_unquantized").
+
+    `ct_experts_ignore` False: the release builds a compressed-tensors checkpoint's routed experts with the "Linear"
+    group's scheme whatever its ignore list names (versions.py "ct_moe_ignore_read", before 0.12.0); the checkpoint's
+    files still hold the experts it ignored in the model dtype.
 
     `dp`: data-parallel engines. Without expert parallelism vLLM shards a MoE model's experts over all TP x DP ranks
     (fused_moe FusedMoEParallelConfig flatten_tp_across_dp; layer.py "self.tp_size * self.dp_size" from 0.8), so each
@@ -1290,9 +1298,17 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     # exact checkpoint bytes are spread as the unquantized count spreads them; without them nothing sizes the weights
     bytes_per_param = _param_bytes_rule(None if unsized and spec.checkpoint is not None else quant, db,
                                         bnb_nested_absmax, bnb_experts, spec.model_type, module_paths)
+    # compressed-tensors before 0.12.0: every MoE layer's experts take the "Linear" group's scheme, the ignore list unread
+    ct_experts_built = (quant is not None and quant.method == "compressed-tensors" and bool(quant.skip) and not unsized
+                        and not ct_experts_ignore)
+    if ct_experts_built:
+        bytes_per_param = _param_bytes_rule(quant, db, bnb_nested_absmax, bnb_experts, spec.model_type, module_paths,
+                                            experts_skip=False)
     # a double-quantized bitsandbytes checkpoint stores 8-bit statistics that vLLM 0.10+ holds as float32
-    widened = quant is not None and quant.method == "bitsandbytes" and quant.double_quant and bnb_nested_absmax != "kept"
-    as_stored = _param_bytes_rule(quant, db, "kept", bnb_experts, spec.model_type, module_paths) if widened else bytes_per_param
+    bnb_widened = quant is not None and quant.method == "bitsandbytes" and quant.double_quant and bnb_nested_absmax != "kept"
+    widened = bnb_widened or ct_experts_built  # the loaded bytes differ from what the files hold
+    as_stored = (_param_bytes_rule(quant, db, "kept" if bnb_widened else bnb_nested_absmax, bnb_experts, spec.model_type,
+                                   module_paths) if widened else bytes_per_param)
 
     def params_on_rank(c: Component) -> float:
         if c.kind == "expert_bias":
@@ -1363,6 +1379,10 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         stage_layers.append(layers)
         stage_widened.append(widen)
         stage_uses.append(uses)
+    if ct_experts_built and any(stage_widened):
+        notes.append(f"compressed-tensors before 0.12.0: the routed experts its ignore list names are built with the "
+                     f"'Linear' group's scheme all the same (CompressedTensorsMoEMethod.get_moe_method reads no ignore "
+                     f"list): {min(stage_widened) / 1024 ** 3:+.2f} GiB per rank against the files' 16-bit experts")
     # what the files hold: a tensor vLLM copies at load from another is not in them (it scales with the checkpoint's
     # bytes like its source)
     counted_total = sum(bytes_of(c, False) for c in count.components if c.kind != LOAD_COPY)
@@ -1394,8 +1414,9 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
             stage_uses = [{k: v * (n / b if b else 1.0) for k, v in u.items()} for u, b, n in zip(stage_uses, stage_bytes, loaded)]
             stage_layers = [v * (n / b if b else 1.0) for v, b, n in zip(stage_layers, stage_bytes, loaded)]
             stage_bytes = loaded
-            notes.append(f"bitsandbytes double-quantized statistics dequantized to float32 at load: "
-                         f"+{max(stage_widened) / 1024 ** 3:.2f} GiB over the checkpoint's bytes per rank")
+            if bnb_widened:
+                notes.append(f"bitsandbytes double-quantized statistics dequantized to float32 at load: "
+                             f"+{max(stage_widened) / 1024 ** 3:.2f} GiB over the checkpoint's bytes per rank")
         else:
             scale = ckpt_bytes / counted_total
             stage_bytes = [b * scale for b in stage_bytes]

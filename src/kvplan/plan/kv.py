@@ -116,7 +116,8 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                             marlin_moe=marlin_moe_experts(model, gpu, rules, quant),
                             mtp_fc_unquantized=(quant is not None and quant.method == "modelopt"
                                                 and str(quant.scheme or "").startswith("nvfp4")
-                                                and model.model_type.startswith(rules.mtp_fc_nvfp4_unquantized)))
+                                                and model.model_type.startswith(rules.mtp_fc_nvfp4_unquantized)),
+                            ct_experts_ignore=rules.ct_moe_ignore_read)
 
 
 def _quantization_config(model: ModelSpec) -> dict:
