@@ -111,3 +111,19 @@ def test_no_marlin_moe_no_padding():
     a = fit(kept, "A100", tensor_parallel_size=8, vllm_version="0.24.0")
     b = fit(kept, "A100", tensor_parallel_size=8, vllm_version="0.33.0")
     assert _experts(a) == _experts(b) and math.isclose(a.weights_bytes, b.weights_bytes, rel_tol=1e-12)
+
+
+def test_gptq_act_order_is_read_as_auto_gptq_reads_it():
+    """AutoGPTQConfig reads desc_act with one group per channel as no act order, and takes symmetric weights only
+    (auto_gptq.py, 0.25.0): desc_act in groups of 32 keeps the strict check until 0.30.0, per channel it pads."""
+    a100, raw = find_gpu("A100"), copy.deepcopy(resolve_model(MODEL).raw_config)
+
+    def gptq(**qc):
+        return normalize(dict(raw, quantization_config=dict({"quant_method": "gptq", "bits": 4, "sym": True}, **qc)),
+                         model_id="test/Qwen3-30B-A3B-GPTQ", source="test")
+    grouped, channel = gptq(group_size=32, desc_act=True), gptq(group_size=-1, desc_act=True)
+    assert marlin_moe_experts(grouped, a100, rules_for("0.29.0"), grouped.quant) is None
+    assert marlin_moe_experts(grouped, a100, rules_for("0.30.0"), grouped.quant) == (32, True)
+    assert marlin_moe_experts(channel, a100, rules_for("0.29.0"), channel.quant) == (-1, True)
+    asym = gptq(group_size=32, desc_act=False, sym=False)
+    assert marlin_moe_experts(asym, a100, rules_for("0.33.0"), asym.quant) is None

@@ -162,8 +162,10 @@ def marlin_moe_experts(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quan
     group = quant.group_size or -1
     if quant.method == "awq" and quant.bits == 4:
         actorder = False
-    elif quant.method == "gptq" and quant.bits in (4, 8):
-        actorder = bool(qc.get("desc_act"))
+    elif quant.method == "gptq" and quant.bits in (4, 8) and qc.get("sym", True) is not False:
+        # AutoGPTQConfig's Marlin types are symmetric 4- and 8-bit; act order with one group per channel is read as
+        # none (auto_gptq.py AutoGPTQConfig.__init__, 0.25.0)
+        actorder = bool(qc.get("desc_act")) and group > 0
     elif quant.method == "compressed-tensors" and quant.bits in (4, 8) and str(quant.scheme or "").startswith("int"):
         weights, activations = _ct_weight_group(model)
         if activations:  # W8A8 / W4A8 integer schemes: other MoE methods
