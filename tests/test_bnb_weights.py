@@ -88,8 +88,9 @@ def test_bitsandbytes_asks_a_fused_module_by_its_own_name():
 def test_bitsandbytes_asks_a_gated_mlp_by_its_fused_name():
     """A gated MLP is built as one gate_up_proj (MergedColumnParallelLinear), which bitsandbytes asks by its own name
     (no packed_modules_mapping: bitsandbytes.py, 0.24.0): gate_proj, up_proj and down_proj listed apart leave
-    Qwen2.5-7B's MLPs 4-bit. A two-matrix MLP (phi-2: up, activation, down) is asked by its up and down projections,
-    so the same names keep it in the model dtype."""
+    Qwen2.5-7B's MLPs 4-bit. A two-matrix MLP is asked by the names its model file gives its up and down projections:
+    phi-2's are mlp.fc1 and mlp.fc2 (models/phi.py PhiMLP, 0.24.0, 0.31.0), so 'fc1' and 'fc2' keep it in the model
+    dtype and 'up_proj' / 'down_proj' name nothing of it."""
     _, spec = _qwen25_7b(BNB4_QC)
     base, base_stored = weights_per_rank(spec).bytes, stored_bytes(spec)
 
@@ -108,8 +109,9 @@ def test_bitsandbytes_asks_a_gated_mlp_by_its_fused_name():
     phi = normalize(dict(rec["model"]["config"], quantization_config=BNB4_QC), model_id="test/phi-2-bnb-4bit", source="test")
     assert not gated_mlp(phi)
     phi_mlp = sum(c.params for c in count_weights(phi).components if c.name == "mlp")
-    kept = weights_per_rank(skipping(phi, "up_proj", "down_proj")).bytes - weights_per_rank(phi).bytes
+    kept = weights_per_rank(skipping(phi, "fc1", "fc2")).bytes - weights_per_rank(phi).bytes
     assert phi_mlp > 0 and kept == pytest.approx(phi_mlp * (2 - bytes_per_quantized_param(phi.quant, "float32")), abs=2)
+    assert weights_per_rank(skipping(phi, "up_proj", "down_proj")).bytes == weights_per_rank(phi).bytes
 
 
 def test_same_checkpoint_two_releases_two_logged_weights():

@@ -321,7 +321,8 @@ def test_an_mtp_drafter_is_asked_by_the_names_vllm_builds_for_it():
     assert "mtp.layers.0.self_attn.q_proj" in m.quant.skip and m.mtp_layers == 1
     drafter = {c.name: c for c in mtp_components(m, count_weights(m)) if c.quantizable}
     kept = {n for n, c in drafter.items() if _skipped(c, m.quant, m.model_type)}
-    assert kept == {"mtp.self_attn", "mtp.kv_proj", "mtp.shared_expert"}  # its experts are not listed: FP8
+    # its experts are not listed: FP8; mtp.fc (the 2H -> H projection, a quantized ColumnParallelLinear) is listed
+    assert kept == {"mtp.self_attn", "mtp.kv_proj", "mtp.shared_expert", "mtp.eh_proj"}
     widened = sum(drafter[n].params for n in kept) * (2 - bytes_per_quantized_param(m.quant))
     with_mtp = weights_per_rank(m, tp=1, mtp=True).bytes - weights_per_rank(m, tp=1).bytes
     unlisted = replace(m, quant=replace(m.quant, skip=tuple(e for e in m.quant.skip if not e.startswith("mtp."))))
@@ -369,3 +370,29 @@ def test_a_regex_target_is_matched_against_the_layer_class_and_containment_keeps
         e = refusal(block(targets), 16)
         assert "Weight output_partition_size = 1600 is not divisible by weight quantization block_n = 128." in str(e)
     assert fits(block(["re:.*Attention"]), 16)  # names no Linear class: nothing block-quantized
+
+
+def test_before_0_12_compressed_tensors_builds_ignored_experts_quantized():
+    """Before 0.12.0 CompressedTensorsMoEMethod.get_moe_method takes target_scheme_map["Linear"]'s scheme for every MoE
+    layer and reads no ignore list (compressed_tensors_moe.py, 0.7.3-0.11.2; versions.py ct_moe_ignore_read): an
+    ignore list naming every expert leaves them FP8 there, bf16 from 0.12.0. With the checkpoint's own bytes (its
+    files hold those experts in bf16) the 0.11 plan loads what the no-ignore checkpoint loads."""
+    from kvplan.api import fit
+    from kvplan.resolve import CheckpointWeights
+    from kvplan.versions import rules_for
+    model = "Qwen/Qwen3-30B-A3B"
+    assert not rules_for("0.11.2").ct_moe_ignore_read and rules_for("0.12.0").ct_moe_ignore_read
+    ignored = _ct_fp8(model, ["lm_head", r"re:.*mlp\.experts\..*"])
+    none = _ct_fp8(model, ["lm_head"])
+    experts = sum(c.params for c in count_weights(none).components if c.name == "experts")
+    for version in ("0.10.2", "0.11.0"):
+        assert fit(ignored, "H200", vllm_version=version).weights_bytes == fit(none, "H200", vllm_version=version).weights_bytes
+    at12 = fit(ignored, "H200", vllm_version="0.12.0").weights_bytes - fit(none, "H200", vllm_version="0.12.0").weights_bytes
+    assert at12 == pytest.approx(experts * (2 - 1), rel=1e-6)
+    # the files hold the ignored experts in bf16; vLLM 0.11 still builds them FP8
+    files = replace(ignored, checkpoint=CheckpointWeights((("BF16", stored_bytes(ignored)),), "test"))
+    assert stored_bytes(ignored) - stored_bytes(none) == pytest.approx(experts, rel=1e-6)
+    w11 = weights_per_rank(files, tp=1, ct_experts_ignore=False)
+    assert w11.bytes == pytest.approx(weights_per_rank(none, tp=1).bytes, rel=1e-9)
+    assert any("before 0.12.0" in n for n in w11.notes)
+    assert weights_per_rank(files, tp=1).bytes == pytest.approx(weights_per_rank(ignored, tp=1).bytes, rel=1e-9)

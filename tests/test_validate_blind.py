@@ -322,7 +322,11 @@ def test_every_blind_record_is_predicted_or_skipped_with_a_reason(scored):
 # records cannot state, not a tolerance: the two hundred and nine measure KV GiB 1.01/10.02/79.43 (187), tokens
 # 1.09/10.96/79.12 (207), concurrency 0.99/11.95/79.26 (195), so the KV GiB p90 bound moves from 10 to 10.5 %, the
 # concurrency p90 from 11 to 12 %, and the three worst-case bounds from 58 / 67 / 67 to 80 %; the rest stay.
-BOUNDS = [("weights_gib", 0.5, 2.0, 30.0), ("kv_cache_gib", 4.5, 10.5, 80.0), ("kv_cache_tokens", 4.5, 11.0, 80.0),
+# Qwen3-Next / Qwen3.5's MTP fc is a ColumnParallelLinear split over TP (qwen3_5_mtp.py, 0.17.1-0.33.0), not a
+# replicated matrix: the AEON-7 stand-ins (ModelOpt NVFP4, their fc bf16 from 0.20.0) hold 1/TP of its 105 MB per rank,
+# moving the worst weights from -29.44 to -30.51 % (TP 4) and the worst KV GiB from 57.71 to 58.48 % (TP 2); the
+# medians and p90s stay. The worst weights bound moves to 31 %; the KV one stays at the 80 % above.
+BOUNDS = [("weights_gib", 0.5, 2.0, 31.0), ("kv_cache_gib", 4.5, 10.5, 80.0), ("kv_cache_tokens", 4.5, 11.0, 80.0),
           ("max_concurrency", 4.5, 12.0, 80.0)]
 
 

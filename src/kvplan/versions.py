@@ -1013,6 +1013,35 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # ROCm's AITER FP8/FP4 BMM paths (VLLM_ROCM_USE_AITER, off by default) requantize it instead. Not read before 0.8.2
     # (0.7.x absorbed the matrices into the q and o projections), so the row starts there.
     "mla_kv_b_copy": [((0, 0, 0), False), ((0, 8, 2), True)],
+    # Whether the Marlin MoE weight prep pads a fused-MoE layer's per-rank intermediate size that the kernel's thread
+    # tiles do not take (gate_up N = 2 x I a multiple of 128, down K = I a multiple of 64) up to a multiple of
+    # lcm(64, group size), zero-filling the weights, scales and zero points (quantization/utils/marlin_utils.py
+    # marlin_moe_padded_intermediate; fused_moe/oracle/int_wna16.py _process_weights_marlin for GPTQ / compressed-tensors
+    # and the AWQ variant; marlin_utils_fp8.py prepare_fp8_moe_layer_for_marlin for FP8 weight-only on GPUs without FP8
+    # compute). The WNA16 methods first ask check_moe_marlin_supports_layer with allow_tile_padding, which still wants
+    # the hidden size a multiple of 128 and the per-rank size a multiple of the group (auto_awq.py, auto_gptq.py,
+    # compressed_tensors_moe get_moe_method). Before 0.25.0 a misaligned layer failed that check and took the Moe WNA16
+    # / non-Marlin method, which keeps the checkpoint's shapes (0.24.0 wheel: no marlin_moe_padded_intermediate). "":
+    # no padding; "no_actorder": act-order checkpoints (GPTQ desc_act, compressed-tensors actorder group/dynamic) keep
+    # the strict check (allow_tile_padding=not desc_act / not is_actorder: 0.25.0, 0.25.1, 0.26.0, 0.27.0, 0.27.1,
+    # 0.28.0, 0.29.0 wheels); "all": every Marlin MoE layer (allow_tile_padding=True: 0.30.0, 0.31.0, 0.32.0, 0.33.0).
+    # weights.marlin_moe_width; plan.marlin_moe_experts.
+    "marlin_moe_tile_pad": [((0, 0, 0), ""), ((0, 25, 0), "no_actorder"), ((0, 30, 0), "all")],
+    # The model types whose MTP drafter builds its fc (the 2H -> H projection) without the quant_config when the
+    # checkpoint is ModelOpt NVFP4 (quant_config.get_name() == "modelopt_fp4": fc_quant = None, "mtp.fc is stored as
+    # BF16 in NVFP4 checkpoints but is missing from hf_quant_config.json exclude_modules", vLLM PR #38650): Qwen3.5 from
+    # 0.20.0 (models/qwen3_5_mtp.py; 0.17.1-0.19.0 pass quant_config), Qwen3-Next from 0.25.0 (qwen3_next_mtp.py,
+    # "mirroring the Qwen3.5 MTP handling (PR #38832)"; 0.17.1-0.24.0 pass quant_config); read through 0.33.0.
+    # Every other method quantizes it unless the skip list names mtp.fc (weights.mtp_components).
+    "mtp_fc_nvfp4_unquantized": [((0, 0, 0), ()), ((0, 20, 0), ("qwen3_5",)), ((0, 25, 0), ("qwen3_5", "qwen3_next"))],
+    # Whether compressed-tensors asks a MoE layer's experts of the ignore list: from 0.12.0
+    # CompressedTensorsMoEMethod.get_moe_method asks get_scheme_dict of expert 0's gate_proj / up_proj / down_proj
+    # (should_ignore_layer, then the targets; an ignored set runs unquantized). Before, it takes
+    # target_scheme_map["Linear"]'s scheme for every MoE layer whatever the ignore list names (compressed_tensors_moe.py,
+    # read in 0.7.3, 0.9.2, 0.10.2, 0.11.0, 0.11.1, 0.11.2: "TODO ... check if the layer is being ignored"; from 0.10.2
+    # a config without a "Linear" target falls back to a target matching re:.*down_proj.* and the like).
+    # weights_per_rank(ct_experts_ignore).
+    "ct_moe_ignore_read": [((0, 0, 0), False), ((0, 12, 0), True)],
     # From 0.32 the Qwen3-VL and Qwen3.5/3.6 decoder layers pass get_rope a positions factor of 1 (4 only with video
     # pruning, --video-pruning-rate > 0: models/qwen3_vl.py mrope_positions_factor, used by qwen3_vl_moe.py and
     # qwen3_5.py Qwen3_5DecoderLayer; rotary_embedding/mrope.py cache_max_position_num = max_position_embeddings x
@@ -1279,6 +1308,9 @@ class VersionRules:
     layer_module_paths: tuple
     awq_auto_marlin: bool
     mla_kv_b_copy: bool
+    marlin_moe_tile_pad: str
+    mtp_fc_nvfp4_unquantized: tuple[str, ...]
+    ct_moe_ignore_read: bool
     qwen3_mrope_positions_one: bool
     mm_video_padding: bool
     qwen3_vl_deepstack_buffers: bool

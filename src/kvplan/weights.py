@@ -239,7 +239,10 @@ def _recurrent_params(spec: ModelSpec, layer: int) -> list[Component]:
         dt_rank = int(spec.text_config.get("mamba_dt_rank") or spec.text_config.get("time_step_rank") or math.ceil(h / 16))
         proj = h * 2 * i + i * (dt_rank + 2 * n) + dt_rank * i + i * h
         small = i * (k + 1) + i + i * n + i
-        return [Component("mixer", proj, "tp", layer, True), Component("mixer_small", small, "tp", layer, False)]
+        # vLLM builds a Mamba-1 mixer's in_proj, x_proj, dt_proj and out_proj with no quant_config, so no method
+        # converts them: models/jamba.py JambaMambaMixer (0.6.3), layers/mamba/mamba_mixer.py MambaMixer (0.10.2,
+        # 0.14.1, 0.24.0-0.33.0 wheels; Jamba, Mamba, FalconMamba); Mamba-2's MambaMixer2 passes it to in_proj and out_proj
+        return [Component("mixer", proj, "tp", layer, False), Component("mixer_small", small, "tp", layer, False)]
     if rec.kind == "linear":
         return [Component("self_attn", 4 * h * h, "tp", layer, True)]
     raise UndeterminedError("config", f"cannot count the weights of {rec.kind} layers", "give a checkpoint folder or Hub id for exact bytes")
@@ -808,13 +811,40 @@ _LAYER_PATHS = {"gpt_oss": {"attn": "attn", "router": "mlp.router"},
                 "granitemoe": {"moe": "block_sparse_moe", "shared": "shared_mlp"},
                 "gemma4": {"moe": "", "router": "router"},
                 "jamba": {"attn": "", "mlp": "feed_forward", "moe": "feed_forward", "router": "feed_forward.router"},
-                "nemotron_h": {"attn": "mixer", "mlp": "mixer", "moe": "mixer"}}
+                "nemotron_h": {"attn": "mixer", "mlp": "mixer", "moe": "mixer", "mamba": "mixer"},
+                "mamba2": {"mamba": "mixer", "layers": "backbone.layers"}}
+# model types whose layers vLLM builds with modules of their own names, matched whole (phi is not phi3): where the
+# layers sit ("layers"), the attention's fused QKV and output projections ("qkv", "o"), a two-matrix MLP's up and down
+# projections ("up", "down"), as the model files name them: phi.py PhiAttention qkv_proj / dense, PhiMLP fc1 / fc2;
+# gpt2.py and gpt_bigcode.py transformer.h.N.attn.c_attn / c_proj, mlp.c_fc / c_proj; starcoder2.py mlp.c_fc / c_proj;
+# gpt_neox.py gpt_neox.layers.N.attention.query_key_value / dense, mlp.dense_h_to_4h / dense_4h_to_h; falcon.py and
+# bloom.py transformer.h.N.self_attention.query_key_value / dense, mlp.dense_h_to_4h / dense_4h_to_h; opt.py
+# model.decoder.layers.N.self_attn.qkv_proj / out_proj, fc1 / fc2 under the layer; gpt_j.py transformer.h.N.attn.qkv_proj /
+# out_proj, mlp.fc_in / fc_out; mpt.py transformer.blocks.N.attn.Wqkv / out_proj, ffn.up_proj / down_proj (0.24.0 and
+# 0.31.0 wheels; the releases that serve phi, gpt_neox, starcoder2, gpt_bigcode or mpt through the Transformers backend
+# keep these leaf names, their prefixes not read).
+_OWN_LAYER_PATHS = {
+    "phi": {"o": "dense", "up": "fc1", "down": "fc2"},
+    "gpt2": {"layers": "transformer.h", "attn": "attn", "qkv": "c_attn", "o": "c_proj", "up": "c_fc", "down": "c_proj"},
+    "gpt_bigcode": {"layers": "transformer.h", "attn": "attn", "qkv": "c_attn", "o": "c_proj", "up": "c_fc",
+                    "down": "c_proj"},
+    "starcoder2": {"up": "c_fc", "down": "c_proj"},
+    "gpt_neox": {"layers": "gpt_neox.layers", "attn": "attention", "qkv": "query_key_value", "o": "dense",
+                 "up": "dense_h_to_4h", "down": "dense_4h_to_h"},
+    "falcon": {"layers": "transformer.h", "attn": "self_attention", "qkv": "query_key_value", "o": "dense",
+               "up": "dense_h_to_4h", "down": "dense_4h_to_h"},
+    "bloom": {"layers": "transformer.h", "attn": "self_attention", "qkv": "query_key_value", "o": "dense",
+              "up": "dense_h_to_4h", "down": "dense_4h_to_h"},
+    "opt": {"layers": "model.decoder.layers", "o": "out_proj", "mlp": "", "up": "fc1", "down": "fc2"},
+    "gptj": {"layers": "transformer.h", "attn": "attn", "o": "out_proj", "up": "fc_in", "down": "fc_out"},
+    "mpt": {"layers": "transformer.blocks", "attn": "attn", "qkv": "Wqkv", "o": "out_proj", "mlp": "ffn"},
+}
 
 
 def _layer_paths(model_type: str, module_paths: tuple = ()) -> dict[str, str]:
     """Where `model_type`'s layer parts sit in the newest release, with a release's own (model_type prefix, part,
     path) rows over them (versions.py "layer_module_paths")."""
-    paths = dict(next((v for k, v in _LAYER_PATHS.items() if model_type.startswith(k)), {}))
+    paths = dict(_OWN_LAYER_PATHS.get(model_type) or next((v for k, v in _LAYER_PATHS.items() if model_type.startswith(k)), {}))
     paths.update({part: path for prefix, part, path, _ in module_paths if model_type.startswith(prefix)})
     return paths
 
@@ -844,9 +874,13 @@ def component_modules(c: Component, model_type: str = "", module_paths: tuple = 
     if c.kind == "g_proj":
         return (_join(attn, "g_proj"),)
     if c.name in ("self_attn", "kv_proj"):
-        return (_join(attn, "qkv_proj"), _join(attn, "o_proj"))
+        return (_join(attn, paths.get("qkv", "qkv_proj")), _join(attn, paths.get("o", "o_proj")))
+    if c.name == "mlp" and c.kind == UNGATED:  # an MLP without a gate builds its up projection alone (gated_mlp)
+        return (_join(mlp, paths.get("up", "up_proj")), _join(mlp, paths.get("down", "down_proj")))
     if c.name == "mlp":
-        return (f"{mlp}.gate_up_proj", f"{mlp}.down_proj")
+        return (_join(mlp, "gate_up_proj"), _join(mlp, "down_proj"))
+    if c.name == "mixer":  # a Mamba-2 mixer's projections (layers/mamba/mamba_mixer2.py MambaMixer2: in_proj, out_proj)
+        return (_join(paths.get("mamba", "mamba"), "in_proj"), _join(paths.get("mamba", "mamba"), "out_proj"))
     if c.name == "experts":
         return (_join(moe, "experts"),)
     if c.name == "shared_expert":
@@ -903,8 +937,14 @@ def _module_skipped(c: Component, q: QuantSpec, model_type: str = "", module_pat
     (EXPERT_ENTRY_METHODS); a shared expert by its plural name (DeepSeek, GLM: shared_experts)."""
     if c.name.startswith("mtp."):  # the drafter's copy of a decoder-layer component (mtp_components), its layer 0
         mtp = next((v for k, v in MTP_LAYER_PREFIXES.items() if model_type.startswith(k)), None)
+        if c.name == "mtp.eh_proj":  # Qwen's drafter builds it as mtp.fc, outside the layers
+            return bool(mtp) and names_module(q.skip, "mtp.fc", substring=q.method in SUBSTRING_SKIP_METHODS,
+                                              wildcard=q.method in WILDCARD_SKIP_METHODS, parts=q.method in PART_SKIP_METHODS)
         return bool(mtp) and _module_skipped(replace(c, name=c.name[4:], layer=0), q, model_type, module_paths, mtp)
     modules = component_modules(c, model_type, module_paths)
+    own = _layer_paths(model_type, module_paths).get("layers")
+    if own and prefixes == LAYER_PREFIXES:  # a model whose layers vLLM builds elsewhere (transformer.h, backbone.layers)
+        prefixes = (own,)
     how = {"substring": q.method in SUBSTRING_SKIP_METHODS, "wildcard": q.method in WILDCARD_SKIP_METHODS,
            "parts": q.method in PART_SKIP_METHODS}
     if c.name == "vision":
@@ -919,8 +959,6 @@ def _module_skipped(c: Component, q: QuantSpec, model_type: str = "", module_pat
 
     if named(modules):
         return True
-    if c.name == "mlp" and c.kind == UNGATED:  # an MLP without a gate builds up_proj alone (gated_mlp)
-        return named((modules[0].replace("gate_up_proj", "up_proj"), modules[1]))
     if c.kind == "mla":
         return named(("self_attn.q_proj",) + modules[1:])
     if c.name == "experts":
@@ -988,6 +1026,26 @@ def _round_up(x: int, a: int) -> int:
 # Marlin's MXFP4 experts: the per-rank intermediate size padded to 128, the hidden size to 256
 # (mxfp4_round_up_hidden_size_and_intermediate_size, fused_moe/oracle/mxfp4.py 0.19.1)
 MXFP4_MARLIN_ALIGN = (128, 256)
+
+
+# Marlin's fused-MoE thread tiles: the expert's per-rank intermediate size a multiple of 64 (gate_up N = 2 x I a
+# multiple of 128, down K = I a multiple of 64; quantization/utils/marlin_utils.py check_moe_marlin_supports_config)
+MARLIN_MOE_TILE = 64
+
+
+def marlin_moe_width(i_rank: int, hidden: int, group: int, checked: bool = True) -> int:
+    """The per-rank intermediate size of a fused-MoE layer as the Marlin MoE weight prep holds it, from a release that
+    pads (versions.py "marlin_moe_tile_pad"): `i_rank` rounded up to a multiple of lcm(64, `group`) (`group` -1 or 0:
+    per channel; marlin_utils.py marlin_moe_padded_intermediate, 0.25.0-0.33.0), the weights, scales and zero points
+    zero-filled to it. `checked`: the method first asks check_moe_marlin_supports_layer(allow_tile_padding=True)
+    (AWQ, GPTQ, compressed-tensors WNA16), which takes the layer only with the hidden size a multiple of 128 and
+    `i_rank` a multiple of the group; a layer it refuses runs the Moe WNA16 / non-Marlin method on the checkpoint's
+    own shapes (`i_rank` returned). FP8 weight-only Marlin pads without asking (prepare_fp8_moe_layer_for_marlin)."""
+    if i_rank <= 0:
+        return i_rank
+    if checked and (hidden % 128 or (group > 0 and i_rank % group)):
+        return i_rank
+    return _round_up(i_rank, math.lcm(MARLIN_MOE_TILE, group if group > 0 else 1))
 
 
 def mxfp4_moe_backend(gpu_cc: tuple[int, int] | None, hopper_backend: str = "triton",
@@ -1090,9 +1148,15 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
     if not full or not spec.mtp_layers:
         return []
     template = [c for c in count.components if c.layer == full[-1]]
+    # the 2H -> H projection: DeepSeek / GLM build eh_proj as a plain nn.Linear, replicated and never quantized
+    # (deepseek_mtp.py, glm4_moe_mtp.py DeepSeekMultiTokenPredictorLayer / Glm4MoeMultiTokenPredictorLayer, 0.33.0);
+    # Qwen3-Next / Qwen3.5 build mtp.fc as a ColumnParallelLinear split over TP with the model's quant_config
+    # (qwen3_next_mtp.py 0.10.2-0.33.0, qwen3_5_mtp.py 0.17.1-0.33.0), which a skip list may name (_module_skipped)
+    qwen = any(spec.model_type.startswith(k) for k in MTP_LAYER_PREFIXES)
+    fc = Component("mtp.eh_proj", 2 * h * h, "tp" if qwen else "replicated", None, qwen)
     for _ in range(spec.mtp_layers):
         out += [replace(c, name=f"mtp.{c.name}", layer=None) for c in template]
-        out += [Component("mtp.eh_proj", 2 * h * h, "replicated", None, False), Component("mtp.norm", 3 * h, "replicated", None, False)]
+        out += [fc, Component("mtp.norm", 3 * h, "replicated", None, False)]
         if spec.model_type.startswith(("deepseek_v3", "deepseek_v32", "kimi_k2")):
             out += [Component("mtp.embed_tokens", v_pad * h, "vocab", None, False),
                     Component("mtp.shared_head", v_pad * h, "vocab", None, False)]
@@ -1100,12 +1164,14 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
 
 
 def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str = "kept", bnb_experts: bool = True,
-                      model_type: str = "", module_paths: tuple = ()):
+                      model_type: str = "", module_paths: tuple = (), experts_skip: bool = True):
     """Bytes per parameter of a component as stored and loaded: its own dtype where the count fixes one, the
     checkpoint's per-module precision where it lists them, the quantized width where the quantization applies.
     `bnb_nested_absmax` "kept" sizes bitsandbytes statistics as a checkpoint stores them; `bnb_experts` False keeps
     MoE experts in the model dtype under bitsandbytes (releases before 0.10.0, versions.py "bnb_quantizes_experts").
-    `model_type` and `module_paths` name the modules a skip list is asked about (_LAYER_PATHS)."""
+    `model_type` and `module_paths` name the modules a skip list is asked about (_LAYER_PATHS). `experts_skip` False:
+    the routed experts are converted whatever the skip list says (compressed-tensors before 0.12.0: versions.py
+    "ct_moe_ignore_read")."""
     mixed = dict(quant.module_bytes) if quant is not None else {}
 
     def bytes_per_param(c: Component) -> float:
@@ -1118,7 +1184,8 @@ def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str =
             converted = quant is not None and quant.applies_to == "all_linear" and quant.method == "bitsandbytes"
         if quant is not None and quant.method == "bitsandbytes" and c.kind == "experts" and not bnb_experts:
             converted = False
-        if quant is not None and converted and not _skipped(c, quant, model_type, module_paths):
+        if (quant is not None and converted
+                and not ((experts_skip or c.kind != "experts") and _skipped(c, quant, model_type, module_paths))):
             return bytes_per_quantized_param(quant, bnb_nested_absmax)  # a method it cannot size (no bits) raises
         return db
 
@@ -1142,7 +1209,9 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                      mxfp4_triton_swizzle_align: int = 1, mxfp4_marlin_forced: bool = False, mrope_cache_factor: int = 4,
                      bnb_nested_absmax: str = "float32", bnb_experts: bool = True,
                      stages: list[tuple[int, int]] | None = None, mla_kv_b_copy: bool = False,
-                     module_paths: tuple = (), exclude_split: bool = False) -> RankWeights:
+                     module_paths: tuple = (), exclude_split: bool = False,
+                     marlin_moe: tuple[int, bool] | None = None, mtp_fc_unquantized: bool = False,
+                     ct_experts_ignore: bool = True) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     `bnb_nested_absmax`, `bnb_experts`: the release's bitsandbytes loading (versions.py "bnb_nested_absmax",
@@ -1156,6 +1225,17 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     `mla_kv_b_copy`: the release keeps, for every MLA layer whose kv_b_proj is quantized, a model-dtype copy of it
     made at load (versions.py "mla_kv_b_copy"): heads/TP x (qk_nope + v) x kv_lora_rank elements per layer and rank,
     on top of the checkpoint's bytes.
+
+    `marlin_moe`: the routed experts run on Marlin's fused MoE in a release whose weight prep pads them
+    (plan.marlin_moe_experts): (the quantization's group size, -1 per channel; whether the method checks the shape
+    first), read by marlin_moe_width.
+
+    `mtp_fc_unquantized`: the release builds the MTP drafter's fc without the quant_config for this checkpoint
+    (versions.py "mtp_fc_nvfp4_unquantized").
+
+    `ct_experts_ignore` False: the release builds a compressed-tensors checkpoint's routed experts with the "Linear"
+    group's scheme whatever its ignore list names (versions.py "ct_moe_ignore_read", before 0.12.0); the checkpoint's
+    files still hold the experts it ignored in the model dtype.
 
     `dp`: data-parallel engines. Without expert parallelism vLLM shards a MoE model's experts over all TP x DP ranks
     (fused_moe FusedMoEParallelConfig flatten_tp_across_dp; layer.py "self.tp_size * self.dp_size" from 0.8), so each
@@ -1201,6 +1281,16 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         tile = 256 if gpu_vendor.upper() == "AMD" else 128
         pad = _round_up(i_rank, tile) / i_rank if i_rank else 1.0
         pad_note = f"MXFP4 experts padded to {_round_up(i_rank, tile)} rows per rank (x{pad:.4f})"
+    marlin_padded = False  # the pad is Marlin MoE's: it reaches quantized experts only (unquantized ones run without it)
+    if layout is None and marlin_moe is not None and spec.num_experts and not spec.compressed_attention:
+        # Marlin MoE pads the experts' intermediate size to its thread tiles (marlin_moe_width): the weights, scales
+        # and zero points grow with it, as the MXFP4 layout's do
+        i_rank = spec.moe_intermediate_size // (1 if ep > 1 else moe_tp)
+        width = marlin_moe_width(i_rank, spec.hidden_size, *marlin_moe)
+        if width != i_rank:
+            pad, marlin_padded = width / i_rank, True
+            pad_note = (f"Marlin MoE: each expert's intermediate size on the rank padded {i_rank} -> {width} to the "
+                        f"kernel's thread tiles (x{pad:.4f} on the experts' weights, scales and zero points)")
     if pad_note and pad != 1.0:
         notes.append(pad_note)
 
@@ -1208,9 +1298,17 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     # exact checkpoint bytes are spread as the unquantized count spreads them; without them nothing sizes the weights
     bytes_per_param = _param_bytes_rule(None if unsized and spec.checkpoint is not None else quant, db,
                                         bnb_nested_absmax, bnb_experts, spec.model_type, module_paths)
+    # compressed-tensors before 0.12.0: every MoE layer's experts take the "Linear" group's scheme, the ignore list unread
+    ct_experts_built = (quant is not None and quant.method == "compressed-tensors" and bool(quant.skip) and not unsized
+                        and not ct_experts_ignore)
+    if ct_experts_built:
+        bytes_per_param = _param_bytes_rule(quant, db, bnb_nested_absmax, bnb_experts, spec.model_type, module_paths,
+                                            experts_skip=False)
     # a double-quantized bitsandbytes checkpoint stores 8-bit statistics that vLLM 0.10+ holds as float32
-    widened = quant is not None and quant.method == "bitsandbytes" and quant.double_quant and bnb_nested_absmax != "kept"
-    as_stored = _param_bytes_rule(quant, db, "kept", bnb_experts, spec.model_type, module_paths) if widened else bytes_per_param
+    bnb_widened = quant is not None and quant.method == "bitsandbytes" and quant.double_quant and bnb_nested_absmax != "kept"
+    widened = bnb_widened or ct_experts_built  # the loaded bytes differ from what the files hold
+    as_stored = (_param_bytes_rule(quant, db, "kept" if bnb_widened else bnb_nested_absmax, bnb_experts, spec.model_type,
+                                   module_paths) if widened else bytes_per_param)
 
     def params_on_rank(c: Component) -> float:
         if c.kind == "expert_bias":
@@ -1223,7 +1321,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
             # expert parallel: ceil(E / ep) whole experts on the busiest rank (fused_moe determine_expert_map,
             # section 5); otherwise every expert sliced by TP. Kernel padding applies either way.
             share = math.ceil(spec.num_experts / ep) / spec.num_experts if ep > 1 else 1 / moe_tp
-            return c.params * share * pad
+            return c.params * share * (1.0 if marlin_padded and bytes_per_param(c) >= db else pad)
         if c.shard in ("tp", "vocab"):
             return c.params / tp
         if c.shard == "kv":  # KV heads are replicated when there are fewer than TP ranks
@@ -1247,6 +1345,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     if stages is None or len(stages) != pp or stages[-1][1] != count.num_layers:  # a split of other layers: not these
         stages = pp_layer_split(count.num_layers, pp)
     drafter = mtp_components(spec, count) if mtp else []
+    if mtp_fc_unquantized:
+        drafter = [replace(c, quantizable=False) if c.name == "mtp.eh_proj" else c for c in drafter]
     drafter_rank = sum(bytes_of(c, True) for c in drafter)
     stage_bytes = []
     stage_widened: list[float] = []  # per stage: what loading adds to the stored bytes (bitsandbytes statistics)
@@ -1279,6 +1379,10 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         stage_layers.append(layers)
         stage_widened.append(widen)
         stage_uses.append(uses)
+    if ct_experts_built and any(stage_widened):
+        notes.append(f"compressed-tensors before 0.12.0: the routed experts its ignore list names are built with the "
+                     f"'Linear' group's scheme all the same (CompressedTensorsMoEMethod.get_moe_method reads no ignore "
+                     f"list): {min(stage_widened) / 1024 ** 3:+.2f} GiB per rank against the files' 16-bit experts")
     # what the files hold: a tensor vLLM copies at load from another is not in them (it scales with the checkpoint's
     # bytes like its source)
     counted_total = sum(bytes_of(c, False) for c in count.components if c.kind != LOAD_COPY)
@@ -1310,8 +1414,9 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
             stage_uses = [{k: v * (n / b if b else 1.0) for k, v in u.items()} for u, b, n in zip(stage_uses, stage_bytes, loaded)]
             stage_layers = [v * (n / b if b else 1.0) for v, b, n in zip(stage_layers, stage_bytes, loaded)]
             stage_bytes = loaded
-            notes.append(f"bitsandbytes double-quantized statistics dequantized to float32 at load: "
-                         f"+{max(stage_widened) / 1024 ** 3:.2f} GiB over the checkpoint's bytes per rank")
+            if bnb_widened:
+                notes.append(f"bitsandbytes double-quantized statistics dequantized to float32 at load: "
+                             f"+{max(stage_widened) / 1024 ** 3:.2f} GiB over the checkpoint's bytes per rank")
         else:
             scale = ckpt_bytes / counted_total
             stage_bytes = [b * scale for b in stage_bytes]

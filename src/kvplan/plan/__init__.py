@@ -41,7 +41,7 @@ from kvplan.plan.args import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, CAPTURE_SIZE_A
 from kvplan.plan.multimodal import (_is_mm_prefix_lm, _llava_next_item, _multimodal_profile_bytes, _pixtral_item,
                                     _prefix_lm_item_tokens, deepstack_buffer_bytes, mrope_cache_factor,
                                     supported_modalities)
-from kvplan.plan.kv import _state_bytes, build_groups, pp_stages, prefix_caching_on, stage_cache_layers
+from kvplan.plan.kv import _state_bytes, build_groups, marlin_moe_experts, pp_stages, prefix_caching_on, stage_cache_layers
 from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, COLD_START_WARNING, COMPILE_CACHE_NOTE,
                                     EVERY_START_COLD_WARNING, ColdStartWarning, CudaGraphPlan, _full_graph_sizes,
                                     cold_start_pool_loss_bytes, cudagraph_capture_sizes, inductor_compiles,
@@ -66,7 +66,7 @@ __all__ = [
     "check_env_name", "cold_start_margin_bytes", "cold_start_pool_loss_bytes", "computed_profile_terms",
     "cudagraph_capture_sizes", "cutlass_fp4_moe_bytes", "deepstack_buffer_bytes", "dense_hidden_rows", "env_flag_on",
     "fi_allreduce_workspace_bytes", "fix_command_text", "fp8_act_quant_bytes", "human_int", "inductor_compiles",
-    "is_auto_length", "largest_given_pool_bytes", "marlin_method", "measured_terms", "model_runner",
+    "is_auto_length", "largest_given_pool_bytes", "marlin_method", "marlin_moe_experts", "measured_terms", "model_runner",
     "model_runner_choice", "mrope_cache_factor", "mrv2_sampler_bytes_per_logit", "mrv2_sampler_state_bytes",
     "override_changes_text", "parse_capture_sizes", "parse_env", "parse_max_model_len", "parse_mm_limits", "parse_speculative_config", "plan",
     "pp_stages", "prefix_caching_on", "profile_sampler_term", "quantized_moe_experts", "resolve_args",

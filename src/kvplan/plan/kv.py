@@ -112,7 +112,73 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                             bnb_nested_absmax=rules.bnb_nested_absmax, bnb_experts=rules.bnb_quantizes_experts,
                             module_paths=rules.layer_module_paths, exclude_split=split,
                             stages=pp_stages(model, args, rules) if pp > 1 else None,
-                            mla_kv_b_copy=rules.mla_kv_b_copy)
+                            mla_kv_b_copy=rules.mla_kv_b_copy,
+                            marlin_moe=marlin_moe_experts(model, gpu, rules, quant),
+                            mtp_fc_unquantized=(quant is not None and quant.method == "modelopt"
+                                                and str(quant.scheme or "").startswith("nvfp4")
+                                                and model.model_type.startswith(rules.mtp_fc_nvfp4_unquantized)),
+                            ct_experts_ignore=rules.ct_moe_ignore_read)
+
+
+def _quantization_config(model: ModelSpec) -> dict:
+    qc = model.raw_config.get("quantization_config") or (model.text_config or {}).get("quantization_config") or {}
+    return qc if isinstance(qc, dict) else {}
+
+
+def _ct_weight_group(model: ModelSpec) -> tuple[dict, dict | None]:
+    """A compressed-tensors checkpoint's first config group: (its weights, its input activations)."""
+    for group in (_quantization_config(model).get("config_groups") or {}).values():
+        if isinstance(group, dict) and isinstance(group.get("weights"), dict):
+            return group["weights"], group.get("input_activations")
+    return {}, None
+
+
+def marlin_moe_experts(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quant: QuantSpec | None) -> tuple[int, bool] | None:
+    """Where the routed experts run on Marlin's fused MoE in a release whose weight prep pads them to its thread tiles
+    (rules marlin_moe_tile_pad, from 0.25.0): (the group size, -1 per channel; whether the method checks the shape
+    first), for weights.marlin_moe_width. None elsewhere.
+
+    Which experts: FP8 weights (Fp8Config, compressed-tensors, ModelOpt; online --quantization fp8) on a CUDA GPU
+    without FP8 compute (cc 7.5 to 8.8), which the FP8 MoE oracle gives Marlin (fused_moe/oracle/fp8.py: MarlinExperts
+    takes kFp8StaticTensorSym / ChannelSym / 128-block weights on cc >= 7.5; the kernels before it need 8.9), padded
+    without a check (prepare_fp8_moe_layer_for_marlin; group: the block's k width, else per channel); integer
+    weight-only experts (AWQ, GPTQ, compressed-tensors int4/int8 without input activations) on cc >= 7.5, which
+    auto_awq.py / auto_gptq.py / compressed_tensors_moe get_moe_method hand to the WNA16 oracle after
+    check_moe_marlin_supports_layer (fused_moe/oracle/int_wna16.py select_wna16_moe_backend: FLASHINFER_TRTLLM first,
+    which takes symmetric int4 in groups of 32 on Blackwell 10.x alone, trtllm_mxint4_moe.py; then MARLIN). In
+    "no_actorder" releases an act-order checkpoint (GPTQ desc_act, compressed-tensors actorder group / dynamic) keeps
+    the strict check, so it is never padded. MXFP4 experts have their own layout (weights.mxfp4_expert_layout);
+    NVFP4's Marlin prep does not pad (marlin_utils_fp4.py, 0.25.0-0.33.0)."""
+    scope = rules.marlin_moe_tile_pad
+    if (not scope or quant is None or not model.num_experts or gpu.vendor != "NVIDIA" or gpu.cc is None
+            or gpu.cc < (7, 5) or not quant.bits):
+        return None
+    fp8 = quant.bits == 8 and (quant.method in ("fp8", "modelopt") or "fp8" in str(quant.scheme or ""))
+    if fp8:
+        if gpu.cc >= (8, 9):
+            return None
+        return (quant.weight_block[1] if quant.weight_block else -1, False)
+    qc = _quantization_config(model)
+    group = quant.group_size or -1
+    if quant.method == "awq" and quant.bits == 4:
+        actorder = False
+    elif quant.method == "gptq" and quant.bits in (4, 8) and qc.get("sym", True) is not False:
+        # AutoGPTQConfig's Marlin types are symmetric 4- and 8-bit; act order with one group per channel is read as
+        # none (auto_gptq.py AutoGPTQConfig.__init__, 0.25.0)
+        actorder = bool(qc.get("desc_act")) and group > 0
+    elif quant.method == "compressed-tensors" and quant.bits in (4, 8) and str(quant.scheme or "").startswith("int"):
+        weights, activations = _ct_weight_group(model)
+        if activations:  # W8A8 / W4A8 integer schemes: other MoE methods
+            return None
+        actorder = (str(weights.get("strategy") or "").lower() == "group"
+                    and str(weights.get("actorder") or "").lower() in ("group", "dynamic"))
+    else:
+        return None
+    if (10, 0) <= gpu.cc < (11, 0) and quant.bits == 4 and group == 32 and not quant.zero_points:
+        return None  # FlashInfer TRTLLM's MXINT4 experts may take it: not Marlin
+    if actorder and scope != "all":
+        return None
+    return (group, True)
 
 
 def mxfp4_marlin_forced(args: EngineArgs, rules: VersionRules, cc: tuple[int, int] | None) -> bool:

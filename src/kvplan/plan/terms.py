@@ -18,13 +18,13 @@ from kvplan.plan.args import DRAFT_METHODS, EngineArgs, cdiv, compilation_object
 from kvplan.plan.cudagraphs import (_FULL_DECODE_MODES, _NO_COMPILATION_MODES, ColdStartLoss, CudaGraphPlan, _compilation_mode,
                                     _eager_forward, _full_graph_sizes, cold_start_pool_loss_bytes, cudagraph_plan,
                                     MRV2_FULL_SAMPLES, model_runner, mrv2_graph_estimate_bytes, rocm_graph_units)
-from kvplan.plan.kv import (_attention_page_per_token, _sparse_mla_latent_bytes, drafter_kv_layers, mxfp4_marlin_forced,
-                            stage_cache_layers)
+from kvplan.plan.kv import (_attention_page_per_token, _sparse_mla_latent_bytes, drafter_kv_layers, marlin_moe_experts,
+                            mxfp4_marlin_forced, stage_cache_layers)
 from kvplan.plan.multimodal import SKIP_MM_PROFILING_NOTE, _multimodal_profile_bytes, mm_profiling_skipped
 from kvplan.resolve import DTYPE_BYTES, GPUSpec, ModelSpec, QuantSpec, heads_per_rank
 from kvplan.versions import INTEGRATED_MEMORY_CC, VersionRules, canonical_quant
-from kvplan.weights import (MXFP4_MARLIN_ALIGN, RankWeights, eagle_aux_states, kv_dtype_bytes, mxfp4_moe_backend,
-                            padded_vocab)
+from kvplan.weights import (MXFP4_MARLIN_ALIGN, RankWeights, eagle_aux_states, kv_dtype_bytes, marlin_moe_width,
+                            mxfp4_moe_backend, padded_vocab)
 
 
 # vLLM masks top-k/top-p with its Triton kernel only for this many rows or more; fewer are sorted
@@ -714,8 +714,11 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
         # FusedMoEKernel of MarlinExperts from 0.23.0 (oracle/int_wna16.py select_wna16_moe_backend: FLASHINFER_TRTLLM,
         # Blackwell family 100 only, then MARLIN; make_wna16_moe_kernel; 0.23.0, 0.25.1, 0.29.0 wheels); N = the
         # expert's width (marlin_moe_intermediate_size), K = hidden. Blackwell 10.x left out (TRTLLM's MXINT4 kernels
-        # take some of these checkpoints: not pinned)
-        return ("ct_wna16_marlin", int(width), model.hidden_size)
+        # take some of these checkpoints: not pinned). From 0.25.0 N is the padded width where the weight prep pads it
+        # (marlin_moe_experts, weights.marlin_moe_width)
+        marlin = marlin_moe_experts(model, gpu, rules, q)
+        n = marlin_moe_width(int(width), model.hidden_size, *marlin) if marlin else int(width)
+        return ("ct_wna16_marlin", n, model.hidden_size)
     if q.method != "mxfp4":
         return None
     backend = mxfp4_moe_backend(gpu.cc, rules.mxfp4_hopper_backend, mxfp4_marlin_forced(args, rules, gpu.cc))
