@@ -64,9 +64,9 @@ def test_the_estimate_report_prints_every_candidate(tool, capsys):
 # model runner v2 estimate too. Fitted with them, the L1 fit moves from 0 GiB + 0.25 MiB to 0.03 GiB + 0.220 MiB; moving
 # the coefficients moves every 0.29+ CUDA plan of the four record files and the shipped residual bands
 # (tools/fit_calibration.py --write-residuals), a refit of its own. Until then they are scored against the coefficients,
-# not fitted: the coefficients are held to the fit on the other rows, and kvplan's error on all rows to what it is now.
-SCORED_NOT_FITTED = {"typhoon2.5-qwen3-4b-rtx5060ti-wsl2-u070-tp1-l8k-seqs256-xinf-v030",
-                     "typhoon2.5-qwen3-4b-rtx5060ti-wsl2-u070-tp1-l8k-v029-cold"}
+# not fitted (tools/fit_calibration.py MRV2_SCORED_NOT_FITTED): the coefficients are held to the fit on the other rows,
+# which records_fixing_coefficients names as fitted wherever they are (blind ones included), and kvplan's error on all
+# rows to what it is now.
 
 
 def test_model_runner_v2_estimates_and_the_per_graph_cost_they_imply(tool, capsys):
@@ -83,14 +83,15 @@ def test_model_runner_v2_estimates_and_the_per_graph_cost_they_imply(tool, capsy
     assert l4["per_graph"] / 1024 ** 2 == pytest.approx(2.17, abs=0.01)
     assert l4["charged"] == pytest.approx(MRV2_G_CONST + MRV2_G_PER * 32 * 51 + 33 * 1024 ** 2, abs=2)
     # the fit the coefficients come from, on all of them and without the L4 start
-    fitted = [r for r in rows if r["id"] not in SCORED_NOT_FITTED]
+    fitted = [r for r in rows if r["id"] not in tool.MRV2_SCORED_NOT_FITTED]
+    assert {r["id"] for r in fitted} == tool.mrv2_fitting_ids() <= tool.records_fixing_coefficients(tool.ROOT)
     fits = tool.mrv2_estimate_fits(fitted)
     assert [f[:2] for f in fits.values()] == [(MRV2_G_CONST, MRV2_G_PER)] * 2
     # the rows scored, not fitted: both state 0.38 GiB and kvplan charges 0.48 (36 layers x 51 sizes x 0.25 MiB + 33 x
     # 1 MiB); on all sixteen kvplan's |error| is median 0.04, p90 0.21, max 0.29 GiB, and the fit with them (0.03 GiB +
     # 0.220 MiB) 0.02 / 0.25 / 0.31
-    new = [r for r in rows if r["id"] in SCORED_NOT_FITTED]
-    assert len(new) == len(SCORED_NOT_FITTED)
+    new = [r for r in rows if r["id"] in tool.MRV2_SCORED_NOT_FITTED]
+    assert len(new) == len(tool.MRV2_SCORED_NOT_FITTED)
     assert all(r["logged"] == 0.38 * GIB and 0.05 < (r["charged"] - r["logged"]) / GIB < 0.15 for r in new)
     errs = [abs(r["charged"] - r["logged"]) / GIB for r in rows]
     assert statistics.median(errs) <= 0.05 and max(errs) <= 0.30

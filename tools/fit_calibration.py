@@ -342,8 +342,8 @@ def rocm_graph_family(root: Path) -> tuple[float, list[tuple[str, float]]]:
 
 def records_fixing_coefficients(root: Path) -> set[str]:
     """The ids of the records that fix a coefficient in the stages above (sampler and non-torch medians of groups with
-    at least 5, the integrated-memory and NVLink-TP medians, the FlashInfer workspace and ROCm graph families): the
-    rest of tests/data/extra_records.jsonl stays blind."""
+    at least 5, the integrated-memory and NVLink-TP medians, the FlashInfer workspace and ROCm graph families, model
+    runner v2's stated CUDA-graph estimates): the rest of tests/data/extra_records.jsonl stays blind."""
     ids: set[str] = set()
     for pools in (sampler_peaks(root), logged_non_torch(root)):  # V0's come from the calibration file alone
         for values in pools.values():
@@ -353,6 +353,7 @@ def records_fixing_coefficients(root: Path) -> set[str]:
     ids |= {i for i, _ in nvlink_tp_term(root)[1]}
     ids |= {i for i, _ in fi_workspace_family(root)[1]}
     ids |= {i for i, _ in rocm_graph_family(root)[1]}
+    ids |= mrv2_fitting_ids()
     return ids
 
 
@@ -788,6 +789,15 @@ def _mrv2_form(r, const, per):
 _MRV2_GRIDS = ([x * GIB / 100 for x in range(0, 41)], [x * 1024 ** 2 / 100 for x in range(0, 61)])
 # the start whose pool prompted the term (tests/data/SOURCES-logs.md, forty-sixth round): fitted without it as well
 _MRV2_HELD_OUT = "qwen3.5-4b-l4-udef-tp1-l32k-cold"
+# startups stating the estimate that came after the fit (the fifty-eighth blind round's two RTX 5060 Ti starts,
+# tests/data/SOURCES-logs.md): scored against the coefficients, not fitted (with them the fit is 0.03 GiB + 0.220 MiB)
+MRV2_SCORED_NOT_FITTED = frozenset({"typhoon2.5-qwen3-4b-rtx5060ti-wsl2-u070-tp1-l8k-seqs256-xinf-v030",
+                                    "typhoon2.5-qwen3-4b-rtx5060ti-wsl2-u070-tp1-l8k-v029-cold"})
+
+
+def mrv2_fitting_ids() -> set[str]:
+    """The startups (any record file, blind ones included) whose stated estimate fixed MRV2_G_CONST / MRV2_G_PER."""
+    return {r["id"] for r in mrv2_estimate_records() if r["id"] not in MRV2_SCORED_NOT_FITTED}
 
 
 def _fit_l1_exhaustive(rows, grids, formula) -> tuple[float, float]:
