@@ -6,8 +6,9 @@ LMI container (djl-inference 0.32.0-lmi14.0.0) on an ml.p4d.24xlarge, eight A100
 8,192 tokens, utilization 0.9, two sequences, under the V0 engine of vLLM 0.7.1. Its CloudWatch log quotes one worker's
 memory line (budget, weights, non-torch, activation peak, pool) and no token or block line.
 
-At first scoring, before any change: pool +8.10 %, weights -5.94 %; no tokens, blocks or concurrency to score. Where the
-miss sits is tested below.
+At first scoring, before any change: pool +8.10 %, weights -5.94 %; no tokens, blocks or concurrency to score. Since
+kvplan counts the projections 0.7.1-0.7.3's V0 MLA backend absorbs at load (versions.py "mla_absorbed_weights",
+tests/test_mla_absorbed_weights.py): weights -0.30 %, pool +7.33 %. Where the rest sits is tested below.
 """
 
 from kvplan.validate import predict_record, validate_records
@@ -17,6 +18,8 @@ P4D = "deepseek-coder-v2-lite-instruct-a100-40-u090-tp8-fp16-l8k-seqs2-v071-lmi"
 IDS = (P4D,)
 GIB = 1024 ** 3
 FIRST_SCORES = {P4D: {"kv_cache_gib": 8.10, "weights_gib": -5.94}}
+# with the absorbed MLA projections counted (0.22 GiB per rank)
+SCORES = {P4D: {"kv_cache_gib": 7.33, "weights_gib": -0.30}}
 
 
 def _records():
@@ -59,22 +62,23 @@ def test_the_mla_page_is_one_latent_entry_per_layer():
 
 
 def test_the_pool_overshoot_is_the_consumed_memory():
-    # +8.10 %: kvplan's pool is 2.35 GiB over the log's. To rounding that is the log's weights + non-torch + activation
-    # peak (6.43 GiB) over kvplan's (4.08 GiB); the non-torch term is most of it: 2.10 GiB logged on one worker rank
-    # against kvplan's 0.11 (1.99 GiB), then the weights (3.97 against 3.73, 0.24 GiB) and the peak (0.36 against
-    # 0.24, 0.12 GiB). Not traced further (SOURCES-logs.md, sixty-first round)
+    # +8.10 % at first scoring: kvplan's pool was 2.35 GiB over the log's, the log's weights + non-torch + activation
+    # peak (6.43 GiB) over kvplan's (4.08 GiB): 1.99 GiB of non-torch (2.10 logged on one worker rank against kvplan's
+    # 0.11), 0.24 GiB of weights (3.97 against 3.73) and 0.12 GiB of peak (0.36 against 0.24). The weights are since
+    # counted (the absorbed MLA projections, 3.96 GiB): +7.33 %, 2.13 GiB over, nearly all of it the non-torch term,
+    # not traced further (SOURCES-logs.md, sixty-first round)
     rec = _records()[P4D]
     got = validate_records([rec])[0]
-    first = FIRST_SCORES[P4D]
-    assert first["kv_cache_gib"] - 1.0 < got.error_pct["kv_cache_gib"] < first["kv_cache_gib"] + 1.0
-    assert first["weights_gib"] - 1.0 < got.error_pct["weights_gib"] < first["weights_gib"] + 1.0
+    now = SCORES[P4D]
+    assert now["kv_cache_gib"] - 0.5 < got.error_pct["kv_cache_gib"] < now["kv_cache_gib"] + 0.5
+    assert abs(got.error_pct["weights_gib"]) < 1.0
     assert got.predicted["fits"] is True
     plan, _ = predict_record(rec)
     obs = rec["observed"]
     mine = (plan.weights_bytes + plan.non_torch_bytes + plan.activation_peak_bytes) / GIB
     logged = obs["weights_gib"] + obs["non_torch_gib"] + obs["activation_peak_gib"]
     overshoot = plan.kv_cache_bytes / GIB - obs["kv_cache_gib"]
-    assert 2.2 < overshoot < 2.5
+    assert 2.0 < overshoot < 2.25
     assert abs(overshoot - (logged - mine)) < 0.02
     non_torch_gap = obs["non_torch_gib"] - plan.non_torch_bytes / GIB
     assert non_torch_gap > 0.8 * overshoot

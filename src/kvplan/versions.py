@@ -1013,6 +1013,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # ROCm's AITER FP8/FP4 BMM paths (VLLM_ROCM_USE_AITER, off by default) requantize it instead. Not read before 0.8.2
     # (0.7.x absorbed the matrices into the q and o projections), so the row starts there.
     "mla_kv_b_copy": [((0, 0, 0), False), ((0, 8, 2), True)],
+    # The V0 MLA backend of 0.7.1-0.7.3 absorbs the projections at load (attention/backends/mla/utils.py,
+    # MLACommonImpl.process_weights_after_loading, read in the 0.7.1, 0.7.2 and 0.7.3 wheels; envs.py
+    # VLLM_MLA_PERFORM_MATRIX_ABSORPTION, default "1"): W_Q_UK = einsum(W_Q, W_UK) and W_UV_O = einsum(W_UV, W_O) are new
+    # model-dtype tensors beside the raw q_proj / kv_b_proj / o_proj, which prefill still uses, and W_QR (the rope
+    # columns of q_proj) a contiguous copy (weights.weights_per_rank mla_absorbed). The 0.8.0 wheel has no W_Q_UK /
+    # W_UV_O anywhere (V0 and V1 MLA keep W_UK_T / W_UV views of kv_b_proj), so the row ends there.
+    "mla_absorbed_weights": [((0, 0, 0), False), ((0, 7, 1), True), ((0, 8, 0), False)],
     # From 0.32 the Qwen3-VL and Qwen3.5/3.6 decoder layers pass get_rope a positions factor of 1 (4 only with video
     # pruning, --video-pruning-rate > 0: models/qwen3_vl.py mrope_positions_factor, used by qwen3_vl_moe.py and
     # qwen3_5.py Qwen3_5DecoderLayer; rotary_embedding/mrope.py cache_max_position_num = max_position_embeddings x
@@ -1279,6 +1286,7 @@ class VersionRules:
     layer_module_paths: tuple
     awq_auto_marlin: bool
     mla_kv_b_copy: bool
+    mla_absorbed_weights: bool
     qwen3_mrope_positions_one: bool
     mm_video_padding: bool
     qwen3_vl_deepstack_buffers: bool

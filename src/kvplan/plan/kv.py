@@ -112,7 +112,9 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                             bnb_nested_absmax=rules.bnb_nested_absmax, bnb_experts=rules.bnb_quantizes_experts,
                             module_paths=rules.layer_module_paths, exclude_split=split,
                             stages=pp_stages(model, args, rules) if pp > 1 else None,
-                            mla_kv_b_copy=rules.mla_kv_b_copy)
+                            mla_kv_b_copy=rules.mla_kv_b_copy,
+                            mla_absorbed=rules.mla_absorbed_weights
+                            and args.env_value("VLLM_MLA_PERFORM_MATRIX_ABSORPTION") not in ("0",))
 
 
 def mxfp4_marlin_forced(args: EngineArgs, rules: VersionRules, cc: tuple[int, int] | None) -> bool:
