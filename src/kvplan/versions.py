@@ -1042,6 +1042,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # a config without a "Linear" target falls back to a target matching re:.*down_proj.* and the like).
     # weights_per_rank(ct_experts_ignore).
     "ct_moe_ignore_read": [((0, 0, 0), False), ((0, 12, 0), True)],
+    # The V0 MLA backend of 0.7.1-0.7.3 absorbs the projections at load (attention/backends/mla/utils.py,
+    # MLACommonImpl.process_weights_after_loading, read in the 0.7.1, 0.7.2 and 0.7.3 wheels; envs.py
+    # VLLM_MLA_PERFORM_MATRIX_ABSORPTION, default "1"): W_Q_UK = einsum(W_Q, W_UK) and W_UV_O = einsum(W_UV, W_O) are new
+    # model-dtype tensors beside the raw q_proj / kv_b_proj / o_proj, which prefill still uses, and W_QR (the rope
+    # columns of q_proj) a contiguous copy (weights.weights_per_rank mla_absorbed). The 0.8.0 wheel has no W_Q_UK /
+    # W_UV_O anywhere (V0 and V1 MLA keep W_UK_T / W_UV views of kv_b_proj), so the row ends there.
+    "mla_absorbed_weights": [((0, 0, 0), False), ((0, 7, 1), True), ((0, 8, 0), False)],
     # From 0.32 the Qwen3-VL and Qwen3.5/3.6 decoder layers pass get_rope a positions factor of 1 (4 only with video
     # pruning, --video-pruning-rate > 0: models/qwen3_vl.py mrope_positions_factor, used by qwen3_vl_moe.py and
     # qwen3_5.py Qwen3_5DecoderLayer; rotary_embedding/mrope.py cache_max_position_num = max_position_embeddings x
@@ -1311,6 +1318,7 @@ class VersionRules:
     marlin_moe_tile_pad: str
     mtp_fc_nvfp4_unquantized: tuple[str, ...]
     ct_moe_ignore_read: bool
+    mla_absorbed_weights: bool
     qwen3_mrope_positions_one: bool
     mm_video_padding: bool
     qwen3_vl_deepstack_buffers: bool

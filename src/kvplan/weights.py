@@ -1211,7 +1211,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                      stages: list[tuple[int, int]] | None = None, mla_kv_b_copy: bool = False,
                      module_paths: tuple = (), exclude_split: bool = False,
                      marlin_moe: tuple[int, bool] | None = None, mtp_fc_unquantized: bool = False,
-                     ct_experts_ignore: bool = True) -> RankWeights:
+                     ct_experts_ignore: bool = True, mla_absorbed: bool = False) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     `bnb_nested_absmax`, `bnb_experts`: the release's bitsandbytes loading (versions.py "bnb_nested_absmax",
@@ -1236,6 +1236,11 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     `ct_experts_ignore` False: the release builds a compressed-tensors checkpoint's routed experts with the "Linear"
     group's scheme whatever its ignore list names (versions.py "ct_moe_ignore_read", before 0.12.0); the checkpoint's
     files still hold the experts it ignored in the model dtype.
+
+    `mla_absorbed`: the release's V0 MLA backend absorbs the projections at load and keeps the products beside the
+    raw weights (versions.py "mla_absorbed_weights", 0.7.1-0.7.3): for every unquantized MLA layer and rank, W_QR
+    (q_in x heads/TP x qk_rope), W_Q_UK (q_in x heads/TP x kv_lora_rank) and W_UV_O (heads/TP x kv_lora_rank x
+    hidden) in the model dtype, q_in being q_lora_rank or, without one, the hidden size.
 
     `dp`: data-parallel engines. Without expert parallelism vLLM shards a MoE model's experts over all TP x DP ranks
     (fused_moe FusedMoEParallelConfig flatten_tp_across_dp; layer.py "self.tp_size * self.dp_size" from 0.8), so each
@@ -1402,6 +1407,25 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         if any(kv_b_copy):
             notes.append(f"MLA: the quantized kv_b_proj dequantized at load to one model-dtype copy per layer "
                          f"(W_UV / W_UK_T): +{max(kv_b_copy) / 1024 ** 3:.2f} GiB per rank")
+    # MLA in the V0 backend of 0.7.1-0.7.3 (attention/backends/mla/utils.py, MLACommonImpl.process_weights_after_loading,
+    # with VLLM_MLA_PERFORM_MATRIX_ABSORPTION on by default; versions.py "mla_absorbed_weights"): W_QR, the q
+    # projection's rope columns made contiguous, and the absorbed W_Q_UK = W_Q x W_UK and W_UV_O = W_UV x W_O, in the
+    # model dtype, kept beside q_proj / kv_b_proj / o_proj ("another copy of raw weights for prefill"), inside the load
+    # vLLM measures. Counted for unquantized MLA layers (an FP8 checkpoint's products are requantized: not modelled).
+    if mla_absorbed and spec.text_config.get("kv_lora_rank"):
+        t = spec.text_config
+        heads = spec.num_attention_heads / tp
+        q_in = int(t.get("q_lora_rank") or t["hidden_size"])
+        rank_dim = int(t["kv_lora_rank"])
+        per_layer = heads * (q_in * (int(t.get("qk_rope_head_dim", 64)) + rank_dim) + rank_dim * int(t["hidden_size"])) * db
+        absorbed = [0.0] * len(stages)
+        for s, (lo, hi) in enumerate(stages):
+            absorbed[s] = sum(per_layer for c in count.components
+                              if c.kind == "mla" and c.layer is not None and lo <= c.layer < hi and bytes_per_param(c) >= db)
+        if any(absorbed):
+            kv_b_copy = [k + a for k, a in zip(kv_b_copy, absorbed)]
+            notes.append(f"MLA (V0, matrix absorption): W_QR, W_Q_UK and W_UV_O made at load beside the raw "
+                         f"projections: +{max(absorbed) / 1024 ** 3:.2f} GiB per rank")
     if checkpoint_matches:
         ckpt_bytes = spec.checkpoint.total_bytes
         if spec.is_pooling and spec.checkpoint.lm_head_bytes:
