@@ -89,7 +89,7 @@ def test_every_command_in_the_readme_exists():
 def test_every_kvplan_flag_the_readme_spells_is_an_option_of_some_command():
     options = {opt for cmd in _cli_command().commands.values() for p in cmd.params
                for opt in (*p.opts, *getattr(p, "secondary_opts", ()))}
-    bench = {"--moe", "--gpu-profiles", "--no-prefix-caching", "--out-of-sample"}  # bench/ and tools/ scripts' own switches
+    bench = {"--moe", "--gpu-profiles", "--no-prefix-caching", "--out-of-sample", "--estimates"}  # bench/ and tools/ scripts' own switches
     options.add("--help")  # click's own, on every command
     spelled = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]+)", README)) - bench - {"--gpus"}  # docker's --gpus all
     assert spelled - options == set()
