@@ -677,6 +677,8 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
         shown_model = "the models listed" if "model" in names else (rows[0]["model"] if rows else model)
         console.print(f"[bold]{shown_model}[/], workload {base.name}, {slo_spec.describe()}"
                       + (f", target {target_rate:g} req/s" if target_rate is not None else ""), highlight=False)
+        from kvplan.render import whole_cells
+
         t = Table(show_edge=False, pad_edge=False, box=None)
         for n in names:
             t.add_column(n.replace("_", " ") if n != "tensor_parallel_size" else "TP")
@@ -688,7 +690,7 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
         if prices is not None:
             t.add_column("$/hour", justify="right", no_wrap=True)
             t.add_column("$/M req", justify="right", no_wrap=True)
-        t.add_column("")
+        t.add_column("note")  # the best row's mark, or why a row has no answer ('KV pool too small')
         for r in rows:
             cells = [str(r[n]) for n in names]
             cells += [str(r["gpus_per_replica"] or "-"),
@@ -700,7 +702,9 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
                           f"{r['usd_per_million_requests']:,.2f}" if r.get("usd_per_million_requests") else "-"]
             cells.append(r["cell"] or (best if r.get("best") else ""))
             t.add_row(*cells)
-        console.print(t)
+        # at 80 columns a --vary model row cut its id to 'meta-ll…' and folded 'RTX PRO 6000' a word a line: every cell
+        # whole, or each row a block where the columns cannot hold their words side by side (render.WholeOrStacked)
+        console.print(whole_cells(t))
         if prices is not None:
             console.print("$/hour: " + ("the fleet for the target" if target_rate is not None else "one replica")
                           + "; $/M req: per million requests at " + ("the target rate" if target_rate is not None
