@@ -641,6 +641,9 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
     if (flags.gpu or "").strip().lower() == "auto":
         raise InputError("--gpu", "auto picks one deployment; --vary compares the ones it lists",
                          "drop --gpu auto and list the GPUs: --vary gpu=L4,L40S,H100")
+    if flags.gpu_kinds is not None:
+        raise InputError("--gpu-kinds", "chooses the cards --gpu auto searches; --vary compares the ones it lists",
+                         "drop --gpu-kinds and list the GPUs: --vary gpu=L4,L40S,H100")
     varied = parse_vary(vary)
     refuse_replaced_flags(model, flags, varied)
     spec = replace(workload_spec, rate_per_s=1.0)

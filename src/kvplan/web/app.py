@@ -603,7 +603,7 @@ def _catalog_gpus() -> list[dict]:
 
     return [{"id": g.id, "name": g.name, "total_gib": round(g.total_gib, 3), "total_bytes": g.total_bytes, "vendor": g.vendor,
              "compute_capability": g.compute_capability, "hbm_bandwidth_tbps": g.hbm_bandwidth_tbps, "aliases": list(g.aliases),
-             "form": g.form, "one_per_machine": g.one_per_machine,
+             "form": g.form, "kind": g.kind, "one_per_machine": g.one_per_machine,
              # the total CUDA reports under WSL2 (resolve.wsl2_gpu: nvidia-smi's memory.total), None where the catalog
              # lacks it: the page's GPU list shows it while the wsl2 box is checked, as the plans use it
              "wsl2_total_bytes": g.nvidia_smi_total_mib * MIB if g.nvidia_smi_total_mib else None}

@@ -2,7 +2,7 @@
 // No arithmetic about vLLM here: every number shown comes from /api/plan, /api/sweep, ...
 "use strict";
 
-const FIELDS = ["model", "revision", "gpu", "gpu_gib", "num_gpus", "wsl2", "max_model_len", "concurrency",
+const FIELDS = ["model", "revision", "gpu", "gpu_gib", "gpu_kinds", "num_gpus", "wsl2", "max_model_len", "concurrency",
   "gpu_memory_utilization", "kv_cache_dtype", "tensor_parallel_size", "max_num_seqs", "dtype", "quantization", "enforce_eager",
   "kv_cache_memory_bytes", "compilation_config", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "speculative_config", "limit_mm_per_prompt", "skip_mm_profiling", "entrypoint",
   "runner", "vllm_version"];
@@ -44,6 +44,7 @@ function readForm() {
     if (v !== "") out[name] = v;
   }
   if (out.gpu === "custom") { delete out.gpu; } else { delete out.gpu_gib; }
+  if (out.gpu !== "auto") delete out.gpu_kinds;  // the kinds of card only --gpu auto searches (refused beside a named GPU)
   if (!isAutoLength(out.max_model_len)) delete out.concurrency;
   return out;
 }
@@ -321,7 +322,10 @@ function syncSliderFromNumber(tokens) {
   $("max_model_len_slider").value = String(Math.round(1000 * (Math.log2(Math.max(n, SLIDER_MIN_TOKENS)) - lo) / (hi - lo)));
 }
 
-function syncCustomGpu() { $("custom-gpu").hidden = $("gpu").value !== "custom"; }
+function syncCustomGpu() {
+  $("custom-gpu").hidden = $("gpu").value !== "custom";
+  $("auto-gpu").hidden = $("gpu").value !== "auto";
+}
 function syncConcurrency() { $("concurrency-box").hidden = !isAutoLength($("max_model_len").value); }
 
 // ------------------------------------------------------------------ uploads
