@@ -380,12 +380,36 @@ class Planner:
 
     def _sweep_rows(self, req: SweepRequest) -> dict:
         varied = parse_vary(req.vary)
-        varied = map_vary_values(varied, "model", lambda v: self.model_ref(v, "--vary"))
+        varied, given = self.vary_models(varied, "--vary")
         combos = math.prod(len(vals) for _, vals in varied)
         if combos > MAX_SWEEP_ROWS:
             raise InputError("--vary", f"{combos} combinations; the page computes at most {MAX_SWEEP_ROWS}", "vary fewer values")
         model, flags = self.flags(req)
-        return {"varied": vary_names(varied), "rows": sweep_rows(model, flags, varied)}
+        return {"varied": vary_names(varied), "rows": models_as_given(sweep_rows(model, flags, varied), given)}
+
+    def vary_models(self, varied: list[tuple], field: str) -> tuple[list[tuple], dict[str, str]]:
+        """parse_vary's groups with each model value as resolve_model takes it (an upload handle: the file this server
+        keeps), and those files by the handle given ({path: handle}, for models_as_given)."""
+        given: dict[str, str] = {}
+
+        def ref(v):
+            out = self.model_ref(v, field)
+            if out is not None and out != v:
+                given[out] = v
+            return out
+
+        return map_vary_values(varied, "model", ref), given
+
+
+def models_as_given(rows: list[dict], given: dict[str, str]) -> list[dict]:
+    """`rows` with each model this server resolved from an upload handle named by that handle again (Planner.vary_models):
+    a varied uploaded config's rows named the file this server keeps it in ('/tmp/kvplan-web-.../configs/x.json'),
+    which the page showed and a user cannot give back, where the plan itself says 'upload: x.json'."""
+    for r in rows:
+        for key in ("model",):
+            if isinstance(r.get(key), str) and r[key] in given:
+                r[key] = given[r[key]]
+    return rows
 
 
 def replaced_by_vary(req: BaseModel, varied: list[tuple[str, list]]) -> list[dict]:
@@ -575,13 +599,13 @@ def capacity_compare_response(planner: Planner, req: SimulateRequest, limit_s: f
     if combos > MAX_COMPARE_ROWS:
         raise InputError("vary", f"{combos} deployments; the page searches at most {MAX_COMPARE_ROWS}",
                          "vary fewer values, or run `kvplan capacity --vary` locally")
-    varied = map_vary_values(varied, "model", lambda v: planner.model_ref(v, "vary"))
+    varied, given = planner.vary_models(varied, "vary")
     replaced = replaced_by_vary(req, varied)
     model, flags = planner.flags(req.model_copy(update={r["field"]: None for r in replaced}))
     with _request_keys():
         rows = sim.capacity_rows(model, flags, varied, workload, slo, seed=req.seed, target_rate_per_s=req.target_rate_per_s,
                                  prices=prices, on_probe=_deadline(limit_s), max_probes=MAX_CAPACITY_PROBES)
-    return {"capacity_rows": {"varied": vary_names(varied), "rows": rows, "slo": slo.describe(),
+    return {"capacity_rows": {"varied": vary_names(varied), "rows": models_as_given(rows, given), "slo": slo.describe(),
                               "target_rate_per_s": req.target_rate_per_s},
             "workload": workload.summary(), "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s},
             "replaced": replaced,
