@@ -110,8 +110,8 @@ class SimulateRequest(PlanRequest):
                             f"{MAX_COMPARE_ROWS}); one or two of " + ", ".join(SWEEPABLE) + "; or flags paired, one row per tuple: "
                             "gpu,tensor_parallel_size=L4:4,L40S:2,H100:1")
     gpu_hour_usd: Optional[str] = Field(None, description="With capacity: USD per GPU-hour, one price (2.5) or one per "
-                                        "GPU (L4=0.8,H100=2.5), as `kvplan capacity --gpu-hour-usd`: adds the cost per "
-                                        "hour and per million requests.")
+                                        "GPU (L4=0.8,H100=2.5; a GPU named twice, H100=2.5,H100=1.2, is costed at each), as "
+                                        "`kvplan capacity --gpu-hour-usd`: adds the cost per hour and per million requests.")
     seed: int = 0
 
 
@@ -525,7 +525,7 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
     workload = _request_workload(planner, req)
     with _request_keys():
         prices = sim.GpuPrices(req.gpu_hour_usd) if req.gpu_hour_usd is not None else None
-        price = prices.require(p.gpu) if prices is not None else None
+        price_list = prices.require(p.gpu) if prices is not None else []
     # the server `kvplan simulate` runs for these flags (prefix caching as the version has it, the plan's warnings)
     config, step_model, rules = sim.serving_setup(p)
     with _request_keys():
@@ -552,9 +552,10 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
                                 worst_case_concurrency=p.max_concurrency)
         out["capacity"] = {k: v for k, v in cap.to_dict().items() if k != "at_max_rate"}
         # as `kvplan capacity --gpu-hour-usd` prices it
-        cost = sim.capacity_cost(price, p.gpus_used, cap, req.target_rate_per_s) if price is not None else None
-        if cost is not None:
-            out["capacity"]["cost"] = cost
+        costs = [c for c in (sim.capacity_cost(price, p.gpus_used, cap, req.target_rate_per_s) for price in price_list)
+                 if c is not None]
+        if costs:  # "cost": the first price's, "costs": each price's (a GPU given two: on-demand and spot)
+            out["capacity"]["cost"], out["capacity"]["costs"] = costs[0], costs
     return out
 
 

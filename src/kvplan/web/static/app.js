@@ -429,7 +429,12 @@ function renderSimulation(d, body = {}) {
           + `per replica = ${(c.target_rate_per_s / rate).toFixed(2)}, rounded up, then checked at the target (the fleet, or one replica at its share of a recorded trace)`
         : "no number of replicas meets the SLO"]);
     }
-    if (c.cost) rows.push(["cost", `${usd(c.cost.usd_per_hour)} USD/hour, ${usd(c.cost.usd_per_million_requests)} USD per million requests`]);
+    // at each price given for the GPU (two: on-demand and spot), as kvplan capacity prints a line for each
+    const costs = c.costs || (c.cost ? [c.cost] : []);
+    for (const cost of costs) {
+      rows.push([costs.length > 1 ? `cost at ${cost.usd_per_gpu_hour} USD per GPU-hour` : "cost",
+        `${usd(cost.usd_per_hour)} USD/hour, ${usd(cost.usd_per_million_requests)} USD per million requests`]);
+    }
   }
   const tbody = document.querySelector("#sim-table tbody");
   tbody.innerHTML = "";
@@ -449,7 +454,7 @@ function renderComparison(d, body) {
   const best = priced ? "cheapest" : target != null ? "fewest GPUs" : "most req/s per GPU";
   const heads = [...c.varied.map((n) => (n === "tensor_parallel_size" ? "TP" : n.replace(/_/g, " "))), "GPUs/rep", "req/s/rep"];
   if (target != null) heads.push("replicas", "GPUs");
-  if (priced) heads.push("$/hour", "$/M req");
+  if (priced) heads.push("$/GPU-h", "$/hour", "$/M req");  // the price each row was costed at, as kvplan capacity shows it
   heads.push("");
   const thead = document.querySelector("#cap-table thead");
   thead.innerHTML = "";
@@ -465,7 +470,7 @@ function renderComparison(d, body) {
     const cells = c.varied.map((n) => [String(r[n]), ""]);
     cells.push([r.gpus_per_replica ?? "-", "num"], [r.rate_per_replica ? rateDown(r.rate_per_replica) : "-", "num"]);
     if (target != null) cells.push([r.replicas ?? "-", "num"], [r.gpus ?? "-", "num"]);
-    if (priced) cells.push([r.usd_per_hour ? usd(r.usd_per_hour) : "-", "num"],
+    if (priced) cells.push([r.usd_per_gpu_hour ? String(r.usd_per_gpu_hour) : "-", "num"], [r.usd_per_hour ? usd(r.usd_per_hour) : "-", "num"],
       [r.usd_per_million_requests ? usd(r.usd_per_million_requests) : "-", "num"]);
     cells.push(r.cell ? [r.cell, "refused"] : [r.best ? best : "", "mark"]);
     for (const [text, cls] of cells) {
