@@ -794,7 +794,7 @@ def parse_gpu_kinds(text: Optional[str], field: str = "--gpu-kinds") -> tuple[st
     if text is None or not str(text).strip():
         return AUTO_GPU_KINDS
     aliases = {"data-center": "datacenter", "data_center": "datacenter", "server": "datacenter", "dc": "datacenter",
-               "desktop": "consumer", "integrated-memory": "integrated"}
+               "integrated-memory": "integrated"}
     chosen: set[str] = set()
     for word in re.split(r"[,\s]+", str(text).strip().lower()):
         if not word:
