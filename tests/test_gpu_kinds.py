@@ -1,6 +1,7 @@
-"""`--gpu auto` searches data-center and workstation cards unless `--gpu-kinds` says otherwise: it picked an RTX 3050
-Laptop GPU (passing over an RTX 4050 Laptop) for Qwen3-0.6B and a GeForce RTX 4070 for Qwen3-4B, cards nobody sizing a
-server rents. Each catalog card's kind (GPUSpec.kind) comes from its name, as its form does."""
+"""`--gpu auto` searches data-center and workstation cards unless `--gpu-kinds` says otherwise: at 8,192 tokens it
+picked an RTX 4050 Laptop GPU for Qwen3-0.6B (naming an RTX 3050 Laptop as the smaller warm start) and 2 x GeForce RTX
+2080 Ti for Llama-3.1-8B, cards nobody sizing a server rents. Each catalog card's kind (GPUSpec.kind) comes from its
+name, as its form does."""
 
 from __future__ import annotations
 

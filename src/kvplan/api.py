@@ -780,7 +780,8 @@ def smallest_gpu(p: Plan, *, any_size: bool = False) -> GPUSpec | None:
 
 
 # GPUSpec.kind's values, as --gpu-kinds takes them; --gpu auto searches AUTO_GPU_KINDS unless told otherwise: it
-# picked an RTX 3050 Laptop GPU for Qwen3-0.6B and a GeForce RTX 4070 for Qwen3-4B, cards nobody sizing a server rents
+# picked an RTX 4050 Laptop GPU for Qwen3-0.6B and 2 x GeForce RTX 2080 Ti for Llama-3.1-8B (at 8,192 tokens), cards
+# nobody sizing a server rents
 GPU_KINDS = ("datacenter", "workstation", "consumer", "laptop", "integrated")
 AUTO_GPU_KINDS = ("datacenter", "workstation")
 _GPU_KIND_WORDS = {"datacenter": "data-center", "workstation": "workstation", "consumer": "consumer",
