@@ -248,7 +248,9 @@ def test_gpu_auto_note_names_the_sizes_it_searched(monkeypatch):
                         (api.FitFlags(gpu="auto", max_model_len="32768"),
                          "as on every catalog GPU x TP up to 8 that starts")):
         p, note = api.plan_from_flags_and_inverse(QWEN32, flags, None)
-        assert p.fits and note.endswith(said), note
+        # (then the kinds of card searched: data-center and workstation cards unless --gpu-kinds names others)
+        kinds = f"; searched: {api.gpu_kinds_words(api.AUTO_GPU_KINDS)} (--gpu-kinds all searches every kind)"
+        assert p.fits and note.endswith(said + kinds), note
 
 
 def test_capacity_compare_of_models_heads_no_one_model(monkeypatch, capsys):

@@ -91,7 +91,7 @@ def test_one_deployment_is_priced_too(monkeypatch, capsys):
     (["--vary", "gpu=L4", "--gpu-hour-usd", "cheap"], "--gpu-hour-usd"),
     (["--vary", "gpu=L4", "--gpu-hour-usd", "L4=-1"], "--gpu-hour-usd"),
     (["--vary", "gpu=L4", "--gpu-hour-usd", "NoSuchCard=1"], "--gpu-hour-usd"),
-    (["--vary", "gpu=L4", "--gpu-hour-usd", "L4=1,NVIDIA L4=2"], "--gpu-hour-usd"),
+    (["--vary", "gpu=L4", "--gpu-hour-usd", "L4=1,NVIDIA L4=1"], "--gpu-hour-usd"),  # one price given twice
     (["--gpu", "H100", "--gpu-hour-usd", "L4=1"], "--gpu-hour-usd"),
     (["--vary", "gpu=L4,H100", "--gpu", "auto"], "--gpu"),
     (["--vary", "gpu=L4,H100", "--num-gpu-blocks", "500"], "--num-gpu-blocks"),
@@ -126,3 +126,39 @@ def test_page_compares_as_the_cli(monkeypatch, capsys):
     assert bad.status_code == 400 and bad.json()["field"] == "gpu_hour_usd"
     bad = client.post("/api/simulate", json={**body, "capacity": False})
     assert bad.status_code == 400 and bad.json()["field"] in ("target_rate_per_s", "vary")
+
+
+def test_one_gpu_priced_twice_is_costed_at_each_price(monkeypatch, capsys):
+    """On-demand against spot, or two clouds: --gpu-hour-usd took one price per GPU and refused a second
+    ('H100 is priced twice'). Each price of a GPU now costs its deployment in a row of its own, the price it used under
+    $/GPU-h: the same search (rate, replicas) at each, cost in proportion to the price, rows still cheapest first; one
+    deployment alone prints a cost line per price, and --json gives every cost under "costs"."""
+    prices = "L4=0.8,H100=2.5,H100=1.2"
+    args = ("capacity", QWEN8, *BASE, "--target-rate", "20", "--vary", "gpu=L4,H100", "--gpu-hour-usd", prices)
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--json")
+    assert code == 0, err
+    rows = json.loads(out)["rows"]
+    h100 = [r for r in rows if r["gpu"] == "H100"]
+    assert [r["usd_per_gpu_hour"] for r in h100] == [1.2, 2.5]  # cheapest first
+    assert len({(r["rate_per_replica"], r["replicas"], r["gpus"]) for r in h100}) == 1
+    for r in h100:
+        assert r["usd_per_hour"] == pytest.approx(r["usd_per_gpu_hour"] * r["gpus"])
+    assert h100[1]["usd_per_million_requests"] / h100[0]["usd_per_million_requests"] == pytest.approx(2.5 / 1.2)
+    assert [r["usd_per_gpu_hour"] for r in rows if r["gpu"] == "L4" and r.get("usd_per_gpu_hour")] in ([], [0.8])
+    costs = [r["usd_per_million_requests"] for r in rows if r.get("usd_per_million_requests")]
+    assert costs == sorted(costs) and rows[0].get("best") and sum(bool(r.get("best")) for r in rows) == 1
+    code, out, err = run_cli(monkeypatch, capsys, *args)
+    assert code == 0, err
+    lines = out.splitlines()
+    head = next(line.split() for line in lines if "$/GPU-h" in line)
+    shown = [line.split() for line in lines if line.startswith("H100")]
+    col = head.index("$/GPU-h")
+    assert [float(c[col]) for c in shown] == [1.2, 2.5], out
+    alone = _single(monkeypatch, capsys, "H100", "--target-rate", "20", "--gpu-hour-usd", "H100=2.5,H100=1.2")
+    assert [c["usd_per_gpu_hour"] for c in alone["costs"]] == [2.5, 1.2] and alone["cost"] == alone["costs"][0]
+    assert alone["costs"][0]["usd_per_hour"] == pytest.approx(2.5 * alone["replicas_needed"])
+    code, out, err = run_cli(monkeypatch, capsys, "capacity", QWEN8, "--gpu", "H100", *BASE, "--target-rate", "20",
+                             "--gpu-hour-usd", "H100=2.5,H100=1.2")
+    assert code == 0, err
+    text = " ".join(out.split())
+    assert "cost at 2.5 USD per GPU-hour" in text and "cost at 1.2 USD per GPU-hour" in text

@@ -267,3 +267,28 @@ def test_stacking_wraps_typer_s_table_once_and_skips_a_typer_without_one(monkeyp
     monkeypatch.setattr(rich_utils, "Table", None)
     _help_cells_fold()
     assert rich_utils.Table is None
+
+
+def test_a_capacity_comparison_keeps_every_id_whole_at_80_columns(monkeypatch, capsys):
+    """At 80 columns `capacity --vary model=... --vary gpu=...` cut its model ids to 'meta-ll…' and 'Qwen/Qw…' and
+    folded 'RTX PRO 6000' one word a line, so no row said which deployment it was. Its table is now printed whole,
+    or each row as a block where its nine columns cannot hold their words side by side (render.whole_cells)."""
+    models = ("Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B-Instruct")
+    args = ("capacity", "-w", "sharegpt", "-n", "300", "--max-model-len", "16384", "--target-rate", "20",
+            "--gpu-hour-usd", "1", "--vary", "model=" + ",".join(models), "--vary", "gpu=L4,RTX PRO 6000")
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--json")
+    assert code == 0, err
+    rows = json.loads(out)["rows"]
+    _narrow(monkeypatch, 80)
+    code, out, err = run_cli(monkeypatch, capsys, *args)
+    assert code == 0, err
+    table = out[:out.index("$/hour: the fleet")]
+    assert "…" not in table, table
+    for m in models:
+        assert m in table, table
+    assert "RTX PRO 6000" in table, table
+    assert all(len(line) <= 80 for line in table.splitlines()), table
+    # each row's answer under its deployment, as --json gives it: the rate and the replicas of every answered row
+    rates = [v for v in _stacked(table, "req/s/rep")]
+    assert len(rates) == len(rows) and [v != "-" for v in rates] == [bool(r["rate_per_replica"]) for r in rows], table
+    assert [v for v in _stacked(table, "replicas")] == [str(r["replicas"] or "-") for r in rows], table

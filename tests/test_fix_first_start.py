@@ -8,7 +8,8 @@ import json
 import pytest
 
 import kvplan
-from kvplan.api import first_start_holds, largest_max_model_len, max_model_len_for_concurrency, replan
+from kvplan.api import (AUTO_GPU_KINDS, first_start_holds, gpu_kinds_words, largest_max_model_len, max_model_len_for_concurrency,
+                        replan)
 from kvplan.plan import COLD_START_WARNING
 from tests.cli_runner import run_cli
 
@@ -157,4 +158,5 @@ def test_gpu_auto_prefers_a_card_whose_first_start_holds_too(monkeypatch, capsys
     assert cold is warm and first_start_holds(cold[2])
     code, out, _ = run_cli(monkeypatch, capsys, "fit", "deepseek-ai/DeepSeek-V3", "--gpu", "auto", "--max-model-len", "4096",
                            "--json")
-    assert json.loads(out)["inverse"] == f"--gpu auto: the smallest catalog GPU x TP that starts is {cold[1]} x {cold[0].name}"
+    assert json.loads(out)["inverse"] == (f"--gpu auto: the smallest catalog GPU x TP that starts is {cold[1]} x {cold[0].name}"
+                                          f"; searched: {gpu_kinds_words(AUTO_GPU_KINDS)} (--gpu-kinds all searches every kind)")

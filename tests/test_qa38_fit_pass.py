@@ -115,7 +115,7 @@ def test_scaffold_gpu_auto_picks_a_card_it_writes_files_for(tmp_path):
     from kvplan.cli import app
     from kvplan.deploy import refuse_platform
 
-    flags = FitFlags(gpu="auto", num_gpus=2, max_model_len="16384")
+    flags = FitFlags(gpu="auto", num_gpus=2, max_model_len="16384", gpu_kinds="all")  # every kind, a Jetson's included
     fit_pick, _ = plan_from_flags_and_inverse("Qwen/Qwen2.5-72B-Instruct-AWQ", flags, None)
     assert fit_pick.gpu.cc == (8, 7)  # a Jetson Orin: the premise
     with pytest.raises(InputError):
@@ -125,7 +125,7 @@ def test_scaffold_gpu_auto_picks_a_card_it_writes_files_for(tmp_path):
     refuse_platform(pick.gpu, "0.33.0")
     assert pick.gpu.total_bytes * pick.args.tensor_parallel_size >= fit_pick.gpu.total_bytes
     r = CliRunner().invoke(app, ["scaffold", str(tmp_path / "out"), "Qwen/Qwen2.5-72B-Instruct-AWQ", "--gpu", "auto",
-                                 "--num-gpus", "2", "--max-model-len", "16384"])
+                                 "--num-gpus", "2", "--max-model-len", "16384", "--gpu-kinds", "all"])
     assert r.exit_code == 0, r.output
     serve = (tmp_path / "out" / "serve.sh").read_text()
     assert pick.gpu.name in serve and f"--tensor-parallel-size {pick.args.tensor_parallel_size}" in serve
@@ -140,13 +140,13 @@ def test_scaffold_gpu_auto_says_which_cards_it_searched(tmp_path):
     from kvplan.api import DEPLOYABLE_CARDS, FitFlags, plan_from_flags_and_inverse
     from kvplan.cli import app
 
-    flags = FitFlags(gpu="auto", num_gpus=2, max_model_len="16384")
+    flags = FitFlags(gpu="auto", num_gpus=2, max_model_len="16384", gpu_kinds="all")  # every kind, a Jetson's included
     fit_pick, fit_note = plan_from_flags_and_inverse("Qwen/Qwen2.5-72B-Instruct-AWQ", flags, None)
     pick, note = plan_from_flags_and_inverse("Qwen/Qwen2.5-72B-Instruct-AWQ", flags, None, deployable=True)
     assert fit_pick.gpu.name != pick.gpu.name  # the premise: the two searches answer different cards
     assert DEPLOYABLE_CARDS in note and "Jetson Orin" in DEPLOYABLE_CARDS and DEPLOYABLE_CARDS not in fit_note
     r = CliRunner().invoke(app, ["scaffold", str(tmp_path / "out"), "Qwen/Qwen2.5-72B-Instruct-AWQ", "--gpu", "auto",
-                                 "--num-gpus", "2", "--max-model-len", "16384"])
+                                 "--num-gpus", "2", "--max-model-len", "16384", "--gpu-kinds", "all"])
     assert r.exit_code == 0 and DEPLOYABLE_CARDS in " ".join(r.output.split()), r.output
     wide = {"COLUMNS": "400"}
     scaffold_help = " ".join(CliRunner().invoke(app, ["scaffold", "--help"], env=wide).output.split())

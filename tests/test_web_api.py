@@ -396,3 +396,31 @@ def test_the_traffic_tab_has_the_capacity_searchs_controls(client):
     r = client.post("/api/simulate", json={"model": LLAMA, "gpu": "L4", "max_model_len": 8192, "workload": "azure-conv",
                                            "max_requests": 50, "vary": ["gpu=L4,H100"]})
     assert r.status_code == 400 and r.json()["fix"] == "add capacity: true" and '"add capacity: true"' in js
+
+
+def test_a_varied_upload_is_named_by_its_handle_quoted_or_escaped_as_the_cli_takes_it(client, tmp_path):
+    """An uploaded config varied on the page, paired with a GPU: its handle ('upload:NAME-HASH') holds a ':', so it goes
+    in quotes or with the ':' escaped, as `kvplan sweep --vary` takes a value holding one; both were read, but every
+    row named the file this server keeps the upload in ('/tmp/kvplan-web-.../configs/...json'), a path the user never
+    gave and cannot give back. The rows now name the handle, as the plan names 'upload: NAME'."""
+    from kvplan.api import parse_vary
+
+    config = dict(model_catalog()["Qwen/Qwen2.5-0.5B-Instruct"]["config"], _name_or_path="example-org/varied")
+    handle = client.post("/api/config?name=varied.json", content=json.dumps(config),
+                         headers={"Content-Type": "application/json"}).json()["model"]
+    assert handle.startswith("upload:") and ";" not in handle  # the page splits its vary box on ';'
+    quoted = f'model,gpu="{handle}":H100,Qwen/Qwen3-8B:L4'
+    escaped = f"model,gpu={handle.replace(':', chr(92) + ':')}:H100,Qwen/Qwen3-8B:L4"
+    assert parse_vary([quoted]) == parse_vary([escaped]) == [(("model", "gpu"), [(handle, "H100"), ("Qwen/Qwen3-8B", "L4")])]
+    answers = []
+    for vary in (quoted, escaped):
+        r = client.post("/api/sweep", json={"model": "Qwen/Qwen3-8B", "gpu": "L4", "max_model_len": 4096, "vary": [vary]})
+        assert r.status_code == 200, r.text
+        rows = r.json()["rows"]
+        assert [(x["model"], x["gpu"]) for x in rows] == [(handle, "H100"), ("Qwen/Qwen3-8B", "L4")]
+        assert "configs/" not in r.text and not any(str(x["model"]).startswith("/") for x in rows), r.text
+        answers.append([(x["kv_cache_tokens"], x["fits"]) for x in rows])
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    uploaded = kvplan.fit(str(path), gpu="H100", max_model_len=4096)
+    assert answers[0] == answers[1] and answers[0][0] == (uploaded.kv_cache_tokens, uploaded.fits)

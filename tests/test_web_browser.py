@@ -376,3 +376,22 @@ def test_one_capacity_search_shows_replicas_and_cost_as_the_api_answers(page, se
         page.fill(box, "")
     page.uncheck("#sim-capacity")
     page.click("nav.tabs button[data-tab='plan']")
+
+
+def test_the_kinds_box_chooses_the_cards_gpu_auto_searches(page, server_url):
+    """The page's GPU 'auto' searched the whole catalog (a laptop card for a small model); a box under it, shown only
+    with auto, takes --gpu-kinds, and the page plans what `kvplan fit --gpu auto --gpu-kinds` plans."""
+    from kvplan.api import FitFlags, plan_from_flags_and_inverse
+
+    model = "Qwen/Qwen3-0.6B"
+    default, _ = plan_from_flags_and_inverse(model, FitFlags(gpu="auto", max_model_len="8192"), None)
+    consumer, _ = plan_from_flags_and_inverse(model, FitFlags(gpu="auto", max_model_len="8192", gpu_kinds="consumer"), None)
+    assert default.gpu.kind in ("datacenter", "workstation") and consumer.gpu.kind == "consumer"  # the premise
+    page.goto(server_url + f"/?model={model}&gpu=auto&max_model_len=8192&gpu_kinds=consumer")
+    _wait_for_plan(page, consumer)
+    assert page.is_visible("#gpu_kinds") and page.input_value("#gpu_kinds") == "consumer"
+    page.fill("#gpu_kinds", "")
+    _wait_for_plan(page, default)
+    page.select_option("#gpu", "l4")
+    _wait_for_plan(page, kvplan.fit(model, gpu="L4", max_model_len=8192))
+    assert not page.is_visible("#gpu_kinds") and "gpu_kinds" not in page.url

@@ -793,13 +793,55 @@ def smallest_gpu(p: Plan, *, any_size: bool = False) -> GPUSpec | None:
     return None
 
 
+# GPUSpec.kind's values, as --gpu-kinds takes them; --gpu auto searches AUTO_GPU_KINDS unless told otherwise: it
+# picked an RTX 4050 Laptop GPU for Qwen3-0.6B and 2 x GeForce RTX 2080 Ti for Llama-3.1-8B (at 8,192 tokens), cards
+# nobody sizing a server rents
+GPU_KINDS = ("datacenter", "workstation", "consumer", "laptop", "integrated")
+AUTO_GPU_KINDS = ("datacenter", "workstation")
+_GPU_KIND_WORDS = {"datacenter": "data-center", "workstation": "workstation", "consumer": "consumer",
+                   "laptop": "laptop", "integrated": "integrated-memory"}
+
+
+def parse_gpu_kinds(text: Optional[str], field: str = "--gpu-kinds") -> tuple[str, ...]:
+    """`--gpu-kinds`: the kinds of card `--gpu auto` searches, comma- or space-separated (GPU_KINDS: datacenter,
+    workstation, consumer, laptop, integrated; 'data-center' and 'server' read as datacenter, 'all' as every kind),
+    in GPU_KINDS' order; None or blank: AUTO_GPU_KINDS."""
+    if text is None or not str(text).strip():
+        return AUTO_GPU_KINDS
+    aliases = {"data-center": "datacenter", "data_center": "datacenter", "server": "datacenter", "dc": "datacenter",
+               "integrated-memory": "integrated"}
+    chosen: set[str] = set()
+    for word in re.split(r"[,\s]+", str(text).strip().lower()):
+        if not word:
+            continue
+        if word == "all":
+            chosen.update(GPU_KINDS)
+            continue
+        kind = aliases.get(word, word)
+        if kind not in GPU_KINDS:
+            raise InputError(field, f"unknown kind of GPU {word!r}",
+                             f"give one or more of {', '.join(GPU_KINDS)} (or all), e.g. {field} datacenter,consumer")
+        chosen.add(kind)
+    return tuple(k for k in GPU_KINDS if k in chosen)
+
+
+def gpu_kinds_words(kinds: tuple[str, ...]) -> str:
+    """How --gpu auto's note names the kinds it searched: 'data-center and workstation cards'; '' for every kind."""
+    if set(kinds) >= set(GPU_KINDS):
+        return ""
+    words = [_GPU_KIND_WORDS[k] for k in kinds]
+    return (", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else words[0]) + " cards"
+
+
 def smallest_gpu_and_tp(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA", *,
-                        site_calibration: bool = True, first_start: bool = True) -> tuple[GPUSpec, int, Plan] | None:
+                        site_calibration: bool = True, first_start: bool = True,
+                        kinds: tuple[str, ...] = AUTO_GPU_KINDS) -> tuple[GPUSpec, int, Plan] | None:
     """`--gpu auto`: the smallest catalog GPU x TP (1, 2, 4, 8) that starts, by total memory, each GPU planned with
-    its site calibration (site_offsets_for) as `kvplan fit --gpu THAT` plans it. With `first_start` (the default), the
+    its site calibration (site_offsets_for) as `kvplan fit --gpu THAT` plans it, among the cards of `kinds`
+    (GPUSpec.kind; by default data-center and workstation cards). With `first_start` (the default), the
     smallest whose first, compiling start holds one request too (first_start_holds: no cold-start refusal), where one
     does; else the smallest that starts warm, whose plan then carries the cold-start warning (gpu_and_tp_choices)."""
-    cold, warm = gpu_and_tp_choices(model, args, vendor, site_calibration=site_calibration)
+    cold, warm = gpu_and_tp_choices(model, args, vendor, site_calibration=site_calibration, kinds=kinds)
     return (cold or warm) if first_start else warm
 
 
@@ -827,7 +869,7 @@ def auto_tp_scope(args: EngineArgs) -> str:
 
 
 def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA", *, site_calibration: bool = True,
-                       deployable: bool = False, simulable: bool = False
+                       deployable: bool = False, simulable: bool = False, kinds: tuple[str, ...] = AUTO_GPU_KINDS
                        ) -> tuple[tuple[GPUSpec, int, Plan] | None, tuple[GPUSpec, int, Plan] | None]:
     """(the smallest catalog GPU x TP whose first, compiling start also holds one request, the smallest that starts
     warm), by total memory, each None where no catalog GPU x TP up to 8 is one; the same where the smallest warm
@@ -836,12 +878,15 @@ def gpu_and_tp_choices(model: ModelSpec, args: EngineArgs, vendor: str = "NVIDIA
     its fix, where 'no GPU fits' would send the reader to a GPU for a length no GPU serves. `deployable`: only cards
     whose launch files kvplan scaffold writes (deploy.refuse_platform: no Jetson Orin, no AMD card). `simulable`: only
     cards whose HBM bandwidth the catalog holds, which the step-time model of simulate and capacity needs (their
-    --gpu auto picked an RTX 4000 SFF Ada for gpt-oss-20b, then refused it for want of that bandwidth)."""
+    --gpu auto picked an RTX 4000 SFF Ada for gpt-oss-20b, then refused it for want of that bandwidth). `kinds`: only
+    cards of these kinds (GPUSpec.kind, parse_gpu_kinds; by default data-center and workstation cards)."""
     options = []
     # --num-gpus bounds the search: TP x PP x DP ranks within the GPUs available (without it, TP up to 8: one node);
     # a --tensor-parallel-size given is the one size searched
     for g in gpu_catalog():
         if g.vendor != vendor or (deployable and not _deployable(g, args)) or (simulable and not g.hbm_bandwidth_tbps):
+            continue
+        if g.kind not in kinds:
             continue
         for tp in auto_tp_sizes(args):
             if tp > 1 and g.one_per_machine:
@@ -905,6 +950,7 @@ class FitFlags:
     gpu_gb: Optional[float] = None
     wsl2: bool = False
     num_gpus: Optional[int] = None
+    gpu_kinds: Optional[str] = None  # with --gpu auto: the kinds of card searched (parse_gpu_kinds); no engine argument
     max_model_len: Optional[str] = None
     gpu_memory_utilization: Optional[float] = None
     tensor_parallel_size: Optional[int] = None
@@ -946,8 +992,9 @@ class FitFlags:
     overhead_gb: Optional[float] = None
 
     def engine_kwargs(self) -> dict:
-        """The flags as keyword arguments of `kvplan.fit` (None = the version's default)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """The flags as keyword arguments of `kvplan.fit` (None = the version's default); gpu_kinds, which only
+        `--gpu auto` reads (plan_from_flags_and_inverse), is none."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "gpu_kinds"}
 
 
 class FitParam(NamedTuple):
@@ -970,6 +1017,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("gpu_gb", Optional[float], None, ("--gpu-gb",), "A custom GPU: total memory in decimal GB (as the seed's arithmetic counts it).", "GPU"),
     FitParam("wsl2", bool, False, ("--wsl2",), "The GPU runs under WSL2 (Windows), where CUDA's total is nvidia-smi's memory.total, 0.25-0.75 GiB above native Linux's: --gpu NAME is planned with that total (from the catalog, which says where it has none: then give --gpu-gib).", "GPU"),
     FitParam("num_gpus", Optional[int], None, ("--num-gpus",), "GPUs available (default: tensor x pipeline x data parallel size).", "GPU"),
+    FitParam("gpu_kinds", Optional[str], None, ("--gpu-kinds",), "With --gpu auto: the kinds of card searched, comma-separated: datacenter, workstation, consumer (GeForce, TITAN, Radeon RX), laptop, integrated (GB10, Jetson), or all. Default: datacenter,workstation (`kvplan gpus --json` gives each card's kind).", "GPU"),
     FitParam("max_model_len", Optional[str], None, ("--max-model-len",), "Context length to serve (vLLM default: the model's limit), read as vllm serve reads it: 32k = 32,000, 32K = 32,768, -1 = vLLM's auto-fit. 'auto' (kvplan fit, with --concurrency N) asks for the longest at which N requests fit.", "vllm serve flags"),
     FitParam("gpu_memory_utilization", Optional[float], None, ("--gpu-memory-utilization",), "Fraction of total GPU memory vLLM may claim (0.90 before vLLM 0.20, 0.92 after).", "vllm serve flags"),
     FitParam("tensor_parallel_size", Optional[int], None, ("--tensor-parallel-size", "-tp"), "Tensor-parallel ranks.", "vllm serve flags"),
@@ -1060,7 +1108,11 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
     from kvplan.plan import is_auto_length
 
     kw, gpu, gib, gb, revision = _engine_kwargs_and_gpu(flags)
+    if flags.gpu_kinds is not None and not (gpu and gpu.strip().lower() == "auto"):
+        raise InputError("--gpu-kinds", "chooses the cards --gpu auto searches; with " + (f"--gpu {gpu}" if gpu else
+                         "no --gpu") + " it would be ignored", "give --gpu auto, or drop --gpu-kinds")
     if gpu and gpu.lower() == "auto":
+        kinds = parse_gpu_kinds(flags.gpu_kinds)
         # --gpu auto answers one unknown: a size it would not read, or a second unknown, is refused, not dropped
         if gib is not None or gb is not None:
             flag = "--gpu-gib" if gib is not None else "--gpu-gb"
@@ -1078,22 +1130,29 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
                              "drop --concurrency, or give a GPU with --max-model-len auto --concurrency N")
         spec = resolve_model(model, revision=revision)
         args = engine_args(**kw)
-        cold, warm = gpu_and_tp_choices(spec, args, deployable=deployable, simulable=simulable)
+        cold, warm = gpu_and_tp_choices(spec, args, deployable=deployable, simulable=simulable, kinds=kinds)
+        searched = gpu_kinds_words(kinds)
         if warm is None:  # (flags refused as input on every card are raised by the search itself)
+            # the kinds searched, and the others that --gpu-kinds can add, where the search left some out
+            among = f" (searched: {searched})" if searched else ""
+            more = "search more kinds of card (--gpu-kinds all), " if searched else ""
             if args.tensor_parallel_size:
-                raise InputError("--gpu", f"no catalog GPU at {auto_tp_scope(args)} fits this plan",
-                                 "drop --tensor-parallel-size (auto then tries 1, 2, 4 and 8), lower --max-model-len "
+                raise InputError("--gpu", f"no catalog GPU at {auto_tp_scope(args)} fits this plan{among}",
+                                 f"{more}drop --tensor-parallel-size (auto then tries 1, 2, 4 and 8), lower --max-model-len "
                                  "or use a quantized checkpoint")
             if auto_tp_cap(args) < 8:
-                raise InputError("--gpu", f"no catalog GPU with {auto_tp_scope(args)} fits this plan",
-                                 "allow more GPUs (--num-gpus), lower --max-model-len or use a quantized checkpoint")
-            raise InputError("--gpu", "no catalog GPU with TP up to 8 fits this plan", "lower --max-model-len or use a quantized checkpoint")
+                raise InputError("--gpu", f"no catalog GPU with {auto_tp_scope(args)} fits this plan{among}",
+                                 f"{more}allow more GPUs (--num-gpus), lower --max-model-len or use a quantized checkpoint")
+            raise InputError("--gpu", f"no catalog GPU with TP up to 8 fits this plan{among}",
+                             f"{more}lower --max-model-len or use a quantized checkpoint")
         # a card whose first, compiling start would be refused is not chosen where a larger one starts cold too
         g, tp, _ = cold or warm
         kw["tensor_parallel_size"] = tp
         p = fit(spec, g, revision=revision, **kw)
         # scaffold's search passes over the cards it writes no files for (a Jetson Orin fit may name): its note says so
         among = "".join(f" {words}" for words, on in ((DEPLOYABLE_CARDS, deployable), (SIMULABLE_CARDS, simulable)) if on)
+        # the kinds of card searched, and how to search others: a laptop or GeForce card is picked only where asked
+
         # the one TP searched where one was given: 'the smallest catalog GPU at TP 2 (--tensor-parallel-size) ...'
         what = (f"GPU at {auto_tp_scope(args)}" if args.tensor_parallel_size else "GPU x TP") + among
         if cold is None:
@@ -1106,6 +1165,8 @@ def plan_from_flags_and_inverse(model: Optional[str], flags: FitFlags, concurren
                     "be refused)")
         else:
             note = f"--gpu auto: the smallest catalog {what} that starts is {tp} x {g.name}"
+        if searched:  # the kinds of card searched, and how to search others: a laptop or GeForce card only where asked
+            note += f"; searched: {searched} (--gpu-kinds all searches every kind)"
         return p, note
     want_auto_len = is_auto_length(kw.get("max_model_len"))
     if want_auto_len and concurrency is None:
@@ -1535,7 +1596,8 @@ def sweep_rows(model: Optional[str], flags: FitFlags, varied: list[tuple[str, li
 
 
 __all__ = ["fit", "replan", "compute_fixes", "largest_max_model_len", "max_model_len_for_concurrency",
-           "smallest_utilization", "smallest_gpu", "smallest_gpu_and_tp", "gpu_and_tp_choices", "engine_args", "rules_for", "site_offsets_for",
+           "smallest_utilization", "smallest_gpu", "smallest_gpu_and_tp", "gpu_and_tp_choices", "GPU_KINDS", "AUTO_GPU_KINDS",
+           "parse_gpu_kinds", "engine_args", "rules_for", "site_offsets_for",
            "FitFlags", "FitParam", "FIT_PARAMS", "GPU_HELP", "CAPACITY_REQUESTS", "refuse_unpublished_version", "refuse_auto_length", "SWEEPABLE",
            "plan_from_flags_and_inverse", "uncertainty_band_of", "parse_vary", "vary_names", "vary_settings",
            "map_vary_values", "sweep_rows", "release_changes", "DEPLOYABLE_CARDS", "SIMULABLE_CARDS"]

@@ -108,6 +108,16 @@ class GPUSpec:
         return "datacenter"
 
     @property
+    def kind(self) -> str:
+        """Which machines hold it, as `--gpu auto --gpu-kinds` names them (GPU_KINDS): the form's 'datacenter',
+        'laptop' and 'integrated', and a desktop card split by its name into 'consumer' (GeForce, TITAN, Radeon RX)
+        and 'workstation' (Quadro, RTX A / Ada / PRO, Radeon PRO)."""
+        form = self.form
+        if form != "desktop":
+            return form
+        return "consumer" if re.search(r"geforce|titan|radeon rx", self.name.lower()) else "workstation"
+
+    @property
     def one_per_machine(self) -> bool:
         """A laptop or integrated-memory GPU: one to a machine (no tensor parallelism over several)."""
         return self.form in ("laptop", "integrated")

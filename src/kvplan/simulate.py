@@ -2588,19 +2588,21 @@ def plan_capacity(plan, workload_at: Callable[[float], Workload], config: Engine
 
 class GpuPrices:
     """`--gpu-hour-usd`: what one GPU costs per hour, in US dollars. '2.5' prices every GPU alike; 'L4=0.8,H100=2.5'
-    prices each GPU named, each name read as `--gpu` reads it (a catalog id, name or alias)."""
+    prices each GPU named, each name read as `--gpu` reads it (a catalog id, name or alias). A GPU named more than once
+    ('H100=2.5,H100=1.2': on-demand and spot, or two clouds) has each of its prices, in the order given, and is
+    costed at each (all_of); so are several prices for every GPU ('2.5,1.2')."""
 
-    EXAMPLE = "e.g. 2.5 (every GPU) or L4=0.8,H100=2.5 (per GPU)"
+    EXAMPLE = "e.g. 2.5 (every GPU), L4=0.8,H100=2.5 (per GPU) or H100=2.5,H100=1.2 (two prices for one GPU)"
 
     def __init__(self, text: str, field: str = "--gpu-hour-usd"):
         self.field = field
-        self.every: Optional[float] = None
-        self.by_gpu: dict[str, tuple[str, float]] = {}  # catalog GPU name -> (the name as given, price)
+        self.every: list[float] = []  # prices for every GPU
+        self.by_gpu: dict[str, list[tuple[str, float]]] = {}  # catalog GPU name -> [(the name as given, price), ...]
         text = (text or "").strip()
         if not text:
             raise InputError(field, "no price given", self.EXAMPLE)
         if "=" not in text:
-            self.every = self._price(text, text)
+            self.every = [self._price(raw, raw.strip()) for raw in text.split(",") if raw.strip()]
             return
         from kvplan.errors import KvplanError
         from kvplan.resolve import resolve_gpu
@@ -2615,10 +2617,10 @@ class GpuPrices:
             except KvplanError as exc:
                 raise InputError(field, getattr(exc, "message", str(exc)),
                                  "name a GPU as --gpu names it (see `kvplan gpus`)") from None
-            if gpu.name in self.by_gpu:
-                raise InputError(field, f"{name} is priced twice ({self.by_gpu[gpu.name][0]} is the same GPU)",
-                                 "give each GPU one price")
-            self.by_gpu[gpu.name] = (name, self._price(raw, part.strip()))
+            price = self._price(raw, part.strip())
+            if any(v == price for _, v in self.by_gpu.get(gpu.name, ())):
+                raise InputError(field, f"{name} is priced at {price:g} twice", "give each price of a GPU once")
+            self.by_gpu.setdefault(gpu.name, []).append((name, price))
 
     def _price(self, raw: str, shown: str) -> float:
         try:
@@ -2630,19 +2632,23 @@ class GpuPrices:
                              self.EXAMPLE)
         return v
 
-    def of(self, gpu) -> Optional[float]:
-        """The price of one hour of this GPU (a GPUSpec), None where none was given for it."""
-        if self.every is not None:
-            return self.every
-        hit = self.by_gpu.get(gpu.name)
-        return hit[1] if hit else None
+    def all_of(self, gpu) -> list[float]:
+        """Every price given for one hour of this GPU (a GPUSpec), in the order given; [] where none was."""
+        if self.every:
+            return list(self.every)
+        return [v for _, v in self.by_gpu.get(gpu.name, ())]
 
-    def require(self, gpu) -> float:
-        """The price of one hour of this GPU, an InputError naming it where none was given (before any search)."""
-        price = self.of(gpu)
-        if price is None:
+    def of(self, gpu) -> Optional[float]:
+        """The (first) price of one hour of this GPU, None where none was given for it."""
+        prices = self.all_of(gpu)
+        return prices[0] if prices else None
+
+    def require(self, gpu) -> list[float]:
+        """Every price of one hour of this GPU, an InputError naming it where none was given (before any search)."""
+        prices = self.all_of(gpu)
+        if not prices:
             raise InputError(self.field, f"no price for {gpu.name}", "add its NAME=USD, or give one price for every GPU")
-        return price
+        return prices
 
 
 # the short cell of a deployment that does not start, by Plan.failure (its full error is the row's "reason")
@@ -2660,7 +2666,8 @@ def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo
     given), "gpu_name" (the catalog's), "model",
     "gpus_per_replica" (one whole server: TP x PP x DP), "rate_per_replica" (req/s within the SLO), with a target rate "replicas" and "gpus", with
     `prices` "usd_per_gpu_hour", "usd_per_hour" (the fleet's for the target, else one replica's) and
-    "usd_per_million_requests" (at the target, else at the replica's capacity); a row that does not start or meets
+    "usd_per_million_requests" (at the target, else at the replica's capacity), a row per price where its GPU was
+    given several (on-demand and spot: the same answer, priced at each); a row that does not start or meets
     the SLO at no rate has "cell" (a few words) and "reason" (the whole of it); "met_above_rate_per_s" is the highest
     rate above the answer that met the SLO again (a rate under it missed), None where the probes were monotone; every
     row its plan's "warnings" and the step-time model's caveats on its rate, "notes". Rows are sorted best first (least
@@ -2688,7 +2695,6 @@ def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo
                      # the plan's warnings, as sweep prints them: which card a bare 'A100' was planned as, a first
                      # (compiling) start that may be refused where the warm start ranked
                      "warnings": list(r.get("warnings") or ()), "notes": []}
-        out.append(row)
         _capacity_row(row, p, r, base, slo, burstiness, seed, target_rate_per_s, router, prices, on_probe, max_probes)
         if p is not None and not row["cell"]:
             from kvplan.resolve import other_speed_note
@@ -2698,6 +2704,8 @@ def capacity_rows(model: Optional[str], flags, varied: list, base: Workload, slo
             row["notes"] += [speeds] if speeds else []
         if on_row:
             on_row(i, len(pairs), row)
+        # a GPU given several prices (on-demand and spot): the deployment once per price, each row its own cost
+        out += [row] + [{**row, **cost} for cost in row.pop("_more_costs", ())]
 
     def key(row):
         per_gpu = -row["rate_per_replica"] / row["gpus_per_replica"] if row["rate_per_replica"] else None
@@ -2776,9 +2784,11 @@ def _capacity_row(row: dict, p, r: dict, base: Workload, slo: SLO, burstiness, s
             row.update(cell="over 256 replicas")
             return
         row.update(replicas=cap.replicas_needed, gpus=cap.replicas_needed * p.gpus_used)
-    price = prices.of(p.gpu) if prices is not None else None
-    if price is not None:
-        row.update(capacity_cost(price, p.gpus_used, cap, target_rate_per_s))
+    costs = [c for c in (capacity_cost(price, p.gpus_used, cap, target_rate_per_s) for price in
+                         (prices.all_of(p.gpu) if prices else ())) if c is not None]
+    if costs:
+        row.update(costs[0])
+        row["_more_costs"] = costs[1:]  # (capacity_rows adds a row for each)
 
 
 def simulate_replicas(workload: Workload, config: EngineConfig, step_model: StepModel, replicas: int,

@@ -146,8 +146,9 @@ def option_group(params: list[tuple[str, object, object]], build, target: str, *
     return decorate
 
 
-# Give a command the shared plan flags; the command receives them as `flags: FitFlags`.
-fit_options = option_group(FIT_OPTIONS, FitFlags, "flags")
+# Give a command the shared plan flags; the command receives them as `flags: FitFlags`. --gpu-kinds only the commands
+# that answer --gpu auto take (below): elsewhere it would choose nothing
+fit_options = option_group(FIT_OPTIONS, FitFlags, "flags", gpu_kinds=None)
 # The same, for the commands that answer `--gpu auto` (fit, simulate, capacity: plan_from_flags(gpu_auto=True)).
 _GPU_AUTO_HELP = (GPU_HELP + " Default: the GPU NVML detects, else a 16 GB T4. 'auto': the smallest catalog GPU x "
                   "tensor-parallel size (up to 8, or within --num-gpus){} that starts.")
@@ -169,7 +170,7 @@ def plan_from_flags(model: Optional[str], flags: FitFlags, command: str = "this 
     from kvplan.api import fit
 
     refuse_auto_length(flags, command)
-    if gpu_auto and not extra and (flags.gpu or "").strip().lower() == "auto":
+    if gpu_auto and not extra and ((flags.gpu or "").strip().lower() == "auto" or flags.gpu_kinds is not None):
         from kvplan.api import plan_from_flags_and_inverse
 
         p, note = plan_from_flags_and_inverse(model, flags, None, deployable=deployable, simulable=simulable)

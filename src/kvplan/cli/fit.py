@@ -239,12 +239,12 @@ def gpus(search: Optional[str] = typer.Argument(None, help="Filter by substring 
     if json_out:
         sys.stdout.write(to_json([{"id": g.id, "name": g.name, "total_gib": round(g.total_gib, 3), "compute_capability": g.compute_capability,
                                     "hbm_bandwidth_tbps": g.hbm_bandwidth_tbps, "aliases": list(g.aliases), "total_source": g.total_source,
-                                    "form": g.form, "mig_profiles": _mig_profiles(g)} for g in cat]
+                                    "form": g.form, "kind": g.kind, "mig_profiles": _mig_profiles(g)} for g in cat]
                                  # the cards the table names under it, known without a total: total_gib null, the reason
                                  # in total_source ('gpus "Strix Halo" --json' printed [])
                                  + [{"id": g.id, "name": g.name, "total_gib": None, "compute_capability": g.compute_capability,
                                      "hbm_bandwidth_tbps": g.hbm_bandwidth_tbps, "aliases": list(g.aliases),
-                                     "total_source": g.total_source, "form": g.form, "mig_profiles": None} for g in known])
+                                     "total_source": g.total_source, "form": g.form, "kind": g.kind, "mig_profiles": None} for g in known])
                          + "\n")
         return
     t = Table(title="GPU catalog")

@@ -435,7 +435,7 @@ def capacity(
     prefix_caching: Optional[bool] = typer.Option(None, "--prefix-caching/--no-prefix-caching", help=_PREFIX_CACHING_ALIAS, hidden=True),
     json_out: bool = typer.Option(False, "--json", help="Machine-readable output."),
     vary: List[str] = typer.Option([], "--vary", help="Compare deployments: NAME=v1,v2,... as kvplan sweep --vary takes it (e.g. gpu=L4,L40S,H100 and tensor_parallel_size=1,2,4; one or two names), one capacity search and one row per combination; or flags paired, one row per tuple: gpu,tensor_parallel_size=L4:4,L40S:2,H100:1 (4 x L4 vs 2 x L40S vs 1 x H100). A value holding ',' or ':' goes in quotes or escapes them with a backslash: model,gpu=\"/ckpt/qwen:8b\":H100 or /ckpt/qwen\\:8b:H100.", rich_help_panel=_SIM),
-    gpu_hour_usd: Optional[str] = typer.Option(None, "--gpu-hour-usd", help="USD per GPU-hour: one price for every GPU (2.5) or one per GPU (L4=0.8,H100=2.5); adds the cost per hour and per million requests.", rich_help_panel=_SIM),
+    gpu_hour_usd: Optional[str] = typer.Option(None, "--gpu-hour-usd", help="USD per GPU-hour: one price for every GPU (2.5) or one per GPU (L4=0.8,H100=2.5); a GPU named twice (H100=2.5,H100=1.2: on-demand and spot, two clouds) is costed at each, a row per price under $/GPU-h. Adds the cost per hour and per million requests.", rich_help_panel=_SIM),
     *,
     flags: FitFlags,
     workload_spec: object,  # kvplan.workload.WorkloadSpec (imported lazily: it loads numpy)
@@ -488,7 +488,7 @@ def capacity(
     def at(rate_per_s: float):
         return with_rate(base, rate_per_s, spec.burstiness, spec.seed)
 
-    price = prices.require(p.gpu) if prices is not None else None  # before the search, not after it
+    price_list = prices.require(p.gpu) if prices is not None else []  # before the search, not after it
 
     if target_rate is not None:  # refused now, not after the search, when its arrivals span too long to simulate
         with_rate(base, target_rate, spec.burstiness, spec.seed, field="--target-rate")
@@ -527,12 +527,15 @@ def capacity(
     d.update(model=p.model.id, gpu=p.gpu.name, tensor_parallel_size=p.args.tensor_parallel_size, workload=base.name,
              worst_case_concurrency=_worst_case(p, cfg), warnings=list(p.warnings),
              notes=[n for n in sm.notes if not n.startswith("plan: ")])
-    cost = None
-    if price is not None and cap.max_rate_per_s > 0:
+    costs = []
+    if price_list and cap.max_rate_per_s > 0:
         from kvplan.simulate import capacity_cost
 
-        # the fleet for the target, else one replica at its capacity (as a --vary row prices it)
-        cost = d["cost"] = capacity_cost(price, p.gpus_used, cap, target_rate)
+        # the fleet for the target, else one replica at its capacity (as a --vary row prices it), at each price given
+        # for the GPU ("cost": the first; "costs": every one, on-demand and spot)
+        costs = [c for c in (capacity_cost(price, p.gpus_used, cap, target_rate) for price in price_list) if c is not None]
+        if costs:
+            d["cost"], d["costs"] = costs[0], costs
     if json_out:
         sys.stdout.write(to_json(d) + "\n")
     else:
@@ -601,7 +604,8 @@ def capacity(
                               "it at the lowest rate probed, and more replicas only lower each one's rate)", highlight=False)
             else:
                 console.print(f"target {target_rate:g} req/s: not met with up to 256 replicas", highlight=False)
-        if cost is not None:
+        for cost in costs:
+            price = cost["usd_per_gpu_hour"]
             n_gpus = round(cost["usd_per_hour"] / price)
             console.print(f"cost at {price:g} USD per GPU-hour: [bold]{cost['usd_per_hour']:,.2f} USD/hour[/] for "
                           f"{n_gpus} GPU{'s' if n_gpus != 1 else ''}, {cost['usd_per_million_requests']:,.2f} USD per "
@@ -641,6 +645,9 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
     if (flags.gpu or "").strip().lower() == "auto":
         raise InputError("--gpu", "auto picks one deployment; --vary compares the ones it lists",
                          "drop --gpu auto and list the GPUs: --vary gpu=L4,L40S,H100")
+    if flags.gpu_kinds is not None:
+        raise InputError("--gpu-kinds", "chooses the cards --gpu auto searches; --vary compares the ones it lists",
+                         "drop --gpu-kinds and list the GPUs: --vary gpu=L4,L40S,H100")
     varied = parse_vary(vary)
     refuse_replaced_flags(model, flags, varied)
     spec = replace(workload_spec, rate_per_s=1.0)
@@ -677,6 +684,8 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
         shown_model = "the models listed" if "model" in names else (rows[0]["model"] if rows else model)
         console.print(f"[bold]{shown_model}[/], workload {base.name}, {slo_spec.describe()}"
                       + (f", target {target_rate:g} req/s" if target_rate is not None else ""), highlight=False)
+        from kvplan.render import whole_cells
+
         t = Table(show_edge=False, pad_edge=False, box=None)
         for n in names:
             t.add_column(n.replace("_", " ") if n != "tensor_parallel_size" else "TP")
@@ -685,10 +694,11 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
         if target_rate is not None:
             t.add_column("replicas", justify="right", no_wrap=True)
             t.add_column("GPUs", justify="right", no_wrap=True)
-        if prices is not None:
+        if prices is not None:  # the price each row was costed at: a GPU given two (on-demand, spot) has a row for each
+            t.add_column("$/GPU-h", justify="right", no_wrap=True)
             t.add_column("$/hour", justify="right", no_wrap=True)
             t.add_column("$/M req", justify="right", no_wrap=True)
-        t.add_column("")
+        t.add_column("note")  # the best row's mark, or why a row has no answer ('KV pool too small')
         for r in rows:
             cells = [str(r[n]) for n in names]
             cells += [str(r["gpus_per_replica"] or "-"),
@@ -696,17 +706,24 @@ def _capacity_compare(model, flags: FitFlags, vary: list, workload_spec, slo_spe
             if target_rate is not None:
                 cells += [str(r["replicas"] or "-"), str(r["gpus"] or "-")]
             if prices is not None:
-                cells += [f"{r['usd_per_hour']:,.2f}" if r.get("usd_per_hour") else "-",
+                cells += [f"{r['usd_per_gpu_hour']:g}" if r.get("usd_per_gpu_hour") else "-",
+                          f"{r['usd_per_hour']:,.2f}" if r.get("usd_per_hour") else "-",
                           f"{r['usd_per_million_requests']:,.2f}" if r.get("usd_per_million_requests") else "-"]
             cells.append(r["cell"] or (best if r.get("best") else ""))
             t.add_row(*cells)
-        console.print(t)
+        # at 80 columns a --vary model row cut its id to 'meta-ll…' and folded 'RTX PRO 6000' a word a line: every cell
+        # whole, or each row a block where the columns cannot hold their words side by side (render.WholeOrStacked)
+        console.print(whole_cells(t))
         if prices is not None:
             console.print("$/hour: " + ("the fleet for the target" if target_rate is not None else "one replica")
                           + "; $/M req: per million requests at " + ("the target rate" if target_rate is not None
                                                                       else "the replica's capacity"), highlight=False)
+        said = set()  # a deployment listed once per price of its GPU is spoken of once
         for r in rows:
             shown = ", ".join(f"{n}={r[n]}" for n in names)
+            if shown in said:
+                continue
+            said.add(shown)
             if r["reason"]:
                 console.print(f"{shown}: {r['cell']}: {r['reason']}", highlight=False, soft_wrap=True)
             if r.get("met_above_rate_per_s"):  # as a single search says it: a rate under a met one missed

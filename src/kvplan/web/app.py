@@ -110,8 +110,8 @@ class SimulateRequest(PlanRequest):
                             f"{MAX_COMPARE_ROWS}); one or two of " + ", ".join(SWEEPABLE) + "; or flags paired, one row per tuple: "
                             "gpu,tensor_parallel_size=L4:4,L40S:2,H100:1")
     gpu_hour_usd: Optional[str] = Field(None, description="With capacity: USD per GPU-hour, one price (2.5) or one per "
-                                        "GPU (L4=0.8,H100=2.5), as `kvplan capacity --gpu-hour-usd`: adds the cost per "
-                                        "hour and per million requests.")
+                                        "GPU (L4=0.8,H100=2.5; a GPU named twice, H100=2.5,H100=1.2, is costed at each), as "
+                                        "`kvplan capacity --gpu-hour-usd`: adds the cost per hour and per million requests.")
     seed: int = 0
 
 
@@ -380,12 +380,36 @@ class Planner:
 
     def _sweep_rows(self, req: SweepRequest) -> dict:
         varied = parse_vary(req.vary)
-        varied = map_vary_values(varied, "model", lambda v: self.model_ref(v, "--vary"))
+        varied, given = self.vary_models(varied, "--vary")
         combos = math.prod(len(vals) for _, vals in varied)
         if combos > MAX_SWEEP_ROWS:
             raise InputError("--vary", f"{combos} combinations; the page computes at most {MAX_SWEEP_ROWS}", "vary fewer values")
         model, flags = self.flags(req)
-        return {"varied": vary_names(varied), "rows": sweep_rows(model, flags, varied)}
+        return {"varied": vary_names(varied), "rows": models_as_given(sweep_rows(model, flags, varied), given)}
+
+    def vary_models(self, varied: list[tuple], field: str) -> tuple[list[tuple], dict[str, str]]:
+        """parse_vary's groups with each model value as resolve_model takes it (an upload handle: the file this server
+        keeps), and those files by the handle given ({path: handle}, for models_as_given)."""
+        given: dict[str, str] = {}
+
+        def ref(v):
+            out = self.model_ref(v, field)
+            if out is not None and out != v:
+                given[out] = v
+            return out
+
+        return map_vary_values(varied, "model", ref), given
+
+
+def models_as_given(rows: list[dict], given: dict[str, str]) -> list[dict]:
+    """`rows` with each model this server resolved from an upload handle named by that handle again (Planner.vary_models):
+    a varied uploaded config's rows named the file this server keeps it in ('/tmp/kvplan-web-.../configs/x.json'),
+    which the page showed and a user cannot give back, where the plan itself says 'upload: x.json'."""
+    for r in rows:
+        for key in ("model",):
+            if isinstance(r.get(key), str) and r[key] in given:
+                r[key] = given[r[key]]
+    return rows
 
 
 def replaced_by_vary(req: BaseModel, varied: list[tuple[str, list]]) -> list[dict]:
@@ -501,7 +525,7 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
     workload = _request_workload(planner, req)
     with _request_keys():
         prices = sim.GpuPrices(req.gpu_hour_usd) if req.gpu_hour_usd is not None else None
-        price = prices.require(p.gpu) if prices is not None else None
+        price_list = prices.require(p.gpu) if prices is not None else []
     # the server `kvplan simulate` runs for these flags (prefix caching as the version has it, the plan's warnings)
     config, step_model, rules = sim.serving_setup(p)
     with _request_keys():
@@ -528,9 +552,10 @@ def simulate_response(planner: Planner, req: SimulateRequest, limit_s: float) ->
                                 worst_case_concurrency=p.max_concurrency)
         out["capacity"] = {k: v for k, v in cap.to_dict().items() if k != "at_max_rate"}
         # as `kvplan capacity --gpu-hour-usd` prices it
-        cost = sim.capacity_cost(price, p.gpus_used, cap, req.target_rate_per_s) if price is not None else None
-        if cost is not None:
-            out["capacity"]["cost"] = cost
+        costs = [c for c in (sim.capacity_cost(price, p.gpus_used, cap, req.target_rate_per_s) for price in price_list)
+                 if c is not None]
+        if costs:  # "cost": the first price's, "costs": each price's (a GPU given two: on-demand and spot)
+            out["capacity"]["cost"], out["capacity"]["costs"] = costs[0], costs
     return out
 
 
@@ -575,13 +600,13 @@ def capacity_compare_response(planner: Planner, req: SimulateRequest, limit_s: f
     if combos > MAX_COMPARE_ROWS:
         raise InputError("vary", f"{combos} deployments; the page searches at most {MAX_COMPARE_ROWS}",
                          "vary fewer values, or run `kvplan capacity --vary` locally")
-    varied = map_vary_values(varied, "model", lambda v: planner.model_ref(v, "vary"))
+    varied, given = planner.vary_models(varied, "vary")
     replaced = replaced_by_vary(req, varied)
     model, flags = planner.flags(req.model_copy(update={r["field"]: None for r in replaced}))
     with _request_keys():
         rows = sim.capacity_rows(model, flags, varied, workload, slo, seed=req.seed, target_rate_per_s=req.target_rate_per_s,
                                  prices=prices, on_probe=_deadline(limit_s), max_probes=MAX_CAPACITY_PROBES)
-    return {"capacity_rows": {"varied": vary_names(varied), "rows": rows, "slo": slo.describe(),
+    return {"capacity_rows": {"varied": vary_names(varied), "rows": models_as_given(rows, given), "slo": slo.describe(),
                               "target_rate_per_s": req.target_rate_per_s},
             "workload": workload.summary(), "limits": {"max_requests": MAX_SIM_REQUESTS, "seconds": limit_s},
             "replaced": replaced,
@@ -603,7 +628,7 @@ def _catalog_gpus() -> list[dict]:
 
     return [{"id": g.id, "name": g.name, "total_gib": round(g.total_gib, 3), "total_bytes": g.total_bytes, "vendor": g.vendor,
              "compute_capability": g.compute_capability, "hbm_bandwidth_tbps": g.hbm_bandwidth_tbps, "aliases": list(g.aliases),
-             "form": g.form, "one_per_machine": g.one_per_machine,
+             "form": g.form, "kind": g.kind, "one_per_machine": g.one_per_machine,
              # the total CUDA reports under WSL2 (resolve.wsl2_gpu: nvidia-smi's memory.total), None where the catalog
              # lacks it: the page's GPU list shows it while the wsl2 box is checked, as the plans use it
              "wsl2_total_bytes": g.nvidia_smi_total_mib * MIB if g.nvidia_smi_total_mib else None}

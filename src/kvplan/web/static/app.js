@@ -2,7 +2,7 @@
 // No arithmetic about vLLM here: every number shown comes from /api/plan, /api/sweep, ...
 "use strict";
 
-const FIELDS = ["model", "revision", "gpu", "gpu_gib", "num_gpus", "wsl2", "max_model_len", "concurrency",
+const FIELDS = ["model", "revision", "gpu", "gpu_gib", "gpu_kinds", "num_gpus", "wsl2", "max_model_len", "concurrency",
   "gpu_memory_utilization", "kv_cache_dtype", "tensor_parallel_size", "max_num_seqs", "dtype", "quantization", "enforce_eager",
   "kv_cache_memory_bytes", "compilation_config", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "speculative_config", "limit_mm_per_prompt", "skip_mm_profiling", "entrypoint",
   "runner", "vllm_version"];
@@ -44,6 +44,7 @@ function readForm() {
     if (v !== "") out[name] = v;
   }
   if (out.gpu === "custom") { delete out.gpu; } else { delete out.gpu_gib; }
+  if (out.gpu !== "auto") delete out.gpu_kinds;  // the kinds of card only --gpu auto searches (refused beside a named GPU)
   if (!isAutoLength(out.max_model_len)) delete out.concurrency;
   return out;
 }
@@ -321,7 +322,10 @@ function syncSliderFromNumber(tokens) {
   $("max_model_len_slider").value = String(Math.round(1000 * (Math.log2(Math.max(n, SLIDER_MIN_TOKENS)) - lo) / (hi - lo)));
 }
 
-function syncCustomGpu() { $("custom-gpu").hidden = $("gpu").value !== "custom"; }
+function syncCustomGpu() {
+  $("custom-gpu").hidden = $("gpu").value !== "custom";
+  $("auto-gpu").hidden = $("gpu").value !== "auto";
+}
 function syncConcurrency() { $("concurrency-box").hidden = !isAutoLength($("max_model_len").value); }
 
 // ------------------------------------------------------------------ uploads
@@ -425,7 +429,12 @@ function renderSimulation(d, body = {}) {
           + `per replica = ${(c.target_rate_per_s / rate).toFixed(2)}, rounded up, then checked at the target (the fleet, or one replica at its share of a recorded trace)`
         : "no number of replicas meets the SLO"]);
     }
-    if (c.cost) rows.push(["cost", `${usd(c.cost.usd_per_hour)} USD/hour, ${usd(c.cost.usd_per_million_requests)} USD per million requests`]);
+    // at each price given for the GPU (two: on-demand and spot), as kvplan capacity prints a line for each
+    const costs = c.costs || (c.cost ? [c.cost] : []);
+    for (const cost of costs) {
+      rows.push([costs.length > 1 ? `cost at ${cost.usd_per_gpu_hour} USD per GPU-hour` : "cost",
+        `${usd(cost.usd_per_hour)} USD/hour, ${usd(cost.usd_per_million_requests)} USD per million requests`]);
+    }
   }
   const tbody = document.querySelector("#sim-table tbody");
   tbody.innerHTML = "";
@@ -445,7 +454,7 @@ function renderComparison(d, body) {
   const best = priced ? "cheapest" : target != null ? "fewest GPUs" : "most req/s per GPU";
   const heads = [...c.varied.map((n) => (n === "tensor_parallel_size" ? "TP" : n.replace(/_/g, " "))), "GPUs/rep", "req/s/rep"];
   if (target != null) heads.push("replicas", "GPUs");
-  if (priced) heads.push("$/hour", "$/M req");
+  if (priced) heads.push("$/GPU-h", "$/hour", "$/M req");  // the price each row was costed at, as kvplan capacity shows it
   heads.push("");
   const thead = document.querySelector("#cap-table thead");
   thead.innerHTML = "";
@@ -461,7 +470,7 @@ function renderComparison(d, body) {
     const cells = c.varied.map((n) => [String(r[n]), ""]);
     cells.push([r.gpus_per_replica ?? "-", "num"], [r.rate_per_replica ? rateDown(r.rate_per_replica) : "-", "num"]);
     if (target != null) cells.push([r.replicas ?? "-", "num"], [r.gpus ?? "-", "num"]);
-    if (priced) cells.push([r.usd_per_hour ? usd(r.usd_per_hour) : "-", "num"],
+    if (priced) cells.push([r.usd_per_gpu_hour ? String(r.usd_per_gpu_hour) : "-", "num"], [r.usd_per_hour ? usd(r.usd_per_hour) : "-", "num"],
       [r.usd_per_million_requests ? usd(r.usd_per_million_requests) : "-", "num"]);
     cells.push(r.cell ? [r.cell, "refused"] : [r.best ? best : "", "mark"]);
     for (const [text, cls] of cells) {
