@@ -16,7 +16,7 @@ from typing import Iterable
 from kvplan.errors import InputError
 from kvplan.plan.args import DEFAULT_BLOCK_SIZE, DRAFT_METHODS, EngineArgs, KVGroup, cdiv
 from kvplan.plan.multimodal import _text_only, mrope_cache_factor
-from kvplan.resolve import DTYPE_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, heads_per_rank
+from kvplan.resolve import DTYPE_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, heads_per_rank, is_ct_wna16
 from kvplan.versions import VersionRules, release_from
 from kvplan.weights import RankWeights, kv_dtype_bytes, pp_layer_split, splits_exclude_list, weights_per_rank
 
@@ -166,10 +166,8 @@ def marlin_moe_experts(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quan
         # AutoGPTQConfig's Marlin types are symmetric 4- and 8-bit; act order with one group per channel is read as
         # none (auto_gptq.py AutoGPTQConfig.__init__, 0.25.0)
         actorder = bool(qc.get("desc_act")) and group > 0
-    elif quant.method == "compressed-tensors" and quant.bits in (4, 8) and str(quant.scheme or "").startswith("int"):
-        weights, activations = _ct_weight_group(model)
-        if activations:  # W8A8 / W4A8 integer schemes: other MoE methods
-            return None
+    elif is_ct_wna16(quant) and quant.bits in (4, 8):  # W8A8 / W4A8 integer schemes: other MoE methods
+        weights, _ = _ct_weight_group(model)
         actorder = (str(weights.get("strategy") or "").lower() == "group"
                     and str(weights.get("actorder") or "").lower() in ("group", "dynamic"))
     else:
