@@ -989,6 +989,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # (compressed_tensors_moe.py, read in 0.12.0-0.24.0, 0.26.0, 0.28.0-0.33.0). 0.10.2 and 0.11.0 match the experts
     # against the config group's targets only, not the ignore list (plan.defaults.ct_moe_mixed_schemes).
     "ct_moe_mixed_refusal": [((0, 0, 0), False), ((0, 12, 0), True)],
+    # Whether a Linear layer that no compressed-tensors config group's targets name (and the ignore list does not name)
+    # loads unquantized: CompressedTensorsConfig.get_scheme_dict returns None where find_matched_target finds no target
+    # (compressed_tensors.py / compressed_tensors/utils.py, read in 0.21.0, 0.22.0, 0.23.0, 0.24.0, 0.30.0); before,
+    # find_matched_target raises ValueError "Unable to find matching target for <layer> in the compressed-tensors
+    # config." (read in 0.10.2, 0.20.0, 0.20.2), so such a checkpoint does not start (plan.defaults._ct_untargeted_layer;
+    # the weight count: weights._ct_untargeted).
+    "ct_untargeted_unquantized": [((0, 0, 0), False), ((0, 21, 0), True)],
     # Whether ModelOptQuantConfig.apply_vllm_mapper rewrites each exclude_modules entry "X*" (X not ending in ".") as
     # "X" and "X.*" before the list is read (modelopt.py, read in 0.13.0, 0.14.1, 0.17.1-0.24.0, 0.26.0, 0.28.0-0.33.0;
     # 0.12.0 has no such rewrite): is_layer_excluded then finds X by containment anywhere in a module's name, where
@@ -1304,6 +1311,7 @@ class VersionRules:
     online_fp8_loads_16bit: bool
     bnb_quantizes_experts: bool
     ct_moe_mixed_refusal: bool
+    ct_untargeted_unquantized: bool
     modelopt_exclude_split: bool
     layer_module_paths: tuple
     awq_auto_marlin: bool

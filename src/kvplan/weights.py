@@ -974,10 +974,46 @@ def _module_skipped(c: Component, q: QuantSpec, model_type: str = "", module_pat
     return False
 
 
+@functools.lru_cache(maxsize=8192)
+def _ct_untargeted(name: str, kind: str, layer: int | None, targets: tuple[str, ...], model_type: str,
+                   module_paths: tuple = ()) -> bool:
+    """Whether a compressed-tensors checkpoint's config-group targets leave component `name` of a decoder layer out, so
+    that vLLM builds it unquantized: CompressedTensorsConfig.get_scheme_dict asks find_matched_target (compressed_tensors/
+    utils.py) for the layer's name exact or "re:" re.match'ed, a fused layer by every one of its shards
+    (_match_fused_layer), or its class by containment ("Linear" names every Linear layer); no match gives no scheme and
+    UnquantizedLinearMethod from 0.21.0 (0.21.0, 0.22.0, 0.23.0, 0.24.0, 0.30.0 wheels; before, find_matched_target
+    raises "Unable to find matching target": versions.py ct_untargeted_unquantized). Routed experts are asked by
+    expert 0's gate_proj, up_proj and down_proj with the fused-experts class, which a "Linear" target also names
+    (CompressedTensorsMoEMethod.get_moe_method, _add_fused_moe_to_target_scheme_map). A component counts as targeted
+    where the targets name every module vLLM builds for it; one kvplan does not map to modules is read as targeted."""
+    c = Component(name, 0, "tp", layer, True, kind=kind)
+    modules = component_modules(c, model_type, module_paths)
+    if not modules or name.startswith("mtp.") or name == "vision":
+        return False
+    own = _layer_paths(model_type, module_paths).get("layers")
+    prefixes = (own,) if own else LAYER_PREFIXES
+    i = layer or 0
+
+    def named(names, class_name: str = "Linear", patterns: tuple[str, ...] = targets) -> bool:
+        return all(names_layer_module(patterns, i, m, class_name, prefixes=prefixes) for m in names)
+
+    if name == "experts":
+        expert_targets = targets + ("FusedMoE", "RoutedExperts") if "Linear" in targets else targets
+        return not named(tuple(f"{modules[0]}.0.{p}" for p in ("gate_proj", "up_proj", "down_proj")), "FusedMoE",
+                         expert_targets)
+    if kind == "mla" and named(("self_attn.q_proj",) + modules[1:]):
+        return False
+    return not named(modules)
+
+
 def _skipped(c: Component, q: QuantSpec, model_type: str = "", module_paths: tuple = ()) -> bool:
     """Whether `q` leaves component `c` of a `model_type` model in the model dtype: a method for the experts alone
-    (MXFP4) leaves the rest, and the skip list keeps what it names (_module_skipped)."""
+    (MXFP4) leaves the rest, a compressed-tensors checkpoint's targets leave out what they do not name (_ct_untargeted),
+    and the skip list keeps what it names (_module_skipped)."""
     if q.applies_to == "experts" and c.kind != "experts":
+        return True
+    if (q.method == "compressed-tensors" and q.targets
+            and _ct_untargeted(c.name, c.kind, c.layer, tuple(q.targets), model_type, module_paths)):
         return True
     if not q.skip:
         return False
