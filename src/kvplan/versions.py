@@ -1034,6 +1034,16 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 0.28.0, 0.29.0 wheels); "all": every Marlin MoE layer (allow_tile_padding=True: 0.30.0, 0.31.0, 0.32.0, 0.33.0).
     # weights.marlin_moe_width; plan.marlin_moe_experts.
     "marlin_moe_tile_pad": [((0, 0, 0), ""), ((0, 25, 0), "no_actorder"), ((0, 30, 0), "all")],
+    # Whether the dense Marlin kernels pad a Linear layer's per-rank N / K to a thread-tile family instead of refusing
+    # it: from 0.24.0 marlin_utils.py marlin_padded_nk rounds (N, K) up to the cheaper of (N % 64, K % lcm(128, group))
+    # and (N % 128, K % lcm(64, group)), zero-filling the weight, scales and zero points (MarlinLinearKernel
+    # process_weights_after_loading, kernels/linear/mixed_precision/marlin.py, for AWQ, GPTQ and compressed-tensors
+    # WNA16; prepare_fp8_layer_for_marlin, marlin_utils_fp8.py, for FP8 weight-only on GPUs without FP8 compute;
+    # 0.24.0 and 0.30.0 wheels, absent from 0.23.0). An act-order layer (g_idx) keeps the strict check
+    # (MarlinLinearKernel.can_implement -> check_marlin_supports_shape), and a group straddling the TP split is still
+    # refused; before 0.24.0 every misaligned layer fails verify_marlin_supports_shape ("... is not divisible by
+    # min_thread_n = 64" / "min_thread_k = 128": logs.py marlin_shape). plan.marlin_dense_group, weights.marlin_dense_pad.
+    "marlin_dense_tile_pad": [((0, 0, 0), False), ((0, 24, 0), True)],
     # The model types whose MTP drafter builds its fc (the 2H -> H projection) without the quant_config when the
     # checkpoint is ModelOpt NVFP4 (quant_config.get_name() == "modelopt_fp4": fc_quant = None, "mtp.fc is stored as
     # BF16 in NVFP4 checkpoints but is missing from hf_quant_config.json exclude_modules", vLLM PR #38650): Qwen3.5 from
@@ -1317,6 +1327,7 @@ class VersionRules:
     awq_auto_marlin: bool
     mla_kv_b_copy: bool
     marlin_moe_tile_pad: str
+    marlin_dense_tile_pad: bool
     mtp_fc_nvfp4_unquantized: tuple[str, ...]
     ct_moe_ignore_read: bool
     qwen3_mrope_positions_one: bool
