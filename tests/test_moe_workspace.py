@@ -222,7 +222,7 @@ def test_compressed_tensors_int4_experts_take_marlin_buffers_from_0_23():
     from kvplan.plan import quantized_moe_experts
     from kvplan.resolve import QuantSpec
 
-    ct = QuantSpec(method="compressed-tensors", bits=4, group_size=128, scheme="int4 w4a16 group 128")
+    ct = QuantSpec(method="compressed-tensors", bits=4, group_size=128, scheme="int4 (compressed-tensors)", weight_only=True)
     for version, charged in (("0.22.1", False), ("0.23.0", True)):
         p = kvplan.fit("Qwen/Qwen3-30B-A3B", "GB10", vllm_version=version, max_model_len=8192, fixes=False)
         model = replace(p.model, quant=ct)
@@ -230,6 +230,39 @@ def test_compressed_tensors_int4_experts_take_marlin_buffers_from_0_23():
         f = term_features(model, p.gpu, p.args, p.rules)
         t = p.args.max_num_batched_tokens
         assert f.moe_workspace_bytes == (2 * t * 8 * 2048 * 2 if charged else 0)
+
+
+def test_compressed_tensors_int4_checkpoint_config_is_read_as_wna16_for_marlin_buffers():
+    # a real compressed-tensors W4A16 config (the blind record of Gemma 4 26B-A4B QAT, config_groups targets
+    # ["Linear"], int4 group 32, no input_activations) resolves to the scheme "int4 (compressed-tensors)"; the Marlin
+    # MoE workspace reads the WNA16 predicate (compressed_tensors.py _is_wNa16_group_channel), not that string:
+    # MarlinExperts' two buffers at K = 2816 on an L4 at 0.30.0, T = 2048 tokens, top-8
+    import json
+    from dataclasses import replace
+    from pathlib import Path
+
+    from kvplan.plan import quantized_moe_experts
+    from kvplan.plan.terms import modular_workspace_bytes
+    from kvplan.resolve import _quant_spec, is_ct_wna16
+
+    rec = next(json.loads(l) for l in (Path(__file__).parent / "data/blind_records.jsonl").read_text().splitlines()
+               if l.startswith('{"id": "gemma-4-26b-a4b-it-qat-w4a16-l4-udef-tp1-l2k-seqs16"'))
+    plan, _ = predict_record(rec)
+    q = plan.model.quant
+    assert q.scheme == "int4 (compressed-tensors)" and is_ct_wna16(q)
+    kind, n, k = quantized_moe_experts(plan.model, plan.gpu, plan.args, plan.rules, 704)
+    assert (kind, k) == ("ct_wna16_marlin", 2816) and n >= 704
+    f = term_features(plan.model, plan.gpu, plan.args, plan.rules)
+    t, topk = plan.args.max_num_batched_tokens, plan.model.num_experts_per_tok
+    assert f.moe_workspace_bytes == modular_workspace_bytes(t, plan.rules.fused_moe_chunk_tokens, topk, n, k, 2) > 0
+    # the same config group with int8 input activations (W4A8) is no WNA16 scheme: no Marlin buffers
+    qc = copy.deepcopy(rec["model"]["config"]["quantization_config"])
+    next(iter(qc["config_groups"].values()))["input_activations"] = {"num_bits": 8, "type": "int", "strategy": "token",
+                                                                     "dynamic": True, "symmetric": True}
+    w4a8 = replace(plan.model, quant=_quant_spec({"quantization_config": qc}, None, []))
+    assert w4a8.quant.scheme == q.scheme and not is_ct_wna16(w4a8.quant)
+    assert quantized_moe_experts(w4a8, plan.gpu, plan.args, plan.rules, 704) is None
+    assert term_features(w4a8, plan.gpu, plan.args, plan.rules).moe_workspace_bytes == 0
 
 
 def test_vllm_mxfp4_use_marlin_moves_the_experts_only_where_the_release_reads_it():

@@ -1237,8 +1237,8 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("marlin_shape", "min_thread_", r"Weight (?P<dim>input|output)_size_per_partition = (?P<size>\d+) is not divisible by\s+min_thread_(?P<kn>[kn]) = (?P<tile>\d+)", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
          cause="vLLM runs this quantized checkpoint on its Marlin kernel, which needs each weight's per-GPU {dim} size to be a multiple of {tile}; this model's shape, split across the tensor-parallel GPUs, gives {size}.",
-         fix="Pick a --tensor-parallel-size whose per-GPU slice is a multiple of {tile} (often a smaller one), or serve on the non-Marlin kernel of the same format (--quantization awq or gptq, as the error suggests), which is slower but has no such tile.",
-         source="vllm/model_executor/layers/quantization/utils/marlin_utils.py verify_marlin_supports_shape; https://github.com/vllm-project/vllm/issues/9913"),
+         fix="Pick a --tensor-parallel-size whose per-GPU slice is a multiple of {tile} (often a smaller one), or serve on the non-Marlin kernel of the same format (--quantization awq or gptq, as the error suggests), which is slower but has no such tile. From vLLM 0.24.0 Marlin zero-pads such a layer instead (marlin_padded_nk), so there the error means an act-order checkpoint (GPTQ desc_act, compressed-tensors actorder), which keeps the strict check: upgrading helps every other checkpoint.",
+         source="vllm/model_executor/layers/quantization/utils/marlin_utils.py verify_marlin_supports_shape, marlin_padded_nk (0.24.0); https://github.com/vllm-project/vllm/issues/9913"),
     # vLLM's dense block-FP8 check words its column-parallel refusal "Weight output_partition_size = N" and its
     # row-parallel one "Weight input_size_per_partition = N" (quantization/fp8.py Fp8LinearMethod.create_weights,
     # 0.6.6.post1-0.10.2; utils/fp8_utils.py validate_fp8_block_shape, 0.11.0-0.33.0); compressed-tensors block FP8

@@ -903,6 +903,17 @@ class QuantSpec:
     # and 0.31.0 wheels), and the WNA16 MoE methods accept symmetric weights only ("Only symmetric quantization is
     # supported for MoE", compressed_tensors_moe_wna16.py / _wna16_marlin.py, 0.20.2) and hold no zero points
     zero_points: bool = True
+    # compressed-tensors integer weights, in groups or per channel, static, with no input activations: the WNA16
+    # schemes (compressed_tensors.py CompressedTensorsConfig._is_wNa16_group_channel, 0.10.2-0.33.0), whose MoE layers
+    # CompressedTensorsMoEMethod.get_moe_method gives the WNA16 methods (Marlin where it runs). Read with is_ct_wna16
+    weight_only: bool = False
+
+
+def is_ct_wna16(quant: "QuantSpec | None") -> bool:
+    """Whether a compressed-tensors checkpoint's weights are a WNA16 scheme (integer weights only, activations left in
+    the model dtype: W4A16 / W8A16), the one reading the planner's Marlin MoE terms take (plan.terms.quantized_moe_experts,
+    plan.kv.marlin_moe_experts), whatever the scheme's display string says."""
+    return quant is not None and quant.method == "compressed-tensors" and quant.weight_only
 
 
 # --quantization bitsandbytes on an unquantized checkpoint: vLLM quantizes each Linear weight at load with bitsandbytes
@@ -2447,12 +2458,16 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         return QuantSpec("modelopt", 4, 16, "nvfp4 (modelopt)", skip, kv_cache_fp8=kv)
     if method == "compressed-tensors":
         groups = qc.get("config_groups") or {}
-        w, targets = {}, ()
+        # the first group's weights size every quantized module; the targets are every group's (a module any group
+        # names is quantized: CompressedTensorsConfig.get_scheme_dict asks find_matched_target over all the groups'
+        # targets, compressed_tensors.py 0.10.2-0.33.0)
+        w, targets, activations = {}, (), None
         for grp in groups.values():
             if isinstance(grp, dict) and isinstance(grp.get("weights"), dict):
-                w = grp["weights"]
-                targets = tuple(str(t) for t in (grp.get("targets") or ()) if isinstance(t, str))
-                break
+                if not w:
+                    w = grp["weights"]
+                    activations = grp.get("input_activations")
+                targets += tuple(str(t) for t in (grp.get("targets") or ()) if isinstance(t, str) and str(t) not in targets)
         bits = int(w.get("num_bits") or 8)
         kind = str(w.get("type") or "int")
         g = w.get("group_size")
@@ -2464,9 +2479,11 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
             # weight packed two to a uint8 and one uint8 E8M0 scale per 32 (vLLM 0.27.1, 0.29.0, 0.31.0 wheels; the
             # FlashInfer kernel's process_weights_after_loading only swizzles the scales, the rows padded to 128,
             # kernels/linear/mxfp4/flashinfer.py 0.31.0)
-            return QuantSpec("compressed-tensors", 4, 32, "mxfp4 w4a4 (compressed-tensors)", skip, kv_cache_fp8=kv)
+            return QuantSpec("compressed-tensors", 4, 32, "mxfp4 w4a4 (compressed-tensors)", skip, kv_cache_fp8=kv,
+                             targets=targets)
         if kind == "float" and bits == 4:
-            return QuantSpec("compressed-tensors", 4, int(g or 16), "nvfp4 (compressed-tensors)", skip, kv_cache_fp8=kv)
+            return QuantSpec("compressed-tensors", 4, int(g or 16), "nvfp4 (compressed-tensors)", skip, kv_cache_fp8=kv,
+                             targets=targets)
         block = w.get("block_structure")
         if kind == "float" and str(w.get("strategy") or "").lower() == "block" and isinstance(block, list) and len(block) == 2:
             # block FP8 (llm-compressor's FP8_BLOCK: poolside's Laguna FP8, RedHatAI's -FP8-block checkpoints):
@@ -2477,9 +2494,13 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         if kind == "float":
             return QuantSpec("compressed-tensors", 8, None, "fp8 (compressed-tensors)", skip, kv_cache_fp8=kv,
                              targets=targets)
-        # QuantizationArgs.symmetric defaults to True in compressed-tensors; only asymmetric weights store zero points
+        # QuantizationArgs.symmetric defaults to True in compressed-tensors; only asymmetric weights store zero points.
+        # Weight-only (WNA16): no input_activations, strategy group or channel (QuantizationArgs reads a group_size
+        # without a strategy as "group"), not dynamic (_is_wNa16_group_channel)
+        strategy = str(w.get("strategy") or ("group" if g else "tensor")).lower()
+        weight_only = (not activations and strategy in ("group", "channel") and not w.get("dynamic"))
         return QuantSpec("compressed-tensors", bits, int(g) if g else None, f"int{bits} (compressed-tensors)", skip, kv_cache_fp8=kv,
-                         zero_points=not bool(w.get("symmetric", True)))
+                         zero_points=not bool(w.get("symmetric", True)), weight_only=weight_only, targets=targets)
     if method == "bitsandbytes":
         # 8-bit only where load_in_8bit says so: vLLM's loader reads quant_config.get("load_in_8bit", False) and loads
         # every other bitsandbytes checkpoint as 4-bit (model_loader/loader.py BitsAndBytesModelLoader._load_weights,

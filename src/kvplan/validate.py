@@ -332,7 +332,8 @@ def quant_from_name(model_id: str) -> QuantSpec | None:
     if "fp8" in name or "w8a8" in name:
         return QuantSpec("compressed-tensors", 8, None, "fp8 (compressed-tensors, from the checkpoint name)")
     if "int4" in name or "4bit" in name or "awq" in name or "w4a16" in name or "gptq" in name:
-        return QuantSpec("compressed-tensors", 4, 128, "int4 w4a16 group 128 (compressed-tensors, from the checkpoint name)")
+        return QuantSpec("compressed-tensors", 4, 128, "int4 w4a16 group 128 (compressed-tensors, from the checkpoint name)",
+                         weight_only=True)
     if "int8" in name or "8bit" in name:
         return QuantSpec("compressed-tensors", 8, 128, "int8 (compressed-tensors, from the checkpoint name)")
     return None

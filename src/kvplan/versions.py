@@ -989,6 +989,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # (compressed_tensors_moe.py, read in 0.12.0-0.24.0, 0.26.0, 0.28.0-0.33.0). 0.10.2 and 0.11.0 match the experts
     # against the config group's targets only, not the ignore list (plan.defaults.ct_moe_mixed_schemes).
     "ct_moe_mixed_refusal": [((0, 0, 0), False), ((0, 12, 0), True)],
+    # Whether a Linear layer that no compressed-tensors config group's targets name (and the ignore list does not name)
+    # loads unquantized: CompressedTensorsConfig.get_scheme_dict returns None where find_matched_target finds no target
+    # (compressed_tensors.py / compressed_tensors/utils.py, read in 0.21.0, 0.22.0, 0.23.0, 0.24.0, 0.30.0); before,
+    # find_matched_target raises ValueError "Unable to find matching target for <layer> in the compressed-tensors
+    # config." (read in 0.10.2, 0.20.0, 0.20.2), so such a checkpoint does not start (plan.defaults._ct_untargeted_layer;
+    # the weight count: weights._ct_untargeted).
+    "ct_untargeted_unquantized": [((0, 0, 0), False), ((0, 21, 0), True)],
     # Whether ModelOptQuantConfig.apply_vllm_mapper rewrites each exclude_modules entry "X*" (X not ending in ".") as
     # "X" and "X.*" before the list is read (modelopt.py, read in 0.13.0, 0.14.1, 0.17.1-0.24.0, 0.26.0, 0.28.0-0.33.0;
     # 0.12.0 has no such rewrite): is_layer_excluded then finds X by containment anywhere in a module's name, where
@@ -1027,6 +1034,16 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 0.28.0, 0.29.0 wheels); "all": every Marlin MoE layer (allow_tile_padding=True: 0.30.0, 0.31.0, 0.32.0, 0.33.0).
     # weights.marlin_moe_width; plan.marlin_moe_experts.
     "marlin_moe_tile_pad": [((0, 0, 0), ""), ((0, 25, 0), "no_actorder"), ((0, 30, 0), "all")],
+    # Whether the dense Marlin kernels pad a Linear layer's per-rank N / K to a thread-tile family instead of refusing
+    # it: from 0.24.0 marlin_utils.py marlin_padded_nk rounds (N, K) up to the cheaper of (N % 64, K % lcm(128, group))
+    # and (N % 128, K % lcm(64, group)), zero-filling the weight, scales and zero points (MarlinLinearKernel
+    # process_weights_after_loading, kernels/linear/mixed_precision/marlin.py, for AWQ, GPTQ and compressed-tensors
+    # WNA16; prepare_fp8_layer_for_marlin, marlin_utils_fp8.py, for FP8 weight-only on GPUs without FP8 compute;
+    # 0.24.0 and 0.30.0 wheels, absent from 0.23.0). An act-order layer (g_idx) keeps the strict check
+    # (MarlinLinearKernel.can_implement -> check_marlin_supports_shape), and a group straddling the TP split is still
+    # refused; before 0.24.0 every misaligned layer fails verify_marlin_supports_shape ("... is not divisible by
+    # min_thread_n = 64" / "min_thread_k = 128": logs.py marlin_shape). plan.marlin_dense_group, weights.marlin_dense_pad.
+    "marlin_dense_tile_pad": [((0, 0, 0), False), ((0, 24, 0), True)],
     # The model types whose MTP drafter builds its fc (the 2H -> H projection) without the quant_config when the
     # checkpoint is ModelOpt NVFP4 (quant_config.get_name() == "modelopt_fp4": fc_quant = None, "mtp.fc is stored as
     # BF16 in NVFP4 checkpoints but is missing from hf_quant_config.json exclude_modules", vLLM PR #38650): Qwen3.5 from
@@ -1311,11 +1328,13 @@ class VersionRules:
     online_fp8_loads_16bit: bool
     bnb_quantizes_experts: bool
     ct_moe_mixed_refusal: bool
+    ct_untargeted_unquantized: bool
     modelopt_exclude_split: bool
     layer_module_paths: tuple
     awq_auto_marlin: bool
     mla_kv_b_copy: bool
     marlin_moe_tile_pad: str
+    marlin_dense_tile_pad: bool
     mtp_fc_nvfp4_unquantized: tuple[str, ...]
     ct_moe_ignore_read: bool
     mla_absorbed_weights: bool

@@ -974,10 +974,46 @@ def _module_skipped(c: Component, q: QuantSpec, model_type: str = "", module_pat
     return False
 
 
+@functools.lru_cache(maxsize=8192)
+def _ct_untargeted(name: str, kind: str, layer: int | None, targets: tuple[str, ...], model_type: str,
+                   module_paths: tuple = ()) -> bool:
+    """Whether a compressed-tensors checkpoint's config-group targets leave component `name` of a decoder layer out, so
+    that vLLM builds it unquantized: CompressedTensorsConfig.get_scheme_dict asks find_matched_target (compressed_tensors/
+    utils.py) for the layer's name exact or "re:" re.match'ed, a fused layer by every one of its shards
+    (_match_fused_layer), or its class by containment ("Linear" names every Linear layer); no match gives no scheme and
+    UnquantizedLinearMethod from 0.21.0 (0.21.0, 0.22.0, 0.23.0, 0.24.0, 0.30.0 wheels; before, find_matched_target
+    raises "Unable to find matching target": versions.py ct_untargeted_unquantized). Routed experts are asked by
+    expert 0's gate_proj, up_proj and down_proj with the fused-experts class, which a "Linear" target also names
+    (CompressedTensorsMoEMethod.get_moe_method, _add_fused_moe_to_target_scheme_map). A component counts as targeted
+    where the targets name every module vLLM builds for it; one kvplan does not map to modules is read as targeted."""
+    c = Component(name, 0, "tp", layer, True, kind=kind)
+    modules = component_modules(c, model_type, module_paths)
+    if not modules or name.startswith("mtp.") or name == "vision":
+        return False
+    own = _layer_paths(model_type, module_paths).get("layers")
+    prefixes = (own,) if own else LAYER_PREFIXES
+    i = layer or 0
+
+    def named(names, class_name: str = "Linear", patterns: tuple[str, ...] = targets) -> bool:
+        return all(names_layer_module(patterns, i, m, class_name, prefixes=prefixes) for m in names)
+
+    if name == "experts":
+        expert_targets = targets + ("FusedMoE", "RoutedExperts") if "Linear" in targets else targets
+        return not named(tuple(f"{modules[0]}.0.{p}" for p in ("gate_proj", "up_proj", "down_proj")), "FusedMoE",
+                         expert_targets)
+    if kind == "mla" and named(("self_attn.q_proj",) + modules[1:]):
+        return False
+    return not named(modules)
+
+
 def _skipped(c: Component, q: QuantSpec, model_type: str = "", module_paths: tuple = ()) -> bool:
     """Whether `q` leaves component `c` of a `model_type` model in the model dtype: a method for the experts alone
-    (MXFP4) leaves the rest, and the skip list keeps what it names (_module_skipped)."""
+    (MXFP4) leaves the rest, a compressed-tensors checkpoint's targets leave out what they do not name (_ct_untargeted),
+    and the skip list keeps what it names (_module_skipped)."""
     if q.applies_to == "experts" and c.kind != "experts":
+        return True
+    if (q.method == "compressed-tensors" and q.targets
+            and _ct_untargeted(c.name, c.kind, c.layer, tuple(q.targets), model_type, module_paths)):
         return True
     if not q.skip:
         return False
@@ -1046,6 +1082,32 @@ def marlin_moe_width(i_rank: int, hidden: int, group: int, checked: bool = True)
     if checked and (hidden % 128 or (group > 0 and i_rank % group)):
         return i_rank
     return _round_up(i_rank, math.lcm(MARLIN_MOE_TILE, group if group > 0 else 1))
+
+
+def marlin_dense_pad(n: int, k: int, group: int) -> tuple[int, int]:
+    """A dense Linear layer's per-rank (N, K) as the Marlin weight prep holds it, from a release that pads (versions.py
+    "marlin_dense_tile_pad"): the cheaper (by N x K, then N + K) of N rounded up to 64 with K to lcm(128, group) and
+    N to 128 with K to lcm(64, group) (`group` -1: per channel); (n, k) where they already fit a family
+    (marlin_utils.py marlin_padded_nk, 0.24.0-0.33.0)."""
+    g = group if group > 0 else 1
+    families = ((_round_up(n, 64), _round_up(k, math.lcm(128, g))), (_round_up(n, 128), _round_up(k, math.lcm(64, g))))
+    return min(families, key=lambda nk: (nk[0] * nk[1], nk[0] + nk[1]))
+
+
+def _marlin_mlp_factor(params: int, hidden: int, tp: int, gated: bool, group: int) -> float:
+    """How much a dense MLP's quantized weights grow on the rank under dense Marlin padding (marlin_dense_pad): its
+    gate_up (or up) projection N = (2) I / TP, K = H, and down_proj N = H, K = I / TP; 1.0 where the split is uneven."""
+    mult = 3 if gated else 2
+    width = params // (mult * hidden) if hidden else 0
+    if width <= 0 or width % tp:
+        return 1.0
+    i_rank = width // tp
+    up = ((2 if gated else 1) * i_rank, hidden)
+    down = (hidden, i_rank)
+    # a group straddling the split is no Marlin layer (MarlinLinearKernel.can_implement): its shape is held as is
+    held_down = down if 0 < group < width and i_rank % group else marlin_dense_pad(*down, group)
+    held = marlin_dense_pad(*up, group)[0] * marlin_dense_pad(*up, group)[1] + held_down[0] * held_down[1]
+    return held / (up[0] * up[1] + down[0] * down[1])
 
 
 def mxfp4_moe_backend(gpu_cc: tuple[int, int] | None, hopper_backend: str = "triton",
@@ -1211,7 +1273,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                      stages: list[tuple[int, int]] | None = None, mla_kv_b_copy: bool = False,
                      module_paths: tuple = (), exclude_split: bool = False,
                      marlin_moe: tuple[int, bool] | None = None, mtp_fc_unquantized: bool = False,
-                     ct_experts_ignore: bool = True, mla_absorbed: bool = False) -> RankWeights:
+                     ct_experts_ignore: bool = True, mla_absorbed: bool = False,
+                     marlin_dense: int | None = None) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     `bnb_nested_absmax`, `bnb_experts`: the release's bitsandbytes loading (versions.py "bnb_nested_absmax",
@@ -1229,6 +1292,10 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     `marlin_moe`: the routed experts run on Marlin's fused MoE in a release whose weight prep pads them
     (plan.marlin_moe_experts): (the quantization's group size, -1 per channel; whether the method checks the shape
     first), read by marlin_moe_width.
+
+    `marlin_dense`: the dense Linear layers run on Marlin in a release whose weight prep pads them to its thread
+    tiles (plan.marlin_dense_group): the quantization's group size, -1 per channel. The quantized dense MLPs are held
+    padded (marlin_dense_pad; the attention's projections, multiples of the head size, are not read).
 
     `mtp_fc_unquantized`: the release builds the MTP drafter's fc without the quant_config for this checkpoint
     (versions.py "mtp_fc_nvfp4_unquantized").
@@ -1315,6 +1382,14 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     as_stored = (_param_bytes_rule(quant, db, "kept" if bnb_widened else bnb_nested_absmax, bnb_experts, spec.model_type,
                                    module_paths) if widened else bytes_per_param)
 
+    @functools.lru_cache(maxsize=None)
+    def mlp_pad(params: int, kind: str) -> float:
+        factor = _marlin_mlp_factor(params, spec.hidden_size, tp, kind != UNGATED, marlin_dense)
+        if factor != 1.0:
+            notes.append(f"Marlin: a dense MLP's quantized weights held padded to the kernel's thread tiles on the rank "
+                         f"(marlin_padded_nk, x{factor:.4f})")
+        return factor
+
     def params_on_rank(c: Component) -> float:
         if c.kind == "expert_bias":
             experts = math.ceil(spec.num_experts / ep) if ep > 1 else spec.num_experts
@@ -1327,6 +1402,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
             # section 5); otherwise every expert sliced by TP. Kernel padding applies either way.
             share = math.ceil(spec.num_experts / ep) / spec.num_experts if ep > 1 else 1 / moe_tp
             return c.params * share * (1.0 if marlin_padded and bytes_per_param(c) >= db else pad)
+        if c.name == "mlp" and marlin_dense is not None and c.layer is not None and bytes_per_param(c) < db:
+            return c.params / tp * mlp_pad(c.params, c.kind)
         if c.shard in ("tp", "vocab"):
             return c.params / tp
         if c.shard == "kv":  # KV heads are replicated when there are fewer than TP ranks

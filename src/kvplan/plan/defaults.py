@@ -279,6 +279,19 @@ def _ct_mixed_shards(model: ModelSpec, quant: QuantSpec | None) -> str | None:
     return None
 
 
+def _ct_untargeted_layer(model: ModelSpec, quant: QuantSpec | None) -> str | None:
+    """The first Linear layer of the decoder (attention, linear-attention mixer, dense MLP) that a compressed-tensors
+    checkpoint neither ignores nor names in any config group's targets, as vLLM would name it, else None: such a layer
+    loads unquantized from 0.21.0 and makes find_matched_target raise before it (rules row ct_untargeted_unquantized)."""
+    if quant is None or quant.method != "compressed-tensors" or not quant.targets:
+        return None
+    ignore, targets = tuple(map(str, quant.skip)), tuple(quant.targets)
+    for path, _kind, _parts, _full, i in _dense_block_slices(model, 1):
+        if not _ct_names_module(ignore, i, path) and not _ct_names_module(targets, i, path, "Linear"):
+            return f"{_CT_PREFIXES[0]}.{i}.{path}"
+    return None
+
+
 def _ct_quantized(quant: QuantSpec, layer: int, module: str, class_name: str = "Linear",
                   targets: tuple[str, ...] | None = None) -> bool:
     """Whether a compressed-tensors checkpoint quantizes decoder layer `layer`'s `module` with its weights' scheme:
@@ -587,6 +600,14 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                          "(\"Found different quantization schemes for the shards of ... vLLM requires all to use the same "
                          "scheme.\")", f"list every one of {', '.join(_FUSED_SHARDS[last])} in the ignore list, "
                          "or none (the checkpoint's weights must then match)")
+    untargeted = None if rules.ct_untargeted_unquantized else _ct_untargeted_layer(model, quant)
+    if untargeted:
+        since = first_release_where("ct_untargeted_unquantized", lambda v: v)
+        raise InputError("--vllm-version", f"{model.id}'s compressed-tensors config groups target {list(quant.targets)}, "
+                         f"which name no scheme for {untargeted}, and its ignore list does not name it either: vLLM "
+                         f"{rules.version} refuses (\"Unable to find matching target for {untargeted} in the "
+                         "compressed-tensors config.\")", f"vLLM {since} or newer (a layer no target names loads "
+                         "unquantized there), or a checkpoint whose ignore list names the layers its targets leave out")
     # the skip list read as the weights read it (a ModelOpt exclude list split where the release splits it)
     read = quant_as_read(quant, model.architectures, rules.release, rules.modelopt_exclude_split)
     why_not = _block_fp8_refusal(model, read, tp, dp, pp, bool(args.enable_expert_parallel), rules, gpu.cc)

@@ -16,7 +16,7 @@ from typing import Iterable
 from kvplan.errors import InputError
 from kvplan.plan.args import DEFAULT_BLOCK_SIZE, DRAFT_METHODS, EngineArgs, KVGroup, cdiv
 from kvplan.plan.multimodal import _text_only, mrope_cache_factor
-from kvplan.resolve import DTYPE_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, heads_per_rank
+from kvplan.resolve import DTYPE_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, heads_per_rank, is_ct_wna16
 from kvplan.versions import VersionRules, release_from
 from kvplan.weights import RankWeights, kv_dtype_bytes, pp_layer_split, splits_exclude_list, weights_per_rank
 
@@ -114,6 +114,7 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                             stages=pp_stages(model, args, rules) if pp > 1 else None,
                             mla_kv_b_copy=rules.mla_kv_b_copy,
                             marlin_moe=marlin_moe_experts(model, gpu, rules, quant),
+                            marlin_dense=marlin_dense_group(model, gpu, rules, quant),
                             mtp_fc_unquantized=(quant is not None and quant.method == "modelopt"
                                                 and str(quant.scheme or "").startswith("nvfp4")
                                                 and model.model_type.startswith(rules.mtp_fc_nvfp4_unquantized)),
@@ -168,10 +169,8 @@ def marlin_moe_experts(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quan
         # AutoGPTQConfig's Marlin types are symmetric 4- and 8-bit; act order with one group per channel is read as
         # none (auto_gptq.py AutoGPTQConfig.__init__, 0.25.0)
         actorder = bool(qc.get("desc_act")) and group > 0
-    elif quant.method == "compressed-tensors" and quant.bits in (4, 8) and str(quant.scheme or "").startswith("int"):
-        weights, activations = _ct_weight_group(model)
-        if activations:  # W8A8 / W4A8 integer schemes: other MoE methods
-            return None
+    elif is_ct_wna16(quant) and quant.bits in (4, 8):  # W8A8 / W4A8 integer schemes: other MoE methods
+        weights, _ = _ct_weight_group(model)
         actorder = (str(weights.get("strategy") or "").lower() == "group"
                     and str(weights.get("actorder") or "").lower() in ("group", "dynamic"))
     else:
@@ -181,6 +180,33 @@ def marlin_moe_experts(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quan
     if actorder and scope != "all":
         return None
     return (group, True)
+
+
+def marlin_dense_group(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quant: QuantSpec | None) -> int | None:
+    """Where the dense Linear layers run on Marlin in a release whose weight prep pads them to its thread tiles (rules
+    marlin_dense_tile_pad, from 0.24.0): the quantization's group size (-1 per channel), for weights.marlin_dense_pad.
+    None elsewhere. Which layers: FP8 weights on a CUDA GPU without FP8 compute (cc 7.5 to 8.8:
+    prepare_fp8_layer_for_marlin, the block's k width as the group); AWQ 4-bit (auto_awq.py get_quant_method takes
+    Marlin where check_marlin_supported passes, 0.24.0), GPTQ symmetric 4/8-bit and compressed-tensors WNA16 on
+    cc >= 7.5 without act order (MarlinLinearKernel pads unless the layer has a g_idx). Not read: NVFP4 / MXFP4
+    Marlin (marlin_utils_fp4.py pads too, on GPUs below their native kernels)."""
+    if (not rules.marlin_dense_tile_pad or quant is None or gpu.vendor != "NVIDIA" or gpu.cc is None
+            or gpu.cc < (7, 5) or not quant.bits):
+        return None
+    if quant.bits == 8 and (quant.method in ("fp8", "modelopt") or "fp8" in str(quant.scheme or "")):
+        return (quant.weight_block[1] if quant.weight_block else -1) if gpu.cc < (8, 9) else None
+    qc = _quantization_config(model)
+    group = quant.group_size or -1
+    if quant.method == "awq" and quant.bits == 4:
+        return group
+    if quant.method == "gptq" and quant.bits in (4, 8) and qc.get("sym", True) is not False:
+        return None if qc.get("desc_act") and group > 0 else group
+    if is_ct_wna16(quant) and quant.bits in (4, 8):
+        weights, _ = _ct_weight_group(model)
+        actorder = (str(weights.get("strategy") or "").lower() == "group"
+                    and str(weights.get("actorder") or "").lower() in ("group", "dynamic"))
+        return None if actorder else group
+    return None
 
 
 def mxfp4_marlin_forced(args: EngineArgs, rules: VersionRules, cc: tuple[int, int] | None) -> bool:

@@ -21,7 +21,7 @@ from kvplan.plan.cudagraphs import (_FULL_DECODE_MODES, _NO_COMPILATION_MODES, C
 from kvplan.plan.kv import (_attention_page_per_token, _sparse_mla_latent_bytes, drafter_kv_layers, marlin_moe_experts,
                             mxfp4_marlin_forced, stage_cache_layers)
 from kvplan.plan.multimodal import SKIP_MM_PROFILING_NOTE, _multimodal_profile_bytes, mm_profiling_skipped
-from kvplan.resolve import DTYPE_BYTES, GPUSpec, ModelSpec, QuantSpec, heads_per_rank
+from kvplan.resolve import DTYPE_BYTES, GPUSpec, ModelSpec, QuantSpec, heads_per_rank, is_ct_wna16
 from kvplan.versions import INTEGRATED_MEMORY_CC, VersionRules, canonical_quant
 from kvplan.weights import (MXFP4_MARLIN_ALIGN, RankWeights, eagle_aux_states, kv_dtype_bytes, marlin_moe_width,
                             mxfp4_moe_backend, padded_vocab)
@@ -707,7 +707,7 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
         # (rules nvfp4_gelu_vllm_cutlass; the RTX 5090 0.20.2 start logs "Using 'VLLM_CUTLASS' NvFp4 MoE backend");
         # its buffers: cutlass_fp4_moe_bytes
         return ("nvfp4_vllm_cutlass", int(width), model.hidden_size)
-    if (q.method == "compressed-tensors" and q.bits == 4 and str(q.scheme or "").startswith("int4 w4a16")
+    if (is_ct_wna16(q) and q.bits == 4
             and (7, 5) <= gpu.cc and not (10, 0) <= gpu.cc < (11, 0)):
         # compressed-tensors int4 weight-only experts: CompressedTensorsWNA16MarlinMoEMethod (compressed_tensors_moe/
         # compressed_tensors_moe_wna16_marlin.py) calls fused_marlin_moe() from apply in 0.22.1 and builds a

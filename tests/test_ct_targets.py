@@ -1,0 +1,93 @@
+"""compressed-tensors config-group targets: only the Linear layers a target names load quantized (find_matched_target:
+a name exact or "re:" re.match'ed, a fused layer by every shard, or the class by containment; unmatched layers fall to
+UnquantizedLinearMethod from vLLM 0.21.0, and make it raise before: versions.py ct_untargeted_unquantized)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from kvplan.errors import InputError
+from kvplan.validate import predict_record
+from kvplan.weights import count_weights
+
+RECORDS = Path(__file__).parent / "data/blind_records.jsonl"
+
+
+def _record(rid: str, targets: list[str] | None = None, version: str = "0.30.0") -> dict:
+    """A blind record's start, its first config group's targets replaced, planned under `version` (0.21.0 or newer loads
+    an untargeted layer unquantized)."""
+    rec = next(json.loads(l) for l in RECORDS.read_text().splitlines() if l.startswith(f'{{"id": "{rid}"'))
+    rec = copy.deepcopy(rec)
+    rec["vllm_version"] = version
+    if targets is not None:
+        cfg = rec["model"]["config"]
+        qc = cfg.get("quantization_config") or cfg["text_config"]["quantization_config"]
+        next(iter(qc["config_groups"].values()))["targets"] = targets
+    return rec
+
+
+GEMMA3 = "gemma-3-4b-it-w4a16-rtx3090-u090-tp1-l8k-cg32"  # RedHatAI/gemma-3-4b-it-quantized.w4a16: targets ["Linear"]
+GEMMA4 = "gemma-4-26b-a4b-it-qat-w4a16-l4-udef-tp1-l2k-seqs16"  # a Gemma 4 MoE W4A16, experts directly under the layer
+
+
+def _components(plan) -> dict[str, int]:
+    """Parameters by component name, summed over the decoder layers."""
+    out: dict[str, int] = {}
+    for c in count_weights(plan.model).components:
+        out[c.name] = out.get(c.name, 0) + c.params
+    return out
+
+
+@pytest.mark.parametrize("rid", [GEMMA3, GEMMA4])
+def test_attention_only_targets_leave_the_mlp_and_experts_in_the_model_dtype(rid):
+    linear, _ = predict_record(_record(rid, ["Linear"]))
+    attn, _ = predict_record(_record(rid, ["re:.*self_attn.*"]))
+    params = _components(linear)
+    per_q = linear.model.quant  # int4 in groups of 32 or 128: 0.5 B + a 16-bit scale per group (no zero points)
+    qbytes = 0.5 + 2 / per_q.group_size
+    # the MLP (and a MoE model's experts, and its shared MLP) move from the quantized width to bf16; attention stays
+    moved = sum(n for name, n in params.items() if name in ("mlp", "experts", "shared_expert"))
+    assert moved > 0
+    assert attn.weights_bytes - linear.weights_bytes == pytest.approx(moved * (2 - qbytes), rel=0.02)
+    assert attn.model.quant.targets == ("re:.*self_attn.*",)
+
+
+def test_a_fused_layer_is_targeted_by_all_its_shards_only():
+    # q_proj and k_proj named, v_proj not: vLLM's _match_fused_layer needs every shard of qkv_proj, so the attention
+    # loads unquantized like the MLP; naming all four of q, k, v and o quantizes it as "re:.*self_attn.*" does
+    shards = predict_record(_record(GEMMA3, ["re:.*q_proj$", "re:.*k_proj$", "re:.*v_proj$", "re:.*o_proj$"]))[0]
+    attn = predict_record(_record(GEMMA3, ["re:.*self_attn.*"]))[0]
+    part = predict_record(_record(GEMMA3, ["re:.*q_proj$", "re:.*k_proj$"]))[0]
+    assert shards.weights_bytes == attn.weights_bytes < part.weights_bytes
+    mlp = predict_record(_record(GEMMA3, ["re:.*mlp.*"]))[0]
+    linear = predict_record(_record(GEMMA3, ["Linear"]))[0]
+    assert linear.weights_bytes < mlp.weights_bytes < attn.weights_bytes < part.weights_bytes
+
+
+def test_every_config_group_targets_count():
+    # two groups, one for the attention and one for the MLP, quantize what one "Linear" group does
+    rec = _record(GEMMA3)
+    qc = rec["model"]["config"].get("quantization_config") or rec["model"]["config"]["text_config"]["quantization_config"]
+    (name, group), = qc["config_groups"].items()
+    qc["config_groups"] = {"group_0": dict(group, targets=["re:.*self_attn.*"]),
+                           "group_1": dict(copy.deepcopy(group), targets=["re:.*mlp.*"])}
+    two = predict_record(rec)[0]
+    assert two.model.quant.targets == ("re:.*self_attn.*", "re:.*mlp.*")
+    assert two.weights_bytes == predict_record(_record(GEMMA3, ["Linear"]))[0].weights_bytes
+
+
+def test_a_layer_no_target_names_refuses_before_0_21():
+    with pytest.raises(InputError) as e:
+        predict_record(_record(GEMMA3, ["re:.*self_attn.*"], version="0.20.2"))
+    assert e.value.field == "--vllm-version" and "Unable to find matching target for" in str(e.value)
+    assert "mlp.gate_up_proj" in str(e.value) and "0.21.0 or newer" in str(e.value)
+    # an ignore list naming what the targets leave out starts, as does "Linear"
+    rec = _record(GEMMA3, ["re:.*self_attn.*"], version="0.20.2")
+    qc = rec["model"]["config"].get("quantization_config") or rec["model"]["config"]["text_config"]["quantization_config"]
+    qc["ignore"] = list(qc.get("ignore") or []) + ["re:.*mlp.*"]
+    assert predict_record(rec)[0].weights_bytes == predict_record(_record(GEMMA3, ["re:.*self_attn.*"]))[0].weights_bytes
+    assert predict_record(_record(GEMMA3, ["Linear"], version="0.20.2"))[0].fits
