@@ -206,3 +206,17 @@ def test_a_site_calibration_measured_under_the_old_release_is_not_carried_into_a
     assert new.kv_cache_bytes == bare.kv_cache_bytes and not new.site_offsets
     assert any(w.startswith("site calibration not applied: it was measured on a vLLM 0.11.0 startup (era V1-c)")
                for w in new.warnings)
+
+
+def test_a_release_comparison_to_a_release_with_no_pool_is_answered():
+    """gpt-oss-20b on an L4 at 16,384 and utilization 0.70 has a pool of a few thousand tokens under 0.33.0 and none
+    under 0.10.1: compared in that order, the tokens-formula check divided the two releases' ratios, 0 by 0,
+    and `kvplan sweep ... --vary vllm_version=0.33.0,0.10.1` stopped on a ZeroDivisionError."""
+    new = kvplan.fit("openai/gpt-oss-20b", "L4", max_model_len=16384, vllm_version="0.33.0",
+                     gpu_memory_utilization=0.70, fixes=False)
+    old = kvplan.fit("openai/gpt-oss-20b", "L4", max_model_len=16384, vllm_version="0.10.1",
+                     gpu_memory_utilization=0.70, fixes=False)
+    assert new.kv_cache_tokens > 0 and old.kv_cache_tokens == 0 and old.max_concurrency == 0
+    said = release_changes(new, old)
+    assert "model runner v2 -> v1" in said
+    assert not any("counted another way" in c for c in said)

@@ -1256,8 +1256,8 @@ def release_changes(base: Plan, p: Plan) -> list[str]:
                    f"{pages[0][1]}; {now}: {pages[1][1]})")
     ratios = [(b / a if a > 0 else None) for a, b in ((base.kv_cache_tokens, p.kv_cache_tokens),
                                                        (base.max_concurrency, p.max_concurrency))]
-    if (base.rules.tokens_formula != p.rules.tokens_formula and None not in ratios
-            and abs(ratios[0] / ratios[1] - 1) > 0.01):
+    if (base.rules.tokens_formula != p.rules.tokens_formula and all(ratios)
+            and abs(ratios[0] / ratios[1] - 1) > 0.01):  # (a release whose pool holds no request has no count to compare)
         # the same pool logs another token count (from 0.2x, max_concurrency x max_model_len where window groups
         # share the blocks): a tokens column read as capacity across the two releases would mislead
         counts = [{t.name: t.formula for t in plan.terms}.get("kv_cache_tokens") for plan in (base, p)]
