@@ -1033,17 +1033,22 @@ MXFP4_MARLIN_ALIGN = (128, 256)
 MARLIN_MOE_TILE = 64
 
 
+# the group sizes Marlin's fused MoE takes (-1: per channel); check_moe_marlin_supports_config refuses any other
+MARLIN_MOE_GROUPS = (-1, 32, 64, 128)
+
+
 def marlin_moe_width(i_rank: int, hidden: int, group: int, checked: bool = True) -> int:
     """The per-rank intermediate size of a fused-MoE layer as the Marlin MoE weight prep holds it, from a release that
     pads (versions.py "marlin_moe_tile_pad"): `i_rank` rounded up to a multiple of lcm(64, `group`) (`group` -1 or 0:
     per channel; marlin_utils.py marlin_moe_padded_intermediate, 0.25.0-0.33.0), the weights, scales and zero points
     zero-filled to it. `checked`: the method first asks check_moe_marlin_supports_layer(allow_tile_padding=True)
-    (AWQ, GPTQ, compressed-tensors WNA16), which takes the layer only with the hidden size a multiple of 128 and
-    `i_rank` a multiple of the group; a layer it refuses runs the Moe WNA16 / non-Marlin method on the checkpoint's
+    (AWQ, GPTQ, compressed-tensors WNA16), which takes the layer only with the hidden size a multiple of 128, `i_rank`
+    a multiple of the group and the group one of MARLIN_MOE_GROUPS (check_moe_marlin_supports_config: supports_group_size,
+    0.28.0, 0.29.0, 0.33.0 wheels); a layer it refuses runs the Moe WNA16 / non-Marlin method on the checkpoint's
     own shapes (`i_rank` returned). FP8 weight-only Marlin pads without asking (prepare_fp8_moe_layer_for_marlin)."""
     if i_rank <= 0:
         return i_rank
-    if checked and (hidden % 128 or (group > 0 and i_rank % group)):
+    if checked and (hidden % 128 or (group > 0 and i_rank % group) or (group if group > 0 else -1) not in MARLIN_MOE_GROUPS):
         return i_rank
     return _round_up(i_rank, math.lcm(MARLIN_MOE_TILE, group if group > 0 else 1))
 
