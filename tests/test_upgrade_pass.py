@@ -183,6 +183,14 @@ def test_diagnose_names_the_release_that_removed_each_flag_of_a_carried_over_com
                    "vllm: error: unrecognized arguments: --swap-space 16\n")
     finding = json.loads(_cli("diagnose", str(log), "--json").output)["findings"][0]
     assert "was removed" not in finding["cause"]
+    # an untagged source build prints a number that names no release (setuptools-scm's 0.1.devN): the flags are still
+    # named, as a hint, where diagnose stopped on "Error: --vllm-version: ... is a source build"
+    log.write_text("INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.1.dev1+ga7ff443\n"
+                   "vllm: error: unrecognized arguments: --swap-space 16 --task generate\n")
+    r = _cli("diagnose", str(log), "--json")
+    assert "is a source build" not in r.output
+    finding = json.loads(r.output)["findings"][0]
+    assert "--task was removed in vLLM 0.13.0" in finding["cause"] and finding["confidence"] < 0.8
 
 
 def test_a_site_calibration_measured_under_the_old_release_is_not_carried_into_another_era(tmp_path, monkeypatch):
