@@ -1156,7 +1156,8 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
     # the 2H -> H projection: DeepSeek / GLM build eh_proj as a plain nn.Linear, replicated and never quantized
     # (deepseek_mtp.py, glm4_moe_mtp.py DeepSeekMultiTokenPredictorLayer / Glm4MoeMultiTokenPredictorLayer, 0.33.0);
     # Qwen3-Next / Qwen3.5 build mtp.fc as a ColumnParallelLinear split over TP with the model's quant_config
-    # (qwen3_next_mtp.py 0.10.2-0.33.0, qwen3_5_mtp.py 0.17.1-0.33.0), which a skip list may name (_module_skipped)
+    # (qwen3_next_mtp.py 0.11.0-0.33.0, without it in 0.10.2: versions.py "mtp_fc_unquantized"; qwen3_5_mtp.py
+    # 0.17.1-0.33.0), which a skip list may name (_module_skipped)
     qwen = any(spec.model_type.startswith(k) for k in MTP_LAYER_PREFIXES)
     fc = Component("mtp.eh_proj", 2 * h * h, "tp" if qwen else "replicated", None, qwen)
     for _ in range(spec.mtp_layers):
@@ -1236,7 +1237,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     first), read by marlin_moe_width.
 
     `mtp_fc_unquantized`: the release builds the MTP drafter's fc without the quant_config for this checkpoint
-    (versions.py "mtp_fc_nvfp4_unquantized").
+    (versions.py "mtp_fc_unquantized", "mtp_fc_nvfp4_unquantized").
 
     `ct_experts_ignore` False: the release builds a compressed-tensors checkpoint's routed experts with the "Linear"
     group's scheme whatever its ignore list names (versions.py "ct_moe_ignore_read", before 0.12.0); the checkpoint's
