@@ -214,6 +214,18 @@ def test_a_site_calibration_measured_under_the_old_release_is_not_carried_into_a
     assert new.kv_cache_bytes == bare.kv_cache_bytes and not new.site_offsets
     assert any(w.startswith("site calibration not applied: it was measured on a vLLM 0.11.0 startup (era V1-c)")
                for w in new.warnings)
+    # a calibration whose release is a number that names none (an untagged source build's 0.1.devN) has no era to
+    # match: it had been applied to every release's plan
+    from kvplan.site_calibration import calibration_path
+    data = json.loads(calibration_path().read_text())
+    for entries in data.values():
+        for entry in entries.values():
+            entry["vllm_version"] = "0.1.dev10446+g2dcd12d35"
+    calibration_path().write_text(json.dumps(data))
+    for version in ("0.11.0", "0.33.0"):
+        p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", vllm_version=version, **kw)
+        assert not p.site_offsets, version
+        assert any("site calibration not applied" in w and "names no release" in w for w in p.warnings), version
 
 
 def test_a_release_comparison_to_a_release_with_no_pool_is_answered():

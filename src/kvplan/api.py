@@ -285,10 +285,17 @@ def site_offsets_for(gpu: GPUSpec, model: ModelSpec, args: EngineArgs | None = N
         # budget or not, samples in another dtype, holds other state from load (versions.py era rows), so 0.11.0's
         # graph gap taken into a 0.33.0 plan moved its pool by the size of a term 0.11.0 never subtracted
         try:
-            was, now = rules_for(str(measured)), rules_for(args.vllm_version)
-        except InputError:
-            was = now = None
-        if was is not None and was.era != now.era:
+            now = rules_for(args.vllm_version)
+        except InputError:  # the plan's own release check names it
+            return entry, None
+        try:
+            was = rules_for(str(measured))
+        except InputError:  # a number that names no release (an untagged source build's 0.1.devN): its era is unknown
+            return None, (f"site calibration not applied: it was measured on a vLLM {measured} startup, a number that "
+                          f"names no release, so which release's accounting it measured is unknown; reconcile a "
+                          f"{now.version} startup log with --calibrate (with --vllm-version where its build prints no "
+                          "release) to calibrate that release")
+        if was.era != now.era:
             return None, (f"site calibration not applied: it was measured on a vLLM {measured} startup (era {was.era}), "
                           f"and vLLM {now.version} (era {now.era}) accounts the terms it measured otherwise; reconcile "
                           f"a {now.version} startup log with --calibrate to calibrate that release")
