@@ -53,3 +53,33 @@ def test_gpt2_is_planned_as_a_generator_with_its_sampler():
         assert plan.activation_peak_bytes == 40 * 256 * 50304, rid
         logged_peak = 0.71 - rec["observed"]["weights_gib"]
         assert abs(plan.activation_peak_bytes / GIB - logged_peak) < 0.02, rid
+
+
+# registered pooling architectures with no pooling suffix (registry.py: JinaVLForRanking ->
+# JinaVLForSequenceClassification from 0.10.2; HF_ColBERT, ColQwen3 from 0.17.1; ColPaliForRetrieval, JinaForRanking from
+# 0.20.0; GritLM and Terratorch embedding models): vLLM's auto runner pools them
+@pytest.mark.parametrize("arch", ["JinaVLForRanking", "JinaForRanking", "ColPaliForRetrieval", "ColQwen3", "HF_ColBERT",
+                                  "GritLM", "Terratorch"])
+def test_registered_rankers_and_retrievers_are_pooling(arch):
+    assert served_as_pooling([arch]) is True
+
+
+
+def test_a_reranker_on_a_generative_backbone_is_planned_without_a_sampler():
+    # JinaForRanking (jina-reranker-v3) over a Qwen-family decoder: the same config named *ForCausalLM is a generator
+    # whose profile samples, named as the ranker it is pooled (runner pooling, no sampler term in the peak)
+    from kvplan.plan import EngineArgs, plan
+    from kvplan.resolve import resolve_gpu, resolve_model
+
+    base = resolve_model("Qwen/Qwen2.5-0.5B-Instruct")
+    config = dict(base.raw_config)
+    gpu = resolve_gpu("L4")[0]
+    args = EngineArgs(max_model_len=4096, vllm_version="0.33.0")
+    peaks = {}
+    for arch in ("Qwen2ForCausalLM", "JinaForRanking"):
+        spec = normalize({**config, "architectures": [arch]}, model_id="ranker", source="test")
+        assert spec.is_pooling is (arch == "JinaForRanking")
+        p = plan(spec, gpu, args)
+        assert p.args.runner_type == ("pooling" if arch == "JinaForRanking" else None)  # None: the default, generate
+        peaks[arch] = p.activation_peak_bytes
+    assert peaks["JinaForRanking"] < peaks["Qwen2ForCausalLM"]

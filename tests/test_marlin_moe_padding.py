@@ -54,6 +54,19 @@ def test_the_padded_width_is_vllms():
     assert marlin_moe_width(352, 4096, 32) == 384          # GLM-4.5-Air / DeepSeek-V2-Lite's 1408 at TP 4
 
 
+def test_a_group_marlin_moe_refuses_is_not_padded():
+    """check_moe_marlin_supports_config takes groups of -1, 32, 64 and 128 only (supports_group_size, 0.28.0, 0.29.0
+    and 0.33.0 wheels): groups of 16 divide 96, yet the layer runs the Moe WNA16 method on its own 96-wide shapes."""
+    assert marlin_moe_width(96, 2048, 16) == 96
+    assert marlin_moe_width(96, 2048, 16, checked=False) == 128  # FP8's unasked padding keeps lcm(64, 16)
+    a100 = find_gpu("A100")
+    m = _w4a16(16)
+    before = fit(m, a100, tensor_parallel_size=8, vllm_version="0.24.0")
+    after = fit(m, a100, tensor_parallel_size=8, vllm_version="0.33.0")
+    assert _experts(after) == pytest.approx(_experts(before), rel=1e-9)
+    assert not any("padded 96 -> 128" in n for n in after.assumptions)
+
+
 def test_fp8_experts_on_an_a100_are_padded_from_0_25():
     """FP8 weight-only Marlin (A100: no FP8 compute) at TP 8 holds each expert 128 wide, not 96, from 0.25.0."""
     before = fit(FP8_DYNAMIC, "A100", tensor_parallel_size=8, vllm_version="0.24.0")

@@ -655,6 +655,24 @@ def test_a_source_build_without_a_release_number_is_planned_as_a_versionless_log
     assert parse_version("0.1.7") == (0, 1, 7) and not untagged_source_build("0.11.0.dev12+gabc")
 
 
+def test_a_source_build_log_is_not_sent_to_a_release_comparison_that_refuses_its_number():
+    """A log that prints setuptools-scm's 0.1.dev<commits>, reconciled with a 0.33.0 plan, was told to run
+    `kvplan sweep ... --vary vllm_version=0.1.dev10446+g2dcd12d35,0.33.0`, which refuses that number."""
+    import kvplan
+    from kvplan.api import sweep_rows
+
+    line = ("INFO 10-15 00:00:00 [core.py:1] Initializing a V1 LLM engine (v0.1.dev10446+g2dcd12d35) with config: "
+            "model='Qwen/Qwen2.5-7B-Instruct'")
+    log = parse_lines([line, "INFO 01-01 00:00:00 [gpu_worker.py:1] Available KV cache memory: 4.50 GiB"])
+    plan = kvplan.fit("Qwen/Qwen2.5-7B-Instruct", "L4", max_model_len=8192, vllm_version="0.33.0")
+    rows = sweep_rows("Qwen/Qwen2.5-7B-Instruct", FitFlags(gpu="L4", max_model_len="8192"),
+                      [("vllm_version", [log.vllm_version, "0.33.0"])])
+    assert "names no release" in rows[0]["error_input"]  # what the suggested sweep would have answered
+    notes = reconcile(log, plan).notes
+    assert not any("--vary vllm_version" in n for n in notes), notes
+    said = [n for n in notes if "names no release" in n]
+    assert len(said) == 1 and "0.33.0's rules" in said[0] and "--vllm-version" in said[0]
+
 def test_every_argument_the_record_carries_reaches_the_plan_reconcile_compares_with():
     """reconcile planned with a fixed list of twelve arguments: a log's --limit-mm-per-prompt, --language-model-only,
     LoRA slots or data parallelism went into the record `--record` wrote (and so into `kvplan validate`) but not into

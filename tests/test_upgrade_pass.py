@@ -183,6 +183,14 @@ def test_diagnose_names_the_release_that_removed_each_flag_of_a_carried_over_com
                    "vllm: error: unrecognized arguments: --swap-space 16\n")
     finding = json.loads(_cli("diagnose", str(log), "--json").output)["findings"][0]
     assert "was removed" not in finding["cause"]
+    # an untagged source build prints a number that names no release (setuptools-scm's 0.1.devN): the flags are still
+    # named, as a hint, where diagnose stopped on "Error: --vllm-version: ... is a source build"
+    log.write_text("INFO 01-01 00:00:00 [api_server.py:1] vLLM API server version 0.1.dev1+ga7ff443\n"
+                   "vllm: error: unrecognized arguments: --swap-space 16 --task generate\n")
+    r = _cli("diagnose", str(log), "--json")
+    assert "is a source build" not in r.output
+    finding = json.loads(r.output)["findings"][0]
+    assert "--task was removed in vLLM 0.13.0" in finding["cause"] and finding["confidence"] < 0.8
 
 
 def test_a_site_calibration_measured_under_the_old_release_is_not_carried_into_another_era(tmp_path, monkeypatch):
@@ -206,3 +214,29 @@ def test_a_site_calibration_measured_under_the_old_release_is_not_carried_into_a
     assert new.kv_cache_bytes == bare.kv_cache_bytes and not new.site_offsets
     assert any(w.startswith("site calibration not applied: it was measured on a vLLM 0.11.0 startup (era V1-c)")
                for w in new.warnings)
+    # a calibration whose release is a number that names none (an untagged source build's 0.1.devN) has no era to
+    # match: it had been applied to every release's plan
+    from kvplan.site_calibration import calibration_path
+    data = json.loads(calibration_path().read_text())
+    for entries in data.values():
+        for entry in entries.values():
+            entry["vllm_version"] = "0.1.dev10446+g2dcd12d35"
+    calibration_path().write_text(json.dumps(data))
+    for version in ("0.11.0", "0.33.0"):
+        p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", "L4", vllm_version=version, **kw)
+        assert not p.site_offsets, version
+        assert any("site calibration not applied" in w and "names no release" in w for w in p.warnings), version
+
+
+def test_a_release_comparison_to_a_release_with_no_pool_is_answered():
+    """gpt-oss-20b on an L4 at 16,384 and utilization 0.70 has a pool of a few thousand tokens under 0.33.0 and none
+    under 0.10.1: compared in that order, the tokens-formula check divided the two releases' ratios, 0 by 0,
+    and `kvplan sweep ... --vary vllm_version=0.33.0,0.10.1` stopped on a ZeroDivisionError."""
+    new = kvplan.fit("openai/gpt-oss-20b", "L4", max_model_len=16384, vllm_version="0.33.0",
+                     gpu_memory_utilization=0.70, fixes=False)
+    old = kvplan.fit("openai/gpt-oss-20b", "L4", max_model_len=16384, vllm_version="0.10.1",
+                     gpu_memory_utilization=0.70, fixes=False)
+    assert new.kv_cache_tokens > 0 and old.kv_cache_tokens == 0 and old.max_concurrency == 0
+    said = release_changes(new, old)
+    assert "model runner v2 -> v1" in said
+    assert not any("counted another way" in c for c in said)

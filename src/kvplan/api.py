@@ -285,10 +285,17 @@ def site_offsets_for(gpu: GPUSpec, model: ModelSpec, args: EngineArgs | None = N
         # budget or not, samples in another dtype, holds other state from load (versions.py era rows), so 0.11.0's
         # graph gap taken into a 0.33.0 plan moved its pool by the size of a term 0.11.0 never subtracted
         try:
-            was, now = rules_for(str(measured)), rules_for(args.vllm_version)
-        except InputError:
-            was = now = None
-        if was is not None and was.era != now.era:
+            now = rules_for(args.vllm_version)
+        except InputError:  # the plan's own release check names it
+            return entry, None
+        try:
+            was = rules_for(str(measured))
+        except InputError:  # a number that names no release (an untagged source build's 0.1.devN): its era is unknown
+            return None, (f"site calibration not applied: it was measured on a vLLM {measured} startup, a number that "
+                          f"names no release, so which release's accounting it measured is unknown; reconcile a "
+                          f"{now.version} startup log with --calibrate (with --vllm-version where its build prints no "
+                          "release) to calibrate that release")
+        if was.era != now.era:
             return None, (f"site calibration not applied: it was measured on a vLLM {measured} startup (era {was.era}), "
                           f"and vLLM {now.version} (era {now.era}) accounts the terms it measured otherwise; reconcile "
                           f"a {now.version} startup log with --calibrate to calibrate that release")
@@ -1317,8 +1324,8 @@ def release_changes(base: Plan, p: Plan) -> list[str]:
                    f"{pages[0][1]}; {now}: {pages[1][1]})")
     ratios = [(b / a if a > 0 else None) for a, b in ((base.kv_cache_tokens, p.kv_cache_tokens),
                                                        (base.max_concurrency, p.max_concurrency))]
-    if (base.rules.tokens_formula != p.rules.tokens_formula and None not in ratios
-            and abs(ratios[0] / ratios[1] - 1) > 0.01):
+    if (base.rules.tokens_formula != p.rules.tokens_formula and all(ratios)
+            and abs(ratios[0] / ratios[1] - 1) > 0.01):  # (a release whose pool holds no request has no count to compare)
         # the same pool logs another token count (from 0.2x, max_concurrency x max_model_len where window groups
         # share the blocks): a tokens column read as capacity across the two releases would mislead
         counts = [{t.name: t.formula for t in plan.terms}.get("kv_cache_tokens") for plan in (base, p)]

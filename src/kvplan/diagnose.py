@@ -633,14 +633,19 @@ def _decide_removed_flags(draft: _Draft, log: StartupLog) -> None:
     if hit is None or max(draft.hits, key=lambda h: SIGNATURES_BY_NAME[h.signature].weight) is not hit:
         return
     flags = list(dict.fromkeys(re.findall(r"(?<![\w-])--[a-z][\w-]*", hit.groups.get("args") or "")))
+    from kvplan.errors import InputError
+
     version = log.vllm_version
+    try:
+        # the table says the log's release still has these: the refusal is another one's (a plugin, a typo)
+        kept = {f for f in flags if version and f in SERVE_FLAG_UNTIL and removed_flag(f, version) is None}
+    except InputError:  # a number that names no release (an untagged source build's 0.1.devN): as if none were printed
+        version, kept = None, set()
     removed = {}
     for flag in flags:
-        if flag not in SERVE_FLAG_UNTIL:
+        if flag not in SERVE_FLAG_UNTIL or flag in kept:
             continue
         last = ".".join(map(str, SERVE_FLAG_UNTIL[flag][0]))
-        if version and removed_flag(flag, version) is None:
-            continue  # the table says this release still has it: the refusal is another one's (a plugin, a typo)
         removed[flag] = (last, SERVE_FLAG_UNTIL[flag][1])
     if not removed:
         return

@@ -175,7 +175,12 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
         if largest is not None and abs(largest["gap_gib"]) < GAP_NAMED_GIB:
             largest = None  # (the headline keeps its cause: a figure off beside a term planned to the hundredth)
         plan_version = getattr(plan, "vllm_version", None)
-        if log.vllm_version and plan_version and str(plan_version) != str(log.vllm_version):
+        if log.vllm_version and plan_version and untagged_source_build(log.vllm_version):
+            # no release to compare with: a sweep over vllm_version refuses the number (versions.parse_version)
+            notes.append(f"the log is vLLM {log.vllm_version}, a source build whose number names no release; the plan "
+                         f"used vLLM {plan_version}'s rules (pass --vllm-version with the release it was built after "
+                         "to plan by that release's)")
+        elif log.vllm_version and plan_version and str(plan_version) != str(log.vllm_version):
             # the gaps then hold the two releases' differences beside the plan's own error: the release comparison
             # names each term that moves between them (api.release_changes)
             notes.append(f"the log is vLLM {log.vllm_version}; the plan used vLLM {plan_version}'s rules, so the gaps "

@@ -1809,14 +1809,24 @@ _POOLING_ARCH = re.compile(r"(ForSequenceClassification|ForEmbedding|Model$|ForR
 _GENERATIVE_ARCH = re.compile(r"(CausalLM|Conditional|ChatModel$|LMHeadModel$)")
 _GENERATIVE_MODEL_CLASSES = frozenset({"AquilaModel", "ChatGLMModel", "MiDashengLMModel", "MossAudioModel", "Qwen2_5OmniModel",
                                        "UltravoxModel"})
+# registered pooling architectures whose names carry no pooling suffix: vLLM's registry resolves them to pooling classes
+# (registry.py: JinaVLForRanking -> JinaVLForSequenceClassification, a cross-encoder from 0.10.2; GritLM, Terratorch and
+# PrithviGeoSpatialMAE embedding models in 0.10.2-0.27.x, Terratorch still in 0.33.0; the late-interaction HF_ColBERT,
+# ColQwen3, ColModernVBertForRetrieval from 0.17.1, ColPaliForRetrieval, ColQwen3_5, JinaForRanking from 0.20.0,
+# ColUltraVBertForRetrieval in 0.33.0), so `--runner auto` pools them, checked in the 0.10.2, 0.12.0, 0.17.1, 0.20.0,
+# 0.24.0, 0.29.0 and 0.33.0 wheels
+_POOLING_MODEL_CLASSES = frozenset({"JinaVLForRanking", "JinaForRanking", "GritLM", "Terratorch", "PrithviGeoSpatialMAE",
+                                    "HF_ColBERT", "ColQwen3", "ColQwen3_5", "ColPaliForRetrieval",
+                                    "ColModernVBertForRetrieval", "ColUltraVBertForRetrieval"})
 
 
 def served_as_pooling(archs) -> bool:
     """Whether vLLM's `--runner auto` (task 'auto' before 0.10.1) serves a checkpoint of these architectures as a pooling
     model: every name a pooling one (a classifier, a reward model, a bare '*Model' backbone such as BertModel or
-    Qwen2Model) and none a generator's (GPT2LMHeadModel, InternVLChatModel, ChatGLMModel, any *ForCausalLM)."""
+    Qwen2Model, a registered ranker or retriever such as JinaVLForRanking or ColPaliForRetrieval) and none a generator's
+    (GPT2LMHeadModel, InternVLChatModel, ChatGLMModel, any *ForCausalLM)."""
     archs = list(archs or ())
-    return (bool(archs) and all(_POOLING_ARCH.search(a) for a in archs)
+    return (bool(archs) and all(_POOLING_ARCH.search(a) or a in _POOLING_MODEL_CLASSES for a in archs)
             and not any(_GENERATIVE_ARCH.search(a) or a in _GENERATIVE_MODEL_CLASSES for a in archs))
 
 

@@ -1051,6 +1051,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # "mirroring the Qwen3.5 MTP handling (PR #38832)"; 0.17.1-0.24.0 pass quant_config); read through 0.33.0.
     # Every other method quantizes it unless the skip list names mtp.fc (weights.mtp_components).
     "mtp_fc_nvfp4_unquantized": [((0, 0, 0), ()), ((0, 20, 0), ("qwen3_5",)), ((0, 25, 0), ("qwen3_5", "qwen3_next"))],
+    # The model types whose MTP drafter builds its fc without any quant_config, whatever the checkpoint's method: 0.10.2's
+    # Qwen3-Next drafter (models/qwen3_next_mtp.py Qwen3NextMultiTokenPredictor: ColumnParallelLinear(2H, H,
+    # gather_output=True, bias=False, return_bias=False), no quant_config, read in the 0.10.2 wheel); from 0.11.0 it passes
+    # quant_config=quant_config (0.11.0, 0.12.0, 0.13.0, 0.14.1, 0.15.1, 0.16.0, 0.17.1, 0.20.0 wheels).
+    "mtp_fc_unquantized": [((0, 0, 0), ("qwen3_next",)), ((0, 11, 0), ())],
     # Whether compressed-tensors asks a MoE layer's experts of the ignore list: from 0.12.0
     # CompressedTensorsMoEMethod.get_moe_method asks get_scheme_dict of expert 0's gate_proj / up_proj / down_proj
     # (should_ignore_layer, then the targets; an ignored set runs unquantized). Before, it takes
@@ -1336,6 +1341,7 @@ class VersionRules:
     marlin_moe_tile_pad: str
     marlin_dense_tile_pad: bool
     mtp_fc_nvfp4_unquantized: tuple[str, ...]
+    mtp_fc_unquantized: tuple[str, ...]
     ct_moe_ignore_read: bool
     mla_absorbed_weights: bool
     qwen3_mrope_positions_one: bool

@@ -1069,17 +1069,22 @@ MXFP4_MARLIN_ALIGN = (128, 256)
 MARLIN_MOE_TILE = 64
 
 
+# the group sizes Marlin's fused MoE takes (-1: per channel); check_moe_marlin_supports_config refuses any other
+MARLIN_MOE_GROUPS = (-1, 32, 64, 128)
+
+
 def marlin_moe_width(i_rank: int, hidden: int, group: int, checked: bool = True) -> int:
     """The per-rank intermediate size of a fused-MoE layer as the Marlin MoE weight prep holds it, from a release that
     pads (versions.py "marlin_moe_tile_pad"): `i_rank` rounded up to a multiple of lcm(64, `group`) (`group` -1 or 0:
     per channel; marlin_utils.py marlin_moe_padded_intermediate, 0.25.0-0.33.0), the weights, scales and zero points
     zero-filled to it. `checked`: the method first asks check_moe_marlin_supports_layer(allow_tile_padding=True)
-    (AWQ, GPTQ, compressed-tensors WNA16), which takes the layer only with the hidden size a multiple of 128 and
-    `i_rank` a multiple of the group; a layer it refuses runs the Moe WNA16 / non-Marlin method on the checkpoint's
+    (AWQ, GPTQ, compressed-tensors WNA16), which takes the layer only with the hidden size a multiple of 128, `i_rank`
+    a multiple of the group and the group one of MARLIN_MOE_GROUPS (check_moe_marlin_supports_config: supports_group_size,
+    0.28.0, 0.29.0, 0.33.0 wheels); a layer it refuses runs the Moe WNA16 / non-Marlin method on the checkpoint's
     own shapes (`i_rank` returned). FP8 weight-only Marlin pads without asking (prepare_fp8_moe_layer_for_marlin)."""
     if i_rank <= 0:
         return i_rank
-    if checked and (hidden % 128 or (group > 0 and i_rank % group)):
+    if checked and (hidden % 128 or (group > 0 and i_rank % group) or (group if group > 0 else -1) not in MARLIN_MOE_GROUPS):
         return i_rank
     return _round_up(i_rank, math.lcm(MARLIN_MOE_TILE, group if group > 0 else 1))
 
@@ -1213,7 +1218,8 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
     # the 2H -> H projection: DeepSeek / GLM build eh_proj as a plain nn.Linear, replicated and never quantized
     # (deepseek_mtp.py, glm4_moe_mtp.py DeepSeekMultiTokenPredictorLayer / Glm4MoeMultiTokenPredictorLayer, 0.33.0);
     # Qwen3-Next / Qwen3.5 build mtp.fc as a ColumnParallelLinear split over TP with the model's quant_config
-    # (qwen3_next_mtp.py 0.10.2-0.33.0, qwen3_5_mtp.py 0.17.1-0.33.0), which a skip list may name (_module_skipped)
+    # (qwen3_next_mtp.py 0.11.0-0.33.0, without it in 0.10.2: versions.py "mtp_fc_unquantized"; qwen3_5_mtp.py
+    # 0.17.1-0.33.0), which a skip list may name (_module_skipped)
     qwen = any(spec.model_type.startswith(k) for k in MTP_LAYER_PREFIXES)
     fc = Component("mtp.eh_proj", 2 * h * h, "tp" if qwen else "replicated", None, qwen)
     for _ in range(spec.mtp_layers):
@@ -1298,7 +1304,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     padded (marlin_dense_pad; the attention's projections, multiples of the head size, are not read).
 
     `mtp_fc_unquantized`: the release builds the MTP drafter's fc without the quant_config for this checkpoint
-    (versions.py "mtp_fc_nvfp4_unquantized").
+    (versions.py "mtp_fc_unquantized", "mtp_fc_nvfp4_unquantized").
 
     `ct_experts_ignore` False: the release builds a compressed-tensors checkpoint's routed experts with the "Linear"
     group's scheme whatever its ignore list names (versions.py "ct_moe_ignore_read", before 0.12.0); the checkpoint's

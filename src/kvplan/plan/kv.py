@@ -115,9 +115,10 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                             mla_kv_b_copy=rules.mla_kv_b_copy,
                             marlin_moe=marlin_moe_experts(model, gpu, rules, quant),
                             marlin_dense=marlin_dense_group(model, gpu, rules, quant),
-                            mtp_fc_unquantized=(quant is not None and quant.method == "modelopt"
-                                                and str(quant.scheme or "").startswith("nvfp4")
-                                                and model.model_type.startswith(rules.mtp_fc_nvfp4_unquantized)),
+                            mtp_fc_unquantized=(model.model_type.startswith(rules.mtp_fc_unquantized)
+                                                or (quant is not None and quant.method == "modelopt"
+                                                    and str(quant.scheme or "").startswith("nvfp4")
+                                                    and model.model_type.startswith(rules.mtp_fc_nvfp4_unquantized))),
                             ct_experts_ignore=rules.ct_moe_ignore_read,
                             mla_absorbed=rules.mla_absorbed_weights
                             and args.env_value("VLLM_MLA_PERFORM_MATRIX_ABSORPTION") not in ("0",))
