@@ -91,3 +91,27 @@ def test_a_layer_no_target_names_refuses_before_0_21():
     qc["ignore"] = list(qc.get("ignore") or []) + ["re:.*mlp.*"]
     assert predict_record(rec)[0].weights_bytes == predict_record(_record(GEMMA3, ["re:.*self_attn.*"]))[0].weights_bytes
     assert predict_record(_record(GEMMA3, ["Linear"], version="0.20.2"))[0].fits
+
+
+QKV = ["re:.*q_proj$", "re:.*k_proj$", "re:.*v_proj$"]
+
+
+def test_each_module_is_quantized_by_its_own_match():
+    # vLLM asks each Linear layer's scheme apart (get_quant_method -> get_scheme per prefix): q, k and v named without
+    # o quantize qkv_proj and leave o_proj in bf16; gate and up without down quantize gate_up_proj and leave down_proj
+    plan = predict_record(_record(GEMMA3, QKV + ["re:.*o_proj$"]))[0]
+    spec, q = plan.model, plan.model.quant
+    gap = 2 - (0.5 + 2 / q.group_size)  # bf16 over int4 with a 16-bit scale per group, per parameter
+    h, layers = spec.hidden_size, spec.num_layers
+    heads, head_dim = spec.text_config["num_attention_heads"], spec.head_dim
+    o_proj = heads * head_dim * h * layers
+    qkv = predict_record(_record(GEMMA3, QKV))[0]
+    assert qkv.weights_bytes - plan.weights_bytes == pytest.approx(o_proj * gap, abs=1)
+    down_proj = spec.text_config["intermediate_size"] * h * layers
+    mlp = predict_record(_record(GEMMA3, ["re:.*mlp.*"]))[0]
+    gate_up = predict_record(_record(GEMMA3, ["re:.*gate_proj$", "re:.*up_proj$"]))[0]
+    assert gate_up.weights_bytes - mlp.weights_bytes == pytest.approx(down_proj * gap, abs=1)
+    # o_proj alone, or down_proj alone, quantizes the rest of the component the other way round
+    o_only = predict_record(_record(GEMMA3, ["re:.*o_proj$"]))[0]
+    none = predict_record(_record(GEMMA3, ["re:.*q_proj$", "re:.*k_proj$"]))[0]
+    assert none.weights_bytes - o_only.weights_bytes == pytest.approx(o_proj * gap, abs=1)
