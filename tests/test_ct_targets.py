@@ -115,3 +115,38 @@ def test_each_module_is_quantized_by_its_own_match():
     o_only = predict_record(_record(GEMMA3, ["re:.*o_proj$"]))[0]
     none = predict_record(_record(GEMMA3, ["re:.*q_proj$", "re:.*k_proj$"]))[0]
     assert none.weights_bytes - o_only.weights_bytes == pytest.approx(o_proj * gap, abs=1)
+
+
+# llm-compressor's W8A8 int8 scheme (per-channel static weights, per-token dynamic activations), as its checkpoints write it
+W8A8 = {"weights": {"num_bits": 8, "type": "int", "symmetric": True, "strategy": "channel", "dynamic": False,
+                    "group_size": None, "observer": "minmax"},
+        "input_activations": {"num_bits": 8, "type": "int", "symmetric": True, "strategy": "token", "dynamic": True,
+                              "observer": None},
+        "output_activations": None}
+
+
+def _groups(rid: str, *groups: tuple[dict | None, list[str]]) -> dict:
+    """A record whose config groups are `groups` in order: (a scheme, None for the record's own W4A16 group; targets)."""
+    rec = _record(rid)
+    qc = rec["model"]["config"].get("quantization_config") or rec["model"]["config"]["text_config"]["quantization_config"]
+    (_, own), = qc["config_groups"].items()
+    qc["config_groups"] = {f"group_{i}": dict(copy.deepcopy(scheme or own), targets=targets)
+                           for i, (scheme, targets) in enumerate(groups)}
+    return rec
+
+
+def test_each_module_takes_its_matched_groups_scheme():
+    # W8A8 for the attention, W4A16 for the MLP: each module is sized as the single-group checkpoint quantizing it alone
+    # sizes it (the rest in bf16), so the two-group bytes are the sum of those two less the all-bf16 model's
+    attn8 = predict_record(_groups(GEMMA3, (W8A8, ["re:.*self_attn.*"])))[0].weights_bytes
+    mlp4 = predict_record(_groups(GEMMA3, (None, ["re:.*mlp.*"])))[0].weights_bytes
+    bf16 = predict_record(_groups(GEMMA3, (None, ["re:^unnamed$"])))[0].weights_bytes
+    two = predict_record(_groups(GEMMA3, (W8A8, ["re:.*self_attn.*"]), (None, ["re:.*mlp.*"])))[0]
+    assert two.weights_bytes == pytest.approx(attn8 + mlp4 - bf16, abs=2)
+    assert [t for t, _ in two.model.quant.group_schemes] == ["re:.*self_attn.*", "re:.*mlp.*"]
+    # find_matched_target's precedence: a target naming the layer beats "Linear" (matched on the class), whichever
+    # group comes first, so "Linear" in W4A16 sizes only what the attention's regex does not name
+    for order in ([(None, ["Linear"]), (W8A8, ["re:.*self_attn.*"])], [(W8A8, ["re:.*self_attn.*"]), (None, ["Linear"])]):
+        assert predict_record(_groups(GEMMA3, *order))[0].weights_bytes == two.weights_bytes
+    # one scheme in every group: nothing to tell apart
+    assert predict_record(_groups(GEMMA3, (None, ["re:.*self_attn.*"]), (None, ["re:.*mlp.*"])))[0].model.quant.group_schemes == ()

@@ -1051,16 +1051,91 @@ def ct_untargeted_share(c: Component, targets: tuple[str, ...], spec: ModelSpec 
         return 1.0 if first else 0.0
     if first == second:
         return 1.0 if first else 0.0
+    o_share = _second_module_share(c, spec)
+    return None if o_share is None else (1 - o_share) * first + o_share * second
+
+
+def _second_module_share(c: Component, spec: ModelSpec | None) -> float | None:
+    """The share of a _CT_SPLIT component's parameters in its second module (o_proj, down_proj); 0 for kv_proj."""
+    if c.name == "kv_proj":
+        return 0.0
     if c.name == "self_attn":
         if spec is None:
             return None
         h, gate = spec.hidden_size, 2 if attn_output_gate(spec) else 1
         bias = bool(spec.text_config.get("attention_bias")) or spec.model_type.startswith("qwen2")
         # params = x * (h * gate + h + (gate if bias else 0)) with x = nh * head_dim; o_proj holds x * h
-        o_share = h / (h * gate + h + (gate if bias else 0))
-    else:
-        o_share = 0.5 if c.kind == UNGATED else 1 / 3
-    return (1 - o_share) * first + o_share * second
+        return h / (h * gate + h + (gate if bias else 0))
+    return 0.5 if c.kind == UNGATED else 1 / 3
+
+
+def ct_matched_target(targets: tuple[str, ...], layer: int, module: str, class_name: str = "Linear",
+                      prefixes: tuple[str, ...] = LAYER_PREFIXES) -> str | None:
+    """The target vLLM's find_matched_target picks for decoder layer `layer`'s `module`, in its order of precedence
+    (compressed_tensors/utils.py, 0.10.2-0.33.0): the first target (in target_scheme_map order) naming the layer's
+    name exact or "re:" re.match'ed, else the first contained in its class name ignoring case (a "re:" one re.match'ed),
+    else, for a fused layer whose every shard some target names, the first target of its first shard
+    (_match_fused_layer); None where none does."""
+    head, _, last = module.rpartition(".")
+    shards = [f"{head}.{p}" if head else p for p in FUSED_SHARDS.get(last, ())]
+
+    def first(name: str, contains: bool = False) -> str | None:
+        for t in targets:
+            if t.startswith("re:"):
+                try:
+                    if re.match(t[3:], name):
+                        return t
+                except re.error:
+                    continue
+            elif (t.lower() in name.lower()) if contains else t == name:
+                return t
+        return None
+
+    for prefix in prefixes:
+        hit = first(f"{prefix}.{layer}.{module}")
+        if hit:
+            return hit
+    hit = first(class_name, contains=True) if class_name else None
+    if hit or not shards:
+        return hit
+    for prefix in prefixes:
+        hits = [first(f"{prefix}.{layer}.{s}") for s in shards]
+        if all(hits):
+            return hits[0]
+    return None
+
+
+def _ct_grouped_bytes(c: Component, quant: QuantSpec, db: float, spec: ModelSpec | None, model_type: str,
+                      module_paths: tuple) -> float | None:
+    """Bytes per parameter of component `c` under a compressed-tensors checkpoint whose config groups hold different
+    schemes (QuantSpec.group_schemes): each module vLLM builds sized with the scheme of the group whose target
+    find_matched_target picks for it (ct_matched_target; CompressedTensorsConfig.get_scheme_dict reads
+    target_scheme_map[matched_target]), one no target names in the model dtype; a _CT_SPLIT component's two modules
+    apart, by their shares of its parameters. Routed experts take expert 0's down_proj's with the fused-experts class,
+    a "Linear" group's scheme (_add_fused_moe_to_target_scheme_map). None for a component not mapped to modules."""
+    modules = component_modules(c, model_type, module_paths)
+    if not modules or c.layer is None or c.name.startswith("mtp.") or c.name == "vision":
+        return None
+    schemes = dict(quant.group_schemes)
+    own = _layer_paths(model_type, module_paths).get("layers")
+    prefixes = (own,) if own else LAYER_PREFIXES
+    targets = tuple(t for t, _ in quant.group_schemes)
+
+    def width(module: str, class_name: str = "Linear") -> float:
+        names = targets
+        if class_name == "FusedMoE" and "Linear" in schemes:
+            schemes.setdefault("FusedMoE", schemes["Linear"])
+            names = targets + ("FusedMoE",)
+        t = ct_matched_target(names, c.layer, module, class_name, prefixes)
+        return db if t is None else bytes_per_quantized_param(schemes[t])
+
+    if c.name == "experts":
+        return width(f"{modules[0]}.0.down_proj", "FusedMoE")
+    if _ct_split(c) and len(modules) == 2:
+        second = _second_module_share(c, spec)
+        if second is not None:
+            return (1 - second) * width(modules[0]) + (second * width(modules[1]) if second else 0.0)
+    return width(modules[0])
 
 
 def _skipped(c: Component, q: QuantSpec, model_type: str = "", module_paths: tuple = ()) -> bool:
@@ -1309,6 +1384,10 @@ def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str =
         if (quant is not None and converted
                 and not ((experts_skip or c.kind != "experts") and _skipped(c, quant, model_type, module_paths))):
             qb = bytes_per_quantized_param(quant, bnb_nested_absmax)  # a method it cannot size (no bits) raises
+            grouped = (_ct_grouped_bytes(c, quant, db, spec, model_type, module_paths)
+                       if ct_targets and quant.group_schemes else None)
+            if grouped is not None:
+                return grouped
             share = ct_untargeted_share(c, ct_targets, spec, model_type, module_paths) if ct_targets else None
             return qb if not share else share * db + (1 - share) * qb
         return db
