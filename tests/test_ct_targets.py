@@ -91,3 +91,62 @@ def test_a_layer_no_target_names_refuses_before_0_21():
     qc["ignore"] = list(qc.get("ignore") or []) + ["re:.*mlp.*"]
     assert predict_record(rec)[0].weights_bytes == predict_record(_record(GEMMA3, ["re:.*self_attn.*"]))[0].weights_bytes
     assert predict_record(_record(GEMMA3, ["Linear"], version="0.20.2"))[0].fits
+
+
+QKV = ["re:.*q_proj$", "re:.*k_proj$", "re:.*v_proj$"]
+
+
+def test_each_module_is_quantized_by_its_own_match():
+    # vLLM asks each Linear layer's scheme apart (get_quant_method -> get_scheme per prefix): q, k and v named without
+    # o quantize qkv_proj and leave o_proj in bf16; gate and up without down quantize gate_up_proj and leave down_proj
+    plan = predict_record(_record(GEMMA3, QKV + ["re:.*o_proj$"]))[0]
+    spec, q = plan.model, plan.model.quant
+    gap = 2 - (0.5 + 2 / q.group_size)  # bf16 over int4 with a 16-bit scale per group, per parameter
+    h, layers = spec.hidden_size, spec.num_layers
+    heads, head_dim = spec.text_config["num_attention_heads"], spec.head_dim
+    o_proj = heads * head_dim * h * layers
+    qkv = predict_record(_record(GEMMA3, QKV))[0]
+    assert qkv.weights_bytes - plan.weights_bytes == pytest.approx(o_proj * gap, abs=1)
+    down_proj = spec.text_config["intermediate_size"] * h * layers
+    mlp = predict_record(_record(GEMMA3, ["re:.*mlp.*"]))[0]
+    gate_up = predict_record(_record(GEMMA3, ["re:.*gate_proj$", "re:.*up_proj$"]))[0]
+    assert gate_up.weights_bytes - mlp.weights_bytes == pytest.approx(down_proj * gap, abs=1)
+    # o_proj alone, or down_proj alone, quantizes the rest of the component the other way round
+    o_only = predict_record(_record(GEMMA3, ["re:.*o_proj$"]))[0]
+    none = predict_record(_record(GEMMA3, ["re:.*q_proj$", "re:.*k_proj$"]))[0]
+    assert none.weights_bytes - o_only.weights_bytes == pytest.approx(o_proj * gap, abs=1)
+
+
+# llm-compressor's W8A8 int8 scheme (per-channel static weights, per-token dynamic activations), as its checkpoints write it
+W8A8 = {"weights": {"num_bits": 8, "type": "int", "symmetric": True, "strategy": "channel", "dynamic": False,
+                    "group_size": None, "observer": "minmax"},
+        "input_activations": {"num_bits": 8, "type": "int", "symmetric": True, "strategy": "token", "dynamic": True,
+                              "observer": None},
+        "output_activations": None}
+
+
+def _groups(rid: str, *groups: tuple[dict | None, list[str]]) -> dict:
+    """A record whose config groups are `groups` in order: (a scheme, None for the record's own W4A16 group; targets)."""
+    rec = _record(rid)
+    qc = rec["model"]["config"].get("quantization_config") or rec["model"]["config"]["text_config"]["quantization_config"]
+    (_, own), = qc["config_groups"].items()
+    qc["config_groups"] = {f"group_{i}": dict(copy.deepcopy(scheme or own), targets=targets)
+                           for i, (scheme, targets) in enumerate(groups)}
+    return rec
+
+
+def test_each_module_takes_its_matched_groups_scheme():
+    # W8A8 for the attention, W4A16 for the MLP: each module is sized as the single-group checkpoint quantizing it alone
+    # sizes it (the rest in bf16), so the two-group bytes are the sum of those two less the all-bf16 model's
+    attn8 = predict_record(_groups(GEMMA3, (W8A8, ["re:.*self_attn.*"])))[0].weights_bytes
+    mlp4 = predict_record(_groups(GEMMA3, (None, ["re:.*mlp.*"])))[0].weights_bytes
+    bf16 = predict_record(_groups(GEMMA3, (None, ["re:^unnamed$"])))[0].weights_bytes
+    two = predict_record(_groups(GEMMA3, (W8A8, ["re:.*self_attn.*"]), (None, ["re:.*mlp.*"])))[0]
+    assert two.weights_bytes == pytest.approx(attn8 + mlp4 - bf16, abs=2)
+    assert [t for t, _ in two.model.quant.group_schemes] == ["re:.*self_attn.*", "re:.*mlp.*"]
+    # find_matched_target's precedence: a target naming the layer beats "Linear" (matched on the class), whichever
+    # group comes first, so "Linear" in W4A16 sizes only what the attention's regex does not name
+    for order in ([(None, ["Linear"]), (W8A8, ["re:.*self_attn.*"])], [(W8A8, ["re:.*self_attn.*"]), (None, ["Linear"])]):
+        assert predict_record(_groups(GEMMA3, *order))[0].weights_bytes == two.weights_bytes
+    # one scheme in every group: nothing to tell apart
+    assert predict_record(_groups(GEMMA3, (None, ["re:.*self_attn.*"]), (None, ["re:.*mlp.*"])))[0].model.quant.group_schemes == ()

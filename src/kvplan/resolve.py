@@ -907,6 +907,9 @@ class QuantSpec:
     # schemes (compressed_tensors.py CompressedTensorsConfig._is_wNa16_group_channel, 0.10.2-0.33.0), whose MoE layers
     # CompressedTensorsMoEMethod.get_moe_method gives the WNA16 methods (Marlin where it runs). Read with is_ct_wna16
     weight_only: bool = False
+    # compressed-tensors with config groups of different schemes: (target, that target's group's QuantSpec) in the
+    # order vLLM's target_scheme_map holds them; () where one scheme sizes every quantized module
+    group_schemes: tuple = ()
 
 
 def is_ct_wna16(quant: "QuantSpec | None") -> bool:
@@ -2399,6 +2402,42 @@ def _modelopt_kv_fp8(qc: dict) -> bool:
     return isinstance(kv, str) and kv.lower() == "fp8"
 
 
+def _ct_group_spec(w: dict, activations, skip: tuple, kv: bool, targets: tuple[str, ...]) -> QuantSpec:
+    """The QuantSpec of one compressed-tensors config group's weights (`w`) and input activations."""
+    bits = int(w.get("num_bits") or 8)
+    kind = str(w.get("type") or "int")
+    g = w.get("group_size")
+    if kind == "float" and bits == 4 and g and int(g) == 32:
+        # FP4 in groups of 32 is MXFP4 W4A4, not NVFP4 (whose groups are 16): compressed_tensors.py
+        # CompressedTensorsConfig._is_mxfp4 (4-bit float, group strategy, group_size 32, symmetric) selects
+        # schemes/compressed_tensors_w4a4_mxfp4.py CompressedTensorsW4A4Mxfp4, whose create_weights holds the
+        # weight packed two to a uint8 and one uint8 E8M0 scale per 32 (vLLM 0.27.1, 0.29.0, 0.31.0 wheels; the
+        # FlashInfer kernel's process_weights_after_loading only swizzles the scales, the rows padded to 128,
+        # kernels/linear/mxfp4/flashinfer.py 0.31.0)
+        return QuantSpec("compressed-tensors", 4, 32, "mxfp4 w4a4 (compressed-tensors)", skip, kv_cache_fp8=kv,
+                         targets=targets)
+    if kind == "float" and bits == 4:
+        return QuantSpec("compressed-tensors", 4, int(g or 16), "nvfp4 (compressed-tensors)", skip, kv_cache_fp8=kv,
+                         targets=targets)
+    block = w.get("block_structure")
+    if kind == "float" and str(w.get("strategy") or "").lower() == "block" and isinstance(block, list) and len(block) == 2:
+        # block FP8 (llm-compressor's FP8_BLOCK: poolside's Laguna FP8, RedHatAI's -FP8-block checkpoints):
+        # CompressedTensorsW8A8Fp8 keeps a float32 weight_scale per [n, k] block (create_fp8_scale_parameter with
+        # BlockQuantScaleParameter, 0.11.0-0.33.0) and checks TP slices against the block (versions.py ct_fp8_block)
+        return QuantSpec("compressed-tensors", 8, None, f"fp8 block {int(block[0])}x{int(block[1])} (compressed-tensors)",
+                         skip, kv_cache_fp8=kv, weight_block=(int(block[0]), int(block[1])), targets=targets)
+    if kind == "float":
+        return QuantSpec("compressed-tensors", 8, None, "fp8 (compressed-tensors)", skip, kv_cache_fp8=kv,
+                         targets=targets)
+    # QuantizationArgs.symmetric defaults to True in compressed-tensors; only asymmetric weights store zero points.
+    # Weight-only (WNA16): no input_activations, strategy group or channel (QuantizationArgs reads a group_size
+    # without a strategy as "group"), not dynamic (_is_wNa16_group_channel)
+    strategy = str(w.get("strategy") or ("group" if g else "tensor")).lower()
+    weight_only = (not activations and strategy in ("group", "channel") and not w.get("dynamic"))
+    return QuantSpec("compressed-tensors", bits, int(g) if g else None, f"int{bits} (compressed-tensors)", skip, kv_cache_fp8=kv,
+                     zero_points=not bool(w.get("symmetric", True)), weight_only=weight_only, targets=targets)
+
+
 def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | None:
     qc = text.get("quantization_config")
     if isinstance(qc, str):
@@ -2468,49 +2507,26 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         return QuantSpec("modelopt", 4, 16, "nvfp4 (modelopt)", skip, kv_cache_fp8=kv)
     if method == "compressed-tensors":
         groups = qc.get("config_groups") or {}
-        # the first group's weights size every quantized module; the targets are every group's (a module any group
-        # names is quantized: CompressedTensorsConfig.get_scheme_dict asks find_matched_target over all the groups'
-        # targets, compressed_tensors.py 0.10.2-0.33.0)
-        w, targets, activations = {}, (), None
+        # the first group's weights size the plan's kernels; the targets are every group's (a module any group names is
+        # quantized: CompressedTensorsConfig.get_scheme_dict asks find_matched_target over all the groups' targets,
+        # compressed_tensors.py 0.10.2-0.33.0), and each target keeps its group's scheme: _from_config builds
+        # target_scheme_map group by group, target by target (a target two groups list keeps its first place and the
+        # later group's scheme), and the weight count sizes each module with its matched target's (group_schemes)
+        kv = bool(qc.get("kv_cache_scheme"))
+        first, targets, by_target = None, (), {}
         for grp in groups.values():
             if isinstance(grp, dict) and isinstance(grp.get("weights"), dict):
-                if not w:
-                    w = grp["weights"]
-                    activations = grp.get("input_activations")
-                targets += tuple(str(t) for t in (grp.get("targets") or ()) if isinstance(t, str) and str(t) not in targets)
-        bits = int(w.get("num_bits") or 8)
-        kind = str(w.get("type") or "int")
-        g = w.get("group_size")
-        kv = bool(qc.get("kv_cache_scheme"))
-        if kind == "float" and bits == 4 and g and int(g) == 32:
-            # FP4 in groups of 32 is MXFP4 W4A4, not NVFP4 (whose groups are 16): compressed_tensors.py
-            # CompressedTensorsConfig._is_mxfp4 (4-bit float, group strategy, group_size 32, symmetric) selects
-            # schemes/compressed_tensors_w4a4_mxfp4.py CompressedTensorsW4A4Mxfp4, whose create_weights holds the
-            # weight packed two to a uint8 and one uint8 E8M0 scale per 32 (vLLM 0.27.1, 0.29.0, 0.31.0 wheels; the
-            # FlashInfer kernel's process_weights_after_loading only swizzles the scales, the rows padded to 128,
-            # kernels/linear/mxfp4/flashinfer.py 0.31.0)
-            return QuantSpec("compressed-tensors", 4, 32, "mxfp4 w4a4 (compressed-tensors)", skip, kv_cache_fp8=kv,
-                             targets=targets)
-        if kind == "float" and bits == 4:
-            return QuantSpec("compressed-tensors", 4, int(g or 16), "nvfp4 (compressed-tensors)", skip, kv_cache_fp8=kv,
-                             targets=targets)
-        block = w.get("block_structure")
-        if kind == "float" and str(w.get("strategy") or "").lower() == "block" and isinstance(block, list) and len(block) == 2:
-            # block FP8 (llm-compressor's FP8_BLOCK: poolside's Laguna FP8, RedHatAI's -FP8-block checkpoints):
-            # CompressedTensorsW8A8Fp8 keeps a float32 weight_scale per [n, k] block (create_fp8_scale_parameter with
-            # BlockQuantScaleParameter, 0.11.0-0.33.0) and checks TP slices against the block (versions.py ct_fp8_block)
-            return QuantSpec("compressed-tensors", 8, None, f"fp8 block {int(block[0])}x{int(block[1])} (compressed-tensors)",
-                             skip, kv_cache_fp8=kv, weight_block=(int(block[0]), int(block[1])), targets=targets)
-        if kind == "float":
-            return QuantSpec("compressed-tensors", 8, None, "fp8 (compressed-tensors)", skip, kv_cache_fp8=kv,
-                             targets=targets)
-        # QuantizationArgs.symmetric defaults to True in compressed-tensors; only asymmetric weights store zero points.
-        # Weight-only (WNA16): no input_activations, strategy group or channel (QuantizationArgs reads a group_size
-        # without a strategy as "group"), not dynamic (_is_wNa16_group_channel)
-        strategy = str(w.get("strategy") or ("group" if g else "tensor")).lower()
-        weight_only = (not activations and strategy in ("group", "channel") and not w.get("dynamic"))
-        return QuantSpec("compressed-tensors", bits, int(g) if g else None, f"int{bits} (compressed-tensors)", skip, kv_cache_fp8=kv,
-                         zero_points=not bool(w.get("symmetric", True)), weight_only=weight_only, targets=targets)
+                spec = _ct_group_spec(grp["weights"], grp.get("input_activations"), skip, kv, ())
+                first = first or spec
+                named = tuple(str(t) for t in (grp.get("targets") or ()) if isinstance(t, str))
+                targets += tuple(t for t in named if t not in targets)
+                by_target.update({t: spec for t in named})
+        if first is None:
+            return _ct_group_spec({}, None, skip, kv, targets)
+        schemes = tuple((t, by_target[t]) for t in targets)
+        several = len({(sp.bits, sp.group_size, sp.scheme, sp.zero_points, sp.weight_only, sp.weight_block)
+                       for _, sp in schemes}) > 1
+        return replace(first, targets=targets, group_schemes=schemes if several else ())
     if method == "bitsandbytes":
         # 8-bit only where load_in_8bit says so: vLLM's loader reads quant_config.get("load_in_8bit", False) and loads
         # every other bitsandbytes checkpoint as 4-bit (model_loader/loader.py BitsAndBytesModelLoader._load_weights,

@@ -1006,13 +1006,145 @@ def _ct_untargeted(name: str, kind: str, layer: int | None, targets: tuple[str, 
     return not named(modules)
 
 
+# components whose modules vLLM asks apart, each quantized or not by its own match (get_scheme_dict per layer): the
+# attention's q and o rows ("self_attn": qkv_proj's q shard and o_proj), its k and v rows ("kv_proj": qkv_proj), a dense
+# or shared MLP's gate_up_proj and down_proj
+_CT_SPLIT = frozenset({"self_attn", "kv_proj", "mlp", "shared_expert"})
+
+
+def _ct_split(c: Component) -> bool:
+    """Whether `c` is a decoder-layer component whose two modules the targets are matched against apart."""
+    return c.name in _CT_SPLIT and c.kind in ("", UNGATED, LOAD_COPY) and c.layer is not None
+
+
+@functools.lru_cache(maxsize=8192)
+def _ct_modules_untargeted(name: str, kind: str, layer: int | None, targets: tuple[str, ...], model_type: str,
+                           module_paths: tuple = ()) -> tuple[bool, ...]:
+    """For a _CT_SPLIT component, whether the targets leave out each module component_modules names for it (in that
+    order), every one asked alone as vLLM asks it (find_matched_target: a fused module by all its shards); () for a
+    component asked whole (_ct_untargeted)."""
+    if not _ct_split(Component(name, 0, "tp", layer, True, kind=kind)):
+        return ()
+    c = Component(name, 0, "tp", layer, True, kind=kind)
+    modules = component_modules(c, model_type, module_paths)
+    if len(modules) != 2:
+        return ()
+    own = _layer_paths(model_type, module_paths).get("layers")
+    prefixes = (own,) if own else LAYER_PREFIXES
+    return tuple(not names_layer_module(targets, layer or 0, m, "Linear", prefixes=prefixes) for m in modules)
+
+
+def ct_untargeted_share(c: Component, targets: tuple[str, ...], spec: ModelSpec | None, model_type: str = "",
+                        module_paths: tuple = ()) -> float | None:
+    """The share of component `c`'s parameters that a compressed-tensors checkpoint's targets leave unquantized, where
+    its modules are matched apart (_CT_SPLIT): targets naming q_proj, k_proj and v_proj but not o_proj quantize
+    qkv_proj and leave o_proj in the model dtype, gate_proj and up_proj without down_proj quantize gate_up_proj alone
+    (CompressedTensorsConfig.get_quant_method asks get_scheme for each Linear layer's own prefix: compressed_tensors.py
+    0.10.2-0.33.0). None for a component asked whole (_ct_untargeted). The attention's o rows are nh x head_dim x
+    hidden of its params (_attention_params: q_out = nh x head_dim, doubled by an output gate, plus a q bias); a gated
+    MLP's down_proj is a third of it, an ungated one's half (biases not apart)."""
+    out = _ct_modules_untargeted(c.name, c.kind, c.layer, targets, model_type, module_paths)
+    if not out:
+        return None
+    first, second = out
+    if c.name == "kv_proj":  # k and v rows: qkv_proj alone
+        return 1.0 if first else 0.0
+    if first == second:
+        return 1.0 if first else 0.0
+    o_share = _second_module_share(c, spec)
+    return None if o_share is None else (1 - o_share) * first + o_share * second
+
+
+def _second_module_share(c: Component, spec: ModelSpec | None) -> float | None:
+    """The share of a _CT_SPLIT component's parameters in its second module (o_proj, down_proj); 0 for kv_proj."""
+    if c.name == "kv_proj":
+        return 0.0
+    if c.name == "self_attn":
+        if spec is None:
+            return None
+        h, gate = spec.hidden_size, 2 if attn_output_gate(spec) else 1
+        bias = bool(spec.text_config.get("attention_bias")) or spec.model_type.startswith("qwen2")
+        # params = x * (h * gate + h + (gate if bias else 0)) with x = nh * head_dim; o_proj holds x * h
+        return h / (h * gate + h + (gate if bias else 0))
+    return 0.5 if c.kind == UNGATED else 1 / 3
+
+
+def ct_matched_target(targets: tuple[str, ...], layer: int, module: str, class_name: str = "Linear",
+                      prefixes: tuple[str, ...] = LAYER_PREFIXES) -> str | None:
+    """The target vLLM's find_matched_target picks for decoder layer `layer`'s `module`, in its order of precedence
+    (compressed_tensors/utils.py, 0.10.2-0.33.0): the first target (in target_scheme_map order) naming the layer's
+    name exact or "re:" re.match'ed, else the first contained in its class name ignoring case (a "re:" one re.match'ed),
+    else, for a fused layer whose every shard some target names, the first target of its first shard
+    (_match_fused_layer); None where none does."""
+    head, _, last = module.rpartition(".")
+    shards = [f"{head}.{p}" if head else p for p in FUSED_SHARDS.get(last, ())]
+
+    def first(name: str, contains: bool = False) -> str | None:
+        for t in targets:
+            if t.startswith("re:"):
+                try:
+                    if re.match(t[3:], name):
+                        return t
+                except re.error:
+                    continue
+            elif (t.lower() in name.lower()) if contains else t == name:
+                return t
+        return None
+
+    for prefix in prefixes:
+        hit = first(f"{prefix}.{layer}.{module}")
+        if hit:
+            return hit
+    hit = first(class_name, contains=True) if class_name else None
+    if hit or not shards:
+        return hit
+    for prefix in prefixes:
+        hits = [first(f"{prefix}.{layer}.{s}") for s in shards]
+        if all(hits):
+            return hits[0]
+    return None
+
+
+def _ct_grouped_bytes(c: Component, quant: QuantSpec, db: float, spec: ModelSpec | None, model_type: str,
+                      module_paths: tuple) -> float | None:
+    """Bytes per parameter of component `c` under a compressed-tensors checkpoint whose config groups hold different
+    schemes (QuantSpec.group_schemes): each module vLLM builds sized with the scheme of the group whose target
+    find_matched_target picks for it (ct_matched_target; CompressedTensorsConfig.get_scheme_dict reads
+    target_scheme_map[matched_target]), one no target names in the model dtype; a _CT_SPLIT component's two modules
+    apart, by their shares of its parameters. Routed experts take expert 0's down_proj's with the fused-experts class,
+    a "Linear" group's scheme (_add_fused_moe_to_target_scheme_map). None for a component not mapped to modules."""
+    modules = component_modules(c, model_type, module_paths)
+    if not modules or c.layer is None or c.name.startswith("mtp.") or c.name == "vision":
+        return None
+    schemes = dict(quant.group_schemes)
+    own = _layer_paths(model_type, module_paths).get("layers")
+    prefixes = (own,) if own else LAYER_PREFIXES
+    targets = tuple(t for t, _ in quant.group_schemes)
+
+    def width(module: str, class_name: str = "Linear") -> float:
+        names = targets
+        if class_name == "FusedMoE" and "Linear" in schemes:
+            schemes.setdefault("FusedMoE", schemes["Linear"])
+            names = targets + ("FusedMoE",)
+        t = ct_matched_target(names, c.layer, module, class_name, prefixes)
+        return db if t is None else bytes_per_quantized_param(schemes[t])
+
+    if c.name == "experts":
+        return width(f"{modules[0]}.0.down_proj", "FusedMoE")
+    if _ct_split(c) and len(modules) == 2:
+        second = _second_module_share(c, spec)
+        if second is not None:
+            return (1 - second) * width(modules[0]) + (second * width(modules[1]) if second else 0.0)
+    return width(modules[0])
+
+
 def _skipped(c: Component, q: QuantSpec, model_type: str = "", module_paths: tuple = ()) -> bool:
     """Whether `q` leaves component `c` of a `model_type` model in the model dtype: a method for the experts alone
     (MXFP4) leaves the rest, a compressed-tensors checkpoint's targets leave out what they do not name (_ct_untargeted),
     and the skip list keeps what it names (_module_skipped)."""
     if q.applies_to == "experts" and c.kind != "experts":
         return True
-    if (q.method == "compressed-tensors" and q.targets
+    if (q.method == "compressed-tensors" and q.targets and not _ct_split(c)
             and _ct_untargeted(c.name, c.kind, c.layer, tuple(q.targets), model_type, module_paths)):
         return True
     if not q.skip:
@@ -1232,15 +1364,18 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
 
 
 def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str = "kept", bnb_experts: bool = True,
-                      model_type: str = "", module_paths: tuple = (), experts_skip: bool = True):
+                      model_type: str = "", module_paths: tuple = (), experts_skip: bool = True,
+                      spec: ModelSpec | None = None):
     """Bytes per parameter of a component as stored and loaded: its own dtype where the count fixes one, the
     checkpoint's per-module precision where it lists them, the quantized width where the quantization applies.
     `bnb_nested_absmax` "kept" sizes bitsandbytes statistics as a checkpoint stores them; `bnb_experts` False keeps
     MoE experts in the model dtype under bitsandbytes (releases before 0.10.0, versions.py "bnb_quantizes_experts").
     `model_type` and `module_paths` name the modules a skip list is asked about (_LAYER_PATHS). `experts_skip` False:
     the routed experts are converted whatever the skip list says (compressed-tensors before 0.12.0: versions.py
-    "ct_moe_ignore_read")."""
+    "ct_moe_ignore_read"). `spec`: the model, which sizes the attention's o_proj rows where a compressed-tensors
+    checkpoint's targets quantize qkv_proj and not o_proj, or the reverse (ct_untargeted_share)."""
     mixed = dict(quant.module_bytes) if quant is not None else {}
+    ct_targets = tuple(quant.targets) if quant is not None and quant.method == "compressed-tensors" and quant.targets else ()
 
     def bytes_per_param(c: Component) -> float:
         if c.dtype_bytes:
@@ -1254,7 +1389,13 @@ def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str =
             converted = False
         if (quant is not None and converted
                 and not ((experts_skip or c.kind != "experts") and _skipped(c, quant, model_type, module_paths))):
-            return bytes_per_quantized_param(quant, bnb_nested_absmax)  # a method it cannot size (no bits) raises
+            qb = bytes_per_quantized_param(quant, bnb_nested_absmax)  # a method it cannot size (no bits) raises
+            grouped = (_ct_grouped_bytes(c, quant, db, spec, model_type, module_paths)
+                       if ct_targets and quant.group_schemes else None)
+            if grouped is not None:
+                return grouped
+            share = ct_untargeted_share(c, ct_targets, spec, model_type, module_paths) if ct_targets else None
+            return qb if not share else share * db + (1 - share) * qb
         return db
 
     return bytes_per_param
@@ -1266,7 +1407,7 @@ def stored_bytes(spec: ModelSpec, release=None) -> int:
     without one), no kernel padding, no rotary cache, no MTP layers): what a download and the disk hold."""
     count = count_weights(spec)
     rule = _param_bytes_rule(quant_as_read(spec.quant, spec.architectures, release), spec.dtype_bytes,
-                             model_type=spec.model_type)
+                             model_type=spec.model_type, spec=spec)
     return int(round(sum(c.params * rule(c) for c in count.components if c.kind != LOAD_COPY)))
 
 
@@ -1375,18 +1516,18 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     unsized = quant is not None and not quant.bits and not quant.module_bytes  # a method kvplan does not model
     # exact checkpoint bytes are spread as the unquantized count spreads them; without them nothing sizes the weights
     bytes_per_param = _param_bytes_rule(None if unsized and spec.checkpoint is not None else quant, db,
-                                        bnb_nested_absmax, bnb_experts, spec.model_type, module_paths)
+                                        bnb_nested_absmax, bnb_experts, spec.model_type, module_paths, spec=spec)
     # compressed-tensors before 0.12.0: every MoE layer's experts take the "Linear" group's scheme, the ignore list unread
     ct_experts_built = (quant is not None and quant.method == "compressed-tensors" and bool(quant.skip) and not unsized
                         and not ct_experts_ignore)
     if ct_experts_built:
         bytes_per_param = _param_bytes_rule(quant, db, bnb_nested_absmax, bnb_experts, spec.model_type, module_paths,
-                                            experts_skip=False)
+                                            experts_skip=False, spec=spec)
     # a double-quantized bitsandbytes checkpoint stores 8-bit statistics that vLLM 0.10+ holds as float32
     bnb_widened = quant is not None and quant.method == "bitsandbytes" and quant.double_quant and bnb_nested_absmax != "kept"
     widened = bnb_widened or ct_experts_built  # the loaded bytes differ from what the files hold
     as_stored = (_param_bytes_rule(quant, db, "kept" if bnb_widened else bnb_nested_absmax, bnb_experts, spec.model_type,
-                                   module_paths) if widened else bytes_per_param)
+                                   module_paths, spec=spec) if widened else bytes_per_param)
 
     @functools.lru_cache(maxsize=None)
     def mlp_pad(params: int, kind: str) -> float:
