@@ -435,7 +435,11 @@ def _mllama_v0_profile_bytes(model: ModelSpec, args: EngineArgs, rules: VersionR
       forward still holds, the attention output, the norm and the MLP's fc1 output and activation (2 x intermediate/TP):
       (5 + 2 x kept + 2 x intermediate / hidden / TP) x H, the peak of the pass (the local layers hold fewer, the final
       concatenation frees the stack first);
-    - the pixels, float32 until 0.9.0 casts them (rules.mm_pixels_model_dtype), in rules.mllama_v0_pixel_copies copies.
+    - the pixels, float32 until 0.9.0 casts them (rules.mm_pixels_model_dtype), in rules.mllama_v0_pixel_copies copies;
+    - the patch embedding's output (N x tiles x (image_size / patch)^2 x hidden / TP, before the class token and the
+      padding): the forward binds it to `patch_embeds` and keeps that name to its return, so it lives through both
+      encoders (ColumnParallelConv2dPatch's linear does not gather its output; the TP all-gather makes the copy the
+      forward goes on with: 0.6.3-0.10.0 wheels).
     The language model's forward follows with the projected cross-attention states (N x tiles x patches x the text
     hidden size) beside the pixels."""
     v = model.raw_config["vision_config"]
@@ -458,13 +462,14 @@ def _mllama_v0_profile_bytes(model: ModelSpec, args: EngineArgs, rules: VersionR
     mask = n * seq * seq * db
     pixel_bytes = db if rules.mm_pixels_model_dtype else 4
     pixels = rules.mllama_v0_pixel_copies * pixel_bytes * n * tiles * 3 * size * size
-    vision = pixels + max(2 * mask + h, mask + (5 + 2 * kept + 2 * inter / hidden / tp) * h)
+    patch_out = n * tiles * (size // patch) ** 2 * hidden * db // tp
+    vision = pixels + patch_out + max(2 * mask + h, mask + (5 + 2 * kept + 2 * inter / hidden / tp) * h)
     cross = n * tiles * patches * model.hidden_size * db
     extra = max(0, int(max(vision, text_peak + pixels + cross) - text_peak))
     return extra, (f"multimodal: the V0 encoder-decoder profile run encodes {n} dummy image(s) ({args.max_num_seqs} sequences "
                    f"x {per_seq}) of {tiles} tiles x {padded} tokens: the vision pass holds a {mask / GIB:.2f} GiB attention "
-                   f"mask, {(5 + 2 * kept + 2 * inter / hidden / tp):.0f} hidden-state tensors of {h / GIB:.2f} GiB and "
-                   f"{pixels / GIB:.2f} GiB of pixels, {vision / GIB:.2f} GiB; {extra / GIB:.2f} GiB above the text peak "
+                   f"mask, {(5 + 2 * kept + 2 * inter / hidden / tp):.0f} hidden-state tensors of {h / GIB:.2f} GiB, the "
+                   f"{patch_out / GIB:.2f} GiB patch embedding and {pixels / GIB:.2f} GiB of pixels, {vision / GIB:.2f} GiB; {extra / GIB:.2f} GiB above the text peak "
                    "(computed from models/mllama.py, not fitted)")
 
 
