@@ -846,6 +846,41 @@ def _decide_python_of_generic(draft: _Draft, log: StartupLog) -> None:
             return
 
 
+def _decide_deepgemm_unavailable(draft: _Draft, log: StartupLog) -> None:
+    """vllm/utils/deep_gemm.py's `_missing` placeholder has several owners (the package not installed, an external one
+    without the release's API, the release's own warm-up), so the line alone is a hint. Its 0.11 wording ("Please
+    install the `deep_gemm` package") comes from releases whose wheel carried no DeepGEMM: the package was simply not
+    installed. Under the warm-up's frame, 0.20.0's deep_gemm_warmup asked DeepGEMM for its block alignment for every
+    module before checking that it is an FP8 block layer (_count_warmup_iterations -> _fp8_linear_may_use_deep_gemm ->
+    get_mk_alignment_for_contiguous_layout), so an unquantized model fails there too; kernel_warmup skips the warm-up
+    with VLLM_DEEP_GEMM_WARMUP=skip or VLLM_USE_DEEP_GEMM=0 (kernel_warmup.py 0.20.0), and 0.33.0 asks only layers
+    whose kernel is DeepGEMM's."""
+    hit = next((h for h in draft.hits if h.signature == "deepgemm_unavailable"), None)
+    if hit is None or max(draft.hits, key=lambda h: SIGNATURES_BY_NAME[h.signature].weight) is not hit:
+        return
+    if (hit.groups.get("tail") or "").startswith(". Please install"):
+        draft.cause = ("vLLM asked for a DeepGEMM kernel and no deep_gemm package is installed: this release's wheel does "
+                       "not carry DeepGEMM, which the models and GPUs that use it (FP8 block GEMMs on Hopper and "
+                       "Blackwell, DeepSeek-V3.2's sparse-attention indexer) need installed apart.")
+        draft.fix = ("Install DeepGEMM into the same environment (vLLM's tools/install_deepgemm.sh of this release), or, "
+                     "for a model that does not need it, start with VLLM_USE_DEEP_GEMM=0.")
+        draft.decided_by = "the 0.11 wording of the placeholder: a release whose wheel carries no DeepGEMM"
+        draft.confidence = max(draft.confidence, 0.75)
+        return
+    if not log.has("deep_gemm_warmup_frame"):
+        return
+    draft.layer = "vllm_version_flags"
+    draft.cause = ("DeepGEMM's start-up warm-up failed because DeepGEMM could not be loaded: a release that finds a "
+                   "deep_gemm module (an external one, or the copy its wheel bundles) runs the warm-up for every model, and "
+                   "0.20's warm-up asks DeepGEMM for its block alignment for each layer before checking that the layer is "
+                   "an FP8 block one, so an unquantized model fails there too.")
+    draft.fix = ("Start with VLLM_DEEP_GEMM_WARMUP=skip, or VLLM_USE_DEEP_GEMM=0 where the model has no FP8 block weights; "
+                 "check that deep_gemm imports in this environment (an external deep_gemm older than the release shadows "
+                 "the bundled one); releases that warm up only DeepGEMM's own layers do not fail here.")
+    draft.decided_by = "the placeholder was raised under deep_gemm_warmup (kernel_warmup), not under a kernel the model uses"
+    draft.hits = draft.hits + list(log.hits_of("deep_gemm_warmup_frame"))[:1]
+
+
 def _teardown_sigterm(drafts: dict[str, _Draft]) -> bool:
     """A worker's 'handling signal 15' after another failure is vLLM's own teardown: the executor sends SIGTERM to its
     workers when one of them fails (vllm/v1/executor/multiproc_executor.py _ensure_worker_termination, and worker_main's
@@ -1109,6 +1144,7 @@ def diagnose(source: Source | StartupLog) -> Diagnosis:
         _decide_triton_image_on_old_gpu(drafts, log)
     if "import_undefined_symbol" in drafts:
         _decide_python_of_generic(drafts["import_undefined_symbol"], log)
+        _decide_deepgemm_unavailable(drafts["import_undefined_symbol"], log)
     if "free_memory_below_utilization" in drafts:
         _decide_free_memory(drafts["free_memory_below_utilization"], log)
     if "attention_backend_fallback" in drafts:

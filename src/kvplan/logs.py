@@ -298,8 +298,9 @@ SIGNATURES: tuple[Signature, ...] = (
          versions=">=0.16", source="vllm/v1/worker/gpu_model_runner.py GPUModelRunner.load_model (0.16.0)"),
     # torch's message (torch/csrc/cuda/CUDACachingAllocator.cpp) states the device's total further on, in every form
     # ('GPU 0 has a total capacity of T of which F is free.', cut or not, with or without the accounting the
-    # oom_accounting rows read, HIP's too): total / total_u hold it where the line does (torch_gib)
-    _sig("err_cuda_oom", "out of memory|outofmemoryerror", r"(?:OutOfMemoryError|CUDA out of memory\. Tried to allocate (?P<alloc>[\d.]+ [KMG]iB)|CUDA error: out of memory)(?=(?:.*?total capacity of (?P<total>[\d.]+) (?P<total_u>[KMG]iB))?)", ERROR,
+    # oom_accounting rows read, HIP's too): total / total_u hold it where the line does (torch_gib); the message quoted
+    # from 'Tried to allocate N. GPU n has a total capacity of' without its 'CUDA out of memory.' head is the same one
+    _sig("err_cuda_oom", "out of memory|outofmemoryerror|tried to allocate", r"(?:OutOfMemoryError|CUDA out of memory\. Tried to allocate (?P<alloc>[\d.]+ [KMG]iB)|CUDA error: out of memory|Tried to allocate [\d.]+ [KMG]iB\.(?= GPU \d+ has a total capacity of ))(?=(?:.*?total capacity of (?P<total>[\d.]+) (?P<total_u>[KMG]iB))?)", ERROR,
          symptom="oom_graph_capture_or_profiling", layer="memory_budget", weight=0.7, fatal=True,
          cause="The GPU ran out of memory during startup (profiling, CUDA-graph capture or warm-up), outside the budget vLLM computed: CUDA graphs and warm-up buffers come on top of it.",
          fix="Try --enforce-eager (no CUDA graphs), lower --gpu-memory-utilization by 0.02-0.05, or lower --max-num-seqs.",
@@ -320,6 +321,38 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="vLLM's kernels call a CUDA driver API ({sym}) that the installed NVIDIA driver does not provide: the driver is older than the CUDA runtime the wheel was built for.",
          fix="Update the host NVIDIA driver to one that supports the wheel's CUDA runtime, or install a vLLM/torch build for an older CUDA.",
          source="https://github.com/vllm-project/vllm/issues/11640"),
+    # vllm/utils/deep_gemm.py's `_missing` placeholder, raised where a DeepGEMM entry point was asked for and the module's
+    # symbol was not resolved (_lazy_init found no importable deep_gemm, or one without that API): "DeepGEMM backend is not
+    # available. Please install the `deep_gemm` package ..." (0.11.0), "... is not available or outdated. Please install or
+    # update ..." (0.12.0, 0.20.0), "... is unavailable in the current vLLM environment, or the available DeepGEMM package
+    # does not provide the required APIs ..." (0.33.0). The wheels of 0.10.2-0.12.0 carry no DeepGEMM (it was installed
+    # apart, tools/install_deepgemm.sh); 0.20.0 and 0.33.0 bundle it as vllm.third_party.deep_gemm and prefer an external
+    # deep_gemm over it (utils/import_utils.py has_deep_gemm). Threads show three owners: the package not installed on a
+    # release that needs it apart (DeepSeek-V3.2's indexer, vllm-project/recipes PR #183), an external one older than the
+    # release's API, and 0.20's own warm-up (the deep_gemm_warmup_frame below), so the line alone is a hint
+    _sig("deepgemm_unavailable", "deepgemm backend is",
+         r"DeepGEMM backend is (?:not available|unavailable)(?P<tail>(?: or outdated|\. Please install the `deep_gemm` package| in the current vLLM environment)?)", ERROR,
+         symptom="import_undefined_symbol", layer="pytorch_wheel", weight=0.55, fatal=True,
+         cause="vLLM asked for a DeepGEMM kernel and could not load it: the deep_gemm package is not installed (wheels before DeepGEMM was bundled need it installed apart for the models and GPUs that use it), or an installed deep_gemm lacks the API this release calls (vLLM prefers an external deep_gemm over the copy its wheel bundles).",
+         fix="Install the DeepGEMM this release expects into the same environment (vLLM's tools/install_deepgemm.sh), or remove an older external deep_gemm so the bundled copy loads; VLLM_USE_DEEP_GEMM=0 starts without it where the model does not need it (FP8 block GEMMs then use CUTLASS/Triton).",
+         source="vllm/utils/deep_gemm.py _missing, _lazy_init; utils/import_utils.py has_deep_gemm (0.11.0, 0.12.0, 0.20.0, 0.33.0); https://github.com/vllm-project/recipes/pull/183"),
+    # the warm-up frame over that line: kernel_warmup runs deep_gemm_warmup when VLLM_USE_DEEP_GEMM, has_deep_gemm() and the
+    # platform's support_deep_gemm() hold, and 0.20.0's _count_warmup_iterations asks every module through
+    # _fp8_linear_may_use_deep_gemm, which calls get_mk_alignment_for_contiguous_layout() before its FP8-block guard
+    # (deep_gemm_warmup.py 0.20.0); 0.33.0 asks only layers whose kernel is DeepGEMM's (_deep_gemm_linear_data)
+    _sig("deep_gemm_warmup_frame", "deep_gemm_warmup", r"\bin deep_gemm_warmup\b|\bdeep_gemm_warmup\(model|in _fp8_linear_may_use_deep_gemm\b", CONTEXT,
+         versions=">=0.11", source="vllm/model_executor/warmup/kernel_warmup.py, deep_gemm_warmup.py (0.20.0, 0.33.0)"),
+    # DeepGEMM's host-side DG_HOST_UNREACHABLE in its scale-factor layout and recipe dispatch (csrc/apis/layout.hpp,
+    # utils/layout.hpp): no case for this GPU's architecture. vLLM sends FP8 block GEMMs to DeepGEMM on the GPUs
+    # CudaPlatform.support_deep_gemm() lists (Hopper and SM100 in 0.20.0; SM120 too in 0.33.0, added in 0.24.0 by PR #43477)
+    # and builds DeepGEMM from the revision cmake/external_projects/deepgemm.cmake pins (the `.deps/deepgemm-src` of the
+    # path): a pin without that GPU's case aborts on the first FP8 block layer (weight post-processing) or in warm-up
+    _sig("deepgemm_arch_unreachable", "unknown sf transformation|unknown recipe",
+         r"Assertion error \((?P<file>[^()]*deep_?gemm[^()]*?)(?::\d+)?\): Unknown (?P<what>SF transformation|recipe)", ERROR, flags=_I,
+         symptom="quant_unsupported_on_gpu", layer="vllm_version_flags", weight=0.75, fatal=True,
+         cause="DeepGEMM has no {what} for this GPU's architecture: this release routes FP8 block-scaled GEMMs on this GPU to DeepGEMM (support_deep_gemm lists it) while the DeepGEMM revision it was built with does not cover it yet (the SM120 RTX PRO 6000 / RTX 5090 with 0.24.0's and 0.27's pins).",
+         fix="Start with VLLM_USE_DEEP_GEMM=0 (CUTLASS or Triton FP8 block kernels are chosen instead), or use a release whose DeepGEMM pin supports this GPU.",
+         source="vllm/platforms/cuda.py support_deep_gemm (0.20.0, 0.33.0); vllm/utils/deep_gemm.py is_deep_gemm_supported (VLLM_USE_DEEP_GEMM); https://github.com/vllm-project/vllm/issues/47436, https://github.com/deepseek-ai/DeepGEMM/pull/324"),
     # a KV-connector library of another vintage than the release: vLLM 0.8.2-0.9.0.1's V0 LMCache connector imports
     # lmcache.experimental.cache_engine (vllm/distributed/kv_transfer/kv_connector/lmcache_connector.py LMCacheConnector.__init__),
     # a module LMCache later renamed to lmcache.v1
@@ -832,6 +865,15 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="The process cannot create its cache directory {path}: the container's user has no writable home (a random UID, e.g. OpenShift's restricted SCC, resolves ~ to /), so the Hugging Face and vLLM caches under ~/.cache cannot be written.",
          fix="Point HF_HOME (and VLLM_CACHE_ROOT, or HOME) at a writable mounted directory (an emptyDir or PVC), or run with a user that owns its home.",
          source="huggingface_hub file_download (cache dir under HF_HOME); vllm/envs.py VLLM_CACHE_ROOT; https://github.com/huggingface/inference-benchmarker/pull/47, https://github.com/vllm-project/vllm/issues/20127"),
+    # the same cache on a read-only volume: huggingface_hub writes into the cache even for weights already in it -- the
+    # revision's ref (file_download.py _cache_commit_hash_for_specific_revision: refs/<revision> when missing or stale)
+    # and the download locks under .locks (_hf_hub_download_to_cache_dir), huggingface_hub 2.4.0; vLLM's own caches
+    # (VLLM_CACHE_ROOT, ~/.cache/vllm: the torch.compile cache) are written at every start too
+    _sig("cache_dir_readonly", "read-only file system", r"\[Errno 30\] Read-only file system: '(?P<path>[^']*(?:models--|datasets--|\.cache|huggingface|/hub\b)[^']*)'", ERROR,
+         symptom="download_failed", layer="container_environment", weight=0.8, fatal=True,
+         cause="{path} is on a read-only mount, and the start writes into its cache even when the weights are already there: huggingface_hub records the revision's ref and takes download locks inside the Hugging Face cache, and vLLM keeps its compile cache under ~/.cache/vllm.",
+         fix="Mount the cache volume writable (readOnly: false), or keep the weights read-only and pass their snapshot directory itself as --model (with HF_HUB_OFFLINE=1), pointing HF_HOME and VLLM_CACHE_ROOT at a writable directory.",
+         source="huggingface_hub file_download.py _cache_commit_hash_for_specific_revision, _hf_hub_download_to_cache_dir (2.4.0); vllm/envs.py VLLM_CACHE_ROOT; https://github.com/llm-d-incubation/llm-d-modelservice/issues/243"),
     _sig("hf_401", "401 client error|client error '401", r"401 Client Error(?:: Unauthorized for url: (?P<url>\S+))?|Client error '401 Unauthorized' for url(?:\s*$| '?(?P<hurl>https?://(?:[\w-]+\.)?(?:huggingface\.co|hf\.co)\S*))", ERROR,
          symptom="gated_repo_auth", layer="client_code", weight=0.55, fatal=True,
          cause="The Hugging Face Hub answered HTTP 401: the HF_TOKEN vLLM sent is invalid, expired or empty, or none was sent for a repository the Hub shows only to a signed-in account (private, gated, or an id that does not exist: the Hub answers those with 401 too). A public model does not need a token.",
