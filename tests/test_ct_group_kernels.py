@@ -213,3 +213,18 @@ def test_block_fp8_attention_does_not_check_w4a16_experts():
     with pytest.raises(InputError, match="block_n = 128"):
         fit(_ct(QWEN3_MOE, (_w4a16(32), ["re:.*self_attn.*"]), (FP8_BLOCK, ["re:.*mlp.*"])), "H100",
             tensor_parallel_size=4, vllm_version="0.33.0")
+
+
+def test_before_0_12_the_experts_take_the_linear_groups_scheme():
+    """get_moe_method before 0.12.0 reads target_scheme_map["Linear"] whenever the config has a "Linear" target
+    (compressed_tensors_moe.py 0.10.2, 0.11.0; versions.py ct_moe_ignore_read): a W8A8 group naming the experts beside
+    a W4A16 "Linear" group gives them W4A16 there, and their own W8A8 group from 0.12.0."""
+    model = _ct(QWEN3_MOE, (W8A8_INT, ["re:.*experts.*"]), (_w4a16(32), ["Linear"]))
+    w4, w8 = (_ct(QWEN3_MOE, (scheme, ["Linear"])) for scheme in (_w4a16(32), W8A8_INT))
+    assert experts_quant(model, model.quant, rules_for("0.11.0")).scheme.startswith("int4")
+    assert experts_quant(model, model.quant, rules_for("0.12.0")).scheme.startswith("int8")
+    old, new = (fit(model, "H100", vllm_version=v) for v in ("0.11.0", "0.12.0"))
+    assert _experts(old) == _experts(fit(w4, "H100", vllm_version="0.11.0"))
+    assert _experts(new) == _experts(fit(w8, "H100", vllm_version="0.12.0")) > _experts(old)
+    assert any("target_scheme_map['Linear']" in n for n in old.assumptions)
+    assert not any("target_scheme_map['Linear']" in n for n in new.assumptions)

@@ -70,3 +70,15 @@ def test_a_skipped_o_proj_is_sized_apart_from_qkv_proj():
     for version in ("0.11.0", "0.33.0"):
         gap = _plan(dict(FP8, ignored_layers=o_proj), version).weights_bytes - _plan(FP8, version).weights_bytes
         assert gap == pytest.approx(36 * 2048 * 2048 * (2 - bytes_per_quantized_param(base.quant)), rel=1e-6)
+
+
+def test_the_fused_name_is_asked_first_from_0_24():
+    """From 0.24.0 is_layer_skipped asks the fused layer's own name before its shards (versions.py
+    fused_skip_name_first): AWQ's substring 'v_proj' is contained in 'qkv_proj', which 0.24.0 skips whole, while 0.20.0
+    asks q_proj, k_proj and v_proj and refuses the one shard named."""
+    assert first_release_where("fused_skip_name_first", lambda v: v) == "0.24.0"
+    v_only = dict(AWQ, modules_to_not_convert=["v_proj"])
+    with pytest.raises(InputError) as e:
+        _plan(v_only, "0.20.0")
+    assert FUSED_SHARDS_SKIP_ERROR.format(layer="model.layers.0.self_attn.qkv_proj") in str(e.value)
+    assert _plan(v_only, "0.24.0").weights_bytes > _plan(AWQ, "0.24.0").weights_bytes

@@ -1081,6 +1081,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # message (should_ignore_layer: plan.defaults._mixed_fused_shards); bitsandbytes asks the fused name alone
     # (is_layer_skipped_bnb, every release read). plan.defaults._mixed_fused_shards.
     "fused_skip_refusal": [((0, 0, 0), ("fp8",)), ((0, 12, 0), ("fp8", "awq"))],
+    # Whether is_layer_skipped asks a fused layer's own name before its shards: from 0.24.0 an entry naming the fused
+    # layer ("self_attn.qkv_proj"; for AWQ by substring, so "v_proj" names "qkv_proj") skips it whole whatever the
+    # shards say (quant_utils.py, "Honor that fused-name match first": 0.24.0, 0.29.0, 0.33.0; absent from 0.12.0,
+    # 0.20.0, 0.21.0, 0.22.0, 0.23.0, where the shards alone decide and may refuse). plan.defaults._mixed_fused_shards.
+    "fused_skip_name_first": [((0, 0, 0), False), ((0, 24, 0), True)],
     # The V0 MLA backend of 0.7.1-0.7.3 absorbs the projections at load (attention/backends/mla/utils.py,
     # MLACommonImpl.process_weights_after_loading, read in the 0.7.1, 0.7.2 and 0.7.3 wheels; envs.py
     # VLLM_MLA_PERFORM_MATRIX_ABSORPTION, default "1"): W_Q_UK = einsum(W_Q, W_UK) and W_UV_O = einsum(W_UV, W_O) are new
@@ -1362,6 +1367,7 @@ class VersionRules:
     ct_moe_ignore_read: bool
     ct_fused_match_first: bool
     fused_skip_refusal: tuple[str, ...]
+    fused_skip_name_first: bool
     mla_absorbed_weights: bool
     qwen3_mrope_positions_one: bool
     mm_video_padding: bool

@@ -1166,18 +1166,26 @@ def ct_matched_target(targets: tuple[str, ...], layer: int, module: str, class_n
 
 
 def ct_module_scheme(quant: QuantSpec, layer: int, module: str, class_name: str = "Linear", model_type: str = "",
-                     module_paths: tuple = (), ignore: bool = True, fused_first: bool = True) -> QuantSpec | None:
+                     module_paths: tuple = (), ignore: bool = True, fused_first: bool = True,
+                     linear_first: bool = False) -> QuantSpec | None:
     """The scheme a compressed-tensors checkpoint builds decoder layer `layer`'s `module` with, as
     CompressedTensorsConfig.get_scheme_dict picks it (compressed_tensors.py 0.10.2-0.33.0): None where the ignore list
     names it (should_ignore_layer; `ignore` False: a release that does not ask it) or no target does; else the scheme of
     the group whose target find_matched_target picks (ct_matched_target over QuantSpec.group_schemes), `quant` itself
     where one scheme sizes every module. A fused-experts class ("FusedMoE") is also named by a "Linear" target, whose
-    scheme it takes (_add_fused_moe_to_target_scheme_map). `fused_first`: the release's order (ct_matched_target)."""
+    scheme it takes (_add_fused_moe_to_target_scheme_map). `fused_first`: the release's order (ct_matched_target).
+    `linear_first`: the fused experts take a "Linear" target's scheme before any other (get_moe_method before 0.12.0:
+    'if "Linear" in quant_config.target_scheme_map: matched_target = "Linear"', compressed_tensors_moe.py 0.10.2,
+    0.11.0; versions.py ct_moe_ignore_read False). Without a "Linear" target those releases match the literal names
+    "re:.*down_proj.*", "re:.*gate_proj.*", "re:.*up_proj.*" against the targets, not read here: the experts are
+    then matched as from 0.12.0."""
     own = _layer_paths(model_type, module_paths).get("layers")
     prefixes = (own,) if own else LAYER_PREFIXES
     if ignore and quant.skip and names_layer_module(tuple(map(str, quant.skip)), layer, module, prefixes=prefixes):
         return None
     schemes = dict(quant.group_schemes) if quant.group_schemes else {t: quant for t in quant.targets or ("Linear",)}
+    if linear_first and class_name == "FusedMoE" and "Linear" in schemes:
+        return schemes["Linear"]
     names = tuple(schemes)
     if class_name == "FusedMoE" and "Linear" in schemes:
         schemes.setdefault("FusedMoE", schemes["Linear"])
@@ -1195,7 +1203,7 @@ def ct_experts_module(model_type: str = "", module_paths: tuple = (), layer: int
 
 
 def _ct_grouped_bytes(c: Component, quant: QuantSpec, db: float, spec: ModelSpec | None, model_type: str,
-                      module_paths: tuple, fused_first: bool = True) -> float | None:
+                      module_paths: tuple, fused_first: bool = True, experts_linear: bool = False) -> float | None:
     """Bytes per parameter of component `c` under a compressed-tensors checkpoint whose config groups hold different
     schemes (QuantSpec.group_schemes): each module vLLM builds sized with the scheme of the group whose target
     find_matched_target picks for it (ct_module_scheme without the ignore list, which _skipped reads), one no target
@@ -1207,7 +1215,7 @@ def _ct_grouped_bytes(c: Component, quant: QuantSpec, db: float, spec: ModelSpec
 
     def width(module: str, class_name: str = "Linear", ignore: bool = False) -> float:
         sp = ct_module_scheme(quant, c.layer, module, class_name, model_type, module_paths, ignore=ignore,
-                              fused_first=fused_first)
+                              fused_first=fused_first, linear_first=experts_linear)
         return db if sp is None else bytes_per_quantized_param(sp)
 
     if c.name == "experts":
@@ -1456,7 +1464,7 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
 
 def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str = "kept", bnb_experts: bool = True,
                       model_type: str = "", module_paths: tuple = (), experts_skip: bool = True,
-                      spec: ModelSpec | None = None, fused_first: bool = True):
+                      spec: ModelSpec | None = None, fused_first: bool = True, experts_linear: bool = False):
     """Bytes per parameter of a component as stored and loaded: its own dtype where the count fixes one, the
     checkpoint's per-module precision where it lists them, the quantized width where the quantization applies.
     `bnb_nested_absmax` "kept" sizes bitsandbytes statistics as a checkpoint stores them; `bnb_experts` False keeps
@@ -1466,7 +1474,8 @@ def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str =
     "ct_moe_ignore_read"). `spec`: the model, which sizes the attention's o_proj rows where a compressed-tensors
     checkpoint's targets quantize qkv_proj and not o_proj, or the reverse (ct_untargeted_share). `fused_first`: the
     release's find_matched_target order (versions.py "ct_fused_match_first"), where config groups hold different
-    schemes."""
+    schemes; `experts_linear`: the release builds the routed experts with a "Linear" group's scheme before any other
+    (before 0.12.0: ct_module_scheme linear_first)."""
     mixed = dict(quant.module_bytes) if quant is not None else {}
     ct_targets = tuple(quant.targets) if quant is not None and quant.method == "compressed-tensors" and quant.targets else ()
 
@@ -1483,7 +1492,7 @@ def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str =
         if (quant is not None and converted
                 and not ((experts_skip or c.kind != "experts") and _skipped(c, quant, model_type, module_paths))):
             qb = bytes_per_quantized_param(quant, bnb_nested_absmax)  # a method it cannot size (no bits) raises
-            grouped = (_ct_grouped_bytes(c, quant, db, spec, model_type, module_paths, fused_first)
+            grouped = (_ct_grouped_bytes(c, quant, db, spec, model_type, module_paths, fused_first, experts_linear)
                        if ct_targets and quant.group_schemes else None)
             if grouped is not None:
                 return grouped
@@ -1619,18 +1628,33 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     # exact checkpoint bytes are spread as the unquantized count spreads them; without them nothing sizes the weights
     bytes_per_param = _param_bytes_rule(None if unsized and spec.checkpoint is not None else quant, db,
                                         bnb_nested_absmax, bnb_experts, spec.model_type, module_paths, spec=spec,
-                                        fused_first=ct_fused_first)
+                                        fused_first=ct_fused_first, experts_linear=not ct_experts_ignore)
     # compressed-tensors before 0.12.0: every MoE layer's experts take the "Linear" group's scheme, the ignore list unread
     ct_experts_built = (quant is not None and quant.method == "compressed-tensors" and bool(quant.skip) and not unsized
                         and not ct_experts_ignore)
     if ct_experts_built:
         bytes_per_param = _param_bytes_rule(quant, db, bnb_nested_absmax, bnb_experts, spec.model_type, module_paths,
-                                            experts_skip=False, spec=spec, fused_first=ct_fused_first)
+                                            experts_skip=False, spec=spec, fused_first=ct_fused_first,
+                                            experts_linear=not ct_experts_ignore)
+    if (quant is not None and quant.method == "compressed-tensors" and quant.group_schemes and not ct_experts_ignore
+            and spec.num_experts and moe_layers(spec)):
+        first_moe = min(moe_layers(spec))
+        module = ct_experts_module(spec.model_type, module_paths, first_moe)
+        built = named = None
+        if module:
+            built, named = (ct_module_scheme(quant, first_moe, module, "FusedMoE", spec.model_type, module_paths,
+                                             ignore=False, linear_first=first) for first in (True, False))
+        if built is not None and named is not None and built != named:
+            notes.append(f"compressed-tensors before 0.12.0: the routed experts are built with the 'Linear' group's "
+                         f"scheme ({built.scheme}), though another group's target names them ({named.scheme}, as the "
+                         "files hold them: CompressedTensorsMoEMethod.get_moe_method reads target_scheme_map['Linear'] "
+                         "first); vLLM 0.12.0 or newer builds them with their own group's")
     # a double-quantized bitsandbytes checkpoint stores 8-bit statistics that vLLM 0.10+ holds as float32
     bnb_widened = quant is not None and quant.method == "bitsandbytes" and quant.double_quant and bnb_nested_absmax != "kept"
     widened = bnb_widened or ct_experts_built  # the loaded bytes differ from what the files hold
     as_stored = (_param_bytes_rule(quant, db, "kept" if bnb_widened else bnb_nested_absmax, bnb_experts, spec.model_type,
-                                   module_paths, spec=spec, fused_first=ct_fused_first) if widened else bytes_per_param)
+                                   module_paths, spec=spec, fused_first=ct_fused_first,
+                                   experts_linear=not ct_experts_ignore) if widened else bytes_per_param)
 
     by_scheme = dict(marlin_dense) if isinstance(marlin_dense, tuple) else None
     ct_modules = quant is not None and quant.method == "compressed-tensors" and not unsized

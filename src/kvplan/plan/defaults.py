@@ -276,7 +276,8 @@ def _mixed_fused_shards(model: ModelSpec, quant: QuantSpec | None, rules: Versio
     use the same scheme.": compressed_tensors/utils.py, 0.10.2-0.29.0; "Found different quantization schemes for the
     shards of <layer>." in 0.33.0), and the methods of the release's rules row fused_skip_refusal (FP8, AWQ from
     0.12.0: is_layer_skipped, FUSED_SHARDS_SKIP_ERROR), each entry matched as the method's config matches it
-    (weights.names_module: AWQ by substring). A layer whose fused name itself is named is skipped whole."""
+    (weights.names_module: AWQ by substring). A layer whose fused name itself is named is skipped whole, for
+    is_layer_skipped from 0.24.0 (rules fused_skip_name_first: before, the shards alone decide)."""
     if quant is None or not quant.skip:
         return None
     refusing = rules.fused_skip_refusal if rules is not None else ("fp8",)
@@ -284,10 +285,13 @@ def _mixed_fused_shards(model: ModelSpec, quant: QuantSpec | None, rules: Versio
         return None
     how = {"substring": quant.method in SUBSTRING_SKIP_METHODS}
     ignore = tuple(map(str, quant.skip))
+    # compressed-tensors asks the fused name first in every release read; is_layer_skipped from 0.24.0
+    name_first = quant.method == "compressed-tensors" or rules is None or rules.fused_skip_name_first
     for path, _kind, _parts, _full, i in _dense_block_slices(model, 1):
         head, _, last = path.rpartition(".")
         shards = _FUSED_SHARDS.get(last)
-        if not shards or any(names_module(ignore, f"{prefix}.{i}.{path}", **how) for prefix in _CT_PREFIXES):
+        if not shards or (name_first and any(names_module(ignore, f"{prefix}.{i}.{path}", **how)
+                                             for prefix in _CT_PREFIXES)):
             continue
         for prefix in _CT_PREFIXES:
             named = [names_module(ignore, f"{prefix}.{i}.{head}.{s}", **how) for s in shards]

@@ -136,8 +136,9 @@ def experts_quant(model: ModelSpec, quant: QuantSpec | None, rules: VersionRules
     for the first MoE layer, expert 0's down_proj's with the fused-experts class (compressed_tensors_moe.py 0.12.0-0.17.1,
     compressed_tensors_moe/compressed_tensors_moe.py 0.20.0-0.33.0; weights.ct_module_scheme): the group whose target
     names the experts (a W4A16 group on the experts beside an FP8 one on attention), None where the ignore list (from
-    0.12.0, rules ct_moe_ignore_read) or the targets leave them out (UnquantizedFusedMoEMethod). The weight count sizes
-    the experts by the same module (weights._ct_grouped_bytes)."""
+    0.12.0, rules ct_moe_ignore_read) or the targets leave them out (UnquantizedFusedMoEMethod); before 0.12.0 a
+    "Linear" group's scheme whatever else names them (ct_module_scheme linear_first). The weight count sizes the
+    experts by the same module (weights._ct_grouped_bytes)."""
     if quant is None or quant.method != "compressed-tensors" or not model.num_experts:
         return quant
     layers = sorted(moe_layers(model))
@@ -145,7 +146,7 @@ def experts_quant(model: ModelSpec, quant: QuantSpec | None, rules: VersionRules
     if module is None:
         return quant
     return ct_module_scheme(quant, layers[0], module, "FusedMoE", model.model_type, rules.layer_module_paths,
-                            ignore=rules.ct_moe_ignore_read)
+                            ignore=rules.ct_moe_ignore_read, linear_first=not rules.ct_moe_ignore_read)
 
 
 def dense_quants(model: ModelSpec, quant: QuantSpec | None) -> tuple[QuantSpec, ...]:
