@@ -26,6 +26,7 @@ from kvplan.weights import bytes_per_quantized_param, count_weights
 
 QWEN3_MOE = "Qwen/Qwen3-30B-A3B"
 QWEN25 = "Qwen/Qwen2.5-3B-Instruct"
+QWEN3_MOE_WIDTH = 768  # Qwen3-30B-A3B's moe_intermediate_size
 
 
 def _w4a16(group: int | None) -> tuple[dict, None]:
@@ -110,9 +111,6 @@ def test_the_wna16_marlin_workspace_follows_the_experts_group():
     # the same experts under one W4A16 group: the same workspace
     alone = fit(_ct(QWEN3_MOE, (_w4a16(32), ["Linear"])), a100, tensor_parallel_size=8, vllm_version="0.24.0")
     assert p.activation_peak_bytes == alone.activation_peak_bytes
-
-
-QWEN3_MOE_WIDTH = 768  # Qwen3-30B-A3B's moe_intermediate_size
 
 
 def test_ignored_experts_keep_the_unquantized_fused_moe_workspace():
