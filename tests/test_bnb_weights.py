@@ -77,10 +77,11 @@ def test_bitsandbytes_asks_a_fused_module_by_its_own_name():
     def with_skip(*skip, method="bitsandbytes"):
         return weights_per_rank(replace(spec, quant=replace(spec.quant, skip=skip, method=method))).bytes
 
-    # (kvplan keeps a layer's attention, qkv_proj and o_proj, in the model dtype when both are named)
-    assert with_skip("q_proj", "k_proj", "v_proj", "o_proj") == base
+    # o_proj is asked by its own name, apart from qkv_proj (get_quant_method per layer): it stays in bf16, the
+    # shards listed apart add nothing
+    assert with_skip("q_proj", "k_proj", "v_proj", "o_proj") == with_skip("o_proj") > base
     # the fused name, or a part of it, is read: every layer's attention (qkv_proj and o_proj) then stays in bf16
-    assert with_skip("qkv_proj", "o_proj") == with_skip("self_attn") > base
+    assert with_skip("qkv_proj", "o_proj") == with_skip("self_attn") > with_skip("o_proj")
     # the same list under a method that reads shards (AWQ) names the fused module
     assert with_skip("q_proj", "k_proj", "v_proj", "o_proj", method="awq") > with_skip(method="awq")
 
@@ -88,7 +89,7 @@ def test_bitsandbytes_asks_a_fused_module_by_its_own_name():
 def test_bitsandbytes_asks_a_gated_mlp_by_its_fused_name():
     """A gated MLP is built as one gate_up_proj (MergedColumnParallelLinear), which bitsandbytes asks by its own name
     (no packed_modules_mapping: bitsandbytes.py, 0.24.0): gate_proj, up_proj and down_proj listed apart leave
-    Qwen2.5-7B's MLPs 4-bit. A two-matrix MLP is asked by the names its model file gives its up and down projections:
+    Qwen2.5-7B's gate_up_proj 4-bit, and down_proj, asked by its own name, in bf16. A two-matrix MLP is asked by the names its model file gives its up and down projections:
     phi-2's are mlp.fc1 and mlp.fc2 (models/phi.py PhiMLP, 0.24.0, 0.31.0), so 'fc1' and 'fc2' keep it in the model
     dtype and 'up_proj' / 'down_proj' name nothing of it."""
     _, spec = _qwen25_7b(BNB4_QC)
@@ -98,9 +99,14 @@ def test_bitsandbytes_asks_a_gated_mlp_by_its_fused_name():
         return replace(s, quant=replace(s.quant, skip=skip))
 
     listed = skipping(spec, "gate_proj", "up_proj", "down_proj")
-    assert weights_per_rank(listed).bytes == base and stored_bytes(listed) == base_stored
-    # the fused name keeps every layer's MLP in bf16: 2 bytes instead of the 4-bit width (statistics widened at load)
     mlp = sum(c.params for c in count_weights(spec).components if c.name == "mlp")
+    assert weights_per_rank(listed).bytes == weights_per_rank(skipping(spec, "down_proj")).bytes
+    # down_proj is a third of a gated MLP's parameters
+    assert weights_per_rank(listed).bytes - base == pytest.approx(
+        mlp / 3 * (2 - bytes_per_quantized_param(spec.quant, "float32")), abs=2)
+    assert stored_bytes(listed) - base_stored == pytest.approx(
+        mlp / 3 * (2 - bytes_per_quantized_param(spec.quant, "kept")), abs=2)
+    # the fused name keeps every layer's MLP in bf16: 2 bytes instead of the 4-bit width (statistics widened at load)
     fused = skipping(spec, "gate_up_proj", "down_proj")
     assert weights_per_rank(fused).bytes - base == pytest.approx(mlp * (2 - bytes_per_quantized_param(spec.quant, "float32")), abs=2)
     assert stored_bytes(fused) - base_stored == pytest.approx(mlp * (2 - bytes_per_quantized_param(spec.quant, "kept")), abs=2)

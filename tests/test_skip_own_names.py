@@ -40,7 +40,7 @@ def _params(spec, name):
 def test_phi_mlp_is_asked_as_fc1_and_fc2():
     """models/phi.py PhiMLP builds fc1 and fc2 (0.24.0, 0.31.0); PhiAttention qkv_proj and dense. AWQ reads
     modules_to_not_convert by containment: 'fc1', 'fc2' keep every MLP in the model dtype; 'up_proj', 'down_proj' were
-    read as naming it and name nothing in vLLM."""
+    read as naming it and name nothing in vLLM. The attention's qkv_proj and dense are asked apart."""
     rec = next(json.loads(line) for line in BLIND.open() if '"microsoft/phi-2"' in line)
     awq = _with(rec["model"]["config"], {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True,
                                         "version": "gemm", "modules_to_not_convert": None}, "test/phi-2-AWQ")
@@ -53,7 +53,11 @@ def test_phi_mlp_is_asked_as_fc1_and_fc2():
     # attention: q/k/v and dense (o_proj is no module of phi's)
     attn = _params(awq, "self_attn") + _params(awq, "kv_proj")
     assert stored_bytes(_skip(awq, "q_proj", "k_proj", "v_proj", "dense")) - base == pytest.approx(attn * wide, rel=1e-9)
-    assert stored_bytes(_skip(awq, "q_proj", "k_proj", "v_proj", "o_proj")) == base
+    # o_proj names nothing of phi; q_proj, k_proj and v_proj name qkv_proj, kept in the model dtype apart from dense
+    # (each Linear asked by its own prefix)
+    qkv_only = stored_bytes(_skip(awq, "q_proj", "k_proj", "v_proj", "o_proj"))
+    assert qkv_only == stored_bytes(_skip(awq, "qkv_proj")) and base < qkv_only
+    assert qkv_only - base < attn * wide
 
 
 def test_gpt_neox_layers_are_asked_under_gpt_neox_layers():

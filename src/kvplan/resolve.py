@@ -907,6 +907,9 @@ class QuantSpec:
     # schemes (compressed_tensors.py CompressedTensorsConfig._is_wNa16_group_channel, 0.10.2-0.33.0), whose MoE layers
     # CompressedTensorsMoEMethod.get_moe_method gives the WNA16 methods (Marlin where it runs). Read with is_ct_wna16
     weight_only: bool = False
+    # compressed-tensors integer weights in groups with activation ordering ("actorder": "group" or "dynamic"): the
+    # Marlin weight prep keeps a g_idx and does not pad them (plan.kv.marlin_moe_experts / marlin_dense_group)
+    act_order: bool = False
     # compressed-tensors with config groups of different schemes: (target, that target's group's QuantSpec) in the
     # order vLLM's target_scheme_map holds them; () where one scheme sizes every quantized module
     group_schemes: tuple = ()
@@ -2434,8 +2437,10 @@ def _ct_group_spec(w: dict, activations, skip: tuple, kv: bool, targets: tuple[s
     # without a strategy as "group"), not dynamic (_is_wNa16_group_channel)
     strategy = str(w.get("strategy") or ("group" if g else "tensor")).lower()
     weight_only = (not activations and strategy in ("group", "channel") and not w.get("dynamic"))
+    act_order = strategy == "group" and str(w.get("actorder") or "").lower() in ("group", "dynamic")
     return QuantSpec("compressed-tensors", bits, int(g) if g else None, f"int{bits} (compressed-tensors)", skip, kv_cache_fp8=kv,
-                     zero_points=not bool(w.get("symmetric", True)), weight_only=weight_only, targets=targets)
+                     zero_points=not bool(w.get("symmetric", True)), weight_only=weight_only, targets=targets,
+                     act_order=act_order)
 
 
 def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | None:
@@ -2507,11 +2512,12 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         return QuantSpec("modelopt", 4, 16, "nvfp4 (modelopt)", skip, kv_cache_fp8=kv)
     if method == "compressed-tensors":
         groups = qc.get("config_groups") or {}
-        # the first group's weights size the plan's kernels; the targets are every group's (a module any group names is
+        # the QuantSpec is the first group's, with every group's targets (a module any group names is
         # quantized: CompressedTensorsConfig.get_scheme_dict asks find_matched_target over all the groups' targets,
         # compressed_tensors.py 0.10.2-0.33.0), and each target keeps its group's scheme: _from_config builds
         # target_scheme_map group by group, target by target (a target two groups list keeps its first place and the
-        # later group's scheme), and the weight count sizes each module with its matched target's (group_schemes)
+        # later group's scheme), and the weight count and the kernels' terms read each module's own matched target's
+        # (group_schemes: weights.ct_module_scheme, plan.kv.experts_quant / marlin_dense_group)
         kv = bool(qc.get("kv_cache_scheme"))
         first, targets, by_target = None, (), {}
         for grp in groups.values():
@@ -2524,7 +2530,7 @@ def _quant_spec(text: dict, hfq: dict | None, notes: list[str]) -> QuantSpec | N
         if first is None:
             return _ct_group_spec({}, None, skip, kv, targets)
         schemes = tuple((t, by_target[t]) for t in targets)
-        several = len({(sp.bits, sp.group_size, sp.scheme, sp.zero_points, sp.weight_only, sp.weight_block)
+        several = len({(sp.bits, sp.group_size, sp.scheme, sp.zero_points, sp.weight_only, sp.weight_block, sp.act_order)
                        for _, sp in schemes}) > 1
         return replace(first, targets=targets, group_schemes=schemes if several else ())
     if method == "bitsandbytes":

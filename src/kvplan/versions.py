@@ -1064,6 +1064,28 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # a config without a "Linear" target falls back to a target matching re:.*down_proj.* and the like).
     # weights_per_rank(ct_experts_ignore).
     "ct_moe_ignore_read": [((0, 0, 0), False), ((0, 12, 0), True)],
+    # The order in which compressed-tensors' find_matched_target tries a layer against the config groups' targets:
+    # its own name, then its class by containment ("Linear" names every Linear layer), then a fused layer by its shards
+    # (_match_fused_layer) up to 0.26.0 (compressed_tensors/utils.py, read in 0.10.2, 0.12.0, 0.17.1, 0.21.0, 0.24.0,
+    # 0.26.0); from 0.27.0 the shards before the class (0.27.0, 0.28.0, 0.29.0, 0.33.0). Where one group names
+    # q_proj / k_proj / v_proj and another "Linear", qkv_proj takes the "Linear" group's scheme before 0.27.0 and the
+    # shards' from it. weights.ct_matched_target (fused_first).
+    "ct_fused_match_first": [((0, 0, 0), False), ((0, 27, 0), True)],
+    # The methods whose skip list is asked shard by shard for a fused layer (qkv_proj, gate_up_proj), refusing one that
+    # names some shards and not the others: quantization/utils/quant_utils.py is_layer_skipped raises "Detected some but
+    # not all shards of <layer> are quantized. All shards of fused layers to have the same precision." Fp8Config asks
+    # it in every release read (fp8.py get_quant_method: 0.6.6.post1 with the static FUSED_LAYER_NAME_MAPPING, 0.10.2,
+    # 0.12.0, 0.20.0, 0.33.0 with the model's packed_modules_mapping); AWQ from 0.12.0 (awq.py / awq_marlin.py
+    # get_quant_method, skip_with_substr=True; auto_awq.py match_mode="substring" in 0.24.0-0.33.0), before it
+    # is_layer_skipped_awq (0.10.2, 0.11.0), which asks the fused name alone. compressed-tensors refuses with its own
+    # message (should_ignore_layer: plan.defaults._mixed_fused_shards); bitsandbytes asks the fused name alone
+    # (is_layer_skipped_bnb, every release read). plan.defaults._mixed_fused_shards.
+    "fused_skip_refusal": [((0, 0, 0), ("fp8",)), ((0, 12, 0), ("fp8", "awq"))],
+    # Whether is_layer_skipped asks a fused layer's own name before its shards: from 0.24.0 an entry naming the fused
+    # layer ("self_attn.qkv_proj"; for AWQ by substring, so "v_proj" names "qkv_proj") skips it whole whatever the
+    # shards say (quant_utils.py, "Honor that fused-name match first": 0.24.0, 0.29.0, 0.33.0; absent from 0.12.0,
+    # 0.20.0, 0.21.0, 0.22.0, 0.23.0, where the shards alone decide and may refuse). plan.defaults._mixed_fused_shards.
+    "fused_skip_name_first": [((0, 0, 0), False), ((0, 24, 0), True)],
     # The V0 MLA backend of 0.7.1-0.7.3 absorbs the projections at load (attention/backends/mla/utils.py,
     # MLACommonImpl.process_weights_after_loading, read in the 0.7.1, 0.7.2 and 0.7.3 wheels; envs.py
     # VLLM_MLA_PERFORM_MATRIX_ABSORPTION, default "1"): W_Q_UK = einsum(W_Q, W_UK) and W_UV_O = einsum(W_UV, W_O) are new
@@ -1343,6 +1365,9 @@ class VersionRules:
     mtp_fc_nvfp4_unquantized: tuple[str, ...]
     mtp_fc_unquantized: tuple[str, ...]
     ct_moe_ignore_read: bool
+    ct_fused_match_first: bool
+    fused_skip_refusal: tuple[str, ...]
+    fused_skip_name_first: bool
     mla_absorbed_weights: bool
     qwen3_mrope_positions_one: bool
     mm_video_padding: bool

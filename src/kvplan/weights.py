@@ -1019,10 +1019,11 @@ def _ct_split(c: Component) -> bool:
 
 @functools.lru_cache(maxsize=8192)
 def _ct_modules_untargeted(name: str, kind: str, layer: int | None, targets: tuple[str, ...], model_type: str,
-                           module_paths: tuple = ()) -> tuple[bool, ...]:
-    """For a _CT_SPLIT component, whether the targets leave out each module component_modules names for it (in that
-    order), every one asked alone as vLLM asks it (find_matched_target: a fused module by all its shards); () for a
-    component asked whole (_ct_untargeted)."""
+                           module_paths: tuple = (), ignore: tuple = ()) -> tuple[bool, ...]:
+    """For a _CT_SPLIT component, whether the targets leave out, or the ignore list names, each module
+    component_modules names for it (in that order), every one asked alone as vLLM asks it (get_scheme_dict:
+    should_ignore_layer, then find_matched_target, a fused module by all its shards); () for a component asked whole
+    (_ct_untargeted)."""
     if not _ct_split(Component(name, 0, "tp", layer, True, kind=kind)):
         return ()
     c = Component(name, 0, "tp", layer, True, kind=kind)
@@ -1031,20 +1032,32 @@ def _ct_modules_untargeted(name: str, kind: str, layer: int | None, targets: tup
         return ()
     own = _layer_paths(model_type, module_paths).get("layers")
     prefixes = (own,) if own else LAYER_PREFIXES
-    return tuple(not names_layer_module(targets, layer or 0, m, "Linear", prefixes=prefixes) for m in modules)
+    return tuple(not names_layer_module(targets, layer or 0, m, "Linear", prefixes=prefixes)
+                 or (bool(ignore) and names_layer_module(ignore, layer or 0, m, prefixes=prefixes)) for m in modules)
 
 
 def ct_untargeted_share(c: Component, targets: tuple[str, ...], spec: ModelSpec | None, model_type: str = "",
-                        module_paths: tuple = ()) -> float | None:
+                        module_paths: tuple = (), ignore: tuple = ()) -> float | None:
     """The share of component `c`'s parameters that a compressed-tensors checkpoint's targets leave unquantized, where
     its modules are matched apart (_CT_SPLIT): targets naming q_proj, k_proj and v_proj but not o_proj quantize
     qkv_proj and leave o_proj in the model dtype, gate_proj and up_proj without down_proj quantize gate_up_proj alone
     (CompressedTensorsConfig.get_quant_method asks get_scheme for each Linear layer's own prefix: compressed_tensors.py
     0.10.2-0.33.0). None for a component asked whole (_ct_untargeted). The attention's o rows are nh x head_dim x
     hidden of its params (_attention_params: q_out = nh x head_dim, doubled by an output gate, plus a q bias); a gated
-    MLP's down_proj is a third of it, an ungated one's half (biases not apart)."""
-    out = _ct_modules_untargeted(c.name, c.kind, c.layer, targets, model_type, module_paths)
-    if not out:
+    MLP's down_proj is a third of it, an ungated one's half (biases not apart). `ignore`: the ignore list, which
+    keeps a module it names in the model dtype the same way (an ignored o_proj or down_proj beside a quantized
+    qkv_proj or gate_up_proj; should_ignore_layer asks each Linear's own prefix)."""
+    try:
+        out = _ct_modules_untargeted(c.name, c.kind, c.layer, targets, model_type, module_paths, tuple(map(str, ignore)))
+    except TypeError:  # an entry that cannot be hashed
+        out = _ct_modules_untargeted(c.name, c.kind, c.layer, targets, model_type, module_paths)
+    return _split_share(c, out, spec)
+
+
+def _split_share(c: Component, out: tuple[bool, ...], spec: ModelSpec | None) -> float | None:
+    """The share of a _CT_SPLIT component's parameters in the modules `out` flags (component_modules' order); None
+    where it is not split in two or the share cannot be sized."""
+    if len(out) != 2:
         return None
     first, second = out
     if c.name == "kv_proj":  # k and v rows: qkv_proj alone
@@ -1053,6 +1066,51 @@ def ct_untargeted_share(c: Component, targets: tuple[str, ...], spec: ModelSpec 
         return 1.0 if first else 0.0
     o_share = _second_module_share(c, spec)
     return None if o_share is None else (1 - o_share) * first + o_share * second
+
+
+def skipped_share(c: Component, q: QuantSpec, spec: ModelSpec | None, model_type: str = "",
+                  module_paths: tuple = ()) -> float | None:
+    """The share of component `c`'s parameters a skip list keeps in the model dtype where it names one of the two
+    modules vLLM builds for a _CT_SPLIT component and not the other (o_proj beside qkv_proj, down_proj beside
+    gate_up_proj): every method's config asks each Linear layer's own prefix (Fp8Config / AWQ is_layer_skipped,
+    BitsAndBytesConfig is_layer_skipped_bnb, ModelOpt's exclude list: get_quant_method per layer), each entry matched
+    as the method matches it (names_layer_module). None where the component is not split or the list names neither
+    (or both: _skipped reads the whole). compressed-tensors: ct_untargeted_share, with its targets."""
+    flags = skipped_modules(c, q, model_type, module_paths)
+    return _split_share(c, flags, spec) if any(flags) and not all(flags) else None
+
+
+def skipped_modules(c: Component, q: QuantSpec, model_type: str = "", module_paths: tuple = ()) -> tuple[bool, ...]:
+    """For a _CT_SPLIT component under a method other than compressed-tensors, whether its skip list names each of the
+    two modules component_modules names for it (skipped_share); () elsewhere."""
+    if not q.skip or not _ct_split(c) or q.method == "compressed-tensors":
+        return ()
+    try:
+        return _skipped_modules_cached(c.name, c.kind, c.layer, q.method, tuple(map(str, q.skip)), model_type,
+                                       module_paths)
+    except TypeError:  # a module path that cannot be hashed
+        return ()
+
+
+@functools.lru_cache(maxsize=8192)
+def _skipped_modules_cached(name: str, kind: str, layer: int | None, method: str, skip: tuple[str, ...],
+                            model_type: str, module_paths: tuple) -> tuple[bool, ...]:
+    c = Component(name, 0, "tp", layer, True, kind=kind)
+    modules = component_modules(c, model_type, module_paths)
+    if len(modules) != 2:
+        return ()
+    own = _layer_paths(model_type, module_paths).get("layers")
+    prefixes = (own,) if own else LAYER_PREFIXES
+    how = {"substring": method in SUBSTRING_SKIP_METHODS, "wildcard": method in WILDCARD_SKIP_METHODS,
+           "parts": method in PART_SKIP_METHODS}
+
+    def named(m: str) -> bool:
+        return (names_layer_module(skip, layer or 0, m, **how, prefixes=prefixes)
+                or (name == "shared_expert"
+                    and names_layer_module(skip, layer or 0, m.replace("shared_expert", "shared_experts"), **how,
+                                           prefixes=prefixes)))
+
+    return tuple(named(m) for m in modules)
 
 
 def _second_module_share(c: Component, spec: ModelSpec | None) -> float | None:
@@ -1070,12 +1128,13 @@ def _second_module_share(c: Component, spec: ModelSpec | None) -> float | None:
 
 
 def ct_matched_target(targets: tuple[str, ...], layer: int, module: str, class_name: str = "Linear",
-                      prefixes: tuple[str, ...] = LAYER_PREFIXES) -> str | None:
+                      prefixes: tuple[str, ...] = LAYER_PREFIXES, fused_first: bool = True) -> str | None:
     """The target vLLM's find_matched_target picks for decoder layer `layer`'s `module`, in its order of precedence
     (compressed_tensors/utils.py, 0.10.2-0.33.0): the first target (in target_scheme_map order) naming the layer's
     name exact or "re:" re.match'ed, else the first contained in its class name ignoring case (a "re:" one re.match'ed),
     else, for a fused layer whose every shard some target names, the first target of its first shard
-    (_match_fused_layer); None where none does."""
+    (_match_fused_layer); None where none does. `fused_first`: the fused layer's shards are tried before the class
+    (from 0.27.0: versions.py "ct_fused_match_first"; the default, the newest release's order)."""
     head, _, last = module.rpartition(".")
     shards = [f"{head}.{p}" if head else p for p in FUSED_SHARDS.get(last, ())]
 
@@ -1091,50 +1150,81 @@ def ct_matched_target(targets: tuple[str, ...], layer: int, module: str, class_n
                 return t
         return None
 
+    def fused() -> str | None:
+        for prefix in prefixes if shards else ():
+            hits = [first(f"{prefix}.{layer}.{s}") for s in shards]
+            if all(hits):
+                return hits[0]
+        return None
+
     for prefix in prefixes:
         hit = first(f"{prefix}.{layer}.{module}")
         if hit:
             return hit
-    hit = first(class_name, contains=True) if class_name else None
-    if hit or not shards:
-        return hit
-    for prefix in prefixes:
-        hits = [first(f"{prefix}.{layer}.{s}") for s in shards]
-        if all(hits):
-            return hits[0]
-    return None
+    by_class = (lambda: first(class_name, contains=True) if class_name else None)
+    return (fused() or by_class()) if fused_first else (by_class() or fused())
+
+
+def ct_module_scheme(quant: QuantSpec, layer: int, module: str, class_name: str = "Linear", model_type: str = "",
+                     module_paths: tuple = (), ignore: bool = True, fused_first: bool = True,
+                     linear_first: bool = False) -> QuantSpec | None:
+    """The scheme a compressed-tensors checkpoint builds decoder layer `layer`'s `module` with, as
+    CompressedTensorsConfig.get_scheme_dict picks it (compressed_tensors.py 0.10.2-0.33.0): None where the ignore list
+    names it (should_ignore_layer; `ignore` False: a release that does not ask it) or no target does; else the scheme of
+    the group whose target find_matched_target picks (ct_matched_target over QuantSpec.group_schemes), `quant` itself
+    where one scheme sizes every module. A fused-experts class ("FusedMoE") is also named by a "Linear" target, whose
+    scheme it takes (_add_fused_moe_to_target_scheme_map). `fused_first`: the release's order (ct_matched_target).
+    `linear_first`: the fused experts take a "Linear" target's scheme before any other (get_moe_method before 0.12.0:
+    'if "Linear" in quant_config.target_scheme_map: matched_target = "Linear"', compressed_tensors_moe.py 0.10.2,
+    0.11.0; versions.py ct_moe_ignore_read False). Without a "Linear" target those releases match the literal names
+    "re:.*down_proj.*", "re:.*gate_proj.*", "re:.*up_proj.*" against the targets, not read here: the experts are
+    then matched as from 0.12.0."""
+    own = _layer_paths(model_type, module_paths).get("layers")
+    prefixes = (own,) if own else LAYER_PREFIXES
+    if ignore and quant.skip and names_layer_module(tuple(map(str, quant.skip)), layer, module, prefixes=prefixes):
+        return None
+    schemes = dict(quant.group_schemes) if quant.group_schemes else {t: quant for t in quant.targets or ("Linear",)}
+    if linear_first and class_name == "FusedMoE" and "Linear" in schemes:
+        return schemes["Linear"]
+    names = tuple(schemes)
+    if class_name == "FusedMoE" and "Linear" in schemes:
+        schemes.setdefault("FusedMoE", schemes["Linear"])
+        names += ("FusedMoE",)
+    t = ct_matched_target(names, layer, module, class_name, prefixes, fused_first)
+    return None if t is None else schemes[t]
+
+
+def ct_experts_module(model_type: str = "", module_paths: tuple = (), layer: int = 0) -> str | None:
+    """The module CompressedTensorsMoEMethod.get_moe_method keeps the scheme of for a MoE layer's routed experts: expert
+    0's down_proj, the last of the three projections it asks (compressed_tensors_moe.py 0.12.0-0.33.0); None for a
+    model whose experts kvplan does not map to modules."""
+    modules = component_modules(Component("experts", 0, "tp", layer, True, kind="experts"), model_type, module_paths)
+    return f"{modules[0]}.0.down_proj" if modules else None
 
 
 def _ct_grouped_bytes(c: Component, quant: QuantSpec, db: float, spec: ModelSpec | None, model_type: str,
-                      module_paths: tuple) -> float | None:
+                      module_paths: tuple, fused_first: bool = True, experts_linear: bool = False) -> float | None:
     """Bytes per parameter of component `c` under a compressed-tensors checkpoint whose config groups hold different
     schemes (QuantSpec.group_schemes): each module vLLM builds sized with the scheme of the group whose target
-    find_matched_target picks for it (ct_matched_target; CompressedTensorsConfig.get_scheme_dict reads
-    target_scheme_map[matched_target]), one no target names in the model dtype; a _CT_SPLIT component's two modules
-    apart, by their shares of its parameters. Routed experts take expert 0's down_proj's with the fused-experts class,
-    a "Linear" group's scheme (_add_fused_moe_to_target_scheme_map). None for a component not mapped to modules."""
+    find_matched_target picks for it (ct_module_scheme without the ignore list, which _skipped reads), one no target
+    names in the model dtype; a _CT_SPLIT component's two modules apart, by their shares of its parameters. Routed
+    experts take expert 0's down_proj's with the fused-experts class. None for a component not mapped to modules."""
     modules = component_modules(c, model_type, module_paths)
     if not modules or c.layer is None or c.name.startswith("mtp.") or c.name == "vision":
         return None
-    schemes = dict(quant.group_schemes)
-    own = _layer_paths(model_type, module_paths).get("layers")
-    prefixes = (own,) if own else LAYER_PREFIXES
-    targets = tuple(t for t, _ in quant.group_schemes)
 
-    def width(module: str, class_name: str = "Linear") -> float:
-        names = targets
-        if class_name == "FusedMoE" and "Linear" in schemes:
-            schemes.setdefault("FusedMoE", schemes["Linear"])
-            names = targets + ("FusedMoE",)
-        t = ct_matched_target(names, c.layer, module, class_name, prefixes)
-        return db if t is None else bytes_per_quantized_param(schemes[t])
+    def width(module: str, class_name: str = "Linear", ignore: bool = False) -> float:
+        sp = ct_module_scheme(quant, c.layer, module, class_name, model_type, module_paths, ignore=ignore,
+                              fused_first=fused_first, linear_first=experts_linear)
+        return db if sp is None else bytes_per_quantized_param(sp)
 
     if c.name == "experts":
         return width(f"{modules[0]}.0.down_proj", "FusedMoE")
     if _ct_split(c) and len(modules) == 2:
         second = _second_module_share(c, spec)
         if second is not None:
-            return (1 - second) * width(modules[0]) + (second * width(modules[1]) if second else 0.0)
+            return ((1 - second) * width(modules[0], ignore=True)
+                    + (second * width(modules[1], ignore=True) if second else 0.0))
     return width(modules[0])
 
 
@@ -1231,9 +1321,12 @@ def marlin_dense_pad(n: int, k: int, group: int) -> tuple[int, int]:
     return min(families, key=lambda nk: (nk[0] * nk[1], nk[0] + nk[1]))
 
 
-def _marlin_mlp_factor(params: int, hidden: int, tp: int, gated: bool, group: int) -> float:
-    """How much a dense MLP's quantized weights grow on the rank under dense Marlin padding (marlin_dense_pad): its
-    gate_up (or up) projection N = (2) I / TP, K = H, and down_proj N = H, K = I / TP; 1.0 where the split is uneven."""
+def _marlin_mlp_factor(params: int, hidden: int, tp: int, gated: bool, group: int | None,
+                       down_group: int | None = None, widths: tuple[float, float] = (1.0, 1.0)) -> float:
+    """How much a dense MLP's weights grow on the rank under dense Marlin padding (marlin_dense_pad): its gate_up (or
+    up) projection N = (2) I / TP, K = H, on Marlin with `group`, and down_proj N = H, K = I / TP with `down_group`
+    (None: not on Marlin, held as is); `widths`: the two modules' bytes per parameter, which weigh them where their
+    schemes differ. 1.0 where the split is uneven."""
     mult = 3 if gated else 2
     width = params // (mult * hidden) if hidden else 0
     if width <= 0 or width % tp:
@@ -1241,10 +1334,16 @@ def _marlin_mlp_factor(params: int, hidden: int, tp: int, gated: bool, group: in
     i_rank = width // tp
     up = ((2 if gated else 1) * i_rank, hidden)
     down = (hidden, i_rank)
-    # a group straddling the split is no Marlin layer (MarlinLinearKernel.can_implement): its shape is held as is
-    held_down = down if 0 < group < width and i_rank % group else marlin_dense_pad(*down, group)
-    held = marlin_dense_pad(*up, group)[0] * marlin_dense_pad(*up, group)[1] + held_down[0] * held_down[1]
-    return held / (up[0] * up[1] + down[0] * down[1])
+
+    def held(nk: tuple[int, int], g: int | None) -> int:
+        # a group straddling the split is no Marlin layer (MarlinLinearKernel.can_implement): its shape is held as is
+        if g is None or (nk is down and 0 < g < width and i_rank % g):
+            return nk[0] * nk[1]
+        n, k = marlin_dense_pad(*nk, g)
+        return n * k
+
+    raw = up[0] * up[1] * widths[0] + down[0] * down[1] * widths[1]
+    return (held(up, group) * widths[0] + held(down, down_group) * widths[1]) / raw
 
 
 def mxfp4_moe_backend(gpu_cc: tuple[int, int] | None, hopper_backend: str = "triton",
@@ -1365,7 +1464,7 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
 
 def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str = "kept", bnb_experts: bool = True,
                       model_type: str = "", module_paths: tuple = (), experts_skip: bool = True,
-                      spec: ModelSpec | None = None):
+                      spec: ModelSpec | None = None, fused_first: bool = True, experts_linear: bool = False):
     """Bytes per parameter of a component as stored and loaded: its own dtype where the count fixes one, the
     checkpoint's per-module precision where it lists them, the quantized width where the quantization applies.
     `bnb_nested_absmax` "kept" sizes bitsandbytes statistics as a checkpoint stores them; `bnb_experts` False keeps
@@ -1373,7 +1472,10 @@ def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str =
     `model_type` and `module_paths` name the modules a skip list is asked about (_LAYER_PATHS). `experts_skip` False:
     the routed experts are converted whatever the skip list says (compressed-tensors before 0.12.0: versions.py
     "ct_moe_ignore_read"). `spec`: the model, which sizes the attention's o_proj rows where a compressed-tensors
-    checkpoint's targets quantize qkv_proj and not o_proj, or the reverse (ct_untargeted_share)."""
+    checkpoint's targets quantize qkv_proj and not o_proj, or the reverse (ct_untargeted_share). `fused_first`: the
+    release's find_matched_target order (versions.py "ct_fused_match_first"), where config groups hold different
+    schemes; `experts_linear`: the release builds the routed experts with a "Linear" group's scheme before any other
+    (before 0.12.0: ct_module_scheme linear_first)."""
     mixed = dict(quant.module_bytes) if quant is not None else {}
     ct_targets = tuple(quant.targets) if quant is not None and quant.method == "compressed-tensors" and quant.targets else ()
 
@@ -1390,11 +1492,12 @@ def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str =
         if (quant is not None and converted
                 and not ((experts_skip or c.kind != "experts") and _skipped(c, quant, model_type, module_paths))):
             qb = bytes_per_quantized_param(quant, bnb_nested_absmax)  # a method it cannot size (no bits) raises
-            grouped = (_ct_grouped_bytes(c, quant, db, spec, model_type, module_paths)
+            grouped = (_ct_grouped_bytes(c, quant, db, spec, model_type, module_paths, fused_first, experts_linear)
                        if ct_targets and quant.group_schemes else None)
             if grouped is not None:
                 return grouped
-            share = ct_untargeted_share(c, ct_targets, spec, model_type, module_paths) if ct_targets else None
+            share = (ct_untargeted_share(c, ct_targets, spec, model_type, module_paths, quant.skip) if ct_targets
+                     else skipped_share(c, quant, spec, model_type, module_paths))
             return qb if not share else share * db + (1 - share) * qb
         return db
 
@@ -1406,8 +1509,10 @@ def stored_bytes(spec: ModelSpec, release=None) -> int:
     quantization applied, its skip list read as `release` reads it (quant_as_read; the newest release kvplan knows
     without one), no kernel padding, no rotary cache, no MTP layers): what a download and the disk hold."""
     count = count_weights(spec)
+    at = release if release is not None else versions.parse_version(versions.NEWEST_KNOWN)
     rule = _param_bytes_rule(quant_as_read(spec.quant, spec.architectures, release), spec.dtype_bytes,
-                             model_type=spec.model_type, spec=spec)
+                             model_type=spec.model_type, spec=spec,
+                             fused_first=bool(versions.rule_at("ct_fused_match_first", at)))
     return int(round(sum(c.params * rule(c) for c in count.components if c.kind != LOAD_COPY)))
 
 
@@ -1421,7 +1526,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                      module_paths: tuple = (), exclude_split: bool = False,
                      marlin_moe: tuple[int, bool] | None = None, mtp_fc_unquantized: bool = False,
                      ct_experts_ignore: bool = True, mla_absorbed: bool = False,
-                     marlin_dense: int | None = None) -> RankWeights:
+                     marlin_dense: int | tuple | None = None, ct_fused_first: bool = True) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     `bnb_nested_absmax`, `bnb_experts`: the release's bitsandbytes loading (versions.py "bnb_nested_absmax",
@@ -1441,8 +1546,11 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     first), read by marlin_moe_width.
 
     `marlin_dense`: the dense Linear layers run on Marlin in a release whose weight prep pads them to its thread
-    tiles (plan.marlin_dense_group): the quantization's group size, -1 per channel. The quantized dense MLPs are held
-    padded (marlin_dense_pad; the attention's projections, multiples of the head size, are not read).
+    tiles (plan.marlin_dense_group): the quantization's group size, -1 per channel, or, for a compressed-tensors
+    checkpoint whose config groups hold different schemes, (scheme, its group size or None where that scheme is not on
+    Marlin) for each. The quantized dense MLPs are held padded (marlin_dense_pad), each module as its own scheme's
+    kernel holds it (a compressed-tensors down_proj the ignore list or the targets leave out is not padded); the
+    attention's projections, multiples of the head size, are not read.
 
     `mtp_fc_unquantized`: the release builds the MTP drafter's fc without the quant_config for this checkpoint
     (versions.py "mtp_fc_unquantized", "mtp_fc_nvfp4_unquantized").
@@ -1450,6 +1558,9 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     `ct_experts_ignore` False: the release builds a compressed-tensors checkpoint's routed experts with the "Linear"
     group's scheme whatever its ignore list names (versions.py "ct_moe_ignore_read", before 0.12.0); the checkpoint's
     files still hold the experts it ignored in the model dtype.
+
+    `ct_fused_first`: the release's compressed-tensors find_matched_target tries a fused layer's shards before its
+    class (versions.py "ct_fused_match_first"), which decides a fused layer's scheme where config groups differ.
 
     `mla_absorbed`: the release's V0 MLA backend absorbs the projections at load and keeps the products beside the
     raw weights (versions.py "mla_absorbed_weights", 0.7.1-0.7.3): for every unquantized MLA layer and rank, W_QR
@@ -1516,22 +1627,63 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     unsized = quant is not None and not quant.bits and not quant.module_bytes  # a method kvplan does not model
     # exact checkpoint bytes are spread as the unquantized count spreads them; without them nothing sizes the weights
     bytes_per_param = _param_bytes_rule(None if unsized and spec.checkpoint is not None else quant, db,
-                                        bnb_nested_absmax, bnb_experts, spec.model_type, module_paths, spec=spec)
+                                        bnb_nested_absmax, bnb_experts, spec.model_type, module_paths, spec=spec,
+                                        fused_first=ct_fused_first, experts_linear=not ct_experts_ignore)
     # compressed-tensors before 0.12.0: every MoE layer's experts take the "Linear" group's scheme, the ignore list unread
     ct_experts_built = (quant is not None and quant.method == "compressed-tensors" and bool(quant.skip) and not unsized
                         and not ct_experts_ignore)
     if ct_experts_built:
         bytes_per_param = _param_bytes_rule(quant, db, bnb_nested_absmax, bnb_experts, spec.model_type, module_paths,
-                                            experts_skip=False, spec=spec)
+                                            experts_skip=False, spec=spec, fused_first=ct_fused_first,
+                                            experts_linear=not ct_experts_ignore)
+    if (quant is not None and quant.method == "compressed-tensors" and quant.group_schemes and not ct_experts_ignore
+            and spec.num_experts and moe_layers(spec)):
+        first_moe = min(moe_layers(spec))
+        module = ct_experts_module(spec.model_type, module_paths, first_moe)
+        built = named = None
+        if module:
+            built, named = (ct_module_scheme(quant, first_moe, module, "FusedMoE", spec.model_type, module_paths,
+                                             ignore=False, linear_first=first) for first in (True, False))
+        if built is not None and named is not None and built != named:
+            notes.append(f"compressed-tensors before 0.12.0: the routed experts are built with the 'Linear' group's "
+                         f"scheme ({built.scheme}), though another group's target names them ({named.scheme}, as the "
+                         "files hold them: CompressedTensorsMoEMethod.get_moe_method reads target_scheme_map['Linear'] "
+                         "first); vLLM 0.12.0 or newer builds them with their own group's")
     # a double-quantized bitsandbytes checkpoint stores 8-bit statistics that vLLM 0.10+ holds as float32
     bnb_widened = quant is not None and quant.method == "bitsandbytes" and quant.double_quant and bnb_nested_absmax != "kept"
     widened = bnb_widened or ct_experts_built  # the loaded bytes differ from what the files hold
     as_stored = (_param_bytes_rule(quant, db, "kept" if bnb_widened else bnb_nested_absmax, bnb_experts, spec.model_type,
-                                   module_paths, spec=spec) if widened else bytes_per_param)
+                                   module_paths, spec=spec, fused_first=ct_fused_first,
+                                   experts_linear=not ct_experts_ignore) if widened else bytes_per_param)
+
+    by_scheme = dict(marlin_dense) if isinstance(marlin_dense, tuple) else None
+    ct_modules = quant is not None and quant.method == "compressed-tensors" and not unsized
+
+    def mlp_marlin(c: Component) -> tuple[int | None, int | None, tuple[float, float]] | None:
+        """The Marlin groups of a dense MLP's two modules (None: not on Marlin) and their bytes per parameter; None
+        where no module of it is on Marlin. A compressed-tensors checkpoint's modules each by their own scheme
+        (ct_module_scheme: an ignored or untargeted one is unquantized, each group's scheme its own kernel)."""
+        if marlin_dense is None or c.layer is None or bytes_per_param(c) >= db:
+            return None
+        modules = component_modules(c, spec.model_type, module_paths)
+        if not ct_modules or len(modules) != 2:
+            if by_scheme is not None:
+                return None
+            flags = skipped_modules(c, quant, spec.model_type, module_paths) if quant is not None else ()
+            if any(flags):  # a module the skip list keeps in the model dtype is no Marlin layer
+                groups = [None if f else marlin_dense for f in flags]
+                return (groups[0], groups[1], tuple(db if f else bytes_per_quantized_param(quant) for f in flags))
+            return (marlin_dense, marlin_dense, (1.0, 1.0))
+        groups, widths = [], []
+        for m in modules:
+            sp = ct_module_scheme(quant, c.layer, m, "Linear", spec.model_type, module_paths, fused_first=ct_fused_first)
+            groups.append(None if sp is None else (marlin_dense if by_scheme is None else by_scheme.get(sp)))
+            widths.append(db if sp is None else bytes_per_quantized_param(sp))
+        return (groups[0], groups[1], (widths[0], widths[1])) if groups != [None, None] else None
 
     @functools.lru_cache(maxsize=None)
-    def mlp_pad(params: int, kind: str) -> float:
-        factor = _marlin_mlp_factor(params, spec.hidden_size, tp, kind != UNGATED, marlin_dense)
+    def mlp_pad(params: int, kind: str, up: int | None, down: int | None, widths: tuple[float, float]) -> float:
+        factor = _marlin_mlp_factor(params, spec.hidden_size, tp, kind != UNGATED, up, down, widths)
         if factor != 1.0:
             notes.append(f"Marlin: a dense MLP's quantized weights held padded to the kernel's thread tiles on the rank "
                          f"(marlin_padded_nk, x{factor:.4f})")
@@ -1549,8 +1701,9 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
             # section 5); otherwise every expert sliced by TP. Kernel padding applies either way.
             share = math.ceil(spec.num_experts / ep) / spec.num_experts if ep > 1 else 1 / moe_tp
             return c.params * share * (1.0 if marlin_padded and bytes_per_param(c) >= db else pad)
-        if c.name == "mlp" and marlin_dense is not None and c.layer is not None and bytes_per_param(c) < db:
-            return c.params / tp * mlp_pad(c.params, c.kind)
+        marlin = mlp_marlin(c) if c.name == "mlp" and marlin_dense is not None else None
+        if marlin is not None:
+            return c.params / tp * mlp_pad(c.params, c.kind, *marlin)
         if c.shard in ("tp", "vocab"):
             return c.params / tp
         if c.shard == "kv":  # KV heads are replicated when there are fewer than TP ranks

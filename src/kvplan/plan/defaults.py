@@ -17,11 +17,12 @@ from kvplan.plan.args import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, DEFAULT_BLOCK_
                               speculative_method_given, speculative_object)
 from kvplan.plan.cudagraphs import model_runner, mrv2_env_value
 from kvplan.plan.multimodal import _largest_active_mm_item, _mm_items_tokens, _prefix_lm_item_tokens
+from kvplan.plan.kv import dense_quants, experts_quant
 from kvplan.plan.terms import awq_kernel_note, awq_linear_kernel
 from kvplan.resolve import BNB_IN_FLIGHT, GPUSpec, ModelSpec, QuantSpec, context_limit
 from kvplan.versions import (VersionRules, batch_defaults, canonical_quant, first_release_where, parse_version,
-                             quant_method_last_read, quant_min_capability, quantization_methods, release_from)
-from kvplan.weights import (FUSED_SHARDS, LAYER_PREFIXES, Component, component_modules, PER_LAYER_HEADS_MODEL_TYPES, attn_output_gate, gated_mlp,
+                             quant_method_last_read, quant_min_capability, quantization_methods, release_from, rules_for)
+from kvplan.weights import (FUSED_SHARDS, LAYER_PREFIXES, SUBSTRING_SKIP_METHODS, Component, component_modules, ct_module_scheme, PER_LAYER_HEADS_MODEL_TYPES, attn_output_gate, gated_mlp,
                             head_gate_width, layer_attention_heads, moe_layers, names_layer_module, names_module, quant_as_read,
                             vision_bnb_only_params, vision_linear_params)
 
@@ -210,6 +211,9 @@ def _block_fp8_moe_refusal(model: ModelSpec, quant: QuantSpec | None, tp: int, d
     padding proposed in vLLM PRs #39046 and #48173 was closed unmerged, #52915 (open) pads dense layers only.
     compressed-tensors block FP8 (CompressedTensorsW8A8Fp8MoEMethod.create_weights, the same check and message from
     0.11.0: rules row ct_fp8_block) is checked where its experts are quantized (_ct_experts_quantized)."""
+    if quant is not None and quant.method == "compressed-tensors" and quant.group_schemes:
+        # config groups of different schemes: the experts' own group decides (experts_quant)
+        quant = experts_quant(model, quant, rules if rules is not None else rules_for())
     if (quant is None or not quant.weight_block or not model.is_moe or not model.moe_intermediate_size
             or expert_parallel or not _block_fp8_checked(quant, rules, None, dense=False)):
         return None
@@ -259,21 +263,38 @@ def _ct_names_module(patterns: tuple[str, ...], layer: int, module: str, class_n
     return names_layer_module(patterns, layer, module, class_name)
 
 
-def _ct_mixed_shards(model: ModelSpec, quant: QuantSpec | None) -> str | None:
-    """The first fused layer (qkv_proj, gate_up_proj, in_proj_qkvz, in_proj_ba) whose shards a compressed-tensors ignore
-    list names only in part, as vLLM would name it, else None: should_ignore_layer raises "Found a different
-    quantization schemes for [shards] in <layer>. vLLM requires all to use the same scheme." (compressed_tensors/
-    utils.py, 0.10.2-0.29.0; "Found different quantization schemes for the shards of <layer>." in 0.33.0)."""
-    if quant is None or quant.method != "compressed-tensors" or not quant.skip:
+# what vLLM's is_layer_skipped says of a fused layer whose shards a skip list names only in part (quant_utils.py, every
+# release read)
+FUSED_SHARDS_SKIP_ERROR = ("Detected some but not all shards of {layer} are quantized. All shards of fused layers to "
+                           "have the same precision.")
+
+
+def _mixed_fused_shards(model: ModelSpec, quant: QuantSpec | None, rules: VersionRules | None = None) -> str | None:
+    """The first fused layer (qkv_proj, gate_up_proj, in_proj_qkvz, in_proj_ba) whose shards a skip list names only in
+    part, as vLLM would name it, else None, for the configs that refuse it: a compressed-tensors ignore list
+    (should_ignore_layer raises "Found a different quantization schemes for [shards] in <layer>. vLLM requires all to
+    use the same scheme.": compressed_tensors/utils.py, 0.10.2-0.29.0; "Found different quantization schemes for the
+    shards of <layer>." in 0.33.0), and the methods of the release's rules row fused_skip_refusal (FP8, AWQ from
+    0.12.0: is_layer_skipped, FUSED_SHARDS_SKIP_ERROR), each entry matched as the method's config matches it
+    (weights.names_module: AWQ by substring). A layer whose fused name itself is named is skipped whole, for
+    is_layer_skipped from 0.24.0 (rules fused_skip_name_first: before, the shards alone decide)."""
+    if quant is None or not quant.skip:
         return None
+    refusing = rules.fused_skip_refusal if rules is not None else ("fp8",)
+    if quant.method != "compressed-tensors" and quant.method not in refusing:
+        return None
+    how = {"substring": quant.method in SUBSTRING_SKIP_METHODS}
     ignore = tuple(map(str, quant.skip))
+    # compressed-tensors asks the fused name first in every release read; is_layer_skipped from 0.24.0
+    name_first = quant.method == "compressed-tensors" or rules is None or rules.fused_skip_name_first
     for path, _kind, _parts, _full, i in _dense_block_slices(model, 1):
         head, _, last = path.rpartition(".")
         shards = _FUSED_SHARDS.get(last)
-        if not shards or _ct_names_module(ignore, i, path):
+        if not shards or (name_first and any(names_module(ignore, f"{prefix}.{i}.{path}", **how)
+                                             for prefix in _CT_PREFIXES)):
             continue
         for prefix in _CT_PREFIXES:
-            named = [names_module(ignore, f"{prefix}.{i}.{head}.{s}") for s in shards]
+            named = [names_module(ignore, f"{prefix}.{i}.{head}.{s}", **how) for s in shards]
             if any(named) and not all(named):
                 return f"{prefix}.{i}.{path}"
     return None
@@ -326,7 +347,8 @@ def ct_moe_mixed_schemes(model: ModelSpec, quant: QuantSpec | None, rules: Versi
     CompressedTensorsMoEMethod.get_moe_method asks the scheme of those three (None for an ignored one) and raises
     ValueError when they differ (compressed_tensors_moe.py, 0.12.0-0.33.0). The experts are named where the release
     builds them (weights.component_modules); the first MoE layer built refuses."""
-    if quant is None or quant.method != "compressed-tensors" or not quant.skip or not rules.ct_moe_mixed_refusal:
+    if (quant is None or quant.method != "compressed-tensors" or not (quant.skip or quant.group_schemes)
+            or not rules.ct_moe_mixed_refusal):
         return None
     targets = _ct_expert_targets(quant)
     projections = ("gate_proj", "up_proj", "down_proj")
@@ -335,6 +357,18 @@ def ct_moe_mixed_schemes(model: ModelSpec, quant: QuantSpec | None, rules: Versi
                                     rules.layer_module_paths)
         if not experts:
             return None
+        if quant.group_schemes:
+            # config groups of different schemes: each projection's own group (None where ignored or untargeted)
+            schemes = [ct_module_scheme(quant, i, f"{experts[0]}.0.{p}", "FusedMoE", model.model_type,
+                                        rules.layer_module_paths) for p in projections]
+            if len(set(schemes)) > 1:
+                each = ", ".join(f"{p} {sp.scheme if sp is not None else 'unquantized'}"
+                                 for p, sp in zip(projections, schemes))
+                return (f"{MOE_MIXED_SCHEMES_ERROR} ({model.id}: the compressed-tensors config groups give layer {i}'s "
+                        f"{experts[0]}.0 {each}; vLLM {rules.version} loads each layer's experts with one scheme, read "
+                        "from expert 0's three projections); name gate_proj, up_proj and down_proj in one group's "
+                        "targets (or ignore all three)")
+            continue
         quantized = [_ct_quantized(quant, i, f"{experts[0]}.0.{p}", "FusedMoE", targets) for p in projections]
         if any(quantized) and not all(quantized):
             kept = [p for p, q in zip(projections, quantized) if not q]
@@ -429,19 +463,28 @@ def _block_fp8_dense_refusal(model: ModelSpec, quant: QuantSpec | None, tp: int,
     too-narrow MLP. vLLM builds the layers in order (attention, then the MLP; a shared expert before the routed
     experts), and the first one that fails is the message. The padding of vLLM PR #52915 (open) is not in a release.
     compressed-tensors block FP8 (CompressedTensorsW8A8Fp8, rules row ct_fp8_block; `cc` decides its fallback below 8.9)
-    runs the same check on the layers its ignore list and targets leave quantized, merged layers included."""
-    if not _block_fp8_checked(quant, rules, cc, dense=True):
+    runs the same check on the layers its ignore list and targets leave quantized, merged layers included; where its
+    config groups hold different schemes, on the layers of a block-FP8 group, with that group's block
+    (weights.ct_module_scheme)."""
+    grouped = quant is not None and quant.method == "compressed-tensors" and bool(quant.group_schemes)
+    if not any(_block_fp8_checked(sp, rules, cc, dense=True) for sp in dense_quants(model, quant)):
         return None
-    block_n, block_k = quant.weight_block
     ct = quant.method == "compressed-tensors"
     for path, kind, parts, full, i in _dense_block_slices(model, tp):
         head, _, last = path.rpartition(".")
-        if ct:
+        scheme = quant
+        if grouped:
+            scheme = ct_module_scheme(quant, i, path, "Linear", model.model_type, rules.layer_module_paths,
+                                      fused_first=rules.ct_fused_match_first)
+            if scheme is None or not _block_fp8_checked(scheme, rules, cc, dense=True):
+                continue
+        elif ct:
             if not _ct_quantized(quant, i, path):
                 continue
         elif _skipped_module(quant.skip, i, path) or any(_skipped_module(quant.skip, i, f"{head}.{s}")
                                                          for s in _FUSED_SHARDS.get(last, ())):
             continue
+        block_n, block_k = scheme.weight_block
         if kind == "row":
             bad = parts[0] if tp > 1 and parts[0] % block_k else None
             block, what, side = block_k, "input_size_per_partition", "k"
@@ -459,7 +502,7 @@ def _block_fp8_dense_refusal(model: ModelSpec, quant: QuantSpec | None, tp: int,
         if bad is None:
             continue
         return (f"{path}'s slice on each of TP {tp} ranks is {bad} {'input' if kind == 'row' else 'output'} columns "
-                f"(layer {i} on), not a multiple of the checkpoint's FP8 block {block} ({_block_field(quant)}): vLLM "
+                f"(layer {i} on), not a multiple of the checkpoint's FP8 block {block} ({_block_field(scheme)}): vLLM "
                 f"refuses with \"Weight {what} = {bad} is not divisible by weight quantization block_{side} = {block}.\"", "")
     return None
 
@@ -592,14 +635,22 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                          f"{list(quant.weight_block)}), and vLLM {rules.version} has no scheme for the block strategy: "
                          "it refuses with \"No compressed-tensors compatible scheme was found.\"",
                          f"vLLM {since} or newer (CompressedTensorsW8A8Fp8 reads block FP8 from there)")
-    mixed = _ct_mixed_shards(model, quant)
-    if mixed:
+    mixed = _mixed_fused_shards(model, quant, rules)
+    if mixed and quant.method == "compressed-tensors":
         head, _, last = mixed.rpartition(".")
         raise InputError("model", f"{model.id}'s compressed-tensors ignore list names some but not all of "
                          f"{', '.join(_FUSED_SHARDS[last])} in {head}, which vLLM loads as one layer ({mixed}): it refuses "
                          "(\"Found different quantization schemes for the shards of ... vLLM requires all to use the same "
                          "scheme.\")", f"list every one of {', '.join(_FUSED_SHARDS[last])} in the ignore list, "
                          "or none (the checkpoint's weights must then match)")
+    if mixed:
+        head, _, last = mixed.rpartition(".")
+        field = {"fp8": "ignored_layers / modules_to_not_convert", "awq": "modules_to_not_convert"}.get(quant.method, "skip list")
+        raise InputError("model", f"{model.id}'s {quant.method} {field} names some but not all of "
+                         f"{', '.join(_FUSED_SHARDS[last])} in {head}, which vLLM loads as one layer ({mixed}): vLLM "
+                         f"{rules.version} refuses (\"{FUSED_SHARDS_SKIP_ERROR.format(layer=mixed)}\")",
+                         f"list every one of {', '.join(_FUSED_SHARDS[last])} (or {last} itself), or none (the "
+                         "checkpoint's weights must then match)")
     untargeted = None if rules.ct_untargeted_unquantized else _ct_untargeted_layer(model, quant)
     if untargeted:
         since = first_release_where("ct_untargeted_unquantized", lambda v: v)

@@ -18,7 +18,8 @@ from kvplan.plan.args import DEFAULT_BLOCK_SIZE, DRAFT_METHODS, EngineArgs, KVGr
 from kvplan.plan.multimodal import _text_only, mrope_cache_factor
 from kvplan.resolve import DTYPE_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, heads_per_rank, is_ct_wna16
 from kvplan.versions import VersionRules, release_from
-from kvplan.weights import RankWeights, kv_dtype_bytes, pp_layer_split, splits_exclude_list, weights_per_rank
+from kvplan.weights import (RankWeights, ct_experts_module, ct_module_scheme, kv_dtype_bytes, moe_layers, pp_layer_split,
+                            splits_exclude_list, weights_per_rank)
 
 
 # --------------------------------------------------------------------------- KV specs and groups
@@ -119,7 +120,7 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                                                 or (quant is not None and quant.method == "modelopt"
                                                     and str(quant.scheme or "").startswith("nvfp4")
                                                     and model.model_type.startswith(rules.mtp_fc_nvfp4_unquantized))),
-                            ct_experts_ignore=rules.ct_moe_ignore_read,
+                            ct_experts_ignore=rules.ct_moe_ignore_read, ct_fused_first=rules.ct_fused_match_first,
                             mla_absorbed=rules.mla_absorbed_weights
                             and args.env_value("VLLM_MLA_PERFORM_MATRIX_ABSORPTION") not in ("0",))
 
@@ -129,18 +130,40 @@ def _quantization_config(model: ModelSpec) -> dict:
     return qc if isinstance(qc, dict) else {}
 
 
-def _ct_weight_group(model: ModelSpec) -> tuple[dict, dict | None]:
-    """A compressed-tensors checkpoint's first config group: (its weights, its input activations)."""
-    for group in (_quantization_config(model).get("config_groups") or {}).values():
-        if isinstance(group, dict) and isinstance(group.get("weights"), dict):
-            return group["weights"], group.get("input_activations")
-    return {}, None
+def experts_quant(model: ModelSpec, quant: QuantSpec | None, rules: VersionRules) -> QuantSpec | None:
+    """The scheme a MoE model's routed experts are built with, which their kernel, its workspace and its padding follow:
+    `quant` itself, but for a compressed-tensors checkpoint the scheme CompressedTensorsMoEMethod.get_moe_method reads
+    for the first MoE layer, expert 0's down_proj's with the fused-experts class (compressed_tensors_moe.py 0.12.0-0.17.1,
+    compressed_tensors_moe/compressed_tensors_moe.py 0.20.0-0.33.0; weights.ct_module_scheme): the group whose target
+    names the experts (a W4A16 group on the experts beside an FP8 one on attention), None where the ignore list (from
+    0.12.0, rules ct_moe_ignore_read) or the targets leave them out (UnquantizedFusedMoEMethod); before 0.12.0 a
+    "Linear" group's scheme whatever else names them (ct_module_scheme linear_first). The weight count sizes the
+    experts by the same module (weights._ct_grouped_bytes)."""
+    if quant is None or quant.method != "compressed-tensors" or not model.num_experts:
+        return quant
+    layers = sorted(moe_layers(model))
+    module = ct_experts_module(model.model_type, rules.layer_module_paths, layers[0]) if layers else None
+    if module is None:
+        return quant
+    return ct_module_scheme(quant, layers[0], module, "FusedMoE", model.model_type, rules.layer_module_paths,
+                            ignore=rules.ct_moe_ignore_read, linear_first=not rules.ct_moe_ignore_read)
+
+
+def dense_quants(model: ModelSpec, quant: QuantSpec | None) -> tuple[QuantSpec, ...]:
+    """The schemes the dense Linear layers may be built with: a compressed-tensors checkpoint's config groups' (each
+    module takes its own group's: weights.ct_module_scheme), else `quant` alone."""
+    if quant is None:
+        return ()
+    if quant.method == "compressed-tensors" and quant.group_schemes:
+        return tuple(dict.fromkeys(sp for _, sp in quant.group_schemes))
+    return (quant,)
 
 
 def marlin_moe_experts(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quant: QuantSpec | None) -> tuple[int, bool] | None:
     """Where the routed experts run on Marlin's fused MoE in a release whose weight prep pads them to its thread tiles
     (rules marlin_moe_tile_pad, from 0.25.0): (the group size, -1 per channel; whether the method checks the shape
-    first), for weights.marlin_moe_width. None elsewhere.
+    first), for weights.marlin_moe_width. None elsewhere. The experts' own scheme decides (experts_quant: a
+    compressed-tensors checkpoint's group that names them).
 
     Which experts: FP8 weights (Fp8Config, compressed-tensors, ModelOpt; online --quantization fp8) on a CUDA GPU
     without FP8 compute (cc 7.5 to 8.8), which the FP8 MoE oracle gives Marlin (fused_moe/oracle/fp8.py: MarlinExperts
@@ -154,8 +177,10 @@ def marlin_moe_experts(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quan
     the strict check, so it is never padded. MXFP4 experts have their own layout (weights.mxfp4_expert_layout);
     NVFP4's Marlin prep does not pad (marlin_utils_fp4.py, 0.25.0-0.33.0)."""
     scope = rules.marlin_moe_tile_pad
-    if (not scope or quant is None or not model.num_experts or gpu.vendor != "NVIDIA" or gpu.cc is None
-            or gpu.cc < (7, 5) or not quant.bits):
+    if not scope or not model.num_experts:
+        return None
+    quant = experts_quant(model, quant, rules)
+    if quant is None or gpu.vendor != "NVIDIA" or gpu.cc is None or gpu.cc < (7, 5) or not quant.bits:
         return None
     fp8 = quant.bits == 8 and (quant.method in ("fp8", "modelopt") or "fp8" in str(quant.scheme or ""))
     if fp8:
@@ -171,9 +196,7 @@ def marlin_moe_experts(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quan
         # none (auto_gptq.py AutoGPTQConfig.__init__, 0.25.0)
         actorder = bool(qc.get("desc_act")) and group > 0
     elif is_ct_wna16(quant) and quant.bits in (4, 8):  # W8A8 / W4A8 integer schemes: other MoE methods
-        weights, _ = _ct_weight_group(model)
-        actorder = (str(weights.get("strategy") or "").lower() == "group"
-                    and str(weights.get("actorder") or "").lower() in ("group", "dynamic"))
+        actorder = quant.act_order
     else:
         return None
     if (10, 0) <= gpu.cc < (11, 0) and quant.bits == 4 and group == 32 and not quant.zero_points:
@@ -183,17 +206,9 @@ def marlin_moe_experts(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quan
     return (group, True)
 
 
-def marlin_dense_group(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quant: QuantSpec | None) -> int | None:
-    """Where the dense Linear layers run on Marlin in a release whose weight prep pads them to its thread tiles (rules
-    marlin_dense_tile_pad, from 0.24.0): the quantization's group size (-1 per channel), for weights.marlin_dense_pad.
-    None elsewhere. Which layers: FP8 weights on a CUDA GPU without FP8 compute (cc 7.5 to 8.8:
-    prepare_fp8_layer_for_marlin, the block's k width as the group); AWQ 4-bit (auto_awq.py get_quant_method takes
-    Marlin where check_marlin_supported passes, 0.24.0), GPTQ symmetric 4/8-bit and compressed-tensors WNA16 on
-    cc >= 7.5 without act order (MarlinLinearKernel pads unless the layer has a g_idx). Not read: NVFP4 / MXFP4
-    Marlin (marlin_utils_fp4.py pads too, on GPUs below their native kernels)."""
-    if (not rules.marlin_dense_tile_pad or quant is None or gpu.vendor != "NVIDIA" or gpu.cc is None
-            or gpu.cc < (7, 5) or not quant.bits):
-        return None
+def _marlin_dense_of(model: ModelSpec, gpu: GPUSpec, quant: QuantSpec) -> int | None:
+    """The Marlin group size (-1 per channel) of dense Linear layers built with scheme `quant` on `gpu`, None where that
+    scheme does not run on Marlin there (marlin_dense_group)."""
     if quant.bits == 8 and (quant.method in ("fp8", "modelopt") or "fp8" in str(quant.scheme or "")):
         return (quant.weight_block[1] if quant.weight_block else -1) if gpu.cc < (8, 9) else None
     qc = _quantization_config(model)
@@ -203,11 +218,30 @@ def marlin_dense_group(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, quan
     if quant.method == "gptq" and quant.bits in (4, 8) and qc.get("sym", True) is not False:
         return None if qc.get("desc_act") and group > 0 else group
     if is_ct_wna16(quant) and quant.bits in (4, 8):
-        weights, _ = _ct_weight_group(model)
-        actorder = (str(weights.get("strategy") or "").lower() == "group"
-                    and str(weights.get("actorder") or "").lower() in ("group", "dynamic"))
-        return None if actorder else group
+        return None if quant.act_order else group
     return None
+
+
+def marlin_dense_group(model: ModelSpec, gpu: GPUSpec, rules: VersionRules,
+                       quant: QuantSpec | None) -> int | tuple | None:
+    """Where the dense Linear layers run on Marlin in a release whose weight prep pads them to its thread tiles (rules
+    marlin_dense_tile_pad, from 0.24.0): the quantization's group size (-1 per channel), for weights.marlin_dense_pad.
+    None elsewhere. Which layers: FP8 weights on a CUDA GPU without FP8 compute (cc 7.5 to 8.8:
+    prepare_fp8_layer_for_marlin, the block's k width as the group); AWQ 4-bit (auto_awq.py get_quant_method takes
+    Marlin where check_marlin_supported passes, 0.24.0), GPTQ symmetric 4/8-bit and compressed-tensors WNA16 on
+    cc >= 7.5 without act order (MarlinLinearKernel pads unless the layer has a g_idx). A compressed-tensors checkpoint
+    whose config groups hold different schemes builds each layer with its own group's scheme
+    (CompressedTensorsConfig.get_scheme -> _get_scheme_from_parts per layer, compressed_tensors.py 0.10.2-0.33.0), so
+    only the layers of a Marlin scheme pad: (scheme, its group size or None) for each of its schemes, None where none
+    runs on Marlin. Not read: NVFP4 / MXFP4 Marlin (marlin_utils_fp4.py pads too, on GPUs below their native kernels)."""
+    if (not rules.marlin_dense_tile_pad or quant is None or gpu.vendor != "NVIDIA" or gpu.cc is None
+            or gpu.cc < (7, 5)):
+        return None
+    schemes = dense_quants(model, quant)
+    groups = tuple((sp, _marlin_dense_of(model, gpu, sp) if sp.bits else None) for sp in schemes)
+    if not any(g is not None for _, g in groups):
+        return None
+    return groups if quant.method == "compressed-tensors" and quant.group_schemes else groups[0][1]
 
 
 def mxfp4_marlin_forced(args: EngineArgs, rules: VersionRules, cc: tuple[int, int] | None) -> bool:

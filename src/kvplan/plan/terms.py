@@ -18,8 +18,8 @@ from kvplan.plan.args import DRAFT_METHODS, EngineArgs, cdiv, compilation_object
 from kvplan.plan.cudagraphs import (_FULL_DECODE_MODES, _NO_COMPILATION_MODES, ColdStartLoss, CudaGraphPlan, _compilation_mode,
                                     _eager_forward, _full_graph_sizes, cold_start_pool_loss_bytes, cudagraph_plan,
                                     MRV2_FULL_SAMPLES, model_runner, mrv2_graph_estimate_bytes, rocm_graph_units)
-from kvplan.plan.kv import (_attention_page_per_token, _sparse_mla_latent_bytes, drafter_kv_layers, marlin_moe_experts,
-                            mxfp4_marlin_forced, stage_cache_layers)
+from kvplan.plan.kv import (_attention_page_per_token, _sparse_mla_latent_bytes, drafter_kv_layers, experts_quant,
+                            marlin_moe_experts, mxfp4_marlin_forced, stage_cache_layers)
 from kvplan.plan.multimodal import SKIP_MM_PROFILING_NOTE, _multimodal_profile_bytes, mm_profiling_skipped
 from kvplan.resolve import DTYPE_BYTES, GPUSpec, ModelSpec, QuantSpec, heads_per_rank, is_ct_wna16
 from kvplan.versions import INTEGRATED_MEMORY_CC, VersionRules, canonical_quant
@@ -689,7 +689,8 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
     ask the WorkspaceManager only for (M, K) and the output, flashinfer's own workspace allocated inside the kernel, not
     read) and AWQ/GPTQ Marlin MoE (awq_marlin.py calls fused_marlin_moe() in 0.20.0 and builds MarlinExperts in 0.22.1;
     0.21 not read; an explicit --quantization awq keeps AWQConfig's own MoE method)."""
-    q = model.quant
+    # the experts' own scheme: a compressed-tensors checkpoint's group that names them (experts_quant)
+    q = experts_quant(model, model.quant, rules)
     if q is None or gpu.vendor != "NVIDIA" or gpu.cc is None or not model.num_experts_per_tok:
         return None
     if q.method in ("fp8", "compressed-tensors") and q.weight_block:
@@ -716,7 +717,7 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
         # expert's width (marlin_moe_intermediate_size), K = hidden. Blackwell 10.x left out (TRTLLM's MXINT4 kernels
         # take some of these checkpoints: not pinned). From 0.25.0 N is the padded width where the weight prep pads it
         # (marlin_moe_experts, weights.marlin_moe_width)
-        marlin = marlin_moe_experts(model, gpu, rules, q)
+        marlin = marlin_moe_experts(model, gpu, rules, model.quant)
         n = marlin_moe_width(int(width), model.hidden_size, *marlin) if marlin else int(width)
         return ("ct_wna16_marlin", n, model.hidden_size)
     if q.method != "mxfp4":
@@ -735,9 +736,12 @@ def moe_workspace_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules,
     another kernel runs the experts (a quantized checkpoint's: quantized_moe_experts and the rules row
     moe_quant_workspace charge the paths read), online quantization (--quantization fp8 on a bf16 checkpoint)
     included: its config gives the MoE layers its own method (Fp8Config.get_quant_method -> Fp8OnlineMoEMethod,
-    quantization/fp8.py 0.19.1), not UnquantizedFusedMoEMethod."""
-    if (model.quant is not None or args.quantization or args.dtype not in ("bfloat16", "float16")
-            or not model.num_experts_per_tok):
+    quantization/fp8.py 0.19.1), not UnquantizedFusedMoEMethod. A compressed-tensors checkpoint whose ignore list or
+    targets leave the experts out builds them with UnquantizedFusedMoEMethod (compressed_tensors_moe.py get_moe_method,
+    "ignored layer", 0.12.0-0.33.0; experts_quant), which keeps this workspace."""
+    online = model.quant is None and bool(args.quantization)  # the resolved --quantization of a checkpoint is its own
+    if (experts_quant(model, model.quant, rules) is not None or online
+            or args.dtype not in ("bfloat16", "float16") or not model.num_experts_per_tok):
         return 0.0
     return float(modular_workspace_bytes(m_full, rules.fused_moe_chunk_tokens, model.num_experts_per_tok, int(width),
                                          model.hidden_size, DTYPE_BYTES[args.dtype]))
