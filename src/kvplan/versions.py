@@ -1064,6 +1064,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # a config without a "Linear" target falls back to a target matching re:.*down_proj.* and the like).
     # weights_per_rank(ct_experts_ignore).
     "ct_moe_ignore_read": [((0, 0, 0), False), ((0, 12, 0), True)],
+    # Whether compressed-tensors' find_matched_target tries a fused layer's shards (_match_fused_layer: qkv_proj by
+    # q_proj, k_proj and v_proj, each named by some target) before the layer's class ("Linear" contained in
+    # QKVParallelLinear): name, fused, class from 0.27.0 (vLLM PR #49483; compressed_tensors/utils.py read in the 0.27.0,
+    # 0.28.0, 0.29.0, 0.30.0 and 0.33.0 wheels); name, class, fused before (read in 0.10.2, 0.14.0, 0.20.0, 0.24.0,
+    # 0.26.0). It decides a fused layer's scheme where one config group names its shards and another "Linear":
+    # weights.ct_matched_target (weights_per_rank(ct_fused_first)).
+    "ct_fused_match_first": [((0, 0, 0), False), ((0, 27, 0), True)],
     # The V0 MLA backend of 0.7.1-0.7.3 absorbs the projections at load (attention/backends/mla/utils.py,
     # MLACommonImpl.process_weights_after_loading, read in the 0.7.1, 0.7.2 and 0.7.3 wheels; envs.py
     # VLLM_MLA_PERFORM_MATRIX_ABSORPTION, default "1"): W_Q_UK = einsum(W_Q, W_UK) and W_UV_O = einsum(W_UV, W_O) are new
@@ -1343,6 +1350,7 @@ class VersionRules:
     mtp_fc_nvfp4_unquantized: tuple[str, ...]
     mtp_fc_unquantized: tuple[str, ...]
     ct_moe_ignore_read: bool
+    ct_fused_match_first: bool
     mla_absorbed_weights: bool
     qwen3_mrope_positions_one: bool
     mm_video_padding: bool

@@ -1070,12 +1070,13 @@ def _second_module_share(c: Component, spec: ModelSpec | None) -> float | None:
 
 
 def ct_matched_target(targets: tuple[str, ...], layer: int, module: str, class_name: str = "Linear",
-                      prefixes: tuple[str, ...] = LAYER_PREFIXES) -> str | None:
+                      prefixes: tuple[str, ...] = LAYER_PREFIXES, fused_first: bool = True) -> str | None:
     """The target vLLM's find_matched_target picks for decoder layer `layer`'s `module`, in its order of precedence
-    (compressed_tensors/utils.py, 0.10.2-0.33.0): the first target (in target_scheme_map order) naming the layer's
-    name exact or "re:" re.match'ed, else the first contained in its class name ignoring case (a "re:" one re.match'ed),
-    else, for a fused layer whose every shard some target names, the first target of its first shard
-    (_match_fused_layer); None where none does."""
+    (compressed_tensors/utils.py): the first target (in target_scheme_map order) naming the layer's name exact or "re:"
+    re.match'ed; then, for a fused layer whose every shard some target names, the first target of its first shard
+    (_match_fused_layer), and the first target contained in its class name ignoring case (a "re:" one re.match'ed):
+    fused before class from 0.27.0 (`fused_first`), class before fused in 0.10.2-0.26.0 (versions.py
+    "ct_fused_match_first"). None where none does."""
     head, _, last = module.rpartition(".")
     shards = [f"{head}.{p}" if head else p for p in FUSED_SHARDS.get(last, ())]
 
@@ -1091,28 +1092,30 @@ def ct_matched_target(targets: tuple[str, ...], layer: int, module: str, class_n
                 return t
         return None
 
+    def fused() -> str | None:
+        for prefix in prefixes if shards else ():
+            hits = [first(f"{prefix}.{layer}.{s}") for s in shards]
+            if all(hits):
+                return hits[0]
+        return None
+
     for prefix in prefixes:
         hit = first(f"{prefix}.{layer}.{module}")
         if hit:
             return hit
-    hit = first(class_name, contains=True) if class_name else None
-    if hit or not shards:
-        return hit
-    for prefix in prefixes:
-        hits = [first(f"{prefix}.{layer}.{s}") for s in shards]
-        if all(hits):
-            return hits[0]
-    return None
+    by_class = (lambda: first(class_name, contains=True) if class_name else None)
+    return (fused() or by_class()) if fused_first else (by_class() or fused())
 
 
 def _ct_grouped_bytes(c: Component, quant: QuantSpec, db: float, spec: ModelSpec | None, model_type: str,
-                      module_paths: tuple) -> float | None:
+                      module_paths: tuple, fused_first: bool = True) -> float | None:
     """Bytes per parameter of component `c` under a compressed-tensors checkpoint whose config groups hold different
     schemes (QuantSpec.group_schemes): each module vLLM builds sized with the scheme of the group whose target
     find_matched_target picks for it (ct_matched_target; CompressedTensorsConfig.get_scheme_dict reads
     target_scheme_map[matched_target]), one no target names in the model dtype; a _CT_SPLIT component's two modules
     apart, by their shares of its parameters. Routed experts take expert 0's down_proj's with the fused-experts class,
-    a "Linear" group's scheme (_add_fused_moe_to_target_scheme_map). None for a component not mapped to modules."""
+    a "Linear" group's scheme (_add_fused_moe_to_target_scheme_map). `fused_first`: the release's precedence of a
+    fused layer's shards over its class (ct_matched_target). None for a component not mapped to modules."""
     modules = component_modules(c, model_type, module_paths)
     if not modules or c.layer is None or c.name.startswith("mtp.") or c.name == "vision":
         return None
@@ -1126,7 +1129,7 @@ def _ct_grouped_bytes(c: Component, quant: QuantSpec, db: float, spec: ModelSpec
         if class_name == "FusedMoE" and "Linear" in schemes:
             schemes.setdefault("FusedMoE", schemes["Linear"])
             names = targets + ("FusedMoE",)
-        t = ct_matched_target(names, c.layer, module, class_name, prefixes)
+        t = ct_matched_target(names, c.layer, module, class_name, prefixes, fused_first)
         return db if t is None else bytes_per_quantized_param(schemes[t])
 
     if c.name == "experts":
@@ -1365,7 +1368,7 @@ def mtp_components(spec: ModelSpec, count: WeightCount) -> list[Component]:
 
 def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str = "kept", bnb_experts: bool = True,
                       model_type: str = "", module_paths: tuple = (), experts_skip: bool = True,
-                      spec: ModelSpec | None = None):
+                      spec: ModelSpec | None = None, ct_fused_first: bool = True):
     """Bytes per parameter of a component as stored and loaded: its own dtype where the count fixes one, the
     checkpoint's per-module precision where it lists them, the quantized width where the quantization applies.
     `bnb_nested_absmax` "kept" sizes bitsandbytes statistics as a checkpoint stores them; `bnb_experts` False keeps
@@ -1373,7 +1376,9 @@ def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str =
     `model_type` and `module_paths` name the modules a skip list is asked about (_LAYER_PATHS). `experts_skip` False:
     the routed experts are converted whatever the skip list says (compressed-tensors before 0.12.0: versions.py
     "ct_moe_ignore_read"). `spec`: the model, which sizes the attention's o_proj rows where a compressed-tensors
-    checkpoint's targets quantize qkv_proj and not o_proj, or the reverse (ct_untargeted_share)."""
+    checkpoint's targets quantize qkv_proj and not o_proj, or the reverse (ct_untargeted_share). `ct_fused_first`: a
+    fused layer's shards are matched before its class (versions.py "ct_fused_match_first"; True for the files, which
+    hold the shards apart)."""
     mixed = dict(quant.module_bytes) if quant is not None else {}
     ct_targets = tuple(quant.targets) if quant is not None and quant.method == "compressed-tensors" and quant.targets else ()
 
@@ -1390,7 +1395,7 @@ def _param_bytes_rule(quant: QuantSpec | None, db: int, bnb_nested_absmax: str =
         if (quant is not None and converted
                 and not ((experts_skip or c.kind != "experts") and _skipped(c, quant, model_type, module_paths))):
             qb = bytes_per_quantized_param(quant, bnb_nested_absmax)  # a method it cannot size (no bits) raises
-            grouped = (_ct_grouped_bytes(c, quant, db, spec, model_type, module_paths)
+            grouped = (_ct_grouped_bytes(c, quant, db, spec, model_type, module_paths, ct_fused_first)
                        if ct_targets and quant.group_schemes else None)
             if grouped is not None:
                 return grouped
@@ -1421,7 +1426,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                      module_paths: tuple = (), exclude_split: bool = False,
                      marlin_moe: tuple[int, bool] | None = None, mtp_fc_unquantized: bool = False,
                      ct_experts_ignore: bool = True, mla_absorbed: bool = False,
-                     marlin_dense: int | None = None) -> RankWeights:
+                     marlin_dense: int | None = None, ct_fused_first: bool = True) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     `bnb_nested_absmax`, `bnb_experts`: the release's bitsandbytes loading (versions.py "bnb_nested_absmax",
@@ -1450,6 +1455,10 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     `ct_experts_ignore` False: the release builds a compressed-tensors checkpoint's routed experts with the "Linear"
     group's scheme whatever its ignore list names (versions.py "ct_moe_ignore_read", before 0.12.0); the checkpoint's
     files still hold the experts it ignored in the model dtype.
+
+    `ct_fused_first`: the release matches a fused layer's shards to a compressed-tensors config group's targets before
+    its class (versions.py "ct_fused_match_first", 0.27.0 on), which decides the scheme a fused layer is built with
+    where one group names its shards and another "Linear" (ct_matched_target).
 
     `mla_absorbed`: the release's V0 MLA backend absorbs the projections at load and keeps the products beside the
     raw weights (versions.py "mla_absorbed_weights", 0.7.1-0.7.3): for every unquantized MLA layer and rank, W_QR
@@ -1516,13 +1525,14 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     unsized = quant is not None and not quant.bits and not quant.module_bytes  # a method kvplan does not model
     # exact checkpoint bytes are spread as the unquantized count spreads them; without them nothing sizes the weights
     bytes_per_param = _param_bytes_rule(None if unsized and spec.checkpoint is not None else quant, db,
-                                        bnb_nested_absmax, bnb_experts, spec.model_type, module_paths, spec=spec)
+                                        bnb_nested_absmax, bnb_experts, spec.model_type, module_paths, spec=spec,
+                                        ct_fused_first=ct_fused_first)
     # compressed-tensors before 0.12.0: every MoE layer's experts take the "Linear" group's scheme, the ignore list unread
     ct_experts_built = (quant is not None and quant.method == "compressed-tensors" and bool(quant.skip) and not unsized
                         and not ct_experts_ignore)
     if ct_experts_built:
         bytes_per_param = _param_bytes_rule(quant, db, bnb_nested_absmax, bnb_experts, spec.model_type, module_paths,
-                                            experts_skip=False, spec=spec)
+                                            experts_skip=False, spec=spec, ct_fused_first=ct_fused_first)
     # a double-quantized bitsandbytes checkpoint stores 8-bit statistics that vLLM 0.10+ holds as float32
     bnb_widened = quant is not None and quant.method == "bitsandbytes" and quant.double_quant and bnb_nested_absmax != "kept"
     widened = bnb_widened or ct_experts_built  # the loaded bytes differ from what the files hold

@@ -119,7 +119,7 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                                                 or (quant is not None and quant.method == "modelopt"
                                                     and str(quant.scheme or "").startswith("nvfp4")
                                                     and model.model_type.startswith(rules.mtp_fc_nvfp4_unquantized))),
-                            ct_experts_ignore=rules.ct_moe_ignore_read,
+                            ct_experts_ignore=rules.ct_moe_ignore_read, ct_fused_first=rules.ct_fused_match_first,
                             mla_absorbed=rules.mla_absorbed_weights
                             and args.env_value("VLLM_MLA_PERFORM_MATRIX_ABSORPTION") not in ("0",))
 
