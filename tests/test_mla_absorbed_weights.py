@@ -1,7 +1,8 @@
 """vLLM 0.7.1-0.7.3's V0 MLA backend keeps absorbed projections beside the raw ones (versions.py
 "mla_absorbed_weights"; attention/backends/mla/utils.py MLACommonImpl.process_weights_after_loading in the 0.7.1, 0.7.2
 and 0.7.3 wheels, VLLM_MLA_PERFORM_MATRIX_ABSORPTION on by default; no W_Q_UK / W_UV_O in 0.8.0): W_QR, W_Q_UK and
-W_UV_O per unquantized MLA layer and rank, in the model dtype."""
+W_UV_O per unquantized MLA layer and rank, in the model dtype; per FP8 layer W_QR in the model dtype, W_Q_UK and W_UV_O
+requantized to FP8 and kv_b_proj's dequantized copy."""
 
 from __future__ import annotations
 
@@ -35,11 +36,25 @@ def test_deepseek_v2_lite_holds_the_three_products_per_layer_and_rank():
         assert any("W_Q_UK" in n for n in with_products.notes)
 
 
-def test_an_fp8_mla_checkpoint_is_left_as_it_was():
-    # an FP8 checkpoint's products are requantized to FP8 (not modelled): no term is added
+def test_an_fp8_mla_checkpoint_holds_its_requantized_products_and_the_dequantized_kv_b_proj():
+    # DeepSeek-R1 (block FP8 128 x 128, 61 MLA layers, 128 heads, q_lora_rank 1536, kv_lora_rank 512, rope 64, nope and
+    # v 128, hidden 7168) at TP 8: is_layer_fp8 takes the layers, W_QR is cast to the model dtype (bf16), W_Q_UK and
+    # W_UV_O are requantized to FP8 with a float32 scale per 128 x 128 block, and W_UK / W_UV stay views of kv_b_proj
+    # dequantized to bf16. These had been left out: +0 -> +4.47 GiB per rank
     spec = resolve_model("deepseek-ai/DeepSeek-R1")
-    assert spec.quant is not None
-    assert weights_per_rank(spec, tp=8, mla_absorbed=True).bytes == weights_per_rank(spec, tp=8).bytes
+    assert spec.quant is not None and spec.quant.method == "fp8" and spec.quant.weight_block == (128, 128)
+    heads, q_in, rank, hidden = 128 // 8, 1536, 512, 7168
+    w_qr = heads * q_in * 64 * 2
+    products = heads * rank * (q_in + hidden)
+    scales = 4 * ((q_in // 128) * (heads * rank // 128) + (heads * rank // 128) * (hidden // 128))
+    kv_b = heads * rank * (128 + 128) * 2
+    base = weights_per_rank(spec, tp=8).bytes
+    got = weights_per_rank(spec, tp=8, mla_absorbed=True)
+    assert got.bytes - base == 61 * (w_qr + products + scales + kv_b)
+    assert any("FP8 W_Q_UK and W_UV_O requantized" in n for n in got.notes)
+    # VLLM_MLA_DISABLE_REQUANTIZATION=1 keeps the products in the model dtype
+    kept = weights_per_rank(spec, tp=8, mla_absorbed=True, mla_requantize=False).bytes
+    assert kept - base == 61 * (w_qr + 2 * products + kv_b)
 
 
 def test_the_env_switch_turns_it_off():

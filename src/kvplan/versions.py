@@ -1075,7 +1075,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # MLACommonImpl.process_weights_after_loading, read in the 0.7.1, 0.7.2 and 0.7.3 wheels; envs.py
     # VLLM_MLA_PERFORM_MATRIX_ABSORPTION, default "1"): W_Q_UK = einsum(W_Q, W_UK) and W_UV_O = einsum(W_UV, W_O) are new
     # model-dtype tensors beside the raw q_proj / kv_b_proj / o_proj, which prefill still uses, and W_QR (the rope
-    # columns of q_proj) a contiguous copy (weights.weights_per_rank mla_absorbed). The 0.8.0 wheel has no W_Q_UK /
+    # columns of q_proj) a contiguous copy; an FP8 layer's products are requantized to FP8 (unless
+    # VLLM_MLA_DISABLE_REQUANTIZATION=1) and its kv_b_proj dequantized copy stays alive as W_UK / W_UV
+    # (weights.weights_per_rank mla_absorbed, mla_requantize). The 0.8.0 wheel has no W_Q_UK /
     # W_UV_O anywhere (V0 and V1 MLA keep W_UK_T / W_UV views of kv_b_proj), so the row ends there.
     "mla_absorbed_weights": [((0, 0, 0), False), ((0, 7, 1), True), ((0, 8, 0), False)],
     # From 0.32 the Qwen3-VL and Qwen3.5/3.6 decoder layers pass get_rope a positions factor of 1 (4 only with video

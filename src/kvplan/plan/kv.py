@@ -121,7 +121,8 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                                                     and model.model_type.startswith(rules.mtp_fc_nvfp4_unquantized))),
                             ct_experts_ignore=rules.ct_moe_ignore_read, ct_fused_first=rules.ct_fused_match_first,
                             mla_absorbed=rules.mla_absorbed_weights
-                            and args.env_value("VLLM_MLA_PERFORM_MATRIX_ABSORPTION") not in ("0",))
+                            and args.env_value("VLLM_MLA_PERFORM_MATRIX_ABSORPTION") not in ("0",),
+                            mla_requantize=args.env_value("VLLM_MLA_DISABLE_REQUANTIZATION") in (None, "0"))
 
 
 def _quantization_config(model: ModelSpec) -> dict:
