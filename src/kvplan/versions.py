@@ -258,9 +258,10 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # Layers of one attention type but different page shapes form one KV-cache group with their pages summed
     # (UniformTypeKVCacheSpecs) from 0.11
     "uniform_type_kv_specs": [((0, 0, 0), False), ((0, 11, 0), True)],
-    # MLA models run MLA kernels from 0.7; before, V0 disables DeepSeek's MLA and pads its heads to 256 (kvplan.plan.kv's V0
-    # page and the block size default)
-    "mla_kernels": [((0, 0, 0), False), ((0, 7, 0), True)],
+    # MLA models run MLA kernels from 0.7.1 (vLLM PR #12601: the 0.7.1 wheel has attention/backends/mla/ and
+    # triton_mla.py, ModelConfig.use_mla and DeepseekV2MLAAttention; the 0.7.0 wheel has none of them); before, V0 runs
+    # DeepSeek's attention without MLA and pads its heads to 256 (kvplan.plan.kv's V0 page and the block size default)
+    "mla_kernels": [((0, 0, 0), False), ((0, 7, 1), True)],
     # The MLA block size (plan._default_block_size): "forced" up to 0.17 (vllm/platforms/cuda.py: CUTLASS_MLA forces
     # 128 on Blackwell, FlashMLA 64 on Hopper, Triton MLA 16 elsewhere); "preferred" from 0.18 (FLASHINFER_MLA prefers
     # 32 on Blackwell, FLASH_ATTN_MLA / TRITON_MLA 16)

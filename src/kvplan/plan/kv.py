@@ -612,7 +612,7 @@ def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: 
     """V0's one cache: every attention layer holds every token (no window saving, no groups; section 3.3).
 
     cache_block_size = L_attn x bs x (K_entry + V_entry) x b. DeepSeek's MLA entry was padded to 256 bytes
-    (0.7-0.10); 0.6.x ran DeepSeek-V2 without MLA, all heads at head size 256 (section 3.1).
+    (0.7.1-0.10); 0.6.x and 0.7.0 ran DeepSeek-V2 without MLA, all heads at head size 256 (section 3.1).
     """
     tp, bs = args.tensor_parallel_size, args.block_size
     kvb = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
