@@ -71,3 +71,41 @@ def test_the_sagemaker_tp8_start_loads_what_its_log_says():
     rec = record(BLIND, P4D)
     got = validate_records([rec])[0]
     assert abs(got.error_pct["weights_gib"]) < 1.0
+
+
+AWQ = "deepseek-v2-lite-chat-awq-rtx4080-wsl2-u080-tp1-l32k"  # TechxGenus' DeepSeek-V2-Lite-Chat-AWQ
+
+
+def test_0_7_1_and_0_7_2_run_a_quantized_deepseek_without_mla_unless_fp8():
+    # ModelConfig.use_mla in the 0.7.1 and 0.7.2 wheels: "MLA is not supported with awq quantization. Disabling MLA."
+    # The model then caches K and V per head (16 heads at 256, 27 layers) and absorbs nothing; 0.7.3 runs MLA
+    from dataclasses import replace as _replace
+
+    from kvplan.plan.kv import runs_mla
+
+    rec = record(BLIND, AWQ)
+    pages = {}
+    for version in ("0.7.1", "0.7.2", "0.7.3"):
+        plan, _ = predict_record(dict(rec, vllm_version=version))
+        pages[version] = plan.bytes_per_block // plan.block_size
+        disabled = any("DeepSeek MLA disabled (vLLM" in a and "awq" in a for a in plan.assumptions)
+        assert disabled == (version != "0.7.3"), (version, plan.assumptions)
+        assert not any("matrix absorption" in a for a in plan.assumptions)  # AWQ: not absorbed in any case
+    assert pages["0.7.1"] == pages["0.7.2"] == 27 * 2 * 16 * 256 * 2
+    assert pages["0.7.3"] == 27 * 1280
+    # fp8 keeps MLA there; compressed-tensors only with every group typed "fp8" (llm-compressor writes "float")
+    plan, _ = predict_record(dict(rec, vllm_version="0.7.2"))
+    args = plan.args
+    model = plan.model
+    assert runs_mla(model, _replace(args, quantization="fp8"), rules_for("0.7.2"))
+    assert not runs_mla(model, args, rules_for("0.7.2")) and runs_mla(model, args, rules_for("0.7.3"))
+    ct = {"quant_method": "compressed-tensors",
+          "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"type": "float", "num_bits": 8},
+                                        "input_activations": {"type": "float", "num_bits": 8}}}}
+    ct_model = _replace(model, raw_config={**model.raw_config, "quantization_config": ct})
+    ct_args = _replace(args, quantization="compressed-tensors")
+    assert not runs_mla(ct_model, ct_args, rules_for("0.7.2"))
+    fp8_typed = {**ct, "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"type": "fp8"},
+                                                      "input_activations": {"type": "fp8"}}}}
+    assert runs_mla(_replace(model, raw_config={**model.raw_config, "quantization_config": fp8_typed}), ct_args,
+                    rules_for("0.7.2"))

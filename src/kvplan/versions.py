@@ -262,6 +262,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # triton_mla.py, ModelConfig.use_mla and DeepseekV2MLAAttention; the 0.7.0 wheel has none of them); before, V0 runs
     # DeepSeek's attention without MLA and pads its heads to 256 (kvplan.plan.kv's V0 page and the block size default)
     "mla_kernels": [((0, 0, 0), False), ((0, 7, 1), True)],
+    # The --quantization methods under which 0.7.1 and 0.7.2 keep a DeepSeek model on MLA: ModelConfig.use_mla returns
+    # False ("MLA is not supported with %s quantization. Disabling MLA.") for any other, and for a compressed-tensors
+    # config unless every config group's weights and input activations have type "fp8" (config.py, read in the 0.7.1 and
+    # 0.7.2 wheels); the model then runs without MLA as 0.7.0 did. () where no method disables it (0.7.3 reads only
+    # VLLM_MLA_DISABLE: config.py in the 0.7.3, 0.8.5 and 0.9.2 wheels). plan.kv.runs_mla.
+    "mla_quant_methods": [((0, 0, 0), ()), ((0, 7, 1), ("fp8", "compressed-tensors")), ((0, 7, 3), ())],
     # The MLA block size (plan._default_block_size): "forced" up to 0.17 (vllm/platforms/cuda.py: CUTLASS_MLA forces
     # 128 on Blackwell, FlashMLA 64 on Hopper, Triton MLA 16 elsewhere); "preferred" from 0.18 (FLASHINFER_MLA prefers
     # 32 on Blackwell, FLASH_ATTN_MLA / TRITON_MLA 16)
@@ -1251,6 +1257,7 @@ class VersionRules:
     v1_unchunked_batched_tokens: str
     uniform_type_kv_specs: bool
     mla_kernels: bool
+    mla_quant_methods: tuple
     mla_block_size: str
     fused_moe_chunk_tokens: int
     moe_workspace_persistent: bool
