@@ -84,15 +84,21 @@ def test_0_7_1_and_0_7_2_run_a_quantized_deepseek_without_mla_unless_fp8():
     from kvplan.plan.kv import runs_mla
 
     rec = record(BLIND, AWQ)
-    pages = {}
-    for version in ("0.7.1", "0.7.2", "0.7.3"):
+    pages, weights = {}, {}
+    for version in ("0.7.1", "0.7.2", "0.7.3", "0.8.0"):
         plan, _ = predict_record(dict(rec, vllm_version=version))
-        pages[version] = plan.bytes_per_block // plan.block_size
+        pages[version], weights[version] = plan.bytes_per_block // plan.block_size, plan.weights_bytes
         disabled = any("DeepSeek MLA disabled (vLLM" in a and "awq" in a for a in plan.assumptions)
-        assert disabled == (version != "0.7.3"), (version, plan.assumptions)
-        assert not any("matrix absorption" in a for a in plan.assumptions)  # AWQ: not absorbed in any case
+        assert disabled == (version in ("0.7.1", "0.7.2")), (version, plan.assumptions)
+        absorbed = any("matrix absorption): W_QR, W_Q_UK and W_UV_O in the model dtype and kv_b_proj dequantized" in a
+                       for a in plan.assumptions)
+        assert absorbed == (version == "0.7.3"), (version, plan.assumptions)
     assert pages["0.7.1"] == pages["0.7.2"] == 27 * 2 * 16 * 256 * 2
     assert pages["0.7.3"] == 27 * 1280
+    # 0.7.3 dequantizes the AWQ layers (quant_method.apply on an identity) and absorbs in the model dtype: W_QR
+    # (hidden 2048 x 16 heads x rope 64), W_Q_UK (2048 x 16 x 512), W_UV_O (16 x 512 x 2048) and kv_b_proj's copy
+    # (16 x 512 x (128 + 128)), 2 bytes each, 27 layers; nothing of it in 0.8.0
+    assert weights["0.7.3"] - weights["0.8.0"] == 27 * 16 * (2048 * 64 + 2048 * 512 + 512 * 2048 + 512 * 256) * 2
     # fp8 keeps MLA there; compressed-tensors only with every group typed "fp8" (llm-compressor writes "float")
     plan, _ = predict_record(dict(rec, vllm_version="0.7.2"))
     args = plan.args

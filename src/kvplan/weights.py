@@ -1652,7 +1652,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     # compressed-tensors W8A8Fp8: is_layer_fp8) are requantized to FP8 with the weights' own scale groups (a float32
     # scale per block of a block-quantized checkpoint), in the model dtype under VLLM_MLA_DISABLE_REQUANTIZATION=1
     # (`mla_requantize` False), and W_UK / W_UV stay views of kv_b_proj dequantized (get_and_maybe_dequant_weights),
-    # which so stays alive in the model dtype.
+    # which so stays alive in the model dtype; 0.7.3 dequantizes another quantized layer too, its products in the model
+    # dtype (0.7.1 and 0.7.2 run such a model without MLA: plan.kv.runs_mla).
     if mla_absorbed and spec.text_config.get("kv_lora_rank"):
         t = spec.text_config
         heads = spec.num_attention_heads / tp
@@ -1662,27 +1663,30 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
         products = heads * rank_dim * (q_in + hidden)  # W_Q_UK (q_in x heads x rank) and W_UV_O (heads x rank x hidden)
         fp8 = quant is not None and quant.bits == 8 and (
             quant.method == "fp8" or (quant.method == "compressed-tensors" and "fp8" in str(quant.scheme or "")))
-        per_layer_fp8 = 0.0
+        kv_b = heads * rank_dim * (int(t.get("qk_nope_head_dim", 128)) + int(t.get("v_head_dim", 128))) * db
+        # another quantized layer (AWQ, GPTQ, ...: 0.7.3's get_and_maybe_dequant_weights runs quant_method.apply on an
+        # identity) keeps the products in the model dtype
+        per_layer_dequant = w_qr + products * db + kv_b
+        per_layer_quantized = per_layer_dequant
         if fp8:
-            kv_b = heads * rank_dim * (int(t.get("qk_nope_head_dim", 128)) + int(t.get("v_head_dim", 128))) * db
             if mla_requantize:
                 bn, bk = quant.weight_block or (0, 0)
                 n = heads * rank_dim
                 scales = (4 * (math.ceil(q_in / bn) * math.ceil(n / bk) + math.ceil(n / bn) * math.ceil(hidden / bk))
                           if bn and bk else 0)
-                per_layer_fp8 = w_qr + products + scales + kv_b
-            else:
-                per_layer_fp8 = w_qr + products * db + kv_b
+                per_layer_quantized = w_qr + products + scales + kv_b
         per_layer = w_qr + products * db
         absorbed = [0.0] * len(stages)
+        quantized = False
         for s, (lo, hi) in enumerate(stages):
-            absorbed[s] = sum(per_layer if bytes_per_param(c) >= db else per_layer_fp8 for c in count.components
-                              if c.kind == "mla" and c.layer is not None and lo <= c.layer < hi
-                              and (bytes_per_param(c) >= db or fp8))
+            for c in count.components:
+                if c.kind == "mla" and c.layer is not None and lo <= c.layer < hi:
+                    quantized = quantized or bytes_per_param(c) < db
+                    absorbed[s] += per_layer if bytes_per_param(c) >= db else per_layer_quantized
         if any(absorbed):
             kv_b_copy = [k + a for k, a in zip(kv_b_copy, absorbed)]
-            what = (("FP8 W_Q_UK and W_UV_O requantized" if mla_requantize else "W_Q_UK and W_UV_O in the model dtype")
-                    + " and kv_b_proj dequantized") if fp8 else "W_Q_UK and W_UV_O"
+            what = ((("FP8 W_Q_UK and W_UV_O requantized" if fp8 and mla_requantize else "W_Q_UK and W_UV_O in the model "
+                      "dtype") + " and kv_b_proj dequantized") if quantized else "W_Q_UK and W_UV_O")
             notes.append(f"MLA (V0, matrix absorption): W_QR, {what} made at load beside the raw "
                          f"projections: +{max(absorbed) / 1024 ** 3:.2f} GiB per rank")
     if checkpoint_matches:
