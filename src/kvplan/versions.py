@@ -268,10 +268,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 0.7.2 wheels); the model then runs without MLA as 0.7.0 did. () where no method disables it (0.7.3 reads only
     # VLLM_MLA_DISABLE: config.py in the 0.7.3, 0.8.5 and 0.9.2 wheels). plan.kv.runs_mla.
     "mla_quant_methods": [((0, 0, 0), ()), ((0, 7, 1), ("fp8", "compressed-tensors")), ((0, 7, 3), ())],
-    # The MLA block size (plan._default_block_size): "forced" up to 0.17 (vllm/platforms/cuda.py: CUTLASS_MLA forces
-    # 128 on Blackwell, FlashMLA 64 on Hopper, Triton MLA 16 elsewhere); "preferred" from 0.18 (FLASHINFER_MLA prefers
-    # 32 on Blackwell, FLASH_ATTN_MLA / TRITON_MLA 16)
-    "mla_block_size": [((0, 0, 0), "forced"), ((0, 18, 0), "preferred")],
+    # The MLA block size (plan._default_block_size): "triton" in 0.7.1-0.7.3 (Triton MLA alone, CacheConfig's 16:
+    # vllm/platforms/cuda.py in the 0.7.1, 0.7.2 and 0.7.3 wheels has no FlashMLA); "flashmla" in 0.8.0-0.10.0
+    # (FlashMLA forces 64 on Hopper, is_flashmla_supported takes compute capability 9 alone, 16 elsewhere; CUTLASS_MLA
+    # forces 128 only where VLLM_ATTENTION_BACKEND names it: 0.8.0, 0.8.5, 0.9.2 and 0.10.0 wheels); "forced" in
+    # 0.10.1-0.17 (CUTLASS_MLA the default and forced to 128 on Blackwell, read in the 0.10.1 and 0.10.2 wheels);
+    # "preferred" from 0.18 (FLASHINFER_MLA prefers 32 on Blackwell, FLASH_ATTN_MLA / TRITON_MLA 16)
+    "mla_block_size": [((0, 0, 0), "triton"), ((0, 8, 0), "flashmla"), ((0, 10, 1), "forced"), ((0, 18, 0), "preferred")],
     # Tokens one fused-MoE call sizes its caches for (fused_moe.py fused_experts_impl "M = min(num_tokens, CHUNK_SIZE)"):
     # VLLM_FUSED_MOE_CHUNK_SIZE 32768 up to 0.11, 16384 in 0.12-0.17; from 0.18 "M = num_tokens" (0 = no cap).
     "fused_moe_chunk_tokens": [((0, 0, 0), 32768), ((0, 12, 0), 16384), ((0, 18, 0), 0)],

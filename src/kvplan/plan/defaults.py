@@ -141,9 +141,13 @@ def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, arg
     """The block size vLLM picks before hybrid alignment (section 2.4)."""
     if runs_mla(model, args, rules):  # rules rows mla_kernels, mla_quant_methods
         cc = gpu.cc or (9, 0)
-        if rules.mla_block_size == "forced":  # rules row mla_block_size
+        if rules.mla_block_size == "triton" and cc >= (9, 0):  # rules row mla_block_size
+            return 16, f"MLA: vLLM {rules.version} runs Triton MLA alone (FlashMLA from 0.8.0), block size 16"
+        if rules.mla_block_size in ("forced", "flashmla", "triton"):
             if (10, 0) <= cc < (11, 0):
-                return 128, "MLA on Blackwell: CUTLASS_MLA forces block size 128 (vllm/platforms/cuda.py, <= 0.17)"
+                if rules.mla_block_size == "forced":
+                    return 128, "MLA on Blackwell: CUTLASS_MLA forces block size 128 (vllm/platforms/cuda.py, 0.10.1-0.17)"
+                return 16, "MLA on Blackwell: Triton MLA, block size 16 (FlashMLA is Hopper's; CUTLASS_MLA the default from 0.10.1)"
             if cc == (9, 0):
                 return 64, "MLA on Hopper: FlashMLA forces block size 64 (vllm/platforms/cuda.py, <= 0.17)"
             return 16, "MLA on pre-Hopper GPUs: Triton MLA, block size 16"
