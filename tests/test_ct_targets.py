@@ -12,7 +12,7 @@ import pytest
 
 from kvplan.errors import InputError
 from kvplan.validate import predict_record
-from kvplan.weights import count_weights
+from kvplan.weights import bytes_per_quantized_param, count_weights
 
 RECORDS = Path(__file__).parent / "data/blind_records.jsonl"
 
@@ -150,3 +150,26 @@ def test_each_module_takes_its_matched_groups_scheme():
         assert predict_record(_groups(GEMMA3, *order))[0].weights_bytes == two.weights_bytes
     # one scheme in every group: nothing to tell apart
     assert predict_record(_groups(GEMMA3, (None, ["re:.*self_attn.*"]), (None, ["re:.*mlp.*"])))[0].model.quant.group_schemes == ()
+
+
+def test_a_fused_layers_shards_beat_linear_from_0_27_0():
+    # one group names q/k/v_proj (regexes that do not match the fused qkv_proj's own name), another "Linear":
+    # find_matched_target tries qkv_proj's shards before its class from 0.27.0 (vLLM PR #49483), so qkv_proj takes the
+    # shards' W8A8 group; 0.26.0 tried the class first, and "Linear" (W4A16) built it
+    shards = ["re:.*self_attn\\.q_proj$", "re:.*self_attn\\.k_proj$", "re:.*self_attn\\.v_proj$"]
+    params = _components(predict_record(_record(GEMMA3, ["Linear"]))[0])
+    for version, int8 in (("0.26.0", False), ("0.27.0", True), ("0.30.0", True)):
+        every4 = predict_record(_record(GEMMA3, ["Linear"], version))[0]
+        for order in ([(W8A8, shards), (None, ["Linear"])], [(None, ["Linear"]), (W8A8, shards)]):
+            rec = _groups(GEMMA3, *order)
+            rec["vllm_version"] = version
+            plan = predict_record(rec)[0]
+            schemes = dict(plan.model.quant.group_schemes)
+            w4, w8 = (bytes_per_quantized_param(schemes[t]) for t in ("Linear", shards[0]))
+            assert (w4, w8) == (0.5 + 2 / every4.model.quant.group_size, 1.0)  # int4 in groups; int8 per channel
+            qkv = params["kv_proj"]  # k and v rows; the q rows are the attention's other share
+            if not int8:
+                assert plan.weights_bytes == every4.weights_bytes, (version, order)
+            else:
+                assert plan.weights_bytes - every4.weights_bytes == pytest.approx(
+                    (qkv + params["self_attn"] * (1 - 1 / 2)) * (w8 - w4), abs=2), (version, order)

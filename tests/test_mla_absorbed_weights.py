@@ -1,7 +1,8 @@
 """vLLM 0.7.1-0.7.3's V0 MLA backend keeps absorbed projections beside the raw ones (versions.py
 "mla_absorbed_weights"; attention/backends/mla/utils.py MLACommonImpl.process_weights_after_loading in the 0.7.1, 0.7.2
 and 0.7.3 wheels, VLLM_MLA_PERFORM_MATRIX_ABSORPTION on by default; no W_Q_UK / W_UV_O in 0.8.0): W_QR, W_Q_UK and
-W_UV_O per unquantized MLA layer and rank, in the model dtype."""
+W_UV_O per unquantized MLA layer and rank, in the model dtype; per FP8 layer W_QR in the model dtype, W_Q_UK and W_UV_O
+requantized to FP8 and kv_b_proj's dequantized copy."""
 
 from __future__ import annotations
 
@@ -35,11 +36,25 @@ def test_deepseek_v2_lite_holds_the_three_products_per_layer_and_rank():
         assert any("W_Q_UK" in n for n in with_products.notes)
 
 
-def test_an_fp8_mla_checkpoint_is_left_as_it_was():
-    # an FP8 checkpoint's products are requantized to FP8 (not modelled): no term is added
+def test_an_fp8_mla_checkpoint_holds_its_requantized_products_and_the_dequantized_kv_b_proj():
+    # DeepSeek-R1 (block FP8 128 x 128, 61 MLA layers, 128 heads, q_lora_rank 1536, kv_lora_rank 512, rope 64, nope and
+    # v 128, hidden 7168) at TP 8: is_layer_fp8 takes the layers, W_QR is cast to the model dtype (bf16), W_Q_UK and
+    # W_UV_O are requantized to FP8 with a float32 scale per 128 x 128 block, and W_UK / W_UV stay views of kv_b_proj
+    # dequantized to bf16. These had been left out: +0 -> +4.47 GiB per rank
     spec = resolve_model("deepseek-ai/DeepSeek-R1")
-    assert spec.quant is not None
-    assert weights_per_rank(spec, tp=8, mla_absorbed=True).bytes == weights_per_rank(spec, tp=8).bytes
+    assert spec.quant is not None and spec.quant.method == "fp8" and spec.quant.weight_block == (128, 128)
+    heads, q_in, rank, hidden = 128 // 8, 1536, 512, 7168
+    w_qr = heads * q_in * 64 * 2
+    products = heads * rank * (q_in + hidden)
+    scales = 4 * ((q_in // 128) * (heads * rank // 128) + (heads * rank // 128) * (hidden // 128))
+    kv_b = heads * rank * (128 + 128) * 2
+    base = weights_per_rank(spec, tp=8).bytes
+    got = weights_per_rank(spec, tp=8, mla_absorbed=True)
+    assert got.bytes - base == 61 * (w_qr + products + scales + kv_b)
+    assert any("FP8 W_Q_UK and W_UV_O requantized" in n for n in got.notes)
+    # VLLM_MLA_DISABLE_REQUANTIZATION=1 keeps the products in the model dtype
+    kept = weights_per_rank(spec, tp=8, mla_absorbed=True, mla_requantize=False).bytes
+    assert kept - base == 61 * (w_qr + 2 * products + kv_b)
 
 
 def test_the_env_switch_turns_it_off():
@@ -56,3 +71,47 @@ def test_the_sagemaker_tp8_start_loads_what_its_log_says():
     rec = record(BLIND, P4D)
     got = validate_records([rec])[0]
     assert abs(got.error_pct["weights_gib"]) < 1.0
+
+
+AWQ = "deepseek-v2-lite-chat-awq-rtx4080-wsl2-u080-tp1-l32k"  # TechxGenus' DeepSeek-V2-Lite-Chat-AWQ
+
+
+def test_0_7_1_and_0_7_2_run_a_quantized_deepseek_without_mla_unless_fp8():
+    # ModelConfig.use_mla in the 0.7.1 and 0.7.2 wheels: "MLA is not supported with awq quantization. Disabling MLA."
+    # The model then caches K and V per head (16 heads at 256, 27 layers) and absorbs nothing; 0.7.3 runs MLA
+    from dataclasses import replace as _replace
+
+    from kvplan.plan.kv import runs_mla
+
+    rec = record(BLIND, AWQ)
+    pages, weights = {}, {}
+    for version in ("0.7.1", "0.7.2", "0.7.3", "0.8.0"):
+        plan, _ = predict_record(dict(rec, vllm_version=version))
+        pages[version], weights[version] = plan.bytes_per_block // plan.block_size, plan.weights_bytes
+        disabled = any("DeepSeek MLA disabled (vLLM" in a and "awq" in a for a in plan.assumptions)
+        assert disabled == (version in ("0.7.1", "0.7.2")), (version, plan.assumptions)
+        absorbed = any("matrix absorption): W_QR, W_Q_UK and W_UV_O in the model dtype and kv_b_proj dequantized" in a
+                       for a in plan.assumptions)
+        assert absorbed == (version == "0.7.3"), (version, plan.assumptions)
+    assert pages["0.7.1"] == pages["0.7.2"] == 27 * 2 * 16 * 256 * 2
+    assert pages["0.7.3"] == 27 * 1280
+    # 0.7.3 dequantizes the AWQ layers (quant_method.apply on an identity) and absorbs in the model dtype: W_QR
+    # (hidden 2048 x 16 heads x rope 64), W_Q_UK (2048 x 16 x 512), W_UV_O (16 x 512 x 2048) and kv_b_proj's copy
+    # (16 x 512 x (128 + 128)), 2 bytes each, 27 layers; nothing of it in 0.8.0
+    assert weights["0.7.3"] - weights["0.8.0"] == 27 * 16 * (2048 * 64 + 2048 * 512 + 512 * 2048 + 512 * 256) * 2
+    # fp8 keeps MLA there; compressed-tensors only with every group typed "fp8" (llm-compressor writes "float")
+    plan, _ = predict_record(dict(rec, vllm_version="0.7.2"))
+    args = plan.args
+    model = plan.model
+    assert runs_mla(model, _replace(args, quantization="fp8"), rules_for("0.7.2"))
+    assert not runs_mla(model, args, rules_for("0.7.2")) and runs_mla(model, args, rules_for("0.7.3"))
+    ct = {"quant_method": "compressed-tensors",
+          "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"type": "float", "num_bits": 8},
+                                        "input_activations": {"type": "float", "num_bits": 8}}}}
+    ct_model = _replace(model, raw_config={**model.raw_config, "quantization_config": ct})
+    ct_args = _replace(args, quantization="compressed-tensors")
+    assert not runs_mla(ct_model, ct_args, rules_for("0.7.2"))
+    fp8_typed = {**ct, "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"type": "fp8"},
+                                                      "input_activations": {"type": "fp8"}}}}
+    assert runs_mla(_replace(model, raw_config={**model.raw_config, "quantization_config": fp8_typed}), ct_args,
+                    rules_for("0.7.2"))

@@ -240,3 +240,30 @@ def test_a_release_comparison_to_a_release_with_no_pool_is_answered():
     said = release_changes(new, old)
     assert "model runner v2 -> v1" in said
     assert not any("counted another way" in c for c in said)
+
+
+def test_a_site_calibration_does_not_fold_two_eras_into_one_entry(tmp_path, monkeypatch):
+    """The operator calibrated from the 0.11.0 server's log, then upgrades and calibrates a 0.33.0 startup of the same
+    model on the same GPU: the means had folded the 0.11.0 CUDA-graph gap (a term 0.11.0 does not subtract from the
+    budget) into the entry and labelled it 0.33.0, so every 0.33.0 plan took half of it."""
+    monkeypatch.setenv("KVPLAN_HOME", str(tmp_path / "home"))
+    lines = next(json.loads(line)["lines"] for line in open("tests/data/vllm_log_excerpts.jsonl")
+                 if "demo_env_l4" in line)
+    flags = ["--gpu", "L4", "--max-model-len", "32000", "--gpu-memory-utilization", "0.92"]
+    old, new = tmp_path / "old.log", tmp_path / "new.log"
+    old.write_text("\n".join(lines) + "\n")
+    new.write_text("\n".join(lines) + "\n\n")  # another startup's bytes
+    r = _cli("reconcile", str(old), "meta-llama/Llama-3.1-8B-Instruct", *flags, "--vllm-version", "0.11.0", "--calibrate")
+    assert r.exit_code == 0, r.output
+    from kvplan.site_calibration import calibration_path
+    before = calibration_path().read_text()
+    r = _cli("reconcile", str(new), "meta-llama/Llama-3.1-8B-Instruct", *flags, "--vllm-version", "0.33.0", "--calibrate")
+    assert isinstance(r.exception, InputError) and r.exception.field == "--calibrate", r.output  # the CLI prints it
+    said = f"{r.exception.message} ({r.exception.fix})"
+    assert "measured on vLLM 0.11.0 startup(s) (era V1-c)" in said and "do not average" in said, said
+    assert "remove the meta-llama/Llama-3.1-8B-Instruct entry under NVIDIA L4" in said
+    assert calibration_path().read_text() == before  # the entry is left as it was
+    # a second startup of the same era folds in
+    r = _cli("reconcile", str(new), "meta-llama/Llama-3.1-8B-Instruct", *flags, "--vllm-version", "0.11.0", "--calibrate")
+    assert r.exit_code == 0, r.output
+    assert json.loads(calibration_path().read_text())["NVIDIA L4"]["meta-llama/Llama-3.1-8B-Instruct"]["n"] == 2

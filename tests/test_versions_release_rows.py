@@ -15,8 +15,10 @@ OLD = {
     "v0_chunked_prefill_tokens": lambda r: 2048 if r >= (0, 6, 5) else 512,
     "v1_unchunked_batched_tokens": lambda r: "max_model_len" if r < (0, 12, 0) else "max_with_default",
     "uniform_type_kv_specs": lambda r: r >= (0, 11, 0),
-    "mla_kernels": lambda r: r >= (0, 7, 0),
-    "mla_block_size": lambda r: "forced" if r < (0, 18, 0) else "preferred",
+    "mla_kernels": lambda r: r >= (0, 7, 1),  # was (0, 7, 0): the 0.7.0 wheel has no MLA backend
+    # was "forced" below 0.18: the 0.7.x wheels have no FlashMLA, 0.8.0-0.10.0 no default CUTLASS_MLA
+    "mla_block_size": lambda r: ("triton" if r < (0, 8, 0) else "flashmla" if r < (0, 10, 1) else "forced"
+                                 if r < (0, 18, 0) else "preferred"),
     "dsv4_sparse_buffers_read": lambda r: r >= (0, 28, 0),
     "deepseek_v4_served": lambda r: not r < (0, 20, 0),
     "sparse_mla_served": lambda r: not r < (0, 11, 0),
@@ -72,3 +74,30 @@ def test_a_record_version_below_the_first_release_number_is_no_release():
         notes = []
         assert version_basis({"vllm_version": below}, notes)[1] != "stated"
         assert any("source build without a release number" in n for n in notes)
+
+
+def test_deepseek_runs_mla_from_0_7_1_not_0_7_0():
+    # the 0.7.0 wheel has no MLA backend (no attention/backends/mla/, no ModelConfig.use_mla): DeepSeek-V2-Lite's 16
+    # heads keep K and V at head size 256 there; 0.7.1 caches one 576-wide MLA entry per token and layer
+    import kvplan
+
+    kw = dict(max_model_len=4096, fixes=False, site_calibration=False)
+    old = kvplan.fit("deepseek-ai/DeepSeek-V2-Lite", "H100", vllm_version="0.7.0", **kw)
+    new = kvplan.fit("deepseek-ai/DeepSeek-V2-Lite", "H100", vllm_version="0.7.1", **kw)
+    assert any("DeepSeek MLA disabled, heads padded to 256" in a for a in old.assumptions)
+    assert not any("DeepSeek MLA disabled" in a for a in new.assumptions)
+    layers = 27
+    assert old.bytes_per_block // old.block_size == layers * 2 * 16 * 256 * 2
+    assert new.bytes_per_block // new.block_size == layers * 1280  # 576 x 2 B padded to a multiple of 256
+
+
+@pytest.mark.parametrize("version, gpu, block", [("0.7.3", "H100", 16), ("0.8.0", "H100", 64), ("0.9.2", "B200", 16),
+                                                 ("0.10.1", "B200", 128), ("0.10.1", "H100", 64), ("0.7.1", "A100", 16)])
+def test_the_mla_block_size_follows_the_backends_each_release_has(version, gpu, block):
+    # FlashMLA (64 on Hopper) from 0.8.0, CUTLASS_MLA the Blackwell default (128) from 0.10.1 (vllm/platforms/cuda.py in
+    # the 0.7.1-0.7.3, 0.8.0, 0.8.5, 0.9.2, 0.10.0, 0.10.1 and 0.10.2 wheels); kvplan had forced both from 0.7
+    import kvplan
+
+    plan = kvplan.fit("deepseek-ai/DeepSeek-V2-Lite", gpu, vllm_version=version, max_model_len=4096, fixes=False,
+                      site_calibration=False)
+    assert plan.block_size == block

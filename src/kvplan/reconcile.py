@@ -27,7 +27,7 @@ from kvplan.resolve import GIB
 # the file's path and reader live in kvplan.site_calibration (read by every plan without this module); they stay
 # importable from here beside store_site_calibration, which writes the file
 from kvplan.site_calibration import calibration_path, load_site_calibration
-from kvplan.versions import release_token, removed_flag, untagged_source_build
+from kvplan.versions import release_token, removed_flag, rules_for, untagged_source_build
 
 # Why a term differs from the prediction: vllm-memory-model.md §7 ("Why predicted and real pools differ").
 LIKELY_CAUSE: Mapping[str, str] = {
@@ -902,6 +902,15 @@ APPLIED_TERMS = {"activation_peak_gib": "activation_peak_bytes", "non_torch_gib"
                  "cudagraph_gib": "cudagraph_bytes"}
 
 
+def _era_of(version: str) -> str:
+    """The accounting era of release `version` (versions.py era rows), as api.site_offsets_for compares them; "" for a
+    number that names no release (an untagged source build's 0.1.devN)."""
+    try:
+        return f"era {rules_for(version).era}"
+    except InputError:
+        return ""
+
+
 def store_site_calibration(reconciliation: Reconciliation, gpu_name: str, model_id: str,
                            path: Optional[Path] = None, startup_id: Optional[str] = None) -> dict:
     """Fold this startup's observed-minus-predicted terms into the site calibration file. `startup_id` (a digest of
@@ -913,6 +922,21 @@ def store_site_calibration(reconciliation: Reconciliation, gpu_name: str, model_
     path = path or calibration_path()
     data = load_site_calibration(path=path)
     entry = data.setdefault(gpu_name, {}).setdefault(model_id, {"terms": {}, "counts": {}})
+    # the release the gaps were measured against: the --vllm-version given (the record holds it, _given_into_record),
+    # else the log's; the log's number stood first, so a log printing an untagged source build (0.1.dev<commits>)
+    # stored that where --vllm-version had named the release
+    measured = (reconciliation.record or {}).get("vllm_version") or reconciliation.log.vllm_version
+    stored = entry.get("vllm_version")
+    if entry.get("n") and stored and measured and (_era_of(str(stored)) or str(stored)) != (_era_of(str(measured)) or str(measured)):
+        # the means would fold gaps of terms the two releases account otherwise (api.site_offsets_for applies an entry
+        # only to plans of its release's era), under the later startup's release
+        raise InputError("--calibrate", f"the site calibration of {model_id} on {gpu_name} was measured on vLLM {stored} "
+                         f"startup(s) ({_era_of(str(stored)) or 'a number that names no release'}), and this log's vLLM "
+                         f"{measured} ({_era_of(str(measured)) or 'a number that names no release'}) accounts the terms "
+                         "otherwise, so their gaps do not average",
+                         f"remove the {model_id} entry under {gpu_name} from {path} (or point KVPLAN_HOME at another "
+                         f"folder) to calibrate vLLM {measured}; pass --vllm-version where the log's build prints no "
+                         "release")
     if startup_id is not None:
         if startup_id in entry.get("startups", []):
             raise InputError("--calibrate", f"this log is already in the site calibration of {model_id} on {gpu_name} "
@@ -929,10 +953,7 @@ def store_site_calibration(reconciliation: Reconciliation, gpu_name: str, model_
         if term in entry["terms"]:
             entry[key] = int(entry["terms"][term] * GIB)
     entry["source"] = f"kvplan reconcile --calibrate ({entry['n']} startup(s), {path})"
-    # the release the gaps were measured against: the --vllm-version given (the record holds it, _given_into_record),
-    # else the log's; the log's number stood first, so a log printing an untagged source build (0.1.dev<commits>)
-    # stored that where --vllm-version had named the release
-    entry["vllm_version"] = (reconciliation.record or {}).get("vllm_version") or reconciliation.log.vllm_version
+    entry["vllm_version"] = measured
     entry["updated"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

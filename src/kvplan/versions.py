@@ -258,13 +258,23 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # Layers of one attention type but different page shapes form one KV-cache group with their pages summed
     # (UniformTypeKVCacheSpecs) from 0.11
     "uniform_type_kv_specs": [((0, 0, 0), False), ((0, 11, 0), True)],
-    # MLA models run MLA kernels from 0.7; before, V0 disables DeepSeek's MLA and pads its heads to 256 (kvplan.plan.kv's V0
-    # page and the block size default)
-    "mla_kernels": [((0, 0, 0), False), ((0, 7, 0), True)],
-    # The MLA block size (plan._default_block_size): "forced" up to 0.17 (vllm/platforms/cuda.py: CUTLASS_MLA forces
-    # 128 on Blackwell, FlashMLA 64 on Hopper, Triton MLA 16 elsewhere); "preferred" from 0.18 (FLASHINFER_MLA prefers
-    # 32 on Blackwell, FLASH_ATTN_MLA / TRITON_MLA 16)
-    "mla_block_size": [((0, 0, 0), "forced"), ((0, 18, 0), "preferred")],
+    # MLA models run MLA kernels from 0.7.1 (vLLM PR #12601: the 0.7.1 wheel has attention/backends/mla/ and
+    # triton_mla.py, ModelConfig.use_mla and DeepseekV2MLAAttention; the 0.7.0 wheel has none of them); before, V0 runs
+    # DeepSeek's attention without MLA and pads its heads to 256 (kvplan.plan.kv's V0 page and the block size default)
+    "mla_kernels": [((0, 0, 0), False), ((0, 7, 1), True)],
+    # The --quantization methods under which 0.7.1 and 0.7.2 keep a DeepSeek model on MLA: ModelConfig.use_mla returns
+    # False ("MLA is not supported with %s quantization. Disabling MLA.") for any other, and for a compressed-tensors
+    # config unless every config group's weights and input activations have type "fp8" (config.py, read in the 0.7.1 and
+    # 0.7.2 wheels); the model then runs without MLA as 0.7.0 did. () where no method disables it (0.7.3 reads only
+    # VLLM_MLA_DISABLE: config.py in the 0.7.3, 0.8.5 and 0.9.2 wheels). plan.kv.runs_mla.
+    "mla_quant_methods": [((0, 0, 0), ()), ((0, 7, 1), ("fp8", "compressed-tensors")), ((0, 7, 3), ())],
+    # The MLA block size (plan._default_block_size): "triton" in 0.7.1-0.7.3 (Triton MLA alone, CacheConfig's 16:
+    # vllm/platforms/cuda.py in the 0.7.1, 0.7.2 and 0.7.3 wheels has no FlashMLA); "flashmla" in 0.8.0-0.10.0
+    # (FlashMLA forces 64 on Hopper, is_flashmla_supported takes compute capability 9 alone, 16 elsewhere; CUTLASS_MLA
+    # forces 128 only where VLLM_ATTENTION_BACKEND names it: 0.8.0, 0.8.5, 0.9.2 and 0.10.0 wheels); "forced" in
+    # 0.10.1-0.17 (CUTLASS_MLA the default and forced to 128 on Blackwell, read in the 0.10.1 and 0.10.2 wheels);
+    # "preferred" from 0.18 (FLASHINFER_MLA prefers 32 on Blackwell, FLASH_ATTN_MLA / TRITON_MLA 16)
+    "mla_block_size": [((0, 0, 0), "triton"), ((0, 8, 0), "flashmla"), ((0, 10, 1), "forced"), ((0, 18, 0), "preferred")],
     # Tokens one fused-MoE call sizes its caches for (fused_moe.py fused_experts_impl "M = min(num_tokens, CHUNK_SIZE)"):
     # VLLM_FUSED_MOE_CHUNK_SIZE 32768 up to 0.11, 16384 in 0.12-0.17; from 0.18 "M = num_tokens" (0 = no cap).
     "fused_moe_chunk_tokens": [((0, 0, 0), 32768), ((0, 12, 0), 16384), ((0, 18, 0), 0)],
@@ -1090,7 +1100,9 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # MLACommonImpl.process_weights_after_loading, read in the 0.7.1, 0.7.2 and 0.7.3 wheels; envs.py
     # VLLM_MLA_PERFORM_MATRIX_ABSORPTION, default "1"): W_Q_UK = einsum(W_Q, W_UK) and W_UV_O = einsum(W_UV, W_O) are new
     # model-dtype tensors beside the raw q_proj / kv_b_proj / o_proj, which prefill still uses, and W_QR (the rope
-    # columns of q_proj) a contiguous copy (weights.weights_per_rank mla_absorbed). The 0.8.0 wheel has no W_Q_UK /
+    # columns of q_proj) a contiguous copy; an FP8 layer's products are requantized to FP8 (unless
+    # VLLM_MLA_DISABLE_REQUANTIZATION=1) and its kv_b_proj dequantized copy stays alive as W_UK / W_UV
+    # (weights.weights_per_rank mla_absorbed, mla_requantize). The 0.8.0 wheel has no W_Q_UK /
     # W_UV_O anywhere (V0 and V1 MLA keep W_UK_T / W_UV views of kv_b_proj), so the row ends there.
     "mla_absorbed_weights": [((0, 0, 0), False), ((0, 7, 1), True), ((0, 8, 0), False)],
     # From 0.32 the Qwen3-VL and Qwen3.5/3.6 decoder layers pass get_rope a positions factor of 1 (4 only with video
@@ -1263,6 +1275,7 @@ class VersionRules:
     v1_unchunked_batched_tokens: str
     uniform_type_kv_specs: bool
     mla_kernels: bool
+    mla_quant_methods: tuple
     mla_block_size: str
     fused_moe_chunk_tokens: int
     moe_workspace_persistent: bool

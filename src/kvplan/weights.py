@@ -1526,7 +1526,8 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                      module_paths: tuple = (), exclude_split: bool = False,
                      marlin_moe: tuple[int, bool] | None = None, mtp_fc_unquantized: bool = False,
                      ct_experts_ignore: bool = True, mla_absorbed: bool = False,
-                     marlin_dense: int | tuple | None = None, ct_fused_first: bool = True) -> RankWeights:
+                     marlin_dense: int | tuple | None = None, ct_fused_first: bool = True,
+                     mla_requantize: bool = True) -> RankWeights:
     """Weight bytes on the busiest rank (the one with the smallest KV pool).
 
     `bnb_nested_absmax`, `bnb_experts`: the release's bitsandbytes loading (versions.py "bnb_nested_absmax",
@@ -1565,7 +1566,9 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     `mla_absorbed`: the release's V0 MLA backend absorbs the projections at load and keeps the products beside the
     raw weights (versions.py "mla_absorbed_weights", 0.7.1-0.7.3): for every unquantized MLA layer and rank, W_QR
     (q_in x heads/TP x qk_rope), W_Q_UK (q_in x heads/TP x kv_lora_rank) and W_UV_O (heads/TP x kv_lora_rank x
-    hidden) in the model dtype, q_in being q_lora_rank or, without one, the hidden size.
+    hidden) in the model dtype, q_in being q_lora_rank or, without one, the hidden size; for every FP8 MLA layer W_QR
+    in the model dtype, W_Q_UK and W_UV_O requantized to FP8 (in the model dtype where `mla_requantize` is False:
+    VLLM_MLA_DISABLE_REQUANTIZATION=1) and kv_b_proj's dequantized copy (heads/TP x (qk_nope + v) x kv_lora_rank).
 
     `dp`: data-parallel engines. Without expert parallelism vLLM shards a MoE model's experts over all TP x DP ranks
     (fused_moe FusedMoEParallelConfig flatten_tp_across_dp; layer.py "self.tp_size * self.dp_size" from 0.8), so each
@@ -1786,22 +1789,48 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
                          f"(W_UV / W_UK_T): +{max(kv_b_copy) / 1024 ** 3:.2f} GiB per rank")
     # MLA in the V0 backend of 0.7.1-0.7.3 (attention/backends/mla/utils.py, MLACommonImpl.process_weights_after_loading,
     # with VLLM_MLA_PERFORM_MATRIX_ABSORPTION on by default; versions.py "mla_absorbed_weights"): W_QR, the q
-    # projection's rope columns made contiguous, and the absorbed W_Q_UK = W_Q x W_UK and W_UV_O = W_UV x W_O, in the
-    # model dtype, kept beside q_proj / kv_b_proj / o_proj ("another copy of raw weights for prefill"), inside the load
-    # vLLM measures. Counted for unquantized MLA layers (an FP8 checkpoint's products are requantized: not modelled).
+    # projection's rope columns made contiguous in the model dtype, and the absorbed W_Q_UK = W_Q x W_UK and W_UV_O =
+    # W_UV x W_O, kept beside q_proj / kv_b_proj / o_proj ("another copy of raw weights for prefill"), inside the load
+    # vLLM measures. An unquantized layer's products are in the model dtype; an FP8 layer's (Fp8LinearMethod or
+    # compressed-tensors W8A8Fp8: is_layer_fp8) are requantized to FP8 with the weights' own scale groups (a float32
+    # scale per block of a block-quantized checkpoint), in the model dtype under VLLM_MLA_DISABLE_REQUANTIZATION=1
+    # (`mla_requantize` False), and W_UK / W_UV stay views of kv_b_proj dequantized (get_and_maybe_dequant_weights),
+    # which so stays alive in the model dtype; 0.7.3 dequantizes another quantized layer too, its products in the model
+    # dtype (0.7.1 and 0.7.2 run such a model without MLA: plan.kv.runs_mla).
     if mla_absorbed and spec.text_config.get("kv_lora_rank"):
         t = spec.text_config
         heads = spec.num_attention_heads / tp
         q_in = int(t.get("q_lora_rank") or t["hidden_size"])
-        rank_dim = int(t["kv_lora_rank"])
-        per_layer = heads * (q_in * (int(t.get("qk_rope_head_dim", 64)) + rank_dim) + rank_dim * int(t["hidden_size"])) * db
+        rank_dim, hidden = int(t["kv_lora_rank"]), int(t["hidden_size"])
+        w_qr = heads * q_in * int(t.get("qk_rope_head_dim", 64)) * db
+        products = heads * rank_dim * (q_in + hidden)  # W_Q_UK (q_in x heads x rank) and W_UV_O (heads x rank x hidden)
+        fp8 = quant is not None and quant.bits == 8 and (
+            quant.method == "fp8" or (quant.method == "compressed-tensors" and "fp8" in str(quant.scheme or "")))
+        kv_b = heads * rank_dim * (int(t.get("qk_nope_head_dim", 128)) + int(t.get("v_head_dim", 128))) * db
+        # another quantized layer (AWQ, GPTQ, ...: 0.7.3's get_and_maybe_dequant_weights runs quant_method.apply on an
+        # identity) keeps the products in the model dtype
+        per_layer_dequant = w_qr + products * db + kv_b
+        per_layer_quantized = per_layer_dequant
+        if fp8:
+            if mla_requantize:
+                bn, bk = quant.weight_block or (0, 0)
+                n = heads * rank_dim
+                scales = (4 * (math.ceil(q_in / bn) * math.ceil(n / bk) + math.ceil(n / bn) * math.ceil(hidden / bk))
+                          if bn and bk else 0)
+                per_layer_quantized = w_qr + products + scales + kv_b
+        per_layer = w_qr + products * db
         absorbed = [0.0] * len(stages)
+        quantized = False
         for s, (lo, hi) in enumerate(stages):
-            absorbed[s] = sum(per_layer for c in count.components
-                              if c.kind == "mla" and c.layer is not None and lo <= c.layer < hi and bytes_per_param(c) >= db)
+            for c in count.components:
+                if c.kind == "mla" and c.layer is not None and lo <= c.layer < hi:
+                    quantized = quantized or bytes_per_param(c) < db
+                    absorbed[s] += per_layer if bytes_per_param(c) >= db else per_layer_quantized
         if any(absorbed):
             kv_b_copy = [k + a for k, a in zip(kv_b_copy, absorbed)]
-            notes.append(f"MLA (V0, matrix absorption): W_QR, W_Q_UK and W_UV_O made at load beside the raw "
+            what = ((("FP8 W_Q_UK and W_UV_O requantized" if fp8 and mla_requantize else "W_Q_UK and W_UV_O in the model "
+                      "dtype") + " and kv_b_proj dequantized") if quantized else "W_Q_UK and W_UV_O")
+            notes.append(f"MLA (V0, matrix absorption): W_QR, {what} made at load beside the raw "
                          f"projections: +{max(absorbed) / 1024 ** 3:.2f} GiB per rank")
     if checkpoint_matches:
         ckpt_bytes = spec.checkpoint.total_bytes

@@ -16,6 +16,7 @@ from kvplan.plan.args import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, DEFAULT_BLOCK_
                               MM_ITEM_ABOVE_BATCHED_TOKENS, _DTYPE_ALIASES, EngineArgs, _speculative_method,
                               speculative_method_given, speculative_object)
 from kvplan.plan.cudagraphs import model_runner, mrv2_env_value
+from kvplan.plan.kv import runs_mla
 from kvplan.plan.multimodal import _largest_active_mm_item, _mm_items_tokens, _prefix_lm_item_tokens
 from kvplan.plan.kv import dense_quants, experts_quant
 from kvplan.plan.terms import awq_kernel_note, awq_linear_kernel
@@ -137,13 +138,17 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
                      f"pick {_article(given.upper())} {given.upper()} checkpoint of this model{online_fp8}")
 
 
-def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> tuple[int, str]:
+def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, args: EngineArgs) -> tuple[int, str]:
     """The block size vLLM picks before hybrid alignment (section 2.4)."""
-    if model.uses_mla and rules.mla_kernels:  # rules row mla_kernels
+    if runs_mla(model, args, rules):  # rules rows mla_kernels, mla_quant_methods
         cc = gpu.cc or (9, 0)
-        if rules.mla_block_size == "forced":  # rules row mla_block_size
+        if rules.mla_block_size == "triton" and cc >= (9, 0):  # rules row mla_block_size
+            return 16, f"MLA: vLLM {rules.version} runs Triton MLA alone (FlashMLA from 0.8.0), block size 16"
+        if rules.mla_block_size in ("forced", "flashmla", "triton"):
             if (10, 0) <= cc < (11, 0):
-                return 128, "MLA on Blackwell: CUTLASS_MLA forces block size 128 (vllm/platforms/cuda.py, <= 0.17)"
+                if rules.mla_block_size == "forced":
+                    return 128, "MLA on Blackwell: CUTLASS_MLA forces block size 128 (vllm/platforms/cuda.py, 0.10.1-0.17)"
+                return 16, "MLA on Blackwell: Triton MLA, block size 16 (FlashMLA is Hopper's; CUTLASS_MLA the default from 0.10.1)"
             if cc == (9, 0):
                 return 64, "MLA on Hopper: FlashMLA forces block size 64 (vllm/platforms/cuda.py, <= 0.17)"
             return 16, "MLA on pre-Hopper GPUs: Triton MLA, block size 16"
@@ -671,7 +676,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         notes.append(f"kv_cache_dtype auto -> fp8: the checkpoint declares an FP8 KV cache and vLLM {rules.version} follows it")
     elif args.kv_cache_dtype is None:
         notes.append(f"kv_cache_dtype auto ({dtype})")
-    block_size, why = (args.block_size, "given") if args.block_size else _default_block_size(model, gpu, rules)
+    block_size, why = (args.block_size, "given") if args.block_size else _default_block_size(model, gpu, rules, args)
     if not args.block_size:
         notes.append(why)
     entry = (args.entrypoint or "serve").strip().lower()

@@ -17,7 +17,7 @@ from kvplan.errors import InputError
 from kvplan.plan.args import DEFAULT_BLOCK_SIZE, DRAFT_METHODS, EngineArgs, KVGroup, cdiv
 from kvplan.plan.multimodal import _text_only, mrope_cache_factor
 from kvplan.resolve import DTYPE_BYTES, GPUSpec, LayerSpec, ModelSpec, QuantSpec, heads_per_rank, is_ct_wna16
-from kvplan.versions import VersionRules, release_from
+from kvplan.versions import VersionRules, canonical_quant, release_from
 from kvplan.weights import (RankWeights, ct_experts_module, ct_module_scheme, kv_dtype_bytes, moe_layers, pp_layer_split,
                             splits_exclude_list, weights_per_rank)
 
@@ -121,8 +121,9 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                                                     and str(quant.scheme or "").startswith("nvfp4")
                                                     and model.model_type.startswith(rules.mtp_fc_nvfp4_unquantized))),
                             ct_experts_ignore=rules.ct_moe_ignore_read, ct_fused_first=rules.ct_fused_match_first,
-                            mla_absorbed=rules.mla_absorbed_weights
-                            and args.env_value("VLLM_MLA_PERFORM_MATRIX_ABSORPTION") not in ("0",))
+                            mla_absorbed=rules.mla_absorbed_weights and runs_mla(model, args, rules)
+                            and args.env_value("VLLM_MLA_PERFORM_MATRIX_ABSORPTION") not in ("0",),
+                            mla_requantize=args.env_value("VLLM_MLA_DISABLE_REQUANTIZATION") in (None, "0"))
 
 
 def _quantization_config(model: ModelSpec) -> dict:
@@ -641,11 +642,42 @@ def _windows_kept(layers: list[LayerSpec], rules: VersionRules, notes: list[str]
     return [replace(l, kind="full", window=None) if l.kind in promote else l for l in layers], checked
 
 
+def runs_mla(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> bool:
+    """Whether vLLM runs an MLA model's attention as MLA: from 0.7.1 (rules row mla_kernels), where 0.7.1 and 0.7.2
+    disable it under a quantization other than those of rules row mla_quant_methods, and under compressed-tensors
+    unless every config group's weights and input activations are typed "fp8" (ModelConfig.use_mla; llm-compressor
+    writes FP8 as type "float", which that check does not take)."""
+    if not (model.uses_mla and rules.mla_kernels):
+        return False
+    allowed = rules.mla_quant_methods
+    method = canonical_quant(args.quantization or (model.quant.method if model.quant else ""))
+    if not allowed or not method:
+        return True
+    if method not in allowed:
+        return False
+    if method == "compressed-tensors":
+        for cfg in (_quantization_config(model).get("config_groups") or {"": {}}).values():
+            for key in ("input_activations", "weights"):
+                part = cfg.get(key, {}) if isinstance(cfg, dict) else None
+                if not isinstance(part, dict) or part.get("type", "") != "fp8":
+                    return False
+    return True
+
+
+def mla_disabled_note(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> str:
+    """Why a DeepSeek MLA model runs without MLA in a release that has MLA kernels (runs_mla), or ""."""
+    if not model.uses_mla or not rules.mla_kernels or runs_mla(model, args, rules):
+        return ""
+    method = canonical_quant(args.quantization or (model.quant.method if model.quant else ""))
+    return (f"vLLM {rules.version} disables MLA under {method} quantization (ModelConfig.use_mla: fp8, or "
+            "compressed-tensors with every group's weights and activations typed \"fp8\", until 0.7.3)")
+
+
 def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: VersionRules, notes: list[str]):
     """V0's one cache: every attention layer holds every token (no window saving, no groups; section 3.3).
 
     cache_block_size = L_attn x bs x (K_entry + V_entry) x b. DeepSeek's MLA entry was padded to 256 bytes
-    (0.7-0.10); 0.6.x ran DeepSeek-V2 without MLA, all heads at head size 256 (section 3.1).
+    (0.7.1-0.10); 0.6.x and 0.7.0 ran DeepSeek-V2 without MLA, all heads at head size 256 (section 3.1).
     """
     tp, bs = args.tensor_parallel_size, args.block_size
     kvb = kv_dtype_bytes(args.kv_cache_dtype, args.dtype)
@@ -658,8 +690,9 @@ def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: 
     if not attn:
         raise InputError("model", f"{model.id} keeps no attention KV cache in vLLM's V0 engine", "plan with --vllm-version 0.8 or newer")
     per_token = 0
+    mla = runs_mla(model, args, rules)
     for l in attn:
-        if l.kind == "mla" and not rules.mla_kernels:
+        if l.kind == "mla" and not mla:
             heads = heads_per_rank(model.num_attention_heads, tp)
             per_token += 2 * heads * 256 * kvb
         elif l.kind == "mla":
@@ -667,7 +700,8 @@ def _v0_cache(model: ModelSpec, attn: list[LayerSpec], args: EngineArgs, rules: 
         else:
             per_token += _attention_page_per_token(l, tp, kvb)
     if any(l.kind == "mla" for l in attn):
-        notes.append("V0 engine: " + ("DeepSeek MLA disabled, heads padded to 256" if not rules.mla_kernels
+        why = mla_disabled_note(model, args, rules)
+        notes.append("V0 engine: " + (f"DeepSeek MLA disabled{f' ({why})' if why else ''}, heads padded to 256" if not mla
                                       else "the MLA entry padded to a multiple of 256 bytes"))
     if any(l.kind in ("sliding", "chunked") for l in attn):
         notes.append("V0 engine: sliding-window layers hold every token (no per-window saving)")
