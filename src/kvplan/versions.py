@@ -167,6 +167,24 @@ def development_build_of(text: str) -> str | None:
 
 
 # (field, [(first version, value), ...]) -- the value holds from that version on.
+# The architectures whose model class lists embed_tokens (and, but for Cohere's, lm_head) in its LoRA
+# embedding_modules in every release read that serves them (rules row lora_embedding_archs adds the ones that changed).
+LORA_EMBEDDING_ARCHS = frozenset({
+    "ApertusForCausalLM", "AquilaForCausalLM", "AquilaModel", "BambaForCausalLM", "Cohere2ForCausalLM", "CohereForCausalLM",
+    "CwmForCausalLM", "DeciLMForCausalLM", "Ernie4_5ForCausalLM", "Exaone4ForCausalLM", "ExaoneForCausalLM",
+    "ExaoneMoEForCausalLM", "ExaoneMoeForCausalLM", "Fairseq2LlamaForCausalLM", "FalconH1ForCausalLM", "GlmForCausalLM",
+    "GraniteForCausalLM", "GraniteMoeForCausalLM", "GraniteMoeHybridForCausalLM", "GraniteMoeSWAForCausalLM",
+    "GraniteMoeSharedForCausalLM", "GraniteSWAForCausalLM", "GritLM", "HyperCLOVAXForCausalLM", "IQuestCoderForCausalLM",
+    "InternLM3ForCausalLM", "InternLMForCausalLM", "Jais2ForCausalLM", "JambaForCausalLM", "K2HorizonForCausalLM",
+    "LLaMAForCausalLM", "Lfm2ForCausalLM", "Lfm2MoeForCausalLM", "Llama4ForCausalLM", "LlamaForCausalLM",
+    "MiniCPM3ForCausalLM", "MiniCPMForCausalLM", "MixtralForCausalLM", "MossAudioModel", "MotifForCausalLM",
+    "NemotronForCausalLM", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "Param2MoEForCausalLM", "Phi3ForCausalLM",
+    "PhiMoEForCausalLM", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "SolarForCausalLM", "TeleChat2ForCausalLM",
+    "TeleChat3ForCausalLM", "TeleChatForCausalLM", "TeleFLMForCausalLM", "XverseForCausalLM"})
+# ... of which these wrap the embedding alone (no module named lm_head)
+LORA_EMBEDDING_ONLY_ARCHS = frozenset({"CohereForCausalLM", "Cohere2ForCausalLM"})
+
+
 _RULES: dict[str, list[tuple[V, object]]] = {
     # Engine: V1 is the default from 0.8.0; V0 removed in 0.11 (section 0).
     "engine": [((0, 0, 0), "v0"), ((0, 8, 0), "v1")],
@@ -808,6 +826,19 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # (--lora-extra-vocab-size, gone in 0.12), and MoE experts wrapped from 0.11.1 (lora/layers/fused_moe.py).
     "lora_extra_vocab": [((0, 0, 0), 256), ((0, 12, 0), 0)],
     "lora_moe": [((0, 0, 0), False), ((0, 11, 1), True)],
+    # The embedding and lm_head take LoRA slots only where the model class (or a base class) lists them in its
+    # embedding_modules: lora/utils.py get_supported_lora_modules adds those names to the Linear layers' and
+    # lora/model_manager.py _create_lora_modules wraps "embed_tokens" (VocabParallelEmbeddingWithLoRA) and swaps the
+    # logits processor for LogitsProcessorWithLoRA under "lm_head" (0.10.2-0.33.0 wheels). Qwen2, Gemma 2/3/4, Phi-2,
+    # DeepSeek, gpt-oss, Qwen3-Next and the multimodal *ForConditionalGeneration classes list none; Cohere lists
+    # embed_tokens alone (its logits come from the tied embedding). Read in the 0.10.2, 0.11.0, 0.12.0, 0.14.0, 0.15.0,
+    # 0.16.0, 0.18.0, 0.19.0, 0.20.0 and 0.33.0 wheels (models/registry.py's generation and multimodal tables, each
+    # class with its bases): MistralForCausalLM is LlamaForCausalLM's through 0.14.0 and its own class with
+    # embedding_modules = {} from 0.15.0; Qwen3ForCausalLM and Qwen3MoeForCausalLM list both from 0.16.0 (none in
+    # 0.15.0). The extra LoRA vocabulary up to 0.11 (lora_extra_vocab) grows only these classes' tables.
+    "lora_embedding_archs": [((0, 0, 0), LORA_EMBEDDING_ARCHS | {"MistralForCausalLM"}),
+                             ((0, 15, 0), LORA_EMBEDDING_ARCHS),
+                             ((0, 16, 0), LORA_EMBEDDING_ARCHS | {"Qwen3ForCausalLM", "Qwen3MoeForCausalLM"})],
     # How `vllm serve` is told to serve a model as a pooling (embedding/classification) model: `--task embed` until
     # `--runner pooling` replaced it (vLLM PR #21470, merged July 2025; 0.10.1 is the first release after it). --task
     # (0.6.4) first took "embedding" only: "embed" is in the 0.6.5 wheel's TaskOption (vllm/config.py), not 0.6.4's.
@@ -1308,6 +1339,7 @@ class VersionRules:
     v0_for_lora: bool
     lora_extra_vocab: int
     lora_moe: bool
+    lora_embedding_archs: frozenset
     v0_for_float32: bool
     v0_for_quantization: tuple[str, ...]
     v0_for_recurrent: bool

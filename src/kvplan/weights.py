@@ -1920,7 +1920,8 @@ def kv_dtype_bytes(kv_cache_dtype: str, model_dtype: str) -> int:
 
 
 def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dtype_bytes: int, tp: int = 1,
-                      fully_sharded: bool = False, extra_vocab: int = 0, moe_lora: bool = True) -> int:
+                      fully_sharded: bool = False, extra_vocab: int = 0, moe_lora: bool = True,
+                      embedding: bool = True, lm_head: bool = True) -> int:
     """GPU bytes of the LoRA slots vLLM allocates when --enable-lora is set, on one rank.
 
     vLLM wraps every supported linear layer (not only an adapter's targets) and the embedding and lm_head, and
@@ -1931,6 +1932,8 @@ def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dt
       layer and B of a row layer by TP;  embedding A (vocab + extra x R), B (hidden x R); lm_head A (R x hidden),
       B (vocab x R), neither split by TP;  a MoE layer (0.11.1 and later) R x 3 x (hidden + intermediate / TP) per
       local expert. Up to 0.11 an extra vocabulary (default 256) adds its rows and embeddings.
+    `embedding` / `lm_head` False: the model class lists no embed_tokens / lm_head in its embedding_modules, so
+    neither is wrapped nor grown by the extra vocabulary (lora_embedding_modules).
     """
     if any(l.kind not in ("full", "sliding", "chunked", "none") for l in spec.layers):
         kinds = sorted({l.kind for l in spec.layers} - {"full", "sliding", "chunked", "none"})
@@ -1958,13 +1961,24 @@ def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dt
             per_layer += slices * a_col * h + r * slices * inter // tp                    # gate_up
             per_layer += r * inter // tp + (h // tp if fully_sharded else h) * r          # down
     vocab = spec.vocab_size
-    embed = (vocab + extra_vocab) * r + h * r
+    extra_vocab = extra_vocab if embedding or lm_head else 0
+    embed = (vocab + extra_vocab) * r + h * r if embedding else 0
     head_vocab = math.ceil((vocab + extra_vocab) / 256) * 256 if extra_vocab else vocab  # padded to 256 on CUDA
-    lm_head = r * h + head_vocab * r
-    extra = 2 * extra_vocab * h  # the extra-vocabulary embeddings of the embedding and logits wrappers
+    head = r * h + head_vocab * r if lm_head else 0
+    extra = (int(embedding) + int(lm_head)) * extra_vocab * h  # the extra-vocabulary embeddings of the two wrappers
     # with an extra vocabulary the model's own embedding grows by extra x max_loras rows and its lm_head by extra rows
     base_growth = extra_vocab * h * (max_loras + (0 if spec.tie_word_embeddings else 1))
-    return int((max_loras * (per_layer + embed + lm_head + extra) + base_growth) * dtype_bytes)
+    return int((max_loras * (per_layer + embed + head + extra) + base_growth) * dtype_bytes)
+
+
+def lora_embedding_modules(spec: ModelSpec, rules) -> tuple[bool, bool]:
+    """(embedding, lm_head): whether vLLM's class for the model wraps its embedding and its lm_head with LoRA slots
+    (rules row lora_embedding_archs, versions.LORA_EMBEDDING_ONLY_ARCHS)."""
+    from kvplan.versions import LORA_EMBEDDING_ONLY_ARCHS
+
+    archs = set(spec.architectures or ())
+    embedding = bool(archs & rules.lora_embedding_archs)
+    return embedding, embedding and not archs <= LORA_EMBEDDING_ONLY_ARCHS
 
 
 def eagle_aux_states(draft: ModelSpec) -> int:

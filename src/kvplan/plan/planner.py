@@ -31,7 +31,8 @@ from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _p
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank
 from kvplan.versions import (VersionRules, architecture_refusal, as_v0_engine, canonical_quant, check_serve_env,
                              check_serve_values, newer_than_read, rules_for)
-from kvplan.weights import RankWeights, allocator_rounding_bytes, drafter_weights, kv_dtype_bytes, lora_buffer_bytes
+from kvplan.weights import (RankWeights, allocator_rounding_bytes, drafter_weights, kv_dtype_bytes, lora_buffer_bytes,
+                             lora_embedding_modules)
 
 
 PER_ENGINE_FIELDS = ("kv_cache_bytes", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
@@ -584,13 +585,17 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         notes.extend(d_notes)
     if resolved.enable_lora:
         loras, rank = resolved.max_loras or 1, resolved.max_lora_rank or 16
+        embedding, head = lora_embedding_modules(model, rules)
         lora = lora_buffer_bytes(model, max_loras=loras, max_lora_rank=rank, dtype_bytes=DTYPE_BYTES[resolved.dtype], tp=tp,
                                  fully_sharded=resolved.fully_sharded_loras, extra_vocab=rules.lora_extra_vocab,
-                                 moe_lora=rules.lora_moe)
+                                 moe_lora=rules.lora_moe, embedding=embedding, lm_head=head)
         w = replace(w, bytes=w.bytes + lora)
         w_formula += f" + {lora:,} B LoRA slots"
+        arch = "/".join(model.architectures or ("the model class",))
+        wrapped = ("embedding and lm_head" if head else f"embedding (no lm_head in {arch}'s embedding_modules)") if embedding \
+            else f"not the embedding nor lm_head: {arch} lists neither in vLLM {rules.version}'s embedding_modules"
         notes.append(f"--enable-lora: {lora / GIB:.2f} GiB of LoRA slots per rank ({loras} x rank {rank} on every supported "
-                     "layer, embedding and lm_head), allocated while the model loads")
+                     f"layer, {wrapped}), allocated while the model loads")
     deepstack = deepstack_buffer_bytes(model, resolved, rules, text_only)
     if deepstack:
         w = replace(w, bytes=w.bytes + deepstack)
