@@ -3,8 +3,10 @@ flags that team passes, checked against vLLM's source release by release (each t
 
 from __future__ import annotations
 
+import pytest
 
 import kvplan
+from kvplan.errors import InputError
 from kvplan.resolve import resolve_model
 
 GIB = 1024 ** 3
@@ -52,3 +54,66 @@ def test_lora_embedding_and_lm_head_slots_only_where_the_class_lists_them():
     q15, _ = _lora_gib("Qwen/Qwen3-8B", "0.15.0")
     q16, n16 = _lora_gib("Qwen/Qwen3-8B", "0.16.0")
     assert q16.weights_bytes - q15.weights_bytes == 8 * 64 * 2 * (2 * 151936 + 2 * 4096) and "embedding and lm_head)" in n16
+
+
+MOE = "Qwen/Qwen3-30B-A3B"
+
+
+def _moe(version, **kw):
+    return kvplan.fit(MOE, gpu="H100", max_model_len=8192, vllm_version=version, enable_lora=True, max_loras=8,
+                      max_lora_rank=64, **kw)
+
+
+def test_max_cpu_loras_is_taken_and_checked_as_lora_config_checks_it():
+    # --max-cpu-loras (engine/arg_utils.py 0.4.2-0.33.0) was refused by every command ('No such option'); LoRAConfig
+    # refuses fewer than max_loras (config/lora.py, 0.10.2 and 0.33.0: "max_cpu_loras (4) must be >= max_loras (8)")
+    p = kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", gpu="L40S", max_model_len=8192, enable_lora=True, max_loras=8,
+                   max_lora_rank=64, max_cpu_loras=32)
+    assert p.fits and p.args.max_cpu_loras == 32
+    with pytest.raises(InputError) as e:
+        kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", gpu="L40S", enable_lora=True, max_loras=8, max_cpu_loras=4)
+    assert e.value.field == "--max-cpu-loras" and "--max-cpu-loras 8" in e.value.fix
+    with pytest.raises(InputError, match="without --enable-lora"):
+        kvplan.fit("meta-llama/Llama-3.1-8B-Instruct", gpu="L40S", max_cpu_loras=4)
+
+
+def test_lora_target_modules_put_slots_on_the_named_modules_only():
+    # LoRAConfig.target_modules (--lora-target-modules, 0.19.0+): lora/model_manager.py _match_target_modules wraps
+    # only the modules named. Qwen3-30B-A3B's 128 experts x 48 layers take 8 x rank 64 x 3 x (2048 + 768) x 2 B a layer:
+    # attention alone leaves them out
+    every = _moe("0.33.0")
+    attn = _moe("0.33.0", lora_target_modules="qkv_proj,o_proj")
+    assert not every.fits and attn.fits
+    plain = kvplan.fit(MOE, gpu="H100", max_model_len=8192, vllm_version="0.33.0")
+    h, q, kv = 2048, 32 * 128, 4 * 128
+    assert attn.weights_bytes - plain.weights_bytes == 48 * 8 * 64 * 2 * (3 * h + q + 2 * kv + q + h)
+    # from 0.20.0 a packed layer is matched by its children's names too (is_in_target_modules' packed mapping)
+    assert _moe("0.20.0", lora_target_modules="q_proj,k_proj,v_proj,o_proj").weights_bytes == \
+        _moe("0.20.0", lora_target_modules="qkv_proj,o_proj").weights_bytes
+    # 0.19.0 matches the last name part only: q_proj wraps nothing, and the plan warns
+    p19 = _moe("0.19.0", lora_target_modules="q_proj,k_proj,v_proj,o_proj")
+    assert p19.weights_bytes - plain.weights_bytes < attn.weights_bytes - plain.weights_bytes
+    assert any("wrap nothing" in w and "qkv_proj" in w for w in p19.warnings)
+    with pytest.raises(InputError) as e:
+        _moe("0.18.0", lora_target_modules="qkv_proj")
+    assert e.value.field == "--lora-target-modules" and "0.19.0" in e.value.fix
+    with pytest.raises(InputError) as e:
+        _moe("0.33.0", lora_target_modules="router")
+    assert e.value.field == "--lora-target-modules" and "qkv_proj" in e.value.fix
+
+
+def test_lora_flags_reach_serve_sh_and_reconcile():
+    from kvplan.deploy import spec_from_plan
+    from kvplan.logs import parse_lines
+    from kvplan.reconcile import plan_kwargs_from_log
+
+    argv = spec_from_plan(_moe("0.33.0", lora_target_modules="qkv_proj,o_proj", max_cpu_loras=32)).serve_argv()
+    i = argv.index("--lora-target-modules")
+    assert argv[i + 1:i + 3] == ["qkv_proj", "o_proj"]  # nargs="+": one argument per name
+    assert argv[argv.index("--max-cpu-loras") + 1] == "32"
+    log = parse_lines(["INFO 01-01 00:00:00 [__init__.py:1] vLLM version 0.33.0",
+                       "INFO 01-01 00:00:00 [utils.py:1] non-default args: {'model': 'Qwen/Qwen3-30B-A3B', "
+                       "'enable_lora': True, 'max_loras': 8, 'max_lora_rank': 64, 'max_cpu_loras': 32, "
+                       "'lora_target_modules': ['qkv_proj', 'o_proj']}"])
+    kw = plan_kwargs_from_log(log)
+    assert kw["lora_target_modules"] == ["qkv_proj", "o_proj"] and kw["max_cpu_loras"] == 32

@@ -987,6 +987,8 @@ class FitFlags:
     max_loras: Optional[int] = None
     max_lora_rank: Optional[int] = None
     fully_sharded_loras: bool = False
+    max_cpu_loras: Optional[int] = None
+    lora_target_modules: Optional[str] = None  # "qkv_proj,o_proj" (vllm serve: --lora-target-modules qkv_proj o_proj)
     runner: Optional[str] = None
     limit_mm_per_prompt: Optional[str] = None
     language_model_only: bool = False
@@ -1054,6 +1056,8 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("max_loras", Optional[int], None, ("--max-loras",), "LoRA adapters in one batch (vLLM default 1).", "vllm serve flags"),
     FitParam("max_lora_rank", Optional[int], None, ("--max-lora-rank",), "Largest adapter rank (vLLM default 16).", "vllm serve flags"),
     FitParam("fully_sharded_loras", bool, False, ("--fully-sharded-loras",), "Shard both LoRA matrices over TP ranks.", "vllm serve flags"),
+    FitParam("max_cpu_loras", Optional[int], None, ("--max-cpu-loras",), "Adapters cached in CPU memory (vLLM default max_loras; no GPU memory; vLLM refuses fewer than --max-loras).", "vllm serve flags"),
+    FitParam("lora_target_modules", Optional[str], None, ("--lora-target-modules",), "vLLM >= 0.19: the modules that take LoRA slots, comma-separated (qkv_proj,o_proj; from 0.20 also q_proj, gate_proj...); vllm serve spells it --lora-target-modules qkv_proj o_proj. Default: every supported module.", "vllm serve flags"),
     FitParam("runner", Optional[str], None, ("--runner",), "auto, generate or pooling: pooling serves an embedding/classification model (no lm_head, no sampler; --task embed before vLLM 0.10.1). auto: vLLM's choice from the architecture and a sentence-transformers modules.json.", "vllm serve flags"),
     FitParam("limit_mm_per_prompt", Optional[str], None, ("--limit-mm-per-prompt",), 'Items per modality a multimodal prompt may carry, as vLLM takes it: \'{"image": 2, "video": 0}\'. The profile run encodes the largest allowed items; all 0 = none.', "vllm serve flags"),
     FitParam("language_model_only", bool, False, ("--language-model-only",), "Serve a multimodal checkpoint as text only (vLLM >= 0.17; the same as every --limit-mm-per-prompt at 0): no vision tower loaded, no encoder pass profiled.", "vllm serve flags"),

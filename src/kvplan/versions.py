@@ -836,6 +836,10 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # class with its bases): MistralForCausalLM is LlamaForCausalLM's through 0.14.0 and its own class with
     # embedding_modules = {} from 0.15.0; Qwen3ForCausalLM and Qwen3MoeForCausalLM list both from 0.16.0 (none in
     # 0.15.0). The extra LoRA vocabulary up to 0.11 (lora_extra_vocab) grows only these classes' tables.
+    # --lora-target-modules matches a module by the last part of its name (lora/utils.py is_in_target_modules, 0.19.0
+    # wheel); from 0.20.0 a packed module (qkv_proj, gate_up_proj) also by its children's names, q_proj, gate_proj...
+    # (is_in_target_modules' packed_modules_mapping, 0.20.0 and 0.33.0 wheels)
+    "lora_target_packed": [((0, 0, 0), False), ((0, 20, 0), True)],
     "lora_embedding_archs": [((0, 0, 0), LORA_EMBEDDING_ARCHS | {"MistralForCausalLM"}),
                              ((0, 15, 0), LORA_EMBEDDING_ARCHS),
                              ((0, 16, 0), LORA_EMBEDDING_ARCHS | {"Qwen3ForCausalLM", "Qwen3MoeForCausalLM"})],
@@ -1340,6 +1344,7 @@ class VersionRules:
     lora_extra_vocab: int
     lora_moe: bool
     lora_embedding_archs: frozenset
+    lora_target_packed: bool
     v0_for_float32: bool
     v0_for_quantization: tuple[str, ...]
     v0_for_recurrent: bool
@@ -1710,6 +1715,10 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # the 0.10.1.1 wheel's engine/arg_utils.py, present in 0.10.2's (docs/vllm-memory-model.md section 1.3). (The
     # --mamba-ssm-cache-dtype step above is vLLM PR #22928, whose MambaDType is in the 0.10.1 wheel's config.)
     "--kv-cache-memory-bytes": (0, 10, 2),
+    # LoRAConfig.max_cpu_loras: in the 0.4.2 wheel's engine/arg_utils.py (and LoRAConfig's max_cpu_loras >= max_loras
+    # check in config.py), every later one read; LoRAConfig.target_modules as --lora-target-modules: absent from the
+    # 0.18.0 wheel's engine/arg_utils.py, present in 0.19.0's, 0.20.0's and 0.33.0's
+    "--max-cpu-loras": (0, 4, 2), "--lora-target-modules": (0, 19, 0),
     # MultiModalConfig.skip_mm_profiling, vLLM PR #22950: in the 0.10.1 wheel's engine/arg_utils.py (the
     # "--skip-mm-profiling" argument of the MultiModalConfig group) and config/__init__.py
     "--skip-mm-profiling": (0, 10, 1),
@@ -1758,9 +1767,10 @@ SERVE_FLAG_UNTIL: dict[str, tuple[V, str]] = {
 # vllm serve flags that take several values, each its own argument ('--cudagraph-capture-sizes 1 2 4 8'): a list[int]
 # config field gets argparse nargs="+" (vllm/engine/arg_utils.py _compute_kwargs; read in the 0.11.0 and 0.33.0
 # wheels). CompilationConfig.cudagraph_capture_sizes is such a flag from 0.11.1 (SERVE_FLAG_SINCE), and
-# SchedulerConfig.cuda_graph_sizes in 0.9.0-0.12.x. One fact for both directions: deploy writes these as several words
+# SchedulerConfig.cuda_graph_sizes in 0.9.0-0.12.x, LoRAConfig.target_modules (list[str]) as --lora-target-modules
+# from 0.19.0. One fact for both directions: deploy writes these as several words
 # in serve.sh, logs reads them back from a log's command line (as cudagraph_capture_sizes, cuda_graph_sizes).
-MULTI_VALUE_FLAGS = frozenset({"--cudagraph-capture-sizes", "--cuda-graph-sizes"})
+MULTI_VALUE_FLAGS = frozenset({"--cudagraph-capture-sizes", "--cuda-graph-sizes", "--lora-target-modules"})
 
 # What a release older than a flag had in its place, named when that flag is refused (_check_flag_exists): steps of
 # (first release, text), the last step at or below the release applying. --cuda-graph-sizes: SchedulerConfig.cuda_graph_sizes

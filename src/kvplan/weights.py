@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from kvplan import versions
-from kvplan.errors import UndeterminedError
+from kvplan.errors import InputError, UndeterminedError
 from kvplan.resolve import DTYPE_BYTES, ModelSpec, QuantSpec, heads_per_rank, rope_params
 
 VOCAB_PADDING = 64  # vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE
@@ -1921,7 +1921,7 @@ def kv_dtype_bytes(kv_cache_dtype: str, model_dtype: str) -> int:
 
 def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dtype_bytes: int, tp: int = 1,
                       fully_sharded: bool = False, extra_vocab: int = 0, moe_lora: bool = True,
-                      embedding: bool = True, lm_head: bool = True) -> int:
+                      embedding: bool = True, lm_head: bool = True, targets: frozenset | None = None) -> int:
     """GPU bytes of the LoRA slots vLLM allocates when --enable-lora is set, on one rank.
 
     vLLM wraps every supported linear layer (not only an adapter's targets) and the embedding and lm_head, and
@@ -1933,7 +1933,8 @@ def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dt
       B (vocab x R), neither split by TP;  a MoE layer (0.11.1 and later) R x 3 x (hidden + intermediate / TP) per
       local expert. Up to 0.11 an extra vocabulary (default 256) adds its rows and embeddings.
     `embedding` / `lm_head` False: the model class lists no embed_tokens / lm_head in its embedding_modules, so
-    neither is wrapped nor grown by the extra vocabulary (lora_embedding_modules).
+    neither is wrapped nor grown by the extra vocabulary (lora_embedding_modules). `targets`: the LORA_MODULES kinds
+    --lora-target-modules leaves wrapped (lora_target_kinds), None for all.
     """
     if any(l.kind not in ("full", "sliding", "chunked", "none") for l in spec.layers):
         kinds = sorted({l.kind for l in spec.layers} - {"full", "sliding", "chunked", "none"})
@@ -1941,6 +1942,8 @@ def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dt
                                 "plan without --enable-lora, or give the LoRA memory as --overhead-gb in the simple mode")
     h, r = spec.hidden_size, max_lora_rank
     a_col = r // tp if fully_sharded else r
+    on = (lambda kind: True) if targets is None else targets.__contains__
+    embedding, lm_head = embedding and on("embed_tokens"), lm_head and on("lm_head")
     per_layer = 0
     moe = moe_layers(spec)
     gated = gated_mlp(spec)
@@ -1949,17 +1952,21 @@ def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dt
             continue
         q = layer_attention_heads(spec, i) * layer.head_dim
         kv_rank = heads_per_rank(layer.num_kv_heads, tp) * layer.head_dim
-        per_layer += 3 * a_col * h + r * (q // tp + 2 * kv_rank)                       # qkv
-        per_layer += r * q // tp + (h // tp if fully_sharded else h) * r                # o_proj
+        if on("qkv_proj"):
+            per_layer += 3 * a_col * h + r * (q // tp + 2 * kv_rank)                   # qkv
+        if on("o_proj"):
+            per_layer += r * q // tp + (h // tp if fully_sharded else h) * r            # o_proj
         if i in moe:
-            if moe_lora:
+            if moe_lora and on("experts"):
                 local = spec.num_experts  # experts sliced by TP: every rank holds all of them, intermediate / TP
                 per_layer += local * r * 3 * (h + spec.moe_intermediate_size // tp)
         elif spec.intermediate_size:
             inter = spec.intermediate_size
             slices = 2 if gated else 1
-            per_layer += slices * a_col * h + r * slices * inter // tp                    # gate_up
-            per_layer += r * inter // tp + (h // tp if fully_sharded else h) * r          # down
+            if on("gate_up_proj"):
+                per_layer += slices * a_col * h + r * slices * inter // tp                # gate_up
+            if on("down_proj"):
+                per_layer += r * inter // tp + (h // tp if fully_sharded else h) * r      # down
     vocab = spec.vocab_size
     extra_vocab = extra_vocab if embedding or lm_head else 0
     embed = (vocab + extra_vocab) * r + h * r if embedding else 0
@@ -1969,6 +1976,33 @@ def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dt
     # with an extra vocabulary the model's own embedding grows by extra x max_loras rows and its lm_head by extra rows
     base_growth = extra_vocab * h * (max_loras + (0 if spec.tie_word_embeddings else 1))
     return int((max_loras * (per_layer + embed + head + extra) + base_growth) * dtype_bytes)
+
+
+# The modules lora_buffer_bytes counts, by vLLM's module name, with the adapter-side names a packed one stands for
+# (the models' packed_modules_mapping: qkv_proj <- q_proj, k_proj, v_proj; gate_up_proj <- gate_proj, up_proj)
+LORA_MODULES = {"qkv_proj": ("q_proj", "k_proj", "v_proj"), "o_proj": (), "gate_up_proj": ("gate_proj", "up_proj"),
+                "down_proj": (), "experts": (), "embed_tokens": (), "lm_head": ()}
+
+
+def lora_target_kinds(names, packed_children: bool) -> tuple[frozenset, tuple[str, ...]]:
+    """(kinds, unmatched): the LORA_MODULES kinds --lora-target-modules `names` leave wrapped, and the names that wrap
+    nothing. vLLM matches a module by its name's last part (lora/utils.py is_in_target_modules, 0.19.0), and from 0.20.0
+    a packed module by any of its children's names too (`packed_children`, rules row lora_target_packed; 0.20.0 and
+    0.33.0 wheels): before, q_proj or gate_proj wrap nothing. A name kvplan counts no module by is refused, naming the
+    ones it does."""
+    kinds, unmatched = set(), []
+    children = {c for cs in LORA_MODULES.values() for c in cs}
+    for name in names:
+        last = name.rsplit(".", 1)[-1]
+        hit = [k for k, cs in LORA_MODULES.items() if last == k or (packed_children and last in cs)]
+        if not hit and last in children:
+            unmatched.append(name)
+        elif not hit:
+            raise InputError("--lora-target-modules", f"{name!r} names no module whose LoRA slots kvplan counts",
+                             f"use vLLM's module names: {', '.join(LORA_MODULES)}"
+                             + (" (or q_proj, k_proj, v_proj, gate_proj, up_proj)" if packed_children else ""))
+        kinds.update(hit)
+    return frozenset(kinds), tuple(unmatched)
 
 
 def lora_embedding_modules(spec: ModelSpec, rules) -> tuple[bool, bool]:

@@ -32,7 +32,7 @@ from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads
 from kvplan.versions import (VersionRules, architecture_refusal, as_v0_engine, canonical_quant, check_serve_env,
                              check_serve_values, newer_than_read, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, drafter_weights, kv_dtype_bytes, lora_buffer_bytes,
-                             lora_embedding_modules)
+                             lora_embedding_modules, lora_target_kinds, LORA_MODULES)
 
 
 PER_ENGINE_FIELDS = ("kv_cache_bytes", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
@@ -328,6 +328,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--rope-theta": args.rope_theta,
                             "--kv-cache-dtype": args.kv_cache_dtype, "--block-size": args.block_size,
                             "--max-lora-rank": args.max_lora_rank if args.enable_lora else None,
+                            "--max-cpu-loras": args.max_cpu_loras if args.enable_lora else None,
+                            "--lora-target-modules": " ".join(args.lora_targets or ()) or None,
                             "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype,
                             "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes,
                             "--skip-mm-profiling": True if args.skip_mm_profiling else None,
@@ -586,16 +588,30 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if resolved.enable_lora:
         loras, rank = resolved.max_loras or 1, resolved.max_lora_rank or 16
         embedding, head = lora_embedding_modules(model, rules)
+        given = resolved.lora_targets
+        targets, unmatched = lora_target_kinds(given, rules.lora_target_packed) if given else (None, ())
+        if unmatched:
+            packed = "qkv_proj" if any(n.endswith(("q_proj", "k_proj", "v_proj")) for n in unmatched) else "gate_up_proj"
+            warns.append(f"--lora-target-modules {' '.join(unmatched)}: vLLM {rules.version} matches a module by its own "
+                         f"name only (lora/utils.py is_in_target_modules; a packed module's children from 0.20.0), so "
+                         f"{'they wrap' if len(unmatched) > 1 else 'it wraps'} nothing: give {packed} to put slots on "
+                         "the fused layer")
         lora = lora_buffer_bytes(model, max_loras=loras, max_lora_rank=rank, dtype_bytes=DTYPE_BYTES[resolved.dtype], tp=tp,
                                  fully_sharded=resolved.fully_sharded_loras, extra_vocab=rules.lora_extra_vocab,
-                                 moe_lora=rules.lora_moe, embedding=embedding, lm_head=head)
+                                 moe_lora=rules.lora_moe, embedding=embedding, lm_head=head, targets=targets)
         w = replace(w, bytes=w.bytes + lora)
         w_formula += f" + {lora:,} B LoRA slots"
         arch = "/".join(model.architectures or ("the model class",))
         wrapped = ("embedding and lm_head" if head else f"embedding (no lm_head in {arch}'s embedding_modules)") if embedding \
             else f"not the embedding nor lm_head: {arch} lists neither in vLLM {rules.version}'s embedding_modules"
-        notes.append(f"--enable-lora: {lora / GIB:.2f} GiB of LoRA slots per rank ({loras} x rank {rank} on every supported "
-                     f"layer, {wrapped}), allocated while the model loads")
+        if targets is not None:
+            notes.append(f"--enable-lora: {lora / GIB:.2f} GiB of LoRA slots per rank ({loras} x rank {rank} on the "
+                         f"modules --lora-target-modules {' '.join(given)} names: {', '.join(k for k in LORA_MODULES if k in targets)}"
+                         f"{'' if embedding or not targets & {'embed_tokens', 'lm_head'} else f'; {wrapped}'}), "
+                         "allocated while the model loads (lora/model_manager.py _match_target_modules)")
+        else:
+            notes.append(f"--enable-lora: {lora / GIB:.2f} GiB of LoRA slots per rank ({loras} x rank {rank} on every supported "
+                         f"layer, {wrapped}), allocated while the model loads")
     deepstack = deepstack_buffer_bytes(model, resolved, rules, text_only)
     if deepstack:
         w = replace(w, bytes=w.bytes + deepstack)
