@@ -117,3 +117,21 @@ def test_lora_flags_reach_serve_sh_and_reconcile():
                        "'lora_target_modules': ['qkv_proj', 'o_proj']}"])
     kw = plan_kwargs_from_log(log)
     assert kw["lora_target_modules"] == ["qkv_proj", "o_proj"] and kw["max_cpu_loras"] == 32
+
+
+def test_lora_slots_that_stop_the_load_are_named_with_their_fixes():
+    # 8 x rank 64 on Qwen3-30B-A3B's experts is 50.59 GiB of the 107.47 GiB a rank loads: the error says so, and the
+    # fixes shrink the slots (they offered FP8 and bigger hardware only)
+    p = _moe("0.33.0")
+    assert p.failure == "load" and "50.59 GiB of them are the LoRA slots, 8 x rank 64" in p.error
+    fixes = {f.name: f for f in p.fixes}
+    attn = fixes["LoRA slots on attention only"]
+    assert attn.flags == {"lora_target_modules": "qkv_proj,o_proj"} and attn.fits
+    assert fixes["fewer LoRA adapters per batch"].flags == {"max_loras": 1}
+    assert fixes["a lower LoRA rank"].flags == {"max_lora_rank": 8}
+    # a fix is what it says: the plan with it starts
+    assert _moe("0.33.0", lora_target_modules="qkv_proj,o_proj").fits
+    assert kvplan.fit(MOE, gpu="H100", max_model_len=8192, vllm_version="0.33.0", enable_lora=True, max_loras=1,
+                      max_lora_rank=64).fits
+    # before --lora-target-modules (0.18.0) that fix is not offered
+    assert "LoRA slots on attention only" not in {f.name for f in _moe("0.18.0").fixes}

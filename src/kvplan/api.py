@@ -427,6 +427,7 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
         fixes.append(_Offer(Fix("lower max_model_len", {"max_model_len": best_len},
                                 f"starts: {q.kv_cache_tokens:,} tokens, {q.max_concurrency:.2f}x concurrency at "
                                 f"{best_len:,}", True), q, "max_model_len", best_len))
+    fixes += _lora_fixes(p)
     fix = _max_num_seqs_fix(p) if p.failure != "load" else None
     if fix:
         fixes.append(fix)
@@ -458,6 +459,37 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
             fixes.append(_Offer(Fix("another GPU" if same_size else "a larger GPU", {"gpu": g.name},
                                     _effect(q) + f" on {cards}{g.name} ({g.total_gib:.1f} GiB{why})", q.fits), q))
     return fixes
+
+
+def _lora_fixes(p: Plan) -> list[_Offer]:
+    """Smaller LoRA slots for a plan they keep from starting (vLLM allocates max_loras x max_lora_rank on every wrapped
+    module while loading: weights.lora_buffer_bytes): the slots on attention alone (--lora-target-modules qkv_proj
+    o_proj, from the release that has the flag), the most adapters per batch and the largest rank vLLM takes
+    (MaxLoRARanks) that start. A MoE's experts hold most of the slots (Qwen3-30B-A3B: 128 experts x 48 layers)."""
+    from kvplan.plan.args import _LORA_RANKS
+    from kvplan.versions import SERVE_FLAG_SINCE
+
+    a = p.args
+    if not a.enable_lora or p.failure not in ("memory", "load"):
+        return []
+    out: list[_Offer] = []
+    if not a.lora_targets and p.rules.release >= SERVE_FLAG_SINCE["--lora-target-modules"]:
+        q = _try(p, lora_target_modules="qkv_proj,o_proj")
+        if q and q.weights_bytes < p.weights_bytes:
+            out.append(_Offer(Fix("LoRA slots on attention only", {"lora_target_modules": "qkv_proj,o_proj"},
+                                  _effect(q) + " (adapters' weights on other modules are then not applied)", q.fits), q))
+    loras, rank = a.max_loras or 1, a.max_lora_rank or 16
+    if loras > 1:
+        n, q = _largest(0, loras - 1, lambda n: _try(p, max_loras=n) if n else None)
+        if q is not None:
+            out.append(_Offer(Fix("fewer LoRA adapters per batch", {"max_loras": n}, _effect(q), True), q))
+    ranks = [r for r in _LORA_RANKS if r < rank]
+    if ranks:
+        i, q = _largest(-1, len(ranks) - 1, lambda i: _try(p, max_lora_rank=ranks[i]) if i >= 0 else None)
+        if q is not None:
+            out.append(_Offer(Fix("a lower LoRA rank", {"max_lora_rank": ranks[i]}, _effect(q)
+                                  + f" (adapters of rank above {ranks[i]} are then refused)", True), q))
+    return out
 
 
 def _max_num_seqs_fix(p: Plan, named_blocks: int | None = None) -> _Offer | None:

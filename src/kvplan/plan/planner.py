@@ -774,6 +774,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             load_error += (f" (vLLM {rules.version}'s online FP8 allocates every Linear weight in {resolved.dtype} before "
                            f"quantizing it to the {w.bytes / GIB:.2f} GiB planned; from vLLM 0.16 it quantizes layer by "
                            "layer, or serve an FP8 checkpoint)")
+    if load_error and resolved.enable_lora:
+        load_error += (f" ({lora / GIB:.2f} GiB of them are the LoRA slots, {resolved.max_loras or 1} x rank "
+                       f"{resolved.max_lora_rank or 16} on every wrapped module: fewer --max-loras, a lower "
+                       "--max-lora-rank or --lora-target-modules shrink them)")
     if load_error:
         fits, error, failure, est_len = False, load_error, "load", None
     fp8_error = _fp8_e4m3_kv_error(gpu, resolved, rules, warns)
