@@ -3,6 +3,8 @@ flags that team passes, checked against vLLM's source release by release (each t
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import kvplan
@@ -135,3 +137,25 @@ def test_lora_slots_that_stop_the_load_are_named_with_their_fixes():
                       max_lora_rank=64).fits
     # before --lora-target-modules (0.18.0) that fix is not offered
     assert "LoRA slots on attention only" not in {f.name for f in _moe("0.18.0").fixes}
+
+
+NGRAM = '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 3}'
+CAPACITY = ("--gpu", "L40S", "--max-model-len", "8192", "--workload", "azure-conv", "--slo", "ttft=2s,tpot=100ms",
+            "-n", "150")
+
+
+def test_capacity_says_what_its_step_model_leaves_out(monkeypatch, capsys):
+    # simulate noted that speculative decoding and LoRA's matmuls are not in the step model; capacity, which bisects
+    # over the same simulations, printed a rate with a drafter configured and said nothing (its --json notes were [])
+    from cli_runner import run_cli
+
+    args = ("capacity", "meta-llama/Llama-3.1-8B-Instruct", *CAPACITY, "--speculative-config", NGRAM, "--enable-lora")
+    code, out, err = run_cli(monkeypatch, capsys, *args)
+    assert "note: speculative decoding (ngram, 3 tokens) is not in the step model" in err.replace("\n", " ")
+    assert "note: LoRA: the slots' memory is in the plan" in err.replace("\n", " ")
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--json")
+    notes = json.loads(out)["notes"]
+    assert any(n.startswith("speculative decoding (ngram") for n in notes) and any(n.startswith("LoRA:") for n in notes)
+    code, out, err = run_cli(monkeypatch, capsys, *args, "--vary", "gpu_memory_utilization=0.8,0.9", "--json")
+    rows = json.loads(out)["rows"] if isinstance(json.loads(out), dict) else json.loads(out)
+    assert all(any(n.startswith("speculative decoding") for n in r["notes"]) for r in rows)
