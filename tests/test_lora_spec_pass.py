@@ -159,3 +159,37 @@ def test_capacity_says_what_its_step_model_leaves_out(monkeypatch, capsys):
     code, out, err = run_cli(monkeypatch, capsys, *args, "--vary", "gpu_memory_utilization=0.8,0.9", "--json")
     rows = json.loads(out)["rows"] if isinstance(json.loads(out), dict) else json.loads(out)
     assert all(any(n.startswith("speculative decoding") for n in r["notes"]) for r in rows)
+
+
+def test_draft_tensor_parallel_size_is_read_as_vllm_reads_it(tmp_path):
+    # was ignored: a draft model at "draft_tensor_parallel_size": 1 under a TP-4 target planned as starting, which
+    # v1/spec_decode/draft_model.py refuses (0.15.0-0.33.0); a value other than 1 or TP is refused by
+    # SpeculativeConfig._verify_and_get_draft_tp (0.10.2, 0.33.0); an EAGLE head loads at the target's TP regardless
+    from kvplan.errors import RefusedByVLLMError
+
+    draft = tmp_path / "qwen3-0.6b"
+    draft.mkdir()
+    (draft / "config.json").write_text(json.dumps(resolve_model("Qwen/Qwen3-0.6B").raw_config))
+
+    def fit(extra: dict, model="Qwen/Qwen3-32B", method="draft_model", path=str(draft), **kw):
+        spec = dict({"method": method, "model": path, "num_speculative_tokens": 4}, **extra)
+        return kvplan.fit(model, gpu="H100", tensor_parallel_size=4, max_model_len=16384, vllm_version="0.33.0",
+                          speculative_config=json.dumps(spec), **kw)
+
+    assert fit({}).fits and fit({"draft_tensor_parallel_size": 4}).fits
+    with pytest.raises(RefusedByVLLMError, match="must be the same. Got 1 and 4") as e:
+        fit({"draft_tensor_parallel_size": 1})
+    assert e.value.field == "--speculative-config" and '"draft_tensor_parallel_size": 4' in e.value.fix
+    with pytest.raises(RefusedByVLLMError, match="cannot be other value than 1 or target"):
+        fit({"draft_tensor_parallel_size": 3})
+    head = tmp_path / "head3"
+    head.mkdir()
+    (head / "config.json").write_text(json.dumps({
+        "architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama", "hidden_act": "silu", "hidden_size": 4096,
+        "intermediate_size": 14336, "max_position_embeddings": 2048, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "num_hidden_layers": 1, "rms_norm_eps": 1e-05, "vocab_size": 128256,
+        "draft_vocab_size": 32000}))
+    e3 = fit({"draft_tensor_parallel_size": 1}, model="meta-llama/Llama-3.1-8B-Instruct", method="eagle3", path=str(head))
+    assert e3.fits and any("draft_tensor_parallel_size 1 is not applied" in n for n in e3.assumptions)
+    same = fit({}, model="meta-llama/Llama-3.1-8B-Instruct", method="eagle3", path=str(head))
+    assert e3.weights_bytes == same.weights_bytes  # the head split over TP 4 either way
