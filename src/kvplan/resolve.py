@@ -1326,6 +1326,24 @@ _MTP_DEFAULT_LAYERS = {"qwen3_next": ("num_nextn_predict_layers", 1), "qwen3_5":
                        "qwen3_5_moe_text": ("mtp_num_hidden_layers", 1)}
 
 
+# vLLM's n_predict for an MTP drafter: the count its config declares, under the key SpeculativeConfig reads for the
+# model type (config/speculative.py hf_config_override, 0.33.0: num_nextn_predict_layers for DeepSeek-V3, GLM-4.5,
+# MiMo, ERNIE and Qwen3-Next, mtp_num_hidden_layers for Qwen3.5, num_mtp_modules for MiniMax, each without a default
+# but MiniMax's and LongCat's 1; config/__init__.py reads n_predict the same way in 0.10.2)
+_MTP_N_PREDICT_DEFAULT = {"minimax_m2": ("num_mtp_modules", 1), "longcat_flash": ("num_nextn_predict_layers", 1)}
+
+
+def mtp_n_predict(spec) -> int | None:
+    """The MTP layer count vLLM takes as n_predict from the model's config (its num_speculative_tokens default, and the
+    divisor a larger one must be a multiple of); None where the config declares none and vLLM has no default."""
+    text = spec.text_config or {}
+    key, default = _MTP_N_PREDICT_DEFAULT.get(spec.model_type, (
+        "mtp_num_hidden_layers" if spec.model_type in _MTP_DEFAULT_LAYERS and _MTP_DEFAULT_LAYERS[spec.model_type][0]
+        == "mtp_num_hidden_layers" else "num_nextn_predict_layers", None))
+    n = text.get(key)
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else default
+
+
 def _mtp_layers(text: dict, model_type: str = "") -> int:
     """MTP decoder layers: mtp_num_hidden_layers (Qwen3.5), num_nextn_predict_layers (Qwen3-Next, DeepSeek-V3, GLM-4.5,
     MiMo), num_mtp_modules x mtp_transformer_layers (MiniMax-M2); a drafter vLLM builds with a default count

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import json
 import re
 from dataclasses import dataclass, fields, replace
 from fractions import Fraction
@@ -222,6 +223,36 @@ def _speculative_method(value: dict, *, eagle3_by_name: bool = True) -> str:
     return method
 
 
+def with_mtp_token_default(args, n_predict: int | None, model_id: str) -> tuple[object, str | None]:
+    """(args, note): an MTP --speculative-config without num_speculative_tokens takes vLLM's default, the drafter's
+    n_predict (config/speculative.py SpeculativeConfig.__post_init__ "Default to max value defined in draft model
+    config", 0.10.2 and 0.33.0), written into the args; where the config declares none vLLM refuses ("A speculative model
+    was provided, but `num_speculative_tokens` was not provided", 0.33.0). A count above n_predict that is no multiple
+    of it is refused as vLLM refuses it ("must be divisible by n_predict", same places)."""
+    from dataclasses import replace
+
+    obj = speculative_object(args.speculative_config)
+    if not obj:
+        return args, None
+    method = _speculative_method(obj)
+    if not (method in _MTP_METHODS or method.endswith("_mtp")):
+        return args, None
+    n = obj.get("num_speculative_tokens")
+    if n is None:
+        if n_predict is None:
+            raise InputError("--speculative-config", "A speculative model was provided, but `num_speculative_tokens` was "
+                             f"not provided ({model_id}'s config declares no MTP layer count for vLLM to default it to)",
+                             'give it: {"method": "' + method + '", "num_speculative_tokens": 1}')
+        return (replace(args, speculative_config=json.dumps(dict(obj, num_speculative_tokens=n_predict))),
+                f"num_speculative_tokens {n_predict}: vLLM's default for MTP, the {n_predict} MTP layer(s) the config "
+                "declares (n_predict)")
+    if n_predict and isinstance(n, int) and n > n_predict and n % n_predict:
+        raise InputError("--speculative-config", f"num_speculative_tokens:{n} must be divisible by n_predict={n_predict}: "
+                         "vLLM refuses the start (the MTP layers are reused in turn)",
+                         f"give num_speculative_tokens {n_predict * (n // n_predict)} or {n_predict * (n // n_predict + 1)}")
+    return args, None
+
+
 def speculative_method_given(value) -> bool:
     """Whether --speculative-config names its "method" (vLLM's release checks read the key as given, not the method
     its __post_init__ infers: v1_fallback, resolve_args)."""
@@ -245,7 +276,9 @@ def parse_speculative_config(value) -> tuple[str, int] | None:
                          f"named by \"model\" with method {', '.join(DRAFT_METHODS)}")
     n = value.get("num_speculative_tokens")
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise InputError("--speculative-config", f"num_speculative_tokens must be a whole number >= 1, got {n!r}",
+        raise InputError("--speculative-config", f"num_speculative_tokens must be a whole number >= 1, got {n!r}"
+                         + (" (vLLM takes the model's MTP layer count when it is left out: plan with the model to "
+                            "read it)" if kind == "mtp" and n is None else ""),
                          'e.g. {"method": "mtp", "num_speculative_tokens": 3}')
     if kind in DRAFT_METHODS:
         model = value.get("model")

@@ -15,7 +15,7 @@ from typing import Iterable
 
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError
-from kvplan.plan.args import (AUTO_FIT, DEFAULT_BLOCK_SIZE, DRAFT_METHODS, MRV2_ENV, EngineArgs, Fix, KVGroup, Term,
+from kvplan.plan.args import (AUTO_FIT, with_mtp_token_default, DEFAULT_BLOCK_SIZE, DRAFT_METHODS, MRV2_ENV, EngineArgs, Fix, KVGroup, Term,
                               _env_rules, cdiv, serve_as, v1_fallback)
 from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
@@ -28,7 +28,7 @@ from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buf
 from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _pipeline_stage_pool,
                                check_flashinfer_sampler_env, computed_profile_terms, measured_terms,
                                pipeline_cold_start_loss, sampler_kernel_note, trtllm_workspace_in_estimate_bytes)
-from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank
+from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank, mtp_n_predict
 from kvplan.versions import (VersionRules, architecture_refusal, as_v0_engine, canonical_quant, check_serve_env,
                              check_serve_values, newer_than_read, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, drafter_weights, kv_dtype_bytes, lora_buffer_bytes,
@@ -320,6 +320,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
     checked. `pool_given`: args.kv_cache_memory_bytes is the pool a startup log recorded, taken as given to check the
     arithmetic after it (validate --given-kv), not vLLM's --kv-cache-memory-bytes, which the release may lack."""
     model, gpu, args = _plan_inputs(model, gpu, args)
+    args, mtp_note = with_mtp_token_default(args, mtp_n_predict(model), model.id)
+    extra_assumptions = tuple(extra_assumptions) + ((mtp_note,) if mtp_note else ())
     if check_architecture:  # the release is the one the user runs (validate infers some: not held to their argparse)
         # a flag or value `vllm serve` of this release refuses before sizing anything: refused here as the launch
         # files refuse it
