@@ -218,3 +218,19 @@ def test_mtp_without_num_speculative_tokens_takes_vllms_default(tmp_path):
         kvplan.fit(str(path), speculative_config='{"method": "mtp", "num_speculative_tokens": 3}', **kw)
     assert "num_speculative_tokens 2 or 4" in e.value.fix
     assert kvplan.fit(str(path), speculative_config='{"method": "mtp", "num_speculative_tokens": 4}', **kw).fits
+
+
+def test_sweep_varies_the_lora_slots(monkeypatch, capsys):
+    # 'kvplan sweep --vary max_loras=1,2,4,8' was refused ("cannot vary 'max_loras'"): the slots' count and rank are
+    # what a multi-adapter server trades against its KV pool
+    from cli_runner import run_cli
+
+    code, out, err = run_cli(monkeypatch, capsys, "sweep", MOE, "--gpu", "H100", "--max-model-len", "8192",
+                             "--enable-lora", "--vary", "max_loras=1..8", "--vary", "max_lora_rank=16,64", "--json")
+    rows = json.loads(out)["rows"] if isinstance(json.loads(out), dict) else json.loads(out)
+    got = {(r["max_loras"], r["max_lora_rank"]): r for r in rows}
+    assert sorted(got) == [(n, r) for n in (1, 2, 4, 8) for r in (16, 64)]
+    # 1 x 64 and 4 x 16 are the same slots (rank x count), and more slots leave less pool
+    assert got[(1, 64)]["kv_cache_tokens"] == got[(4, 16)]["kv_cache_tokens"]
+    assert got[(1, 16)]["kv_cache_tokens"] > got[(2, 16)]["kv_cache_tokens"] > got[(4, 16)]["kv_cache_tokens"]
+    assert not got[(8, 64)]["fits"] and got[(1, 16)]["fits"]

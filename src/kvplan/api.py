@@ -1134,7 +1134,7 @@ CAPACITY_REQUESTS = 5000
 
 
 SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size", "quantization",
-             "vllm_version")
+             "vllm_version", "max_loras", "max_lora_rank")
 
 
 def _engine_kwargs_and_gpu(flags: FitFlags) -> tuple[dict, Optional[str], Optional[float], Optional[float], Optional[str]]:
@@ -1424,7 +1424,8 @@ def _vary_name(raw: str) -> str:
 
 def _vary_value(name: str, v, spec: str):
     """One --vary value as its flag reads it: a length (4096, 32k), a count, a fraction, else the text."""
-    conv = {"max_model_len": parse_max_model_len, "tensor_parallel_size": int, "gpu_memory_utilization": float}.get(name, str)
+    conv = {"max_model_len": parse_max_model_len, "tensor_parallel_size": int, "gpu_memory_utilization": float,
+            "max_loras": int, "max_lora_rank": int}.get(name, str)
     if name == "vllm_version":  # as --vllm-version reads it: a number vLLM never published is refused, not planned
         try:
             refuse_unpublished_version(v)
@@ -1497,12 +1498,12 @@ def _parse_one(raw_name: str, values: str, spec: str) -> tuple[str, list]:
     vals = [v for v, _ in given]
     if not vals:
         raise InputError("--vary", f"no values for {name}", f"e.g. --vary {name}=a,b,c")
-    ranged = name in ("max_model_len", "tensor_parallel_size")
+    ranged = name in ("max_model_len", "tensor_parallel_size", "max_loras")
     dotted = any(".." in v and not q for v, q in given)  # a quoted value is a value, '..' and all
     if dotted and not ranged and name != "model":  # a model path may hold '..': it is a value
         # 'gpu_memory_utilization=0.8..0.95' was answered "gpu_memory_utilization takes float values"
         example = {"gpu_memory_utilization": "0.8,0.85,0.9,0.95"}.get(name, "a,b,c")
-        raise InputError("--vary", f"a range (a..b, doubling) runs over max_model_len or tensor_parallel_size, not "
+        raise InputError("--vary", f"a range (a..b, doubling) runs over max_model_len, tensor_parallel_size or max_loras, not "
                          f"{name}", f"list its values: --vary {name}={example}")
     if dotted and ranged:
         try:
