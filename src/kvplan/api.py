@@ -466,7 +466,7 @@ def _lora_fixes(p: Plan) -> list[_Offer]:
     module while loading: weights.lora_buffer_bytes): the slots on attention alone (--lora-target-modules qkv_proj
     o_proj, from the release that has the flag), the most adapters per batch and the largest rank vLLM takes
     (MaxLoRARanks) that start. A MoE's experts hold most of the slots (Qwen3-30B-A3B: 128 experts x 48 layers)."""
-    from kvplan.plan.args import _LORA_RANKS
+    from kvplan.plan.args import LORA_RANKS
     from kvplan.versions import SERVE_FLAG_SINCE
 
     a = p.args
@@ -483,7 +483,7 @@ def _lora_fixes(p: Plan) -> list[_Offer]:
         n, q = _largest(0, loras - 1, lambda n: _try(p, max_loras=n) if n else None)
         if q is not None:
             out.append(_Offer(Fix("fewer LoRA adapters per batch", {"max_loras": n}, _effect(q), True), q))
-    ranks = [r for r in _LORA_RANKS if r < rank]
+    ranks = [r for r in LORA_RANKS if r < rank]
     if ranks:
         i, q = _largest(-1, len(ranks) - 1, lambda i: _try(p, max_lora_rank=ranks[i]) if i >= 0 else None)
         if q is not None:
@@ -1503,7 +1503,7 @@ def _parse_one(raw_name: str, values: str, spec: str) -> tuple[str, list]:
     if dotted and not ranged and name != "model":  # a model path may hold '..': it is a value
         # 'gpu_memory_utilization=0.8..0.95' was answered "gpu_memory_utilization takes float values"
         example = {"gpu_memory_utilization": "0.8,0.85,0.9,0.95"}.get(name, "a,b,c")
-        raise InputError("--vary", f"a range (a..b, doubling) runs over max_model_len, tensor_parallel_size or max_loras, not "
+        raise InputError("--vary", f"a range (a..b, doubling) runs over max_model_len or tensor_parallel_size (or max_loras), not "
                          f"{name}", f"list its values: --vary {name}={example}")
     if dotted and ranged:
         try:

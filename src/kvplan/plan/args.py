@@ -300,7 +300,7 @@ def speculative_draft(value) -> tuple[str, str | None] | None:
 
 
 _POOLING_TASKS = ("embed", "embedding", "classify", "score", "reward", "encode")
-_LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)  # vllm/config/lora.py MaxLoRARanks (0.33)
+LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)  # vllm/config/lora.py MaxLoRARanks (0.33)
 
 
 def serve_as(model: ModelSpec, args: EngineArgs) -> tuple[ModelSpec, str | None]:
@@ -804,8 +804,8 @@ class EngineArgs:
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
                 raise InputError("--" + name.replace("_", "-"), f"must be a positive whole number, got {v!r}", example)
-        if self.max_lora_rank is not None and self.max_lora_rank not in _LORA_RANKS:
-            raise InputError("--max-lora-rank", f"vLLM accepts ranks {', '.join(map(str, _LORA_RANKS))}, got {self.max_lora_rank}", "e.g. 16")
+        if self.max_lora_rank is not None and self.max_lora_rank not in LORA_RANKS:
+            raise InputError("--max-lora-rank", f"vLLM accepts ranks {', '.join(map(str, LORA_RANKS))}, got {self.max_lora_rank}", "e.g. 16")
         if (self.max_loras or self.max_lora_rank or self.fully_sharded_loras or self.max_cpu_loras
                 or self.lora_target_modules) and not self.enable_lora:
             raise InputError("--enable-lora", "LoRA settings given without --enable-lora", "add --enable-lora (vLLM ignores them otherwise)")
