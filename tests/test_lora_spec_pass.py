@@ -234,3 +234,37 @@ def test_sweep_varies_the_lora_slots(monkeypatch, capsys):
     assert got[(1, 64)]["kv_cache_tokens"] == got[(4, 16)]["kv_cache_tokens"]
     assert got[(1, 16)]["kv_cache_tokens"] > got[(2, 16)]["kv_cache_tokens"] > got[(4, 16)]["kv_cache_tokens"]
     assert not got[(8, 64)]["fits"] and got[(1, 16)]["fits"]
+
+
+def test_moe_lora_slots_under_fully_sharded_loras_and_expert_parallelism():
+    # lora/layers/fused_moe.py: per local expert w13 A 2 x (rank | rank/TP fully sharded) x H, w2 A rank x I_part,
+    # w13 B 2 x I_part x rank, w2 B (H | H/TP fully sharded) x rank (0.12.0+); under EP (0.21.0+) E / ep local
+    # experts at the whole intermediate size; before 0.21 EP is refused ("EP support for Fused MoE LoRA is not
+    # implemented yet."), and from 0.21 EP with --fully-sharded-loras
+    from kvplan.errors import RefusedByVLLMError
+
+    def moe(version, **kw):
+        return kvplan.fit(MOE, gpu="H100", max_model_len=8192, vllm_version=version, tensor_parallel_size=4,
+                          enable_lora=True, max_loras=8, max_lora_rank=64, **kw)
+
+    h, i, r, e, layers, tp = 2048, 768, 64, 128, 48, 4
+    per = lambda a_rank, inter, b_hidden: 2 * a_rank * h + r * inter + 2 * inter * r + b_hidden * r  # noqa: E731
+    full = moe("0.33.0")
+    sharded = moe("0.33.0", fully_sharded_loras=True)
+    moe_fs = layers * 8 * 2 * e * (per(r, i // tp, h) - per(r // tp, i // tp, h // tp))
+    dense_fs = full.weights_bytes - sharded.weights_bytes - moe_fs
+    assert 0 <= dense_fs < 0.05 * moe_fs  # the attention layers' own fully-sharded saving besides the experts'
+    # 0.11.1 reads no fully_sharded_loras for the experts
+    assert moe("0.11.1").weights_bytes - moe("0.11.1", fully_sharded_loras=True).weights_bytes == dense_fs
+    ep = moe("0.33.0", enable_expert_parallel=True)
+    plain_ep = kvplan.fit(MOE, gpu="H100", max_model_len=8192, vllm_version="0.33.0", tensor_parallel_size=4,
+                          enable_expert_parallel=True)
+    plain = kvplan.fit(MOE, gpu="H100", max_model_len=8192, vllm_version="0.33.0", tensor_parallel_size=4)
+    experts_tp = layers * 8 * 2 * e * per(r, i // tp, h)
+    experts_ep = layers * 8 * 2 * (e // tp) * per(r, i, h)
+    assert (full.weights_bytes - plain.weights_bytes) - (ep.weights_bytes - plain_ep.weights_bytes) == experts_tp - experts_ep
+    with pytest.raises(RefusedByVLLMError, match="EP support for Fused MoE LoRA is not implemented yet") as e20:
+        moe("0.20.0", enable_expert_parallel=True)
+    assert e20.value.field == "--enable-expert-parallel" and "0.21.0" in e20.value.fix
+    with pytest.raises(RefusedByVLLMError, match="together with fully_sharded_loras=True"):
+        moe("0.33.0", enable_expert_parallel=True, fully_sharded_loras=True)

@@ -826,6 +826,14 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # (--lora-extra-vocab-size, gone in 0.12), and MoE experts wrapped from 0.11.1 (lora/layers/fused_moe.py).
     "lora_extra_vocab": [((0, 0, 0), 256), ((0, 12, 0), 0)],
     "lora_moe": [((0, 0, 0), False), ((0, 11, 1), True)],
+    # ... with expert parallelism: FusedMoEWithLoRA asserts "EP support for Fused MoE LoRA is not implemented yet." in
+    # 0.11.1-0.20.0 (lora/layers/fused_moe.py, 0.11.1, 0.12.0, 0.16.0, 0.20.0 wheels); from 0.21.0 it wraps each rank's
+    # local experts (_ep_check, the default all2all_backend allgather_reducescatter) and refuses EP with
+    # --fully-sharded-loras (_verify_ep_fs; 0.21.0, 0.22.0, 0.26.0, 0.30.0, 0.33.0 wheels)
+    "lora_moe_ep": [((0, 0, 0), False), ((0, 21, 0), True)],
+    # ... and --fully-sharded-loras splits the experts' w13 A (rank / TP) and w2 B (hidden / TP) from 0.12.0 (0.11.1's
+    # FusedMoEWithLoRA reads no fully_sharded_loras; 0.12.0, 0.20.0, 0.33.0 wheels)
+    "lora_moe_fully_sharded": [((0, 0, 0), False), ((0, 12, 0), True)],
     # The embedding and lm_head take LoRA slots only where the model class (or a base class) lists them in its
     # embedding_modules: lora/utils.py get_supported_lora_modules adds those names to the Linear layers' and
     # lora/model_manager.py _create_lora_modules wraps "embed_tokens" (VocabParallelEmbeddingWithLoRA) and swaps the
@@ -1343,6 +1351,8 @@ class VersionRules:
     v0_for_lora: bool
     lora_extra_vocab: int
     lora_moe: bool
+    lora_moe_ep: bool
+    lora_moe_fully_sharded: bool
     lora_embedding_archs: frozenset
     lora_target_packed: bool
     v0_for_float32: bool

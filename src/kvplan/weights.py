@@ -1921,7 +1921,8 @@ def kv_dtype_bytes(kv_cache_dtype: str, model_dtype: str) -> int:
 
 def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dtype_bytes: int, tp: int = 1,
                       fully_sharded: bool = False, extra_vocab: int = 0, moe_lora: bool = True,
-                      embedding: bool = True, lm_head: bool = True, targets: frozenset | None = None) -> int:
+                      embedding: bool = True, lm_head: bool = True, targets: frozenset | None = None, ep: int = 1,
+                      moe_fully_sharded: bool = False) -> int:
     """GPU bytes of the LoRA slots vLLM allocates when --enable-lora is set, on one rank.
 
     vLLM wraps every supported linear layer (not only an adapter's targets) and the embedding and lm_head, and
@@ -1931,7 +1932,10 @@ def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dt
       row-parallel (o_proj, down): A (R x in / TP), B (out x R);  --fully-sharded-loras also splits A of a column
       layer and B of a row layer by TP;  embedding A (vocab + extra x R), B (hidden x R); lm_head A (R x hidden),
       B (vocab x R), neither split by TP;  a MoE layer (0.11.1 and later) R x 3 x (hidden + intermediate / TP) per
-      local expert. Up to 0.11 an extra vocabulary (default 256) adds its rows and embeddings.
+      local expert (lora/layers/fused_moe.py _create_lora_a_weights / _create_lora_b_weights: w13 A and B, w2 A and
+      B): with expert parallelism (`ep` ranks, 0.21.0+) each rank holds E / ep experts at the whole intermediate size,
+      and `moe_fully_sharded` (--fully-sharded-loras from 0.12.0) splits w13's A by rank and w2's B by hidden over TP.
+      Up to 0.11 an extra vocabulary (default 256) adds its rows and embeddings.
     `embedding` / `lm_head` False: the model class lists no embed_tokens / lm_head in its embedding_modules, so
     neither is wrapped nor grown by the extra vocabulary (lora_embedding_modules). `targets`: the LORA_MODULES kinds
     --lora-target-modules leaves wrapped (lora_target_kinds), None for all.
@@ -1958,8 +1962,12 @@ def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dt
             per_layer += r * q // tp + (h // tp if fully_sharded else h) * r            # o_proj
         if i in moe:
             if moe_lora and on("experts"):
-                local = spec.num_experts  # experts sliced by TP: every rank holds all of them, intermediate / TP
-                per_layer += local * r * 3 * (h + spec.moe_intermediate_size // tp)
+                # experts sliced by TP: every rank holds all of them, intermediate / TP; under EP E / ep of them, whole
+                local = spec.num_experts // ep if ep > 1 else spec.num_experts
+                inter = spec.moe_intermediate_size if ep > 1 else spec.moe_intermediate_size // tp
+                split = fully_sharded and moe_fully_sharded
+                per_layer += local * (2 * (r // tp if split else r) * h + r * inter      # w13 A, w2 A
+                                      + 2 * inter * r + (h // tp if split else h) * r)   # w13 B, w2 B
         elif spec.intermediate_size:
             inter = spec.intermediate_size
             slices = 2 if gated else 1

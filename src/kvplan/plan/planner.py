@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Iterable
 
 from kvplan.calibration import GIB, coefficients_for
-from kvplan.errors import InputError
+from kvplan.errors import InputError, RefusedByVLLMError
 from kvplan.plan.args import (AUTO_FIT, with_mtp_token_default, DEFAULT_BLOCK_SIZE, DRAFT_METHODS, MRV2_ENV, EngineArgs, Fix, KVGroup, Term,
                               _env_rules, cdiv, serve_as, v1_fallback)
 from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
@@ -29,7 +29,7 @@ from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _p
                                check_flashinfer_sampler_env, computed_profile_terms, measured_terms,
                                pipeline_cold_start_loss, sampler_kernel_note, trtllm_workspace_in_estimate_bytes)
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank, mtp_n_predict
-from kvplan.versions import (VersionRules, architecture_refusal, as_v0_engine, canonical_quant, check_serve_env,
+from kvplan.versions import (VersionRules, architecture_refusal, release_from, as_v0_engine, canonical_quant, check_serve_env,
                              check_serve_values, newer_than_read, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, drafter_weights, kv_dtype_bytes, lora_buffer_bytes,
                              lora_embedding_modules, lora_target_kinds, LORA_MODULES)
@@ -598,9 +598,21 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                          f"name only (lora/utils.py is_in_target_modules; a packed module's children from 0.20.0), so "
                          f"{'they wrap' if len(unmatched) > 1 else 'it wraps'} nothing: give {packed} to put slots on "
                          "the fused layer")
+        if ep > 1 and rules.lora_moe and model.is_moe and (targets is None or "experts" in targets):
+            if not rules.lora_moe_ep:
+                raise RefusedByVLLMError("--enable-expert-parallel", "EP support for Fused MoE LoRA is not implemented yet.",
+                                         f"drop --enable-expert-parallel, or plan with --vllm-version "
+                                         f"{release_from('lora_moe_ep', True)} or later (its MoE LoRA takes expert parallelism)",
+                                         rule="MoE LoRA with expert parallelism before 0.21")
+            if resolved.fully_sharded_loras:
+                raise RefusedByVLLMError("--fully-sharded-loras", "Fused MoE LoRA does not support enable_expert_parallel=True "
+                                         "together with fully_sharded_loras=True. Disable one of them.",
+                                         "drop --fully-sharded-loras or --enable-expert-parallel",
+                                         rule="MoE LoRA with expert parallelism and fully sharded LoRA")
         lora = lora_buffer_bytes(model, max_loras=loras, max_lora_rank=rank, dtype_bytes=DTYPE_BYTES[resolved.dtype], tp=tp,
                                  fully_sharded=resolved.fully_sharded_loras, extra_vocab=rules.lora_extra_vocab,
-                                 moe_lora=rules.lora_moe, embedding=embedding, lm_head=head, targets=targets)
+                                 moe_lora=rules.lora_moe, embedding=embedding, lm_head=head, targets=targets, ep=ep,
+                                 moe_fully_sharded=rules.lora_moe_fully_sharded)
         w = replace(w, bytes=w.bytes + lora)
         w_formula += f" + {lora:,} B LoRA slots"
         arch = "/".join(model.architectures or ("the model class",))
