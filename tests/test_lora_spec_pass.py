@@ -100,7 +100,7 @@ def test_lora_target_modules_put_slots_on_the_named_modules_only():
         _moe("0.18.0", lora_target_modules="qkv_proj")
     assert e.value.field == "--lora-target-modules" and "0.19.0" in e.value.fix
     with pytest.raises(InputError) as e:
-        _moe("0.33.0", lora_target_modules="router")
+        _moe("0.33.0", lora_target_modules="mlp_head")
     assert e.value.field == "--lora-target-modules" and "qkv_proj" in e.value.fix
 
 
@@ -122,10 +122,10 @@ def test_lora_flags_reach_serve_sh_and_reconcile():
 
 
 def test_lora_slots_that_stop_the_load_are_named_with_their_fixes():
-    # 8 x rank 64 on Qwen3-30B-A3B's experts is 50.59 GiB of the 107.47 GiB a rank loads: the error says so, and the
-    # fixes shrink the slots (they offered FP8 and bigger hardware only)
+    # 8 x rank 64 on Qwen3-30B-A3B (experts and router) is 50.69 GiB of the 107.57 GiB a rank loads: the error says so,
+    # and the fixes shrink the slots (they offered FP8 and bigger hardware only)
     p = _moe("0.33.0")
-    assert p.failure == "load" and "50.59 GiB of them are the LoRA slots, 8 x rank 64" in p.error
+    assert p.failure == "load" and "50.69 GiB of them are the LoRA slots, 8 x rank 64" in p.error
     fixes = {f.name: f for f in p.fixes}
     attn = fixes["LoRA slots on attention only"]
     assert attn.flags == {"lora_target_modules": "qkv_proj,o_proj"} and attn.fits
@@ -268,3 +268,22 @@ def test_moe_lora_slots_under_fully_sharded_loras_and_expert_parallelism():
     assert e20.value.field == "--enable-expert-parallel" and "0.21.0" in e20.value.fix
     with pytest.raises(RefusedByVLLMError, match="together with fully_sharded_loras=True"):
         moe("0.33.0", enable_expert_parallel=True, fully_sharded_loras=True)
+
+
+def test_moe_router_and_shared_expert_take_lora_slots():
+    # the router (ReplicatedLinear / GateLinear) and a shared expert's Linear layers are wrapped like any Linear
+    # (lora/utils.py get_supported_lora_modules; models/qwen3_moe.py, llama4.py 0.33.0): they had no slots
+    def slots(model, **kw):
+        with_lora = kvplan.fit(model, gpu="H200", tensor_parallel_size=8, max_model_len=8192, enable_lora=True,
+                               max_loras=8, max_lora_rank=64, **kw)
+        return with_lora.weights_bytes - kvplan.fit(model, gpu="H200", tensor_parallel_size=8, max_model_len=8192).weights_bytes
+
+    r, tp, n = 64, 8, 8 * 2  # rank, TP, 8 slots x 2 B
+    # Llama-4-Scout: 48 MoE layers, 16 experts, hidden 5,120, one shared expert of 8,192
+    scout = "meta-llama/Llama-4-Scout-17B-16E-Instruct"
+    router = r * (5120 + 16)
+    shared = 2 * r * 5120 + r * 2 * 8192 // tp + r * 8192 // tp + 5120 * r
+    assert slots(scout) - slots(scout, lora_target_modules="qkv_proj,o_proj,experts") == 48 * n * (router + shared)
+    assert slots(scout, lora_target_modules="router") == 48 * n * router  # Llama 4 names it router
+    # Qwen3-30B-A3B: a router of 128 experts, no shared expert
+    assert slots(MOE, lora_target_modules="gate") == 48 * n * r * (2048 + 128)

@@ -1968,6 +1968,17 @@ def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dt
                 split = fully_sharded and moe_fully_sharded
                 per_layer += local * (2 * (r // tp if split else r) * h + r * inter      # w13 A, w2 A
                                       + 2 * inter * r + (h // tp if split else h) * r)   # w13 B, w2 B
+            # the router, a ReplicatedLinear hidden -> experts (GateLinear, its subclass, in 0.33.0) that every release
+            # wraps as it wraps any Linear (ReplicatedLinearWithLoRA: A rank x hidden, B experts x rank, whole on each
+            # rank; models/qwen3_moe.py 0.10.2, 0.12.0, 0.20.0, 0.33.0, llama4.py "router" 0.33.0)
+            if on("gate"):
+                per_layer += r * (h + spec.num_experts)
+            shared = spec.shared_expert_intermediate_size
+            if shared:  # the shared expert: a gated MLP of Linear layers, split over TP like a dense one
+                if on("gate_up_proj"):
+                    per_layer += 2 * a_col * h + r * 2 * shared // tp
+                if on("down_proj"):
+                    per_layer += r * shared // tp + (h // tp if fully_sharded else h) * r
         elif spec.intermediate_size:
             inter = spec.intermediate_size
             slices = 2 if gated else 1
@@ -1989,7 +2000,9 @@ def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dt
 # The modules lora_buffer_bytes counts, by vLLM's module name, with the adapter-side names a packed one stands for
 # (the models' packed_modules_mapping: qkv_proj <- q_proj, k_proj, v_proj; gate_up_proj <- gate_proj, up_proj)
 LORA_MODULES = {"qkv_proj": ("q_proj", "k_proj", "v_proj"), "o_proj": (), "gate_up_proj": ("gate_proj", "up_proj"),
-                "down_proj": (), "experts": (), "embed_tokens": (), "lm_head": ()}
+                "down_proj": (), "experts": (), "gate": (), "embed_tokens": (), "lm_head": ()}
+# the MoE router's module name where a model calls it otherwise (Llama 4's feed_forward.router)
+_LORA_ALIASES = {"router": "gate"}
 
 
 def lora_target_kinds(names, packed_children: bool) -> tuple[frozenset, tuple[str, ...]]:
@@ -2002,6 +2015,7 @@ def lora_target_kinds(names, packed_children: bool) -> tuple[frozenset, tuple[st
     children = {c for cs in LORA_MODULES.values() for c in cs}
     for name in names:
         last = name.rsplit(".", 1)[-1]
+        last = _LORA_ALIASES.get(last, last)
         hit = [k for k, cs in LORA_MODULES.items() if last == k or (packed_children and last in cs)]
         if not hit and last in children:
             unmatched.append(name)
