@@ -287,3 +287,19 @@ def test_moe_router_and_shared_expert_take_lora_slots():
     assert slots(scout, lora_target_modules="router") == 48 * n * router  # Llama 4 names it router
     # Qwen3-30B-A3B: a router of 128 experts, no shared expert
     assert slots(MOE, lora_target_modules="gate") == 48 * n * r * (2048 + 128)
+
+
+def test_lora_on_a_class_without_lora_support_is_refused_as_vllm_refuses_it():
+    # GptOssForCausalLM implements SupportsLoRA from 0.12.0 (models/gpt_oss.py; not in 0.10.2's or 0.11.0's), and
+    # vLLM refuses --enable-lora before ("GptOssForCausalLM does not support LoRA yet.", lora_model_runner_mixin.py);
+    # kvplan planned 8 adapters' slots on it
+    from kvplan.errors import RefusedByVLLMError
+
+    def fit(version):
+        return kvplan.fit("openai/gpt-oss-20b", gpu="H100", max_model_len=8192, vllm_version=version, enable_lora=True)
+
+    with pytest.raises(RefusedByVLLMError, match="GptOssForCausalLM does not support LoRA yet") as e:
+        fit("0.11.0")
+    assert e.value.field == "--enable-lora" and "--vllm-version 0.12.0" in e.value.fix
+    assert fit("0.12.0").fits and not any("LoRA support" in w for w in fit("0.12.0").warnings)
+    assert any("lies between the releases read" in w for w in fit("0.11.1").warnings)  # 0.11.1 was not read

@@ -184,6 +184,37 @@ LORA_EMBEDDING_ARCHS = frozenset({
 # ... of which these wrap the embedding alone (no module named lm_head)
 LORA_EMBEDDING_ONLY_ARCHS = frozenset({"CohereForCausalLM", "Cohere2ForCausalLM"})
 
+# Model classes without SupportsLoRA, which vLLM refuses with --enable-lora ("{class} does not support LoRA yet.":
+# v1/worker/lora_model_runner_mixin.py load_lora_model, 0.10.2, 0.20.0, 0.33.0; 0.33.0's LoRAConfig says "LoRA is not
+# supported for ..."): the last release read whose class lacks it and the first read that has it (None: none read
+# has it), from each class and its bases in models/ of the 0.10.2, 0.11.0, 0.12.0, 0.14.0, 0.15.0, 0.16.0, 0.18.0,
+# 0.19.0, 0.20.0 and 0.33.0 wheels. A release between the two was not read.
+LORA_UNSUPPORTED: dict[str, tuple[str, str | None]] = {
+    "GptOssForCausalLM": ("0.11.0", "0.12.0"), "Llama4ForConditionalGeneration": ("0.11.0", "0.12.0"),
+    "OlmoeForCausalLM": ("0.11.0", "0.12.0"), "OPTForCausalLM": ("0.11.0", "0.12.0"),
+    "LlavaForConditionalGeneration": ("0.12.0", "0.14.0"), "PixtralForConditionalGeneration": ("0.12.0", "0.14.0"),
+    "PaliGemmaForConditionalGeneration": ("0.12.0", "0.14.0"), "MiniMaxM2ForCausalLM": ("0.14.0", "0.15.0"),
+    "Gemma4ForConditionalGeneration": ("0.19.0", "0.20.0"), "MllamaForConditionalGeneration": ("0.10.2", None),
+    "DeepseekV4ForCausalLM": ("0.20.0", None),
+}
+
+
+def lora_refusal(architectures, version: str) -> tuple[str, str] | None:
+    """("refused" | "unread", text) where vLLM `version` serves the model class without LoRA (LORA_UNSUPPORTED): refused
+    up to the last release read without it, unread between that and the first read with it (or after it, where none
+    has it); None otherwise."""
+    release = parse_version(version)
+    for arch in architectures or ():
+        row = LORA_UNSUPPORTED.get(arch)
+        if row is None:
+            continue
+        without, with_ = row
+        if release <= parse_version(without):
+            return "refused", arch
+        if with_ is None or release < parse_version(with_):
+            return "unread", arch
+    return None
+
 
 _RULES: dict[str, list[tuple[V, object]]] = {
     # Engine: V1 is the default from 0.8.0; V0 removed in 0.11 (section 0).

@@ -29,7 +29,7 @@ from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _p
                                check_flashinfer_sampler_env, computed_profile_terms, measured_terms,
                                pipeline_cold_start_loss, sampler_kernel_note, trtllm_workspace_in_estimate_bytes)
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank, mtp_n_predict
-from kvplan.versions import (VersionRules, architecture_refusal, release_from, as_v0_engine, canonical_quant, check_serve_env,
+from kvplan.versions import (LORA_UNSUPPORTED, VersionRules, architecture_refusal, lora_refusal, release_from, as_v0_engine, canonical_quant, check_serve_env,
                              check_serve_values, newer_than_read, rules_for)
 from kvplan.weights import (RankWeights, allocator_rounding_bytes, drafter_weights, kv_dtype_bytes, lora_buffer_bytes,
                              lora_embedding_modules, lora_target_kinds, LORA_MODULES)
@@ -588,6 +588,19 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                          lookahead_slots_per_sequence=spec[1])
         notes.extend(d_notes)
     if resolved.enable_lora:
+        refusal = lora_refusal(model.architectures, rules.version)
+        if refusal and refusal[0] == "refused":
+            row = LORA_UNSUPPORTED[refusal[1]]
+            raise RefusedByVLLMError("--enable-lora", f"{refusal[1]} does not support LoRA yet.",
+                                     "drop --enable-lora" + (f", or plan with --vllm-version {row[1]} or later (its class "
+                                                             "implements SupportsLoRA)" if row[1] else ""),
+                                     rule="LoRA on a model class without SupportsLoRA")
+        if refusal:
+            row = LORA_UNSUPPORTED[refusal[1]]
+            warns.append(f"--enable-lora: {refusal[1]} has no LoRA support in vLLM {row[0]}"
+                         + (f" and has it in {row[1]}; vLLM {rules.version} lies between the releases read"
+                            if row[1] else f"; no later release read adds it, so vLLM {rules.version} may refuse "
+                            f"('{refusal[1]} does not support LoRA yet.')"))
         loras, rank = resolved.max_loras or 1, resolved.max_lora_rank or 16
         embedding, head = lora_embedding_modules(model, rules)
         given = resolved.lora_targets
