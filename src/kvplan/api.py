@@ -427,6 +427,7 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
         fixes.append(_Offer(Fix("lower max_model_len", {"max_model_len": best_len},
                                 f"starts: {q.kv_cache_tokens:,} tokens, {q.max_concurrency:.2f}x concurrency at "
                                 f"{best_len:,}", True), q, "max_model_len", best_len))
+    fixes += _lora_fixes(p)
     fix = _max_num_seqs_fix(p) if p.failure != "load" else None
     if fix:
         fixes.append(fix)
@@ -458,6 +459,37 @@ def _offers(p: Plan, gpus_available: int | None) -> list[_Offer]:
             fixes.append(_Offer(Fix("another GPU" if same_size else "a larger GPU", {"gpu": g.name},
                                     _effect(q) + f" on {cards}{g.name} ({g.total_gib:.1f} GiB{why})", q.fits), q))
     return fixes
+
+
+def _lora_fixes(p: Plan) -> list[_Offer]:
+    """Smaller LoRA slots for a plan they keep from starting (vLLM allocates max_loras x max_lora_rank on every wrapped
+    module while loading: weights.lora_buffer_bytes): the slots on attention alone (--lora-target-modules qkv_proj
+    o_proj, from the release that has the flag), the most adapters per batch and the largest rank vLLM takes
+    (MaxLoRARanks) that start. A MoE's experts hold most of the slots (Qwen3-30B-A3B: 128 experts x 48 layers)."""
+    from kvplan.plan.args import LORA_RANKS
+    from kvplan.versions import SERVE_FLAG_SINCE
+
+    a = p.args
+    if not a.enable_lora or p.failure not in ("memory", "load"):
+        return []
+    out: list[_Offer] = []
+    if not a.lora_targets and p.rules.release >= SERVE_FLAG_SINCE["--lora-target-modules"]:
+        q = _try(p, lora_target_modules="qkv_proj,o_proj")
+        if q and q.weights_bytes < p.weights_bytes:
+            out.append(_Offer(Fix("LoRA slots on attention only", {"lora_target_modules": "qkv_proj,o_proj"},
+                                  _effect(q) + " (adapters' weights on other modules are then not applied)", q.fits), q))
+    loras, rank = a.max_loras or 1, a.max_lora_rank or 16
+    if loras > 1:
+        n, q = _largest(0, loras - 1, lambda n: _try(p, max_loras=n) if n else None)
+        if q is not None:
+            out.append(_Offer(Fix("fewer LoRA adapters per batch", {"max_loras": n}, _effect(q), True), q))
+    ranks = [r for r in LORA_RANKS if r < rank]
+    if ranks:
+        i, q = _largest(-1, len(ranks) - 1, lambda i: _try(p, max_lora_rank=ranks[i]) if i >= 0 else None)
+        if q is not None:
+            out.append(_Offer(Fix("a lower LoRA rank", {"max_lora_rank": ranks[i]}, _effect(q)
+                                  + f" (adapters of rank above {ranks[i]} are then refused)", True), q))
+    return out
 
 
 def _max_num_seqs_fix(p: Plan, named_blocks: int | None = None) -> _Offer | None:
@@ -987,6 +1019,8 @@ class FitFlags:
     max_loras: Optional[int] = None
     max_lora_rank: Optional[int] = None
     fully_sharded_loras: bool = False
+    max_cpu_loras: Optional[int] = None
+    lora_target_modules: Optional[str] = None  # "qkv_proj,o_proj" (vllm serve: --lora-target-modules qkv_proj o_proj)
     runner: Optional[str] = None
     limit_mm_per_prompt: Optional[str] = None
     language_model_only: bool = False
@@ -1054,6 +1088,8 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("max_loras", Optional[int], None, ("--max-loras",), "LoRA adapters in one batch (vLLM default 1).", "vllm serve flags"),
     FitParam("max_lora_rank", Optional[int], None, ("--max-lora-rank",), "Largest adapter rank (vLLM default 16).", "vllm serve flags"),
     FitParam("fully_sharded_loras", bool, False, ("--fully-sharded-loras",), "Shard both LoRA matrices over TP ranks.", "vllm serve flags"),
+    FitParam("max_cpu_loras", Optional[int], None, ("--max-cpu-loras",), "Adapters cached in CPU memory (vLLM default max_loras; no GPU memory; vLLM refuses fewer than --max-loras).", "vllm serve flags"),
+    FitParam("lora_target_modules", Optional[str], None, ("--lora-target-modules",), "vLLM >= 0.19: the modules that take LoRA slots, comma-separated (qkv_proj,o_proj; from 0.20 also q_proj, gate_proj...); vllm serve spells it --lora-target-modules qkv_proj o_proj. Default: every supported module.", "vllm serve flags"),
     FitParam("runner", Optional[str], None, ("--runner",), "auto, generate or pooling: pooling serves an embedding/classification model (no lm_head, no sampler; --task embed before vLLM 0.10.1). auto: vLLM's choice from the architecture and a sentence-transformers modules.json.", "vllm serve flags"),
     FitParam("limit_mm_per_prompt", Optional[str], None, ("--limit-mm-per-prompt",), 'Items per modality a multimodal prompt may carry, as vLLM takes it: \'{"image": 2, "video": 0}\'. The profile run encodes the largest allowed items; all 0 = none.', "vllm serve flags"),
     FitParam("language_model_only", bool, False, ("--language-model-only",), "Serve a multimodal checkpoint as text only (vLLM >= 0.17; the same as every --limit-mm-per-prompt at 0): no vision tower loaded, no encoder pass profiled.", "vllm serve flags"),
@@ -1098,7 +1134,7 @@ CAPACITY_REQUESTS = 5000
 
 
 SWEEPABLE = ("max_model_len", "gpu_memory_utilization", "gpu", "model", "kv_cache_dtype", "tensor_parallel_size", "quantization",
-             "vllm_version")
+             "vllm_version", "max_loras", "max_lora_rank")
 
 
 def _engine_kwargs_and_gpu(flags: FitFlags) -> tuple[dict, Optional[str], Optional[float], Optional[float], Optional[str]]:
@@ -1388,7 +1424,8 @@ def _vary_name(raw: str) -> str:
 
 def _vary_value(name: str, v, spec: str):
     """One --vary value as its flag reads it: a length (4096, 32k), a count, a fraction, else the text."""
-    conv = {"max_model_len": parse_max_model_len, "tensor_parallel_size": int, "gpu_memory_utilization": float}.get(name, str)
+    conv = {"max_model_len": parse_max_model_len, "tensor_parallel_size": int, "gpu_memory_utilization": float,
+            "max_loras": int, "max_lora_rank": int}.get(name, str)
     if name == "vllm_version":  # as --vllm-version reads it: a number vLLM never published is refused, not planned
         try:
             refuse_unpublished_version(v)
@@ -1461,12 +1498,12 @@ def _parse_one(raw_name: str, values: str, spec: str) -> tuple[str, list]:
     vals = [v for v, _ in given]
     if not vals:
         raise InputError("--vary", f"no values for {name}", f"e.g. --vary {name}=a,b,c")
-    ranged = name in ("max_model_len", "tensor_parallel_size")
+    ranged = name in ("max_model_len", "tensor_parallel_size", "max_loras")
     dotted = any(".." in v and not q for v, q in given)  # a quoted value is a value, '..' and all
     if dotted and not ranged and name != "model":  # a model path may hold '..': it is a value
         # 'gpu_memory_utilization=0.8..0.95' was answered "gpu_memory_utilization takes float values"
         example = {"gpu_memory_utilization": "0.8,0.85,0.9,0.95"}.get(name, "a,b,c")
-        raise InputError("--vary", f"a range (a..b, doubling) runs over max_model_len or tensor_parallel_size, not "
+        raise InputError("--vary", f"a range (a..b, doubling) runs over max_model_len or tensor_parallel_size (or max_loras), not "
                          f"{name}", f"list its values: --vary {name}={example}")
     if dotted and ranged:
         try:

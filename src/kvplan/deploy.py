@@ -540,6 +540,11 @@ def spec_from_plan(
                 flags.append(Flag("--" + lora_flag.replace("_", "-"), str(_get(a, lora_flag))))
         if _get(a, "fully_sharded_loras", default=False):
             flags.append(Flag("--fully-sharded-loras", None))
+        if _get(a, "max_cpu_loras"):
+            flags.append(Flag("--max-cpu-loras", str(_get(a, "max_cpu_loras")), "adapters cached in CPU memory (no GPU memory)"))
+        targets = getattr(a, "lora_targets", None)
+        if targets:  # vllm serve takes the names as separate arguments (nargs="+")
+            flags.append(Flag("--lora-target-modules", " ".join(targets), "only these modules take LoRA slots"))
     if _get(a, "language_model_only", default=False):
         flags.append(Flag("--language-model-only", None, "text only: no vision tower loaded, as planned"))
     if _get(a, "skip_mm_profiling", default=False):

@@ -2874,8 +2874,8 @@ class StartupLog:
         if runner:  # beyond the record format too: a pooling model loads no lm_head and runs no sampler
             args["runner"] = runner
         lora_on = bool(self.arg("enable_lora"))
-        for name in ("enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "cpu_offload_gb", "limit_mm_per_prompt",
-                     "language_model_only", "kv_cache_memory_bytes"):
+        for name in ("enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "max_cpu_loras", "lora_target_modules",
+                     "cpu_offload_gb", "limit_mm_per_prompt", "language_model_only", "kv_cache_memory_bytes"):
             if name in _LORA_SLOT_ARGS and not lora_on:
                 # vLLM builds its LoRA config only with enable_lora (vllm/engine/arg_utils.py
                 # EngineArgs.create_engine_config, 0.7.2: `LoRAConfig(...) if self.enable_lora else None`); the
@@ -2951,7 +2951,7 @@ RECORD_ARG_NAMES = (
 # Argument parsing (never eval)
 # --------------------------------------------------------------------------------------
 
-_LORA_SLOT_ARGS = frozenset({"max_loras", "max_lora_rank", "fully_sharded_loras"})
+_LORA_SLOT_ARGS = frozenset({"max_loras", "max_lora_rank", "fully_sharded_loras", "max_cpu_loras", "lora_target_modules"})
 _DICT_PAIR = re.compile(r"'(?P<key>\w+)':\s*(?P<val>'(?:[^'\\]|\\.)*'|\"[^\"]*\"|True|False|None|-?[\d.]+(?:e-?\d+)?|\[[^\]]*\])")
 _KV_PAIR = re.compile(r"(?:^|[\s,(])(?P<key>[a-z_][a-z0-9_]*)=(?P<val>'(?:[^'\\]|\\.)*'|\"[^\"]*\"|[^,()\s]+)")
 _ENGINE_CONFIG_RENAMES = {"max_seq_len": "max_model_len"}

@@ -1319,9 +1319,42 @@ def _header_tensors(headers: Iterable[dict]):
                 yield name, info["dtype"], end - start
 
 
-def _mtp_layers(text: dict) -> int:
-    """MTP decoder layers: mtp_num_hidden_layers (Qwen3-Next/3.5), num_nextn_predict_layers (DeepSeek-V3, GLM-4.5,
-    MiMo), num_mtp_modules x mtp_transformer_layers (MiniMax-M2)."""
+# MTP drafters that build a layer count the config may omit: the key vLLM's drafter class reads and the count it
+# takes without it. Qwen3NextMTP reads num_nextn_predict_layers, default 1, and never mtp_num_hidden_layers
+# (models/qwen3_next_mtp.py, 0.10.2, 0.11.0, 0.12.0, 0.20.0, 0.33.0 wheels), so Qwen3-Next-80B-A3B's config, which
+# declares neither, serves one MTP layer; Qwen3.5's drafter reads mtp_num_hidden_layers, default 1 (qwen3_5_mtp.py,
+# 0.20.0, 0.33.0). Other drafters read num_nextn_predict_layers with no default (deepseek_mtp.py, glm4_moe_mtp.py).
+_MTP_DEFAULT_LAYERS = {"qwen3_next": ("num_nextn_predict_layers", 1), "qwen3_5": ("mtp_num_hidden_layers", 1),
+                       "qwen3_5_moe": ("mtp_num_hidden_layers", 1), "qwen3_5_text": ("mtp_num_hidden_layers", 1),
+                       "qwen3_5_moe_text": ("mtp_num_hidden_layers", 1)}
+
+
+# vLLM's n_predict for an MTP drafter: the count its config declares, under the key SpeculativeConfig reads for the
+# model type (config/speculative.py hf_config_override, 0.33.0: num_nextn_predict_layers for DeepSeek-V3, GLM-4.5,
+# MiMo, ERNIE and Qwen3-Next, mtp_num_hidden_layers for Qwen3.5, num_mtp_modules for MiniMax, each without a default
+# but MiniMax's and LongCat's 1; config/__init__.py reads n_predict the same way in 0.10.2)
+_MTP_N_PREDICT_DEFAULT = {"minimax_m2": ("num_mtp_modules", 1), "longcat_flash": ("num_nextn_predict_layers", 1)}
+
+
+def mtp_n_predict(spec) -> int | None:
+    """The MTP layer count vLLM takes as n_predict from the model's config (its num_speculative_tokens default, and the
+    divisor a larger one must be a multiple of); None where the config declares none and vLLM has no default."""
+    text = spec.text_config or {}
+    key, default = _MTP_N_PREDICT_DEFAULT.get(spec.model_type, (
+        "mtp_num_hidden_layers" if spec.model_type in _MTP_DEFAULT_LAYERS and _MTP_DEFAULT_LAYERS[spec.model_type][0]
+        == "mtp_num_hidden_layers" else "num_nextn_predict_layers", None))
+    n = text.get(key)
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else default
+
+
+def _mtp_layers(text: dict, model_type: str = "") -> int:
+    """MTP decoder layers: mtp_num_hidden_layers (Qwen3.5), num_nextn_predict_layers (Qwen3-Next, DeepSeek-V3, GLM-4.5,
+    MiMo), num_mtp_modules x mtp_transformer_layers (MiniMax-M2); a drafter vLLM builds with a default count
+    (_MTP_DEFAULT_LAYERS) takes that count where its key is absent."""
+    if model_type in _MTP_DEFAULT_LAYERS:
+        key, default = _MTP_DEFAULT_LAYERS[model_type]
+        n = text.get(key)
+        return n if isinstance(n, int) and n > 0 else default
     for key in ("mtp_num_hidden_layers", "num_nextn_predict_layers"):
         if isinstance(text.get(key), int) and text[key] > 0:
             return text[key]
@@ -2007,7 +2040,7 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
         shared_expert_intermediate_size=shared_inter, quant=quant, checkpoint=checkpoint, gated=gated,
         mamba_ssm_dtype=_get(text, "mamba_ssm_dtype", default=None), is_multimodal=multimodal, is_pooling=pooling or encoder_only,
         is_encoder_only=encoder_only,
-        mtp_layers=_mtp_layers(text),
+        mtp_layers=_mtp_layers(text, model_type),
         notes=tuple(notes), text_config=text, vision_config=vision, raw_config=raw, normalize_inputs=inputs,
     )
 

@@ -2558,15 +2558,22 @@ def _as_served(plan, workload: Workload) -> Workload:
     decoding the pool keeps the drafter's pages but each step still emits one token (no acceptance rate is known)."""
     if plan.model.is_pooling:
         workload = workload.prefill_only()
+    notes = served_caveats(plan)
+    return replace(workload, notes=workload.notes + notes) if notes else workload
+
+
+def served_caveats(plan) -> tuple[str, ...]:
+    """What the step model leaves out of the planned server: speculative decoding's draft and verification cost and
+    its accepted tokens, LoRA's extra matmuls. Said by simulate among its notes and by capacity beside its rate (a
+    capacity answered with a drafter configured read as the drafter's speedup)."""
+    out = []
     spec = getattr(plan.args, "speculative", None)
     if spec:
-        workload = replace(workload, notes=workload.notes + (
-            f"speculative decoding ({spec[0]}, {spec[1]} tokens) is not in the step model: one token per step, no draft "
-            "cost and no accepted extra tokens (the KV pool and state pages are the plan's, drafter included)",))
+        out.append(f"speculative decoding ({spec[0]}, {spec[1]} tokens) is not in the step model: one token per step, no "
+                   "draft cost and no accepted extra tokens (the KV pool and state pages are the plan's, drafter included)")
     if getattr(plan.args, "enable_lora", False):
-        workload = replace(workload, notes=workload.notes + (
-            "LoRA: the slots' memory is in the plan; the adapters' extra matmuls are not in the step model",))
-    return workload
+        out.append("LoRA: the slots' memory is in the plan; the adapters' extra matmuls are not in the step model")
+    return tuple(out)
 
 
 def plan_capacity(plan, workload_at: Callable[[float], Workload], config: EngineConfig, step_model: StepModel,
@@ -2764,7 +2771,7 @@ def _capacity_row(row: dict, p, r: dict, base: Workload, slo: SLO, burstiness, s
         return
     # the step-time model's caveats on this row's rate (a card without peak FLOPS is timed on bandwidth alone, so its
     # prefills and TTFT come out optimistic), as `kvplan simulate` notes them; the plan's own warnings are "warnings"
-    row["notes"] = [n for n in step_model.notes if not n.startswith("plan: ")]
+    row["notes"] = [n for n in step_model.notes if not n.startswith("plan: ")] + list(served_caveats(p))
     try:
         check_servable(p, base, config)
     except InputError as exc:

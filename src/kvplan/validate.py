@@ -36,7 +36,8 @@ from kvplan.weights import kv_dtype_bytes
 FIGURES = ("weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
 # the record format's args (what `kvplan reconcile --record` writes from a log), then the flags kvplan reads beyond it
 ARG_FIELDS = RECORD_ARG_NAMES + (
-    "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "cpu_offload_gb",
+    "speculative_config", "runner", "enable_lora", "max_loras", "max_lora_rank", "fully_sharded_loras", "max_cpu_loras",
+    "lora_target_modules", "cpu_offload_gb",
     "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "enable_expert_parallel",
     "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "skip_mm_profiling",
     "cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes", "hf_overrides", "rope_scaling", "rope_theta")
@@ -55,7 +56,6 @@ ARGS_WITHOUT_MEMORY_EFFECT = frozenset({
     "guided_decoding_backend", "logits_processor_pattern", "generation_config", "override_generation_config",
     "otlp_traces_endpoint", "collect_detailed_traces", "show_hidden_metrics_for_version", "use_tqdm_on_load",
     "prefix_caching_hash_algo", "ignore_patterns", "disable_cascade_attn",  # cascade attention: a per-step kernel choice
-    "max_cpu_loras",  # max_cpu_loras: the LoRA cache in CPU memory
     "use_v2_block_manager",  # 0.6: "[DEPRECATED] ... has no effect on vLLM behavior"
     # the OpenAI server's flags (cli_args.py) and AsyncEngineArgs' (0.6-0.10)
     "host", "port", "api_key", "uvicorn_log_level", "disable_uvicorn_access_log", "allow_credentials",

@@ -167,6 +167,55 @@ def development_build_of(text: str) -> str | None:
 
 
 # (field, [(first version, value), ...]) -- the value holds from that version on.
+# The architectures whose model class lists embed_tokens (and, but for Cohere's, lm_head) in its LoRA
+# embedding_modules in every release read that serves them (rules row lora_embedding_archs adds the ones that changed).
+LORA_EMBEDDING_ARCHS = frozenset({
+    "ApertusForCausalLM", "AquilaForCausalLM", "AquilaModel", "BambaForCausalLM", "Cohere2ForCausalLM", "CohereForCausalLM",
+    "CwmForCausalLM", "DeciLMForCausalLM", "Ernie4_5ForCausalLM", "Exaone4ForCausalLM", "ExaoneForCausalLM",
+    "ExaoneMoEForCausalLM", "ExaoneMoeForCausalLM", "Fairseq2LlamaForCausalLM", "FalconH1ForCausalLM", "GlmForCausalLM",
+    "GraniteForCausalLM", "GraniteMoeForCausalLM", "GraniteMoeHybridForCausalLM", "GraniteMoeSWAForCausalLM",
+    "GraniteMoeSharedForCausalLM", "GraniteSWAForCausalLM", "GritLM", "HyperCLOVAXForCausalLM", "IQuestCoderForCausalLM",
+    "InternLM3ForCausalLM", "InternLMForCausalLM", "Jais2ForCausalLM", "JambaForCausalLM", "K2HorizonForCausalLM",
+    "LLaMAForCausalLM", "Lfm2ForCausalLM", "Lfm2MoeForCausalLM", "Llama4ForCausalLM", "LlamaForCausalLM",
+    "MiniCPM3ForCausalLM", "MiniCPMForCausalLM", "MixtralForCausalLM", "MossAudioModel", "MotifForCausalLM",
+    "NemotronForCausalLM", "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "Param2MoEForCausalLM", "Phi3ForCausalLM",
+    "PhiMoEForCausalLM", "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "SolarForCausalLM", "TeleChat2ForCausalLM",
+    "TeleChat3ForCausalLM", "TeleChatForCausalLM", "TeleFLMForCausalLM", "XverseForCausalLM"})
+# ... of which these wrap the embedding alone (no module named lm_head)
+LORA_EMBEDDING_ONLY_ARCHS = frozenset({"CohereForCausalLM", "Cohere2ForCausalLM"})
+
+# Model classes without SupportsLoRA, which vLLM refuses with --enable-lora ("{class} does not support LoRA yet.":
+# v1/worker/lora_model_runner_mixin.py load_lora_model, 0.10.2, 0.20.0, 0.33.0; 0.33.0's LoRAConfig says "LoRA is not
+# supported for ..."): the last release read whose class lacks it and the first read that has it (None: none read
+# has it), from each class and its bases in models/ of the 0.10.2, 0.11.0, 0.12.0, 0.14.0, 0.15.0, 0.16.0, 0.18.0,
+# 0.19.0, 0.20.0 and 0.33.0 wheels. A release between the two was not read.
+LORA_UNSUPPORTED: dict[str, tuple[str, str | None]] = {
+    "GptOssForCausalLM": ("0.11.0", "0.12.0"), "Llama4ForConditionalGeneration": ("0.11.0", "0.12.0"),
+    "OlmoeForCausalLM": ("0.11.0", "0.12.0"), "OPTForCausalLM": ("0.11.0", "0.12.0"),
+    "LlavaForConditionalGeneration": ("0.12.0", "0.14.0"), "PixtralForConditionalGeneration": ("0.12.0", "0.14.0"),
+    "PaliGemmaForConditionalGeneration": ("0.12.0", "0.14.0"), "MiniMaxM2ForCausalLM": ("0.14.0", "0.15.0"),
+    "Gemma4ForConditionalGeneration": ("0.19.0", "0.20.0"), "MllamaForConditionalGeneration": ("0.10.2", None),
+    "DeepseekV4ForCausalLM": ("0.20.0", None),
+}
+
+
+def lora_refusal(architectures, version: str) -> tuple[str, str] | None:
+    """("refused" | "unread", text) where vLLM `version` serves the model class without LoRA (LORA_UNSUPPORTED): refused
+    up to the last release read without it, unread between that and the first read with it (or after it, where none
+    has it); None otherwise."""
+    release = parse_version(version)
+    for arch in architectures or ():
+        row = LORA_UNSUPPORTED.get(arch)
+        if row is None:
+            continue
+        without, with_ = row
+        if release <= parse_version(without):
+            return "refused", arch
+        if with_ is None or release < parse_version(with_):
+            return "unread", arch
+    return None
+
+
 _RULES: dict[str, list[tuple[V, object]]] = {
     # Engine: V1 is the default from 0.8.0; V0 removed in 0.11 (section 0).
     "engine": [((0, 0, 0), "v0"), ((0, 8, 0), "v1")],
@@ -818,6 +867,31 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # (--lora-extra-vocab-size, gone in 0.12), and MoE experts wrapped from 0.11.1 (lora/layers/fused_moe.py).
     "lora_extra_vocab": [((0, 0, 0), 256), ((0, 12, 0), 0)],
     "lora_moe": [((0, 0, 0), False), ((0, 11, 1), True)],
+    # ... with expert parallelism: FusedMoEWithLoRA asserts "EP support for Fused MoE LoRA is not implemented yet." in
+    # 0.11.1-0.20.0 (lora/layers/fused_moe.py, 0.11.1, 0.12.0, 0.16.0, 0.20.0 wheels); from 0.21.0 it wraps each rank's
+    # local experts (_ep_check, the default all2all_backend allgather_reducescatter) and refuses EP with
+    # --fully-sharded-loras (_verify_ep_fs; 0.21.0, 0.22.0, 0.26.0, 0.30.0, 0.33.0 wheels)
+    "lora_moe_ep": [((0, 0, 0), False), ((0, 21, 0), True)],
+    # ... and --fully-sharded-loras splits the experts' w13 A (rank / TP) and w2 B (hidden / TP) from 0.12.0 (0.11.1's
+    # FusedMoEWithLoRA reads no fully_sharded_loras; 0.12.0, 0.20.0, 0.33.0 wheels)
+    "lora_moe_fully_sharded": [((0, 0, 0), False), ((0, 12, 0), True)],
+    # The embedding and lm_head take LoRA slots only where the model class (or a base class) lists them in its
+    # embedding_modules: lora/utils.py get_supported_lora_modules adds those names to the Linear layers' and
+    # lora/model_manager.py _create_lora_modules wraps "embed_tokens" (VocabParallelEmbeddingWithLoRA) and swaps the
+    # logits processor for LogitsProcessorWithLoRA under "lm_head" (0.10.2-0.33.0 wheels). Qwen2, Gemma 2/3/4, Phi-2,
+    # DeepSeek, gpt-oss, Qwen3-Next and the multimodal *ForConditionalGeneration classes list none; Cohere lists
+    # embed_tokens alone (its logits come from the tied embedding). Read in the 0.10.2, 0.11.0, 0.12.0, 0.14.0, 0.15.0,
+    # 0.16.0, 0.18.0, 0.19.0, 0.20.0 and 0.33.0 wheels (models/registry.py's generation and multimodal tables, each
+    # class with its bases): MistralForCausalLM is LlamaForCausalLM's through 0.14.0 and its own class with
+    # embedding_modules = {} from 0.15.0; Qwen3ForCausalLM and Qwen3MoeForCausalLM list both from 0.16.0 (none in
+    # 0.15.0). The extra LoRA vocabulary up to 0.11 (lora_extra_vocab) grows only these classes' tables.
+    # --lora-target-modules matches a module by the last part of its name (lora/utils.py is_in_target_modules, 0.19.0
+    # wheel); from 0.20.0 a packed module (qkv_proj, gate_up_proj) also by its children's names, q_proj, gate_proj...
+    # (is_in_target_modules' packed_modules_mapping, 0.20.0 and 0.33.0 wheels)
+    "lora_target_packed": [((0, 0, 0), False), ((0, 20, 0), True)],
+    "lora_embedding_archs": [((0, 0, 0), LORA_EMBEDDING_ARCHS | {"MistralForCausalLM"}),
+                             ((0, 15, 0), LORA_EMBEDDING_ARCHS),
+                             ((0, 16, 0), LORA_EMBEDDING_ARCHS | {"Qwen3ForCausalLM", "Qwen3MoeForCausalLM"})],
     # How `vllm serve` is told to serve a model as a pooling (embedding/classification) model: `--task embed` until
     # `--runner pooling` replaced it (vLLM PR #21470, merged July 2025; 0.10.1 is the first release after it). --task
     # (0.6.4) first took "embedding" only: "embed" is in the 0.6.5 wheel's TaskOption (vllm/config.py), not 0.6.4's.
@@ -1343,6 +1417,10 @@ class VersionRules:
     v0_for_lora: bool
     lora_extra_vocab: int
     lora_moe: bool
+    lora_moe_ep: bool
+    lora_moe_fully_sharded: bool
+    lora_embedding_archs: frozenset
+    lora_target_packed: bool
     v0_for_float32: bool
     v0_for_quantization: tuple[str, ...]
     v0_for_recurrent: bool
@@ -1716,6 +1794,10 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # the 0.10.1.1 wheel's engine/arg_utils.py, present in 0.10.2's (docs/vllm-memory-model.md section 1.3). (The
     # --mamba-ssm-cache-dtype step above is vLLM PR #22928, whose MambaDType is in the 0.10.1 wheel's config.)
     "--kv-cache-memory-bytes": (0, 10, 2),
+    # LoRAConfig.max_cpu_loras: in the 0.4.2 wheel's engine/arg_utils.py (and LoRAConfig's max_cpu_loras >= max_loras
+    # check in config.py), every later one read; LoRAConfig.target_modules as --lora-target-modules: absent from the
+    # 0.18.0 wheel's engine/arg_utils.py, present in 0.19.0's, 0.20.0's and 0.33.0's
+    "--max-cpu-loras": (0, 4, 2), "--lora-target-modules": (0, 19, 0),
     # MultiModalConfig.skip_mm_profiling, vLLM PR #22950: in the 0.10.1 wheel's engine/arg_utils.py (the
     # "--skip-mm-profiling" argument of the MultiModalConfig group) and config/__init__.py
     "--skip-mm-profiling": (0, 10, 1),
@@ -1764,9 +1846,10 @@ SERVE_FLAG_UNTIL: dict[str, tuple[V, str]] = {
 # vllm serve flags that take several values, each its own argument ('--cudagraph-capture-sizes 1 2 4 8'): a list[int]
 # config field gets argparse nargs="+" (vllm/engine/arg_utils.py _compute_kwargs; read in the 0.11.0 and 0.33.0
 # wheels). CompilationConfig.cudagraph_capture_sizes is such a flag from 0.11.1 (SERVE_FLAG_SINCE), and
-# SchedulerConfig.cuda_graph_sizes in 0.9.0-0.12.x. One fact for both directions: deploy writes these as several words
+# SchedulerConfig.cuda_graph_sizes in 0.9.0-0.12.x, LoRAConfig.target_modules (list[str]) as --lora-target-modules
+# from 0.19.0. One fact for both directions: deploy writes these as several words
 # in serve.sh, logs reads them back from a log's command line (as cudagraph_capture_sizes, cuda_graph_sizes).
-MULTI_VALUE_FLAGS = frozenset({"--cudagraph-capture-sizes", "--cuda-graph-sizes"})
+MULTI_VALUE_FLAGS = frozenset({"--cudagraph-capture-sizes", "--cuda-graph-sizes", "--lora-target-modules"})
 
 # What a release older than a flag had in its place, named when that flag is refused (_check_flag_exists): steps of
 # (first release, text), the last step at or below the release applying. --cuda-graph-sizes: SchedulerConfig.cuda_graph_sizes

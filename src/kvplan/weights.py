@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from kvplan import versions
-from kvplan.errors import UndeterminedError
+from kvplan.errors import InputError, UndeterminedError
 from kvplan.resolve import DTYPE_BYTES, ModelSpec, QuantSpec, heads_per_rank, rope_params
 
 VOCAB_PADDING = 64  # vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE
@@ -2102,7 +2102,9 @@ def kv_dtype_bytes(kv_cache_dtype: str, model_dtype: str) -> int:
 
 
 def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dtype_bytes: int, tp: int = 1,
-                      fully_sharded: bool = False, extra_vocab: int = 0, moe_lora: bool = True) -> int:
+                      fully_sharded: bool = False, extra_vocab: int = 0, moe_lora: bool = True,
+                      embedding: bool = True, lm_head: bool = True, targets: frozenset | None = None, ep: int = 1,
+                      moe_fully_sharded: bool = False) -> int:
     """GPU bytes of the LoRA slots vLLM allocates when --enable-lora is set, on one rank.
 
     vLLM wraps every supported linear layer (not only an adapter's targets) and the embedding and lm_head, and
@@ -2112,7 +2114,13 @@ def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dt
       row-parallel (o_proj, down): A (R x in / TP), B (out x R);  --fully-sharded-loras also splits A of a column
       layer and B of a row layer by TP;  embedding A (vocab + extra x R), B (hidden x R); lm_head A (R x hidden),
       B (vocab x R), neither split by TP;  a MoE layer (0.11.1 and later) R x 3 x (hidden + intermediate / TP) per
-      local expert. Up to 0.11 an extra vocabulary (default 256) adds its rows and embeddings.
+      local expert (lora/layers/fused_moe.py _create_lora_a_weights / _create_lora_b_weights: w13 A and B, w2 A and
+      B): with expert parallelism (`ep` ranks, 0.21.0+) each rank holds E / ep experts at the whole intermediate size,
+      and `moe_fully_sharded` (--fully-sharded-loras from 0.12.0) splits w13's A by rank and w2's B by hidden over TP.
+      Up to 0.11 an extra vocabulary (default 256) adds its rows and embeddings.
+    `embedding` / `lm_head` False: the model class lists no embed_tokens / lm_head in its embedding_modules, so
+    neither is wrapped nor grown by the extra vocabulary (lora_embedding_modules). `targets`: the LORA_MODULES kinds
+    --lora-target-modules leaves wrapped (lora_target_kinds), None for all.
     """
     if any(l.kind not in ("full", "sliding", "chunked", "none") for l in spec.layers):
         kinds = sorted({l.kind for l in spec.layers} - {"full", "sliding", "chunked", "none"})
@@ -2120,6 +2128,8 @@ def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dt
                                 "plan without --enable-lora, or give the LoRA memory as --overhead-gb in the simple mode")
     h, r = spec.hidden_size, max_lora_rank
     a_col = r // tp if fully_sharded else r
+    on = (lambda kind: True) if targets is None else targets.__contains__
+    embedding, lm_head = embedding and on("embed_tokens"), lm_head and on("lm_head")
     per_layer = 0
     moe = moe_layers(spec)
     gated = gated_mlp(spec)
@@ -2128,25 +2138,85 @@ def lora_buffer_bytes(spec: ModelSpec, *, max_loras: int, max_lora_rank: int, dt
             continue
         q = layer_attention_heads(spec, i) * layer.head_dim
         kv_rank = heads_per_rank(layer.num_kv_heads, tp) * layer.head_dim
-        per_layer += 3 * a_col * h + r * (q // tp + 2 * kv_rank)                       # qkv
-        per_layer += r * q // tp + (h // tp if fully_sharded else h) * r                # o_proj
+        if on("qkv_proj"):
+            per_layer += 3 * a_col * h + r * (q // tp + 2 * kv_rank)                   # qkv
+        if on("o_proj"):
+            per_layer += r * q // tp + (h // tp if fully_sharded else h) * r            # o_proj
         if i in moe:
-            if moe_lora:
-                local = spec.num_experts  # experts sliced by TP: every rank holds all of them, intermediate / TP
-                per_layer += local * r * 3 * (h + spec.moe_intermediate_size // tp)
+            if moe_lora and on("experts"):
+                # experts sliced by TP: every rank holds all of them, intermediate / TP; under EP E / ep of them, whole
+                local = spec.num_experts // ep if ep > 1 else spec.num_experts
+                inter = spec.moe_intermediate_size if ep > 1 else spec.moe_intermediate_size // tp
+                split = fully_sharded and moe_fully_sharded
+                per_layer += local * (2 * (r // tp if split else r) * h + r * inter      # w13 A, w2 A
+                                      + 2 * inter * r + (h // tp if split else h) * r)   # w13 B, w2 B
+            # the router, a ReplicatedLinear hidden -> experts (GateLinear, its subclass, in 0.33.0) that every release
+            # wraps as it wraps any Linear (ReplicatedLinearWithLoRA: A rank x hidden, B experts x rank, whole on each
+            # rank; models/qwen3_moe.py 0.10.2, 0.12.0, 0.20.0, 0.33.0, llama4.py "router" 0.33.0)
+            if on("gate"):
+                per_layer += r * (h + spec.num_experts)
+            shared = spec.shared_expert_intermediate_size
+            if shared:  # the shared expert: a gated MLP of Linear layers, split over TP like a dense one
+                if on("gate_up_proj"):
+                    per_layer += 2 * a_col * h + r * 2 * shared // tp
+                if on("down_proj"):
+                    per_layer += r * shared // tp + (h // tp if fully_sharded else h) * r
         elif spec.intermediate_size:
             inter = spec.intermediate_size
             slices = 2 if gated else 1
-            per_layer += slices * a_col * h + r * slices * inter // tp                    # gate_up
-            per_layer += r * inter // tp + (h // tp if fully_sharded else h) * r          # down
+            if on("gate_up_proj"):
+                per_layer += slices * a_col * h + r * slices * inter // tp                # gate_up
+            if on("down_proj"):
+                per_layer += r * inter // tp + (h // tp if fully_sharded else h) * r      # down
     vocab = spec.vocab_size
-    embed = (vocab + extra_vocab) * r + h * r
+    extra_vocab = extra_vocab if embedding or lm_head else 0
+    embed = (vocab + extra_vocab) * r + h * r if embedding else 0
     head_vocab = math.ceil((vocab + extra_vocab) / 256) * 256 if extra_vocab else vocab  # padded to 256 on CUDA
-    lm_head = r * h + head_vocab * r
-    extra = 2 * extra_vocab * h  # the extra-vocabulary embeddings of the embedding and logits wrappers
+    head = r * h + head_vocab * r if lm_head else 0
+    extra = (int(embedding) + int(lm_head)) * extra_vocab * h  # the extra-vocabulary embeddings of the two wrappers
     # with an extra vocabulary the model's own embedding grows by extra x max_loras rows and its lm_head by extra rows
     base_growth = extra_vocab * h * (max_loras + (0 if spec.tie_word_embeddings else 1))
-    return int((max_loras * (per_layer + embed + lm_head + extra) + base_growth) * dtype_bytes)
+    return int((max_loras * (per_layer + embed + head + extra) + base_growth) * dtype_bytes)
+
+
+# The modules lora_buffer_bytes counts, by vLLM's module name, with the adapter-side names a packed one stands for
+# (the models' packed_modules_mapping: qkv_proj <- q_proj, k_proj, v_proj; gate_up_proj <- gate_proj, up_proj)
+LORA_MODULES = {"qkv_proj": ("q_proj", "k_proj", "v_proj"), "o_proj": (), "gate_up_proj": ("gate_proj", "up_proj"),
+                "down_proj": (), "experts": (), "gate": (), "embed_tokens": (), "lm_head": ()}
+# the MoE router's module name where a model calls it otherwise (Llama 4's feed_forward.router)
+_LORA_ALIASES = {"router": "gate"}
+
+
+def lora_target_kinds(names, packed_children: bool) -> tuple[frozenset, tuple[str, ...]]:
+    """(kinds, unmatched): the LORA_MODULES kinds --lora-target-modules `names` leave wrapped, and the names that wrap
+    nothing. vLLM matches a module by its name's last part (lora/utils.py is_in_target_modules, 0.19.0), and from 0.20.0
+    a packed module by any of its children's names too (`packed_children`, rules row lora_target_packed; 0.20.0 and
+    0.33.0 wheels): before, q_proj or gate_proj wrap nothing. A name kvplan counts no module by is refused, naming the
+    ones it does."""
+    kinds, unmatched = set(), []
+    children = {c for cs in LORA_MODULES.values() for c in cs}
+    for name in names:
+        last = name.rsplit(".", 1)[-1]
+        last = _LORA_ALIASES.get(last, last)
+        hit = [k for k, cs in LORA_MODULES.items() if last == k or (packed_children and last in cs)]
+        if not hit and last in children:
+            unmatched.append(name)
+        elif not hit:
+            raise InputError("--lora-target-modules", f"{name!r} names no module whose LoRA slots kvplan counts",
+                             f"use vLLM's module names: {', '.join(LORA_MODULES)}"
+                             + (" (or q_proj, k_proj, v_proj, gate_proj, up_proj)" if packed_children else ""))
+        kinds.update(hit)
+    return frozenset(kinds), tuple(unmatched)
+
+
+def lora_embedding_modules(spec: ModelSpec, rules) -> tuple[bool, bool]:
+    """(embedding, lm_head): whether vLLM's class for the model wraps its embedding and its lm_head with LoRA slots
+    (rules row lora_embedding_archs, versions.LORA_EMBEDDING_ONLY_ARCHS)."""
+    from kvplan.versions import LORA_EMBEDDING_ONLY_ARCHS
+
+    archs = set(spec.architectures or ())
+    embedding = bool(archs & rules.lora_embedding_archs)
+    return embedding, embedding and not archs <= LORA_EMBEDDING_ONLY_ARCHS
 
 
 def eagle_aux_states(draft: ModelSpec) -> int:

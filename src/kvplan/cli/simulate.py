@@ -456,7 +456,7 @@ def capacity(
     """
     from kvplan.errors import InputError
     from kvplan.render import to_json
-    from kvplan.simulate import check_servable, parse_slo, plan_capacity
+    from kvplan.simulate import check_servable, parse_slo, plan_capacity, served_caveats
     from kvplan.workload import build_workload, fleet_workload, recorded_arrivals, with_rate
 
     if not 1 <= percentile <= 100:
@@ -526,7 +526,7 @@ def capacity(
     d = cap.to_dict()
     d.update(model=p.model.id, gpu=p.gpu.name, tensor_parallel_size=p.args.tensor_parallel_size, workload=base.name,
              worst_case_concurrency=_worst_case(p, cfg), warnings=list(p.warnings),
-             notes=[n for n in sm.notes if not n.startswith("plan: ")])
+             notes=[n for n in sm.notes if not n.startswith("plan: ")] + list(served_caveats(p)))
     costs = []
     if price_list and cap.max_rate_per_s > 0:
         from kvplan.simulate import capacity_cost

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import json
 import re
 from dataclasses import dataclass, fields, replace
 from fractions import Fraction
@@ -222,6 +223,36 @@ def _speculative_method(value: dict, *, eagle3_by_name: bool = True) -> str:
     return method
 
 
+def with_mtp_token_default(args, n_predict: int | None, model_id: str) -> tuple[object, str | None]:
+    """(args, note): an MTP --speculative-config without num_speculative_tokens takes vLLM's default, the drafter's
+    n_predict (config/speculative.py SpeculativeConfig.__post_init__ "Default to max value defined in draft model
+    config", 0.10.2 and 0.33.0), written into the args; where the config declares none vLLM refuses ("A speculative model
+    was provided, but `num_speculative_tokens` was not provided", 0.33.0). A count above n_predict that is no multiple
+    of it is refused as vLLM refuses it ("must be divisible by n_predict", same places)."""
+    from dataclasses import replace
+
+    obj = speculative_object(args.speculative_config)
+    if not obj:
+        return args, None
+    method = _speculative_method(obj)
+    if not (method in _MTP_METHODS or method.endswith("_mtp")):
+        return args, None
+    n = obj.get("num_speculative_tokens")
+    if n is None:
+        if n_predict is None:
+            raise InputError("--speculative-config", "A speculative model was provided, but `num_speculative_tokens` was "
+                             f"not provided ({model_id}'s config declares no MTP layer count for vLLM to default it to)",
+                             'give it: {"method": "' + method + '", "num_speculative_tokens": 1}')
+        return (replace(args, speculative_config=json.dumps(dict(obj, num_speculative_tokens=n_predict))),
+                f"num_speculative_tokens {n_predict}: vLLM's default for MTP, the {n_predict} MTP layer(s) the config "
+                "declares (n_predict)")
+    if n_predict and isinstance(n, int) and n > n_predict and n % n_predict:
+        raise InputError("--speculative-config", f"num_speculative_tokens:{n} must be divisible by n_predict={n_predict}: "
+                         "vLLM refuses the start (the MTP layers are reused in turn)",
+                         f"give num_speculative_tokens {n_predict * (n // n_predict)} or {n_predict * (n // n_predict + 1)}")
+    return args, None
+
+
 def speculative_method_given(value) -> bool:
     """Whether --speculative-config names its "method" (vLLM's release checks read the key as given, not the method
     its __post_init__ infers: v1_fallback, resolve_args)."""
@@ -245,7 +276,9 @@ def parse_speculative_config(value) -> tuple[str, int] | None:
                          f"named by \"model\" with method {', '.join(DRAFT_METHODS)}")
     n = value.get("num_speculative_tokens")
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise InputError("--speculative-config", f"num_speculative_tokens must be a whole number >= 1, got {n!r}",
+        raise InputError("--speculative-config", f"num_speculative_tokens must be a whole number >= 1, got {n!r}"
+                         + (" (vLLM takes the model's MTP layer count when it is left out: plan with the model to "
+                            "read it)" if kind == "mtp" and n is None else ""),
                          'e.g. {"method": "mtp", "num_speculative_tokens": 3}')
     if kind in DRAFT_METHODS:
         model = value.get("model")
@@ -267,7 +300,7 @@ def speculative_draft(value) -> tuple[str, str | None] | None:
 
 
 _POOLING_TASKS = ("embed", "embedding", "classify", "score", "reward", "encode")
-_LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)  # vllm/config/lora.py MaxLoRARanks (0.33)
+LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)  # vllm/config/lora.py MaxLoRARanks (0.33)
 
 
 def serve_as(model: ModelSpec, args: EngineArgs) -> tuple[ModelSpec, str | None]:
@@ -608,6 +641,11 @@ class EngineArgs:
     max_loras: int | None = None         # vLLM default 1
     max_lora_rank: int | None = None     # vLLM default 16
     fully_sharded_loras: bool = False
+    # --max-cpu-loras: adapters cached in CPU memory (vLLM default max_loras; no GPU memory, but LoRAConfig refuses
+    # fewer than max_loras); --lora-target-modules (vLLM >= 0.19): the module names that take slots ("qkv_proj,o_proj"
+    # or a list; vllm serve spells it --lora-target-modules qkv_proj o_proj)
+    max_cpu_loras: int | None = None
+    lora_target_modules: str | tuple[str, ...] | list[str] | None = None
     limit_mm_per_prompt: str | dict | None = None  # vLLM's --limit-mm-per-prompt: items per modality ('{"image": 2}')
     language_model_only: bool = False  # vLLM's --language-model-only (>= 0.17): every modality's limit is 0
     skip_mm_profiling: bool = False  # vLLM's --skip-mm-profiling (>= 0.10.1): the profile run encodes no items
@@ -698,6 +736,18 @@ class EngineArgs:
         return not self.enforce_eager and self.cudagraph_mode != "NONE"
 
     @property
+    def lora_targets(self) -> tuple[str, ...] | None:
+        """--lora-target-modules as module names, or None (every supported module)."""
+        v = self.lora_target_modules
+        if v is None:
+            return None
+        names = [n.strip() for n in (v.replace(",", " ").split() if isinstance(v, str) else v)]
+        if not names or any(not isinstance(n, str) or not re.fullmatch(r"[A-Za-z_][\w.]*", n) for n in names):
+            raise InputError("--lora-target-modules", f"module names expected, got {v!r}",
+                             "e.g. qkv_proj,o_proj (vLLM's module names; q_proj, gate_proj... from vLLM 0.20)")
+        return tuple(dict.fromkeys(names))
+
+    @property
     def runner_type(self) -> str | None:
         """"generate", "pooling", or None for vLLM's auto choice (from the architecture and a sentence-transformers
         Pooling module). The older --task values map as vLLM's deprecation did (PR #21470)."""
@@ -749,15 +799,22 @@ class EngineArgs:
             raise InputError("--mamba-ssm-cache-dtype", f"unknown dtype {self.mamba_ssm_cache_dtype!r}", f"one of {', '.join(MAMBA_DTYPES)}")
         # --block-size: a positive int (above); which sizes a release takes is its own (versions.BLOCK_SIZE_CHOICES,
         # checked with the release: any positive int from 0.18, e.g. 96 starts gpt-oss-20b on 0.29 with TRITON_ATTN)
-        for name, example in (("max_loras", "e.g. 4"), ("max_lora_rank", "e.g. 4"),
+        for name, example in (("max_loras", "e.g. 4"), ("max_lora_rank", "e.g. 4"), ("max_cpu_loras", "e.g. 32"),
                               ("max_cudagraph_capture_size", "e.g. 64 (graphs at batch sizes 1, 2, 4, 8, ... 64)")):
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
                 raise InputError("--" + name.replace("_", "-"), f"must be a positive whole number, got {v!r}", example)
-        if self.max_lora_rank is not None and self.max_lora_rank not in _LORA_RANKS:
-            raise InputError("--max-lora-rank", f"vLLM accepts ranks {', '.join(map(str, _LORA_RANKS))}, got {self.max_lora_rank}", "e.g. 16")
-        if (self.max_loras or self.max_lora_rank or self.fully_sharded_loras) and not self.enable_lora:
+        if self.max_lora_rank is not None and self.max_lora_rank not in LORA_RANKS:
+            raise InputError("--max-lora-rank", f"vLLM accepts ranks {', '.join(map(str, LORA_RANKS))}, got {self.max_lora_rank}", "e.g. 16")
+        if (self.max_loras or self.max_lora_rank or self.fully_sharded_loras or self.max_cpu_loras
+                or self.lora_target_modules) and not self.enable_lora:
             raise InputError("--enable-lora", "LoRA settings given without --enable-lora", "add --enable-lora (vLLM ignores them otherwise)")
+        if self.max_cpu_loras is not None and self.max_cpu_loras < (self.max_loras or 1):
+            # LoRAConfig's own check (config/lora.py __post_init__ / _validate_lora_config, 0.10.2-0.33.0 wheels)
+            raise InputError("--max-cpu-loras", f"max_cpu_loras ({self.max_cpu_loras}) must be >= max_loras "
+                             f"({self.max_loras or 1}): vLLM refuses the start", f"give --max-cpu-loras {self.max_loras or 1} "
+                             f"or more (the adapters kept in CPU memory), or --max-loras {self.max_cpu_loras} or less")
+        self.lora_targets  # raises on a malformed --lora-target-modules
         for flag, value, unit, fix in (("--cpu-offload-gb", self.cpu_offload_gb, " GiB", "e.g. 10 (GiB of weights per GPU kept in CPU memory)"),
                                        ("--overhead-gb", self.overhead_gb, "", "the seed uses 1")):
             if value is not None and (isinstance(value, bool) or not 0 <= value * GIB <= MAX_MEMORY_BYTES):

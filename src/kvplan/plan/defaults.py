@@ -788,6 +788,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                                  f"from the drafter's name {obj.get('model')!r}, not {spec[0]!r} (a name holding "
                                  f"\"eagle3\" is read as eagle3 from vLLM {release_from('spec_infers_eagle3_by_name', True)})",
                                  f'give the method: {{"method": "{spec[0]}", "model": "{obj.get("model")}", ...}}')
+        _draft_tp_check(speculative_object(args.speculative_config), spec[0], tp, notes)
         draft = args.draft
         notes.append(f"speculative decoding: {spec[0]} drafter {draft.id} ({draft.num_layers} decoder layer(s)) drafts "
                      f"{spec[1]} token(s) per step; its weights, KV layers and profile buffers are counted (section 7 "
@@ -811,6 +812,35 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                        max_num_batched_tokens=tokens, mamba_ssm_cache_dtype=mamba_dtype,
                        vllm_version=rules.version, num_gpus=args.num_gpus or tp * pp * dp, data_parallel_size=dp)
     return resolved, quant, notes
+
+
+def _draft_tp_check(obj: dict, method: str, tp: int, notes: list[str]) -> None:
+    """--speculative-config's draft_tensor_parallel_size as vLLM takes it: a value other than 1 or the target's TP is
+    refused (config/speculative.py SpeculativeConfig._verify_and_get_draft_tp, 0.10.2 and 0.33.0); a draft model at
+    another TP than the target's is refused when its proposer loads (v1/spec_decode/draft_model.py
+    _raise_if_draft_tp_mismatch, 0.15.0, 0.17.0, 0.20.0, 0.33.0: its torch.compile cache would collide across ranks);
+    an EAGLE head loads at the target's TP whatever it says (v1/spec_decode/eagle.py load_model builds it with the
+    target's vllm_config, 0.10.2; llm_base_proposer.py _create_draft_vllm_config keeps its parallel config, 0.33.0)."""
+    draft_tp = obj.get("draft_tensor_parallel_size")
+    if draft_tp is None:
+        return
+    if isinstance(draft_tp, bool) or not isinstance(draft_tp, int) or draft_tp < 1:
+        raise InputError("--speculative-config", f"draft_tensor_parallel_size must be a whole number >= 1, got {draft_tp!r}",
+                         f"drop it (the drafter takes the target's TP, {tp})")
+    if draft_tp not in (1, tp):
+        raise RefusedByVLLMError("--speculative-config", f"speculative_draft_tensor_parallel_size={draft_tp} cannot be other "
+                                 "value than 1 or target model tensor_parallel_size",
+                                 f'drop "draft_tensor_parallel_size" or give {tp} (the target\'s --tensor-parallel-size)',
+                                 rule="draft_tensor_parallel_size not 1 or TP")
+    if draft_tp != tp and method == "draft_model":
+        raise RefusedByVLLMError("--speculative-config", f"Currently, 'draft_tensor_parallel_size' and 'tensor_parallel_size' "
+                                 f"must be the same. Got {draft_tp} and {tp}. Please pass 'draft_tensor_parallel_size' in "
+                                 "the speculative_config.",
+                                 f'give "draft_tensor_parallel_size": {tp} or drop it (the draft model then shards over the '
+                                 "target's ranks, and kvplan counts it so)", rule="draft model TP differs from the target's")
+    if draft_tp != tp:
+        notes.append(f"speculative decoding: draft_tensor_parallel_size {draft_tp} is not applied to the {method} head: vLLM "
+                     f"loads it with the target's parallel config, split over TP {tp} (eagle.py / llm_base_proposer.py)")
 
 
 def vllm_quant_method(quant: QuantSpec | None) -> str | None:

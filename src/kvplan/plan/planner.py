@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Iterable
 
 from kvplan.calibration import GIB, coefficients_for
-from kvplan.errors import InputError
-from kvplan.plan.args import (AUTO_FIT, DEFAULT_BLOCK_SIZE, DRAFT_METHODS, MRV2_ENV, EngineArgs, Fix, KVGroup, Term,
+from kvplan.errors import InputError, RefusedByVLLMError
+from kvplan.plan.args import (AUTO_FIT, with_mtp_token_default, DEFAULT_BLOCK_SIZE, DRAFT_METHODS, MRV2_ENV, EngineArgs, Fix, KVGroup, Term,
                               _env_rules, cdiv, serve_as, v1_fallback)
 from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
@@ -28,10 +28,11 @@ from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buf
 from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _pipeline_stage_pool,
                                check_flashinfer_sampler_env, computed_profile_terms, measured_terms,
                                pipeline_cold_start_loss, sampler_kernel_note, trtllm_workspace_in_estimate_bytes)
-from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank
-from kvplan.versions import (VersionRules, architecture_refusal, as_v0_engine, canonical_quant, check_serve_env,
+from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank, mtp_n_predict
+from kvplan.versions import (LORA_UNSUPPORTED, VersionRules, architecture_refusal, lora_refusal, release_from, as_v0_engine, canonical_quant, check_serve_env,
                              check_serve_values, newer_than_read, rules_for)
-from kvplan.weights import RankWeights, allocator_rounding_bytes, drafter_weights, kv_dtype_bytes, lora_buffer_bytes
+from kvplan.weights import (RankWeights, allocator_rounding_bytes, drafter_weights, kv_dtype_bytes, lora_buffer_bytes,
+                             lora_embedding_modules, lora_target_kinds, LORA_MODULES)
 
 
 PER_ENGINE_FIELDS = ("kv_cache_bytes", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
@@ -319,6 +320,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
     checked. `pool_given`: args.kv_cache_memory_bytes is the pool a startup log recorded, taken as given to check the
     arithmetic after it (validate --given-kv), not vLLM's --kv-cache-memory-bytes, which the release may lack."""
     model, gpu, args = _plan_inputs(model, gpu, args)
+    args, mtp_note = with_mtp_token_default(args, mtp_n_predict(model), model.id)
+    extra_assumptions = tuple(extra_assumptions) + ((mtp_note,) if mtp_note else ())
     if check_architecture:  # the release is the one the user runs (validate infers some: not held to their argparse)
         # a flag or value `vllm serve` of this release refuses before sizing anything: refused here as the launch
         # files refuse it
@@ -327,6 +330,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--rope-theta": args.rope_theta,
                             "--kv-cache-dtype": args.kv_cache_dtype, "--block-size": args.block_size,
                             "--max-lora-rank": args.max_lora_rank if args.enable_lora else None,
+                            "--max-cpu-loras": args.max_cpu_loras if args.enable_lora else None,
+                            "--lora-target-modules": " ".join(args.lora_targets or ()) or None,
                             "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype,
                             "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes,
                             "--skip-mm-profiling": True if args.skip_mm_profiling else None,
@@ -583,14 +588,57 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                          lookahead_slots_per_sequence=spec[1])
         notes.extend(d_notes)
     if resolved.enable_lora:
+        refusal = lora_refusal(model.architectures, rules.version)
+        if refusal and refusal[0] == "refused":
+            row = LORA_UNSUPPORTED[refusal[1]]
+            raise RefusedByVLLMError("--enable-lora", f"{refusal[1]} does not support LoRA yet.",
+                                     "drop --enable-lora" + (f", or plan with --vllm-version {row[1]} or later (its class "
+                                                             "implements SupportsLoRA)" if row[1] else ""),
+                                     rule="LoRA on a model class without SupportsLoRA")
+        if refusal:
+            row = LORA_UNSUPPORTED[refusal[1]]
+            warns.append(f"--enable-lora: {refusal[1]} has no LoRA support in vLLM {row[0]}"
+                         + (f" and has it in {row[1]}; vLLM {rules.version} lies between the releases read"
+                            if row[1] else f"; no later release read adds it, so vLLM {rules.version} may refuse "
+                            f"('{refusal[1]} does not support LoRA yet.')"))
         loras, rank = resolved.max_loras or 1, resolved.max_lora_rank or 16
+        embedding, head = lora_embedding_modules(model, rules)
+        given = resolved.lora_targets
+        targets, unmatched = lora_target_kinds(given, rules.lora_target_packed) if given else (None, ())
+        if unmatched:
+            packed = "qkv_proj" if any(n.endswith(("q_proj", "k_proj", "v_proj")) for n in unmatched) else "gate_up_proj"
+            warns.append(f"--lora-target-modules {' '.join(unmatched)}: vLLM {rules.version} matches a module by its own "
+                         f"name only (lora/utils.py is_in_target_modules; a packed module's children from 0.20.0), so "
+                         f"{'they wrap' if len(unmatched) > 1 else 'it wraps'} nothing: give {packed} to put slots on "
+                         "the fused layer")
+        if ep > 1 and rules.lora_moe and model.is_moe and (targets is None or "experts" in targets):
+            if not rules.lora_moe_ep:
+                raise RefusedByVLLMError("--enable-expert-parallel", "EP support for Fused MoE LoRA is not implemented yet.",
+                                         f"drop --enable-expert-parallel, or plan with --vllm-version "
+                                         f"{release_from('lora_moe_ep', True)} or later (its MoE LoRA takes expert parallelism)",
+                                         rule="MoE LoRA with expert parallelism before 0.21")
+            if resolved.fully_sharded_loras:
+                raise RefusedByVLLMError("--fully-sharded-loras", "Fused MoE LoRA does not support enable_expert_parallel=True "
+                                         "together with fully_sharded_loras=True. Disable one of them.",
+                                         "drop --fully-sharded-loras or --enable-expert-parallel",
+                                         rule="MoE LoRA with expert parallelism and fully sharded LoRA")
         lora = lora_buffer_bytes(model, max_loras=loras, max_lora_rank=rank, dtype_bytes=DTYPE_BYTES[resolved.dtype], tp=tp,
                                  fully_sharded=resolved.fully_sharded_loras, extra_vocab=rules.lora_extra_vocab,
-                                 moe_lora=rules.lora_moe)
+                                 moe_lora=rules.lora_moe, embedding=embedding, lm_head=head, targets=targets, ep=ep,
+                                 moe_fully_sharded=rules.lora_moe_fully_sharded)
         w = replace(w, bytes=w.bytes + lora)
         w_formula += f" + {lora:,} B LoRA slots"
-        notes.append(f"--enable-lora: {lora / GIB:.2f} GiB of LoRA slots per rank ({loras} x rank {rank} on every supported "
-                     "layer, embedding and lm_head), allocated while the model loads")
+        arch = "/".join(model.architectures or ("the model class",))
+        wrapped = ("embedding and lm_head" if head else f"embedding (no lm_head in {arch}'s embedding_modules)") if embedding \
+            else f"not the embedding nor lm_head: {arch} lists neither in vLLM {rules.version}'s embedding_modules"
+        if targets is not None:
+            notes.append(f"--enable-lora: {lora / GIB:.2f} GiB of LoRA slots per rank ({loras} x rank {rank} on the "
+                         f"modules --lora-target-modules {' '.join(given)} names: {', '.join(k for k in LORA_MODULES if k in targets)}"
+                         f"{'' if embedding or not targets & {'embed_tokens', 'lm_head'} else f'; {wrapped}'}), "
+                         "allocated while the model loads (lora/model_manager.py _match_target_modules)")
+        else:
+            notes.append(f"--enable-lora: {lora / GIB:.2f} GiB of LoRA slots per rank ({loras} x rank {rank} on every supported "
+                         f"layer, {wrapped}), allocated while the model loads")
     deepstack = deepstack_buffer_bytes(model, resolved, rules, text_only)
     if deepstack:
         w = replace(w, bytes=w.bytes + deepstack)
@@ -753,6 +801,10 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             load_error += (f" (vLLM {rules.version}'s online FP8 allocates every Linear weight in {resolved.dtype} before "
                            f"quantizing it to the {w.bytes / GIB:.2f} GiB planned; from vLLM 0.16 it quantizes layer by "
                            "layer, or serve an FP8 checkpoint)")
+    if load_error and resolved.enable_lora:
+        load_error += (f" ({lora / GIB:.2f} GiB of them are the LoRA slots, {resolved.max_loras or 1} x rank "
+                       f"{resolved.max_lora_rank or 16} on every wrapped module: fewer --max-loras, a lower "
+                       "--max-lora-rank or --lora-target-modules shrink them)")
     if load_error:
         fits, error, failure, est_len = False, load_error, "load", None
     fp8_error = _fp8_e4m3_kv_error(gpu, resolved, rules, warns)
