@@ -1943,6 +1943,21 @@ QUANT_MIN_CAPABILITY: dict[str, list[tuple[V, int]]] = {
 }
 
 
+# The compute capability from which vLLM runs FP8 / NVFP4 checkpoints' Linear and MoE GEMMs natively (8-bit / 4-bit
+# activations); below it, on a GPU the method's QUANT_MIN_CAPABILITY step admits, the weights are repacked for Marlin
+# and computed in the model's 16-bit dtype, with the warning "Your GPU does not have native support for FP8
+# computation but FP8 quantization is being used. Weight-only FP8 compression will be used leveraging the Marlin
+# kernel. This may degrade performance for compute-heavy workloads." (FP4 alike). FP8: cutlass_fp8_supported ->
+# cutlass_scaled_mm_supports_fp8 (8.9+), else MarlinFP8ScaledMMLinearKernel (kernels/linear/scaled_mm/marlin.py,
+# quantization/utils/marlin_utils_fp8.py prepare_fp8_layer_for_marlin, 0.33.0 wheel; Fp8LinearMethod's
+# use_marlin = not has_device_capability(89) in 0.5.1-0.20). NVFP4: cutlass_fp4_supported ->
+# cutlass_scaled_mm_supports_fp4 (10.0+: 10.0, 10.3, 11.0, 12.0, 12.1), else MarlinNvFp4LinearKernel
+# (kernels/linear/nvfp4/marlin.py, quantization/utils/nvfp4_utils.py, 0.33.0 wheel; ModelOptNvFp4LinearMethod's
+# use_marlin from 0.9.0, when modelopt_fp4's minimum capability fell from 10.0 to 8.0). Keyed by the scheme's
+# leading word (QuantSpec.scheme: "fp8 block 128x128", "nvfp4 (modelopt)").
+NATIVE_LOW_PRECISION_CAPABILITY: dict[str, tuple[int, int]] = {"fp8": (8, 9), "nvfp4": (10, 0)}
+
+
 # vLLM's own list of --quantization values (QUANTIZATION_METHODS, from the QuantizationMethods Literal in
 # vllm/model_executor/layers/quantization/__init__.py), read from the wheels of these releases. vLLM refuses any
 # other value before loading ("Unknown quantization method" in ModelConfig's quantization check; "Invalid

@@ -29,8 +29,8 @@ from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _p
                                check_flashinfer_sampler_env, computed_profile_terms, measured_terms,
                                pipeline_cold_start_loss, sampler_kernel_note, trtllm_workspace_in_estimate_bytes)
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank
-from kvplan.versions import (VersionRules, architecture_refusal, as_v0_engine, canonical_quant, check_serve_env,
-                             check_serve_values, newer_than_read, rules_for)
+from kvplan.versions import (NATIVE_LOW_PRECISION_CAPABILITY, VersionRules, architecture_refusal, as_v0_engine,
+                             canonical_quant, check_serve_env, check_serve_values, newer_than_read, rules_for)
 from kvplan.weights import RankWeights, allocator_rounding_bytes, drafter_weights, kv_dtype_bytes, lora_buffer_bytes
 
 
@@ -756,6 +756,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
     if load_error:
         fits, error, failure, est_len = False, load_error, "load", None
     fp8_error = _fp8_e4m3_kv_error(gpu, resolved, rules, warns)
+    marlin_warning = weight_only_marlin_warning(gpu, resolved, quant, rules)
+    if marlin_warning:
+        warns.append(marlin_warning)
     refusal = _startup_error(gpu, resolved, rules, quant, args.quantization)  # (Plan.failure_code, message) or None
     if refusal is None and backend_error:
         refusal = "attention_backend", backend_error
@@ -951,6 +954,36 @@ def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: Q
 
 
 FP8E4NV_ERROR = "type fp8e4nv not supported in this architecture"
+
+# the checkpoint methods whose FP8 / NVFP4 schemes take vLLM's native-or-Marlin kernel choice
+# (versions.NATIVE_LOW_PRECISION_CAPABILITY); a weight-only (W8A16 / W4A16) scheme is Marlin on every GPU
+_NATIVE_OR_MARLIN_METHODS = frozenset({"fp8", "modelopt", "compressed-tensors"})
+
+
+def weight_only_marlin_warning(gpu: GPUSpec, args: EngineArgs, quant: QuantSpec | None, rules: VersionRules) -> str | None:
+    """vLLM's weight-only Marlin fallback for FP8 / NVFP4 weights on an NVIDIA GPU below the capability of the native
+    kernels (versions.NATIVE_LOW_PRECISION_CAPABILITY) that the method's own capability step admits: the weights keep
+    their stored size (what the plan counts), the GEMMs run in the 16-bit model dtype. None elsewhere."""
+    if (quant is None or quant.method not in _NATIVE_OR_MARLIN_METHODS or quant.weight_only or gpu.vendor != "NVIDIA"
+            or gpu.cc is None):
+        return None
+    # a ModelOpt MIXED_PRECISION checkpoint holds FP8 (1 B) and NVFP4 (0.5625 B) modules (QuantSpec.module_bytes)
+    kinds = ({"fp8" if b == 1 else "nvfp4" for _, b in quant.module_bytes} if quant.module_bytes
+             else {quant.scheme.split(" ", 1)[0]})
+    below = [k for k in ("fp8", "nvfp4") if k in kinds and gpu.cc < NATIVE_LOW_PRECISION_CAPABILITY[k]]
+    if not below or quant_capability_error(vllm_quant_method(quant) or quant.method, gpu, rules.version):
+        return None
+    kind = below[-1]  # the mixed checkpoint's NVFP4 modules go to Marlin first (10.0 > 8.9)
+    native = NATIVE_LOW_PRECISION_CAPABILITY[kind]
+    bits = "FP8" if kind == "fp8" else "FP4"
+    what = (f"the {', '.join(n for n, b in quant.module_bytes if (b == 1) == (kind == 'fp8'))} modules' {kind.upper()}"
+            if len(kinds) > 1 else quant.scheme)
+    return (f"{what} weights on {gpu.name} (compute capability {gpu.compute_capability}, below the "
+            f"{native[0]}.{native[1]} of vLLM's native {bits} kernels): vLLM {rules.version} serves them weight-only "
+            f"through Marlin ('Your GPU does not have native support for {bits} computation but {bits} quantization is "
+            f"being used. Weight-only {bits} compression will be used leveraging the Marlin kernel.'): they take the "
+            f"memory planned here, but their GEMMs run in {args.dtype}, so their prefill is no faster than a {args.dtype} "
+            f"model's; native {bits} needs compute capability {native[0]}.{native[1]} or later")
 
 
 def _flashinfer_workspace_after_kv(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules, runner: str,

@@ -1,0 +1,43 @@
+"""A hobbyist choosing a checkpoint for one consumer card: what vLLM does with low-precision weights the card cannot
+compute natively."""
+
+from __future__ import annotations
+
+import pytest
+
+import kvplan
+
+MARLIN = "Weight-only {} compression will be used leveraging the Marlin kernel"
+
+
+def _marlin(plan, bits):
+    return [w for w in plan.warnings if MARLIN.format(bits) in w]
+
+
+@pytest.mark.parametrize("gpu", ["RTX 3090", "RTX A6000", "A100-80GB"])
+def test_fp8_weights_below_ada_are_served_weight_only_by_marlin(gpu):
+    online = kvplan.fit("Qwen/Qwen3-14B", gpu=gpu, quantization="fp8", max_model_len=4096)
+    checkpoint = kvplan.fit("Qwen/Qwen3-32B-FP8", gpu=gpu, max_model_len=4096)
+    for plan in (online, checkpoint):
+        (w,) = _marlin(plan, "FP8")
+        assert "below the 8.9" in w and "GEMMs run in bfloat16" in w
+
+
+@pytest.mark.parametrize("gpu", ["RTX 4090", "L4", "H100"])
+def test_fp8_weights_from_ada_on_run_natively(gpu):
+    assert not _marlin(kvplan.fit("Qwen/Qwen3-14B", gpu=gpu, quantization="fp8", max_model_len=4096), "FP8")
+
+
+def test_nvfp4_below_blackwell_is_marlin_and_native_on_a_5090():
+    assert _marlin(kvplan.fit("nvidia/Gemma-4-31B-IT-NVFP4", gpu="H100", max_model_len=4096), "FP4")
+    assert not _marlin(kvplan.fit("nvidia/Gemma-4-31B-IT-NVFP4", gpu="RTX PRO 6000", max_model_len=4096), "FP4")
+    # a ModelOpt mixed-precision checkpoint: its NVFP4 modules fall back on an RTX 4090, its FP8 ones do not
+    (w,) = _marlin(kvplan.fit("nvidia/Qwen3.6-27B-NVFP4", gpu="RTX 4090", max_model_len=4096), "FP4")
+    assert "mlp" in w and "below the 10.0" in w
+    assert not _marlin(kvplan.fit("nvidia/Qwen3.6-27B-NVFP4", gpu="RTX 5090", max_model_len=4096), "FP4")
+
+
+def test_a_16_bit_or_int4_checkpoint_gets_no_marlin_fallback_warning():
+    for plan in (kvplan.fit("Qwen/Qwen3-8B", gpu="RTX 3090", max_model_len=4096),
+                 kvplan.fit("Qwen/Qwen2.5-72B-Instruct-AWQ", gpu="H100", max_model_len=4096)):
+        assert not _marlin(plan, "FP8") and not _marlin(plan, "FP4")
