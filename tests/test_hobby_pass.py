@@ -41,3 +41,38 @@ def test_a_16_bit_or_int4_checkpoint_gets_no_marlin_fallback_warning():
     for plan in (kvplan.fit("Qwen/Qwen3-8B", gpu="RTX 3090", max_model_len=4096),
                  kvplan.fit("Qwen/Qwen2.5-72B-Instruct-AWQ", gpu="H100", max_model_len=4096)):
         assert not _marlin(plan, "FP8") and not _marlin(plan, "FP4")
+
+
+E5M2_REFUSAL = "fp8_e5m2 kv-cache is not supported with fp8 checkpoints."
+
+
+@pytest.mark.parametrize("model, kw", [
+    ("Qwen/Qwen3-30B-A3B-FP8", dict(gpu="H100")),                                     # Fp8Config: Fp8KVCacheMethod
+    ("nvidia/Gemma-4-31B-IT-NVFP4", dict(gpu="RTX PRO 6000")),                        # ModelOptKVCacheMethod
+    ("Qwen/Qwen3-14B", dict(gpu="RTX 3090", quantization="fp8", vllm_version="0.30.0")),  # online fp8 on Fp8Config
+])
+def test_e5m2_kv_cache_with_kv_scales_is_refused_as_vllm_refuses_it(model, kw):
+    p = kvplan.fit(model, max_model_len=8192, kv_cache_dtype="fp8_e5m2", **kw)
+    assert not p.fits and p.failure_code == "fp8_e5m2_kv_fp8_checkpoint"
+    assert p.error.startswith(E5M2_REFUSAL) and "--kv-cache-dtype fp8 or auto" in p.error
+    # the same plan with an e4m3 cache starts
+    assert kvplan.fit(model, max_model_len=8192, kv_cache_dtype="fp8", **{k: v for k, v in kw.items()
+                                                                          if k != "gpu"}, gpu="H100").fits
+
+
+@pytest.mark.parametrize("model, kw", [
+    ("Qwen/Qwen3-14B", dict(gpu="RTX 3090", quantization="fp8")),   # 0.31+: online fp8 is fp8_per_tensor, no KV method
+    ("Qwen/Qwen2.5-72B-Instruct-AWQ", dict(gpu="H100")),             # AWQ gives attention no quant method
+    ("Qwen/Qwen3-8B", dict(gpu="RTX 3090")),
+])
+def test_e5m2_kv_cache_without_kv_scales_starts(model, kw):
+    p = kvplan.fit(model, max_model_len=8192, kv_cache_dtype="fp8_e5m2", **kw)
+    assert p.fits and p.failure_code is None
+
+
+def test_the_pre_ada_e4m3_advice_does_not_send_an_fp8_checkpoint_to_e5m2():
+    p = kvplan.fit("nvidia/Gemma-4-31B-IT-NVFP4", gpu="RTX A6000", max_model_len=4096)  # its FP8 KV scheme: e4m3
+    (w,) = [w for w in p.warnings if "fp8e4nv" in w]
+    assert E5M2_REFUSAL in w and "owners run" not in w
+    plain = kvplan.fit("Qwen/Qwen3-8B", gpu="RTX 3090", max_model_len=4096, kv_cache_dtype="fp8")
+    assert any("fp8_e5m2 is the FP8 KV cache RTX 3090 owners run" in w for w in plain.warnings)

@@ -966,6 +966,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # Fp8OnlineLinearMethod / Fp8OnlineMoEMethod create the weights on the meta device and materialize one layer at a
     # time (uses_meta_device; read in 0.16.0, 0.17.1, 0.20.0).
     "online_fp8_loads_16bit": [((0, 0, 0), True), ((0, 16, 0), False)],
+    # Whether online --quantization fp8 builds the attention layers with Fp8Config's Fp8KVCacheMethod (k/v scales, so
+    # --kv-cache-dtype fp8_e5m2 is refused: plan.planner.kv_scales_method). From 0.31 get_quant_config reads it as
+    # fp8_per_tensor, an OnlineQuantizationConfig whose get_quant_method gives attention layers none
+    # (model_executor/model_loader/weight_utils.py, quantization/online/base.py, 0.33.0 wheel)
+    "online_fp8_kv_scales": [((0, 0, 0), True), ((0, 31, 0), False)],
     # Whether --quantization bitsandbytes quantizes MoE experts: BitsAndBytesConfig.get_quant_method returns a method
     # for LinearBase layers only up to 0.9.2 (FusedMoE keeps the model dtype), BitsAndBytesMoEMethod for FusedMoE from
     # 0.10.0 (layers/quantization/bitsandbytes.py; 4-bit in-flight only there)
@@ -1331,6 +1336,7 @@ class VersionRules:
     mrope_cache_factor: int
     bnb_nested_absmax: str
     online_fp8_loads_16bit: bool
+    online_fp8_kv_scales: bool
     bnb_quantizes_experts: bool
     ct_moe_mixed_refusal: bool
     ct_untargeted_unquantized: bool

@@ -755,7 +755,7 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                            "layer, or serve an FP8 checkpoint)")
     if load_error:
         fits, error, failure, est_len = False, load_error, "load", None
-    fp8_error = _fp8_e4m3_kv_error(gpu, resolved, rules, warns)
+    fp8_error = _fp8_e4m3_kv_error(gpu, resolved, rules, warns, kv_scales_method(quant, args.quantization, rules))
     marlin_warning = weight_only_marlin_warning(gpu, resolved, quant, rules)
     if marlin_warning:
         warns.append(marlin_warning)
@@ -764,6 +764,9 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         refusal = "attention_backend", backend_error
     if refusal is None and fp8_error:
         refusal = "fp8_e4m3_kv", fp8_error
+    e5m2_error = _e5m2_kv_error(resolved, quant, args.quantization, rules) if refusal is None else None
+    if e5m2_error:
+        refusal = "fp8_e5m2_kv_fp8_checkpoint", e5m2_error
     moe_mixed = ct_moe_mixed_schemes(model, quant, rules) if refusal is None else None
     if moe_mixed:
         refusal = "moe_mixed_schemes", moe_mixed
@@ -1004,7 +1007,8 @@ def _flashinfer_workspace_after_kv(model: ModelSpec, gpu: GPUSpec, args: EngineA
             "beside it")
 
 
-def _fp8_e4m3_kv_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, warns: list[str]) -> str | None:
+def _fp8_e4m3_kv_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, warns: list[str],
+                       e5m2_refused: bool = False) -> str | None:
     """An FP8 e4m3 KV cache (--kv-cache-dtype fp8 / fp8_e4m3, e4m3 on NVIDIA) below compute capability 8.9 (rules row
     fp8_e4m3_kv_pre_ada): refused where the release sends it to the Triton backend (0.11.0), whose kernels cannot cast
     to e4m3 there; a warning where it picks FlashInfer (0.11.1+), whose e4m3 kernels on these GPUs vLLM's source does
@@ -1013,16 +1017,52 @@ def _fp8_e4m3_kv_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, warn
             or not (8, 0) <= gpu.cc < (8, 9) or rules.fp8_e4m3_kv_pre_ada == "none"):
         return None
     where = f"{gpu.name} (compute capability {gpu.compute_capability}, below 8.9)"
+    # e5m2, the way out, is itself refused where the checkpoint's quantization loads e4m3 KV scales (_e5m2_kv_error)
+    e5m2 = (f"--kv-cache-dtype fp8_e5m2 is refused with this checkpoint too ('{E5M2_FP8_CHECKPOINT_ERROR}'): "
+            "a 16-bit KV cache starts (--kv-cache-dtype auto, or bfloat16 where auto follows the checkpoint's FP8 KV "
+            "scheme)" if e5m2_refused else None)
     if rules.fp8_e4m3_kv_pre_ada == "triton":
         return (f"--kv-cache-dtype {args.kv_cache_dtype}: vLLM {rules.version} runs an FP8 KV cache on {where} with its "
                 f"Triton attention backend, whose kernels cannot store e4m3 there: the first forward fails with "
                 f"'{FP8E4NV_ERROR}. The supported fp8 dtypes are (\'fp8e4b15\', \'fp8e5\')' (vLLM issue #26431); "
-                "--kv-cache-dtype fp8_e5m2 starts")
+                + (e5m2 or "--kv-cache-dtype fp8_e5m2 starts"))
     warns.append(f"--kv-cache-dtype {args.kv_cache_dtype} on {where}: vLLM {rules.version} picks FlashInfer for an FP8 KV "
                  "cache here (FlashAttention 2 takes none); e4m3 fails wherever it reaches vLLM's Triton attention "
                  f"('{FP8E4NV_ERROR}', vLLM issue #26431; a forced TRITON_ATTN backend, or a model FlashInfer cannot "
-                 "serve). --kv-cache-dtype fp8_e5m2 is the FP8 KV cache RTX 3090 owners run")
+                 "serve). " + (e5m2 or "--kv-cache-dtype fp8_e5m2 is the FP8 KV cache RTX 3090 owners run"))
     return None
+
+
+def kv_scales_method(quant: QuantSpec | None, given_quant: str | None, rules: VersionRules) -> bool:
+    """Whether vLLM builds each attention layer with a KV-cache quantization method (BaseKVCacheMethod, which loads
+    k/v scales): Fp8Config for an FP8 checkpoint and, before 0.31, for online --quantization fp8 (quantization/fp8.py
+    get_quant_method's Fp8KVCacheMethod; from 0.31 model_loader/weight_utils.py get_quant_config reads online fp8 as
+    fp8_per_tensor, an OnlineQuantizationConfig that gives attention none, online/base.py, as the fp8_per_* shorthands
+    do), every ModelOpt config (modelopt.py ModelOptKVCacheMethod), and a compressed-tensors checkpoint declaring a
+    kv_cache_scheme (CompressedTensorsKVCacheMethod). Read in the 0.7.0, 0.10.2, 0.11.0, 0.12.0, 0.20.0 and 0.33.0
+    wheels; a compressed-tensors checkpoint without a KV scheme, which releases before 0.33 also refuse, is not
+    claimed here."""
+    if quant is None:
+        return False
+    if quant.method == "fp8":
+        online = quant.scheme.endswith("(online)")
+        return not online or (canonical_quant(given_quant or "") == "fp8" and rules.online_fp8_kv_scales)
+    return quant.method == "modelopt" or (quant.method == "compressed-tensors" and quant.kv_cache_fp8)
+
+
+E5M2_FP8_CHECKPOINT_ERROR = "fp8_e5m2 kv-cache is not supported with fp8 checkpoints."
+
+
+def _e5m2_kv_error(args: EngineArgs, quant: QuantSpec | None, given_quant: str | None, rules: VersionRules) -> str | None:
+    """vLLM's refusal of --kv-cache-dtype fp8_e5m2 where the attention layers load e4m3 KV scales (kv_scales_method):
+    Attention.__init__ raises it while the model is built (attention/layer.py 0.7.0-0.12.0,
+    model_executor/layers/attention/attention.py 0.20.0-0.33.0)."""
+    if args.kv_cache_dtype != "fp8_e5m2" or not kv_scales_method(quant, given_quant, rules):
+        return None
+    what = ("online --quantization fp8 (built with Fp8Config)" if quant.scheme.endswith("(online)")
+            else f"the checkpoint's {quant.method} quantization ({quant.scheme})")
+    return (f"{E5M2_FP8_CHECKPOINT_ERROR} (--kv-cache-dtype fp8_e5m2: {what} gives every attention layer a KV-cache "
+            "method with e4m3 scales; use --kv-cache-dtype fp8 or auto)")
 
 
 def _logged_block_size(g: KVGroup, max_len: int, args: EngineArgs, rules: VersionRules) -> int:
