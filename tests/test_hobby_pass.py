@@ -76,3 +76,19 @@ def test_the_pre_ada_e4m3_advice_does_not_send_an_fp8_checkpoint_to_e5m2():
     assert E5M2_REFUSAL in w and "owners run" not in w
     plain = kvplan.fit("Qwen/Qwen3-8B", gpu="RTX 3090", max_model_len=4096, kv_cache_dtype="fp8")
     assert any("fp8_e5m2 is the FP8 KV cache RTX 3090 owners run" in w for w in plain.warnings)
+
+
+@pytest.mark.parametrize("model, gpu, kw, dtype", [
+    ("nvidia/Llama-3.1-70B-Instruct-FP8", "H100", {}, "fp8"),          # ModelOpt FP8: W8A8 on CUTLASS
+    ("poolside/Laguna-S-2.1-FP8", "H100", {}, "fp8"),                   # compressed-tensors block FP8
+    ("Qwen/Qwen3-32B-FP8", "H100", {}, "fp8"),
+    ("Qwen/Qwen3-14B", "RTX 4090", dict(quantization="fp8"), "fp8"),    # online FP8: the model's quant is None
+    ("Qwen/Qwen3-14B", "RTX 3090", dict(quantization="fp8"), "bfloat16"),  # FP8 Marlin: 16-bit GEMMs
+    ("nvidia/Gemma-4-31B-IT-NVFP4", "RTX 5090", {}, "bfloat16"),
+    ("Qwen/Qwen2.5-72B-Instruct-AWQ", "H100", {}, "bfloat16"),
+])
+def test_the_step_model_takes_the_fp8_peak_where_vllm_runs_fp8_gemms(model, gpu, kw, dtype):
+    from kvplan.simulate import StepModel
+
+    plan = kvplan.fit(model, gpu=gpu, max_model_len=4096, **kw)
+    assert StepModel.from_plan(plan).peak_flops_per_s == plan.gpu.peak_flops(dtype)

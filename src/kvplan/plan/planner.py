@@ -1033,6 +1033,23 @@ def _fp8_e4m3_kv_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, warn
     return None
 
 
+def gemm_compute_dtype(quant: QuantSpec | None, quantization: str | None, gpu: GPUSpec, dtype: str = "bfloat16") -> str:
+    """The dtype a step's Linear GEMMs run in, whose peak FLOPS the step-time model takes: "fp8" for FP8 weights with
+    FP8 activations (an FP8, ModelOpt FP8 or compressed-tensors W8A8 FP8 checkpoint; online --quantization fp8, whose
+    plan keeps the model's own quant None and the resolved quantization "fp8") where vLLM runs them natively (NVIDIA
+    8.9+, versions.NATIVE_LOW_PRECISION_CAPABILITY; other vendors as their FP8 peak); `dtype` otherwise: weight-only
+    schemes, FP8 weights on Marlin below 8.9, INT4 and FP4 (taken at the 16-bit rate), mixed-precision checkpoints."""
+    if quant is None:
+        kind = "fp8" if canonical_quant(quantization or "") == "fp8" else None
+    elif quant.method in _NATIVE_OR_MARLIN_METHODS and not quant.weight_only and not quant.module_bytes:
+        kind = quant.scheme.split(" ", 1)[0]
+    else:
+        kind = None
+    if kind != "fp8" or (gpu.vendor == "NVIDIA" and gpu.cc is not None and gpu.cc < NATIVE_LOW_PRECISION_CAPABILITY["fp8"]):
+        return dtype
+    return "fp8"
+
+
 def kv_scales_method(quant: QuantSpec | None, given_quant: str | None, rules: VersionRules) -> bool:
     """Whether vLLM builds each attention layer with a KV-cache quantization method (BaseKVCacheMethod, which loads
     k/v scales): Fp8Config for an FP8 checkpoint and, before 0.31, for online --quantization fp8 (quantization/fp8.py
