@@ -49,9 +49,11 @@ def _resolve_dtype(model: ModelSpec, gpu: GPUSpec, given: str | None, notes: lis
 # takes the config's quant_method as the method when no --quantization is given, lets each listed method's
 # override_quantization_method claim the config, and otherwise raises "Unknown quantization method: ..." for a name
 # QUANTIZATION_METHODS lacks (config/model.py and model_executor/layers/quantization/, vLLM 0.28.0 wheel: bitsandbytes
-# is gone from the list and no override there reads a bitsandbytes config). Others a release dropped (auto-round,
-# gguf) are served another way (an override, a load format) and are not refused here.
-_CHECKPOINT_METHODS_NO_OVERRIDE = frozenset({"bitsandbytes"})
+# is gone from the list and no override there reads a bitsandbytes config). A GGUF file (resolve._from_gguf) has no
+# way in from 0.24.0 either: that wheel drops the GGUF loader, quantization method and config reader together
+# (model_loader/gguf_loader.py, layers/quantization/gguf.py, transformers_utils/gguf_utils.py, all in 0.23.0).
+# Others a release dropped (auto-round) are served another way (an override) and are not refused here.
+_CHECKPOINT_METHODS_NO_OVERRIDE = frozenset({"bitsandbytes", "gguf"})
 
 
 def _dropped_since(method: str, version: str) -> str | None:
@@ -89,6 +91,11 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
     q = model.quant
     if not given:
         last = _dropped_since(q.method, version) if q is not None and q.method in _CHECKPOINT_METHODS_NO_OVERRIDE else None
+        if last is not None and q.method == "gguf":
+            raise InputError("model", f"{model.id} is a GGUF file, and vLLM {version} has no GGUF support (its wheel has "
+                             "no GGUF loader, quantization method or config reader; the newest release read that has "
+                             f"them is {last})", f"pin --vllm-version {last} or earlier, or serve a safetensors "
+                             "checkpoint of the same model (AWQ, GPTQ, FP8)")
         if last is not None:
             raise InputError("model", f"{model.id} is a {q.method} checkpoint (its config's quant_method), and vLLM "
                              f"{version} no longer has that method (the newest release read that has it is {last}): "
