@@ -92,3 +92,16 @@ def test_the_step_model_takes_the_fp8_peak_where_vllm_runs_fp8_gemms(model, gpu,
 
     plan = kvplan.fit(model, gpu=gpu, max_model_len=4096, **kw)
     assert StepModel.from_plan(plan).peak_flops_per_s == plan.gpu.peak_flops(dtype)
+
+
+def test_asking_awq_or_gptq_of_an_unquantized_checkpoint_quotes_vllms_loader_refusal():
+    from kvplan.errors import InputError
+
+    for method in ("awq", "gptq_marlin"):
+        with pytest.raises(InputError) as e:
+            kvplan.fit("Qwen/Qwen3-32B", gpu="RTX 3090", quantization=method)
+        assert e.value.field == "--quantization"
+        assert f"'Cannot find the config file for {method}'" in str(e.value) and "checkpoint of this model" in str(e.value)
+    with pytest.raises(InputError) as e:  # MXFP4 reads no such file: no loader message is claimed
+        kvplan.fit("Qwen/Qwen3-32B", gpu="RTX 3090", quantization="mxfp4")
+    assert "Cannot find the config file" not in str(e.value)

@@ -87,6 +87,9 @@ ONLINE_FP8_SHORTHANDS = {"fp8_per_tensor": "per tensor", "fp8_per_channel": "per
                          "fp8_per_block": "per 128x128 block"}
 
 
+_CONFIG_FILE_METHODS = frozenset({"awq", "gptq", "auto_awq", "auto_gptq", "modelopt"})
+
+
 def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: GPUSpec, version: str) -> QuantSpec | None:
     q = model.quant
     if not given:
@@ -139,8 +142,14 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
         notes.append("--quantization bitsandbytes on an unquantized checkpoint: 4-bit NF4 weights at load time" + tower)
         return BNB_IN_FLIGHT
     online_fp8 = ("" if quant_capability_error("fp8", gpu, version) else ", or use --quantization fp8 for online FP8")
-    raise InputError("--quantization", f"{given} needs a checkpoint quantized with {given}, and {model.id} is not",
-                     f"pick {_article(given.upper())} {given.upper()} checkpoint of this model{online_fp8}")
+    # the methods that read their settings from a file beside config.json (get_config_filenames: AWQ's
+    # quant_config.json / quantize_config.json, GPTQ's quantize_config.json, ModelOpt's hf_quant_config.json; awq.py,
+    # gptq.py, modelopt.py, auto_awq.py, auto_gptq.py), which an unquantized checkpoint lacks: vLLM's loader stops with
+    # get_quant_config's "Cannot find the config file for {quantization}" (model_loader/weight_utils.py, 0.6.3-0.33.0)
+    vllm_says = (f": vLLM stops loading it with 'Cannot find the config file for {given}'"
+                 if family in _CONFIG_FILE_METHODS else "")
+    raise InputError("--quantization", f"{given} needs a checkpoint quantized with {given}, and {model.id} is not"
+                     + vllm_says, f"pick {_article(given.upper())} {given.upper()} checkpoint of this model{online_fp8}")
 
 
 def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules) -> tuple[int, str]:
