@@ -74,6 +74,8 @@ def test_the_pre_ada_e4m3_advice_does_not_send_an_fp8_checkpoint_to_e5m2():
     p = kvplan.fit("nvidia/Gemma-4-31B-IT-NVFP4", gpu="RTX A6000", max_model_len=4096)  # its FP8 KV scheme: e4m3
     (w,) = [w for w in p.warnings if "fp8e4nv" in w]
     assert E5M2_REFUSAL in w and "owners run" not in w
+    # the user passed no --kv-cache-dtype: the warning says where the fp8 came from
+    assert w.startswith("kv_cache_dtype auto -> fp8 (the checkpoint declares an FP8 KV cache)")
     plain = kvplan.fit("Qwen/Qwen3-8B", gpu="RTX 3090", max_model_len=4096, kv_cache_dtype="fp8")
     assert any("fp8_e5m2 is the FP8 KV cache RTX 3090 owners run" in w for w in plain.warnings)
 

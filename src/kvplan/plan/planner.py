@@ -755,7 +755,8 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                            "layer, or serve an FP8 checkpoint)")
     if load_error:
         fits, error, failure, est_len = False, load_error, "load", None
-    fp8_error = _fp8_e4m3_kv_error(gpu, resolved, rules, warns, kv_scales_method(quant, args.quantization, rules))
+    fp8_error = _fp8_e4m3_kv_error(gpu, resolved, rules, warns, kv_scales_method(quant, args.quantization, rules),
+                                   args.kv_cache_dtype)
     marlin_warning = weight_only_marlin_warning(gpu, resolved, quant, rules)
     if marlin_warning:
         warns.append(marlin_warning)
@@ -1008,7 +1009,7 @@ def _flashinfer_workspace_after_kv(model: ModelSpec, gpu: GPUSpec, args: EngineA
 
 
 def _fp8_e4m3_kv_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, warns: list[str],
-                       e5m2_refused: bool = False) -> str | None:
+                       e5m2_refused: bool = False, given_kv: str | None = None) -> str | None:
     """An FP8 e4m3 KV cache (--kv-cache-dtype fp8 / fp8_e4m3, e4m3 on NVIDIA) below compute capability 8.9 (rules row
     fp8_e4m3_kv_pre_ada): refused where the release sends it to the Triton backend (0.11.0), whose kernels cannot cast
     to e4m3 there; a warning where it picks FlashInfer (0.11.1+), whose e4m3 kernels on these GPUs vLLM's source does
@@ -1017,16 +1018,19 @@ def _fp8_e4m3_kv_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, warn
             or not (8, 0) <= gpu.cc < (8, 9) or rules.fp8_e4m3_kv_pre_ada == "none"):
         return None
     where = f"{gpu.name} (compute capability {gpu.compute_capability}, below 8.9)"
+    # the flag as given, or the checkpoint's FP8 KV scheme that --kv-cache-dtype auto follows (resolve_args' note)
+    flag = (f"--kv-cache-dtype {args.kv_cache_dtype}" if given_kv not in (None, "auto")
+            else f"kv_cache_dtype auto -> {args.kv_cache_dtype} (the checkpoint declares an FP8 KV cache)")
     # e5m2, the way out, is itself refused where the checkpoint's quantization loads e4m3 KV scales (_e5m2_kv_error)
     e5m2 = (f"--kv-cache-dtype fp8_e5m2 is refused with this checkpoint too ('{E5M2_FP8_CHECKPOINT_ERROR}'): "
             "a 16-bit KV cache starts (--kv-cache-dtype auto, or bfloat16 where auto follows the checkpoint's FP8 KV "
             "scheme)" if e5m2_refused else None)
     if rules.fp8_e4m3_kv_pre_ada == "triton":
-        return (f"--kv-cache-dtype {args.kv_cache_dtype}: vLLM {rules.version} runs an FP8 KV cache on {where} with its "
+        return (f"{flag}: vLLM {rules.version} runs an FP8 KV cache on {where} with its "
                 f"Triton attention backend, whose kernels cannot store e4m3 there: the first forward fails with "
                 f"'{FP8E4NV_ERROR}. The supported fp8 dtypes are (\'fp8e4b15\', \'fp8e5\')' (vLLM issue #26431); "
                 + (e5m2 or "--kv-cache-dtype fp8_e5m2 starts"))
-    warns.append(f"--kv-cache-dtype {args.kv_cache_dtype} on {where}: vLLM {rules.version} picks FlashInfer for an FP8 KV "
+    warns.append(f"{flag} on {where}: vLLM {rules.version} picks FlashInfer for an FP8 KV "
                  "cache here (FlashAttention 2 takes none); e4m3 fails wherever it reaches vLLM's Triton attention "
                  f"('{FP8E4NV_ERROR}', vLLM issue #26431; a forced TRITON_ATTN backend, or a model FlashInfer cannot "
                  "serve). " + (e5m2 or "--kv-cache-dtype fp8_e5m2 is the FP8 KV cache RTX 3090 owners run"))
