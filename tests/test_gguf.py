@@ -16,6 +16,7 @@ from kvplan.validate import uncertainty_band
 
 gguf = pytest.importorskip("gguf")
 
+GGUF_RELEASE = "0.23.0"  # the newest release with GGUF support (0.24.0 dropped it)
 SHAPE = dict(hidden=256, layers=3, heads=8, kv_heads=2, ffn=512, vocab=1000, context=16384)
 
 
@@ -67,7 +68,7 @@ def test_the_shape_comes_from_the_metadata_and_the_weights_from_the_tensor_infos
     stored = sum(int(t.n_bytes) // (2 if len(t.shape) == 1 else 1) for t in reader.tensors)  # F32 norms held at 2 B
     assert spec.checkpoint.total_bytes == stored
     assert 8.4 < spec.quant.bits < 8.6  # Q8_0: 34 bytes per 32 weights
-    p = kvplan.fit(str(path), "L4", max_model_len=4096, fixes=False)
+    p = kvplan.fit(str(path), "L4", max_model_len=4096, fixes=False, vllm_version=GGUF_RELEASE)
     head_dim = SHAPE["hidden"] // SHAPE["heads"]
     assert p.kv_bytes_per_token == 2 * SHAPE["layers"] * SHAPE["kv_heads"] * head_dim * 2
     assert p.weights_bytes >= stored and p.weights_exact
@@ -85,7 +86,8 @@ def test_a_tied_file_has_no_output_projection(tmp_path):
 
 def test_the_cli_plans_it_and_says_where_the_numbers_come_from(tmp_path):
     path = write_gguf(tmp_path / "tiny.gguf")
-    r = subprocess.run(["kvplan", "fit", str(path), "--gpu", "L4", "--max-model-len", "4096", "--json"],
+    r = subprocess.run(["kvplan", "fit", str(path), "--gpu", "L4", "--max-model-len", "4096", "--json",
+                        "--vllm-version", GGUF_RELEASE],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
@@ -108,11 +110,11 @@ def test_what_cannot_be_read_is_refused_by_name(tmp_path):
 
 def test_bfloat16_gguf_on_blackwell_is_warned_and_float16_is_not(tmp_path):
     path = str(write_gguf(tmp_path / "tiny.gguf"))
-    bf16 = kvplan.fit(path, "B200", max_model_len=4096, fixes=False)
+    bf16 = kvplan.fit(path, "B200", max_model_len=4096, fixes=False, vllm_version=GGUF_RELEASE)
     assert bf16.args.dtype == "bfloat16" and any("PR #30408" in w for w in bf16.warnings)
-    fp16 = kvplan.fit(path, "B200", max_model_len=4096, dtype="float16", fixes=False)
+    fp16 = kvplan.fit(path, "B200", max_model_len=4096, dtype="float16", fixes=False, vllm_version=GGUF_RELEASE)
     assert not any("PR #30408" in w for w in fp16.warnings)
-    assert not any("PR #30408" in w for w in kvplan.fit(path, "H100", max_model_len=4096, fixes=False).warnings)
+    assert not any("PR #30408" in w for w in kvplan.fit(path, "H100", max_model_len=4096, fixes=False, vllm_version=GGUF_RELEASE).warnings)
 
 
 @pytest.mark.parametrize("ref, gguf_form", [("unsloth/Qwen3-0.6B-GGUF:Q4_K_M", True), ("unsloth/Qwen3-8B-GGUF:UD-Q4_K_XL", True),
@@ -127,8 +129,21 @@ def test_serve_sh_uses_the_base_models_tokenizer_where_the_file_names_it(tmp_pat
     from kvplan.deploy import render_files, spec_from_plan
 
     named = write_gguf(tmp_path / "a.gguf", base_model_url="https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct")
-    serve = render_files(spec_from_plan(kvplan.fit(str(named), "L4", max_model_len=4096, fixes=False)))["serve.sh"]
+    serve = render_files(spec_from_plan(kvplan.fit(str(named), "L4", max_model_len=4096, fixes=False, vllm_version=GGUF_RELEASE)))["serve.sh"]
     assert "--tokenizer Qwen/Qwen2.5-0.5B-Instruct" in serve and f"{named.resolve()}" in serve
     unnamed = write_gguf(tmp_path / "b.gguf")
-    serve = render_files(spec_from_plan(kvplan.fit(str(unnamed), "L4", max_model_len=4096, fixes=False)))["serve.sh"]
+    serve = render_files(spec_from_plan(kvplan.fit(str(unnamed), "L4", max_model_len=4096, fixes=False, vllm_version=GGUF_RELEASE)))["serve.sh"]
     assert "--tokenizer" not in serve
+
+
+def test_a_release_without_gguf_support_refuses_the_file_by_name(tmp_path):
+    path = str(write_gguf(tmp_path / "tiny.gguf"))
+    for version in ("0.24.0", "0.33.0"):
+        with pytest.raises(InputError) as e:
+            kvplan.fit(path, "L4", max_model_len=4096, vllm_version=version)
+        assert e.value.field == "model" and f"vLLM {version} has no GGUF support" in str(e.value)
+        assert "pin --vllm-version 0.23.0" in str(e.value)
+    with pytest.raises(InputError) as e:
+        kvplan.fit("Qwen/Qwen3-8B", "L4", quantization="gguf", vllm_version="0.24.0")
+    assert "newest release read that has it is 0.23.0" in str(e.value)
+    assert kvplan.fit(path, "L4", max_model_len=4096, vllm_version="0.23.0").fits

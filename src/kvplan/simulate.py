@@ -874,7 +874,9 @@ class StepModel:
             dp = int(getattr(plan.args, "data_parallel_size", 1) or 1)
             expert_parallel_size = tp * dp if (getattr(plan.args, "enable_expert_parallel", False) and m.is_moe) else 1
         bw = g.hbm_bandwidth_bytes_per_s
-        compute_dtype = "fp8" if "fp8" in str(getattr(getattr(m, "quant", None), "method", "") or "").lower() else "bfloat16"
+        from kvplan.plan.planner import gemm_compute_dtype
+
+        compute_dtype = gemm_compute_dtype(getattr(m, "quant", None), getattr(plan.args, "quantization", None), g)
         if not bw:
             if g.id == "custom":  # --gpu-gib / --gpu-gb alone: a size, no speeds
                 raise InputError("--gpu-gib", f"a {g.name} has a size but no HBM bandwidth or FLOPS, which the "

@@ -1050,6 +1050,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # Fp8OnlineLinearMethod / Fp8OnlineMoEMethod create the weights on the meta device and materialize one layer at a
     # time (uses_meta_device; read in 0.16.0, 0.17.1, 0.20.0).
     "online_fp8_loads_16bit": [((0, 0, 0), True), ((0, 16, 0), False)],
+    # Whether online --quantization fp8 builds the attention layers with Fp8Config's Fp8KVCacheMethod (k/v scales, so
+    # --kv-cache-dtype fp8_e5m2 is refused: plan.planner.kv_scales_method). From 0.31 get_quant_config reads it as
+    # fp8_per_tensor, an OnlineQuantizationConfig whose get_quant_method gives attention layers none
+    # (model_executor/model_loader/weight_utils.py, quantization/online/base.py, 0.33.0 wheel)
+    "online_fp8_kv_scales": [((0, 0, 0), True), ((0, 31, 0), False)],
     # Whether --quantization bitsandbytes quantizes MoE experts: BitsAndBytesConfig.get_quant_method returns a method
     # for LinearBase layers only up to 0.9.2 (FusedMoE keeps the model dtype), BitsAndBytesMoEMethod for FusedMoE from
     # 0.10.0 (layers/quantization/bitsandbytes.py; 4-bit in-flight only there)
@@ -1444,6 +1449,7 @@ class VersionRules:
     mrope_cache_factor: int
     bnb_nested_absmax: str
     online_fp8_loads_16bit: bool
+    online_fp8_kv_scales: bool
     bnb_quantizes_experts: bool
     ct_moe_mixed_refusal: bool
     ct_untargeted_unquantized: bool
@@ -2064,6 +2070,21 @@ QUANT_MIN_CAPABILITY: dict[str, list[tuple[V, int]]] = {
 }
 
 
+# The compute capability from which vLLM runs FP8 / NVFP4 checkpoints' Linear and MoE GEMMs natively (8-bit / 4-bit
+# activations); below it, on a GPU the method's QUANT_MIN_CAPABILITY step admits, the weights are repacked for Marlin
+# and computed in the model's 16-bit dtype, with the warning "Your GPU does not have native support for FP8
+# computation but FP8 quantization is being used. Weight-only FP8 compression will be used leveraging the Marlin
+# kernel. This may degrade performance for compute-heavy workloads." (FP4 alike). FP8: cutlass_fp8_supported ->
+# cutlass_scaled_mm_supports_fp8 (8.9+), else MarlinFP8ScaledMMLinearKernel (kernels/linear/scaled_mm/marlin.py,
+# quantization/utils/marlin_utils_fp8.py prepare_fp8_layer_for_marlin, 0.33.0 wheel; Fp8LinearMethod's
+# use_marlin = not has_device_capability(89) in 0.5.1-0.20). NVFP4: cutlass_fp4_supported ->
+# cutlass_scaled_mm_supports_fp4 (10.0+: 10.0, 10.3, 11.0, 12.0, 12.1), else MarlinNvFp4LinearKernel
+# (kernels/linear/nvfp4/marlin.py, quantization/utils/nvfp4_utils.py, 0.33.0 wheel; ModelOptNvFp4LinearMethod's
+# use_marlin from 0.9.0, when modelopt_fp4's minimum capability fell from 10.0 to 8.0). Keyed by the scheme's
+# leading word (QuantSpec.scheme: "fp8 block 128x128", "nvfp4 (modelopt)").
+NATIVE_LOW_PRECISION_CAPABILITY: dict[str, tuple[int, int]] = {"fp8": (8, 9), "nvfp4": (10, 0)}
+
+
 # vLLM's own list of --quantization values (QUANTIZATION_METHODS, from the QuantizationMethods Literal in
 # vllm/model_executor/layers/quantization/__init__.py), read from the wheels of these releases. vLLM refuses any
 # other value before loading ("Unknown quantization method" in ModelConfig's quantization check; "Invalid
@@ -2077,6 +2098,11 @@ QUANT_METHODS_READ: dict[V, tuple[str, ...]] = {
     # is first read in 0.27.0
     (0, 19, 0): ("awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "gguf", "gptq_marlin", "awq_marlin", "gptq", "compressed-tensors", "bitsandbytes", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "mxfp8", "petit_nvfp4", "cpu_awq"),
     (0, 20, 0): ("awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "gguf", "gptq_marlin", "awq_marlin", "gptq", "humming", "compressed-tensors", "bitsandbytes", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "cpu_awq", "online", "fp8_per_tensor", "fp8_per_block", "int8_per_channel_weight_only", "mxfp8"),
+    # 0.23.0 is the last release with GGUF: its wheel has model_executor/model_loader/gguf_loader.py,
+    # layers/quantization/gguf.py and transformers_utils/gguf_utils.py, the 0.24.0 wheel none of them (nor "gguf" in
+    # the list); 0.24.0 adds auto_awq and fp8_per_channel (the QuantizationMethods Literal of both wheels)
+    (0, 23, 0): ("awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "gguf", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors", "bitsandbytes", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "online", "fp8_per_tensor", "fp8_per_block", "int8_per_channel_weight_only", "mxfp8"),
+    (0, 24, 0): ("awq", "auto_awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors", "bitsandbytes", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only", "mxfp8"),
     # 0.27.0 is the last release with bitsandbytes (its wheel has layers/quantization/bitsandbytes.py and
     # model_loader/bitsandbytes_loader.py; the 0.28.0 wheel has neither, after RFC vllm#39583)
     (0, 27, 0): ("awq", "auto_awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors", "bitsandbytes", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only", "nvfp4_per_token", "mxfp8"),

@@ -51,9 +51,11 @@ def _resolve_dtype(model: ModelSpec, gpu: GPUSpec, given: str | None, notes: lis
 # takes the config's quant_method as the method when no --quantization is given, lets each listed method's
 # override_quantization_method claim the config, and otherwise raises "Unknown quantization method: ..." for a name
 # QUANTIZATION_METHODS lacks (config/model.py and model_executor/layers/quantization/, vLLM 0.28.0 wheel: bitsandbytes
-# is gone from the list and no override there reads a bitsandbytes config). Others a release dropped (auto-round,
-# gguf) are served another way (an override, a load format) and are not refused here.
-_CHECKPOINT_METHODS_NO_OVERRIDE = frozenset({"bitsandbytes"})
+# is gone from the list and no override there reads a bitsandbytes config). A GGUF file (resolve._from_gguf) has no
+# way in from 0.24.0 either: that wheel drops the GGUF loader, quantization method and config reader together
+# (model_loader/gguf_loader.py, layers/quantization/gguf.py, transformers_utils/gguf_utils.py, all in 0.23.0).
+# Others a release dropped (auto-round) are served another way (an override) and are not refused here.
+_CHECKPOINT_METHODS_NO_OVERRIDE = frozenset({"bitsandbytes", "gguf"})
 
 
 def _dropped_since(method: str, version: str) -> str | None:
@@ -87,10 +89,18 @@ ONLINE_FP8_SHORTHANDS = {"fp8_per_tensor": "per tensor", "fp8_per_channel": "per
                          "fp8_per_block": "per 128x128 block"}
 
 
+_CONFIG_FILE_METHODS = frozenset({"awq", "gptq", "auto_awq", "auto_gptq", "modelopt"})
+
+
 def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: GPUSpec, version: str) -> QuantSpec | None:
     q = model.quant
     if not given:
         last = _dropped_since(q.method, version) if q is not None and q.method in _CHECKPOINT_METHODS_NO_OVERRIDE else None
+        if last is not None and q.method == "gguf":
+            raise InputError("model", f"{model.id} is a GGUF file, and vLLM {version} has no GGUF support (its wheel has "
+                             "no GGUF loader, quantization method or config reader; the newest release read that has "
+                             f"them is {last})", f"pin --vllm-version {last} or earlier, or serve a safetensors "
+                             "checkpoint of the same model (AWQ, GPTQ, FP8)")
         if last is not None:
             raise InputError("model", f"{model.id} is a {q.method} checkpoint (its config's quant_method), and vLLM "
                              f"{version} no longer has that method (the newest release read that has it is {last}): "
@@ -134,8 +144,14 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
         notes.append("--quantization bitsandbytes on an unquantized checkpoint: 4-bit NF4 weights at load time" + tower)
         return BNB_IN_FLIGHT
     online_fp8 = ("" if quant_capability_error("fp8", gpu, version) else ", or use --quantization fp8 for online FP8")
-    raise InputError("--quantization", f"{given} needs a checkpoint quantized with {given}, and {model.id} is not",
-                     f"pick {_article(given.upper())} {given.upper()} checkpoint of this model{online_fp8}")
+    # the methods that read their settings from a file beside config.json (get_config_filenames: AWQ's
+    # quant_config.json / quantize_config.json, GPTQ's quantize_config.json, ModelOpt's hf_quant_config.json; awq.py,
+    # gptq.py, modelopt.py, auto_awq.py, auto_gptq.py), which an unquantized checkpoint lacks: vLLM's loader stops with
+    # get_quant_config's "Cannot find the config file for {quantization}" (model_loader/weight_utils.py, 0.6.3-0.33.0)
+    vllm_says = (f": vLLM stops loading it with 'Cannot find the config file for {given}'"
+                 if family in _CONFIG_FILE_METHODS else "")
+    raise InputError("--quantization", f"{given} needs a checkpoint quantized with {given}, and {model.id} is not"
+                     + vllm_says, f"pick {_article(given.upper())} {given.upper()} checkpoint of this model{online_fp8}")
 
 
 def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, args: EngineArgs) -> tuple[int, str]:

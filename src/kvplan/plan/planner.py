@@ -29,10 +29,11 @@ from kvplan.plan.terms import (DRAFTER_PROFILE_LABEL, _drafter_profile_bytes, _p
                                check_flashinfer_sampler_env, computed_profile_terms, measured_terms,
                                pipeline_cold_start_loss, sampler_kernel_note, trtllm_workspace_in_estimate_bytes)
 from kvplan.resolve import DTYPE_BYTES, GB, GPUSpec, ModelSpec, QuantSpec, heads_per_rank, mtp_n_predict
-from kvplan.versions import (LORA_UNSUPPORTED, VersionRules, architecture_refusal, lora_refusal, release_from, as_v0_engine, canonical_quant, check_serve_env,
-                             check_serve_values, newer_than_read, rules_for)
-from kvplan.weights import (RankWeights, allocator_rounding_bytes, drafter_weights, kv_dtype_bytes, lora_buffer_bytes,
-                             lora_embedding_modules, lora_target_kinds, LORA_MODULES)
+from kvplan.versions import (LORA_UNSUPPORTED, NATIVE_LOW_PRECISION_CAPABILITY, VersionRules, architecture_refusal,
+                             as_v0_engine, canonical_quant, check_serve_env, check_serve_values, lora_refusal,
+                             newer_than_read, release_from, rules_for)
+from kvplan.weights import (LORA_MODULES, RankWeights, allocator_rounding_bytes, drafter_weights, kv_dtype_bytes,
+                            lora_buffer_bytes, lora_embedding_modules, lora_target_kinds)
 
 
 PER_ENGINE_FIELDS = ("kv_cache_bytes", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
@@ -807,12 +808,19 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                        "--max-lora-rank or --lora-target-modules shrink them)")
     if load_error:
         fits, error, failure, est_len = False, load_error, "load", None
-    fp8_error = _fp8_e4m3_kv_error(gpu, resolved, rules, warns)
+    fp8_error = _fp8_e4m3_kv_error(gpu, resolved, rules, warns, kv_scales_method(quant, args.quantization, rules),
+                                   args.kv_cache_dtype)
+    marlin_warning = weight_only_marlin_warning(gpu, resolved, quant, rules)
+    if marlin_warning:
+        warns.append(marlin_warning)
     refusal = _startup_error(gpu, resolved, rules, quant, args.quantization)  # (Plan.failure_code, message) or None
     if refusal is None and backend_error:
         refusal = "attention_backend", backend_error
     if refusal is None and fp8_error:
         refusal = "fp8_e4m3_kv", fp8_error
+    e5m2_error = _e5m2_kv_error(resolved, quant, args.quantization, rules) if refusal is None else None
+    if e5m2_error:
+        refusal = "fp8_e5m2_kv_fp8_checkpoint", e5m2_error
     moe_mixed = ct_moe_mixed_schemes(model, quant, rules) if refusal is None else None
     if moe_mixed:
         refusal = "moe_mixed_schemes", moe_mixed
@@ -1004,6 +1012,36 @@ def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: Q
 
 FP8E4NV_ERROR = "type fp8e4nv not supported in this architecture"
 
+# the checkpoint methods whose FP8 / NVFP4 schemes take vLLM's native-or-Marlin kernel choice
+# (versions.NATIVE_LOW_PRECISION_CAPABILITY); a weight-only (W8A16 / W4A16) scheme is Marlin on every GPU
+_NATIVE_OR_MARLIN_METHODS = frozenset({"fp8", "modelopt", "compressed-tensors"})
+
+
+def weight_only_marlin_warning(gpu: GPUSpec, args: EngineArgs, quant: QuantSpec | None, rules: VersionRules) -> str | None:
+    """vLLM's weight-only Marlin fallback for FP8 / NVFP4 weights on an NVIDIA GPU below the capability of the native
+    kernels (versions.NATIVE_LOW_PRECISION_CAPABILITY) that the method's own capability step admits: the weights keep
+    their stored size (what the plan counts), the GEMMs run in the 16-bit model dtype. None elsewhere."""
+    if (quant is None or quant.method not in _NATIVE_OR_MARLIN_METHODS or quant.weight_only or gpu.vendor != "NVIDIA"
+            or gpu.cc is None):
+        return None
+    # a ModelOpt MIXED_PRECISION checkpoint holds FP8 (1 B) and NVFP4 (0.5625 B) modules (QuantSpec.module_bytes)
+    kinds = ({"fp8" if b == 1 else "nvfp4" for _, b in quant.module_bytes} if quant.module_bytes
+             else {quant.scheme.split(" ", 1)[0]})
+    below = [k for k in ("fp8", "nvfp4") if k in kinds and gpu.cc < NATIVE_LOW_PRECISION_CAPABILITY[k]]
+    if not below or quant_capability_error(vllm_quant_method(quant) or quant.method, gpu, rules.version):
+        return None
+    kind = below[-1]  # the mixed checkpoint's NVFP4 modules go to Marlin first (10.0 > 8.9)
+    native = NATIVE_LOW_PRECISION_CAPABILITY[kind]
+    bits = "FP8" if kind == "fp8" else "FP4"
+    what = (f"the {', '.join(n for n, b in quant.module_bytes if (b == 1) == (kind == 'fp8'))} modules' {kind.upper()}"
+            if len(kinds) > 1 else quant.scheme)
+    return (f"{what} weights on {gpu.name} (compute capability {gpu.compute_capability}, below the "
+            f"{native[0]}.{native[1]} of vLLM's native {bits} kernels): vLLM {rules.version} serves them weight-only "
+            f"through Marlin ('Your GPU does not have native support for {bits} computation but {bits} quantization is "
+            f"being used. Weight-only {bits} compression will be used leveraging the Marlin kernel.'): they take the "
+            f"memory planned here, but their GEMMs run in {args.dtype}, so their prefill is no faster than a {args.dtype} "
+            f"model's; native {bits} needs compute capability {native[0]}.{native[1]} or later")
+
 
 def _flashinfer_workspace_after_kv(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules, runner: str,
                                    graphs) -> str:
@@ -1023,7 +1061,8 @@ def _flashinfer_workspace_after_kv(model: ModelSpec, gpu: GPUSpec, args: EngineA
             "beside it")
 
 
-def _fp8_e4m3_kv_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, warns: list[str]) -> str | None:
+def _fp8_e4m3_kv_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, warns: list[str],
+                       e5m2_refused: bool = False, given_kv: str | None = None) -> str | None:
     """An FP8 e4m3 KV cache (--kv-cache-dtype fp8 / fp8_e4m3, e4m3 on NVIDIA) below compute capability 8.9 (rules row
     fp8_e4m3_kv_pre_ada): refused where the release sends it to the Triton backend (0.11.0), whose kernels cannot cast
     to e4m3 there; a warning where it picks FlashInfer (0.11.1+), whose e4m3 kernels on these GPUs vLLM's source does
@@ -1032,16 +1071,72 @@ def _fp8_e4m3_kv_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, warn
             or not (8, 0) <= gpu.cc < (8, 9) or rules.fp8_e4m3_kv_pre_ada == "none"):
         return None
     where = f"{gpu.name} (compute capability {gpu.compute_capability}, below 8.9)"
+    # the flag as given, or the checkpoint's FP8 KV scheme that --kv-cache-dtype auto follows (resolve_args' note)
+    flag = (f"--kv-cache-dtype {args.kv_cache_dtype}" if given_kv not in (None, "auto")
+            else f"kv_cache_dtype auto -> {args.kv_cache_dtype} (the checkpoint declares an FP8 KV cache)")
+    # e5m2, the way out, is itself refused where the checkpoint's quantization loads e4m3 KV scales (_e5m2_kv_error)
+    e5m2 = (f"--kv-cache-dtype fp8_e5m2 is refused with this checkpoint too ('{E5M2_FP8_CHECKPOINT_ERROR}'): "
+            "a 16-bit KV cache starts (--kv-cache-dtype auto, or bfloat16 where auto follows the checkpoint's FP8 KV "
+            "scheme)" if e5m2_refused else None)
     if rules.fp8_e4m3_kv_pre_ada == "triton":
-        return (f"--kv-cache-dtype {args.kv_cache_dtype}: vLLM {rules.version} runs an FP8 KV cache on {where} with its "
+        return (f"{flag}: vLLM {rules.version} runs an FP8 KV cache on {where} with its "
                 f"Triton attention backend, whose kernels cannot store e4m3 there: the first forward fails with "
                 f"'{FP8E4NV_ERROR}. The supported fp8 dtypes are (\'fp8e4b15\', \'fp8e5\')' (vLLM issue #26431); "
-                "--kv-cache-dtype fp8_e5m2 starts")
-    warns.append(f"--kv-cache-dtype {args.kv_cache_dtype} on {where}: vLLM {rules.version} picks FlashInfer for an FP8 KV "
+                + (e5m2 or "--kv-cache-dtype fp8_e5m2 starts"))
+    warns.append(f"{flag} on {where}: vLLM {rules.version} picks FlashInfer for an FP8 KV "
                  "cache here (FlashAttention 2 takes none); e4m3 fails wherever it reaches vLLM's Triton attention "
                  f"('{FP8E4NV_ERROR}', vLLM issue #26431; a forced TRITON_ATTN backend, or a model FlashInfer cannot "
-                 "serve). --kv-cache-dtype fp8_e5m2 is the FP8 KV cache RTX 3090 owners run")
+                 "serve). " + (e5m2 or "--kv-cache-dtype fp8_e5m2 is the FP8 KV cache RTX 3090 owners run"))
     return None
+
+
+def gemm_compute_dtype(quant: QuantSpec | None, quantization: str | None, gpu: GPUSpec, dtype: str = "bfloat16") -> str:
+    """The dtype a step's Linear GEMMs run in, whose peak FLOPS the step-time model takes: "fp8" for FP8 weights with
+    FP8 activations (an FP8, ModelOpt FP8 or compressed-tensors W8A8 FP8 checkpoint; online --quantization fp8, whose
+    plan keeps the model's own quant None and the resolved quantization "fp8") where vLLM runs them natively (NVIDIA
+    8.9+, versions.NATIVE_LOW_PRECISION_CAPABILITY; other vendors as their FP8 peak); `dtype` otherwise: weight-only
+    schemes, FP8 weights on Marlin below 8.9, INT4 and FP4 (taken at the 16-bit rate), mixed-precision checkpoints."""
+    if quant is None:
+        kind = "fp8" if canonical_quant(quantization or "") == "fp8" else None
+    elif quant.method in _NATIVE_OR_MARLIN_METHODS and not quant.weight_only and not quant.module_bytes:
+        kind = quant.scheme.split(" ", 1)[0]
+    else:
+        kind = None
+    if kind != "fp8" or (gpu.vendor == "NVIDIA" and gpu.cc is not None and gpu.cc < NATIVE_LOW_PRECISION_CAPABILITY["fp8"]):
+        return dtype
+    return "fp8"
+
+
+def kv_scales_method(quant: QuantSpec | None, given_quant: str | None, rules: VersionRules) -> bool:
+    """Whether vLLM builds each attention layer with a KV-cache quantization method (BaseKVCacheMethod, which loads
+    k/v scales): Fp8Config for an FP8 checkpoint and, before 0.31, for online --quantization fp8 (quantization/fp8.py
+    get_quant_method's Fp8KVCacheMethod; from 0.31 model_loader/weight_utils.py get_quant_config reads online fp8 as
+    fp8_per_tensor, an OnlineQuantizationConfig that gives attention none, online/base.py, as the fp8_per_* shorthands
+    do), every ModelOpt config (modelopt.py ModelOptKVCacheMethod), and a compressed-tensors checkpoint declaring a
+    kv_cache_scheme (CompressedTensorsKVCacheMethod). Read in the 0.7.0, 0.10.2, 0.11.0, 0.12.0, 0.20.0 and 0.33.0
+    wheels; a compressed-tensors checkpoint without a KV scheme, which releases before 0.33 also refuse, is not
+    claimed here."""
+    if quant is None:
+        return False
+    if quant.method == "fp8":
+        online = quant.scheme.endswith("(online)")
+        return not online or (canonical_quant(given_quant or "") == "fp8" and rules.online_fp8_kv_scales)
+    return quant.method == "modelopt" or (quant.method == "compressed-tensors" and quant.kv_cache_fp8)
+
+
+E5M2_FP8_CHECKPOINT_ERROR = "fp8_e5m2 kv-cache is not supported with fp8 checkpoints."
+
+
+def _e5m2_kv_error(args: EngineArgs, quant: QuantSpec | None, given_quant: str | None, rules: VersionRules) -> str | None:
+    """vLLM's refusal of --kv-cache-dtype fp8_e5m2 where the attention layers load e4m3 KV scales (kv_scales_method):
+    Attention.__init__ raises it while the model is built (attention/layer.py 0.7.0-0.12.0,
+    model_executor/layers/attention/attention.py 0.20.0-0.33.0)."""
+    if args.kv_cache_dtype != "fp8_e5m2" or not kv_scales_method(quant, given_quant, rules):
+        return None
+    what = ("online --quantization fp8 (built with Fp8Config)" if quant.scheme.endswith("(online)")
+            else f"the checkpoint's {quant.method} quantization ({quant.scheme})")
+    return (f"{E5M2_FP8_CHECKPOINT_ERROR} (--kv-cache-dtype fp8_e5m2: {what} gives every attention layer a KV-cache "
+            "method with e4m3 scales; use --kv-cache-dtype fp8 or auto)")
 
 
 def _logged_block_size(g: KVGroup, max_len: int, args: EngineArgs, rules: VersionRules) -> int:
