@@ -70,6 +70,31 @@ def test_e5m2_kv_cache_without_kv_scales_starts(model, kw):
     assert p.fits and p.failure_code is None
 
 
+def test_e5m2_kv_cache_with_a_modelopt_mixed_precision_checkpoint_follows_its_kv_algorithm(tmp_path):
+    """ModelOptMixedPrecisionConfig gives attention a KV-cache method only where the checkpoint declares a KV-cache
+    algorithm (modelopt.py, 0.17.1-0.33.0): without one vLLM starts with fp8_e5m2, with an FP8 one it refuses."""
+    import json
+
+    layers = {f"model.layers.{i}.{m}": ({"quant_algo": "NVFP4", "group_size": 16} if m.startswith("mlp")
+                                         else {"quant_algo": "FP8"})
+              for i in range(32) for m in ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj",
+                                           "self_attn.o_proj", "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj")}
+    plans = {}
+    for kv in (None, "FP8"):
+        qc = {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION", "quantized_layers": layers}
+        if kv:
+            qc["kv_cache_quant_algo"] = kv
+        d = tmp_path / str(kv)
+        d.mkdir()
+        (d / "config.json").write_text(json.dumps({
+            "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+            "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32000, "intermediate_size": 11008,
+            "max_position_embeddings": 8192, "torch_dtype": "bfloat16", "quantization_config": qc}))
+        plans[kv] = kvplan.fit(str(d), gpu="H100", max_model_len=8192, kv_cache_dtype="fp8_e5m2")
+    assert plans[None].fits and plans[None].failure_code is None
+    assert not plans["FP8"].fits and plans["FP8"].failure_code == "fp8_e5m2_kv_fp8_checkpoint"
+
+
 def test_the_pre_ada_e4m3_advice_does_not_send_an_fp8_checkpoint_to_e5m2():
     p = kvplan.fit("nvidia/Gemma-4-31B-IT-NVFP4", gpu="RTX A6000", max_model_len=4096)  # its FP8 KV scheme: e4m3
     (w,) = [w for w in p.warnings if "fp8e4nv" in w]

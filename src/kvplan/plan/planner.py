@@ -1112,8 +1112,11 @@ def kv_scales_method(quant: QuantSpec | None, given_quant: str | None, rules: Ve
     k/v scales): Fp8Config for an FP8 checkpoint and, before 0.31, for online --quantization fp8 (quantization/fp8.py
     get_quant_method's Fp8KVCacheMethod; from 0.31 model_loader/weight_utils.py get_quant_config reads online fp8 as
     fp8_per_tensor, an OnlineQuantizationConfig that gives attention none, online/base.py, as the fp8_per_* shorthands
-    do), every ModelOpt config (modelopt.py ModelOptKVCacheMethod), and a compressed-tensors checkpoint declaring a
-    kv_cache_scheme (CompressedTensorsKVCacheMethod). Read in the 0.7.0, 0.10.2, 0.11.0, 0.12.0, 0.20.0 and 0.33.0
+    do), every ModelOpt FP8 / NVFP4 config (modelopt.py ModelOptQuantConfigBase.get_quant_method's KVCacheMethodCls),
+    a ModelOpt MIXED_PRECISION config only where it declares a KV-cache algorithm
+    (ModelOptMixedPrecisionConfig.get_quant_method returns ModelOptKVCacheMethod "if self.kv_cache_quant_method", else
+    None: modelopt.py in the 0.17.1, 0.20.0, 0.24.0, 0.27.0 and 0.33.0 wheels), and a compressed-tensors checkpoint
+    declaring a kv_cache_scheme (CompressedTensorsKVCacheMethod). Read in the 0.7.0, 0.10.2, 0.11.0, 0.12.0, 0.20.0 and 0.33.0
     wheels; a compressed-tensors checkpoint without a KV scheme, which releases before 0.33 also refuse, is not
     claimed here."""
     if quant is None:
@@ -1121,7 +1124,9 @@ def kv_scales_method(quant: QuantSpec | None, given_quant: str | None, rules: Ve
     if quant.method == "fp8":
         online = quant.scheme.endswith("(online)")
         return not online or (canonical_quant(given_quant or "") == "fp8" and rules.online_fp8_kv_scales)
-    return quant.method == "modelopt" or (quant.method == "compressed-tensors" and quant.kv_cache_fp8)
+    if quant.method == "modelopt":
+        return quant.kv_cache_fp8 or not quant.module_bytes  # module_bytes: a MIXED_PRECISION config
+    return quant.method == "compressed-tensors" and quant.kv_cache_fp8
 
 
 E5M2_FP8_CHECKPOINT_ERROR = "fp8_e5m2 kv-cache is not supported with fp8 checkpoints."
