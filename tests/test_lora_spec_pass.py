@@ -197,17 +197,23 @@ def test_draft_tensor_parallel_size_is_read_as_vllm_reads_it(tmp_path):
 
 def test_mtp_without_num_speculative_tokens_takes_vllms_default(tmp_path):
     # SpeculativeConfig.__post_init__ defaults num_speculative_tokens to the drafter's n_predict, the MTP layer count
-    # the config declares (config/__init__.py 0.10.2, config/speculative.py 0.33.0): DeepSeek-V3's
-    # '{"method": "deepseek_mtp"}' was refused ('num_speculative_tokens must be a whole number >= 1, got None')
+    # the config declares (config/__init__.py 0.10.2, config/speculative.py 0.33.0), where "model" names the checkpoint;
+    # without "model" and without a count it builds no draft config and _verify_args refuses the start
+    # ("num_speculative_tokens must be provided with speculative model unless the draft model config contains an
+    # n_predict parameter", 0.10.2, 0.20.0, 0.27.0, 0.33.0)
     p = kvplan.fit("deepseek-ai/DeepSeek-V3", gpu="H200", tensor_parallel_size=8, max_model_len=32768,
-                   speculative_config='{"method": "deepseek_mtp"}')
+                   speculative_config='{"method": "deepseek_mtp", "model": "deepseek-ai/DeepSeek-V3"}')
     assert p.fits and p.speculative["num_speculative_tokens"] == 1
     assert any(n.startswith("num_speculative_tokens 1: vLLM's default for MTP") for n in p.assumptions)
+    with pytest.raises(InputError, match="num_speculative_tokens must be provided with speculative model") as e:
+        kvplan.fit("deepseek-ai/DeepSeek-V3", gpu="H200", tensor_parallel_size=8, max_model_len=32768,
+                   speculative_config='{"method": "deepseek_mtp"}')
+    assert '"num_speculative_tokens": 1' in e.value.fix and '"model": "deepseek-ai/DeepSeek-V3"' in e.value.fix
     # Qwen3-Next's config declares no count: vLLM refuses ("A speculative model was provided, but
     # `num_speculative_tokens` was not provided"), though its drafter builds one layer when the count is given
     with pytest.raises(InputError, match="num_speculative_tokens` was not provided") as e:
         kvplan.fit(NEXT, gpu="H200", tensor_parallel_size=4, max_model_len=32768,
-                   speculative_config='{"method": "qwen3_next_mtp"}')
+                   speculative_config='{"method": "qwen3_next_mtp", "model": "%s"}' % NEXT)
     assert e.value.field == "--speculative-config" and '"num_speculative_tokens": 1' in e.value.fix
     # a count above n_predict must be a multiple of it ("num_speculative_tokens:3 must be divisible by n_predict=2")
     raw = dict(resolve_model("deepseek-ai/DeepSeek-V3").raw_config, num_nextn_predict_layers=2)

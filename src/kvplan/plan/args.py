@@ -224,9 +224,10 @@ def _speculative_method(value: dict, *, eagle3_by_name: bool = True) -> str:
 
 
 def with_mtp_token_default(args, n_predict: int | None, model_id: str) -> tuple[object, str | None]:
-    """(args, note): an MTP --speculative-config without num_speculative_tokens takes vLLM's default, the drafter's
-    n_predict (config/speculative.py SpeculativeConfig.__post_init__ "Default to max value defined in draft model
-    config", 0.10.2 and 0.33.0), written into the args; where the config declares none vLLM refuses ("A speculative model
+    """(args, note): an MTP --speculative-config without num_speculative_tokens but with "model" takes vLLM's default,
+    the drafter's n_predict (config/speculative.py SpeculativeConfig.__post_init__ "Default to max value defined in
+    draft model config", 0.10.2 and 0.33.0), written into the args; without "model" either, no draft config is built
+    and vLLM refuses (_verify_args "num_speculative_tokens must be provided with speculative model", 0.10.2-0.33.0); where the config declares none vLLM refuses ("A speculative model
     was provided, but `num_speculative_tokens` was not provided", 0.33.0). A count above n_predict that is no multiple
     of it is refused as vLLM refuses it ("must be divisible by n_predict", same places)."""
     from dataclasses import replace
@@ -238,6 +239,16 @@ def with_mtp_token_default(args, n_predict: int | None, model_id: str) -> tuple[
     if not (method in _MTP_METHODS or method.endswith("_mtp")):
         return args, None
     n = obj.get("num_speculative_tokens")
+    if n is None and not obj.get("model"):
+        # no drafter named and no count: __post_init__ sets model to the target's only when the count is given, so no
+        # draft config (no n_predict) is built and _verify_args refuses (config/__init__.py 0.10.2; config/speculative.py
+        # 0.20.0, 0.27.0, 0.33.0)
+        raise InputError("--speculative-config", "num_speculative_tokens must be provided with speculative model unless "
+                         "the draft model config contains an n_predict parameter (vLLM defaults the count to the MTP "
+                         'layers only where "model" names the checkpoint)',
+                         'give it: {"method": "' + method + '", "num_speculative_tokens": ' + str(n_predict or 1) + "}"
+                         + (f' (or "model": "{model_id}", which takes the {n_predict} MTP layer(s) the config declares)'
+                            if n_predict else ""))
     if n is None:
         if n_predict is None:
             raise InputError("--speculative-config", "A speculative model was provided, but `num_speculative_tokens` was "
