@@ -193,6 +193,15 @@ def test_draft_tensor_parallel_size_is_read_as_vllm_reads_it(tmp_path):
     assert e3.fits and any("draft_tensor_parallel_size 1 is not applied" in n for n in e3.assumptions)
     same = fit({}, model="meta-llama/Llama-3.1-8B-Instruct", method="eagle3", path=str(head))
     assert e3.weights_bytes == same.weights_bytes  # the head split over TP 4 either way
+    # MTP layers are a draft model config too (the target checkpoint's): __post_init__ runs the same
+    # _verify_and_get_draft_tp (config/speculative.py 0.33.0), and the layers load at the target's TP
+    mtp = dict(gpu="H200", tensor_parallel_size=8, max_model_len=8192)
+    with pytest.raises(RefusedByVLLMError, match="cannot be other value than 1 or target"):
+        kvplan.fit("deepseek-ai/DeepSeek-V3", speculative_config=json.dumps(
+            {"method": "mtp", "num_speculative_tokens": 1, "draft_tensor_parallel_size": 3}), **mtp)
+    one = kvplan.fit("deepseek-ai/DeepSeek-V3", speculative_config=json.dumps(
+        {"method": "mtp", "num_speculative_tokens": 1, "draft_tensor_parallel_size": 1}), **mtp)
+    assert one.fits and any("draft_tensor_parallel_size 1 is not applied" in n for n in one.assumptions)
 
 
 def test_mtp_without_num_speculative_tokens_takes_vllms_default(tmp_path):

@@ -774,6 +774,8 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
         if not model.mtp_layers:
             raise InputError("--speculative-config", f"{model.id}'s config declares no MTP layers (mtp_num_hidden_layers, "
                              "num_nextn_predict_layers or num_mtp_modules)", "use ngram, or a checkpoint that ships MTP layers")
+        # the MTP drafter is a draft model config too: __post_init__ verifies its draft_tensor_parallel_size
+        _draft_tp_check(speculative_object(args.speculative_config), spec[0], tp, notes)
         notes.append(f"speculative decoding: the checkpoint's {model.mtp_layers} MTP layer(s) draft {spec[1]} token(s) per step; "
                      "their weights and KV layers are counted (section 7 item 8)")
     elif spec and spec[0] in DRAFT_METHODS:
@@ -836,7 +838,8 @@ def _draft_tp_check(obj: dict, method: str, tp: int, notes: list[str]) -> None:
     another TP than the target's is refused when its proposer loads (v1/spec_decode/draft_model.py
     _raise_if_draft_tp_mismatch, 0.15.0, 0.17.0, 0.20.0, 0.33.0: its torch.compile cache would collide across ranks);
     an EAGLE head loads at the target's TP whatever it says (v1/spec_decode/eagle.py load_model builds it with the
-    target's vllm_config, 0.10.2; llm_base_proposer.py _create_draft_vllm_config keeps its parallel config, 0.33.0)."""
+    target's vllm_config, 0.10.2; llm_base_proposer.py _create_draft_vllm_config keeps its parallel config, 0.33.0), and
+    so do MTP layers, whose draft model config (the target checkpoint's) passes the same check in __post_init__."""
     draft_tp = obj.get("draft_tensor_parallel_size")
     if draft_tp is None:
         return
