@@ -311,3 +311,40 @@ def _rows() -> list[dict]:
     import json
     from importlib import resources
     return json.loads(resources.files("kvplan.data").joinpath("gpus.json").read_text())
+
+
+# Derived GeForce tensor figures (tools/build_catalog.py DERIVED_TENSOR_CARDS): FLOP/clk/SM x SMs x boost clock. The
+# per-SM rate must reproduce every whitepaper-printed figure it is checked against within 1 % before it stands in for
+# the cards no whitepaper lists.
+def _build_catalog():
+    from repo_scripts import load_script
+    return load_script("tools/build_catalog.py")
+
+
+def test_tensor_derivation_reproduces_whitepaper_figures():
+    bc = _build_catalog()
+    assert {arch for _, arch, *_ in bc.DERIVATION_CHECKS} == set(bc.GEFORCE_TENSOR_FLOP_PER_SM_CLOCK)  # each arch checked
+    for gid, arch, sms, mhz, printed in bc.DERIVATION_CHECKS:
+        assert bc.derived_tensor_tflops(arch, sms, mhz) == pytest.approx(printed, rel=0.01), gid
+        # and the catalog carries the printed (sourced) figure for the card, not a derived one
+        row = next(r for r in _rows() if r["id"] == gid)
+        assert row["bf16_tflops"] == pytest.approx(printed, rel=0.01)
+        assert not any(isinstance(s, dict) and "derived" in s for s in row["sources"])
+
+
+@pytest.mark.parametrize("name,dense", [
+    ("RTX 4060 Ti 16GB", 44.1),   # 512 x 34 x 2,535 MHz
+    ("RTX 3090 Ti", 80.0),        # 512 x 84 x 1,860 MHz
+    ("RTX 4090 D", 147.1),        # 512 x 114 x 2,520 MHz
+    ("RTX 5070", 61.7),           # 512 x 48 x 2,510 MHz
+])
+def test_derived_geforce_tensor_figures_are_marked(name: str, dense: float):
+    bc = _build_catalog()
+    spec = find_gpu(name)
+    assert spec.bf16_tflops == pytest.approx(dense, abs=0.06)
+    arch, sms, mhz, _ = bc.DERIVED_TENSOR_CARDS[spec.id]
+    assert spec.bf16_tflops == pytest.approx(bc.derived_tensor_tflops(arch, sms, mhz), abs=0.05)
+    row = next(r for r in _rows() if r["id"] == spec.id)
+    marked = [s for s in row["sources"] if isinstance(s, dict) and "bf16_tflops_dense" in s["fields"]]
+    assert len(marked) == 1 and marked[0]["derived"].startswith("DERIVED") and f"x {sms} SMs x {mhz} MHz" in marked[0]["derived"]
+    assert marked[0]["url"]  # the SM count / boost clock source

@@ -1178,6 +1178,78 @@ EXTRA_TFLOPS = {
                      "by exact-string search (index id 68387635605)"),
 }
 
+# Derived dense BF16/FP16 tensor TFLOPS for GeForce cards no vendor document in reach lists. NVIDIA's consumer
+# architectures share one tensor rate per SM: each SM has 4 tensor cores doing 128 dense FP16 FMA (256 FLOP) a clock
+# with FP16 accumulate, 1,024 FLOP/clk/SM, and GeForce parts run FP32 accumulate (what BF16 GEMMs use) at half that:
+# 512 FLOP/clk/SM (NVIDIA Ampere GA102 whitepaper, "Third-Generation Tensor Cores in GA10x GPUs"; the Ada and RTX
+# Blackwell whitepapers keep the per-SM dense rate). So peak = 512 x SMs x boost clock. The constant is not taken on
+# trust: DERIVATION_CHECKS below are the cards whose whitepaper prints the figure, and the formula must land within
+# 1 % of each (tests/test_gpu_catalog_extra.py). A derived figure is marked in its source entry ("derived": the
+# formula and its inputs) and its SM count and boost clock are cited; a card whose clock or SM count no retrieved page
+# gives (laptop parts: boost clock set by the maker's TGP; RTX 4070 SUPER, 4070 Ti SUPER, 3080 Ti, 3070 Ti) stays None.
+GEFORCE_TENSOR_FLOP_PER_SM_CLOCK = {"ampere": 512, "ada": 512, "blackwell": 512}
+_WP_TABLE3 = (_WP_BLACKWELL + ", 'Peak BF16 Tensor TFLOPS with FP32 Accumulate' (RTX 3090 71.2/142.4, RTX 4090 "
+              "165.2/330.4, RTX 5090 209.5/419); quoted from a public GitHub file found by exact-string search (index id "
+              "68387635605)")
+# (card id, architecture, SMs, boost MHz, the whitepaper's dense BF16 FP32-accumulate TFLOPS)
+DERIVATION_CHECKS = [
+    ("rtx-3090", "ampere", 82, 1695, 71.2),      # GA102: 82 SMs, 1,695 MHz boost
+    ("rtx-4090", "ada", 128, 2520, 165.2),       # AD102: 128 SMs (deviceQuery), 2,520 MHz boost
+    ("rtx-5090", "blackwell", 170, 2407, 209.5),  # GB202: 170 SMs (deviceQuery), 2,407 MHz boost
+]
+
+
+def derived_tensor_tflops(arch: str, sms: int, boost_mhz: float) -> float:
+    """Dense BF16 (FP32-accumulate) tensor TFLOPS of a GeForce card: FLOP/clk/SM x SMs x boost clock."""
+    return GEFORCE_TENSOR_FLOP_PER_SM_CLOCK[arch] * sms * boost_mhz * 1e6 / 1e12
+
+
+_SCAN_30 = ("https://www.scan.co.uk/tekspek/gpu-graphics/nvidia-geforce-rtx-3060ti (table of NVIDIA's reference specs: "
+            "boost clock and tensor cores, 4 per SM)")
+_TT_50 = ("https://www.tweaktown.com/news/102469/nvidia-geforce-rtx-50-series-specs-pricing-and-performance-plan-that-"
+          "upgrade-today/index.html (NVIDIA's CES 2025 spec table: CUDA cores, 128 per SM, and boost clock)")
+_TH_5060 = ("https://tomshardware.com/pc-components/gpus/nvidia-rtx-5060-ti-final-specs-and-launch-day-allegedly-leaked "
+            "(SMs) and https://prepmusiclog.com/nvidia-rtx-5060-5060-ti-review-you-can-have-affordable-or-future-proof-pick-one "
+            "(review table: CUDA cores and boost clock)")
+# card id -> (architecture, SMs, boost MHz, where the SM count and clock come from)
+DERIVED_TENSOR_CARDS = {
+    "rtx-3090-ti": ("ampere", 84, 1860, "https://www.tweaktown.com/news/84164/nvidia-geforce-rtx-3090-ti-full-specs-price-"
+                    "performance-details/index.html ('GA102 GPU with 84 SM units', 'boost GPU clocks hit 1860MHz')"),
+    "rtx-3080": ("ampere", 68, 1710, _SCAN_30 + ": RTX 3080 1,710 MHz, 272 tensor cores"),
+    "rtx-3070": ("ampere", 46, 1725, _SCAN_30 + ": RTX 3070 1,725 MHz, 184 tensor cores"),
+    "rtx-3060-ti": ("ampere", 38, 1665, _SCAN_30 + ": RTX 3060 Ti 1,665 MHz, 152 tensor cores"),
+    "rtx-3060": ("ampere", 28, 1777, "https://cpu-gpu.alldbin.com/graphics-card-comparison/GeForce-RTX-3090-Ti-and-GeForce-"
+                 "RTX-3060-12-GB-GA104-comparison.html (RTX 3060: 1,777 MHz boost, 3,584 CUDA cores = 28 SMs of 128)"),
+    "rtx-4090-d": ("ada", 114, 2520, "https://hmc-tech.com/gpu/nvidia-geforce-rtx-4090-d (114 SMs, 2,520 MHz boost; the "
+                   "page's own 'FP16 147.09 TFLOPS Tensor (FP32 Accumulate)' agrees)"),
+    "rtx-4080-super": ("ada", 80, 2550, "https://www.cnews.cz/clanky/specifikace-grafik-geforce-rtx-4000-super-uz-jsou-venku-"
+                       "vykon-muze-stoupnout-o-10-25/ (AD103-400, 80 SM, boost 2,550 MHz)"),
+    "rtx-4070-ti": ("ada", 60, 2610, "https://incpak.com/?p=136649 (announced as the RTX 4080 12GB: 7,680 CUDA cores = "
+                    "60 SMs, boost 2.61 GHz)"),
+    "rtx-4070": ("ada", 46, 2475, "https://www.purepc.pl/nvidia-geforce-rtx-4070-nowe-informacje-o-specyfikacji-karty-"
+                 "graficznej-ada-lovelace-ze-sredniego-segmentu (AD104, 46 SM, boost 2,475 MHz)"),
+    "rtx-4060ti-16gb": ("ada", 34, 2535, "https://www.thefpsreview.com/?p=133840 (AD106: 34 SMs, boost 2,535 MHz; the 8 GB "
+                        "and 16 GB cards share the chip and clocks)"),
+    "rtx-4060ti-8gb": ("ada", 34, 2535, "https://www.thefpsreview.com/?p=133840 (AD106: 34 SMs, boost 2,535 MHz)"),
+    "rtx-4060": ("ada", 24, 2460, _TH_5060 + ": RTX 4060 24 SMs, 2,460 MHz"),
+    "rtx-5080": ("blackwell", 84, 2620, _TT_50 + ": RTX 5080 10,752 cores (84 SMs), 2.62 GHz"),
+    "rtx-5070-ti": ("blackwell", 70, 2450, _TT_50 + ": RTX 5070 Ti 8,960 cores (70 SMs), 2.45 GHz"),
+    "rtx-5070": ("blackwell", 48, 2510, _TT_50 + ": RTX 5070 6,144 cores (48 SMs), 2.51 GHz"),
+    "rtx-5060ti-16gb": ("blackwell", 36, 2572, _TH_5060 + ": RTX 5060 Ti 36 SMs, 2,572 MHz"),
+    "rtx-5060": ("blackwell", 30, 2497, _TH_5060 + ": RTX 5060 30 SMs, 2,497 MHz"),
+}
+
+
+def _derived_tensor_source(gid: str) -> dict:
+    arch, sms, mhz, spec = DERIVED_TENSOR_CARDS[gid]
+    per = GEFORCE_TENSOR_FLOP_PER_SM_CLOCK[arch]
+    tf = derived_tensor_tflops(arch, sms, mhz)
+    return {"fields": ["bf16_tflops_dense"], "url": spec,
+            "derived": (f"DERIVED, not printed by a vendor document: {per} dense BF16 FLOP/clk/SM (GeForce {arch}, FP32 "
+                        f"accumulate) x {sms} SMs x {mhz} MHz boost = {tf:.1f} TFLOPS; the per-SM rate reproduces "
+                        + _WP_TABLE3 + " within 1 %")}
+
+
 GIB = 1024 ** 3
 
 # Cards with both an nvidia-smi memory.total (MiB) and a sourced CUDA total (deviceQuery / torch / llama.cpp's
@@ -1423,6 +1495,9 @@ def build_gpus(shared: Path) -> list[dict]:
     for g in [r for r in rows if r["id"] not in extra_ids] + [_merged(shared_by_id.get(e["id"]), e) for e in EXTRA_GPUS]:
         gid = g["id"]
         flops, flops_source = EXTRA_TFLOPS.get(gid, ({}, None))
+        derived = _derived_tensor_source(gid) if gid in DERIVED_TENSOR_CARDS and g.get("bf16_tflops_dense") is None else None
+        if derived:  # a sourced figure always wins over a derived one
+            flops = {"bf16_tflops_dense": round(derived_tensor_tflops(*DERIVED_TENSOR_CARDS[gid][:3]), 1)}
         g = {**g, **{k: v for k, v in flops.items() if g.get(k) is None}}
         seen = VLLM_SEEN_TOTAL_GIB.get(gid) or EXTRA_TOTALS.get(gid)
         if gid in SAME_MEMORY_AS:
@@ -1473,6 +1548,7 @@ def build_gpus(shared: Path) -> list[dict]:
             "interconnect": g.get("interconnect"),
             **_nvidia_smi_total(gid, g),
             "sources": ((g.get("sources") or [])[:8] + ([{"fields": sorted(flops), "url": flops_source}] if flops_source else [])
+                        + ([derived] if derived else [])
                         + ([f"aliases {EXTRA_ALIASES[gid][0]}: {EXTRA_ALIASES[gid][1]}"] if gid in EXTRA_ALIASES else [])
                         + ([f"also sold with {OTHER_MEMORY_GB[gid][0]} GB: {OTHER_MEMORY_GB[gid][1]}"] if gid in OTHER_MEMORY_GB else [])),
         })
