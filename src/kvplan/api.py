@@ -1025,6 +1025,7 @@ class FitFlags:
     limit_mm_per_prompt: Optional[str] = None
     language_model_only: bool = False
     skip_mm_profiling: bool = False
+    allow_deprecated_quantization: bool = False
     entrypoint: Optional[str] = None
     hf_overrides: Optional[str] = None  # JSON: keys set on the model's config ('{"rope_scaling": {...}}')
     rope_scaling: Optional[str] = None  # JSON (vLLM 0.4.3-0.11.0)
@@ -1094,6 +1095,7 @@ FIT_PARAMS: list[FitParam] = [
     FitParam("limit_mm_per_prompt", Optional[str], None, ("--limit-mm-per-prompt",), 'Items per modality a multimodal prompt may carry, as vLLM takes it: \'{"image": 2, "video": 0}\'. The profile run encodes the largest allowed items; all 0 = none.', "vllm serve flags"),
     FitParam("language_model_only", bool, False, ("--language-model-only",), "Serve a multimodal checkpoint as text only (vLLM >= 0.17; the same as every --limit-mm-per-prompt at 0): no vision tower loaded, no encoder pass profiled.", "vllm serve flags"),
     FitParam("skip_mm_profiling", bool, False, ("--skip-mm-profiling",), "vLLM >= 0.10.1: the profile run skips the multimodal encoder pass, so the KV pool takes the memory it would have held; requests with images or video may then run out of memory (vLLM: the user's responsibility).", "vllm serve flags"),
+    FitParam("allow_deprecated_quantization", bool, False, ("--allow-deprecated-quantization",), "vLLM >= 0.14: serve a quantization method the release deprecates (fbgemm_fp8 and fp_quant from 0.23; more before), which it refuses without this flag.", "vllm serve flags"),
     FitParam("entrypoint", Optional[str], None, ("--entrypoint",), "serve (vllm serve, default) or llm (vllm.LLM in Python, whose default token budget is 16384 where serve's is 8192, 8192 where it is 2048).", "vllm serve flags"),
     FitParam("hf_overrides", Optional[str], None, ("--hf-overrides",), 'Keys set on the model\'s config before anything is derived from it, as vLLM takes them (JSON): \'{"rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}}\' lengthens the derived max length (up to vLLM 0.29: 32,768 x 4; from 0.30 a YaRN factor is not applied, so give "max_position_embeddings" too); num_key_value_heads, head_dim, sliding_window... change the KV cache as they would in vLLM. A sub-config\'s keys ({"text_config": {...}}) are merged from vLLM 0.11.1.', "vllm serve flags"),
     FitParam("rope_scaling", Optional[str], None, ("--rope-scaling",), "vLLM 0.4.3-0.11.0: the rope_scaling dict as JSON (set on the config as --hf-overrides '{\"rope_scaling\": ...}'); refused by later releases, which take --hf-overrides.", "vllm serve flags"),

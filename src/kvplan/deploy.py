@@ -550,6 +550,9 @@ def spec_from_plan(
     if _get(a, "skip_mm_profiling", default=False):
         flags.append(Flag("--skip-mm-profiling", None, "no encoder pass in the profile run: the pool takes its memory, as "
                           "planned; image or video requests may run out of memory"))
+    if _get(a, "allow_deprecated_quantization", default=False):
+        flags.append(Flag("--allow-deprecated-quantization", None, "the checkpoint's quantization method is one this release "
+                          "deprecates; it refuses to start without this flag"))
     pool = _get(a, "kv_cache_memory_bytes")
     if pool is not None:
         flags.append(Flag("--kv-cache-memory-bytes", str(pool), f"the KV pool, {pool / 2**30:.2f} GiB per GPU, as planned: "

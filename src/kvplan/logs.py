@@ -2885,6 +2885,8 @@ class StartupLog:
             if self.arg(name):  # memory the plan must count: LoRA slots, weights kept in CPU memory, the encoder pass,
                 # the pool the server was told to take
                 args[name] = self.arg(name)
+        if self.arg("allow_deprecated_quantization"):  # a deprecated method the server was let start with
+            args["allow_deprecated_quantization"] = True
         if self.skip_mm_profiling:  # the encoder pass the profile run left out of the peak
             args["skip_mm_profiling"] = True
         if self.arg("enable_chunked_prefill") is not None:  # stated, False included: it sets the step's token budget

@@ -913,6 +913,9 @@ class QuantSpec:
     # compressed-tensors with config groups of different schemes: (target, that target's group's QuantSpec) in the
     # order vLLM's target_scheme_map holds them; () where one scheme sizes every quantized module
     group_schemes: tuple = ()
+    # the quant_method the checkpoint's config names, as vLLM reads it before kvplan's aliases ("fbgemm_fp8" for a
+    # checkpoint sized as fp8): the name vLLM's deprecation check asks (versions.py "deprecated_quant_methods")
+    declared_method: str = ""
 
 
 def is_ct_wna16(quant: "QuantSpec | None") -> bool:
@@ -2025,6 +2028,10 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
         notes.append(f"the config does not say which layers are attention and which recurrent: transformers' default "
                      f"for {model_type} was used ({', '.join(kinds)}); give the checkpoint's own config.json to be sure")
     quant = _quant_spec(text, hf_quant_config, notes)
+    declared = (text.get("quantization_config") or {}) if isinstance(text.get("quantization_config"), dict) else {}
+    declared = str(declared.get("quant_method") or "").lower()
+    if quant is not None and declared and declared != quant.method:
+        quant = replace(quant, declared_method=declared)
     pooling = served_as_pooling(archs)
     encoder_only = (model_type.replace("-", "_") in _ENCODER_ONLY_TYPES or _get(text, "is_causal", default=True) is False
                     or any(a.endswith("ForMaskedLM") for a in archs))

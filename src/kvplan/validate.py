@@ -40,6 +40,7 @@ ARG_FIELDS = RECORD_ARG_NAMES + (
     "lora_target_modules", "cpu_offload_gb",
     "limit_mm_per_prompt", "language_model_only", "entrypoint", "data_parallel_size", "enable_expert_parallel",
     "enable_chunked_prefill", "env", "kv_cache_memory_bytes", "mamba_ssm_cache_dtype", "skip_mm_profiling",
+    "allow_deprecated_quantization",
     "cudagraph_capture_sizes", "max_cudagraph_capture_size", "cuda_graph_sizes", "hf_overrides", "rope_scaling", "rope_theta")
 
 # Other vLLM engine arguments a record may carry (EngineArgs in vllm/engine/arg_utils.py, 0.11.0; the OpenAI server's
@@ -414,7 +415,8 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
 # ---- record values as other sources write them ("0.9", "4,096", "32k", 4096.0, "true") -> the types vLLM's flags take
 
 _BOOL_ARGS = ("enforce_eager", "enable_prefix_caching", "enable_lora", "fully_sharded_loras", "language_model_only",
-              "enable_expert_parallel", "enable_chunked_prefill", "skip_mm_profiling")
+              "enable_expert_parallel", "enable_chunked_prefill", "skip_mm_profiling",
+              "allow_deprecated_quantization")
 _FLOAT_OBSERVED = ("weights_gib", "non_torch_gib", "activation_peak_gib", "cudagraph_gib", "kv_cache_gib", "max_concurrency")
 _INT_OBSERVED = ("num_gpu_blocks", "kv_cache_tokens")
 

@@ -1041,6 +1041,23 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # every 4-bit quant state) dequantizes them at load to one float32 absmax per 64 weights, 4 B per 64, "at the cost
     # of increased memory usage" (read in 0.10.0, 0.10.1.1, 0.20.0, 0.27.0). The 0.28.0 wheel has no bitsandbytes.
     "bnb_nested_absmax": [((0, 0, 0), "kept"), ((0, 10, 0), "float32")],
+    # The quantization methods vLLM refuses unless --allow-deprecated-quantization is given: ModelConfig.
+    # _verify_quantization raises "The quantization method %s is deprecated and will be removed in future versions of
+    # vLLM. To bypass, set `--allow-deprecated-quantization`." for a method in DEPRECATED_QUANTIZATION_METHODS
+    # (model_executor/layers/quantization/__init__.py), the checkpoint's own quant_method included (it is read into
+    # self.quantization before the check). The list, read in each wheel: none in 0.13.0 (no flag); 0.14.0 and 0.14.1;
+    # 0.15.1; 0.16.0, 0.17.0, 0.17.1, 0.18.0; 0.19.0; 0.20.0, 0.21.0, 0.22.0; 0.23.0 through 0.33.0.
+    "deprecated_quant_methods": [
+        ((0, 0, 0), ()),
+        ((0, 14, 0), ("deepspeedfp", "tpu_int8", "ptpc_fp8", "fbgemm_fp8", "fp_quant", "bitblas", "gptq_marlin_24",
+                      "gptq_bitblas", "hqq", "experts_int8", "ipex", "auto-round", "rtn", "petit_nvfp4")),
+        ((0, 15, 0), ("tpu_int8", "ptpc_fp8", "fbgemm_fp8", "fp_quant", "bitblas", "gptq_marlin_24", "gptq_bitblas",
+                      "experts_int8", "ipex", "petit_nvfp4")),
+        ((0, 16, 0), ("tpu_int8", "ptpc_fp8", "fbgemm_fp8", "fp_quant", "experts_int8", "petit_nvfp4")),
+        ((0, 19, 0), ("tpu_int8", "fbgemm_fp8", "fp_quant", "experts_int8", "petit_nvfp4")),
+        ((0, 20, 0), ("tpu_int8", "fbgemm_fp8", "fp_quant")),
+        ((0, 23, 0), ("fbgemm_fp8", "fp_quant")),
+    ],
     # Whether online FP8 (--quantization fp8 on a 16-bit checkpoint) first builds every Linear weight in the model
     # dtype on the GPU: Fp8LinearMethod.create_weights allocates torch.empty(..., dtype=params_dtype) for each layer
     # when the checkpoint is not FP8-serialized and quantizes after loading (layers/quantization/fp8.py, read in
@@ -1448,6 +1465,7 @@ class VersionRules:
     budget_counts_runner_buffers: bool
     mrope_cache_factor: int
     bnb_nested_absmax: str
+    deprecated_quant_methods: tuple[str, ...]
     online_fp8_loads_16bit: bool
     online_fp8_kv_scales: bool
     bnb_quantizes_experts: bool
@@ -1807,6 +1825,9 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # MultiModalConfig.skip_mm_profiling, vLLM PR #22950: in the 0.10.1 wheel's engine/arg_utils.py (the
     # "--skip-mm-profiling" argument of the MultiModalConfig group) and config/__init__.py
     "--skip-mm-profiling": (0, 10, 1),
+    # ModelConfig.allow_deprecated_quantization: absent from the 0.13.0 wheel's engine/arg_utils.py, present in 0.14.0's
+    # and every later one read (0.14.1-0.33.0)
+    "--allow-deprecated-quantization": (0, 14, 0),
     # --compilation-config / -O: vLLM PR #10437 ("torch.compile rollout to users"), merged 2024-11-19, after 0.6.4.post1
     "--compilation-config": (0, 6, 5),
     # CompilationConfig.cudagraph_capture_sizes / max_cudagraph_capture_size as flags of their own: added to

@@ -336,6 +336,7 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
                             "--mamba-ssm-cache-dtype": args.mamba_ssm_cache_dtype,
                             "--kv-cache-memory-bytes": None if pool_given else args.kv_cache_memory_bytes,
                             "--skip-mm-profiling": True if args.skip_mm_profiling else None,
+                            "--allow-deprecated-quantization": True if args.allow_deprecated_quantization else None,
                             # written by the launch files (deploy.spec_from_plan) under the same conditions, so fit
                             # refuses what scaffold refuses (a release older than the flag: SERVE_FLAG_SINCE)
                             "--data-parallel-size": args.data_parallel_size if (args.data_parallel_size or 1) > 1 else None,
@@ -1006,6 +1007,12 @@ def _startup_error(gpu: GPUSpec, args: EngineArgs, rules: VersionRules, quant: Q
             f"capability {gpu.compute_capability}. You can use float16 instead by explicitly setting the `dtype` flag in CLI, "
             f"for example: --dtype=half.")
     method = canonical_quant(given_quant) if given_quant else vllm_quant_method(quant)
+    named = str(given_quant).lower() if given_quant else ((quant.declared_method if quant is not None else "") or method)
+    if named in rules.deprecated_quant_methods and not args.allow_deprecated_quantization:
+        return "quantization", (
+            f"The quantization method {named} is deprecated and will be removed in future versions of vLLM. To bypass, "
+            f"set `--allow-deprecated-quantization`. (vLLM {rules.version}'s ModelConfig refuses it before loading; "
+            "add --allow-deprecated-quantization to start it, or serve a checkpoint in another method)")
     error = quant_capability_error(method, gpu, rules.version)
     return ("quantization", error) if error else None
 
