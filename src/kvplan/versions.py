@@ -1072,6 +1072,14 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # fp8_per_tensor, an OnlineQuantizationConfig whose get_quant_method gives attention layers none
     # (model_executor/model_loader/weight_utils.py, quantization/online/base.py, 0.33.0 wheel)
     "online_fp8_kv_scales": [((0, 0, 0), True), ((0, 31, 0), False)],
+    # Whether --kv-cache-dtype fp8_e5m2 is refused for a compressed-tensors checkpoint that declares no
+    # kv_cache_scheme (weight-only or weight-and-activation schemes alone): CompressedTensorsConfig.get_quant_method
+    # gives every Attention layer a CompressedTensorsKVCacheMethod whatever the config declares, and up to 0.23
+    # Attention.__init__ refuses e5m2 for any such method (attention/layer.py in the 0.7.0, 0.10.2, 0.12.0, 0.14.1,
+    # 0.17.1 wheels; model_executor/layers/attention/attention.py in 0.20.0-0.23.0). From 0.24.0 it exempts a
+    # compressed-tensors method without a kv_cache_scheme ("weight-only ones declare none and must keep fp8_e5m2, the
+    # only fp8 KV dtype usable on Ampere": read in the 0.24.0-0.33.0 wheels). plan.planner.kv_scales_method.
+    "ct_e5m2_refused_without_kv_scheme": [((0, 0, 0), True), ((0, 24, 0), False)],
     # Whether --quantization bitsandbytes quantizes MoE experts: BitsAndBytesConfig.get_quant_method returns a method
     # for LinearBase layers only up to 0.9.2 (FusedMoE keeps the model dtype), BitsAndBytesMoEMethod for FusedMoE from
     # 0.10.0 (layers/quantization/bitsandbytes.py; 4-bit in-flight only there)
@@ -1468,6 +1476,7 @@ class VersionRules:
     deprecated_quant_methods: tuple[str, ...]
     online_fp8_loads_16bit: bool
     online_fp8_kv_scales: bool
+    ct_e5m2_refused_without_kv_scheme: bool
     bnb_quantizes_experts: bool
     ct_moe_mixed_refusal: bool
     ct_untargeted_unquantized: bool

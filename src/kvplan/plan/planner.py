@@ -1123,9 +1123,9 @@ def kv_scales_method(quant: QuantSpec | None, given_quant: str | None, rules: Ve
     a ModelOpt MIXED_PRECISION config only where it declares a KV-cache algorithm
     (ModelOptMixedPrecisionConfig.get_quant_method returns ModelOptKVCacheMethod "if self.kv_cache_quant_method", else
     None: modelopt.py in the 0.17.1, 0.20.0, 0.24.0, 0.27.0 and 0.33.0 wheels), and a compressed-tensors checkpoint
-    declaring a kv_cache_scheme (CompressedTensorsKVCacheMethod). Read in the 0.7.0, 0.10.2, 0.11.0, 0.12.0, 0.20.0 and 0.33.0
-    wheels; a compressed-tensors checkpoint without a KV scheme, which releases before 0.33 also refuse, is not
-    claimed here."""
+    declaring a kv_cache_scheme (CompressedTensorsKVCacheMethod), or any compressed-tensors checkpoint up to 0.23, whose
+    Attention gets that method whatever the config declares and refuses e5m2 for it (versions.py
+    "ct_e5m2_refused_without_kv_scheme"). Read in the 0.7.0, 0.10.2, 0.11.0, 0.12.0, 0.20.0, 0.24.0 and 0.33.0 wheels."""
     if quant is None:
         return False
     if quant.method == "fp8":
@@ -1133,7 +1133,7 @@ def kv_scales_method(quant: QuantSpec | None, given_quant: str | None, rules: Ve
         return not online or (canonical_quant(given_quant or "") == "fp8" and rules.online_fp8_kv_scales)
     if quant.method == "modelopt":
         return quant.kv_cache_fp8 or not quant.module_bytes  # module_bytes: a MIXED_PRECISION config
-    return quant.method == "compressed-tensors" and quant.kv_cache_fp8
+    return quant.method == "compressed-tensors" and (quant.kv_cache_fp8 or rules.ct_e5m2_refused_without_kv_scheme)
 
 
 E5M2_FP8_CHECKPOINT_ERROR = "fp8_e5m2 kv-cache is not supported with fp8 checkpoints."
@@ -1147,6 +1147,11 @@ def _e5m2_kv_error(args: EngineArgs, quant: QuantSpec | None, given_quant: str |
         return None
     what = ("online --quantization fp8 (built with Fp8Config)" if quant.scheme.endswith("(online)")
             else f"the checkpoint's {quant.method} quantization ({quant.scheme})")
+    if quant is not None and quant.method == "compressed-tensors" and not quant.kv_cache_fp8:
+        return (f"{E5M2_FP8_CHECKPOINT_ERROR} (--kv-cache-dtype fp8_e5m2: up to vLLM 0.23 a compressed-tensors "
+                "checkpoint gives every attention layer a KV-cache method even without a kv_cache_scheme, and vLLM "
+                f"{rules.version} refuses e5m2 for it; from 0.24.0 such a checkpoint keeps fp8_e5m2. Use --kv-cache-dtype "
+                "fp8 or auto, or a release from 0.24.0)")
     return (f"{E5M2_FP8_CHECKPOINT_ERROR} (--kv-cache-dtype fp8_e5m2: {what} gives every attention layer a KV-cache "
             "method with e4m3 scales; use --kv-cache-dtype fp8 or auto)")
 
