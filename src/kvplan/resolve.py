@@ -2028,8 +2028,8 @@ def normalize(config: dict, *, model_id: str, source: str, raw: dict | None = No
         notes.append(f"the config does not say which layers are attention and which recurrent: transformers' default "
                      f"for {model_type} was used ({', '.join(kinds)}); give the checkpoint's own config.json to be sure")
     quant = _quant_spec(text, hf_quant_config, notes)
-    declared = (text.get("quantization_config") or {}) if isinstance(text.get("quantization_config"), dict) else {}
-    declared = str(declared.get("quant_method") or "").lower()
+    declared_qc = text.get("quantization_config")
+    declared = str(declared_qc.get("quant_method") or "").lower() if isinstance(declared_qc, dict) else ""
     if quant is not None and declared and declared != quant.method:
         quant = replace(quant, declared_method=declared)
     pooling = served_as_pooling(archs)

@@ -849,6 +849,21 @@ def _layer_paths(model_type: str, module_paths: tuple = ()) -> dict[str, str]:
     return paths
 
 
+def _layer_prefixes(model_type: str, module_paths: tuple = ()) -> tuple[str, ...]:
+    """The prefixes `model_type`'s decoder layers sit under: its own path where vLLM builds them elsewhere
+    (transformer.h, backbone.layers), else LAYER_PREFIXES."""
+    own = _layer_paths(model_type, module_paths).get("layers")
+    return (own,) if own else LAYER_PREFIXES
+
+
+def _two_modules(name: str, kind: str, layer: int | None, model_type: str,
+                 module_paths: tuple) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """A _CT_SPLIT component's two modules as component_modules names them, with the layer prefixes to ask them
+    under (_layer_prefixes); None where kvplan does not map it to two modules."""
+    modules = component_modules(Component(name, 0, "tp", layer, True, kind=kind), model_type, module_paths)
+    return (modules, _layer_prefixes(model_type, module_paths)) if len(modules) == 2 else None
+
+
 def _mapped_paths(model_type: str, module_paths: tuple) -> dict[str, str]:
     """The paths a release's model maps a checkpoint's entries from onto its own (the fourth field of a
     "layer_module_paths" row), by part."""
@@ -942,9 +957,8 @@ def _module_skipped(c: Component, q: QuantSpec, model_type: str = "", module_pat
                                               wildcard=q.method in WILDCARD_SKIP_METHODS, parts=q.method in PART_SKIP_METHODS)
         return bool(mtp) and _module_skipped(replace(c, name=c.name[4:], layer=0), q, model_type, module_paths, mtp)
     modules = component_modules(c, model_type, module_paths)
-    own = _layer_paths(model_type, module_paths).get("layers")
-    if own and prefixes == LAYER_PREFIXES:  # a model whose layers vLLM builds elsewhere (transformer.h, backbone.layers)
-        prefixes = (own,)
+    if prefixes == LAYER_PREFIXES:  # a model whose layers vLLM builds elsewhere (transformer.h, backbone.layers)
+        prefixes = _layer_prefixes(model_type, module_paths)
     how = {"substring": q.method in SUBSTRING_SKIP_METHODS, "wildcard": q.method in WILDCARD_SKIP_METHODS,
            "parts": q.method in PART_SKIP_METHODS}
     if c.name == "vision":
@@ -990,8 +1004,7 @@ def _ct_untargeted(name: str, kind: str, layer: int | None, targets: tuple[str, 
     modules = component_modules(c, model_type, module_paths)
     if not modules or name.startswith("mtp.") or name == "vision":
         return False
-    own = _layer_paths(model_type, module_paths).get("layers")
-    prefixes = (own,) if own else LAYER_PREFIXES
+    prefixes = _layer_prefixes(model_type, module_paths)
     i = layer or 0
 
     def named(names, class_name: str = "Linear", patterns: tuple[str, ...] = targets) -> bool:
@@ -1026,12 +1039,10 @@ def _ct_modules_untargeted(name: str, kind: str, layer: int | None, targets: tup
     (_ct_untargeted)."""
     if not _ct_split(Component(name, 0, "tp", layer, True, kind=kind)):
         return ()
-    c = Component(name, 0, "tp", layer, True, kind=kind)
-    modules = component_modules(c, model_type, module_paths)
-    if len(modules) != 2:
+    split = _two_modules(name, kind, layer, model_type, module_paths)
+    if split is None:
         return ()
-    own = _layer_paths(model_type, module_paths).get("layers")
-    prefixes = (own,) if own else LAYER_PREFIXES
+    modules, prefixes = split
     return tuple(not names_layer_module(targets, layer or 0, m, "Linear", prefixes=prefixes)
                  or (bool(ignore) and names_layer_module(ignore, layer or 0, m, prefixes=prefixes)) for m in modules)
 
@@ -1095,12 +1106,10 @@ def skipped_modules(c: Component, q: QuantSpec, model_type: str = "", module_pat
 @functools.lru_cache(maxsize=8192)
 def _skipped_modules_cached(name: str, kind: str, layer: int | None, method: str, skip: tuple[str, ...],
                             model_type: str, module_paths: tuple) -> tuple[bool, ...]:
-    c = Component(name, 0, "tp", layer, True, kind=kind)
-    modules = component_modules(c, model_type, module_paths)
-    if len(modules) != 2:
+    split = _two_modules(name, kind, layer, model_type, module_paths)
+    if split is None:
         return ()
-    own = _layer_paths(model_type, module_paths).get("layers")
-    prefixes = (own,) if own else LAYER_PREFIXES
+    modules, prefixes = split
     how = {"substring": method in SUBSTRING_SKIP_METHODS, "wildcard": method in WILDCARD_SKIP_METHODS,
            "parts": method in PART_SKIP_METHODS}
 
@@ -1179,8 +1188,7 @@ def ct_module_scheme(quant: QuantSpec, layer: int, module: str, class_name: str 
     0.11.0; versions.py ct_moe_ignore_read False). Without a "Linear" target those releases match the literal names
     "re:.*down_proj.*", "re:.*gate_proj.*", "re:.*up_proj.*" against the targets, not read here: the experts are
     then matched as from 0.12.0."""
-    own = _layer_paths(model_type, module_paths).get("layers")
-    prefixes = (own,) if own else LAYER_PREFIXES
+    prefixes = _layer_prefixes(model_type, module_paths)
     if ignore and quant.skip and names_layer_module(tuple(map(str, quant.skip)), layer, module, prefixes=prefixes):
         return None
     schemes = dict(quant.group_schemes) if quant.group_schemes else {t: quant for t in quant.targets or ("Linear",)}
