@@ -324,6 +324,23 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 0.10.1-0.17 (CUTLASS_MLA the default and forced to 128 on Blackwell, read in the 0.10.1 and 0.10.2 wheels);
     # "preferred" from 0.18 (FLASHINFER_MLA prefers 32 on Blackwell, FLASH_ATTN_MLA / TRITON_MLA 16)
     "mla_block_size": [((0, 0, 0), "triton"), ((0, 8, 0), "flashmla"), ((0, 10, 1), "forced"), ((0, 18, 0), "preferred")],
+    # CacheConfig.DEFAULT_BLOCK_SIZE, the size a start without --block-size asks every attention backend for
+    # (config/cache.py _apply_block_size_default; platforms/interface.py update_block_size_for_backend hands it to
+    # _preferred_block_size_for_backends -> AttentionBackend.get_preferred_block_size, v1/attention/backend.py, which
+    # keeps it where the backend supports it, else the backend's smallest kernel block): 16 up to 0.33.0 (read in the
+    # 0.16.0-0.33.0 wheels), 64 from 0.34.0. FLASH_ATTN / TRITON_ATTN / FLASH_ATTN_MLA / TRITON_MLA take any multiple of
+    # 16 and FLASHINFER 16/32/64, so NVIDIA starts run 64-token blocks; FLASHINFER_MLA (32/64) leaves its 32 for 64
+    # (plan.defaults._default_block_size)
+    "default_block_size": [((0, 0, 0), 16), ((0, 34, 0), 64)],
+    # The block size ROCM_ATTN (ROCm's first standard-attention backend, platforms/rocm.py _get_backend_priorities)
+    # asks for without --block-size: the cache default up to 0.33 (0: no override of get_preferred_block_size), 16 from
+    # 0.34.0 (RocmAttentionBackend.get_preferred_block_size "Keep the native kernel for default-sized runs",
+    # v1/attention/backends/rocm_attn.py), so an Instinct start keeps 16-token blocks under the 64 default
+    "rocm_attn_preferred_block_size": [((0, 0, 0), 0), ((0, 34, 0), 16)],
+    # The gfx targets on which RocmPlatform.get_valid_backends swaps TRITON_ATTN ahead of ROCM_ATTN (unless the KV
+    # cache is fp8_e5m2): gfx1201 and gfx1100 from 0.34.0 (platforms/rocm.py, absent in 0.33.0), where the start then
+    # takes the cache default (64) as TRITON_ATTN supports it
+    "rocm_triton_first_gfx": [((0, 0, 0), ()), ((0, 34, 0), ("gfx1100", "gfx1201"))],
     # Tokens one fused-MoE call sizes its caches for (fused_moe.py fused_experts_impl "M = min(num_tokens, CHUNK_SIZE)"):
     # VLLM_FUSED_MOE_CHUNK_SIZE 32768 up to 0.11, 16384 in 0.12-0.17; from 0.18 "M = num_tokens" (0 = no cap).
     "fused_moe_chunk_tokens": [((0, 0, 0), 32768), ((0, 12, 0), 16384), ((0, 18, 0), 0)],
@@ -923,7 +940,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # (config/vllm.py) returns a set value before any default check (architecture, Triton, unsupported features), so
     # =1 forces v2 and =0 forces v1 for every model (read in the 0.22.0, 0.24.0, 0.25.1, 0.27.1, 0.28.0, 0.29.0,
     # 0.31.0 and 0.33.0 wheels). A value int() refuses stops the server with a ValueError wherever it is read.
-    "mrv2_env": [((0, 0, 0), "unread"), ((0, 12, 0), "opt_in"), ((0, 22, 0), "override")],
+    # "removed" from 0.34.0, which has no model runner v1 (v1/worker/gpu_model_runner.py is gone; v1/worker/gpu/
+    # model_runner.py serves every model) and no VLLM_USE_V2_MODEL_RUNNER in envs.py: Platform.validate_environ
+    # (platforms/interface.py, called from EngineArgs.create_engine_config) stops the start on any value but the string
+    # "1" ("VLLM_USE_V2_MODEL_RUNNER=0 is no longer supported: Model Runner V1 has been removed. Unset this variable.")
+    # and logs =1 as redundant (plan.args._env_rules)
+    "mrv2_env": [((0, 0, 0), "unread"), ((0, 12, 0), "opt_in"), ((0, 22, 0), "override"), ((0, 34, 0), "removed")],
     "mrv2_architectures": [((0, 0, 0), ()), ((0, 22, 0), ("Qwen3ForCausalLM",)),
                            ((0, 23, 0), ("Qwen3ForCausalLM", "LlamaForCausalLM", "MistralForCausalLM")),
                            ((0, 24, 0), ("Qwen3ForCausalLM", "LlamaForCausalLM", "MistralForCausalLM", "DeepseekV2ForCausalLM",
@@ -934,9 +956,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # not yet support ..."): 0.22-0.29 everything but eagle, eagle3, mtp (and dflash, dspark, extract_hidden_states),
     # so ngram, suffix and draft_model (0.22.0, 0.23.0, 0.25.1, 0.27.1, 0.28.0, 0.29.0 wheels); 0.30.0 lists ngram,
     # ngram_gpu, draft_model, suffix, ...; 0.31.0 drops draft_model; 0.32.0 drops ngram (0.32.0, 0.33.0: suffix,
-    # medusa, mlp_speculator, custom_class).
+    # medusa, mlp_speculator, custom_class). None from 0.34.0: VllmConfig._get_model_runner_unsupported_features lists no
+    # speculative method (config/vllm.py; suffix decoding runs on v2's GPU suffix speculator, config/speculative.py),
+    # the GPU model runner being v2 alone.
     "mrv2_v1_spec_methods": [((0, 0, 0), ()), ((0, 22, 0), ("ngram", "suffix", "draft_model")),
-                             ((0, 31, 0), ("ngram", "suffix")), ((0, 32, 0), ("suffix",))],
+                             ((0, 31, 0), ("ngram", "suffix")), ((0, 32, 0), ("suffix",)), ((0, 34, 0), ())],
     # What model runner v2's profile sampler run holds beside the model's logits (v1/worker/gpu/model_runner.py
     # profile_run -> _dummy_sampler_run, v1/worker/gpu/sample/sampler.py Sampler.apply_sampling_params and sample,
     # sample/states.py SamplingStates, sample/gumbel.py gumbel_sample; see plan.mrv2_sampler_bytes_per_logit). The dummy
@@ -1381,6 +1405,9 @@ class VersionRules:
     mla_kernels: bool
     mla_quant_methods: tuple
     mla_block_size: str
+    default_block_size: int
+    rocm_attn_preferred_block_size: int
+    rocm_triton_first_gfx: tuple[str, ...]
     fused_moe_chunk_tokens: int
     moe_workspace_persistent: bool
     fp8_block_merged_unchecked: bool

@@ -343,6 +343,13 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
         if name == MRV2_ENV:
             if rules.mrv2_env == "unread":  # rules row mrv2_env: envs.py has it from 0.12
                 notes.append(f"environment {name}={value}: not read by vLLM {rules.version} (from 0.12): model runner v1")
+            elif rules.mrv2_env == "removed":  # 0.34+: Platform.validate_environ (platforms/interface.py)
+                if value != "1":
+                    raise InputError(f"--env {name}", f"vLLM {rules.version} refuses it: ValueError: {name}={value} is no "
+                                     "longer supported: Model Runner V1 has been removed. Unset this variable.",
+                                     f"unset {name}: vLLM {rules.version} runs model runner v2 for every model")
+                notes.append(f"environment {name}=1: vLLM {rules.version} logs '{name}=1 is redundant and can be unset: "
+                             "Model Runner V1 has been removed.'")
             continue  # otherwise _plan says which runner it selects, and why (model_runner_choice)
         notes.append(f"environment {name}={value}" + (f": no effect in vLLM {rules.version}, which has one engine" if inert
                                                       else f": not read by vLLM {rules.version}" if unread else ""))
@@ -356,7 +363,7 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
             raise InputError(f"--env {name}", f"{value!r} is not a value vLLM reads (it takes int(value)): the server "
                              "stops with a ValueError", f"{name}=1 (on) or {name}=0 (off)") from None
     mrv2 = args.env_value(MRV2_ENV)
-    if mrv2 is not None and rules.mrv2_env != "unread":
+    if mrv2 is not None and rules.mrv2_env not in ("unread", "removed"):
         # vllm/envs.py reads it as bool(int(value)) (0.12-0.21) or maybe_convert_bool (0.22+), the same int()
         try:
             int(mrv2.strip())
@@ -468,7 +475,8 @@ ENV_EFFECTS = {
     "VLLM_PP_LAYER_PARTITION": "the decoder layers of each pipeline stage (its weights and KV layers), e.g. 16,32",
     "VLLM_USE_FLASHINFER_SAMPLER": "1 / 0 selects FlashInfer's / the PyTorch-native top-k/top-p sampler (its profile peak, V1 0.8-0.17; on by default from 0.21, whose profile runs both; =1 is refused outside compute capability 7.5/8.0-12.1)",
     "VLLM_USE_V2_MODEL_RUNNER": "1 / 0 forces model runner v2 / v1 from 0.22 (=1 opts in to v2 in 0.12-0.21): its sampler "
-                                "state and profile, CUDA-graph estimate and capture, in-flight window (model_runner_choice)",
+                                "state and profile, CUDA-graph estimate and capture, in-flight window (model_runner_choice); "
+                                "from 0.34, which has no model runner v1, any value but 1 is refused",
     "VLLM_DISABLE_COMPILE_CACHE": "1 loads no compiled graph from the cache: every start compiles inside the memory profile, "
                                   "as a first start does (the cold-start warning then speaks of every start)",
     "VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE": "bytes of FlashInfer's TRTLLM-API attention workspace (394 MiB unset), which "

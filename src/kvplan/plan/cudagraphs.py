@@ -79,9 +79,10 @@ def rocm_graph_units(graphs: "CudaGraphPlan", n_layers: int, max_num_seqs: int, 
 
 def mrv2_env_value(args: EngineArgs, rules: VersionRules) -> bool | None:
     """VLLM_USE_V2_MODEL_RUNNER as the release reads it (rules row mrv2_env): bool(int(value)), or None where it is
-    unset or the release does not read it (before 0.12). A value int() refuses is refused in _env_rules."""
+    unset or the release does not read it (before 0.12; from 0.34, where =1 is the only runner and any other value is
+    refused in _env_rules). A value int() refuses is refused in _env_rules."""
     value = args.env_value(MRV2_ENV)
-    if value is None or rules.mrv2_env == "unread":
+    if value is None or rules.mrv2_env in ("unread", "removed"):
         return None
     try:
         return bool(int(value.strip()))
@@ -132,8 +133,9 @@ def model_runner_choice(model: ModelSpec, args: EngineArgs, rules: VersionRules)
     VLLM_USE_V2_MODEL_RUNNER (rules row mrv2_env): not read before 0.12; 0.12-0.21 =1 builds model runner v2
     (v1/worker/gpu_worker.py Worker.__init__), =0 is the default; from 0.22 VllmConfig.use_v2_model_runner returns a
     set value before every default check, so =1 forces v2 and =0 forces v1 (features the forced runner lacks are
-    refused: check_model_runner_env). kvplan keeps a pooling model on v1's terms either way (v2's pooling runner is
-    not modelled)."""
+    refused: check_model_runner_env); from 0.34 model runner v1 is gone (rules row mrv2_env "removed": any value but
+    1 is refused, _env_rules). kvplan keeps a pooling model on v1's terms either way (v2's pooling runner is not
+    modelled)."""
     default, why = _default_model_runner(model, args, rules)
     forced = mrv2_env_value(args, rules)
     if forced is None:

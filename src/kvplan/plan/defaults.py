@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kvplan.errors import InputError, RefusedByVLLMError
-from kvplan.plan.args import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, DEFAULT_BLOCK_SIZE, DRAFT_METHODS,
+from kvplan.plan.args import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, DRAFT_METHODS,
                               MM_ITEM_ABOVE_BATCHED_TOKENS, _DTYPE_ALIASES, EngineArgs, _speculative_method,
                               speculative_method_given, speculative_object)
 from kvplan.plan.cudagraphs import model_runner, mrv2_env_value
@@ -154,8 +154,17 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
                      + vllm_says, f"pick {_article(given.upper())} {given.upper()} checkpoint of this model{online_fp8}")
 
 
+# The gfx target of the AMD cards in the GPU catalog whose backend order a release changes (rules row
+# rocm_triton_first_gfx): Navi 31 (gfx1100) and Navi 48 (gfx1201)
+RADEON_GFX = {"radeon-pro-w7900": "gfx1100", "rx-7900-xtx": "gfx1100", "radeon-ai-pro-r9700": "gfx1201",
+              "rx-9070-xt": "gfx1201", "rx-9070": "gfx1201"}
+
+
 def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, args: EngineArgs) -> tuple[int, str]:
-    """The block size vLLM picks before hybrid alignment (section 2.4)."""
+    """The block size vLLM picks before hybrid alignment (section 2.4). From 0.18 the backend's
+    get_preferred_block_size(CacheConfig.DEFAULT_BLOCK_SIZE) (rules row default_block_size: 16, 64 from 0.34.0): the
+    default where the backend supports it, else its smallest kernel block."""
+    default = rules.default_block_size
     if runs_mla(model, args, rules):  # rules rows mla_kernels, mla_quant_methods
         cc = gpu.cc or (9, 0)
         if rules.mla_block_size == "triton" and cc >= (9, 0):  # rules row mla_block_size
@@ -168,10 +177,25 @@ def _default_block_size(model: ModelSpec, gpu: GPUSpec, rules: VersionRules, arg
             if cc == (9, 0):
                 return 64, "MLA on Hopper: FlashMLA forces block size 64 (vllm/platforms/cuda.py, <= 0.17)"
             return 16, "MLA on pre-Hopper GPUs: Triton MLA, block size 16"
-        if (10, 0) <= cc < (11, 0):
+        if (10, 0) <= cc < (11, 0) and gpu.vendor.upper() != "AMD":
+            # FlashInferMLABackend.get_supported_kernel_block_sizes [32, 64] (v1/attention/backends/mla/flashinfer_mla.py)
+            if default in (32, 64):
+                return default, (f"MLA on Blackwell: FLASHINFER_MLA takes the default block size {default} "
+                                 f"(CacheConfig.DEFAULT_BLOCK_SIZE, vLLM {rules.version})")
             return 32, "MLA on Blackwell: FLASHINFER_MLA prefers block size 32 (>= 0.18)"
-        return 16, "MLA: FLASH_ATTN_MLA / TRITON_MLA prefer block size 16 (>= 0.18)"
-    return DEFAULT_BLOCK_SIZE, "default block size 16 (CacheConfig.DEFAULT_BLOCK_SIZE)"
+        if default == 16:
+            return 16, "MLA: FLASH_ATTN_MLA / TRITON_MLA prefer block size 16 (>= 0.18)"
+        return default, (f"MLA: FLASH_ATTN_MLA / TRITON_MLA take the default block size {default} "
+                         f"(CacheConfig.DEFAULT_BLOCK_SIZE, vLLM {rules.version}; any multiple of 16)")
+    if gpu.vendor.upper() == "AMD" and rules.rocm_attn_preferred_block_size:
+        kv_dtype = (args.kv_cache_dtype or "auto").lower()
+        if RADEON_GFX.get(gpu.id) in rules.rocm_triton_first_gfx and kv_dtype != "fp8_e5m2":
+            return default, (f"{RADEON_GFX[gpu.id]}: vLLM {rules.version} puts TRITON_ATTN before ROCM_ATTN "
+                             f"(platforms/rocm.py), which takes the default block size {default}")
+        size = rules.rocm_attn_preferred_block_size
+        return size, (f"ROCm: ROCM_ATTN asks for block size {size} whatever the default ({default} in vLLM "
+                      f"{rules.version}; v1/attention/backends/rocm_attn.py get_preferred_block_size)")
+    return default, f"default block size {default} (CacheConfig.DEFAULT_BLOCK_SIZE)"
 
 
 # Laguna's per-layer head counts (weights.PER_LAYER_HEADS_MODEL_TYPES): LagunaAttention asserts
