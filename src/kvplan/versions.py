@@ -605,6 +605,16 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     #   max_num_batched_tokens); from 0.31.0, with q = 1, max_num_seqs itself when within that size. "spec": the
     #   first, "spec_and_seqs": both.
     "cudagraph_uniform_decode_sizes": [((0, 0, 0), "none"), ((0, 29, 0), "spec"), ((0, 31, 0), "spec_and_seqs")],
+    # - from 0.34.0 the sizes are split into prefill (token counts: PIECEWISE graphs) and decode (request counts: FULL
+    #   uniform-decode graphs of n x q tokens) sizes (config/vllm.py VllmConfig._split_cudagraph_capture_sizes;
+    #   v1/worker/gpu/cudagraph_utils.py CudaGraphManager builds its token-keyed descriptors from
+    #   prefill_cudagraph_capture_token_sizes and its decode ones from decode_cudagraph_capture_request_sizes). Both
+    #   default to the shared sizes above except on a compute-capability-10.x GPU (is_device_capability_family(100))
+    #   with no deprecated cudagraph_capture_sizes / max_cudagraph_capture_size given, which takes wider grids: prefill
+    #   config/compilation.py prefill_cudagraph_capture_grid(min(8192, max_num_batched_tokens)) (54 sizes at 8192),
+    #   decode decode_cudagraph_capture_grid(max_num_seqs) (64 sizes at 1024) within max_decode_cudagraph_capture_tokens
+    #   8192 (decode_cudagraph_capture_shapes). plan.cudagraphs.cudagraph_plan
+    "cudagraph_wide_defaults_cc10": [((0, 0, 0), False), ((0, 34, 0), True)],
     # vLLM's default --compilation-config cudagraph_mode on V1: PIECEWISE in 0.10 (config/compilation.py
     # __post_init__, 0.10.2 wheel), FULL_AND_PIECEWISE from 0.11.0 (config/__init__.py VllmConfig.__post_init__
     # "default to full and piecewise for most models"; pooling and encoder-decoder models keep PIECEWISE). V0 has no
@@ -1387,6 +1397,7 @@ class VersionRules:
     cudagraph_size_grid: str
     compilation_capture_sizes_whole: bool
     cudagraph_uniform_decode_sizes: str
+    cudagraph_wide_defaults_cc10: bool
     fp8_e4m3_kv_pre_ada: str
     cudagraph_mode_default: str
     cudagraph_lora_cases: str

@@ -9,6 +9,9 @@ Imports kvplan.plan.args and kvplan.plan.multimodal.
 
 from __future__ import annotations
 
+import bisect
+import math
+
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -237,6 +240,42 @@ def cudagraph_capture_sizes(max_num_seqs: int, max_tokens: int, *, num_speculati
     return sorted(set(sizes))
 
 
+def _walk_grid(limit: int, step) -> list[int]:
+    """Sizes 1 .. `limit`: from each size the next multiple of the largest power of two not above step(size), then
+    `limit` itself (config/compilation.py _walk_grid, 0.34.0 wheel)."""
+    grid, size = [], 1
+    while size < limit:
+        grid.append(size)
+        stride = 1 << max(0, math.floor(math.log2(max(1.0, step(size)))))
+        size = (size // stride + 1) * stride
+    return [*grid, limit] if limit else []
+
+
+def prefill_capture_grid(max_tokens: int) -> list[int]:
+    """0.34's prefill (token-count) grid: 1, 2, 4, every 8 up to 64, four sizes per doubling up to 1024, then every 256
+    and every 512 past 7,314 tokens: 54 sizes at 8,192 (config/compilation.py prefill_cudagraph_capture_grid, 0.34.0,
+    performance_mode "balanced")."""
+    return _walk_grid(max_tokens, lambda t: min(t, max(8, t / 4), 0.07 * max(t, 4096)))
+
+
+def decode_capture_grid(max_requests: int) -> list[int]:
+    """0.34's decode (request-count) grid: every count up to 6, then steps of the largest power of two not above
+    0.65 n^(2/3): 64 sizes at 1,024 (config/compilation.py decode_cudagraph_capture_grid, 0.34.0)."""
+    return _walk_grid(max_requests, lambda n: 0.65 * n ** (2 / 3))
+
+
+def decode_capture_shapes(sizes: Iterable[int], q: int, max_reqs: int, max_tokens: int) -> list[tuple[int, int]]:
+    """The (requests, q) uniform-decode graphs for request counts `sizes`: up to min(max_reqs, max_tokens // q)
+    requests, the first size past that limit captured at the limit (config/compilation.py
+    decode_cudagraph_capture_shapes, 0.34.0)."""
+    sizes = sorted(set(sizes))
+    limit = min(max_reqs, max_tokens // q)
+    if limit < 1:
+        return []
+    reachable = sizes[:bisect.bisect_left(sizes, limit) + 1]
+    return sorted({(min(n, limit), q) for n in reachable})
+
+
 def _capture_settings(args: EngineArgs, rules: VersionRules) -> tuple[tuple[int, ...] | None, int | None, tuple[str, str]]:
     """(the capture sizes given, the largest size given, the names they were given by): the flags, else the same
     fields of --compilation-config, which the flags only fill in (vllm/engine/arg_utils.py create_engine_config,
@@ -443,10 +482,24 @@ class CudaGraphPlan:
     mode_note: str = ""                # why the mode differs from the requested/default one
     source: str = "default"            # where the sizes came from: "default" (the release's own list) or the flags
     lora_cases: int = 1                # --enable-lora: the graphs captured per size (lora_graph_cases)
+    # 0.34+ on compute capability 10.x (rules row cudagraph_wide_defaults_cc10): the token counts of the PIECEWISE
+    # (prefill) graphs and the count of FULL uniform-decode graphs, which `sizes` (their union, vLLM's
+    # cudagraph_capture_sizes) no longer gives; None elsewhere
+    piecewise_sizes: tuple[int, ...] | None = None
+    full_decode_graphs: int | None = None
 
     @property
     def largest(self) -> int:
         return max(self.sizes) if self.sizes else 0
+
+    @property
+    def piecewise_count(self) -> int:
+        """The capture sizes the PIECEWISE graphs are captured at."""
+        return len(self.sizes if self.piecewise_sizes is None else self.piecewise_sizes)
+
+    def full_count(self, max_num_seqs: int, q: int = 1) -> int:
+        """Model runner v2's FULL uniform-decode graphs (_full_graph_sizes, or the 0.34 decode shapes)."""
+        return _full_graph_sizes(self.sizes, max_num_seqs, q) if self.full_decode_graphs is None else self.full_decode_graphs
 
     def to_dict(self) -> dict:
         return {"mode": self.mode, "capture_sizes": list(self.sizes), "num_capture_sizes": len(self.sizes),
@@ -762,6 +815,25 @@ def cudagraph_plan(model: ModelSpec, gpu: GPUSpec | None, args: EngineArgs, rule
             mode, note = "PIECEWISE", f"with speculative decoding {why}, so vLLM downgrades the graphs to PIECEWISE"
     q, rounded_to = 1 + k, 1
     runner = model_runner(model, args, rules)
+    cc10 = gpu is not None and gpu.vendor == "NVIDIA" and bool(gpu.cc) and gpu.cc[0] == 10
+    if rules.cudagraph_wide_defaults_cc10 and cc10 and given is None:
+        # 0.34+ on compute capability 10.x (rules row cudagraph_wide_defaults_cc10): the prefill and decode graphs
+        # take their own wider grids (config/vllm.py VllmConfig._split_cudagraph_capture_sizes); the recorded
+        # cudagraph_capture_sizes are their union, the prefill ones left out where the mode has no PIECEWISE part
+        # (FULL_DECODE_ONLY). A drafter's own decode sizes (get_draft_decode_cudagraph_request_sizes) are not added.
+        mnbt = int(args.max_num_batched_tokens)
+        prefill = prefill_capture_grid(min(8192, mnbt))
+        decode_tokens = min(mnbt, 8192)
+        shapes = decode_capture_shapes(decode_capture_grid(args.max_num_seqs), q, args.max_num_seqs, decode_tokens)
+        separate = mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY")
+        decode_sizes = {n * qq for n, qq in shapes}
+        mixed = mode != "FULL_DECODE_ONLY"
+        sizes = sorted(decode_sizes | (set(prefill) if mixed else set()))
+        lora = lora_graph_cases(args, rules, runner)
+        return CudaGraphPlan(mode=mode, sizes=tuple(sizes), rounded_to=1, drafter_layers=_drafter_decoder_layers(model, args),
+                             drafter_graphs=0, mode_note=note, source="default", lora_cases=lora, piecewise_sizes=tuple(prefill) if mixed else (),
+                             full_decode_graphs=len(shapes) if separate else 0)
+
     # an empty list (every given size above max_num_batched_tokens) is left as it is: adjust_cudagraph_sizes_for_spec_decode
     # returns at once on no sizes (config/compilation.py, 0.11.1-0.33.0)
     if q > 1 and sizes and mode in rules.cudagraph_spec_round_modes and runner in rules.cudagraph_spec_round_runners:

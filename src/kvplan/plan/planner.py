@@ -712,6 +712,14 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
             notes.append(f"CUDA graphs: --enable-lora captures each size {graphs.lora_cases} times, without and with "
                          "active LoRA (CompilationConfig.cudagraph_specialize_lora, on by default; "
                          "v1/cudagraph_dispatcher.py), so twice the graphs and their memory")
+        if graphs.piecewise_sizes is not None:
+            top_reqs = graphs.full_count(resolved.max_num_seqs, resolved.decode_query_len)
+            notes.append(f"CUDA graphs: vLLM {rules.version} on compute capability 10.x splits the capture sizes: "
+                         f"{len(graphs.piecewise_sizes)} prefill sizes up to {max(graphs.piecewise_sizes, default=0):,} "
+                         f"tokens (PIECEWISE) and {top_reqs} uniform-decode graphs (FULL) from its request-count grid "
+                         "(config/vllm.py VllmConfig._split_cudagraph_capture_sizes, config/compilation.py "
+                         "prefill_cudagraph_capture_grid / decode_cudagraph_capture_grid); the per-graph memory rate was "
+                         "fitted on captures of at most 1,024 tokens")
         if graphs.source != "default":
             shown = ", ".join(map(str, graphs.sizes)) if len(graphs.sizes) <= 12 else (
                 f"{', '.join(map(str, graphs.sizes[:6]))}, ... {graphs.sizes[-1]}")

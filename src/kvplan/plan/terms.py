@@ -16,7 +16,7 @@ from kvplan.calibration import (CAPTURE_G_CONST, CAPTURE_G_PER, GIB, MRV2_G_CONS
 from kvplan.errors import InputError
 from kvplan.plan.args import DRAFT_METHODS, EngineArgs, cdiv, compilation_object
 from kvplan.plan.cudagraphs import (_FULL_DECODE_MODES, _NO_COMPILATION_MODES, ColdStartLoss, CudaGraphPlan, _compilation_mode,
-                                    _eager_forward, _full_graph_sizes, cold_start_pool_loss_bytes, cudagraph_plan,
+                                    _eager_forward, cold_start_pool_loss_bytes, cudagraph_plan,
                                     MRV2_FULL_SAMPLES, model_runner, mrv2_graph_estimate_bytes, rocm_graph_units)
 from kvplan.plan.kv import (_attention_page_per_token, _sparse_mla_latent_bytes, drafter_kv_layers, experts_quant,
                             marlin_moe_experts, mxfp4_marlin_forced, stage_cache_layers)
@@ -570,7 +570,7 @@ def term_features(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versi
             rows = dense_hidden_rows(model, args, rules)
         fwd, moe, workspace = t * db * (rows * h + 3 * model.intermediate_size / tp), 0.0, 0.0
     graphs = cudagraph_plan(model, gpu, args, rules)
-    n_sizes = len(graphs.sizes)
+    n_sizes = graphs.piecewise_count
     n_layers = len([l for l in model.layers if l.kind != "none"])
     return TermFeatures(forward_bytes=fwd, moe_bytes=moe, moe_workspace_bytes=workspace, sampler_elements=0.0 if model.is_pooling else float(s * v_pad),
                         tp_gt_1=tp > 1, graph_layer_sizes=float(n_layers * n_sizes * graphs.lora_cases
@@ -1069,7 +1069,7 @@ def measured_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
             # 0.29+: the real capture against a throwaway pool, every PIECEWISE graph measured, the two largest FULL
             # graphs sampled and the rest extrapolated at >= 1 MiB each (cudagraphs.mrv2_graph_estimate_bytes): the
             # measured part grows with layers x capture sizes (calibration.py MRV2_G_*, fitted on the logged estimates)
-            full = _full_graph_sizes(g.sizes, args.max_num_seqs, args.decode_query_len) * g.lora_cases
+            full = g.full_count(args.max_num_seqs, args.decode_query_len) * g.lora_cases
             measured = MRV2_G_CONST + MRV2_G_PER * f.graph_layer_sizes
             capture = estimate = mrv2_graph_estimate_bytes(measured, full)
             cg_formula = (f"model runner v2: the profile's capture {measured / GIB:.2f} GiB = {MRV2_G_CONST / GIB:.2f} GiB + "
