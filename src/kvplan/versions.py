@@ -727,9 +727,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # Error and log formats (sections 4, 5, 8).
     # (the wheels add the "See https://docs.vllm.ai/..." suffix in 0.13.0, and the CPU-backend wording with "model's"
     # in 0.22.0, two releases before section 4 places it)
+    # (0.34.0: "hint", both messages carry v1/core/kv_cache_planning.py _more_kv_cache_memory_hint, which speaks of the
+    # extensible KV cache and the resolved gpu_memory_utilization where that cache is on, else the old advice; the
+    # fit message then ends "{hint} Decreasing `max_model_len` also reduces what is needed. See ...":
+    # _check_enough_kv_cache_memory, 0.34.0 wheel; plan.planner._fit_check)
     "fit_error_format": [((0, 0, 0), "v0"), ((0, 8, 0), "v1-models-2f"), ((0, 13, 0), "v1-models-2f-see"),
-                         ((0, 14, 0), "v1-models-gib"), ((0, 22, 0), "v1-model-gib")],
-    "no_memory_error_format": [((0, 0, 0), "short"), ((0, 13, 0), "short-see"), ((0, 22, 0), "long")],
+                         ((0, 14, 0), "v1-models-gib"), ((0, 22, 0), "v1-model-gib"), ((0, 34, 0), "v1-model-gib-hint")],
+    "no_memory_error_format": [((0, 0, 0), "short"), ((0, 13, 0), "short-see"), ((0, 22, 0), "long"), ((0, 34, 0), "hint")],
     "weights_log_format": [((0, 0, 0), "gb"), ((0, 8, 0), "gib-4f"), ((0, 12, 0), "gib-4f-memory"),
                            ((0, 14, 0), "gib-round-memory")],
     "kv_log_format": [((0, 0, 0), "v0-blocks"), ((0, 6, 6), "v0-blocks"), ((0, 8, 0), "v1-two-lines"),
@@ -789,6 +793,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # --max-model-len -1: after profiling, the largest length whose KV fits replaces the model's limit
     # ("Auto-fit max_model_len: reduced from ... to ...", section 4), from 0.14.
     "max_model_len_auto_fit": [((0, 0, 0), False), ((0, 14, 0), True)],
+    # ... whose lines, where 0.34's extensible KV cache is on, end "; the final length is set after CUDA graph capture
+    # and warmup" (the length is fitted again to the memory measured after them), and whose refusal "Cannot auto-fit
+    # max_model_len: not enough GPU memory available to serve even a single token." ends with
+    # _more_kv_cache_memory_hint instead of "Try increasing `gpu_memory_utilization`." (v1/core/kv_cache_planning.py
+    # _auto_fit_max_model_len, 0.34.0 wheel; plan.planner._auto_fit_plan)
+    "auto_fit_tentative": [((0, 0, 0), False), ((0, 34, 0), True)],
     # Which windowed layers V1 keeps as windows. Read in the release wheels (0.7.3-0.33.0):
     # - sliding-window layers get their own spec (only the window is held) from 0.8.3 (PR #14097); before, every
     #   decoder layer is a full-attention spec and each request holds its whole length;
@@ -1448,6 +1458,7 @@ class VersionRules:
     mamba_checkpoint_page: tuple[str, ...]
     group_size_max_ratio: float
     fit_error_format: str
+    auto_fit_tentative: bool
     no_memory_error_format: str
     weights_log_format: str
     kv_log_format: str

@@ -921,18 +921,32 @@ def _auto_fit_plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Vers
     limit = full.args.max_model_len
     if not full.fits and (full.failure != "memory" or full.kv_cache_bytes <= 0):
         return full  # a platform error, or "No available memory for the cache blocks", comes first
+    # 0.34+ with the extensible KV cache: the length is fitted again after capture and warmup (rules row auto_fit_tentative)
+    tentative = rules.auto_fit_tentative and extensible_kv_cache_by_default(full.args)
+    tentative_note = "; the final length is set after CUDA graph capture and warmup" if tentative else ""
     if full.fits:
-        note = f"Auto-fit max_model_len: full model context length {limit} fits in available KV cache memory"
+        note = f"Auto-fit max_model_len: full model context length {limit} fits in available KV cache memory" + tentative_note
         return replace(full, assumptions=full.assumptions + (note,), vllm_log=full.vllm_log + (note,))
     if not full.estimated_max_model_len:
         error = ("Cannot auto-fit max_model_len: not enough GPU memory available to serve even a single token. "
-                 "Try increasing `gpu_memory_utilization`.")
+                 + (memory_hint(full.args) if rules.auto_fit_tentative else "Try increasing `gpu_memory_utilization`."))
         return replace(full, error=error, vllm_log=full.vllm_log + (error,))
     fitted = _plan(model, gpu, replace(args, max_model_len=full.estimated_max_model_len), rules=rules,
                    extra_assumptions=extra_assumptions, site_offsets=site_offsets, check_architecture=check_architecture,
                    auto_fit=True)
     note = (f"Auto-fit max_model_len: reduced from {limit} to {fitted.args.max_model_len} to fit in available KV cache "
-            f"memory ({fitted.kv_cache_bytes / GIB:.2f} GiB GPU)")
+            f"memory ({fitted.kv_cache_bytes / GIB:.2f} GiB GPU){tentative_note}")
+    if rules.auto_fit_tentative and not tentative:
+        # 0.34 without the extensible KV cache: the final wording, a warning below 8,192 tokens
+        # (AUTO_FIT_SHORT_MAX_MODEL_LEN, v1/core/kv_cache_planning.py _auto_fit_max_model_len)
+        fitted_len = fitted.args.max_model_len
+        note = (f"--max-model-len auto reduced max_model_len from {limit} to {fitted_len} "
+                f"({fitted.kv_cache_bytes / GIB:.2f} GiB GPU available for the KV cache).")
+        if fitted_len < 8192:
+            util = fitted.args.gpu_memory_utilization
+            note = note[:-1] + (f". Requests longer than {fitted_len} tokens will be rejected. "
+                                + ("Increase `gpu_memory_utilization` or set --max-model-len explicitly."
+                                   if util is not None and util < 1.0 else "Use more GPUs or set --max-model-len explicitly."))
     log = list(fitted.vllm_log)
     at = next((i for i, line in enumerate(log) if "KV cache size" in line or "Maximum concurrency" in line), len(log))
     log.insert(at, note)  # logged while the KV-cache config is built, before the capacity lines
@@ -1225,12 +1239,43 @@ def _per_token_formula(model: ModelSpec, groups, args: EngineArgs) -> str:
     return f"{sums}: {how}"
 
 
+# v1/core/kv_cache_planning.py _more_kv_cache_memory_hint without the extensible KV cache (0.34.0 wheel): the advice
+# 0.22-0.33's "No available memory" message gave
+_MEMORY_HINT_UTILIZATION = ("Try increasing `gpu_memory_utilization` when initializing the engine (this flag also "
+                            "controls CPU memory reservation on the CPU backend, despite its name).")
+
+
+def extensible_kv_cache_by_default(args: EngineArgs) -> bool:
+    """Whether 0.34's extensible KV cache is on for this start as kvplan sees it: VllmConfig._resolve_extensible_kv_cache
+    (config/vllm.py, 0.34.0 wheel) turns it on on CUDA and ROCm unless --kv-cache-memory-bytes (or
+    num_gpu_blocks_override, elastic EP, a legacy-IPC or custom-pool KV connector) says how large the cache is."""
+    return args.kv_cache_memory_bytes is None
+
+
+def memory_hint(args: EngineArgs) -> str:
+    """vLLM 0.34's advice in its KV-memory refusals (v1/core/kv_cache_planning.py _more_kv_cache_memory_hint, before
+    warmup): with the extensible KV cache, what is left within the resolved gpu_memory_utilization (1.0 unless given)
+    or, at 1.0, that the cache already takes it all; without it, the old advice."""
+    if not extensible_kv_cache_by_default(args):
+        return _MEMORY_HINT_UTILIZATION
+    utilization = 1.0 if args.gpu_memory_utilization is None else float(args.gpu_memory_utilization)
+    used_by = "the model and its activations"
+    if utilization < 1.0:
+        return (f"The KV cache gets what is left after {used_by} within `gpu_memory_utilization`={utilization}; increase it "
+                "(with the extensible KV cache it defaults to 1.0) or decrease `max_model_len` or `max_num_seqs`.")
+    return (f"The extensible KV cache already takes all device memory left after {used_by}; decrease `max_model_len` or "
+            "`max_num_seqs`, or the model needs a device with more memory.")
+
+
 def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, args: EngineArgs, rules: VersionRules):
     """Does one max_model_len request fit? (section 4) -> (fits, vLLM's error text, estimated max length)."""
     max_len = args.max_model_len
     bs = min(g.block_size for g in groups)
     # V1 stops on available <= 0; V0 on no whole block (section 4)
     if available <= 0 or (rules.engine == "v0" and num_blocks <= 0):
+        if rules.no_memory_error_format == "hint":
+            return False, (f"No available memory for the cache blocks. {memory_hint(args)} "
+                           "See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."), 0
         text = "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine."
         if rules.no_memory_error_format == "short-see":
             text += " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
@@ -1285,6 +1330,11 @@ def _fit_check(groups, available: float, bytes_per_block: int, num_blocks: int, 
         return False, (f"To serve at least one request with the models's max seq len ({max_len}), ({_format_gib(need)} GiB KV cache is needed, "
                        f"which is larger than the available KV cache memory ({_format_gib(avail)} GiB). {est_text}Try increasing "
                        f"`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine. "
+                       f"See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."), est
+    if fmt == "v1-model-gib-hint":
+        return False, (f"To serve at least one request with the model's max seq len ({max_len}), ({_format_gib(need)} GiB KV cache "
+                       f"is needed, which is larger than the available KV cache memory ({_format_gib(avail)} GiB). {est_text}"
+                       f"{memory_hint(args)} Decreasing `max_model_len` also reduces what is needed. "
                        f"See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."), est
     return False, (f"To serve at least one request with the model's max seq len ({max_len}), ({_format_gib(need)} GiB KV cache is needed, "
                    f"which is larger than the available KV cache memory ({_format_gib(avail)} GiB). {est_text}Try increasing "
