@@ -44,3 +44,10 @@ def test_1_is_redundant_and_plans_as_unset():
 def test_suffix_decoding_runs_on_model_runner_v2():
     assert _fit("0.33.0", speculative_config=SUFFIX).model_runner["runner"] == "v1"
     assert _fit("0.34.0", speculative_config=SUFFIX).model_runner["runner"] == "v2"
+
+
+def test_a_pooling_model_says_it_is_planned_on_v1s_terms_without_v1():
+    old = _fit("0.33.0", runner="pooling").model_runner
+    new = _fit("0.34.0", runner="pooling").model_runner
+    assert "no model runner v1" not in old["why"]
+    assert "vLLM 0.34.0 has no model runner v1 and pools on model runner v2" in new["why"]

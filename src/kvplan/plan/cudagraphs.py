@@ -99,6 +99,9 @@ def _default_model_runner(model: ModelSpec, args: EngineArgs, rules: VersionRule
     if mode == "none":
         return "v1", f"vLLM {rules.version} runs model runner v1 (v2 is opt-in or absent)"
     if args.runner_type == "pooling" or model.is_pooling:
+        if rules.mrv2_env == "removed":  # 0.34+: v1/worker/gpu/model_runner.py runs pooling models too (v1/worker/gpu/pool)
+            return "v1", (f"a pooling model: vLLM {rules.version} has no model runner v1 and pools on model runner v2, "
+                          "whose pooling runner kvplan does not model; it plans model runner v1's terms")
         return "v1", "a pooling model: kvplan plans model runner v1's terms"
     spec = args.speculative
     if spec:
