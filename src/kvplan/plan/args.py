@@ -584,7 +584,7 @@ def env_flag_on(env: Sequence[tuple[str, str]], name: str) -> bool:
 # a value each count flag takes, for its refusal's hint ("e.g. 1" for --block-size named a size no backend takes)
 COUNT_EXAMPLES = {
     "tensor_parallel_size": "e.g. 1, 2, 4 or 8", "pipeline_parallel_size": "e.g. 1 or 2", "data_parallel_size": "e.g. 1 or 2",
-    "max_num_seqs": "e.g. 256", "max_num_batched_tokens": "e.g. 8192", "block_size": "e.g. 16 (vLLM's default)",
+    "max_num_seqs": "e.g. 256", "max_num_batched_tokens": "e.g. 8192", "block_size": "e.g. 16 (vLLM's default up to 0.33; 64 from 0.34)",
     "num_gpus": "e.g. 1", "max_model_len": "e.g. 4096",
 }
 
