@@ -248,3 +248,18 @@ def test_no_imex_channel_warning_is_read():
     log = parse_lines(["WARNING [vllm.py:3265] No IMEX channel: with the extensible KV cache, KV transfers within a host "
                        "(e.g. NIXL) fall back to TCP. Transfers across hosts use RDMA."])
     assert any("no IMEX channel" in w for w in log.warnings) and log.started is not False
+
+
+def test_summary_activation_without_an_estimate_under_the_extensible_cache():
+    # VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0 under the extensible KV cache: 0.34.0 prints no 'disabled' warning and no
+    # estimate; the summary's peak activation is then the profile's own
+    summary = ("INFO [gpu_worker.py:1175] Free memory on device (78.62/79.19 GiB) on startup. Desired GPU memory utilization "
+               "is (1.0, 79.19 GiB). Actual usage is 16.48 GiB for consumed memory (weights + non-torch), 2.87 GiB for peak "
+               "activation, and 0.61 GiB for CUDAGraph memory. Replace gpu_memory_utilization config with "
+               "`--kv-cache-memory=1` (0.0 GiB) to fit into requested memory, or `--kv-cache-memory=1` (0.0 GiB) to fully "
+               "utilize gpu memory. Current kv cache memory in use is 59.84 GiB.")
+    log = parse_lines([summary, P + WARMUP])
+    assert log.activation_peak_gib == 2.87 and not log.parse_warnings
+    # where the log shows an estimate was applied, it is still taken off (0.85 GiB in the pool line)
+    pool = "INFO [gpu_worker.py:1112] CUDA graph pool memory: 0.61 GiB (actual), 0.85 GiB (estimated), difference: 0.24 GiB (39.3%)."
+    assert parse_lines([pool, summary, P + WARMUP]).activation_peak_gib == 2.02
