@@ -263,3 +263,14 @@ def test_summary_activation_without_an_estimate_under_the_extensible_cache():
     # where the log shows an estimate was applied, it is still taken off (0.85 GiB in the pool line)
     pool = "INFO [gpu_worker.py:1112] CUDA graph pool memory: 0.61 GiB (actual), 0.85 GiB (estimated), difference: 0.24 GiB (39.3%)."
     assert parse_lines([pool, summary, P + WARMUP]).activation_peak_gib == 2.02
+
+
+def test_a_log_that_stops_after_the_measurement_says_where():
+    lines = LOG.read_text().splitlines()
+    cut = lines[:next(i for i, line in enumerate(lines) if "Memory after warmup" in line) + 1]
+    # capture and the summary line come before the final sizing, which can still refuse the start: not yet a start
+    assert parse_lines(cut).started is None
+    notes = diagnose(parse_lines(cut)).notes
+    assert any("once the KV cache was measured" in n for n in notes)
+    cut = lines[:next(i for i, line in enumerate(lines) if "Extended KV cache" in line) + 1]
+    assert parse_lines(cut).started is True

@@ -3517,6 +3517,10 @@ _FIGURE_HANDLERS: Mapping[str, Callable[[_Accumulator, Mapping[str, Optional[str
 _STARTED_MARKERS = frozenset({"kv_tokens", "concurrency", "graph_capture", "startup_complete", "server_starting",
                               "init_engine_took", "v0_blocks", "v1_blocks_07", "summary_old", "summary_new", "graph_actual",
                               "extended_kv_cache"})
+# the lines after the extensible KV cache's final sizing (vLLM >= 0.34: v1/engine/core.py _initialize_kv_caches commits
+# the measured pool, then logs the capacity)
+_SIZED_AFTER_WARMUP = frozenset({"extended_kv_cache", "kv_tokens", "concurrency", "startup_complete", "server_starting",
+                                 "init_engine_took"})
 # Pairs of signatures sharing an anchor where the specific one shadows the generic one.
 _SHADOWED_BY = {
     "fa_cannot_other": ("fa_cannot_turing", "fa_cannot_vllm_flash_attn", "fa_cannot_flash_attn"),
@@ -3800,6 +3804,9 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
     fatal = any(SIGNATURES_BY_NAME[h.signature].fatal for h in acc.hits)
     if fatal:
         started = False
+    elif "memory_after_warmup" in hit_names and not hit_names & _SIZED_AFTER_WARMUP:
+        started = None  # >= 0.34's extensible KV cache: capture and the summary come before the pool's final sizing,
+        # which can still refuse the start (v1/core/kv_cache_planning.py shrink_kv_cache_configs)
     elif hit_names & _STARTED_MARKERS:
         started = True
     else:
