@@ -1211,6 +1211,11 @@ _START_STEPS = (
     (("compile_cold", "compile_warm", "compile_aot_warm"), "after torch.compile, during the memory profile"),
     (("available_kv", "v0_split", "summary_old", "summary_new", "graph_estimate", "graph_profile"),
      "after the KV cache was sized (allocating it and capturing CUDA graphs come next)"),
+    # vLLM >= 0.34's extensible KV cache: sized again from the memory free after warmup and capture
+    # (v1/worker/extensible_kv_cache.py measure_kv_cache_blocks; its 'Extended KV cache to ...' line is a start:
+    # logs.StartupLog.started)
+    (("memory_after_warmup",), "after warmup and CUDA-graph capture, once the KV cache was measured (committing it "
+                               "comes next)"),
 )
 _TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\w+(?:Error|Exception)\b")
 
@@ -1225,7 +1230,8 @@ OOM_KILLER_CHECK = "`dmesg -T | grep -iE 'killed process|out of memory'`"
 # lines that say the engine finished its start: after them a crash is one of the running server
 _READY = ("init_engine_took", "startup_complete", "server_starting")
 # lines that say the engine sized its KV cache
-_SIZED = ("available_kv", "kv_tokens", "v0_split", "summary_old", "summary_new", "v0_blocks", "v1_blocks_07")
+_SIZED = ("available_kv", "kv_tokens", "v0_split", "summary_old", "summary_new", "v0_blocks", "v1_blocks_07",
+          "memory_after_warmup")
 
 
 def _crash_after_sizing(log: StartupLog) -> Optional[tuple[bool, str]]:

@@ -112,7 +112,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("bench_namespace", "namespace(", r"^Namespace\((?P<body>.*)$", CONTEXT, versions="<=0.10",
          source="benchmarks/benchmark_latency.py, benchmark_throughput.py main (print(args))"),
     _sig("load_model_start", "starting to load model", r"Starting to load model (?P<model>\S+?)(?:\.\.\.)?$", CONTEXT,
-         source="vllm/v1/worker/gpu_model_runner.py load_model, vllm/worker/model_runner.py load_model"),
+         versions="<=0.33", source="vllm/v1/worker/gpu_model_runner.py load_model, vllm/worker/model_runner.py load_model; not in the 0.34.0 wheel (its V1 GPU model runner, v1/worker/gpu_model_runner.py, was removed)"),
     _sig("startup_complete", "application startup complete", r"Application startup complete", CONTEXT, source="uvicorn"),
     _sig("server_starting", "starting vllm api server", r"Starting vLLM API server", CONTEXT, source="vllm/entrypoints/openai/api_server.py"),
     _sig("init_engine_took", "init engine", r"init engine \(profile, create kv cache, warmup model\) took (?P<secs>[\d.]+) (?:seconds|s\b)", CONTEXT, versions=">=0.8", source="vllm/v1/engine/core.py ('took X seconds'; 0.29.0 _initialize_kv_caches: 'took X s', 'took X s (compilation: Y s)')"),
@@ -148,12 +148,55 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("kv_tokens", "kv cache size", r"(?P<dev>GPU|[A-Z]{2,5})(?: \+ host)? KV cache size:? (?P<tokens>\d[\d,]*) tokens", FIGURE, versions=">=0.8", source=_MM),
     _sig("concurrency", "maximum concurrency for", r"Maximum concurrency for (?P<len>\d[\d,]*) tokens per request: (?P<conc>[\d.]+)x", FIGURE, source=_MM),
     _sig("graph_capture", "graph capturing finished in", r"Graph capturing finished in (?P<secs>\d+) secs(?:, took (?P<gib>-?[\d.]+) GiB|\.)", FIGURE, source=_MM),
-    _sig("graph_profile", "profiling cuda graph memory:", r"Profiling CUDA graph memory: (?P<groups>.+)$", FIGURE, versions=">=0.18", source=_MM),
-    _sig("graph_estimate", "estimated cuda graph memory", r"Estimated CUDA graph memory: (?P<gib>[\d.]+) GiB total", FIGURE, versions=">=0.18", source=_MM),
+    _sig("graph_profile", "profiling cuda graph memory:", r"Profiling CUDA graph memory: (?P<groups>.+)$", FIGURE, versions="0.18-0.33", source="vllm-memory-model.md §8 (vLLM wheels 0.6.3-0.33.0); not in the 0.34.0 wheel (its V1 GPU model runner, v1/worker/gpu_model_runner.py, was removed)"),
+    _sig("graph_estimate", "estimated cuda graph memory", r"Estimated CUDA graph memory: (?P<gib>[\d.]+) GiB total", FIGURE, versions="0.18-0.33", source="vllm-memory-model.md §8 (vLLM wheels 0.6.3-0.33.0); not in the 0.34.0 wheel (its V1 GPU model runner, v1/worker/gpu_model_runner.py, was removed); 0.34.0 prints the estimate in 'CUDA graph pool memory: ... (estimated)' only"),
     _sig("graph_equivalent", "without cuda graph memory profiling", r"--gpu-memory-utilization=(?P<cur>[\d.]+) is equivalent to --gpu-memory-utilization=(?P<eq>[\d.]+) without CUDA graph memory profiling", FIGURE, versions=">=0.20", source=_MM),
     _sig("graph_future_default", "cuda graph memory profiling will be enabled", r"CUDA graph memory profiling will be enabled by default", CONTEXT, versions="0.18-0.19", source="vllm/v1/worker/gpu_worker.py@0.19.1"),
     _sig("graph_profiling_disabled", "cuda graph memory profiling is disabled", r"CUDA graph memory profiling is disabled", CONTEXT, versions=">=0.20", source=_MM),
     _sig("graph_actual", "cuda graph pool memory:", r"CUDA graph pool memory: (?P<act>-?[\d.]+) GiB \(actual\), (?P<est>-?[\d.]+) GiB \(estimated\), difference: (?P<d>-?[\d.]+) GiB", FIGURE, versions=">=0.18", source=_MM),
+    # vLLM 0.34's extensible KV cache (the default on CUDA and ROCm: config/vllm.py VllmConfig._resolve_extensible_kv_cache):
+    # the pool's address range is reserved from the profile's estimate ("Available KV cache memory" is then that
+    # capacity, not the pool), and after warmup and CUDA-graph capture each worker sizes the pool from the free memory
+    # it measures (vllm/v1/worker/extensible_kv_cache.py measure_kv_cache_blocks, 0.34.0 wheel; figures are
+    # utils/mem_utils.py format_gib, GiB rounded to 2 decimals). The engine takes the smallest rank's block count
+    # (v1/core/kv_cache_planning.py finalize_extensible_kv_cache) and commits it (extend_kv_cache: "Extended KV cache to
+    # N blocks (X GiB)", X the physical bytes, padded to the driver's granule).
+    _sig("memory_after_warmup", "memory after warmup:",
+         r"Memory after warmup: (?P<free>-?[\d.]+) GiB free, (?P<committed>-?[\d.]+) GiB committed to the KV cache, "
+         r"(?P<kept>-?[\d.]+) GiB kept for transient activations \((?P<peak>-?[\d.]+) GiB allocated at peak, "
+         r"(?P<growth>-?[\d.]+) GiB of torch reservation growth\); (?P<blocks>\d+) KV cache blocks \((?P<kv>-?[\d.]+) GiB\) "
+         r"fit within the requested (?P<req>-?[\d.]+) GiB\.(?: Torch may reserve up to (?P<limit>-?[\d.]+) GiB)?", FIGURE,
+         versions=">=0.34", source="vllm/v1/worker/extensible_kv_cache.py measure_kv_cache_blocks (0.34.0)"),
+    _sig("extended_kv_cache", "extended kv cache to", r"Extended KV cache to (?P<blocks>\d+) blocks \((?P<gib>[\d.]+) GiB\)", FIGURE,
+         versions=">=0.34", source="vllm/v1/worker/extensible_kv_cache.py extend_kv_cache (0.34.0)"),
+    _sig("kv_cache_remapped", "remapping the kv cache from", r"Remapping the KV cache from (?P<old>\d+) to (?P<new>\d+) blocks to fit the measured budget", CONTEXT,
+         versions=">=0.34", source="vllm/v1/worker/extensible_kv_cache.py extend_kv_cache (0.34.0: warmup committed more blocks than the measured budget fits)"),
+    # the extensible KV cache left off: by the engine when a worker's driver cannot map growable memory (the reason is
+    # utils/vmm_driver.py vmm_unavailable_reason's text, or "the model has no KV cache"; v1/executor/abstract.py
+    # Executor.disable_extensible_kv_cache), or by the config when a KV connector would lose NVLink without an IMEX
+    # channel (config/vllm.py _resolve_extensible_kv_cache); the pool is then sized from the profile, as in 0.33
+    _sig("extensible_disabled", "disabling the extensible kv cache:", r"Disabling the extensible KV cache: (?P<reason>.+?)\. The KV cache will be sized from profiling estimates", WARNING,
+         cause="vLLM could not use the extensible KV cache here ({reason}), so it sized the KV cache from the profile's estimate as 0.33 did, within gpu_memory_utilization (0.92 by default then).",
+         fix="Nothing to fix for the start itself; for the measured sizing run on a driver that supports CUDA/HIP virtual memory (not WSL2), or plan it with --no-enable-extensible-kv-cache.",
+         versions=">=0.34", source="vllm/v1/executor/abstract.py Executor.disable_extensible_kv_cache (0.34.0); reasons from vllm/utils/vmm_driver.py vmm_unavailable_reason"),
+    _sig("extensible_off_imex", "extensible kv cache off: without an imex channel", r"Extensible KV cache off: without an IMEX channel", CONTEXT,
+         versions=">=0.34", source="vllm/config/vllm.py VllmConfig._resolve_extensible_kv_cache (0.34.0)"),
+    _sig("no_imex_channel", "no imex channel: with the extensible kv cache", r"No IMEX channel: with the extensible KV cache, KV transfers within a host", WARNING,
+         cause="The extensible KV cache is on but this process cannot open an IMEX channel, so the KV connector's transfers within a host fall back to TCP (across hosts they use RDMA).",
+         fix="Give the container an IMEX channel (/dev/nvidia-caps-imex-channels), or pass --no-enable-extensible-kv-cache to keep NVLink transfers with the profile-sized cache.",
+         versions=">=0.34", source="vllm/config/vllm.py VllmConfig._resolve_extensible_kv_cache (0.34.0)"),
+    # below 1.0 (and above 0.7) the explicit utilization withholds at least 1 GiB of free memory from the measured pool
+    _sig("util_caps_extensible", "caps this instance at", r"gpu_memory_utilization=(?P<util>[\d.]+) caps this instance at (?P<req>[\d.]+) GiB, keeping (?P<withheld>[\d.]+) GiB of free device memory out of the KV cache", WARNING,
+         cause="--gpu-memory-utilization {util} capped this instance at {req} GiB, keeping {withheld} GiB of free GPU memory out of the KV cache; with the extensible KV cache vLLM measures its own use after warmup and needs no headroom below 1.0.",
+         fix="Leave --gpu-memory-utilization unset (1.0 with the extensible KV cache) unless the memory is for something vLLM does not measure (another process on the GPU, weight-transfer buffers, a KV connector's buffers).",
+         versions=">=0.34", source="vllm/v1/worker/extensible_kv_cache.py measure_kv_cache_blocks (0.34.0)"),
+    _sig("budget_after_fallback", "updated engine memory budget after disk fallback", r"Updated engine memory budget after disk fallback: (?P<req>[\d.]+) GiB", FIGURE,
+         versions=">=0.34", source="vllm/v1/worker/gpu_worker.py Worker.load_model (0.34.0)"),
+    # --max-model-len auto under the extensible KV cache: the length fitted to the reserved capacity is tentative, and is
+    # fitted again to the pool measured after warmup (v1/core/kv_cache_planning.py _auto_fit_max_model_len, after_warmup)
+    _sig("auto_fit_final", "auto reduced max_model_len from|auto-fit max_model_len: using max_model_len=",
+         r"(?:--max-model-len auto reduced max_model_len from (?P<old>\d+) to (?P<new>\d+)|Auto-fit max_model_len: using max_model_len=(?P<kept>\d+), which fits)", FIGURE,
+         versions=">=0.34", source="vllm/v1/core/kv_cache_planning.py _auto_fit_max_model_len (0.34.0)"),
     _sig("summary_old", "gib for non-torch memory", r"Free memory on device \((?P<free>[\d.]+)/(?P<total>[\d.]+) GiB\) on startup\. Desired GPU memory utilization is \((?P<util>[\d.]+), (?P<req>[\d.]+) GiB\)\. Actual usage is (?P<w>-?[\d.]+) GiB for weight, (?P<act>-?[\d.]+) GiB for peak activation, (?P<nt>-?[\d.]+) GiB for non-torch memory, and (?P<cg>-?[\d.]+) GiB for CUDAGraph memory", FIGURE, versions="0.10.2-0.26", source=_MM),
     _sig("summary_new", "for consumed memory", r"Free memory on device \((?P<free>[\d.]+)/(?P<total>[\d.]+) GiB\) on startup\. Desired GPU memory utilization is \((?P<util>[\d.]+), (?P<req>[\d.]+) GiB\)\. Actual usage is (?P<consumed>-?[\d.]+) GiB for consumed memory \(weights \+ non-torch\), (?P<act>-?[\d.]+) GiB for peak activation, and (?P<cg>-?[\d.]+) GiB for CUDAGraph memory", FIGURE, versions=">=0.27", source=_MM),
     _sig("kv_in_use", "current kv cache memory in use is", r"Current kv cache memory in use is (?P<kv>-?[\d.]+) ?(?P<unit>GiB|bytes)", FIGURE, versions=">=0.10.2", source=_MM),
@@ -170,7 +213,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig("encoder_budget", "encoder cache will be initialized", r"Encoder cache will be initialized with a budget of (?P<budget>\d+) tokens, and profiled with (?P<n>\d+) (?P<mod>\w+) items", FIGURE, source=_MM),
     _sig("cp_multiplier", "multiplying the gpu kv cache size", r"Multiplying the GPU KV cache size by the cp_world_size (?P<n>\d+)", FIGURE, versions=">=0.12", source="vllm/v1/core/kv_cache_utils.py"),
     _sig("runner_resolved", "to `--runner", r"Resolved `--runner auto` to `--runner (?P<runner>\w+)`", CONTEXT, versions=">=0.10.1", source="vllm/config/model.py (_get_runner_type)"),
-    _sig("mm_profiling_skipped", "skipping memory profiling for multimodal encoder", r"Skipping memory profiling for multimodal encoder and encoder cache", CONTEXT, versions=">=0.10.1", source="vllm/v1/worker/gpu_model_runner.py profile_run (--skip-mm-profiling, vLLM PR #22950)"),
+    _sig("mm_profiling_skipped", "skipping memory profiling for multimodal encoder", r"Skipping memory profiling for multimodal encoder and encoder cache", CONTEXT, versions="0.10.1-0.33", source="vllm/v1/worker/gpu_model_runner.py profile_run (--skip-mm-profiling, vLLM PR #22950); not in the 0.34.0 wheel (its V1 GPU model runner, v1/worker/gpu_model_runner.py, was removed)"),
     _sig("profile_run_mm", "starting profile run for multi-modal", r"Starting profile run for multi-modal models", CONTEXT, source="vllm/worker/enc_dec_model_runner.py"),
     _sig("backend_new", "attention backend out of potential backends", r"Using (?P<backend>\w+) attention backend out of potential backends: \[(?P<cands>[^\]]*)\]", FIGURE, versions=">=0.11", source=_MM),
     _sig("backend_old", "backend", r"Using (?P<backend>Flash ?Attention(?:-\d)?|FlashInfer|XFormers|Triton|FlashMLA|Cutlass MLA|FlashInfer MLA|Sparse MLA|Triton MLA|Torch SDPA|ROCmFlashAttention)\w* backend(?: on V1 engine)?\.", FIGURE, source=_MM),
@@ -238,6 +281,52 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="One request of max_model_len={len} tokens needs {need} GiB of KV cache, but only {avail} GiB was left after weights, activations and overheads.",
          fix="Lower --max-model-len (to about {est} tokens here), raise --gpu-memory-utilization, use an FP8 KV cache (" + _FP8_KV + "), or add GPUs (tensor parallel).",
          versions=">=0.7 (V1)", source=_MM + " ERR_FIT"),
+    # 0.34.0 ends both refusals with a hint that depends on the sizing (v1/core/kv_cache_planning.py
+    # _more_kv_cache_memory_hint): with the extensible KV cache at gpu_memory_utilization 1.0 (its default) "The
+    # extensible KV cache already takes all device memory left after {the model and its activations | the model, its
+    # activations, CUDA graphs and warmup}; ...", where raising the utilization cannot help. The check runs twice: on the
+    # profile's estimate, and after warmup on the measured pool (shrink_kv_cache_configs).
+    _sig("err_fit_extensible_all_memory", "the extensible kv cache already takes all device memory left after",
+         r"To serve at least one request with the model's max seq len \((?P<len>\d+)\), \((?P<need>[\d.]+) GiB KV cache is needed, which is larger than the available KV cache memory \((?P<avail>-?[\d.]+) GiB\)\. (?:Based on the available memory, the estimated maximum model length is (?P<est>\d+)\. )?The extensible KV cache already takes all device memory left after (?P<used_by>[^;]+);", ERROR,
+         symptom="max_seq_len_exceeds_kv", layer="memory_budget", weight=0.95, fatal=True,
+         cause="One request of max_model_len={len} tokens needs {need} GiB of KV cache, but the extensible KV cache got only {avail} GiB: all the GPU memory left after {used_by} (gpu_memory_utilization is already 1.0).",
+         fix="Lower --max-model-len (to about {est} tokens here), use an FP8 KV cache (" + _FP8_KV + "), lower --max-num-seqs or capture fewer/smaller CUDA-graph sizes (less memory for activations and graphs), or add GPUs (tensor parallel); raising --gpu-memory-utilization does not help.",
+         versions=">=0.34", source="vllm/v1/core/kv_cache_planning.py _check_enough_kv_cache_memory, _more_kv_cache_memory_hint (0.34.0)"),
+    _sig("err_no_blocks_extensible", "no available memory for the cache blocks. the extensible kv cache",
+         r"No available memory for the cache blocks\. The extensible KV cache already takes all device memory left after (?P<used_by>[^;]+);", ERROR,
+         symptom="no_cache_blocks", layer="memory_budget", weight=0.95, fatal=True,
+         cause="Nothing was left for the KV cache: {used_by} take all the GPU memory (the extensible KV cache already sizes from everything free; gpu_memory_utilization is 1.0).",
+         fix="Use a smaller or quantized checkpoint, lower --max-num-seqs / --max-num-batched-tokens (smaller activation peak), capture fewer CUDA-graph sizes, free the GPU of other processes, or add GPUs; raising --gpu-memory-utilization does not help.",
+         versions=">=0.34", source="vllm/v1/core/kv_cache_planning.py _check_enough_kv_cache_memory, _more_kv_cache_memory_hint (0.34.0)"),
+    # --max-model-len auto re-fitted after warmup (0.34.0, v1/core/kv_cache_planning.py _auto_fit_max_model_len with
+    # after_warmup): the measured pool holds no token
+    _sig("err_autofit_after_warmup", "cuda graph capture and warmup left no memory for the kv cache", r"CUDA graph capture and warmup left no memory for the KV cache", ERROR,
+         symptom="no_cache_blocks", layer="memory_budget", weight=0.95, fatal=True,
+         cause="--max-model-len auto found no length: after CUDA-graph capture and warmup the measured KV cache holds not a single token.",
+         fix="Raise --gpu-memory-utilization if it was set below 1.0, capture fewer or smaller CUDA-graph sizes (compilation config), lower --max-num-seqs, or add GPUs.",
+         versions=">=0.34", source="vllm/v1/core/kv_cache_planning.py _auto_fit_max_model_len (0.34.0)"),
+    # the extensible KV cache (0.34.0) asked for where it cannot run: config/vllm.py VllmConfig._resolve_extensible_kv_cache
+    # raises ValueError(f"enable_extensible_kv_cache: {unsupported}.") for an explicit --enable-extensible-kv-cache off
+    # CUDA/ROCm, with --kv-cache-memory-bytes or --num-gpu-blocks-override, elastic EP, a KV connector sharing the cache
+    # through legacy CUDA IPC or its own memory pool, or a registering connector on ROCm; and for a connector that imports
+    # the cache through POSIX file descriptors (LMCacheMPConnector with use_vmm_api) where it is off or unsupported
+    _sig("err_extensible_unsupported", "enable_extensible_kv_cache: ", r"enable_extensible_kv_cache: (?P<why>(?:it |a KV connector|custom_mem_pool|elastic EP|on ROCm)[^\[]*?)\.?\s*(?:\[type=.*)?$", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
+         cause="The extensible KV cache (sized after warmup, vLLM >= 0.34) was required but cannot be used here: {why}.",
+         fix="Drop --enable-extensible-kv-cache (vLLM turns it on by itself where it is supported) or the setting it conflicts with (--kv-cache-memory-bytes, --num-gpu-blocks-override, the KV connector); a connector that needs it (LMCache with use_vmm_api) needs CUDA or ROCm and no such setting.",
+         versions=">=0.34", source="vllm/config/vllm.py VllmConfig._resolve_extensible_kv_cache (0.34.0)"),
+    # the engine found a worker's driver unable to map growable memory (utils/vmm_driver.py vmm_unavailable_reason)
+    # while a connector needs the extensible cache: v1/executor/abstract.py Executor.disable_extensible_kv_cache
+    _sig("err_extensible_fd_connector", "which needs the extensible kv cache, but", r"imports the KV cache through POSIX file descriptors, which needs the extensible KV cache, but (?P<why>.+?)\.?\s*$", ERROR,
+         symptom="invalid_engine_flags", layer="nvidia_driver", weight=0.8, fatal=True,
+         cause="The KV connector imports the KV cache through POSIX file descriptors, which needs the extensible KV cache, but this GPU's driver cannot back it: {why}.",
+         fix="Run on a driver with CUDA/HIP virtual memory management (not WSL2; ROCm from TheRock 7.12), or turn off the connector's use_vmm_api (lmcache.mp.use_vmm_api) so the cache can be sized from the profile.",
+         versions=">=0.34", source="vllm/v1/executor/abstract.py Executor.disable_extensible_kv_cache (0.34.0); vllm/utils/vmm_driver.py vmm_unavailable_reason"),
+    _sig("err_connector_pool_extensible", "which the extensible kv cache cannot use", r"The KV connector allocates the KV cache from its own memory pool, which the extensible KV cache cannot use", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
+         cause="The KV connector allocates the KV cache from its own memory pool, which vLLM 0.34's extensible KV cache (on by default) cannot use.",
+         fix="Pass --no-enable-extensible-kv-cache.",
+         versions=">=0.34", source="vllm/v1/worker/extensible_kv_cache.py extend_kv_cache (0.34.0)"),
     _sig("err_v0_max_seq", "is larger than the maximum number of tokens", r"The model's max seq len \((?P<len>\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((?P<cap>\d+)\)", ERROR,
          symptom="max_seq_len_exceeds_kv", layer="memory_budget", weight=0.95, fatal=True,
          cause="max_model_len={len} does not fit: the KV cache holds only {cap} tokens after weights, activations and overheads.",
@@ -278,7 +367,7 @@ SIGNATURES: tuple[Signature, ...] = (
          symptom="free_memory_below_utilization", layer="memory_budget", weight=0.95, fatal=True,
          cause="Only {free} of {total} GiB was free when vLLM started, less than the {req} GiB that --gpu-memory-utilization {util} asks for: something else holds GPU memory.",
          fix="Stop the other process holding the GPU (nvidia-smi lists it), or lower --gpu-memory-utilization below the free fraction.",
-         versions=">=0.9.1", source=_MM + " ERR_FREE"),
+         versions=">=0.9.1", source=_MM + " ERR_FREE; 0.34.0 raises it only with the extensible KV cache off (v1/worker/utils.py request_memory: with it the budget is a cap on reserved address space)"),
     _sig("err_profiling_memory", "error in memory profiling", r"Error in memory profiling\. Initial free memory (?P<init>[\d.]+) GiB, current free memory (?P<now>[\d.]+) GiB", ERROR,
          symptom="free_memory_below_utilization", layer="memory_budget", weight=0.7, fatal=True,
          cause="Another process on the same GPU released memory while vLLM was profiling, which breaks vLLM's measurement.",
@@ -288,14 +377,14 @@ SIGNATURES: tuple[Signature, ...] = (
          symptom="oom_graph_capture_or_profiling", layer="memory_budget", weight=0.9, fatal=True,
          cause="The sampler warm-up with {n} dummy requests ran out of memory after the KV cache was allocated: the profile under-estimated the sampler's peak (it grows with max_num_seqs x vocabulary).",
          fix="Lower --max-num-seqs (e.g. to {n} / 2) or --gpu-memory-utilization so the warm-up has room.",
-         versions=">=0.8 (V1)", source="vllm-memory-model.md §4"),
+         versions="0.8-0.33 (V1)", source="vllm-memory-model.md §4; not in the 0.34.0 wheel"),
     # vllm/v1/worker/gpu_model_runner.py GPUModelRunner.load_model (0.16.0): a torch OOM while the weights load is
     # re-raised as "Failed to load model - not enough GPU memory. Try lowering --gpu-memory-utilization ..."
     _sig("err_load_model_oom", "failed to load model - not enough gpu memory", r"Failed to load model - not enough GPU memory", ERROR,
          symptom="oom_graph_capture_or_profiling", layer="memory_budget", weight=0.9, fatal=True,
          cause="The GPU ran out of memory while the weights were loading: the checkpoint (in the dtype it is loaded in) does not fit in the memory this GPU has free, before any KV cache, profiling or CUDA graph.",
          fix="Serve a smaller model or a quantized checkpoint (AWQ/GPTQ/FP8) that fits, shard it over more GPUs (--tensor-parallel-size), or free the GPU of other processes; --enforce-eager and a lower --gpu-memory-utilization do not help here.",
-         versions=">=0.16", source="vllm/v1/worker/gpu_model_runner.py GPUModelRunner.load_model (0.16.0)"),
+         versions="0.16-0.33", source="vllm/v1/worker/gpu_model_runner.py GPUModelRunner.load_model (0.16.0); not in the 0.34.0 wheel (its V1 GPU model runner, v1/worker/gpu_model_runner.py, was removed)"),
     # torch's message (torch/csrc/cuda/CUDACachingAllocator.cpp) states the device's total further on, in every form
     # ('GPU 0 has a total capacity of T of which F is free.', cut or not, with or without the accounting the
     # oom_accounting rows read, HIP's too): total / total_u hold it where the line does (torch_gib); the message quoted
@@ -1358,7 +1447,7 @@ SIGNATURES: tuple[Signature, ...] = (
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
          cause="vLLM's V2 model runner does not implement {what} yet, and the configuration validator refuses it.",
          fix="Run this configuration on the V1 model runner (where V2 is opt-in, do not enable it), or drop {what}.",
-         source="vllm/config/vllm.py VllmConfig._validate_v2_model_runner (0.20.0-0.22.x and 0.28.0 wordings); https://github.com/intel/intel-xpu-backend-for-triton/issues/7322"),
+         versions="0.20-0.33", source="vllm/config/vllm.py VllmConfig._validate_v2_model_runner (0.20.0-0.22.x and 0.28.0 wordings); https://github.com/intel/intel-xpu-backend-for-triton/issues/7322; 0.34.0 words it 'The GPU model runner does not support:' (src_gpu_model_runner_unsupported)"),
     _sig("no_backend_for_gpu", "no valid attention backend found", r"No valid attention backend found for (?P<dev>\w+) with AttentionSelectorConfig\((?P<cfg>.*?)\)\.? Reasons: (?P<reasons>.*\bcompute capability not supported\b.*)", ERROR,
          symptom="unsupported_gpu", layer="gpu", weight=0.8, fatal=True,
          cause="No attention backend of this vLLM can run this model's attention on this GPU: the backend that implements it is refused for the GPU's compute capability (the error's reasons: {reasons}).",
@@ -1978,7 +2067,7 @@ SIGNATURES: tuple[Signature, ...] = (
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
          cause="--speculative-config asks for the ngram method without prompt_lookup_max or prompt_lookup_min.",
          fix="Add prompt_lookup_max (e.g. 4) and optionally prompt_lookup_min to --speculative-config.",
-         versions="0.27.1, 0.33.0", source="vllm/config/speculative.py SpeculativeConfig.__post_init__ (0.27.1, 0.33.0)"),
+         versions="0.27.1-0.33.0", source="vllm/config/speculative.py SpeculativeConfig.__post_init__ (0.27.1, 0.33.0); not in the 0.34.0 wheel"),
     _sig("src_spec_unknown_method", "unsupported speculative method", r"Unsupported speculative method: '?(?P<method>[\w-]+)'?", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
          cause="--speculative-config names method {method}, which this vLLM release does not implement.",
@@ -1997,7 +2086,7 @@ SIGNATURES: tuple[Signature, ...] = (
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
          cause="With speculative decoding the CUDA-graph sizes are rounded to multiples of {mult} (num_speculative_tokens + 1), and none of the sizes asked for (max_cudagraph_capture_size / cudagraph_capture_sizes) is left.",
          fix="Raise max_cudagraph_capture_size (or list capture sizes that are multiples of {mult}), lower num_speculative_tokens, or start with --enforce-eager.",
-         versions="0.27.1, 0.33.0", source="vllm/config/compilation.py CompilationConfig.adjust_cudagraph_sizes_for_spec_decode (0.27.1, 0.33.0)"),
+         versions="0.27.1-0.33.0", source="vllm/config/compilation.py CompilationConfig.adjust_cudagraph_sizes_for_spec_decode (0.27.1, 0.33.0); not in the 0.34.0 wheel"),
     _sig("src_cudagraph_mode_backend", "cudagraphmode.", r"CUDAGraphMode\.(?P<mode>\w+) is not supported with (?P<backend>\w+) backend \(support:(?P<support>[^)]*)\)", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
          cause="cudagraph_mode {mode} was asked for, and the attention backend {backend} cannot capture that mode ({support}).",
@@ -2067,12 +2156,26 @@ SIGNATURES: tuple[Signature, ...] = (
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
          cause="The model was started as a pooling model (--runner pooling, an embed/score task), and {arch} has no pooling head for any task.",
          fix="Serve it as a generator (--runner generate / auto), pass --convert embed or classify to adapt it, or use an embedding checkpoint.",
-         versions="0.27.1, 0.33.0", source="vllm/v1/worker/gpu_model_runner.py GPUModelRunner._dummy_pooler_run (0.27.1, 0.33.0)"),
+         versions="0.27.1-0.33.0", source="vllm/v1/worker/gpu_model_runner.py GPUModelRunner._dummy_pooler_run (0.27.1, 0.33.0); not in the 0.34.0 wheel (its V1 GPU model runner, v1/worker/gpu_model_runner.py, was removed)"),
+    # 0.34.0 removed the V1 GPU model runner (vllm/v1/worker/gpu_model_runner.py): its one runner (v1/worker/gpu/)
+    # refuses a start without Triton, off the standalone CPU runner (v1/worker/gpu_worker.py Worker.__init__)
+    _sig("src_model_runner_needs_triton", "vllm's model runner requires triton", r"vLLM's model runner requires Triton", ERROR,
+         symptom="invalid_engine_flags", layer="pytorch_wheel", weight=0.85, fatal=True,
+         cause="vLLM's model runner (from 0.34 the only GPU runner) needs Triton, which this install or platform lacks.",
+         fix="Install the Triton the torch wheel pins (a fresh virtualenv with vLLM's default wheel brings it); there is no runner without Triton on GPUs from 0.34.",
+         versions=">=0.34", source="vllm/v1/worker/gpu_worker.py Worker.__init__ (0.34.0)"),
+    # ... and its configuration validator refuses what that runner does not implement (config/vllm.py
+    # VllmConfig._validate_model_runner, 0.34.0; 0.33's "Model Runner V2 does not yet support:" fell back to V1 for some)
+    _sig("src_gpu_model_runner_unsupported", "the gpu model runner does not support:", r"The GPU model runner does not support: (?P<what>[^\[]+?)\s*(?:\[|$)", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
+         cause="vLLM's GPU model runner (from 0.34 the only one; the V1 runner was removed) does not implement {what}, and the configuration validator refuses it.",
+         fix="Drop {what}, or run a release before 0.34 whose V1 model runner has it.",
+         versions=">=0.34", source="vllm/config/vllm.py VllmConfig._validate_model_runner (0.34.0)"),
     _sig("src_mrv2_needs_triton", "model runner v2 requires triton", r"Model Runner V2 requires Triton", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.85, fatal=True,
          cause="The V2 model runner (VLLM_USE_V2_MODEL_RUNNER=1) was asked for on a platform or install without Triton, which it needs.",
          fix="Unset VLLM_USE_V2_MODEL_RUNNER (use the V1 runner), or install the Triton the torch wheel pins.",
-         versions="0.27.1, 0.33.0", source="vllm/v1/worker/gpu_worker.py Worker.__init__ (0.33.0), vllm/config/vllm.py (0.27.1)"),
+         versions="0.27.1-0.33.0", source="vllm/v1/worker/gpu_worker.py Worker.__init__ (0.33.0), vllm/config/vllm.py (0.27.1); 0.34.0 words it \"vLLM's model runner requires Triton.\" (src_model_runner_needs_triton)"),
     _sig("src_object_storage_load_format", "to load a model from object storage", r"To load a model from object storage \(S3/GCS(?:/Azure)?\), 'load_format' must be (?P<want>.+?), but got '(?P<fmt>\w+)'", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
          cause="The model is an object-storage URI (s3://, gs://, az://), which only the streaming loaders read, and --load-format is {fmt}.",
@@ -2319,7 +2422,7 @@ SIGNATURES: tuple[Signature, ...] = (
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
          cause="--async-scheduling was asked with the V1 model runner and {what}, which it does not run with there.",
          fix="Drop --async-scheduling (--no-async-scheduling), or the setting the message names.",
-         versions="0.33.0", source="vllm/config/vllm.py VllmConfig.__post_init__ (0.33.0)"),
+         versions="0.33.0", source="vllm/config/vllm.py VllmConfig.__post_init__ (0.33.0); not in the 0.34.0 wheel"),
     _sig("src_pcp_needs_mrv2", "prefill context parallelism requires model runner v2", r"Prefill context parallelism requires Model Runner V2", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
          cause="--prefill-context-parallel-size above 1 was asked with the V1 model runner forced (VLLM_USE_V2_MODEL_RUNNER=0); only the V2 runner has it.",
@@ -2657,6 +2760,23 @@ class StartupLog:
     cudagraph_gib: Optional[float] = None
     cudagraph_estimated_gib: Optional[float] = None
     cudagraph_actual_gib: Optional[float] = None
+    # vLLM >= 0.34's extensible KV cache, sized after warmup and CUDA-graph capture (the "Memory after warmup" line,
+    # v1/worker/extensible_kv_cache.py measure_kv_cache_blocks): where it ran, kv_cache_gib and num_gpu_blocks are the
+    # measured pool (the smallest rank's "N KV cache blocks (X GiB)") and profiled_kv_cache_gib is the profile's
+    # "Available KV cache memory", the capacity the address range was reserved for
+    extensible_kv_cache: Optional[bool] = None  # True: sized after warmup; False: the log says it was turned off
+    profiled_kv_cache_gib: Optional[float] = None
+    warmup_free_gib: Optional[float] = None  # free device memory after warmup and capture
+    warmup_committed_gib: Optional[float] = None  # KV-cache memory warmup had committed when it was measured
+    transient_kept_gib: Optional[float] = None  # kept free for transient activations: max(peak, torch growth)
+    transient_peak_gib: Optional[float] = None  # the profiled or warmup allocated peak
+    torch_growth_gib: Optional[float] = None  # torch's reservation growth during warmup
+    warmup_kv_blocks: Optional[int] = None
+    warmup_kv_gib: Optional[float] = None  # the blocks' bytes (unpadded)
+    warmup_requested_gib: Optional[float] = None  # the budget the pool had to fit in: total x gpu_memory_utilization
+    torch_limit_gib: Optional[float] = None  # the cap set on torch's caching allocator afterwards
+    extended_kv_blocks: Optional[int] = None  # "Extended KV cache to N blocks (X GiB)": the committed pool
+    extended_kv_gib: Optional[float] = None  # its physical bytes (padded to the driver's granule)
     graph_capture_seconds: Optional[float] = None
     attention_backend: Optional[str] = None
     attention_backend_candidates: tuple[str, ...] = ()
@@ -2747,7 +2867,9 @@ class StartupLog:
             "weights_gib", "non_torch_gib", "activation_peak_gib", "consumed_gib", "cudagraph_gib",
             "cudagraph_estimated_gib", "cudagraph_actual_gib", "kv_cache_gib", "num_gpu_blocks",
             "kv_cache_tokens", "max_concurrency", "total_gib", "requested_gib", "block_size",
-            "max_model_len", "kv_cache_in_use_gib",
+            "max_model_len", "kv_cache_in_use_gib", "profiled_kv_cache_gib", "warmup_free_gib", "transient_kept_gib",
+            "transient_peak_gib", "torch_growth_gib", "warmup_kv_blocks", "warmup_kv_gib", "warmup_requested_gib",
+            "torch_limit_gib", "extended_kv_gib",
         )
         return {k: getattr(self, k) for k in keys if getattr(self, k) is not None}
 
@@ -2934,6 +3056,8 @@ class StartupLog:
                 "kv_cache_tokens": self.kv_cache_tokens,
                 "max_concurrency": self.max_concurrency,
                 "fits": self.fits,
+                # >= 0.34's extensible KV cache only (its "Memory after warmup" line): the memory kept for transients
+                **({"transient_kept_gib": self.transient_kept_gib} if self.transient_kept_gib is not None else {}),
             },
             "notes": "; ".join(notes),
         }
@@ -3098,7 +3222,8 @@ def as_int(value) -> Optional[int]:
 class _Accumulator:
     """Mutable state while reading; frozen into a StartupLog at the end."""
 
-    MIN_OVER_RANKS = ("kv_cache_gib", "kv_cache_tokens", "max_concurrency", "num_gpu_blocks")
+    MIN_OVER_RANKS = ("kv_cache_gib", "kv_cache_tokens", "max_concurrency", "num_gpu_blocks", "warmup_kv_blocks",
+                      "warmup_kv_gib", "extended_kv_blocks", "extended_kv_gib")
 
     def __init__(self) -> None:
         self.values: dict[str, Any] = {}
@@ -3168,17 +3293,30 @@ _FIGURE_READS: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType({nam
     "moe_config_device": "moe_device_name=device",
     "chunked_prefill": "max_num_batched_tokens=t",
     "err_fit": "estimated_max_model_len=est kv_cache_gib=avail max_model_len=len",
+    "err_fit_extensible_all_memory": "estimated_max_model_len=est kv_cache_gib=avail max_model_len=len",
     "err_v0_max_seq": "estimated_max_model_len=cap max_model_len=len",
     "err_free_memory": "free_at_start_gib=free total_gib=total gpu_memory_utilization=util requested_gib=req",
+    "memory_after_warmup": "warmup_free_gib=free warmup_committed_gib=committed transient_kept_gib=kept "
+                           "transient_peak_gib=peak torch_growth_gib=growth warmup_kv_blocks=blocks warmup_kv_gib=kv "
+                           "warmup_requested_gib=req torch_limit_gib=limit",
+    "extended_kv_cache": "extended_kv_blocks=blocks extended_kv_gib=gib",
+    "util_caps_extensible": "gpu_memory_utilization=util",
 }.items()})
 _TEXT_FIGURES = frozenset({"vllm_version", "loaded_model", "moe_device_name"})
 _INT_FIGURES = frozenset({"num_gpu_blocks", "num_cpu_blocks", "overridden_gpu_blocks", "kv_cache_tokens", "concurrency_len",
-                          "max_model_len", "max_num_batched_tokens", "estimated_max_model_len"})
+                          "max_model_len", "max_num_batched_tokens", "estimated_max_model_len", "warmup_kv_blocks",
+                          "extended_kv_blocks"})
 _RANK_FIGURES = frozenset({"weights_gib", "kv_cache_gib", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency",
-                           "cudagraph_gib"})
+                           "cudagraph_gib", "warmup_kv_blocks", "warmup_kv_gib", "extended_kv_blocks", "extended_kv_gib",
+                           "transient_kept_gib"})
 # rows whose format alone tells the V0 era (vllm-memory-model.md section 8), and rows that say the start does not fit
-_ERA_HINTS = MappingProxyType({"v0_profile_064": "V0-b", "v0_can_use": "V0-c", "v0_split": "V0-c"})
-_DOES_NOT_FIT = frozenset({"err_fit", "err_v0_max_seq", "err_no_blocks", "err_autofit"})
+# the first release whose log prints the extensible KV cache's post-warmup sizing ("Memory after warmup: ...")
+EXTENSIBLE_KV_FIRST_RELEASE = "0.34.0"
+_ERA_HINTS = MappingProxyType({"v0_profile_064": "V0-b", "v0_can_use": "V0-c", "v0_split": "V0-c",
+                               # printed from 0.34.0 only (the extensible KV cache's post-warmup sizing)
+                               "memory_after_warmup": EXTENSIBLE_KV_FIRST_RELEASE, "extended_kv_cache": EXTENSIBLE_KV_FIRST_RELEASE})
+_DOES_NOT_FIT = frozenset({"err_fit", "err_v0_max_seq", "err_no_blocks", "err_autofit", "err_fit_extensible_all_memory",
+                           "err_no_blocks_extensible", "err_autofit_after_warmup"})
 
 
 def _apply_figure(acc: _Accumulator, name: str, g: Mapping[str, Optional[str]]) -> None:
@@ -3302,6 +3440,32 @@ def _h_autofit(acc, g):
     acc.values["max_model_len"] = _i(g["new"])
 
 
+def _h_autofit_final(acc, g):
+    """The length --max-model-len auto settles on once the extensible KV cache is measured (>= 0.34): it replaces the
+    tentative one fitted to the reserved capacity."""
+    if g.get("new"):
+        acc.warn(f"max_model_len set by auto-fit after warmup: {g['old']} -> {g['new']}")
+    acc.values["max_model_len"] = _i(g.get("new") or g.get("kept"))
+
+
+def _h_extensible_disabled(acc, g):
+    acc.warn(f"the extensible KV cache was disabled ({g['reason']}): the pool was sized from the profile's estimate")
+
+
+def _h_util_caps(acc, g):
+    acc.warn(f"gpu_memory_utilization={g['util']} kept {g['withheld']} GiB of free GPU memory out of the extensible KV cache")
+
+
+def _h_no_imex(acc, g):
+    acc.warn("no IMEX channel: KV transfers within a host fall back to TCP")
+
+
+def _h_budget_after_fallback(acc, g):
+    """The engine's budget recomputed once weights a disk fallback moved are no longer charged externally (>= 0.34): it
+    replaces the budget printed before."""
+    acc.values["requested_gib"] = _f(g["req"])
+
+
 # GiB per unit of torch's out-of-memory messages (err_cuda_oom, oom_accounting_old / _new)
 UNIT_GIB = MappingProxyType({"bytes": 1 / 2**30, "KiB": 1 / 2**20, "MiB": 1 / 2**10, "GiB": 1.0})
 
@@ -3342,15 +3506,29 @@ _FIGURE_HANDLERS: Mapping[str, Callable[[_Accumulator, Mapping[str, Optional[str
     "mamba_padding": _h_mamba,
     "padding_layers": _h_padding_layers,
     "auto_fit": _h_autofit,
+    "auto_fit_final": _h_autofit_final,
+    "extensible_disabled": _h_extensible_disabled,
+    "util_caps_extensible": _h_util_caps,
+    "no_imex_channel": _h_no_imex,
+    "budget_after_fallback": _h_budget_after_fallback,
 })
 
 # Signatures that mean the engine got past KV-cache sizing (a start, if nothing fatal follows).
 _STARTED_MARKERS = frozenset({"kv_tokens", "concurrency", "graph_capture", "startup_complete", "server_starting",
-                              "init_engine_took", "v0_blocks", "v1_blocks_07", "summary_old", "summary_new", "graph_actual"})
+                              "init_engine_took", "v0_blocks", "v1_blocks_07", "summary_old", "summary_new", "graph_actual",
+                              "extended_kv_cache"})
+# the lines after the extensible KV cache's final sizing (vLLM >= 0.34: v1/engine/core.py _initialize_kv_caches commits
+# the measured pool, then logs the capacity)
+_SIZED_AFTER_WARMUP = frozenset({"extended_kv_cache", "kv_tokens", "concurrency", "startup_complete", "server_starting",
+                                 "init_engine_took"})
 # Pairs of signatures sharing an anchor where the specific one shadows the generic one.
 _SHADOWED_BY = {
     "fa_cannot_other": ("fa_cannot_turing", "fa_cannot_vllm_flash_attn", "fa_cannot_flash_attn"),
     "fa_cannot_flash_attn": ("fa_cannot_vllm_flash_attn",),
+    # 0.34's refusals under the extensible KV cache at utilization 1.0, whose fix is not a higher utilization
+    "err_fit": ("err_fit_extensible_all_memory",),
+    "err_no_blocks": ("err_no_blocks_extensible",),
+    "err_autofit": ("err_autofit_after_warmup",),
     "v1_blocks_07": ("v0_blocks",),
     "cc_unsupported": ("bf16_unsupported", "err_shared_mem_len"),
     "err_cuda_oom": ("err_sampler_oom",),
@@ -3571,6 +3749,8 @@ def _era(acc: _Accumulator, version: Optional[str]) -> Optional[str]:
     for hint in ("V0-b", "V0-c"):
         if hint in acc.era_hints:
             return hint
+    if EXTENSIBLE_KV_FIRST_RELEASE in acc.era_hints:  # the extensible KV cache's lines: read as its first release's era
+        return rule_at("era", tuple(int(p) for p in EXTENSIBLE_KV_FIRST_RELEASE.split(".")))
     return None
 
 
@@ -3591,6 +3771,12 @@ def _activation_without_graph_estimate(activation: float, estimate: Optional[flo
         return activation
     if estimate is not None:
         return round(activation - estimate, 2)
+    if "memory_after_warmup" in hit_names and not hit_names & {"graph_equivalent", "graph_actual"}:
+        # 0.34.0 with the extensible KV cache prints no 'CUDA graph memory profiling is disabled' warning
+        # (v1/worker/gpu_worker.py determine_available_memory: the sizing after capture loses nothing without the
+        # estimate), and an estimate it applies is always logged ('CUDA graph memory profiling is enabled ... is
+        # equivalent to ...'): without that line none was applied
+        return activation
     eager = str(acc.engine_args.get("enforce_eager", acc.command_args.get("enforce_eager", ""))).lower() in ("true", "1")
     given = [str(source.get("compilation_config") or "") for source in (acc.engine_args, acc.command_args)]
     resolved = [str(h.groups.get("body") or "") for h in acc.hits if h.signature == "engine_config"]
@@ -3618,6 +3804,9 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
     fatal = any(SIGNATURES_BY_NAME[h.signature].fatal for h in acc.hits)
     if fatal:
         started = False
+    elif "memory_after_warmup" in hit_names and not hit_names & _SIZED_AFTER_WARMUP:
+        started = None  # >= 0.34's extensible KV cache: capture and the summary come before the pool's final sizing,
+        # which can still refuse the start (v1/core/kv_cache_planning.py shrink_kv_cache_configs)
     elif hit_names & _STARTED_MARKERS:
         started = True
     else:
@@ -3625,6 +3814,18 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
     weights = v.get("weights_gib")
     if weights is None:
         weights = v.get("split_weights_gib", v.get("summary_weights_gib"))
+    kv_gib, blocks, profiled_kv = v.get("kv_cache_gib"), v.get("num_gpu_blocks"), None
+    if "extended_kv_cache" in hit_names or "memory_after_warmup" in hit_names:
+        extensible = True
+    elif hit_names & {"extensible_disabled", "extensible_off_imex"}:
+        extensible = False
+    else:
+        extensible = None
+    if "memory_after_warmup" in hit_names and v.get("warmup_kv_gib") is not None:
+        # the pool vLLM sized after warmup; "Available KV cache memory" was the profile's estimate it reserved room for
+        profiled_kv = v.get("kv_cache_gib") if "available_kv" in hit_names else None
+        kv_gib = v["warmup_kv_gib"]
+        blocks = v.get("extended_kv_blocks", v.get("warmup_kv_blocks"))
     parse_warnings = []
     activation = v.get("activation_peak_gib")
     if "summary_new" in hit_names and activation is not None:
@@ -3661,16 +3862,16 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
         total_gib=v.get("total_gib"),
         moe_device_name=v.get("moe_device_name"),
         free_at_start_gib=v.get("free_at_start_gib"),
-        requested_gib=v.get("requested_gib"),
+        requested_gib=v.get("requested_gib", v.get("warmup_requested_gib")),
         gpu_memory_utilization=v.get("gpu_memory_utilization"),
         weights_gib=weights,
         load_seconds=v.get("load_seconds"),
         non_torch_gib=v.get("non_torch_gib"),
         activation_peak_gib=activation,
         consumed_gib=v.get("consumed_gib"),
-        kv_cache_gib=v.get("kv_cache_gib"),
+        kv_cache_gib=kv_gib,
         kv_cache_in_use_gib=v.get("kv_cache_in_use_gib"),
-        num_gpu_blocks=v.get("num_gpu_blocks"),
+        num_gpu_blocks=blocks,
         num_cpu_blocks=v.get("num_cpu_blocks"),
         overridden_gpu_blocks=v.get("overridden_gpu_blocks"),
         kv_cache_tokens=v.get("kv_cache_tokens"),
@@ -3679,6 +3880,19 @@ def _freeze(acc: _Accumulator, stats: _ReadStats) -> StartupLog:
         cudagraph_gib=v.get("cudagraph_gib"),
         cudagraph_estimated_gib=v.get("cudagraph_estimated_gib"),
         cudagraph_actual_gib=v.get("cudagraph_actual_gib"),
+        extensible_kv_cache=extensible,
+        profiled_kv_cache_gib=profiled_kv,
+        warmup_free_gib=v.get("warmup_free_gib"),
+        warmup_committed_gib=v.get("warmup_committed_gib"),
+        transient_kept_gib=v.get("transient_kept_gib"),
+        transient_peak_gib=v.get("transient_peak_gib"),
+        torch_growth_gib=v.get("torch_growth_gib"),
+        warmup_kv_blocks=v.get("warmup_kv_blocks"),
+        warmup_kv_gib=v.get("warmup_kv_gib"),
+        warmup_requested_gib=v.get("warmup_requested_gib"),
+        torch_limit_gib=v.get("torch_limit_gib"),
+        extended_kv_blocks=v.get("extended_kv_blocks"),
+        extended_kv_gib=v.get("extended_kv_gib"),
         graph_capture_seconds=v.get("graph_capture_seconds"),
         attention_backend=v.get("attention_backend"),
         attention_backend_candidates=tuple(v.get("attention_backend_candidates", ())),

@@ -167,10 +167,12 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
     if lens.observed and lens.predicted and int(lens.observed) != int(lens.predicted) and rows[-3].gap is not None:
         rows[-3] = replace(rows[-3], note=f"not compared: the log's concurrency is at max_model_len {int(lens.observed):,}, "
                                           f"the plan's at {int(lens.predicted):,}")
-    notes = benchmark_notes(log) + platform_notes(log)
+    rows += extensible_kv_rows(log, plan)
+    notes = benchmark_notes(log) + platform_notes(log) + extensible_kv_notes(log, plan)
     largest = headline = None
     if plan is not None:
         largest = largest_gap(rows, graphs_in_pool=bool(getattr(plan, "cudagraph_bytes", 0)))
+        largest = measured_pool_gap(log, rows, largest)
         headline = headline_gap(rows, largest)
         if largest is not None and abs(largest["gap_gib"]) < GAP_NAMED_GIB:
             largest = None  # (the headline keeps its cause: a figure off beside a term planned to the hundredth)
@@ -220,6 +222,76 @@ def reconcile(log: StartupLog, plan=None, flags=None) -> Reconciliation:
         record["id"] = re.sub(r"[^a-z0-9.]+", "-", name.lower()).strip("-")
     return Reconciliation(log=log, rows=tuple(rows), largest_gap=largest, backend_fallback=backend_fallback(log),
                           notes=tuple(notes), record=record, headline_gap=headline)
+
+
+# vLLM >= 0.34's extensible KV cache (v1/worker/extensible_kv_cache.py measure_kv_cache_bytes, 0.34.0 wheel): the pool is
+# min(requested - memory used outside the pool, free + committed - margin) - the transients kept, the margin
+# max(1 GiB (3 on ROCm), 0.75 x the transient peak), the transients kept max(the allocated peak, torch's reservation
+# growth) over warmup; its "Memory after warmup" line prints each term.
+EXTENSIBLE_POOL_CAUSE = ("the extensible KV cache (vLLM >= 0.34) is sized after warmup and CUDA-graph capture: the memory "
+                         "free then, less what vLLM kept for transient activations and a margin of max(1 GiB, 0.75 x the "
+                         "transient peak), capped by the budget 'requested' (total x gpu_memory_utilization, 1.0 by default)")
+
+
+def _plan_gib(plan, name: str) -> Optional[float]:
+    # getattr with None: a plan made by rules without the extensible KV cache carries no such term
+    return _gib(getattr(plan, name, None)) if plan is not None else None
+
+
+def extensible_kv_rows(log: StartupLog, plan) -> list[TermRow]:
+    """The measured terms of vLLM >= 0.34's post-warmup sizing ('Memory after warmup'), beside the plan's where it has
+    them: the transients kept (Plan.transient_kept_bytes, a term plans of the extensible KV cache carry; None before)
+    and the budget 'requested' (Plan.requested_bytes). None where the log has no such line."""
+    if log.transient_kept_gib is None and log.warmup_requested_gib is None:
+        return []
+    return [TermRow("transient_kept_gib", log.transient_kept_gib, _plan_gib(plan, "transient_kept_bytes"), "GiB"),
+            TermRow("requested_gib", log.warmup_requested_gib, _plan_gib(plan, "requested_bytes"), "GiB")]
+
+
+def extensible_kv_notes(log: StartupLog, plan) -> list[str]:
+    """What vLLM >= 0.34's extensible KV cache did, read from the log: the measured terms of its post-warmup sizing
+    and how they compare with the plan's, or that it was turned off (the pool then sized from the profile)."""
+    notes = []
+    if log.extensible_kv_cache is False:
+        off = next((h.groups.get("reason") for h in log.hits_of("extensible_disabled")), None)
+        notes.append("the extensible KV cache was off" + (f" ({off})" if off else " (no IMEX channel for the KV connector)")
+                     + ": vLLM sized the pool from the profile's estimate, as releases before 0.34 do")
+    if log.transient_kept_gib is None:
+        return notes
+    kept_plan = _plan_gib(plan, "transient_kept_bytes")
+    requested_plan = _plan_gib(plan, "requested_bytes")
+    text = (f"vLLM sized the KV cache after warmup and CUDA-graph capture (the extensible KV cache): "
+            f"{log.warmup_free_gib} GiB was free, vLLM kept {log.transient_kept_gib} GiB for transients"
+            + (f" (plan: {kept_plan:.2f})" if kept_plan is not None else "")
+            + f" ({log.transient_peak_gib} GiB allocated at peak, {log.torch_growth_gib} GiB of torch reservation growth)"
+            f" and gave the pool {log.warmup_kv_blocks:,} blocks ({log.warmup_kv_gib} GiB) within the budget "
+            f"'requested' of {log.warmup_requested_gib} GiB"
+            + (f" (plan: {requested_plan:.2f})" if requested_plan is not None else ""))
+    if log.profiled_kv_cache_gib is not None:
+        text += (f"; the profile's estimate, the capacity it reserved, was {log.profiled_kv_cache_gib} GiB "
+                 "('Available KV cache memory')")
+    notes.append(text)
+    for hit in log.hits_of("util_caps_extensible"):
+        notes.append(f"gpu_memory_utilization={hit.groups.get('util')} kept {hit.groups.get('withheld')} GiB of free GPU "
+                     "memory out of the pool: with the extensible KV cache the default is 1.0")
+    return notes
+
+
+def measured_pool_gap(log: StartupLog, rows, largest: Optional[dict]) -> Optional[dict]:
+    """largest_gap, its cause told in the extensible KV cache's measured terms where the log sized the pool after warmup
+    and the pool is the gap: the transients kept where their gap moved the pool (the opposite sign, at least half the
+    pool's gap), else the post-warmup sizing itself."""
+    if largest is None or largest["term"] != "kv_cache_gib" or log.transient_kept_gib is None:
+        return largest
+    by_term = {r.term: r for r in rows}
+    kept = by_term.get("transient_kept_gib")
+    gap = largest["gap_gib"]
+    if kept is not None and kept.gap is not None and kept.gap * gap < 0 and abs(kept.gap) >= 0.5 * abs(gap):
+        return {"term": "transient_kept_gib", "gap_gib": round(kept.gap, 3),
+                "likely_cause": (f"vLLM kept {kept.observed} GiB for transient activations after warmup (plan: "
+                                 f"{kept.predicted:.2f}): the warmup's allocated peak or torch's reservation growth; "
+                                 f"the KV pool's {gap:+.2f} GiB follows from it")}
+    return dict(largest, likely_cause=EXTENSIBLE_POOL_CAUSE)
 
 
 def _given_into_record(record: dict, given: Mapping[str, Any], plan, log: StartupLog) -> None:

@@ -23,7 +23,7 @@ from typing import Callable, Iterable
 from kvplan.band import band_bounds, era_group, model_architecture, model_family, uncertainty_band  # noqa: F401
 from kvplan.errors import InputError, KvplanError, RefusedByVLLMError
 from kvplan.inputs import existing_file, read_text
-from kvplan.logs import RECORD_ARG_NAMES, as_int
+from kvplan.logs import EXTENSIBLE_KV_FIRST_RELEASE, RECORD_ARG_NAMES, as_int
 from kvplan.plan import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, CAPTURE_SIZE_ARGS, INT_ENGINE_ARGS, EngineArgs, Plan, accepted_tp_sizes, human_int,
                          parse_capture_sizes, parse_env, parse_max_model_len, plan)
 from kvplan.plan.args import hf_overrides_object, rope_scaling_object
@@ -221,6 +221,16 @@ def log_format_era(obs: dict) -> tuple[str, str, str, str] | None:
     for it, the first and the last release of the range a source's date may narrow it to, what identified it); None
     when the figures do not tell."""
     has = {k for k, v in obs.items() if v is not None}
+    # vLLM 0.34's extensible KV cache (on by default on CUDA and ROCm) sizes the pool after warmup and CUDA-graph capture
+    # and says so in one line no earlier release prints ("Memory after warmup: F GiB free, ... K GiB kept for transient
+    # activations ...": vllm/v1/worker/extensible_kv_cache.py measure_kv_cache_blocks, 0.34.0 wheel), whose transient
+    # figure the record keeps: read with 0.34.0's rules, the first release that prints it. First, since such a log
+    # also gives the block count (num_gpu_blocks), which alone would read as V0 where it is cut before the token line.
+    if "transient_kept_gib" in has:
+        last = max(NEWEST_KNOWN, EXTENSIBLE_KV_FIRST_RELEASE, key=lambda v: tuple(int(p) for p in v.split(".")[:3]))
+        return (EXTENSIBLE_KV_FIRST_RELEASE, EXTENSIBLE_KV_FIRST_RELEASE, last,
+                "the 'Memory after warmup' line (the extensible KV cache sized after warmup) identifies >= "
+                f"{EXTENSIBLE_KV_FIRST_RELEASE} ({EXTENSIBLE_KV_FIRST_RELEASE} rules, the first release that prints it)")
     # V0's memory-split line ("model weights take ...; non_torch_memory takes ...; PyTorch activation peak memory takes
     # ...") is printed from 0.6.5 (worker/worker.py determine_num_available_blocks, read in the 0.6.6.post1 wheel) by
     # the V0 engine, the default up to 0.7.3 (V1 from 0.8.0): read with 0.7.3's rules unless a date says which
@@ -417,7 +427,8 @@ def _record_model(rec: dict, args: dict, notes: list[str]):
 _BOOL_ARGS = ("enforce_eager", "enable_prefix_caching", "enable_lora", "fully_sharded_loras", "language_model_only",
               "enable_expert_parallel", "enable_chunked_prefill", "skip_mm_profiling",
               "allow_deprecated_quantization")
-_FLOAT_OBSERVED = ("weights_gib", "non_torch_gib", "activation_peak_gib", "cudagraph_gib", "kv_cache_gib", "max_concurrency")
+_FLOAT_OBSERVED = ("weights_gib", "non_torch_gib", "activation_peak_gib", "cudagraph_gib", "kv_cache_gib", "max_concurrency",
+                   "transient_kept_gib")  # (the last: vLLM >= 0.34's extensible KV cache, its 'Memory after warmup' line)
 _INT_OBSERVED = ("num_gpu_blocks", "kv_cache_tokens")
 
 # every key a startup record may carry (docs/startup-record-format.md, and the engine flags `ARG_FIELDS` kvplan reads
