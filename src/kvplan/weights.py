@@ -1392,9 +1392,9 @@ def mxfp4_expert_layout(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None
     VLLM_MXFP4_USE_MARLIN=1 where the release reads it, plan.mxfp4_marlin_forced).
 
     Create-time padding (quantization/mxfp4.py Mxfp4MoEMethod.create_weights to 0.18; fused_moe/oracle/mxfp4.py
-    mxfp4_round_up_hidden_size_and_intermediate_size from 0.19): Marlin (below SM90, SM11x/12x, and Hopper before 0.12)
-    the per-rank intermediate size to 128 and the hidden size to 256, SM100's FlashInfer TRTLLM both to 256, the Triton
-    kernels (SM90) the intermediate size to 64. Marlin repacks in place of the loaded weights, its scales back to one
+    mxfp4_round_up_hidden_size_and_intermediate_size from 0.19): Marlin (below SM90, SM11x but in 0.33.0, SM12x, and
+    Hopper before 0.12) the per-rank intermediate size to 128 and the hidden size to 256, SM100's FlashInfer TRTLLM both
+    to 256, the Triton kernels (SM90; SM11x in 0.33.0) the intermediate size to 64. Marlin repacks in place of the loaded weights, its scales back to one
     e8m0 byte per 32 (quantization/utils/marlin_utils_fp4.py prepare_moe_mxfp4_layer_for_marlin,
     mxfp4_marlin_process_scales) and its biases in the model dtype. The Triton kernels swizzle (quantization/utils/
     mxfp4_utils.py _swizzle_mxfp4; triton_kernels HopperMXValueLayout / HopperMXScaleLayout): each packed weight,
