@@ -436,6 +436,15 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # a 0.11.2 H100 log says "Using Marlin backend"), the Triton kernels from 0.12, which vendors them
     # (vllm/third_party/triton_kernels).
     "mxfp4_hopper_backend": [((0, 0, 0), "marlin"), ((0, 12, 0), "triton")],
+    # gpt-oss's MXFP4 experts on compute capability 11.x (Jetson Thor, sm_110), which FlashInfer's TRTLLM kernels do not
+    # take (trtllm_mxfp4_moe.py _supports_current_device: family 100 only): the 0.33.0 wheel's gpt-oss priority list
+    # (fused_moe/oracle/mxfp4.py _get_priority_backends_for_gpt_oss) moves TRITON behind MARLIN on family 120 alone,
+    # and the OAI Triton kernels take 9.0 <= cc < 13.0 (gpt_oss_triton_kernels_moe.py
+    # _triton_kernel_moe_supports_current_device), so 11.x runs the Triton kernels, in triton_kernels' Blackwell layouts
+    # (weights.mxfp4_expert_layout); the 0.34.0 wheel moves TRITON behind MARLIN on family 110 too ("Jetson Thor (SM110):
+    # MARLIN stays the default as it has not been benchmarked"). The compute-capability majors past Hopper where the
+    # Triton kernels come before Marlin; releases before 0.33.0 were not re-read for this and keep Marlin.
+    "mxfp4_triton_cc_majors": [((0, 0, 0), ()), ((0, 33, 0), (11,)), ((0, 34, 0), ())],
     # The Triton kernels' MXFP4 experts after loading (weights.mxfp4_expert_layout). "mxfp4_triton_keeps_scales": the
     # checkpoint's block scales stay on the layer beside the swizzled copy the kernel reads: the Triton branch of
     # process_weights_after_loading deletes w13_weight / w2_weight only and never replaces w13_weight_scale /
@@ -1440,6 +1449,7 @@ class VersionRules:
     fp8_block_hopper_triton: bool
     v0_long_context_chunked_skips: tuple[str, ...] | None
     mxfp4_hopper_backend: str
+    mxfp4_triton_cc_majors: tuple[int, ...]
     mxfp4_triton_keeps_scales: bool
     mxfp4_triton_swizzle_align: int
     mxfp4_marlin_env: str

@@ -1355,17 +1355,21 @@ def _marlin_mlp_factor(params: int, hidden: int, tp: int, gated: bool, group: in
 
 
 def mxfp4_moe_backend(gpu_cc: tuple[int, int] | None, hopper_backend: str = "triton",
-                      marlin_forced: bool = False) -> str | None:
+                      marlin_forced: bool = False, triton_cc_majors: tuple[int, ...] = ()) -> str | None:
     """The kernel family that runs MXFP4 MoE experts on a CUDA GPU (quantization/mxfp4.py get_mxfp4_backend 0.16-0.18,
-    fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend 0.19.1-0.33.0): "flashinfer" on Blackwell 10.x, "triton" on
-    Hopper where the release ships the Triton kernels (rules mxfp4_hopper_backend), "marlin" on every other GPU and
-    wherever VLLM_MXFP4_USE_MARLIN=1 forces it (`marlin_forced`, plan.mxfp4_marlin_forced); None without a GPU.
+    fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend 0.19.1-0.34.0): "flashinfer" on Blackwell 10.x, "triton" on
+    Hopper where the release ships the Triton kernels (rules mxfp4_hopper_backend) and on the compute-capability
+    majors where the release puts them before Marlin (`triton_cc_majors`, rules mxfp4_triton_cc_majors: 11.x in
+    0.33.0), "marlin" on every other GPU and wherever VLLM_MXFP4_USE_MARLIN=1 forces it (`marlin_forced`,
+    plan.mxfp4_marlin_forced); None without a GPU.
     The weights' layout (mxfp4_expert_layout) and the experts' workspace (plan.quantized_moe_experts) both follow it."""
     if gpu_cc is None:
         return None
     if (10, 0) <= gpu_cc < (11, 0) and not marlin_forced:
         return "flashinfer"
     if gpu_cc == (9, 0) and hopper_backend == "triton" and not marlin_forced:
+        return "triton"
+    if gpu_cc[0] in triton_cc_majors and not marlin_forced:
         return "triton"
     return "marlin"
 
@@ -1383,14 +1387,14 @@ class Mxfp4Layout:
 
 def mxfp4_expert_layout(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None, hopper_backend: str = "triton",
                         keeps_scales: bool = False, swizzle_align: int = 1, dtype_bytes: int = 2,
-                        marlin_forced: bool = False) -> Mxfp4Layout | None:
+                        marlin_forced: bool = False, triton_cc_majors: tuple[int, ...] = ()) -> Mxfp4Layout | None:
     """How the MXFP4 MoE backend the GPU gets lays out one expert (None without a GPU; `marlin_forced`:
     VLLM_MXFP4_USE_MARLIN=1 where the release reads it, plan.mxfp4_marlin_forced).
 
     Create-time padding (quantization/mxfp4.py Mxfp4MoEMethod.create_weights to 0.18; fused_moe/oracle/mxfp4.py
-    mxfp4_round_up_hidden_size_and_intermediate_size from 0.19): Marlin (below SM90, SM11x/12x, and Hopper before 0.12)
-    the per-rank intermediate size to 128 and the hidden size to 256, SM100's FlashInfer TRTLLM both to 256, the Triton
-    kernels (SM90) the intermediate size to 64. Marlin repacks in place of the loaded weights, its scales back to one
+    mxfp4_round_up_hidden_size_and_intermediate_size from 0.19): Marlin (below SM90, SM11x but in 0.33.0, SM12x, and
+    Hopper before 0.12) the per-rank intermediate size to 128 and the hidden size to 256, SM100's FlashInfer TRTLLM both
+    to 256, the Triton kernels (SM90; SM11x in 0.33.0) the intermediate size to 64. Marlin repacks in place of the loaded weights, its scales back to one
     e8m0 byte per 32 (quantization/utils/marlin_utils_fp4.py prepare_moe_mxfp4_layer_for_marlin,
     mxfp4_marlin_process_scales) and its biases in the model dtype. The Triton kernels swizzle (quantization/utils/
     mxfp4_utils.py _swizzle_mxfp4; triton_kernels HopperMXValueLayout / HopperMXScaleLayout): each packed weight,
@@ -1398,19 +1402,33 @@ def mxfp4_expert_layout(spec: ModelSpec, tp: int, gpu_cc: tuple[int, int] | None
     padded to 16 rows x 32 bytes; each scale tensor's rows to 2 x num_warps(8) x 2 x 8 = 256 and its columns to 2; the
     loaded weights are deleted, the loaded scales kept while `keeps_scales` (rules mxfp4_triton_keeps_scales), the
     biases converted to float32 (convert_to_mxfp4_moe_kernel_format: w13_bias.to(torch.float32)).
+    On compute capability 10+ (11.x where the release runs the Triton kernels there, rules mxfp4_triton_cc_majors)
+    triton_kernels picks its Blackwell layouts instead (tensor_details/layout.py make_default_matmul_mxfp4_w_layout /
+    _w_scale_layout, the 0.33.0 wheel's vendored copy): BlackwellMXValueLayout pads each packed weight's contiguous
+    dim (h / 2 bytes of gate_up, i / 2 of down, after the transpose) to 128 bytes, BlackwellMXScaleLayout each
+    transposed scale tensor's (K, N) = (columns, rows) to multiples of (8, 128).
     gpt-oss-20b on one A100 (Marlin, 2944 x 3072): 13.70 GiB (logged 13.72 by 0.19.0); on two H100s with 0.19.0
     (Triton, scales kept, 64-byte pre-pad): 6.99 GiB (logged 7.01); gpt-oss-120b on one H100 with 0.14.1 (scales
     kept, no pre-pad): 64.33 GiB (logged 64.38).
     """
     i, h = spec.moe_intermediate_size, spec.hidden_size
     i_rank = i // tp
-    backend = mxfp4_moe_backend(gpu_cc, hopper_backend, marlin_forced)
+    backend = mxfp4_moe_backend(gpu_cc, hopper_backend, marlin_forced, triton_cc_majors)
     if backend is None or not i_rank or not h:
         return None
     unpadded = 3 * h * i_rank * (0.5 + 1 / 32)
     if backend == "flashinfer":
         i_pad, h_pad = _round_up(i_rank, 256), _round_up(h, 256)
         return Mxfp4Layout("FlashInfer (SM100)", i_pad, h_pad, (i_pad * h_pad) / (i_rank * h), 4)
+    if backend == "triton" and gpu_cc >= (10, 0):
+        i_pad = _round_up(i_rank, 64)  # the create-time round-up of the Triton kernels (64), as on Hopper
+        w13 = _round_up(h // 2, 128) * 2 * i_pad       # gate_up: 2 i rows of h / 2 bytes, the h / 2 dim padded
+        w2 = _round_up(i_pad // 2, 128) * h             # down: h rows of i / 2 bytes
+        scales = (_round_up(h // 32, 8) * _round_up(2 * i_pad, 128)
+                  + _round_up(i_pad // 32, 8) * _round_up(h, 128))
+        kept = (2 * i_pad * (h // 32) + h * (i_pad // 32)) if keeps_scales else 0
+        what = "Triton (Blackwell layout)" + (", loaded scales kept" if keeps_scales else "")
+        return Mxfp4Layout(what, i_pad, h, (w13 + w2 + scales + kept) / unpadded, 4)
     if backend == "triton":
         i_pad = _round_up(i_rank, 64)
         a = max(1, swizzle_align)
@@ -1527,7 +1545,8 @@ def stored_bytes(spec: ModelSpec, release=None) -> int:
 def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantSpec | None = None,
                      dtype_bytes: int | None = None, gpu_cc: tuple[int, int] | None = None, ep: int = 1,
                      mtp: bool = False, gpu_vendor: str = "NVIDIA", vision: bool = True, dp: int = 1,
-                     mxfp4_hopper_backend: str = "triton", mxfp4_triton_keeps_scales: bool = False,
+                     mxfp4_hopper_backend: str = "triton", mxfp4_triton_cc_majors: tuple[int, ...] = (),
+                     mxfp4_triton_keeps_scales: bool = False,
                      mxfp4_triton_swizzle_align: int = 1, mxfp4_marlin_forced: bool = False, mrope_cache_factor: int = 4,
                      bnb_nested_absmax: str = "float32", bnb_experts: bool = True,
                      stages: list[tuple[int, int]] | None = None, mla_kv_b_copy: bool = False,
@@ -1610,7 +1629,7 @@ def weights_per_rank(spec: ModelSpec, *, tp: int = 1, pp: int = 1, quant: QuantS
     moe_tp = tp * max(1, dp)  # the experts' tensor-parallel size
     layout = (mxfp4_expert_layout(spec, 1 if ep > 1 else moe_tp, gpu_cc, mxfp4_hopper_backend,
                                   mxfp4_triton_keeps_scales, mxfp4_triton_swizzle_align, db,
-                                  marlin_forced=mxfp4_marlin_forced)
+                                  marlin_forced=mxfp4_marlin_forced, triton_cc_majors=mxfp4_triton_cc_majors)
               if quant is not None and quant.method == "mxfp4" else None)
     pad, pad_note = (layout.factor, f"MXFP4 {layout.backend}: experts held as {layout.i_pad} x {layout.h_pad} per rank "
                      f"(x{layout.factor:.4f} on their weights and scales)") if layout is not None else (1.0, "")

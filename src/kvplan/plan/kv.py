@@ -106,6 +106,7 @@ def rank_weights(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                             mtp=bool(spec and spec[0] == "mtp"), gpu_vendor=gpu.vendor,
                             vision=not _text_only(model, args, rules), dp=args.data_parallel_size,
                             mxfp4_hopper_backend=rules.mxfp4_hopper_backend,
+                            mxfp4_triton_cc_majors=rules.mxfp4_triton_cc_majors,
                             mxfp4_triton_keeps_scales=rules.mxfp4_triton_keeps_scales,
                             mxfp4_triton_swizzle_align=rules.mxfp4_triton_swizzle_align,
                             mxfp4_marlin_forced=mxfp4_marlin_forced(args, rules, gpu.cc),

@@ -679,7 +679,8 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
     gpt-oss's MXFP4 ("mxfp4_marlin", "mxfp4_triton", "mxfp4_flashinfer"): quantization/mxfp4.py get_mxfp4_backend
     (0.16.0-0.18.0) and fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend (0.19.1-0.33.0) give SM100 FlashInfer,
     SM90 (and 10.x without FlashInfer) the Triton kernels, and every other CUDA GPU Marlin, which needs the triton
-    kernels on (9, 0) <= cc < (11, 0) only; VLLM_MXFP4_USE_MARLIN=1 forces it where the release reads it
+    kernels on (9, 0) <= cc < (11, 0) only (the 0.33.0 wheel's take 9.0 <= cc < 13.0 and run 11.x ahead of Marlin,
+    0.34.0 puts Marlin first there again: rules mxfp4_triton_cc_majors); VLLM_MXFP4_USE_MARLIN=1 forces it where the release reads it
     (mxfp4_marlin_forced), and before 0.12 Hopper runs Marlin too (rules mxfp4_hopper_backend). Marlin pads the expert's width to 128 and the hidden size to 256
     (mxfp4_round_up_hidden_size_and_intermediate_size, oracle/mxfp4.py 0.19.1; weights.mxfp4_expert_layout).
 
@@ -722,7 +723,8 @@ def quantized_moe_experts(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rule
         return ("ct_wna16_marlin", n, model.hidden_size)
     if q.method != "mxfp4":
         return None
-    backend = mxfp4_moe_backend(gpu.cc, rules.mxfp4_hopper_backend, mxfp4_marlin_forced(args, rules, gpu.cc))
+    backend = mxfp4_moe_backend(gpu.cc, rules.mxfp4_hopper_backend, mxfp4_marlin_forced(args, rules, gpu.cc),
+                                rules.mxfp4_triton_cc_majors)
     if backend != "marlin":
         return (f"mxfp4_{backend}", int(width), model.hidden_size)
     i_align, h_align = MXFP4_MARLIN_ALIGN
