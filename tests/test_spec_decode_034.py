@@ -104,3 +104,22 @@ def test_draft_model_tp_mismatch_not_refused_from_034(tmp_path):
     assert new.weights_bytes == same.weights_bytes and new.kv_cache_bytes == same.kv_cache_bytes
     with pytest.raises(RefusedByVLLMError, match="cannot be other value than 1 or target"):
         _fit("0.34.0", dict(spec, draft_tensor_parallel_size=3), **kw)
+
+
+def test_pixtral_tower_without_mask_in_033_and_034():
+    # models/pixtral.py in the 0.33.0 and 0.34.0 wheels attends through MMEncoderAttention over packed patches
+    # (cu_seqlens), no patches x patches mask: the encoder peak loses the mask 0.12-0.19 charged
+    from kvplan.plan import EngineArgs, _multimodal_profile_bytes
+    from kvplan.resolve import resolve_model
+    from kvplan.versions import rules_for
+
+    model = resolve_model("mistralai/Mistral-Small-3.1-24B-Instruct-2503")
+    args = EngineArgs(tensor_parallel_size=1, max_model_len=8192, max_num_seqs=1024, max_num_batched_tokens=8192,
+                      dtype="bfloat16")
+    masked = _multimodal_profile_bytes(model, args, rules_for("0.19.0"), 0)[0]
+    for version in ("0.33.0", "0.34.0"):
+        extra, note = _multimodal_profile_bytes(model, args, rules_for(version), 0)
+        assert masked - extra == 24200 * 24200 * 2 and "packed patches by sequence lengths" in note
+    kw = dict(gpu="H100", max_model_len=32768, max_num_batched_tokens=32768)
+    assert not kvplan.fit("mistralai/Mistral-Small-3.1-24B-Instruct-2503", vllm_version="0.19.0", **kw).fits
+    assert kvplan.fit("mistralai/Mistral-Small-3.1-24B-Instruct-2503", vllm_version="0.34.0", **kw).fits

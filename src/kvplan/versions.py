@@ -1299,6 +1299,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # "Requires-Dist: xformers==0.0.32.post1"), not from 0.12.0 (0.12.0 and 0.19.0 METADATA: none; pixtral.py "vLLM
     # does not install xformers by default")
     "pixtral_sdpa_mask": [((0, 0, 0), False), ((0, 12, 0), True)],
+    # ... and whether that tower attends over its packed patches by sequence lengths instead, with no mask at all: the
+    # 0.33.0 and 0.34.0 wheels' models/pixtral.py runs MMEncoderAttention with cu_seqlens (the varlen FlashAttention ViT
+    # backend on CUDA, platforms/cuda.py get_vit_attn_backend; TORCH_SDPA splits by cu_seqlens,
+    # v1/attention/ops/vit_attn_wrappers.py vit_torch_sdpa_wrapper). The releases between 0.19 and 0.33 were not read
+    # for this, so the step sits at the first read release that has it
+    "pixtral_packed_attention": [((0, 0, 0), False), ((0, 33, 0), True)],
     # The block sizes NVIDIA's standard attention kernels take (AttentionBackend.get_supported_kernel_block_sizes,
     # checked by supports_block_size / validate_configuration "block_size not supported", v1/attention/backend.py;
     # read in the 0.16.0-0.28.0 wheels): FlashAttention and Triton MultipleOf(16), FlashInfer 16/32/64; FlexAttention
@@ -1547,6 +1553,7 @@ class VersionRules:
     mllama_v0_pixel_copies: int
     mm_pixels_held: bool
     pixtral_sdpa_mask: bool
+    pixtral_packed_attention: bool
     attention_block_multiple: int
     flex_attention_block_multiple: int
     flex_attention_kv_dtypes: tuple
