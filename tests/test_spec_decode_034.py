@@ -123,3 +123,16 @@ def test_pixtral_tower_without_mask_in_033_and_034():
     kw = dict(gpu="H100", max_model_len=32768, max_num_batched_tokens=32768)
     assert not kvplan.fit("mistralai/Mistral-Small-3.1-24B-Instruct-2503", vllm_version="0.19.0", **kw).fits
     assert kvplan.fit("mistralai/Mistral-Small-3.1-24B-Instruct-2503", vllm_version="0.34.0", **kw).fits
+
+
+def test_probabilistic_draft_logits_cached_on_the_gpu(eagle3_head):
+    # DraftModelSpeculator's draft logits cache, max_num_seqs x num_speculative_tokens x vocabulary in the head dtype
+    # (0.33.0 speculator __init__; 0.34.0 _init_draft_logits -> DraftLogitsCache)
+    spec = {"method": "eagle3", "model": eagle3_head, "num_speculative_tokens": 3}
+    kw = dict(model="meta-llama/Llama-3.1-8B-Instruct", max_model_len=8192)
+    for version in ("0.33.0", "0.34.0"):
+        greedy = _fit(version, spec, **kw)
+        sampled = _fit(version, dict(spec, draft_sample_method="probabilistic"), **kw)
+        assert sampled.activation_peak_bytes - greedy.activation_peak_bytes == 256 * 3 * 128256 * 2
+        assert any("cached draft logits" in a for a in _state_note(sampled))
+        assert not _state_note(greedy)

@@ -970,6 +970,13 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # next_power_of_2(max(16, corpus / 4)) buckets x 8 int64 slots, and per-request scratch
     # (v1/worker/gpu/spec_decode/suffix/speculator.py SuffixSpeculator.__init__, 0.34.0 wheel)
     "suffix_gpu_corpus": [((0, 0, 0), False), ((0, 34, 0), True)],
+    # A model-based drafter's cached draft logits with "draft_sample_method": "probabilistic" under model runner v2:
+    # max_num_seqs x num_speculative_tokens x the drafter's vocabulary in the head dtype (the model dtype unless the
+    # config names a head_dtype), allocated in the speculator's __init__ with the model runner in 0.33.0
+    # (v1/worker/gpu/spec_decode/speculator.py DraftModelSpeculator.__init__) and in its load_model, inside vLLM's
+    # "Model loading took", in 0.34.0 (_init_draft_logits -> draft_logits.py DraftLogitsCache, rows divided over TP only
+    # under the opt-in enable_batch_sharded_sampling). Not read before 0.33
+    "probabilistic_draft_logits": [((0, 0, 0), False), ((0, 33, 0), True)],
     # num_speculative_tokens suffix decoding takes when it is not given: suffix_decoding_max_tree_depth (default 24) up
     # to 0.33 (_validate_suffix_decoding, 0.33.0 wheel), min(8, suffix_decoding_max_tree_depth) from 0.34
     # (SuffixSpeculatorConfig.configure: "a deep default costs throughput at high concurrency", 0.34.0 wheel)
@@ -1505,6 +1512,7 @@ class VersionRules:
     mrv2_v1_spec_methods: tuple[str, ...]
     spec_dense_token_history: tuple[str, ...]
     suffix_gpu_corpus: bool
+    probabilistic_draft_logits: bool
     suffix_default_spec_tokens: str
     mrv2_profile_sampler: str
     mrv2_cudagraph_estimate: bool

@@ -217,15 +217,30 @@ def _speculator_state_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRu
     - the requests' whole token histories, max_num_seqs x max_model_len int32, on the device instead of UVA (pinned
       host) memory for the methods of rules row spec_dense_token_history (v1/worker/gpu/states.py RequestState,
       use_dense_all_token_ids; 0.33.0 and 0.34.0 wheels);
-    - suffix decoding's GPU corpus and hash tables from 0.34 (rules row suffix_gpu_corpus, _suffix_corpus_bytes).
-    None where neither applies (model runner v1 keeps the history in UVA memory and drafts on the CPU)."""
+    - suffix decoding's GPU corpus and hash tables from 0.34 (rules row suffix_gpu_corpus, _suffix_corpus_bytes);
+    - a model-based drafter's (mtp, eagle, eagle3, draft_model) cached draft logits with "draft_sample_method":
+      "probabilistic", max_num_seqs x num_speculative_tokens x its vocabulary in the head dtype (rules row
+      probabilistic_draft_logits).
+    None where none applies (model runner v1 keeps the history in UVA memory and drafts on the CPU)."""
     spec = args.speculative
-    if not spec or spec[0] != "ngram" or not rules.is_v1 or model_runner(model, args, rules) != "v2":
+    if not spec or not rules.is_v1 or model_runner(model, args, rules) != "v2":
         return None
     obj = speculative_object(args.speculative_config)
     method = _speculative_method(obj)
     seqs, length = args.max_num_seqs, args.max_model_len
     parts, total = [], 0
+    if (spec[0] != "ngram" and rules.probabilistic_draft_logits and seqs
+            and str(obj.get("draft_sample_method", "greedy")).lower() == "probabilistic"):
+        source = args.draft if spec[0] in DRAFT_METHODS else model
+        head = (source.text_config or source.raw_config or {}).get("head_dtype")  # config/model.py _get_head_dtype
+        head_bytes = DTYPE_BYTES.get(str(head).replace("torch.", ""), DTYPE_BYTES[args.dtype]) if head not in (None, "model") \
+            else DTYPE_BYTES[args.dtype]
+        logits = seqs * spec[1] * source.vocab_size * head_bytes
+        total += logits
+        parts.append(f"the cached draft logits (draft_sample_method probabilistic), {seqs:,} sequences x {spec[1]} "
+                     f"token(s) x {source.vocab_size:,} x {head_bytes} B = {logits / 1024 ** 2:.1f} MiB")
+    if spec[0] != "ngram" and not parts:
+        return None
     if method in rules.spec_dense_token_history and seqs and length and length > 0:
         history = seqs * length * 4
         total += history
