@@ -136,3 +136,10 @@ def test_probabilistic_draft_logits_cached_on_the_gpu(eagle3_head):
         assert sampled.activation_peak_bytes - greedy.activation_peak_bytes == 256 * 3 * 128256 * 2
         assert any("cached draft logits" in a for a in _state_note(sampled))
         assert not _state_note(greedy)
+
+
+def test_suffix_package_note_by_release():
+    spec = {"method": "suffix", "num_speculative_tokens": 8}
+    assert any("needs the arctic-inference package" in a for a in _fit("0.33.0", spec).assumptions)
+    new = _fit("0.34.0", spec).assumptions
+    assert any("GPU suffix speculator" in a for a in new) and not any("arctic-inference" in a for a in new)

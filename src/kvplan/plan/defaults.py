@@ -827,6 +827,13 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                      "(config/vllm.py num_lookahead_tokens), which the pool, the fit check and the concurrency line do not count")
     elif spec:
         notes.append(f"speculative decoding: {spec[1]} n-gram draft token(s) per step (no drafter weights or KV)")
+        if _speculative_method(speculative_object(args.speculative_config)) == "suffix" and rules.is_v1:
+            notes.append("speculative decoding: suffix decoding " + (
+                f"runs vLLM {rules.version}'s GPU suffix speculator (v1/worker/gpu/spec_decode/suffix/, no extra package)"
+                if rules.suffix_gpu_corpus else
+                f"needs the arctic-inference package in vLLM {rules.version} (SpeculativeConfig._validate_suffix_decoding "
+                "raises ImportError \"Arctic Inference is required for suffix decoding\" without it), which kvplan "
+                "cannot see; it drafts on the CPU"))
     mamba_dtype = args.mamba_ssm_cache_dtype or "auto"
     prefix = args.enable_prefix_caching
     if prefix is None and model.is_attention_free and rules.is_v1 and not rules.attention_free_prefix_caching_default:
