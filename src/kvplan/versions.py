@@ -848,6 +848,14 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # 0.10.1.1); from 0.10.2 "eagle-" -> "eagle" and then "eagle3" -> "eagle3" (config/__init__.py 0.10.2,
     # config/speculative.py 0.11.0, 0.13.0, 0.19.0, 0.33.0); anything else -> "draft_model".
     "spec_infers_eagle3_by_name": [((0, 0, 0), False), ((0, 10, 2), True)],
+    # ... and whether that inference also rewrites a "method" given as "draft_model": up to 0.33 __post_init__ reads the
+    # drafter's name whenever the method is not already eagle/eagle3/dflash/dspark, so {"method": "draft_model", "model":
+    # ".../EAGLE3-..."} runs as eagle3 (config/speculative.py, 0.33.0 wheel); from 0.34 "A configured method is never
+    # changed based on the draft checkpoint" (SpeculativeConfig.method's docstring; speculator_config.py
+    # _resolve_checkpoint_config_class returns the configured StandaloneARSpeculatorConfig and detects by name only when
+    # no method is given, 0.34.0 wheel), so the head is loaded as an independent draft model
+    # (v1/worker/gpu/spec_decode/standalone_ar/speculator.py, which calls it with input_ids and positions only)
+    "spec_configured_method_kept": [((0, 0, 0), False), ((0, 34, 0), True)],
     # What vLLM raises for method "draft_model" before it serves one on V1 (0.15.0), given as "method": 0.10.x
     # EngineArgs._is_v1_supported_oracle (engine/arg_utils.py, 0.10.0, 0.10.1.1, 0.10.2 wheels) and 0.11-0.14
     # EngineArgs.create_engine_config (0.11.0, 0.12.0, 0.13.0, 0.14.0 wheels), both NotImplementedError reading the
@@ -860,6 +868,14 @@ _RULES: dict[str, list[tuple[V, object]]] = {
                             ((0, 11, 0), "Draft model speculative decoding is not supported yet. Please consider using "
                                          "other speculative decoding methods such as ngram, medusa, eagle, or mtp."),
                             ((0, 15, 0), "")],
+    # Whether a "draft_model" drafter at a draft_tensor_parallel_size other than the target's TP is refused ("Currently,
+    # 'draft_tensor_parallel_size' and 'tensor_parallel_size' must be the same", v1/spec_decode/draft_model.py
+    # _raise_if_draft_tp_mismatch, 0.15.0-0.33.0 wheels). The 0.34.0 wheel has no model runner v1 and no
+    # v1/spec_decode/draft_model.py (v1/spec_decode holds dynamic/ and metrics.py only); its draft-model speculator
+    # (v1/worker/gpu/spec_decode/standalone_ar/speculator.py load_draft_model) builds the draft under
+    # SpeculativeConfig.draft_parallel_config without a process group of its own, so its layers still shard over the
+    # target's TP group (no TP-group patching anywhere in the wheel), as an EAGLE head's do
+    "draft_model_tp_refusal": [((0, 0, 0), True), ((0, 34, 0), False)],
     "v0_for_pipeline_parallel": [((0, 0, 0), False), ((0, 8, 0), True), ((0, 9, 1), False)],
     # Speculative decoding under pipeline parallelism (PP > 1). V0: every method goes through spec_decode_worker,
     # whose create_spec_worker raises NotImplementedError with this text (spec_decode/spec_decode_worker.py, read in
@@ -989,7 +1005,35 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # speculative method (config/vllm.py; suffix decoding runs on v2's GPU suffix speculator, config/speculative.py),
     # the GPU model runner being v2 alone.
     "mrv2_v1_spec_methods": [((0, 0, 0), ()), ((0, 22, 0), ("ngram", "suffix", "draft_model")),
-                             ((0, 31, 0), ("ngram", "suffix")), ((0, 32, 0), ("suffix",)), ((0, 34, 0), ())],
+                             ((0, 31, 0), ("ngram", "suffix")), ((0, 32, 0), ("suffix",)),
+                             # 0.34.0: no model runner v1; suffix has its own v2 speculator
+                             # (v1/worker/gpu/spec_decode/suffix/, speculator_config.py _CONFIG_BY_METHOD)
+                             ((0, 34, 0), ())],
+    # The speculative methods whose drafting scans every request's whole token history on the GPU: model runner v2
+    # keeps RequestState.all_token_ids, max_num_seqs x max_model_len int32, in device memory instead of UVA (pinned
+    # host) memory for them (v1/worker/gpu/states.py RequestState.__init__, use_dense_all_token_ids; model_runner.py):
+    # ngram in 0.33.0 (speculative_config.use_ngram()), ngram and suffix from 0.34.0 (SpeculatorConfig
+    # prefer_dense_token_history, ngram/config.py and suffix/config.py). Allocated with the model runner, before the
+    # profile run, so outside the KV pool (plan.terms._speculator_state_bytes).
+    "spec_dense_token_history": [((0, 0, 0), ()), ((0, 33, 0), ("ngram",)), ((0, 34, 0), ("ngram", "suffix"))],
+    # Suffix decoding: up to 0.33 Arctic Inference's CPU suffix trees on model runner v1 (SpeculativeConfig.
+    # _validate_suffix_decoding: ImportError without arctic-inference, 0.33.0 wheel); from 0.34 a GPU speculator with
+    # a corpus of finished responses, suffix_decoding_corpus_tokens int32 (default 1 << 20; none where
+    # suffix_decoding_max_cached_requests is 0 or suffix_decoding_max_tree_depth < 2), two hash tables of
+    # next_power_of_2(max(16, corpus / 4)) buckets x 8 int64 slots, and per-request scratch
+    # (v1/worker/gpu/spec_decode/suffix/speculator.py SuffixSpeculator.__init__, 0.34.0 wheel)
+    "suffix_gpu_corpus": [((0, 0, 0), False), ((0, 34, 0), True)],
+    # A model-based drafter's cached draft logits with "draft_sample_method": "probabilistic" under model runner v2:
+    # max_num_seqs x num_speculative_tokens x the drafter's vocabulary in the head dtype (the model dtype unless the
+    # config names a head_dtype), allocated in the speculator's __init__ with the model runner in 0.33.0
+    # (v1/worker/gpu/spec_decode/speculator.py DraftModelSpeculator.__init__) and in its load_model, inside vLLM's
+    # "Model loading took", in 0.34.0 (_init_draft_logits -> draft_logits.py DraftLogitsCache, rows divided over TP only
+    # under the opt-in enable_batch_sharded_sampling). Not read before 0.33
+    "probabilistic_draft_logits": [((0, 0, 0), False), ((0, 33, 0), True)],
+    # num_speculative_tokens suffix decoding takes when it is not given: suffix_decoding_max_tree_depth (default 24) up
+    # to 0.33 (_validate_suffix_decoding, 0.33.0 wheel), min(8, suffix_decoding_max_tree_depth) from 0.34
+    # (SuffixSpeculatorConfig.configure: "a deep default costs throughput at high concurrency", 0.34.0 wheel)
+    "suffix_default_spec_tokens": [((0, 0, 0), "tree_depth"), ((0, 34, 0), "min8_tree_depth")],
     # What model runner v2's profile sampler run holds beside the model's logits (v1/worker/gpu/model_runner.py
     # profile_run -> _dummy_sampler_run, v1/worker/gpu/sample/sampler.py Sampler.apply_sampling_params and sample,
     # sample/states.py SamplingStates, sample/gumbel.py gumbel_sample; see plan.mrv2_sampler_bytes_per_logit). The dummy
@@ -1315,6 +1359,12 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     # "Requires-Dist: xformers==0.0.32.post1"), not from 0.12.0 (0.12.0 and 0.19.0 METADATA: none; pixtral.py "vLLM
     # does not install xformers by default")
     "pixtral_sdpa_mask": [((0, 0, 0), False), ((0, 12, 0), True)],
+    # ... and whether that tower attends over its packed patches by sequence lengths instead, with no mask at all: the
+    # 0.33.0 and 0.34.0 wheels' models/pixtral.py runs MMEncoderAttention with cu_seqlens (the varlen FlashAttention ViT
+    # backend on CUDA, platforms/cuda.py get_vit_attn_backend; TORCH_SDPA splits by cu_seqlens,
+    # v1/attention/ops/vit_attn_wrappers.py vit_torch_sdpa_wrapper). The releases between 0.19 and 0.33 were not read
+    # for this, so the step sits at the first read release that has it
+    "pixtral_packed_attention": [((0, 0, 0), False), ((0, 33, 0), True)],
     # The block sizes NVIDIA's standard attention kernels take (AttentionBackend.get_supported_kernel_block_sizes,
     # checked by supports_block_size / validate_configuration "block_size not supported", v1/attention/backend.py;
     # read in the 0.16.0-0.28.0 wheels): FlashAttention and Triton MultipleOf(16), FlashInfer 16/32/64; FlexAttention
@@ -1496,7 +1546,9 @@ class VersionRules:
     v0_for_speculative: str
     spec_draft_methods: tuple[str, ...]
     spec_infers_eagle3_by_name: bool
+    spec_configured_method_kept: bool
     draft_model_refusal: str
+    draft_model_tp_refusal: bool
     v0_for_pipeline_parallel: bool
     pp_spec_v0_refusal: str
     pp_spec_drafter: str
@@ -1517,6 +1569,10 @@ class VersionRules:
     mrv2_env: str
     mrv2_architectures: tuple[str, ...]
     mrv2_v1_spec_methods: tuple[str, ...]
+    spec_dense_token_history: tuple[str, ...]
+    suffix_gpu_corpus: bool
+    probabilistic_draft_logits: bool
+    suffix_default_spec_tokens: str
     mrv2_profile_sampler: str
     mrv2_cudagraph_estimate: bool
     mrv2_estimate_trtllm_workspace: bool
@@ -1564,6 +1620,7 @@ class VersionRules:
     mllama_v0_pixel_copies: int
     mm_pixels_held: bool
     pixtral_sdpa_mask: bool
+    pixtral_packed_attention: bool
     attention_block_multiple: int
     flex_attention_block_multiple: int
     flex_attention_kv_dtypes: tuple

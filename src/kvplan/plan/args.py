@@ -223,6 +223,32 @@ def _speculative_method(value: dict, *, eagle3_by_name: bool = True) -> str:
     return method
 
 
+# SpeculativeConfig.suffix_decoding_max_tree_depth's default (config/speculative.py, 0.33.0 and 0.34.0 wheels)
+SUFFIX_TREE_DEPTH_DEFAULT = 24
+
+
+def with_suffix_token_default(args, rules) -> tuple[object, str | None]:
+    """(args, note): a suffix --speculative-config without num_speculative_tokens takes the release's default (rules
+    row suffix_default_spec_tokens), written into the args: suffix_decoding_max_tree_depth up to 0.33
+    (SpeculativeConfig._validate_suffix_decoding, 0.33.0 wheel), min(8, that depth) from 0.34
+    (SuffixSpeculatorConfig.configure, v1/worker/gpu/spec_decode/suffix/config.py, 0.34.0 wheel)."""
+    from dataclasses import replace
+
+    obj = speculative_object(args.speculative_config)
+    if not obj or _speculative_method(obj) != "suffix" or obj.get("num_speculative_tokens") is not None:
+        return args, None
+    depth = obj.get("suffix_decoding_max_tree_depth", SUFFIX_TREE_DEPTH_DEFAULT)
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise InputError("--speculative-config", f"suffix_decoding_max_tree_depth={depth!r} must be >= 1",
+                         f"drop it (default {SUFFIX_TREE_DEPTH_DEFAULT}) or give a whole number >= 1")
+    n = depth if rules.suffix_default_spec_tokens == "tree_depth" else min(8, depth)
+    how = ("suffix_decoding_max_tree_depth" if rules.suffix_default_spec_tokens == "tree_depth"
+           else "min(8, suffix_decoding_max_tree_depth)")
+    return (replace(args, speculative_config=json.dumps(dict(obj, num_speculative_tokens=n))),
+            f"num_speculative_tokens {n}: vLLM {rules.version}'s default for suffix decoding, {how} ({depth}) "
+            "(\"Defaulted num_speculative_tokens to ... for suffix decoding\")")
+
+
 def with_mtp_token_default(args, n_predict: int | None, model_id: str) -> tuple[object, str | None]:
     """(args, note): an MTP --speculative-config without num_speculative_tokens but with "model" takes vLLM's default,
     the drafter's n_predict (config/speculative.py SpeculativeConfig.__post_init__ "Default to max value defined in

@@ -799,7 +799,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
             raise InputError("--speculative-config", f"{model.id}'s config declares no MTP layers (mtp_num_hidden_layers, "
                              "num_nextn_predict_layers or num_mtp_modules)", "use ngram, or a checkpoint that ships MTP layers")
         # the MTP drafter is a draft model config too: __post_init__ verifies its draft_tensor_parallel_size
-        _draft_tp_check(speculative_object(args.speculative_config), spec[0], tp, notes)
+        _draft_tp_check(speculative_object(args.speculative_config), spec[0], tp, notes, rules)
         notes.append(f"speculative decoding: the checkpoint's {model.mtp_layers} MTP layer(s) draft {spec[1]} token(s) per step; "
                      "their weights and KV layers are counted (section 7 item 8)")
     elif spec and spec[0] in DRAFT_METHODS:
@@ -821,6 +821,19 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
             raise InputError("--speculative-config", f"vLLM {rules.version} serves method {spec[0]!r} on its V0 engine "
                              "(spec_decode_worker, which splits the blocks between draft and target), which kvplan does "
                              "not model", fix)
+        obj = speculative_object(args.speculative_config)
+        if (given and rules.spec_configured_method_kept and spec[0] != "draft_model"
+                and str(obj.get("method")).strip().lower() == "draft_model"):
+            # "method": "draft_model" with an EAGLE-named drafter: up to 0.33 read as eagle/eagle3 by the name; from
+            # 0.34 kept (rules row spec_configured_method_kept), which kvplan does not plan
+            raise InputError("--speculative-config", f'vLLM {rules.version} keeps the configured method "draft_model" (a '
+                             "configured method is never changed based on the draft checkpoint) and loads "
+                             f"{obj.get('model')!r} as an independent draft model, not as the {spec[0]} head its name "
+                             f"suggests (vLLM before {release_from('spec_configured_method_kept', True)} read it as "
+                             f"{spec[0]}); an EAGLE head's forward takes the target's hidden states, which the "
+                             "draft-model speculator does not pass, so kvplan cannot tell whether it starts",
+                             f'give "method": "{spec[0]}" (or leave "method" out: vLLM then detects {spec[0]} from the '
+                             "name)")
         if not given:
             # the method this release infers from the drafter's name (rules row spec_infers_eagle3_by_name)
             obj = speculative_object(args.speculative_config)
@@ -830,7 +843,7 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                                  f"from the drafter's name {obj.get('model')!r}, not {spec[0]!r} (a name holding "
                                  f"\"eagle3\" is read as eagle3 from vLLM {release_from('spec_infers_eagle3_by_name', True)})",
                                  f'give the method: {{"method": "{spec[0]}", "model": "{obj.get("model")}", ...}}')
-        _draft_tp_check(speculative_object(args.speculative_config), spec[0], tp, notes)
+        _draft_tp_check(obj, spec[0], tp, notes, rules)
         draft = args.draft
         notes.append(f"speculative decoding: {spec[0]} drafter {draft.id} ({draft.num_layers} decoder layer(s)) drafts "
                      f"{spec[1]} token(s) per step; its weights, KV layers and profile buffers are counted (section 7 "
@@ -838,6 +851,13 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
                      "(config/vllm.py num_lookahead_tokens), which the pool, the fit check and the concurrency line do not count")
     elif spec:
         notes.append(f"speculative decoding: {spec[1]} n-gram draft token(s) per step (no drafter weights or KV)")
+        if _speculative_method(speculative_object(args.speculative_config)) == "suffix" and rules.is_v1:
+            notes.append("speculative decoding: suffix decoding " + (
+                f"runs vLLM {rules.version}'s GPU suffix speculator (v1/worker/gpu/spec_decode/suffix/, no extra package)"
+                if rules.suffix_gpu_corpus else
+                f"needs the arctic-inference package in vLLM {rules.version} (SpeculativeConfig._validate_suffix_decoding "
+                "raises ImportError \"Arctic Inference is required for suffix decoding\" without it), which kvplan "
+                "cannot see; it drafts on the CPU"))
     mamba_dtype = args.mamba_ssm_cache_dtype or "auto"
     prefix = args.enable_prefix_caching
     if prefix is None and model.is_attention_free and rules.is_v1 and not rules.attention_free_prefix_caching_default:
@@ -856,14 +876,16 @@ def resolve_args(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: Versio
     return resolved, quant, notes
 
 
-def _draft_tp_check(obj: dict, method: str, tp: int, notes: list[str]) -> None:
+def _draft_tp_check(obj: dict, method: str, tp: int, notes: list[str], rules: VersionRules) -> None:
     """--speculative-config's draft_tensor_parallel_size as vLLM takes it: a value other than 1 or the target's TP is
     refused (config/speculative.py SpeculativeConfig._verify_and_get_draft_tp, 0.10.2 and 0.33.0); a draft model at
     another TP than the target's is refused when its proposer loads (v1/spec_decode/draft_model.py
     _raise_if_draft_tp_mismatch, 0.15.0, 0.17.0, 0.20.0, 0.33.0: its torch.compile cache would collide across ranks);
     an EAGLE head loads at the target's TP whatever it says (v1/spec_decode/eagle.py load_model builds it with the
     target's vllm_config, 0.10.2; llm_base_proposer.py _create_draft_vllm_config keeps its parallel config, 0.33.0), and
-    so do MTP layers, whose draft model config (the target checkpoint's) passes the same check in __post_init__."""
+    so do MTP layers, whose draft model config (the target checkpoint's) passes the same check in __post_init__. From
+    0.34 a draft model is not refused either (rules row draft_model_tp_refusal): its layers shard over the target's TP
+    group like an EAGLE head's."""
     draft_tp = obj.get("draft_tensor_parallel_size")
     if draft_tp is None:
         return
@@ -875,13 +897,18 @@ def _draft_tp_check(obj: dict, method: str, tp: int, notes: list[str]) -> None:
                                  "value than 1 or target model tensor_parallel_size",
                                  f'drop "draft_tensor_parallel_size" or give {tp} (the target\'s --tensor-parallel-size)',
                                  rule="draft_tensor_parallel_size not 1 or TP")
-    if draft_tp != tp and method == "draft_model":
+    if draft_tp != tp and method == "draft_model" and rules.draft_model_tp_refusal:
         raise RefusedByVLLMError("--speculative-config", f"Currently, 'draft_tensor_parallel_size' and 'tensor_parallel_size' "
                                  f"must be the same. Got {draft_tp} and {tp}. Please pass 'draft_tensor_parallel_size' in "
                                  "the speculative_config.",
                                  f'give "draft_tensor_parallel_size": {tp} or drop it (the draft model then shards over the '
                                  "target's ranks, and kvplan counts it so)", rule="draft model TP differs from the target's")
     if draft_tp != tp:
+        if method == "draft_model":
+            notes.append(f"speculative decoding: draft_tensor_parallel_size {draft_tp} names the draft model's parallel "
+                         f"config, but vLLM {rules.version} builds its layers in the target's TP group, split over TP {tp} "
+                         "(v1/worker/gpu/spec_decode/standalone_ar/speculator.py load_draft_model; no TP group of its own)")
+            return
         notes.append(f"speculative decoding: draft_tensor_parallel_size {draft_tp} is not applied to the {method} head: vLLM "
                      f"loads it with the target's parallel config, split over TP {tp} (eagle.py / llm_base_proposer.py)")
 

@@ -393,7 +393,7 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     pixel_copy = DTYPE_BYTES.get(args.dtype, 2) if tower in ("qwen2", "qwen2_5") and not rules.mm_pixels_model_dtype else 0
     encoder = (pixel_bytes + pixel_copy) * n * pixels_per_patch + 2 * n * (h + max(attention, mlp) + deep)
     mask = 0
-    if tower == "pixtral" and rules.pixtral_sdpa_mask:
+    if tower == "pixtral" and rules.pixtral_sdpa_mask and not rules.pixtral_packed_attention:
         # without xformers the tower's SDPA takes one (patches, patches) block-diagonal mask over all the items'
         # patches, in the activation dtype, alive through every layer (rules.pixtral_sdpa_mask)
         mask = DTYPE_BYTES.get(args.dtype, 2) * n * n
@@ -406,6 +406,8 @@ def _multimodal_profile_bytes(model: ModelSpec, args: EngineArgs, rules: Version
     if tower == "pixtral":
         caution = (f"; the tower attends through a {mask / GIB:.2f} GiB patches x patches mask (PyTorch's SDPA: "
                    "xformers is no longer a vLLM dependency from 0.12), inside the encoder peak" if mask else
+                   "; the tower attends over its packed patches by sequence lengths (MMEncoderAttention, cu_seqlens), "
+                   "with no mask" if rules.pixtral_packed_attention else
                    "; xformers (a vLLM dependency up to 0.11) attends without a patches x patches mask")
     if tower in ("qwen2", "qwen2_5") and video_ok and image_ok and rules.qwen2_vl_video_profile and args.max_model_len > 16384:
         # qwen2_vl.py get_mm_max_tokens_per_item (rules row qwen2_vl_video_profile): a video of up to 14 frames sized from max_model_len outnumbers the

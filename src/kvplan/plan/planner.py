@@ -15,7 +15,7 @@ from typing import Iterable
 
 from kvplan.calibration import GIB, coefficients_for
 from kvplan.errors import InputError, RefusedByVLLMError
-from kvplan.plan.args import (AUTO_FIT, with_mtp_token_default, DEFAULT_BLOCK_SIZE, DRAFT_METHODS, MRV2_ENV, EngineArgs, Fix, KVGroup, Term,
+from kvplan.plan.args import (AUTO_FIT, with_mtp_token_default, with_suffix_token_default, DEFAULT_BLOCK_SIZE, DRAFT_METHODS, MRV2_ENV, EngineArgs, Fix, KVGroup, Term,
                               _env_rules, cdiv, serve_as, v1_fallback)
 from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, ColdStartOutcome, _cold_start_warning,
                                     _spec_decode_piecewise, block_size_backend, check_model_runner_env,
@@ -322,7 +322,8 @@ def plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs | None = None, *, rule
     arithmetic after it (validate --given-kv), not vLLM's --kv-cache-memory-bytes, which the release may lack."""
     model, gpu, args = _plan_inputs(model, gpu, args)
     args, mtp_note = with_mtp_token_default(args, mtp_n_predict(model), model.id)
-    extra_assumptions = tuple(extra_assumptions) + ((mtp_note,) if mtp_note else ())
+    args, suffix_note = with_suffix_token_default(args, rules or rules_for(args.vllm_version))
+    extra_assumptions = tuple(extra_assumptions) + tuple(n for n in (mtp_note, suffix_note) if n)
     if check_architecture:  # the release is the one the user runs (validate infers some: not held to their argparse)
         # a flag or value `vllm serve` of this release refuses before sizing anything: refused here as the launch
         # files refuse it

@@ -14,7 +14,8 @@ from dataclasses import dataclass, replace
 from kvplan.calibration import (CAPTURE_G_CONST, CAPTURE_G_PER, GIB, MRV2_G_CONST, MRV2_G_PER, ROCM_G_PER_GRAPH,
                                 coefficients_for)
 from kvplan.errors import InputError
-from kvplan.plan.args import DRAFT_METHODS, EngineArgs, cdiv, compilation_object
+from kvplan.plan.args import (DRAFT_METHODS, EngineArgs, _speculative_method, cdiv, compilation_object,
+                             speculative_object)
 from kvplan.plan.cudagraphs import (_FULL_DECODE_MODES, _NO_COMPILATION_MODES, ColdStartLoss, CudaGraphPlan, _compilation_mode,
                                     _eager_forward, cold_start_pool_loss_bytes, cudagraph_plan,
                                     MRV2_FULL_SAMPLES, model_runner, mrv2_graph_estimate_bytes, rocm_graph_units)
@@ -149,6 +150,9 @@ def computed_profile_terms(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rul
     drafter = _drafter_profile_bytes(model, args, rules)
     if drafter is not None:
         out.append((DRAFTER_PROFILE_LABEL, drafter[0], drafter[1]))
+    speculator = _speculator_state_bytes(model, args, rules)
+    if speculator is not None:
+        out.append(("speculator state", speculator[0], speculator[1]))
     for label, fn in (("DeepSeek-V4 workspaces", _dsv4_workspace_bytes), ("sparse-MLA indexer buffers", _sparse_mla_buffers)):
         term = fn(model, gpu, args, rules)
         if term:
@@ -179,6 +183,77 @@ def _drafter_profile_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRul
         text += (f" + the target's {aux} auxiliary hidden states for the EAGLE-3 head, {aux} x {t:,} x {model.hidden_size} x "
                  f"{db} B = {aux_bytes / 1024 ** 2:.0f} MiB")
     return buffers + aux_bytes, text + " (computed, not fitted)"
+
+
+# SuffixSpeculator's corpus defaults and layout (v1/worker/gpu/spec_decode/suffix/speculator.py and
+# config/speculative.py, 0.34.0 wheel): suffix_decoding_corpus_tokens, hash-table slots per bucket, adaptive-verification
+# match-length buckets
+SUFFIX_CORPUS_TOKENS_DEFAULT = 1 << 20
+_SUFFIX_BUCKET_SLOTS = 8
+_SUFFIX_LEN_BUCKETS = 9
+
+
+def _suffix_corpus_bytes(spec: dict, max_num_seqs: int, max_model_len: int, num_spec: int) -> tuple[int, str]:
+    """SuffixSpeculator.__init__'s device tensors (0.34.0 wheel): the int32 corpus (one entry where it is off), two
+    int64 hash tables of next_power_of_2(max(16, corpus // 4)) buckets x 8 slots (one bucket when off), the int64 scan
+    scratch (max_num_seqs x cdiv(max_model_len, block), block 256 from 1,024 tokens, 128 from 256), and the drafts,
+    confidences and acceptance statistics per request."""
+    depth = spec.get("suffix_decoding_max_tree_depth", 24)
+    corpus = int(spec.get("suffix_decoding_corpus_tokens", SUFFIX_CORPUS_TOKENS_DEFAULT))
+    if spec.get("suffix_decoding_max_cached_requests", 10000) == 0 or (isinstance(depth, int) and depth < 2):
+        corpus = 0
+    buckets = 1 << (max(16, corpus // 4) - 1).bit_length() if corpus else 1
+    block = 256 if max_model_len >= 1024 else 128 if max_model_len >= 256 else max(16, 1 << (max_model_len - 1).bit_length())
+    scratch = max_num_seqs * cdiv(max_model_len, block) * 8
+    per_request = max_num_seqs * (num_spec * (8 + 4) + 4 + 4 + 4) + 2 * _SUFFIX_LEN_BUCKETS * num_spec * 2 * 8
+    total = 4 * max(corpus, 1) + 2 * buckets * _SUFFIX_BUCKET_SLOTS * 8 + scratch + per_request
+    return total, (f"the suffix corpus {corpus:,} tokens x 4 B + 2 hash tables x {buckets:,} buckets x "
+                   f"{_SUFFIX_BUCKET_SLOTS} x 8 B + scan scratch and per-request state = {total / 1024 ** 2:.1f} MiB")
+
+
+def _speculator_state_bytes(model: ModelSpec, args: EngineArgs, rules: VersionRules) -> tuple[int, str] | None:
+    """What a drafter without weights (ngram, suffix) keeps on the GPU under model runner v2, per rank, allocated with
+    the model runner before the profile run and so outside the KV pool:
+    - the requests' whole token histories, max_num_seqs x max_model_len int32, on the device instead of UVA (pinned
+      host) memory for the methods of rules row spec_dense_token_history (v1/worker/gpu/states.py RequestState,
+      use_dense_all_token_ids; 0.33.0 and 0.34.0 wheels);
+    - suffix decoding's GPU corpus and hash tables from 0.34 (rules row suffix_gpu_corpus, _suffix_corpus_bytes);
+    - a model-based drafter's (mtp, eagle, eagle3, draft_model) cached draft logits with "draft_sample_method":
+      "probabilistic", max_num_seqs x num_speculative_tokens x its vocabulary in the head dtype (rules row
+      probabilistic_draft_logits).
+    None where none applies (model runner v1 keeps the history in UVA memory and drafts on the CPU)."""
+    spec = args.speculative
+    if not spec or not rules.is_v1 or model_runner(model, args, rules) != "v2":
+        return None
+    obj = speculative_object(args.speculative_config)
+    method = _speculative_method(obj)
+    seqs, length = args.max_num_seqs, args.max_model_len
+    parts, total = [], 0
+    if (spec[0] != "ngram" and rules.probabilistic_draft_logits and seqs
+            and str(obj.get("draft_sample_method", "greedy")).lower() == "probabilistic"):
+        source = args.draft if spec[0] in DRAFT_METHODS else model
+        head = (source.text_config or source.raw_config or {}).get("head_dtype")  # config/model.py _get_head_dtype
+        head_bytes = DTYPE_BYTES.get(str(head).replace("torch.", ""), DTYPE_BYTES[args.dtype]) if head not in (None, "model") \
+            else DTYPE_BYTES[args.dtype]
+        logits = seqs * spec[1] * source.vocab_size * head_bytes
+        total += logits
+        parts.append(f"the cached draft logits (draft_sample_method probabilistic), {seqs:,} sequences x {spec[1]} "
+                     f"token(s) x {source.vocab_size:,} x {head_bytes} B = {logits / 1024 ** 2:.1f} MiB")
+    if spec[0] != "ngram" and not parts:
+        return None
+    if method in rules.spec_dense_token_history and seqs and length and length > 0:
+        history = seqs * length * 4
+        total += history
+        parts.append(f"the token histories on the GPU, {seqs:,} sequences x {length:,} tokens x 4 B = "
+                     f"{history / 1024 ** 2:.1f} MiB")
+    if method == "suffix" and rules.suffix_gpu_corpus and seqs and length and length > 0:
+        corpus, text = _suffix_corpus_bytes(obj, seqs, length, spec[1])
+        total += corpus
+        parts.append(text)
+    if not parts:
+        return None
+    return total, (f"{method} drafting under model runner v2: " + "; ".join(parts)
+                   + " (allocated with the model runner before the profile run; computed, not fitted)")
 
 
 def _sparse_mla_buffers(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, rules: VersionRules) -> tuple[int, str] | None:
