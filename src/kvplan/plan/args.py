@@ -468,7 +468,8 @@ ENV_EFFECTS = {
     "VLLM_PP_LAYER_PARTITION": "the decoder layers of each pipeline stage (its weights and KV layers), e.g. 16,32",
     "VLLM_USE_FLASHINFER_SAMPLER": "1 / 0 selects FlashInfer's / the PyTorch-native top-k/top-p sampler (its profile peak, V1 0.8-0.17; on by default from 0.21, whose profile runs both; =1 is refused outside compute capability 7.5/8.0-12.1)",
     "VLLM_USE_V2_MODEL_RUNNER": "1 / 0 forces model runner v2 / v1 from 0.22 (=1 opts in to v2 in 0.12-0.21): its sampler "
-                                "state and profile, CUDA-graph estimate and capture, in-flight window (model_runner_choice)",
+                                "state and profile, CUDA-graph estimate and capture, in-flight window (model_runner_choice); "
+                                "0.34 has no v1 and refuses any value but 1 (versions.SERVE_ENV_REMOVED)",
     "VLLM_DISABLE_COMPILE_CACHE": "1 loads no compiled graph from the cache: every start compiles inside the memory profile, "
                                   "as a first start does (the cold-start warning then speaks of every start)",
     "VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE": "bytes of FlashInfer's TRTLLM-API attention workspace (394 MiB unset), which "

@@ -53,9 +53,11 @@ def _resolve_dtype(model: ModelSpec, gpu: GPUSpec, given: str | None, notes: lis
 # QUANTIZATION_METHODS lacks (config/model.py and model_executor/layers/quantization/, vLLM 0.28.0 wheel: bitsandbytes
 # is gone from the list and no override there reads a bitsandbytes config). A GGUF file (resolve._from_gguf) has no
 # way in from 0.24.0 either: that wheel drops the GGUF loader, quantization method and config reader together
-# (model_loader/gguf_loader.py, layers/quantization/gguf.py, transformers_utils/gguf_utils.py, all in 0.23.0).
+# (model_loader/gguf_loader.py, layers/quantization/gguf.py, transformers_utils/gguf_utils.py, all in 0.23.0). An
+# fp_quant checkpoint neither from 0.34.0, whose wheel drops layers/quantization/fp_quant.py and the name (no override
+# in its config/model.py _verify_quantization list reads that config).
 # Others a release dropped (auto-round) are served another way (an override) and are not refused here.
-_CHECKPOINT_METHODS_NO_OVERRIDE = frozenset({"bitsandbytes", "gguf"})
+_CHECKPOINT_METHODS_NO_OVERRIDE = frozenset({"bitsandbytes", "gguf", "fp_quant"})
 
 
 def _dropped_since(method: str, version: str) -> str | None:
