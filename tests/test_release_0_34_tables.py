@@ -122,3 +122,6 @@ def test_architectures_0_34_0_registers_and_drops():
     assert kind == "unsupported" and last == "0.33.0"
     assert has_hf_mapper(["Lfm3ForCausalLM"], release) and not has_hf_mapper(["Lfm3ForCausalLM"], parse_version("0.33.0"))
     assert not has_hf_mapper(["KeyeForConditionalGeneration"], release)
+    # Lfm3ForCausalLM's LoRA embedding_modules hold embed_tokens and lm_head (models/lfm3.py, 0.34.0)
+    assert "Lfm3ForCausalLM" in rules_for("0.34.0").lora_embedding_archs
+    assert rules_for("0.34.0").lora_embedding_archs - rules_for("0.33.0").lora_embedding_archs == {"Lfm3ForCausalLM"}

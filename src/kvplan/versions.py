@@ -892,7 +892,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "lora_target_packed": [((0, 0, 0), False), ((0, 20, 0), True)],
     "lora_embedding_archs": [((0, 0, 0), LORA_EMBEDDING_ARCHS | {"MistralForCausalLM"}),
                              ((0, 15, 0), LORA_EMBEDDING_ARCHS),
-                             ((0, 16, 0), LORA_EMBEDDING_ARCHS | {"Qwen3ForCausalLM", "Qwen3MoeForCausalLM"})],
+                             ((0, 16, 0), LORA_EMBEDDING_ARCHS | {"Qwen3ForCausalLM", "Qwen3MoeForCausalLM"}),
+                             # Lfm3ForCausalLM, new in 0.34.0 (models/lfm3.py: SupportsLoRA, embedding_modules
+                             # embed_tokens and lm_head, as Lfm2ForCausalLM)
+                             ((0, 34, 0), LORA_EMBEDDING_ARCHS | {"Qwen3ForCausalLM", "Qwen3MoeForCausalLM",
+                                                                  "Lfm3ForCausalLM"})],
     # How `vllm serve` is told to serve a model as a pooling (embedding/classification) model: `--task embed` until
     # `--runner pooling` replaced it (vLLM PR #21470, merged July 2025; 0.10.1 is the first release after it). --task
     # (0.6.4) first took "embedding" only: "embed" is in the 0.6.5 wheel's TaskOption (vllm/config.py), not 0.6.4's.
