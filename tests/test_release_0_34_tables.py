@@ -125,3 +125,15 @@ def test_architectures_0_34_0_registers_and_drops():
     # Lfm3ForCausalLM's LoRA embedding_modules hold embed_tokens and lm_head (models/lfm3.py, 0.34.0)
     assert "Lfm3ForCausalLM" in rules_for("0.34.0").lora_embedding_archs
     assert rules_for("0.34.0").lora_embedding_archs - rules_for("0.33.0").lora_embedding_archs == {"Lfm3ForCausalLM"}
+
+
+@pytest.mark.parametrize("version, method", [("0.34.0", "lut_b_moe"), ("0.34.0", "mxfp4_hadamard32"),
+                                             ("0.33.0", "nvfp4_per_token"), ("0.33.0", "int8_per_channel_weight_only")])
+def test_online_only_quantization_is_said_to_be_unsized(tmp_path, version, method):
+    # vLLM quantizes an unquantized checkpoint at load time for these (_ONLINE_SHORTHANDS): kvplan said the method
+    # "needs a checkpoint quantized with" it, which vLLM does not require
+    from kvplan.errors import UndeterminedError
+
+    (tmp_path / "config.json").write_text(json.dumps(LLAMA_8B))
+    with pytest.raises(UndeterminedError, match="at load time .* which kvplan does not size"):
+        kvplan.fit(str(tmp_path), gpu="H100", max_model_len=8192, vllm_version=version, quantization=method)
