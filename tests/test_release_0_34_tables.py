@@ -137,3 +137,18 @@ def test_online_only_quantization_is_said_to_be_unsized(tmp_path, version, metho
     (tmp_path / "config.json").write_text(json.dumps(LLAMA_8B))
     with pytest.raises(UndeterminedError, match="at load time .* which kvplan does not size"):
         kvplan.fit(str(tmp_path), gpu="H100", max_model_len=8192, vllm_version=version, quantization=method)
+
+
+@pytest.mark.parametrize("line, named", [
+    ("ValueError: VLLM_USE_V2_MODEL_RUNNER=0 is no longer supported: Model Runner V1 has been removed. Unset this "
+     "variable.", "Unset VLLM_USE_V2_MODEL_RUNNER"),
+    ("(EngineCore_DP0 pid=4242) ERROR 12-02 01:00:00 [core.py:866] ValueError: VLLM_MARLIN_INPUT_DTYPE has been "
+     "removed. Marlin no longer supports 8-bit activations. Use `--quantization humming` and set the activation dtype "
+     "with VLLM_HUMMING_INPUT_QUANT_CONFIG, e.g. '{\"dtype\":\"int8\"}'.", "Remove VLLM_MARLIN_INPUT_DTYPE"),
+])
+def test_a_0_34_0_log_stopped_by_its_environment_is_diagnosed(line, named):
+    from kvplan.diagnose import diagnose
+
+    top = diagnose([line]).top
+    assert top is not None and (top.symptom, top.layer) == ("invalid_engine_flags", "vllm_version_flags")
+    assert named in top.fix
