@@ -41,7 +41,8 @@ def test_issue_dates_and_releases_are_monotone():
     releases = [dating.release_on(date(2024, 4, 1) + (date(2026, 11, 1) - date(2024, 4, 1)) * k / 40) for k in range(41)]
     assert dating.release_on(date(2024, 1, 1)) is None  # before the first dated release nothing is guessed
     assert [parse_version(r) for r in releases] == sorted(parse_version(r) for r in releases)
-    assert dating.release_on(date(2025, 6, 10)).startswith("0.9.1") and dating.release_on(date(2026, 11, 30)) == "0.33.0"
+    assert dating.release_on(date(2025, 6, 10)).startswith("0.9.1") and dating.release_on(date(2026, 11, 15)) == "0.33.0"
+    assert dating.release_on(date(2026, 11, 16)) == dating.release_on(date(2026, 11, 30)) == "0.34.0"  # PyPI, 2026-11-16
 
 
 @pytest.mark.parametrize("version, source, observed, want, basis", [

@@ -91,8 +91,11 @@ def test_the_pin_and_the_image_name_the_release_the_version_names(version, pinne
     ("0.26.1rc1.dev156+g0eec856cc", "a nightly of main", "0.27.0"),   # the release whose rules planned it
     ("0.20.0.dev5", "a development build", "0.19.1"),                # the release before it
     ("0.20.0rc1", "a release candidate", "0.20.0"),
-    # a nightly past the newest release kvplan knows (no release after its candidate tag yet): it read "a release candidate"
-    ("0.33.1rc1.dev5+g0123abc", "a nightly of main", "0.33.0"),
+    # a nightly past the newest release published (no release after its candidate tag yet): it read "a release
+    # candidate"; the newest published release is the one to pin
+    ("0.34.1rc1.dev5+g0123abc", "a nightly of main", "0.34.0"),
+    # main after the 0.33.0 cut: bound for 0.34.0, published 2026-11-16
+    ("0.33.1rc1.dev5+g0123abc", "a nightly of main", "0.34.0"),
     ("0.10.2+cu130", "a local build", "0.10.2"),
     ("0.11", "a series, not a release", "0.11.0"),
 ])

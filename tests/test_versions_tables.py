@@ -159,13 +159,23 @@ def test_a_nightly_named_after_a_candidate_tag_reads_as_the_next_published_relea
 
 
 def test_a_nightly_after_the_newest_published_release_keeps_its_number():
-    from kvplan.versions import NEWEST_KNOWN, nightly_after_candidate, parse_version, rules_for
+    from kvplan.versions import PUBLISHED_RELEASES, nightly_after_candidate, parse_version, rules_for
 
-    newest = parse_version(NEWEST_KNOWN)
+    published = max(PUBLISHED_RELEASES, key=parse_version)
+    newest = parse_version(published)
     text = f"{newest[0]}.{newest[1]}.{newest[2] + 1}rc1.dev5"
     assert nightly_after_candidate(text) is None
     assert parse_version(text) == (newest[0], newest[1], newest[2] + 1)
-    assert rules_for(text).era == rules_for(NEWEST_KNOWN).era
+    assert rules_for(text).era == rules_for(published).era
+
+
+def test_a_nightly_after_0_33_0_holds_0_34_0():
+    # main's nightlies after the 0.33.0 cut (0.33.1rc1.devN) are bound for 0.34.0, published on PyPI 2026-11-16: read
+    # as 0.33.1 (0.33.0's rules) until 0.34.0 was a published release kvplan knows
+    from kvplan.versions import nightly_after_candidate, parse_version
+
+    assert nightly_after_candidate("0.33.1rc1.dev12+gabc") == ("0.33.1", "0.34.0")
+    assert parse_version("0.33.1rc1.dev12+gabc") == (0, 34, 0)
 
 
 def test_a_nightly_before_the_oldest_release_read_keeps_its_number():
@@ -212,18 +222,20 @@ def test_the_published_releases_agree_with_the_releases_kvplan_reads_and_dates()
     """versions.PUBLISHED_RELEASES decides which --vllm-version numbers are refused as never published: raising
     NEWEST_KNOWN (or reading a release) without adding it there would refuse the newest release itself. The package
     cannot read tools/data/vllm_release_dates.json (PyPI upload dates, not installed), so the two lists are held
-    alike here, over OLDEST_READ..NEWEST_KNOWN."""
+    alike here, over OLDEST_READ..the newest release read (NEWEST_KNOWN, the default, may trail it)."""
     import json
     from pathlib import Path
 
     from kvplan.versions import (NEWEST_KNOWN, OLDEST_READ, PUBLISHED_RELEASES, RELEASES_READ, parse_version,
                                  unpublished_release)
 
+    newest_read = max(RELEASES_READ, key=parse_version)
     assert NEWEST_KNOWN in PUBLISHED_RELEASES and OLDEST_READ in PUBLISHED_RELEASES
+    assert parse_version(NEWEST_KNOWN) <= parse_version(newest_read) == parse_version(max(PUBLISHED_RELEASES, key=parse_version))
     assert not [r for r in RELEASES_READ if r not in PUBLISHED_RELEASES]
     assert not [r for r in PUBLISHED_RELEASES if unpublished_release(r)]
     dates = json.loads((Path(__file__).parents[1] / "tools" / "data" / "vllm_release_dates.json").read_text())
-    lo, hi = parse_version(OLDEST_READ), parse_version(NEWEST_KNOWN)
+    lo, hi = parse_version(OLDEST_READ), parse_version(newest_read)
     dated = [r["version"] for r in dates["releases"] if lo <= parse_version(r["version"]) <= hi]
     assert set(dated) == set(PUBLISHED_RELEASES) and len(dated) == len(PUBLISHED_RELEASES)
 

@@ -4,6 +4,8 @@ Reads vllm/model_executor/models/registry.py out of vLLM wheels (fetch them once
 `pip download vllm==X --no-deps -d DIR`); nothing is downloaded here, and nothing at test time.
 
     python tools/build_architectures.py DIR/vllm-*.whl
+    python tools/build_architectures.py --add DIR/vllm-X-*.whl   (one release newer than every one read: the table
+                                                                  as it stands, extended by that wheel)
 
 Per architecture: the first and last release read that registers it, the release read just before it appears
 ("missing_before") and the first release read after it went ("missing_from"), and, where vLLM's own
@@ -71,8 +73,40 @@ def build(wheels: list[str]) -> dict:
             "versions_read": versions, "architectures": table}
 
 
+def extend(table: dict, wheel: str) -> dict:
+    """`table` (a build() result) with one more wheel, newer than every release it read: the rows build() would write
+    with that wheel among the others (a row's last release read and the first read without it, an architecture first
+    registered there, the newest _PREVIOUSLY_SUPPORTED_MODELS statement)."""
+    version, archs, previous = read_wheel(wheel)
+    before = table["versions_read"][-1]
+    if _key(version) <= _key(before):
+        raise SystemExit(f"--add takes a release newer than every one read ({before}), not {version}")
+    rows = {arch: dict(row) for arch, row in table["architectures"].items()}
+    for arch in sorted(set(rows) | archs | set(previous)):
+        row = rows.setdefault(arch, {})
+        if arch in archs:
+            if not row.get("first_read"):
+                row["first_read"], row["missing_before"] = version, before
+            row["last_read"] = version
+            row.pop("missing_from", None)
+        elif row.get("last_read") == before:
+            row["missing_from"] = version
+        if arch in previous:
+            row["supported_until"] = previous[arch]
+        order = ("first_read", "last_read", "missing_before", "missing_from", "supported_until")
+        rows[arch] = {k: row[k] for k in order if k in row}
+    versions = [*table["versions_read"], version]
+    return {"source": f"{REGISTRY} of the vLLM wheels " + ", ".join(versions)
+                      + " (pip download vllm==X --no-deps); built by tools/build_architectures.py",
+            "versions_read": versions, "architectures": dict(sorted(rows.items()))}
+
+
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    OUT.write_text(json.dumps(build(sys.argv[1:]), indent=1, sort_keys=False) + "\n")
+    if sys.argv[1] == "--add" and len(sys.argv) == 3:
+        result = extend(json.loads(OUT.read_text()), sys.argv[2])
+    else:
+        result = build(sys.argv[1:])
+    OUT.write_text(json.dumps(result, indent=1, sort_keys=False) + "\n")
     print(f"wrote {OUT}")

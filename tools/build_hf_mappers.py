@@ -10,6 +10,8 @@ Reads vllm/model_executor/models/registry.py and the model files out of vLLM whe
 `pip download vllm==X --no-deps -d DIR`); nothing is downloaded here, and nothing at test time.
 
     python tools/build_hf_mappers.py DIR/vllm-*.whl
+    python tools/build_hf_mappers.py --add DIR/vllm-X-*.whl   (one release newer than every one read: the table as
+                                                               it stands, extended by that wheel)
 
 A class has a mapper when its body or its __init__ assigns hf_to_vllm_mapper a value other than None, or a base class
 (a class of the models package, by name) has one. Per architecture: the releases read where its class has one.
@@ -89,8 +91,25 @@ def build(wheels: list[str]) -> dict:
             "versions_read": versions, "architectures": table}
 
 
+def extend(table: dict, wheel: str) -> dict:
+    """`table` (a build() result) with one more wheel, newer than every release it read."""
+    version, _, mapped = read_wheel(wheel)
+    if _key(version) <= _key(table["versions_read"][-1]):
+        raise SystemExit(f"--add takes a release newer than every one read ({table['versions_read'][-1]}), not {version}")
+    archs = set(table["architectures"]) | mapped
+    rows = {a: [*table["architectures"].get(a, []), *([version] if a in mapped else [])] for a in sorted(archs)}
+    versions = [*table["versions_read"], version]
+    return {"source": "vllm/model_executor/models/*.py of the vLLM wheels " + ", ".join(versions)
+                      + " (pip download vllm==X --no-deps); built by tools/build_hf_mappers.py",
+            "versions_read": versions, "architectures": rows}
+
+
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    OUT.write_text(json.dumps(build(sys.argv[1:]), indent=1) + "\n")
+    if sys.argv[1] == "--add" and len(sys.argv) == 3:
+        result = extend(json.loads(OUT.read_text()), sys.argv[2])
+    else:
+        result = build(sys.argv[1:])
+    OUT.write_text(json.dumps(result, indent=1) + "\n")
     print(f"wrote {OUT}")

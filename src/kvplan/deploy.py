@@ -320,11 +320,12 @@ def pinned_release(version: str) -> str:
         kind = "a development build"
         suggest = max((r for r in PUBLISHED_RELEASES if Version(r) < Version(before)), key=Version, default=NEWEST_KNOWN)
     else:
-        # (a nightly past the newest release kvplan knows, '0.33.1rc1.dev5': nightly_after_candidate has no release after it)
+        # (a nightly past the newest release published, '0.34.1rc1.dev5': nightly_after_candidate has no release after
+        # it; the newest one published is the release to pin, whatever the default release of the plan)
         kind = ("a series, not a release" if not names_patch_release(version) else
                 "a nightly of main" if re.search(r"rc\d+\.dev\d", token) else "a local build" if "+" in token
                 else "a release candidate" if re.search(r"rc\d", token) else "no published release")
-        suggest = named if named in PUBLISHED_RELEASES else NEWEST_KNOWN
+        suggest = named if named in PUBLISHED_RELEASES else max(PUBLISHED_RELEASES, key=Version)
     raise InputError("--vllm-version", f"scaffold pins vllm=={token} and the image vllm/vllm-openai:v{token}, which "
                      f"PyPI and Docker Hub do not serve: {version.strip()} is {kind}",
                      f"give the published release to pin, e.g. --vllm-version {suggest}")

@@ -2428,6 +2428,19 @@ SIGNATURES: tuple[Signature, ...] = (
          cause="--prefill-context-parallel-size above 1 was asked with the V1 model runner forced (VLLM_USE_V2_MODEL_RUNNER=0); only the V2 runner has it.",
          fix="Unset VLLM_USE_V2_MODEL_RUNNER (or set it to 1), or drop --prefill-context-parallel-size.",
          versions="0.27.1", source="vllm/config/vllm.py VllmConfig.__post_init__ (0.27.1)"),
+    # 0.34.0 checks the environment before building any config (EngineArgs.create_engine_config ->
+    # Platform.validate_environ): VLLM_USE_V2_MODEL_RUNNER other than 1, and a variable of
+    # envs.removed_environment_variables, stop the start (versions.SERVE_ENV_REMOVED)
+    _sig("src_v1_model_runner_removed", "is no longer supported: model runner v1 has been removed", r"VLLM_USE_V2_MODEL_RUNNER=(?P<value>\S*) is no longer supported: Model Runner V1 has been removed", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
+         cause="VLLM_USE_V2_MODEL_RUNNER={value} asks for the V1 model runner, which this release no longer has (model runner v2 is the only one).",
+         fix="Unset VLLM_USE_V2_MODEL_RUNNER (remove it from the environment, the compose file or the pod spec), or run a release before 0.34.0 for the V1 runner.",
+         versions=">=0.34", source="vllm/platforms/interface.py Platform.validate_environ (0.34.0)"),
+    _sig("src_env_variable_removed", "has been removed.", r"(?P<env>VLLM_[A-Z0-9_]+) has been removed\. (?P<hint>.+)$", ERROR,
+         symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
+         cause="{env} is set, and this release removed that variable: it stops the start instead of ignoring it ({hint}).",
+         fix="Remove {env} from the server's environment (or the compose file / pod spec); the message names what replaces it.",
+         versions=">=0.34", source="vllm/platforms/interface.py Platform.validate_environ, envs.py removed_environment_variables (0.34.0)"),
     _sig("src_microbatching_all2all", "microbatching currently only supports the", r"Microbatching currently only supports the .+? all2all backends", ERROR,
          symptom="invalid_engine_flags", layer="vllm_version_flags", weight=0.9, fatal=True,
          cause="Dual-batch overlap (--enable-dbo / microbatching) was asked with an all2all backend it does not run on.",

@@ -32,12 +32,13 @@ RELEASES_READ = (
     "0.6.3.post1", "0.6.4.post1", "0.6.5", "0.6.6.post1", "0.7.3", "0.8.5.post1", "0.9.0",
     "0.9.1", "0.9.2", "0.10.2", "0.11.0", "0.12.0", "0.14.1", "0.17.1", "0.18.1", "0.19.1",
     "0.20.0", "0.20.2", "0.21.0", "0.24.0", "0.25.1", "0.26.0", "0.27.0", "0.27.1", "0.28.0",
-    "0.29.0", "0.30.0", "0.32.0", "0.33.0",
+    "0.29.0", "0.30.0", "0.32.0", "0.33.0", "0.34.0",
 )
 
 V = tuple[int, int, int]
 
-# The releases vLLM published on PyPI from OLDEST_READ to NEWEST_KNOWN (`pip index versions vllm`, read 2026-12-02). A
+# The releases vLLM published on PyPI from OLDEST_READ to the newest read (`pip index versions vllm`, read 2026-12-02;
+# 0.34.0 from PyPI's simple index, vllm-0.34.0.tar.gz uploaded 2026-11-16T23:50:58Z, no 0.33.x after 0.33.0). A
 # release number between them that is none of these ('0.10.3', '0.9.9') names no wheel, image or pin: kvplan planned it
 # without a word and scaffold pinned vllm==0.10.3, which pip cannot install (unpublished_release).
 PUBLISHED_RELEASES = (
@@ -46,7 +47,7 @@ PUBLISHED_RELEASES = (
     "0.10.1", "0.10.1.1", "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0", "0.13.0", "0.14.0", "0.14.1", "0.15.0",
     "0.15.1", "0.16.0", "0.17.0", "0.17.1", "0.18.0", "0.18.1", "0.19.0", "0.19.1", "0.20.0", "0.20.1", "0.20.2",
     "0.21.0", "0.22.0", "0.22.1", "0.23.0", "0.24.0", "0.25.0", "0.25.1", "0.26.0", "0.27.0", "0.27.1", "0.28.0",
-    "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0",
+    "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0", "0.34.0",
 )
 
 
@@ -953,7 +954,11 @@ _RULES: dict[str, list[tuple[V, object]]] = {
     "lora_target_packed": [((0, 0, 0), False), ((0, 20, 0), True)],
     "lora_embedding_archs": [((0, 0, 0), LORA_EMBEDDING_ARCHS | {"MistralForCausalLM"}),
                              ((0, 15, 0), LORA_EMBEDDING_ARCHS),
-                             ((0, 16, 0), LORA_EMBEDDING_ARCHS | {"Qwen3ForCausalLM", "Qwen3MoeForCausalLM"})],
+                             ((0, 16, 0), LORA_EMBEDDING_ARCHS | {"Qwen3ForCausalLM", "Qwen3MoeForCausalLM"}),
+                             # Lfm3ForCausalLM, new in 0.34.0 (models/lfm3.py: SupportsLoRA, embedding_modules
+                             # embed_tokens and lm_head, as Lfm2ForCausalLM)
+                             ((0, 34, 0), LORA_EMBEDDING_ARCHS | {"Qwen3ForCausalLM", "Qwen3MoeForCausalLM",
+                                                                  "Lfm3ForCausalLM"})],
     # How `vllm serve` is told to serve a model as a pooling (embedding/classification) model: `--task embed` until
     # `--runner pooling` replaced it (vLLM PR #21470, merged July 2025; 0.10.1 is the first release after it). --task
     # (0.6.4) first took "embedding" only: "embed" is in the 0.6.5 wheel's TaskOption (vllm/config.py), not 0.6.4's.
@@ -1154,6 +1159,8 @@ _RULES: dict[str, list[tuple[V, object]]] = {
         ((0, 19, 0), ("tpu_int8", "fbgemm_fp8", "fp_quant", "experts_int8", "petit_nvfp4")),
         ((0, 20, 0), ("tpu_int8", "fbgemm_fp8", "fp_quant")),
         ((0, 23, 0), ("fbgemm_fp8", "fp_quant")),
+        # 0.34.0 removes fp_quant (no layers/quantization/fp_quant.py, not in QuantizationMethods; QUANT_METHODS_READ)
+        ((0, 34, 0), ("fbgemm_fp8",)),
     ],
     # Whether online FP8 (--quantization fp8 on a 16-bit checkpoint) first builds every Linear weight in the model
     # dtype on the GPU: Fp8LinearMethod.create_weights allocates torch.empty(..., dtype=params_dtype) for each layer
@@ -1922,7 +1929,7 @@ SERVE_CONSOLE_SCRIPT_SINCE: V = (0, 5, 2)
 MODULE_SERVER = ("python3", "-m", "vllm.entrypoints.openai.api_server")
 
 # The first release whose wheel has each flag kvplan scaffold writes, read in vllm/engine/arg_utils.py (and
-# vllm/entrypoints/openai/cli_args.py for --host/--port) of every release wheel 0.4.2-0.33.0. (0, 4, 2) means "in the
+# vllm/entrypoints/openai/cli_args.py for --host/--port) of every release wheel 0.4.2-0.33.0 and 0.34.0. (0, 4, 2) means "in the
 # oldest wheel read". The --no-... forms come with argparse.BooleanOptionalAction: --enable-prefix-caching's from 0.6.5,
 # --enable-chunked-prefill's from 0.8.5 (a StoreBoolean, "--enable-chunked-prefill False", in 0.5.3-0.8.4).
 OLDEST_FLAGS_READ: V = (0, 4, 2)
@@ -1943,6 +1950,13 @@ SERVE_FLAG_SINCE: dict[str, V] = {
     # the 0.10.1.1 wheel's engine/arg_utils.py, present in 0.10.2's (docs/vllm-memory-model.md section 1.3). (The
     # --mamba-ssm-cache-dtype step above is vLLM PR #22928, whose MambaDType is in the 0.10.1 wheel's config.)
     "--kv-cache-memory-bytes": (0, 10, 2),
+    # CacheConfig.enable_extensible_kv_cache: absent from the 0.33.0 wheel's engine/arg_utils.py and config/cache.py,
+    # present in 0.34.0's (EngineArgs.enable_extensible_kv_cache, the cache group's "--enable-extensible-kv-cache").
+    # 0.34.0's EngineArgs adds five more that size nothing kvplan plans (--max-num-inflight-kv-loads,
+    # --cache-aware-admission-window, --cache-aware-admission-threshold, --checkpoint-prepare-on-startup,
+    # --shuffle-safetensors-files) and removes none of the flags here (--mamba-cache-mode stays, deprecated, "will be
+    # removed in v0.34.0", with no effect)
+    "--enable-extensible-kv-cache": (0, 34, 0),
     # LoRAConfig.max_cpu_loras: in the 0.4.2 wheel's engine/arg_utils.py (and LoRAConfig's max_cpu_loras >= max_loras
     # check in config.py), every later one read; LoRAConfig.target_modules as --lora-target-modules: absent from the
     # 0.18.0 wheel's engine/arg_utils.py, present in 0.19.0's, 0.20.0's and 0.33.0's
@@ -2098,14 +2112,38 @@ SERVE_ENV_REFUSED: dict[tuple[str, str], tuple[V, V, str]] = {
 }
 
 
+# Environment variables a release refuses whatever their value, but the values listed: (first release, the values
+# still taken, vLLM's message with {value}, what it takes instead). From 0.34.0 EngineArgs.create_engine_config runs
+# Platform.validate_environ (platforms/interface.py, 0.34.0 wheel), which raises ValueError for each variable in
+# envs.removed_environment_variables ("{env} has been removed. {hint}") and for VLLM_USE_V2_MODEL_RUNNER other than "1"
+# (Model Runner V1, the only thing =0 selected in 0.22-0.33, is gone: envs.py no longer reads the variable; =1 only
+# logs "VLLM_USE_V2_MODEL_RUNNER=1 is redundant and can be unset"). 0.33.0's validate_environ only warned of unknown
+# VLLM_ variables; its envs.py read VLLM_MARLIN_INPUT_DTYPE (int8 / fp8 activations for Marlin).
+SERVE_ENV_REMOVED: dict[str, tuple[V, tuple[str, ...], str, str]] = {
+    "VLLM_USE_V2_MODEL_RUNNER": ((0, 34, 0), ("1",), "VLLM_USE_V2_MODEL_RUNNER={value} is no longer supported: Model "
+                                 "Runner V1 has been removed. Unset this variable.",
+                                 "unset it (model runner v2 is the only runner)"),
+    "VLLM_MARLIN_INPUT_DTYPE": ((0, 34, 0), (), "VLLM_MARLIN_INPUT_DTYPE has been removed. Marlin no longer supports "
+                                "8-bit activations. Use `--quantization humming` and set the activation dtype with "
+                                "VLLM_HUMMING_INPUT_QUANT_CONFIG, e.g. '{{\"dtype\":\"int8\"}}'.",
+                                "drop it (Marlin runs 16-bit activations)"),
+}
+
+
 def check_serve_env(env, version: str) -> None:
-    """InputError naming the first (name, value) of `env` that vLLM `version`'s server stops on (SERVE_ENV_REFUSED)."""
+    """InputError naming the first (name, value) of `env` that vLLM `version`'s server stops on (SERVE_ENV_REFUSED,
+    SERVE_ENV_REMOVED)."""
     release = parse_version(version)
     for name, value in env:
         refused = SERVE_ENV_REFUSED.get((name, str(value).strip()))
         if refused and refused[0] <= release < refused[1]:
             raise InputError("--env", f"vLLM {version} stops on {name}={value} ({refused[2]})",
                              f"drop {name}, or use a release before {'.'.join(map(str, refused[0]))}")
+        removed = SERVE_ENV_REMOVED.get(name)
+        if removed and release >= removed[0] and str(value).strip() not in removed[1]:
+            said = removed[2].format(value=str(value).strip())
+            raise InputError("--env", f"vLLM {version} stops on {name}={value} before loading anything: {said}",
+                             f"{removed[3]}, or use a release before {'.'.join(map(str, removed[0]))}")
 
 # How a switch is turned off, release by release: (first version, (flag, value) or None). None: the release has no
 # "off" form, and off is its default (prefix caching before 0.6.5, V0; chunked prefill before 0.5.3, whose automatic
@@ -2213,6 +2251,8 @@ QUANT_MIN_CAPABILITY: dict[str, list[tuple[V, int]]] = {
     "mxfp4": [((0, 10, 1), 80)],                                       # mxfp4.py Mxfp4Config
     "modelopt": [((0, 6, 1), 89), ((0, 27, 0), 80)],                   # modelopt.py ModelOptFp8Config
     "modelopt_fp4": [((0, 8, 0), 100), ((0, 9, 0), 80), ((0, 14, 0), 75)],  # modelopt.py ModelOptNvFp4Config
+    # w4afp8.py W4AFP8Config (new in 0.34.0): a subclass of Fp8Config, whose get_min_capability it keeps (75)
+    "w4afp8": [((0, 34, 0), 75)],
 }
 
 
@@ -2254,6 +2294,10 @@ QUANT_METHODS_READ: dict[V, tuple[str, ...]] = {
     (0, 27, 0): ("awq", "auto_awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors", "bitsandbytes", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only", "nvfp4_per_token", "mxfp8"),
     (0, 28, 0): ("awq", "auto_awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only", "nvfp4_per_token", "mxfp8"),
     (0, 33, 0): ("awq", "auto_awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only", "nvfp4_per_token", "mxfp8"),
+    # 0.34.0 drops fp_quant (deprecated since 0.14.0; its wheel has no layers/quantization/fp_quant.py) and adds
+    # w4afp8 (w4afp8.py W4AFP8Config: INT4 routed experts with FP8 activations, an Fp8Config otherwise) and two online
+    # shorthands, lut_b_moe and mxfp4_hadamard32 (vllm/config/quantization.py _ONLINE_SHORTHANDS)
+    (0, 34, 0): ("awq", "auto_awq", "fp8", "w4afp8", "fbgemm_fp8", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only", "nvfp4_per_token", "mxfp8", "lut_b_moe", "mxfp4_hadamard32"),
 }
 
 

@@ -369,11 +369,8 @@ def _env_rules(args: EngineArgs, rules: VersionRules) -> tuple[VersionRules, lis
         if name == MRV2_ENV:
             if rules.mrv2_env == "unread":  # rules row mrv2_env: envs.py has it from 0.12
                 notes.append(f"environment {name}={value}: not read by vLLM {rules.version} (from 0.12): model runner v1")
-            elif rules.mrv2_env == "removed":  # 0.34+: Platform.validate_environ (platforms/interface.py)
-                if value != "1":
-                    raise InputError(f"--env {name}", f"vLLM {rules.version} refuses it: ValueError: {name}={value} is no "
-                                     "longer supported: Model Runner V1 has been removed. Unset this variable.",
-                                     f"unset {name}: vLLM {rules.version} runs model runner v2 for every model")
+            elif rules.mrv2_env == "removed":  # 0.34+: Platform.validate_environ (platforms/interface.py); a value
+                # other than 1 was refused before planning (versions.check_serve_env, SERVE_ENV_REMOVED)
                 notes.append(f"environment {name}=1: vLLM {rules.version} logs '{name}=1 is redundant and can be unset: "
                              "Model Runner V1 has been removed.'")
             continue  # otherwise _plan says which runner it selects, and why (model_runner_choice)

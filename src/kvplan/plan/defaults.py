@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from kvplan.errors import InputError, RefusedByVLLMError
+from kvplan.errors import InputError, RefusedByVLLMError, UndeterminedError
 from kvplan.plan.args import (BATCHED_TOKENS_BELOW_MAX_MODEL_LEN, DRAFT_METHODS,
                               MM_ITEM_ABOVE_BATCHED_TOKENS, _DTYPE_ALIASES, EngineArgs, _speculative_method,
                               speculative_method_given, speculative_object)
@@ -53,9 +53,11 @@ def _resolve_dtype(model: ModelSpec, gpu: GPUSpec, given: str | None, notes: lis
 # QUANTIZATION_METHODS lacks (config/model.py and model_executor/layers/quantization/, vLLM 0.28.0 wheel: bitsandbytes
 # is gone from the list and no override there reads a bitsandbytes config). A GGUF file (resolve._from_gguf) has no
 # way in from 0.24.0 either: that wheel drops the GGUF loader, quantization method and config reader together
-# (model_loader/gguf_loader.py, layers/quantization/gguf.py, transformers_utils/gguf_utils.py, all in 0.23.0).
+# (model_loader/gguf_loader.py, layers/quantization/gguf.py, transformers_utils/gguf_utils.py, all in 0.23.0). An
+# fp_quant checkpoint neither from 0.34.0, whose wheel drops layers/quantization/fp_quant.py and the name (no override
+# in its config/model.py _verify_quantization list reads that config).
 # Others a release dropped (auto-round) are served another way (an override) and are not refused here.
-_CHECKPOINT_METHODS_NO_OVERRIDE = frozenset({"bitsandbytes", "gguf"})
+_CHECKPOINT_METHODS_NO_OVERRIDE = frozenset({"bitsandbytes", "gguf", "fp_quant"})
 
 
 def _dropped_since(method: str, version: str) -> str | None:
@@ -90,6 +92,15 @@ ONLINE_FP8_SHORTHANDS = {"fp8_per_tensor": "per tensor", "fp8_per_channel": "per
 
 
 _CONFIG_FILE_METHODS = frozenset({"awq", "gptq", "auto_awq", "auto_gptq", "modelopt"})
+
+# --quantization names that are only vLLM's online quantization (vllm/config/quantization.py _ONLINE_SHORTHANDS and
+# "online", which reads --quantization-config; 0.33.0 and 0.34.0 wheels): on an unquantized checkpoint vLLM quantizes
+# the weights at load time (model_loader/weight_utils.py get_quant_config builds an OnlineQuantizationConfig), so no
+# quantized checkpoint is needed. INT8 weight-only experts, NVFP4 experts with per-token activations (0.27.0 on), an
+# MXFP4 Linear with a 32-wide Hadamard rotation and LUT-B experts (both 0.34.0): kvplan sizes none of them. (mxfp4 and
+# mxfp8 are checkpoint methods too, read as online only without a checkpoint config: not listed.)
+ONLINE_ONLY_UNSIZED = frozenset({"online", "int8_per_channel_weight_only", "nvfp4_per_token", "mxfp4_hadamard32",
+                                 "lut_b_moe"})
 
 
 def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: GPUSpec, version: str) -> QuantSpec | None:
@@ -144,6 +155,10 @@ def _resolve_quant(model: ModelSpec, given: str | None, notes: list[str], gpu: G
         notes.append("--quantization bitsandbytes on an unquantized checkpoint: 4-bit NF4 weights at load time" + tower)
         return BNB_IN_FLIGHT
     online_fp8 = ("" if quant_capability_error("fp8", gpu, version) else ", or use --quantization fp8 for online FP8")
+    if family in ONLINE_ONLY_UNSIZED:
+        raise UndeterminedError("--quantization", f"--quantization {given} quantizes {model.id}'s weights at load time "
+                                f"(vLLM {version}'s online quantization), which kvplan does not size",
+                                "plan it without --quantization (16-bit weights)" + online_fp8)
     # the methods that read their settings from a file beside config.json (get_config_filenames: AWQ's
     # quant_config.json / quantize_config.json, GPTQ's quantize_config.json, ModelOpt's hf_quant_config.json; awq.py,
     # gptq.py, modelopt.py, auto_awq.py, auto_gptq.py), which an unquantized checkpoint lacks: vLLM's loader stops with
