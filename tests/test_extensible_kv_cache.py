@@ -4,6 +4,7 @@ the memory measured after warmup and CUDA-graph capture leaves, less a margin an
 (v1/worker/extensible_kv_cache.py measure_kv_cache_bytes, 0.34.0 wheel). Every plan pins its release."""
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -201,3 +202,44 @@ def test_refused_start_is_offered_the_estimate_sizing_as_a_fix():
     assert fix.fits and fix.command_text == "--no-enable-extensible-kv-cache"
     old = _fit("meta-llama/Llama-3.1-8B-Instruct", "L4", version=OLD, max_model_len=131072)
     assert not old.fits and not any(f.flags == {"enable_extensible_kv_cache": False} for f in old.fixes)
+
+
+
+def _l4_machine(used_mib):
+    from types import SimpleNamespace as NS
+
+    from kvplan import preflight as pf
+
+    def nvml_absent():
+        raise RuntimeError("NVML Shared Library Not Found")
+
+    return pf.gather_facts(
+        {"HOME": "/root"}, nvml=NS(nvmlInit=nvml_absent, nvmlShutdown=lambda: None),
+        run_nvidia_smi=lambda: f"NVIDIA L4, 23034, {used_mib}, 8.9, 580.95.05\n",
+        mounts_text="overlay / overlay rw 0 0\n", os_name="Linux", kernel_release="6.8.0", proc_version="",
+        python_version=(3, 12, 3), installed_version=lambda name: None, disk_free=lambda p: 500 * GIB, home="/root",
+        is_file=lambda p: False, rocm_device=False, nvidia_pci_device=False)
+
+
+def test_preflight_does_not_refuse_an_extensible_start_below_its_budget():
+    """vLLM 0.34 with the extensible KV cache skips request_memory's free-memory check (the budget is only a cap): a
+    0.34 plan at utilization 1.0 is not refused for free < total; what others hold is said to come out of the pool."""
+    from kvplan import preflight as pf
+    from kvplan.api import FitFlags
+    from kvplan.cli.preflight import build_request
+
+    new, _ = build_request(None, FitFlags(vllm_version=NEW), None)
+    old, _ = build_request(None, FitFlags(vllm_version=OLD), None)
+    off, _ = build_request(None, FitFlags(vllm_version=NEW, enable_extensible_kv_cache=False), None)
+    assert new.extensible_kv_cache and new.gpu_memory_utilization == 1.0
+    assert not old.extensible_kv_cache and old.gpu_memory_utilization == 0.92
+    assert not off.extensible_kv_cache and off.gpu_memory_utilization == 0.92
+    plan_req = pf.request_from_plan(_fit())
+    assert plan_req.extensible_kv_cache and plan_req.gpu_memory_utilization == 1.0
+    idle, busy = _l4_machine(0), _l4_machine(4096)
+    assert [f.status for f in pf.check_memory_free(idle, new)] == ["pass"]
+    said = pf.check_memory_free(busy, new)
+    assert [f.status for f in said] == ["warn"] and "comes out of it" in said[0].message
+    # the estimate's start is refused below its budget, as before
+    assert [f.status for f in pf.check_memory_free(_l4_machine(2048), replace(new, extensible_kv_cache=False))] == ["fail"]
+    assert [f.status for f in pf.check_memory_free(_l4_machine(2048), new)] == ["pass"]

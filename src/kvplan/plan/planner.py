@@ -795,6 +795,14 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                              bytes_per_block=bytes_per_block, groups=groups, args=resolved, rocm=gpu.vendor == "AMD")
         num_blocks = pool.num_blocks
         available = min(pool.available_bytes, capacity)
+        notes.append(f"extensible KV cache (vLLM {rules.version}): 'Available KV cache memory' {capacity / GIB:.2f} GiB is the "
+                     f"capacity reserved; the pool, {available / GIB:.2f} GiB, is what the memory measured after warmup and "
+                     f"CUDA-graph capture leaves less a {pool.margin_bytes / GIB:.2f} GiB margin and the "
+                     f"{pool.transient_peak_bytes / GIB:.2f} GiB transient peak (v1/worker/extensible_kv_cache.py "
+                     "measure_kv_cache_bytes). Estimated, not measured on a 0.34 start: the non-torch, activation and "
+                     f"CUDA-graph terms are era {rules.era}'s fits carried over, the memory in use before vLLM's snapshot "
+                     f"{pool.startup_used_bytes / GIB:.1f} GiB, and the sizing warmup's peak and torch's reservation growth "
+                     "are taken as no larger than the profile's peak")
         warning = utilization_warning(pool, args.gpu_memory_utilization)
         if warning:
             warns.append(warning)
