@@ -243,3 +243,17 @@ def test_preflight_does_not_refuse_an_extensible_start_below_its_budget():
     # the estimate's start is refused below its budget, as before
     assert [f.status for f in pf.check_memory_free(_l4_machine(2048), replace(new, extensible_kv_cache=False))] == ["fail"]
     assert [f.status for f in pf.check_memory_free(_l4_machine(2048), new)] == ["pass"]
+
+
+def test_a_compiling_first_start_also_grows_the_margin():
+    """The compile's transient (Inductor's embedding copy, ColdStartLoss.least) is part of the transient peak P, so the
+    extensible KV cache keeps 0.75 x it more free on a first start: the cold-start loss grows by that much."""
+    p = _fit(gpu="rtx4090")
+    estimate = _fit(gpu="rtx4090", enable_extensible_kv_cache=False)
+    least = estimate.first_start["loss_bytes_least"]
+    assert least > 0
+    peak = _terms(p)["transient_peak"]
+    grown = max(GIB, int((peak + least) * 0.75)) - max(GIB, int(peak * 0.75))
+    assert grown > 0
+    assert p.first_start["loss_bytes_least"] == least + grown
+    assert p.first_start["loss_bytes_most"] == estimate.first_start["loss_bytes_most"] + grown

@@ -205,6 +205,14 @@ def measured_pool(*, total: int, requested: float, weights: int, non_torch: int,
                         withheld_bytes=withheld, segments=len(strides))
 
 
+def cold_start_margin_growth_bytes(pool: MeasuredPool, transient_bytes: int, rocm: bool) -> int:
+    """How much more margin a start keeps whose transient peak is `transient_bytes` larger (a compiling first start's
+    Inductor copy, plan.cudagraphs.ColdStartLoss.least): max(floor, 0.75 x (P + x)) - max(floor, 0.75 x P)."""
+    floor = MARGIN_FLOOR_BYTES_ROCM if rocm else MARGIN_FLOOR_BYTES_CUDA
+    peak = pool.transient_peak_bytes
+    return max(floor, int((peak + transient_bytes) * MARGIN_FRACTION)) - max(floor, int(peak * MARGIN_FRACTION))
+
+
 def _format_gib(x: float) -> str:
     return str(round(x / GIB, 2))
 

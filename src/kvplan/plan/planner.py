@@ -22,7 +22,7 @@ from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, C
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, inductor_compiles,
                                     model_runner, model_runner_choice)
 from kvplan.plan.defaults import ct_moe_mixed_schemes, quant_capability_error, resolve_args, vllm_quant_method
-from kvplan.plan.extensible import (MeasuredPool, extended_line, extensible_kv_cache, fallback_note, kv_memory_hint,
+from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes, extended_line, extensible_kv_cache, fallback_note, kv_memory_hint,
                                     measured_pool, memory_after_warmup_line, utilization_warning)
 from kvplan.plan.kv import (window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
                             build_groups, mamba_cache_mode, rank_weights)
@@ -806,6 +806,11 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
         warning = utilization_warning(pool, args.gpu_memory_utilization)
         if warning:
             warns.append(warning)
+        if gpu.vendor == "AMD":  # the runtime's version is not an input: its fallback is said, not planned
+            notes.append("ROCm: HIP runtimes before ROCm/rocm-systems#2451 (TheRock 7.12) reject the extensible KV cache's "
+                         "mappings (utils/vmm_driver.py unusable_runtime_reason, 0.34.0); vLLM then disables it with a "
+                         "warning and sizes the pool from the profile's estimate at 0.92 (--no-enable-extensible-kv-cache "
+                         "plans that)")
     max_len = resolved.max_model_len
     group_blocks = [_group_blocks(g, max_len, resolved, rules) for g in groups]
     per_req = sum(group_blocks)
@@ -892,8 +897,16 @@ def _plan(model: ModelSpec, gpu: GPUSpec, args: EngineArgs, *, rules: VersionRul
                  if rules.engine != "v0"
                  and inductor_compiles(resolved) and resolved.kv_cache_memory_bytes is None else None)
     if cold_loss is not None and staged is not None and cold_loss.modelled and cold_loss.most > 0:
-        cold_loss = pipeline_cold_start_loss(model, resolved, rules, stage_pools, available, bytes_per_block,
+        cold_loss = pipeline_cold_start_loss(model, resolved, rules, stage_pools, capacity, bytes_per_block,
                                              act_first + moe_ws, cold_loss)
+    if cold_loss is not None and pool is not None and cold_loss.least > 0:
+        # the extensible KV cache keeps max(floor, 0.75 P) free beside the transient peak P: the compile's transient
+        # (the loss's `least`, in the profile's peak) raises that margin too (plan.extensible)
+        grown = cold_start_margin_growth_bytes(pool, cold_loss.least, rocm=gpu.vendor == "AMD")
+        if grown:
+            cold_loss = replace(cold_loss, least=cold_loss.least + grown, most=cold_loss.most + grown,
+                                formula=cold_loss.formula + f"; + {grown / GIB:.2f} GiB of the extensible KV cache's "
+                                "margin, 0.75 x the larger transient peak")
     cache_note = compile_cache_note(None)
     if cold_loss is not None and cache_note in notes:
         notes[notes.index(cache_note)] = compile_cache_note(cold_loss)
