@@ -37,7 +37,7 @@ from kvplan.calibration import GIB
 from kvplan.errors import RefusedByVLLMError
 from kvplan.plan.args import EngineArgs
 from kvplan.resolve import GPUSpec
-from kvplan.versions import VersionRules, release_from
+from kvplan.versions import VersionRules
 
 # max(KV_CACHE_MARGIN_FLOOR_BYTES, KV_CACHE_MARGIN_FRACTION x transient peak) is kept free beside the transient peak
 # (v1/worker/extensible_kv_cache.py, 0.34.0 wheel: 1 GiB on CUDA, 3 GiB on ROCm, where ROCr maps kernel scratch
@@ -271,6 +271,3 @@ def fallback_note(rules: VersionRules, why: str, util: float) -> str:
     return (f"KV cache sized from the profile's estimate (vLLM {rules.version} without its extensible KV cache: {why}), "
             f"at gpu_memory_utilization {util}")
 
-
-def first_release() -> str:
-    return release_from("kv_pool_sizing", "extensible")

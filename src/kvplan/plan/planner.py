@@ -22,8 +22,9 @@ from kvplan.plan.cudagraphs import (COLD_START_POOL_LOSS_BYTES, ColdStartLoss, C
                                     cold_start_pool_loss_bytes, compile_cache_note, cudagraph_plan, inductor_compiles,
                                     model_runner, model_runner_choice)
 from kvplan.plan.defaults import ct_moe_mixed_schemes, quant_capability_error, resolve_args, vllm_quant_method
-from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes, extended_line, extensible_kv_cache, fallback_note, kv_memory_hint,
-                                    measured_pool, memory_after_warmup_line, utilization_warning)
+from kvplan.plan.extensible import (MeasuredPool, cold_start_margin_growth_bytes, extended_line, extensible_kv_cache,
+                                    fallback_note, kv_memory_hint, measured_pool, memory_after_warmup_line,
+                                    utilization_warning)
 from kvplan.plan.kv import (window_extra_tokens, _DSV4_BLOCK, _blocks_per_request, _group_blocks, _v0_mamba_cache_bytes, _v0_state_seqs,
                             build_groups, mamba_cache_mode, rank_weights)
 from kvplan.plan.multimodal import _mm_limit_warnings, _text_only, deepstack_buffer_bytes, skip_mm_profiling_says
